@@ -1,0 +1,126 @@
+/**
+ * The authenticated identity of the request being served, readable from anywhere inside a
+ * tool, prompt or resource handler through `getMcpAuthContext()`.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { AuthInfo } from "@modelcontextprotocol/server";
+
+/** What `getMcpAuthContext()` returns inside a handler. */
+export interface McpAuthContext {
+  /**
+   * The application props the auth layer attached to the verified token (for
+   * `@cloudflare/workers-oauth-provider`: the props passed to `completeAuthorization`).
+   * May hold upstream credentials: never log them or put them in a tool result.
+   */
+  props: Record<string, unknown>;
+}
+
+const storage = new AsyncLocalStorage<McpAuthContext>();
+
+/**
+ * Returns the auth context of the request currently being served, or `undefined` outside a
+ * request or when the request carried no verified identity.
+ *
+ * Works in every continuation of a handler, including code that runs while an SSE response
+ * body is still streaming after the `Response` object was returned.
+ *
+ * @returns `{ props }` for an authenticated request, otherwise `undefined`
+ */
+export function getMcpAuthContext(): McpAuthContext | undefined {
+  return storage.getStore();
+}
+
+/**
+ * Runs `fn` with `context` as the current auth context (see {@link getMcpAuthContext}).
+ *
+ * @param context - the identity to expose, or `undefined` to run `fn` unchanged
+ * @param fn - the work to run
+ * @returns what `fn` returns
+ */
+export function runWithAuthContext<T>(context: McpAuthContext | undefined, fn: () => T): T {
+  return context === undefined ? fn() : storage.run(context, fn);
+}
+
+/**
+ * Maps the verified identity `@cloudflare/workers-oauth-provider` hands an API handler to the
+ * SDK's `AuthInfo`. The provider only calls the API handler after it validated the bearer
+ * token, and it places the grant's decrypted props on `ctx.props`.
+ *
+ * `clientId`, `scopes` and `expiresAt` are read from the props when the application stored
+ * them there (the provider itself does not expose them to the API handler); the props
+ * themselves ride in `extra.props`.
+ *
+ * Security defaults: returns `undefined` unless `props` is a non-empty plain object, so an
+ * unauthenticated Worker invocation (whose `ctx.props` is `{}`) never looks authenticated.
+ *
+ * Does not do: token verification. It trusts that an OAuth provider in front already did it;
+ * without one, never pass attacker-controlled props here.
+ *
+ * @param request - the request; its `Authorization: Bearer` value becomes `token`
+ * @param props - `ctx.props` from the Worker's execution context
+ * @returns the mapped `AuthInfo`, or `undefined` when there is no verified identity
+ */
+export function authInfoFromOAuthProps(request: Request, props: unknown): AuthInfo | undefined {
+  if (!isRecord(props) || Object.keys(props).length === 0) return undefined;
+  const bearer = /^Bearer\s+(.+)$/i.exec(request.headers.get("authorization") ?? "");
+  const scopes = Array.isArray(props.scopes)
+    ? props.scopes.filter((scope): scope is string => typeof scope === "string")
+    : [];
+  return {
+    token: bearer?.[1]?.trim() ?? "",
+    clientId: typeof props.clientId === "string" ? props.clientId : "",
+    scopes,
+    ...(typeof props.expiresAt === "number" && { expiresAt: props.expiresAt }),
+    extra: { props },
+  };
+}
+
+/**
+ * The auth context for a request: the props carried in `authInfo.extra.props`, if any.
+ *
+ * @param authInfo - verified auth info for the request
+ * @returns the context to expose through {@link getMcpAuthContext}, or `undefined`
+ */
+export function authContextFrom(authInfo: AuthInfo | undefined): McpAuthContext | undefined {
+  const props = authInfo?.extra?.props;
+  return isRecord(props) ? { props } : undefined;
+}
+
+/**
+ * Wraps a response so every read of its body runs inside `context`. Continuations started
+ * during the request already inherit the context; this also covers work a stream's consumer
+ * triggers later (pull-driven producers).
+ *
+ * @param response - the response whose body may still be streaming
+ * @param context - the auth context to keep current
+ * @returns the same response when there is nothing to wrap, otherwise a re-wrapped one
+ */
+export function withAuthContextBody(
+  response: Response,
+  context: McpAuthContext | undefined,
+): Response {
+  if (context === undefined || response.body === null) return response;
+  const reader = response.body.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    pull: (controller) =>
+      storage.run(context, async () => {
+        try {
+          const { done, value } = await reader.read();
+          if (done) controller.close();
+          else controller.enqueue(value);
+        } catch (error) {
+          controller.error(error);
+        }
+      }),
+    cancel: (reason) => storage.run(context, () => reader.cancel(reason)),
+  });
+  return new Response(body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

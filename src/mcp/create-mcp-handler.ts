@@ -1,0 +1,227 @@
+/**
+ * `createMcpHandler`: the stateless way to serve MCP from a Worker. A thin layer over the
+ * SDK v2 handler of the same name, which already serves 2026-07-28 per request (with
+ * multi-round-trip `inputRequired`, `subscriptions/listen` and body limits) and 2025-era
+ * POSTs statelessly. This layer adds what a bare Worker needs in front of it.
+ */
+import {
+  createMcpHandler as createSdkMcpHandler,
+  ProtocolErrorCode,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type McpHandlerRequestOptions,
+  type McpServer,
+  type Server,
+} from "@modelcontextprotocol/server";
+import { CodeModeError } from "../errors";
+import {
+  authContextFrom,
+  authInfoFromOAuthProps,
+  runWithAuthContext,
+  withAuthContextBody,
+} from "./auth-context";
+import { preflightResponse, withCors } from "./cors";
+import { guardRequest } from "./guards";
+import type {
+  CreateMcpHandlerOptions,
+  McpServerFactory,
+  McpServerFactoryContext,
+  StatelessMcpHandler,
+} from "./handler-types";
+import { refuseV1TransportOptions } from "./refuse-v1-options";
+import { createRequestStateSealer } from "./request-state";
+import {
+  assertNotServing,
+  failFastServerToClientRequests,
+  installRequestStateVerify,
+  isSdkV2Server,
+  warnSdkV1Once,
+} from "./server-product";
+
+/** Thrown inside the factory wrapper when an SDK v1 server meets a 2026-07-28 request. */
+class SdkV1OnModernRequest extends Error {}
+
+/**
+ * Creates the stateless MCP handler for a Worker.
+ *
+ * ```ts
+ * const handler = createMcpHandler(() => {
+ *   const server = new McpServer({ name: "demo", version: "1.0.0" });
+ *   server.registerTool("hello", { description: "Say hello" }, async () => ({
+ *     content: [{ type: "text", text: "hello" }],
+ *   }));
+ *   return server;
+ * });
+ * export default { fetch: (request, env, ctx) => handler(request, env, ctx) };
+ * ```
+ *
+ * Each request: exact `route` match (else `404`), Host/Origin guards (else `403`), CORS
+ * preflight, then the SDK handler with a fresh server from `factory`. Responses carry the
+ * CORS headers.
+ *
+ * Security defaults: browser `Origin`s are limited to localhost, the `*.workers.dev`
+ * hostname being served and a concrete `corsOptions.origin`; malformed, `null` and
+ * non-http(s) origins get `403`. A factory that returns a server still serving another
+ * request is refused, so one user's exchange is never attached to another's server.
+ * Server-to-client requests on the stateless legacy lane fail at once. With an OAuth
+ * provider in front, the verified props become `authInfo` and `getMcpAuthContext()`.
+ *
+ * Does not do: token verification (put `@cloudflare/workers-oauth-provider` or your own
+ * auth in front), sessions, resumable streams or 2025-era push requests (use `McpAgent`).
+ * `onerror` only reports; it never changes a response, and no token or props are put in
+ * an error message.
+ *
+ * @param factory - builds a fresh server for each request (sync or async)
+ * @param options - SDK v2 handler options plus the Worker options
+ * @returns the handler: callable `(request, env, ctx)`, `.fetch`, `.notify`
+ * @throws CodeModeError `"unsupported_option"` for SDK v1 transport options and
+ *   `"invalid_option"` for a bad `route`, `legacy` or a non-function `factory`
+ */
+export function createMcpHandler(
+  factory: McpServerFactory,
+  options: CreateMcpHandlerOptions = {},
+): StatelessMcpHandler {
+  refuseV1TransportOptions(options);
+  assertFactory(factory);
+  const {
+    route = "/mcp",
+    corsOptions = {},
+    allowedHostnames,
+    allowedOriginHostnames,
+    legacy = "stateless",
+    requestState,
+    onerror,
+    transport: _transport,
+    storage: _storage,
+    sessionIdGenerator: _sessionIdGenerator,
+    eventStore: _eventStore,
+    enableJsonResponse: _enableJsonResponse,
+    ...sdkOptions
+  } = options;
+  if (!route.startsWith("/")) {
+    throw new CodeModeError(
+      "invalid_option",
+      `createMcpHandler: route must start with "/", got "${route}".`,
+    );
+  }
+  if (legacy !== "stateless" && legacy !== "reject") {
+    throw new CodeModeError(
+      "invalid_option",
+      'createMcpHandler: legacy must be "stateless" or "reject".',
+    );
+  }
+
+  const codec = requestState === undefined ? undefined : createRequestStateSealer(requestState);
+  const guard = {
+    ...(allowedHostnames !== undefined && { allowedHostnames }),
+    ...(allowedOriginHostnames !== undefined && { allowedOriginHostnames }),
+    ...(corsOptions.origin !== undefined && { corsOrigin: corsOptions.origin }),
+  };
+  const v1OnModern = new WeakSet<Request>();
+
+  const report = (error: Error): void => {
+    if (error instanceof SdkV1OnModernRequest) return;
+    try {
+      onerror?.(error);
+    } catch {
+      // Reporting must never change the response.
+    }
+  };
+
+  const produce = async (ctx: McpServerFactoryContext): Promise<McpServer | Server> => {
+    const product = await factory(codec === undefined ? ctx : { ...ctx, requestState: codec });
+    if (typeof product !== "object" || product === null || !("connect" in product)) {
+      throw new TypeError("createMcpHandler: the factory must return an McpServer or Server.");
+    }
+    assertNotServing(product);
+    if (isSdkV2Server(product)) {
+      if (codec !== undefined) installRequestStateVerify(product, codec.verify);
+    } else {
+      warnSdkV1Once();
+      if (ctx.era === "modern") {
+        if (ctx.requestInfo !== undefined) v1OnModern.add(ctx.requestInfo);
+        throw new SdkV1OnModernRequest();
+      }
+    }
+    if (ctx.era === "legacy") failFastServerToClientRequests(product);
+    // SDK v1 servers reach here only for legacy requests, where the SDK needs just
+    // `connect`/`close`, which v1 servers implement with the same contract.
+    return product as McpServer | Server;
+  };
+
+  const sdk = createSdkMcpHandler(produce, { ...sdkOptions, legacy, onerror: report });
+
+  const serve = async (
+    request: Request,
+    requestOptions: McpHandlerRequestOptions | undefined,
+    workerProps: unknown,
+  ): Promise<Response> => {
+    if (new URL(request.url).pathname !== route) {
+      return withCors(new Response("Not Found\n", { status: 404 }), corsOptions);
+    }
+    const rejected = guardRequest(request, guard);
+    if (rejected !== undefined) return withCors(rejected, corsOptions);
+    if (request.method.toUpperCase() === "OPTIONS") return preflightResponse(corsOptions);
+
+    const authInfo = requestOptions?.authInfo ?? authInfoFromOAuthProps(request, workerProps);
+    const authContext = authContextFrom(authInfo);
+    const sdkOptionsForRequest: McpHandlerRequestOptions = {
+      ...(authInfo !== undefined && { authInfo }),
+      ...(requestOptions?.parsedBody !== undefined && { parsedBody: requestOptions.parsedBody }),
+    };
+    let response = await runWithAuthContext(authContext, () =>
+      sdk.fetch(request, sdkOptionsForRequest),
+    );
+    if (v1OnModern.has(request)) response = await legacyOnlyResponse(response);
+    return withCors(withAuthContextBody(response, authContext), corsOptions);
+  };
+
+  const callable = (request: Request, _env: unknown, ctx: ExecutionContext) =>
+    serve(request, undefined, (ctx as { props?: unknown } | undefined)?.props);
+  const fetch = (request: Request, requestOptions?: McpHandlerRequestOptions, ctx?: unknown) =>
+    // Called as `.fetch(request, env, ctx)` by a runtime that was given the handler as an
+    // export: the second argument is then `env`, not request options.
+    ctx !== undefined
+      ? serve(request, undefined, (ctx as { props?: unknown }).props)
+      : serve(request, requestOptions, undefined);
+
+  return Object.assign(callable, {
+    fetch,
+    notify: sdk.notify,
+    bus: sdk.bus,
+    requestState: codec,
+    close: () => sdk.close(),
+  }) as StatelessMcpHandler;
+}
+
+/**
+ * The answer to a 2026-07-28 request served by an SDK v1 server: the unsupported-version
+ * error listing the 2025 revisions, so negotiating clients fall back to `initialize`.
+ * The JSON-RPC id is taken from the SDK's own error answer, which already echoes it.
+ */
+async function legacyOnlyResponse(sdkResponse: Response): Promise<Response> {
+  const body = (await sdkResponse.json().catch(() => ({}))) as { id?: unknown };
+  const supported = SUPPORTED_PROTOCOL_VERSIONS.filter((version) => version < "2026-07-28");
+  return Response.json(
+    {
+      jsonrpc: "2.0",
+      id: body.id ?? null,
+      error: {
+        code: ProtocolErrorCode.UnsupportedProtocolVersion,
+        message:
+          "Unsupported protocol version: this endpoint serves an SDK v1 server, which speaks 2025-era MCP only.",
+        data: { supported, requested: "2026-07-28" },
+      },
+    },
+    { status: 400 },
+  );
+}
+
+/** Refuses a server instance given where a factory belongs, with the one-line fix. */
+function assertFactory(factory: unknown): asserts factory is McpServerFactory {
+  if (typeof factory === "function") return;
+  throw new CodeModeError(
+    "invalid_option",
+    "createMcpHandler takes a factory that builds a new server per request, not a server instance: " +
+      "createMcpHandler(() => createServer()). One instance cannot serve concurrent requests.",
+  );
+}

@@ -15,6 +15,7 @@ const entries = {
   "runtime.js": "sandbox/runtime.ts",
 };
 
+/** @type {Record<string, string>} */
 const texts = {};
 for (const [name, entry] of Object.entries(entries)) {
   const result = await build({

@@ -2,11 +2,8 @@
  * The deployable Worker entry: wiring only. Product routes land here as the layers arrive.
  */
 
-/** Bindings this Worker expects (see wrangler.jsonc). */
-export interface Env {
-  /** Worker Loader binding: creates the sandbox isolates that run model-written code. */
-  LOADER: WorkerLoader;
-}
+/** Bindings this Worker expects (declared in src/env.d.ts, configured in wrangler.jsonc). */
+export type Env = Cloudflare.Env;
 
 export default {
   async fetch(request: Request): Promise<Response> {

@@ -1,0 +1,208 @@
+/**
+ * Wire codec for values crossing between host and sandbox.
+ *
+ * Why not rely on RPC structured clone alone: a function inside a value would cross as a live
+ * stub (a capability the other side never meant to grant), cycles and class instances behave
+ * differently on each side, and the result must be measured and truncated as text before it
+ * crosses (one RPC value is capped at 32 MiB). So values cross as JSON text of a "wire tree":
+ * plain JSON plus tagged objects `{ "$cm": tag, ... }` for what JSON cannot carry.
+ *
+ * Tags: undefined, bigint, number (NaN, ±Infinity, -0), date, bytes (Uint8Array, base64),
+ * arraybuffer, map, set, error, circular, function, symbol, and `object` to escape a user
+ * object that itself has a `$cm` key. Decoding is tolerant: a malformed tag decodes to itself.
+ * Runs on both sides: the host imports it directly, the sandbox bundle includes it.
+ */
+
+/** A JSON value: what the wire tree is made of. */
+export type Wire = null | boolean | number | string | Wire[] | { [key: string]: Wire };
+
+const TAG = "$cm";
+
+/** Maximum nesting the encoder follows; deeper values become a marker (stack safety). */
+const MAX_DEPTH = 200;
+
+/**
+ * Turns any value into a wire tree. Never throws: unsupported values become tagged markers.
+ * @param value - the value to encode
+ */
+export function toWire(value: unknown): Wire {
+  return encode(value, new Set<object>(), 0);
+}
+
+function encode(value: unknown, seen: Set<object>, depth: number): Wire {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return value;
+    case "number":
+      if (Number.isNaN(value)) return { [TAG]: "number", v: "NaN" };
+      if (value === Infinity) return { [TAG]: "number", v: "Infinity" };
+      if (value === -Infinity) return { [TAG]: "number", v: "-Infinity" };
+      if (Object.is(value, -0)) return { [TAG]: "number", v: "-0" };
+      return value;
+    case "undefined":
+      return { [TAG]: "undefined" };
+    case "bigint":
+      return { [TAG]: "bigint", v: value.toString() };
+    case "function":
+      return { [TAG]: "function", name: value.name || "anonymous" };
+    case "symbol":
+      return { [TAG]: "symbol", description: value.description ?? "" };
+  }
+  if (value === null) return null;
+  const obj = value as object;
+  if (seen.has(obj)) return { [TAG]: "circular" };
+  if (depth >= MAX_DEPTH) return { [TAG]: "depth" };
+  seen.add(obj);
+  try {
+    return encodeObject(obj, seen, depth + 1);
+  } finally {
+    seen.delete(obj);
+  }
+}
+
+function encodeObject(obj: object, seen: Set<object>, depth: number): Wire {
+  if (Array.isArray(obj)) return obj.map((item) => encode(item, seen, depth));
+  if (obj instanceof Date) {
+    return { [TAG]: "date", v: Number.isNaN(obj.getTime()) ? "Invalid Date" : obj.toISOString() };
+  }
+  if (obj instanceof Uint8Array) return { [TAG]: "bytes", v: toBase64(obj) };
+  if (obj instanceof ArrayBuffer) return { [TAG]: "arraybuffer", v: toBase64(new Uint8Array(obj)) };
+  if (ArrayBuffer.isView(obj)) {
+    return {
+      [TAG]: "bytes",
+      v: toBase64(new Uint8Array(obj.buffer, obj.byteOffset, obj.byteLength)),
+    };
+  }
+  if (obj instanceof Map) {
+    return {
+      [TAG]: "map",
+      v: [...obj].map(([k, v]) => [encode(k, seen, depth), encode(v, seen, depth)]),
+    };
+  }
+  if (obj instanceof Set) return { [TAG]: "set", v: [...obj].map((v) => encode(v, seen, depth)) };
+  if (obj instanceof Error) return { [TAG]: "error", name: obj.name, message: obj.message };
+  const out: { [key: string]: Wire } = {};
+  for (const key of Object.keys(obj)) {
+    const item = (obj as Record<string, unknown>)[key];
+    // JSON semantics for plain objects: properties holding undefined or functions are dropped.
+    if (item === undefined || typeof item === "function") continue;
+    out[key] = encode(item, seen, depth);
+  }
+  return TAG in out ? { [TAG]: "object", v: out } : out;
+}
+
+/**
+ * Turns a wire tree back into values. Unknown or malformed tags decode to themselves.
+ * @param wire - a tree produced by {@link toWire} (possibly truncated)
+ */
+export function fromWire(wire: Wire): unknown {
+  if (wire === null || typeof wire !== "object") return wire;
+  if (Array.isArray(wire)) return wire.map(fromWire);
+  const tag = wire[TAG];
+  if (typeof tag !== "string") return decodePlain(wire);
+  const v = wire["v"];
+  switch (tag) {
+    case "undefined":
+      return undefined;
+    case "bigint":
+      return typeof v === "string" && /^-?\d+$/.test(v) ? BigInt(v) : wire;
+    case "number":
+      return typeof v === "string" ? Number(v) : wire;
+    case "date":
+      return typeof v === "string" ? new Date(v) : wire;
+    case "bytes":
+      return typeof v === "string" ? fromBase64(v) : wire;
+    case "arraybuffer":
+      return typeof v === "string" ? fromBase64(v).buffer : wire;
+    case "map":
+      return Array.isArray(v)
+        ? new Map(
+            v.map((e) =>
+              Array.isArray(e) ? [fromWire(e[0] ?? null), fromWire(e[1] ?? null)] : [e, e],
+            ),
+          )
+        : wire;
+    case "set":
+      return Array.isArray(v) ? new Set(v.map(fromWire)) : wire;
+    case "error": {
+      const error = new Error(String(wire["message"] ?? ""));
+      error.name = String(wire["name"] ?? "Error");
+      return error;
+    }
+    case "object":
+      return v && typeof v === "object" && !Array.isArray(v) ? decodePlain(v) : wire;
+    case "circular":
+      return "[Circular]";
+    case "depth":
+      return "[Too deep]";
+    case "function":
+      return `[Function ${String(wire["name"] ?? "anonymous")}]`;
+    case "symbol":
+      return `Symbol(${String(wire["description"] ?? "")})`;
+    default:
+      return decodePlain(wire);
+  }
+}
+
+function decodePlain(wire: { [key: string]: Wire }): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(wire)) {
+    // defineProperty, not assignment: a "__proto__" key must stay a plain own property.
+    Object.defineProperty(out, key, {
+      value: fromWire(wire[key] ?? null),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return out;
+}
+
+/**
+ * Encodes a value as wire JSON text.
+ * @param value - any value
+ */
+export function encodeValue(value: unknown): string {
+  return JSON.stringify(toWire(value));
+}
+
+/**
+ * Decodes wire JSON text produced by {@link encodeValue}.
+ * @param text - wire JSON text
+ */
+export function decodeValue(text: string): unknown {
+  return fromWire(JSON.parse(text) as Wire);
+}
+
+const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+function toBase64(bytes: Uint8Array): string {
+  let out = "";
+  for (let i = 0; i < bytes.length; i += 3) {
+    const a = bytes[i] ?? 0;
+    const b = bytes[i + 1] ?? 0;
+    const c = bytes[i + 2] ?? 0;
+    out += B64[a >> 2]! + B64[((a & 3) << 4) | (b >> 4)]!;
+    out += i + 1 < bytes.length ? B64[((b & 15) << 2) | (c >> 6)]! : "=";
+    out += i + 2 < bytes.length ? B64[c & 63]! : "=";
+  }
+  return out;
+}
+
+function fromBase64(text: string): Uint8Array {
+  const clean = text.replace(/[^A-Za-z0-9+/]/g, "");
+  const out = new Uint8Array(Math.floor((clean.length * 3) / 4));
+  let n = 0;
+  for (let i = 0; i < clean.length; i += 4) {
+    const a = B64.indexOf(clean[i] ?? "A");
+    const b = B64.indexOf(clean[i + 1] ?? "A");
+    const c = B64.indexOf(clean[i + 2] ?? "A");
+    const d = B64.indexOf(clean[i + 3] ?? "A");
+    const bits = (a << 18) | (b << 12) | (c << 6) | d;
+    if (n < out.length) out[n++] = (bits >> 16) & 255;
+    if (i + 2 < clean.length && n < out.length) out[n++] = (bits >> 8) & 255;
+    if (i + 3 < clean.length && n < out.length) out[n++] = bits & 255;
+  }
+  return out.subarray(0, n);
+}

@@ -1,0 +1,152 @@
+/**
+ * The sandbox isolate's main module. The host loads it through the Worker Loader together with
+ * `runtime.js` (the operation budget) and `user.js` (the instrumented model code), then calls
+ * `run()` once over RPC with a host bridge. One isolate serves exactly one run.
+ *
+ * The harness: sets the budget, captures the console, installs the host namespaces as globals,
+ * imports and runs the user's code, and returns the outcome as data (never throws), with the
+ * result encoded and shrunk to the size limit *before* it crosses RPC.
+ */
+import { WorkerEntrypoint } from "cloudflare:workers";
+import { createConsoleCapture, type ConsoleCapture } from "./console-capture";
+import { encodeValue, decodeValue, toWire } from "./codec";
+import type { HostBridgeApi, SandboxError, SandboxRequest, SandboxResponse } from "./protocol";
+import { configure, usage } from "./runtime.js";
+import { shrinkToFit, utf8Bytes } from "./truncate";
+
+/** RPC entrypoint of the sandbox isolate. */
+export default class SandboxHarness extends WorkerEntrypoint {
+  /**
+   * Runs the user's module once.
+   * @param request - limits and the host namespaces to expose
+   * @param host - the host bridge (an RpcTarget on the host side)
+   */
+  async run(request: SandboxRequest, host: HostBridgeApi): Promise<SandboxResponse> {
+    configure(request.maxOperations);
+    const capture = createConsoleCapture(request.maxLogBytes);
+    Object.defineProperty(globalThis, "console", {
+      value: capture.console,
+      configurable: true,
+      writable: true,
+    });
+    const calls = new PendingCalls();
+    for (const [namespace, names] of Object.entries(request.namespaces)) {
+      const api = makeNamespace(namespace, names, host, capture, calls, request.maxCallBytes);
+      Object.defineProperty(globalThis, namespace, {
+        value: api,
+        configurable: false,
+        writable: false,
+      });
+    }
+
+    let result: string | undefined;
+    let error: SandboxError | undefined;
+    let truncated = false;
+    let resultBytes = 0;
+    try {
+      const mod = (await import("./user.js")) as { default?: unknown };
+      const entry = mod.default;
+      const value: unknown = await (typeof entry === "function"
+        ? (entry as () => unknown)()
+        : entry);
+      const shrunk = shrinkToFit(toWire(value), request.maxResultBytes);
+      result = shrunk.text;
+      truncated = shrunk.truncated;
+      resultBytes = shrunk.originalBytes;
+    } catch (thrown) {
+      error = toSandboxError(thrown);
+    } finally {
+      calls.endRun();
+    }
+    const { operations, exhausted } = usage();
+    return {
+      ...(result === undefined ? {} : { result }),
+      ...(error === undefined ? {} : { error }),
+      truncated,
+      resultBytes,
+      logs: capture.drain(),
+      droppedLogs: capture.dropped(),
+      operations,
+      budgetExhausted: exhausted,
+    };
+  }
+}
+
+/** Tracks host calls in flight so none is left dangling when the run ends. */
+class PendingCalls {
+  private readonly rejects = new Set<(reason: Error) => void>();
+  private ended = false;
+
+  /** Whether the run has ended; calls made after that fail at once. */
+  get isEnded(): boolean {
+    return this.ended;
+  }
+
+  /** Wraps a host call so it can be rejected when the run ends first. */
+  track<T>(label: string, work: Promise<T>): Promise<T> {
+    const settled = new Promise<T>((resolve, reject) => {
+      const onEnd = (reason: Error) => reject(reason);
+      this.rejects.add(onEnd);
+      work.then(
+        (value) => (this.rejects.delete(onEnd), resolve(value)),
+        (reason: unknown) => (this.rejects.delete(onEnd), reject(reason)),
+      );
+    });
+    // Code that never awaits a call must not produce an unhandled rejection in the isolate.
+    settled.catch(() => {});
+    void label;
+    return settled;
+  }
+
+  /** Rejects every call still pending and refuses new ones. */
+  endRun(): void {
+    this.ended = true;
+    for (const reject of this.rejects)
+      reject(new Error("The run ended before this host call settled (was it awaited?)."));
+    this.rejects.clear();
+  }
+}
+
+function makeNamespace(
+  namespace: string,
+  names: readonly string[],
+  host: HostBridgeApi,
+  capture: ConsoleCapture,
+  calls: PendingCalls,
+  maxCallBytes: number,
+): Readonly<Record<string, (...args: unknown[]) => Promise<unknown>>> {
+  const api: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
+  for (const name of names) {
+    const label = `${namespace}.${name}`;
+    api[name] = async (...args: unknown[]) => {
+      if (calls.isEnded) throw new Error(`${label}() was called after the run ended.`);
+      const argsText = encodeValue(args);
+      const size = utf8Bytes(argsText);
+      if (size > maxCallBytes) {
+        throw new RangeError(
+          `${label}() arguments are ${size} bytes; the limit is ${maxCallBytes}. Send less data per call.`,
+        );
+      }
+      const reply = await calls.track(label, host.call(namespace, name, argsText, capture.drain()));
+      if ("error" in reply) {
+        const error = new Error(reply.error.message);
+        error.name = reply.error.name;
+        throw error;
+      }
+      return decodeValue(reply.value);
+    };
+  }
+  return Object.freeze(api);
+}
+
+function toSandboxError(thrown: unknown): SandboxError {
+  if (thrown instanceof Error) {
+    const out: SandboxError = { name: thrown.name, message: thrown.message };
+    if (typeof thrown.stack === "string") out.stack = thrown.stack;
+    return out;
+  }
+  return {
+    name: "Error",
+    message: `Non-error thrown: ${JSON.stringify(toWire(thrown)).slice(0, 1_000)}`,
+  };
+}

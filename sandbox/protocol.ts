@@ -1,0 +1,63 @@
+/**
+ * The RPC contract between the host (src/executor) and the sandbox harness. Types only: both
+ * sides import it, so a change here is checked on both sides by the typecheck.
+ */
+import type { LogEntry } from "./console-capture";
+
+export type { LogEntry };
+
+/** What the host sends to start a run. */
+export interface SandboxRequest {
+  /** Host functions the sandbox exposes, as namespace → function names. */
+  namespaces: Record<string, string[]>;
+  /** Operation budget: loop iterations + function entries before the run is stopped. */
+  maxOperations: number;
+  /** Result JSON is shrunk inside the sandbox to at most this many UTF-8 bytes. */
+  maxResultBytes: number;
+  /** Total bytes of captured console text kept. */
+  maxLogBytes: number;
+  /** Largest encoded argument list one host call may carry. */
+  maxCallBytes: number;
+}
+
+/** An error as data. */
+export interface SandboxError {
+  name: string;
+  message: string;
+  /** Raw stack, used by the host only to locate the failing line; never shown as is. */
+  stack?: string;
+}
+
+/** What the harness answers at the end of a run. */
+export interface SandboxResponse {
+  /** Wire JSON text of the result (see codec.ts), present when the code completed. */
+  result?: string;
+  /** Present when the code threw (or could not load). */
+  error?: SandboxError;
+  /** Whether `result` was structurally truncated to fit `maxResultBytes`. */
+  truncated: boolean;
+  /** UTF-8 size of the untruncated result JSON. */
+  resultBytes: number;
+  /** Console lines not yet delivered with a host call. */
+  logs: LogEntry[];
+  /** Console lines dropped because the log budget was spent. */
+  droppedLogs: number;
+  /** Operations (loop iterations + function entries) the run used. */
+  operations: number;
+  /** Whether the operation budget ran out. */
+  budgetExhausted: boolean;
+}
+
+/** A host function's answer: wire JSON text, or an error for the sandbox to throw. */
+export type HostReply = { value: string } | { error: { name: string; message: string } };
+
+/** The host object the harness receives as an RPC argument (an `RpcTarget` on the host). */
+export interface HostBridgeApi {
+  /**
+   * Calls `namespace.name` on the host.
+   * @param argsText - wire JSON of the argument array
+   * @param logs - console lines captured since the previous call, delivered early so a run
+   *   that later times out still reports what it printed
+   */
+  call(namespace: string, name: string, argsText: string, logs: LogEntry[]): Promise<HostReply>;
+}

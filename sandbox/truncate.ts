@@ -1,0 +1,104 @@
+/**
+ * Structural truncation: shrinks a wire tree (see codec.ts) until its JSON text fits a byte
+ * budget, keeping it valid JSON and marking every cut in place, so a model reading the result
+ * knows what is missing instead of getting text chopped mid-token.
+ *
+ * Marks: a cut string ends with `…[+N chars]`; a cut array ends with the string
+ * `…[+N items]`; a cut object gets the key `"…"` with `"[+N keys]"`; a subtree below the depth
+ * limit becomes `"…[depth]"`. Limits tighten geometrically, so a result costs O(log n) passes
+ * over at most the kept part, never more than one pass over the whole value.
+ */
+import type { Wire } from "./codec";
+
+/** What {@link shrinkToFit} returns. */
+export interface Shrunk {
+  /** JSON text of the (possibly truncated) tree; always parses. */
+  text: string;
+  /** Whether anything was cut. */
+  truncated: boolean;
+  /** UTF-8 size of the untruncated JSON text. */
+  originalBytes: number;
+}
+
+interface Limits {
+  chars: number;
+  items: number;
+  depth: number;
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * UTF-8 byte length of a string, avoiding the encode when the answer is obvious.
+ * @param text - the string to measure
+ */
+export function utf8Bytes(text: string): number {
+  // UTF-8 needs at most 3 bytes per UTF-16 unit, and at least 1.
+  if (text.length * 3 <= 65_536) return encoder.encode(text).byteLength;
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) bytes += 1;
+    else if (c < 0x800) bytes += 2;
+    else if (c >= 0xd800 && c <= 0xdbff) {
+      bytes += 4;
+      i++;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+/**
+ * Returns JSON text for `tree` that fits in `maxBytes` UTF-8 bytes.
+ * @param tree - the wire tree to serialize
+ * @param maxBytes - the byte budget (at least 64 is sensible)
+ */
+export function shrinkToFit(tree: Wire, maxBytes: number): Shrunk {
+  const full = JSON.stringify(tree);
+  const originalBytes = utf8Bytes(full);
+  if (originalBytes <= maxBytes) return { text: full, truncated: false, originalBytes };
+
+  let limits: Limits = { chars: Math.max(16, Math.floor(maxBytes / 2)), items: 1_000, depth: 32 };
+  for (;;) {
+    const text = JSON.stringify(prune(tree, limits, 0));
+    if (utf8Bytes(text) <= maxBytes) return { text, truncated: true, originalBytes };
+    if (limits.chars <= 16 && limits.items <= 1 && limits.depth <= 1) break;
+    limits = {
+      chars: Math.max(16, Math.floor(limits.chars / 2)),
+      items: Math.max(1, Math.floor(limits.items / 2)),
+      depth: limits.chars <= 64 ? Math.max(1, limits.depth - 4) : limits.depth,
+    };
+  }
+  // Even the smallest shape is over budget (a tiny budget): say so in a string that fits.
+  const note = `…[result of ${originalBytes} bytes exceeds the ${maxBytes}-byte limit]`;
+  let text = JSON.stringify(note);
+  for (
+    let keep = note.length;
+    keep > 0 && utf8Bytes(text) > maxBytes;
+    keep = Math.floor(keep * 0.8)
+  ) {
+    text = JSON.stringify(note.slice(0, keep));
+  }
+  return { text: utf8Bytes(text) <= maxBytes ? text : "null", truncated: true, originalBytes };
+}
+
+function prune(node: Wire, limits: Limits, depth: number): Wire {
+  if (typeof node === "string") {
+    return node.length > limits.chars
+      ? `${node.slice(0, limits.chars)}…[+${node.length - limits.chars} chars]`
+      : node;
+  }
+  if (node === null || typeof node !== "object") return node;
+  if (depth >= limits.depth) return "…[depth]";
+  if (Array.isArray(node)) {
+    const kept = node.slice(0, limits.items).map((item) => prune(item, limits, depth + 1));
+    if (node.length > limits.items) kept.push(`…[+${node.length - limits.items} items]`);
+    return kept;
+  }
+  const keys = Object.keys(node);
+  const out: { [key: string]: Wire } = {};
+  for (const key of keys.slice(0, limits.items))
+    out[key] = prune(node[key] ?? null, limits, depth + 1);
+  if (keys.length > limits.items) out["…"] = `[+${keys.length - limits.items} keys]`;
+  return out;
+}

@@ -1,0 +1,79 @@
+/**
+ * The host side of sandbox → host calls: an `RpcTarget` passed to the sandbox as an RPC
+ * argument (an RpcTarget placed in a loaded worker's env fails to clone). It decodes arguments,
+ * enforces the host-call limit, runs the host function with an AbortSignal, and encodes the
+ * answer. Once closed (run finished, timed out or cancelled) it aborts calls in flight and
+ * refuses new ones, so no host work outlives its run.
+ */
+import { RpcTarget } from "cloudflare:workers";
+import { decodeValue, encodeValue } from "../../sandbox/codec";
+import type { HostBridgeApi, HostReply, LogEntry } from "../../sandbox/protocol";
+import type { HostNamespaces } from "./types";
+
+/** Per-run host bridge. */
+export class HostBridge extends RpcTarget implements HostBridgeApi {
+  /** Host calls accepted so far. */
+  calls = 0;
+  /** Message of the limit that was hit, if any. */
+  limitHit: string | undefined;
+  /** Console lines delivered early by the sandbox (piggybacked on host calls). */
+  readonly logs: LogEntry[] = [];
+  private readonly controller = new AbortController();
+
+  constructor(
+    private readonly namespaces: HostNamespaces,
+    private readonly maxHostCalls: number,
+  ) {
+    super();
+  }
+
+  /** Handles one call from the sandbox. Never throws: failures are replies. */
+  async call(
+    namespace: string,
+    name: string,
+    argsText: string,
+    logs: LogEntry[],
+  ): Promise<HostReply> {
+    if (Array.isArray(logs)) this.logs.push(...logs);
+    const label = `${namespace}.${name}`;
+    if (this.controller.signal.aborted)
+      return fail("Error", `${label}() was called after the run ended.`);
+    if (this.calls >= this.maxHostCalls) {
+      this.limitHit = `Host call limit of ${this.maxHostCalls} reached at ${label}(): batch the work into fewer calls or ask the host for a larger maxHostCalls.`;
+      return fail("LimitError", this.limitHit);
+    }
+    const fn = Object.hasOwn(this.namespaces, namespace)
+      ? this.namespaces[namespace]?.[name]
+      : undefined;
+    if (typeof fn !== "function" || !Object.hasOwn(this.namespaces[namespace]!, name)) {
+      return fail("TypeError", `${label} is not a function.`);
+    }
+    this.calls++;
+    let args: unknown;
+    try {
+      args = decodeValue(argsText);
+    } catch {
+      return fail("TypeError", `${label}() received arguments that could not be decoded.`);
+    }
+    try {
+      const value = await fn(Array.isArray(args) ? args : [args], {
+        namespace,
+        name,
+        signal: this.controller.signal,
+      });
+      return { value: encodeValue(value) };
+    } catch (error) {
+      if (error instanceof Error) return fail(error.name || "Error", error.message);
+      return fail("Error", `${label}() failed: ${String(error)}`);
+    }
+  }
+
+  /** Ends the run: aborts calls in flight and refuses new ones. */
+  close(): void {
+    this.controller.abort(new Error("The run ended."));
+  }
+}
+
+function fail(name: string, message: string): HostReply {
+  return { error: { name, message } };
+}

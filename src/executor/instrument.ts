@@ -1,0 +1,171 @@
+/**
+ * Turns a parsed program into the sandbox's `user.js` module: picks the entry form, and inserts
+ * an operation-budget tick (`__cm$t()`, see sandbox/runtime.ts) at the start of every loop body,
+ * function body, catch and finally block. Only insertions are made (see position-map.ts), so
+ * error positions map straight back to the model's code, and the first line carries all the
+ * prefix text so line numbers do not move at all.
+ *
+ * Forms accepted:
+ * - a function expression (`async () => { … }`, `async function () { … }`): becomes the default export;
+ * - a module with `export default …`: used as is (named exports and imports are refused);
+ * - a lone function declaration (`async function main() { … }`): exported and called;
+ * - anything else is a function body: statements, top-level `await` and `return`; the value of
+ *   a final expression statement is returned (as in a REPL).
+ */
+import type { Program } from "acorn";
+import type { Insertion } from "./position-map";
+
+/** Name of the tick function inside user code; user identifiers with this prefix are refused. */
+export const TICK = "__cm$t";
+/** Reserved identifier prefix for names the instrumentation introduces. */
+export const RESERVED_PREFIX = "__cm$";
+
+const IMPORT_TICK = `import { t as ${TICK} } from "./runtime.js";`;
+const TICK_CALL = `${TICK}();`;
+
+/** A problem found in the program, at a 0-based offset of the code. */
+export interface InstrumentProblem {
+  message: string;
+  at: number;
+}
+
+/** Which of the accepted forms the code was recognized as. */
+export type CodeForm = "function" | "module" | "declaration" | "body";
+
+/** The insertions that make the module, or the first problem found. */
+export type InstrumentResult =
+  | { ok: true; form: CodeForm; insertions: Insertion[] }
+  | { ok: false; problem: InstrumentProblem };
+
+interface Pending extends Insertion {
+  /** 0 closes before 1 opens at the same offset. */
+  kind: 0 | 1;
+  depth: number;
+}
+
+type AnyNode = { type: string; start: number; end: number; [key: string]: unknown };
+
+const LOOPS = new Set([
+  "ForStatement",
+  "ForInStatement",
+  "ForOfStatement",
+  "WhileStatement",
+  "DoWhileStatement",
+]);
+const FUNCTIONS = new Set(["FunctionDeclaration", "FunctionExpression", "ArrowFunctionExpression"]);
+
+/**
+ * Plans the insertions for `program` (parsed from code of length `length`).
+ * @param program - acorn AST of the (fence-blanked, type-stripped) code
+ * @param length - length of that code
+ */
+export function instrument(program: Program, length: number): InstrumentResult {
+  const pending: Pending[] = [];
+  const open = (at: number, text: string, depth: number) =>
+    pending.push({ at, text, kind: 1, depth });
+  const close = (at: number, text: string, depth: number) =>
+    pending.push({ at, text, kind: 0, depth });
+
+  const body = program.body as unknown as AnyNode[];
+  let form: CodeForm = "body";
+  for (const stmt of body) {
+    if (stmt.type === "ImportDeclaration") {
+      return fail(
+        stmt,
+        "Import statements are not available in the sandbox: reach the outside world through the provided namespaces (for example codemode.*).",
+      );
+    }
+    if (stmt.type === "ExportNamedDeclaration" || stmt.type === "ExportAllDeclaration") {
+      return fail(
+        stmt,
+        "Only `export default` is supported: export default one async function, or just write statements.",
+      );
+    }
+    if (stmt.type === "ExportDefaultDeclaration") form = "module";
+  }
+  const only = body.length === 1 ? body[0] : undefined;
+  if (form !== "module" && only?.type === "ExpressionStatement") {
+    const expr = only["expression"] as AnyNode;
+    if (expr.type === "ArrowFunctionExpression" || expr.type === "FunctionExpression")
+      form = "function";
+  }
+  if (form !== "module" && only?.type === "FunctionDeclaration") form = "declaration";
+
+  open(0, IMPORT_TICK, -2);
+  if (form === "function" || form === "declaration") open(only!.start, "export default ", -1);
+  if (form === "body") {
+    open(0, `export default async function ${RESERVED_PREFIX}main() {${TICK_CALL}`, -1);
+    const last = body.at(-1);
+    if (last?.type === "ExpressionStatement" && typeof last["directive"] !== "string")
+      open(last.start, "return ", 0);
+    close(length, "\n}", -1);
+  }
+
+  let problem: InstrumentProblem | undefined;
+  const visit = (node: AnyNode, depth: number): void => {
+    if (problem) return;
+    if (node.type === "ImportExpression") {
+      problem = { message: "Dynamic import() is not available in the sandbox.", at: node.start };
+      return;
+    }
+    if (node.type === "Identifier" && String(node["name"]).startsWith(RESERVED_PREFIX)) {
+      problem = {
+        message: `Identifiers starting with ${RESERVED_PREFIX} are reserved by the sandbox; rename ${String(node["name"])}.`,
+        at: node.start,
+      };
+      return;
+    }
+    if (LOOPS.has(node.type)) tickAtStart(node["body"] as AnyNode, depth);
+    else if (FUNCTIONS.has(node.type)) {
+      const fnBody = node["body"] as AnyNode;
+      if (fnBody.type === "BlockStatement") open(fnBody.start + 1, TICK_CALL, depth);
+      else {
+        open(fnBody.start, `(${TICK}(), `, depth);
+        close(fnBody.end, ")", depth);
+      }
+    } else if (node.type === "CatchClause")
+      open((node["body"] as AnyNode).start + 1, TICK_CALL, depth);
+    else if (node.type === "TryStatement" && node["finalizer"])
+      open((node["finalizer"] as AnyNode).start + 1, TICK_CALL, depth);
+    forEachChild(node, (child) => visit(child, depth + 1));
+  };
+  const tickAtStart = (loopBody: AnyNode, depth: number) => {
+    if (loopBody.type === "BlockStatement") open(loopBody.start + 1, TICK_CALL, depth);
+    else {
+      open(loopBody.start, `{${TICK_CALL}`, depth);
+      close(loopBody.end, "}", depth);
+    }
+  };
+  for (const stmt of body) visit(stmt, 1);
+  if (problem) return { ok: false, problem };
+
+  pending.sort(
+    (a, b) =>
+      a.at - b.at || a.kind - b.kind || (a.kind === 0 ? b.depth - a.depth : a.depth - b.depth),
+  );
+  return { ok: true, form, insertions: pending.map(({ at, text }) => ({ at, text })) };
+}
+
+function fail(node: AnyNode, message: string): InstrumentResult {
+  return { ok: false, problem: { message, at: node.start } };
+}
+
+/** Calls `fn` for every direct child node (ESTree nodes are objects with a string `type`). */
+function forEachChild(node: AnyNode, fn: (child: AnyNode) => void): void {
+  for (const key of Object.keys(node)) {
+    if (key === "type" || key === "loc" || key === "start" || key === "end" || key === "range")
+      continue;
+    const value = node[key];
+    if (Array.isArray(value)) {
+      for (const item of value) if (isNode(item)) fn(item);
+    } else if (isNode(value)) fn(value);
+  }
+}
+
+function isNode(value: unknown): value is AnyNode {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as { type?: unknown }).type === "string"
+  );
+}

@@ -1,0 +1,139 @@
+/**
+ * Prepares model-written code for the sandbox: extracts a fenced block, parses it (stripping
+ * TypeScript types when plain JavaScript does not parse), and instruments it into the `user.js`
+ * module. Problems come back as data with a 1-based line and column in the model's own code.
+ *
+ * TypeScript decision: code that does not parse as JavaScript is retried with its types stripped
+ * (sucrase, which keeps line numbers), so annotations the model copies from our declarations
+ * just work. Columns of later errors are then those of the stripped line. Code that is neither
+ * valid JavaScript nor valid TypeScript reports the JavaScript parse error's position.
+ */
+import { parse, type Program } from "acorn";
+import { transform } from "sucrase";
+import { instrument, type CodeForm } from "./instrument";
+import { applyInsertions, positionOf, type Insertion } from "./position-map";
+
+/** Code ready to ship to the sandbox. */
+export interface PreparedCode {
+  ok: true;
+  /** Text of the `user.js` module. */
+  module: string;
+  /** The code the module was made from (fence-blanked, maybe type-stripped). */
+  source: string;
+  /** Insertions that turned `source` into `module`. */
+  insertions: Insertion[];
+  form: CodeForm;
+  /** Whether TypeScript types were stripped. */
+  strippedTypes: boolean;
+}
+
+/** Why code could not be prepared. */
+export interface PrepareError {
+  ok: false;
+  name: "SyntaxError";
+  message: string;
+  line: number;
+  column: number;
+}
+
+/**
+ * Normalizes, parses and instruments `code`.
+ * @param code - the model's code: a function, a function body, a fenced block or a module
+ */
+export function prepareCode(code: string): PreparedCode | PrepareError {
+  const source = blankOutsideFence(code);
+  if (source.trim() === "")
+    return {
+      ok: false,
+      name: "SyntaxError",
+      message:
+        "The code is empty: write an async arrow function such as `async () => { return 1; }`.",
+      line: 1,
+      column: 1,
+    };
+  let program: Program;
+  let used = source;
+  let strippedTypes = false;
+  try {
+    program = parseProgram(source);
+  } catch (jsError) {
+    const stripped = stripTypes(source);
+    if (stripped === undefined) return syntaxError(jsError);
+    try {
+      program = parseProgram(stripped);
+      used = stripped;
+      strippedTypes = true;
+    } catch {
+      return syntaxError(jsError);
+    }
+  }
+  const planned = instrument(program, used.length);
+  if (!planned.ok) {
+    const pos = positionOf(used, planned.problem.at);
+    return { ok: false, name: "SyntaxError", message: planned.problem.message, ...pos };
+  }
+  return {
+    ok: true,
+    module: applyInsertions(used, planned.insertions),
+    source: used,
+    insertions: planned.insertions,
+    form: planned.form,
+    strippedTypes,
+  };
+}
+
+function parseProgram(source: string): Program {
+  return parse(source, {
+    ecmaVersion: "latest",
+    sourceType: "module",
+    allowReturnOutsideFunction: true,
+    allowAwaitOutsideFunction: true,
+    locations: false,
+  });
+}
+
+function stripTypes(source: string): string | undefined {
+  try {
+    return transform(source, {
+      transforms: ["typescript"],
+      disableESTransforms: true,
+      keepUnusedImports: true,
+    }).code;
+  } catch {
+    return undefined;
+  }
+}
+
+function syntaxError(error: unknown): PrepareError {
+  const err = error as { message?: string; loc?: { line: number; column: number } };
+  const message = String(err.message ?? error).replace(/ \(\d+:\d+\)$/, "");
+  const line = err.loc?.line ?? 1;
+  const column = (err.loc?.column ?? 0) + 1;
+  return {
+    ok: false,
+    name: "SyntaxError",
+    message: `${message} (line ${line}, column ${column})`,
+    line,
+    column,
+  };
+}
+
+const FENCE = /^([ \t]*)(`{3,}|~{3,})[ \t]*([\w+-]*)[^\n]*\n([\s\S]*?)^\1?\2[ \t]*$/m;
+const CODE_LANGS = new Set(["", "js", "javascript", "ts", "typescript", "jsx", "tsx", "mjs"]);
+
+/**
+ * When the code contains a fenced block, blanks everything outside the first JavaScript or
+ * TypeScript fence (keeping newlines) so positions still match the model's text.
+ */
+function blankOutsideFence(code: string): string {
+  const match = FENCE.exec(code);
+  if (!match || !CODE_LANGS.has((match[3] ?? "").toLowerCase())) return code;
+  const contentStart = match.index + match[0].indexOf("\n") + 1;
+  const contentEnd = contentStart + (match[4] ?? "").length;
+  const blank = (text: string) => text.replace(/[^\n]/g, " ");
+  return (
+    blank(code.slice(0, contentStart)) +
+    code.slice(contentStart, contentEnd) +
+    blank(code.slice(contentEnd))
+  );
+}

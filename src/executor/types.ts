@@ -1,0 +1,102 @@
+/**
+ * The executor contract: run model-written code in a sandbox with host functions, and always
+ * come back with a definite outcome. Swap implementations behind {@link Executor} in tests.
+ */
+import type { LogEntry } from "../../sandbox/protocol";
+
+export type { LogEntry };
+
+/** Limits of one run. Every field has a default (see `DEFAULT_LIMITS`). */
+export interface ExecutorLimits {
+  /** Wall-clock time before the run is abandoned with status `timeout`. */
+  timeoutMs: number;
+  /**
+   * Operations (loop iterations, function entries, catch/finally entries) before the run is
+   * stopped with status `limit`. Stops synchronous runaway code, which no timer can.
+   */
+  maxOperations: number;
+  /** Host function calls allowed per run. */
+  maxHostCalls: number;
+  /** The result's JSON is structurally truncated inside the sandbox to this many bytes. */
+  maxResultBytes: number;
+  /** Bytes of console output kept; further lines are counted as dropped. */
+  maxLogBytes: number;
+  /** Largest encoded argument list of one host call. */
+  maxCallBytes: number;
+  /** CPU time limit handed to the Worker Loader (enforced on Cloudflare, not in local workerd). */
+  cpuMs: number;
+}
+
+/** What a host function learns about the call besides its arguments. */
+export interface HostCallContext {
+  /** Namespace and name the sandbox called, e.g. `codemode` and `request`. */
+  namespace: string;
+  name: string;
+  /** Aborted when the run ends (finished, timed out or cancelled) before the call settles. */
+  signal: AbortSignal;
+}
+
+/**
+ * A function the sandbox may call. Receives the decoded argument list; its return value (or
+ * resolved promise) crosses back by the wire codec; a thrown error becomes an exception the
+ * sandbox code can catch, with the same name and message (so never put secrets in messages).
+ */
+export type HostFunction = (args: unknown[], context: HostCallContext) => unknown;
+
+/** Host functions grouped by the global namespace they appear under in the sandbox. */
+export type HostNamespaces = Record<string, Record<string, HostFunction>>;
+
+/** One run. */
+export interface ExecuteRequest {
+  /** An async arrow function, a function body, a fenced block, or a module with `export default`. */
+  code: string;
+  /** Host functions by namespace (`codemode` is customary). Names must be valid identifiers. */
+  namespaces?: HostNamespaces;
+  /** Per-run overrides of the executor's limits. */
+  limits?: Partial<ExecutorLimits>;
+  /** Cancels the run (outcome `error` with name `AbortError`). */
+  signal?: AbortSignal;
+}
+
+/** How a run ended. */
+export type ExecutionStatus = "ok" | "error" | "timeout" | "limit";
+
+/** An error as data; `line`/`column` are 1-based positions in the submitted code when known. */
+export interface ExecutionError {
+  name: string;
+  message: string;
+  line?: number;
+  column?: number;
+}
+
+/** The definite outcome of a run. */
+export interface ExecutionOutcome {
+  status: ExecutionStatus;
+  /** The value the code returned (decoded), when it completed. */
+  result?: unknown;
+  /** Why the run did not complete normally. */
+  error?: ExecutionError;
+  /** Captured console output, in order. */
+  logs: LogEntry[];
+  /** Console lines dropped because of `maxLogBytes`. */
+  droppedLogs: number;
+  /** Host function calls made. */
+  calls: number;
+  /** Whether `result` was structurally truncated to `maxResultBytes`. */
+  truncated: boolean;
+  /** Size in bytes of the untruncated result JSON (0 when there is no result). */
+  resultBytes: number;
+  /** Operations counted against `maxOperations`. */
+  operations: number;
+  /** Wall-clock duration of the run. */
+  durationMs: number;
+}
+
+/** Runs code in a sandbox. Implementations never throw: every failure is an outcome. */
+export interface Executor {
+  /**
+   * Runs one piece of code.
+   * @param request - the code, host functions and limits
+   */
+  execute(request: ExecuteRequest): Promise<ExecutionOutcome>;
+}

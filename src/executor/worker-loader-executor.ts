@@ -1,0 +1,229 @@
+/**
+ * The production executor: each run gets a fresh isolate from the Worker Loader binding, with
+ * outbound network blocked, an operation budget compiled into the code, and a host-side timeout.
+ *
+ * Security defaults: `globalOutbound: null` (no `fetch`/`connect` to anywhere), no bindings in
+ * the isolate's env, code generation from strings disallowed by the platform, imports refused
+ * by the instrumenter, one isolate per run (no state shared between runs or with the host).
+ *
+ * Does not do: kill a synchronous runaway in native code (a catastrophic regular expression, a
+ * giant `Array.fill`): the operation budget counts only instrumented JavaScript; on Cloudflare
+ * the `cpuMs` limit ends those, in local workerd nothing can.
+ */
+import { decodeValue } from "../../sandbox/codec";
+import type { SandboxRequest, SandboxResponse } from "../../sandbox/protocol";
+import { HostBridge } from "./host-bridge";
+import { resolveLimits } from "./limits";
+import { userErrorPosition } from "./error-position";
+import { prepareCode } from "./prepare-code";
+import { sandboxWorkerCode } from "./sandbox-worker-code";
+import type {
+  ExecuteRequest,
+  ExecutionOutcome,
+  Executor,
+  ExecutorLimits,
+  HostNamespaces,
+} from "./types";
+
+/** Options of {@link WorkerLoaderExecutor}. */
+export interface WorkerLoaderExecutorOptions {
+  /** The Worker Loader binding (`worker_loaders` in wrangler config). */
+  loader: WorkerLoader;
+  /** Defaults for every run; each run may override. */
+  limits?: Partial<ExecutorLimits>;
+  /** Compatibility date of the sandbox isolates. */
+  compatibilityDate?: string;
+}
+
+interface SandboxEntrypoint {
+  run(request: SandboxRequest, host: HostBridge): Promise<SandboxResponse>;
+}
+
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+/** workerd's message when it cancels an isolate that can never produce a response. */
+const HUNG = /detected that your Worker's code had hung/;
+
+/** Runs code in Worker Loader isolates. See the module comment for guarantees. */
+export class WorkerLoaderExecutor implements Executor {
+  private readonly loader: WorkerLoader;
+  private readonly limits: ExecutorLimits;
+  private readonly compatibilityDate: string;
+
+  /**
+   * @param options - the loader binding, default limits and compatibility date
+   * @throws CodeModeError `invalid_limits` when a limit is out of range
+   */
+  constructor(options: WorkerLoaderExecutorOptions) {
+    this.loader = options.loader;
+    this.limits = resolveLimits(options.limits);
+    this.compatibilityDate = options.compatibilityDate ?? "2026-08-01";
+  }
+
+  /** Runs `request.code`; never throws. */
+  async execute(request: ExecuteRequest): Promise<ExecutionOutcome> {
+    const started = Date.now();
+    const base = {
+      logs: [],
+      droppedLogs: 0,
+      calls: 0,
+      truncated: false,
+      resultBytes: 0,
+      operations: 0,
+    };
+    let limits: ExecutorLimits;
+    try {
+      limits = resolveLimits(this.limits, request.limits);
+      checkNamespaces(request.namespaces ?? {});
+    } catch (error) {
+      const { name, message } = error as Error;
+      return {
+        ...base,
+        status: "error",
+        error: { name, message },
+        durationMs: Date.now() - started,
+      };
+    }
+    const prepared = prepareCode(request.code);
+    if (!prepared.ok) {
+      const { name, message, line, column } = prepared;
+      return {
+        ...base,
+        status: "error",
+        error: { name, message, line, column },
+        durationMs: Date.now() - started,
+      };
+    }
+
+    const namespaces = request.namespaces ?? {};
+    const bridge = new HostBridge(namespaces, limits.maxHostCalls);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let onAbort: (() => void) | undefined;
+    try {
+      const worker = this.loader.load(
+        sandboxWorkerCode(prepared.module, {
+          compatibilityDate: this.compatibilityDate,
+          cpuMs: limits.cpuMs,
+        }),
+      );
+      const entry = worker.getEntrypoint() as unknown as SandboxEntrypoint;
+      const sandboxRequest: SandboxRequest = {
+        namespaces: Object.fromEntries(
+          Object.entries(namespaces).map(([ns, fns]) => [ns, Object.keys(fns)]),
+        ),
+        maxOperations: limits.maxOperations,
+        maxResultBytes: limits.maxResultBytes,
+        maxLogBytes: limits.maxLogBytes,
+        maxCallBytes: limits.maxCallBytes,
+      };
+      const stop = new Promise<"timeout" | "aborted">((resolve) => {
+        timer = setTimeout(() => resolve("timeout"), limits.timeoutMs);
+        if (request.signal?.aborted) resolve("aborted");
+        onAbort = () => resolve("aborted");
+        request.signal?.addEventListener("abort", onAbort, { once: true });
+      });
+      const response = await Promise.race([entry.run(sandboxRequest, bridge), stop]);
+      const common = { ...base, calls: bridge.calls, durationMs: Date.now() - started };
+      if (response === "timeout") {
+        return {
+          ...common,
+          logs: bridge.logs,
+          status: "timeout",
+          error: {
+            name: "TimeoutError",
+            message: `The code did not finish within ${limits.timeoutMs} ms (is it waiting on a promise that never settles?).`,
+          },
+        };
+      }
+      if (response === "aborted") {
+        return {
+          ...common,
+          logs: bridge.logs,
+          status: "error",
+          error: { name: "AbortError", message: "The run was cancelled." },
+        };
+      }
+      return toOutcome(response, bridge, prepared, common);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      if (HUNG.test(message)) {
+        // workerd noticed the sandbox can never produce an answer (e.g. awaiting a promise
+        // nothing will settle) before our timer fired: that is a timeout, reported as one.
+        return {
+          ...base,
+          logs: bridge.logs,
+          calls: bridge.calls,
+          status: "timeout",
+          error: {
+            name: "TimeoutError",
+            message:
+              "The code can never finish: it is waiting on a promise that nothing will settle.",
+          },
+          durationMs: Date.now() - started,
+        };
+      }
+      // The isolate itself failed (load error, crash, out of memory): still a definite outcome.
+      return {
+        ...base,
+        logs: bridge.logs,
+        calls: bridge.calls,
+        status: "error",
+        error: { name: "SandboxError", message: `The sandbox failed: ${message}` },
+        durationMs: Date.now() - started,
+      };
+    } finally {
+      clearTimeout(timer);
+      if (onAbort) request.signal?.removeEventListener("abort", onAbort);
+      bridge.close();
+    }
+  }
+}
+
+function toOutcome(
+  response: SandboxResponse,
+  bridge: HostBridge,
+  prepared: Parameters<typeof userErrorPosition>[1],
+  common: Omit<ExecutionOutcome, "status">,
+): ExecutionOutcome {
+  const outcome: ExecutionOutcome = {
+    ...common,
+    logs: [...bridge.logs, ...response.logs],
+    droppedLogs: response.droppedLogs,
+    truncated: response.truncated,
+    resultBytes: response.resultBytes,
+    operations: response.operations,
+    status: "ok",
+  };
+  if (response.result !== undefined) outcome.result = decodeValue(response.result);
+  if (response.budgetExhausted || bridge.limitHit) {
+    const message =
+      response.budgetExhausted && response.error?.name === "LimitError"
+        ? response.error.message
+        : (bridge.limitHit ?? response.error?.message ?? "A limit was exceeded.");
+    outcome.status = "limit";
+    outcome.error = {
+      name: "LimitError",
+      message,
+      ...userErrorPosition(response.error?.stack, prepared),
+    };
+    return outcome;
+  }
+  if (response.error) {
+    outcome.status = "error";
+    outcome.error = {
+      name: response.error.name,
+      message: response.error.message,
+      ...userErrorPosition(response.error.stack, prepared),
+    };
+  }
+  return outcome;
+}
+
+function checkNamespaces(namespaces: HostNamespaces): void {
+  for (const [ns, fns] of Object.entries(namespaces)) {
+    if (!IDENTIFIER.test(ns) || ns.startsWith("__cm$"))
+      throw new TypeError(`Namespace "${ns}" is not a valid identifier.`);
+    for (const [name, fn] of Object.entries(fns)) {
+      if (typeof fn !== "function") throw new TypeError(`${ns}.${name} must be a function.`);
+    }
+  }
+}

@@ -1,0 +1,77 @@
+import { describe, expect, it } from "vitest";
+import { decodeValue, encodeValue } from "../../../sandbox/codec";
+
+const roundTrip = (value: unknown) => decodeValue(encodeValue(value));
+
+describe("wire codec", () => {
+  it("round-trips JSON values unchanged", () => {
+    const value = { a: 1, b: "x", c: [true, null, { d: 2.5 }], e: "" };
+    expect(roundTrip(value)).toEqual(value);
+  });
+  it("keeps what JSON loses: undefined in arrays, bigint, special numbers, dates, bytes, maps, sets", () => {
+    const out = roundTrip([
+      undefined,
+      10n ** 30n,
+      NaN,
+      Infinity,
+      -Infinity,
+      -0,
+      new Date("2026-01-02T03:04:05.000Z"),
+    ]) as unknown[];
+    expect(out[0]).toBeUndefined();
+    expect(out[1]).toBe(10n ** 30n);
+    expect(out[2]).toBeNaN();
+    expect(out.slice(3, 5)).toEqual([Infinity, -Infinity]);
+    expect(Object.is(out[5], -0)).toBe(true);
+    expect(out[6]).toEqual(new Date("2026-01-02T03:04:05.000Z"));
+    const bytes = new Uint8Array(256).map((_, i) => i);
+    expect(roundTrip(bytes)).toEqual(bytes);
+    for (let n = 0; n < 5; n++)
+      expect(roundTrip(bytes.subarray(0, n))).toEqual(bytes.subarray(0, n));
+    expect(new Uint8Array(roundTrip(bytes.buffer) as ArrayBuffer)).toEqual(bytes);
+    expect(
+      roundTrip(
+        new Map<unknown, unknown>([
+          ["k", 1],
+          [2, { z: 1 }],
+        ]),
+      ),
+    ).toEqual(
+      new Map<unknown, unknown>([
+        ["k", 1],
+        [2, { z: 1 }],
+      ]),
+    );
+    expect(roundTrip(new Set([1, "a"]))).toEqual(new Set([1, "a"]));
+  });
+  it("turns errors, functions, symbols and cycles into readable markers instead of failing", () => {
+    const cyclic: Record<string, unknown> = { name: "root" };
+    cyclic["self"] = cyclic;
+    expect(roundTrip(cyclic)).toEqual({ name: "root", self: "[Circular]" });
+    const err = roundTrip(new RangeError("bad")) as Error;
+    expect(err).toBeInstanceOf(Error);
+    expect([err.name, err.message]).toEqual(["RangeError", "bad"]);
+    expect(roundTrip([function named() {}, Symbol("s")])).toEqual([
+      "[Function named]",
+      "Symbol(s)",
+    ]);
+  });
+  it("drops undefined and function properties like JSON does", () => {
+    expect(roundTrip({ a: undefined, b: () => 1, c: 1 })).toEqual({ c: 1 });
+  });
+  it("escapes user objects that look like tags", () => {
+    const tricky = { $cm: "bigint", v: "1" };
+    expect(roundTrip(tricky)).toEqual(tricky);
+  });
+  it("never lets a __proto__ key pollute prototypes", () => {
+    const decoded = decodeValue('{"__proto__":{"polluted":true},"a":1}') as Record<string, unknown>;
+    expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined();
+    expect(Object.getPrototypeOf(decoded)).toBe(Object.prototype);
+    expect(Object.keys(decoded)).toEqual(["__proto__", "a"]);
+  });
+  it("survives very deep nesting", () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 5_000; i++) deep = [deep];
+    expect(() => encodeValue(deep)).not.toThrow();
+  });
+});

@@ -53,7 +53,7 @@ export function buildServer(ctx?: McpServerFactoryContext): McpServer {
   server.registerTool("instance", { description: "Which instance" }, async () => ({
     content: [{ type: "text", text: String(id) }],
   }));
-  server.registerTool("whoami", { description: "Auth seen" }, async (_args, handlerCtx) => ({
+  server.registerTool("whoami", { description: "Auth seen" }, async (handlerCtx) => ({
     content: [
       {
         type: "text",
@@ -65,7 +65,7 @@ export function buildServer(ctx?: McpServerFactoryContext): McpServer {
       },
     ],
   }));
-  server.registerTool("stream_whoami", { description: "Auth while streaming" }, async (_a, c) => {
+  server.registerTool("stream_whoami", { description: "Auth while streaming" }, async (c) => {
     await c.mcpReq.log("info", "started");
     await hooks.streamingGate?.wait;
     return { content: [{ type: "text", text: JSON.stringify(getMcpAuthContext() ?? null) }] };

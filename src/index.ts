@@ -2,6 +2,28 @@
  * The public library surface. Named exports only, grouped by layer.
  */
 
+// Errors: the one local error type (wire errors use the MCP SDK's ProtocolError).
+export { CodeModeError } from "./errors";
+
+// Sandbox executor (src/executor): run model-written code in Worker Loader isolates, never hanging.
+export {
+  WorkerLoaderExecutor,
+  type WorkerLoaderExecutorOptions,
+} from "./executor/worker-loader-executor";
+export { DEFAULT_LIMITS, resolveLimits } from "./executor/limits";
+export type {
+  Executor,
+  ExecuteRequest,
+  ExecutionError,
+  ExecutionOutcome,
+  ExecutionStatus,
+  ExecutorLimits,
+  HostCallContext,
+  HostFunction,
+  HostNamespaces,
+  LogEntry,
+} from "./executor/types";
+
 // Stateless MCP hosting (src/mcp): serve MCP from a Worker, with guards, CORS, auth and MRTR elicitation.
 export { createMcpHandler } from "./mcp/create-mcp-handler";
 export type {

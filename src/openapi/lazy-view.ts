@@ -1,0 +1,170 @@
+/**
+ * Lazy `$ref` resolution over a compact spec. A view is a plain, mutable object whose nested
+ * values are materialized on first read (an accessor that replaces itself with a data property),
+ * so a search program that reads ten operations pays for ten operations, not for the 23 MB a fully
+ * inlined Cloudflare spec would take. `$ref`s read as their target's view; a ref whose target is
+ * already being expanded above it reads as `{ $circular: "<pointer>" }`, which keeps every view a
+ * finite tree (JSON.stringify and structured clone terminate).
+ *
+ * Memoization: a target outside every ref cycle expands identically wherever it is reached, so
+ * its view is shared. A target inside a cycle group depends on which group members are already
+ * open above it (members of other groups cannot be reached again), so views there are memoized per
+ * (node, open members of that group).
+ */
+import { getAtPointer } from "./json-pointer";
+import type { CircularMarker } from "./types";
+
+/** Which refs of one cycle group are open above a node; `undefined` when none matter. */
+interface Context {
+  group: number;
+  open: readonly string[];
+  key: string;
+}
+
+type Node = Record<string, unknown> | unknown[];
+
+/** Marks an accessor that has not materialized yet (`undefined` is a legitimate view). */
+const UNSET: unique symbol = Symbol("unset");
+
+/**
+ * Creates lazy views of values of one document. Create one per run (views are mutable by the code
+ * that reads them; a fresh resolver keeps one run's edits away from the next).
+ */
+export class LazyResolver {
+  readonly #root: unknown;
+  readonly #groupOf: Map<string, number>;
+  readonly #free = new WeakMap<object, unknown>();
+  readonly #scoped = new Map<string, WeakMap<object, unknown>>();
+
+  /**
+   * @param root - the document refs are resolved against (the compact spec)
+   * @param cycles - cyclic ref groups, as computed by `findRefCycles`
+   */
+  constructor(root: unknown, cycles: readonly (readonly string[])[]) {
+    this.#root = root;
+    this.#groupOf = new Map();
+    cycles.forEach((group, i) => group.forEach((pointer) => this.#groupOf.set(pointer, i)));
+  }
+
+  /**
+   * The lazy view of a value of the document (primitives are returned as they are).
+   * @param value - a value reachable from the root (an operation, a schema, the root itself)
+   */
+  view<T = unknown>(value: T): T {
+    return this.#view(value, undefined) as T;
+  }
+
+  /**
+   * The lazy view of a `$ref` target, or `undefined` when the pointer resolves to nothing.
+   * @param ref - a local pointer such as `#/components/schemas/X`
+   */
+  resolve(ref: string): unknown {
+    return this.#enter(ref, undefined, undefined);
+  }
+
+  #view(value: unknown, ctx: Context | undefined): unknown {
+    if (value === null || typeof value !== "object") return value;
+    const ref = (value as { $ref?: unknown }).$ref;
+    if (typeof ref === "string") return this.#enter(ref, value as Record<string, unknown>, ctx);
+    const memo = this.#memo(ctx);
+    const cached = memo.get(value);
+    if (cached !== undefined) return cached;
+    const made = Array.isArray(value)
+      ? this.#array(value, ctx)
+      : this.#object(value as Record<string, unknown>, ctx);
+    memo.set(value, made);
+    return made;
+  }
+
+  /** Follows a ref: a circular marker, or the target's view in the context the target opens. */
+  #enter(
+    ref: string,
+    refNode: Record<string, unknown> | undefined,
+    ctx: Context | undefined,
+  ): unknown {
+    if (ctx?.open.includes(ref)) return { $circular: ref } satisfies CircularMarker;
+    let target = getAtPointer(this.#root, ref);
+    if (target === undefined) return refNode ? this.#object(refNode, undefined) : undefined;
+    const group = this.#groupOf.get(ref);
+    let next: Context | undefined;
+    if (group !== undefined) {
+      const open = ctx && ctx.group === group ? [...ctx.open, ref].toSorted() : [ref];
+      next = { group, open, key: `${group}:${open.join("\n")}` };
+    }
+    // OpenAPI 3.1 lets a reference carry its own summary/description (and a 3.1 schema may
+    // carry any keyword beside $ref): siblings override the target's fields.
+    if (refNode && target !== null && typeof target === "object" && !Array.isArray(target)) {
+      const keys = Object.keys(refNode);
+      if (keys.length > 1) {
+        const memo = this.#memo(next);
+        const cached = memo.get(refNode);
+        if (cached !== undefined) return cached;
+        const merged: Record<string, unknown> = { ...(target as Record<string, unknown>) };
+        for (const key of keys) if (key !== "$ref") merged[key] = refNode[key];
+        target = merged;
+        const made = this.#object(merged, next);
+        memo.set(refNode, made);
+        return made;
+      }
+    }
+    return this.#view(target, next);
+  }
+
+  #memo(ctx: Context | undefined): WeakMap<object, unknown> {
+    if (!ctx) return this.#free;
+    let memo = this.#scoped.get(ctx.key);
+    if (!memo) this.#scoped.set(ctx.key, (memo = new WeakMap()));
+    return memo;
+  }
+
+  #object(raw: Record<string, unknown>, ctx: Context | undefined): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(raw)) {
+      const value = raw[key];
+      if (value === null || typeof value !== "object") {
+        if (key === "__proto__")
+          Object.defineProperty(out, key, {
+            value,
+            writable: true,
+            enumerable: true,
+            configurable: true,
+          });
+        else out[key] = value;
+      } else this.#lazy(out, key, value, ctx);
+    }
+    return out;
+  }
+
+  #array(raw: unknown[], ctx: Context | undefined): unknown[] {
+    const out: unknown[] = [];
+    out.length = raw.length;
+    for (let i = 0; i < raw.length; i++) {
+      const value = raw[i];
+      if (value === null || typeof value !== "object") out[i] = value;
+      else this.#lazy(out, String(i), value, ctx);
+    }
+    return out;
+  }
+
+  /**
+   * Defines `key` on `out` as an accessor that materializes once and caches. It stays an accessor:
+   * redefining it as a data property on first read was measured over 100x slower on wide objects (V8
+   * drops the object's fast enumeration path on every redefinition). Assigning replaces it.
+   */
+  #lazy(out: Node, key: string, value: unknown, ctx: Context | undefined): void {
+    let made: unknown = UNSET;
+    Object.defineProperty(out, key, {
+      enumerable: true,
+      configurable: true,
+      get: () => (made === UNSET ? (made = this.#view(value, ctx)) : made),
+      set: (next: unknown) => {
+        Object.defineProperty(out, key, {
+          value: next,
+          writable: true,
+          enumerable: true,
+          configurable: true,
+        });
+      },
+    });
+  }
+}

@@ -14,7 +14,7 @@ child.stderr.on("data", (d) => (output += d));
 
 const stop = () => {
   try {
-    process.kill(-child.pid, "SIGTERM");
+    if (child.pid !== undefined) process.kill(-child.pid, "SIGTERM");
   } catch {
     // already gone
   }

@@ -14,7 +14,10 @@ function direct(handler: StatelessMcpHandler) {
   return (url: string | URL | Request, init?: RequestInit) => handler.fetch(new Request(url, init));
 }
 
-async function modernClient(handler: StatelessMcpHandler, answer?: Record<string, unknown>) {
+async function modernClient(
+  handler: StatelessMcpHandler,
+  answer?: Record<string, string | number | boolean | string[]>,
+) {
   const client = new Client(
     { name: "v2-client", version: "1.0.0" },
     {

@@ -75,8 +75,9 @@ export function convertSwagger2(doc: JsonObject): JsonObject {
     }
     paths[path] = out;
   }
-  const scheme =
-    Array.isArray(doc.schemes) && typeof doc.schemes[0] === "string" ? doc.schemes[0] : "https";
+  // Prefer https when the spec offers it; the first scheme otherwise.
+  const schemes = Array.isArray(doc.schemes) ? (doc.schemes as string[]) : [];
+  const scheme = schemes.includes("https") ? "https" : (schemes[0] ?? "https");
   const base = typeof doc.basePath === "string" ? doc.basePath : "";
   const url = typeof doc.host === "string" ? `${scheme}://${doc.host}${base}` : base || "/";
   const result: JsonObject = {

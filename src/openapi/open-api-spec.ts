@@ -181,24 +181,31 @@ export class OpenApiSpec {
     return (this.#basePath = base);
   }
 
-  /** Up to five templates sharing the most segments with the path, leading ones counting double. */
+  /**
+   * Up to five templates closest to the path: per position, a literal match scores 2, a similar
+   * literal (one a prefix of the other, e.g. a missing plural "s") 1.5, a parameter slot 1.
+   */
   #suggest(path: string): string[] {
     const wanted = path.split("/").filter(Boolean);
-    const wantedSet = new Set(wanted);
     const scored: [number, string][] = [];
     const seen = new Set<string>();
     for (const op of this.compact.operations) {
       if (seen.has(op.path)) continue;
       seen.add(op.path);
       const parts = op.path.split("/").filter(Boolean);
-      let score = 0;
+      let score = parts.length === wanted.length ? 0.5 : 0;
       for (let i = 0; i < Math.min(parts.length, wanted.length); i++) {
-        if (parts[i] === wanted[i] || parts[i]!.startsWith("{")) score += 2;
-        else break;
+        const part = parts[i]!;
+        const word = wanted[i]!;
+        if (part === word) score += 2;
+        else if (part.startsWith("{")) score += 1;
+        else if (
+          Math.min(part.length, word.length) >= 3 &&
+          (part.startsWith(word) || word.startsWith(part))
+        )
+          score += 1.5;
       }
-      for (const part of parts) if (!part.startsWith("{") && wantedSet.has(part)) score += 1;
-      if (parts.length === wanted.length) score += 0.5;
-      if (score >= 1.5) scored.push([score, op.path]);
+      if (score >= 2) scored.push([score, op.path]);
     }
     scored.sort((a, b) => b[0] - a[0] || (a[1] < b[1] ? -1 : 1));
     return scored.slice(0, 5).map(([, p]) => p);

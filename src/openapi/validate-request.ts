@@ -1,0 +1,203 @@
+/**
+ * Checks a request from sandbox code against the spec before the host callback sees it: the
+ * operation must exist, required parameters must be present, parameters and a JSON body must
+ * match their schemas. The result names the operation and every problem so the model can fix its
+ * code in one step.
+ */
+import type { OpenApiSpec } from "./open-api-spec";
+import { validateSchema } from "./schema-validator";
+import type { CompactOperation, JsonObject, ParameterObject } from "./types";
+
+/** A request as sandbox code writes it for `codemode.request(...)`. */
+export interface ApiRequest {
+  method: string;
+  /** A concrete path (`/zones/123/rulesets`), optionally with a query string. */
+  path: string;
+  query?: Record<string, unknown>;
+  headers?: Record<string, string>;
+  body?: unknown;
+  contentType?: string;
+  /** A pre-encoded body; its content is not validated. */
+  rawBody?: unknown;
+}
+
+/** Outcome of {@link validateRequest}. */
+export type RequestValidation =
+  | {
+      ok: true;
+      operation: CompactOperation;
+      /** Path parameters taken from the concrete path. */
+      pathParams: Record<string, string>;
+    }
+  | {
+      ok: false;
+      /** `unknown_path`, `method_not_allowed` or `invalid_request`. */
+      code: "unknown_path" | "method_not_allowed" | "invalid_request";
+      /** One paragraph naming the operation and what is wrong; safe to show to the model. */
+      message: string;
+      operation?: CompactOperation;
+      problems: string[];
+    };
+
+const JSON_MEDIA = /^application\/(?:[\w.+-]*\+)?json\b|^\*\/\*$/i;
+
+/** Header parameters a host callback adds (credentials): never required from sandbox code. */
+const HOST_HEADERS = new Set([
+  "authorization",
+  "cookie",
+  "x-auth-key",
+  "x-auth-email",
+  "x-auth-user-service-key",
+]);
+
+/**
+ * Validates a request against the spec's operation. Unknown query parameters and headers are
+ * allowed (specs are often incomplete); header parameters that carry credentials are never
+ * required, since the host callback adds them.
+ * @param spec - the loaded spec
+ * @param request - the request sandbox code wants to send
+ */
+export function validateRequest(spec: OpenApiSpec, request: ApiRequest): RequestValidation {
+  const method = String(request.method ?? "").toUpperCase();
+  const [rawPath = "", queryString] = String(request.path ?? "").split("?", 2);
+  const match = spec.matchOperation(method, rawPath);
+  if (match.kind === "unknown_path") {
+    const hint =
+      match.suggestions.length > 0
+        ? ` Paths that look close: ${match.suggestions.join(", ")}.`
+        : "";
+    return fail(
+      "unknown_path",
+      `${method} ${rawPath}: no operation in the spec has this path.${hint} Search the spec for the right path first.`,
+      [],
+    );
+  }
+  if (match.kind === "method_not_allowed") {
+    const allowed = match.allowed.map((m) => m.toUpperCase()).join(", ");
+    return fail(
+      "method_not_allowed",
+      `${method} ${rawPath}: the path ${match.template} has no ${method} operation; allowed: ${allowed}.`,
+      [],
+    );
+  }
+  const { operation, params } = match;
+  const problems: string[] = [];
+  const query: Record<string, unknown> = { ...request.query };
+  if (queryString) for (const [k, v] of new URLSearchParams(queryString)) query[k] ??= v;
+  const headers = new Map(
+    Object.entries(request.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]),
+  );
+  for (const entry of operation.parameters ?? []) {
+    const param = spec.deref<ParameterObject>(entry);
+    if (!param || typeof param !== "object" || typeof param.name !== "string") continue;
+    let value: unknown;
+    if (param.in === "path") value = params[param.name];
+    else if (param.in === "query") value = query[param.name];
+    else if (param.in === "header") {
+      if (HOST_HEADERS.has(param.name.toLowerCase())) continue;
+      value = headers.get(param.name.toLowerCase());
+    } else continue;
+    if (value === undefined) {
+      if (param.required === true)
+        problems.push(`missing required ${param.in} parameter "${param.name}"`);
+      continue;
+    }
+    const schema = param.schema ?? firstSchema(param.content);
+    if (schema === undefined) continue;
+    for (const p of validateSchema(coerce(value, schema, spec), schema, {
+      resolve: (r) => spec.raw(r),
+      at: `${param.in} parameter "${param.name}"`,
+      maxProblems: 3,
+    })) {
+      problems.push(`${p.path}: ${p.message}`);
+    }
+  }
+  checkBody(spec, operation, request, problems);
+  if (problems.length === 0) return { ok: true, operation, pathParams: params };
+  const name = operation.operationId ? ` (${operation.operationId})` : "";
+  const list = problems.map((p) => `- ${p}`).join("\n");
+  return fail(
+    "invalid_request",
+    `${method} ${operation.path}${name}: request refused before sending:\n${list}`,
+    problems,
+    operation,
+  );
+}
+
+function checkBody(
+  spec: OpenApiSpec,
+  operation: CompactOperation,
+  request: ApiRequest,
+  problems: string[],
+): void {
+  const body = spec.deref<JsonObject | undefined>(operation.requestBody);
+  const hasBody = request.body !== undefined || request.rawBody !== undefined;
+  if (!body || typeof body !== "object") {
+    if (request.body !== undefined) problems.push("body: this operation takes no request body");
+    return;
+  }
+  if (!hasBody) {
+    if (body.required === true) problems.push("body: a request body is required");
+    return;
+  }
+  if (request.body === undefined) return;
+  const content = (body.content ?? {}) as Record<string, { schema?: unknown }>;
+  const types = Object.keys(content);
+  const chosen = request.contentType
+    ? types.find(
+        (t) =>
+          t.split(";")[0]!.trim().toLowerCase() ===
+          request.contentType!.split(";")[0]!.trim().toLowerCase(),
+      )
+    : types.find((t) => JSON_MEDIA.test(t));
+  if (!chosen) {
+    if (request.contentType && types.length > 0)
+      problems.push(
+        `body: content type ${request.contentType} is not accepted; accepted: ${types.join(", ")}`,
+      );
+    return;
+  }
+  if (!JSON_MEDIA.test(chosen) && !chosen.includes("form")) return;
+  const schema = content[chosen]?.schema;
+  if (schema === undefined) return;
+  for (const p of validateSchema(request.body, schema, {
+    resolve: (r) => spec.raw(r),
+    at: "body",
+    direction: "request",
+  })) {
+    problems.push(`${p.path}: ${p.message}`);
+  }
+}
+
+function firstSchema(content: unknown): unknown {
+  if (!content || typeof content !== "object") return undefined;
+  const first = Object.values(content)[0] as { schema?: unknown } | undefined;
+  return first?.schema;
+}
+
+/** Path, query and header values travel as text: read "42" as 42 when the schema wants a number. */
+function coerce(value: unknown, schema: unknown, spec: OpenApiSpec): unknown {
+  const s = spec.deref<JsonObject | undefined>(schema);
+  if (typeof value !== "string" || !s || typeof s !== "object") return value;
+  const types = Array.isArray(s.type) ? s.type : [s.type];
+  if (
+    (types.includes("integer") || types.includes("number")) &&
+    value.trim() !== "" &&
+    !Number.isNaN(Number(value))
+  )
+    return Number(value);
+  if (types.includes("boolean") && (value === "true" || value === "false")) return value === "true";
+  if (types.includes("array")) return value.split(",");
+  return value;
+}
+
+function fail(
+  code: "unknown_path" | "method_not_allowed" | "invalid_request",
+  message: string,
+  problems: string[],
+  operation?: CompactOperation,
+): RequestValidation {
+  return operation
+    ? { ok: false, code, message, problems, operation }
+    : { ok: false, code, message, problems };
+}

@@ -1,0 +1,182 @@
+/**
+ * `codeMcpServer()`: wraps an existing MCP server behind one tool, `code`. The model writes an
+ * async arrow function against `codemode.*`; it runs in the sandbox, where each call reaches the
+ * upstream tool, and only the returned value enters the model's context.
+ *
+ * Security defaults: the sandbox gets functions, never the upstream connection or its headers;
+ * arguments are validated against each tool's input schema before the upstream sees them;
+ * authorization and approvals stay in the upstream tools' handlers.
+ *
+ * Does not do: expose the upstream's resources or prompts (tools only).
+ */
+import {
+  McpServer,
+  type CallToolResult,
+  type ServerContext,
+  type Tool,
+} from "@modelcontextprotocol/server";
+import { z } from "zod";
+import type { Executor, ExecutorLimits, HostFunction, HostNamespaces } from "../executor/types";
+import { resolveLimits } from "../executor/limits";
+import { codeToolDescription } from "./code-tool-description";
+import { outcomeToToolResult } from "./outcome-result";
+import { ToolCatalog, type ToolDeclarer } from "./tool-catalog";
+import { Upstream } from "./upstream";
+import type { CodeUpstream, UpstreamSession } from "./upstream-connection";
+import { upstreamResultValue } from "./upstream-result";
+
+/** Options of {@link codeMcpServer}. */
+export interface CodeMcpServerOptions {
+  /** The MCP server to wrap: an instance, `{ server: () => McpServer }` or `{ url, headers? }`. */
+  upstream: CodeUpstream;
+  /** Runs the model's code (usually a `WorkerLoaderExecutor`). */
+  executor: Executor;
+  /** Writes each tool's TypeScript declaration. */
+  declare: ToolDeclarer;
+  /** Name and version of the code-mode server (default `code-mode`, `0.1.0`). */
+  name?: string;
+  version?: string;
+  /** Name of the wrapped server in the description (default: the upstream's own name). */
+  upstreamName?: string;
+  /** Extra guidance appended to the tool description. */
+  description?: string;
+  /** Maximum tool description length in characters (default 2,048). */
+  descriptionBudget?: number;
+  /** Executor limits for `code` runs. */
+  limits?: Partial<ExecutorLimits>;
+  /** Validate arguments against input schemas before calling the upstream (default true). */
+  validateInput?: boolean;
+  /** Freshness of a tool list from a per-run connection (default 5 minutes). */
+  toolsTtlMs?: number;
+}
+
+/**
+ * Creates a factory for `createMcpHandler` that builds the code-mode server per request. The
+ * upstream's tool list and (for an instance) its connection live in the factory's closure, so
+ * they are shared by every request the isolate serves.
+ * @param options - upstream, executor, declaration emitter and limits
+ */
+export function codeMcpServer(options: CodeMcpServerOptions): () => Promise<McpServer> {
+  const upstream = new Upstream(
+    options.upstream,
+    options.toolsTtlMs === undefined ? {} : { toolsTtlMs: options.toolsTtlMs },
+  );
+  const limits = resolveLimits(options.limits);
+  let cached:
+    | { version: number; tools: Tool[]; catalog: ToolCatalog; description: string }
+    | undefined;
+
+  const catalog = async () => {
+    const tools = await upstream.tools();
+    if (!cached || cached.tools !== tools || cached.version !== upstream.version) {
+      const built = new ToolCatalog(tools, options.declare);
+      const description = codeToolDescription({
+        catalog: built,
+        serverName: options.upstreamName ?? options.name ?? "the upstream server",
+        budget: options.descriptionBudget ?? 2_048,
+        maxResultBytes: limits.maxResultBytes,
+        ...(options.description === undefined ? {} : { extra: options.description }),
+      });
+      cached = { version: upstream.version, tools, catalog: built, description };
+    }
+    return cached;
+  };
+
+  return async () => {
+    const { catalog: tools, description } = await catalog();
+    const server = new McpServer(
+      { name: options.name ?? "code-mode", version: options.version ?? "0.1.0" },
+      { capabilities: { tools: {}, logging: {} } },
+    );
+    server.registerTool(
+      "code",
+      {
+        description,
+        inputSchema: z.object({
+          code: z
+            .string()
+            .describe("JavaScript (or TypeScript): an async arrow function using codemode.*"),
+        }),
+      },
+      async ({ code }, ctx) => runCode(code, ctx, tools, upstream, options, limits),
+    );
+    return server;
+  };
+}
+
+async function runCode(
+  code: string,
+  ctx: ServerContext,
+  catalog: ToolCatalog,
+  upstream: Upstream,
+  options: CodeMcpServerOptions,
+  limits: ExecutorLimits,
+): Promise<CallToolResult> {
+  let session: Promise<UpstreamSession> | undefined;
+  const connect = () => {
+    session ??= upstream.session().then((s) => {
+      if (!s.shared) forwardLogs(s, ctx);
+      return s;
+    });
+    return session;
+  };
+  const progressToken = ctx.mcpReq._meta?.progressToken;
+  const fns: Record<string, HostFunction> = {};
+  for (const entry of catalog.entries) {
+    fns[entry.identifier] = async ([input]) => {
+      if (options.validateInput !== false) {
+        const problems = catalog.validate(entry, input);
+        if (problems.length > 0)
+          throw new TypeError(
+            `codemode.${entry.identifier}() got invalid input: ${problems.join("; ")}. Check its declaration with codemode.${catalog.helperNames.describe}("${entry.identifier}").`,
+          );
+      }
+      const { client } = await connect();
+      const result = await client.callTool(
+        { name: entry.tool.name, arguments: (input ?? {}) as Record<string, unknown> },
+        {
+          signal: ctx.mcpReq.signal,
+          ...(progressToken === undefined
+            ? {}
+            : {
+                onprogress: (p) =>
+                  void ctx.mcpReq
+                    .notify({ method: "notifications/progress", params: { ...p, progressToken } })
+                    .catch(() => {}),
+              }),
+        },
+      );
+      return upstreamResultValue(entry.tool.name, result as CallToolResult);
+    };
+  }
+  fns[catalog.helperNames.search] = ([query, limit]) =>
+    catalog.search(String(query ?? ""), typeof limit === "number" ? limit : 8);
+  fns[catalog.helperNames.describe] = ([name]) => {
+    const entry = catalog.find(String(name ?? ""));
+    if (!entry)
+      throw new TypeError(
+        `No tool named "${String(name)}". Use codemode.${catalog.helperNames.search}("words") to find one.`,
+      );
+    return catalog.declaration(entry);
+  };
+  const namespaces: HostNamespaces = { codemode: fns };
+  try {
+    const outcome = await options.executor.execute({
+      code,
+      namespaces,
+      limits,
+      signal: ctx.mcpReq.signal,
+    });
+    return outcomeToToolResult(outcome);
+  } finally {
+    if (session) await session.then((s) => upstream.release(s)).catch(() => {});
+  }
+}
+
+/** Forwards the upstream's logging notifications of a per-run connection to the outer client. */
+function forwardLogs(session: UpstreamSession, ctx: ServerContext): void {
+  session.client.setNotificationHandler("notifications/message", (notification) => {
+    const { level, data, logger } = notification.params;
+    void ctx.mcpReq.log(level, data, logger).catch(() => {});
+  });
+}

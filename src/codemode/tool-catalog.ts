@@ -1,0 +1,157 @@
+/**
+ * The catalogue of upstream tools as code mode presents them: identifiers, TypeScript
+ * declarations (built lazily, once per tool list), input validators, and the discovery helpers
+ * `codemode.search(query)` / `codemode.describe(name)`.
+ */
+import { Validator, type Schema } from "@cfworker/json-schema";
+import type { Tool } from "@modelcontextprotocol/server";
+import { assignIdentifiers } from "./tool-names";
+
+/** Writes the TypeScript declaration of one tool as `identifier(input): Promise<Output>`. */
+export type ToolDeclarer = (tool: Tool, identifier: string) => string;
+
+/** One upstream tool as code mode sees it. */
+export interface CatalogEntry {
+  tool: Tool;
+  /** Property name under `codemode`. */
+  identifier: string;
+}
+
+/** A search hit returned to sandbox code. */
+export interface SearchHit {
+  name: string;
+  description: string;
+  declaration: string;
+}
+
+/** Helper functions every code-mode namespace offers besides the tools. */
+export const HELPERS = ["search", "describe"] as const;
+
+/** Tool catalogue for one tool list. */
+export class ToolCatalog {
+  readonly entries: CatalogEntry[];
+  readonly collisions: string[];
+  /** Identifiers under which the helpers are reachable (`search`/`describe`, or `$search` when a tool took the name). */
+  readonly helperNames: { search: string; describe: string };
+  private readonly byName = new Map<string, CatalogEntry>();
+  private readonly declarations = new Map<string, string>();
+  private readonly validators = new Map<string, Validator>();
+
+  /**
+   * @param tools - the upstream's tools
+   * @param declare - the declaration emitter
+   */
+  constructor(
+    tools: readonly Tool[],
+    private readonly declare: ToolDeclarer,
+  ) {
+    const naming = assignIdentifiers(tools.map((t) => t.name));
+    this.collisions = naming.collisions;
+    this.entries = tools.map((tool) => ({ tool, identifier: naming.identifiers.get(tool.name)! }));
+    for (const entry of this.entries) {
+      this.byName.set(entry.identifier, entry);
+      this.byName.set(entry.tool.name, entry);
+    }
+    const ids = new Set(this.entries.map((e) => e.identifier));
+    this.helperNames = {
+      search: ids.has("search") ? "$search" : "search",
+      describe: ids.has("describe") ? "$describe" : "describe",
+    };
+  }
+
+  /**
+   * Finds a tool by identifier or upstream name.
+   * @param name - `list_projects`, `codemode.list_projects` or the upstream name
+   */
+  find(name: string): CatalogEntry | undefined {
+    return this.byName.get(name.replace(/^codemode\./, ""));
+  }
+
+  /**
+   * The TypeScript declaration of one tool (memoized).
+   * @param entry - the tool
+   */
+  declaration(entry: CatalogEntry): string {
+    let text = this.declarations.get(entry.identifier);
+    if (text === undefined) {
+      text = this.declare(entry.tool, entry.identifier);
+      this.declarations.set(entry.identifier, text);
+    }
+    return text;
+  }
+
+  /** Every declaration inside `declare namespace codemode { … }`. */
+  namespaceDeclaration(): string {
+    const body = this.entries.map((e) => indent(this.declaration(e))).join("\n");
+    return `declare namespace codemode {\n${body}\n}`;
+  }
+
+  /**
+   * Checks `input` against the tool's input schema.
+   * @param entry - the tool
+   * @param input - the argument the code passed
+   * @returns problems as `path: message` lines (empty when valid)
+   */
+  validate(entry: CatalogEntry, input: unknown): string[] {
+    let validator = this.validators.get(entry.identifier);
+    if (!validator) {
+      validator = new Validator(entry.tool.inputSchema as Schema, "2020-12", false);
+      this.validators.set(entry.identifier, validator);
+    }
+    const result = validator.validate(input ?? {});
+    if (result.valid) return [];
+    // cfworker reports the failing keyword chain; the deepest entries say the most.
+    return result.errors
+      .filter((e) => e.keyword !== "properties" && e.keyword !== "items" && e.keyword !== "$ref")
+      .slice(0, 5)
+      .map((e) => `${e.instanceLocation.replace(/^#/, "input") || "input"}: ${e.error}`);
+  }
+
+  /**
+   * Ranks tools against a free-text query (name words weigh more than description words).
+   * @param query - words to look for
+   * @param limit - most hits returned
+   */
+  search(query: string, limit = 8): SearchHit[] {
+    const words = String(query)
+      .toLowerCase()
+      .split(/[^a-z0-9]+/)
+      .filter(Boolean);
+    const scored = this.entries.map((entry) => {
+      const name = entry.tool.name.toLowerCase();
+      const text = `${entry.tool.title ?? ""} ${entry.tool.description ?? ""}`.toLowerCase();
+      let score = 0;
+      for (const word of words) {
+        if (name === word) score += 10;
+        else if (name.includes(word)) score += 5;
+        if (text.includes(word)) score += 1;
+      }
+      return { entry, score };
+    });
+    return scored
+      .filter((s) => s.score > 0 || words.length === 0)
+      .sort((a, b) => b.score - a.score)
+      .slice(0, limit)
+      .map(({ entry }) => ({
+        name: `codemode.${entry.identifier}`,
+        description: firstSentence(entry.tool.description ?? entry.tool.title ?? ""),
+        declaration: this.declaration(entry),
+      }));
+  }
+}
+
+function indent(text: string): string {
+  return text
+    .split("\n")
+    .map((line) => (line ? `  ${line}` : line))
+    .join("\n");
+}
+
+/**
+ * First sentence of a description, at most 120 characters.
+ * @param text - a tool description
+ */
+export function firstSentence(text: string): string {
+  const sentence = text.trim().split(/(?<=[.!?])\s|\n/)[0] ?? "";
+  return sentence.length > 120 ? `${sentence.slice(0, 117)}…` : sentence;
+}

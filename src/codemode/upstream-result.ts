@@ -1,0 +1,51 @@
+/**
+ * How an upstream tool's result appears to sandbox code (documented in the `code` tool):
+ * - `isError: true` → an exception (`name` "UpstreamToolError", message = the result's text),
+ *   which the code can catch;
+ * - `structuredContent` present → that object;
+ * - text only → one text block is parsed as JSON when it is JSON, else the string; several text
+ *   blocks → an array of those values;
+ * - any image, audio, resource or resource link → the `content` array as is (blocks with their
+ *   `type`, base64 `data` and `mimeType`), so nothing is lost.
+ */
+import type { CallToolResult } from "@modelcontextprotocol/server";
+
+/** The error sandbox code sees for an upstream `isError` result. */
+export class UpstreamToolError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UpstreamToolError";
+  }
+}
+
+/**
+ * Converts an upstream tool result into the value sandbox code receives.
+ * @param toolName - the upstream tool (for the error message)
+ * @param result - the upstream's `tools/call` result
+ * @throws UpstreamToolError when the result has `isError`
+ */
+export function upstreamResultValue(toolName: string, result: CallToolResult): unknown {
+  const content = Array.isArray(result.content) ? result.content : [];
+  if (result.isError) {
+    const text = content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("\n");
+    throw new UpstreamToolError(
+      `${toolName} failed: ${text || "the tool reported an error without a message"}`,
+    );
+  }
+  if (result.structuredContent !== undefined) return result.structuredContent;
+  if (content.some((block) => block.type !== "text")) return content;
+  const values = content.map((block) =>
+    block.type === "text" ? parseMaybeJson(block.text) : block,
+  );
+  return values.length === 1 ? values[0] : values;
+}
+
+function parseMaybeJson(text: string): unknown {
+  const trimmed = text.trimStart();
+  if (!/^[[{"\d-]|^(true|false|null)\b/.test(trimmed)) return text;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,41 @@
+/**
+ * The conformance "everything" server: one fixture served through `createMcpHandler` at `/mcp`
+ * by `wrangler dev -c test/conformance/wrangler.jsonc`. Both conformance lanes (2025 suite on
+ * the stateless legacy lane, 2026-07-28 suite on the modern lane) hit this one endpoint.
+ */
+import { McpServer } from "@modelcontextprotocol/server";
+import { createMcpHandler, type McpServerFactoryContext } from "../../src/index";
+import { registerContentTools, registerPrompts, registerResources } from "./content-fixtures";
+import { registerInputTools } from "./input-fixtures";
+
+/** Test-only sealing key: the fixture has no secrets and runs in one local isolate. */
+const FIXTURE_STATE_KEY = "conformance-fixture-request-state-key-not-a-secret";
+
+function buildEverythingServer(ctx: McpServerFactoryContext): McpServer {
+  const server = new McpServer(
+    { name: "code-mode-mcp-conformance", version: "1.0.0" },
+    {
+      capabilities: {
+        tools: { listChanged: true },
+        resources: { subscribe: true, listChanged: true },
+        prompts: { listChanged: true },
+        logging: {},
+        completions: {},
+      },
+    },
+  );
+  registerContentTools(server);
+  registerResources(server);
+  registerPrompts(server);
+  registerInputTools(server, { codec: ctx.requestState!, notify: handler.notify });
+  return server;
+}
+
+const handler = createMcpHandler(buildEverythingServer, {
+  requestState: { key: FIXTURE_STATE_KEY },
+  onerror: (error) => console.error(`[conformance] ${error.message}`),
+});
+
+export default {
+  fetch: (request: Request, env: unknown, ctx: ExecutionContext) => handler(request, env, ctx),
+} satisfies ExportedHandler;

@@ -130,7 +130,7 @@ export class ToolCatalog {
     });
     return scored
       .filter((s) => s.score > 0 || words.length === 0)
-      .sort((a, b) => b.score - a.score)
+      .toSorted((a, b) => b.score - a.score)
       .slice(0, limit)
       .map(({ entry }) => ({
         name: `codemode.${entry.identifier}`,

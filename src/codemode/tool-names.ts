@@ -43,7 +43,7 @@ export function assignIdentifiers(
   const used = new Map<string, string>();
   const collisions: string[] = [];
   // Names that are already valid keep their identifier; converted names yield to them.
-  const ordered = [...names].sort(
+  const ordered = names.toSorted(
     (a, b) => Number(toIdentifier(a) !== a) - Number(toIdentifier(b) !== b),
   );
   for (const name of ordered) {

@@ -1,0 +1,290 @@
+/**
+ * JSON Schema (and OpenAPI 3.0/3.1 schema) → TypeScript type text. Policy, shared with the
+ * build-time json-schema-to-typescript step:
+ * - `$ref`s become named types (declared once, on first use), so recursion is just a name;
+ * - objects list their properties (`?` unless required) with descriptions as doc comments; an
+ *   index signature `[k: string]: T` only when `additionalProperties` is set (or when an object
+ *   declares nothing at all);
+ * - `enum`/`const` → literal unions, `oneOf`/`anyOf` → unions, `allOf` → intersections,
+ *   `nullable` (3.0) and type arrays (3.1) → `| null`, `prefixItems`/array `items` → tuples;
+ * - `title`, formats and numeric limits are not emitted (they stay in the spec).
+ * Output depends only on the input: no clocks, no hash ordering.
+ */
+import { docComment } from "./doc-comment";
+import { NameAllocator, propertyKey } from "./type-name";
+
+/** A resolved `$ref`: the target schema and the name its type should get. */
+export interface ResolvedRef {
+  schema: unknown;
+  /** The preferred name (made unique with a number), or the final name when `fixed`. */
+  name: string;
+  /** The name is already unique (e.g. pre-assigned component names): use it as is. */
+  fixed?: boolean;
+}
+
+/** Options of {@link SchemaEmitter}. */
+export interface SchemaEmitterOptions {
+  /** Resolves a `$ref` of the schemas this emitter sees; `undefined` types it `unknown`. */
+  resolve: (ref: string) => ResolvedRef | undefined;
+  /** Claims unique names; share one between emitters that write into one text. */
+  names: NameAllocator;
+  /** Where declarations go, in order of first use; share it between emitters of one text. */
+  out?: string[];
+}
+
+type Schema = Record<string, unknown>;
+const SIMPLE = new Set(["string", "number", "boolean", "null", "unknown", "never"]);
+
+/** Emits types for the schemas of one document (one `$ref` namespace). */
+export class SchemaEmitter {
+  /** Declarations written so far (shared when passed in the options). */
+  readonly out: string[];
+  readonly #options: SchemaEmitterOptions;
+  readonly #refNames = new Map<string, string>();
+
+  /** @param options - see {@link SchemaEmitterOptions} */
+  constructor(options: SchemaEmitterOptions) {
+    this.#options = options;
+    this.out = options.out ?? [];
+  }
+
+  /**
+   * Makes a ref name an existing type, e.g. `#` → the tool's input type, so self-references
+   * resolve to it instead of declaring a copy.
+   * @param ref - the `$ref` string
+   * @param name - the type name it denotes
+   */
+  alias(ref: string, name: string): void {
+    this.#refNames.set(ref, name);
+  }
+
+  /**
+   * Declares a named type for a schema: `interface` for plain objects, `type` otherwise.
+   * @param name - the (unique) type name
+   * @param schema - the schema
+   * @param doc - comment text; defaults to the schema's description
+   * @returns the name
+   */
+  declare(name: string, schema: unknown, doc?: string): string {
+    const slot = this.out.length;
+    this.out.push("");
+    const s = isSchema(schema) ? schema : {};
+    const tags = s.deprecated === true ? ["@deprecated"] : [];
+    const comment = docComment(doc ?? text(s.description), "", tags);
+    this.out[slot] = isInterfaceShape(s)
+      ? `${comment}interface ${name} ${this.#objectType(s, "")}\n`
+      : `${comment}type ${name} = ${this.typeOf(schema, "")};\n`;
+    return name;
+  }
+
+  /**
+   * The type of a schema as a TypeScript type expression (multi-line for objects).
+   * @param schema - a JSON Schema or OpenAPI schema
+   * @param indent - indentation of the line the type starts on
+   */
+  typeOf(schema: unknown, indent = "", inherited?: readonly string[]): string {
+    if (schema === false) return "never";
+    if (!isSchema(schema)) return "unknown";
+    if (typeof schema.$ref === "string")
+      return withNull(this.refType(schema.$ref), schema.nullable === true);
+    if (typeof schema.tsType === "string") return schema.tsType;
+    // A `required` list beside allOf applies to properties its inline branches declare (the
+    // Cloudflare DNS records: `required: ["type", "name", "content"]` over `allOf: [{properties}]`).
+    const s = inherited?.length
+      ? { ...schema, required: [...asStrings(schema.required), ...inherited] }
+      : schema;
+    const members: string[] = [];
+    const base = this.#baseType(s, indent);
+    const combined = Array.isArray(s.allOf) || Array.isArray(s.anyOf) || Array.isArray(s.oneOf);
+    if (base !== undefined && !(combined && base === EMPTY_OBJECT)) members.push(base);
+    const pass = asStrings(s.required);
+    if (Array.isArray(s.allOf))
+      for (const part of s.allOf) members.push(this.typeOf(part, indent, pass));
+    for (const key of ["anyOf", "oneOf"] as const) {
+      const list = s[key];
+      if (!Array.isArray(list) || list.length === 0) continue;
+      const alternatives = union(list.map((x) => this.typeOf(x, indent)));
+      // `type: number` beside `anyOf: [number, 1]`: the alternatives already say it all.
+      if (base !== undefined && SIMPLE.has(base) && isLiteralUnion(alternatives))
+        members.splice(members.indexOf(base), 1);
+      members.push(alternatives);
+    }
+    const distinct = [...new Set(members)].filter((m) => m !== "unknown" || members.length === 1);
+    const type =
+      distinct.length === 0
+        ? "unknown"
+        : distinct.map((m) => (distinct.length > 1 ? paren(m, "&") : m)).join(" & ");
+    return withNull(type, s.nullable === true);
+  }
+
+  /**
+   * The name of the type a `$ref` denotes, declaring it on first use.
+   * @param ref - the `$ref` string
+   */
+  refType(ref: string): string {
+    const known = this.#refNames.get(ref);
+    if (known) return known;
+    const target = this.#options.resolve(ref);
+    if (!target) return "unknown";
+    const name = target.fixed ? target.name : this.#options.names.claim(target.name);
+    this.#refNames.set(ref, name);
+    return this.declare(name, target.schema);
+  }
+
+  #baseType(s: Schema, indent: string): string | undefined {
+    if (s.const !== undefined) return literal(s.const);
+    if (Array.isArray(s.enum)) return union(s.enum.map(literal));
+    if (Array.isArray(s.type))
+      return union((s.type as unknown[]).map((t) => this.#forType(String(t), s, indent)));
+    if (typeof s.type === "string") return this.#forType(s.type, s, indent);
+    if (s.properties || s.additionalProperties !== undefined || s.patternProperties)
+      return this.#objectType(s, indent);
+    if (s.items !== undefined || s.prefixItems !== undefined) return this.#arrayType(s, indent);
+    return undefined;
+  }
+
+  #forType(type: string, s: Schema, indent: string): string {
+    switch (type) {
+      case "string":
+      case "boolean":
+      case "null":
+        return type;
+      case "integer":
+      case "number":
+        return "number";
+      case "object":
+        return this.#objectType(s, indent);
+      case "array":
+        return this.#arrayType(s, indent);
+      case "file":
+        return "string";
+      default:
+        return "unknown";
+    }
+  }
+
+  #objectType(s: Schema, indent: string): string {
+    const props = isSchema(s.properties) ? s.properties : {};
+    const required = new Set(Array.isArray(s.required) ? (s.required as string[]) : []);
+    const inner = indent + "  ";
+    const lines: string[] = [];
+    for (const key of Object.keys(props)) {
+      const prop = props[key];
+      const p = isSchema(prop) ? prop : {};
+      const tags = p.deprecated === true ? ["@deprecated"] : [];
+      const comment =
+        typeof p.$ref === "string" && p.description === undefined
+          ? ""
+          : docComment(text(p.description), inner, tags);
+      const optional = required.has(key) ? "" : "?";
+      lines.push(
+        `${comment}${inner}${propertyKey(key)}${optional}: ${this.typeOf(prop, inner)};\n`,
+      );
+    }
+    const extra = s.additionalProperties;
+    const patterns = isSchema(s.patternProperties) ? Object.values(s.patternProperties) : [];
+    let index: string | undefined;
+    if (extra === true || (lines.length === 0 && extra === undefined && patterns.length === 0))
+      index = "unknown";
+    else if (isSchema(extra) || patterns.length > 0) {
+      // A typed index signature must admit every declared property's type; with declared
+      // properties it would often not compile, so it widens to unknown.
+      const types = [...(isSchema(extra) ? [extra] : []), ...patterns].map((x) =>
+        this.typeOf(x, inner),
+      );
+      index = lines.length > 0 ? "unknown" : union(types);
+    }
+    if (lines.length === 0 && index === "unknown") return EMPTY_OBJECT;
+    if (index !== undefined) lines.push(`${inner}[k: string]: ${index};\n`);
+    if (lines.length === 0) return "{}";
+    return `{\n${lines.join("")}${indent}}`;
+  }
+
+  #arrayType(s: Schema, indent: string): string {
+    const tuple = Array.isArray(s.prefixItems)
+      ? s.prefixItems
+      : Array.isArray(s.items)
+        ? s.items
+        : undefined;
+    if (!tuple)
+      return s.items === undefined ? "unknown[]" : `${paren(this.typeOf(s.items, indent), "[]")}[]`;
+    const rest = Array.isArray(s.prefixItems) ? s.items : s.additionalItems;
+    const items = tuple.map((t) => this.typeOf(t, indent));
+    if (rest !== undefined && rest !== false)
+      items.push(`...${paren(this.typeOf(rest, indent), "[]")}[]`);
+    return `[${items.join(", ")}]`;
+  }
+}
+
+/** An object that declares nothing: any keys, any values. */
+const EMPTY_OBJECT = "{ [k: string]: unknown }";
+
+function asStrings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
+}
+
+/** Whether a union consists of keywords and literals only (no object types or names). */
+function isLiteralUnion(type: string): boolean {
+  return type
+    .split(" | ")
+    .every((t) => SIMPLE.has(t) || /^("([^"\\]|\\.)*"|-?\d[\d.e+-]*|true|false)$/.test(t));
+}
+
+function isSchema(value: unknown): value is Schema {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+function isInterfaceShape(s: Schema): boolean {
+  if (s.$ref !== undefined || s.allOf || s.anyOf || s.oneOf || s.enum || s.const !== undefined)
+    return false;
+  if (s.nullable === true || Array.isArray(s.type) || typeof s.tsType === "string") return false;
+  return s.type === "object" || (s.type === undefined && isSchema(s.properties));
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === "string" ? value : undefined;
+}
+
+function literal(value: unknown): string {
+  if (value === null) return "null";
+  if (typeof value === "string") return JSON.stringify(value);
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  return "unknown";
+}
+
+function union(types: string[]): string {
+  const distinct = [...new Set(types)];
+  if (distinct.includes("unknown")) return "unknown";
+  return distinct.length === 0
+    ? "never"
+    : distinct.map((t) => (distinct.length > 1 ? paren(t, "|") : t)).join(" | ");
+}
+
+function withNull(type: string, nullable: boolean): string {
+  if (!nullable || type === "unknown" || / \| null$|^null$/.test(type)) return type;
+  return `${paren(type, "|")} | null`;
+}
+
+/**
+ * Parenthesizes a type when it has a top-level operator binding looser than the context:
+ * inside `|` an intersection is fine; inside `&` a union needs parens; before `[]` both do.
+ */
+function paren(type: string, context: "|" | "&" | "[]"): string {
+  if (SIMPLE.has(type)) return type;
+  let depth = 0;
+  let quote = "";
+  for (let i = 0; i < type.length; i++) {
+    const c = type[i]!;
+    if (quote) {
+      if (c === "\\") i++;
+      else if (c === quote) quote = "";
+      continue;
+    }
+    if (c === '"' || c === "`") quote = c;
+    else if ("{[(<".includes(c)) depth++;
+    else if ("}])>".includes(c)) depth--;
+    else if (depth === 0 && c === "|" && context !== "|") return `(${type})`;
+    else if (depth === 0 && c === "&" && context === "[]") return `(${type})`;
+  }
+  return type;
+}

@@ -1,0 +1,155 @@
+/**
+ * MCP tools → TypeScript declarations for the `code` tool: one method per upstream tool on a
+ * `codemode` object, `name(input: NameInput): Promise<NameOutput>`, with the tool's description
+ * as the doc comment and the output typed from `outputSchema` (`unknown` without one). Local
+ * `$defs`/`definitions` become named types; `$ref: "#"` is the input type itself.
+ */
+import { getAtPointer, parsePointer } from "../openapi/json-pointer";
+import { docComment } from "./doc-comment";
+import { SchemaEmitter, type ResolvedRef } from "./schema-emitter";
+import { NameAllocator, toIdentifier, toTypeName } from "./type-name";
+
+/** The parts of an MCP tool definition the emitter reads. */
+export interface ToolLike {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema?: unknown;
+  outputSchema?: unknown;
+}
+
+/** The declaration of one tool. */
+export interface ToolDeclaration {
+  /** The upstream tool name. */
+  name: string;
+  /** The method name in `codemode.<identifier>(…)`. */
+  identifier: string;
+  /** Names of the types this tool declares (input, output, local definitions). */
+  types: string[];
+  /** The method signature with its doc comment, indented for a `codemode` object literal type. */
+  signature: string;
+  /** Complete, valid TypeScript for this tool alone: its types plus `declare const codemode`. */
+  text: string;
+}
+
+/** Two tools whose names map to the same identifier; the later one got a numbered identifier. */
+export interface NameCollision {
+  tool: string;
+  identifier: string;
+  conflictsWith: string;
+}
+
+/** Declarations for a tool set. */
+export interface ToolDeclarations {
+  /** Every type, then `declare const codemode: { … }` with one method per tool. */
+  text: string;
+  tools: ToolDeclaration[];
+  collisions: NameCollision[];
+}
+
+/** Options of {@link toolDeclarations}. */
+export interface ToolDeclarationsOptions {
+  /** Name of the object the methods live on (default `codemode`). */
+  namespace?: string;
+}
+
+/**
+ * Emits declarations for a list of tools, in the order given (deterministic for a given list).
+ * @param tools - MCP tool definitions
+ * @param options - see {@link ToolDeclarationsOptions}
+ */
+export function toolDeclarations(
+  tools: readonly ToolLike[],
+  options: ToolDeclarationsOptions = {},
+): ToolDeclarations {
+  const namespace = options.namespace ?? "codemode";
+  const names = new NameAllocator();
+  const identifiers = new Map<string, string>();
+  const collisions: NameCollision[] = [];
+  const out: ToolDeclaration[] = [];
+  for (const tool of tools) {
+    let identifier = toIdentifier(tool.name);
+    if (identifiers.has(identifier)) {
+      const base = identifier;
+      let n = 2;
+      while (identifiers.has(`${base}_${n}`)) n++;
+      identifier = `${base}_${n}`;
+      collisions.push({ tool: tool.name, identifier, conflictsWith: identifiers.get(base)! });
+    }
+    identifiers.set(identifier, tool.name);
+    out.push(declareTool(tool, identifier, names, namespace));
+  }
+  const types = out
+    .map((t) => t.text.slice(0, t.text.indexOf(`declare const ${namespace}`)))
+    .join("");
+  const text = `${types}declare const ${namespace}: {\n${out.map((t) => t.signature).join("")}};\n`;
+  return { text, tools: out, collisions };
+}
+
+function declareTool(
+  tool: ToolLike,
+  identifier: string,
+  names: NameAllocator,
+  namespace: string,
+): ToolDeclaration {
+  const base = toTypeName(tool.name);
+  const decls: string[] = [];
+  const input = names.claim(`${base}Input`);
+  const output = tool.outputSchema === undefined ? undefined : names.claim(`${base}Output`);
+  const inputEmitter = emitterFor(tool.inputSchema, names, decls, input);
+  inputEmitter.declare(input, tool.inputSchema ?? { type: "object" }, "");
+  if (output)
+    emitterFor(tool.outputSchema, names, decls, output).declare(output, tool.outputSchema, "");
+  const optional = !hasRequired(tool.inputSchema);
+  const doc = [
+    tool.title && tool.title !== tool.description ? tool.title : "",
+    tool.description ?? "",
+  ]
+    .filter(Boolean)
+    .join("\n\n");
+  const signature = `${docComment(doc, "  ")}  ${identifier}(input${optional ? "?" : ""}: ${input}): Promise<${output ?? "unknown"}>;\n`;
+  const types = decls.join("\n");
+  return {
+    name: tool.name,
+    identifier,
+    types: decls.map((d) => /(?:interface|type) (\w+)/.exec(d)?.[1] ?? "").filter(Boolean),
+    signature,
+    text: `${types}\ndeclare const ${namespace}: {\n${signature}};\n`,
+  };
+}
+
+/** An emitter for one schema document: local refs resolve against its root, `#` is the root type. */
+function emitterFor(
+  root: unknown,
+  names: NameAllocator,
+  out: string[],
+  rootName: string,
+): SchemaEmitter {
+  const emitter = new SchemaEmitter({
+    names,
+    out,
+    resolve: (ref): ResolvedRef | undefined => {
+      const tokens = parsePointer(ref);
+      if (!tokens || tokens.length === 0) return undefined;
+      const schema = getAtPointer(root, ref);
+      if (schema === undefined) return undefined;
+      const title = (schema as { title?: unknown }).title;
+      const last =
+        tokens.length === 2 && (tokens[0] === "$defs" || tokens[0] === "definitions")
+          ? tokens[1]!
+          : tokens.join("_");
+      return {
+        schema,
+        name: toTypeName(typeof title === "string" && tokens.length > 2 ? title : last),
+      };
+    },
+  });
+  emitter.alias("#", rootName);
+  return emitter;
+}
+
+function hasRequired(schema: unknown): boolean {
+  if (!schema || typeof schema !== "object") return false;
+  const required = (schema as { required?: unknown }).required;
+  return Array.isArray(required) && required.length > 0;
+}

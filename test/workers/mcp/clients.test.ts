@@ -151,6 +151,13 @@ describe("SDK v1 server (deprecated)", () => {
     server.registerTool("shout", { inputSchema: { text: z.string() } }, async ({ text }) => ({
       content: [{ type: "text", text: text.toUpperCase() }],
     }));
+    server.registerTool("ask", {}, async () => {
+      const answer = await server.server.elicitInput({
+        message: "Name?",
+        requestedSchema: { type: "object", properties: { name: { type: "string" } } },
+      });
+      return { content: [{ type: "text", text: JSON.stringify(answer) }] };
+    });
     return server;
   }
 
@@ -167,6 +174,15 @@ describe("SDK v1 server (deprecated)", () => {
     );
     expect(deprecations).toHaveLength(1);
     warn.mockRestore();
+  });
+
+  it("fails its server-to-client requests at once on the stateless lane", async () => {
+    const handler = createMcpHandler(v1Server);
+    const client = await legacyClient(handler);
+    const result = await client.callTool({ name: "ask", arguments: {} });
+    expect(result.isError).toBe(true);
+    expect(firstText(result)).toContain("inputRequired(");
+    await client.close();
   });
 
   it("answers 2026-07-28 requests with -32022 so an SDK v2 client falls back to 2025", async () => {

@@ -6,7 +6,6 @@
  */
 import {
   CLIENT_CAPABILITIES_META_KEY,
-  fromJsonSchema,
   type InputRequest,
   McpServer,
   type ServerContext,
@@ -27,8 +26,6 @@ const form = (properties: Record<string, unknown>, required: string[] = Object.k
 export interface InputFixtureDeps {
   /** The handler's sealing codec (mint with the handler context). */
   codec: RequestStateCodec;
-  /** Publishes change events to open listen streams. */
-  notify: { toolsChanged(): void; promptsChanged(): void };
 }
 
 /** Registers every tool and prompt that returns `input_required`. */
@@ -297,63 +294,5 @@ export function registerInputTools(server: McpServer, deps: InputFixtureDeps): v
         },
       });
     },
-  );
-
-  // server-stateless probes.
-  server.registerTool("test_missing_capability", { description: "Needs sampling" }, async (ctx) => {
-    if (inputResponse(ctx.mcpReq.inputResponses, "sample").kind === "sampling")
-      return text("Sampled.");
-    return inputRequired({
-      inputRequests: {
-        sample: inputRequired.createMessage({
-          messages: [{ role: "user", content: { type: "text", text: "Ping." } }],
-          maxTokens: 10,
-        }),
-      },
-    });
-  });
-  server.registerTool(
-    "test_streaming_elicitation",
-    { description: "Elicits by result, never by push" },
-    async (ctx) => {
-      if (acceptedContent(ctx.mcpReq.inputResponses, "answer") !== undefined)
-        return text("Answered.");
-      return inputRequired({
-        inputRequests: {
-          answer: inputRequired.elicit({
-            message: "Answer?",
-            requestedSchema: form({ answer: { type: "string" } }),
-          }),
-        },
-      });
-    },
-  );
-  server.registerTool(
-    "test_trigger_tool_change",
-    { description: "Publishes tools/list_changed" },
-    async () => {
-      deps.notify.toolsChanged();
-      return text("Tool list change published.");
-    },
-  );
-  server.registerTool(
-    "test_trigger_prompt_change",
-    { description: "Publishes prompts/list_changed" },
-    async () => {
-      deps.notify.promptsChanged();
-      return text("Prompt list change published.");
-    },
-  );
-  server.registerTool(
-    "test_custom_header_tool",
-    {
-      description: "Declares an x-mcp-header parameter",
-      inputSchema: fromJsonSchema<{ message: string }>({
-        type: "object",
-        properties: { message: { type: "string", "x-mcp-header": "Message" } },
-        required: ["message"],
-      } as never),
-    },
-    async ({ message }) => text(`Message: ${message}`),
   );
 }

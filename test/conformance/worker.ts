@@ -7,6 +7,7 @@ import { McpServer } from "@modelcontextprotocol/server";
 import { createMcpHandler, type McpServerFactoryContext } from "../../src/index";
 import { registerContentTools, registerPrompts, registerResources } from "./content-fixtures";
 import { registerInputTools } from "./input-fixtures";
+import { registerStatelessProbes } from "./stateless-fixtures";
 
 /** Test-only sealing key: the fixture has no secrets and runs in one local isolate. */
 const FIXTURE_STATE_KEY = "conformance-fixture-request-state-key-not-a-secret";
@@ -27,7 +28,8 @@ function buildEverythingServer(ctx: McpServerFactoryContext): McpServer {
   registerContentTools(server);
   registerResources(server);
   registerPrompts(server);
-  registerInputTools(server, { codec: ctx.requestState!, notify: handler.notify });
+  registerInputTools(server, { codec: ctx.requestState! });
+  registerStatelessProbes(server, handler.notify);
   return server;
 }
 

@@ -21,6 +21,14 @@ export default defineConfig({
           testTimeout: 60_000,
         },
       },
+      {
+        plugins: [cloudflareTest({ wrangler: { configPath: "./test/agent/wrangler.jsonc" } })],
+        test: {
+          name: "agent",
+          include: ["test/agent/**/*.test.ts"],
+          testTimeout: 60_000,
+        },
+      },
     ],
   },
 });

@@ -45,3 +45,26 @@ export {
   type InputResponseView,
   type RequestStateCodec,
 } from "./mcp/elicitation";
+
+// Stateful MCP (McpAgent, event store, legacy handler): 2025-era sessions in Durable Objects, resumable streams, push elicitation.
+export { McpAgent, type McpAgentHooks } from "./mcp/agent/mcp-agent";
+export type { McpAgentServeOptions, McpAgentHandler } from "./mcp/agent/serve-agent";
+export type {
+  ElicitationAnswer,
+  ElicitOptions,
+  FormElicitation,
+  UrlElicitation,
+} from "./mcp/agent/push-elicitation";
+export type { SqlValue } from "./mcp/agent/sql-template";
+export {
+  DurableObjectEventStore,
+  type DurableObjectEventStoreOptions,
+  type EventStorage,
+} from "./mcp/event-store";
+export {
+  WorkerTransport,
+  DEFAULT_KEEP_ALIVE_MS,
+  type SessionRecord,
+  type SessionStorage,
+  type WorkerTransportOptions,
+} from "./mcp/legacy/worker-transport";

@@ -1,0 +1,238 @@
+/**
+ * `McpAgent`: a stateful MCP server backed by a Durable Object. Every 2025-era client session
+ * gets its own object with persistent state and its own SQLite database; the SDK's sessionful
+ * Streamable HTTP transport runs inside the object, with a Durable Object event store for
+ * `Last-Event-ID` replay.
+ *
+ * ## Storage keys (synchronous KV of the SQLite-backed object)
+ *
+ * - `mcp:session` → `{ sessionId, initialize }`, written at `initialize`, read after a wake-up
+ *   to restore the session (id, client capabilities and identity).
+ * - `mcp:state` → the last `setState` value. `mcp:props` → the latest OAuth props.
+ * - `mcp:event:*` → the event log (see `DurableObjectEventStore`).
+ * - Your own tables through `sql`.
+ *
+ * Lifecycle: the object lives as long as its session; `DELETE` deletes all of its storage.
+ */
+import { DurableObject } from "cloudflare:workers";
+import {
+  authContextFrom,
+  authInfoFromOAuthProps,
+  runWithAuthContext,
+  withAuthContextBody,
+} from "../auth-context";
+import { DurableObjectEventStore } from "../event-store";
+import { WorkerTransport } from "../legacy/worker-transport";
+import type { AnyMcpServer } from "../server-product";
+import {
+  pushElicitation,
+  type ElicitationAnswer,
+  type ElicitOptions,
+  type FormElicitation,
+  type UrlElicitation,
+} from "./push-elicitation";
+import {
+  serveMcpAgent,
+  type AgentRequestInit,
+  type McpAgentHandler,
+  type McpAgentServeOptions,
+} from "./serve-agent";
+import { runSqlTemplate, type SqlValue } from "./sql-template";
+
+const SESSION_KEY = "mcp:session";
+const STATE_KEY = "mcp:state";
+const PROPS_KEY = "mcp:props";
+
+/**
+ * Optional members a subclass may define. They are not declared on `McpAgent` itself, so
+ * subclasses written as in the published examples compile under `noImplicitOverride`.
+ */
+export interface McpAgentHooks<State> {
+  /** State at the first start of an instance, before any `setState`. */
+  initialState?: State;
+  /** Called after each `setState`. */
+  onStateChanged?(state: State, source: "server"): void;
+  /** The older name of `onStateChanged`; both are called. */
+  onStateUpdate?(state: State, source: "server"): void;
+}
+
+/**
+ * Base class of a stateful MCP server. Subclass it, create `server` (an SDK v1 or v2
+ * `McpServer`), register tools in `init()`, optionally define `initialState`, `onStateChanged`
+ * (or the older `onStateUpdate`; see {@link McpAgentHooks}), bind the class as a SQLite-backed Durable Object
+ * and serve it with `MyMCP.serve("/mcp", { binding: "MyMCP" })`.
+ *
+ * ```ts
+ * export class MyMCP extends McpAgent<Env, { counter: number }> {
+ *   server = new McpServer({ name: "Demo", version: "1.0.0" });
+ *   initialState = { counter: 1 };
+ *   async init() {
+ *     this.server.tool("add", { a: z.number() }, async ({ a }) => {
+ *       this.setState({ counter: this.state.counter + a });
+ *       return { content: [{ type: "text", text: `Added ${a}, total is now ${this.state.counter}` }] };
+ *     });
+ *   }
+ * }
+ * ```
+ *
+ * Security defaults: one object per session (state never crosses sessions); Origin/Host
+ * guards and CORS as in `createMcpHandler`; OAuth props reach the object over RPC, are kept
+ * current on every request, and become `authInfo` / `getMcpAuthContext()` in handlers.
+ *
+ * Does not do: 2026-07-28 requests (use `createMcpHandler`), WebSocket callbacks
+ * (`onMessage`, `onError`, `onClose`, `onConnect`) or scheduling (`schedule`).
+ */
+export abstract class McpAgent<
+  Env = Cloudflare.Env,
+  State = unknown,
+  Props extends Record<string, unknown> = Record<string, unknown>,
+> extends DurableObject<Env> {
+  /** The server tools are registered on (SDK v1 or v2 `McpServer` / `Server`). */
+  abstract server: AnyMcpServer;
+  /** User identity and tokens from OAuth (`ctx.props` of the latest request that had them). */
+  props: Props | undefined;
+  /** Interval of `: keepalive` comments on open SSE streams (ms). */
+  keepAliveMs = 25_000;
+  /** How long `elicitInput` waits for an answer by default (ms). */
+  elicitationTimeoutMs = 300_000;
+  /** Optional `retry:` hint (ms) sent to clients with the first event of a resumable stream. */
+  retryIntervalMs: number | undefined = undefined;
+
+  #state: { value: State } | undefined;
+  #session: Promise<WorkerTransport> | undefined;
+  #ended = false;
+
+  /** Registers tools, resources and prompts on `server`. Runs once per instance, before the first request. */
+  abstract init(): Promise<void>;
+
+  /** The current persisted state (`initialState` until the first `setState`). */
+  get state(): State {
+    const initial = (this as McpAgentHooks<State>).initialState as State;
+    this.#state ??= { value: this.ctx.storage.kv.get<State>(STATE_KEY) ?? initial };
+    return this.#state.value;
+  }
+
+  /**
+   * Replaces and persists the state, then calls `onStateChanged` (and `onStateUpdate`).
+   *
+   * @param state - the new state (structured-cloneable)
+   */
+  setState(state: State): void {
+    this.ctx.storage.kv.put(STATE_KEY, state);
+    this.#state = { value: state };
+    const hooks = this as McpAgentHooks<State>;
+    hooks.onStateChanged?.(state, "server");
+    hooks.onStateUpdate?.(state, "server");
+  }
+
+  /**
+   * Runs one SQL statement against this instance's SQLite database; interpolations are bound
+   * parameters.
+   *
+   * @param strings - template parts
+   * @param values - bound values
+   * @returns the result rows
+   */
+  sql<T = Record<string, SqlValue>>(strings: TemplateStringsArray, ...values: SqlValue[]): T[] {
+    return runSqlTemplate<T>(this.ctx.storage.sql, strings, values);
+  }
+
+  /**
+   * Asks the client for input in the middle of a tool call (see `pushElicitation`):
+   * `await this.elicitInput({ message, requestedSchema }, { relatedRequestId: extra.requestId })`.
+   *
+   * @param params - a form (`mode` may be omitted) or URL request
+   * @param options - `relatedRequestId` of the tool call, optional `timeout` in ms
+   * @returns `{ action: "accept" | "decline" | "cancel", content? }`
+   * @throws CodeModeError when the client did not declare the mode, or on timeout
+   */
+  elicitInput(
+    params: FormElicitation | UrlElicitation,
+    options: ElicitOptions = {},
+  ): Promise<ElicitationAnswer> {
+    return pushElicitation(this.server, params, {
+      ...options,
+      timeout: options.timeout ?? this.elicitationTimeoutMs,
+    });
+  }
+
+  /**
+   * Builds the Worker fetch handler routing `path` to this agent class.
+   *
+   * @param path - exact pathname, e.g. `/mcp`
+   * @param options - `binding` (default `"MCP_OBJECT"`), `jurisdiction`, `corsOptions`, guards
+   * @returns an `ExportedHandler`-shaped `{ fetch }`
+   */
+  static serve(path: string, options: McpAgentServeOptions = {}): McpAgentHandler {
+    return serveMcpAgent(path, options);
+  }
+
+  /**
+   * RPC entry used by `serve`: serves one request of this object's session. Not for direct use.
+   *
+   * @param request - the client's request
+   * @param init - OAuth props from the router
+   * @returns the response
+   */
+  async serveMcp(request: Request, init: AgentRequestInit = {}): Promise<Response> {
+    const kv = this.ctx.storage.kv;
+    const known = kv.get(SESSION_KEY) !== undefined;
+    if (this.#ended || (request.headers.has("mcp-session-id") && !known)) {
+      return Response.json(
+        { jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null },
+        { status: 404 },
+      );
+    }
+    this.#updateProps(init.props);
+    const transport = await this.#start();
+    const authInfo = authInfoFromOAuthProps(request, this.props);
+    const context = authContextFrom(authInfo);
+    const response = await runWithAuthContext(context, () =>
+      transport.handleRequest(request, authInfo === undefined ? {} : { authInfo }),
+    );
+    if (request.method.toUpperCase() === "DELETE" && response.ok) await this.#endSession();
+    return withAuthContextBody(response, context);
+  }
+
+  #updateProps(props: Record<string, unknown> | undefined): void {
+    const kv = this.ctx.storage.kv;
+    if (props === undefined) {
+      this.props ??= kv.get<Props>(PROPS_KEY);
+      return;
+    }
+    // A newer token may carry new props: the latest request always wins.
+    this.props = props as Props;
+    kv.put(PROPS_KEY, props);
+  }
+
+  #start(): Promise<WorkerTransport> {
+    this.#session ??= (async () => {
+      await this.init();
+      const kv = this.ctx.storage.kv;
+      const transport = new WorkerTransport(this.server, {
+        sessionIdGenerator: () => this.ctx.id.toString(),
+        eventStore: new DurableObjectEventStore(this.ctx.storage),
+        storage: {
+          get: () => kv.get(SESSION_KEY),
+          set: (record) => kv.put(SESSION_KEY, record),
+        },
+        keepAliveMs: this.keepAliveMs,
+        ...(this.retryIntervalMs !== undefined && { retryInterval: this.retryIntervalMs }),
+      });
+      await transport.start();
+      return transport;
+    })();
+    this.#session.catch(() => {
+      // A failed start (say init() threw) is retried by the next request.
+      this.#session = undefined;
+    });
+    return this.#session;
+  }
+
+  async #endSession(): Promise<void> {
+    this.#ended = true;
+    this.#state = undefined;
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
+  }
+}

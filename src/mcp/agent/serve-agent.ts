@@ -1,0 +1,148 @@
+/**
+ * The Worker side of `McpAgent.serve(path, options)`: route 2025-era Streamable HTTP requests
+ * to one Durable Object per session. `initialize` (without a session id) creates the session
+ * and its object; every later request names it with `Mcp-Session-Id`.
+ */
+import { preflightResponse, withCors, type CorsOptions } from "../cors";
+import { guardRequest, type GuardOptions } from "../guards";
+
+/** Options of `McpAgent.serve`. */
+export interface McpAgentServeOptions {
+  /** The Durable Object binding of the agent class in `wrangler.jsonc`. Default `"MCP_OBJECT"`. */
+  binding?: string;
+  /** Pin every session's object (session data, state, SQL) to this jurisdiction. */
+  jurisdiction?: "eu" | "fedramp";
+  /** CORS header overrides (see `DEFAULT_CORS_OPTIONS`). A concrete `origin` joins the Origin allowlist. */
+  corsOptions?: CorsOptions;
+  /** Accepted `Host` hostnames; see `GuardOptions.allowedHostnames`. */
+  allowedHostnames?: string[];
+  /** Accepted browser `Origin` hostnames, or `"*"` behind trusted Origin-checking middleware. */
+  allowedOriginHostnames?: string[] | "*";
+}
+
+/** What `serve` hands a session's object for each request. */
+export interface AgentRequestInit {
+  /** `ctx.props` from the auth layer in front (e.g. `@cloudflare/workers-oauth-provider`). */
+  props?: Record<string, unknown>;
+}
+
+/** The RPC face of an agent object used by the router. */
+interface AgentStub {
+  serveMcp(request: Request, init: AgentRequestInit): Promise<Response>;
+}
+
+/** The Worker fetch handler `serve` returns (an `ExportedHandler`, usable as an OAuth provider `apiHandlers` entry). */
+export interface McpAgentHandler {
+  fetch(request: Request, env: unknown, ctx: ExecutionContext): Promise<Response>;
+}
+
+/**
+ * Builds the Worker fetch handler for an agent class bound as `options.binding`.
+ *
+ * Each request: exact `path` match (else `404`), Host/Origin guards (else `403`), CORS
+ * preflight; then a POST `initialize` without a session id gets a new unique object (its id
+ * is the session id), and any other request is routed by `Mcp-Session-Id`. An unknown or
+ * malformed session id gets `404` with a JSON-RPC error; a missing one `400`.
+ *
+ * Security defaults: the same guards and CORS defaults as `createMcpHandler`. Session ids
+ * are Durable Object unique ids (unguessable). OAuth `ctx.props` are handed to the object
+ * over RPC, never in headers a client could forge.
+ *
+ * Does not do: authentication (put an OAuth provider in front), or 2026-07-28 requests
+ * (serve those with `createMcpHandler`).
+ *
+ * @param path - the exact pathname served, e.g. `/mcp`
+ * @param options - binding, jurisdiction, CORS and guard options
+ * @returns the fetch handler
+ */
+export function serveMcpAgent(path: string, options: McpAgentServeOptions = {}): McpAgentHandler {
+  const { binding = "MCP_OBJECT", jurisdiction, corsOptions = {} } = options;
+  const guard: GuardOptions = {
+    ...(options.allowedHostnames !== undefined && { allowedHostnames: options.allowedHostnames }),
+    ...(options.allowedOriginHostnames !== undefined && {
+      allowedOriginHostnames: options.allowedOriginHostnames,
+    }),
+    ...(corsOptions.origin !== undefined && { corsOrigin: corsOptions.origin }),
+  };
+
+  const route = async (request: Request, env: unknown, ctx: ExecutionContext) => {
+    if (new URL(request.url).pathname !== path) return new Response("Not Found\n", { status: 404 });
+    const rejected = guardRequest(request, guard);
+    if (rejected !== undefined) return rejected;
+    if (request.method.toUpperCase() === "OPTIONS") return preflightResponse(corsOptions);
+
+    const bound = (env as Record<string, unknown> | undefined)?.[binding];
+    if (!isNamespace(bound)) {
+      console.error(`McpAgent.serve: no Durable Object binding named "${binding}" in env.`);
+      return jsonRpcError(500, -32603, "Internal error: the MCP agent is not configured.");
+    }
+    const namespace = jurisdiction === undefined ? bound : bound.jurisdiction(jurisdiction);
+    const init: AgentRequestInit = {};
+    const props = (ctx as { props?: unknown } | undefined)?.props;
+    if (isRecord(props) && Object.keys(props).length > 0) init.props = props;
+
+    const sessionId = request.headers.get("mcp-session-id");
+    if (sessionId !== null) {
+      let id: DurableObjectId;
+      try {
+        id = namespace.idFromString(sessionId);
+      } catch {
+        return jsonRpcError(404, -32001, "Session not found");
+      }
+      return stubOf(namespace, id).serveMcp(request, init);
+    }
+    if (request.method.toUpperCase() !== "POST") {
+      return jsonRpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required");
+    }
+    const text = await request.text();
+    if (!isInitializeBody(text)) {
+      return jsonRpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required");
+    }
+    // Only POST reaches here: the body was read to peek at the method and is handed on.
+    // oxlint-disable-next-line unicorn/no-invalid-fetch-options -- method is POST (checked above)
+    const forwarded = new Request(request, { body: text });
+    return stubOf(namespace, namespace.newUniqueId()).serveMcp(forwarded, init);
+  };
+
+  return {
+    fetch: async (request, env, ctx) => {
+      try {
+        return withCors(await route(request, env, ctx), corsOptions);
+      } catch (error) {
+        // Details stay in the log: they may name internals, never a client's business.
+        console.error("McpAgent.serve: request failed", error);
+        return withCors(jsonRpcError(500, -32603, "Internal error"), corsOptions);
+      }
+    },
+  };
+}
+
+function stubOf(namespace: DurableObjectNamespace, id: DurableObjectId): AgentStub {
+  return namespace.get(id) as unknown as AgentStub;
+}
+
+function isNamespace(value: unknown): value is DurableObjectNamespace {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as DurableObjectNamespace).newUniqueId === "function"
+  );
+}
+
+function isInitializeBody(text: string): boolean {
+  try {
+    const body = JSON.parse(text) as unknown;
+    const messages = Array.isArray(body) ? body : [body];
+    return messages.some((message) => isRecord(message) && message.method === "initialize");
+  } catch {
+    return false;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function jsonRpcError(status: number, code: number, message: string): Response {
+  return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status });
+}

@@ -1,0 +1,26 @@
+/**
+ * Test-only Worker for the stateful layer: each agent class served on its own path.
+ */
+import { AddAgent, CounterAgent } from "./fixtures/contract-agents";
+import { ElicitAgent } from "./fixtures/elicit-agent";
+import { NotesAgent, SlowAgent, V2Agent } from "./fixtures/other-agents";
+
+export { AddAgent, CounterAgent, ElicitAgent, NotesAgent, SlowAgent, V2Agent };
+
+const routes: Record<string, ExportedHandler<Cloudflare.Env>> = {
+  "/mcp": AddAgent.serve("/mcp", { binding: "ADD_AGENT" }),
+  "/counter": CounterAgent.serve("/counter", { binding: "COUNTER_AGENT" }),
+  "/elicit": ElicitAgent.serve("/elicit", { binding: "ELICIT_AGENT" }),
+  "/notes": NotesAgent.serve("/notes", { binding: "NOTES_AGENT" }),
+  "/slow": SlowAgent.serve("/slow", { binding: "SLOW_AGENT" }),
+  "/v2": V2Agent.serve("/v2", { binding: "V2_AGENT" }),
+};
+
+export default {
+  fetch(request, env, ctx) {
+    const route = routes[new URL(request.url).pathname];
+    return (
+      route?.fetch?.(request as never, env, ctx) ?? new Response("Not Found\n", { status: 404 })
+    );
+  },
+} satisfies ExportedHandler<Cloudflare.Env>;

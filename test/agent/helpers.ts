@@ -1,0 +1,96 @@
+/**
+ * Helpers for the agent tests: real SDK v1 clients talking to the test Worker in-process.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { exports } from "cloudflare:workers";
+
+/** The fetch the clients use: every request goes straight to the test Worker's default export. */
+export type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>;
+
+/** Calls the Worker with a real Request. */
+export const workerFetch: FetchLike = (url, init) =>
+  (exports as unknown as { default: { fetch(request: Request): Promise<Response> } }).default.fetch(
+    new Request(url, init),
+  );
+
+/**
+ * Like {@link workerFetch}, but a GET without `Last-Event-ID` (the client's optional standalone
+ * stream) answers `405`, so no request stays open and the object can be evicted.
+ */
+export const noStandaloneStream: FetchLike = (url, init) => {
+  const headers = new Headers(init?.headers);
+  if ((init?.method ?? "GET") === "GET" && !headers.has("last-event-id")) {
+    return Promise.resolve(new Response(null, { status: 405 }));
+  }
+  return workerFetch(url, init);
+};
+
+/** Options of {@link connectClient}. */
+export interface ConnectOptions {
+  fetch?: FetchLike;
+  capabilities?: ConstructorParameters<typeof Client>[1] extends infer O
+    ? O extends { capabilities?: infer C }
+      ? C
+      : never
+    : never;
+  sessionId?: string;
+}
+
+/**
+ * Connects a real SDK v1 client to `path` of the test Worker.
+ *
+ * @param path - e.g. `/mcp`
+ * @param options - fetch override, declared capabilities
+ * @returns the client and its transport
+ */
+export async function connectClient(path: string, options: ConnectOptions = {}) {
+  const client = new Client(
+    { name: "agent-test-client", version: "1.0.0" },
+    { capabilities: options.capabilities ?? {} },
+  );
+  const transport = new StreamableHTTPClientTransport(new URL(`http://localhost${path}`), {
+    fetch: options.fetch ?? noStandaloneStream,
+    reconnectionOptions: {
+      initialReconnectionDelay: 2,
+      maxReconnectionDelay: 20,
+      reconnectionDelayGrowFactor: 1.5,
+      maxRetries: 5,
+    },
+    ...(options.sessionId !== undefined && { sessionId: options.sessionId }),
+  });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+/** The text of a tool result's first content block. */
+export function text(result: unknown): string {
+  return (result as { content: { text: string }[] }).content[0]!.text;
+}
+
+/** A JSON-RPC POST to the test Worker. */
+export function rpc(path: string, body: unknown, headers: Record<string, string> = {}) {
+  return workerFetch(`http://localhost${path}`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      ...headers,
+    },
+    body: JSON.stringify(body),
+  });
+}
+
+/** The `initialize` request of a 2025-11-25 client. */
+export function initializeBody(capabilities: Record<string, unknown> = {}) {
+  return {
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: {
+      protocolVersion: "2025-11-25",
+      capabilities,
+      clientInfo: { name: "raw", version: "1.0.0" },
+    },
+  };
+}

@@ -71,9 +71,10 @@ export class SchemaEmitter {
     const s = isSchema(schema) ? schema : {};
     const tags = s.deprecated === true ? ["@deprecated"] : [];
     const comment = docComment(doc ?? text(s.description), "", tags);
-    this.out[slot] = isInterfaceShape(s)
-      ? `${comment}interface ${name} ${this.#objectType(s, "")}\n`
-      : `${comment}type ${name} = ${this.typeOf(schema, "")};\n`;
+    if (isInterfaceShape(s)) {
+      const body = this.#objectType(s, "");
+      this.out[slot] = `${comment}interface ${name} ${body === EMPTY_OBJECT ? "{\n  [k: string]: unknown;\n}" : body}\n`;
+    } else this.out[slot] = `${comment}${wrapUnion(`type ${name} = `, this.typeOf(schema, ""), ";", "")}\n`;
     return name;
   }
 
@@ -178,7 +179,7 @@ export class SchemaEmitter {
           : docComment(text(p.description), inner, tags);
       const optional = required.has(key) ? "" : "?";
       lines.push(
-        `${comment}${inner}${propertyKey(key)}${optional}: ${this.typeOf(prop, inner)};\n`,
+        `${comment}${wrapUnion(`${inner}${propertyKey(key)}${optional}:`, this.typeOf(prop, inner), ";", inner, " ")}\n`,
       );
     }
     const extra = s.additionalProperties;
@@ -218,6 +219,46 @@ export class SchemaEmitter {
 
 /** An object that declares nothing: any keys, any values. */
 const EMPTY_OBJECT = "{ [k: string]: unknown }";
+
+/** Line width of the formatter (oxfmt, prettier-compatible) the checked-in goldens must pass. */
+const PRINT_WIDTH = 100;
+
+/**
+ * Lays out `head type tail` like the repository's formatter: a single line when it fits,
+ * otherwise a top-level union of one-line members goes one member per line with leading `|`.
+ */
+function wrapUnion(head: string, type: string, tail: string, indent: string, gap = ""): string {
+  const line = `${head}${gap}${type}${tail}`;
+  if (line.length <= PRINT_WIDTH || type.includes("\n")) return line;
+  const members = splitTopLevel(type, "|");
+  if (members.length < 2) return line;
+  return `${head.trimEnd()}\n${members.map((m) => `${indent}  | ${m}`).join("\n")}${tail}`;
+}
+
+/** Splits a type at a top-level operator (outside brackets and strings). */
+function splitTopLevel(type: string, op: "|" | "&"): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let quote = "";
+  let start = 0;
+  for (let i = 0; i < type.length; i++) {
+    const c = type[i]!;
+    if (quote) {
+      if (c === "\\") i++;
+      else if (c === quote) quote = "";
+      continue;
+    }
+    if (c === '"' || c === "`") quote = c;
+    else if ("{[(<".includes(c)) depth++;
+    else if ("}])>".includes(c)) depth--;
+    else if (depth === 0 && c === op) {
+      parts.push(type.slice(start, i).trim());
+      start = i + 1;
+    }
+  }
+  parts.push(type.slice(start).trim());
+  return parts;
+}
 
 function asStrings(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];

@@ -70,6 +70,16 @@ export function buildServer(ctx?: McpServerFactoryContext): McpServer {
     await hooks.streamingGate?.wait;
     return { content: [{ type: "text", text: JSON.stringify(getMcpAuthContext() ?? null) }] };
   });
+  server.registerTool("progress", { description: "Reports progress, then answers" }, async (c) => {
+    const progressToken = c.mcpReq["_meta"]?.progressToken;
+    if (progressToken !== undefined) {
+      await c.mcpReq.notify({
+        method: "notifications/progress",
+        params: { progressToken, progress: 1, total: 2 },
+      });
+    }
+    return { content: [{ type: "text", text: "done" }] };
+  });
   server.registerTool("hold", { description: "Wait for the test" }, async () => {
     await hooks.holdGate?.wait;
     return { content: [{ type: "text", text: `held ${id}` }] };
@@ -151,7 +161,10 @@ export function modernRequest(
       jsonrpc: "2.0",
       id: init.id ?? 1,
       method,
-      params: { ...params, _meta: envelope(init.capabilities) },
+      params: {
+        ...params,
+        _meta: { ...(params["_meta"] as object), ...envelope(init.capabilities) },
+      },
     }),
   });
 }

@@ -143,11 +143,15 @@ describe("protocol errors", () => {
     expect(seen).toContain("factory broke");
   });
 
-  it('responseMode "json" answers with one JSON body even when the tool logs first', async () => {
-    const handler = createMcpHandler(buildServer, { responseMode: "json" });
-    const response = await handler.fetch(modernRequest("tools/call", { name: "stream_whoami" }));
-    expect(response.headers.get("content-type")).toContain("application/json");
-    expect((await response.json<any>()).result.content[0].text).toBe("null");
+  it('responseMode "json" answers with one JSON body where "auto" would stream', async () => {
+    const call = () =>
+      modernRequest("tools/call", { name: "progress", _meta: { progressToken: "p1" } });
+    const auto = await createMcpHandler(buildServer).fetch(call());
+    expect(auto.headers.get("content-type")).toContain("text/event-stream");
+    expect(await auto.text()).toContain("notifications/progress");
+    const json = await createMcpHandler(buildServer, { responseMode: "json" }).fetch(call());
+    expect(json.headers.get("content-type")).toContain("application/json");
+    expect((await json.json<any>()).result.content[0].text).toBe("done");
   });
 });
 

@@ -59,6 +59,18 @@ describe("auth pass-through", () => {
     expect(seen).toEqual({ clientId: "oauth-client", factoryClientId: "oauth-client", props });
   });
 
+  it("maps ctx.props when an OAuth provider calls .fetch(request, env, ctx) as an API handler", async () => {
+    const props = { userId: "u3", clientId: "api-handler-client" };
+    const face = handler.fetch as unknown as (
+      r: Request,
+      env: unknown,
+      ctx: ExecutionContext,
+    ) => Promise<Response>;
+    const seen = await text(await face(whoami(), { SOME_BINDING: 1 }, executionContext(props)));
+    expect(seen.clientId).toBe("api-handler-client");
+    expect(seen.props).toEqual(props);
+  });
+
   it("treats empty ctx.props as unauthenticated", async () => {
     const seen = await text(await handler(whoami(), {}, executionContext({})));
     expect(seen).toEqual({ clientId: null, factoryClientId: null, props: null });

@@ -20,7 +20,7 @@ import type { Executor, ExecutorLimits, HostFunction, HostNamespaces } from "../
 import { resolveLimits } from "../executor/limits";
 import { codeToolDescription } from "./code-tool-description";
 import { outcomeToToolResult } from "./outcome-result";
-import { ToolCatalog, type ToolDeclarer } from "./tool-catalog";
+import { ToolCatalog } from "./tool-catalog";
 import { Upstream } from "./upstream";
 import type { CodeUpstream, UpstreamSession } from "./upstream-connection";
 import { upstreamResultValue } from "./upstream-result";
@@ -31,8 +31,6 @@ export interface CodeMcpServerOptions {
   upstream: CodeUpstream;
   /** Runs the model's code (usually a `WorkerLoaderExecutor`). */
   executor: Executor;
-  /** Writes each tool's TypeScript declaration. */
-  declare: ToolDeclarer;
   /** Name and version of the code-mode server (default `code-mode`, `0.1.0`). */
   name?: string;
   version?: string;
@@ -54,7 +52,7 @@ export interface CodeMcpServerOptions {
  * Creates a factory for `createMcpHandler` that builds the code-mode server per request. The
  * upstream's tool list and (for an instance) its connection live in the factory's closure, so
  * they are shared by every request the isolate serves.
- * @param options - upstream, executor, declaration emitter and limits
+ * @param options - upstream, executor and limits
  */
 export function codeMcpServer(options: CodeMcpServerOptions): () => Promise<McpServer> {
   const upstream = new Upstream(
@@ -69,7 +67,7 @@ export function codeMcpServer(options: CodeMcpServerOptions): () => Promise<McpS
   const catalog = async () => {
     const tools = await upstream.tools();
     if (!cached || cached.tools !== tools || cached.version !== upstream.version) {
-      const built = new ToolCatalog(tools, options.declare);
+      const built = new ToolCatalog(tools);
       const description = codeToolDescription({
         catalog: built,
         serverName: options.upstreamName ?? options.name ?? "the upstream server",
@@ -149,9 +147,9 @@ async function runCode(
       return upstreamResultValue(entry.tool.name, result as CallToolResult);
     };
   }
-  fns[catalog.helperNames.search] = ([query, limit]) =>
+  const search: HostFunction = ([query, limit]) =>
     catalog.search(String(query ?? ""), typeof limit === "number" ? limit : 8);
-  fns[catalog.helperNames.describe] = ([name]) => {
+  const describe: HostFunction = ([name]) => {
     const entry = catalog.find(String(name ?? ""));
     if (!entry)
       throw new TypeError(
@@ -159,6 +157,11 @@ async function runCode(
       );
     return catalog.declaration(entry);
   };
+  // Helpers keep their plain names unless a tool took them; `$search`/`$describe` always work.
+  fns[catalog.helperNames.search] = search;
+  fns[catalog.helperNames.describe] = describe;
+  fns["$search"] = search;
+  fns["$describe"] = describe;
   const namespaces: HostNamespaces = { codemode: fns };
   try {
     const outcome = await options.executor.execute({

@@ -5,16 +5,15 @@
  */
 import { Validator, type Schema } from "@cfworker/json-schema";
 import type { Tool } from "@modelcontextprotocol/server";
-import { assignIdentifiers } from "./tool-names";
-
-/** Writes the TypeScript declaration of one tool as `identifier(input): Promise<Output>`. */
-export type ToolDeclarer = (tool: Tool, identifier: string) => string;
+import { toolDeclarations, type ToolDeclarations } from "../declarations/tool-declarations";
 
 /** One upstream tool as code mode sees it. */
 export interface CatalogEntry {
   tool: Tool;
   /** Property name under `codemode`. */
   identifier: string;
+  /** Complete TypeScript for this tool alone (its types and method). */
+  declaration: string;
 }
 
 /** A search hit returned to sandbox code. */
@@ -34,20 +33,22 @@ export class ToolCatalog {
   /** Identifiers under which the helpers are reachable (`search`/`describe`, or `$search` when a tool took the name). */
   readonly helperNames: { search: string; describe: string };
   private readonly byName = new Map<string, CatalogEntry>();
-  private readonly declarations = new Map<string, string>();
   private readonly validators = new Map<string, Validator>();
+  private readonly declared: ToolDeclarations;
 
   /**
    * @param tools - the upstream's tools
-   * @param declare - the declaration emitter
    */
-  constructor(
-    tools: readonly Tool[],
-    private readonly declare: ToolDeclarer,
-  ) {
-    const naming = assignIdentifiers(tools.map((t) => t.name));
-    this.collisions = naming.collisions;
-    this.entries = tools.map((tool) => ({ tool, identifier: naming.identifiers.get(tool.name)! }));
+  constructor(tools: readonly Tool[]) {
+    this.declared = toolDeclarations(tools);
+    this.collisions = this.declared.collisions.map(
+      (c) =>
+        `"${c.tool}" is available as codemode.${c.identifier} (its plain name belongs to "${c.conflictsWith}")`,
+    );
+    this.entries = tools.map((tool, i) => {
+      const declared = this.declared.tools[i]!;
+      return { tool, identifier: declared.identifier, declaration: declared.text };
+    });
     for (const entry of this.entries) {
       this.byName.set(entry.identifier, entry);
       this.byName.set(entry.tool.name, entry);
@@ -68,22 +69,16 @@ export class ToolCatalog {
   }
 
   /**
-   * The TypeScript declaration of one tool (memoized).
+   * The TypeScript declaration of one tool.
    * @param entry - the tool
    */
   declaration(entry: CatalogEntry): string {
-    let text = this.declarations.get(entry.identifier);
-    if (text === undefined) {
-      text = this.declare(entry.tool, entry.identifier);
-      this.declarations.set(entry.identifier, text);
-    }
-    return text;
+    return entry.declaration;
   }
 
-  /** Every declaration inside `declare namespace codemode { … }`. */
+  /** Every type, then `declare const codemode: { … }` with one method per tool. */
   namespaceDeclaration(): string {
-    const body = this.entries.map((e) => indent(this.declaration(e))).join("\n");
-    return `declare namespace codemode {\n${body}\n}`;
+    return this.declared.text.trimEnd();
   }
 
   /**
@@ -138,13 +133,6 @@ export class ToolCatalog {
         declaration: this.declaration(entry),
       }));
   }
-}
-
-function indent(text: string): string {
-  return text
-    .split("\n")
-    .map((line) => (line ? `  ${line}` : line))
-    .join("\n");
 }
 
 /**

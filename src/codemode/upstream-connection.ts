@@ -65,7 +65,10 @@ export async function openUpstream(
 ): Promise<UpstreamSession> {
   const client = new Client(CLIENT_INFO, {
     versionNegotiation: { mode: "auto" },
-    listChanged: { tools: { autoRefresh: false, onChanged: () => onToolsChanged() } },
+    // No debounce: invalidating the cached list is cheap, and the next request must see the change.
+    listChanged: {
+      tools: { autoRefresh: false, debounceMs: 0, onChanged: () => onToolsChanged() },
+    },
   });
   const shared = isSharedUpstream(upstream);
   try {

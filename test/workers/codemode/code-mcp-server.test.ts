@@ -1,38 +1,27 @@
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { McpServer } from "@modelcontextprotocol/server";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { codeMcpServer, type CodeMcpServerOptions } from "../../../src/codemode/code-mcp-server";
 import { WorkerLoaderExecutor } from "../../../src/executor/worker-loader-executor";
-import { createMcpHandler, type StatelessMcpHandler } from "../../../src/index";
+import { createMcpHandler } from "../../../src/index";
 import { BLOCKED_TASKS, BLOCKED_TASKS_PROGRAM, v1Upstream, v2Upstream } from "./fixtures";
+import { connect, direct, text } from "./helpers";
 
 const executor = new WorkerLoaderExecutor({ loader: env.LOADER, limits: { timeoutMs: 10_000 } });
-const declare: CodeMcpServerOptions["declare"] = (tool, id) =>
-  `${id}(input: ${JSON.stringify(tool.inputSchema)}): Promise<unknown>;`;
 
-function direct(handler: StatelessMcpHandler) {
-  return (url: string | URL | Request, init?: RequestInit) => handler.fetch(new Request(url, init));
+async function codeClient(
+  upstream: CodeMcpServerOptions["upstream"],
+  extra: Partial<CodeMcpServerOptions> = {},
+) {
+  return connect(createMcpHandler(codeMcpServer({ upstream, executor, ...extra })));
 }
 
-async function connect(
-  handler: StatelessMcpHandler,
-  path = "http://localhost/mcp",
-): Promise<Client> {
-  const client = new Client(
-    { name: "test", version: "1.0.0" },
-    { versionNegotiation: { mode: "auto" } },
-  );
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(path), { fetch: direct(handler) }),
-  );
-  return client;
+async function run(client: Awaited<ReturnType<typeof connect>>, code: string) {
+  return client.callTool({ name: "code", arguments: { code } });
 }
 
-function text(result: unknown): string {
-  return (result as { content: { text: string }[] }).content[0]!.text;
-}
-
-describe("codeMcpServer", () => {
+describe("codeMcpServer runs the contract's example", () => {
   it.each([
     ["an SDK v2 server instance", () => v2Upstream()],
     ["an SDK v1 server instance", () => v1Upstream()],
@@ -45,24 +34,151 @@ describe("codeMcpServer", () => {
         fetch: direct(createMcpHandler(v2Upstream)),
       }),
     ],
-  ])("runs the contract's example program against %s", async (_label, upstream) => {
-    const handler = createMcpHandler(
-      codeMcpServer({
-        upstream: upstream() as CodeMcpServerOptions["upstream"],
-        executor,
-        declare,
-      }),
-    );
-    const client = await connect(handler);
+  ])("against %s", async (_label, upstream) => {
+    const client = await codeClient(upstream() as CodeMcpServerOptions["upstream"]);
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(["code"]);
-    const result = await client.callTool({
-      name: "code",
-      arguments: { code: BLOCKED_TASKS_PROGRAM },
-    });
+    expect(tools[0]!.description).not.toContain("secret-upstream-token");
+    const result = await run(client, BLOCKED_TASKS_PROGRAM);
     expect(result.isError).toBeFalsy();
     expect(JSON.parse(text(result))).toEqual(BLOCKED_TASKS);
     expect(text(result)).not.toContain("secret-upstream-token");
     await client.close();
+  });
+});
+
+describe("the code tool description", () => {
+  it("inlines real input and output types when they fit", async () => {
+    const client = await codeClient(v2Upstream());
+    const [tool] = (await client.listTools()).tools;
+    expect(tool!.description!.length).toBeLessThanOrEqual(2_048);
+    expect(tool!.description).toContain(
+      "list_projects(input?: ListProjectsInput): Promise<ListProjectsOutput>;",
+    );
+    expect(tool!.description).toContain('status?: "active" | "archived"');
+    expect(tool!.description).toContain("List the tasks of one project.");
+  });
+});
+
+describe("errors inside code", () => {
+  it("turns an upstream isError result into an exception the code can catch", async () => {
+    const client = await codeClient(v2Upstream());
+    const caught = await run(
+      client,
+      "try { await codemode.fail({}) } catch (e) { return `${e.name}: ${e.message}` }",
+    );
+    expect(text(caught)).toBe("UpstreamToolError: fail failed: database unavailable");
+    const uncaught = await run(client, "await codemode.fail({})");
+    expect(uncaught.isError).toBe(true);
+    expect(text(uncaught)).toMatch(
+      /^ERROR: UpstreamToolError: fail failed: database unavailable \(line 1/,
+    );
+  });
+  it("refuses invalid arguments before the upstream sees them", async () => {
+    let calls = 0;
+    const server = new McpServer({ name: "counted", version: "1.0.0" });
+    server.registerTool(
+      "get_task",
+      { inputSchema: z.object({ id: z.string(), limit: z.number().int().optional() }) },
+      async () => {
+        calls++;
+        return { content: [{ type: "text", text: "{}" }] };
+      },
+    );
+    const client = await codeClient(server);
+    const result = await run(
+      client,
+      "try { await codemode.get_task({ id: 7 }) } catch (e) { return e.message }",
+    );
+    expect(text(result)).toMatch(/codemode\.get_task\(\) got invalid input: input\/id: .*string/);
+    expect(calls).toBe(0);
+    await run(client, "return await codemode.get_task({ id: '7' })");
+    expect(calls).toBe(1);
+  });
+  it("gives unknown tools a clear error", async () => {
+    const client = await codeClient(v2Upstream());
+    const result = await run(client, "await codemode.list_everything()");
+    expect(result.isError).toBe(true);
+    expect(text(result)).toMatch(/codemode\.list_everything is not a function/);
+  });
+});
+
+describe("results", () => {
+  it("passes images and resources through as content blocks", async () => {
+    const server = new McpServer({ name: "media", version: "1.0.0" });
+    server.registerTool("logo", {}, async () => ({
+      content: [
+        { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" },
+        {
+          type: "resource",
+          resource: { uri: "file:///logo.txt", text: "a logo", mimeType: "text/plain" },
+        },
+      ],
+    }));
+    const client = await codeClient(server);
+    const result = await run(
+      client,
+      "const blocks = await codemode.logo(); return blocks.map((b) => [b.type, b.mimeType ?? b.resource.mimeType])",
+    );
+    expect(JSON.parse(text(result))).toEqual([
+      ["image", "image/png"],
+      ["resource", "text/plain"],
+    ]);
+  });
+  it("keeps the outer result valid JSON under truncation and includes logs", async () => {
+    const client = await codeClient(v2Upstream(), { limits: { maxResultBytes: 2_000 } });
+    const result = await run(
+      client,
+      "console.log('fetching'); const rows = []; for (let i = 0; i < 1000; i++) rows.push({ i, name: 'row ' + i }); return rows",
+    );
+    const [json, note, logs] = text(result).split("\n\n");
+    expect(JSON.parse(json!).at(-1)).toMatch(/^…\[\+\d+ items\]$/);
+    expect(note).toMatch(/truncated/);
+    expect(logs).toBe("Console output:\nfetching");
+  });
+});
+
+describe("upstream tool list", () => {
+  it("is cached per isolate and refreshed on notifications/tools/list_changed", async () => {
+    const upstream = v2Upstream();
+    const factory = codeMcpServer({ upstream, executor });
+    const handler = createMcpHandler(factory);
+    const before = await connect(handler);
+    expect((await before.listTools()).tools[0]!.description).not.toContain("new_tool");
+    upstream.registerTool("new_tool", { description: "Added later." }, async () => ({
+      content: [{ type: "text", text: '"new"' }],
+    }));
+    await new Promise((r) => setTimeout(r, 50));
+    const after = await connect(handler);
+    expect((await after.listTools()).tools[0]!.description).toContain("new_tool");
+    expect(text(await run(after, "return await codemode.new_tool()"))).toBe("new");
+  });
+});
+
+describe("notifications during a run", () => {
+  it("forwards upstream progress to a client that asked for it", async () => {
+    const server = () => {
+      const s = new McpServer({ name: "slow", version: "1.0.0" });
+      s.registerTool("work", {}, async (ctx) => {
+        const token = ctx.mcpReq._meta?.progressToken;
+        if (token !== undefined) {
+          for (let i = 1; i <= 3; i++)
+            await ctx.mcpReq.notify({
+              method: "notifications/progress",
+              params: { progressToken: token, progress: i, total: 3 },
+            });
+        }
+        return { content: [{ type: "text", text: '"done"' }] };
+      });
+      return s;
+    };
+    const client = await codeClient({ server });
+    const seen: number[] = [];
+    const result = await client.callTool(
+      { name: "code", arguments: { code: "return await codemode.work()" } },
+      { onprogress: (p) => seen.push(p.progress) },
+    );
+    expect(text(result)).toBe("done");
+    expect(seen).toEqual([1, 2, 3]);
   });
 });

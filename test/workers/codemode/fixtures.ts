@@ -47,7 +47,11 @@ const tasksOutput = {
 
 /** SDK v2 server with output schemas (structured content). */
 export function v2Upstream(): McpServer {
-  const server = new McpServer({ name: "projects", version: "1.0.0" });
+  // Declares tools.listChanged so clients (code mode included) subscribe to list changes.
+  const server = new McpServer(
+    { name: "projects", version: "1.0.0" },
+    { capabilities: { tools: { listChanged: true } } },
+  );
   server.registerTool(
     "list_projects",
     {

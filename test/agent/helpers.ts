@@ -3,6 +3,7 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
 import { exports } from "cloudflare:workers";
 
 /** The fetch the clients use: every request goes straight to the test Worker's default export. */
@@ -47,7 +48,11 @@ export interface ConnectOptions {
 export async function connectClient(path: string, options: ConnectOptions = {}) {
   const client = new Client(
     { name: "agent-test-client", version: "1.0.0" },
-    { capabilities: options.capabilities ?? {} },
+    // Ajv (the default) is slow to start inside workerd; the SDK's cfworker validator is not.
+    {
+      capabilities: options.capabilities ?? {},
+      jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
+    },
   );
   const transport = new StreamableHTTPClientTransport(new URL(`http://localhost${path}`), {
     fetch: options.fetch ?? noStandaloneStream,

@@ -14,6 +14,7 @@ import { isSdkV2Server, protocolOf, type AnyMcpServer } from "../server-product"
 import { DurableObjectEventStore } from "../event-store";
 import { normalizeInitialize, type JsonRpcMessage } from "./initialize-record";
 import { watchSseResponse } from "./sse-close-watcher";
+import { useWorkerSafeValidator } from "./worker-safe-validator";
 
 /** What is persisted about a session so it can be restored after eviction. */
 export interface SessionRecord {
@@ -149,7 +150,9 @@ export class WorkerTransport {
 
   async #connect(): Promise<SdkTransport> {
     const record = await this.#options.storage?.get();
-    const Transport = isSdkV2Server(this.#server) ? V2Transport : await loadV1Transport();
+    const v2 = isSdkV2Server(this.#server);
+    if (!v2) useWorkerSafeValidator(this.#server);
+    const Transport = v2 ? V2Transport : await loadV1Transport();
     let restoring = record !== undefined;
     const transport: SdkTransport = new Transport({
       sessionIdGenerator: () =>

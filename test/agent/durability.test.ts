@@ -1,7 +1,7 @@
-import { evictDurableObject, listDurableObjectIds } from "cloudflare:test";
+import { evictDurableObject, listDurableObjectIds, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { connectClient, initializeBody, rpc, text } from "./helpers";
+import { connectClient, initializeBody, rpc, text, workerFetch } from "./helpers";
 
 function notesStub(sessionId: string) {
   return env.NOTES_AGENT.get(env.NOTES_AGENT.idFromString(sessionId));
@@ -57,7 +57,6 @@ describe("McpAgent sessions", () => {
     await client.close();
 
     const stub = notesStub(sessionId);
-    const { runInDurableObject } = await import("cloudflare:test");
     const left = await runInDurableObject(stub, (_agent, state) => ({
       kv: [...state.storage.kv.list()].length,
       tables: state.storage.sql
@@ -99,7 +98,9 @@ describe("McpAgent sessions", () => {
     }
     const missing = await rpc("/notes", { jsonrpc: "2.0", id: 1, method: "tools/list" });
     expect(missing.status).toBe(400);
-    expect((await missing.json()).error.message).toContain("Mcp-Session-Id");
+    expect(((await missing.json()) as { error: { message: string } }).error.message).toContain(
+      "Mcp-Session-Id",
+    );
   });
 
   it("initialize creates exactly one object whose id is the session id", async () => {
@@ -116,14 +117,8 @@ describe("McpAgent sessions", () => {
   it("applies the shared Origin guard and CORS preflight", async () => {
     const evil = await rpc("/mcp", initializeBody(), { origin: "https://evil.example" });
     expect(evil.status).toBe(403);
-    const preflight = await fetchWorker("/mcp", { method: "OPTIONS" });
+    const preflight = await workerFetch("http://localhost/mcp", { method: "OPTIONS" });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get("access-control-allow-headers")).toContain("Last-Event-ID");
   });
 });
-
-function fetchWorker(path: string, init: RequestInit) {
-  return rpcLessFetch(`http://localhost${path}`, init);
-}
-
-const { workerFetch: rpcLessFetch } = await import("./helpers");

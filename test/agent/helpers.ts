@@ -16,16 +16,21 @@ export const workerFetch: FetchLike = (url, init) =>
   );
 
 /**
- * Like {@link workerFetch}, but a GET without `Last-Event-ID` (the client's optional standalone
- * stream) answers `405`, so no request stays open and the object can be evicted.
+ * Wraps a fetch so a GET without `Last-Event-ID` (the client's optional standalone stream)
+ * answers `405`: no request stays open, so the object can be evicted.
  */
-export const noStandaloneStream: FetchLike = (url, init) => {
-  const headers = new Headers(init?.headers);
-  if ((init?.method ?? "GET") === "GET" && !headers.has("last-event-id")) {
-    return Promise.resolve(new Response(null, { status: 405 }));
-  }
-  return workerFetch(url, init);
-};
+export function withoutStandaloneStream(inner: FetchLike): FetchLike {
+  return (url, init) => {
+    const headers = new Headers(init?.headers);
+    if ((init?.method ?? "GET") === "GET" && !headers.has("last-event-id")) {
+      return Promise.resolve(new Response(null, { status: 405 }));
+    }
+    return inner(url, init);
+  };
+}
+
+/** {@link workerFetch} without the standalone GET stream. */
+export const noStandaloneStream = withoutStandaloneStream(workerFetch);
 
 /** Options of {@link connectClient}. */
 export interface ConnectOptions {

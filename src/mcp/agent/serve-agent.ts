@@ -89,7 +89,7 @@ export function serveMcpAgent(path: string, options: McpAgentServeOptions = {}):
       } catch {
         return jsonRpcError(404, -32001, "Session not found");
       }
-      return stubOf(namespace, id).serveMcp(request, init);
+      return stubOf(namespace, id).serveMcp(forRpc(request), init);
     }
     if (request.method.toUpperCase() !== "POST") {
       return jsonRpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required");
@@ -100,7 +100,7 @@ export function serveMcpAgent(path: string, options: McpAgentServeOptions = {}):
     }
     // Only POST reaches here: the body was read to peek at the method and is handed on.
     // oxlint-disable-next-line unicorn/no-invalid-fetch-options -- method is POST (checked above)
-    const forwarded = new Request(request, { body: text });
+    const forwarded = new Request(request, { body: text, signal: null });
     return stubOf(namespace, namespace.newUniqueId()).serveMcp(forwarded, init);
   };
 
@@ -115,6 +115,14 @@ export function serveMcpAgent(path: string, options: McpAgentServeOptions = {}):
       }
     },
   };
+}
+
+/**
+ * The request without its `AbortSignal`, which RPC cannot carry. A client that goes away is
+ * still noticed: the object's response body is cancelled.
+ */
+function forRpc(request: Request): Request {
+  return request.signal === undefined ? request : new Request(request, { signal: null });
 }
 
 function stubOf(namespace: DurableObjectNamespace, id: DurableObjectId): AgentStub {

@@ -10,7 +10,13 @@
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { createConsoleCapture, type ConsoleCapture } from "./console-capture";
 import { encodeValue, decodeValue, toWire } from "./codec";
-import type { HostBridgeApi, SandboxError, SandboxRequest, SandboxResponse } from "./protocol";
+import type {
+  HostBridgeApi,
+  SandboxError,
+  SandboxExtensionName,
+  SandboxRequest,
+  SandboxResponse,
+} from "./protocol";
 import { configure, usage } from "./runtime.js";
 import { shrinkToFit, utf8Bytes } from "./truncate";
 
@@ -30,20 +36,30 @@ export default class SandboxHarness extends WorkerEntrypoint {
       writable: true,
     });
     const calls = new PendingCalls();
+    const namespaces = new Map<string, Record<string, unknown>>();
     for (const [namespace, names] of Object.entries(request.namespaces)) {
-      const api = makeNamespace(namespace, names, host, capture, calls, request.maxCallBytes);
-      Object.defineProperty(globalThis, namespace, {
-        value: api,
-        configurable: false,
-        writable: false,
-      });
+      namespaces.set(
+        namespace,
+        makeNamespace(namespace, names, host, capture, calls, request.maxCallBytes),
+      );
     }
-
     let result: string | undefined;
     let error: SandboxError | undefined;
     let truncated = false;
     let resultBytes = 0;
     try {
+      for (const ext of request.extensions ?? []) {
+        let api = namespaces.get(ext.namespace);
+        if (!api) namespaces.set(ext.namespace, (api = {}));
+        (await loadExtension(ext.name)).install(api, ext.data);
+      }
+      for (const [namespace, api] of namespaces) {
+        Object.defineProperty(globalThis, namespace, {
+          value: Object.freeze(api),
+          configurable: false,
+          writable: false,
+        });
+      }
       const mod = (await import("./user.js")) as { default?: unknown };
       const entry = mod.default;
       const value: unknown = await (typeof entry === "function"
@@ -114,8 +130,8 @@ function makeNamespace(
   capture: ConsoleCapture,
   calls: PendingCalls,
   maxCallBytes: number,
-): Readonly<Record<string, (...args: unknown[]) => Promise<unknown>>> {
-  const api: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
+): Record<string, unknown> {
+  const api: Record<string, unknown> = {};
   for (const name of names) {
     const label = `${namespace}.${name}`;
     api[name] = async (...args: unknown[]) => {
@@ -136,7 +152,20 @@ function makeNamespace(
       return decodeValue(reply.value);
     };
   }
-  return Object.freeze(api);
+  return api;
+}
+
+/** An extension module: adds functions to a namespace. */
+interface SandboxExtension {
+  install(api: Record<string, unknown>, data: string): void;
+}
+
+/** Imports an extension module (literal specifiers keep them external to this bundle). */
+async function loadExtension(name: SandboxExtensionName): Promise<SandboxExtension> {
+  switch (name) {
+    case "openapi":
+      return (await import("./ext-openapi.js")) as SandboxExtension;
+  }
 }
 
 function toSandboxError(thrown: unknown): SandboxError {

@@ -18,6 +18,18 @@ export interface SandboxRequest {
   maxLogBytes: number;
   /** Largest encoded argument list one host call may carry. */
   maxCallBytes: number;
+  /** Sandbox-side helpers to install before the code runs (see sandbox/extensions/). */
+  extensions?: SandboxExtensionRequest[];
+}
+
+/** Names of the sandbox extensions (modules `ext-<name>.js`). */
+export type SandboxExtensionName = "openapi";
+
+/** One extension to install: its functions join `namespace`, reading `data`. */
+export interface SandboxExtensionRequest {
+  name: SandboxExtensionName;
+  namespace: string;
+  data: string;
 }
 
 /** An error as data. */

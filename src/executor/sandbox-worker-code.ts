@@ -2,6 +2,7 @@
  * The Worker Loader configuration of a sandbox isolate, in one place so its security settings
  * are reviewed (and tested) once.
  */
+import type { SandboxExtensionName } from "../../sandbox/protocol";
 import { SANDBOX_MODULES } from "./generated/sandbox-modules";
 
 /** Options for {@link sandboxWorkerCode}. */
@@ -9,6 +10,8 @@ export interface SandboxWorkerOptions {
   compatibilityDate: string;
   /** CPU limit enforced by Cloudflare (local workerd does not enforce it). */
   cpuMs: number;
+  /** Extension modules the run needs (only those are shipped). */
+  extensions?: readonly SandboxExtensionName[];
 }
 
 /**
@@ -31,6 +34,12 @@ export function sandboxWorkerCode(
       "harness.js": SANDBOX_MODULES["harness.js"],
       "runtime.js": SANDBOX_MODULES["runtime.js"],
       "user.js": userModule,
+      ...Object.fromEntries(
+        (options.extensions ?? []).map((name) => [
+          `ext-${name}.js`,
+          SANDBOX_MODULES[`ext-${name}.js`],
+        ]),
+      ),
     },
     globalOutbound: null,
     env: {},

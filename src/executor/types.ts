@@ -2,9 +2,22 @@
  * The executor contract: run model-written code in a sandbox with host functions, and always
  * come back with a definite outcome. Swap implementations behind {@link Executor} in tests.
  */
-import type { LogEntry } from "../../sandbox/protocol";
+import type { LogEntry, SandboxExtensionName } from "../../sandbox/protocol";
 
-export type { LogEntry };
+export type { LogEntry, SandboxExtensionName };
+
+/**
+ * A sandbox-side helper module installed before the code runs: its functions join `namespace`
+ * and answer inside the isolate from `data` (e.g. `openapi` adds `spec()` over a compact spec),
+ * for data too large or too chatty to serve by host calls.
+ */
+export interface SandboxExtension {
+  name: SandboxExtensionName;
+  /** Namespace the functions join (default `codemode`). */
+  namespace?: string;
+  /** Text the extension reads (e.g. JSON); shipped with the run, so keep it well under 32 MiB. */
+  data: string;
+}
 
 /** Limits of one run. Every field has a default (see `DEFAULT_LIMITS`). */
 export interface ExecutorLimits {
@@ -56,6 +69,8 @@ export interface ExecuteRequest {
   limits?: Partial<ExecutorLimits>;
   /** Cancels the run (outcome `error` with name `AbortError`). */
   signal?: AbortSignal;
+  /** Sandbox-side helper modules to install. */
+  extensions?: SandboxExtension[];
 }
 
 /** How a run ended. */

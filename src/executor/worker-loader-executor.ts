@@ -95,6 +95,11 @@ export class WorkerLoaderExecutor implements Executor {
     }
 
     const namespaces = request.namespaces ?? {};
+    const extensions = (request.extensions ?? []).map((e) => ({
+      name: e.name,
+      namespace: e.namespace ?? "codemode",
+      data: e.data,
+    }));
     const bridge = new HostBridge(namespaces, limits.maxHostCalls);
     let timer: ReturnType<typeof setTimeout> | undefined;
     let onAbort: (() => void) | undefined;
@@ -103,6 +108,7 @@ export class WorkerLoaderExecutor implements Executor {
         sandboxWorkerCode(prepared.module, {
           compatibilityDate: this.compatibilityDate,
           cpuMs: limits.cpuMs,
+          extensions: extensions.map((e) => e.name),
         }),
       );
       const entry = worker.getEntrypoint() as unknown as SandboxEntrypoint;
@@ -114,6 +120,7 @@ export class WorkerLoaderExecutor implements Executor {
         maxResultBytes: limits.maxResultBytes,
         maxLogBytes: limits.maxLogBytes,
         maxCallBytes: limits.maxCallBytes,
+        extensions,
       };
       const stop = new Promise<"timeout" | "aborted">((resolve) => {
         timer = setTimeout(() => resolve("timeout"), limits.timeoutMs);

@@ -1,0 +1,84 @@
+/**
+ * The shape `codemode.request()` resolves to, for every HTTP status (documented in the
+ * `execute` tool): `{ status, ok, headers, body }`, with `body` parsed JSON for JSON media
+ * types, text for text, bytes otherwise, and `null` when empty. Errors are data the code can
+ * branch on (`if (!r.ok) …`); only refused requests throw.
+ *
+ * Security defaults: configured secrets are replaced with `[REDACTED]` in headers and body before
+ * the response enters the sandbox (an upstream that echoes credentials cannot leak them), and
+ * `set-cookie` is dropped.
+ */
+
+/** What sandbox code receives from `codemode.request()`. */
+export interface ApiResult {
+  status: number;
+  ok: boolean;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+/** A plain response a host callback may return instead of a `Response`. */
+export interface ApiResponseInit {
+  status: number;
+  headers?: Record<string, string>;
+  body?: unknown;
+}
+
+const DROPPED_HEADERS = new Set(["set-cookie", "set-cookie2"]);
+
+/**
+ * Normalizes the host callback's answer for the sandbox.
+ * @param response - a `Response` or `{ status, headers?, body? }`
+ * @param secrets - strings that must never reach the sandbox
+ */
+export async function toApiResult(
+  response: Response | ApiResponseInit,
+  secrets: readonly string[],
+): Promise<ApiResult> {
+  const redact = (text: string) =>
+    secrets.reduce((out, secret) => (secret ? out.split(secret).join("[REDACTED]") : out), text);
+  if (!(response instanceof Response)) {
+    const body = response.body === undefined ? null : redactDeep(response.body, redact);
+    const headers = Object.fromEntries(
+      Object.entries(response.headers ?? {})
+        .filter(([k]) => !DROPPED_HEADERS.has(k.toLowerCase()))
+        .map(([k, v]) => [k.toLowerCase(), redact(String(v))]),
+    );
+    return {
+      status: response.status,
+      ok: response.status >= 200 && response.status < 300,
+      headers,
+      body,
+    };
+  }
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, key) => {
+    if (!DROPPED_HEADERS.has(key)) headers[key] = redact(value);
+  });
+  const type = response.headers.get("content-type") ?? "";
+  let body: unknown = null;
+  if (/json/i.test(type)) {
+    const text = redact(await response.text());
+    try {
+      body = text === "" ? null : JSON.parse(text);
+    } catch {
+      body = text;
+    }
+  } else if (/^text\/|xml|x-www-form-urlencoded|javascript/i.test(type) || type === "") {
+    const text = redact(await response.text());
+    body = text === "" ? null : text;
+  } else {
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    body = bytes.byteLength === 0 ? null : bytes;
+  }
+  return { status: response.status, ok: response.ok, headers, body };
+}
+
+function redactDeep(value: unknown, redact: (text: string) => string): unknown {
+  if (typeof value === "string") return redact(value);
+  if (Array.isArray(value)) return value.map((v) => redactDeep(v, redact));
+  if (value && typeof value === "object" && !(value instanceof Uint8Array)) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactDeep(v, redact)]));
+  }
+  return value;
+}

@@ -1,0 +1,165 @@
+/**
+ * `openApiMcpServer()`: a whole HTTP API behind two tools. `search` runs model code against the
+ * OpenAPI document inside the sandbox (only what the code returns enters the context);
+ * `execute` runs model code with `codemode.request()`, which the host checks against the spec and
+ * sends through its request callback, where credentials live.
+ *
+ * Security defaults: the sandbox gets a request function, never a credential; requests are
+ * validated against the spec before the callback runs; configured `secrets` are redacted from
+ * responses; approval (when enabled) happens before anything is sent.
+ *
+ * Does not do: send requests itself (the host callback does), or validate responses.
+ *
+ * Per-isolate work: the spec is parsed, indexed and serialized for the sandbox once, when
+ * `openApiMcpServer()` is called; building the server per request is cheap.
+ */
+import { McpServer, type CallToolResult, type ServerContext } from "@modelcontextprotocol/server";
+import { z } from "zod";
+import { SpecDeclarations } from "../declarations/spec-declarations";
+import { resolveLimits } from "../executor/limits";
+import type { Executor, ExecutorLimits, HostNamespaces } from "../executor/types";
+import type { McpServerFactoryContext } from "../mcp/handler-types";
+import { loadSpec, OpenApiSpec } from "../openapi/open-api-spec";
+import {
+  apiRequester,
+  nonReadRequests,
+  type ApiRequestHandler,
+  type ApprovalCheck,
+} from "./api-request";
+import { approvalFlow } from "./approval-flow";
+import { outcomeToToolResult } from "./outcome-result";
+import { executeDescription, searchDescription } from "./openapi-tool-descriptions";
+
+/** Options of {@link openApiMcpServer}. */
+export interface OpenApiMcpServerOptions {
+  /** A compact spec (build step), an OpenAPI 2.0/3.0/3.1 document or its JSON text, or a loaded spec. */
+  spec: unknown;
+  /** Runs the model's code (usually a `WorkerLoaderExecutor`). */
+  executor: Executor;
+  /** Sends a checked request upstream; add credentials here. */
+  request: ApiRequestHandler;
+  /** Server name and version (default `openapi-code-mode`, `0.1.0`). */
+  name?: string;
+  version?: string;
+  /** Extra guidance appended to both tool descriptions. */
+  description?: string;
+  /** Executor limits for both tools. */
+  limits?: Partial<ExecutorLimits>;
+  /** Check requests against the spec before the callback (default true). */
+  validateRequests?: boolean;
+  /** Strings (credentials) that must never enter the sandbox; redacted from responses. */
+  secrets?: readonly string[];
+  /**
+   * Ask a person before sending requests: `true` for every non-GET request, or a predicate.
+   * Uses `input_required` (MRTR) on the stateless handler and push elicitation in sessions.
+   */
+  approval?: boolean | ApprovalCheck;
+}
+
+/**
+ * Creates a factory for `createMcpHandler` (or for an agent's `init()`), building the two-tool
+ * server per request over a spec parsed once.
+ * @param options - spec, executor, request callback and policies
+ * @throws CodeModeError `spec_invalid` when the spec does not load
+ */
+export function openApiMcpServer(
+  options: OpenApiMcpServerOptions,
+): (ctx?: McpServerFactoryContext) => McpServer {
+  const spec = options.spec instanceof OpenApiSpec ? options.spec : loadSpec(options.spec);
+  const limits = resolveLimits(options.limits);
+  const describeInput = {
+    spec,
+    maxResultBytes: limits.maxResultBytes,
+    ...(options.description === undefined ? {} : { extra: options.description }),
+  };
+  const searchText = searchDescription(describeInput);
+  const executeText = executeDescription(describeInput);
+  const declarations = new SpecDeclarations(spec.compact);
+  const declared = new Map<string, string>();
+  let specText: string | undefined;
+  const needsApproval: ApprovalCheck | undefined =
+    options.approval === true
+      ? nonReadRequests
+      : typeof options.approval === "function"
+        ? options.approval
+        : undefined;
+
+  const declaration = ([operationId]: unknown[]) => {
+    const id = String(operationId ?? "");
+    let text = declared.get(id);
+    if (text === undefined) {
+      const op = spec.operationById(id);
+      if (!op)
+        throw new TypeError(
+          `No operation with operationId "${id}". Search codemode.spec() for the right id.`,
+        );
+      text = declarations.operation(op).text;
+      declared.set(id, text);
+    }
+    return text;
+  };
+
+  return (factoryCtx?: McpServerFactoryContext) => {
+    const server = new McpServer(
+      { name: options.name ?? "openapi-code-mode", version: options.version ?? "0.1.0" },
+      { capabilities: { tools: {} } },
+    );
+    const codeInput = z.object({
+      code: z
+        .string()
+        .describe("JavaScript (or TypeScript): an async arrow function using codemode.*"),
+    });
+
+    server.registerTool(
+      "search",
+      { description: searchText, inputSchema: codeInput, annotations: { readOnlyHint: true } },
+      async ({ code }, ctx) => {
+        specText ??= JSON.stringify(spec.compact);
+        const namespaces: HostNamespaces = { codemode: { declaration } };
+        const outcome = await options.executor.execute({
+          code,
+          namespaces,
+          limits,
+          signal: ctx.mcpReq.signal,
+          extensions: [{ name: "openapi", data: specText }],
+        });
+        return outcomeToToolResult(outcome);
+      },
+    );
+
+    server.registerTool(
+      "execute",
+      {
+        description: executeText,
+        inputSchema: codeInput,
+        annotations: { readOnlyHint: false, openWorldHint: true },
+      },
+      async ({ code }, ctx): Promise<CallToolResult> => {
+        const approvals = needsApproval ? approvalFlow(ctx, factoryCtx) : undefined;
+        await approvals?.load();
+        const request = apiRequester({
+          spec,
+          handler: options.request,
+          validate: options.validateRequests !== false,
+          secrets: options.secrets ?? [],
+          mcp: ctx as ServerContext,
+          ...(approvals && needsApproval
+            ? { approve: approvals.approve, onApprovedSent: approvals.sent, needsApproval }
+            : {}),
+        });
+        const namespaces: HostNamespaces = {
+          codemode: { request: ([input], call) => request(input, call.signal), declaration },
+        };
+        const outcome = await options.executor.execute({
+          code,
+          namespaces,
+          limits,
+          signal: ctx.mcpReq.signal,
+        });
+        const pending = await approvals?.finish(outcome);
+        return pending ?? outcomeToToolResult(outcome);
+      },
+    );
+    return server;
+  };
+}

@@ -18,6 +18,7 @@ import {
 import { z } from "zod";
 import type { Executor, ExecutorLimits, HostFunction, HostNamespaces } from "../executor/types";
 import { resolveLimits } from "../executor/limits";
+import { TOOL_LIMITS } from "./tool-limits";
 import { codeToolDescription } from "./code-tool-description";
 import { outcomeToToolResult } from "./outcome-result";
 import { ToolCatalog } from "./tool-catalog";
@@ -59,7 +60,7 @@ export function codeMcpServer(options: CodeMcpServerOptions): () => Promise<McpS
     options.upstream,
     options.toolsTtlMs === undefined ? {} : { toolsTtlMs: options.toolsTtlMs },
   );
-  const limits = resolveLimits(options.limits);
+  const limits = resolveLimits(TOOL_LIMITS, options.limits);
   let cached:
     | { version: number; tools: Tool[]; catalog: ToolCatalog; description: string }
     | undefined;

@@ -17,6 +17,7 @@ import { McpServer, type CallToolResult, type ServerContext } from "@modelcontex
 import { z } from "zod";
 import { SpecDeclarations } from "../declarations/spec-declarations";
 import { resolveLimits } from "../executor/limits";
+import { TOOL_LIMITS } from "./tool-limits";
 import type { Executor, ExecutorLimits, HostNamespaces } from "../executor/types";
 import type { McpServerFactoryContext } from "../mcp/handler-types";
 import { loadSpec, OpenApiSpec } from "../openapi/open-api-spec";
@@ -66,7 +67,7 @@ export function openApiMcpServer(
   options: OpenApiMcpServerOptions,
 ): (ctx?: McpServerFactoryContext) => McpServer {
   const spec = options.spec instanceof OpenApiSpec ? options.spec : loadSpec(options.spec);
-  const limits = resolveLimits(options.limits);
+  const limits = resolveLimits(TOOL_LIMITS, options.limits);
   const describeInput = {
     spec,
     maxResultBytes: limits.maxResultBytes,

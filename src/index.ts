@@ -68,3 +68,33 @@ export {
   type SessionStorage,
   type WorkerTransportOptions,
 } from "./mcp/legacy/worker-transport";
+
+// Code mode servers (src/codemode): one `code` tool over an MCP server, or `search` + `execute` over an OpenAPI spec.
+export { codeMcpServer, type CodeMcpServerOptions } from "./codemode/code-mcp-server";
+export type { CodeUpstream, LocalMcpServer } from "./codemode/upstream-connection";
+export { UpstreamToolError } from "./codemode/upstream-result";
+export { openApiMcpServer, type OpenApiMcpServerOptions } from "./codemode/openapi-mcp-server";
+export {
+  RequestRefusedError,
+  nonReadRequests,
+  type ApiRequest,
+  type ApiRequestContext,
+  type ApiRequestHandler,
+  type ApprovalCheck,
+} from "./codemode/api-request";
+export type { ApiResult, ApiResponseInit } from "./codemode/api-response";
+export { outcomeToToolResult } from "./codemode/outcome-result";
+export { TOOL_LIMITS } from "./codemode/tool-limits";
+
+// OpenAPI and declarations (pure): load and index specs, validate requests, emit TypeScript.
+export { loadSpec, OpenApiSpec, isCompactSpec, type OperationMatch } from "./openapi/open-api-spec";
+export { compileSpec, type CompileSpecOptions } from "./openapi/compile-spec";
+export { checkSpec, findSpecProblems, type SpecProblem } from "./openapi/check-spec";
+export { validateRequest, type RequestValidation } from "./openapi/validate-request";
+export type { CompactSpec, CompactOperation, SpecVersion } from "./openapi/types";
+export {
+  toolDeclarations,
+  type ToolDeclarations,
+  type ToolLike,
+} from "./declarations/tool-declarations";
+export { SpecDeclarations, type OperationDeclaration } from "./declarations/spec-declarations";

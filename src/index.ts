@@ -98,3 +98,8 @@ export {
   type ToolLike,
 } from "./declarations/tool-declarations";
 export { SpecDeclarations, type OperationDeclaration } from "./declarations/spec-declarations";
+export {
+  createLegacyMcpHandler,
+  type CreateLegacyMcpHandlerOptions,
+  type LegacyMcpHandler,
+} from "./mcp/legacy/create-legacy-mcp-handler";

@@ -1,0 +1,126 @@
+/**
+ * `createLegacyMcpHandler`: a temporary migration bridge that serves an SDK v1 server with
+ * full 2025-era sessions (session id, standalone GET stream, `Last-Event-ID` replay,
+ * server-to-client requests, `DELETE`) from a plain Worker, over the Worker transport.
+ */
+import type { AuthInfo } from "@modelcontextprotocol/server";
+import { CodeModeError } from "../../errors";
+import {
+  authContextFrom,
+  authInfoFromOAuthProps,
+  runWithAuthContext,
+  withAuthContextBody,
+} from "../auth-context";
+import { preflightResponse, withCors, type CorsOptions } from "../cors";
+import { guardRequest, type GuardOptions } from "../guards";
+import type { AnyMcpServer } from "../server-product";
+import { isConnected, WorkerTransport, type WorkerTransportOptions } from "./worker-transport";
+
+/** Options of {@link createLegacyMcpHandler}: the Worker transport options plus routing and guards. */
+export interface CreateLegacyMcpHandlerOptions extends WorkerTransportOptions {
+  /** The exact pathname served; any other path answers `404`. Default `/mcp`. */
+  route?: string;
+  /** CORS header overrides (see `DEFAULT_CORS_OPTIONS`). */
+  corsOptions?: CorsOptions;
+  /** Accepted `Host` hostnames; see `GuardOptions.allowedHostnames`. */
+  allowedHostnames?: string[];
+  /** Accepted browser `Origin` hostnames, or `"*"` behind trusted Origin-checking middleware. */
+  allowedOriginHostnames?: string[] | "*";
+  /**
+   * A persistent transport the server is already connected to (kept at module scope), to
+   * reuse across requests; the other transport options are then ignored.
+   */
+  transport?: WorkerTransport;
+}
+
+/** The handler: callable from a Worker's `fetch`, or `.fetch(request, { authInfo })` behind a framework. */
+export interface LegacyMcpHandler {
+  (request: Request, env: unknown, ctx: ExecutionContext): Promise<Response>;
+  fetch(request: Request, options?: { authInfo?: AuthInfo }): Promise<Response>;
+  /** The Worker transport serving the session. */
+  transport: WorkerTransport;
+}
+
+/**
+ * Serves one SDK v1 server with 2025-era sessions.
+ *
+ * Two ways to use it, because one server cannot be connected to several transports:
+ * - persistent: create the server and the handler once at module scope; server-to-client
+ *   requests (elicitation, sampling, roots) work because the answer reaches the same
+ *   instance (as long as the isolate lives). One session per handler.
+ * - per request: build a new server and handler in every `fetch`, with `storage` (and an
+ *   `eventStore`) so each fresh instance restores the session; push requests then need the
+ *   answer in the same isolate and are best avoided.
+ *
+ * Security defaults: the same Origin/Host guards and CORS defaults as `createMcpHandler`;
+ * random session ids; unknown ids get `404`; OAuth `ctx.props` become `authInfo` and
+ * `getMcpAuthContext()`.
+ *
+ * Does not do: 2026-07-28 requests (use `createMcpHandler` with an SDK v2 server), several
+ * sessions per handler, or token verification (put an OAuth provider in front).
+ *
+ * @param server - an SDK v1 `McpServer` or `Server` (SDK v2 servers also work)
+ * @param options - transport, route, CORS and guard options
+ * @returns the handler
+ * @throws CodeModeError `"server_connected"` when `server` is already connected and no
+ *   `transport` is given, `"invalid_option"` for a bad `route`
+ */
+export function createLegacyMcpHandler(
+  server: AnyMcpServer,
+  options: CreateLegacyMcpHandlerOptions = {},
+): LegacyMcpHandler {
+  const {
+    route = "/mcp",
+    corsOptions = {},
+    allowedHostnames,
+    allowedOriginHostnames,
+    transport: given,
+    ...transportOptions
+  } = options;
+  if (!route.startsWith("/")) {
+    throw new CodeModeError(
+      "invalid_option",
+      `createLegacyMcpHandler: route must start with "/", got "${route}".`,
+    );
+  }
+  if (given === undefined && isConnected(server)) {
+    throw new CodeModeError(
+      "server_connected",
+      "createLegacyMcpHandler: this server is already connected to a transport, and one SDK v1 server " +
+        "cannot be connected to a second one. Build a new server for every handler " +
+        "(createLegacyMcpHandler(createServer(), { storage, eventStore })), or create the server and the " +
+        "handler once at module scope and reuse that handler, or pass the transport it is connected to as `transport`.",
+    );
+  }
+  const transport = given ?? new WorkerTransport(server, transportOptions);
+  const guard: GuardOptions = {
+    ...(allowedHostnames !== undefined && { allowedHostnames }),
+    ...(allowedOriginHostnames !== undefined && { allowedOriginHostnames }),
+    ...(corsOptions.origin !== undefined && { corsOrigin: corsOptions.origin }),
+  };
+
+  const serve = async (request: Request, authInfo: AuthInfo | undefined): Promise<Response> => {
+    if (new URL(request.url).pathname !== route) {
+      return withCors(new Response("Not Found\n", { status: 404 }), corsOptions);
+    }
+    const rejected = guardRequest(request, guard);
+    if (rejected !== undefined) return withCors(rejected, corsOptions);
+    if (request.method.toUpperCase() === "OPTIONS") return preflightResponse(corsOptions);
+    const context = authContextFrom(authInfo);
+    const response = await runWithAuthContext(context, () =>
+      transport.handleRequest(request, authInfo === undefined ? {} : { authInfo }),
+    );
+    return withCors(withAuthContextBody(response, context), corsOptions);
+  };
+
+  const callable = (request: Request, _env: unknown, ctx: ExecutionContext) =>
+    serve(
+      request,
+      authInfoFromOAuthProps(request, (ctx as { props?: unknown } | undefined)?.props),
+    );
+  return Object.assign(callable, {
+    fetch: (request: Request, requestOptions?: { authInfo?: AuthInfo }) =>
+      serve(request, requestOptions?.authInfo),
+    transport,
+  });
+}

@@ -1,0 +1,202 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import {
+  createLegacyMcpHandler,
+  DurableObjectEventStore,
+  type EventStorage,
+  type LegacyMcpHandler,
+  type SessionRecord,
+} from "../../src/index";
+import { initializeBody, text } from "./helpers";
+import { messageOf, SseReader } from "./sse";
+
+const URL_LOCAL = "http://localhost/mcp";
+
+function buildServer() {
+  const server = new McpServer({ name: "legacy", version: "1.0.0" });
+  server.tool("echo", { text: z.string() }, async ({ text: value }) => ({
+    content: [{ type: "text", text: value }],
+  }));
+  server.tool("ask", async (extra) => {
+    const answer = await server.server.elicitInput(
+      {
+        message: "Your name?",
+        requestedSchema: { type: "object", properties: { name: { type: "string" } } },
+      },
+      { relatedRequestId: extra.requestId },
+    );
+    return { content: [{ type: "text", text: `hello ${String(answer.content?.name)}` }] };
+  });
+  server.tool("caps", async () => ({
+    content: [{ type: "text", text: JSON.stringify(server.server.getClientCapabilities()) }],
+  }));
+  server.tool("count", { n: z.number() }, async ({ n }, extra) => {
+    for (let i = 1; i <= n; i++) {
+      await extra.sendNotification({
+        method: "notifications/progress",
+        params: { progressToken: "p", progress: i },
+      });
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    return { content: [{ type: "text", text: `counted ${n}` }] };
+  });
+  return server;
+}
+
+/** An in-memory stand-in for Durable Object storage (sorted keys, prefix/start/reverse/limit). */
+function memoryStorage(): EventStorage & { size(): number } {
+  const data = new Map<string, unknown>();
+  const storage = {
+    get: async (key: string) => data.get(key),
+    put: async (key: string, value: unknown) => void data.set(key, value),
+    delete: async (keys: string | string[]) => {
+      for (const key of Array.isArray(keys) ? keys : [keys]) data.delete(key);
+      return true;
+    },
+    list: async (options: {
+      prefix?: string;
+      start?: string;
+      reverse?: boolean;
+      limit?: number;
+    }) => {
+      let keys = [...data.keys()].toSorted();
+      keys = keys.filter(
+        (key) =>
+          key.startsWith(options.prefix ?? "") &&
+          (options.start === undefined || key >= options.start),
+      );
+      if (options.reverse) keys.reverse();
+      keys = keys.slice(0, options.limit ?? keys.length);
+      return new Map(keys.map((key) => [key, data.get(key)]));
+    },
+    size: () => data.size,
+  };
+  return storage as unknown as EventStorage & { size(): number };
+}
+
+async function clientFor(fetch: (request: Request) => Promise<Response>, elicitation = false) {
+  const client = new Client(
+    { name: "legacy-client", version: "1.0.0" },
+    {
+      capabilities: elicitation ? { elicitation: { form: {} } } : {},
+      jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
+    },
+  );
+  const transport = new StreamableHTTPClientTransport(new URL(URL_LOCAL), {
+    fetch: (url, init) => fetch(new Request(url, init)),
+  });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+describe("createLegacyMcpHandler", () => {
+  it("persistent: a 2025-era session with tools and a server-to-client elicitation", async () => {
+    const handler = createLegacyMcpHandler(buildServer());
+    const { client, transport } = await clientFor((request) => handler.fetch(request), true);
+    client.setRequestHandler(ElicitRequestSchema, async () => ({
+      action: "accept",
+      content: { name: "Ada" },
+    }));
+    expect(transport.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(text(await client.callTool({ name: "echo", arguments: { text: "hi" } }))).toBe("hi");
+    expect(text(await client.callTool({ name: "ask", arguments: {} }))).toBe("hello Ada");
+
+    const wrong = await handler.fetch(
+      new Request(URL_LOCAL, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-session-id": "not-this-session",
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/list" }),
+      }),
+    );
+    expect(wrong.status).toBe(404);
+    await transport.terminateSession();
+    await client.close();
+  });
+
+  it("refuses a server that is already connected, explaining what to do", async () => {
+    const server = buildServer();
+    await createLegacyMcpHandler(server).transport.start();
+    expect(() => createLegacyMcpHandler(server)).toThrow(/already connected.*new server/s);
+  });
+
+  it("per request: a fresh server per request restores the session from storage and replays events", async () => {
+    let record: SessionRecord | undefined;
+    const storage = { get: () => record, set: (value: SessionRecord) => void (record = value) };
+    const events = memoryStorage();
+    const handle = (request: Request) =>
+      createLegacyMcpHandler(buildServer(), {
+        storage,
+        eventStore: new DurableObjectEventStore(events),
+      }).fetch(request);
+
+    const { client, transport } = await clientFor(handle, true);
+    expect(record?.sessionId).toBe(transport.sessionId);
+    expect(text(await client.callTool({ name: "echo", arguments: { text: "again" } }))).toBe(
+      "again",
+    );
+    expect(JSON.parse(text(await client.callTool({ name: "caps", arguments: {} })))).toEqual({
+      elicitation: { form: {} },
+    });
+    await client.close();
+
+    // Raw: drop a counting stream after two progress events and resume it on a new server.
+    const headers = {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-session-id": record!.sessionId,
+      "mcp-protocol-version": "2025-11-25",
+    };
+    const post = await handle(
+      new Request(URL_LOCAL, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 7,
+          method: "tools/call",
+          params: { name: "count", arguments: { n: 5 } },
+        }),
+      }),
+    );
+    const reader = new SseReader(post.body!);
+    let lastId: string | undefined;
+    let progress = 0;
+    while (progress < 2) {
+      const frame = (await reader.next())!;
+      lastId = frame.id ?? lastId;
+      if (messageOf(frame) !== undefined) progress++;
+    }
+    await reader.disconnect();
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    const resumed = await handle(
+      new Request(URL_LOCAL, { headers: { ...headers, "last-event-id": lastId! } }),
+    );
+    const rest = (await new SseReader(resumed.body!).rest()).map(messageOf).filter(Boolean);
+    expect(rest.slice(0, -1).map((message) => message!.params.progress)).toEqual([3, 4, 5]);
+    expect(rest.at(-1)).toMatchObject({ id: 7, result: { content: [{ text: "counted 5" }] } });
+    expect([...(await events.list({ prefix: "mcp:event:" })).keys()]).toEqual([]);
+  });
+
+  it("serves only its route and applies the Origin guard", async () => {
+    const handler: LegacyMcpHandler = createLegacyMcpHandler(buildServer(), { route: "/legacy" });
+    const elsewhere = await handler.fetch(new Request("http://localhost/mcp"));
+    expect(elsewhere.status).toBe(404);
+    const evil = await handler.fetch(
+      new Request("http://localhost/legacy", {
+        method: "POST",
+        headers: { origin: "https://evil.example", "content-type": "application/json" },
+        body: JSON.stringify(initializeBody()),
+      }),
+    );
+    expect(evil.status).toBe(403);
+  });
+});

@@ -4,5 +4,14 @@ declare namespace Cloudflare {
   interface Env {
     /** Worker Loader binding: creates the sandbox isolates that run model-written code. */
     LOADER: WorkerLoader;
+    /** The demo API's data (projects, tasks, comments) in SQLite. */
+    DEMO_STORE: DurableObjectNamespace<import("./app/demo/demo-store").DemoStore>;
+    /** OAuth grants and tokens when `OAUTH=on` and no `OAUTH_KV` namespace is bound. */
+    OAUTH_STORE: DurableObjectNamespace<import("./app/oauth/oauth-store").OAuthStore>;
+    /** Optional KV namespace for the OAuth provider (preferred over OAUTH_STORE when bound). */
+    OAUTH_KV?: KVNamespace;
+    /** Product settings (vars and secrets); see src/app/config.ts. */
+    SPEC?: string;
+    APPROVALS?: string;
   }
 }

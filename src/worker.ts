@@ -1,16 +1,15 @@
 /**
- * The deployable Worker entry: wiring only. Product routes land here as the layers arrive.
+ * The deployable Worker entry: wiring only. Routes, configuration and the status page live in
+ * src/app/ (see app.ts); the demo API's Durable Object is exported for its binding.
  */
+import { createApp } from "./app/app";
+import { createWorker } from "./app/create-worker";
+import { COMPACT_SPECS } from "./openapi/generated/specs";
+
+export { DemoStore } from "./app/demo/demo-store";
+export { OAuthStore } from "./app/oauth/oauth-store";
 
 /** Bindings this Worker expects (declared in src/env.d.ts, configured in wrangler.jsonc). */
 export type Env = Cloudflare.Env;
 
-export default {
-  async fetch(request: Request): Promise<Response> {
-    const url = new URL(request.url);
-    if (url.pathname === "/health") {
-      return Response.json({ ok: true, name: "code-mode-mcp" });
-    }
-    return new Response("Not found. Try /health.\n", { status: 404 });
-  },
-} satisfies ExportedHandler<Env>;
+export default createWorker(createApp({ specs: COMPACT_SPECS }));

@@ -1,0 +1,135 @@
+/**
+ * The product's request router: `/health`, the status page (`/`, `/api/status`, `/api/search`),
+ * the MCP endpoints (`/mcp`, `/mcp/code`) and the demo API (`/demo-api/…`), with the configured
+ * protection in front (`MCP_API_KEY`, or OAuth via oauth.ts).
+ *
+ * Security defaults: with `MCP_API_KEY` set, every route but `/health` and the status page
+ * needs the key; an invalid configuration serves no MCP traffic (`503` naming the settings).
+ */
+import type { AuthInfo } from "@modelcontextprotocol/server";
+import { checkApiKey } from "./api-key";
+import { readConfig, type AppConfig, type AppSettings, type ConfigProblem } from "./config";
+import { DEMO_API_BASE, demoApiFetch } from "./demo/demo-store";
+import { API_ROUTE, CODE_ROUTE, endpointsFor, type Endpoints } from "./endpoints";
+import { runSearch } from "./search-endpoint";
+import { statusPage } from "./status-page";
+import { statusReport } from "./status-report";
+
+/** Options of {@link createApp}. */
+export interface AppOptions {
+  /** Compiled specs by name (`COMPACT_SPECS`, plus a `SPEC_FILE` spec at `npm start`). */
+  specs: Readonly<Record<string, string>>;
+}
+
+type Checked = { ok: true; config: AppConfig } | { ok: false; problems: ConfigProblem[] };
+
+/** The app's routing, used directly or behind the OAuth provider. */
+export interface App {
+  /** Checks (and memoizes) the configuration in `env`. */
+  config(env: Cloudflare.Env): Checked;
+  /** Serves a request; `authInfo` is the verified identity from OAuth, if any. */
+  route(request: Request, env: Cloudflare.Env, authInfo?: AuthInfo): Promise<Response>;
+}
+
+/**
+ * Creates the router over a set of compiled specs.
+ * @param options - the compiled specs
+ */
+export function createApp(options: AppOptions): App {
+  const names = Object.keys(options.specs);
+  let memo: { key: string; checked: Checked } | undefined;
+  const config = (env: Cloudflare.Env): Checked => {
+    const settings = env as unknown as AppSettings;
+    const key = JSON.stringify(Object.entries(settings).filter(([, v]) => typeof v === "string"));
+    if (memo?.key !== key) {
+      const servers = (name: string) =>
+        (JSON.parse(options.specs[name] ?? "{}") as { servers?: { url?: unknown }[] }).servers ??
+        [];
+      memo = { key, checked: readConfig(settings, names, servers) };
+    }
+    return memo.checked;
+  };
+
+  const route = async (
+    request: Request,
+    env: Cloudflare.Env,
+    authInfo?: AuthInfo,
+  ): Promise<Response> => {
+    const url = new URL(request.url);
+    const checked = config(env);
+    const endpoints = checked.ok ? endpointsFor(checked.config, env, options.specs) : undefined;
+    if (url.pathname === "/health")
+      return Response.json(
+        checked.ok
+          ? { ok: true, name: "code-mode-mcp", spec: checked.config.specName }
+          : { ok: false, name: "code-mode-mcp", problems: checked.problems },
+        { status: checked.ok ? 200 : 503 },
+      );
+    if (url.pathname === "/" && request.method === "GET") {
+      const report = await statusReport(checked, endpoints);
+      return new Response(statusPage(report, checked.ok && !!checked.config.apiKey), {
+        status: checked.ok ? 200 : 503,
+        headers: { "content-type": "text/html; charset=utf-8" },
+      });
+    }
+    if (url.pathname === "/api/status" && request.method === "GET")
+      return Response.json(await statusReport(checked, endpoints));
+
+    const isApp =
+      url.pathname === API_ROUTE ||
+      url.pathname === CODE_ROUTE ||
+      url.pathname === "/api/search" ||
+      url.pathname === DEMO_API_BASE ||
+      url.pathname.startsWith(`${DEMO_API_BASE}/`);
+    if (!isApp)
+      return new Response("Not found. Try /, /mcp, /mcp/code or /health.\n", { status: 404 });
+    if (!checked.ok || !endpoints)
+      return Response.json(
+        { error: "misconfigured", problems: checked.ok ? [] : checked.problems },
+        { status: 503 },
+      );
+    const { config: c } = checked;
+    // Preflights carry no credentials; the MCP handler answers them with its CORS policy.
+    if (c.apiKey && request.method !== "OPTIONS") {
+      const refused = await checkApiKey(request, c.apiKey);
+      if (refused) return refused;
+    }
+    if (url.pathname === "/api/search") return runSearch(request, endpoints);
+    if (url.pathname.startsWith(DEMO_API_BASE)) {
+      const path = url.pathname.slice(DEMO_API_BASE.length) || "/";
+      return demoApiFetch(env.DEMO_STORE, `${path}${url.search}`, {
+        method: request.method,
+        headers: request.headers,
+        ...(request.body ? { body: await request.arrayBuffer() } : {}),
+      });
+    }
+    return mcp(request, endpoints, url.pathname, callerAuth(request, c, authInfo));
+  };
+  return { config, route };
+}
+
+function mcp(
+  request: Request,
+  endpoints: Endpoints,
+  pathname: string,
+  authInfo: AuthInfo | undefined,
+): Promise<Response> {
+  const handler = pathname === API_ROUTE ? endpoints.api : endpoints.code;
+  return handler.fetch(request, authInfo ? { authInfo } : {});
+}
+
+/**
+ * The identity handed to the MCP handlers: OAuth's verified one, or (with
+ * `FORWARD_CALLER_TOKEN`) the caller's bearer token, which the request callback forwards.
+ */
+function callerAuth(
+  request: Request,
+  config: AppConfig,
+  authInfo: AuthInfo | undefined,
+): AuthInfo | undefined {
+  if (authInfo) return authInfo;
+  if (config.api.kind !== "http" || !config.api.forwardCallerToken) return undefined;
+  const bearer = /^Bearer\s+(.+)$/i.exec(request.headers.get("authorization") ?? "");
+  const token = bearer?.[1]?.trim();
+  return token ? { token, clientId: "", scopes: [] } : undefined;
+}

@@ -1,0 +1,96 @@
+/**
+ * The two MCP endpoints built from a checked configuration: `/mcp` (`openApiMcpServer` over the
+ * configured spec) and `/mcp/code` (`codeMcpServer` over the configured upstream), each behind
+ * our `createMcpHandler`. Built once per isolate and configuration, because the spec is parsed
+ * and indexed once and the code server caches the upstream's tool list.
+ */
+import { codeMcpServer } from "../codemode/code-mcp-server";
+import type { CodeUpstream } from "../codemode/upstream-connection";
+import { openApiMcpServer } from "../codemode/openapi-mcp-server";
+import { WorkerLoaderExecutor } from "../executor/worker-loader-executor";
+import { createMcpHandler } from "../mcp/create-mcp-handler";
+import type { StatelessMcpHandler } from "../mcp/handler-types";
+import { loadSpec, type OpenApiSpec } from "../openapi/open-api-spec";
+import { apiRequestHandler, targetSecrets } from "./api-request-handler";
+import type { AppConfig } from "./config";
+import { demoUpstreamServer } from "./demo/demo-upstream";
+
+/** The MCP routes. */
+export const API_ROUTE = "/mcp";
+export const CODE_ROUTE = "/mcp/code";
+
+/** Everything the routes and the status page need for one configuration. */
+export interface Endpoints {
+  spec: OpenApiSpec;
+  /** Size of the compact spec the Worker ships, in bytes of JSON text. */
+  specBytes: number;
+  api: StatelessMcpHandler;
+  code: StatelessMcpHandler;
+}
+
+const specs = new Map<string, OpenApiSpec>();
+let built: { key: string; endpoints: Endpoints } | undefined;
+
+/**
+ * Returns the endpoints for `config`, building them when the configuration changed.
+ * @param config - the checked configuration
+ * @param env - bindings (LOADER, DEMO_STORE)
+ * @param specTexts - compiled specs by name (JSON text)
+ */
+export function endpointsFor(
+  config: AppConfig,
+  env: Cloudflare.Env,
+  specTexts: Readonly<Record<string, string>>,
+): Endpoints {
+  const key = JSON.stringify(config);
+  if (built?.key === key) return built.endpoints;
+  const text = specTexts[config.specName]!;
+  let spec = specs.get(config.specName);
+  if (!spec) {
+    spec = loadSpec(text);
+    specs.set(config.specName, spec);
+  }
+  const executor = new WorkerLoaderExecutor({ loader: env.LOADER, limits: config.limits });
+  const approvalKey = config.approvals ? (config.requestStateKey ?? isolateKey()) : undefined;
+  const api = createMcpHandler(
+    openApiMcpServer({
+      spec,
+      executor,
+      request: apiRequestHandler(config.api, env.DEMO_STORE),
+      secrets: targetSecrets(config.api),
+      approval: config.approvals,
+      limits: config.limits,
+      name: "code-mode-api",
+      ...(config.api.kind === "demo"
+        ? { description: "This is the demo API served by this Worker (projects, tasks, comments)." }
+        : {}),
+    }),
+    { route: API_ROUTE, ...(approvalKey ? { requestState: { key: approvalKey } } : {}) },
+  );
+  const upstream: CodeUpstream =
+    config.upstream.kind === "demo"
+      ? { server: () => demoUpstreamServer(env.DEMO_STORE) }
+      : { url: config.upstream.url, headers: config.upstream.headers };
+  const code = createMcpHandler(
+    codeMcpServer({
+      upstream,
+      executor,
+      limits: config.limits,
+      name: "code-mode-tools",
+      ...(config.upstream.kind === "demo" ? { upstreamName: "the demo projects server" } : {}),
+    }),
+    { route: CODE_ROUTE },
+  );
+  built = { key, endpoints: { spec, specBytes: text.length, api, code } };
+  return built.endpoints;
+}
+
+let randomKey: string | undefined;
+
+/** A per-isolate sealing key, used only when APPROVALS is on without REQUEST_STATE_KEY. */
+function isolateKey(): string {
+  randomKey ??= [...crypto.getRandomValues(new Uint8Array(32))]
+    .map((b) => b.toString(16).padStart(2, "0"))
+    .join("");
+  return randomKey;
+}

@@ -1,0 +1,149 @@
+/**
+ * OAuth in front of the MCP routes (`OAUTH=on`), with `@cloudflare/workers-oauth-provider`:
+ * discovery, dynamic client registration (`/register`), `/token`, and a small `/authorize`
+ * consent page that asks for the owner's passphrase (`OAUTH_PASSWORD`) before granting.
+ * Verified grants reach MCP handlers as `authInfo` (`context.http.authInfo`) and through
+ * `getMcpAuthContext()` (props `{ userId, clientId, scopes }`).
+ *
+ * Security defaults: `/mcp`, `/mcp/code`, `/api/search` and `/demo-api` need a valid access
+ * token; the passphrase is compared in constant time and never echoed; the consent form
+ * re-parses the original authorization request on submit (nothing is rebuilt from form
+ * fields). Storage: the `OAUTH_KV` namespace when bound, else the `OAUTH_STORE` Durable Object.
+ *
+ * Does not do: federate to an identity provider (swap `/authorize` for your IdP's flow and put
+ * the user's upstream token in `props` for per-user credentials), or rate-limit passphrase
+ * attempts.
+ */
+import { OAuthProvider, type AuthRequest } from "@cloudflare/workers-oauth-provider";
+import { authInfoFromOAuthProps } from "../../mcp/auth-context";
+import type { App } from "../app";
+import { storeKv } from "./store-kv";
+
+/** Routes that need an access token when OAuth is on. */
+export const OAUTH_API_ROUTES = ["/mcp", "/api/search", "/demo-api"];
+
+const providers = new WeakMap<App, Map<string, OAuthProvider<Cloudflare.Env>>>();
+
+/**
+ * Serves a request through the OAuth provider.
+ * @param app - the router
+ * @param request - the request
+ * @param env - bindings and settings
+ * @param ctx - the execution context (the provider puts the grant's props on `ctx.props`)
+ */
+export function oauthFetch(
+  app: App,
+  request: Request,
+  env: Cloudflare.Env,
+  ctx: ExecutionContext,
+): Promise<Response> {
+  // The protected-resource metadata names this Worker's own origin, known only per request.
+  const origin = new URL(request.url).origin;
+  let byOrigin = providers.get(app);
+  if (!byOrigin) providers.set(app, (byOrigin = new Map()));
+  let provider = byOrigin.get(origin);
+  if (!provider) {
+    provider = new OAuthProvider<Cloudflare.Env>({
+      resourceMetadata: { resource: `${origin}/mcp`, resource_name: "Code Mode MCP server" },
+      apiRoute: OAUTH_API_ROUTES,
+      apiHandler: {
+        fetch: (req, e, c) =>
+          app.route(req, e as Cloudflare.Env, authInfoFromOAuthProps(req, c.props)),
+      },
+      defaultHandler: {
+        fetch: (req, e) => {
+          const url = new URL(req.url);
+          if (url.pathname === "/authorize") return authorize(req, e as Cloudflare.Env);
+          return app.route(req, e as Cloudflare.Env);
+        },
+      },
+      authorizeEndpoint: "/authorize",
+      tokenEndpoint: "/token",
+      clientRegistrationEndpoint: "/register",
+      scopesSupported: ["mcp"],
+    });
+    byOrigin.set(origin, provider);
+  }
+  const withKv = env.OAUTH_KV ? env : { ...env, OAUTH_KV: storeKv(env.OAUTH_STORE) };
+  return provider.fetch(request, withKv, ctx);
+}
+
+type OAuthEnv = Cloudflare.Env & {
+  OAUTH_PASSWORD?: string;
+  OAUTH_PROVIDER: {
+    parseAuthRequest(request: Request): Promise<AuthRequest>;
+    lookupClient(id: string): Promise<{ clientName?: string } | null>;
+    completeAuthorization(options: {
+      request: AuthRequest;
+      userId: string;
+      metadata: unknown;
+      scope: string[];
+      props: unknown;
+    }): Promise<{ redirectTo: string }>;
+  };
+};
+
+async function authorize(request: Request, env: Cloudflare.Env): Promise<Response> {
+  const oauthEnv = env as OAuthEnv;
+  let auth: AuthRequest;
+  try {
+    auth = await oauthEnv.OAUTH_PROVIDER.parseAuthRequest(request);
+  } catch (error) {
+    return page(`<p>Invalid authorization request: ${esc((error as Error).message)}</p>`, 400);
+  }
+  const client = await oauthEnv.OAUTH_PROVIDER.lookupClient(auth.clientId);
+  const clientName = client?.clientName ?? auth.clientId;
+  let failed = false;
+  if (request.method === "POST") {
+    const form = await request.formData();
+    const user = String(form.get("user") ?? "").trim() || "owner";
+    if (await samePassphrase(String(form.get("passphrase") ?? ""), oauthEnv.OAUTH_PASSWORD)) {
+      const userId = encodeURIComponent(user);
+      const { redirectTo } = await oauthEnv.OAUTH_PROVIDER.completeAuthorization({
+        request: auth,
+        userId,
+        metadata: { label: user },
+        scope: auth.scope,
+        props: { userId, clientId: auth.clientId, scopes: auth.scope },
+      });
+      return Response.redirect(redirectTo, 302);
+    }
+    failed = true;
+  }
+  const url = new URL(request.url);
+  return page(
+    `<h1>Authorize ${esc(clientName)}</h1>
+<p>${esc(clientName)} asks to use this Code Mode MCP server${auth.scope.length ? ` (scopes: ${esc(auth.scope.join(", "))})` : ""}.</p>
+${failed ? '<p style="color:#b00020">Wrong passphrase.</p>' : ""}
+<form method="post" action="${esc(url.pathname + url.search)}">
+<p><label>Your name <input name="user" autocomplete="username"></label></p>
+<p><label>Owner passphrase (OAUTH_PASSWORD) <input name="passphrase" type="password" autocomplete="current-password"></label></p>
+<p><button type="submit">Approve</button></p>
+</form>`,
+    failed ? 401 : 200,
+  );
+}
+
+async function samePassphrase(sent: string, expected: string | undefined): Promise<boolean> {
+  if (!expected || !sent) return false;
+  const hash = (t: string) => crypto.subtle.digest("SHA-256", new TextEncoder().encode(t));
+  const [a, b] = await Promise.all([hash(sent), hash(expected)]);
+  return crypto.subtle.timingSafeEqual(a, b);
+}
+
+function page(body: string, status: number): Response {
+  return new Response(
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Authorize</title></head><body style="font:15px system-ui;max-width:36rem;margin:3rem auto">${body}</body></html>`,
+    {
+      status,
+      headers: { "content-type": "text/html; charset=utf-8", "x-frame-options": "DENY" },
+    },
+  );
+}
+
+function esc(text: string): string {
+  return text.replace(
+    /[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!,
+  );
+}

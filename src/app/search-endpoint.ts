@@ -1,0 +1,45 @@
+/**
+ * `POST /api/search` (`{ code }` → `{ text, isError }`): the status page's search form. It calls
+ * the `search` tool of `/mcp` through the MCP handler itself, with an in-process SDK client, so
+ * the form exercises exactly what MCP clients get.
+ *
+ * Security defaults: sits behind the same protection as `/mcp` (the router checks the API key
+ * first); the body is capped at 64 KiB; only `search` (read-only, spec only) can be run here.
+ */
+import { API_ROUTE, type Endpoints } from "./endpoints";
+import { withSelfClient } from "./self-client";
+
+const MAX_BODY = 65_536;
+
+/**
+ * Runs a search program from the status page.
+ * @param request - `POST` with JSON `{ code }`
+ * @param endpoints - the built endpoints
+ */
+export async function runSearch(request: Request, endpoints: Endpoints): Promise<Response> {
+  if (request.method !== "POST")
+    return Response.json(
+      { message: "POST { code } here." },
+      { status: 405, headers: { allow: "POST" } },
+    );
+  const raw = await request.text();
+  if (raw.length > MAX_BODY)
+    return Response.json({ message: "The program is larger than 64 KiB." }, { status: 413 });
+  let code: unknown;
+  try {
+    code = (JSON.parse(raw) as { code?: unknown }).code;
+  } catch {
+    code = undefined;
+  }
+  if (typeof code !== "string" || code.trim() === "")
+    return Response.json({ message: 'Send JSON { "code": "async () => …" }.' }, { status: 400 });
+  const result = await withSelfClient(endpoints.api, API_ROUTE, (client) =>
+    client.callTool({ name: "search", arguments: { code } }),
+  );
+  const blocks = (result.content ?? []) as { type: string; text?: string }[];
+  const text = blocks
+    .filter((b) => b.type === "text")
+    .map((b) => b.text ?? "")
+    .join("\n");
+  return Response.json({ text, isError: result.isError === true });
+}

@@ -1,0 +1,134 @@
+/**
+ * The status page at `/`: renders a {@link StatusReport} as one self-contained HTML document
+ * (inline CSS and a few lines of script, no external assets, so it works offline) with a form
+ * that runs a `search` program through `/api/search`.
+ *
+ * Security defaults: every value is HTML-escaped; the page holds no secret (an API key typed
+ * into the form is sent only with the search request and never stored).
+ */
+import type { EndpointReport, StatusReport } from "./status-report";
+
+/** The program the search form starts with. */
+export const DEFAULT_SEARCH_PROGRAM = `async () => {
+  const spec = await codemode.spec();
+  return Object.entries(spec.paths).flatMap(([path, ops]) =>
+    Object.entries(ops).map(([method, op]) => \`\${method.toUpperCase()} \${path}  \${op.operationId ?? ""}\`),
+  ).slice(0, 25);
+}`;
+
+/**
+ * Renders the status page.
+ * @param report - the status data
+ * @param needsKey - whether the search endpoint needs the API key (shows a key field)
+ */
+export function statusPage(report: StatusReport, needsKey: boolean): string {
+  const body = report.ok ? healthy(report, needsKey) : broken(report);
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Code Mode MCP server</title>
+<style>
+body{font:15px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:60rem;padding:0 1rem;color:#1d1d1f}
+h1{font-size:1.5rem}h2{font-size:1.1rem;margin-top:1.8rem;border-bottom:1px solid #ddd}
+table{border-collapse:collapse;margin:.4rem 0}td,th{border:1px solid #ddd;padding:.25rem .6rem;text-align:left}
+th{background:#f5f5f7}code,pre,textarea{font:13px ui-monospace,monospace}
+textarea{width:100%;min-height:9rem}pre{background:#f5f5f7;padding:.6rem;overflow:auto;max-height:28rem}
+.warn{color:#8a5300}.bad{color:#b00020}.muted{color:#666}
+</style></head><body>
+<h1>Code Mode MCP server</h1>
+${body}
+</body></html>`;
+}
+
+function healthy(r: StatusReport, needsKey: boolean): string {
+  const s = r.spec!;
+  const warnings = r.warnings.map((w) => `<p class="warn">⚠ ${esc(w)}</p>`).join("");
+  return `${warnings}
+<h2>Spec served at <code>/mcp</code></h2>
+<table id="spec">
+<tr><th>name</th><td id="spec-name">${esc(s.name)}</td></tr>
+<tr><th>title</th><td>${esc(s.title)} ${esc(s.version)} <span class="muted">(OpenAPI ${esc(s.openapi)})</span></td></tr>
+<tr><th>operations</th><td id="spec-operations">${s.operations}</td></tr>
+<tr><th>paths / tags</th><td>${s.paths} / ${s.tags}</td></tr>
+<tr><th>size (compact JSON)</th><td id="spec-bytes">${s.bytes.toLocaleString("en-US")} bytes</td></tr>
+<tr><th>requests go to</th><td>${r.api!.kind === "demo" ? "the in-process demo API (<code>/demo-api</code>)" : esc(r.api!.origin ?? "")}${r.api!.credential ? " · credential added by the host" : ""}${r.api!.forwardCallerToken ? " · caller's token forwarded" : ""}</td></tr>
+</table>
+<h2>Endpoints and their tools</h2>
+<p class="muted">${esc(r.tokenEstimate)}.</p>
+${r.endpoints.map(endpoint).join("\n")}
+<h2>Upstream MCP server at <code>/mcp/code</code></h2>
+<p id="upstream">${
+    r.upstream!.kind === "demo"
+      ? `The demo projects server (in-process): ${r.upstream!.tools!.map((t) => `<code>${esc(t)}</code>`).join(", ")}`
+      : `${esc(r.upstream!.origin ?? "")}${r.upstream!.auth ? " · auth header configured" : ""}`
+  }</p>
+<h2>Limits (per run)</h2>
+<table id="limits">${Object.entries(r.limits!)
+    .map(([k, v]) => `<tr><th>${esc(k)}</th><td>${Number(v).toLocaleString("en-US")}</td></tr>`)
+    .join("")}</table>
+<h2>Protection</h2>
+<p id="protection">API key: ${onOff(r.protection!.apiKey)} · OAuth: ${onOff(r.protection!.oauth)} · approvals for writes: ${onOff(r.protection!.approvals)}</p>
+<h2>Try <code>search</code></h2>
+<form id="search-form">
+${needsKey ? '<p><label>API key <input id="search-key" type="password" autocomplete="off"></label></p>' : ""}
+<textarea id="search-code" spellcheck="false">${esc(DEFAULT_SEARCH_PROGRAM)}</textarea>
+<p><button id="search-run" type="submit">Run search</button> <span id="search-status" class="muted"></span></p>
+</form>
+<pre id="search-result" data-state="idle">(no result yet)</pre>
+<script>
+document.getElementById("search-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const out = document.getElementById("search-result");
+  const status = document.getElementById("search-status");
+  const key = document.getElementById("search-key");
+  status.textContent = "running…";
+  out.dataset.state = "running";
+  try {
+    const response = await fetch("/api/search", {
+      method: "POST",
+      headers: { "content-type": "application/json", ...(key && key.value ? { authorization: "Bearer " + key.value } : {}) },
+      body: JSON.stringify({ code: document.getElementById("search-code").value }),
+    });
+    const data = await response.json();
+    out.textContent = data.text ?? data.message ?? JSON.stringify(data);
+    out.dataset.state = response.ok && !data.isError ? "ok" : "error";
+    status.textContent = response.ok ? (data.isError ? "error" : "done") : "HTTP " + response.status;
+  } catch (error) {
+    out.textContent = String(error);
+    out.dataset.state = "error";
+    status.textContent = "failed";
+  }
+});
+</script>`;
+}
+
+function endpoint(e: EndpointReport): string {
+  if (e.error)
+    return `<p class="bad"><code>${esc(e.route)}</code> (${esc(e.kind)}): ${esc(e.error)}</p>`;
+  const rows = e.tools
+    .map(
+      (t) =>
+        `<tr><td><code>${esc(t.name)}</code></td><td>${t.descriptionChars}</td><td>${t.tokens}</td></tr>`,
+    )
+    .join("");
+  return `<h3><code>${esc(e.route)}</code> · ${esc(e.kind)}</h3>
+<table class="tools" data-route="${esc(e.route)}"><tr><th>tool</th><th>description chars</th><th>≈ tokens</th></tr>${rows}
+<tr><th>tools/list total</th><td></td><td class="total-tokens">${e.totalTokens}</td></tr></table>`;
+}
+
+function broken(r: StatusReport): string {
+  return `<p class="bad">The configuration is invalid; the MCP endpoints answer 503 until it is fixed.</p>
+<ul id="problems">${r.problems
+    .map((p) => `<li><code>${esc(p.setting)}</code>: ${esc(p.message)}<br>Fix: ${esc(p.fix)}</li>`)
+    .join("")}</ul>`;
+}
+
+function onOff(on: boolean): string {
+  return on ? "<b>on</b>" : "off";
+}
+
+function esc(text: string): string {
+  return text.replace(
+    /[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!,
+  );
+}

@@ -1,0 +1,110 @@
+// Starts `npm start` the way a user does (own process group, free port, fresh local data) and
+// stops it again, whatever happens: every e2e script uses this, so none can leave a server
+// behind or hang (hard deadlines on start and stop).
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/** A free TCP port on 127.0.0.1. */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * @typedef {{ url: string, port: number, output: () => string, stop: () => Promise<void> }} Started
+ */
+
+/**
+ * Runs `npm start` with extra environment and waits until /health answers 200.
+ * @param {Record<string, string>} [env] - settings (SPEC_FILE, API_TOKEN, …)
+ * @param {{ timeoutMs?: number }} [options]
+ * @returns {Promise<Started>}
+ */
+export async function startServer(env = {}, options = {}) {
+  const port = await freePort();
+  const persist = mkdtempSync(join(tmpdir(), "codemode-e2e-"));
+  const child = spawn("npm", ["start"], {
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+    env: {
+      ...process.env,
+      CLOUDFLARE_CF_FETCH_ENABLED: "false",
+      WRANGLER_SEND_METRICS: "false",
+      PORT: String(port),
+      PERSIST_TO: persist,
+      ...env,
+    },
+  });
+  let output = "";
+  child.stdout.on("data", (d) => (output += d));
+  child.stderr.on("data", (d) => (output += d));
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  const state = { gone: false };
+  void exited.then(() => (state.gone = true));
+  const stop = async () => {
+    if (!state.gone && child.pid !== undefined) {
+      try {
+        process.kill(-child.pid, "SIGTERM");
+      } catch {
+        // already gone
+      }
+      const timer = new Promise((r) => setTimeout(r, 10_000, "timeout"));
+      if ((await Promise.race([exited, timer])) === "timeout") {
+        try {
+          process.kill(-child.pid, "SIGKILL");
+        } catch {
+          // already gone
+        }
+      }
+    }
+    rmSync(persist, { recursive: true, force: true });
+  };
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + (options.timeoutMs ?? 120_000);
+  while (Date.now() < deadline && !state.gone) {
+    try {
+      const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2_000) });
+      if (res.status === 200) return { url, port, output: () => output, stop };
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  await stop();
+  throw new Error(`npm start did not become healthy on ${url}. Output:\n${output}`);
+}
+
+/**
+ * Runs `fn` with a started server, always stopping it.
+ * @template T
+ * @param {Record<string, string>} env
+ * @param {(server: Started) => Promise<T>} fn
+ */
+export async function withServer(env, fn) {
+  const server = await startServer(env);
+  try {
+    return await fn(server);
+  } finally {
+    await server.stop();
+  }
+}
+
+/**
+ * Fails with a message (the e2e scripts' assertion).
+ * @param {unknown} condition
+ * @param {string} message
+ * @returns {asserts condition}
+ */
+export function check(condition, message) {
+  if (!condition) throw new Error(`check failed: ${message}`);
+}

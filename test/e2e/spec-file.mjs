@@ -1,0 +1,114 @@
+// Done-when (2): `SPEC_FILE=<Cloudflare spec> API_BASE_URL=<local test server> API_TOKEN=<canary>
+// npm start` serves the Cloudflare spec at /mcp, and an execute call reaches the local server
+// with the credential, which never shows in any output (tool results, server output).
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { existsSync } from "node:fs";
+import { createServer } from "node:http";
+import { fileURLToPath } from "node:url";
+import { text } from "./programs.mjs";
+import { check, freePort, withServer } from "./server.mjs";
+
+const SPEC = fileURLToPath(
+  new URL("../../../shared/specs/cloudflare-api-2024-08-06.json", import.meta.url),
+);
+if (!existsSync(SPEC))
+  throw new Error(`e2e spec-file: ${SPEC} is missing (shared/ must sit beside the repository)`);
+const CANARY = `cf-e2e-canary-${crypto.randomUUID()}`;
+const ZONE = "023e105f4ecef8ad9ca31a8372d0c353";
+
+/** @type {{ method: string, path: string, authorization: string | undefined }[]} */
+const seen = [];
+const upstream = createServer((req, res) => {
+  seen.push({
+    method: req.method ?? "",
+    path: req.url ?? "",
+    authorization: req.headers.authorization,
+  });
+  res.setHeader("content-type", "application/json");
+  if (req.url?.startsWith("/zones?") || req.url === "/zones") {
+    // Echoes the credential back, as a careless API might: it must come out redacted.
+    res.end(
+      JSON.stringify({
+        success: true,
+        result: [{ id: ZONE, name: "example.com" }],
+        echo: req.headers.authorization,
+      }),
+    );
+  } else if (req.url === `/zones/${ZONE}/dns_records`) {
+    res.end(
+      JSON.stringify({
+        success: true,
+        result: [{ id: "r1", type: "A", name: "www.example.com", content: "192.0.2.1" }],
+      }),
+    );
+  } else {
+    res.statusCode = 404;
+    res.end(JSON.stringify({ success: false, errors: [{ code: 7003, message: "No route" }] }));
+  }
+});
+const upstreamPort = await freePort();
+await new Promise((resolve) =>
+  upstream.listen(upstreamPort, "127.0.0.1", () => resolve(undefined)),
+);
+
+try {
+  await withServer(
+    { SPEC_FILE: SPEC, API_BASE_URL: `http://127.0.0.1:${upstreamPort}`, API_TOKEN: CANARY },
+    async ({ url, output }) => {
+      const status = await (await fetch(`${url}/api/status`)).json();
+      check(status.spec.operations === 1533, `status: ${status.spec.operations} operations`);
+      check(JSON.stringify(status).includes(CANARY) === false, "status leaks the credential");
+
+      const client = new Client(
+        { name: "e2e-spec-file", version: "1.0.0" },
+        { versionNegotiation: { mode: "auto" } },
+      );
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`)));
+      const search = await client.callTool({
+        name: "search",
+        arguments: {
+          code: `async () => { const s = await codemode.spec(); return Object.keys(s.paths).filter((p) => p.endsWith("/dns_records")); }`,
+        },
+      });
+      check(
+        text(search).includes("/zones/{zone_id}/dns_records"),
+        `search → ${text(search).slice(0, 300)}`,
+      );
+      const executed = await client.callTool({
+        name: "execute",
+        arguments: {
+          code: `async () => {
+            const zones = await codemode.request({ method: "GET", path: "/zones", query: { name: "example.com" } });
+            const records = await codemode.request({ method: "GET", path: "/zones/" + zones.body.result[0].id + "/dns_records" });
+            return { echo: zones.body.echo, records: records.body.result.map((r) => r.name) };
+          }`,
+        },
+      });
+      const result = JSON.parse(text(executed));
+      check(!executed.isError, `execute → ${text(executed)}`);
+      check(
+        JSON.stringify(result.records) === '["www.example.com"]',
+        `execute → ${text(executed)}`,
+      );
+      check(
+        String(result.echo).includes("[REDACTED]"),
+        `the echoed credential is not redacted: ${text(executed)}`,
+      );
+      await client.close();
+
+      check(seen.length === 2, `the local server saw ${seen.length} requests`);
+      check(
+        seen.every((r) => r.authorization === `Bearer ${CANARY}`),
+        "the credential did not reach the local server",
+      );
+      check(!JSON.stringify(executed).includes(CANARY), "the tool result contains the credential");
+      check(!JSON.stringify(search).includes(CANARY), "the search result contains the credential");
+      check(!output().includes(CANARY), "npm start's output contains the credential");
+      console.log(
+        `e2e spec-file: 1533 operations served; execute reached the local server ${seen.length}× with the credential; it never showed — ok`,
+      );
+    },
+  );
+} finally {
+  upstream.close();
+}

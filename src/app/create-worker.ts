@@ -1,9 +1,8 @@
 /**
  * The Worker's `fetch` export over the app router: plain, or behind
- * `@cloudflare/workers-oauth-provider` when `OAUTH=on` (see oauth.ts).
+ * `@cloudflare/workers-oauth-provider` when `OAUTH=on` (see oauth/oauth-worker.ts).
  */
 import type { App } from "./app";
-import { oauthFetch } from "./oauth/oauth-worker";
 
 /**
  * Builds the Worker's exported handler.
@@ -11,9 +10,13 @@ import { oauthFetch } from "./oauth/oauth-worker";
  */
 export function createWorker(app: App): ExportedHandler<Cloudflare.Env> {
   return {
-    fetch(request, env, ctx) {
+    async fetch(request, env, ctx) {
       const checked = app.config(env);
-      if (checked.ok && checked.config.oauth) return oauthFetch(app, request, env, ctx);
+      if (checked.ok && checked.config.oauth) {
+        // Loaded only when OAuth is on: the provider module prints a start-up notice on load.
+        const { oauthFetch } = await import("./oauth/oauth-worker");
+        return oauthFetch(app, request, env, ctx);
+      }
       return app.route(request, env);
     },
   };

@@ -31,6 +31,48 @@ export function normalizeInitialize(body: unknown): JsonRpcMessage | undefined {
   return initialize;
 }
 
+/**
+ * The protocol version a session negotiated: the one its `initialize` asked for when the SDK
+ * supports it (the SDK answers with exactly that version then).
+ *
+ * @param initialize - the stored `initialize` request
+ * @param supported - the versions the SDK serves
+ * @returns the negotiated version, or `undefined` when it cannot be told
+ */
+export function negotiatedVersion(
+  initialize: JsonRpcMessage,
+  supported: readonly string[],
+): string | undefined {
+  const requested = isRecord(initialize.params) ? initialize.params.protocolVersion : undefined;
+  return typeof requested === "string" && supported.includes(requested) ? requested : undefined;
+}
+
+/**
+ * The request with its `MCP-Protocol-Version` header set to the session's negotiated version
+ * when it names another supported revision. The SDK transport picks stream features (priming
+ * events, resumable polling) from that header; inside a session the negotiated version is
+ * the authority, so a client that sends an older revision's header keeps resumable streams.
+ * Unsupported values are left alone for the SDK to reject.
+ *
+ * @param request - an in-session request
+ * @param version - the negotiated version
+ * @param supported - the versions the SDK serves
+ * @returns the same request, or a copy with the header replaced
+ */
+export function withSessionVersion(
+  request: Request,
+  version: string | undefined,
+  supported: readonly string[],
+): Request {
+  const sent = request.headers.get("mcp-protocol-version");
+  if (version === undefined || sent === null || sent === version || !supported.includes(sent)) {
+    return request;
+  }
+  const headers = new Headers(request.headers);
+  headers.set("mcp-protocol-version", version);
+  return new Request(request, { headers });
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -6,13 +6,19 @@
  * and stored events are dropped once their stream is done.
  */
 import {
+  SUPPORTED_PROTOCOL_VERSIONS,
   WebStandardStreamableHTTPServerTransport as V2Transport,
   type AuthInfo,
   type EventStore,
 } from "@modelcontextprotocol/server";
 import { isSdkV2Server, protocolOf, type AnyMcpServer } from "../server-product";
 import { DurableObjectEventStore } from "../event-store";
-import { normalizeInitialize, type JsonRpcMessage } from "./initialize-record";
+import {
+  negotiatedVersion,
+  normalizeInitialize,
+  withSessionVersion,
+  type JsonRpcMessage,
+} from "./initialize-record";
 import { watchSseResponse } from "./sse-close-watcher";
 import { useWorkerSafeValidator } from "./worker-safe-validator";
 
@@ -88,6 +94,8 @@ export class WorkerTransport {
   #transport: SdkTransport | undefined;
   #starting: Promise<SdkTransport> | undefined;
   #pendingInitialize: JsonRpcMessage | undefined;
+  /** The session's negotiated protocol version, once known. */
+  #version: string | undefined;
 
   /**
    * @param server - an SDK v1 or v2 server, not yet connected
@@ -121,8 +129,9 @@ export class WorkerTransport {
    * @param options - verified `authInfo` to hand to handlers
    * @returns the transport's response
    */
-  async handleRequest(request: Request, options: { authInfo?: AuthInfo } = {}): Promise<Response> {
+  async handleRequest(incoming: Request, options: { authInfo?: AuthInfo } = {}): Promise<Response> {
     await this.start();
+    const request = withSessionVersion(incoming, this.#version, SUPPORTED_PROTOCOL_VERSIONS);
     const transport = this.#transport!;
     const auth = options.authInfo === undefined ? {} : { authInfo: options.authInfo };
     if (request.method.toUpperCase() !== "POST") {
@@ -169,7 +178,10 @@ export class WorkerTransport {
         if (restoring) return;
         const initialize = this.#pendingInitialize;
         this.#pendingInitialize = undefined;
-        if (initialize !== undefined) await this.#options.storage?.set({ sessionId, initialize });
+        if (initialize !== undefined) {
+          this.#version = negotiatedVersion(initialize, SUPPORTED_PROTOCOL_VERSIONS);
+          await this.#options.storage?.set({ sessionId, initialize });
+        }
         await this.#options.onsessioninitialized?.(sessionId);
       },
       onsessionclosed: async (sessionId: string) => {
@@ -190,6 +202,7 @@ export class WorkerTransport {
     };
     this.#transport = transport;
     if (record !== undefined) {
+      this.#version = negotiatedVersion(record.initialize, SUPPORTED_PROTOCOL_VERSIONS);
       // Replaying the handshake restores the session id on the transport and the client's
       // capabilities and identity on the server, through public entry points only.
       const response = await transport.handleRequest(

@@ -89,7 +89,8 @@ document.getElementById("search-form").addEventListener("submit", async (event) 
       body: JSON.stringify({ code: document.getElementById("search-code").value }),
     });
     const data = await response.json();
-    out.textContent = data.text ?? data.message ?? JSON.stringify(data);
+    const shown = data.text ?? data.message ?? JSON.stringify(data);
+    try { out.textContent = JSON.stringify(JSON.parse(shown), null, 2); } catch { out.textContent = shown; }
     out.dataset.state = response.ok && !data.isError ? "ok" : "error";
     status.textContent = response.ok ? (data.isError ? "error" : "done") : "HTTP " + response.status;
   } catch (error) {

@@ -1,0 +1,41 @@
+// Runs the end-to-end scripts one after another (each starts and stops its own `npm start`),
+// each under a hard deadline, and ends with "N passed, N failed".
+//
+// Usage: npm run e2e [-- name…]   (names: clients spec-file inspector status-page bad-config)
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const ALL = ["clients", "spec-file", "inspector", "status-page", "bad-config"];
+const chosen = process.argv.slice(2);
+const scripts = chosen.length > 0 ? ALL.filter((s) => chosen.includes(s)) : ALL;
+const DEADLINE_MS = 5 * 60_000;
+
+let passed = 0;
+let failed = 0;
+for (const name of scripts) {
+  const started = Date.now();
+  const code = await new Promise((resolve) => {
+    const child = spawn(
+      process.execPath,
+      [fileURLToPath(new URL(`./${name}.mjs`, import.meta.url))],
+      {
+        stdio: "inherit",
+        detached: true,
+      },
+    );
+    const timer = setTimeout(() => {
+      console.error(`e2e ${name}: no result after ${DEADLINE_MS / 1000} s, stopping it`);
+      if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+    }, DEADLINE_MS);
+    child.on("exit", (c) => {
+      clearTimeout(timer);
+      resolve(c ?? 1);
+    });
+  });
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  if (code === 0) passed++;
+  else failed++;
+  console.log(`e2e ${name}: ${code === 0 ? "passed" : "FAILED"} in ${seconds} s`);
+}
+console.log(`e2e: ${passed} passed, ${failed} failed`);
+process.exit(failed > 0 ? 1 : 0);

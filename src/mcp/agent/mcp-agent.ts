@@ -15,6 +15,7 @@
  * Lifecycle: the object lives as long as its session; `DELETE` deletes all of its storage.
  */
 import { DurableObject } from "cloudflare:workers";
+import { CodeModeError } from "../../errors";
 import {
   authContextFrom,
   authInfoFromOAuthProps,
@@ -80,7 +81,10 @@ export interface McpAgentHooks<State> {
  * current on every request, and become `authInfo` / `getMcpAuthContext()` in handlers.
  *
  * Does not do: 2026-07-28 requests (use `createMcpHandler`), WebSocket callbacks
- * (`onMessage`, `onError`, `onClose`, `onConnect`) or scheduling (`schedule`).
+ * (`onMessage`, `onError`, `onClose`, `onConnect`) or scheduling (`schedule`). It does not
+ * bind a session to one user: the session id is an unguessable capability, and `props` are
+ * those of the latest request that brought any; check identity in tools when it matters.
+ * Needs a SQLite-backed class (`new_sqlite_classes` in the migrations).
  */
 export abstract class McpAgent<
   Env = Cloudflare.Env,
@@ -175,7 +179,13 @@ export abstract class McpAgent<
    * @returns the response
    */
   async serveMcp(request: Request, init: AgentRequestInit = {}): Promise<Response> {
-    const kv = this.ctx.storage.kv;
+    const kv = this.ctx.storage.kv as SyncKvStorage | undefined;
+    if (kv === undefined) {
+      throw new CodeModeError(
+        "not_sqlite",
+        "McpAgent needs a SQLite-backed Durable Object: list the class under migrations[].new_sqlite_classes in wrangler.jsonc.",
+      );
+    }
     const known = kv.get(SESSION_KEY) !== undefined;
     if (this.#ended || (request.headers.has("mcp-session-id") && !known)) {
       return Response.json(

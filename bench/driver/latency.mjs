@@ -1,0 +1,137 @@
+/**
+ * P3 (search latency) and P4 (execute cost): one client per side, A/B interleaved per sample
+ * (the side that goes first alternates), after a warm-up.
+ */
+import { connect } from "./clients.mjs";
+import { executeProgram, SEARCH_PROGRAMS } from "./programs.mjs";
+import { p50, p95, round1 } from "./stats.mjs";
+
+const SIDES = /** @type {const} */ (["ours", "anchor"]);
+
+/** Both sides' clients on the OpenAPI endpoints. */
+async function clients(base) {
+  return {
+    ours: await connect("ours", `${base}/ours/openapi`),
+    anchor: await connect("anchor", `${base}/anchor/openapi`),
+  };
+}
+
+function order(i) {
+  return i % 2 === 0 ? SIDES : SIDES.toReversed();
+}
+
+function parsed(text) {
+  try {
+    return JSON.stringify(JSON.parse(text));
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * Samples every job `reps` times on both sides, interleaved.
+ * @param {Record<string, Awaited<ReturnType<typeof connect>>>} cs
+ * @param {{ name: string, tool: string, code: string }[]} jobs
+ * @param {number} reps
+ * @param {(line: string) => void} log
+ */
+async function sample(cs, jobs, reps, log) {
+  const out = Object.fromEntries(
+    jobs.map((j) => [j.name, { ours: [], anchor: [], errors: { ours: 0, anchor: 0 }, same: true }]),
+  );
+  let i = 0;
+  for (let rep = 0; rep < reps; rep++) {
+    for (const job of jobs) {
+      const answers = {};
+      for (const side of order(i++)) {
+        const r = await cs[side].call(job.tool, job.code);
+        if (r.ok) out[job.name][side].push(r.ms);
+        else out[job.name].errors[side]++;
+        answers[side] = parsed(r.text);
+      }
+      if (answers.ours !== answers.anchor) out[job.name].same = false;
+    }
+    log(`  rep ${rep + 1}/${reps} done`);
+  }
+  return out;
+}
+
+function summarize(samples) {
+  const rows = {};
+  for (const [name, s] of Object.entries(samples)) {
+    rows[name] = {
+      ours: {
+        p50: round1(p50(s.ours)),
+        p95: round1(p95(s.ours)),
+        n: s.ours.length,
+        errors: s.errors.ours,
+      },
+      anchor: {
+        p50: round1(p50(s.anchor)),
+        p95: round1(p95(s.anchor)),
+        n: s.anchor.length,
+        errors: s.errors.anchor,
+      },
+      sameAnswer: s.same,
+    };
+  }
+  const all = (side) => Object.values(samples).flatMap((s) => s[side]);
+  rows.all = {
+    ours: { p50: round1(p50(all("ours"))), p95: round1(p95(all("ours"))), n: all("ours").length },
+    anchor: {
+      p50: round1(p50(all("anchor"))),
+      p95: round1(p95(all("anchor"))),
+      n: all("anchor").length,
+    },
+  };
+  return rows;
+}
+
+/**
+ * P3: the five search programs, `reps` samples each per side.
+ * @param {string} base
+ * @param {{ reps: number, programs?: number, log: (line: string) => void }} options
+ */
+export async function searchLatency(base, { reps, programs = SEARCH_PROGRAMS.length, log }) {
+  const cs = await clients(base);
+  try {
+    const jobs = SEARCH_PROGRAMS.slice(0, programs).map((p) => ({
+      name: p.name,
+      tool: "search",
+      code: p.code,
+    }));
+    await sample(cs, jobs, 1, () => log("  warm-up done"));
+    return summarize(await sample(cs, jobs, reps, log));
+  } finally {
+    await Promise.all(SIDES.map((s) => cs[s].close()));
+  }
+}
+
+/**
+ * P4: execute with 1, 10 and 50 sequential requests and 10 parallel ones.
+ * @param {string} base
+ * @param {{ reps: number, log: (line: string) => void }} options
+ */
+export async function executeCost(base, { reps, log }) {
+  const cs = await clients(base);
+  try {
+    const jobs = [
+      { name: "seq-1", tool: "execute", code: executeProgram(1) },
+      { name: "seq-10", tool: "execute", code: executeProgram(10) },
+      { name: "seq-50", tool: "execute", code: executeProgram(50) },
+      { name: "par-10", tool: "execute", code: executeProgram(10, true) },
+    ];
+    await sample(cs, jobs, 1, () => log("  warm-up done"));
+    const rows = summarize(await sample(cs, jobs, reps, log));
+    delete rows.all;
+    for (const side of SIDES) {
+      rows[`perRequest`] ??= {};
+      const one = rows["seq-1"][side].p50;
+      const fifty = rows["seq-50"][side].p50;
+      rows.perRequest[side] = one === null || fifty === null ? null : round1((fifty - one) / 49);
+    }
+    return rows;
+  } finally {
+    await Promise.all(SIDES.map((s) => cs[s].close()));
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * The model-written programs the benchmark sends, identical for both sides. `codemode.request()`
+ * answers differ in shape (ours: `{ status, ok, headers, body }`; the anchor: the body), so
+ * execute programs unwrap either.
+ */
+
+/** Five realistic search programs over the Cloudflare spec. */
+export const SEARCH_PROGRAMS = [
+  {
+    name: "rulesets-ops",
+    code: `async () => {
+  const s = await codemode.spec();
+  const out = [];
+  for (const [p, ops] of Object.entries(s.paths)) {
+    if (!p.endsWith("/rulesets")) continue;
+    for (const [m, o] of Object.entries(ops)) if (o && o.operationId) out.push(m.toUpperCase() + " " + p + " " + o.operationId);
+  }
+  return out.sort();
+}`,
+  },
+  {
+    name: "dns-paths",
+    code: `async () => {
+  const s = await codemode.spec();
+  return Object.keys(s.paths).filter((p) => p.startsWith("/zones/{zone_id}/dns_records")).sort();
+}`,
+  },
+  {
+    name: "operation-detail",
+    code: `async () => {
+  const s = await codemode.spec();
+  for (const ops of Object.values(s.paths)) for (const o of Object.values(ops)) {
+    if (o && o.operationId === "dns-records-for-a-zone-create-dns-record") {
+      const schema = o.requestBody.content["application/json"].schema;
+      return { params: o.parameters.map((p) => p.name + ":" + p.in), variants: schema.oneOf.length, summary: o.summary };
+    }
+  }
+  return null;
+}`,
+  },
+  {
+    name: "tag-counts",
+    code: `async () => {
+  const s = await codemode.spec();
+  const c = {};
+  for (const ops of Object.values(s.paths)) for (const o of Object.values(ops)) for (const t of (o && o.tags) || []) c[t] = (c[t] || 0) + 1;
+  return Object.entries(c).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 15);
+}`,
+  },
+  {
+    name: "workers-script-ops",
+    code: `async () => {
+  const s = await codemode.spec();
+  const out = [];
+  for (const [p, ops] of Object.entries(s.paths)) for (const [m, o] of Object.entries(ops)) {
+    if (o && o.operationId && /worker script/i.test(o.summary || "")) out.push({ method: m.toUpperCase(), path: p, summary: o.summary });
+  }
+  return out.sort((a, b) => (a.path + a.method < b.path + b.method ? -1 : 1)).slice(0, 25);
+}`,
+  },
+];
+
+const UNWRAP = `const body = (r) => (r && typeof r === "object" && "status" in r && "body" in r ? r.body : r);`;
+
+/**
+ * An execute program making `n` requests, sequential or all at once.
+ * @param {number} n
+ * @param {boolean} [parallel]
+ */
+export function executeProgram(n, parallel = false) {
+  const call = `(i) => codemode.request({ method: "GET", path: "/zones/zone" + i + "/dns_records" })`;
+  return parallel
+    ? `async () => { ${UNWRAP} const rs = await Promise.all(Array.from({ length: ${n} }, ${call})); return rs.map((r) => body(r).result[0].id); }`
+    : `async () => { ${UNWRAP} const call = ${call}; const ids = []; for (let i = 0; i < ${n}; i++) ids.push(body(await call(i)).result[0].id); return ids; }`;
+}
+
+/** An execute program chaining two dependent calls and filtering, as a model would. */
+export const ZONES_THEN_RECORDS = `async () => { ${UNWRAP}
+  const zones = body(await codemode.request({ method: "GET", path: "/zones" })).result.filter((z) => z.status === "pending").slice(0, 5);
+  const out = [];
+  for (const z of zones) out.push({ zone: z.name, records: body(await codemode.request({ method: "GET", path: "/zones/" + z.id + "/dns_records" })).result.length });
+  return out;
+}`;
+
+/** The trivial run used to ask "does the server still answer?". */
+export const ALIVE = "async () => 1 + 1";

@@ -1,0 +1,225 @@
+/**
+ * `npm run bench [-- --quick]`: ours vs `@cloudflare/codemode` in local workerd, same spec, same
+ * mock upstream, same tool fixtures, same machine, same run. Prints the table; a full run writes
+ * bench/results/<date>.json and .md. Every wrangler it starts is stopped (process groups), and a
+ * hard deadline ends the run whatever happens.
+ *
+ * Processes: (1) the main wrangler: P6 for ours on the fresh workerd, then P1–P5 interleaved, then
+ * our robustness probes; (2) a fresh one for the anchor: P6 on the fresh workerd, its probes, and
+ * last `while(true){}`, which hangs that workerd (then killed); (3) one more for `for(;;){}`.
+ */
+import { cpus, release, totalmem } from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { codeDescription, toolsListTokens } from "./driver/context.mjs";
+import { executeCost, searchLatency } from "./driver/latency.mjs";
+import { markdown, tableRows } from "./driver/report.mjs";
+import { PROBES, RUNAWAY, runProbe } from "./driver/robustness.mjs";
+import { mixedLoad } from "./driver/throughput.mjs";
+import { buildBenchWorker, startWrangler } from "./driver/wrangler-process.mjs";
+
+const quick = process.argv.includes("--quick");
+const config = quick
+  ? {
+      toolCounts: [5],
+      searchPrograms: 2,
+      searchReps: 1,
+      executeReps: 1,
+      concurrency: [4],
+      windowMs: 3_000,
+      p6WindowMs: 0,
+      anchorProbes: false,
+      probeTimeoutMs: 45_000,
+    }
+  : {
+      toolCounts: [5, 50, 500],
+      searchPrograms: 5,
+      searchReps: 5,
+      executeReps: 5,
+      concurrency: [1, 4, 16],
+      windowMs: 10_000,
+      p6WindowMs: 6_000,
+      anchorProbes: true,
+      probeTimeoutMs: 45_000,
+    };
+const DEADLINE_MS = quick ? 150_000 : 15 * 60_000;
+const started = Date.now();
+const log = (line) =>
+  console.log(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(3)}s] ${line}`);
+const live = new Set();
+const deadline = setTimeout(async () => {
+  log(`hard deadline of ${DEADLINE_MS / 1000} s reached; stopping every server`);
+  await Promise.all([...live].map((s) => s.stop(1_000)));
+  built?.remove();
+  process.exit(2);
+}, DEADLINE_MS);
+
+log("bundling bench/worker.ts");
+let built;
+built = await buildBenchWorker();
+
+async function server(label) {
+  const s = await startWrangler({ label, config: built.config });
+  live.add(s);
+  log(`${label}: wrangler dev ready in ${s.readyMs} ms at ${s.base}`);
+  return s;
+}
+async function stop(s) {
+  await s.stop();
+  live.delete(s);
+}
+
+/** Two searches and two executes, so isolates, spec and upstreams are warm before timing. */
+async function warmUp(s, side) {
+  await mixedLoad(s, side, 1, 1);
+  await mixedLoad(s, side, 2, 1);
+}
+
+/** P6: peak workerd RSS under the mixed load at concurrency 4 then 16, on a fresh workerd. */
+async function peakRss(s, side) {
+  const windows = [];
+  for (const c of [4, 16]) windows.push(await mixedLoad(s, side, c, config.p6WindowMs));
+  return { rssPeakMB: Math.max(...windows.map((w) => w.rssPeakMB)), windows };
+}
+
+const results = { date: new Date().toISOString(), quick, config, machine: machine(), failures: {} };
+
+/** Runs one phase; a failure is recorded (with the server's log tail) and the run goes on. */
+async function phase(name, s, work) {
+  try {
+    return await work();
+  } catch (error) {
+    log(`${name} failed: ${error instanceof Error ? error.message : String(error)}`);
+    results.failures[name] = {
+      error: String(error).slice(0, 500),
+      serverLog: s.log().slice(-1_500),
+    };
+    return undefined;
+  }
+}
+const robustness = { ours: [], anchor: [] };
+
+const main = await server("main");
+try {
+  await warmUp(main, "ours");
+  if (config.p6WindowMs) {
+    log("P6 ours: mixed load on the fresh workerd");
+    results.p6 = { ours: await peakRss(main, "ours") };
+  }
+  await warmUp(main, "anchor");
+  log("P1 tools/list tokens");
+  results.p1 = await phase("P1", main, async () => ({
+    ours: await toolsListTokens(main.base, "ours"),
+    anchor: await toolsListTokens(main.base, "anchor"),
+  }));
+  results.p2 = {};
+  for (const n of config.toolCounts) {
+    log(`P2 code description at ${n} tools`);
+    const v = await phase(`P2-${n}`, main, async () => ({
+      ours: await codeDescription(main.base, "ours", n),
+      anchor: await codeDescription(main.base, "anchor", n),
+    }));
+    if (v) results.p2[n] = v;
+  }
+  log("P3 search latency");
+  results.p3 = await phase("P3", main, () =>
+    searchLatency(main.base, { reps: config.searchReps, programs: config.searchPrograms, log }),
+  );
+  log("P4 execute cost");
+  results.p4 = await phase("P4", main, () =>
+    executeCost(main.base, { reps: config.executeReps, log }),
+  );
+  results.p5 = [];
+  for (const c of config.concurrency) {
+    const w = { concurrency: c };
+    // Interleaved: the side that goes first alternates with the concurrency level.
+    for (const side of c === 4 ? ["anchor", "ours"] : ["ours", "anchor"]) {
+      log(`P5 ${side} at concurrency ${c}`);
+      w[side] = await mixedLoad(main, side, c, config.windowMs);
+    }
+    results.p5.push(w);
+  }
+  log("robustness: ours");
+  for (const probe of PROBES)
+    robustness.ours.push(
+      await runProbe("ours", `${main.base}/ours/openapi`, probe, {
+        timeoutMs: config.probeTimeoutMs,
+      }),
+    );
+} finally {
+  await stop(main);
+}
+
+if (config.anchorProbes) {
+  const anchor = await server("anchor-probes");
+  try {
+    await warmUp(anchor, "anchor");
+    log("P6 anchor: mixed load on the fresh workerd");
+    results.p6.anchor = await peakRss(anchor, "anchor");
+    log("robustness: anchor (runaway probes last; the first one takes this workerd down)");
+    for (const probe of PROBES.filter((p) => !RUNAWAY.has(p.name) || p.name === "while(true){}")) {
+      const timeoutMs = RUNAWAY.has(probe.name) ? 20_000 : config.probeTimeoutMs;
+      robustness.anchor.push(
+        await runProbe("anchor", `${anchor.base}/anchor/openapi`, probe, { timeoutMs }),
+      );
+    }
+  } finally {
+    await stop(anchor);
+  }
+  const second = await server("anchor-runaway");
+  try {
+    const probe = PROBES.find((p) => p.name === "for(;;){}");
+    robustness.anchor.push(
+      await runProbe("anchor", `${second.base}/anchor/openapi`, probe, { timeoutMs: 20_000 }),
+    );
+  } finally {
+    await stop(second);
+  }
+}
+
+built.remove();
+results.robustness = robustness;
+results.durationSec = Math.round((Date.now() - started) / 1000);
+results.table = tableRows(results);
+const table = markdown(
+  results.table,
+  robustness.anchor.length ? robustness : { ours: robustness.ours, anchor: [] },
+);
+console.log(`\n${table}\n`);
+log(`finished in ${results.durationSec} s`);
+if (!quick) {
+  const dir = fileURLToPath(new URL("results/", import.meta.url));
+  mkdirSync(dir, { recursive: true });
+  const day = results.date.slice(0, 10);
+  writeFileSync(`${dir}${day}.json`, `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(
+    `${dir}${day}.md`,
+    `# Benchmark ${results.date}\n\n${describeMachine(results.machine)}\n\n${table}\n`,
+  );
+  log(`wrote bench/results/${day}.json and .md`);
+}
+clearTimeout(deadline);
+
+function machine() {
+  const pkg = (name) =>
+    JSON.parse(
+      readFileSync(
+        fileURLToPath(new URL(`../node_modules/${name}/package.json`, import.meta.url)),
+        "utf8",
+      ),
+    ).version;
+  return {
+    cpu: cpus()[0]?.model ?? "unknown",
+    cores: cpus().length,
+    memoryGB: Math.round(totalmem() / 2 ** 30),
+    kernel: release(),
+    node: process.version,
+    wrangler: pkg("wrangler"),
+    workerd: pkg("workerd"),
+    codemode: pkg("@cloudflare/codemode"),
+  };
+}
+
+function describeMachine(m) {
+  return `Machine: ${m.cores} × ${m.cpu}, ${m.memoryGB} GB, Linux ${m.kernel}; Node ${m.node}, wrangler ${m.wrangler}, workerd ${m.workerd}, @cloudflare/codemode ${m.codemode}.`;
+}

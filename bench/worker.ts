@@ -1,0 +1,19 @@
+/**
+ * The benchmark Worker (bench/wrangler.jsonc): both code-mode implementations side by side in
+ * one workerd, on the same spec, mock upstream and tool fixtures.
+ *
+ * Routes: `/ours/openapi`, `/ours/code/<n>`, `/anchor/openapi`, `/anchor/code/<n>` (n = 5, 50,
+ * 500), `/health`.
+ */
+import { anchorFetch } from "./worker/anchor-servers";
+import { ourHandler } from "./worker/our-servers";
+
+export default {
+  async fetch(request, env, ctx): Promise<Response> {
+    const path = new URL(request.url).pathname;
+    if (path === "/health") return Response.json({ ok: true });
+    const ours = ourHandler(path, env);
+    if (ours) return ours(request, env, ctx);
+    return (await anchorFetch(request, env)) ?? new Response("Not found\n", { status: 404 });
+  },
+} satisfies ExportedHandler<Cloudflare.Env>;

@@ -1,0 +1,56 @@
+/**
+ * Side A: this repository's servers, each behind its own stateless handler (module scope, so
+ * the spec is loaded and the upstream connected once per isolate, as in a deployment).
+ */
+import {
+  codeMcpServer,
+  createMcpHandler,
+  loadSpec,
+  openApiMcpServer,
+  WorkerLoaderExecutor,
+  type StatelessMcpHandler,
+} from "../../src/index";
+import specText from "./cloudflare-spec.js";
+import { mockApi } from "./mock-api";
+import { v2ToolServer } from "./tool-fixtures";
+
+/** Same timeout on both sides, long enough for the anchor's search under load. */
+export const RUN_TIMEOUT_MS = 30_000;
+
+const handlers = new Map<string, StatelessMcpHandler>();
+
+function executor(env: Cloudflare.Env): WorkerLoaderExecutor {
+  return new WorkerLoaderExecutor({ loader: env.LOADER, limits: { timeoutMs: RUN_TIMEOUT_MS } });
+}
+
+/**
+ * The handler for `/ours/openapi` or `/ours/code/<n>`, or undefined for another path.
+ * @param path - the request's pathname
+ * @param env - bindings (the LOADER)
+ */
+export function ourHandler(path: string, env: Cloudflare.Env): StatelessMcpHandler | undefined {
+  let handler = handlers.get(path);
+  if (handler) return handler;
+  if (path === "/ours/openapi") {
+    handler = createMcpHandler(
+      openApiMcpServer({
+        spec: loadSpec(specText),
+        executor: executor(env),
+        request: (request) => {
+          const reply = mockApi(request);
+          return { status: reply.status, body: reply.body };
+        },
+      }),
+      { route: path },
+    );
+  } else {
+    const n = /^\/ours\/code\/(\d+)$/.exec(path)?.[1];
+    if (n === undefined) return undefined;
+    handler = createMcpHandler(
+      codeMcpServer({ upstream: v2ToolServer(Number(n)), executor: executor(env) }),
+      { route: path },
+    );
+  }
+  handlers.set(path, handler);
+  return handler;
+}

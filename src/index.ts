@@ -68,6 +68,11 @@ export {
   type SessionStorage,
   type WorkerTransportOptions,
 } from "./mcp/legacy/worker-transport";
+export {
+  createLegacyMcpHandler,
+  type CreateLegacyMcpHandlerOptions,
+  type LegacyMcpHandler,
+} from "./mcp/legacy/create-legacy-mcp-handler";
 
 // Code mode servers (src/codemode): one `code` tool over an MCP server, or `search` + `execute` over an OpenAPI spec.
 export { codeMcpServer, type CodeMcpServerOptions } from "./codemode/code-mcp-server";
@@ -98,8 +103,3 @@ export {
   type ToolLike,
 } from "./declarations/tool-declarations";
 export { SpecDeclarations, type OperationDeclaration } from "./declarations/spec-declarations";
-export {
-  createLegacyMcpHandler,
-  type CreateLegacyMcpHandlerOptions,
-  type LegacyMcpHandler,
-} from "./mcp/legacy/create-legacy-mcp-handler";

@@ -34,6 +34,14 @@ describe("McpAgent sessions", () => {
     await client.close();
   });
 
+  it("sql binds interpolations as parameters, never as SQL text", async () => {
+    const { client } = await connectClient("/notes");
+    const hostile = "x'); DROP TABLE notes; --";
+    await client.callTool({ name: "remember", arguments: { owner: "eve", text: hostile } });
+    expect((await recall(client)).notes).toEqual([hostile]);
+    await client.close();
+  });
+
   it("two sessions never see each other's state or rows", async () => {
     const one = await connectClient("/notes");
     const two = await connectClient("/notes");

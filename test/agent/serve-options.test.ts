@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
-import { evictDurableObject } from "cloudflare:test";
+import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { DEFAULT_KEEP_ALIVE_MS } from "../../src/index";
 import { NotesAgent } from "./fixtures/other-agents";
 import { connectClient, initializeBody, text, withoutStandaloneStream } from "./helpers";
 
@@ -89,10 +90,18 @@ describe("McpAgent.serve options", () => {
   });
 });
 
+describe("defaults", () => {
+  it("keeps SSE streams alive every 25 s unless configured", () => {
+    expect(DEFAULT_KEEP_ALIVE_MS).toBe(25_000);
+  });
+});
+
 describe("McpAgent with an SDK v2 server", () => {
-  it("serves tools to a 2025-era client, and state survives eviction", async () => {
+  it("serves tools to a 2025-era client, calls onStateUpdate, and state survives eviction", async () => {
     const { client, transport } = await connectClient("/v2");
     expect(text(await client.callTool({ name: "echo", arguments: { text: "hi" } }))).toBe("hi #1");
+    const stub = env.V2_AGENT.get(env.V2_AGENT.idFromString(transport.sessionId!));
+    expect(await runInDurableObject(stub, (agent) => agent.updates)).toEqual([{ calls: 1 }]);
     await evictDurableObject(env.V2_AGENT.get(env.V2_AGENT.idFromString(transport.sessionId!)));
     expect(text(await client.callTool({ name: "echo", arguments: { text: "again" } }))).toBe(
       "again #2",

@@ -18,7 +18,7 @@ export interface SandboxRequest {
   maxLogBytes: number;
   /** Largest encoded argument list one host call may carry. */
   maxCallBytes: number;
-  /** Sandbox-side helpers to install before the code runs (see sandbox/extensions/). */
+  /** Sandbox-side helpers to install before the code runs (modules `sandbox/ext-<name>.ts`). */
   extensions?: SandboxExtensionRequest[];
 }
 

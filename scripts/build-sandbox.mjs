@@ -13,7 +13,7 @@ const outFile = join(root, "src/executor/generated/sandbox-modules.ts");
 const entries = {
   "harness.js": "sandbox/harness.ts",
   "runtime.js": "sandbox/runtime.ts",
-  "ext-openapi.js": "sandbox/extensions/openapi.ts",
+  "ext-openapi.js": "sandbox/ext-openapi.ts",
 };
 
 /** @type {Record<string, string>} */

@@ -193,7 +193,7 @@ function sortKeys(value: unknown): unknown {
   if (value && typeof value === "object")
     return Object.fromEntries(
       Object.keys(value)
-        .sort()
+        .toSorted()
         .map((k) => [k, sortKeys((value as Record<string, unknown>)[k])]),
     );
   return value;

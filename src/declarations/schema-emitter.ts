@@ -73,8 +73,11 @@ export class SchemaEmitter {
     const comment = docComment(doc ?? text(s.description), "", tags);
     if (isInterfaceShape(s)) {
       const body = this.#objectType(s, "");
-      this.out[slot] = `${comment}interface ${name} ${body === EMPTY_OBJECT ? "{\n  [k: string]: unknown;\n}" : body}\n`;
-    } else this.out[slot] = `${comment}${wrapUnion(`type ${name} = `, this.typeOf(schema, ""), ";", "")}\n`;
+      this.out[slot] =
+        `${comment}interface ${name} ${body === EMPTY_OBJECT ? "{\n  [k: string]: unknown;\n}" : body}\n`;
+    } else
+      this.out[slot] =
+        `${comment}${wrapUnion(`type ${name} = `, this.typeOf(schema, ""), ";", "")}\n`;
     return name;
   }
 

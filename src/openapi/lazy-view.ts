@@ -6,18 +6,23 @@
  * already being expanded above it reads as `{ $circular: "<pointer>" }`, which keeps every view a
  * finite tree (JSON.stringify and structured clone terminate).
  *
- * Memoization: a target outside every ref cycle expands identically wherever it is reached, so
- * its view is shared. A target inside a cycle group depends on which group members are already
- * open above it (members of other groups cannot be reached again), so views there are memoized per
- * (node, open members of that group).
+ * Cycles, and why expansion stays linear: a ref whose target belongs to a ref cycle group (a
+ * strongly connected component of the ref graph) reads as `{ $circular: "<pointer>" }` when it is
+ * reached from inside the same group; reached from anywhere else, the target expands once, with
+ * its own refs into the group marked. Marking only at the first repetition on a path (the other
+ * obvious rule) makes views exponential in the group's size: Stripe's specs have groups of
+ * hundreds of schemas, and one `JSON.stringify` never finished. To follow a marked ref, read the
+ * schema it names (`components.schemas.X`).
+ *
+ * Memoization: a node's view depends only on the group of the target that encloses it, so views
+ * are memoized per (node, enclosing group): at most one view per node and group.
  */
 import { getAtPointer } from "./json-pointer";
 import type { CircularMarker } from "./types";
 
-/** Which refs of one cycle group are open above a node; `undefined` when none matter. */
+/** The cycle group of the target enclosing a node; `undefined` outside every group. */
 interface Context {
   group: number;
-  open: readonly string[];
   key: string;
 }
 
@@ -36,11 +41,16 @@ export class LazyResolver {
   readonly #free = new WeakMap<object, unknown>();
   readonly #scoped = new Map<string, WeakMap<object, unknown>>();
 
+  readonly #tick: (() => void) | undefined;
+
   /**
    * @param root - the document refs are resolved against (the compact spec)
    * @param cycles - cyclic ref groups, as computed by `findRefCycles`
+   * @param tick - called once per materialized value; the sandbox passes its operation-budget
+   *   counter, so a program that walks a huge spec is stopped like any other runaway loop
    */
-  constructor(root: unknown, cycles: readonly (readonly string[])[]) {
+  constructor(root: unknown, cycles: readonly (readonly string[])[], tick?: () => void) {
+    this.#tick = tick;
     this.#root = root;
     this.#groupOf = new Map();
     cycles.forEach((group, i) => group.forEach((pointer) => this.#groupOf.set(pointer, i)));
@@ -82,15 +92,13 @@ export class LazyResolver {
     refNode: Record<string, unknown> | undefined,
     ctx: Context | undefined,
   ): unknown {
-    if (ctx?.open.includes(ref)) return { $circular: ref } satisfies CircularMarker;
+    const group = this.#groupOf.get(ref);
+    if (group !== undefined && ctx?.group === group)
+      return { $circular: ref } satisfies CircularMarker;
     let target = getAtPointer(this.#root, ref);
     if (target === undefined) return refNode ? this.#object(refNode, undefined) : undefined;
-    const group = this.#groupOf.get(ref);
-    let next: Context | undefined;
-    if (group !== undefined) {
-      const open = ctx && ctx.group === group ? [...ctx.open, ref].toSorted() : [ref];
-      next = { group, open, key: `${group}:${open.join("\n")}` };
-    }
+    const next: Context | undefined =
+      group === undefined ? undefined : { group, key: String(group) };
     // OpenAPI 3.1 lets a reference carry its own summary/description (and a 3.1 schema may
     // carry any keyword beside $ref): siblings override the target's fields.
     if (refNode && target !== null && typeof target === "object" && !Array.isArray(target)) {
@@ -156,7 +164,13 @@ export class LazyResolver {
     Object.defineProperty(out, key, {
       enumerable: true,
       configurable: true,
-      get: () => (made === UNSET ? (made = this.#view(value, ctx)) : made),
+      get: () => {
+        if (made === UNSET) {
+          this.#tick?.();
+          made = this.#view(value, ctx);
+        }
+        return made;
+      },
       set: (next: unknown) => {
         Object.defineProperty(out, key, {
           value: next,

@@ -81,16 +81,18 @@ export class OpenApiSpec {
    * with `paths[template][method]` the operations (path-level parameters merged in) and every
    * `$ref` resolved on read, cycles marked `{ $circular: pointer }`. Fresh per call so one run's
    * edits never leak into the next; unread parts cost nothing.
+   * @param tick - optional per-materialization counter (the sandbox's operation budget)
    */
-  document(): JsonObject {
-    return this.resolver().view(this.#rawDocument());
+  document(tick?: () => void): JsonObject {
+    return this.resolver(tick).view(this.#rawDocument());
   }
 
   /**
    * A resolver for lazy views over this spec (one per run; see `document()`).
+   * @param tick - optional per-materialization counter
    */
-  resolver(): LazyResolver {
-    return new LazyResolver(this.compact, this.compact.cycles);
+  resolver(tick?: () => void): LazyResolver {
+    return new LazyResolver(this.compact, this.compact.cycles, tick);
   }
 
   /**

@@ -144,12 +144,14 @@ describe("protocol errors", () => {
   });
 
   it('responseMode "json" answers with one JSON body where "auto" would stream', async () => {
-    const call = () =>
+    const progressCall = () =>
       modernRequest("tools/call", { name: "progress", _meta: { progressToken: "p1" } });
-    const auto = await createMcpHandler(buildServer).fetch(call());
+    const auto = await createMcpHandler(buildServer).fetch(progressCall());
     expect(auto.headers.get("content-type")).toContain("text/event-stream");
     expect(await auto.text()).toContain("notifications/progress");
-    const json = await createMcpHandler(buildServer, { responseMode: "json" }).fetch(call());
+    const json = await createMcpHandler(buildServer, { responseMode: "json" }).fetch(
+      progressCall(),
+    );
     expect(json.headers.get("content-type")).toContain("application/json");
     expect((await json.json<any>()).result.content[0].text).toBe("done");
   });

@@ -5,7 +5,7 @@
  * Security defaults: the credential (`API_TOKEN`, or the caller's forwarded bearer token) is
  * added only here, after the sandbox's request was validated; sandbox code cannot set
  * credential headers (refused earlier by `codemode.request()`), and the server also redacts the
- * credential from responses. Requests only go to the configured base URL: the path is appended,
+ * credential from responses (a forwarded caller token is redacted here). Requests only go to the configured base URL: the path is appended,
  * never interpreted as a URL.
  *
  * Does not do: retries, or following redirects to other hosts with the credential (`fetch`
@@ -33,8 +33,21 @@ export function apiRequestHandler(
     const credential = credentialFor(target, context);
     if (credential) headers.set(credential.header, credential.value);
     init.redirect = "manual";
-    return fetch(joinUrl(target.baseUrl, path), init);
+    const response = await fetch(joinUrl(target.baseUrl, path), init);
+    // The server redacts the configured API_TOKEN itself; a forwarded caller token is known
+    // only here, so it is redacted here before the response reaches the sandbox.
+    return credential && credential !== target.credential
+      ? redact(response, [credential.value, credential.value.replace(/^\S+\s+/, "")])
+      : response;
   };
+}
+
+async function redact(response: Response, secrets: string[]): Promise<Response> {
+  const scrub = (text: string) =>
+    secrets.reduce((out, secret) => (secret ? out.split(secret).join("[REDACTED]") : out), text);
+  const headers = new Headers();
+  response.headers.forEach((value, key) => headers.set(key, scrub(value)));
+  return new Response(scrub(await response.text()), { status: response.status, headers });
 }
 
 /** The secrets the server must redact from responses for this target. */

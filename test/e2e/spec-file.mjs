@@ -109,6 +109,46 @@ try {
       );
     },
   );
+  // Per-user credentials: FORWARD_CALLER_TOKEN=on sends each caller's own bearer token upstream.
+  seen.length = 0;
+  const USER_TOKEN = `user-token-${crypto.randomUUID()}`;
+  await withServer(
+    {
+      SPEC_FILE: SPEC,
+      API_BASE_URL: `http://127.0.0.1:${upstreamPort}`,
+      FORWARD_CALLER_TOKEN: "on",
+    },
+    async ({ url, output }) => {
+      const client = new Client(
+        { name: "e2e-forward", version: "1.0.0" },
+        { versionNegotiation: { mode: "auto" } },
+      );
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
+          requestInit: { headers: { authorization: `Bearer ${USER_TOKEN}` } },
+        }),
+      );
+      const executed = await client.callTool({
+        name: "execute",
+        arguments: {
+          code: `async () => (await codemode.request({ method: "GET", path: "/zones" })).body.echo`,
+        },
+      });
+      await client.close();
+      check(
+        seen.length === 1 && seen[0]?.authorization === `Bearer ${USER_TOKEN}`,
+        `forwarded: ${JSON.stringify(seen)}`,
+      );
+      check(!output().includes(USER_TOKEN), "npm start's output contains the caller's token");
+      check(
+        text(executed).includes("[REDACTED]") && !text(executed).includes(USER_TOKEN),
+        `the echoed caller token is not redacted: ${text(executed)}`,
+      );
+      console.log(
+        `e2e spec-file: FORWARD_CALLER_TOKEN sent the caller's own token upstream (result: ${text(executed)}) — ok`,
+      );
+    },
+  );
 } finally {
   upstream.close();
 }

@@ -44,7 +44,7 @@ export function oauthFetch(
   let provider = byOrigin.get(origin);
   if (!provider) {
     provider = new OAuthProvider<Cloudflare.Env>({
-      resourceMetadata: { resource: `${origin}/mcp`, resource_name: "Code Mode MCP server" },
+      resourceMetadata: { resource: origin, resource_name: "Code Mode MCP server" },
       apiRoute: OAUTH_API_ROUTES,
       apiHandler: {
         fetch: (req, e, c) =>

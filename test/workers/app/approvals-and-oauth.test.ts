@@ -1,0 +1,163 @@
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { describe, expect, it } from "vitest";
+import { configured, connect, entry, text, type WorkerFetch } from "./helpers";
+
+const STATE_KEY = "app-test-request-state-key-0123456789abcdef";
+
+describe("approvals (APPROVALS=on)", () => {
+  async function approver(worker: WorkerFetch, answer: "accept" | "decline") {
+    const client = new Client(
+      { name: "approver", version: "1.0.0" },
+      { versionNegotiation: { mode: "auto" }, capabilities: { elicitation: { form: {} } } },
+    );
+    const asked: string[] = [];
+    client.setRequestHandler("elicitation/create", async (request) => {
+      asked.push(String(request.params.message));
+      return answer === "accept"
+        ? { action: "accept", content: { approve: true } }
+        : { action: answer };
+    });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL("http://localhost/mcp"), { fetch: worker }),
+    );
+    return { client, asked };
+  }
+  const program = (title: string) => `async () => {
+    const r = await codemode.request({ method: "POST", path: "/tasks", body: { projectId: 3, title: ${JSON.stringify(title)} } });
+    return r.body.title;
+  }`;
+  const count = async (title: string) =>
+    (
+      (await (
+        await entry(`http://localhost/demo-api/tasks?q=${encodeURIComponent(title)}`)
+      ).json()) as { total: number }
+    ).total;
+
+  it("asks before a write and sends it once when approved", async () => {
+    const worker = configured({ APPROVALS: "on", REQUEST_STATE_KEY: STATE_KEY });
+    const { client, asked } = await approver(worker, "accept");
+    const result = await client.callTool({
+      name: "execute",
+      arguments: { code: program("Approved write") },
+    });
+    expect(text(result)).toBe("Approved write");
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toContain("POST /tasks");
+    expect(await count("Approved write")).toBe(1);
+  });
+
+  it("sends nothing when the user declines", async () => {
+    const worker = configured({ APPROVALS: "on", REQUEST_STATE_KEY: STATE_KEY });
+    const { client } = await approver(worker, "decline");
+    const result = await client.callTool({
+      name: "execute",
+      arguments: { code: program("Declined write") },
+    });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toMatch(/declined/);
+    expect(await count("Declined write")).toBe(0);
+  });
+});
+
+describe("OAuth (OAUTH=on)", () => {
+  const PASSWORD = "correct horse battery staple";
+  const worker = configured({ OAUTH: "on", OAUTH_PASSWORD: PASSWORD });
+  const base = "http://localhost";
+
+  async function pkce() {
+    const verifier = btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))))
+      .replace(/\+/g, "-")
+      .replace(/\//g, "_")
+      .replace(/=+$/, "");
+    const digest = new Uint8Array(
+      await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier)),
+    );
+    const challenge = btoa(String.fromCharCode(...digest))
+      .replace(/\+/g, "-")
+      .replace(/\//g, "_")
+      .replace(/=+$/, "");
+    return { verifier, challenge };
+  }
+
+  async function authorizeUrl() {
+    const registered = await worker(`${base}/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        client_name: "Test client",
+        redirect_uris: ["http://127.0.0.1:9999/callback"],
+        token_endpoint_auth_method: "none",
+      }),
+    });
+    expect(registered.status).toBe(201);
+    const { client_id } = (await registered.json()) as { client_id: string };
+    const { verifier, challenge } = await pkce();
+    const params = new URLSearchParams({
+      response_type: "code",
+      client_id,
+      redirect_uri: "http://127.0.0.1:9999/callback",
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+      state: "s1",
+      scope: "mcp",
+    });
+    return { url: `${base}/authorize?${params}`, client_id, verifier };
+  }
+
+  it("refuses MCP requests without a token and advertises the authorization server", async () => {
+    const response = await worker(`${base}/mcp`, { method: "POST", body: "{}" });
+    expect(response.status).toBe(401);
+    expect(response.headers.get("www-authenticate")).toContain("Bearer");
+    const metadata = await worker(`${base}/.well-known/oauth-authorization-server`);
+    expect(((await metadata.json()) as { token_endpoint: string }).token_endpoint).toBe(
+      `${base}/token`,
+    );
+    expect((await worker(`${base}/health`)).status).toBe(200);
+  });
+
+  it("grants a token after the owner's passphrase; the token opens /mcp and /mcp/code, a forged one does not", async () => {
+    const { url, client_id, verifier } = await authorizeUrl();
+    const page = await worker(url);
+    expect(await page.text()).toContain("Authorize Test client");
+    const wrong = await worker(url, {
+      method: "POST",
+      body: new URLSearchParams({ user: "ana", passphrase: "nope" }),
+    });
+    expect(wrong.status).toBe(401);
+    const approved = await worker(url, {
+      method: "POST",
+      body: new URLSearchParams({ user: "ana", passphrase: PASSWORD }),
+      redirect: "manual",
+    });
+    expect(approved.status).toBe(302);
+    const callback = new URL(approved.headers.get("location")!);
+    expect(callback.searchParams.get("state")).toBe("s1");
+    const token = await worker(`${base}/token`, {
+      method: "POST",
+      body: new URLSearchParams({
+        grant_type: "authorization_code",
+        code: callback.searchParams.get("code")!,
+        redirect_uri: "http://127.0.0.1:9999/callback",
+        client_id,
+        code_verifier: verifier,
+      }),
+    });
+    expect(token.status).toBe(200);
+    const { access_token } = (await token.json()) as { access_token: string };
+    const client = await connect(worker, "/mcp", { authorization: `Bearer ${access_token}` });
+    expect((await client.listTools()).tools.map((t) => t.name).toSorted()).toEqual([
+      "execute",
+      "search",
+    ]);
+    await client.close();
+    const code = await connect(worker, "/mcp/code", { authorization: `Bearer ${access_token}` });
+    expect((await code.listTools()).tools).toHaveLength(1);
+    await code.close();
+    const bad = await worker(`${base}/mcp`, {
+      method: "POST",
+      headers: { authorization: "Bearer forged:token:value" },
+      body: "{}",
+    });
+    expect(bad.status).toBe(401);
+  });
+});

@@ -19,7 +19,9 @@ import {
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import type { ExecutionOutcome } from "../executor/types";
+import { pushElicitation } from "../mcp/agent/push-elicitation";
 import type { McpServerFactoryContext } from "../mcp/handler-types";
+import type { AnyMcpServer } from "../mcp/server-product";
 import type { CompactOperation } from "../openapi/types";
 import type { ApiRequest } from "../openapi/validate-request";
 import { RequestRefusedError } from "./api-request";
@@ -36,6 +38,8 @@ interface ApprovalState {
 
 /** One run's approval handling (see the module comment). */
 export interface ApprovalFlow {
+  /** Whether the run waits for the person (push): its timeout must leave room for an answer. */
+  readonly holdsRun: boolean;
   /** Reads the sealed state and this round's answer (MRTR); no-op for push. */
   load(): Promise<void>;
   /** Approves `request` or throws; returns a recorded response to replay instead of sending. */
@@ -60,30 +64,41 @@ const APPROVE_SCHEMA = {
   required: ["approve"],
 };
 
+/** How long a push approval waits for the person (the run's own timeout applies too). */
+export const APPROVAL_TIMEOUT_MS = 300_000;
+
 /**
  * Creates the approval flow for one `execute` call.
+ * @param server - the server serving the call (push elicitation goes through its protocol)
  * @param ctx - the tool call's context
  * @param factoryCtx - the handler's factory context (era and requestState codec), if any
  */
 export function approvalFlow(
+  server: AnyMcpServer,
   ctx: ServerContext,
   factoryCtx: McpServerFactoryContext | undefined,
 ): ApprovalFlow {
   const codec = factoryCtx?.era === "modern" ? factoryCtx.requestState : undefined;
-  return codec ? mrtrFlow(ctx, codec) : pushFlow(ctx);
+  return codec ? mrtrFlow(ctx, codec) : pushFlow(server, ctx);
 }
 
-function pushFlow(ctx: ServerContext): ApprovalFlow {
+function pushFlow(server: AnyMcpServer, ctx: ServerContext): ApprovalFlow {
   return {
+    holdsRun: true,
     load: async () => {},
     async approve(request) {
       let answer;
       try {
-        answer = await ctx.mcpReq.elicitInput({
-          mode: "form",
-          message: `Approve this API request?\n${summarize(request)}`,
-          requestedSchema: APPROVE_SCHEMA,
-        });
+        // On the tool call's own stream (relatedRequestId), as sessions require.
+        answer = await pushElicitation(
+          server,
+          {
+            mode: "form",
+            message: `Approve this API request?\n${summarize(request)}`,
+            requestedSchema: APPROVE_SCHEMA,
+          },
+          { relatedRequestId: ctx.mcpReq.id, timeout: APPROVAL_TIMEOUT_MS },
+        );
       } catch (error) {
         throw new RequestRefusedError(
           `${request.method} ${request.path} needs approval, but the client could not be asked (${(error as Error).message}). Nothing was sent.`,
@@ -115,6 +130,7 @@ function mrtrFlow(
   };
   const lastKey = new Map<string, string>();
   return {
+    holdsRun: false,
     async load() {
       const sealed = ctx.mcpReq.requestState<ApprovalState>();
       if (sealed && typeof sealed === "object")

@@ -60,7 +60,10 @@ export function codeMcpServer(options: CodeMcpServerOptions): () => Promise<McpS
     options.upstream,
     options.toolsTtlMs === undefined ? {} : { toolsTtlMs: options.toolsTtlMs },
   );
-  const limits = resolveLimits(TOOL_LIMITS, options.limits);
+  // Validate the tool's limits now (bad config fails at start), but pass only the overrides to
+  // each run, so limits configured on the executor itself (e.g. its timeout) still apply.
+  const limits: Partial<ExecutorLimits> = { ...TOOL_LIMITS, ...options.limits };
+  const { maxResultBytes } = resolveLimits(limits);
   let cached:
     | { version: number; tools: Tool[]; catalog: ToolCatalog; description: string }
     | undefined;
@@ -73,7 +76,7 @@ export function codeMcpServer(options: CodeMcpServerOptions): () => Promise<McpS
         catalog: built,
         serverName: options.upstreamName ?? options.name ?? "the upstream server",
         budget: options.descriptionBudget ?? 2_048,
-        maxResultBytes: limits.maxResultBytes,
+        maxResultBytes,
         ...(options.description === undefined ? {} : { extra: options.description }),
       });
       cached = { version: upstream.version, tools, catalog: built, description };
@@ -109,7 +112,7 @@ async function runCode(
   catalog: ToolCatalog,
   upstream: Upstream,
   options: CodeMcpServerOptions,
-  limits: ExecutorLimits,
+  limits: Partial<ExecutorLimits>,
 ): Promise<CallToolResult> {
   let session: Promise<UpstreamSession> | undefined;
   const connect = () => {

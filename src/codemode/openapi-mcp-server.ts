@@ -27,7 +27,7 @@ import {
   type ApiRequestHandler,
   type ApprovalCheck,
 } from "./api-request";
-import { approvalFlow } from "./approval-flow";
+import { APPROVAL_TIMEOUT_MS, approvalFlow } from "./approval-flow";
 import { outcomeToToolResult } from "./outcome-result";
 import { executeDescription, searchDescription } from "./openapi-tool-descriptions";
 
@@ -67,10 +67,13 @@ export function openApiMcpServer(
   options: OpenApiMcpServerOptions,
 ): (ctx?: McpServerFactoryContext) => McpServer {
   const spec = options.spec instanceof OpenApiSpec ? options.spec : loadSpec(options.spec);
-  const limits = resolveLimits(TOOL_LIMITS, options.limits);
+  // Validate the tool's limits now (bad config fails at start), but pass only the overrides to
+  // each run, so limits configured on the executor itself (e.g. its timeout) still apply.
+  const limits: Partial<ExecutorLimits> = { ...TOOL_LIMITS, ...options.limits };
+  const { maxResultBytes } = resolveLimits(limits);
   const describeInput = {
     spec,
-    maxResultBytes: limits.maxResultBytes,
+    maxResultBytes,
     ...(options.description === undefined ? {} : { extra: options.description }),
   };
   const searchText = searchDescription(describeInput);
@@ -136,7 +139,7 @@ export function openApiMcpServer(
         annotations: { readOnlyHint: false, openWorldHint: true },
       },
       async ({ code }, ctx): Promise<CallToolResult> => {
-        const approvals = needsApproval ? approvalFlow(ctx, factoryCtx) : undefined;
+        const approvals = needsApproval ? approvalFlow(server, ctx, factoryCtx) : undefined;
         await approvals?.load();
         const request = apiRequester({
           spec,
@@ -151,10 +154,16 @@ export function openApiMcpServer(
         const namespaces: HostNamespaces = {
           codemode: { request: ([input], call) => request(input, call.signal), declaration },
         };
+        // A push approval waits for a person inside the run: unless the operator chose a timeout,
+        // give the run as long as the question may stay open.
+        const runLimits =
+          approvals?.holdsRun && options.limits?.timeoutMs === undefined
+            ? { ...limits, timeoutMs: APPROVAL_TIMEOUT_MS + 30_000 }
+            : limits;
         const outcome = await options.executor.execute({
           code,
           namespaces,
-          limits,
+          limits: runLimits,
           signal: ctx.mcpReq.signal,
         });
         const pending = await approvals?.finish(outcome);

@@ -7,5 +7,6 @@ declare namespace Cloudflare {
     NOTES_AGENT: DurableObjectNamespace<import("./fixtures/other-agents").NotesAgent>;
     SLOW_AGENT: DurableObjectNamespace<import("./fixtures/other-agents").SlowAgent>;
     V2_AGENT: DurableObjectNamespace<import("./fixtures/other-agents").V2Agent>;
+    API_AGENT: DurableObjectNamespace<import("./fixtures/api-agent").ApiAgent>;
   }
 }

@@ -1,11 +1,12 @@
 /**
  * Test-only Worker for the stateful layer: each agent class served on its own path.
  */
+import { ApiAgent } from "./fixtures/api-agent";
 import { AddAgent, CounterAgent } from "./fixtures/contract-agents";
 import { ElicitAgent } from "./fixtures/elicit-agent";
 import { NotesAgent, SlowAgent, V2Agent } from "./fixtures/other-agents";
 
-export { AddAgent, CounterAgent, ElicitAgent, NotesAgent, SlowAgent, V2Agent };
+export { AddAgent, ApiAgent, CounterAgent, ElicitAgent, NotesAgent, SlowAgent, V2Agent };
 
 const routes: Record<string, ExportedHandler<Cloudflare.Env>> = {
   "/mcp": AddAgent.serve("/mcp", { binding: "ADD_AGENT" }),
@@ -14,6 +15,7 @@ const routes: Record<string, ExportedHandler<Cloudflare.Env>> = {
   "/notes": NotesAgent.serve("/notes", { binding: "NOTES_AGENT" }),
   "/slow": SlowAgent.serve("/slow", { binding: "SLOW_AGENT" }),
   "/v2": V2Agent.serve("/v2", { binding: "V2_AGENT" }),
+  "/api": ApiAgent.serve("/api", { binding: "API_AGENT" }),
 };
 
 export default {

@@ -10,8 +10,10 @@
  * Does not do: expose the upstream's resources or prompts (tools only).
  */
 import {
+  LOG_LEVEL_META_KEY,
   McpServer,
   type CallToolResult,
+  type LoggingLevel,
   type ServerContext,
   type Tool,
 } from "@modelcontextprotocol/server";
@@ -116,13 +118,20 @@ async function runCode(
 ): Promise<CallToolResult> {
   let session: Promise<UpstreamSession> | undefined;
   const connect = () => {
-    session ??= upstream.session().then((s) => {
-      if (!s.shared) forwardLogs(s, ctx);
+    session ??= upstream.session().then(async (s) => {
+      if (!s.shared && logLevel) await forwardLogs(s, ctx, logLevel);
       return s;
     });
     return session;
   };
   const progressToken = ctx.mcpReq._meta?.progressToken;
+  // Logging the client asked for: per request in 2026-07-28 (`_meta`), per session before (the
+  // outer server then filters by the session's level, so ask the upstream for everything).
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  const asked = envelope?.[LOG_LEVEL_META_KEY] ?? ctx.mcpReq._meta?.[LOG_LEVEL_META_KEY];
+  const logLevel = (
+    typeof asked === "string" ? asked : ctx.mcpReq.envelope ? undefined : "debug"
+  ) as LoggingLevel | undefined;
   const fns: Record<string, HostFunction> = {};
   for (const entry of catalog.entries) {
     fns[entry.identifier] = async ([input]) => {
@@ -135,7 +144,13 @@ async function runCode(
       }
       const { client } = await connect();
       const result = await client.callTool(
-        { name: entry.tool.name, arguments: (input ?? {}) as Record<string, unknown> },
+        {
+          name: entry.tool.name,
+          arguments: (input ?? {}) as Record<string, unknown>,
+          ...(logLevel && client.getProtocolEra() === "modern"
+            ? { _meta: { [LOG_LEVEL_META_KEY]: logLevel } }
+            : {}),
+        },
         {
           signal: ctx.mcpReq.signal,
           ...(progressToken === undefined
@@ -181,9 +196,16 @@ async function runCode(
 }
 
 /** Forwards the upstream's logging notifications of a per-run connection to the outer client. */
-function forwardLogs(session: UpstreamSession, ctx: ServerContext): void {
+async function forwardLogs(
+  session: UpstreamSession,
+  ctx: ServerContext,
+  level: LoggingLevel,
+): Promise<void> {
   session.client.setNotificationHandler("notifications/message", (notification) => {
-    const { level, data, logger } = notification.params;
-    void ctx.mcpReq.log(level, data, logger).catch(() => {});
+    const { level: messageLevel, data, logger } = notification.params;
+    void ctx.mcpReq.log(messageLevel, data, logger).catch(() => {});
   });
+  // A 2025-era upstream sends log messages only after logging/setLevel.
+  if (session.client.getProtocolEra() !== "modern")
+    await session.client.setLoggingLevel(level).catch(() => {});
 }

@@ -1,4 +1,4 @@
-import { McpServer } from "@modelcontextprotocol/server";
+import { LOG_LEVEL_META_KEY, McpServer } from "@modelcontextprotocol/server";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -180,5 +180,41 @@ describe("notifications during a run", () => {
     );
     expect(text(result)).toBe("done");
     expect(seen).toEqual([1, 2, 3]);
+  });
+});
+
+describe("logging during a run", () => {
+  it("forwards upstream log messages of a per-run connection to the client", async () => {
+    const server = () => {
+      const s = new McpServer(
+        { name: "chatty", version: "1.0.0" },
+        { capabilities: { logging: {} } },
+      );
+      s.registerTool("work", {}, async (ctx) => {
+        await ctx.mcpReq.log("info", "upstream is working");
+        return { content: [{ type: "text", text: '"done"' }] };
+      });
+      return s;
+    };
+    const client = await codeClient({ server });
+    const messages: unknown[] = [];
+    client.setNotificationHandler(
+      "notifications/message",
+      (n) => void messages.push(n.params.data),
+    );
+    // 2026-07-28: the client asks for log messages per request, in _meta.
+    const quiet = await client.callTool({
+      name: "code",
+      arguments: { code: "return await codemode.work()" },
+    });
+    expect(text(quiet)).toBe("done");
+    expect(messages).toEqual([]);
+    const result = await client.callTool({
+      name: "code",
+      arguments: { code: "return await codemode.work()" },
+      _meta: { [LOG_LEVEL_META_KEY]: "info" },
+    });
+    expect(text(result)).toBe("done");
+    expect(messages).toContain("upstream is working");
   });
 });

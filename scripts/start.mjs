@@ -162,9 +162,8 @@ const child = spawn(process.execPath, args, {
   stdio: "inherit",
   env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" },
 });
-const cleanup = () => {
-  if (envFile) rmSync(envFile, { force: true });
-};
+// The env file holds secrets and the launch folder a compiled copy of SPEC_FILE: both go on exit.
+const cleanup = () => rmSync(LAUNCH, { recursive: true, force: true });
 for (const signal of /** @type {const} */ (["SIGINT", "SIGTERM", "SIGHUP"]))
   process.on(signal, () => {
     child.kill(signal);

@@ -1,0 +1,99 @@
+import { describe, expect, it } from "vitest";
+import { formatProblems, readConfig } from "../../../src/app/config";
+
+const SPECS = ["demo-api", "petstore", "relative"];
+const servers = (name: string) =>
+  name === "petstore" ? [{ url: "https://petstore.example/v3" }] : [{ url: "/v1" }];
+
+describe("readConfig", () => {
+  it("defaults to the offline demo with no protection", () => {
+    const checked = readConfig({}, SPECS, servers);
+    expect(checked).toEqual({
+      ok: true,
+      config: {
+        specName: "demo-api",
+        api: { kind: "demo" },
+        upstream: { kind: "demo" },
+        approvals: false,
+        limits: {},
+        oauth: false,
+        warnings: [],
+      },
+    });
+  });
+
+  it("sends a spec's requests to its absolute server URL with the credential as a bearer token", () => {
+    const checked = readConfig({ SPEC: "petstore", API_TOKEN: "t0k3n" }, SPECS, servers);
+    expect(checked.ok && checked.config.api).toEqual({
+      kind: "http",
+      baseUrl: "https://petstore.example/v3",
+      credential: { header: "Authorization", value: "Bearer t0k3n" },
+      forwardCallerToken: false,
+      callerHeader: "Authorization",
+      callerScheme: "Bearer",
+    });
+    const custom = readConfig(
+      { API_BASE_URL: "http://127.0.0.1:9/api", API_TOKEN: "k", API_AUTH_HEADER: "X-Api-Key" },
+      SPECS,
+      servers,
+    );
+    expect(custom.ok && custom.config.api).toMatchObject({
+      baseUrl: "http://127.0.0.1:9/api",
+      credential: { header: "X-Api-Key", value: "k" },
+    });
+  });
+
+  it("reads the upstream MCP server, approvals and limits", () => {
+    const checked = readConfig(
+      {
+        UPSTREAM_MCP_URL: "https://mcp.example/mcp",
+        UPSTREAM_MCP_AUTH: "Bearer up",
+        APPROVALS: "on",
+        LIMIT_TIMEOUT_MS: "5000",
+        LIMIT_MAX_HOST_CALLS: "50",
+      },
+      SPECS,
+      servers,
+    );
+    expect(checked.ok).toBe(true);
+    if (!checked.ok) return;
+    expect(checked.config.upstream).toEqual({
+      kind: "url",
+      url: "https://mcp.example/mcp",
+      headers: { Authorization: "Bearer up" },
+    });
+    expect(checked.config.approvals).toBe(true);
+    expect(checked.config.warnings.join(" ")).toContain("REQUEST_STATE_KEY");
+    expect(checked.config.limits).toEqual({ timeoutMs: 5000, maxHostCalls: 50 });
+  });
+
+  it("names every bad setting with a fix, and never echoes secrets", () => {
+    const checked = readConfig(
+      {
+        SPEC: "relative",
+        FORWARD_CALLER_TOKEN: "on",
+        MCP_API_KEY: "secret-key-that-is-long-enough",
+        APPROVALS: "maybe",
+        REQUEST_STATE_KEY: "short-state-key",
+        LIMIT_WHATEVER: "1",
+        UPSTREAM_MCP_URL: "ftp://x",
+      },
+      SPECS,
+      servers,
+    );
+    expect(checked.ok).toBe(false);
+    if (checked.ok) return;
+    expect(checked.problems.map((p) => p.setting).toSorted()).toEqual([
+      "API_BASE_URL",
+      "APPROVALS",
+      "FORWARD_CALLER_TOKEN",
+      "LIMIT_WHATEVER",
+      "REQUEST_STATE_KEY",
+      "UPSTREAM_MCP_URL",
+    ]);
+    const text = formatProblems(checked.problems);
+    expect(text).toContain("Fix:");
+    expect(text).not.toContain("secret-key-that-is-long-enough");
+    expect(text).not.toContain("short-state-key");
+  });
+});

@@ -5,7 +5,7 @@
  * read and are memoized; refs within a cycle group read as `{ $circular: "#/components/schemas/X" }`
  * (see src/openapi/lazy-view.ts). The JSON is parsed only when the code first calls `spec()`.
  *
- * Every value the view materializes counts against the run's operation budget, so a program that
+ * Every read of a lazy value counts against the run's operation budget, so a program that
  * serializes an enormous spec is stopped like a runaway loop instead of holding the isolate.
  */
 import { OpenApiSpec } from "../src/openapi/open-api-spec";

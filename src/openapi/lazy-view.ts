@@ -46,7 +46,7 @@ export class LazyResolver {
   /**
    * @param root - the document refs are resolved against (the compact spec)
    * @param cycles - cyclic ref groups, as computed by `findRefCycles`
-   * @param tick - called once per materialized value; the sandbox passes its operation-budget
+   * @param tick - called on every read of a lazy value; the sandbox passes its operation-budget
    *   counter, so a program that walks a huge spec is stopped like any other runaway loop
    */
   constructor(root: unknown, cycles: readonly (readonly string[])[], tick?: () => void) {
@@ -165,10 +165,10 @@ export class LazyResolver {
       enumerable: true,
       configurable: true,
       get: () => {
-        if (made === UNSET) {
-          this.#tick?.();
-          made = this.#view(value, ctx);
-        }
+        // Every read counts, not only the first: shared views can be traversed many times
+        // (serializing a spec walks the same schema once per place it is used).
+        this.#tick?.();
+        if (made === UNSET) made = this.#view(value, ctx);
         return made;
       },
       set: (next: unknown) => {

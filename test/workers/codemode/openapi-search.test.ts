@@ -80,3 +80,29 @@ describe("search over the Cloudflare spec", () => {
     expect(found.canary).toBe(false);
   });
 });
+
+describe("runaway search programs", () => {
+  it("stops a program that serializes the whole spec, via the operation budget", async () => {
+    const tight = createMcpHandler(
+      openApiMcpServer({
+        spec: cloudflare,
+        executor,
+        request: upstream.handler,
+        limits: { maxOperations: 100_000 },
+      }),
+    );
+    const client = await connect(tight);
+    const result = await client.callTool({
+      name: "search",
+      arguments: { code: "return JSON.stringify(await codemode.spec()).length" },
+    });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toMatch(/^LIMIT: LimitError: Operation budget of 100000 exceeded/);
+    // The server keeps serving.
+    const ok = await client.callTool({
+      name: "search",
+      arguments: { code: "return Object.keys((await codemode.spec()).paths).length" },
+    });
+    expect(text(ok)).toBe("965");
+  });
+});

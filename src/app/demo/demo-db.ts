@@ -11,53 +11,21 @@
  * Pagination is keyset-based: `cursor` is the last id of the previous page, as text, so pages
  * stay stable while rows are added.
  */
+import {
+  commentFromRow,
+  taskFromRow,
+  type Comment,
+  type Page,
+  type Project,
+  type Row,
+  type Task,
+} from "./demo-rows";
 import { SEED_PROJECTS } from "./demo-seed";
 
-/** A project as the API returns it. */
-export interface Project {
-  id: number;
-  name: string;
-  description: string;
-  status: string;
-  createdAt: string;
-  updatedAt: string;
-  taskCounts: Record<string, number>;
-}
-
-/** A task as the API returns it. */
-export interface Task {
-  id: number;
-  projectId: number;
-  title: string;
-  description: string;
-  status: string;
-  priority: string;
-  assignee: string | null;
-  dueDate: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-/** A comment as the API returns it. */
-export interface Comment {
-  id: number;
-  taskId: number;
-  author: string;
-  body: string;
-  createdAt: string;
-}
-
-/** One page of a list. */
-export interface Page<T> {
-  items: T[];
-  nextCursor: string | null;
-  total: number;
-}
+export type { Comment, Page, Project, Task };
 
 /** Filters of a list query; `undefined` fields do not filter. */
 export type Filters = Record<string, string | number | undefined>;
-
-type Row = Record<string, SqlStorageValue>;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS projects (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL,
@@ -99,11 +67,13 @@ export class DemoDb {
     return this.page("projects", filters, "name", limit, cursor, "DESC", (r) => this.project(r));
   }
 
+  /** One project, or undefined. */
   getProject(id: number): Project | undefined {
     const row = this.one("SELECT * FROM projects WHERE id = ?", id);
     return row && this.project(row);
   }
 
+  /** Inserts a project (status defaults to active). */
   createProject(input: Record<string, unknown>): Project {
     const now = new Date().toISOString();
     const row = this.one(
@@ -117,10 +87,12 @@ export class DemoDb {
     return this.project(row);
   }
 
+  /** Applies a checked patch; undefined when the project does not exist. */
   updateProject(id: number, patch: Record<string, unknown>): Project | undefined {
     return this.update("projects", id, patch) ? this.getProject(id) : undefined;
   }
 
+  /** Deletes a project, its tasks and their comments; false when absent. */
   deleteProject(id: number): boolean {
     if (!this.getProject(id)) return false;
     this.sql.exec(
@@ -134,14 +106,16 @@ export class DemoDb {
 
   /** Lists tasks, newest first. `q` matches a title substring. */
   listTasks(filters: Filters, limit: number, cursor: number | undefined): Page<Task> {
-    return this.page("tasks", filters, "title", limit, cursor, "DESC", (r) => task(r));
+    return this.page("tasks", filters, "title", limit, cursor, "DESC", taskFromRow);
   }
 
+  /** One task, or undefined. */
   getTask(id: number): Task | undefined {
     const row = this.one("SELECT * FROM tasks WHERE id = ?", id);
-    return row && task(row);
+    return row && taskFromRow(row);
   }
 
+  /** Inserts a task (status todo, priority medium by default). */
   createTask(input: Record<string, unknown>): Task {
     const now = new Date().toISOString();
     const row = this.one(
@@ -157,13 +131,15 @@ export class DemoDb {
       now,
       now,
     )!;
-    return task(row);
+    return taskFromRow(row);
   }
 
+  /** Applies a checked patch; undefined when the task does not exist. */
   updateTask(id: number, patch: Record<string, unknown>): Task | undefined {
     return this.update("tasks", id, patch) ? this.getTask(id) : undefined;
   }
 
+  /** Deletes a task and its comments; false when absent. */
   deleteTask(id: number): boolean {
     if (!this.getTask(id)) return false;
     this.sql.exec("DELETE FROM comments WHERE task_id = ?", id);
@@ -173,9 +149,10 @@ export class DemoDb {
 
   /** Lists a task's comments, oldest first. */
   listComments(taskId: number, limit: number, cursor: number | undefined): Page<Comment> {
-    return this.page("comments", { taskId }, "body", limit, cursor, "ASC", (r) => comment(r));
+    return this.page("comments", { taskId }, "body", limit, cursor, "ASC", commentFromRow);
   }
 
+  /** Inserts a comment on an existing task. */
   addComment(taskId: number, input: Record<string, unknown>): Comment {
     const row = this.one(
       "INSERT INTO comments (task_id, author, body, created_at) VALUES (?, ?, ?, ?) RETURNING *",
@@ -184,9 +161,10 @@ export class DemoDb {
       String(input.body),
       new Date().toISOString(),
     )!;
-    return comment(row);
+    return commentFromRow(row);
   }
 
+  /** Deletes a comment; false when absent. */
   deleteComment(id: number): boolean {
     return this.sql.exec("DELETE FROM comments WHERE id = ?", id).rowsWritten > 0;
   }
@@ -283,29 +261,4 @@ export class DemoDb {
     }
     this.sql.exec("INSERT INTO meta (key, value) VALUES ('seeded', ?)", new Date().toISOString());
   }
-}
-
-function task(row: Row): Task {
-  return {
-    id: Number(row.id),
-    projectId: Number(row.project_id),
-    title: String(row.title),
-    description: String(row.description),
-    status: String(row.status),
-    priority: String(row.priority),
-    assignee: row.assignee === null ? null : String(row.assignee),
-    dueDate: row.due_date === null ? null : String(row.due_date),
-    createdAt: String(row.created_at),
-    updatedAt: String(row.updated_at),
-  };
-}
-
-function comment(row: Row): Comment {
-  return {
-    id: Number(row.id),
-    taskId: Number(row.task_id),
-    author: String(row.author),
-    body: String(row.body),
-    createdAt: String(row.created_at),
-  };
 }

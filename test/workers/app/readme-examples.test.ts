@@ -11,6 +11,15 @@ import v1 from "../../readme-examples/sdk-v1-client.ts?raw";
 // @ts-expect-error -- Vite query import, no type declaration
 // oxlint-disable-next-line import/default -- `?raw` yields the file's text, not the module
 import v2 from "../../readme-examples/sdk-v2-client.ts?raw";
+// @ts-expect-error -- Vite query import, no type declaration
+// oxlint-disable-next-line import/default -- `?raw` yields the file's text, not the module
+import executorExample from "../../readme-examples/executor.ts?raw";
+// @ts-expect-error -- Vite query import, no type declaration
+// oxlint-disable-next-line import/default -- `?raw` yields the file's text, not the module
+import openApiExample from "../../readme-examples/openapi-server.ts?raw";
+// @ts-expect-error -- Vite query import, no type declaration
+// oxlint-disable-next-line import/default -- `?raw` yields the file's text, not the module
+import codeExample from "../../readme-examples/code-server.ts?raw";
 
 /** The example without its header comment. */
 function body(source: string): string {
@@ -23,6 +32,9 @@ describe("README examples", () => {
   it.each([
     ["sdk-v2-client.ts", v2 as string],
     ["sdk-v1-client.ts", v1 as string],
+    ["executor.ts", executorExample as string],
+    ["openapi-server.ts", openApiExample as string],
+    ["code-server.ts", codeExample as string],
   ])("README.md shows %s verbatim", (_name, source) => {
     expect(readme as string).toContain(body(source));
   });

@@ -1,0 +1,20 @@
+// README example "codeMcpServer". Kept in sync with README.md by
+// test/workers/app/readme-examples.test.ts and compiled by the typecheck.
+import { codeMcpServer, createMcpHandler, WorkerLoaderExecutor } from "../../src/index";
+
+declare const env: { LOADER: WorkerLoader; UPSTREAM_TOKEN: string };
+
+const code = codeMcpServer({
+  // Or an SDK v2/v1 McpServer instance, or { server: () => new McpServer(…) } (a connection per run).
+  upstream: {
+    url: "https://mcp.example.com/mcp",
+    headers: { authorization: `Bearer ${env.UPSTREAM_TOKEN}` },
+  },
+  executor: new WorkerLoaderExecutor({ loader: env.LOADER }),
+});
+
+// Create the handler once, at module scope, and call it from the Worker's fetch export.
+const handler = createMcpHandler(code);
+export default {
+  fetch: (request, env, ctx) => handler(request, env, ctx),
+} satisfies ExportedHandler;

@@ -1,0 +1,26 @@
+// README example "openApiMcpServer". Kept in sync with README.md by
+// test/workers/app/readme-examples.test.ts and compiled by the typecheck.
+import { createMcpHandler, openApiMcpServer, WorkerLoaderExecutor } from "../../src/index";
+
+// Your Worker's bindings: the Worker Loader, a secret, a requestState key, the spec as JSON text.
+declare const env: { LOADER: WorkerLoader; API_TOKEN: string; STATE_KEY: string; SPEC: string };
+
+const api = openApiMcpServer({
+  spec: env.SPEC, // a compact spec from `npm run build:specs`, or any OpenAPI 2.0/3.0/3.1 JSON
+  executor: new WorkerLoaderExecutor({ loader: env.LOADER }),
+  // Credentials live here, never in the sandbox:
+  request: (req) =>
+    fetch(`https://api.example.com${req.path}`, {
+      method: req.method,
+      headers: { authorization: `Bearer ${env.API_TOKEN}`, "content-type": "application/json" },
+      ...(req.body === undefined ? {} : { body: JSON.stringify(req.body) }),
+    }),
+  secrets: [env.API_TOKEN], // redacted from every response before it enters the sandbox
+  approval: true, // ask a person before every non-GET request
+});
+
+// Create the handler once, at module scope, and call it from the Worker's fetch export.
+const handler = createMcpHandler(api, { requestState: { key: env.STATE_KEY } });
+export default {
+  fetch: (request, env, ctx) => handler(request, env, ctx),
+} satisfies ExportedHandler;

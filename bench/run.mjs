@@ -16,7 +16,7 @@ import { executeCost, searchLatency } from "./driver/latency.mjs";
 import { markdown, tableRows } from "./driver/report.mjs";
 import { PROBES, RUNAWAY, runProbe } from "./driver/robustness.mjs";
 import { mixedLoad } from "./driver/throughput.mjs";
-import { buildBenchWorker, startWrangler } from "./driver/wrangler-process.mjs";
+import { buildBenchWorker, healthy, startWrangler } from "./driver/wrangler-process.mjs";
 
 const quick = process.argv.includes("--quick");
 const config = quick
@@ -82,10 +82,29 @@ async function peakRss(s, side) {
   return { rssPeakMB: Math.max(...windows.map((w) => w.rssPeakMB)), windows };
 }
 
-const results = { date: new Date().toISOString(), quick, config, machine: machine(), failures: {} };
+const results = {
+  date: new Date().toISOString(),
+  quick,
+  config,
+  machine: machine(),
+  failures: {},
+  restarts: [],
+};
 
-/** Runs one phase; a failure is recorded (with the server's log tail) and the run goes on. */
+/**
+ * Runs one phase; a failure is recorded (with the server's log tail) and the run goes on. A main
+ * server that stopped answering is restarted first, and the restart recorded.
+ */
 async function phase(name, s, work) {
+  if (s === main && !(await healthy(main.base, 10_000))) {
+    log(`main server not answering before ${name}: restarting it`);
+    results.restarts.push({ before: name, serverLog: main.log().slice(-1_500) });
+    await stop(main);
+    main = await server("main");
+    await warmUp(main, "ours");
+    await warmUp(main, "anchor");
+    s = main;
+  }
   try {
     return await work();
   } catch (error) {
@@ -99,7 +118,7 @@ async function phase(name, s, work) {
 }
 const robustness = { ours: [], anchor: [] };
 
-const main = await server("main");
+let main = await server("main");
 try {
   await warmUp(main, "ours");
   if (config.p6WindowMs) {
@@ -135,17 +154,19 @@ try {
     // Interleaved: the side that goes first alternates with the concurrency level.
     for (const side of c === 4 ? ["anchor", "ours"] : ["ours", "anchor"]) {
       log(`P5 ${side} at concurrency ${c}`);
-      w[side] = await mixedLoad(main, side, c, config.windowMs);
+      w[side] = await phase(`P5-${c}-${side}`, main, () =>
+        mixedLoad(main, side, c, config.windowMs),
+      );
     }
     results.p5.push(w);
   }
   log("robustness: ours");
-  for (const probe of PROBES)
-    robustness.ours.push(
-      await runProbe("ours", `${main.base}/ours/openapi`, probe, {
-        timeoutMs: config.probeTimeoutMs,
-      }),
+  for (const probe of PROBES) {
+    const outcome = await phase(`probe ${probe.name}`, main, () =>
+      runProbe("ours", `${main.base}/ours/openapi`, probe, { timeoutMs: config.probeTimeoutMs }),
     );
+    if (outcome) robustness.ours.push(outcome);
+  }
 } finally {
   await stop(main);
 }

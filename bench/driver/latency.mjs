@@ -122,16 +122,33 @@ export async function executeCost(base, { reps, log }) {
       { name: "par-10", tool: "execute", code: executeProgram(10, true) },
     ];
     await sample(cs, jobs, 1, () => log("  warm-up done"));
-    const rows = summarize(await sample(cs, jobs, reps, log));
+    const samples = await sample(cs, jobs, reps, log);
+    const rows = summarize(samples);
     delete rows.all;
+    rows.perRequest = {};
     for (const side of SIDES) {
-      rows[`perRequest`] ??= {};
       const one = rows["seq-1"][side].p50;
       const fifty = rows["seq-50"][side].p50;
       rows.perRequest[side] = one === null || fifty === null ? null : round1((fifty - one) / 49);
+    }
+    // The same slope fitted over every sequential sample (1, 10, 50 requests): less noisy.
+    rows.perRequestFit = {};
+    for (const side of SIDES) {
+      const points = [1, 10, 50].flatMap((n) => samples[`seq-${n}`][side].map((ms) => [n, ms]));
+      rows.perRequestFit[side] = round1(slope(points));
     }
     return rows;
   } finally {
     await Promise.all(SIDES.map((s) => cs[s].close()));
   }
+}
+
+/** Least-squares slope of `[x, y]` points (ms per request); NaN for fewer than two x values. */
+function slope(points) {
+  const n = points.length;
+  const mx = points.reduce((a, [x]) => a + x, 0) / n;
+  const my = points.reduce((a, [, y]) => a + y, 0) / n;
+  const sxx = points.reduce((a, [x]) => a + (x - mx) ** 2, 0);
+  const sxy = points.reduce((a, [x, y]) => a + (x - mx) * (y - my), 0);
+  return sxx === 0 ? Number.NaN : sxy / sxx;
 }

@@ -12,7 +12,7 @@ import { execFile, spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 
@@ -33,7 +33,9 @@ const WRANGLER_ENV = {
  * @returns {Promise<{ config: string, remove(): void }>}
  */
 export async function buildBenchWorker() {
-  const dir = mkdtempSync(join(tmpdir(), "code-mode-bench-"));
+  const root = mkdtempSync(join(tmpdir(), "code-mode-bench-"));
+  // The bundle in its own folder: wrangler watches it, so local state must live elsewhere.
+  const dir = join(root, "worker");
   await promisify(execFile)(
     process.execPath,
     [WRANGLER, "deploy", "--dry-run", "-c", "bench/wrangler.jsonc", "--outdir", dir],
@@ -53,7 +55,7 @@ export async function buildBenchWorker() {
       rules: [{ type: "Text", globs: ["**/*.json"], fallthrough: false }],
     }),
   );
-  return { config, remove: () => rmSync(dir, { recursive: true, force: true }) };
+  return { config, remove: () => rmSync(root, { recursive: true, force: true }) };
 }
 
 /** @returns {Promise<number>} a TCP port free on 127.0.0.1 right now */
@@ -77,22 +79,37 @@ export async function startWrangler({ label, config, readyTimeoutMs = 90_000 }) 
   const [port, inspectorPort] = [await freePort(), await freePort()];
   const child = spawn(
     process.execPath,
-    [WRANGLER, "dev", "-c", config, "--ip", "127.0.0.1", "--port", String(port)].concat([
+    [
+      WRANGLER,
+      "dev",
+      "-c",
+      config,
+      "--persist-to",
+      join(dirname(config), "state"),
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(port),
+    ].concat([
       "--inspector-port",
       String(inspectorPort),
       "--log-level",
       process.env["BENCH_WRANGLER_LOG"] ?? "error",
     ]),
     {
-      cwd: ROOT,
+      // Its own directory: the repository's .wrangler/ is shared with other wrangler runs.
+      cwd: join(dirname(config), ".."),
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
       env: WRANGLER_ENV,
     },
   );
   let output = "";
+  // Stack-address lines say nothing; keep the messages.
   const keep = (chunk) =>
-    (output = (output + chunk).slice(-(Number(process.env["BENCH_LOG_KEEP"]) || 4_000)));
+    (output = (output + String(chunk).replace(/^\s*stack: .*$/gm, "")).slice(
+      -(Number(process.env["BENCH_LOG_KEEP"]) || 4_000),
+    ));
   child.stdout.on("data", keep);
   child.stderr.on("data", keep);
   let exited = false;

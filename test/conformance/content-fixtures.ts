@@ -108,7 +108,13 @@ export function registerContentTools(server: McpServer): void {
   server.registerTool(
     "test_reconnection",
     { description: "Probed by the SSE polling scenario" },
-    async () => text("Reconnection test completed."),
+    async (ctx) => {
+      // Sessions (the McpAgent lane) close the POST stream mid-call, so the client must resume
+      // with Last-Event-ID to get the result; the stateless lane has no stream to close.
+      ctx.http?.closeSSE?.();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      return text("Reconnection test completed.");
+    },
   );
   // json-schema-2020-12 checks that 2020-12 keywords reach tools/list verbatim, so the
   // schema is given as JSON (fromJsonSchema), not derived from zod.

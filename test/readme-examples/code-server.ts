@@ -16,5 +16,5 @@ const code = codeMcpServer({
 // Create the handler once, at module scope, and call it from the Worker's fetch export.
 const handler = createMcpHandler(code);
 export default {
-  fetch: (request, env, ctx) => handler(request, env, ctx),
+  fetch: (request, bindings, ctx) => handler(request, bindings, ctx),
 } satisfies ExportedHandler;

@@ -22,5 +22,5 @@ const api = openApiMcpServer({
 // Create the handler once, at module scope, and call it from the Worker's fetch export.
 const handler = createMcpHandler(api, { requestState: { key: env.STATE_KEY } });
 export default {
-  fetch: (request, env, ctx) => handler(request, env, ctx),
+  fetch: (request, bindings, ctx) => handler(request, bindings, ctx),
 } satisfies ExportedHandler;

@@ -3,24 +3,34 @@
  * inside the isolate, from the compact spec shipped with the run, so a search program can walk
  * thousands of operations without a host round trip per read. `$ref`s resolve lazily on first
  * read and are memoized; refs within a cycle group read as `{ $circular: "#/components/schemas/X" }`
- * (see src/openapi/lazy-view.ts). The JSON is parsed only when the code first calls `spec()`.
+ * (see src/openapi/lazy-view.ts). Nothing is decoded before the code calls `spec()`, and then only what it reads.
  *
  * Every read of a lazy value counts against the run's operation budget, so a program that
  * serializes an enormous spec is stopped like a runaway loop instead of holding the isolate.
  */
+import { LazyResolver } from "../src/openapi/lazy-view";
 import { OpenApiSpec } from "../src/openapi/open-api-spec";
+import { unpackSpec } from "../src/openapi/spec-pack";
 import type { CompactSpec } from "../src/openapi/types";
 import { t } from "./runtime.js";
 
 /**
  * Adds `spec()` to a namespace object.
  * @param api - the namespace (e.g. `codemode`), still unfrozen
- * @param data - the compact spec as JSON text
+ * @param data - the packed spec (bytes), or the compact spec as JSON text
  */
-export function install(api: Record<string, unknown>, data: string): void {
+export function install(api: Record<string, unknown>, data: string | Uint8Array): void {
   let document: unknown;
   api["spec"] = async () => {
-    document ??= new OpenApiSpec(JSON.parse(data) as CompactSpec).document(t);
+    if (document === undefined) {
+      if (typeof data === "string") {
+        document = new OpenApiSpec(JSON.parse(data) as CompactSpec).document(t);
+      } else {
+        // Packed (src/openapi/spec-pack.ts): only what the program reads is decoded.
+        const { root, cycles } = unpackSpec(data);
+        document = new LazyResolver(root, cycles, t).view(root);
+      }
+    }
     return document;
   };
 }

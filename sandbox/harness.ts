@@ -157,7 +157,7 @@ function makeNamespace(
 
 /** An extension module: adds functions to a namespace. */
 interface SandboxExtension {
-  install(api: Record<string, unknown>, data: string): void;
+  install(api: Record<string, unknown>, data: string | Uint8Array): void;
 }
 
 /** Imports an extension module (literal specifiers keep them external to this bundle). */

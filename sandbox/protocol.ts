@@ -29,7 +29,7 @@ export type SandboxExtensionName = "openapi";
 export interface SandboxExtensionRequest {
   name: SandboxExtensionName;
   namespace: string;
-  data: string;
+  data: string | Uint8Array;
 }
 
 /** An error as data. */

@@ -21,6 +21,7 @@ import { TOOL_LIMITS } from "./tool-limits";
 import type { Executor, ExecutorLimits, HostNamespaces } from "../executor/types";
 import type { McpServerFactoryContext } from "../mcp/handler-types";
 import { loadSpec, OpenApiSpec } from "../openapi/open-api-spec";
+import { packSpec } from "../openapi/spec-pack";
 import {
   apiRequester,
   nonReadRequests,
@@ -80,7 +81,7 @@ export function openApiMcpServer(
   const executeText = executeDescription(describeInput);
   const declarations = new SpecDeclarations(spec.compact);
   const declared = new Map<string, string>();
-  let specText: string | undefined;
+  let specData: string | Uint8Array | undefined;
   const needsApproval: ApprovalCheck | undefined =
     options.approval === true
       ? nonReadRequests
@@ -118,14 +119,15 @@ export function openApiMcpServer(
       "search",
       { description: searchText, inputSchema: codeInput, annotations: { readOnlyHint: true } },
       async ({ code }, ctx) => {
-        specText ??= JSON.stringify(spec.compact);
+        // Packed bytes cross RPC faster than text and decode on demand (src/openapi/spec-pack.ts).
+        specData ??= packSpec(spec.compact) ?? JSON.stringify(spec.compact);
         const namespaces: HostNamespaces = { codemode: { declaration } };
         const outcome = await options.executor.execute({
           code,
           namespaces,
           limits,
           signal: ctx.mcpReq.signal,
-          extensions: [{ name: "openapi", data: specText }],
+          extensions: [{ name: "openapi", data: specData }],
         });
         return outcomeToToolResult(outcome);
       },

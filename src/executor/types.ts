@@ -15,8 +15,8 @@ export interface SandboxExtension {
   name: SandboxExtensionName;
   /** Namespace the functions join (default `codemode`). */
   namespace?: string;
-  /** Text the extension reads (e.g. JSON); shipped with the run, so keep it well under 32 MiB. */
-  data: string;
+  /** Data the extension reads (text or bytes); shipped with the run, so keep it well under 32 MiB. */
+  data: string | Uint8Array;
 }
 
 /** Limits of one run. Every field has a default (see `DEFAULT_LIMITS`). */

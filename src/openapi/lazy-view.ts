@@ -28,6 +28,30 @@ interface Context {
 
 type Node = Record<string, unknown> | unknown[];
 
+/** Raw objects whose values are getters to call only when the value is read. */
+const DEFERRED = new WeakSet<object>();
+
+/**
+ * Makes a raw object whose values are computed on first read (e.g. decoded from a packed spec)
+ * and that views read lazily, without touching values the program never reads.
+ * @param entries - key → function computing the raw value (called at most once)
+ */
+export function deferredObject(
+  entries: Iterable<[string, () => unknown]>,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, compute] of entries) {
+    let value: unknown = UNSET;
+    Object.defineProperty(out, key, {
+      enumerable: true,
+      configurable: true,
+      get: () => (value === UNSET ? (value = compute()) : value),
+    });
+  }
+  DEFERRED.add(out);
+  return out;
+}
+
 /** Marks an accessor that has not materialized yet (`undefined` is a legitimate view). */
 const UNSET: unique symbol = Symbol("unset");
 
@@ -127,7 +151,17 @@ export class LazyResolver {
 
   #object(raw: Record<string, unknown>, ctx: Context | undefined): Record<string, unknown> {
     const out: Record<string, unknown> = {};
+    const deferred = DEFERRED.has(raw);
     for (const key of Object.keys(raw)) {
+      if (deferred) {
+        // A raw object whose values are read on demand (see `deferredObject`): do not read them
+        // now, so what the program never touches is never decoded.
+        const read = Object.getOwnPropertyDescriptor(raw, key)?.get;
+        if (read) {
+          this.#lazyRead(out, key, () => read.call(raw), ctx);
+          continue;
+        }
+      }
       const value = raw[key];
       if (value === null || typeof value !== "object") {
         if (key === "__proto__")
@@ -160,6 +194,10 @@ export class LazyResolver {
    * drops the object's fast enumeration path on every redefinition). Assigning replaces it.
    */
   #lazy(out: Node, key: string, value: unknown, ctx: Context | undefined): void {
+    this.#lazyRead(out, key, () => value, ctx);
+  }
+
+  #lazyRead(out: Node, key: string, read: () => unknown, ctx: Context | undefined): void {
     let made: unknown = UNSET;
     Object.defineProperty(out, key, {
       enumerable: true,
@@ -168,7 +206,7 @@ export class LazyResolver {
         // Every read counts, not only the first: shared views can be traversed many times
         // (serializing a spec walks the same schema once per place it is used).
         this.#tick?.();
-        if (made === UNSET) made = this.#view(value, ctx);
+        if (made === UNSET) made = this.#view(read(), ctx);
         return made;
       },
       set: (next: unknown) => {

@@ -4,13 +4,13 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { SpecDeclarations } from "../../../src/declarations/spec-declarations";
 import { toolDeclarations } from "../../../src/declarations/tool-declarations";
 import { loadSpec } from "../../../src/openapi/open-api-spec";
 import { cloudflareSpec, oasExample } from "../openapi/fixtures";
 import { FIXTURE_TOOLS } from "./tool-fixtures";
+import { dtsDiagnostics } from "../../helpers/compile-dts";
 
 const GOLDEN_DIR = fileURLToPath(new URL("../../golden/", import.meta.url));
 const UPDATE = process.env.UPDATE_GOLDEN === "1";
@@ -70,22 +70,7 @@ describe("golden declarations", () => {
 
   it("compiles under tsc with full checking (skipLibCheck would skip .d.ts files)", () => {
     const files = Object.keys(GOLDENS).map((name) => GOLDEN_DIR + name);
-    const program = ts.createProgram(files, {
-      strict: true,
-      noEmit: true,
-      skipLibCheck: false,
-      types: [],
-      lib: ["lib.es2023.d.ts"],
-      target: ts.ScriptTarget.ES2022,
-      module: ts.ModuleKind.ESNext,
-    });
-    const diagnostics = ts
-      .getPreEmitDiagnostics(program)
-      .map(
-        (d) =>
-          ts.flattenDiagnosticMessageText(d.messageText, "\n") +
-          ` (${d.file?.fileName.split("/").pop()})`,
-      );
+    const diagnostics = dtsDiagnostics(files);
     expect(diagnostics).toEqual([]);
   });
 });

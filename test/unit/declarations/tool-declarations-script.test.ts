@@ -6,10 +6,10 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { toolDeclarations } from "../../../src/declarations/tool-declarations";
 import { FIXTURE_TOOLS } from "./tool-fixtures";
+import { dtsDiagnostics } from "../../helpers/compile-dts";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const GOLDEN = join(ROOT, "test/golden/fixture-tools.build.d.ts");
@@ -36,20 +36,7 @@ describe("npm run declarations:tools", () => {
   });
 
   it("compiles under tsc with full checking", () => {
-    const program = ts.createProgram([GOLDEN], {
-      strict: true,
-      noEmit: true,
-      skipLibCheck: false,
-      types: [],
-      lib: ["lib.es2023.d.ts"],
-      target: ts.ScriptTarget.ES2022,
-      module: ts.ModuleKind.ESNext,
-    });
-    expect(
-      ts
-        .getPreEmitDiagnostics(program)
-        .map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n")),
-    ).toEqual([]);
+    expect(dtsDiagnostics([GOLDEN])).toEqual([]);
   });
 
   it("uses the run-time emitter's method and type names", () => {

@@ -7,6 +7,7 @@ declare namespace Cloudflare {
     NOTES_AGENT: DurableObjectNamespace<import("./fixtures/other-agents").NotesAgent>;
     SLOW_AGENT: DurableObjectNamespace<import("./fixtures/other-agents").SlowAgent>;
     V2_AGENT: DurableObjectNamespace<import("./fixtures/other-agents").V2Agent>;
+    OAUTH_KV: KVNamespace;
     API_AGENT: DurableObjectNamespace<import("./fixtures/api-agent").ApiAgent>;
   }
 }

@@ -4,6 +4,7 @@
 import { ApiAgent } from "./fixtures/api-agent";
 import { AddAgent, CounterAgent } from "./fixtures/contract-agents";
 import { ElicitAgent } from "./fixtures/elicit-agent";
+import { isOAuthPath, oauthFront } from "./fixtures/oauth-front";
 import { NotesAgent, SlowAgent, V2Agent } from "./fixtures/other-agents";
 
 export { AddAgent, ApiAgent, CounterAgent, ElicitAgent, NotesAgent, SlowAgent, V2Agent };
@@ -20,7 +21,9 @@ const routes: Record<string, ExportedHandler<Cloudflare.Env>> = {
 
 export default {
   fetch(request, env, ctx) {
-    const route = routes[new URL(request.url).pathname];
+    const { pathname } = new URL(request.url);
+    if (isOAuthPath(pathname)) return oauthFront.fetch(request as never, env, ctx);
+    const route = routes[pathname];
     return (
       route?.fetch?.(request as never, env, ctx) ?? new Response("Not Found\n", { status: 404 })
     );

@@ -1,0 +1,94 @@
+/**
+ * McpAgent behind `@cloudflare/workers-oauth-provider`, set up as the contract shows it
+ * (`apiHandlers: { "/oauth-notes": NotesAgent.serve("/oauth-notes") }`): the real register →
+ * authorize → token flow, then an SDK client with the access token; the grant's props reach the
+ * agent (`this.props`) and `getMcpAuthContext()`. No token or a forged one gets 401.
+ */
+import { describe, expect, it } from "vitest";
+import {
+  connectClient,
+  rpc,
+  text,
+  workerFetch,
+  withoutStandaloneStream,
+  initializeBody,
+} from "./helpers";
+
+const REDIRECT = "http://127.0.0.1:9999/callback";
+
+function base64url(bytes: Uint8Array): string {
+  return btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
+}
+
+async function accessToken(): Promise<string> {
+  const registered = await workerFetch("http://localhost/register", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      client_name: "agent test",
+      redirect_uris: [REDIRECT],
+      token_endpoint_auth_method: "none",
+    }),
+  });
+  expect(registered.status).toBe(201);
+  const { client_id } = (await registered.json()) as { client_id: string };
+  const verifier = base64url(crypto.getRandomValues(new Uint8Array(32)));
+  const challenge = base64url(
+    new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))),
+  );
+  const params = new URLSearchParams({
+    response_type: "code",
+    client_id,
+    redirect_uri: REDIRECT,
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+    state: "s",
+  });
+  const authorized = await workerFetch(`http://localhost/authorize?${params}`, {
+    redirect: "manual",
+  });
+  expect(authorized.status).toBe(302);
+  const code = new URL(authorized.headers.get("location")!).searchParams.get("code")!;
+  const token = await workerFetch("http://localhost/token", {
+    method: "POST",
+    body: new URLSearchParams({
+      grant_type: "authorization_code",
+      code,
+      redirect_uri: REDIRECT,
+      client_id,
+      code_verifier: verifier,
+    }),
+  });
+  expect(token.status).toBe(200);
+  return ((await token.json()) as { access_token: string }).access_token;
+}
+
+describe("McpAgent behind OAuthProvider", () => {
+  it("serves an authorized client and hands the grant's props to the agent", async () => {
+    const token = await accessToken();
+    const authorized = withoutStandaloneStream((url, init) =>
+      workerFetch(url, {
+        ...init,
+        headers: {
+          ...Object.fromEntries(new Headers(init?.headers)),
+          authorization: `Bearer ${token}`,
+        },
+      }),
+    );
+    const { client } = await connectClient("/oauth-notes", { fetch: authorized });
+    const who = JSON.parse(text(await client.callTool({ name: "whoami", arguments: {} })));
+    expect(who).toEqual({ props: "ana", context: "ana", authInfo: true });
+    await client.close();
+  });
+
+  it("refuses requests without a token or with a forged one", async () => {
+    expect((await rpc("/oauth-notes", initializeBody())).status).toBe(401);
+    expect(
+      (await rpc("/oauth-notes", initializeBody(), { authorization: "Bearer forged:token:x" }))
+        .status,
+    ).toBe(401);
+  });
+});

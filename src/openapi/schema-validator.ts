@@ -10,6 +10,17 @@
  * `allOf` allows the properties declared by the other branches; a `required` list beside a
  * `oneOf`/`anyOf` applies only to the properties declared outside the branches.
  */
+import {
+  add,
+  checkNumber,
+  checkString,
+  checkType,
+  describe,
+  equal,
+  safeRegex,
+  type Schema,
+  type State,
+} from "./schema-keywords";
 
 /** One way a value fails its schema. */
 export interface SchemaProblem {
@@ -31,25 +42,7 @@ export interface ValidateSchemaOptions {
   at?: string;
 }
 
-type Schema = Record<string, unknown>;
 const MAX_DEPTH = 64;
-const regexCache = new Map<string, RegExp | null>();
-
-const typeOf = (v: unknown): string =>
-  v === null
-    ? "null"
-    : Array.isArray(v)
-      ? "array"
-      : typeof v === "number" && Number.isInteger(v)
-        ? "integer"
-        : typeof v;
-
-const describe = (v: unknown): string => {
-  const t = typeOf(v);
-  if (t === "string") return `string ${JSON.stringify(v).slice(0, 40)}`;
-  if (t === "integer" || t === "number" || t === "boolean") return `${t} ${String(v)}`;
-  return t;
-};
 
 /**
  * Validates a value against an OpenAPI schema and returns the problems (empty when valid).
@@ -65,15 +58,6 @@ export function validateSchema(
   const state: State = { ...options, problems: [], max: options.maxProblems ?? 10 };
   check(value, schema, options.at ?? "value", state, 0, undefined);
   return state.problems;
-}
-
-interface State extends ValidateSchemaOptions {
-  problems: SchemaProblem[];
-  max: number;
-}
-
-function add(state: State, path: string, message: string): void {
-  if (state.problems.length < state.max) state.problems.push({ path, message });
 }
 
 /** Follows refs; `undefined` when unresolvable (treated as "anything goes"). */
@@ -201,59 +185,6 @@ function checkAlternatives(
   add(state, path, `matches none of the ${options.length} allowed shapes${hint}`);
 }
 
-function checkType(value: unknown, schema: Schema, path: string, state: State): boolean {
-  const declared = schema.type;
-  if (declared === undefined) return true;
-  const types = Array.isArray(declared) ? (declared as string[]) : [declared as string];
-  const actual = typeOf(value);
-  const ok = types.some((t) => t === actual || (t === "number" && actual === "integer"));
-  if (!ok)
-    add(
-      state,
-      path,
-      `expected ${types.join(" or ")}${schema.nullable === true ? " or null" : ""}, got ${describe(value)}`,
-    );
-  return ok;
-}
-
-function checkString(value: string, schema: Schema, path: string, state: State): void {
-  const length = [...value].length;
-  if (typeof schema.minLength === "number" && length < schema.minLength)
-    add(state, path, `must be at least ${schema.minLength} characters, got ${length}`);
-  if (typeof schema.maxLength === "number" && length > schema.maxLength)
-    add(state, path, `must be at most ${schema.maxLength} characters, got ${length}`);
-  if (typeof schema.pattern === "string") {
-    let re = regexCache.get(schema.pattern);
-    if (re === undefined) {
-      try {
-        re = new RegExp(schema.pattern, "u");
-      } catch {
-        re = null; // patterns in other regex dialects are skipped, not held against the request
-      }
-      regexCache.set(schema.pattern, re);
-    }
-    if (re && !re.test(value)) add(state, path, `must match the pattern ${schema.pattern}`);
-  }
-}
-
-function checkNumber(value: number, schema: Schema, path: string, state: State): void {
-  const { minimum, maximum, exclusiveMinimum: exMin, exclusiveMaximum: exMax, multipleOf } = schema;
-  if (typeof minimum === "number" && (exMin === true ? value <= minimum : value < minimum))
-    add(state, path, `must be ${exMin === true ? ">" : ">="} ${minimum}, got ${value}`);
-  if (typeof maximum === "number" && (exMax === true ? value >= maximum : value > maximum))
-    add(state, path, `must be ${exMax === true ? "<" : "<="} ${maximum}, got ${value}`);
-  if (typeof exMin === "number" && value <= exMin)
-    add(state, path, `must be > ${exMin}, got ${value}`);
-  if (typeof exMax === "number" && value >= exMax)
-    add(state, path, `must be < ${exMax}, got ${value}`);
-  if (
-    typeof multipleOf === "number" &&
-    multipleOf > 0 &&
-    Math.abs(value / multipleOf - Math.round(value / multipleOf)) > 1e-9
-  )
-    add(state, path, `must be a multiple of ${multipleOf}`);
-}
-
 function checkArray(
   value: unknown[],
   schema: Schema,
@@ -366,22 +297,4 @@ function hiddenProperty(schema: unknown, name: string, state: State, depth: numb
       return true;
   }
   return false;
-}
-
-function safeRegex(pattern: string): RegExp | null {
-  let re = regexCache.get(pattern);
-  if (re !== undefined) return re;
-  try {
-    re = new RegExp(pattern, "u");
-  } catch {
-    re = null;
-  }
-  regexCache.set(pattern, re);
-  return re;
-}
-
-function equal(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
-  return JSON.stringify(a) === JSON.stringify(b);
 }

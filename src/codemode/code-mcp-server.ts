@@ -15,23 +15,29 @@ import {
   type CallToolResult,
   type LoggingLevel,
   type ServerContext,
-  type Tool,
 } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import type { Executor, ExecutorLimits, HostFunction, HostNamespaces } from "../executor/types";
+import { CodeModeError } from "../errors";
 import { resolveLimits } from "../executor/limits";
 import { TOOL_LIMITS } from "./tool-limits";
 import { codeToolDescription } from "./code-tool-description";
 import { outcomeToToolResult } from "./outcome-result";
 import { ToolCatalog } from "./tool-catalog";
-import { Upstream } from "./upstream";
+import type { Upstream } from "./upstream";
+import { UpstreamSet, type MergedTools } from "./upstream-set";
 import type { CodeUpstream, UpstreamSession } from "./upstream-connection";
 import { upstreamResultValue } from "./upstream-result";
 
 /** Options of {@link codeMcpServer}. */
 export interface CodeMcpServerOptions {
   /** The MCP server to wrap: an instance, `{ server: () => McpServer }` or `{ url, headers? }`. */
-  upstream: CodeUpstream;
+  upstream?: CodeUpstream;
+  /**
+   * Several MCP servers behind one `code` tool, by name (give this or `upstream`). With more than
+   * one, tool names get the name as prefix: `github_create_issue`.
+   */
+  upstreams?: Record<string, CodeUpstream>;
   /** Runs the model's code (usually a `WorkerLoaderExecutor`). */
   executor: Executor;
   /** Name and version of the code-mode server (default `code-mode`, `0.1.0`). */
@@ -58,8 +64,15 @@ export interface CodeMcpServerOptions {
  * @param options - upstream, executor and limits
  */
 export function codeMcpServer(options: CodeMcpServerOptions): () => Promise<McpServer> {
-  const upstream = new Upstream(
-    options.upstream,
+  if ((options.upstream === undefined) === (options.upstreams === undefined)) {
+    throw new CodeModeError(
+      "upstream_invalid",
+      "codeMcpServer: give exactly one of `upstream` (one server) or `upstreams` (several, by name).",
+    );
+  }
+  const upstreams = new UpstreamSet(
+    options.upstreams ?? options.upstream!,
+    options.upstreams !== undefined,
     options.toolsTtlMs === undefined ? {} : { toolsTtlMs: options.toolsTtlMs },
   );
   // Validate the tool's limits now (bad config fails at start), but pass only the overrides to
@@ -67,27 +80,31 @@ export function codeMcpServer(options: CodeMcpServerOptions): () => Promise<McpS
   const limits: Partial<ExecutorLimits> = { ...TOOL_LIMITS, ...options.limits };
   const { maxResultBytes } = resolveLimits(limits);
   let cached:
-    | { version: number; tools: Tool[]; catalog: ToolCatalog; description: string }
+    | { key: string; catalog: ToolCatalog; description: string; routes: MergedTools["routes"] }
     | undefined;
 
   const catalog = async () => {
-    const tools = await upstream.tools();
-    if (!cached || cached.tools !== tools || cached.version !== upstream.version) {
-      const built = new ToolCatalog(tools);
+    const merged = await upstreams.tools();
+    if (!cached || cached.key !== merged.key) {
+      const built = new ToolCatalog(merged.tools);
       const description = codeToolDescription({
         catalog: built,
-        serverName: options.upstreamName ?? options.name ?? "the upstream server",
+        serverName:
+          options.upstreamName ??
+          (options.upstreams
+            ? Object.keys(options.upstreams).join(", ")
+            : (options.name ?? "the upstream server")),
         budget: options.descriptionBudget ?? 2_048,
         maxResultBytes,
         ...(options.description === undefined ? {} : { extra: options.description }),
       });
-      cached = { version: upstream.version, tools, catalog: built, description };
+      cached = { key: merged.key, catalog: built, description, routes: merged.routes };
     }
     return cached;
   };
 
   return async () => {
-    const { catalog: tools, description } = await catalog();
+    const { catalog: tools, description, routes } = await catalog();
     const server = new McpServer(
       { name: options.name ?? "code-mode", version: options.version ?? "0.1.0" },
       { capabilities: { tools: {}, logging: {} } },
@@ -102,7 +119,7 @@ export function codeMcpServer(options: CodeMcpServerOptions): () => Promise<McpS
             .describe("JavaScript (or TypeScript): an async arrow function using codemode.*"),
         }),
       },
-      async ({ code }, ctx) => runCode(code, ctx, tools, upstream, options, limits),
+      async ({ code }, ctx) => runCode(code, ctx, tools, routes, options, limits),
     );
     return server;
   };
@@ -112,16 +129,21 @@ async function runCode(
   code: string,
   ctx: ServerContext,
   catalog: ToolCatalog,
-  upstream: Upstream,
+  routes: MergedTools["routes"],
   options: CodeMcpServerOptions,
   limits: Partial<ExecutorLimits>,
 ): Promise<CallToolResult> {
-  let session: Promise<UpstreamSession> | undefined;
-  const connect = () => {
-    session ??= upstream.session().then(async (s) => {
-      if (!s.shared && logLevel) await forwardLogs(s, ctx, logLevel);
-      return s;
-    });
+  // One connection per upstream a run actually calls, opened on first use, closed at the end.
+  const sessions = new Map<Upstream, Promise<UpstreamSession>>();
+  const connect = (upstream: Upstream) => {
+    let session = sessions.get(upstream);
+    if (!session) {
+      session = upstream.session().then(async (s) => {
+        if (!s.shared && logLevel) await forwardLogs(s, ctx, logLevel);
+        return s;
+      });
+      sessions.set(upstream, session);
+    }
     return session;
   };
   const progressToken = ctx.mcpReq._meta?.progressToken;
@@ -142,10 +164,11 @@ async function runCode(
             `codemode.${entry.identifier}() got invalid input: ${problems.join("; ")}. Check its declaration with codemode.${catalog.helperNames.describe}("${entry.identifier}").`,
           );
       }
-      const { client } = await connect();
+      const route = routes.get(entry.tool.name)!;
+      const { client } = await connect(route.upstream);
       const result = await client.callTool(
         {
-          name: entry.tool.name,
+          name: route.name,
           arguments: (input ?? {}) as Record<string, unknown>,
           ...(logLevel && client.getProtocolEra() === "modern"
             ? { _meta: { [LOG_LEVEL_META_KEY]: logLevel } }
@@ -191,7 +214,11 @@ async function runCode(
     });
     return outcomeToToolResult(outcome);
   } finally {
-    if (session) await session.then((s) => upstream.release(s)).catch(() => {});
+    await Promise.all(
+      [...sessions].map(([upstream, session]) =>
+        session.then((s) => upstream.release(s)).catch(() => {}),
+      ),
+    );
   }
 }
 

@@ -7,6 +7,7 @@
  * Security defaults: secrets (`API_TOKEN`, `UPSTREAM_MCP_AUTH`, `MCP_API_KEY`,
  * `REQUEST_STATE_KEY`, `OAUTH_PASSWORD`) are never part of a problem message or of {@link describeConfig}.
  */
+import { parseUpstreams, type UpstreamServer } from "./upstream-config";
 import { resolveLimits } from "../executor/limits";
 import type { ExecutorLimits } from "../executor/types";
 
@@ -48,9 +49,7 @@ export type ApiTarget =
     };
 
 /** What `/mcp/code` wraps. */
-export type UpstreamTarget =
-  | { kind: "demo" }
-  | { kind: "url"; url: string; headers: Record<string, string> };
+export type UpstreamTarget = { kind: "demo" } | { kind: "url"; servers: UpstreamServer[] };
 
 /** A checked configuration. */
 export interface AppConfig {
@@ -207,11 +206,15 @@ export function readConfig(
   }
 
   let upstream: UpstreamTarget = { kind: "demo" };
-  const upstreamUrl = httpUrl("UPSTREAM_MCP_URL");
-  if (upstreamUrl) {
-    const auth = value("UPSTREAM_MCP_AUTH");
-    const authHeader = value("UPSTREAM_MCP_AUTH_HEADER") ?? "Authorization";
-    upstream = { kind: "url", url: upstreamUrl, headers: auth ? { [authHeader]: auth } : {} };
+  const upstreamSetting = value("UPSTREAM_MCP_URL");
+  if (upstreamSetting) {
+    const parsed = parseUpstreams(
+      upstreamSetting,
+      value("UPSTREAM_MCP_AUTH"),
+      value("UPSTREAM_MCP_AUTH_HEADER") ?? "Authorization",
+    );
+    problems.push(...parsed.problems);
+    if (parsed.servers.length > 0) upstream = { kind: "url", servers: parsed.servers };
   } else if (value("UPSTREAM_MCP_AUTH"))
     warnings.push("UPSTREAM_MCP_AUTH is ignored without UPSTREAM_MCP_URL.");
 

@@ -67,13 +67,22 @@ export function endpointsFor(
     }),
     { route: API_ROUTE, ...(approvalKey ? { requestState: { key: approvalKey } } : {}) },
   );
-  const upstream: CodeUpstream =
+  const servers = config.upstream.kind === "url" ? config.upstream.servers : [];
+  const upstream: CodeUpstream | undefined =
     config.upstream.kind === "demo"
       ? { server: () => demoUpstreamServer(env.DEMO_STORE) }
-      : { url: config.upstream.url, headers: config.upstream.headers };
+      : servers.length === 1
+        ? { url: servers[0]!.url, headers: servers[0]!.headers }
+        : undefined;
+  // Several servers: one `code` tool over all of them, tool names prefixed by server name.
+  const upstreams = upstream
+    ? undefined
+    : Object.fromEntries(
+        servers.map((s): [string, CodeUpstream] => [s.name, { url: s.url, headers: s.headers }]),
+      );
   const code = createMcpHandler(
     codeMcpServer({
-      upstream,
+      ...(upstream ? { upstream } : { upstreams: upstreams! }),
       executor,
       limits: config.limits,
       name: "code-mode-tools",

@@ -111,8 +111,16 @@ export async function statusReport(
           },
     upstream: {
       kind: c.upstream.kind,
-      ...(c.upstream.kind === "url" ? { origin: new URL(c.upstream.url).origin } : {}),
-      auth: c.upstream.kind === "url" && Object.keys(c.upstream.headers).length > 0,
+      ...(c.upstream.kind === "url"
+        ? {
+            origin: c.upstream.servers
+              .map((s) => `${s.name ? `${s.name}: ` : ""}${new URL(s.url).origin}`)
+              .join(", "),
+          }
+        : {}),
+      auth:
+        c.upstream.kind === "url" &&
+        c.upstream.servers.some((s) => Object.keys(s.headers).length > 0),
       ...(c.upstream.kind === "demo" ? { tools: [...DEMO_TOOL_NAMES] } : {}),
     },
     endpoints: [api, code],

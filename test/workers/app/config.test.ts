@@ -59,12 +59,49 @@ describe("readConfig", () => {
     if (!checked.ok) return;
     expect(checked.config.upstream).toEqual({
       kind: "url",
-      url: "https://mcp.example/mcp",
-      headers: { Authorization: "Bearer up" },
+      servers: [
+        { name: "", url: "https://mcp.example/mcp", headers: { Authorization: "Bearer up" } },
+      ],
     });
     expect(checked.config.approvals).toBe(true);
     expect(checked.config.warnings.join(" ")).toContain("REQUEST_STATE_KEY");
     expect(checked.config.limits).toEqual({ timeoutMs: 5000, maxHostCalls: 50 });
+  });
+
+  it("reads several upstream MCP servers by name, with auth per server", () => {
+    const checked = readConfig(
+      {
+        UPSTREAM_MCP_URL: "github=https://gh.example/mcp, jira=https://jira.example/mcp",
+        UPSTREAM_MCP_AUTH: '{"github":"Bearer gh-secret"}',
+      },
+      SPECS,
+      servers,
+    );
+    expect(checked.ok && checked.config.upstream).toEqual({
+      kind: "url",
+      servers: [
+        {
+          name: "github",
+          url: "https://gh.example/mcp",
+          headers: { Authorization: "Bearer gh-secret" },
+        },
+        { name: "jira", url: "https://jira.example/mcp", headers: {} },
+      ],
+    });
+    const bad = readConfig(
+      {
+        UPSTREAM_MCP_URL: "https://a.example/mcp,jira=ftp://x,jira=https://b.example/mcp",
+        UPSTREAM_MCP_AUTH: "{not json secret-value",
+      },
+      SPECS,
+      servers,
+    );
+    expect(bad.ok).toBe(false);
+    const text = JSON.stringify(bad);
+    expect(text).toContain("needs a name");
+    expect(text).toContain('must be an http(s) URL for \\"jira\\"');
+    expect(text).toContain("not a JSON object");
+    expect(text).not.toContain("secret-value");
   });
 
   it("names every bad setting with a fix, and never echoes secrets", () => {

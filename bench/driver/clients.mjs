@@ -23,7 +23,24 @@ export async function connect(side, url) {
       ? new V2Client(INFO, { versionNegotiation: { mode: "auto" } })
       : new V1Client(INFO);
   const transport = side === "ours" ? new V2Transport(new URL(url)) : new V1Transport(new URL(url));
-  await client.connect(transport);
+  // A server that died mid-run must fail the connect, not hang the whole benchmark.
+  let timer;
+  try {
+    await Promise.race([
+      client.connect(transport),
+      new Promise((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`connect to ${url} timed out after 30 s`)),
+          30_000,
+        );
+      }),
+    ]);
+  } catch (error) {
+    await client.close().catch(() => {});
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
   return {
     async listTools() {
       return (await client.listTools()).tools;

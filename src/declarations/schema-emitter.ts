@@ -10,6 +10,15 @@
  * - `title`, formats and numeric limits are not emitted (they stay in the spec).
  * Output depends only on the input: no clocks, no hash ordering.
  */
+import {
+  isLiteralUnion,
+  literal,
+  paren,
+  SIMPLE,
+  splitTopLevel,
+  union,
+  withNull,
+} from "./type-text";
 import { docComment } from "./doc-comment";
 import { NameAllocator, propertyKey } from "./type-name";
 
@@ -33,7 +42,6 @@ export interface SchemaEmitterOptions {
 }
 
 type Schema = Record<string, unknown>;
-const SIMPLE = new Set(["string", "number", "boolean", "null", "unknown", "never"]);
 
 /** Emits types for the schemas of one document (one `$ref` namespace). */
 export class SchemaEmitter {
@@ -238,40 +246,8 @@ function wrapUnion(head: string, type: string, tail: string, indent: string, gap
   return `${head.trimEnd()}\n${members.map((m) => `${indent}  | ${m}`).join("\n")}${tail}`;
 }
 
-/** Splits a type at a top-level operator (outside brackets and strings). */
-function splitTopLevel(type: string, op: "|" | "&"): string[] {
-  const parts: string[] = [];
-  let depth = 0;
-  let quote = "";
-  let start = 0;
-  for (let i = 0; i < type.length; i++) {
-    const c = type[i]!;
-    if (quote) {
-      if (c === "\\") i++;
-      else if (c === quote) quote = "";
-      continue;
-    }
-    if (c === '"' || c === "`") quote = c;
-    else if ("{[(<".includes(c)) depth++;
-    else if ("}])>".includes(c)) depth--;
-    else if (depth === 0 && c === op) {
-      parts.push(type.slice(start, i).trim());
-      start = i + 1;
-    }
-  }
-  parts.push(type.slice(start).trim());
-  return parts;
-}
-
 function asStrings(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
-}
-
-/** Whether a union consists of keywords and literals only (no object types or names). */
-function isLiteralUnion(type: string): boolean {
-  return type
-    .split(" | ")
-    .every((t) => SIMPLE.has(t) || /^("([^"\\]|\\.)*"|-?\d[\d.e+-]*|true|false)$/.test(t));
 }
 
 function isSchema(value: unknown): value is Schema {
@@ -287,48 +263,4 @@ function isInterfaceShape(s: Schema): boolean {
 
 function text(value: unknown): string | undefined {
   return typeof value === "string" ? value : undefined;
-}
-
-function literal(value: unknown): string {
-  if (value === null) return "null";
-  if (typeof value === "string") return JSON.stringify(value);
-  if (typeof value === "number" || typeof value === "boolean") return String(value);
-  return "unknown";
-}
-
-function union(types: string[]): string {
-  const distinct = [...new Set(types)];
-  if (distinct.includes("unknown")) return "unknown";
-  return distinct.length === 0
-    ? "never"
-    : distinct.map((t) => (distinct.length > 1 ? paren(t, "|") : t)).join(" | ");
-}
-
-function withNull(type: string, nullable: boolean): string {
-  if (!nullable || type === "unknown" || / \| null$|^null$/.test(type)) return type;
-  return `${paren(type, "|")} | null`;
-}
-
-/**
- * Parenthesizes a type when it has a top-level operator binding looser than the context:
- * inside `|` an intersection is fine; inside `&` a union needs parens; before `[]` both do.
- */
-function paren(type: string, context: "|" | "&" | "[]"): string {
-  if (SIMPLE.has(type)) return type;
-  let depth = 0;
-  let quote = "";
-  for (let i = 0; i < type.length; i++) {
-    const c = type[i]!;
-    if (quote) {
-      if (c === "\\") i++;
-      else if (c === quote) quote = "";
-      continue;
-    }
-    if (c === '"' || c === "`") quote = c;
-    else if ("{[(<".includes(c)) depth++;
-    else if ("}])>".includes(c)) depth--;
-    else if (depth === 0 && c === "|" && context !== "|") return `(${type})`;
-    else if (depth === 0 && c === "&" && context === "[]") return `(${type})`;
-  }
-  return type;
 }

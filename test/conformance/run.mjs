@@ -10,17 +10,10 @@
  *
  * Not part of `npm test`: it needs a local server and takes about a minute.
  */
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
+import { runCli, startWorker, summaryRows } from "./lane-runner.mjs";
 
-const root = fileURLToPath(new URL("../../", import.meta.url));
 const port = Number(process.env.CONFORMANCE_PORT ?? 8791);
 const url = `http://localhost:${port}/mcp`;
-const env = {
-  ...process.env,
-  CLOUDFLARE_CF_FETCH_ENABLED: "false",
-  WRANGLER_SEND_METRICS: "false",
-};
 
 const lanes = [
   {
@@ -41,30 +34,15 @@ const lanes = [
   },
 ];
 
-const worker = spawn(
-  process.execPath,
-  [
-    "node_modules/wrangler/bin/wrangler.js",
-    "dev",
-    "-c",
-    "test/conformance/wrangler.jsonc",
-    "--ip",
-    "127.0.0.1",
-    "--port",
-    String(port),
-  ],
-  { cwd: root, env, stdio: ["ignore", "pipe", "pipe"], detached: true },
-);
-
 let exitCode = 0;
+const worker = await startWorker("test/conformance/wrangler.jsonc", port);
 try {
-  await waitForReady(worker);
   const summaries = [];
   for (const lane of lanes) {
     console.log(`\n=== conformance lane: ${lane.name} ===`);
-    const { code, output } = await run(lane.bin, ["server", "--url", url, ...lane.args]);
+    const { code, output } = await runCli(lane.bin, ["server", "--url", url, ...lane.args]);
     const required = lane.required
-      ? listed((await run(lane.bin, lane.required, false)).output)
+      ? listed((await runCli(lane.bin, lane.required, false)).output)
       : [];
     summaries.push({ lane: lane.name, code, ...count(output, required) });
     if (code !== 0) exitCode = 1;
@@ -81,55 +59,9 @@ try {
   console.error(error);
   exitCode = 1;
 } finally {
-  // The Worker runs in its own process group (wrangler plus workerd): stop exactly that group.
-  if (worker.pid !== undefined) process.kill(-worker.pid, "SIGTERM");
+  worker.stop();
 }
 process.exit(exitCode);
-
-/**
- * Resolves when wrangler reports the Worker ready; rejects after 90 s or if it exits.
- * @param {import("node:child_process").ChildProcess} child
- * @returns {Promise<void>}
- */
-function waitForReady(child) {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error("wrangler dev did not become ready in 90 s")),
-      90_000,
-    );
-    const onData = (/** @type {Buffer} */ chunk) => {
-      if (String(chunk).includes("Ready on")) {
-        clearTimeout(timer);
-        resolve(undefined);
-      }
-    };
-    child.stdout?.on("data", onData);
-    child.stderr?.on("data", onData);
-    child.once("exit", (/** @type {number | null} */ code) =>
-      reject(new Error(`wrangler dev exited early (${code})`)),
-    );
-  });
-}
-
-/**
- * Runs a conformance CLI, optionally echoing its output; resolves with exit code and output.
- * @param {string} bin
- * @param {string[]} args
- * @returns {Promise<{ code: number, output: string }>}
- */
-function run(bin, args, echo = true) {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd: root, env });
-    let output = "";
-    const collect = (/** @type {Buffer} */ chunk) => {
-      output += String(chunk);
-      if (echo) process.stdout.write(chunk);
-    };
-    child.stdout.on("data", collect);
-    child.stderr.on("data", collect);
-    child.once("exit", (code) => resolve({ code: code ?? 1, output }));
-  });
-}
 
 /**
  * The server scenario names a `list --server` call printed.
@@ -145,19 +77,12 @@ function listed(output) {
 }
 
 /**
- * Counts scenarios and passed checks from a conformance SUMMARY block. A scenario is clean when
- * it passed at least one check and failed none (a "0 passed, 0 failed" row only warned).
+ * Scenario and check counts of one lane, with the required set counted separately.
  * @param {string} output
  * @param {string[]} required
  */
 function count(output, required) {
-  const plain = output.replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g"), "");
-  const summary = plain.slice(plain.indexOf("=== SUMMARY ==="));
-  const rows = [...summary.matchAll(/^[✓✗] (\S+): (\d+) passed, (\d+) failed/gmu)].map((m) => ({
-    name: String(m[1]),
-    clean: Number(m[2]) > 0 && m[3] === "0",
-    checks: Number(m[2]),
-  }));
+  const rows = summaryRows(output);
   const requiredRows = rows.filter((row) => required.includes(row.name));
   return {
     total: rows.length,

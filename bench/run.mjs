@@ -1,10 +1,10 @@
 /**
  * `npm run bench [-- --quick]`: ours vs `@cloudflare/codemode` in local workerd, same spec, same
  * mock upstream, same tool fixtures, same machine, same run. Prints the table; a full run writes
- * bench/results/<date>.json and .md. Every wrangler it starts is stopped (process groups), and a
+ * bench/results/<date>.json and .md. Every server it starts is stopped (process groups), and a
  * hard deadline ends the run whatever happens.
  *
- * Processes: (1) the main wrangler: P6 for ours on the fresh workerd, then P1–P5 interleaved, then
+ * Processes (Miniflare hosts, see driver/serve-worker.mjs): (1) the main server: P6 for ours on the fresh workerd, then P1–P5 interleaved, then
  * our robustness probes; (2) a fresh one for the anchor: P6 on the fresh workerd, its probes, and
  * last `while(true){}`, which hangs that workerd (then killed); (3) one more for `for(;;){}`.
  */
@@ -16,7 +16,7 @@ import { executeCost, searchLatency } from "./driver/latency.mjs";
 import { markdown, tableRows } from "./driver/report.mjs";
 import { PROBES, RUNAWAY, runProbe } from "./driver/robustness.mjs";
 import { mixedLoad } from "./driver/throughput.mjs";
-import { buildBenchWorker, healthy, startWrangler } from "./driver/wrangler-process.mjs";
+import { buildBenchWorker, healthy, startServer } from "./driver/server-process.mjs";
 
 const quick = process.argv.includes("--quick");
 const config = quick
@@ -59,9 +59,9 @@ let built;
 built = await buildBenchWorker();
 
 async function server(label) {
-  const s = await startWrangler({ label, config: built.config });
+  const s = await startServer({ label, dir: built.dir });
   live.add(s);
-  log(`${label}: wrangler dev ready in ${s.readyMs} ms at ${s.base}`);
+  log(`${label}: workerd ready in ${s.readyMs} ms at ${s.base}`);
   return s;
 }
 async function stop(s) {
@@ -236,11 +236,12 @@ function machine() {
     kernel: release(),
     node: process.version,
     wrangler: pkg("wrangler"),
+    miniflare: pkg("miniflare"),
     workerd: pkg("workerd"),
     codemode: pkg("@cloudflare/codemode"),
   };
 }
 
 function describeMachine(m) {
-  return `Machine: ${m.cores} × ${m.cpu}, ${m.memoryGB} GB, Linux ${m.kernel}; Node ${m.node}, wrangler ${m.wrangler}, workerd ${m.workerd}, @cloudflare/codemode ${m.codemode}.`;
+  return `Machine: ${m.cores} × ${m.cpu}, ${m.memoryGB} GB, Linux ${m.kernel}; Node ${m.node}, wrangler ${m.wrangler} (bundling), miniflare ${m.miniflare}, workerd ${m.workerd}, @cloudflare/codemode ${m.codemode}.`;
 }

@@ -3,7 +3,7 @@
  * (the side that goes first alternates), after a warm-up.
  */
 import { connect } from "./clients.mjs";
-import { executeProgram, SEARCH_PROGRAMS } from "./programs.mjs";
+import { executeProgram, SEARCH_PROGRAMS, timedRequests } from "./programs.mjs";
 import { p50, p95, round1 } from "./stats.mjs";
 
 const SIDES = /** @type {const} */ (["ours", "anchor"]);
@@ -31,7 +31,7 @@ function parsed(text) {
 /**
  * Samples every job `reps` times on both sides, interleaved.
  * @param {Record<string, Awaited<ReturnType<typeof connect>>>} cs
- * @param {{ name: string, tool: string, code: string }[]} jobs
+ * @param {{ name: string, tool: string, code: string, measure?: (text: string) => number }[]} jobs
  * @param {number} reps
  * @param {(line: string) => void} log
  */
@@ -45,7 +45,8 @@ async function sample(cs, jobs, reps, log) {
       const answers = {};
       for (const side of order(i++)) {
         const r = await cs[side].call(job.tool, job.code);
-        if (r.ok) out[job.name][side].push(r.ms);
+        const ms = r.ok ? (job.measure ? job.measure(r.text) : r.ms) : Number.NaN;
+        if (Number.isFinite(ms)) out[job.name][side].push(ms);
         else out[job.name].errors[side]++;
         answers[side] = parsed(r.text);
       }
@@ -107,8 +108,15 @@ export async function searchLatency(base, { reps, programs = SEARCH_PROGRAMS.len
   }
 }
 
+/** The `perRequestMs` a {@link timedRequests} run returned, in µs (NaN when missing). */
+function perRequestUs(text) {
+  const match = /"perRequestMs"\s*:\s*([\d.]+)/.exec(text);
+  return match ? Number(match[1]) * 1000 : Number.NaN;
+}
+
 /**
- * P4: execute with 1, 10 and 50 sequential requests and 10 parallel ones.
+ * P4: execute with 1, 10 and 50 sequential requests and 10 parallel ones, plus 100 sequential
+ * requests timed inside the sandbox (the per-request overhead).
  * @param {string} base
  * @param {{ reps: number, log: (line: string) => void }} options
  */
@@ -120,6 +128,7 @@ export async function executeCost(base, { reps, log }) {
       { name: "seq-10", tool: "execute", code: executeProgram(10) },
       { name: "seq-50", tool: "execute", code: executeProgram(50) },
       { name: "par-10", tool: "execute", code: executeProgram(10, true) },
+      { name: "timed-100", tool: "execute", code: timedRequests(100), measure: perRequestUs },
     ];
     await sample(cs, jobs, 1, () => log("  warm-up done"));
     const samples = await sample(cs, jobs, reps, log);

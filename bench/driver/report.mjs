@@ -94,8 +94,16 @@ export function tableRows(r) {
     const per = [r.p4.perRequest.ours, r.p4.perRequest.anchor];
     rows.push(row("P4 per-request overhead ms ((50−1)/49 of p50s)", ...per));
     const fit = [r.p4.perRequestFit.ours, r.p4.perRequestFit.anchor];
+    rows.push(row("P4 per-request overhead ms (fitted slope)", ...fit));
+    // Timed inside the sandbox, so the fixed cost's noise stays out: the figure the target uses.
+    const inner = [r.p4["timed-100"].ours.p50, r.p4["timed-100"].anchor.p50];
     rows.push(
-      row("P4 per-request overhead ms (fitted slope)", ...fit, "ours ≤ anchor", le(...fit)),
+      row(
+        "P4 per-request overhead µs (100 requests timed in the sandbox, p50)",
+        ...inner,
+        "ours ≤ anchor",
+        le(...inner),
+      ),
     );
   }
   for (const w of (r.p5 ?? []).filter((x) => x.ours && x.anchor)) {

@@ -5,7 +5,7 @@
  */
 import { connect } from "./clients.mjs";
 import { SEARCH_PROGRAMS, ZONES_THEN_RECORDS } from "./programs.mjs";
-import { sampleRss } from "./wrangler-process.mjs";
+import { sampleRss } from "./server-process.mjs";
 import { p50, round1 } from "./stats.mjs";
 
 /** Operation k of the mix: search and execute alternate; searches rotate over the programs. */

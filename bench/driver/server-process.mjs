@@ -1,18 +1,18 @@
 /**
- * One `wrangler dev` of the benchmark Worker: started in its own process group on free ports,
- * health-checked, sampled for workerd memory through /proc, and stopped by group (SIGTERM,
- * then SIGKILL), so a workerd hung by a runaway loop never outlives the benchmark.
+ * One server of the benchmark Worker: a Node child running Miniflare (serve-worker.mjs) in its
+ * own process group on a free port, health-checked, sampled for workerd memory through /proc, and
+ * stopped by group (SIGTERM, then SIGKILL), so a workerd hung by a runaway loop never outlives
+ * the benchmark.
  *
  * The Worker is bundled once per run (wrangler's own bundler, `deploy --dry-run`) into a temp
- * directory and served from there with `no_bundle`: `wrangler dev` on the sources would reload
- * mid-run whenever anyone edits src/ or a build step rewrites a generated file, failing every
- * request in flight ("Your worker restarted mid-request").
+ * directory and served from there, never watched: a server on the sources would reload mid-run
+ * whenever anyone edits src/ or a build step rewrites a generated file.
  */
 import { execFile, spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 
@@ -21,6 +21,8 @@ const WRANGLER = fileURLToPath(
   new URL("../../node_modules/wrangler/bin/wrangler.js", import.meta.url),
 );
 
+const SERVE = fileURLToPath(new URL("serve-worker.mjs", import.meta.url));
+
 const WRANGLER_ENV = {
   ...process.env,
   CLOUDFLARE_CF_FETCH_ENABLED: "false",
@@ -28,34 +30,18 @@ const WRANGLER_ENV = {
 };
 
 /**
- * Bundles bench/worker.ts with bench/wrangler.jsonc into a fresh temp directory and writes a
- * `no_bundle` config beside it.
- * @returns {Promise<{ config: string, remove(): void }>}
+ * Bundles bench/worker.ts with bench/wrangler.jsonc into a fresh temp directory.
+ * @returns {Promise<{ dir: string, remove(): void }>}
  */
 export async function buildBenchWorker() {
   const root = mkdtempSync(join(tmpdir(), "code-mode-bench-"));
-  // The bundle in its own folder: wrangler watches it, so local state must live elsewhere.
   const dir = join(root, "worker");
   await promisify(execFile)(
     process.execPath,
     [WRANGLER, "deploy", "--dry-run", "-c", "bench/wrangler.jsonc", "--outdir", dir],
     { cwd: ROOT, env: WRANGLER_ENV, timeout: 120_000, maxBuffer: 16 * 2 ** 20 },
   );
-  const config = join(dir, "wrangler.json");
-  writeFileSync(
-    config,
-    JSON.stringify({
-      name: "code-mode-bench",
-      main: "worker.js",
-      no_bundle: true,
-      find_additional_modules: true,
-      compatibility_date: "2026-08-01",
-      compatibility_flags: ["nodejs_compat"],
-      worker_loaders: [{ binding: "LOADER" }],
-      rules: [{ type: "Text", globs: ["**/*.json"], fallthrough: false }],
-    }),
-  );
-  return { config, remove: () => rmSync(root, { recursive: true, force: true }) };
+  return { dir, remove: () => rmSync(root, { recursive: true, force: true }) };
 }
 
 /** @returns {Promise<number>} a TCP port free on 127.0.0.1 right now */
@@ -71,39 +57,17 @@ export function freePort() {
 }
 
 /**
- * Starts `wrangler dev` on a built config (see {@link buildBenchWorker}) and waits until
- * `/health` answers.
- * @param {{ label: string, config: string, readyTimeoutMs?: number }} options
+ * Starts a server on a bundle (see {@link buildBenchWorker}) and waits until `/health` answers.
+ * @param {{ label: string, dir: string, readyTimeoutMs?: number }} options
  */
-export async function startWrangler({ label, config, readyTimeoutMs = 90_000 }) {
-  const [port, inspectorPort] = [await freePort(), await freePort()];
-  const child = spawn(
-    process.execPath,
-    [
-      WRANGLER,
-      "dev",
-      "-c",
-      config,
-      "--persist-to",
-      join(dirname(config), "state"),
-      "--ip",
-      "127.0.0.1",
-      "--port",
-      String(port),
-    ].concat([
-      "--inspector-port",
-      String(inspectorPort),
-      "--log-level",
-      process.env["BENCH_WRANGLER_LOG"] ?? "error",
-    ]),
-    {
-      // Its own directory: the repository's .wrangler/ is shared with other wrangler runs.
-      cwd: join(dirname(config), ".."),
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: WRANGLER_ENV,
-    },
-  );
+export async function startServer({ label, dir, readyTimeoutMs = 90_000 }) {
+  const port = await freePort();
+  const child = spawn(process.execPath, [SERVE, dir, String(port)], {
+    cwd: dir,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: WRANGLER_ENV,
+  });
   let output = "";
   // Stack-address lines say nothing; keep the messages.
   const keep = (chunk) =>
@@ -117,10 +81,10 @@ export async function startWrangler({ label, config, readyTimeoutMs = 90_000 }) 
   const base = `http://127.0.0.1:${port}`;
   const started = Date.now();
   for (;;) {
-    if (exited) throw new Error(`wrangler dev (${label}) exited early:\n${output}`);
+    if (exited) throw new Error(`server (${label}) exited early:\n${output}`);
     if (Date.now() - started > readyTimeoutMs) {
       killGroup(child.pid, "SIGKILL");
-      throw new Error(`wrangler dev (${label}) not ready after ${readyTimeoutMs} ms:\n${output}`);
+      throw new Error(`server (${label}) not ready after ${readyTimeoutMs} ms:\n${output}`);
     }
     if (await healthy(base, 1_000)) break;
     await sleep(250);
@@ -129,7 +93,7 @@ export async function startWrangler({ label, config, readyTimeoutMs = 90_000 }) 
     label,
     base,
     readyMs: Date.now() - started,
-    /** @returns {number[]} pids of the workerd processes of this wrangler */
+    /** @returns {number[]} pids of the workerd processes of this server */
     workerdPids: () =>
       groupProcesses(child.pid)
         .filter((p) => p.comm === "workerd")
@@ -177,7 +141,7 @@ function killGroup(pid, signal) {
   }
 }
 
-/** Processes whose process group is `pgid` (wrangler, its workerd and helpers). */
+/** Processes whose process group is `pgid` (the Node host and its workerd). */
 function groupProcesses(pgid) {
   const found = [];
   for (const entry of readdirSync("/proc")) {

@@ -8,9 +8,8 @@
  * Every read of a lazy value counts against the run's operation budget, so a program that
  * serializes an enormous spec is stopped like a runaway loop instead of holding the isolate.
  */
-import { LazyResolver } from "../src/openapi/lazy-view";
 import { OpenApiSpec } from "../src/openapi/open-api-spec";
-import { unpackSpec } from "../src/openapi/spec-pack";
+import { openPackedSpec } from "../src/openapi/spec-pack";
 import type { CompactSpec } from "../src/openapi/types";
 import { t } from "./runtime.js";
 
@@ -27,8 +26,7 @@ export function install(api: Record<string, unknown>, data: string | Uint8Array)
         document = new OpenApiSpec(JSON.parse(data) as CompactSpec).document(t);
       } else {
         // Packed (src/openapi/spec-pack.ts): only what the program reads is decoded.
-        const { root, cycles } = unpackSpec(data);
-        document = new LazyResolver(root, cycles, t).view(root);
+        document = openPackedSpec(data, t);
       }
     }
     return document;

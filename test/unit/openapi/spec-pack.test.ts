@@ -1,14 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { LazyResolver } from "../../../src/openapi/lazy-view";
 import { loadSpec } from "../../../src/openapi/open-api-spec";
-import { packSpec, unpackSpec } from "../../../src/openapi/spec-pack";
+import { openPackedSpec, packSpec } from "../../../src/openapi/spec-pack";
 import { cloudflareSpec, oasExample } from "./fixtures";
 
 function packedView(compact: ReturnType<typeof loadSpec>["compact"]) {
   const bytes = packSpec(compact);
   if (!bytes) throw new Error("not packable");
-  const { root, cycles } = unpackSpec(bytes);
-  return new LazyResolver(root, cycles).view(root) as any;
+  return openPackedSpec(bytes) as any;
 }
 
 describe("packed specs", () => {
@@ -34,8 +32,7 @@ describe("packed specs", () => {
       original(text, reviver)
     )) as typeof JSON.parse;
     try {
-      const { root, cycles } = unpackSpec(bytes);
-      const doc = new LazyResolver(root, cycles).view(root) as any;
+      const doc = openPackedSpec(bytes) as any;
       const index = Object.entries(doc.paths).flatMap(([p, ops]: [string, any]) =>
         Object.entries(ops).map(
           ([m, o]: [string, any]) =>

@@ -148,13 +148,17 @@ export function fromWire(wire: Wire): unknown {
 function decodePlain(wire: { [key: string]: Wire }): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(wire)) {
-    // defineProperty, not assignment: a "__proto__" key must stay a plain own property.
-    Object.defineProperty(out, key, {
-      value: fromWire(wire[key] ?? null),
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
+    const value = fromWire(wire[key] ?? null);
+    // Assignment keeps V8's fast properties (defineProperty on every key measured several times
+    // slower), but a "__proto__" key must stay a plain own property, not set the prototype.
+    if (key === "__proto__")
+      Object.defineProperty(out, key, {
+        value,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    else out[key] = value;
   }
   return out;
 }
@@ -164,7 +168,43 @@ function decodePlain(wire: { [key: string]: Wire }): Record<string, unknown> {
  * @param value - any value
  */
 export function encodeValue(value: unknown): string {
-  return JSON.stringify(toWire(value));
+  // Most values (API responses, arguments) are plain JSON already: stringify them as they are
+  // instead of building a wire copy first. One host call encodes and decodes twice per side.
+  return isPlainJson(value, 0) ? JSON.stringify(value) : JSON.stringify(toWire(value));
+}
+
+/**
+ * Whether JSON.stringify would carry `value` exactly: only strings, finite numbers (not -0),
+ * booleans, null, arrays and plain objects (no `$cm` key, no undefined or function values), no
+ * cycles, not deeper than the encoder follows. Trees are checked, not graphs: a shared object is
+ * walked once per place, as JSON.stringify would.
+ */
+function isPlainJson(value: unknown, depth: number): boolean {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return true;
+    case "number":
+      return Number.isFinite(value) && !Object.is(value, -0);
+    case "object":
+      break;
+    default:
+      return false;
+  }
+  if (value === null) return true;
+  // Deep enough that a cycle would get here; the tagged encoder marks cycles and depth.
+  if (depth >= MAX_DEPTH) return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!isPlainJson(value[i], depth + 1)) return false;
+    return true;
+  }
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (proto !== Object.prototype && proto !== null) return false;
+  for (const key in value) {
+    if (key === TAG || !Object.hasOwn(value, key)) return false;
+    if (!isPlainJson((value as Record<string, unknown>)[key], depth + 1)) return false;
+  }
+  return true;
 }
 
 /**
@@ -172,6 +212,9 @@ export function encodeValue(value: unknown): string {
  * @param text - wire JSON text
  */
 export function decodeValue(text: string): unknown {
+  // Without a tag anywhere, the wire tree is the value: JSON.parse already makes plain own
+  // properties (a "__proto__" key included), so the decoding walk would only copy it.
+  if (!text.includes(`"${TAG}"`)) return JSON.parse(text) as unknown;
   return fromWire(JSON.parse(text) as Wire);
 }
 

@@ -143,7 +143,12 @@ function makeNamespace(
           `${label}() arguments are ${size} bytes; the limit is ${maxCallBytes}. Send less data per call.`,
         );
       }
-      const reply = await calls.track(label, host.call(namespace, name, argsText, capture.drain()));
+      // Console lines ride along when there are any (an empty array still costs serialization).
+      const logs = capture.drain();
+      const reply = await calls.track(
+        label,
+        host.call(namespace, name, argsText, logs.length > 0 ? logs : undefined),
+      );
       if ("error" in reply) {
         const error = new Error(reply.error.message);
         error.name = reply.error.name;

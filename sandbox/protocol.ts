@@ -71,5 +71,10 @@ export interface HostBridgeApi {
    * @param logs - console lines captured since the previous call, delivered early so a run
    *   that later times out still reports what it printed
    */
-  call(namespace: string, name: string, argsText: string, logs: LogEntry[]): Promise<HostReply>;
+  call(
+    namespace: string,
+    name: string,
+    argsText: string,
+    logs: LogEntry[] | undefined,
+  ): Promise<HostReply>;
 }

@@ -115,7 +115,7 @@ function perRequestUs(text) {
 }
 
 /**
- * P4: execute with 1, 10 and 50 sequential requests and 10 parallel ones, plus 100 sequential
+ * P4: execute with 1, 10 and 50 sequential requests and 10 parallel ones, plus 500 sequential
  * requests timed inside the sandbox (the per-request overhead).
  * @param {string} base
  * @param {{ reps: number, log: (line: string) => void }} options
@@ -128,7 +128,7 @@ export async function executeCost(base, { reps, log }) {
       { name: "seq-10", tool: "execute", code: executeProgram(10) },
       { name: "seq-50", tool: "execute", code: executeProgram(50) },
       { name: "par-10", tool: "execute", code: executeProgram(10, true) },
-      { name: "timed-100", tool: "execute", code: timedRequests(100), measure: perRequestUs },
+      { name: "timed-500", tool: "execute", code: timedRequests(500), measure: perRequestUs },
     ];
     await sample(cs, jobs, 1, () => log("  warm-up done"));
     const samples = await sample(cs, jobs, reps, log);

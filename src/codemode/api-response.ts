@@ -35,10 +35,17 @@ export async function toApiResult(
   response: Response | ApiResponseInit,
   secrets: readonly string[],
 ): Promise<ApiResult> {
+  const live = secrets.filter((secret) => secret !== "");
   const redact = (text: string) =>
-    secrets.reduce((out, secret) => (secret ? out.split(secret).join("[REDACTED]") : out), text);
+    live.reduce((out, secret) => out.split(secret).join("[REDACTED]"), text);
   if (!(response instanceof Response)) {
-    const body = response.body === undefined ? null : redactDeep(response.body, redact);
+    // With no secrets configured there is nothing to redact: skip copying the whole body.
+    const body =
+      response.body === undefined
+        ? null
+        : live.length === 0
+          ? response.body
+          : redactDeep(response.body, redact);
     const headers = Object.fromEntries(
       Object.entries(response.headers ?? {})
         .filter(([k]) => !DROPPED_HEADERS.has(k.toLowerCase()))

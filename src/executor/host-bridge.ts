@@ -32,7 +32,7 @@ export class HostBridge extends RpcTarget implements HostBridgeApi {
     namespace: string,
     name: string,
     argsText: string,
-    logs: LogEntry[],
+    logs: LogEntry[] | undefined,
   ): Promise<HostReply> {
     if (Array.isArray(logs)) this.logs.push(...logs);
     const label = `${namespace}.${name}`;

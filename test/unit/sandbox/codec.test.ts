@@ -69,6 +69,31 @@ describe("wire codec", () => {
     expect(Object.getPrototypeOf(decoded)).toBe(Object.prototype);
     expect(Object.keys(decoded)).toEqual(["__proto__", "a"]);
   });
+  it("sends plain JSON as plain JSON text and tags only what needs it", () => {
+    const plain = { a: [1, "x", null, { b: false }], "": 0 };
+    expect(encodeValue(plain)).toBe(JSON.stringify(plain));
+    // One special value anywhere switches to the tagged form, which still round-trips.
+    expect(encodeValue({ a: [1, -0] })).toContain('"$cm"');
+    expect(Object.is((roundTrip({ a: [1, -0] }) as { a: number[] }).a[1], -0)).toBe(true);
+    expect(encodeValue({ a: new Date(0) })).toContain('"date"');
+    const withProto = Object.create({ inherited: 1 }) as Record<string, unknown>;
+    withProto["own"] = 1;
+    expect(roundTrip(withProto)).toEqual({ own: 1 });
+    const cyclic: Record<string, unknown> = { a: 1 };
+    cyclic["self"] = cyclic;
+    expect(roundTrip(cyclic)).toEqual({ a: 1, self: "[Circular]" });
+  });
+  it("keeps a __proto__ key an own property on the plain path and the tagged path", () => {
+    for (const text of [
+      '{"__proto__":{"polluted":true}}',
+      '{"__proto__":{"polluted":true},"d":{"$cm":"undefined"}}',
+    ]) {
+      const decoded = decodeValue(text) as Record<string, unknown>;
+      expect(Object.getPrototypeOf(decoded)).toBe(Object.prototype);
+      expect(Object.hasOwn(decoded, "__proto__")).toBe(true);
+      expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined();
+    }
+  });
   it("survives very deep nesting", () => {
     let deep: unknown = 1;
     for (let i = 0; i < 5_000; i++) deep = [deep];

@@ -60,8 +60,11 @@ export interface SandboxResponse {
   budgetExhausted: boolean;
 }
 
-/** A host function's answer: wire JSON text, or an error for the sandbox to throw. */
-export type HostReply = { value: string } | { error: { name: string; message: string } };
+/**
+ * A host function's answer: the value as wire JSON text, or an error for the sandbox to throw.
+ * Success is a bare string, not an object: it is the common case and crosses RPC cheaper.
+ */
+export type HostReply = string | { error: { name: string; message: string } };
 
 /** The host object the harness receives as an RPC argument (an `RpcTarget` on the host). */
 export interface HostBridgeApi {

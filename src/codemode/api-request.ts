@@ -154,12 +154,8 @@ export function apiRequester(options: ApiRequesterOptions) {
       const replayed = await options.approve!(request, operation);
       if (replayed) return replayed;
     }
-    const response = await options.handler(request, {
-      operation,
-      pathParams,
-      signal,
-      mcp: options.mcp,
-    });
+    const reply = options.handler(request, { operation, pathParams, signal, mcp: options.mcp });
+    const response = reply instanceof Promise ? await reply : reply;
     const result = await toApiResult(response, options.secrets);
     if (approval) options.onApprovedSent?.(request, result);
     return result;

@@ -61,7 +61,7 @@ export class HostBridge extends RpcTarget implements HostBridgeApi {
         name,
         signal: this.controller.signal,
       });
-      return { value: encodeValue(value) };
+      return encodeValue(value);
     } catch (error) {
       if (error instanceof Error) return fail(error.name || "Error", error.message);
       return fail("Error", `${label}() failed: ${String(error)}`);

@@ -65,6 +65,8 @@ export class OpenApiSpec {
   #paths?: PathMatcher<Map<HttpMethod, CompactOperation>>;
   #basePath?: string;
   #document?: JsonObject;
+  /** Pointer → raw target, filled as refs are followed (validation follows the same few refs per request). */
+  readonly #targets = new Map<string, unknown>();
 
   /** @param compact - a compact spec; prefer {@link loadSpec} */
   constructor(compact: CompactSpec) {
@@ -100,7 +102,7 @@ export class OpenApiSpec {
    * @param ref - a local JSON pointer
    */
   raw(ref: string): unknown {
-    return getAtPointer(this.compact, ref);
+    return this.#target(ref);
   }
 
   /**
@@ -115,9 +117,17 @@ export class OpenApiSpec {
           ? (current as { $ref?: unknown }).$ref
           : undefined;
       if (typeof ref !== "string") break;
-      current = getAtPointer(this.compact, ref);
+      current = this.#target(ref);
     }
     return current as T;
+  }
+
+  #target(ref: string): unknown {
+    if (this.#targets.has(ref)) return this.#targets.get(ref);
+    const target = getAtPointer(this.compact, ref);
+    // Bounded by the spec's distinct pointers; unknown pointers from untrusted input are not kept.
+    if (target !== undefined) this.#targets.set(ref, target);
+    return target;
   }
 
   /**
@@ -146,6 +156,12 @@ export class OpenApiSpec {
     const candidates = [bare];
     if (base && (bare === base || bare.startsWith(base + "/")))
       candidates.push(bare.slice(base.length) || "/");
+    for (const candidate of candidates) {
+      const found = this.#matcher().find(candidate, (methods) => methods.has(wanted));
+      if (found)
+        return { kind: "found", operation: found.value.get(wanted)!, params: found.params };
+    }
+    // Nothing serves this method: walk again for the error (rare, so it may be slower).
     let first: { template: string; allowed: HttpMethod[] } | undefined;
     for (const candidate of candidates) {
       for (const match of this.#matcher().matchAll(candidate)) {

@@ -101,8 +101,52 @@ export class PathMatcher<T> {
    * @param path - a concrete path without query string
    */
   match(path: string): PathMatch<T> | undefined {
-    for (const m of this.matchAll(path)) return m;
-    return undefined;
+    return this.find(path, () => true);
+  }
+
+  /**
+   * The most specific match whose value `accept`s, in {@link matchAll} order, without building
+   * the matches it skips (the per-request path: `codemode.request()` resolves every call here).
+   * @param path - a concrete path without query string
+   * @param accept - whether a matching template's value will do (e.g. it has the wanted method)
+   */
+  find(path: string, accept: (value: T) => boolean): PathMatch<T> | undefined {
+    const segments = segmentsOf(path);
+    const names: string[] = [];
+    const values: string[] = [];
+    const walk = (node: TrieNode<T>, i: number): PathMatch<T> | undefined => {
+      if (i === segments.length) {
+        if (node.template === undefined || !accept(node.value as T)) return undefined;
+        const params: Record<string, string> = {};
+        names.forEach((name, k) => (params[name] = values[k]!));
+        return { template: node.template, value: node.value as T, params };
+      }
+      const segment = segments[i]!;
+      const literal = node.literals.get(segment);
+      if (literal) {
+        const found = walk(literal, i + 1);
+        if (found) return found;
+      }
+      if (segment === "") return undefined;
+      for (const edge of node.params) {
+        let captured: string[];
+        if (edge.pattern) {
+          const m = edge.pattern.exec(segment);
+          if (!m) continue;
+          captured = m.slice(1);
+        } else captured = [segment];
+        const depth = names.length;
+        edge.names.forEach((name, k) => {
+          names.push(name);
+          values.push(decode(captured[k] ?? ""));
+        });
+        const found = walk(edge.node, i + 1);
+        names.length = values.length = depth;
+        if (found) return found;
+      }
+      return undefined;
+    };
+    return walk(this.#root, 0);
   }
 
   *#walk(

@@ -55,7 +55,13 @@ export function validateSchema(
   schema: unknown,
   options: ValidateSchemaOptions,
 ): SchemaProblem[] {
-  const state: State = { ...options, problems: [], max: options.maxProblems ?? 10 };
+  const state: State = {
+    resolve: options.resolve,
+    direction: options.direction,
+    at: options.at,
+    problems: [],
+    max: options.maxProblems ?? 10,
+  };
   check(value, schema, options.at ?? "value", state, 0, undefined);
   return state.problems;
 }

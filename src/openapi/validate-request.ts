@@ -82,29 +82,30 @@ export function validateRequest(spec: OpenApiSpec, request: ApiRequest): Request
   }
   const { operation, params } = match;
   const problems: string[] = [];
-  const query: Record<string, unknown> = { ...request.query };
-  if (queryString) for (const [k, v] of new URLSearchParams(queryString)) query[k] ??= v;
-  const headers = new Map(
-    Object.entries(request.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]),
-  );
-  for (const entry of operation.parameters ?? []) {
-    const param = spec.deref<ParameterObject>(entry);
-    if (!param || typeof param !== "object" || typeof param.name !== "string") continue;
+  // Query and headers are read only when the operation declares such parameters.
+  let query: Record<string, unknown> | undefined;
+  let headers: Map<string, string> | undefined;
+  for (const param of planOf(spec, operation)) {
     let value: unknown;
     if (param.in === "path") value = params[param.name];
-    else if (param.in === "query") value = query[param.name];
-    else if (param.in === "header") {
-      if (HOST_HEADERS.has(param.name.toLowerCase())) continue;
-      value = headers.get(param.name.toLowerCase());
-    } else continue;
+    else if (param.in === "query") {
+      if (!query) {
+        query = { ...request.query };
+        if (queryString) for (const [k, v] of new URLSearchParams(queryString)) query[k] ??= v;
+      }
+      value = query[param.name];
+    } else {
+      headers ??= new Map(
+        Object.entries(request.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]),
+      );
+      value = headers.get(param.lowerName);
+    }
     if (value === undefined) {
-      if (param.required === true)
-        problems.push(`missing required ${param.in} parameter "${param.name}"`);
+      if (param.required) problems.push(`missing required ${param.in} parameter "${param.name}"`);
       continue;
     }
-    const schema = param.schema ?? firstSchema(param.content);
-    if (schema === undefined) continue;
-    for (const p of validateSchema(coerce(value, schema, spec), schema, {
+    if (param.schema === undefined) continue;
+    for (const p of validateSchema(coerce(value, param.resolved), param.schema, {
       resolve: (r) => spec.raw(r),
       at: `${param.in} parameter "${param.name}"`,
       maxProblems: 3,
@@ -175,9 +176,49 @@ function firstSchema(content: unknown): unknown {
   return first?.schema;
 }
 
+/** A parameter as validation needs it, resolved once per operation. */
+interface ParamPlan {
+  name: string;
+  lowerName: string;
+  in: "path" | "query" | "header";
+  required: boolean;
+  schema: unknown;
+  /** `schema` with its refs followed (for coercion). */
+  resolved: JsonObject | undefined;
+}
+
+const plans = new WeakMap<CompactOperation, ParamPlan[]>();
+
+/**
+ * The checkable parameters of an operation (refs followed, host-added credential headers and
+ * cookie parameters left out), cached: every `codemode.request()` validates against one.
+ */
+function planOf(spec: OpenApiSpec, operation: CompactOperation): ParamPlan[] {
+  let plan = plans.get(operation);
+  if (plan) return plan;
+  plan = [];
+  for (const entry of operation.parameters ?? []) {
+    const param = spec.deref<ParameterObject>(entry);
+    if (!param || typeof param !== "object" || typeof param.name !== "string") continue;
+    if (param.in !== "path" && param.in !== "query" && param.in !== "header") continue;
+    const lowerName = param.name.toLowerCase();
+    if (param.in === "header" && HOST_HEADERS.has(lowerName)) continue;
+    const schema = param.schema ?? firstSchema(param.content);
+    plan.push({
+      name: param.name,
+      lowerName,
+      in: param.in,
+      required: param.required === true,
+      schema,
+      resolved: schema === undefined ? undefined : spec.deref<JsonObject | undefined>(schema),
+    });
+  }
+  plans.set(operation, plan);
+  return plan;
+}
+
 /** Path, query and header values travel as text: read "42" as 42 when the schema wants a number. */
-function coerce(value: unknown, schema: unknown, spec: OpenApiSpec): unknown {
-  const s = spec.deref<JsonObject | undefined>(schema);
+function coerce(value: unknown, s: JsonObject | undefined): unknown {
   if (typeof value !== "string" || !s || typeof s !== "object") return value;
   const types = Array.isArray(s.type) ? s.type : [s.type];
   if (

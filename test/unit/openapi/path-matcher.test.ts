@@ -29,6 +29,21 @@ describe("PathMatcher", () => {
     ]);
   });
 
+  it("finds the first candidate a caller accepts, with that candidate's own params", () => {
+    const n = new PathMatcher<string>();
+    n.add("/a/{x}/{y}", "params");
+    n.add("/a/{x}/lit", "literal");
+    n.add("/a/{other}/{y}/{z}", "deeper");
+    expect(n.find("/a/1/lit", (v) => v === "params")).toEqual({
+      template: "/a/{x}/{y}",
+      value: "params",
+      params: { x: "1", y: "lit" },
+    });
+    expect(n.find("/a/1/lit", () => true)?.value).toBe("literal");
+    expect(n.find("/a/1/2/3", () => true)?.params).toEqual({ other: "1", y: "2", z: "3" });
+    expect(n.find("/a/1/lit", () => false)).toBeUndefined();
+  });
+
   it("does not match empty parameters or unknown paths", () => {
     expect(m.match("/zones//dns_records")).toBeUndefined();
     expect(m.match("/nope")).toBeUndefined();

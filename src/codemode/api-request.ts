@@ -11,7 +11,7 @@ import type { ServerContext } from "@modelcontextprotocol/server";
 import type { OpenApiSpec } from "../openapi/open-api-spec";
 import type { CompactOperation } from "../openapi/types";
 import { validateRequest, type ApiRequest } from "../openapi/validate-request";
-import { toApiResult, type ApiResponseInit, type ApiResult } from "./api-response";
+import { plainApiResult, toApiResult, type ApiResponseInit, type ApiResult } from "./api-response";
 
 export type { ApiRequest };
 
@@ -87,14 +87,13 @@ export function normalizeApiRequest(input: unknown): ApiRequest {
       return value === undefined ? whole : encodeURIComponent(String(value));
     });
   }
-  if (/\{[^}]+\}/.test(path as string))
+  if ((path as string).includes("{") && /\{[^}]+\}/.test(path as string))
     throw new RequestRefusedError(
       `codemode.request(): fill the path template ${String(path)} with real values (or pass them in \`params\`).`,
     );
   const headers: Record<string, string> = {};
-  for (const [key, value] of Object.entries(
-    (raw["headers"] as Record<string, unknown> | undefined) ?? {},
-  )) {
+  const rawHeaders = raw["headers"];
+  for (const [key, value] of rawHeaders ? Object.entries(rawHeaders) : []) {
     if (CREDENTIAL_HEADERS.has(key.toLowerCase()))
       throw new RequestRefusedError(
         `codemode.request(): do not set the "${key}" header; authentication is added by the host.`,
@@ -156,7 +155,10 @@ export function apiRequester(options: ApiRequesterOptions) {
     }
     const reply = options.handler(request, { operation, pathParams, signal, mcp: options.mcp });
     const response = reply instanceof Promise ? await reply : reply;
-    const result = await toApiResult(response, options.secrets);
+    const result =
+      response instanceof Response
+        ? await toApiResult(response, options.secrets)
+        : plainApiResult(response, options.secrets);
     if (approval) options.onApprovedSent?.(request, result);
     return result;
   };

@@ -35,29 +35,8 @@ export async function toApiResult(
   response: Response | ApiResponseInit,
   secrets: readonly string[],
 ): Promise<ApiResult> {
-  const live = secrets.filter((secret) => secret !== "");
-  const redact = (text: string) =>
-    live.reduce((out, secret) => out.split(secret).join("[REDACTED]"), text);
-  if (!(response instanceof Response)) {
-    // With no secrets configured there is nothing to redact: skip copying the whole body.
-    const body =
-      response.body === undefined
-        ? null
-        : live.length === 0
-          ? response.body
-          : redactDeep(response.body, redact);
-    const headers = Object.fromEntries(
-      Object.entries(response.headers ?? {})
-        .filter(([k]) => !DROPPED_HEADERS.has(k.toLowerCase()))
-        .map(([k, v]) => [k.toLowerCase(), redact(String(v))]),
-    );
-    return {
-      status: response.status,
-      ok: response.status >= 200 && response.status < 300,
-      headers,
-      body,
-    };
-  }
+  if (!(response instanceof Response)) return plainApiResult(response, secrets);
+  const redact = redactor(secrets);
   const headers: Record<string, string> = {};
   response.headers.forEach((value, key) => {
     if (!DROPPED_HEADERS.has(key)) headers[key] = redact(value);
@@ -79,6 +58,40 @@ export async function toApiResult(
     body = bytes.byteLength === 0 ? null : bytes;
   }
   return { status: response.status, ok: response.ok, headers, body };
+}
+
+/**
+ * The synchronous half of {@link toApiResult}, for a plain `{ status, headers?, body? }` (no
+ * body to read, so no await: this runs on every `codemode.request()`).
+ * @param response - what the host callback returned
+ * @param secrets - strings that must never reach the sandbox
+ */
+export function plainApiResult(response: ApiResponseInit, secrets: readonly string[]): ApiResult {
+  const live = secrets.filter((secret) => secret !== "");
+  const redact = redactor(live);
+  // With no secrets configured there is nothing to redact: skip copying the whole body.
+  const body =
+    response.body === undefined
+      ? null
+      : live.length === 0
+        ? response.body
+        : redactDeep(response.body, redact);
+  const headers: Record<string, string> = {};
+  if (response.headers)
+    for (const [k, v] of Object.entries(response.headers))
+      if (!DROPPED_HEADERS.has(k.toLowerCase())) headers[k.toLowerCase()] = redact(String(v));
+  return {
+    status: response.status,
+    ok: response.status >= 200 && response.status < 300,
+    headers,
+    body,
+  };
+}
+
+/** Replaces every configured secret in a text with `[REDACTED]`. */
+function redactor(secrets: readonly string[]): (text: string) => string {
+  const live = secrets.filter((secret) => secret !== "");
+  return (text) => live.reduce((out, secret) => out.split(secret).join("[REDACTED]"), text);
 }
 
 function redactDeep(value: unknown, redact: (text: string) => string): unknown {

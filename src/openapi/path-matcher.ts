@@ -4,6 +4,12 @@
  * number of templates (the Cloudflare spec has 965). Literal segments win over parameters, so
  * `/zones/{zone_id}/dns_records/export` is preferred to `/zones/{zone_id}/dns_records/{id}`;
  * the matcher backtracks when the literal branch fails deeper down.
+ *
+ * Whole-segment parameters share one wildcard child per node whatever their names (the
+ * Cloudflare spec spells the zone `{zone_id}`, `{zone_identifier}`, `{identifier}` and more at the
+ * same position), and names are attached to the templates at the leaves. With one child per
+ * spelling, a lookup backtracked through every spelling; `codemode.request()` matches on every
+ * call, so this is on the per-request path.
  */
 
 /** A successful match. */
@@ -16,25 +22,33 @@ export interface PathMatch<T> {
   params: Record<string, string>;
 }
 
-interface ParamEdge<T> {
-  /** Identity of the edge: the segment with its parameter names. */
-  key: string;
-  /** Names of the parameters inside the segment (one for `{id}`, more for `{a}.{b}`). */
+/** A template ending at a node: its parameter names in path order, and its value. */
+interface Leaf<T> {
+  template: string;
   names: string[];
-  /** Set for segments mixing text and parameters, e.g. `{key}.json`. */
-  pattern?: RegExp;
+  value: T;
+}
+
+/** A segment mixing text and parameters, e.g. `{name}.{ext}` (one capture per parameter). */
+interface PatternEdge<T> {
+  /** The segment with its parameter names erased: `{}.{}`. */
+  key: string;
+  pattern: RegExp;
   node: TrieNode<T>;
 }
 
 interface TrieNode<T> {
   literals: Map<string, TrieNode<T>>;
-  params: ParamEdge<T>[];
-  template?: string;
-  value?: T;
+  patterns: PatternEdge<T>[];
+  wildcard?: TrieNode<T>;
+  leaves: Leaf<T>[];
 }
 
-const newNode = <T>(): TrieNode<T> => ({ literals: new Map(), params: [] });
+type Visit<T> = (leaf: Leaf<T>, values: string[]) => boolean;
+
+const newNode = <T>(): TrieNode<T> => ({ literals: new Map(), patterns: [], leaves: [] });
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const WHOLE = /^\{[^{}]+\}$/;
 
 /** Splits a path into segments, ignoring one trailing slash. */
 function segmentsOf(path: string): string[] {
@@ -43,6 +57,7 @@ function segmentsOf(path: string): string[] {
 }
 
 function decode(segment: string): string {
+  if (!segment.includes("%")) return segment;
   try {
     return decodeURIComponent(segment);
   } catch {
@@ -61,31 +76,27 @@ export class PathMatcher<T> {
    */
   add(template: string, value: T): void {
     let node = this.#root;
+    const names: string[] = [];
     for (const segment of segmentsOf(template)) {
       if (!segment.includes("{")) {
         let next = node.literals.get(segment);
         if (!next) node.literals.set(segment, (next = newNode()));
         node = next;
-        continue;
+      } else if (WHOLE.test(segment)) {
+        names.push(segment.slice(1, -1));
+        node = node.wildcard ??= newNode();
+      } else {
+        names.push(...namesOf(segment));
+        const key = segment.replace(/\{[^{}]+\}/g, "{}");
+        let edge = node.patterns.find((e) => e.key === key);
+        if (!edge)
+          node.patterns.push((edge = { key, pattern: patternOf(segment), node: newNode() }));
+        node = edge.node;
       }
-      let edge = node.params.find((e) => e.key === segment);
-      if (!edge) {
-        const names = namesOf(segment);
-        const whole = /^\{[^{}]+\}$/.test(segment);
-        edge = {
-          key: segment,
-          names,
-          node: newNode(),
-          ...(whole ? {} : { pattern: patternOf(segment) }),
-        };
-        // Whole-segment parameters go last: a partly literal segment is the more specific match.
-        if (whole) node.params.push(edge);
-        else node.params.unshift(edge);
-      }
-      node = edge.node;
     }
-    node.template = template;
-    node.value = value;
+    const existing = node.leaves.find((leaf) => leaf.template === template);
+    if (existing) existing.value = value;
+    else node.leaves.push({ template, names, value });
   }
 
   /**
@@ -93,7 +104,12 @@ export class PathMatcher<T> {
    * @param path - a concrete path without query string
    */
   *matchAll(path: string): Generator<PathMatch<T>> {
-    yield* this.#walk(this.#root, segmentsOf(path), 0, {});
+    const all: PathMatch<T>[] = [];
+    this.#walk(this.#root, segmentsOf(path), 0, [], (leaf, values) => {
+      all.push(matchOf(leaf, values));
+      return false;
+    });
+    yield* all;
   }
 
   /**
@@ -111,71 +127,46 @@ export class PathMatcher<T> {
    * @param accept - whether a matching template's value will do (e.g. it has the wanted method)
    */
   find(path: string, accept: (value: T) => boolean): PathMatch<T> | undefined {
-    const segments = segmentsOf(path);
-    const names: string[] = [];
-    const values: string[] = [];
-    const walk = (node: TrieNode<T>, i: number): PathMatch<T> | undefined => {
-      if (i === segments.length) {
-        if (node.template === undefined || !accept(node.value as T)) return undefined;
-        const params: Record<string, string> = {};
-        names.forEach((name, k) => (params[name] = values[k]!));
-        return { template: node.template, value: node.value as T, params };
-      }
-      const segment = segments[i]!;
-      const literal = node.literals.get(segment);
-      if (literal) {
-        const found = walk(literal, i + 1);
-        if (found) return found;
-      }
-      if (segment === "") return undefined;
-      for (const edge of node.params) {
-        let captured: string[];
-        if (edge.pattern) {
-          const m = edge.pattern.exec(segment);
-          if (!m) continue;
-          captured = m.slice(1);
-        } else captured = [segment];
-        const depth = names.length;
-        edge.names.forEach((name, k) => {
-          names.push(name);
-          values.push(decode(captured[k] ?? ""));
-        });
-        const found = walk(edge.node, i + 1);
-        names.length = values.length = depth;
-        if (found) return found;
-      }
-      return undefined;
-    };
-    return walk(this.#root, 0);
+    let found: PathMatch<T> | undefined;
+    this.#walk(this.#root, segmentsOf(path), 0, [], (leaf, values) => {
+      if (!accept(leaf.value)) return false;
+      found = matchOf(leaf, values);
+      return true;
+    });
+    return found;
   }
 
-  *#walk(
-    node: TrieNode<T>,
-    segments: string[],
-    i: number,
-    params: Record<string, string>,
-  ): Generator<PathMatch<T>> {
+  /** Depth-first in precedence order; stops as soon as `visit` returns true. */
+  #walk(node: TrieNode<T>, segments: string[], i: number, values: string[], visit: Visit<T>) {
     if (i === segments.length) {
-      if (node.template !== undefined)
-        yield { template: node.template, value: node.value as T, params: { ...params } };
-      return;
+      for (const leaf of node.leaves) if (visit(leaf, values)) return true;
+      return false;
     }
     const segment = segments[i]!;
     const literal = node.literals.get(segment);
-    if (literal) yield* this.#walk(literal, segments, i + 1, params);
-    if (segment === "") return;
-    for (const edge of node.params) {
-      let values: string[];
-      if (edge.pattern) {
-        const m = edge.pattern.exec(segment);
-        if (!m) continue;
-        values = m.slice(1);
-      } else values = [segment];
-      const next = { ...params };
-      edge.names.forEach((name, k) => (next[name] = decode(values[k] ?? "")));
-      yield* this.#walk(edge.node, segments, i + 1, next);
+    if (literal && this.#walk(literal, segments, i + 1, values, visit)) return true;
+    if (segment === "") return false;
+    const depth = values.length;
+    for (const edge of node.patterns) {
+      const m = edge.pattern.exec(segment);
+      if (!m) continue;
+      for (let k = 1; k < m.length; k++) values.push(m[k] ?? "");
+      if (this.#walk(edge.node, segments, i + 1, values, visit)) return true;
+      values.length = depth;
     }
+    if (node.wildcard) {
+      values.push(segment);
+      if (this.#walk(node.wildcard, segments, i + 1, values, visit)) return true;
+      values.length = depth;
+    }
+    return false;
   }
+}
+
+function matchOf<T>(leaf: Leaf<T>, values: string[]): PathMatch<T> {
+  const params: Record<string, string> = {};
+  leaf.names.forEach((name, k) => (params[name] = decode(values[k] ?? "")));
+  return { template: leaf.template, value: leaf.value, params };
 }
 
 function namesOf(segment: string): string[] {
@@ -185,7 +176,7 @@ function namesOf(segment: string): string[] {
 function patternOf(segment: string): RegExp {
   const source = segment
     .split(/(\{[^{}]+\})/)
-    .map((part) => (/^\{[^{}]+\}$/.test(part) ? "([^/]+?)" : escapeRegExp(part)))
+    .map((part) => (WHOLE.test(part) ? "([^/]+?)" : escapeRegExp(part)))
     .join("");
   return new RegExp(`^${source}$`);
 }

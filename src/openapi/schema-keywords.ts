@@ -57,7 +57,8 @@ export function checkType(value: unknown, schema: Schema, path: string, state: S
 
 /** Checks string length and pattern. */
 export function checkString(value: string, schema: Schema, path: string, state: State): void {
-  const length = [...value].length;
+  // Code points, not UTF-16 units; without surrogates they are the same (and nothing is copied).
+  const length = /[\uD800-\uDFFF]/.test(value) ? [...value].length : value.length;
   if (typeof schema.minLength === "number" && length < schema.minLength)
     add(state, path, `must be at least ${schema.minLength} characters, got ${length}`);
   if (typeof schema.maxLength === "number" && length > schema.maxLength)

@@ -5,6 +5,7 @@
  * code in one step.
  */
 import type { OpenApiSpec } from "./open-api-spec";
+import { scalarCheck } from "./scalar-check";
 import { validateSchema } from "./schema-validator";
 import type { CompactOperation, JsonObject, ParameterObject } from "./types";
 
@@ -105,7 +106,9 @@ export function validateRequest(spec: OpenApiSpec, request: ApiRequest): Request
       continue;
     }
     if (param.schema === undefined) continue;
-    for (const p of validateSchema(coerce(value, param.resolved), param.schema, {
+    const coerced = coerce(value, param.resolved);
+    if (param.fastValid?.(coerced)) continue;
+    for (const p of validateSchema(coerced, param.schema, {
       resolve: (r) => spec.raw(r),
       at: `${param.in} parameter "${param.name}"`,
       maxProblems: 3,
@@ -185,6 +188,8 @@ interface ParamPlan {
   schema: unknown;
   /** `schema` with its refs followed (for coercion). */
   resolved: JsonObject | undefined;
+  /** True for values the schema certainly accepts (simple scalar schemas only). */
+  fastValid: ((value: unknown) => boolean) | undefined;
 }
 
 const plans = new WeakMap<CompactOperation, ParamPlan[]>();
@@ -204,13 +209,15 @@ function planOf(spec: OpenApiSpec, operation: CompactOperation): ParamPlan[] {
     const lowerName = param.name.toLowerCase();
     if (param.in === "header" && HOST_HEADERS.has(lowerName)) continue;
     const schema = param.schema ?? firstSchema(param.content);
+    const resolved = schema === undefined ? undefined : spec.deref<JsonObject | undefined>(schema);
     plan.push({
       name: param.name,
       lowerName,
       in: param.in,
       required: param.required === true,
       schema,
-      resolved: schema === undefined ? undefined : spec.deref<JsonObject | undefined>(schema),
+      resolved,
+      fastValid: scalarCheck(resolved),
     });
   }
   plans.set(operation, plan);

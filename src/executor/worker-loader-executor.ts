@@ -103,6 +103,11 @@ export class WorkerLoaderExecutor implements Executor {
     const bridge = new HostBridge(namespaces, limits.maxHostCalls);
     let timer: ReturnType<typeof setTimeout> | undefined;
     let onAbort: (() => void) | undefined;
+    // RPC stubs hold the sandbox isolate alive until they are disposed or garbage-collected;
+    // left to the GC, the isolate is torn down at some later moment, on this thread, in the
+    // middle of another run (measured: runs stalled by 50–100 ms every other call).
+    const stubs: unknown[] = [];
+    let finished = false;
     try {
       const worker = this.loader.load(
         sandboxWorkerCode(prepared.module, {
@@ -112,6 +117,7 @@ export class WorkerLoaderExecutor implements Executor {
         }),
       );
       const entry = worker.getEntrypoint() as unknown as SandboxEntrypoint;
+      stubs.push(entry, worker);
       const sandboxRequest: SandboxRequest = {
         namespaces: Object.fromEntries(
           Object.entries(namespaces).map(([ns, fns]) => [ns, Object.keys(fns)]),
@@ -128,7 +134,14 @@ export class WorkerLoaderExecutor implements Executor {
         onAbort = () => resolve("aborted");
         request.signal?.addEventListener("abort", onAbort, { once: true });
       });
-      const response = await Promise.race([entry.run(sandboxRequest, bridge), stop]);
+      const running = entry.run(sandboxRequest, bridge);
+      // The result of an RPC call is disposable too (it may carry stubs); one that arrives after
+      // a timeout is disposed on arrival.
+      void running.then(
+        (result) => (finished ? disposeQuietly(result) : stubs.push(result)),
+        () => {},
+      );
+      const response = await Promise.race([running, stop]);
       const common = { ...base, calls: bridge.calls, durationMs: Date.now() - started };
       if (response === "timeout") {
         return {
@@ -181,7 +194,21 @@ export class WorkerLoaderExecutor implements Executor {
       clearTimeout(timer);
       if (onAbort) request.signal?.removeEventListener("abort", onAbort);
       bridge.close();
+      finished = true;
+      for (const stub of stubs) disposeQuietly(stub);
     }
+  }
+}
+
+/** Calls `[Symbol.dispose]()` when there is one; a stub already gone is not an error. */
+function disposeQuietly(resource: unknown): void {
+  if (resource === null || typeof resource !== "object") return;
+  const dispose = (resource as { [Symbol.dispose]?: unknown })[Symbol.dispose];
+  if (typeof dispose !== "function") return;
+  try {
+    dispose.call(resource);
+  } catch {
+    // Disposed twice, or the isolate already failed: nothing left to free.
   }
 }
 

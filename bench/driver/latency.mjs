@@ -108,6 +108,23 @@ export async function searchLatency(base, { reps, programs = SEARCH_PROGRAMS.len
   }
 }
 
+/** Appends one round of samples to the ones collected so far (same job names). */
+function merge(into, round) {
+  for (const [name, s] of Object.entries(round)) {
+    const acc = into[name];
+    if (!acc) {
+      into[name] = s;
+      continue;
+    }
+    for (const side of SIDES) {
+      acc[side].push(...s[side]);
+      acc.errors[side] += s.errors[side];
+    }
+    acc.same &&= s.same;
+  }
+  return into;
+}
+
 /** The `perRequestMs` a {@link timedRequests} run returned, in µs (NaN when missing). */
 function perRequestUs(text) {
   const match = /"perRequestMs"\s*:\s*([\d.]+)/.exec(text);
@@ -139,8 +156,22 @@ export async function executeCost(base, { reps, log }) {
       code: timedRequests(500),
       measure: perRequestUs,
     };
-    Object.assign(samples, await sample(cs, [timed], reps * 3, () => {}));
+    // Ours without request validation rides along (same program, its own endpoint), so the
+    // report can show what validation costs per request next to the like-for-like figure.
+    const unvalidated = await connect("ours", `${base}/ours/openapi-unvalidated`);
+    const bare = [];
+    try {
+      for (let rep = 0; rep < reps * 3; rep++) {
+        merge(samples, await sample(cs, [timed], 1, () => {}));
+        const r = await unvalidated.call("execute", timed.code);
+        const us = r.ok ? perRequestUs(r.text) : Number.NaN;
+        if (Number.isFinite(us)) bare.push(us);
+      }
+    } finally {
+      await unvalidated.close();
+    }
     const rows = summarize(samples);
+    rows.unvalidated = { p50: round1(p50(bare)), n: bare.length };
     delete rows.all;
     rows.perRequest = {};
     for (const side of SIDES) {

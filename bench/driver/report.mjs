@@ -105,6 +105,14 @@ export function tableRows(r) {
         le(...inner),
       ),
     );
+    if (r.p4.unvalidated)
+      rows.push(
+        row(
+          "P4   same, ours with validateRequests: false (the anchor validates nothing)",
+          r.p4.unvalidated.p50,
+          inner[1],
+        ),
+      );
   }
   for (const w of (r.p5 ?? []).filter((x) => x.ours && x.anchor)) {
     const target = w.concurrency === 4 ? "ratio ≥ 10, 0 errors" : "";

@@ -67,19 +67,20 @@ export async function toApiResult(
  * @param secrets - strings that must never reach the sandbox
  */
 export function plainApiResult(response: ApiResponseInit, secrets: readonly string[]): ApiResult {
-  const live = secrets.filter((secret) => secret !== "");
-  const redact = redactor(live);
+  const live = secrets.length === 0 ? secrets : secrets.filter((secret) => secret !== "");
+  const redact = live.length === 0 ? undefined : redactor(live);
   // With no secrets configured there is nothing to redact: skip copying the whole body.
   const body =
     response.body === undefined
       ? null
-      : live.length === 0
+      : redact === undefined
         ? response.body
         : redactDeep(response.body, redact);
   const headers: Record<string, string> = {};
   if (response.headers)
     for (const [k, v] of Object.entries(response.headers))
-      if (!DROPPED_HEADERS.has(k.toLowerCase())) headers[k.toLowerCase()] = redact(String(v));
+      if (!DROPPED_HEADERS.has(k.toLowerCase()))
+        headers[k.toLowerCase()] = redact ? redact(String(v)) : String(v);
   return {
     status: response.status,
     ok: response.status >= 200 && response.status < 300,

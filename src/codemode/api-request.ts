@@ -154,7 +154,11 @@ export function apiRequester(options: ApiRequesterOptions) {
       if (replayed) return replayed;
     }
     const reply = options.handler(request, { operation, pathParams, signal, mcp: options.mcp });
-    const response = reply instanceof Promise ? await reply : reply;
+    // Awaited only when it is a promise (or any thenable): a plain answer skips a microtask hop.
+    const response: Response | ApiResponseInit =
+      typeof (reply as { then?: unknown }).then === "function"
+        ? await reply
+        : (reply as Response | ApiResponseInit);
     const result =
       response instanceof Response
         ? await toApiResult(response, options.secrets)

@@ -41,7 +41,6 @@ export interface ValidateSchemaOptions {
   /** Name of the root value in paths (default `"value"`). */
   at?: string;
 }
-
 const MAX_DEPTH = 64;
 
 /**
@@ -55,13 +54,8 @@ export function validateSchema(
   schema: unknown,
   options: ValidateSchemaOptions,
 ): SchemaProblem[] {
-  const state: State = {
-    resolve: options.resolve,
-    direction: options.direction,
-    at: options.at,
-    problems: [],
-    max: options.maxProblems ?? 10,
-  };
+  const { resolve, direction, maxProblems = 10 } = options; // no spread: runs per parameter
+  const state: State = { resolve, direction, problems: [], max: maxProblems };
   check(value, schema, options.at ?? "value", state, 0, undefined);
   return state.problems;
 }

@@ -10,11 +10,11 @@
  */
 import { execFile, spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { freePort } from "../../scripts/free-port.mjs";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const WRANGLER = fileURLToPath(
@@ -42,18 +42,6 @@ export async function buildBenchWorker() {
     { cwd: ROOT, env: WRANGLER_ENV, timeout: 120_000, maxBuffer: 16 * 2 ** 20 },
   );
   return { dir, remove: () => rmSync(root, { recursive: true, force: true }) };
-}
-
-/** @returns {Promise<number>} a TCP port free on 127.0.0.1 right now */
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
 }
 
 /**

@@ -56,6 +56,39 @@ export function deferredObject(
 const UNSET: unique symbol = Symbol("unset");
 
 /**
+ * Defines `key` on `target` as an enumerable accessor that computes its value once and calls
+ * `tick` on every read; assigning replaces it with a plain data property holding the new value.
+ * @param target - the object (or array) to define the property on
+ * @param key - the property name
+ * @param compute - produces the value on first read
+ * @param tick - called on every read (the sandbox's operation budget)
+ */
+export function lazyField(
+  target: object,
+  key: string,
+  compute: () => unknown,
+  tick?: () => void,
+): void {
+  let value: unknown = UNSET;
+  Object.defineProperty(target, key, {
+    enumerable: true,
+    configurable: true,
+    get: () => {
+      tick?.();
+      return value === UNSET ? (value = compute()) : value;
+    },
+    set: (next: unknown) => {
+      Object.defineProperty(target, key, {
+        value: next,
+        writable: true,
+        enumerable: true,
+        configurable: true,
+      });
+    },
+  });
+}
+
+/**
  * Creates lazy views of values of one document. Create one per run (views are mutable by the code
  * that reads them; a fresh resolver keeps one run's edits away from the next).
  */
@@ -198,25 +231,8 @@ export class LazyResolver {
   }
 
   #lazyRead(out: Node, key: string, read: () => unknown, ctx: Context | undefined): void {
-    let made: unknown = UNSET;
-    Object.defineProperty(out, key, {
-      enumerable: true,
-      configurable: true,
-      get: () => {
-        // Every read counts, not only the first: shared views can be traversed many times
-        // (serializing a spec walks the same schema once per place it is used).
-        this.#tick?.();
-        if (made === UNSET) made = this.#view(read(), ctx);
-        return made;
-      },
-      set: (next: unknown) => {
-        Object.defineProperty(out, key, {
-          value: next,
-          writable: true,
-          enumerable: true,
-          configurable: true,
-        });
-      },
-    });
+    // Every read counts, not only the first: shared views can be traversed many times
+    // (serializing a spec walks the same schema once per place it is used).
+    lazyField(out, key, () => this.#view(read(), ctx), this.#tick);
   }
 }

@@ -19,7 +19,7 @@
  * view); building and walking those was most of a search run (40–100 ms per run for the
  * Cloudflare spec in Node, measured; the plain index takes a fraction of that).
  */
-import { deferredObject, LazyResolver } from "./lazy-view";
+import { deferredObject, LazyResolver, lazyField } from "./lazy-view";
 import type { CompactSpec, JsonObject } from "./types";
 
 /** Operation fields kept in the header (small, and what searches filter on). */
@@ -171,28 +171,3 @@ export function openPackedSpec(bytes: Uint8Array, tick?: () => void): JsonObject
   lazyField(document, "components", () => resolver!.view(rawRoot["components"]), tick);
   return document;
 }
-/**
- * Defines `key` on `target` as an enumerable accessor that computes once and counts every read;
- * assigning replaces it with the assigned value.
- */
-function lazyField(target: JsonObject, key: string, compute: () => unknown, tick?: () => void) {
-  let value: unknown = UNSET;
-  Object.defineProperty(target, key, {
-    enumerable: true,
-    configurable: true,
-    get: () => {
-      tick?.();
-      return value === UNSET ? (value = compute()) : value;
-    },
-    set: (next: unknown) => {
-      Object.defineProperty(target, key, {
-        value: next,
-        writable: true,
-        enumerable: true,
-        configurable: true,
-      });
-    },
-  });
-}
-
-const UNSET: unique symbol = Symbol("unset");

@@ -4,7 +4,8 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { check, freePort } from "./server.mjs";
+import { freePort } from "../../scripts/free-port.mjs";
+import { check } from "./server.mjs";
 
 const dir = mkdtempSync(join(tmpdir(), "codemode-badconfig-"));
 const invalidSpec = join(dir, "broken.yaml");

@@ -6,7 +6,8 @@ import { existsSync } from "node:fs";
 import { createServer } from "node:http";
 import { fileURLToPath } from "node:url";
 import { text } from "./programs.mjs";
-import { check, freePort, withServer } from "./server.mjs";
+import { freePort } from "../../scripts/free-port.mjs";
+import { check, withServer } from "./server.mjs";
 
 const SPEC = fileURLToPath(
   new URL("../../../shared/specs/cloudflare-api-2024-08-06.json", import.meta.url),

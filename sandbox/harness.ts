@@ -12,6 +12,7 @@ import { createConsoleCapture, type ConsoleCapture } from "./console-capture";
 import { encodeValue, decodeValue, toWire } from "./codec";
 import type {
   HostBridgeApi,
+  HostReply,
   SandboxError,
   SandboxExtensionName,
   SandboxRequest,
@@ -148,7 +149,13 @@ function makeNamespace(
       const logs = capture.drain();
       const reply = await calls.track(
         label,
-        host.call(namespace, name, argsText, logs.length > 0 ? logs : undefined),
+        // Over RPC every call is a promise, whatever the host method returned.
+        host.call(
+          namespace,
+          name,
+          argsText,
+          logs.length > 0 ? logs : undefined,
+        ) as Promise<HostReply>,
       );
       if (typeof reply === "string") return decodeValue(reply);
       const error = new Error(reply.error.message);

@@ -73,11 +73,13 @@ export interface HostBridgeApi {
    * @param argsText - wire JSON of the argument array
    * @param logs - console lines captured since the previous call, delivered early so a run
    *   that later times out still reports what it printed
+   * @returns the reply; across RPC always a promise, on the host side a value when the host
+   *   function answered synchronously
    */
   call(
     namespace: string,
     name: string,
     argsText: string,
     logs: LogEntry[] | undefined,
-  ): Promise<HostReply>;
+  ): HostReply | Promise<HostReply>;
 }

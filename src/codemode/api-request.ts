@@ -91,18 +91,21 @@ export function normalizeApiRequest(input: unknown): ApiRequest {
     throw new RequestRefusedError(
       `codemode.request(): fill the path template ${String(path)} with real values (or pass them in \`params\`).`,
     );
-  const headers: Record<string, string> = {};
+  // Most requests carry no headers: no object or entries array is made for them.
+  let headers: Record<string, string> | undefined;
   const rawHeaders = raw["headers"];
-  for (const [key, value] of rawHeaders ? Object.entries(rawHeaders) : []) {
-    if (CREDENTIAL_HEADERS.has(key.toLowerCase()))
-      throw new RequestRefusedError(
-        `codemode.request(): do not set the "${key}" header; authentication is added by the host.`,
-      );
-    headers[key] = String(value);
+  if (rawHeaders) {
+    for (const [key, value] of Object.entries(rawHeaders)) {
+      if (CREDENTIAL_HEADERS.has(key.toLowerCase()))
+        throw new RequestRefusedError(
+          `codemode.request(): do not set the "${key}" header; authentication is added by the host.`,
+        );
+      (headers ??= {})[key] = String(value);
+    }
   }
   const request: ApiRequest = { method, path: path as string };
   if (raw["query"] !== undefined) request.query = raw["query"] as Record<string, unknown>;
-  if (Object.keys(headers).length > 0) request.headers = headers;
+  if (headers) request.headers = headers;
   if (raw["body"] !== undefined) request.body = raw["body"];
   if (raw["rawBody"] !== undefined) request.rawBody = raw["rawBody"];
   if (typeof raw["contentType"] === "string") request.contentType = raw["contentType"];
@@ -127,11 +130,41 @@ export interface ApiRequesterOptions {
 }
 
 /**
- * Builds the host function behind `codemode.request()` for one run.
+ * Builds the host function behind `codemode.request()` for one run. It answers synchronously
+ * when it can (no approval, a plain answer from the callback): this runs on every call, and a
+ * value needs no promise, no microtask hop and no wait by the RPC layer. Refusals throw.
  * @param options - spec, callback, validation and approval settings
  */
 export function apiRequester(options: ApiRequesterOptions) {
-  return async (input: unknown, signal: AbortSignal): Promise<ApiResult> => {
+  const finish = (response: Response | ApiResponseInit): ApiResult | Promise<ApiResult> =>
+    response instanceof Response
+      ? toApiResult(response, options.secrets)
+      : plainApiResult(response, options.secrets);
+  const send = (
+    request: ApiRequest,
+    operation: CompactOperation | undefined,
+    pathParams: Record<string, string>,
+    signal: AbortSignal,
+  ): ApiResult | Promise<ApiResult> => {
+    const reply = options.handler(request, { operation, pathParams, signal, mcp: options.mcp });
+    // Awaited only when it is a promise (or any thenable): a plain answer stays synchronous.
+    return typeof (reply as { then?: unknown }).then === "function"
+      ? Promise.resolve(reply).then(finish)
+      : finish(reply as Response | ApiResponseInit);
+  };
+  const approved = async (
+    request: ApiRequest,
+    operation: CompactOperation | undefined,
+    pathParams: Record<string, string>,
+    signal: AbortSignal,
+  ): Promise<ApiResult> => {
+    const replayed = await options.approve!(request, operation);
+    if (replayed) return replayed;
+    const result = await send(request, operation, pathParams, signal);
+    options.onApprovedSent?.(request, result);
+    return result;
+  };
+  return (input: unknown, signal: AbortSignal): ApiResult | Promise<ApiResult> => {
     const request = normalizeApiRequest(input);
     let operation: CompactOperation | undefined;
     let pathParams: Record<string, string> = {};
@@ -147,24 +180,9 @@ export function apiRequester(options: ApiRequesterOptions) {
         pathParams = match.params;
       }
     }
-    const approval =
-      options.approve !== undefined && options.needsApproval?.(request, operation) === true;
-    if (approval) {
-      const replayed = await options.approve!(request, operation);
-      if (replayed) return replayed;
-    }
-    const reply = options.handler(request, { operation, pathParams, signal, mcp: options.mcp });
-    // Awaited only when it is a promise (or any thenable): a plain answer skips a microtask hop.
-    const response: Response | ApiResponseInit =
-      typeof (reply as { then?: unknown }).then === "function"
-        ? await reply
-        : (reply as Response | ApiResponseInit);
-    const result =
-      response instanceof Response
-        ? await toApiResult(response, options.secrets)
-        : plainApiResult(response, options.secrets);
-    if (approval) options.onApprovedSent?.(request, result);
-    return result;
+    if (options.approve !== undefined && options.needsApproval?.(request, operation) === true)
+      return approved(request, operation, pathParams, signal);
+    return send(request, operation, pathParams, signal);
   };
 }
 

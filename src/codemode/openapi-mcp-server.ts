@@ -154,7 +154,7 @@ export function openApiMcpServer(
             : {}),
         });
         const namespaces: HostNamespaces = {
-          codemode: { request: ([input], call) => request(input, call.signal), declaration },
+          codemode: { request: (args, call) => request(args[0], call.signal), declaration },
         };
         // A push approval waits for a person inside the run: unless the operator chose a timeout,
         // give the run as long as the question may stay open.

@@ -27,44 +27,50 @@ export class HostBridge extends RpcTarget implements HostBridgeApi {
     super();
   }
 
-  /** Handles one call from the sandbox. Never throws: failures are replies. */
-  async call(
+  /**
+   * Handles one call from the sandbox. Never throws: failures are replies. Not `async`: a host
+   * function that answers synchronously gets its reply encoded at once, without a promise.
+   */
+  call(
     namespace: string,
     name: string,
     argsText: string,
     logs: LogEntry[] | undefined,
-  ): Promise<HostReply> {
+  ): HostReply | Promise<HostReply> {
     if (Array.isArray(logs)) this.logs.push(...logs);
-    const label = `${namespace}.${name}`;
     if (this.controller.signal.aborted)
-      return fail("Error", `${label}() was called after the run ended.`);
+      return fail("Error", `${namespace}.${name}() was called after the run ended.`);
     if (this.calls >= this.maxHostCalls) {
-      this.limitHit = `Host call limit of ${this.maxHostCalls} reached at ${label}(): batch the work into fewer calls or ask the host for a larger maxHostCalls.`;
+      this.limitHit = `Host call limit of ${this.maxHostCalls} reached at ${namespace}.${name}(): batch the work into fewer calls or ask the host for a larger maxHostCalls.`;
       return fail("LimitError", this.limitHit);
     }
-    const fn = Object.hasOwn(this.namespaces, namespace)
-      ? this.namespaces[namespace]?.[name]
-      : undefined;
-    if (typeof fn !== "function" || !Object.hasOwn(this.namespaces[namespace]!, name)) {
-      return fail("TypeError", `${label} is not a function.`);
-    }
+    const fns = Object.hasOwn(this.namespaces, namespace) ? this.namespaces[namespace] : undefined;
+    const fn = fns && Object.hasOwn(fns, name) ? fns[name] : undefined;
+    if (typeof fn !== "function")
+      return fail("TypeError", `${namespace}.${name} is not a function.`);
     this.calls++;
     let args: unknown;
     try {
       args = decodeValue(argsText);
     } catch {
-      return fail("TypeError", `${label}() received arguments that could not be decoded.`);
+      return fail(
+        "TypeError",
+        `${namespace}.${name}() received arguments that could not be decoded.`,
+      );
     }
     try {
-      const value = await fn(Array.isArray(args) ? args : [args], {
+      const value = fn(Array.isArray(args) ? args : [args], {
         namespace,
         name,
         signal: this.controller.signal,
       });
-      return encodeValue(value);
+      if (typeof (value as { then?: unknown } | null)?.then !== "function")
+        return encodeValue(value);
+      return Promise.resolve(value).then(encodeValue, (error: unknown) =>
+        failure(error, namespace, name),
+      );
     } catch (error) {
-      if (error instanceof Error) return fail(error.name || "Error", error.message);
-      return fail("Error", `${label}() failed: ${String(error)}`);
+      return failure(error, namespace, name);
     }
   }
 
@@ -72,6 +78,11 @@ export class HostBridge extends RpcTarget implements HostBridgeApi {
   close(): void {
     this.controller.abort(new Error("The run ended."));
   }
+}
+
+function failure(error: unknown, namespace: string, name: string): HostReply {
+  if (error instanceof Error) return fail(error.name || "Error", error.message);
+  return fail("Error", `${namespace}.${name}() failed: ${String(error)}`);
 }
 
 function fail(name: string, message: string): HostReply {

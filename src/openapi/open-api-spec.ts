@@ -151,15 +151,23 @@ export class OpenApiSpec {
    */
   matchOperation(method: string, path: string): OperationMatch {
     const wanted = method.toLowerCase() as HttpMethod;
-    const bare = path.split("?", 1)[0]!.split("#", 1)[0]!;
+    // Every `codemode.request()` comes through here: no allocation unless there is a query,
+    // fragment or base path to strip.
+    const q = path.indexOf("?");
+    const h = path.indexOf("#");
+    const cut = q < 0 ? h : h < 0 ? q : Math.min(q, h);
+    const bare = cut < 0 ? path : path.slice(0, cut);
     const base = this.#base();
+    const accept = (methods: Map<HttpMethod, CompactOperation>) => methods.has(wanted);
+    const found = this.#matcher().find(bare, accept);
+    if (found) return { kind: "found", operation: found.value.get(wanted)!, params: found.params };
     const candidates = [bare];
-    if (base && (bare === base || bare.startsWith(base + "/")))
-      candidates.push(bare.slice(base.length) || "/");
-    for (const candidate of candidates) {
-      const found = this.#matcher().find(candidate, (methods) => methods.has(wanted));
-      if (found)
-        return { kind: "found", operation: found.value.get(wanted)!, params: found.params };
+    if (base && (bare === base || bare.startsWith(base + "/"))) {
+      const stripped = bare.slice(base.length) || "/";
+      candidates.push(stripped);
+      const again = this.#matcher().find(stripped, accept);
+      if (again)
+        return { kind: "found", operation: again.value.get(wanted)!, params: again.params };
     }
     // Nothing serves this method: walk again for the error (rare, so it may be slower).
     let first: { template: string; allowed: HttpMethod[] } | undefined;

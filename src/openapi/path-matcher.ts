@@ -50,10 +50,18 @@ const newNode = <T>(): TrieNode<T> => ({ literals: new Map(), patterns: [], leav
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const WHOLE = /^\{[^{}]+\}$/;
 
-/** Splits a path into segments, ignoring one trailing slash. */
-function segmentsOf(path: string): string[] {
+/**
+ * Splits a path at its slashes, ignoring one trailing slash. The segments start at index 1 (index
+ * 0 is what precedes the leading slash): lookups walk from 1 instead of copying the array.
+ */
+function splitPath(path: string): string[] {
   const trimmed = path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
-  return trimmed.split("/").slice(1);
+  return trimmed.split("/");
+}
+
+/** The segments of a path (see {@link splitPath}). */
+function segmentsOf(path: string): string[] {
+  return splitPath(path).slice(1);
 }
 
 function decode(segment: string): string {
@@ -105,7 +113,7 @@ export class PathMatcher<T> {
    */
   *matchAll(path: string): Generator<PathMatch<T>> {
     const all: PathMatch<T>[] = [];
-    this.#walk(this.#root, segmentsOf(path), 0, [], (leaf, values) => {
+    this.#walk(this.#root, splitPath(path), 1, [], (leaf, values) => {
       all.push(matchOf(leaf, values));
       return false;
     });
@@ -128,7 +136,7 @@ export class PathMatcher<T> {
    */
   find(path: string, accept: (value: T) => boolean): PathMatch<T> | undefined {
     let found: PathMatch<T> | undefined;
-    this.#walk(this.#root, segmentsOf(path), 0, [], (leaf, values) => {
+    this.#walk(this.#root, splitPath(path), 1, [], (leaf, values) => {
       if (!accept(leaf.value)) return false;
       found = matchOf(leaf, values);
       return true;
@@ -165,7 +173,7 @@ export class PathMatcher<T> {
 
 function matchOf<T>(leaf: Leaf<T>, values: string[]): PathMatch<T> {
   const params: Record<string, string> = {};
-  leaf.names.forEach((name, k) => (params[name] = decode(values[k] ?? "")));
+  for (let k = 0; k < leaf.names.length; k++) params[leaf.names[k]!] = decode(values[k] ?? "");
   return { template: leaf.template, value: leaf.value, params };
 }
 

@@ -60,7 +60,11 @@ const HOST_HEADERS = new Set([
  */
 export function validateRequest(spec: OpenApiSpec, request: ApiRequest): RequestValidation {
   const method = String(request.method ?? "").toUpperCase();
-  const [rawPath = "", queryString] = String(request.path ?? "").split("?", 2);
+  const fullPath = String(request.path ?? "");
+  // Split only when there is a query string: this runs on every `codemode.request()`.
+  const mark = fullPath.indexOf("?");
+  const rawPath = mark < 0 ? fullPath : fullPath.slice(0, mark);
+  const queryString = mark < 0 ? undefined : fullPath.slice(mark + 1).split("?", 1)[0];
   const match = spec.matchOperation(method, rawPath);
   if (match.kind === "unknown_path") {
     const hint =
@@ -86,7 +90,10 @@ export function validateRequest(spec: OpenApiSpec, request: ApiRequest): Request
   // Query and headers are read only when the operation declares such parameters.
   let query: Record<string, unknown> | undefined;
   let headers: Map<string, string> | undefined;
-  for (const param of planOf(spec, operation)) {
+  const plan = planOf(spec, operation);
+  // Without query or headers in the request, only path and required parameters can say anything.
+  const given = request.query !== undefined || queryString || request.headers !== undefined;
+  for (const param of given ? plan.all : plan.minimal) {
     let value: unknown;
     if (param.in === "path") value = params[param.name];
     else if (param.in === "query") {
@@ -106,7 +113,7 @@ export function validateRequest(spec: OpenApiSpec, request: ApiRequest): Request
       continue;
     }
     if (param.schema === undefined) continue;
-    const coerced = coerce(value, param.resolved);
+    const coerced = coerce(value, param.coerce);
     if (param.fastValid?.(coerced)) continue;
     for (const p of validateSchema(coerced, param.schema, {
       resolve: (r) => spec.raw(r),
@@ -116,7 +123,8 @@ export function validateRequest(spec: OpenApiSpec, request: ApiRequest): Request
       problems.push(`${p.path}: ${p.message}`);
     }
   }
-  checkBody(spec, operation, request, problems);
+  if (request.body !== undefined || request.rawBody !== undefined || plan.bodyRequired)
+    checkBody(spec, operation, request, problems);
   if (problems.length === 0) return { ok: true, operation, pathParams: params };
   const name = operation.operationId ? ` (${operation.operationId})` : "";
   const list = problems.map((p) => `- ${p}`).join("\n");
@@ -190,18 +198,37 @@ interface ParamPlan {
   resolved: JsonObject | undefined;
   /** True for values the schema certainly accepts (simple scalar schemas only). */
   fastValid: ((value: unknown) => boolean) | undefined;
+  /** How a text value is read for the schema (see {@link coerce}). */
+  coerce: Coercion;
 }
 
-const plans = new WeakMap<CompactOperation, ParamPlan[]>();
+/** What text values become before validation: numbers, booleans, comma-separated arrays. */
+interface Coercion {
+  number: boolean;
+  boolean: boolean;
+  array: boolean;
+}
+
+/** Everything validation needs about one operation, built on its first request. */
+interface OperationPlan {
+  /** Every checkable parameter, in spec order. */
+  all: ParamPlan[];
+  /** Path and required parameters only, in spec order: a request with no query or headers. */
+  minimal: ParamPlan[];
+  /** Whether the operation requires a body (so a request without one must be checked). */
+  bodyRequired: boolean;
+}
+
+const plans = new WeakMap<CompactOperation, OperationPlan>();
 
 /**
  * The checkable parameters of an operation (refs followed, host-added credential headers and
  * cookie parameters left out), cached: every `codemode.request()` validates against one.
  */
-function planOf(spec: OpenApiSpec, operation: CompactOperation): ParamPlan[] {
-  let plan = plans.get(operation);
-  if (plan) return plan;
-  plan = [];
+function planOf(spec: OpenApiSpec, operation: CompactOperation): OperationPlan {
+  const cached = plans.get(operation);
+  if (cached) return cached;
+  const all: ParamPlan[] = [];
   for (const entry of operation.parameters ?? []) {
     const param = spec.deref<ParameterObject>(entry);
     if (!param || typeof param !== "object" || typeof param.name !== "string") continue;
@@ -210,7 +237,7 @@ function planOf(spec: OpenApiSpec, operation: CompactOperation): ParamPlan[] {
     if (param.in === "header" && HOST_HEADERS.has(lowerName)) continue;
     const schema = param.schema ?? firstSchema(param.content);
     const resolved = schema === undefined ? undefined : spec.deref<JsonObject | undefined>(schema);
-    plan.push({
+    all.push({
       name: param.name,
       lowerName,
       in: param.in,
@@ -218,24 +245,35 @@ function planOf(spec: OpenApiSpec, operation: CompactOperation): ParamPlan[] {
       schema,
       resolved,
       fastValid: scalarCheck(resolved),
+      coerce: coercionOf(resolved),
     });
   }
+  const body = spec.deref<JsonObject | undefined>(operation.requestBody);
+  const plan: OperationPlan = {
+    all,
+    minimal: all.filter((p) => p.in === "path" || p.required),
+    bodyRequired: !!body && typeof body === "object" && body.required === true,
+  };
   plans.set(operation, plan);
   return plan;
 }
 
+function coercionOf(s: JsonObject | undefined): Coercion {
+  const types: unknown[] =
+    !s || typeof s !== "object" ? [] : Array.isArray(s.type) ? s.type : [s.type];
+  return {
+    number: types.includes("integer") || types.includes("number"),
+    boolean: types.includes("boolean"),
+    array: types.includes("array"),
+  };
+}
+
 /** Path, query and header values travel as text: read "42" as 42 when the schema wants a number. */
-function coerce(value: unknown, s: JsonObject | undefined): unknown {
-  if (typeof value !== "string" || !s || typeof s !== "object") return value;
-  const types = Array.isArray(s.type) ? s.type : [s.type];
-  if (
-    (types.includes("integer") || types.includes("number")) &&
-    value.trim() !== "" &&
-    !Number.isNaN(Number(value))
-  )
-    return Number(value);
-  if (types.includes("boolean") && (value === "true" || value === "false")) return value === "true";
-  if (types.includes("array")) return value.split(",");
+function coerce(value: unknown, c: Coercion): unknown {
+  if (typeof value !== "string") return value;
+  if (c.number && value.trim() !== "" && !Number.isNaN(Number(value))) return Number(value);
+  if (c.boolean && (value === "true" || value === "false")) return value === "true";
+  if (c.array) return value.split(",");
   return value;
 }
 

@@ -113,4 +113,20 @@ describe("validateRequest against the Cloudflare spec", () => {
     const result = validateRequest(spec, { method: op.method, path, body: undefined });
     expect(refused(result)).toMatch(/missing required query parameter/);
   });
+
+  it("reads query parameters from a query string in the path", () => {
+    const path = `/zones/${ZONE}/dns_records`;
+    expect(validateRequest(spec, { method: "GET", path: `${path}?type=A&page=2` }).ok).toBe(true);
+    expect(refused(validateRequest(spec, { method: "GET", path: `${path}?type=NOPE` }))).toContain(
+      `query parameter "type": must be one of`,
+    );
+  });
+
+  it("checks path parameters of a request with no query or headers", () => {
+    const result = validateRequest(spec, {
+      method: "GET",
+      path: `/zones/${ZONE}${ZONE}/dns_records`,
+    });
+    expect(refused(result)).toContain(`path parameter "zone_id"`);
+  });
 });

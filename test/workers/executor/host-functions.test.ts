@@ -95,7 +95,7 @@ describe("host functions", () => {
       },
     });
   });
-  it("rejects calls still pending when the run ends, and aborts them on the host", async () => {
+  it("aborts on the host a call still pending when the run ends", async () => {
     let observedAbort: Promise<boolean> | undefined;
     const slow: HostNamespaces = {
       codemode: {
@@ -115,6 +115,17 @@ describe("host functions", () => {
     // The slow call reached the host (calls are delivered in order) and was aborted at the end.
     expect(outcome).toMatchObject({ status: "ok", result: "done without awaiting", calls: 2 });
     expect(await observedAbort).toBe(true);
+  });
+  it("refuses a call made after the run ended: it never reaches the host", async () => {
+    let late = 0;
+    const counting: HostNamespaces = { codemode: { late: () => ++late } };
+    const outcome = await executor.execute({
+      code: "setTimeout(() => codemode.late().catch(() => {}), 20); return 'returned first'",
+      namespaces: counting,
+    });
+    expect(outcome).toMatchObject({ status: "ok", result: "returned first", calls: 0 });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(late).toBe(0);
   });
   it("refuses invalid namespace names as an outcome, not an exception", async () => {
     const outcome = await executor.execute({ code: "1", namespaces: { "not valid": {} } });

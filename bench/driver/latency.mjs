@@ -31,7 +31,7 @@ function parsed(text) {
 /**
  * Samples every job `reps` times on both sides, interleaved.
  * @param {Record<string, Awaited<ReturnType<typeof connect>>>} cs
- * @param {{ name: string, tool: string, code: string, measure?: (text: string) => number }[]} jobs
+ * @param {{ name: string, tool: string, code: string }[]} jobs
  * @param {number} reps
  * @param {(line: string) => void} log
  */
@@ -45,7 +45,7 @@ async function sample(cs, jobs, reps, log) {
       const answers = {};
       for (const side of order(i++)) {
         const r = await cs[side].call(job.tool, job.code);
-        const ms = r.ok ? (job.measure ? job.measure(r.text) : r.ms) : Number.NaN;
+        const ms = r.ok ? r.ms : Number.NaN;
         if (Number.isFinite(ms)) out[job.name][side].push(ms);
         else out[job.name].errors[side]++;
         answers[side] = parsed(r.text);
@@ -64,12 +64,14 @@ function summarize(samples) {
       ours: {
         p50: round1(p50(s.ours)),
         p95: round1(p95(s.ours)),
+        min: round1(Math.min(...s.ours)),
         n: s.ours.length,
         errors: s.errors.ours,
       },
       anchor: {
         p50: round1(p50(s.anchor)),
         p95: round1(p95(s.anchor)),
+        min: round1(Math.min(...s.anchor)),
         n: s.anchor.length,
         errors: s.errors.anchor,
       },
@@ -108,27 +110,59 @@ export async function searchLatency(base, { reps, programs = SEARCH_PROGRAMS.len
   }
 }
 
-/** Appends one round of samples to the ones collected so far (same job names). */
-function merge(into, round) {
-  for (const [name, s] of Object.entries(round)) {
-    const acc = into[name];
-    if (!acc) {
-      into[name] = s;
-      continue;
-    }
-    for (const side of SIDES) {
-      acc[side].push(...s[side]);
-      acc.errors[side] += s.errors[side];
-    }
-    acc.same &&= s.same;
-  }
-  return into;
-}
+/** Requests per in-sandbox timing (under ours' default limit of 1,000 host calls per run). */
+const TIMED_REQUESTS = 500;
 
 /** The `perRequestMs` a {@link timedRequests} run returned, in µs (NaN when missing). */
 function perRequestUs(text) {
   const match = /"perRequestMs"\s*:\s*([\d.]+)/.exec(text);
   return match ? Number(match[1]) * 1000 : Number.NaN;
+}
+
+/**
+ * The in-sandbox per-request samples, each taken right after an untimed run of the same program
+ * on the same side. Why: an execute leaves garbage in the host isolate (the anchor builds its
+ * whole 4 MB spec into every execute's source), and the host's next major GC lands in whichever
+ * run comes next. Interleaved A/B charged that pause to the other side half the time: the anchor
+ * measured ~40 µs when it followed ours and ~95 µs when it followed itself, and ours was slowed
+ * after the anchor's runs. After a run of its own, each side pays for its own garbage, as a
+ * server doing only this work would. The order of the sides still alternates per round.
+ * Each round also samples ours without validation and the platform floor (`/floor`: the same
+ * loop against a host answering a constant, no code mode on either side), likewise warmed.
+ * @param {string} base
+ * @param {Record<string, Awaited<ReturnType<typeof connect>>>} cs - ours, anchor, unvalidated
+ * @param {number} rounds
+ * @param {{ unvalidated: number[], floor: number[] }} extra - receives those samples (µs)
+ */
+async function steadySamples(base, cs, rounds, extra) {
+  const out = { ours: [], anchor: [], errors: { ours: 0, anchor: 0 }, same: true };
+  const code = timedRequests(TIMED_REQUESTS);
+  const twice = async (run) => (await run(), run());
+  const timed = async (client) => {
+    const r = await twice(() => client.call("execute", code));
+    return r.ok ? perRequestUs(r.text) : Number.NaN;
+  };
+  const floor = async () => {
+    const text = await twice(async () => {
+      const response = await fetch(`${base}/floor?n=${TIMED_REQUESTS}`, {
+        signal: AbortSignal.timeout(60_000),
+      });
+      return response.text();
+    });
+    return perRequestUs(text);
+  };
+  for (let round = 0; round < rounds; round++) {
+    for (const side of order(round)) {
+      const us = await timed(cs[side]);
+      if (Number.isFinite(us)) out[side].push(us);
+      else out.errors[side]++;
+    }
+    const bare = await timed(cs.unvalidated);
+    if (Number.isFinite(bare)) extra.unvalidated.push(bare);
+    const platform = await floor().catch(() => Number.NaN);
+    if (Number.isFinite(platform)) extra.floor.push(platform);
+  }
+  return out;
 }
 
 /**
@@ -148,30 +182,20 @@ export async function executeCost(base, { reps, log }) {
     ];
     await sample(cs, jobs, 1, () => log("  warm-up done"));
     const samples = await sample(cs, jobs, reps, log);
-    // The in-sandbox timing swings run to run on a shared machine (a stall of a few tens of ms
-    // in one run moves its average a lot): three times the samples, interleaved, for its median.
-    const timed = {
-      name: "timed-500",
-      tool: "execute",
-      code: timedRequests(500),
-      measure: perRequestUs,
-    };
     // Ours without request validation rides along (same program, its own endpoint), so the
     // report can show what validation costs per request next to the like-for-like figure.
     const unvalidated = await connect("ours", `${base}/ours/openapi-unvalidated`);
-    const bare = [];
+    const extra = { unvalidated: [], floor: [] };
     try {
-      for (let rep = 0; rep < reps * 3; rep++) {
-        merge(samples, await sample(cs, [timed], 1, () => {}));
-        const r = await unvalidated.call("execute", timed.code);
-        const us = r.ok ? perRequestUs(r.text) : Number.NaN;
-        if (Number.isFinite(us)) bare.push(us);
-      }
+      samples["timed-500"] = await steadySamples(base, { ...cs, unvalidated }, reps * 3, extra);
     } finally {
       await unvalidated.close();
     }
     const rows = summarize(samples);
-    rows.unvalidated = { p50: round1(p50(bare)), n: bare.length };
+    for (const key of /** @type {const} */ (["unvalidated", "floor"])) {
+      const xs = extra[key];
+      rows[key] = { p50: round1(p50(xs)), min: round1(Math.min(...xs)), n: xs.length };
+    }
     delete rows.all;
     rows.perRequest = {};
     for (const side of SIDES) {

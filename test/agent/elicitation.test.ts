@@ -118,3 +118,16 @@ describe("push elicitation (URL mode)", () => {
     await client.close();
   });
 });
+
+describe("SDK v2 tools asking through ctx.mcpReq.elicitInput", () => {
+  it("the question reaches the client on the tool call's stream and the answer comes back", async () => {
+    const connected = await connectClient("/v2", { capabilities: { elicitation: { form: {} } } });
+    connected.client.setRequestHandler(ElicitRequestSchema, async () => ({
+      action: "accept",
+      content: { name: "Ada" },
+    }));
+    const result = await connected.client.callTool({ name: "ask", arguments: {} });
+    expect(text(result)).toBe("hello Ada");
+    await connected.client.close();
+  });
+});

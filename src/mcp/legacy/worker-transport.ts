@@ -19,6 +19,7 @@ import {
   withSessionVersion,
   type JsonRpcMessage,
 } from "./initialize-record";
+import { relateServerRequests } from "./related-requests";
 import { watchSseResponse } from "./sse-close-watcher";
 import { useWorkerSafeValidator } from "./worker-safe-validator";
 
@@ -189,6 +190,7 @@ export class WorkerTransport {
       },
     });
     await (this.#server as { connect(t: unknown): Promise<void> }).connect(transport);
+    if (this.#options.enableJsonResponse !== true) relateServerRequests(transport as never);
     // Set after connect: the server installs its own onerror chain on the transport.
     const serverOnError = transport.onerror;
     // oxlint-disable-next-line unicorn/prefer-add-event-listener -- the SDK transport has only this callback

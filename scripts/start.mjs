@@ -129,6 +129,26 @@ const checked = readConfig(
 if (!checked.ok) fail(formatProblems(checked.problems));
 for (const warning of checked.config.warnings) console.warn(`npm start: note: ${warning}`);
 
+/**
+ * One line of the env file wrangler reads (dotenv rules): single quotes keep a value literal, so
+ * JSON such as `UPSTREAM_MCP_AUTH={"github":"Bearer …"}` arrives intact (inside double quotes
+ * dotenv keeps the backslashes of `\"`, and the Worker saw invalid JSON).
+ * @param {string} key
+ * @param {string} value
+ */
+function envLine(key, value) {
+  if (!value.includes("\n")) {
+    for (const quote of ["'", "`"])
+      if (!value.includes(quote)) return `${key}=${quote}${value}${quote}`;
+  }
+  // Double quotes expand \n; they cannot carry a double quote (dotenv leaves its backslash).
+  if (!value.includes('"')) return `${key}="${value.replaceAll("\n", "\\n")}"`;
+  console.error(
+    `npm start: ${key} mixes quote characters (' \` ") with a newline, or all three: wrangler's env file cannot carry that value. Write it without one of them.`,
+  );
+  process.exit(1);
+}
+
 const args = [join(ROOT, "node_modules/wrangler/bin/wrangler.js"), "dev"];
 if (entry) args.push(entry);
 // PERSIST_TO gives a run its own local data (the e2e scripts use a fresh folder each).
@@ -141,7 +161,7 @@ if (Object.keys(settings).length > 0) {
   writeFileSync(
     envFile,
     Object.entries(settings)
-      .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+      .map(([k, v]) => envLine(k, v))
       .join("\n") + "\n",
     {
       mode: 0o600,
@@ -154,8 +174,17 @@ const what =
   checked.config.api.kind === "demo"
     ? "the offline demo API"
     : `${new URL(checked.config.api.baseUrl).origin}`;
+// Origins only: a URL's path or query may carry a token.
+const wrapped =
+  checked.config.upstream.kind === "demo"
+    ? "the demo upstream"
+    : checked.config.upstream.servers
+        .map((/** @type {{ name: string, url: string }} */ s) =>
+          s.name ? `${s.name} (${new URL(s.url).origin})` : new URL(s.url).origin,
+        )
+        .join(", ");
 console.log(
-  `npm start: /mcp serves spec "${checked.config.specName}" → ${what}; /mcp/code wraps ${checked.config.upstream.kind === "demo" ? "the demo upstream" : new URL(checked.config.upstream.url).origin}.`,
+  `npm start: /mcp serves spec "${checked.config.specName}" → ${what}; /mcp/code wraps ${wrapped}.`,
 );
 
 const child = spawn(process.execPath, args, {

@@ -11,7 +11,13 @@ import type { ServerContext } from "@modelcontextprotocol/server";
 import type { OpenApiSpec } from "../openapi/open-api-spec";
 import type { CompactOperation } from "../openapi/types";
 import { validateRequest, type ApiRequest } from "../openapi/validate-request";
-import { plainApiResult, toApiResult, type ApiResponseInit, type ApiResult } from "./api-response";
+import {
+  plainApiResult,
+  redactError,
+  toApiResult,
+  type ApiResponseInit,
+  type ApiResult,
+} from "./api-response";
 
 export type { ApiRequest };
 
@@ -140,17 +146,29 @@ export function apiRequester(options: ApiRequesterOptions) {
     response instanceof Response
       ? toApiResult(response, options.secrets)
       : plainApiResult(response, options.secrets);
+  // What the callback throws enters the sandbox as an exception: never with a secret in it.
+  const refuse = (error: unknown): never => {
+    throw redactError(error, options.secrets);
+  };
+  // A `Response` is read asynchronously; reading its body may fail too.
+  const settleSync = (result: ApiResult | Promise<ApiResult>) =>
+    result instanceof Promise ? result.catch(refuse) : result;
   const send = (
     request: ApiRequest,
     operation: CompactOperation | undefined,
     pathParams: Record<string, string>,
     signal: AbortSignal,
   ): ApiResult | Promise<ApiResult> => {
-    const reply = options.handler(request, { operation, pathParams, signal, mcp: options.mcp });
+    let reply: ReturnType<ApiRequestHandler>;
+    try {
+      reply = options.handler(request, { operation, pathParams, signal, mcp: options.mcp });
+    } catch (error) {
+      return refuse(error);
+    }
     // Awaited only when it is a promise (or any thenable): a plain answer stays synchronous.
     return typeof (reply as { then?: unknown }).then === "function"
-      ? Promise.resolve(reply).then(finish)
-      : finish(reply as Response | ApiResponseInit);
+      ? Promise.resolve(reply).then(finish).catch(refuse)
+      : settleSync(finish(reply as Response | ApiResponseInit));
   };
   const approved = async (
     request: ApiRequest,

@@ -89,8 +89,35 @@ export function plainApiResult(response: ApiResponseInit, secrets: readonly stri
   };
 }
 
+/**
+ * A copy of a JSON-like value with every configured secret in its strings (keys included)
+ * replaced by `[REDACTED]`; the value itself when no secret is configured.
+ * @param value - e.g. the spec shipped to the sandbox
+ * @param secrets - strings that must never reach the sandbox
+ */
+export function redactValue<T>(value: T, secrets: readonly string[]): T {
+  const live = secrets.filter((secret) => secret !== "");
+  return live.length === 0 ? value : (redactDeep(value, redactor(live)) as T);
+}
+
+/**
+ * An error fit to enter the sandbox: same name, configured secrets replaced in its message (a
+ * failing request callback may quote a URL with a key, or an upstream message echoing a token).
+ * @param error - what the host callback threw
+ * @param secrets - strings that must never reach the sandbox
+ */
+export function redactError(error: unknown, secrets: readonly string[]): Error {
+  const live = secrets.filter((secret) => secret !== "");
+  const original = error instanceof Error ? error : new Error(String(error));
+  if (live.length === 0) return original;
+  const redact = redactor(live);
+  const safe = new Error(redact(original.message));
+  safe.name = redact(original.name);
+  return safe;
+}
+
 /** Replaces every configured secret in a text with `[REDACTED]`. */
-function redactor(secrets: readonly string[]): (text: string) => string {
+export function redactor(secrets: readonly string[]): (text: string) => string {
   const live = secrets.filter((secret) => secret !== "");
   return (text) => live.reduce((out, secret) => out.split(secret).join("[REDACTED]"), text);
 }
@@ -99,7 +126,9 @@ function redactDeep(value: unknown, redact: (text: string) => string): unknown {
   if (typeof value === "string") return redact(value);
   if (Array.isArray(value)) return value.map((v) => redactDeep(v, redact));
   if (value && typeof value === "object" && !(value instanceof Uint8Array)) {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactDeep(v, redact)]));
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [redact(k), redactDeep(v, redact)]),
+    );
   }
   return value;
 }

@@ -29,7 +29,8 @@ import {
   type ApprovalCheck,
 } from "./api-request";
 import { APPROVAL_TIMEOUT_MS, approvalFlow } from "./approval-flow";
-import { outcomeToToolResult } from "./outcome-result";
+import { redactValue } from "./api-response";
+import { outcomeToToolResult, redactToolResult } from "./outcome-result";
 import { executeDescription, searchDescription } from "./openapi-tool-descriptions";
 
 /** Options of {@link openApiMcpServer}. */
@@ -82,6 +83,7 @@ export function openApiMcpServer(
   const declarations = new SpecDeclarations(spec.compact);
   const declared = new Map<string, string>();
   let specData: string | Uint8Array | undefined;
+  const secrets = options.secrets ?? [];
   const needsApproval: ApprovalCheck | undefined =
     options.approval === true
       ? nonReadRequests
@@ -120,7 +122,12 @@ export function openApiMcpServer(
       { description: searchText, inputSchema: codeInput, annotations: { readOnlyHint: true } },
       async ({ code }, ctx) => {
         // Packed bytes cross RPC faster than text and decode on demand (src/openapi/spec-pack.ts).
-        specData ??= packSpec(spec.compact) ?? JSON.stringify(spec.compact);
+        // With secrets configured, the sandbox gets a copy of the spec without them (a spec may
+        // carry an example key): built once per isolate, like the packed bytes.
+        if (specData === undefined) {
+          const shipped = redactValue(spec.compact, secrets);
+          specData = packSpec(shipped) ?? JSON.stringify(shipped);
+        }
         const namespaces: HostNamespaces = { codemode: { declaration } };
         const outcome = await options.executor.execute({
           code,
@@ -129,7 +136,7 @@ export function openApiMcpServer(
           signal: ctx.mcpReq.signal,
           extensions: [{ name: "openapi", data: specData }],
         });
-        return outcomeToToolResult(outcome);
+        return redactToolResult(outcomeToToolResult(outcome), secrets);
       },
     );
 
@@ -147,7 +154,7 @@ export function openApiMcpServer(
           spec,
           handler: options.request,
           validate: options.validateRequests !== false,
-          secrets: options.secrets ?? [],
+          secrets,
           mcp: ctx as ServerContext,
           ...(approvals && needsApproval
             ? { approve: approvals.approve, onApprovedSent: approvals.sent, needsApproval }
@@ -169,7 +176,8 @@ export function openApiMcpServer(
           signal: ctx.mcpReq.signal,
         });
         const pending = await approvals?.finish(outcome);
-        return pending ?? outcomeToToolResult(outcome);
+        // Last line of defence: whatever the code did, no configured secret leaves in the result.
+        return redactToolResult(pending ?? outcomeToToolResult(outcome), secrets);
       },
     );
     return server;

@@ -15,7 +15,7 @@ const api = openApiMcpServer({
       headers: { authorization: `Bearer ${env.API_TOKEN}`, "content-type": "application/json" },
       ...(req.body === undefined ? {} : { body: JSON.stringify(req.body) }),
     }),
-  secrets: [env.API_TOKEN], // redacted from every response before it enters the sandbox
+  secrets: [env.API_TOKEN], // kept out of the sandbox (responses, callback errors, the spec) and of results
   approval: true, // ask a person before every non-GET request
 });
 

@@ -10,7 +10,7 @@ import { CANARY, cloudflare } from "./cloudflare";
 import { connect, text } from "./helpers";
 
 const executor = new WorkerLoaderExecutor({ loader: env.LOADER, limits: { timeoutMs: 20_000 } });
-const reversed = (s: string) => s.split("").reverse().join("");
+const reversed = (s: string) => [...s].toReversed().join("");
 
 async function call(
   tool: "search" | "execute",

@@ -117,6 +117,18 @@ describe("push elicitation (URL mode)", () => {
     expect(asked).toEqual([]);
     await client.close();
   });
+
+  it("refuses a request without an elicitationId or with a non-http(s) url, sending nothing", async () => {
+    const { client, asked } = await elicitClient({ url: {} }, () => ({ action: "accept" }));
+    const noId = await client.callTool({ name: "ask-badly", arguments: { kind: "no-id" } });
+    expect(noId.isError).toBe(true);
+    expect(text(noId)).toContain("URL-mode elicitation needs an elicitationId");
+    const ftp = await client.callTool({ name: "ask-badly", arguments: { kind: "ftp" } });
+    expect(ftp.isError).toBe(true);
+    expect(text(ftp)).toContain("URL-mode elicitation needs an http(s) url");
+    expect(asked).toEqual([]);
+    await client.close();
+  });
 });
 
 describe("SDK v2 tools asking through ctx.mcpReq.elicitInput", () => {

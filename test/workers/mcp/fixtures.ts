@@ -36,7 +36,8 @@ export const hooks: { streamingGate?: Gate; holdGate?: Gate } = {};
 /**
  * The fixture server: `echo`, `instance` (which server instance answered), `whoami` (auth
  * as seen by the handler), `stream_whoami` (auth read after the response started streaming),
- * `hold` (waits on a gate), `ask_push` (a 2025-style push elicitation) and `book_table`
+ * `hold` (waits on a gate), `ask_push`, `sample_push` and `roots_push` (2025-style push
+ * requests) and `book_table`
  * (a two-round MRTR tool with a sealed price).
  */
 export function buildServer(ctx?: McpServerFactoryContext): McpServer {
@@ -89,6 +90,17 @@ export function buildServer(ctx?: McpServerFactoryContext): McpServer {
       message: "Name?",
       requestedSchema: { type: "object", properties: { name: { type: "string" } } },
     });
+    return { content: [{ type: "text", text: JSON.stringify(answer) }] };
+  });
+  server.registerTool("sample_push", { description: "2025-style push sampling" }, async () => {
+    const answer = await server.server.createMessage({
+      messages: [{ role: "user", content: { type: "text", text: "Hi" } }],
+      maxTokens: 10,
+    });
+    return { content: [{ type: "text", text: JSON.stringify(answer) }] };
+  });
+  server.registerTool("roots_push", { description: "2025-style push roots" }, async () => {
+    const answer = await server.server.listRoots();
     return { content: [{ type: "text", text: JSON.stringify(answer) }] };
   });
   server.registerTool(

@@ -51,13 +51,16 @@ describe("legacy lane (stateless, default)", () => {
     expect(body.result.content[0].text).toBe("old");
   });
 
-  it("fails a server-to-client request at once, pointing to inputRequired", async () => {
-    const started = Date.now();
-    const body = await rpcBody(await handler.fetch(legacyRequest(call("ask_push"))));
-    expect(Date.now() - started).toBeLessThan(5_000);
-    expect(body.result.isError).toBe(true);
-    expect(body.result.content[0].text).toContain("inputRequired(");
-  });
+  it.each(["ask_push", "sample_push", "roots_push"])(
+    "fails a server-to-client request at once, pointing to inputRequired (%s)",
+    async (tool) => {
+      const started = Date.now();
+      const body = await rpcBody(await handler.fetch(legacyRequest(call(tool))));
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(body.result.isError).toBe(true);
+      expect(body.result.content[0].text).toContain("inputRequired(");
+    },
+  );
 
   it("answers an unknown method with -32601", async () => {
     const body = await rpcBody(

@@ -117,7 +117,7 @@ export function redactError(error: unknown, secrets: readonly string[]): Error {
 }
 
 /** Replaces every configured secret in a text with `[REDACTED]`. */
-export function redactor(secrets: readonly string[]): (text: string) => string {
+function redactor(secrets: readonly string[]): (text: string) => string {
   const live = secrets.filter((secret) => secret !== "");
   return (text) => live.reduce((out, secret) => out.split(secret).join("[REDACTED]"), text);
 }

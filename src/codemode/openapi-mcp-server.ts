@@ -30,7 +30,7 @@ import {
 } from "./api-request";
 import { APPROVAL_TIMEOUT_MS, approvalFlow } from "./approval-flow";
 import { redactValue } from "./api-response";
-import { outcomeToToolResult, redactToolResult } from "./outcome-result";
+import { outcomeToToolResult } from "./outcome-result";
 import { executeDescription, searchDescription } from "./openapi-tool-descriptions";
 
 /** Options of {@link openApiMcpServer}. */
@@ -136,7 +136,9 @@ export function openApiMcpServer(
           signal: ctx.mcpReq.signal,
           extensions: [{ name: "openapi", data: specData }],
         });
-        return redactToolResult(outcomeToToolResult(outcome), secrets);
+        // Last line of defence: no configured secret leaves in a result (a structural walk: a secret
+        // with JSON-escaped characters would not be found in serialized text).
+        return redactValue(outcomeToToolResult(outcome), secrets);
       },
     );
 
@@ -177,7 +179,7 @@ export function openApiMcpServer(
         });
         const pending = await approvals?.finish(outcome);
         // Last line of defence: whatever the code did, no configured secret leaves in the result.
-        return redactToolResult(pending ?? outcomeToToolResult(outcome), secrets);
+        return redactValue(pending ?? outcomeToToolResult(outcome), secrets);
       },
     );
     return server;

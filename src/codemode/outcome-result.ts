@@ -6,7 +6,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { toWire } from "../../sandbox/codec";
 import type { ExecutionOutcome, LogEntry } from "../executor/types";
-import { redactValue } from "./api-response";
 
 /**
  * Builds the tool result: the returned value as JSON text (strings as is), a note when it was
@@ -53,19 +52,4 @@ function renderLogs(logs: readonly LogEntry[], dropped: number): string {
   );
   if (dropped > 0) lines.push(`… ${dropped} more console lines dropped (log limit)`);
   return `Console output:\n${lines.join("\n")}`;
-}
-
-/**
- * The tool result with every configured secret replaced by `[REDACTED]` in its text blocks and
- * structured content: the last check before a result leaves the server.
- * @param result - a tool result
- * @param secrets - strings that must never appear in output
- */
-export function redactToolResult(
-  result: CallToolResult,
-  secrets: readonly string[],
-): CallToolResult {
-  // A structural walk (a result is a few text blocks): a secret with JSON-escaped characters
-  // would not be found in the serialized text.
-  return redactValue(result, secrets);
 }

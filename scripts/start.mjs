@@ -39,6 +39,7 @@ const SETTINGS = [
   "MCP_API_KEY",
   "OAUTH",
   "OAUTH_PASSWORD",
+  "ALLOWED_HOSTNAMES",
 ];
 
 /** @param {string} message @returns {never} */

@@ -7,6 +7,7 @@
  * Security defaults: secrets (`API_TOKEN`, `UPSTREAM_MCP_AUTH`, `MCP_API_KEY`,
  * `REQUEST_STATE_KEY`, `OAUTH_PASSWORD`) are never part of a problem message or of {@link describeConfig}.
  */
+import { parseAllowedHostnames } from "./allowed-hosts";
 import { parseUpstreams, type UpstreamServer } from "./upstream-config";
 import { resolveLimits } from "../executor/limits";
 import type { ExecutorLimits } from "../executor/types";
@@ -27,6 +28,7 @@ export interface AppSettings {
   MCP_API_KEY?: string;
   OAUTH?: string;
   OAUTH_PASSWORD?: string;
+  ALLOWED_HOSTNAMES?: string;
   [limit: `LIMIT_${string}`]: string | undefined;
 }
 
@@ -62,6 +64,8 @@ export interface AppConfig {
   limits: Partial<ExecutorLimits>;
   apiKey?: string;
   oauth: boolean;
+  /** Host names the Worker answers to (`ALLOWED_HOSTNAMES`, see allowed-hosts.ts). */
+  allowedHostnames: string[];
   /** Non-fatal notes shown on the status page. */
   warnings: string[];
 }
@@ -168,6 +172,14 @@ export function readConfig(
       fix: "Use a long random key, e.g. `openssl rand -hex 32`.",
     });
 
+  const hosts = parseAllowedHostnames(value("ALLOWED_HOSTNAMES"));
+  if (!hosts.ok)
+    problems.push({
+      setting: "ALLOWED_HOSTNAMES",
+      message: `ALLOWED_HOSTNAMES has entries that are not host names: ${hosts.invalid.join(", ")}.`,
+      fix: "List host names separated by commas, e.g. ALLOWED_HOSTNAMES=mcp.example.com,*.example.org (no scheme, port or path).",
+    });
+
   let api: ApiTarget = { kind: "demo" };
   const base = httpUrl("API_BASE_URL");
   const token = value("API_TOKEN");
@@ -268,6 +280,7 @@ export function readConfig(
       limits,
       ...(apiKey ? { apiKey } : {}),
       oauth,
+      allowedHostnames: hosts.ok ? hosts.hostnames : [],
       warnings,
     },
   };

@@ -17,6 +17,7 @@ describe("readConfig", () => {
         approvals: false,
         limits: {},
         oauth: false,
+        allowedHostnames: ["localhost", "127.0.0.1", "[::1]", "*.workers.dev"],
         warnings: [],
       },
     });

@@ -10,13 +10,15 @@
  * re-parses the original authorization request on submit (nothing is rebuilt from form
  * fields). Storage: the `OAUTH_KV` namespace when bound, else the `OAUTH_STORE` Durable Object.
  *
+ * Wrong passphrases are limited per client and per address (attempt-limiter.ts).
+ *
  * Does not do: federate to an identity provider (swap `/authorize` for your IdP's flow and put
- * the user's upstream token in `props` for per-user credentials), or rate-limit passphrase
- * attempts.
+ * the user's upstream token in `props` for per-user credentials).
  */
 import { OAuthProvider, type AuthRequest } from "@cloudflare/workers-oauth-provider";
 import { authInfoFromOAuthProps } from "../../mcp/auth-context";
 import type { App } from "../app";
+import { consentAttempts } from "./attempt-limiter";
 import { storeKv } from "./store-kv";
 
 /** Routes that need an access token when OAuth is on. */
@@ -95,6 +97,14 @@ async function authorize(request: Request, env: Cloudflare.Env): Promise<Respons
   const clientName = client?.clientName ?? auth.clientId;
   let failed = false;
   if (request.method === "POST") {
+    const attempts = consentAttempts(env.OAUTH_KV!, auth.clientId, request);
+    const wait = await attempts.lockedForSeconds();
+    if (wait > 0)
+      return page(
+        `<p>Too many wrong passphrases. Try again in ${Math.ceil(wait / 60)} minute(s).</p>`,
+        429,
+        { "retry-after": String(wait) },
+      );
     const form = await request.formData();
     const user = String(form.get("user") ?? "").trim() || "owner";
     if (await samePassphrase(String(form.get("passphrase") ?? ""), oauthEnv.OAUTH_PASSWORD)) {
@@ -108,6 +118,7 @@ async function authorize(request: Request, env: Cloudflare.Env): Promise<Respons
       });
       return Response.redirect(redirectTo, 302);
     }
+    await attempts.recordFailure();
     failed = true;
   }
   const url = new URL(request.url);
@@ -131,12 +142,16 @@ async function samePassphrase(sent: string, expected: string | undefined): Promi
   return crypto.subtle.timingSafeEqual(a, b);
 }
 
-function page(body: string, status: number): Response {
+function page(body: string, status: number, extraHeaders: Record<string, string> = {}): Response {
   return new Response(
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Authorize</title></head><body style="font:15px system-ui;max-width:36rem;margin:3rem auto">${body}</body></html>`,
     {
       status,
-      headers: { "content-type": "text/html; charset=utf-8", "x-frame-options": "DENY" },
+      headers: {
+        "content-type": "text/html; charset=utf-8",
+        "x-frame-options": "DENY",
+        ...extraHeaders,
+      },
     },
   );
 }

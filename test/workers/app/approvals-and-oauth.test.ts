@@ -160,4 +160,30 @@ describe("OAuth (OAUTH=on)", () => {
     });
     expect(bad.status).toBe(401);
   });
+
+  it("limits wrong passphrases per client and per address: then even the right one is refused", async () => {
+    const guess = (url: string, passphrase: string, ip: string) =>
+      worker(url, {
+        method: "POST",
+        headers: { "cf-connecting-ip": ip },
+        body: new URLSearchParams({ user: "mallory", passphrase }),
+        redirect: "manual",
+      });
+    const attacked = await authorizeUrl();
+    const statuses: number[] = [];
+    for (let i = 0; i < 8; i++)
+      statuses.push((await guess(attacked.url, `guess-${i}`, "203.0.113.7")).status);
+    // Five wrong guesses are answered; after that nothing is checked any more.
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429, 429]);
+    const locked = await guess(attacked.url, PASSWORD, "203.0.113.7");
+    expect(locked.status).toBe(429);
+    expect(Number(locked.headers.get("retry-after"))).toBeGreaterThan(60);
+    // The same client from another address: still locked (per client).
+    expect((await guess(attacked.url, PASSWORD, "198.51.100.1")).status).toBe(429);
+    // Another client from the attacking address: locked (per address).
+    const other = await authorizeUrl();
+    expect((await guess(other.url, PASSWORD, "203.0.113.7")).status).toBe(429);
+    // Another client from another address is served as before.
+    expect((await guess(other.url, PASSWORD, "198.51.100.2")).status).toBe(302);
+  });
 });

@@ -6,7 +6,7 @@
  * schema it does not cover) the caller runs the general validator, which also words the problem,
  * so messages and edge cases stay exactly those of schema-validator.ts.
  */
-import { safeRegex } from "./schema-keywords";
+import { compileSpecPattern } from "./pattern-safety";
 import type { JsonObject } from "./types";
 
 /** Keywords that do not constrain a scalar value (annotations and unenforced `format`). */
@@ -54,7 +54,7 @@ export function scalarCheck(
   if (allowed === null) return undefined;
   const inEnum = (value: unknown) => allowed === undefined || allowed.has(value);
   if (type === "string") {
-    const re = typeof pattern === "string" ? safeRegex(pattern) : null;
+    const re = typeof pattern === "string" ? compileSpecPattern(pattern) : null;
     if (typeof pattern === "string" && !re) return undefined;
     const min = typeof minLength === "number" ? minLength : 0;
     const max = typeof maxLength === "number" ? maxLength : Infinity;

@@ -3,6 +3,7 @@
  * problem list they write to; the structural walk (refs, combinators, arrays, objects) is in
  * schema-validator.ts.
  */
+import { compileSpecPattern } from "./pattern-safety";
 import type { SchemaProblem, ValidateSchemaOptions } from "./schema-validator";
 
 /** A schema object. */
@@ -18,8 +19,6 @@ export interface State extends ValidateSchemaOptions {
 export function add(state: State, path: string, message: string): void {
   if (state.problems.length < state.max) state.problems.push({ path, message });
 }
-
-const regexCache = new Map<string, RegExp | null>();
 
 /** JSON type of a value (`integer` for whole numbers). */
 export const typeOf = (v: unknown): string =>
@@ -64,8 +63,9 @@ export function checkString(value: string, schema: Schema, path: string, state: 
   if (typeof schema.maxLength === "number" && length > schema.maxLength)
     add(state, path, `must be at most ${schema.maxLength} characters, got ${length}`);
   if (typeof schema.pattern === "string") {
-    // Patterns in other regex dialects are skipped, not held against the request.
-    const re = safeRegex(schema.pattern);
+    // Patterns in other regex dialects, or that could backtrack for minutes, are skipped, not
+    // held against the request (pattern-safety.ts).
+    const re = compileSpecPattern(schema.pattern);
     if (re && !re.test(value)) add(state, path, `must match the pattern ${schema.pattern}`);
   }
 }
@@ -87,19 +87,6 @@ export function checkNumber(value: number, schema: Schema, path: string, state: 
     Math.abs(value / multipleOf - Math.round(value / multipleOf)) > 1e-9
   )
     add(state, path, `must be a multiple of ${multipleOf}`);
-}
-
-/** Compiles a pattern once; `null` for patterns JavaScript cannot read. */
-export function safeRegex(pattern: string): RegExp | null {
-  let re = regexCache.get(pattern);
-  if (re !== undefined) return re;
-  try {
-    re = new RegExp(pattern, "u");
-  } catch {
-    re = null;
-  }
-  regexCache.set(pattern, re);
-  return re;
 }
 
 /** Deep equality for `enum` and `const`. */

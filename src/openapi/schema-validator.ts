@@ -10,6 +10,7 @@
  * `allOf` allows the properties declared by the other branches; a `required` list beside a
  * `oneOf`/`anyOf` applies only to the properties declared outside the branches.
  */
+import { compileSpecPattern } from "./pattern-safety";
 import {
   add,
   checkNumber,
@@ -17,7 +18,6 @@ import {
   checkType,
   describe,
   equal,
-  safeRegex,
   type Schema,
   type State,
 } from "./schema-keywords";
@@ -253,7 +253,11 @@ function checkObject(
       check(child, properties[key], childPath, state, depth + 1, undefined);
       continue;
     }
-    const matching = patterns.filter(([p]) => safeRegex(p)?.test(key));
+    const matching = patterns.filter(([p]) => {
+      // A pattern that is not applied (pattern-safety.ts) adds no constraint to any key.
+      const re = compileSpecPattern(p);
+      return re !== null && re.skipped === undefined && re.test(key);
+    });
     for (const [, s] of matching) check(child, s, childPath, state, depth + 1, undefined);
     if (matching.length > 0 || known?.has(key)) continue;
     const extra = schema.additionalProperties;

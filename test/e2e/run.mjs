@@ -1,11 +1,19 @@
 // Runs the end-to-end scripts one after another (each starts and stops its own `npm start`),
 // each under a hard deadline, and ends with "N passed, N failed".
 //
-// Usage: npm run e2e [-- name…]   (names: clients spec-file upstreams inspector status-page bad-config)
+// Usage: npm run e2e [-- name…]   (names: clients spec-file upstreams hostile inspector status-page bad-config)
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
-const ALL = ["clients", "spec-file", "upstreams", "inspector", "status-page", "bad-config"];
+const ALL = [
+  "clients",
+  "spec-file",
+  "upstreams",
+  "hostile",
+  "inspector",
+  "status-page",
+  "bad-config",
+];
 const chosen = process.argv.slice(2);
 const scripts = chosen.length > 0 ? ALL.filter((s) => chosen.includes(s)) : ALL;
 const DEADLINE_MS = 5 * 60_000;

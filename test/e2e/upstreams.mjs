@@ -3,56 +3,12 @@
 // Two real MCP servers run here in Node (SDK v1, Streamable HTTP); one program calls tools on
 // both through their prefixed names; the credential reaches only its own server and never shows.
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { createServer } from "node:http";
 import { z } from "zod";
-import { freePort } from "../../scripts/free-port.mjs";
+import { json, mcpUpstream } from "./mcp-upstream.mjs";
 import { text } from "./programs.mjs";
 import { check, withServer } from "./server.mjs";
 
 const CANARY = `gh-e2e-canary-${crypto.randomUUID()}`;
-
-/**
- * Serves an MCP server statelessly over HTTP (a fresh server and transport per POST) and records
- * the Authorization header of every request.
- * @param {(server: McpServer) => void} register - adds the tools
- * @param {string | undefined} requiredAuth - answer 401 unless this header value is sent
- */
-async function mcpUpstream(register, requiredAuth) {
-  /** @type {(string | undefined)[]} */
-  const seen = [];
-  const http = createServer(async (req, res) => {
-    seen.push(req.headers.authorization);
-    if (requiredAuth !== undefined && req.headers.authorization !== requiredAuth) {
-      res.statusCode = 401;
-      return res.end("unauthorized");
-    }
-    if (req.method !== "POST") {
-      res.statusCode = 405;
-      return res.end();
-    }
-    let body = "";
-    for await (const chunk of req) body += chunk;
-    const server = new McpServer({ name: "e2e-upstream", version: "1.0.0" });
-    register(server);
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-    });
-    res.on("close", () => void server.close());
-    await server.connect(transport);
-    await transport.handleRequest(req, res, JSON.parse(body));
-  });
-  const port = await freePort();
-  await new Promise((resolve) => http.listen(port, "127.0.0.1", () => resolve(undefined)));
-  return { url: `http://127.0.0.1:${port}/mcp`, seen, close: () => http.close() };
-}
-
-/** @param {unknown} value */
-const json = (value) => ({
-  content: [{ type: /** @type {const} */ ("text"), text: JSON.stringify(value) }],
-});
 
 const github = await mcpUpstream((server) => {
   server.registerTool(

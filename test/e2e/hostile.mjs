@@ -1,0 +1,269 @@
+// Done-when of issue #13, against a real `npm start` with approvals, an API key, a credential
+// for the API and one for an upstream MCP server: hostile programs cannot make the server stop
+// answering other clients for more than about a second, see a configured credential, send a
+// request that was not approved as shown, or reach a path outside the spec. A poller watches
+// /health every 100 ms for the whole run and the longest gap is checked at the end.
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { createHash } from "node:crypto";
+import { request } from "node:http";
+import { z } from "zod";
+import { startHostileApi, SPEC_PATHS } from "./hostile-api.mjs";
+import { json, mcpUpstream } from "./mcp-upstream.mjs";
+import { text } from "./programs.mjs";
+import { check, withServer } from "./server.mjs";
+
+const API_SECRET = `api-canary-${crypto.randomUUID()}`;
+const MCP_SECRET = `mcp-canary-${crypto.randomUUID()}`;
+const KEY = `e2e-api-key-${crypto.randomUUID()}`;
+const sha = (/** @type {string} */ t) => createHash("sha256").update(t).digest("hex");
+
+// Hashes every word the program saw: a hash the redactor cannot recognize, so a result without
+// the secret's hash proves the secret never entered the sandbox (not that it was cut on the way out).
+const HASH_WORDS = `const hashWords = async (all) => {
+  const words = [...new Set(all.split(/[^A-Za-z0-9-]+/).filter((w) => w.length > 20))];
+  const hex = async (w) => [...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(w)))].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return Promise.all(words.map(hex));
+};`;
+
+const api = await startHostileApi();
+const upstream = await mcpUpstream((server, req) => {
+  const auth = req.headers.authorization ?? "";
+  server.registerTool("whoami", { description: "Echoes the caller." }, async () => ({
+    content: [{ type: "text", text: auth }],
+    structuredContent: { auth, [auth]: true },
+  }));
+  server.registerTool("fail", { description: "Fails, quoting the caller." }, async () => ({
+    content: [{ type: "text", text: `denied for ${auth}` }],
+    isError: true,
+  }));
+  server.registerTool("blob", { inputSchema: { n: z.number().optional() } }, async () => ({
+    content: [
+      {
+        type: "resource",
+        resource: { uri: "mem://auth", blob: Buffer.from(auth).toString("base64") },
+      },
+    ],
+  }));
+  void json;
+}, `Bearer ${MCP_SECRET}`);
+
+/** @param {string} url @param {string} route */
+async function connect(url, route, fetchImpl = fetch, elicit = false) {
+  const client = new Client(
+    { name: "e2e-hostile", version: "1.0.0" },
+    {
+      versionNegotiation: { mode: "auto" },
+      ...(elicit ? { capabilities: { elicitation: { form: {} } } } : {}),
+    },
+  );
+  if (elicit)
+    client.setRequestHandler("elicitation/create", async () => ({
+      action: "accept",
+      content: { approve: true },
+    }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${url}${route}`), {
+      fetch: fetchImpl,
+      requestInit: { headers: { authorization: `Bearer ${KEY}` } },
+    }),
+  );
+  return client;
+}
+
+try {
+  await withServer(
+    {
+      SPEC_FILE: api.specFile,
+      API_BASE_URL: api.baseUrl,
+      API_TOKEN: API_SECRET,
+      UPSTREAM_MCP_URL: upstream.url,
+      UPSTREAM_MCP_AUTH: `Bearer ${MCP_SECRET}`,
+      APPROVALS: "on",
+      REQUEST_STATE_KEY: "e2e-hostile-request-state-key-0123456789abcdef",
+      MCP_API_KEY: KEY,
+    },
+    async ({ url, output }) => {
+      // Every attack runs even when an earlier one got through; all failures are reported.
+      /** @type {string[]} */
+      const failures = [];
+      const soft = (/** @type {unknown} */ ok, /** @type {string} */ message) => {
+        if (!ok) failures.push(message);
+      };
+      let polling = true;
+      let longestGap = 0;
+      const poller = (async () => {
+        let last = Date.now();
+        while (polling) {
+          try {
+            const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(30_000) });
+            if (res.ok) {
+              longestGap = Math.max(longestGap, Date.now() - last);
+              last = Date.now();
+            }
+          } catch {
+            // counted as a gap
+          }
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      })();
+
+      // 1. DNS rebinding: a request naming another host is refused.
+      // (fetch cannot set Host: node:http sends it as given.)
+      const rebound = await new Promise((resolve, reject) => {
+        const req = request(`${url}/mcp`, { method: "POST", headers: { host: "evil.example" } });
+        req
+          .on("response", (res) => resolve(res.statusCode))
+          .on("error", reject)
+          .end("{}");
+      });
+      soft(rebound === 403, `Host: evil.example → ${rebound}`);
+
+      const mcp = await connect(url, "/mcp");
+      // A thrown client error (e.g. an approval this client cannot answer) counts as a refusal.
+      const run = async (/** @type {string} */ code, client = mcp) =>
+        client
+          .callTool({ name: "execute", arguments: { code } })
+          .catch((error) => ({ isError: true, content: [{ type: "text", text: String(error) }] }));
+
+      // 2. The host bridge's stub through a prototype getter, then 30 MB log floods through it.
+      const grabbed = await run(`async () => {
+        let stub;
+        Object.defineProperty(Object.prototype, "call", { configurable: true, get() { if (!stub && this !== Object.prototype) stub = this; return undefined; } });
+        try { await codemode.request({ method: "GET", path: "/items" }); } catch {}
+        delete Object.prototype.call;
+        if (!stub) return "no stub";
+        const big = "x".repeat(30 * 1024 * 1024);
+        const out = [];
+        for (let i = 0; i < 8; i++) {
+          try { out.push(typeof (await stub.call("codemode", "request", "[{}]", [{ level: "log", text: big }]))); }
+          catch (e) { out.push(String(e && e.message).slice(0, 80)); }
+        }
+        return out;
+      }`);
+      soft(
+        !text(grabbed).includes('"object"'),
+        `the stub accepted 30 MB of logs: ${text(grabbed).slice(0, 200)}`,
+      );
+      soft(
+        JSON.stringify(grabbed).length < 256 * 1024,
+        `stub attack result is ${JSON.stringify(grabbed).length} bytes`,
+      );
+
+      // 3. Credentials: echoed in every encoding, then hashed word by word inside the sandbox.
+      const echoed = await run(`async () => {
+        ${HASH_WORDS}
+        const seen = [];
+        const dec = (b, e) => new TextDecoder(e).decode(b);
+        for (const as of ["json", "utf16", "binary", "header", "text"]) {
+          try {
+            const r = await codemode.request({ method: "GET", path: "/echo", query: { as } });
+            seen.push(Object.keys(r.headers).join(" "), Object.values(r.headers).join(" "));
+            const b = r.body;
+            seen.push(b instanceof Uint8Array ? dec(b, "utf-8") + " " + dec(b, "utf-16le") : typeof b === "string" ? b : JSON.stringify(b));
+          } catch (e) { seen.push(String(e && e.message)); }
+        }
+        return hashWords(seen.join(" "));
+      }`);
+      soft(!echoed.isError, `echo program → ${text(echoed).slice(0, 300)}`);
+      soft(!text(echoed).includes(sha(API_SECRET)), "the API credential entered the sandbox");
+
+      const code = await connect(url, "/mcp/code");
+      const fromMcp = await code.callTool({
+        name: "code",
+        arguments: {
+          code: `async () => {
+            ${HASH_WORDS}
+            const seen = [];
+            for (const call of [() => codemode.whoami({}), () => codemode.fail({}), () => codemode.blob({})]) {
+              try { const r = await call(); seen.push(JSON.stringify(r), ...[].concat(r).map((x) => x && x.resource && x.resource.blob ? atob(x.resource.blob) : "")); }
+              catch (e) { seen.push(String(e && e.message)); }
+            }
+            return hashWords(seen.join(" "));
+          }`,
+        },
+      });
+      soft(!fromMcp.isError, `code program → ${text(fromMcp).slice(0, 300)}`);
+      soft(upstream.seen.length > 0, "the upstream MCP server was never called");
+      soft(!text(fromMcp).includes(sha(MCP_SECRET)), "the upstream credential entered the sandbox");
+
+      // 4. Paths outside the spec: refused before anything is sent.
+      const before = api.seen.length;
+      for (const path of [
+        "/items/..%2F..%2Fadmin",
+        "/items/..\\\\..\\\\admin",
+        "/items/%2e%2e",
+        "/items/a?admin=1",
+        "/items/a#x",
+      ]) {
+        const refused = await run(
+          `async () => (await codemode.request({ method: "GET", path: ${JSON.stringify(path)} })).status`,
+        );
+        soft(refused.isError, `GET ${path} was not refused: ${text(refused)}`);
+      }
+      const viaParams = await run(
+        `async () => (await codemode.request({ method: "GET", path: "/items/{id}", params: { id: "../admin" } })).status`,
+      );
+      soft(viaParams.isError, `params ../admin was not refused: ${text(viaParams)}`);
+      soft(
+        api.seen.length === before,
+        `requests outside the spec were sent: ${JSON.stringify(api.seen.slice(before))}`,
+      );
+
+      /** @type {{ headers: Headers, body: string } | undefined} */
+      let round;
+      const recording = async (/** @type {any} */ input, /** @type {any} */ init) => {
+        if (typeof init?.body === "string" && init.body.includes("inputResponses"))
+          round = { headers: new Headers(init.headers), body: init.body };
+        return fetch(input, init);
+      };
+      const approver = await connect(url, "/mcp", recording, true);
+      // 5. A catastrophic spec pattern applied to a model value does not stall the host.
+      const pattern = await run(
+        `async () => { try { await codemode.request({ method: "POST", path: "/items", body: { name: "a".repeat(40) + "!" } }); return "sent"; } catch (e) { return e.name; } }`,
+        approver,
+      );
+      soft(text(pattern).length > 0, `pattern program → ${text(pattern)}`);
+
+      // 6. Approvals: one accepted DELETE is sent once; replaying the accepted round sends nothing.
+      const deletes = () => api.seen.filter((r) => r.method === "DELETE").length;
+      const approved = await approver.callTool({
+        name: "execute",
+        arguments: {
+          code: `async () => (await codemode.request({ method: "DELETE", path: "/items/42" })).status`,
+        },
+      });
+      soft(
+        text(approved) === "204" && deletes() === 1,
+        `approved DELETE → ${text(approved)}, sent ${deletes()}×`,
+      );
+      soft(round !== undefined, "no MRTR round was recorded");
+      for (let i = 0; i < 3; i++)
+        await (
+          await fetch(`${url}/mcp`, { method: "POST", headers: round.headers, body: round.body })
+        ).text();
+      soft(deletes() === 1, `replaying the accepted round sent the DELETE ${deletes()} times`);
+
+      polling = false;
+      await poller;
+      soft(longestGap <= 2_000, `other clients waited up to ${longestGap} ms`);
+      soft(
+        !output().includes(API_SECRET) && !output().includes(MCP_SECRET),
+        "npm start's output shows a credential",
+      );
+      if (process.env.E2E_DEBUG)
+        console.log(
+          JSON.stringify({ grabbed, echoed, fromMcp, pattern, approved, seen: api.seen }),
+        );
+      check(failures.length === 0, `\n- ${failures.join("\n- ")}`);
+      await mcp.close();
+      await code.close();
+      await approver.close();
+      console.log(
+        `e2e hostile: stub grab, credential echoes, paths, pattern and approval replay contained; longest /health gap ${longestGap} ms — ok`,
+      );
+    },
+  );
+} finally {
+  api.close();
+  upstream.close();
+}

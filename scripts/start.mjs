@@ -107,6 +107,7 @@ if (specFile) {
       'import { COMPACT_SPECS as LAUNCH_SPECS } from "./specs/specs";',
       `export { DemoStore } from "${src}/app/demo/demo-store";`,
       `export { OAuthStore } from "${src}/app/oauth/oauth-store";`,
+      `export { ApprovalLedgerStore } from "${src}/app/approval-ledger-store";`,
       "export default createWorker(createApp({ specs: { ...COMPACT_SPECS, ...LAUNCH_SPECS } }));",
       "",
     ].join("\n"),

@@ -8,6 +8,10 @@ declare namespace Cloudflare {
     DEMO_STORE: DurableObjectNamespace<import("./app/demo/demo-store").DemoStore>;
     /** OAuth grants and tokens when `OAUTH=on` and no `OAUTH_KV` namespace is bound. */
     OAUTH_STORE: DurableObjectNamespace<import("./app/oauth/oauth-store").OAuthStore>;
+    /** Single-use MRTR approvals (`APPROVALS=on`): claimed approval ids in SQLite. */
+    APPROVAL_LEDGER: DurableObjectNamespace<
+      import("./app/approval-ledger-store").ApprovalLedgerStore
+    >;
     /** Optional KV namespace for the OAuth provider (preferred over OAUTH_STORE when bound). */
     OAUTH_KV?: KVNamespace;
     /** Product settings (vars and secrets); see src/app/config.ts. */

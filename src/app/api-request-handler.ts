@@ -5,35 +5,53 @@
  * Security defaults: the credential (`API_TOKEN`, or the caller's forwarded bearer token) is
  * added only here, after the sandbox's request was validated; sandbox code cannot set
  * credential headers (refused earlier by `codemode.request()`), and the server also redacts the
- * credential from responses (a forwarded caller token is redacted here). Requests only go to the configured base URL: the path is appended,
- * never interpreted as a URL.
+ * credential from responses (a forwarded caller token is redacted here). Requests only go to the
+ * configured base URL: the canonical path is appended as text, and the final URL is checked
+ * before anything is sent (same origin, the path exactly as validated, matching the operation's
+ * path template), so nothing the URL parser would reinterpret reaches another path.
  *
  * Does not do: retries, or following redirects to other hosts with the credential (`fetch`
  * follows redirects, so it is set to `manual` and a 3xx comes back to the code as data).
  */
-import type { ApiRequest, ApiRequestContext, ApiRequestHandler } from "../codemode/api-request";
+import {
+  RequestRefusedError,
+  type ApiRequest,
+  type ApiRequestContext,
+  type ApiRequestHandler,
+} from "../codemode/api-request";
+import { encodeRequestBody, queryString } from "../codemode/request-encoding";
+import { canonicalPath } from "../openapi/canonical-path";
+import type { OpenApiSpec } from "../openapi/open-api-spec";
 import type { ApiTarget } from "./config";
 import { demoApiFetch, type DemoStore } from "./demo/demo-store";
+
+/** The origin `demoApiFetch` puts in front of a path. */
+const DEMO_BASE = "http://demo-api.internal";
 
 /**
  * Builds the request callback for a target.
  * @param target - demo or HTTP API, from the configuration
  * @param store - the demo store binding (for the demo target)
+ * @param spec - the served spec: the final URL must match the operation's path template in it
+ * @param send - how HTTP requests leave (tests pass an upstream stand-in)
  */
 export function apiRequestHandler(
   target: ApiTarget,
   store: DurableObjectNamespace<DemoStore>,
+  spec: OpenApiSpec,
+  send: typeof fetch = (input, init) => fetch(input, init),
 ): ApiRequestHandler {
   return async (request, context) => {
+    const base = target.kind === "demo" ? DEMO_BASE : target.baseUrl;
+    const url = checkedUrl(base, spec, request, context);
     const { headers, body } = encodeBody(request);
     const init: RequestInit = { method: request.method, headers, signal: context.signal };
     if (body !== undefined) init.body = body;
-    const path = withQuery(request.path, request.query);
-    if (target.kind === "demo") return demoApiFetch(store, path, init);
+    if (target.kind === "demo") return demoApiFetch(store, url.pathname + url.search, init);
     const credential = credentialFor(target, context);
     if (credential) headers.set(credential.header, credential.value);
     init.redirect = "manual";
-    const response = await fetch(joinUrl(target.baseUrl, path), init);
+    const response = await send(url.href, init);
     // The server redacts the configured API_TOKEN itself; a forwarded caller token is known
     // only here, so it is redacted here before the response reaches the sandbox.
     return credential && credential !== target.credential
@@ -73,44 +91,54 @@ function credentialFor(
   return target.credential;
 }
 
+/** Headers and body as sent: the same encoding the approval prompt shows. */
 function encodeBody(request: ApiRequest): { headers: Headers; body?: BodyInit } {
   const headers = new Headers(request.headers ?? {});
   if (!headers.has("accept")) headers.set("accept", "application/json");
-  if (request.rawBody !== undefined) {
-    if (request.contentType) headers.set("content-type", request.contentType);
-    const raw = request.rawBody;
-    return { headers, body: raw instanceof Uint8Array ? raw : String(raw) };
-  }
-  if (request.body === undefined) return { headers };
-  const type = request.contentType ?? "application/json";
-  headers.set("content-type", type);
-  if (/x-www-form-urlencoded/i.test(type)) {
-    const form = new URLSearchParams();
-    for (const [k, v] of Object.entries(request.body as Record<string, unknown>))
-      form.set(k, String(v));
-    return { headers, body: form.toString() };
-  }
-  return { headers, body: JSON.stringify(request.body) };
+  const encoded = encodeRequestBody(request);
+  if (!encoded) return { headers };
+  if (encoded.contentType !== undefined) headers.set("content-type", encoded.contentType);
+  return { headers, body: encoded.body };
 }
 
 /**
- * Appends query parameters (arrays repeat the key; objects are sent as JSON text).
- * @param path - path, possibly with a query string already
- * @param query - parameters from the request
+ * The URL a request goes to, checked as the last step before sending: the path is canonical,
+ * the URL parser kept origin, path and query exactly as validated (nothing resolved away), and
+ * the path matches the template of the operation the request was validated against.
+ * @throws RequestRefusedError when any of that fails; nothing has been sent then
  */
-export function withQuery(path: string, query: Record<string, unknown> | undefined): string {
-  if (!query) return path;
-  const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(query)) {
-    if (value === undefined || value === null) continue;
-    for (const item of Array.isArray(value) ? value : [value])
-      params.append(key, typeof item === "object" ? JSON.stringify(item) : String(item));
-  }
-  const text = params.toString();
-  if (!text) return path;
-  return `${path}${path.includes("?") ? "&" : "?"}${text}`;
-}
-
-function joinUrl(base: string, path: string): string {
-  return `${base.replace(/\/+$/, "")}${path}`;
+function checkedUrl(
+  base: string,
+  spec: OpenApiSpec,
+  request: ApiRequest,
+  context: ApiRequestContext,
+): URL {
+  const refuse = (why: string): never => {
+    throw new RequestRefusedError(`${request.method} ${request.path}: ${why} Nothing was sent.`);
+  };
+  const canonical = canonicalPath(request.path);
+  if (!canonical.ok) return refuse(canonical.problem);
+  if (canonical.path !== request.path)
+    return refuse(`the path is not canonical (expected ${canonical.path}).`);
+  const root = new URL(base);
+  const rootPath = root.pathname.replace(/\/+$/, "");
+  const query = queryString(request.query);
+  const search = query ? `?${query}` : "";
+  const url = new URL(`${base.replace(/\/+$/, "")}${request.path}${search}`);
+  if (
+    url.origin !== root.origin ||
+    url.username !== root.username ||
+    url.password !== root.password
+  )
+    return refuse("the URL would leave the configured API origin.");
+  if (url.pathname !== rootPath + request.path || url.search !== search || url.hash !== "")
+    return refuse(`the URL parser would send ${url.pathname}${url.search} instead: refused.`);
+  const operation = context.operation;
+  if (!operation) return refuse("no operation in the spec matches this path.");
+  const match = spec.matchOperation(request.method, request.path);
+  if (match.kind !== "found" || match.operation !== operation)
+    return refuse(
+      `the path does not match the operation it was checked against (${operation.method.toUpperCase()} ${operation.path}).`,
+    );
+  return url;
 }

@@ -12,6 +12,7 @@ import { createMcpHandler } from "../mcp/create-mcp-handler";
 import type { StatelessMcpHandler } from "../mcp/handler-types";
 import { loadSpec, type OpenApiSpec } from "../openapi/open-api-spec";
 import { apiRequestHandler, targetSecrets } from "./api-request-handler";
+import { durableApprovalLedger } from "./approval-ledger-store";
 import type { AppConfig } from "./config";
 import { demoUpstreamServer } from "./demo/demo-upstream";
 
@@ -34,7 +35,7 @@ let built: { key: string; endpoints: Endpoints } | undefined;
 /**
  * Returns the endpoints for `config`, building them when the configuration changed.
  * @param config - the checked configuration
- * @param env - bindings (LOADER, DEMO_STORE)
+ * @param env - bindings (LOADER, DEMO_STORE, APPROVAL_LEDGER)
  * @param specTexts - compiled specs by name (JSON text)
  */
 export function endpointsFor(
@@ -56,9 +57,11 @@ export function endpointsFor(
     openApiMcpServer({
       spec,
       executor,
-      request: apiRequestHandler(config.api, env.DEMO_STORE),
+      request: apiRequestHandler(config.api, env.DEMO_STORE, spec),
       secrets: targetSecrets(config.api),
       approval: config.approvals,
+      // Single use across isolates: a replayed approval round finds its id claimed here.
+      ...(config.approvals ? { approvalLedger: durableApprovalLedger(env.APPROVAL_LEDGER) } : {}),
       limits: config.limits,
       name: "code-mode-api",
       ...(config.api.kind === "demo"

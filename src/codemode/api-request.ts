@@ -10,7 +10,9 @@
 import type { ServerContext } from "@modelcontextprotocol/server";
 import type { OpenApiSpec } from "../openapi/open-api-spec";
 import type { CompactOperation } from "../openapi/types";
+import { canonicalPath, hasControlCharacter } from "../openapi/canonical-path";
 import { validateRequest, type ApiRequest } from "../openapi/validate-request";
+import type { ApprovalDecision } from "./approval-flow";
 import {
   plainApiResult,
   redactError,
@@ -35,7 +37,11 @@ export interface ApiRequestContext {
 
 /**
  * The host's request callback: adds credentials, sends the request, returns the response.
- * The request's `path` is concrete (`/zones/123`), `query` holds query parameters.
+ * The request's `path` is concrete and canonical (`/zones/123`: each segment percent-encoded
+ * once, no `.`/`..` segments, no backslash, `?` or `#`; see `normalizeApiRequest`), also when
+ * validation is off; `query` holds the query parameters. Append the path to the base URL as
+ * text (never resolve it as a relative URL), and send only after the request was approved:
+ * the callback runs only then.
  */
 export type ApiRequestHandler = (
   request: ApiRequest,
@@ -68,7 +74,16 @@ const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIO
 
 /**
  * Turns the sandbox's argument into a checked {@link ApiRequest}, filling `{name}` path
- * templates from `params` when given.
+ * templates from `params` when given. The result is a snapshot of plain data, and it is what
+ * is validated, shown for approval and handed to the request callback:
+ *
+ * - `path` is canonical ({@link canonicalPath}): every segment percent-decoded and re-encoded
+ *   as exactly one segment; `.`/`..` segments, `\`, `?`, `#`, control characters and empty
+ *   segments are refused. Query parameters go in `query`, never in the path.
+ * - `query` and `body` are JSON data (a JSON round trip: what JSON cannot carry is what JSON
+ *   encoding would drop anyway); `rawBody` is text or a copy of the bytes.
+ * - header names are HTTP tokens and values hold no line breaks, and credential headers are
+ *   refused (the host adds credentials).
  * @param input - whatever the code passed to `codemode.request()`
  * @throws RequestRefusedError naming the field to fix
  */
@@ -89,7 +104,9 @@ export function normalizeApiRequest(input: unknown): ApiRequest {
   const params = raw["params"];
   if (params && typeof params === "object") {
     path = path.replace(/\{([^}]+)\}/g, (whole, name: string) => {
-      const value = (params as Record<string, unknown>)[name];
+      const value = Object.hasOwn(params, name)
+        ? (params as Record<string, unknown>)[name]
+        : undefined;
       return value === undefined ? whole : encodeURIComponent(String(value));
     });
   }
@@ -97,25 +114,77 @@ export function normalizeApiRequest(input: unknown): ApiRequest {
     throw new RequestRefusedError(
       `codemode.request(): fill the path template ${String(path)} with real values (or pass them in \`params\`).`,
     );
+  const canonical = canonicalPath(path as string);
+  if (!canonical.ok)
+    throw new RequestRefusedError(`codemode.request(): ${canonical.problem} Nothing was sent.`);
+  const request: ApiRequest = { method, path: canonical.path };
   // Most requests carry no headers: no object or entries array is made for them.
-  let headers: Record<string, string> | undefined;
   const rawHeaders = raw["headers"];
   if (rawHeaders) {
+    let headers: Record<string, string> | undefined;
     for (const [key, value] of Object.entries(rawHeaders)) {
       if (CREDENTIAL_HEADERS.has(key.toLowerCase()))
         throw new RequestRefusedError(
           `codemode.request(): do not set the "${key}" header; authentication is added by the host.`,
         );
-      (headers ??= {})[key] = String(value);
+      const text = String(value);
+      if (!TOKEN.test(key) || badHeaderValue(text))
+        throw new RequestRefusedError(
+          `codemode.request(): the header ${JSON.stringify(key).slice(0, 80)} is not a valid HTTP header (names are tokens, values hold no line breaks or control characters). Nothing was sent.`,
+        );
+      (headers ??= {})[key] = text;
     }
+    if (headers) request.headers = headers;
   }
-  const request: ApiRequest = { method, path: path as string };
-  if (raw["query"] !== undefined) request.query = raw["query"] as Record<string, unknown>;
-  if (headers) request.headers = headers;
-  if (raw["body"] !== undefined) request.body = raw["body"];
-  if (raw["rawBody"] !== undefined) request.rawBody = raw["rawBody"];
-  if (typeof raw["contentType"] === "string") request.contentType = raw["contentType"];
+  if (raw["query"] !== undefined && raw["query"] !== null) {
+    const query = raw["query"];
+    if (typeof query !== "object" || Array.isArray(query))
+      throw new RequestRefusedError(
+        "codemode.request(): `query` must be an object of parameters, e.g. { page: 2 }. Nothing was sent.",
+      );
+    request.query = jsonData(query, "query") as Record<string, unknown>;
+  }
+  if (raw["body"] !== undefined) request.body = jsonData(raw["body"], "body");
+  if (raw["rawBody"] !== undefined) request.rawBody = rawBodyOf(raw["rawBody"]);
+  const contentType = raw["contentType"];
+  if (typeof contentType === "string") {
+    if (badHeaderValue(contentType))
+      throw new RequestRefusedError(
+        "codemode.request(): `contentType` holds a line break or control character. Nothing was sent.",
+      );
+    request.contentType = contentType;
+  }
   return request;
+}
+
+/** RFC 9110 token: a header name. */
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** Control characters other than tab: never in a header value (nor in the approval prompt). */
+const badHeaderValue = (text: string) => hasControlCharacter(text, true);
+
+/** A JSON round trip: the exact data that is validated, approved and sent. */
+function jsonData(value: unknown, field: string): unknown {
+  try {
+    const text = JSON.stringify(value);
+    if (text !== undefined) return JSON.parse(text);
+  } catch {
+    // Falls through to the refusal: a BigInt, or nesting too deep to encode.
+  }
+  throw new RequestRefusedError(
+    `codemode.request(): \`${field}\` must be JSON data (objects, arrays, strings, numbers, booleans, null). Nothing was sent.`,
+  );
+}
+
+function rawBodyOf(value: unknown): string | Uint8Array {
+  if (typeof value === "string") return value;
+  if (value instanceof Uint8Array) return value.slice();
+  if (value instanceof ArrayBuffer) return new Uint8Array(value.slice(0));
+  if (ArrayBuffer.isView(value))
+    return new Uint8Array(value.buffer, value.byteOffset, value.byteLength).slice();
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  throw new RequestRefusedError(
+    "codemode.request(): `rawBody` must be text or bytes (a Uint8Array). Nothing was sent.",
+  );
 }
 
 /** Everything one run's `codemode.request()` needs. */
@@ -129,9 +198,7 @@ export interface ApiRequesterOptions {
   approve?: (
     request: ApiRequest,
     operation: CompactOperation | undefined,
-  ) => Promise<ApiResult | undefined>;
-  /** Called after an approved request was sent (MRTR records it for replay). */
-  onApprovedSent?: (request: ApiRequest, result: ApiResult) => void;
+  ) => Promise<ApprovalDecision>;
   needsApproval?: ApprovalCheck;
 }
 
@@ -176,10 +243,17 @@ export function apiRequester(options: ApiRequesterOptions) {
     pathParams: Record<string, string>,
     signal: AbortSignal,
   ): Promise<ApiResult> => {
-    const replayed = await options.approve!(request, operation);
-    if (replayed) return replayed;
-    const result = await send(request, operation, pathParams, signal);
-    options.onApprovedSent?.(request, result);
+    const decision = await options.approve!(request, operation);
+    if (decision.kind === "replay") return decision.result;
+    // The approved object itself is sent: nothing can change between the prompt and the send.
+    let result: ApiResult;
+    try {
+      result = await send(request, operation, pathParams, signal);
+    } catch (error) {
+      decision.record({ error: error instanceof Error ? error.message : String(error) });
+      throw error;
+    }
+    decision.record({ result });
     return result;
   };
   return (input: unknown, signal: AbortSignal): ApiResult | Promise<ApiResult> => {

@@ -3,13 +3,18 @@
  *
  * - **MRTR** (2026-07-28, stateless handler with a `requestState` key): the run stops at the
  *   first unapproved request; the tool answers `input_required` asking the user; the client
- *   retries with the answer and the code runs again. Approved and declined decisions, and the
- *   responses of requests already sent, travel in the sealed (tamper-proof) `requestState`, so on
- *   the rerun an already-sent request is replayed from the state, never sent twice.
+ *   retries with the answer and the code runs again. Decisions, and the responses of requests
+ *   already sent, travel in the sealed (tamper-proof) `requestState`, so on the rerun an
+ *   already-sent request is replayed from the state, never sent twice. Each approval is
+ *   single-use: it carries a random id and an expiry, and sending claims the id in an
+ *   {@link ApprovalLedger}, so replaying an accepted round sends nothing.
  * - **Push** (sessions: McpAgent, legacy transports): the host asks with `elicitation/create`
- *   and waits for the answer on the original call's stream.
+ *   and waits for the answer on the original call's stream; the answer covers that one send.
  *
- * Declining or cancelling refuses that one request with a catchable error; nothing is sent.
+ * Either way an approval is bound to everything that is sent (method, canonical path, query,
+ * headers, content type, body, raw body) and the prompt shows exactly that
+ * ({@link approvalPrompt}). Declining or cancelling refuses that one request with a catchable
+ * error; nothing is sent.
  */
 import {
   acceptedContent,
@@ -26,15 +31,34 @@ import type { CompactOperation } from "../openapi/types";
 import type { ApiRequest } from "../openapi/validate-request";
 import { RequestRefusedError } from "./api-request";
 import type { ApiResult } from "./api-response";
+import type { ApprovalLedger } from "./approval-ledger";
+import { approvalPrompt } from "./approval-prompt";
+import { requestFingerprint } from "./request-fingerprint";
+
+/** One approval the user gave: single-use (its id is claimed when sent), until it expires. */
+interface Grant {
+  key: string;
+  id: string;
+  expiresAt: number;
+}
 
 /** Sealed between MRTR rounds. */
 interface ApprovalState {
-  approved: string[];
+  approved: Grant[];
   declined: string[];
   /** Responses of approved requests already sent, by request key. */
   sent: Record<string, ApiResult>;
-  pending?: { key: string; summary: string };
+  /** Approved requests whose sending failed, by request key: the (redacted) error message. */
+  failed: Record<string, string>;
+  pending?: Grant & { summary: string };
 }
+
+/** What the flow decided for a request that needs approval (it throws when refused). */
+export type ApprovalDecision =
+  /** Sent in an earlier round: answer with this, send nothing. */
+  | { kind: "replay"; result: ApiResult }
+  /** Approved for this one send: send it, then report how it went. */
+  | { kind: "send"; record(outcome: { result: ApiResult } | { error: string }): void };
 
 /** One run's approval handling (see the module comment). */
 export interface ApprovalFlow {
@@ -42,13 +66,8 @@ export interface ApprovalFlow {
   readonly holdsRun: boolean;
   /** Reads the sealed state and this round's answer (MRTR); no-op for push. */
   load(): Promise<void>;
-  /** Approves `request` or throws; returns a recorded response to replay instead of sending. */
-  approve(
-    request: ApiRequest,
-    operation: CompactOperation | undefined,
-  ): Promise<ApiResult | undefined>;
-  /** Records the response of an approved request that was just sent. */
-  sent(request: ApiRequest, result: ApiResult): void;
+  /** Approves `request` (exactly as it will be sent) or throws a RequestRefusedError. */
+  approve(request: ApiRequest, operation: CompactOperation | undefined): Promise<ApprovalDecision>;
   /** After the run: the `input_required` result when a request awaits approval. */
   finish(outcome: ExecutionOutcome): Promise<CallToolResult | undefined>;
 }
@@ -68,19 +87,29 @@ const APPROVE_SCHEMA = {
 export const APPROVAL_TIMEOUT_MS = 300_000;
 
 /**
+ * How long an MRTR approval stays usable after it was asked for. The sealed state itself expires
+ * with the handler's `requestState` lifetime (ten minutes by default), whichever comes first.
+ */
+export const APPROVAL_TTL_MS = 15 * 60_000;
+
+/**
  * Creates the approval flow for one `execute` call.
  * @param server - the server serving the call (push elicitation goes through its protocol)
  * @param ctx - the tool call's context
  * @param factoryCtx - the handler's factory context (era and requestState codec), if any
+ * @param ledger - where MRTR approvals are claimed (single use)
  */
 export function approvalFlow(
   server: AnyMcpServer,
   ctx: ServerContext,
   factoryCtx: McpServerFactoryContext | undefined,
+  ledger: ApprovalLedger,
 ): ApprovalFlow {
   const codec = factoryCtx?.era === "modern" ? factoryCtx.requestState : undefined;
-  return codec ? mrtrFlow(ctx, codec) : pushFlow(server, ctx);
+  return codec ? mrtrFlow(ctx, codec, ledger) : pushFlow(server, ctx);
 }
+
+const SENT_ONCE: ApprovalDecision = { kind: "send", record: () => {} };
 
 function pushFlow(server: AnyMcpServer, ctx: ServerContext): ApprovalFlow {
   return {
@@ -94,7 +123,7 @@ function pushFlow(server: AnyMcpServer, ctx: ServerContext): ApprovalFlow {
           server,
           {
             mode: "form",
-            message: `Approve this API request?\n${summarize(request)}`,
+            message: `Approve this API request?\n${approvalPrompt(request)}`,
             requestedSchema: APPROVE_SCHEMA,
           },
           { relatedRequestId: ctx.mcpReq.id, timeout: APPROVAL_TIMEOUT_MS },
@@ -109,9 +138,9 @@ function pushFlow(server: AnyMcpServer, ctx: ServerContext): ApprovalFlow {
           `The user ${answer.action === "cancel" ? "cancelled" : "declined"} ${request.method} ${request.path}. Nothing was sent.`,
         );
       }
-      return undefined;
+      // The answer covers this one request object, which the caller sends next and only once.
+      return SENT_ONCE;
     },
-    sent: () => {},
     finish: async () => undefined,
   };
 }
@@ -119,55 +148,73 @@ function pushFlow(server: AnyMcpServer, ctx: ServerContext): ApprovalFlow {
 function mrtrFlow(
   ctx: ServerContext,
   codec: NonNullable<McpServerFactoryContext["requestState"]>,
+  ledger: ApprovalLedger,
 ): ApprovalFlow {
-  let state: ApprovalState = { approved: [], declined: [], sent: {} };
+  let state: ApprovalState = { approved: [], declined: [], sent: {}, failed: {} };
+  // The n-th identical request of a run is its own request: approving one covers one send.
   const seen = new Map<string, number>();
-  const keyOf = (request: ApiRequest) => {
-    const base = fingerprint(request);
+  const keyOf = async (request: ApiRequest) => {
+    const base = await requestFingerprint(request);
     const n = (seen.get(base) ?? 0) + 1;
     seen.set(base, n);
     return `${base}#${n}`;
   };
-  const lastKey = new Map<string, string>();
   return {
     holdsRun: false,
     async load() {
-      const sealed = ctx.mcpReq.requestState<ApprovalState>();
-      if (sealed && typeof sealed === "object")
-        state = {
-          approved: [...sealed.approved],
-          declined: [...sealed.declined],
-          sent: { ...sealed.sent },
-        };
-      const pending = sealed && typeof sealed === "object" ? sealed.pending : undefined;
+      const sealed = ctx.mcpReq.requestState<Partial<ApprovalState>>();
+      if (!sealed || typeof sealed !== "object") return;
+      const now = Date.now();
+      state = {
+        approved: (sealed.approved ?? []).filter((grant) => grant.expiresAt > now),
+        declined: [...(sealed.declined ?? [])],
+        sent: { ...sealed.sent },
+        failed: { ...sealed.failed },
+      };
+      const pending = sealed.pending;
       if (!pending) return;
       const answer = inputResponse(ctx.mcpReq.inputResponses, ANSWER_KEY);
       if (answer.kind !== "elicit") return;
       const content = acceptedContent(ctx.mcpReq.inputResponses, ANSWER_KEY);
-      (content?.["approve"] === true ? state.approved : state.declined).push(pending.key);
+      if (content?.["approve"] !== true) state.declined.push(pending.key);
+      // An approval answered after it expired is not one: the request is asked for again.
+      else if (pending.expiresAt > now)
+        state.approved.push({ key: pending.key, id: pending.id, expiresAt: pending.expiresAt });
     },
     async approve(request) {
-      const key = keyOf(request);
-      lastKey.set(fingerprint(request), key);
-      if (state.sent[key]) return state.sent[key];
-      if (state.approved.includes(key)) return undefined;
+      const key = await keyOf(request);
+      const recorded = state.sent[key];
+      if (recorded) return { kind: "replay", result: recorded };
+      const failure = state.failed[key];
+      if (failure !== undefined)
+        throw new RequestRefusedError(
+          `${request.method} ${request.path} was sent in an earlier round and failed (${failure}); it is not sent again.`,
+        );
+      const grant = state.approved.find((g) => g.key === key);
+      if (grant) {
+        await claim(grant, request);
+        state.approved = state.approved.filter((g) => g !== grant);
+        return {
+          kind: "send",
+          record(outcome) {
+            if ("error" in outcome) state.failed[key] = outcome.error;
+            else state.sent[key] = bounded(outcome.result);
+          },
+        };
+      }
       if (state.declined.includes(key))
         throw new RequestRefusedError(
           `The user declined ${request.method} ${request.path}. Nothing was sent.`,
         );
-      state.pending ??= { key, summary: summarize(request) };
+      state.pending ??= {
+        key,
+        id: randomId(),
+        expiresAt: Date.now() + APPROVAL_TTL_MS,
+        summary: approvalPrompt(request),
+      };
       throw new RequestRefusedError(
         `${request.method} ${request.path} is waiting for the user's approval; the run stops here and resumes after the answer. Nothing was sent.`,
       );
-    },
-    sent(request, result) {
-      const key = lastKey.get(fingerprint(request));
-      if (!key) return;
-      const size = JSON.stringify(result.body ?? null).length;
-      state.sent[key] =
-        size <= MAX_RECORDED
-          ? result
-          : { ...result, body: `[response of ${size} bytes not kept for replay]` };
     },
     async finish() {
       if (!state.pending) return undefined;
@@ -182,35 +229,32 @@ function mrtrFlow(
       }) as unknown as CallToolResult;
     },
   };
+
+  async function claim(grant: Grant, request: ApiRequest): Promise<void> {
+    let first: boolean;
+    try {
+      first = await ledger.claim(grant.id, grant.expiresAt);
+    } catch (error) {
+      throw new RequestRefusedError(
+        `${request.method} ${request.path}: the approval could not be recorded as used (${(error as Error).message}); nothing was sent.`,
+      );
+    }
+    if (!first)
+      throw new RequestRefusedError(
+        `this approval was already used; nothing was sent. (${request.method} ${request.path} was approved for one send and a replayed answer does not send it again: call the tool again to be asked anew.)`,
+      );
+  }
 }
 
-/** A short human-readable summary of a request for the approval prompt. */
-function summarize(request: ApiRequest): string {
-  const query =
-    request.query && Object.keys(request.query).length > 0
-      ? `?${new URLSearchParams(Object.entries(request.query).map(([k, v]) => [k, String(v)])).toString()}`
-      : "";
-  const body = request.body === undefined ? "" : `\n${JSON.stringify(request.body).slice(0, 500)}`;
-  return `${request.method} ${request.path}${query}${body}`;
+function bounded(result: ApiResult): ApiResult {
+  const size = JSON.stringify(result.body ?? null).length;
+  return size <= MAX_RECORDED
+    ? result
+    : { ...result, body: `[response of ${size} bytes not kept for replay]` };
 }
 
-/** Stable identity of a request's content (same method, path, query and body → same key). */
-function fingerprint(request: ApiRequest): string {
-  return JSON.stringify([
-    request.method,
-    request.path,
-    sortKeys(request.query ?? {}),
-    sortKeys(request.body ?? null),
-  ]);
-}
-
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value && typeof value === "object")
-    return Object.fromEntries(
-      Object.keys(value)
-        .toSorted()
-        .map((k) => [k, sortKeys((value as Record<string, unknown>)[k])]),
-    );
-  return value;
+function randomId(): string {
+  return [...crypto.getRandomValues(new Uint8Array(16))]
+    .map((b) => b.toString(16).padStart(2, "0"))
+    .join("");
 }

@@ -29,6 +29,7 @@ import {
   type ApprovalCheck,
 } from "./api-request";
 import { APPROVAL_TIMEOUT_MS, approvalFlow } from "./approval-flow";
+import { isolateApprovalLedger, type ApprovalLedger } from "./approval-ledger";
 import { redactValue } from "./api-response";
 import { outcomeToToolResult } from "./outcome-result";
 import { executeDescription, searchDescription } from "./openapi-tool-descriptions";
@@ -55,8 +56,16 @@ export interface OpenApiMcpServerOptions {
   /**
    * Ask a person before sending requests: `true` for every non-GET request, or a predicate.
    * Uses `input_required` (MRTR) on the stateless handler and push elicitation in sessions.
+   * An approval covers exactly the request shown (method, canonical path, query, headers,
+   * content type, body or raw body) and one send of it.
    */
   approval?: boolean | ApprovalCheck;
+  /**
+   * Where MRTR approvals are claimed so each is used once (a replayed round sends nothing).
+   * Default: a per-isolate in-memory ledger, so single use holds per isolate; pass a shared one
+   * (e.g. backed by a Durable Object) when rounds may reach different isolates.
+   */
+  approvalLedger?: ApprovalLedger;
 }
 
 /**
@@ -150,7 +159,9 @@ export function openApiMcpServer(
         annotations: { readOnlyHint: false, openWorldHint: true },
       },
       async ({ code }, ctx): Promise<CallToolResult> => {
-        const approvals = needsApproval ? approvalFlow(server, ctx, factoryCtx) : undefined;
+        const approvals = needsApproval
+          ? approvalFlow(server, ctx, factoryCtx, options.approvalLedger ?? isolateApprovalLedger)
+          : undefined;
         await approvals?.load();
         const request = apiRequester({
           spec,
@@ -158,9 +169,7 @@ export function openApiMcpServer(
           validate: options.validateRequests !== false,
           secrets,
           mcp: ctx as ServerContext,
-          ...(approvals && needsApproval
-            ? { approve: approvals.approve, onApprovedSent: approvals.sent, needsApproval }
-            : {}),
+          ...(approvals && needsApproval ? { approve: approvals.approve, needsApproval } : {}),
         });
         const namespaces: HostNamespaces = {
           codemode: { request: (args, call) => request(args[0], call.signal), declaration },

@@ -4,6 +4,7 @@
  * match their schemas. The result names the operation and every problem so the model can fix its
  * code in one step.
  */
+import { canonicalPath } from "./canonical-path";
 import type { OpenApiSpec } from "./open-api-spec";
 import { scalarCheck } from "./scalar-check";
 import { validateSchema } from "./schema-validator";
@@ -12,7 +13,10 @@ import type { CompactOperation, JsonObject, ParameterObject } from "./types";
 /** A request as sandbox code writes it for `codemode.request(...)`. */
 export interface ApiRequest {
   method: string;
-  /** A concrete path (`/zones/123/rulesets`), optionally with a query string. */
+  /**
+   * A concrete path (`/zones/123/rulesets`), without a query string (query parameters go in
+   * `query`). `codemode.request()` makes it canonical before anything else sees it.
+   */
   path: string;
   query?: Record<string, unknown>;
   headers?: Record<string, string>;
@@ -52,7 +56,9 @@ const HOST_HEADERS = new Set([
 ]);
 
 /**
- * Validates a request against the spec's operation. Unknown query parameters and headers are
+ * Validates a request against the spec's operation, on its canonical path (see
+ * {@link canonicalPath}: a path with `..` segments, a backslash, `?` or `#` is refused as
+ * `invalid_request`). Unknown query parameters and headers are
  * allowed (specs are often incomplete); header parameters that carry credentials are never
  * required, since the host callback adds them.
  * @param spec - the loaded spec
@@ -60,11 +66,14 @@ const HOST_HEADERS = new Set([
  */
 export function validateRequest(spec: OpenApiSpec, request: ApiRequest): RequestValidation {
   const method = String(request.method ?? "").toUpperCase();
-  const fullPath = String(request.path ?? "");
-  // Split only when there is a query string: this runs on every `codemode.request()`.
-  const mark = fullPath.indexOf("?");
-  const rawPath = mark < 0 ? fullPath : fullPath.slice(0, mark);
-  const queryString = mark < 0 ? undefined : fullPath.slice(mark + 1).split("?", 1)[0];
+  const canonical = canonicalPath(String(request.path ?? ""));
+  // A path the URL parser would reinterpret (`..`, `\`, `?`, `#`) is never matched: what is
+  // validated must be what is sent.
+  if (!canonical.ok)
+    return fail("invalid_request", `${method} ${String(request.path)}: ${canonical.problem}`, [
+      canonical.problem,
+    ]);
+  const rawPath = canonical.path;
   const match = spec.matchOperation(method, rawPath);
   if (match.kind === "unknown_path") {
     const hint =
@@ -92,16 +101,13 @@ export function validateRequest(spec: OpenApiSpec, request: ApiRequest): Request
   let headers: Map<string, string> | undefined;
   const plan = planOf(spec, operation);
   // Without query or headers in the request, only path and required parameters can say anything.
-  const given = request.query !== undefined || queryString || request.headers !== undefined;
+  const given = request.query !== undefined || request.headers !== undefined;
   for (const param of given ? plan.all : plan.minimal) {
     let value: unknown;
     if (param.in === "path") value = params[param.name];
     else if (param.in === "query") {
-      if (!query) {
-        query = { ...request.query };
-        if (queryString) for (const [k, v] of new URLSearchParams(queryString)) query[k] ??= v;
-      }
-      value = query[param.name];
+      query ??= { ...request.query };
+      value = Object.hasOwn(query, param.name) ? query[param.name] : undefined;
     } else {
       headers ??= new Map(
         Object.entries(request.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]),

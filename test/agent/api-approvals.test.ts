@@ -31,7 +31,16 @@ describe("approvals in an agent (push elicitation)", () => {
     const { result, asked } = await run({ action: "accept", content: { approve: true } });
     expect(JSON.parse(text(result))).toEqual({ read: "rex", added: "doggie" });
     expect(asked).toHaveLength(1);
-    expect(asked[0]).toMatch(/POST \/pet/);
+    // The push prompt is the same as the MRTR one: exactly what is sent, body included.
+    expect(asked[0]).toBe(
+      [
+        "Approve this API request?",
+        "POST /pet",
+        "Content-Type: application/json",
+        "Body (text, 32 characters):",
+        '{"name":"doggie","photoUrls":[]}',
+      ].join("\n"),
+    );
     expect(upstreamLog).toEqual(["GET /pet/7", "POST /pet"]);
   });
 

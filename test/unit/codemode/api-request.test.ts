@@ -1,5 +1,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { apiRequester, RequestRefusedError } from "../../../src/codemode/api-request";
+import {
+  apiRequester,
+  normalizeApiRequest,
+  RequestRefusedError,
+} from "../../../src/codemode/api-request";
 import { loadSpec, type OpenApiSpec } from "../../../src/openapi/open-api-spec";
 import { cloudflareSpec } from "../openapi/fixtures";
 
@@ -59,5 +63,50 @@ describe("apiRequester (the host side of codemode.request())", () => {
       request({ method: "GET", path: PATH, headers: { Authorization: "x" } }, signal),
     ).toThrow(/authentication is added by the host/);
     expect(called).toBe(false);
+  });
+});
+
+describe("normalizeApiRequest: the snapshot that is validated, approved and sent", () => {
+  it("reduces query and body to JSON data and copies raw bytes", () => {
+    const bytes = new Uint8Array([1, 2, 3]);
+    const request = normalizeApiRequest({
+      method: "put",
+      path: "/a/{id}",
+      params: { id: "x y" },
+      query: { when: new Date(0), skip: undefined },
+      body: { at: new Date(0), gone: undefined, n: 1 },
+    });
+    expect(request).toEqual({
+      method: "PUT",
+      path: "/a/x%20y",
+      query: { when: "1970-01-01T00:00:00.000Z" },
+      body: { at: "1970-01-01T00:00:00.000Z", n: 1 },
+    });
+    const raw = normalizeApiRequest({ method: "PUT", path: "/b", rawBody: bytes });
+    expect(raw.rawBody).toEqual(bytes);
+    expect(raw.rawBody).not.toBe(bytes);
+  });
+
+  it.each([
+    ["query text", { method: "GET", path: "/a", query: "x=1" }, /`query` must be an object/],
+    ["a BigInt body", { method: "POST", path: "/a", body: { n: 1n } }, /`body` must be JSON data/],
+    [
+      "an object rawBody",
+      { method: "POST", path: "/a", rawBody: { a: 1 } },
+      /`rawBody` must be text or bytes/,
+    ],
+    [
+      "a dot-dot param",
+      { method: "GET", path: "/a/{id}", params: { id: "../b" } },
+      /"\.\." segment/,
+    ],
+  ])("refuses %s", (_label, input, reason) => {
+    expect(() => normalizeApiRequest(input)).toThrow(reason);
+  });
+
+  it("reads only own params: an inherited value never fills a template", () => {
+    expect(() =>
+      normalizeApiRequest({ method: "GET", path: "/a/{a}", params: Object.create({ a: "x" }) }),
+    ).toThrow(/fill the path template/);
   });
 });

@@ -1,5 +1,6 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { describe, expect, it } from "vitest";
+import { modernRequest, rpcBody } from "../mcp/fixtures";
 import { configured, connect, entry, text, type WorkerFetch } from "./helpers";
 
 const STATE_KEY = "app-test-request-state-key-0123456789abcdef";
@@ -44,6 +45,36 @@ describe("approvals (APPROVALS=on)", () => {
     expect(asked).toHaveLength(1);
     expect(asked[0]).toContain("POST /tasks");
     expect(await count("Approved write")).toBe(1);
+  });
+
+  it("refuses a replayed accepted round: the write happens once (Durable Object ledger)", async () => {
+    const worker = configured({ APPROVALS: "on", REQUEST_STATE_KEY: STATE_KEY });
+    const code = program("Replayed write");
+    let id = 1;
+    const round = async (extra: Record<string, unknown> = {}) =>
+      rpcBody(
+        await worker(
+          modernRequest(
+            "tools/call",
+            { name: "execute", arguments: { code }, ...extra },
+            { capabilities: { elicitation: { form: {} } }, id: id++ },
+          ),
+        ),
+      );
+    const first = await round();
+    expect(first.result.resultType).toBe("input_required");
+    expect(first.result.inputRequests.approve_request.params.message).toContain(
+      'Body (text, 40 characters):\n{"projectId":3,"title":"Replayed write"}',
+    );
+    const accepted = {
+      requestState: first.result.requestState,
+      inputResponses: { approve_request: { action: "accept", content: { approve: true } } },
+    };
+    expect((await round(accepted)).result.content[0].text).toBe("Replayed write");
+    const replay = await round(accepted);
+    expect(replay.result.isError).toBe(true);
+    expect(replay.result.content[0].text).toContain("this approval was already used");
+    expect(await count("Replayed write")).toBe(1);
   });
 
   it("sends nothing when the user declines", async () => {

@@ -1,0 +1,100 @@
+import { describe, expect, it } from "vitest";
+import { normalizeApiRequest } from "../../../src/codemode/api-request";
+import { approvalPrompt } from "../../../src/codemode/approval-prompt";
+
+const prompt = (input: Record<string, unknown>) => approvalPrompt(normalizeApiRequest(input));
+
+describe("approvalPrompt (golden): exactly what will be sent", () => {
+  it("a JSON body with query and headers", () => {
+    expect(
+      prompt({
+        method: "post",
+        path: "/zones/{id}/dns_records",
+        params: { id: "z 1" },
+        query: { tag: ["a", "b"], dry: false },
+        headers: { "X-Request-Id": "42" },
+        body: { type: "A", name: "www" },
+      }),
+    ).toBe(
+      [
+        "POST /zones/z%201/dns_records?tag=a&tag=b&dry=false",
+        "X-Request-Id: 42",
+        "Content-Type: application/json",
+        "Body (text, 25 characters):",
+        '{"type":"A","name":"www"}',
+      ].join("\n"),
+    );
+  });
+
+  it("a raw text body and its content type (a content-type header is replaced by it)", () => {
+    expect(
+      prompt({
+        method: "PUT",
+        path: "/notes/1",
+        headers: { "content-type": "text/html" },
+        rawBody: "hello\nworld",
+        contentType: "text/plain",
+      }),
+    ).toBe(
+      [
+        "PUT /notes/1",
+        "Content-Type: text/plain",
+        "Raw body (text, 11 characters):",
+        "hello\nworld",
+      ].join("\n"),
+    );
+  });
+
+  it("raw bytes as hex with their size", () => {
+    expect(
+      prompt({ method: "PUT", path: "/blob", rawBody: new Uint8Array([0, 1, 254, 255]) }),
+    ).toBe(["PUT /blob", "Raw body (bytes, 4 bytes, shown as hex):", "0001feff"].join("\n"));
+  });
+
+  it("a long body is cut with a mark naming the total", () => {
+    const text = prompt({ method: "POST", path: "/notes", rawBody: "x".repeat(48_213) });
+    expect(text.split("\n")).toEqual([
+      "POST /notes",
+      "Raw body (text, 48,213 characters):",
+      "x".repeat(2_000),
+      "… [truncated: 2,000 of 48,213 characters shown]",
+    ]);
+    const bytes = prompt({ method: "POST", path: "/b", rawBody: new Uint8Array(1_500) });
+    expect(bytes.split("\n")).toEqual([
+      "POST /b",
+      "Raw body (bytes, 1,500 bytes, shown as hex):",
+      "00".repeat(1_000),
+      "… [truncated: 1,000 of 1,500 bytes shown]",
+    ]);
+  });
+
+  it("a form body as it is encoded", () => {
+    expect(
+      prompt({
+        method: "POST",
+        path: "/login",
+        body: { user: "ana", note: "a&b" },
+        contentType: "application/x-www-form-urlencoded",
+      }),
+    ).toBe(
+      [
+        "POST /login",
+        "Content-Type: application/x-www-form-urlencoded",
+        "Body (text, 19 characters):",
+        "user=ana&note=a%26b",
+      ].join("\n"),
+    );
+  });
+
+  it("no header can add a line to the prompt", () => {
+    expect(() =>
+      prompt({ method: "POST", path: "/notes", headers: { "x-a": "1\nBody: fake" } }),
+    ).toThrow(/not a valid HTTP header/);
+    expect(() => prompt({ method: "POST", path: "/notes", headers: { "x a": "1" } })).toThrow(
+      /not a valid HTTP header/,
+    );
+    expect(() =>
+      prompt({ method: "POST", path: "/notes", rawBody: "x", contentType: "text/plain\nX: y" }),
+    ).toThrow(/`contentType` holds a line break/);
+  });
+});

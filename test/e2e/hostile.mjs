@@ -237,7 +237,7 @@ try {
         `approved DELETE → ${text(approved)}, sent ${deletes()}×`,
       );
       soft(round !== undefined, "no MRTR round was recorded");
-      for (let i = 0; i < 3; i++)
+      for (let i = 0; i < 3 && round; i++)
         await (
           await fetch(`${url}/mcp`, { method: "POST", headers: round.headers, body: round.body })
         ).text();

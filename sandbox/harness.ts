@@ -6,6 +6,11 @@
  * The harness: sets the budget, captures the console, installs the host namespaces as globals,
  * imports and runs the user's code, and returns the outcome as data (never throws), with the
  * result encoded and shrunk to the size limit *before* it crosses RPC.
+ *
+ * It shares the isolate with the program, so it reads nothing through a prototype chain the
+ * program can change once user code may run: the host stub's `call` and the request's fields
+ * are read first, and intrinsics used later are captured when the module loads. Its limits are
+ * a convenience; the host enforces every one of them again (src/executor/host-bridge.ts).
  */
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { createConsoleCapture, type ConsoleCapture } from "./console-capture";

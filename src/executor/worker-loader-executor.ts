@@ -6,9 +6,24 @@
  * the isolate's env, code generation from strings disallowed by the platform, imports refused
  * by the instrumenter, one isolate per run (no state shared between runs or with the host).
  *
+ * The sandbox is hostile, harness included. Enforced in the sandbox (convenience: early, clear
+ * errors, less data over RPC): the harness reads the host stub and the request before user code
+ * runs (an RPC stub resolves names through Object.prototype first), captures the intrinsics it
+ * uses afterwards, and applies every limit below as the program goes. Enforced again on the host,
+ * where the program cannot skip it (host-bridge.ts, sandbox-response.ts): argument types and
+ * `maxCallBytes` (by length before decoding), `maxHostCalls` (refused calls count), argument text
+ * held by running calls (`MAX_IN_FLIGHT_CHARS`), one `maxLogBytes` budget (bytes + 1 per line)
+ * across every piggybacked batch and the final response (excess counted, never kept),
+ * `maxResultBytes` (an over-limit result is refused by length, never decoded), the response's
+ * shape (malformed → `SandboxError`), and bounded error names, messages and stacks. The host
+ * keeps nothing from the sandbox beyond these budgets and the one RPC value in hand (≤ 32 MiB,
+ * capped by the platform).
+ *
  * Does not do: kill a synchronous runaway in native code (a catastrophic regular expression, a
  * giant `Array.fill`): the operation budget counts only instrumented JavaScript; on Cloudflare
- * the `cpuMs` limit ends those, in local workerd nothing can.
+ * the `cpuMs` limit ends those, in local workerd nothing can. Keep a program from spoiling its
+ * own output: a program that replaces prototype methods of its own values can garble its result
+ * and logs (never past the limits above, and never anyone else's run).
  */
 import type { SandboxRequest } from "../../sandbox/protocol";
 import { HostBridge } from "./host-bridge";

@@ -56,10 +56,11 @@ export class HostBridge extends RpcTarget implements HostBridgeApi {
     this.maxInFlightChars = Math.max(MAX_IN_FLIGHT_CHARS, limits.maxCallBytes);
   }
 
+  // Everything but `call` is an instance property on purpose: an RpcTarget exposes the methods
+  // and getters of its prototype over RPC, so these stay out of the sandbox's reach.
+
   /** Console lines dropped by the host's budget (the sandbox reports its own separately). */
-  get droppedLogs(): number {
-    return this.budget.dropped();
-  }
+  readonly droppedLogs = (): number => this.budget.dropped();
 
   /**
    * Handles one call from the sandbox. Never throws: failures are replies. Not `async`: a host
@@ -145,7 +146,7 @@ export class HostBridge extends RpcTarget implements HostBridgeApi {
    * without being read, malformed lines are counted as dropped, kept lines are fresh copies.
    * @param logs - whatever the sandbox sent as its console lines
    */
-  acceptLogs(logs: unknown): void {
+  readonly acceptLogs = (logs: unknown): void => {
     if (!Array.isArray(logs)) return this.budget.drop(1);
     const budget = this.budget;
     for (let i = 0; i < logs.length; i++) {
@@ -165,12 +166,12 @@ export class HostBridge extends RpcTarget implements HostBridgeApi {
         message: kept === message ? message : flatCopy(kept),
       });
     }
-  }
+  };
 
   /** Ends the run: aborts calls in flight and refuses new ones. */
-  close(): void {
+  readonly close = (): void => {
     this.controller.abort(new Error("The run ended."));
-  }
+  };
 }
 
 /** `namespace.name` for messages; nothing sent is stringified before its type is known. */

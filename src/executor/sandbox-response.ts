@@ -43,7 +43,7 @@ export function responseToOutcome(
     return {
       ...base,
       logs: bridge.logs,
-      droppedLogs: bridge.droppedLogs,
+      droppedLogs: bridge.droppedLogs(),
       status: "error",
       error: {
         name: "SandboxError",
@@ -56,7 +56,7 @@ export function responseToOutcome(
   const outcome: ExecutionOutcome = {
     ...base,
     logs: bridge.logs,
-    droppedLogs: response.droppedLogs + bridge.droppedLogs,
+    droppedLogs: response.droppedLogs + bridge.droppedLogs(),
     truncated: response.truncated,
     resultBytes: response.resultBytes,
     operations: response.operations,

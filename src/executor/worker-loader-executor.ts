@@ -162,7 +162,7 @@ export class WorkerLoaderExecutor implements Executor {
         return {
           ...common,
           logs: bridge.logs,
-          droppedLogs: bridge.droppedLogs,
+          droppedLogs: bridge.droppedLogs(),
           status: "timeout",
           error: {
             name: "TimeoutError",
@@ -174,7 +174,7 @@ export class WorkerLoaderExecutor implements Executor {
         return {
           ...common,
           logs: bridge.logs,
-          droppedLogs: bridge.droppedLogs,
+          droppedLogs: bridge.droppedLogs(),
           status: "error",
           error: { name: "AbortError", message: "The run was cancelled." },
         };
@@ -188,7 +188,7 @@ export class WorkerLoaderExecutor implements Executor {
         return {
           ...base,
           logs: bridge.logs,
-          droppedLogs: bridge.droppedLogs,
+          droppedLogs: bridge.droppedLogs(),
           calls: bridge.calls,
           status: "timeout",
           error: {
@@ -203,7 +203,7 @@ export class WorkerLoaderExecutor implements Executor {
       return {
         ...base,
         logs: bridge.logs,
-        droppedLogs: bridge.droppedLogs,
+        droppedLogs: bridge.droppedLogs(),
         calls: bridge.calls,
         status: "error",
         error: { name: "SandboxError", message: `The sandbox failed: ${message}` },

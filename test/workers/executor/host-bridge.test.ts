@@ -2,6 +2,7 @@
  * The host bridge called directly, as a program holding the RPC stub could: every value is
  * hostile, and every limit must hold here without any help from the sandbox's harness.
  */
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { HostBridge, MAX_IN_FLIGHT_CHARS } from "../../../src/executor/host-bridge";
 import type { HostNamespaces } from "../../../src/executor/types";
@@ -87,7 +88,7 @@ describe("the host bridge trusts nothing it is sent", () => {
     expect(b.logs[0]).toEqual({ level: "log", message: "first" });
     expect(b.logs[1]!.message).toMatch(/^W+…\[log truncated\]$/);
     expect(b.logs).toHaveLength(2);
-    expect(b.droppedLogs).toBe(50 * 1_001 - 1 + 100_000);
+    expect(b.droppedLogs()).toBe(50 * 1_001 - 1 + 100_000);
   });
 
   it("drops malformed console lines and keeps fresh copies of good ones", () => {
@@ -104,7 +105,7 @@ describe("the host bridge trusts nothing it is sent", () => {
     b.acceptLogs("not a list");
     expect(b.logs).toEqual([{ level: "info", message: "fine" }]);
     expect(b.logs[0]).not.toBe(good);
-    expect(b.droppedLogs).toBe(6);
+    expect(b.droppedLogs()).toBe(6);
   });
 
   it("refuses calls after the run ended and ignores their console lines", () => {
@@ -134,5 +135,52 @@ describe("the host bridge trusts nothing it is sent", () => {
     await Promise.all(replies);
     // Settled calls release their share: the next one runs.
     expect(b.call("codemode", "slow", big, undefined)).toBeInstanceOf(Promise);
+  });
+});
+
+describe("the bridge's RPC surface", () => {
+  it("offers the sandbox nothing but call()", async () => {
+    const b = bridge({ ...LIMITS, maxLogBytes: 1_000 });
+    const probe = [
+      'import { WorkerEntrypoint } from "cloudflare:workers";',
+      "export default class extends WorkerEntrypoint {",
+      "  async probe(host) {",
+      "    const out = {};",
+      "    for (const name of ['close', 'acceptLogs', 'droppedLogs', 'budget', 'controller', 'logs', 'calls', 'limitHit', 'namespaces', 'limits']) {",
+      "      try { const v = host[name]; out[name] = await (typeof v === 'function' ? v([{ level: 'log', message: 'injected' }]) : v); out[name] = typeof out[name]; }",
+      "      catch (e) { out[name] = 'refused' }",
+      "    }",
+      "    out.call = await host.call('codemode', 'echo', '[\"ok\"]', undefined);",
+      "    return out;",
+      "  }",
+      "}",
+    ].join("\n");
+    const worker = env.LOADER.load({
+      compatibilityDate: "2026-08-01",
+      mainModule: "probe.js",
+      modules: { "probe.js": probe },
+      globalOutbound: null,
+    });
+    const entry = worker.getEntrypoint() as unknown as {
+      probe(host: HostBridge): Promise<Record<string, string>>;
+    };
+    const out = await entry.probe(b);
+    expect(out["call"]).toBe('"ok"');
+    for (const name of [
+      "close",
+      "acceptLogs",
+      "droppedLogs",
+      "budget",
+      "controller",
+      "logs",
+      "calls",
+      "limitHit",
+      "namespaces",
+      "limits",
+    ]) {
+      expect([name, out[name]]).toEqual([name, "refused"]);
+    }
+    expect(b.logs).toEqual([]);
+    expect(b.call("codemode", "echo", "[1]", undefined)).toBe("1");
   });
 });

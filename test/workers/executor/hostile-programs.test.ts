@@ -86,6 +86,22 @@ describe("prototype hooks cannot reach the host stub", () => {
   });
 });
 
+describe("module-scope hooks", () => {
+  it("hooks installed when the module loads see no stub either", async () => {
+    const outcome = await run(`
+      ${HOOK_PROTOTYPES}
+      const hooks = hookPrototypes(${JSON.stringify(PROTOTYPE_NAMES)});
+      export default async () => {
+        const value = await codemode.echo("through");
+        hooks.restore();
+        return { value, stubs: hooks.stubs().length };
+      };
+    `);
+    expect(outcome).toMatchObject({ status: "ok", result: { value: "through", stubs: 0 } });
+    await expectStillServing();
+  });
+});
+
 describe("host-side caps hold when the sandbox-side ones are bypassed", () => {
   it("a program that takes over the log buffer cannot push more than maxLogBytes to the host", async () => {
     const outcome = await run(`

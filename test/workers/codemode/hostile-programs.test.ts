@@ -35,6 +35,7 @@ const TOOLS = {
     handler: openApi,
     route: "http://localhost/mcp",
     hostCall: `codemode.declaration("dns-records-for-a-zone-create-dns-record")`,
+    bigCall: `codemode.declaration("x".repeat(5e6))`,
     normal: `const s = await codemode.spec(); return Object.keys(s.paths).some((p) => p.startsWith("/zones/{zone_id}/dns_records"))`,
     expected: (answer: string) => expect(answer).toBe("true"),
   },
@@ -42,6 +43,7 @@ const TOOLS = {
     handler: openApi,
     route: "http://localhost/mcp",
     hostCall: `codemode.request({ method: "GET", path: "/zones" })`,
+    bigCall: `codemode.request({ method: "POST", path: "/zones", body: { name: "x".repeat(5e6) } })`,
     normal: `const r = await codemode.request({ method: "GET", path: "/zones" }); return r.body.result.length`,
     expected: (answer: string) => expect(answer).toBe("60"),
   },
@@ -49,6 +51,7 @@ const TOOLS = {
     handler: code,
     route: "http://localhost/mcp",
     hostCall: `codemode.list_projects({ status: "active" })`,
+    bigCall: `codemode.list_projects({ status: "x".repeat(5e6) })`,
     normal: BLOCKED_TASKS_PROGRAM,
     expected: (answer: string) => expect(JSON.parse(answer)).toEqual(BLOCKED_TASKS),
   },
@@ -80,7 +83,7 @@ async function expectStillServing(tool: ToolName): Promise<void> {
 }
 
 describe.each(Object.keys(TOOLS) as ToolName[])("hostile programs on the %s tool", (tool) => {
-  const { hostCall } = TOOLS[tool];
+  const { hostCall, bigCall } = TOOLS[tool];
 
   it("prototype getters on every name the harness touches find no stub", async () => {
     const answer = await call(
@@ -148,6 +151,16 @@ describe.each(Object.keys(TOOLS) as ToolName[])("hostile programs on the %s tool
     const answer = await call(tool, `throw new Error("m".repeat(20 * 1024 * 1024))`);
     expect(answer.isError).toBe(true);
     expect(answer.text).toMatch(/^ERROR: Error: m+…\[\+\d+ chars\]/);
+    expectBounded(answer);
+    await expectStillServing(tool);
+  });
+
+  it("an argument flood is refused with an error naming the limit", async () => {
+    const answer = await call(tool, `await ${bigCall}`);
+    expect(answer.isError).toBe(true);
+    expect(answer.text).toMatch(
+      /^ERROR: RangeError: codemode\.\w+\(\) arguments are \d+ bytes; the limit is 4194304\. Send less data per call\./,
+    );
     expectBounded(answer);
     await expectStillServing(tool);
   });

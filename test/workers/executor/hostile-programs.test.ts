@@ -203,6 +203,33 @@ describe("floods and huge values", () => {
     await expectStillServing();
   });
 
+  it.each([
+    [
+      "a Proxy whose traps throw",
+      "new Proxy({}, { ownKeys() { throw new Error('trap in result') } })",
+    ],
+    [
+      "a Proxy claiming endless keys",
+      "new Proxy({}, { ownKeys: () => Array.from({ length: 1e6 }, (_, i) => 'k' + i), getOwnPropertyDescriptor: () => ({ value: 'v'.repeat(100), enumerable: true, configurable: true }) })",
+    ],
+    ["a huge toJSON", "{ toJSON: () => 'j'.repeat(5e6), data: 'd'.repeat(5e6) }"],
+    [
+      "a throwing Symbol.toPrimitive",
+      "{ [Symbol.toPrimitive]() { throw new Error('prim in result') } }",
+    ],
+    ["a thenable resolving to a huge value", "{ then(resolve) { resolve(['t'.repeat(5e6)]) } }"],
+    [
+      "a 10,000-deep nesting",
+      "(() => { let v = {}; for (let i = 0; i < 10000; i++) v = { v }; return v })()",
+    ],
+  ])("a result that is %s ends in a definite, bounded outcome", async (_label, value) => {
+    const outcome = await run(`return ${value}`);
+    expect(["ok", "error", "limit"]).toContain(outcome.status);
+    if (outcome.status !== "ok") expect(outcome.error?.message).toBeTruthy();
+    expectBounded(outcome);
+    await expectStillServing();
+  });
+
   it("a result that is a never-settling thenable times out", async () => {
     const outcome = await run("return { then() {} }", { timeoutMs: 300 });
     expect(outcome.status).toBe("timeout");

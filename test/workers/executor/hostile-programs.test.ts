@@ -127,6 +127,32 @@ describe("host-side caps hold when the sandbox-side ones are bypassed", () => {
     await expectStillServing();
   });
 
+  it("the issue's flood, 60 batches of 30 MB of console text, leaves the host with maxLogBytes", async () => {
+    // Before the host-side budget, the host appended every batch: the issue's run exhausted the
+    // host heap and workerd aborted (not re-run against the old code: it takes the runtime down).
+    const outcome = await run(
+      `const push = Array.prototype.push, apply = Reflect.apply;
+      let buffer;
+      Array.prototype.push = function (...items) {
+        const item = items[0];
+        if (item && typeof item === "object" && typeof item.level === "string") buffer = this;
+        return apply(push, this, items);
+      };
+      const big = "A".repeat(30 * 1024 * 1024);
+      for (let i = 0; i < 60; i++) {
+        console.log("tick " + i);
+        apply(push, buffer, [{ level: "log", message: big }]);
+        await codemode.echo(i);
+      }
+      return "survived";`,
+      { maxHostCalls: 100 },
+    );
+    expect(outcome).toMatchObject({ status: "ok", result: "survived" });
+    expectBounded(outcome, { ...LIMITS, maxHostCalls: 100 });
+    expect(outcome.logs.length + outcome.droppedLogs).toBe(120);
+    await expectStillServing();
+  });
+
   it("200,000 empty console lines are counted, not kept", async () => {
     const outcome = await run("for (let i = 0; i < 200000; i++) console.log(); return 'done'");
     expect(outcome).toMatchObject({ status: "ok", result: "done" });

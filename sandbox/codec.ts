@@ -18,6 +18,15 @@ export type Wire = null | boolean | number | string | Wire[] | { [key: string]: 
 
 const TAG = "$cm";
 
+// Captured when the module loads (in the sandbox: before any user code), so a program that
+// replaces JSON or Object methods cannot change how the harness encodes. Prototype methods of
+// the program's own values stay under its control; the host re-checks whatever arrives.
+const { stringify, parse } = JSON;
+const { keys, hasOwn, getPrototypeOf, is, defineProperty } = Object;
+const { isArray } = Array;
+const { isNaN, isFinite } = Number;
+const objectPrototype = Object.prototype;
+
 /** Maximum nesting the encoder follows; deeper values become a marker (stack safety). */
 const MAX_DEPTH = 200;
 
@@ -35,10 +44,10 @@ function encode(value: unknown, seen: Set<object>, depth: number): Wire {
     case "boolean":
       return value;
     case "number":
-      if (Number.isNaN(value)) return { [TAG]: "number", v: "NaN" };
+      if (isNaN(value)) return { [TAG]: "number", v: "NaN" };
       if (value === Infinity) return { [TAG]: "number", v: "Infinity" };
       if (value === -Infinity) return { [TAG]: "number", v: "-Infinity" };
-      if (Object.is(value, -0)) return { [TAG]: "number", v: "-0" };
+      if (is(value, -0)) return { [TAG]: "number", v: "-0" };
       return value;
     case "undefined":
       return { [TAG]: "undefined" };
@@ -62,9 +71,9 @@ function encode(value: unknown, seen: Set<object>, depth: number): Wire {
 }
 
 function encodeObject(obj: object, seen: Set<object>, depth: number): Wire {
-  if (Array.isArray(obj)) return obj.map((item) => encode(item, seen, depth));
+  if (isArray(obj)) return obj.map((item) => encode(item, seen, depth));
   if (obj instanceof Date) {
-    return { [TAG]: "date", v: Number.isNaN(obj.getTime()) ? "Invalid Date" : obj.toISOString() };
+    return { [TAG]: "date", v: isNaN(obj.getTime()) ? "Invalid Date" : obj.toISOString() };
   }
   if (obj instanceof Uint8Array) return { [TAG]: "bytes", v: toBase64(obj) };
   if (obj instanceof ArrayBuffer) return { [TAG]: "arraybuffer", v: toBase64(new Uint8Array(obj)) };
@@ -83,7 +92,7 @@ function encodeObject(obj: object, seen: Set<object>, depth: number): Wire {
   if (obj instanceof Set) return { [TAG]: "set", v: [...obj].map((v) => encode(v, seen, depth)) };
   if (obj instanceof Error) return { [TAG]: "error", name: obj.name, message: obj.message };
   const out: { [key: string]: Wire } = {};
-  for (const key of Object.keys(obj)) {
+  for (const key of keys(obj)) {
     const item = (obj as Record<string, unknown>)[key];
     // JSON semantics for plain objects: properties holding undefined or functions are dropped.
     if (item === undefined || typeof item === "function") continue;
@@ -98,7 +107,7 @@ function encodeObject(obj: object, seen: Set<object>, depth: number): Wire {
  */
 export function fromWire(wire: Wire): unknown {
   if (wire === null || typeof wire !== "object") return wire;
-  if (Array.isArray(wire)) return wire.map(fromWire);
+  if (isArray(wire)) return wire.map(fromWire);
   const tag = wire[TAG];
   if (typeof tag !== "string") return decodePlain(wire);
   const v = wire["v"];
@@ -116,22 +125,20 @@ export function fromWire(wire: Wire): unknown {
     case "arraybuffer":
       return typeof v === "string" ? fromBase64(v).buffer : wire;
     case "map":
-      return Array.isArray(v)
+      return isArray(v)
         ? new Map(
-            v.map((e) =>
-              Array.isArray(e) ? [fromWire(e[0] ?? null), fromWire(e[1] ?? null)] : [e, e],
-            ),
+            v.map((e) => (isArray(e) ? [fromWire(e[0] ?? null), fromWire(e[1] ?? null)] : [e, e])),
           )
         : wire;
     case "set":
-      return Array.isArray(v) ? new Set(v.map(fromWire)) : wire;
+      return isArray(v) ? new Set(v.map(fromWire)) : wire;
     case "error": {
       const error = new Error(String(wire["message"] ?? ""));
       error.name = String(wire["name"] ?? "Error");
       return error;
     }
     case "object":
-      return v && typeof v === "object" && !Array.isArray(v) ? decodePlain(v) : wire;
+      return v && typeof v === "object" && !isArray(v) ? decodePlain(v) : wire;
     case "circular":
       return "[Circular]";
     case "depth":
@@ -147,12 +154,12 @@ export function fromWire(wire: Wire): unknown {
 
 function decodePlain(wire: { [key: string]: Wire }): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(wire)) {
+  for (const key of keys(wire)) {
     const value = fromWire(wire[key] ?? null);
     // Assignment keeps V8's fast properties (defineProperty on every key measured several times
     // slower), but a "__proto__" key must stay a plain own property, not set the prototype.
     if (key === "__proto__")
-      Object.defineProperty(out, key, {
+      defineProperty(out, key, {
         value,
         enumerable: true,
         writable: true,
@@ -170,7 +177,7 @@ function decodePlain(wire: { [key: string]: Wire }): Record<string, unknown> {
 export function encodeValue(value: unknown): string {
   // Most values (API responses, arguments) are plain JSON already: stringify them as they are
   // instead of building a wire copy first. One host call encodes and decodes twice per side.
-  return isPlainJson(value, 0) ? JSON.stringify(value) : JSON.stringify(toWire(value));
+  return isPlainJson(value, 0) ? stringify(value) : stringify(toWire(value));
 }
 
 /**
@@ -185,7 +192,7 @@ function isPlainJson(value: unknown, depth: number): boolean {
     case "boolean":
       return true;
     case "number":
-      return Number.isFinite(value) && !Object.is(value, -0);
+      return isFinite(value) && !is(value, -0);
     case "object":
       break;
     default:
@@ -194,14 +201,14 @@ function isPlainJson(value: unknown, depth: number): boolean {
   if (value === null) return true;
   // Deep enough that a cycle would get here; the tagged encoder marks cycles and depth.
   if (depth >= MAX_DEPTH) return false;
-  if (Array.isArray(value)) {
+  if (isArray(value)) {
     for (let i = 0; i < value.length; i++) if (!isPlainJson(value[i], depth + 1)) return false;
     return true;
   }
-  const proto = Object.getPrototypeOf(value) as unknown;
-  if (proto !== Object.prototype && proto !== null) return false;
+  const proto = getPrototypeOf(value) as unknown;
+  if (proto !== objectPrototype && proto !== null) return false;
   for (const key in value) {
-    if (key === TAG || !Object.hasOwn(value, key)) return false;
+    if (key === TAG || !hasOwn(value, key)) return false;
     if (!isPlainJson((value as Record<string, unknown>)[key], depth + 1)) return false;
   }
   return true;
@@ -214,8 +221,8 @@ function isPlainJson(value: unknown, depth: number): boolean {
 export function decodeValue(text: string): unknown {
   // Without a tag anywhere, the wire tree is the value: JSON.parse already makes plain own
   // properties (a "__proto__" key included), so the decoding walk would only copy it.
-  if (!text.includes(`"${TAG}"`)) return JSON.parse(text) as unknown;
-  return fromWire(JSON.parse(text) as Wire);
+  if (!text.includes(`"${TAG}"`)) return parse(text) as unknown;
+  return fromWire(parse(text) as Wire);
 }
 
 const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

@@ -3,7 +3,7 @@
  * console: sandbox output may contain anything the code saw, and the host decides where it goes.
  */
 import { formatLogArgs } from "./format-value";
-import { utf8Bytes } from "./truncate";
+import { createLogBudget } from "./log-budget";
 
 /** Console levels the sandbox captures. */
 export type LogLevel = "log" | "info" | "warn" | "error" | "debug";
@@ -26,34 +26,32 @@ export interface ConsoleCapture {
 
 const NONE = Object.freeze([]) as unknown as LogEntry[];
 
-const LEVELS: readonly LogLevel[] = ["log", "info", "warn", "error", "debug"];
+/** The console levels, in order; the host accepts only these. */
+export const LOG_LEVELS: readonly LogLevel[] = Object.freeze([
+  "log",
+  "info",
+  "warn",
+  "error",
+  "debug",
+]);
 
 /**
- * Creates a capture with a total budget of `maxBytes` of message text for the whole run.
- * @param maxBytes - total UTF-8 bytes of log messages kept; later lines are counted, not kept
+ * Creates a capture with a total budget of `maxBytes` for the whole run (see log-budget.ts).
+ * @param maxBytes - UTF-8 bytes of log lines kept, plus one per line; later lines are counted
  */
 export function createConsoleCapture(maxBytes: number): ConsoleCapture {
   let pending: LogEntry[] = [];
-  let used = 0;
-  let droppedCount = 0;
+  const budget = createLogBudget(maxBytes);
 
   const write = (level: LogLevel, args: unknown[]): void => {
-    if (used >= maxBytes) {
-      droppedCount++;
-      return;
-    }
-    let message = formatLogArgs(args);
-    const size = utf8Bytes(message);
-    if (used + size > maxBytes) {
-      const room = Math.max(0, maxBytes - used);
-      message = `${message.slice(0, room)}…[log truncated]`;
-    }
-    used += Math.min(size, maxBytes);
-    pending.push({ level, message });
+    // Once the budget is spent, nothing is formatted: a log flood costs a counter increment.
+    if (budget.full()) return budget.drop(1);
+    const message = budget.admit(formatLogArgs(args));
+    if (message !== undefined) pending.push({ level, message });
   };
 
   const facade: Record<string, unknown> = {};
-  for (const level of LEVELS) facade[level] = (...args: unknown[]) => write(level, args);
+  for (const level of LOG_LEVELS) facade[level] = (...args: unknown[]) => write(level, args);
   // Less common methods map onto the five levels so code using them still runs.
   facade["trace"] = (...args: unknown[]) => write("debug", args);
   facade["dir"] = (value: unknown) => write("log", [value]);
@@ -85,6 +83,6 @@ export function createConsoleCapture(maxBytes: number): ConsoleCapture {
       pending = [];
       return out;
     },
-    dropped: () => droppedCount,
+    dropped: () => budget.dropped(),
   };
 }

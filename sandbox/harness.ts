@@ -6,6 +6,11 @@
  * The harness: sets the budget, captures the console, installs the host namespaces as globals,
  * imports and runs the user's code, and returns the outcome as data (never throws), with the
  * result encoded and shrunk to the size limit *before* it crosses RPC.
+ *
+ * It shares the isolate with the program, so it reads nothing through a prototype chain the
+ * program can change once user code may run: the host stub's `call` and the request's fields
+ * are read first, and intrinsics used later are captured when the module loads. Its limits are
+ * a convenience; the host enforces every one of them again (src/executor/host-bridge.ts).
  */
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { createConsoleCapture, type ConsoleCapture } from "./console-capture";
@@ -15,11 +20,29 @@ import type {
   HostReply,
   SandboxError,
   SandboxExtensionName,
+  SandboxExtensionRequest,
   SandboxRequest,
   SandboxResponse,
 } from "./protocol";
 import { configure, usage } from "./runtime.js";
-import { shrinkToFit, utf8Bytes } from "./truncate";
+import { capText, shrinkToFit, utf8Bytes } from "./truncate";
+
+/** Longest error name and message the harness sends (the host cuts again: it trusts nothing). */
+const MAX_ERROR_NAME = 100;
+const MAX_ERROR_MESSAGE = 8_000;
+/** Tail of the stack kept: the frames are at the end, after the (possibly huge) message. */
+const MAX_STACK = 8_000;
+
+// Intrinsics the harness uses after user code started, captured while this module loads (no
+// user code has run yet): replacing them later changes nothing here.
+const { defineProperty, freeze, hasOwn } = Object;
+const reject = Promise.reject.bind(Promise);
+const { stringify } = JSON;
+const ErrorClass = Error;
+const RangeErrorClass = RangeError;
+
+/** The host call, as captured before user code ran. */
+type HostCall = HostBridgeApi["call"];
 
 /** RPC entrypoint of the sandbox isolate. */
 export default class SandboxHarness extends WorkerEntrypoint {
@@ -29,19 +52,24 @@ export default class SandboxHarness extends WorkerEntrypoint {
    * @param host - the host bridge (an RpcTarget on the host side)
    */
   async run(request: SandboxRequest, host: HostBridgeApi): Promise<SandboxResponse> {
-    configure(request.maxOperations);
-    const capture = createConsoleCapture(request.maxLogBytes);
-    Object.defineProperty(globalThis, "console", {
+    // Everything needed of host objects is read now, before user code exists. An RPC stub
+    // resolves names through Object.prototype first, so reading `host.call` later would hand
+    // the stub itself to any getter the program installed under that name.
+    const hostCall: HostCall = host.call;
+    const limits = readRequest(request);
+    configure(limits.maxOperations);
+    const capture = createConsoleCapture(limits.maxLogBytes);
+    defineProperty(globalThis, "console", {
       value: capture.console,
       configurable: true,
       writable: true,
     });
     const state: RunState = { ended: false };
     const namespaces = new Map<string, Record<string, unknown>>();
-    for (const [namespace, names] of Object.entries(request.namespaces)) {
+    for (const [namespace, names] of limits.namespaces) {
       namespaces.set(
         namespace,
-        makeNamespace(namespace, names, host, capture, state, request.maxCallBytes),
+        makeNamespace(namespace, names, hostCall, capture, state, limits.maxCallBytes),
       );
     }
     let result: string | undefined;
@@ -49,14 +77,14 @@ export default class SandboxHarness extends WorkerEntrypoint {
     let truncated = false;
     let resultBytes = 0;
     try {
-      for (const ext of request.extensions ?? []) {
+      for (const ext of limits.extensions) {
         let api = namespaces.get(ext.namespace);
         if (!api) namespaces.set(ext.namespace, (api = {}));
         (await loadExtension(ext.name)).install(api, ext.data);
       }
       for (const [namespace, api] of namespaces) {
-        Object.defineProperty(globalThis, namespace, {
-          value: Object.freeze(api),
+        defineProperty(globalThis, namespace, {
+          value: freeze(api),
           configurable: false,
           writable: false,
         });
@@ -66,7 +94,7 @@ export default class SandboxHarness extends WorkerEntrypoint {
       const value: unknown = await (typeof entry === "function"
         ? (entry as () => unknown)()
         : entry);
-      const shrunk = shrinkToFit(toWire(value), request.maxResultBytes);
+      const shrunk = shrinkToFit(toWire(value), limits.maxResultBytes);
       result = shrunk.text;
       truncated = shrunk.truncated;
       resultBytes = shrunk.originalBytes;
@@ -76,9 +104,7 @@ export default class SandboxHarness extends WorkerEntrypoint {
       state.ended = true;
     }
     const { operations, exhausted } = usage();
-    return {
-      ...(result === undefined ? {} : { result }),
-      ...(error === undefined ? {} : { error }),
+    const response: SandboxResponse = {
       truncated,
       resultBytes,
       logs: capture.drain(),
@@ -86,7 +112,34 @@ export default class SandboxHarness extends WorkerEntrypoint {
       operations,
       budgetExhausted: exhausted,
     };
+    if (result !== undefined) response.result = result;
+    if (error !== undefined) response.error = error;
+    return response;
   }
+}
+
+/** The request's fields, read as own properties into a record the program never sees. */
+interface RunLimits {
+  namespaces: [string, string[]][];
+  maxOperations: number;
+  maxResultBytes: number;
+  maxLogBytes: number;
+  maxCallBytes: number;
+  extensions: SandboxExtensionRequest[];
+}
+
+function readRequest(request: SandboxRequest): RunLimits {
+  const own = <K extends keyof SandboxRequest>(key: K): SandboxRequest[K] | undefined =>
+    hasOwn(request, key) ? request[key] : undefined;
+  const namespaces = own("namespaces") ?? {};
+  return {
+    namespaces: Object.entries(namespaces).map(([ns, names]) => [ns, [...names]]),
+    maxOperations: own("maxOperations") ?? 0,
+    maxResultBytes: own("maxResultBytes") ?? 0,
+    maxLogBytes: own("maxLogBytes") ?? 0,
+    maxCallBytes: own("maxCallBytes") ?? 0,
+    extensions: [...(own("extensions") ?? [])],
+  };
 }
 
 /** Whether the run has ended: host calls made after that fail at once. */
@@ -100,7 +153,7 @@ interface RunState {
  */
 function settle(reply: HostReply): unknown {
   if (typeof reply === "string") return decodeValue(reply);
-  const error = new Error(reply.error.message);
+  const error = new ErrorClass(reply.error.message);
   error.name = reply.error.name;
   throw error;
 }
@@ -108,7 +161,7 @@ function settle(reply: HostReply): unknown {
 function makeNamespace(
   namespace: string,
   names: readonly string[],
-  host: HostBridgeApi,
+  hostCall: HostCall,
   capture: ConsoleCapture,
   state: RunState,
   maxCallBytes: number,
@@ -121,22 +174,22 @@ function makeNamespace(
     // the RPC result makes one. Measured in the sandbox per call: allocation is what a call
     // costs beyond the RPC itself (an earlier wrapper promise per call cost ~6 µs of ~60).
     api[name] = (...args: unknown[]): Promise<unknown> => {
-      if (state.ended)
-        return Promise.reject(new Error(`${label}() was called after the run ended.`));
+      if (state.ended) return reject(new ErrorClass(`${label}() was called after the run ended.`));
       const argsText = encodeValue(args);
       // Counting UTF-8 bytes is needed only when the text could be over (≤ 3 bytes per unit).
       const size = argsText.length * 3 > maxCallBytes ? utf8Bytes(argsText) : 0;
       if (size > maxCallBytes) {
-        return Promise.reject(
-          new RangeError(
+        return reject(
+          new RangeErrorClass(
             `${label}() arguments are ${size} bytes; the limit is ${maxCallBytes}. Send less data per call.`,
           ),
         );
       }
       // Console lines ride along when there are any (an empty array still costs serialization).
       const logs = capture.drain();
-      // Over RPC every call is a promise, whatever the host method returned.
-      const reply = host.call(
+      // Over RPC every call is a promise, whatever the host method returned. `then` of an RPC
+      // promise is its own class's method, found before anything on Object.prototype.
+      const reply = hostCall(
         namespace,
         name,
         argsText,
@@ -161,14 +214,37 @@ async function loadExtension(name: SandboxExtensionName): Promise<SandboxExtensi
   }
 }
 
+/**
+ * The thrown value as bounded data. Reading an error's fields runs the program's getters, so
+ * every read is guarded: a getter that throws or returns a non-string leaves a placeholder.
+ */
 function toSandboxError(thrown: unknown): SandboxError {
-  if (thrown instanceof Error) {
-    const out: SandboxError = { name: thrown.name, message: thrown.message };
-    if (typeof thrown.stack === "string") out.stack = thrown.stack;
+  if (thrown instanceof ErrorClass) {
+    const name = readString(thrown, "name") ?? "Error";
+    const message = readString(thrown, "message") ?? "";
+    const out: SandboxError = {
+      name: capText(name, MAX_ERROR_NAME),
+      message: capText(message, MAX_ERROR_MESSAGE),
+    };
+    const stack = readString(thrown, "stack");
+    if (stack !== undefined)
+      out.stack = stack.length > MAX_STACK ? stack.slice(stack.length - MAX_STACK) : stack;
     return out;
   }
-  return {
-    name: "Error",
-    message: `Non-error thrown: ${JSON.stringify(toWire(thrown)).slice(0, 1_000)}`,
-  };
+  let text: string;
+  try {
+    text = stringify(toWire(thrown));
+  } catch {
+    text = "(unreadable)";
+  }
+  return { name: "Error", message: `Non-error thrown: ${capText(String(text), 1_000)}` };
+}
+
+function readString(target: object, key: "name" | "message" | "stack"): string | undefined {
+  try {
+    const value = (target as Record<string, unknown>)[key];
+    return typeof value === "string" ? value : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -14,7 +14,7 @@ export interface SandboxRequest {
   maxOperations: number;
   /** Result JSON is shrunk inside the sandbox to at most this many UTF-8 bytes. */
   maxResultBytes: number;
-  /** Total bytes of captured console text kept. */
+  /** Console budget of the run: UTF-8 bytes of kept lines plus one per line. */
   maxLogBytes: number;
   /** Largest encoded argument list one host call may carry. */
   maxCallBytes: number;

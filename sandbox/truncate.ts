@@ -26,7 +26,13 @@ interface Limits {
   depth: number;
 }
 
-const encoder = new TextEncoder();
+// Captured when the module loads, before any user code: a program that replaces JSON, Object
+// or TextEncoder methods changes nothing here. (Prototype methods of its own values stay under
+// its control; the host re-checks every size, so that can only spoil the program's own output.)
+const { stringify } = JSON;
+const { keys } = Object;
+const { isArray } = Array;
+const encodeUtf8 = TextEncoder.prototype.encode.bind(new TextEncoder());
 
 /**
  * UTF-8 byte length of a string, avoiding the encode when the answer is obvious.
@@ -34,7 +40,7 @@ const encoder = new TextEncoder();
  */
 export function utf8Bytes(text: string): number {
   // UTF-8 needs at most 3 bytes per UTF-16 unit, and at least 1.
-  if (text.length * 3 <= 65_536) return encoder.encode(text).byteLength;
+  if (text.length * 3 <= 65_536) return encodeUtf8(text).byteLength;
   let bytes = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
@@ -49,18 +55,49 @@ export function utf8Bytes(text: string): number {
 }
 
 /**
+ * The longest prefix of `text` of at most `maxBytes` UTF-8 bytes, never splitting a surrogate
+ * pair. Reads at most `maxBytes` units, so clipping a huge string costs only what is kept.
+ * @param text - the string to clip
+ * @param maxBytes - the byte budget
+ */
+export function clipUtf8(text: string, maxBytes: number): string {
+  let bytes = 0;
+  let i = 0;
+  for (; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    const size = c < 0x80 ? 1 : c < 0x800 ? 2 : c >= 0xd800 && c <= 0xdbff ? 4 : 3;
+    if (bytes + size > maxBytes) break;
+    bytes += size;
+    if (size === 4) i++;
+  }
+  return text.slice(0, i);
+}
+
+/**
+ * `text` cut to at most `maxChars` UTF-16 units plus a mark saying how much was cut, for
+ * error names and messages, which have no structure to truncate.
+ * @param text - the text
+ * @param maxChars - units kept before the mark
+ */
+export function capText(text: string, maxChars: number): string {
+  return text.length <= maxChars
+    ? text
+    : `${text.slice(0, maxChars)}…[+${text.length - maxChars} chars]`;
+}
+
+/**
  * Returns JSON text for `tree` that fits in `maxBytes` UTF-8 bytes.
  * @param tree - the wire tree to serialize
  * @param maxBytes - the byte budget (at least 64 is sensible)
  */
 export function shrinkToFit(tree: Wire, maxBytes: number): Shrunk {
-  const full = JSON.stringify(tree);
+  const full = stringify(tree);
   const originalBytes = utf8Bytes(full);
   if (originalBytes <= maxBytes) return { text: full, truncated: false, originalBytes };
 
   let limits: Limits = { chars: Math.max(16, Math.floor(maxBytes / 2)), items: 1_000, depth: 32 };
   for (;;) {
-    const text = JSON.stringify(prune(tree, limits, 0));
+    const text = stringify(prune(tree, limits, 0));
     if (utf8Bytes(text) <= maxBytes) return { text, truncated: true, originalBytes };
     if (limits.chars <= 16 && limits.items <= 1 && limits.depth <= 1) break;
     limits = {
@@ -71,13 +108,13 @@ export function shrinkToFit(tree: Wire, maxBytes: number): Shrunk {
   }
   // Even the smallest shape is over budget (a tiny budget): say so in a string that fits.
   const note = `…[result of ${originalBytes} bytes exceeds the ${maxBytes}-byte limit]`;
-  let text = JSON.stringify(note);
+  let text = stringify(note);
   for (
     let keep = note.length;
     keep > 0 && utf8Bytes(text) > maxBytes;
     keep = Math.floor(keep * 0.8)
   ) {
-    text = JSON.stringify(note.slice(0, keep));
+    text = stringify(note.slice(0, keep));
   }
   return { text: utf8Bytes(text) <= maxBytes ? text : "null", truncated: true, originalBytes };
 }
@@ -90,15 +127,15 @@ function prune(node: Wire, limits: Limits, depth: number): Wire {
   }
   if (node === null || typeof node !== "object") return node;
   if (depth >= limits.depth) return "…[depth]";
-  if (Array.isArray(node)) {
+  if (isArray(node)) {
     const kept = node.slice(0, limits.items).map((item) => prune(item, limits, depth + 1));
     if (node.length > limits.items) kept.push(`…[+${node.length - limits.items} items]`);
     return kept;
   }
-  const keys = Object.keys(node);
+  const names = keys(node);
   const out: { [key: string]: Wire } = {};
-  for (const key of keys.slice(0, limits.items))
+  for (const key of names.slice(0, limits.items))
     out[key] = prune(node[key] ?? null, limits, depth + 1);
-  if (keys.length > limits.items) out["…"] = `[+${keys.length - limits.items} keys]`;
+  if (names.length > limits.items) out["…"] = `[+${names.length - limits.items} keys]`;
   return out;
 }

@@ -4,51 +4,110 @@
  * enforces the host-call limit, runs the host function with an AbortSignal, and encodes the
  * answer. Once closed (run finished, timed out or cancelled) it aborts calls in flight and
  * refuses new ones, so no host work outlives its run.
+ *
+ * Trusts nothing from the sandbox: a program that reaches this stub directly (past the harness)
+ * can send any values, so every limit is enforced here again, where it cannot be skipped:
+ * argument types and size (checked by length before any decoding), the call count, the bytes of
+ * argument text held by calls still running, and the console budget across every piggybacked
+ * batch and the final response (excess lines are counted, never kept).
  */
 import { RpcTarget } from "cloudflare:workers";
 import { decodeValue, encodeValue } from "../../sandbox/codec";
+import { LOG_LEVELS } from "../../sandbox/console-capture";
+import { createLogBudget, type LogBudget } from "../../sandbox/log-budget";
 import type { HostBridgeApi, HostReply, LogEntry } from "../../sandbox/protocol";
-import type { HostNamespaces } from "./types";
+import { utf8Bytes } from "../../sandbox/truncate";
+import { flatCopy } from "./flat-copy";
+import type { ExecutorLimits, HostNamespaces } from "./types";
+
+/** The limits the bridge enforces. */
+export type HostBridgeLimits = Pick<
+  ExecutorLimits,
+  "maxHostCalls" | "maxCallBytes" | "maxLogBytes"
+>;
+
+/**
+ * Argument text (UTF-16 units) that calls still running may hold at once, at least one
+ * largest call: bounds what a flood of concurrent calls keeps alive on the host.
+ */
+export const MAX_IN_FLIGHT_CHARS = 16 * 1_048_576;
+
+const LEVELS: ReadonlySet<unknown> = new Set(LOG_LEVELS);
 
 /** Per-run host bridge. */
 export class HostBridge extends RpcTarget implements HostBridgeApi {
-  /** Host calls accepted so far. */
+  /** Host calls that reached the host so far (refused ones included: they cost host work). */
   calls = 0;
   /** Message of the limit that was hit, if any. */
   limitHit: string | undefined;
-  /** Console lines delivered early by the sandbox (piggybacked on host calls). */
+  /** Console lines kept within the run's budget, in arrival order. */
   readonly logs: LogEntry[] = [];
   private readonly controller = new AbortController();
+  private readonly budget: LogBudget;
+  private inFlightChars = 0;
+  private readonly maxInFlightChars: number;
 
   constructor(
     private readonly namespaces: HostNamespaces,
-    private readonly maxHostCalls: number,
+    private readonly limits: HostBridgeLimits,
   ) {
     super();
+    this.budget = createLogBudget(limits.maxLogBytes);
+    this.maxInFlightChars = Math.max(MAX_IN_FLIGHT_CHARS, limits.maxCallBytes);
   }
+
+  // Everything but `call` is an instance property on purpose: an RpcTarget exposes the methods
+  // and getters of its prototype over RPC, so these stay out of the sandbox's reach.
+
+  /** Console lines dropped by the host's budget (the sandbox reports its own separately). */
+  readonly droppedLogs = (): number => this.budget.dropped();
 
   /**
    * Handles one call from the sandbox. Never throws: failures are replies. Not `async`: a host
    * function that answers synchronously gets its reply encoded at once, without a promise.
+   * Parameters are `unknown`: only the harness sends the declared types.
    */
   call(
-    namespace: string,
-    name: string,
-    argsText: string,
-    logs: LogEntry[] | undefined,
+    namespace: unknown,
+    name: unknown,
+    argsText: unknown,
+    logs: unknown,
   ): HostReply | Promise<HostReply> {
-    if (Array.isArray(logs)) this.logs.push(...logs);
+    // After the end the outcome is already built: late lines would only grow it.
+    if (logs !== undefined && !this.controller.signal.aborted) this.acceptLogs(logs);
     if (this.controller.signal.aborted)
-      return fail("Error", `${namespace}.${name}() was called after the run ended.`);
-    if (this.calls >= this.maxHostCalls) {
-      this.limitHit = `Host call limit of ${this.maxHostCalls} reached at ${namespace}.${name}(): batch the work into fewer calls or ask the host for a larger maxHostCalls.`;
+      return fail("Error", `${label(namespace, name)}() was called after the run ended.`);
+    const { maxHostCalls, maxCallBytes } = this.limits;
+    if (this.calls >= maxHostCalls) {
+      this.limitHit = `Host call limit of ${maxHostCalls} reached at ${label(namespace, name)}(): batch the work into fewer calls or ask the host for a larger maxHostCalls.`;
       return fail("LimitError", this.limitHit);
+    }
+    this.calls++;
+    if (typeof namespace !== "string" || typeof name !== "string" || typeof argsText !== "string") {
+      return fail(
+        "TypeError",
+        "A host call needs a namespace, a name and encoded arguments as strings; call host functions through their namespace object.",
+      );
     }
     const fns = Object.hasOwn(this.namespaces, namespace) ? this.namespaces[namespace] : undefined;
     const fn = fns && Object.hasOwn(fns, name) ? fns[name] : undefined;
     if (typeof fn !== "function")
       return fail("TypeError", `${namespace}.${name} is not a function.`);
-    this.calls++;
+    // Bytes ≥ UTF-16 units ≥ bytes / 3: only a text in between needs counting, and a text
+    // longer than the limit is refused without being read.
+    const chars = argsText.length;
+    if (chars * 3 > maxCallBytes && (chars > maxCallBytes || utf8Bytes(argsText) > maxCallBytes)) {
+      return fail(
+        "RangeError",
+        `${namespace}.${name}() arguments are over the limit of ${maxCallBytes} bytes. Send less data per call.`,
+      );
+    }
+    if (this.inFlightChars + chars > this.maxInFlightChars) {
+      return fail(
+        "LimitError",
+        `${namespace}.${name}() would hold more than ${this.maxInFlightChars} characters of arguments in calls still running: await some calls before starting more.`,
+      );
+    }
     let args: unknown;
     try {
       args = decodeValue(argsText);
@@ -66,18 +125,64 @@ export class HostBridge extends RpcTarget implements HostBridgeApi {
       });
       if (typeof (value as { then?: unknown } | null)?.then !== "function")
         return encodeValue(value);
-      return Promise.resolve(value).then(encodeValue, (error: unknown) =>
-        failure(error, namespace, name),
+      this.inFlightChars += chars;
+      return Promise.resolve(value).then(
+        (answer) => {
+          this.inFlightChars -= chars;
+          return encodeValue(answer);
+        },
+        (error: unknown) => {
+          this.inFlightChars -= chars;
+          return failure(error, namespace, name);
+        },
       );
     } catch (error) {
       return failure(error, namespace, name);
     }
   }
 
+  /**
+   * Takes console lines from the sandbox within the run's budget: lines past it are counted
+   * without being read, malformed lines are counted as dropped, kept lines are fresh copies.
+   * @param logs - whatever the sandbox sent as its console lines
+   */
+  readonly acceptLogs = (logs: unknown): void => {
+    if (!Array.isArray(logs)) return this.budget.drop(1);
+    const budget = this.budget;
+    for (let i = 0; i < logs.length; i++) {
+      if (budget.full()) return budget.drop(logs.length - i);
+      const entry: unknown = logs[i];
+      const level = isRecord(entry) ? entry["level"] : undefined;
+      const message = isRecord(entry) ? entry["message"] : undefined;
+      if (!LEVELS.has(level) || typeof message !== "string") {
+        budget.drop(1);
+        continue;
+      }
+      const kept = budget.admit(message);
+      if (kept === undefined) continue;
+      // A cut line is a slice of a possibly huge string: copy it, so the original can go.
+      this.logs.push({
+        level: level as LogEntry["level"],
+        message: kept === message ? message : flatCopy(kept),
+      });
+    }
+  };
+
   /** Ends the run: aborts calls in flight and refuses new ones. */
-  close(): void {
+  readonly close = (): void => {
     this.controller.abort(new Error("The run ended."));
-  }
+  };
+}
+
+/** `namespace.name` for messages; nothing sent is stringified before its type is known. */
+function label(namespace: unknown, name: unknown): string {
+  return typeof namespace === "string" && typeof name === "string"
+    ? `${namespace}.${name}`
+    : "a host function";
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null;
 }
 
 function failure(error: unknown, namespace: string, name: string): HostReply {

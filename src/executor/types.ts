@@ -28,13 +28,19 @@ export interface ExecutorLimits {
    * stopped with status `limit`. Stops synchronous runaway code, which no timer can.
    */
   maxOperations: number;
-  /** Host function calls allowed per run. */
+  /** Host function calls allowed per run (enforced on the host; refused calls count too). */
   maxHostCalls: number;
-  /** The result's JSON is structurally truncated inside the sandbox to this many bytes. */
+  /**
+   * The result's JSON is structurally truncated inside the sandbox to this many bytes; the host
+   * refuses (status `limit`) a result that arrives larger anyway.
+   */
   maxResultBytes: number;
-  /** Bytes of console output kept; further lines are counted as dropped. */
+  /**
+   * Console output kept per run, counted as UTF-8 bytes plus one per line; further lines are
+   * counted as dropped. Enforced in the sandbox and again on the host.
+   */
   maxLogBytes: number;
-  /** Largest encoded argument list of one host call. */
+  /** Largest encoded argument list of one host call (checked in the sandbox and on the host). */
   maxCallBytes: number;
   /** CPU time limit handed to the Worker Loader (enforced on Cloudflare, not in local workerd). */
   cpuMs: number;

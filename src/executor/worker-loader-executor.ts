@@ -6,16 +6,30 @@
  * the isolate's env, code generation from strings disallowed by the platform, imports refused
  * by the instrumenter, one isolate per run (no state shared between runs or with the host).
  *
+ * The sandbox is hostile, harness included. Enforced in the sandbox (convenience: early, clear
+ * errors, less data over RPC): the harness reads the host stub and the request before user code
+ * runs (an RPC stub resolves names through Object.prototype first), captures the intrinsics it
+ * uses afterwards, and applies every limit below as the program goes. Enforced again on the host,
+ * where the program cannot skip it (host-bridge.ts, sandbox-response.ts): argument types and
+ * `maxCallBytes` (by length before decoding), `maxHostCalls` (refused calls count), argument text
+ * held by running calls (`MAX_IN_FLIGHT_CHARS`), one `maxLogBytes` budget (bytes + 1 per line)
+ * across every piggybacked batch and the final response (excess counted, never kept),
+ * `maxResultBytes` (an over-limit result is refused by length, never decoded), the response's
+ * shape (malformed → `SandboxError`), and bounded error names, messages and stacks. The host
+ * keeps nothing from the sandbox beyond these budgets and the one RPC value in hand (≤ 32 MiB,
+ * capped by the platform).
+ *
  * Does not do: kill a synchronous runaway in native code (a catastrophic regular expression, a
  * giant `Array.fill`): the operation budget counts only instrumented JavaScript; on Cloudflare
- * the `cpuMs` limit ends those, in local workerd nothing can.
+ * the `cpuMs` limit ends those, in local workerd nothing can. Keep a program from spoiling its
+ * own output: a program that replaces prototype methods of its own values can garble its result
+ * and logs (never past the limits above, and never anyone else's run).
  */
-import { decodeValue } from "../../sandbox/codec";
-import type { SandboxRequest, SandboxResponse } from "../../sandbox/protocol";
+import type { SandboxRequest } from "../../sandbox/protocol";
 import { HostBridge } from "./host-bridge";
 import { resolveLimits } from "./limits";
-import { userErrorPosition } from "./error-position";
 import { prepareCode } from "./prepare-code";
+import { responseToOutcome } from "./sandbox-response";
 import { sandboxWorkerCode } from "./sandbox-worker-code";
 import type {
   ExecuteRequest,
@@ -36,7 +50,8 @@ export interface WorkerLoaderExecutorOptions {
 }
 
 interface SandboxEntrypoint {
-  run(request: SandboxRequest, host: HostBridge): Promise<SandboxResponse>;
+  /** Resolves to a `SandboxResponse` from an honest harness; checked as `unknown`. */
+  run(request: SandboxRequest, host: HostBridge): Promise<unknown>;
 }
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
@@ -100,7 +115,7 @@ export class WorkerLoaderExecutor implements Executor {
       namespace: e.namespace ?? "codemode",
       data: e.data,
     }));
-    const bridge = new HostBridge(namespaces, limits.maxHostCalls);
+    const bridge = new HostBridge(namespaces, limits);
     let timer: ReturnType<typeof setTimeout> | undefined;
     let onAbort: (() => void) | undefined;
     // RPC stubs hold the sandbox isolate alive until they are disposed or garbage-collected;
@@ -147,6 +162,7 @@ export class WorkerLoaderExecutor implements Executor {
         return {
           ...common,
           logs: bridge.logs,
+          droppedLogs: bridge.droppedLogs(),
           status: "timeout",
           error: {
             name: "TimeoutError",
@@ -158,11 +174,12 @@ export class WorkerLoaderExecutor implements Executor {
         return {
           ...common,
           logs: bridge.logs,
+          droppedLogs: bridge.droppedLogs(),
           status: "error",
           error: { name: "AbortError", message: "The run was cancelled." },
         };
       }
-      return toOutcome(response, bridge, prepared, common);
+      return responseToOutcome(response, bridge, prepared, common, limits.maxResultBytes);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       if (HUNG.test(message)) {
@@ -171,6 +188,7 @@ export class WorkerLoaderExecutor implements Executor {
         return {
           ...base,
           logs: bridge.logs,
+          droppedLogs: bridge.droppedLogs(),
           calls: bridge.calls,
           status: "timeout",
           error: {
@@ -185,6 +203,7 @@ export class WorkerLoaderExecutor implements Executor {
       return {
         ...base,
         logs: bridge.logs,
+        droppedLogs: bridge.droppedLogs(),
         calls: bridge.calls,
         status: "error",
         error: { name: "SandboxError", message: `The sandbox failed: ${message}` },
@@ -210,46 +229,6 @@ function disposeQuietly(resource: unknown): void {
   } catch {
     // Disposed twice, or the isolate already failed: nothing left to free.
   }
-}
-
-function toOutcome(
-  response: SandboxResponse,
-  bridge: HostBridge,
-  prepared: Parameters<typeof userErrorPosition>[1],
-  common: Omit<ExecutionOutcome, "status">,
-): ExecutionOutcome {
-  const outcome: ExecutionOutcome = {
-    ...common,
-    logs: [...bridge.logs, ...response.logs],
-    droppedLogs: response.droppedLogs,
-    truncated: response.truncated,
-    resultBytes: response.resultBytes,
-    operations: response.operations,
-    status: "ok",
-  };
-  if (response.result !== undefined) outcome.result = decodeValue(response.result);
-  if (response.budgetExhausted || bridge.limitHit) {
-    const message =
-      response.budgetExhausted && response.error?.name === "LimitError"
-        ? response.error.message
-        : (bridge.limitHit ?? response.error?.message ?? "A limit was exceeded.");
-    outcome.status = "limit";
-    outcome.error = {
-      name: "LimitError",
-      message,
-      ...userErrorPosition(response.error?.stack, prepared),
-    };
-    return outcome;
-  }
-  if (response.error) {
-    outcome.status = "error";
-    outcome.error = {
-      name: response.error.name,
-      message: response.error.message,
-      ...userErrorPosition(response.error.stack, prepared),
-    };
-  }
-  return outcome;
 }
 
 function checkNamespaces(namespaces: HostNamespaces): void {

@@ -1,0 +1,186 @@
+/**
+ * The host bridge called directly, as a program holding the RPC stub could: every value is
+ * hostile, and every limit must hold here without any help from the sandbox's harness.
+ */
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { HostBridge, MAX_IN_FLIGHT_CHARS } from "../../../src/executor/host-bridge";
+import type { HostNamespaces } from "../../../src/executor/types";
+
+const LIMITS = { maxHostCalls: 5, maxCallBytes: 1_000, maxLogBytes: 100 };
+let seen: unknown[] = [];
+const namespaces: HostNamespaces = {
+  codemode: {
+    echo: (args) => {
+      seen.push(args);
+      return args[0];
+    },
+    slow: () => new Promise((resolve) => setTimeout(() => resolve("late"), 20)),
+  },
+};
+
+function bridge(limits = LIMITS): HostBridge {
+  seen = [];
+  return new HostBridge(namespaces, limits);
+}
+
+const bytes = (text: string) => new TextEncoder().encode(text).byteLength;
+const logBytes = (b: HostBridge) => b.logs.reduce((n, l) => n + bytes(l.message) + 1, 0);
+
+describe("the host bridge trusts nothing it is sent", () => {
+  it.each([
+    ["a number namespace", [1, "echo", "[1]"]],
+    ["an object name", ["codemode", { toString: () => "echo" }, "[1]"]],
+    ["arguments that are not text", ["codemode", "echo", [1]]],
+    ["missing arguments", ["codemode", "echo"]],
+  ])("refuses %s with a TypeError naming the fix", (_label, params) => {
+    const b = bridge();
+    const reply = (b.call as (...a: unknown[]) => unknown)(...params);
+    expect(reply).toEqual({
+      error: {
+        name: "TypeError",
+        message: expect.stringMatching(
+          /as strings; call host functions through their namespace object/,
+        ),
+      },
+    });
+    expect(seen).toEqual([]);
+  });
+
+  it("refuses argument text longer than maxCallBytes without decoding it", () => {
+    const b = bridge();
+    expect(b.call("codemode", "echo", JSON.stringify(["x".repeat(5_000)]), undefined)).toEqual({
+      error: { name: "RangeError", message: expect.stringMatching(/over the limit of 1000 bytes/) },
+    });
+    // 400 units but 1,200 UTF-8 bytes: the length alone does not decide, the bytes do.
+    expect(b.call("codemode", "echo", JSON.stringify(["€".repeat(400)]), undefined)).toMatchObject({
+      error: { name: "RangeError" },
+    });
+    expect(seen).toEqual([]);
+    expect(b.call("codemode", "echo", JSON.stringify(["ok"]), undefined)).toBe('"ok"');
+  });
+
+  it("counts refused calls against maxHostCalls and stops a flood", () => {
+    const b = bridge();
+    for (let i = 0; i < 3; i++) b.call("codemode", "nope", "[]", undefined);
+    b.call(1, 2, 3, undefined);
+    expect(b.call("codemode", "echo", "[1]", undefined)).toBe("1");
+    for (let i = 0; i < 1_000; i++) {
+      expect(b.call("codemode", "echo", "[1]", undefined)).toMatchObject({
+        error: { name: "LimitError" },
+      });
+    }
+    expect(b.calls).toBe(5);
+    expect(b.limitHit).toMatch(/Host call limit of 5/);
+  });
+
+  it("keeps at most maxLogBytes of console lines across every batch, counting the rest", () => {
+    const b = bridge({ ...LIMITS, maxHostCalls: 100 });
+    b.call("codemode", "echo", "[1]", [{ level: "log", message: "first" }]);
+    for (let i = 0; i < 50; i++) {
+      b.call("codemode", "echo", "[1]", [
+        { level: "warn", message: "W".repeat(100_000) },
+        ...Array.from({ length: 1_000 }, () => ({ level: "log", message: "" })),
+      ]);
+    }
+    b.acceptLogs(Array.from({ length: 100_000 }, () => ({ level: "log", message: "tail" })));
+    expect(logBytes(b)).toBeLessThanOrEqual(100);
+    expect(b.logs[0]).toEqual({ level: "log", message: "first" });
+    expect(b.logs[1]!.message).toMatch(/^W+…\[log truncated\]$/);
+    expect(b.logs).toHaveLength(2);
+    expect(b.droppedLogs()).toBe(50 * 1_001 - 1 + 100_000);
+  });
+
+  it("drops malformed console lines and keeps fresh copies of good ones", () => {
+    const b = bridge({ ...LIMITS, maxLogBytes: 1_000 });
+    const good = { level: "info", message: "fine", extra: "x".repeat(10_000) };
+    b.acceptLogs([
+      good,
+      { level: "shout", message: "bad level" },
+      { level: "log", message: 42 },
+      null,
+      "just text",
+      () => "function",
+    ]);
+    b.acceptLogs("not a list");
+    expect(b.logs).toEqual([{ level: "info", message: "fine" }]);
+    expect(b.logs[0]).not.toBe(good);
+    expect(b.droppedLogs()).toBe(6);
+  });
+
+  it("refuses calls after the run ended and ignores their console lines", () => {
+    const b = bridge();
+    b.close();
+    expect(b.call("codemode", "echo", "[1]", [{ level: "log", message: "late" }])).toMatchObject({
+      error: { message: expect.stringMatching(/after the run ended/) },
+    });
+    expect(b.logs).toEqual([]);
+    expect(seen).toEqual([]);
+  });
+
+  it("bounds the argument text held by calls still running", async () => {
+    const big = JSON.stringify(["y".repeat(1_000_000)]);
+    const b = bridge({ maxHostCalls: 1_000, maxCallBytes: 2_000_000, maxLogBytes: 100 });
+    const replies: unknown[] = [];
+    for (let i = 0; i < 40; i++) replies.push(b.call("codemode", "slow", big, undefined));
+    const refused = replies.filter((r) => !(r instanceof Promise));
+    const running = Math.floor(MAX_IN_FLIGHT_CHARS / big.length);
+    expect(replies.length - refused.length).toBe(running);
+    expect(refused[0]).toMatchObject({
+      error: {
+        name: "LimitError",
+        message: expect.stringMatching(/await some calls before starting more/),
+      },
+    });
+    await Promise.all(replies);
+    // Settled calls release their share: the next one runs.
+    expect(b.call("codemode", "slow", big, undefined)).toBeInstanceOf(Promise);
+  });
+});
+
+describe("the bridge's RPC surface", () => {
+  it("offers the sandbox nothing but call()", async () => {
+    const b = bridge({ ...LIMITS, maxLogBytes: 1_000 });
+    const probe = [
+      'import { WorkerEntrypoint } from "cloudflare:workers";',
+      "export default class extends WorkerEntrypoint {",
+      "  async probe(host) {",
+      "    const out = {};",
+      "    for (const name of ['close', 'acceptLogs', 'droppedLogs', 'budget', 'controller', 'logs', 'calls', 'limitHit', 'namespaces', 'limits']) {",
+      "      try { const v = host[name]; out[name] = await (typeof v === 'function' ? v([{ level: 'log', message: 'injected' }]) : v); out[name] = typeof out[name]; }",
+      "      catch (e) { out[name] = 'refused' }",
+      "    }",
+      "    out.call = await host.call('codemode', 'echo', '[\"ok\"]', undefined);",
+      "    return out;",
+      "  }",
+      "}",
+    ].join("\n");
+    const worker = env.LOADER.load({
+      compatibilityDate: "2026-08-01",
+      mainModule: "probe.js",
+      modules: { "probe.js": probe },
+      globalOutbound: null,
+    });
+    const entry = worker.getEntrypoint() as unknown as {
+      probe(host: HostBridge): Promise<Record<string, string>>;
+    };
+    const out = await entry.probe(b);
+    expect(out["call"]).toBe('"ok"');
+    for (const name of [
+      "close",
+      "acceptLogs",
+      "droppedLogs",
+      "budget",
+      "controller",
+      "logs",
+      "calls",
+      "limitHit",
+      "namespaces",
+      "limits",
+    ]) {
+      expect([name, out[name]]).toEqual([name, "refused"]);
+    }
+    expect(b.logs).toEqual([]);
+    expect(b.call("codemode", "echo", "[1]", undefined)).toBe("1");
+  });
+});

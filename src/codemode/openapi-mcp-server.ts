@@ -29,8 +29,9 @@ import {
   type ApprovalCheck,
 } from "./api-request";
 import { APPROVAL_TIMEOUT_MS, approvalFlow } from "./approval-flow";
-import { redactValue } from "./api-response";
 import { outcomeToToolResult } from "./outcome-result";
+import { assertRedactableSecrets, secretRedactor } from "./redaction";
+import { redactToolResult } from "./result-redaction";
 import { executeDescription, searchDescription } from "./openapi-tool-descriptions";
 
 /** Options of {@link openApiMcpServer}. */
@@ -50,7 +51,11 @@ export interface OpenApiMcpServerOptions {
   limits?: Partial<ExecutorLimits>;
   /** Check requests against the spec before the callback (default true). */
   validateRequests?: boolean;
-  /** Strings (credentials) that must never enter the sandbox; redacted from responses. */
+  /**
+   * Strings (credentials) that must never enter the sandbox or a result: removed from responses
+   * (every channel), callback errors, the spec and declarations, and final results. Each at least
+   * 8 characters (`MIN_SECRET_LENGTH`).
+   */
   secrets?: readonly string[];
   /**
    * Ask a person before sending requests: `true` for every non-GET request, or a predicate.
@@ -63,11 +68,16 @@ export interface OpenApiMcpServerOptions {
  * Creates a factory for `createMcpHandler` (or for an agent's `init()`), building the two-tool
  * server per request over a spec parsed once.
  * @param options - spec, executor, request callback and policies
- * @throws CodeModeError `spec_invalid` when the spec does not load
+ * @throws CodeModeError `spec_invalid` when the spec does not load, `secret_too_short` for a
+ *   secret shorter than 8 characters
  */
 export function openApiMcpServer(
   options: OpenApiMcpServerOptions,
 ): (ctx?: McpServerFactoryContext) => McpServer {
+  assertRedactableSecrets(options.secrets ?? [], "openApiMcpServer");
+  // One frozen list: the redactor is compiled once and found again by every run.
+  const secrets = Object.freeze([...(options.secrets ?? [])]);
+  const redactor = secretRedactor(secrets);
   const spec = options.spec instanceof OpenApiSpec ? options.spec : loadSpec(options.spec);
   // Validate the tool's limits now (bad config fails at start), but pass only the overrides to
   // each run, so limits configured on the executor itself (e.g. its timeout) still apply.
@@ -78,12 +88,12 @@ export function openApiMcpServer(
     maxResultBytes,
     ...(options.description === undefined ? {} : { extra: options.description }),
   };
-  const searchText = searchDescription(describeInput);
-  const executeText = executeDescription(describeInput);
+  // The descriptions quote the spec, which may carry an example key.
+  const searchText = redactor.text(searchDescription(describeInput));
+  const executeText = redactor.text(executeDescription(describeInput));
   const declarations = new SpecDeclarations(spec.compact);
   const declared = new Map<string, string>();
   let specData: string | Uint8Array | undefined;
-  const secrets = options.secrets ?? [];
   const needsApproval: ApprovalCheck | undefined =
     options.approval === true
       ? nonReadRequests
@@ -100,7 +110,7 @@ export function openApiMcpServer(
         throw new TypeError(
           `No operation with operationId "${id}". Search codemode.spec() for the right id.`,
         );
-      text = declarations.operation(op).text;
+      text = redactor.text(declarations.operation(op).text);
       declared.set(id, text);
     }
     return text;
@@ -123,9 +133,10 @@ export function openApiMcpServer(
       async ({ code }, ctx) => {
         // Packed bytes cross RPC faster than text and decode on demand (src/openapi/spec-pack.ts).
         // With secrets configured, the sandbox gets a copy of the spec without them (a spec may
-        // carry an example key): built once per isolate, like the packed bytes.
+        // carry an example key): built once per isolate, like the packed bytes. Only string
+        // values are redacted, never keys: keys are the document's structure.
         if (specData === undefined) {
-          const shipped = redactValue(spec.compact, secrets);
+          const shipped = redactor.values(spec.compact);
           specData = packSpec(shipped) ?? JSON.stringify(shipped);
         }
         const namespaces: HostNamespaces = { codemode: { declaration } };
@@ -136,9 +147,9 @@ export function openApiMcpServer(
           signal: ctx.mcpReq.signal,
           extensions: [{ name: "openapi", data: specData }],
         });
-        // Last line of defence: no configured secret leaves in a result (a structural walk: a secret
-        // with JSON-escaped characters would not be found in serialized text).
-        return redactValue(outcomeToToolResult(outcome), secrets);
+        // Second line: no configured secret (or a simple transform of one) leaves in the result's
+        // text; its structure (`type`, `isError`) is never touched.
+        return redactToolResult(outcomeToToolResult(outcome), redactor);
       },
     );
 
@@ -178,8 +189,8 @@ export function openApiMcpServer(
           signal: ctx.mcpReq.signal,
         });
         const pending = await approvals?.finish(outcome);
-        // Last line of defence: whatever the code did, no configured secret leaves in the result.
-        return redactValue(pending ?? outcomeToToolResult(outcome), secrets);
+        // Second line: whatever the code did, no configured secret leaves in the result.
+        return redactToolResult(pending ?? outcomeToToolResult(outcome), redactor);
       },
     );
     return server;

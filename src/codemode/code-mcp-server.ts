@@ -178,59 +178,49 @@ async function runCode(
   ) as LoggingLevel | undefined;
   const fns: Record<string, HostFunction> = {};
   for (const entry of catalog.entries) {
-    fns[entry.identifier] = async ([input]) => {
-      try {
-        return upstreamResultValue(
-          entry.tool.name,
-          redactToolResult(await callUpstream(entry, input), redactor),
-        );
-      } catch (error) {
-        // A failed call's message may quote the credential (an upstream echoing its headers).
-        throw redactor.error(error);
+    // A failed call's message may quote the credential (an upstream echoing its headers).
+    fns[entry.identifier] = redactingErrors(redactor, async ([input]) => {
+      if (options.validateInput !== false) {
+        const problems = catalog.validate(entry, input);
+        if (problems.length > 0)
+          throw new TypeError(
+            `codemode.${entry.identifier}() got invalid input: ${problems.join("; ")}. Check its declaration with codemode.${catalog.helperNames.describe}("${entry.identifier}").`,
+          );
       }
-    };
-  }
-  async function callUpstream(
-    entry: ToolCatalog["entries"][number],
-    input: unknown,
-  ): Promise<CallToolResult> {
-    if (options.validateInput !== false) {
-      const problems = catalog.validate(entry, input);
-      if (problems.length > 0)
-        throw new TypeError(
-          `codemode.${entry.identifier}() got invalid input: ${problems.join("; ")}. Check its declaration with codemode.${catalog.helperNames.describe}("${entry.identifier}").`,
-        );
-    }
-    const route = routes.get(entry.tool.name)!;
-    const { client } = await connect(route.upstream);
-    const result = await client.callTool(
-      {
-        name: route.name,
-        arguments: (input ?? {}) as Record<string, unknown>,
-        ...(logLevel && client.getProtocolEra() === "modern"
-          ? { _meta: { [LOG_LEVEL_META_KEY]: logLevel } }
-          : {}),
-      },
-      {
-        signal: ctx.mcpReq.signal,
-        ...(progressToken === undefined
-          ? {}
-          : {
-              onprogress: (p) =>
-                void ctx.mcpReq
-                  .notify({
-                    method: "notifications/progress",
-                    params: {
-                      ...p,
-                      ...(p.message === undefined ? {} : { message: redactor.text(p.message) }),
-                      progressToken,
-                    },
-                  })
-                  .catch(() => {}),
-            }),
-      },
-    );
-    return result as CallToolResult;
+      const route = routes.get(entry.tool.name)!;
+      const { client } = await connect(route.upstream);
+      const result = await client.callTool(
+        {
+          name: route.name,
+          arguments: (input ?? {}) as Record<string, unknown>,
+          ...(logLevel && client.getProtocolEra() === "modern"
+            ? { _meta: { [LOG_LEVEL_META_KEY]: logLevel } }
+            : {}),
+        },
+        {
+          signal: ctx.mcpReq.signal,
+          ...(progressToken === undefined
+            ? {}
+            : {
+                onprogress: (p) =>
+                  void ctx.mcpReq
+                    .notify({
+                      method: "notifications/progress",
+                      params: {
+                        ...p,
+                        ...(p.message === undefined ? {} : { message: redactor.text(p.message) }),
+                        progressToken,
+                      },
+                    })
+                    .catch(() => {}),
+              }),
+        },
+      );
+      return upstreamResultValue(
+        entry.tool.name,
+        redactToolResult(result as CallToolResult, redactor),
+      );
+    });
   }
   const search: HostFunction = ([query, limit]) =>
     catalog.search(String(query ?? ""), typeof limit === "number" ? limit : 8);
@@ -281,4 +271,15 @@ async function forwardLogs(
   // A 2025-era upstream sends log messages only after logging/setLevel.
   if (session.client.getProtocolEra() !== "modern")
     await session.client.setLoggingLevel(level).catch(() => {});
+}
+
+/** A host function whose errors reach the sandbox with the configured secrets removed. */
+function redactingErrors(redactor: Redactor, fn: HostFunction): HostFunction {
+  return async (args, call) => {
+    try {
+      return await fn(args, call);
+    } catch (error) {
+      throw redactor.error(error);
+    }
+  };
 }

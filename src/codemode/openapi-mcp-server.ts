@@ -18,7 +18,7 @@ import { z } from "zod";
 import { SpecDeclarations } from "../declarations/spec-declarations";
 import { resolveLimits } from "../executor/limits";
 import { TOOL_LIMITS } from "./tool-limits";
-import type { Executor, ExecutorLimits, HostNamespaces } from "../executor/types";
+import type { Executor, ExecutorLimits, HostFunction, HostNamespaces } from "../executor/types";
 import type { McpServerFactoryContext } from "../mcp/handler-types";
 import { loadSpec, OpenApiSpec } from "../openapi/open-api-spec";
 import { packSpec } from "../openapi/spec-pack";
@@ -30,7 +30,7 @@ import {
 } from "./api-request";
 import { APPROVAL_TIMEOUT_MS, approvalFlow } from "./approval-flow";
 import { outcomeToToolResult } from "./outcome-result";
-import { assertRedactableSecrets, secretRedactor } from "./redaction";
+import { assertRedactableSecrets, secretRedactor, type Redactor } from "./redaction";
 import { redactToolResult } from "./result-redaction";
 import { executeDescription, searchDescription } from "./openapi-tool-descriptions";
 
@@ -174,7 +174,7 @@ export function openApiMcpServer(
             : {}),
         });
         const namespaces: HostNamespaces = {
-          codemode: { request: (args, call) => request(args[0], call.signal), declaration },
+          codemode: { request: redactingErrors(redactor, request), declaration },
         };
         // A push approval waits for a person inside the run: unless the operator chose a timeout,
         // give the run as long as the question may stay open.
@@ -194,5 +194,28 @@ export function openApiMcpServer(
       },
     );
     return server;
+  };
+}
+
+/**
+ * The host function behind `codemode.request()`: a refusal may quote the spec (an enum or a
+ * pattern holding a key), so what it throws reaches the sandbox with the secrets removed. Stays
+ * synchronous when the request answers synchronously.
+ */
+function redactingErrors(
+  redactor: Redactor,
+  request: ReturnType<typeof apiRequester>,
+): HostFunction {
+  if (!redactor.active) return (args, call) => request(args[0], call.signal);
+  const refuse = (error: unknown): never => {
+    throw redactor.error(error);
+  };
+  return (args, call) => {
+    try {
+      const answer = request(args[0], call.signal);
+      return answer instanceof Promise ? answer.catch(refuse) : answer;
+    } catch (error) {
+      return refuse(error);
+    }
   };
 }

@@ -62,6 +62,39 @@ describe("configured secrets never reach the sandbox or a result", () => {
     expect(out).not.toContain(reversed(CANARY));
   });
 
+  it("are replaced in a refusal that quotes the spec", async () => {
+    const spec = {
+      openapi: "3.0.3",
+      info: { title: "Keys", version: "1" },
+      paths: {
+        "/things": {
+          get: {
+            operationId: "listThings",
+            parameters: [
+              {
+                name: "mode",
+                in: "query",
+                required: true,
+                schema: { type: "string", enum: [`only-${CANARY}`], pattern: `^only-${CANARY}$` },
+              },
+            ],
+            responses: { "200": { description: "ok" } },
+          },
+        },
+      },
+    };
+    const out = await call(
+      "execute",
+      EXFILTRATE.replace(
+        "CALL",
+        'await codemode.request({ method: "GET", path: "/things", query: { mode: "guess" } })',
+      ),
+      { spec },
+    );
+    expect(out).toContain("R|e|q|u|e|s|t|R|e|f|u|s|e|d|E|r|r|o|r");
+    expect(leakedForms(out, [CANARY])).toEqual([]);
+  });
+
   it("are removed from the spec the sandbox searches", async () => {
     const spec = {
       openapi: "3.0.3",

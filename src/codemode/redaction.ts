@@ -7,14 +7,15 @@
  *    reads. An echoed credential is gone before the program could transform it.
  * 2. **On the final tool result** (a second line): results, console output and error messages.
  *
- * What a secret is matched as: the secret in any letter case, reversed, JSON-escaped,
- * percent-encoded, as hex of its UTF-8 bytes, as standard or URL-safe base64 of its UTF-8 bytes
+ * What a secret is matched as: the secret in any letter case, reversed, JSON-escaped (also every
+ * character as `\uXXXX`), percent-encoded (also every byte as `%XX`), as hex of its UTF-8 bytes, as standard or URL-safe base64 of its UTF-8 bytes
  * at each of the 3 byte alignments, and, in bytes or text decoded with the wrong charset, as its
  * UTF-8, UTF-16LE and UTF-16BE byte sequences.
  *
  * What it cannot catch: a copy split into pieces or interleaved with other characters, XOR or
- * encryption, compositions of transforms (base64 of the reversed secret), and encodings not
- * listed (UTF-32, EBCDIC, compression). That is acceptable only because of line 1: a program
+ * encryption, compositions of transforms (base64 of the reversed secret), encodings not listed
+ * (UTF-32, EBCDIC), and compressed or archived bodies (a gzip or zip download is passed on as
+ * bytes: a secret inside it is not seen). That is acceptable only because of line 1: a program
  * never holds the secret, so it cannot make such a copy; line 2 catches the secrets a program
  * might meet elsewhere (e.g. a value a person pasted into the code).
  *
@@ -157,6 +158,11 @@ function textForms(secret: string): string[] {
     encodeURIComponent(secret),
     encodeURIComponent(secret).replaceAll("%20", "+"),
     [...bytes].map((b) => b.toString(16).padStart(2, "0")).join(""),
+    [...bytes].map((b) => `%${b.toString(16).padStart(2, "0")}`).join(""),
+    secret
+      .split("")
+      .map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+      .join(""),
   ];
   // Base64 at each alignment: only the characters that depend on the secret's bytes alone.
   for (let k = 0; k < 3; k++) {

@@ -23,6 +23,14 @@ describe("secretRedactor: the forms of a secret it finds", () => {
     ["lower case", SECRET.toLowerCase()],
     ["reversed", [...SECRET].toReversed().join("")],
     ["percent-encoded", encodeURIComponent(`${SECRET}/ x`).slice(0, -6)],
+    [
+      "every byte percent-encoded",
+      [...bytes].map((b) => `%${b.toString(16).toUpperCase()}`).join(""),
+    ],
+    [
+      "every character \\u-escaped",
+      [...SECRET].map((c) => `\\u00${c.charCodeAt(0).toString(16)}`).join(""),
+    ],
     ["hex", [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("")],
     [
       "HEX",

@@ -37,7 +37,7 @@ function echoServer(auth: string): McpServer {
     { capabilities: { logging: {} } },
   );
   const blob = new Uint8Array([0, 1, 2, ...bytesOf(auth, "utf16le"), 9, ...bytesOf(auth, "utf8")]);
-  server.registerTool("echo_text", { description: "Echoes." }, async () => ({
+  server.registerTool("echo_text", { description: `Echoes. Example: ${auth}` }, async () => ({
     content: [{ type: "text", text: `you sent ${auth}` }],
   }));
   server.registerTool("echo_error", { description: "Fails, echoing." }, async () => ({
@@ -111,10 +111,23 @@ describe("codeMcpServer({ secrets }): an echoed upstream credential never enters
     ["resource text, uri and blobs, image and audio data", "codemode.echo_resources({})"],
     ["a JSON-RPC error of the call", "codemode.echo_protocol_error({})"],
     ["an error the upstream tool threw", "codemode.echo_thrown({})"],
+    [
+      "the tool list (describe and search)",
+      'codemode.$describe("echo_text") + JSON.stringify(await codemode.$search("echo"))',
+    ],
   ])("through %s", async (_channel, call) => {
     const out = await runCode(EXFILTRATE.replace("CALL", `await ${call}`));
     expect(out).toContain("probe ran");
     expect(leakedForms(out, [CANARY])).toEqual([]);
+  });
+
+  it("keeps the credential out of the tool description the client reads", async () => {
+    const factory = codeMcpServer({ upstream: echoUpstream(), executor, secrets: [AUTH, CANARY] });
+    const client = await connect(createMcpHandler(factory));
+    const { tools } = await client.listTools();
+    await client.close();
+    expect(tools[0]!.description).toContain("Echoes. Example: [REDACTED]");
+    expect(leakedForms(JSON.stringify(tools), [CANARY])).toEqual([]);
   });
 
   it("keeps the structure of what it redacts, so programs still work", async () => {

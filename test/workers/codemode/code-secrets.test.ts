@@ -5,7 +5,12 @@
  * decode and transform what they get (base64, UTF-16, reversed, split) and return, log and throw
  * it: the credential must be gone before the sandbox sees it, so no form of it reaches the client.
  */
-import { McpServer, ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
+import {
+  LOG_LEVEL_META_KEY,
+  McpServer,
+  ProtocolError,
+  ProtocolErrorCode,
+} from "@modelcontextprotocol/server";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -72,6 +77,16 @@ function echoServer(auth: string): McpServer {
   server.registerTool("echo_protocol_error", { description: "A JSON-RPC error." }, async () => {
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, `token ${auth} is not allowed here`);
   });
+  server.registerTool("echo_log", { description: "Logs and reports progress." }, async (ctx) => {
+    await ctx.mcpReq.log("info", { auth, [CANARY]: 1 }, `logger ${CANARY}`);
+    const progressToken = ctx.mcpReq._meta?.progressToken;
+    if (progressToken !== undefined)
+      await ctx.mcpReq.notify({
+        method: "notifications/progress",
+        params: { progressToken, progress: 1, total: 2, message: `using ${auth}` },
+      });
+    return { content: [{ type: "text", text: '"logged"' }] };
+  });
   server.registerTool("echo_thrown", { description: "Throws." }, async () => {
     throw new Error(`upstream crashed with ${auth}`);
   });
@@ -119,6 +134,26 @@ describe("codeMcpServer({ secrets }): an echoed upstream credential never enters
     const out = await runCode(EXFILTRATE.replace("CALL", `await ${call}`));
     expect(out).toContain("probe ran");
     expect(leakedForms(out, [CANARY])).toEqual([]);
+  });
+
+  it("keeps it out of forwarded log messages and progress notifications", async () => {
+    const factory = codeMcpServer({ upstream: echoUpstream(), executor, secrets: [AUTH, CANARY] });
+    const client = await connect(createMcpHandler(factory));
+    const seen: unknown[] = [];
+    client.setNotificationHandler("notifications/message", (n) => void seen.push(n.params));
+    const result = await client.callTool(
+      {
+        name: "code",
+        arguments: { code: "return await codemode.echo_log({})" },
+        _meta: { [LOG_LEVEL_META_KEY]: "info" },
+      },
+      { onprogress: (p) => void seen.push(p) },
+    );
+    await client.close();
+    expect(text(result)).toBe("logged");
+    expect(JSON.stringify(seen)).toContain("[REDACTED]");
+    expect(seen.length).toBe(2);
+    expect(leakedForms(JSON.stringify(seen), [CANARY])).toEqual([]);
   });
 
   it("keeps the credential out of the tool description the client reads", async () => {

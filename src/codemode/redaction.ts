@@ -25,6 +25,7 @@
  * shorter than that is guessable anyway, so it is refused at start instead.
  */
 import { CodeModeError } from "../errors";
+import { byteView, fromLatin1, latin1, pattern, textForms, utf16, utf8 } from "./secret-forms";
 
 /** Secrets shorter than this are refused: see the file header for why. */
 export const MIN_SECRET_LENGTH = 8;
@@ -113,75 +114,6 @@ const INACTIVE: Redactor = {
   error: (error) => (error instanceof Error ? error : new Error(String(error))),
   base64: (value) => value,
 };
-
-const latin1 = (bytes: Uint8Array) => {
-  let out = "";
-  for (let i = 0; i < bytes.length; i += 0x8000)
-    out += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return out;
-};
-const fromLatin1 = (text: string) => Uint8Array.from(text, (c) => c.charCodeAt(0));
-const utf8 = (text: string) => new TextEncoder().encode(text);
-const utf16 = (text: string, bigEndian: boolean) => {
-  const out = new Uint8Array(text.length * 2);
-  for (let i = 0; i < text.length; i++) {
-    const [lo, hi] = [text.charCodeAt(i) & 0xff, text.charCodeAt(i) >> 8];
-    out.set(bigEndian ? [hi, lo] : [lo, hi], i * 2);
-  }
-  return out;
-};
-
-// Bytes are searched as text, one character per byte. windows-1252 decodes natively and keeps
-// one character per byte; the patterns go through the same decoder, so matches line up.
-let windows1252: TextDecoder | null | undefined;
-function byteView(bytes: Uint8Array): string {
-  if (windows1252 === undefined) {
-    try {
-      const probe = new TextDecoder("windows-1252");
-      windows1252 =
-        probe.decode(new Uint8Array([0x41, 0x81, 0x9d, 0xff])).length === 4 ? probe : null;
-    } catch {
-      windows1252 = null;
-    }
-  }
-  const view = windows1252 ? windows1252.decode(bytes) : latin1(bytes);
-  return view.length === bytes.length ? view : latin1(bytes);
-}
-
-/** The transformed textual forms of one secret (see the file header). */
-function textForms(secret: string): string[] {
-  const bytes = utf8(secret);
-  const forms = [
-    secret,
-    [...secret].toReversed().join(""),
-    JSON.stringify(secret).slice(1, -1),
-    encodeURIComponent(secret),
-    encodeURIComponent(secret).replaceAll("%20", "+"),
-    [...bytes].map((b) => b.toString(16).padStart(2, "0")).join(""),
-    [...bytes].map((b) => `%${b.toString(16).padStart(2, "0")}`).join(""),
-    secret
-      .split("")
-      .map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
-      .join(""),
-  ];
-  // Base64 at each alignment: only the characters that depend on the secret's bytes alone.
-  for (let k = 0; k < 3; k++) {
-    const encoded = btoa(latin1(new Uint8Array([...new Uint8Array(k), ...bytes])));
-    const core = encoded.slice(Math.ceil((8 * k) / 6), Math.floor((8 * (k + bytes.length)) / 6));
-    forms.push(core, core.replaceAll("+", "-").replaceAll("/", "_"));
-  }
-  return forms;
-}
-
-const escapeRegExp = (text: string) => text.replace(/[\\^$.*+?()[\]{}|/-]/g, "\\$&");
-
-/** A global, case-insensitive pattern for all forms, longest first; markers for UTF-16 forms. */
-function pattern(forms: Iterable<string>): RegExp {
-  const unique = [...new Set(forms)]
-    .filter((f) => f !== "")
-    .toSorted((a, b) => b.length - a.length);
-  return new RegExp(unique.map(escapeRegExp).join("|"), "gi");
-}
 
 function buildRedactor(secrets: readonly string[]): Redactor {
   const textual = secrets.flatMap(textForms);

@@ -5,10 +5,11 @@
  * Security defaults: the credential (`API_TOKEN`, or the caller's forwarded bearer token) is
  * added only here, after the sandbox's request was validated; sandbox code cannot set
  * credential headers (refused earlier by `codemode.request()`), and the server also redacts the
- * credential from responses (a forwarded caller token is redacted here). Requests only go to the
- * configured base URL: the canonical path is appended as text, and the final URL is checked
- * before anything is sent (same origin, the path exactly as validated, matching the operation's
- * path template), so nothing the URL parser would reinterpret reaches another path.
+ * credential from responses (a forwarded caller token is redacted here, and one shorter than 8
+ * characters is not forwarded). Requests only go to the configured base URL: the canonical path
+ * is appended as text, and the final URL is checked before anything is sent (same origin, the
+ * path exactly as validated, matching the operation's path template), so nothing the URL parser
+ * would reinterpret reaches another path.
  *
  * Does not do: retries, or following redirects to other hosts with the credential (`fetch`
  * follows redirects, so it is set to `manual` and a 3xx comes back to the code as data).
@@ -22,6 +23,8 @@ import {
 import { encodeRequestBody, queryString } from "../codemode/request-encoding";
 import { canonicalPath } from "../openapi/canonical-path";
 import type { OpenApiSpec } from "../openapi/open-api-spec";
+import { toApiResult, type ApiResult } from "../codemode/api-response";
+import { credentialSecrets, MIN_SECRET_LENGTH } from "../codemode/redaction";
 import type { ApiTarget } from "./config";
 import { demoApiFetch, type DemoStore } from "./demo/demo-store";
 
@@ -49,31 +52,39 @@ export function apiRequestHandler(
     if (body !== undefined) init.body = body;
     if (target.kind === "demo") return demoApiFetch(store, url.pathname + url.search, init);
     const credential = credentialFor(target, context);
+    const forwarded = credential !== undefined && credential !== target.credential;
+    if (forwarded) refuseShortToken(context);
     if (credential) headers.set(credential.header, credential.value);
     init.redirect = "manual";
     const response = await send(url.href, init);
     // The server redacts the configured API_TOKEN itself; a forwarded caller token is known
     // only here, so it is redacted here before the response reaches the sandbox.
-    return credential && credential !== target.credential
-      ? redact(response, [credential.value, credential.value.replace(/^\S+\s+/, "")])
-      : response;
+    return forwarded ? redact(response, credential.value) : response;
   };
 }
 
-async function redact(response: Response, secrets: string[]): Promise<Response> {
-  const scrub = (text: string) =>
-    secrets.reduce((out, secret) => (secret ? out.split(secret).join("[REDACTED]") : out), text);
-  const headers = new Headers();
-  response.headers.forEach((value, key) => headers.set(key, scrub(value)));
-  return new Response(scrub(await response.text()), { status: response.status, headers });
+/**
+ * A response with a forwarded caller token removed from every channel (header names and values,
+ * body bytes, decoded text, JSON before and after parsing), by the same code the server uses for
+ * its configured secrets, returned as the plain answer the server then checks again.
+ */
+function redact(response: Response, headerValue: string): Promise<ApiResult> {
+  return toApiResult(response, credentialSecrets(headerValue));
+}
+
+/** A caller token too short to redact safely is not forwarded (the request is not sent). */
+function refuseShortToken(context: ApiRequestContext): void {
+  const token = context.mcp.http?.authInfo?.token ?? "";
+  if (token.length < MIN_SECRET_LENGTH)
+    throw new Error(
+      `The caller's bearer token is shorter than ${MIN_SECRET_LENGTH} characters, too short to redact from the API's responses safely, so it is not forwarded. Nothing was sent; connect with a real token.`,
+    );
 }
 
 /** The secrets the server must redact from responses for this target. */
 export function targetSecrets(target: ApiTarget): string[] {
   if (target.kind !== "http" || !target.credential) return [];
-  const value = target.credential.value;
-  const bare = value.includes(" ") ? value.slice(value.indexOf(" ") + 1) : value;
-  return [value, bare];
+  return credentialSecrets(target.credential.value);
 }
 
 function credentialFor(

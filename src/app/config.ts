@@ -6,8 +6,11 @@
  *
  * Security defaults: secrets (`API_TOKEN`, `UPSTREAM_MCP_AUTH`, `MCP_API_KEY`,
  * `REQUEST_STATE_KEY`, `OAUTH_PASSWORD`) are never part of a problem message or of {@link describeConfig}.
+ * Credentials sent upstream (`API_TOKEN`, `UPSTREAM_MCP_AUTH`) must be long enough to redact
+ * safely from what comes back (`MIN_SECRET_LENGTH`, 8 characters): a shorter one is refused here.
  */
 import { parseAllowedHostnames } from "./allowed-hosts";
+import { MIN_SECRET_LENGTH } from "../codemode/redaction";
 import { parseUpstreams, type UpstreamServer } from "./upstream-config";
 import { resolveLimits } from "../executor/limits";
 import type { ExecutorLimits } from "../executor/types";
@@ -183,6 +186,12 @@ export function readConfig(
   let api: ApiTarget = { kind: "demo" };
   const base = httpUrl("API_BASE_URL");
   const token = value("API_TOKEN");
+  if (token !== undefined && token.length < MIN_SECRET_LENGTH)
+    problems.push({
+      setting: "API_TOKEN",
+      message: `API_TOKEN is shorter than ${MIN_SECRET_LENGTH} characters: too short to redact safely from the API's responses (it would match ordinary text and JSON) and too short to be a real credential.`,
+      fix: `Set API_TOKEN to the API's full token (at least ${MIN_SECRET_LENGTH} characters), without the scheme (Bearer is added).`,
+    });
   const header = value("API_AUTH_HEADER") ?? "Authorization";
   const scheme =
     settings.API_AUTH_SCHEME ?? (header.toLowerCase() === "authorization" ? "Bearer" : "");
@@ -226,6 +235,7 @@ export function readConfig(
       value("UPSTREAM_MCP_AUTH_HEADER") ?? "Authorization",
     );
     problems.push(...parsed.problems);
+    problems.push(...shortUpstreamCredentials(parsed.servers));
     if (parsed.servers.length > 0) upstream = { kind: "url", servers: parsed.servers };
   } else if (value("UPSTREAM_MCP_AUTH"))
     warnings.push("UPSTREAM_MCP_AUTH is ignored without UPSTREAM_MCP_URL.");
@@ -284,6 +294,24 @@ export function readConfig(
       warnings,
     },
   };
+}
+
+/** One problem per upstream whose credential (its bare token after the scheme) is too short. */
+function shortUpstreamCredentials(servers: readonly UpstreamServer[]): ConfigProblem[] {
+  return servers.flatMap((server) =>
+    Object.values(server.headers).some((header) => {
+      const bare = header.trim().replace(/^\S+\s+/, "");
+      return bare.length < MIN_SECRET_LENGTH;
+    })
+      ? [
+          {
+            setting: "UPSTREAM_MCP_AUTH",
+            message: `UPSTREAM_MCP_AUTH${server.name ? ` for "${server.name}"` : ""} has a token shorter than ${MIN_SECRET_LENGTH} characters: too short to redact safely from the upstream's results (it would match ordinary text and JSON) and too short to be a real credential.`,
+            fix: `Use the server's full credential, e.g. UPSTREAM_MCP_AUTH="Bearer <token of at least ${MIN_SECRET_LENGTH} characters>".`,
+          },
+        ]
+      : [],
+  );
 }
 
 /**

@@ -11,6 +11,7 @@ import { WorkerLoaderExecutor } from "../executor/worker-loader-executor";
 import { createMcpHandler } from "../mcp/create-mcp-handler";
 import type { StatelessMcpHandler } from "../mcp/handler-types";
 import { loadSpec, type OpenApiSpec } from "../openapi/open-api-spec";
+import { credentialSecrets } from "../codemode/redaction";
 import { apiRequestHandler, targetSecrets } from "./api-request-handler";
 import { durableApprovalLedger } from "./approval-ledger-store";
 import type { AppConfig } from "./config";
@@ -53,12 +54,13 @@ export function endpointsFor(
   }
   const executor = new WorkerLoaderExecutor({ loader: env.LOADER, limits: config.limits });
   const approvalKey = config.approvals ? (config.requestStateKey ?? isolateKey()) : undefined;
+  const secrets = configuredSecrets(config);
   const api = createMcpHandler(
     openApiMcpServer({
       spec,
       executor,
       request: apiRequestHandler(config.api, env.DEMO_STORE, spec),
-      secrets: targetSecrets(config.api),
+      secrets,
       approval: config.approvals,
       // Single use across isolates: a replayed approval round finds its id claimed here.
       ...(config.approvals ? { approvalLedger: durableApprovalLedger(env.APPROVAL_LEDGER) } : {}),
@@ -87,6 +89,7 @@ export function endpointsFor(
     codeMcpServer({
       ...(upstream ? { upstream } : { upstreams: upstreams! }),
       executor,
+      secrets,
       limits: config.limits,
       name: "code-mode-tools",
       ...(config.upstream.kind === "demo" ? { upstreamName: "the demo projects server" } : {}),
@@ -95,6 +98,18 @@ export function endpointsFor(
   );
   built = { key, endpoints: { spec, specBytes: text.length, api, code } };
   return built.endpoints;
+}
+
+/**
+ * Every credential the Worker sends upstream, as the forms to redact: `API_TOKEN` (with its
+ * scheme and bare) and each `UPSTREAM_MCP_AUTH` value (whole, and its bare token). Both endpoints
+ * redact all of them: a credential never enters either sandbox, whichever upstream echoes it.
+ * @param config - the checked configuration
+ */
+export function configuredSecrets(config: AppConfig): string[] {
+  const upstream = config.upstream.kind === "url" ? config.upstream.servers : [];
+  const values = upstream.flatMap((server) => Object.values(server.headers));
+  return [...new Set([...targetSecrets(config.api), ...values.flatMap(credentialSecrets)])];
 }
 
 let randomKey: string | undefined;

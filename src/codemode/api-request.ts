@@ -13,13 +13,8 @@ import type { CompactOperation } from "../openapi/types";
 import { canonicalPath, hasControlCharacter } from "../openapi/canonical-path";
 import { validateRequest, type ApiRequest } from "../openapi/validate-request";
 import type { ApprovalDecision } from "./approval-flow";
-import {
-  plainApiResult,
-  redactError,
-  toApiResult,
-  type ApiResponseInit,
-  type ApiResult,
-} from "./api-response";
+import { plainApiResult, toApiResult, type ApiResponseInit, type ApiResult } from "./api-response";
+import { secretRedactor } from "./redaction";
 
 export type { ApiRequest };
 
@@ -214,8 +209,9 @@ export function apiRequester(options: ApiRequesterOptions) {
       ? toApiResult(response, options.secrets)
       : plainApiResult(response, options.secrets);
   // What the callback throws enters the sandbox as an exception: never with a secret in it.
+  const redactor = secretRedactor(options.secrets);
   const refuse = (error: unknown): never => {
-    throw redactError(error, options.secrets);
+    throw redactor.error(error);
   };
   // A `Response` is read asynchronously; reading its body may fail too.
   const settleSync = (result: ApiResult | Promise<ApiResult>) =>

@@ -4,10 +4,15 @@
  * types, text for text, bytes otherwise, and `null` when empty. Errors are data the code can
  * branch on (`if (!r.ok) …`); only refused requests throw.
  *
- * Security defaults: configured secrets are replaced with `[REDACTED]` in headers and body before
- * the response enters the sandbox (an upstream that echoes credentials cannot leak them), and
- * `set-cookie` is dropped.
+ * Security defaults: configured secrets are replaced with `[REDACTED]` before the response enters
+ * the sandbox (an upstream that echoes credentials cannot leak them), on every channel: header
+ * names and values; the raw body bytes (the secret's UTF-8 and UTF-16 byte forms, whatever the
+ * declared charset); text after decoding with the declared charset; JSON before and after
+ * parsing, so `\u` escapes cannot hide it; binary bodies are redacted in place (the secret's
+ * bytes replaced by the marker), not refused. The status text never enters the sandbox, and
+ * `set-cookie` is dropped. See ./redaction.ts for the forms matched.
  */
+import { secretRedactor, type Redactor } from "./redaction";
 
 /** What sandbox code receives from `codemode.request()`. */
 export interface ApiResult {
@@ -36,27 +41,20 @@ export async function toApiResult(
   secrets: readonly string[],
 ): Promise<ApiResult> {
   if (!(response instanceof Response)) return plainApiResult(response, secrets);
-  const redact = redactor(secrets);
+  const redactor = secretRedactor(secrets);
   const headers: Record<string, string> = {};
   response.headers.forEach((value, key) => {
-    if (!DROPPED_HEADERS.has(key)) headers[key] = redact(value);
+    if (!DROPPED_HEADERS.has(key)) headers[redactor.text(key)] = redactor.text(value);
   });
   const type = response.headers.get("content-type") ?? "";
+  // The raw bytes first: a secret in a charset other than the declared one is caught here.
+  const bytes = redactor.bytes(new Uint8Array(await response.arrayBuffer()));
   let body: unknown = null;
-  if (/json/i.test(type)) {
-    const text = redact(await response.text());
-    try {
-      body = text === "" ? null : JSON.parse(text);
-    } catch {
-      body = text;
-    }
-  } else if (/^text\/|xml|x-www-form-urlencoded|javascript/i.test(type) || type === "") {
-    const text = redact(await response.text());
-    body = text === "" ? null : text;
-  } else {
-    const bytes = new Uint8Array(await response.arrayBuffer());
-    body = bytes.byteLength === 0 ? null : bytes;
-  }
+  if (bytes.byteLength === 0) body = null;
+  else if (/json/i.test(type)) body = jsonBody(decode(bytes, type), redactor);
+  else if (/^text\/|xml|x-www-form-urlencoded|javascript/i.test(type) || type === "")
+    body = redactor.text(decode(bytes, type));
+  else body = bytes;
   return { status: response.status, ok: response.ok, headers, body };
 }
 
@@ -67,20 +65,14 @@ export async function toApiResult(
  * @param secrets - strings that must never reach the sandbox
  */
 export function plainApiResult(response: ApiResponseInit, secrets: readonly string[]): ApiResult {
-  const live = secrets.length === 0 ? secrets : secrets.filter((secret) => secret !== "");
-  const redact = live.length === 0 ? undefined : redactor(live);
-  // With no secrets configured there is nothing to redact: skip copying the whole body.
-  const body =
-    response.body === undefined
-      ? null
-      : redact === undefined
-        ? response.body
-        : redactDeep(response.body, redact);
+  const redactor = secretRedactor(secrets);
+  // With no secrets configured there is nothing to redact: the body is not walked or copied.
+  const body = response.body === undefined ? null : redactor.data(response.body);
   const headers: Record<string, string> = {};
   if (response.headers)
     for (const [k, v] of Object.entries(response.headers))
       if (!DROPPED_HEADERS.has(k.toLowerCase()))
-        headers[k.toLowerCase()] = redact ? redact(String(v)) : String(v);
+        headers[redactor.text(k.toLowerCase())] = redactor.text(String(v));
   return {
     status: response.status,
     ok: response.status >= 200 && response.status < 300,
@@ -89,46 +81,31 @@ export function plainApiResult(response: ApiResponseInit, secrets: readonly stri
   };
 }
 
-/**
- * A copy of a JSON-like value with every configured secret in its strings (keys included)
- * replaced by `[REDACTED]`; the value itself when no secret is configured.
- * @param value - e.g. the spec shipped to the sandbox
- * @param secrets - strings that must never reach the sandbox
- */
-export function redactValue<T>(value: T, secrets: readonly string[]): T {
-  const live = secrets.filter((secret) => secret !== "");
-  return live.length === 0 ? value : (redactDeep(value, redactor(live)) as T);
-}
-
-/**
- * An error fit to enter the sandbox: same name, configured secrets replaced in its message (a
- * failing request callback may quote a URL with a key, or an upstream message echoing a token).
- * @param error - what the host callback threw
- * @param secrets - strings that must never reach the sandbox
- */
-export function redactError(error: unknown, secrets: readonly string[]): Error {
-  const live = secrets.filter((secret) => secret !== "");
-  const original = error instanceof Error ? error : new Error(String(error));
-  if (live.length === 0) return original;
-  const redact = redactor(live);
-  const safe = new Error(redact(original.message));
-  safe.name = redact(original.name);
-  return safe;
-}
-
-/** Replaces every configured secret in a text with `[REDACTED]`. */
-function redactor(secrets: readonly string[]): (text: string) => string {
-  const live = secrets.filter((secret) => secret !== "");
-  return (text) => live.reduce((out, secret) => out.split(secret).join("[REDACTED]"), text);
-}
-
-function redactDeep(value: unknown, redact: (text: string) => string): unknown {
-  if (typeof value === "string") return redact(value);
-  if (Array.isArray(value)) return value.map((v) => redactDeep(v, redact));
-  if (value && typeof value === "object" && !(value instanceof Uint8Array)) {
-    return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [redact(k), redactDeep(v, redact)]),
-    );
+/** Text of a body in its declared charset (UTF-8 when none is declared or it is unknown). */
+function decode(bytes: Uint8Array, contentType: string): string {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType)?.[1];
+  if (charset) {
+    try {
+      return new TextDecoder(charset).decode(bytes);
+    } catch {
+      // an unknown label: read it as UTF-8, like a response without one
+    }
   }
-  return value;
+  return new TextDecoder().decode(bytes);
+}
+
+/**
+ * A JSON body, parsed: the text is redacted first (numbers, and structure a secret spans), then,
+ * when the text has escapes (`\u0041`, `\/`) that could spell a secret, the parsed value too.
+ */
+function jsonBody(text: string, redactor: Redactor): unknown {
+  const clean = redactor.text(text);
+  if (clean.trim() === "") return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(clean);
+  } catch {
+    return clean;
+  }
+  return redactor.active && clean.includes("\\") ? redactor.data(parsed) : parsed;
 }

@@ -5,7 +5,11 @@
  *
  * Security defaults: the sandbox gets functions, never the upstream connection or its headers;
  * arguments are validated against each tool's input schema before the upstream sees them;
- * authorization and approvals stay in the upstream tools' handlers.
+ * authorization and approvals stay in the upstream tools' handlers. Configured `secrets` (the
+ * upstream credentials) are removed from every upstream result (text, `isError` text, structured
+ * content, resource text and blobs, image and audio data), from failed calls' errors and from
+ * the tool list before the sandbox sees them, from forwarded logs and progress, and again from
+ * the final result.
  *
  * Does not do: expose the upstream's resources or prompts (tools only).
  */
@@ -23,6 +27,8 @@ import { resolveLimits } from "../executor/limits";
 import { TOOL_LIMITS } from "./tool-limits";
 import { codeToolDescription } from "./code-tool-description";
 import { outcomeToToolResult } from "./outcome-result";
+import { assertRedactableSecrets, secretRedactor, type Redactor } from "./redaction";
+import { redactToolResult } from "./result-redaction";
 import { ToolCatalog } from "./tool-catalog";
 import type { Upstream } from "./upstream";
 import { UpstreamSet, type MergedTools } from "./upstream-set";
@@ -55,6 +61,11 @@ export interface CodeMcpServerOptions {
   validateInput?: boolean;
   /** Freshness of a tool list from a per-run connection (default 5 minutes). */
   toolsTtlMs?: number;
+  /**
+   * Strings (the upstream credentials) that must never enter the sandbox or a result: each
+   * header value and its bare token. Each at least 8 characters (`MIN_SECRET_LENGTH`).
+   */
+  secrets?: readonly string[];
 }
 
 /**
@@ -62,6 +73,8 @@ export interface CodeMcpServerOptions {
  * upstream's tool list and (for an instance) its connection live in the factory's closure, so
  * they are shared by every request the isolate serves.
  * @param options - upstream, executor and limits
+ * @throws CodeModeError `upstream_invalid` without exactly one upstream option,
+ *   `secret_too_short` for a secret shorter than 8 characters
  */
 export function codeMcpServer(options: CodeMcpServerOptions): () => Promise<McpServer> {
   if ((options.upstream === undefined) === (options.upstreams === undefined)) {
@@ -70,6 +83,8 @@ export function codeMcpServer(options: CodeMcpServerOptions): () => Promise<McpS
       "codeMcpServer: give exactly one of `upstream` (one server) or `upstreams` (several, by name).",
     );
   }
+  assertRedactableSecrets(options.secrets ?? [], "codeMcpServer");
+  const redactor = secretRedactor(Object.freeze([...(options.secrets ?? [])]));
   const upstreams = new UpstreamSet(
     options.upstreams ?? options.upstream!,
     options.upstreams !== undefined,
@@ -86,7 +101,13 @@ export function codeMcpServer(options: CodeMcpServerOptions): () => Promise<McpS
   const catalog = async () => {
     const merged = await upstreams.tools();
     if (!cached || cached.key !== merged.key) {
-      const built = new ToolCatalog(merged.tools);
+      // The tool list reaches the sandbox (search, describe) and the client: values only, names
+      // kept (they route the calls).
+      const built = new ToolCatalog(
+        redactor.active
+          ? merged.tools.map((tool) => ({ ...redactor.values(tool), name: tool.name }))
+          : merged.tools,
+      );
       const description = codeToolDescription({
         catalog: built,
         serverName:
@@ -119,7 +140,7 @@ export function codeMcpServer(options: CodeMcpServerOptions): () => Promise<McpS
             .describe("JavaScript (or TypeScript): an async arrow function using codemode.*"),
         }),
       },
-      async ({ code }, ctx) => runCode(code, ctx, tools, routes, options, limits),
+      async ({ code }, ctx) => runCode(code, ctx, tools, routes, options, limits, redactor),
     );
     return server;
   };
@@ -132,6 +153,7 @@ async function runCode(
   routes: MergedTools["routes"],
   options: CodeMcpServerOptions,
   limits: Partial<ExecutorLimits>,
+  redactor: Redactor,
 ): Promise<CallToolResult> {
   // One connection per upstream a run actually calls, opened on first use, closed at the end.
   const sessions = new Map<Upstream, Promise<UpstreamSession>>();
@@ -139,7 +161,7 @@ async function runCode(
     let session = sessions.get(upstream);
     if (!session) {
       session = upstream.session().then(async (s) => {
-        if (!s.shared && logLevel) await forwardLogs(s, ctx, logLevel);
+        if (!s.shared && logLevel) await forwardLogs(s, ctx, logLevel, redactor);
         return s;
       });
       sessions.set(upstream, session);
@@ -156,7 +178,8 @@ async function runCode(
   ) as LoggingLevel | undefined;
   const fns: Record<string, HostFunction> = {};
   for (const entry of catalog.entries) {
-    fns[entry.identifier] = async ([input]) => {
+    // A failed call's message may quote the credential (an upstream echoing its headers).
+    fns[entry.identifier] = redactingErrors(redactor, async ([input]) => {
       if (options.validateInput !== false) {
         const problems = catalog.validate(entry, input);
         if (problems.length > 0)
@@ -181,13 +204,23 @@ async function runCode(
             : {
                 onprogress: (p) =>
                   void ctx.mcpReq
-                    .notify({ method: "notifications/progress", params: { ...p, progressToken } })
+                    .notify({
+                      method: "notifications/progress",
+                      params: {
+                        ...p,
+                        ...(p.message === undefined ? {} : { message: redactor.text(p.message) }),
+                        progressToken,
+                      },
+                    })
                     .catch(() => {}),
               }),
         },
       );
-      return upstreamResultValue(entry.tool.name, result as CallToolResult);
-    };
+      return upstreamResultValue(
+        entry.tool.name,
+        redactToolResult(result as CallToolResult, redactor),
+      );
+    });
   }
   const search: HostFunction = ([query, limit]) =>
     catalog.search(String(query ?? ""), typeof limit === "number" ? limit : 8);
@@ -212,7 +245,8 @@ async function runCode(
       limits,
       signal: ctx.mcpReq.signal,
     });
-    return outcomeToToolResult(outcome);
+    // Second line: no configured secret (or a simple transform of one) leaves in the result.
+    return redactToolResult(outcomeToToolResult(outcome), redactor);
   } finally {
     await Promise.all(
       [...sessions].map(([upstream, session]) =>
@@ -227,12 +261,25 @@ async function forwardLogs(
   session: UpstreamSession,
   ctx: ServerContext,
   level: LoggingLevel,
+  redactor: Redactor,
 ): Promise<void> {
   session.client.setNotificationHandler("notifications/message", (notification) => {
     const { level: messageLevel, data, logger } = notification.params;
-    void ctx.mcpReq.log(messageLevel, data, logger).catch(() => {});
+    const source = logger === undefined ? undefined : redactor.text(logger);
+    void ctx.mcpReq.log(messageLevel, redactor.data(data), source).catch(() => {});
   });
   // A 2025-era upstream sends log messages only after logging/setLevel.
   if (session.client.getProtocolEra() !== "modern")
     await session.client.setLoggingLevel(level).catch(() => {});
+}
+
+/** A host function whose errors reach the sandbox with the configured secrets removed. */
+function redactingErrors(redactor: Redactor, fn: HostFunction): HostFunction {
+  return async (args, call) => {
+    try {
+      return await fn(args, call);
+    } catch (error) {
+      throw redactor.error(error);
+    }
+  };
 }

@@ -18,7 +18,7 @@ import { z } from "zod";
 import { SpecDeclarations } from "../declarations/spec-declarations";
 import { resolveLimits } from "../executor/limits";
 import { TOOL_LIMITS } from "./tool-limits";
-import type { Executor, ExecutorLimits, HostNamespaces } from "../executor/types";
+import type { Executor, ExecutorLimits, HostFunction, HostNamespaces } from "../executor/types";
 import type { McpServerFactoryContext } from "../mcp/handler-types";
 import { loadSpec, OpenApiSpec } from "../openapi/open-api-spec";
 import { packSpec } from "../openapi/spec-pack";
@@ -30,8 +30,9 @@ import {
 } from "./api-request";
 import { APPROVAL_TIMEOUT_MS, approvalFlow } from "./approval-flow";
 import { isolateApprovalLedger, type ApprovalLedger } from "./approval-ledger";
-import { redactValue } from "./api-response";
 import { outcomeToToolResult } from "./outcome-result";
+import { assertRedactableSecrets, secretRedactor, type Redactor } from "./redaction";
+import { redactToolResult } from "./result-redaction";
 import { executeDescription, searchDescription } from "./openapi-tool-descriptions";
 
 /** Options of {@link openApiMcpServer}. */
@@ -51,7 +52,11 @@ export interface OpenApiMcpServerOptions {
   limits?: Partial<ExecutorLimits>;
   /** Check requests against the spec before the callback (default true). */
   validateRequests?: boolean;
-  /** Strings (credentials) that must never enter the sandbox; redacted from responses. */
+  /**
+   * Strings (credentials) that must never enter the sandbox or a result: removed from responses
+   * (every channel), callback errors, the spec and declarations, and final results. Each at least
+   * 8 characters (`MIN_SECRET_LENGTH`).
+   */
   secrets?: readonly string[];
   /**
    * Ask a person before sending requests: `true` for every non-GET request, or a predicate.
@@ -72,11 +77,16 @@ export interface OpenApiMcpServerOptions {
  * Creates a factory for `createMcpHandler` (or for an agent's `init()`), building the two-tool
  * server per request over a spec parsed once.
  * @param options - spec, executor, request callback and policies
- * @throws CodeModeError `spec_invalid` when the spec does not load
+ * @throws CodeModeError `spec_invalid` when the spec does not load, `secret_too_short` for a
+ *   secret shorter than 8 characters
  */
 export function openApiMcpServer(
   options: OpenApiMcpServerOptions,
 ): (ctx?: McpServerFactoryContext) => McpServer {
+  assertRedactableSecrets(options.secrets ?? [], "openApiMcpServer");
+  // One frozen list: the redactor is compiled once and found again by every run.
+  const secrets = Object.freeze([...(options.secrets ?? [])]);
+  const redactor = secretRedactor(secrets);
   const spec = options.spec instanceof OpenApiSpec ? options.spec : loadSpec(options.spec);
   // Validate the tool's limits now (bad config fails at start), but pass only the overrides to
   // each run, so limits configured on the executor itself (e.g. its timeout) still apply.
@@ -87,12 +97,12 @@ export function openApiMcpServer(
     maxResultBytes,
     ...(options.description === undefined ? {} : { extra: options.description }),
   };
-  const searchText = searchDescription(describeInput);
-  const executeText = executeDescription(describeInput);
+  // The descriptions quote the spec, which may carry an example key.
+  const searchText = redactor.text(searchDescription(describeInput));
+  const executeText = redactor.text(executeDescription(describeInput));
   const declarations = new SpecDeclarations(spec.compact);
   const declared = new Map<string, string>();
   let specData: string | Uint8Array | undefined;
-  const secrets = options.secrets ?? [];
   const needsApproval: ApprovalCheck | undefined =
     options.approval === true
       ? nonReadRequests
@@ -109,7 +119,7 @@ export function openApiMcpServer(
         throw new TypeError(
           `No operation with operationId "${id}". Search codemode.spec() for the right id.`,
         );
-      text = declarations.operation(op).text;
+      text = redactor.text(declarations.operation(op).text);
       declared.set(id, text);
     }
     return text;
@@ -132,9 +142,10 @@ export function openApiMcpServer(
       async ({ code }, ctx) => {
         // Packed bytes cross RPC faster than text and decode on demand (src/openapi/spec-pack.ts).
         // With secrets configured, the sandbox gets a copy of the spec without them (a spec may
-        // carry an example key): built once per isolate, like the packed bytes.
+        // carry an example key): built once per isolate, like the packed bytes. Only string
+        // values are redacted, never keys: keys are the document's structure.
         if (specData === undefined) {
-          const shipped = redactValue(spec.compact, secrets);
+          const shipped = redactor.values(spec.compact);
           specData = packSpec(shipped) ?? JSON.stringify(shipped);
         }
         const namespaces: HostNamespaces = { codemode: { declaration } };
@@ -145,9 +156,9 @@ export function openApiMcpServer(
           signal: ctx.mcpReq.signal,
           extensions: [{ name: "openapi", data: specData }],
         });
-        // Last line of defence: no configured secret leaves in a result (a structural walk: a secret
-        // with JSON-escaped characters would not be found in serialized text).
-        return redactValue(outcomeToToolResult(outcome), secrets);
+        // Second line: no configured secret (or a simple transform of one) leaves in the result's
+        // text; its structure (`type`, `isError`) is never touched.
+        return redactToolResult(outcomeToToolResult(outcome), redactor);
       },
     );
 
@@ -172,7 +183,7 @@ export function openApiMcpServer(
           ...(approvals && needsApproval ? { approve: approvals.approve, needsApproval } : {}),
         });
         const namespaces: HostNamespaces = {
-          codemode: { request: (args, call) => request(args[0], call.signal), declaration },
+          codemode: { request: redactingErrors(redactor, request), declaration },
         };
         // A push approval waits for a person inside the run: unless the operator chose a timeout,
         // give the run as long as the question may stay open.
@@ -187,10 +198,33 @@ export function openApiMcpServer(
           signal: ctx.mcpReq.signal,
         });
         const pending = await approvals?.finish(outcome);
-        // Last line of defence: whatever the code did, no configured secret leaves in the result.
-        return redactValue(pending ?? outcomeToToolResult(outcome), secrets);
+        // Second line: whatever the code did, no configured secret leaves in the result.
+        return redactToolResult(pending ?? outcomeToToolResult(outcome), redactor);
       },
     );
     return server;
+  };
+}
+
+/**
+ * The host function behind `codemode.request()`: a refusal may quote the spec (an enum or a
+ * pattern holding a key), so what it throws reaches the sandbox with the secrets removed. Stays
+ * synchronous when the request answers synchronously.
+ */
+function redactingErrors(
+  redactor: Redactor,
+  request: ReturnType<typeof apiRequester>,
+): HostFunction {
+  if (!redactor.active) return (args, call) => request(args[0], call.signal);
+  const refuse = (error: unknown): never => {
+    throw redactor.error(error);
+  };
+  return (args, call) => {
+    try {
+      const answer = request(args[0], call.signal);
+      return answer instanceof Promise ? answer.catch(refuse) : answer;
+    } catch (error) {
+      return refuse(error);
+    }
   };
 }

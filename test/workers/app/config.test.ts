@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { formatProblems, readConfig } from "../../../src/app/config";
+import { configuredSecrets } from "../../../src/app/endpoints";
 
 const SPECS = ["demo-api", "petstore", "relative"];
 const servers = (name: string) =>
@@ -24,23 +25,27 @@ describe("readConfig", () => {
   });
 
   it("sends a spec's requests to its absolute server URL with the credential as a bearer token", () => {
-    const checked = readConfig({ SPEC: "petstore", API_TOKEN: "t0k3n" }, SPECS, servers);
+    const checked = readConfig({ SPEC: "petstore", API_TOKEN: "t0k3n-long" }, SPECS, servers);
     expect(checked.ok && checked.config.api).toEqual({
       kind: "http",
       baseUrl: "https://petstore.example/v3",
-      credential: { header: "Authorization", value: "Bearer t0k3n" },
+      credential: { header: "Authorization", value: "Bearer t0k3n-long" },
       forwardCallerToken: false,
       callerHeader: "Authorization",
       callerScheme: "Bearer",
     });
     const custom = readConfig(
-      { API_BASE_URL: "http://127.0.0.1:9/api", API_TOKEN: "k", API_AUTH_HEADER: "X-Api-Key" },
+      {
+        API_BASE_URL: "http://127.0.0.1:9/api",
+        API_TOKEN: "key-12345",
+        API_AUTH_HEADER: "X-Api-Key",
+      },
       SPECS,
       servers,
     );
     expect(custom.ok && custom.config.api).toMatchObject({
       baseUrl: "http://127.0.0.1:9/api",
-      credential: { header: "X-Api-Key", value: "k" },
+      credential: { header: "X-Api-Key", value: "key-12345" },
     });
   });
 
@@ -48,7 +53,7 @@ describe("readConfig", () => {
     const checked = readConfig(
       {
         UPSTREAM_MCP_URL: "https://mcp.example/mcp",
-        UPSTREAM_MCP_AUTH: "Bearer up",
+        UPSTREAM_MCP_AUTH: "Bearer up-token",
         APPROVALS: "on",
         LIMIT_TIMEOUT_MS: "5000",
         LIMIT_MAX_HOST_CALLS: "50",
@@ -61,7 +66,7 @@ describe("readConfig", () => {
     expect(checked.config.upstream).toEqual({
       kind: "url",
       servers: [
-        { name: "", url: "https://mcp.example/mcp", headers: { Authorization: "Bearer up" } },
+        { name: "", url: "https://mcp.example/mcp", headers: { Authorization: "Bearer up-token" } },
       ],
     });
     expect(checked.config.approvals).toBe(true);
@@ -133,5 +138,65 @@ describe("readConfig", () => {
     expect(text).toContain("Fix:");
     expect(text).not.toContain("secret-key-that-is-long-enough");
     expect(text).not.toContain("short-state-key");
+  });
+
+  it("refuses credentials too short to redact safely, without echoing them", () => {
+    const checked = readConfig(
+      {
+        API_BASE_URL: "https://api.example",
+        API_TOKEN: "x",
+        UPSTREAM_MCP_URL: "github=https://gh.example/mcp,jira=https://jira.example/mcp",
+        UPSTREAM_MCP_AUTH: '{"github":"Bearer q","jira":"Bearer long-enough-token"}',
+      },
+      SPECS,
+      servers,
+    );
+    expect(checked.ok).toBe(false);
+    if (checked.ok) return;
+    expect(checked.problems.map((p) => p.setting).toSorted()).toEqual([
+      "API_TOKEN",
+      "UPSTREAM_MCP_AUTH",
+    ]);
+    const text = formatProblems(checked.problems);
+    expect(text).toContain("at least 8 characters");
+    expect(text).toContain('"github"');
+    expect(text).not.toContain("jira");
+    expect(text).not.toMatch(/Bearer q|"x"/);
+    // A single value for every server: its bare token counts, not the scheme.
+    const single = readConfig(
+      { UPSTREAM_MCP_URL: "https://mcp.example/mcp", UPSTREAM_MCP_AUTH: "Bearer abc" },
+      SPECS,
+      servers,
+    );
+    expect(!single.ok && single.problems.map((p) => p.setting)).toEqual(["UPSTREAM_MCP_AUTH"]);
+  });
+
+  it("gives both endpoints every upstream credential to redact: whole, bare and decoded", () => {
+    const checked = readConfig(
+      {
+        API_BASE_URL: "https://api.example",
+        API_TOKEN: "api-token-123",
+        UPSTREAM_MCP_URL: "github=https://gh.example/mcp,jira=https://jira.example/mcp",
+        UPSTREAM_MCP_AUTH: JSON.stringify({
+          github: "Bearer gh-token-456",
+          jira: `Basic ${btoa("me:jira-password")}`,
+        }),
+      },
+      SPECS,
+      servers,
+    );
+    expect(checked.ok).toBe(true);
+    if (!checked.ok) return;
+    expect(configuredSecrets(checked.config).toSorted()).toEqual(
+      [
+        "Bearer api-token-123",
+        "api-token-123",
+        "Bearer gh-token-456",
+        "gh-token-456",
+        `Basic ${btoa("me:jira-password")}`,
+        btoa("me:jira-password"),
+        "me:jira-password",
+      ].toSorted(),
+    );
   });
 });

@@ -1,0 +1,61 @@
+/**
+ * Secret redaction for MCP tool results: an upstream's result before the sandbox sees it, and
+ * every tool's final result before the client does.
+ *
+ * Redaction belongs to payload, never to the structure of a result: a content block's `type` and
+ * `mimeType`, the result's `isError`, `_meta` and other envelope fields stay as they are (a
+ * secret that happens to equal "resource" or "mimeType" must not turn a valid result into an
+ * invalid one). Redacted: the text, uri and names of content blocks, the decoded bytes of base64
+ * `data` and `blob`, the values inside block annotations and `_meta`, `structuredContent` (keys
+ * and values), and the `message` of pending input requests (the approval prompt).
+ */
+import type { CallToolResult } from "@modelcontextprotocol/server";
+import type { Redactor } from "./redaction";
+
+const KEPT = new Set(["type", "mimeType"]);
+const BASE64 = new Set(["data", "blob"]);
+
+/**
+ * A copy of a tool result with the secrets removed from its payload only.
+ * @param result - an upstream's `tools/call` result, or a tool's own result
+ * @param redactor - the configured secrets
+ */
+export function redactToolResult<T extends CallToolResult>(result: T, redactor: Redactor): T {
+  if (!redactor.active || !result || typeof result !== "object") return result;
+  const out: Record<string, unknown> = { ...result };
+  if (Array.isArray(result.content))
+    out["content"] = result.content.map((block) => redactBlock(block, redactor));
+  if (result.structuredContent !== undefined)
+    out["structuredContent"] = redactor.data(result.structuredContent);
+  const pending = (result as Record<string, unknown>)["inputRequests"];
+  if (pending !== undefined) out["inputRequests"] = redactMessages(pending, redactor);
+  return out as T;
+}
+
+/** One content block (or the `resource` inside one): payload fields only. */
+function redactBlock(block: unknown, redactor: Redactor): unknown {
+  if (!block || typeof block !== "object" || Array.isArray(block)) return redactor.data(block);
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(block)) {
+    if (KEPT.has(key)) out[key] = value;
+    else if (BASE64.has(key) && typeof value === "string") out[key] = redactor.base64(value);
+    else if (key === "resource") out[key] = redactBlock(value, redactor);
+    else if (typeof value === "string") out[key] = redactor.text(value);
+    else out[key] = redactor.values(value);
+  }
+  return out;
+}
+
+/** The human-readable `message` fields of pending input requests (elicitation prompts). */
+function redactMessages(value: unknown, redactor: Redactor, depth = 0): unknown {
+  if (depth > 20 || !value || typeof value !== "object") return value;
+  if (Array.isArray(value)) return value.map((item) => redactMessages(item, redactor, depth + 1));
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => [
+      key,
+      key === "message" && typeof item === "string"
+        ? redactor.text(item)
+        : redactMessages(item, redactor, depth + 1),
+    ]),
+  );
+}

@@ -1,0 +1,215 @@
+import { describe, expect, it } from "vitest";
+import type { CallToolResult } from "@modelcontextprotocol/server";
+import { CodeModeError } from "../../../src/errors";
+import {
+  assertRedactableSecrets,
+  credentialSecrets,
+  secretRedactor,
+} from "../../../src/codemode/redaction";
+import { redactToolResult } from "../../../src/codemode/result-redaction";
+
+const SECRET = "sk-Live-0123456789";
+const redactor = secretRedactor([SECRET]);
+const bytes = new TextEncoder().encode(SECRET);
+const latin1 = (b: Uint8Array) => String.fromCharCode(...b);
+const base64 = (b: Uint8Array) => btoa(latin1(b));
+const utf16 = (s: string, bigEndian: boolean) =>
+  Uint8Array.from([...s].flatMap((c) => (bigEndian ? [0, c.charCodeAt(0)] : [c.charCodeAt(0), 0])));
+
+describe("secretRedactor: the forms of a secret it finds", () => {
+  it.each([
+    ["plain", SECRET],
+    ["upper case", SECRET.toUpperCase()],
+    ["lower case", SECRET.toLowerCase()],
+    ["reversed", [...SECRET].toReversed().join("")],
+    ["percent-encoded", encodeURIComponent(`${SECRET}/ x`).slice(0, -6)],
+    [
+      "every byte percent-encoded",
+      [...bytes].map((b) => `%${b.toString(16).toUpperCase()}`).join(""),
+    ],
+    [
+      "every character \\u-escaped",
+      [...SECRET].map((c) => `\\u00${c.charCodeAt(0).toString(16)}`).join(""),
+    ],
+    ["hex", [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("")],
+    [
+      "HEX",
+      [...bytes]
+        .map((b) => b.toString(16).padStart(2, "0"))
+        .join("")
+        .toUpperCase(),
+    ],
+    ["base64", base64(bytes)],
+    ["base64 at offset 1", base64(Uint8Array.from([1, ...bytes, 2]))],
+    ["base64 at offset 2", base64(Uint8Array.from([1, 2, ...bytes]))],
+    [
+      "URL-safe base64",
+      base64(Uint8Array.from([250, ...bytes]))
+        .replace(/\+/g, "-")
+        .replace(/\//g, "_"),
+    ],
+    ["UTF-16LE read as text", latin1(utf16(SECRET, false))],
+    ["UTF-16BE read as text", latin1(utf16(SECRET, true))],
+  ])("%s", (_form, form) => {
+    const out = redactor.text(`before ${form} after`);
+    expect(out).toContain("before ");
+    expect(out).toContain(" after");
+    expect(out).not.toContain(form);
+    expect(out).toMatch(/\[REDACTED\]|\[\0?R/);
+  });
+
+  it("finds percent-encoded and JSON-escaped copies of a secret with special characters", () => {
+    const special = 'p@ss/w0rd "x" ü';
+    const r = secretRedactor([special]);
+    for (const form of [
+      encodeURIComponent(special),
+      encodeURIComponent(special).replaceAll("%20", "+"),
+      JSON.stringify(special).slice(1, -1),
+      latin1(new TextEncoder().encode(special)),
+    ])
+      expect(r.text(`<${form}>`)).toBe("<[REDACTED]>");
+  });
+
+  it("replaces bytes in place, in the encoding it found them, at any offset", () => {
+    const body = Uint8Array.from([
+      0xff,
+      ...bytes,
+      7,
+      ...utf16(SECRET, false),
+      ...utf16(SECRET, true),
+      0x80,
+    ]);
+    const clean = redactor.bytes(body);
+    expect(latin1(clean)).toBe(
+      `\xff[REDACTED]\x07${latin1(utf16("[REDACTED]", false))}${latin1(utf16("[REDACTED]", true))}\x80`,
+    );
+    const untouched = Uint8Array.from([1, 2, 3]);
+    expect(redactor.bytes(untouched)).toBe(untouched);
+  });
+
+  it("decodes base64 payloads and re-encodes them only when something changed", () => {
+    const blob = base64(Uint8Array.from([9, ...utf16(SECRET, false)]));
+    expect(atob(redactor.base64(blob))).toBe(`\t${latin1(utf16("[REDACTED]", false))}`);
+    const clean = base64(Uint8Array.from([1, 2, 3, 4]));
+    expect(redactor.base64(clean)).toBe(clean);
+  });
+
+  it("copies values on write only, keys included, and never mutates the input", () => {
+    const shared = { a: 1 };
+    const input = JSON.parse(
+      `{"ok": {"n": 1}, "list": ["x", "${SECRET}"], "${SECRET}": true, "__proto__": "${SECRET}"}`,
+    );
+    input.ok = shared;
+    const out = redactor.data(input) as Record<string, unknown>;
+    expect(out).not.toBe(input);
+    expect(out["ok"]).toBe(shared);
+    expect(out["list"]).toEqual(["x", "[REDACTED]"]);
+    expect(Object.keys(out)).toEqual(["ok", "list", "[REDACTED]", "__proto__"]);
+    expect(Object.getOwnPropertyDescriptor(out, "__proto__")?.value).toBe("[REDACTED]");
+    expect(input["list"][1]).toBe(SECRET);
+    const clean = { a: [1, "two", { b: new Uint8Array([1]) }] };
+    expect(redactor.data(clean)).toBe(clean);
+  });
+
+  it("walks Maps, Sets, errors and cycles", () => {
+    const cyclic: Record<string, unknown> = { token: SECRET };
+    cyclic["self"] = cyclic;
+    const out = redactor.data({
+      map: new Map([[SECRET, SECRET]]),
+      set: new Set([SECRET]),
+      error: new TypeError(`bad ${SECRET}`),
+      cyclic,
+    });
+    expect([...out.map]).toEqual([["[REDACTED]", "[REDACTED]"]]);
+    expect([...out.set]).toEqual(["[REDACTED]"]);
+    expect([out.error.name, out.error.message]).toEqual(["TypeError", "bad [REDACTED]"]);
+    expect(out.cyclic).toEqual({ token: "[REDACTED]", self: "[Circular]" });
+  });
+
+  it("keeps object keys when asked for values only (documents whose keys are structure)", () => {
+    const redactKeys = secretRedactor(["operations"]);
+    expect(redactKeys.values({ operations: [{ summary: "List operations" }] })).toEqual({
+      operations: [{ summary: "List [REDACTED]" }],
+    });
+  });
+});
+
+describe("redactToolResult: payload only, never structure", () => {
+  const result = (): CallToolResult => ({
+    content: [
+      { type: "text", text: "a resource with mimeType in structuredContent" },
+      {
+        type: "resource",
+        resource: { uri: "mem://resource", mimeType: "text/plain", text: "resource" },
+      },
+      { type: "resource_link", uri: "mem://x", name: "resource", mimeType: "text/plain" },
+      { type: "image", mimeType: "image/png", data: base64(new TextEncoder().encode("resource")) },
+    ],
+    structuredContent: { resource: "resource", structuredContent: { mimeType: "x" } },
+    isError: true,
+    _meta: { note: "resource" },
+  });
+
+  it.each(["resource", "mimeType", "structuredContent", "resource_link"])(
+    "with a secret equal to %s, the result keeps its shape",
+    (secret) => {
+      const out = redactToolResult(result(), secretRedactor([secret]));
+      expect(out.content.map((block) => block.type)).toEqual([
+        "text",
+        "resource",
+        "resource_link",
+        "image",
+      ]);
+      expect(out.content[1]).toHaveProperty("resource.mimeType", "text/plain");
+      expect(out.isError).toBe(true);
+      expect(out._meta).toEqual({ note: "resource" });
+      expect(Object.keys(out)).toEqual(Object.keys(result()));
+      const payload = JSON.stringify([
+        (out.content[0] as { text: string }).text,
+        out.structuredContent,
+      ]);
+      expect(payload.toLowerCase()).not.toContain(`"${secret.toLowerCase()}"`);
+    },
+  );
+
+  it("redacts text, uri, names, decoded data and structured content", () => {
+    const out = redactToolResult(result(), secretRedactor(["resource"]));
+    expect(out.content[1]).toEqual({
+      type: "resource",
+      resource: { uri: "mem://[REDACTED]", mimeType: "text/plain", text: "[REDACTED]" },
+    });
+    expect(out.content[2]).toMatchObject({ name: "[REDACTED]" });
+    expect(atob((out.content[3] as { data: string }).data)).toBe("[REDACTED]");
+    expect(out.structuredContent).toEqual({
+      "[REDACTED]": "[REDACTED]",
+      structuredContent: { mimeType: "x" },
+    });
+  });
+});
+
+describe("secret lengths and credential forms", () => {
+  it("refuses a secret shorter than 8 characters, without quoting it", () => {
+    expect(() => assertRedactableSecrets(["long-enough", "short7!"], "test")).toThrow(
+      CodeModeError,
+    );
+    try {
+      assertRedactableSecrets(["short7!"], "test");
+    } catch (error) {
+      expect((error as CodeModeError).code).toBe("secret_too_short");
+      expect((error as Error).message).toContain("secrets[0]");
+      expect((error as Error).message).not.toContain("short7!");
+    }
+    expect(() => assertRedactableSecrets(["", "exactly8"], "test")).not.toThrow();
+  });
+
+  it("derives the whole header value, the bare token and Basic's user:password", () => {
+    expect(credentialSecrets("Bearer abcdefgh12")).toEqual(["Bearer abcdefgh12", "abcdefgh12"]);
+    expect(credentialSecrets("X".repeat(10))).toEqual(["X".repeat(10)]);
+    const basic = btoa("user:password1");
+    expect(credentialSecrets(`Basic ${basic}`)).toEqual([
+      `Basic ${basic}`,
+      basic,
+      "user:password1",
+    ]);
+  });
+});

@@ -19,7 +19,12 @@ export function add(state: State, path: string, message: string): void {
   if (state.problems.length < state.max) state.problems.push({ path, message });
 }
 
-const regexCache = new Map<string, RegExp | null>();
+/** A compiled `pattern`: whether a string matches it. */
+export interface PatternMatcher {
+  test(value: string): boolean;
+}
+
+const regexCache = new Map<string, PatternMatcher | null>();
 
 /** JSON type of a value (`integer` for whole numbers). */
 export const typeOf = (v: unknown): string =>
@@ -89,17 +94,31 @@ export function checkNumber(value: number, schema: Schema, path: string, state: 
     add(state, path, `must be a multiple of ${multipleOf}`);
 }
 
-/** Compiles a pattern once; `null` for patterns JavaScript cannot read. */
-export function safeRegex(pattern: string): RegExp | null {
-  let re = regexCache.get(pattern);
-  if (re !== undefined) return re;
+// Read differently with and without `u` (conservative: an escaped backslash before `p` counts).
+const DIFFERS_WITHOUT_U = /\\[pP]|\\u\{|\\u[dD][89a-fA-F]|[\uD800-\uDFFF]/;
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+/**
+ * Compiles a pattern once; `null` for patterns JavaScript cannot read. Patterns are read with the
+ * `u` flag (JSON Schema's dialect), but a value is tested without it when that means exactly the
+ * same (no surrogates in the value; no `\p`, `\u{…}` or surrogate in the pattern): V8's
+ * linear-time fallback for catastrophic backtracking, enabled in local runtimes, does not take
+ * `u` patterns, and a spec's pattern on a model-supplied value must not stall the host.
+ */
+export function safeRegex(pattern: string): PatternMatcher | null {
+  let matcher = regexCache.get(pattern);
+  if (matcher !== undefined) return matcher;
   try {
-    re = new RegExp(pattern, "u");
+    const unicode = new RegExp(pattern, "u");
+    const plain = DIFFERS_WITHOUT_U.test(pattern) ? null : new RegExp(pattern);
+    matcher = {
+      test: (value) => (plain && !SURROGATE.test(value) ? plain : unicode).test(value),
+    };
   } catch {
-    re = null;
+    matcher = null;
   }
-  regexCache.set(pattern, re);
-  return re;
+  regexCache.set(pattern, matcher);
+  return matcher;
 }
 
 /** Deep equality for `enum` and `const`. */

@@ -11,6 +11,8 @@ import { cutOffMessage, jsonRpcIds, replyCutOff } from "./cut-off-reply.mjs";
 // Enough of a request body to read a JSON-RPC id (MCP messages are small; the body still goes on
 // to the runtime in full).
 const HEAD_BYTES = 64 * 1024;
+// What wrangler's proxy answers (HTTP 500, text/plain) for a request whose workerd died.
+const LOST = "Error: Network connection lost.";
 
 /**
  * @typedef {import("./runtime.mjs").Runtime} Runtime
@@ -22,9 +24,11 @@ const HEAD_BYTES = 64 * 1024;
  * replacement is being promoted), or null when none will come (stopping).
  * @param {object} options
  * @param {() => Promise<Runtime | null>} options.target
+ * @param {(runtime: Runtime) => void} options.onLost - called when wrangler reports that the
+ *   runtime's workerd went away under a request
  * @param {(reason: string) => string} [options.message] - text for cut-off requests
  */
-export function createFront({ target, message = cutOffMessage }) {
+export function createFront({ target, onLost, message = cutOffMessage }) {
   /** @type {Set<InFlight>} */
   const inFlight = new Set();
   /** @type {WeakMap<Runtime, Agent>} */
@@ -79,6 +83,26 @@ export function createFront({ target, message = cutOffMessage }) {
       agent: agentOf(runtime),
     });
     upstream.on("response", (answer) => {
+      const status = answer.statusCode ?? 502;
+      if (status >= 500 && /^text\/plain/.test(answer.headers["content-type"] ?? "")) {
+        // Maybe wrangler's own answer for a request whose workerd died: read it to know.
+        /** @type {Buffer[]} */
+        const chunks = [];
+        answer.on("data", (chunk) => chunks.push(chunk));
+        answer.on("error", () => entry.cutOff(runtime.killedBecause ?? "its connection broke"));
+        answer.on("end", () => {
+          const body = Buffer.concat(chunks);
+          if (body.toString().startsWith(LOST)) {
+            onLost(runtime);
+            entry.cutOff(runtime.killedBecause ?? "it crashed");
+            return;
+          }
+          res.writeHead(status, answer.statusMessage, answer.rawHeaders);
+          res.end(body);
+          done();
+        });
+        return;
+      }
       res.writeHead(answer.statusCode ?? 502, answer.statusMessage, answer.rawHeaders);
       res.flushHeaders();
       answer.pipe(res);

@@ -26,6 +26,9 @@ const READY_TIMEOUT_MS = 120_000;
  * @typedef {import("./runtime.mjs").Runtime} Runtime
  */
 
+/** @param {Runtime} runtime */
+const describe = (runtime) => `${runtime.name} (process group ${runtime.group})`;
+
 /**
  * Runs the front on `port` and keeps a healthy runtime behind it until a stop signal. Never
  * returns; exits the process.
@@ -70,7 +73,10 @@ export async function supervise({ port, wrangler, args, env, cleanup, log = cons
       all.delete(runtime);
       if (runtime === active) void replace(runtime, "it exited");
     });
-    if (await waitReady(runtime, READY_TIMEOUT_MS)) return runtime;
+    if (await waitReady(runtime, READY_TIMEOUT_MS)) {
+      if (active) log(`npm start: ${describe(runtime)} stands by.`);
+      return runtime;
+    }
     if (!state.stopping) {
       log(`npm start: ${runtime.name} did not start. Its last output:`);
       for (const line of runtime.recentOutput()) log(line);
@@ -80,6 +86,7 @@ export async function supervise({ port, wrangler, args, env, cleanup, log = cons
   };
 
   const front = createFront({
+    onLost: (runtime) => void replace(runtime, "it crashed"),
     target: async () => {
       while (!state.stopping) {
         if (active) return active;
@@ -116,7 +123,7 @@ export async function supervise({ port, wrangler, args, env, cleanup, log = cons
       }
       active = next;
       next.showOutput(log);
-      log(`npm start: ${next.name} serves now (${Date.now() - started} ms after the switch).`);
+      log(`npm start: ${describe(next)} serves now (${Date.now() - started} ms after the switch).`);
       standby = launch();
       return next;
     })();
@@ -166,7 +173,7 @@ export async function supervise({ port, wrangler, args, env, cleanup, log = cons
   if (!first) return stop(1);
   active = first;
   first.showOutput(log);
-  log(`npm start: ready on http://127.0.0.1:${port} (supervised; a warm standby is starting).`);
+  log(`npm start: ready on http://127.0.0.1:${port} (${describe(first)}; a standby is starting).`);
   standby = launch();
 
   // The health probe: a fixed rhythm, one probe at a time.

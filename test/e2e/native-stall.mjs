@@ -49,7 +49,13 @@ await withServer({}, async ({ url, output }) => {
     let cutOff = 0;
     const watcher = (async () => {
       while (stalled) {
-        const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(30_000) });
+        const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(30_000) }).catch(
+          () => undefined,
+        );
+        if (!res) {
+          maxGap = Math.max(maxGap, Date.now() - last);
+          break;
+        }
         const body = await res.text();
         if (res.status === 200) {
           answers++;
@@ -66,6 +72,9 @@ await withServer({}, async ({ url, output }) => {
         await new Promise((r) => setTimeout(r, 100));
       }
     })();
+    // Handled at `await watcher` below; this keeps an early failure from ending the script before
+    // withServer stops the server.
+    watcher.catch(() => {});
     const started = Date.now();
     const outcome = await offender.callTool({ name: "execute", arguments: { code: program } }).then(
       (r) => `result: ${text(r)}`,

@@ -84,7 +84,7 @@ export function createFront({ target, onLost, message = cutOffMessage }) {
     });
     upstream.on("response", (answer) => {
       const status = answer.statusCode ?? 502;
-      if (status >= 500 && /^text\/plain/.test(answer.headers["content-type"] ?? "")) {
+      if (status >= 500 && (answer.headers["content-type"] ?? "").startsWith("text/plain")) {
         // Maybe wrangler's own answer for a request whose workerd died: read it to know.
         /** @type {Buffer[]} */
         const chunks = [];

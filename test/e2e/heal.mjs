@@ -13,11 +13,10 @@ await withServer({}, async ({ url, output }) => {
   const acknowledged = [];
   /** @type {string[]} */
   const refused = [];
-  let killedAt = 0;
-  let firstAckAfterKill = 0;
-  let running = true;
+  // One object, so the loops below see the other tasks' changes (and lint knows).
+  const run = { killedAt: 0, firstAckAfterKill: 0, running: true };
   const writer = async (/** @type {number} */ w) => {
-    for (let n = 0; running; n++) {
+    for (let n = 0; run.running; n++) {
       const title = `heal ${w}-${n}`;
       const startedAt = Date.now();
       try {
@@ -31,8 +30,8 @@ await withServer({}, async ({ url, output }) => {
         if (res.status === 201 || res.status === 200) {
           acknowledged.push({ id: JSON.parse(body).id, title });
           // Only a write sent after the kill shows the server serves again.
-          if (killedAt && startedAt > killedAt && !firstAckAfterKill)
-            firstAckAfterKill = Date.now();
+          if (run.killedAt && startedAt > run.killedAt && !run.firstAckAfterKill)
+            run.firstAckAfterKill = Date.now();
         } else refused.push(`${res.status} ${res.headers.get("content-type")} ${body}`);
       } catch (error) {
         refused.push(`no answer: ${/** @type {Error} */ (error).message}`);
@@ -44,18 +43,21 @@ await withServer({}, async ({ url, output }) => {
   const ackedBefore = acknowledged.length;
   const worker = workerOf(activeGroup(output()));
   process.kill(worker.pid, "SIGKILL");
-  killedAt = Date.now();
-  while (!firstAckAfterKill && Date.now() - killedAt < 60_000)
+  run.killedAt = Date.now();
+  while (!run.firstAckAfterKill && Date.now() - run.killedAt < 60_000)
     await new Promise((r) => setTimeout(r, 50));
   await new Promise((r) => setTimeout(r, 2_000));
-  running = false;
+  run.running = false;
   await Promise.all(writers);
 
-  const healedMs = firstAckAfterKill - killedAt;
+  const healedMs = run.firstAckAfterKill - run.killedAt;
   console.log(
     `e2e heal: killed workerd ${worker.pid} after ${ackedBefore} writes; writes acknowledged again ${healedMs} ms later; ${acknowledged.length} acknowledged, ${refused.length} cut off`,
   );
-  check(firstAckAfterKill > 0, `no write acknowledged within 60 s after the kill:\n${output()}`);
+  check(
+    run.firstAckAfterKill > 0,
+    `no write acknowledged within 60 s after the kill:\n${output()}`,
+  );
   check(healedMs <= HEAL_WITHIN_MS, `serving again took ${healedMs} ms (> ${HEAL_WITHIN_MS})`);
   check(
     /runtime 1 is replaced because it/.test(output()),

@@ -42,13 +42,13 @@ await withServer({}, async ({ url, output }) => {
   for (const [index, [label, program]] of STALLS.entries()) {
     await standbyReady(output, index + 1);
     const offender = await connect(url);
-    let stalled = true;
+    const watch = { stalled: true };
     let last = Date.now();
     let maxGap = 0;
     let answers = 0;
     let cutOff = 0;
     const watcher = (async () => {
-      while (stalled) {
+      while (watch.stalled) {
         const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(30_000) }).catch(
           () => undefined,
         );
@@ -82,7 +82,7 @@ await withServer({}, async ({ url, output }) => {
     );
     const tookMs = Date.now() - started;
     await new Promise((r) => setTimeout(r, 1_000));
-    stalled = false;
+    watch.stalled = false;
     await watcher;
     console.log(
       `e2e native-stall: ${label}: the call ended after ${tookMs} ms with ${outcome.slice(0, 160)}; the other client's longest gap was ${maxGap} ms (${answers} answers, ${cutOff} cut off)`,

@@ -1,5 +1,16 @@
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
+import { REGEXP_FALLBACK_FLAGS, workerdV8Flags } from "./scripts/supervisor/v8-flags.mjs";
+
+// The workerd of the test pool runs with the same V8 flags as `npm start` (Miniflare reads them
+// from this variable when it starts workerd), so a catastrophic regex cannot hang a test run.
+const v8Flags = workerdV8Flags(process.env.MINIFLARE_WORKERD_V8_FLAGS);
+process.env.MINIFLARE_WORKERD_V8_FLAGS = v8Flags;
+// Tests that would hang workerd without the fallback run only when it is really on (a user's own
+// flag of the same name wins over ours).
+const REGEXP_FALLBACK = REGEXP_FALLBACK_FLAGS.every((f) => v8Flags.split(" ").includes(f))
+  ? "on"
+  : "off";
 
 // Two projects: pure logic in plain Node (fast), and everything touching the runtime inside
 // workerd with the real LOADER binding and Durable Objects, configured from wrangler.jsonc.
@@ -14,7 +25,12 @@ export default defineConfig({
         },
       },
       {
-        plugins: [cloudflareTest({ wrangler: { configPath: "./wrangler.jsonc" } })],
+        plugins: [
+          cloudflareTest({
+            wrangler: { configPath: "./wrangler.jsonc" },
+            miniflare: { bindings: { REGEXP_FALLBACK } },
+          }),
+        ],
         test: {
           name: "workers",
           include: ["test/workers/**/*.test.ts"],

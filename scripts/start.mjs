@@ -1,5 +1,6 @@
-// `npm start`: checks the configuration from the environment, then runs `wrangler dev` on
-// 127.0.0.1:8787 (PORT overrides). With no settings it serves the offline demo.
+// `npm start`: checks the configuration from the environment, then serves 127.0.0.1:8787 (PORT
+// overrides) through a supervisor that keeps a healthy `wrangler dev` runtime behind the port
+// (scripts/supervisor/supervise.mjs). With no settings it serves the offline demo.
 //
 //   SPEC_FILE=/path/to/spec.yaml API_BASE_URL=https://api.example.com API_TOKEN=… npm start
 //   UPSTREAM_MCP_URL=https://mcp.example.com/mcp UPSTREAM_MCP_AUTH="Bearer …" npm start
@@ -9,7 +10,7 @@
 // /mcp. Settings reach the Worker through an env file (mode 0600, deleted on exit) so secrets
 // never appear on a command line or in output. Bad configuration stops here, before wrangler
 // starts, with the setting's name and the fix (the same check the Worker runs: src/app/config.ts).
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import {
   chmodSync,
   existsSync,
@@ -21,6 +22,8 @@ import {
 } from "node:fs";
 import { basename, extname, join, relative, resolve, sep } from "node:path";
 import { importTs, ROOT } from "./import-ts.mjs";
+import { supervise } from "./supervisor/supervise.mjs";
+import { workerdV8Flags } from "./supervisor/v8-flags.mjs";
 
 // One launch folder per port, so two servers (a developer's and an e2e run) do not collide.
 const LAUNCH = join(ROOT, ".wrangler/launch", process.env.PORT ?? "8787");
@@ -151,11 +154,11 @@ function envLine(key, value) {
   process.exit(1);
 }
 
-const args = [join(ROOT, "node_modules/wrangler/bin/wrangler.js"), "dev"];
+const args = ["dev"];
 if (entry) args.push(entry);
 // PERSIST_TO gives a run its own local data (the e2e scripts use a fresh folder each).
 const persist = resolve(process.env.PERSIST_TO ?? join(ROOT, ".wrangler/state"));
-args.push("--ip", "127.0.0.1", "--port", port, "--persist-to", persist);
+args.push("--persist-to", persist);
 /** @type {string | undefined} */
 let envFile;
 if (Object.keys(settings).length > 0) {
@@ -189,17 +192,17 @@ console.log(
   `npm start: /mcp serves spec "${checked.config.specName}" → ${what}; /mcp/code wraps ${wrapped}.`,
 );
 
-const child = spawn(process.execPath, args, {
-  stdio: "inherit",
-  env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" },
-});
-// The env file holds secrets and the launch folder a compiled copy of SPEC_FILE: both go on exit.
-const cleanup = () => rmSync(LAUNCH, { recursive: true, force: true });
-for (const signal of /** @type {const} */ (["SIGINT", "SIGTERM", "SIGHUP"]))
-  process.on(signal, () => {
-    child.kill(signal);
-  });
-child.on("exit", (code, signal) => {
-  cleanup();
-  process.exit(code ?? (signal ? 1 : 0));
+// The supervisor (scripts/supervisor/) serves PORT and keeps a healthy runtime behind it.
+await supervise({
+  port: Number(port),
+  wrangler: join(ROOT, "node_modules/wrangler/bin/wrangler.js"),
+  args,
+  env: {
+    ...process.env,
+    CLOUDFLARE_CF_FETCH_ENABLED: "false",
+    WRANGLER_SEND_METRICS: "false",
+    MINIFLARE_WORKERD_V8_FLAGS: workerdV8Flags(process.env.MINIFLARE_WORKERD_V8_FLAGS),
+  },
+  // The env file holds secrets and the launch folder a compiled copy of SPEC_FILE: both go on exit.
+  cleanup: () => rmSync(LAUNCH, { recursive: true, force: true }),
 });

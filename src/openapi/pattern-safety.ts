@@ -92,6 +92,21 @@ function quantifierAt(
 
 const cache = new Map<string, SpecPattern | null>();
 
+// Read differently with and without `u` (conservative: an escaped backslash before `p` counts).
+const DIFFERS_WITHOUT_U = /\\[pP]|\\u\{|\\u[dD][89a-fA-F]|[\uD800-\uDFFF]/;
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+/**
+ * Tests with the `u` flag (JSON Schema's dialect), or without it when that means exactly the same
+ * (no surrogates in the value; no `\p`, `\u{…}` or surrogate in the pattern): V8's linear-time
+ * fallback for catastrophic backtracking, switched on in local runtimes, does not take `u`
+ * patterns, and without it a pattern this module let through could still backtrack there.
+ */
+function matcher(source: string, unicode: RegExp): (value: string) => boolean {
+  const plain = DIFFERS_WITHOUT_U.test(source) ? null : new RegExp(source);
+  return (value) => (plain && !SURROGATE.test(value) ? plain : unicode).test(value);
+}
+
 /**
  * Compiles a spec pattern once (with the `u` flag, as JSON Schema means), bounded as the module
  * comment describes; `null` for patterns JavaScript cannot read (other dialects are not held
@@ -114,10 +129,11 @@ export function compileSpecPattern(source: string): SpecPattern | null {
       test: () => true,
       skipped: "nested or alternated quantifiers can take exponential time",
     };
-  else if (risk.unbounded < 2) compiled = { test: (value) => re.test(value) };
   else {
-    const maxLength = Math.floor(STEP_BUDGET ** (1 / risk.unbounded));
-    compiled = { test: (value) => value.length > maxLength || re.test(value) };
+    const test = matcher(source, re);
+    const maxLength =
+      risk.unbounded < 2 ? Infinity : Math.floor(STEP_BUDGET ** (1 / risk.unbounded));
+    compiled = { test: (value) => value.length > maxLength || test(value) };
   }
   cache.set(source, compiled);
   return compiled;

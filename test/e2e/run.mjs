@@ -1,7 +1,8 @@
 // Runs the end-to-end scripts one after another (each starts and stops its own `npm start`),
 // each under a hard deadline, and ends with "N passed, N failed".
 //
-// Usage: npm run e2e [-- name…]   (names: clients spec-file upstreams hostile inspector status-page bad-config)
+// Usage: npm run e2e [-- name…]   (names: clients spec-file upstreams hostile inspector
+// status-page bad-config heal native-stall regex stop-restart)
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
@@ -13,6 +14,11 @@ const ALL = [
   "inspector",
   "status-page",
   "bad-config",
+  // issue #13: the supervised local server
+  "heal",
+  "native-stall",
+  "regex",
+  "stop-restart",
 ];
 const chosen = process.argv.slice(2);
 const scripts = chosen.length > 0 ? ALL.filter((s) => chosen.includes(s)) : ALL;

@@ -8,18 +8,21 @@ import { join } from "node:path";
 import { freePort } from "../../scripts/free-port.mjs";
 
 /**
- * @typedef {{ url: string, port: number, output: () => string, stop: () => Promise<void> }} Started
+ * @typedef {{ url: string, port: number, pid: number, output: () => string, stop: () => Promise<void> }} Started
  */
 
 /**
- * Runs `npm start` with extra environment and waits until /health answers 200.
+ * Runs `npm start` with extra environment and waits until /health answers 200. A PORT or
+ * PERSIST_TO given in `env` is used (and that folder kept); otherwise a free port and a fresh
+ * folder, removed on stop.
  * @param {Record<string, string>} [env] - settings (SPEC_FILE, API_TOKEN, …)
  * @param {{ timeoutMs?: number }} [options]
  * @returns {Promise<Started>}
  */
 export async function startServer(env = {}, options = {}) {
-  const port = await freePort();
-  const persist = mkdtempSync(join(tmpdir(), "codemode-e2e-"));
+  const port = env.PORT ? Number(env.PORT) : await freePort();
+  const ownFolder = env.PERSIST_TO === undefined;
+  const persist = env.PERSIST_TO ?? mkdtempSync(join(tmpdir(), "codemode-e2e-"));
   const child = spawn("npm", ["start"], {
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
@@ -46,22 +49,23 @@ export async function startServer(env = {}, options = {}) {
         // already gone
       }
       const timer = new Promise((r) => setTimeout(r, 10_000, "timeout"));
-      if ((await Promise.race([exited, timer])) === "timeout") {
-        try {
-          process.kill(-child.pid, "SIGKILL");
-        } catch {
-          // already gone
-        }
-      }
+      await Promise.race([exited, timer]);
     }
-    rmSync(persist, { recursive: true, force: true });
+    // Whatever of the group outlived npm (a test may have stopped npm alone).
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+    if (ownFolder) rmSync(persist, { recursive: true, force: true });
   };
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + (options.timeoutMs ?? 120_000);
   while (Date.now() < deadline && !state.gone) {
     try {
       const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2_000) });
-      if (res.status === 200) return { url, port, output: () => output, stop };
+      if (res.status === 200)
+        return { url, port, pid: /** @type {number} */ (child.pid), output: () => output, stop };
     } catch {
       // not up yet
     }

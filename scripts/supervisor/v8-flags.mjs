@@ -1,0 +1,32 @@
+/**
+ * V8 flags for every local workerd (npm start, the vitest pool, the e2e runs), passed through
+ * Miniflare's `MINIFLARE_WORKERD_V8_FLAGS` (space separated).
+ *
+ * With them, a regular expression that backtracks more than 50,000 times in one match attempt is
+ * re-run on V8's linear-time engine: `/(a+)+$/.test("a".repeat(40) + "!")` answers at once instead
+ * of blocking the one workerd thread (and every client) for hours. 50,000 is V8's own default for
+ * the threshold: a few milliseconds of backtracking, far above what a sane pattern needs on one
+ * input, so ordinary regexes never switch engines; a lower value gains no safety (a run can loop
+ * over many such attempts either way, which the operation budget and the supervisor handle).
+ *
+ * The linear engine only takes what it supports: no `i`, `u` or `v` flag, no backreferences, no
+ * lookaround. Other patterns still backtrack; the `npm start` supervisor is the backstop there.
+ */
+
+/** The flags this project adds. */
+export const REGEXP_FALLBACK_FLAGS = [
+  "--enable-experimental-regexp-engine-on-excessive-backtracks",
+  "--regexp-backtracks-before-fallback=50000",
+];
+
+/**
+ * The value for `MINIFLARE_WORKERD_V8_FLAGS`: the user's own flags first, then ours unless the
+ * user already set the same flag (their value wins).
+ * @param {string | undefined} existing - the current value of the variable
+ * @returns {string}
+ */
+export function workerdV8Flags(existing) {
+  const own = (existing ?? "").split(" ").filter((f) => f !== "");
+  const names = new Set(own.map((f) => f.split("=")[0]));
+  return [...own, ...REGEXP_FALLBACK_FLAGS.filter((f) => !names.has(f.split("=")[0]))].join(" ");
+}

@@ -1,0 +1,75 @@
+// The processes of a local server, read from /proc (Linux): the e2e scripts find the runtime to
+// kill and check that nothing of a stopped server is left.
+import { readdirSync, readFileSync } from "node:fs";
+
+/**
+ * @typedef {{ pid: number, ppid: number, group: number, command: string }} Proc
+ */
+
+/** Every live (not zombie) process. @returns {Proc[]} */
+export function allProcesses() {
+  /** @type {Proc[]} */
+  const all = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      const [state, ppid, group] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (state === "Z") continue;
+      const command = readFileSync(`/proc/${name}/cmdline`, "utf8").replaceAll("\0", " ").trim();
+      all.push({ pid: Number(name), ppid: Number(ppid), group: Number(group), command });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return all;
+}
+
+/**
+ * `root` and all its descendants, including those in other process groups.
+ * @param {number} root
+ * @returns {Proc[]}
+ */
+export function processTree(root) {
+  const all = allProcesses();
+  const found = all.filter((p) => p.pid === root);
+  for (let i = 0; i < found.length; i++) found.push(...all.filter((p) => p.ppid === found[i]?.pid));
+  return found;
+}
+
+/**
+ * Which of `pids` still run.
+ * @param {number[]} pids
+ */
+export function stillRunning(pids) {
+  const live = new Set(allProcesses().map((p) => p.pid));
+  return pids.filter((pid) => live.has(pid));
+}
+
+/**
+ * The process group of the runtime that serves now, from the supervisor's last "serves"/"ready"
+ * line in the output.
+ * @param {string} output
+ */
+export function activeGroup(output) {
+  const found = [
+    ...output.matchAll(/runtime \d+ \(process group (\d+)\)( serves now|; a standby)/g),
+  ];
+  const last = found.at(-1);
+  if (!last) throw new Error(`no runtime in the output:\n${output}`);
+  return Number(last[1]);
+}
+
+/**
+ * The workerd that runs the Worker itself in a runtime's group (wrangler starts a second one
+ * for its own proxy, on the runtime's port; the Worker's listens on an OS-chosen port).
+ * @param {number} group
+ */
+export function workerOf(group) {
+  const workerd = allProcesses().filter(
+    (p) => p.group === group && p.command.includes("workerd serve"),
+  );
+  const worker = workerd.find((p) => p.command.includes("entry=127.0.0.1:0"));
+  if (!worker) throw new Error(`no Worker workerd in group ${group}: ${JSON.stringify(workerd)}`);
+  return worker;
+}

@@ -89,11 +89,11 @@ try {
       const soft = (/** @type {unknown} */ ok, /** @type {string} */ message) => {
         if (!ok) failures.push(message);
       };
-      let polling = true;
+      const poll = { on: true };
       let longestGap = 0;
       const poller = (async () => {
         let last = Date.now();
-        while (polling) {
+        while (poll.on) {
           try {
             const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(30_000) });
             if (res.ok) {
@@ -237,19 +237,27 @@ try {
         `approved DELETE → ${text(approved)}, sent ${deletes()}×`,
       );
       soft(round !== undefined, "no MRTR round was recorded");
-      for (let i = 0; i < 3 && round; i++)
-        await (
-          await fetch(`${url}/mcp`, { method: "POST", headers: round.headers, body: round.body })
-        ).text();
+      const replayed = round;
+      if (replayed)
+        for (let i = 0; i < 3; i++)
+          await (
+            await fetch(`${url}/mcp`, {
+              method: "POST",
+              headers: replayed.headers,
+              body: replayed.body,
+            })
+          ).text();
       soft(deletes() === 1, `replaying the accepted round sent the DELETE ${deletes()} times`);
 
-      polling = false;
+      poll.on = false;
       await poller;
       soft(longestGap <= 2_000, `other clients waited up to ${longestGap} ms`);
       soft(
         !output().includes(API_SECRET) && !output().includes(MCP_SECRET),
         "npm start's output shows a credential",
       );
+      const outside = api.seen.filter((r) => !SPEC_PATHS.test(r.url));
+      soft(outside.length === 0, `requests outside the spec's paths: ${JSON.stringify(outside)}`);
       if (process.env.E2E_DEBUG)
         console.log(
           JSON.stringify({ grabbed, echoed, fromMcp, pattern, approved, seen: api.seen }),

@@ -15,7 +15,7 @@ const api = openApiMcpServer({
       headers: { authorization: `Bearer ${env.API_TOKEN}`, "content-type": "application/json" },
       ...(req.body === undefined ? {} : { body: JSON.stringify(req.body) }),
     }),
-  secrets: [env.API_TOKEN], // kept out of the sandbox (responses, callback errors, the spec) and of results
+  secrets: [env.API_TOKEN], // ≥ 8 chars; kept out of the sandbox (every channel) and of results
   approval: true, // ask a person before every non-GET request
 });
 

@@ -58,7 +58,9 @@ try {
         [
           "execute",
           `async () => (await codemode.request({ method: "GET", path: "/names/" + ${EVIL} })).status`,
-          (/** @type {string} */ t) => t.includes("must match the pattern ^(a+)+$"),
+          // The host never applies this pattern (src/openapi/pattern-safety.ts: nested
+          // quantifiers), so the request goes on to the closed port and fails there, at once.
+          (/** @type {string} */ t) => /Network connection lost|connect/i.test(t),
         ],
       ];
       for (const [tool, code, ok] of /** @type {[string, string, (t: string) => boolean][]} */ (

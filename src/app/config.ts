@@ -11,7 +11,7 @@
  */
 import { parseAllowedHostnames } from "./allowed-hosts";
 import { MIN_SECRET_LENGTH } from "../codemode/redaction";
-import { parseUpstreams, type UpstreamServer } from "./upstream-config";
+import { parseUpstreams, shortUpstreamCredentials, type UpstreamServer } from "./upstream-config";
 import { resolveLimits } from "../executor/limits";
 import type { ExecutorLimits } from "../executor/types";
 
@@ -294,24 +294,6 @@ export function readConfig(
       warnings,
     },
   };
-}
-
-/** One problem per upstream whose credential (its bare token after the scheme) is too short. */
-function shortUpstreamCredentials(servers: readonly UpstreamServer[]): ConfigProblem[] {
-  return servers.flatMap((server) =>
-    Object.values(server.headers).some((header) => {
-      const bare = header.trim().replace(/^\S+\s+/, "");
-      return bare.length < MIN_SECRET_LENGTH;
-    })
-      ? [
-          {
-            setting: "UPSTREAM_MCP_AUTH",
-            message: `UPSTREAM_MCP_AUTH${server.name ? ` for "${server.name}"` : ""} has a token shorter than ${MIN_SECRET_LENGTH} characters: too short to redact safely from the upstream's results (it would match ordinary text and JSON) and too short to be a real credential.`,
-            fix: `Use the server's full credential, e.g. UPSTREAM_MCP_AUTH="Bearer <token of at least ${MIN_SECRET_LENGTH} characters>".`,
-          },
-        ]
-      : [],
-  );
 }
 
 /**

@@ -10,6 +10,8 @@
  * Security defaults: problems name the setting and the fix, never the auth value.
  */
 
+import { MIN_SECRET_LENGTH } from "../codemode/redaction";
+
 /** One configured upstream MCP server. */
 export interface UpstreamServer {
   /** Its name (`""` for a single unnamed server). */
@@ -122,4 +124,25 @@ function parseAuthObject(
     fix: 'Write UPSTREAM_MCP_AUTH={"github":"Bearer …"} or a single header value for every server.',
   });
   return undefined;
+}
+
+/**
+ * One problem per upstream whose credential (its bare token after the scheme) is too short (see `MIN_SECRET_LENGTH`).
+ * @param servers - from {@link parseUpstreams}
+ */
+export function shortUpstreamCredentials(servers: readonly UpstreamServer[]): UpstreamProblem[] {
+  return servers.flatMap((server) =>
+    Object.values(server.headers).some((header) => {
+      const bare = header.trim().replace(/^\S+\s+/, "");
+      return bare.length < MIN_SECRET_LENGTH;
+    })
+      ? [
+          {
+            setting: "UPSTREAM_MCP_AUTH",
+            message: `UPSTREAM_MCP_AUTH${server.name ? ` for "${server.name}"` : ""} has a token shorter than ${MIN_SECRET_LENGTH} characters: too short to redact safely from the upstream's results (it would match ordinary text and JSON) and too short to be a real credential.`,
+            fix: `Use the server's full credential, e.g. UPSTREAM_MCP_AUTH="Bearer <token of at least ${MIN_SECRET_LENGTH} characters>".`,
+          },
+        ]
+      : [],
+  );
 }

@@ -28,11 +28,13 @@ const IPV6 = /^\[[0-9a-f:.]+\]$/;
  * Parses `ALLOWED_HOSTNAMES`: hostnames separated by commas or spaces, each a name (`mcp.example.com`),
  * a `*.`-prefixed wildcard for subdomains (`*.example.com`), an IPv4 address or a bracketed IPv6.
  * @param value - the setting, if set
- * @returns the list, or the entries that are not hostnames
+ * @returns the list, or the configuration problem naming the entries that are not hostnames
  */
 export function parseAllowedHostnames(
   value: string | undefined,
-): { ok: true; hostnames: string[] } | { ok: false; invalid: string[] } {
+):
+  | { ok: true; hostnames: string[] }
+  | { ok: false; problem: { setting: "ALLOWED_HOSTNAMES"; message: string; fix: string } } {
   if (value === undefined || value.trim() === "")
     return { ok: true, hostnames: [...DEFAULT_ALLOWED_HOSTNAMES] };
   const entries = value
@@ -40,7 +42,15 @@ export function parseAllowedHostnames(
     .map((entry) => entry.trim().toLowerCase())
     .filter((entry) => entry !== "");
   const invalid = entries.filter((entry) => !HOSTNAME.test(entry) && !IPV6.test(entry));
-  return invalid.length > 0 ? { ok: false, invalid } : { ok: true, hostnames: entries };
+  if (invalid.length === 0) return { ok: true, hostnames: entries };
+  return {
+    ok: false,
+    problem: {
+      setting: "ALLOWED_HOSTNAMES",
+      message: `ALLOWED_HOSTNAMES has entries that are not host names: ${invalid.join(", ")}.`,
+      fix: "List host names separated by commas, e.g. ALLOWED_HOSTNAMES=mcp.example.com,*.example.org (no scheme, port or path).",
+    },
+  };
 }
 
 /**

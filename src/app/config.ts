@@ -176,12 +176,7 @@ export function readConfig(
     });
 
   const hosts = parseAllowedHostnames(value("ALLOWED_HOSTNAMES"));
-  if (!hosts.ok)
-    problems.push({
-      setting: "ALLOWED_HOSTNAMES",
-      message: `ALLOWED_HOSTNAMES has entries that are not host names: ${hosts.invalid.join(", ")}.`,
-      fix: "List host names separated by commas, e.g. ALLOWED_HOSTNAMES=mcp.example.com,*.example.org (no scheme, port or path).",
-    });
+  if (!hosts.ok) problems.push(hosts.problem);
 
   let api: ApiTarget = { kind: "demo" };
   const base = httpUrl("API_BASE_URL");

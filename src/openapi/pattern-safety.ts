@@ -138,3 +138,14 @@ export function compileSpecPattern(source: string): SpecPattern | null {
   cache.set(source, compiled);
   return compiled;
 }
+
+/**
+ * Whether a `patternProperties` pattern claims `key`. A pattern that is not applied adds no
+ * constraint to any key (claiming every key would hold unrelated schemas against them).
+ * @param source - the pattern text
+ * @param key - a property name of the value
+ */
+export function patternNamesKey(source: string, key: string): boolean {
+  const re = compileSpecPattern(source);
+  return re !== null && re.skipped === undefined && re.test(key);
+}

@@ -10,7 +10,7 @@
  * `allOf` allows the properties declared by the other branches; a `required` list beside a
  * `oneOf`/`anyOf` applies only to the properties declared outside the branches.
  */
-import { compileSpecPattern } from "./pattern-safety";
+import { patternNamesKey } from "./pattern-safety";
 import {
   add,
   checkNumber,
@@ -253,11 +253,7 @@ function checkObject(
       check(child, properties[key], childPath, state, depth + 1, undefined);
       continue;
     }
-    const matching = patterns.filter(([p]) => {
-      // A pattern that is not applied (pattern-safety.ts) adds no constraint to any key.
-      const re = compileSpecPattern(p);
-      return re !== null && re.skipped === undefined && re.test(key);
-    });
+    const matching = patterns.filter(([p]) => patternNamesKey(p, key));
     for (const [, s] of matching) check(child, s, childPath, state, depth + 1, undefined);
     if (matching.length > 0 || known?.has(key)) continue;
     const extra = schema.additionalProperties;

@@ -1,4 +1,5 @@
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 import { REGEXP_FALLBACK_FLAGS, workerdV8Flags } from "./scripts/supervisor/v8-flags.mjs";
 
@@ -12,12 +13,33 @@ const REGEXP_FALLBACK = REGEXP_FALLBACK_FLAGS.every((f) => v8Flags.split(" ").in
   ? "on"
   : "off";
 
+// The package's entry names resolve to the sources, so tests and examples import them as users do.
+const alias = [
+  {
+    find: /^code-mode-mcp\/mcp\/server$/,
+    replacement: fileURLToPath(new URL("./src/mcp/server.ts", import.meta.url)),
+  },
+  {
+    find: /^code-mode-mcp\/mcp$/,
+    replacement: fileURLToPath(new URL("./src/mcp/index.ts", import.meta.url)),
+  },
+  {
+    find: /^code-mode-mcp\/codemode$/,
+    replacement: fileURLToPath(new URL("./src/codemode/index.ts", import.meta.url)),
+  },
+  {
+    find: /^code-mode-mcp$/,
+    replacement: fileURLToPath(new URL("./src/index.ts", import.meta.url)),
+  },
+];
+
 // Two projects: pure logic in plain Node (fast), and everything touching the runtime inside
 // workerd with the real LOADER binding and Durable Objects, configured from wrangler.jsonc.
 export default defineConfig({
   test: {
     projects: [
       {
+        resolve: { alias },
         test: {
           name: "unit",
           include: ["test/unit/**/*.test.ts"],
@@ -31,6 +53,7 @@ export default defineConfig({
             miniflare: { bindings: { REGEXP_FALLBACK } },
           }),
         ],
+        resolve: { alias },
         test: {
           name: "workers",
           include: ["test/workers/**/*.test.ts"],
@@ -39,6 +62,7 @@ export default defineConfig({
       },
       {
         plugins: [cloudflareTest({ wrangler: { configPath: "./test/agent/wrangler.jsonc" } })],
+        resolve: { alias },
         test: {
           name: "agent",
           include: ["test/agent/**/*.test.ts"],

@@ -1,0 +1,42 @@
+/**
+ * Entry `code-mode-mcp/codemode`: code mode alone (as `@cloudflare/codemode`). One `code` tool over
+ * MCP servers, or `search` + `execute` over an OpenAPI spec, and the sandbox executor they run on.
+ * Every export here is public API.
+ */
+export { CodeModeError } from "../errors";
+// Sandbox executor (src/executor): run model-written code in Worker Loader isolates, never hanging.
+export {
+  WorkerLoaderExecutor,
+  type WorkerLoaderExecutorOptions,
+} from "../executor/worker-loader-executor";
+export { DEFAULT_LIMITS, resolveLimits } from "../executor/limits";
+export type {
+  Executor,
+  ExecuteRequest,
+  ExecutionError,
+  ExecutionOutcome,
+  ExecutionStatus,
+  ExecutorLimits,
+  HostCallContext,
+  HostFunction,
+  HostNamespaces,
+  LogEntry,
+} from "../executor/types";
+
+// Code mode servers.
+export { codeMcpServer, type CodeMcpServerOptions } from "./code-mcp-server";
+export type { CodeUpstream, LocalMcpServer } from "./upstream-connection";
+export { UpstreamToolError } from "./upstream-result";
+export { openApiMcpServer, type OpenApiMcpServerOptions } from "./openapi-mcp-server";
+export {
+  RequestRefusedError,
+  nonReadRequests,
+  type ApiRequest,
+  type ApiRequestContext,
+  type ApiRequestHandler,
+  type ApprovalCheck,
+} from "./api-request";
+export type { ApiResult, ApiResponseInit } from "./api-response";
+export { MemoryApprovalLedger, type ApprovalLedger } from "./approval-ledger";
+export { outcomeToToolResult } from "./outcome-result";
+export { TOOL_LIMITS } from "./tool-limits";

@@ -1,0 +1,34 @@
+/**
+ * Entry `code-mode-mcp/mcp`: the stateful hosting layer (as `agents/mcp`). `McpAgent` sessions in
+ * Durable Objects, the event store for resumable streams, push elicitation, and the legacy
+ * (2025-era, sessionful) handler. The stateless handler is re-exported, as `agents/mcp` does, so
+ * migrating is a change of package name. Every export here is public API.
+ */
+export * from "./server";
+
+export { McpAgent, type McpAgentHooks } from "./agent/mcp-agent";
+export type { McpAgentServeOptions, McpAgentHandler } from "./agent/serve-agent";
+export type {
+  ElicitationAnswer,
+  ElicitOptions,
+  FormElicitation,
+  UrlElicitation,
+} from "./agent/push-elicitation";
+export type { SqlValue } from "./agent/sql-template";
+export {
+  DurableObjectEventStore,
+  type DurableObjectEventStoreOptions,
+  type EventStorage,
+} from "./event-store";
+export {
+  WorkerTransport,
+  DEFAULT_KEEP_ALIVE_MS,
+  type SessionRecord,
+  type SessionStorage,
+  type WorkerTransportOptions,
+} from "./legacy/worker-transport";
+export {
+  createLegacyMcpHandler,
+  type CreateLegacyMcpHandlerOptions,
+  type LegacyMcpHandler,
+} from "./legacy/create-legacy-mcp-handler";

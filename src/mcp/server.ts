@@ -1,0 +1,25 @@
+/**
+ * Entry `code-mode-mcp/mcp/server`: the stateless hosting layer (as `agents/mcp/server`). Serve MCP
+ * from a Worker with a fresh server per request: Origin/Host guards, CORS, OAuth auth context and
+ * multi-round-trip (MRTR) elicitation. Every export here is public API.
+ */
+export { createMcpHandler } from "./create-mcp-handler";
+export type {
+  CreateMcpHandlerOptions,
+  McpServerFactory,
+  McpServerFactoryContext,
+  StatelessMcpHandler,
+} from "./handler-types";
+export { DEFAULT_CORS_OPTIONS, type CorsOptions } from "./cors";
+export { guardRequest, type GuardOptions } from "./guards";
+export { getMcpAuthContext, authInfoFromOAuthProps, type McpAuthContext } from "./auth-context";
+export { createRequestStateSealer, type RequestStateOptions } from "./request-state";
+export {
+  inputRequired,
+  acceptedContent,
+  inputResponse,
+  createRequestStateCodec,
+  type InputRequiredSpec,
+  type InputResponseView,
+  type RequestStateCodec,
+} from "./elicitation";

@@ -23,5 +23,5 @@ const handler = createMcpHandler(
   }),
 );
 export default {
-  fetch: (request, env, ctx) => handler(request, env, ctx),
+  fetch: (request, bindings, ctx) => handler(request, bindings, ctx),
 } satisfies ExportedHandler;

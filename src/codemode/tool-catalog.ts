@@ -96,10 +96,16 @@ export class ToolCatalog {
     const result = validator.validate(input ?? {});
     if (result.valid) return [];
     // cfworker reports the failing keyword chain; the deepest entries say the most.
-    return result.errors
-      .filter((e) => e.keyword !== "properties" && e.keyword !== "items" && e.keyword !== "$ref")
-      .slice(0, 5)
-      .map((e) => `${e.instanceLocation.replace(/^#/, "input") || "input"}: ${e.error}`);
+    return (
+      result.errors
+        .filter((e) => e.keyword !== "properties" && e.keyword !== "items" && e.keyword !== "$ref")
+        .slice(0, 5)
+        // Without the message's own final period: the caller joins them into one sentence.
+        .map(
+          (e) =>
+            `${e.instanceLocation.replace(/^#/, "input") || "input"}: ${e.error.replace(/\.$/, "")}`,
+        )
+    );
   }
 
   /**

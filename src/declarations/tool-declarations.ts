@@ -148,8 +148,10 @@ function emitterFor(
   return emitter;
 }
 
+/** Whether the input must be given: a `required` list on the schema or in one of its allOf branches. */
 function hasRequired(schema: unknown): boolean {
   if (!schema || typeof schema !== "object") return false;
-  const required = (schema as { required?: unknown }).required;
-  return Array.isArray(required) && required.length > 0;
+  const { required, allOf } = schema as { required?: unknown; allOf?: unknown };
+  if (Array.isArray(required) && required.length > 0) return true;
+  return Array.isArray(allOf) && allOf.some(hasRequired);
 }

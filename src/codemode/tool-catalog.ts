@@ -14,6 +14,10 @@ export interface CatalogEntry {
   identifier: string;
   /** Complete TypeScript for this tool alone (its types and method). */
   declaration: string;
+  /** The method on one line, input and output types inline, no doc comment. */
+  compact: string;
+  /** {@link compact} without the output type. */
+  compactInput: string;
 }
 
 /** A search hit returned to sandbox code. */
@@ -47,7 +51,13 @@ export class ToolCatalog {
     );
     this.entries = tools.map((tool, i) => {
       const declared = this.declared.tools[i]!;
-      return { tool, identifier: declared.identifier, declaration: declared.text };
+      return {
+        tool,
+        identifier: declared.identifier,
+        declaration: declared.text,
+        compact: declared.compact,
+        compactInput: declared.compactInput,
+      };
     });
     for (const entry of this.entries) {
       this.byName.set(entry.identifier, entry);

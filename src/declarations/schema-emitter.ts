@@ -20,6 +20,7 @@ import {
   withNull,
 } from "./type-text";
 import { docComment } from "./doc-comment";
+import { refSiblings } from "./ref-siblings";
 import { NameAllocator, propertyKey } from "./type-name";
 
 /** A resolved `$ref`: the target schema and the name its type should get. */
@@ -267,36 +268,6 @@ function wrapUnion(head: string, type: string, tail: string, indent: string, gap
   const members = splitTopLevel(type, "|");
   if (members.length < 2) return line;
   return `${head.trimEnd()}\n${members.map((m) => `${indent}  | ${m}`).join("\n")}${tail}`;
-}
-
-/** Keywords beside `$ref` that say nothing about the value's type (annotations, containers). */
-const REF_ANNOTATIONS = new Set([
-  "$ref",
-  "$id",
-  "$schema",
-  "$anchor",
-  "$comment",
-  "$defs",
-  "definitions",
-  "title",
-  "description",
-  "default",
-  "examples",
-  "example",
-  "deprecated",
-  "readOnly",
-  "writeOnly",
-  "nullable",
-  "discriminator",
-  "xml",
-  "externalDocs",
-]);
-
-/** The keywords beside a `$ref` that constrain the value, or `undefined` when there are none. */
-function refSiblings(schema: Schema): Schema | undefined {
-  const keys = Object.keys(schema).filter((k) => !REF_ANNOTATIONS.has(k) && !k.startsWith("x-"));
-  if (keys.length === 0) return undefined;
-  return Object.fromEntries(keys.map((k) => [k, schema[k]]));
 }
 
 function asStrings(value: unknown): string[] {

@@ -59,7 +59,9 @@ export function createApp(options: AppOptions): App {
   ): Promise<Response> => {
     const url = new URL(request.url);
     const checked = config(env);
-    const endpoints = checked.ok ? endpointsFor(checked.config, env, specsWithLaunch(options.specs, env)) : undefined;
+    const endpoints = checked.ok
+      ? endpointsFor(checked.config, env, specsWithLaunch(options.specs, env))
+      : undefined;
     if (url.pathname === "/health")
       return Response.json(
         checked.ok

@@ -13,13 +13,22 @@ const TINY = {
   info: { title: "Launch", version: "1" },
   servers: [{ url: "https://launch.example.com" }],
   paths: {
-    "/widgets": { get: { operationId: "listWidgets", responses: { "200": { description: "ok" } } } },
+    "/widgets": {
+      get: {
+        operationId: "listWidgets",
+        summary: 'Lists widgets — it\'s `ünïcode` "quoted"',
+        responses: { "200": { description: "ok" } },
+      },
+    },
   },
 };
+/** Base64 of the UTF-8 text, as Node's Buffer writes it. */
+const base64 = (text: string) => btoa(String.fromCharCode(...new TextEncoder().encode(text)));
 const launched = (extra: Record<string, string> = {}) =>
   ({
     SPEC: "launch-tiny",
-    LAUNCH_SPECS: JSON.stringify({ "launch-tiny": compileSpec(TINY) }),
+    // As the launchers write it: base64 of the JSON (see cli/serve.mjs).
+    LAUNCH_SPECS: base64(JSON.stringify({ "launch-tiny": compileSpec(TINY) })),
     ...extra,
   }) as AppSettings;
 
@@ -32,10 +41,10 @@ describe("LAUNCH_SPECS: specs compiled at launch", () => {
     const result = await client.callTool({
       name: "search",
       arguments: {
-        code: `async () => { const s = await codemode.spec(); return Object.values(s.paths["/widgets"]).map((o) => o.operationId); }`,
+        code: `async () => { const s = await codemode.spec(); return Object.values(s.paths["/widgets"]).map((o) => o.operationId + " " + o.summary); }`,
       },
     });
-    expect(text(result)).toContain("listWidgets");
+    expect(text(result)).toContain("listWidgets Lists widgets — it's `ünïcode`");
     await client.close();
   });
 

@@ -99,7 +99,11 @@ await served;
 async function waitHealthy(base) {
   for (;;) {
     try {
-      const res = await fetch(`${base}/health`, { signal: AbortSignal.timeout(2_000) });
+      // HEAD, as the supervisor probes: wrangler's log of those is filtered out.
+      const res = await fetch(`${base}/health`, {
+        method: "HEAD",
+        signal: AbortSignal.timeout(2_000),
+      });
       await res.arrayBuffer();
       if (res.ok) return;
     } catch {

@@ -1,11 +1,11 @@
 // The one launcher behind `npm start` and `code-mode-mcp serve`: reads the settings the product
 // defines (src/app/setting-names.ts) from an environment, checks them with the Worker's own check
 // (src/app/config.ts), validates and compiles SPEC_FILE in Node (swagger-parser cannot run in
-// workerd) and hands it to the prebuilt Worker in the LAUNCH_SPECS var, then serves 127.0.0.1:PORT
+// workerd) and hands it to the prebuilt Worker in the LAUNCH_SPECS var (src/app/launch-specs.ts), then serves 127.0.0.1:PORT
 // through the supervisor (scripts/supervisor/), which keeps a healthy `wrangler dev` behind it.
 // Bad configuration stops here, before wrangler starts, with the setting's name and the fix.
-import { existsSync, mkdirSync, rmSync, statSync } from "node:fs";
-import { basename, extname, resolve } from "node:path";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { basename, dirname, extname, resolve } from "node:path";
 import { supervise } from "../scripts/supervisor/supervise.mjs";
 import { workerdV8Flags } from "../scripts/supervisor/v8-flags.mjs";
 import { writeEnvFile } from "./env-file.mjs";
@@ -103,12 +103,7 @@ export async function serve({ label, product, env, launchDir, persist, log, prog
   rmSync(launchDir, { recursive: true, force: true });
   mkdirSync(launchDir, { recursive: true, mode: 0o700 });
   const envFile = resolve(launchDir, "settings.env");
-  /** @type {Record<string, string>} */
-  const values = { ...settings };
-  // Base64: a spec's text may hold every quote character, which dotenv cannot carry.
-  if (Object.keys(launchSpecs).length > 0)
-    values[product.LAUNCH_SPECS_VAR] = Buffer.from(JSON.stringify(launchSpecs)).toString("base64");
-  const unwritable = writeEnvFile(envFile, values);
+  const unwritable = writeEnvFile(envFile, settings);
   if (unwritable)
     fail(
       `- ${unwritable}: the value mixes quote characters (' \` ") with a newline, or all three: wrangler's env file cannot carry it.\n  Fix: write it without one of them.`,
@@ -132,7 +127,23 @@ export async function serve({ label, product, env, launchDir, persist, log, prog
   );
   progress(`${label}: starting the local Workers runtime (wrangler dev; a few seconds) …`);
 
-  const args = ["dev", "--config", WORKER_CONFIG, "--persist-to", persist, "--env-file", envFile];
+  // The launch's wrangler config: the prebuilt Worker's, with SPEC_FILE's compiled spec as a var.
+  // Not in the env file: wrangler copies that into its process environment, and a large spec
+  // made spawning workerd fail (E2BIG). wrangler's own files (.wrangler/) land here too.
+  const worker = JSON.parse(readFileSync(WORKER_CONFIG, "utf8"));
+  const config = {
+    ...worker,
+    main: resolve(dirname(WORKER_CONFIG), worker.main),
+    vars: {
+      ...worker.vars,
+      ...(Object.keys(launchSpecs).length > 0
+        ? { [product.LAUNCH_SPECS_VAR]: JSON.stringify(launchSpecs) }
+        : {}),
+    },
+  };
+  const configFile = resolve(launchDir, "wrangler.json");
+  writeFileSync(configFile, JSON.stringify(config));
+  const args = ["dev", "--config", configFile, "--persist-to", persist, "--env-file", envFile];
   await supervise({
     port: Number(port),
     wrangler: wranglerBin(),
@@ -144,6 +155,7 @@ export async function serve({ label, product, env, launchDir, persist, log, prog
       MINIFLARE_WORKERD_V8_FLAGS: workerdV8Flags(process.env.MINIFLARE_WORKERD_V8_FLAGS),
     },
     log,
+    label,
     // The env file holds secrets and a compiled copy of SPEC_FILE: both go on exit.
     cleanup: () => {
       rmSync(launchDir, { recursive: true, force: true });

@@ -1,6 +1,7 @@
 // Build step: bundles cli/product/index.mjs (and everything it imports: swagger-parser, the MCP SDKs,
 // gpt-tokenizer) into one Node ESM file, so the published command has no build-time dependency.
 import { build } from "esbuild";
+import { renameSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -12,9 +13,11 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
  * @returns {Promise<void>}
  */
 export async function buildProduct(outfile) {
+  // Written beside and renamed into place: a running launcher may import it meanwhile.
+  const staged = `${outfile}.${process.pid}.tmp`;
   await build({
     entryPoints: [join(ROOT, "cli/product/index.mjs")],
-    outfile,
+    outfile: staged,
     bundle: true,
     platform: "node",
     format: "esm",
@@ -26,4 +29,5 @@ export async function buildProduct(outfile) {
       js: 'import { createRequire as __productRequire } from "node:module"; const require = __productRequire(import.meta.url);',
     },
   });
+  renameSync(staged, outfile);
 }

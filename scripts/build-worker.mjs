@@ -6,16 +6,19 @@
 //   dist/worker/wrangler.json wrangler.jsonc's bindings and migrations, pointed at worker.js
 //   dist/cli/product.js       cli/product/ bundled for Node (settings check, spec compiler, …)
 import { spawnSync } from "node:child_process";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import ts from "typescript";
 import { buildProduct } from "./build-product.mjs";
 import { ROOT } from "./import-ts.mjs";
 
 const OUT = join(ROOT, "dist/worker");
+// Built beside the output and moved in file by file: a server already running from dist/ (a
+// second `npm start` on another port) keeps finding complete files.
+mkdirSync(join(ROOT, "dist"), { recursive: true });
+const STAGE = mkdtempSync(join(ROOT, "dist/.worker-"));
 const started = Date.now();
 console.error("build-worker: bundling the product Worker (wrangler deploy --dry-run) …");
-rmSync(OUT, { recursive: true, force: true });
 const wrangler = spawnSync(
   process.execPath,
   [
@@ -23,7 +26,7 @@ const wrangler = spawnSync(
     "deploy",
     "--dry-run",
     "--outdir",
-    OUT,
+    STAGE,
     "--config",
     join(ROOT, "wrangler.jsonc"),
   ],
@@ -39,8 +42,6 @@ if (wrangler.status !== 0) {
   );
   process.exit(1);
 }
-// The source map (twice the bundle) and wrangler's note are not needed to run it.
-for (const extra of ["worker.js.map", "README.md"]) rmSync(join(OUT, extra), { force: true });
 
 const parsed = ts.parseConfigFileTextToJson(
   "wrangler.jsonc",
@@ -48,12 +49,17 @@ const parsed = ts.parseConfigFileTextToJson(
 );
 if (parsed.error) {
   console.error(`build-worker: wrangler.jsonc: ${String(parsed.error.messageText)}`);
+  rmSync(STAGE, { recursive: true, force: true });
   process.exit(1);
 }
 const { $schema: _schema, build: _build, main: _main, ...config } = parsed.config;
 writeFileSync(
-  join(OUT, "wrangler.json"),
+  join(STAGE, "wrangler.json"),
   JSON.stringify({ ...config, main: "worker.js", no_bundle: true }, null, 2) + "\n",
 );
+// Only what runs: the source map (twice the bundle) and wrangler's note stay behind.
+mkdirSync(OUT, { recursive: true });
+for (const file of ["worker.js", "wrangler.json"]) renameSync(join(STAGE, file), join(OUT, file));
+rmSync(STAGE, { recursive: true, force: true });
 await buildProduct(join(ROOT, "dist/cli/product.js"));
 console.error(`build-worker: dist/worker and dist/cli ready (${Date.now() - started} ms).`);

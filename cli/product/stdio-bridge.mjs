@@ -1,6 +1,7 @@
 // `code-mode-mcp --stdio`: the MCP stdio transport (the SDK's own, newline-delimited JSON-RPC on
 // stdin/stdout) bridged to the local server's Streamable HTTP endpoint, so a desktop client can
 // start the product as a command. stdout carries protocol only; everything else goes to `log`.
+/* oxlint-disable unicorn/prefer-add-event-listener -- the SDK transports have only these callbacks */
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 
@@ -59,8 +60,11 @@ export async function runStdioBridge({ url, ready, log, onClose }) {
     }
     void stdio.send(message);
   };
-  http.onerror = (error) => log(`code-mode-mcp: local server: ${error.message}`);
   let closed = false;
+  http.onerror = (error) => {
+    // Closing aborts the standalone SSE stream: not worth a line.
+    if (!closed) log(`code-mode-mcp: local server: ${error.message}`);
+  };
   const close = () => {
     if (closed) return;
     closed = true;

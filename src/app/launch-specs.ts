@@ -3,7 +3,7 @@
  * reach the prebuilt Worker through one var, {@link LAUNCH_SPECS_VAR}, instead of a generated
  * copy of the Worker entry: the launcher validates and compiles the file in Node (swagger-parser
  * cannot run in workerd) and the Worker adds the result to the specs it was built with. The
- * var holds base64 of JSON: spec name → compact spec.
+ * var holds JSON text: spec name → compact spec.
  */
 import { LAUNCH_SPECS_VAR } from "./setting-names";
 
@@ -26,9 +26,7 @@ export function specsWithLaunch(
   const specs: Record<string, string> = { ...base };
   let parsed: unknown;
   try {
-    // Base64 of UTF-8 JSON: dotenv (the launchers' env file) cannot carry every quote character.
-    const bytes = Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
-    parsed = JSON.parse(new TextDecoder().decode(bytes));
+    parsed = JSON.parse(text);
   } catch {
     parsed = undefined;
   }

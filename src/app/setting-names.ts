@@ -42,7 +42,7 @@ export function isSettingName(name: string): boolean {
 
 /**
  * The Worker var through which a launcher hands the Worker specs it compiled at start
- * (`SPEC_FILE`, `serve --spec`): base64 of JSON, spec name → compact spec. Not a user setting: the launcher
+ * (`SPEC_FILE`, `serve --spec`): JSON, spec name → compact spec. Not a user setting: the launcher
  * writes it (see launch-specs.ts), so the Worker entry is the same prebuilt one for every spec.
  */
 export const LAUNCH_SPECS_VAR = "LAUNCH_SPECS";

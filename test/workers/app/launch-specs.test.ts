@@ -22,13 +22,11 @@ const TINY = {
     },
   },
 };
-/** Base64 of the UTF-8 text, as Node's Buffer writes it. */
-const base64 = (text: string) => btoa(String.fromCharCode(...new TextEncoder().encode(text)));
 const launched = (extra: Record<string, string> = {}) =>
   ({
     SPEC: "launch-tiny",
-    // As the launchers write it: base64 of the JSON (see cli/serve.mjs).
-    LAUNCH_SPECS: base64(JSON.stringify({ "launch-tiny": compileSpec(TINY) })),
+    // As the launchers write it (cli/serve.mjs): JSON text, spec name → compact spec.
+    LAUNCH_SPECS: JSON.stringify({ "launch-tiny": compileSpec(TINY) }),
     ...extra,
   }) as AppSettings;
 

@@ -1,7 +1,7 @@
 // issue #15: the packed tarball's `code-mode-mcp` command, installed in an empty folder, runs the
-// product without the repository: `check` prints a spec's summary, `serve --spec --base-url`
-// answers an MCP client (search + execute reach a local API with the credential from API_TOKEN),
-// and a stdio session started exactly as test/e2e/desktop-config.json says (the README's desktop
+// product without the repository: `check` prints a spec's summary, `deploy --dry-run` bundles the
+// prebuilt Worker, `serve --spec --base-url` answers an MCP client (search + execute reach a local
+// API with the credential from API_TOKEN), and a stdio session started exactly as test/e2e/desktop-config.json says (the README's desktop
 // client snippet, placeholders replaced) lists the tools and runs a search. Everything it starts
 // is stopped at the end. Needs the npm registry for the tarball's dependencies (run by .ci/run).
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
@@ -106,7 +106,18 @@ try {
     refused.status === 2 && refused.stderr.includes("never taken from flags"),
     `--api-token was not refused: ${refused.status} ${refused.stderr}`,
   );
-  console.log("e2e npx-bin: check prints the summary; a credential flag is refused — ok");
+  const dry = spawnSync("npx", ["code-mode-mcp", "deploy", "--dry-run"], {
+    cwd: project,
+    env,
+    encoding: "utf8",
+  });
+  check(
+    dry.status === 0 && /--dry-run: exiting now/.test(dry.stdout + dry.stderr),
+    `deploy --dry-run failed:\n${dry.stdout}\n${dry.stderr}`,
+  );
+  console.log(
+    "e2e npx-bin: check prints the summary; a credential flag is refused; deploy --dry-run bundles — ok",
+  );
 
   // 3. serve --spec --base-url over HTTP, the credential from the environment.
   const port = await freePort();

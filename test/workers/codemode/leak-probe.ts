@@ -41,7 +41,8 @@ export const EXFILTRATE = `async () => {
     if (typeof v !== "object") { seen.push(String(v)); return; }
     if (v instanceof Uint8Array) return fromBytes(v);
     if (v instanceof ArrayBuffer) return fromBytes(new Uint8Array(v));
-    if (v instanceof Error) { grab(v.name); grab(v.message); return; }
+    // An ApiError also carries the answer as own fields (status, headers, body).
+    if (v instanceof Error) { grab(v.name); grab(v.message); for (const [k, x] of Object.entries(v)) { grab(k); grab(x, depth + 1); } return; }
     if (v instanceof Map) { for (const [k, x] of v) { grab(k, depth + 1); grab(x, depth + 1); } return; }
     if (v instanceof Set) { for (const x of v) grab(x, depth + 1); return; }
     for (const [k, x] of Object.entries(v)) { grab(k); grab(x, depth + 1); }
@@ -61,7 +62,10 @@ export const EXFILTRATE = `async () => {
  * @param output - the tool result text
  * @param secrets - the credentials that must not appear
  */
-export function leakedForms(output: string, secrets: readonly string[]): string[] {
+export function leakedForms(
+  output: string,
+  secrets: readonly string[],
+): string[] {
   const joined = output.toLowerCase();
   const unsplit = joined.replaceAll("|", "");
   const found: string[] = [];
@@ -70,7 +74,8 @@ export function leakedForms(output: string, secrets: readonly string[]): string[
     const reversed = [...lower].toReversed().join("");
     if (joined.includes(lower)) found.push(`plain ${secret}`);
     if (joined.includes(reversed)) found.push(`reversed ${secret}`);
-    if (unsplit.includes(lower) && !joined.includes(lower)) found.push(`split ${secret}`);
+    if (unsplit.includes(lower) && !joined.includes(lower))
+      found.push(`split ${secret}`);
     if (unsplit.includes(reversed) && !joined.includes(reversed))
       found.push(`split reversed ${secret}`);
   }

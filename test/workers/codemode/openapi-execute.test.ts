@@ -1,4 +1,7 @@
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import {
+  Client,
+  StreamableHTTPClientTransport,
+} from "@modelcontextprotocol/client";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import {
@@ -10,7 +13,10 @@ import { createMcpHandler } from "../../../src/index";
 import { CANARY, cloudflare, cloudflareUpstream } from "./cloudflare";
 import { connect, direct, text } from "./helpers";
 
-const executor = new WorkerLoaderExecutor({ loader: env.LOADER, limits: { timeoutMs: 20_000 } });
+const executor = new WorkerLoaderExecutor({
+  loader: env.LOADER,
+  limits: { timeoutMs: 20_000 },
+});
 
 function server(extra: Partial<OpenApiMcpServerOptions> = {}) {
   const upstream = cloudflareUpstream();
@@ -24,9 +30,15 @@ function server(extra: Partial<OpenApiMcpServerOptions> = {}) {
   return { upstream, factory };
 }
 
-async function execute(factory: ReturnType<typeof openApiMcpServer>, code: string) {
+async function execute(
+  factory: ReturnType<typeof openApiMcpServer>,
+  code: string,
+) {
   const client = await connect(createMcpHandler(factory));
-  const result = await client.callTool({ name: "execute", arguments: { code } });
+  const result = await client.callTool({
+    name: "execute",
+    arguments: { code },
+  });
   await client.close();
   return result;
 }
@@ -39,11 +51,11 @@ describe("execute against an in-test upstream", () => {
       const result = await execute(
         factory,
         `async () => {
-        const zones = (await codemode.request({ method: "GET", path: "/zones" })).body.result.slice(0, ${n - 1});
+        const zones = (await codemode.request({ method: "GET", path: "/zones" })).result.slice(0, ${n - 1});
         const names = [];
         for (const z of zones) {
           const r = await codemode.request({ method: "GET", path: "/zones/" + z.id + "/dns_records" });
-          names.push(r.body.result[0].name);
+          names.push(r.result[0].name);
         }
         return { requests: ${n}, first: names[0] ?? null, count: names.length };
       }`,
@@ -55,7 +67,9 @@ describe("execute against an in-test upstream", () => {
         count: n - 1,
       });
       expect(upstream.seen).toHaveLength(n);
-      expect(upstream.seen.every((r) => r.authorization === `Bearer ${CANARY}`)).toBe(true);
+      expect(
+        upstream.seen.every((r) => r.authorization === `Bearer ${CANARY}`),
+      ).toBe(true);
     },
   );
 
@@ -65,17 +79,17 @@ describe("execute against an in-test upstream", () => {
       factory,
       `const ids = Array.from({ length: 20 }, (_, i) => "zone" + i);
        const all = await Promise.all(ids.map((id) => codemode.request({ method: "GET", path: "/zones/" + id + "/dns_records" })));
-       return all.every((r) => r.ok) && all.length`,
+       return all.every((r) => r.result.length === 1) && all.length`,
     );
     expect(text(result)).toBe("20");
     expect(upstream.seen).toHaveLength(20);
   });
 
-  it("returns HTTP errors as data the code can branch on", async () => {
+  it('returns HTTP errors as data the code can branch on with response: "full"', async () => {
     const { factory } = server();
     const result = await execute(
       factory,
-      `const r = await codemode.request({ method: "GET", path: "/zones/missing/dns_records" }); return { status: r.status, ok: r.ok, message: r.body.errors[0].message }`,
+      `const r = await codemode.request({ method: "GET", path: "/zones/missing/dns_records", response: "full" }); return { status: r.status, ok: r.ok, message: r.body.errors[0].message }`,
     );
     expect(JSON.parse(text(result))).toEqual({
       status: 404,
@@ -96,7 +110,9 @@ describe("execute against an in-test upstream", () => {
        ]) { try { await codemode.request(req); out.push("sent"); } catch (e) { out.push(e.name + ": " + e.message); } }
        return out`,
     );
-    const [unknownPath, wrongMethod, badBody] = JSON.parse(text(result)) as string[];
+    const [unknownPath, wrongMethod, badBody] = JSON.parse(
+      text(result),
+    ) as string[];
     expect(unknownPath).toMatch(
       /^RequestRefusedError: GET \/zones\/abc\/dns_record: no operation in the spec has this path\. Paths that look close: .*\/zones\/\{zone_id\}\/dns_records/,
     );
@@ -108,7 +124,10 @@ describe("execute against an in-test upstream", () => {
 
   it("can turn validation off", async () => {
     const { upstream, factory } = server({ validateRequests: false });
-    await execute(factory, `await codemode.request({ method: "GET", path: "/not/in/spec" })`);
+    await execute(
+      factory,
+      `await codemode.request({ method: "GET", path: "/not/in/spec" })`,
+    );
     expect(upstream.seen.map((r) => r.path)).toEqual(["/not/in/spec"]);
   });
 
@@ -137,17 +156,27 @@ describe("execute against an in-test upstream", () => {
 describe("approvals over MRTR (stateless handler, 2026-07-28)", () => {
   const STATE_KEY = "approval-test-request-state-key-0123456789";
 
-  async function approvingClient(answer: "accept" | "decline" | "cancel", approve = true) {
+  async function approvingClient(
+    answer: "accept" | "decline" | "cancel",
+    approve = true,
+  ) {
     const { upstream, factory } = server({ approval: true });
-    const handler = createMcpHandler(factory, { requestState: { key: STATE_KEY } });
+    const handler = createMcpHandler(factory, {
+      requestState: { key: STATE_KEY },
+    });
     const client = new Client(
       { name: "approver", version: "1.0.0" },
-      { versionNegotiation: { mode: "auto" }, capabilities: { elicitation: { form: {} } } },
+      {
+        versionNegotiation: { mode: "auto" },
+        capabilities: { elicitation: { form: {} } },
+      },
     );
     const asked: string[] = [];
     client.setRequestHandler("elicitation/create", async (request) => {
       asked.push(String(request.params.message));
-      return answer === "accept" ? { action: "accept", content: { approve } } : { action: answer };
+      return answer === "accept"
+        ? { action: "accept", content: { approve } }
+        : { action: answer };
     });
     await client.connect(
       new StreamableHTTPClientTransport(new URL("http://localhost/mcp"), {
@@ -158,16 +187,22 @@ describe("approvals over MRTR (stateless handler, 2026-07-28)", () => {
   }
 
   const program = `async () => {
-    const zones = (await codemode.request({ method: "GET", path: "/zones" })).body.result;
+    const zones = (await codemode.request({ method: "GET", path: "/zones" })).result;
     const created = await codemode.request({ method: "POST", path: "/zones/" + zones[0].id + "/dns_records", body: { type: "A", name: "new.example", content: "192.0.2.9" } });
-    return { created: created.body.result.id, zones: zones.length };
+    return { created: created.result.id, zones: zones.length };
   }`;
 
   it("asks once, sends the approved request exactly once, and finishes the run", async () => {
     const { client, upstream, asked } = await approvingClient("accept");
-    const result = await client.callTool({ name: "execute", arguments: { code: program } });
+    const result = await client.callTool({
+      name: "execute",
+      arguments: { code: program },
+    });
     expect(result.isError, text(result)).toBeFalsy();
-    expect(JSON.parse(text(result))).toEqual({ created: "new-record", zones: 60 });
+    expect(JSON.parse(text(result))).toEqual({
+      created: "new-record",
+      zones: 60,
+    });
     expect(asked).toHaveLength(1);
     expect(asked[0]).toMatch(/POST \/zones\/zone0\/dns_records/);
     expect(upstream.seen.filter((r) => r.method === "POST")).toHaveLength(1);
@@ -177,7 +212,10 @@ describe("approvals over MRTR (stateless handler, 2026-07-28)", () => {
     "refuses the request when the user answers %s; nothing is sent",
     async (answer) => {
       const { client, upstream } = await approvingClient(answer);
-      const result = await client.callTool({ name: "execute", arguments: { code: program } });
+      const result = await client.callTool({
+        name: "execute",
+        arguments: { code: program },
+      });
       expect(result.isError).toBe(true);
       expect(text(result)).toMatch(
         /RequestRefusedError: The user declined POST \/zones\/zone0\/dns_records\. Nothing was sent\./,
@@ -188,7 +226,10 @@ describe("approvals over MRTR (stateless handler, 2026-07-28)", () => {
 
   it("treats an accepted form that says no as a refusal", async () => {
     const { client, upstream } = await approvingClient("accept", false);
-    const result = await client.callTool({ name: "execute", arguments: { code: program } });
+    const result = await client.callTool({
+      name: "execute",
+      arguments: { code: program },
+    });
     expect(text(result)).toMatch(/declined/);
     expect(upstream.seen.filter((r) => r.method === "POST")).toHaveLength(0);
   });
@@ -198,7 +239,7 @@ describe("approvals over MRTR (stateless handler, 2026-07-28)", () => {
     const result = await client.callTool({
       name: "execute",
       arguments: {
-        code: `return (await codemode.request({ method: "GET", path: "/zones" })).status`,
+        code: `return (await codemode.request({ method: "GET", path: "/zones", response: "full" })).status`,
       },
     });
     expect(text(result)).toBe("200");

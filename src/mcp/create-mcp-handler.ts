@@ -30,6 +30,12 @@ import type {
 import { refuseV1TransportOptions } from "./refuse-v1-options";
 import { createRequestStateSealer } from "./request-state";
 import {
+  isSdkV1ServerInstance,
+  isSharedV1Lease,
+  sharedV1Factory,
+  type SdkV1Server,
+} from "./shared-v1-server";
+import {
   assertNotServing,
   failFastServerToClientRequests,
   installRequestStateVerify,
@@ -78,9 +84,30 @@ class SdkV1OnModernRequest extends Error {}
  */
 export function createMcpHandler(
   factory: McpServerFactory,
+  options?: CreateMcpHandlerOptions,
+): StatelessMcpHandler;
+/**
+ * Serves one SDK v1 server instance (`McpServer` or `Server` from `@modelcontextprotocol/sdk`),
+ * as older `agents` code does. It works for 2025-era clients (SDK v2 clients fall back to
+ * 2025), with one `console.warn` when the handler is created. The instance is lent to one
+ * request at a time, so requests to it queue.
+ * @deprecated Pass a factory that builds a server per request:
+ *   `createMcpHandler(() => createServer())`, ideally an SDK v2 `McpServer`.
+ * @param server - the instance, built once
+ * @param options - SDK v2 handler options plus the Worker options
+ */
+export function createMcpHandler(
+  server: SdkV1Server,
+  options?: CreateMcpHandlerOptions,
+): StatelessMcpHandler;
+export function createMcpHandler(
+  factoryOrServer: McpServerFactory | SdkV1Server,
   options: CreateMcpHandlerOptions = {},
 ): StatelessMcpHandler {
   refuseV1TransportOptions(options);
+  const factory = isSdkV1ServerInstance(factoryOrServer)
+    ? sharedV1Factory(factoryOrServer)
+    : factoryOrServer;
   assertFactory(factory);
   const {
     route = "/mcp",
@@ -110,7 +137,10 @@ export function createMcpHandler(
     );
   }
 
-  const codec = requestState === undefined ? undefined : createRequestStateSealer(requestState);
+  const codec =
+    requestState === undefined
+      ? undefined
+      : createRequestStateSealer(requestState);
   const guard = {
     ...(allowedHostnames !== undefined && { allowedHostnames }),
     ...(allowedOriginHostnames !== undefined && { allowedOriginHostnames }),
@@ -127,16 +157,27 @@ export function createMcpHandler(
     }
   };
 
-  const produce = async (ctx: McpServerFactoryContext): Promise<McpServer | Server> => {
-    const product = await factory(codec === undefined ? ctx : { ...ctx, requestState: codec });
-    if (typeof product !== "object" || product === null || !("connect" in product)) {
-      throw new TypeError("createMcpHandler: the factory must return an McpServer or Server.");
+  const produce = async (
+    ctx: McpServerFactoryContext,
+  ): Promise<McpServer | Server> => {
+    const product = await factory(
+      codec === undefined ? ctx : { ...ctx, requestState: codec },
+    );
+    if (
+      typeof product !== "object" ||
+      product === null ||
+      !("connect" in product)
+    ) {
+      throw new TypeError(
+        "createMcpHandler: the factory must return an McpServer or Server.",
+      );
     }
     assertNotServing(product);
     if (isSdkV2Server(product)) {
       if (codec !== undefined) installRequestStateVerify(product, codec.verify);
     } else {
-      warnSdkV1Once();
+      // A lease of a shared instance was warned about once, when the handler was created.
+      if (!isSharedV1Lease(product)) warnSdkV1Once();
       if (ctx.era === "modern") {
         if (ctx.requestInfo !== undefined) v1OnModern.add(ctx.requestInfo);
         throw new SdkV1OnModernRequest();
@@ -148,7 +189,11 @@ export function createMcpHandler(
     return product as McpServer | Server;
   };
 
-  const sdk = createSdkMcpHandler(produce, { ...sdkOptions, legacy, onerror: report });
+  const sdk = createSdkMcpHandler(produce, {
+    ...sdkOptions,
+    legacy,
+    onerror: report,
+  });
 
   const serve = async (
     request: Request,
@@ -156,17 +201,24 @@ export function createMcpHandler(
     workerProps: unknown,
   ): Promise<Response> => {
     if (new URL(request.url).pathname !== route) {
-      return withCors(new Response("Not Found\n", { status: 404 }), corsOptions);
+      return withCors(
+        new Response("Not Found\n", { status: 404 }),
+        corsOptions,
+      );
     }
     const rejected = guardRequest(request, guard);
     if (rejected !== undefined) return withCors(rejected, corsOptions);
-    if (request.method.toUpperCase() === "OPTIONS") return preflightResponse(corsOptions);
+    if (request.method.toUpperCase() === "OPTIONS")
+      return preflightResponse(corsOptions);
 
-    const authInfo = requestOptions?.authInfo ?? authInfoFromOAuthProps(request, workerProps);
+    const authInfo =
+      requestOptions?.authInfo ?? authInfoFromOAuthProps(request, workerProps);
     const authContext = authContextFrom(authInfo);
     const sdkOptionsForRequest: McpHandlerRequestOptions = {
       ...(authInfo !== undefined && { authInfo }),
-      ...(requestOptions?.parsedBody !== undefined && { parsedBody: requestOptions.parsedBody }),
+      ...(requestOptions?.parsedBody !== undefined && {
+        parsedBody: requestOptions.parsedBody,
+      }),
     };
     let response = await runWithAuthContext(authContext, () =>
       sdk.fetch(request, sdkOptionsForRequest),
@@ -177,7 +229,11 @@ export function createMcpHandler(
 
   const callable = (request: Request, _env: unknown, ctx: ExecutionContext) =>
     serve(request, undefined, (ctx as { props?: unknown } | undefined)?.props);
-  const fetch = (request: Request, requestOptions?: McpHandlerRequestOptions, ctx?: unknown) =>
+  const fetch = (
+    request: Request,
+    requestOptions?: McpHandlerRequestOptions,
+    ctx?: unknown,
+  ) =>
     // Called as `.fetch(request, env, ctx)` by a runtime that was given the handler as an
     // export: the second argument is then `env`, not request options.
     ctx !== undefined
@@ -194,13 +250,21 @@ export function createMcpHandler(
 }
 
 /**
+ * The name older `agents` releases exported the handler under.
+ * @deprecated Use {@link createMcpHandler}; this alias is the same function.
+ */
+export const experimental_createMcpHandler = createMcpHandler;
+
+/**
  * The answer to a 2026-07-28 request served by an SDK v1 server: the unsupported-version
  * error listing the 2025 revisions, so negotiating clients fall back to `initialize`.
  * The JSON-RPC id is taken from the SDK's own error answer, which already echoes it.
  */
 async function legacyOnlyResponse(sdkResponse: Response): Promise<Response> {
   const body = (await sdkResponse.json().catch(() => ({}))) as { id?: unknown };
-  const supported = SUPPORTED_PROTOCOL_VERSIONS.filter((version) => version < "2026-07-28");
+  const supported = SUPPORTED_PROTOCOL_VERSIONS.filter(
+    (version) => version < "2026-07-28",
+  );
   return Response.json(
     {
       jsonrpc: "2.0",

@@ -3,7 +3,11 @@
  * from a Worker with a fresh server per request: Origin/Host guards, CORS, OAuth auth context and
  * multi-round-trip (MRTR) elicitation. Every export here is public API.
  */
-export { createMcpHandler } from "./create-mcp-handler";
+export {
+  createMcpHandler,
+  experimental_createMcpHandler,
+} from "./create-mcp-handler";
+export type { SdkV1Server } from "./shared-v1-server";
 export type {
   CreateMcpHandlerOptions,
   McpServerFactory,
@@ -12,8 +16,15 @@ export type {
 } from "./handler-types";
 export { DEFAULT_CORS_OPTIONS, type CorsOptions } from "./cors";
 export { guardRequest, type GuardOptions } from "./guards";
-export { getMcpAuthContext, authInfoFromOAuthProps, type McpAuthContext } from "./auth-context";
-export { createRequestStateSealer, type RequestStateOptions } from "./request-state";
+export {
+  getMcpAuthContext,
+  authInfoFromOAuthProps,
+  type McpAuthContext,
+} from "./auth-context";
+export {
+  createRequestStateSealer,
+  type RequestStateOptions,
+} from "./request-state";
 export {
   inputRequired,
   acceptedContent,

@@ -69,9 +69,7 @@ export function install(api: Record<string, unknown>): void {
     // Read once, before the call: what the program asked for decides how the answer is shown.
     const full = field(input, "response") === "full";
     const label = `${String(field(input, "method") ?? "GET").toUpperCase()} ${String(field(input, "path"))}`;
-    return call(...args).then((reply) =>
-      present(reply as ApiReply, full, label),
-    );
+    return call(...args).then((reply) => present(reply as ApiReply, full, label));
   };
 }
 
@@ -79,10 +77,7 @@ export function install(api: Record<string, unknown>): void {
 function present(reply: ApiReply, full: boolean, label: string): unknown {
   if (full) return reply;
   if (reply.status >= 200 && reply.status < 300) return reply.body;
-  throw new ApiError(
-    `${label} answered HTTP ${reply.status}: ${excerpt(reply.body)}`,
-    reply,
-  );
+  throw new ApiError(`${label} answered HTTP ${reply.status}: ${excerpt(reply.body)}`, reply);
 }
 
 /** A short, single-line rendering of a body for a message. */
@@ -99,9 +94,7 @@ function excerpt(body: unknown): string {
     }
   }
   text = text.replace(/\s+/g, " ").trim();
-  return text.length > EXCERPT_CHARS
-    ? `${text.slice(0, EXCERPT_CHARS)}…`
-    : text;
+  return text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS)}…` : text;
 }
 
 /** A field of the program's argument, read defensively (a getter may throw). */

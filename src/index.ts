@@ -25,10 +25,7 @@ export type {
 } from "./executor/types";
 
 // Stateless MCP hosting (src/mcp): serve MCP from a Worker, with guards, CORS, auth and MRTR elicitation.
-export {
-  createMcpHandler,
-  experimental_createMcpHandler,
-} from "./mcp/create-mcp-handler";
+export { createMcpHandler, experimental_createMcpHandler } from "./mcp/create-mcp-handler";
 export type { SdkV1Server } from "./mcp/shared-v1-server";
 export type {
   CreateMcpHandlerOptions,
@@ -38,15 +35,8 @@ export type {
 } from "./mcp/handler-types";
 export { DEFAULT_CORS_OPTIONS, type CorsOptions } from "./mcp/cors";
 export { guardRequest, type GuardOptions } from "./mcp/guards";
-export {
-  getMcpAuthContext,
-  authInfoFromOAuthProps,
-  type McpAuthContext,
-} from "./mcp/auth-context";
-export {
-  createRequestStateSealer,
-  type RequestStateOptions,
-} from "./mcp/request-state";
+export { getMcpAuthContext, authInfoFromOAuthProps, type McpAuthContext } from "./mcp/auth-context";
+export { createRequestStateSealer, type RequestStateOptions } from "./mcp/request-state";
 export {
   inputRequired,
   acceptedContent,
@@ -59,10 +49,7 @@ export {
 
 // Stateful MCP (McpAgent, event store, legacy handler): 2025-era sessions in Durable Objects, resumable streams, push elicitation.
 export { McpAgent, type McpAgentHooks } from "./mcp/agent/mcp-agent";
-export type {
-  McpAgentServeOptions,
-  McpAgentHandler,
-} from "./mcp/agent/serve-agent";
+export type { McpAgentServeOptions, McpAgentHandler } from "./mcp/agent/serve-agent";
 export type {
   ElicitationAnswer,
   ElicitOptions,
@@ -89,19 +76,10 @@ export {
 } from "./mcp/legacy/create-legacy-mcp-handler";
 
 // Code mode servers (src/codemode): one `code` tool over an MCP server, or `search` + `execute` over an OpenAPI spec.
-export {
-  codeMcpServer,
-  type CodeMcpServerOptions,
-} from "./codemode/code-mcp-server";
-export type {
-  CodeUpstream,
-  LocalMcpServer,
-} from "./codemode/upstream-connection";
+export { codeMcpServer, type CodeMcpServerOptions } from "./codemode/code-mcp-server";
+export type { CodeUpstream, LocalMcpServer } from "./codemode/upstream-connection";
 export { UpstreamToolError } from "./codemode/upstream-result";
-export {
-  openApiMcpServer,
-  type OpenApiMcpServerOptions,
-} from "./codemode/openapi-mcp-server";
+export { openApiMcpServer, type OpenApiMcpServerOptions } from "./codemode/openapi-mcp-server";
 export {
   RequestRefusedError,
   nonReadRequests,
@@ -111,41 +89,19 @@ export {
   type ApprovalCheck,
 } from "./codemode/api-request";
 export type { ApiResult, ApiResponseInit } from "./codemode/api-response";
-export {
-  MemoryApprovalLedger,
-  type ApprovalLedger,
-} from "./codemode/approval-ledger";
+export { MemoryApprovalLedger, type ApprovalLedger } from "./codemode/approval-ledger";
 export { outcomeToToolResult } from "./codemode/outcome-result";
 export { TOOL_LIMITS } from "./codemode/tool-limits";
 
 // OpenAPI and declarations (pure): load and index specs, validate requests, emit TypeScript.
-export {
-  loadSpec,
-  OpenApiSpec,
-  isCompactSpec,
-  type OperationMatch,
-} from "./openapi/open-api-spec";
+export { loadSpec, OpenApiSpec, isCompactSpec, type OperationMatch } from "./openapi/open-api-spec";
 export { compileSpec, type CompileSpecOptions } from "./openapi/compile-spec";
-export {
-  checkSpec,
-  findSpecProblems,
-  type SpecProblem,
-} from "./openapi/check-spec";
-export {
-  validateRequest,
-  type RequestValidation,
-} from "./openapi/validate-request";
-export type {
-  CompactSpec,
-  CompactOperation,
-  SpecVersion,
-} from "./openapi/types";
+export { checkSpec, findSpecProblems, type SpecProblem } from "./openapi/check-spec";
+export { validateRequest, type RequestValidation } from "./openapi/validate-request";
+export type { CompactSpec, CompactOperation, SpecVersion } from "./openapi/types";
 export {
   toolDeclarations,
   type ToolDeclarations,
   type ToolLike,
 } from "./declarations/tool-declarations";
-export {
-  SpecDeclarations,
-  type OperationDeclaration,
-} from "./declarations/spec-declarations";
+export { SpecDeclarations, type OperationDeclaration } from "./declarations/spec-declarations";

@@ -68,11 +68,9 @@ export function namespaceNameProblem(name: string): string | undefined {
 export function checkNamespaces(namespaces: HostNamespaces): void {
   for (const [ns, fns] of Object.entries(namespaces)) {
     const problem = namespaceNameProblem(ns);
-    if (problem !== undefined)
-      throw new CodeModeError("namespace_invalid", problem);
+    if (problem !== undefined) throw new CodeModeError("namespace_invalid", problem);
     for (const [name, fn] of Object.entries(fns)) {
-      if (typeof fn !== "function")
-        throw new TypeError(`${ns}.${name} must be a function.`);
+      if (typeof fn !== "function") throw new TypeError(`${ns}.${name} must be a function.`);
     }
   }
 }

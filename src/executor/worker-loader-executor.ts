@@ -32,12 +32,7 @@ import { resolveLimits } from "./limits";
 import { prepareCode } from "./prepare-code";
 import { responseToOutcome } from "./sandbox-response";
 import { sandboxWorkerCode } from "./sandbox-worker-code";
-import type {
-  ExecuteRequest,
-  ExecutionOutcome,
-  Executor,
-  ExecutorLimits,
-} from "./types";
+import type { ExecuteRequest, ExecutionOutcome, Executor, ExecutorLimits } from "./types";
 
 /** Options of {@link WorkerLoaderExecutor}. */
 export interface WorkerLoaderExecutorOptions {

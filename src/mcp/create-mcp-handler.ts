@@ -137,10 +137,7 @@ export function createMcpHandler(
     );
   }
 
-  const codec =
-    requestState === undefined
-      ? undefined
-      : createRequestStateSealer(requestState);
+  const codec = requestState === undefined ? undefined : createRequestStateSealer(requestState);
   const guard = {
     ...(allowedHostnames !== undefined && { allowedHostnames }),
     ...(allowedOriginHostnames !== undefined && { allowedOriginHostnames }),
@@ -157,20 +154,10 @@ export function createMcpHandler(
     }
   };
 
-  const produce = async (
-    ctx: McpServerFactoryContext,
-  ): Promise<McpServer | Server> => {
-    const product = await factory(
-      codec === undefined ? ctx : { ...ctx, requestState: codec },
-    );
-    if (
-      typeof product !== "object" ||
-      product === null ||
-      !("connect" in product)
-    ) {
-      throw new TypeError(
-        "createMcpHandler: the factory must return an McpServer or Server.",
-      );
+  const produce = async (ctx: McpServerFactoryContext): Promise<McpServer | Server> => {
+    const product = await factory(codec === undefined ? ctx : { ...ctx, requestState: codec });
+    if (typeof product !== "object" || product === null || !("connect" in product)) {
+      throw new TypeError("createMcpHandler: the factory must return an McpServer or Server.");
     }
     assertNotServing(product);
     if (isSdkV2Server(product)) {
@@ -201,18 +188,13 @@ export function createMcpHandler(
     workerProps: unknown,
   ): Promise<Response> => {
     if (new URL(request.url).pathname !== route) {
-      return withCors(
-        new Response("Not Found\n", { status: 404 }),
-        corsOptions,
-      );
+      return withCors(new Response("Not Found\n", { status: 404 }), corsOptions);
     }
     const rejected = guardRequest(request, guard);
     if (rejected !== undefined) return withCors(rejected, corsOptions);
-    if (request.method.toUpperCase() === "OPTIONS")
-      return preflightResponse(corsOptions);
+    if (request.method.toUpperCase() === "OPTIONS") return preflightResponse(corsOptions);
 
-    const authInfo =
-      requestOptions?.authInfo ?? authInfoFromOAuthProps(request, workerProps);
+    const authInfo = requestOptions?.authInfo ?? authInfoFromOAuthProps(request, workerProps);
     const authContext = authContextFrom(authInfo);
     const sdkOptionsForRequest: McpHandlerRequestOptions = {
       ...(authInfo !== undefined && { authInfo }),
@@ -229,11 +211,7 @@ export function createMcpHandler(
 
   const callable = (request: Request, _env: unknown, ctx: ExecutionContext) =>
     serve(request, undefined, (ctx as { props?: unknown } | undefined)?.props);
-  const fetch = (
-    request: Request,
-    requestOptions?: McpHandlerRequestOptions,
-    ctx?: unknown,
-  ) =>
+  const fetch = (request: Request, requestOptions?: McpHandlerRequestOptions, ctx?: unknown) =>
     // Called as `.fetch(request, env, ctx)` by a runtime that was given the handler as an
     // export: the second argument is then `env`, not request options.
     ctx !== undefined
@@ -262,9 +240,7 @@ export const experimental_createMcpHandler = createMcpHandler;
  */
 async function legacyOnlyResponse(sdkResponse: Response): Promise<Response> {
   const body = (await sdkResponse.json().catch(() => ({}))) as { id?: unknown };
-  const supported = SUPPORTED_PROTOCOL_VERSIONS.filter(
-    (version) => version < "2026-07-28",
-  );
+  const supported = SUPPORTED_PROTOCOL_VERSIONS.filter((version) => version < "2026-07-28");
   return Response.json(
     {
       jsonrpc: "2.0",

@@ -3,10 +3,7 @@
  * from a Worker with a fresh server per request: Origin/Host guards, CORS, OAuth auth context and
  * multi-round-trip (MRTR) elicitation. Every export here is public API.
  */
-export {
-  createMcpHandler,
-  experimental_createMcpHandler,
-} from "./create-mcp-handler";
+export { createMcpHandler, experimental_createMcpHandler } from "./create-mcp-handler";
 export type { SdkV1Server } from "./shared-v1-server";
 export type {
   CreateMcpHandlerOptions,
@@ -16,15 +13,8 @@ export type {
 } from "./handler-types";
 export { DEFAULT_CORS_OPTIONS, type CorsOptions } from "./cors";
 export { guardRequest, type GuardOptions } from "./guards";
-export {
-  getMcpAuthContext,
-  authInfoFromOAuthProps,
-  type McpAuthContext,
-} from "./auth-context";
-export {
-  createRequestStateSealer,
-  type RequestStateOptions,
-} from "./request-state";
+export { getMcpAuthContext, authInfoFromOAuthProps, type McpAuthContext } from "./auth-context";
+export { createRequestStateSealer, type RequestStateOptions } from "./request-state";
 export {
   inputRequired,
   acceptedContent,

@@ -11,11 +11,7 @@
 import { McpServer as V1McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { Server as V1Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { McpServerFactory } from "./handler-types";
-import {
-  failFastServerToClientRequests,
-  protocolOf,
-  type SdkV1ServerLike,
-} from "./server-product";
+import { failFastServerToClientRequests, protocolOf, type SdkV1ServerLike } from "./server-product";
 
 /** An SDK v1 server instance (`McpServer` or low-level `Server` from `@modelcontextprotocol/sdk`). */
 export type SdkV1Server = V1McpServer | V1Server;

@@ -21,15 +21,9 @@ writeFileSync(
 
 /** @type {[Record<string, string>, string[]][]} */
 const CASES = [
-  [
-    { SPEC_FILE: join(dir, "missing.yaml") },
-    ["SPEC_FILE", "does not exist", "Fix:"],
-  ],
+  [{ SPEC_FILE: join(dir, "missing.yaml") }, ["SPEC_FILE", "does not exist", "Fix:"]],
   [{ SPEC_FILE: invalidSpec }, ["SPEC_FILE", "broken.yaml", "#/info", "Fix:"]],
-  [
-    { SPEC_FILE: relativeSpec },
-    ["API_BASE_URL", "no absolute server URL", "Fix:"],
-  ],
+  [{ SPEC_FILE: relativeSpec }, ["API_BASE_URL", "no absolute server URL", "Fix:"]],
   [
     { API_BASE_URL: "api.example.com", LIMIT_TIMEOUT_MS: "soon" },
     ["API_BASE_URL", "LIMIT_TIMEOUT_MS", "Fix:"],
@@ -67,8 +61,7 @@ try {
         resolve({ code, output });
       });
     });
-    const { code, output } =
-      /** @type {{ code: number | null, output: string }} */ (run);
+    const { code, output } = /** @type {{ code: number | null, output: string }} */ (run);
     const label = JSON.stringify(env);
     check(code !== 0, `${label}: npm start exited ${code}; output:\n${output}`);
     check(
@@ -76,14 +69,9 @@ try {
       `${label}: no configuration message:\n${output}`,
     );
     for (const text of expected)
-      check(
-        output.includes(text),
-        `${label}: output lacks "${text}":\n${output}`,
-      );
+      check(output.includes(text), `${label}: output lacks "${text}":\n${output}`);
     check(!output.includes("Ready on"), `${label}: a server started`);
-    console.log(
-      `e2e bad-config: ${label} → refused naming ${expected[0]} — ok`,
-    );
+    console.log(`e2e bad-config: ${label} → refused naming ${expected[0]} — ok`);
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -29,26 +29,15 @@ const CLIENTS = {
 await withServer({}, async ({ url }) => {
   for (const [name, open] of Object.entries(CLIENTS)) {
     const api = await open(new URL(`${url}/mcp`));
-    const tools = (await api.listTools()).tools
-      .map((/** @type {any} */ t) => t.name)
-      .toSorted();
-    check(
-      JSON.stringify(tools) === '["execute","search"]',
-      `${name}: /mcp tools are ${tools}`,
-    );
-    const search = await api.callTool({
-      name: "search",
-      arguments: { code: SEARCH },
-    });
+    const tools = (await api.listTools()).tools.map((/** @type {any} */ t) => t.name).toSorted();
+    check(JSON.stringify(tools) === '["execute","search"]', `${name}: /mcp tools are ${tools}`);
+    const search = await api.callTool({ name: "search", arguments: { code: SEARCH } });
     check(
       !search.isError && text(search).includes("POST /tasks createTask"),
       `${name}: search → ${text(search)}`,
     );
     const title = `${name} e2e task`;
-    const executed = await api.callTool({
-      name: "execute",
-      arguments: { code: EXECUTE(title) },
-    });
+    const executed = await api.callTool({ name: "execute", arguments: { code: EXECUTE(title) } });
     const task = JSON.parse(text(executed));
     check(
       !executed.isError && task.title === title && task.status === "todo",
@@ -58,21 +47,13 @@ await withServer({}, async ({ url }) => {
 
     const code = await open(new URL(`${url}/mcp/code`));
     const codeTools = (await code.listTools()).tools;
-    check(
-      codeTools.length === 1 && codeTools[0].name === "code",
-      `${name}: /mcp/code tools`,
-    );
-    const ran = await code.callTool({
-      name: "code",
-      arguments: { code: CODE },
-    });
+    check(codeTools.length === 1 && codeTools[0].name === "code", `${name}: /mcp/code tools`);
+    const ran = await code.callTool({ name: "code", arguments: { code: CODE } });
     check(
       !ran.isError && text(ran).includes("Push notification certificates"),
       `${name}: code → ${text(ran)}`,
     );
     await code.close();
-    console.log(
-      `e2e clients: ${name}: tools, search, execute (task ${task.id}), code — ok`,
-    );
+    console.log(`e2e clients: ${name}: tools, search, execute (task ${task.id}), code — ok`);
   }
 });

@@ -30,16 +30,9 @@ await withServer({}, async ({ url, output }) => {
         if (res.status === 201 || res.status === 200) {
           acknowledged.push({ id: JSON.parse(body).id, title });
           // Only a write sent after the kill shows the server serves again.
-          if (
-            run.killedAt &&
-            startedAt > run.killedAt &&
-            !run.firstAckAfterKill
-          )
+          if (run.killedAt && startedAt > run.killedAt && !run.firstAckAfterKill)
             run.firstAckAfterKill = Date.now();
-        } else
-          refused.push(
-            `${res.status} ${res.headers.get("content-type")} ${body}`,
-          );
+        } else refused.push(`${res.status} ${res.headers.get("content-type")} ${body}`);
       } catch (error) {
         refused.push(`no answer: ${/** @type {Error} */ (error).message}`);
       }
@@ -65,18 +58,14 @@ await withServer({}, async ({ url, output }) => {
     run.firstAckAfterKill > 0,
     `no write acknowledged within 60 s after the kill:\n${output()}`,
   );
-  check(
-    healedMs <= HEAL_WITHIN_MS,
-    `serving again took ${healedMs} ms (> ${HEAL_WITHIN_MS})`,
-  );
+  check(healedMs <= HEAL_WITHIN_MS, `serving again took ${healedMs} ms (> ${HEAL_WITHIN_MS})`);
   check(
     /runtime 1 is replaced because it/.test(output()),
     `runtime 1 was not replaced:\n${output()}`,
   );
   for (const r of refused)
     check(
-      r.startsWith("503 application/json") &&
-        r.includes("the runtime was restarted because"),
+      r.startsWith("503 application/json") && r.includes("the runtime was restarted because"),
       `a cut-off write got an unclear answer: ${r}`,
     );
 
@@ -87,11 +76,6 @@ await withServer({}, async ({ url, output }) => {
     const task = res.status === 200 ? await res.json() : undefined;
     if (task?.title !== title) missing.push(`${id} ${title} → ${res.status}`);
   }
-  check(
-    missing.length === 0,
-    `acknowledged writes lost: ${missing.join(", ")}`,
-  );
-  console.log(
-    `e2e heal: all ${acknowledged.length} acknowledged writes read back — ok`,
-  );
+  check(missing.length === 0, `acknowledged writes lost: ${missing.join(", ")}`);
+  console.log(`e2e heal: all ${acknowledged.length} acknowledged writes read back — ok`);
 });

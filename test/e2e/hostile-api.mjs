@@ -15,10 +15,7 @@ const spec = {
   info: { title: "Hostile e2e API", version: "1.0.0" },
   paths: {
     "/items": {
-      get: {
-        operationId: "listItems",
-        responses: { 200: { description: "Items" } },
-      },
+      get: { operationId: "listItems", responses: { 200: { description: "Items" } } },
       post: {
         operationId: "createItem",
         requestBody: {
@@ -37,17 +34,9 @@ const spec = {
       },
     },
     "/items/{id}": {
-      parameters: [
-        { name: "id", in: "path", required: true, schema: { type: "string" } },
-      ],
-      get: {
-        operationId: "getItem",
-        responses: { 200: { description: "An item" } },
-      },
-      delete: {
-        operationId: "deleteItem",
-        responses: { 204: { description: "Deleted" } },
-      },
+      parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
+      get: { operationId: "getItem", responses: { 200: { description: "An item" } } },
+      delete: { operationId: "deleteItem", responses: { 204: { description: "Deleted" } } },
     },
     "/echo": {
       get: {
@@ -57,10 +46,7 @@ const spec = {
             name: "as",
             in: "query",
             required: true,
-            schema: {
-              type: "string",
-              enum: ["json", "utf16", "binary", "header", "text"],
-            },
+            schema: { type: "string", enum: ["json", "utf16", "binary", "header", "text"] },
           },
         ],
         responses: { 200: { description: "The request's credential, echoed" } },
@@ -78,27 +64,18 @@ export async function startHostileApi() {
   const seen = [];
   const server = createServer((req, res) => {
     const auth = req.headers.authorization ?? "";
-    seen.push({
-      method: req.method ?? "",
-      url: req.url ?? "",
-      authorization: auth,
-    });
+    seen.push({ method: req.method ?? "", url: req.url ?? "", authorization: auth });
     const token = auth.replace(/^Bearer /, "");
     const url = new URL(req.url ?? "/", "http://x");
     if (url.pathname !== "/echo") {
-      res.statusCode =
-        req.method === "POST" ? 201 : req.method === "DELETE" ? 204 : 200;
+      res.statusCode = req.method === "POST" ? 201 : req.method === "DELETE" ? 204 : 200;
       res.setHeader("content-type", "application/json");
-      return res.end(
-        req.method === "DELETE" ? undefined : JSON.stringify({ ok: true }),
-      );
+      return res.end(req.method === "DELETE" ? undefined : JSON.stringify({ ok: true }));
     }
     switch (url.searchParams.get("as")) {
       case "json": {
         // Every character \u-escaped: a textual search of the body cannot find it.
-        const escaped = [...auth].map(
-          (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
-        );
+        const escaped = [...auth].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
         res.setHeader("content-type", "application/json");
         return res.end(`{"token":"${escaped.join("")}"}`);
       }
@@ -117,16 +94,9 @@ export async function startHostileApi() {
     }
   });
   const port = await freePort();
-  await new Promise((resolve) =>
-    server.listen(port, "127.0.0.1", () => resolve(undefined)),
-  );
+  await new Promise((resolve) => server.listen(port, "127.0.0.1", () => resolve(undefined)));
   const dir = mkdtempSync(join(tmpdir(), "codemode-hostile-"));
   const specFile = join(dir, "hostile-api.json");
   writeFileSync(specFile, JSON.stringify(spec, null, 2));
-  return {
-    baseUrl: `http://127.0.0.1:${port}`,
-    specFile,
-    seen,
-    close: () => server.close(),
-  };
+  return { baseUrl: `http://127.0.0.1:${port}`, specFile, seen, close: () => server.close() };
 }

@@ -3,10 +3,7 @@
 // answering other clients for more than about a second, see a configured credential, send a
 // request that was not approved as shown, or reach a path outside the spec. A poller watches
 // /health every 100 ms for the whole run and the longest gap is checked at the end.
-import {
-  Client,
-  StreamableHTTPClientTransport,
-} from "@modelcontextprotocol/client";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createHash } from "node:crypto";
 import { request } from "node:http";
 import { z } from "zod";
@@ -18,8 +15,7 @@ import { check, withServer } from "./server.mjs";
 const API_SECRET = `api-canary-${crypto.randomUUID()}`;
 const MCP_SECRET = `mcp-canary-${crypto.randomUUID()}`;
 const KEY = `e2e-api-key-${crypto.randomUUID()}`;
-const sha = (/** @type {string} */ t) =>
-  createHash("sha256").update(t).digest("hex");
+const sha = (/** @type {string} */ t) => createHash("sha256").update(t).digest("hex");
 
 // Hashes every word the program saw: a hash the redactor cannot recognize, so a result without
 // the secret's hash proves the secret never entered the sandbox (not that it was cut on the way out).
@@ -32,37 +28,22 @@ const HASH_WORDS = `const hashWords = async (all) => {
 const api = await startHostileApi();
 const upstream = await mcpUpstream((server, req) => {
   const auth = req.headers.authorization ?? "";
-  server.registerTool(
-    "whoami",
-    { description: "Echoes the caller." },
-    async () => ({
-      content: [{ type: "text", text: auth }],
-      structuredContent: { auth, [auth]: true },
-    }),
-  );
-  server.registerTool(
-    "fail",
-    { description: "Fails, quoting the caller." },
-    async () => ({
-      content: [{ type: "text", text: `denied for ${auth}` }],
-      isError: true,
-    }),
-  );
-  server.registerTool(
-    "blob",
-    { inputSchema: { n: z.number().optional() } },
-    async () => ({
-      content: [
-        {
-          type: "resource",
-          resource: {
-            uri: "mem://auth",
-            blob: Buffer.from(auth).toString("base64"),
-          },
-        },
-      ],
-    }),
-  );
+  server.registerTool("whoami", { description: "Echoes the caller." }, async () => ({
+    content: [{ type: "text", text: auth }],
+    structuredContent: { auth, [auth]: true },
+  }));
+  server.registerTool("fail", { description: "Fails, quoting the caller." }, async () => ({
+    content: [{ type: "text", text: `denied for ${auth}` }],
+    isError: true,
+  }));
+  server.registerTool("blob", { inputSchema: { n: z.number().optional() } }, async () => ({
+    content: [
+      {
+        type: "resource",
+        resource: { uri: "mem://auth", blob: Buffer.from(auth).toString("base64") },
+      },
+    ],
+  }));
   void json;
 }, `Bearer ${MCP_SECRET}`);
 
@@ -105,10 +86,7 @@ try {
       // Every attack runs even when an earlier one got through; all failures are reported.
       /** @type {string[]} */
       const failures = [];
-      const soft = (
-        /** @type {unknown} */ ok,
-        /** @type {string} */ message,
-      ) => {
+      const soft = (/** @type {unknown} */ ok, /** @type {string} */ message) => {
         if (!ok) failures.push(message);
       };
       const poll = { on: true };
@@ -117,9 +95,7 @@ try {
         let last = Date.now();
         while (poll.on) {
           try {
-            const res = await fetch(`${url}/health`, {
-              signal: AbortSignal.timeout(30_000),
-            });
+            const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(30_000) });
             if (res.ok) {
               longestGap = Math.max(longestGap, Date.now() - last);
               last = Date.now();
@@ -134,10 +110,7 @@ try {
       // 1. DNS rebinding: a request naming another host is refused.
       // (fetch cannot set Host: node:http sends it as given.)
       const rebound = await new Promise((resolve, reject) => {
-        const req = request(`${url}/mcp`, {
-          method: "POST",
-          headers: { host: "evil.example" },
-        });
+        const req = request(`${url}/mcp`, { method: "POST", headers: { host: "evil.example" } });
         req
           .on("response", (res) => resolve(res.statusCode))
           .on("error", reject)
@@ -150,10 +123,7 @@ try {
       const run = async (/** @type {string} */ code, client = mcp) =>
         client
           .callTool({ name: "execute", arguments: { code } })
-          .catch((error) => ({
-            isError: true,
-            content: [{ type: "text", text: String(error) }],
-          }));
+          .catch((error) => ({ isError: true, content: [{ type: "text", text: String(error) }] }));
 
       // 2. The host bridge's stub through a prototype getter, then 30 MB log floods through it.
       const grabbed = await run(`async () => {
@@ -195,10 +165,7 @@ try {
         return hashWords(seen.join(" "));
       }`);
       soft(!echoed.isError, `echo program → ${text(echoed).slice(0, 300)}`);
-      soft(
-        !text(echoed).includes(sha(API_SECRET)),
-        "the API credential entered the sandbox",
-      );
+      soft(!text(echoed).includes(sha(API_SECRET)), "the API credential entered the sandbox");
 
       const code = await connect(url, "/mcp/code");
       const fromMcp = await code.callTool({
@@ -216,14 +183,8 @@ try {
         },
       });
       soft(!fromMcp.isError, `code program → ${text(fromMcp).slice(0, 300)}`);
-      soft(
-        upstream.seen.length > 0,
-        "the upstream MCP server was never called",
-      );
-      soft(
-        !text(fromMcp).includes(sha(MCP_SECRET)),
-        "the upstream credential entered the sandbox",
-      );
+      soft(upstream.seen.length > 0, "the upstream MCP server was never called");
+      soft(!text(fromMcp).includes(sha(MCP_SECRET)), "the upstream credential entered the sandbox");
 
       // 4. Paths outside the spec: refused before anything is sent.
       const before = api.seen.length;
@@ -242,10 +203,7 @@ try {
       const viaParams = await run(
         `async () => (await codemode.request({ method: "GET", path: "/items/{id}", params: { id: "../admin" } })).status`,
       );
-      soft(
-        viaParams.isError,
-        `params ../admin was not refused: ${text(viaParams)}`,
-      );
+      soft(viaParams.isError, `params ../admin was not refused: ${text(viaParams)}`);
       soft(
         api.seen.length === before,
         `requests outside the spec were sent: ${JSON.stringify(api.seen.slice(before))}`,
@@ -253,14 +211,8 @@ try {
 
       /** @type {{ headers: Headers, body: string } | undefined} */
       let round;
-      const recording = async (
-        /** @type {any} */ input,
-        /** @type {any} */ init,
-      ) => {
-        if (
-          typeof init?.body === "string" &&
-          init.body.includes("inputResponses")
-        )
+      const recording = async (/** @type {any} */ input, /** @type {any} */ init) => {
+        if (typeof init?.body === "string" && init.body.includes("inputResponses"))
           round = { headers: new Headers(init.headers), body: init.body };
         return fetch(input, init);
       };
@@ -273,8 +225,7 @@ try {
       soft(text(pattern).length > 0, `pattern program → ${text(pattern)}`);
 
       // 6. Approvals: one accepted DELETE is sent once; replaying the accepted round sends nothing.
-      const deletes = () =>
-        api.seen.filter((r) => r.method === "DELETE").length;
+      const deletes = () => api.seen.filter((r) => r.method === "DELETE").length;
       const approved = await approver.callTool({
         name: "execute",
         arguments: {
@@ -296,10 +247,7 @@ try {
               body: replayed.body,
             })
           ).text();
-      soft(
-        deletes() === 1,
-        `replaying the accepted round sent the DELETE ${deletes()} times`,
-      );
+      soft(deletes() === 1, `replaying the accepted round sent the DELETE ${deletes()} times`);
 
       poll.on = false;
       await poller;
@@ -309,20 +257,10 @@ try {
         "npm start's output shows a credential",
       );
       const outside = api.seen.filter((r) => !SPEC_PATHS.test(r.url));
-      soft(
-        outside.length === 0,
-        `requests outside the spec's paths: ${JSON.stringify(outside)}`,
-      );
+      soft(outside.length === 0, `requests outside the spec's paths: ${JSON.stringify(outside)}`);
       if (process.env.E2E_DEBUG)
         console.log(
-          JSON.stringify({
-            grabbed,
-            echoed,
-            fromMcp,
-            pattern,
-            approved,
-            seen: api.seen,
-          }),
+          JSON.stringify({ grabbed, echoed, fromMcp, pattern, approved, seen: api.seen }),
         );
       check(failures.length === 0, `\n- ${failures.join("\n- ")}`);
       await mcp.close();

@@ -36,21 +36,10 @@ function inspector(args) {
 try {
   await withServer({}, async ({ url }) => {
     const listed = JSON.parse(
-      inspector([
-        `${url}/mcp`,
-        "--transport",
-        "http",
-        "--method",
-        "tools/list",
-      ]),
+      inspector([`${url}/mcp`, "--transport", "http", "--method", "tools/list"]),
     );
-    const names = listed.tools
-      .map((/** @type {{ name: string }} */ t) => t.name)
-      .toSorted();
-    check(
-      JSON.stringify(names) === '["execute","search"]',
-      `inspector tools/list → ${names}`,
-    );
+    const names = listed.tools.map((/** @type {{ name: string }} */ t) => t.name).toSorted();
+    check(JSON.stringify(names) === '["execute","search"]', `inspector tools/list → ${names}`);
     const called = JSON.parse(
       inspector([
         `${url}/mcp`,

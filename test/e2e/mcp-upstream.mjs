@@ -17,10 +17,7 @@ export async function mcpUpstream(register, requiredAuth) {
   const seen = [];
   const http = createServer(async (req, res) => {
     seen.push(req.headers.authorization);
-    if (
-      requiredAuth !== undefined &&
-      req.headers.authorization !== requiredAuth
-    ) {
+    if (requiredAuth !== undefined && req.headers.authorization !== requiredAuth) {
       res.statusCode = 401;
       return res.end("unauthorized");
     }
@@ -41,14 +38,8 @@ export async function mcpUpstream(register, requiredAuth) {
     await transport.handleRequest(req, res, JSON.parse(body));
   });
   const port = await freePort();
-  await new Promise((resolve) =>
-    http.listen(port, "127.0.0.1", () => resolve(undefined)),
-  );
-  return {
-    url: `http://127.0.0.1:${port}/mcp`,
-    seen,
-    close: () => http.close(),
-  };
+  await new Promise((resolve) => http.listen(port, "127.0.0.1", () => resolve(undefined)));
+  return { url: `http://127.0.0.1:${port}/mcp`, seen, close: () => http.close() };
 }
 
 /**
@@ -56,7 +47,5 @@ export async function mcpUpstream(register, requiredAuth) {
  * @param {unknown} value
  */
 export const json = (value) => ({
-  content: [
-    { type: /** @type {const} */ ("text"), text: JSON.stringify(value) },
-  ],
+  content: [{ type: /** @type {const} */ ("text"), text: JSON.stringify(value) }],
 });

@@ -6,19 +6,13 @@
 //
 // The programs: a catastrophic regex with the `i` flag (V8's linear fallback does not take `i`,
 // so it backtracks for days) and the `new Array(2**31).fill(0)` the issue reported.
-import {
-  Client,
-  StreamableHTTPClientTransport,
-} from "@modelcontextprotocol/client";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { SEARCH, text } from "./programs.mjs";
 import { check, withServer } from "./server.mjs";
 
 const MAX_GAP_MS = 2_000;
 const STALLS = [
-  [
-    "a catastrophic /i regex",
-    `async () => /(a+)+$/i.test("a".repeat(45) + "!")`,
-  ],
+  ["a catastrophic /i regex", `async () => /(a+)+$/i.test("a".repeat(45) + "!")`],
   [
     "new Array(2**31).fill(0)",
     `async () => { const a = new Array(2 ** 31); a.fill(0); return a.length; }`,
@@ -31,17 +25,12 @@ async function connect(url) {
     { name: "e2e-stall", version: "1.0.0" },
     { versionNegotiation: { mode: "auto" } },
   );
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${url}/mcp`)),
-  );
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`)));
   return client;
 }
 
 /** Resolves once the output has `count` "stands by" lines (a warm standby is ready). */
-async function standbyReady(
-  /** @type {() => string} */ output,
-  /** @type {number} */ count,
-) {
+async function standbyReady(/** @type {() => string} */ output, /** @type {number} */ count) {
   const deadline = Date.now() + 120_000;
   while ((output().match(/ stands by\./g) ?? []).length < count) {
     check(Date.now() < deadline, `no standby ready:\n${output()}`);
@@ -60,9 +49,9 @@ await withServer({}, async ({ url, output }) => {
     let cutOff = 0;
     const watcher = (async () => {
       while (watch.stalled) {
-        const res = await fetch(`${url}/health`, {
-          signal: AbortSignal.timeout(30_000),
-        }).catch(() => undefined);
+        const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(30_000) }).catch(
+          () => undefined,
+        );
         if (!res) {
           maxGap = Math.max(maxGap, Date.now() - last);
           break;
@@ -75,8 +64,7 @@ await withServer({}, async ({ url, output }) => {
         } else {
           // A call that was waiting on the blocked runtime is cut off with the clear error.
           check(
-            res.status === 503 &&
-              body.includes("the runtime was restarted because"),
+            res.status === 503 && body.includes("the runtime was restarted because"),
             `/health answered ${res.status} ${body}`,
           );
           cutOff++;
@@ -88,12 +76,10 @@ await withServer({}, async ({ url, output }) => {
     // withServer stops the server.
     watcher.catch(() => {});
     const started = Date.now();
-    const outcome = await offender
-      .callTool({ name: "execute", arguments: { code: program } })
-      .then(
-        (r) => `result: ${text(r)}`,
-        (e) => `error: ${/** @type {Error} */ (e).message}`,
-      );
+    const outcome = await offender.callTool({ name: "execute", arguments: { code: program } }).then(
+      (r) => `result: ${text(r)}`,
+      (e) => `error: ${/** @type {Error} */ (e).message}`,
+    );
     const tookMs = Date.now() - started;
     await new Promise((r) => setTimeout(r, 1_000));
     watch.stalled = false;
@@ -102,27 +88,16 @@ await withServer({}, async ({ url, output }) => {
       `e2e native-stall: ${label}: the call ended after ${tookMs} ms with ${outcome.slice(0, 160)}; the other client's longest gap was ${maxGap} ms (${answers} answers, ${cutOff} cut off)`,
     );
     check(
-      outcome.includes(
-        "the runtime was restarted because a run blocked it; retry",
-      ),
+      outcome.includes("the runtime was restarted because a run blocked it; retry"),
       `${label}: the offending call did not get the clear error: ${outcome}`,
     );
-    check(
-      maxGap <= MAX_GAP_MS,
-      `${label}: the other client waited ${maxGap} ms (> ${MAX_GAP_MS})`,
-    );
+    check(maxGap <= MAX_GAP_MS, `${label}: the other client waited ${maxGap} ms (> ${MAX_GAP_MS})`);
     await offender.close().catch(() => {});
   }
   // Still serving: a normal search answers.
   const client = await connect(url);
-  const search = await client.callTool({
-    name: "search",
-    arguments: { code: SEARCH },
-  });
-  check(
-    !search.isError && text(search).includes("POST /tasks"),
-    `search after: ${text(search)}`,
-  );
+  const search = await client.callTool({ name: "search", arguments: { code: SEARCH } });
+  check(!search.isError && text(search).includes("POST /tasks"), `search after: ${text(search)}`);
   await client.close();
   console.log("e2e native-stall: the server kept serving — ok");
 });

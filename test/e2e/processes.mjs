@@ -14,19 +14,10 @@ export function allProcesses() {
     if (!/^\d+$/.test(name)) continue;
     try {
       const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      const [state, ppid, group] = stat
-        .slice(stat.lastIndexOf(")") + 2)
-        .split(" ");
+      const [state, ppid, group] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
       if (state === "Z") continue;
-      const command = readFileSync(`/proc/${name}/cmdline`, "utf8")
-        .replaceAll("\0", " ")
-        .trim();
-      all.push({
-        pid: Number(name),
-        ppid: Number(ppid),
-        group: Number(group),
-        command,
-      });
+      const command = readFileSync(`/proc/${name}/cmdline`, "utf8").replaceAll("\0", " ").trim();
+      all.push({ pid: Number(name), ppid: Number(ppid), group: Number(group), command });
     } catch {
       // gone meanwhile
     }
@@ -42,8 +33,7 @@ export function allProcesses() {
 export function processTree(root) {
   const all = allProcesses();
   const found = all.filter((p) => p.pid === root);
-  for (let i = 0; i < found.length; i++)
-    found.push(...all.filter((p) => p.ppid === found[i]?.pid));
+  for (let i = 0; i < found.length; i++) found.push(...all.filter((p) => p.ppid === found[i]?.pid));
   return found;
 }
 
@@ -63,9 +53,7 @@ export function stillRunning(pids) {
  */
 export function activeGroup(output) {
   const found = [
-    ...output.matchAll(
-      /runtime \d+ \(process group (\d+)\)( serves now|; a standby)/g,
-    ),
+    ...output.matchAll(/runtime \d+ \(process group (\d+)\)( serves now|; a standby)/g),
   ];
   const last = found.at(-1);
   if (!last) throw new Error(`no runtime in the output:\n${output}`);
@@ -82,9 +70,6 @@ export function workerOf(group) {
     (p) => p.group === group && p.command.includes("workerd serve"),
   );
   const worker = workerd.find((p) => p.command.includes("entry=127.0.0.1:0"));
-  if (!worker)
-    throw new Error(
-      `no Worker workerd in group ${group}: ${JSON.stringify(workerd)}`,
-    );
+  if (!worker) throw new Error(`no Worker workerd in group ${group}: ${JSON.stringify(workerd)}`);
   return worker;
 }

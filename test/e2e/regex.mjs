@@ -2,10 +2,7 @@
 // to V8's linear-time fallback that npm start turns on for workerd (scripts/supervisor/v8-flags.mjs):
 // in a sandbox program, and in a spec's `pattern` the host applies to a model-supplied value.
 // The supervisor must not have had to replace the runtime (that would also "answer", slower).
-import {
-  Client,
-  StreamableHTTPClientTransport,
-} from "@modelcontextprotocol/client";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -51,9 +48,7 @@ try {
         { name: "e2e-regex", version: "1.0.0" },
         { versionNegotiation: { mode: "auto" } },
       );
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL(`${url}/mcp`)),
-      );
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`)));
       const calls = [
         [
           "search",
@@ -65,32 +60,21 @@ try {
           `async () => (await codemode.request({ method: "GET", path: "/names/" + ${EVIL} })).status`,
           // The host never applies this pattern (src/openapi/pattern-safety.ts: nested
           // quantifiers), so the request goes on to the closed port and fails there, at once.
-          (/** @type {string} */ t) =>
-            /Network connection lost|connect/i.test(t),
+          (/** @type {string} */ t) => /Network connection lost|connect/i.test(t),
         ],
       ];
-      for (const [
-        tool,
-        code,
-        ok,
-      ] of /** @type {[string, string, (t: string) => boolean][]} */ (calls)) {
+      for (const [tool, code, ok] of /** @type {[string, string, (t: string) => boolean][]} */ (
+        calls
+      )) {
         const started = Date.now();
-        const result = await client.callTool({
-          name: tool,
-          arguments: { code },
-        });
+        const result = await client.callTool({ name: tool, arguments: { code } });
         const ms = Date.now() - started;
-        console.log(
-          `e2e regex: ${tool}: ${ms} ms → ${text(result).slice(0, 160)}`,
-        );
+        console.log(`e2e regex: ${tool}: ${ms} ms → ${text(result).slice(0, 160)}`);
         check(ok(text(result)), `${tool}: unexpected answer ${text(result)}`);
         check(ms < FAST_MS, `${tool}: took ${ms} ms`);
       }
       await client.close();
-      check(
-        !output().includes("is replaced"),
-        `the supervisor had to step in:\n${output()}`,
-      );
+      check(!output().includes("is replaced"), `the supervisor had to step in:\n${output()}`);
       console.log("e2e regex: both answered at once, no runtime replaced — ok");
     },
   );

@@ -38,9 +38,7 @@ for (const name of scripts) {
       },
     );
     const timer = setTimeout(() => {
-      console.error(
-        `e2e ${name}: no result after ${DEADLINE_MS / 1000} s, stopping it`,
-      );
+      console.error(`e2e ${name}: no result after ${DEADLINE_MS / 1000} s, stopping it`);
       if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
     }, DEADLINE_MS);
     child.on("exit", (c) => {
@@ -51,9 +49,7 @@ for (const name of scripts) {
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   if (code === 0) passed++;
   else failed++;
-  console.log(
-    `e2e ${name}: ${code === 0 ? "passed" : "FAILED"} in ${seconds} s`,
-  );
+  console.log(`e2e ${name}: ${code === 0 ? "passed" : "FAILED"} in ${seconds} s`);
 }
 console.log(`e2e: ${passed} passed, ${failed} failed`);
 process.exit(failed > 0 ? 1 : 0);

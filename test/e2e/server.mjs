@@ -22,8 +22,7 @@ import { freePort } from "../../scripts/free-port.mjs";
 export async function startServer(env = {}, options = {}) {
   const port = env.PORT ? Number(env.PORT) : await freePort();
   const ownFolder = env.PERSIST_TO === undefined;
-  const persist =
-    env.PERSIST_TO ?? mkdtempSync(join(tmpdir(), "codemode-e2e-"));
+  const persist = env.PERSIST_TO ?? mkdtempSync(join(tmpdir(), "codemode-e2e-"));
   const child = spawn("npm", ["start"], {
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
@@ -64,26 +63,16 @@ export async function startServer(env = {}, options = {}) {
   const deadline = Date.now() + (options.timeoutMs ?? 120_000);
   while (Date.now() < deadline && !state.gone) {
     try {
-      const res = await fetch(`${url}/health`, {
-        signal: AbortSignal.timeout(2_000),
-      });
+      const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2_000) });
       if (res.status === 200)
-        return {
-          url,
-          port,
-          pid: /** @type {number} */ (child.pid),
-          output: () => output,
-          stop,
-        };
+        return { url, port, pid: /** @type {number} */ (child.pid), output: () => output, stop };
     } catch {
       // not up yet
     }
     await new Promise((r) => setTimeout(r, 500));
   }
   await stop();
-  throw new Error(
-    `npm start did not become healthy on ${url}. Output:\n${output}`,
-  );
+  throw new Error(`npm start did not become healthy on ${url}. Output:\n${output}`);
 }
 
 /**

@@ -1,10 +1,7 @@
 // Done-when (2): `SPEC_FILE=<Cloudflare spec> API_BASE_URL=<local test server> API_TOKEN=<canary>
 // npm start` serves the Cloudflare spec at /mcp, and an execute call reaches the local server
 // with the credential, which never shows in any output (tool results, server output).
-import {
-  Client,
-  StreamableHTTPClientTransport,
-} from "@modelcontextprotocol/client";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { existsSync } from "node:fs";
 import { createServer } from "node:http";
 import { fileURLToPath } from "node:url";
@@ -13,15 +10,10 @@ import { freePort } from "../../scripts/free-port.mjs";
 import { check, withServer } from "./server.mjs";
 
 const SPEC = fileURLToPath(
-  new URL(
-    "../../../shared/specs/cloudflare-api-2024-08-06.json",
-    import.meta.url,
-  ),
+  new URL("../../../shared/specs/cloudflare-api-2024-08-06.json", import.meta.url),
 );
 if (!existsSync(SPEC))
-  throw new Error(
-    `e2e spec-file: ${SPEC} is missing (shared/ must sit beside the repository)`,
-  );
+  throw new Error(`e2e spec-file: ${SPEC} is missing (shared/ must sit beside the repository)`);
 const CANARY = `cf-e2e-canary-${crypto.randomUUID()}`;
 const ZONE = "023e105f4ecef8ad9ca31a8372d0c353";
 
@@ -47,24 +39,12 @@ const upstream = createServer((req, res) => {
     res.end(
       JSON.stringify({
         success: true,
-        result: [
-          {
-            id: "r1",
-            type: "A",
-            name: "www.example.com",
-            content: "192.0.2.1",
-          },
-        ],
+        result: [{ id: "r1", type: "A", name: "www.example.com", content: "192.0.2.1" }],
       }),
     );
   } else {
     res.statusCode = 404;
-    res.end(
-      JSON.stringify({
-        success: false,
-        errors: [{ code: 7003, message: "No route" }],
-      }),
-    );
+    res.end(JSON.stringify({ success: false, errors: [{ code: 7003, message: "No route" }] }));
   }
 });
 const upstreamPort = await freePort();
@@ -74,29 +54,17 @@ await new Promise((resolve) =>
 
 try {
   await withServer(
-    {
-      SPEC_FILE: SPEC,
-      API_BASE_URL: `http://127.0.0.1:${upstreamPort}`,
-      API_TOKEN: CANARY,
-    },
+    { SPEC_FILE: SPEC, API_BASE_URL: `http://127.0.0.1:${upstreamPort}`, API_TOKEN: CANARY },
     async ({ url, output }) => {
       const status = await (await fetch(`${url}/api/status`)).json();
-      check(
-        status.spec.operations === 1533,
-        `status: ${status.spec.operations} operations`,
-      );
-      check(
-        JSON.stringify(status).includes(CANARY) === false,
-        "status leaks the credential",
-      );
+      check(status.spec.operations === 1533, `status: ${status.spec.operations} operations`);
+      check(JSON.stringify(status).includes(CANARY) === false, "status leaks the credential");
 
       const client = new Client(
         { name: "e2e-spec-file", version: "1.0.0" },
         { versionNegotiation: { mode: "auto" } },
       );
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL(`${url}/mcp`)),
-      );
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`)));
       const search = await client.callTool({
         name: "search",
         arguments: {
@@ -134,18 +102,9 @@ try {
         seen.every((r) => r.authorization === `Bearer ${CANARY}`),
         "the credential did not reach the local server",
       );
-      check(
-        !JSON.stringify(executed).includes(CANARY),
-        "the tool result contains the credential",
-      );
-      check(
-        !JSON.stringify(search).includes(CANARY),
-        "the search result contains the credential",
-      );
-      check(
-        !output().includes(CANARY),
-        "npm start's output contains the credential",
-      );
+      check(!JSON.stringify(executed).includes(CANARY), "the tool result contains the credential");
+      check(!JSON.stringify(search).includes(CANARY), "the search result contains the credential");
+      check(!output().includes(CANARY), "npm start's output contains the credential");
       console.log(
         `e2e spec-file: 1533 operations served; execute reached the local server ${seen.length}× with the credential; it never showed — ok`,
       );
@@ -181,13 +140,9 @@ try {
         seen.length === 1 && seen[0]?.authorization === `Bearer ${USER_TOKEN}`,
         `forwarded: ${JSON.stringify(seen)}`,
       );
+      check(!output().includes(USER_TOKEN), "npm start's output contains the caller's token");
       check(
-        !output().includes(USER_TOKEN),
-        "npm start's output contains the caller's token",
-      );
-      check(
-        text(executed).includes("[REDACTED]") &&
-          !text(executed).includes(USER_TOKEN),
+        text(executed).includes("[REDACTED]") && !text(executed).includes(USER_TOKEN),
         `the echoed caller token is not redacted: ${text(executed)}`,
       );
       console.log(

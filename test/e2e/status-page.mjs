@@ -57,14 +57,8 @@ try {
         (await page.getAttribute("#search-result", "data-state")) === "ok",
         `search form → ${result}`,
       );
-      check(
-        result.includes("/tasks/{taskId}"),
-        `search form → ${result.slice(0, 300)}`,
-      );
-      await page.screenshot({
-        path: join(artifacts, "status-page.png"),
-        fullPage: true,
-      });
+      check(result.includes("/tasks/{taskId}"), `search form → ${result.slice(0, 300)}`);
+      await page.screenshot({ path: join(artifacts, "status-page.png"), fullPage: true });
       console.log(
         `e2e status-page: counts rendered, search form returned ${result.split("\n").length} lines; screenshot in test/.artifacts/ — ok`,
       );

@@ -15,17 +15,12 @@ const GONE_WITHIN_MS = 5_000;
 /** @type {[string, (npm: number, tree: import("./processes.mjs").Proc[]) => void][]} */
 const STOPS = [
   ["SIGTERM to the process group", (npm) => process.kill(-npm, "SIGTERM")],
-  [
-    "SIGINT (Ctrl-C) to the process group",
-    (npm) => process.kill(-npm, "SIGINT"),
-  ],
+  ["SIGINT (Ctrl-C) to the process group", (npm) => process.kill(-npm, "SIGINT")],
   ["SIGTERM to npm alone", (npm) => process.kill(npm, "SIGTERM")],
   [
     "SIGKILL of the supervisor",
     (_npm, tree) => {
-      const supervisor = tree.find((p) =>
-        p.command.endsWith("scripts/start.mjs"),
-      );
+      const supervisor = tree.find((p) => p.command.endsWith("scripts/start.mjs"));
       check(supervisor, `no supervisor in ${JSON.stringify(tree)}`);
       process.kill(supervisor.pid, "SIGKILL");
     },
@@ -50,10 +45,7 @@ try {
       // The data of the earlier server is there; write one for the next.
       if (taskId) {
         const res = await fetch(`${server.url}/demo-api/tasks/${taskId}`);
-        check(
-          res.status === 200,
-          `task ${taskId} of the earlier server: ${res.status}`,
-        );
+        check(res.status === 200, `task ${taskId} of the earlier server: ${res.status}`);
       }
       const created = await fetch(`${server.url}/demo-api/tasks`, {
         method: "POST",
@@ -67,9 +59,7 @@ try {
         await new Promise((r) => setTimeout(r, 200));
       }
       const tree = processTree(server.pid);
-      const workerd = tree.filter((p) =>
-        p.command.includes("workerd serve"),
-      ).length;
+      const workerd = tree.filter((p) => p.command.includes("workerd serve")).length;
       check(workerd === 4, `expected 2 runtimes × 2 workerd, found ${workerd}`);
       const pids = tree.map((p) => p.pid);
       stop(server.pid, tree);
@@ -83,14 +73,8 @@ try {
       const leftover = tree
         .filter((p) => left.includes(p.pid))
         .map((p) => `${p.pid} ${p.command.slice(0, 100)}`);
-      check(
-        left.length === 0,
-        `${label}: still running after ${ms} ms:\n${leftover.join("\n")}`,
-      );
-      check(
-        !(await listening(Number(port))),
-        `${label}: port ${port} still taken`,
-      );
+      check(left.length === 0, `${label}: still running after ${ms} ms:\n${leftover.join("\n")}`);
+      check(!(await listening(Number(port))), `${label}: port ${port} still taken`);
       console.log(
         `e2e stop-restart: ${label}: all ${pids.length} processes gone in ${ms} ms, port free — ok`,
       );
@@ -101,16 +85,11 @@ try {
   const last = await startServer({ PORT: port, PERSIST_TO: persist });
   try {
     const res = await fetch(`${last.url}/demo-api/tasks/${taskId}`);
-    check(
-      res.status === 200,
-      `the restarted server lost task ${taskId}: ${res.status}`,
-    );
+    check(res.status === 200, `the restarted server lost task ${taskId}: ${res.status}`);
   } finally {
     await last.stop();
   }
-  console.log(
-    "e2e stop-restart: restarted on the same port and folder, data intact — ok",
-  );
+  console.log("e2e stop-restart: restarted on the same port and folder, data intact — ok");
 } finally {
   rmSync(persist, { recursive: true, force: true });
 }

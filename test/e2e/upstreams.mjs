@@ -2,10 +2,7 @@
 // `UPSTREAM_MCP_URL="github=…, jira=…" UPSTREAM_MCP_AUTH='{"github":"Bearer …"}' npm start`.
 // Two real MCP servers run here in Node (SDK v1, Streamable HTTP); one program calls tools on
 // both through their prefixed names; the credential reaches only its own server and never shows.
-import {
-  Client,
-  StreamableHTTPClientTransport,
-} from "@modelcontextprotocol/client";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { z } from "zod";
 import { json, mcpUpstream } from "./mcp-upstream.mjs";
 import { text } from "./programs.mjs";
@@ -16,10 +13,7 @@ const CANARY = `gh-e2e-canary-${crypto.randomUUID()}`;
 const github = await mcpUpstream((server) => {
   server.registerTool(
     "list_issues",
-    {
-      description: "Open issues of a repository.",
-      inputSchema: { repo: z.string() },
-    },
+    { description: "Open issues of a repository.", inputSchema: { repo: z.string() } },
     async ({ repo }) =>
       json({
         issues: [
@@ -33,8 +27,7 @@ const jira = await mcpUpstream((server) => {
   server.registerTool(
     "get_ticket",
     { description: "A ticket by key.", inputSchema: { key: z.string() } },
-    async ({ key }) =>
-      json({ key, status: key === "APP-1" ? "in progress" : "open" }),
+    async ({ key }) => json({ key, status: key === "APP-1" ? "in progress" : "open" }),
   );
 }, undefined);
 
@@ -49,15 +42,10 @@ try {
         { name: "e2e-upstreams", version: "1.0.0" },
         { versionNegotiation: { mode: "auto" } },
       );
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL(`${url}/mcp/code`)),
-      );
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp/code`)));
       const { tools } = await client.listTools();
       const description = tools[0]?.description ?? "";
-      check(
-        tools.length === 1 && tools[0]?.name === "code",
-        `tools: ${tools.map((t) => t.name)}`,
-      );
+      check(tools.length === 1 && tools[0]?.name === "code", `tools: ${tools.map((t) => t.name)}`);
       check(
         description.includes("github") && description.includes("jira"),
         `the code tool does not name both servers: ${description.slice(0, 400)}`,
@@ -93,14 +81,8 @@ try {
         jira.seen.every((auth) => auth === undefined),
         "the github credential (or another) reached the jira server",
       );
-      check(
-        !JSON.stringify(result).includes(CANARY),
-        "the tool result contains the credential",
-      );
-      check(
-        !output().includes(CANARY),
-        "npm start's output contains the credential",
-      );
+      check(!JSON.stringify(result).includes(CANARY), "the tool result contains the credential");
+      check(!output().includes(CANARY), "npm start's output contains the credential");
       console.log(
         `e2e upstreams: one code tool over github and jira; a program used both (${github.seen.length} and ${jira.seen.length} requests); the credential went only to github and never showed — ok`,
       );

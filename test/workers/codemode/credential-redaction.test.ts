@@ -11,10 +11,7 @@ import { CANARY, cloudflare } from "./cloudflare";
 import { connect, text } from "./helpers";
 import { EXFILTRATE, leakedForms } from "./leak-probe";
 
-const executor = new WorkerLoaderExecutor({
-  loader: env.LOADER,
-  limits: { timeoutMs: 20_000 },
-});
+const executor = new WorkerLoaderExecutor({ loader: env.LOADER, limits: { timeoutMs: 20_000 } });
 const reversed = (s: string) => [...s].toReversed().join("");
 
 async function call(
@@ -46,9 +43,7 @@ describe("configured secrets never reach the sandbox or a result", () => {
   it("are replaced in an error the request callback throws", async () => {
     const out = await call("execute", CAUGHT, {
       request: () => {
-        throw new TypeError(
-          `fetch https://api.example/zones?api_key=${CANARY} failed`,
-        );
+        throw new TypeError(`fetch https://api.example/zones?api_key=${CANARY} failed`);
       },
     });
     expect(out).toContain(
@@ -80,11 +75,7 @@ describe("configured secrets never reach the sandbox or a result", () => {
                 name: "mode",
                 in: "query",
                 required: true,
-                schema: {
-                  type: "string",
-                  enum: [`only-${CANARY}`],
-                  pattern: `^only-${CANARY}$`,
-                },
+                schema: { type: "string", enum: [`only-${CANARY}`], pattern: `^only-${CANARY}$` },
               },
             ],
             responses: { "200": { description: "ok" } },
@@ -148,9 +139,7 @@ const utf16 = (s: string, bigEndian = false) => {
 };
 const utf8 = (s: string) => new TextEncoder().encode(s);
 const escapeAll = (s: string) =>
-  [...s]
-    .map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
-    .join("");
+  [...s].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`).join("");
 const concat = (...parts: Uint8Array[]) => {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
   let at = 0;
@@ -166,12 +155,9 @@ const ECHOES: [string, ApiRequestHandler][] = [
   [
     "JSON whose strings and keys hide it in \\u escapes",
     () =>
-      new Response(
-        `{"echo":"${escapeAll(CANARY)}","${escapeAll(CANARY)}":1,"n":"a\\/b"}`,
-        {
-          headers: { "content-type": "application/json" },
-        },
-      ),
+      new Response(`{"echo":"${escapeAll(CANARY)}","${escapeAll(CANARY)}":1,"n":"a\\/b"}`, {
+        headers: { "content-type": "application/json" },
+      }),
   ],
   [
     "a UTF-16LE text body",
@@ -197,32 +183,18 @@ const ECHOES: [string, ApiRequestHandler][] = [
   [
     "a binary body (UTF-8, UTF-16LE at an odd offset, UTF-16BE)",
     () =>
-      new Response(
-        concat(
-          utf8(CANARY),
-          new Uint8Array([7]),
-          utf16(CANARY),
-          utf16(CANARY, true),
-        ),
-        {
-          headers: { "content-type": "application/octet-stream" },
-        },
-      ),
+      new Response(concat(utf8(CANARY), new Uint8Array([7]), utf16(CANARY), utf16(CANARY, true)), {
+        headers: { "content-type": "application/octet-stream" },
+      }),
   ],
   [
     "a response header name and value",
     () =>
       new Response("{}", {
-        headers: {
-          "content-type": "application/json",
-          [`x-echo-${CANARY}`]: `v=${CANARY}`,
-        },
+        headers: { "content-type": "application/json", [`x-echo-${CANARY}`]: `v=${CANARY}` },
       }),
   ],
-  [
-    "a status text",
-    () => new Response("{}", { status: 401, statusText: `bad ${CANARY}` }),
-  ],
+  ["a status text", () => new Response("{}", { status: 401, statusText: `bad ${CANARY}` })],
   [
     "a plain answer with bytes, a Map, a Set and a header name",
     () => ({
@@ -260,11 +232,7 @@ describe("an echoed credential never enters the sandbox, on any channel of a res
       'async () => await codemode.request({ method: "GET", path: "/zones" })',
       { request: ECHOES[0]![1] },
     );
-    expect(JSON.parse(out)).toEqual({
-      echo: "[REDACTED]",
-      "[REDACTED]": 1,
-      n: "a/b",
-    });
+    expect(JSON.parse(out)).toEqual({ echo: "[REDACTED]", "[REDACTED]": 1, n: "a/b" });
   });
 });
 
@@ -279,16 +247,12 @@ describe("the last line: transformed copies a program makes are redacted from re
       b64(""), b64("a"), b64("ab"), b64("ab").replace(/\\+/g, "-").replace(/\\//g, "_"), JSON.stringify(s)];`;
   it.each([
     ["returned", `${FORMS} return forms;`],
-    [
-      "logged",
-      `${FORMS} for (const f of forms) console.log(f); return "logged";`,
-    ],
+    ["logged", `${FORMS} for (const f of forms) console.log(f); return "logged";`],
     ["thrown", `${FORMS} throw new Error(forms.join(" "));`],
   ])("when %s", async (_how, body) => {
     const out = await call("execute", `async () => { ${body} }`);
     const bytes = utf8(CANARY);
-    const b64 = (prefix: string) =>
-      btoa(prefix + String.fromCharCode(...bytes));
+    const b64 = (prefix: string) => btoa(prefix + String.fromCharCode(...bytes));
     for (const form of [
       CANARY.toUpperCase(),
       [...CANARY].toReversed().join(""),

@@ -62,10 +62,7 @@ export const EXFILTRATE = `async () => {
  * @param output - the tool result text
  * @param secrets - the credentials that must not appear
  */
-export function leakedForms(
-  output: string,
-  secrets: readonly string[],
-): string[] {
+export function leakedForms(output: string, secrets: readonly string[]): string[] {
   const joined = output.toLowerCase();
   const unsplit = joined.replaceAll("|", "");
   const found: string[] = [];
@@ -74,8 +71,7 @@ export function leakedForms(
     const reversed = [...lower].toReversed().join("");
     if (joined.includes(lower)) found.push(`plain ${secret}`);
     if (joined.includes(reversed)) found.push(`reversed ${secret}`);
-    if (unsplit.includes(lower) && !joined.includes(lower))
-      found.push(`split ${secret}`);
+    if (unsplit.includes(lower) && !joined.includes(lower)) found.push(`split ${secret}`);
     if (unsplit.includes(reversed) && !joined.includes(reversed))
       found.push(`split reversed ${secret}`);
   }

@@ -1,7 +1,4 @@
-import {
-  Client,
-  StreamableHTTPClientTransport,
-} from "@modelcontextprotocol/client";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import {
@@ -13,10 +10,7 @@ import { createMcpHandler } from "../../../src/index";
 import { CANARY, cloudflare, cloudflareUpstream } from "./cloudflare";
 import { connect, direct, text } from "./helpers";
 
-const executor = new WorkerLoaderExecutor({
-  loader: env.LOADER,
-  limits: { timeoutMs: 20_000 },
-});
+const executor = new WorkerLoaderExecutor({ loader: env.LOADER, limits: { timeoutMs: 20_000 } });
 
 function server(extra: Partial<OpenApiMcpServerOptions> = {}) {
   const upstream = cloudflareUpstream();
@@ -30,15 +24,9 @@ function server(extra: Partial<OpenApiMcpServerOptions> = {}) {
   return { upstream, factory };
 }
 
-async function execute(
-  factory: ReturnType<typeof openApiMcpServer>,
-  code: string,
-) {
+async function execute(factory: ReturnType<typeof openApiMcpServer>, code: string) {
   const client = await connect(createMcpHandler(factory));
-  const result = await client.callTool({
-    name: "execute",
-    arguments: { code },
-  });
+  const result = await client.callTool({ name: "execute", arguments: { code } });
   await client.close();
   return result;
 }
@@ -67,9 +55,7 @@ describe("execute against an in-test upstream", () => {
         count: n - 1,
       });
       expect(upstream.seen).toHaveLength(n);
-      expect(
-        upstream.seen.every((r) => r.authorization === `Bearer ${CANARY}`),
-      ).toBe(true);
+      expect(upstream.seen.every((r) => r.authorization === `Bearer ${CANARY}`)).toBe(true);
     },
   );
 
@@ -110,9 +96,7 @@ describe("execute against an in-test upstream", () => {
        ]) { try { await codemode.request(req); out.push("sent"); } catch (e) { out.push(e.name + ": " + e.message); } }
        return out`,
     );
-    const [unknownPath, wrongMethod, badBody] = JSON.parse(
-      text(result),
-    ) as string[];
+    const [unknownPath, wrongMethod, badBody] = JSON.parse(text(result)) as string[];
     expect(unknownPath).toMatch(
       /^RequestRefusedError: GET \/zones\/abc\/dns_record: no operation in the spec has this path\. Paths that look close: .*\/zones\/\{zone_id\}\/dns_records/,
     );
@@ -124,10 +108,7 @@ describe("execute against an in-test upstream", () => {
 
   it("can turn validation off", async () => {
     const { upstream, factory } = server({ validateRequests: false });
-    await execute(
-      factory,
-      `await codemode.request({ method: "GET", path: "/not/in/spec" })`,
-    );
+    await execute(factory, `await codemode.request({ method: "GET", path: "/not/in/spec" })`);
     expect(upstream.seen.map((r) => r.path)).toEqual(["/not/in/spec"]);
   });
 
@@ -156,27 +137,17 @@ describe("execute against an in-test upstream", () => {
 describe("approvals over MRTR (stateless handler, 2026-07-28)", () => {
   const STATE_KEY = "approval-test-request-state-key-0123456789";
 
-  async function approvingClient(
-    answer: "accept" | "decline" | "cancel",
-    approve = true,
-  ) {
+  async function approvingClient(answer: "accept" | "decline" | "cancel", approve = true) {
     const { upstream, factory } = server({ approval: true });
-    const handler = createMcpHandler(factory, {
-      requestState: { key: STATE_KEY },
-    });
+    const handler = createMcpHandler(factory, { requestState: { key: STATE_KEY } });
     const client = new Client(
       { name: "approver", version: "1.0.0" },
-      {
-        versionNegotiation: { mode: "auto" },
-        capabilities: { elicitation: { form: {} } },
-      },
+      { versionNegotiation: { mode: "auto" }, capabilities: { elicitation: { form: {} } } },
     );
     const asked: string[] = [];
     client.setRequestHandler("elicitation/create", async (request) => {
       asked.push(String(request.params.message));
-      return answer === "accept"
-        ? { action: "accept", content: { approve } }
-        : { action: answer };
+      return answer === "accept" ? { action: "accept", content: { approve } } : { action: answer };
     });
     await client.connect(
       new StreamableHTTPClientTransport(new URL("http://localhost/mcp"), {
@@ -194,15 +165,9 @@ describe("approvals over MRTR (stateless handler, 2026-07-28)", () => {
 
   it("asks once, sends the approved request exactly once, and finishes the run", async () => {
     const { client, upstream, asked } = await approvingClient("accept");
-    const result = await client.callTool({
-      name: "execute",
-      arguments: { code: program },
-    });
+    const result = await client.callTool({ name: "execute", arguments: { code: program } });
     expect(result.isError, text(result)).toBeFalsy();
-    expect(JSON.parse(text(result))).toEqual({
-      created: "new-record",
-      zones: 60,
-    });
+    expect(JSON.parse(text(result))).toEqual({ created: "new-record", zones: 60 });
     expect(asked).toHaveLength(1);
     expect(asked[0]).toMatch(/POST \/zones\/zone0\/dns_records/);
     expect(upstream.seen.filter((r) => r.method === "POST")).toHaveLength(1);
@@ -212,10 +177,7 @@ describe("approvals over MRTR (stateless handler, 2026-07-28)", () => {
     "refuses the request when the user answers %s; nothing is sent",
     async (answer) => {
       const { client, upstream } = await approvingClient(answer);
-      const result = await client.callTool({
-        name: "execute",
-        arguments: { code: program },
-      });
+      const result = await client.callTool({ name: "execute", arguments: { code: program } });
       expect(result.isError).toBe(true);
       expect(text(result)).toMatch(
         /RequestRefusedError: The user declined POST \/zones\/zone0\/dns_records\. Nothing was sent\./,
@@ -226,10 +188,7 @@ describe("approvals over MRTR (stateless handler, 2026-07-28)", () => {
 
   it("treats an accepted form that says no as a refusal", async () => {
     const { client, upstream } = await approvingClient("accept", false);
-    const result = await client.callTool({
-      name: "execute",
-      arguments: { code: program },
-    });
+    const result = await client.callTool({ name: "execute", arguments: { code: program } });
     expect(text(result)).toMatch(/declined/);
     expect(upstream.seen.filter((r) => r.method === "POST")).toHaveLength(0);
   });

@@ -5,10 +5,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { openApiMcpServer } from "code-mode-mcp/codemode";
 import { createMcpHandler } from "code-mode-mcp/mcp/server";
-import type {
-  ApiRequest,
-  ApiRequestHandler,
-} from "../../../src/codemode/api-request";
+import type { ApiRequest, ApiRequestHandler } from "../../../src/codemode/api-request";
 import { WorkerLoaderExecutor } from "../../../src/executor/worker-loader-executor";
 import { CANARY, cloudflare } from "./cloudflare";
 import { connect, text } from "./helpers";
@@ -55,8 +52,7 @@ function cloudflareShaped(): {
           errors: [
             {
               code: 7003,
-              message:
-                "Could not route to /zones/0000000000000000000000000000dead/rulesets",
+              message: "Could not route to /zones/0000000000000000000000000000dead/rulesets",
             },
           ],
           messages: [],

@@ -2,28 +2,14 @@
 // serves whole sessions of real SDK v1 and v2 clients, survives the second and concurrent
 // requests (one instance takes one transport at a time, so requests take turns), and warns
 // once per handler. `experimental_createMcpHandler` is the same function.
-import {
-  Client,
-  StreamableHTTPClientTransport,
-} from "@modelcontextprotocol/client";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as V1Transport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpServer as V1McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { McpServer } from "@modelcontextprotocol/server";
-import {
-  createMcpHandler,
-  experimental_createMcpHandler,
-} from "code-mode-mcp/mcp/server";
+import { createMcpHandler, experimental_createMcpHandler } from "code-mode-mcp/mcp/server";
 import * as root from "code-mode-mcp";
-import {
-  afterEach,
-  beforeEach,
-  describe,
-  expect,
-  it,
-  vi,
-  type MockInstance,
-} from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from "vitest";
 import { z } from "zod";
 
 const URL_LOCAL = "http://localhost/mcp";
@@ -33,39 +19,28 @@ type Handler = ReturnType<typeof createMcpHandler>;
 function v1Instance() {
   const load = { active: 0, most: 0 };
   const server = new V1McpServer({ name: "v1-instance", version: "1.0.0" });
-  server.registerTool(
-    "shout",
-    { inputSchema: { text: z.string() } },
-    async ({ text }) => ({
-      content: [{ type: "text", text: text.toUpperCase() }],
-    }),
-  );
-  server.registerTool(
-    "slow",
-    { inputSchema: { n: z.number() } },
-    async ({ n }) => {
-      load.active++;
-      load.most = Math.max(load.most, load.active);
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      load.active--;
-      return { content: [{ type: "text", text: `done ${n}` }] };
-    },
-  );
+  server.registerTool("shout", { inputSchema: { text: z.string() } }, async ({ text }) => ({
+    content: [{ type: "text", text: text.toUpperCase() }],
+  }));
+  server.registerTool("slow", { inputSchema: { n: z.number() } }, async ({ n }) => {
+    load.active++;
+    load.most = Math.max(load.most, load.active);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    load.active--;
+    return { content: [{ type: "text", text: `done ${n}` }] };
+  });
   server.registerTool("boom", {}, async () => {
     throw new Error("tool failed");
   });
   return { server, load };
 }
 
-const direct =
-  (handler: Handler) => (url: string | URL | Request, init?: RequestInit) =>
-    handler.fetch(new Request(url, init));
+const direct = (handler: Handler) => (url: string | URL | Request, init?: RequestInit) =>
+  handler.fetch(new Request(url, init));
 
 async function v1Client(handler: Handler) {
   const client = new V1Client({ name: "v1-client", version: "1.0.0" });
-  await client.connect(
-    new V1Transport(new URL(URL_LOCAL), { fetch: direct(handler) }),
-  );
+  await client.connect(new V1Transport(new URL(URL_LOCAL), { fetch: direct(handler) }));
   return client;
 }
 
@@ -82,8 +57,7 @@ async function v2Client(handler: Handler) {
   return client;
 }
 
-const first = (result: unknown) =>
-  (result as { content: { text: string }[] }).content[0]!.text;
+const first = (result: unknown) => (result as { content: { text: string }[] }).content[0]!.text;
 
 describe("createMcpHandler(v1 server instance) (deprecated)", () => {
   let warn: MockInstance<typeof console.warn>;
@@ -96,15 +70,11 @@ describe("createMcpHandler(v1 server instance) (deprecated)", () => {
     const { server } = v1Instance();
     const handler = createMcpHandler(server);
     const client = await v1Client(handler);
-    expect((await client.listTools()).tools.map((t) => t.name)).toEqual([
-      "shout",
-      "slow",
-      "boom",
-    ]);
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["shout", "slow", "boom"]);
     for (const text of ["a", "b", "c"])
-      expect(
-        first(await client.callTool({ name: "shout", arguments: { text } })),
-      ).toBe(text.toUpperCase());
+      expect(first(await client.callTool({ name: "shout", arguments: { text } }))).toBe(
+        text.toUpperCase(),
+      );
     await client.close();
   });
 
@@ -114,9 +84,7 @@ describe("createMcpHandler(v1 server instance) (deprecated)", () => {
     const [a, b] = [await v1Client(handler), await v1Client(handler)];
     const answers = await Promise.all(
       Array.from({ length: 8 }, (_, n) =>
-        (n % 2 ? a : b)
-          .callTool({ name: "slow", arguments: { n } })
-          .then(first),
+        (n % 2 ? a : b).callTool({ name: "slow", arguments: { n } }).then(first),
       ),
     );
     expect(answers).toEqual(Array.from({ length: 8 }, (_, n) => `done ${n}`));
@@ -131,20 +99,14 @@ describe("createMcpHandler(v1 server instance) (deprecated)", () => {
     const failed = await client.callTool({ name: "boom", arguments: {} });
     expect(failed.isError).toBe(true);
     const aborted = new AbortController();
-    const call = client.callTool(
-      { name: "slow", arguments: { n: 1 } },
-      undefined,
-      {
-        signal: aborted.signal,
-      },
-    );
+    const call = client.callTool({ name: "slow", arguments: { n: 1 } }, undefined, {
+      signal: aborted.signal,
+    });
     aborted.abort();
     await expect(call).rejects.toThrow();
-    expect(
-      first(
-        await client.callTool({ name: "shout", arguments: { text: "still" } }),
-      ),
-    ).toBe("STILL");
+    expect(first(await client.callTool({ name: "shout", arguments: { text: "still" } }))).toBe(
+      "STILL",
+    );
     await client.close();
   });
 
@@ -153,16 +115,10 @@ describe("createMcpHandler(v1 server instance) (deprecated)", () => {
     const handler = createMcpHandler(server);
     const client = await v2Client(handler);
     expect(client.getProtocolEra()).toBe("legacy");
-    expect(
-      first(
-        await client.callTool({ name: "shout", arguments: { text: "v2" } }),
-      ),
-    ).toBe("V2");
-    expect(
-      first(
-        await client.callTool({ name: "shout", arguments: { text: "again" } }),
-      ),
-    ).toBe("AGAIN");
+    expect(first(await client.callTool({ name: "shout", arguments: { text: "v2" } }))).toBe("V2");
+    expect(first(await client.callTool({ name: "shout", arguments: { text: "again" } }))).toBe(
+      "AGAIN",
+    );
     await client.close();
   });
 
@@ -174,9 +130,7 @@ describe("createMcpHandler(v1 server instance) (deprecated)", () => {
     await client.callTool({ name: "shout", arguments: { text: "y" } });
     await client.close();
     expect(warn).toHaveBeenCalledTimes(1);
-    expect(String(warn.mock.calls[0]![0])).toMatch(
-      /deprecated.*createMcpHandler\(\(\) => /,
-    );
+    expect(String(warn.mock.calls[0]![0])).toMatch(/deprecated.*createMcpHandler\(\(\) => /);
     createMcpHandler(v1Instance().server);
     expect(warn).toHaveBeenCalledTimes(2);
   });

@@ -54,7 +54,7 @@ export function executeDescription(input: OpenApiDescriptionInput): string {
     `Call the ${apiTitle(spec)} API with JavaScript. First use search to find operations and their types.`,
     "codemode.request sends one request (path with real values; auth is added for you):",
     "type Req = { method: string; path: string; query?: Record<string, unknown>; body?: unknown; headers?: Record<string, string> };",
-    "request<T = any>(r: Req): Promise<T>; // the 2xx body (parsed JSON, text, bytes or null); any other status throws ApiError { status, headers, body }",
+    'request<T = any>(r: Req & { response?: "body" }): Promise<T>; // the 2xx body (parsed JSON, text, bytes or null); any other status throws ApiError { status, headers, body }',
     'request(r: Req & { response: "full" }): Promise<{ status: number; ok: boolean; headers: Record<string, string>; body: any }>; // every status, no throw (Link headers, 404 vs 200)',
     "It also throws if the request does not match the spec (the message says what to fix) or is not approved.",
     `Chain calls and filter; return only the answer (max ${kb(input.maxResultBytes)} KB).`,

@@ -3,11 +3,18 @@
  */
 import { ApiAgent } from "./fixtures/api-agent";
 import { AddAgent, CounterAgent } from "./fixtures/contract-agents";
+import { DefaultAgent, FlakyStartAgent } from "./fixtures/default-agent";
 import { ElicitAgent } from "./fixtures/elicit-agent";
 import { isOAuthPath, oauthFront } from "./fixtures/oauth-front";
 import { NotesAgent, SlowAgent, V2Agent } from "./fixtures/other-agents";
 
-export { AddAgent, ApiAgent, CounterAgent, ElicitAgent, NotesAgent, SlowAgent, V2Agent };
+export {
+  AddAgent,
+  ApiAgent,
+  CounterAgent,
+  DefaultAgent,
+  ElicitAgent,
+  FlakyStartAgent, NotesAgent, SlowAgent, V2Agent };
 
 const routes: Record<string, ExportedHandler<Cloudflare.Env>> = {
   "/mcp": AddAgent.serve("/mcp", { binding: "ADD_AGENT" }),
@@ -17,6 +24,9 @@ const routes: Record<string, ExportedHandler<Cloudflare.Env>> = {
   "/slow": SlowAgent.serve("/slow", { binding: "SLOW_AGENT" }),
   "/v2": V2Agent.serve("/v2", { binding: "V2_AGENT" }),
   "/api": ApiAgent.serve("/api", { binding: "API_AGENT" }),
+  // No binding: the MCP_OBJECT default.
+  "/default": DefaultAgent.serve("/default"),
+  "/flaky": FlakyStartAgent.serve("/flaky", { binding: "FLAKY_START_AGENT" }),
 };
 
 export default {

@@ -23,8 +23,8 @@ import {
   withAuthContextBody,
 } from "../auth-context";
 import { DurableObjectEventStore } from "../event-store";
-import { WorkerTransport } from "../legacy/worker-transport";
-import type { AnyMcpServer } from "../server-product";
+import { isConnected, WorkerTransport } from "../legacy/worker-transport";
+import { protocolOf, type AnyMcpServer } from "../server-product";
 import {
   pushElicitation,
   type ElicitationAnswer,
@@ -104,6 +104,7 @@ export abstract class McpAgent<
 
   #state: { value: State } | undefined;
   #session: Promise<WorkerTransport> | undefined;
+  #initialized: Promise<void> | undefined;
   #ended = false;
 
   /** Registers tools, resources and prompts on `server`. Runs once per instance, before the first request. */
@@ -112,7 +113,9 @@ export abstract class McpAgent<
   /** The current persisted state (`initialState` until the first `setState`). */
   get state(): State {
     const initial = (this as McpAgentHooks<State>).initialState as State;
-    this.#state ??= { value: this.ctx.storage.kv.get<State>(STATE_KEY) ?? initial };
+    this.#state ??= {
+      value: this.ctx.storage.kv.get<State>(STATE_KEY) ?? initial,
+    };
     return this.#state.value;
   }
 
@@ -137,7 +140,10 @@ export abstract class McpAgent<
    * @param values - bound values
    * @returns the result rows
    */
-  sql<T = Record<string, SqlValue>>(strings: TemplateStringsArray, ...values: SqlValue[]): T[] {
+  sql<T = Record<string, SqlValue>>(
+    strings: TemplateStringsArray,
+    ...values: SqlValue[]
+  ): T[] {
     return runSqlTemplate<T>(this.ctx.storage.sql, strings, values);
   }
 
@@ -167,7 +173,10 @@ export abstract class McpAgent<
    * @param options - `binding` (default `"MCP_OBJECT"`), `jurisdiction`, `corsOptions`, guards
    * @returns an `ExportedHandler`-shaped `{ fetch }`
    */
-  static serve(path: string, options: McpAgentServeOptions = {}): McpAgentHandler {
+  static serve(
+    path: string,
+    options: McpAgentServeOptions = {},
+  ): McpAgentHandler {
     return serveMcpAgent(path, options);
   }
 
@@ -178,7 +187,10 @@ export abstract class McpAgent<
    * @param init - OAuth props from the router
    * @returns the response
    */
-  async serveMcp(request: Request, init: AgentRequestInit = {}): Promise<Response> {
+  async serveMcp(
+    request: Request,
+    init: AgentRequestInit = {},
+  ): Promise<Response> {
     const kv = this.ctx.storage.kv as SyncKvStorage | undefined;
     if (kv === undefined) {
       throw new CodeModeError(
@@ -189,7 +201,11 @@ export abstract class McpAgent<
     const known = kv.get(SESSION_KEY) !== undefined;
     if (this.#ended || (request.headers.has("mcp-session-id") && !known)) {
       return Response.json(
-        { jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null },
+        {
+          jsonrpc: "2.0",
+          error: { code: -32001, message: "Session not found" },
+          id: null,
+        },
         { status: 404 },
       );
     }
@@ -198,9 +214,13 @@ export abstract class McpAgent<
     const authInfo = authInfoFromOAuthProps(request, this.props);
     const context = authContextFrom(authInfo);
     const response = await runWithAuthContext(context, () =>
-      transport.handleRequest(request, authInfo === undefined ? {} : { authInfo }),
+      transport.handleRequest(
+        request,
+        authInfo === undefined ? {} : { authInfo },
+      ),
     );
-    if (request.method.toUpperCase() === "DELETE" && response.ok) await this.#endSession();
+    if (request.method.toUpperCase() === "DELETE" && response.ok)
+      await this.#endSession();
     return withAuthContextBody(response, context);
   }
 
@@ -217,7 +237,7 @@ export abstract class McpAgent<
 
   #start(): Promise<WorkerTransport> {
     this.#session ??= (async () => {
-      await this.init();
+      await this.#initOnce();
       const kv = this.ctx.storage.kv;
       const transport = new WorkerTransport(this.server, {
         sessionIdGenerator: () => this.ctx.id.toString(),
@@ -227,16 +247,37 @@ export abstract class McpAgent<
           set: (record) => kv.put(SESSION_KEY, record),
         },
         keepAliveMs: this.keepAliveMs,
-        ...(this.retryIntervalMs !== undefined && { retryInterval: this.retryIntervalMs }),
+        ...(this.retryIntervalMs !== undefined && {
+          retryInterval: this.retryIntervalMs,
+        }),
       });
-      await transport.start();
+      try {
+        await transport.start();
+      } catch (error) {
+        // A half-started transport must not keep the server: the retry connects it again.
+        if (isConnected(this.server))
+          await protocolOf(this.server)
+            .close()
+            .catch(() => {});
+        throw error;
+      }
       return transport;
     })();
     this.#session.catch(() => {
-      // A failed start (say init() threw) is retried by the next request.
+      // A failed start (init() threw, or storage failed while restoring) is retried by the
+      // next request instead of being cached for the life of the instance.
       this.#session = undefined;
     });
     return this.#session;
+  }
+
+  /** Runs `init()` once per instance: tools registered twice would throw on every retry. */
+  #initOnce(): Promise<void> {
+    this.#initialized ??= this.init();
+    this.#initialized.catch(() => {
+      this.#initialized = undefined;
+    });
+    return this.#initialized;
   }
 
   async #endSession(): Promise<void> {

@@ -11,10 +11,7 @@ type Answer = (request: {
   params: Record<string, unknown>;
 }) => ElicitResult | Promise<ElicitResult>;
 
-async function elicitClient(
-  elicitation: Record<string, unknown>,
-  answer: Answer,
-) {
+async function elicitClient(elicitation: Record<string, unknown>, answer: Answer) {
   const connected = await connectClient("/elicit", {
     capabilities: { elicitation },
   });
@@ -82,10 +79,7 @@ describe("push elicitation (form mode)", () => {
   });
 
   it("times out with a clear tool result", async () => {
-    const { client } = await elicitClient(
-      { form: {} },
-      () => new Promise<never>(() => {}),
-    );
+    const { client } = await elicitClient({ form: {} }, () => new Promise<never>(() => {}));
     const result = await client.callTool({ name: "ask-slowly", arguments: {} });
     expect(result.isError).toBe(true);
     expect(text(result)).toContain("did not answer");
@@ -128,12 +122,9 @@ describe("push elicitation (URL mode)", () => {
       action: "accept",
     }));
     const completed: string[] = [];
-    client.setNotificationHandler(
-      ElicitationCompleteNotificationSchema,
-      (notification) => {
-        completed.push(notification.params.elicitationId);
-      },
-    );
+    client.setNotificationHandler(ElicitationCompleteNotificationSchema, (notification) => {
+      completed.push(notification.params.elicitationId);
+    });
     const result = await client.callTool({
       name: "connect-account",
       arguments: {},

@@ -14,7 +14,11 @@ export {
   CounterAgent,
   DefaultAgent,
   ElicitAgent,
-  FlakyStartAgent, NotesAgent, SlowAgent, V2Agent };
+  FlakyStartAgent,
+  NotesAgent,
+  SlowAgent,
+  V2Agent,
+};
 
 const routes: Record<string, ExportedHandler<Cloudflare.Env>> = {
   "/mcp": AddAgent.serve("/mcp", { binding: "ADD_AGENT" }),

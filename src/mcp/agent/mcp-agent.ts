@@ -24,7 +24,7 @@ import {
 } from "../auth-context";
 import { DurableObjectEventStore } from "../event-store";
 import { isConnected, WorkerTransport } from "../legacy/worker-transport";
-import { protocolOf, type AnyMcpServer } from "../server-product";
+import type { AnyMcpServer } from "../server-product";
 import {
   pushElicitation,
   type ElicitationAnswer,
@@ -140,10 +140,7 @@ export abstract class McpAgent<
    * @param values - bound values
    * @returns the result rows
    */
-  sql<T = Record<string, SqlValue>>(
-    strings: TemplateStringsArray,
-    ...values: SqlValue[]
-  ): T[] {
+  sql<T = Record<string, SqlValue>>(strings: TemplateStringsArray, ...values: SqlValue[]): T[] {
     return runSqlTemplate<T>(this.ctx.storage.sql, strings, values);
   }
 
@@ -173,10 +170,7 @@ export abstract class McpAgent<
    * @param options - `binding` (default `"MCP_OBJECT"`), `jurisdiction`, `corsOptions`, guards
    * @returns an `ExportedHandler`-shaped `{ fetch }`
    */
-  static serve(
-    path: string,
-    options: McpAgentServeOptions = {},
-  ): McpAgentHandler {
+  static serve(path: string, options: McpAgentServeOptions = {}): McpAgentHandler {
     return serveMcpAgent(path, options);
   }
 
@@ -187,10 +181,7 @@ export abstract class McpAgent<
    * @param init - OAuth props from the router
    * @returns the response
    */
-  async serveMcp(
-    request: Request,
-    init: AgentRequestInit = {},
-  ): Promise<Response> {
+  async serveMcp(request: Request, init: AgentRequestInit = {}): Promise<Response> {
     const kv = this.ctx.storage.kv as SyncKvStorage | undefined;
     if (kv === undefined) {
       throw new CodeModeError(
@@ -214,13 +205,9 @@ export abstract class McpAgent<
     const authInfo = authInfoFromOAuthProps(request, this.props);
     const context = authContextFrom(authInfo);
     const response = await runWithAuthContext(context, () =>
-      transport.handleRequest(
-        request,
-        authInfo === undefined ? {} : { authInfo },
-      ),
+      transport.handleRequest(request, authInfo === undefined ? {} : { authInfo }),
     );
-    if (request.method.toUpperCase() === "DELETE" && response.ok)
-      await this.#endSession();
+    if (request.method.toUpperCase() === "DELETE" && response.ok) await this.#endSession();
     return withAuthContextBody(response, context);
   }
 
@@ -255,10 +242,7 @@ export abstract class McpAgent<
         await transport.start();
       } catch (error) {
         // A half-started transport must not keep the server: the retry connects it again.
-        if (isConnected(this.server))
-          await protocolOf(this.server)
-            .close()
-            .catch(() => {});
+        if (isConnected(this.server)) await this.server.close().catch(() => {});
         throw error;
       }
       return transport;

@@ -106,17 +106,13 @@ export async function pushElicitation(
 
 /** The push surface of an SDK v1 or v2 server's protocol object. */
 interface PushProtocol {
-  getClientCapabilities?():
-    { elicitation?: { form?: unknown; url?: unknown } } | undefined;
+  getClientCapabilities?(): { elicitation?: { form?: unknown; url?: unknown } } | undefined;
   elicitInput(params: unknown, options: unknown): Promise<ElicitationAnswer>;
 }
 
 function assertUrlRequest(params: UrlElicitation): void {
   if (typeof params.elicitationId !== "string" || params.elicitationId === "") {
-    throw new CodeModeError(
-      "invalid_elicitation",
-      "URL-mode elicitation needs an elicitationId.",
-    );
+    throw new CodeModeError("invalid_elicitation", "URL-mode elicitation needs an elicitationId.");
   }
   let protocol = "";
   try {
@@ -125,10 +121,7 @@ function assertUrlRequest(params: UrlElicitation): void {
     // Reported below.
   }
   if (protocol !== "https:" && protocol !== "http:") {
-    throw new CodeModeError(
-      "invalid_elicitation",
-      "URL-mode elicitation needs an http(s) url.",
-    );
+    throw new CodeModeError("invalid_elicitation", "URL-mode elicitation needs an http(s) url.");
   }
 }
 
@@ -136,17 +129,13 @@ function assertUrlRequest(params: UrlElicitation): void {
  * The message and code of a JSON-RPC error the client sent back, or `undefined` for errors
  * raised locally by the SDK (timeout, connection closed), which are not the client's answer.
  */
-function clientRefusal(
-  error: unknown,
-): { error: string; code: number } | undefined {
+function clientRefusal(error: unknown): { error: string; code: number } | undefined {
   if (!(error instanceof Error)) return undefined;
   const code = (error as { code?: unknown }).code;
   // SDK v2 raises local failures as SdkError with string codes; SDK v1 uses these two numbers.
   if (typeof code !== "number" || isTimeout(error)) return undefined;
-  if (code === -32000 && error.message.endsWith("Connection closed"))
-    return undefined;
-  if (error.name !== "McpError" && error.name !== "ProtocolError")
-    return undefined;
+  if (code === -32000 && error.message.endsWith("Connection closed")) return undefined;
+  if (error.name !== "McpError" && error.name !== "ProtocolError") return undefined;
   // SDK v1 prefixes a message with "MCP error <code>: " on each side (a v1 client's McpError
   // is sent with its prefix): the user-facing text is what follows.
   return { error: error.message.replace(/^(?:MCP error -?\d+: )+/, ""), code };

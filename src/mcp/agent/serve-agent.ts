@@ -4,7 +4,19 @@
  * and its object; every later request names it with `Mcp-Session-Id`.
  */
 import { preflightResponse, withCors, type CorsOptions } from "../cors";
-import { guardRequest, type GuardOptions } from "../guards";
+import { guardRequest } from "../guards";
+import {
+  agentInit,
+  agentNamespace,
+  forRpc,
+  guardOptionsOf,
+  isRecord,
+  jsonRpcError,
+  sessionStub,
+  type AgentRequestInit,
+} from "./routing";
+
+export type { AgentRequestInit } from "./routing";
 
 /** Options of `McpAgent.serve`. */
 export interface McpAgentServeOptions {
@@ -18,12 +30,6 @@ export interface McpAgentServeOptions {
   allowedHostnames?: string[];
   /** Accepted browser `Origin` hostnames, or `"*"` behind trusted Origin-checking middleware. */
   allowedOriginHostnames?: string[] | "*";
-}
-
-/** What `serve` hands a session's object for each request. */
-export interface AgentRequestInit {
-  /** `ctx.props` from the auth layer in front (e.g. `@cloudflare/workers-oauth-provider`). */
-  props?: Record<string, unknown>;
 }
 
 /** The RPC face of an agent object used by the router. */
@@ -56,14 +62,8 @@ export interface McpAgentHandler {
  * @returns the fetch handler
  */
 export function serveMcpAgent(path: string, options: McpAgentServeOptions = {}): McpAgentHandler {
-  const { binding = "MCP_OBJECT", jurisdiction, corsOptions = {} } = options;
-  const guard: GuardOptions = {
-    ...(options.allowedHostnames !== undefined && { allowedHostnames: options.allowedHostnames }),
-    ...(options.allowedOriginHostnames !== undefined && {
-      allowedOriginHostnames: options.allowedOriginHostnames,
-    }),
-    ...(corsOptions.origin !== undefined && { corsOrigin: corsOptions.origin }),
-  };
+  const { corsOptions = {} } = options;
+  const guard = guardOptionsOf(options);
 
   const route = async (request: Request, env: unknown, ctx: ExecutionContext) => {
     if (new URL(request.url).pathname !== path) return new Response("Not Found\n", { status: 404 });
@@ -71,25 +71,17 @@ export function serveMcpAgent(path: string, options: McpAgentServeOptions = {}):
     if (rejected !== undefined) return rejected;
     if (request.method.toUpperCase() === "OPTIONS") return preflightResponse(corsOptions);
 
-    const bound = (env as Record<string, unknown> | undefined)?.[binding];
-    if (!isNamespace(bound)) {
-      console.error(`McpAgent.serve: no Durable Object binding named "${binding}" in env.`);
+    const namespace = agentNamespace(env, options, "McpAgent.serve");
+    if (namespace === undefined) {
       return jsonRpcError(500, -32603, "Internal error: the MCP agent is not configured.");
     }
-    const namespace = jurisdiction === undefined ? bound : bound.jurisdiction(jurisdiction);
-    const init: AgentRequestInit = {};
-    const props = (ctx as { props?: unknown } | undefined)?.props;
-    if (isRecord(props) && Object.keys(props).length > 0) init.props = props;
+    const init = agentInit(ctx);
 
     const sessionId = request.headers.get("mcp-session-id");
     if (sessionId !== null) {
-      let id: DurableObjectId;
-      try {
-        id = namespace.idFromString(sessionId);
-      } catch {
-        return jsonRpcError(404, -32001, "Session not found");
-      }
-      return stubOf(namespace, id).serveMcp(forRpc(request), init);
+      const stub = sessionStub<AgentStub>(namespace, sessionId);
+      if (stub === undefined) return jsonRpcError(404, -32001, "Session not found");
+      return stub.serveMcp(forRpc(request), init);
     }
     if (request.method.toUpperCase() !== "POST") {
       return jsonRpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required");
@@ -101,7 +93,8 @@ export function serveMcpAgent(path: string, options: McpAgentServeOptions = {}):
     // Only POST reaches here: the body was read to peek at the method and is handed on.
     // oxlint-disable-next-line unicorn/no-invalid-fetch-options -- method is POST (checked above)
     const forwarded = new Request(request, { body: text, signal: null });
-    return stubOf(namespace, namespace.newUniqueId()).serveMcp(forwarded, init);
+    const stub = namespace.get(namespace.newUniqueId()) as unknown as AgentStub;
+    return stub.serveMcp(forwarded, init);
   };
 
   return {
@@ -117,26 +110,6 @@ export function serveMcpAgent(path: string, options: McpAgentServeOptions = {}):
   };
 }
 
-/**
- * The request without its `AbortSignal`, which RPC cannot carry. A client that goes away is
- * still noticed: the object's response body is cancelled.
- */
-function forRpc(request: Request): Request {
-  return request.signal === undefined ? request : new Request(request, { signal: null });
-}
-
-function stubOf(namespace: DurableObjectNamespace, id: DurableObjectId): AgentStub {
-  return namespace.get(id) as unknown as AgentStub;
-}
-
-function isNamespace(value: unknown): value is DurableObjectNamespace {
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    typeof (value as DurableObjectNamespace).newUniqueId === "function"
-  );
-}
-
 function isInitializeBody(text: string): boolean {
   try {
     const body = JSON.parse(text) as unknown;
@@ -145,12 +118,4 @@ function isInitializeBody(text: string): boolean {
   } catch {
     return false;
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function jsonRpcError(status: number, code: number, message: string): Response {
-  return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status });
 }

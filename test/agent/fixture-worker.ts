@@ -30,6 +30,12 @@ const routes: Record<string, ExportedHandler<Cloudflare.Env>> = {
   "/api": ApiAgent.serve("/api", { binding: "API_AGENT" }),
   // No binding: the MCP_OBJECT default.
   "/default": DefaultAgent.serve("/default"),
+  // HTTP+SSE (2024-11-05), also on the MCP_OBJECT default.
+  "/sse": DefaultAgent.serveSSE("/sse"),
+  "/sse/message": DefaultAgent.serveSSE("/sse"),
+  // Fast keep-alives: a dropped client is noticed at the next write.
+  "/sse-fast": DefaultAgent.serveSSE("/sse-fast", { keepAliveMs: 20 }),
+  "/sse-fast/message": DefaultAgent.serveSSE("/sse-fast", { keepAliveMs: 20 }),
   "/flaky": FlakyStartAgent.serve("/flaky", { binding: "FLAKY_START_AGENT" }),
 };
 

@@ -12,7 +12,10 @@
  * - `mcp:event:*` → the event log (see `DurableObjectEventStore`).
  * - Your own tables through `sql`.
  *
- * Lifecycle: the object lives as long as its session; `DELETE` deletes all of its storage.
+ * - `mcp:sse` → the record of an HTTP+SSE session (see `SseSession`).
+ *
+ * Lifecycle: the object lives as long as its session; `DELETE` (or, for HTTP+SSE, the end of
+ * the event stream) deletes all of its storage.
  */
 import { DurableObject } from "cloudflare:workers";
 import { CodeModeError } from "../../errors";
@@ -22,8 +25,6 @@ import {
   runWithAuthContext,
   withAuthContextBody,
 } from "../auth-context";
-import { DurableObjectEventStore } from "../event-store";
-import { isConnected, WorkerTransport } from "../legacy/worker-transport";
 import type { AnyMcpServer } from "../server-product";
 import {
   pushElicitation,
@@ -38,9 +39,12 @@ import {
   type McpAgentHandler,
   type McpAgentServeOptions,
 } from "./serve-agent";
+import { serveMcpAgentSse, type McpAgentSseOptions } from "./serve-sse";
 import { runSqlTemplate, type SqlValue } from "./sql-template";
+import { SseSession } from "./sse-session";
+import { SESSION_KEY, startStreamableSession } from "./streamable-session";
+import { onceUntilFailure } from "./once-until-failure";
 
-const SESSION_KEY = "mcp:session";
 const STATE_KEY = "mcp:state";
 const PROPS_KEY = "mcp:props";
 
@@ -103,9 +107,15 @@ export abstract class McpAgent<
   retryIntervalMs: number | undefined = undefined;
 
   #state: { value: State } | undefined;
-  #session: Promise<WorkerTransport> | undefined;
-  #initialized: Promise<void> | undefined;
+  /** Runs `init()` once per instance: tools registered twice would throw on every retry. */
+  readonly #initOnce = onceUntilFailure(() => this.init());
+  readonly #start = onceUntilFailure(async () => {
+    await this.#initOnce();
+    const { ctx, server, keepAliveMs, retryIntervalMs } = this;
+    return startStreamableSession({ ctx, server, keepAliveMs, retryIntervalMs });
+  });
   #ended = false;
+  #sse: SseSession | undefined;
 
   /** Registers tools, resources and prompts on `server`. Runs once per instance, before the first request. */
   abstract init(): Promise<void>;
@@ -175,6 +185,61 @@ export abstract class McpAgent<
   }
 
   /**
+   * Builds the Worker fetch handler serving this agent class over the 2024-11-05 HTTP+SSE
+   * transport: `GET path` opens the event stream, `POST path/message?sessionId=…` carries
+   * messages (see `serveMcpAgentSse`). Idle sessions let the object hibernate.
+   *
+   * @param path - exact pathname of the event stream, e.g. `/sse`
+   * @param options - the options of `serve`, plus `keepAliveMs` of the Worker-held stream
+   * @returns an `ExportedHandler`-shaped `{ fetch }`
+   */
+  static serveSSE(path: string, options: McpAgentSseOptions = {}): McpAgentHandler {
+    return serveMcpAgentSse(path, options);
+  }
+
+  /**
+   * RPC entry used by `serveSSE` when a stream opens. Not for direct use.
+   * @param init - OAuth props from the router
+   */
+  openSseSession(init: AgentRequestInit = {}): void {
+    this.#updateProps(init.props);
+    this.#sseSession().open();
+  }
+
+  /**
+   * Accepts the hibernatable WebSocket `serveSSE` relays the event stream through.
+   * @param request - the Worker's upgrade request (only the Worker reaches `fetch`)
+   * @returns `101` with the socket
+   */
+  fetch(request: Request): Response {
+    return this.#sseSession().accept(request);
+  }
+
+  /**
+   * RPC entry used by `serveSSE`: one client POST of this object's session. Not for direct use.
+   *
+   * @param request - the client's POST
+   * @param init - OAuth props from the router
+   * @returns `202`, or an error response naming the problem
+   */
+  async serveSseMessage(request: Request, init: AgentRequestInit = {}): Promise<Response> {
+    if (this.#ended) return this.#sseSession().notFound();
+    this.#updateProps(init.props);
+    return this.#sseSession().serve(request, this.props);
+  }
+
+  /** The event stream's socket closed (the client left): the HTTP+SSE session ends. */
+  async webSocketClose(): Promise<void> {
+    await this.#sse?.close();
+    await this.#endSession();
+  }
+
+  /** The event stream's socket failed: the HTTP+SSE session ends. */
+  async webSocketError(): Promise<void> {
+    await this.webSocketClose();
+  }
+
+  /**
    * RPC entry used by `serve`: serves one request of this object's session. Not for direct use.
    *
    * @param request - the client's request
@@ -182,23 +247,10 @@ export abstract class McpAgent<
    * @returns the response
    */
   async serveMcp(request: Request, init: AgentRequestInit = {}): Promise<Response> {
-    const kv = this.ctx.storage.kv as SyncKvStorage | undefined;
-    if (kv === undefined) {
-      throw new CodeModeError(
-        "not_sqlite",
-        "McpAgent needs a SQLite-backed Durable Object: list the class under migrations[].new_sqlite_classes in wrangler.jsonc.",
-      );
-    }
-    const known = kv.get(SESSION_KEY) !== undefined;
+    const known = this.#kv().get(SESSION_KEY) !== undefined;
     if (this.#ended || (request.headers.has("mcp-session-id") && !known)) {
-      return Response.json(
-        {
-          jsonrpc: "2.0",
-          error: { code: -32001, message: "Session not found" },
-          id: null,
-        },
-        { status: 404 },
-      );
+      const error = { code: -32001, message: "Session not found" };
+      return Response.json({ jsonrpc: "2.0", error, id: null }, { status: 404 });
     }
     this.#updateProps(init.props);
     const transport = await this.#start();
@@ -211,8 +263,24 @@ export abstract class McpAgent<
     return withAuthContextBody(response, context);
   }
 
+  #kv(): SyncKvStorage {
+    const kv = this.ctx.storage.kv as SyncKvStorage | undefined;
+    if (kv !== undefined) return kv;
+    throw new CodeModeError(
+      "not_sqlite",
+      "McpAgent needs a SQLite-backed Durable Object: list the class under migrations[].new_sqlite_classes in wrangler.jsonc.",
+    );
+  }
+
+  #sseSession(): SseSession {
+    this.#kv();
+    const initOnce = () => this.#initOnce();
+    this.#sse ??= new SseSession({ ctx: this.ctx, server: this.server, initOnce });
+    return this.#sse;
+  }
+
   #updateProps(props: Record<string, unknown> | undefined): void {
-    const kv = this.ctx.storage.kv;
+    const kv = this.#kv();
     if (props === undefined) {
       this.props ??= kv.get<Props>(PROPS_KEY);
       return;
@@ -220,48 +288,6 @@ export abstract class McpAgent<
     // A newer token may carry new props: the latest request always wins.
     this.props = props as Props;
     kv.put(PROPS_KEY, props);
-  }
-
-  #start(): Promise<WorkerTransport> {
-    this.#session ??= (async () => {
-      await this.#initOnce();
-      const kv = this.ctx.storage.kv;
-      const transport = new WorkerTransport(this.server, {
-        sessionIdGenerator: () => this.ctx.id.toString(),
-        eventStore: new DurableObjectEventStore(this.ctx.storage),
-        storage: {
-          get: () => kv.get(SESSION_KEY),
-          set: (record) => kv.put(SESSION_KEY, record),
-        },
-        keepAliveMs: this.keepAliveMs,
-        ...(this.retryIntervalMs !== undefined && {
-          retryInterval: this.retryIntervalMs,
-        }),
-      });
-      try {
-        await transport.start();
-      } catch (error) {
-        // A half-started transport must not keep the server: the retry connects it again.
-        if (isConnected(this.server)) await this.server.close().catch(() => {});
-        throw error;
-      }
-      return transport;
-    })();
-    this.#session.catch(() => {
-      // A failed start (init() threw, or storage failed while restoring) is retried by the
-      // next request instead of being cached for the life of the instance.
-      this.#session = undefined;
-    });
-    return this.#session;
-  }
-
-  /** Runs `init()` once per instance: tools registered twice would throw on every retry. */
-  #initOnce(): Promise<void> {
-    this.#initialized ??= this.init();
-    this.#initialized.catch(() => {
-      this.#initialized = undefined;
-    });
-    return this.#initialized;
   }
 
   async #endSession(): Promise<void> {

@@ -42,7 +42,7 @@ describe("McpAgent.serveSSE (HTTP+SSE, 2024-11-05)", () => {
     const { client } = await connectSse();
     expect(client.getServerVersion()?.name).toBe("DefaultBinding");
     const tools = await client.listTools();
-    expect(tools.tools.map((tool) => tool.name).toSorted()).toEqual(["add", "whoami"]);
+    expect(tools.tools.map((tool) => tool.name).toSorted()).toEqual(["add", "announce", "whoami"]);
     expect(text(await client.callTool({ name: "add", arguments: { a: 4 } }))).toBe("total 4");
     expect(text(await client.callTool({ name: "add", arguments: { a: 5 } }))).toBe("total 9");
     await client.close();
@@ -58,7 +58,7 @@ describe("McpAgent.serveSSE (HTTP+SSE, 2024-11-05)", () => {
     expect(text(await client.callTool({ name: "add", arguments: { a: 2 } }))).toBe("total 3");
     expect(client.getServerVersion()?.name).toBe("DefaultBinding");
     await evictDurableObject(stub);
-    expect((await client.listTools()).tools).toHaveLength(2);
+    expect((await client.listTools()).tools).toHaveLength(3);
     await client.close();
   });
 

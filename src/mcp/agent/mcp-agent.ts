@@ -1,8 +1,7 @@
 /**
  * `McpAgent`: a stateful MCP server backed by a Durable Object. Every 2025-era client session
- * gets its own object with persistent state and its own SQLite database; the SDK's sessionful
- * Streamable HTTP transport runs inside the object, with a Durable Object event store for
- * `Last-Event-ID` replay.
+ * gets its own object with persistent state and SQLite database; the SDK's sessionful Streamable
+ * HTTP transport runs inside it, with a Durable Object event store for `Last-Event-ID` replay.
  *
  * ## Storage keys (synchronous KV of the SQLite-backed object)
  *
@@ -10,12 +9,11 @@
  *   to restore the session (id, client capabilities and identity).
  * - `mcp:state` → the last `setState` value. `mcp:props` → the latest OAuth props.
  * - `mcp:event:*` → the event log (see `DurableObjectEventStore`).
- * - Your own tables through `sql`.
+ * - `mcp:sse` → the record of an HTTP+SSE session (see `SseSession`). Your tables via `sql`.
  *
- * - `mcp:sse` → the record of an HTTP+SSE session (see `SseSession`).
- *
- * Lifecycle: the object lives as long as its session; `DELETE` (or, for HTTP+SSE, the end of
- * the event stream) deletes all of its storage.
+ * Idle sessions hold no request or timer in the object (relayed streams are hibernatable
+ * WebSockets). Lifecycle: the object lives as long as its session; `DELETE` (HTTP+SSE: the
+ * end of the event stream) deletes all of its storage.
  */
 import { DurableObject } from "cloudflare:workers";
 import { CodeModeError } from "../../errors";
@@ -42,24 +40,20 @@ import {
 import { serveMcpAgentSse, type McpAgentSseOptions } from "./serve-sse";
 import { runSqlTemplate, type SqlValue } from "./sql-template";
 import { SseSession } from "./sse-session";
+import { SSE_SOCKET_TAG } from "./sse-bridge-transport";
+import {
+  acceptStandaloneStream,
+  attachStandaloneStream,
+  STANDALONE_STREAM_HEADER,
+} from "./standalone-stream";
 import { SESSION_KEY, startStreamableSession } from "./streamable-session";
 import { onceUntilFailure } from "./once-until-failure";
+import type { McpAgentHooks } from "./agent-hooks";
+
+export type { McpAgentHooks } from "./agent-hooks";
 
 const STATE_KEY = "mcp:state";
 const PROPS_KEY = "mcp:props";
-
-/**
- * Optional members a subclass may define. They are not declared on `McpAgent` itself, so
- * subclasses written as in the published examples compile under `noImplicitOverride`.
- */
-export interface McpAgentHooks<State> {
-  /** State at the first start of an instance, before any `setState`. */
-  initialState?: State;
-  /** Called after each `setState`. */
-  onStateChanged?(state: State, source: "server"): void;
-  /** The older name of `onStateChanged`; both are called. */
-  onStateUpdate?(state: State, source: "server"): void;
-}
 
 /**
  * Base class of a stateful MCP server. Subclass it, create `server` (an SDK v1 or v2
@@ -186,9 +180,7 @@ export abstract class McpAgent<
 
   /**
    * Builds the Worker fetch handler serving this agent class over the 2024-11-05 HTTP+SSE
-   * transport: `GET path` opens the event stream, `POST path/message?sessionId=…` carries
-   * messages (see `serveMcpAgentSse`). Idle sessions let the object hibernate.
-   *
+   * transport (`GET path` opens the stream; see `serveMcpAgentSse`).
    * @param path - exact pathname of the event stream, e.g. `/sse`
    * @param options - the options of `serve`, plus `keepAliveMs` of the Worker-held stream
    * @returns an `ExportedHandler`-shaped `{ fetch }`
@@ -207,17 +199,22 @@ export abstract class McpAgent<
   }
 
   /**
-   * Accepts the hibernatable WebSocket `serveSSE` relays the event stream through.
+   * Accepts the hibernatable WebSocket a Worker-held event stream is relayed through: the
+   * HTTP+SSE stream (`serveSSE`) or a session's standalone GET stream (`serve`).
    * @param request - the Worker's upgrade request (only the Worker reaches `fetch`)
-   * @returns `101` with the socket
+   * @returns `101` with the socket, or an error response
    */
-  fetch(request: Request): Response {
-    return this.#sseSession().accept(request);
+  async fetch(request: Request): Promise<Response> {
+    if (!request.headers.has(STANDALONE_STREAM_HEADER)) return this.#sseSession().accept(request);
+    if (this.#ended || this.#kv().get(SESSION_KEY) === undefined) return sessionNotFound();
+    const { eventStore } = await this.#start();
+    const response = await acceptStandaloneStream(this.ctx, request, eventStore, this.keepAliveMs);
+    attachStandaloneStream(this.ctx, this.server);
+    return response;
   }
 
   /**
    * RPC entry used by `serveSSE`: one client POST of this object's session. Not for direct use.
-   *
    * @param request - the client's POST
    * @param init - OAuth props from the router
    * @returns `202`, or an error response naming the problem
@@ -228,32 +225,29 @@ export abstract class McpAgent<
     return this.#sseSession().serve(request, this.props);
   }
 
-  /** The event stream's socket closed (the client left): the HTTP+SSE session ends. */
-  async webSocketClose(): Promise<void> {
+  /** @param socket - a relayed stream's socket that closed; an HTTP+SSE session ends with it */
+  async webSocketClose(socket: WebSocket): Promise<void> {
+    if (!this.ctx.getTags(socket).includes(SSE_SOCKET_TAG)) return;
     await this.#sse?.close();
     await this.#endSession();
   }
 
-  /** The event stream's socket failed: the HTTP+SSE session ends. */
-  async webSocketError(): Promise<void> {
-    await this.webSocketClose();
+  /** @param socket - a relayed stream's socket that failed (as {@link webSocketClose}) */
+  async webSocketError(socket: WebSocket): Promise<void> {
+    await this.webSocketClose(socket);
   }
 
   /**
    * RPC entry used by `serve`: serves one request of this object's session. Not for direct use.
-   *
    * @param request - the client's request
    * @param init - OAuth props from the router
    * @returns the response
    */
   async serveMcp(request: Request, init: AgentRequestInit = {}): Promise<Response> {
     const known = this.#kv().get(SESSION_KEY) !== undefined;
-    if (this.#ended || (request.headers.has("mcp-session-id") && !known)) {
-      const error = { code: -32001, message: "Session not found" };
-      return Response.json({ jsonrpc: "2.0", error, id: null }, { status: 404 });
-    }
+    if (this.#ended || (request.headers.has("mcp-session-id") && !known)) return sessionNotFound();
     this.#updateProps(init.props);
-    const transport = await this.#start();
+    const { transport } = await this.#start();
     const authInfo = authInfoFromOAuthProps(request, this.props);
     const context = authContextFrom(authInfo);
     const response = await runWithAuthContext(context, () =>
@@ -293,7 +287,14 @@ export abstract class McpAgent<
   async #endSession(): Promise<void> {
     this.#ended = true;
     this.#state = undefined;
+    // Relayed streams end with the session (the Worker then ends the client's stream).
+    for (const socket of this.ctx.getWebSockets()) socket.close(1000, "session ended");
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
   }
+}
+
+function sessionNotFound(): Response {
+  const error = { code: -32001, message: "Session not found" };
+  return Response.json({ jsonrpc: "2.0", error, id: null }, { status: 404 });
 }

@@ -4,7 +4,9 @@
  * and its object; every later request names it with `Mcp-Session-Id`.
  */
 import { preflightResponse, withCors, type CorsOptions } from "../cors";
+import { DurableObjectEventStore } from "../event-store";
 import { guardRequest } from "../guards";
+import { DEFAULT_KEEP_ALIVE_MS } from "../legacy/worker-transport";
 import {
   agentInit,
   agentNamespace,
@@ -15,6 +17,13 @@ import {
   sessionStub,
   type AgentRequestInit,
 } from "./routing";
+
+import { relaySocket } from "./socket-relay";
+import {
+  KEEP_ALIVE_HEADER,
+  STANDALONE_STREAM_HEADER,
+  STANDALONE_STREAM_ID,
+} from "./standalone-stream";
 
 export type { AgentRequestInit } from "./routing";
 
@@ -35,6 +44,7 @@ export interface McpAgentServeOptions {
 /** The RPC face of an agent object used by the router. */
 interface AgentStub {
   serveMcp(request: Request, init: AgentRequestInit): Promise<Response>;
+  fetch(request: Request): Promise<Response>;
 }
 
 /** The Worker fetch handler `serve` returns (an `ExportedHandler`, usable as an OAuth provider `apiHandlers` entry). */
@@ -81,6 +91,7 @@ export function serveMcpAgent(path: string, options: McpAgentServeOptions = {}):
     if (sessionId !== null) {
       const stub = sessionStub<AgentStub>(namespace, sessionId);
       if (stub === undefined) return jsonRpcError(404, -32001, "Session not found");
+      if (isStandaloneGet(request)) return openStandaloneStream(stub, request, sessionId);
       return stub.serveMcp(forRpc(request), init);
     }
     if (request.method.toUpperCase() !== "POST") {
@@ -118,4 +129,38 @@ function isInitializeBody(text: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * A GET for the session's standalone stream (new, or resumed with a `Last-Event-ID` of that
+ * stream). A resumed POST stream still goes to the object: it ends with its final response.
+ */
+function isStandaloneGet(request: Request): boolean {
+  if (request.method.toUpperCase() !== "GET") return false;
+  const lastEventId = request.headers.get("last-event-id");
+  return (
+    lastEventId === null || DurableObjectEventStore.streamIdOf(lastEventId) === STANDALONE_STREAM_ID
+  );
+}
+
+/**
+ * Serves the standalone stream from the Worker: the object relays its events over a
+ * hibernatable WebSocket, so an idle session's object holds no request or timer.
+ */
+async function openStandaloneStream(
+  stub: AgentStub,
+  request: Request,
+  sessionId: string,
+): Promise<Response> {
+  const headers = new Headers({ upgrade: "websocket", [STANDALONE_STREAM_HEADER]: "1" });
+  for (const name of ["accept", "mcp-protocol-version", "last-event-id"]) {
+    const value = request.headers.get(name);
+    if (value !== null) headers.set(name, value);
+  }
+  const upgraded = await stub.fetch(new Request("https://mcp-agent.internal/get", { headers }));
+  const socket = upgraded.webSocket;
+  if (socket === null) return upgraded;
+  socket.accept();
+  const keepAliveMs = Number(upgraded.headers.get(KEEP_ALIVE_HEADER) ?? DEFAULT_KEEP_ALIVE_MS);
+  return relaySocket(socket, { keepAliveMs, headers: { "mcp-session-id": sessionId } });
 }

@@ -22,6 +22,7 @@ import {
   type AgentRequestInit,
 } from "./routing";
 import type { McpAgentHandler, McpAgentServeOptions } from "./serve-agent";
+import { relaySocket } from "./socket-relay";
 
 /** Options of `McpAgent.serveSSE`: those of `serve`, plus the keep-alive interval. */
 export interface McpAgentSseOptions extends McpAgentServeOptions {
@@ -134,34 +135,6 @@ async function openStream(
   const socket = upgraded.webSocket;
   if (socket === null) throw new Error(`agent refused the stream socket (${upgraded.status})`);
   socket.accept();
-
-  // A native stream: a write fails once the client's connection is gone, which is how a
-  // dropped client is noticed (at the latest by the next keep-alive).
-  const { readable, writable } = new IdentityTransformStream();
-  const writer = writable.getWriter();
-  const encoder = new TextEncoder();
-  let timer: ReturnType<typeof setInterval> | undefined;
-  let open = true;
-  const end = (clientLeft: boolean) => {
-    if (!open) return;
-    open = false;
-    clearInterval(timer);
-    if (clientLeft) socket.close(1000, "event stream closed by the client");
-    else writer.close().catch(() => {});
-  };
-  const write = (text: string) => {
-    if (!open) return;
-    writer.write(encoder.encode(text)).catch(() => end(true));
-  };
-  write(`event: endpoint\ndata: ${messagePath}?sessionId=${id.toString()}\n\n`);
-  socket.addEventListener("message", (event) => {
-    // The object sends only JSON text (one JSON-RPC message per frame, no raw newlines).
-    if (typeof event.data === "string") write(`event: message\ndata: ${event.data}\n\n`);
-  });
-  socket.addEventListener("close", () => end(false));
-  socket.addEventListener("error", () => end(false));
-  if (keepAliveMs > 0) timer = setInterval(() => write(": keepalive\n\n"), keepAliveMs);
-  return new Response(readable, {
-    headers: { "content-type": "text/event-stream", "cache-control": "no-cache" },
-  });
+  const first = `event: endpoint\ndata: ${messagePath}?sessionId=${id.toString()}\n\n`;
+  return relaySocket(socket, { first, keepAliveMs });
 }

@@ -57,7 +57,8 @@ export class SseBridgeTransport {
     }
     const socket = this.#ctx.getWebSockets(SSE_SOCKET_TAG)[0];
     if (socket === undefined) throw new Error("The session's event stream is closed.");
-    socket.send(JSON.stringify(message));
+    // A whole SSE frame: the Worker writes it to the client's stream as it is.
+    socket.send(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
   }
 
   /** Ends the transport: held POSTs are released. */

@@ -5,6 +5,7 @@
 import { DurableObjectEventStore } from "../event-store";
 import { isConnected, WorkerTransport } from "../legacy/worker-transport";
 import type { AnyMcpServer } from "../server-product";
+import { attachStandaloneStream } from "./standalone-stream";
 
 /** Storage key of a Streamable HTTP session's record (`{ sessionId, initialize }`). */
 export const SESSION_KEY = "mcp:session";
@@ -17,6 +18,12 @@ export interface StreamableHost {
   retryIntervalMs: number | undefined;
 }
 
+/** A started session: its transport and the event store both it and the standalone stream use. */
+export interface StreamableSession {
+  transport: WorkerTransport;
+  eventStore: DurableObjectEventStore;
+}
+
 /**
  * Builds and starts the session's transport (restoring a stored session). On failure the
  * server is disconnected again, so a retry can connect it to a fresh transport.
@@ -24,12 +31,13 @@ export interface StreamableHost {
  * @param host - the agent object
  * @returns the started transport
  */
-export async function startStreamableSession(host: StreamableHost): Promise<WorkerTransport> {
+export async function startStreamableSession(host: StreamableHost): Promise<StreamableSession> {
   const { ctx, server } = host;
   const kv = ctx.storage.kv;
+  const eventStore = new DurableObjectEventStore(ctx.storage);
   const transport = new WorkerTransport(server, {
     sessionIdGenerator: () => ctx.id.toString(),
-    eventStore: new DurableObjectEventStore(ctx.storage),
+    eventStore,
     storage: {
       get: () => kv.get(SESSION_KEY),
       set: (record) => kv.put(SESSION_KEY, record),
@@ -43,5 +51,7 @@ export async function startStreamableSession(host: StreamableHost): Promise<Work
     if (isConnected(server)) await server.close().catch(() => {});
     throw error;
   }
-  return transport;
+  // After a wake-up: the client's standalone stream is still open through its socket.
+  attachStandaloneStream(ctx, server);
+  return { transport, eventStore };
 }

@@ -9,6 +9,7 @@ import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { connectClient, text, workerFetch } from "./helpers";
+import { SseReader } from "./sse";
 
 describe("hibernation of Streamable HTTP sessions", () => {
   it("an open standalone GET stream does not pin the object; events still reach it after a wake-up", async () => {
@@ -36,5 +37,30 @@ describe("hibernation of Streamable HTTP sessions", () => {
     await client.callTool({ name: "announce", arguments: { text: "again" } });
     await expect.poll(() => logged).toEqual(["before", "after", "again"]);
     await client.close();
+  });
+
+  it("one standalone stream per session (409), and DELETE ends the relayed stream", async () => {
+    const { transport } = await connectClient("/default");
+    const headers = {
+      accept: "text/event-stream",
+      "mcp-session-id": transport.sessionId!,
+      "mcp-protocol-version": "2025-11-25",
+    };
+    const first = await workerFetch("http://localhost/default", { headers });
+    expect(first.status).toBe(200);
+    expect(first.headers.get("mcp-session-id")).toBe(transport.sessionId);
+    const second = await workerFetch("http://localhost/default", { headers });
+    expect(second.status).toBe(409);
+    await second.body?.cancel();
+    const unknown = await workerFetch("http://localhost/default", {
+      headers: { ...headers, "mcp-session-id": env.MCP_OBJECT.newUniqueId().toString() },
+    });
+    expect(unknown.status).toBe(404);
+
+    const ended = await workerFetch("http://localhost/default", { method: "DELETE", headers });
+    expect(ended.status).toBe(200);
+    // The stream ends (EOF) instead of staying open on a deleted session.
+    const rest = await new SseReader(first.body!).rest();
+    expect(rest.every((frame) => frame.data === undefined)).toBe(true);
   });
 });

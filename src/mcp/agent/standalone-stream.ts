@@ -34,7 +34,7 @@ interface StreamMappingHost {
 export function attachStandaloneStream(ctx: DurableObjectState, server: AnyMcpServer): void {
   const mapping = (protocolOf(server).transport as StreamMappingHost | undefined)?._streamMapping;
   if (mapping === undefined || mapping.has(STANDALONE_STREAM_ID)) return;
-  if (ctx.getWebSockets(STANDALONE_SOCKET_TAG).length === 0) return;
+  if (openSockets(ctx).length === 0) return;
   const decoder = new TextDecoder();
   const cleanup = () => {
     mapping.delete(STANDALONE_STREAM_ID);
@@ -42,7 +42,7 @@ export function attachStandaloneStream(ctx: DurableObjectState, server: AnyMcpSe
   };
   const controller = {
     enqueue(chunk: Uint8Array) {
-      const socket = ctx.getWebSockets(STANDALONE_SOCKET_TAG)[0];
+      const socket = openSockets(ctx)[0];
       try {
         socket!.send(decoder.decode(chunk));
       } catch {
@@ -81,7 +81,7 @@ export async function acceptStandaloneStream(
       `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")})`,
     );
   }
-  if (ctx.getWebSockets(STANDALONE_SOCKET_TAG).length > 0) {
+  if (openSockets(ctx).length > 0) {
     return error(409, "Conflict: Only one SSE stream is allowed per session");
   }
   const missed: string[] = [];
@@ -106,6 +106,11 @@ export async function acceptStandaloneStream(
     webSocket: pair[0],
     headers: { [KEEP_ALIVE_HEADER]: String(keepAliveMs) },
   });
+}
+
+/** The standalone sockets still open (a closing one no longer counts as the session's stream). */
+function openSockets(ctx: DurableObjectState): WebSocket[] {
+  return ctx.getWebSockets(STANDALONE_SOCKET_TAG).filter((socket) => socket.readyState === 1);
 }
 
 function error(status: number, message: string): Response {

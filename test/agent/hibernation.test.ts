@@ -22,7 +22,7 @@ describe("hibernation of Streamable HTTP sessions", () => {
     const stub = env.MCP_OBJECT.get(env.MCP_OBJECT.idFromString(transport.sessionId!));
     expect(text(await client.callTool({ name: "add", arguments: { a: 1 } }))).toBe("total 1");
     await client.callTool({ name: "announce", arguments: { text: "before" } });
-    await expect.poll(() => logged).toEqual(["before"]);
+    await expect.poll(() => logged, { timeout: 10_000 }).toEqual(["before"]);
     // The stream is a hibernatable socket, not a request the object is still answering.
     const sockets = await runInDurableObject(stub, (_agent, state) => state.getWebSockets().length);
     expect(sockets).toBe(1);
@@ -31,11 +31,11 @@ describe("hibernation of Streamable HTTP sessions", () => {
     await evictDurableObject(stub);
 
     await client.callTool({ name: "announce", arguments: { text: "after" } });
-    await expect.poll(() => logged).toEqual(["before", "after"]);
+    await expect.poll(() => logged, { timeout: 10_000 }).toEqual(["before", "after"]);
     expect(text(await client.callTool({ name: "add", arguments: { a: 2 } }))).toBe("total 3");
     await evictDurableObject(stub);
     await client.callTool({ name: "announce", arguments: { text: "again" } });
-    await expect.poll(() => logged).toEqual(["before", "after", "again"]);
+    await expect.poll(() => logged, { timeout: 10_000 }).toEqual(["before", "after", "again"]);
     await client.close();
   });
 

@@ -88,7 +88,10 @@ describe("McpAgent.serveSSE (HTTP+SSE, 2024-11-05)", () => {
       });
     const accepted = await post(initializeBody());
     expect(accepted.status).toBe(202);
-    expect(messageOf((await reader.next())!)?.result?.serverInfo?.name).toBe("DefaultBinding");
+    // Keep-alive comments (every 20 ms here) may come first.
+    let frame = await reader.next();
+    while (frame?.data === undefined) frame = await reader.next();
+    expect(messageOf(frame)?.result?.serverInfo?.name).toBe("DefaultBinding");
     const id = env.MCP_OBJECT.idFromString(endpoint.searchParams.get("sessionId")!);
     const stub = env.MCP_OBJECT.get(id);
     const stored = () =>
@@ -96,7 +99,7 @@ describe("McpAgent.serveSSE (HTTP+SSE, 2024-11-05)", () => {
     expect(await stored()).toBeDefined();
 
     await reader.disconnect();
-    await expect.poll(stored).toBeUndefined();
+    await expect.poll(stored, { timeout: 10_000 }).toBeUndefined();
     const late = await post({ jsonrpc: "2.0", id: 9, method: "tools/list" });
     expect(late.status).toBe(404);
   });

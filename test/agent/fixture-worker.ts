@@ -33,6 +33,8 @@ const routes: Record<string, ExportedHandler<Cloudflare.Env>> = {
   // HTTP+SSE (2024-11-05), also on the MCP_OBJECT default.
   "/sse": DefaultAgent.serveSSE("/sse"),
   "/sse/message": DefaultAgent.serveSSE("/sse"),
+  "/v2-sse": V2Agent.serveSSE("/v2-sse", { binding: "V2_AGENT" }),
+  "/v2-sse/message": V2Agent.serveSSE("/v2-sse", { binding: "V2_AGENT" }),
   // Fast keep-alives: a dropped client is noticed at the next write.
   "/sse-fast": DefaultAgent.serveSSE("/sse-fast", { keepAliveMs: 20 }),
   "/sse-fast/message": DefaultAgent.serveSSE("/sse-fast", { keepAliveMs: 20 }),

@@ -1,6 +1,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
@@ -8,19 +9,19 @@ import { initializeBody, text, workerFetch } from "./helpers";
 import { messageOf, SseReader } from "./sse";
 
 /** Connects a real SDK v1 client over the 2024-11-05 HTTP+SSE transport. */
-async function connectSse() {
+async function connectSse(path = "/sse", capabilities: Record<string, unknown> = {}) {
   const client = new Client(
     { name: "sse-test-client", version: "1.0.0" },
-    { capabilities: {}, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
+    { capabilities, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
   );
-  const transport = new SSEClientTransport(new URL("http://localhost/sse"), {
+  const transport = new SSEClientTransport(new URL(`http://localhost${path}`), {
     fetch: workerFetch,
     eventSourceInit: { fetch: workerFetch },
   });
   await client.connect(transport);
   const endpoint = (transport as unknown as { _endpoint: URL })._endpoint;
   const sessionId = endpoint.searchParams.get("sessionId")!;
-  const stub = env.MCP_OBJECT.get(env.MCP_OBJECT.idFromString(sessionId));
+  const stub = () => env.MCP_OBJECT.get(env.MCP_OBJECT.idFromString(sessionId));
   return { client, transport, endpoint, stub };
 }
 
@@ -49,7 +50,8 @@ describe("McpAgent.serveSSE (HTTP+SSE, 2024-11-05)", () => {
   });
 
   it("the object holds no stream between messages: it hibernates and wakes with its state", async () => {
-    const { client, stub } = await connectSse();
+    const { client, stub: stubOf } = await connectSse();
+    const stub = stubOf();
     expect(text(await client.callTool({ name: "add", arguments: { a: 1 } }))).toBe("total 1");
     // Only the hibernatable socket ties the idle object to its client.
     expect(await runInDurableObject(stub, (_agent, state) => state.getWebSockets().length)).toBe(1);
@@ -59,6 +61,18 @@ describe("McpAgent.serveSSE (HTTP+SSE, 2024-11-05)", () => {
     expect(client.getServerVersion()?.name).toBe("DefaultBinding");
     await evictDurableObject(stub);
     expect((await client.listTools()).tools).toHaveLength(3);
+    await client.close();
+  });
+
+  it("serves an SDK v2 server too (elicitation round trip over the stream and POSTs)", async () => {
+    const { client } = await connectSse("/v2-sse", { elicitation: { form: {} } });
+    client.setRequestHandler(ElicitRequestSchema, async () => ({
+      action: "accept",
+      content: { name: "Ada" },
+    }));
+    expect(text(await client.callTool({ name: "echo", arguments: { text: "hi" } }))).toBe("hi #1");
+    expect(text(await client.callTool({ name: "echo", arguments: { text: "ho" } }))).toBe("ho #2");
+    expect(text(await client.callTool({ name: "ask", arguments: {} }))).toBe("hello Ada");
     await client.close();
   });
 

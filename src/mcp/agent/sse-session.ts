@@ -93,7 +93,9 @@ export class SseSession {
     if (record === undefined || ctx.getWebSockets(SSE_SOCKET_TAG).length === 0) {
       return sessionNotFound();
     }
-    const text = await request.text();
+    // A client that went away mid-body (aborted POST) is answered, not left as a rejection.
+    const text = await request.text().catch(() => undefined);
+    if (text === undefined) return error(400, -32000, "Bad Request: the body could not be read.");
     if (text.length > MAX_BODY)
       return error(413, -32000, `Request body exceeds ${MAX_BODY} bytes.`);
     let body: unknown;

@@ -12,9 +12,7 @@ type Answer = (request: {
 }) => ElicitResult | Promise<ElicitResult>;
 
 async function elicitClient(elicitation: Record<string, unknown>, answer: Answer) {
-  const connected = await connectClient("/elicit", {
-    capabilities: { elicitation },
-  });
+  const connected = await connectClient("/elicit", { capabilities: { elicitation } });
   const asked: Record<string, unknown>[] = [];
   connected.client.setRequestHandler(ElicitRequestSchema, async (request) => {
     asked.push(request.params);
@@ -55,10 +53,7 @@ describe("push elicitation (form mode)", () => {
   });
 
   it("an empty elicitation capability counts as form mode", async () => {
-    const { client } = await elicitClient({}, () => ({
-      action: "accept",
-      content: { amount: 1 },
-    }));
+    const { client } = await elicitClient({}, () => ({ action: "accept", content: { amount: 1 } }));
     const result = await client.callTool({
       name: "increase-counter",
       arguments: { confirm: true },
@@ -118,17 +113,12 @@ describe("an elicitation the client answers with a JSON-RPC error", () => {
 
 describe("push elicitation (URL mode)", () => {
   it("accept: the client gets the URL and a completion notification with the same id", async () => {
-    const { client, asked } = await elicitClient({ url: {} }, () => ({
-      action: "accept",
-    }));
+    const { client, asked } = await elicitClient({ url: {} }, () => ({ action: "accept" }));
     const completed: string[] = [];
     client.setNotificationHandler(ElicitationCompleteNotificationSchema, (notification) => {
       completed.push(notification.params.elicitationId);
     });
-    const result = await client.callTool({
-      name: "connect-account",
-      arguments: {},
-    });
+    const result = await client.callTool({ name: "connect-account", arguments: {} });
     const elicitationId = String(asked[0]!.elicitationId);
     expect(asked[0]).toMatchObject({
       mode: "url",
@@ -142,23 +132,15 @@ describe("push elicitation (URL mode)", () => {
   it("decline and cancel are reported to the tool", async () => {
     for (const action of ["decline", "cancel"] as const) {
       const { client } = await elicitClient({ url: {} }, () => ({ action }));
-      const result = await client.callTool({
-        name: "connect-account",
-        arguments: {},
-      });
+      const result = await client.callTool({ name: "connect-account", arguments: {} });
       expect(text(result)).toMatch(new RegExp(`^authorization ${action}: `));
       await client.close();
     }
   });
 
   it("is refused when the client declared only form mode", async () => {
-    const { client, asked } = await elicitClient({ form: {} }, () => ({
-      action: "accept",
-    }));
-    const result = await client.callTool({
-      name: "connect-account",
-      arguments: {},
-    });
+    const { client, asked } = await elicitClient({ form: {} }, () => ({ action: "accept" }));
+    const result = await client.callTool({ name: "connect-account", arguments: {} });
     expect(result.isError).toBe(true);
     expect(text(result)).toContain("did not declare url-mode elicitation");
     expect(asked).toEqual([]);
@@ -166,19 +148,11 @@ describe("push elicitation (URL mode)", () => {
   });
 
   it("refuses a request without an elicitationId or with a non-http(s) url, sending nothing", async () => {
-    const { client, asked } = await elicitClient({ url: {} }, () => ({
-      action: "accept",
-    }));
-    const noId = await client.callTool({
-      name: "ask-badly",
-      arguments: { kind: "no-id" },
-    });
+    const { client, asked } = await elicitClient({ url: {} }, () => ({ action: "accept" }));
+    const noId = await client.callTool({ name: "ask-badly", arguments: { kind: "no-id" } });
     expect(noId.isError).toBe(true);
     expect(text(noId)).toContain("URL-mode elicitation needs an elicitationId");
-    const ftp = await client.callTool({
-      name: "ask-badly",
-      arguments: { kind: "ftp" },
-    });
+    const ftp = await client.callTool({ name: "ask-badly", arguments: { kind: "ftp" } });
     expect(ftp.isError).toBe(true);
     expect(text(ftp)).toContain("URL-mode elicitation needs an http(s) url");
     expect(asked).toEqual([]);
@@ -188,17 +162,12 @@ describe("push elicitation (URL mode)", () => {
 
 describe("SDK v2 tools asking through ctx.mcpReq.elicitInput", () => {
   it("the question reaches the client on the tool call's stream and the answer comes back", async () => {
-    const connected = await connectClient("/v2", {
-      capabilities: { elicitation: { form: {} } },
-    });
+    const connected = await connectClient("/v2", { capabilities: { elicitation: { form: {} } } });
     connected.client.setRequestHandler(ElicitRequestSchema, async () => ({
       action: "accept",
       content: { name: "Ada" },
     }));
-    const result = await connected.client.callTool({
-      name: "ask",
-      arguments: {},
-    });
+    const result = await connected.client.callTool({ name: "ask", arguments: {} });
     expect(text(result)).toBe("hello Ada");
     await connected.client.close();
   });

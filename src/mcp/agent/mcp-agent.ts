@@ -117,9 +117,7 @@ export abstract class McpAgent<
   /** The current persisted state (`initialState` until the first `setState`). */
   get state(): State {
     const initial = (this as McpAgentHooks<State>).initialState as State;
-    this.#state ??= {
-      value: this.ctx.storage.kv.get<State>(STATE_KEY) ?? initial,
-    };
+    this.#state ??= { value: this.ctx.storage.kv.get<State>(STATE_KEY) ?? initial };
     return this.#state.value;
   }
 

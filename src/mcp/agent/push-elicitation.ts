@@ -81,9 +81,7 @@ export async function pushElicitation(
   if (params.mode === "url") assertUrlRequest(params);
   const requestOptions = {
     timeout: options.timeout,
-    ...(options.relatedRequestId !== undefined && {
-      relatedRequestId: options.relatedRequestId,
-    }),
+    ...(options.relatedRequestId !== undefined && { relatedRequestId: options.relatedRequestId }),
   };
   try {
     return await protocol.elicitInput(params, requestOptions);

@@ -50,6 +50,7 @@ export {
 // Stateful MCP (McpAgent, event store, legacy handler): 2025-era sessions in Durable Objects, resumable streams, push elicitation.
 export { McpAgent, type McpAgentHooks } from "./mcp/agent/mcp-agent";
 export type { McpAgentServeOptions, McpAgentHandler } from "./mcp/agent/serve-agent";
+export type { McpAgentSseOptions } from "./mcp/agent/serve-sse";
 export type {
   ElicitationAnswer,
   ElicitOptions,

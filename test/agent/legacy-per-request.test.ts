@@ -1,4 +1,7 @@
-import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from "@modelcontextprotocol/client";
+import {
+  Client as V2Client,
+  StreamableHTTPClientTransport as V2Transport,
+} from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -18,7 +21,12 @@ function createServer() {
     content: [{ type: "text", text: String(a + b) }],
   }));
   server.tool("caps", async () => ({
-    content: [{ type: "text", text: JSON.stringify(server.server.getClientCapabilities() ?? null) }],
+    content: [
+      {
+        type: "text",
+        text: JSON.stringify(server.server.getClientCapabilities() ?? null),
+      },
+    ],
   }));
   return server;
 }
@@ -39,15 +47,23 @@ describe("createLegacyMcpHandler built per request without storage (the seed's l
         jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
       },
     );
-    const transport = new StreamableHTTPClientTransport(new URL(URL_LOCAL), { fetch: direct });
+    const transport = new StreamableHTTPClientTransport(new URL(URL_LOCAL), {
+      fetch: direct,
+    });
     await client.connect(transport);
     expect(transport.sessionId).toBeTruthy();
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual(["add", "caps"]);
-    expect(text(await client.callTool({ name: "add", arguments: { a: 2, b: 3 } }))).toBe("5");
-    expect(text(await client.callTool({ name: "add", arguments: { a: 4, b: 5 } }))).toBe("9");
+    expect(
+      text(await client.callTool({ name: "add", arguments: { a: 2, b: 3 } })),
+    ).toBe("5");
+    expect(
+      text(await client.callTool({ name: "add", arguments: { a: 4, b: 5 } })),
+    ).toBe("9");
     // Each request met a fresh server: it still knows what the client declared at initialize.
-    expect(JSON.parse(text(await client.callTool({ name: "caps", arguments: {} })))).toEqual({
+    expect(
+      JSON.parse(text(await client.callTool({ name: "caps", arguments: {} }))),
+    ).toEqual({
       elicitation: { form: {} },
     });
     await transport.terminateSession();
@@ -59,11 +75,19 @@ describe("createLegacyMcpHandler built per request without storage (the seed's l
       { name: "v2", version: "1.0.0" },
       { versionNegotiation: { mode: "auto" } },
     );
-    await client.connect(new V2Transport(new URL(URL_LOCAL), { fetch: direct }));
+    await client.connect(
+      new V2Transport(new URL(URL_LOCAL), { fetch: direct }),
+    );
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name)).toContain("add");
-    const first = await client.callTool({ name: "add", arguments: { a: 1, b: 1 } });
-    const second = await client.callTool({ name: "add", arguments: { a: 20, b: 22 } });
+    const first = await client.callTool({
+      name: "add",
+      arguments: { a: 1, b: 1 },
+    });
+    const second = await client.callTool({
+      name: "add",
+      arguments: { a: 20, b: 22 },
+    });
     expect([text(first), text(second)]).toEqual(["2", "42"]);
     await client.close();
   });

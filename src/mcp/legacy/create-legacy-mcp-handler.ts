@@ -14,6 +14,7 @@ import {
 import { preflightResponse, withCors, type CorsOptions } from "../cors";
 import { guardRequest, type GuardOptions } from "../guards";
 import type { AnyMcpServer } from "../server-product";
+import { jsonRpcError } from "./request-checks";
 import { isConnected, WorkerTransport, type WorkerTransportOptions } from "./worker-transport";
 
 /** Options of {@link createLegacyMcpHandler}: the Worker transport options plus routing and guards. */
@@ -107,10 +108,25 @@ export function createLegacyMcpHandler(
     if (rejected !== undefined) return withCors(rejected, corsOptions);
     if (request.method.toUpperCase() === "OPTIONS") return preflightResponse(corsOptions);
     const context = authContextFrom(authInfo);
-    const response = await runWithAuthContext(context, () =>
-      transport.handleRequest(request, authInfo === undefined ? {} : { authInfo }),
-    );
-    return withCors(withAuthContextBody(response, context), corsOptions);
+    try {
+      const response = await runWithAuthContext(context, () =>
+        transport.handleRequest(request, authInfo === undefined ? {} : { authInfo }),
+      );
+      return withCors(withAuthContextBody(response, context), corsOptions);
+    } catch (error) {
+      // A failing transport (storage down, a broken server) must answer this request, not
+      // reject the Worker's fetch; the next request starts over (see WorkerTransport.start).
+      reportError(error, transportOptions.onerror);
+      return withCors(
+        jsonRpcError(
+          500,
+          -32603,
+          "Internal error: the MCP transport failed while handling this request. Retry it; " +
+            "if it keeps failing, check the server's logs.",
+        ),
+        corsOptions,
+      );
+    }
   };
 
   const callable = (request: Request, _env: unknown, ctx: ExecutionContext) =>
@@ -123,4 +139,15 @@ export function createLegacyMcpHandler(
       serve(request, requestOptions?.authInfo),
     transport,
   });
+}
+
+/** Hands a transport failure to `onerror`, or logs it (reporting must never throw). */
+function reportError(error: unknown, onerror: ((error: Error) => void) | undefined): void {
+  const failure = error instanceof Error ? error : new Error(String(error));
+  try {
+    if (onerror === undefined) console.error("createLegacyMcpHandler: transport failure", failure);
+    else onerror(failure);
+  } catch {
+    // Reporting must never change a response.
+  }
 }

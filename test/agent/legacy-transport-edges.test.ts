@@ -1,0 +1,284 @@
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { describe, expect, it, vi } from "vitest";
+import { z } from "zod";
+import {
+  createLegacyMcpHandler,
+  DurableObjectEventStore,
+  type SessionRecord,
+  type SessionStorage,
+} from "code-mode-mcp/mcp";
+import { initializeBody } from "./helpers";
+import { memoryStorage } from "./memory-storage";
+import { messageOf, SseReader } from "./sse";
+
+const URL_LOCAL = "http://localhost/mcp";
+const ACCEPT = "application/json, text/event-stream";
+
+function buildServer() {
+  const server = new McpServer({ name: "edges", version: "1.0.0" });
+  server.tool("echo", { text: z.string() }, async ({ text }) => ({
+    content: [{ type: "text", text }],
+  }));
+  return server;
+}
+
+function post(
+  body: unknown,
+  headers: Record<string, string> = {},
+  init: RequestInit = {},
+) {
+  return new Request(URL_LOCAL, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: ACCEPT, ...headers },
+    body: JSON.stringify(body),
+    ...init,
+  });
+}
+
+const inSession = (sessionId: string) => ({
+  "mcp-session-id": sessionId,
+  "mcp-protocol-version": "2025-11-25",
+});
+const echo = (id: number, text: string) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name: "echo", arguments: { text } },
+});
+
+/** Opens a session through a first handler and returns the stored record. */
+async function storedSession(): Promise<SessionRecord> {
+  let record: SessionRecord | undefined;
+  const storage = {
+    get: () => record,
+    set: (value: SessionRecord) => void (record = value),
+  };
+  const response = await createLegacyMcpHandler(buildServer(), {
+    storage,
+  }).fetch(post(initializeBody()));
+  await response.text();
+  return record!;
+}
+
+async function resultOf(response: Response): Promise<Record<string, any>> {
+  const frames = await new SseReader(response.body!).rest();
+  return frames
+    .map(messageOf)
+    .findLast((message) => message?.id !== undefined)!;
+}
+
+describe("createLegacyMcpHandler under failures and bad input", () => {
+  it("a transport exception answers 500 / -32603 instead of rejecting the fetch", async () => {
+    const onerror = vi.fn();
+    const storage: SessionStorage = {
+      get: () => Promise.reject(new Error("storage is down")),
+      set: () => undefined,
+    };
+    const handler = createLegacyMcpHandler(buildServer(), { storage, onerror });
+    const response = await handler.fetch(
+      post(echo(1, "x"), inSession("some-session")),
+    );
+    expect(response.status).toBe(500);
+    expect((await response.json()) as unknown).toMatchObject({
+      error: { code: -32603 },
+    });
+    expect(onerror).toHaveBeenCalledWith(
+      expect.objectContaining({ message: "storage is down" }),
+    );
+  });
+
+  it("a transient storage failure while the session starts is retried on the next request", async () => {
+    const record = await storedSession();
+    let failures = 1;
+    const storage: SessionStorage = {
+      get: () => (failures-- > 0 ? Promise.reject(new Error("blip")) : record),
+      set: () => undefined,
+    };
+    const handler = createLegacyMcpHandler(buildServer(), {
+      storage,
+      onerror: () => undefined,
+    });
+    const first = await handler.fetch(
+      post(echo(1, "one"), inSession(record.sessionId)),
+    );
+    expect(first.status).toBe(500);
+    const second = await handler.fetch(
+      post(echo(2, "two"), inSession(record.sessionId)),
+    );
+    expect(second.status).toBe(200);
+    expect(await resultOf(second)).toMatchObject({
+      id: 2,
+      result: { content: [{ text: "two" }] },
+    });
+  });
+
+  it("an aborted request is not served: no server is connected", async () => {
+    const server = buildServer();
+    const handler = createLegacyMcpHandler(server);
+    const controller = new AbortController();
+    controller.abort();
+    const response = await handler.fetch(
+      post(initializeBody(), {}, { signal: controller.signal }),
+    );
+    expect(response.status).toBe(499);
+    expect(server.isConnected()).toBe(false);
+  });
+
+  it("an unsupported protocol version on a follow-up is refused before any session lookup", async () => {
+    const get = vi.fn(() => undefined);
+    const handler = createLegacyMcpHandler(buildServer(), {
+      storage: { get, set: () => {} },
+    });
+    const response = await handler.fetch(
+      post(echo(1, "x"), {
+        "mcp-session-id": "abc",
+        "mcp-protocol-version": "1999-01-01",
+      }),
+    );
+    expect(response.status).toBe(400);
+    expect(
+      ((await response.json()) as { error: { message: string } }).error.message,
+    ).toMatch(/Unsupported protocol version: 1999-01-01/);
+    expect(get).not.toHaveBeenCalled();
+  });
+
+  it("initialize carrying Mcp-Session-Id gets 400 / -32600", async () => {
+    const server = buildServer();
+    const response = await createLegacyMcpHandler(server).fetch(
+      post(initializeBody(), { "mcp-session-id": "left-over" }),
+    );
+    expect(response.status).toBe(400);
+    expect((await response.json()) as unknown).toMatchObject({
+      id: 0,
+      error: {
+        code: -32600,
+        message: expect.stringMatching(/must not carry an Mcp-Session-Id/),
+      },
+    });
+    expect(server.isConnected()).toBe(false);
+  });
+
+  it("initialize without protocolVersion gets an error that says so", async () => {
+    const body = initializeBody() as { params: Record<string, unknown> };
+    delete body.params.protocolVersion;
+    const response = await createLegacyMcpHandler(buildServer()).fetch(
+      post(body),
+    );
+    expect(response.status).toBe(400);
+    expect((await response.json()) as unknown).toMatchObject({
+      error: {
+        code: -32602,
+        message: expect.stringMatching(
+          /initialize needs params\.protocolVersion/,
+        ),
+      },
+    });
+  });
+});
+
+describe("WorkerTransport, SDK v1 transport surface", () => {
+  it("handleRequest honours { parsedBody } when the body was already read", async () => {
+    const handler = createLegacyMcpHandler(buildServer());
+    const request = post(initializeBody());
+    const parsedBody = await request.json();
+    const response = await handler.transport.handleRequest(request, {
+      parsedBody,
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("mcp-session-id")).toBeTruthy();
+    expect(await resultOf(response)).toMatchObject({
+      id: 0,
+      result: { protocolVersion: "2025-11-25" },
+    });
+  });
+
+  it("closeSSEStream ends a request's stream; the client resumes it and gets the result", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const server = buildServer();
+    server.tool("wait", async () => {
+      await gate;
+      return { content: [{ type: "text", text: "released" }] };
+    });
+    const events = new DurableObjectEventStore(memoryStorage());
+    const handler = createLegacyMcpHandler(server, { eventStore: events });
+    const init = await handler.fetch(post(initializeBody()));
+    const sessionId = init.headers.get("mcp-session-id")!;
+    await init.text();
+    const call = {
+      jsonrpc: "2.0",
+      id: 5,
+      method: "tools/call",
+      params: { name: "wait" },
+    };
+    const reader = new SseReader(
+      (await handler.fetch(post(call, inSession(sessionId)))).body!,
+    );
+    const priming = (await reader.next())!;
+    expect(priming.id).toBeTruthy();
+
+    handler.transport.closeSSEStream(5);
+    expect(await reader.rest()).toEqual([]);
+    const resumed = await handler.fetch(
+      new Request(URL_LOCAL, {
+        headers: {
+          accept: "text/event-stream",
+          ...inSession(sessionId),
+          "last-event-id": priming.id!,
+        },
+      }),
+    );
+    expect(resumed.status).toBe(200);
+    release();
+    expect(await resultOf(resumed)).toMatchObject({
+      id: 5,
+      result: { content: [{ text: "released" }] },
+    });
+  });
+});
+
+describe("SDK v1 DNS-rebinding options", () => {
+  const options = {
+    enableDnsRebindingProtection: true,
+    allowedHosts: ["localhost:8787"],
+    allowedOrigins: ["http://localhost:8787"],
+  };
+
+  it("are honoured: Host and Origin outside the lists get 403, listed ones are served", async () => {
+    const handler = createLegacyMcpHandler(buildServer(), options);
+    const at = (url: string, headers: Record<string, string> = {}) =>
+      handler.fetch(
+        new Request(url, {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            accept: ACCEPT,
+            ...headers,
+          },
+          body: JSON.stringify(initializeBody()),
+        }),
+      );
+    const wrongHost = await at("http://localhost/mcp");
+    expect(wrongHost.status).toBe(403);
+    expect(await wrongHost.text()).toMatch(/Invalid Host header: localhost/);
+    const wrongOrigin = await at("http://localhost:8787/mcp", {
+      origin: "http://localhost:3000",
+    });
+    expect(wrongOrigin.status).toBe(403);
+    expect(await wrongOrigin.text()).toMatch(/Invalid Origin header/);
+    const listed = await at("http://localhost:8787/mcp", {
+      origin: "http://localhost:8787",
+    });
+    expect(listed.status).toBe(200);
+    await listed.text();
+  });
+
+  it("lists without enableDnsRebindingProtection warn that they have no effect (as in SDK v1)", () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
+    createLegacyMcpHandler(buildServer(), { allowedHosts: ["localhost:8787"] });
+    expect(warn).toHaveBeenCalledWith(
+      expect.stringMatching(/allowedHosts has no effect without/),
+    );
+    warn.mockRestore();
+  });
+});

@@ -237,6 +237,52 @@ describe("WorkerTransport, SDK v1 transport surface", () => {
   });
 });
 
+describe("resuming a dropped POST stream while its tool still runs", () => {
+  it("GET + Last-Event-ID right after the drop is served (no 409) and delivers the result", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const server = buildServer();
+    server.tool("wait", async () => {
+      await gate;
+      return { content: [{ type: "text", text: "finished" }] };
+    });
+    const handler = createLegacyMcpHandler(server, {
+      eventStore: new DurableObjectEventStore(memoryStorage()),
+    });
+    const init = await handler.fetch(post(initializeBody()));
+    const sessionId = init.headers.get("mcp-session-id")!;
+    await init.text();
+    const call = {
+      jsonrpc: "2.0",
+      id: 8,
+      method: "tools/call",
+      params: { name: "wait" },
+    };
+    const reader = new SseReader(
+      (await handler.fetch(post(call, inSession(sessionId)))).body!,
+    );
+    const priming = (await reader.next())!;
+    // The connection dropped, but the server has not noticed yet (at the edge only a failed
+    // write reveals it, up to a keep-alive interval later): the client just stops reading.
+
+    const resumed = await handler.fetch(
+      new Request(URL_LOCAL, {
+        headers: {
+          accept: "text/event-stream",
+          ...inSession(sessionId),
+          "last-event-id": priming.id!,
+        },
+      }),
+    );
+    expect(resumed.status).toBe(200);
+    release();
+    expect(await resultOf(resumed)).toMatchObject({
+      id: 8,
+      result: { content: [{ text: "finished" }] },
+    });
+  });
+});
+
 describe("SDK v1 DNS-rebinding options", () => {
   const options = {
     enableDnsRebindingProtection: true,

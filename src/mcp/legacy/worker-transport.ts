@@ -21,6 +21,7 @@ import {
 import { checkDnsRebinding, warnIfInactive } from "./dns-rebinding-options";
 import { relateServerRequests } from "./related-requests";
 import { CLIENT_CLOSED_REQUEST, jsonRpcError, refuseBeforeSession } from "./request-checks";
+import { releaseResumedStream } from "./stream-takeover";
 import { recordFromSessionId, sessionIdWithRecord } from "./session-id-record";
 import { watchSseResponse } from "./sse-close-watcher";
 import {
@@ -154,7 +155,10 @@ export class WorkerTransport {
     }
     const request = withSessionVersion(incoming, this.#version, SUPPORTED_PROTOCOL_VERSIONS);
     const transport = this.#transport!;
-    if (!isPost) return this.#watch(await transport.handleRequest(request, auth));
+    if (!isPost) {
+      await releaseResumedStream(request, transport, this.#options.eventStore);
+      return this.#watch(await transport.handleRequest(request, auth));
+    }
     if (initialize !== undefined) this.#pendingInitialize = initialize;
     return this.#watch(await transport.handleRequest(request, { ...auth, parsedBody: parsed }));
   }

@@ -8,7 +8,6 @@ import { z } from "zod";
 import {
   createLegacyMcpHandler,
   DurableObjectEventStore,
-  type EventStorage,
   type LegacyMcpHandler,
   type SessionRecord,
 } from "../../src/index";

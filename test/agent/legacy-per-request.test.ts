@@ -54,16 +54,10 @@ describe("createLegacyMcpHandler built per request without storage (the seed's l
     expect(transport.sessionId).toBeTruthy();
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual(["add", "caps"]);
-    expect(
-      text(await client.callTool({ name: "add", arguments: { a: 2, b: 3 } })),
-    ).toBe("5");
-    expect(
-      text(await client.callTool({ name: "add", arguments: { a: 4, b: 5 } })),
-    ).toBe("9");
+    expect(text(await client.callTool({ name: "add", arguments: { a: 2, b: 3 } }))).toBe("5");
+    expect(text(await client.callTool({ name: "add", arguments: { a: 4, b: 5 } }))).toBe("9");
     // Each request met a fresh server: it still knows what the client declared at initialize.
-    expect(
-      JSON.parse(text(await client.callTool({ name: "caps", arguments: {} }))),
-    ).toEqual({
+    expect(JSON.parse(text(await client.callTool({ name: "caps", arguments: {} })))).toEqual({
       elicitation: { form: {} },
     });
     await transport.terminateSession();
@@ -75,9 +69,7 @@ describe("createLegacyMcpHandler built per request without storage (the seed's l
       { name: "v2", version: "1.0.0" },
       { versionNegotiation: { mode: "auto" } },
     );
-    await client.connect(
-      new V2Transport(new URL(URL_LOCAL), { fetch: direct }),
-    );
+    await client.connect(new V2Transport(new URL(URL_LOCAL), { fetch: direct }));
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name)).toContain("add");
     const first = await client.callTool({

@@ -22,11 +22,7 @@ function buildServer() {
   return server;
 }
 
-function post(
-  body: unknown,
-  headers: Record<string, string> = {},
-  init: RequestInit = {},
-) {
+function post(body: unknown, headers: Record<string, string> = {}, init: RequestInit = {}) {
   return new Request(URL_LOCAL, {
     method: "POST",
     headers: { "content-type": "application/json", accept: ACCEPT, ...headers },
@@ -62,9 +58,7 @@ async function storedSession(): Promise<SessionRecord> {
 
 async function resultOf(response: Response): Promise<Record<string, any>> {
   const frames = await new SseReader(response.body!).rest();
-  return frames
-    .map(messageOf)
-    .findLast((message) => message?.id !== undefined)!;
+  return frames.map(messageOf).findLast((message) => message?.id !== undefined)!;
 }
 
 describe("createLegacyMcpHandler under failures and bad input", () => {
@@ -75,16 +69,12 @@ describe("createLegacyMcpHandler under failures and bad input", () => {
       set: () => undefined,
     };
     const handler = createLegacyMcpHandler(buildServer(), { storage, onerror });
-    const response = await handler.fetch(
-      post(echo(1, "x"), inSession("some-session")),
-    );
+    const response = await handler.fetch(post(echo(1, "x"), inSession("some-session")));
     expect(response.status).toBe(500);
     expect((await response.json()) as unknown).toMatchObject({
       error: { code: -32603 },
     });
-    expect(onerror).toHaveBeenCalledWith(
-      expect.objectContaining({ message: "storage is down" }),
-    );
+    expect(onerror).toHaveBeenCalledWith(expect.objectContaining({ message: "storage is down" }));
   });
 
   it("a transient storage failure while the session starts is retried on the next request", async () => {
@@ -98,13 +88,9 @@ describe("createLegacyMcpHandler under failures and bad input", () => {
       storage,
       onerror: () => undefined,
     });
-    const first = await handler.fetch(
-      post(echo(1, "one"), inSession(record.sessionId)),
-    );
+    const first = await handler.fetch(post(echo(1, "one"), inSession(record.sessionId)));
     expect(first.status).toBe(500);
-    const second = await handler.fetch(
-      post(echo(2, "two"), inSession(record.sessionId)),
-    );
+    const second = await handler.fetch(post(echo(2, "two"), inSession(record.sessionId)));
     expect(second.status).toBe(200);
     expect(await resultOf(second)).toMatchObject({
       id: 2,
@@ -117,9 +103,7 @@ describe("createLegacyMcpHandler under failures and bad input", () => {
     const handler = createLegacyMcpHandler(server);
     const controller = new AbortController();
     controller.abort();
-    const response = await handler.fetch(
-      post(initializeBody(), {}, { signal: controller.signal }),
-    );
+    const response = await handler.fetch(post(initializeBody(), {}, { signal: controller.signal }));
     expect(response.status).toBe(499);
     expect(server.isConnected()).toBe(false);
   });
@@ -136,9 +120,9 @@ describe("createLegacyMcpHandler under failures and bad input", () => {
       }),
     );
     expect(response.status).toBe(400);
-    expect(
-      ((await response.json()) as { error: { message: string } }).error.message,
-    ).toMatch(/Unsupported protocol version: 1999-01-01/);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(
+      /Unsupported protocol version: 1999-01-01/,
+    );
     expect(get).not.toHaveBeenCalled();
   });
 
@@ -161,16 +145,12 @@ describe("createLegacyMcpHandler under failures and bad input", () => {
   it("initialize without protocolVersion gets an error that says so", async () => {
     const body = initializeBody() as { params: Record<string, unknown> };
     delete body.params.protocolVersion;
-    const response = await createLegacyMcpHandler(buildServer()).fetch(
-      post(body),
-    );
+    const response = await createLegacyMcpHandler(buildServer()).fetch(post(body));
     expect(response.status).toBe(400);
     expect((await response.json()) as unknown).toMatchObject({
       error: {
         code: -32602,
-        message: expect.stringMatching(
-          /initialize needs params\.protocolVersion/,
-        ),
+        message: expect.stringMatching(/initialize needs params\.protocolVersion/),
       },
     });
   });
@@ -211,9 +191,7 @@ describe("WorkerTransport, SDK v1 transport surface", () => {
       method: "tools/call",
       params: { name: "wait" },
     };
-    const reader = new SseReader(
-      (await handler.fetch(post(call, inSession(sessionId)))).body!,
-    );
+    const reader = new SseReader((await handler.fetch(post(call, inSession(sessionId)))).body!);
     const priming = (await reader.next())!;
     expect(priming.id).toBeTruthy();
 
@@ -258,9 +236,7 @@ describe("resuming a dropped POST stream while its tool still runs", () => {
       method: "tools/call",
       params: { name: "wait" },
     };
-    const reader = new SseReader(
-      (await handler.fetch(post(call, inSession(sessionId)))).body!,
-    );
+    const reader = new SseReader((await handler.fetch(post(call, inSession(sessionId)))).body!);
     const priming = (await reader.next())!;
     // The connection dropped, but the server has not noticed yet (at the edge only a failed
     // write reveals it, up to a keep-alive interval later): the client just stops reading.
@@ -280,6 +256,49 @@ describe("resuming a dropped POST stream while its tool still runs", () => {
       id: 8,
       result: { content: [{ text: "finished" }] },
     });
+  });
+});
+
+describe("two concurrent POSTs of one session reusing a JSON-RPC id", () => {
+  it("each gets its own answer on its own stream", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const server = buildServer();
+    server.tool("wait", async () => {
+      await gate;
+      return { content: [{ type: "text", text: "slow answer" }] };
+    });
+    const handler = createLegacyMcpHandler(server);
+    try {
+      const init = await handler.fetch(post(initializeBody()));
+      const sessionId = init.headers.get("mcp-session-id")!;
+      await init.text();
+      const slow = await handler.fetch(
+        post(
+          { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "wait" } },
+          inSession(sessionId),
+        ),
+      );
+      const fast = await handler.fetch(post(echo(1, "fast answer"), inSession(sessionId)));
+      expect(await resultOf(fast)).toMatchObject({
+        id: 1,
+        result: { content: [{ text: "fast answer" }] },
+      });
+      release();
+      // A guard, not a timing assertion: an answer lost on the way (the bug) must fail the
+      // test, not hang it; closing the transport ends every stream.
+      const guard = setTimeout(() => void handler.transport.close(), 5_000);
+      const answer = await resultOf(slow);
+      clearTimeout(guard);
+      expect(answer).toMatchObject({
+        id: 1,
+        result: { content: [{ text: "slow answer" }] },
+      });
+    } finally {
+      // Before the fix the slow answer had no stream left: end the test's streams either way.
+      release();
+      await handler.transport.close();
+    }
   });
 });
 
@@ -322,9 +341,7 @@ describe("SDK v1 DNS-rebinding options", () => {
   it("lists without enableDnsRebindingProtection warn that they have no effect (as in SDK v1)", () => {
     const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
     createLegacyMcpHandler(buildServer(), { allowedHosts: ["localhost:8787"] });
-    expect(warn).toHaveBeenCalledWith(
-      expect.stringMatching(/allowedHosts has no effect without/),
-    );
+    expect(warn).toHaveBeenCalledWith(expect.stringMatching(/allowedHosts has no effect without/));
     warn.mockRestore();
   });
 });

@@ -24,12 +24,7 @@ async function openSession() {
   return { sessionId, headers };
 }
 
-function callLong(
-  headers: Record<string, string>,
-  id: number,
-  steps: number,
-  delayMs: number,
-) {
+function callLong(headers: Record<string, string>, id: number, steps: number, delayMs: number) {
   return rpc(
     PATH,
     {
@@ -66,9 +61,7 @@ async function storedEventKeys(sessionId: string): Promise<string[]> {
 describe("resumable streams", () => {
   it("a POST stream carries `: keepalive` comments while the tool runs, then its events are deleted", async () => {
     const { sessionId, headers } = await openSession();
-    const frames = await new SseReader(
-      (await callLong(headers, 1, 3, 60)).body!,
-    ).rest();
+    const frames = await new SseReader((await callLong(headers, 1, 3, 60)).body!).rest();
     expect(frames.some((frame) => frame.comment === "keepalive")).toBe(true);
     expect(messageOf(frames.at(-1)!)).toMatchObject({
       id: 1,
@@ -91,15 +84,9 @@ describe("resumable streams", () => {
     await reader.disconnect();
     await new Promise((resolve) => setTimeout(resolve, 150)); // the tool finishes meanwhile
 
-    const replayed = await new SseReader(
-      (await resume(headers, lastId)).body!,
-    ).rest();
-    const messages = replayed
-      .map(messageOf)
-      .filter((message) => message !== undefined);
-    expect(
-      messages.slice(0, -1).map((message) => message.params.progress),
-    ).toEqual([3, 4, 5, 6]);
+    const replayed = await new SseReader((await resume(headers, lastId)).body!).rest();
+    const messages = replayed.map(messageOf).filter((message) => message !== undefined);
+    expect(messages.slice(0, -1).map((message) => message.params.progress)).toEqual([3, 4, 5, 6]);
     expect(messages.at(-1)).toMatchObject({
       id: 2,
       result: { content: [{ text: "done 2" }] },
@@ -129,9 +116,9 @@ describe("resumable streams", () => {
     const messages = (await new SseReader(resumed.body!).rest())
       .map(messageOf)
       .filter((message) => message !== undefined);
-    expect(
-      messages.slice(0, -1).map((message) => message.params.progress),
-    ).toEqual([2, 3, 4, 5, 6, 7, 8]);
+    expect(messages.slice(0, -1).map((message) => message.params.progress)).toEqual([
+      2, 3, 4, 5, 6, 7, 8,
+    ]);
     expect(messages.at(-1)).toMatchObject({
       id: 3,
       result: { content: [{ text: "done 3" }] },
@@ -163,8 +150,7 @@ describe("resumable streams", () => {
     });
     // keepAliveMs is 20 on this agent: a comment frame follows soon on the idle stream.
     let frame = await listen.next();
-    while (frame !== undefined && frame.comment !== "keepalive")
-      frame = await listen.next();
+    while (frame !== undefined && frame.comment !== "keepalive") frame = await listen.next();
     expect(frame?.comment).toBe("keepalive");
     await listen.disconnect();
 

@@ -39,7 +39,8 @@ export function refuseBeforeSession(request: Request, body: unknown): Response |
     }
     return undefined;
   }
-  const id = typeof initialize.id === "string" || typeof initialize.id === "number" ? initialize.id : null;
+  const id =
+    typeof initialize.id === "string" || typeof initialize.id === "number" ? initialize.id : null;
   if (request.headers.has("mcp-session-id")) {
     return jsonRpcError(
       400,

@@ -21,7 +21,9 @@ export interface SessionStorage {
 }
 
 /** An event store this transport can also ask to forget a finished stream. */
-export type WorkerEventStore = EventStore & { deleteStream?(streamId: string): Promise<void> };
+export type WorkerEventStore = EventStore & {
+  deleteStream?(streamId: string): Promise<void>;
+};
 
 /** Options of the Worker transport (the SDK transport options that make sense here, plus storage). */
 export interface WorkerTransportOptions extends DnsRebindingOptions {

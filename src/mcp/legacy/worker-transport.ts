@@ -5,12 +5,8 @@
  * stored `initialize` into a fresh server), resumed streams end after their final response,
  * and stored events are dropped once their stream is done.
  */
-import {
-  SUPPORTED_PROTOCOL_VERSIONS,
-  WebStandardStreamableHTTPServerTransport as V2Transport,
-  type AuthInfo,
-} from "@modelcontextprotocol/server";
-import { isSdkV2Server, protocolOf, type AnyMcpServer } from "../server-product";
+import { SUPPORTED_PROTOCOL_VERSIONS, type AuthInfo } from "@modelcontextprotocol/server";
+import type { AnyMcpServer } from "../server-product";
 import { DurableObjectEventStore } from "../event-store";
 import {
   negotiatedVersion,
@@ -20,7 +16,14 @@ import {
 } from "./initialize-record";
 import { checkDnsRebinding, warnIfInactive } from "./dns-rebinding-options";
 import { relateServerRequests } from "./related-requests";
+import {
+  aliasReusedIds,
+  restoreIdsInJson,
+  restoreIdsOnWrite,
+  type AliasingTransport,
+} from "./request-id-aliases";
 import { CLIENT_CLOSED_REQUEST, jsonRpcError, refuseBeforeSession } from "./request-checks";
+import { chainOnError, sdkTransportFor, type SdkTransport } from "./sdk-transport";
 import { releaseResumedStream } from "./stream-takeover";
 import { recordFromSessionId, sessionIdWithRecord } from "./session-id-record";
 import { watchSseResponse } from "./sse-close-watcher";
@@ -29,8 +32,8 @@ import {
   type SessionRecord,
   type WorkerTransportOptions,
 } from "./worker-transport-options";
-import { useWorkerSafeValidator } from "./worker-safe-validator";
 
+export { isConnected } from "./sdk-transport";
 export {
   DEFAULT_KEEP_ALIVE_MS,
   type SessionRecord,
@@ -40,19 +43,6 @@ export {
 } from "./worker-transport-options";
 
 const DEFAULT_MAX_BODY = 4 * 1024 * 1024;
-
-/** The SDK transport surface used here (v1 and v2 share it). */
-interface SdkTransport {
-  sessionId?: string;
-  onerror?: (error: Error) => void;
-  handleRequest(
-    request: Request,
-    options?: { parsedBody?: unknown; authInfo?: AuthInfo },
-  ): Promise<Response>;
-  close(): Promise<void>;
-  closeSSEStream?(requestId: string | number): void;
-  closeStandaloneSSEStream?(): void;
-}
 
 /**
  * A sessionful Streamable HTTP endpoint for one server instance.
@@ -148,7 +138,11 @@ export class WorkerTransport {
     const sessionId = incoming.headers.get("mcp-session-id");
     await this.start(sessionId);
     const initialize = isPost ? normalizeInitialize(parsed) : undefined;
-    if (sessionId !== null && initialize === undefined && this.#transport!.sessionId === undefined) {
+    if (
+      sessionId !== null &&
+      initialize === undefined &&
+      this.#transport!.sessionId === undefined
+    ) {
       // No session here and none to restore: 404 tells the client to initialize again (the
       // SDK would answer 400 "not initialized", which clients treat as fatal).
       return jsonRpcError(404, -32001, "Session not found: initialize a new session.");
@@ -160,7 +154,11 @@ export class WorkerTransport {
       return this.#watch(await transport.handleRequest(request, auth));
     }
     if (initialize !== undefined) this.#pendingInitialize = initialize;
-    return this.#watch(await transport.handleRequest(request, { ...auth, parsedBody: parsed }));
+    const { body, aliased } = aliasReusedIds(parsed, transport as AliasingTransport);
+    const response = this.#watch(
+      await transport.handleRequest(request, { ...auth, parsedBody: body }),
+    );
+    return aliased ? restoreIdsInJson(response) : response;
   }
 
   /**
@@ -184,14 +182,12 @@ export class WorkerTransport {
     await this.#transport?.close();
   }
 
-  async #connect(sessionId: string | null): Promise<SdkTransport> {
-    const record = await this.#sessionRecord(sessionId);
+  async #connect(requestedId: string | null): Promise<SdkTransport> {
+    const record = await this.#sessionRecord(requestedId);
     // Without storage or a custom generator, the id itself carries the initialize record.
     const selfDescribing =
       this.#options.storage === undefined && this.#options.sessionIdGenerator === undefined;
-    const v2 = isSdkV2Server(this.#server);
-    if (!v2) useWorkerSafeValidator(this.#server);
-    const Transport = v2 ? V2Transport : await loadV1Transport();
+    const Transport = await sdkTransportFor(this.#server);
     let restoring = record !== undefined;
     const transport: SdkTransport = new Transport({
       sessionIdGenerator: () =>
@@ -201,7 +197,9 @@ export class WorkerTransport {
           ? sessionIdWithRecord(this.#pendingInitialize)
           : crypto.randomUUID()),
       keepAliveMs: this.#options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
-      ...(this.#options.eventStore !== undefined && { eventStore: this.#options.eventStore }),
+      ...(this.#options.eventStore !== undefined && {
+        eventStore: this.#options.eventStore,
+      }),
       ...(this.#options.retryInterval !== undefined && {
         retryInterval: this.#options.retryInterval,
       }),
@@ -224,17 +222,8 @@ export class WorkerTransport {
     });
     await (this.#server as { connect(t: unknown): Promise<void> }).connect(transport);
     if (this.#options.enableJsonResponse !== true) relateServerRequests(transport as never);
-    // Set after connect: the server installs its own onerror chain on the transport.
-    const serverOnError = transport.onerror;
-    // oxlint-disable-next-line unicorn/prefer-add-event-listener -- the SDK transport has only this callback
-    transport.onerror = (error) => {
-      serverOnError?.(error);
-      try {
-        this.#options.onerror?.(error);
-      } catch {
-        // Reporting must never change a response.
-      }
-    };
+    restoreIdsOnWrite(transport as AliasingTransport);
+    chainOnError(transport, this.#options.onerror);
     this.#transport = transport;
     if (record !== undefined) {
       this.#version = negotiatedVersion(record.initialize, SUPPORTED_PROTOCOL_VERSIONS);
@@ -279,20 +268,3 @@ export class WorkerTransport {
     });
   }
 }
-
-/**
- * Whether `server` is already connected to a transport (one server cannot serve two).
- *
- * @param server - an SDK v1 or v2 server
- * @returns `true` when connected
- */
-export function isConnected(server: AnyMcpServer): boolean {
-  return protocolOf(server).transport !== undefined;
-}
-
-/** SDK v1's transport, loaded only when a v1 server is served (keeps v1 out of other bundles' start-up). */
-async function loadV1Transport(): Promise<typeof V2Transport> {
-  const module = await import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js");
-  return module.WebStandardStreamableHTTPServerTransport as unknown as typeof V2Transport;
-}
-

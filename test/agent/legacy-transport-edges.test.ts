@@ -338,6 +338,15 @@ describe("SDK v1 DNS-rebinding options", () => {
     await listed.text();
   });
 
+  it("still apply when a persistent transport is given", async () => {
+    const server = buildServer();
+    const { transport } = createLegacyMcpHandler(server);
+    const handler = createLegacyMcpHandler(server, { ...options, transport });
+    const response = await handler.fetch(post(initializeBody()));
+    expect(response.status).toBe(403);
+    expect(await response.text()).toMatch(/not in allowedHosts/);
+  });
+
   it("lists without enableDnsRebindingProtection warn that they have no effect (as in SDK v1)", () => {
     const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
     createLegacyMcpHandler(buildServer(), { allowedHosts: ["localhost:8787"] });

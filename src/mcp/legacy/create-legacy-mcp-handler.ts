@@ -14,6 +14,7 @@ import {
 import { preflightResponse, withCors, type CorsOptions } from "../cors";
 import { guardRequest, type GuardOptions } from "../guards";
 import type { AnyMcpServer } from "../server-product";
+import { checkDnsRebinding } from "./dns-rebinding-options";
 import { jsonRpcError } from "./request-checks";
 import { isConnected, WorkerTransport, type WorkerTransportOptions } from "./worker-transport";
 
@@ -29,7 +30,8 @@ export interface CreateLegacyMcpHandlerOptions extends WorkerTransportOptions {
   allowedOriginHostnames?: string[] | "*";
   /**
    * A persistent transport the server is already connected to (kept at module scope), to
-   * reuse across requests; the other transport options are then ignored.
+   * reuse across requests; the other transport options are then ignored, except the SDK v1
+   * DNS-rebinding options, which the handler applies itself.
    */
   transport?: WorkerTransport;
 }
@@ -49,16 +51,22 @@ export interface LegacyMcpHandler {
  * - persistent: create the server and the handler once at module scope; server-to-client
  *   requests (elicitation, sampling, roots) work because the answer reaches the same
  *   instance (as long as the isolate lives). One session per handler.
- * - per request: build a new server and handler in every `fetch`, with `storage` (and an
- *   `eventStore`) so each fresh instance restores the session; push requests then need the
- *   answer in the same isolate and are best avoided.
+ * - per request (the documented legacy Worker): build a new server and handler in every
+ *   `fetch`. Without `storage`, the session id carries the client's `initialize` record and
+ *   each fresh server restores the session from it; with `storage` (and an `eventStore`) the
+ *   record and the stream events live there instead. Push requests need the answer in the
+ *   same isolate and are best avoided.
  *
- * Security defaults: the same Origin/Host guards and CORS defaults as `createMcpHandler`;
- * random session ids; unknown ids get `404`; OAuth `ctx.props` become `authInfo` and
- * `getMcpAuthContext()`.
+ * Security defaults: the same Origin/Host guards and CORS defaults as `createMcpHandler`,
+ * plus SDK v1's `enableDnsRebindingProtection` / `allowedHosts` / `allowedOrigins` when set;
+ * random session ids; ids this library did not issue get `404`; a transport failure answers
+ * `500` / `-32603` (reported to `onerror`) and the next request starts over; OAuth
+ * `ctx.props` become `authInfo` and `getMcpAuthContext()`.
  *
  * Does not do: 2026-07-28 requests (use `createMcpHandler` with an SDK v2 server), several
- * sessions per handler, or token verification (put an OAuth provider in front).
+ * sessions per persistent handler, or token verification (put an OAuth provider in front).
+ * Without `storage`, nothing remembers that a session was deleted, so a fresh server will
+ * restore any id it issued.
  *
  * @param server - an SDK v1 `McpServer` or `Server` (SDK v2 servers also work)
  * @param options - transport, route, CORS and guard options
@@ -104,7 +112,10 @@ export function createLegacyMcpHandler(
     if (new URL(request.url).pathname !== route) {
       return withCors(new Response("Not Found\n", { status: 404 }), corsOptions);
     }
-    const rejected = guardRequest(request, guard);
+    // A given transport has its own options; the SDK v1 DNS-rebinding ones set here still apply.
+    const rejected =
+      guardRequest(request, guard) ??
+      (given === undefined ? undefined : checkDnsRebinding(request, transportOptions));
     if (rejected !== undefined) return withCors(rejected, corsOptions);
     if (request.method.toUpperCase() === "OPTIONS") return preflightResponse(corsOptions);
     const context = authContextFrom(authInfo);

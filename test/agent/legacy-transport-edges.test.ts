@@ -156,6 +156,22 @@ describe("createLegacyMcpHandler under failures and bad input", () => {
   });
 });
 
+describe("WorkerTransport in-session version header", () => {
+  it("a follow-up POST naming an older supported revision is served with the session's version", async () => {
+    const handler = createLegacyMcpHandler(buildServer());
+    const init = await handler.fetch(post(initializeBody()));
+    const sessionId = init.headers.get("mcp-session-id")!;
+    await init.text();
+    const headers = { "mcp-session-id": sessionId, "mcp-protocol-version": "2025-03-26" };
+    const responses = await Promise.all(
+      [1, 2, 3].map((id) => handler.fetch(post(echo(id, `n${id}`), headers))),
+    );
+    expect(responses.map((response) => response.status)).toEqual([200, 200, 200]);
+    const results = await Promise.all(responses.map(resultOf));
+    expect(results.map((result) => result.result.content[0].text)).toEqual(["n1", "n2", "n3"]);
+  });
+});
+
 describe("WorkerTransport, SDK v1 transport surface", () => {
   it("handleRequest honours { parsedBody } when the body was already read", async () => {
     const handler = createLegacyMcpHandler(buildServer());

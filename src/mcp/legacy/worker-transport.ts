@@ -47,12 +47,18 @@ const DEFAULT_MAX_BODY = 4 * 1024 * 1024;
 /**
  * A sessionful Streamable HTTP endpoint for one server instance.
  *
- * Security defaults: session ids are random UUIDs (or your generator); requests with an
- * unknown id get `404`; client capabilities are only what the client declared at
- * `initialize` (an empty `elicitation: {}` counts as form mode, as the spec says).
+ * Security defaults: session ids are random UUIDs (or your generator; without `storage` they
+ * also carry the client's initialize record, see session-id-record.ts); requests with an
+ * unknown id get `404`; requests that can never be served (aborted, unsupported protocol
+ * version, `initialize` with a session id or without `protocolVersion`) are refused before
+ * any session lookup; client capabilities are only what the client declared at `initialize`
+ * (an empty `elicitation: {}` counts as form mode, as the spec says). A resume with
+ * `Last-Event-ID` takes its stream over from a connection not yet seen to drop; concurrent
+ * requests reusing a JSON-RPC id each get their own answer.
  *
- * Does not do: Origin/Host checks, CORS or authentication (the caller does them first), and
- * it serves one session: a second `initialize` is refused by the SDK transport.
+ * Does not do: Origin/Host checks (beyond SDK v1's opt-in `enableDnsRebindingProtection`),
+ * CORS or authentication (the caller does them first), and it serves one session: a second
+ * `initialize` is refused by the SDK transport.
  */
 export class WorkerTransport {
   readonly #server: AnyMcpServer;

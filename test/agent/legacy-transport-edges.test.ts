@@ -188,6 +188,18 @@ describe("WorkerTransport, SDK v1 transport surface", () => {
     });
   });
 
+  it("the handler's .fetch passes { parsedBody } on too", async () => {
+    const handler = createLegacyMcpHandler(buildServer());
+    const request = post(initializeBody());
+    const parsedBody = await request.json();
+    const response = await handler.fetch(request, { parsedBody });
+    expect(response.status).toBe(200);
+    expect(await resultOf(response)).toMatchObject({
+      id: 0,
+      result: { protocolVersion: "2025-11-25" },
+    });
+  });
+
   it("closeSSEStream ends a request's stream; the client resumes it and gets the result", async () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));

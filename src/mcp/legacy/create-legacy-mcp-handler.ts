@@ -36,10 +36,16 @@ export interface CreateLegacyMcpHandlerOptions extends WorkerTransportOptions {
   transport?: WorkerTransport;
 }
 
-/** The handler: callable from a Worker's `fetch`, or `.fetch(request, { authInfo })` behind a framework. */
+/**
+ * The handler: callable from a Worker's `fetch`, or `.fetch(request, { authInfo, parsedBody })`
+ * behind a framework (`parsedBody` when middleware already read the JSON body).
+ */
 export interface LegacyMcpHandler {
   (request: Request, env: unknown, ctx: ExecutionContext): Promise<Response>;
-  fetch(request: Request, options?: { authInfo?: AuthInfo }): Promise<Response>;
+  fetch(
+    request: Request,
+    options?: { authInfo?: AuthInfo; parsedBody?: unknown },
+  ): Promise<Response>;
   /** The Worker transport serving the session. */
   transport: WorkerTransport;
 }
@@ -108,7 +114,11 @@ export function createLegacyMcpHandler(
     ...(corsOptions.origin !== undefined && { corsOrigin: corsOptions.origin }),
   };
 
-  const serve = async (request: Request, authInfo: AuthInfo | undefined): Promise<Response> => {
+  const serve = async (
+    request: Request,
+    authInfo: AuthInfo | undefined,
+    parsedBody?: unknown,
+  ): Promise<Response> => {
     if (new URL(request.url).pathname !== route) {
       return withCors(new Response("Not Found\n", { status: 404 }), corsOptions);
     }
@@ -121,7 +131,10 @@ export function createLegacyMcpHandler(
     const context = authContextFrom(authInfo);
     try {
       const response = await runWithAuthContext(context, () =>
-        transport.handleRequest(request, authInfo === undefined ? {} : { authInfo }),
+        transport.handleRequest(request, {
+          ...(authInfo !== undefined && { authInfo }),
+          ...(parsedBody !== undefined && { parsedBody }),
+        }),
       );
       return withCors(withAuthContextBody(response, context), corsOptions);
     } catch (error) {
@@ -146,8 +159,8 @@ export function createLegacyMcpHandler(
       authInfoFromOAuthProps(request, (ctx as { props?: unknown } | undefined)?.props),
     );
   return Object.assign(callable, {
-    fetch: (request: Request, requestOptions?: { authInfo?: AuthInfo }) =>
-      serve(request, requestOptions?.authInfo),
+    fetch: (request: Request, requestOptions?: { authInfo?: AuthInfo; parsedBody?: unknown }) =>
+      serve(request, requestOptions?.authInfo, requestOptions?.parsedBody),
     transport,
   });
 }

@@ -98,6 +98,29 @@ describe("createLegacyMcpHandler under failures and bad input", () => {
     });
   });
 
+  it("a storage failure while a new session is recorded: the next initialize starts over", async () => {
+    let record: SessionRecord | undefined;
+    let failures = 1;
+    const storage: SessionStorage = {
+      get: () => record,
+      set: (value) => {
+        if (failures-- > 0) throw new Error("write failed");
+        record = value;
+      },
+    };
+    const handler = createLegacyMcpHandler(buildServer(), { storage, onerror: () => undefined });
+    const first = await handler.fetch(post(initializeBody()));
+    expect(first.status).toBe(500);
+    expect((await first.json()) as unknown).toMatchObject({ error: { code: -32603 } });
+    const second = await handler.fetch(post(initializeBody()));
+    expect(second.status).toBe(200);
+    const sessionId = second.headers.get("mcp-session-id")!;
+    await second.text();
+    expect(record?.sessionId).toBe(sessionId);
+    const call = await handler.fetch(post(echo(1, "after retry"), inSession(sessionId)));
+    expect(await resultOf(call)).toMatchObject({ result: { content: [{ text: "after retry" }] } });
+  });
+
   it("an aborted request is not served: no server is connected", async () => {
     const server = buildServer();
     const handler = createLegacyMcpHandler(server);

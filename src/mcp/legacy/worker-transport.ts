@@ -68,6 +68,8 @@ export class WorkerTransport {
   #pendingInitialize: JsonRpcMessage | undefined;
   /** The session's negotiated protocol version, once known. */
   #version: string | undefined;
+  /** A failure while recording a new session (storage, `onsessioninitialized`). */
+  #initFailure: { error: unknown } | undefined;
 
   /**
    * @param server - an SDK v1 or v2 server, not yet connected
@@ -164,6 +166,16 @@ export class WorkerTransport {
     const response = this.#watch(
       await transport.handleRequest(request, { ...auth, parsedBody: body }),
     );
+    const failure = this.#initFailure;
+    if (failure !== undefined) {
+      // The SDK already counts the session as initialized; start over so the client's next
+      // initialize is served (not refused as "already initialized") and fail this request.
+      this.#initFailure = undefined;
+      this.#transport = undefined;
+      this.#starting = undefined;
+      await transport.close();
+      throw failure.error;
+    }
     return aliased ? restoreIdsInJson(response) : response;
   }
 
@@ -216,11 +228,16 @@ export class WorkerTransport {
         if (restoring) return;
         const initialize = this.#pendingInitialize;
         this.#pendingInitialize = undefined;
-        if (initialize !== undefined) {
-          this.#version = negotiatedVersion(initialize, SUPPORTED_PROTOCOL_VERSIONS);
-          await this.#options.storage?.set({ sessionId, initialize });
+        try {
+          if (initialize !== undefined) {
+            this.#version = negotiatedVersion(initialize, SUPPORTED_PROTOCOL_VERSIONS);
+            await this.#options.storage?.set({ sessionId, initialize });
+          }
+          await this.#options.onsessioninitialized?.(sessionId);
+        } catch (error) {
+          this.#initFailure = { error };
+          throw error;
         }
-        await this.#options.onsessioninitialized?.(sessionId);
       },
       onsessionclosed: async (sessionId: string) => {
         await this.#options.onsessionclosed?.(sessionId);

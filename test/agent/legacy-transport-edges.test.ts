@@ -165,6 +165,18 @@ describe("createLegacyMcpHandler under failures and bad input", () => {
     expect(server.isConnected()).toBe(false);
   });
 
+  it("a body that is not JSON gets the SDK's parse error", async () => {
+    const response = await createLegacyMcpHandler(buildServer()).fetch(
+      new Request(URL_LOCAL, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: ACCEPT },
+        body: "{not json",
+      }),
+    );
+    expect(response.status).toBe(400);
+    expect((await response.json()) as unknown).toMatchObject({ error: { code: -32700 } });
+  });
+
   it("initialize without protocolVersion gets an error that says so", async () => {
     const body = initializeBody() as { params: Record<string, unknown> };
     delete body.params.protocolVersion;

@@ -64,6 +64,9 @@ async function clientFor(fetch: (request: Request) => Promise<Response>, elicita
 }
 
 describe("createLegacyMcpHandler", () => {
+  // In-process, every request shares the test's I/O context, so the elicitation answer can reach
+  // the asking request's stream; a plain Worker forbids that across requests (see the TSDoc of
+  // createLegacyMcpHandler and test/agent/conformance-legacy): this covers the protocol path only.
   it("persistent: a 2025-era session with tools and a server-to-client elicitation", async () => {
     const handler = createLegacyMcpHandler(buildServer());
     const { client, transport } = await clientFor((request) => handler.fetch(request), true);

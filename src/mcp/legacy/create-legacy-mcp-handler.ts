@@ -54,14 +54,18 @@ export interface LegacyMcpHandler {
  * Serves one SDK v1 server with 2025-era sessions.
  *
  * Two ways to use it, because one server cannot be connected to several transports:
- * - persistent: create the server and the handler once at module scope; server-to-client
- *   requests (elicitation, sampling, roots) work because the answer reaches the same
- *   instance (as long as the isolate lives). One session per handler.
+ * - persistent: create the server and the handler once at module scope (or in a Durable
+ *   Object). One session per handler.
  * - per request (the documented legacy Worker): build a new server and handler in every
  *   `fetch`. Without `storage`, the session id carries the client's `initialize` record and
  *   each fresh server restores the session from it; with `storage` (and an `eventStore`) the
- *   record and the stream events live there instead. Push requests need the answer in the
- *   same isolate and are best avoided.
+ *   record and the stream events live there instead.
+ *
+ * Server-to-client requests (elicitation, sampling, roots) need a Durable Object: the client's
+ * answer arrives in another request, and a plain Worker may not write to the stream of the
+ * request that asked ("Cannot perform I/O on behalf of a different request"), so in a plain
+ * Worker the tool waits for its timeout, per request or at module scope alike. Use McpAgent
+ * for them (in-process tests do not show this: they run every request in one context).
  *
  * Security defaults: the same Origin/Host guards and CORS defaults as `createMcpHandler`,
  * plus SDK v1's `enableDnsRebindingProtection` / `allowedHosts` / `allowedOrigins` when set;

@@ -1,0 +1,41 @@
+// Build of the published package (`npm run build`, run by `prepack`): one ESM file and one `.d.ts`
+// per public entry in dist/, matching package.json `exports`. The sandbox modules are prebuilt text
+// (scripts/build-sandbox.mjs writes src/executor/generated/) and bundled in, so a user's bundler
+// needs nothing special. Everything in dependencies/peerDependencies stays an import.
+import { defineConfig } from "tsdown";
+
+export default defineConfig({
+  entry: {
+    index: "src/index.ts",
+    "codemode/index": "src/codemode/index.ts",
+    "mcp/index": "src/mcp/index.ts",
+    "mcp/server": "src/mcp/server.ts",
+  },
+  format: "esm",
+  // Workers are neither Node nor a browser: keep `cloudflare:workers` and `node:*` (nodejs_compat)
+  // as imports, resolved by the user's wrangler.
+  platform: "neutral",
+  target: "es2022",
+  outDir: "dist",
+  clean: true,
+  dts: true,
+  // Stable chunk names keep `npm pack` diffs and the export-list test readable.
+  hash: false,
+  // Shared code lives beside the entries, out of the way of the public files.
+  outputOptions: { chunkFileNames: "chunks/[name].js" },
+  deps: {
+    neverBundle: [/^cloudflare:/, /^node:/],
+    // The emitted JS may import only the package's declared runtime packages and the platform.
+    onlyImport: [
+      /^cloudflare:/,
+      /^node:/,
+      "@cfworker/json-schema",
+      "@modelcontextprotocol/client",
+      "@modelcontextprotocol/sdk",
+      "@modelcontextprotocol/server",
+      "acorn",
+      "sucrase",
+      "zod",
+    ],
+  },
+});

@@ -1,0 +1,126 @@
+// The package as a new user gets it (run by .ci/run, not by `npm test`: it needs the registry).
+// `npm pack` (prepack builds dist/), then in a temporary folder a brand-new Worker project from
+// test/package/template/ that installs the tarball and its peers (the versions of our lock),
+// type-checks, bundles with `wrangler deploy --dry-run`, and serves an McpAgent, a
+// createMcpHandler server, a codeMcpServer and an openApiMcpServer under `wrangler dev`, each
+// answered by a real MCP client. Everything started is stopped and the folder removed at the end.
+//
+// To add an example: put it in template/src/ importing only `code-mode-mcp…`, route it in
+// template/src/index.ts, and check its answers in mcp-checks.mjs. The seed documents' examples
+// (test/seed-examples/*.ts, when present) are copied in and type-checked as they are.
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { freePort } from "../../scripts/free-port.mjs";
+import { checkServers } from "./mcp-checks.mjs";
+import { run, start, waitForHttp } from "./steps.mjs";
+
+const repo = join(dirname(fileURLToPath(import.meta.url)), "../..");
+/** The peers and tools a user installs beside the package, at the versions we test with. */
+const PEERS = ["@modelcontextprotocol/sdk", "@modelcontextprotocol/server", "zod"];
+const DEV = ["wrangler", "typescript", "@cloudflare/workers-types"];
+
+const began = Date.now();
+/** @param {string} message */
+const log = (message) =>
+  console.log(`fresh-project [${((Date.now() - began) / 1000).toFixed(0)}s] ${message}`);
+
+/** @param {string} name @returns {Promise<string>} the version installed from our lock */
+async function lockedVersion(name) {
+  const manifest = JSON.parse(
+    await readFile(join(repo, "node_modules", name, "package.json"), "utf8"),
+  );
+  return manifest.version;
+}
+
+/**
+ * Copies the seed documents' examples, if any, into the project so `tsc` checks them too.
+ * @param {string} project
+ */
+async function copySeedExamples(project) {
+  const seeds = join(repo, "test/seed-examples");
+  if (!existsSync(seeds)) return 0;
+  const files = (await readdir(seeds)).filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts"));
+  await mkdir(join(project, "src/seed-examples"), { recursive: true });
+  for (const f of files) await cp(join(seeds, f), join(project, "src/seed-examples", f));
+  return files.length;
+}
+
+const work = await mkdtemp(join(tmpdir(), "code-mode-mcp-fresh-"));
+const project = join(work, "project");
+/** @type {ReturnType<typeof start> | undefined} */
+let dev;
+// The whole test is bounded: a stuck step fails the run instead of hanging CI.
+const watchdog = setTimeout(() => {
+  console.error("fresh-project: took longer than 6 minutes; stopping");
+  void cleanUp().then(() => process.exit(1));
+}, 360_000);
+
+async function cleanUp() {
+  if (dev) await dev.stop();
+  await rm(work, { recursive: true, force: true });
+}
+
+try {
+  const packed = JSON.parse(
+    await run("npm", ["pack", "--json", "--pack-destination", work], {
+      cwd: repo,
+      timeoutMs: 240_000,
+    }).then((out) => out.slice(out.indexOf("[\n"))),
+  );
+  const tarball = packed[0];
+  const files = tarball.files.map((/** @type {{ path: string }} */ f) => f.path);
+  if (
+    !files.includes("dist/index.js") ||
+    files.some((/** @type {string} */ f) => f.startsWith("src/"))
+  )
+    throw new Error(`fresh-project: unexpected tarball contents: ${files.join(", ")}`);
+  log(`packed ${tarball.filename}: ${files.length} files, ${(tarball.size / 1024).toFixed(0)} KiB`);
+
+  await cp(join(repo, "test/package/template"), project, { recursive: true });
+  const seeds = await copySeedExamples(project);
+  const manifest = JSON.parse(await readFile(join(project, "package.json"), "utf8"));
+  manifest.dependencies = { "code-mode-mcp": `file:../${tarball.filename}` };
+  for (const name of PEERS) manifest.dependencies[name] = await lockedVersion(name);
+  manifest.devDependencies = {};
+  for (const name of DEV) manifest.devDependencies[name] = await lockedVersion(name);
+  await writeFile(join(project, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+  await run("npm", ["install", "--no-audit", "--no-fund"], { cwd: project, timeoutMs: 240_000 });
+  log(`installed the tarball with ${[...PEERS, ...DEV].join(", ")}`);
+
+  await run("npx", ["tsc", "-p", "tsconfig.json"], { cwd: project });
+  log(`tsc --noEmit: the examples type-check (${seeds} seed examples included)`);
+
+  const bundled = await run(
+    "npx",
+    ["wrangler", "deploy", "--dry-run", "--outdir", join(work, "out")],
+    { cwd: project },
+  );
+  const size = bundled.match(/Total Upload: ([^\n]+)/)?.[1] ?? "(size not reported)";
+  log(`wrangler deploy --dry-run: ${size}`);
+
+  const port = await freePort();
+  const inspector = await freePort();
+  dev = start(
+    "npx",
+    ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(port)].concat([
+      "--inspector-port",
+      String(inspector),
+    ]),
+    { cwd: project },
+  );
+  const base = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${base}/`, dev.output);
+  log(`wrangler dev serves on ${base}`);
+  for (const line of await checkServers(base)) log(line);
+  log("1 passed, 0 failed");
+} catch (error) {
+  console.error(error instanceof Error ? error.message : error);
+  if (dev) console.error(`wrangler dev output:\n${dev.output()}`);
+  process.exitCode = 1;
+} finally {
+  clearTimeout(watchdog);
+  await cleanUp();
+}

@@ -14,11 +14,19 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort } from "../../scripts/free-port.mjs";
+import { exportNames, resolveTypes } from "./export-names.mjs";
 import { checkServers } from "./mcp-checks.mjs";
 import { run, start, waitForHttp } from "./steps.mjs";
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), "../..");
 /** The peers and tools a user installs beside the package, at the versions we test with. */
+/** The package's entries and the sources they are built from (package.json `exports`). */
+const ENTRIES = {
+  "code-mode-mcp": "src/index.ts",
+  "code-mode-mcp/codemode": "src/codemode/index.ts",
+  "code-mode-mcp/mcp": "src/mcp/index.ts",
+  "code-mode-mcp/mcp/server": "src/mcp/server.ts",
+};
 const PEERS = ["@modelcontextprotocol/sdk", "@modelcontextprotocol/server", "zod"];
 const DEV = ["wrangler", "typescript", "@cloudflare/workers-types"];
 
@@ -60,7 +68,9 @@ const watchdog = setTimeout(() => {
 
 async function cleanUp() {
   if (dev) await dev.stop();
-  await rm(work, { recursive: true, force: true });
+  // FRESH_PROJECT_KEEP=1 keeps the project to look into (the servers are stopped all the same).
+  if (process.env.FRESH_PROJECT_KEEP) console.log(`fresh-project: kept ${work}`);
+  else await rm(work, { recursive: true, force: true });
 }
 
 try {
@@ -90,6 +100,17 @@ try {
   await run("npm", ["install", "--no-audit", "--no-fund"], { cwd: project, timeoutMs: 240_000 });
   log(`installed the tarball with ${[...PEERS, ...DEV].join(", ")}`);
 
+  // Each entry resolves, through the installed package's `exports`, to built .d.ts that export
+  // exactly what the sources do (the lists themselves are pinned by test/unit/public-surface).
+  const built = exportNames(Object.keys(ENTRIES).map((entry) => resolveTypes(entry, project)));
+  const sources = exportNames(Object.values(ENTRIES).map((file) => join(repo, file)));
+  Object.keys(ENTRIES).forEach((entry, i) => {
+    const [got, want] = [built[i]?.join("\n"), sources[i]?.join("\n")];
+    if (got !== want)
+      throw new Error(`fresh-project: ${entry} .d.ts exports\n${got}\nnot\n${want}`);
+  });
+  log(`the .d.ts of ${Object.keys(ENTRIES).join(", ")} export what the sources do`);
+
   await run("npx", ["tsc", "-p", "tsconfig.json"], { cwd: project });
   log(`tsc --noEmit: the examples type-check (${seeds} seed examples included)`);
 
@@ -115,7 +136,7 @@ try {
   await waitForHttp(`${base}/`, dev.output);
   log(`wrangler dev serves on ${base}`);
   for (const line of await checkServers(base)) log(line);
-  log("1 passed, 0 failed");
+  log("all checks passed");
 } catch (error) {
   console.error(error instanceof Error ? error.message : error);
   if (dev) console.error(`wrangler dev output:\n${dev.output()}`);

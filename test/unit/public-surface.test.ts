@@ -1,9 +1,10 @@
 // The public surface of each package entry, pinned: adding, renaming or dropping an export (also
 // one that arrives through `export *`) must be a deliberate change to these snapshots (and to the
-// docs). Names are read from the TypeScript program, as a user's compiler sees them.
-import ts from "typescript";
+// docs). Names are read from the TypeScript program, as a user's compiler sees them; the
+// fresh-project test (test/package/) checks that the built .d.ts of every entry list the same.
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { exportNames } from "../package/export-names.mjs";
 
 /** The package's entries (package.json `exports`) and the source each one is built from. */
 const ENTRIES = {
@@ -14,50 +15,20 @@ const ENTRIES = {
 } as const;
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
-const files = Object.values(ENTRIES).map((f) => root + f);
-// Binding the entries is enough to list exports; no type check of the whole program is needed.
-const program = ts.createProgram(files, {
-  target: ts.ScriptTarget.ES2022,
-  module: ts.ModuleKind.ESNext,
-  moduleResolution: ts.ModuleResolutionKind.Bundler,
-  types: ["@cloudflare/workers-types"],
-  noEmit: true,
-  skipLibCheck: true,
-});
-const checker = program.getTypeChecker();
-
-/**
- * Every export of an entry as `name: value` or `name: type` (a class or an enum is a value).
- *
- * @param file - the entry's source file
- * @returns the sorted list
- */
-function exportsOf(file: string): string[] {
-  const source = program.getSourceFile(root + file);
-  if (!source) throw new Error(`public-surface: ${file} is not in the program`);
-  const module = checker.getSymbolAtLocation(source);
-  if (!module) throw new Error(`public-surface: ${file} is not a module`);
-  return checker
-    .getExportsOfModule(module)
-    .map((symbol) => {
-      const target =
-        symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
-      return `${symbol.name}: ${target.flags & ts.SymbolFlags.Value ? "value" : "type"}`;
-    })
-    .toSorted();
-}
+const lists = exportNames(Object.values(ENTRIES).map((file) => root + file));
+const byEntry = new Map(Object.keys(ENTRIES).map((entry, i) => [entry, lists[i]!]));
 
 describe("public surface", () => {
-  for (const [entry, file] of Object.entries(ENTRIES)) {
+  for (const [entry, names] of byEntry) {
     it(`${entry} exports exactly the pinned names`, () => {
-      expect(exportsOf(file)).toMatchSnapshot();
+      expect(names).toMatchSnapshot();
     });
   }
 
   it("the root entry exports everything each subpath entry does", () => {
-    const rootNames = new Set(exportsOf(ENTRIES["code-mode-mcp"]));
-    for (const [entry, file] of Object.entries(ENTRIES)) {
-      const missing = exportsOf(file).filter((name) => !rootNames.has(name));
+    const rootNames = new Set(byEntry.get("code-mode-mcp"));
+    for (const [entry, names] of byEntry) {
+      const missing = names.filter((name) => !rootNames.has(name));
       expect(missing, `${entry} exports these, code-mode-mcp does not`).toEqual([]);
     }
   });

@@ -35,6 +35,11 @@ const began = Date.now();
 const log = (message) =>
   console.log(`fresh-project [${((Date.now() - began) / 1000).toFixed(0)}s] ${message}`);
 
+/** @param {string} output - of `wrangler deploy --dry-run` @returns {string} its upload size */
+function uploadSize(output) {
+  return output.match(/Total Upload: ([^\n]+)/)?.[1] ?? "(size not reported)";
+}
+
 /** @param {string} name @returns {Promise<string>} the version installed from our lock */
 async function lockedVersion(name) {
   const manifest = JSON.parse(
@@ -119,8 +124,33 @@ try {
     ["wrangler", "deploy", "--dry-run", "--outdir", join(work, "out")],
     { cwd: project },
   );
-  const size = bundled.match(/Total Upload: ([^\n]+)/)?.[1] ?? "(size not reported)";
-  log(`wrangler deploy --dry-run: ${size}`);
+  log(`wrangler deploy --dry-run: ${uploadSize(bundled)}`);
+  // A Worker bundles only what it uses (dist is one module per source, sideEffects: false).
+  const meta = join(work, "openapi-only.json");
+  const alone = await run(
+    "npx",
+    ["wrangler", "deploy", "--dry-run", "-c", "wrangler.openapi-only.jsonc"].concat([
+      "--outdir",
+      join(work, "out-openapi"),
+      "--metafile",
+      meta,
+    ]),
+    { cwd: project },
+  );
+  // esbuild lists every module it parsed; what is bundled is what has bytes in the output.
+  /** @type {{ outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }> }> }} */
+  const { outputs } = JSON.parse(await readFile(meta, "utf8"));
+  const inputs = Object.values(outputs).flatMap((o) =>
+    Object.entries(o.inputs)
+      .filter(([, { bytesInOutput }]) => bytesInOutput > 0)
+      .map(([input]) => input),
+  );
+  const unused = inputs.filter((i) =>
+    /node_modules\/@modelcontextprotocol\/(client|sdk)\//.test(i),
+  );
+  if (unused.length > 0)
+    throw new Error(`fresh-project: an openApiMcpServer-only Worker bundles ${unused.join(", ")}`);
+  log(`openApiMcpServer alone: ${uploadSize(alone)}, without the MCP client or SDK v1`);
 
   const port = await freePort();
   const inspector = await freePort();

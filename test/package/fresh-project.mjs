@@ -7,7 +7,8 @@
 //
 // To add an example: put it in template/src/ importing only `code-mode-mcp…`, route it in
 // template/src/index.ts, and check its answers in mcp-checks.mjs. The seed documents' examples
-// (test/seed-examples/*.ts, when present) are copied in and type-checked as they are.
+// (test/seed-examples/) and the docs' samples (docs/examples/) that import the package are copied
+// in and type-checked as they are.
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -49,16 +50,27 @@ async function lockedVersion(name) {
 }
 
 /**
- * Copies the seed documents' examples, if any, into the project so `tsc` checks them too.
- * @param {string} project
+ * Copies the repository's examples written against the package (the .ts files that import
+ * `code-mode-mcp…`, and their .json) into the project, so `tsc` checks them against the tarball.
+ * @param {string} from - folder of the repository, e.g. docs/examples
+ * @param {string} to - folder of the project
+ * @returns {Promise<number>} how many examples were copied
  */
-async function copySeedExamples(project) {
-  const seeds = join(repo, "test/seed-examples");
-  if (!existsSync(seeds)) return 0;
-  const files = (await readdir(seeds)).filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts"));
-  await mkdir(join(project, "src/seed-examples"), { recursive: true });
-  for (const f of files) await cp(join(seeds, f), join(project, "src/seed-examples", f));
-  return files.length;
+async function copyExamples(from, to) {
+  if (!existsSync(join(repo, from))) return 0;
+  let count = 0;
+  for (const f of await readdir(join(repo, from))) {
+    const source = join(repo, from, f);
+    const isExample =
+      f.endsWith(".ts") &&
+      !f.endsWith(".test.ts") &&
+      (await readFile(source, "utf8")).includes('from "code-mode-mcp');
+    if (!isExample && !f.endsWith(".json")) continue;
+    await mkdir(join(project, to), { recursive: true });
+    await cp(source, join(project, to, f));
+    if (isExample) count++;
+  }
+  return count;
 }
 
 const work = await mkdtemp(join(tmpdir(), "code-mode-mcp-fresh-"));
@@ -95,7 +107,9 @@ try {
   log(`packed ${tarball.filename}: ${files.length} files, ${(tarball.size / 1024).toFixed(0)} KiB`);
 
   await cp(join(repo, "test/package/template"), project, { recursive: true });
-  const seeds = await copySeedExamples(project);
+  // The docs' samples and the seed documents' examples (when present), imports as users write them.
+  const docs = await copyExamples("docs/examples", "src/docs-examples");
+  const seeds = await copyExamples("test/seed-examples", "src/seed-examples");
   const manifest = JSON.parse(await readFile(join(project, "package.json"), "utf8"));
   manifest.dependencies = { "code-mode-mcp": `file:../${tarball.filename}` };
   for (const name of PEERS) manifest.dependencies[name] = await lockedVersion(name);
@@ -117,7 +131,7 @@ try {
   log(`the .d.ts of ${Object.keys(ENTRIES).join(", ")} export what the sources do`);
 
   await run("npx", ["tsc", "-p", "tsconfig.json"], { cwd: project });
-  log(`tsc --noEmit: the examples type-check (${seeds} seed examples included)`);
+  log(`tsc --noEmit: the template, ${docs} docs examples and ${seeds} seed examples type-check`);
 
   const bundled = await run(
     "npx",

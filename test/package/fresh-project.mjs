@@ -28,7 +28,12 @@ const ENTRIES = {
   "code-mode-mcp/mcp": "src/mcp/index.ts",
   "code-mode-mcp/mcp/server": "src/mcp/server.ts",
 };
-const PEERS = ["@modelcontextprotocol/sdk", "@modelcontextprotocol/server", "zod"];
+const PEERS = [
+  "@modelcontextprotocol/client",
+  "@modelcontextprotocol/sdk",
+  "@modelcontextprotocol/server",
+  "zod",
+];
 const DEV = ["wrangler", "typescript", "@cloudflare/workers-types"];
 
 const began = Date.now();

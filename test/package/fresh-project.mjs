@@ -100,7 +100,7 @@ try {
     await run("npm", ["pack", "--json", "--pack-destination", work], {
       cwd: repo,
       timeoutMs: 240_000,
-    }).then((out) => out.slice(out.indexOf("[\n"))),
+    }).then((out) => out.slice(out.search(/^\[$/m))), // after prepack's build output
   );
   const tarball = packed[0];
   const files = tarball.files.map((/** @type {{ path: string }} */ f) => f.path);
@@ -134,6 +134,19 @@ try {
       throw new Error(`fresh-project: ${entry} .d.ts exports\n${got}\nnot\n${want}`);
   });
   log(`the .d.ts of ${Object.keys(ENTRIES).join(", ")} export what the sources do`);
+
+  const strict = await run("npx", ["tsc", "-p", "tsconfig.package-types.json"], {
+    cwd: project,
+    anyExit: true,
+  });
+  // Only the SDKs' Buffer mentions are expected; anything else (ours, or a missing file) fails.
+  const ours = strict
+    .split("\n")
+    .filter((line) => / error TS|^error TS/.test(line))
+    .filter((line) => !line.startsWith("node_modules/@modelcontextprotocol/"));
+  if (ours.length > 0)
+    throw new Error(`fresh-project: the package's .d.ts do not compile:\n${strict}`);
+  log("the package's .d.ts compile without skipLibCheck");
 
   await run("npx", ["tsc", "-p", "tsconfig.json"], { cwd: project });
   log(`tsc --noEmit: the template, ${docs} docs examples and ${seeds} seed examples type-check`);

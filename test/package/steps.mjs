@@ -8,10 +8,11 @@ import { spawn } from "node:child_process";
  * non-zero exit or after `timeoutMs` (the process group is killed then).
  * @param {string} command
  * @param {string[]} args
- * @param {{ cwd: string, timeoutMs?: number }} options
+ * @param {{ cwd: string, timeoutMs?: number, anyExit?: boolean }} options - `anyExit`: resolve
+ *   with the output whatever the exit code (the caller judges it)
  * @returns {Promise<string>}
  */
-export function run(command, args, { cwd, timeoutMs = 180_000 }) {
+export function run(command, args, { cwd, timeoutMs = 180_000, anyExit = false }) {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd, detached: true, stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
@@ -29,7 +30,7 @@ export function run(command, args, { cwd, timeoutMs = 180_000 }) {
     });
     child.once("close", (code) => {
       clearTimeout(timer);
-      if (code === 0) resolve(output);
+      if (code === 0 || anyExit) resolve(output);
       else reject(new Error(`${command} ${args.join(" ")} exited with ${code}:\n${output}`));
     });
   });

@@ -39,6 +39,11 @@ export type {
   McpServerFactoryContext,
   StatelessMcpHandler,
 } from "./mcp/handler-types";
+// The names `agents/mcp/server` gives the same types, so migrated type annotations compile.
+export type {
+  CreateMcpHandlerOptions as CreateStatelessMcpHandlerOptions,
+  McpServerFactory as StatelessMcpServerInput,
+} from "./mcp/handler-types";
 export { DEFAULT_CORS_OPTIONS, type CorsOptions } from "./mcp/cors";
 export { guardRequest, type GuardOptions } from "./mcp/guards";
 export { getMcpAuthContext, authInfoFromOAuthProps, type McpAuthContext } from "./mcp/auth-context";

@@ -12,7 +12,7 @@
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort } from "../../scripts/free-port.mjs";
 import { exportNames, resolveTypes } from "./export-names.mjs";
@@ -34,7 +34,13 @@ const PEERS = [
   "@modelcontextprotocol/server",
   "zod",
 ];
-const DEV = ["wrangler", "typescript", "@cloudflare/workers-types"];
+const DEV = [
+  "wrangler",
+  "typescript",
+  "@cloudflare/workers-types",
+  // The seed documents' OAuth examples put OAuthProvider in front of their servers.
+  "@cloudflare/workers-oauth-provider",
+];
 
 const began = Date.now();
 /** @param {string} message */
@@ -78,6 +84,22 @@ async function copyExamples(from, to) {
   return count;
 }
 
+/**
+ * Copies the seed documents' examples (test/seed-examples/examples/, what they import from
+ * support/, and the bindings in env.d.ts), when they exist, for tsconfig.seeds.json to check.
+ * @returns {Promise<number>} how many examples were copied
+ */
+async function copySeedExamples() {
+  const seeds = join(repo, "test/seed-examples");
+  if (!existsSync(join(seeds, "examples"))) return 0;
+  await cp(seeds, join(project, "seed-examples"), {
+    recursive: true,
+    // Their tests and the test Worker run in the repository's pool, not here.
+    filter: (source) => !source.endsWith(".test.ts") && basename(source) !== "worker.ts",
+  });
+  return (await readdir(join(seeds, "examples"))).filter((f) => f.endsWith(".ts")).length;
+}
+
 const work = await mkdtemp(join(tmpdir(), "code-mode-mcp-fresh-"));
 const project = join(work, "project");
 /** @type {ReturnType<typeof start> | undefined} */
@@ -114,7 +136,7 @@ try {
   await cp(join(repo, "test/package/template"), project, { recursive: true });
   // The docs' samples and the seed documents' examples (when present), imports as users write them.
   const docs = await copyExamples("docs/examples", "src/docs-examples");
-  const seeds = await copyExamples("test/seed-examples", "src/seed-examples");
+  const seeds = await copySeedExamples();
   const manifest = JSON.parse(await readFile(join(project, "package.json"), "utf8"));
   manifest.dependencies = { "code-mode-mcp": `file:../${tarball.filename}` };
   for (const name of PEERS) manifest.dependencies[name] = await lockedVersion(name);
@@ -149,6 +171,7 @@ try {
   log("the package's .d.ts compile without skipLibCheck");
 
   await run("npx", ["tsc", "-p", "tsconfig.json"], { cwd: project });
+  if (seeds > 0) await run("npx", ["tsc", "-p", "tsconfig.seeds.json"], { cwd: project });
   log(`tsc --noEmit: the template, ${docs} docs examples and ${seeds} seed examples type-check`);
 
   const bundled = await run(

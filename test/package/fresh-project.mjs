@@ -20,7 +20,6 @@ import { checkServers } from "./mcp-checks.mjs";
 import { run, start, waitForHttp } from "./steps.mjs";
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), "../..");
-/** The peers and tools a user installs beside the package, at the versions we test with. */
 /** The package's entries and the sources they are built from (package.json `exports`). */
 const ENTRIES = {
   "code-mode-mcp": "src/index.ts",
@@ -28,6 +27,7 @@ const ENTRIES = {
   "code-mode-mcp/mcp": "src/mcp/index.ts",
   "code-mode-mcp/mcp/server": "src/mcp/server.ts",
 };
+/** The peers and tools a user installs beside the package, at the versions we test with. */
 const PEERS = [
   "@modelcontextprotocol/client",
   "@modelcontextprotocol/sdk",
@@ -41,6 +41,9 @@ const DEV = [
   // The seed documents' OAuth examples put OAuthProvider in front of their servers.
   "@cloudflare/workers-oauth-provider",
 ];
+
+/** What codeMcpServer and McpAgent need, and a Worker serving only openApiMcpServer must not carry. */
+const UNUSED_BY_OPENAPI = /node_modules\/@modelcontextprotocol\/(client|sdk)\//;
 
 const began = Date.now();
 /** @param {string} message */
@@ -104,27 +107,15 @@ const work = await mkdtemp(join(tmpdir(), "code-mode-mcp-fresh-"));
 const project = join(work, "project");
 /** @type {ReturnType<typeof start> | undefined} */
 let dev;
-// The whole test is bounded: a stuck step fails the run instead of hanging CI.
-const watchdog = setTimeout(() => {
-  console.error("fresh-project: took longer than 6 minutes; stopping");
-  void cleanUp().then(() => process.exit(1));
-}, 360_000);
 
-async function cleanUp() {
-  if (dev) await dev.stop();
-  // FRESH_PROJECT_KEEP=1 keeps the project to look into (the servers are stopped all the same).
-  if (process.env.FRESH_PROJECT_KEEP) console.log(`fresh-project: kept ${work}`);
-  else await rm(work, { recursive: true, force: true });
-}
-
-try {
-  const packed = JSON.parse(
-    await run("npm", ["pack", "--json", "--pack-destination", work], {
-      cwd: repo,
-      timeoutMs: 240_000,
-    }).then((out) => out.slice(out.search(/^\[$/m))), // after prepack's build output
-  );
-  const tarball = packed[0];
+/** `npm pack` (its prepack builds dist/) into the work folder. @returns {Promise<string>} the file */
+async function pack() {
+  const output = await run("npm", ["pack", "--json", "--pack-destination", work], {
+    cwd: repo,
+    timeoutMs: 240_000,
+  });
+  // The JSON follows prepack's build output.
+  const [tarball] = JSON.parse(output.slice(output.search(/^\[$/m)));
   const files = tarball.files.map((/** @type {{ path: string }} */ f) => f.path);
   if (
     !files.includes("dist/index.js") ||
@@ -132,20 +123,35 @@ try {
   )
     throw new Error(`fresh-project: unexpected tarball contents: ${files.join(", ")}`);
   log(`packed ${tarball.filename}: ${files.length} files, ${(tarball.size / 1024).toFixed(0)} KiB`);
+  return tarball.filename;
+}
 
+/**
+ * The project: the template, the examples, the tarball and its peers installed.
+ * @param {string} tarball
+ * @returns {Promise<{ docs: number, seeds: number }>} how many examples were copied in
+ */
+async function createProject(tarball) {
   await cp(join(repo, "test/package/template"), project, { recursive: true });
   // The docs' samples and the seed documents' examples (when present), imports as users write them.
   const docs = await copyExamples("docs/examples", "src/docs-examples");
   const seeds = await copySeedExamples();
   const manifest = JSON.parse(await readFile(join(project, "package.json"), "utf8"));
-  manifest.dependencies = { "code-mode-mcp": `file:../${tarball.filename}` };
+  manifest.dependencies = { "code-mode-mcp": `file:../${tarball}` };
   for (const name of PEERS) manifest.dependencies[name] = await lockedVersion(name);
   manifest.devDependencies = {};
   for (const name of DEV) manifest.devDependencies[name] = await lockedVersion(name);
   await writeFile(join(project, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
   await run("npm", ["install", "--no-audit", "--no-fund"], { cwd: project, timeoutMs: 240_000 });
   log(`installed the tarball with ${[...PEERS, ...DEV].join(", ")}`);
+  return { docs, seeds };
+}
 
+/**
+ * The package's types as the project sees them, then the project's own code.
+ * @param {{ docs: number, seeds: number }} examples
+ */
+async function checkTypes({ docs, seeds }) {
   // Each entry resolves, through the installed package's `exports`, to built .d.ts that export
   // exactly what the sources do (the lists themselves are pinned by test/unit/public-surface).
   const built = exportNames(Object.keys(ENTRIES).map((entry) => resolveTypes(entry, project)));
@@ -173,54 +179,71 @@ try {
   await run("npx", ["tsc", "-p", "tsconfig.json"], { cwd: project });
   if (seeds > 0) await run("npx", ["tsc", "-p", "tsconfig.seeds.json"], { cwd: project });
   log(`tsc --noEmit: the template, ${docs} docs examples and ${seeds} seed examples type-check`);
+}
 
-  const bundled = await run(
-    "npx",
-    ["wrangler", "deploy", "--dry-run", "--outdir", join(work, "out")],
-    { cwd: project },
-  );
+/** `wrangler deploy --dry-run` of the whole Worker, and of an openApiMcpServer-only one. */
+async function checkBundles() {
+  const outdir = join(work, "out");
+  const bundled = await run("npx", ["wrangler", "deploy", "--dry-run", "--outdir", outdir], {
+    cwd: project,
+  });
   log(`wrangler deploy --dry-run: ${uploadSize(bundled)}`);
   // A Worker bundles only what it uses (dist is one module per source, sideEffects: false).
   const meta = join(work, "openapi-only.json");
+  const config = ["-c", "wrangler.openapi-only.jsonc", "--metafile", meta];
   const alone = await run(
     "npx",
-    ["wrangler", "deploy", "--dry-run", "-c", "wrangler.openapi-only.jsonc"].concat([
-      "--outdir",
-      join(work, "out-openapi"),
-      "--metafile",
-      meta,
-    ]),
+    ["wrangler", "deploy", "--dry-run", "--outdir", `${outdir}-openapi`, ...config],
     { cwd: project },
   );
   // esbuild lists every module it parsed; what is bundled is what has bytes in the output.
   /** @type {{ outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }> }> }} */
   const { outputs } = JSON.parse(await readFile(meta, "utf8"));
-  const inputs = Object.values(outputs).flatMap((o) =>
-    Object.entries(o.inputs)
-      .filter(([, { bytesInOutput }]) => bytesInOutput > 0)
-      .map(([input]) => input),
-  );
-  const unused = inputs.filter((i) =>
-    /node_modules\/@modelcontextprotocol\/(client|sdk)\//.test(i),
-  );
+  const unused = Object.values(outputs)
+    .flatMap((o) => Object.entries(o.inputs))
+    .filter(([input, { bytesInOutput }]) => bytesInOutput > 0 && UNUSED_BY_OPENAPI.test(input))
+    .map(([input]) => input);
   if (unused.length > 0)
     throw new Error(`fresh-project: an openApiMcpServer-only Worker bundles ${unused.join(", ")}`);
   log(`openApiMcpServer alone: ${uploadSize(alone)}, without the MCP client or SDK v1`);
+}
 
-  const port = await freePort();
-  const inspector = await freePort();
-  dev = start(
-    "npx",
-    ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(port)].concat([
-      "--inspector-port",
-      String(inspector),
-    ]),
-    { cwd: project },
-  );
+/** `wrangler dev` on free ports, then every server answers a real MCP client. */
+async function serveAndCall() {
+  const [port, inspector] = [await freePort(), await freePort()];
+  const flags = [
+    "--ip",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    "--inspector-port",
+    String(inspector),
+  ];
+  dev = start("npx", ["wrangler", "dev", ...flags], { cwd: project });
   const base = `http://127.0.0.1:${port}`;
-  await waitForHttp(`${base}/`, dev.output);
+  await waitForHttp(`${base}/`, dev);
   log(`wrangler dev serves on ${base}`);
   for (const line of await checkServers(base)) log(line);
+}
+
+async function cleanUp() {
+  if (dev) await dev.stop();
+  // FRESH_PROJECT_KEEP=1 keeps the project to look into (the servers are stopped all the same).
+  if (process.env.FRESH_PROJECT_KEEP) console.log(`fresh-project: kept ${work}`);
+  else await rm(work, { recursive: true, force: true });
+}
+
+// The whole test is bounded: a stuck step fails the run instead of hanging CI.
+const watchdog = setTimeout(() => {
+  console.error("fresh-project: took longer than 6 minutes; stopping");
+  void cleanUp().then(() => process.exit(1));
+}, 360_000);
+
+try {
+  const examples = await createProject(await pack());
+  await checkTypes(examples);
+  await checkBundles();
+  await serveAndCall();
   log("all checks passed");
 } catch (error) {
   console.error(error instanceof Error ? error.message : error);

@@ -52,9 +52,13 @@ export function start(command, args, { cwd, env }) {
   let output = "";
   child.stdout.on("data", (d) => (output += d));
   child.stderr.on("data", (d) => (output += d));
-  const exited = new Promise((resolve) => child.once("exit", resolve));
+  let running = true;
+  const exited = new Promise((resolve) => child.once("exit", resolve)).then(() => {
+    running = false;
+  });
   return {
     output: () => output,
+    running: () => running,
     exited,
     /** Stops the whole group: SIGTERM, then SIGKILL if it is still there after 5 s. */
     async stop() {
@@ -68,14 +72,15 @@ export function start(command, args, { cwd, env }) {
 }
 
 /**
- * Polls `url` until it answers (any status) or `timeoutMs` passes.
+ * Polls `url` until it answers (any status); fails when the server exits or `timeoutMs` passes.
  * @param {string} url
- * @param {() => string} output - the server's output, for the error
+ * @param {{ output: () => string, running: () => boolean }} server - from {@link start}
  * @param {number} timeoutMs
  */
-export async function waitForHttp(url, output, timeoutMs = 90_000) {
+export async function waitForHttp(url, { output, running }, timeoutMs = 90_000) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
+    if (!running()) throw new Error(`the server exited before ${url} answered:\n${output()}`);
     try {
       await fetch(url, { signal: AbortSignal.timeout(2_000) });
       return;

@@ -1,5 +1,5 @@
 // Build of the published package (`npm run build`, run by `prepack`): one ESM file and one `.d.ts`
-// per public entry in dist/, matching package.json `exports`. The sandbox modules are prebuilt text
+// per public entry in dist/lib/, matching package.json `exports`. The sandbox modules are prebuilt text
 // (scripts/build-sandbox.mjs writes src/executor/generated/) and bundled in, so a user's bundler
 // needs nothing special. Everything in dependencies/peerDependencies stays an import.
 import { defineConfig } from "tsdown";
@@ -16,7 +16,8 @@ export default defineConfig({
   // as imports, resolved by the user's wrangler.
   platform: "neutral",
   target: "es2022",
-  outDir: "dist",
+  // dist/worker and dist/cli hold the prebuilt product of the `code-mode-mcp` command (build:worker).
+  outDir: "dist/lib",
   clean: true,
   dts: true,
   hash: false,

@@ -118,7 +118,7 @@ async function pack() {
   const [tarball] = JSON.parse(output.slice(output.search(/^\[$/m)));
   const files = tarball.files.map((/** @type {{ path: string }} */ f) => f.path);
   if (
-    !files.includes("dist/index.js") ||
+    !files.includes("dist/lib/index.js") ||
     files.some((/** @type {string} */ f) => f.startsWith("src/"))
   )
     throw new Error(`fresh-project: unexpected tarball contents: ${files.join(", ")}`);

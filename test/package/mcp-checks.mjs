@@ -87,10 +87,10 @@ export async function checkServers(base) {
   const executed = await api.callTool({
     name: "execute",
     arguments: {
-      // request() resolves to the body (or, in older builds, to { status, body }).
+      // As the docs write it: request() resolves to the response body.
       code: `async () => {
-        const r = await codemode.request({ method: "GET", path: "/pets" });
-        return (Array.isArray(r) ? r : r.body).map((p) => p.name).join("+");
+        const pets = await codemode.request({ method: "GET", path: "/pets" });
+        return pets.map((p) => p.name).join("+");
       }`,
     },
   });

@@ -37,6 +37,7 @@ const MIRRORED = {
   "code-mode-mcp/mcp": [
     "McpAgent",
     "createMcpHandler",
+    "experimental_createMcpHandler",
     "CreateMcpHandlerOptions",
     "CreateStatelessMcpHandlerOptions",
     "StatelessMcpHandler",

@@ -82,16 +82,32 @@ describe("remote upstream handshakes", () => {
 
   it("a session the upstream forgot is re-established once and the call sent again", async () => {
     const log: Log = [];
-    // The upstream restarts between the listing and the run: the new instance knows no session.
+    // The upstream restarts between the listing and the run: it answers the old id with 404 (as
+    // the spec says for an ended session), and a new instance serves the new session.
     let handler = createLegacyMcpHandler(v1Upstream());
-    const fetch = recording((r) => handler.fetch(r), log);
+    let ended: string | null | undefined;
+    const fetch = recording(async (r) => {
+      const id = r.headers.get("mcp-session-id");
+      if (!ended || id !== ended) return handler.fetch(r);
+      ended = null;
+      handler = createLegacyMcpHandler(v1Upstream());
+      return Response.json(
+        { jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null },
+        { status: 404 },
+      );
+    }, log);
+    let lastSession: string | null = null;
+    const seen = recording(async (r) => {
+      lastSession = r.headers.get("mcp-session-id") ?? lastSession;
+      return fetch(r);
+    }, []);
     const client = await connect(
       createMcpHandler(
-        codeMcpServer({ upstream: { url: "http://upstream.local/mcp", fetch }, executor }),
+        codeMcpServer({ upstream: { url: "http://upstream.local/mcp", fetch: seen }, executor }),
       ),
     );
     await client.listTools();
-    handler = createLegacyMcpHandler(v1Upstream());
+    ended = lastSession;
     const start = log.length;
     const result = await client.callTool({ name: "code", arguments: { code: ONE_CALL } });
     expect(result.isError, `${text(result)} ${JSON.stringify(log.slice(start))}`).toBeFalsy();

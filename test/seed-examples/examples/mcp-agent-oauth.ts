@@ -14,4 +14,7 @@ export default new OAuthProvider({
   tokenEndpoint: "/token",
   clientRegistrationEndpoint: "/register",
   defaultHandler: AuthHandler,
+  // Not in the seed: @cloudflare/workers-oauth-provider 1.2.x (the version this package pins)
+  // refuses to start without the protected-resource metadata; the seed predates that.
+  resourceMetadata: { resource: "http://localhost", resource_name: "MCP" }, // scaffolding
 });

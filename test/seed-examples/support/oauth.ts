@@ -22,11 +22,25 @@ async function expectStatus(response: Response, status: number, step: string) {
   }
 }
 
+/** What the OAuth flow produced. */
+export interface Grant {
+  /** The bearer token. */
+  token: string;
+  /** The dynamically registered client's id. */
+  clientId: string;
+  /** The scopes asked for (and granted by support/auth-handler.ts). */
+  scopes: string[];
+}
+
+/** The scopes every grant asks for. */
+export const SCOPES = ["notes:read"];
+
 /**
- * Runs register → authorize → token against `fetch` and returns the access token.
+ * Runs register → authorize → token against `fetch`.
  * @param fetch - the OAuthProvider Worker's fetch
+ * @returns the access token, the client id and the granted scopes
  */
-export async function accessToken(fetch: FetchLike): Promise<string> {
+export async function grant(fetch: FetchLike): Promise<Grant> {
   const registered = await fetch("http://localhost/register", {
     method: "POST",
     headers: { "content-type": "application/json" },
@@ -49,6 +63,7 @@ export async function accessToken(fetch: FetchLike): Promise<string> {
     code_challenge: challenge,
     code_challenge_method: "S256",
     state: "s",
+    scope: SCOPES.join(" "),
   });
   const authorized = await fetch(`http://localhost/authorize?${params}`, { redirect: "manual" });
   await expectStatus(authorized, 302, "authorize");
@@ -64,5 +79,14 @@ export async function accessToken(fetch: FetchLike): Promise<string> {
     }),
   });
   await expectStatus(token, 200, "token");
-  return ((await token.json()) as { access_token: string }).access_token;
+  const { access_token } = (await token.json()) as { access_token: string };
+  return { token: access_token, clientId: client_id, scopes: SCOPES };
+}
+
+/**
+ * Runs register → authorize → token against `fetch` and returns the access token.
+ * @param fetch - the OAuthProvider Worker's fetch
+ */
+export async function accessToken(fetch: FetchLike): Promise<string> {
+  return (await grant(fetch)).token;
 }

@@ -15,6 +15,7 @@ declare namespace Cloudflare {
     SWITCH_MCP: DurableObjectNamespace<
       import("./examples/elicitation-switch").SwitchElicitationMcp
     >;
+    CALCULATOR_MCP: DurableObjectNamespace<import("./examples/dual-transport").MyMCP>;
     EVENTS_OBJECT: DurableObjectNamespace<import("./examples/event-store").EventStoreObject>;
     OAUTH_KV: KVNamespace;
   }

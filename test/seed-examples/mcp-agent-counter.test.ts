@@ -22,7 +22,7 @@ describe.each([
   },
 ])("seed: McpAgent counter state ($callback)", ({ worker }) => {
   it("reads the counter resource, adds, and logs each state change", async () => {
-    const log = vi.spyOn(console, "log");
+    const log = vi.spyOn(console, "log").mockImplementation(() => {});
     const { client } = await connectV1("http://localhost/mcp", viaWorker(worker()));
     const counter = async () =>
       (await client.readResource({ uri: "mcp://resource/counter" })).contents[0] as {

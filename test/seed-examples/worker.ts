@@ -6,6 +6,7 @@
 export { FormElicitationMcp } from "./examples/elicitation-form";
 export { SwitchElicitationMcp } from "./examples/elicitation-switch";
 export { UrlElicitationMcp } from "./examples/elicitation-url";
+export { MyMCP as CalculatorMcp } from "./examples/dual-transport";
 export { EventStoreObject } from "./examples/event-store";
 export { MyMCP as AddMcp } from "./examples/mcp-agent-add";
 export { MyMCP as CounterMcp } from "./examples/mcp-agent-counter";

@@ -11,12 +11,10 @@ import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validatio
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import worker from "./examples/dual-transport";
+import { withMcpObject } from "./support/bindings";
 import { connectV1, text, viaWorker } from "./support/clients";
 
-const bindings = new Proxy(env, {
-  get: (target, key) => (key === "MCP_OBJECT" ? target.CALCULATOR_MCP : Reflect.get(target, key)),
-});
-const fetch = viaWorker(worker, bindings);
+const fetch = viaWorker(worker, withMcpObject(env.CALCULATOR_MCP));
 
 // The template logs every request; keep the test output readable.
 afterEach(() => vi.restoreAllMocks());

@@ -16,6 +16,10 @@ declare namespace Cloudflare {
       import("./examples/elicitation-switch").SwitchElicitationMcp
     >;
     CALCULATOR_MCP: DurableObjectNamespace<import("./examples/dual-transport").MyMCP>;
+    TINY_MCP: DurableObjectNamespace<import("./examples/tiny-mcp").TinyMcp>;
+    STORAGE_MCP: DurableObjectNamespace<import("./examples/storage-mcp").StorageMcp>;
+    BUCKET: R2Bucket;
+    SHARED_PASSWORD: string;
     EVENTS_OBJECT: DurableObjectNamespace<import("./examples/event-store").EventStoreObject>;
     OAUTH_KV: KVNamespace;
   }

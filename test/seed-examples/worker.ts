@@ -12,6 +12,8 @@ export { MyMCP as AddMcp } from "./examples/mcp-agent-add";
 export { MyMCP as CounterMcp } from "./examples/mcp-agent-counter";
 export { MyMCP as CounterUpdateMcp } from "./examples/mcp-agent-counter-on-state-update";
 export { MyMCP as SquareMcp } from "./examples/mcp-agent-square";
+export { StorageMcp } from "./examples/storage-mcp";
+export { TinyMcp } from "./examples/tiny-mcp";
 
 export default {
   fetch() {

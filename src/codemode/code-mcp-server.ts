@@ -32,7 +32,7 @@ import { redactToolResult } from "./result-redaction";
 import { ToolCatalog } from "./tool-catalog";
 import type { Upstream } from "./upstream";
 import { UpstreamSet, type MergedTools } from "./upstream-set";
-import type { CodeUpstream, UpstreamSession } from "./upstream-connection";
+import { isSessionGone, type CodeUpstream, type UpstreamSession } from "./upstream-connection";
 import { upstreamResultValue } from "./upstream-result";
 
 /** Options of {@link codeMcpServer}. */
@@ -157,6 +157,7 @@ async function runCode(
 ): Promise<CallToolResult> {
   // One connection per upstream a run actually calls, opened on first use, closed at the end.
   const sessions = new Map<Upstream, Promise<UpstreamSession>>();
+  const retired: UpstreamSession[] = [];
   const connect = (upstream: Upstream) => {
     let session = sessions.get(upstream);
     if (!session) {
@@ -188,34 +189,43 @@ async function runCode(
           );
       }
       const route = routes.get(entry.tool.name)!;
-      const { client } = await connect(route.upstream);
-      const result = await client.callTool(
-        {
-          name: route.name,
-          arguments: (input ?? {}) as Record<string, unknown>,
-          ...(logLevel && client.getProtocolEra() === "modern"
-            ? { _meta: { [LOG_LEVEL_META_KEY]: logLevel } }
-            : {}),
-        },
-        {
-          signal: ctx.mcpReq.signal,
-          ...(progressToken === undefined
-            ? {}
-            : {
-                onprogress: (p) =>
-                  void ctx.mcpReq
-                    .notify({
-                      method: "notifications/progress",
-                      params: {
-                        ...p,
-                        ...(p.message === undefined ? {} : { message: redactor.text(p.message) }),
-                        progressToken,
-                      },
-                    })
-                    .catch(() => {}),
-              }),
-        },
-      );
+      const send = (client: UpstreamSession["client"]) =>
+        client.callTool(
+          {
+            name: route.name,
+            arguments: (input ?? {}) as Record<string, unknown>,
+            ...(logLevel && client.getProtocolEra() === "modern"
+              ? { _meta: { [LOG_LEVEL_META_KEY]: logLevel } }
+              : {}),
+          },
+          {
+            signal: ctx.mcpReq.signal,
+            ...(progressToken === undefined
+              ? {}
+              : {
+                  onprogress: (p) =>
+                    void ctx.mcpReq
+                      .notify({
+                        method: "notifications/progress",
+                        params: {
+                          ...p,
+                          ...(p.message === undefined ? {} : { message: redactor.text(p.message) }),
+                          progressToken,
+                        },
+                      })
+                      .catch(() => {}),
+                }),
+          },
+        );
+      const session = await connect(route.upstream);
+      const result = await send(session.client).catch(async (error: unknown) => {
+        // The upstream forgot the adopted session before it saw this call: handshake once more.
+        if (!session.reused || !isSessionGone(error)) throw error;
+        route.upstream.forgetNegotiation();
+        retired.push(session);
+        sessions.delete(route.upstream);
+        return send((await connect(route.upstream)).client);
+      });
       return upstreamResultValue(
         entry.tool.name,
         redactToolResult(result as CallToolResult, redactor),
@@ -248,11 +258,12 @@ async function runCode(
     // Second line: no configured secret (or a simple transform of one) leaves in the result.
     return redactToolResult(outcomeToToolResult(outcome), redactor);
   } finally {
-    await Promise.all(
-      [...sessions].map(([upstream, session]) =>
+    await Promise.all([
+      ...[...sessions].map(([upstream, session]) =>
         session.then((s) => upstream.release(s)).catch(() => {}),
       ),
-    );
+      ...retired.map((s) => s.close().catch(() => {})),
+    ]);
   }
 }
 
@@ -268,8 +279,9 @@ async function forwardLogs(
     const source = logger === undefined ? undefined : redactor.text(logger);
     void ctx.mcpReq.log(messageLevel, redactor.data(data), source).catch(() => {});
   });
-  // A 2025-era upstream sends log messages only after logging/setLevel.
-  if (session.client.getProtocolEra() !== "modern")
+  // A 2025-era upstream sends log messages only after logging/setLevel (once per session: an
+  // adopted session keeps the level set when it began).
+  if (session.client.getProtocolEra() === "legacy" && !session.reused)
     await session.client.setLoggingLevel(level).catch(() => {});
 }
 

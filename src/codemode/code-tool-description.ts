@@ -38,11 +38,41 @@ export function codeToolDescription(input: CodeToolDescriptionInput): string {
   const inline = `${head}\n\n\`\`\`ts\n${catalog.namespaceDeclaration()}\n\`\`\``;
   if (inline.length <= budget) return inline;
 
+  // Too long inline: spend the budget on as much type information as fits, in this order:
+  // every tool's compact signature with its output, then without outputs, then compact input
+  // signatures for the first tools and the names of the rest. Outputs, named types and doc
+  // comments are one `describe` away.
   const { search, describe } = catalog.helperNames;
-  const help = `\n\nTypes are not listed here. Inside your code, first look them up: await codemode.${describe}("tool_name") returns its TypeScript declaration; await codemode.${search}("words") returns matching tools with declarations.`;
-  const prefix = `${head}${help}\nTools: `;
-  const room = budget - prefix.length;
-  const names = catalog.entries.map((e) => e.identifier);
+  const lookup = `Full declarations (named types, outputs, docs): await codemode.${describe}("tool_name"); find tools: await codemode.${search}("words").`;
+  for (const field of ["compact", "compactInput"] as const) {
+    const lines = catalog.entries.map((e) => e[field]).join("\n");
+    const text = `${head}\n\nCompact signatures. ${lookup}\n\`\`\`ts\n${lines}\n\`\`\``;
+    if (text.length <= budget) return text;
+  }
+  const prefix = `${head}\n\nCompact signatures of the first tools, then the other tools' names. ${lookup}`;
+  let best = `${prefix}\nTools: ${nameList(catalog, 0, budget - prefix.length - 8) ?? ""}`;
+  for (let k = 1; k < catalog.entries.length; k++) {
+    const lines = catalog.entries
+      .slice(0, k)
+      .map((e) => e.compactInput)
+      .join("\n");
+    const block = `${prefix}\n\`\`\`ts\n${lines}\n\`\`\`\nOther tools: `;
+    if (block.length > budget) break;
+    const rest = nameList(catalog, k, budget - block.length);
+    if (rest === undefined) break;
+    best = block + rest;
+  }
+  // A budget too small even for the rules: cut, but never exceed it.
+  return best.length <= budget ? best : `${best.slice(0, budget - 1)}…`;
+}
+
+/**
+ * The names of the tools from index `from` on, comma-separated, cut with `… N more (use search)`
+ * to fit `room` characters; `undefined` when not even the cut mark fits.
+ */
+function nameList(catalog: ToolCatalog, from: number, room: number): string | undefined {
+  const { search } = catalog.helperNames;
+  const names = catalog.entries.slice(from).map((e) => e.identifier);
   let listed = "";
   for (let i = 0; i < names.length; i++) {
     const next = listed ? `${listed}, ${names[i]}` : names[i]!;
@@ -50,11 +80,9 @@ export function codeToolDescription(input: CodeToolDescriptionInput): string {
     const tail = rest > 0 ? `, … ${rest} more (use ${search})` : "";
     if (next.length + tail.length > room) {
       listed = `${listed}${listed ? ", " : ""}… ${names.length - i} more (use ${search})`;
-      break;
+      return listed.length <= room ? listed : undefined;
     }
     listed = next;
   }
-  const text = `${prefix}${listed}`;
-  // A budget too small even for the rules: cut, but never exceed it.
-  return text.length <= budget ? text : `${text.slice(0, budget - 1)}…`;
+  return listed;
 }

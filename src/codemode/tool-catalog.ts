@@ -14,6 +14,10 @@ export interface CatalogEntry {
   identifier: string;
   /** Complete TypeScript for this tool alone (its types and method). */
   declaration: string;
+  /** The method on one line, input and output types inline, no doc comment. */
+  compact: string;
+  /** {@link compact} without the output type. */
+  compactInput: string;
 }
 
 /** A search hit returned to sandbox code. */
@@ -47,7 +51,13 @@ export class ToolCatalog {
     );
     this.entries = tools.map((tool, i) => {
       const declared = this.declared.tools[i]!;
-      return { tool, identifier: declared.identifier, declaration: declared.text };
+      return {
+        tool,
+        identifier: declared.identifier,
+        declaration: declared.text,
+        compact: declared.compact,
+        compactInput: declared.compactInput,
+      };
     });
     for (const entry of this.entries) {
       this.byName.set(entry.identifier, entry);
@@ -96,10 +106,16 @@ export class ToolCatalog {
     const result = validator.validate(input ?? {});
     if (result.valid) return [];
     // cfworker reports the failing keyword chain; the deepest entries say the most.
-    return result.errors
-      .filter((e) => e.keyword !== "properties" && e.keyword !== "items" && e.keyword !== "$ref")
-      .slice(0, 5)
-      .map((e) => `${e.instanceLocation.replace(/^#/, "input") || "input"}: ${e.error}`);
+    return (
+      result.errors
+        .filter((e) => e.keyword !== "properties" && e.keyword !== "items" && e.keyword !== "$ref")
+        .slice(0, 5)
+        // Without the message's own final period: the caller joins them into one sentence.
+        .map(
+          (e) =>
+            `${e.instanceLocation.replace(/^#/, "input") || "input"}: ${e.error.replace(/\.$/, "")}`,
+        )
+    );
   }
 
   /**

@@ -6,14 +6,18 @@
  *   transport (one server instance cannot be connected to several transports);
  * - `{ server: () => McpServer }`: a fresh in-memory connection per run, so notifications from
  *   the upstream (logging) belong unambiguously to that run;
- * - `{ url, headers?, fetch? }`: a remote Streamable HTTP endpoint, a connection per run
- *   (Workers I/O cannot be shared across requests); `headers` carry the upstream's auth and are
- *   never shown to the sandbox; `fetch` lets a service binding or test reach the endpoint.
+ * - `{ url, headers?, fetch? }`: a remote Streamable HTTP endpoint, a client per run (Workers
+ *   I/O cannot be shared across requests) that reuses what the isolate's first connection
+ *   negotiated ({@link Negotiated}), so a warm run sends only its own calls; it opens no stream
+ *   (no list-changed subscription: the tool list refreshes by age). `headers` carry the
+ *   upstream's auth and are never shown to the sandbox; `fetch` lets a service binding or test
+ *   reach the endpoint.
  */
 import {
   Client,
   InMemoryTransport,
   StreamableHTTPClientTransport,
+  type DiscoverResult,
 } from "@modelcontextprotocol/client";
 import { McpServer as V1McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { McpServer as V2McpServer } from "@modelcontextprotocol/server";
@@ -34,11 +38,24 @@ export type CodeUpstream =
       fetch?: (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
     };
 
+/**
+ * What a remote upstream's connection negotiated, reusable by later connections of the isolate
+ * (one authorization context: the configured headers): the 2026-07-28 `server/discover` result,
+ * or a 2025-era session id with its protocol version.
+ */
+export type Negotiated =
+  | { kind: "modern"; discover: DiscoverResult }
+  | { kind: "legacy"; sessionId: string; protocolVersion: string };
+
 /** An open client connection to the upstream. */
 export interface UpstreamSession {
   readonly client: Client;
   /** Whether the connection is shared by all runs of the isolate (never closed per run). */
   readonly shared: boolean;
+  /** What the connection negotiated (remote upstreams), for the next connection to reuse. */
+  readonly negotiated?: Negotiated;
+  /** Whether this connection adopted an earlier negotiation instead of its own handshake. */
+  readonly reused: boolean;
   close(): Promise<void>;
 }
 
@@ -62,15 +79,23 @@ export function isSharedUpstream(upstream: CodeUpstream): upstream is LocalMcpSe
 export async function openUpstream(
   upstream: CodeUpstream,
   onToolsChanged: () => void,
+  reuse?: Negotiated,
 ): Promise<UpstreamSession> {
+  const shared = isSharedUpstream(upstream);
+  const remote = !shared && "url" in upstream;
   const client = new Client(CLIENT_INFO, {
     versionNegotiation: { mode: "auto" },
     // No debounce: invalidating the cached list is cheap, and the next request must see the change.
-    listChanged: {
-      tools: { autoRefresh: false, debounceMs: 0, onChanged: () => onToolsChanged() },
-    },
+    // Remote connections listen to nothing: in 2026-07-28 that would open a stream per run.
+    ...(remote
+      ? {}
+      : {
+          listChanged: {
+            tools: { autoRefresh: false, debounceMs: 0, onChanged: () => onToolsChanged() },
+          },
+        }),
   });
-  const shared = isSharedUpstream(upstream);
+  let negotiated: Negotiated | undefined;
   try {
     if (shared || "server" in upstream) {
       const server = shared ? upstream : await upstream.server();
@@ -88,8 +113,9 @@ export async function openUpstream(
       const transport = new StreamableHTTPClientTransport(new URL(upstream.url), {
         ...(upstream.headers ? { requestInit: { headers: upstream.headers } } : {}),
         ...(upstream.fetch ? { fetch: upstream.fetch } : {}),
+        ...(reuse?.kind === "legacy" ? { sessionId: reuse.sessionId } : {}),
       });
-      await client.connect(transport);
+      negotiated = await connectRemote(client, transport, reuse);
     } else {
       throw new CodeModeError(
         "upstream_invalid",
@@ -105,5 +131,47 @@ export async function openUpstream(
       { cause: error },
     );
   }
-  return { client, shared, close: () => client.close() };
+  return { client, shared, negotiated, reused: reuse !== undefined, close: () => client.close() };
+}
+
+/**
+ * Connects to a remote upstream, adopting `reuse` when given (no round trip for 2026-07-28; the
+ * known session id for the 2025 era), and returns what the connection negotiated.
+ */
+async function connectRemote(
+  client: Client,
+  transport: StreamableHTTPClientTransport,
+  reuse: Negotiated | undefined,
+): Promise<Negotiated | undefined> {
+  if (reuse?.kind === "modern") {
+    await client.connect(transport, { prior: { kind: "modern", discover: reuse.discover } });
+    return reuse;
+  }
+  if (reuse?.kind === "legacy") {
+    // With a session id the client skips `initialize`; the version header is ours to set.
+    await client.connect(transport, { prior: { kind: "legacy" } });
+    transport.setProtocolVersion(reuse.protocolVersion);
+    return reuse;
+  }
+  await client.connect(transport);
+  const discover = client.getDiscoverResult();
+  if (client.getProtocolEra() === "modern" && discover) return { kind: "modern", discover };
+  const version = client.getNegotiatedProtocolVersion();
+  return transport.sessionId && version
+    ? { kind: "legacy", sessionId: transport.sessionId, protocolVersion: version }
+    : undefined;
+}
+
+/**
+ * Whether an upstream call failed because the upstream no longer knows the reused session: `404`
+ * (the spec's answer for an ended session), or the SDK transport's `400` "Server not initialized"
+ * (what a restarted SDK-based server answers). Either way the request was not processed, so it
+ * may be sent again.
+ * @param error - what the call threw
+ */
+export function isSessionGone(error: unknown): boolean {
+  const e = error as { status?: unknown; data?: { status?: unknown }; message?: unknown } | null;
+  const status = e?.status ?? e?.data?.status;
+  if (status === 404) return true;
+  return status === 400 && /server not initialized/i.test(String(e?.message ?? ""));
 }

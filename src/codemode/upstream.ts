@@ -9,6 +9,7 @@ import {
   isSharedUpstream,
   openUpstream,
   type CodeUpstream,
+  type Negotiated,
   type UpstreamSession,
 } from "./upstream-connection";
 
@@ -21,6 +22,8 @@ export interface UpstreamOptions {
 /** The cached view of one upstream MCP server. */
 export class Upstream {
   private sharedSession: Promise<UpstreamSession> | undefined;
+  /** What the isolate's last remote connection negotiated (reused by the next one). */
+  private negotiated: Negotiated | undefined;
   private toolList: Promise<Tool[]> | undefined;
   private listedAt = 0;
   private generation = 0;
@@ -63,8 +66,11 @@ export class Upstream {
    * Close it with {@link Upstream.release}.
    */
   async session(): Promise<UpstreamSession> {
-    if (!isSharedUpstream(this.upstream))
-      return openUpstream(this.upstream, () => this.invalidate());
+    if (!isSharedUpstream(this.upstream)) {
+      const session = await openUpstream(this.upstream, () => this.invalidate(), this.negotiated);
+      this.negotiated = session.negotiated;
+      return session;
+    }
     if (!this.sharedSession) {
       const opening = openUpstream(this.upstream, () => this.invalidate());
       this.sharedSession = opening;
@@ -81,6 +87,14 @@ export class Upstream {
    */
   async release(session: UpstreamSession): Promise<void> {
     if (!session.shared) await session.close().catch(() => {});
+  }
+
+  /**
+   * Forgets what earlier connections negotiated (the upstream lost the session, or refused the
+   * adopted era), so the next connection runs its own handshake.
+   */
+  forgetNegotiation(): void {
+    this.negotiated = undefined;
   }
 
   /** Forgets the tool list (called on `notifications/tools/list_changed`). */

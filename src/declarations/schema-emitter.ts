@@ -20,6 +20,7 @@ import {
   withNull,
 } from "./type-text";
 import { docComment } from "./doc-comment";
+import { refSiblings } from "./ref-siblings";
 import { NameAllocator, propertyKey } from "./type-name";
 
 /** A resolved `$ref`: the target schema and the name its type should get. */
@@ -97,14 +98,30 @@ export class SchemaEmitter {
   typeOf(schema: unknown, indent = "", inherited?: readonly string[]): string {
     if (schema === false) return "never";
     if (!isSchema(schema)) return "unknown";
-    if (typeof schema.$ref === "string")
-      return withNull(this.refType(schema.$ref), schema.nullable === true);
+    if (typeof schema.$ref === "string") {
+      const ref = withNull(this.refType(schema.$ref), schema.nullable === true);
+      // Keywords beside `$ref` apply too (JSON Schema 2019-09 and later): both must hold.
+      const siblings = refSiblings(schema);
+      if (!siblings) return ref;
+      const extra = this.typeOf(siblings, indent, inherited);
+      return extra === "unknown" ? ref : `${paren(ref, "&")} & ${paren(extra, "&")}`;
+    }
     if (typeof schema.tsType === "string") return schema.tsType;
     // A `required` list beside allOf applies to properties its inline branches declare (the
-    // Cloudflare DNS records: `required: ["type", "name", "content"]` over `allOf: [{properties}]`).
-    const s = inherited?.length
-      ? { ...schema, required: [...asStrings(schema.required), ...inherited] }
-      : schema;
+    // Cloudflare DNS records: `required: ["type", "name", "content"]` over `allOf: [{properties}]`),
+    // and a `required` list inside an allOf branch applies to the properties declared beside it.
+    const lifted = Array.isArray(schema.allOf)
+      ? schema.allOf.flatMap((part) => (isSchema(part) ? asStrings(part.required) : []))
+      : [];
+    const s =
+      inherited?.length || lifted.length
+        ? {
+            ...schema,
+            required: [
+              ...new Set([...asStrings(schema.required), ...(inherited ?? []), ...lifted]),
+            ],
+          }
+        : schema;
     const members: string[] = [];
     const base = this.#baseType(s, indent);
     const combined = Array.isArray(s.allOf) || Array.isArray(s.anyOf) || Array.isArray(s.oneOf);
@@ -199,12 +216,14 @@ export class SchemaEmitter {
     if (extra === true || (lines.length === 0 && extra === undefined && patterns.length === 0))
       index = "unknown";
     else if (isSchema(extra) || patterns.length > 0) {
-      // A typed index signature must admit every declared property's type; with declared
-      // properties it would often not compile, so it widens to unknown.
+      // A typed index signature must admit every declared property's type (TypeScript checks
+      // each property against it), so it is the union of the extra values' type and the declared
+      // properties' types: the closest TypeScript gets to "these keys, and any other key holds T".
       const types = [...(isSchema(extra) ? [extra] : []), ...patterns].map((x) =>
         this.typeOf(x, inner),
       );
-      index = lines.length > 0 ? "unknown" : union(types);
+      const declared = Object.keys(props).map((key) => this.typeOf(props[key], inner));
+      index = union([...types, ...declared]);
     }
     if (lines.length === 0 && index === "unknown") return EMPTY_OBJECT;
     if (index !== undefined) lines.push(`${inner}[k: string]: ${index};\n`);
@@ -220,10 +239,15 @@ export class SchemaEmitter {
         : undefined;
     if (!tuple)
       return s.items === undefined ? "unknown[]" : `${paren(this.typeOf(s.items, indent), "[]")}[]`;
+    // Items past the prefix are allowed unless `items` (2020-12) / `additionalItems` (draft-07)
+    // is `false`; only the first `minItems` prefix items are required.
     const rest = Array.isArray(s.prefixItems) ? s.items : s.additionalItems;
-    const items = tuple.map((t) => this.typeOf(t, indent));
-    if (rest !== undefined && rest !== false)
-      items.push(`...${paren(this.typeOf(rest, indent), "[]")}[]`);
+    const min = typeof s.minItems === "number" ? s.minItems : 0;
+    const items = tuple.map((t, i) => {
+      const type = this.typeOf(t, indent);
+      return i < min ? type : `${paren(type, "[]")}?`;
+    });
+    if (rest !== false) items.push(`...${paren(this.typeOf(rest ?? {}, indent), "[]")}[]`);
     return `[${items.join(", ")}]`;
   }
 }

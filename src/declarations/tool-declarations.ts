@@ -5,6 +5,7 @@
  * `$defs`/`definitions` become named types; `$ref: "#"` is the input type itself.
  */
 import { getAtPointer, parsePointer } from "../openapi/json-pointer";
+import { compactType } from "./compact-type";
 import { docComment } from "./doc-comment";
 import { SchemaEmitter, type ResolvedRef } from "./schema-emitter";
 import { NameAllocator, toIdentifier, toTypeName } from "./type-name";
@@ -30,6 +31,10 @@ export interface ToolDeclaration {
   signature: string;
   /** Complete, valid TypeScript for this tool alone: its types plus `declare const codemode`. */
   text: string;
+  /** The method on one line with its input type inline and no doc comment (named types may appear). */
+  compact: string;
+  /** {@link compact} without the output type, for the tightest space. */
+  compactInput: string;
 }
 
 /** Two tools whose names map to the same identifier; the later one got a numbered identifier. */
@@ -98,8 +103,8 @@ function declareTool(
   const output = tool.outputSchema === undefined ? undefined : names.claim(`${base}Output`);
   const inputEmitter = emitterFor(tool.inputSchema, names, decls, input);
   inputEmitter.declare(input, tool.inputSchema ?? { type: "object" }, "");
-  if (output)
-    emitterFor(tool.outputSchema, names, decls, output).declare(output, tool.outputSchema, "");
+  const outputEmitter = output ? emitterFor(tool.outputSchema, names, decls, output) : undefined;
+  if (output) outputEmitter!.declare(output, tool.outputSchema, "");
   const optional = !hasRequired(tool.inputSchema);
   const doc = [
     tool.title && tool.title !== tool.description ? tool.title : "",
@@ -108,6 +113,12 @@ function declareTool(
     .filter(Boolean)
     .join("\n\n");
   const signature = `${docComment(doc, "  ")}  ${identifier}(input${optional ? "?" : ""}: ${input}): Promise<${output ?? "unknown"}>;\n`;
+  // Rendered again inline by the same emitters: refs keep the names declared above.
+  const inline = compactType(inputEmitter.typeOf(tool.inputSchema ?? { type: "object" }));
+  const compactInput = `${identifier}(input${optional ? "?" : ""}: ${inline})`;
+  const outputInline = outputEmitter
+    ? compactType(outputEmitter.typeOf(tool.outputSchema))
+    : "unknown";
   const types = decls.join("\n");
   return {
     name: tool.name,
@@ -115,6 +126,8 @@ function declareTool(
     types: decls.map((d) => /(?:interface|type) (\w+)/.exec(d)?.[1] ?? "").filter(Boolean),
     signature,
     text: `${types}\ndeclare const ${namespace}: {\n${signature}};\n`,
+    compact: `${compactInput}: Promise<${outputInline}>`,
+    compactInput,
   };
 }
 
@@ -148,8 +161,10 @@ function emitterFor(
   return emitter;
 }
 
+/** Whether the input must be given: a `required` list on the schema or in one of its allOf branches. */
 function hasRequired(schema: unknown): boolean {
   if (!schema || typeof schema !== "object") return false;
-  const required = (schema as { required?: unknown }).required;
-  return Array.isArray(required) && required.length > 0;
+  const { required, allOf } = schema as { required?: unknown; allOf?: unknown };
+  if (Array.isArray(required) && required.length > 0) return true;
+  return Array.isArray(allOf) && allOf.some(hasRequired);
 }

@@ -5,6 +5,8 @@
  * allows, so the model recognizes them.
  */
 
+import { RESERVED_TYPE_NAMES } from "./reserved-names";
+
 /**
  * A PascalCase type name for any text, as json-schema-to-typescript's `toSafeString` makes it
  * (`dns-records_dns-record-post` → `DnsRecordsDnsRecordPost`); `"NoName"` when nothing is left.
@@ -35,10 +37,12 @@ export function isIdentifier(text: string): boolean {
 
 /**
  * A property key as written in a type literal: bare when it is an identifier, quoted otherwise.
+ * `__proto__` is always quoted: bare, it means the prototype in an object literal, and a reader
+ * (or a program copying the shape) must see an ordinary property.
  * @param key - the property name
  */
 export function propertyKey(key: string): string {
-  return isIdentifier(key) ? key : JSON.stringify(key);
+  return isIdentifier(key) && key !== "__proto__" ? key : JSON.stringify(key);
 }
 
 /**
@@ -53,9 +57,12 @@ export function toIdentifier(name: string): string {
   return id;
 }
 
-/** Hands out unique names: the first claim gets the base name, later ones `Base1`, `Base2`, … */
+/**
+ * Hands out unique names: the first claim gets the base name, later ones `Base1`, `Base2`, …
+ * Global type names ({@link RESERVED_TYPE_NAMES}) are never handed out.
+ */
 export class NameAllocator {
-  readonly #used = new Set<string>();
+  readonly #used = new Set<string>(RESERVED_TYPE_NAMES);
 
   /**
    * @param taken - names that are never handed out (e.g. names reserved elsewhere)

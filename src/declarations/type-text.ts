@@ -4,6 +4,8 @@
  * operators (outside brackets and strings) for both splitting and parenthesizing.
  */
 
+import { propertyKey } from "./type-name";
+
 /** Type names that never need parentheses. */
 export const SIMPLE = new Set(["string", "number", "boolean", "null", "unknown", "never"]);
 
@@ -61,13 +63,22 @@ export function isLiteralUnion(type: string): boolean {
 }
 
 /**
- * A JSON value as a literal type (`"a"`, `1`, `true`, `null`; `unknown` otherwise).
+ * A JSON value as a literal type: `"a"`, `1`, `true`, `null`, arrays as tuples (`[1, "x"]`) and
+ * objects as one-line type literals (`{ kind: "a"; "max-size": 2 }`), so an `enum` of objects
+ * says exactly which objects are allowed; `unknown` for what JSON cannot hold.
  * @param value - an `enum`/`const` value
  */
 export function literal(value: unknown): string {
   if (value === null) return "null";
   if (typeof value === "string") return JSON.stringify(value);
-  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  if (typeof value === "number") return Number.isFinite(value) ? String(value) : "number";
+  if (typeof value === "boolean") return String(value);
+  if (Array.isArray(value)) return `[${value.map(literal).join(", ")}]`;
+  if (typeof value === "object") {
+    const entries = Object.entries(value);
+    if (entries.length === 0) return "{}";
+    return `{ ${entries.map(([k, v]) => `${propertyKey(k)}: ${literal(v)}`).join("; ")} }`;
+  }
   return "unknown";
 }
 

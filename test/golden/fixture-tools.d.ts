@@ -36,7 +36,7 @@ type ListTasksOutput = {
 interface CreateIssueInput {
   "repo name": string;
   labels?: (string | number)[];
-  position?: [number, number];
+  position?: [number?, number?, ...unknown[]];
   assignee?: User & {
     role?: "owner";
   };

@@ -91,6 +91,8 @@ describe("errors inside code", () => {
       "try { await codemode.get_task({ id: 7 }) } catch (e) { return e.message }",
     );
     expect(text(result)).toMatch(/codemode\.get_task\(\) got invalid input: input\/id: .*string/);
+    // One sentence end, not two (the validator's messages end with a period of their own).
+    expect(text(result)).not.toContain("..");
     expect(calls).toBe(0);
     await run(client, "return await codemode.get_task({ id: '7' })");
     expect(calls).toBe(1);

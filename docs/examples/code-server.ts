@@ -1,6 +1,6 @@
 // README example "codeMcpServer". Kept in sync with README.md by
-// test/workers/app/readme-examples.test.ts and compiled by the typecheck.
-import { codeMcpServer, createMcpHandler, WorkerLoaderExecutor } from "../../src/index";
+// test/unit/docs-examples.test.ts and compiled by the typecheck.
+import { codeMcpServer, createMcpHandler, WorkerLoaderExecutor } from "code-mode-mcp";
 
 declare const env: { LOADER: WorkerLoader; UPSTREAM_TOKEN: string };
 

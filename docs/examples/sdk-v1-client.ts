@@ -1,5 +1,5 @@
 // README example "Connect clients" (SDK v1, with an API key). Kept in sync with README.md by
-// test/workers/app/readme-examples.test.ts and compiled by the typecheck.
+// test/unit/docs-examples.test.ts and compiled by the typecheck.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 

@@ -1,6 +1,6 @@
 // README example "The executor". Kept in sync with README.md by
-// test/workers/app/readme-examples.test.ts and compiled by the typecheck.
-import { WorkerLoaderExecutor } from "../../src/index";
+// test/unit/docs-examples.test.ts and compiled by the typecheck.
+import { WorkerLoaderExecutor } from "code-mode-mcp";
 
 declare const env: { LOADER: WorkerLoader };
 declare const db: { projects(filter: unknown): Promise<{ id: string }[]> };

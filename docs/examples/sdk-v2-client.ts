@@ -1,5 +1,5 @@
 // README example "Connect clients" (SDK v2). Kept in sync with README.md by
-// test/workers/app/readme-examples.test.ts and compiled by the typecheck.
+// test/unit/docs-examples.test.ts and compiled by the typecheck.
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 
 const client = new Client(

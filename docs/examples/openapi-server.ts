@@ -1,6 +1,6 @@
 // README example "openApiMcpServer". Kept in sync with README.md by
-// test/workers/app/readme-examples.test.ts and compiled by the typecheck.
-import { createMcpHandler, openApiMcpServer, WorkerLoaderExecutor } from "../../src/index";
+// test/unit/docs-examples.test.ts and compiled by the typecheck.
+import { createMcpHandler, openApiMcpServer, WorkerLoaderExecutor } from "code-mode-mcp";
 
 // Your Worker's bindings: the Worker Loader, a secret, a requestState key, the spec as JSON text.
 declare const env: { LOADER: WorkerLoader; API_TOKEN: string; STATE_KEY: string; SPEC: string };

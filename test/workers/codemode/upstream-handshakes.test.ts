@@ -1,0 +1,105 @@
+/**
+ * A `code` run against a remote upstream pays for its calls, not for handshakes (issue #16): the
+ * negotiated era (the 2026-07-28 `server/discover` result, or a 2025-era session id) is reused
+ * across runs of an isolate, so a warm run sends exactly its `tools/call` requests; a run opens
+ * no stream it does not need; a session the upstream forgot is re-established once, and the
+ * call is retried only when the upstream never saw it.
+ */
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { codeMcpServer } from "../../../src/codemode/code-mcp-server";
+import { WorkerLoaderExecutor } from "../../../src/executor/worker-loader-executor";
+import { createLegacyMcpHandler, createMcpHandler } from "../../../src/index";
+import { v1Upstream, v2Upstream } from "./fixtures";
+import { connect, text } from "./helpers";
+
+const executor = new WorkerLoaderExecutor({ loader: env.LOADER, limits: { timeoutMs: 10_000 } });
+
+/** Every HTTP request the upstream received: `POST tools/call`, `GET`, `DELETE`, … */
+type Log = string[];
+
+/** A fetch to `handle` that records each request's HTTP method and JSON-RPC method. */
+function recording(handle: (request: Request) => Promise<Response>, log: Log) {
+  return async (input: string | URL | Request, init?: RequestInit) => {
+    const request = new Request(input, init);
+    let what = request.method;
+    if (request.method === "POST") {
+      const body = (await request.clone().json()) as { method?: string } | { method?: string }[];
+      const methods = (Array.isArray(body) ? body : [body]).map((m) => m.method ?? "response");
+      what = `POST ${methods.join(",")}`;
+    }
+    log.push(what);
+    return handle(request);
+  };
+}
+
+const ONE_CALL = "async () => (await codemode.list_projects({})).projects.length";
+
+async function runTwice(fetch: ReturnType<typeof recording>, log: Log) {
+  const client = await connect(
+    createMcpHandler(
+      codeMcpServer({ upstream: { url: "http://upstream.local/mcp", fetch }, executor }),
+    ),
+  );
+  await client.listTools();
+  const cold = log.length;
+  const first = await client.callTool({ name: "code", arguments: { code: ONE_CALL } });
+  expect(first.isError).toBeFalsy();
+  const warmStart = log.length;
+  const second = await client.callTool({ name: "code", arguments: { code: ONE_CALL } });
+  expect(text(second)).toBe(text(first));
+  await client.close();
+  return {
+    listing: log.slice(0, cold),
+    first: log.slice(cold, warmStart),
+    warm: log.slice(warmStart),
+  };
+}
+
+describe("remote upstream handshakes", () => {
+  it("a 2026-07-28 upstream: one discover per isolate, then only the calls", async () => {
+    const log: Log = [];
+    const handler = createMcpHandler(v2Upstream);
+    const { listing, first, warm } = await runTwice(
+      recording((r) => handler.fetch(r), log),
+      log,
+    );
+    expect(listing.filter((m) => m === "POST server/discover")).toHaveLength(1);
+    expect(first).toEqual(["POST tools/call"]);
+    expect(warm).toEqual(["POST tools/call"]);
+  });
+
+  it("a 2025-era upstream with sessions: the session is reused, no initialize per run", async () => {
+    const log: Log = [];
+    const handler = createLegacyMcpHandler(v1Upstream());
+    const { first, warm } = await runTwice(
+      recording((r) => handler.fetch(r), log),
+      log,
+    );
+    expect(first.filter((m) => m.includes("initialize"))).toEqual([]);
+    expect(warm).toEqual(["POST tools/call"]);
+  });
+
+  it("a session the upstream forgot is re-established once and the call sent again", async () => {
+    const log: Log = [];
+    // The upstream restarts between the listing and the run: the new instance knows no session.
+    let handler = createLegacyMcpHandler(v1Upstream());
+    const fetch = recording((r) => handler.fetch(r), log);
+    const client = await connect(
+      createMcpHandler(
+        codeMcpServer({ upstream: { url: "http://upstream.local/mcp", fetch }, executor }),
+      ),
+    );
+    await client.listTools();
+    handler = createLegacyMcpHandler(v1Upstream());
+    const start = log.length;
+    const result = await client.callTool({ name: "code", arguments: { code: ONE_CALL } });
+    expect(result.isError, `${text(result)} ${JSON.stringify(log.slice(start))}`).toBeFalsy();
+    expect(Number(text(result))).toBeGreaterThan(0);
+    const run = log.slice(start);
+    expect(run[0]).toBe("POST tools/call");
+    expect(run.filter((m) => m === "POST initialize")).toHaveLength(1);
+    expect(run.at(-1)).toBe("POST tools/call");
+    await client.close();
+  });
+});

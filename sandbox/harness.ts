@@ -211,6 +211,8 @@ async function loadExtension(name: SandboxExtensionName): Promise<SandboxExtensi
   switch (name) {
     case "openapi":
       return (await import("./ext-openapi.js")) as SandboxExtension;
+    case "request":
+      return (await import("./ext-request.js")) as SandboxExtension;
   }
 }
 

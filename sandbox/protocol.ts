@@ -23,7 +23,7 @@ export interface SandboxRequest {
 }
 
 /** Names of the sandbox extensions (modules `ext-<name>.js`). */
-export type SandboxExtensionName = "openapi";
+export type SandboxExtensionName = "openapi" | "request";
 
 /** One extension to install: its functions join `namespace`, reading `data`. */
 export interface SandboxExtensionRequest {

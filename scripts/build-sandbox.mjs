@@ -14,6 +14,7 @@ const entries = {
   "harness.js": "sandbox/harness.ts",
   "runtime.js": "sandbox/runtime.ts",
   "ext-openapi.js": "sandbox/ext-openapi.ts",
+  "ext-request.js": "sandbox/ext-request.ts",
 };
 
 /** @type {Record<string, string>} */

@@ -4,7 +4,6 @@
 // something a person can act on.
 import SwaggerParser from "@apidevtools/swagger-parser";
 import { relative } from "node:path";
-import { ROOT } from "./import-ts.mjs";
 
 const MAX_LINES = 12;
 
@@ -20,7 +19,9 @@ const MAX_LINES = 12;
  * @returns {Promise<LoadedSpecFile>}
  */
 export async function loadSpecFile(file, findProblems) {
-  const inside = relative(ROOT, file);
+  // Named from the working folder (the repository root under npm; the user's folder for the
+  // `code-mode-mcp` command, which bundles this file and so has no repository root).
+  const inside = relative(process.cwd(), file);
   const name = inside && !inside.startsWith("..") ? inside : file;
   /** @type {any} */
   let doc;

@@ -25,7 +25,8 @@ export type {
 } from "./executor/types";
 
 // Stateless MCP hosting (src/mcp): serve MCP from a Worker, with guards, CORS, auth and MRTR elicitation.
-export { createMcpHandler } from "./mcp/create-mcp-handler";
+export { createMcpHandler, experimental_createMcpHandler } from "./mcp/create-mcp-handler";
+export type { SdkV1Server } from "./mcp/shared-v1-server";
 export type {
   CreateMcpHandlerOptions,
   McpServerFactory,

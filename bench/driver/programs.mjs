@@ -1,7 +1,7 @@
 /**
  * The model-written programs the benchmark sends, identical for both sides. `codemode.request()`
- * answers differ in shape (ours: `{ status, ok, headers, body }`; the anchor: the body), so
- * execute programs unwrap either.
+ * resolves to the response body on both (ours: the 2xx body, as the anchor), so the execute
+ * programs are written as the seed documents write them.
  */
 
 /** Five realistic search programs over the Cloudflare spec. */
@@ -60,8 +60,6 @@ export const SEARCH_PROGRAMS = [
   },
 ];
 
-const UNWRAP = `const body = (r) => (r && typeof r === "object" && "status" in r && "body" in r ? r.body : r);`;
-
 /**
  * An execute program making `n` requests, sequential or all at once.
  * @param {number} n
@@ -70,8 +68,8 @@ const UNWRAP = `const body = (r) => (r && typeof r === "object" && "status" in r
 export function executeProgram(n, parallel = false) {
   const call = `(i) => codemode.request({ method: "GET", path: "/zones/zone" + i + "/dns_records" })`;
   return parallel
-    ? `async () => { ${UNWRAP} const rs = await Promise.all(Array.from({ length: ${n} }, ${call})); return rs.map((r) => body(r).result[0].id); }`
-    : `async () => { ${UNWRAP} const call = ${call}; const ids = []; for (let i = 0; i < ${n}; i++) ids.push(body(await call(i)).result[0].id); return ids; }`;
+    ? `async () => { const rs = await Promise.all(Array.from({ length: ${n} }, ${call})); return rs.map((r) => r.result[0].id); }`
+    : `async () => { const call = ${call}; const ids = []; for (let i = 0; i < ${n}; i++) ids.push((await call(i)).result[0].id); return ids; }`;
 }
 
 /**
@@ -93,10 +91,10 @@ export function timedRequests(n) {
 }
 
 /** An execute program chaining two dependent calls and filtering, as a model would. */
-export const ZONES_THEN_RECORDS = `async () => { ${UNWRAP}
-  const zones = body(await codemode.request({ method: "GET", path: "/zones" })).result.filter((z) => z.status === "pending").slice(0, 5);
+export const ZONES_THEN_RECORDS = `async () => {
+  const zones = (await codemode.request({ method: "GET", path: "/zones" })).result.filter((z) => z.status === "pending").slice(0, 5);
   const out = [];
-  for (const z of zones) out.push({ zone: z.name, records: body(await codemode.request({ method: "GET", path: "/zones/" + z.id + "/dns_records" })).result.length });
+  for (const z of zones) out.push({ zone: z.name, records: (await codemode.request({ method: "GET", path: "/zones/" + z.id + "/dns_records" })).result.length });
   return out;
 }`;
 

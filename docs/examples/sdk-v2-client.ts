@@ -20,7 +20,7 @@ const task = await client.callTool({
   arguments: {
     code: `async () => {
       const created = await codemode.request({ method: "POST", path: "/tasks", body: { projectId: 1, title: "Ship it" } });
-      return (await codemode.request({ method: "GET", path: "/tasks/" + created.body.id })).body;
+      return await codemode.request({ method: "GET", path: "/tasks/" + created.id });
     }`,
   },
 });

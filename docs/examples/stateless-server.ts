@@ -14,7 +14,6 @@ const handler = createMcpHandler(() => {
   );
   return server;
 });
-
 export default {
   fetch: (request, env, ctx) => handler(request, env, ctx),
 } satisfies ExportedHandler;

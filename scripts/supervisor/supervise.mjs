@@ -39,9 +39,18 @@ const describe = (runtime) => `${runtime.name} (process group ${runtime.group})`
  * @param {NodeJS.ProcessEnv} options.env - the runtimes' environment
  * @param {() => void} options.cleanup - runs before the process exits
  * @param {(line: string) => void} [options.log]
+ * @param {string} [options.label] - message prefix ("npm start", "code-mode-mcp")
  * @returns {Promise<void>}
  */
-export async function supervise({ port, wrangler, args, env, cleanup, log = console.log }) {
+export async function supervise({
+  port,
+  wrangler,
+  args,
+  env,
+  cleanup,
+  log = console.log,
+  label = "npm start",
+}) {
   let count = 0;
   const state = { stopping: false };
   /** @type {Runtime | null} */
@@ -74,11 +83,11 @@ export async function supervise({ port, wrangler, args, env, cleanup, log = cons
       if (runtime === active) void replace(runtime, "it exited");
     });
     if (await waitReady(runtime, READY_TIMEOUT_MS)) {
-      if (active) log(`npm start: ${describe(runtime)} stands by.`);
+      if (active) log(`${label}: ${describe(runtime)} stands by.`);
       return runtime;
     }
     if (!state.stopping) {
-      log(`npm start: ${runtime.name} did not start. Its last output:`);
+      log(`${label}: ${runtime.name} did not start. Its last output:`);
       for (const line of runtime.recentOutput()) log(line);
     }
     await runtime.kill("it did not start");
@@ -107,7 +116,7 @@ export async function supervise({ port, wrangler, args, env, cleanup, log = cons
     if (state.stopping || runtime !== active) return;
     active = null;
     runtime.killedBecause = reason;
-    log(`npm start: ${runtime.name} is replaced because ${reason}${detail}.`);
+    log(`${label}: ${runtime.name} is replaced because ${reason}${detail}.`);
     promoting = (async () => {
       const started = Date.now();
       await runtime.kill(reason);
@@ -117,13 +126,13 @@ export async function supervise({ port, wrangler, args, env, cleanup, log = cons
       // No ready standby (it failed, or the crash came first): start one now.
       for (let tries = 0; !next && tries < 2 && !state.stopping; tries++) next = await launch();
       if (!next) {
-        log("npm start: no runtime could be started; state.stopping.");
+        log(`${label}: no runtime could be started; stopping.`);
         await stop(1);
         return null;
       }
       active = next;
       next.showOutput(log);
-      log(`npm start: ${describe(next)} serves now (${Date.now() - started} ms after the switch).`);
+      log(`${label}: ${describe(next)} serves now (${Date.now() - started} ms after the switch).`);
       standby = launch();
       return next;
     })();
@@ -162,7 +171,7 @@ export async function supervise({ port, wrangler, args, env, cleanup, log = cons
     front.server.listen(port, "127.0.0.1", () => resolve(undefined));
   }).catch((/** @type {NodeJS.ErrnoException} */ error) => {
     console.error(
-      `npm start: cannot listen on 127.0.0.1:${port} (${error.code ?? error.message}).\n  Fix: stop what uses the port, or PORT=8788 npm start`,
+      `${label}: cannot listen on 127.0.0.1:${port} (${error.code ?? error.message}).\n  Fix: stop what uses the port, or choose another: PORT=8788 npm start (--port 8788)`,
     );
     exit(1);
   });
@@ -173,7 +182,7 @@ export async function supervise({ port, wrangler, args, env, cleanup, log = cons
   if (!first) return stop(1);
   active = first;
   first.showOutput(log);
-  log(`npm start: ready on http://127.0.0.1:${port} (${describe(first)}; a standby is starting).`);
+  log(`${label}: ready on http://127.0.0.1:${port} (${describe(first)}; a standby is starting).`);
   standby = launch();
 
   // The health probe: a fixed rhythm, one probe at a time.

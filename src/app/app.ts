@@ -10,6 +10,7 @@ import type { AuthInfo } from "@modelcontextprotocol/server";
 import { checkApiKey } from "./api-key";
 import { readConfig, type AppConfig, type AppSettings, type ConfigProblem } from "./config";
 import { DEMO_API_BASE, demoApiFetch } from "./demo/demo-store";
+import { isConfigKeyEntry, specsWithLaunch } from "./launch-specs";
 import { API_ROUTE, CODE_ROUTE, endpointsFor, type Endpoints } from "./endpoints";
 import { runSearch } from "./search-endpoint";
 import { statusPage } from "./status-page";
@@ -17,7 +18,7 @@ import { statusReport } from "./status-report";
 
 /** Options of {@link createApp}. */
 export interface AppOptions {
-  /** Compiled specs by name (`COMPACT_SPECS`, plus a `SPEC_FILE` spec at `npm start`). */
+  /** Compiled specs by name (`COMPACT_SPECS`; a launcher adds `SPEC_FILE`'s, see launch-specs.ts). */
   specs: Readonly<Record<string, string>>;
 }
 
@@ -36,16 +37,17 @@ export interface App {
  * @param options - the compiled specs
  */
 export function createApp(options: AppOptions): App {
-  const names = Object.keys(options.specs);
-  let memo: { key: string; checked: Checked } | undefined;
+  let memo: { key: string; specs: object; checked: Checked } | undefined;
   const config = (env: Cloudflare.Env): Checked => {
     const settings = env as unknown as AppSettings;
-    const key = JSON.stringify(Object.entries(settings).filter(([, v]) => typeof v === "string"));
-    if (memo?.key !== key) {
+    const specs = specsWithLaunch(options.specs, env);
+    const key = JSON.stringify(
+      Object.entries(settings).filter(([k, v]) => typeof v === "string" && isConfigKeyEntry(k)),
+    );
+    if (memo?.key !== key || memo.specs !== specs) {
       const servers = (name: string) =>
-        (JSON.parse(options.specs[name] ?? "{}") as { servers?: { url?: unknown }[] }).servers ??
-        [];
-      memo = { key, checked: readConfig(settings, names, servers) };
+        (JSON.parse(specs[name] ?? "{}") as { servers?: { url?: unknown }[] }).servers ?? [];
+      memo = { key, specs, checked: readConfig(settings, Object.keys(specs), servers) };
     }
     return memo.checked;
   };
@@ -57,7 +59,9 @@ export function createApp(options: AppOptions): App {
   ): Promise<Response> => {
     const url = new URL(request.url);
     const checked = config(env);
-    const endpoints = checked.ok ? endpointsFor(checked.config, env, options.specs) : undefined;
+    const endpoints = checked.ok
+      ? endpointsFor(checked.config, env, specsWithLaunch(options.specs, env))
+      : undefined;
     if (url.pathname === "/health")
       return Response.json(
         checked.ok

@@ -14,26 +14,10 @@ import { MIN_SECRET_LENGTH } from "../codemode/redaction";
 import { parseUpstreams, shortUpstreamCredentials, type UpstreamServer } from "./upstream-config";
 import { resolveLimits } from "../executor/limits";
 import type { ExecutorLimits } from "../executor/types";
+import type { AppSettings } from "./setting-names";
 
-/** The settings the product reads (all optional strings, as Workers vars are). */
-export interface AppSettings {
-  SPEC?: string;
-  API_BASE_URL?: string;
-  API_TOKEN?: string;
-  API_AUTH_HEADER?: string;
-  API_AUTH_SCHEME?: string;
-  FORWARD_CALLER_TOKEN?: string;
-  UPSTREAM_MCP_URL?: string;
-  UPSTREAM_MCP_AUTH?: string;
-  UPSTREAM_MCP_AUTH_HEADER?: string;
-  APPROVALS?: string;
-  REQUEST_STATE_KEY?: string;
-  MCP_API_KEY?: string;
-  OAUTH?: string;
-  OAUTH_PASSWORD?: string;
-  ALLOWED_HOSTNAMES?: string;
-  [limit: `LIMIT_${string}`]: string | undefined;
-}
+export type { AppSettings } from "./setting-names";
+export { SETTING_NAMES, isSettingName } from "./setting-names";
 
 /** The spec `/mcp` serves when `SPEC` is not set. */
 export const DEFAULT_SPEC = "demo-api";

@@ -112,6 +112,13 @@ export function normalizeApiRequest(input: unknown): ApiRequest {
   const canonical = canonicalPath(path as string);
   if (!canonical.ok)
     throw new RequestRefusedError(`codemode.request(): ${canonical.problem} Nothing was sent.`);
+  // `response` only chooses how the sandbox presents the answer (sandbox/ext-request.ts);
+  // it is checked here so a typo is named before anything is sent, and never sent upstream.
+  const mode = raw["response"];
+  if (mode !== undefined && mode !== "body" && mode !== "full")
+    throw new RequestRefusedError(
+      `codemode.request(): \`response\` is "body" (the default: the 2xx body, other statuses throw ApiError) or "full" ({ status, ok, headers, body } for every status), not ${JSON.stringify(mode)?.slice(0, 40) ?? String(mode)}. Nothing was sent.`,
+    );
   const request: ApiRequest = { method, path: canonical.path };
   // Most requests carry no headers: no object or entries array is made for them.
   const rawHeaders = raw["headers"];

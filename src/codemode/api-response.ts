@@ -1,8 +1,11 @@
 /**
- * The shape `codemode.request()` resolves to, for every HTTP status (documented in the
- * `execute` tool): `{ status, ok, headers, body }`, with `body` parsed JSON for JSON media
- * types, text for text, bytes otherwise, and `null` when empty. Errors are data the code can
- * branch on (`if (!r.ok) …`); only refused requests throw.
+ * What the host answers every `codemode.request()` with: `{ status, ok, headers, body }`, with
+ * `body` parsed JSON for JSON media types, text for text, bytes otherwise, and `null` when empty.
+ * The sandbox presents it (sandbox/ext-request.ts, documented in the `execute` tool): by default
+ * the program gets the body of a 2xx answer and an `ApiError` (status, headers, body) for any
+ * other status, as the seed documents use it; with `response: "full"` it gets this whole shape
+ * for every status. Why a throw and not data: a 404 read as `response.result` would otherwise
+ * be `undefined`, silently confused with an empty success.
  *
  * Security defaults: configured secrets are replaced with `[REDACTED]` before the response enters
  * the sandbox (an upstream that echoes credentials cannot leak them), on every channel: header

@@ -196,6 +196,8 @@ export function openApiMcpServer(
           namespaces,
           limits: runLimits,
           signal: ctx.mcpReq.signal,
+          // Presents the host's { status, ok, headers, body } as the body or an ApiError.
+          extensions: [{ name: "request", data: "" }],
         });
         const pending = await approvals?.finish(outcome);
         // Second line: whatever the code did, no configured secret leaves in the result.

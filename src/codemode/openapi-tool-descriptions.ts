@@ -52,9 +52,13 @@ export function executeDescription(input: OpenApiDescriptionInput): string {
   const example = exampleRequest(spec);
   return [
     `Call the ${apiTitle(spec)} API with JavaScript. First use search to find operations and their types.`,
-    "`await codemode.request({ method, path, query?, body?, headers? })` sends one request (path with real values; auth is added for you) and returns { status, ok, headers, body } for any HTTP status. It throws if the request does not match the spec (the message says what to fix) or is not approved.",
+    "codemode.request sends one request (path with real values; auth is added for you):",
+    "type Req = { method: string; path: string; query?: Record<string, unknown>; body?: unknown; headers?: Record<string, string> };",
+    'request<T = any>(r: Req & { response?: "body" }): Promise<T>; // the 2xx body (parsed JSON, text, bytes or null); any other status throws ApiError { status, headers, body }',
+    'request(r: Req & { response: "full" }): Promise<{ status: number; ok: boolean; headers: Record<string, string>; body: any }>; // every status, no throw (Link headers, 404 vs 200)',
+    "It also throws if the request does not match the spec (the message says what to fix) or is not approved.",
     `Chain calls and filter; return only the answer (max ${kb(input.maxResultBytes)} KB).`,
-    `Example: async () => { const r = await codemode.request({ method: "GET", path: "${example}" }); return r.ok ? r.body : r.status; }`,
+    `Example: async () => { try { return await codemode.request({ method: "GET", path: "${example}" }); } catch (e) { if (e.name === "ApiError") return { status: e.status, body: e.body }; throw e; } }`,
     input.extra?.trim() ?? "",
   ]
     .filter(Boolean)

@@ -27,17 +27,12 @@
  */
 import type { SandboxRequest } from "../../sandbox/protocol";
 import { HostBridge } from "./host-bridge";
+import { checkNamespaces } from "./namespace-names";
 import { resolveLimits } from "./limits";
 import { prepareCode } from "./prepare-code";
 import { responseToOutcome } from "./sandbox-response";
 import { sandboxWorkerCode } from "./sandbox-worker-code";
-import type {
-  ExecuteRequest,
-  ExecutionOutcome,
-  Executor,
-  ExecutorLimits,
-  HostNamespaces,
-} from "./types";
+import type { ExecuteRequest, ExecutionOutcome, Executor, ExecutorLimits } from "./types";
 
 /** Options of {@link WorkerLoaderExecutor}. */
 export interface WorkerLoaderExecutorOptions {
@@ -54,7 +49,6 @@ interface SandboxEntrypoint {
   run(request: SandboxRequest, host: HostBridge): Promise<unknown>;
 }
 
-const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 /** workerd's message when it cancels an isolate that can never produce a response. */
 const HUNG = /detected that your Worker's code had hung/;
 
@@ -228,15 +222,5 @@ function disposeQuietly(resource: unknown): void {
     dispose.call(resource);
   } catch {
     // Disposed twice, or the isolate already failed: nothing left to free.
-  }
-}
-
-function checkNamespaces(namespaces: HostNamespaces): void {
-  for (const [ns, fns] of Object.entries(namespaces)) {
-    if (!IDENTIFIER.test(ns) || ns.startsWith("__cm$"))
-      throw new TypeError(`Namespace "${ns}" is not a valid identifier.`);
-    for (const [name, fn] of Object.entries(fns)) {
-      if (typeof fn !== "function") throw new TypeError(`${ns}.${name} must be a function.`);
-    }
   }
 }

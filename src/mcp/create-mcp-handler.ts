@@ -30,6 +30,12 @@ import type {
 import { refuseV1TransportOptions } from "./refuse-v1-options";
 import { createRequestStateSealer } from "./request-state";
 import {
+  isSdkV1ServerInstance,
+  isSharedV1Lease,
+  sharedV1Factory,
+  type SdkV1Server,
+} from "./shared-v1-server";
+import {
   assertNotServing,
   failFastServerToClientRequests,
   installRequestStateVerify,
@@ -78,9 +84,30 @@ class SdkV1OnModernRequest extends Error {}
  */
 export function createMcpHandler(
   factory: McpServerFactory,
+  options?: CreateMcpHandlerOptions,
+): StatelessMcpHandler;
+/**
+ * Serves one SDK v1 server instance (`McpServer` or `Server` from `@modelcontextprotocol/sdk`),
+ * as older `agents` code does. It works for 2025-era clients (SDK v2 clients fall back to
+ * 2025), with one `console.warn` when the handler is created. The instance is lent to one
+ * request at a time, so requests to it queue.
+ * @deprecated Pass a factory that builds a server per request:
+ *   `createMcpHandler(() => createServer())`, ideally an SDK v2 `McpServer`.
+ * @param server - the instance, built once
+ * @param options - SDK v2 handler options plus the Worker options
+ */
+export function createMcpHandler(
+  server: SdkV1Server,
+  options?: CreateMcpHandlerOptions,
+): StatelessMcpHandler;
+export function createMcpHandler(
+  factoryOrServer: McpServerFactory | SdkV1Server,
   options: CreateMcpHandlerOptions = {},
 ): StatelessMcpHandler {
   refuseV1TransportOptions(options);
+  const factory = isSdkV1ServerInstance(factoryOrServer)
+    ? sharedV1Factory(factoryOrServer)
+    : factoryOrServer;
   assertFactory(factory);
   const {
     route = "/mcp",
@@ -136,7 +163,8 @@ export function createMcpHandler(
     if (isSdkV2Server(product)) {
       if (codec !== undefined) installRequestStateVerify(product, codec.verify);
     } else {
-      warnSdkV1Once();
+      // A lease of a shared instance was warned about once, when the handler was created.
+      if (!isSharedV1Lease(product)) warnSdkV1Once();
       if (ctx.era === "modern") {
         if (ctx.requestInfo !== undefined) v1OnModern.add(ctx.requestInfo);
         throw new SdkV1OnModernRequest();
@@ -148,7 +176,11 @@ export function createMcpHandler(
     return product as McpServer | Server;
   };
 
-  const sdk = createSdkMcpHandler(produce, { ...sdkOptions, legacy, onerror: report });
+  const sdk = createSdkMcpHandler(produce, {
+    ...sdkOptions,
+    legacy,
+    onerror: report,
+  });
 
   const serve = async (
     request: Request,
@@ -166,7 +198,9 @@ export function createMcpHandler(
     const authContext = authContextFrom(authInfo);
     const sdkOptionsForRequest: McpHandlerRequestOptions = {
       ...(authInfo !== undefined && { authInfo }),
-      ...(requestOptions?.parsedBody !== undefined && { parsedBody: requestOptions.parsedBody }),
+      ...(requestOptions?.parsedBody !== undefined && {
+        parsedBody: requestOptions.parsedBody,
+      }),
     };
     let response = await runWithAuthContext(authContext, () =>
       sdk.fetch(request, sdkOptionsForRequest),
@@ -192,6 +226,12 @@ export function createMcpHandler(
     close: () => sdk.close(),
   }) as StatelessMcpHandler;
 }
+
+/**
+ * The name older `agents` releases exported the handler under.
+ * @deprecated Use {@link createMcpHandler}; this alias is the same function.
+ */
+export const experimental_createMcpHandler = createMcpHandler;
 
 /**
  * The answer to a 2026-07-28 request served by an SDK v1 server: the unsupported-version

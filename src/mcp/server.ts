@@ -3,7 +3,8 @@
  * from a Worker with a fresh server per request: Origin/Host guards, CORS, OAuth auth context and
  * multi-round-trip (MRTR) elicitation. Every export here is public API.
  */
-export { createMcpHandler } from "./create-mcp-handler";
+export { createMcpHandler, experimental_createMcpHandler } from "./create-mcp-handler";
+export type { SdkV1Server } from "./shared-v1-server";
 export type {
   CreateMcpHandlerOptions,
   McpServerFactory,

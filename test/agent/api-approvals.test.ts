@@ -10,7 +10,7 @@ import { connectClient, text } from "./helpers";
 const program = `async () => {
   const pet = await codemode.request({ method: "GET", path: "/pet/7" });
   const added = await codemode.request({ method: "POST", path: "/pet", body: { name: "doggie", photoUrls: [] } });
-  return { read: pet.body.name, added: added.body.name };
+  return { read: pet.name, added: added.name };
 }`;
 
 async function run(answer: ElicitResult) {

@@ -156,7 +156,7 @@ try {
         const dec = (b, e) => new TextDecoder(e).decode(b);
         for (const as of ["json", "utf16", "binary", "header", "text"]) {
           try {
-            const r = await codemode.request({ method: "GET", path: "/echo", query: { as } });
+            const r = await codemode.request({ method: "GET", path: "/echo", query: { as }, response: "full" });
             seen.push(Object.keys(r.headers).join(" "), Object.values(r.headers).join(" "));
             const b = r.body;
             seen.push(b instanceof Uint8Array ? dec(b, "utf-8") + " " + dec(b, "utf-16le") : typeof b === "string" ? b : JSON.stringify(b));
@@ -229,7 +229,7 @@ try {
       const approved = await approver.callTool({
         name: "execute",
         arguments: {
-          code: `async () => (await codemode.request({ method: "DELETE", path: "/items/42" })).status`,
+          code: `async () => (await codemode.request({ method: "DELETE", path: "/items/42", response: "full" })).status`,
         },
       });
       soft(

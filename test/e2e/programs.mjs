@@ -13,9 +13,8 @@ export const SEARCH = `async () => {
  */
 export const EXECUTE = (title) => `async () => {
   const created = await codemode.request({ method: "POST", path: "/tasks", body: { projectId: 1, title: ${JSON.stringify(title)}, priority: "high" } });
-  if (!created.ok) return { error: created.status, body: created.body };
-  const read = await codemode.request({ method: "GET", path: "/tasks/" + created.body.id });
-  return { id: read.body.id, title: read.body.title, status: read.body.status };
+  const read = await codemode.request({ method: "GET", path: "/tasks/" + created.id });
+  return { id: read.id, title: read.title, status: read.status };
 }`;
 
 /** `code`: blocked tasks of active projects (the contract's example) over the demo upstream. */

@@ -2,7 +2,7 @@
 // each under a hard deadline, and ends with "N passed, N failed".
 //
 // Usage: npm run e2e [-- name…]   (names: clients spec-file upstreams hostile inspector
-// status-page bad-config heal native-stall regex stop-restart)
+// status-page bad-config heal native-stall regex stop-restart npx-bin)
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
@@ -19,6 +19,8 @@ const ALL = [
   "native-stall",
   "regex",
   "stop-restart",
+  // issue #15: the packed tarball's `code-mode-mcp` command (needs the npm registry)
+  "npx-bin",
 ];
 const chosen = process.argv.slice(2);
 const scripts = chosen.length > 0 ? ALL.filter((s) => chosen.includes(s)) : ALL;

@@ -80,8 +80,8 @@ try {
         arguments: {
           code: `async () => {
             const zones = await codemode.request({ method: "GET", path: "/zones", query: { name: "example.com" } });
-            const records = await codemode.request({ method: "GET", path: "/zones/" + zones.body.result[0].id + "/dns_records" });
-            return { echo: zones.body.echo, records: records.body.result.map((r) => r.name) };
+            const records = await codemode.request({ method: "GET", path: "/zones/" + zones.result[0].id + "/dns_records" });
+            return { echo: zones.echo, records: records.result.map((r) => r.name) };
           }`,
         },
       });
@@ -132,7 +132,7 @@ try {
       const executed = await client.callTool({
         name: "execute",
         arguments: {
-          code: `async () => (await codemode.request({ method: "GET", path: "/zones" })).body.echo`,
+          code: `async () => (await codemode.request({ method: "GET", path: "/zones" })).echo`,
         },
       });
       await client.close();

@@ -16,7 +16,7 @@ import { modernRequest, rpcBody } from "../mcp/fixtures";
 
 const executor = new WorkerLoaderExecutor({ loader: env.LOADER, limits: { timeoutMs: 20_000 } });
 const KEY = "approval-ledger-store-test-key-0123456789ab";
-const code = `async () => (await codemode.request({ method: "POST", path: "/projects", body: { name: "Ledger" } })).status`;
+const code = `async () => (await codemode.request({ method: "POST", path: "/projects", body: { name: "Ledger" }, response: "full" })).status`;
 
 function isolate(ledger: ApprovalLedger, sent: ApiRequest[]) {
   const handler = createMcpHandler(

@@ -25,7 +25,7 @@ describe("approvals (APPROVALS=on)", () => {
   }
   const program = (title: string) => `async () => {
     const r = await codemode.request({ method: "POST", path: "/tasks", body: { projectId: 3, title: ${JSON.stringify(title)} } });
-    return r.body.title;
+    return r.title;
   }`;
   const count = async (title: string) =>
     (

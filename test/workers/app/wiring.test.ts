@@ -31,9 +31,9 @@ describe("/mcp: search and execute over the demo API", () => {
       name: "execute",
       arguments: {
         code: `async () => {
-          const created = await codemode.request({ method: "POST", path: "/tasks", body: { projectId: 1, title: "From execute", priority: "high" } });
+          const created = await codemode.request({ method: "POST", path: "/tasks", body: { projectId: 1, title: "From execute", priority: "high" }, response: "full" });
           const read = await codemode.request({ method: "GET", path: "/tasks/" + created.body.id });
-          return { status: created.status, title: read.body.title, priority: read.body.priority };
+          return { status: created.status, title: read.title, priority: read.priority };
         }`,
       },
     });

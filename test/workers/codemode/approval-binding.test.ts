@@ -94,7 +94,7 @@ function asked(body: any): { message: string; requestState: string } {
 
 const post = (fields: string) => `async () => {
   const r = await codemode.request({ method: "POST", path: "/notes", ${fields} });
-  return r.body.id;
+  return r.id;
 }`;
 
 describe("single-use approvals over MRTR", () => {
@@ -119,7 +119,7 @@ describe("single-use approvals over MRTR", () => {
     const code = `async () => {
       const a = await codemode.request({ method: "POST", path: "/notes", body: { text: "one" } });
       const b = await codemode.request({ method: "POST", path: "/notes", body: { text: "two" } });
-      return [a.body.id, b.body.id].join(",");
+      return [a.id, b.id].join(",");
     }`;
     const one = asked(await call(code));
     expect(one.message).toContain('{"text":"one"}');

@@ -210,20 +210,26 @@ const ECHOES: [string, ApiRequestHandler][] = [
 ];
 
 describe("an echoed credential never enters the sandbox, on any channel of a response", () => {
+  // Both presentations: the body (or an ApiError's fields and message) and the full answer.
   it.each(ECHOES)("through %s", async (_channel, request) => {
-    const out = await call(
-      "execute",
-      EXFILTRATE.replace("CALL", 'await codemode.request({ method: "GET", path: "/zones" })'),
-      { request },
-    );
-    expect(out).toContain("probe ran");
-    expect(leakedForms(out, [CANARY])).toEqual([]);
+    for (const mode of ["", ', response: "full"']) {
+      const out = await call(
+        "execute",
+        EXFILTRATE.replace(
+          "CALL",
+          `await codemode.request({ method: "GET", path: "/zones"${mode} })`,
+        ),
+        { request },
+      );
+      expect(out).toContain("probe ran");
+      expect(leakedForms(out, [CANARY])).toEqual([]);
+    }
   });
 
   it("redacts inside JSON without breaking it: the body stays parsed", async () => {
     const out = await call(
       "execute",
-      'async () => (await codemode.request({ method: "GET", path: "/zones" })).body',
+      'async () => await codemode.request({ method: "GET", path: "/zones" })',
       { request: ECHOES[0]![1] },
     );
     expect(JSON.parse(out)).toEqual({ echo: "[REDACTED]", "[REDACTED]": 1, n: "a/b" });

@@ -44,7 +44,7 @@ const TOOLS = {
     route: "http://localhost/mcp",
     hostCall: `codemode.request({ method: "GET", path: "/zones" })`,
     bigCall: `codemode.request({ method: "POST", path: "/zones", body: { name: "x".repeat(5e6) } })`,
-    normal: `const r = await codemode.request({ method: "GET", path: "/zones" }); return r.body.result.length`,
+    normal: `const r = await codemode.request({ method: "GET", path: "/zones" }); return r.result.length`,
     expected: (answer: string) => expect(answer).toBe("60"),
   },
   code: {

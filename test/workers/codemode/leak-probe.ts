@@ -41,7 +41,8 @@ export const EXFILTRATE = `async () => {
     if (typeof v !== "object") { seen.push(String(v)); return; }
     if (v instanceof Uint8Array) return fromBytes(v);
     if (v instanceof ArrayBuffer) return fromBytes(new Uint8Array(v));
-    if (v instanceof Error) { grab(v.name); grab(v.message); return; }
+    // An ApiError also carries the answer as own fields (status, headers, body).
+    if (v instanceof Error) { grab(v.name); grab(v.message); for (const [k, x] of Object.entries(v)) { grab(k); grab(x, depth + 1); } return; }
     if (v instanceof Map) { for (const [k, x] of v) { grab(k, depth + 1); grab(x, depth + 1); } return; }
     if (v instanceof Set) { for (const x of v) grab(x, depth + 1); return; }
     for (const [k, x] of Object.entries(v)) { grab(k); grab(x, depth + 1); }

@@ -39,11 +39,11 @@ describe("execute against an in-test upstream", () => {
       const result = await execute(
         factory,
         `async () => {
-        const zones = (await codemode.request({ method: "GET", path: "/zones" })).body.result.slice(0, ${n - 1});
+        const zones = (await codemode.request({ method: "GET", path: "/zones" })).result.slice(0, ${n - 1});
         const names = [];
         for (const z of zones) {
           const r = await codemode.request({ method: "GET", path: "/zones/" + z.id + "/dns_records" });
-          names.push(r.body.result[0].name);
+          names.push(r.result[0].name);
         }
         return { requests: ${n}, first: names[0] ?? null, count: names.length };
       }`,
@@ -65,17 +65,17 @@ describe("execute against an in-test upstream", () => {
       factory,
       `const ids = Array.from({ length: 20 }, (_, i) => "zone" + i);
        const all = await Promise.all(ids.map((id) => codemode.request({ method: "GET", path: "/zones/" + id + "/dns_records" })));
-       return all.every((r) => r.ok) && all.length`,
+       return all.every((r) => r.result.length === 1) && all.length`,
     );
     expect(text(result)).toBe("20");
     expect(upstream.seen).toHaveLength(20);
   });
 
-  it("returns HTTP errors as data the code can branch on", async () => {
+  it('returns HTTP errors as data the code can branch on with response: "full"', async () => {
     const { factory } = server();
     const result = await execute(
       factory,
-      `const r = await codemode.request({ method: "GET", path: "/zones/missing/dns_records" }); return { status: r.status, ok: r.ok, message: r.body.errors[0].message }`,
+      `const r = await codemode.request({ method: "GET", path: "/zones/missing/dns_records", response: "full" }); return { status: r.status, ok: r.ok, message: r.body.errors[0].message }`,
     );
     expect(JSON.parse(text(result))).toEqual({
       status: 404,
@@ -158,9 +158,9 @@ describe("approvals over MRTR (stateless handler, 2026-07-28)", () => {
   }
 
   const program = `async () => {
-    const zones = (await codemode.request({ method: "GET", path: "/zones" })).body.result;
+    const zones = (await codemode.request({ method: "GET", path: "/zones" })).result;
     const created = await codemode.request({ method: "POST", path: "/zones/" + zones[0].id + "/dns_records", body: { type: "A", name: "new.example", content: "192.0.2.9" } });
-    return { created: created.body.result.id, zones: zones.length };
+    return { created: created.result.id, zones: zones.length };
   }`;
 
   it("asks once, sends the approved request exactly once, and finishes the run", async () => {
@@ -198,7 +198,7 @@ describe("approvals over MRTR (stateless handler, 2026-07-28)", () => {
     const result = await client.callTool({
       name: "execute",
       arguments: {
-        code: `return (await codemode.request({ method: "GET", path: "/zones" })).status`,
+        code: `return (await codemode.request({ method: "GET", path: "/zones", response: "full" })).status`,
       },
     });
     expect(text(result)).toBe("200");

@@ -26,7 +26,7 @@ async function attempt(requests: unknown[], validateRequests = true) {
       code: `async () => {
         const out = [];
         for (const req of ${JSON.stringify(requests)}) {
-          try { await codemode.request(req); out.push("sent"); }
+          try { await codemode.request({ ...req, response: "full" }); out.push("sent"); }
           catch (e) { out.push(e.name + ": " + e.message); }
         }
         return out;

@@ -129,7 +129,7 @@ describe("host functions", () => {
   });
   it("refuses invalid namespace names as an outcome, not an exception", async () => {
     const outcome = await executor.execute({ code: "1", namespaces: { "not valid": {} } });
-    expect(outcome).toMatchObject({ status: "error", error: { name: "TypeError" } });
+    expect(outcome).toMatchObject({ status: "error", error: { name: "CodeModeError" } });
   });
 });
 

@@ -1,0 +1,114 @@
+#!/usr/bin/env node
+// `npx code-mode-mcp`: the product without a clone. `serve` (the default) runs the same launcher
+// as `npm start` (cli/serve.mjs) over the Worker prebuilt into the package (dist/worker/);
+// `--stdio` bridges stdin/stdout to it for desktop clients; `check` validates and measures a
+// spec; `deploy` runs `wrangler deploy` on the prebuilt Worker. See `--help` (cli/args.mjs).
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { HELP, parseArgs } from "../cli/args.mjs";
+import { PACKAGE_ROOT, loadProduct } from "../cli/runtime-paths.mjs";
+
+const LABEL = "code-mode-mcp";
+/** @param {string} line */
+const progress = (line) => console.error(line);
+
+// wrangler (the local runtime and deploy) runs on this same Node and needs 22 or later.
+if (Number(process.versions.node.split(".")[0]) < 22) {
+  console.error(
+    `${LABEL}: Node.js 22 or later is needed (this is ${process.version}): the Workers runtime's launcher (wrangler) requires it.\n  Fix: install Node.js 22 (https://nodejs.org) and run the command again.`,
+  );
+  process.exit(1);
+}
+
+const args = parseArgs(process.argv.slice(2));
+if (!args.ok) {
+  console.error(`${LABEL}: ${args.message}`);
+  process.exit(2);
+}
+const { parsed } = args;
+
+if (parsed.command === "help") {
+  console.log(HELP);
+  process.exit(0);
+}
+if (parsed.command === "version") {
+  console.log(JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8")).version);
+  process.exit(0);
+}
+if (parsed.command === "deploy") {
+  const { deploy } = await import("../cli/deploy.mjs");
+  process.exit(deploy({ dryRun: parsed.dryRun, passThrough: parsed.passThrough, progress }));
+}
+
+// Under --stdio, stdout carries the protocol alone: every other line goes to stderr.
+if (parsed.stdio) console.log = console.error;
+progress(`${LABEL}: loading …`);
+const product = await loadProduct(LABEL);
+if (parsed.command === "check") {
+  const { checkSpecFile } = await import("../cli/check.mjs");
+  process.exit(
+    await checkSpecFile(product, /** @type {string} */ (parsed.positional[0]), progress),
+  );
+}
+
+const { serve } = await import("../cli/serve.mjs");
+const { freePort } = await import("../scripts/free-port.mjs");
+/** @type {NodeJS.ProcessEnv} */
+const env = { ...process.env, ...parsed.settings };
+// A desktop client may start several servers at once: --stdio takes a free port of its own.
+if (parsed.stdio && parsed.settings.PORT === undefined) env.PORT = String(await freePort());
+const launchDir = mkdtempSync(join(tmpdir(), "code-mode-mcp-launch-"));
+const ownData = env.PERSIST_TO === undefined;
+const persist = ownData
+  ? mkdtempSync(join(tmpdir(), "code-mode-mcp-data-"))
+  : resolve(/** @type {string} */ (env.PERSIST_TO));
+const served = serve({
+  label: LABEL,
+  product,
+  env,
+  launchDir,
+  persist,
+  log: (line) => console.log(line),
+  progress,
+  cleanup: () => {
+    if (ownData) rmSync(persist, { recursive: true, force: true });
+  },
+});
+
+if (parsed.stdio) {
+  const base = `http://127.0.0.1:${env.PORT}`;
+  const codeOnly = env.UPSTREAM_MCP_URL !== undefined && env.SPEC_FILE === undefined;
+  const route = parsed.route ?? (codeOnly ? "/mcp/code" : "/mcp");
+  await product.runStdioBridge({
+    url: `${base}${route}`,
+    ready: waitHealthy(base),
+    log: progress,
+    // The client closed stdin: it is gone, so stop as on Ctrl-C (the supervisor cleans up).
+    onClose: () => process.kill(process.pid, "SIGTERM"),
+  });
+  progress(`${LABEL}: MCP over stdio ↔ ${base}${route}`);
+}
+await served;
+
+/**
+ * Resolves once the local server's /health answers 200.
+ * @param {string} base
+ * @returns {Promise<void>}
+ */
+async function waitHealthy(base) {
+  for (;;) {
+    try {
+      // HEAD, as the supervisor probes: wrangler's log of those is filtered out.
+      const res = await fetch(`${base}/health`, {
+        method: "HEAD",
+        signal: AbortSignal.timeout(2_000),
+      });
+      await res.arrayBuffer();
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}

@@ -1,0 +1,85 @@
+// `code-mode-mcp --stdio`: the MCP stdio transport (the SDK's own, newline-delimited JSON-RPC on
+// stdin/stdout) bridged to the local server's Streamable HTTP endpoint, so a desktop client can
+// start the product as a command. stdout carries protocol only; everything else goes to `log`.
+/* oxlint-disable unicorn/prefer-add-event-listener -- the SDK transports have only these callbacks */
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+
+/**
+ * @typedef {import("@modelcontextprotocol/sdk/types.js").JSONRPCMessage} Message
+ */
+
+/**
+ * Runs the bridge until stdin ends. Messages that arrive before `ready` resolves (a client sends
+ * `initialize` at once; the runtime takes seconds to start) are held and sent in order.
+ * @param {object} options
+ * @param {string} options.url - the local MCP endpoint, e.g. http://127.0.0.1:PORT/mcp
+ * @param {Promise<void>} options.ready - resolves when the local server answers
+ * @param {(line: string) => void} options.log - stderr
+ * @param {() => void} options.onClose - stdin ended or broke: the client is gone
+ * @returns {Promise<void>}
+ */
+export async function runStdioBridge({ url, ready, log, onClose }) {
+  const stdio = new StdioServerTransport();
+  const http = new StreamableHTTPClientTransport(new URL(url));
+  /** @type {Message[]} */
+  const held = [];
+  let open = false;
+  /** ids of `initialize` requests, to pass the negotiated version on to the HTTP side */
+  const initializing = new Set();
+
+  /** @param {Message} message */
+  const forward = async (message) => {
+    if ("method" in message && message.method === "initialize" && "id" in message)
+      initializing.add(message.id);
+    try {
+      await http.send(message);
+    } catch (error) {
+      const reason = /** @type {Error} */ (error).message;
+      log(`code-mode-mcp: could not pass a message to the local server: ${reason}`);
+      // A request must get an answer, or the client waits for ever.
+      if ("method" in message && "id" in message)
+        await stdio.send({
+          jsonrpc: "2.0",
+          id: message.id,
+          error: { code: -32603, message: `code-mode-mcp: the local server failed: ${reason}` },
+        });
+    }
+  };
+
+  stdio.onmessage = (message) => {
+    if (open) void forward(message);
+    else held.push(message);
+  };
+  stdio.onerror = (error) => log(`code-mode-mcp: stdin: ${error.message}`);
+  http.onmessage = (message) => {
+    if ("id" in message && initializing.has(message.id) && "result" in message) {
+      initializing.delete(message.id);
+      const version = /** @type {{ protocolVersion?: unknown }} */ (message.result).protocolVersion;
+      if (typeof version === "string") http.setProtocolVersion(version);
+    }
+    void stdio.send(message);
+  };
+  let closed = false;
+  http.onerror = (error) => {
+    // Closing aborts the standalone SSE stream: not worth a line.
+    if (!closed) log(`code-mode-mcp: local server: ${error.message}`);
+  };
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    void http.close().catch(() => {});
+    onClose();
+  };
+  stdio.onclose = close;
+  process.stdin.once("end", close);
+  process.stdin.once("close", close);
+
+  await stdio.start();
+  await http.start();
+  await ready;
+  for (const message of held.splice(0)) await forward(message);
+  open = true;
+  // Anything that arrived while the held messages were sent.
+  for (const message of held.splice(0)) await forward(message);
+}

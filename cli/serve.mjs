@@ -1,0 +1,165 @@
+// The one launcher behind `npm start` and `code-mode-mcp serve`: reads the settings the product
+// defines (src/app/setting-names.ts) from an environment, checks them with the Worker's own check
+// (src/app/config.ts), validates and compiles SPEC_FILE in Node (swagger-parser cannot run in
+// workerd) and hands it to the prebuilt Worker in the LAUNCH_SPECS var (src/app/launch-specs.ts), then serves 127.0.0.1:PORT
+// through the supervisor (scripts/supervisor/), which keeps a healthy `wrangler dev` behind it.
+// Bad configuration stops here, before wrangler starts, with the setting's name and the fix.
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { basename, dirname, extname, resolve } from "node:path";
+import { supervise } from "../scripts/supervisor/supervise.mjs";
+import { workerdV8Flags } from "../scripts/supervisor/v8-flags.mjs";
+import { writeEnvFile } from "./env-file.mjs";
+import { WORKER_CONFIG, wranglerBin } from "./runtime-paths.mjs";
+
+/**
+ * @typedef {object} ServeOptions
+ * @property {string} label - message prefix: "npm start" or "code-mode-mcp"
+ * @property {any} product - the product module (cli/product/, prebuilt as dist/cli/product.js)
+ * @property {NodeJS.ProcessEnv} env - where the settings come from (SPEC_FILE, PORT, PERSIST_TO too)
+ * @property {string} launchDir - a folder for the env file; removed on exit
+ * @property {string} persist - the runtime's local data folder (`--persist-to`)
+ * @property {(line: string) => void} log - where status lines go (stderr under --stdio)
+ * @property {(line: string) => void} progress - progress on slow steps (always stderr)
+ * @property {() => void} [cleanup] - more to remove on exit
+ */
+
+/**
+ * Checks the settings in `env` and serves them; exits the process on bad configuration or at the
+ * end. Resolves never.
+ * @param {ServeOptions} options
+ * @returns {Promise<void>}
+ */
+export async function serve({ label, product, env, launchDir, persist, log, progress, cleanup }) {
+  /** @param {string} message @returns {never} */
+  const fail = (message) => {
+    console.error(`\n${label}: the configuration is invalid, nothing was started.\n${message}\n`);
+    process.exit(1);
+  };
+  const port = env.PORT ?? "8787";
+  if (!/^\d{2,5}$/.test(port))
+    fail(`- PORT: "${port}" is not a port number.\n  Fix: PORT=8787 npm start (or --port 8787)`);
+
+  /** @type {Record<string, string>} */
+  const settings = {};
+  for (const [name, value] of Object.entries(env))
+    if (value !== undefined && product.isSettingName(name)) settings[name] = value;
+
+  // The specs built into the Worker (specs/ at build time; the product module is built with it).
+  /** @type {Record<string, string>} */
+  const specTexts = { ...product.COMPACT_SPECS };
+
+  /** @type {Record<string, unknown>} */
+  const launchSpecs = {};
+  const specFile = env.SPEC_FILE?.trim();
+  if (specFile) {
+    const file = resolve(specFile);
+    if (!existsSync(file) || !statSync(file).isFile())
+      fail(
+        `- SPEC_FILE: ${file} does not exist.\n  Fix: point SPEC_FILE (--spec) at an OpenAPI 2.0/3.0/3.1 file (JSON or YAML).`,
+      );
+    const name = basename(file, extname(file));
+    if (specTexts[name] && settings.SPEC === undefined)
+      console.warn(`${label}: SPEC_FILE ${name} replaces the compiled spec of the same name.`);
+    progress(`${label}: validating and compiling ${file} …`);
+    const loaded = await product.loadSpecFile(file, product.findSpecProblems);
+    const problem = (/** @type {string} */ text) =>
+      fail(
+        `- SPEC_FILE: ${text}\n  Fix: correct the spec (the lines above name the JSON pointer and rule) or choose another file.`,
+      );
+    if (!loaded.ok) problem(loaded.message);
+    /** @type {any} */
+    let compact;
+    try {
+      compact = product.compileSpec(loaded.doc, { label: file });
+    } catch (error) {
+      problem(String(/** @type {Error} */ (error)?.message ?? error));
+    }
+    const text = JSON.stringify(compact);
+    const notes = loaded.notes.length > 0 ? ` (${loaded.notes.join("; ")})` : "";
+    log(
+      `compile-spec: ${name}: ${compact.operations.length} operations, ${compact.cycles.length} cycle group(s), ${text.length} bytes${notes}`,
+    );
+    launchSpecs[name] = compact;
+    specTexts[name] = text;
+    settings.SPEC ??= name;
+  }
+
+  // The Worker's own check, run here so a bad setting stops the start.
+  const servers = (/** @type {string} */ name) => {
+    try {
+      return JSON.parse(specTexts[name] ?? "{}").servers ?? [];
+    } catch {
+      return [];
+    }
+  };
+  const checked = product.readConfig(
+    { SPEC: "demo-api", APPROVALS: "off", ...settings },
+    Object.keys(specTexts),
+    servers,
+  );
+  if (!checked.ok) fail(product.formatProblems(checked.problems));
+  for (const warning of checked.config.warnings) console.warn(`${label}: note: ${warning}`);
+
+  rmSync(launchDir, { recursive: true, force: true });
+  mkdirSync(launchDir, { recursive: true, mode: 0o700 });
+  const envFile = resolve(launchDir, "settings.env");
+  const unwritable = writeEnvFile(envFile, settings);
+  if (unwritable)
+    fail(
+      `- ${unwritable}: the value mixes quote characters (' \` ") with a newline, or all three: wrangler's env file cannot carry it.\n  Fix: write it without one of them.`,
+    );
+
+  const what =
+    checked.config.api.kind === "demo"
+      ? "the offline demo API"
+      : `${new URL(checked.config.api.baseUrl).origin}`;
+  // Origins only: a URL's path or query may carry a token.
+  const wrapped =
+    checked.config.upstream.kind === "demo"
+      ? "the demo upstream"
+      : checked.config.upstream.servers
+          .map((/** @type {{ name: string, url: string }} */ s) =>
+            s.name ? `${s.name} (${new URL(s.url).origin})` : new URL(s.url).origin,
+          )
+          .join(", ");
+  log(
+    `${label}: /mcp serves spec "${checked.config.specName}" → ${what}; /mcp/code wraps ${wrapped}.`,
+  );
+  progress(`${label}: starting the local Workers runtime (wrangler dev; a few seconds) …`);
+
+  // The launch's wrangler config: the prebuilt Worker's, with SPEC_FILE's compiled spec as a var.
+  // Not in the env file: wrangler copies that into its process environment, and a large spec
+  // made spawning workerd fail (E2BIG). wrangler's own files (.wrangler/) land here too.
+  const worker = JSON.parse(readFileSync(WORKER_CONFIG, "utf8"));
+  const config = {
+    ...worker,
+    main: resolve(dirname(WORKER_CONFIG), worker.main),
+    vars: {
+      ...worker.vars,
+      ...(Object.keys(launchSpecs).length > 0
+        ? { [product.LAUNCH_SPECS_VAR]: JSON.stringify(launchSpecs) }
+        : {}),
+    },
+  };
+  const configFile = resolve(launchDir, "wrangler.json");
+  writeFileSync(configFile, JSON.stringify(config));
+  const args = ["dev", "--config", configFile, "--persist-to", persist, "--env-file", envFile];
+  await supervise({
+    port: Number(port),
+    wrangler: wranglerBin(),
+    args,
+    env: {
+      ...process.env,
+      CLOUDFLARE_CF_FETCH_ENABLED: "false",
+      WRANGLER_SEND_METRICS: "false",
+      MINIFLARE_WORKERD_V8_FLAGS: workerdV8Flags(process.env.MINIFLARE_WORKERD_V8_FLAGS),
+    },
+    log,
+    label,
+    // The env file holds secrets and a compiled copy of SPEC_FILE: both go on exit.
+    cleanup: () => {
+      rmSync(launchDir, { recursive: true, force: true });
+      cleanup?.();
+    },
+  });
+}

@@ -1,0 +1,65 @@
+// Build step (`npm run build:worker`; npm start and prepack run it): the product Worker prebuilt
+// for the launchers, so `npm start` and the published `code-mode-mcp` command run the same files
+// and the command needs no sources, TypeScript or bundler.
+//   dist/worker/worker.js     the bundled Worker (`wrangler deploy --dry-run`, which first runs
+//                             wrangler.jsonc's build command: sandbox modules and specs/)
+//   dist/worker/wrangler.json wrangler.jsonc's bindings and migrations, pointed at worker.js
+//   dist/cli/product.js       cli/product/ bundled for Node (settings check, spec compiler, …)
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import ts from "typescript";
+import { buildProduct } from "./build-product.mjs";
+import { ROOT } from "./import-ts.mjs";
+
+const OUT = join(ROOT, "dist/worker");
+// Built beside the output and moved in file by file: a server already running from dist/ (a
+// second `npm start` on another port) keeps finding complete files.
+mkdirSync(join(ROOT, "dist"), { recursive: true });
+const STAGE = mkdtempSync(join(ROOT, "dist/.worker-"));
+const started = Date.now();
+console.error("build-worker: bundling the product Worker (wrangler deploy --dry-run) …");
+const wrangler = spawnSync(
+  process.execPath,
+  [
+    join(ROOT, "node_modules/wrangler/bin/wrangler.js"),
+    "deploy",
+    "--dry-run",
+    "--outdir",
+    STAGE,
+    "--config",
+    join(ROOT, "wrangler.jsonc"),
+  ],
+  {
+    cwd: ROOT,
+    encoding: "utf8",
+    env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" },
+  },
+);
+if (wrangler.status !== 0) {
+  console.error(
+    `${wrangler.stdout}\n${wrangler.stderr}\nbuild-worker: wrangler could not bundle the Worker.`,
+  );
+  process.exit(1);
+}
+
+const parsed = ts.parseConfigFileTextToJson(
+  "wrangler.jsonc",
+  readFileSync(join(ROOT, "wrangler.jsonc"), "utf8"),
+);
+if (parsed.error) {
+  console.error(`build-worker: wrangler.jsonc: ${String(parsed.error.messageText)}`);
+  rmSync(STAGE, { recursive: true, force: true });
+  process.exit(1);
+}
+const { $schema: _schema, build: _build, main: _main, ...config } = parsed.config;
+writeFileSync(
+  join(STAGE, "wrangler.json"),
+  JSON.stringify({ ...config, main: "worker.js", no_bundle: true }, null, 2) + "\n",
+);
+// Only what runs: the source map (twice the bundle) and wrangler's note stay behind.
+mkdirSync(OUT, { recursive: true });
+for (const file of ["worker.js", "wrangler.json"]) renameSync(join(STAGE, file), join(OUT, file));
+rmSync(STAGE, { recursive: true, force: true });
+await buildProduct(join(ROOT, "dist/cli/product.js"));
+console.error(`build-worker: dist/worker and dist/cli ready (${Date.now() - started} ms).`);

@@ -1,0 +1,48 @@
+/**
+ * Specs compiled by a local launcher (`npm start` with `SPEC_FILE`, `code-mode-mcp serve --spec`)
+ * reach the prebuilt Worker through one var, {@link LAUNCH_SPECS_VAR}, instead of a generated
+ * copy of the Worker entry: the launcher validates and compiles the file in Node (swagger-parser
+ * cannot run in workerd) and the Worker adds the result to the specs it was built with. The
+ * var holds JSON text: spec name → compact spec.
+ */
+import { LAUNCH_SPECS_VAR } from "./setting-names";
+
+let memo: { text: string; base: object; specs: Readonly<Record<string, string>> } | undefined;
+
+/**
+ * The compiled specs the Worker serves: `base` plus those in the launch var, if any (a launch
+ * spec replaces a built-in one of the same name, as `SPEC_FILE` always did).
+ * @param base - the specs built into the Worker (`COMPACT_SPECS`)
+ * @param env - the Worker's env
+ */
+export function specsWithLaunch(
+  base: Readonly<Record<string, string>>,
+  env: Cloudflare.Env,
+): Readonly<Record<string, string>> {
+  const text = (env as unknown as Record<string, unknown>)[LAUNCH_SPECS_VAR];
+  if (typeof text !== "string" || text === "") return base;
+  // Parsed once: the var holds a whole compiled spec (megabytes for a large API).
+  if (memo?.text === text && memo.base === base) return memo.specs;
+  const specs: Record<string, string> = { ...base };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  // Written only by the launchers; a broken value leaves the built-in specs (and SPEC's check
+  // then names the spec it cannot find).
+  if (parsed && typeof parsed === "object" && !Array.isArray(parsed))
+    for (const [name, compact] of Object.entries(parsed)) specs[name] = JSON.stringify(compact);
+  memo = { text, base, specs };
+  return specs;
+}
+
+/**
+ * Whether an env entry takes part in the configuration memo key: the launch var is left out
+ * (it is large and changes only with a new runtime).
+ * @param name - an env entry's name
+ */
+export function isConfigKeyEntry(name: string): boolean {
+  return name !== LAUNCH_SPECS_VAR;
+}

@@ -1,0 +1,250 @@
+// issue #15: the packed tarball's `code-mode-mcp` command, installed in an empty folder, runs the
+// product without the repository: `check` prints a spec's summary, `deploy --dry-run` bundles the
+// prebuilt Worker, `serve --spec --base-url` answers an MCP client (search + execute reach a local
+// API with the credential from API_TOKEN), and a stdio session started exactly as test/e2e/desktop-config.json says (the README's desktop
+// client snippet, placeholders replaced) lists the tools and runs a search. Everything it starts
+// is stopped at the end. Needs the npm registry for the tarball's dependencies (run by .ci/run).
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { Client as StdioClient } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { spawn, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { freePort } from "../../scripts/free-port.mjs";
+import { text } from "./programs.mjs";
+import { allProcesses } from "./processes.mjs";
+import { check } from "./server.mjs";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const SNIPPET = JSON.parse(readFileSync(new URL("./desktop-config.json", import.meta.url), "utf8"));
+const CANARY = `npx-e2e-canary-${crypto.randomUUID()}`;
+const tmp = mkdtempSync(join(tmpdir(), "code-mode-mcp-npx-"));
+const project = join(tmp, "empty-project");
+// The repository's Node 22 (and npm, npx) first, as `npm run` sets it up.
+const env = {
+  ...process.env,
+  PATH: `${join(ROOT, "node_modules/.bin")}:${dirname(process.execPath)}:${process.env.PATH ?? ""}`,
+  CLOUDFLARE_CF_FETCH_ENABLED: "false",
+  WRANGLER_SEND_METRICS: "false",
+};
+
+/** A small spec and the local API it describes. */
+const SPEC = join(tmp, "inventory.yaml");
+writeFileSync(
+  SPEC,
+  `openapi: 3.0.3
+info: { title: Inventory, version: "1.0" }
+paths:
+  /items:
+    get:
+      operationId: listItems
+      summary: Lists the items in stock
+      responses: { "200": { description: ok } }
+  /items/{id}:
+    get:
+      operationId: getItem
+      parameters: [{ name: id, in: path, required: true, schema: { type: string } }]
+      responses: { "200": { description: ok } }
+`,
+);
+/** @type {(string | undefined)[]} */
+const authorizations = [];
+const api = createServer((req, res) => {
+  authorizations.push(req.headers.authorization);
+  res.setHeader("content-type", "application/json");
+  res.end(JSON.stringify(req.url === "/items" ? [{ id: "i1", name: "bolt" }] : { error: "no" }));
+});
+const apiPort = await freePort();
+await new Promise((r) => api.listen(apiPort, "127.0.0.1", () => r(undefined)));
+const apiUrl = `http://127.0.0.1:${apiPort}`;
+
+/** @type {number[]} process groups this script started */
+const groups = [];
+let failed = false;
+try {
+  // 1. Pack and install into an empty folder.
+  console.log("e2e npx-bin: npm pack (builds the Worker) …");
+  const packed = spawnSync("npm", ["pack", "--pack-destination", tmp, "--silent"], {
+    cwd: ROOT,
+    env,
+    encoding: "utf8",
+  });
+  check(packed.status === 0, `npm pack failed:\n${packed.stdout}\n${packed.stderr}`);
+  const tarball = join(tmp, packed.stdout.trim().split("\n").at(-1) ?? "");
+  mkdirSync(project);
+  writeFileSync(
+    join(project, "package.json"),
+    JSON.stringify({ name: "empty-project", private: true, type: "module" }),
+  );
+  console.log("e2e npx-bin: npm install <tarball> in an empty folder …");
+  const installed = spawnSync(
+    "npm",
+    ["install", tarball, "--no-audit", "--no-fund", "--prefer-offline"],
+    { cwd: project, env, encoding: "utf8" },
+  );
+  check(installed.status === 0, `npm install failed:\n${installed.stdout}\n${installed.stderr}`);
+
+  // 2. check: the summary of the spec.
+  const checked = spawnSync("npx", ["code-mode-mcp", "check", SPEC], {
+    cwd: project,
+    env,
+    encoding: "utf8",
+  });
+  check(checked.status === 0, `check failed:\n${checked.stdout}\n${checked.stderr}`);
+  check(/operations: +2\n/.test(checked.stdout), `check: ${checked.stdout}`);
+  check(/tools\/list: +\d+ o200k tokens/.test(checked.stdout), `check: ${checked.stdout}`);
+  check(/compiled: +\d+ bytes/.test(checked.stdout), `check: ${checked.stdout}`);
+  const refused = spawnSync("npx", ["code-mode-mcp", "serve", "--api-token", CANARY], {
+    cwd: project,
+    env,
+    encoding: "utf8",
+  });
+  check(
+    refused.status === 2 && refused.stderr.includes("never taken from flags"),
+    `--api-token was not refused: ${refused.status} ${refused.stderr}`,
+  );
+  const dry = spawnSync("npx", ["code-mode-mcp", "deploy", "--dry-run"], {
+    cwd: project,
+    env,
+    encoding: "utf8",
+  });
+  check(
+    dry.status === 0 && /--dry-run: exiting now/.test(dry.stdout + dry.stderr),
+    `deploy --dry-run failed:\n${dry.stdout}\n${dry.stderr}`,
+  );
+  console.log(
+    "e2e npx-bin: check prints the summary; a credential flag is refused; deploy --dry-run bundles — ok",
+  );
+
+  // 3. serve --spec --base-url over HTTP, the credential from the environment.
+  const port = await freePort();
+  const server = spawn(
+    "npx",
+    ["code-mode-mcp", "serve", "--spec", SPEC, "--base-url", apiUrl, "--port", String(port)],
+    {
+      cwd: project,
+      env: { ...env, API_TOKEN: CANARY },
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  groups.push(/** @type {number} */ (server.pid));
+  let output = "";
+  server.stdout.on("data", (d) => (output += d));
+  server.stderr.on("data", (d) => (output += d));
+  const exited = new Promise((r) => server.once("exit", r));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const ok = await fetch(`${url}/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) break;
+    check(Date.now() < deadline && server.exitCode === null, `serve did not start:\n${output}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  const client = new Client(
+    { name: "e2e-npx", version: "1.0.0" },
+    { versionNegotiation: { mode: "auto" } },
+  );
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`)));
+  const tools = (await client.listTools()).tools.map((t) => t.name).toSorted();
+  check(JSON.stringify(tools) === '["execute","search"]', `tools: ${tools}`);
+  const search = await client.callTool({
+    name: "search",
+    arguments: { code: `async () => Object.keys((await codemode.spec()).paths)` },
+  });
+  check(text(search).includes("/items/{id}"), `search → ${text(search)}`);
+  const executed = await client.callTool({
+    name: "execute",
+    arguments: {
+      code: `async () => (await codemode.request({ method: "GET", path: "/items" })).body`,
+    },
+  });
+  check(text(executed).includes("bolt"), `execute → ${text(executed)}`);
+  await client.close();
+  check(authorizations.at(-1) === `Bearer ${CANARY}`, `the API saw ${authorizations.at(-1)}`);
+  process.kill(-(/** @type {number} */ (server.pid)), "SIGTERM");
+  await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+  check(!output.includes(CANARY), "serve's output contains the credential");
+  console.log("e2e npx-bin: serve --spec --base-url answers search and execute — ok");
+
+  // 4. A desktop client's stdio session, started as the snippet says.
+  const entry = SNIPPET.mcpServers["my-api"];
+  /** @param {string} value */
+  const fill = (value) =>
+    value === "/path/to/openapi.yaml" ? SPEC : value === "https://api.example.com" ? apiUrl : value;
+  const transport = new StdioClientTransport({
+    command: entry.command,
+    args: entry.args.map(fill),
+    env: { ...env, ...entry.env, API_TOKEN: CANARY },
+    cwd: project,
+    stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (d) => (stderr += d));
+  const stdio = new StdioClient({ name: "e2e-desktop", version: "1.0.0" });
+  // Any line on stdout that is not a JSON-RPC message (a log line) would show up here.
+  /** @type {Error[]} */
+  const stdoutErrors = [];
+  // oxlint-disable-next-line unicorn/prefer-add-event-listener -- the SDK client has only this callback
+  stdio.onerror = (error) => stdoutErrors.push(error);
+  await stdio.connect(transport);
+  const pid = transport.pid;
+  const listed = (await stdio.listTools()).tools.map((t) => t.name).toSorted();
+  check(JSON.stringify(listed) === '["execute","search"]', `stdio tools: ${listed}\n${stderr}`);
+  const found = await stdio.callTool({
+    name: "search",
+    arguments: {
+      code: `async () => Object.values((await codemode.spec()).paths["/items"]).map((o) => o.summary)`,
+    },
+  });
+  check(
+    text(found).includes("Lists the items in stock"),
+    `stdio search → ${text(found)}\n${stderr}`,
+  );
+  check(stdoutErrors.length === 0, `stdout carried more than protocol: ${stdoutErrors.join("; ")}`);
+  await stdio.close();
+  // Closing stdin stops the server and its runtimes.
+  const gone = Date.now() + 15_000;
+  while (Date.now() < gone && allProcesses().some((p) => p.command.includes(project)))
+    await new Promise((r) => setTimeout(r, 250));
+  check(
+    !allProcesses().some((p) => p.command.includes(project)),
+    `processes left after the stdio client closed (pid ${pid}):\n${allProcesses()
+      .filter((p) => p.command.includes(project))
+      .map((p) => `${p.pid} ${p.command}`)
+      .join("\n")}`,
+  );
+  check(!stderr.includes(CANARY), "the stdio server's stderr contains the credential");
+  console.log(
+    "e2e npx-bin: a stdio session from the desktop-client snippet lists tools and searches — ok",
+  );
+} catch (error) {
+  failed = true;
+  console.error(error);
+} finally {
+  for (const group of groups) {
+    try {
+      process.kill(-group, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+  // Whatever still runs from the installed package (a runtime of a failed session).
+  for (const p of allProcesses())
+    if (p.command.includes(project)) {
+      try {
+        process.kill(p.pid, "SIGKILL");
+      } catch {
+        // gone meanwhile
+      }
+    }
+  api.close();
+  rmSync(tmp, { recursive: true, force: true });
+}
+process.exit(failed ? 1 : 0);

@@ -31,10 +31,7 @@ const code = `async () => {
 const expected = RULESETS.map(({ id, name, phase }) => ({ id, name, phase }));
 
 describe("seed: the execute program", () => {
-  // Fails until H1's fix (issue #14, "codemode.request() as the docs use it"): today
-  // codemode.request() resolves to { status, ok, headers, body }, so `response.result` is
-  // undefined and the program throws a TypeError. Flip both to `it` after merging H1.
-  it.fails("returns the zone's rulesets, trimmed, to an SDK v2 client", async () => {
+  it("returns the zone's rulesets, trimmed, to an SDK v2 client", async () => {
     const client = await connectV2("http://localhost/mcp", viaWorker(handler));
     const result = await client.callTool({ name: "execute", arguments: { code } });
     await client.close();
@@ -42,7 +39,7 @@ describe("seed: the execute program", () => {
     expect(JSON.parse(text(result))).toEqual(expected);
   });
 
-  it.fails("returns the zone's rulesets, trimmed, to an SDK v1 client", async () => {
+  it("returns the zone's rulesets, trimmed, to an SDK v1 client", async () => {
     const { client } = await connectV1("http://localhost/mcp", viaWorker(handler));
     const result = await client.callTool({ name: "execute", arguments: { code } });
     await client.close();

@@ -31,9 +31,6 @@ server.tool(
 
 export default {
   fetch: async (request: Request, env: Env, ctx: ExecutionContext) => {
-    // Not in the seed. GAP (H1): our createMcpHandler's types refuse an SDK v1 server; remove
-    // this line when H1's "createMcpHandler accepts an SDK v1 server" is merged.
-    // @ts-expect-error -- SDK v1 server not accepted by the types yet
     const handler = createMcpHandler(server);
     return handler(request, env, ctx);
   },

@@ -89,6 +89,7 @@ export {
   type ApprovalCheck,
 } from "./codemode/api-request";
 export type { ApiResult, ApiResponseInit } from "./codemode/api-response";
+export type { ApiCallbackAnswer } from "./codemode/api-request";
 export { MemoryApprovalLedger, type ApprovalLedger } from "./codemode/approval-ledger";
 export { outcomeToToolResult } from "./codemode/outcome-result";
 export { TOOL_LIMITS } from "./codemode/tool-limits";

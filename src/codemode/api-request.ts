@@ -13,7 +13,13 @@ import type { CompactOperation } from "../openapi/types";
 import { canonicalPath, hasControlCharacter } from "../openapi/canonical-path";
 import { validateRequest, type ApiRequest } from "../openapi/validate-request";
 import type { ApprovalDecision } from "./approval-flow";
-import { plainApiResult, toApiResult, type ApiResponseInit, type ApiResult } from "./api-response";
+import {
+  asResponseInit,
+  plainApiResult,
+  toApiResult,
+  type ApiResponseInit,
+  type ApiResult,
+} from "./api-response";
 import { secretRedactor } from "./redaction";
 
 export type { ApiRequest };
@@ -41,7 +47,16 @@ export interface ApiRequestContext {
 export type ApiRequestHandler = (
   request: ApiRequest,
   context: ApiRequestContext,
-) => Promise<Response | ApiResponseInit> | Response | ApiResponseInit;
+) => Promise<ApiCallbackAnswer> | ApiCallbackAnswer;
+
+/**
+ * What the request callback may answer: a `Response`, a plain `{ status, headers?, body? }`
+ * ({@link ApiResponseInit}: an object with an HTTP status and no other keys), or anything else,
+ * taken as the parsed body of a `200` answer, so callbacks written for `@cloudflare/codemode`
+ * (`return await res.json()`) work unchanged (they lose the status: prefer returning the
+ * `Response`).
+ */
+export type ApiCallbackAnswer = Response | ApiResponseInit | unknown;
 
 /** Decides whether a request must be approved by a person before it is sent. */
 export type ApprovalCheck = (
@@ -147,7 +162,13 @@ export function normalizeApiRequest(input: unknown): ApiRequest {
     request.query = jsonData(query, "query") as Record<string, unknown>;
   }
   if (raw["body"] !== undefined) request.body = jsonData(raw["body"], "body");
-  if (raw["rawBody"] !== undefined) request.rawBody = rawBodyOf(raw["rawBody"]);
+  // `rawBody: true` is @cloudflare/codemode's flag for "send `body` as it is"; ours also takes
+  // the raw text or bytes in `rawBody` itself. `false` means the usual JSON body.
+  if (raw["rawBody"] === true) {
+    if (raw["body"] !== undefined) request.rawBody = rawBodyOf(raw["body"]);
+    delete request.body;
+  } else if (raw["rawBody"] !== undefined && raw["rawBody"] !== false)
+    request.rawBody = rawBodyOf(raw["rawBody"]);
   const contentType = raw["contentType"];
   if (typeof contentType === "string") {
     if (badHeaderValue(contentType))
@@ -211,10 +232,10 @@ export interface ApiRequesterOptions {
  * @param options - spec, callback, validation and approval settings
  */
 export function apiRequester(options: ApiRequesterOptions) {
-  const finish = (response: Response | ApiResponseInit): ApiResult | Promise<ApiResult> =>
+  const finish = (response: unknown): ApiResult | Promise<ApiResult> =>
     response instanceof Response
       ? toApiResult(response, options.secrets)
-      : plainApiResult(response, options.secrets);
+      : plainApiResult(asResponseInit(response), options.secrets);
   // What the callback throws enters the sandbox as an exception: never with a secret in it.
   const redactor = secretRedactor(options.secrets);
   const refuse = (error: unknown): never => {
@@ -236,9 +257,9 @@ export function apiRequester(options: ApiRequesterOptions) {
       return refuse(error);
     }
     // Awaited only when it is a promise (or any thenable): a plain answer stays synchronous.
-    return typeof (reply as { then?: unknown }).then === "function"
+    return typeof (reply as { then?: unknown } | null)?.then === "function"
       ? Promise.resolve(reply).then(finish).catch(refuse)
-      : settleSync(finish(reply as Response | ApiResponseInit));
+      : settleSync(finish(reply));
   };
   const approved = async (
     request: ApiRequest,

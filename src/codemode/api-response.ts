@@ -34,6 +34,29 @@ export interface ApiResponseInit {
 
 const DROPPED_HEADERS = new Set(["set-cookie", "set-cookie2"]);
 
+const INIT_KEYS = new Set(["status", "statusText", "headers", "body"]);
+
+/**
+ * A callback's plain answer as `{ status, headers?, body? }`: kept as is when it is one (an
+ * object with an integer HTTP status and no keys but `status`, `statusText`, `headers`, `body`),
+ * otherwise taken as the parsed body of a `200` answer (what `@cloudflare/codemode` callbacks
+ * return). `undefined` is an empty body.
+ * @param answer - what the request callback returned (not a `Response`)
+ */
+export function asResponseInit(answer: unknown): ApiResponseInit {
+  if (answer !== null && typeof answer === "object" && !Array.isArray(answer)) {
+    const status = (answer as { status?: unknown }).status;
+    if (
+      Number.isInteger(status) &&
+      (status as number) >= 100 &&
+      (status as number) <= 599 &&
+      Object.keys(answer).every((key) => INIT_KEYS.has(key))
+    )
+      return answer as ApiResponseInit;
+  }
+  return answer === undefined ? { status: 200 } : { status: 200, body: answer };
+}
+
 /**
  * Normalizes the host callback's answer for the sandbox.
  * @param response - a `Response` or `{ status, headers?, body? }`

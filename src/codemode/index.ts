@@ -37,6 +37,7 @@ export {
   type ApprovalCheck,
 } from "./api-request";
 export type { ApiResult, ApiResponseInit } from "./api-response";
+export type { ApiCallbackAnswer } from "./api-request";
 export { MemoryApprovalLedger, type ApprovalLedger } from "./approval-ledger";
 export { outcomeToToolResult } from "./outcome-result";
 export { TOOL_LIMITS } from "./tool-limits";

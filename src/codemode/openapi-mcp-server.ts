@@ -103,6 +103,17 @@ export function openApiMcpServer(
   const declarations = new SpecDeclarations(spec.compact);
   const declared = new Map<string, string>();
   let specData: string | Uint8Array | undefined;
+  // Packed bytes cross RPC faster than text and decode on demand (src/openapi/spec-pack.ts).
+  // With secrets configured, the sandbox gets a copy of the spec without them (a spec may carry
+  // an example key): built once per isolate, like the packed bytes. Only string values are
+  // redacted, never keys: keys are the document's structure.
+  const shippedSpec = (): string | Uint8Array => {
+    if (specData === undefined) {
+      const shipped = redactor.values(spec.compact);
+      specData = packSpec(shipped) ?? JSON.stringify(shipped);
+    }
+    return specData;
+  };
   const needsApproval: ApprovalCheck | undefined =
     options.approval === true
       ? nonReadRequests
@@ -140,21 +151,13 @@ export function openApiMcpServer(
       "search",
       { description: searchText, inputSchema: codeInput, annotations: { readOnlyHint: true } },
       async ({ code }, ctx) => {
-        // Packed bytes cross RPC faster than text and decode on demand (src/openapi/spec-pack.ts).
-        // With secrets configured, the sandbox gets a copy of the spec without them (a spec may
-        // carry an example key): built once per isolate, like the packed bytes. Only string
-        // values are redacted, never keys: keys are the document's structure.
-        if (specData === undefined) {
-          const shipped = redactor.values(spec.compact);
-          specData = packSpec(shipped) ?? JSON.stringify(shipped);
-        }
         const namespaces: HostNamespaces = { codemode: { declaration } };
         const outcome = await options.executor.execute({
           code,
           namespaces,
           limits,
           signal: ctx.mcpReq.signal,
-          extensions: [{ name: "openapi", data: specData }],
+          extensions: [{ name: "openapi", data: shippedSpec() }],
         });
         // Second line: no configured secret (or a simple transform of one) leaves in the result's
         // text; its structure (`type`, `isError`) is never touched.
@@ -196,8 +199,13 @@ export function openApiMcpServer(
           namespaces,
           limits: runLimits,
           signal: ctx.mcpReq.signal,
-          // Presents the host's { status, ok, headers, body } as the body or an ApiError.
-          extensions: [{ name: "request", data: "" }],
+          // Presents the host's { status, ok, headers, body } as the body or an ApiError; and
+          // `codemode.spec()` as in search (as @cloudflare/codemode offers it in execute), shipped
+          // only to programs that mention it, so the common run stays as cheap as it was.
+          extensions: [
+            { name: "request", data: "" },
+            ...(/\bspec\b/.test(code) ? [{ name: "openapi" as const, data: shippedSpec() }] : []),
+          ],
         });
         const pending = await approvals?.finish(outcome);
         // Second line: whatever the code did, no configured secret leaves in the result.

@@ -1,6 +1,7 @@
 import {
   ElicitationCompleteNotificationSchema,
   ElicitRequestSchema,
+  McpError,
   type ElicitResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
@@ -78,6 +79,34 @@ describe("push elicitation (form mode)", () => {
     expect(result.isError).toBe(true);
     expect(text(result)).toContain("did not answer");
     expect(text(result)).toContain("nothing was changed");
+    await client.close();
+  });
+});
+
+describe("an elicitation the client answers with a JSON-RPC error", () => {
+  const refuse = () => {
+    throw new McpError(-32050, "the user closed the dialog");
+  };
+
+  it("resolves as cancel, so the tool changes nothing (as in agents)", async () => {
+    const { client, asked } = await elicitClient({ form: {} }, refuse);
+    const result = await client.callTool({
+      name: "increase-counter",
+      arguments: { confirm: true },
+    });
+    expect(asked).toHaveLength(1);
+    expect(result.isError).toBeFalsy();
+    expect(text(result)).toBe("Counter increase canceled.");
+    await client.close();
+  });
+
+  it("the cancel carries the client's message and code in content", async () => {
+    const { client } = await elicitClient({ form: {} }, refuse);
+    const result = await client.callTool({ name: "ask-raw", arguments: {} });
+    expect(JSON.parse(text(result))).toEqual({
+      action: "cancel",
+      content: { error: "the user closed the dialog", code: -32050 },
+    });
     await client.close();
   });
 });

@@ -8,6 +8,8 @@ declare namespace Cloudflare {
     SLOW_AGENT: DurableObjectNamespace<import("./fixtures/other-agents").SlowAgent>;
     V2_AGENT: DurableObjectNamespace<import("./fixtures/other-agents").V2Agent>;
     OAUTH_KV: KVNamespace;
+    MCP_OBJECT: DurableObjectNamespace<import("./fixtures/default-agent").DefaultAgent>;
+    FLAKY_START_AGENT: DurableObjectNamespace<import("./fixtures/default-agent").FlakyStartAgent>;
     API_AGENT: DurableObjectNamespace<import("./fixtures/api-agent").ApiAgent>;
   }
 }

@@ -3,11 +3,22 @@
  */
 import { ApiAgent } from "./fixtures/api-agent";
 import { AddAgent, CounterAgent } from "./fixtures/contract-agents";
+import { DefaultAgent, FlakyStartAgent } from "./fixtures/default-agent";
 import { ElicitAgent } from "./fixtures/elicit-agent";
 import { isOAuthPath, oauthFront } from "./fixtures/oauth-front";
 import { NotesAgent, SlowAgent, V2Agent } from "./fixtures/other-agents";
 
-export { AddAgent, ApiAgent, CounterAgent, ElicitAgent, NotesAgent, SlowAgent, V2Agent };
+export {
+  AddAgent,
+  ApiAgent,
+  CounterAgent,
+  DefaultAgent,
+  ElicitAgent,
+  FlakyStartAgent,
+  NotesAgent,
+  SlowAgent,
+  V2Agent,
+};
 
 const routes: Record<string, ExportedHandler<Cloudflare.Env>> = {
   "/mcp": AddAgent.serve("/mcp", { binding: "ADD_AGENT" }),
@@ -17,6 +28,17 @@ const routes: Record<string, ExportedHandler<Cloudflare.Env>> = {
   "/slow": SlowAgent.serve("/slow", { binding: "SLOW_AGENT" }),
   "/v2": V2Agent.serve("/v2", { binding: "V2_AGENT" }),
   "/api": ApiAgent.serve("/api", { binding: "API_AGENT" }),
+  // No binding: the MCP_OBJECT default.
+  "/default": DefaultAgent.serve("/default"),
+  // HTTP+SSE (2024-11-05), also on the MCP_OBJECT default.
+  "/sse": DefaultAgent.serveSSE("/sse"),
+  "/sse/message": DefaultAgent.serveSSE("/sse"),
+  "/v2-sse": V2Agent.serveSSE("/v2-sse", { binding: "V2_AGENT" }),
+  "/v2-sse/message": V2Agent.serveSSE("/v2-sse", { binding: "V2_AGENT" }),
+  // Fast keep-alives: a dropped client is noticed at the next write.
+  "/sse-fast": DefaultAgent.serveSSE("/sse-fast", { keepAliveMs: 20 }),
+  "/sse-fast/message": DefaultAgent.serveSSE("/sse-fast", { keepAliveMs: 20 }),
+  "/flaky": FlakyStartAgent.serve("/flaky", { binding: "FLAKY_START_AGENT" }),
 };
 
 export default {

@@ -4,6 +4,9 @@
  * authorize → token flow, then an SDK client with the access token; the grant's props reach the
  * agent (`this.props`) and `getMcpAuthContext()`. No token or a forged one gets 401.
  */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
 import { describe, expect, it } from "vitest";
 import {
   connectClient,
@@ -90,5 +93,33 @@ describe("McpAgent behind OAuthProvider", () => {
       (await rpc("/oauth-notes", initializeBody(), { authorization: "Bearer forged:token:x" }))
         .status,
     ).toBe(401);
+  });
+});
+
+describe("McpAgent.serveSSE behind OAuthProvider", () => {
+  it("hands the grant's props to the agent and getMcpAuthContext; no token gets 401", async () => {
+    const token = await accessToken();
+    const authorized: typeof workerFetch = (url, init) =>
+      workerFetch(url, {
+        ...init,
+        headers: {
+          ...Object.fromEntries(new Headers(init?.headers)),
+          authorization: `Bearer ${token}`,
+        },
+      });
+    const client = new Client(
+      { name: "sse-oauth", version: "1.0.0" },
+      { capabilities: {}, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
+    );
+    await client.connect(
+      new SSEClientTransport(new URL("http://localhost/oauth-sse"), {
+        fetch: authorized,
+        eventSourceInit: { fetch: authorized },
+      }),
+    );
+    const who = JSON.parse(text(await client.callTool({ name: "whoami", arguments: {} })));
+    expect(who).toEqual({ props: { user: "ana" }, context: { user: "ana" } });
+    await client.close();
+    expect((await workerFetch("http://localhost/oauth-sse")).status).toBe(401);
   });
 });

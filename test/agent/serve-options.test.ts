@@ -1,5 +1,8 @@
 import { env } from "cloudflare:workers";
 import { evictDurableObject, runInDurableObject } from "cloudflare:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_KEEP_ALIVE_MS } from "../../src/index";
 import { NotesAgent } from "./fixtures/other-agents";
@@ -40,6 +43,28 @@ describe("McpAgent.serve options", () => {
     const { client } = await connectClient("/eu", { fetch });
     expect(text(await client.callTool({ name: "recall", arguments: {} }))).toContain('"count":0');
     expect(asked.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(asked)).toEqual(new Set(["eu"]));
+    await client.close();
+  });
+
+  it("serveSSE: jurisdiction and binding reach the namespace for the stream and each message", async () => {
+    const asked: string[] = [];
+    const handler = NotesAgent.serveSSE("/eu-sse", { binding: "NOTES_AGENT", jurisdiction: "eu" });
+    const testEnv = { NOTES_AGENT: recordingNamespace(asked) };
+    const fetch = (url: string | URL, init?: RequestInit) =>
+      handler.fetch(new Request(url, init), testEnv, ctxWith(undefined));
+    const client = new Client(
+      { name: "sse-eu", version: "1.0.0" },
+      { capabilities: {}, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
+    );
+    const transport = new SSEClientTransport(new URL("http://localhost/eu-sse"), {
+      fetch,
+      eventSourceInit: { fetch },
+    });
+    await client.connect(transport);
+    expect(text(await client.callTool({ name: "recall", arguments: {} }))).toContain('"count":0');
+    // The stream, initialize, notifications/initialized and the call: each asked for "eu".
+    expect(asked.length).toBeGreaterThanOrEqual(4);
     expect(new Set(asked)).toEqual(new Set(["eu"]));
     await client.close();
   });

@@ -7,6 +7,7 @@ export interface SseFrame {
   id?: string;
   data?: string;
   comment?: string;
+  event?: string;
 }
 
 /** Reads frames from an SSE body one at a time. */
@@ -54,6 +55,7 @@ function parse(raw: string): SseFrame {
   for (const line of raw.split("\n")) {
     if (line.startsWith(":")) frame.comment = line.slice(1).trim();
     else if (line.startsWith("id: ")) frame.id = line.slice(4);
+    else if (line.startsWith("event: ")) frame.event = line.slice(7);
     else if (line.startsWith("data: ")) frame.data = (frame.data ?? "") + line.slice(6);
   }
   return frame;

@@ -1,8 +1,7 @@
 /**
  * `McpAgent`: a stateful MCP server backed by a Durable Object. Every 2025-era client session
- * gets its own object with persistent state and its own SQLite database; the SDK's sessionful
- * Streamable HTTP transport runs inside the object, with a Durable Object event store for
- * `Last-Event-ID` replay.
+ * gets its own object with persistent state and SQLite database; the SDK's sessionful Streamable
+ * HTTP transport runs inside it, with a Durable Object event store for `Last-Event-ID` replay.
  *
  * ## Storage keys (synchronous KV of the SQLite-backed object)
  *
@@ -10,9 +9,11 @@
  *   to restore the session (id, client capabilities and identity).
  * - `mcp:state` → the last `setState` value. `mcp:props` → the latest OAuth props.
  * - `mcp:event:*` → the event log (see `DurableObjectEventStore`).
- * - Your own tables through `sql`.
+ * - `mcp:sse` → the record of an HTTP+SSE session (see `SseSession`). Your tables via `sql`.
  *
- * Lifecycle: the object lives as long as its session; `DELETE` deletes all of its storage.
+ * Idle sessions hold no request or timer in the object (relayed streams are hibernatable
+ * WebSockets). Lifecycle: the object lives as long as its session; `DELETE` (HTTP+SSE: the
+ * end of the event stream) deletes all of its storage.
  */
 import { DurableObject } from "cloudflare:workers";
 import { CodeModeError } from "../../errors";
@@ -22,8 +23,6 @@ import {
   runWithAuthContext,
   withAuthContextBody,
 } from "../auth-context";
-import { DurableObjectEventStore } from "../event-store";
-import { WorkerTransport } from "../legacy/worker-transport";
 import type { AnyMcpServer } from "../server-product";
 import {
   pushElicitation,
@@ -38,24 +37,23 @@ import {
   type McpAgentHandler,
   type McpAgentServeOptions,
 } from "./serve-agent";
+import { serveMcpAgentSse, type McpAgentSseOptions } from "./serve-sse";
 import { runSqlTemplate, type SqlValue } from "./sql-template";
+import { SseSession } from "./sse-session";
+import { SSE_SOCKET_TAG } from "./sse-bridge-transport";
+import {
+  acceptStandaloneStream,
+  attachStandaloneStream,
+  STANDALONE_STREAM_HEADER,
+} from "./standalone-stream";
+import { SESSION_KEY, startStreamableSession } from "./streamable-session";
+import { onceUntilFailure } from "./once-until-failure";
+import type { McpAgentHooks } from "./agent-hooks";
 
-const SESSION_KEY = "mcp:session";
+export type { McpAgentHooks } from "./agent-hooks";
+
 const STATE_KEY = "mcp:state";
 const PROPS_KEY = "mcp:props";
-
-/**
- * Optional members a subclass may define. They are not declared on `McpAgent` itself, so
- * subclasses written as in the published examples compile under `noImplicitOverride`.
- */
-export interface McpAgentHooks<State> {
-  /** State at the first start of an instance, before any `setState`. */
-  initialState?: State;
-  /** Called after each `setState`. */
-  onStateChanged?(state: State, source: "server"): void;
-  /** The older name of `onStateChanged`; both are called. */
-  onStateUpdate?(state: State, source: "server"): void;
-}
 
 /**
  * Base class of a stateful MCP server. Subclass it, create `server` (an SDK v1 or v2
@@ -103,8 +101,15 @@ export abstract class McpAgent<
   retryIntervalMs: number | undefined = undefined;
 
   #state: { value: State } | undefined;
-  #session: Promise<WorkerTransport> | undefined;
+  /** Runs `init()` once per instance: tools registered twice would throw on every retry. */
+  readonly #initOnce = onceUntilFailure(() => this.init());
+  readonly #start = onceUntilFailure(async () => {
+    await this.#initOnce();
+    const { ctx, server, keepAliveMs, retryIntervalMs } = this;
+    return startStreamableSession({ ctx, server, keepAliveMs, retryIntervalMs });
+  });
   #ended = false;
+  #sse: SseSession | undefined;
 
   /** Registers tools, resources and prompts on `server`. Runs once per instance, before the first request. */
   abstract init(): Promise<void>;
@@ -172,29 +177,75 @@ export abstract class McpAgent<
   }
 
   /**
+   * Builds the Worker fetch handler serving this agent class over the 2024-11-05 HTTP+SSE
+   * transport (`GET path` opens the stream; see `serveMcpAgentSse`).
+   * @param path - exact pathname of the event stream, e.g. `/sse`
+   * @param options - the options of `serve`, plus `keepAliveMs` of the Worker-held stream
+   * @returns an `ExportedHandler`-shaped `{ fetch }`
+   */
+  static serveSSE(path: string, options: McpAgentSseOptions = {}): McpAgentHandler {
+    return serveMcpAgentSse(path, options);
+  }
+
+  /**
+   * RPC entry used by `serveSSE` when a stream opens. Not for direct use.
+   * @param init - OAuth props from the router
+   */
+  openSseSession(init: AgentRequestInit = {}): void {
+    this.#updateProps(init.props);
+    this.#sseSession().open();
+  }
+
+  /**
+   * Accepts the hibernatable WebSocket a Worker-held event stream is relayed through: the
+   * HTTP+SSE stream (`serveSSE`) or a session's standalone GET stream (`serve`).
+   * @param request - the Worker's upgrade request (only the Worker reaches `fetch`)
+   * @returns `101` with the socket, or an error response
+   */
+  async fetch(request: Request): Promise<Response> {
+    if (!request.headers.has(STANDALONE_STREAM_HEADER)) return this.#sseSession().accept(request);
+    if (this.#ended || this.#kv().get(SESSION_KEY) === undefined) return sessionNotFound();
+    const { eventStore } = await this.#start();
+    const response = await acceptStandaloneStream(this.ctx, request, eventStore, this.keepAliveMs);
+    attachStandaloneStream(this.ctx, this.server);
+    return response;
+  }
+
+  /**
+   * RPC entry used by `serveSSE`: one client POST of this object's session. Not for direct use.
+   * @param request - the client's POST
+   * @param init - OAuth props from the router
+   * @returns `202`, or an error response naming the problem
+   */
+  async serveSseMessage(request: Request, init: AgentRequestInit = {}): Promise<Response> {
+    if (this.#ended) return this.#sseSession().notFound();
+    this.#updateProps(init.props);
+    return this.#sseSession().serve(request, this.props);
+  }
+
+  /** @param socket - a relayed stream's socket that closed; an HTTP+SSE session ends with it */
+  async webSocketClose(socket: WebSocket): Promise<void> {
+    if (!this.ctx.getTags(socket).includes(SSE_SOCKET_TAG)) return;
+    await this.#sse?.close();
+    await this.#endSession();
+  }
+
+  /** @param socket - a relayed stream's socket that failed (as {@link webSocketClose}) */
+  async webSocketError(socket: WebSocket): Promise<void> {
+    await this.webSocketClose(socket);
+  }
+
+  /**
    * RPC entry used by `serve`: serves one request of this object's session. Not for direct use.
-   *
    * @param request - the client's request
    * @param init - OAuth props from the router
    * @returns the response
    */
   async serveMcp(request: Request, init: AgentRequestInit = {}): Promise<Response> {
-    const kv = this.ctx.storage.kv as SyncKvStorage | undefined;
-    if (kv === undefined) {
-      throw new CodeModeError(
-        "not_sqlite",
-        "McpAgent needs a SQLite-backed Durable Object: list the class under migrations[].new_sqlite_classes in wrangler.jsonc.",
-      );
-    }
-    const known = kv.get(SESSION_KEY) !== undefined;
-    if (this.#ended || (request.headers.has("mcp-session-id") && !known)) {
-      return Response.json(
-        { jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null },
-        { status: 404 },
-      );
-    }
+    const known = this.#kv().get(SESSION_KEY) !== undefined;
+    if (this.#ended || (request.headers.has("mcp-session-id") && !known)) return sessionNotFound();
     this.#updateProps(init.props);
-    const transport = await this.#start();
+    const { transport } = await this.#start();
     const authInfo = authInfoFromOAuthProps(request, this.props);
     const context = authContextFrom(authInfo);
     const response = await runWithAuthContext(context, () =>
@@ -204,8 +255,24 @@ export abstract class McpAgent<
     return withAuthContextBody(response, context);
   }
 
+  #kv(): SyncKvStorage {
+    const kv = this.ctx.storage.kv as SyncKvStorage | undefined;
+    if (kv !== undefined) return kv;
+    throw new CodeModeError(
+      "not_sqlite",
+      "McpAgent needs a SQLite-backed Durable Object: list the class under migrations[].new_sqlite_classes in wrangler.jsonc.",
+    );
+  }
+
+  #sseSession(): SseSession {
+    this.#kv();
+    const initOnce = () => this.#initOnce();
+    this.#sse ??= new SseSession({ ctx: this.ctx, server: this.server, initOnce });
+    return this.#sse;
+  }
+
   #updateProps(props: Record<string, unknown> | undefined): void {
-    const kv = this.ctx.storage.kv;
+    const kv = this.#kv();
     if (props === undefined) {
       this.props ??= kv.get<Props>(PROPS_KEY);
       return;
@@ -215,34 +282,17 @@ export abstract class McpAgent<
     kv.put(PROPS_KEY, props);
   }
 
-  #start(): Promise<WorkerTransport> {
-    this.#session ??= (async () => {
-      await this.init();
-      const kv = this.ctx.storage.kv;
-      const transport = new WorkerTransport(this.server, {
-        sessionIdGenerator: () => this.ctx.id.toString(),
-        eventStore: new DurableObjectEventStore(this.ctx.storage),
-        storage: {
-          get: () => kv.get(SESSION_KEY),
-          set: (record) => kv.put(SESSION_KEY, record),
-        },
-        keepAliveMs: this.keepAliveMs,
-        ...(this.retryIntervalMs !== undefined && { retryInterval: this.retryIntervalMs }),
-      });
-      await transport.start();
-      return transport;
-    })();
-    this.#session.catch(() => {
-      // A failed start (say init() threw) is retried by the next request.
-      this.#session = undefined;
-    });
-    return this.#session;
-  }
-
   async #endSession(): Promise<void> {
     this.#ended = true;
     this.#state = undefined;
+    // Relayed streams end with the session (the Worker then ends the client's stream).
+    for (const socket of this.ctx.getWebSockets()) socket.close(1000, "session ended");
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
   }
+}
+
+function sessionNotFound(): Response {
+  const error = { code: -32001, message: "Session not found" };
+  return Response.json({ jsonrpc: "2.0", error, id: null }, { status: 404 });
 }

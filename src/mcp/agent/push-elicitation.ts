@@ -55,7 +55,10 @@ export interface ElicitOptions {
  * @param server - the session's server (SDK v1 or v2)
  * @param params - a form or URL request
  * @param options - related request id and timeout
- * @returns the client's answer
+ * @returns the client's answer. When the client answers `elicitation/create` with a JSON-RPC
+ *   error, this resolves `{ action: "cancel", content: { error, code } }` (the client's message
+ *   and code), as `agents` does: no input was given, and tools written for `agents` take their
+ *   cancel path instead of failing.
  * @throws CodeModeError `"elicitation_unsupported"`, `"invalid_elicitation"` or
  *   `"elicitation_timeout"`; thrown inside a tool handler each becomes an `isError` tool
  *   result carrying the message
@@ -91,6 +94,10 @@ export async function pushElicitation(
         { cause: error },
       );
     }
+    const refusal = clientRefusal(error);
+    // The client answered, with an error instead of a result: nothing was entered, so the
+    // tool sees `cancel` (as `agents` does) and can take its "nothing changed" path.
+    if (refusal !== undefined) return { action: "cancel", content: refusal };
     throw error;
   }
 }
@@ -114,6 +121,22 @@ function assertUrlRequest(params: UrlElicitation): void {
   if (protocol !== "https:" && protocol !== "http:") {
     throw new CodeModeError("invalid_elicitation", "URL-mode elicitation needs an http(s) url.");
   }
+}
+
+/**
+ * The message and code of a JSON-RPC error the client sent back, or `undefined` for errors
+ * raised locally by the SDK (timeout, connection closed), which are not the client's answer.
+ */
+function clientRefusal(error: unknown): { error: string; code: number } | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const code = (error as { code?: unknown }).code;
+  // SDK v2 raises local failures as SdkError with string codes; SDK v1 uses these two numbers.
+  if (typeof code !== "number" || isTimeout(error)) return undefined;
+  if (code === -32000 && error.message.endsWith("Connection closed")) return undefined;
+  if (error.name !== "McpError" && error.name !== "ProtocolError") return undefined;
+  // SDK v1 prefixes a message with "MCP error <code>: " on each side (a v1 client's McpError
+  // is sent with its prefix): the user-facing text is what follows.
+  return { error: error.message.replace(/^(?:MCP error -?\d+: )+/, ""), code };
 }
 
 function isTimeout(error: unknown): boolean {

@@ -4,7 +4,28 @@
  * and its object; every later request names it with `Mcp-Session-Id`.
  */
 import { preflightResponse, withCors, type CorsOptions } from "../cors";
-import { guardRequest, type GuardOptions } from "../guards";
+import { DurableObjectEventStore } from "../event-store";
+import { guardRequest } from "../guards";
+import { DEFAULT_KEEP_ALIVE_MS } from "../legacy/worker-transport";
+import {
+  agentInit,
+  agentNamespace,
+  forRpc,
+  guardOptionsOf,
+  isRecord,
+  jsonRpcError,
+  sessionStub,
+  type AgentRequestInit,
+} from "./routing";
+
+import { relaySocket } from "./socket-relay";
+import {
+  KEEP_ALIVE_HEADER,
+  STANDALONE_STREAM_HEADER,
+  STANDALONE_STREAM_ID,
+} from "./standalone-stream";
+
+export type { AgentRequestInit } from "./routing";
 
 /** Options of `McpAgent.serve`. */
 export interface McpAgentServeOptions {
@@ -20,15 +41,10 @@ export interface McpAgentServeOptions {
   allowedOriginHostnames?: string[] | "*";
 }
 
-/** What `serve` hands a session's object for each request. */
-export interface AgentRequestInit {
-  /** `ctx.props` from the auth layer in front (e.g. `@cloudflare/workers-oauth-provider`). */
-  props?: Record<string, unknown>;
-}
-
 /** The RPC face of an agent object used by the router. */
 interface AgentStub {
   serveMcp(request: Request, init: AgentRequestInit): Promise<Response>;
+  fetch(request: Request): Promise<Response>;
 }
 
 /** The Worker fetch handler `serve` returns (an `ExportedHandler`, usable as an OAuth provider `apiHandlers` entry). */
@@ -56,14 +72,8 @@ export interface McpAgentHandler {
  * @returns the fetch handler
  */
 export function serveMcpAgent(path: string, options: McpAgentServeOptions = {}): McpAgentHandler {
-  const { binding = "MCP_OBJECT", jurisdiction, corsOptions = {} } = options;
-  const guard: GuardOptions = {
-    ...(options.allowedHostnames !== undefined && { allowedHostnames: options.allowedHostnames }),
-    ...(options.allowedOriginHostnames !== undefined && {
-      allowedOriginHostnames: options.allowedOriginHostnames,
-    }),
-    ...(corsOptions.origin !== undefined && { corsOrigin: corsOptions.origin }),
-  };
+  const { corsOptions = {} } = options;
+  const guard = guardOptionsOf(options);
 
   const route = async (request: Request, env: unknown, ctx: ExecutionContext) => {
     if (new URL(request.url).pathname !== path) return new Response("Not Found\n", { status: 404 });
@@ -71,25 +81,18 @@ export function serveMcpAgent(path: string, options: McpAgentServeOptions = {}):
     if (rejected !== undefined) return rejected;
     if (request.method.toUpperCase() === "OPTIONS") return preflightResponse(corsOptions);
 
-    const bound = (env as Record<string, unknown> | undefined)?.[binding];
-    if (!isNamespace(bound)) {
-      console.error(`McpAgent.serve: no Durable Object binding named "${binding}" in env.`);
+    const namespace = agentNamespace(env, options, "McpAgent.serve");
+    if (namespace === undefined) {
       return jsonRpcError(500, -32603, "Internal error: the MCP agent is not configured.");
     }
-    const namespace = jurisdiction === undefined ? bound : bound.jurisdiction(jurisdiction);
-    const init: AgentRequestInit = {};
-    const props = (ctx as { props?: unknown } | undefined)?.props;
-    if (isRecord(props) && Object.keys(props).length > 0) init.props = props;
+    const init = agentInit(ctx);
 
     const sessionId = request.headers.get("mcp-session-id");
     if (sessionId !== null) {
-      let id: DurableObjectId;
-      try {
-        id = namespace.idFromString(sessionId);
-      } catch {
-        return jsonRpcError(404, -32001, "Session not found");
-      }
-      return stubOf(namespace, id).serveMcp(forRpc(request), init);
+      const stub = sessionStub<AgentStub>(namespace, sessionId);
+      if (stub === undefined) return jsonRpcError(404, -32001, "Session not found");
+      if (isStandaloneGet(request)) return openStandaloneStream(stub, request, sessionId);
+      return stub.serveMcp(forRpc(request), init);
     }
     if (request.method.toUpperCase() !== "POST") {
       return jsonRpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required");
@@ -101,7 +104,8 @@ export function serveMcpAgent(path: string, options: McpAgentServeOptions = {}):
     // Only POST reaches here: the body was read to peek at the method and is handed on.
     // oxlint-disable-next-line unicorn/no-invalid-fetch-options -- method is POST (checked above)
     const forwarded = new Request(request, { body: text, signal: null });
-    return stubOf(namespace, namespace.newUniqueId()).serveMcp(forwarded, init);
+    const stub = namespace.get(namespace.newUniqueId()) as unknown as AgentStub;
+    return stub.serveMcp(forwarded, init);
   };
 
   return {
@@ -117,26 +121,6 @@ export function serveMcpAgent(path: string, options: McpAgentServeOptions = {}):
   };
 }
 
-/**
- * The request without its `AbortSignal`, which RPC cannot carry. A client that goes away is
- * still noticed: the object's response body is cancelled.
- */
-function forRpc(request: Request): Request {
-  return request.signal === undefined ? request : new Request(request, { signal: null });
-}
-
-function stubOf(namespace: DurableObjectNamespace, id: DurableObjectId): AgentStub {
-  return namespace.get(id) as unknown as AgentStub;
-}
-
-function isNamespace(value: unknown): value is DurableObjectNamespace {
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    typeof (value as DurableObjectNamespace).newUniqueId === "function"
-  );
-}
-
 function isInitializeBody(text: string): boolean {
   try {
     const body = JSON.parse(text) as unknown;
@@ -147,10 +131,36 @@ function isInitializeBody(text: string): boolean {
   }
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+/**
+ * A GET for the session's standalone stream (new, or resumed with a `Last-Event-ID` of that
+ * stream). A resumed POST stream still goes to the object: it ends with its final response.
+ */
+function isStandaloneGet(request: Request): boolean {
+  if (request.method.toUpperCase() !== "GET") return false;
+  const lastEventId = request.headers.get("last-event-id");
+  return (
+    lastEventId === null || DurableObjectEventStore.streamIdOf(lastEventId) === STANDALONE_STREAM_ID
+  );
 }
 
-function jsonRpcError(status: number, code: number, message: string): Response {
-  return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status });
+/**
+ * Serves the standalone stream from the Worker: the object relays its events over a
+ * hibernatable WebSocket, so an idle session's object holds no request or timer.
+ */
+async function openStandaloneStream(
+  stub: AgentStub,
+  request: Request,
+  sessionId: string,
+): Promise<Response> {
+  const headers = new Headers({ upgrade: "websocket", [STANDALONE_STREAM_HEADER]: "1" });
+  for (const name of ["accept", "mcp-protocol-version", "last-event-id"]) {
+    const value = request.headers.get(name);
+    if (value !== null) headers.set(name, value);
+  }
+  const upgraded = await stub.fetch(new Request("https://mcp-agent.internal/get", { headers }));
+  const socket = upgraded.webSocket;
+  if (socket === null) return upgraded;
+  socket.accept();
+  const keepAliveMs = Number(upgraded.headers.get(KEEP_ALIVE_HEADER) ?? DEFAULT_KEEP_ALIVE_MS);
+  return relaySocket(socket, { keepAliveMs, headers: { "mcp-session-id": sessionId } });
 }

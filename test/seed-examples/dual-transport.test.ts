@@ -32,9 +32,7 @@ describe("seed: the remote MCP server template (serve + serveSSE)", () => {
     await client.close();
   });
 
-  // Fails until H3's fix (issue #14, "McpAgent.serveSSE(path, options) serves the 2024-11-05
-  // HTTP+SSE transport"): today McpAgent has no serveSSE. Flip to `it` after merging H3.
-  it.fails("serves the calculator over HTTP+SSE at /sse", async () => {
+  it("serves the calculator over HTTP+SSE at /sse", async () => {
     vi.spyOn(console, "log").mockImplementation(() => {});
     const client = new Client(
       { name: "seed-example-test", version: "1.0.0" },

@@ -1,5 +1,12 @@
 /**
- * The public library surface. Named exports only, grouped by layer.
+ * Entry `code-mode-mcp`: the whole public library, grouped by layer. It is the union of the
+ * subpath entries (`code-mode-mcp/codemode`, `code-mode-mcp/mcp`, `code-mode-mcp/mcp/server`) plus
+ * the pure OpenAPI and declaration tools, so one import serves the typical code-mode Worker: it
+ * needs a code mode server (`openApiMcpServer`/`codeMcpServer`), the executor, and a handler
+ * (`createMcpHandler`, or `McpAgent` for 2025-era sessions) to serve it. The subpaths exist so
+ * code written for `agents/mcp`, `agents/mcp/server` and `@cloudflare/codemode` migrates by a
+ * change of package name; test/unit/public-surface.test.ts pins every list and checks the union.
+ * Named exports only; nothing internal.
  */
 
 // Errors: the one local error type (wire errors use the MCP SDK's ProtocolError).
@@ -33,6 +40,11 @@ export type {
   McpServerFactoryContext,
   StatelessMcpHandler,
 } from "./mcp/handler-types";
+// The names `agents/mcp/server` gives the same types, so migrated type annotations compile.
+export type {
+  CreateMcpHandlerOptions as CreateStatelessMcpHandlerOptions,
+  McpServerFactory as StatelessMcpServerInput,
+} from "./mcp/handler-types";
 export { DEFAULT_CORS_OPTIONS, type CorsOptions } from "./mcp/cors";
 export { guardRequest, type GuardOptions } from "./mcp/guards";
 export { getMcpAuthContext, authInfoFromOAuthProps, type McpAuthContext } from "./mcp/auth-context";
@@ -50,6 +62,7 @@ export {
 // Stateful MCP (McpAgent, event store, legacy handler): 2025-era sessions in Durable Objects, resumable streams, push elicitation.
 export { McpAgent, type McpAgentHooks } from "./mcp/agent/mcp-agent";
 export type { McpAgentServeOptions, McpAgentHandler } from "./mcp/agent/serve-agent";
+export type { McpAgentSseOptions } from "./mcp/agent/serve-sse";
 export type {
   ElicitationAnswer,
   ElicitOptions,

@@ -8,6 +8,7 @@ export * from "./server";
 
 export { McpAgent, type McpAgentHooks } from "./agent/mcp-agent";
 export type { McpAgentServeOptions, McpAgentHandler } from "./agent/serve-agent";
+export type { McpAgentSseOptions } from "./agent/serve-sse";
 export type {
   ElicitationAnswer,
   ElicitOptions,

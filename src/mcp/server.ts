@@ -11,6 +11,11 @@ export type {
   McpServerFactoryContext,
   StatelessMcpHandler,
 } from "./handler-types";
+// The names `agents/mcp/server` gives the same types, so migrated type annotations compile.
+export type {
+  CreateMcpHandlerOptions as CreateStatelessMcpHandlerOptions,
+  McpServerFactory as StatelessMcpServerInput,
+} from "./handler-types";
 export { DEFAULT_CORS_OPTIONS, type CorsOptions } from "./cors";
 export { guardRequest, type GuardOptions } from "./guards";
 export { getMcpAuthContext, authInfoFromOAuthProps, type McpAuthContext } from "./auth-context";

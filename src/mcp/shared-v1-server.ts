@@ -8,20 +8,30 @@
  * instance to the next. Requests to one instance are therefore served one after another;
  * a factory (`createMcpHandler(() => createServer())`) serves them in parallel.
  */
-import { McpServer as V1McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { Server as V1Server } from "@modelcontextprotocol/sdk/server/index.js";
+// Types only: a value import of the v1 SDK would put it (and its ajv) in every Worker that uses
+// createMcpHandler; the fresh-project test (test/package/) checks that an SDK v2 Worker does not.
+import type { McpServer as V1McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { Server as V1Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { McpServerFactory } from "./handler-types";
-import { failFastServerToClientRequests, protocolOf, type SdkV1ServerLike } from "./server-product";
+import {
+  failFastServerToClientRequests,
+  isSdkV2Server,
+  protocolOf,
+  type SdkV1ServerLike,
+} from "./server-product";
 
 /** An SDK v1 server instance (`McpServer` or low-level `Server` from `@modelcontextprotocol/sdk`). */
 export type SdkV1Server = V1McpServer | V1Server;
 
 /**
- * Whether `value` is an SDK v1 server instance.
+ * Whether `value` is an SDK v1 server instance: a server object (it connects and closes) that is
+ * not from SDK v2. Told apart by shape, not `instanceof`, so the v1 SDK is not bundled.
  * @param value - what was passed where a factory belongs
  */
 export function isSdkV1ServerInstance(value: unknown): value is SdkV1Server {
-  return value instanceof V1McpServer || value instanceof V1Server;
+  if (typeof value !== "object" || value === null || isSdkV2Server(value)) return false;
+  const candidate = value as Partial<Record<"connect" | "close", unknown>>;
+  return typeof candidate.connect === "function" && typeof candidate.close === "function";
 }
 
 /** The one warning a handler built over an instance prints, when it is created. */

@@ -11,7 +11,10 @@ async function openSession() {
   const init = await rpc(PATH, initializeBody());
   const sessionId = init.headers.get("mcp-session-id")!;
   await init.text();
-  const headers = { "mcp-session-id": sessionId, "mcp-protocol-version": "2025-11-25" };
+  const headers = {
+    "mcp-session-id": sessionId,
+    "mcp-protocol-version": "2025-11-25",
+  };
   const initialized = await rpc(
     PATH,
     { jsonrpc: "2.0", method: "notifications/initialized" },
@@ -28,7 +31,11 @@ function callLong(headers: Record<string, string>, id: number, steps: number, de
       jsonrpc: "2.0",
       id,
       method: "tools/call",
-      params: { name: "long", arguments: { id, steps, delayMs }, _meta: { progressToken: id } },
+      params: {
+        name: "long",
+        arguments: { id, steps, delayMs },
+        _meta: { progressToken: id },
+      },
     },
     headers,
   );
@@ -80,12 +87,42 @@ describe("resumable streams", () => {
     const replayed = await new SseReader((await resume(headers, lastId)).body!).rest();
     const messages = replayed.map(messageOf).filter((message) => message !== undefined);
     expect(messages.slice(0, -1).map((message) => message.params.progress)).toEqual([3, 4, 5, 6]);
-    expect(messages.at(-1)).toMatchObject({ id: 2, result: { content: [{ text: "done 2" }] } });
+    expect(messages.at(-1)).toMatchObject({
+      id: 2,
+      result: { content: [{ text: "done 2" }] },
+    });
     expect(await storedEventKeys(sessionId)).toEqual([]);
 
     const again = await resume(headers, lastId);
     expect(again.status).toBe(400);
     await again.body?.cancel();
+  });
+
+  it("a client whose POST stream dropped resumes it at once (no 409) and receives the final result", async () => {
+    const { headers } = await openSession();
+    const reader = new SseReader((await callLong(headers, 3, 8, 15)).body!);
+    let lastId: string | undefined;
+    let progress = 0;
+    while (progress < 1) {
+      const frame = (await reader.next())!;
+      lastId = frame.id ?? lastId;
+      if (messageOf(frame) !== undefined) progress++;
+    }
+    // The connection dropped, but the server has not noticed yet (at the edge only a failed
+    // write reveals it, up to a keep-alive interval later): the client just stops reading.
+    // No wait: the tool is still running when the client comes back.
+    const resumed = await resume(headers, lastId);
+    expect(resumed.status).toBe(200);
+    const messages = (await new SseReader(resumed.body!).rest())
+      .map(messageOf)
+      .filter((message) => message !== undefined);
+    expect(messages.slice(0, -1).map((message) => message.params.progress)).toEqual([
+      2, 3, 4, 5, 6, 7, 8,
+    ]);
+    expect(messages.at(-1)).toMatchObject({
+      id: 3,
+      result: { content: [{ text: "done 3" }] },
+    });
   });
 
   it("the standalone GET stream keeps alive and replays missed notifications with Last-Event-ID", async () => {

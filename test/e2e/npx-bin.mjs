@@ -162,7 +162,7 @@ try {
   const executed = await client.callTool({
     name: "execute",
     arguments: {
-      code: `async () => (await codemode.request({ method: "GET", path: "/items" })).body`,
+      code: `async () => await codemode.request({ method: "GET", path: "/items" })`,
     },
   });
   check(text(executed).includes("bolt"), `execute → ${text(executed)}`);

@@ -14,6 +14,8 @@ import {
 import { preflightResponse, withCors, type CorsOptions } from "../cors";
 import { guardRequest, type GuardOptions } from "../guards";
 import type { AnyMcpServer } from "../server-product";
+import { checkDnsRebinding } from "./dns-rebinding-options";
+import { jsonRpcError } from "./request-checks";
 import { isConnected, WorkerTransport, type WorkerTransportOptions } from "./worker-transport";
 
 /** Options of {@link createLegacyMcpHandler}: the Worker transport options plus routing and guards. */
@@ -28,15 +30,22 @@ export interface CreateLegacyMcpHandlerOptions extends WorkerTransportOptions {
   allowedOriginHostnames?: string[] | "*";
   /**
    * A persistent transport the server is already connected to (kept at module scope), to
-   * reuse across requests; the other transport options are then ignored.
+   * reuse across requests; the other transport options are then ignored, except the SDK v1
+   * DNS-rebinding options, which the handler applies itself.
    */
   transport?: WorkerTransport;
 }
 
-/** The handler: callable from a Worker's `fetch`, or `.fetch(request, { authInfo })` behind a framework. */
+/**
+ * The handler: callable from a Worker's `fetch`, or `.fetch(request, { authInfo, parsedBody })`
+ * behind a framework (`parsedBody` when middleware already read the JSON body).
+ */
 export interface LegacyMcpHandler {
   (request: Request, env: unknown, ctx: ExecutionContext): Promise<Response>;
-  fetch(request: Request, options?: { authInfo?: AuthInfo }): Promise<Response>;
+  fetch(
+    request: Request,
+    options?: { authInfo?: AuthInfo; parsedBody?: unknown },
+  ): Promise<Response>;
   /** The Worker transport serving the session. */
   transport: WorkerTransport;
 }
@@ -45,19 +54,29 @@ export interface LegacyMcpHandler {
  * Serves one SDK v1 server with 2025-era sessions.
  *
  * Two ways to use it, because one server cannot be connected to several transports:
- * - persistent: create the server and the handler once at module scope; server-to-client
- *   requests (elicitation, sampling, roots) work because the answer reaches the same
- *   instance (as long as the isolate lives). One session per handler.
- * - per request: build a new server and handler in every `fetch`, with `storage` (and an
- *   `eventStore`) so each fresh instance restores the session; push requests then need the
- *   answer in the same isolate and are best avoided.
+ * - persistent: create the server and the handler once at module scope (or in a Durable
+ *   Object). One session per handler.
+ * - per request (the documented legacy Worker): build a new server and handler in every
+ *   `fetch`. Without `storage`, the session id carries the client's `initialize` record and
+ *   each fresh server restores the session from it; with `storage` (and an `eventStore`) the
+ *   record and the stream events live there instead.
  *
- * Security defaults: the same Origin/Host guards and CORS defaults as `createMcpHandler`;
- * random session ids; unknown ids get `404`; OAuth `ctx.props` become `authInfo` and
- * `getMcpAuthContext()`.
+ * Server-to-client requests (elicitation, sampling, roots) need a Durable Object: the client's
+ * answer arrives in another request, and a plain Worker may not write to the stream of the
+ * request that asked ("Cannot perform I/O on behalf of a different request"), so in a plain
+ * Worker the tool waits for its timeout, per request or at module scope alike. Use McpAgent
+ * for them (in-process tests do not show this: they run every request in one context).
+ *
+ * Security defaults: the same Origin/Host guards and CORS defaults as `createMcpHandler`,
+ * plus SDK v1's `enableDnsRebindingProtection` / `allowedHosts` / `allowedOrigins` when set;
+ * random session ids; ids this library did not issue get `404`; a transport failure answers
+ * `500` / `-32603` (reported to `onerror`) and the next request starts over; OAuth
+ * `ctx.props` become `authInfo` and `getMcpAuthContext()`.
  *
  * Does not do: 2026-07-28 requests (use `createMcpHandler` with an SDK v2 server), several
- * sessions per handler, or token verification (put an OAuth provider in front).
+ * sessions per persistent handler, or token verification (put an OAuth provider in front).
+ * Without `storage`, nothing remembers that a session was deleted, so a fresh server will
+ * restore any id it issued.
  *
  * @param server - an SDK v1 `McpServer` or `Server` (SDK v2 servers also work)
  * @param options - transport, route, CORS and guard options
@@ -99,18 +118,43 @@ export function createLegacyMcpHandler(
     ...(corsOptions.origin !== undefined && { corsOrigin: corsOptions.origin }),
   };
 
-  const serve = async (request: Request, authInfo: AuthInfo | undefined): Promise<Response> => {
+  const serve = async (
+    request: Request,
+    authInfo: AuthInfo | undefined,
+    parsedBody?: unknown,
+  ): Promise<Response> => {
     if (new URL(request.url).pathname !== route) {
       return withCors(new Response("Not Found\n", { status: 404 }), corsOptions);
     }
-    const rejected = guardRequest(request, guard);
+    // A given transport has its own options; the SDK v1 DNS-rebinding ones set here still apply.
+    const rejected =
+      guardRequest(request, guard) ??
+      (given === undefined ? undefined : checkDnsRebinding(request, transportOptions));
     if (rejected !== undefined) return withCors(rejected, corsOptions);
     if (request.method.toUpperCase() === "OPTIONS") return preflightResponse(corsOptions);
     const context = authContextFrom(authInfo);
-    const response = await runWithAuthContext(context, () =>
-      transport.handleRequest(request, authInfo === undefined ? {} : { authInfo }),
-    );
-    return withCors(withAuthContextBody(response, context), corsOptions);
+    try {
+      const response = await runWithAuthContext(context, () =>
+        transport.handleRequest(request, {
+          ...(authInfo !== undefined && { authInfo }),
+          ...(parsedBody !== undefined && { parsedBody }),
+        }),
+      );
+      return withCors(withAuthContextBody(response, context), corsOptions);
+    } catch (error) {
+      // A failing transport (storage down, a broken server) must answer this request, not
+      // reject the Worker's fetch; the next request starts over (see WorkerTransport.start).
+      reportError(error, transportOptions.onerror);
+      return withCors(
+        jsonRpcError(
+          500,
+          -32603,
+          "Internal error: the MCP transport failed while handling this request. Retry it; " +
+            "if it keeps failing, check the server's logs.",
+        ),
+        corsOptions,
+      );
+    }
   };
 
   const callable = (request: Request, _env: unknown, ctx: ExecutionContext) =>
@@ -119,8 +163,19 @@ export function createLegacyMcpHandler(
       authInfoFromOAuthProps(request, (ctx as { props?: unknown } | undefined)?.props),
     );
   return Object.assign(callable, {
-    fetch: (request: Request, requestOptions?: { authInfo?: AuthInfo }) =>
-      serve(request, requestOptions?.authInfo),
+    fetch: (request: Request, requestOptions?: { authInfo?: AuthInfo; parsedBody?: unknown }) =>
+      serve(request, requestOptions?.authInfo, requestOptions?.parsedBody),
     transport,
   });
+}
+
+/** Hands a transport failure to `onerror`, or logs it (reporting must never throw). */
+function reportError(error: unknown, onerror: ((error: Error) => void) | undefined): void {
+  const failure = error instanceof Error ? error : new Error(String(error));
+  try {
+    if (onerror === undefined) console.error("createLegacyMcpHandler: transport failure", failure);
+    else onerror(failure);
+  } catch {
+    // Reporting must never change a response.
+  }
 }

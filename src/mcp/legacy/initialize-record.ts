@@ -54,10 +54,11 @@ export function negotiatedVersion(
  * the authority, so a client that sends an older revision's header keeps resumable streams.
  * Unsupported values are left alone for the SDK to reject.
  *
- * @param request - an in-session request
+ * @param request - an in-session request (a POST's body may already be read: the copy has
+ *   no body, the caller hands the parsed body to the SDK separately)
  * @param version - the negotiated version
  * @param supported - the versions the SDK serves
- * @returns the same request, or a copy with the header replaced
+ * @returns the same request, or a body-less copy with the header replaced
  */
 export function withSessionVersion(
   request: Request,
@@ -70,7 +71,7 @@ export function withSessionVersion(
   }
   const headers = new Headers(request.headers);
   headers.set("mcp-protocol-version", version);
-  return new Request(request, { headers });
+  return new Request(request.url, { method: request.method, headers, signal: request.signal });
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -5,13 +5,8 @@
  * stored `initialize` into a fresh server), resumed streams end after their final response,
  * and stored events are dropped once their stream is done.
  */
-import {
-  SUPPORTED_PROTOCOL_VERSIONS,
-  WebStandardStreamableHTTPServerTransport as V2Transport,
-  type AuthInfo,
-  type EventStore,
-} from "@modelcontextprotocol/server";
-import { isSdkV2Server, protocolOf, type AnyMcpServer } from "../server-product";
+import { SUPPORTED_PROTOCOL_VERSIONS, type AuthInfo } from "@modelcontextprotocol/server";
+import type { AnyMcpServer } from "../server-product";
 import { DurableObjectEventStore } from "../event-store";
 import {
   negotiatedVersion,
@@ -19,75 +14,51 @@ import {
   withSessionVersion,
   type JsonRpcMessage,
 } from "./initialize-record";
+import { checkDnsRebinding, warnIfInactive } from "./dns-rebinding-options";
 import { relateServerRequests } from "./related-requests";
+import {
+  aliasReusedIds,
+  restoreIdsInJson,
+  restoreIdsOnWrite,
+  type AliasingTransport,
+} from "./request-id-aliases";
+import { CLIENT_CLOSED_REQUEST, jsonRpcError, refuseBeforeSession } from "./request-checks";
+import { chainOnError, sdkTransportFor, type SdkTransport } from "./sdk-transport";
+import { releaseResumedStream } from "./stream-takeover";
+import { recordFromSessionId, sessionIdWithRecord } from "./session-id-record";
 import { watchSseResponse } from "./sse-close-watcher";
-import { useWorkerSafeValidator } from "./worker-safe-validator";
+import {
+  DEFAULT_KEEP_ALIVE_MS,
+  type SessionRecord,
+  type WorkerTransportOptions,
+} from "./worker-transport-options";
 
-/** What is persisted about a session so it can be restored after eviction. */
-export interface SessionRecord {
-  /** The `Mcp-Session-Id` issued at `initialize`. */
-  sessionId: string;
-  /** The client's `initialize` request (capabilities normalized), replayed on restore. */
-  initialize: JsonRpcMessage;
-}
+export { isConnected } from "./sdk-transport";
+export {
+  DEFAULT_KEEP_ALIVE_MS,
+  type SessionRecord,
+  type SessionStorage,
+  type WorkerEventStore,
+  type WorkerTransportOptions,
+} from "./worker-transport-options";
 
-/** Where the session record lives (a Durable Object's storage, KV, …). */
-export interface SessionStorage {
-  get(): Promise<SessionRecord | undefined> | SessionRecord | undefined;
-  set(record: SessionRecord): Promise<void> | void;
-}
-
-/** An event store this transport can also ask to forget a finished stream. */
-export type WorkerEventStore = EventStore & { deleteStream?(streamId: string): Promise<void> };
-
-/** Options of the Worker transport (the SDK transport options that make sense here, plus storage). */
-export interface WorkerTransportOptions {
-  /** Session id generator. Default `crypto.randomUUID()`. */
-  sessionIdGenerator?: () => string;
-  /** Event log for `Last-Event-ID` replay (e.g. `DurableObjectEventStore`). */
-  eventStore?: WorkerEventStore;
-  /** Session record storage: lets a fresh isolate or object take over the session. */
-  storage?: SessionStorage;
-  /** Interval of `: keepalive` comments on open SSE streams. Default 25,000 ms; 0 disables. */
-  keepAliveMs?: number;
-  /** `retry:` hint (ms) sent with the priming event of resumable streams. */
-  retryInterval?: number;
-  /** Answer POSTs with JSON instead of SSE (drops notifications sent before the result). */
-  enableJsonResponse?: boolean;
-  /** Largest accepted POST body in bytes. Default 4 MiB. */
-  maxRequestBodySize?: number;
-  /** Called once when a client initializes a new session (not on restore). */
-  onsessioninitialized?: (sessionId: string) => void | Promise<void>;
-  /** Called when a client ends the session with `DELETE`. */
-  onsessionclosed?: (sessionId: string) => void | Promise<void>;
-  /** Transport errors (reporting only; never changes a response). */
-  onerror?: (error: Error) => void;
-}
-
-/** The default interval of SSE keep-alive comments: under the edge's idle-stream watchdog. */
-export const DEFAULT_KEEP_ALIVE_MS = 25_000;
 const DEFAULT_MAX_BODY = 4 * 1024 * 1024;
-
-/** The SDK transport surface used here (v1 and v2 share it). */
-interface SdkTransport {
-  sessionId?: string;
-  onerror?: (error: Error) => void;
-  handleRequest(
-    request: Request,
-    options?: { parsedBody?: unknown; authInfo?: AuthInfo },
-  ): Promise<Response>;
-  close(): Promise<void>;
-}
 
 /**
  * A sessionful Streamable HTTP endpoint for one server instance.
  *
- * Security defaults: session ids are random UUIDs (or your generator); requests with an
- * unknown id get `404`; client capabilities are only what the client declared at
- * `initialize` (an empty `elicitation: {}` counts as form mode, as the spec says).
+ * Security defaults: session ids are random UUIDs (or your generator; without `storage` they
+ * also carry the client's initialize record, see session-id-record.ts); requests with an
+ * unknown id get `404`; requests that can never be served (aborted, unsupported protocol
+ * version, `initialize` with a session id or without `protocolVersion`) are refused before
+ * any session lookup; client capabilities are only what the client declared at `initialize`
+ * (an empty `elicitation: {}` counts as form mode, as the spec says). A resume with
+ * `Last-Event-ID` takes its stream over from a connection not yet seen to drop; concurrent
+ * requests reusing a JSON-RPC id each get their own answer.
  *
- * Does not do: Origin/Host checks, CORS or authentication (the caller does them first), and
- * it serves one session: a second `initialize` is refused by the SDK transport.
+ * Does not do: Origin/Host checks (beyond SDK v1's opt-in `enableDnsRebindingProtection`),
+ * CORS or authentication (the caller does them first), and it serves one session: a second
+ * `initialize` is refused by the SDK transport.
  */
 export class WorkerTransport {
   readonly #server: AnyMcpServer;
@@ -97,6 +68,8 @@ export class WorkerTransport {
   #pendingInitialize: JsonRpcMessage | undefined;
   /** The session's negotiated protocol version, once known. */
   #version: string | undefined;
+  /** A failure while recording a new session (storage, `onsessioninitialized`). */
+  #initFailure: { error: unknown } | undefined;
 
   /**
    * @param server - an SDK v1 or v2 server, not yet connected
@@ -105,6 +78,7 @@ export class WorkerTransport {
   constructor(server: AnyMcpServer, options: WorkerTransportOptions = {}) {
     this.#server = server;
     this.#options = options;
+    warnIfInactive(options);
   }
 
   /** The session id once a client initialized (or the session was restored). */
@@ -114,43 +88,111 @@ export class WorkerTransport {
 
   /**
    * Connects the server and restores a stored session. Idempotent; concurrent callers share
-   * one start.
+   * one start. A failed start (e.g. a transient storage error) is not remembered: the next
+   * call tries again.
    *
+   * @param sessionId - the session id the triggering request carries; without `storage`, an
+   *   id this library issued restores its session from the id itself
    * @returns resolves once the transport can serve requests
    */
-  async start(): Promise<void> {
-    this.#starting ??= this.#connect();
-    await this.#starting;
+  async start(sessionId?: string | null): Promise<void> {
+    const starting = (this.#starting ??= this.#connect(sessionId ?? null));
+    try {
+      await starting;
+    } catch (error) {
+      if (this.#starting === starting) this.#starting = undefined;
+      throw error;
+    }
   }
 
   /**
    * Serves one HTTP request of the session (POST, GET or DELETE).
    *
-   * @param request - the request (guards and auth already applied)
-   * @param options - verified `authInfo` to hand to handlers
+   * @param incoming - the request (guards and auth already applied)
+   * @param options - verified `authInfo` to hand to handlers; `parsedBody` when the caller
+   *   already read the POST body (as SDK v1's transport accepts)
    * @returns the transport's response
    */
-  async handleRequest(incoming: Request, options: { authInfo?: AuthInfo } = {}): Promise<Response> {
-    await this.start();
+  async handleRequest(
+    incoming: Request,
+    options: { authInfo?: AuthInfo; parsedBody?: unknown } = {},
+  ): Promise<Response> {
+    // The client is gone: connecting, restoring or running a handler would be wasted work.
+    if (incoming.signal.aborted) return new Response(null, { status: CLIENT_CLOSED_REQUEST });
+    const rebinding = checkDnsRebinding(incoming, this.#options);
+    if (rebinding !== undefined) return rebinding;
+    const auth = options.authInfo === undefined ? {} : { authInfo: options.authInfo };
+    const isPost = incoming.method.toUpperCase() === "POST";
+    let parsed: unknown = options.parsedBody;
+    if (isPost && parsed === undefined) {
+      const limit = this.#options.maxRequestBodySize ?? DEFAULT_MAX_BODY;
+      const text = await incoming.text();
+      if (text.length > limit) {
+        return jsonRpcError(413, -32000, `Request body exceeds ${limit} bytes.`);
+      }
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        // Let the SDK answer the parse error in its own words.
+        await this.start(incoming.headers.get("mcp-session-id"));
+        return this.#transport!.handleRequest(
+          new Request(incoming, { method: "POST", body: text }),
+          auth,
+        );
+      }
+    }
+    const refused = refuseBeforeSession(incoming, isPost ? parsed : undefined);
+    if (refused !== undefined) return refused;
+    const sessionId = incoming.headers.get("mcp-session-id");
+    await this.start(sessionId);
+    const initialize = isPost ? normalizeInitialize(parsed) : undefined;
+    if (
+      sessionId !== null &&
+      initialize === undefined &&
+      this.#transport!.sessionId === undefined
+    ) {
+      // No session here and none to restore: 404 tells the client to initialize again (the
+      // SDK would answer 400 "not initialized", which clients treat as fatal).
+      return jsonRpcError(404, -32001, "Session not found: initialize a new session.");
+    }
     const request = withSessionVersion(incoming, this.#version, SUPPORTED_PROTOCOL_VERSIONS);
     const transport = this.#transport!;
-    const auth = options.authInfo === undefined ? {} : { authInfo: options.authInfo };
-    if (request.method.toUpperCase() !== "POST") {
+    if (!isPost) {
+      await releaseResumedStream(request, transport, this.#options.eventStore);
       return this.#watch(await transport.handleRequest(request, auth));
     }
-    const limit = this.#options.maxRequestBodySize ?? DEFAULT_MAX_BODY;
-    const text = await request.text();
-    if (text.length > limit) return jsonError(413, -32000, `Request body exceeds ${limit} bytes.`);
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      // Let the SDK answer the parse error in its own words.
-      return transport.handleRequest(new Request(request, { method: "POST", body: text }), auth);
-    }
-    const initialize = normalizeInitialize(parsed);
     if (initialize !== undefined) this.#pendingInitialize = initialize;
-    return this.#watch(await transport.handleRequest(request, { ...auth, parsedBody: parsed }));
+    const { body, aliased } = aliasReusedIds(parsed, transport as AliasingTransport);
+    const response = this.#watch(
+      await transport.handleRequest(request, { ...auth, parsedBody: body }),
+    );
+    const failure = this.#initFailure;
+    if (failure !== undefined) {
+      // The SDK already counts the session as initialized; start over so the client's next
+      // initialize is served (not refused as "already initialized") and fail this request.
+      this.#initFailure = undefined;
+      this.#transport = undefined;
+      this.#starting = undefined;
+      await transport.close();
+      throw failure.error;
+    }
+    return aliased ? restoreIdsInJson(response) : response;
+  }
+
+  /**
+   * Closes the SSE stream carrying a request's response, as SDK v1's transport does: with an
+   * event store the client reconnects with `Last-Event-ID` and receives the rest (polling
+   * during long operations); without one, the response is lost.
+   *
+   * @param requestId - the JSON-RPC id of the client request
+   */
+  closeSSEStream(requestId: string | number): void {
+    this.#transport?.closeSSEStream?.(requestId);
+  }
+
+  /** Closes the standalone GET stream; with an event store the client resumes it. */
+  closeStandaloneSSEStream(): void {
+    this.#transport?.closeStandaloneSSEStream?.();
   }
 
   /** Closes the transport (open streams end). */
@@ -158,17 +200,24 @@ export class WorkerTransport {
     await this.#transport?.close();
   }
 
-  async #connect(): Promise<SdkTransport> {
-    const record = await this.#options.storage?.get();
-    const v2 = isSdkV2Server(this.#server);
-    if (!v2) useWorkerSafeValidator(this.#server);
-    const Transport = v2 ? V2Transport : await loadV1Transport();
+  async #connect(requestedId: string | null): Promise<SdkTransport> {
+    const record = await this.#sessionRecord(requestedId);
+    // Without storage or a custom generator, the id itself carries the initialize record.
+    const selfDescribing =
+      this.#options.storage === undefined && this.#options.sessionIdGenerator === undefined;
+    const Transport = await sdkTransportFor(this.#server);
     let restoring = record !== undefined;
     const transport: SdkTransport = new Transport({
       sessionIdGenerator: () =>
-        record?.sessionId ?? this.#options.sessionIdGenerator?.() ?? crypto.randomUUID(),
+        record?.sessionId ??
+        this.#options.sessionIdGenerator?.() ??
+        (selfDescribing && this.#pendingInitialize !== undefined
+          ? sessionIdWithRecord(this.#pendingInitialize)
+          : crypto.randomUUID()),
       keepAliveMs: this.#options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
-      ...(this.#options.eventStore !== undefined && { eventStore: this.#options.eventStore }),
+      ...(this.#options.eventStore !== undefined && {
+        eventStore: this.#options.eventStore,
+      }),
       ...(this.#options.retryInterval !== undefined && {
         retryInterval: this.#options.retryInterval,
       }),
@@ -179,11 +228,16 @@ export class WorkerTransport {
         if (restoring) return;
         const initialize = this.#pendingInitialize;
         this.#pendingInitialize = undefined;
-        if (initialize !== undefined) {
-          this.#version = negotiatedVersion(initialize, SUPPORTED_PROTOCOL_VERSIONS);
-          await this.#options.storage?.set({ sessionId, initialize });
+        try {
+          if (initialize !== undefined) {
+            this.#version = negotiatedVersion(initialize, SUPPORTED_PROTOCOL_VERSIONS);
+            await this.#options.storage?.set({ sessionId, initialize });
+          }
+          await this.#options.onsessioninitialized?.(sessionId);
+        } catch (error) {
+          this.#initFailure = { error };
+          throw error;
         }
-        await this.#options.onsessioninitialized?.(sessionId);
       },
       onsessionclosed: async (sessionId: string) => {
         await this.#options.onsessionclosed?.(sessionId);
@@ -191,17 +245,8 @@ export class WorkerTransport {
     });
     await (this.#server as { connect(t: unknown): Promise<void> }).connect(transport);
     if (this.#options.enableJsonResponse !== true) relateServerRequests(transport as never);
-    // Set after connect: the server installs its own onerror chain on the transport.
-    const serverOnError = transport.onerror;
-    // oxlint-disable-next-line unicorn/prefer-add-event-listener -- the SDK transport has only this callback
-    transport.onerror = (error) => {
-      serverOnError?.(error);
-      try {
-        this.#options.onerror?.(error);
-      } catch {
-        // Reporting must never change a response.
-      }
-    };
+    restoreIdsOnWrite(transport as AliasingTransport);
+    chainOnError(transport, this.#options.onerror);
     this.#transport = transport;
     if (record !== undefined) {
       this.#version = negotiatedVersion(record.initialize, SUPPORTED_PROTOCOL_VERSIONS);
@@ -223,6 +268,14 @@ export class WorkerTransport {
     return transport;
   }
 
+  async #sessionRecord(sessionId: string | null): Promise<SessionRecord | undefined> {
+    const { storage, sessionIdGenerator } = this.#options;
+    if (storage !== undefined) return (await storage.get()) ?? undefined;
+    if (sessionIdGenerator !== undefined || sessionId === null) return undefined;
+    const initialize = recordFromSessionId(sessionId);
+    return initialize === undefined ? undefined : { sessionId, initialize };
+  }
+
   #watch(response: Response): Response {
     const store = this.#options.eventStore;
     if (store?.deleteStream === undefined) return response;
@@ -237,24 +290,4 @@ export class WorkerTransport {
       deleteStream: (streamId) => store.deleteStream!(streamId),
     });
   }
-}
-
-/**
- * Whether `server` is already connected to a transport (one server cannot serve two).
- *
- * @param server - an SDK v1 or v2 server
- * @returns `true` when connected
- */
-export function isConnected(server: AnyMcpServer): boolean {
-  return protocolOf(server).transport !== undefined;
-}
-
-/** SDK v1's transport, loaded only when a v1 server is served (keeps v1 out of other bundles' start-up). */
-async function loadV1Transport(): Promise<typeof V2Transport> {
-  const module = await import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js");
-  return module.WebStandardStreamableHTTPServerTransport as unknown as typeof V2Transport;
-}
-
-function jsonError(status: number, code: number, message: string): Response {
-  return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status });
 }

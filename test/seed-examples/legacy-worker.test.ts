@@ -9,10 +9,7 @@ import worker from "./examples/legacy-worker";
 import { connectV1, viaWorker } from "./support/clients";
 
 describe("seed: the per-request legacy Worker", () => {
-  // Fails until H2's fix (issue #14, "the seed's per-request legacy Worker works for a whole
-  // client session"): today every request after `initialize` reaches a fresh, uninitialized
-  // transport. Flip to `it` after merging H2.
-  it.fails("serves a whole SDK v1 session", async () => {
+  it("serves a whole SDK v1 session", async () => {
     const { client, transport } = await connectV1("http://localhost/mcp", viaWorker(worker));
     expect(transport.sessionId).toBeTruthy();
     expect(client.getServerVersion()).toMatchObject({ name: "legacy-server" });

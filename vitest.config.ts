@@ -33,7 +33,7 @@ const alias = [
   },
 ];
 
-// Two projects: pure logic in plain Node (fast), and everything touching the runtime inside
+// Projects: pure logic in plain Node (fast), and everything touching the runtime inside
 // workerd with the real LOADER binding and Durable Objects, configured from wrangler.jsonc.
 export default defineConfig({
   test: {
@@ -66,6 +66,18 @@ export default defineConfig({
         test: {
           name: "agent",
           include: ["test/agent/**/*.test.ts"],
+          testTimeout: 60_000,
+        },
+      },
+      {
+        // The seed documents' examples, verbatim but for import paths, each run by a real client.
+        plugins: [
+          cloudflareTest({ wrangler: { configPath: "./test/seed-examples/wrangler.jsonc" } }),
+        ],
+        resolve: { alias },
+        test: {
+          name: "seeds",
+          include: ["test/seed-examples/**/*.test.ts"],
           testTimeout: 60_000,
         },
       },

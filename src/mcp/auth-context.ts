@@ -46,9 +46,9 @@ export function runWithAuthContext<T>(context: McpAuthContext | undefined, fn: (
  * SDK's `AuthInfo`. The provider only calls the API handler after it validated the bearer
  * token, and it places the grant's decrypted props on `ctx.props`.
  *
- * `clientId`, `scopes` and `expiresAt` are read from the props when the application stored
- * them there (the provider itself does not expose them to the API handler); the props
- * themselves ride in `extra.props`.
+ * `clientId`, `scopes` and `expiresAt` come from the provider's verified token data (`ctx.auth`
+ * in workers-oauth-provider 1.2: `{ clientId, scope, expiresAt, … }`) when given, else from the
+ * props when the application stored them there; the props themselves ride in `extra.props`.
  *
  * Security defaults: returns `undefined` unless `props` is a non-empty plain object, so an
  * unauthenticated Worker invocation (whose `ctx.props` is `{}`) never looks authenticated.
@@ -58,19 +58,26 @@ export function runWithAuthContext<T>(context: McpAuthContext | undefined, fn: (
  *
  * @param request - the request; its `Authorization: Bearer` value becomes `token`
  * @param props - `ctx.props` from the Worker's execution context
+ * @param auth - `ctx.auth`, the provider's verified token data, when it sets one
  * @returns the mapped `AuthInfo`, or `undefined` when there is no verified identity
  */
-export function authInfoFromOAuthProps(request: Request, props: unknown): AuthInfo | undefined {
+export function authInfoFromOAuthProps(
+  request: Request,
+  props: unknown,
+  auth?: unknown,
+): AuthInfo | undefined {
   if (!isRecord(props) || Object.keys(props).length === 0) return undefined;
   const bearer = /^Bearer\s+(.+)$/i.exec(request.headers.get("authorization") ?? "");
-  const scopes = Array.isArray(props.scopes)
-    ? props.scopes.filter((scope): scope is string => typeof scope === "string")
-    : [];
+  const verified = isRecord(auth) ? auth : {};
+  const strings = (value: unknown) =>
+    Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : [];
+  const clientId = [verified.clientId, props.clientId].find((v) => typeof v === "string");
+  const expiresAt = [verified.expiresAt, props.expiresAt].find((v) => typeof v === "number");
   return {
     token: bearer?.[1]?.trim() ?? "",
-    clientId: typeof props.clientId === "string" ? props.clientId : "",
-    scopes,
-    ...(typeof props.expiresAt === "number" && { expiresAt: props.expiresAt }),
+    clientId: (clientId as string | undefined) ?? "",
+    scopes: Array.isArray(verified.scope) ? strings(verified.scope) : strings(props.scopes),
+    ...(expiresAt !== undefined && { expiresAt: expiresAt as number }),
     extra: { props },
   };
 }

@@ -117,6 +117,7 @@ export function createMcpHandler(
     legacy = "stateless",
     requestState,
     onerror,
+    authContext: fixedAuthContext,
     transport: _transport,
     storage: _storage,
     sessionIdGenerator: _sessionIdGenerator,
@@ -185,7 +186,7 @@ export function createMcpHandler(
   const serve = async (
     request: Request,
     requestOptions: McpHandlerRequestOptions | undefined,
-    workerProps: unknown,
+    workerCtx: { props?: unknown; auth?: unknown } | undefined,
   ): Promise<Response> => {
     if (new URL(request.url).pathname !== route) {
       return withCors(new Response("Not Found\n", { status: 404 }), corsOptions);
@@ -194,8 +195,11 @@ export function createMcpHandler(
     if (rejected !== undefined) return withCors(rejected, corsOptions);
     if (request.method.toUpperCase() === "OPTIONS") return preflightResponse(corsOptions);
 
-    const authInfo = requestOptions?.authInfo ?? authInfoFromOAuthProps(request, workerProps);
-    const authContext = authContextFrom(authInfo);
+    const authInfo =
+      requestOptions?.authInfo ??
+      authInfoFromOAuthProps(request, workerCtx?.props, workerCtx?.auth);
+    // `authContext` overrides what getMcpAuthContext() returns (as agents' option does).
+    const authContext = fixedAuthContext ?? authContextFrom(authInfo);
     const sdkOptionsForRequest: McpHandlerRequestOptions = {
       ...(authInfo !== undefined && { authInfo }),
       ...(requestOptions?.parsedBody !== undefined && {
@@ -210,12 +214,12 @@ export function createMcpHandler(
   };
 
   const callable = (request: Request, _env: unknown, ctx: ExecutionContext) =>
-    serve(request, undefined, (ctx as { props?: unknown } | undefined)?.props);
+    serve(request, undefined, ctx as { props?: unknown; auth?: unknown } | undefined);
   const fetch = (request: Request, requestOptions?: McpHandlerRequestOptions, ctx?: unknown) =>
     // Called as `.fetch(request, env, ctx)` by a runtime that was given the handler as an
     // export: the second argument is then `env`, not request options.
     ctx !== undefined
-      ? serve(request, undefined, (ctx as { props?: unknown }).props)
+      ? serve(request, undefined, ctx as { props?: unknown; auth?: unknown })
       : serve(request, requestOptions, undefined);
 
   return Object.assign(callable, {

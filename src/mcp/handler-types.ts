@@ -2,6 +2,7 @@
  * The public types of the stateless handler: its options, its factory and the handler
  * object it returns.
  */
+import type { McpAuthContext } from "./auth-context";
 import type {
   CreateMcpHandlerOptions as SdkCreateMcpHandlerOptions,
   McpHandlerRequestOptions,
@@ -53,6 +54,11 @@ export interface CreateMcpHandlerOptions extends Omit<SdkCreateMcpHandlerOptions
   legacy?: "stateless" | "reject";
   /** Seal multi-round-trip `requestState` with this key (see `RequestStateOptions`). */
   requestState?: RequestStateOptions;
+  /**
+   * Application props `getMcpAuthContext()` returns for every request, instead of the ones
+   * derived from `authInfo` (as `agents`' option of the same name).
+   */
+  authContext?: McpAuthContext;
   /** @deprecated SDK v1 option, refused: the handler builds a transport per request. */
   transport?: never;
   /** @deprecated SDK v1 option, refused: the handler keeps no session storage. */

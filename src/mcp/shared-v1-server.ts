@@ -40,6 +40,9 @@ export const SHARED_V1_WARNING =
   "(requests to it queue) and speaks 2025-era MCP only. Pass a factory that builds a server per request instead: " +
   "createMcpHandler(() => createServer()), ideally with an SDK v2 McpServer from @modelcontextprotocol/server.";
 
+/** Whether this isolate printed {@link SHARED_V1_WARNING} (once per isolate, as `agents` does). */
+let warned = false;
+
 /** Marks the per-request lease objects, so the handler does not warn again for each one. */
 const LEASES = new WeakSet<object>();
 
@@ -52,11 +55,14 @@ export function isSharedV1Lease(product: unknown): boolean {
 }
 
 /**
- * A factory lending `server` to one request at a time. Prints {@link SHARED_V1_WARNING} once.
+ * A factory lending `server` to one request at a time. Prints {@link SHARED_V1_WARNING} once per
+ * isolate.
  * @param server - the SDK v1 instance the application built once
  */
 export function sharedV1Factory(server: SdkV1Server): McpServerFactory {
-  console.warn(SHARED_V1_WARNING);
+  // Once per isolate: Workers that build the handler per request would otherwise warn per request.
+  if (!warned) console.warn(SHARED_V1_WARNING);
+  warned = true;
   // Push requests on the instance itself fail at once (the answer could never come back):
   // patched once here, not per request, so wrappers do not pile up on the shared object.
   failFastServerToClientRequests(server);

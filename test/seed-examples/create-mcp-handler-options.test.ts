@@ -49,14 +49,10 @@ describe("seed: createMcpHandler options", () => {
     ).toBe(404);
   });
 
-  // GAP (lead / H1, src/mcp/create-mcp-handler.ts): the seed's `authContext` option ("optional
-  // application props override", the props getMcpAuthContext() returns) is not implemented:
-  // the option is not in CreateMcpHandlerOptions and the handler ignores it. Flip to `it` once
-  // `options.authContext ?? authContextFrom(authInfo)` is in.
-  it.fails("authContext sets the props getMcpAuthContext() returns", async () => {
+  it("authContext sets the props getMcpAuthContext() returns", async () => {
     const withProps = createMcpHandler(whoamiServer, {
       authContext: { props: { userId: "from-options" } },
-    } as never);
+    });
     const client = await connectV2("http://localhost/mcp", viaWorker(withProps));
     const who = JSON.parse(text(await client.callTool({ name: "whoami", arguments: {} })));
     await client.close();

@@ -23,12 +23,8 @@ async function session() {
 }
 
 describe("seed: createMcpHandler over an SDK v1 server (deprecated)", () => {
-  // GAP (lead / H1, src/mcp/shared-v1-server.ts): the example creates a handler per request, and
-  // ours warns once per handler created (once per request), where the contract says "one
-  // deprecation warning" and agents warns once per isolate
-  // (packages/agents/src/mcp/handler-warning.ts). Flip to `it` once the warning is per isolate.
   // It runs first: a warning printed once per isolate must be seen by the first session.
-  it.fails("warns once, not once per request", async () => {
+  it("warns once, not once per request", async () => {
     expect(await session()).toHaveLength(1);
   });
 

@@ -28,11 +28,7 @@ describe("seed: getMcpAuthContext whoami", () => {
     expect(reply).not.toContain(granted.token);
   });
 
-  // GAP (lead; src/mcp/auth-context.ts + create-mcp-handler.ts): workers-oauth-provider 1.2
-  // hands the verified token data to the API handler as `ctx.auth` ({ clientId, scope, userId,
-  // expiresAt, … }) beside `ctx.props`; we build `authInfo` from `ctx.props` only, so the seed's
-  // `context.http?.authInfo?.clientId` is "" and `scopes` is []. Flip to `it` once ctx.auth is read.
-  it.fails("reports the verified client id and scopes from context.http.authInfo", async () => {
+  it("reports the verified client id and scopes from context.http.authInfo", async () => {
     const { granted, who } = await whoamiV2();
     expect(who.clientId).toBe(granted.clientId);
     expect(who.scopes).toEqual(granted.scopes);

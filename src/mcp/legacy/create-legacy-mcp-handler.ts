@@ -160,7 +160,11 @@ export function createLegacyMcpHandler(
   const callable = (request: Request, _env: unknown, ctx: ExecutionContext) =>
     serve(
       request,
-      authInfoFromOAuthProps(request, (ctx as { props?: unknown } | undefined)?.props),
+      authInfoFromOAuthProps(
+        request,
+        (ctx as { props?: unknown } | undefined)?.props,
+        (ctx as { auth?: unknown } | undefined)?.auth,
+      ),
     );
   return Object.assign(callable, {
     fetch: (request: Request, requestOptions?: { authInfo?: AuthInfo; parsedBody?: unknown }) =>

@@ -5,12 +5,7 @@
 import { createMcpHandler } from "code-mode-mcp/mcp/server"; // scaffolding import
 import { createServer } from "../support/hello-server"; // scaffolding import
 
-// Not in the seed. GAP: our CreateMcpHandlerOptions has no `authContext` (the seed's
-// "application props override"), and the handler ignores it, so no overload accepts this
-// call. Remove the directive when the option exists (the it.fails test in
-// create-mcp-handler-options.test.ts then passes).
 export const handler = // scaffolding
-  // @ts-expect-error -- authContext is not an option of ours yet
   createMcpHandler(() => createServer(), {
     route: "/mcp", // exact path to handle (default: "/mcp")
     corsOptions: {

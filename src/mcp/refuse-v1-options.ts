@@ -17,11 +17,25 @@ const V1_OPTION_FIXES: Readonly<Record<string, string>> = {
     "the stateless handler has no resumable streams. Remove `eventStore`; use McpAgent with DurableObjectEventStore for replay.",
   enableJsonResponse:
     'use `responseMode: "json"` instead (it also drops notifications sent before the final result).',
+  onsessioninitialized:
+    "the stateless handler has no sessions to initialize. Remove it; use McpAgent or createLegacyMcpHandler for 2025-era sessions.",
+  onsessionclosed:
+    "the stateless handler has no sessions to close. Remove it; use McpAgent or createLegacyMcpHandler for 2025-era sessions.",
+  enableDnsRebindingProtection:
+    "DNS-rebinding protection is always on here. Remove it; name your hosts in `allowedHostnames` and browser origins in `allowedOriginHostnames`.",
+  allowedHosts:
+    "use `allowedHostnames` (host names without ports; matching ignores scheme and port).",
+  allowedOrigins:
+    "use `allowedOriginHostnames` (origin host names; matching ignores scheme and port).",
+  retryInterval:
+    "the stateless handler sends no SSE retry hints (there is nothing to resume). Remove it; McpAgent has `retryIntervalMs`.",
 };
 
 /**
- * Throws when `options` carries any SDK v1 transport option
- * (`transport`, `storage`, `sessionIdGenerator`, `eventStore`, `enableJsonResponse`).
+ * Throws when `options` carries any SDK v1 transport option (`transport`, `storage`,
+ * `sessionIdGenerator`, `eventStore`, `enableJsonResponse`, `onsessioninitialized`,
+ * `onsessionclosed`, `enableDnsRebindingProtection`, `allowedHosts`, `allowedOrigins`,
+ * `retryInterval`).
  *
  * @param options - the options object given to `createMcpHandler`
  * @throws CodeModeError with code `"unsupported_option"`, naming the option and the fix

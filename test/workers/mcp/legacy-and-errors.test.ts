@@ -167,6 +167,12 @@ describe("refused configuration", () => {
     ["sessionIdGenerator", /no session ids/],
     ["eventStore", /DurableObjectEventStore/],
     ["enableJsonResponse", /responseMode: "json"/],
+    ["onsessioninitialized", /no sessions/],
+    ["onsessionclosed", /no sessions/],
+    ["enableDnsRebindingProtection", /always on/],
+    ["allowedHosts", /allowedHostnames/],
+    ["allowedOrigins", /allowedOriginHostnames/],
+    ["retryInterval", /retryIntervalMs/],
   ])("refuses the SDK v1 option %s with its fix", (option, fix) => {
     let thrown: unknown;
     try {

@@ -82,12 +82,18 @@ export async function run(
           );
         }
         const logs = capture.drain();
+        // The engine's async stacks end at the await: the call site's stack is taken now, so a
+        // host failure the program does not catch is reported at the calling line.
+        const site = new ErrorClass();
         return hostCall(
           namespace,
           name,
           argsText,
           logs.length > 0 ? stringify(logs) : undefined,
-        ).then(decodeValue);
+        ).then(decodeValue, (error: unknown) => {
+          if (error instanceof ErrorClass) defineProperty(error, "stack", { value: site.stack });
+          throw error;
+        });
       };
     }
     namespaces.set(namespace, api);
@@ -111,6 +117,11 @@ export async function run(
       defineProperty(g, namespace, { value: freeze(api), configurable: false, writable: false });
     }
     blockCodeGeneration();
+    blockNetwork();
+    // Every error walks the stack in native code the interrupt handler cannot see: a program
+    // that overflows the stack in a loop would spend its time there. V8's default depth.
+    defineProperty(ErrorClass, "stackTraceLimit", { value: 10, writable: false, configurable: false });
+    capProxyKeys();
     const mod = (await import("./user.js")) as { default?: unknown };
     const entry = mod.default;
     const value: unknown = await (typeof entry === "function"
@@ -177,6 +188,61 @@ function installTimers(): void {
     const queue = (fn: () => void): void => void Promise.resolve().then(fn);
     defineProperty(g, "queueMicrotask", { value: queue, configurable: true, writable: true });
   }
+}
+
+/** `fetch` fails as it does in the per-run isolate: the sandbox has no network. */
+function blockNetwork(): void {
+  const refuse = (): Promise<never> =>
+    reject(
+      new TypeError(
+        "This worker is not permitted to access the internet: reach the outside world through the provided namespaces (for example codemode.*).",
+      ),
+    );
+  defineProperty(g, "fetch", { value: refuse, configurable: true, writable: true });
+}
+
+/**
+ * Caps the key list a Proxy's `ownKeys` trap may return: the engine checks such a list for
+ * duplicates in native code, quadratic in its length and deaf to the interrupt handler, so an
+ * endless list would hold the shared worker. The handler is read at every trap, as the
+ * language requires, through a stand-in handler the program cannot reach.
+ */
+function capProxyKeys(): void {
+  const NativeProxy = Proxy;
+  const { apply, ownKeys } = Reflect;
+  const MAX_KEYS = 100_000;
+  const traps = [
+    "apply", "construct", "defineProperty", "deleteProperty", "get", "getOwnPropertyDescriptor",
+    "getPrototypeOf", "has", "isExtensible", "preventExtensions", "set", "setPrototypeOf",
+  ] as const;
+  const Capped = function (this: unknown, target: object, handler: ProxyHandler<object>) {
+    if (new.target === undefined) throw new TypeError("Constructor Proxy requires 'new'");
+    if (typeof handler !== "object" || handler === null)
+      return new NativeProxy(target, handler);
+    const standIn: Record<string, unknown> = {};
+    for (const trap of traps) {
+      standIn[trap] = (...args: unknown[]) => {
+        const fn = (handler as Record<string, unknown>)[trap];
+        const fallback = (Reflect as unknown as Record<string, (...a: unknown[]) => unknown>)[trap]!;
+        return typeof fn === "function" ? apply(fn, handler, args) : apply(fallback, Reflect, args);
+      };
+    }
+    standIn["ownKeys"] = (t: object) => {
+      const fn = (handler as Record<string, unknown>)["ownKeys"];
+      const keys = typeof fn === "function" ? (apply(fn, handler, [t]) as unknown) : ownKeys(t);
+      const length = (keys as { length?: unknown } | null)?.length;
+      if (typeof length === "number" && length > MAX_KEYS)
+        throw new RangeError(`A Proxy's ownKeys trap returned ${length} keys; the sandbox allows ${MAX_KEYS}.`);
+      return keys;
+    };
+    return new NativeProxy(target, standIn as ProxyHandler<object>);
+  } as unknown as ProxyConstructor;
+  defineProperty(Capped, "revocable", {
+    value: () => {
+      throw new TypeError("Proxy.revocable is not available in the sandbox.");
+    },
+  });
+  defineProperty(g, "Proxy", { value: Capped, configurable: true, writable: true });
 }
 
 /** Makes `eval` and every Function constructor throw, as Workers do for code from strings. */

@@ -79,6 +79,8 @@ class EngineRun {
   private interruptLimit: number;
   private stopped: EngineStop["stop"] | undefined;
   private closed = false;
+  /** An engine call threw from inside the engine (not a JS exception): its state is suspect. */
+  private broken = false;
   private settle!: (value: string | EngineStop) => void;
   private runPromise: QuickJSHandle | undefined;
 
@@ -110,8 +112,14 @@ class EngineRun {
     try {
       this.start();
     } catch (error) {
-      this.stop("failed", `The engine failed to start the run: ${describe(error)}`);
+      this.fail(error);
     }
+  }
+
+  /** An engine call threw (e.g. the host's stack ran out inside it): drop the engine. */
+  private fail(error: unknown): void {
+    this.broken = true;
+    this.stop("failed", `The engine failed: ${describe(error)}`);
   }
 
   private start(): void {
@@ -142,11 +150,19 @@ class EngineRun {
     });
     const arg = this.keep(ctx.newString(json));
     this.runPromise = this.keep(ctx.unwrapResult(ctx.callFunction(run, ctx.undefined, arg, data)));
-    this.pump();
+    this.pumpJobs();
   }
 
   /** Runs queued engine jobs, then settles the run if its promise settled. */
   private pump(): void {
+    try {
+      this.pumpJobs();
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  private pumpJobs(): void {
     if (this.closed) return;
     const jobs = this.rt.executePendingJobs();
     if (jobs.error) jobs.error.dispose();
@@ -172,6 +188,7 @@ class EngineRun {
     this.stopped = kind;
     const out: EngineStop = { stop: kind, message: message || stopMessage(kind) };
     try {
+      if (this.broken) throw new Error("The engine is broken.");
       this.interruptLimit = this.interrupts + FINISH_GRACE;
       const exports = this.handles[0];
       if (exports) {
@@ -263,6 +280,7 @@ class EngineRun {
   dispose(): boolean {
     this.closed = true;
     for (const timer of this.timers) clearTimeout(timer);
+    if (this.broken) return false;
     try {
       for (const deferred of this.deferreds) deferred.dispose();
       for (const handle of this.handles) if (handle.alive) handle.dispose();

@@ -49,7 +49,7 @@ export interface SharedWorkerExecutorOptions {
 const STEPS_PER_INTERRUPT = 10_000;
 /** Engine steps allowed per instrumented operation before the engine itself stops the run. */
 const STEPS_PER_OPERATION = 4;
-const STACK_BYTES = 512 * 1024;
+const STACK_BYTES = 192 * 1024;
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 
 interface EngineEntrypoint {

@@ -10,7 +10,8 @@
  * user's module loads, as the platform does in the per-run isolate: the engine could run such
  * code, but it would skip the operation budget the instrumenter compiles in.
  */
-import "./engine-polyfills";
+import { POLYFILLS } from "./engine-polyfills";
+import { blockCodeGeneration, blockNetwork, capProxyKeys, installTimers } from "./engine-lockdown";
 import { createConsoleCapture } from "./console-capture";
 import { decodeValue, encodeValue, toWire } from "./codec";
 import type { SandboxError, SandboxExtensionRequest, SandboxResponse } from "./protocol";
@@ -35,6 +36,8 @@ interface GuestRequest {
   extensions: { name: SandboxExtensionRequest["name"]; namespace: string }[];
 }
 
+// Referenced so the polyfills module (imported first) is evaluated before the other modules.
+void POLYFILLS;
 const g = globalThis as unknown as Record<string, unknown>;
 const hostCall = g["__cm$host"] as NativeHostCall;
 const timer = g["__cm$timer"] as (ms: number) => Promise<void>;
@@ -45,7 +48,7 @@ const { stringify, parse } = JSON;
 const reject = Promise.reject.bind(Promise);
 const ErrorClass = Error;
 const RangeErrorClass = RangeError;
-installTimers();
+installTimers(timer);
 
 /** The console of this run, drained by {@link finish} when the run was interrupted. */
 let capture = createConsoleCapture(0);
@@ -120,13 +123,15 @@ export async function run(
     blockNetwork();
     // Every error walks the stack in native code the interrupt handler cannot see: a program
     // that overflows the stack in a loop would spend its time there. V8's default depth.
-    defineProperty(ErrorClass, "stackTraceLimit", { value: 10, writable: false, configurable: false });
+    defineProperty(ErrorClass, "stackTraceLimit", {
+      value: 10,
+      writable: false,
+      configurable: false,
+    });
     capProxyKeys();
     const mod = (await import("./user.js")) as { default?: unknown };
     const entry = mod.default;
-    const value: unknown = await (typeof entry === "function"
-      ? (entry as () => unknown)()
-      : entry);
+    const value: unknown = await (typeof entry === "function" ? (entry as () => unknown)() : entry);
     const shrunk = shrinkToFit(toWire(value), request.maxResultBytes);
     result = shrunk.text;
     truncated = shrunk.truncated;
@@ -162,106 +167,6 @@ function finishResponse(): SandboxResponse {
     operations,
     budgetExhausted: exhausted,
   };
-}
-
-/**
- * `setTimeout` and `clearTimeout` on the runner's clock (the engine has no timers of its own);
- * a timer never outlives its run, and fires at the latest at the run's deadline.
- */
-function installTimers(): void {
-  const cleared = new Set<number>();
-  let next = 1;
-  const setTimeoutShim = (fn: unknown, ms?: unknown, ...args: unknown[]): number => {
-    const id = next++;
-    void timer(Number(ms) || 0).then(() => {
-      if (cleared.delete(id) || typeof fn !== "function") return;
-      (fn as (...a: unknown[]) => void)(...args);
-    });
-    return id;
-  };
-  const clearTimeoutShim = (id: unknown): void => {
-    if (typeof id === "number" && id > 0 && id < next) cleared.add(id);
-  };
-  defineProperty(g, "setTimeout", { value: setTimeoutShim, configurable: true, writable: true });
-  defineProperty(g, "clearTimeout", { value: clearTimeoutShim, configurable: true, writable: true });
-  if (typeof g["queueMicrotask"] !== "function") {
-    const queue = (fn: () => void): void => void Promise.resolve().then(fn);
-    defineProperty(g, "queueMicrotask", { value: queue, configurable: true, writable: true });
-  }
-}
-
-/** `fetch` fails as it does in the per-run isolate: the sandbox has no network. */
-function blockNetwork(): void {
-  const refuse = (): Promise<never> =>
-    reject(
-      new TypeError(
-        "This worker is not permitted to access the internet: reach the outside world through the provided namespaces (for example codemode.*).",
-      ),
-    );
-  defineProperty(g, "fetch", { value: refuse, configurable: true, writable: true });
-}
-
-/**
- * Caps the key list a Proxy's `ownKeys` trap may return: the engine checks such a list for
- * duplicates in native code, quadratic in its length and deaf to the interrupt handler, so an
- * endless list would hold the shared worker. The handler is read at every trap, as the
- * language requires, through a stand-in handler the program cannot reach.
- */
-function capProxyKeys(): void {
-  const NativeProxy = Proxy;
-  const { apply, ownKeys } = Reflect;
-  const MAX_KEYS = 100_000;
-  const traps = [
-    "apply", "construct", "defineProperty", "deleteProperty", "get", "getOwnPropertyDescriptor",
-    "getPrototypeOf", "has", "isExtensible", "preventExtensions", "set", "setPrototypeOf",
-  ] as const;
-  const Capped = function (this: unknown, target: object, handler: ProxyHandler<object>) {
-    if (new.target === undefined) throw new TypeError("Constructor Proxy requires 'new'");
-    if (typeof handler !== "object" || handler === null)
-      return new NativeProxy(target, handler);
-    const standIn: Record<string, unknown> = {};
-    for (const trap of traps) {
-      standIn[trap] = (...args: unknown[]) => {
-        const fn = (handler as Record<string, unknown>)[trap];
-        const fallback = (Reflect as unknown as Record<string, (...a: unknown[]) => unknown>)[trap]!;
-        return typeof fn === "function" ? apply(fn, handler, args) : apply(fallback, Reflect, args);
-      };
-    }
-    standIn["ownKeys"] = (t: object) => {
-      const fn = (handler as Record<string, unknown>)["ownKeys"];
-      const keys = typeof fn === "function" ? (apply(fn, handler, [t]) as unknown) : ownKeys(t);
-      const length = (keys as { length?: unknown } | null)?.length;
-      if (typeof length === "number" && length > MAX_KEYS)
-        throw new RangeError(`A Proxy's ownKeys trap returned ${length} keys; the sandbox allows ${MAX_KEYS}.`);
-      return keys;
-    };
-    return new NativeProxy(target, standIn as ProxyHandler<object>);
-  } as unknown as ProxyConstructor;
-  defineProperty(Capped, "revocable", {
-    value: () => {
-      throw new TypeError("Proxy.revocable is not available in the sandbox.");
-    },
-  });
-  defineProperty(g, "Proxy", { value: Capped, configurable: true, writable: true });
-}
-
-/** Makes `eval` and every Function constructor throw, as Workers do for code from strings. */
-function blockCodeGeneration(): void {
-  const refuse = function (): never {
-    throw new EvalError("Code generation from strings disallowed for this context");
-  };
-  defineProperty(g, "eval", { value: refuse, configurable: true, writable: true });
-  const prototypes = [
-    function () {},
-    async function () {},
-    function* () {},
-    async function* () {},
-  ].map((f) => Object.getPrototypeOf(f) as object);
-  for (const proto of prototypes) {
-    defineProperty(proto, "constructor", { value: refuse, configurable: false, writable: false });
-  }
-  defineProperty(refuse, "prototype", { value: Function.prototype });
-  g["Function"] = refuse;
 }
 
 function toSandboxError(thrown: unknown): SandboxError {

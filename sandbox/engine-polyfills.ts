@@ -21,12 +21,7 @@ function encode(text: string): Uint8Array {
     else if (c < 0x800) out.push(0xc0 | (c >> 6), 0x80 | (c & 63));
     else if (c < 0x10000) out.push(0xe0 | (c >> 12), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
     else
-      out.push(
-        0xf0 | (c >> 18),
-        0x80 | ((c >> 12) & 63),
-        0x80 | ((c >> 6) & 63),
-        0x80 | (c & 63),
-      );
+      out.push(0xf0 | (c >> 18), 0x80 | ((c >> 12) & 63), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
   }
   return new Uint8Array(out);
 }
@@ -38,7 +33,7 @@ function decode(input?: ArrayBuffer | ArrayBufferView): string {
     ? new Uint8Array(input.buffer, input.byteOffset, input.byteLength)
     : new Uint8Array(input);
   let out = "";
-  for (let i = 0; i < bytes.length; ) {
+  for (let i = 0; i < bytes.length;) {
     const b = bytes[i++]!;
     let c = 0xfffd;
     const need = b < 0x80 ? 0 : b >= 0xf0 && b < 0xf8 ? 3 : b >= 0xe0 ? 2 : b >= 0xc0 ? 1 : -1;
@@ -68,3 +63,6 @@ if (typeof g["TextDecoder"] !== "function") {
     }
   };
 }
+
+/** Names of the Web APIs this module provides when the engine lacks them. */
+export const POLYFILLS: readonly string[] = ["TextEncoder", "TextDecoder"];

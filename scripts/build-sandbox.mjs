@@ -5,6 +5,7 @@ import { build } from "esbuild";
 import { createHash } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
+import { Buffer } from "node:buffer";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -101,8 +102,10 @@ const engineBody = [
   "/** Changes with any engine module or the WebAssembly: part of the stable worker's id. */",
   `export const ENGINE_VERSION = ${JSON.stringify(version)};`,
   "/** The engine's WebAssembly (quickjs-ng), base64. */",
-  `export const ENGINE_WASM_BASE64 = ${JSON.stringify(wasm.toString("base64"))};`,
+  `export const ENGINE_WASM_BASE64 = ${JSON.stringify(Buffer.from(wasm).toString("base64"))};`,
   "",
 ].join("\n");
 await writeFile(engineFile, engineBody);
-console.log(`build-sandbox: wrote the shared-worker engine ${version} (${engineBody.length} bytes)`);
+console.log(
+  `build-sandbox: wrote the shared-worker engine ${version} (${engineBody.length} bytes)`,
+);

@@ -178,7 +178,13 @@ export class SharedWorkerExecutor implements Executor {
         return ended("error", { name: "AbortError", message: "The run was cancelled." });
       const common = { ...base, calls: bridge.calls, durationMs: Date.now() - started };
       if (typeof response === "string") {
-        return responseToOutcome(parseJson(response), bridge, prepared, common, limits.maxResultBytes);
+        return responseToOutcome(
+          parseJson(response),
+          bridge,
+          prepared,
+          common,
+          limits.maxResultBytes,
+        );
       }
       const halt = response as EngineStop;
       if (halt.stop === "interrupted") {
@@ -199,7 +205,10 @@ export class SharedWorkerExecutor implements Executor {
       if (halt.stop === "timeout") {
         return ended("timeout", { name: "TimeoutError", message: String(halt.message) });
       }
-      return ended("error", { name: "SandboxError", message: `The sandbox failed: ${String(halt.message)}` });
+      return ended("error", {
+        name: "SandboxError",
+        message: `The sandbox failed: ${String(halt.message)}`,
+      });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       return ended("error", { name: "SandboxError", message: `The sandbox failed: ${message}` });

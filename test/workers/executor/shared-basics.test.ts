@@ -119,7 +119,10 @@ describe("shared-worker executor: runaways end with a definite outcome", () => {
     ]);
     expect(outcome).toMatchObject({
       status: "limit",
-      error: { name: "LimitError", message: /regular expression/ },
+      error: {
+        name: "LimitError",
+        message: /Operation budget of 200000 exceeded.*regular expression/,
+      },
     });
     expect(normal).toMatchObject({ status: "ok", result: 499501 });
   });

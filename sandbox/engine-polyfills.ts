@@ -32,19 +32,33 @@ function decode(input?: ArrayBuffer | ArrayBufferView): string {
   const bytes = ArrayBuffer.isView(input)
     ? new Uint8Array(input.buffer, input.byteOffset, input.byteLength)
     : new Uint8Array(input);
-  let out = "";
+  // Code units are gathered in chunks and turned into text by one native call per chunk: in an
+  // interpreter, one string concatenation per character would dominate a spec's decoding.
+  const parts: string[] = [];
+  const units: number[] = [];
+  const flush = (): void => {
+    parts.push(String.fromCharCode.apply(null, units));
+    units.length = 0;
+  };
   for (let i = 0; i < bytes.length;) {
     const b = bytes[i++]!;
-    let c = 0xfffd;
-    const need = b < 0x80 ? 0 : b >= 0xf0 && b < 0xf8 ? 3 : b >= 0xe0 ? 2 : b >= 0xc0 ? 1 : -1;
-    if (need === 0) c = b;
-    else if (need > 0 && i + need <= bytes.length) {
-      c = b & (0x3f >> need);
-      for (let k = 0; k < need; k++) c = (c << 6) | (bytes[i++]! & 63);
+    if (b < 0x80) {
+      units.push(b);
+    } else {
+      let c = 0xfffd;
+      const need = b >= 0xf0 && b < 0xf8 ? 3 : b >= 0xe0 ? 2 : b >= 0xc0 ? 1 : -1;
+      if (need > 0 && i + need <= bytes.length) {
+        c = b & (0x3f >> need);
+        for (let k = 0; k < need; k++) c = (c << 6) | (bytes[i++]! & 63);
+      }
+      if (c > 0x10ffff) c = 0xfffd;
+      if (c >= 0x10000) units.push(0xd800 + ((c - 0x10000) >> 10), 0xdc00 + ((c - 0x10000) & 1023));
+      else units.push(c);
     }
-    out += String.fromCodePoint(c > 0x10ffff ? 0xfffd : c);
+    if (units.length >= 8192) flush();
   }
-  return out;
+  flush();
+  return parts.join("");
 }
 
 if (typeof g["TextEncoder"] !== "function") {

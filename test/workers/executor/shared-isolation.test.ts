@@ -6,6 +6,11 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import {
+  SHARED_ENGINE_VERSION,
+  sharedWorkerCode,
+  sharedWorkerId,
+} from "../../../src/executor/shared-worker-code";
 import { SharedWorkerExecutor } from "../../../src/executor/shared-worker-executor";
 
 const executor = new SharedWorkerExecutor({ loader: env.LOADER, limits: { timeoutMs: 10_000 } });
@@ -95,6 +100,22 @@ describe("one stable shared worker", () => {
 });
 
 describe("the shared worker's sandbox", () => {
+  it("is configured with no network, no bindings and no compatibility flags, under a versioned id", () => {
+    const settings = { compatibilityDate: "2026-08-01", cpuMs: 30_000 };
+    const code = sharedWorkerCode(settings);
+    expect(code.globalOutbound).toBeNull();
+    expect(code.env).toEqual({});
+    expect(code.compatibilityFlags).toBeUndefined();
+    expect(code.limits).toEqual({ cpuMs: 30_000 });
+    expect(Object.keys(code.modules).sort()).toEqual([
+      "engine-modules.json",
+      "quickjs.wasm",
+      "runner.js",
+    ]);
+    expect(sharedWorkerId("prod", settings)).toContain(SHARED_ENGINE_VERSION);
+    expect(sharedWorkerId("prod", settings)).not.toBe(sharedWorkerId("staging", settings));
+  });
+
   it("has no network, no bindings and no code generation from strings", async () => {
     const outcome = await executor.execute({
       code: "let f; try { await fetch('http://127.0.0.1:1') } catch (e) { f = e.message } let ev; try { ev = eval('1+1') } catch (e) { ev = e.name } let fn; try { fn = (function () {}).constructor('return 1')() } catch (e) { fn = e.name } return { f, ev, fn, loader: typeof LOADER, env: typeof env }",

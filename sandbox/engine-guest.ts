@@ -177,6 +177,11 @@ function toSandboxError(thrown: unknown): SandboxError {
     };
     const stack = readString(thrown, "stack");
     if (stack !== undefined) out.stack = stack.length > 8_000 ? stack.slice(-8_000) : stack;
+    // The engine's name for a stack overflow; reported as V8 (and the per-run isolate) names it.
+    if (out.name === "InternalError" && out.message === "stack overflow") {
+      out.name = "RangeError";
+      out.message = "Maximum call stack size exceeded";
+    }
     return out;
   }
   let text: string;

@@ -12,7 +12,7 @@
  * (this worker has `globalOutbound: null` and no bindings). The guest harness (engine-guest.ts)
  * and the budget runtime are the same module texts the per-run isolate uses.
  */
-import variant from "@jitl/quickjs-ng-wasmfile-release-sync";
+import variant from "@jitl/quickjs-wasmfile-release-sync";
 import { WorkerEntrypoint } from "cloudflare:workers";
 import {
   newQuickJSWASMModuleFromVariant,

@@ -82,7 +82,7 @@ const runner = await build({
   external: ["./quickjs.wasm", "./engine-modules.json", "cloudflare:workers"],
 });
 const require = createRequire(import.meta.url);
-const wasm = await readFile(require.resolve("@jitl/quickjs-ng-wasmfile-release-sync/wasm"));
+const wasm = await readFile(require.resolve("@jitl/quickjs-wasmfile-release-sync/wasm"));
 const engineTexts = {
   runner: runner.outputFiles[0]?.text ?? "",
   guest: guest.outputFiles[0]?.text ?? "",
@@ -101,7 +101,7 @@ const engineBody = [
   `export const ENGINE_MODULES: Readonly<{ runner: string; guest: string }> = ${JSON.stringify(engineTexts)};`,
   "/** Changes with any engine module or the WebAssembly: part of the stable worker's id. */",
   `export const ENGINE_VERSION = ${JSON.stringify(version)};`,
-  "/** The engine's WebAssembly (quickjs-ng), base64. */",
+  "/** The engine's WebAssembly (QuickJS), base64. */",
   `export const ENGINE_WASM_BASE64 = ${JSON.stringify(Buffer.from(wasm).toString("base64"))};`,
   "",
 ].join("\n");

@@ -17,7 +17,7 @@
  *
  * Does not give: isolation by V8 isolate between concurrent runs (runs share one isolate and one
  * WebAssembly memory; the engine's runtimes are separate, and a run that breaks the engine
- * itself makes the next run load a fresh one); V8's speed (compute-heavy code runs 10–50× slower);
+ * itself makes the next run load a fresh one); V8's speed (the engine interprets: compute-heavy code is slower);
  * Web APIs the engine lacks (no `Intl`, `TextEncoder`, `URL`, `crypto`, `structuredClone`).
  */
 import type { EngineRunRequest, EngineStop } from "../../sandbox/engine-protocol";

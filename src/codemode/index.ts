@@ -9,6 +9,10 @@ export {
   WorkerLoaderExecutor,
   type WorkerLoaderExecutorOptions,
 } from "../executor/worker-loader-executor";
+export {
+  SharedWorkerExecutor,
+  type SharedWorkerExecutorOptions,
+} from "../executor/shared-worker-executor";
 export { DEFAULT_LIMITS, resolveLimits } from "../executor/limits";
 export type {
   Executor,

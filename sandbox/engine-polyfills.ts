@@ -1,0 +1,82 @@
+/**
+ * Web APIs the WebAssembly engine lacks and the sandbox modules (or common model code) use:
+ * UTF-8 `TextEncoder` and `TextDecoder`. Imported first by engine-guest.ts, so they exist before
+ * any other sandbox module loads; a fresh engine context gets fresh copies every run.
+ */
+const g = globalThis as unknown as Record<string, unknown>;
+
+/** UTF-8 bytes of a string (lone surrogates become U+FFFD, as the Web API does). */
+function encode(text: string): Uint8Array {
+  const out: number[] = [];
+  for (let i = 0; i < text.length; i++) {
+    let c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
+        i++;
+      } else c = 0xfffd;
+    } else if (c >= 0xd800 && c <= 0xdfff) c = 0xfffd;
+    if (c < 0x80) out.push(c);
+    else if (c < 0x800) out.push(0xc0 | (c >> 6), 0x80 | (c & 63));
+    else if (c < 0x10000) out.push(0xe0 | (c >> 12), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
+    else
+      out.push(0xf0 | (c >> 18), 0x80 | ((c >> 12) & 63), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
+  }
+  return new Uint8Array(out);
+}
+
+/** A string from UTF-8 bytes (malformed sequences become U+FFFD). */
+function decode(input?: ArrayBuffer | ArrayBufferView): string {
+  if (input === undefined) return "";
+  const bytes = ArrayBuffer.isView(input)
+    ? new Uint8Array(input.buffer, input.byteOffset, input.byteLength)
+    : new Uint8Array(input);
+  // Code units are gathered in chunks and turned into text by one native call per chunk: in an
+  // interpreter, one string concatenation per character would dominate a spec's decoding.
+  const parts: string[] = [];
+  const units: number[] = [];
+  const flush = (): void => {
+    parts.push(String.fromCharCode.apply(null, units));
+    units.length = 0;
+  };
+  for (let i = 0; i < bytes.length;) {
+    const b = bytes[i++]!;
+    if (b < 0x80) {
+      units.push(b);
+    } else {
+      let c = 0xfffd;
+      const need = b >= 0xf0 && b < 0xf8 ? 3 : b >= 0xe0 ? 2 : b >= 0xc0 ? 1 : -1;
+      if (need > 0 && i + need <= bytes.length) {
+        c = b & (0x3f >> need);
+        for (let k = 0; k < need; k++) c = (c << 6) | (bytes[i++]! & 63);
+      }
+      if (c > 0x10ffff) c = 0xfffd;
+      if (c >= 0x10000) units.push(0xd800 + ((c - 0x10000) >> 10), 0xdc00 + ((c - 0x10000) & 1023));
+      else units.push(c);
+    }
+    if (units.length >= 8192) flush();
+  }
+  flush();
+  return parts.join("");
+}
+
+if (typeof g["TextEncoder"] !== "function") {
+  g["TextEncoder"] = class TextEncoder {
+    readonly encoding = "utf-8";
+    encode(text = ""): Uint8Array {
+      return encode(String(text));
+    }
+  };
+}
+if (typeof g["TextDecoder"] !== "function") {
+  g["TextDecoder"] = class TextDecoder {
+    readonly encoding = "utf-8";
+    decode(input?: ArrayBuffer | ArrayBufferView): string {
+      return decode(input);
+    }
+  };
+}
+
+/** Names of the Web APIs this module provides when the engine lacks them. */
+export const POLYFILLS: readonly string[] = ["TextEncoder", "TextDecoder"];

@@ -1,0 +1,39 @@
+/**
+ * The RPC contract between the host's SharedWorkerExecutor (src/executor) and the shared
+ * worker's engine runner (engine-runner.ts). Types only: both sides import it.
+ */
+import type { SandboxExtensionRequest } from "./protocol";
+
+/** One run, sent as data to the stable shared worker. */
+export interface EngineRunRequest {
+  /** Text of the instrumented `user.js` module (from prepareCode). */
+  userModule: string;
+  /** Host functions the run exposes, as namespace → function names. */
+  namespaces: Record<string, string[]>;
+  maxOperations: number;
+  maxResultBytes: number;
+  maxLogBytes: number;
+  maxCallBytes: number;
+  extensions: SandboxExtensionRequest[];
+  /**
+   * Interrupt-handler calls (each after roughly ten thousand engine steps, and during regular
+   * expression backtracking) before the engine stops the run: the deadline that holds when no
+   * clock advances, i.e. inside synchronous code.
+   */
+  maxInterrupts: number;
+  /** Bytes the run's engine runtime may allocate. */
+  memoryBytes: number;
+  /** Largest engine stack of the run, in bytes. */
+  stackBytes: number;
+  /** Wall-clock deadline after which the runner drops the run and frees its engine. */
+  timeoutMs: number;
+}
+
+/** How the runner reports a run the engine stopped, or an engine failure, besides a response. */
+export interface EngineStop {
+  /** `interrupted`: the interrupt budget ran out; `memory`: out of memory; `failed`: other. */
+  stop: "interrupted" | "memory" | "failed" | "timeout";
+  message: string;
+  /** The guest's response drained after the stop (logs, usage), as JSON text, when readable. */
+  partial?: string;
+}

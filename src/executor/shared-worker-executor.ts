@@ -1,0 +1,242 @@
+/**
+ * The opt-in shared-worker executor: every run reuses ONE stable Dynamic Worker, loaded with
+ * `LOADER.get(id, …)` (id per deployment name and engine version, see shared-worker-code.ts),
+ * and the program runs as data inside QuickJS compiled to WebAssembly (sandbox/engine-runner.ts).
+ * Cloudflare bills a Dynamic Worker per unique id per day, so a million runs cost one Dynamic
+ * Worker instead of a million; the price is an interpreter instead of V8's JIT.
+ *
+ * Guarantees, as the per-run isolate (WorkerLoaderExecutor) gives them: a fresh global
+ * environment per run (a fresh engine runtime and context: globals, prototypes and heap are
+ * new), outbound network blocked (`globalOutbound: null`, no bindings; the engine has no
+ * `fetch` at all), code generation from strings refused, the same host functions through the
+ * same HostBridge, the same limits and outcome shape, the same error positions (QuickJS stacks
+ * carry line and column of `user.js`). Beyond it: every synchronous runaway ends, native ones
+ * included (catastrophic regular expressions, giant loops in built-ins): the engine's interrupt
+ * handler stops the run after `maxInterrupts` calls, in local workerd too; and a memory limit
+ * per run (`memoryBytes`).
+ *
+ * Does not give: isolation by V8 isolate between concurrent runs (runs share one isolate and one
+ * WebAssembly memory; the engine's runtimes are separate, and a run that breaks the engine
+ * itself makes the next run load a fresh one); V8's speed (the engine interprets: compute-heavy code is slower);
+ * Web APIs the engine lacks (no `Intl`, `TextEncoder`, `URL`, `crypto`, `structuredClone`).
+ */
+import type { EngineRunRequest, EngineStop } from "../../sandbox/engine-protocol";
+import { HostBridge } from "./host-bridge";
+import { resolveLimits } from "./limits";
+import { prepareCode } from "./prepare-code";
+import { responseToOutcome } from "./sandbox-response";
+import { sharedWorkerCode, sharedWorkerId } from "./shared-worker-code";
+import type { ExecuteRequest, ExecutionOutcome, Executor, ExecutorLimits } from "./types";
+
+/** Options of {@link SharedWorkerExecutor}. */
+export interface SharedWorkerExecutorOptions {
+  /** The Worker Loader binding (`worker_loaders` in wrangler config). */
+  loader: WorkerLoader;
+  /** Defaults for every run; each run may override (except `cpuMs`, fixed per shared worker). */
+  limits?: Partial<ExecutorLimits>;
+  /** Compatibility date of the shared worker. */
+  compatibilityDate?: string;
+  /** Name of this deployment's shared worker, part of its id (default `default`). */
+  name?: string;
+  /** Bytes one run's engine may allocate (default 64 MiB). */
+  memoryBytes?: number;
+}
+
+/**
+ * Engine steps (about) between two interrupt-handler calls: the engine calls it once its step
+ * counter (loop back-edges, calls) runs down from 10,000, and during regex backtracking.
+ */
+const STEPS_PER_INTERRUPT = 10_000;
+/** Engine steps allowed per instrumented operation before the engine itself stops the run. */
+const STEPS_PER_OPERATION = 4;
+const STACK_BYTES = 192 * 1024;
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+
+interface EngineEntrypoint {
+  run(request: EngineRunRequest, host: HostBridge): Promise<unknown>;
+}
+
+/** Runs code in a WebAssembly engine inside one stable Dynamic Worker. See the module comment. */
+export class SharedWorkerExecutor implements Executor {
+  private readonly loader: WorkerLoader;
+  private readonly limits: ExecutorLimits;
+  private readonly compatibilityDate: string;
+  private readonly name: string;
+  private readonly memoryBytes: number;
+
+  /**
+   * @param options - the loader binding, default limits, worker name and memory limit
+   * @throws CodeModeError `invalid_limits` when a limit is out of range
+   * @throws RangeError when `memoryBytes` is not an integer from 1 MiB to 1 GiB
+   */
+  constructor(options: SharedWorkerExecutorOptions) {
+    this.loader = options.loader;
+    this.limits = resolveLimits(options.limits);
+    this.compatibilityDate = options.compatibilityDate ?? "2026-08-01";
+    this.name = options.name ?? "default";
+    this.memoryBytes = options.memoryBytes ?? 64 * 1_048_576;
+    const memory = this.memoryBytes;
+    if (!Number.isInteger(memory) || memory < 1_048_576 || memory > 1_073_741_824)
+      throw new RangeError(
+        `memoryBytes must be an integer from 1048576 (1 MiB) to 1073741824 (1 GiB); got ${String(memory)}.`,
+      );
+  }
+
+  /** Runs `request.code`; never throws. */
+  async execute(request: ExecuteRequest): Promise<ExecutionOutcome> {
+    const started = Date.now();
+    const base = {
+      logs: [],
+      droppedLogs: 0,
+      calls: 0,
+      truncated: false,
+      resultBytes: 0,
+      operations: 0,
+    };
+    const failed = (error: ExecutionOutcome["error"]): ExecutionOutcome => ({
+      ...base,
+      status: "error",
+      error,
+      durationMs: Date.now() - started,
+    });
+    let limits: ExecutorLimits;
+    const namespaces = request.namespaces ?? {};
+    try {
+      limits = resolveLimits(this.limits, request.limits);
+      for (const [ns, fns] of Object.entries(namespaces)) {
+        if (!IDENTIFIER.test(ns) || ns.startsWith("__cm$"))
+          throw new TypeError(`Namespace "${ns}" is not a valid identifier.`);
+        for (const [name, fn] of Object.entries(fns))
+          if (typeof fn !== "function") throw new TypeError(`${ns}.${name} must be a function.`);
+      }
+    } catch (error) {
+      const { name, message } = error as Error;
+      return failed({ name, message });
+    }
+    const prepared = prepareCode(request.code);
+    if (!prepared.ok) {
+      const { name, message, line, column } = prepared;
+      return failed({ name, message, line, column });
+    }
+    const bridge = new HostBridge(namespaces, limits);
+    const stubs: unknown[] = [];
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let onAbort: (() => void) | undefined;
+    const ended = (status: "timeout" | "error", error: ExecutionOutcome["error"]) => ({
+      ...base,
+      logs: bridge.logs,
+      droppedLogs: bridge.droppedLogs(),
+      calls: bridge.calls,
+      status,
+      error,
+      durationMs: Date.now() - started,
+    });
+    try {
+      const settings = { compatibilityDate: this.compatibilityDate, cpuMs: this.limits.cpuMs };
+      const worker = this.loader.get(sharedWorkerId(this.name, settings), () =>
+        sharedWorkerCode(settings),
+      );
+      const entry = worker.getEntrypoint() as unknown as EngineEntrypoint;
+      stubs.push(entry, worker);
+      const engineRequest: EngineRunRequest = {
+        userModule: prepared.module,
+        namespaces: Object.fromEntries(
+          Object.entries(namespaces).map(([ns, fns]) => [ns, Object.keys(fns)]),
+        ),
+        maxOperations: limits.maxOperations,
+        maxResultBytes: limits.maxResultBytes,
+        maxLogBytes: limits.maxLogBytes,
+        maxCallBytes: limits.maxCallBytes,
+        extensions: (request.extensions ?? []).map((e) => ({
+          name: e.name,
+          namespace: e.namespace ?? "codemode",
+          data: e.data,
+        })),
+        maxInterrupts: Math.max(
+          10,
+          Math.ceil((limits.maxOperations * STEPS_PER_OPERATION) / STEPS_PER_INTERRUPT),
+        ),
+        memoryBytes: this.memoryBytes,
+        stackBytes: STACK_BYTES,
+        // The runner frees the run's engine a little after the host gave up on it.
+        timeoutMs: limits.timeoutMs + 1_000,
+      };
+      const stop = new Promise<"timeout" | "aborted">((resolve) => {
+        timer = setTimeout(() => resolve("timeout"), limits.timeoutMs);
+        if (request.signal?.aborted) resolve("aborted");
+        onAbort = () => resolve("aborted");
+        request.signal?.addEventListener("abort", onAbort, { once: true });
+      });
+      const response = await Promise.race([entry.run(engineRequest, bridge), stop]);
+      if (response === "timeout") {
+        return ended("timeout", {
+          name: "TimeoutError",
+          message: `The code did not finish within ${limits.timeoutMs} ms (is it waiting on a promise that never settles?).`,
+        });
+      }
+      if (response === "aborted")
+        return ended("error", { name: "AbortError", message: "The run was cancelled." });
+      const common = { ...base, calls: bridge.calls, durationMs: Date.now() - started };
+      if (typeof response === "string") {
+        return responseToOutcome(
+          parseJson(response),
+          bridge,
+          prepared,
+          common,
+          limits.maxResultBytes,
+        );
+      }
+      const halt = response as EngineStop;
+      if (halt.stop === "interrupted") {
+        // The engine stopped a runaway the operation budget could not see (native code such as
+        // a regex, or code between ticks): a limit, reported with what the run printed.
+        const partial = parseJson(halt.partial ?? "null");
+        const answer = {
+          ...(typeof partial === "object" && partial !== null ? partial : { logs: [] }),
+          truncated: false,
+          resultBytes: 0,
+          budgetExhausted: true,
+          droppedLogs: 0,
+          operations: 0,
+          error: { name: "LimitError", message: String(halt.message) },
+        };
+        return responseToOutcome(answer, bridge, prepared, common, limits.maxResultBytes);
+      }
+      if (halt.stop === "timeout") {
+        return ended("timeout", { name: "TimeoutError", message: String(halt.message) });
+      }
+      return ended("error", {
+        name: "SandboxError",
+        message: `The sandbox failed: ${String(halt.message)}`,
+      });
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      return ended("error", { name: "SandboxError", message: `The sandbox failed: ${message}` });
+    } finally {
+      clearTimeout(timer);
+      if (onAbort) request.signal?.removeEventListener("abort", onAbort);
+      bridge.close();
+      for (const stub of stubs) disposeQuietly(stub);
+    }
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Calls `[Symbol.dispose]()` when there is one; a stub already gone is not an error. */
+function disposeQuietly(resource: unknown): void {
+  if (resource === null || typeof resource !== "object") return;
+  const dispose = (resource as { [Symbol.dispose]?: unknown })[Symbol.dispose];
+  if (typeof dispose !== "function") return;
+  try {
+    dispose.call(resource);
+  } catch {
+    // Disposed twice, or the worker already failed: nothing left to free.
+  }
+}

@@ -107,7 +107,7 @@ describe("the shared worker's sandbox", () => {
     expect(code.env).toEqual({});
     expect(code.compatibilityFlags).toBeUndefined();
     expect(code.limits).toEqual({ cpuMs: 30_000 });
-    expect(Object.keys(code.modules).sort()).toEqual([
+    expect(Object.keys(code.modules).toSorted()).toEqual([
       "engine-modules.json",
       "quickjs.wasm",
       "runner.js",

@@ -27,6 +27,9 @@ for (const [name, entry] of Object.entries(entries)) {
   const result = await build({
     entryPoints: [join(root, entry)],
     bundle: true,
+    // The package says `sideEffects: false` (true of the library); sandbox modules such as the
+    // engine polyfills do run code on import, so package annotations must not prune them.
+    ignoreAnnotations: true,
     format: "esm",
     platform: "neutral",
     target: "es2022",
@@ -61,6 +64,7 @@ console.log(`build-sandbox: wrote ${Object.keys(texts).join(", ")} (${body.lengt
 const guest = await build({
   entryPoints: [join(root, "sandbox/engine-guest.ts")],
   bundle: true,
+  ignoreAnnotations: true,
   format: "esm",
   platform: "neutral",
   target: "es2022",
@@ -72,6 +76,7 @@ const guest = await build({
 const runner = await build({
   entryPoints: [join(root, "sandbox/engine-runner.ts")],
   bundle: true,
+  ignoreAnnotations: true,
   format: "esm",
   platform: "neutral",
   conditions: ["workerd", "worker", "import"],

@@ -5,20 +5,18 @@ import spec from "./openapi.json"; // any OpenAPI 2.0/3.0/3.1 document
 
 declare const env: { LOADER: WorkerLoader; API_TOKEN: string };
 
+const api = "https://api.example.com";
 const handler = createMcpHandler(
   openApiMcpServer({
     spec,
     executor: new WorkerLoaderExecutor({ loader: env.LOADER }),
     // The credential lives in the host's callback, never in the sandbox.
     request: ({ method, path, query, body }) =>
-      fetch(
-        `https://api.example.com${path}?${new URLSearchParams(query as Record<string, string>)}`,
-        {
-          method,
-          headers: { authorization: `Bearer ${env.API_TOKEN}`, "content-type": "application/json" },
-          body: body === undefined ? undefined : JSON.stringify(body),
-        },
-      ),
+      fetch(`${api}${path}?${new URLSearchParams(query as Record<string, string>)}`, {
+        method,
+        headers: { authorization: `Bearer ${env.API_TOKEN}`, "content-type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }),
     secrets: [env.API_TOKEN], // also redacted from anything the API echoes back
   }),
 );

@@ -11,6 +11,7 @@ import { createMcpHandler, experimental_createMcpHandler } from "code-mode-mcp/m
 import * as root from "code-mode-mcp";
 import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from "vitest";
 import { z } from "zod";
+import { SHARED_V1_WARNING } from "../../../src/mcp/shared-v1-server";
 
 const URL_LOCAL = "http://localhost/mcp";
 type Handler = ReturnType<typeof createMcpHandler>;
@@ -122,17 +123,16 @@ describe("createMcpHandler(v1 server instance) (deprecated)", () => {
     await client.close();
   });
 
-  it("warns once per handler, naming the factory form to use instead", async () => {
-    const { server } = v1Instance();
-    const handler = createMcpHandler(server);
-    const client = await v1Client(handler);
-    await client.callTool({ name: "shout", arguments: { text: "x" } });
-    await client.callTool({ name: "shout", arguments: { text: "y" } });
-    await client.close();
-    expect(warn).toHaveBeenCalledTimes(1);
-    expect(String(warn.mock.calls[0]![0])).toMatch(/deprecated.*createMcpHandler\(\(\) => /);
-    createMcpHandler(v1Instance().server);
-    expect(warn).toHaveBeenCalledTimes(2);
+  it("warns at most once per isolate, naming the factory form to use instead", async () => {
+    // Earlier tests of this file may already have printed it: Workers that build the handler per
+    // request must not warn per request (as agents, once per isolate).
+    for (let i = 0; i < 2; i++) {
+      const client = await v1Client(createMcpHandler(v1Instance().server));
+      await client.callTool({ name: "shout", arguments: { text: "x" } });
+      await client.close();
+    }
+    expect(warn.mock.calls.length).toBeLessThanOrEqual(1);
+    expect(SHARED_V1_WARNING).toMatch(/deprecated.*createMcpHandler\(\(\) => /);
   });
 
   it("still refuses an SDK v2 server instance (pass a factory)", () => {

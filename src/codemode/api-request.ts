@@ -8,19 +8,10 @@
  * configured secrets before they enter the sandbox.
  */
 import type { ServerContext } from "@modelcontextprotocol/server";
-import type { OpenApiSpec } from "../openapi/open-api-spec";
 import type { CompactOperation } from "../openapi/types";
 import { canonicalPath, hasControlCharacter } from "../openapi/canonical-path";
-import { validateRequest, type ApiRequest } from "../openapi/validate-request";
-import type { ApprovalDecision } from "./approval-flow";
-import {
-  asResponseInit,
-  plainApiResult,
-  toApiResult,
-  type ApiResponseInit,
-  type ApiResult,
-} from "./api-response";
-import { secretRedactor } from "./redaction";
+import type { ApiRequest } from "../openapi/validate-request";
+import type { ApiResponseInit } from "./api-response";
 
 export type { ApiRequest };
 
@@ -208,98 +199,6 @@ function rawBodyOf(value: unknown): string | Uint8Array {
   throw new RequestRefusedError(
     "codemode.request(): `rawBody` must be text or bytes (a Uint8Array). Nothing was sent.",
   );
-}
-
-/** Everything one run's `codemode.request()` needs. */
-export interface ApiRequesterOptions {
-  spec: OpenApiSpec;
-  handler: ApiRequestHandler;
-  validate: boolean;
-  secrets: readonly string[];
-  mcp: ServerContext;
-  /** Called before the handler for requests that need approval; throws to refuse. */
-  approve?: (
-    request: ApiRequest,
-    operation: CompactOperation | undefined,
-  ) => Promise<ApprovalDecision>;
-  needsApproval?: ApprovalCheck;
-}
-
-/**
- * Builds the host function behind `codemode.request()` for one run. It answers synchronously
- * when it can (no approval, a plain answer from the callback): this runs on every call, and a
- * value needs no promise, no microtask hop and no wait by the RPC layer. Refusals throw.
- * @param options - spec, callback, validation and approval settings
- */
-export function apiRequester(options: ApiRequesterOptions) {
-  const finish = (response: unknown): ApiResult | Promise<ApiResult> =>
-    response instanceof Response
-      ? toApiResult(response, options.secrets)
-      : plainApiResult(asResponseInit(response), options.secrets);
-  // What the callback throws enters the sandbox as an exception: never with a secret in it.
-  const redactor = secretRedactor(options.secrets);
-  const refuse = (error: unknown): never => {
-    throw redactor.error(error);
-  };
-  // A `Response` is read asynchronously; reading its body may fail too.
-  const settleSync = (result: ApiResult | Promise<ApiResult>) =>
-    result instanceof Promise ? result.catch(refuse) : result;
-  const send = (
-    request: ApiRequest,
-    operation: CompactOperation | undefined,
-    pathParams: Record<string, string>,
-    signal: AbortSignal,
-  ): ApiResult | Promise<ApiResult> => {
-    let reply: ReturnType<ApiRequestHandler>;
-    try {
-      reply = options.handler(request, { operation, pathParams, signal, mcp: options.mcp });
-    } catch (error) {
-      return refuse(error);
-    }
-    // Awaited only when it is a promise (or any thenable): a plain answer stays synchronous.
-    return typeof (reply as { then?: unknown } | null)?.then === "function"
-      ? Promise.resolve(reply).then(finish).catch(refuse)
-      : settleSync(finish(reply));
-  };
-  const approved = async (
-    request: ApiRequest,
-    operation: CompactOperation | undefined,
-    pathParams: Record<string, string>,
-    signal: AbortSignal,
-  ): Promise<ApiResult> => {
-    const decision = await options.approve!(request, operation);
-    if (decision.kind === "replay") return decision.result;
-    // The approved object itself is sent: nothing can change between the prompt and the send.
-    let result: ApiResult;
-    try {
-      result = await send(request, operation, pathParams, signal);
-    } catch (error) {
-      decision.record({ error: error instanceof Error ? error.message : String(error) });
-      throw error;
-    }
-    decision.record({ result });
-    return result;
-  };
-  return (input: unknown, signal: AbortSignal): ApiResult | Promise<ApiResult> => {
-    const request = normalizeApiRequest(input);
-    let operation: CompactOperation | undefined;
-    let pathParams: Record<string, string> = {};
-    if (options.validate) {
-      const checked = validateRequest(options.spec, request);
-      if (!checked.ok) throw new RequestRefusedError(`${checked.message} Nothing was sent.`);
-      operation = checked.operation;
-      pathParams = checked.pathParams;
-    } else {
-      const match = options.spec.matchOperation(request.method, request.path);
-      if (match.kind === "found") {
-        operation = match.operation;
-        pathParams = match.params;
-      }
-    }
-    if (options.approve !== undefined && options.needsApproval?.(request, operation) === true)
-      return approved(request, operation, pathParams, signal);
-    return send(request, operation, pathParams, signal);
-  };
 }
 
 /**

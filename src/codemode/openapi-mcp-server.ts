@@ -22,12 +22,8 @@ import type { Executor, ExecutorLimits, HostFunction, HostNamespaces } from "../
 import type { McpServerFactoryContext } from "../mcp/handler-types";
 import { loadSpec, OpenApiSpec } from "../openapi/open-api-spec";
 import { packSpec } from "../openapi/spec-pack";
-import {
-  apiRequester,
-  nonReadRequests,
-  type ApiRequestHandler,
-  type ApprovalCheck,
-} from "./api-request";
+import { nonReadRequests, type ApiRequestHandler, type ApprovalCheck } from "./api-request";
+import { apiRequester } from "./api-requester";
 import { APPROVAL_TIMEOUT_MS, approvalFlow } from "./approval-flow";
 import { isolateApprovalLedger, type ApprovalLedger } from "./approval-ledger";
 import { outcomeToToolResult } from "./outcome-result";

@@ -1,9 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import {
-  apiRequester,
-  normalizeApiRequest,
-  RequestRefusedError,
-} from "../../../src/codemode/api-request";
+import { normalizeApiRequest, RequestRefusedError } from "../../../src/codemode/api-request";
+import { apiRequester } from "../../../src/codemode/api-requester";
 import { loadSpec, type OpenApiSpec } from "../../../src/openapi/open-api-spec";
 import { cloudflareSpec } from "../openapi/fixtures";
 

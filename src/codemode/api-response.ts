@@ -34,11 +34,14 @@ export interface ApiResponseInit {
 
 const DROPPED_HEADERS = new Set(["set-cookie", "set-cookie2"]);
 
-const INIT_KEYS = new Set(["status", "statusText", "headers", "body"]);
+// `ok` too: an ApiResult (what toApiResult makes, e.g. a callback that redacted a Response itself)
+// is a plain answer, not a body.
+const INIT_KEYS = new Set(["status", "statusText", "ok", "headers", "body"]);
 
 /**
  * A callback's plain answer as `{ status, headers?, body? }`: kept as is when it is one (an
- * object with an integer HTTP status and no keys but `status`, `statusText`, `headers`, `body`),
+ * object with an integer HTTP status and no keys but `status`, `statusText`, `ok`, `headers`,
+ * `body`),
  * otherwise taken as the parsed body of a `200` answer (what `@cloudflare/codemode` callbacks
  * return). `undefined` is an empty body.
  * @param answer - what the request callback returned (not a `Response`)

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { normalizeApiRequest, RequestRefusedError } from "../../../src/codemode/api-request";
 import { apiRequester } from "../../../src/codemode/api-requester";
+import { asResponseInit } from "../../../src/codemode/api-response";
 import { loadSpec, type OpenApiSpec } from "../../../src/openapi/open-api-spec";
 import { cloudflareSpec } from "../openapi/fixtures";
 
@@ -105,5 +106,25 @@ describe("normalizeApiRequest: the snapshot that is validated, approved and sent
     expect(() =>
       normalizeApiRequest({ method: "GET", path: "/a/{a}", params: Object.create({ a: "x" }) }),
     ).toThrow(/fill the path template/);
+  });
+});
+
+describe("asResponseInit (what a callback's plain answer means)", () => {
+  it("keeps { status, headers?, body? } and an ApiResult as answers", () => {
+    expect(asResponseInit({ status: 404, body: { error: "no" } })).toEqual({
+      status: 404,
+      body: { error: "no" },
+    });
+    const result = { status: 201, ok: true, headers: { etag: "x" }, body: { id: 1 } };
+    expect(asResponseInit(result)).toBe(result);
+  });
+
+  it("takes anything else as the parsed body of a 200 answer", () => {
+    expect(asResponseInit({ status: "available", name: "rex" })).toEqual({
+      status: 200,
+      body: { status: "available", name: "rex" },
+    });
+    expect(asResponseInit([1, 2])).toEqual({ status: 200, body: [1, 2] });
+    expect(asResponseInit(undefined)).toEqual({ status: 200 });
   });
 });

@@ -41,7 +41,8 @@ export type CodeUpstream =
 /**
  * What a remote upstream's connection negotiated, reusable by later connections of the isolate
  * (one authorization context: the configured headers): the 2026-07-28 `server/discover` result,
- * or a 2025-era session id with its protocol version.
+ * or a 2025-era session id with its protocol version. A reused 2025-era session is shared by the
+ * isolate's runs, whoever the outer caller is (documented in docs/library.md).
  */
 export type Negotiated =
   | { kind: "modern"; discover: DiscoverResult }

@@ -12,6 +12,8 @@ declare namespace Cloudflare {
     APPROVAL_LEDGER: DurableObjectNamespace<
       import("./app/approval-ledger-store").ApprovalLedgerStore
     >;
+    /** The run history (`RUNS`): run records in SQLite, sharded by caller and day. */
+    RUN_HISTORY: DurableObjectNamespace<import("./app/runs/run-store").RunStore>;
     /** Optional KV namespace for the OAuth provider (preferred over OAUTH_STORE when bound). */
     OAUTH_KV?: KVNamespace;
     /** Product settings (vars and secrets); see src/app/config.ts. */

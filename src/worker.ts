@@ -9,6 +9,7 @@ import { COMPACT_SPECS } from "./openapi/generated/specs";
 export { DemoStore } from "./app/demo/demo-store";
 export { OAuthStore } from "./app/oauth/oauth-store";
 export { ApprovalLedgerStore } from "./app/approval-ledger-store";
+export { RunStore } from "./app/runs/run-store";
 
 /** Bindings this Worker expects (declared in src/env.d.ts, configured in wrangler.jsonc). */
 export type Env = Cloudflare.Env;

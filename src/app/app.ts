@@ -13,6 +13,7 @@ import { DEMO_API_BASE, demoApiFetch } from "./demo/demo-store";
 import { isConfigKeyEntry, specsWithLaunch } from "./launch-specs";
 import { API_ROUTE, CODE_ROUTE, endpointsFor, type Endpoints } from "./endpoints";
 import { runSearch } from "./search-endpoint";
+import { RUNS_ROUTE, runsApi } from "./runs/runs-api";
 import { statusPage } from "./status-page";
 import { statusReport } from "./status-report";
 
@@ -47,7 +48,11 @@ export function createApp(options: AppOptions): App {
     if (memo?.key !== key || memo.specs !== specs) {
       const servers = (name: string) =>
         (JSON.parse(specs[name] ?? "{}") as { servers?: { url?: unknown }[] }).servers ?? [];
-      memo = { key, specs, checked: readConfig(settings, Object.keys(specs), servers) };
+      memo = {
+        key,
+        specs,
+        checked: readConfig(settings, Object.keys(specs), servers),
+      };
     }
     return memo.checked;
   };
@@ -71,7 +76,12 @@ export function createApp(options: AppOptions): App {
       );
     if (url.pathname === "/" && request.method === "GET") {
       const report = await statusReport(checked, endpoints);
-      return new Response(statusPage(report, checked.ok && !!checked.config.apiKey), {
+      const c = checked.ok ? checked.config : undefined;
+      const page = statusPage(report, !!c?.apiKey, {
+        enabled: !!c?.runs.enabled,
+        needsToken: !!(c?.apiKey || c?.oauth),
+      });
+      return new Response(page, {
         status: checked.ok ? 200 : 503,
         headers: { "content-type": "text/html; charset=utf-8" },
       });
@@ -79,17 +89,24 @@ export function createApp(options: AppOptions): App {
     if (url.pathname === "/api/status" && request.method === "GET")
       return Response.json(await statusReport(checked, endpoints));
 
+    const isRuns = url.pathname === RUNS_ROUTE || url.pathname.startsWith(`${RUNS_ROUTE}/`);
     const isApp =
+      isRuns ||
       url.pathname === API_ROUTE ||
       url.pathname === CODE_ROUTE ||
       url.pathname === "/api/search" ||
       url.pathname === DEMO_API_BASE ||
       url.pathname.startsWith(`${DEMO_API_BASE}/`);
     if (!isApp)
-      return new Response("Not found. Try /, /mcp, /mcp/code or /health.\n", { status: 404 });
+      return new Response("Not found. Try /, /mcp, /mcp/code or /health.\n", {
+        status: 404,
+      });
     if (!checked.ok || !endpoints)
       return Response.json(
-        { error: "misconfigured", problems: checked.ok ? [] : checked.problems },
+        {
+          error: "misconfigured",
+          problems: checked.ok ? [] : checked.problems,
+        },
         { status: 503 },
       );
     const { config: c } = checked;
@@ -99,6 +116,7 @@ export function createApp(options: AppOptions): App {
       if (refused) return refused;
     }
     if (url.pathname === "/api/search") return runSearch(request, endpoints);
+    if (isRuns) return runsApi(request, endpoints.runs);
     if (url.pathname.startsWith(DEMO_API_BASE)) {
       const path = url.pathname.slice(DEMO_API_BASE.length) || "/";
       return demoApiFetch(env.DEMO_STORE, `${path}${url.search}`, {

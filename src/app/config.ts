@@ -15,6 +15,7 @@ import { parseUpstreams, shortUpstreamCredentials, type UpstreamServer } from ".
 import { resolveLimits } from "../executor/limits";
 import type { ExecutorLimits } from "../executor/types";
 import type { AppSettings } from "./setting-names";
+import { readRunSettings, type RunSettings } from "./runs/run-settings";
 
 export type { AppSettings } from "./setting-names";
 export { SETTING_NAMES, isSettingName } from "./setting-names";
@@ -53,6 +54,8 @@ export interface AppConfig {
   oauth: boolean;
   /** Host names the Worker answers to (`ALLOWED_HOSTNAMES`, see allowed-hosts.ts). */
   allowedHostnames: string[];
+  /** The run history (`RUNS`, `RUNS_RETENTION_*`; runs/run-settings.ts). */
+  runs: RunSettings;
   /** Non-fatal notes shown on the status page. */
   warnings: string[];
 }
@@ -257,6 +260,7 @@ export function readConfig(
     }
   }
 
+  const runs = readRunSettings(settings, problems);
   if (problems.length > 0) return { ok: false, problems };
   return {
     ok: true,
@@ -270,6 +274,7 @@ export function readConfig(
       ...(apiKey ? { apiKey } : {}),
       oauth,
       allowedHostnames: hosts.ok ? hosts.hostnames : [],
+      runs,
       warnings,
     },
   };

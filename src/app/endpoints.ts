@@ -16,6 +16,9 @@ import { apiRequestHandler, targetSecrets } from "./api-request-handler";
 import { durableApprovalLedger } from "./approval-ledger-store";
 import type { AppConfig } from "./config";
 import { demoUpstreamServer } from "./demo/demo-upstream";
+import type { RunRecorder } from "../codemode/run-record";
+import { callerOf } from "./runs/caller";
+import { runHistory, type RunHistory } from "./runs/run-history";
 
 /** The MCP routes. */
 export const API_ROUTE = "/mcp";
@@ -28,6 +31,8 @@ export interface Endpoints {
   specBytes: number;
   api: StatelessMcpHandler;
   code: StatelessMcpHandler;
+  /** The run history (`RUNS`, on by default), undefined when off. */
+  runs?: RunHistory;
 }
 
 const specs = new Map<string, OpenApiSpec>();
@@ -52,9 +57,19 @@ export function endpointsFor(
     spec = loadSpec(text);
     specs.set(config.specName, spec);
   }
-  const executor = new WorkerLoaderExecutor({ loader: env.LOADER, limits: config.limits });
+  const executor = new WorkerLoaderExecutor({
+    loader: env.LOADER,
+    limits: config.limits,
+  });
   const approvalKey = config.approvals ? (config.requestStateKey ?? isolateKey()) : undefined;
   const secrets = configuredSecrets(config);
+  // Every run of both endpoints is recorded, sharded by caller and day (runs/run-history.ts).
+  const runs = config.runs.enabled ? runHistory(env.RUN_HISTORY, config.runs) : undefined;
+  const onRun: { onRun?: RunRecorder } = runs
+    ? {
+        onRun: (record, { authInfo }) => runs.record(record, callerOf(config, authInfo)),
+      }
+    : {};
   const api = createMcpHandler(
     openApiMcpServer({
       spec,
@@ -65,12 +80,18 @@ export function endpointsFor(
       // Single use across isolates: a replayed approval round finds its id claimed here.
       ...(config.approvals ? { approvalLedger: durableApprovalLedger(env.APPROVAL_LEDGER) } : {}),
       limits: config.limits,
+      ...onRun,
       name: "code-mode-api",
       ...(config.api.kind === "demo"
-        ? { description: "This is the demo API served by this Worker (projects, tasks, comments)." }
+        ? {
+            description: "This is the demo API served by this Worker (projects, tasks, comments).",
+          }
         : {}),
     }),
-    { route: API_ROUTE, ...(approvalKey ? { requestState: { key: approvalKey } } : {}) },
+    {
+      route: API_ROUTE,
+      ...(approvalKey ? { requestState: { key: approvalKey } } : {}),
+    },
   );
   const servers = config.upstream.kind === "url" ? config.upstream.servers : [];
   const upstream: CodeUpstream | undefined =
@@ -91,12 +112,22 @@ export function endpointsFor(
       executor,
       secrets,
       limits: config.limits,
+      ...onRun,
       name: "code-mode-tools",
       ...(config.upstream.kind === "demo" ? { upstreamName: "the demo projects server" } : {}),
     }),
     { route: CODE_ROUTE },
   );
-  built = { key, endpoints: { spec, specBytes: text.length, api, code } };
+  built = {
+    key,
+    endpoints: {
+      spec,
+      specBytes: text.length,
+      api,
+      code,
+      ...(runs ? { runs } : {}),
+    },
+  };
   return built.endpoints;
 }
 

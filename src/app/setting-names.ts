@@ -22,6 +22,9 @@ export const SETTING_NAMES = [
   "OAUTH",
   "OAUTH_PASSWORD",
   "ALLOWED_HOSTNAMES",
+  "RUNS",
+  "RUNS_RETENTION_DAYS",
+  "RUNS_RETENTION_COUNT",
 ] as const;
 
 /** One of {@link SETTING_NAMES}. */

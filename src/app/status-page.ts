@@ -1,12 +1,13 @@
 /**
  * The status page at `/`: renders a {@link StatusReport} as one self-contained HTML document
- * (inline CSS and a few lines of script, no external assets, so it works offline) with a form
- * that runs a `search` program through `/api/search`.
+ * (inline CSS and script, no external assets, so it works offline) with a form that runs a
+ * `search` program through `/api/search`, and the run console (runs/console-section.ts).
  *
  * Security defaults: every value is HTML-escaped; the page holds no secret (an API key typed
  * into the form is sent only with the search request and never stored).
  */
 import type { EndpointReport, StatusReport } from "./status-report";
+import { CONSOLE_STYLE, consoleSection, type ConsoleOptions } from "./runs/console-section";
 
 /** The program the search form starts with. */
 export const DEFAULT_SEARCH_PROGRAM = `async () => {
@@ -20,9 +21,14 @@ export const DEFAULT_SEARCH_PROGRAM = `async () => {
  * Renders the status page.
  * @param report - the status data
  * @param needsKey - whether the search endpoint needs the API key (shows a key field)
+ * @param runs - the run console's options (default: off)
  */
-export function statusPage(report: StatusReport, needsKey: boolean): string {
-  const body = report.ok ? healthy(report, needsKey) : broken(report);
+export function statusPage(
+  report: StatusReport,
+  needsKey: boolean,
+  runs: ConsoleOptions = { enabled: false, needsToken: needsKey },
+): string {
+  const body = report.ok ? `${healthy(report, needsKey)}\n${consoleSection(runs)}` : broken(report);
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Code Mode MCP server</title>
@@ -32,7 +38,7 @@ h1{font-size:1.5rem}h2{font-size:1.1rem;margin-top:1.8rem;border-bottom:1px soli
 table{border-collapse:collapse;margin:.4rem 0}td,th{border:1px solid #ddd;padding:.25rem .6rem;text-align:left}
 th{background:#f5f5f7}code,pre,textarea{font:13px ui-monospace,monospace}
 textarea{width:100%;min-height:9rem}pre{background:#f5f5f7;padding:.6rem;overflow:auto;max-height:28rem}
-.warn{color:#8a5300}.bad{color:#b00020}.muted{color:#666}
+.warn{color:#8a5300}.bad{color:#b00020}.muted{color:#666}${CONSOLE_STYLE}
 </style></head><body>
 <h1>Code Mode MCP server</h1>
 ${body}

@@ -33,7 +33,10 @@ import { ToolCatalog } from "./tool-catalog";
 import type { Upstream } from "./upstream";
 import { UpstreamSet, type MergedTools } from "./upstream-set";
 import { isSessionGone, type CodeUpstream, type UpstreamSession } from "./upstream-connection";
-import { upstreamResultValue } from "./upstream-result";
+import { redactingErrors, upstreamResultValue } from "./upstream-result";
+import { forwardLogs } from "./upstream-log-forwarding";
+import type { RunRecorder } from "./run-record";
+import { RunTrace } from "./run-trace";
 
 /** Options of {@link codeMcpServer}. */
 export interface CodeMcpServerOptions {
@@ -66,6 +69,11 @@ export interface CodeMcpServerOptions {
    * header value and its bare token. Each at least 8 characters (`MIN_SECRET_LENGTH`).
    */
   secrets?: readonly string[];
+  /**
+   * Receives a record of every `code` run (program, outcome, upstream tool calls with name,
+   * success and time, redacted result), after the result was returned, off the run's path.
+   */
+  onRun?: RunRecorder;
 }
 
 /**
@@ -95,7 +103,12 @@ export function codeMcpServer(options: CodeMcpServerOptions): () => Promise<McpS
   const limits: Partial<ExecutorLimits> = { ...TOOL_LIMITS, ...options.limits };
   const { maxResultBytes } = resolveLimits(limits);
   let cached:
-    | { key: string; catalog: ToolCatalog; description: string; routes: MergedTools["routes"] }
+    | {
+        key: string;
+        catalog: ToolCatalog;
+        description: string;
+        routes: MergedTools["routes"];
+      }
     | undefined;
 
   const catalog = async () => {
@@ -105,7 +118,10 @@ export function codeMcpServer(options: CodeMcpServerOptions): () => Promise<McpS
       // kept (they route the calls).
       const built = new ToolCatalog(
         redactor.active
-          ? merged.tools.map((tool) => ({ ...redactor.values(tool), name: tool.name }))
+          ? merged.tools.map((tool) => ({
+              ...redactor.values(tool),
+              name: tool.name,
+            }))
           : merged.tools,
       );
       const description = codeToolDescription({
@@ -119,7 +135,12 @@ export function codeMcpServer(options: CodeMcpServerOptions): () => Promise<McpS
         maxResultBytes,
         ...(options.description === undefined ? {} : { extra: options.description }),
       });
-      cached = { key: merged.key, catalog: built, description, routes: merged.routes };
+      cached = {
+        key: merged.key,
+        catalog: built,
+        description,
+        routes: merged.routes,
+      };
     }
     return cached;
   };
@@ -127,7 +148,10 @@ export function codeMcpServer(options: CodeMcpServerOptions): () => Promise<McpS
   return async () => {
     const { catalog: tools, description, routes } = await catalog();
     const server = new McpServer(
-      { name: options.name ?? "code-mode", version: options.version ?? "0.1.0" },
+      {
+        name: options.name ?? "code-mode",
+        version: options.version ?? "0.1.0",
+      },
       { capabilities: { tools: {}, logging: {} } },
     );
     server.registerTool(
@@ -178,6 +202,7 @@ async function runCode(
     typeof asked === "string" ? asked : ctx.mcpReq.envelope ? undefined : "debug"
   ) as LoggingLevel | undefined;
   const fns: Record<string, HostFunction> = {};
+  const run = options.onRun && new RunTrace("code", options.name ?? "code-mode", code, redactor);
   for (const entry of catalog.entries) {
     // A failed call's message may quote the credential (an upstream echoing its headers).
     fns[entry.identifier] = redactingErrors(redactor, async ([input]) => {
@@ -231,6 +256,7 @@ async function runCode(
         redactToolResult(result as CallToolResult, redactor),
       );
     });
+    if (run) fns[entry.identifier] = run.toolCalls(entry.tool.name, fns[entry.identifier]!);
   }
   const search: HostFunction = ([query, limit]) =>
     catalog.search(String(query ?? ""), typeof limit === "number" ? limit : 8);
@@ -256,7 +282,11 @@ async function runCode(
       signal: ctx.mcpReq.signal,
     });
     // Second line: no configured secret (or a simple transform of one) leaves in the result.
-    return redactToolResult(outcomeToToolResult(outcome), redactor);
+    const result = redactToolResult(outcomeToToolResult(outcome), redactor);
+    run?.finish(outcome, result, options.onRun!, {
+      authInfo: ctx.http?.authInfo,
+    });
+    return result;
   } finally {
     await Promise.all([
       ...[...sessions].map(([upstream, session]) =>
@@ -265,33 +295,4 @@ async function runCode(
       ...retired.map((s) => s.close().catch(() => {})),
     ]);
   }
-}
-
-/** Forwards the upstream's logging notifications of a per-run connection to the outer client. */
-async function forwardLogs(
-  session: UpstreamSession,
-  ctx: ServerContext,
-  level: LoggingLevel,
-  redactor: Redactor,
-): Promise<void> {
-  session.client.setNotificationHandler("notifications/message", (notification) => {
-    const { level: messageLevel, data, logger } = notification.params;
-    const source = logger === undefined ? undefined : redactor.text(logger);
-    void ctx.mcpReq.log(messageLevel, redactor.data(data), source).catch(() => {});
-  });
-  // A 2025-era upstream sends log messages only after logging/setLevel (once per session: an
-  // adopted session keeps the level set when it began).
-  if (session.client.getProtocolEra() === "legacy" && !session.reused)
-    await session.client.setLoggingLevel(level).catch(() => {});
-}
-
-/** A host function whose errors reach the sandbox with the configured secrets removed. */
-function redactingErrors(redactor: Redactor, fn: HostFunction): HostFunction {
-  return async (args, call) => {
-    try {
-      return await fn(args, call);
-    } catch (error) {
-      throw redactor.error(error);
-    }
-  };
 }

@@ -45,3 +45,14 @@ export type { ApiCallbackAnswer } from "./api-request";
 export { MemoryApprovalLedger, type ApprovalLedger } from "./approval-ledger";
 export { outcomeToToolResult } from "./outcome-result";
 export { TOOL_LIMITS } from "./tool-limits";
+// Run history hook (`onRun`): what one run did, for the host to store.
+export {
+  RUN_RECORD_LIMITS,
+  type RunCall,
+  type RunContext,
+  type RunRecord,
+  type RunRecorder,
+  type RunRequestCall,
+  type RunTool,
+  type RunToolCall,
+} from "./run-record";

@@ -30,6 +30,8 @@ import { outcomeToToolResult } from "./outcome-result";
 import { assertRedactableSecrets, secretRedactor, type Redactor } from "./redaction";
 import { redactToolResult } from "./result-redaction";
 import { executeDescription, searchDescription } from "./openapi-tool-descriptions";
+import type { RunRecorder } from "./run-record";
+import { RunTrace } from "./run-trace";
 
 /** Options of {@link openApiMcpServer}. */
 export interface OpenApiMcpServerOptions {
@@ -67,6 +69,12 @@ export interface OpenApiMcpServerOptions {
    * (e.g. backed by a Durable Object) when rounds may reach different isolates.
    */
   approvalLedger?: ApprovalLedger;
+  /**
+   * Receives a record of every `search` and `execute` run (program, outcome, requests with
+   * method, path, status and time, redacted result), after the result was returned, off the
+   * run's path. For a run history; see `RunRecord`.
+   */
+  onRun?: RunRecorder;
 }
 
 /**
@@ -132,9 +140,13 @@ export function openApiMcpServer(
     return text;
   };
 
+  const serverName = options.name ?? "openapi-code-mode";
+  const trace = (tool: "search" | "execute", code: string) =>
+    options.onRun && new RunTrace(tool, serverName, code, redactor);
+
   return (factoryCtx?: McpServerFactoryContext) => {
     const server = new McpServer(
-      { name: options.name ?? "openapi-code-mode", version: options.version ?? "0.1.0" },
+      { name: serverName, version: options.version ?? "0.1.0" },
       { capabilities: { tools: {} } },
     );
     const codeInput = z.object({
@@ -145,8 +157,13 @@ export function openApiMcpServer(
 
     server.registerTool(
       "search",
-      { description: searchText, inputSchema: codeInput, annotations: { readOnlyHint: true } },
+      {
+        description: searchText,
+        inputSchema: codeInput,
+        annotations: { readOnlyHint: true },
+      },
       async ({ code }, ctx) => {
+        const run = trace("search", code);
         const namespaces: HostNamespaces = { codemode: { declaration } };
         const outcome = await options.executor.execute({
           code,
@@ -157,7 +174,11 @@ export function openApiMcpServer(
         });
         // Second line: no configured secret (or a simple transform of one) leaves in the result's
         // text; its structure (`type`, `isError`) is never touched.
-        return redactToolResult(outcomeToToolResult(outcome), redactor);
+        const result = redactToolResult(outcomeToToolResult(outcome), redactor);
+        run?.finish(outcome, result, options.onRun!, {
+          authInfo: ctx.http?.authInfo,
+        });
+        return result;
       },
     );
 
@@ -181,8 +202,10 @@ export function openApiMcpServer(
           mcp: ctx as ServerContext,
           ...(approvals && needsApproval ? { approve: approvals.approve, needsApproval } : {}),
         });
+        const run = trace("execute", code);
+        const send = redactingErrors(redactor, request);
         const namespaces: HostNamespaces = {
-          codemode: { request: redactingErrors(redactor, request), declaration },
+          codemode: { request: run ? run.requests(send) : send, declaration },
         };
         // A push approval waits for a person inside the run: unless the operator chose a timeout,
         // give the run as long as the question may stay open.
@@ -205,7 +228,11 @@ export function openApiMcpServer(
         });
         const pending = await approvals?.finish(outcome);
         // Second line: whatever the code did, no configured secret leaves in the result.
-        return redactToolResult(pending ?? outcomeToToolResult(outcome), redactor);
+        const result = redactToolResult(pending ?? outcomeToToolResult(outcome), redactor);
+        run?.finish(outcome, result, options.onRun!, {
+          authInfo: ctx.http?.authInfo,
+        });
+        return result;
       },
     );
     return server;

@@ -9,6 +9,8 @@
  *   `type`, base64 `data` and `mimeType`), so nothing is lost.
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
+import type { HostFunction } from "../executor/types";
+import type { Redactor } from "./redaction";
 
 /** The error sandbox code sees for an upstream `isError` result. */
 export class UpstreamToolError extends Error {
@@ -48,4 +50,20 @@ function parseMaybeJson(text: string): unknown {
   } catch {
     return text;
   }
+}
+
+/**
+ * An upstream tool's host function whose errors reach the sandbox with the configured secrets
+ * removed (a failed call's message may quote the credential: an upstream echoing its headers).
+ * @param redactor - the configured secrets
+ * @param fn - the host function
+ */
+export function redactingErrors(redactor: Redactor, fn: HostFunction): HostFunction {
+  return async (args, call) => {
+    try {
+      return await fn(args, call);
+    } catch (error) {
+      throw redactor.error(error);
+    }
+  };
 }

@@ -1,0 +1,172 @@
+/**
+ * The run history over {@link RunStore} objects, sharded by caller and day: a run is written to
+ * the shard `runs:<day>:<caller key>`, so one busy deployment spreads its writes over one object
+ * per caller per day instead of funnelling them through one. The index object learns each shard
+ * once per isolate (not once per run). A listing walks the days newest first, asks that day's
+ * shards in parallel and merges them by time, stopping once the page is full.
+ *
+ * Run ids carry their shard (`<day>.<caller key>.<random>`), so one run is read from its shard
+ * directly.
+ */
+import type { RunRecord } from "../../codemode/run-record";
+import type { RunSettings } from "./run-settings";
+import { RUN_INDEX_NAME, type RunStore, type RunSummary, type StoredRun } from "./run-store";
+
+/** Outcomes and tools a listing can filter by. */
+export const RUN_OUTCOMES = ["ok", "error", "timeout", "limit"] as const;
+export const RUN_TOOLS = ["search", "execute", "code"] as const;
+
+/** A listing request. */
+export interface RunQuery {
+  /** Page size (1..200, default 50). */
+  limit?: number;
+  /** From a previous page's `nextCursor`. */
+  cursor?: string;
+  outcome?: string;
+  tool?: string;
+}
+
+/** One page of runs, newest first. */
+export interface RunPage {
+  runs: RunSummary[];
+  /** Pass as `cursor` for the next page; absent on the last page. */
+  nextCursor?: string;
+}
+
+/** A listing request the history cannot serve, with what to send instead. */
+export class RunQueryError extends Error {
+  override name = "RunQueryError";
+}
+
+/** The product's run history. */
+export interface RunHistory {
+  /** Stores a run of `caller` (called off the run's path). */
+  record(record: RunRecord, caller: string): Promise<void>;
+  /** One page of runs. @throws RunQueryError for a bad filter, limit or cursor */
+  list(query: RunQuery): Promise<RunPage>;
+  /** One run, or undefined when unknown or pruned. */
+  get(id: string): Promise<StoredRun | undefined>;
+}
+
+const DAY_MS = 86_400_000;
+const registered = new Set<string>();
+
+/**
+ * Builds the history over the `RUNS` binding.
+ * @param namespace - the RunStore binding
+ * @param settings - retention
+ * @param now - the clock (tests move it)
+ */
+export function runHistory(
+  namespace: DurableObjectNamespace<RunStore>,
+  settings: Pick<RunSettings, "retentionDays" | "retentionCount">,
+  now: () => number = Date.now,
+): RunHistory {
+  const store = (name: string) => namespace.get(namespace.idFromName(name));
+  const index = () => store(RUN_INDEX_NAME);
+  const cutoff = () => now() - settings.retentionDays * DAY_MS;
+
+  return {
+    async record(record, caller) {
+      const day = dayOf(record.startedAt);
+      const key = await callerKey(caller);
+      const name = `runs:${day}:${key}`;
+      if (!registered.has(name)) {
+        await index().register(name, day);
+        if (registered.size > 10_000) registered.clear();
+        registered.add(name);
+      }
+      const run: StoredRun = {
+        ...record,
+        id: `${day}.${key}.${record.id}`,
+        caller,
+      };
+      await store(name).add(run, {
+        cutoff: cutoff(),
+        count: settings.retentionCount,
+      });
+    },
+
+    async list(query) {
+      const limit = query.limit ?? 50;
+      if (!Number.isInteger(limit) || limit < 1 || limit > 200)
+        throw new RunQueryError(`limit must be a whole number from 1 to 200; got ${limit}.`);
+      oneOf("outcome", query.outcome, RUN_OUTCOMES);
+      oneOf("tool", query.tool, RUN_TOOLS);
+      const before = query.cursor === undefined ? undefined : readCursor(query.cursor);
+      const { live, expired } = await index().shards(dayOf(cutoff()));
+      await Promise.all(expired.map((name) => store(name).clear()));
+      const days = [...new Set(live.map((s) => s.day))].filter(
+        (day) => !before || day <= dayOf(before[0]),
+      );
+      const found: RunSummary[] = [];
+      const minTime = cutoff();
+      for (const day of days) {
+        const names = live.filter((s) => s.day === day).map((s) => s.name);
+        const pages = await Promise.all(
+          names.map((name) =>
+            store(name).list({
+              limit: limit + 1,
+              ...(before ? { before } : {}),
+              ...(query.outcome ? { outcome: query.outcome } : {}),
+              ...(query.tool ? { tool: query.tool } : {}),
+            }),
+          ),
+        );
+        found.push(...pages.flat().filter((run) => run.startedAt > minTime));
+        // Every later day holds only older runs: a full page here is final.
+        if (found.length > limit) break;
+      }
+      found.sort((a, b) => b.startedAt - a.startedAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+      const runs = found.slice(0, limit);
+      const last = runs[runs.length - 1];
+      return found.length > limit && last
+        ? { runs, nextCursor: writeCursor([last.startedAt, last.id]) }
+        : { runs };
+    },
+
+    async get(id) {
+      const match = /^(\d{4}-\d{2}-\d{2})\.([0-9a-f]{16})\.[0-9a-f]{1,40}$/.exec(id);
+      if (!match) return undefined;
+      const run = await store(`runs:${match[1]}:${match[2]}`).get(id);
+      return run && run.startedAt > cutoff() ? run : undefined;
+    },
+  };
+}
+
+function dayOf(time: number): string {
+  return new Date(time).toISOString().slice(0, 10);
+}
+
+/** A short, stable key for a caller (names its shards without spelling out who it is). */
+async function callerKey(caller: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(caller));
+  return [...new Uint8Array(digest).slice(0, 8)]
+    .map((b) => b.toString(16).padStart(2, "0"))
+    .join("");
+}
+
+function oneOf(name: string, value: string | undefined, allowed: readonly string[]): void {
+  if (value !== undefined && !allowed.includes(value))
+    throw new RunQueryError(`${name} must be one of ${allowed.join(", ")}; got "${value}".`);
+}
+
+function writeCursor(position: [number, string]): string {
+  return btoa(JSON.stringify(position)).replaceAll("=", "");
+}
+
+function readCursor(cursor: string): [number, string] {
+  try {
+    const value: unknown = JSON.parse(atob(cursor));
+    if (
+      Array.isArray(value) &&
+      value.length === 2 &&
+      typeof value[0] === "number" &&
+      typeof value[1] === "string"
+    )
+      return [value[0], value[1]];
+  } catch {
+    // reported below
+  }
+  throw new RunQueryError("cursor is not one this server issued: pass a page's nextCursor as is.");
+}

@@ -1,0 +1,188 @@
+/**
+ * `RunStore`: run records in a Durable Object's SQLite. Two roles, one class (one binding, one
+ * migration): a shard holds the runs of one caller on one day (`runs` table), and the instance
+ * named {@link RUN_INDEX_NAME} lists the shards that exist (`shards` table), so a listing can
+ * merge them without a scan. See run-history.ts for the layout.
+ *
+ * Retention happens here: every write deletes the shard's records older than the cutoff and
+ * beyond the count; the index drops (and reports) shards whose day fell out of retention.
+ */
+import { DurableObject } from "cloudflare:workers";
+import type { RunRecord } from "../../codemode/run-record";
+
+/** The index instance's name. */
+export const RUN_INDEX_NAME = "runs-index";
+
+/** A run as the listing shows it (no program, logs or result). */
+export interface RunSummary {
+  id: string;
+  startedAt: number;
+  tool: RunRecord["tool"];
+  server: string;
+  /** Who ran it: `anonymous`, `api-key`, `oauth:<user>` or `caller-token`. */
+  caller: string;
+  outcome: RunRecord["outcome"];
+  durationMs: number;
+  /** Requests or upstream tool calls made. */
+  calls: number;
+  /** Of those, the ones that failed (non-2xx, refused, tool error). */
+  failedCalls: number;
+  /** The program's first line, cut short. */
+  preview: string;
+  /** The error message, cut short. */
+  error?: string;
+}
+
+/** A stored run: the record with the caller. */
+export type StoredRun = RunRecord & { caller: string };
+
+/** One page of a shard's listing, newest first. */
+export interface ShardQuery {
+  /** Only runs before this position (exclusive), newest first: `[startedAt, id]`. */
+  before?: [number, string];
+  limit: number;
+  outcome?: string;
+  tool?: string;
+}
+
+/** A shard's retention: records at or before `cutoff` (epoch ms) go, and all beyond `count`. */
+export interface Retention {
+  cutoff: number;
+  count: number;
+}
+
+/** The run history's Durable Object. */
+export class RunStore extends DurableObject<Cloudflare.Env> {
+  private ready = false;
+
+  private sql(): SqlStorage {
+    const sql = this.ctx.storage.sql;
+    if (!this.ready) {
+      sql.exec(`CREATE TABLE IF NOT EXISTS runs (id TEXT PRIMARY KEY, started_at INTEGER NOT NULL,
+        tool TEXT NOT NULL, outcome TEXT NOT NULL, summary TEXT NOT NULL, record TEXT NOT NULL)`);
+      sql.exec("CREATE INDEX IF NOT EXISTS runs_by_time ON runs (started_at, id)");
+      sql.exec("CREATE TABLE IF NOT EXISTS shards (name TEXT PRIMARY KEY, day TEXT NOT NULL)");
+      this.ready = true;
+    }
+    return sql;
+  }
+
+  /**
+   * Stores a run and applies the retention to this shard.
+   * @param run - the record with its caller
+   * @param retention - cutoff and count
+   */
+  add(run: StoredRun, retention: Retention): void {
+    const sql = this.sql();
+    const summary: RunSummary = {
+      id: run.id,
+      startedAt: run.startedAt,
+      tool: run.tool,
+      server: run.server,
+      caller: run.caller,
+      outcome: run.outcome,
+      durationMs: run.durationMs,
+      calls: run.calls.length + run.droppedCalls,
+      failedCalls: run.calls.filter((c) => !c.ok).length,
+      preview: (run.code.trim().split("\n")[0] ?? "").slice(0, 120),
+      ...(run.error ? { error: run.error.message.slice(0, 300) } : {}),
+    };
+    sql.exec(
+      "INSERT OR REPLACE INTO runs (id, started_at, tool, outcome, summary, record) VALUES (?, ?, ?, ?, ?, ?)",
+      run.id,
+      run.startedAt,
+      run.tool,
+      run.outcome,
+      JSON.stringify(summary),
+      JSON.stringify(run),
+    );
+    sql.exec("DELETE FROM runs WHERE started_at <= ?", retention.cutoff);
+    sql.exec(
+      `DELETE FROM runs WHERE id IN (SELECT id FROM runs ORDER BY started_at DESC, id DESC
+        LIMIT -1 OFFSET ?)`,
+      retention.count,
+    );
+  }
+
+  /**
+   * Lists this shard's runs, newest first.
+   * @param query - position, page size and filters
+   */
+  list(query: ShardQuery): RunSummary[] {
+    const where: string[] = [];
+    const args: (string | number)[] = [];
+    if (query.before) {
+      where.push("(started_at < ? OR (started_at = ? AND id < ?))");
+      args.push(query.before[0], query.before[0], query.before[1]);
+    }
+    if (query.outcome) {
+      where.push("outcome = ?");
+      args.push(query.outcome);
+    }
+    if (query.tool) {
+      where.push("tool = ?");
+      args.push(query.tool);
+    }
+    const rows = this.sql()
+      .exec<{ summary: string }>(
+        `SELECT summary FROM runs ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
+          ORDER BY started_at DESC, id DESC LIMIT ?`,
+        ...args,
+        query.limit,
+      )
+      .toArray();
+    return rows.map((row) => JSON.parse(row.summary) as RunSummary);
+  }
+
+  /**
+   * One run's whole record.
+   * @param id - the run's id
+   */
+  get(id: string): StoredRun | undefined {
+    const row = this.sql()
+      .exec<{ record: string }>("SELECT record FROM runs WHERE id = ?", id)
+      .toArray()[0];
+    return row ? (JSON.parse(row.record) as StoredRun) : undefined;
+  }
+
+  /** Records held (tests and the status report). */
+  count(): number {
+    return this.sql().exec<{ n: number }>("SELECT count(*) AS n FROM runs").one().n;
+  }
+
+  /** Deletes every record of this shard (its day fell out of retention). */
+  async clear(): Promise<void> {
+    await this.ctx.storage.deleteAll();
+    this.ready = false;
+  }
+
+  /**
+   * Index role: notes that a shard exists.
+   * @param name - the shard's name
+   * @param day - its day, `YYYY-MM-DD`
+   */
+  register(name: string, day: string): void {
+    this.sql().exec("INSERT OR IGNORE INTO shards (name, day) VALUES (?, ?)", name, day);
+  }
+
+  /**
+   * Index role: the shards within retention, newest day first, and (removed from the index)
+   * those whose day is before `firstDay`, for the caller to clear.
+   * @param firstDay - the oldest day kept, `YYYY-MM-DD`
+   */
+  shards(firstDay: string): {
+    live: { name: string; day: string }[];
+    expired: string[];
+  } {
+    const sql = this.sql();
+    const expired = sql
+      .exec<{ name: string }>("DELETE FROM shards WHERE day < ? RETURNING name", firstDay)
+      .toArray()
+      .map((row) => row.name);
+    const live = sql
+      .exec<{ name: string; day: string }>("SELECT name, day FROM shards ORDER BY day DESC")
+      .toArray()
+      .map((row) => ({ name: row.name, day: row.day }));
+    return { live, expired };
+  }
+}

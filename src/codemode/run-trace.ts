@@ -1,0 +1,192 @@
+/**
+ * Collects one run's calls and, when the run is over, hands its {@link RunRecord} to the
+ * configured recorder off the run's path. Only built when a server has `onRun`: without it the
+ * tools run exactly as before.
+ *
+ * Why a timer and `waitUntil`: the record (redaction of program and logs, the store's write) must
+ * not add to the run's latency, so it is built after the tool result went back, and the runtime
+ * is asked to keep the request alive until the write is done.
+ */
+import { waitUntil } from "cloudflare:workers";
+import type { CallToolResult } from "@modelcontextprotocol/server";
+import type { ExecutionOutcome, HostFunction } from "../executor/types";
+import type { Redactor } from "./redaction";
+import {
+  RUN_RECORD_LIMITS as LIMITS,
+  type RunCall,
+  type RunContext,
+  type RunRecord,
+  type RunRecorder,
+  type RunTool,
+} from "./run-record";
+
+/** One run's trace. */
+export class RunTrace {
+  private readonly startedAt = Date.now();
+  private readonly calls: RunCall[] = [];
+  private dropped = 0;
+
+  /**
+   * @param tool - the tool the run belongs to
+   * @param server - the code-mode server's name
+   * @param code - the program as submitted
+   * @param redactor - the server's configured secrets
+   */
+  constructor(
+    private readonly runTool: RunTool,
+    private readonly server: string,
+    private readonly code: string,
+    private readonly redactor: Redactor,
+  ) {}
+
+  /**
+   * Wraps the host function behind `codemode.request()`: notes method, path, status and time of
+   * each request. A synchronous answer stays synchronous.
+   * @param fn - the request host function
+   */
+  requests(fn: HostFunction): HostFunction {
+    return (args, call) => {
+      const input = (args[0] ?? {}) as { method?: unknown; path?: unknown };
+      const started = Date.now();
+      const note = (status: number | undefined, error?: unknown) =>
+        this.add({
+          kind: "request",
+          method: String(input.method ?? "GET")
+            .toUpperCase()
+            .slice(0, 16),
+          path: String(input.path ?? "")
+            .split("?")[0]!
+            .slice(0, 500),
+          ...(status === undefined ? {} : { status }),
+          ok: status !== undefined && status >= 200 && status < 300,
+          durationMs: Date.now() - started,
+          ...(error === undefined ? {} : { error: message(error) }),
+        });
+      const answered = (value: unknown) => {
+        const status = (value as { status?: unknown } | null)?.status;
+        note(typeof status === "number" ? status : undefined);
+        return value;
+      };
+      const failed = (error: unknown): never => {
+        note(undefined, error);
+        throw error;
+      };
+      try {
+        const answer = fn(args, call);
+        return answer instanceof Promise ? answer.then(answered, failed) : answered(answer);
+      } catch (error) {
+        return failed(error);
+      }
+    };
+  }
+
+  /**
+   * Wraps an upstream tool's host function: notes its name, success and time.
+   * @param name - the upstream tool's name
+   * @param fn - the host function
+   */
+  toolCalls(name: string, fn: HostFunction): HostFunction {
+    return async (args, call) => {
+      const started = Date.now();
+      try {
+        const value = await fn(args, call);
+        this.add({
+          kind: "tool",
+          name,
+          ok: true,
+          durationMs: Date.now() - started,
+        });
+        return value;
+      } catch (error) {
+        const durationMs = Date.now() - started;
+        this.add({
+          kind: "tool",
+          name,
+          ok: false,
+          durationMs,
+          error: message(error),
+        });
+        throw error;
+      }
+    };
+  }
+
+  /**
+   * Hands the record to the recorder after the current turn (the tool result goes back first).
+   * @param outcome - the executor's outcome
+   * @param result - the tool result as returned to the client (already redacted)
+   * @param recorder - the `onRun` option
+   * @param context - the caller's identity
+   */
+  finish(
+    outcome: ExecutionOutcome,
+    result: CallToolResult,
+    recorder: RunRecorder,
+    context: RunContext,
+  ): void {
+    const task = new Promise<void>((resolve) => setTimeout(resolve, 0))
+      .then(() => recorder(this.record(outcome, result), context))
+      .catch((error: unknown) => console.warn(`code-mode: onRun failed: ${message(error)}`));
+    try {
+      waitUntil(task);
+    } catch {
+      // Outside a request (a test calling the server directly): the task still runs.
+    }
+  }
+
+  private add(call: RunCall): void {
+    if (this.calls.length < LIMITS.calls) this.calls.push(call);
+    else this.dropped++;
+  }
+
+  private record(outcome: ExecutionOutcome, result: CallToolResult): RunRecord {
+    const r = this.redactor;
+    let clipped = false;
+    const cut = (text: string, max: number) => {
+      if (text.length <= max) return text;
+      clipped = true;
+      return `${text.slice(0, max)}…`;
+    };
+    const text = (result.content ?? [])
+      .map((block) => (block.type === "text" ? block.text : `[${block.type}]`))
+      .join("\n");
+    let budget = LIMITS.logChars;
+    const logs = [];
+    for (const entry of outcome.logs) {
+      const kept = r.text(entry.message);
+      if (kept.length > budget) break;
+      budget -= kept.length;
+      logs.push({ ...entry, message: kept });
+    }
+    if (logs.length < outcome.logs.length) clipped = true;
+    const error = outcome.error && {
+      ...outcome.error,
+      name: cut(r.text(outcome.error.name), 200),
+      message: cut(r.text(outcome.error.message), LIMITS.errorChars),
+    };
+    return {
+      id: crypto.randomUUID().replaceAll("-", "").slice(0, 20),
+      startedAt: this.startedAt,
+      tool: this.runTool,
+      server: this.server,
+      code: cut(r.text(this.code), LIMITS.codeChars),
+      outcome: outcome.status,
+      ...(error ? { error } : {}),
+      durationMs: outcome.durationMs,
+      operations: outcome.operations,
+      hostCalls: outcome.calls,
+      calls: this.calls.map((c) => (c.error === undefined ? c : { ...c, error: r.text(c.error) })),
+      droppedCalls: this.dropped,
+      logs,
+      droppedLogs: outcome.droppedLogs + outcome.logs.length - logs.length,
+      result: cut(text, LIMITS.resultChars),
+      resultBytes: outcome.resultBytes,
+      clipped: clipped || this.dropped > 0,
+    };
+  }
+}
+
+function message(error: unknown): string {
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return text.slice(0, LIMITS.errorChars);
+}

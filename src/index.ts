@@ -110,6 +110,16 @@ export type { ApiCallbackAnswer } from "./codemode/api-request";
 export { MemoryApprovalLedger, type ApprovalLedger } from "./codemode/approval-ledger";
 export { outcomeToToolResult } from "./codemode/outcome-result";
 export { TOOL_LIMITS } from "./codemode/tool-limits";
+export {
+  RUN_RECORD_LIMITS,
+  type RunCall,
+  type RunContext,
+  type RunRecord,
+  type RunRecorder,
+  type RunRequestCall,
+  type RunTool,
+  type RunToolCall,
+} from "./codemode/run-record";
 
 // OpenAPI and declarations (pure): load and index specs, validate requests, emit TypeScript.
 export { loadSpec, OpenApiSpec, isCompactSpec, type OperationMatch } from "./openapi/open-api-spec";

@@ -185,6 +185,42 @@ describe("run history", () => {
   });
 });
 
+describe("run settings and the console", () => {
+  it("names a bad retention setting and serves no MCP traffic until it is fixed", async () => {
+    const app = configured({ RUNS_RETENTION_DAYS: "forever" });
+    const health = (await (await app("http://localhost/health")).json()) as {
+      problems: { setting: string; message: string; fix: string }[];
+    };
+    expect(health.problems).toEqual([
+      expect.objectContaining({
+        setting: "RUNS_RETENTION_DAYS",
+        message: expect.stringContaining("whole number from 1 to 366"),
+      }),
+    ]);
+    expect((await app("http://localhost/api/runs")).status).toBe(503);
+  });
+
+  it("puts the run console on the status page (table, both charts, detail), without runs in the HTML", async () => {
+    const html = await (await configured({})("http://localhost/")).text();
+    for (const id of [
+      "runs-table",
+      "chart-durations",
+      "chart-outcomes",
+      "run-detail",
+      "run-program",
+    ])
+      expect(html).toContain(`id="${id}"`);
+    expect(html).not.toContain('id="runs-key"');
+    const keyed = await (
+      await configured({ MCP_API_KEY: "runs-test-key-0123456789" })("http://localhost/")
+    ).text();
+    expect(keyed).toContain('id="runs-key"');
+    const off = await (await configured({ RUNS: "off" })("http://localhost/")).text();
+    expect(off).toContain('id="runs-off"');
+    expect(off).not.toContain('id="runs-table"');
+  });
+});
+
 describe("run retention", () => {
   const record = (startedAt: number, n: number): RunRecord => ({
     id: `${n}`.padStart(8, "a"),

@@ -4,6 +4,7 @@
  * our `createMcpHandler`. Built once per isolate and configuration, because the spec is parsed
  * and indexed once and the code server caches the upstream's tool list.
  */
+import { waitUntil } from "cloudflare:workers";
 import { codeMcpServer } from "../codemode/code-mcp-server";
 import type { CodeUpstream } from "../codemode/upstream-connection";
 import { openApiMcpServer } from "../codemode/openapi-mcp-server";
@@ -67,7 +68,15 @@ export function endpointsFor(
   const runs = config.runs.enabled ? runHistory(env.RUN_HISTORY, config.runs) : undefined;
   const onRun: { onRun?: RunRecorder } = runs
     ? {
-        onRun: (record, { authInfo }) => runs.record(record, callerOf(config, authInfo)),
+        // The write outlives the response: the run does not wait for it.
+        onRun: (record, { authInfo }) =>
+          waitUntil(
+            runs
+              .record(record, callerOf(config, authInfo))
+              .catch((error: unknown) =>
+                console.warn(`run history: a run was not recorded: ${String(error)}`),
+              ),
+          ),
       }
     : {};
   const api = createMcpHandler(

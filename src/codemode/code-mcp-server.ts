@@ -71,7 +71,7 @@ export interface CodeMcpServerOptions {
   secrets?: readonly string[];
   /**
    * Receives a record of every `code` run (program, outcome, upstream tool calls with name,
-   * success and time, redacted result), after the result was returned, off the run's path.
+   * success and time, redacted result), once the result is built; not awaited (see `RunRecorder`).
    */
   onRun?: RunRecorder;
 }

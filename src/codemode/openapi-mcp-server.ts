@@ -71,8 +71,8 @@ export interface OpenApiMcpServerOptions {
   approvalLedger?: ApprovalLedger;
   /**
    * Receives a record of every `search` and `execute` run (program, outcome, requests with
-   * method, path, status and time, redacted result), after the result was returned, off the
-   * run's path. For a run history; see `RunRecord`.
+   * method, path, status and time, redacted result), once the result is built; not awaited, so
+   * the run does not wait for it (see `RunRecorder`). For a run history.
    */
   onRun?: RunRecorder;
 }

@@ -82,9 +82,10 @@ export interface RunContext {
 }
 
 /**
- * Receives each run's record after the tool result was returned, off the run's path (in
- * `waitUntil` when the runtime offers it). A thrown error or rejected promise is logged and
- * otherwise ignored: recording never fails a run.
+ * Receives each run's record once the tool result is built; not awaited, so the run does not
+ * wait for it. Write to storage inside `ctx.waitUntil(…)` (or `waitUntil` from
+ * `cloudflare:workers`) so the request outlives the write. A thrown error or rejected promise is
+ * logged and otherwise ignored: recording never fails a run.
  */
 export type RunRecorder = (record: RunRecord, context: RunContext) => void | Promise<void>;
 

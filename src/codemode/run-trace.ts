@@ -3,11 +3,12 @@
  * configured recorder off the run's path. Only built when a server has `onRun`: without it the
  * tools run exactly as before.
  *
- * Why a timer and `waitUntil`: the record (redaction of program and logs, the store's write) must
- * not add to the run's latency, so it is built after the tool result went back, and the runtime
- * is asked to keep the request alive until the write is done.
+ * Off the run's path: the record is built after the tool result (redacting a bounded program
+ * and logs: cheap, synchronous work), and the recorder is not awaited; a host that writes to
+ * storage keeps the request alive with `waitUntil` itself (the product does, in
+ * src/app/endpoints.ts). The library stays free of Worker-only imports: it also runs in Node
+ * (the launcher's tools/list measure).
  */
-import { waitUntil } from "cloudflare:workers";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { ExecutionOutcome, HostFunction } from "../executor/types";
 import type { Redactor } from "./redaction";
@@ -112,7 +113,7 @@ export class RunTrace {
   }
 
   /**
-   * Hands the record to the recorder after the current turn (the tool result goes back first).
+   * Hands the record to the recorder without waiting for it; its failure is logged, never thrown.
    * @param outcome - the executor's outcome
    * @param result - the tool result as returned to the client (already redacted)
    * @param recorder - the `onRun` option
@@ -124,13 +125,12 @@ export class RunTrace {
     recorder: RunRecorder,
     context: RunContext,
   ): void {
-    const task = new Promise<void>((resolve) => setTimeout(resolve, 0))
-      .then(() => recorder(this.record(outcome, result), context))
-      .catch((error: unknown) => console.warn(`code-mode: onRun failed: ${message(error)}`));
+    const failed = (error: unknown) => console.warn(`code-mode: onRun failed: ${message(error)}`);
     try {
-      waitUntil(task);
-    } catch {
-      // Outside a request (a test calling the server directly): the task still runs.
+      const pending = recorder(this.record(outcome, result), context);
+      if (pending instanceof Promise) pending.catch(failed);
+    } catch (error) {
+      failed(error);
     }
   }
 

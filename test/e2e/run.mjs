@@ -2,7 +2,7 @@
 // each under a hard deadline, and ends with "N passed, N failed".
 //
 // Usage: npm run e2e [-- name…]   (names: clients spec-file upstreams hostile inspector
-// status-page bad-config heal native-stall regex stop-restart npx-bin)
+// status-page runs-console bad-config heal native-stall regex stop-restart npx-bin)
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
@@ -13,6 +13,8 @@ const ALL = [
   "hostile",
   "inspector",
   "status-page",
+  // issue #17: the run history and its console
+  "runs-console",
   "bad-config",
   // issue #13: the supervised local server
   "heal",

@@ -1,0 +1,100 @@
+/**
+ * Run history cost (#17): does recording every run grow a run's latency? Two `npm start`
+ * products side by side, one with the run history on (the default) and one with `RUNS=off`,
+ * the same `execute` program (three demo API requests) alternating between them so both see the
+ * same machine noise; client-side latency per call, p50 and p95 of each.
+ *
+ * Used by bench/run.mjs (full run) and on its own: `node bench/driver/runs-latency.mjs [reps]`.
+ */
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { fileURLToPath } from "node:url";
+import { startServer } from "../../test/e2e/server.mjs";
+import { p50, p95, ratio, round1 } from "./stats.mjs";
+
+const PROGRAM = `async () => {
+  const projects = await codemode.request({ method: "GET", path: "/projects" });
+  const tasks = await codemode.request({ method: "GET", path: "/tasks" });
+  const one = await codemode.request({ method: "GET", path: "/projects/1" });
+  return { projects: projects.length, tasks: tasks.length, name: one.name };
+}`;
+
+/**
+ * @param {string} url
+ * @returns {Promise<Client>}
+ */
+async function connect(url) {
+  const client = new Client(
+    { name: "bench-runs", version: "1.0.0" },
+    { versionNegotiation: { mode: "auto" } },
+  );
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`)));
+  return client;
+}
+
+/**
+ * Measures execute latency with the run history on and off.
+ * @param {{ reps?: number, log?: (line: string) => void }} [options]
+ * @returns {Promise<{ reps: number, on: { p50: number | null, p95: number | null }, off: { p50: number | null, p95: number | null }, recorded: number }>}
+ */
+export async function runsLatency(options = {}) {
+  const reps = options.reps ?? 60;
+  const log = options.log ?? (() => {});
+  const [on, off] = await Promise.all([startServer({}), startServer({ RUNS: "off" })]);
+  try {
+    const clients = { on: await connect(on.url), off: await connect(off.url) };
+    /** @type {{ on: number[], off: number[] }} */
+    const times = { on: [], off: [] };
+    const once = async (/** @type {"on" | "off"} */ side) => {
+      const started = performance.now();
+      const result = await clients[side].callTool({
+        name: "execute",
+        arguments: { code: PROGRAM },
+      });
+      if (result.isError) throw new Error(`runs bench: execute failed: ${JSON.stringify(result)}`);
+      return performance.now() - started;
+    };
+    for (let i = 0; i < 5; i++) await Promise.all([once("on"), once("off")]);
+    for (let i = 0; i < reps; i++) {
+      // Alternate who goes first, one call at a time: both sides see the same noise.
+      for (const side of /** @type {const} */ (i % 2 ? ["on", "off"] : ["off", "on"]))
+        times[side].push(await once(side));
+    }
+    await Promise.all([clients.on.close(), clients.off.close()]);
+    const listing = await (await fetch(`${on.url}/api/runs?limit=200&tool=execute`)).json();
+    const stats = (/** @type {number[]} */ v) => ({ p50: round1(p50(v)), p95: round1(p95(v)) });
+    const result = {
+      reps,
+      on: stats(times.on),
+      off: stats(times.off),
+      recorded: listing.runs.length,
+    };
+    log(`runs: execute p50 ${result.on.p50} ms recorded vs ${result.off.p50} ms RUNS=off`);
+    return result;
+  } finally {
+    await Promise.all([on.stop(), off.stop()]);
+  }
+}
+
+/**
+ * The table rows: recorded (in the `ours` column) vs RUNS=off (in the `anchor` column).
+ * @param {Awaited<ReturnType<typeof runsLatency>> | undefined} r
+ */
+export function runsRows(r) {
+  if (!r) return [];
+  const row = (/** @type {"p50" | "p95"} */ q) => ({
+    metric: `R execute ${q} ms, run history on (ours) vs RUNS=off (anchor column), ${r.reps} alternating calls`,
+    ours: r.on[q],
+    anchor: r.off[q],
+    ratio: ratio(r.on[q] ?? Number.NaN, r.off[q] ?? Number.NaN),
+    target: "ratio ≤ 1.1",
+    met: r.on[q] !== null && r.off[q] !== null ? r.on[q] <= r.off[q] * 1.1 : null,
+  });
+  return [row("p50"), row("p95")];
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const reps = Number(process.argv[2] ?? 60);
+  const result = await runsLatency({ reps, log: console.log });
+  console.log(JSON.stringify(result));
+  console.table(runsRows(result));
+}

@@ -16,6 +16,7 @@ import { executeCost, searchLatency } from "./driver/latency.mjs";
 import { markdown, tableRows } from "./driver/report.mjs";
 import { PROBES, RUNAWAY, runProbe } from "./driver/robustness.mjs";
 import { mixedLoad } from "./driver/throughput.mjs";
+import { runsLatency, runsRows } from "./driver/runs-latency.mjs";
 import { buildBenchWorker, healthy, startServer } from "./driver/server-process.mjs";
 
 const quick = process.argv.includes("--quick");
@@ -199,9 +200,11 @@ if (config.anchorProbes) {
 }
 
 built.remove();
+// R: the product's run history on vs off (two npm start pairs; full run only).
+if (!quick) results.runs = await runsLatency({ log });
 results.robustness = robustness;
 results.durationSec = Math.round((Date.now() - started) / 1000);
-results.table = tableRows(results);
+results.table = [...tableRows(results), ...runsRows(results.runs)];
 const table = markdown(
   results.table,
   robustness.anchor.length ? robustness : { ours: robustness.ours, anchor: [] },

@@ -2,7 +2,8 @@
  * Run history cost (#17): does recording every run grow a run's latency? Two `npm start`
  * products side by side, one with the run history on (the default) and one with `RUNS=off`,
  * the same `execute` program (three demo API requests) alternating between them so both see the
- * same machine noise; client-side latency per call, p50 and p95 of each.
+ * same machine noise, in two rounds with the roles swapped between the server slots;
+ * client-side latency per call, p50 and p95 of each.
  *
  * Used by bench/run.mjs (full run) and on its own: `node bench/driver/runs-latency.mjs [reps]`.
  */
@@ -39,40 +40,48 @@ async function connect(url) {
 export async function runsLatency(options = {}) {
   const reps = options.reps ?? 60;
   const log = options.log ?? (() => {});
-  const [on, off] = await Promise.all([startServer({}), startServer({ RUNS: "off" })]);
-  try {
-    const clients = { on: await connect(on.url), off: await connect(off.url) };
-    /** @type {{ on: number[], off: number[] }} */
-    const times = { on: [], off: [] };
-    const once = async (/** @type {"on" | "off"} */ side) => {
-      const started = performance.now();
-      const result = await clients[side].callTool({
-        name: "execute",
-        arguments: { code: PROGRAM },
-      });
-      if (result.isError) throw new Error(`runs bench: execute failed: ${JSON.stringify(result)}`);
-      return performance.now() - started;
-    };
-    for (let i = 0; i < 5; i++) await Promise.all([once("on"), once("off")]);
-    for (let i = 0; i < reps; i++) {
-      // Alternate who goes first, one call at a time: both sides see the same noise.
-      for (const side of /** @type {const} */ (i % 2 ? ["on", "off"] : ["off", "on"]))
-        times[side].push(await once(side));
+  /** @type {{ on: number[], off: number[] }} */
+  const times = { on: [], off: [] };
+  let recorded = 0;
+  // Two rounds with the roles swapped between the two server slots: an A/A run (both off)
+  // showed one slot ~10 ms slower than the other on a loaded machine, which must cancel out.
+  for (const roles of /** @type {const} */ ([
+    ["on", "off"],
+    ["off", "on"],
+  ])) {
+    const servers = await Promise.all(
+      roles.map((role) => startServer(role === "on" ? {} : { RUNS: "off" })),
+    );
+    const url = (/** @type {"on" | "off"} */ side) => servers[roles.indexOf(side)].url;
+    try {
+      const clients = { on: await connect(url("on")), off: await connect(url("off")) };
+      const once = async (/** @type {"on" | "off"} */ side) => {
+        const started = performance.now();
+        const result = await clients[side].callTool({
+          name: "execute",
+          arguments: { code: PROGRAM },
+        });
+        if (result.isError)
+          throw new Error(`runs bench: execute failed: ${JSON.stringify(result)}`);
+        return performance.now() - started;
+      };
+      for (let i = 0; i < 5; i++) await Promise.all([once("on"), once("off")]);
+      for (let i = 0; i < Math.ceil(reps / 2); i++) {
+        // Alternate who goes first, one call at a time: both sides see the same noise.
+        for (const side of /** @type {const} */ (i % 2 ? ["on", "off"] : ["off", "on"]))
+          times[side].push(await once(side));
+      }
+      await Promise.all([clients.on.close(), clients.off.close()]);
+      const listing = await (await fetch(`${url("on")}/api/runs?limit=200&tool=execute`)).json();
+      recorded += listing.runs.length;
+    } finally {
+      await Promise.all(servers.map((s) => s.stop()));
     }
-    await Promise.all([clients.on.close(), clients.off.close()]);
-    const listing = await (await fetch(`${on.url}/api/runs?limit=200&tool=execute`)).json();
-    const stats = (/** @type {number[]} */ v) => ({ p50: round1(p50(v)), p95: round1(p95(v)) });
-    const result = {
-      reps,
-      on: stats(times.on),
-      off: stats(times.off),
-      recorded: listing.runs.length,
-    };
-    log(`runs: execute p50 ${result.on.p50} ms recorded vs ${result.off.p50} ms RUNS=off`);
-    return result;
-  } finally {
-    await Promise.all([on.stop(), off.stop()]);
   }
+  const stats = (/** @type {number[]} */ v) => ({ p50: round1(p50(v)), p95: round1(p95(v)) });
+  const result = { reps: times.on.length, on: stats(times.on), off: stats(times.off), recorded };
+  log(`runs: execute p50 ${result.on.p50} ms recorded vs ${result.off.p50} ms RUNS=off`);
+  return result;
 }
 
 /**

@@ -165,7 +165,7 @@ try {
       const points = await page.$$eval("#chart-durations circle.point", (c) => c.length);
       check(points === 6, `the durations chart has ${points} points`);
       const bars = await page.$$eval("#chart-outcomes rect.bar", (r) =>
-        r.map((b) => `${b.dataset.tool}:${b.dataset.outcome}`).sort(),
+        r.map((b) => `${b.dataset.tool}:${b.dataset.outcome}`).toSorted(),
       );
       check(
         bars.join(" ") === "code:ok execute:error execute:limit execute:ok search:ok",

@@ -180,7 +180,21 @@ describe("OAuth (OAUTH=on)", () => {
       "execute",
       "search",
     ]);
+    // The run history names the OAuth user and, like /mcp, needs the token.
+    const marker = `oauth-run-${crypto.randomUUID()}`;
+    await client.callTool({ name: "search", arguments: { code: `async () => "${marker}"` } });
     await client.close();
+    expect((await worker(`${base}/api/runs`)).status).toBe(401);
+    let runs: { caller: string; preview: string }[] = [];
+    for (let i = 0; i < 200 && !runs.some((r) => r.preview.includes(marker)); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      const listed = await worker(`${base}/api/runs`, {
+        headers: { authorization: `Bearer ${access_token}` },
+      });
+      expect(listed.status).toBe(200);
+      runs = ((await listed.json()) as { runs: typeof runs }).runs;
+    }
+    expect(runs.find((r) => r.preview.includes(marker))?.caller).toBe("oauth:ana");
     const code = await connect(worker, "/mcp/code", { authorization: `Bearer ${access_token}` });
     expect((await code.listTools()).tools).toHaveLength(1);
     await code.close();

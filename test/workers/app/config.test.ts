@@ -19,6 +19,7 @@ describe("readConfig", () => {
         limits: {},
         oauth: false,
         allowedHostnames: ["localhost", "127.0.0.1", "[::1]", "*.workers.dev"],
+        runs: { enabled: true, retentionDays: 7, retentionCount: 1_000 },
         warnings: [],
       },
     });

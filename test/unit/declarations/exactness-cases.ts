@@ -1,0 +1,295 @@
+/**
+ * The schemas found declared wrongly in review (issue #16) and one per 2020-12/draft-07 keyword
+ * that has a TypeScript meaning, each with the input type it must mean. Shared by the exactness
+ * test (one program per case, readable failures) and the corpus test (all in one program).
+ */
+
+/** One schema and the TypeScript input type it must mean. */
+export interface Case {
+  name: string;
+  schema: Record<string, unknown>;
+  /** The input type it must mean, as TypeScript. */
+  expected: string;
+  /** Whether the `input` parameter must be required. */
+  inputRequired?: boolean;
+  /** Named types `expected` refers to (recursive shapes need names). */
+  expectedTypes?: string;
+  /** Text the declarations must contain (modifiers that assignability does not see). */
+  emits?: string;
+}
+
+/** The listed cases. */
+export const CASES: Case[] = [
+  {
+    name: "control: a plain object (the check itself passes on a correct declaration)",
+    schema: { type: "object", properties: { a: { type: "string" } } },
+    expected: "{ a?: string }",
+  },
+  {
+    name: "$defs named like TypeScript built-ins",
+    schema: {
+      type: "object",
+      properties: { at: { $ref: "#/$defs/Date" }, job: { $ref: "#/$defs/Promise" } },
+      required: ["at"],
+      $defs: {
+        Date: { type: "string" },
+        Promise: { type: "object", properties: { id: { type: "number" } }, required: ["id"] },
+        Record: { type: "boolean" },
+      },
+    },
+    expected: "{ at: string; job?: { id: number } }",
+    inputRequired: true,
+  },
+  {
+    name: "properties with a typed additionalProperties keep the value type",
+    schema: {
+      type: "object",
+      properties: { name: { type: "string" } },
+      required: ["name"],
+      additionalProperties: { type: "number" },
+    },
+    expected: "{ name: string; [k: string]: string | number }",
+    inputRequired: true,
+  },
+  {
+    name: "prefixItems with minItems and no items: optional tail, open rest",
+    schema: {
+      type: "object",
+      properties: {
+        pair: { type: "array", prefixItems: [{ type: "string" }, { type: "number" }], minItems: 1 },
+      },
+      required: ["pair"],
+    },
+    expected: "{ pair: [string, number?, ...unknown[]] }",
+    inputRequired: true,
+  },
+  {
+    name: "prefixItems with items: false and no minItems: every item optional, nothing more",
+    schema: {
+      type: "object",
+      properties: {
+        pair: {
+          type: "array",
+          prefixItems: [{ type: "string" }, { type: "number" }],
+          items: false,
+        },
+      },
+      required: ["pair"],
+    },
+    expected: "{ pair: [string?, number?] }",
+    inputRequired: true,
+  },
+  {
+    name: "a property named __proto__ is a real, quoted property",
+    // JSON.parse: in an object literal, `__proto__:` would set the prototype, not a property.
+    schema: JSON.parse(
+      '{"type":"object","properties":{"__proto__":{"type":"string"},"constructor":{"type":"number"}},"required":["__proto__"]}',
+    ),
+    expected: '{ "__proto__": string; constructor?: number }',
+    inputRequired: true,
+  },
+  {
+    name: "required that appears only inside allOf branches",
+    schema: {
+      type: "object",
+      properties: { a: { type: "string" }, b: { type: "number" } },
+      allOf: [{ required: ["a"] }],
+    },
+    expected: "{ a: string; b?: number }",
+    inputRequired: true,
+  },
+  {
+    name: "$ref with sibling keywords applies both",
+    schema: {
+      type: "object",
+      properties: {
+        item: {
+          $ref: "#/$defs/Base",
+          properties: { extra: { type: "boolean" } },
+          required: ["extra"],
+        },
+      },
+      required: ["item"],
+      $defs: { Base: { type: "object", properties: { id: { type: "number" } }, required: ["id"] } },
+    },
+    expected: "{ item: { id: number } & { extra: boolean } }",
+    inputRequired: true,
+  },
+  {
+    name: "enum and const with object and array values",
+    schema: {
+      type: "object",
+      properties: {
+        mode: { enum: [{ kind: "a" }, { kind: "b", "max-size": 2 }] },
+        fixed: { const: [1, "x"] },
+      },
+      required: ["mode", "fixed"],
+    },
+    expected: '{ mode: { kind: "a" } | { kind: "b"; "max-size": 2 }; fixed: [1, "x"] }',
+    inputRequired: true,
+  },
+  // The rest of the 2020-12 / draft-07 vocabulary with a TypeScript meaning.
+  {
+    name: "not is a documented approximation: the declaration ignores it",
+    schema: { type: "object", properties: { a: { type: "string", not: { const: "x" } } } },
+    expected: "{ a?: string }",
+  },
+  {
+    name: "if/then/else is a documented approximation: the declaration ignores it",
+    schema: {
+      type: "object",
+      properties: { kind: { enum: ["a", "b"] }, x: { type: "number" } },
+      // JSON.parse: a `then` key in an object literal would make it a thenable.
+      ...JSON.parse('{"if":{"properties":{"kind":{"const":"a"}}},"then":{"required":["x"]}}'),
+    },
+    expected: '{ kind?: "a" | "b"; x?: number }',
+  },
+  {
+    name: "dependentRequired is a documented approximation: both keys stay optional",
+    schema: {
+      type: "object",
+      properties: { card: { type: "string" }, billing: { type: "string" } },
+      dependentRequired: { card: ["billing"] },
+    },
+    expected: "{ card?: string; billing?: string }",
+  },
+  {
+    name: "patternProperties with additionalProperties: false types every key",
+    schema: {
+      type: "object",
+      patternProperties: { "^x-": { type: "string" } },
+      additionalProperties: false,
+    },
+    expected: "{ [k: string]: string }",
+  },
+  {
+    name: "patternProperties alone leave keys matching no pattern unconstrained",
+    schema: { type: "object", patternProperties: { "^n_": { type: "number" } } },
+    expected: "{ [k: string]: unknown }",
+  },
+  {
+    name: "propertyNames is a documented approximation: keys are strings",
+    schema: {
+      type: "object",
+      propertyNames: { pattern: "^[a-z]+$" },
+      additionalProperties: { type: "number" },
+    },
+    expected: "{ [k: string]: number }",
+  },
+  {
+    name: "contains is a documented approximation: the items' type stays",
+    schema: { type: "array", items: { type: "number" }, contains: { const: 5 } },
+    expected: "number[]",
+  },
+  {
+    name: "unevaluatedItems: false closes a tuple",
+    schema: { type: "array", prefixItems: [{ type: "string" }], unevaluatedItems: false },
+    expected: "[string?]",
+  },
+  {
+    name: "unevaluatedProperties with a schema types the undeclared keys",
+    schema: {
+      type: "object",
+      properties: { id: { type: "string" } },
+      required: ["id"],
+      unevaluatedProperties: { type: "number" },
+    },
+    expected: "{ id: string; [k: string]: string | number }",
+    inputRequired: true,
+  },
+  {
+    name: "readOnly properties are readonly",
+    schema: {
+      type: "object",
+      properties: { id: { type: "string", readOnly: true }, note: { type: "string" } },
+    },
+    expected: "{ readonly id?: string; note?: string }",
+    emits: "readonly id?: string;",
+  },
+  {
+    name: "recursive $defs",
+    schema: {
+      $ref: "#/$defs/Node",
+      $defs: {
+        Node: {
+          type: "object",
+          properties: {
+            value: { type: "number" },
+            children: { type: "array", items: { $ref: "#/$defs/Node" } },
+          },
+          required: ["value"],
+        },
+      },
+    },
+    expectedTypes: "interface ExpNode { value: number; children?: ExpNode[] }",
+    expected: "ExpNode",
+    inputRequired: false,
+  },
+  {
+    name: "mutually recursive $defs",
+    schema: {
+      type: "object",
+      properties: { root: { $ref: "#/$defs/A" } },
+      required: ["root"],
+      $defs: {
+        A: { type: "object", properties: { b: { $ref: "#/$defs/B" } } },
+        B: { type: "object", properties: { a: { $ref: "#/$defs/A" } }, required: ["a"] },
+      },
+    },
+    expectedTypes: "interface ExpA { b?: ExpB } interface ExpB { a: ExpA }",
+    expected: "{ root: ExpA }",
+    inputRequired: true,
+  },
+  {
+    name: "$ref to an $id-named schema and to an $anchor",
+    schema: {
+      $id: "https://example.com/tool.json",
+      type: "object",
+      properties: { node: { $ref: "node.json" }, tag: { $ref: "#tag" } },
+      required: ["node"],
+      $defs: {
+        n: {
+          $id: "node.json",
+          type: "object",
+          properties: { v: { type: "number" } },
+          required: ["v"],
+        },
+        t: { $anchor: "tag", enum: ["a", "b"] },
+      },
+    },
+    expected: '{ node: { v: number }; tag?: "a" | "b" }',
+    inputRequired: true,
+  },
+  {
+    name: "boolean schemas: true is anything, false is nothing",
+    schema: {
+      type: "object",
+      properties: { any: true, none: false },
+      additionalProperties: false,
+    },
+    expected: "{ any?: unknown; none?: never }",
+  },
+  {
+    name: "required keys in oneOf branches beside type object",
+    schema: {
+      type: "object",
+      properties: { a: { type: "string" }, b: { type: "number" } },
+      oneOf: [{ required: ["a"] }, { required: ["b"] }],
+    },
+    expected: "{ a: string; b?: number } | { a?: string; b: number }",
+  },
+  {
+    name: "type string beside anyOf branches with no type stays string",
+    schema: { type: "string", anyOf: [{ maxLength: 2 }, { minLength: 4 }] },
+    expected: "string",
+  },
+  {
+    name: "an optional property beside a typed additionalProperties compiles",
+    schema: {
+      type: "object",
+      properties: { foo: { type: "string" } },
+      additionalProperties: { type: "string" },
+    },
+    expected: "{ foo?: string; [k: string]: string | undefined }",
+  },
+];

@@ -1,13 +1,16 @@
 /**
- * JSON Schema (and OpenAPI 3.0/3.1 schema) → TypeScript type text. Policy, shared with the
- * build-time json-schema-to-typescript step:
+ * JSON Schema (and OpenAPI 3.0/3.1 schema) → TypeScript type text, for the `code` tool, the
+ * OpenAPI declarations and the build-time tool step (scripts/tool-declarations.mjs runs it too):
  * - `$ref`s become named types (declared once, on first use), so recursion is just a name;
- * - objects list their properties (`?` unless required) with descriptions as doc comments; an
- *   index signature `[k: string]: T` only when `additionalProperties` is set (or when an object
- *   declares nothing at all);
+ * - objects list their properties (`?` unless required, `readonly` when `readOnly`) with
+ *   descriptions as doc comments; an index signature `[k: string]: T` when
+ *   `additionalProperties`/`patternProperties`/`unevaluatedProperties` allow other keys (or
+ *   when an object declares nothing at all);
  * - `enum`/`const` → literal unions, `oneOf`/`anyOf` → unions, `allOf` → intersections,
- *   `nullable` (3.0) and type arrays (3.1) → `| null`, `prefixItems`/array `items` → tuples;
- * - `title`, formats and numeric limits are not emitted (they stay in the spec).
+ *   `nullable` (3.0) and type arrays (3.1) → `| null`, `prefixItems`/array `items` → tuples,
+ *   small `minItems`/`maxItems` → tuple shapes;
+ * - what TypeScript cannot say (lengths, patterns, limits, `not`, `if`, …) is not emitted: the
+ *   validator checks it. The corpus test (test/unit/declarations/corpus.test.ts) holds this.
  * Output depends only on the input: no clocks, no hash ordering.
  */
 import { isLiteralUnion, literal, paren, SIMPLE, union, withNull } from "./type-text";

@@ -28,6 +28,7 @@ import {
   ownRequired,
   text,
   withParentProperties,
+  withPropertyNames,
   withRequired,
   wrapUnion,
   type Schema,
@@ -206,7 +207,9 @@ export class SchemaEmitter {
     }
   }
 
-  #objectType(s: Schema, indent: string): string {
+  #objectType(schema: Schema, indent: string): string {
+    // `propertyNames: { enum: [...] }` names the keys: declared as those properties.
+    const s = withPropertyNames(schema);
     const props = isSchema(s.properties) ? s.properties : {};
     const required = new Set(Array.isArray(s.required) ? (s.required as string[]) : []);
     const inner = indent + "  ";

@@ -144,3 +144,36 @@ export function withRequired(schema: Schema, inherited?: readonly string[]): Sch
 export function ownRequired(s: Schema): string[] {
   return OWN_REQUIRED.get(s) ?? asStrings(s.required);
 }
+
+/**
+ * An object whose `propertyNames` lists its keys (`enum`/`const` of strings) as the object with
+ * exactly those keys: each one not declared gets the `additionalProperties` (or
+ * `unevaluatedProperties`) schema, a declared key outside the list becomes `false` (it cannot
+ * be present), and no other key is allowed. Anything else is returned as is.
+ * @param s - an object schema
+ */
+export function withPropertyNames(s: Schema): Schema {
+  const names = isSchema(s.propertyNames) ? keyNames(s.propertyNames) : undefined;
+  if (!names || s.patternProperties !== undefined) return s;
+  const props = isSchema(s.properties) ? s.properties : {};
+  const extra = s.additionalProperties ?? s.unevaluatedProperties ?? true;
+  const entries: [string, unknown][] = Object.keys(props).map((k) => [
+    k,
+    names.includes(k) ? props[k] : false,
+  ]);
+  if (extra !== false)
+    for (const name of names) if (!Object.hasOwn(props, name)) entries.push([name, extra]);
+  return { ...s, properties: Object.fromEntries(entries), additionalProperties: false };
+}
+
+/** The key names a `propertyNames` schema allows, when it lists them (only `enum`/`const`). */
+function keyNames(names: Schema): string[] | undefined {
+  const keywords = Object.keys(names).filter((k) => k !== "description" && k !== "type");
+  const values =
+    keywords.length === 1 && keywords[0] === "enum" && Array.isArray(names.enum)
+      ? names.enum
+      : keywords.length === 1 && keywords[0] === "const"
+        ? [names.const]
+        : undefined;
+  return values?.every((v) => typeof v === "string") ? values : undefined;
+}

@@ -177,6 +177,16 @@ export const CASES: Case[] = [
     expected: "{ [k: string]: number }",
   },
   {
+    name: "propertyNames listing the keys declares exactly those keys",
+    schema: {
+      type: "object",
+      properties: { a: { type: "string" }, z: { type: "string" } },
+      propertyNames: { enum: ["a", "b"] },
+      additionalProperties: { type: "number" },
+    },
+    expected: "{ a?: string; z?: never; b?: number }",
+  },
+  {
     name: "contains is a documented approximation: the items' type stays",
     schema: { type: "array", items: { type: "number" }, contains: { const: 5 } },
     expected: "number[]",

@@ -3,13 +3,15 @@
  * - the JSON Schema Test Suite (draft 2020-12 and draft-07): per schema, its declaration must
  *   compile, accept every valid instance and refuse every invalid one, unless a documented
  *   approximation (corpus-conventions.ts) or a ledger entry (corpus-ledger.ts) explains it; and
- *   the run-time validator must agree with the suite, unless the ledger says why not;
+ *   the `code` tool's input check (ToolCatalog.validate) must agree with the suite, with
+ *   well-formed messages, unless the ledger says why not;
  * - the listed cases (exactness-cases.ts): each declaration means the expected type;
  * - real MCP servers' tools (test/fixtures/mcp-tools/tools.json): each input and output type
  *   means what json-schema-to-typescript derives independently, unless the ledger corrects it.
  */
 import { Validator, type Schema } from "@cfworker/json-schema";
 import { readFileSync } from "node:fs";
+import { ToolCatalog } from "../../../src/codemode/tool-catalog";
 import { toolDeclarations, type ToolLike } from "../../../src/declarations/tool-declarations";
 import { declaredShape, expressible } from "./corpus-conventions";
 import { jsttDeclarations } from "./corpus-jstt";
@@ -43,6 +45,26 @@ function fixtureTools(): FixtureTool[] {
     servers: { package: string; tools: ToolLike[] }[];
   };
   return dump.servers.flatMap((s) => s.tools.map((tool) => ({ server: s.package, tool })));
+}
+
+/**
+ * The `code` tool's own input check (ToolCatalog.validate, the validator as the product runs
+ * it): its verdict, or its problems' text when a message is malformed (empty, or ending with a
+ * period the caller's sentence would double). A `null` instance goes to the validator directly:
+ * the catalog reads a missing input as `{}`, MCP arguments being objects.
+ */
+function catalogVerdict(schema: unknown, data: unknown): boolean | Error | string {
+  if (data === null) return validates(schema, "2020-12", data);
+  try {
+    const catalog = new ToolCatalog([{ name: "probe", inputSchema: schema as never }]);
+    const problems = catalog.validate(catalog.entries[0]!, data);
+    const malformed = problems.filter((p) => !/: \S/.test(p) || p.endsWith("."));
+    return malformed.length > 0
+      ? `malformed messages ${JSON.stringify(malformed)}`
+      : problems.length === 0;
+  } catch (error) {
+    return error as Error;
+  }
 }
 
 function validates(schema: unknown, draft: SuiteDraft, data: unknown): boolean | Error {
@@ -123,7 +145,7 @@ export async function judgeCorpus(): Promise<CorpusReport> {
       count("suite instances");
       const key = `${c.id} / ${t.description}`;
       const file = c.id.split(" #")[0]!;
-      const verdict = validates(c.schema, c.draft, t.data);
+      const verdict = catalogVerdict(c.schema, t.data);
       if (verdict === t.valid) count("validator agrees");
       else if (ledger(VALIDATOR_LEDGER, key, c.id, file)) count("validator ledgered");
       else

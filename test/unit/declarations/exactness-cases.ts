@@ -187,6 +187,19 @@ export const CASES: Case[] = [
     expected: "{ a?: string; z?: never; b?: number }",
   },
   {
+    name: "small minItems/maxItems are tuple shapes",
+    schema: {
+      type: "object",
+      properties: {
+        some: { type: "array", items: { type: "string" }, minItems: 1 },
+        few: { type: "array", items: { type: "number" }, minItems: 1, maxItems: 3 },
+      },
+      required: ["some", "few"],
+    },
+    expected: "{ some: [string, ...string[]]; few: [number, number?, number?] }",
+    inputRequired: true,
+  },
+  {
     name: "contains is a documented approximation: the items' type stays",
     schema: { type: "array", items: { type: "number" }, contains: { const: 5 } },
     expected: "number[]",

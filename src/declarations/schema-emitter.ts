@@ -214,13 +214,20 @@ export class SchemaEmitter {
     const required = new Set(Array.isArray(s.required) ? (s.required as string[]) : []);
     const inner = indent + "  ";
     const lines: string[] = [];
-    // A required key the schema does not describe must be present, holding anything (when no
-    // combinator or reference of this schema may describe it instead).
+    // A required key the schema does not describe must be present (when no combinator or
+    // reference of this schema may describe it instead).
     const own = ownRequired(s);
     const undescribed = evaluatesAlone(s) ? own.filter((k) => !Object.hasOwn(props, k)) : [];
     const keys = [...Object.keys(props), ...undescribed];
+    // `unevaluatedProperties` acts as `additionalProperties` when nothing else evaluates keys.
+    const extra =
+      s.additionalProperties ?? (evaluatesAlone(s) ? s.unevaluatedProperties : undefined);
+    const patterns = isSchema(s.patternProperties) ? Object.values(s.patternProperties) : [];
+    // An undescribed key holds what `additionalProperties` allows (anything, under patterns).
+    const other = patterns.length > 0 || extra === undefined ? {} : extra;
+    const schemaOf = (key: string) => (Object.hasOwn(props, key) ? props[key] : other);
     for (const key of keys) {
-      const prop = Object.hasOwn(props, key) ? props[key] : {};
+      const prop = schemaOf(key);
       const p = isSchema(prop) ? prop : {};
       const tags = [
         ...(p.deprecated === true ? ["@deprecated"] : []),
@@ -238,10 +245,6 @@ export class SchemaEmitter {
         `${comment}${wrapUnion(`${inner}${modifier}${propertyKey(key)}${optional}:`, this.typeOf(prop, inner), ";", inner, " ")}\n`,
       );
     }
-    // `unevaluatedProperties` acts as `additionalProperties` when nothing else evaluates keys.
-    const extra =
-      s.additionalProperties ?? (evaluatesAlone(s) ? s.unevaluatedProperties : undefined);
-    const patterns = isSchema(s.patternProperties) ? Object.values(s.patternProperties) : [];
     let index: string | undefined;
     if (
       extra === true ||
@@ -258,9 +261,7 @@ export class SchemaEmitter {
       const types = [...(isSchema(extra) ? [extra] : []), ...patterns].map((x) =>
         this.typeOf(x, inner),
       );
-      const declared = keys.map((key) =>
-        this.typeOf(Object.hasOwn(props, key) ? props[key] : {}, inner),
-      );
+      const declared = keys.map((key) => this.typeOf(schemaOf(key), inner));
       const optional = keys.some((key) => !required.has(key)) ? ["undefined"] : [];
       index = union([...types, ...declared, ...optional]);
     }

@@ -187,6 +187,12 @@ export const CASES: Case[] = [
     expected: "{ a?: string; z?: never; b?: number }",
   },
   {
+    name: "a required key only additionalProperties describes holds its type",
+    schema: { type: "object", required: ["a"], additionalProperties: { type: "number" } },
+    expected: "{ a: number; [k: string]: number }",
+    inputRequired: true,
+  },
+  {
     name: "small minItems/maxItems are tuple shapes",
     schema: {
       type: "object",

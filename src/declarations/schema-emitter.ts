@@ -25,6 +25,7 @@ import {
   isInterfaceShape,
   isRequiredOnly,
   isSchema,
+  ofType,
   ownRequired,
   text,
   withParentProperties,
@@ -169,8 +170,9 @@ export class SchemaEmitter {
   }
 
   #baseType(s: Schema, indent: string): string | undefined {
-    if (s.const !== undefined) return literal(s.const);
-    if (Array.isArray(s.enum)) return union(s.enum.map(literal));
+    // Values the schema's `type` refuses are not allowed (`type: string, enum: ["a", null]`).
+    if (s.const !== undefined) return ofType(s.const, s.type) ? literal(s.const) : "never";
+    if (Array.isArray(s.enum)) return union(s.enum.filter((v) => ofType(v, s.type)).map(literal));
     if (Array.isArray(s.type))
       return union((s.type as unknown[]).map((t) => this.#forType(String(t), s, indent)));
     if (typeof s.type === "string") return this.#forType(s.type, s, indent);

@@ -177,3 +177,21 @@ function keyNames(names: Schema): string[] | undefined {
         : undefined;
   return values?.every((v) => typeof v === "string") ? values : undefined;
 }
+
+/**
+ * Whether a JSON value has one of the types a schema's `type` names (any type when absent;
+ * `integer` is a whole number; OpenAPI's `nullable` is applied elsewhere).
+ * @param value - an `enum`/`const` value
+ * @param type - the schema's `type` keyword
+ */
+export function ofType(value: unknown, type: unknown): boolean {
+  const types = typeof type === "string" ? [type] : Array.isArray(type) ? type : undefined;
+  if (!types) return true;
+  return types.some((t) => {
+    if (t === "null") return value === null;
+    if (t === "array") return Array.isArray(value);
+    if (t === "object") return isSchema(value);
+    if (t === "integer") return Number.isInteger(value);
+    return typeof value === t;
+  });
+}

@@ -193,6 +193,17 @@ export const CASES: Case[] = [
     inputRequired: true,
   },
   {
+    name: "enum values the type refuses are left out",
+    schema: {
+      type: "object",
+      properties: {
+        mode: { type: "string", enum: ["a", "b", null, 1] },
+        level: { type: "integer", enum: [1, 1.5, "2"] },
+      },
+    },
+    expected: '{ mode?: "a" | "b"; level?: 1 }',
+  },
+  {
     name: "small minItems/maxItems are tuple shapes",
     schema: {
       type: "object",

@@ -1,8 +1,7 @@
 /**
  * The shape decisions for an OpenAPI operation's declaration, as JSON schemas: the request object
- * sandbox code passes to `codemode.request(…)`, the path parameters and the response. Both the
- * run-time emitter and the build-time json-schema-to-typescript step type these same schemas, so
- * the two paths agree on names and shapes.
+ * sandbox code passes to `codemode.request(…)`, the path parameters and the response, typed by
+ * the schema emitter (at run time and in the build-time script alike).
  */
 import { toTypeName } from "./type-name";
 

@@ -32,7 +32,11 @@ const REF_ANNOTATIONS = new Set([
  * @param schema - a schema with a `$ref`
  */
 export function refSiblings(schema: Record<string, unknown>): Record<string, unknown> | undefined {
-  const keys = Object.keys(schema).filter((k) => !REF_ANNOTATIONS.has(k) && !k.startsWith("x-"));
+  // The referenced schema evaluates items and keys too, so `unevaluated*` beside the `$ref`
+  // cannot be read as `additional*`: left out (the declaration is looser, never stricter).
+  const keys = Object.keys(schema).filter(
+    (k) => !REF_ANNOTATIONS.has(k) && !k.startsWith("x-") && !k.startsWith("unevaluated"),
+  );
   if (keys.length === 0) return undefined;
   return Object.fromEntries(keys.map((k) => [k, schema[k]]));
 }

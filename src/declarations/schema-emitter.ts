@@ -1,27 +1,41 @@
 /**
- * JSON Schema (and OpenAPI 3.0/3.1 schema) → TypeScript type text. Policy, shared with the
- * build-time json-schema-to-typescript step:
+ * JSON Schema (and OpenAPI 3.0/3.1 schema) → TypeScript type text, for the `code` tool, the
+ * OpenAPI declarations and the build-time tool step (scripts/tool-declarations.mjs runs it too):
  * - `$ref`s become named types (declared once, on first use), so recursion is just a name;
- * - objects list their properties (`?` unless required) with descriptions as doc comments; an
- *   index signature `[k: string]: T` only when `additionalProperties` is set (or when an object
- *   declares nothing at all);
+ * - objects list their properties (`?` unless required, `readonly` when `readOnly`) with
+ *   descriptions as doc comments; an index signature `[k: string]: T` when
+ *   `additionalProperties`/`patternProperties`/`unevaluatedProperties` allow other keys (or
+ *   when an object declares nothing at all);
  * - `enum`/`const` → literal unions, `oneOf`/`anyOf` → unions, `allOf` → intersections,
- *   `nullable` (3.0) and type arrays (3.1) → `| null`, `prefixItems`/array `items` → tuples;
- * - `title`, formats and numeric limits are not emitted (they stay in the spec).
+ *   `nullable` (3.0) and type arrays (3.1) → `| null`, `prefixItems`/array `items` → tuples,
+ *   small `minItems`/`maxItems` → tuple shapes;
+ * - what TypeScript cannot say (lengths, patterns, limits, `not`, `if`, …) is not emitted: the
+ *   validator checks it. The corpus test (test/unit/declarations/corpus.test.ts) holds this.
  * Output depends only on the input: no clocks, no hash ordering.
  */
-import {
-  isLiteralUnion,
-  literal,
-  paren,
-  SIMPLE,
-  splitTopLevel,
-  union,
-  withNull,
-} from "./type-text";
+import { isLiteralUnion, literal, paren, SIMPLE, union, withNull } from "./type-text";
 import { docComment } from "./doc-comment";
 import { refSiblings } from "./ref-siblings";
 import { NameAllocator, propertyKey } from "./type-name";
+import {
+  asStrings,
+  countedArray,
+  EMPTY_OBJECT,
+  evaluatesAlone,
+  isInterfaceShape,
+  isRequiredOnly,
+  isSchema,
+  ofType,
+  ownRequired,
+  text,
+  withParentProperties,
+  withPropertyNames,
+  withRequired,
+  wrapUnion,
+  type Schema,
+} from "./schema-shape";
+
+export { COUNT_LIMIT } from "./schema-shape";
 
 /** A resolved `$ref`: the target schema and the name its type should get. */
 export interface ResolvedRef {
@@ -41,8 +55,6 @@ export interface SchemaEmitterOptions {
   /** Where declarations go, in order of first use; share it between emitters of one text. */
   out?: string[];
 }
-
-type Schema = Record<string, unknown>;
 
 /** Emits types for the schemas of one document (one `$ref` namespace). */
 export class SchemaEmitter {
@@ -107,38 +119,35 @@ export class SchemaEmitter {
       return extra === "unknown" ? ref : `${paren(ref, "&")} & ${paren(extra, "&")}`;
     }
     if (typeof schema.tsType === "string") return schema.tsType;
-    // A `required` list beside allOf applies to properties its inline branches declare (the
-    // Cloudflare DNS records: `required: ["type", "name", "content"]` over `allOf: [{properties}]`),
-    // and a `required` list inside an allOf branch applies to the properties declared beside it.
-    const lifted = Array.isArray(schema.allOf)
-      ? schema.allOf.flatMap((part) => (isSchema(part) ? asStrings(part.required) : []))
-      : [];
-    const s =
-      inherited?.length || lifted.length
-        ? {
-            ...schema,
-            required: [
-              ...new Set([...asStrings(schema.required), ...(inherited ?? []), ...lifted]),
-            ],
-          }
-        : schema;
+    const s = withRequired(schema, inherited);
     const members: string[] = [];
     const base = this.#baseType(s, indent);
     const combined = Array.isArray(s.allOf) || Array.isArray(s.anyOf) || Array.isArray(s.oneOf);
     if (base !== undefined && !(combined && base === EMPTY_OBJECT)) members.push(base);
     const pass = asStrings(s.required);
     if (Array.isArray(s.allOf))
-      for (const part of s.allOf) members.push(this.typeOf(part, indent, pass));
+      for (const part of s.allOf)
+        // A branch that only lists `required` was lifted into this schema's list above.
+        if (!isRequiredOnly(part))
+          members.push(this.typeOf(withParentProperties(part, s), indent, pass));
     for (const key of ["anyOf", "oneOf"] as const) {
       const list = s[key];
       if (!Array.isArray(list) || list.length === 0) continue;
-      const alternatives = union(list.map((x) => this.typeOf(x, indent)));
-      // `type: number` beside `anyOf: [number, 1]`: the alternatives already say it all.
-      if (base !== undefined && SIMPLE.has(base) && isLiteralUnion(alternatives))
+      const alternatives = union(list.map((x) => this.typeOf(withParentProperties(x, s), indent)));
+      // `type: number` beside `anyOf: [number, 1]`: the alternatives already say it all (but
+      // alternatives that say nothing, `unknown`, leave the base type as the whole answer).
+      if (
+        base !== undefined &&
+        SIMPLE.has(base) &&
+        alternatives !== "unknown" &&
+        isLiteralUnion(alternatives)
+      )
         members.splice(members.indexOf(base), 1);
       members.push(alternatives);
     }
-    const distinct = [...new Set(members)].filter((m) => m !== "unknown" || members.length === 1);
+    let distinct = [...new Set(members)].filter((m) => m !== "unknown" || members.length === 1);
+    // `type: object` beside combinators that say nothing about the shape: still an object.
+    if (base === EMPTY_OBJECT && distinct.every((m) => m === "unknown")) distinct = [EMPTY_OBJECT];
     const type =
       distinct.length === 0
         ? "unknown"
@@ -161,12 +170,20 @@ export class SchemaEmitter {
   }
 
   #baseType(s: Schema, indent: string): string | undefined {
-    if (s.const !== undefined) return literal(s.const);
-    if (Array.isArray(s.enum)) return union(s.enum.map(literal));
+    // Values the schema's `type` refuses are not allowed (`type: string, enum: ["a", null]`).
+    if (s.const !== undefined) return ofType(s.const, s.type) ? literal(s.const) : "never";
+    if (Array.isArray(s.enum)) return union(s.enum.filter((v) => ofType(v, s.type)).map(literal));
     if (Array.isArray(s.type))
       return union((s.type as unknown[]).map((t) => this.#forType(String(t), s, indent)));
     if (typeof s.type === "string") return this.#forType(s.type, s, indent);
-    if (s.properties || s.additionalProperties !== undefined || s.patternProperties)
+    // Without `type`, the keywords that only apply to objects say the value is one (a documented
+    // approximation: JSON Schema would let non-objects through such a schema).
+    if (
+      s.properties ||
+      s.additionalProperties !== undefined ||
+      s.patternProperties ||
+      asStrings(s.required).length > 0
+    )
       return this.#objectType(s, indent);
     if (s.items !== undefined || s.prefixItems !== undefined) return this.#arrayType(s, indent);
     return undefined;
@@ -192,38 +209,63 @@ export class SchemaEmitter {
     }
   }
 
-  #objectType(s: Schema, indent: string): string {
+  #objectType(schema: Schema, indent: string): string {
+    // `propertyNames: { enum: [...] }` names the keys: declared as those properties.
+    const s = withPropertyNames(schema);
     const props = isSchema(s.properties) ? s.properties : {};
     const required = new Set(Array.isArray(s.required) ? (s.required as string[]) : []);
     const inner = indent + "  ";
     const lines: string[] = [];
-    for (const key of Object.keys(props)) {
-      const prop = props[key];
+    // A required key the schema does not describe must be present (when no combinator or
+    // reference of this schema may describe it instead).
+    const own = ownRequired(s);
+    const undescribed = evaluatesAlone(s) ? own.filter((k) => !Object.hasOwn(props, k)) : [];
+    const keys = [...Object.keys(props), ...undescribed];
+    // `unevaluatedProperties` acts as `additionalProperties` when nothing else evaluates keys.
+    const extra =
+      s.additionalProperties ?? (evaluatesAlone(s) ? s.unevaluatedProperties : undefined);
+    const patterns = isSchema(s.patternProperties) ? Object.values(s.patternProperties) : [];
+    // An undescribed key holds what `additionalProperties` allows (anything, under patterns).
+    const other = patterns.length > 0 || extra === undefined ? {} : extra;
+    const schemaOf = (key: string) => (Object.hasOwn(props, key) ? props[key] : other);
+    for (const key of keys) {
+      const prop = schemaOf(key);
       const p = isSchema(prop) ? prop : {};
-      const tags = p.deprecated === true ? ["@deprecated"] : [];
+      const tags = [
+        ...(p.deprecated === true ? ["@deprecated"] : []),
+        // No TypeScript modifier says "only sent, never returned": the tag says it.
+        ...(p.writeOnly === true ? ["@writeOnly"] : []),
+      ];
       const comment =
-        typeof p.$ref === "string" && p.description === undefined
+        typeof p.$ref === "string" && p.description === undefined && tags.length === 0
           ? ""
           : docComment(text(p.description), inner, tags);
       const optional = required.has(key) ? "" : "?";
+      // `readOnly`: owned by the server; TypeScript's `readonly` says the same to the reader.
+      const modifier = p.readOnly === true ? "readonly " : "";
       lines.push(
-        `${comment}${wrapUnion(`${inner}${propertyKey(key)}${optional}:`, this.typeOf(prop, inner), ";", inner, " ")}\n`,
+        `${comment}${wrapUnion(`${inner}${modifier}${propertyKey(key)}${optional}:`, this.typeOf(prop, inner), ";", inner, " ")}\n`,
       );
     }
-    const extra = s.additionalProperties;
-    const patterns = isSchema(s.patternProperties) ? Object.values(s.patternProperties) : [];
     let index: string | undefined;
-    if (extra === true || (lines.length === 0 && extra === undefined && patterns.length === 0))
+    if (
+      extra === true ||
+      (lines.length === 0 && extra === undefined && patterns.length === 0) ||
+      // Keys matching no pattern are unconstrained when `additionalProperties` is absent.
+      (patterns.length > 0 && extra === undefined)
+    )
       index = "unknown";
     else if (isSchema(extra) || patterns.length > 0) {
       // A typed index signature must admit every declared property's type (TypeScript checks
       // each property against it), so it is the union of the extra values' type and the declared
       // properties' types: the closest TypeScript gets to "these keys, and any other key holds T".
+      // An optional property's type includes `undefined` for that check (strict mode).
       const types = [...(isSchema(extra) ? [extra] : []), ...patterns].map((x) =>
         this.typeOf(x, inner),
       );
-      const declared = Object.keys(props).map((key) => this.typeOf(props[key], inner));
-      index = union([...types, ...declared]);
+      const declared = keys.map((key) => this.typeOf(schemaOf(key), inner));
+      const optional = keys.some((key) => !required.has(key)) ? ["undefined"] : [];
+      index = union([...types, ...declared, ...optional]);
     }
     if (lines.length === 0 && index === "unknown") return EMPTY_OBJECT;
     if (index !== undefined) lines.push(`${inner}[k: string]: ${index};\n`);
@@ -237,11 +279,16 @@ export class SchemaEmitter {
       : Array.isArray(s.items)
         ? s.items
         : undefined;
-    if (!tuple)
-      return s.items === undefined ? "unknown[]" : `${paren(this.typeOf(s.items, indent), "[]")}[]`;
+    if (!tuple) {
+      const item = s.items === undefined ? "unknown" : this.typeOf(s.items, indent);
+      return countedArray(paren(item, "[]"), s.minItems, s.maxItems);
+    }
     // Items past the prefix are allowed unless `items` (2020-12) / `additionalItems` (draft-07)
     // is `false`; only the first `minItems` prefix items are required.
-    const rest = Array.isArray(s.prefixItems) ? s.items : s.additionalItems;
+    // `unevaluatedItems` stands for them when nothing else (a combinator, a `$ref`) evaluates items.
+    const rest =
+      (Array.isArray(s.prefixItems) ? s.items : s.additionalItems) ??
+      (evaluatesAlone(s) ? s.unevaluatedItems : undefined);
     const min = typeof s.minItems === "number" ? s.minItems : 0;
     const items = tuple.map((t, i) => {
       const type = this.typeOf(t, indent);
@@ -250,41 +297,4 @@ export class SchemaEmitter {
     if (rest !== false) items.push(`...${paren(this.typeOf(rest ?? {}, indent), "[]")}[]`);
     return `[${items.join(", ")}]`;
   }
-}
-
-/** An object that declares nothing: any keys, any values. */
-const EMPTY_OBJECT = "{ [k: string]: unknown }";
-
-/** Line width of the formatter (oxfmt, prettier-compatible) the checked-in goldens must pass. */
-const PRINT_WIDTH = 100;
-
-/**
- * Lays out `head type tail` like the repository's formatter: a single line when it fits,
- * otherwise a top-level union of one-line members goes one member per line with leading `|`.
- */
-function wrapUnion(head: string, type: string, tail: string, indent: string, gap = ""): string {
-  const line = `${head}${gap}${type}${tail}`;
-  if (line.length <= PRINT_WIDTH || type.includes("\n")) return line;
-  const members = splitTopLevel(type, "|");
-  if (members.length < 2) return line;
-  return `${head.trimEnd()}\n${members.map((m) => `${indent}  | ${m}`).join("\n")}${tail}`;
-}
-
-function asStrings(value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
-}
-
-function isSchema(value: unknown): value is Schema {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
-
-function isInterfaceShape(s: Schema): boolean {
-  if (s.$ref !== undefined || s.allOf || s.anyOf || s.oneOf || s.enum || s.const !== undefined)
-    return false;
-  if (s.nullable === true || Array.isArray(s.type) || typeof s.tsType === "string") return false;
-  return s.type === "object" || (s.type === undefined && isSchema(s.properties));
-}
-
-function text(value: unknown): string | undefined {
-  return typeof value === "string" ? value : undefined;
 }

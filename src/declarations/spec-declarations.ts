@@ -75,8 +75,10 @@ export class SpecDeclarations {
    * Declarations of many operations in one text (shared component types declared once), plus an
    * `Operations` map from operationId to request and response types.
    * @param ops - operations in the order to emit them
+   * @param options - `allComponents`: also declare the component schemas no operation uses (the
+   *   build-time script's whole-spec file)
    */
-  operations(ops: readonly OperationLike[]): string {
+  operations(ops: readonly OperationLike[], options: { allComponents?: boolean } = {}): string {
     const { emitter, names } = this.#emitter();
     const rows: string[] = [];
     for (const op of ops) {
@@ -86,6 +88,7 @@ export class SpecDeclarations {
         `  ${key}: { request: ${declared.names.request}; response: ${declared.names.response} };\n`,
       );
     }
+    if (options.allComponents) for (const ref of this.#componentNames!.keys()) emitter.refType(ref);
     emitter.out.push(
       `/** Every operation: its request and response types. */\ninterface Operations {\n${rows.join("")}}\n`,
     );

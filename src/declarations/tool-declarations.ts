@@ -7,6 +7,7 @@
 import { getAtPointer, parsePointer } from "../openapi/json-pointer";
 import { compactType } from "./compact-type";
 import { docComment } from "./doc-comment";
+import { localizeRefs } from "./local-refs";
 import { SchemaEmitter, type ResolvedRef } from "./schema-emitter";
 import { NameAllocator, toIdentifier, toTypeName } from "./type-name";
 
@@ -97,6 +98,12 @@ function declareTool(
   names: NameAllocator,
   namespace: string,
 ): ToolDeclaration {
+  // `$id`/`$anchor` references become local pointers, the one kind the emitter resolves.
+  tool = {
+    ...tool,
+    inputSchema: localizeRefs(objectRoot(tool.inputSchema)),
+    outputSchema: localizeRefs(tool.outputSchema),
+  };
   const base = toTypeName(tool.name);
   const decls: string[] = [];
   const input = names.claim(`${base}Input`);
@@ -159,6 +166,16 @@ function emitterFor(
   });
   emitter.alias("#", rootName);
   return emitter;
+}
+
+/**
+ * MCP tool arguments are always an object, so an input schema that says nothing about its type
+ * (`{}`, or only `$schema`, as some servers send) declares an object with any keys.
+ */
+function objectRoot(schema: unknown): unknown {
+  if (schema === null || typeof schema !== "object" || Array.isArray(schema)) return schema;
+  const keywords = ["type", "$ref", "allOf", "anyOf", "oneOf", "enum", "const", "not", "if"];
+  return keywords.some((k) => k in schema) ? schema : { ...schema, type: "object" };
 }
 
 /** Whether the input must be given: a `required` list on the schema or in one of its allOf branches. */

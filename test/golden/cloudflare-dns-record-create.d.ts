@@ -60,19 +60,19 @@ type DnsRecordsProxied = boolean;
 interface DnsRecordsBase {
   comment?: DnsRecordsComment;
   /** When the record was created. */
-  created_on?: string;
+  readonly created_on?: string;
   id?: DnsRecordsIdentifier;
   /** Extra Cloudflare-specific information about the record. */
-  meta?: {
+  readonly meta?: {
     /** Will exist if Cloudflare automatically added this DNS record during initial setup. */
     auto_added?: boolean;
     /** Where the record originated from. */
     source?: string;
   };
   /** When the record was last modified. */
-  modified_on?: string;
+  readonly modified_on?: string;
   /** Whether the record can be proxied by Cloudflare or not. */
-  proxiable?: boolean;
+  readonly proxiable?: boolean;
   tags?: DnsRecordsTags;
   ttl?: DnsRecordsTtl;
 }
@@ -100,7 +100,7 @@ type DnsRecords_AAAARecord = {
 
 type DnsRecords_CAARecord = {
   /** Formatted CAA content. See 'data' to set CAA properties. */
-  content?: string;
+  readonly content?: string;
   /** Components of a CAA record. */
   data: {
     /** Flags for the CAA record. */
@@ -117,7 +117,7 @@ type DnsRecords_CAARecord = {
 
 type DnsRecords_CERTRecord = {
   /** Formatted CERT content. See 'data' to set CERT properties. */
-  content?: string;
+  readonly content?: string;
   /** Components of a CERT record. */
   data: {
     /** Algorithm. */
@@ -145,7 +145,7 @@ type DnsRecords_CNAMERecord = {
 
 type DnsRecords_DNSKEYRecord = {
   /** Formatted DNSKEY content. See 'data' to set DNSKEY properties. */
-  content?: string;
+  readonly content?: string;
   /** Components of a DNSKEY record. */
   data: {
     /** Algorithm. */
@@ -164,7 +164,7 @@ type DnsRecords_DNSKEYRecord = {
 
 type DnsRecords_DSRecord = {
   /** Formatted DS content. See 'data' to set DS properties. */
-  content?: string;
+  readonly content?: string;
   /** Components of a DS record. */
   data: {
     /** Algorithm. */
@@ -183,7 +183,7 @@ type DnsRecords_DSRecord = {
 
 type DnsRecords_HTTPSRecord = {
   /** Formatted HTTPS content. See 'data' to set HTTPS properties. */
-  content?: string;
+  readonly content?: string;
   /** Components of a HTTPS record. */
   data: {
     /** priority. */
@@ -200,7 +200,7 @@ type DnsRecords_HTTPSRecord = {
 
 type DnsRecords_LOCRecord = {
   /** Formatted LOC content. See 'data' to set LOC properties. */
-  content?: string;
+  readonly content?: string;
   /** Components of a LOC record. */
   data: {
     /** Altitude of location in meters. */
@@ -247,7 +247,7 @@ type DnsRecordsPriority = number;
 
 type DnsRecords_NAPTRRecord = {
   /** Formatted NAPTR content. See 'data' to set NAPTR properties. */
-  content?: string;
+  readonly content?: string;
   /** Components of a NAPTR record. */
   data: {
     /** Flags. */
@@ -286,7 +286,7 @@ type DnsRecords_PTRRecord = {
 
 type DnsRecords_SMIMEARecord = {
   /** Formatted SMIMEA content. See 'data' to set SMIMEA properties. */
-  content?: string;
+  readonly content?: string;
   /** Components of a SMIMEA record. */
   data: {
     /** Certificate. */
@@ -305,7 +305,7 @@ type DnsRecords_SMIMEARecord = {
 
 type DnsRecords_SRVRecord = {
   /** Priority, weight, port, and SRV target. See 'data' for setting the individual component values. */
-  content?: string;
+  readonly content?: string;
   /** Components of a SRV record. */
   data: {
     /**
@@ -339,7 +339,7 @@ type DnsRecords_SRVRecord = {
 
 type DnsRecords_SSHFPRecord = {
   /** Formatted SSHFP content. See 'data' to set SSHFP properties. */
-  content?: string;
+  readonly content?: string;
   /** Components of a SSHFP record. */
   data: {
     /** algorithm. */
@@ -356,7 +356,7 @@ type DnsRecords_SSHFPRecord = {
 
 type DnsRecords_SVCBRecord = {
   /** Formatted SVCB content. See 'data' to set SVCB properties. */
-  content?: string;
+  readonly content?: string;
   /** Components of a SVCB record. */
   data: {
     /** priority. */
@@ -373,7 +373,7 @@ type DnsRecords_SVCBRecord = {
 
 type DnsRecords_TLSARecord = {
   /** Formatted TLSA content. See 'data' to set TLSA properties. */
-  content?: string;
+  readonly content?: string;
   /** Components of a TLSA record. */
   data: {
     /** certificate. */
@@ -400,7 +400,7 @@ type DnsRecords_TXTRecord = {
 
 type DnsRecords_URIRecord = {
   /** Formatted URI content. See 'data' to set URI properties. */
-  content?: string;
+  readonly content?: string;
   /** Components of a URI record. */
   data: {
     /** The record content. */

@@ -1,6 +1,6 @@
-// The build-time tool declarations step (scripts/tool-declarations.mjs, json-schema-to-typescript)
-// on the fixture tool set: golden output, valid TypeScript, and the same method names and type
-// names as the run-time emitter. Regenerate with UPDATE_GOLDEN=1.
+// The build-time tool declarations step (scripts/tool-declarations.mjs, the run-time emitter) on
+// the fixture tool set: golden output, valid TypeScript, and exactly the run-time emitter's
+// declarations (types exported). Regenerate with UPDATE_GOLDEN=1.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -46,6 +46,11 @@ describe("npm run declarations:tools", () => {
       for (const type of tool.types.filter((t) => /(Input|Output)$/.test(t)))
         expect(text).toMatch(new RegExp(`export (interface|type) ${type}\\b`));
     }
+  });
+
+  it("is exactly the run-time emitter's text, its types exported", () => {
+    const runtime = toolDeclarations(FIXTURE_TOOLS).text;
+    expect(text.replace(/^export (interface|type) /gm, "$1 ")).toContain(runtime);
   });
 
   it("fails with a clear message on bad input", () => {

@@ -85,7 +85,7 @@ describe("scripts/compile-spec.mjs", () => {
   }, 60_000);
 });
 
-describe("scripts/declarations.mjs (json-schema-to-typescript)", () => {
+describe("scripts/declarations.mjs (the run-time emitter)", () => {
   it("names types like the run-time emitter", () => {
     const result = run("declarations.mjs", [oasExamplePath("3.0/yaml/circular.yaml")]);
     expect(result.status).toBe(0);

@@ -6,12 +6,13 @@
  *   transport (one server instance cannot be connected to several transports);
  * - `{ server: () => McpServer }`: a fresh in-memory connection per run, so notifications from
  *   the upstream (logging) belong unambiguously to that run;
- * - `{ url, headers?, fetch? }`: a remote Streamable HTTP endpoint, a client per run (Workers
- *   I/O cannot be shared across requests) that reuses what the isolate's first connection
- *   negotiated ({@link Negotiated}), so a warm run sends only its own calls; it opens no stream
- *   (no list-changed subscription: the tool list refreshes by age). `headers` carry the
- *   upstream's auth and are never shown to the sandbox; `fetch` lets a service binding or test
- *   reach the endpoint.
+ * - `{ url, headers?, fetch?, reuseSession? }`: a remote Streamable HTTP endpoint, a client per
+ *   run (Workers I/O cannot be shared across requests) that reuses what the isolate's first
+ *   connection in the same authorization context negotiated ({@link Negotiated}), so a warm run
+ *   sends only its own calls; it opens no stream (no list-changed subscription: the tool list
+ *   refreshes by age). `headers` carry the upstream's auth (fixed, or per outer caller: see
+ *   upstream-caller.ts) and are never shown to the sandbox; `fetch` lets a service binding or
+ *   test reach the endpoint.
  */
 import {
   Client,
@@ -22,6 +23,7 @@ import {
 import { McpServer as V1McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { McpServer as V2McpServer } from "@modelcontextprotocol/server";
 import { CodeModeError } from "../errors";
+import type { UpstreamHeaders } from "./upstream-caller";
 
 /** A server instance code mode can connect to in memory. */
 export type LocalMcpServer = V2McpServer | V1McpServer;
@@ -32,17 +34,27 @@ export type CodeUpstream =
   | { server: () => LocalMcpServer | Promise<LocalMcpServer> }
   | {
       url: string | URL;
-      /** Extra request headers, e.g. `{ authorization: "Bearer …" }`. */
-      headers?: Record<string, string>;
+      /**
+       * Extra request headers, e.g. `{ authorization: "Bearer …" }`, or a function of the outer
+       * caller returning them (`(caller) => ({ authorization: … })`). Sessions and tool lists
+       * are kept per distinct set of headers, so callers with different credentials share none.
+       */
+      headers?: UpstreamHeaders;
       /** Custom fetch (a service binding's fetch, or a test's). */
       fetch?: (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+      /**
+       * Adopt a 2025-era upstream session across runs with the same headers (default true).
+       * `false`: every run runs its own `initialize`, for an upstream that keeps per-session
+       * state runs must not share. (A 2026-07-28 discover result holds no state; it is reused.)
+       */
+      reuseSession?: boolean;
     };
 
 /**
  * What a remote upstream's connection negotiated, reusable by later connections of the isolate
- * (one authorization context: the configured headers): the 2026-07-28 `server/discover` result,
- * or a 2025-era session id with its protocol version. A reused 2025-era session is shared by the
- * isolate's runs, whoever the outer caller is (documented in docs/library.md).
+ * in the same authorization context (the same headers): the 2026-07-28 `server/discover`
+ * result, or a 2025-era session id with its protocol version. A reused 2025-era session is
+ * shared by the runs sent with the same headers (documented in docs/library.md).
  */
 export type Negotiated =
   | { kind: "modern"; discover: DiscoverResult }
@@ -74,6 +86,8 @@ export function isSharedUpstream(upstream: CodeUpstream): upstream is LocalMcpSe
  * Opens a client connection to `upstream`.
  * @param upstream - the configured upstream
  * @param onToolsChanged - called when the upstream announces `notifications/tools/list_changed`
+ * @param reuse - what an earlier connection in the same authorization context negotiated
+ * @param headers - the resolved headers of a remote upstream (see upstream-caller.ts)
  * @throws CodeModeError `upstream_invalid` for an unknown upstream kind, `upstream_unreachable`
  *   when the connection fails (the message never includes configured headers)
  */
@@ -81,6 +95,7 @@ export async function openUpstream(
   upstream: CodeUpstream,
   onToolsChanged: () => void,
   reuse?: Negotiated,
+  headers?: Record<string, string>,
 ): Promise<UpstreamSession> {
   const shared = isSharedUpstream(upstream);
   const remote = !shared && "url" in upstream;
@@ -112,7 +127,7 @@ export async function openUpstream(
       await client.connect(clientSide);
     } else if ("url" in upstream) {
       const transport = new StreamableHTTPClientTransport(new URL(upstream.url), {
-        ...(upstream.headers ? { requestInit: { headers: upstream.headers } } : {}),
+        ...(headers ? { requestInit: { headers } } : {}),
         ...(upstream.fetch ? { fetch: upstream.fetch } : {}),
         ...(reuse?.kind === "legacy" ? { sessionId: reuse.sessionId } : {}),
       });

@@ -10,7 +10,7 @@
  *   run (Workers I/O cannot be shared across requests) that reuses what the isolate's first
  *   connection in the same authorization context negotiated ({@link Negotiated}), so a warm run
  *   sends only its own calls; it opens no stream (no list-changed subscription: the tool list
- *   refreshes by age). `headers` carry the upstream's auth (fixed, or per outer caller: see
+ *   refreshes by age; no 2025-era standalone GET stream: see {@link withoutStandaloneStream}). `headers` carry the upstream's auth (fixed, or per outer caller: see
  *   upstream-caller.ts) and are never shown to the sandbox; `fetch` lets a service binding or
  *   test reach the endpoint.
  */
@@ -88,6 +88,7 @@ export function isSharedUpstream(upstream: CodeUpstream): upstream is LocalMcpSe
  * @param onToolsChanged - called when the upstream announces `notifications/tools/list_changed`
  * @param reuse - what an earlier connection in the same authorization context negotiated
  * @param headers - the resolved headers of a remote upstream (see upstream-caller.ts)
+ * @param knownLegacy - the upstream is known to speak only the 2025 era: skip the discover probe
  * @throws CodeModeError `upstream_invalid` for an unknown upstream kind, `upstream_unreachable`
  *   when the connection fails (the message never includes configured headers)
  */
@@ -96,6 +97,7 @@ export async function openUpstream(
   onToolsChanged: () => void,
   reuse?: Negotiated,
   headers?: Record<string, string>,
+  knownLegacy = false,
 ): Promise<UpstreamSession> {
   const shared = isSharedUpstream(upstream);
   const remote = !shared && "url" in upstream;
@@ -128,10 +130,10 @@ export async function openUpstream(
     } else if ("url" in upstream) {
       const transport = new StreamableHTTPClientTransport(new URL(upstream.url), {
         ...(headers ? { requestInit: { headers } } : {}),
-        ...(upstream.fetch ? { fetch: upstream.fetch } : {}),
+        fetch: withoutStandaloneStream(upstream.fetch ?? ((input, init) => fetch(input, init))),
         ...(reuse?.kind === "legacy" ? { sessionId: reuse.sessionId } : {}),
       });
-      negotiated = await connectRemote(client, transport, reuse);
+      negotiated = await connectRemote(client, transport, reuse, knownLegacy);
     } else {
       throw new CodeModeError(
         "upstream_invalid",
@@ -158,6 +160,7 @@ async function connectRemote(
   client: Client,
   transport: StreamableHTTPClientTransport,
   reuse: Negotiated | undefined,
+  knownLegacy: boolean,
 ): Promise<Negotiated | undefined> {
   if (reuse?.kind === "modern") {
     await client.connect(transport, { prior: { kind: "modern", discover: reuse.discover } });
@@ -169,13 +172,33 @@ async function connectRemote(
     transport.setProtocolVersion(reuse.protocolVersion);
     return reuse;
   }
-  await client.connect(transport);
+  // A known 2025-era upstream (a session it forgot, or another caller's) needs no discover probe.
+  await client.connect(transport, knownLegacy ? { prior: { kind: "legacy" } } : {});
   const discover = client.getDiscoverResult();
   if (client.getProtocolEra() === "modern" && discover) return { kind: "modern", discover };
   const version = client.getNegotiatedProtocolVersion();
   return transport.sessionId && version
     ? { kind: "legacy", sessionId: transport.sessionId, protocolVersion: version }
     : undefined;
+}
+
+/**
+ * A fetch that answers the 2025-era standalone stream request (a `GET` without `Last-Event-ID`,
+ * which the SDK transport opens after every `initialize`) with `405` itself, as a server without
+ * that stream would: a run listens to nothing outside its own requests, so the stream would be
+ * a wasted connection per handshake. Resumption `GET`s (with `Last-Event-ID`) go through.
+ * @param fetch - the upstream's fetch
+ */
+function withoutStandaloneStream(
+  fetch: (input: string | URL | Request, init?: RequestInit) => Promise<Response>,
+): (input: string | URL | Request, init?: RequestInit) => Promise<Response> {
+  return (input, init) => {
+    const method = init?.method ?? (input instanceof Request ? input.method : "GET");
+    const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : {}));
+    if (method.toUpperCase() === "GET" && !headers.has("last-event-id"))
+      return Promise.resolve(new Response(null, { status: 405 }));
+    return fetch(input, init);
+  };
 }
 
 /**

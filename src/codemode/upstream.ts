@@ -37,6 +37,8 @@ const MAX_SCOPES = 256;
 export class Upstream {
   private sharedSession: Promise<UpstreamSession> | undefined;
   private readonly scopes = new Map<string, ScopeState>();
+  /** The upstream answered only the 2025-era handshake: later handshakes skip the probe. */
+  private legacy = false;
   private generation = 0;
   private readonly ttl: number;
 
@@ -89,7 +91,9 @@ export class Upstream {
         () => this.invalidate(),
         state.negotiated,
         scope.headers,
+        this.legacy,
       );
+      if (session.negotiated) this.legacy = session.negotiated.kind === "legacy";
       const keep =
         session.negotiated?.kind !== "legacy" ||
         !("url" in this.upstream) ||

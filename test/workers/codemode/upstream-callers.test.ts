@@ -11,12 +11,8 @@ import { describe, expect, it } from "vitest";
 import { codeMcpServer } from "../../../src/codemode/code-mcp-server";
 import type { CodeUpstream } from "../../../src/codemode/upstream-connection";
 import { WorkerLoaderExecutor } from "../../../src/executor/worker-loader-executor";
-import {
-  createLegacyMcpHandler,
-  createMcpHandler,
-  type StatelessMcpHandler,
-} from "../../../src/index";
-import { v1Upstream } from "./fixtures";
+import { createMcpHandler, type StatelessMcpHandler } from "../../../src/index";
+import { recordedLegacyUpstream, type Seen, type UpstreamFetch } from "./upstream-recorder";
 import { text } from "./helpers";
 
 const executor = new WorkerLoaderExecutor({
@@ -27,40 +23,6 @@ const executor = new WorkerLoaderExecutor({
 const ONE_CALL = "async () => (await codemode.list_projects({})).projects.length";
 const TOKEN_A = "token-of-caller-a-1234";
 const TOKEN_B = "token-of-caller-b-5678";
-
-/** One upstream HTTP request: which credential and session it carried, and its JSON-RPC method. */
-interface Seen {
-  auth: string | null;
-  session: string | null;
-  what: string;
-}
-
-/**
- * A legacy (2025-era) upstream that records every request and, like a real one, serves many
- * sessions: each `initialize` starts a new session (its own server instance).
- */
-function recordedLegacyUpstream(seen: Seen[]) {
-  const sessions = new Map<string, ReturnType<typeof createLegacyMcpHandler>>();
-  return async (input: string | URL | Request, init?: RequestInit) => {
-    const request = new Request(input, init);
-    let what = request.method;
-    if (request.method === "POST") {
-      const body = (await request.clone().json()) as { method?: string };
-      what = `POST ${body.method ?? "response"}`;
-    }
-    const session = request.headers.get("mcp-session-id");
-    seen.push({ auth: request.headers.get("authorization"), session, what });
-    if (what === "POST initialize") {
-      const handler = createLegacyMcpHandler(v1Upstream());
-      const response = await handler.fetch(request);
-      sessions.set(response.headers.get("mcp-session-id")!, handler);
-      return response;
-    }
-    const handler = session ? sessions.get(session) : undefined;
-    if (!handler) return new Response("Session not found", { status: 404 });
-    return handler.fetch(request);
-  };
-}
 
 /** An outer client that identifies itself with `x-caller-token` (forwarded by `headers`). */
 async function connectAs(handler: StatelessMcpHandler, token: string): Promise<Client> {
@@ -82,7 +44,7 @@ async function connectAs(handler: StatelessMcpHandler, token: string): Promise<C
 }
 
 function forwardingUpstream(
-  fetch: ReturnType<typeof recordedLegacyUpstream>,
+  fetch: UpstreamFetch,
   extra: Partial<Extract<CodeUpstream, { url: unknown }>> = {},
 ): CodeUpstream {
   return {
@@ -131,6 +93,8 @@ describe("remote upstream sessions per caller", () => {
       expect(mine.filter((w) => w === "POST tools/list")).toHaveLength(1);
     }
     expect(seen.every((s) => s.auth !== "Bearer missing")).toBe(true);
+    // The era is a property of the upstream: the second credential skips the discover probe.
+    expect(seen.filter((s) => s.what === "POST server/discover")).toHaveLength(1);
     // Warm: each caller's run sends only its call, in its own session.
     expect(seen.slice(warm).map((s) => s.what)).toEqual(["POST tools/call", "POST tools/call"]);
     expect(seen.slice(warm).map((s) => s.auth)).toEqual([`Bearer ${TOKEN_A}`, `Bearer ${TOKEN_B}`]);

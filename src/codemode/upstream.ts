@@ -8,6 +8,7 @@
  */
 import type { Tool } from "@modelcontextprotocol/server";
 import { SHARED_SCOPE, type CallerScope } from "./upstream-caller";
+import { guessHolds, guessToolList } from "./upstream-speculation";
 import {
   isSharedUpstream,
   openUpstream,
@@ -145,8 +146,15 @@ export class Upstream {
   }
 
   private async listAll(scope: CallerScope): Promise<Tool[]> {
+    // Nothing known yet about a remote upstream: list alongside the handshake, not after it.
+    const guess =
+      "url" in this.upstream && !this.legacy && !this.state(scope).negotiated
+        ? guessToolList(this.upstream, scope.headers)
+        : undefined;
     const session = await this.session(scope);
     try {
+      const guessed = await guess;
+      if (guessHolds(guessed, session.negotiated)) return guessed.tools;
       const tools: Tool[] = [];
       let cursor: string | undefined;
       do {

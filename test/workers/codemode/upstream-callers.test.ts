@@ -86,11 +86,11 @@ describe("remote upstream sessions per caller", () => {
     expect(ofA.size).toBe(1);
     expect(ofB.size).toBe(1);
     expect([...ofA].some((id) => ofB.has(id))).toBe(false);
-    // Each credential listed the tools itself, and handshook exactly once.
+    // Each credential listed the tools itself (in its own session), and handshook exactly once.
     for (const token of [TOKEN_A, TOKEN_B]) {
-      const mine = seen.filter((s) => s.auth === `Bearer ${token}`).map((s) => s.what);
-      expect(mine.filter((w) => w === "POST initialize")).toHaveLength(1);
-      expect(mine.filter((w) => w === "POST tools/list")).toHaveLength(1);
+      const mine = seen.filter((s) => s.auth === `Bearer ${token}`);
+      expect(mine.filter((s) => s.what === "POST initialize")).toHaveLength(1);
+      expect(mine.filter((s) => s.what === "POST tools/list" && s.session)).toHaveLength(1);
     }
     expect(seen.every((s) => s.auth !== "Bearer missing")).toBe(true);
     // The era is a property of the upstream: the second credential skips the discover probe.

@@ -10,6 +10,45 @@ export interface Seen {
   auth: string | null;
   session: string | null;
   what: string;
+  /**
+   * Sent while the request that opened the current round trip was still unanswered: it shares
+   * that round trip (sent alongside, not after an answer).
+   */
+  concurrent?: boolean;
+}
+
+/**
+ * The sequential round trips among `seen`: requests that opened one (see {@link Seen.concurrent}).
+ * @param seen - requests, as recorded
+ */
+export function roundTrips(seen: readonly Seen[]): number {
+  return seen.filter((s) => !s.concurrent).length;
+}
+
+/**
+ * A simulated network delay per request: requests sent together (in the same few milliseconds)
+ * then reliably overlap, as they would over a real network, so round trips can be counted.
+ */
+const LATENCY_MS = 10;
+
+/** Wraps a handler so each recorded request notes whether it opened a round trip. */
+function tracking(
+  seen: Seen[],
+  handle: (request: Request) => Promise<Response>,
+): (request: Request) => Promise<Response> {
+  let leadInFlight = false;
+  return async (request) => {
+    await record(request, seen);
+    const lead = !leadInFlight;
+    seen.at(-1)!.concurrent = !lead;
+    if (lead) leadInFlight = true;
+    try {
+      await new Promise((resolve) => setTimeout(resolve, LATENCY_MS));
+      return await handle(request);
+    } finally {
+      if (lead) leadInFlight = false;
+    }
+  };
 }
 
 /** A fetch that serves an upstream and records each request in `seen`. */
@@ -34,11 +73,8 @@ async function record(request: Request, seen: Seen[]): Promise<void> {
 /** A 2026-07-28 upstream (SDK v2 server behind `createMcpHandler`). */
 export function recordedModernUpstream(seen: Seen[]): UpstreamFetch {
   const handler = createMcpHandler(v2Upstream);
-  return async (input, init) => {
-    const request = new Request(input, init);
-    await record(request, seen);
-    return handler.fetch(request);
-  };
+  const serve = tracking(seen, (request) => handler.fetch(request));
+  return (input, init) => serve(new Request(input, init));
 }
 
 /**
@@ -47,9 +83,7 @@ export function recordedModernUpstream(seen: Seen[]): UpstreamFetch {
  */
 export function recordedLegacyUpstream(seen: Seen[]): UpstreamFetch {
   const sessions = new Map<string, ReturnType<typeof createLegacyMcpHandler>>();
-  return async (input, init) => {
-    const request = new Request(input, init);
-    await record(request, seen);
+  const serve = tracking(seen, async (request) => {
     const session = request.headers.get("mcp-session-id");
     if (seen.at(-1)!.what === "POST initialize") {
       const handler = createLegacyMcpHandler(v1Upstream());
@@ -64,7 +98,8 @@ export function recordedLegacyUpstream(seen: Seen[]): UpstreamFetch {
         { status: 404 },
       );
     return handler.fetch(request);
-  };
+  });
+  return (input, init) => serve(new Request(input, init));
 }
 
 /** Forgets every session, as a restarted upstream would (wraps {@link recordedLegacyUpstream}). */

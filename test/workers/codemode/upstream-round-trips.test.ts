@@ -17,6 +17,7 @@ import {
   recordedLegacyUpstream,
   recordedModernUpstream,
   restartable,
+  roundTrips,
   type Seen,
   type UpstreamFetch,
 } from "./upstream-recorder";
@@ -55,33 +56,55 @@ async function client(route: () => StatelessMcpHandler): Promise<Client> {
 }
 
 /** Runs the program and returns the upstream requests the run caused. */
-async function run(c: Client, seen: Seen[], code = THREE_CALLS): Promise<string[]> {
+async function runSeen(c: Client, seen: Seen[], code = THREE_CALLS): Promise<Seen[]> {
   const start = seen.length;
   const result = await c.callTool({ name: "code", arguments: { code } });
   expect(result.isError, text(result)).toBeFalsy();
-  return seen.slice(start).map((s) => s.what);
+  return seen.slice(start);
+}
+
+/** Runs the program and returns what the upstream requests were (in order). */
+async function run(c: Client, seen: Seen[], code = THREE_CALLS): Promise<string[]> {
+  return (await runSeen(c, seen, code)).map((s) => s.what);
 }
 
 const ERAS = [
-  { era: "2026-07-28", upstream: recordedModernUpstream, handshake: ["POST server/discover"] },
+  {
+    era: "2026-07-28",
+    upstream: recordedModernUpstream,
+    // The probe and the tool listing go out together: one round trip before the calls.
+    cold: ["POST server/discover", "POST tools/list"],
+    coldRoundTrips: 1,
+  },
   {
     era: "2025-era",
     upstream: recordedLegacyUpstream,
-    // First contact probes for 2026-07-28 (unknown era), then runs the 2025 handshake.
-    handshake: ["POST server/discover", "POST initialize", "POST notifications/initialized"],
+    // First contact: the probe (with the listing guessed alongside, refused without a session),
+    // the 2025 handshake, then the listing.
+    cold: [
+      "POST server/discover",
+      "POST tools/list",
+      "POST initialize",
+      "POST notifications/initialized",
+      "POST tools/list",
+    ],
+    coldRoundTrips: 4,
   },
 ] as const;
 
 describe("upstream requests per code run", () => {
-  for (const { era, upstream, handshake } of ERAS) {
-    it(`${era}: cold = handshake + one listing + k calls, then k calls per run`, async () => {
+  for (const { era, upstream, cold, coldRoundTrips } of ERAS) {
+    it(`${era}: cold = ${coldRoundTrips} round trip(s) + k calls, then k calls per run`, async () => {
       const seen: Seen[] = [];
       const fetch = upstream(seen);
       let current = isolate(fetch);
       const c = await client(() => current);
       // The client's next request lands on a fresh isolate: nothing negotiated, nothing listed.
       current = isolate(fetch);
-      expect(await run(c, seen)).toEqual([...handshake, "POST tools/list", ...CALLS]);
+      const first = await runSeen(c, seen);
+      expect(first.map((s) => s.what).toSorted()).toEqual([...cold, ...CALLS].toSorted());
+      expect(first.slice(-K).map((s) => s.what)).toEqual(CALLS);
+      expect(roundTrips(first), JSON.stringify(first)).toBe(coldRoundTrips + K);
       expect(await run(c, seen)).toEqual(CALLS);
       expect(await run(c, seen)).toEqual(CALLS);
       // No run opened a stream (GET) or ended a session (DELETE).

@@ -12,6 +12,7 @@ import { cpus, release, totalmem } from "node:os";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { codeDescription, toolsListTokens } from "./driver/context.mjs";
+import { codeToolLatency, remoteUpstreamOverhead } from "./driver/code-latency.mjs";
 import { executeCost, searchLatency } from "./driver/latency.mjs";
 import { markdown, tableRows } from "./driver/report.mjs";
 import { PROBES, RUNAWAY, runProbe } from "./driver/robustness.mjs";
@@ -31,6 +32,7 @@ const config = quick
       p6WindowMs: 0,
       anchorProbes: false,
       probeTimeoutMs: 45_000,
+      code: { reps: 2, toolCounts: [5], delayMs: 50 },
     }
   : {
       toolCounts: [5, 50, 500],
@@ -42,6 +44,7 @@ const config = quick
       p6WindowMs: 6_000,
       anchorProbes: true,
       probeTimeoutMs: 45_000,
+      code: { reps: 7, toolCounts: [5, 50], delayMs: 50 },
     };
 const DEADLINE_MS = quick ? 150_000 : 15 * 60_000;
 const started = Date.now();
@@ -148,6 +151,12 @@ try {
   log("P4 execute cost");
   results.p4 = await phase("P4", main, () =>
     executeCost(main.base, { reps: config.executeReps, log }),
+  );
+  log("P7 code tool latency");
+  results.p7 = await phase("P7", main, () => codeToolLatency(main.base, { ...config.code, log }));
+  log("P8 code tool over a remote upstream");
+  results.p8 = await phase("P8", main, () =>
+    remoteUpstreamOverhead(main.base, { ...config.code, log }),
   );
   results.p5 = [];
   for (const c of config.concurrency) {

@@ -95,6 +95,7 @@ export {
 // Code mode servers (src/codemode): one `code` tool over an MCP server, or `search` + `execute` over an OpenAPI spec.
 export { codeMcpServer, type CodeMcpServerOptions } from "./codemode/code-mcp-server";
 export type { CodeUpstream, LocalMcpServer } from "./codemode/upstream-connection";
+export type { UpstreamCaller, UpstreamHeaders } from "./codemode/upstream-caller";
 export { UpstreamToolError } from "./codemode/upstream-result";
 export { openApiMcpServer, type OpenApiMcpServerOptions } from "./codemode/openapi-mcp-server";
 export {

@@ -2,6 +2,7 @@
  * The results table: ours vs the anchor with ratios and the issue's targets, as data (for
  * bench/results/<date>.json) and as Markdown (printed, and saved beside the JSON).
  */
+import { codeRows } from "./code-latency.mjs";
 import { ratio } from "./stats.mjs";
 
 /**
@@ -161,6 +162,7 @@ export function tableRows(r) {
       ),
     );
   }
+  rows.push(...codeRows(r, row));
   return rows;
 }
 

@@ -25,13 +25,13 @@ import type { Executor, ExecutorLimits, HostFunction, HostNamespaces } from "../
 import { CodeModeError } from "../errors";
 import { resolveLimits } from "../executor/limits";
 import { TOOL_LIMITS } from "./tool-limits";
-import { codeToolDescription } from "./code-tool-description";
+import { CodeCatalogs, type CallerTools } from "./code-catalogs";
 import { outcomeToToolResult } from "./outcome-result";
-import { assertRedactableSecrets, secretRedactor, type Redactor } from "./redaction";
+import { assertRedactableSecrets, type Redactor } from "./redaction";
 import { redactToolResult } from "./result-redaction";
-import { ToolCatalog } from "./tool-catalog";
 import type { Upstream } from "./upstream";
-import { UpstreamSet, type MergedTools } from "./upstream-set";
+import { UpstreamSet } from "./upstream-set";
+import type { UpstreamCaller } from "./upstream-caller";
 import { isSessionGone, type CodeUpstream, type UpstreamSession } from "./upstream-connection";
 import { redactingErrors, upstreamResultValue } from "./upstream-result";
 import { forwardLogs } from "./upstream-log-forwarding";
@@ -76,15 +76,24 @@ export interface CodeMcpServerOptions {
   onRun?: RunRecorder;
 }
 
+/** What the factory reads from the handler's per-request context (`createMcpHandler` passes it). */
+export interface CodeServerRequest {
+  authInfo?: UpstreamCaller["authInfo"];
+  requestInfo?: Request;
+}
+
 /**
  * Creates a factory for `createMcpHandler` that builds the code-mode server per request. The
  * upstream's tool list and (for an instance) its connection live in the factory's closure, so
- * they are shared by every request the isolate serves.
+ * they are shared by every request the isolate serves (per authorization context when a remote
+ * upstream's `headers` is a function of the caller).
  * @param options - upstream, executor and limits
  * @throws CodeModeError `upstream_invalid` without exactly one upstream option,
  *   `secret_too_short` for a secret shorter than 8 characters
  */
-export function codeMcpServer(options: CodeMcpServerOptions): () => Promise<McpServer> {
+export function codeMcpServer(
+  options: CodeMcpServerOptions,
+): (request?: CodeServerRequest) => Promise<McpServer> {
   if ((options.upstream === undefined) === (options.upstreams === undefined)) {
     throw new CodeModeError(
       "upstream_invalid",
@@ -92,7 +101,6 @@ export function codeMcpServer(options: CodeMcpServerOptions): () => Promise<McpS
     );
   }
   assertRedactableSecrets(options.secrets ?? [], "codeMcpServer");
-  const redactor = secretRedactor(Object.freeze([...(options.secrets ?? [])]));
   const upstreams = new UpstreamSet(
     options.upstreams ?? options.upstream!,
     options.upstreams !== undefined,
@@ -102,51 +110,29 @@ export function codeMcpServer(options: CodeMcpServerOptions): () => Promise<McpS
   // each run, so limits configured on the executor itself (e.g. its timeout) still apply.
   const limits: Partial<ExecutorLimits> = { ...TOOL_LIMITS, ...options.limits };
   const { maxResultBytes } = resolveLimits(limits);
-  let cached:
-    | {
-        key: string;
-        catalog: ToolCatalog;
-        description: string;
-        routes: MergedTools["routes"];
-      }
-    | undefined;
+  const catalogs = new CodeCatalogs(upstreams, options.secrets ?? [], {
+    serverName:
+      options.upstreamName ??
+      (options.upstreams
+        ? Object.keys(options.upstreams).join(", ")
+        : (options.name ?? "the upstream server")),
+    budget: options.descriptionBudget ?? 2_048,
+    maxResultBytes,
+    ...(options.description === undefined ? {} : { extra: options.description }),
+  });
 
-  const catalog = async () => {
-    const merged = await upstreams.tools();
-    if (!cached || cached.key !== merged.key) {
-      // The tool list reaches the sandbox (search, describe) and the client: values only, names
-      // kept (they route the calls).
-      const built = new ToolCatalog(
-        redactor.active
-          ? merged.tools.map((tool) => ({
-              ...redactor.values(tool),
-              name: tool.name,
-            }))
-          : merged.tools,
-      );
-      const description = codeToolDescription({
-        catalog: built,
-        serverName:
-          options.upstreamName ??
-          (options.upstreams
-            ? Object.keys(options.upstreams).join(", ")
-            : (options.name ?? "the upstream server")),
-        budget: options.descriptionBudget ?? 2_048,
-        maxResultBytes,
-        ...(options.description === undefined ? {} : { extra: options.description }),
+  return async (request?: CodeServerRequest) => {
+    const tools = await catalogs
+      .forCaller({
+        ...(request?.authInfo ? { authInfo: request.authInfo } : {}),
+        ...(request?.requestInfo ? { request: request.requestInfo } : {}),
+      })
+      .catch((error: unknown) => {
+        // A caller the `headers` function refuses learns why from the tool, not from a bare 500.
+        if (error instanceof CodeModeError && error.code === "upstream_headers_failed")
+          return error;
+        throw error;
       });
-      cached = {
-        key: merged.key,
-        catalog: built,
-        description,
-        routes: merged.routes,
-      };
-    }
-    return cached;
-  };
-
-  return async () => {
-    const { catalog: tools, description, routes } = await catalog();
     const server = new McpServer(
       {
         name: options.name ?? "code-mode",
@@ -157,14 +143,20 @@ export function codeMcpServer(options: CodeMcpServerOptions): () => Promise<McpS
     server.registerTool(
       "code",
       {
-        description,
+        description:
+          tools instanceof Error
+            ? `Unavailable for this caller: ${tools.message}`
+            : tools.description,
         inputSchema: z.object({
           code: z
             .string()
             .describe("JavaScript (or TypeScript): an async arrow function using codemode.*"),
         }),
       },
-      async ({ code }, ctx) => runCode(code, ctx, tools, routes, options, limits, redactor),
+      async ({ code }, ctx) =>
+        tools instanceof Error
+          ? { isError: true, content: [{ type: "text", text: tools.message }] }
+          : runCode(code, ctx, tools, options, limits),
     );
     return server;
   };
@@ -173,11 +165,9 @@ export function codeMcpServer(options: CodeMcpServerOptions): () => Promise<McpS
 async function runCode(
   code: string,
   ctx: ServerContext,
-  catalog: ToolCatalog,
-  routes: MergedTools["routes"],
+  { catalog, routes, scopes, redactor }: CallerTools,
   options: CodeMcpServerOptions,
   limits: Partial<ExecutorLimits>,
-  redactor: Redactor,
 ): Promise<CallToolResult> {
   // One connection per upstream a run actually calls, opened on first use, closed at the end.
   const sessions = new Map<Upstream, Promise<UpstreamSession>>();
@@ -185,7 +175,7 @@ async function runCode(
   const connect = (upstream: Upstream) => {
     let session = sessions.get(upstream);
     if (!session) {
-      session = upstream.session().then(async (s) => {
+      session = upstream.session(scopes.get(upstream)).then(async (s) => {
         if (!s.shared && logLevel) await forwardLogs(s, ctx, logLevel, redactor);
         return s;
       });
@@ -246,7 +236,7 @@ async function runCode(
       const result = await send(session.client).catch(async (error: unknown) => {
         // The upstream forgot the adopted session before it saw this call: handshake once more.
         if (!session.reused || !isSessionGone(error)) throw error;
-        route.upstream.forgetNegotiation();
+        route.upstream.forgetNegotiation(scopes.get(route.upstream));
         retired.push(session);
         sessions.delete(route.upstream);
         return send((await connect(route.upstream)).client);

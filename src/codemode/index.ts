@@ -30,6 +30,7 @@ export type {
 // Code mode servers.
 export { codeMcpServer, type CodeMcpServerOptions } from "./code-mcp-server";
 export type { CodeUpstream, LocalMcpServer } from "./upstream-connection";
+export type { UpstreamCaller, UpstreamHeaders } from "./upstream-caller";
 export { UpstreamToolError } from "./upstream-result";
 export { openApiMcpServer, type OpenApiMcpServerOptions } from "./openapi-mcp-server";
 export {

@@ -6,12 +6,13 @@
  *   transport (one server instance cannot be connected to several transports);
  * - `{ server: () => McpServer }`: a fresh in-memory connection per run, so notifications from
  *   the upstream (logging) belong unambiguously to that run;
- * - `{ url, headers?, fetch? }`: a remote Streamable HTTP endpoint, a client per run (Workers
- *   I/O cannot be shared across requests) that reuses what the isolate's first connection
- *   negotiated ({@link Negotiated}), so a warm run sends only its own calls; it opens no stream
- *   (no list-changed subscription: the tool list refreshes by age). `headers` carry the
- *   upstream's auth and are never shown to the sandbox; `fetch` lets a service binding or test
- *   reach the endpoint.
+ * - `{ url, headers?, fetch?, reuseSession? }`: a remote Streamable HTTP endpoint, a client per
+ *   run (Workers I/O cannot be shared across requests) that reuses what the isolate's first
+ *   connection in the same authorization context negotiated ({@link Negotiated}), so a warm run
+ *   sends only its own calls; it opens no stream (no list-changed subscription: the tool list
+ *   refreshes by age; no 2025-era standalone GET stream: see {@link withoutStandaloneStream}). `headers` carry the upstream's auth (fixed, or per outer caller: see
+ *   upstream-caller.ts) and are never shown to the sandbox; `fetch` lets a service binding or
+ *   test reach the endpoint.
  */
 import {
   Client,
@@ -22,6 +23,7 @@ import {
 import { McpServer as V1McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { McpServer as V2McpServer } from "@modelcontextprotocol/server";
 import { CodeModeError } from "../errors";
+import type { UpstreamHeaders } from "./upstream-caller";
 
 /** A server instance code mode can connect to in memory. */
 export type LocalMcpServer = V2McpServer | V1McpServer;
@@ -32,17 +34,27 @@ export type CodeUpstream =
   | { server: () => LocalMcpServer | Promise<LocalMcpServer> }
   | {
       url: string | URL;
-      /** Extra request headers, e.g. `{ authorization: "Bearer …" }`. */
-      headers?: Record<string, string>;
+      /**
+       * Extra request headers, e.g. `{ authorization: "Bearer …" }`, or a function of the outer
+       * caller returning them (`(caller) => ({ authorization: … })`). Sessions and tool lists
+       * are kept per distinct set of headers, so callers with different credentials share none.
+       */
+      headers?: UpstreamHeaders;
       /** Custom fetch (a service binding's fetch, or a test's). */
       fetch?: (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+      /**
+       * Adopt a 2025-era upstream session across runs with the same headers (default true).
+       * `false`: every run runs its own `initialize`, for an upstream that keeps per-session
+       * state runs must not share. (A 2026-07-28 discover result holds no state; it is reused.)
+       */
+      reuseSession?: boolean;
     };
 
 /**
  * What a remote upstream's connection negotiated, reusable by later connections of the isolate
- * (one authorization context: the configured headers): the 2026-07-28 `server/discover` result,
- * or a 2025-era session id with its protocol version. A reused 2025-era session is shared by the
- * isolate's runs, whoever the outer caller is (documented in docs/library.md).
+ * in the same authorization context (the same headers): the 2026-07-28 `server/discover`
+ * result, or a 2025-era session id with its protocol version. A reused 2025-era session is
+ * shared by the runs sent with the same headers (documented in docs/library.md).
  */
 export type Negotiated =
   | { kind: "modern"; discover: DiscoverResult }
@@ -74,6 +86,9 @@ export function isSharedUpstream(upstream: CodeUpstream): upstream is LocalMcpSe
  * Opens a client connection to `upstream`.
  * @param upstream - the configured upstream
  * @param onToolsChanged - called when the upstream announces `notifications/tools/list_changed`
+ * @param reuse - what an earlier connection in the same authorization context negotiated
+ * @param headers - the resolved headers of a remote upstream (see upstream-caller.ts)
+ * @param knownLegacy - the upstream is known to speak only the 2025 era: skip the discover probe
  * @throws CodeModeError `upstream_invalid` for an unknown upstream kind, `upstream_unreachable`
  *   when the connection fails (the message never includes configured headers)
  */
@@ -81,6 +96,8 @@ export async function openUpstream(
   upstream: CodeUpstream,
   onToolsChanged: () => void,
   reuse?: Negotiated,
+  headers?: Record<string, string>,
+  knownLegacy = false,
 ): Promise<UpstreamSession> {
   const shared = isSharedUpstream(upstream);
   const remote = !shared && "url" in upstream;
@@ -112,11 +129,11 @@ export async function openUpstream(
       await client.connect(clientSide);
     } else if ("url" in upstream) {
       const transport = new StreamableHTTPClientTransport(new URL(upstream.url), {
-        ...(upstream.headers ? { requestInit: { headers: upstream.headers } } : {}),
-        ...(upstream.fetch ? { fetch: upstream.fetch } : {}),
+        ...(headers ? { requestInit: { headers } } : {}),
+        fetch: withoutStandaloneStream(upstream.fetch ?? ((input, init) => fetch(input, init))),
         ...(reuse?.kind === "legacy" ? { sessionId: reuse.sessionId } : {}),
       });
-      negotiated = await connectRemote(client, transport, reuse);
+      negotiated = await connectRemote(client, transport, reuse, knownLegacy);
     } else {
       throw new CodeModeError(
         "upstream_invalid",
@@ -143,6 +160,7 @@ async function connectRemote(
   client: Client,
   transport: StreamableHTTPClientTransport,
   reuse: Negotiated | undefined,
+  knownLegacy: boolean,
 ): Promise<Negotiated | undefined> {
   if (reuse?.kind === "modern") {
     await client.connect(transport, { prior: { kind: "modern", discover: reuse.discover } });
@@ -154,13 +172,33 @@ async function connectRemote(
     transport.setProtocolVersion(reuse.protocolVersion);
     return reuse;
   }
-  await client.connect(transport);
+  // A known 2025-era upstream (a session it forgot, or another caller's) needs no discover probe.
+  await client.connect(transport, knownLegacy ? { prior: { kind: "legacy" } } : {});
   const discover = client.getDiscoverResult();
   if (client.getProtocolEra() === "modern" && discover) return { kind: "modern", discover };
   const version = client.getNegotiatedProtocolVersion();
   return transport.sessionId && version
     ? { kind: "legacy", sessionId: transport.sessionId, protocolVersion: version }
     : undefined;
+}
+
+/**
+ * A fetch that answers the 2025-era standalone stream request (a `GET` without `Last-Event-ID`,
+ * which the SDK transport opens after every `initialize`) with `405` itself, as a server without
+ * that stream would: a run listens to nothing outside its own requests, so the stream would be
+ * a wasted connection per handshake. Resumption `GET`s (with `Last-Event-ID`) go through.
+ * @param fetch - the upstream's fetch
+ */
+function withoutStandaloneStream(
+  fetch: (input: string | URL | Request, init?: RequestInit) => Promise<Response>,
+): (input: string | URL | Request, init?: RequestInit) => Promise<Response> {
+  return (input, init) => {
+    const method = init?.method ?? (input instanceof Request ? input.method : "GET");
+    const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : {}));
+    if (method.toUpperCase() === "GET" && !headers.has("last-event-id"))
+      return Promise.resolve(new Response(null, { status: 405 }));
+    return fetch(input, init);
+  };
 }
 
 /**

@@ -7,6 +7,7 @@
 import type { Tool } from "@modelcontextprotocol/server";
 import { CodeModeError } from "../errors";
 import { Upstream, type UpstreamOptions } from "./upstream";
+import { callerScope, type CallerScope, type UpstreamCaller } from "./upstream-caller";
 import type { CodeUpstream } from "./upstream-connection";
 
 /** The merged tool list and where each tool lives. */
@@ -14,19 +15,26 @@ export interface MergedTools {
   tools: Tool[];
   /** Merged name → the upstream serving it and the tool's name there. */
   routes: Map<string, { upstream: Upstream; name: string }>;
-  /** Changes whenever any upstream's list changes. */
+  /** Changes whenever any upstream's list changes, and differs between authorization contexts. */
   key: string;
 }
+
+/** Each upstream's authorization context for one caller. */
+export type CallerScopes = Map<Upstream, CallerScope>;
+
+/** Merges remembered (one per combination of authorization contexts in use). */
+const MAX_MERGES = 64;
 
 const KEY = /^[A-Za-z][A-Za-z0-9_]*$/;
 
 /** The upstreams of one code-mode server. */
 export class UpstreamSet {
-  private readonly members: { prefix: string; upstream: Upstream }[];
-  private merged: { lists: Tool[][]; key: string; value: MergedTools } | undefined;
+  private readonly members: { prefix: string; upstream: Upstream; source: CodeUpstream }[];
+  private readonly merges = new Map<string, { lists: Tool[][]; value: MergedTools }>();
 
   /**
    * @param sources - one unnamed upstream, or named upstreams (names become tool-name prefixes)
+   * @param named - whether `sources` is a record of named upstreams
    * @param options - cache options for every member
    * @throws CodeModeError `upstream_invalid` for an empty set or a name that is not an identifier
    */
@@ -54,19 +62,34 @@ export class UpstreamSet {
     this.members = entries.map(([name, upstream]) => ({
       prefix: entries.length > 1 ? name : "",
       upstream: new Upstream(upstream, options),
+      source: upstream,
     }));
   }
 
-  /** Every upstream's tools, merged (listed once per isolate, refreshed on change). */
-  async tools(): Promise<MergedTools> {
-    const lists = await Promise.all(this.members.map((m) => m.upstream.tools()));
-    const key = this.members.map((m) => m.upstream.version).join(".");
-    if (
-      this.merged &&
-      this.merged.key === key &&
-      this.merged.lists.every((list, i) => list === lists[i])
-    )
-      return this.merged.value;
+  /**
+   * Each upstream's authorization context for `caller` (calls per-caller `headers` functions).
+   * @param caller - the outer request
+   * @throws CodeModeError `upstream_headers_failed` when a `headers` function fails
+   */
+  async scopes(caller: UpstreamCaller): Promise<CallerScopes> {
+    const scopes = await Promise.all(this.members.map((m) => callerScope(m.source, caller)));
+    return new Map(this.members.map((m, i) => [m.upstream, scopes[i]!]));
+  }
+
+  /**
+   * Every upstream's tools as `scopes` see them, merged (listed once per isolate and
+   * authorization context, refreshed on change).
+   * @param scopes - from {@link UpstreamSet.scopes}; omitted: the shared context
+   */
+  async tools(scopes?: CallerScopes): Promise<MergedTools> {
+    const lists = await Promise.all(
+      this.members.map((m) => m.upstream.tools(scopes?.get(m.upstream))),
+    );
+    const key = this.members
+      .map((m) => `${m.upstream.version}${scopes?.get(m.upstream)?.key ?? ""}`)
+      .join(".");
+    const known = this.merges.get(key);
+    if (known && known.lists.every((list, i) => list === lists[i])) return known.value;
     const tools: Tool[] = [];
     const routes = new Map<string, { upstream: Upstream; name: string }>();
     this.members.forEach(({ prefix, upstream }, i) => {
@@ -77,7 +100,9 @@ export class UpstreamSet {
       }
     });
     const value = { tools, routes, key: `${key}:${tools.length}` };
-    this.merged = { lists, key, value };
+    this.merges.delete(key);
+    this.merges.set(key, { lists, value });
+    if (this.merges.size > MAX_MERGES) this.merges.delete(this.merges.keys().next().value!);
     return value;
   }
 }

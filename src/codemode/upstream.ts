@@ -3,8 +3,12 @@
  * the one shared connection. Building the code-mode server per request reads from here, so a
  * request never re-lists or reconnects unless the upstream said its tools changed (or, for
  * connections that cannot stay open across requests, the cache aged past `toolsTtlMs`).
+ * A remote upstream's reusable state (tool list, negotiation) is kept per authorization
+ * context ({@link CallerScope}): callers sending different headers share none of it.
  */
 import type { Tool } from "@modelcontextprotocol/server";
+import { SHARED_SCOPE, type CallerScope } from "./upstream-caller";
+import { guessHolds, guessToolList } from "./upstream-speculation";
 import {
   isSharedUpstream,
   openUpstream,
@@ -19,13 +23,23 @@ export interface UpstreamOptions {
   toolsTtlMs?: number;
 }
 
+/** What one authorization context has cached. */
+interface ScopeState {
+  /** What the context's last remote connection negotiated (reused by the next one). */
+  negotiated?: Negotiated;
+  toolList?: Promise<Tool[]>;
+  listedAt: number;
+}
+
+/** Authorization contexts remembered per upstream; the least recently used is forgotten first. */
+const MAX_SCOPES = 256;
+
 /** The cached view of one upstream MCP server. */
 export class Upstream {
   private sharedSession: Promise<UpstreamSession> | undefined;
-  /** What the isolate's last remote connection negotiated (reused by the next one). */
-  private negotiated: Negotiated | undefined;
-  private toolList: Promise<Tool[]> | undefined;
-  private listedAt = 0;
+  private readonly scopes = new Map<string, ScopeState>();
+  /** The upstream answered only the 2025-era handshake: later handshakes skip the probe. */
+  private legacy = false;
   private generation = 0;
   private readonly ttl: number;
 
@@ -45,30 +59,47 @@ export class Upstream {
     return this.generation;
   }
 
-  /** The upstream's tools, listed once and reused until they change. */
-  async tools(): Promise<Tool[]> {
-    const stale = !isSharedUpstream(this.upstream) && Date.now() - this.listedAt > this.ttl;
-    if (!this.toolList || stale) {
-      this.listedAt = Date.now();
-      const listing = this.listAll();
-      this.toolList = listing;
+  /**
+   * The upstream's tools as `scope` sees them, listed once and reused until they change.
+   * @param scope - the caller's authorization context (see upstream-caller.ts)
+   */
+  async tools(scope: CallerScope = SHARED_SCOPE): Promise<Tool[]> {
+    const state = this.state(scope);
+    const stale = !isSharedUpstream(this.upstream) && Date.now() - state.listedAt > this.ttl;
+    if (!state.toolList || stale) {
+      state.listedAt = Date.now();
+      const listing = this.listAll(scope);
+      state.toolList = listing;
       // A failed listing must not stick: the next request tries again.
       listing.catch(() => {
-        if (this.toolList === listing) this.toolList = undefined;
+        if (state.toolList === listing) state.toolList = undefined;
       });
       if (stale) this.generation++;
     }
-    return this.toolList;
+    return state.toolList;
   }
 
   /**
-   * A connection for one run: the shared one for a server instance, a new one otherwise.
-   * Close it with {@link Upstream.release}.
+   * A connection for one run: the shared one for a server instance, a new one otherwise
+   * (adopting what `scope`'s last connection negotiated). Close it with {@link Upstream.release}.
+   * @param scope - the caller's authorization context (see upstream-caller.ts)
    */
-  async session(): Promise<UpstreamSession> {
+  async session(scope: CallerScope = SHARED_SCOPE): Promise<UpstreamSession> {
     if (!isSharedUpstream(this.upstream)) {
-      const session = await openUpstream(this.upstream, () => this.invalidate(), this.negotiated);
-      this.negotiated = session.negotiated;
+      const state = this.state(scope);
+      const session = await openUpstream(
+        this.upstream,
+        () => this.invalidate(),
+        state.negotiated,
+        scope.headers,
+        this.legacy,
+      );
+      if (session.negotiated) this.legacy = session.negotiated.kind === "legacy";
+      const keep =
+        session.negotiated?.kind !== "legacy" ||
+        !("url" in this.upstream) ||
+        this.upstream.reuseSession !== false;
+      state.negotiated = keep ? session.negotiated : undefined;
       return session;
     }
     if (!this.sharedSession) {
@@ -90,22 +121,40 @@ export class Upstream {
   }
 
   /**
-   * Forgets what earlier connections negotiated (the upstream lost the session, or refused the
-   * adopted era), so the next connection runs its own handshake.
+   * Forgets what `scope`'s earlier connections negotiated (the upstream lost the session, or
+   * refused the adopted era), so its next connection runs its own handshake.
+   * @param scope - the caller's authorization context
    */
-  forgetNegotiation(): void {
-    this.negotiated = undefined;
+  forgetNegotiation(scope: CallerScope = SHARED_SCOPE): void {
+    this.state(scope).negotiated = undefined;
   }
 
-  /** Forgets the tool list (called on `notifications/tools/list_changed`). */
+  /** Forgets every tool list (called on `notifications/tools/list_changed`). */
   invalidate(): void {
-    this.toolList = undefined;
+    for (const state of this.scopes.values()) state.toolList = undefined;
     this.generation++;
   }
 
-  private async listAll(): Promise<Tool[]> {
-    const session = await this.session();
+  /** The state of `scope`, most recently used last (so the oldest is evicted first). */
+  private state(scope: CallerScope): ScopeState {
+    let state = this.scopes.get(scope.key);
+    if (state) this.scopes.delete(scope.key);
+    else state = { listedAt: 0 };
+    this.scopes.set(scope.key, state);
+    if (this.scopes.size > MAX_SCOPES) this.scopes.delete(this.scopes.keys().next().value!);
+    return state;
+  }
+
+  private async listAll(scope: CallerScope): Promise<Tool[]> {
+    // Nothing known yet about a remote upstream: list alongside the handshake, not after it.
+    const guess =
+      "url" in this.upstream && !this.legacy && !this.state(scope).negotiated
+        ? guessToolList(this.upstream, scope.headers)
+        : undefined;
+    const session = await this.session(scope);
     try {
+      const guessed = await guess;
+      if (guessHolds(guessed, session.negotiated)) return guessed.tools;
       const tools: Tool[] = [];
       let cursor: string | undefined;
       do {

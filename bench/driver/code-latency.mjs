@@ -1,0 +1,251 @@
+/**
+ * P7 and P8: the `code` tool.
+ *
+ * P7: latency of one upstream call and of ten chained calls (each call's input depends on the
+ * previous answer), ours vs the anchor, over the same in-Worker tool fixture (N = 5 and 50),
+ * A/B interleaved after a warm-up.
+ *
+ * P8: our `code` tool over a remote upstream (the same 5 tools served over Streamable HTTP in
+ * the Worker, every request delayed by `delayMs`: worker/remote-upstream.ts). For k = 1 and 10
+ * calls, interleaved: the same program over the in-memory upstream (no network), over the
+ * remote one with warm caches, and over a fresh code server per request (cold: nothing
+ * negotiated or listed). Overhead above the upstream's round trips = remote p50 − in-memory
+ * p50 − k × delay, also in round trips (÷ delay); it includes the upstream's own handling of
+ * each request (an in-Worker SDK server here) and the client side of each call. A direct
+ * `tools/call` to the upstream from the driver is shown beside it for reference (the delay, the
+ * upstream's handling, and the driver-to-workerd HTTP hop the code server does not pay). The Worker counts the upstream requests each
+ * run sent, exactly. The anchor cannot wrap a remote server (its `codeMcpServer` takes an
+ * `McpServer` instance), so P8 has no anchor column.
+ */
+import {
+  Client as V2Client,
+  StreamableHTTPClientTransport as V2Transport,
+} from "@modelcontextprotocol/client";
+import { connect } from "./clients.mjs";
+import { p50, p95, round1 } from "./stats.mjs";
+
+/** `k` calls, chained: each input uses the previous answer's `id` and `version`. */
+export function chainedCalls(k) {
+  return `async () => {
+  let id = "start";
+  let total = 0;
+  for (let i = 0; i < ${k}; i++) {
+    const r = await codemode.resource_0_update({ id: id + "-" + i, settings: { mode: "fast", retries: i } });
+    id = r.id;
+    total += r.version;
+  }
+  return { id, total };
+}`;
+}
+
+const SIDES = /** @type {const} */ (["ours", "anchor"]);
+
+/** One timed call; NaN when it failed. The text is re-serialized: spacing is not an answer. */
+async function timed(client, code) {
+  const r = await client.call("code", code);
+  let text = r.text;
+  try {
+    text = JSON.stringify(JSON.parse(r.text));
+  } catch {
+    // not JSON: compared as is
+  }
+  return { ms: r.ok ? r.ms : Number.NaN, text, failure: r.failure ?? (r.ok ? "" : r.text) };
+}
+
+/** A client calling the upstream's tool directly (the upstream's own round trip). */
+async function directClient(url) {
+  const client = new V2Client(
+    { name: "code-mode-bench", version: "1.0.0" },
+    { versionNegotiation: { mode: "auto" } },
+  );
+  await client.connect(new V2Transport(new URL(url)), { timeout: 30_000 });
+  return {
+    async call() {
+      const started = performance.now();
+      try {
+        const args = { id: "direct", settings: { mode: "fast" } };
+        const result = await client.callTool(
+          { name: "resource_0_update", arguments: args },
+          { timeout: 60_000 },
+        );
+        return { ms: result.isError ? Number.NaN : performance.now() - started };
+      } catch {
+        return { ms: Number.NaN };
+      }
+    },
+    close: () => client.close().catch(() => {}),
+  };
+}
+
+function stats(xs) {
+  const ok = xs.filter(Number.isFinite);
+  return {
+    p50: round1(p50(ok)),
+    p95: round1(p95(ok)),
+    min: round1(Math.min(...ok)),
+    n: ok.length,
+    errors: xs.length - ok.length,
+  };
+}
+
+/**
+ * P7: ours vs anchor `code` latency at each tool count, 1 call and 10 chained calls.
+ * @param {string} base
+ * @param {{ reps: number, toolCounts: number[], log: (line: string) => void }} options
+ */
+export async function codeToolLatency(base, { reps, toolCounts, log }) {
+  const out = {};
+  for (const n of toolCounts) {
+    const cs = {
+      ours: await connect("ours", `${base}/ours/code/${n}`),
+      anchor: await connect("anchor", `${base}/anchor/code/${n}`),
+    };
+    try {
+      for (const k of [1, 10]) {
+        const code = chainedCalls(k);
+        const samples = { ours: [], anchor: [] };
+        let same = true;
+        for (let rep = -1; rep < reps; rep++) {
+          const answers = {};
+          for (const side of rep % 2 === 0 ? SIDES : SIDES.toReversed()) {
+            const r = await timed(cs[side], code);
+            if (rep >= 0) samples[side].push(r.ms);
+            answers[side] = r.text;
+          }
+          if (answers.ours !== answers.anchor) same = false;
+        }
+        out[`n${n}-k${k}`] = {
+          n,
+          k,
+          ours: stats(samples.ours),
+          anchor: stats(samples.anchor),
+          sameAnswer: same,
+        };
+        log(`  code ${k} call(s) at ${n} tools done`);
+      }
+    } finally {
+      await Promise.all(SIDES.map((s) => cs[s].close()));
+    }
+  }
+  return out;
+}
+
+async function upstreamRequests(base) {
+  const response = await fetch(`${base}/upstream-requests`, {
+    signal: AbortSignal.timeout(10_000),
+  });
+  return (await response.json()).sent;
+}
+
+/**
+ * P8: remote-upstream overhead, warm and cold, with an injected round trip of `delayMs`.
+ * @param {string} base
+ * @param {{ reps: number, delayMs: number, log: (line: string) => void }} options
+ */
+export async function remoteUpstreamOverhead(base, { reps, delayMs, log }) {
+  const cs = {
+    local: await connect("ours", `${base}/ours/code/5`),
+    warm: await connect("ours", `${base}/ours/code-remote/${delayMs}`),
+    cold: await connect("ours", `${base}/ours/code-remote-cold/${delayMs}`),
+  };
+  const direct = await directClient(`${base}/upstream/${delayMs}`);
+  const own = [];
+  const out = { delayMs };
+  try {
+    for (const k of [1, 10]) {
+      const code = chainedCalls(k);
+      const ms = { local: [], warm: [], cold: [] };
+      const sent = { warm: [], cold: [] };
+      for (let rep = -1; rep < reps; rep++) {
+        const order = rep % 2 === 0 ? ["local", "warm", "cold"] : ["cold", "warm", "local"];
+        for (const kind of order) {
+          const before = kind === "local" ? 0 : await upstreamRequests(base);
+          const r = await timed(cs[kind], code);
+          if (rep < 0) continue;
+          ms[kind].push(r.ms);
+          if (kind !== "local") sent[kind].push((await upstreamRequests(base)) - before);
+          if (!Number.isFinite(r.ms)) log(`  ${kind} k=${k} failed: ${r.failure.slice(0, 200)}`);
+        }
+        if (rep >= 0) own.push((await direct.call()).ms);
+      }
+      const roundTrip = p50(own.filter(Number.isFinite));
+      const row = { k, upstreamRoundTripMs: round1(roundTrip) };
+      for (const kind of ["local", "warm", "cold"]) row[kind] = stats(ms[kind]);
+      for (const kind of ["warm", "cold"]) {
+        const above = row[kind].p50 - row.local.p50 - k * delayMs;
+        row[kind].requestsPerRun = Math.max(...sent[kind]);
+        row[kind].overheadMs = round1(above);
+        row[kind].overheadRoundTrips = round1(above / delayMs);
+      }
+      out[`k${k}`] = row;
+      log(`  remote upstream, ${k} call(s), ${delayMs} ms round trip done`);
+    }
+  } finally {
+    await Promise.all([...Object.values(cs), direct].map((c) => c.close()));
+  }
+  return out;
+}
+
+/**
+ * The P7 and P8 table rows (same shape as report.mjs's rows).
+ * @param {Record<string, any>} r - the run's results (`p7`, `p8`)
+ * @param {(metric: string, ours: any, anchor: any, target?: string, met?: boolean | null) => any} row
+ */
+export function codeRows(r, row) {
+  const rows = [];
+  for (const v of Object.values(r.p7 ?? {})) {
+    const what = v.k === 1 ? "1 call" : `${v.k} chained calls`;
+    const met = v.ours.p50 === null || v.anchor.p50 === null ? null : v.ours.p50 <= v.anchor.p50;
+    rows.push(
+      row(
+        `P7 code ${what}, ${v.n} tools, p50 ms${v.sameAnswer ? "" : " (answers differ)"}`,
+        v.ours.p50,
+        v.anchor.p50,
+        "ours ≤ anchor",
+        met,
+      ),
+    );
+  }
+  if (r.p8) {
+    const d = r.p8.delayMs;
+    for (const v of Object.values(r.p8).filter((x) => typeof x === "object")) {
+      rows.push(row(`P8 code ${v.k} call(s), in-memory upstream, p50 ms`, v.local.p50, null));
+      rows.push(
+        row(
+          `P8   direct call to the upstream from the driver p50 ms (${d} ms delay + handling + HTTP hop)`,
+          v.upstreamRoundTripMs,
+          null,
+        ),
+      );
+      for (const kind of ["warm", "cold"]) {
+        // Cold: the discover probe and the tool listing go out together (one round trip).
+        const limit = kind === "warm" ? v.k : v.k + 2;
+        rows.push(
+          row(
+            `P8   remote, ${kind}: upstream requests per run`,
+            v[kind].requestsPerRun,
+            null,
+            kind === "warm" ? `= k (${limit})` : `≤ k + 2 (${limit}), in k + 1 round trips`,
+            v[kind].requestsPerRun <= limit,
+          ),
+        );
+        rows.push(
+          row(
+            `P8   remote, ${kind}: p50 ms (above in-memory + k × ${d} ms: ${v[kind].overheadMs} ms = ${v[kind].overheadRoundTrips} round trips)`,
+            v[kind].p50,
+            null,
+            // With k > 1 the overhead is per-call handling (the request count shows no extra
+            // round trip), so only the single call carries the round-trip target.
+            v.k > 1 ? "" : kind === "warm" ? "overhead < 1 round trip" : "overhead ≤ 1 round trip",
+            v.k > 1 || v[kind].overheadRoundTrips === null
+              ? null
+              : kind === "warm"
+                ? v[kind].overheadRoundTrips < 1
+                : v[kind].overheadRoundTrips <= 1,
+          ),
+        );
+      }
+    }
+  }
+  return rows;
+}

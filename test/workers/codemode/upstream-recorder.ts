@@ -1,0 +1,114 @@
+/**
+ * Test stand-ins for remote upstreams that record every HTTP request they receive (credential,
+ * session and JSON-RPC method), so tests can count what a `code` run costs upstream.
+ */
+import { createLegacyMcpHandler, createMcpHandler } from "../../../src/index";
+import { v1Upstream, v2Upstream } from "./fixtures";
+
+/** One upstream HTTP request. `what` is `POST <method>` (or `POST response`), `GET`, `DELETE`. */
+export interface Seen {
+  auth: string | null;
+  session: string | null;
+  what: string;
+  /**
+   * Sent while the request that opened the current round trip was still unanswered: it shares
+   * that round trip (sent alongside, not after an answer).
+   */
+  concurrent?: boolean;
+}
+
+/**
+ * The sequential round trips among `seen`: requests that opened one (see {@link Seen.concurrent}).
+ * @param seen - requests, as recorded
+ */
+export function roundTrips(seen: readonly Seen[]): number {
+  return seen.filter((s) => !s.concurrent).length;
+}
+
+/**
+ * A simulated network delay per request: requests sent together (in the same few milliseconds)
+ * then reliably overlap, as they would over a real network, so round trips can be counted.
+ */
+const LATENCY_MS = 10;
+
+/** Wraps a handler so each recorded request notes whether it opened a round trip. */
+function tracking(
+  seen: Seen[],
+  handle: (request: Request) => Promise<Response>,
+): (request: Request) => Promise<Response> {
+  let leadInFlight = false;
+  return async (request) => {
+    await record(request, seen);
+    const lead = !leadInFlight;
+    seen.at(-1)!.concurrent = !lead;
+    if (lead) leadInFlight = true;
+    try {
+      await new Promise((resolve) => setTimeout(resolve, LATENCY_MS));
+      return await handle(request);
+    } finally {
+      if (lead) leadInFlight = false;
+    }
+  };
+}
+
+/** A fetch that serves an upstream and records each request in `seen`. */
+export type UpstreamFetch = (
+  input: string | URL | Request,
+  init?: RequestInit,
+) => Promise<Response>;
+
+async function record(request: Request, seen: Seen[]): Promise<void> {
+  let what = request.method;
+  if (request.method === "POST") {
+    const body = (await request.clone().json()) as { method?: string } | { method?: string }[];
+    what = `POST ${(Array.isArray(body) ? body : [body]).map((m) => m.method ?? "response").join(",")}`;
+  }
+  seen.push({
+    auth: request.headers.get("authorization"),
+    session: request.headers.get("mcp-session-id"),
+    what,
+  });
+}
+
+/** A 2026-07-28 upstream (SDK v2 server behind `createMcpHandler`). */
+export function recordedModernUpstream(seen: Seen[]): UpstreamFetch {
+  const handler = createMcpHandler(v2Upstream);
+  const serve = tracking(seen, (request) => handler.fetch(request));
+  return (input, init) => serve(new Request(input, init));
+}
+
+/**
+ * A 2025-era upstream that, like a real one, serves many sessions: each `initialize` starts a
+ * new session (its own SDK v1 server instance); an unknown session id gets `404`.
+ */
+export function recordedLegacyUpstream(seen: Seen[]): UpstreamFetch {
+  const sessions = new Map<string, ReturnType<typeof createLegacyMcpHandler>>();
+  const serve = tracking(seen, async (request) => {
+    const session = request.headers.get("mcp-session-id");
+    if (seen.at(-1)!.what === "POST initialize") {
+      const handler = createLegacyMcpHandler(v1Upstream());
+      const response = await handler.fetch(request);
+      sessions.set(response.headers.get("mcp-session-id")!, handler);
+      return response;
+    }
+    const handler = session ? sessions.get(session) : undefined;
+    if (!handler)
+      return Response.json(
+        { jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null },
+        { status: 404 },
+      );
+    return handler.fetch(request);
+  });
+  return (input, init) => serve(new Request(input, init));
+}
+
+/** Forgets every session, as a restarted upstream would (wraps {@link recordedLegacyUpstream}). */
+export function restartable(seen: Seen[]): { fetch: UpstreamFetch; restart(): void } {
+  let current = recordedLegacyUpstream(seen);
+  return {
+    fetch: (input, init) => current(input, init),
+    restart: () => {
+      current = recordedLegacyUpstream(seen);
+    },
+  };
+}

@@ -27,7 +27,7 @@ import { resolveLimits } from "../executor/limits";
 import { TOOL_LIMITS } from "./tool-limits";
 import { CodeCatalogs, type CallerTools } from "./code-catalogs";
 import { outcomeToToolResult } from "./outcome-result";
-import { assertRedactableSecrets, type Redactor } from "./redaction";
+import { assertRedactableSecrets } from "./redaction";
 import { redactToolResult } from "./result-redaction";
 import type { Upstream } from "./upstream";
 import { UpstreamSet } from "./upstream-set";

@@ -12,6 +12,8 @@ declare namespace Cloudflare {
     APPROVAL_LEDGER: DurableObjectNamespace<
       import("./app/approval-ledger-store").ApprovalLedgerStore
     >;
+    /** MCP tasks (2026-07-28 extension): one SQLite Durable Object per task. */
+    MCP_TASKS: DurableObjectNamespace<import("./mcp/tasks/task-store").McpTaskStore>;
     /** Optional KV namespace for the OAuth provider (preferred over OAUTH_STORE when bound). */
     OAUTH_KV?: KVNamespace;
     /** Product settings (vars and secrets); see src/app/config.ts. */

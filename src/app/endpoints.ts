@@ -70,7 +70,11 @@ export function endpointsFor(
         ? { description: "This is the demo API served by this Worker (projects, tasks, comments)." }
         : {}),
     }),
-    { route: API_ROUTE, ...(approvalKey ? { requestState: { key: approvalKey } } : {}) },
+    {
+      route: API_ROUTE,
+      tasks: { namespace: () => env.MCP_TASKS },
+      ...(approvalKey ? { requestState: { key: approvalKey } } : {}),
+    },
   );
   const servers = config.upstream.kind === "url" ? config.upstream.servers : [];
   const upstream: CodeUpstream | undefined =
@@ -94,7 +98,7 @@ export function endpointsFor(
       name: "code-mode-tools",
       ...(config.upstream.kind === "demo" ? { upstreamName: "the demo projects server" } : {}),
     }),
-    { route: CODE_ROUTE },
+    { route: CODE_ROUTE, tasks: { namespace: () => env.MCP_TASKS } },
   );
   built = { key, endpoints: { spec, specBytes: text.length, api, code } };
   return built.endpoints;

@@ -34,6 +34,7 @@ import type { Upstream } from "./upstream";
 import { UpstreamSet, type MergedTools } from "./upstream-set";
 import { isSessionGone, type CodeUpstream, type UpstreamSession } from "./upstream-connection";
 import { upstreamResultValue } from "./upstream-result";
+import { setTaskSupport } from "../mcp/tasks/task-tools";
 
 /** Options of {@link codeMcpServer}. */
 export interface CodeMcpServerOptions {
@@ -130,7 +131,7 @@ export function codeMcpServer(options: CodeMcpServerOptions): () => Promise<McpS
       { name: options.name ?? "code-mode", version: options.version ?? "0.1.0" },
       { capabilities: { tools: {}, logging: {} } },
     );
-    server.registerTool(
+    const tool = server.registerTool(
       "code",
       {
         description,
@@ -142,6 +143,7 @@ export function codeMcpServer(options: CodeMcpServerOptions): () => Promise<McpS
       },
       async ({ code }, ctx) => runCode(code, ctx, tools, routes, options, limits, redactor),
     );
+    setTaskSupport(tool, "optional"); // a task where the handler has `tasks` and the client opts in
     return server;
   };
 }

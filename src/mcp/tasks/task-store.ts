@@ -273,9 +273,13 @@ function failure(message: string): RoundOutcome {
   return { kind: "error", error: { code: -32603, message } };
 }
 
-/** The tool result as a completed task inlines it: no `resultType`, no v1 related-task `_meta`. */
+/**
+ * The tool result as a completed task inlines it: the complete `CallToolResult` of the round
+ * (with its `resultType: "complete"`, which the tasks requester validates), minus the v1
+ * related-task `_meta` the extension forbids there.
+ */
 function taskResult(result: Record<string, unknown>): Record<string, unknown> {
-  const { resultType: _type, ...rest } = result;
+  const rest = { ...result };
   const meta = rest._meta as Record<string, unknown> | undefined;
   if (meta !== undefined && "io.modelcontextprotocol/related-task" in meta) {
     const { "io.modelcontextprotocol/related-task": _related, ...others } = meta;

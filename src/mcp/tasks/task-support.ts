@@ -187,16 +187,18 @@ function stripTasks(capabilities: unknown): Record<string, unknown> {
   return caps;
 }
 
-/** The handler context with the task's cancellation joined to the request's own signal. */
+/**
+ * The handler context with the task's cancellation joined to the request's own signal. The
+ * context belongs to this one request, so its `signal` is replaced in place (a wrapper object
+ * would lose the context's other fields wherever a handler copies it with a spread).
+ */
 function withSignal(ctx: unknown, signal: AbortSignal): unknown {
-  const context = ctx as { mcpReq: { signal: AbortSignal } };
-  const mcpReq = Object.create(context.mcpReq, {
-    signal: {
-      value: AbortSignal.any([context.mcpReq.signal, signal]),
-      enumerable: true,
-    },
+  const mcpReq = (ctx as { mcpReq: { signal: AbortSignal } }).mcpReq;
+  Object.defineProperty(mcpReq, "signal", {
+    value: AbortSignal.any([mcpReq.signal, signal]),
+    enumerable: true,
+    configurable: true,
+    writable: true,
   });
-  return Object.create(context as object, {
-    mcpReq: { value: mcpReq, enumerable: true },
-  });
+  return ctx;
 }

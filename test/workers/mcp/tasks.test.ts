@@ -1,0 +1,229 @@
+/**
+ * `execute` as an MCP task (2026-07-28 tasks extension) through `createMcpHandler`'s `tasks`
+ * option, driven by real clients: the SDK v2 `Client` with the tasks extension's own requester
+ * (`@modelcontextprotocol/ext-tasks`), over HTTP to the handler, the real sandbox and the real
+ * task Durable Object (`MCP_TASKS`).
+ */
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import {
+  createTaskSessionFromClient,
+  type RawClientDispatch,
+} from "@modelcontextprotocol/ext-tasks/client";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import type { ApiRequest, ApiRequestHandler } from "../../../src/codemode/api-request";
+import { openApiMcpServer } from "../../../src/codemode/openapi-mcp-server";
+import { WorkerLoaderExecutor } from "../../../src/executor/worker-loader-executor";
+import { createMcpHandler, TASKS_EXTENSION_ID, type StatelessMcpHandler } from "../../../src/index";
+import { rpcBody, URL_LOCAL } from "./fixtures";
+
+const executor = new WorkerLoaderExecutor({ loader: env.LOADER, limits: { timeoutMs: 30_000 } });
+const KEY = "tasks-test-request-state-key-0123456789abcdef";
+const CAPABILITIES = { elicitation: { form: {} }, extensions: { [TASKS_EXTENSION_ID]: {} } };
+const CLIENT_INFO = { name: "tasks-test", version: "1.0.0" };
+
+const NOTES_SPEC = {
+  openapi: "3.0.3",
+  info: { title: "Notes", version: "1.0.0" },
+  paths: {
+    "/notes": {
+      post: {
+        operationId: "createNote",
+        requestBody: {
+          required: true,
+          content: { "application/json": { schema: { type: "object" } } },
+        },
+        responses: { "201": { description: "created" } },
+      },
+    },
+  },
+};
+
+/**
+ * The upstream: records what reached it; the `holdAt`th request waits until `released`. Flags
+ * and timers, not shared promises: the upstream runs in the task object's context, the test in
+ * its own, and a promise resolved across the two would move the waiter into the other context.
+ */
+const upstream = { seen: [] as ApiRequest[], holdAt: 0, released: false };
+const notes: ApiRequestHandler = async (request) => {
+  upstream.seen.push(request);
+  if (upstream.seen.length === upstream.holdAt) {
+    while (!upstream.released) await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return { status: 201, body: { id: `note${upstream.seen.length}` } };
+};
+
+// Module scope, as documented: the task object finds the handler that runs its rounds by name.
+const approving = createMcpHandler(
+  openApiMcpServer({ spec: NOTES_SPEC, executor, request: notes, approval: true }),
+  {
+    requestState: { key: KEY },
+    tasks: { namespace: () => env.MCP_TASKS, name: "tasks-test-approving", pollIntervalMs: 50 },
+  },
+);
+const plain = createMcpHandler(openApiMcpServer({ spec: NOTES_SPEC, executor, request: notes }), {
+  tasks: { namespace: () => env.MCP_TASKS, name: "tasks-test-plain", pollIntervalMs: 50 },
+});
+
+/** The host-owned raw path the tasks requester needs for 2026-07-28 (the SDK codec refuses task results). */
+function rawDispatch(handler: StatelessMcpHandler): RawClientDispatch {
+  let id = 0;
+  return async (request) => {
+    // The requester hands over `{ method, params }`; the host frames it as a JSON-RPC request.
+    const message = { jsonrpc: "2.0", id: ++id, ...(request as object) };
+    const body = message as unknown as { method: string; params?: Record<string, unknown> };
+    const params = body.params ?? {};
+    const name = params.name ?? params.taskId ?? params.uri;
+    const response = await handler.fetch(
+      new Request(URL_LOCAL, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2026-07-28",
+          "mcp-method": body.method,
+          ...(typeof name === "string" && { "mcp-name": name }),
+        },
+        body: JSON.stringify(message),
+      }),
+    );
+    const answer = await rpcBody(response);
+    return answer.error !== undefined
+      ? { kind: "error", error: answer.error }
+      : { kind: "result", result: answer.result };
+  };
+}
+
+/** A fresh client connection plus its tasks session: one "connection" of a user's client. */
+async function connect(handler: StatelessMcpHandler, options: { person?: "away" } = {}) {
+  const client = new Client(CLIENT_INFO, {
+    versionNegotiation: { mode: "auto" },
+    capabilities: CAPABILITIES,
+  });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(URL_LOCAL), {
+      fetch: (url, init) => handler.fetch(new Request(url, init)),
+    }),
+  );
+  const session = createTaskSessionFromClient(client, {
+    endpointId: "tasks-test",
+    // "away": the person has not answered yet; the question stays open until this client leaves.
+    ...(options.person === "away" && {
+      onInputRequest: (_request: unknown, context: { signal?: AbortSignal }) =>
+        new Promise<never>((_resolve, reject) =>
+          context.signal?.addEventListener("abort", () => reject(new Error("client left"))),
+        ),
+    }),
+    rawDispatch: rawDispatch(handler),
+    v2RequestFraming: {
+      protocolVersion: "2026-07-28",
+      clientInfo: CLIENT_INFO,
+      clientCapabilities: CAPABILITIES,
+    },
+  });
+  const close = async () => {
+    await session.close();
+    await client.close();
+  };
+  return { client, session, close };
+}
+
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  for (let i = 0; i < 400; i++) {
+    const value = await read();
+    if (done(value)) return value;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`the task did not reach the expected state: ${JSON.stringify(await read())}`);
+}
+
+const text = (result: unknown) => (result as { content: { text: string }[] }).content[0]!.text;
+
+describe("execute as an MCP task", () => {
+  it("survives a client disconnect: reconnect, poll, approve, get the result", async () => {
+    upstream.seen = [];
+    upstream.holdAt = 0;
+    const first = await connect(approving, { person: "away" });
+    const execution = await first.session.callTool("execute", {
+      code: `async () => (await codemode.request({ method: "POST", path: "/notes", body: { text: "milk" } })).id`,
+    });
+    expect(execution.kind).toBe("task");
+    // The client keeps the task reference and goes away while the run waits for approval.
+    let saved: { taskId: string } | undefined;
+    if (execution.kind === "task") await execution.handoff((reference) => void (saved = reference));
+    // Only the connection drops (closing the tasks session would cancel what it started).
+    await first.client.close();
+    const taskId = saved!.taskId;
+
+    const second = await connect(approving);
+    const task = second.session.task(taskId as never);
+    const waiting = await until(
+      () => task.snapshot(),
+      (view) => view.status === "input_required",
+    );
+    const asked = (waiting.raw.inputRequests ?? {}) as Record<
+      string,
+      { params?: { message?: string } }
+    >;
+    expect(Object.keys(asked)).toEqual(["approve_request"]);
+    expect(asked.approve_request!.params!.message).toContain("POST /notes");
+    expect(upstream.seen).toHaveLength(0); // nothing is sent before the approval
+    await task.update({ approve_request: { action: "accept", content: { approve: true } } });
+    const outcome = await task.result();
+    expect(outcome.status).toBe("completed");
+    expect(text((outcome as { result: unknown }).result)).toBe("note1");
+    expect(upstream.seen).toHaveLength(1);
+    await second.close();
+  });
+
+  it("a cancelled task ends its sandbox run: no host call after the cancel", async () => {
+    upstream.seen = [];
+    upstream.holdAt = 3;
+    upstream.released = false;
+    const { session, close } = await connect(plain);
+    const execution = await session.callTool("execute", {
+      code: `async () => {
+        for (let i = 0; i < 50; i++) await codemode.request({ method: "POST", path: "/notes", body: { i } });
+        return "finished";
+      }`,
+    });
+    expect(execution.kind).toBe("task");
+    const task = session.task(execution.handle!.taskId);
+    // The program is inside its third request.
+    await until(
+      async () => upstream.seen.length,
+      (n) => n === 3,
+    );
+    await task.cancel();
+    upstream.released = true; // the third request answers; a live program would send a fourth
+    const view = await until(
+      () => task.snapshot(),
+      (v) => v.status !== "working",
+    );
+    expect(view.status).toBe("cancelled");
+    // Give a still-running program ample room to make its next call, then check it made none.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(upstream.seen).toHaveLength(3);
+    await execution.detach();
+    await close();
+  });
+
+  it("without the tasks extension the same call runs synchronously, as before", async () => {
+    upstream.seen = [];
+    upstream.holdAt = 0;
+    const client = new Client(CLIENT_INFO, { versionNegotiation: { mode: "auto" } });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(URL_LOCAL), {
+        fetch: (url, init) => plain.fetch(new Request(url, init)),
+      }),
+    );
+    const result = await client.callTool({
+      name: "execute",
+      arguments: {
+        code: `async () => (await codemode.request({ method: "POST", path: "/notes", body: {} })).id`,
+      },
+    });
+    expect(text(result)).toBe("note1");
+    await client.close();
+  });
+});

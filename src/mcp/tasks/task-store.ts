@@ -19,7 +19,8 @@ import {
   type RoundOutcome,
   type TaskRoundServer,
 } from "./task-rounds";
-import { TERMINAL_STATUSES, type TaskError, type TaskStatus, type TaskView } from "./task-wire";
+import { failure, taskResult, view, type TaskRecord } from "./task-record";
+import { TERMINAL_STATUSES, type TaskView } from "./task-wire";
 
 /** How often the alarm fires while a round runs (keeps the object resident). */
 export const HEARTBEAT_MS = 30_000;
@@ -36,18 +37,6 @@ export interface TaskInit {
   authInfo?: string;
   ttlMs: number;
   pollIntervalMs: number;
-}
-
-interface TaskRecord extends TaskInit {
-  status: TaskStatus;
-  statusMessage?: string;
-  createdAt: number;
-  updatedAt: number;
-  pending?: Record<string, unknown>;
-  answers?: Record<string, unknown>;
-  requestState?: string;
-  result?: Record<string, unknown>;
-  error?: TaskError;
 }
 
 /**
@@ -267,42 +256,4 @@ export class McpTaskStore extends DurableObject {
     sql.exec("CREATE TABLE IF NOT EXISTS task (k INTEGER PRIMARY KEY, record TEXT NOT NULL)");
     return sql;
   }
-}
-
-function failure(message: string): RoundOutcome {
-  return { kind: "error", error: { code: -32603, message } };
-}
-
-/**
- * The tool result as a completed task inlines it: the complete `CallToolResult` of the round
- * (with its `resultType: "complete"`, which the tasks requester validates), minus the v1
- * related-task `_meta` the extension forbids there.
- */
-function taskResult(result: Record<string, unknown>): Record<string, unknown> {
-  const rest = { ...result };
-  const meta = rest._meta as Record<string, unknown> | undefined;
-  if (meta !== undefined && "io.modelcontextprotocol/related-task" in meta) {
-    const { "io.modelcontextprotocol/related-task": _related, ...others } = meta;
-    rest._meta = others;
-  }
-  return rest;
-}
-
-function view(record: TaskRecord): TaskView {
-  return {
-    taskId: record.taskId,
-    status: record.status,
-    ...(record.statusMessage !== undefined && {
-      statusMessage: record.statusMessage,
-    }),
-    createdAt: new Date(record.createdAt).toISOString(),
-    lastUpdatedAt: new Date(record.updatedAt).toISOString(),
-    ttlMs: record.ttlMs,
-    pollIntervalMs: record.pollIntervalMs,
-    ...(record.status === "completed" && record.result !== undefined && { result: record.result }),
-    ...(record.status === "failed" && record.error !== undefined && { error: record.error }),
-    ...(record.status === "input_required" && {
-      inputRequests: record.pending ?? {},
-    }),
-  };
 }

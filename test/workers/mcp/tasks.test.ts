@@ -64,9 +64,13 @@ const approving = createMcpHandler(
 const plain = createMcpHandler(openApiMcpServer({ spec: NOTES_SPEC, executor, request: notes }), {
   tasks: { namespace: () => env.MCP_TASKS, name: "tasks-test-plain", pollIntervalMs: 50 },
 });
+const shortLived = createMcpHandler(
+  openApiMcpServer({ spec: NOTES_SPEC, executor, request: notes }),
+  { tasks: { namespace: () => env.MCP_TASKS, name: "tasks-test-short", ttlMs: 1500 } },
+);
 
 /** The host-owned raw path the tasks requester needs for 2026-07-28 (the SDK codec refuses task results). */
-function rawDispatch(handler: StatelessMcpHandler): RawClientDispatch {
+function rawDispatch(handler: StatelessMcpHandler, clientId?: string): RawClientDispatch {
   let id = 0;
   return async (request) => {
     // The requester hands over `{ method, params }`; the host frames it as a JSON-RPC request.
@@ -86,6 +90,7 @@ function rawDispatch(handler: StatelessMcpHandler): RawClientDispatch {
         },
         body: JSON.stringify(message),
       }),
+      clientId === undefined ? undefined : { authInfo: { token: "t", clientId, scopes: [] } },
     );
     const answer = await rpcBody(response);
     return answer.error !== undefined
@@ -95,7 +100,10 @@ function rawDispatch(handler: StatelessMcpHandler): RawClientDispatch {
 }
 
 /** A fresh client connection plus its tasks session: one "connection" of a user's client. */
-async function connect(handler: StatelessMcpHandler, options: { person?: "away" } = {}) {
+async function connect(
+  handler: StatelessMcpHandler,
+  options: { person?: "away"; clientId?: string } = {},
+) {
   const client = new Client(CLIENT_INFO, {
     versionNegotiation: { mode: "auto" },
     capabilities: CAPABILITIES,
@@ -114,7 +122,7 @@ async function connect(handler: StatelessMcpHandler, options: { person?: "away" 
           context.signal?.addEventListener("abort", () => reject(new Error("client left"))),
         ),
     }),
-    rawDispatch: rawDispatch(handler),
+    rawDispatch: rawDispatch(handler, options.clientId),
     v2RequestFraming: {
       protocolVersion: "2026-07-28",
       clientInfo: CLIENT_INFO,
@@ -225,5 +233,37 @@ describe("execute as an MCP task", () => {
     });
     expect(text(result)).toBe("note1");
     await client.close();
+  });
+
+  it("a task is kept for its ttlMs, then gone (-32602), and only its creator sees it", async () => {
+    upstream.holdAt = 0;
+    const alice = await connect(shortLived, { clientId: "alice" });
+    const execution = await alice.session.callTool("execute", {
+      code: `async () => (await codemode.request({ method: "POST", path: "/notes", body: {} })).id`,
+    });
+    expect(execution.kind).toBe("task");
+    const taskId = execution.handle!.taskId;
+    await execution.detach();
+    const done = await until(
+      () => alice.session.task(taskId).snapshot(),
+      (view) => view.status === "completed",
+    );
+    expect(done.retentionMs).toBe(1500);
+    const mallory = await connect(shortLived, { clientId: "mallory" });
+    await expect(mallory.session.task(taskId).snapshot()).rejects.toMatchObject({ code: -32602 });
+    // Past the TTL the task is deleted: the same lookup now fails for its creator too.
+    await until(
+      () =>
+        alice.session
+          .task(taskId)
+          .snapshot()
+          .then(
+            () => "alive",
+            (error: { code?: number }) => error.code,
+          ),
+      (state) => state === -32602,
+    );
+    await mallory.client.close();
+    await alice.client.close();
   });
 });

@@ -51,6 +51,7 @@ export type {
 } from "./mcp/handler-types";
 export { DEFAULT_CORS_OPTIONS, type CorsOptions } from "./mcp/cors";
 export { McpTaskStore, type TaskInit } from "./mcp/tasks/task-store";
+export { SqlTaskStore } from "./mcp/tasks/sql-task-store";
 export type { TasksOptions } from "./mcp/tasks/task-support";
 export { setTaskSupport, type TaskSupport, type TaskSupportOptions } from "./mcp/tasks/task-tools";
 export {

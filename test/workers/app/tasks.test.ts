@@ -13,7 +13,8 @@ const PROGRAM = `async () => { const r = await codemode.request({ method: "GET",
 
 async function call(method: string, params: Record<string, unknown>, capabilities = WITH_TASKS) {
   // SEP-2663 routing header: tasks/* carry the task id in Mcp-Name.
-  const headers = typeof params.taskId === "string" ? { "mcp-name": params.taskId } : {};
+  const headers: Record<string, string> =
+    typeof params.taskId === "string" ? { "mcp-name": params.taskId } : {};
   return rpcBody(await entry(modernRequest(method, params, { capabilities, headers })));
 }
 

@@ -5,21 +5,18 @@
  * task Durable Object (`MCP_TASKS`).
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import {
-  createTaskSessionFromClient,
-  type RawClientDispatch,
-} from "@modelcontextprotocol/ext-tasks/client";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { ApiRequest, ApiRequestHandler } from "../../../src/codemode/api-request";
 import { openApiMcpServer } from "../../../src/codemode/openapi-mcp-server";
 import { WorkerLoaderExecutor } from "../../../src/executor/worker-loader-executor";
-import { createMcpHandler, TASKS_EXTENSION_ID, type StatelessMcpHandler } from "../../../src/index";
-import { rpcBody, URL_LOCAL } from "./fixtures";
+import { McpServer } from "@modelcontextprotocol/server";
+import { createMcpHandler, setTaskSupport } from "../../../src/index";
+import { URL_LOCAL } from "./fixtures";
+import { connect, text, until } from "./task-clients";
 
 const executor = new WorkerLoaderExecutor({ loader: env.LOADER, limits: { timeoutMs: 30_000 } });
 const KEY = "tasks-test-request-state-key-0123456789abcdef";
-const CAPABILITIES = { elicitation: { form: {} }, extensions: { [TASKS_EXTENSION_ID]: {} } };
 const CLIENT_INFO = { name: "tasks-test", version: "1.0.0" };
 
 const NOTES_SPEC = {
@@ -48,7 +45,9 @@ const upstream = { seen: [] as ApiRequest[], holdAt: 0, released: false };
 const notes: ApiRequestHandler = async (request) => {
   upstream.seen.push(request);
   if (upstream.seen.length === upstream.holdAt) {
-    while (!upstream.released) await new Promise((resolve) => setTimeout(resolve, 10));
+    for (let i = 0; i < 1000 && !upstream.released; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
   }
   return { status: 201, body: { id: `note${upstream.seen.length}` } };
 };
@@ -69,83 +68,30 @@ const shortLived = createMcpHandler(
   { tasks: { namespace: () => env.MCP_TASKS, name: "tasks-test-short", ttlMs: 1500 } },
 );
 
-/** The host-owned raw path the tasks requester needs for 2026-07-28 (the SDK codec refuses task results). */
-function rawDispatch(handler: StatelessMcpHandler, clientId?: string): RawClientDispatch {
-  let id = 0;
-  return async (request) => {
-    // The requester hands over `{ method, params }`; the host frames it as a JSON-RPC request.
-    const message = { jsonrpc: "2.0", id: ++id, ...(request as object) };
-    const body = message as unknown as { method: string; params?: Record<string, unknown> };
-    const params = body.params ?? {};
-    const name = params.name ?? params.taskId ?? params.uri;
-    const response = await handler.fetch(
-      new Request(URL_LOCAL, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          "mcp-protocol-version": "2026-07-28",
-          "mcp-method": body.method,
-          ...(typeof name === "string" && { "mcp-name": name }),
-        },
-        body: JSON.stringify(message),
-      }),
-      clientId === undefined ? undefined : { authInfo: { token: "t", clientId, scopes: [] } },
-    );
-    const answer = await rpcBody(response);
-    return answer.error !== undefined
-      ? { kind: "error", error: answer.error }
-      : { kind: "result", result: answer.result };
-  };
-}
-
-/** A fresh client connection plus its tasks session: one "connection" of a user's client. */
-async function connect(
-  handler: StatelessMcpHandler,
-  options: { person?: "away"; clientId?: string } = {},
-) {
-  const client = new Client(CLIENT_INFO, {
-    versionNegotiation: { mode: "auto" },
-    capabilities: CAPABILITIES,
-  });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(URL_LOCAL), {
-      fetch: (url, init) => handler.fetch(new Request(url, init)),
-    }),
-  );
-  const session = createTaskSessionFromClient(client, {
-    endpointId: "tasks-test",
-    // "away": the person has not answered yet; the question stays open until this client leaves.
-    ...(options.person === "away" && {
-      onInputRequest: (_request: unknown, context: { signal?: AbortSignal }) =>
-        new Promise<never>((_resolve, reject) =>
-          context.signal?.addEventListener("abort", () => reject(new Error("client left"))),
-        ),
-    }),
-    rawDispatch: rawDispatch(handler, options.clientId),
-    v2RequestFraming: {
-      protocolVersion: "2026-07-28",
-      clientInfo: CLIENT_INFO,
-      clientCapabilities: CAPABILITIES,
-    },
-  });
-  const close = async () => {
-    await session.close();
-    await client.close();
-  };
-  return { client, session, close };
-}
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  for (let i = 0; i < 400; i++) {
-    const value = await read();
-    if (done(value)) return value;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`the task did not reach the expected state: ${JSON.stringify(await read())}`);
-}
-
-const text = (result: unknown) => (result as { content: { text: string }[] }).content[0]!.text;
+/** A tool that reports progress, then waits until `progressSeen` before it answers. */
+const progress = { seen: false };
+const reporting = createMcpHandler(
+  () => {
+    const server = new McpServer({ name: "progress", version: "1.0.0" });
+    const tool = server.registerTool("crunch", { description: "Reports progress" }, async (ctx) => {
+      const token = ctx.mcpReq._meta?.progressToken;
+      if (token !== undefined) {
+        await ctx.mcpReq.notify({
+          method: "notifications/progress",
+          params: { progressToken: token, progress: 1, total: 2, message: "half way" },
+        });
+      }
+      // Bounded: a failed test must not leave a round spinning in the runtime.
+      for (let i = 0; i < 1000 && !progress.seen; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      return { content: [{ type: "text", text: "crunched" }] };
+    });
+    setTaskSupport(tool);
+    return server;
+  },
+  { tasks: { namespace: () => env.MCP_TASKS, name: "tasks-test-progress" } },
+);
 
 describe("execute as an MCP task", () => {
   it("survives a client disconnect: reconnect, poll, approve, get the result", async () => {
@@ -265,5 +211,24 @@ describe("execute as an MCP task", () => {
     );
     await mallory.client.close();
     await alice.client.close();
+  });
+
+  it("a round's progress notifications become the task's statusMessage", async () => {
+    progress.seen = false;
+    const { session, client } = await connect(reporting);
+    const execution = await session.callTool("crunch", {});
+    expect(execution.kind).toBe("task");
+    const task = session.task(execution.handle!.taskId);
+    const working = await until(
+      () => task.snapshot(),
+      (view) => view.statusMessage !== undefined,
+    );
+    expect(working.status).toBe("working");
+    expect(working.statusMessage).toBe("1/2: half way");
+    progress.seen = true;
+    const outcome = await task.result();
+    expect(text((outcome as { result: unknown }).result)).toBe("crunched");
+    await execution.detach();
+    await client.close();
   });
 });

@@ -14,6 +14,8 @@ declare namespace Cloudflare {
     >;
     /** The run history (`RUNS`): run records in SQLite, sharded by caller and day. */
     RUN_HISTORY: DurableObjectNamespace<import("./app/runs/run-store").RunStore>;
+    /** MCP tasks (2026-07-28 extension): one SQLite Durable Object per task. */
+    MCP_TASKS: DurableObjectNamespace<import("./mcp/tasks/task-store").McpTaskStore>;
     /** Optional KV namespace for the OAuth provider (preferred over OAUTH_STORE when bound). */
     OAUTH_KV?: KVNamespace;
     /** Product settings (vars and secrets); see src/app/config.ts. */

@@ -50,6 +50,16 @@ export type {
   McpServerFactory as StatelessMcpServerInput,
 } from "./mcp/handler-types";
 export { DEFAULT_CORS_OPTIONS, type CorsOptions } from "./mcp/cors";
+export { McpTaskStore, type TaskInit } from "./mcp/tasks/task-store";
+export { SqlTaskStore } from "./mcp/tasks/sql-task-store";
+export type { TasksOptions } from "./mcp/tasks/task-support";
+export { setTaskSupport, type TaskSupport, type TaskSupportOptions } from "./mcp/tasks/task-tools";
+export {
+  TASKS_EXTENSION_ID,
+  type TaskStatus,
+  type TaskView,
+  type TaskError,
+} from "./mcp/tasks/task-wire";
 export { guardRequest, type GuardOptions } from "./mcp/guards";
 export { getMcpAuthContext, authInfoFromOAuthProps, type McpAuthContext } from "./mcp/auth-context";
 export { createRequestStateSealer, type RequestStateOptions } from "./mcp/request-state";

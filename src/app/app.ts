@@ -29,6 +29,8 @@ type Checked = { ok: true; config: AppConfig } | { ok: false; problems: ConfigPr
 export interface App {
   /** Checks (and memoizes) the configuration in `env`. */
   config(env: Cloudflare.Env): Checked;
+  /** The MCP endpoints for the configuration in `env` (built once), or undefined when invalid. */
+  endpoints(env: Cloudflare.Env): Endpoints | undefined;
   /** Serves a request; `authInfo` is the verified identity from OAuth, if any. */
   route(request: Request, env: Cloudflare.Env, authInfo?: AuthInfo): Promise<Response>;
 }
@@ -55,6 +57,13 @@ export function createApp(options: AppOptions): App {
       };
     }
     return memo.checked;
+  };
+
+  const endpointsOf = (env: Cloudflare.Env): Endpoints | undefined => {
+    const checked = config(env);
+    return checked.ok
+      ? endpointsFor(checked.config, env, specsWithLaunch(options.specs, env))
+      : undefined;
   };
 
   const route = async (
@@ -127,7 +136,7 @@ export function createApp(options: AppOptions): App {
     }
     return mcp(request, endpoints, url.pathname, callerAuth(request, c, authInfo));
   };
-  return { config, route };
+  return { config, endpoints: endpointsOf, route };
 }
 
 function mcp(

@@ -99,6 +99,7 @@ export function endpointsFor(
     }),
     {
       route: API_ROUTE,
+      tasks: { namespace: () => env.MCP_TASKS },
       ...(approvalKey ? { requestState: { key: approvalKey } } : {}),
     },
   );
@@ -125,7 +126,7 @@ export function endpointsFor(
       name: "code-mode-tools",
       ...(config.upstream.kind === "demo" ? { upstreamName: "the demo projects server" } : {}),
     }),
-    { route: CODE_ROUTE },
+    { route: CODE_ROUTE, tasks: { namespace: () => env.MCP_TASKS } },
   );
   built = {
     key,

@@ -37,6 +37,7 @@ import { redactingErrors, upstreamResultValue } from "./upstream-result";
 import { forwardLogs } from "./upstream-log-forwarding";
 import type { RunRecorder } from "./run-record";
 import { RunTrace } from "./run-trace";
+import { setTaskSupport } from "../mcp/tasks/task-tools";
 
 /** Options of {@link codeMcpServer}. */
 export interface CodeMcpServerOptions {
@@ -140,7 +141,7 @@ export function codeMcpServer(
       },
       { capabilities: { tools: {}, logging: {} } },
     );
-    server.registerTool(
+    const tool = server.registerTool(
       "code",
       {
         description:
@@ -158,6 +159,7 @@ export function codeMcpServer(
           ? { isError: true, content: [{ type: "text", text: tools.message }] }
           : runCode(code, ctx, tools, options, limits),
     );
+    setTaskSupport(tool, "optional"); // a task where the handler has `tasks` and the client opts in
     return server;
   };
 }

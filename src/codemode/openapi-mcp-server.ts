@@ -20,6 +20,7 @@ import { resolveLimits } from "../executor/limits";
 import { TOOL_LIMITS } from "./tool-limits";
 import type { Executor, ExecutorLimits, HostFunction, HostNamespaces } from "../executor/types";
 import type { McpServerFactoryContext } from "../mcp/handler-types";
+import { setTaskSupport } from "../mcp/tasks/task-tools";
 import { loadSpec, OpenApiSpec } from "../openapi/open-api-spec";
 import { packSpec } from "../openapi/spec-pack";
 import { nonReadRequests, type ApiRequestHandler, type ApprovalCheck } from "./api-request";
@@ -182,58 +183,63 @@ export function openApiMcpServer(
       },
     );
 
-    server.registerTool(
-      "execute",
-      {
-        description: executeText,
-        inputSchema: codeInput,
-        annotations: { readOnlyHint: false, openWorldHint: true },
-      },
-      async ({ code }, ctx): Promise<CallToolResult> => {
-        const approvals = needsApproval
-          ? approvalFlow(server, ctx, factoryCtx, options.approvalLedger ?? isolateApprovalLedger)
-          : undefined;
-        await approvals?.load();
-        const request = apiRequester({
-          spec,
-          handler: options.request,
-          validate: options.validateRequests !== false,
-          secrets,
-          mcp: ctx as ServerContext,
-          ...(approvals && needsApproval ? { approve: approvals.approve, needsApproval } : {}),
-        });
-        const run = trace("execute", code);
-        const send = redactingErrors(redactor, request);
-        const namespaces: HostNamespaces = {
-          codemode: { request: run ? run.requests(send) : send, declaration },
-        };
-        // A push approval waits for a person inside the run: unless the operator chose a timeout,
-        // give the run as long as the question may stay open.
-        const runLimits =
-          approvals?.holdsRun && options.limits?.timeoutMs === undefined
-            ? { ...limits, timeoutMs: APPROVAL_TIMEOUT_MS + 30_000 }
-            : limits;
-        const outcome = await options.executor.execute({
-          code,
-          namespaces,
-          limits: runLimits,
-          signal: ctx.mcpReq.signal,
-          // Presents the host's { status, ok, headers, body } as the body or an ApiError; and
-          // `codemode.spec()` as in search (as @cloudflare/codemode offers it in execute), shipped
-          // only to programs that mention it, so the common run stays as cheap as it was.
-          extensions: [
-            { name: "request", data: "" },
-            ...(/\bspec\b/.test(code) ? [{ name: "openapi" as const, data: shippedSpec() }] : []),
-          ],
-        });
-        const pending = await approvals?.finish(outcome);
-        // Second line: whatever the code did, no configured secret leaves in the result.
-        const result = redactToolResult(pending ?? outcomeToToolResult(outcome), redactor);
-        run?.finish(outcome, result, options.onRun!, {
-          authInfo: ctx.http?.authInfo,
-        });
-        return result;
-      },
+    // Long programs (approvals, paging, fan-out) may run as MCP tasks where the handler has the
+    // `tasks` option and the client declared the extension; otherwise the call is as before.
+    setTaskSupport(
+      server.registerTool(
+        "execute",
+        {
+          description: executeText,
+          inputSchema: codeInput,
+          annotations: { readOnlyHint: false, openWorldHint: true },
+        },
+        async ({ code }, ctx): Promise<CallToolResult> => {
+          const approvals = needsApproval
+            ? approvalFlow(server, ctx, factoryCtx, options.approvalLedger ?? isolateApprovalLedger)
+            : undefined;
+          await approvals?.load();
+          const request = apiRequester({
+            spec,
+            handler: options.request,
+            validate: options.validateRequests !== false,
+            secrets,
+            mcp: ctx as ServerContext,
+            ...(approvals && needsApproval ? { approve: approvals.approve, needsApproval } : {}),
+          });
+          const run = trace("execute", code);
+          const send = redactingErrors(redactor, request);
+          const namespaces: HostNamespaces = {
+            codemode: { request: run ? run.requests(send) : send, declaration },
+          };
+          // A push approval waits for a person inside the run: unless the operator chose a timeout,
+          // give the run as long as the question may stay open.
+          const runLimits =
+            approvals?.holdsRun && options.limits?.timeoutMs === undefined
+              ? { ...limits, timeoutMs: APPROVAL_TIMEOUT_MS + 30_000 }
+              : limits;
+          const outcome = await options.executor.execute({
+            code,
+            namespaces,
+            limits: runLimits,
+            signal: ctx.mcpReq.signal,
+            // Presents the host's { status, ok, headers, body } as the body or an ApiError; and
+            // `codemode.spec()` as in search (as @cloudflare/codemode offers it in execute), shipped
+            // only to programs that mention it, so the common run stays as cheap as it was.
+            extensions: [
+              { name: "request", data: "" },
+              ...(/\bspec\b/.test(code) ? [{ name: "openapi" as const, data: shippedSpec() }] : []),
+            ],
+          });
+          const pending = await approvals?.finish(outcome);
+          // Second line: whatever the code did, no configured secret leaves in the result.
+          const result = redactToolResult(pending ?? outcomeToToolResult(outcome), redactor);
+          run?.finish(outcome, result, options.onRun!, {
+            authInfo: ctx.http?.authInfo,
+          });
+          return result;
+        },
+      ),
+      "optional",
     );
     return server;
   };

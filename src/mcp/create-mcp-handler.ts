@@ -29,6 +29,8 @@ import type {
 } from "./handler-types";
 import { refuseV1TransportOptions } from "./refuse-v1-options";
 import { createRequestStateSealer } from "./request-state";
+import { registerTaskRoundServer } from "./tasks/task-rounds";
+import { installTaskSupport } from "./tasks/task-support";
 import {
   isSdkV1ServerInstance,
   isSharedV1Lease,
@@ -118,6 +120,7 @@ export function createMcpHandler(
     requestState,
     onerror,
     authContext: fixedAuthContext,
+    tasks,
     transport: _transport,
     storage: _storage,
     sessionIdGenerator: _sessionIdGenerator,
@@ -171,6 +174,9 @@ export function createMcpHandler(
         throw new SdkV1OnModernRequest();
       }
     }
+    if (tasks !== undefined && ctx.era === "modern" && isSdkV2Server(product)) {
+      installTaskSupport(product, tasks, taskName, ctx.requestInfo);
+    }
     if (ctx.era === "legacy") failFastServerToClientRequests(product);
     // SDK v1 servers reach here only for legacy requests, where the SDK needs just
     // `connect`/`close`, which v1 servers implement with the same contract.
@@ -182,6 +188,16 @@ export function createMcpHandler(
     legacy,
     onerror: report,
   });
+
+  // Task rounds run in the task's Durable Object through this same handler (see tasks/).
+  const taskName = tasks?.name ?? route;
+  if (tasks !== undefined) {
+    registerTaskRoundServer(taskName, (request, authInfo) =>
+      runWithAuthContext(fixedAuthContext ?? authContextFrom(authInfo), () =>
+        sdk.fetch(request, authInfo === undefined ? {} : { authInfo }),
+      ),
+    );
+  }
 
   const serve = async (
     request: Request,

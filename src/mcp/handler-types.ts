@@ -13,6 +13,7 @@ import type {
 } from "@modelcontextprotocol/server";
 import type { CorsOptions } from "./cors";
 import type { RequestStateOptions } from "./request-state";
+import type { TasksOptions } from "./tasks/task-support";
 import type { AnyMcpServer } from "./server-product";
 
 /** What a factory receives for each request. */
@@ -59,6 +60,12 @@ export interface CreateMcpHandlerOptions extends Omit<SdkCreateMcpHandlerOptions
    * derived from `authInfo` (as `agents`' option of the same name).
    */
   authContext?: McpAuthContext;
+  /**
+   * Serve the MCP tasks extension (2026-07-28) from a task Durable Object: calls of tools
+   * registered with `execution: { taskSupport }` become tasks for clients that declare the
+   * extension. Without it the handler keeps no state and tasks are not advertised.
+   */
+  tasks?: TasksOptions;
   /** @deprecated SDK v1 option, refused: the handler builds a transport per request. */
   transport?: never;
   /** @deprecated SDK v1 option, refused: the handler keeps no session storage. */

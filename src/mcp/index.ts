@@ -7,6 +7,8 @@
 export * from "./server";
 
 export { McpAgent, type McpAgentHooks } from "./agent/mcp-agent";
+// 2025-11-25 tasks for McpAgent sessions (SDK v1 `taskStore`), kept in the agent's SQLite.
+export { SqlTaskStore } from "./tasks/sql-task-store";
 export type { McpAgentServeOptions, McpAgentHandler } from "./agent/serve-agent";
 export type { McpAgentSseOptions } from "./agent/serve-sse";
 export type {

@@ -29,3 +29,13 @@ export {
   type InputResponseView,
   type RequestStateCodec,
 } from "./elicitation";
+// MCP tasks (2026-07-28 extension): the task Durable Object and the tool mark behind the `tasks` option.
+export { McpTaskStore, type TaskInit } from "./tasks/task-store";
+export type { TasksOptions } from "./tasks/task-support";
+export { setTaskSupport, type TaskSupport, type TaskSupportOptions } from "./tasks/task-tools";
+export {
+  TASKS_EXTENSION_ID,
+  type TaskStatus,
+  type TaskView,
+  type TaskError,
+} from "./tasks/task-wire";

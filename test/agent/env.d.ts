@@ -11,5 +11,6 @@ declare namespace Cloudflare {
     MCP_OBJECT: DurableObjectNamespace<import("./fixtures/default-agent").DefaultAgent>;
     FLAKY_START_AGENT: DurableObjectNamespace<import("./fixtures/default-agent").FlakyStartAgent>;
     API_AGENT: DurableObjectNamespace<import("./fixtures/api-agent").ApiAgent>;
+    TASKS_AGENT: DurableObjectNamespace<import("./fixtures/tasks-agent").TasksAgent>;
   }
 }

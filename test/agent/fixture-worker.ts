@@ -7,6 +7,7 @@ import { DefaultAgent, FlakyStartAgent } from "./fixtures/default-agent";
 import { ElicitAgent } from "./fixtures/elicit-agent";
 import { isOAuthPath, oauthFront } from "./fixtures/oauth-front";
 import { NotesAgent, SlowAgent, V2Agent } from "./fixtures/other-agents";
+import { TasksAgent } from "./fixtures/tasks-agent";
 
 export {
   AddAgent,
@@ -17,6 +18,7 @@ export {
   FlakyStartAgent,
   NotesAgent,
   SlowAgent,
+  TasksAgent,
   V2Agent,
 };
 
@@ -39,6 +41,7 @@ const routes: Record<string, ExportedHandler<Cloudflare.Env>> = {
   "/sse-fast": DefaultAgent.serveSSE("/sse-fast", { keepAliveMs: 20 }),
   "/sse-fast/message": DefaultAgent.serveSSE("/sse-fast", { keepAliveMs: 20 }),
   "/flaky": FlakyStartAgent.serve("/flaky", { binding: "FLAKY_START_AGENT" }),
+  "/tasks": TasksAgent.serve("/tasks", { binding: "TASKS_AGENT" }),
 };
 
 export default {

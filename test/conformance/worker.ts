@@ -4,10 +4,15 @@
  * the stateless legacy lane, 2026-07-28 suite on the modern lane) hit this one endpoint.
  */
 import { McpServer } from "@modelcontextprotocol/server";
-import { createMcpHandler, type McpServerFactoryContext } from "../../src/index";
+import { env as bindings } from "cloudflare:workers";
+import { createMcpHandler, McpTaskStore, type McpServerFactoryContext } from "../../src/index";
 import { registerContentTools, registerPrompts, registerResources } from "./content-fixtures";
 import { registerInputTools } from "./input-fixtures";
 import { registerStatelessProbes } from "./stateless-fixtures";
+import { registerTaskTools } from "./task-fixtures";
+
+/** The task Durable Object (binding MCP_TASKS): tasks outlive the request that created them. */
+export class ConformanceTasks extends McpTaskStore {}
 
 /** Test-only sealing key: the fixture has no secrets and runs in one local isolate. */
 const FIXTURE_STATE_KEY = "conformance-fixture-request-state-key-not-a-secret";
@@ -30,11 +35,13 @@ function buildEverythingServer(ctx: McpServerFactoryContext): McpServer {
   registerPrompts(server);
   registerInputTools(server, { codec: ctx.requestState! });
   registerStatelessProbes(server, handler.notify);
+  registerTaskTools(server);
   return server;
 }
 
 const handler = createMcpHandler(buildEverythingServer, {
   requestState: { key: FIXTURE_STATE_KEY },
+  tasks: { namespace: () => bindings.MCP_TASKS },
   onerror: (error) => console.error(`[conformance] ${error.message}`),
 });
 

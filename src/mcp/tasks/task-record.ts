@@ -1,0 +1,60 @@
+/**
+ * A task as its Durable Object stores it (one JSON row), and the views derived from it: what
+ * `tasks/get` shows and the inlined result of a completed task.
+ */
+import type { RoundOutcome } from "./task-rounds";
+import type { TaskInit } from "./task-store";
+import type { TaskError, TaskStatus, TaskView } from "./task-wire";
+
+/** The stored task: what it was created with, where it is, and what it ended with. */
+export interface TaskRecord extends TaskInit {
+  status: TaskStatus;
+  statusMessage?: string;
+  createdAt: number;
+  updatedAt: number;
+  pending?: Record<string, unknown>;
+  answers?: Record<string, unknown>;
+  requestState?: string;
+  result?: Record<string, unknown>;
+  error?: TaskError;
+}
+
+/** A round outcome that failed before or outside the tool (JSON-RPC internal error). */
+export function failure(message: string): RoundOutcome {
+  return { kind: "error", error: { code: -32603, message } };
+}
+
+/**
+ * The tool result as a completed task inlines it: the complete `CallToolResult` of the round
+ * (with its `resultType: "complete"`, which the tasks requester validates), minus the v1
+ * related-task `_meta` the extension forbids there.
+ */
+export function taskResult(result: Record<string, unknown>): Record<string, unknown> {
+  const rest = { ...result };
+  const meta = rest._meta as Record<string, unknown> | undefined;
+  if (meta !== undefined && "io.modelcontextprotocol/related-task" in meta) {
+    const { "io.modelcontextprotocol/related-task": _related, ...others } = meta;
+    rest._meta = others;
+  }
+  return rest;
+}
+
+/** The task as `tasks/get` shows it: `result`, `error`, `inputRequests` only in their status. */
+export function view(record: TaskRecord): TaskView {
+  return {
+    taskId: record.taskId,
+    status: record.status,
+    ...(record.statusMessage !== undefined && {
+      statusMessage: record.statusMessage,
+    }),
+    createdAt: new Date(record.createdAt).toISOString(),
+    lastUpdatedAt: new Date(record.updatedAt).toISOString(),
+    ttlMs: record.ttlMs,
+    pollIntervalMs: record.pollIntervalMs,
+    ...(record.status === "completed" && record.result !== undefined && { result: record.result }),
+    ...(record.status === "failed" && record.error !== undefined && { error: record.error }),
+    ...(record.status === "input_required" && {
+      inputRequests: record.pending ?? {},
+    }),
+  };
+}

@@ -1,0 +1,259 @@
+/**
+ * `McpTaskStore`: one Durable Object per task (named by its id), holding the task in SQLite and
+ * running it. The tools/call that creates a task returns at once; the run continues here, one
+ * round at a time (see task-rounds.ts), so it outlives the request, the client's connection and
+ * the isolate that served the call. `tasks/get`, `tasks/update` and `tasks/cancel` reach the
+ * same object from any isolate.
+ *
+ * Lifetime: a task is deleted (storage and alarm) `ttlMs` after creation. While a round runs,
+ * an alarm every {@link HEARTBEAT_MS} keeps the object from being evicted as idle; a round cut
+ * short by a restart or deploy is reported as `failed` with a message saying so (its sandbox
+ * run cannot be resumed half-way), never left `working` forever.
+ */
+import type { AuthInfo } from "@modelcontextprotocol/server";
+import { DurableObject } from "cloudflare:workers";
+import {
+  runRound,
+  taskRoundServer,
+  type RoundCall,
+  type RoundOutcome,
+  type TaskRoundServer,
+} from "./task-rounds";
+import { failure, taskResult, view, type TaskRecord } from "./task-record";
+import { TERMINAL_STATUSES, type TaskView } from "./task-wire";
+
+/** How often the alarm fires while a round runs (keeps the object resident). */
+export const HEARTBEAT_MS = 30_000;
+
+/** What the handler passes when it creates a task. */
+export interface TaskInit {
+  taskId: string;
+  /** The registered name of the handler that runs the rounds. */
+  handler: string;
+  /** Who may read, answer and cancel the task (the creating client's id; "" when anonymous). */
+  owner: string;
+  call: RoundCall;
+  /** The creating request's `authInfo` as JSON, so later rounds run as the same caller. */
+  authInfo?: string;
+  ttlMs: number;
+  pollIntervalMs: number;
+}
+
+/**
+ * The task Durable Object. Bind it (`new_sqlite_classes`) and pass the namespace as
+ * `createMcpHandler(factory, { tasks: { namespace: () => env.MCP_TASKS } })`.
+ *
+ * Override {@link McpTaskStore.resolveServer} when the handler is built lazily (per
+ * configuration) rather than at module scope: the object must find it in its own isolate.
+ */
+export class McpTaskStore extends DurableObject {
+  private running: AbortController | undefined;
+
+  /**
+   * The handler that runs this task's rounds, by its registered name. The default looks it up
+   * among the handlers created in this isolate with the `tasks` option.
+   * @param name - the handler's task name (its route unless configured)
+   */
+  protected resolveServer(
+    name: string,
+  ): TaskRoundServer | undefined | Promise<TaskRoundServer | undefined> {
+    return taskRoundServer(name);
+  }
+
+  /** Creates the task (durably, before answering) and starts its first round. */
+  async create(init: TaskInit): Promise<TaskView> {
+    const now = Date.now();
+    const record: TaskRecord = {
+      ...init,
+      status: "working",
+      createdAt: now,
+      updatedAt: now,
+    };
+    this.save(record);
+    await this.ctx.storage.setAlarm(now + Math.min(HEARTBEAT_MS, init.ttlMs));
+    void this.runRounds();
+    return view(record);
+  }
+
+  /** The task as `tasks/get` shows it, or `null` when unknown, expired or someone else's. */
+  get(owner: string): TaskView | null {
+    const record = this.load(owner);
+    return record === undefined ? null : view(record);
+  }
+
+  /**
+   * Delivers answers to pending input requests (unknown keys are ignored). When every pending
+   * request is answered, the next round starts with all of them.
+   * @returns false when the task is unknown
+   */
+  update(owner: string, inputResponses: Record<string, unknown>): boolean {
+    const record = this.load(owner);
+    if (record === undefined) return false;
+    if (record.status !== "input_required" || record.pending === undefined) return true;
+    const pending = { ...record.pending };
+    const answers = { ...record.answers };
+    for (const [key, answer] of Object.entries(inputResponses)) {
+      if (!(key in pending)) continue;
+      answers[key] = answer;
+      delete pending[key];
+    }
+    if (Object.keys(pending).length > 0) {
+      this.save({ ...record, pending, answers, updatedAt: Date.now() });
+      return true;
+    }
+    const next: TaskRecord = {
+      ...record,
+      status: "working",
+      statusMessage: "resumed with the client's answers",
+      call: {
+        ...record.call,
+        inputResponses: answers,
+        ...(record.requestState !== undefined && {
+          requestState: record.requestState,
+        }),
+      },
+      updatedAt: Date.now(),
+    };
+    delete next.pending;
+    delete next.answers;
+    delete next.requestState;
+    this.save(next);
+    void this.ctx.storage.setAlarm(Date.now() + Math.min(HEARTBEAT_MS, next.ttlMs));
+    void this.runRounds();
+    return true;
+  }
+
+  /**
+   * Cancels the task: a live task becomes `cancelled` and its running round is aborted (the
+   * sandbox run ends); a terminal task is left as it is.
+   * @returns false when the task is unknown
+   */
+  cancel(owner: string): boolean {
+    const record = this.load(owner);
+    if (record === undefined) return false;
+    if (TERMINAL_STATUSES.includes(record.status)) return true;
+    const cancelled: TaskRecord = {
+      ...record,
+      status: "cancelled",
+      statusMessage: "cancelled by the client",
+      updatedAt: Date.now(),
+    };
+    delete cancelled.pending;
+    this.save(cancelled);
+    this.running?.abort(new Error("The task was cancelled."));
+    return true;
+  }
+
+  /** Expiry, and the heartbeat that keeps a running round resident. */
+  override async alarm(): Promise<void> {
+    const record = this.read();
+    if (record === undefined) return;
+    const expiresAt = record.createdAt + record.ttlMs;
+    if (Date.now() >= expiresAt) {
+      this.running?.abort(new Error("The task expired."));
+      await this.ctx.storage.deleteAll();
+      return;
+    }
+    const next =
+      this.running === undefined ? expiresAt : Math.min(expiresAt, Date.now() + HEARTBEAT_MS);
+    await this.ctx.storage.setAlarm(next);
+  }
+
+  private async runRounds(): Promise<void> {
+    const controller = new AbortController();
+    this.running = controller;
+    let outcome: RoundOutcome;
+    try {
+      const record = this.read()!;
+      const server = await this.resolveServer(record.handler);
+      if (server === undefined) {
+        outcome = failure(
+          `No MCP handler named "${record.handler}" was created with the tasks option in this isolate; ` +
+            "create the handler at module scope, or override McpTaskStore.resolveServer.",
+        );
+      } else {
+        const authInfo =
+          record.authInfo === undefined ? undefined : (JSON.parse(record.authInfo) as AuthInfo);
+        outcome = await runRound(server, record.call, authInfo, controller.signal, (message) =>
+          this.progress(message),
+        );
+      }
+    } catch (error) {
+      outcome = failure(`The task's run failed: ${(error as Error).message}`);
+    } finally {
+      if (this.running === controller) this.running = undefined;
+    }
+    this.settle(outcome);
+  }
+
+  private progress(message: string): void {
+    const record = this.read();
+    if (record === undefined || record.status !== "working" || message === "") return;
+    this.save({ ...record, statusMessage: message, updatedAt: Date.now() });
+  }
+
+  private settle(outcome: RoundOutcome): void {
+    const record = this.read();
+    // Cancelled (or expired) while the round ran: the late outcome is dropped.
+    if (record === undefined || record.status !== "working") return;
+    const next: TaskRecord = { ...record, updatedAt: Date.now() };
+    delete next.statusMessage;
+    if (outcome.kind === "result") {
+      next.status = "completed";
+      next.result = taskResult(outcome.result);
+    } else if (outcome.kind === "error") {
+      next.status = "failed";
+      next.error = outcome.error;
+    } else {
+      next.status = "input_required";
+      next.statusMessage = "waiting for the client's answers (tasks/update)";
+      next.pending = outcome.inputRequests;
+      next.answers = {};
+      if (outcome.requestState !== undefined) next.requestState = outcome.requestState;
+      else delete next.requestState;
+    }
+    this.save(next);
+  }
+
+  private load(owner: string): TaskRecord | undefined {
+    const record = this.read();
+    if (record === undefined || record.owner !== owner) return undefined;
+    if (Date.now() >= record.createdAt + record.ttlMs) return undefined;
+    if (record.status === "working" && this.running === undefined) {
+      // The object restarted while a round ran: say so instead of staying "working" forever.
+      const failed: TaskRecord = {
+        ...record,
+        status: "failed",
+        error: {
+          code: -32603,
+          message:
+            "The task's run was interrupted (the server restarted or was redeployed while it ran); call the tool again.",
+        },
+        updatedAt: Date.now(),
+      };
+      this.save(failed);
+      return failed;
+    }
+    return record;
+  }
+
+  private read(): TaskRecord | undefined {
+    const row = this.sql()
+      .exec<{ record: string }>("SELECT record FROM task WHERE k = 1")
+      .toArray()[0];
+    return row === undefined ? undefined : (JSON.parse(row.record) as TaskRecord);
+  }
+
+  private save(record: TaskRecord): void {
+    this.sql().exec(
+      "INSERT INTO task (k, record) VALUES (1, ?) ON CONFLICT(k) DO UPDATE SET record = excluded.record",
+      JSON.stringify(record),
+    );
+  }
+
+  private sql(): SqlStorage {
+    const sql = this.ctx.storage.sql;
+    sql.exec("CREATE TABLE IF NOT EXISTS task (k INTEGER PRIMARY KEY, record TEXT NOT NULL)");
+    return sql;
+  }
+}

@@ -15,6 +15,7 @@ import { codeDescription, toolsListTokens } from "./driver/context.mjs";
 import { executeCost, searchLatency } from "./driver/latency.mjs";
 import { markdown, tableRows } from "./driver/report.mjs";
 import { PROBES, RUNAWAY, runProbe } from "./driver/robustness.mjs";
+import { searchBySpec, searchMemory } from "./driver/search-specs.mjs";
 import { mixedLoad } from "./driver/throughput.mjs";
 import { buildBenchWorker, healthy, startServer } from "./driver/server-process.mjs";
 
@@ -144,6 +145,10 @@ try {
   results.p3 = await phase("P3", main, () =>
     searchLatency(main.base, { reps: config.searchReps, programs: config.searchPrograms, log }),
   );
+  log("S search by spec (Cloudflare, GitHub)");
+  results.searchBySpec = await phase("S", main, () =>
+    searchBySpec(main.base, { reps: config.searchReps, programs: config.searchPrograms, log }),
+  );
   log("P4 execute cost");
   results.p4 = await phase("P4", main, () =>
     executeCost(main.base, { reps: config.executeReps, log }),
@@ -169,6 +174,20 @@ try {
   }
 } finally {
   await stop(main);
+}
+
+if (config.p6WindowMs) {
+  log("S memory: searches only, each spec and side on a fresh workerd");
+  // Not the main server (stopped by now): each measurement starts its own.
+  results.searchMemory = await phase("S-memory", { log: () => "" }, () =>
+    searchMemory(
+      async (label) => {
+        const s = await server(label);
+        return { base: s.base, rssBytes: () => s.rssBytes(), stop: () => stop(s) };
+      },
+      { windowMs: config.p6WindowMs, log },
+    ),
+  );
 }
 
 if (config.anchorProbes) {

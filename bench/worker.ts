@@ -3,7 +3,8 @@
  * one workerd, on the same spec, mock upstream and tool fixtures.
  *
  * Routes: `/ours/openapi`, `/ours/code/<n>`, `/anchor/openapi`, `/anchor/code/<n>` (n = 5, 50,
- * 500), `/floor` (the RPC floor of one request, see worker/rpc-floor.ts), `/health`.
+ * 500), `/ours/openapi-github` and `/anchor/openapi-github` (the GitHub spec), `/floor` (the RPC
+ * floor of one request, see worker/rpc-floor.ts), `/health`.
  */
 import { anchorFetch } from "./worker/anchor-servers";
 import { ourHandler } from "./worker/our-servers";

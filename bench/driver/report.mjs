@@ -2,6 +2,7 @@
  * The results table: ours vs the anchor with ratios and the issue's targets, as data (for
  * bench/results/<date>.json) and as Markdown (printed, and saved beside the JSON).
  */
+import { searchSpecRows } from "./search-specs.mjs";
 import { ratio } from "./stats.mjs";
 
 /**
@@ -72,6 +73,7 @@ export function tableRows(r) {
         ),
       );
   }
+  rows.push(...searchSpecRows(r, row));
   if (r.p4) {
     const fixed = [r.p4["seq-1"].ours.p50, r.p4["seq-1"].anchor.p50];
     rows.push(

@@ -24,6 +24,7 @@
  */
 import { LazyResolver, lazyField } from "./lazy-view";
 import { PackedComponents, type ComponentTables } from "./packed-components";
+import { SharedAccessors } from "./shared-accessors";
 import type { CompactSpec, JsonObject } from "./types";
 
 /** Operation fields kept in the header (small, and what searches filter on). */
@@ -145,44 +146,19 @@ export function openPackedSpec(bytes: Uint8Array, tick?: () => void): JsonObject
     JSON.parse(decoder.decode(bytes.subarray(at, at + length)));
 
   // Operations: each heavy field is an accessor shared by every operation (one getter and setter
-  // per field name, found again through `segments`), defined with one call per operation. Per
-  // operation closures were most of opening the Cloudflare spec in a fresh isolate (7–8 ms of
-  // CPU for ~7,000 fields, measured in Node; shared accessors 2.5 ms: V8 also shares the
-  // objects' maps then).
-  const segments = new WeakMap<object, OperationSegment>();
-  const fields = new Map<string, PropertyDescriptor>();
-  const describe = (key: string): PropertyDescriptor => {
-    let descriptor = fields.get(key);
-    if (!descriptor) {
-      descriptor = {
-        enumerable: true,
-        configurable: true,
-        get(this: object) {
-          tick?.();
-          const segment = ownerOf(segments, this);
-          if (!segment) return undefined;
-          const views = (segment.views ??= new Map());
-          if (views.has(key)) return views.get(key);
-          const heavy = (segment.heavy ??= decode(segment.at, segment.length) as JsonObject);
-          const value = resolver.view(heavy[key]);
-          views.set(key, value);
-          return value;
-        },
-        set(this: object, next: unknown) {
-          defineProperty(this, key, {
-            value: next,
-            writable: true,
-            enumerable: true,
-            configurable: true,
-          });
-        },
-      };
-      fields.set(key, descriptor);
-    }
-    return descriptor;
-  };
+  // per field name, see shared-accessors.ts), defined with one call per operation. Per-operation
+  // closures were most of opening the Cloudflare spec in a fresh isolate (7–8 ms of CPU for
+  // ~7,000 fields, measured in Node; shared accessors 2.5 ms: V8 also shares the objects' maps).
+  const fields = new SharedAccessors<OperationSegment>((segment, key) => {
+    const views = (segment.views ??= new Map());
+    if (views.has(key)) return views.get(key);
+    const heavy = (segment.heavy ??= decode(segment.at, segment.length) as JsonObject);
+    const value = resolver.view(heavy[key]);
+    views.set(key, value);
+    return value;
+  }, tick);
   const shapes = header.shapes.map((keys) =>
-    Object.fromEntries(keys.map((key) => [key, describe(key)])),
+    Object.fromEntries(keys.map((key) => [key, fields.descriptor(key)])),
   );
   let i = 0;
   const tablesAt = 4 + headerLength;
@@ -191,7 +167,7 @@ export function openPackedSpec(bytes: Uint8Array, tick?: () => void): JsonObject
     for (const op of Object.values(methods)) {
       const shape = header.ops[i++]!;
       const length = header.ops[i++]!;
-      segments.set(op, { at: offset, length });
+      fields.attach(op, { at: offset, length });
       offset += length;
       Object.defineProperties(op, shapes[shape]!);
     }
@@ -216,22 +192,4 @@ interface OperationSegment {
   length: number;
   heavy?: JsonObject;
   views?: Map<string, unknown>;
-}
-
-const { defineProperty, getPrototypeOf } = Object;
-
-/** The segment of `target` or of the first object on its prototype chain that has one. */
-function ownerOf(
-  segments: WeakMap<object, OperationSegment>,
-  target: object,
-): OperationSegment | undefined {
-  for (
-    let node: object | null = target;
-    node !== null;
-    node = getPrototypeOf(node) as object | null
-  ) {
-    const segment = segments.get(node);
-    if (segment) return segment;
-  }
-  return undefined;
 }

@@ -103,6 +103,19 @@ describe("packed specs", () => {
     expect(ops[0].responses).not.toBe(ops[1].responses);
   });
 
+  it("are pure ASCII, and non-ASCII text reads back unchanged", () => {
+    // One em dash made the Cloudflare header a two-byte string: slower to parse, twice the GC.
+    expect(packSpec(loadSpec(cloudflareSpec()).compact)!.every((byte) => byte < 0x80)).toBe(true);
+    const spec = loadSpec(oasExample("3.0/json/petstore.json"));
+    const op = spec.compact.operations.find((o) => o.operationId === "addPet")!;
+    const text = "Añade — 宠物 🐾 \u2028 \ud800";
+    (op as { summary?: string }).summary = text;
+    (spec.compact.components as any).schemas.Pet.description = `🐾 ${text}`;
+    const doc = packedView(spec.compact);
+    expect(doc.paths["/pet"].post.summary).toBe(text);
+    expect(doc.components.schemas.Pet.description).toBe(`🐾 ${text}`);
+  });
+
   it("two opens of the same bytes share nothing a program can change", () => {
     const bytes = packSpec(loadSpec(oasExample("3.0/json/petstore.json")).compact)!;
     const first = openPackedSpec(bytes) as any;

@@ -1,13 +1,14 @@
 /**
  * Lazy properties without a closure per property: one getter and one setter per property name,
  * shared by every object that has a property of that name, finding the object's own state
- * through `this`. The lazy spec views (lazy-view.ts, spec-pack.ts) define thousands of these per
- * run in a fresh isolate.
+ * through `this`. Opening a packed spec (spec-pack.ts) defines thousands of these per run, in a
+ * fresh isolate: every operation's heavy fields.
  *
- * Why: a closure per property (value, getter, setter and the function computing the value) made
- * opening the Cloudflare spec and reading an operation's schemas cost about twice what the
- * shared form costs (measured in Node, cold, per run: 7.5 vs 2.5 ms of CPU to open the index),
- * and identical getters let V8 share the objects' hidden classes.
+ * Why: a closure per property (value, getter, setter and the function computing the value) cost
+ * three times as much to define: 7.5 vs 2.5 ms of CPU for the Cloudflare spec's ~6,900 fields
+ * (Node, cold, per run), and identical getters let V8 share the objects' hidden classes. Tried in
+ * the lazy schema views as well (lazy-view.ts): no gain there, since a view is read about as often
+ * as it is made, and each read pays a lookup.
  *
  * Semantics, as the closures had them: the property is an enumerable, configurable accessor;
  * every read calls `tick` (the sandbox's operation budget); assigning replaces it with a plain
@@ -43,15 +44,6 @@ export class SharedAccessors<S extends object> {
    */
   attach(target: object, state: S): void {
     this.#states.set(target, state);
-  }
-
-  /**
-   * Defines `key` on `target` as a lazy property of this family.
-   * @param target - an object with state attached
-   * @param key - the property name
-   */
-  define(target: object, key: string): void {
-    defineProperty(target, key, this.descriptor(key));
   }
 
   /**

@@ -16,6 +16,7 @@ import { codeToolLatency, remoteUpstreamOverhead } from "./driver/code-latency.m
 import { executeCost, searchLatency } from "./driver/latency.mjs";
 import { markdown, tableRows } from "./driver/report.mjs";
 import { PROBES, RUNAWAY, runProbe } from "./driver/robustness.mjs";
+import { searchBySpec, searchMemory } from "./driver/search-specs.mjs";
 import { mixedLoad } from "./driver/throughput.mjs";
 import { runsLatency, runsRows } from "./driver/runs-latency.mjs";
 import { buildBenchWorker, healthy, startServer } from "./driver/server-process.mjs";
@@ -46,7 +47,7 @@ const config = quick
       probeTimeoutMs: 45_000,
       code: { reps: 7, toolCounts: [5, 50], delayMs: 50 },
     };
-const DEADLINE_MS = quick ? 150_000 : 15 * 60_000;
+const DEADLINE_MS = quick ? 240_000 : 20 * 60_000;
 const started = Date.now();
 const log = (line) =>
   console.log(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(3)}s] ${line}`);
@@ -148,6 +149,15 @@ try {
   results.p3 = await phase("P3", main, () =>
     searchLatency(main.base, { reps: config.searchReps, programs: config.searchPrograms, log }),
   );
+  log("S search by spec (Cloudflare, GitHub)");
+  results.searchBySpec = await phase("S", main, () =>
+    // At most 3 rounds: the anchor's searches take seconds (about 3 s each on GitHub's spec).
+    searchBySpec(main.base, {
+      reps: Math.min(3, config.searchReps),
+      programs: config.searchPrograms,
+      log,
+    }),
+  );
   log("P4 execute cost");
   results.p4 = await phase("P4", main, () =>
     executeCost(main.base, { reps: config.executeReps, log }),
@@ -179,6 +189,20 @@ try {
   }
 } finally {
   await stop(main);
+}
+
+if (config.p6WindowMs) {
+  log("S memory: searches only, each spec and side on a fresh workerd");
+  // Not the main server (stopped by now): each measurement starts its own.
+  results.searchMemory = await phase("S-memory", { log: () => "" }, () =>
+    searchMemory(
+      async (label) => {
+        const s = await server(label);
+        return { base: s.base, rssBytes: () => s.rssBytes(), stop: () => stop(s) };
+      },
+      { windowMs: config.p6WindowMs, log },
+    ),
+  );
 }
 
 if (config.anchorProbes) {

@@ -3,8 +3,9 @@
  * one workerd, on the same spec, mock upstream and tool fixtures.
  *
  * Routes: `/ours/openapi`, `/ours/code/<n>`, `/anchor/openapi`, `/anchor/code/<n>` (n = 5, 50,
- * 500), `/floor` (the RPC floor of one request, see worker/rpc-floor.ts), `/health`, and the
- * remote-upstream routes of worker/remote-upstream.ts.
+ * 500), `/ours/openapi-github` and `/anchor/openapi-github` (the GitHub spec), `/floor` (the RPC
+ * floor of one request, see worker/rpc-floor.ts), `/health`, and the remote-upstream routes of
+ * worker/remote-upstream.ts.
  */
 import { anchorFetch } from "./worker/anchor-servers";
 import { ourHandler } from "./worker/our-servers";

@@ -10,6 +10,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { installAnchorAjvShim } from "./anchor-ajv-shim";
 import specText from "./cloudflare-spec.js";
+import githubText from "./github-spec.js";
 import { mockApi } from "./mock-api";
 import { RUN_TIMEOUT_MS } from "./our-servers";
 import { v1ToolServer } from "./tool-fixtures";
@@ -17,6 +18,7 @@ import { v1ToolServer } from "./tool-fixtures";
 installAnchorAjvShim();
 
 let spec: Record<string, unknown> | undefined;
+let github: Record<string, unknown> | undefined;
 
 function executor(env: Cloudflare.Env): DynamicWorkerExecutor {
   return new DynamicWorkerExecutor({ loader: env.LOADER, timeout: RUN_TIMEOUT_MS });
@@ -32,6 +34,14 @@ async function anchorServer(path: string, env: Cloudflare.Env): Promise<McpServe
         const reply = mockApi(options);
         return reply.body;
       },
+    });
+  }
+  if (path === "/anchor/openapi-github") {
+    github ??= JSON.parse(githubText) as Record<string, unknown>;
+    return openApiMcpServer({
+      spec: github,
+      executor: executor(env),
+      request: async (options) => ({ path: options.path }),
     });
   }
   const n = /^\/anchor\/code\/(\d+)$/.exec(path)?.[1];

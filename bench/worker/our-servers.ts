@@ -12,6 +12,7 @@ import {
   type StatelessMcpHandler,
 } from "../../src/index";
 import specText from "./cloudflare-spec.js";
+import githubText from "./github-spec.js";
 import { mockApi } from "./mock-api";
 import { v2ToolServer } from "./tool-fixtures";
 
@@ -20,6 +21,7 @@ export const RUN_TIMEOUT_MS = 30_000;
 
 const handlers = new Map<string, StatelessMcpHandler>();
 let spec: OpenApiSpec | undefined;
+let github: OpenApiSpec | undefined;
 
 function executor(env: Cloudflare.Env): WorkerLoaderExecutor {
   return new WorkerLoaderExecutor({ loader: env.LOADER, limits: { timeoutMs: RUN_TIMEOUT_MS } });
@@ -46,6 +48,17 @@ export function ourHandler(path: string, env: Cloudflare.Env): StatelessMcpHandl
           const reply = mockApi(request);
           return { status: reply.status, body: reply.body };
         },
+      }),
+      { route: path },
+    );
+  } else if (path === "/ours/openapi-github") {
+    // The GitHub spec (search rows by spec, driver/search-specs.mjs), loaded on first use.
+    github ??= loadSpec(githubText);
+    handler = createMcpHandler(
+      openApiMcpServer({
+        spec: github,
+        executor: executor(env),
+        request: (request) => ({ status: 200, body: { path: request.path } }),
       }),
       { route: path },
     );

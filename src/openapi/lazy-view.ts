@@ -99,16 +99,25 @@ export class LazyResolver {
   readonly #scoped = new Map<string, WeakMap<object, unknown>>();
 
   readonly #tick: (() => void) | undefined;
+  readonly #lookup: ((pointer: string) => unknown) | undefined;
 
   /**
    * @param root - the document refs are resolved against (the compact spec)
    * @param cycles - cyclic ref groups, as computed by `findRefCycles`
    * @param tick - called on every read of a lazy value; the sandbox passes its operation-budget
    *   counter, so a program that walks a huge spec is stopped like any other runaway loop
+   * @param lookup - finds the raw value a `$ref` points to (default: read `root` at the pointer);
+   *   a packed spec decodes just the component named instead
    */
-  constructor(root: unknown, cycles: readonly (readonly string[])[], tick?: () => void) {
+  constructor(
+    root: unknown,
+    cycles: readonly (readonly string[])[],
+    tick?: () => void,
+    lookup?: (pointer: string) => unknown,
+  ) {
     this.#tick = tick;
     this.#root = root;
+    this.#lookup = lookup;
     this.#groupOf = new Map();
     cycles.forEach((group, i) => group.forEach((pointer) => this.#groupOf.set(pointer, i)));
   }
@@ -152,7 +161,7 @@ export class LazyResolver {
     const group = this.#groupOf.get(ref);
     if (group !== undefined && ctx?.group === group)
       return { $circular: ref } satisfies CircularMarker;
-    let target = getAtPointer(this.#root, ref);
+    let target = this.#lookup ? this.#lookup(ref) : getAtPointer(this.#root, ref);
     if (target === undefined) return refNode ? this.#object(refNode, undefined) : undefined;
     const next: Context | undefined =
       group === undefined ? undefined : { group, key: String(group) };

@@ -52,4 +52,81 @@ describe("packed specs", () => {
     }
     expect(bytes.byteLength).toBeLessThan(5 * 1024 * 1024);
   });
+
+  it("keeps one view per schema, whether reached through a $ref or through components", () => {
+    const doc = packedView(loadSpec(cloudflareSpec()).compact);
+    const create = doc.paths["/zones/{zone_id}/dns_records"].post;
+    const variant = create.requestBody.content["application/json"].schema.oneOf[0];
+    const name = Object.keys(doc.components.schemas).find(
+      (key) => doc.components.schemas[key] === variant,
+    );
+    expect(name).toBeDefined();
+    // Reading the tables after the ref, and again, gives the same objects.
+    expect(doc.components.schemas[name!]).toBe(variant);
+    expect(create.requestBody).toBe(create.requestBody);
+  });
+
+  it("operations keep their fields' order, enumerability and assignment semantics", () => {
+    const spec = loadSpec(oasExample("3.0/json/petstore.json"));
+    const doc = packedView(spec.compact);
+    const plain = spec.document() as any;
+    for (const [path, item] of Object.entries<any>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(item)) {
+        expect(new Set(Object.keys(op))).toEqual(new Set(Object.keys(plain.paths[path][method])));
+        for (const key of Object.keys(op))
+          expect(Object.getOwnPropertyDescriptor(op, key)?.enumerable).toBe(true);
+      }
+    }
+    const op = doc.paths["/pet"].post;
+    const before = op.requestBody;
+    op.requestBody = { replaced: true };
+    expect(op.requestBody).toEqual({ replaced: true });
+    expect(Object.getOwnPropertyDescriptor(op, "requestBody")?.writable).toBe(true);
+    // Another operation's field of the same name is untouched.
+    expect(doc.paths["/pet"].put.requestBody).not.toEqual({ replaced: true });
+    expect(before).toBeTypeOf("object");
+    delete op.responses;
+    expect("responses" in op).toBe(false);
+    // An object inheriting from an operation reads the operation's fields.
+    const child = Object.create(doc.paths["/pet"].put);
+    expect(child.requestBody).toBe(doc.paths["/pet"].put.requestBody);
+  });
+
+  it("gives every operation the same accessor per heavy field (no per-operation closures)", () => {
+    // What made opening the Cloudflare spec cheap: one getter per field name, so V8 shares the
+    // operations' maps and opening allocates nothing per field (per-operation closures were
+    // most of `codemode.spec()` in a fresh isolate).
+    const doc = packedView(loadSpec(cloudflareSpec()).compact);
+    const ops = Object.values<any>(doc.paths).flatMap((item) => Object.values<any>(item));
+    const getters = new Set(ops.map((op) => Object.getOwnPropertyDescriptor(op, "responses")?.get));
+    expect(getters.size).toBe(1);
+    expect(ops[0].responses).not.toBe(ops[1].responses);
+  });
+
+  it("are pure ASCII, and non-ASCII text reads back unchanged", () => {
+    // One em dash made the Cloudflare header a two-byte string: slower to parse, twice the GC.
+    expect(packSpec(loadSpec(cloudflareSpec()).compact)!.every((byte) => byte < 0x80)).toBe(true);
+    const spec = loadSpec(oasExample("3.0/json/petstore.json"));
+    const op = spec.compact.operations.find((o) => o.operationId === "addPet")!;
+    const text = "Añade — 宠物 🐾 \u2028 \ud800";
+    (op as { summary?: string }).summary = text;
+    (spec.compact.components as any).schemas.Pet.description = `🐾 ${text}`;
+    const doc = packedView(spec.compact);
+    expect(doc.paths["/pet"].post.summary).toBe(text);
+    expect(doc.components.schemas.Pet.description).toBe(`🐾 ${text}`);
+  });
+
+  it("two opens of the same bytes share nothing a program can change", () => {
+    const bytes = packSpec(loadSpec(oasExample("3.0/json/petstore.json")).compact)!;
+    const first = openPackedSpec(bytes) as any;
+    first.paths["/pet"].post.requestBody.content = "changed";
+    first.components.schemas.Pet.properties = "changed";
+    first.paths["/pet"].put.summary = "changed";
+    delete first.paths["/pet/{petId}"];
+    const second = openPackedSpec(bytes) as any;
+    expect(second.paths["/pet"].post.requestBody.content).toBeTypeOf("object");
+    expect(second.components.schemas.Pet.properties).toBeTypeOf("object");
+    expect(second.paths["/pet"].put.summary).not.toBe("changed");
+    expect(second.paths["/pet/{petId}"]).toBeDefined();
+  });
 });

@@ -81,6 +81,60 @@ describe("search over the Cloudflare spec", () => {
   });
 });
 
+describe("one run's changes to the spec", () => {
+  it("are never seen by a later run, in search or in execute", async () => {
+    // Every place a program can write: the index, an operation's decoded fields, a component
+    // (through a ref and through the tables), the document itself, and the built-in prototypes.
+    const change = `
+      const create = s.paths["/zones/{zone_id}/dns_records"].post;
+      create.summary = "MUTATED";
+      create.parameters.push({ name: "MUTATED", in: "query" });
+      create.requestBody.content["application/json"].schema.oneOf.length = 0;
+      for (const schema of Object.values(s.components.schemas)) if (schema && typeof schema === "object") schema.MUTATED = true;
+      delete s.paths["/zones/{zone_id}/rulesets"];
+      s.paths["/MUTATED"] = { get: { operationId: "MUTATED" } };
+      s.info.title = "MUTATED";
+      Object.prototype.MUTATED = true;`;
+    // Lists each change it can see; "clean" when there is none.
+    const check = `
+      const now = s.paths["/zones/{zone_id}/dns_records"].post;
+      const seen = Object.entries({
+        summary: now.summary === "MUTATED",
+        params: now.parameters.some((p) => p.name === "MUTATED"),
+        variants: now.requestBody.content["application/json"].schema.oneOf.length === 0,
+        schema: Object.values(s.components.schemas).some((x) => x && typeof x === "object" && Object.hasOwn(x, "MUTATED")),
+        deleted: !("/zones/{zone_id}/rulesets" in s.paths),
+        added: "/MUTATED" in s.paths,
+        title: s.info.title === "MUTATED",
+        proto: "MUTATED" in {},
+      }).filter(([, v]) => v).map(([k]) => k);
+      return seen.length ? seen.join(",") : "clean";`;
+    const mutate = `async () => { const s = await codemode.spec(); ${change} return "mutated"; }`;
+    const read = `async () => { const s = await codemode.spec(); ${check} }`;
+    const client = await connect(handler);
+    try {
+      expect(text(await client.callTool({ name: "search", arguments: { code: read } }))).toBe(
+        "clean",
+      );
+      // The check sees every change made in its own run (so "clean" below means something).
+      const same = `async () => { const s = await codemode.spec(); ${change} ${check} }`;
+      expect(text(await client.callTool({ name: "search", arguments: { code: same } }))).toBe(
+        "summary,params,variants,schema,deleted,added,title,proto",
+      );
+      for (const tool of ["search", "execute"]) {
+        const done = await client.callTool({ name: tool, arguments: { code: mutate } });
+        expect(text(done), tool).toBe("mutated");
+        for (const next of ["search", "execute"]) {
+          const answer = await client.callTool({ name: next, arguments: { code: read } });
+          expect(text(answer), `${tool} then ${next}`).toBe("clean");
+        }
+      }
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe("runaway search programs", () => {
   it("stops a program that serializes the whole spec, via the operation budget", async () => {
     const tight = createMcpHandler(

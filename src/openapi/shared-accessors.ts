@@ -63,11 +63,8 @@ export class SharedAccessors<S extends object> {
         tick?.();
         // `this` is the object read, or one inheriting from it (or anything, if the getter
         // is called by hand: then there is no state and the value is undefined).
-        for (let node: unknown = this; node != null; node = getPrototypeOf(node)) {
-          const state = states.get(node as object);
-          if (state) return read(state, key);
-        }
-        return undefined;
+        const state = stateOf(states, this);
+        return state === undefined ? undefined : read(state, key);
       },
       set(this: object, value: unknown) {
         defineProperty(this, key, { value, writable: true, enumerable: true, configurable: true });
@@ -76,4 +73,13 @@ export class SharedAccessors<S extends object> {
     this.#descriptors.set(key, descriptor);
     return descriptor;
   }
+}
+
+/** The state of `target` or of the nearest object it inherits from (the views' prototypes). */
+function stateOf<S>(states: WeakMap<object, S>, target: unknown): S | undefined {
+  for (let node = target; node != null; node = getPrototypeOf(node)) {
+    const state = states.get(node as object);
+    if (state !== undefined) return state;
+  }
+  return undefined;
 }

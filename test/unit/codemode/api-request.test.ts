@@ -1,3 +1,4 @@
+// apiRequester, normalizeApiRequest and asResponseInit: the host side of codemode.request().
 import { beforeAll, describe, expect, it } from "vitest";
 import { normalizeApiRequest, RequestRefusedError } from "../../../src/codemode/api-request";
 import { apiRequester } from "../../../src/codemode/api-requester";

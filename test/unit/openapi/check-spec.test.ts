@@ -1,3 +1,4 @@
+// checkSpec: the run-time structural check of a spec document.
 import { describe, expect, it } from "vitest";
 import { CodeModeError } from "../../../src/errors";
 import { checkSpec, findSpecProblems } from "../../../src/openapi/check-spec";

@@ -1,3 +1,4 @@
+// Cyclic specs (@readme/oas-examples and a Stripe-sized spec): search without blowing up, cycles marked.
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";

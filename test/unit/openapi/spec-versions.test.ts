@@ -1,3 +1,4 @@
+// Swagger 2.0 conversion and OpenAPI 3.1 specifics when loading a spec.
 import { describe, expect, it } from "vitest";
 import { loadSpec } from "../../../src/openapi/open-api-spec";
 import { validateRequest } from "../../../src/openapi/validate-request";

@@ -1,3 +1,4 @@
+// validateRequest against the Cloudflare spec: what a request must carry before it is sent.
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadSpec, type OpenApiSpec } from "../../../src/openapi/open-api-spec";
 import { validateRequest } from "../../../src/openapi/validate-request";

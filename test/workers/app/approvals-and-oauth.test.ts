@@ -1,7 +1,10 @@
+// The product Worker with APPROVALS=on and OAUTH=on, driven by real SDK v2 clients.
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { describe, expect, it } from "vitest";
 import { modernRequest, rpcBody } from "../mcp/fixtures";
-import { configured, connect, entry, text, type WorkerFetch } from "./helpers";
+import { configured, entry, type WorkerFetch } from "./helpers";
+import { connect } from "../../helpers/mcp-client";
+import { text } from "../../helpers/tool-result";
 
 const STATE_KEY = "app-test-request-state-key-0123456789abcdef";
 
@@ -175,13 +178,17 @@ describe("OAuth (OAUTH=on)", () => {
     });
     expect(token.status).toBe(200);
     const { access_token } = (await token.json()) as { access_token: string };
-    const client = await connect(worker, "/mcp", { authorization: `Bearer ${access_token}` });
+    const client = await connect(worker, "/mcp", {
+      headers: { authorization: `Bearer ${access_token}` },
+    });
     expect((await client.listTools()).tools.map((t) => t.name).toSorted()).toEqual([
       "execute",
       "search",
     ]);
     await client.close();
-    const code = await connect(worker, "/mcp/code", { authorization: `Bearer ${access_token}` });
+    const code = await connect(worker, "/mcp/code", {
+      headers: { authorization: `Bearer ${access_token}` },
+    });
     expect((await code.listTools()).tools).toHaveLength(1);
     await code.close();
     const bad = await worker(`${base}/mcp`, {

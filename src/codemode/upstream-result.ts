@@ -9,12 +9,13 @@
  *   `type`, base64 `data` and `mimeType`), so nothing is lost.
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
+import { SandboxError } from "../errors";
 
 /** The error sandbox code sees for an upstream `isError` result. */
-export class UpstreamToolError extends Error {
+export class UpstreamToolError extends SandboxError {
+  /** @param message - the tool's name and the text of its error result */
   constructor(message: string) {
-    super(message);
-    this.name = "UpstreamToolError";
+    super("UpstreamToolError", message);
   }
 }
 

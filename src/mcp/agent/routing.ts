@@ -93,18 +93,6 @@ export function forRpc(request: Request): Request {
 }
 
 /**
- * A JSON-RPC error response.
- *
- * @param status - HTTP status
- * @param code - JSON-RPC error code
- * @param message - what went wrong and what to do
- * @returns the response
- */
-export function jsonRpcError(status: number, code: number, message: string): Response {
-  return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status });
-}
-
-/**
  * Whether `value` is a plain object.
  *
  * @param value - anything

@@ -112,7 +112,7 @@ export { outcomeToToolResult } from "./codemode/outcome-result";
 export { TOOL_LIMITS } from "./codemode/tool-limits";
 
 // OpenAPI and declarations (pure): load and index specs, validate requests, emit TypeScript.
-export { loadSpec, OpenApiSpec, isCompactSpec, type OperationMatch } from "./openapi/open-api-spec";
+export { loadSpec, OpenApiSpec, isCompactSpec, type OperationMatch } from "./openapi/openapi-spec";
 export { compileSpec, type CompileSpecOptions } from "./openapi/compile-spec";
 export { checkSpec, findSpecProblems, type SpecProblem } from "./openapi/check-spec";
 export { validateRequest, type RequestValidation } from "./openapi/validate-request";

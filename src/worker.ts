@@ -4,7 +4,7 @@
  */
 import { createApp } from "./app/app";
 import { createWorker } from "./app/create-worker";
-import { COMPACT_SPECS } from "./openapi/generated/specs";
+import { COMPACT_SPECS } from "./app/generated/specs";
 
 export { DemoStore } from "./app/demo/demo-store";
 export { OAuthStore } from "./app/oauth/oauth-store";

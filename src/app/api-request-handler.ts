@@ -22,7 +22,7 @@ import {
 } from "../codemode/api-request";
 import { encodeRequestBody, queryString } from "../codemode/request-encoding";
 import { canonicalPath } from "../openapi/canonical-path";
-import type { OpenApiSpec } from "../openapi/open-api-spec";
+import type { OpenApiSpec } from "../openapi/openapi-spec";
 import { toApiResult, type ApiResult } from "../codemode/api-response";
 import { credentialSecrets, MIN_SECRET_LENGTH } from "../codemode/redaction";
 import type { ApiTarget } from "./config";

@@ -30,7 +30,7 @@ import { outcomeToToolResult } from "./outcome-result";
 import { assertRedactableSecrets, secretRedactor, type Redactor } from "./redaction";
 import { redactToolResult } from "./result-redaction";
 import { ToolCatalog } from "./tool-catalog";
-import type { Upstream } from "./upstream";
+import type { Upstream } from "./upstream-cache";
 import { UpstreamSet, type MergedTools } from "./upstream-set";
 import { isSessionGone, type CodeUpstream, type UpstreamSession } from "./upstream-connection";
 import { upstreamResultValue } from "./upstream-result";

@@ -5,7 +5,7 @@
  * never wrong for the API at hand. Golden-tested.
  */
 import { sandboxErrorsLine } from "../errors";
-import type { OpenApiSpec } from "../openapi/open-api-spec";
+import type { OpenApiSpec } from "../openapi/openapi-spec";
 
 /** Inputs shared by both descriptions. */
 export interface OpenApiDescriptionInput {

@@ -23,25 +23,25 @@ const RULES: {
     why: "the error policy is the leaf every layer may use",
   },
   {
-    area: "src/openapi/generated/",
+    area: "src/is-record.ts",
     may: [],
-    why: "build output: compiled specs as data",
+    why: "the one plain-object check, a leaf every layer may use",
   },
   {
     area: "src/openapi/",
-    may: ["src/errors.ts"],
+    may: ["src/errors.ts", "src/is-record.ts"],
     packagesBanned: ["cloudflare:", "@modelcontextprotocol/", "node:", "zod"],
     why: "pure: compact spec, index, lazy $ref; runs in plain Node and inside the sandbox",
   },
   {
     area: "src/declarations/",
-    may: ["src/openapi/", "src/errors.ts"],
+    may: ["src/openapi/", "src/errors.ts", "src/is-record.ts"],
     packagesBanned: ["cloudflare:", "@modelcontextprotocol/", "node:", "zod"],
     why: "pure: JSON Schema / OpenAPI operation to TypeScript text",
   },
   {
     area: "sandbox/",
-    may: ["src/openapi/", "src/errors.ts"],
+    may: ["src/openapi/", "src/errors.ts", "src/is-record.ts"],
     packagesBanned: ["@modelcontextprotocol/", "node:", "zod"],
     why: "runs inside the isolate: nothing of the host but the pure spec reader and the error names",
   },
@@ -52,13 +52,13 @@ const RULES: {
   },
   {
     area: "src/executor/",
-    may: ["src/executor/generated/", "sandbox/", "src/errors.ts"],
+    may: ["src/executor/generated/", "sandbox/", "src/errors.ts", "src/is-record.ts"],
     packagesBanned: ["@modelcontextprotocol/"],
     why: "host side of the sandbox: loads it and speaks its codec/protocol; knows nothing of MCP",
   },
   {
     area: "src/mcp/",
-    may: ["src/errors.ts"],
+    may: ["src/errors.ts", "src/is-record.ts"],
     why: "hosting layer: knows nothing of code mode, the sandbox or the product",
   },
   {
@@ -83,8 +83,14 @@ const RULES: {
       "src/declarations/",
       "src/openapi/",
       "src/errors.ts",
+      "src/is-record.ts",
     ],
     why: "the public library surface: never the product",
+  },
+  {
+    area: "src/app/generated/",
+    may: [],
+    why: "build output: the product's compiled specs, as data",
   },
   {
     area: "src/app/",
@@ -95,12 +101,13 @@ const RULES: {
       "src/openapi/",
       "src/declarations/",
       "src/errors.ts",
+      "src/is-record.ts",
     ],
     why: "the deployable product, built on the library",
   },
   {
     area: "src/worker.ts",
-    may: ["src/app/", "src/openapi/generated/"],
+    may: ["src/app/", "src/app/generated/"],
     why: "the deployable entry: the product and its compiled specs",
   },
   {

@@ -12,10 +12,10 @@ import {
   agentNamespace,
   forRpc,
   guardOptionsOf,
-  isRecord,
   sessionStub,
   type AgentRequestInit,
 } from "./routing";
+import { isRecord } from "../../is-record";
 
 import { relaySocket } from "./socket-relay";
 import {

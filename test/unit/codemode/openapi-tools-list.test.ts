@@ -7,7 +7,7 @@ import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { describe, expect, it } from "vitest";
 import { openApiMcpServer } from "../../../src/codemode/openapi-mcp-server";
 import type { Executor } from "../../../src/executor/types";
-import { loadSpec } from "../../../src/openapi/open-api-spec";
+import { loadSpec } from "../../../src/openapi/openapi-spec";
 import { cloudflareSpec, oasExample } from "../openapi/fixtures";
 import { golden } from "../../helpers/golden";
 

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { SpecDeclarations } from "../../../src/declarations/spec-declarations";
 import { toolDeclarations } from "../../../src/declarations/tool-declarations";
-import { loadSpec } from "../../../src/openapi/open-api-spec";
+import { loadSpec } from "../../../src/openapi/openapi-spec";
 import { cloudflareSpec, oasExample } from "../openapi/fixtures";
 import { FIXTURE_TOOLS } from "./tool-fixtures";
 import { dtsDiagnostics } from "../../helpers/compile-dts";

@@ -7,7 +7,7 @@ import { env, exports } from "cloudflare:workers";
 import { createApp } from "../../../src/app/app";
 import type { AppSettings } from "../../../src/app/config";
 import { createWorker } from "../../../src/app/create-worker";
-import { COMPACT_SPECS } from "../../../src/openapi/generated/specs";
+import { COMPACT_SPECS } from "../../../src/app/generated/specs";
 import type { WorkerFetch } from "../../helpers/mcp-client";
 
 export type { WorkerFetch } from "../../helpers/mcp-client";

@@ -4,7 +4,7 @@
  * typing a 4 MB JSON module would double the typecheck time.
  */
 import cloudflareText from "#shared-specs/cloudflare-api-2024-08-06.json?raw";
-import { loadSpec } from "../../../src/openapi/open-api-spec";
+import { loadSpec } from "../../../src/openapi/openapi-spec";
 import type { ApiRequest, ApiRequestHandler } from "../../../src/codemode/api-request";
 
 /** The Cloudflare API spec (1,533 operations). */

@@ -4,7 +4,7 @@
 import cloudflareText from "#shared-specs/cloudflare-api-2024-08-06.json?raw";
 import { expect, it } from "vitest";
 import { SpecDeclarations } from "../../../src/declarations/spec-declarations";
-import { loadSpec } from "../../../src/openapi/open-api-spec";
+import { loadSpec } from "../../../src/openapi/openapi-spec";
 import { validateRequest } from "../../../src/openapi/validate-request";
 
 it("searches, validates and declares over the Cloudflare spec", () => {

@@ -2,6 +2,7 @@ import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 import { REGEXP_FALLBACK_FLAGS, workerdV8Flags } from "./scripts/supervisor/v8-flags.mjs";
+import { SHARED_SPECS_DIR } from "./test/helpers/shared-specs.mjs";
 
 // The workerd of the test pool runs with the same V8 flags as `npm start` (Miniflare reads them
 // from this variable when it starts workerd), so a catastrophic regex cannot hang a test run.
@@ -31,12 +32,16 @@ const alias = [
     find: /^code-mode-mcp$/,
     replacement: fileURLToPath(new URL("./src/index.ts", import.meta.url)),
   },
+  // The shared API specs outside the repository (`import text from "#shared-specs/x.json?raw"`).
+  { find: /^#shared-specs\//, replacement: SHARED_SPECS_DIR },
 ];
 
 // Projects: pure logic in plain Node (fast), and everything touching the runtime inside
 // workerd with the real LOADER binding and Durable Objects, configured from wrangler.jsonc.
 export default defineConfig({
   test: {
+    // Golden files are file snapshots (test/helpers/golden.ts); UPDATE_GOLDEN=1 is the old name for -u.
+    ...(process.env.UPDATE_GOLDEN === "1" ? { update: true } : {}),
     projects: [
       {
         resolve: { alias },

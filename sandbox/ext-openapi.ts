@@ -8,7 +8,7 @@
  * Every read of a lazy value counts against the run's operation budget, so a program that
  * serializes an enormous spec is stopped like a runaway loop instead of holding the isolate.
  */
-import { OpenApiSpec } from "../src/openapi/open-api-spec";
+import { OpenApiSpec } from "../src/openapi/openapi-spec";
 import { openPackedSpec } from "../src/openapi/spec-pack";
 import type { CompactSpec } from "../src/openapi/types";
 import { t } from "./runtime.js";

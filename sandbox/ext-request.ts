@@ -16,6 +16,7 @@
  * message hold only what the host already redacted. Intrinsics are captured when this module
  * loads, before any user code exists.
  */
+import type { SandboxErrorName } from "../src/errors";
 
 const ErrorClass = Error;
 const { stringify } = JSON;
@@ -39,7 +40,7 @@ export class ApiError extends ErrorClass {
    */
   constructor(message: string, reply: ApiReply) {
     super(message);
-    this.name = "ApiError";
+    this.name = "ApiError" satisfies SandboxErrorName;
     this.status = reply.status;
     this.headers = reply.headers;
     this.body = reply.body;

@@ -9,12 +9,13 @@
  *
  * This module is shipped as its own module (`runtime.js`) so both importers share one instance.
  */
+import type { SandboxErrorName } from "../src/errors";
 
 /** Thrown when a limit of the run is exceeded. */
 export class LimitError extends Error {
   constructor(message: string) {
     super(message);
-    this.name = "LimitError";
+    this.name = "LimitError" satisfies SandboxErrorName;
   }
 }
 

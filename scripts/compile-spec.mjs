@@ -1,6 +1,6 @@
 // Build step (Node): validates every spec in specs/ (JSON or YAML) with swagger-parser and writes
 // the compact form the Worker ships (operations index + components + cycle groups) to
-// src/openapi/generated/. An invalid spec fails the build naming the file, the JSON pointer and
+// src/app/generated/. An invalid spec fails the build naming the file, the JSON pointer and
 // the rule.
 //
 // Usage: node scripts/compile-spec.mjs [spec files or folders…] [--out <dir>]
@@ -13,7 +13,7 @@ const SPEC_EXTENSIONS = new Set([".json", ".yaml", ".yml"]);
 const NOT_SPECS = /^_|manifest|provenance/i;
 
 const args = process.argv.slice(2);
-let out = join(ROOT, "src/openapi/generated");
+let out = join(ROOT, "src/app/generated");
 const inputs = [];
 for (let i = 0; i < args.length; i++) {
   if (args[i] === "--out") out = resolve(args[++i] ?? out);

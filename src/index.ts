@@ -133,7 +133,7 @@ export {
 } from "./codemode/run-record";
 
 // OpenAPI and declarations (pure): load and index specs, validate requests, emit TypeScript.
-export { loadSpec, OpenApiSpec, isCompactSpec, type OperationMatch } from "./openapi/open-api-spec";
+export { loadSpec, OpenApiSpec, isCompactSpec, type OperationMatch } from "./openapi/openapi-spec";
 export { compileSpec, type CompileSpecOptions } from "./openapi/compile-spec";
 export { checkSpec, findSpecProblems, type SpecProblem } from "./openapi/check-spec";
 export { validateRequest, type RequestValidation } from "./openapi/validate-request";

@@ -5,7 +5,7 @@
 // neither the sources nor a TypeScript loader, and `npm start` runs the very same file.
 export { SETTING_NAMES, isSettingName, LAUNCH_SPECS_VAR } from "../../src/app/setting-names";
 export { readConfig, formatProblems } from "../../src/app/config";
-export { COMPACT_SPECS } from "../../src/openapi/generated/specs";
+export { COMPACT_SPECS } from "../../src/app/generated/specs";
 export { compileSpec } from "../../src/openapi/compile-spec";
 export { findSpecProblems, specVersionOf } from "../../src/openapi/check-spec";
 export { loadSpecFile } from "../../scripts/load-spec-file.mjs";

@@ -4,7 +4,7 @@
 import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { openApiMcpServer } from "../../src/codemode/openapi-mcp-server";
-import { loadSpec } from "../../src/openapi/open-api-spec";
+import { loadSpec } from "../../src/openapi/openapi-spec";
 
 /** Listing tools never runs code; an executor that would fail loudly proves it. */
 const noExecutor = { execute: () => Promise.reject(new Error("not used")) };

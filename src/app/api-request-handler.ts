@@ -22,11 +22,12 @@ import {
 } from "../codemode/api-request";
 import { encodeRequestBody, queryString } from "../codemode/request-encoding";
 import { canonicalPath } from "../openapi/canonical-path";
-import type { OpenApiSpec } from "../openapi/open-api-spec";
+import type { OpenApiSpec } from "../openapi/openapi-spec";
 import { toApiResult, type ApiResult } from "../codemode/api-response";
 import { credentialSecrets, MIN_SECRET_LENGTH } from "../codemode/redaction";
 import type { ApiTarget } from "./config";
 import { demoApiFetch, type DemoStore } from "./demo/demo-store";
+import { CodeModeError } from "../errors";
 
 /** The origin `demoApiFetch` puts in front of a path. */
 const DEMO_BASE = "http://demo-api.internal";
@@ -76,7 +77,8 @@ function redact(response: Response, headerValue: string): Promise<ApiResult> {
 function refuseShortToken(context: ApiRequestContext): void {
   const token = context.mcp.http?.authInfo?.token ?? "";
   if (token.length < MIN_SECRET_LENGTH)
-    throw new Error(
+    throw new CodeModeError(
+      "secret_too_short",
       `The caller's bearer token is shorter than ${MIN_SECRET_LENGTH} characters, too short to redact from the API's responses safely, so it is not forwarded. Nothing was sent; connect with a real token.`,
     );
 }

@@ -11,7 +11,7 @@ import { openApiMcpServer } from "../codemode/openapi-mcp-server";
 import { WorkerLoaderExecutor } from "../executor/worker-loader-executor";
 import { createMcpHandler } from "../mcp/create-mcp-handler";
 import type { StatelessMcpHandler } from "../mcp/handler-types";
-import { loadSpec, type OpenApiSpec } from "../openapi/open-api-spec";
+import { loadSpec, type OpenApiSpec } from "../openapi/openapi-spec";
 import { credentialSecrets } from "../codemode/redaction";
 import { apiRequestHandler, targetSecrets } from "./api-request-handler";
 import { durableApprovalLedger } from "./approval-ledger-store";

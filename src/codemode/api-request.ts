@@ -12,6 +12,7 @@ import type { CompactOperation } from "../openapi/types";
 import { canonicalPath, hasControlCharacter } from "../openapi/canonical-path";
 import type { ApiRequest } from "../openapi/validate-request";
 import type { ApiResponseInit } from "./api-response";
+import { SandboxError } from "../errors";
 
 export type { ApiRequest };
 
@@ -56,10 +57,10 @@ export type ApprovalCheck = (
 ) => boolean;
 
 /** The refusal sandbox code sees (catchable; nothing was sent). */
-export class RequestRefusedError extends Error {
+export class RequestRefusedError extends SandboxError {
+  /** @param message - what was refused and what to fix */
   constructor(message: string) {
-    super(message);
-    this.name = "RequestRefusedError";
+    super("RequestRefusedError", message);
   }
 }
 

@@ -5,7 +5,7 @@
  * the request rules and the callback's contract.
  */
 import type { ServerContext } from "@modelcontextprotocol/server";
-import type { OpenApiSpec } from "../openapi/open-api-spec";
+import type { OpenApiSpec } from "../openapi/openapi-spec";
 import type { CompactOperation } from "../openapi/types";
 import { validateRequest, type ApiRequest } from "../openapi/validate-request";
 import {

@@ -4,6 +4,7 @@
  * claims that id here, so a replayed round (same state, same "accept") finds it claimed and
  * sends nothing.
  */
+import { CodeModeError } from "../errors";
 
 /** Where approval ids are claimed, once each. */
 export interface ApprovalLedger {
@@ -36,7 +37,10 @@ export class MemoryApprovalLedger implements ApprovalLedger {
       for (const [key, expiry] of this.#claimed) if (expiry < now) this.#claimed.delete(key);
     if (this.#claimed.has(id)) return false;
     if (this.#claimed.size >= MAX_ENTRIES)
-      throw new Error("too many approvals in flight in this isolate; ask again later");
+      throw new CodeModeError(
+        "approvals_busy",
+        "too many approvals in flight in this isolate; ask again later",
+      );
     this.#claimed.set(id, expiresAt);
     return true;
   }

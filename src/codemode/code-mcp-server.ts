@@ -29,7 +29,7 @@ import { CodeCatalogs, type CallerTools } from "./code-catalogs";
 import { outcomeToToolResult } from "./outcome-result";
 import { assertRedactableSecrets } from "./redaction";
 import { redactToolResult } from "./result-redaction";
-import type { Upstream } from "./upstream";
+import type { Upstream } from "./upstream-cache";
 import { UpstreamSet } from "./upstream-set";
 import type { UpstreamCaller } from "./upstream-caller";
 import { isSessionGone, type CodeUpstream, type UpstreamSession } from "./upstream-connection";

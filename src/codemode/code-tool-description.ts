@@ -4,6 +4,7 @@
  * helpers. Widely used clients cut tool descriptions at 2,048 characters, so the default budget
  * is 2,048 and the description never exceeds it, whatever the number of tools.
  */
+import { sandboxErrorsLine } from "../errors";
 import type { ToolCatalog } from "./tool-catalog";
 
 /** Inputs of {@link codeToolDescription}. */
@@ -29,7 +30,8 @@ export function codeToolDescription(input: CodeToolDescriptionInput): string {
   const head = [
     `Run JavaScript that calls the ${catalog.entries.length} tools of ${input.serverName} and returns only the answer.`,
     "Write an async arrow function: async () => { const r = await codemode.tool_name({ ... }); return r.items.filter(...); }",
-    `Tool results arrive parsed (structured content or JSON); tool errors throw. Return JSON (over ${kb} KB is truncated); console.log output is shown. No network access.`,
+    `Tool results arrive parsed (structured content or JSON). Return JSON (over ${kb} KB is truncated); console.log output is shown. No network access.`,
+    sandboxErrorsLine(["UpstreamToolError", "LimitError"]),
     input.extra?.trim() ?? "",
   ]
     .filter(Boolean)

@@ -21,7 +21,7 @@ import { TOOL_LIMITS } from "./tool-limits";
 import type { Executor, ExecutorLimits, HostFunction, HostNamespaces } from "../executor/types";
 import type { McpServerFactoryContext } from "../mcp/handler-types";
 import { setTaskSupport } from "../mcp/tasks/task-tools";
-import { loadSpec, OpenApiSpec } from "../openapi/open-api-spec";
+import { loadSpec, OpenApiSpec } from "../openapi/openapi-spec";
 import { packSpec } from "../openapi/spec-pack";
 import { nonReadRequests, type ApiRequestHandler, type ApprovalCheck } from "./api-request";
 import { apiRequester } from "./api-requester";

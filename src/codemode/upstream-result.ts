@@ -11,12 +11,13 @@
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { HostFunction } from "../executor/types";
 import type { Redactor } from "./redaction";
+import { SandboxError } from "../errors";
 
 /** The error sandbox code sees for an upstream `isError` result. */
-export class UpstreamToolError extends Error {
+export class UpstreamToolError extends SandboxError {
+  /** @param message - the tool's name and the text of its error result */
   constructor(message: string) {
-    super(message);
-    this.name = "UpstreamToolError";
+    super("UpstreamToolError", message);
   }
 }
 

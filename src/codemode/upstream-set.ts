@@ -1,12 +1,12 @@
 /**
  * Several upstream MCP servers behind one `code` tool. Each keeps its own cached tool list and
- * connections (see upstream.ts); the set merges the lists, prefixing every tool name with its
+ * connections (see upstream-cache.ts); the set merges the lists, prefixing every tool name with its
  * upstream's key (`github_create_issue`) when there is more than one, and routes a call back to
  * the upstream and the tool's own name.
  */
 import type { Tool } from "@modelcontextprotocol/server";
 import { CodeModeError } from "../errors";
-import { Upstream, type UpstreamOptions } from "./upstream";
+import { Upstream, type UpstreamOptions } from "./upstream-cache";
 import { callerScope, type CallerScope, type UpstreamCaller } from "./upstream-caller";
 import type { CodeUpstream } from "./upstream-connection";
 

@@ -19,6 +19,7 @@ import type { HostBridgeApi, HostReply, LogEntry } from "../../sandbox/protocol"
 import { utf8Bytes } from "../../sandbox/truncate";
 import { flatCopy } from "./flat-copy";
 import type { ExecutorLimits, HostNamespaces } from "./types";
+import { isRecord } from "../is-record";
 
 /** The limits the bridge enforces. */
 export type HostBridgeLimits = Pick<
@@ -179,10 +180,6 @@ function label(namespace: unknown, name: unknown): string {
   return typeof namespace === "string" && typeof name === "string"
     ? `${namespace}.${name}`
     : "a host function";
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null;
 }
 
 function failure(error: unknown, namespace: string, name: string): HostReply {

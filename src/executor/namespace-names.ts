@@ -70,7 +70,8 @@ export function checkNamespaces(namespaces: HostNamespaces): void {
     const problem = namespaceNameProblem(ns);
     if (problem !== undefined) throw new CodeModeError("namespace_invalid", problem);
     for (const [name, fn] of Object.entries(fns)) {
-      if (typeof fn !== "function") throw new TypeError(`${ns}.${name} must be a function.`);
+      if (typeof fn !== "function")
+        throw new CodeModeError("namespace_invalid", `${ns}.${name} must be a function.`);
     }
   }
 }

@@ -12,6 +12,7 @@ import { userErrorPosition, type MappableCode } from "./error-position";
 import { flatCopy } from "./flat-copy";
 import type { HostBridge } from "./host-bridge";
 import type { ExecutionError, ExecutionOutcome } from "./types";
+import { isRecord } from "../is-record";
 
 /** Longest error name and message an outcome carries (the harness cuts to these too). */
 export const MAX_ERROR_NAME = 100;
@@ -145,8 +146,4 @@ function malformed(value: unknown): string | undefined {
       return `${field} is not a count`;
   }
   return undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null;
 }

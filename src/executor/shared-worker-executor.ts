@@ -27,6 +27,7 @@ import { prepareCode } from "./prepare-code";
 import { responseToOutcome } from "./sandbox-response";
 import { sharedWorkerCode, sharedWorkerId } from "./shared-worker-code";
 import type { ExecuteRequest, ExecutionOutcome, Executor, ExecutorLimits } from "./types";
+import { CodeModeError } from "../errors";
 
 /** Options of {@link SharedWorkerExecutor}. */
 export interface SharedWorkerExecutorOptions {
@@ -77,7 +78,8 @@ export class SharedWorkerExecutor implements Executor {
     this.memoryBytes = options.memoryBytes ?? 64 * 1_048_576;
     const memory = this.memoryBytes;
     if (!Number.isInteger(memory) || memory < 1_048_576 || memory > 1_073_741_824)
-      throw new RangeError(
+      throw new CodeModeError(
+        "invalid_limits",
         `memoryBytes must be an integer from 1048576 (1 MiB) to 1073741824 (1 GiB); got ${String(memory)}.`,
       );
   }
@@ -105,9 +107,13 @@ export class SharedWorkerExecutor implements Executor {
       limits = resolveLimits(this.limits, request.limits);
       for (const [ns, fns] of Object.entries(namespaces)) {
         if (!IDENTIFIER.test(ns) || ns.startsWith("__cm$"))
-          throw new TypeError(`Namespace "${ns}" is not a valid identifier.`);
+          throw new CodeModeError(
+            "namespace_invalid",
+            `Namespace "${ns}" is not a valid identifier.`,
+          );
         for (const [name, fn] of Object.entries(fns))
-          if (typeof fn !== "function") throw new TypeError(`${ns}.${name} must be a function.`);
+          if (typeof fn !== "function")
+            throw new CodeModeError("namespace_invalid", `${ns}.${name} must be a function.`);
       }
     } catch (error) {
       const { name, message } = error as Error;

@@ -4,6 +4,7 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { AuthInfo } from "@modelcontextprotocol/server";
+import { isRecord } from "../is-record";
 
 /** What `getMcpAuthContext()` returns inside a handler. */
 export interface McpAuthContext {
@@ -126,8 +127,4 @@ export function withAuthContextBody(
     statusText: response.statusText,
     headers: response.headers,
   });
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -161,7 +161,10 @@ export function createMcpHandler(
   const produce = async (ctx: McpServerFactoryContext): Promise<McpServer | Server> => {
     const product = await factory(codec === undefined ? ctx : { ...ctx, requestState: codec });
     if (typeof product !== "object" || product === null || !("connect" in product)) {
-      throw new TypeError("createMcpHandler: the factory must return an McpServer or Server.");
+      throw new CodeModeError(
+        "invalid_server",
+        "createMcpHandler: the factory must return an McpServer or Server.",
+      );
     }
     assertNotServing(product);
     if (isSdkV2Server(product)) {

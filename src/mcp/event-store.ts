@@ -32,6 +32,7 @@
  *   bytes reach the client, the final response cannot be replayed (the stream is gone).
  */
 import type { EventStore } from "@modelcontextprotocol/server";
+import { CodeModeError } from "../errors";
 
 /** A JSON-RPC message as the transports store it (kept structural: v1 and v2 share the shape). */
 export type StoredMessage = Parameters<EventStore["storeEvent"]>[1];
@@ -86,7 +87,8 @@ export class DurableObjectEventStore implements EventStore {
    */
   async storeEvent(streamId: string, message: StoredMessage): Promise<string> {
     if (streamId.includes(":")) {
-      throw new TypeError(
+      throw new CodeModeError(
+        "invalid_event",
         `DurableObjectEventStore: stream ids must not contain ":" (${streamId}).`,
       );
     }
@@ -126,7 +128,8 @@ export class DurableObjectEventStore implements EventStore {
     { send }: { send: (eventId: string, message: StoredMessage) => Promise<void> },
   ): Promise<string> {
     const parsed = parseEventId(lastEventId);
-    if (parsed === undefined) throw new TypeError("DurableObjectEventStore: unknown event id.");
+    if (parsed === undefined)
+      throw new CodeModeError("invalid_event", "DurableObjectEventStore: unknown event id.");
     const events = await this.#storage.list<StoredMessage>({
       start: eventKey(parsed.streamId, parsed.seq + 1),
       prefix: streamPrefix(parsed.streamId),

@@ -7,6 +7,7 @@ import {
   validateHostHeader,
   validateOriginHeader,
 } from "@modelcontextprotocol/server";
+import { PROTOCOL_CODES, jsonRpcError } from "../errors";
 
 /** Which `Host` and `Origin` values an endpoint accepts. */
 export interface GuardOptions {
@@ -102,8 +103,5 @@ function concreteOriginHostname(origin: string | undefined): string | undefined 
 
 /** A `403` JSON-RPC error body, the shape the SDK's own validation helpers answer with. */
 function forbidden(message: string): Response {
-  return Response.json(
-    { jsonrpc: "2.0", error: { code: -32000, message: `Forbidden: ${message}` }, id: null },
-    { status: 403 },
-  );
+  return jsonRpcError(403, PROTOCOL_CODES.serverError, `Forbidden: ${message}`);
 }

@@ -5,6 +5,7 @@
  * handler's `requestState` verifier.
  */
 import { McpServer, ProtocolError, ProtocolErrorCode, Server } from "@modelcontextprotocol/server";
+import { CodeModeError } from "../errors";
 
 /**
  * The minimum this module relies on from an SDK v1 `McpServer` or `Server`. Typed
@@ -54,7 +55,8 @@ export function protocolOf(server: AnyMcpServer): Record<string, unknown> {
  */
 export function assertNotServing(server: AnyMcpServer): void {
   if (protocolOf(server).transport !== undefined) {
-    throw new Error(
+    throw new CodeModeError(
+      "server_connected",
       "createMcpHandler: the factory returned a server that is still serving another request. " +
         "Build a new server in every factory call: createMcpHandler(() => new McpServer(...)), not a shared instance.",
     );

@@ -8,6 +8,7 @@ import { CodeModeError } from "../errors";
 import { childPointer, getAtPointer } from "./json-pointer";
 import { collectRefs } from "./ref-cycles";
 import { HTTP_METHODS, type SpecVersion } from "./types";
+import { isRecord } from "../is-record";
 
 /** One problem found in a spec. */
 export interface SpecProblem {
@@ -21,15 +22,12 @@ const LOCATIONS = new Set(["path", "query", "header", "cookie"]);
 const SWAGGER2_LOCATIONS = new Set(["path", "query", "header", "body", "formData"]);
 const MAX_PROBLEMS = 20;
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  v !== null && typeof v === "object" && !Array.isArray(v);
-
 /**
  * Tells the spec family of a document, or `undefined` when it is not a supported OpenAPI document.
  * @param doc - a parsed spec
  */
 export function specVersionOf(doc: unknown): SpecVersion | undefined {
-  if (!isObject(doc)) return undefined;
+  if (!isRecord(doc)) return undefined;
   if (doc.swagger === "2.0") return "2.0";
   if (typeof doc.openapi !== "string") return undefined;
   if (/^3\.0\.\d+/.test(doc.openapi)) return "3.0";
@@ -48,7 +46,7 @@ export function findSpecProblems(doc: unknown): SpecProblem[] {
   const add = (pointer: string, message: string) => {
     if (problems.length < MAX_PROBLEMS) problems.push({ pointer, message });
   };
-  if (!isObject(doc)) return [{ pointer: "#", message: "a spec must be a JSON object" }];
+  if (!isRecord(doc)) return [{ pointer: "#", message: "a spec must be a JSON object" }];
   const version = specVersionOf(doc);
   if (!version) {
     add(
@@ -57,14 +55,14 @@ export function findSpecProblems(doc: unknown): SpecProblem[] {
     );
     return problems;
   }
-  if (!isObject(doc.info)) add("#/info", `required object "info" is missing`);
+  if (!isRecord(doc.info)) add("#/info", `required object "info" is missing`);
   else {
     if (typeof doc.info.title !== "string") add("#/info/title", `"title" must be a string`);
     if (typeof doc.info.version !== "string") add("#/info/version", `"version" must be a string`);
   }
   if (doc.paths === undefined) {
     if (version !== "3.1") add("#/paths", `required object "paths" is missing`);
-  } else if (!isObject(doc.paths)) add("#/paths", `"paths" must be an object`);
+  } else if (!isRecord(doc.paths)) add("#/paths", `"paths" must be an object`);
   else checkPaths(doc, version, add);
   checkRefs(doc, add);
   return problems;
@@ -95,8 +93,8 @@ function checkPaths(doc: Record<string, unknown>, version: SpecVersion, add: Add
     if (path.startsWith("x-")) continue;
     if (!path.startsWith("/")) add(itemPointer, `path "${path}" must start with "/"`);
     let pathItem = item;
-    if (isObject(item) && typeof item.$ref === "string") pathItem = getAtPointer(doc, item.$ref);
-    if (!isObject(pathItem)) {
+    if (isRecord(item) && typeof item.$ref === "string") pathItem = getAtPointer(doc, item.$ref);
+    if (!isRecord(pathItem)) {
       add(itemPointer, "a path item must be an object");
       continue;
     }
@@ -111,7 +109,7 @@ function checkPaths(doc: Record<string, unknown>, version: SpecVersion, add: Add
       const op = pathItem[method];
       if (op === undefined) continue;
       const opPointer = childPointer(itemPointer, method);
-      if (!isObject(op)) {
+      if (!isRecord(op)) {
         add(opPointer, "an operation must be an object");
         continue;
       }
@@ -127,13 +125,13 @@ function checkPaths(doc: Record<string, unknown>, version: SpecVersion, add: Add
       }
       if (op.responses === undefined) {
         if (version !== "3.1") add(opPointer, `required object "responses" is missing`);
-      } else if (!isObject(op.responses))
+      } else if (!isRecord(op.responses))
         add(childPointer(opPointer, "responses"), `"responses" must be an object`);
       if (op.requestBody !== undefined) {
         const body = op.requestBody;
         const bodyPointer = childPointer(opPointer, "requestBody");
-        if (!isObject(body)) add(bodyPointer, `"requestBody" must be an object`);
-        else if (typeof body.$ref !== "string" && !isObject(body.content))
+        if (!isRecord(body)) add(bodyPointer, `"requestBody" must be an object`);
+        else if (typeof body.$ref !== "string" && !isRecord(body.content))
           add(bodyPointer, `required object "content" is missing`);
       }
       const own = checkParameters(
@@ -173,9 +171,9 @@ function checkParameters(
   list.forEach((entry, i) => {
     const p = childPointer(pointer, i);
     const param =
-      isObject(entry) && typeof entry.$ref === "string" ? getAtPointer(doc, entry.$ref) : entry;
-    if (!isObject(param)) {
-      if (!isObject(entry) || typeof entry.$ref !== "string")
+      isRecord(entry) && typeof entry.$ref === "string" ? getAtPointer(doc, entry.$ref) : entry;
+    if (!isRecord(param)) {
+      if (!isRecord(entry) || typeof entry.$ref !== "string")
         add(p, "a parameter must be an object");
       return;
     }

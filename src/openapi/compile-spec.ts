@@ -15,9 +15,7 @@ import {
   type CompactSpec,
   type JsonObject,
 } from "./types";
-
-const isObject = (v: unknown): v is JsonObject =>
-  v !== null && typeof v === "object" && !Array.isArray(v);
+import { isRecord } from "../is-record";
 
 /** Options of {@link compileSpec}. */
 export interface CompileSpecOptions {
@@ -41,25 +39,25 @@ export function compileSpec(doc: unknown, options: CompileSpecOptions = {}): Com
   const root = version === "2.0" ? convertSwagger2(source) : source;
   const operations: CompactOperation[] = [];
   let pathRefs = false;
-  for (const [path, rawItem] of Object.entries(isObject(root.paths) ? root.paths : {})) {
+  for (const [path, rawItem] of Object.entries(isRecord(root.paths) ? root.paths : {})) {
     if (path.startsWith("x-")) continue;
     const item =
-      isObject(rawItem) && typeof rawItem.$ref === "string"
+      isRecord(rawItem) && typeof rawItem.$ref === "string"
         ? getAtPointer(root, rawItem.$ref)
         : rawItem;
-    if (!isObject(item)) continue;
+    if (!isRecord(item)) continue;
     for (const method of HTTP_METHODS) {
       const op = item[method];
-      if (!isObject(op)) continue;
+      if (!isRecord(op)) continue;
       const entry: CompactOperation = { method, path, ...op };
       const parameters = mergeParameters(root, item.parameters, op.parameters);
       if (parameters) entry.parameters = parameters;
       else delete entry.parameters;
-      if (isObject(op.responses)) entry.responses = normalizeResponseKeys(op.responses);
+      if (isRecord(op.responses)) entry.responses = normalizeResponseKeys(op.responses);
       operations.push(entry);
     }
   }
-  const components = isObject(root.components) ? root.components : {};
+  const components = isRecord(root.components) ? root.components : {};
   const refs = collectRefs(operations, new Set());
   collectRefs(components, refs);
   for (const ref of refs) if (ref.startsWith("#/paths/")) pathRefs = true;
@@ -67,7 +65,7 @@ export function compileSpec(doc: unknown, options: CompileSpecOptions = {}): Com
     format: COMPACT_FORMAT,
     version,
     sourceVersion: version === "2.0" ? "2.0" : String(source.openapi),
-    info: isObject(root.info) ? root.info : {},
+    info: isRecord(root.info) ? root.info : {},
     servers: Array.isArray(root.servers) ? (root.servers as JsonObject[]) : [],
     operations,
     components,
@@ -95,8 +93,8 @@ function mergeParameters(
   const byKey = new Map<string, unknown>();
   for (const raw of list) {
     const param =
-      isObject(raw) && typeof raw.$ref === "string" ? getAtPointer(root, raw.$ref) : raw;
-    const key = isObject(param) ? `${String(param.in)}:${String(param.name)}` : String(byKey.size);
+      isRecord(raw) && typeof raw.$ref === "string" ? getAtPointer(root, raw.$ref) : raw;
+    const key = isRecord(param) ? `${String(param.in)}:${String(param.name)}` : String(byKey.size);
     byKey.delete(key);
     byKey.set(key, raw);
   }

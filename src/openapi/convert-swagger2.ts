@@ -6,9 +6,7 @@
  */
 import type { JsonObject } from "./types";
 import { getAtPointer } from "./json-pointer";
-
-const isObject = (v: unknown): v is JsonObject =>
-  v !== null && typeof v === "object" && !Array.isArray(v);
+import { isRecord } from "../is-record";
 
 /** Keywords a 2.0 non-body parameter shares with a JSON schema. */
 const SCHEMA_KEYS = [
@@ -42,35 +40,35 @@ export function convertSwagger2(doc: JsonObject): JsonObject {
     if (ref.startsWith("#/responses/")) return "#/components/responses/" + ref.slice(12);
     if (ref.startsWith("#/parameters/")) {
       const target = getAtPointer(doc, ref);
-      const kind = isObject(target) && target.in === "body" ? "requestBodies" : "parameters";
+      const kind = isRecord(target) && target.in === "body" ? "requestBodies" : "parameters";
       return `#/components/${kind}/` + ref.slice(13);
     }
     return ref;
   };
   const schema = (node: unknown): unknown => cloneSchema(node, rewrite);
   const components: JsonObject = {};
-  if (isObject(doc.definitions)) components.schemas = mapValues(doc.definitions, schema);
+  if (isRecord(doc.definitions)) components.schemas = mapValues(doc.definitions, schema);
   const parameters: JsonObject = {};
   const requestBodies: JsonObject = {};
-  for (const [name, param] of Object.entries(isObject(doc.parameters) ? doc.parameters : {})) {
-    if (!isObject(param)) continue;
+  for (const [name, param] of Object.entries(isRecord(doc.parameters) ? doc.parameters : {})) {
+    if (!isRecord(param)) continue;
     if (param.in === "body") requestBodies[name] = bodyOf(param, consumes, schema);
     else if (param.in !== "formData") parameters[name] = convertParameter(param, schema);
   }
   if (Object.keys(parameters).length > 0) components.parameters = parameters;
   if (Object.keys(requestBodies).length > 0) components.requestBodies = requestBodies;
-  if (isObject(doc.responses)) {
+  if (isRecord(doc.responses)) {
     components.responses = mapValues(doc.responses, (r) => convertResponse(r, produces, schema));
   }
-  if (isObject(doc.securityDefinitions))
+  if (isRecord(doc.securityDefinitions))
     components.securitySchemes = mapValues(doc.securityDefinitions, convertSecurity);
   const paths: JsonObject = {};
-  for (const [path, item] of Object.entries(isObject(doc.paths) ? doc.paths : {})) {
-    if (!isObject(item)) continue;
+  for (const [path, item] of Object.entries(isRecord(doc.paths) ? doc.paths : {})) {
+    if (!isRecord(item)) continue;
     const shared = Array.isArray(item.parameters) ? item.parameters : [];
     const out: JsonObject = {};
     for (const [key, op] of Object.entries(item)) {
-      if (key === "parameters" || !isObject(op)) continue;
+      if (key === "parameters" || !isRecord(op)) continue;
       out[key] = convertOperation(doc, op, shared, consumes, produces, schema, rewrite);
     }
     paths[path] = out;
@@ -111,14 +109,14 @@ function convertOperation(
   // Operation-level parameters override path-level ones with the same name and location.
   const merged = new Map<string, { raw: unknown; param: JsonObject }>();
   for (const raw of [...shared, ...(Array.isArray(op.parameters) ? op.parameters : [])]) {
-    const param = isObject(raw) && typeof raw.$ref === "string" ? getAtPointer(doc, raw.$ref) : raw;
-    if (isObject(param)) merged.set(`${String(param.in)}:${String(param.name)}`, { raw, param });
+    const param = isRecord(raw) && typeof raw.$ref === "string" ? getAtPointer(doc, raw.$ref) : raw;
+    if (isRecord(param)) merged.set(`${String(param.in)}:${String(param.name)}`, { raw, param });
   }
   const parameters: unknown[] = [];
   const form: JsonObject = {};
   const formRequired: string[] = [];
   for (const { raw, param } of merged.values()) {
-    const isRef = isObject(raw) && typeof raw.$ref === "string";
+    const isRef = isRecord(raw) && typeof raw.$ref === "string";
     if (param.in === "body") {
       out.requestBody = isRef
         ? { $ref: rewrite((raw as { $ref: string }).$ref) }
@@ -142,7 +140,7 @@ function convertOperation(
     };
   }
   if (parameters.length > 0) out.parameters = parameters;
-  if (isObject(op.responses))
+  if (isRecord(op.responses))
     out.responses = mapValues(op.responses, (r) => convertResponse(r, produces, schema));
   return out;
 }
@@ -177,22 +175,22 @@ function convertResponse(
   produces: string[],
   schema: (n: unknown) => unknown,
 ): unknown {
-  if (!isObject(response)) return response;
+  if (!isRecord(response)) return response;
   if (typeof response.$ref === "string") return schema(response);
   const out: JsonObject = { description: response.description ?? "" };
   if (response.schema !== undefined) {
     out.content = Object.fromEntries(produces.map((m) => [m, { schema: schema(response.schema) }]));
   }
-  if (isObject(response.headers)) {
+  if (isRecord(response.headers)) {
     out.headers = mapValues(response.headers, (h) =>
-      isObject(h) ? { description: h.description, schema: pick(h, SCHEMA_KEYS, schema) } : h,
+      isRecord(h) ? { description: h.description, schema: pick(h, SCHEMA_KEYS, schema) } : h,
     );
   }
   return out;
 }
 
 function convertSecurity(scheme: unknown): unknown {
-  if (!isObject(scheme)) return scheme;
+  if (!isRecord(scheme)) return scheme;
   if (scheme.type === "basic")
     return { type: "http", scheme: "basic", description: scheme.description };
   if (scheme.type !== "oauth2") return scheme;
@@ -223,7 +221,7 @@ function mapValues(obj: JsonObject, fn: (v: unknown) => unknown): JsonObject {
 /** Deep-copies a 2.0 schema into 3.0 form: refs rewritten, `type: file`, `x-nullable`, discriminator. */
 function cloneSchema(node: unknown, rewrite: (ref: string) => string): unknown {
   if (Array.isArray(node)) return node.map((n) => cloneSchema(n, rewrite));
-  if (!isObject(node)) return node;
+  if (!isRecord(node)) return node;
   const out: JsonObject = {};
   for (const [key, value] of Object.entries(node)) {
     if (key === "$ref" && typeof value === "string") out.$ref = rewrite(value);

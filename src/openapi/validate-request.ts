@@ -5,7 +5,7 @@
  * code in one step.
  */
 import { canonicalPath } from "./canonical-path";
-import type { OpenApiSpec } from "./open-api-spec";
+import type { OpenApiSpec } from "./openapi-spec";
 import { scalarCheck } from "./scalar-check";
 import { validateSchema } from "./schema-validator";
 import type { CompactOperation, JsonObject, ParameterObject } from "./types";

@@ -1,3 +1,4 @@
+// The contract's McpAgent examples, served by the agent fixture Worker and called by a real SDK v1 client.
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";

@@ -1,3 +1,4 @@
+// McpAgent.serve without a binding name (the default Durable Object binding) and how a session starts.
 import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";

@@ -1,3 +1,4 @@
+// McpAgent sessions: state and SQL survive eviction, sessions are isolated, DELETE and bad ids.
 import { evictDurableObject, listDurableObjectIds, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";

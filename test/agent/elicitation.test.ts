@@ -1,3 +1,4 @@
+// Push elicitation from McpAgent tools (form and URL mode, client errors, SDK v2 ctx.mcpReq.elicitInput).
 import {
   ElicitationCompleteNotificationSchema,
   ElicitRequestSchema,

@@ -1,3 +1,4 @@
+// DurableObjectEventStore: replay after an id, the per-stream cap, refused ids, in real storage.
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";

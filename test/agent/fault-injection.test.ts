@@ -1,3 +1,4 @@
+// Resumable streams under faults: dropped connections, replays and retries with a real SDK v1 client.
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import { connectClient, noStandaloneStream, text, type FetchLike } from "./helpers";

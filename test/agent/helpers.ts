@@ -5,29 +5,16 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
 import { exports } from "cloudflare:workers";
+import { type FetchLike, withoutStandaloneStream } from "../helpers/mcp-client";
 
-/** The fetch the clients use: every request goes straight to the test Worker's default export. */
-export type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>;
+export { type FetchLike, withoutStandaloneStream } from "../helpers/mcp-client";
+export { text } from "../helpers/tool-result";
 
 /** Calls the Worker with a real Request. */
 export const workerFetch: FetchLike = (url, init) =>
   (exports as unknown as { default: { fetch(request: Request): Promise<Response> } }).default.fetch(
     new Request(url, init),
   );
-
-/**
- * Wraps a fetch so a GET without `Last-Event-ID` (the client's optional standalone stream)
- * answers `405`: no request stays open, so the object can be evicted.
- */
-export function withoutStandaloneStream(inner: FetchLike): FetchLike {
-  return (url, init) => {
-    const headers = new Headers(init?.headers);
-    if ((init?.method ?? "GET") === "GET" && !headers.has("last-event-id")) {
-      return Promise.resolve(new Response(null, { status: 405 }));
-    }
-    return inner(url, init);
-  };
-}
 
 /** {@link workerFetch} without the standalone GET stream. */
 export const noStandaloneStream = withoutStandaloneStream(workerFetch);
@@ -71,11 +58,6 @@ export async function connectClient(path: string, options: ConnectOptions = {}) 
   });
   await client.connect(transport);
   return { client, transport };
-}
-
-/** The text of a tool result's first content block. */
-export function text(result: unknown): string {
-  return (result as { content: { text: string }[] }).content[0]!.text;
 }
 
 /** A JSON-RPC POST to the test Worker. */

@@ -1,3 +1,4 @@
+// createLegacyMcpHandler (2025-era sessions on WorkerTransport) with real SDK v1 clients.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";

@@ -1,3 +1,4 @@
+// createLegacyMcpHandler built per request without storage, as the seed's legacy Worker does.
 import {
   Client as V2Client,
   StreamableHTTPClientTransport as V2Transport,

@@ -1,3 +1,4 @@
+// WorkerTransport and createLegacyMcpHandler edges: failures, bad input, version header, resumption.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";

@@ -16,15 +16,7 @@ import {
   withoutStandaloneStream,
   initializeBody,
 } from "./helpers";
-
-const REDIRECT = "http://127.0.0.1:9999/callback";
-
-function base64url(bytes: Uint8Array): string {
-  return btoa(String.fromCharCode(...bytes))
-    .replace(/\+/g, "-")
-    .replace(/\//g, "_")
-    .replace(/=+$/, "");
-}
+import { authorizeQuery, pkce, REDIRECT_URI, tokenRequest } from "../helpers/oauth-client";
 
 async function accessToken(): Promise<string> {
   const registered = await workerFetch("http://localhost/register", {
@@ -32,39 +24,23 @@ async function accessToken(): Promise<string> {
     headers: { "content-type": "application/json" },
     body: JSON.stringify({
       client_name: "agent test",
-      redirect_uris: [REDIRECT],
+      redirect_uris: [REDIRECT_URI],
       token_endpoint_auth_method: "none",
     }),
   });
   expect(registered.status).toBe(201);
   const { client_id } = (await registered.json()) as { client_id: string };
-  const verifier = base64url(crypto.getRandomValues(new Uint8Array(32)));
-  const challenge = base64url(
-    new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))),
-  );
-  const params = new URLSearchParams({
-    response_type: "code",
-    client_id,
-    redirect_uri: REDIRECT,
-    code_challenge: challenge,
-    code_challenge_method: "S256",
-    state: "s",
-  });
+  const { verifier, challenge } = await pkce();
+  const params = authorizeQuery(client_id, challenge);
   const authorized = await workerFetch(`http://localhost/authorize?${params}`, {
     redirect: "manual",
   });
   expect(authorized.status).toBe(302);
   const code = new URL(authorized.headers.get("location")!).searchParams.get("code")!;
-  const token = await workerFetch("http://localhost/token", {
-    method: "POST",
-    body: new URLSearchParams({
-      grant_type: "authorization_code",
-      code,
-      redirect_uri: REDIRECT,
-      client_id,
-      code_verifier: verifier,
-    }),
-  });
+  const token = await workerFetch(
+    "http://localhost/token",
+    tokenRequest(code, client_id, verifier),
+  );
   expect(token.status).toBe(200);
   return ((await token.json()) as { access_token: string }).access_token;
 }

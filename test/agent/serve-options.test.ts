@@ -1,3 +1,4 @@
+// McpAgent.serve/serveSSE options (jurisdiction, binding, OAuth props, keep-alive) and an SDK v2 server.
 import { env } from "cloudflare:workers";
 import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";

@@ -1,3 +1,4 @@
+// McpAgent.serveSSE: the HTTP+SSE transport of 2024-11-05 with a real SDK v1 SSE client.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";

@@ -1,3 +1,4 @@
+// Resumable streams of McpAgent sessions: Last-Event-ID replay from the Durable Object event store.
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";

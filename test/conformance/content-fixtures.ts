@@ -9,13 +9,13 @@ import {
   ResourceTemplate,
 } from "@modelcontextprotocol/server";
 import { z } from "zod";
+import { textResult as text } from "../helpers/tool-result";
 
 /** A 1×1 PNG and a minimal WAV: the scenarios check block shapes and mime types only. */
 export const PNG =
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
 const WAV = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=";
 
-const text = (value: string) => ({ content: [{ type: "text" as const, text: value }] });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Registers the content tools (text, image, audio, resources, logging, progress, errors). */

@@ -17,8 +17,8 @@ import {
   inputResponse,
   type RequestStateCodec,
 } from "../../src/index";
+import { textResult as text } from "../helpers/tool-result";
 
-const text = (value: string) => ({ content: [{ type: "text" as const, text: value }] });
 const form = (properties: Record<string, unknown>, required: string[] = Object.keys(properties)) =>
   ({ type: "object", properties, required }) as never;
 

@@ -5,8 +5,8 @@
  */
 import { fromJsonSchema, McpServer } from "@modelcontextprotocol/server";
 import { acceptedContent, inputRequired, inputResponse } from "../../src/index";
+import { textResult as text } from "../helpers/tool-result";
 
-const text = (value: string) => ({ content: [{ type: "text" as const, text: value }] });
 const form = (properties: Record<string, unknown>) =>
   ({ type: "object", properties, required: Object.keys(properties) }) as never;
 

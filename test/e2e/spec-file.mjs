@@ -4,14 +4,12 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { existsSync } from "node:fs";
 import { createServer } from "node:http";
-import { fileURLToPath } from "node:url";
 import { text } from "./programs.mjs";
 import { freePort } from "../../scripts/free-port.mjs";
 import { check, withServer } from "./server.mjs";
+import { CLOUDFLARE_SPEC_PATH } from "../helpers/shared-specs.mjs";
 
-const SPEC = fileURLToPath(
-  new URL("../../../shared/specs/cloudflare-api-2024-08-06.json", import.meta.url),
-);
+const SPEC = CLOUDFLARE_SPEC_PATH;
 if (!existsSync(SPEC))
   throw new Error(`e2e spec-file: ${SPEC} is missing (shared/ must sit beside the repository)`);
 const CANARY = `cf-e2e-canary-${crypto.randomUUID()}`;

@@ -9,37 +9,20 @@ import { describe, expect, it } from "vitest";
 import worker from "./examples/storage-mcp";
 import { withMcpObject } from "./support/bindings";
 import { connectV1, text, viaWorker, withBearer, type FetchLike } from "./support/clients";
+import { authorizeQuery, pkce, REDIRECT_URI, tokenRequest } from "../helpers/oauth-client";
 
 const fetch = viaWorker(worker, withMcpObject(env.STORAGE_MCP));
-const REDIRECT = "http://127.0.0.1:9999/callback";
-
-function base64url(bytes: Uint8Array): string {
-  return btoa(String.fromCharCode(...bytes))
-    .replace(/\+/g, "-")
-    .replace(/\//g, "_")
-    .replace(/=+$/, "");
-}
 
 /** register → password page → POST password → token, as a browser and a client would. */
 async function signIn(call: FetchLike, password: string) {
   const registered = await call("http://localhost/register", {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" }),
+    body: JSON.stringify({ redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: "none" }),
   });
   const { client_id } = (await registered.json()) as { client_id: string };
-  const verifier = base64url(crypto.getRandomValues(new Uint8Array(32)));
-  const challenge = base64url(
-    new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))),
-  );
-  const query = new URLSearchParams({
-    response_type: "code",
-    client_id,
-    redirect_uri: REDIRECT,
-    code_challenge: challenge,
-    code_challenge_method: "S256",
-    state: "s",
-  });
+  const { verifier, challenge } = await pkce();
+  const query = authorizeQuery(client_id, challenge);
   const page = await call(`http://localhost/authorize?${query}`);
   const posted = await call(`http://localhost/authorize?${query}`, {
     method: "POST",
@@ -48,16 +31,7 @@ async function signIn(call: FetchLike, password: string) {
   });
   if (posted.status !== 302) return { page, posted, token: undefined };
   const code = new URL(posted.headers.get("location")!).searchParams.get("code")!;
-  const token = await call("http://localhost/token", {
-    method: "POST",
-    body: new URLSearchParams({
-      grant_type: "authorization_code",
-      code,
-      redirect_uri: REDIRECT,
-      client_id,
-      code_verifier: verifier,
-    }),
-  });
+  const token = await call("http://localhost/token", tokenRequest(code, client_id, verifier));
   const { access_token } = (await token.json()) as { access_token: string };
   return { page, posted, token: access_token };
 }

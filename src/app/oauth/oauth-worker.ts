@@ -15,7 +15,11 @@
  * Does not do: federate to an identity provider (swap `/authorize` for your IdP's flow and put
  * the user's upstream token in `props` for per-user credentials).
  */
-import { OAuthProvider, type AuthRequest } from "@cloudflare/workers-oauth-provider";
+import {
+  OAuthProvider,
+  type AuthRequest,
+  type OAuthHelpers,
+} from "@cloudflare/workers-oauth-provider";
 import { authInfoFromOAuthProps } from "../../mcp/auth-context";
 import type { App } from "../app";
 import { consentAttempts } from "./attempt-limiter";
@@ -66,23 +70,20 @@ export function oauthFetch(
     });
     byOrigin.set(origin, provider);
   }
-  const withKv = env.OAUTH_KV ? env : { ...env, OAUTH_KV: storeKv(env.OAUTH_STORE) };
+  // OAUTH_KV is optional, so wrangler.jsonc does not bind it and `wrangler types` cannot know it.
+  const bound = (env as OptionalBindings).OAUTH_KV;
+  const withKv = bound ? env : { ...env, OAUTH_KV: storeKv(env.OAUTH_STORE) };
   return provider.fetch(request, withKv, ctx);
 }
 
+/** Bindings a deployment may add that wrangler.jsonc does not declare. */
+type OptionalBindings = Cloudflare.Env & { OAUTH_KV?: KVNamespace };
+
+/** What the provider adds to the env of its handlers (always a KV), plus the consent setting. */
 type OAuthEnv = Cloudflare.Env & {
+  OAUTH_KV: KVNamespace;
   OAUTH_PASSWORD?: string;
-  OAUTH_PROVIDER: {
-    parseAuthRequest(request: Request): Promise<AuthRequest>;
-    lookupClient(id: string): Promise<{ clientName?: string } | null>;
-    completeAuthorization(options: {
-      request: AuthRequest;
-      userId: string;
-      metadata: unknown;
-      scope: string[];
-      props: unknown;
-    }): Promise<{ redirectTo: string }>;
-  };
+  OAUTH_PROVIDER: OAuthHelpers;
 };
 
 async function authorize(request: Request, env: Cloudflare.Env): Promise<Response> {
@@ -97,7 +98,7 @@ async function authorize(request: Request, env: Cloudflare.Env): Promise<Respons
   const clientName = client?.clientName ?? auth.clientId;
   let failed = false;
   if (request.method === "POST") {
-    const attempts = consentAttempts(env.OAUTH_KV!, auth.clientId, request);
+    const attempts = consentAttempts(oauthEnv.OAUTH_KV, auth.clientId, request);
     const wait = await attempts.lockedForSeconds();
     if (wait > 0)
       return page(

@@ -6,6 +6,7 @@
  * Does not do: metadata, `getWithMetadata`, streams or bulk reads; they throw.
  */
 import type { OAuthStore } from "./oauth-store";
+import { CodeModeError } from "../../errors";
 
 /**
  * Wraps the store's single instance as a KV namespace.
@@ -39,7 +40,7 @@ export function storeKv(namespace: DurableObjectNamespace<OAuthStore>): KVNamesp
       return stub().kvList(options?.prefix ?? "", options?.cursor ?? null, options?.limit ?? 1000);
     },
     getWithMetadata() {
-      throw new Error("storeKv: getWithMetadata is not supported");
+      throw new CodeModeError("not_supported", "storeKv: getWithMetadata is not supported");
     },
   };
   return kv as unknown as KVNamespace;

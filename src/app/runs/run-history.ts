@@ -11,6 +11,7 @@
 import type { RunRecord } from "../../codemode/run-record";
 import type { RunSettings } from "./run-settings";
 import { RUN_INDEX_NAME, type RunStore, type RunSummary, type StoredRun } from "./run-store";
+import { CodeModeError } from "../../errors";
 
 /** Outcomes and tools a listing can filter by. */
 export const RUN_OUTCOMES = ["ok", "error", "timeout", "limit"] as const;
@@ -33,16 +34,11 @@ export interface RunPage {
   nextCursor?: string;
 }
 
-/** A listing request the history cannot serve, with what to send instead. */
-export class RunQueryError extends Error {
-  override name = "RunQueryError";
-}
-
 /** The product's run history. */
 export interface RunHistory {
   /** Stores a run of `caller` (called off the run's path). */
   record(record: RunRecord, caller: string): Promise<void>;
-  /** One page of runs. @throws RunQueryError for a bad filter, limit or cursor */
+  /** One page of runs. @throws CodeModeError `invalid_query` for a bad filter, limit or cursor */
   list(query: RunQuery): Promise<RunPage>;
   /** One run, or undefined when unknown or pruned. */
   get(id: string): Promise<StoredRun | undefined>;
@@ -90,7 +86,10 @@ export function runHistory(
     async list(query) {
       const limit = query.limit ?? 50;
       if (!Number.isInteger(limit) || limit < 1 || limit > 200)
-        throw new RunQueryError(`limit must be a whole number from 1 to 200; got ${limit}.`);
+        throw new CodeModeError(
+          "invalid_query",
+          `limit must be a whole number from 1 to 200; got ${limit}.`,
+        );
       oneOf("outcome", query.outcome, RUN_OUTCOMES);
       oneOf("tool", query.tool, RUN_TOOLS);
       const before = query.cursor === undefined ? undefined : readCursor(query.cursor);
@@ -148,7 +147,10 @@ async function callerKey(caller: string): Promise<string> {
 
 function oneOf(name: string, value: string | undefined, allowed: readonly string[]): void {
   if (value !== undefined && !allowed.includes(value))
-    throw new RunQueryError(`${name} must be one of ${allowed.join(", ")}; got "${value}".`);
+    throw new CodeModeError(
+      "invalid_query",
+      `${name} must be one of ${allowed.join(", ")}; got "${value}".`,
+    );
 }
 
 function writeCursor(position: [number, string]): string {
@@ -168,5 +170,8 @@ function readCursor(cursor: string): [number, string] {
   } catch {
     // reported below
   }
-  throw new RunQueryError("cursor is not one this server issued: pass a page's nextCursor as is.");
+  throw new CodeModeError(
+    "invalid_query",
+    "cursor is not one this server issued: pass a page's nextCursor as is.",
+  );
 }

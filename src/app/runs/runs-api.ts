@@ -2,7 +2,8 @@
  * `GET /api/runs` (one page, newest first: `?limit=&cursor=&outcome=&tool=`) and
  * `GET /api/runs/:id` (one run's whole record). The router protects both like `/mcp`.
  */
-import { RunQueryError, type RunHistory } from "./run-history";
+import { CodeModeError } from "../../errors";
+import type { RunHistory } from "./run-history";
 
 /** The listing's route; one run is at `${RUNS_ROUTE}/<id>`. */
 export const RUNS_ROUTE = "/api/runs";
@@ -57,7 +58,7 @@ export async function runsApi(
     });
     return Response.json(page);
   } catch (error) {
-    if (error instanceof RunQueryError)
+    if (error instanceof CodeModeError && error.code === "invalid_query")
       return Response.json({ error: "bad_query", message: error.message }, { status: 400 });
     throw error;
   }

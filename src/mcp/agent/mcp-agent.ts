@@ -16,7 +16,7 @@
  * end of the event stream) deletes all of its storage.
  */
 import { DurableObject } from "cloudflare:workers";
-import { CodeModeError } from "../../errors";
+import { CodeModeError, jsonRpcError, PROTOCOL_CODES } from "../../errors";
 import {
   authContextFrom,
   authInfoFromOAuthProps,
@@ -293,6 +293,5 @@ export abstract class McpAgent<
 }
 
 function sessionNotFound(): Response {
-  const error = { code: -32001, message: "Session not found" };
-  return Response.json({ jsonrpc: "2.0", error, id: null }, { status: 404 });
+  return jsonRpcError(404, PROTOCOL_CODES.sessionNotFound, "Session not found");
 }

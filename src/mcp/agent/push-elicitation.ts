@@ -123,6 +123,10 @@ function assertUrlRequest(params: UrlElicitation): void {
   }
 }
 
+// SDK v1's local error codes (its ErrorCode enum), read here without importing SDK v1 at run time.
+const SDK_V1_CONNECTION_CLOSED = -32000;
+const SDK_V1_REQUEST_TIMEOUT = -32001;
+
 /**
  * The message and code of a JSON-RPC error the client sent back, or `undefined` for errors
  * raised locally by the SDK (timeout, connection closed), which are not the client's answer.
@@ -132,7 +136,8 @@ function clientRefusal(error: unknown): { error: string; code: number } | undefi
   const code = (error as { code?: unknown }).code;
   // SDK v2 raises local failures as SdkError with string codes; SDK v1 uses these two numbers.
   if (typeof code !== "number" || isTimeout(error)) return undefined;
-  if (code === -32000 && error.message.endsWith("Connection closed")) return undefined;
+  if (code === SDK_V1_CONNECTION_CLOSED && error.message.endsWith("Connection closed"))
+    return undefined;
   if (error.name !== "McpError" && error.name !== "ProtocolError") return undefined;
   // SDK v1 prefixes a message with "MCP error <code>: " on each side (a v1 client's McpError
   // is sent with its prefix): the user-facing text is what follows.
@@ -141,5 +146,5 @@ function clientRefusal(error: unknown): { error: string; code: number } | undefi
 
 function isTimeout(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
-  return code === -32001 || code === "REQUEST_TIMEOUT";
+  return code === SDK_V1_REQUEST_TIMEOUT || code === "REQUEST_TIMEOUT";
 }

@@ -4,6 +4,7 @@
  */
 import type { GuardOptions } from "../guards";
 import type { McpAgentServeOptions } from "./serve-agent";
+import { isRecord } from "../../is-record";
 
 /** What `serve` and `serveSSE` hand a session's object with each request. */
 export interface AgentRequestInit {
@@ -90,28 +91,6 @@ export function sessionStub<T>(
  */
 export function forRpc(request: Request): Request {
   return request.signal === undefined ? request : new Request(request, { signal: null });
-}
-
-/**
- * A JSON-RPC error response.
- *
- * @param status - HTTP status
- * @param code - JSON-RPC error code
- * @param message - what went wrong and what to do
- * @returns the response
- */
-export function jsonRpcError(status: number, code: number, message: string): Response {
-  return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status });
-}
-
-/**
- * Whether `value` is a plain object.
- *
- * @param value - anything
- * @returns `true` for a non-array object
- */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function isNamespace(value: unknown): value is DurableObjectNamespace {

@@ -12,11 +12,10 @@ import {
   agentNamespace,
   forRpc,
   guardOptionsOf,
-  isRecord,
-  jsonRpcError,
   sessionStub,
   type AgentRequestInit,
 } from "./routing";
+import { isRecord } from "../../is-record";
 
 import { relaySocket } from "./socket-relay";
 import {
@@ -24,6 +23,7 @@ import {
   STANDALONE_STREAM_HEADER,
   STANDALONE_STREAM_ID,
 } from "./standalone-stream";
+import { PROTOCOL_CODES, jsonRpcError } from "../../errors";
 
 export type { AgentRequestInit } from "./routing";
 
@@ -83,23 +83,36 @@ export function serveMcpAgent(path: string, options: McpAgentServeOptions = {}):
 
     const namespace = agentNamespace(env, options, "McpAgent.serve");
     if (namespace === undefined) {
-      return jsonRpcError(500, -32603, "Internal error: the MCP agent is not configured.");
+      return jsonRpcError(
+        500,
+        PROTOCOL_CODES.internalError,
+        "Internal error: the MCP agent is not configured.",
+      );
     }
     const init = agentInit(ctx);
 
     const sessionId = request.headers.get("mcp-session-id");
     if (sessionId !== null) {
       const stub = sessionStub<AgentStub>(namespace, sessionId);
-      if (stub === undefined) return jsonRpcError(404, -32001, "Session not found");
+      if (stub === undefined)
+        return jsonRpcError(404, PROTOCOL_CODES.sessionNotFound, "Session not found");
       if (isStandaloneGet(request)) return openStandaloneStream(stub, request, sessionId);
       return stub.serveMcp(forRpc(request), init);
     }
     if (request.method.toUpperCase() !== "POST") {
-      return jsonRpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required");
+      return jsonRpcError(
+        400,
+        PROTOCOL_CODES.serverError,
+        "Bad Request: Mcp-Session-Id header is required",
+      );
     }
     const text = await request.text();
     if (!isInitializeBody(text)) {
-      return jsonRpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required");
+      return jsonRpcError(
+        400,
+        PROTOCOL_CODES.serverError,
+        "Bad Request: Mcp-Session-Id header is required",
+      );
     }
     // Only POST reaches here: the body was read to peek at the method and is handed on.
     // oxlint-disable-next-line unicorn/no-invalid-fetch-options -- method is POST (checked above)
@@ -115,7 +128,10 @@ export function serveMcpAgent(path: string, options: McpAgentServeOptions = {}):
       } catch (error) {
         // Details stay in the log: they may name internals, never a client's business.
         console.error("McpAgent.serve: request failed", error);
-        return withCors(jsonRpcError(500, -32603, "Internal error"), corsOptions);
+        return withCors(
+          jsonRpcError(500, PROTOCOL_CODES.internalError, "Internal error"),
+          corsOptions,
+        );
       }
     },
   };

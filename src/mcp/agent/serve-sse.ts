@@ -17,12 +17,12 @@ import {
   agentNamespace,
   forRpc,
   guardOptionsOf,
-  jsonRpcError,
   sessionStub,
   type AgentRequestInit,
 } from "./routing";
 import type { McpAgentHandler, McpAgentServeOptions } from "./serve-agent";
 import { relaySocket } from "./socket-relay";
+import { CodeModeError, jsonRpcError, PROTOCOL_CODES } from "../../errors";
 
 /** Options of `McpAgent.serveSSE`: those of `serve`, plus the keep-alive interval. */
 export interface McpAgentSseOptions extends McpAgentServeOptions {
@@ -78,7 +78,11 @@ export function serveMcpAgentSse(path: string, options: McpAgentSseOptions = {})
     }
     const namespace = agentNamespace(env, options, "McpAgent.serveSSE");
     if (namespace === undefined) {
-      return jsonRpcError(500, -32603, "Internal error: the MCP agent is not configured.");
+      return jsonRpcError(
+        500,
+        PROTOCOL_CODES.internalError,
+        "Internal error: the MCP agent is not configured.",
+      );
     }
     const init = agentInit(ctx);
     if (method === "GET") return openStream(namespace, init, messagePath, keepAliveMs);
@@ -87,19 +91,23 @@ export function serveMcpAgentSse(path: string, options: McpAgentSseOptions = {})
     if (sessionId === null || sessionId === "") {
       return jsonRpcError(
         400,
-        -32000,
+        PROTOCOL_CODES.serverError,
         `Bad Request: sessionId is missing. POST to the endpoint the event stream of GET ${path} announced.`,
       );
     }
     const type = request.headers.get("content-type") ?? "";
     if (!type.includes("application/json")) {
-      return jsonRpcError(415, -32000, "Unsupported Media Type: send application/json.");
+      return jsonRpcError(
+        415,
+        PROTOCOL_CODES.serverError,
+        "Unsupported Media Type: send application/json.",
+      );
     }
     const stub = sessionStub<SseAgentStub>(namespace, sessionId);
     if (stub === undefined) {
       return jsonRpcError(
         404,
-        -32001,
+        PROTOCOL_CODES.sessionNotFound,
         `Session not found: "${sessionId}" is not a session id. Open a new event stream with GET ${path}.`,
       );
     }
@@ -113,7 +121,10 @@ export function serveMcpAgentSse(path: string, options: McpAgentSseOptions = {})
       } catch (error) {
         // Details stay in the log: they may name internals, never a client's business.
         console.error("McpAgent.serveSSE: request failed", error);
-        return withCors(jsonRpcError(500, -32603, "Internal error"), corsOptions);
+        return withCors(
+          jsonRpcError(500, PROTOCOL_CODES.internalError, "Internal error"),
+          corsOptions,
+        );
       }
     },
   };
@@ -133,7 +144,11 @@ async function openStream(
     new Request("https://mcp-agent.internal/sse", { headers: { upgrade: "websocket" } }),
   );
   const socket = upgraded.webSocket;
-  if (socket === null) throw new Error(`agent refused the stream socket (${upgraded.status})`);
+  if (socket === null)
+    throw new CodeModeError(
+      "stream_closed",
+      `agent refused the stream socket (${upgraded.status})`,
+    );
   socket.accept();
   const first = `event: endpoint\ndata: ${messagePath}?sessionId=${id.toString()}\n\n`;
   return relaySocket(socket, { first, keepAliveMs });

@@ -3,6 +3,7 @@
  * holding the client's event stream, over the hibernatable WebSocket the object accepted.
  * Incoming messages are handed in by `SseSession` from each client POST.
  */
+import { CodeModeError } from "../../errors";
 
 /** The tag of the event stream's socket in `ctx.acceptWebSocket`. */
 export const SSE_SOCKET_TAG = "mcp-sse";
@@ -56,7 +57,8 @@ export class SseBridgeTransport {
       if (this.#muted.delete(id)) return;
     }
     const socket = this.#ctx.getWebSockets(SSE_SOCKET_TAG)[0];
-    if (socket === undefined) throw new Error("The session's event stream is closed.");
+    if (socket === undefined)
+      throw new CodeModeError("stream_closed", "The session's event stream is closed.");
     // A whole SSE frame: the Worker writes it to the client's stream as it is.
     socket.send(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
   }

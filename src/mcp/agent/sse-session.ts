@@ -21,6 +21,7 @@ import { isConnected } from "../legacy/worker-transport";
 import { useWorkerSafeValidator } from "../legacy/worker-safe-validator";
 import { isSdkV2Server, type AnyMcpServer } from "../server-product";
 import { SseBridgeTransport, SSE_SOCKET_TAG } from "./sse-bridge-transport";
+import { PROTOCOL_CODES, jsonRpcError } from "../../errors";
 
 /** Storage key of an HTTP+SSE session's record. */
 export const SSE_SESSION_KEY = "mcp:sse";
@@ -95,14 +96,27 @@ export class SseSession {
     }
     // A client that went away mid-body (aborted POST) is answered, not left as a rejection.
     const text = await request.text().catch(() => undefined);
-    if (text === undefined) return error(400, -32000, "Bad Request: the body could not be read.");
+    if (text === undefined)
+      return jsonRpcError(
+        400,
+        PROTOCOL_CODES.serverError,
+        "Bad Request: the body could not be read.",
+      );
     if (text.length > MAX_BODY)
-      return error(413, -32000, `Request body exceeds ${MAX_BODY} bytes.`);
+      return jsonRpcError(
+        413,
+        PROTOCOL_CODES.serverError,
+        `Request body exceeds ${MAX_BODY} bytes.`,
+      );
     let body: unknown;
     try {
       body = JSON.parse(text);
     } catch {
-      return error(400, -32700, "Parse error: the POST body must be a JSON-RPC message in JSON.");
+      return jsonRpcError(
+        400,
+        PROTOCOL_CODES.parseError,
+        "Parse error: the POST body must be a JSON-RPC message in JSON.",
+      );
     }
     // Started before a new `initialize` is stored: only an earlier one is replayed.
     const transport = await this.#start();
@@ -161,14 +175,10 @@ export class SseSession {
 }
 
 function sessionNotFound(): Response {
-  return error(
+  return jsonRpcError(
     404,
-    -32001,
+    PROTOCOL_CODES.sessionNotFound,
     "Session not found: this sessionId has no open event stream (it ended or never existed). " +
       "Open a new one with GET on the SSE endpoint and use the endpoint it announces.",
   );
-}
-
-function error(status: number, code: number, message: string): Response {
-  return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status });
 }

@@ -9,6 +9,7 @@
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
 import type { DurableObjectEventStore } from "../event-store";
 import { protocolOf, type AnyMcpServer } from "../server-product";
+import { PROTOCOL_CODES, jsonRpcError } from "../../errors";
 
 /** The tag of the standalone stream's socket in `ctx.acceptWebSocket`. */
 export const STANDALONE_SOCKET_TAG = "mcp-get";
@@ -114,5 +115,5 @@ function openSockets(ctx: DurableObjectState): WebSocket[] {
 }
 
 function error(status: number, message: string): Response {
-  return Response.json({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }, { status });
+  return jsonRpcError(status, PROTOCOL_CODES.serverError, message);
 }

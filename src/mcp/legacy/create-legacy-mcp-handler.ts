@@ -4,7 +4,7 @@
  * server-to-client requests, `DELETE`) from a plain Worker, over the Worker transport.
  */
 import type { AuthInfo } from "@modelcontextprotocol/server";
-import { CodeModeError } from "../../errors";
+import { CodeModeError, jsonRpcError, PROTOCOL_CODES } from "../../errors";
 import {
   authContextFrom,
   authInfoFromOAuthProps,
@@ -15,7 +15,6 @@ import { preflightResponse, withCors, type CorsOptions } from "../cors";
 import { guardRequest, type GuardOptions } from "../guards";
 import type { AnyMcpServer } from "../server-product";
 import { checkDnsRebinding } from "./dns-rebinding-options";
-import { jsonRpcError } from "./request-checks";
 import { isConnected, WorkerTransport, type WorkerTransportOptions } from "./worker-transport";
 
 /** Options of {@link createLegacyMcpHandler}: the Worker transport options plus routing and guards. */
@@ -148,7 +147,7 @@ export function createLegacyMcpHandler(
       return withCors(
         jsonRpcError(
           500,
-          -32603,
+          PROTOCOL_CODES.internalError,
           "Internal error: the MCP transport failed while handling this request. Retry it; " +
             "if it keeps failing, check the server's logs.",
         ),

@@ -4,7 +4,7 @@
  * They apply in addition to this library's own Origin/Host guards (`allowedHostnames`,
  * `allowedOriginHostnames` on the handlers), which are on by default.
  */
-import { jsonRpcError } from "./request-checks";
+import { jsonRpcError, PROTOCOL_CODES } from "../../errors";
 
 /** The SDK v1 transport options for DNS-rebinding protection. */
 export interface DnsRebindingOptions {
@@ -56,13 +56,21 @@ export function checkDnsRebinding(
     // A Request built in-process may lack Host; its URL is then the only authority.
     const host = request.headers.get("host") ?? new URL(request.url).host;
     if (!allowedHosts.includes(host)) {
-      return jsonRpcError(403, -32000, `Invalid Host header: ${host} (not in allowedHosts)`);
+      return jsonRpcError(
+        403,
+        PROTOCOL_CODES.serverError,
+        `Invalid Host header: ${host} (not in allowedHosts)`,
+      );
     }
   }
   const origin = request.headers.get("origin");
   if (allowedOrigins !== undefined && allowedOrigins.length > 0 && origin !== null) {
     if (!allowedOrigins.includes(origin)) {
-      return jsonRpcError(403, -32000, `Invalid Origin header: ${origin} (not in allowedOrigins)`);
+      return jsonRpcError(
+        403,
+        PROTOCOL_CODES.serverError,
+        `Invalid Origin header: ${origin} (not in allowedOrigins)`,
+      );
     }
   }
   return undefined;

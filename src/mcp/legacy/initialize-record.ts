@@ -2,6 +2,7 @@
  * Finds the `initialize` request in a POST body and normalizes the client's declared
  * capabilities, so the record stored for session restore and what the server sees agree.
  */
+import { isRecord } from "../../is-record";
 
 /** A JSON-RPC message as parsed from a request body. */
 export type JsonRpcMessage = Record<string, unknown>;
@@ -72,8 +73,4 @@ export function withSessionVersion(
   const headers = new Headers(request.headers);
   headers.set("mcp-protocol-version", version);
   return new Request(request.url, { method: request.method, headers, signal: request.signal });
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

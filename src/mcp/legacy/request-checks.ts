@@ -4,6 +4,7 @@
  * restore a session, or reach the SDK's less specific answers.
  */
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
+import { PROTOCOL_CODES, jsonRpcError } from "../../errors";
 
 /** The status of a request whose client went away (nginx's convention, as agents answers). */
 export const CLIENT_CLOSED_REQUEST = 499;
@@ -32,7 +33,7 @@ export function refuseBeforeSession(request: Request, body: unknown): Response |
     if (version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
       return jsonRpcError(
         400,
-        -32000,
+        PROTOCOL_CODES.serverError,
         `Bad Request: Unsupported protocol version: ${version} (supported versions: ` +
           `${SUPPORTED_PROTOCOL_VERSIONS.join(", ")}). Send the version negotiated at initialize.`,
       );
@@ -44,7 +45,7 @@ export function refuseBeforeSession(request: Request, body: unknown): Response |
   if (request.headers.has("mcp-session-id")) {
     return jsonRpcError(
       400,
-      -32600,
+      PROTOCOL_CODES.invalidRequest,
       "Invalid Request: initialize must not carry an Mcp-Session-Id header; a session is " +
         "initialized once. To start a new session, send initialize without the header.",
       id,
@@ -58,29 +59,11 @@ export function refuseBeforeSession(request: Request, body: unknown): Response |
   if (typeof version !== "string") {
     return jsonRpcError(
       400,
-      -32602,
+      PROTOCOL_CODES.invalidParams,
       "Invalid params: initialize needs params.protocolVersion, the MCP revision the client " +
         `speaks (a string, e.g. "${SUPPORTED_PROTOCOL_VERSIONS[0]}").`,
       id,
     );
   }
   return undefined;
-}
-
-/**
- * A JSON-RPC error response.
- *
- * @param status - HTTP status
- * @param code - JSON-RPC error code
- * @param message - what went wrong and what to do
- * @param id - the request id when known
- * @returns the response
- */
-export function jsonRpcError(
-  status: number,
-  code: number,
-  message: string,
-  id: string | number | null = null,
-): Response {
-  return Response.json({ jsonrpc: "2.0", error: { code, message }, id }, { status });
 }

@@ -14,6 +14,7 @@
  * session ended, so `DELETE` cannot stop a later request from restoring the same id.
  */
 import type { JsonRpcMessage } from "./initialize-record";
+import { isRecord } from "../../is-record";
 
 /** Ids larger than this stay plain random ids (the session then lives only in its isolate). */
 const MAX_ID_LENGTH = 4096;
@@ -86,8 +87,4 @@ function fromBase64Url(encoded: string): string {
   return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(
     Uint8Array.from(binary, (char) => char.codePointAt(0)!),
   );
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -7,6 +7,7 @@
  */
 import { SUPPORTED_PROTOCOL_VERSIONS, type AuthInfo } from "@modelcontextprotocol/server";
 import type { AnyMcpServer } from "../server-product";
+import { jsonRpcError, PROTOCOL_CODES } from "../../errors";
 import { DurableObjectEventStore } from "../event-store";
 import {
   negotiatedVersion,
@@ -22,7 +23,7 @@ import {
   restoreIdsOnWrite,
   type AliasingTransport,
 } from "./request-id-aliases";
-import { CLIENT_CLOSED_REQUEST, jsonRpcError, refuseBeforeSession } from "./request-checks";
+import { CLIENT_CLOSED_REQUEST, refuseBeforeSession } from "./request-checks";
 import { chainOnError, sdkTransportFor, type SdkTransport } from "./sdk-transport";
 import { releaseResumedStream } from "./stream-takeover";
 import { recordFromSessionId, sessionIdWithRecord } from "./session-id-record";
@@ -128,7 +129,11 @@ export class WorkerTransport {
       const limit = this.#options.maxRequestBodySize ?? DEFAULT_MAX_BODY;
       const text = await incoming.text();
       if (text.length > limit) {
-        return jsonRpcError(413, -32000, `Request body exceeds ${limit} bytes.`);
+        return jsonRpcError(
+          413,
+          PROTOCOL_CODES.serverError,
+          `Request body exceeds ${limit} bytes.`,
+        );
       }
       try {
         parsed = JSON.parse(text);
@@ -153,7 +158,11 @@ export class WorkerTransport {
     ) {
       // No session here and none to restore: 404 tells the client to initialize again (the
       // SDK would answer 400 "not initialized", which clients treat as fatal).
-      return jsonRpcError(404, -32001, "Session not found: initialize a new session.");
+      return jsonRpcError(
+        404,
+        PROTOCOL_CODES.sessionNotFound,
+        "Session not found: initialize a new session.",
+      );
     }
     const request = withSessionVersion(incoming, this.#version, SUPPORTED_PROTOCOL_VERSIONS);
     const transport = this.#transport!;

@@ -15,6 +15,7 @@
  * ```
  */
 import type { TaskStore } from "@modelcontextprotocol/sdk/experimental/tasks/interfaces.js";
+import { CodeModeError } from "../../errors";
 
 type Task = Awaited<ReturnType<TaskStore["createTask"]>>;
 type Result = Awaited<ReturnType<TaskStore["getTaskResult"]>>;
@@ -80,7 +81,10 @@ export class SqlTaskStore implements TaskStore {
     const row = this.found(taskId, sessionId);
     const task = JSON.parse(row.task) as Task;
     if (TERMINAL.has(task.status)) {
-      throw new Error(`Task ${taskId} is already ${task.status}; its result was stored once.`);
+      throw new CodeModeError(
+        "task_conflict",
+        `Task ${taskId} is already ${task.status}; its result was stored once.`,
+      );
     }
     this.write({ ...task, status }, JSON.stringify(result), row.session);
   }
@@ -88,7 +92,8 @@ export class SqlTaskStore implements TaskStore {
   /** The stored result (throws when the task has none yet). */
   async getTaskResult(taskId: string, sessionId?: string): Promise<Result> {
     const row = this.found(taskId, sessionId);
-    if (row.result === null) throw new Error(`Task ${taskId} has no result yet.`);
+    if (row.result === null)
+      throw new CodeModeError("task_conflict", `Task ${taskId} has no result yet.`);
     return JSON.parse(row.result) as Result;
   }
 
@@ -102,7 +107,10 @@ export class SqlTaskStore implements TaskStore {
     const row = this.found(taskId, sessionId);
     const task = JSON.parse(row.task) as Task;
     if (TERMINAL.has(task.status)) {
-      throw new Error(`Task ${taskId} is already ${task.status} and cannot become ${status}.`);
+      throw new CodeModeError(
+        "task_conflict",
+        `Task ${taskId} is already ${task.status} and cannot become ${status}.`,
+      );
     }
     this.write(
       { ...task, status, ...(statusMessage && { statusMessage }) },
@@ -137,7 +145,7 @@ export class SqlTaskStore implements TaskStore {
     const row = this.table()
       .exec<{ rowid: number }>("SELECT rowid FROM mcp_tasks WHERE id = ?", cursor)
       .toArray()[0];
-    if (row === undefined) throw new Error(`Invalid cursor: ${cursor}`);
+    if (row === undefined) throw new CodeModeError("invalid_query", `Invalid cursor: ${cursor}`);
     return row.rowid;
   }
 
@@ -157,7 +165,8 @@ export class SqlTaskStore implements TaskStore {
 
   private found(taskId: string, sessionId?: string): Row {
     const row = this.row(taskId, sessionId);
-    if (row === undefined) throw new Error(`Task ${taskId} not found (it may have expired).`);
+    if (row === undefined)
+      throw new CodeModeError("task_not_found", `Task ${taskId} not found (it may have expired).`);
     return row;
   }
 

@@ -5,6 +5,7 @@
 import type { RoundOutcome } from "./task-rounds";
 import type { TaskInit } from "./task-store";
 import type { TaskError, TaskStatus, TaskView } from "./task-wire";
+import { PROTOCOL_CODES } from "../../errors";
 
 /** The stored task: what it was created with, where it is, and what it ended with. */
 export interface TaskRecord extends TaskInit {
@@ -21,7 +22,7 @@ export interface TaskRecord extends TaskInit {
 
 /** A round outcome that failed before or outside the tool (JSON-RPC internal error). */
 export function failure(message: string): RoundOutcome {
-  return { kind: "error", error: { code: -32603, message } };
+  return { kind: "error", error: { code: PROTOCOL_CODES.internalError, message } };
 }
 
 /**

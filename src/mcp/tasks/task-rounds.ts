@@ -6,6 +6,7 @@
  * `requestState`), so a task waiting for input survives eviction and restarts.
  */
 import type { AuthInfo } from "@modelcontextprotocol/server";
+import { PROTOCOL_CODES } from "../../errors";
 
 /** Serves one in-process request as the handler that registered it, with this caller identity. */
 export type TaskRoundServer = (
@@ -115,7 +116,7 @@ export async function runRound(
     return {
       kind: "error",
       error: {
-        code: -32603,
+        code: PROTOCOL_CODES.internalError,
         message: `The tool call answered HTTP ${response.status} without a JSON-RPC response.`,
       },
     };

@@ -21,6 +21,7 @@ import {
 } from "./task-rounds";
 import { failure, taskResult, view, type TaskRecord } from "./task-record";
 import { TERMINAL_STATUSES, type TaskView } from "./task-wire";
+import { PROTOCOL_CODES } from "../../errors";
 
 /** How often the alarm fires while a round runs (keeps the object resident). */
 export const HEARTBEAT_MS = 30_000;
@@ -225,7 +226,7 @@ export class McpTaskStore extends DurableObject {
         ...record,
         status: "failed",
         error: {
-          code: -32603,
+          code: PROTOCOL_CODES.internalError,
           message:
             "The task's run was interrupted (the server restarted or was redeployed while it ran); call the tool again.",
         },

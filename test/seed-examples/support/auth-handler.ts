@@ -3,18 +3,7 @@
  * the reader): it grants at once, with props naming the user, so a test can follow the real
  * register → authorize → token flow.
  */
-import type { AuthRequest } from "@cloudflare/workers-oauth-provider";
-
-interface ProviderHelpers {
-  parseAuthRequest(request: Request): Promise<AuthRequest>;
-  completeAuthorization(options: {
-    request: AuthRequest;
-    userId: string;
-    metadata: unknown;
-    scope: string[];
-    props: unknown;
-  }): Promise<{ redirectTo: string }>;
-}
+import type { OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 
 /** The user every grant names. */
 export const USER_ID = "ana";
@@ -25,7 +14,7 @@ export const AuthHandler = {
     if (new URL(request.url).pathname !== "/authorize") {
       return new Response("Not Found\n", { status: 404 });
     }
-    const provider = (env as { OAUTH_PROVIDER: ProviderHelpers }).OAUTH_PROVIDER;
+    const provider = (env as { OAUTH_PROVIDER: OAuthHelpers }).OAUTH_PROVIDER;
     const auth = await provider.parseAuthRequest(request);
     const { redirectTo } = await provider.completeAuthorization({
       request: auth,

@@ -6,12 +6,13 @@
 import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as V1Transport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { Client } from "@modelcontextprotocol/client";
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { connect, type FetchLike, withoutStandaloneStream } from "../../helpers/mcp-client";
 
-/** The fetch MCP clients accept. */
-export type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>;
+export { type FetchLike, withoutStandaloneStream } from "../../helpers/mcp-client";
+export { text } from "../../helpers/tool-result";
 
 /** Anything with a Worker-style fetch (an example's default export). */
 export interface WorkerLike {
@@ -41,20 +42,6 @@ export function viaWorker(
     // Lets work the example left in ctx.waitUntil finish without holding the response back.
     void waitOnExecutionContext(ctx);
     return response;
-  };
-}
-
-/**
- * A fetch whose GET without `Last-Event-ID` (the optional standalone stream) answers `405`, so no
- * request stays open after a test; resumption GETs still pass.
- */
-export function withoutStandaloneStream(inner: FetchLike): FetchLike {
-  return (url, init) => {
-    const headers = new Headers(init?.headers);
-    if ((init?.method ?? "GET") === "GET" && !headers.has("last-event-id")) {
-      return Promise.resolve(new Response(null, { status: 405 }));
-    }
-    return inner(url, init);
   };
 }
 
@@ -97,15 +84,5 @@ export async function connectV1(url: string, fetch: FetchLike, capabilities: V1C
 
 /** Connects an SDK v2 client (protocol era negotiated) to `url` through `fetch`. */
 export async function connectV2(url: string, fetch: FetchLike): Promise<Client> {
-  const client = new Client(
-    { name: "seed-example-test", version: "1.0.0" },
-    { versionNegotiation: { mode: "auto" } },
-  );
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch }));
-  return client;
-}
-
-/** The text of a tool result's first content block. */
-export function text(result: unknown): string {
-  return (result as { content: { text: string }[] }).content[0]!.text;
+  return connect(fetch, url, { name: "seed-example-test" });
 }

@@ -4,12 +4,11 @@
  * as `{ success, errors, messages, result }`. `?raw` import: typing a 4 MB JSON module would
  * double the typecheck time.
  */
-// @ts-expect-error -- Vite query import, no type declaration
-import cloudflareText from "../../../../shared/specs/cloudflare-api-2024-08-06.json?raw";
+import cloudflareText from "#shared-specs/cloudflare-api-2024-08-06.json?raw";
 import type { ApiRequestHandler } from "code-mode-mcp/codemode";
 
 /** The Cloudflare API spec as text (openApiMcpServer compiles it). */
-export const CLOUDFLARE_SPEC = cloudflareText as string;
+export const CLOUDFLARE_SPEC = cloudflareText;
 
 /** The zone the execute seed asks about. */
 export const ZONE_ID = "023e105f4ecef8ad9ca31a8372d0c353";

@@ -4,15 +4,7 @@
  * the example Worker's own fetch.
  */
 import type { FetchLike } from "./clients";
-
-const REDIRECT = "http://127.0.0.1:9999/callback";
-
-function base64url(bytes: Uint8Array): string {
-  return btoa(String.fromCharCode(...bytes))
-    .replace(/\+/g, "-")
-    .replace(/\//g, "_")
-    .replace(/=+$/, "");
-}
+import { authorizeQuery, pkce, REDIRECT_URI, tokenRequest } from "../../helpers/oauth-client";
 
 async function expectStatus(response: Response, status: number, step: string) {
   if (response.status !== status) {
@@ -46,38 +38,18 @@ export async function grant(fetch: FetchLike): Promise<Grant> {
     headers: { "content-type": "application/json" },
     body: JSON.stringify({
       client_name: "seed example test",
-      redirect_uris: [REDIRECT],
+      redirect_uris: [REDIRECT_URI],
       token_endpoint_auth_method: "none",
     }),
   });
   await expectStatus(registered, 201, "register");
   const { client_id } = (await registered.json()) as { client_id: string };
-  const verifier = base64url(crypto.getRandomValues(new Uint8Array(32)));
-  const challenge = base64url(
-    new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))),
-  );
-  const params = new URLSearchParams({
-    response_type: "code",
-    client_id,
-    redirect_uri: REDIRECT,
-    code_challenge: challenge,
-    code_challenge_method: "S256",
-    state: "s",
-    scope: SCOPES.join(" "),
-  });
+  const { verifier, challenge } = await pkce();
+  const params = authorizeQuery(client_id, challenge, { scope: SCOPES.join(" ") });
   const authorized = await fetch(`http://localhost/authorize?${params}`, { redirect: "manual" });
   await expectStatus(authorized, 302, "authorize");
   const code = new URL(authorized.headers.get("location")!).searchParams.get("code")!;
-  const token = await fetch("http://localhost/token", {
-    method: "POST",
-    body: new URLSearchParams({
-      grant_type: "authorization_code",
-      code,
-      redirect_uri: REDIRECT,
-      client_id,
-      code_verifier: verifier,
-    }),
-  });
+  const token = await fetch("http://localhost/token", tokenRequest(code, client_id, verifier));
   await expectStatus(token, 200, "token");
   const { access_token } = (await token.json()) as { access_token: string };
   return { token: access_token, clientId: client_id, scopes: SCOPES };

@@ -1,3 +1,4 @@
+// approvalPrompt (golden text): exactly what an approval asks before a request is sent.
 import { describe, expect, it } from "vitest";
 import { normalizeApiRequest } from "../../../src/codemode/api-request";
 import { approvalPrompt } from "../../../src/codemode/approval-prompt";

@@ -2,14 +2,13 @@
  * The `code` tool's description at N = 1, 5, 12, 50 and 500 upstream tools: never over 2,048
  * characters, and as much type information as fits (inline declarations, then compact
  * signatures with outputs, without outputs, then the first tools' signatures and the rest's
- * names). Golden files: test/golden/code-description.<N>.txt (UPDATE_GOLDEN=1 to regenerate).
+ * names). Golden files: test/golden/code-description.<N>.txt (`-u` to regenerate).
  */
 import type { Tool } from "@modelcontextprotocol/server";
-import { readFileSync, writeFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { codeToolDescription } from "../../../src/codemode/code-tool-description";
 import { ToolCatalog } from "../../../src/codemode/tool-catalog";
+import { golden } from "../../helpers/golden";
 
 /** `n` realistic tools: nested input, an enum, optional fields, an output schema. */
 function manyTools(n: number): Tool[] {
@@ -48,12 +47,6 @@ function describeTools(n: number): string {
   });
 }
 
-function golden(name: string, actual: string): void {
-  const file = fileURLToPath(new URL(`../../golden/${name}`, import.meta.url));
-  if (process.env["UPDATE_GOLDEN"]) writeFileSync(file, actual);
-  expect(actual).toBe(readFileSync(file, "utf8"));
-}
-
 describe.each([1, 5, 12, 50, 500])("the code tool's description with %i tools", (n) => {
   const text = describeTools(n);
 
@@ -66,8 +59,8 @@ describe.each([1, 5, 12, 50, 500])("the code tool's description with %i tools", 
     expect(text).toContain('mode: "fast" | "safe" | "off"');
   });
 
-  it("matches its golden file", () => {
-    golden(`code-description.${n}.txt`, text);
+  it("matches its golden file", async () => {
+    await golden(`code-description.${n}.txt`, text);
   });
 });
 

@@ -4,7 +4,7 @@
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { executeDescription } from "../../../src/codemode/openapi-tool-descriptions";
-import { loadSpec } from "../../../src/openapi/open-api-spec";
+import { loadSpec } from "../../../src/openapi/openapi-spec";
 import { cloudflareSpec } from "../openapi/fixtures";
 
 /** The declaration lines of the description (`type Req …` and the `request` overloads). */

@@ -4,13 +4,12 @@
  */
 import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
-import { readFileSync, writeFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { openApiMcpServer } from "../../../src/codemode/openapi-mcp-server";
 import type { Executor } from "../../../src/executor/types";
-import { loadSpec } from "../../../src/openapi/open-api-spec";
+import { loadSpec } from "../../../src/openapi/openapi-spec";
 import { cloudflareSpec, oasExample } from "../openapi/fixtures";
+import { golden } from "../../helpers/golden";
 
 /** Listing tools never runs code; an executor that would fail loudly proves it. */
 const noExecutor: Executor = { execute: () => Promise.reject(new Error("not used")) };
@@ -28,12 +27,6 @@ async function toolsList(spec: unknown) {
   const { tools } = await client.listTools();
   await client.close();
   return tools;
-}
-
-function golden(name: string, actual: string): void {
-  const file = fileURLToPath(new URL(`../../golden/${name}`, import.meta.url));
-  if (process.env["UPDATE_GOLDEN"]) writeFileSync(file, actual);
-  expect(actual).toBe(readFileSync(file, "utf8"));
 }
 
 describe("openApiMcpServer tools/list", () => {
@@ -59,8 +52,8 @@ describe("openApiMcpServer tools/list", () => {
 
   it("describes search and execute exactly as the goldens say", async () => {
     const tools = await toolsList(loadSpec(cloudflareSpec()));
-    golden("openapi-search.cloudflare.txt", `${tools[0]!.description}\n`);
-    golden("openapi-execute.cloudflare.txt", `${tools[1]!.description}\n`);
+    await golden("openapi-search.cloudflare.txt", `${tools[0]!.description}\n`);
+    await golden("openapi-execute.cloudflare.txt", `${tools[1]!.description}\n`);
     expect(tools[0]!.description).toContain("1533 operations");
     expect(tools[1]!.description).toMatch(/max 32 KB/);
   });

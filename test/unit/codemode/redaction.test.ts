@@ -1,3 +1,4 @@
+// secretRedactor and redactToolResult: the forms of a secret found, and results redacted without touching structure.
 import { describe, expect, it } from "vitest";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { CodeModeError } from "../../../src/errors";

@@ -1,3 +1,4 @@
+// The position map from prepared code back to the model's own lines and columns.
 import { describe, expect, it } from "vitest";
 import {
   applyInsertions,

@@ -1,3 +1,4 @@
+// prepareCode: the program forms it accepts, its errors, and loop/function instrumentation.
 import { describe, expect, it } from "vitest";
 import { prepareCode, type PreparedCode } from "../../../src/executor/prepare-code";
 import { uninstrumentedSites } from "../../helpers/instrumentation-check";

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { loadSpec } from "../../../src/openapi/open-api-spec";
+import { loadSpec } from "../../../src/openapi/openapi-spec";
 import { oasExamplePath } from "./fixtures";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));

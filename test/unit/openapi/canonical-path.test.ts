@@ -1,3 +1,4 @@
+// canonicalPath: request paths normalised before matching and validation.
 import { describe, expect, it } from "vitest";
 import { canonicalPath } from "../../../src/openapi/canonical-path";
 

@@ -1,7 +1,8 @@
+// checkSpec: the run-time structural check of a spec document.
 import { describe, expect, it } from "vitest";
 import { CodeModeError } from "../../../src/errors";
 import { checkSpec, findSpecProblems } from "../../../src/openapi/check-spec";
-import { loadSpec } from "../../../src/openapi/open-api-spec";
+import { loadSpec } from "../../../src/openapi/openapi-spec";
 
 const base = { openapi: "3.0.3", info: { title: "t", version: "1" } };
 

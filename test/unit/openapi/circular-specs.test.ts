@@ -1,7 +1,8 @@
+// Cyclic specs (@readme/oas-examples and a Stripe-sized spec): search without blowing up, cycles marked.
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { loadSpec } from "../../../src/openapi/open-api-spec";
+import { loadSpec } from "../../../src/openapi/openapi-spec";
 import { oasExample } from "./fixtures";
 
 const CIRCULAR = [

@@ -1,5 +1,6 @@
+// The real Cloudflare API spec (4.2 MB, 1,533 operations) loaded, indexed and searched in Node.
 import { beforeAll, describe, expect, it } from "vitest";
-import { loadSpec, type OpenApiSpec } from "../../../src/openapi/open-api-spec";
+import { loadSpec, type OpenApiSpec } from "../../../src/openapi/openapi-spec";
 import { compileSpec } from "../../../src/openapi/compile-spec";
 import { cloudflareSpec } from "./fixtures";
 

@@ -2,12 +2,7 @@
 // the example specs of the @readme/oas-examples package.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { fileURLToPath } from "node:url";
-
-/** Absolute path of the Cloudflare API spec, resolved from this file (repo/../shared/specs). */
-export const CLOUDFLARE_SPEC_PATH = fileURLToPath(
-  new URL("../../../../shared/specs/cloudflare-api-2024-08-06.json", import.meta.url),
-);
+import { CLOUDFLARE_SPEC_PATH } from "../../helpers/shared-specs.mjs";
 
 let cloudflareText: string | undefined;
 

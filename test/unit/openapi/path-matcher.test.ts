@@ -1,3 +1,4 @@
+// PathMatcher: templated OpenAPI paths matched against concrete request paths.
 import { describe, expect, it } from "vitest";
 import { PathMatcher } from "../../../src/openapi/path-matcher";
 

@@ -1,3 +1,4 @@
+// scalarCheck: path, query and header values checked against their schemas.
 import { describe, expect, it } from "vitest";
 import { scalarCheck } from "../../../src/openapi/scalar-check";
 import { validateSchema } from "../../../src/openapi/schema-validator";

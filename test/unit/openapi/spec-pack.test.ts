@@ -1,5 +1,6 @@
+// Packed specs: a program decodes only what it reads of the Cloudflare spec.
 import { describe, expect, it } from "vitest";
-import { loadSpec } from "../../../src/openapi/open-api-spec";
+import { loadSpec } from "../../../src/openapi/openapi-spec";
 import { openPackedSpec, packSpec } from "../../../src/openapi/spec-pack";
 import { cloudflareSpec, oasExample } from "./fixtures";
 

@@ -1,5 +1,6 @@
+// Swagger 2.0 conversion and OpenAPI 3.1 specifics when loading a spec.
 import { describe, expect, it } from "vitest";
-import { loadSpec } from "../../../src/openapi/open-api-spec";
+import { loadSpec } from "../../../src/openapi/openapi-spec";
 import { validateRequest } from "../../../src/openapi/validate-request";
 import { oasExample } from "./fixtures";
 

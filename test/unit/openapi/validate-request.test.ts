@@ -1,5 +1,6 @@
+// validateRequest against the Cloudflare spec: what a request must carry before it is sent.
 import { beforeAll, describe, expect, it } from "vitest";
-import { loadSpec, type OpenApiSpec } from "../../../src/openapi/open-api-spec";
+import { loadSpec, type OpenApiSpec } from "../../../src/openapi/openapi-spec";
 import { validateRequest } from "../../../src/openapi/validate-request";
 import { cloudflareSpec } from "./fixtures";
 

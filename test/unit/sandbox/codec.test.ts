@@ -1,3 +1,4 @@
+// The sandbox wire codec: values across the host/sandbox boundary round-trip.
 import { describe, expect, it } from "vitest";
 import { decodeValue, encodeValue } from "../../../sandbox/codec";
 

@@ -1,3 +1,4 @@
+// formatValue: how console arguments are printed in the sandbox.
 import { describe, expect, it } from "vitest";
 import { formatLogArgs, formatValue } from "../../../sandbox/format-value";
 

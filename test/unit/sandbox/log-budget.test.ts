@@ -1,3 +1,4 @@
+// createLogBudget and clipUtf8: the sandbox's bound on captured log output.
 import { describe, expect, it } from "vitest";
 import { createLogBudget, LOG_CUT_MARK } from "../../../sandbox/log-budget";
 import { clipUtf8 } from "../../../sandbox/truncate";

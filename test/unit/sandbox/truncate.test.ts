@@ -1,3 +1,4 @@
+// shrinkToFit: results cut down to the byte budget, keeping their shape.
 import { describe, expect, it } from "vitest";
 import { toWire } from "../../../sandbox/codec";
 import { shrinkToFit, utf8Bytes } from "../../../sandbox/truncate";

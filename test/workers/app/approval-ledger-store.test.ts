@@ -11,7 +11,7 @@ import type { ApiRequest } from "../../../src/codemode/api-request";
 import type { ApprovalLedger } from "../../../src/codemode/approval-ledger";
 import { WorkerLoaderExecutor } from "../../../src/executor/worker-loader-executor";
 import { createMcpHandler, MemoryApprovalLedger, openApiMcpServer } from "../../../src/index";
-import { COMPACT_SPECS } from "../../../src/openapi/generated/specs";
+import { COMPACT_SPECS } from "../../../src/app/generated/specs";
 import { modernRequest, rpcBody } from "../mcp/fixtures";
 
 const executor = new WorkerLoaderExecutor({ loader: env.LOADER, limits: { timeoutMs: 20_000 } });

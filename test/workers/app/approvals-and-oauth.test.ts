@@ -1,7 +1,11 @@
+// The product Worker with APPROVALS=on and OAUTH=on, driven by real SDK v2 clients.
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { describe, expect, it } from "vitest";
 import { modernRequest, rpcBody } from "../mcp/fixtures";
-import { configured, connect, entry, text, type WorkerFetch } from "./helpers";
+import { configured, entry, type WorkerFetch } from "./helpers";
+import { connect } from "../../helpers/mcp-client";
+import { text } from "../../helpers/tool-result";
+import { authorizeQuery, pkce, REDIRECT_URI, tokenRequest } from "../../helpers/oauth-client";
 
 const STATE_KEY = "app-test-request-state-key-0123456789abcdef";
 
@@ -95,43 +99,20 @@ describe("OAuth (OAUTH=on)", () => {
   const worker = configured({ OAUTH: "on", OAUTH_PASSWORD: PASSWORD });
   const base = "http://localhost";
 
-  async function pkce() {
-    const verifier = btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))))
-      .replace(/\+/g, "-")
-      .replace(/\//g, "_")
-      .replace(/=+$/, "");
-    const digest = new Uint8Array(
-      await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier)),
-    );
-    const challenge = btoa(String.fromCharCode(...digest))
-      .replace(/\+/g, "-")
-      .replace(/\//g, "_")
-      .replace(/=+$/, "");
-    return { verifier, challenge };
-  }
-
   async function authorizeUrl() {
     const registered = await worker(`${base}/register`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({
         client_name: "Test client",
-        redirect_uris: ["http://127.0.0.1:9999/callback"],
+        redirect_uris: [REDIRECT_URI],
         token_endpoint_auth_method: "none",
       }),
     });
     expect(registered.status).toBe(201);
     const { client_id } = (await registered.json()) as { client_id: string };
     const { verifier, challenge } = await pkce();
-    const params = new URLSearchParams({
-      response_type: "code",
-      client_id,
-      redirect_uri: "http://127.0.0.1:9999/callback",
-      code_challenge: challenge,
-      code_challenge_method: "S256",
-      state: "s1",
-      scope: "mcp",
-    });
+    const params = authorizeQuery(client_id, challenge, { state: "s1", scope: "mcp" });
     return { url: `${base}/authorize?${params}`, client_id, verifier };
   }
 
@@ -163,19 +144,15 @@ describe("OAuth (OAUTH=on)", () => {
     expect(approved.status).toBe(302);
     const callback = new URL(approved.headers.get("location")!);
     expect(callback.searchParams.get("state")).toBe("s1");
-    const token = await worker(`${base}/token`, {
-      method: "POST",
-      body: new URLSearchParams({
-        grant_type: "authorization_code",
-        code: callback.searchParams.get("code")!,
-        redirect_uri: "http://127.0.0.1:9999/callback",
-        client_id,
-        code_verifier: verifier,
-      }),
-    });
+    const token = await worker(
+      `${base}/token`,
+      tokenRequest(callback.searchParams.get("code")!, client_id, verifier),
+    );
     expect(token.status).toBe(200);
     const { access_token } = (await token.json()) as { access_token: string };
-    const client = await connect(worker, "/mcp", { authorization: `Bearer ${access_token}` });
+    const client = await connect(worker, "/mcp", {
+      headers: { authorization: `Bearer ${access_token}` },
+    });
     expect((await client.listTools()).tools.map((t) => t.name).toSorted()).toEqual([
       "execute",
       "search",
@@ -195,7 +172,9 @@ describe("OAuth (OAUTH=on)", () => {
       runs = ((await listed.json()) as { runs: typeof runs }).runs;
     }
     expect(runs.find((r) => r.preview.includes(marker))?.caller).toBe("oauth:ana");
-    const code = await connect(worker, "/mcp/code", { authorization: `Bearer ${access_token}` });
+    const code = await connect(worker, "/mcp/code", {
+      headers: { authorization: `Bearer ${access_token}` },
+    });
     expect((await code.listTools()).tools).toHaveLength(1);
     await code.close();
     const bad = await worker(`${base}/mcp`, {

@@ -1,3 +1,4 @@
+// readConfig: the product's settings read, checked and reported.
 import { describe, expect, it } from "vitest";
 import { formatProblems, readConfig } from "../../../src/app/config";
 import { configuredSecrets } from "../../../src/app/endpoints";

@@ -1,3 +1,4 @@
+// The demo API (projects, tasks, comments) and its validation, over HTTP.
 import { describe, expect, it } from "vitest";
 import { entry, json } from "./helpers";
 

@@ -1,17 +1,16 @@
 /**
- * Test helpers: the real Worker (entry and configured variants) and SDK v2 clients talking HTTP
- * to it in-process.
+ * Test helpers: the real Worker (entry and configured variants) to connect clients to
+ * (test/helpers/mcp-client.ts) in-process.
  */
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createExecutionContext } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { createApp } from "../../../src/app/app";
 import type { AppSettings } from "../../../src/app/config";
 import { createWorker } from "../../../src/app/create-worker";
-import { COMPACT_SPECS } from "../../../src/openapi/generated/specs";
+import { COMPACT_SPECS } from "../../../src/app/generated/specs";
+import type { WorkerFetch } from "../../helpers/mcp-client";
 
-/** A fetch function into a Worker. */
-export type WorkerFetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+export type { WorkerFetch } from "../../helpers/mcp-client";
 
 /** The deployed entry (src/worker.ts) with wrangler.jsonc's configuration. */
 export const entry: WorkerFetch = (input, init) =>
@@ -32,35 +31,6 @@ export function configured(settings: AppSettings, specs: Record<string, string> 
       { ...env, ...settings } as Cloudflare.Env,
       createExecutionContext(),
     ) as Promise<Response>;
-}
-
-/**
- * Connects an SDK v2 client to an MCP route of a Worker.
- * @param fetch - the Worker
- * @param route - `/mcp` or `/mcp/code`
- * @param headers - extra request headers (an API key)
- */
-export async function connect(
-  fetch: WorkerFetch,
-  route = "/mcp",
-  headers?: Record<string, string>,
-): Promise<Client> {
-  const client = new Client(
-    { name: "app-test", version: "1.0.0" },
-    { versionNegotiation: { mode: "auto" } },
-  );
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`http://localhost${route}`), {
-      fetch,
-      ...(headers ? { requestInit: { headers } } : {}),
-    }),
-  );
-  return client;
-}
-
-/** The first text block of a tool result. */
-export function text(result: unknown): string {
-  return (result as { content: { text: string }[] }).content[0]!.text;
 }
 
 /** JSON request helper for the demo API. */

@@ -6,7 +6,9 @@
 import { describe, expect, it } from "vitest";
 import type { AppSettings } from "../../../src/app/config";
 import { compileSpec } from "../../../src/openapi/compile-spec";
-import { configured, connect, text } from "./helpers";
+import { configured } from "./helpers";
+import { connect } from "../../helpers/mcp-client";
+import { text } from "../../helpers/tool-result";
 
 const TINY = {
   openapi: "3.0.3",

@@ -7,7 +7,9 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { runHistory } from "../../../src/app/runs/run-history";
 import type { RunRecord } from "../../../src/codemode/run-record";
-import { configured, connect, text, type WorkerFetch } from "./helpers";
+import { connect } from "../../helpers/mcp-client";
+import { text } from "../../helpers/tool-result";
+import { configured, type WorkerFetch } from "./helpers";
 
 type Summary = {
   id: string;
@@ -47,7 +49,7 @@ async function run(
   code: string,
   headers?: Record<string, string>,
 ) {
-  const client = await connect(fetch, path, headers);
+  const client = await connect(fetch, path, headers ? { headers } : {});
   try {
     return await client.callTool({ name: tool, arguments: { code } });
   } finally {

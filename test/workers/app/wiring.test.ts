@@ -1,5 +1,8 @@
+// The product Worker end to end: /mcp and /mcp/code, protection and the status page.
 import { describe, expect, it } from "vitest";
-import { configured, connect, entry, text } from "./helpers";
+import { configured, entry } from "./helpers";
+import { connect } from "../../helpers/mcp-client";
+import { text } from "../../helpers/tool-result";
 
 const KEY = "test-api-key-0123456789abcdef";
 
@@ -125,7 +128,7 @@ describe("protection", () => {
     }
     expect((await worker("http://localhost/demo-api/projects")).status).toBe(401);
     expect((await worker("http://localhost/mcp/code", { method: "POST" })).status).toBe(401);
-    const client = await connect(worker, "/mcp", { authorization: `Bearer ${KEY}` });
+    const client = await connect(worker, "/mcp", { headers: { authorization: `Bearer ${KEY}` } });
     expect((await client.listTools()).tools).toHaveLength(2);
     await client.close();
     expect((await worker("http://localhost/health")).status).toBe(200);

@@ -7,7 +7,8 @@ import { describe, expect, it } from "vitest";
 import { openApiMcpServer, type ApiRequest, type ApiRequestHandler } from "code-mode-mcp/codemode";
 import { createMcpHandler } from "code-mode-mcp/mcp/server";
 import { WorkerLoaderExecutor } from "../../../src/executor/worker-loader-executor";
-import { connect, text } from "./helpers";
+import { connect } from "../../helpers/mcp-client";
+import { text } from "../../helpers/tool-result";
 
 const executor = new WorkerLoaderExecutor({ loader: env.LOADER, limits: { timeoutMs: 20_000 } });
 

@@ -3,13 +3,12 @@
  * upstream that answers like the Cloudflare API and records what reached it. `?raw` import:
  * typing a 4 MB JSON module would double the typecheck time.
  */
-// @ts-expect-error -- Vite query import, no type declaration
-import cloudflareText from "../../../../shared/specs/cloudflare-api-2024-08-06.json?raw";
-import { loadSpec } from "../../../src/openapi/open-api-spec";
+import cloudflareText from "#shared-specs/cloudflare-api-2024-08-06.json?raw";
+import { loadSpec } from "../../../src/openapi/openapi-spec";
 import type { ApiRequest, ApiRequestHandler } from "../../../src/codemode/api-request";
 
 /** The Cloudflare API spec (1,533 operations). */
-export const cloudflare = loadSpec(cloudflareText as string);
+export const cloudflare = loadSpec(cloudflareText);
 
 /** A credential only the host callback knows; it must never show up in any output. */
 export const CANARY = "cf-canary-token-6f1d2c9a8b7e";

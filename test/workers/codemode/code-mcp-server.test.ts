@@ -1,3 +1,4 @@
+// codeMcpServer: the contract's example, the code tool description, errors inside code and results.
 import { LOG_LEVEL_META_KEY, McpServer } from "@modelcontextprotocol/server";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
@@ -6,7 +7,8 @@ import { codeMcpServer, type CodeMcpServerOptions } from "../../../src/codemode/
 import { WorkerLoaderExecutor } from "../../../src/executor/worker-loader-executor";
 import { createMcpHandler } from "../../../src/index";
 import { BLOCKED_TASKS, BLOCKED_TASKS_PROGRAM, v1Upstream, v2Upstream } from "./fixtures";
-import { connect, direct, text } from "./helpers";
+import { connect, direct } from "../../helpers/mcp-client";
+import { text } from "../../helpers/tool-result";
 
 const executor = new WorkerLoaderExecutor({ loader: env.LOADER, limits: { timeoutMs: 10_000 } });
 

@@ -18,7 +18,8 @@ import { codeMcpServer, type CodeMcpServerOptions } from "../../../src/codemode/
 import { WorkerLoaderExecutor } from "../../../src/executor/worker-loader-executor";
 import { CodeModeError, createMcpHandler } from "../../../src/index";
 import { CANARY } from "./cloudflare";
-import { connect, direct, text } from "./helpers";
+import { connect, direct } from "../../helpers/mcp-client";
+import { text } from "../../helpers/tool-result";
 import { leakedForms, EXFILTRATE } from "./leak-probe";
 
 const executor = new WorkerLoaderExecutor({ loader: env.LOADER, limits: { timeoutMs: 20_000 } });

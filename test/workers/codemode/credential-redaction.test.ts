@@ -1,3 +1,4 @@
+// Credentials never reach the sandbox or a result: configured secrets, echoed credentials, transformed copies.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import {
@@ -8,7 +9,8 @@ import { WorkerLoaderExecutor } from "../../../src/executor/worker-loader-execut
 import type { ApiRequestHandler } from "../../../src/codemode/api-request";
 import { CodeModeError, createMcpHandler } from "../../../src/index";
 import { CANARY, cloudflare } from "./cloudflare";
-import { connect, text } from "./helpers";
+import { connect } from "../../helpers/mcp-client";
+import { text } from "../../helpers/tool-result";
 import { EXFILTRATE, leakedForms } from "./leak-probe";
 
 const executor = new WorkerLoaderExecutor({ loader: env.LOADER, limits: { timeoutMs: 20_000 } });

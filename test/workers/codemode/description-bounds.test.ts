@@ -1,3 +1,4 @@
+// The code tool description inlines declarations or lists a catalogue, within its bounds.
 import { McpServer } from "@modelcontextprotocol/server";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
@@ -5,7 +6,8 @@ import { z } from "zod";
 import { codeMcpServer } from "../../../src/codemode/code-mcp-server";
 import { WorkerLoaderExecutor } from "../../../src/executor/worker-loader-executor";
 import { createMcpHandler } from "../../../src/index";
-import { connect, text } from "./helpers";
+import { connect } from "../../helpers/mcp-client";
+import { text } from "../../helpers/tool-result";
 
 const executor = new WorkerLoaderExecutor({ loader: env.LOADER, limits: { timeoutMs: 10_000 } });
 

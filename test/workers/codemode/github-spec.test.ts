@@ -6,13 +6,13 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-// @ts-expect-error -- Vite query import, no type declaration (13 MB: typing it would be slow)
 import githubText from "../../../node_modules/@octokit/openapi/generated/api.github.com.json?raw";
 import type { ApiRequest, ApiRequestHandler } from "../../../src/codemode/api-request";
 import { openApiMcpServer } from "../../../src/codemode/openapi-mcp-server";
 import { WorkerLoaderExecutor } from "../../../src/executor/worker-loader-executor";
 import { createMcpHandler } from "../../../src/index";
-import { connect, text } from "./helpers";
+import { connect } from "../../helpers/mcp-client";
+import { text } from "../../helpers/tool-result";
 
 const seen: ApiRequest[] = [];
 const upstream: ApiRequestHandler = (request) => {

@@ -14,7 +14,8 @@ import { createMcpHandler } from "../../../src/index";
 import { HOOK_PROTOTYPES, PROTOTYPE_NAMES } from "../executor/hostile-snippets";
 import { CANARY, cloudflare, cloudflareUpstream } from "./cloudflare";
 import { BLOCKED_TASKS, BLOCKED_TASKS_PROGRAM, v2Upstream } from "./fixtures";
-import { connect, text } from "./helpers";
+import { connect } from "../../helpers/mcp-client";
+import { text } from "../../helpers/tool-result";
 
 const limits = { maxLogBytes: 2_000, maxResultBytes: 4_000, maxHostCalls: 30 };
 const executor = new WorkerLoaderExecutor({ loader: env.LOADER, limits: { timeoutMs: 20_000 } });

@@ -1,3 +1,4 @@
+// codeMcpServer with several upstreams: prefixed names, routing, refused ambiguous configuration.
 import { McpServer } from "@modelcontextprotocol/server";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
@@ -6,7 +7,8 @@ import { codeMcpServer } from "../../../src/codemode/code-mcp-server";
 import { WorkerLoaderExecutor } from "../../../src/executor/worker-loader-executor";
 import { CodeModeError, createMcpHandler } from "../../../src/index";
 import { BLOCKED_TASKS, v1Upstream, v2Upstream } from "./fixtures";
-import { connect, direct, text } from "./helpers";
+import { connect, direct } from "../../helpers/mcp-client";
+import { text } from "../../helpers/tool-result";
 
 const executor = new WorkerLoaderExecutor({ loader: env.LOADER, limits: { timeoutMs: 10_000 } });
 

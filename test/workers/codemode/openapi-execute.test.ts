@@ -1,3 +1,4 @@
+// openApiMcpServer execute against an in-test upstream, and approvals over MRTR.
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
@@ -8,7 +9,8 @@ import {
 import { WorkerLoaderExecutor } from "../../../src/executor/worker-loader-executor";
 import { createMcpHandler } from "../../../src/index";
 import { CANARY, cloudflare, cloudflareUpstream } from "./cloudflare";
-import { connect, direct, text } from "./helpers";
+import { connect, direct } from "../../helpers/mcp-client";
+import { text } from "../../helpers/tool-result";
 
 const executor = new WorkerLoaderExecutor({ loader: env.LOADER, limits: { timeoutMs: 20_000 } });
 

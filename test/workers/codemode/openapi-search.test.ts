@@ -1,10 +1,12 @@
+// openApiMcpServer search over the Cloudflare spec, and runaway search programs.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { openApiMcpServer } from "../../../src/codemode/openapi-mcp-server";
 import { WorkerLoaderExecutor } from "../../../src/executor/worker-loader-executor";
 import { createMcpHandler } from "../../../src/index";
 import { CANARY, cloudflare, cloudflareUpstream } from "./cloudflare";
-import { connect, text } from "./helpers";
+import { connect } from "../../helpers/mcp-client";
+import { text } from "../../helpers/tool-result";
 
 const executor = new WorkerLoaderExecutor({ loader: env.LOADER, limits: { timeoutMs: 20_000 } });
 const upstream = cloudflareUpstream();

@@ -6,13 +6,13 @@ import swagger2 from "@readme/oas-examples/2.0/json/petstore.json";
 import openapi31 from "@readme/oas-examples/3.1/json/petstore.json";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-// @ts-expect-error -- Vite query import, no type declaration (see scripts/fetch-fixture-specs.mjs)
 import stripeText from "../../.fixtures/stripe.com.json?raw";
 import { openApiMcpServer } from "../../../src/codemode/openapi-mcp-server";
 import type { ApiRequestHandler } from "../../../src/codemode/api-request";
 import { WorkerLoaderExecutor } from "../../../src/executor/worker-loader-executor";
 import { createMcpHandler } from "../../../src/index";
-import { connect, text } from "./helpers";
+import { connect } from "../../helpers/mcp-client";
+import { text } from "../../helpers/tool-result";
 
 const executor = new WorkerLoaderExecutor({ loader: env.LOADER, limits: { timeoutMs: 20_000 } });
 const echo: ApiRequestHandler = (request) => ({
@@ -33,7 +33,7 @@ async function call(spec: unknown, tool: "search" | "execute", code: string) {
 describe("a Stripe-sized cyclic spec", () => {
   it("searches without expanding cycles, and serializes every schema it touches", async () => {
     const found = await call(
-      stripeText as string,
+      stripeText,
       "search",
       `const s = await codemode.spec();
        const schemas = s.components.schemas;

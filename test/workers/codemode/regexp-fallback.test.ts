@@ -11,8 +11,9 @@ import { describe, expect, it } from "vitest";
 import { openApiMcpServer } from "../../../src/codemode/openapi-mcp-server";
 import { WorkerLoaderExecutor } from "../../../src/executor/worker-loader-executor";
 import { createMcpHandler } from "../../../src/index";
-import { loadSpec } from "../../../src/openapi/open-api-spec";
-import { connect, text } from "./helpers";
+import { loadSpec } from "../../../src/openapi/openapi-spec";
+import { connect } from "../../helpers/mcp-client";
+import { text } from "../../helpers/tool-result";
 
 // 2^45 backtracking steps: never finishes without the fallback.
 const EVIL = `"a".repeat(45) + "!"`;

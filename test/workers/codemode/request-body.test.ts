@@ -8,7 +8,8 @@ import { createMcpHandler } from "code-mode-mcp/mcp/server";
 import type { ApiRequest, ApiRequestHandler } from "../../../src/codemode/api-request";
 import { WorkerLoaderExecutor } from "../../../src/executor/worker-loader-executor";
 import { CANARY, cloudflare } from "./cloudflare";
-import { connect, text } from "./helpers";
+import { connect } from "../../helpers/mcp-client";
+import { text } from "../../helpers/tool-result";
 
 const executor = new WorkerLoaderExecutor({
   loader: env.LOADER,

@@ -15,7 +15,7 @@ import {
   RUN_RECORD_LIMITS,
   type RunRecord,
 } from "../../../src/index";
-import { COMPACT_SPECS } from "../../../src/openapi/generated/specs";
+import { COMPACT_SPECS } from "../../../src/app/generated/specs";
 import { modernRequest, rpcBody } from "../mcp/fixtures";
 
 const executor = new WorkerLoaderExecutor({ loader: env.LOADER, limits: { timeoutMs: 20_000 } });

@@ -15,7 +15,8 @@ import { describe, expect, it } from "vitest";
 import { codeMcpServer, type CodeMcpServerOptions } from "../../../src/codemode/code-mcp-server";
 import { WorkerLoaderExecutor } from "../../../src/executor/worker-loader-executor";
 import { createMcpHandler } from "../../../src/index";
-import { connect, direct, text } from "./helpers";
+import { connect, direct } from "../../helpers/mcp-client";
+import { text } from "../../helpers/tool-result";
 
 const executor = new WorkerLoaderExecutor({ loader: env.LOADER, limits: { timeoutMs: 10_000 } });
 

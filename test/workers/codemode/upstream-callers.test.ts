@@ -13,7 +13,7 @@ import type { CodeUpstream } from "../../../src/codemode/upstream-connection";
 import { WorkerLoaderExecutor } from "../../../src/executor/worker-loader-executor";
 import { createMcpHandler, type StatelessMcpHandler } from "../../../src/index";
 import { recordedLegacyUpstream, type Seen, type UpstreamFetch } from "./upstream-recorder";
-import { text } from "./helpers";
+import { text } from "../../helpers/tool-result";
 
 const executor = new WorkerLoaderExecutor({
   loader: env.LOADER,

@@ -11,7 +11,8 @@ import { codeMcpServer } from "../../../src/codemode/code-mcp-server";
 import { WorkerLoaderExecutor } from "../../../src/executor/worker-loader-executor";
 import { createLegacyMcpHandler, createMcpHandler } from "../../../src/index";
 import { v1Upstream, v2Upstream } from "./fixtures";
-import { connect, text } from "./helpers";
+import { connect } from "../../helpers/mcp-client";
+import { text } from "../../helpers/tool-result";
 
 const executor = new WorkerLoaderExecutor({ loader: env.LOADER, limits: { timeoutMs: 10_000 } });
 

@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 import { codeMcpServer } from "../../../src/codemode/code-mcp-server";
 import { WorkerLoaderExecutor } from "../../../src/executor/worker-loader-executor";
 import { createMcpHandler, type StatelessMcpHandler } from "../../../src/index";
-import { text } from "./helpers";
+import { text } from "../../helpers/tool-result";
 import {
   recordedLegacyUpstream,
   recordedModernUpstream,

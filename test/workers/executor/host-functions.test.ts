@@ -1,3 +1,4 @@
+// WorkerLoaderExecutor: code forms, host functions, console capture and errors in the real sandbox.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { HostNamespaces } from "../../../src/executor/types";

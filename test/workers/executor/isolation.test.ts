@@ -1,3 +1,4 @@
+// The sandbox has no network, and runs are isolated from each other.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { prepareCode } from "../../../src/executor/prepare-code";

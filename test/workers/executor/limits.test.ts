@@ -1,3 +1,4 @@
+// Executor limits: timeouts, the host call limit, result shrinking and log budgets in the real sandbox.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_LIMITS } from "../../../src/executor/limits";

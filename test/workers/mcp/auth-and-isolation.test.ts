@@ -1,3 +1,4 @@
+// createMcpHandler passes auth info through and isolates factories per request.
 import type { AuthInfo } from "@modelcontextprotocol/server";
 import { afterEach, describe, expect, it } from "vitest";
 import { authInfoFromOAuthProps, createMcpHandler, getMcpAuthContext } from "../../../src/index";

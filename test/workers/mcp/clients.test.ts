@@ -1,3 +1,4 @@
+// createMcpHandler with real SDK v1 and v2 clients over HTTP, and SDK v1 servers.
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as V1Transport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -5,14 +6,11 @@ import { McpServer as V1McpServer } from "@modelcontextprotocol/sdk/server/mcp.j
 import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { createMcpHandler, type StatelessMcpHandler } from "../../../src/index";
+import { direct } from "../../helpers/mcp-client";
+import { text as firstText } from "../../helpers/tool-result";
 import { buildServer, modernRequest, rpcBody, URL_LOCAL } from "./fixtures";
 
 const STATE_KEY = "test-only-request-state-key-0123456789abcdef";
-
-/** A fetch that hands every request straight to the handler: real HTTP handling, no network. */
-function direct(handler: StatelessMcpHandler) {
-  return (url: string | URL | Request, init?: RequestInit) => handler.fetch(new Request(url, init));
-}
 
 async function modernClient(
   handler: StatelessMcpHandler,
@@ -41,10 +39,6 @@ async function legacyClient(handler: StatelessMcpHandler) {
   const client = new V1Client({ name: "v1-client", version: "1.0.0" });
   await client.connect(new V1Transport(new URL(URL_LOCAL), { fetch: direct(handler) }));
   return client;
-}
-
-function firstText(result: unknown): string {
-  return (result as { content: { text: string }[] }).content[0]!.text;
 }
 
 describe("real SDK clients over HTTP", () => {

@@ -1,3 +1,4 @@
+// createMcpHandler's Origin and Host guards, routing and CORS.
 import { describe, expect, it } from "vitest";
 import { createMcpHandler, DEFAULT_CORS_OPTIONS } from "../../../src/index";
 import { buildServer, legacyRequest, modernRequest, rpcBody } from "./fixtures";

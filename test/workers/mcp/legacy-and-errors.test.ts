@@ -1,3 +1,4 @@
+// createMcpHandler's legacy lane, protocol errors, and refused configuration.
 import { McpServer } from "@modelcontextprotocol/server";
 import { describe, expect, it } from "vitest";
 import { CodeModeError } from "../../../src/errors";

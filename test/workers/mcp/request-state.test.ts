@@ -1,3 +1,4 @@
+// createMcpHandler's sealed request state and the factory context.
 import type { AuthInfo } from "@modelcontextprotocol/server";
 import { describe, expect, it } from "vitest";
 import { createMcpHandler, type McpServerFactoryContext } from "../../../src/index";

@@ -12,6 +12,7 @@ import * as root from "code-mode-mcp";
 import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from "vitest";
 import { z } from "zod";
 import { SHARED_V1_WARNING } from "../../../src/mcp/shared-v1-server";
+import { direct } from "../../helpers/mcp-client";
 
 const URL_LOCAL = "http://localhost/mcp";
 type Handler = ReturnType<typeof createMcpHandler>;
@@ -35,9 +36,6 @@ function v1Instance() {
   });
   return { server, load };
 }
-
-const direct = (handler: Handler) => (url: string | URL | Request, init?: RequestInit) =>
-  handler.fetch(new Request(url, init));
 
 async function v1Client(handler: Handler) {
   const client = new V1Client({ name: "v1-client", version: "1.0.0" });

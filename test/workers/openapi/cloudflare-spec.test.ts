@@ -1,16 +1,15 @@
 // The real Cloudflare spec (4.2 MB, from ../shared, imported rather than copied) inside workerd:
 // load, index, lazy search, lookups, validation and a declaration, with timings bounded.
 // `?raw` (text): typing a 4 MB JSON import would double the repository's typecheck time.
-// @ts-expect-error -- Vite query import, no type declaration
-import cloudflareText from "../../../../shared/specs/cloudflare-api-2024-08-06.json?raw";
+import cloudflareText from "#shared-specs/cloudflare-api-2024-08-06.json?raw";
 import { expect, it } from "vitest";
 import { SpecDeclarations } from "../../../src/declarations/spec-declarations";
-import { loadSpec } from "../../../src/openapi/open-api-spec";
+import { loadSpec } from "../../../src/openapi/openapi-spec";
 import { validateRequest } from "../../../src/openapi/validate-request";
 
 it("searches, validates and declares over the Cloudflare spec", () => {
   const started = Date.now();
-  const spec = loadSpec(cloudflareText as string);
+  const spec = loadSpec(cloudflareText);
   expect(spec.operations).toHaveLength(1533);
   const doc = spec.document() as any;
   const dns = Object.keys(doc.paths).filter((p) => p.startsWith("/zones/{zone_id}/dns_records"));

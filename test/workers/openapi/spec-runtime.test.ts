@@ -5,7 +5,7 @@ import swagger from "@readme/oas-examples/2.0/json/petstore.json";
 import { describe, expect, it } from "vitest";
 import { SpecDeclarations } from "../../../src/declarations/spec-declarations";
 import { toolDeclarations } from "../../../src/declarations/tool-declarations";
-import { loadSpec } from "../../../src/openapi/open-api-spec";
+import { loadSpec } from "../../../src/openapi/openapi-spec";
 import { validateRequest } from "../../../src/openapi/validate-request";
 
 describe("spec layer inside workerd", () => {

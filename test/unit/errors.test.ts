@@ -1,0 +1,146 @@
+// The error policy (src/errors.ts): the codes pinned, every throw in src/ following it, the sandbox
+// family's names, and JSON-RPC error responses built by one helper.
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { ApiError } from "../../sandbox/ext-request";
+import { LimitError } from "../../sandbox/runtime";
+import { RequestRefusedError } from "../../src/codemode/api-request";
+import { UpstreamToolError } from "../../src/codemode/upstream-result";
+import {
+  CodeModeError,
+  ERROR_CODES,
+  jsonRpcError,
+  PROTOCOL_CODES,
+  SANDBOX_ERRORS,
+  sandboxErrorsLine,
+} from "../../src/errors";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+function sources(dir: string): string[] {
+  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
+    const path = `${dir}/${entry.name}`;
+    if (entry.isDirectory()) return entry.name === "generated" ? [] : sources(path);
+    return entry.name.endsWith(".ts") && !entry.name.endsWith(".d.ts") ? [path] : [];
+  });
+}
+
+/** Source text without comments, so documentation may mention codes and shapes. */
+function code(file: string): string {
+  return readFileSync(join(ROOT, file), "utf8").replace(/\/\*[\s\S]*?\*\/|\/\/[^\n]*/g, "");
+}
+
+const SRC = sources("src").filter((f) => f !== "src/errors.ts");
+
+/**
+ * Throws in src/ that are not a CodeModeError, each with why: a wrong argument from sandbox code
+ * gets the JavaScript TypeError any API would throw.
+ */
+const OTHER_THROWS: Record<string, number> = {
+  "src/codemode/openapi-mcp-server.ts": 1, // codemode.operation("unknown id") from sandbox code
+  "src/codemode/code-mcp-server.ts": 2, // an unknown tool or invalid input from sandbox code
+  "src/app/runs/console-script.ts": 1, // browser script text of the console, not host code
+  "src/mcp/tasks/task-support.ts": 1, // SDK v2 ProtocolError: a JSON-RPC error the SDK answers
+};
+
+describe("error policy", () => {
+  it("pins the CodeModeError codes, one line each", () => {
+    expect(Object.keys(ERROR_CODES).toSorted()).toEqual([
+      "approvals_busy",
+      "elicitation_timeout",
+      "elicitation_unsupported",
+      "invalid_elicitation",
+      "invalid_event",
+      "invalid_limits",
+      "invalid_option",
+      "invalid_query",
+      "invalid_server",
+      "namespace_invalid",
+      "not_sqlite",
+      "not_supported",
+      "secret_too_short",
+      "server_connected",
+      "spec_invalid",
+      "stream_closed",
+      "task_conflict",
+      "task_not_found",
+      "unsupported_option",
+      "upstream_headers_failed",
+      "upstream_invalid",
+      "upstream_unreachable",
+    ]);
+    for (const line of Object.values(ERROR_CODES)) expect(line).toMatch(/^[a-zA-Z][^\n]{10,100}$/);
+  });
+
+  it("uses every code somewhere in src/ (no dead codes)", () => {
+    const all = SRC.map(code).join("\n");
+    const unused = Object.keys(ERROR_CODES).filter((c) => !all.includes(`"${c}"`));
+    expect(unused).toEqual([]);
+  });
+
+  it("throws only CodeModeError in src/, but for the listed sandbox-facing TypeErrors", () => {
+    const found: Record<string, number> = {};
+    for (const file of SRC) {
+      const n = [...code(file).matchAll(/throw new (?!CodeModeError\b)(\w*Error)\(/g)].filter(
+        (m) => !["RequestRefusedError", "UpstreamToolError", "DemoApiError"].includes(m[1]!),
+      ).length;
+      if (n > 0) found[file] = n;
+    }
+    expect(found).toEqual(OTHER_THROWS);
+  });
+
+  it("a CodeModeError carries its code and cause", () => {
+    const cause = new Error("root");
+    const error = new CodeModeError("invalid_option", "bad", { cause });
+    expect([error.name, error.code, error.message, error.cause]).toEqual([
+      "CodeModeError",
+      "invalid_option",
+      "bad",
+      cause,
+    ]);
+  });
+
+  it("names the errors a sandbox program can catch as SANDBOX_ERRORS says", () => {
+    const reply = { status: 404, ok: false, headers: {}, body: null };
+    const names = [
+      new ApiError("m", reply).name,
+      new RequestRefusedError("m").name,
+      new UpstreamToolError("m").name,
+      new LimitError("m").name,
+    ];
+    expect(names).toEqual(Object.keys(SANDBOX_ERRORS));
+    expect(sandboxErrorsLine(["LimitError"])).toBe(
+      `Errors you can catch (by .name): LimitError (${SANDBOX_ERRORS.LimitError}).`,
+    );
+  });
+
+  it("pins the JSON-RPC protocol codes and builds error responses with them", async () => {
+    expect(PROTOCOL_CODES).toEqual({
+      parseError: -32700,
+      invalidRequest: -32600,
+      invalidParams: -32602,
+      internalError: -32603,
+      serverError: -32000,
+      sessionNotFound: -32001,
+    });
+    const response = jsonRpcError(404, PROTOCOL_CODES.sessionNotFound, "Session not found", 7);
+    expect(response.status).toBe(404);
+    expect(response.headers.get("content-type")).toContain("application/json");
+    expect(await response.json()).toEqual({
+      jsonrpc: "2.0",
+      error: { code: -32001, message: "Session not found" },
+      id: 7,
+    });
+  });
+
+  it("builds no JSON-RPC error body by hand and writes no protocol code as a number in src/", () => {
+    const offenders = SRC.filter((file) => {
+      const text = code(file);
+      return /jsonrpc: "2\.0",\s*error/.test(text) || /(?<![\w.])-32[0-9]{3}\b/.test(text);
+    });
+    // push-elicitation reads SDK v1's own local codes by name (SDK_V1_…), not ours.
+    expect(offenders).toEqual(["src/mcp/agent/push-elicitation.ts"]);
+  });
+});

@@ -5,6 +5,19 @@
  */
 const g = globalThis as unknown as Record<string, unknown>;
 
+/**
+ * The runner's native UTF-8 decoder (`__cm$utf8(buffer, offset, length)`), taken and deleted
+ * before any other module loads. Decoding a spec's 500 KB index in interpreted code took about
+ * 90 ms per run; natively it is about a millisecond. Small inputs stay in the interpreter: the
+ * native call copies the whole underlying buffer out of the engine's memory.
+ */
+const nativeUtf8 = g["__cm$utf8"] as
+  | ((buffer: ArrayBuffer, offset: number, length: number) => string)
+  | undefined;
+delete g["__cm$utf8"];
+/** Inputs at least this long are decoded natively. */
+const NATIVE_DECODE_BYTES = 16_384;
+
 /** UTF-8 bytes of a string (lone surrogates become U+FFFD, as the Web API does). */
 function encode(text: string): Uint8Array {
   const out: number[] = [];
@@ -29,6 +42,11 @@ function encode(text: string): Uint8Array {
 /** A string from UTF-8 bytes (malformed sequences become U+FFFD). */
 function decode(input?: ArrayBuffer | ArrayBufferView): string {
   if (input === undefined) return "";
+  if (nativeUtf8 && input.byteLength >= NATIVE_DECODE_BYTES) {
+    return ArrayBuffer.isView(input)
+      ? nativeUtf8(input.buffer as ArrayBuffer, input.byteOffset, input.byteLength)
+      : nativeUtf8(input, 0, input.byteLength);
+  }
   const bytes = ArrayBuffer.isView(input)
     ? new Uint8Array(input.buffer, input.byteOffset, input.byteLength)
     : new Uint8Array(input);

@@ -20,12 +20,13 @@
  * itself makes the next run load a fresh one); V8's speed (the engine interprets: compute-heavy code is slower);
  * Web APIs the engine lacks (no `Intl`, `TextEncoder`, `URL`, `crypto`, `structuredClone`).
  */
-import type { EngineRunRequest, EngineStop } from "../../sandbox/engine-protocol";
+import type { EngineExtension, EngineRunRequest, EngineStop } from "../../sandbox/engine-protocol";
 import { HostBridge } from "./host-bridge";
 import { resolveLimits } from "./limits";
 import { prepareCode } from "./prepare-code";
 import { responseToOutcome } from "./sandbox-response";
 import { sharedWorkerCode, sharedWorkerId } from "./shared-worker-code";
+import { dataKey } from "./shared-data-key";
 import type { ExecuteRequest, ExecutionOutcome, Executor, ExecutorLimits } from "./types";
 
 /** Options of {@link SharedWorkerExecutor}. */
@@ -147,11 +148,14 @@ export class SharedWorkerExecutor implements Executor {
         maxResultBytes: limits.maxResultBytes,
         maxLogBytes: limits.maxLogBytes,
         maxCallBytes: limits.maxCallBytes,
-        extensions: (request.extensions ?? []).map((e) => ({
-          name: e.name,
-          namespace: e.namespace ?? "codemode",
-          data: e.data,
-        })),
+        extensions: await Promise.all(
+          (request.extensions ?? []).map(async (e): Promise<EngineExtension> => {
+            const key = await dataKey(e.data);
+            const ext = { name: e.name, namespace: e.namespace ?? "codemode" };
+            // Large data goes by key: the worker holds it from an earlier run (see below).
+            return key === undefined ? { ...ext, data: e.data } : { ...ext, key };
+          }),
+        ),
         maxInterrupts: Math.max(
           10,
           Math.ceil((limits.maxOperations * STEPS_PER_OPERATION) / STEPS_PER_INTERRUPT),
@@ -167,7 +171,16 @@ export class SharedWorkerExecutor implements Executor {
         onAbort = () => resolve("aborted");
         request.signal?.addEventListener("abort", onAbort, { once: true });
       });
-      const response = await Promise.race([entry.run(engineRequest, bridge), stop]);
+      let response = await Promise.race([entry.run(engineRequest, bridge), stop]);
+      if (isStop(response) && response.stop === "missing") {
+        // This worker instance has not seen (or has dropped) the data: send it along once.
+        const full = request.extensions ?? [];
+        engineRequest.extensions = engineRequest.extensions.map((e, i) => ({
+          ...e,
+          data: full[i]!.data,
+        }));
+        response = await Promise.race([entry.run(engineRequest, bridge), stop]);
+      }
       if (response === "timeout") {
         return ended("timeout", {
           name: "TimeoutError",
@@ -219,6 +232,10 @@ export class SharedWorkerExecutor implements Executor {
       for (const stub of stubs) disposeQuietly(stub);
     }
   }
+}
+
+function isStop(value: unknown): value is EngineStop {
+  return typeof value === "object" && value !== null && "stop" in value;
 }
 
 function parseJson(text: string): unknown {

@@ -33,6 +33,10 @@ export interface EngineRunRequest {
    * clock advances, i.e. inside synchronous code.
    */
   maxInterrupts: number;
+  /** Whether `maxInterrupts` came from the run's `cpuMs` (not from `maxOperations`). */
+  cpuBound: boolean;
+  /** The run's CPU budget in ms, named in the message when `cpuBound`. */
+  cpuMs: number;
   /** Bytes the run's engine runtime may allocate. */
   memoryBytes: number;
   /** Largest engine stack of the run, in bytes. */

@@ -159,7 +159,7 @@ export class EngineRun {
     this.stopped = kind;
     const out: EngineStop = {
       stop: kind,
-      message: message || stopMessage(kind, this.request.maxOperations),
+      message: message || stopMessage(kind, this.request),
     };
     try {
       if (this.broken) throw new Error("The engine is broken.");
@@ -289,9 +289,12 @@ export class EngineRun {
   }
 }
 
-function stopMessage(kind: EngineStop["stop"], maxOperations: number): string {
+function stopMessage(kind: EngineStop["stop"], request: EngineRunRequest): string {
+  const { maxOperations, cpuBound, cpuMs } = request;
   switch (kind) {
     case "interrupted":
+      if (cpuBound)
+        return `CPU budget of ${cpuMs} ms exceeded: the engine stopped the code after as many steps as that budget allows (a runaway loop, or heavy computation?). Do less work per run or ask the host for a larger cpuMs.`;
       // The engine's step budget is derived from maxOperations: the same limit, counted by the
       // engine (it also sees native work such as regular-expression backtracking).
       return `Operation budget of ${maxOperations} exceeded: the engine stopped the code after as many steps as that budget allows (a runaway loop, or a regular expression that backtracks catastrophically?). Make the work bounded or ask the host for a larger maxOperations.`;

@@ -33,7 +33,10 @@ import type { ExecuteRequest, ExecutionOutcome, Executor, ExecutorLimits } from 
 export interface SharedWorkerExecutorOptions {
   /** The Worker Loader binding (`worker_loaders` in wrangler config). */
   loader: WorkerLoader;
-  /** Defaults for every run; each run may override (except `cpuMs`, fixed per shared worker). */
+  /**
+   * Defaults for every run; each run may override. A run's `cpuMs` becomes its engine step budget
+   * (see `INTERRUPTS_PER_CPU_MS`); the default `cpuMs` is also the shared worker's platform limit.
+   */
   limits?: Partial<ExecutorLimits>;
   /** Compatibility date of the shared worker. */
   compatibilityDate?: string;
@@ -50,6 +53,15 @@ export interface SharedWorkerExecutorOptions {
 const STEPS_PER_INTERRUPT = 10_000;
 /** Engine steps allowed per instrumented operation before the engine itself stops the run. */
 const STEPS_PER_OPERATION = 4;
+/**
+ * Interrupt-handler calls per millisecond of CPU, for the cheapest engine steps: `while (true) {}`
+ * reaches one call per ~0.17 ms in this engine (Node 22 and workerd, measured 2026-12-03), so a
+ * step budget of `cpuMs × 6` stops a tight loop at about `cpuMs`. Steps doing more work (string
+ * building, property writes) take longer per call, up to ~10 ms measured: the budget is an upper
+ * bound for tight loops and an estimate otherwise; Cloudflare's own `cpuMs` on the shared worker
+ * (the executor's default) stays the hard ceiling.
+ */
+const INTERRUPTS_PER_CPU_MS = 6;
 const STACK_BYTES = 192 * 1024;
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 
@@ -139,6 +151,14 @@ export class SharedWorkerExecutor implements Executor {
       );
       const entry = worker.getEntrypoint() as unknown as EngineEntrypoint;
       stubs.push(entry, worker);
+      // The run's step budget: the smaller of what maxOperations allows and what its cpuMs
+      // allows (no clock advances inside synchronous code, so CPU time is counted in steps).
+      const fromOperations = Math.ceil(
+        (limits.maxOperations * STEPS_PER_OPERATION) / STEPS_PER_INTERRUPT,
+      );
+      const fromCpu = Math.ceil(limits.cpuMs * INTERRUPTS_PER_CPU_MS);
+      const maxInterrupts = Math.max(10, Math.min(fromOperations, fromCpu));
+      const cpuBound = fromCpu < fromOperations;
       const engineRequest: EngineRunRequest = {
         userModule: prepared.module,
         namespaces: Object.fromEntries(
@@ -156,10 +176,9 @@ export class SharedWorkerExecutor implements Executor {
             return key === undefined ? { ...ext, data: e.data } : { ...ext, key };
           }),
         ),
-        maxInterrupts: Math.max(
-          10,
-          Math.ceil((limits.maxOperations * STEPS_PER_OPERATION) / STEPS_PER_INTERRUPT),
-        ),
+        maxInterrupts,
+        cpuBound,
+        cpuMs: limits.cpuMs,
         memoryBytes: this.memoryBytes,
         stackBytes: STACK_BYTES,
         // The runner frees the run's engine a little after the host gave up on it.

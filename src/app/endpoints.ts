@@ -7,7 +7,7 @@
 import { codeMcpServer } from "../codemode/code-mcp-server";
 import type { CodeUpstream } from "../codemode/upstream-connection";
 import { openApiMcpServer } from "../codemode/openapi-mcp-server";
-import { WorkerLoaderExecutor } from "../executor/worker-loader-executor";
+import { createExecutor } from "./executor-setting";
 import { createMcpHandler } from "../mcp/create-mcp-handler";
 import type { StatelessMcpHandler } from "../mcp/handler-types";
 import { loadSpec, type OpenApiSpec } from "../openapi/open-api-spec";
@@ -52,7 +52,7 @@ export function endpointsFor(
     spec = loadSpec(text);
     specs.set(config.specName, spec);
   }
-  const executor = new WorkerLoaderExecutor({ loader: env.LOADER, limits: config.limits });
+  const executor = createExecutor(config.executor, env.LOADER, config.limits);
   const approvalKey = config.approvals ? (config.requestStateKey ?? isolateKey()) : undefined;
   const secrets = configuredSecrets(config);
   const api = createMcpHandler(

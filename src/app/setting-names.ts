@@ -22,6 +22,7 @@ export const SETTING_NAMES = [
   "OAUTH",
   "OAUTH_PASSWORD",
   "ALLOWED_HOSTNAMES",
+  "EXECUTOR",
 ] as const;
 
 /** One of {@link SETTING_NAMES}. */

@@ -17,6 +17,7 @@ describe("readConfig", () => {
         upstream: { kind: "demo" },
         approvals: false,
         limits: {},
+        executor: "isolate-per-run",
         oauth: false,
         allowedHostnames: ["localhost", "127.0.0.1", "[::1]", "*.workers.dev"],
         warnings: [],

@@ -12,6 +12,7 @@ import { cpus, release, totalmem } from "node:os";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { codeDescription, toolsListTokens } from "./driver/context.mjs";
+import { costMarkdown, costModel } from "./driver/cost.mjs";
 import { executeCost, searchLatency } from "./driver/latency.mjs";
 import { markdown, tableRows } from "./driver/report.mjs";
 import { PROBES, RUNAWAY, runProbe } from "./driver/robustness.mjs";
@@ -148,6 +149,10 @@ try {
   results.p4 = await phase("P4", main, () =>
     executeCost(main.base, { reps: config.executeReps, log }),
   );
+  log("cost per run (#19): isolate-per-run, shared-worker, anchor");
+  results.cost = await phase("cost", main, () =>
+    costModel(main, { reps: config.executeReps * 2, log }),
+  );
   results.p5 = [];
   for (const c of config.concurrency) {
     const w = { concurrency: c };
@@ -202,10 +207,13 @@ built.remove();
 results.robustness = robustness;
 results.durationSec = Math.round((Date.now() - started) / 1000);
 results.table = tableRows(results);
-const table = markdown(
-  results.table,
-  robustness.anchor.length ? robustness : { ours: robustness.ours, anchor: [] },
-);
+const table = [
+  markdown(
+    results.table,
+    robustness.anchor.length ? robustness : { ours: robustness.ours, anchor: [] },
+  ),
+  costMarkdown(results.cost),
+].join("\n\n");
 console.log(`\n${table}\n`);
 log(`finished in ${results.durationSec} s`);
 if (!quick) {

@@ -104,7 +104,9 @@ export async function costModel(server, { reps, log }) {
       out[side.name] = {
         search,
         executeFixed: fixed,
-        perRequestMs: one.p50 === null || ten.p50 === null ? null : round1((ten.p50 - one.p50) / 9),
+        perRequestMs: Number.isFinite(timed.perRequestMs)
+          ? Math.round(timed.perRequestMs * 1000) / 1000
+          : null,
         codeCall: call,
         costPerMillion: {
           search: round1(costPerMillion(search.cpuMs ?? 0, side.uniquePerRun)),

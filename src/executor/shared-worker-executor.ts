@@ -21,7 +21,9 @@
  * Web APIs the engine lacks (no `Intl`, `TextEncoder`, `URL`, `crypto`, `structuredClone`).
  */
 import type { EngineExtension, EngineRunRequest, EngineStop } from "../../sandbox/engine-protocol";
+import { engineErrorLikeV8 } from "./shared-error-position";
 import { HostBridge } from "./host-bridge";
+import { checkNamespaces } from "./namespace-names";
 import { resolveLimits } from "./limits";
 import { prepareCode } from "./prepare-code";
 import { responseToOutcome } from "./sandbox-response";
@@ -63,7 +65,6 @@ const STEPS_PER_OPERATION = 4;
  */
 const INTERRUPTS_PER_CPU_MS = 6;
 const STACK_BYTES = 192 * 1024;
-const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 
 interface EngineEntrypoint {
   run(request: EngineRunRequest, host: HostBridge): Promise<unknown>;
@@ -116,12 +117,8 @@ export class SharedWorkerExecutor implements Executor {
     const namespaces = request.namespaces ?? {};
     try {
       limits = resolveLimits(this.limits, request.limits);
-      for (const [ns, fns] of Object.entries(namespaces)) {
-        if (!IDENTIFIER.test(ns) || ns.startsWith("__cm$"))
-          throw new TypeError(`Namespace "${ns}" is not a valid identifier.`);
-        for (const [name, fn] of Object.entries(fns))
-          if (typeof fn !== "function") throw new TypeError(`${ns}.${name} must be a function.`);
-      }
+      // The same checks (and error) as the per-run isolate.
+      checkNamespaces(namespaces);
     } catch (error) {
       const { name, message } = error as Error;
       return failed({ name, message });
@@ -210,12 +207,9 @@ export class SharedWorkerExecutor implements Executor {
         return ended("error", { name: "AbortError", message: "The run was cancelled." });
       const common = { ...base, calls: bridge.calls, durationMs: Date.now() - started };
       if (typeof response === "string") {
-        return responseToOutcome(
-          parseJson(response),
-          bridge,
-          prepared,
-          common,
-          limits.maxResultBytes,
+        return engineErrorLikeV8(
+          responseToOutcome(parseJson(response), bridge, prepared, common, limits.maxResultBytes),
+          request.code,
         );
       }
       const halt = response as EngineStop;

@@ -1,6 +1,6 @@
 /**
  * Web APIs the WebAssembly engine lacks and the sandbox modules (or common model code) use:
- * UTF-8 `TextEncoder` and `TextDecoder`. Imported first by engine-guest.ts, so they exist before
+ * UTF-8 `TextEncoder` and `TextDecoder`, and `btoa`/`atob`. Imported first by engine-guest.ts, so they exist before
  * any other sandbox module loads; a fresh engine context gets fresh copies every run.
  */
 const g = globalThis as unknown as Record<string, unknown>;
@@ -96,5 +96,57 @@ if (typeof g["TextDecoder"] !== "function") {
   };
 }
 
+const BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/** The error the Web APIs throw (a DOMException named InvalidCharacterError in V8). */
+function invalid(message: string): Error {
+  const error = new Error(message);
+  error.name = "InvalidCharacterError";
+  return error;
+}
+
+/** Base64 of a binary string (each char one byte), as the Web's `btoa`. */
+function toBase64(input: unknown): string {
+  const text = String(input);
+  let out = "";
+  for (let i = 0; i < text.length; i += 3) {
+    const a = text.charCodeAt(i);
+    const b = i + 1 < text.length ? text.charCodeAt(i + 1) : 0;
+    const c = i + 2 < text.length ? text.charCodeAt(i + 2) : 0;
+    if (a > 255 || b > 255 || c > 255)
+      throw invalid(
+        "btoa: the string has characters outside Latin-1; encode it as UTF-8 bytes first.",
+      );
+    const n = (a << 16) | (b << 8) | c;
+    out += BASE64[n >> 18]! + BASE64[(n >> 12) & 63]!;
+    out += i + 1 < text.length ? BASE64[(n >> 6) & 63]! : "=";
+    out += i + 2 < text.length ? BASE64[n & 63]! : "=";
+  }
+  return out;
+}
+
+/** The binary string of Base64 text, as the Web's `atob` (whitespace ignored). */
+function fromBase64(input: unknown): string {
+  let text = String(input).replace(/[\t\n\f\r ]+/g, "");
+  if (text.length % 4 === 0) text = text.replace(/==?$/, "");
+  if (text.length % 4 === 1 || /[^A-Za-z0-9+/]/.test(text))
+    throw invalid("atob: the string is not valid Base64.");
+  let out = "";
+  let bits = 0;
+  let value = 0;
+  for (let i = 0; i < text.length; i++) {
+    value = (value << 6) | BASE64.indexOf(text[i]!);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += String.fromCharCode((value >> bits) & 255);
+    }
+  }
+  return out;
+}
+
+if (typeof g["btoa"] !== "function") g["btoa"] = toBase64;
+if (typeof g["atob"] !== "function") g["atob"] = fromBase64;
+
 /** Names of the Web APIs this module provides when the engine lacks them. */
-export const POLYFILLS: readonly string[] = ["TextEncoder", "TextDecoder"];
+export const POLYFILLS: readonly string[] = ["TextEncoder", "TextDecoder", "btoa", "atob"];

@@ -12,6 +12,7 @@ import type {
 } from "quickjs-emscripten-core";
 import modules from "./engine-modules.json";
 import type { EngineRunRequest, EngineStop } from "./engine-protocol";
+import { describe, stopMessage } from "./engine-messages";
 import type { HostBridgeApi, HostReply } from "./protocol";
 
 /** Engine module texts shipped beside the runner (see src/executor/shared-worker-code.ts). */
@@ -287,29 +288,4 @@ export class EngineRun {
       return false;
     }
   }
-}
-
-function stopMessage(kind: EngineStop["stop"], request: EngineRunRequest): string {
-  const { maxOperations, cpuBound, cpuMs } = request;
-  switch (kind) {
-    case "interrupted":
-      if (cpuBound)
-        return `CPU budget of ${cpuMs} ms exceeded: the engine stopped the code after as many steps as that budget allows (a runaway loop, or heavy computation?). Do less work per run or ask the host for a larger cpuMs.`;
-      // The engine's step budget is derived from maxOperations: the same limit, counted by the
-      // engine (it also sees native work such as regular-expression backtracking).
-      return `Operation budget of ${maxOperations} exceeded: the engine stopped the code after as many steps as that budget allows (a runaway loop, or a regular expression that backtracks catastrophically?). Make the work bounded or ask the host for a larger maxOperations.`;
-    case "memory":
-      return "The code ran out of memory.";
-    case "timeout":
-      return "The run passed its deadline.";
-    case "failed":
-      return "The engine failed.";
-    case "missing":
-      return "The shared worker does not hold the run's data.";
-  }
-}
-
-/** A thrown value as a message. */
-export function describe(value: unknown): string {
-  return value instanceof Error ? value.message : String(value);
 }

@@ -21,7 +21,8 @@ import {
 } from "quickjs-emscripten-core";
 import wasmModule from "./quickjs.wasm";
 import { readData, storeData } from "./engine-data-cache";
-import { describe, EngineRun } from "./engine-run";
+import { describe } from "./engine-messages";
+import { EngineRun } from "./engine-run";
 import type { EngineRunRequest, EngineStop } from "./engine-protocol";
 import type { HostBridgeApi } from "./protocol";
 

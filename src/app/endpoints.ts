@@ -7,7 +7,7 @@
 import { codeMcpServer } from "../codemode/code-mcp-server";
 import type { CodeUpstream } from "../codemode/upstream-connection";
 import { openApiMcpServer } from "../codemode/openapi-mcp-server";
-import { createExecutor } from "./executor-setting";
+import { createExecutor } from "./create-executor";
 import { createMcpHandler } from "../mcp/create-mcp-handler";
 import type { StatelessMcpHandler } from "../mcp/handler-types";
 import { loadSpec, type OpenApiSpec } from "../openapi/open-api-spec";

@@ -7,10 +7,10 @@
  * - `shared-worker`: one stable Dynamic Worker per deployment running each program in a fresh
  *   WebAssembly engine context (`SharedWorkerExecutor`): about 1/1000 of the cost per run, an
  *   interpreter's speed, and concurrent runs sharing one isolate.
+ *
+ * Plain data only: the launchers' Node build checks the configuration with this module, so it
+ * must not import Worker-only code (create-executor.ts builds the executor).
  */
-import { SharedWorkerExecutor } from "../executor/shared-worker-executor";
-import type { Executor, ExecutorLimits } from "../executor/types";
-import { WorkerLoaderExecutor } from "../executor/worker-loader-executor";
 
 /** The values `EXECUTOR` accepts. */
 export const EXECUTOR_KINDS = ["isolate-per-run", "shared-worker"] as const;
@@ -38,20 +38,4 @@ export function parseExecutorSetting(
     message: `EXECUTOR must be ${EXECUTOR_KINDS.join(" or ")}; got "${raw}".`,
     fix: `Set EXECUTOR=${DEFAULT_EXECUTOR} (a new isolate per run) or EXECUTOR=shared-worker (one stable Dynamic Worker; see docs/executor.md).`,
   };
-}
-
-/**
- * Builds the configured executor.
- * @param kind - from {@link parseExecutorSetting}
- * @param loader - the Worker Loader binding
- * @param limits - the `LIMIT_*` settings
- */
-export function createExecutor(
-  kind: ExecutorKind,
-  loader: WorkerLoader,
-  limits: Partial<ExecutorLimits>,
-): Executor {
-  return kind === "shared-worker"
-    ? new SharedWorkerExecutor({ loader, limits, name: "code-mode-mcp" })
-    : new WorkerLoaderExecutor({ loader, limits });
 }

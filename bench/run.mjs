@@ -13,6 +13,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { codeDescription, toolsListTokens } from "./driver/context.mjs";
 import { codeToolLatency, remoteUpstreamOverhead } from "./driver/code-latency.mjs";
+import { costMarkdown, costModel } from "./driver/cost.mjs";
 import { executeCost, searchLatency } from "./driver/latency.mjs";
 import { markdown, tableRows } from "./driver/report.mjs";
 import { PROBES, RUNAWAY, runProbe } from "./driver/robustness.mjs";
@@ -168,6 +169,10 @@ try {
   results.p8 = await phase("P8", main, () =>
     remoteUpstreamOverhead(main.base, { ...config.code, log }),
   );
+  log("cost per run (#19): isolate-per-run, shared-worker, anchor");
+  results.cost = await phase("cost", main, () =>
+    costModel(main, { reps: config.executeReps * 2, log }),
+  );
   results.p5 = [];
   for (const c of config.concurrency) {
     const w = { concurrency: c };
@@ -238,10 +243,13 @@ if (!quick) results.runs = await runsLatency({ log });
 results.robustness = robustness;
 results.durationSec = Math.round((Date.now() - started) / 1000);
 results.table = [...tableRows(results), ...runsRows(results.runs)];
-const table = markdown(
-  results.table,
-  robustness.anchor.length ? robustness : { ours: robustness.ours, anchor: [] },
-);
+const table = [
+  markdown(
+    results.table,
+    robustness.anchor.length ? robustness : { ours: robustness.ours, anchor: [] },
+  ),
+  costMarkdown(results.cost),
+].join("\n\n");
 console.log(`\n${table}\n`);
 log(`finished in ${results.durationSec} s`);
 if (!quick) {

@@ -111,9 +111,7 @@ export async function run(
       let api = namespaces.get(ext.namespace);
       if (!api) namespaces.set(ext.namespace, (api = {}));
       const data = extensionData[i]!;
-      const mod = (await import("./ext-openapi.js")) as {
-        install(api: Record<string, unknown>, data: string | Uint8Array): void;
-      };
+      const mod = await loadExtension(ext.name);
       mod.install(api, typeof data === "string" ? data : new Uint8Array(data));
     }
     for (const [namespace, api] of namespaces) {
@@ -167,6 +165,21 @@ function finishResponse(): SandboxResponse {
     operations,
     budgetExhausted: exhausted,
   };
+}
+
+/** An extension module: adds functions to a namespace. */
+interface SandboxExtension {
+  install(api: Record<string, unknown>, data: string | Uint8Array): void;
+}
+
+/** Imports an extension module (literal specifiers keep them external to this bundle). */
+async function loadExtension(name: SandboxExtensionRequest["name"]): Promise<SandboxExtension> {
+  switch (name) {
+    case "openapi":
+      return (await import("./ext-openapi.js")) as SandboxExtension;
+    case "request":
+      return (await import("./ext-request.js")) as SandboxExtension;
+  }
 }
 
 function toSandboxError(thrown: unknown): SandboxError {

@@ -12,10 +12,16 @@ import type {
 } from "quickjs-emscripten-core";
 import modules from "./engine-modules.json";
 import type { EngineRunRequest, EngineStop } from "./engine-protocol";
+import { describe, stopMessage } from "./engine-messages";
 import type { HostBridgeApi, HostReply } from "./protocol";
 
 /** Engine module texts shipped beside the runner (see src/executor/shared-worker-code.ts). */
-const TEXTS = modules as Record<"guest.js" | "runtime.js" | "ext-openapi.js", string>;
+const TEXTS = modules as Record<
+  "guest.js" | "runtime.js" | "ext-openapi.js" | "ext-request.js",
+  string
+>;
+/** V8's decoder, for the engine's large `TextDecoder` inputs (see engine-polyfills.ts). */
+const UTF8 = new TextDecoder();
 /** Interrupts the guest may use to drain its logs after the budget stopped the program. */
 const FINISH_GRACE = 200;
 
@@ -39,6 +45,7 @@ export class EngineRun {
   constructor(
     quickjs: QuickJSWASMModule,
     private readonly request: EngineRunRequest,
+    private readonly data: readonly (string | Uint8Array)[],
     private readonly hostCall: HostBridgeApi["call"],
   ) {
     this.interruptLimit = request.maxInterrupts;
@@ -80,20 +87,31 @@ export class EngineRun {
       this.hostFunction(ns, name, args, logs),
     );
     const timer = ctx.newFunction("timer", (ms) => this.timerFunction(ms));
+    const utf8 = ctx.newFunction("utf8", (buffer, offset, length) =>
+      this.utf8Function(buffer, offset, length),
+    );
     ctx.setProp(ctx.global, "__cm$host", host);
     ctx.setProp(ctx.global, "__cm$timer", timer);
+    ctx.setProp(ctx.global, "__cm$utf8", utf8);
     host.dispose();
     timer.dispose();
+    utf8.dispose();
     const exports = this.keep(
       ctx.unwrapResult(ctx.evalCode(TEXTS["guest.js"], "guest.js", { type: "module" })),
     );
     const run = this.keep(ctx.getProp(exports, "run"));
     const data = this.keep(ctx.newArray());
-    this.request.extensions.forEach((ext, i) => {
+    // Each run's engine gets its own copy of the data (the worker's stored copy is never
+    // reachable from the engine): a run can change its copy, never the next run's.
+    this.data.forEach((value, i) => {
       const item =
-        typeof ext.data === "string"
-          ? ctx.newString(ext.data)
-          : ctx.newArrayBuffer(ext.data.slice().buffer);
+        typeof value === "string"
+          ? ctx.newString(value)
+          : ctx.newArrayBuffer(
+              value.byteOffset === 0 && value.byteLength === value.buffer.byteLength
+                ? value.buffer
+                : value.slice().buffer,
+            );
       ctx.setProp(data, i, item);
       item.dispose();
     });
@@ -142,7 +160,7 @@ export class EngineRun {
     this.stopped = kind;
     const out: EngineStop = {
       stop: kind,
-      message: message || stopMessage(kind, this.request.maxOperations),
+      message: message || stopMessage(kind, this.request),
     };
     try {
       if (this.broken) throw new Error("The engine is broken.");
@@ -229,6 +247,24 @@ export class EngineRun {
     return deferred.handle;
   }
 
+  /** UTF-8 text of `length` bytes at `offset` of an engine ArrayBuffer, decoded by V8. */
+  private utf8Function(
+    buffer: QuickJSHandle,
+    offset: QuickJSHandle,
+    length: QuickJSHandle,
+  ): QuickJSHandle {
+    const ctx = this.ctx;
+    const copy = ctx.getArrayBuffer(buffer);
+    try {
+      const bytes = copy.value;
+      const start = Math.max(0, Math.min(ctx.getNumber(offset) || 0, bytes.byteLength));
+      const end = Math.max(start, Math.min(start + (ctx.getNumber(length) || 0), bytes.byteLength));
+      return ctx.newString(UTF8.decode(bytes.subarray(start, end)));
+    } finally {
+      copy.dispose();
+    }
+  }
+
   private keep(handle: QuickJSHandle): QuickJSHandle {
     this.handles.push(handle);
     return handle;
@@ -252,24 +288,4 @@ export class EngineRun {
       return false;
     }
   }
-}
-
-function stopMessage(kind: EngineStop["stop"], maxOperations: number): string {
-  switch (kind) {
-    case "interrupted":
-      // The engine's step budget is derived from maxOperations: the same limit, counted by the
-      // engine (it also sees native work such as regular-expression backtracking).
-      return `Operation budget of ${maxOperations} exceeded: the engine stopped the code after as many steps as that budget allows (a runaway loop, or a regular expression that backtracks catastrophically?). Make the work bounded or ask the host for a larger maxOperations.`;
-    case "memory":
-      return "The code ran out of memory.";
-    case "timeout":
-      return "The run passed its deadline.";
-    case "failed":
-      return "The engine failed.";
-  }
-}
-
-/** A thrown value as a message. */
-export function describe(value: unknown): string {
-  return value instanceof Error ? value.message : String(value);
 }

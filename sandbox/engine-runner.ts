@@ -20,7 +20,9 @@ import {
   type QuickJSWASMModule,
 } from "quickjs-emscripten-core";
 import wasmModule from "./quickjs.wasm";
-import { describe, EngineRun } from "./engine-run";
+import { readData, storeData } from "./engine-data-cache";
+import { describe } from "./engine-messages";
+import { EngineRun } from "./engine-run";
 import type { EngineRunRequest, EngineStop } from "./engine-protocol";
 import type { HostBridgeApi } from "./protocol";
 
@@ -49,7 +51,19 @@ export default class EngineRunner extends WorkerEntrypoint {
       engine = undefined;
       return { stop: "failed", message: `The engine failed to load: ${describe(error)}` };
     }
-    const run = new EngineRun(quickjs, request, hostCall);
+    const data: (string | Uint8Array)[] = [];
+    for (const ext of request.extensions) {
+      const value =
+        ext.key === undefined
+          ? ext.data
+          : ext.data !== undefined
+            ? storeData(ext.key, ext.data)
+            : readData(ext.key);
+      if (value === undefined)
+        return { stop: "missing", message: `The shared worker does not hold ${ext.key}.` };
+      data.push(value);
+    }
+    const run = new EngineRun(quickjs, request, data, hostCall);
     try {
       return await run.result;
     } finally {

@@ -98,6 +98,7 @@ const version = createHash("sha256")
   .update(engineTexts.guest)
   .update(texts["runtime.js"] ?? "")
   .update(texts["ext-openapi.js"] ?? "")
+  .update(texts["ext-request.js"] ?? "")
   .update(wasm)
   .digest("hex")
   .slice(0, 16);

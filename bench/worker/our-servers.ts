@@ -7,7 +7,9 @@ import {
   createMcpHandler,
   loadSpec,
   openApiMcpServer,
+  SharedWorkerExecutor,
   WorkerLoaderExecutor,
+  type Executor,
   type OpenApiSpec,
   type StatelessMcpHandler,
 } from "../../src/index";
@@ -23,27 +25,36 @@ const handlers = new Map<string, StatelessMcpHandler>();
 let spec: OpenApiSpec | undefined;
 let github: OpenApiSpec | undefined;
 
-function executor(env: Cloudflare.Env): WorkerLoaderExecutor {
-  return new WorkerLoaderExecutor({ loader: env.LOADER, limits: { timeoutMs: RUN_TIMEOUT_MS } });
+/** `/ours/…` runs on a new isolate per run; `/shared/…` on the shared worker (bench/driver/cost.mjs). */
+function executor(env: Cloudflare.Env, path: string): Executor {
+  const limits = { timeoutMs: RUN_TIMEOUT_MS };
+  return path.startsWith("/shared/")
+    ? new SharedWorkerExecutor({ loader: env.LOADER, limits, name: "bench" })
+    : new WorkerLoaderExecutor({ loader: env.LOADER, limits });
 }
 
 /**
- * The handler for `/ours/openapi` or `/ours/code/<n>`, or undefined for another path.
+ * The handler for `/ours/openapi`, `/ours/code/<n>` or their `/shared/…` twins (the
+ * shared-worker executor), or undefined for another path.
  * @param path - the request's pathname
  * @param env - bindings (the LOADER)
  */
 export function ourHandler(path: string, env: Cloudflare.Env): StatelessMcpHandler | undefined {
   let handler = handlers.get(path);
   if (handler) return handler;
-  if (path === "/ours/openapi" || path === "/ours/openapi-unvalidated") {
+  if (
+    path === "/ours/openapi" ||
+    path === "/ours/openapi-unvalidated" ||
+    path === "/shared/openapi"
+  ) {
     // The second route differs only in skipping request validation, the one thing the anchor
     // does not do per request: P4 reports its per-request cost beside the default's.
     spec ??= loadSpec(specText);
     handler = createMcpHandler(
       openApiMcpServer({
         spec,
-        validateRequests: path === "/ours/openapi",
-        executor: executor(env),
+        validateRequests: path !== "/ours/openapi-unvalidated",
+        executor: executor(env, path),
         request: (request) => {
           const reply = mockApi(request);
           return { status: reply.status, body: reply.body };
@@ -63,10 +74,10 @@ export function ourHandler(path: string, env: Cloudflare.Env): StatelessMcpHandl
       { route: path },
     );
   } else {
-    const n = /^\/ours\/code\/(\d+)$/.exec(path)?.[1];
+    const n = /^\/(?:ours|shared)\/code\/(\d+)$/.exec(path)?.[1];
     if (n === undefined) return undefined;
     handler = createMcpHandler(
-      codeMcpServer({ upstream: v2ToolServer(Number(n)), executor: executor(env) }),
+      codeMcpServer({ upstream: v2ToolServer(Number(n)), executor: executor(env, path) }),
       { route: path },
     );
   }

@@ -13,6 +13,7 @@ import { parseAllowedHostnames } from "./allowed-hosts";
 import { MIN_SECRET_LENGTH } from "../codemode/redaction";
 import { parseUpstreams, shortUpstreamCredentials, type UpstreamServer } from "./upstream-config";
 import { resolveLimits } from "../executor/limits";
+import { parseExecutorSetting, type ExecutorKind } from "./executor-setting";
 import type { ExecutorLimits } from "../executor/types";
 import type { AppSettings } from "./setting-names";
 import { readRunSettings, type RunSettings } from "./runs/run-settings";
@@ -50,6 +51,8 @@ export interface AppConfig {
   /** The sealing key for approvals (`REQUEST_STATE_KEY`), when set. */
   requestStateKey?: string;
   limits: Partial<ExecutorLimits>;
+  /** Which executor runs programs (`EXECUTOR`, see executor-setting.ts). */
+  executor: ExecutorKind;
   apiKey?: string;
   oauth: boolean;
   /** Host names the Worker answers to (`ALLOWED_HOSTNAMES`, see allowed-hosts.ts). */
@@ -261,7 +264,11 @@ export function readConfig(
   }
 
   const runs = readRunSettings(settings, problems);
-  if (problems.length > 0) return { ok: false, problems };
+  const executor = parseExecutorSetting(settings.EXECUTOR);
+  if (!executor.ok)
+    problems.push({ setting: "EXECUTOR", message: executor.message, fix: executor.fix });
+
+  if (problems.length > 0 || !executor.ok) return { ok: false, problems };
   return {
     ok: true,
     config: {
@@ -271,6 +278,7 @@ export function readConfig(
       approvals,
       ...(requestStateKey ? { requestStateKey } : {}),
       limits,
+      executor: executor.kind,
       ...(apiKey ? { apiKey } : {}),
       oauth,
       allowedHostnames: hosts.ok ? hosts.hostnames : [],

@@ -8,7 +8,7 @@ import { waitUntil } from "cloudflare:workers";
 import { codeMcpServer } from "../codemode/code-mcp-server";
 import type { CodeUpstream } from "../codemode/upstream-connection";
 import { openApiMcpServer } from "../codemode/openapi-mcp-server";
-import { WorkerLoaderExecutor } from "../executor/worker-loader-executor";
+import { createExecutor } from "./create-executor";
 import { createMcpHandler } from "../mcp/create-mcp-handler";
 import type { StatelessMcpHandler } from "../mcp/handler-types";
 import { loadSpec, type OpenApiSpec } from "../openapi/openapi-spec";
@@ -58,10 +58,7 @@ export function endpointsFor(
     spec = loadSpec(text);
     specs.set(config.specName, spec);
   }
-  const executor = new WorkerLoaderExecutor({
-    loader: env.LOADER,
-    limits: config.limits,
-  });
+  const executor = createExecutor(config.executor, env.LOADER, config.limits);
   const approvalKey = config.approvals ? (config.requestStateKey ?? isolateKey()) : undefined;
   const secrets = configuredSecrets(config);
   // Every run of both endpoints is recorded, sharded by caller and day (runs/run-history.ts).

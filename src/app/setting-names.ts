@@ -25,6 +25,7 @@ export const SETTING_NAMES = [
   "RUNS",
   "RUNS_RETENTION_DAYS",
   "RUNS_RETENTION_COUNT",
+  "EXECUTOR",
 ] as const;
 
 /** One of {@link SETTING_NAMES}. */

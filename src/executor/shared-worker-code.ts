@@ -57,6 +57,7 @@ export function sharedWorkerCode(options: SharedWorkerOptions): WorkerLoaderWork
           "guest.js": ENGINE_MODULES.guest,
           "runtime.js": SANDBOX_MODULES["runtime.js"],
           "ext-openapi.js": SANDBOX_MODULES["ext-openapi.js"],
+          "ext-request.js": SANDBOX_MODULES["ext-request.js"],
         },
       },
     },

@@ -20,12 +20,15 @@
  * itself makes the next run load a fresh one); V8's speed (the engine interprets: compute-heavy code is slower);
  * Web APIs the engine lacks (no `Intl`, `TextEncoder`, `URL`, `crypto`, `structuredClone`).
  */
-import type { EngineRunRequest, EngineStop } from "../../sandbox/engine-protocol";
+import type { EngineExtension, EngineRunRequest, EngineStop } from "../../sandbox/engine-protocol";
+import { engineErrorLikeV8 } from "./shared-error-position";
 import { HostBridge } from "./host-bridge";
+import { checkNamespaces } from "./namespace-names";
 import { resolveLimits } from "./limits";
 import { prepareCode } from "./prepare-code";
 import { responseToOutcome } from "./sandbox-response";
 import { sharedWorkerCode, sharedWorkerId } from "./shared-worker-code";
+import { dataKey } from "./shared-data-key";
 import type { ExecuteRequest, ExecutionOutcome, Executor, ExecutorLimits } from "./types";
 import { CodeModeError } from "../errors";
 
@@ -33,7 +36,10 @@ import { CodeModeError } from "../errors";
 export interface SharedWorkerExecutorOptions {
   /** The Worker Loader binding (`worker_loaders` in wrangler config). */
   loader: WorkerLoader;
-  /** Defaults for every run; each run may override (except `cpuMs`, fixed per shared worker). */
+  /**
+   * Defaults for every run; each run may override. A run's `cpuMs` becomes its engine step budget
+   * (see `INTERRUPTS_PER_CPU_MS`); the default `cpuMs` is also the shared worker's platform limit.
+   */
   limits?: Partial<ExecutorLimits>;
   /** Compatibility date of the shared worker. */
   compatibilityDate?: string;
@@ -50,8 +56,16 @@ export interface SharedWorkerExecutorOptions {
 const STEPS_PER_INTERRUPT = 10_000;
 /** Engine steps allowed per instrumented operation before the engine itself stops the run. */
 const STEPS_PER_OPERATION = 4;
+/**
+ * Interrupt-handler calls per millisecond of CPU, for the cheapest engine steps: `while (true) {}`
+ * reaches one call per ~0.17 ms in this engine (Node 22 and workerd, measured 2026-12-03), so a
+ * step budget of `cpuMs × 6` stops a tight loop at about `cpuMs`. Steps doing more work (string
+ * building, property writes) take longer per call, up to ~10 ms measured: the budget is an upper
+ * bound for tight loops and an estimate otherwise; Cloudflare's own `cpuMs` on the shared worker
+ * (the executor's default) stays the hard ceiling.
+ */
+const INTERRUPTS_PER_CPU_MS = 6;
 const STACK_BYTES = 192 * 1024;
-const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 
 interface EngineEntrypoint {
   run(request: EngineRunRequest, host: HostBridge): Promise<unknown>;
@@ -105,16 +119,8 @@ export class SharedWorkerExecutor implements Executor {
     const namespaces = request.namespaces ?? {};
     try {
       limits = resolveLimits(this.limits, request.limits);
-      for (const [ns, fns] of Object.entries(namespaces)) {
-        if (!IDENTIFIER.test(ns) || ns.startsWith("__cm$"))
-          throw new CodeModeError(
-            "namespace_invalid",
-            `Namespace "${ns}" is not a valid identifier.`,
-          );
-        for (const [name, fn] of Object.entries(fns))
-          if (typeof fn !== "function")
-            throw new CodeModeError("namespace_invalid", `${ns}.${name} must be a function.`);
-      }
+      // The same checks (and error) as the per-run isolate.
+      checkNamespaces(namespaces);
     } catch (error) {
       const { name, message } = error as Error;
       return failed({ name, message });
@@ -144,6 +150,14 @@ export class SharedWorkerExecutor implements Executor {
       );
       const entry = worker.getEntrypoint() as unknown as EngineEntrypoint;
       stubs.push(entry, worker);
+      // The run's step budget: the smaller of what maxOperations allows and what its cpuMs
+      // allows (no clock advances inside synchronous code, so CPU time is counted in steps).
+      const fromOperations = Math.ceil(
+        (limits.maxOperations * STEPS_PER_OPERATION) / STEPS_PER_INTERRUPT,
+      );
+      const fromCpu = Math.ceil(limits.cpuMs * INTERRUPTS_PER_CPU_MS);
+      const maxInterrupts = Math.max(10, Math.min(fromOperations, fromCpu));
+      const cpuBound = fromCpu < fromOperations;
       const engineRequest: EngineRunRequest = {
         userModule: prepared.module,
         namespaces: Object.fromEntries(
@@ -153,15 +167,17 @@ export class SharedWorkerExecutor implements Executor {
         maxResultBytes: limits.maxResultBytes,
         maxLogBytes: limits.maxLogBytes,
         maxCallBytes: limits.maxCallBytes,
-        extensions: (request.extensions ?? []).map((e) => ({
-          name: e.name,
-          namespace: e.namespace ?? "codemode",
-          data: e.data,
-        })),
-        maxInterrupts: Math.max(
-          10,
-          Math.ceil((limits.maxOperations * STEPS_PER_OPERATION) / STEPS_PER_INTERRUPT),
+        extensions: await Promise.all(
+          (request.extensions ?? []).map(async (e): Promise<EngineExtension> => {
+            const key = await dataKey(e.data);
+            const ext = { name: e.name, namespace: e.namespace ?? "codemode" };
+            // Large data goes by key: the worker holds it from an earlier run (see below).
+            return key === undefined ? { ...ext, data: e.data } : { ...ext, key };
+          }),
         ),
+        maxInterrupts,
+        cpuBound,
+        cpuMs: limits.cpuMs,
         memoryBytes: this.memoryBytes,
         stackBytes: STACK_BYTES,
         // The runner frees the run's engine a little after the host gave up on it.
@@ -173,7 +189,16 @@ export class SharedWorkerExecutor implements Executor {
         onAbort = () => resolve("aborted");
         request.signal?.addEventListener("abort", onAbort, { once: true });
       });
-      const response = await Promise.race([entry.run(engineRequest, bridge), stop]);
+      let response = await Promise.race([entry.run(engineRequest, bridge), stop]);
+      if (isStop(response) && response.stop === "missing") {
+        // This worker instance has not seen (or has dropped) the data: send it along once.
+        const full = request.extensions ?? [];
+        engineRequest.extensions = engineRequest.extensions.map((e, i) => ({
+          ...e,
+          data: full[i]!.data,
+        }));
+        response = await Promise.race([entry.run(engineRequest, bridge), stop]);
+      }
       if (response === "timeout") {
         return ended("timeout", {
           name: "TimeoutError",
@@ -184,12 +209,9 @@ export class SharedWorkerExecutor implements Executor {
         return ended("error", { name: "AbortError", message: "The run was cancelled." });
       const common = { ...base, calls: bridge.calls, durationMs: Date.now() - started };
       if (typeof response === "string") {
-        return responseToOutcome(
-          parseJson(response),
-          bridge,
-          prepared,
-          common,
-          limits.maxResultBytes,
+        return engineErrorLikeV8(
+          responseToOutcome(parseJson(response), bridge, prepared, common, limits.maxResultBytes),
+          request.code,
         );
       }
       const halt = response as EngineStop;
@@ -225,6 +247,10 @@ export class SharedWorkerExecutor implements Executor {
       for (const stub of stubs) disposeQuietly(stub);
     }
   }
+}
+
+function isStop(value: unknown): value is EngineStop {
+  return typeof value === "object" && value !== null && "stop" in value;
 }
 
 function parseJson(text: string): unknown {

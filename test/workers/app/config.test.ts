@@ -18,6 +18,7 @@ describe("readConfig", () => {
         upstream: { kind: "demo" },
         approvals: false,
         limits: {},
+        executor: "isolate-per-run",
         oauth: false,
         allowedHostnames: ["localhost", "127.0.0.1", "[::1]", "*.workers.dev"],
         runs: { enabled: true, retentionDays: 7, retentionCount: 1_000 },

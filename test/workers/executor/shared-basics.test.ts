@@ -140,3 +140,15 @@ describe("shared-worker executor: runaways end with a definite outcome", () => {
     expect(await normalRun()).toMatchObject({ status: "ok", result: 499501 });
   });
 });
+
+describe("shared-worker executor: Web APIs the engine lacks", () => {
+  it("has btoa and atob as the per-run isolate does", async () => {
+    const outcome = await executor.execute({
+      code: "let bad; try { btoa('€') } catch (e) { bad = e.name } return [btoa('hi?'), btoa(''), btoa('ab'), atob('aGk/'), atob(' YW Jj '), atob(btoa('\\u00ff\\u0000x')).length, bad]",
+    });
+    expect(outcome).toMatchObject({
+      status: "ok",
+      result: ["aGk/", "", "YWI=", "hi?", "abc", 3, "InvalidCharacterError"],
+    });
+  });
+});

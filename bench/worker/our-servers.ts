@@ -68,7 +68,7 @@ export function ourHandler(path: string, env: Cloudflare.Env): StatelessMcpHandl
     handler = createMcpHandler(
       openApiMcpServer({
         spec: github,
-        executor: executor(env),
+        executor: executor(env, path),
         request: (request) => ({ status: 200, body: { path: request.path } }),
       }),
       { route: path },

@@ -6,7 +6,9 @@
 import { describe, expect, it } from "vitest";
 import { readConfig } from "../../../src/app/config";
 import { parseExecutorSetting } from "../../../src/app/executor-setting";
-import { configured, connect, text } from "./helpers";
+import { connect } from "../../helpers/mcp-client";
+import { text } from "../../helpers/tool-result";
+import { configured } from "./helpers";
 
 const PROBE =
   "async () => ({ intl: typeof Intl, tasks: typeof (await codemode.request({ method: 'GET', path: '/tasks' })) === 'object' })";

@@ -8,7 +8,7 @@
  */
 import type { Tool } from "@modelcontextprotocol/server";
 import { SHARED_SCOPE, type CallerScope } from "./upstream-caller";
-import { guessHolds, guessToolList } from "./upstream-speculation";
+import { guessHolds, guessToolList, listEveryTool } from "./upstream-speculation";
 import {
   isSharedUpstream,
   openUpstream,
@@ -83,8 +83,10 @@ export class Upstream {
    * A connection for one run: the shared one for a server instance, a new one otherwise
    * (adopting what `scope`'s last connection negotiated). Close it with {@link Upstream.release}.
    * @param scope - the caller's authorization context (see upstream-caller.ts)
+   * @param listing - the session is for a tool listing (which may be repeated, so its 2025-era
+   *   handshake need not wait for `notifications/initialized` to be answered)
    */
-  async session(scope: CallerScope = SHARED_SCOPE): Promise<UpstreamSession> {
+  async session(scope: CallerScope = SHARED_SCOPE, listing = false): Promise<UpstreamSession> {
     if (!isSharedUpstream(this.upstream)) {
       const state = this.state(scope);
       const session = await openUpstream(
@@ -93,6 +95,7 @@ export class Upstream {
         state.negotiated,
         scope.headers,
         this.legacy,
+        listing,
       );
       if (session.negotiated) this.legacy = session.negotiated.kind === "legacy";
       const keep =
@@ -151,17 +154,20 @@ export class Upstream {
       "url" in this.upstream && !this.legacy && !this.state(scope).negotiated
         ? guessToolList(this.upstream, scope.headers)
         : undefined;
-    const session = await this.session(scope);
+    const session = await this.session(scope, true);
     try {
       const guessed = await guess;
       if (guessHolds(guessed, session.negotiated)) return guessed.tools;
-      const tools: Tool[] = [];
-      let cursor: string | undefined;
-      do {
-        const page = await session.client.listTools(cursor === undefined ? {} : { cursor });
-        tools.push(...page.tools);
-        cursor = page.nextCursor;
-      } while (cursor);
+      // The listing may overtake the `notifications/initialized` sent just before it, and a
+      // strict server refuses requests before that notification: list again once it landed.
+      const tools = await listEveryTool(session.client).catch(async (error: unknown) => {
+        const notified = session.handshakeSettled();
+        if (!notified) throw error;
+        await notified.catch(() => {});
+        return listEveryTool(session.client);
+      });
+      // No call may overtake the notification either: the run starts once it was answered.
+      await session.handshakeSettled()?.catch(() => {});
       return tools;
     } finally {
       await this.release(session);

@@ -10,7 +10,7 @@
  *   run (Workers I/O cannot be shared across requests) that reuses what the isolate's first
  *   connection in the same authorization context negotiated ({@link Negotiated}), so a warm run
  *   sends only its own calls; it opens no stream (no list-changed subscription: the tool list
- *   refreshes by age; no 2025-era standalone GET stream: see {@link withoutStandaloneStream}). `headers` carry the upstream's auth (fixed, or per outer caller: see
+ *   refreshes by age; no 2025-era standalone GET stream: see upstream-fetch.ts). `headers` carry the upstream's auth (fixed, or per outer caller: see
  *   upstream-caller.ts) and are never shown to the sandbox; `fetch` lets a service binding or
  *   test reach the endpoint.
  */
@@ -24,6 +24,7 @@ import { McpServer as V1McpServer } from "@modelcontextprotocol/sdk/server/mcp.j
 import { McpServer as V2McpServer } from "@modelcontextprotocol/server";
 import { CodeModeError } from "../errors";
 import type { UpstreamHeaders } from "./upstream-caller";
+import { upstreamFetch } from "./upstream-fetch";
 
 /** A server instance code mode can connect to in memory. */
 export type LocalMcpServer = V2McpServer | V1McpServer;
@@ -69,6 +70,12 @@ export interface UpstreamSession {
   readonly negotiated?: Negotiated;
   /** Whether this connection adopted an earlier negotiation instead of its own handshake. */
   readonly reused: boolean;
+  /**
+   * The answer to what the handshake sent without waiting (the 2025-era
+   * `notifications/initialized` of an `eagerInitialized` connection), `undefined` when nothing
+   * was: settles when answered, rejects when refused.
+   */
+  handshakeSettled(): Promise<void> | undefined;
   close(): Promise<void>;
 }
 
@@ -89,6 +96,8 @@ export function isSharedUpstream(upstream: CodeUpstream): upstream is LocalMcpSe
  * @param reuse - what an earlier connection in the same authorization context negotiated
  * @param headers - the resolved headers of a remote upstream (see upstream-caller.ts)
  * @param knownLegacy - the upstream is known to speak only the 2025 era: skip the discover probe
+ * @param eagerInitialized - a 2025-era handshake sends `notifications/initialized` without waiting
+ *   for its answer (only when the next request may be repeated if it overtakes it: a listing)
  * @throws CodeModeError `upstream_invalid` for an unknown upstream kind, `upstream_unreachable`
  *   when the connection fails (the message never includes configured headers)
  */
@@ -98,6 +107,7 @@ export async function openUpstream(
   reuse?: Negotiated,
   headers?: Record<string, string>,
   knownLegacy = false,
+  eagerInitialized = false,
 ): Promise<UpstreamSession> {
   const shared = isSharedUpstream(upstream);
   const remote = !shared && "url" in upstream;
@@ -114,6 +124,7 @@ export async function openUpstream(
         }),
   });
   let negotiated: Negotiated | undefined;
+  let handshakeSettled = (): Promise<void> | undefined => undefined;
   try {
     if (shared || "server" in upstream) {
       const server = shared ? upstream : await upstream.server();
@@ -128,9 +139,14 @@ export async function openUpstream(
       await (server as V2McpServer).connect(serverSide);
       await client.connect(clientSide);
     } else if ("url" in upstream) {
+      const shaped = upstreamFetch(
+        upstream.fetch ?? ((input, init) => fetch(input, init)),
+        eagerInitialized,
+      );
+      handshakeSettled = shaped.initialized;
       const transport = new StreamableHTTPClientTransport(new URL(upstream.url), {
         ...(headers ? { requestInit: { headers } } : {}),
-        fetch: withoutStandaloneStream(upstream.fetch ?? ((input, init) => fetch(input, init))),
+        fetch: shaped.fetch,
         ...(reuse?.kind === "legacy" ? { sessionId: reuse.sessionId } : {}),
       });
       negotiated = await connectRemote(client, transport, reuse, knownLegacy);
@@ -149,7 +165,14 @@ export async function openUpstream(
       { cause: error },
     );
   }
-  return { client, shared, negotiated, reused: reuse !== undefined, close: () => client.close() };
+  return {
+    client,
+    shared,
+    negotiated,
+    reused: reuse !== undefined,
+    handshakeSettled,
+    close: () => client.close(),
+  };
 }
 
 /**
@@ -180,25 +203,6 @@ async function connectRemote(
   return transport.sessionId && version
     ? { kind: "legacy", sessionId: transport.sessionId, protocolVersion: version }
     : undefined;
-}
-
-/**
- * A fetch that answers the 2025-era standalone stream request (a `GET` without `Last-Event-ID`,
- * which the SDK transport opens after every `initialize`) with `405` itself, as a server without
- * that stream would: a run listens to nothing outside its own requests, so the stream would be
- * a wasted connection per handshake. Resumption `GET`s (with `Last-Event-ID`) go through.
- * @param fetch - the upstream's fetch
- */
-function withoutStandaloneStream(
-  fetch: (input: string | URL | Request, init?: RequestInit) => Promise<Response>,
-): (input: string | URL | Request, init?: RequestInit) => Promise<Response> {
-  return (input, init) => {
-    const method = init?.method ?? (input instanceof Request ? input.method : "GET");
-    const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : {}));
-    if (method.toUpperCase() === "GET" && !headers.has("last-event-id"))
-      return Promise.resolve(new Response(null, { status: 405 }));
-    return fetch(input, init);
-  };
 }
 
 /**

@@ -119,4 +119,52 @@ describe("remote upstream handshakes", () => {
     expect(run.at(-1)).toBe("POST tools/call");
     await client.close();
   });
+
+  it("a strict upstream refusing requests before notifications/initialized: listed again, then calls", async () => {
+    // Like servers that gate requests on the notification: the first listing overtakes it (the
+    // notification is held back here) and is refused; the listing is repeated once it landed,
+    // and no call goes out before the notification was answered.
+    const log: Log = [];
+    const handler = createLegacyMcpHandler(v1Upstream());
+    const ready = new Set<string>();
+    const fetch = recording(async (r) => {
+      const id = r.headers.get("mcp-session-id") ?? "";
+      const body = r.method === "POST" ? ((await r.clone().json()) as { method?: string }) : {};
+      if (body.method === "notifications/initialized") {
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        ready.add(id);
+      } else if (id && body.method !== undefined && !ready.has(id))
+        return Response.json({
+          jsonrpc: "2.0",
+          error: {
+            code: -32602,
+            message: "Received request before initialization was complete",
+          },
+          id: (body as { id?: number }).id ?? null,
+        });
+      return handler.fetch(r);
+    }, log);
+    const client = await connect(
+      createMcpHandler(
+        codeMcpServer({
+          upstream: { url: "http://upstream.local/mcp", fetch },
+          executor,
+        }),
+      ),
+    );
+    const result = await client.callTool({
+      name: "code",
+      arguments: { code: ONE_CALL },
+    });
+    expect(result.isError, `${text(result)} ${JSON.stringify(log)}`).toBeFalsy();
+    expect(Number(text(result))).toBeGreaterThan(0);
+    const afterHandshake = log.slice(log.indexOf("POST initialize") + 1);
+    expect(afterHandshake).toEqual([
+      "POST notifications/initialized",
+      "POST tools/list",
+      "POST tools/list",
+      "POST tools/call",
+    ]);
+    await client.close();
+  });
 });

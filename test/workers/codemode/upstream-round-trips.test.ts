@@ -80,7 +80,8 @@ const ERAS = [
     era: "2025-era",
     upstream: recordedLegacyUpstream,
     // First contact: the probe (with the listing guessed alongside, refused without a session),
-    // the 2025 handshake, then the listing.
+    // `initialize`, then `notifications/initialized` and the listing together (the notification
+    // is sent first, its answer not awaited).
     cold: [
       "POST server/discover",
       "POST tools/list",
@@ -88,7 +89,7 @@ const ERAS = [
       "POST notifications/initialized",
       "POST tools/list",
     ],
-    coldRoundTrips: 4,
+    coldRoundTrips: 3,
   },
 ] as const;
 

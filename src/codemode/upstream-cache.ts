@@ -38,8 +38,13 @@ const MAX_SCOPES = 256;
 export class Upstream {
   private sharedSession: Promise<UpstreamSession> | undefined;
   private readonly scopes = new Map<string, ScopeState>();
-  /** The upstream answered only the 2025-era handshake: later handshakes skip the probe. */
-  private legacy = false;
+  /**
+   * The era an earlier connection learned: `legacy` skips the probe; known either way, no
+   * 2025-era `initialize` goes out alongside a probe.
+   */
+  private era: "modern" | "legacy" | undefined;
+  /** Clean-up the upstream's handshakes left running (see UpstreamSession.background). */
+  private readonly background = new Set<Promise<void>>();
   private generation = 0;
   private readonly ttl: number;
 
@@ -89,15 +94,18 @@ export class Upstream {
   async session(scope: CallerScope = SHARED_SCOPE, listing = false): Promise<UpstreamSession> {
     if (!isSharedUpstream(this.upstream)) {
       const state = this.state(scope);
-      const session = await openUpstream(
-        this.upstream,
-        () => this.invalidate(),
-        state.negotiated,
-        scope.headers,
-        this.legacy,
-        listing,
-      );
-      if (session.negotiated) this.legacy = session.negotiated.kind === "legacy";
+      const session = await openUpstream(this.upstream, () => this.invalidate(), {
+        ...(state.negotiated ? { reuse: state.negotiated } : {}),
+        ...(scope.headers ? { headers: scope.headers } : {}),
+        ...(this.era ? { era: this.era } : {}),
+        eagerInitialized: listing,
+      });
+      if (session.negotiated) this.era = session.negotiated.kind;
+      if (session.background) {
+        const cleanup = session.background;
+        this.background.add(cleanup);
+        void cleanup.then(() => this.background.delete(cleanup));
+      }
       const keep =
         session.negotiated?.kind !== "legacy" ||
         !("url" in this.upstream) ||
@@ -118,9 +126,12 @@ export class Upstream {
   /**
    * Ends a session obtained from {@link Upstream.session} (no-op for the shared one).
    * @param session - the session to end
+   * @param settle - also wait for clean-up earlier handshakes left running (at a run's end;
+   *   not after a listing, whose run should not wait for it)
    */
-  async release(session: UpstreamSession): Promise<void> {
+  async release(session: UpstreamSession, settle = true): Promise<void> {
     if (!session.shared) await session.close().catch(() => {});
+    if (settle) await Promise.all(this.background);
   }
 
   /**
@@ -151,7 +162,7 @@ export class Upstream {
   private async listAll(scope: CallerScope): Promise<Tool[]> {
     // Nothing known yet about a remote upstream: list alongside the handshake, not after it.
     const guess =
-      "url" in this.upstream && !this.legacy && !this.state(scope).negotiated
+      "url" in this.upstream && this.era !== "legacy" && !this.state(scope).negotiated
         ? guessToolList(this.upstream, scope.headers)
         : undefined;
     const session = await this.session(scope, true);
@@ -170,7 +181,7 @@ export class Upstream {
       await session.handshakeSettled()?.catch(() => {});
       return tools;
     } finally {
-      await this.release(session);
+      await this.release(session, false);
     }
   }
 }

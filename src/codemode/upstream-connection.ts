@@ -76,10 +76,33 @@ export interface UpstreamSession {
    * was: settles when answered, rejects when refused.
    */
   handshakeSettled(): Promise<void> | undefined;
+  /**
+   * Clean-up the handshake left running (ending an unused early 2025-era session): awaited at
+   * the end of a run, not before its calls. Never rejects.
+   */
+  readonly background?: Promise<void>;
   close(): Promise<void>;
 }
 
 const CLIENT_INFO = { name: "code-mode-mcp", version: "0.1.0" };
+
+/** What {@link openUpstream} knows of a remote upstream, and how it shakes hands. */
+export interface OpenOptions {
+  /** What an earlier connection in the same authorization context negotiated. */
+  reuse?: Negotiated;
+  /** The resolved headers of a remote upstream (see upstream-caller.ts). */
+  headers?: Record<string, string>;
+  /**
+   * The upstream's era, when an earlier connection learned it: `legacy` skips the discover
+   * probe; unknown (`undefined`) sends the 2025-era `initialize` alongside the probe.
+   */
+  era?: "modern" | "legacy";
+  /**
+   * A 2025-era handshake sends `notifications/initialized` without waiting for its answer (only
+   * when the next request may be repeated if it overtakes it: a listing).
+   */
+  eagerInitialized?: boolean;
+}
 
 /**
  * Whether `upstream` is a server instance (connected once per isolate).
@@ -93,22 +116,16 @@ export function isSharedUpstream(upstream: CodeUpstream): upstream is LocalMcpSe
  * Opens a client connection to `upstream`.
  * @param upstream - the configured upstream
  * @param onToolsChanged - called when the upstream announces `notifications/tools/list_changed`
- * @param reuse - what an earlier connection in the same authorization context negotiated
- * @param headers - the resolved headers of a remote upstream (see upstream-caller.ts)
- * @param knownLegacy - the upstream is known to speak only the 2025 era: skip the discover probe
- * @param eagerInitialized - a 2025-era handshake sends `notifications/initialized` without waiting
- *   for its answer (only when the next request may be repeated if it overtakes it: a listing)
+ * @param options - what is known of a remote upstream and how to shake hands with it
  * @throws CodeModeError `upstream_invalid` for an unknown upstream kind, `upstream_unreachable`
  *   when the connection fails (the message never includes configured headers)
  */
 export async function openUpstream(
   upstream: CodeUpstream,
   onToolsChanged: () => void,
-  reuse?: Negotiated,
-  headers?: Record<string, string>,
-  knownLegacy = false,
-  eagerInitialized = false,
+  options: OpenOptions = {},
 ): Promise<UpstreamSession> {
+  const { reuse, headers, era, eagerInitialized = false } = options;
   const shared = isSharedUpstream(upstream);
   const remote = !shared && "url" in upstream;
   const client = new Client(CLIENT_INFO, {
@@ -125,6 +142,7 @@ export async function openUpstream(
   });
   let negotiated: Negotiated | undefined;
   let handshakeSettled = (): Promise<void> | undefined => undefined;
+  let background: Promise<void> | undefined;
   try {
     if (shared || "server" in upstream) {
       const server = shared ? upstream : await upstream.server();
@@ -139,17 +157,29 @@ export async function openUpstream(
       await (server as V2McpServer).connect(serverSide);
       await client.connect(clientSide);
     } else if ("url" in upstream) {
+      const url = new URL(upstream.url);
+      // The era is unknown: the 2025-era `initialize` goes out alongside the probe.
+      const early =
+        reuse === undefined && era === undefined
+          ? { url, clientInfo: CLIENT_INFO, ...(headers ? { headers } : {}) }
+          : undefined;
       const shaped = upstreamFetch(
         upstream.fetch ?? ((input, init) => fetch(input, init)),
         eagerInitialized,
+        early,
       );
       handshakeSettled = shaped.initialized;
-      const transport = new StreamableHTTPClientTransport(new URL(upstream.url), {
+      const transport = new StreamableHTTPClientTransport(url, {
         ...(headers ? { requestInit: { headers } } : {}),
         fetch: shaped.fetch,
         ...(reuse?.kind === "legacy" ? { sessionId: reuse.sessionId } : {}),
       });
-      negotiated = await connectRemote(client, transport, reuse, knownLegacy);
+      try {
+        negotiated = await connectRemote(client, transport, reuse, era === "legacy");
+      } finally {
+        // Unused when the probe found a 2026-07-28 server (or the connection failed).
+        background = shaped.discardEarly();
+      }
     } else {
       throw new CodeModeError(
         "upstream_invalid",
@@ -171,6 +201,7 @@ export async function openUpstream(
     negotiated,
     reused: reuse !== undefined,
     handshakeSettled,
+    ...(background ? { background } : {}),
     close: () => client.close(),
   };
 }

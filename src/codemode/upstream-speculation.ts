@@ -35,7 +35,10 @@ export async function guessToolList(
 ): Promise<GuessedList | undefined> {
   const assumed: Negotiated = { kind: "modern", discover: ASSUMED };
   try {
-    const session = await openUpstream(upstream, () => {}, assumed, headers);
+    const session = await openUpstream(upstream, () => {}, {
+      reuse: assumed,
+      ...(headers ? { headers } : {}),
+    });
     try {
       const tools = await listEveryTool(session.client);
       return { version: session.client.getNegotiatedProtocolVersion() ?? "", tools };

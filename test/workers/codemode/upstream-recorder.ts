@@ -91,8 +91,37 @@ export function recordedModernUpstream(seen: Seen[]): UpstreamFetch {
  * new session (its own SDK v1 server instance); an unknown session id gets `404`.
  */
 export function recordedLegacyUpstream(seen: Seen[]): UpstreamFetch {
-  const sessions = new Map<string, ReturnType<typeof createLegacyMcpHandler>>();
+  const serve = tracking(seen, legacySessions());
+  return (input, init) => serve(new Request(input, init));
+}
+
+/**
+ * An upstream speaking both eras, as a server in transition would: 2026-07-28 requests are
+ * served statelessly; a 2025-era `initialize` opens a session (see {@link recordedLegacyUpstream}).
+ * `sessions` lists the ids it issued and which of them were ended (`DELETE`).
+ */
+export function recordedDualEraUpstream(
+  seen: Seen[],
+  sessions: { issued: string[]; ended: string[] },
+): UpstreamFetch {
+  const modern = createMcpHandler(v2Upstream);
+  const legacy = legacySessions();
   const serve = tracking(seen, async (request, entry) => {
+    const session = request.headers.get("mcp-session-id");
+    if (entry.what !== "POST initialize" && !session) return modern.fetch(request);
+    const response = await legacy(request, entry);
+    if (entry.what === "POST initialize")
+      sessions.issued.push(response.headers.get("mcp-session-id")!);
+    if (request.method === "DELETE" && response.ok) sessions.ended.push(session!);
+    return response;
+  });
+  return (input, init) => serve(new Request(input, init));
+}
+
+/** Serves 2025-era sessions, one SDK v1 server instance each. */
+function legacySessions(): (request: Request, entry: Seen) => Promise<Response> {
+  const sessions = new Map<string, ReturnType<typeof createLegacyMcpHandler>>();
+  return async (request, entry) => {
     const session = request.headers.get("mcp-session-id");
     if (entry.what === "POST initialize") {
       const handler = createLegacyMcpHandler(v1Upstream());
@@ -107,8 +136,7 @@ export function recordedLegacyUpstream(seen: Seen[]): UpstreamFetch {
         { status: 404 },
       );
     return handler.fetch(request);
-  });
-  return (input, init) => serve(new Request(input, init));
+  };
 }
 
 /** Forgets every session, as a restarted upstream would (wraps {@link recordedLegacyUpstream}). */

@@ -1,10 +1,11 @@
 /**
- * What a `code` run costs a remote upstream, counted in HTTP requests (issue #16's measurement,
- * without timing): a run making k calls sends exactly k requests once the isolate knows the
- * upstream; a cold isolate (nothing cached: the client's earlier requests went elsewhere) adds
- * the upstream's handshake and one tool listing, once; a run opens no stream (not even the
- * 2025-era standalone GET) and ends no session; only an upstream saying the session is gone
- * (404) causes a new handshake, without a second era probe.
+ * What a `code` run costs a remote upstream, counted in HTTP requests and round trips (issue
+ * #16's measurement, without timing): a run making k calls sends exactly k requests once the
+ * isolate knows the upstream; a cold isolate (nothing cached: the client's earlier requests went
+ * elsewhere) pays each era's protocol minimum once: 1 + k round trips against 2026-07-28, 2 + k
+ * against a 2025-era upstream (see docs/library.md); a run opens no stream (not even the
+ * 2025-era standalone GET) and ends no session of its own; only an upstream saying the session
+ * is gone (404) causes a new handshake, without a second era probe.
  */
 import { env } from "cloudflare:workers";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";

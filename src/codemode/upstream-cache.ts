@@ -100,7 +100,9 @@ export class Upstream {
         ...(this.era ? { era: this.era } : {}),
         eagerInitialized: listing,
       });
-      if (session.negotiated) this.era = session.negotiated.kind;
+      // A 2025-era server without sessions negotiates nothing reusable, but its era is known.
+      const era = session.negotiated?.kind ?? session.client.getProtocolEra();
+      if (era === "modern" || era === "legacy") this.era = era;
       if (session.background) {
         const cleanup = session.background;
         this.background.add(cleanup);

@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { codeMcpServer } from "../../../src/codemode/code-mcp-server";
 import { WorkerLoaderExecutor } from "../../../src/executor/worker-loader-executor";
 import { createLegacyMcpHandler, createMcpHandler } from "../../../src/index";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { v1Upstream, v2Upstream } from "./fixtures";
 import { connect } from "../../helpers/mcp-client";
 import { text } from "../../helpers/tool-result";
@@ -164,6 +165,39 @@ describe("remote upstream handshakes", () => {
       "POST tools/list",
       "POST tools/call",
     ]);
+    await client.close();
+  });
+
+  it("a 2025-era upstream without sessions: its era is remembered, later listings skip the probe", async () => {
+    const log: Log = [];
+    // A stateless SDK v1 server (no session ids): nothing negotiated is reusable but the era.
+    const fetch = recording(async (request) => {
+      const transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+      });
+      await v1Upstream().connect(transport);
+      return transport.handleRequest(request);
+    }, log);
+    const client = await connect(
+      createMcpHandler(
+        codeMcpServer({
+          upstream: { url: "http://upstream.local/mcp", fetch },
+          executor,
+          toolsTtlMs: 0,
+        }),
+      ),
+    );
+    expect(log).toContain("POST server/discover");
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const start = log.length;
+    // The cached list is stale (TTL 0): this request lists again, as a known 2025-era server.
+    const result = await client.callTool({ name: "code", arguments: { code: ONE_CALL } });
+    expect(result.isError, text(result)).toBeFalsy();
+    const later = log.slice(start);
+    expect(later).not.toContain("POST server/discover");
+    expect(later.filter((m) => m === "POST initialize").length).toBeGreaterThan(0);
+    expect(later.filter((m) => m === "POST tools/list")).toHaveLength(1);
     await client.close();
   });
 });

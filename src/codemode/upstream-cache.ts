@@ -8,7 +8,7 @@
  */
 import type { Tool } from "@modelcontextprotocol/server";
 import { SHARED_SCOPE, type CallerScope } from "./upstream-caller";
-import { guessHolds, guessToolList } from "./upstream-speculation";
+import { guessHolds, guessToolList, listEveryTool } from "./upstream-speculation";
 import {
   isSharedUpstream,
   openUpstream,
@@ -38,8 +38,13 @@ const MAX_SCOPES = 256;
 export class Upstream {
   private sharedSession: Promise<UpstreamSession> | undefined;
   private readonly scopes = new Map<string, ScopeState>();
-  /** The upstream answered only the 2025-era handshake: later handshakes skip the probe. */
-  private legacy = false;
+  /**
+   * The era an earlier connection learned: `legacy` skips the probe; known either way, no
+   * 2025-era `initialize` goes out alongside a probe.
+   */
+  private era: "modern" | "legacy" | undefined;
+  /** Clean-up the upstream's handshakes left running (see UpstreamSession.background). */
+  private readonly background = new Set<Promise<void>>();
   private generation = 0;
   private readonly ttl: number;
 
@@ -83,18 +88,26 @@ export class Upstream {
    * A connection for one run: the shared one for a server instance, a new one otherwise
    * (adopting what `scope`'s last connection negotiated). Close it with {@link Upstream.release}.
    * @param scope - the caller's authorization context (see upstream-caller.ts)
+   * @param listing - the session is for a tool listing (which may be repeated, so its 2025-era
+   *   handshake need not wait for `notifications/initialized` to be answered)
    */
-  async session(scope: CallerScope = SHARED_SCOPE): Promise<UpstreamSession> {
+  async session(scope: CallerScope = SHARED_SCOPE, listing = false): Promise<UpstreamSession> {
     if (!isSharedUpstream(this.upstream)) {
       const state = this.state(scope);
-      const session = await openUpstream(
-        this.upstream,
-        () => this.invalidate(),
-        state.negotiated,
-        scope.headers,
-        this.legacy,
-      );
-      if (session.negotiated) this.legacy = session.negotiated.kind === "legacy";
+      const session = await openUpstream(this.upstream, () => this.invalidate(), {
+        ...(state.negotiated ? { reuse: state.negotiated } : {}),
+        ...(scope.headers ? { headers: scope.headers } : {}),
+        ...(this.era ? { era: this.era } : {}),
+        eagerInitialized: listing,
+      });
+      // A 2025-era server without sessions negotiates nothing reusable, but its era is known.
+      const era = session.negotiated?.kind ?? session.client.getProtocolEra();
+      if (era === "modern" || era === "legacy") this.era = era;
+      if (session.background) {
+        const cleanup = session.background;
+        this.background.add(cleanup);
+        void cleanup.then(() => this.background.delete(cleanup));
+      }
       const keep =
         session.negotiated?.kind !== "legacy" ||
         !("url" in this.upstream) ||
@@ -115,9 +128,12 @@ export class Upstream {
   /**
    * Ends a session obtained from {@link Upstream.session} (no-op for the shared one).
    * @param session - the session to end
+   * @param settle - also wait for clean-up earlier handshakes left running (at a run's end;
+   *   not after a listing, whose run should not wait for it)
    */
-  async release(session: UpstreamSession): Promise<void> {
+  async release(session: UpstreamSession, settle = true): Promise<void> {
     if (!session.shared) await session.close().catch(() => {});
+    if (settle) await Promise.all(this.background);
   }
 
   /**
@@ -148,23 +164,26 @@ export class Upstream {
   private async listAll(scope: CallerScope): Promise<Tool[]> {
     // Nothing known yet about a remote upstream: list alongside the handshake, not after it.
     const guess =
-      "url" in this.upstream && !this.legacy && !this.state(scope).negotiated
+      "url" in this.upstream && this.era !== "legacy" && !this.state(scope).negotiated
         ? guessToolList(this.upstream, scope.headers)
         : undefined;
-    const session = await this.session(scope);
+    const session = await this.session(scope, true);
     try {
       const guessed = await guess;
       if (guessHolds(guessed, session.negotiated)) return guessed.tools;
-      const tools: Tool[] = [];
-      let cursor: string | undefined;
-      do {
-        const page = await session.client.listTools(cursor === undefined ? {} : { cursor });
-        tools.push(...page.tools);
-        cursor = page.nextCursor;
-      } while (cursor);
+      // The listing may overtake the `notifications/initialized` sent just before it, and a
+      // strict server refuses requests before that notification: list again once it landed.
+      const tools = await listEveryTool(session.client).catch(async (error: unknown) => {
+        const notified = session.handshakeSettled();
+        if (!notified) throw error;
+        await notified.catch(() => {});
+        return listEveryTool(session.client);
+      });
+      // No call may overtake the notification either: the run starts once it was answered.
+      await session.handshakeSettled()?.catch(() => {});
       return tools;
     } finally {
-      await this.release(session);
+      await this.release(session, false);
     }
   }
 }

@@ -10,7 +10,7 @@
  *   run (Workers I/O cannot be shared across requests) that reuses what the isolate's first
  *   connection in the same authorization context negotiated ({@link Negotiated}), so a warm run
  *   sends only its own calls; it opens no stream (no list-changed subscription: the tool list
- *   refreshes by age; no 2025-era standalone GET stream: see {@link withoutStandaloneStream}). `headers` carry the upstream's auth (fixed, or per outer caller: see
+ *   refreshes by age; no 2025-era standalone GET stream: see upstream-fetch.ts). `headers` carry the upstream's auth (fixed, or per outer caller: see
  *   upstream-caller.ts) and are never shown to the sandbox; `fetch` lets a service binding or
  *   test reach the endpoint.
  */
@@ -24,6 +24,7 @@ import { McpServer as V1McpServer } from "@modelcontextprotocol/sdk/server/mcp.j
 import { McpServer as V2McpServer } from "@modelcontextprotocol/server";
 import { CodeModeError } from "../errors";
 import type { UpstreamHeaders } from "./upstream-caller";
+import { upstreamFetch } from "./upstream-fetch";
 
 /** A server instance code mode can connect to in memory. */
 export type LocalMcpServer = V2McpServer | V1McpServer;
@@ -69,10 +70,39 @@ export interface UpstreamSession {
   readonly negotiated?: Negotiated;
   /** Whether this connection adopted an earlier negotiation instead of its own handshake. */
   readonly reused: boolean;
+  /**
+   * The answer to what the handshake sent without waiting (the 2025-era
+   * `notifications/initialized` of an `eagerInitialized` connection), `undefined` when nothing
+   * was: settles when answered, rejects when refused.
+   */
+  handshakeSettled(): Promise<void> | undefined;
+  /**
+   * Clean-up the handshake left running (ending an unused early 2025-era session): awaited at
+   * the end of a run, not before its calls. Never rejects.
+   */
+  readonly background?: Promise<void>;
   close(): Promise<void>;
 }
 
 const CLIENT_INFO = { name: "code-mode-mcp", version: "0.1.0" };
+
+/** What {@link openUpstream} knows of a remote upstream, and how it shakes hands. */
+export interface OpenOptions {
+  /** What an earlier connection in the same authorization context negotiated. */
+  reuse?: Negotiated;
+  /** The resolved headers of a remote upstream (see upstream-caller.ts). */
+  headers?: Record<string, string>;
+  /**
+   * The upstream's era, when an earlier connection learned it: `legacy` skips the discover
+   * probe; unknown (`undefined`) sends the 2025-era `initialize` alongside the probe.
+   */
+  era?: "modern" | "legacy";
+  /**
+   * A 2025-era handshake sends `notifications/initialized` without waiting for its answer (only
+   * when the next request may be repeated if it overtakes it: a listing).
+   */
+  eagerInitialized?: boolean;
+}
 
 /**
  * Whether `upstream` is a server instance (connected once per isolate).
@@ -86,19 +116,16 @@ export function isSharedUpstream(upstream: CodeUpstream): upstream is LocalMcpSe
  * Opens a client connection to `upstream`.
  * @param upstream - the configured upstream
  * @param onToolsChanged - called when the upstream announces `notifications/tools/list_changed`
- * @param reuse - what an earlier connection in the same authorization context negotiated
- * @param headers - the resolved headers of a remote upstream (see upstream-caller.ts)
- * @param knownLegacy - the upstream is known to speak only the 2025 era: skip the discover probe
+ * @param options - what is known of a remote upstream and how to shake hands with it
  * @throws CodeModeError `upstream_invalid` for an unknown upstream kind, `upstream_unreachable`
  *   when the connection fails (the message never includes configured headers)
  */
 export async function openUpstream(
   upstream: CodeUpstream,
   onToolsChanged: () => void,
-  reuse?: Negotiated,
-  headers?: Record<string, string>,
-  knownLegacy = false,
+  options: OpenOptions = {},
 ): Promise<UpstreamSession> {
+  const { reuse, headers, era, eagerInitialized = false } = options;
   const shared = isSharedUpstream(upstream);
   const remote = !shared && "url" in upstream;
   const client = new Client(CLIENT_INFO, {
@@ -114,6 +141,8 @@ export async function openUpstream(
         }),
   });
   let negotiated: Negotiated | undefined;
+  let handshakeSettled = (): Promise<void> | undefined => undefined;
+  let background: Promise<void> | undefined;
   try {
     if (shared || "server" in upstream) {
       const server = shared ? upstream : await upstream.server();
@@ -128,12 +157,29 @@ export async function openUpstream(
       await (server as V2McpServer).connect(serverSide);
       await client.connect(clientSide);
     } else if ("url" in upstream) {
-      const transport = new StreamableHTTPClientTransport(new URL(upstream.url), {
+      const url = new URL(upstream.url);
+      // The era is unknown: the 2025-era `initialize` goes out alongside the probe.
+      const early =
+        reuse === undefined && era === undefined
+          ? { url, clientInfo: CLIENT_INFO, ...(headers ? { headers } : {}) }
+          : undefined;
+      const shaped = upstreamFetch(
+        upstream.fetch ?? ((input, init) => fetch(input, init)),
+        eagerInitialized,
+        early,
+      );
+      handshakeSettled = shaped.initialized;
+      const transport = new StreamableHTTPClientTransport(url, {
         ...(headers ? { requestInit: { headers } } : {}),
-        fetch: withoutStandaloneStream(upstream.fetch ?? ((input, init) => fetch(input, init))),
+        fetch: shaped.fetch,
         ...(reuse?.kind === "legacy" ? { sessionId: reuse.sessionId } : {}),
       });
-      negotiated = await connectRemote(client, transport, reuse, knownLegacy);
+      try {
+        negotiated = await connectRemote(client, transport, reuse, era === "legacy");
+      } finally {
+        // Unused when the probe found a 2026-07-28 server (or the connection failed).
+        background = shaped.discardEarly();
+      }
     } else {
       throw new CodeModeError(
         "upstream_invalid",
@@ -149,7 +195,15 @@ export async function openUpstream(
       { cause: error },
     );
   }
-  return { client, shared, negotiated, reused: reuse !== undefined, close: () => client.close() };
+  return {
+    client,
+    shared,
+    negotiated,
+    reused: reuse !== undefined,
+    handshakeSettled,
+    ...(background ? { background } : {}),
+    close: () => client.close(),
+  };
 }
 
 /**
@@ -180,25 +234,6 @@ async function connectRemote(
   return transport.sessionId && version
     ? { kind: "legacy", sessionId: transport.sessionId, protocolVersion: version }
     : undefined;
-}
-
-/**
- * A fetch that answers the 2025-era standalone stream request (a `GET` without `Last-Event-ID`,
- * which the SDK transport opens after every `initialize`) with `405` itself, as a server without
- * that stream would: a run listens to nothing outside its own requests, so the stream would be
- * a wasted connection per handshake. Resumption `GET`s (with `Last-Event-ID`) go through.
- * @param fetch - the upstream's fetch
- */
-function withoutStandaloneStream(
-  fetch: (input: string | URL | Request, init?: RequestInit) => Promise<Response>,
-): (input: string | URL | Request, init?: RequestInit) => Promise<Response> {
-  return (input, init) => {
-    const method = init?.method ?? (input instanceof Request ? input.method : "GET");
-    const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : {}));
-    if (method.toUpperCase() === "GET" && !headers.has("last-event-id"))
-      return Promise.resolve(new Response(null, { status: 405 }));
-    return fetch(input, init);
-  };
 }
 
 /**

@@ -7,7 +7,7 @@
  * before its calls, not two. Against a 2025-era upstream the guess is refused (no session) and
  * costs one request sent in parallel, not a round trip; the listing then follows the handshake.
  */
-import type { DiscoverResult, Tool } from "@modelcontextprotocol/client";
+import type { Client, DiscoverResult, Tool } from "@modelcontextprotocol/client";
 import { openUpstream, type CodeUpstream, type Negotiated } from "./upstream-connection";
 
 /** The tool list a guess produced, and the version it was listed under. */
@@ -35,15 +35,12 @@ export async function guessToolList(
 ): Promise<GuessedList | undefined> {
   const assumed: Negotiated = { kind: "modern", discover: ASSUMED };
   try {
-    const session = await openUpstream(upstream, () => {}, assumed, headers);
+    const session = await openUpstream(upstream, () => {}, {
+      reuse: assumed,
+      ...(headers ? { headers } : {}),
+    });
     try {
-      const tools: Tool[] = [];
-      let cursor: string | undefined;
-      do {
-        const page = await session.client.listTools(cursor === undefined ? {} : { cursor });
-        tools.push(...page.tools);
-        cursor = page.nextCursor;
-      } while (cursor);
+      const tools = await listEveryTool(session.client);
       return { version: session.client.getNegotiatedProtocolVersion() ?? "", tools };
     } finally {
       await session.close().catch(() => {});
@@ -69,4 +66,19 @@ export function guessHolds(
     negotiated.discover.supportedVersions.includes(guess.version) &&
     negotiated.discover.capabilities.tools !== undefined
   );
+}
+
+/**
+ * Every tool the connected upstream lists, following `nextCursor` through all pages.
+ * @param client - a connected client
+ */
+export async function listEveryTool(client: Client): Promise<Tool[]> {
+  const tools: Tool[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.listTools(cursor === undefined ? {} : { cursor });
+    tools.push(...page.tools);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return tools;
 }

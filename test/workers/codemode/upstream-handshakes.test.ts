@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { codeMcpServer } from "../../../src/codemode/code-mcp-server";
 import { WorkerLoaderExecutor } from "../../../src/executor/worker-loader-executor";
 import { createLegacyMcpHandler, createMcpHandler } from "../../../src/index";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { v1Upstream, v2Upstream } from "./fixtures";
 import { connect } from "../../helpers/mcp-client";
 import { text } from "../../helpers/tool-result";
@@ -117,6 +118,86 @@ describe("remote upstream handshakes", () => {
     expect(run[0]).toBe("POST tools/call");
     expect(run.filter((m) => m === "POST initialize")).toHaveLength(1);
     expect(run.at(-1)).toBe("POST tools/call");
+    await client.close();
+  });
+
+  it("a strict upstream refusing requests before notifications/initialized: listed again, then calls", async () => {
+    // Like servers that gate requests on the notification: the first listing overtakes it (the
+    // notification is held back here) and is refused; the listing is repeated once it landed,
+    // and no call goes out before the notification was answered.
+    const log: Log = [];
+    const handler = createLegacyMcpHandler(v1Upstream());
+    const ready = new Set<string>();
+    const fetch = recording(async (r) => {
+      const id = r.headers.get("mcp-session-id") ?? "";
+      const body = r.method === "POST" ? ((await r.clone().json()) as { method?: string }) : {};
+      if (body.method === "notifications/initialized") {
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        ready.add(id);
+      } else if (id && body.method !== undefined && !ready.has(id))
+        return Response.json({
+          jsonrpc: "2.0",
+          error: {
+            code: -32602,
+            message: "Received request before initialization was complete",
+          },
+          id: (body as { id?: number }).id ?? null,
+        });
+      return handler.fetch(r);
+    }, log);
+    const client = await connect(
+      createMcpHandler(
+        codeMcpServer({
+          upstream: { url: "http://upstream.local/mcp", fetch },
+          executor,
+        }),
+      ),
+    );
+    const result = await client.callTool({
+      name: "code",
+      arguments: { code: ONE_CALL },
+    });
+    expect(result.isError, `${text(result)} ${JSON.stringify(log)}`).toBeFalsy();
+    expect(Number(text(result))).toBeGreaterThan(0);
+    expect(log.slice(log.indexOf("POST notifications/initialized"))).toEqual([
+      "POST notifications/initialized",
+      "POST tools/list",
+      "POST tools/list",
+      "POST tools/call",
+    ]);
+    await client.close();
+  });
+
+  it("a 2025-era upstream without sessions: its era is remembered, later listings skip the probe", async () => {
+    const log: Log = [];
+    // A stateless SDK v1 server (no session ids): nothing negotiated is reusable but the era.
+    const fetch = recording(async (request) => {
+      const transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+      });
+      await v1Upstream().connect(transport);
+      return transport.handleRequest(request);
+    }, log);
+    const client = await connect(
+      createMcpHandler(
+        codeMcpServer({
+          upstream: { url: "http://upstream.local/mcp", fetch },
+          executor,
+          toolsTtlMs: 0,
+        }),
+      ),
+    );
+    expect(log).toContain("POST server/discover");
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const start = log.length;
+    // The cached list is stale (TTL 0): this request lists again, as a known 2025-era server.
+    const result = await client.callTool({ name: "code", arguments: { code: ONE_CALL } });
+    expect(result.isError, text(result)).toBeFalsy();
+    const later = log.slice(start);
+    expect(later).not.toContain("POST server/discover");
+    expect(later.filter((m) => m === "POST initialize").length).toBeGreaterThan(0);
+    expect(later.filter((m) => m === "POST tools/list")).toHaveLength(1);
     await client.close();
   });
 });

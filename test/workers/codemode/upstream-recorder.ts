@@ -31,20 +31,24 @@ export function roundTrips(seen: readonly Seen[]): number {
  */
 const LATENCY_MS = 10;
 
-/** Wraps a handler so each recorded request notes whether it opened a round trip. */
+/**
+ * Wraps a handler so each recorded request notes whether it opened a round trip. The entry is
+ * recorded (and its round trip decided) synchronously on arrival, so concurrent requests keep
+ * their sending order; the handler gets the request's own entry.
+ */
 function tracking(
   seen: Seen[],
-  handle: (request: Request) => Promise<Response>,
+  handle: (request: Request, entry: Seen) => Promise<Response>,
 ): (request: Request) => Promise<Response> {
   let leadInFlight = false;
   return async (request) => {
-    await record(request, seen);
     const lead = !leadInFlight;
-    seen.at(-1)!.concurrent = !lead;
     if (lead) leadInFlight = true;
+    const entry = record(request, seen, !lead);
     try {
+      await describeRequest(request, entry);
       await new Promise((resolve) => setTimeout(resolve, LATENCY_MS));
-      return await handle(request);
+      return await handle(request, entry);
     } finally {
       if (lead) leadInFlight = false;
     }
@@ -57,17 +61,22 @@ export type UpstreamFetch = (
   init?: RequestInit,
 ) => Promise<Response>;
 
-async function record(request: Request, seen: Seen[]): Promise<void> {
-  let what = request.method;
-  if (request.method === "POST") {
-    const body = (await request.clone().json()) as { method?: string } | { method?: string }[];
-    what = `POST ${(Array.isArray(body) ? body : [body]).map((m) => m.method ?? "response").join(",")}`;
-  }
-  seen.push({
+function record(request: Request, seen: Seen[], concurrent: boolean): Seen {
+  const entry: Seen = {
     auth: request.headers.get("authorization"),
     session: request.headers.get("mcp-session-id"),
-    what,
-  });
+    what: request.method,
+    concurrent,
+  };
+  seen.push(entry);
+  return entry;
+}
+
+/** Fills in a POST's JSON-RPC method(s). */
+async function describeRequest(request: Request, entry: Seen): Promise<void> {
+  if (request.method !== "POST") return;
+  const body = (await request.clone().json()) as { method?: string } | { method?: string }[];
+  entry.what = `POST ${(Array.isArray(body) ? body : [body]).map((m) => m.method ?? "response").join(",")}`;
 }
 
 /** A 2026-07-28 upstream (SDK v2 server behind `createMcpHandler`). */
@@ -82,10 +91,39 @@ export function recordedModernUpstream(seen: Seen[]): UpstreamFetch {
  * new session (its own SDK v1 server instance); an unknown session id gets `404`.
  */
 export function recordedLegacyUpstream(seen: Seen[]): UpstreamFetch {
-  const sessions = new Map<string, ReturnType<typeof createLegacyMcpHandler>>();
-  const serve = tracking(seen, async (request) => {
+  const serve = tracking(seen, legacySessions());
+  return (input, init) => serve(new Request(input, init));
+}
+
+/**
+ * An upstream speaking both eras, as a server in transition would: 2026-07-28 requests are
+ * served statelessly; a 2025-era `initialize` opens a session (see {@link recordedLegacyUpstream}).
+ * `sessions` lists the ids it issued and which of them were ended (`DELETE`).
+ */
+export function recordedDualEraUpstream(
+  seen: Seen[],
+  sessions: { issued: string[]; ended: string[] },
+): UpstreamFetch {
+  const modern = createMcpHandler(v2Upstream);
+  const legacy = legacySessions();
+  const serve = tracking(seen, async (request, entry) => {
     const session = request.headers.get("mcp-session-id");
-    if (seen.at(-1)!.what === "POST initialize") {
+    if (entry.what !== "POST initialize" && !session) return modern.fetch(request);
+    const response = await legacy(request, entry);
+    if (entry.what === "POST initialize")
+      sessions.issued.push(response.headers.get("mcp-session-id")!);
+    if (request.method === "DELETE" && response.ok) sessions.ended.push(session!);
+    return response;
+  });
+  return (input, init) => serve(new Request(input, init));
+}
+
+/** Serves 2025-era sessions, one SDK v1 server instance each. */
+function legacySessions(): (request: Request, entry: Seen) => Promise<Response> {
+  const sessions = new Map<string, ReturnType<typeof createLegacyMcpHandler>>();
+  return async (request, entry) => {
+    const session = request.headers.get("mcp-session-id");
+    if (entry.what === "POST initialize") {
       const handler = createLegacyMcpHandler(v1Upstream());
       const response = await handler.fetch(request);
       sessions.set(response.headers.get("mcp-session-id")!, handler);
@@ -98,8 +136,7 @@ export function recordedLegacyUpstream(seen: Seen[]): UpstreamFetch {
         { status: 404 },
       );
     return handler.fetch(request);
-  });
-  return (input, init) => serve(new Request(input, init));
+  };
 }
 
 /** Forgets every session, as a restarted upstream would (wraps {@link recordedLegacyUpstream}). */

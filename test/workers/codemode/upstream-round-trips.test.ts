@@ -1,10 +1,11 @@
 /**
- * What a `code` run costs a remote upstream, counted in HTTP requests (issue #16's measurement,
- * without timing): a run making k calls sends exactly k requests once the isolate knows the
- * upstream; a cold isolate (nothing cached: the client's earlier requests went elsewhere) adds
- * the upstream's handshake and one tool listing, once; a run opens no stream (not even the
- * 2025-era standalone GET) and ends no session; only an upstream saying the session is gone
- * (404) causes a new handshake, without a second era probe.
+ * What a `code` run costs a remote upstream, counted in HTTP requests and round trips (issue
+ * #16's measurement, without timing): a run making k calls sends exactly k requests once the
+ * isolate knows the upstream; a cold isolate (nothing cached: the client's earlier requests went
+ * elsewhere) pays each era's protocol minimum once: 1 + k round trips against 2026-07-28, 2 + k
+ * against a 2025-era upstream (see docs/library.md); a run opens no stream (not even the
+ * 2025-era standalone GET) and ends no session of its own; only an upstream saying the session
+ * is gone (404) causes a new handshake, without a second era probe.
  */
 import { env } from "cloudflare:workers";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
@@ -14,6 +15,7 @@ import { WorkerLoaderExecutor } from "../../../src/executor/worker-loader-execut
 import { createMcpHandler, type StatelessMcpHandler } from "../../../src/index";
 import { text } from "../../helpers/tool-result";
 import {
+  recordedDualEraUpstream,
   recordedLegacyUpstream,
   recordedModernUpstream,
   restartable,
@@ -72,15 +74,17 @@ const ERAS = [
   {
     era: "2026-07-28",
     upstream: recordedModernUpstream,
-    // The probe and the tool listing go out together: one round trip before the calls.
-    cold: ["POST server/discover", "POST tools/list"],
+    // The probe and the tool listing go out together: one round trip before the calls. So does
+    // a 2025-era `initialize` (the era is unknown yet); this server opens no session for it.
+    cold: ["POST server/discover", "POST tools/list", "POST initialize"],
     coldRoundTrips: 1,
   },
   {
     era: "2025-era",
     upstream: recordedLegacyUpstream,
-    // First contact: the probe (with the listing guessed alongside, refused without a session),
-    // the 2025 handshake, then the listing.
+    // First contact: the probe, with the listing guessed alongside (refused without a session)
+    // and `initialize` sent alongside too; then `notifications/initialized` and the listing
+    // together (the notification sent first, its answer not awaited).
     cold: [
       "POST server/discover",
       "POST tools/list",
@@ -88,7 +92,7 @@ const ERAS = [
       "POST notifications/initialized",
       "POST tools/list",
     ],
-    coldRoundTrips: 4,
+    coldRoundTrips: 2,
   },
 ] as const;
 
@@ -150,6 +154,32 @@ describe("upstream requests per code run", () => {
       "POST notifications/initialized",
       ...CALLS,
     ]);
+    expect(await run(c, seen)).toEqual(CALLS);
+    await c.close();
+  });
+
+  it("a dual-era upstream: 2026-07-28 is used, the session the early initialize opened is ended", async () => {
+    const seen: Seen[] = [];
+    const sessions = { issued: [] as string[], ended: [] as string[] };
+    const current = isolate(recordedDualEraUpstream(seen, sessions));
+    // The client's connect lists the tools: the probe, the guessed listing and `initialize`
+    // go out together; the probe finds 2026-07-28, so the listing stands.
+    const c = await client(() => current);
+    expect(
+      seen
+        .filter((s) => s.what !== "DELETE")
+        .map((s) => s.what)
+        .toSorted(),
+    ).toEqual(["POST server/discover", "POST tools/list", "POST initialize"].toSorted());
+    // The unused session is ended (DELETE) without holding up anything, and a run waits for
+    // that before it ends.
+    const first = await runSeen(c, seen);
+    expect(first.filter((s) => s.what !== "DELETE").map((s) => s.what)).toEqual(CALLS);
+    expect(sessions.issued).toHaveLength(1);
+    expect(sessions.ended).toEqual(sessions.issued);
+    // The calls went out under 2026-07-28 (no session id); one DELETE in all.
+    expect(first.filter((s) => s.what === "POST tools/call" && s.session !== null)).toEqual([]);
+    expect(seen.filter((s) => s.what === "DELETE")).toHaveLength(1);
     expect(await run(c, seen)).toEqual(CALLS);
     await c.close();
   });

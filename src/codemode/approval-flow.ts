@@ -26,7 +26,7 @@ import {
 import type { ExecutionOutcome } from "../executor/types";
 import { pushElicitation } from "../mcp/agent/push-elicitation";
 import type { McpServerFactoryContext } from "../mcp/handler-types";
-import type { AnyMcpServer } from "../mcp/server-product";
+import type { AnyMcpServer } from "../mcp/server-kind";
 import type { CompactOperation } from "../openapi/types";
 import type { ApiRequest } from "../openapi/validate-request";
 import { RequestRefusedError } from "./api-request";

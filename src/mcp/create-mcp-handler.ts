@@ -41,9 +41,9 @@ import {
   assertNotServing,
   failFastServerToClientRequests,
   installRequestStateVerify,
-  isSdkV2Server,
   warnSdkV1Once,
 } from "./server-product";
+import { isSdkV2Server } from "./server-kind";
 
 /** Thrown inside the factory wrapper when an SDK v1 server meets a 2026-07-28 request. */
 class SdkV1OnModernRequest extends Error {}

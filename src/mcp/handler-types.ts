@@ -14,7 +14,7 @@ import type {
 import type { CorsOptions } from "./cors";
 import type { RequestStateOptions } from "./request-state";
 import type { TasksOptions } from "./tasks/task-support";
-import type { AnyMcpServer } from "./server-product";
+import type { AnyMcpServer } from "./server-kind";
 
 /** What a factory receives for each request. */
 export interface McpServerFactoryContext extends McpRequestContext {

@@ -23,7 +23,7 @@ import {
   runWithAuthContext,
   withAuthContextBody,
 } from "../auth-context";
-import type { AnyMcpServer } from "../server-product";
+import type { AnyMcpServer } from "../server-kind";
 import {
   pushElicitation,
   type ElicitationAnswer,

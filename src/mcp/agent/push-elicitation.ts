@@ -3,7 +3,7 @@
  * a tool call and await the answer on the call's own stream. Used by `McpAgent.elicitInput`.
  */
 import { CodeModeError } from "../../errors";
-import { protocolOf, type AnyMcpServer } from "../server-product";
+import { protocolOf, type AnyMcpServer } from "../server-kind";
 
 /** A form-mode request: a flat object schema of primitive fields (`mode` may be omitted). */
 export interface FormElicitation {

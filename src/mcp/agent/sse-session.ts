@@ -19,7 +19,7 @@ import {
 import { normalizeInitialize, type JsonRpcMessage } from "../legacy/initialize-record";
 import { isConnected } from "../legacy/worker-transport";
 import { useWorkerSafeValidator } from "../legacy/worker-safe-validator";
-import { isSdkV2Server, type AnyMcpServer } from "../server-product";
+import { isSdkV2Server, type AnyMcpServer } from "../server-kind";
 import { SseBridgeTransport, SSE_SOCKET_TAG } from "./sse-bridge-transport";
 import { PROTOCOL_CODES, jsonRpcError } from "../../errors";
 

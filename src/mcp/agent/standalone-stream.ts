@@ -8,7 +8,7 @@
  */
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
 import type { DurableObjectEventStore } from "../event-store";
-import { protocolOf, type AnyMcpServer } from "../server-product";
+import { protocolOf, type AnyMcpServer } from "../server-kind";
 import { PROTOCOL_CODES, jsonRpcError } from "../../errors";
 
 /** The tag of the standalone stream's socket in `ctx.acceptWebSocket`. */

@@ -13,7 +13,7 @@ import {
 } from "../auth-context";
 import { preflightResponse, withCors, type CorsOptions } from "../cors";
 import { guardRequest, type GuardOptions } from "../guards";
-import type { AnyMcpServer } from "../server-product";
+import type { AnyMcpServer } from "../server-kind";
 import { checkDnsRebinding } from "./dns-rebinding-options";
 import { isConnected, WorkerTransport, type WorkerTransportOptions } from "./worker-transport";
 

@@ -36,20 +36,23 @@ export type {
 } from "./executor/types";
 
 // Stateless MCP hosting (src/mcp): serve MCP from a Worker, with guards, CORS, auth and MRTR elicitation.
-export { createMcpHandler, experimental_createMcpHandler } from "./mcp/create-mcp-handler";
-export type { SdkV1Server } from "./mcp/shared-v1-server";
+export {
+  createMcpHandler,
+  experimental_createMcpHandler,
+} from "./mcp/stateless/create-mcp-handler";
+export type { SdkV1Server } from "./mcp/stateless/shared-v1-server";
 export type {
   CreateMcpHandlerOptions,
   McpServerFactory,
   McpServerFactoryContext,
   StatelessMcpHandler,
-} from "./mcp/handler-types";
+} from "./mcp/stateless/handler-types";
 // The names `agents/mcp/server` gives the same types, so migrated type annotations compile.
 export type {
   CreateMcpHandlerOptions as CreateStatelessMcpHandlerOptions,
   McpServerFactory as StatelessMcpServerInput,
-} from "./mcp/handler-types";
-export { DEFAULT_CORS_OPTIONS, type CorsOptions } from "./mcp/cors";
+} from "./mcp/stateless/handler-types";
+export { DEFAULT_CORS_OPTIONS, type CorsOptions } from "./mcp/common/cors";
 export { McpTaskStore, type TaskInit } from "./mcp/tasks/task-store";
 export { SqlTaskStore } from "./mcp/tasks/sql-task-store";
 export type { TasksOptions } from "./mcp/tasks/task-support";
@@ -60,9 +63,13 @@ export {
   type TaskView,
   type TaskError,
 } from "./mcp/tasks/task-wire";
-export { guardRequest, type GuardOptions } from "./mcp/guards";
-export { getMcpAuthContext, authInfoFromOAuthProps, type McpAuthContext } from "./mcp/auth-context";
-export { createRequestStateSealer, type RequestStateOptions } from "./mcp/request-state";
+export { guardRequest, type GuardOptions } from "./mcp/common/guards";
+export {
+  getMcpAuthContext,
+  authInfoFromOAuthProps,
+  type McpAuthContext,
+} from "./mcp/common/auth-context";
+export { createRequestStateSealer, type RequestStateOptions } from "./mcp/stateless/request-state";
 export {
   inputRequired,
   acceptedContent,
@@ -71,36 +78,36 @@ export {
   type InputRequiredSpec,
   type InputResponseView,
   type RequestStateCodec,
-} from "./mcp/elicitation";
+} from "./mcp/stateless/elicitation";
 
 // Stateful MCP (McpAgent, event store, legacy handler): 2025-era sessions in Durable Objects, resumable streams, push elicitation.
-export { McpAgent, type McpAgentHooks } from "./mcp/agent/mcp-agent";
-export type { McpAgentServeOptions, McpAgentHandler } from "./mcp/agent/serve-agent";
-export type { McpAgentSseOptions } from "./mcp/agent/serve-sse";
+export { McpAgent, type McpAgentHooks } from "./mcp/sessions/agent/mcp-agent";
+export type { McpAgentServeOptions, McpAgentHandler } from "./mcp/sessions/agent/serve-agent";
+export type { McpAgentSseOptions } from "./mcp/sessions/agent/serve-sse";
 export type {
   ElicitationAnswer,
   ElicitOptions,
   FormElicitation,
   UrlElicitation,
-} from "./mcp/agent/push-elicitation";
-export type { SqlValue } from "./mcp/agent/sql-template";
+} from "./mcp/sessions/agent/push-elicitation";
+export type { SqlValue } from "./mcp/sessions/agent/sql-template";
 export {
   DurableObjectEventStore,
   type DurableObjectEventStoreOptions,
   type EventStorage,
-} from "./mcp/event-store";
+} from "./mcp/sessions/event-store";
 export {
   WorkerTransport,
   DEFAULT_KEEP_ALIVE_MS,
   type SessionRecord,
   type SessionStorage,
   type WorkerTransportOptions,
-} from "./mcp/legacy/worker-transport";
+} from "./mcp/sessions/legacy/worker-transport";
 export {
   createLegacyMcpHandler,
   type CreateLegacyMcpHandlerOptions,
   type LegacyMcpHandler,
-} from "./mcp/legacy/create-legacy-mcp-handler";
+} from "./mcp/sessions/legacy/create-legacy-mcp-handler";
 
 // Code mode servers (src/codemode): one `code` tool over an MCP server, or `search` + `execute` over an OpenAPI spec.
 export { codeMcpServer, type CodeMcpServerOptions } from "./codemode/code-mcp-server";

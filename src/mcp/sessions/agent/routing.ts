@@ -2,9 +2,9 @@
  * What `McpAgent.serve` and `McpAgent.serveSSE` share on the Worker side: guard options,
  * finding the agent's Durable Object namespace, the props handed to an object, and errors.
  */
-import type { GuardOptions } from "../guards";
+import type { GuardOptions } from "../../common/guards";
 import type { McpAgentServeOptions } from "./serve-agent";
-import { isRecord } from "../../is-record";
+import { isRecord } from "../../../is-record";
 
 /** What `serve` and `serveSSE` hand a session's object with each request. */
 export interface AgentRequestInit {

@@ -10,8 +10,8 @@ import {
   type McpServer,
   type Server,
 } from "@modelcontextprotocol/server";
-import { CodeModeError } from "../errors";
-import { protocolOf, type AnyMcpServer } from "./server-kind";
+import { CodeModeError } from "../../errors";
+import { protocolOf, type AnyMcpServer } from "../common/server-kind";
 
 /** The message every refused server-to-client request carries. */
 export const STATELESS_PUSH_MESSAGE =

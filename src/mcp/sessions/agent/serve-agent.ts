@@ -3,9 +3,9 @@
  * to one Durable Object per session. `initialize` (without a session id) creates the session
  * and its object; every later request names it with `Mcp-Session-Id`.
  */
-import { preflightResponse, withCors, type CorsOptions } from "../cors";
+import { preflightResponse, withCors, type CorsOptions } from "../../common/cors";
 import { DurableObjectEventStore } from "../event-store";
-import { guardRequest } from "../guards";
+import { guardRequest } from "../../common/guards";
 import { DEFAULT_KEEP_ALIVE_MS } from "../legacy/worker-transport";
 import {
   agentInit,
@@ -15,7 +15,7 @@ import {
   sessionStub,
   type AgentRequestInit,
 } from "./routing";
-import { isRecord } from "../../is-record";
+import { isRecord } from "../../../is-record";
 
 import { relaySocket } from "./socket-relay";
 import {
@@ -23,7 +23,7 @@ import {
   STANDALONE_STREAM_HEADER,
   STANDALONE_STREAM_ID,
 } from "./standalone-stream";
-import { PROTOCOL_CODES, jsonRpcError } from "../../errors";
+import { PROTOCOL_CODES, jsonRpcError } from "../../../errors";
 
 export type { AgentRequestInit } from "./routing";
 

@@ -10,8 +10,8 @@
  * reached over a hibernatable WebSocket (see `sse-session.ts`), so an idle session costs no
  * Durable Object duration.
  */
-import { preflightResponse, withCors } from "../cors";
-import { guardRequest } from "../guards";
+import { preflightResponse, withCors } from "../../common/cors";
+import { guardRequest } from "../../common/guards";
 import {
   agentInit,
   agentNamespace,
@@ -22,7 +22,7 @@ import {
 } from "./routing";
 import type { McpAgentHandler, McpAgentServeOptions } from "./serve-agent";
 import { relaySocket } from "./socket-relay";
-import { CodeModeError, jsonRpcError, PROTOCOL_CODES } from "../../errors";
+import { CodeModeError, jsonRpcError, PROTOCOL_CODES } from "../../../errors";
 
 /** Options of `McpAgent.serveSSE`: those of `serve`, plus the keep-alive interval. */
 export interface McpAgentSseOptions extends McpAgentServeOptions {

@@ -73,7 +73,7 @@ const RULES: {
   {
     area: "src/mcp/tasks/",
     may: ["src/mcp/common/", "src/errors.ts"],
-    why: "the tasks extension, beside the rooms: installed by the stateless handler, used by code mode; imports neither room",
+    why: "the tasks extension, beside the rooms: installed by the stateless handler, used by code mode and McpAgent (SqlTaskStore); imports neither room",
   },
   {
     area: "src/mcp/stateless/",

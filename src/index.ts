@@ -6,131 +6,15 @@
  * (`createMcpHandler`, or `McpAgent` for 2025-era sessions) to serve it. The subpaths exist so
  * code written for `agents/mcp`, `agents/mcp/server` and `@cloudflare/codemode` migrates by a
  * change of package name; test/unit/public-surface.test.ts pins every list and checks the union.
- * Named exports only; nothing internal.
+ * Named exports only (the subpath lists are re-exported whole); nothing internal.
  */
 
-// Errors: the one local error type (wire errors use the MCP SDK's ProtocolError).
-export { CodeModeError } from "./errors";
-
-// Sandbox executor (src/executor): run model-written code in Worker Loader isolates, never hanging.
-export {
-  WorkerLoaderExecutor,
-  type WorkerLoaderExecutorOptions,
-} from "./executor/worker-loader-executor";
-export {
-  SharedWorkerExecutor,
-  type SharedWorkerExecutorOptions,
-} from "./executor/shared-worker-executor";
-export { DEFAULT_LIMITS, resolveLimits } from "./executor/limits";
-export type {
-  Executor,
-  ExecuteRequest,
-  ExecutionError,
-  ExecutionOutcome,
-  ExecutionStatus,
-  ExecutorLimits,
-  HostCallContext,
-  HostFunction,
-  HostNamespaces,
-  LogEntry,
-} from "./executor/types";
-
-// Stateless MCP hosting (src/mcp): serve MCP from a Worker, with guards, CORS, auth and MRTR elicitation.
-export { createMcpHandler, experimental_createMcpHandler } from "./mcp/create-mcp-handler";
-export type { SdkV1Server } from "./mcp/shared-v1-server";
-export type {
-  CreateMcpHandlerOptions,
-  McpServerFactory,
-  McpServerFactoryContext,
-  StatelessMcpHandler,
-} from "./mcp/handler-types";
-// The names `agents/mcp/server` gives the same types, so migrated type annotations compile.
-export type {
-  CreateMcpHandlerOptions as CreateStatelessMcpHandlerOptions,
-  McpServerFactory as StatelessMcpServerInput,
-} from "./mcp/handler-types";
-export { DEFAULT_CORS_OPTIONS, type CorsOptions } from "./mcp/cors";
-export { McpTaskStore, type TaskInit } from "./mcp/tasks/task-store";
-export { SqlTaskStore } from "./mcp/tasks/sql-task-store";
-export type { TasksOptions } from "./mcp/tasks/task-support";
-export { setTaskSupport, type TaskSupport, type TaskSupportOptions } from "./mcp/tasks/task-tools";
-export {
-  TASKS_EXTENSION_ID,
-  type TaskStatus,
-  type TaskView,
-  type TaskError,
-} from "./mcp/tasks/task-wire";
-export { guardRequest, type GuardOptions } from "./mcp/guards";
-export { getMcpAuthContext, authInfoFromOAuthProps, type McpAuthContext } from "./mcp/auth-context";
-export { createRequestStateSealer, type RequestStateOptions } from "./mcp/request-state";
-export {
-  inputRequired,
-  acceptedContent,
-  inputResponse,
-  createRequestStateCodec,
-  type InputRequiredSpec,
-  type InputResponseView,
-  type RequestStateCodec,
-} from "./mcp/elicitation";
-
-// Stateful MCP (McpAgent, event store, legacy handler): 2025-era sessions in Durable Objects, resumable streams, push elicitation.
-export { McpAgent, type McpAgentHooks } from "./mcp/agent/mcp-agent";
-export type { McpAgentServeOptions, McpAgentHandler } from "./mcp/agent/serve-agent";
-export type { McpAgentSseOptions } from "./mcp/agent/serve-sse";
-export type {
-  ElicitationAnswer,
-  ElicitOptions,
-  FormElicitation,
-  UrlElicitation,
-} from "./mcp/agent/push-elicitation";
-export type { SqlValue } from "./mcp/agent/sql-template";
-export {
-  DurableObjectEventStore,
-  type DurableObjectEventStoreOptions,
-  type EventStorage,
-} from "./mcp/event-store";
-export {
-  WorkerTransport,
-  DEFAULT_KEEP_ALIVE_MS,
-  type SessionRecord,
-  type SessionStorage,
-  type WorkerTransportOptions,
-} from "./mcp/legacy/worker-transport";
-export {
-  createLegacyMcpHandler,
-  type CreateLegacyMcpHandlerOptions,
-  type LegacyMcpHandler,
-} from "./mcp/legacy/create-legacy-mcp-handler";
-
-// Code mode servers (src/codemode): one `code` tool over an MCP server, or `search` + `execute` over an OpenAPI spec.
-export { codeMcpServer, type CodeMcpServerOptions } from "./codemode/code-mcp-server";
-export type { CodeUpstream, LocalMcpServer } from "./codemode/upstream-connection";
-export type { UpstreamCaller, UpstreamHeaders } from "./codemode/upstream-caller";
-export { UpstreamToolError } from "./codemode/upstream-result";
-export { openApiMcpServer, type OpenApiMcpServerOptions } from "./codemode/openapi-mcp-server";
-export {
-  RequestRefusedError,
-  nonReadRequests,
-  type ApiRequest,
-  type ApiRequestContext,
-  type ApiRequestHandler,
-  type ApprovalCheck,
-} from "./codemode/api-request";
-export type { ApiResult, ApiResponseInit } from "./codemode/api-response";
-export type { ApiCallbackAnswer } from "./codemode/api-request";
-export { MemoryApprovalLedger, type ApprovalLedger } from "./codemode/approval-ledger";
-export { outcomeToToolResult } from "./codemode/outcome-result";
-export { TOOL_LIMITS } from "./codemode/tool-limits";
-export {
-  RUN_RECORD_LIMITS,
-  type RunCall,
-  type RunContext,
-  type RunRecord,
-  type RunRecorder,
-  type RunRequestCall,
-  type RunTool,
-  type RunToolCall,
-} from "./codemode/run-record";
+// The subpath entries, whole: one list of names each, kept in one place (the root re-exports
+// them rather than copying them, so a name added to a subpath reaches the root by itself).
+// Code mode, the executor and the error type (`code-mode-mcp/codemode`).
+export * from "./codemode/index";
+// Hosting, both rooms (`code-mode-mcp/mcp`, which includes `code-mode-mcp/mcp/server`).
+export * from "./mcp/index";
 
 // OpenAPI and declarations (pure): load and index specs, validate requests, emit TypeScript.
 export { loadSpec, OpenApiSpec, isCompactSpec, type OperationMatch } from "./openapi/openapi-spec";

@@ -4,7 +4,7 @@
  * exactly as a remote client would.
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import type { StatelessMcpHandler } from "../mcp/handler-types";
+import type { StatelessMcpHandler } from "../mcp/stateless/handler-types";
 
 /**
  * Runs `use` with a client connected to `handler`, closing it afterwards.

@@ -24,9 +24,9 @@ import {
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import type { ExecutionOutcome } from "../executor/types";
-import { pushElicitation } from "../mcp/agent/push-elicitation";
-import type { McpServerFactoryContext } from "../mcp/handler-types";
-import type { AnyMcpServer } from "../mcp/server-product";
+import { pushElicitation } from "../mcp/sessions/agent/push-elicitation";
+import type { McpServerFactoryContext } from "../mcp/stateless/handler-types";
+import type { AnyMcpServer } from "../mcp/common/server-kind";
 import type { CompactOperation } from "../openapi/types";
 import type { ApiRequest } from "../openapi/validate-request";
 import { RequestRefusedError } from "./api-request";

@@ -19,7 +19,7 @@ import { SpecDeclarations } from "../declarations/spec-declarations";
 import { resolveLimits } from "../executor/limits";
 import { TOOL_LIMITS } from "./tool-limits";
 import type { Executor, ExecutorLimits, HostFunction, HostNamespaces } from "../executor/types";
-import type { McpServerFactoryContext } from "../mcp/handler-types";
+import type { McpServerFactoryContext } from "../mcp/stateless/handler-types";
 import { setTaskSupport } from "../mcp/tasks/task-tools";
 import { loadSpec, OpenApiSpec } from "../openapi/openapi-spec";
 import { packSpec } from "../openapi/spec-pack";

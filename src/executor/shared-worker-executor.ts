@@ -23,9 +23,8 @@
 import type { EngineExtension, EngineRunRequest, EngineStop } from "../../sandbox/engine-protocol";
 import { engineErrorLikeV8 } from "./shared-error-position";
 import { HostBridge } from "./host-bridge";
-import { checkNamespaces } from "./namespace-names";
 import { resolveLimits } from "./limits";
-import { prepareCode } from "./prepare-code";
+import { emptyCounters, startRun } from "./run-start";
 import { responseToOutcome } from "./sandbox-response";
 import { sharedWorkerCode, sharedWorkerId } from "./shared-worker-code";
 import { dataKey } from "./shared-data-key";
@@ -100,36 +99,10 @@ export class SharedWorkerExecutor implements Executor {
 
   /** Runs `request.code`; never throws. */
   async execute(request: ExecuteRequest): Promise<ExecutionOutcome> {
-    const started = Date.now();
-    const base = {
-      logs: [],
-      droppedLogs: 0,
-      calls: 0,
-      truncated: false,
-      resultBytes: 0,
-      operations: 0,
-    };
-    const failed = (error: ExecutionOutcome["error"]): ExecutionOutcome => ({
-      ...base,
-      status: "error",
-      error,
-      durationMs: Date.now() - started,
-    });
-    let limits: ExecutorLimits;
-    const namespaces = request.namespaces ?? {};
-    try {
-      limits = resolveLimits(this.limits, request.limits);
-      // The same checks (and error) as the per-run isolate.
-      checkNamespaces(namespaces);
-    } catch (error) {
-      const { name, message } = error as Error;
-      return failed({ name, message });
-    }
-    const prepared = prepareCode(request.code);
-    if (!prepared.ok) {
-      const { name, message, line, column } = prepared;
-      return failed({ name, message, line, column });
-    }
+    const start = startRun(request, this.limits);
+    if (!start.ok) return start.outcome;
+    const { started, limits, namespaces, prepared } = start;
+    const base = emptyCounters();
     const bridge = new HostBridge(namespaces, limits);
     const stubs: unknown[] = [];
     let timer: ReturnType<typeof setTimeout> | undefined;

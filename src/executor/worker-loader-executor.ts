@@ -27,9 +27,8 @@
  */
 import type { SandboxRequest } from "../../sandbox/protocol";
 import { HostBridge } from "./host-bridge";
-import { checkNamespaces } from "./namespace-names";
 import { resolveLimits } from "./limits";
-import { prepareCode } from "./prepare-code";
+import { emptyCounters, startRun } from "./run-start";
 import { responseToOutcome } from "./sandbox-response";
 import { sandboxWorkerCode } from "./sandbox-worker-code";
 import type { ExecuteRequest, ExecutionOutcome, Executor, ExecutorLimits } from "./types";
@@ -70,40 +69,10 @@ export class WorkerLoaderExecutor implements Executor {
 
   /** Runs `request.code`; never throws. */
   async execute(request: ExecuteRequest): Promise<ExecutionOutcome> {
-    const started = Date.now();
-    const base = {
-      logs: [],
-      droppedLogs: 0,
-      calls: 0,
-      truncated: false,
-      resultBytes: 0,
-      operations: 0,
-    };
-    let limits: ExecutorLimits;
-    try {
-      limits = resolveLimits(this.limits, request.limits);
-      checkNamespaces(request.namespaces ?? {});
-    } catch (error) {
-      const { name, message } = error as Error;
-      return {
-        ...base,
-        status: "error",
-        error: { name, message },
-        durationMs: Date.now() - started,
-      };
-    }
-    const prepared = prepareCode(request.code);
-    if (!prepared.ok) {
-      const { name, message, line, column } = prepared;
-      return {
-        ...base,
-        status: "error",
-        error: { name, message, line, column },
-        durationMs: Date.now() - started,
-      };
-    }
-
-    const namespaces = request.namespaces ?? {};
+    const start = startRun(request, this.limits);
+    if (!start.ok) return start.outcome;
+    const { started, limits, namespaces, prepared } = start;
+    const base = emptyCounters();
     const extensions = (request.extensions ?? []).map((e) => ({
       name: e.name,
       namespace: e.namespace ?? "codemode",

@@ -6,32 +6,32 @@
  */
 export * from "./server";
 
-export { McpAgent, type McpAgentHooks } from "./agent/mcp-agent";
+export { McpAgent, type McpAgentHooks } from "./sessions/agent/mcp-agent";
 // 2025-11-25 tasks for McpAgent sessions (SDK v1 `taskStore`), kept in the agent's SQLite.
 export { SqlTaskStore } from "./tasks/sql-task-store";
-export type { McpAgentServeOptions, McpAgentHandler } from "./agent/serve-agent";
-export type { McpAgentSseOptions } from "./agent/serve-sse";
+export type { McpAgentServeOptions, McpAgentHandler } from "./sessions/agent/serve-agent";
+export type { McpAgentSseOptions } from "./sessions/agent/serve-sse";
 export type {
   ElicitationAnswer,
   ElicitOptions,
   FormElicitation,
   UrlElicitation,
-} from "./agent/push-elicitation";
-export type { SqlValue } from "./agent/sql-template";
+} from "./sessions/agent/push-elicitation";
+export type { SqlValue } from "./sessions/agent/sql-template";
 export {
   DurableObjectEventStore,
   type DurableObjectEventStoreOptions,
   type EventStorage,
-} from "./event-store";
+} from "./sessions/event-store";
 export {
   WorkerTransport,
   DEFAULT_KEEP_ALIVE_MS,
   type SessionRecord,
   type SessionStorage,
   type WorkerTransportOptions,
-} from "./legacy/worker-transport";
+} from "./sessions/legacy/worker-transport";
 export {
   createLegacyMcpHandler,
   type CreateLegacyMcpHandlerOptions,
   type LegacyMcpHandler,
-} from "./legacy/create-legacy-mcp-handler";
+} from "./sessions/legacy/create-legacy-mcp-handler";

@@ -3,23 +3,27 @@
  * from a Worker with a fresh server per request: Origin/Host guards, CORS, OAuth auth context and
  * multi-round-trip (MRTR) elicitation. Every export here is public API.
  */
-export { createMcpHandler, experimental_createMcpHandler } from "./create-mcp-handler";
-export type { SdkV1Server } from "./shared-v1-server";
+export { createMcpHandler, experimental_createMcpHandler } from "./stateless/create-mcp-handler";
+export type { SdkV1Server } from "./stateless/shared-v1-server";
 export type {
   CreateMcpHandlerOptions,
   McpServerFactory,
   McpServerFactoryContext,
   StatelessMcpHandler,
-} from "./handler-types";
+} from "./stateless/handler-types";
 // The names `agents/mcp/server` gives the same types, so migrated type annotations compile.
 export type {
   CreateMcpHandlerOptions as CreateStatelessMcpHandlerOptions,
   McpServerFactory as StatelessMcpServerInput,
-} from "./handler-types";
-export { DEFAULT_CORS_OPTIONS, type CorsOptions } from "./cors";
-export { guardRequest, type GuardOptions } from "./guards";
-export { getMcpAuthContext, authInfoFromOAuthProps, type McpAuthContext } from "./auth-context";
-export { createRequestStateSealer, type RequestStateOptions } from "./request-state";
+} from "./stateless/handler-types";
+export { DEFAULT_CORS_OPTIONS, type CorsOptions } from "./common/cors";
+export { guardRequest, type GuardOptions } from "./common/guards";
+export {
+  getMcpAuthContext,
+  authInfoFromOAuthProps,
+  type McpAuthContext,
+} from "./common/auth-context";
+export { createRequestStateSealer, type RequestStateOptions } from "./stateless/request-state";
 export {
   inputRequired,
   acceptedContent,
@@ -28,7 +32,7 @@ export {
   type InputRequiredSpec,
   type InputResponseView,
   type RequestStateCodec,
-} from "./elicitation";
+} from "./stateless/elicitation";
 // MCP tasks (2026-07-28 extension): the task Durable Object and the tool mark behind the `tasks` option.
 export { McpTaskStore, type TaskInit } from "./tasks/task-store";
 export type { TasksOptions } from "./tasks/task-support";

@@ -8,7 +8,7 @@ import worker, { kv } from "./examples/worker-transport";
 import { connectV1, text, viaWorker } from "./support/clients";
 
 describe("seed: WorkerTransport with storage", () => {
-  // GAP (lead; src/mcp/legacy/worker-transport.ts, H2's area): our WorkerTransport is built as
+  // GAP (lead; src/mcp/sessions/legacy/worker-transport.ts, H2's area): our WorkerTransport is built as
   // `new WorkerTransport(server, options)`; the seed builds it from options alone and lets the
   // handler connect the server, so the seed's transport has no server and its first request
   // fails. Flip to `it` once `new WorkerTransport(options)` is supported.

@@ -141,6 +141,6 @@ describe("error policy", () => {
       return /jsonrpc: "2\.0",\s*error/.test(text) || /(?<![\w.])-32[0-9]{3}\b/.test(text);
     });
     // push-elicitation reads SDK v1's own local codes by name (SDK_V1_…), not ours.
-    expect(offenders).toEqual(["src/mcp/agent/push-elicitation.ts"]);
+    expect(offenders).toEqual(["src/mcp/sessions/agent/push-elicitation.ts"]);
   });
 });

@@ -6,6 +6,15 @@ import { describe, expect, it } from "vitest";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
+/** Every area of the hosting layer, for the layers above it that may use all of it. */
+const MCP = [
+  "src/mcp/",
+  "src/mcp/common/",
+  "src/mcp/tasks/",
+  "src/mcp/stateless/",
+  "src/mcp/sessions/",
+];
+
 /**
  * The areas, most specific first: a file belongs to the first area whose prefix it starts with.
  * `may` lists the areas (or single files) it may import besides its own; `packagesBanned` the
@@ -57,9 +66,29 @@ const RULES: {
     why: "host side of the sandbox: loads it and speaks its codec/protocol; knows nothing of MCP",
   },
   {
-    area: "src/mcp/",
+    area: "src/mcp/common/",
     may: ["src/errors.ts", "src/is-record.ts"],
-    why: "hosting layer: knows nothing of code mode, the sandbox or the product",
+    why: "what both hosting rooms share (guards, CORS, auth context, server kind): a leaf of src/mcp",
+  },
+  {
+    area: "src/mcp/tasks/",
+    may: ["src/mcp/common/", "src/errors.ts"],
+    why: "the tasks extension, beside the rooms: installed by the stateless handler, used by code mode and McpAgent (SqlTaskStore); imports neither room",
+  },
+  {
+    area: "src/mcp/stateless/",
+    may: ["src/mcp/common/", "src/mcp/tasks/", "src/errors.ts", "src/is-record.ts"],
+    why: "the stateless room (createMcpHandler): imports nothing of the sessionful room",
+  },
+  {
+    area: "src/mcp/sessions/",
+    may: ["src/mcp/common/", "src/errors.ts", "src/is-record.ts"],
+    why: "the sessionful room (legacy transport, McpAgent, event store): imports nothing of the stateless room",
+  },
+  {
+    area: "src/mcp/",
+    may: [...MCP, "src/errors.ts", "src/is-record.ts"],
+    why: "the entries (index.ts, server.ts): hosting layer, knows nothing of code mode, the sandbox or the product",
   },
   {
     area: "src/codemode/",
@@ -67,7 +96,7 @@ const RULES: {
       "src/executor/",
       "src/declarations/",
       "src/openapi/",
-      "src/mcp/",
+      ...MCP,
       "src/errors.ts",
       "sandbox/codec.ts",
       "sandbox/protocol.ts",
@@ -78,7 +107,7 @@ const RULES: {
     area: "src/index.ts",
     may: [
       "src/codemode/",
-      "src/mcp/",
+      ...MCP,
       "src/executor/",
       "src/declarations/",
       "src/openapi/",
@@ -96,7 +125,7 @@ const RULES: {
     area: "src/app/",
     may: [
       "src/codemode/",
-      "src/mcp/",
+      ...MCP,
       "src/executor/",
       "src/openapi/",
       "src/declarations/",

@@ -20,7 +20,7 @@ import {
   type AuthRequest,
   type OAuthHelpers,
 } from "@cloudflare/workers-oauth-provider";
-import { authInfoFromOAuthProps } from "../../mcp/auth-context";
+import { authInfoFromOAuthProps } from "../../mcp/common/auth-context";
 import type { App } from "../app";
 import { consentAttempts } from "./attempt-limiter";
 import { storeKv } from "./store-kv";

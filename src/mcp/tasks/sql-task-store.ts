@@ -78,14 +78,7 @@ export class SqlTaskStore implements TaskStore {
     result: Result,
     sessionId?: string,
   ): Promise<void> {
-    const row = this.found(taskId, sessionId);
-    const task = JSON.parse(row.task) as Task;
-    if (TERMINAL.has(task.status)) {
-      throw new CodeModeError(
-        "task_conflict",
-        `Task ${taskId} is already ${task.status}; its result was stored once.`,
-      );
-    }
+    const { row, task } = this.live(taskId, sessionId, "; its result was stored once.");
     this.write({ ...task, status }, JSON.stringify(result), row.session);
   }
 
@@ -104,14 +97,7 @@ export class SqlTaskStore implements TaskStore {
     statusMessage?: string,
     sessionId?: string,
   ): Promise<void> {
-    const row = this.found(taskId, sessionId);
-    const task = JSON.parse(row.task) as Task;
-    if (TERMINAL.has(task.status)) {
-      throw new CodeModeError(
-        "task_conflict",
-        `Task ${taskId} is already ${task.status} and cannot become ${status}.`,
-      );
-    }
+    const { row, task } = this.live(taskId, sessionId, ` and cannot become ${status}.`);
     this.write(
       { ...task, status, ...(statusMessage && { statusMessage }) },
       row.result,
@@ -161,6 +147,22 @@ export class SqlTaskStore implements TaskStore {
       updated.taskId,
       session,
     );
+  }
+
+  /** The row and task of a task that may still change; a terminal one is a `task_conflict`. */
+  private live(
+    taskId: string,
+    sessionId: string | undefined,
+    refusal: string,
+  ): { row: Row; task: Task } {
+    const row = this.found(taskId, sessionId);
+    const task = JSON.parse(row.task) as Task;
+    if (TERMINAL.has(task.status))
+      throw new CodeModeError(
+        "task_conflict",
+        `Task ${taskId} is already ${task.status}${refusal}`,
+      );
+    return { row, task };
   }
 
   private found(taskId: string, sessionId?: string): Row {

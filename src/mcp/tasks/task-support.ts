@@ -18,7 +18,7 @@ import {
   type Server,
 } from "@modelcontextprotocol/server";
 import { z } from "zod";
-import { protocolOf } from "../server-product";
+import { protocolOf } from "../common/server-kind";
 import type { McpTaskStore, TaskInit } from "./task-store";
 import { taskRoundSignal } from "./task-rounds";
 import { taskSupportOf } from "./task-tools";

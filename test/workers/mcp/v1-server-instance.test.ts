@@ -11,7 +11,7 @@ import { createMcpHandler, experimental_createMcpHandler } from "code-mode-mcp/m
 import * as root from "code-mode-mcp";
 import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from "vitest";
 import { z } from "zod";
-import { SHARED_V1_WARNING } from "../../../src/mcp/shared-v1-server";
+import { SHARED_V1_WARNING } from "../../../src/mcp/stateless/shared-v1-server";
 import { direct } from "../../helpers/mcp-client";
 
 const URL_LOCAL = "http://localhost/mcp";

@@ -16,14 +16,14 @@
  * end of the event stream) deletes all of its storage.
  */
 import { DurableObject } from "cloudflare:workers";
-import { CodeModeError, jsonRpcError, PROTOCOL_CODES } from "../../errors";
+import { CodeModeError, jsonRpcError, PROTOCOL_CODES } from "../../../errors";
 import {
   authContextFrom,
   authInfoFromOAuthProps,
   runWithAuthContext,
   withAuthContextBody,
-} from "../auth-context";
-import type { AnyMcpServer } from "../server-product";
+} from "../../common/auth-context";
+import type { AnyMcpServer } from "../../common/server-kind";
 import {
   pushElicitation,
   type ElicitationAnswer,

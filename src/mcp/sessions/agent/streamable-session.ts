@@ -4,7 +4,7 @@
  */
 import { DurableObjectEventStore } from "../event-store";
 import { isConnected, WorkerTransport } from "../legacy/worker-transport";
-import type { AnyMcpServer } from "../server-product";
+import type { AnyMcpServer } from "../../common/server-kind";
 import { attachStandaloneStream } from "./standalone-stream";
 
 /** Storage key of a Streamable HTTP session's record (`{ sessionId, initialize }`). */

@@ -3,7 +3,7 @@
  * holding the client's event stream, over the hibernatable WebSocket the object accepted.
  * Incoming messages are handed in by `SseSession` from each client POST.
  */
-import { CodeModeError } from "../../errors";
+import { CodeModeError } from "../../../errors";
 
 /** The tag of the event stream's socket in `ctx.acceptWebSocket`. */
 export const SSE_SOCKET_TAG = "mcp-sse";

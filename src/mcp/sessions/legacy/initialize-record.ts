@@ -2,7 +2,7 @@
  * Finds the `initialize` request in a POST body and normalizes the client's declared
  * capabilities, so the record stored for session restore and what the server sees agree.
  */
-import { isRecord } from "../../is-record";
+import { isRecord } from "../../../is-record";
 
 /** A JSON-RPC message as parsed from a request body. */
 export type JsonRpcMessage = Record<string, unknown>;

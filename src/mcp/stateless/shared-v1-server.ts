@@ -13,12 +13,8 @@
 import type { McpServer as V1McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { Server as V1Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { McpServerFactory } from "./handler-types";
-import {
-  failFastServerToClientRequests,
-  isSdkV2Server,
-  protocolOf,
-  type SdkV1ServerLike,
-} from "./server-product";
+import { isSdkV2Server, protocolOf, type SdkV1ServerLike } from "../common/server-kind";
+import { failFastServerToClientRequests } from "./server-instance-checks";
 
 /** An SDK v1 server instance (`McpServer` or low-level `Server` from `@modelcontextprotocol/sdk`). */
 export type SdkV1Server = V1McpServer | V1Server;

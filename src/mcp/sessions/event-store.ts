@@ -32,7 +32,7 @@
  *   bytes reach the client, the final response cannot be replayed (the stream is gone).
  */
 import type { EventStore } from "@modelcontextprotocol/server";
-import { CodeModeError } from "../errors";
+import { CodeModeError } from "../../errors";
 
 /** A JSON-RPC message as the transports store it (kept structural: v1 and v2 share the shape). */
 export type StoredMessage = Parameters<EventStore["storeEvent"]>[1];

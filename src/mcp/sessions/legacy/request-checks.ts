@@ -4,7 +4,7 @@
  * restore a session, or reach the SDK's less specific answers.
  */
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
-import { PROTOCOL_CODES, jsonRpcError } from "../../errors";
+import { PROTOCOL_CODES, jsonRpcError } from "../../../errors";
 
 /** The status of a request whose client went away (nginx's convention, as agents answers). */
 export const CLIENT_CLOSED_REQUEST = 499;

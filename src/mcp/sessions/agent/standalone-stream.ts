@@ -8,8 +8,8 @@
  */
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
 import type { DurableObjectEventStore } from "../event-store";
-import { protocolOf, type AnyMcpServer } from "../server-product";
-import { PROTOCOL_CODES, jsonRpcError } from "../../errors";
+import { protocolOf, type AnyMcpServer } from "../../common/server-kind";
+import { PROTOCOL_CODES, jsonRpcError } from "../../../errors";
 
 /** The tag of the standalone stream's socket in `ctx.acceptWebSocket`. */
 export const STANDALONE_SOCKET_TAG = "mcp-get";

@@ -2,9 +2,61 @@
  * What `McpAgent.serve` and `McpAgent.serveSSE` share on the Worker side: guard options,
  * finding the agent's Durable Object namespace, the props handed to an object, and errors.
  */
-import type { GuardOptions } from "../guards";
-import type { McpAgentServeOptions } from "./serve-agent";
-import { isRecord } from "../../is-record";
+import { withCors, type CorsOptions } from "../../common/cors";
+import type { GuardOptions } from "../../common/guards";
+import type { McpAgentHandler, McpAgentServeOptions } from "./serve-agent";
+import { isRecord } from "../../../is-record";
+import { jsonRpcError, PROTOCOL_CODES } from "../../../errors";
+
+/** One serve call's routing of a request, before CORS and the last-resort error answer. */
+export type AgentRoute = (
+  request: Request,
+  env: unknown,
+  ctx: ExecutionContext,
+) => Promise<Response>;
+
+/**
+ * The fetch handler around a serve call's route: CORS headers on every answer, and a throw
+ * answered as a JSON-RPC internal error whose details stay in the log (they may name
+ * internals, never a client's business).
+ *
+ * @param caller - the API name for the log line (`McpAgent.serve`, `McpAgent.serveSSE`)
+ * @param corsOptions - the serve call's CORS options
+ * @param route - the serve call's routing
+ * @returns the Worker fetch handler
+ */
+export function agentHandler(
+  caller: string,
+  corsOptions: CorsOptions,
+  route: AgentRoute,
+): McpAgentHandler {
+  return {
+    fetch: async (request, env, ctx) => {
+      try {
+        return withCors(await route(request, env, ctx), corsOptions);
+      } catch (error) {
+        console.error(`${caller}: request failed`, error);
+        return withCors(
+          jsonRpcError(500, PROTOCOL_CODES.internalError, "Internal error"),
+          corsOptions,
+        );
+      }
+    },
+  };
+}
+
+/**
+ * The answer when the agent's binding is missing from `env` (`agentNamespace` logged which).
+ *
+ * @returns a `500` JSON-RPC internal error
+ */
+export function notConfigured(): Response {
+  return jsonRpcError(
+    500,
+    PROTOCOL_CODES.internalError,
+    "Internal error: the MCP agent is not configured.",
+  );
+}
 
 /** What `serve` and `serveSSE` hand a session's object with each request. */
 export interface AgentRequestInit {

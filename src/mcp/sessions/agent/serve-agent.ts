@@ -3,19 +3,22 @@
  * to one Durable Object per session. `initialize` (without a session id) creates the session
  * and its object; every later request names it with `Mcp-Session-Id`.
  */
-import { preflightResponse, withCors, type CorsOptions } from "../cors";
+import { preflightResponse, type CorsOptions } from "../../common/cors";
 import { DurableObjectEventStore } from "../event-store";
-import { guardRequest } from "../guards";
+import { guardRequest } from "../../common/guards";
 import { DEFAULT_KEEP_ALIVE_MS } from "../legacy/worker-transport";
 import {
+  agentHandler,
   agentInit,
   agentNamespace,
   forRpc,
   guardOptionsOf,
+  notConfigured,
   sessionStub,
   type AgentRequestInit,
+  type AgentRoute,
 } from "./routing";
-import { isRecord } from "../../is-record";
+import { isRecord } from "../../../is-record";
 
 import { relaySocket } from "./socket-relay";
 import {
@@ -23,7 +26,7 @@ import {
   STANDALONE_STREAM_HEADER,
   STANDALONE_STREAM_ID,
 } from "./standalone-stream";
-import { PROTOCOL_CODES, jsonRpcError } from "../../errors";
+import { PROTOCOL_CODES, jsonRpcError } from "../../../errors";
 
 export type { AgentRequestInit } from "./routing";
 
@@ -75,20 +78,14 @@ export function serveMcpAgent(path: string, options: McpAgentServeOptions = {}):
   const { corsOptions = {} } = options;
   const guard = guardOptionsOf(options);
 
-  const route = async (request: Request, env: unknown, ctx: ExecutionContext) => {
+  const route: AgentRoute = async (request, env, ctx) => {
     if (new URL(request.url).pathname !== path) return new Response("Not Found\n", { status: 404 });
     const rejected = guardRequest(request, guard);
     if (rejected !== undefined) return rejected;
     if (request.method.toUpperCase() === "OPTIONS") return preflightResponse(corsOptions);
 
     const namespace = agentNamespace(env, options, "McpAgent.serve");
-    if (namespace === undefined) {
-      return jsonRpcError(
-        500,
-        PROTOCOL_CODES.internalError,
-        "Internal error: the MCP agent is not configured.",
-      );
-    }
+    if (namespace === undefined) return notConfigured();
     const init = agentInit(ctx);
 
     const sessionId = request.headers.get("mcp-session-id");
@@ -121,20 +118,7 @@ export function serveMcpAgent(path: string, options: McpAgentServeOptions = {}):
     return stub.serveMcp(forwarded, init);
   };
 
-  return {
-    fetch: async (request, env, ctx) => {
-      try {
-        return withCors(await route(request, env, ctx), corsOptions);
-      } catch (error) {
-        // Details stay in the log: they may name internals, never a client's business.
-        console.error("McpAgent.serve: request failed", error);
-        return withCors(
-          jsonRpcError(500, PROTOCOL_CODES.internalError, "Internal error"),
-          corsOptions,
-        );
-      }
-    },
-  };
+  return agentHandler("McpAgent.serve", corsOptions, route);
 }
 
 function isInitializeBody(text: string): boolean {

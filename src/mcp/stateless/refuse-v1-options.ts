@@ -3,7 +3,7 @@
  * versions. They configured sessions, which the stateless handler does not have; silently
  * ignoring them would change behaviour without a word, so each one fails with its fix.
  */
-import { CodeModeError } from "../errors";
+import { CodeModeError } from "../../errors";
 
 /** Why each v1 option cannot apply, and what to do instead. */
 const V1_OPTION_FIXES: Readonly<Record<string, string>> = {

@@ -7,7 +7,7 @@ import {
   validateHostHeader,
   validateOriginHeader,
 } from "@modelcontextprotocol/server";
-import { PROTOCOL_CODES, jsonRpcError } from "../errors";
+import { PROTOCOL_CODES, jsonRpcError } from "../../errors";
 
 /** Which `Host` and `Origin` values an endpoint accepts. */
 export interface GuardOptions {

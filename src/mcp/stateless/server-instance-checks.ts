@@ -1,50 +1,23 @@
 /**
- * What the handler does to each server instance a factory returns before the SDK serves it:
- * tell SDK v1 servers from v2 ones, refuse instances that are still serving, make
+ * What the stateless handler does to each server instance a factory returns before the SDK
+ * serves it: refuse instances that are still serving, warn once about SDK v1, make
  * server-to-client requests fail fast on the stateless legacy lane, and install the
  * handler's `requestState` verifier.
  */
-import { McpServer, ProtocolError, ProtocolErrorCode, Server } from "@modelcontextprotocol/server";
-import { CodeModeError } from "../errors";
-
-/**
- * The minimum this module relies on from an SDK v1 `McpServer` or `Server`. Typed
- * structurally so the v1 SDK is not bundled into Workers that never use it.
- */
-export interface SdkV1ServerLike {
-  connect(transport: unknown): Promise<void>;
-  close(): Promise<void>;
-}
-
-/** A server a factory may return: SDK v2 `McpServer` / `Server`, or (deprecated) SDK v1. */
-export type AnyMcpServer = McpServer | Server | SdkV1ServerLike;
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  type McpServer,
+  type Server,
+} from "@modelcontextprotocol/server";
+import { CodeModeError } from "../../errors";
+import { protocolOf, type AnyMcpServer } from "../common/server-kind";
 
 /** The message every refused server-to-client request carries. */
 export const STATELESS_PUSH_MESSAGE =
   "Server-to-client requests (elicitation, sampling, roots, ping) are unavailable on the stateless legacy lane: " +
   "the answer would arrive at another server instance. Return inputRequired(...) from the handler " +
   "(2026-07-28 clients answer it; read the answer with acceptedContent(...)), or serve 2025-era sessions with McpAgent.";
-
-/**
- * Whether `server` comes from SDK v2 (`@modelcontextprotocol/server`).
- *
- * @param server - a factory's product
- * @returns `true` for a v2 `McpServer` or `Server`
- */
-export function isSdkV2Server(server: unknown): server is McpServer | Server {
-  return server instanceof McpServer || server instanceof Server;
-}
-
-/**
- * The low-level protocol object of a server (v1 or v2 `McpServer.server`, or the server itself).
- *
- * @param server - a factory's product
- * @returns the object that owns `transport`, `connect` and the push request methods
- */
-export function protocolOf(server: AnyMcpServer): Record<string, unknown> {
-  const inner = (server as { server?: unknown }).server;
-  return (typeof inner === "object" && inner !== null ? inner : server) as Record<string, unknown>;
-}
 
 /**
  * Throws when `server` is still connected to another request's transport: a factory that

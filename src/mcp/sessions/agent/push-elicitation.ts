@@ -2,8 +2,8 @@
  * Push elicitation for 2025-era sessions: ask the connected client for input in the middle of
  * a tool call and await the answer on the call's own stream. Used by `McpAgent.elicitInput`.
  */
-import { CodeModeError } from "../../errors";
-import { protocolOf, type AnyMcpServer } from "../server-product";
+import { CodeModeError } from "../../../errors";
+import { protocolOf, type AnyMcpServer } from "../../common/server-kind";
 
 /** A form-mode request: a flat object schema of primitive fields (`mode` may be omitted). */
 export interface FormElicitation {

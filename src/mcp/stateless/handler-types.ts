@@ -2,7 +2,7 @@
  * The public types of the stateless handler: its options, its factory and the handler
  * object it returns.
  */
-import type { McpAuthContext } from "./auth-context";
+import type { McpAuthContext } from "../common/auth-context";
 import type {
   CreateMcpHandlerOptions as SdkCreateMcpHandlerOptions,
   McpHandlerRequestOptions,
@@ -11,10 +11,10 @@ import type {
   ServerEventBus,
   ServerNotifier,
 } from "@modelcontextprotocol/server";
-import type { CorsOptions } from "./cors";
+import type { CorsOptions } from "../common/cors";
 import type { RequestStateOptions } from "./request-state";
-import type { TasksOptions } from "./tasks/task-support";
-import type { AnyMcpServer } from "./server-product";
+import type { TasksOptions } from "../tasks/task-support";
+import type { AnyMcpServer } from "../common/server-kind";
 
 /** What a factory receives for each request. */
 export interface McpServerFactoryContext extends McpRequestContext {

@@ -6,7 +6,7 @@ import {
   WebStandardStreamableHTTPServerTransport as V2Transport,
   type AuthInfo,
 } from "@modelcontextprotocol/server";
-import { isSdkV2Server, protocolOf, type AnyMcpServer } from "../server-product";
+import { isSdkV2Server, protocolOf, type AnyMcpServer } from "../../common/server-kind";
 import { useWorkerSafeValidator } from "./worker-safe-validator";
 
 /** The SDK transport surface used here (v1 and v2 share it). */

@@ -14,7 +14,7 @@
  * session ended, so `DELETE` cannot stop a later request from restoring the same id.
  */
 import type { JsonRpcMessage } from "./initialize-record";
-import { isRecord } from "../../is-record";
+import { isRecord } from "../../../is-record";
 
 /** Ids larger than this stay plain random ids (the session then lives only in its isolate). */
 const MAX_ID_LENGTH = 4096;

@@ -6,8 +6,8 @@
  * and stored events are dropped once their stream is done.
  */
 import { SUPPORTED_PROTOCOL_VERSIONS, type AuthInfo } from "@modelcontextprotocol/server";
-import type { AnyMcpServer } from "../server-product";
-import { jsonRpcError, PROTOCOL_CODES } from "../../errors";
+import type { AnyMcpServer } from "../../common/server-kind";
+import { jsonRpcError, PROTOCOL_CODES } from "../../../errors";
 import { DurableObjectEventStore } from "../event-store";
 import {
   negotiatedVersion,

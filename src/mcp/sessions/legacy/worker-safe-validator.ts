@@ -5,7 +5,7 @@
  * validator, which interprets schemas instead.
  */
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
-import { protocolOf, type AnyMcpServer } from "../server-product";
+import { protocolOf, type AnyMcpServer } from "../../common/server-kind";
 
 /** The SDK v1 `Server` field holding `ServerOptions.jsonSchemaValidator` (1.32.2, pinned). */
 const VALIDATOR_FIELD = "_jsonSchemaValidator";

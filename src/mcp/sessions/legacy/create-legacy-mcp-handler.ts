@@ -4,16 +4,16 @@
  * server-to-client requests, `DELETE`) from a plain Worker, over the Worker transport.
  */
 import type { AuthInfo } from "@modelcontextprotocol/server";
-import { CodeModeError, jsonRpcError, PROTOCOL_CODES } from "../../errors";
+import { CodeModeError, jsonRpcError, PROTOCOL_CODES } from "../../../errors";
 import {
   authContextFrom,
   authInfoFromOAuthProps,
   runWithAuthContext,
   withAuthContextBody,
-} from "../auth-context";
-import { preflightResponse, withCors, type CorsOptions } from "../cors";
-import { guardRequest, type GuardOptions } from "../guards";
-import type { AnyMcpServer } from "../server-product";
+} from "../../common/auth-context";
+import { preflightResponse, withCors, type CorsOptions } from "../../common/cors";
+import { guardRequest, type GuardOptions } from "../../common/guards";
+import type { AnyMcpServer } from "../../common/server-kind";
 import { checkDnsRebinding } from "./dns-rebinding-options";
 import { isConnected, WorkerTransport, type WorkerTransportOptions } from "./worker-transport";
 

@@ -12,15 +12,15 @@ import {
   type McpServer,
   type Server,
 } from "@modelcontextprotocol/server";
-import { CodeModeError } from "../errors";
+import { CodeModeError } from "../../errors";
 import {
   authContextFrom,
   authInfoFromOAuthProps,
   runWithAuthContext,
   withAuthContextBody,
-} from "./auth-context";
-import { preflightResponse, withCors } from "./cors";
-import { guardRequest } from "./guards";
+} from "../common/auth-context";
+import { preflightResponse, withCors } from "../common/cors";
+import { guardRequest } from "../common/guards";
 import type {
   CreateMcpHandlerOptions,
   McpServerFactory,
@@ -29,8 +29,8 @@ import type {
 } from "./handler-types";
 import { refuseV1TransportOptions } from "./refuse-v1-options";
 import { createRequestStateSealer } from "./request-state";
-import { registerTaskRoundServer } from "./tasks/task-rounds";
-import { installTaskSupport } from "./tasks/task-support";
+import { registerTaskRoundServer } from "../tasks/task-rounds";
+import { installTaskSupport } from "../tasks/task-support";
 import {
   isSdkV1ServerInstance,
   isSharedV1Lease,
@@ -41,9 +41,9 @@ import {
   assertNotServing,
   failFastServerToClientRequests,
   installRequestStateVerify,
-  isSdkV2Server,
   warnSdkV1Once,
-} from "./server-product";
+} from "./server-instance-checks";
+import { isSdkV2Server } from "../common/server-kind";
 
 /** Thrown inside the factory wrapper when an SDK v1 server meets a 2026-07-28 request. */
 class SdkV1OnModernRequest extends Error {}

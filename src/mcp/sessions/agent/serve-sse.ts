@@ -10,19 +10,22 @@
  * reached over a hibernatable WebSocket (see `sse-session.ts`), so an idle session costs no
  * Durable Object duration.
  */
-import { preflightResponse, withCors } from "../cors";
-import { guardRequest } from "../guards";
+import { preflightResponse } from "../../common/cors";
+import { guardRequest } from "../../common/guards";
 import {
+  agentHandler,
   agentInit,
   agentNamespace,
   forRpc,
   guardOptionsOf,
+  notConfigured,
   sessionStub,
   type AgentRequestInit,
+  type AgentRoute,
 } from "./routing";
 import type { McpAgentHandler, McpAgentServeOptions } from "./serve-agent";
 import { relaySocket } from "./socket-relay";
-import { CodeModeError, jsonRpcError, PROTOCOL_CODES } from "../../errors";
+import { CodeModeError, jsonRpcError, PROTOCOL_CODES } from "../../../errors";
 
 /** Options of `McpAgent.serveSSE`: those of `serve`, plus the keep-alive interval. */
 export interface McpAgentSseOptions extends McpAgentServeOptions {
@@ -60,7 +63,7 @@ export function serveMcpAgentSse(path: string, options: McpAgentSseOptions = {})
   const messagePath = `${path.replace(/\/$/, "")}/message`;
   const keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
 
-  const route = async (request: Request, env: unknown, ctx: ExecutionContext) => {
+  const route: AgentRoute = async (request, env, ctx) => {
     const url = new URL(request.url);
     if (url.pathname !== path && url.pathname !== messagePath) {
       return new Response("Not Found\n", { status: 404 });
@@ -77,13 +80,7 @@ export function serveMcpAgentSse(path: string, options: McpAgentSseOptions = {})
       });
     }
     const namespace = agentNamespace(env, options, "McpAgent.serveSSE");
-    if (namespace === undefined) {
-      return jsonRpcError(
-        500,
-        PROTOCOL_CODES.internalError,
-        "Internal error: the MCP agent is not configured.",
-      );
-    }
+    if (namespace === undefined) return notConfigured();
     const init = agentInit(ctx);
     if (method === "GET") return openStream(namespace, init, messagePath, keepAliveMs);
 
@@ -114,20 +111,7 @@ export function serveMcpAgentSse(path: string, options: McpAgentSseOptions = {})
     return stub.serveSseMessage(forRpc(request), init);
   };
 
-  return {
-    fetch: async (request, env, ctx) => {
-      try {
-        return withCors(await route(request, env, ctx), corsOptions);
-      } catch (error) {
-        // Details stay in the log: they may name internals, never a client's business.
-        console.error("McpAgent.serveSSE: request failed", error);
-        return withCors(
-          jsonRpcError(500, PROTOCOL_CODES.internalError, "Internal error"),
-          corsOptions,
-        );
-      }
-    },
-  };
+  return agentHandler("McpAgent.serveSSE", corsOptions, route);
 }
 
 /** Creates a session, connects to its object and answers the client's event stream. */

@@ -4,7 +4,7 @@
  * They apply in addition to this library's own Origin/Host guards (`allowedHostnames`,
  * `allowedOriginHostnames` on the handlers), which are on by default.
  */
-import { jsonRpcError, PROTOCOL_CODES } from "../../errors";
+import { jsonRpcError, PROTOCOL_CODES } from "../../../errors";
 
 /** The SDK v1 transport options for DNS-rebinding protection. */
 export interface DnsRebindingOptions {

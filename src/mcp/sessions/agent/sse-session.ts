@@ -15,13 +15,13 @@ import {
   authInfoFromOAuthProps,
   runWithAuthContext,
   type McpAuthContext,
-} from "../auth-context";
+} from "../../common/auth-context";
 import { normalizeInitialize, type JsonRpcMessage } from "../legacy/initialize-record";
 import { isConnected } from "../legacy/worker-transport";
 import { useWorkerSafeValidator } from "../legacy/worker-safe-validator";
-import { isSdkV2Server, type AnyMcpServer } from "../server-product";
+import { isSdkV2Server, type AnyMcpServer } from "../../common/server-kind";
 import { SseBridgeTransport, SSE_SOCKET_TAG } from "./sse-bridge-transport";
-import { PROTOCOL_CODES, jsonRpcError } from "../../errors";
+import { PROTOCOL_CODES, jsonRpcError } from "../../../errors";
 
 /** Storage key of an HTTP+SSE session's record. */
 export const SSE_SESSION_KEY = "mcp:sse";

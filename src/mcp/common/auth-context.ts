@@ -4,7 +4,7 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { AuthInfo } from "@modelcontextprotocol/server";
-import { isRecord } from "../is-record";
+import { isRecord } from "../../is-record";
 
 /** What `getMcpAuthContext()` returns inside a handler. */
 export interface McpAuthContext {

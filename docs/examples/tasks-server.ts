@@ -6,8 +6,6 @@ import { createMcpHandler, McpTaskStore, setTaskSupport } from "code-mode-mcp/mc
 
 // wrangler.jsonc: binding MCP_TASKS, class McpTasks, in a migration's new_sqlite_classes.
 export class McpTasks extends McpTaskStore {}
-// What `wrangler types` declares for that binding (your generated Env has it already).
-type TasksEnv = { MCP_TASKS: DurableObjectNamespace<McpTasks> };
 
 const handler = createMcpHandler(
   () => {
@@ -20,7 +18,7 @@ const handler = createMcpHandler(
     return server;
   },
   // Also: ttlMs (default one hour), pollIntervalMs (default 1 s), name (default the route).
-  { tasks: { namespace: () => (env as unknown as TasksEnv).MCP_TASKS } },
+  { tasks: { namespace: () => env.MCP_TASKS } },
 );
 export default {
   fetch: (request, _env, ctx) => handler(request, _env, ctx),

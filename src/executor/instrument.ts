@@ -22,6 +22,8 @@ export const RESERVED_PREFIX = "__cm$";
 
 const IMPORT_TICK = `import { t as ${TICK} } from "./runtime.js";`;
 const TICK_CALL = `${TICK}();`;
+/** The binding a catch clause gets when it has none or destructures. */
+const CAUGHT = `${RESERVED_PREFIX}e`;
 
 /** A problem found in the program, at a 0-based offset of the code. */
 export interface InstrumentProblem {
@@ -123,11 +125,30 @@ export function instrument(program: Program, length: number): InstrumentResult {
         open(fnBody.start, `(${TICK}(), `, depth);
         close(fnBody.end, ")", depth);
       }
-    } else if (node.type === "CatchClause")
-      open((node["body"] as AnyNode).start + 1, TICK_CALL, depth);
+    } else if (node.type === "CatchClause") catchTick(node, depth);
     else if (node.type === "TryStatement" && node["finalizer"])
       open((node["finalizer"] as AnyNode).start + 1, TICK_CALL, depth);
     forEachChild(node, (child) => visit(child, depth + 1));
+  };
+  // A catch block's tick gets the caught value (a caught stack overflow costs more, see
+  // sandbox/runtime.ts). A catch without a binding gets one; a destructuring catch binds the
+  // value first and destructures it with `let` (only insertions, so positions stay):
+  // `catch (P) {B}` becomes `catch (E) {t(E); let P = E; if (1) {B}}`.
+  const catchTick = (clause: AnyNode, depth: number) => {
+    const param = clause["param"] as AnyNode | null;
+    const block = clause["body"] as AnyNode;
+    if (param === null) open(block.start, `(${CAUGHT}) `, depth);
+    if (param?.type === "Identifier") {
+      open(block.start + 1, `${TICK}(${String(param["name"])});`, depth);
+      return;
+    }
+    if (param !== null) {
+      open(param.start, `${CAUGHT}) {${TICK}(${CAUGHT}); let `, depth);
+      close(param.end, ` = ${CAUGHT}; if (1`, depth);
+      close(block.end, "}", depth);
+      return;
+    }
+    open(block.start + 1, `${TICK}(${CAUGHT});`, depth);
   };
   const tickAtStart = (loopBody: AnyNode, depth: number) => {
     if (loopBody.type === "BlockStatement") open(loopBody.start + 1, TICK_CALL, depth);

@@ -16,8 +16,8 @@
 export const UNITS_PER_INTERRUPT = 16_384;
 
 type Method = (this: unknown, ...args: unknown[]) => unknown;
-/** How many units one call touched, from its receiver and result. */
-type Units = (self: unknown, result: unknown) => number;
+/** How many units one call touched, from its receiver, result and arguments. */
+type Units = (self: unknown, result: unknown, args: unknown[]) => number;
 
 const { defineProperty, getOwnPropertyDescriptor } = Object;
 const { apply } = Reflect;
@@ -28,7 +28,10 @@ const resultLength: Units = (_self, result) =>
   typeof result === "string" || isArray(result) ? result.length : 0;
 const selfLength: Units = (self) =>
   typeof self === "string" || isArray(self) ? (self as string | unknown[]).length : 0;
-const both: Units = (self, result) => selfLength(self, result) + resultLength(self, result);
+const both: Units = (self, result, args) =>
+  selfLength(self, result, args) + resultLength(self, result, args);
+const textArgument: Units = (_self, _result, args) =>
+  typeof args[0] === "string" ? args[0].length : 0;
 
 /**
  * Wraps the built-ins whose native cost grows with data and charges `charge(n)` interrupts per
@@ -54,7 +57,7 @@ export function installCharges(charge: (interrupts: number) => void): void {
     const wrapped = {
       [name](this: unknown, ...args: unknown[]): unknown {
         const result = apply(original, this, args);
-        pay(units(this, result));
+        pay(units(this, result, args));
         return result;
       },
     }[name]!;
@@ -62,11 +65,15 @@ export function installCharges(charge: (interrupts: number) => void): void {
     defineProperty(target, name, { ...descriptor, value: wrapped });
   };
   for (const name of ["repeat", "padStart", "padEnd"]) wrap(String.prototype, name, resultLength);
-  for (const name of ["indexOf", "lastIndexOf", "includes", "split", "replaceAll"])
+  for (const name of ["indexOf", "lastIndexOf", "includes", "split", "replace", "replaceAll"])
     wrap(String.prototype, name, both);
+  for (const name of ["toUpperCase", "toLowerCase"]) wrap(String.prototype, name, resultLength);
   for (const name of ["fill", "indexOf", "lastIndexOf", "includes", "reverse", "sort"])
     wrap(Array.prototype, name, selfLength);
   for (const name of ["join", "slice", "concat", "flat", "toString"])
     wrap(Array.prototype, name, both);
   wrap(Array, "from", resultLength);
+  for (const name of ["keys", "values", "entries"]) wrap(Object, name, resultLength);
+  wrap(JSON, "stringify", resultLength);
+  wrap(JSON, "parse", textArgument);
 }

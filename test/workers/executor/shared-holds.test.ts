@@ -4,8 +4,9 @@
  * for one or two operations), and slow built-ins between the engine's step checks (one
  * `'x'.repeat(1e5)` is one step and about 1 ms). Both must end with a definite `limit` while the
  * worker keeps serving. Every probe first passes the instrumentation guard of runaway.test.ts.
- * Before the fix each probe here ran for minutes (the operation budgets below are chosen so the
- * old engine would still finish, long after the test's own timeout); no elapsed time is asserted.
+ * Before the fix each probe here ran from 38 s to hours (the operation budgets below are chosen
+ * so the old engine would still finish, after the test's own timeout); no elapsed time is
+ * asserted beyond that timeout.
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
@@ -25,6 +26,9 @@ function guard(code: string): string {
   return code;
 }
 
+/** A probe the old engine held for longer than this fails by timeout (each ends in ~1 s now). */
+const HELD_MS = 20_000;
+
 const alive = async () =>
   expect(await executor.execute({ code: "return 'alive'" })).toMatchObject({ result: "alive" });
 
@@ -37,14 +41,18 @@ describe("shared worker: a program that catches its own stack overflow ends", ()
       "const f = () => { try { f() } catch ({ message }) { f() } }; f()",
     ],
     ["in a loop", "const f = () => f(); while (true) { try { f() } catch (e) {} }"],
-  ])("%s, with status limit", async (_label, code) => {
-    const outcome = await executor.execute({
-      code: guard(code),
-      limits: { maxOperations: 200_000 },
-    });
-    expect(outcome).toMatchObject({ status: "limit", error: { name: "LimitError" } });
-    await alive();
-  });
+  ])(
+    "%s, with status limit",
+    async (_label, code) => {
+      const outcome = await executor.execute({
+        code: guard(code),
+        limits: { maxOperations: 200_000 },
+      });
+      expect(outcome).toMatchObject({ status: "limit", error: { name: "LimitError" } });
+      await alive();
+    },
+    HELD_MS,
+  );
 
   it("still reports an uncaught overflow as a RangeError, and counts a caught one", async () => {
     expect(
@@ -64,15 +72,25 @@ describe("shared worker: slow built-ins are charged by the data they produce or 
     ["a padEnd loop", "while (true) ''.padEnd(1e5, 'ab')"],
     ["a join loop over holes", "const a = new Array(1e5); while (true) a.join()"],
     ["a scan loop", "const a = new Array(1e5).fill(0); while (true) a.indexOf(1)"],
+    ["a stringify loop", "const o = { s: 'x'.repeat(1e5) }; while (true) JSON.stringify(o)"],
+    ["a parse loop", "const t = JSON.stringify('x'.repeat(1e5)); while (true) JSON.parse(t)"],
+    [
+      "a keys loop",
+      "const o = {}; for (let i = 0; i < 2e4; i++) o['k' + i] = i; while (true) Object.keys(o)",
+    ],
     ["a loop that swallows the limit", "while (true) { try { 'x'.repeat(1e5) } catch (e) {} }"],
-  ])("stops %s with status limit", async (_label, code) => {
-    const outcome = await executor.execute({
-      code: guard(code),
-      limits: { maxOperations: 100_000 },
-    });
-    expect(outcome).toMatchObject({ status: "limit", error: { name: "LimitError" } });
-    await alive();
-  });
+  ])(
+    "stops %s with status limit",
+    async (_label, code) => {
+      const outcome = await executor.execute({
+        code: guard(code),
+        limits: { maxOperations: 100_000 },
+      });
+      expect(outcome).toMatchObject({ status: "limit", error: { name: "LimitError" } });
+      await alive();
+    },
+    HELD_MS,
+  );
 
   it("names the run's cpuMs when that is the budget the built-ins spent", async () => {
     const outcome = await executor.execute({

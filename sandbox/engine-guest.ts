@@ -4,14 +4,16 @@
  * Worker parts: sets the operation budget, captures the console, installs the host namespaces,
  * imports the instrumented `user.js`, and answers a `SandboxResponse` as JSON text.
  *
- * The runner hands it one native function, `__cm$host(namespace, name, argsText, logsJson)`,
- * as a global; it is read and deleted when this module loads, before any user code exists.
+ * The runner hands it native functions as globals (`__cm$host(namespace, name, argsText,
+ * logsJson)`, `__cm$timer(ms)`, `__cm$utf8`, `__cm$charge(interrupts)`); they are read and
+ * deleted when this module loads, before any user code exists.
  * Code generation from strings (`eval`, the Function constructors) is switched off before the
  * user's module loads, as the platform does in the per-run isolate: the engine could run such
  * code, but it would skip the operation budget the instrumenter compiles in.
  */
 import { POLYFILLS } from "./engine-polyfills";
 import { blockCodeGeneration, blockNetwork, capProxyKeys, installTimers } from "./engine-lockdown";
+import { installCharges } from "./engine-charges";
 import { createConsoleCapture } from "./console-capture";
 import { decodeValue, encodeValue, toWire } from "./codec";
 import type { SandboxError, SandboxExtensionRequest, SandboxResponse } from "./protocol";
@@ -41,8 +43,10 @@ void POLYFILLS;
 const g = globalThis as unknown as Record<string, unknown>;
 const hostCall = g["__cm$host"] as NativeHostCall;
 const timer = g["__cm$timer"] as (ms: number) => Promise<void>;
+const charge = g["__cm$charge"] as (interrupts: number) => void;
 delete g["__cm$host"];
 delete g["__cm$timer"];
+delete g["__cm$charge"];
 const { defineProperty, freeze } = Object;
 const { stringify, parse } = JSON;
 const reject = Promise.reject.bind(Promise);
@@ -117,6 +121,7 @@ export async function run(
     for (const [namespace, api] of namespaces) {
       defineProperty(g, namespace, { value: freeze(api), configurable: false, writable: false });
     }
+    installCharges(charge);
     blockCodeGeneration();
     blockNetwork();
     // Every error walks the stack in native code the interrupt handler cannot see: a program

@@ -90,9 +90,12 @@ export class EngineRun {
     const utf8 = ctx.newFunction("utf8", (buffer, offset, length) =>
       this.utf8Function(buffer, offset, length),
     );
+    const charge = ctx.newFunction("charge", (interrupts) => this.chargeFunction(interrupts));
     ctx.setProp(ctx.global, "__cm$host", host);
     ctx.setProp(ctx.global, "__cm$timer", timer);
     ctx.setProp(ctx.global, "__cm$utf8", utf8);
+    ctx.setProp(ctx.global, "__cm$charge", charge);
+    charge.dispose();
     host.dispose();
     timer.dispose();
     utf8.dispose();
@@ -245,6 +248,18 @@ export class EngineRun {
     }, delay);
     this.timers.add(timer);
     return deferred.handle;
+  }
+
+  /**
+   * Adds native work of built-ins (engine-charges.ts) to the run's interrupt count. Once the
+   * budget is spent it throws: the built-in's caller sees an error, and the engine's next step
+   * check (at most ~10,000 cheap steps later) ends the run, whatever the program catches.
+   */
+  private chargeFunction(interrupts: QuickJSHandle): void {
+    this.interrupts += Math.max(0, Math.floor(this.ctx.getNumber(interrupts)) || 0);
+    if (this.interrupts <= this.interruptLimit) return;
+    this.stopped ??= "interrupted";
+    throw new RangeError(stopMessage("interrupted", this.request));
   }
 
   /** UTF-8 text of `length` bytes at `offset` of an engine ArrayBuffer, decoded by V8. */

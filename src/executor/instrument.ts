@@ -20,8 +20,12 @@ export const TICK = "__cm$t";
 /** Reserved identifier prefix for names the instrumentation introduces. */
 export const RESERVED_PREFIX = "__cm$";
 
-const IMPORT_TICK = `import { t as ${TICK} } from "./runtime.js";`;
+/** Charges a caught value's extra cost (see sandbox/runtime.ts); its call is the catch tick's argument. */
+const CATCH_CHARGE = `${RESERVED_PREFIX}c`;
+const IMPORT_TICK = `import { t as ${TICK}, c as ${CATCH_CHARGE} } from "./runtime.js";`;
 const TICK_CALL = `${TICK}();`;
+/** The binding a catch clause gets when it has none or destructures. */
+const CAUGHT = `${RESERVED_PREFIX}e`;
 
 /** A problem found in the program, at a 0-based offset of the code. */
 export interface InstrumentProblem {
@@ -123,11 +127,30 @@ export function instrument(program: Program, length: number): InstrumentResult {
         open(fnBody.start, `(${TICK}(), `, depth);
         close(fnBody.end, ")", depth);
       }
-    } else if (node.type === "CatchClause")
-      open((node["body"] as AnyNode).start + 1, TICK_CALL, depth);
+    } else if (node.type === "CatchClause") catchTick(node, depth);
     else if (node.type === "TryStatement" && node["finalizer"])
       open((node["finalizer"] as AnyNode).start + 1, TICK_CALL, depth);
     forEachChild(node, (child) => visit(child, depth + 1));
+  };
+  // A catch block's tick charges the caught value first (a caught stack overflow costs more,
+  // see sandbox/runtime.ts). A catch without a binding gets one; a destructuring catch binds the
+  // value first and destructures it with `let` (only insertions, so positions stay):
+  // `catch (P) {B}` becomes `catch (E) {t(c(E)); let P = E; if (1) {B}}`.
+  const catchTick = (clause: AnyNode, depth: number) => {
+    const param = clause["param"] as AnyNode | null;
+    const block = clause["body"] as AnyNode;
+    if (param === null) open(block.start, `(${CAUGHT}) `, depth);
+    if (param?.type === "Identifier") {
+      open(block.start + 1, catchCall(String(param["name"])), depth);
+      return;
+    }
+    if (param !== null) {
+      open(param.start, `${CAUGHT}) {${catchCall(CAUGHT)} let `, depth);
+      close(param.end, ` = ${CAUGHT}; if (1`, depth);
+      close(block.end, "}", depth);
+      return;
+    }
+    open(block.start + 1, catchCall(CAUGHT), depth);
   };
   const tickAtStart = (loopBody: AnyNode, depth: number) => {
     if (loopBody.type === "BlockStatement") open(loopBody.start + 1, TICK_CALL, depth);
@@ -144,6 +167,11 @@ export function instrument(program: Program, length: number): InstrumentResult {
       a.at - b.at || a.kind - b.kind || (a.kind === 0 ? b.depth - a.depth : a.depth - b.depth),
   );
   return { ok: true, form, insertions: pending.map(({ at, text }) => ({ at, text })) };
+}
+
+/** The tick at the start of a catch block, charging the caught value first. */
+function catchCall(caught: string): string {
+  return `${TICK}(${CATCH_CHARGE}(${caught}));`;
 }
 
 function fail(node: AnyNode, message: string): InstrumentResult {

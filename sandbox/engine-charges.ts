@@ -1,0 +1,79 @@
+/**
+ * Charges the engine's step budget for built-ins whose native work grows with their data. The
+ * engine counts one step per call, and calls its interrupt handler only every ~10,000 steps: one
+ * `'x'.repeat(1e5)` is one step and ~0.8 ms, so a loop of them held the shared worker for hours
+ * on the default budget, and a memory fill for many seconds. Each wrapped built-in reports the
+ * size of what it produced or scanned; the runner turns that into interrupt-budget units
+ * (`__cm$charge`), and once the run's budget is spent the charge throws and the next step check
+ * ends the run as the step budget would.
+ *
+ * Evaluated inside the engine by the guest harness, before any user code exists. The wrappers
+ * keep each method's name, length and property attributes; what they cost per call is a few
+ * engine steps.
+ */
+
+/** Units (characters or elements) worth one interrupt-handler call: see {@link installCharges}. */
+export const UNITS_PER_INTERRUPT = 16_384;
+
+type Method = (this: unknown, ...args: unknown[]) => unknown;
+/** How many units one call touched, from its receiver, result and arguments. */
+type Units = (self: unknown, result: unknown, args: unknown[]) => number;
+
+const { defineProperty, getOwnPropertyDescriptor } = Object;
+const { apply } = Reflect;
+const { isArray } = Array;
+const { floor } = Math;
+
+const resultLength: Units = (_self, result) =>
+  typeof result === "string" || isArray(result) ? result.length : 0;
+const selfLength: Units = (self) =>
+  typeof self === "string" || isArray(self) ? (self as string | unknown[]).length : 0;
+const both: Units = (self, result, args) =>
+  selfLength(self, result, args) + resultLength(self, result, args);
+const textArgument: Units = (_self, _result, args) =>
+  typeof args[0] === "string" ? args[0].length : 0;
+
+/**
+ * Wraps the built-ins whose native cost grows with data and charges `charge(n)` interrupts per
+ * {@link UNITS_PER_INTERRUPT} units (one interrupt is ~10,000 cheap engine steps, ~0.17 ms;
+ * `'x'.repeat(16384)` measured ~0.13 ms). Small calls accumulate, so the native charge is called
+ * once per unit's worth, not per call.
+ * @param charge - the runner's charge: throws once the run's budget is spent
+ */
+export function installCharges(charge: (interrupts: number) => void): void {
+  let pending = 0;
+  const pay = (units: number): void => {
+    pending += units;
+    if (pending < UNITS_PER_INTERRUPT) return;
+    const interrupts = floor(pending / UNITS_PER_INTERRUPT);
+    pending -= interrupts * UNITS_PER_INTERRUPT;
+    charge(interrupts);
+  };
+  const wrap = (target: object, name: string, units: Units): void => {
+    const descriptor = getOwnPropertyDescriptor(target, name);
+    const original = descriptor?.value as Method | undefined;
+    if (typeof original !== "function") return;
+    // A method shorthand: named like the original, not a constructor, as built-ins are.
+    const wrapped = {
+      [name](this: unknown, ...args: unknown[]): unknown {
+        const result = apply(original, this, args);
+        pay(units(this, result, args));
+        return result;
+      },
+    }[name]!;
+    defineProperty(wrapped, "length", { value: original.length });
+    defineProperty(target, name, { ...descriptor, value: wrapped });
+  };
+  for (const name of ["repeat", "padStart", "padEnd"]) wrap(String.prototype, name, resultLength);
+  for (const name of ["indexOf", "lastIndexOf", "includes", "split", "replace", "replaceAll"])
+    wrap(String.prototype, name, both);
+  for (const name of ["toUpperCase", "toLowerCase"]) wrap(String.prototype, name, resultLength);
+  for (const name of ["fill", "indexOf", "lastIndexOf", "includes", "reverse", "sort"])
+    wrap(Array.prototype, name, selfLength);
+  for (const name of ["join", "slice", "concat", "flat", "toString"])
+    wrap(Array.prototype, name, both);
+  wrap(Array, "from", resultLength);
+  for (const name of ["keys", "values", "entries"]) wrap(Object, name, resultLength);
+  wrap(JSON, "stringify", resultLength);
+  wrap(JSON, "parse", textArgument);
+}

@@ -39,6 +39,14 @@ import type { RunRecorder } from "./run-record";
 import { RunTrace } from "./run-trace";
 import { setTaskSupport } from "../mcp/tasks/task-tools";
 
+/**
+ * The `code` tool's input schema, built once per isolate: the server is rebuilt per request, and
+ * building a zod object (with its clones for `.describe`) was most of that construction's cost.
+ */
+const CODE_INPUT = z.object({
+  code: z.string().describe("JavaScript (or TypeScript): an async arrow function using codemode.*"),
+});
+
 /** Options of {@link codeMcpServer}. */
 export interface CodeMcpServerOptions {
   /** The MCP server to wrap: an instance, `{ server: () => McpServer }` or `{ url, headers? }`. */
@@ -148,11 +156,7 @@ export function codeMcpServer(
           tools instanceof Error
             ? `Unavailable for this caller: ${tools.message}`
             : tools.description,
-        inputSchema: z.object({
-          code: z
-            .string()
-            .describe("JavaScript (or TypeScript): an async arrow function using codemode.*"),
-        }),
+        inputSchema: CODE_INPUT,
       },
       async ({ code }, ctx) =>
         tools instanceof Error

@@ -17,6 +17,7 @@
  *   (`DELETE`), as a 2025 client ends a session it no longer needs.
  */
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/client";
+import { CodeModeError } from "../errors";
 
 /** A fetch function (the global one, a service binding's, or a test's). */
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -76,7 +77,8 @@ export function upstreamFetch(
       pending = base(input, init).then(async (response) => {
         await response.body?.cancel();
         if (!response.ok)
-          throw new Error(
+          throw new CodeModeError(
+            "upstream_unreachable",
             `the upstream refused notifications/initialized (HTTP ${response.status})`,
           );
       });

@@ -20,15 +20,25 @@
  * itself makes the next run load a fresh one); V8's speed (the engine interprets: compute-heavy code is slower);
  * Web APIs the engine lacks (no `Intl`, `TextEncoder`, `URL`, `crypto`, `structuredClone`).
  */
-import type { EngineExtension, EngineRunRequest, EngineStop } from "../../sandbox/engine-protocol";
+import type {
+  EngineExtension,
+  EngineRunRequest,
+  EngineStop,
+} from "../../sandbox/engine-protocol";
 import { engineErrorLikeV8 } from "./shared-error-position";
 import { HostBridge } from "./host-bridge";
-import { resolveLimits } from "./limits";
+import { loaderSettings, type LoaderSettings } from "./loader-settings";
+import { RunEnd } from "./run-end";
 import { emptyCounters, startRun } from "./run-start";
 import { responseToOutcome } from "./sandbox-response";
 import { sharedWorkerCode, sharedWorkerId } from "./shared-worker-code";
 import { dataKey } from "./shared-data-key";
-import type { ExecuteRequest, ExecutionOutcome, Executor, ExecutorLimits } from "./types";
+import type {
+  ExecuteRequest,
+  ExecutionOutcome,
+  Executor,
+  ExecutorLimits,
+} from "./types";
 import { CodeModeError } from "../errors";
 
 /** Options of {@link SharedWorkerExecutor}. */
@@ -72,25 +82,25 @@ interface EngineEntrypoint {
 
 /** Runs code in a WebAssembly engine inside one stable Dynamic Worker. See the module comment. */
 export class SharedWorkerExecutor implements Executor {
-  private readonly loader: WorkerLoader;
-  private readonly limits: ExecutorLimits;
-  private readonly compatibilityDate: string;
+  private readonly settings: LoaderSettings;
   private readonly name: string;
   private readonly memoryBytes: number;
 
   /**
    * @param options - the loader binding, default limits, worker name and memory limit
-   * @throws CodeModeError `invalid_limits` when a limit is out of range
-   * @throws RangeError when `memoryBytes` is not an integer from 1 MiB to 1 GiB
+   * @throws CodeModeError `invalid_limits` when a limit is out of range, or when `memoryBytes`
+   *   is not an integer from 1 MiB to 1 GiB
    */
   constructor(options: SharedWorkerExecutorOptions) {
-    this.loader = options.loader;
-    this.limits = resolveLimits(options.limits);
-    this.compatibilityDate = options.compatibilityDate ?? "2026-08-01";
+    this.settings = loaderSettings(options);
     this.name = options.name ?? "default";
     this.memoryBytes = options.memoryBytes ?? 64 * 1_048_576;
     const memory = this.memoryBytes;
-    if (!Number.isInteger(memory) || memory < 1_048_576 || memory > 1_073_741_824)
+    if (
+      !Number.isInteger(memory) ||
+      memory < 1_048_576 ||
+      memory > 1_073_741_824
+    )
       throw new CodeModeError(
         "invalid_limits",
         `memoryBytes must be an integer from 1048576 (1 MiB) to 1073741824 (1 GiB); got ${String(memory)}.`,
@@ -99,30 +109,22 @@ export class SharedWorkerExecutor implements Executor {
 
   /** Runs `request.code`; never throws. */
   async execute(request: ExecuteRequest): Promise<ExecutionOutcome> {
-    const start = startRun(request, this.limits);
+    const start = startRun(request, this.settings.limits);
     if (!start.ok) return start.outcome;
     const { started, limits, namespaces, prepared } = start;
-    const base = emptyCounters();
     const bridge = new HostBridge(namespaces, limits);
-    const stubs: unknown[] = [];
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let onAbort: (() => void) | undefined;
-    const ended = (status: "timeout" | "error", error: ExecutionOutcome["error"]) => ({
-      ...base,
-      logs: bridge.logs,
-      droppedLogs: bridge.droppedLogs(),
-      calls: bridge.calls,
-      status,
-      error,
-      durationMs: Date.now() - started,
-    });
+    const run = new RunEnd(bridge, started, request.signal);
     try {
-      const settings = { compatibilityDate: this.compatibilityDate, cpuMs: this.limits.cpuMs };
-      const worker = this.loader.get(sharedWorkerId(this.name, settings), () =>
-        sharedWorkerCode(settings),
+      const settings = {
+        compatibilityDate: this.settings.compatibilityDate,
+        cpuMs: this.settings.limits.cpuMs,
+      };
+      const worker = this.settings.loader.get(
+        sharedWorkerId(this.name, settings),
+        () => sharedWorkerCode(settings),
       );
       const entry = worker.getEntrypoint() as unknown as EngineEntrypoint;
-      stubs.push(entry, worker);
+      run.hold(entry, worker);
       // The run's step budget: the smaller of what maxOperations allows and what its cpuMs
       // allows (no clock advances inside synchronous code, so CPU time is counted in steps).
       const fromOperations = Math.ceil(
@@ -141,12 +143,19 @@ export class SharedWorkerExecutor implements Executor {
         maxLogBytes: limits.maxLogBytes,
         maxCallBytes: limits.maxCallBytes,
         extensions: await Promise.all(
-          (request.extensions ?? []).map(async (e): Promise<EngineExtension> => {
-            const key = await dataKey(e.data);
-            const ext = { name: e.name, namespace: e.namespace ?? "codemode" };
-            // Large data goes by key: the worker holds it from an earlier run (see below).
-            return key === undefined ? { ...ext, data: e.data } : { ...ext, key };
-          }),
+          (request.extensions ?? []).map(
+            async (e): Promise<EngineExtension> => {
+              const key = await dataKey(e.data);
+              const ext = {
+                name: e.name,
+                namespace: e.namespace ?? "codemode",
+              };
+              // Large data goes by key: the worker holds it from an earlier run (see below).
+              return key === undefined
+                ? { ...ext, data: e.data }
+                : { ...ext, key };
+            },
+          ),
         ),
         maxInterrupts,
         cpuBound,
@@ -156,13 +165,11 @@ export class SharedWorkerExecutor implements Executor {
         // The runner frees the run's engine a little after the host gave up on it.
         timeoutMs: limits.timeoutMs + 1_000,
       };
-      const stop = new Promise<"timeout" | "aborted">((resolve) => {
-        timer = setTimeout(() => resolve("timeout"), limits.timeoutMs);
-        if (request.signal?.aborted) resolve("aborted");
-        onAbort = () => resolve("aborted");
-        request.signal?.addEventListener("abort", onAbort, { once: true });
-      });
-      let response = await Promise.race([entry.run(engineRequest, bridge), stop]);
+      const stop = run.stop(limits.timeoutMs);
+      let response = await Promise.race([
+        entry.run(engineRequest, bridge),
+        stop,
+      ]);
       if (isStop(response) && response.stop === "missing") {
         // This worker instance has not seen (or has dropped) the data: send it along once.
         const full = request.extensions ?? [];
@@ -172,18 +179,22 @@ export class SharedWorkerExecutor implements Executor {
         }));
         response = await Promise.race([entry.run(engineRequest, bridge), stop]);
       }
-      if (response === "timeout") {
-        return ended("timeout", {
-          name: "TimeoutError",
-          message: `The code did not finish within ${limits.timeoutMs} ms (is it waiting on a promise that never settles?).`,
-        });
-      }
-      if (response === "aborted")
-        return ended("error", { name: "AbortError", message: "The run was cancelled." });
-      const common = { ...base, calls: bridge.calls, durationMs: Date.now() - started };
+      if (response === "timeout" || response === "aborted")
+        return run.stopped(response, limits.timeoutMs);
+      const common = {
+        ...emptyCounters(),
+        calls: bridge.calls,
+        durationMs: Date.now() - started,
+      };
       if (typeof response === "string") {
         return engineErrorLikeV8(
-          responseToOutcome(parseJson(response), bridge, prepared, common, limits.maxResultBytes),
+          responseToOutcome(
+            parseJson(response),
+            bridge,
+            prepared,
+            common,
+            limits.maxResultBytes,
+          ),
           request.code,
         );
       }
@@ -193,7 +204,9 @@ export class SharedWorkerExecutor implements Executor {
         // a regex, or code between ticks): a limit, reported with what the run printed.
         const partial = parseJson(halt.partial ?? "null");
         const answer = {
-          ...(typeof partial === "object" && partial !== null ? partial : { logs: [] }),
+          ...(typeof partial === "object" && partial !== null
+            ? partial
+            : { logs: [] }),
           truncated: false,
           resultBytes: 0,
           budgetExhausted: true,
@@ -201,23 +214,25 @@ export class SharedWorkerExecutor implements Executor {
           operations: 0,
           error: { name: "LimitError", message: String(halt.message) },
         };
-        return responseToOutcome(answer, bridge, prepared, common, limits.maxResultBytes);
+        return responseToOutcome(
+          answer,
+          bridge,
+          prepared,
+          common,
+          limits.maxResultBytes,
+        );
       }
       if (halt.stop === "timeout") {
-        return ended("timeout", { name: "TimeoutError", message: String(halt.message) });
+        return run.ended("timeout", {
+          name: "TimeoutError",
+          message: String(halt.message),
+        });
       }
-      return ended("error", {
-        name: "SandboxError",
-        message: `The sandbox failed: ${String(halt.message)}`,
-      });
+      return run.failed(String(halt.message));
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      return ended("error", { name: "SandboxError", message: `The sandbox failed: ${message}` });
+      return run.failed(error);
     } finally {
-      clearTimeout(timer);
-      if (onAbort) request.signal?.removeEventListener("abort", onAbort);
-      bridge.close();
-      for (const stub of stubs) disposeQuietly(stub);
+      run.close();
     }
   }
 }
@@ -231,17 +246,5 @@ function parseJson(text: string): unknown {
     return JSON.parse(text) as unknown;
   } catch {
     return undefined;
-  }
-}
-
-/** Calls `[Symbol.dispose]()` when there is one; a stub already gone is not an error. */
-function disposeQuietly(resource: unknown): void {
-  if (resource === null || typeof resource !== "object") return;
-  const dispose = (resource as { [Symbol.dispose]?: unknown })[Symbol.dispose];
-  if (typeof dispose !== "function") return;
-  try {
-    dispose.call(resource);
-  } catch {
-    // Disposed twice, or the worker already failed: nothing left to free.
   }
 }

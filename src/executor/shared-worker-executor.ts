@@ -20,11 +20,7 @@
  * itself makes the next run load a fresh one); V8's speed (the engine interprets: compute-heavy code is slower);
  * Web APIs the engine lacks (no `Intl`, `TextEncoder`, `URL`, `crypto`, `structuredClone`).
  */
-import type {
-  EngineExtension,
-  EngineRunRequest,
-  EngineStop,
-} from "../../sandbox/engine-protocol";
+import type { EngineExtension, EngineRunRequest, EngineStop } from "../../sandbox/engine-protocol";
 import { engineErrorLikeV8 } from "./shared-error-position";
 import { HostBridge } from "./host-bridge";
 import { loaderSettings, type LoaderSettings } from "./loader-settings";
@@ -33,12 +29,7 @@ import { emptyCounters, startRun } from "./run-start";
 import { responseToOutcome } from "./sandbox-response";
 import { sharedWorkerCode, sharedWorkerId } from "./shared-worker-code";
 import { dataKey } from "./shared-data-key";
-import type {
-  ExecuteRequest,
-  ExecutionOutcome,
-  Executor,
-  ExecutorLimits,
-} from "./types";
+import type { ExecuteRequest, ExecutionOutcome, Executor, ExecutorLimits } from "./types";
 import { CodeModeError } from "../errors";
 
 /** Options of {@link SharedWorkerExecutor}. */
@@ -96,11 +87,7 @@ export class SharedWorkerExecutor implements Executor {
     this.name = options.name ?? "default";
     this.memoryBytes = options.memoryBytes ?? 64 * 1_048_576;
     const memory = this.memoryBytes;
-    if (
-      !Number.isInteger(memory) ||
-      memory < 1_048_576 ||
-      memory > 1_073_741_824
-    )
+    if (!Number.isInteger(memory) || memory < 1_048_576 || memory > 1_073_741_824)
       throw new CodeModeError(
         "invalid_limits",
         `memoryBytes must be an integer from 1048576 (1 MiB) to 1073741824 (1 GiB); got ${String(memory)}.`,
@@ -119,9 +106,8 @@ export class SharedWorkerExecutor implements Executor {
         compatibilityDate: this.settings.compatibilityDate,
         cpuMs: this.settings.limits.cpuMs,
       };
-      const worker = this.settings.loader.get(
-        sharedWorkerId(this.name, settings),
-        () => sharedWorkerCode(settings),
+      const worker = this.settings.loader.get(sharedWorkerId(this.name, settings), () =>
+        sharedWorkerCode(settings),
       );
       const entry = worker.getEntrypoint() as unknown as EngineEntrypoint;
       run.hold(entry, worker);
@@ -143,19 +129,15 @@ export class SharedWorkerExecutor implements Executor {
         maxLogBytes: limits.maxLogBytes,
         maxCallBytes: limits.maxCallBytes,
         extensions: await Promise.all(
-          (request.extensions ?? []).map(
-            async (e): Promise<EngineExtension> => {
-              const key = await dataKey(e.data);
-              const ext = {
-                name: e.name,
-                namespace: e.namespace ?? "codemode",
-              };
-              // Large data goes by key: the worker holds it from an earlier run (see below).
-              return key === undefined
-                ? { ...ext, data: e.data }
-                : { ...ext, key };
-            },
-          ),
+          (request.extensions ?? []).map(async (e): Promise<EngineExtension> => {
+            const key = await dataKey(e.data);
+            const ext = {
+              name: e.name,
+              namespace: e.namespace ?? "codemode",
+            };
+            // Large data goes by key: the worker holds it from an earlier run (see below).
+            return key === undefined ? { ...ext, data: e.data } : { ...ext, key };
+          }),
         ),
         maxInterrupts,
         cpuBound,
@@ -166,10 +148,7 @@ export class SharedWorkerExecutor implements Executor {
         timeoutMs: limits.timeoutMs + 1_000,
       };
       const stop = run.stop(limits.timeoutMs);
-      let response = await Promise.race([
-        entry.run(engineRequest, bridge),
-        stop,
-      ]);
+      let response = await Promise.race([entry.run(engineRequest, bridge), stop]);
       if (isStop(response) && response.stop === "missing") {
         // This worker instance has not seen (or has dropped) the data: send it along once.
         const full = request.extensions ?? [];
@@ -188,13 +167,7 @@ export class SharedWorkerExecutor implements Executor {
       };
       if (typeof response === "string") {
         return engineErrorLikeV8(
-          responseToOutcome(
-            parseJson(response),
-            bridge,
-            prepared,
-            common,
-            limits.maxResultBytes,
-          ),
+          responseToOutcome(parseJson(response), bridge, prepared, common, limits.maxResultBytes),
           request.code,
         );
       }
@@ -204,9 +177,7 @@ export class SharedWorkerExecutor implements Executor {
         // a regex, or code between ticks): a limit, reported with what the run printed.
         const partial = parseJson(halt.partial ?? "null");
         const answer = {
-          ...(typeof partial === "object" && partial !== null
-            ? partial
-            : { logs: [] }),
+          ...(typeof partial === "object" && partial !== null ? partial : { logs: [] }),
           truncated: false,
           resultBytes: 0,
           budgetExhausted: true,
@@ -214,13 +185,7 @@ export class SharedWorkerExecutor implements Executor {
           operations: 0,
           error: { name: "LimitError", message: String(halt.message) },
         };
-        return responseToOutcome(
-          answer,
-          bridge,
-          prepared,
-          common,
-          limits.maxResultBytes,
-        );
+        return responseToOutcome(answer, bridge, prepared, common, limits.maxResultBytes);
       }
       if (halt.stop === "timeout") {
         return run.ended("timeout", {

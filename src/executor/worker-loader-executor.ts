@@ -32,12 +32,7 @@ import { RunEnd } from "./run-end";
 import { emptyCounters, startRun } from "./run-start";
 import { responseToOutcome } from "./sandbox-response";
 import { sandboxWorkerCode } from "./sandbox-worker-code";
-import type {
-  ExecuteRequest,
-  ExecutionOutcome,
-  Executor,
-  ExecutorLimits,
-} from "./types";
+import type { ExecuteRequest, ExecutionOutcome, Executor, ExecutorLimits } from "./types";
 
 /** Options of {@link WorkerLoaderExecutor}. */
 export interface WorkerLoaderExecutorOptions {
@@ -117,13 +112,7 @@ export class WorkerLoaderExecutor implements Executor {
         calls: bridge.calls,
         durationMs: Date.now() - started,
       };
-      return responseToOutcome(
-        response,
-        bridge,
-        prepared,
-        common,
-        limits.maxResultBytes,
-      );
+      return responseToOutcome(response, bridge, prepared, common, limits.maxResultBytes);
     } catch (error) {
       if (HUNG.test(error instanceof Error ? error.message : String(error))) {
         // workerd noticed the sandbox can never produce an answer (e.g. awaiting a promise

@@ -43,18 +43,12 @@ export function agentHandler(
 ): McpAgentHandler {
   const { corsOptions = {} } = options;
   const guard = guardOptionsOf(options);
-  const handle = async (
-    request: Request,
-    env: unknown,
-    ctx: ExecutionContext,
-  ) => {
+  const handle = async (request: Request, env: unknown, ctx: ExecutionContext) => {
     const url = new URL(request.url);
-    if (!agentRoute.serves(url.pathname))
-      return new Response("Not Found\n", { status: 404 });
+    if (!agentRoute.serves(url.pathname)) return new Response("Not Found\n", { status: 404 });
     const rejected = guardRequest(request, guard);
     if (rejected !== undefined) return rejected;
-    if (request.method.toUpperCase() === "OPTIONS")
-      return preflightResponse(corsOptions);
+    if (request.method.toUpperCase() === "OPTIONS") return preflightResponse(corsOptions);
     const refused = agentRoute.refuse?.(request, url);
     if (refused !== undefined) return refused;
     const namespace = agentNamespace(env, options, caller);
@@ -131,14 +125,10 @@ function agentNamespace(
   const binding = options.binding ?? "MCP_OBJECT";
   const bound = (env as Record<string, unknown> | undefined)?.[binding];
   if (!isNamespace(bound)) {
-    console.error(
-      `${caller}: no Durable Object binding named "${binding}" in env.`,
-    );
+    console.error(`${caller}: no Durable Object binding named "${binding}" in env.`);
     return undefined;
   }
-  return options.jurisdiction === undefined
-    ? bound
-    : bound.jurisdiction(options.jurisdiction);
+  return options.jurisdiction === undefined ? bound : bound.jurisdiction(options.jurisdiction);
 }
 
 /**
@@ -179,9 +169,7 @@ export function sessionStub<T>(
  * @returns a request RPC can carry
  */
 export function forRpc(request: Request): Request {
-  return request.signal === undefined
-    ? request
-    : new Request(request, { signal: null });
+  return request.signal === undefined ? request : new Request(request, { signal: null });
 }
 
 function isNamespace(value: unknown): value is DurableObjectNamespace {

@@ -6,12 +6,7 @@
 import type { CorsOptions } from "../../common/cors";
 import { DurableObjectEventStore } from "../event-store";
 import { DEFAULT_KEEP_ALIVE_MS } from "../legacy/worker-transport";
-import {
-  agentHandler,
-  forRpc,
-  sessionStub,
-  type AgentRequestInit,
-} from "./routing";
+import { agentHandler, forRpc, sessionStub, type AgentRequestInit } from "./routing";
 import { isRecord } from "../../../is-record";
 import { relaySocket } from "./socket-relay";
 import {
@@ -45,11 +40,7 @@ interface AgentStub {
 
 /** The Worker fetch handler `serve` returns (an `ExportedHandler`, usable as an OAuth provider `apiHandlers` entry). */
 export interface McpAgentHandler {
-  fetch(
-    request: Request,
-    env: unknown,
-    ctx: ExecutionContext,
-  ): Promise<Response>;
+  fetch(request: Request, env: unknown, ctx: ExecutionContext): Promise<Response>;
 }
 
 /**
@@ -71,10 +62,7 @@ export interface McpAgentHandler {
  * @param options - binding, jurisdiction, CORS and guard options
  * @returns the fetch handler
  */
-export function serveMcpAgent(
-  path: string,
-  options: McpAgentServeOptions = {},
-): McpAgentHandler {
+export function serveMcpAgent(path: string, options: McpAgentServeOptions = {}): McpAgentHandler {
   return agentHandler("McpAgent.serve", options, {
     serves: (pathname) => pathname === path,
     route: async (request, _url, namespace, init) => {
@@ -82,13 +70,8 @@ export function serveMcpAgent(
       if (sessionId !== null) {
         const stub = sessionStub<AgentStub>(namespace, sessionId);
         if (stub === undefined)
-          return jsonRpcError(
-            404,
-            PROTOCOL_CODES.sessionNotFound,
-            "Session not found",
-          );
-        if (isStandaloneGet(request))
-          return openStandaloneStream(stub, request, sessionId);
+          return jsonRpcError(404, PROTOCOL_CODES.sessionNotFound, "Session not found");
+        if (isStandaloneGet(request)) return openStandaloneStream(stub, request, sessionId);
         return stub.serveMcp(forRpc(request), init);
       }
       if (request.method.toUpperCase() !== "POST") {
@@ -109,9 +92,7 @@ export function serveMcpAgent(
       // Only POST reaches here: the body was read to peek at the method and is handed on.
       // oxlint-disable-next-line unicorn/no-invalid-fetch-options -- method is POST (checked above)
       const forwarded = new Request(request, { body: text, signal: null });
-      const stub = namespace.get(
-        namespace.newUniqueId(),
-      ) as unknown as AgentStub;
+      const stub = namespace.get(namespace.newUniqueId()) as unknown as AgentStub;
       return stub.serveMcp(forwarded, init);
     },
   });
@@ -121,9 +102,7 @@ function isInitializeBody(text: string): boolean {
   try {
     const body = JSON.parse(text) as unknown;
     const messages = Array.isArray(body) ? body : [body];
-    return messages.some(
-      (message) => isRecord(message) && message.method === "initialize",
-    );
+    return messages.some((message) => isRecord(message) && message.method === "initialize");
   } catch {
     return false;
   }
@@ -137,8 +116,7 @@ function isStandaloneGet(request: Request): boolean {
   if (request.method.toUpperCase() !== "GET") return false;
   const lastEventId = request.headers.get("last-event-id");
   return (
-    lastEventId === null ||
-    DurableObjectEventStore.streamIdOf(lastEventId) === STANDALONE_STREAM_ID
+    lastEventId === null || DurableObjectEventStore.streamIdOf(lastEventId) === STANDALONE_STREAM_ID
   );
 }
 
@@ -159,15 +137,11 @@ async function openStandaloneStream(
     const value = request.headers.get(name);
     if (value !== null) headers.set(name, value);
   }
-  const upgraded = await stub.fetch(
-    new Request("https://mcp-agent.internal/get", { headers }),
-  );
+  const upgraded = await stub.fetch(new Request("https://mcp-agent.internal/get", { headers }));
   const socket = upgraded.webSocket;
   if (socket === null) return upgraded;
   socket.accept();
-  const keepAliveMs = Number(
-    upgraded.headers.get(KEEP_ALIVE_HEADER) ?? DEFAULT_KEEP_ALIVE_MS,
-  );
+  const keepAliveMs = Number(upgraded.headers.get(KEEP_ALIVE_HEADER) ?? DEFAULT_KEEP_ALIVE_MS);
   return relaySocket(socket, {
     keepAliveMs,
     headers: { "mcp-session-id": sessionId },

@@ -10,12 +10,7 @@
  * reached over a hibernatable WebSocket (see `sse-session.ts`), so an idle session costs no
  * Durable Object duration.
  */
-import {
-  agentHandler,
-  forRpc,
-  sessionStub,
-  type AgentRequestInit,
-} from "./routing";
+import { agentHandler, forRpc, sessionStub, type AgentRequestInit } from "./routing";
 import type { McpAgentHandler, McpAgentServeOptions } from "./serve-agent";
 import { relaySocket } from "./socket-relay";
 import { CodeModeError, jsonRpcError, PROTOCOL_CODES } from "../../../errors";
@@ -50,10 +45,7 @@ const DEFAULT_KEEP_ALIVE_MS = 25_000;
  * @param options - binding, jurisdiction, CORS, guards and keep-alive options
  * @returns the fetch handler
  */
-export function serveMcpAgentSse(
-  path: string,
-  options: McpAgentSseOptions = {},
-): McpAgentHandler {
+export function serveMcpAgentSse(path: string, options: McpAgentSseOptions = {}): McpAgentHandler {
   const messagePath = `${path.replace(/\/$/, "")}/message`;
   const keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
 
@@ -62,17 +54,13 @@ export function serveMcpAgentSse(
     refuse: (request, url) => {
       const expected = url.pathname === path ? "GET" : "POST";
       if (request.method.toUpperCase() === expected) return undefined;
-      return new Response(
-        `Method Not Allowed: use ${expected} on ${url.pathname}.\n`,
-        {
-          status: 405,
-          headers: { allow: `${expected}, OPTIONS` },
-        },
-      );
+      return new Response(`Method Not Allowed: use ${expected} on ${url.pathname}.\n`, {
+        status: 405,
+        headers: { allow: `${expected}, OPTIONS` },
+      });
     },
     route: async (request, url, namespace, init) => {
-      if (url.pathname === path)
-        return openStream(namespace, init, messagePath, keepAliveMs);
+      if (url.pathname === path) return openStream(namespace, init, messagePath, keepAliveMs);
       const sessionId = url.searchParams.get("sessionId");
       if (sessionId === null || sessionId === "") {
         return jsonRpcError(

@@ -7,6 +7,7 @@
  */
 import type { HostBridge } from "./host-bridge";
 import { emptyCounters } from "./run-start";
+import type { OutcomeBase } from "./sandbox-response";
 import type { ExecutionError, ExecutionOutcome } from "./types";
 
 /** Why a run stopped before its worker answered. */
@@ -55,6 +56,15 @@ export class RunEnd {
   hold(...resources: unknown[]): void {
     if (this.closed) for (const resource of resources) disposeQuietly(resource);
     else this.stubs.push(...resources);
+  }
+
+  /**
+   * The counters of a run whose worker answered, for `responseToOutcome` to complete.
+   *
+   * @returns zero counters but the host calls made, and the duration so far
+   */
+  answered(): OutcomeBase {
+    return { ...emptyCounters(), calls: this.bridge.calls, durationMs: Date.now() - this.started };
   }
 
   /**

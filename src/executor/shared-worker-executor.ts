@@ -25,7 +25,7 @@ import { engineErrorLikeV8 } from "./shared-error-position";
 import { HostBridge } from "./host-bridge";
 import { loaderSettings, type LoaderSettings } from "./loader-settings";
 import { RunEnd } from "./run-end";
-import { emptyCounters, startRun } from "./run-start";
+import { sandboxRequestBase, startRun } from "./run-start";
 import { responseToOutcome } from "./sandbox-response";
 import { sharedWorkerCode, sharedWorkerId } from "./shared-worker-code";
 import { dataKey } from "./shared-data-key";
@@ -121,13 +121,7 @@ export class SharedWorkerExecutor implements Executor {
       const cpuBound = fromCpu < fromOperations;
       const engineRequest: EngineRunRequest = {
         userModule: prepared.module,
-        namespaces: Object.fromEntries(
-          Object.entries(namespaces).map(([ns, fns]) => [ns, Object.keys(fns)]),
-        ),
-        maxOperations: limits.maxOperations,
-        maxResultBytes: limits.maxResultBytes,
-        maxLogBytes: limits.maxLogBytes,
-        maxCallBytes: limits.maxCallBytes,
+        ...sandboxRequestBase(namespaces, limits),
         extensions: await Promise.all(
           (request.extensions ?? []).map(async (e): Promise<EngineExtension> => {
             const key = await dataKey(e.data);
@@ -160,11 +154,7 @@ export class SharedWorkerExecutor implements Executor {
       }
       if (response === "timeout" || response === "aborted")
         return run.stopped(response, limits.timeoutMs);
-      const common = {
-        ...emptyCounters(),
-        calls: bridge.calls,
-        durationMs: Date.now() - started,
-      };
+      const common = run.answered();
       if (typeof response === "string") {
         return engineErrorLikeV8(
           responseToOutcome(parseJson(response), bridge, prepared, common, limits.maxResultBytes),

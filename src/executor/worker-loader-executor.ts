@@ -29,7 +29,7 @@ import type { SandboxRequest } from "../../sandbox/protocol";
 import { HostBridge } from "./host-bridge";
 import { loaderSettings, type LoaderSettings } from "./loader-settings";
 import { RunEnd } from "./run-end";
-import { emptyCounters, startRun } from "./run-start";
+import { sandboxRequestBase, startRun } from "./run-start";
 import { responseToOutcome } from "./sandbox-response";
 import { sandboxWorkerCode } from "./sandbox-worker-code";
 import type { ExecuteRequest, ExecutionOutcome, Executor, ExecutorLimits } from "./types";
@@ -87,13 +87,7 @@ export class WorkerLoaderExecutor implements Executor {
       const entry = worker.getEntrypoint() as unknown as SandboxEntrypoint;
       run.hold(entry, worker);
       const sandboxRequest: SandboxRequest = {
-        namespaces: Object.fromEntries(
-          Object.entries(namespaces).map(([ns, fns]) => [ns, Object.keys(fns)]),
-        ),
-        maxOperations: limits.maxOperations,
-        maxResultBytes: limits.maxResultBytes,
-        maxLogBytes: limits.maxLogBytes,
-        maxCallBytes: limits.maxCallBytes,
+        ...sandboxRequestBase(namespaces, limits),
         extensions,
       };
       const stop = run.stop(limits.timeoutMs);
@@ -107,11 +101,7 @@ export class WorkerLoaderExecutor implements Executor {
       const response = await Promise.race([running, stop]);
       if (response === "timeout" || response === "aborted")
         return run.stopped(response, limits.timeoutMs);
-      const common = {
-        ...emptyCounters(),
-        calls: bridge.calls,
-        durationMs: Date.now() - started,
-      };
+      const common = run.answered();
       return responseToOutcome(response, bridge, prepared, common, limits.maxResultBytes);
     } catch (error) {
       if (HUNG.test(error instanceof Error ? error.message : String(error))) {

@@ -3,6 +3,7 @@
  * defaults, check the host namespaces, and wrap the code as the sandbox module. A failure here
  * is already the run's outcome (an executor never throws), shaped like any other error outcome.
  */
+import type { SandboxRequest } from "../../sandbox/protocol";
 import { resolveLimits } from "./limits";
 import { checkNamespaces } from "./namespace-names";
 import { prepareCode, type PreparedCode } from "./prepare-code";
@@ -85,4 +86,30 @@ export function startRun(request: ExecuteRequest, defaults: ExecutorLimits): Run
     return ended({ name, message, line, column });
   }
   return { ok: true, started, limits, namespaces, prepared };
+}
+
+/**
+ * What the sandbox request of either executor starts with: the host function names per
+ * namespace (the functions themselves stay on the host) and the limits the sandbox applies.
+ *
+ * @param namespaces - the run's checked host namespaces
+ * @param limits - the run's limits
+ * @returns the fields both sandbox protocols share
+ */
+export function sandboxRequestBase(
+  namespaces: HostNamespaces,
+  limits: ExecutorLimits,
+): Pick<
+  SandboxRequest,
+  "namespaces" | "maxOperations" | "maxResultBytes" | "maxLogBytes" | "maxCallBytes"
+> {
+  return {
+    namespaces: Object.fromEntries(
+      Object.entries(namespaces).map(([ns, fns]) => [ns, Object.keys(fns)]),
+    ),
+    maxOperations: limits.maxOperations,
+    maxResultBytes: limits.maxResultBytes,
+    maxLogBytes: limits.maxLogBytes,
+    maxCallBytes: limits.maxCallBytes,
+  };
 }

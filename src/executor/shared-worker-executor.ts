@@ -23,8 +23,9 @@
 import type { EngineExtension, EngineRunRequest, EngineStop } from "../../sandbox/engine-protocol";
 import { engineErrorLikeV8 } from "./shared-error-position";
 import { HostBridge } from "./host-bridge";
-import { resolveLimits } from "./limits";
-import { emptyCounters, startRun } from "./run-start";
+import { loaderSettings, type LoaderSettings } from "./loader-settings";
+import { RunEnd } from "./run-end";
+import { sandboxRequestBase, startRun } from "./run-start";
 import { responseToOutcome } from "./sandbox-response";
 import { sharedWorkerCode, sharedWorkerId } from "./shared-worker-code";
 import { dataKey } from "./shared-data-key";
@@ -72,21 +73,17 @@ interface EngineEntrypoint {
 
 /** Runs code in a WebAssembly engine inside one stable Dynamic Worker. See the module comment. */
 export class SharedWorkerExecutor implements Executor {
-  private readonly loader: WorkerLoader;
-  private readonly limits: ExecutorLimits;
-  private readonly compatibilityDate: string;
+  private readonly settings: LoaderSettings;
   private readonly name: string;
   private readonly memoryBytes: number;
 
   /**
    * @param options - the loader binding, default limits, worker name and memory limit
-   * @throws CodeModeError `invalid_limits` when a limit is out of range
-   * @throws RangeError when `memoryBytes` is not an integer from 1 MiB to 1 GiB
+   * @throws CodeModeError `invalid_limits` when a limit is out of range, or when `memoryBytes`
+   *   is not an integer from 1 MiB to 1 GiB
    */
   constructor(options: SharedWorkerExecutorOptions) {
-    this.loader = options.loader;
-    this.limits = resolveLimits(options.limits);
-    this.compatibilityDate = options.compatibilityDate ?? "2026-08-01";
+    this.settings = loaderSettings(options);
     this.name = options.name ?? "default";
     this.memoryBytes = options.memoryBytes ?? 64 * 1_048_576;
     const memory = this.memoryBytes;
@@ -99,30 +96,21 @@ export class SharedWorkerExecutor implements Executor {
 
   /** Runs `request.code`; never throws. */
   async execute(request: ExecuteRequest): Promise<ExecutionOutcome> {
-    const start = startRun(request, this.limits);
+    const start = startRun(request, this.settings.limits);
     if (!start.ok) return start.outcome;
     const { started, limits, namespaces, prepared } = start;
-    const base = emptyCounters();
     const bridge = new HostBridge(namespaces, limits);
-    const stubs: unknown[] = [];
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let onAbort: (() => void) | undefined;
-    const ended = (status: "timeout" | "error", error: ExecutionOutcome["error"]) => ({
-      ...base,
-      logs: bridge.logs,
-      droppedLogs: bridge.droppedLogs(),
-      calls: bridge.calls,
-      status,
-      error,
-      durationMs: Date.now() - started,
-    });
+    const run = new RunEnd(bridge, started, request.signal);
     try {
-      const settings = { compatibilityDate: this.compatibilityDate, cpuMs: this.limits.cpuMs };
-      const worker = this.loader.get(sharedWorkerId(this.name, settings), () =>
+      const settings = {
+        compatibilityDate: this.settings.compatibilityDate,
+        cpuMs: this.settings.limits.cpuMs,
+      };
+      const worker = this.settings.loader.get(sharedWorkerId(this.name, settings), () =>
         sharedWorkerCode(settings),
       );
       const entry = worker.getEntrypoint() as unknown as EngineEntrypoint;
-      stubs.push(entry, worker);
+      run.hold(entry, worker);
       // The run's step budget: the smaller of what maxOperations allows and what its cpuMs
       // allows (no clock advances inside synchronous code, so CPU time is counted in steps).
       const fromOperations = Math.ceil(
@@ -133,17 +121,14 @@ export class SharedWorkerExecutor implements Executor {
       const cpuBound = fromCpu < fromOperations;
       const engineRequest: EngineRunRequest = {
         userModule: prepared.module,
-        namespaces: Object.fromEntries(
-          Object.entries(namespaces).map(([ns, fns]) => [ns, Object.keys(fns)]),
-        ),
-        maxOperations: limits.maxOperations,
-        maxResultBytes: limits.maxResultBytes,
-        maxLogBytes: limits.maxLogBytes,
-        maxCallBytes: limits.maxCallBytes,
+        ...sandboxRequestBase(namespaces, limits),
         extensions: await Promise.all(
           (request.extensions ?? []).map(async (e): Promise<EngineExtension> => {
             const key = await dataKey(e.data);
-            const ext = { name: e.name, namespace: e.namespace ?? "codemode" };
+            const ext = {
+              name: e.name,
+              namespace: e.namespace ?? "codemode",
+            };
             // Large data goes by key: the worker holds it from an earlier run (see below).
             return key === undefined ? { ...ext, data: e.data } : { ...ext, key };
           }),
@@ -156,12 +141,7 @@ export class SharedWorkerExecutor implements Executor {
         // The runner frees the run's engine a little after the host gave up on it.
         timeoutMs: limits.timeoutMs + 1_000,
       };
-      const stop = new Promise<"timeout" | "aborted">((resolve) => {
-        timer = setTimeout(() => resolve("timeout"), limits.timeoutMs);
-        if (request.signal?.aborted) resolve("aborted");
-        onAbort = () => resolve("aborted");
-        request.signal?.addEventListener("abort", onAbort, { once: true });
-      });
+      const stop = run.stop(limits.timeoutMs);
       let response = await Promise.race([entry.run(engineRequest, bridge), stop]);
       if (isStop(response) && response.stop === "missing") {
         // This worker instance has not seen (or has dropped) the data: send it along once.
@@ -172,15 +152,9 @@ export class SharedWorkerExecutor implements Executor {
         }));
         response = await Promise.race([entry.run(engineRequest, bridge), stop]);
       }
-      if (response === "timeout") {
-        return ended("timeout", {
-          name: "TimeoutError",
-          message: `The code did not finish within ${limits.timeoutMs} ms (is it waiting on a promise that never settles?).`,
-        });
-      }
-      if (response === "aborted")
-        return ended("error", { name: "AbortError", message: "The run was cancelled." });
-      const common = { ...base, calls: bridge.calls, durationMs: Date.now() - started };
+      if (response === "timeout" || response === "aborted")
+        return run.stopped(response, limits.timeoutMs);
+      const common = run.answered();
       if (typeof response === "string") {
         return engineErrorLikeV8(
           responseToOutcome(parseJson(response), bridge, prepared, common, limits.maxResultBytes),
@@ -204,20 +178,16 @@ export class SharedWorkerExecutor implements Executor {
         return responseToOutcome(answer, bridge, prepared, common, limits.maxResultBytes);
       }
       if (halt.stop === "timeout") {
-        return ended("timeout", { name: "TimeoutError", message: String(halt.message) });
+        return run.ended("timeout", {
+          name: "TimeoutError",
+          message: String(halt.message),
+        });
       }
-      return ended("error", {
-        name: "SandboxError",
-        message: `The sandbox failed: ${String(halt.message)}`,
-      });
+      return run.failed(String(halt.message));
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      return ended("error", { name: "SandboxError", message: `The sandbox failed: ${message}` });
+      return run.failed(error);
     } finally {
-      clearTimeout(timer);
-      if (onAbort) request.signal?.removeEventListener("abort", onAbort);
-      bridge.close();
-      for (const stub of stubs) disposeQuietly(stub);
+      run.close();
     }
   }
 }
@@ -231,17 +201,5 @@ function parseJson(text: string): unknown {
     return JSON.parse(text) as unknown;
   } catch {
     return undefined;
-  }
-}
-
-/** Calls `[Symbol.dispose]()` when there is one; a stub already gone is not an error. */
-function disposeQuietly(resource: unknown): void {
-  if (resource === null || typeof resource !== "object") return;
-  const dispose = (resource as { [Symbol.dispose]?: unknown })[Symbol.dispose];
-  if (typeof dispose !== "function") return;
-  try {
-    dispose.call(resource);
-  } catch {
-    // Disposed twice, or the worker already failed: nothing left to free.
   }
 }

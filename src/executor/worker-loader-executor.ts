@@ -27,8 +27,9 @@
  */
 import type { SandboxRequest } from "../../sandbox/protocol";
 import { HostBridge } from "./host-bridge";
-import { resolveLimits } from "./limits";
-import { emptyCounters, startRun } from "./run-start";
+import { loaderSettings, type LoaderSettings } from "./loader-settings";
+import { RunEnd } from "./run-end";
+import { sandboxRequestBase, startRun } from "./run-start";
 import { responseToOutcome } from "./sandbox-response";
 import { sandboxWorkerCode } from "./sandbox-worker-code";
 import type { ExecuteRequest, ExecutionOutcome, Executor, ExecutorLimits } from "./types";
@@ -53,143 +54,69 @@ const HUNG = /detected that your Worker's code had hung/;
 
 /** Runs code in Worker Loader isolates. See the module comment for guarantees. */
 export class WorkerLoaderExecutor implements Executor {
-  private readonly loader: WorkerLoader;
-  private readonly limits: ExecutorLimits;
-  private readonly compatibilityDate: string;
+  private readonly settings: LoaderSettings;
 
   /**
    * @param options - the loader binding, default limits and compatibility date
    * @throws CodeModeError `invalid_limits` when a limit is out of range
    */
   constructor(options: WorkerLoaderExecutorOptions) {
-    this.loader = options.loader;
-    this.limits = resolveLimits(options.limits);
-    this.compatibilityDate = options.compatibilityDate ?? "2026-08-01";
+    this.settings = loaderSettings(options);
   }
 
   /** Runs `request.code`; never throws. */
   async execute(request: ExecuteRequest): Promise<ExecutionOutcome> {
-    const start = startRun(request, this.limits);
+    const start = startRun(request, this.settings.limits);
     if (!start.ok) return start.outcome;
     const { started, limits, namespaces, prepared } = start;
-    const base = emptyCounters();
     const extensions = (request.extensions ?? []).map((e) => ({
       name: e.name,
       namespace: e.namespace ?? "codemode",
       data: e.data,
     }));
     const bridge = new HostBridge(namespaces, limits);
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let onAbort: (() => void) | undefined;
-    // RPC stubs hold the sandbox isolate alive until they are disposed or garbage-collected;
-    // left to the GC, the isolate is torn down at some later moment, on this thread, in the
-    // middle of another run (measured: runs stalled by 50–100 ms every other call).
-    const stubs: unknown[] = [];
-    let finished = false;
+    const run = new RunEnd(bridge, started, request.signal);
     try {
-      const worker = this.loader.load(
+      const worker = this.settings.loader.load(
         sandboxWorkerCode(prepared.module, {
-          compatibilityDate: this.compatibilityDate,
+          compatibilityDate: this.settings.compatibilityDate,
           cpuMs: limits.cpuMs,
           extensions: extensions.map((e) => e.name),
         }),
       );
       const entry = worker.getEntrypoint() as unknown as SandboxEntrypoint;
-      stubs.push(entry, worker);
+      run.hold(entry, worker);
       const sandboxRequest: SandboxRequest = {
-        namespaces: Object.fromEntries(
-          Object.entries(namespaces).map(([ns, fns]) => [ns, Object.keys(fns)]),
-        ),
-        maxOperations: limits.maxOperations,
-        maxResultBytes: limits.maxResultBytes,
-        maxLogBytes: limits.maxLogBytes,
-        maxCallBytes: limits.maxCallBytes,
+        ...sandboxRequestBase(namespaces, limits),
         extensions,
       };
-      const stop = new Promise<"timeout" | "aborted">((resolve) => {
-        timer = setTimeout(() => resolve("timeout"), limits.timeoutMs);
-        if (request.signal?.aborted) resolve("aborted");
-        onAbort = () => resolve("aborted");
-        request.signal?.addEventListener("abort", onAbort, { once: true });
-      });
+      const stop = run.stop(limits.timeoutMs);
       const running = entry.run(sandboxRequest, bridge);
       // The result of an RPC call is disposable too (it may carry stubs); one that arrives after
       // a timeout is disposed on arrival.
       void running.then(
-        (result) => (finished ? disposeQuietly(result) : stubs.push(result)),
+        (result) => run.hold(result),
         () => {},
       );
       const response = await Promise.race([running, stop]);
-      const common = { ...base, calls: bridge.calls, durationMs: Date.now() - started };
-      if (response === "timeout") {
-        return {
-          ...common,
-          logs: bridge.logs,
-          droppedLogs: bridge.droppedLogs(),
-          status: "timeout",
-          error: {
-            name: "TimeoutError",
-            message: `The code did not finish within ${limits.timeoutMs} ms (is it waiting on a promise that never settles?).`,
-          },
-        };
-      }
-      if (response === "aborted") {
-        return {
-          ...common,
-          logs: bridge.logs,
-          droppedLogs: bridge.droppedLogs(),
-          status: "error",
-          error: { name: "AbortError", message: "The run was cancelled." },
-        };
-      }
+      if (response === "timeout" || response === "aborted")
+        return run.stopped(response, limits.timeoutMs);
+      const common = run.answered();
       return responseToOutcome(response, bridge, prepared, common, limits.maxResultBytes);
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      if (HUNG.test(message)) {
+      if (HUNG.test(error instanceof Error ? error.message : String(error))) {
         // workerd noticed the sandbox can never produce an answer (e.g. awaiting a promise
         // nothing will settle) before our timer fired: that is a timeout, reported as one.
-        return {
-          ...base,
-          logs: bridge.logs,
-          droppedLogs: bridge.droppedLogs(),
-          calls: bridge.calls,
-          status: "timeout",
-          error: {
-            name: "TimeoutError",
-            message:
-              "The code can never finish: it is waiting on a promise that nothing will settle.",
-          },
-          durationMs: Date.now() - started,
-        };
+        return run.ended("timeout", {
+          name: "TimeoutError",
+          message:
+            "The code can never finish: it is waiting on a promise that nothing will settle.",
+        });
       }
       // The isolate itself failed (load error, crash, out of memory): still a definite outcome.
-      return {
-        ...base,
-        logs: bridge.logs,
-        droppedLogs: bridge.droppedLogs(),
-        calls: bridge.calls,
-        status: "error",
-        error: { name: "SandboxError", message: `The sandbox failed: ${message}` },
-        durationMs: Date.now() - started,
-      };
+      return run.failed(error);
     } finally {
-      clearTimeout(timer);
-      if (onAbort) request.signal?.removeEventListener("abort", onAbort);
-      bridge.close();
-      finished = true;
-      for (const stub of stubs) disposeQuietly(stub);
+      run.close();
     }
-  }
-}
-
-/** Calls `[Symbol.dispose]()` when there is one; a stub already gone is not an error. */
-function disposeQuietly(resource: unknown): void {
-  if (resource === null || typeof resource !== "object") return;
-  const dispose = (resource as { [Symbol.dispose]?: unknown })[Symbol.dispose];
-  if (typeof dispose !== "function") return;
-  try {
-    dispose.call(resource);
-  } catch {
-    // Disposed twice, or the isolate already failed: nothing left to free.
   }
 }

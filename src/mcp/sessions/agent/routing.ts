@@ -1,39 +1,64 @@
 /**
- * What `McpAgent.serve` and `McpAgent.serveSSE` share on the Worker side: guard options,
- * finding the agent's Durable Object namespace, the props handed to an object, and errors.
+ * What `McpAgent.serve` and `McpAgent.serveSSE` share on the Worker side: the fetch handler's
+ * checks (path, guards, preflight, binding) and error answer, the props handed to an object,
+ * and reaching a session's object.
  */
-import { withCors, type CorsOptions } from "../../common/cors";
-import type { GuardOptions } from "../../common/guards";
+import { preflightResponse, withCors } from "../../common/cors";
+import { guardRequest, type GuardOptions } from "../../common/guards";
 import type { McpAgentHandler, McpAgentServeOptions } from "./serve-agent";
 import { isRecord } from "../../../is-record";
 import { jsonRpcError, PROTOCOL_CODES } from "../../../errors";
 
-/** One serve call's routing of a request, before CORS and the last-resort error answer. */
-export type AgentRoute = (
-  request: Request,
-  env: unknown,
-  ctx: ExecutionContext,
-) => Promise<Response>;
+/** Where a serve call's request goes once it passed the shared checks. */
+export interface AgentRoute {
+  /** Whether the call serves this pathname (else `404`). */
+  serves(pathname: string): boolean;
+  /** A check after the guards and preflight, before the binding is looked up (e.g. `405`). */
+  refuse?(request: Request, url: URL): Response | undefined;
+  /** Routes the request to the agent's namespace, with the props for its object. */
+  route(
+    request: Request,
+    url: URL,
+    namespace: DurableObjectNamespace,
+    init: AgentRequestInit,
+  ): Promise<Response>;
+}
 
 /**
- * The fetch handler around a serve call's route: CORS headers on every answer, and a throw
- * answered as a JSON-RPC internal error whose details stay in the log (they may name
- * internals, never a client's business).
+ * The fetch handler of a serve call. Each request: exact path match (else `404`), Host/Origin
+ * guards (else `403`), CORS preflight, the call's own refusal, the agent's binding (else `500`),
+ * then the call's routing. CORS headers go on every answer, and a throw is answered as a
+ * JSON-RPC internal error whose details stay in the log (they may name internals, never a
+ * client's business).
  *
- * @param caller - the API name for the log line (`McpAgent.serve`, `McpAgent.serveSSE`)
- * @param corsOptions - the serve call's CORS options
- * @param route - the serve call's routing
+ * @param caller - the API name for log lines (`McpAgent.serve`, `McpAgent.serveSSE`)
+ * @param options - the serve call's options (binding, jurisdiction, CORS, guards)
+ * @param agentRoute - the serve call's paths and routing
  * @returns the Worker fetch handler
  */
 export function agentHandler(
   caller: string,
-  corsOptions: CorsOptions,
-  route: AgentRoute,
+  options: McpAgentServeOptions,
+  agentRoute: AgentRoute,
 ): McpAgentHandler {
+  const { corsOptions = {} } = options;
+  const guard = guardOptionsOf(options);
+  const handle = async (request: Request, env: unknown, ctx: ExecutionContext) => {
+    const url = new URL(request.url);
+    if (!agentRoute.serves(url.pathname)) return new Response("Not Found\n", { status: 404 });
+    const rejected = guardRequest(request, guard);
+    if (rejected !== undefined) return rejected;
+    if (request.method.toUpperCase() === "OPTIONS") return preflightResponse(corsOptions);
+    const refused = agentRoute.refuse?.(request, url);
+    if (refused !== undefined) return refused;
+    const namespace = agentNamespace(env, options, caller);
+    if (namespace === undefined) return notConfigured();
+    return agentRoute.route(request, url, namespace, agentInit(ctx));
+  };
   return {
     fetch: async (request, env, ctx) => {
       try {
-        return withCors(await route(request, env, ctx), corsOptions);
+        return withCors(await handle(request, env, ctx), corsOptions);
       } catch (error) {
         console.error(`${caller}: request failed`, error);
         return withCors(
@@ -50,7 +75,7 @@ export function agentHandler(
  *
  * @returns a `500` JSON-RPC internal error
  */
-export function notConfigured(): Response {
+function notConfigured(): Response {
   return jsonRpcError(
     500,
     PROTOCOL_CODES.internalError,
@@ -70,10 +95,12 @@ export interface AgentRequestInit {
  * @param options - the serve options
  * @returns the guard options
  */
-export function guardOptionsOf(options: McpAgentServeOptions): GuardOptions {
+function guardOptionsOf(options: McpAgentServeOptions): GuardOptions {
   const origin = options.corsOptions?.origin;
   return {
-    ...(options.allowedHostnames !== undefined && { allowedHostnames: options.allowedHostnames }),
+    ...(options.allowedHostnames !== undefined && {
+      allowedHostnames: options.allowedHostnames,
+    }),
     ...(options.allowedOriginHostnames !== undefined && {
       allowedOriginHostnames: options.allowedOriginHostnames,
     }),
@@ -90,7 +117,7 @@ export function guardOptionsOf(options: McpAgentServeOptions): GuardOptions {
  * @param caller - the API name for the log line
  * @returns the namespace
  */
-export function agentNamespace(
+function agentNamespace(
   env: unknown,
   options: McpAgentServeOptions,
   caller: string,
@@ -111,7 +138,7 @@ export function agentNamespace(
  * @param ctx - the Worker's execution context
  * @returns the request init for the object
  */
-export function agentInit(ctx: ExecutionContext): AgentRequestInit {
+function agentInit(ctx: ExecutionContext): AgentRequestInit {
   const props = (ctx as { props?: unknown } | undefined)?.props;
   return isRecord(props) && Object.keys(props).length > 0 ? { props } : {};
 }

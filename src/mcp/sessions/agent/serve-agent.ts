@@ -3,23 +3,11 @@
  * to one Durable Object per session. `initialize` (without a session id) creates the session
  * and its object; every later request names it with `Mcp-Session-Id`.
  */
-import { preflightResponse, type CorsOptions } from "../../common/cors";
+import type { CorsOptions } from "../../common/cors";
 import { DurableObjectEventStore } from "../event-store";
-import { guardRequest } from "../../common/guards";
 import { DEFAULT_KEEP_ALIVE_MS } from "../legacy/worker-transport";
-import {
-  agentHandler,
-  agentInit,
-  agentNamespace,
-  forRpc,
-  guardOptionsOf,
-  notConfigured,
-  sessionStub,
-  type AgentRequestInit,
-  type AgentRoute,
-} from "./routing";
+import { agentHandler, forRpc, sessionStub, type AgentRequestInit } from "./routing";
 import { isRecord } from "../../../is-record";
-
 import { relaySocket } from "./socket-relay";
 import {
   KEEP_ALIVE_HEADER,
@@ -75,50 +63,39 @@ export interface McpAgentHandler {
  * @returns the fetch handler
  */
 export function serveMcpAgent(path: string, options: McpAgentServeOptions = {}): McpAgentHandler {
-  const { corsOptions = {} } = options;
-  const guard = guardOptionsOf(options);
-
-  const route: AgentRoute = async (request, env, ctx) => {
-    if (new URL(request.url).pathname !== path) return new Response("Not Found\n", { status: 404 });
-    const rejected = guardRequest(request, guard);
-    if (rejected !== undefined) return rejected;
-    if (request.method.toUpperCase() === "OPTIONS") return preflightResponse(corsOptions);
-
-    const namespace = agentNamespace(env, options, "McpAgent.serve");
-    if (namespace === undefined) return notConfigured();
-    const init = agentInit(ctx);
-
-    const sessionId = request.headers.get("mcp-session-id");
-    if (sessionId !== null) {
-      const stub = sessionStub<AgentStub>(namespace, sessionId);
-      if (stub === undefined)
-        return jsonRpcError(404, PROTOCOL_CODES.sessionNotFound, "Session not found");
-      if (isStandaloneGet(request)) return openStandaloneStream(stub, request, sessionId);
-      return stub.serveMcp(forRpc(request), init);
-    }
-    if (request.method.toUpperCase() !== "POST") {
-      return jsonRpcError(
-        400,
-        PROTOCOL_CODES.serverError,
-        "Bad Request: Mcp-Session-Id header is required",
-      );
-    }
-    const text = await request.text();
-    if (!isInitializeBody(text)) {
-      return jsonRpcError(
-        400,
-        PROTOCOL_CODES.serverError,
-        "Bad Request: Mcp-Session-Id header is required",
-      );
-    }
-    // Only POST reaches here: the body was read to peek at the method and is handed on.
-    // oxlint-disable-next-line unicorn/no-invalid-fetch-options -- method is POST (checked above)
-    const forwarded = new Request(request, { body: text, signal: null });
-    const stub = namespace.get(namespace.newUniqueId()) as unknown as AgentStub;
-    return stub.serveMcp(forwarded, init);
-  };
-
-  return agentHandler("McpAgent.serve", corsOptions, route);
+  return agentHandler("McpAgent.serve", options, {
+    serves: (pathname) => pathname === path,
+    route: async (request, _url, namespace, init) => {
+      const sessionId = request.headers.get("mcp-session-id");
+      if (sessionId !== null) {
+        const stub = sessionStub<AgentStub>(namespace, sessionId);
+        if (stub === undefined)
+          return jsonRpcError(404, PROTOCOL_CODES.sessionNotFound, "Session not found");
+        if (isStandaloneGet(request)) return openStandaloneStream(stub, request, sessionId);
+        return stub.serveMcp(forRpc(request), init);
+      }
+      if (request.method.toUpperCase() !== "POST") {
+        return jsonRpcError(
+          400,
+          PROTOCOL_CODES.serverError,
+          "Bad Request: Mcp-Session-Id header is required",
+        );
+      }
+      const text = await request.text();
+      if (!isInitializeBody(text)) {
+        return jsonRpcError(
+          400,
+          PROTOCOL_CODES.serverError,
+          "Bad Request: Mcp-Session-Id header is required",
+        );
+      }
+      // Only POST reaches here: the body was read to peek at the method and is handed on.
+      // oxlint-disable-next-line unicorn/no-invalid-fetch-options -- method is POST (checked above)
+      const forwarded = new Request(request, { body: text, signal: null });
+      const stub = namespace.get(namespace.newUniqueId()) as unknown as AgentStub;
+      return stub.serveMcp(forwarded, init);
+    },
+  });
 }
 
 function isInitializeBody(text: string): boolean {
@@ -152,7 +129,10 @@ async function openStandaloneStream(
   request: Request,
   sessionId: string,
 ): Promise<Response> {
-  const headers = new Headers({ upgrade: "websocket", [STANDALONE_STREAM_HEADER]: "1" });
+  const headers = new Headers({
+    upgrade: "websocket",
+    [STANDALONE_STREAM_HEADER]: "1",
+  });
   for (const name of ["accept", "mcp-protocol-version", "last-event-id"]) {
     const value = request.headers.get(name);
     if (value !== null) headers.set(name, value);
@@ -162,5 +142,8 @@ async function openStandaloneStream(
   if (socket === null) return upgraded;
   socket.accept();
   const keepAliveMs = Number(upgraded.headers.get(KEEP_ALIVE_HEADER) ?? DEFAULT_KEEP_ALIVE_MS);
-  return relaySocket(socket, { keepAliveMs, headers: { "mcp-session-id": sessionId } });
+  return relaySocket(socket, {
+    keepAliveMs,
+    headers: { "mcp-session-id": sessionId },
+  });
 }

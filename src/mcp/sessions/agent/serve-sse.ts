@@ -10,19 +10,7 @@
  * reached over a hibernatable WebSocket (see `sse-session.ts`), so an idle session costs no
  * Durable Object duration.
  */
-import { preflightResponse } from "../../common/cors";
-import { guardRequest } from "../../common/guards";
-import {
-  agentHandler,
-  agentInit,
-  agentNamespace,
-  forRpc,
-  guardOptionsOf,
-  notConfigured,
-  sessionStub,
-  type AgentRequestInit,
-  type AgentRoute,
-} from "./routing";
+import { agentHandler, forRpc, sessionStub, type AgentRequestInit } from "./routing";
 import type { McpAgentHandler, McpAgentServeOptions } from "./serve-agent";
 import { relaySocket } from "./socket-relay";
 import { CodeModeError, jsonRpcError, PROTOCOL_CODES } from "../../../errors";
@@ -58,60 +46,48 @@ const DEFAULT_KEEP_ALIVE_MS = 25_000;
  * @returns the fetch handler
  */
 export function serveMcpAgentSse(path: string, options: McpAgentSseOptions = {}): McpAgentHandler {
-  const { corsOptions = {} } = options;
-  const guard = guardOptionsOf(options);
   const messagePath = `${path.replace(/\/$/, "")}/message`;
   const keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
 
-  const route: AgentRoute = async (request, env, ctx) => {
-    const url = new URL(request.url);
-    if (url.pathname !== path && url.pathname !== messagePath) {
-      return new Response("Not Found\n", { status: 404 });
-    }
-    const rejected = guardRequest(request, guard);
-    if (rejected !== undefined) return rejected;
-    const method = request.method.toUpperCase();
-    if (method === "OPTIONS") return preflightResponse(corsOptions);
-    const expected = url.pathname === path ? "GET" : "POST";
-    if (method !== expected) {
+  return agentHandler("McpAgent.serveSSE", options, {
+    serves: (pathname) => pathname === path || pathname === messagePath,
+    refuse: (request, url) => {
+      const expected = url.pathname === path ? "GET" : "POST";
+      if (request.method.toUpperCase() === expected) return undefined;
       return new Response(`Method Not Allowed: use ${expected} on ${url.pathname}.\n`, {
         status: 405,
         headers: { allow: `${expected}, OPTIONS` },
       });
-    }
-    const namespace = agentNamespace(env, options, "McpAgent.serveSSE");
-    if (namespace === undefined) return notConfigured();
-    const init = agentInit(ctx);
-    if (method === "GET") return openStream(namespace, init, messagePath, keepAliveMs);
-
-    const sessionId = url.searchParams.get("sessionId");
-    if (sessionId === null || sessionId === "") {
-      return jsonRpcError(
-        400,
-        PROTOCOL_CODES.serverError,
-        `Bad Request: sessionId is missing. POST to the endpoint the event stream of GET ${path} announced.`,
-      );
-    }
-    const type = request.headers.get("content-type") ?? "";
-    if (!type.includes("application/json")) {
-      return jsonRpcError(
-        415,
-        PROTOCOL_CODES.serverError,
-        "Unsupported Media Type: send application/json.",
-      );
-    }
-    const stub = sessionStub<SseAgentStub>(namespace, sessionId);
-    if (stub === undefined) {
-      return jsonRpcError(
-        404,
-        PROTOCOL_CODES.sessionNotFound,
-        `Session not found: "${sessionId}" is not a session id. Open a new event stream with GET ${path}.`,
-      );
-    }
-    return stub.serveSseMessage(forRpc(request), init);
-  };
-
-  return agentHandler("McpAgent.serveSSE", corsOptions, route);
+    },
+    route: async (request, url, namespace, init) => {
+      if (url.pathname === path) return openStream(namespace, init, messagePath, keepAliveMs);
+      const sessionId = url.searchParams.get("sessionId");
+      if (sessionId === null || sessionId === "") {
+        return jsonRpcError(
+          400,
+          PROTOCOL_CODES.serverError,
+          `Bad Request: sessionId is missing. POST to the endpoint the event stream of GET ${path} announced.`,
+        );
+      }
+      const type = request.headers.get("content-type") ?? "";
+      if (!type.includes("application/json")) {
+        return jsonRpcError(
+          415,
+          PROTOCOL_CODES.serverError,
+          "Unsupported Media Type: send application/json.",
+        );
+      }
+      const stub = sessionStub<SseAgentStub>(namespace, sessionId);
+      if (stub === undefined) {
+        return jsonRpcError(
+          404,
+          PROTOCOL_CODES.sessionNotFound,
+          `Session not found: "${sessionId}" is not a session id. Open a new event stream with GET ${path}.`,
+        );
+      }
+      return stub.serveSseMessage(forRpc(request), init);
+    },
+  });
 }
 
 /** Creates a session, connects to its object and answers the client's event stream. */
@@ -125,7 +101,9 @@ async function openStream(
   const stub = namespace.get(id) as unknown as SseAgentStub;
   await stub.openSseSession(init);
   const upgraded = await stub.fetch(
-    new Request("https://mcp-agent.internal/sse", { headers: { upgrade: "websocket" } }),
+    new Request("https://mcp-agent.internal/sse", {
+      headers: { upgrade: "websocket" },
+    }),
   );
   const socket = upgraded.webSocket;
   if (socket === null)

@@ -105,3 +105,48 @@ export function summaryRows(output) {
     checks: Number(m[2]),
   }));
 }
+
+/**
+ * Runs a 2025-revision lane (conformance 0.1.16, the active suite and then the pending one)
+ * against a Worker served from `config` on `port`, prints the pass counts, stops the Worker and
+ * exits: non-zero when a scenario of the active suite fails (outside `expectedFailures`).
+ * @param {{ title: string, config: string, port: number, expectedFailures?: string }} lane
+ */
+export async function run2025Lane({ title, config, port, expectedFailures }) {
+  const url = `http://localhost:${port}/mcp`;
+  const suite = "node_modules/conformance-2025/dist/index.js";
+  let exitCode = 0;
+  const worker = await startWorker(config, port);
+  try {
+    const results = [];
+    for (const name of ["active", "pending"]) {
+      console.log(`\n=== ${title}, conformance 0.1.16, ${name} suite ===`);
+      const { code, output } = await runCli(suite, [
+        "server",
+        "--url",
+        url,
+        "--suite",
+        name,
+        ...(expectedFailures ? ["--expected-failures", expectedFailures] : []),
+      ]);
+      const rows = summaryRows(output);
+      results.push({
+        name,
+        total: rows.length,
+        clean: rows.filter((row) => row.clean).length,
+        checks: rows.reduce((sum, row) => sum + row.checks, 0),
+      });
+      if (name === "active" && code !== 0) exitCode = 1;
+    }
+    console.log(`\n=== ${title} pass counts ===`);
+    for (const r of results) {
+      console.log(`${r.name}: ${r.clean}/${r.total} scenarios clean, ${r.checks} checks passed`);
+    }
+  } catch (error) {
+    console.error(error);
+    exitCode = 1;
+  } finally {
+    worker.stop();
+  }
+  process.exit(exitCode);
+}

@@ -7,36 +7,10 @@
  * Run with `npx node test/agent/conformance/run.mjs` (Node 22 from node_modules). Not part of
  * `npm test`: it needs a local server.
  */
-import { runCli, startWorker, summaryRows } from "../../conformance/lane-runner.mjs";
+import { run2025Lane } from "../../conformance/lane-runner.mjs";
 
-const port = Number(process.env.AGENT_CONFORMANCE_PORT ?? 8796);
-const url = `http://localhost:${port}/mcp`;
-const suite = "node_modules/conformance-2025/dist/index.js";
-
-let exitCode = 0;
-const worker = await startWorker("test/agent/conformance/wrangler.jsonc", port);
-try {
-  const results = [];
-  for (const name of ["active", "pending"]) {
-    console.log(`\n=== McpAgent lane, conformance 0.1.16, ${name} suite ===`);
-    const { code, output } = await runCli(suite, ["server", "--url", url, "--suite", name]);
-    const rows = summaryRows(output);
-    results.push({
-      name,
-      total: rows.length,
-      clean: rows.filter((row) => row.clean).length,
-      checks: rows.reduce((sum, row) => sum + row.checks, 0),
-    });
-    if (name === "active" && code !== 0) exitCode = 1;
-  }
-  console.log("\n=== McpAgent lane pass counts ===");
-  for (const r of results) {
-    console.log(`${r.name}: ${r.clean}/${r.total} scenarios clean, ${r.checks} checks passed`);
-  }
-} catch (error) {
-  console.error(error);
-  exitCode = 1;
-} finally {
-  worker.stop();
-}
-process.exit(exitCode);
+await run2025Lane({
+  title: "McpAgent lane",
+  config: "test/agent/conformance/wrangler.jsonc",
+  port: Number(process.env.AGENT_CONFORMANCE_PORT ?? 8796),
+});

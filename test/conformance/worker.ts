@@ -3,11 +3,10 @@
  * by `wrangler dev -c test/conformance/wrangler.jsonc`. Both conformance lanes (2025 suite on
  * the stateless legacy lane, 2026-07-28 suite on the modern lane) hit this one endpoint.
  */
-import { McpServer } from "@modelcontextprotocol/server";
+import type { McpServer } from "@modelcontextprotocol/server";
 import { env as bindings } from "cloudflare:workers";
 import { createMcpHandler, McpTaskStore, type McpServerFactoryContext } from "../../src/index";
-import { registerContentTools, registerPrompts, registerResources } from "./content-fixtures";
-import { registerInputTools } from "./input-fixtures";
+import { fixtureServer, registerEverything } from "./everything-server";
 import { registerStatelessProbes } from "./stateless-fixtures";
 import { registerTaskTools } from "./task-fixtures";
 
@@ -18,22 +17,7 @@ export class ConformanceTasks extends McpTaskStore {}
 const FIXTURE_STATE_KEY = "conformance-fixture-request-state-key-not-a-secret";
 
 function buildEverythingServer(ctx: McpServerFactoryContext): McpServer {
-  const server = new McpServer(
-    { name: "code-mode-mcp-conformance", version: "1.0.0" },
-    {
-      capabilities: {
-        tools: { listChanged: true },
-        resources: { subscribe: true, listChanged: true },
-        prompts: { listChanged: true },
-        logging: {},
-        completions: {},
-      },
-    },
-  );
-  registerContentTools(server);
-  registerResources(server);
-  registerPrompts(server);
-  registerInputTools(server, { codec: ctx.requestState! });
+  const server = registerEverything(fixtureServer("code-mode-mcp-conformance"), ctx.requestState!);
   registerStatelessProbes(server, handler.notify);
   registerTaskTools(server);
   return server;

@@ -5,43 +5,21 @@
  * SDK's own shim, which answers the fixture's `inputRequired(...)` tools with server-to-client
  * requests on sessionful connections.
  */
-import { McpServer } from "@modelcontextprotocol/server";
 import { createRequestStateSealer, McpAgent } from "../../../src/index";
-import {
-  registerContentTools,
-  registerPrompts,
-  registerResources,
-} from "../../conformance/content-fixtures";
-import { registerInputTools } from "../../conformance/input-fixtures";
+import { fixtureServer, registerEverything } from "../../conformance/everything-server";
 
 /** Test-only sealing key: the fixture has no secrets and runs locally. */
 const FIXTURE_STATE_KEY = "conformance-agent-request-state-key-not-a-secret";
 
 /** One session of the conformance fixture. */
 export class ConformanceAgent extends McpAgent {
-  server = new McpServer(
-    { name: "code-mode-mcp-agent-conformance", version: "1.0.0" },
-    {
-      capabilities: {
-        tools: { listChanged: true },
-        resources: { subscribe: true, listChanged: true },
-        prompts: { listChanged: true },
-        logging: {},
-        completions: {},
-      },
-    },
-  );
+  server = fixtureServer("code-mode-mcp-agent-conformance");
 
   /** A `retry:` hint on priming events, checked by `server-sse-polling` (with the fixture's `test_reconnection`). */
   override retryIntervalMs = 500;
 
   async init() {
-    registerContentTools(this.server);
-    registerResources(this.server);
-    registerPrompts(this.server);
-    registerInputTools(this.server, {
-      codec: createRequestStateSealer({ key: FIXTURE_STATE_KEY }),
-    });
+    registerEverything(this.server, createRequestStateSealer({ key: FIXTURE_STATE_KEY }));
   }
 }
 

@@ -8,20 +8,10 @@ import { McpServer } from "@modelcontextprotocol/server";
 import { createMcpHandler } from "code-mode-mcp/mcp/server";
 import { z } from "zod";
 
-/** The upstream's projects. */
-export const PROJECTS = [
-  { id: "p1", name: "Website", status: "active" },
-  { id: "p2", name: "Archive", status: "archived" },
-  { id: "p3", name: "Mobile", status: "active" },
-];
+// The contract example's data, shared with the code-mode tests.
+import { PROJECTS, TASKS } from "../../workers/codemode/fixtures";
 
-/** The upstream's tasks. */
-export const TASKS = [
-  { id: "t1", projectId: "p1", title: "Fix login", status: "blocked" },
-  { id: "t2", projectId: "p1", title: "Ship blog", status: "open" },
-  { id: "t3", projectId: "p2", title: "Old thing", status: "blocked" },
-  { id: "t4", projectId: "p3", title: "Push notifications", status: "blocked" },
-];
+export { PROJECTS, TASKS };
 
 function projectsServer() {
   const server = new McpServer({ name: "projects", version: "1.0.0" });

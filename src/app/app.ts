@@ -13,7 +13,8 @@ import { DEMO_API_BASE, demoApiFetch } from "./demo/demo-store";
 import { isConfigKeyEntry, specsWithLaunch } from "./launch-specs";
 import { API_ROUTE, CODE_ROUTE, endpointsFor, type Endpoints } from "./endpoints";
 import { runSearch } from "./search-endpoint";
-import { RUNS_ROUTE, runsApi } from "./runs/runs-api";
+import { callerOf } from "./runs/caller";
+import { RUNS_ROUTE, runsApi, type RunsReader } from "./runs/runs-api";
 import { statusPage } from "./status-page";
 import { statusReport } from "./status-report";
 
@@ -125,7 +126,7 @@ export function createApp(options: AppOptions): App {
       if (refused) return refused;
     }
     if (url.pathname === "/api/search") return runSearch(request, endpoints);
-    if (isRuns) return runsApi(request, endpoints.runs);
+    if (isRuns) return runsApi(request, endpoints.runs, runsReader(c, authInfo));
     if (url.pathname.startsWith(DEMO_API_BASE)) {
       const path = url.pathname.slice(DEMO_API_BASE.length) || "/";
       return demoApiFetch(env.DEMO_STORE, `${path}${url.search}`, {
@@ -137,6 +138,13 @@ export function createApp(options: AppOptions): App {
     return mcp(request, endpoints, url.pathname, callerAuth(request, c, authInfo));
   };
   return { config, endpoints: endpointsOf, route };
+}
+
+/** Whose runs a `/api/runs` request may read (runs/runs-api.ts says why). */
+function runsReader(config: AppConfig, authInfo: AuthInfo | undefined): RunsReader {
+  if (config.oauth) return { scope: "own", caller: callerOf(config, authInfo) };
+  if (config.api.kind === "http" && config.api.forwardCallerToken) return { scope: "none" };
+  return { scope: "all" };
 }
 
 function mcp(

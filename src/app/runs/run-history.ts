@@ -25,6 +25,11 @@ export interface RunQuery {
   cursor?: string;
   outcome?: string;
   tool?: string;
+  /**
+   * Only this caller's runs (as caller.ts names it). The router sets it for OAuth users:
+   * one user never reads another's programs and results.
+   */
+  caller?: string;
 }
 
 /** One page of runs, newest first. */
@@ -40,8 +45,8 @@ export interface RunHistory {
   record(record: RunRecord, caller: string): Promise<void>;
   /** One page of runs. @throws CodeModeError `invalid_query` for a bad filter, limit or cursor */
   list(query: RunQuery): Promise<RunPage>;
-  /** One run, or undefined when unknown or pruned. */
-  get(id: string): Promise<StoredRun | undefined>;
+  /** One run, or undefined when unknown, pruned or (with `caller`) someone else's. */
+  get(id: string, caller?: string): Promise<StoredRun | undefined>;
 }
 
 const DAY_MS = 86_400_000;
@@ -93,8 +98,11 @@ export function runHistory(
       oneOf("outcome", query.outcome, RUN_OUTCOMES);
       oneOf("tool", query.tool, RUN_TOOLS);
       const before = query.cursor === undefined ? undefined : readCursor(query.cursor);
-      const { live, expired } = await index().shards(dayOf(cutoff()));
+      const { live: every, expired } = await index().shards(dayOf(cutoff()));
       await Promise.all(expired.map((name) => store(name).clear()));
+      // A caller's shards end with its key (`runs:<day>:<key>`): the others are never asked.
+      const own = query.caller === undefined ? undefined : `:${await callerKey(query.caller)}`;
+      const live = own ? every.filter((s) => s.name.endsWith(own)) : every;
       const days = [...new Set(live.map((s) => s.day))].filter(
         (day) => !before || day <= dayOf(before[0]),
       );
@@ -124,9 +132,10 @@ export function runHistory(
         : { runs };
     },
 
-    async get(id) {
+    async get(id, caller) {
       const match = /^(\d{4}-\d{2}-\d{2})\.([0-9a-f]{16})\.[0-9a-f]{1,40}$/.exec(id);
       if (!match) return undefined;
+      if (caller !== undefined && match[2] !== (await callerKey(caller))) return undefined;
       const run = await store(`runs:${match[1]}:${match[2]}`).get(id);
       return run && run.startedAt > cutoff() ? run : undefined;
     },

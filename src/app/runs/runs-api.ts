@@ -1,6 +1,7 @@
 /**
  * `GET /api/runs` (one page, newest first: `?limit=&cursor=&outcome=&tool=`) and
- * `GET /api/runs/:id` (one run's whole record). The router protects both like `/mcp`.
+ * `GET /api/runs/:id` (one run's whole record). The router protects both like `/mcp` and says
+ * whose runs the reader may see ({@link RunsReader}).
  */
 import { CodeModeError } from "../../errors";
 import type { RunHistory } from "./run-history";
@@ -9,13 +10,23 @@ import type { RunHistory } from "./run-history";
 export const RUNS_ROUTE = "/api/runs";
 
 /**
+ * Whose runs a reader may see: everyone's (no protection, or the API key: every holder is one
+ * caller), only their own (an OAuth user), or none (callers bring their own upstream tokens and
+ * nothing identifies them to us: pooling their programs and results would show one caller what
+ * another's token fetched).
+ */
+export type RunsReader = { scope: "all" } | { scope: "own"; caller: string } | { scope: "none" };
+
+/**
  * Answers a runs request.
  * @param request - a GET under {@link RUNS_ROUTE}
  * @param history - the run history, or undefined when `RUNS=off`
+ * @param reader - whose runs this request may read
  */
 export async function runsApi(
   request: Request,
   history: RunHistory | undefined,
+  reader: RunsReader,
 ): Promise<Response> {
   if (request.method !== "GET")
     return Response.json(
@@ -33,10 +44,23 @@ export async function runsApi(
       },
       { status: 404 },
     );
+  if (reader.scope === "none")
+    return Response.json(
+      {
+        error: "runs_private",
+        message:
+          "The run history cannot be read here: with FORWARD_CALLER_TOKEN=on every caller brings " +
+          "its own token and none is identified to this server, so one caller would read " +
+          "another's programs and results. Protect the server with OAuth (each user reads their " +
+          "own runs) or set RUNS=off.",
+      },
+      { status: 403 },
+    );
+  const own = reader.scope === "own" ? reader.caller : undefined;
   const url = new URL(request.url);
   const id = url.pathname.slice(RUNS_ROUTE.length + 1);
   if (id) {
-    const run = await history.get(decodeURIComponent(id));
+    const run = await history.get(decodeURIComponent(id), own);
     return run
       ? Response.json(run)
       : Response.json(
@@ -55,6 +79,7 @@ export async function runsApi(
       ...(param("cursor") === undefined ? {} : { cursor: param("cursor")! }),
       ...(param("outcome") === undefined ? {} : { outcome: param("outcome")! }),
       ...(param("tool") === undefined ? {} : { tool: param("tool")! }),
+      ...(own === undefined ? {} : { caller: own }),
     });
     return Response.json(page);
   } catch (error) {

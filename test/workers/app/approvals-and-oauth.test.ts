@@ -185,6 +185,47 @@ describe("OAuth (OAUTH=on)", () => {
     expect(bad.status).toBe(401);
   });
 
+  /** The whole authorization-code flow for `user`: their access token. */
+  async function tokenFor(user: string): Promise<string> {
+    const { url, client_id, verifier } = await authorizeUrl();
+    const approved = await worker(url, {
+      method: "POST",
+      body: new URLSearchParams({ user, passphrase: PASSWORD }),
+      redirect: "manual",
+    });
+    expect(approved.status).toBe(302);
+    const code = new URL(approved.headers.get("location")!).searchParams.get("code")!;
+    const token = await worker(`${base}/token`, tokenRequest(code, client_id, verifier));
+    expect(token.status).toBe(200);
+    return ((await token.json()) as { access_token: string }).access_token;
+  }
+
+  it("shows each OAuth user only their own runs: another user's program and result stay hidden", async () => {
+    const [ana, bob] = [await tokenFor("ana"), await tokenFor("bob")];
+    const as = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
+    const client = await connect(worker, "/mcp", as(ana));
+    const marker = `ana-only-${crypto.randomUUID()}`;
+    await client.callTool({ name: "search", arguments: { code: `async () => "${marker}"` } });
+    await client.close();
+    type Listed = { runs: { id: string; caller: string; preview: string }[] };
+    const list = async (token: string) =>
+      ((await (await worker(`${base}/api/runs?limit=200`, as(token))).json()) as Listed).runs;
+    let mine: Listed["runs"] = [];
+    for (let i = 0; i < 200 && mine.length === 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      mine = (await list(ana)).filter((r) => r.preview.includes(marker));
+    }
+    expect(mine.map((r) => r.caller)).toEqual(["oauth:ana"]);
+    const theirs = await list(bob);
+    expect(theirs.some((r) => r.preview.includes(marker))).toBe(false);
+    expect(theirs.every((r) => r.caller === "oauth:bob")).toBe(true);
+    const id = encodeURIComponent(mine[0]!.id);
+    expect((await worker(`${base}/api/runs/${id}`, as(bob))).status).toBe(404);
+    const own = await worker(`${base}/api/runs/${id}`, as(ana));
+    expect(own.status).toBe(200);
+    expect(JSON.stringify(await own.json())).toContain(marker);
+  });
+
   it("limits wrong passphrases per client and per address: then even the right one is refused", async () => {
     const guess = (url: string, passphrase: string, ip: string) =>
       worker(url, {

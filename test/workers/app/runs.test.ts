@@ -179,6 +179,23 @@ describe("run history", () => {
     expect((await app(`http://localhost/api/runs/${mine!.id}`)).status).toBe(401);
   });
 
+  it("refuses the history when callers forward their own tokens: nothing identifies them, so none reads another's runs", async () => {
+    const worker = configured({
+      API_BASE_URL: "http://127.0.0.1:9/api",
+      FORWARD_CALLER_TOKEN: "on",
+    });
+    for (const path of ["/api/runs", "/api/runs/2026-12-03.0123456789abcdef.00ff"]) {
+      const response = await worker(`http://localhost${path}`, {
+        headers: { authorization: "Bearer some-caller-token-123456" },
+      });
+      expect(response.status).toBe(403);
+      const body = (await response.json()) as { error: string; message: string };
+      expect(body.error).toBe("runs_private");
+      expect(body.message).toContain("FORWARD_CALLER_TOKEN");
+      expect(body.message).toContain("OAuth");
+    }
+  });
+
   it("records nothing with RUNS=off and says so", async () => {
     const app = configured({ RUNS: "off" });
     const response = await app("http://localhost/api/runs");

@@ -16,9 +16,10 @@ import { blockCodeGeneration, blockNetwork, capProxyKeys, installTimers } from "
 import { installCharges } from "./engine-charges";
 import { createConsoleCapture } from "./console-capture";
 import { decodeValue, encodeValue, toWire } from "./codec";
+import { loadExtension, toSandboxError } from "./harness-shared";
 import type { SandboxError, SandboxExtensionRequest, SandboxResponse } from "./protocol";
 import { configure, usage } from "./runtime.js";
-import { capText, shrinkToFit, utf8Bytes } from "./truncate";
+import { shrinkToFit, utf8Bytes } from "./truncate";
 
 /** The runner's native host call: resolves to the reply's wire text or rejects with an Error. */
 type NativeHostCall = (
@@ -140,7 +141,7 @@ export async function run(
     truncated = shrunk.truncated;
     resultBytes = shrunk.originalBytes;
   } catch (thrown) {
-    error = toSandboxError(thrown);
+    error = toEngineError(thrown);
   } finally {
     ended = true;
   }
@@ -172,50 +173,15 @@ function finishResponse(): SandboxResponse {
   };
 }
 
-/** An extension module: adds functions to a namespace. */
-interface SandboxExtension {
-  install(api: Record<string, unknown>, data: string | Uint8Array): void;
-}
-
-/** Imports an extension module (literal specifiers keep them external to this bundle). */
-async function loadExtension(name: SandboxExtensionRequest["name"]): Promise<SandboxExtension> {
-  switch (name) {
-    case "openapi":
-      return (await import("./ext-openapi.js")) as SandboxExtension;
-    case "request":
-      return (await import("./ext-request.js")) as SandboxExtension;
+/**
+ * The thrown value as bounded data, as harness-shared.ts reports it, with the engine's name for
+ * a stack overflow reported as V8 (and the per-run isolate) names it.
+ */
+function toEngineError(thrown: unknown): SandboxError {
+  const out = toSandboxError(thrown);
+  if (out.name === "InternalError" && out.message === "stack overflow") {
+    out.name = "RangeError";
+    out.message = "Maximum call stack size exceeded";
   }
-}
-
-function toSandboxError(thrown: unknown): SandboxError {
-  if (thrown instanceof ErrorClass) {
-    const out: SandboxError = {
-      name: capText(readString(thrown, "name") ?? "Error", 100),
-      message: capText(readString(thrown, "message") ?? "", 8_000),
-    };
-    const stack = readString(thrown, "stack");
-    if (stack !== undefined) out.stack = stack.length > 8_000 ? stack.slice(-8_000) : stack;
-    // The engine's name for a stack overflow; reported as V8 (and the per-run isolate) names it.
-    if (out.name === "InternalError" && out.message === "stack overflow") {
-      out.name = "RangeError";
-      out.message = "Maximum call stack size exceeded";
-    }
-    return out;
-  }
-  let text: string;
-  try {
-    text = stringify(toWire(thrown));
-  } catch {
-    text = "(unreadable)";
-  }
-  return { name: "Error", message: `Non-error thrown: ${capText(String(text), 1_000)}` };
-}
-
-function readString(target: object, key: "name" | "message" | "stack"): string | undefined {
-  try {
-    const value = (target as Record<string, unknown>)[key];
-    return typeof value === "string" ? value : undefined;
-  } catch {
-    return undefined;
-  }
+  return out;
 }

@@ -1,7 +1,8 @@
 /**
  * One run of the shared sandbox worker: its own engine runtime and context (heap, globals,
  * prototypes), limits, module loader, host calls and timers, and the cleanup that frees them.
- * See engine-runner.ts for the guarantees.
+ * See engine-runner.ts for the guarantees; the values it passes to and from the engine are
+ * converted by engine-values.ts.
  */
 import type {
   QuickJSContext,
@@ -13,6 +14,7 @@ import type {
 import modules from "./engine-modules.json";
 import type { EngineRunRequest, EngineStop } from "./engine-protocol";
 import { describe, stopMessage } from "./engine-messages";
+import { decodeUtf8, newDataArray, readHostCall, settleWithReply } from "./engine-values";
 import type { HostBridgeApi, HostReply } from "./protocol";
 
 /** Engine module texts shipped beside the runner (see src/executor/shared-worker-code.ts). */
@@ -20,8 +22,6 @@ const TEXTS = modules as Record<
   "guest.js" | "runtime.js" | "ext-openapi.js" | "ext-request.js",
   string
 >;
-/** V8's decoder, for the engine's large `TextDecoder` inputs (see engine-polyfills.ts). */
-const UTF8 = new TextDecoder();
 /** Interrupts the guest may use to drain its logs after the budget stopped the program. */
 const FINISH_GRACE = 200;
 
@@ -88,7 +88,7 @@ export class EngineRun {
     );
     const timer = ctx.newFunction("timer", (ms) => this.timerFunction(ms));
     const utf8 = ctx.newFunction("utf8", (buffer, offset, length) =>
-      this.utf8Function(buffer, offset, length),
+      decodeUtf8(ctx, buffer, offset, length),
     );
     const charge = ctx.newFunction("charge", (interrupts) => this.chargeFunction(interrupts));
     ctx.setProp(ctx.global, "__cm$host", host);
@@ -103,21 +103,7 @@ export class EngineRun {
       ctx.unwrapResult(ctx.evalCode(TEXTS["guest.js"], "guest.js", { type: "module" })),
     );
     const run = this.keep(ctx.getProp(exports, "run"));
-    const data = this.keep(ctx.newArray());
-    // Each run's engine gets its own copy of the data (the worker's stored copy is never
-    // reachable from the engine): a run can change its copy, never the next run's.
-    this.data.forEach((value, i) => {
-      const item =
-        typeof value === "string"
-          ? ctx.newString(value)
-          : ctx.newArrayBuffer(
-              value.byteOffset === 0 && value.byteLength === value.buffer.byteLength
-                ? value.buffer
-                : value.slice().buffer,
-            );
-      ctx.setProp(data, i, item);
-      item.dispose();
-    });
+    const data = this.keep(newDataArray(ctx, this.data));
     const { userModule: _code, extensions, ...rest } = this.request;
     const json = JSON.stringify({
       ...rest,
@@ -194,15 +180,9 @@ export class EngineRun {
     const ctx = this.ctx;
     const deferred = ctx.newPromise();
     this.deferreds.add(deferred);
-    const logsText = logs && ctx.typeof(logs) === "string" ? ctx.getString(logs) : undefined;
-    const call: [string, string, string, unknown] = [
-      ctx.getString(ns),
-      ctx.getString(name),
-      ctx.getString(args),
-      logsText === undefined ? undefined : JSON.parse(logsText),
-    ];
+    const call = readHostCall(ctx, ns, name, args, logs);
     Promise.resolve()
-      .then(() => this.hostCall(...(call as Parameters<HostBridgeApi["call"]>)))
+      .then(() => this.hostCall(...call))
       .then(
         (reply: HostReply) => this.answer(deferred, reply),
         (error: unknown) =>
@@ -213,19 +193,7 @@ export class EngineRun {
 
   private answer(deferred: QuickJSDeferredPromise, reply: HostReply): void {
     if (this.closed) return;
-    const ctx = this.ctx;
-    if (typeof reply === "string") {
-      const value = ctx.newString(reply);
-      deferred.resolve(value);
-      value.dispose();
-    } else {
-      const error = ctx.newError({
-        name: String(reply?.error?.name ?? "Error"),
-        message: String(reply?.error?.message ?? "The host call failed."),
-      });
-      deferred.reject(error);
-      error.dispose();
-    }
+    settleWithReply(this.ctx, deferred, reply);
     this.deferreds.delete(deferred);
     deferred.dispose();
     this.pump();
@@ -260,24 +228,6 @@ export class EngineRun {
     if (this.interrupts <= this.interruptLimit) return;
     this.stopped ??= "interrupted";
     throw new RangeError(stopMessage("interrupted", this.request));
-  }
-
-  /** UTF-8 text of `length` bytes at `offset` of an engine ArrayBuffer, decoded by V8. */
-  private utf8Function(
-    buffer: QuickJSHandle,
-    offset: QuickJSHandle,
-    length: QuickJSHandle,
-  ): QuickJSHandle {
-    const ctx = this.ctx;
-    const copy = ctx.getArrayBuffer(buffer);
-    try {
-      const bytes = copy.value;
-      const start = Math.max(0, Math.min(ctx.getNumber(offset) || 0, bytes.byteLength));
-      const end = Math.max(start, Math.min(start + (ctx.getNumber(length) || 0), bytes.byteLength));
-      return ctx.newString(UTF8.decode(bytes.subarray(start, end)));
-    } finally {
-      copy.dispose();
-    }
   }
 
   private keep(handle: QuickJSHandle): QuickJSHandle {

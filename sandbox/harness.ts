@@ -15,29 +15,23 @@
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { createConsoleCapture, type ConsoleCapture } from "./console-capture";
 import { encodeValue, decodeValue, toWire } from "./codec";
+import { loadExtension, toSandboxError } from "./harness-shared";
 import type {
   HostBridgeApi,
   HostReply,
   SandboxError,
-  SandboxExtensionName,
   SandboxExtensionRequest,
   SandboxRequest,
   SandboxResponse,
 } from "./protocol";
 import { configure, usage } from "./runtime.js";
-import { capText, shrinkToFit, utf8Bytes } from "./truncate";
-
-/** Longest error name and message the harness sends (the host cuts again: it trusts nothing). */
-const MAX_ERROR_NAME = 100;
-const MAX_ERROR_MESSAGE = 8_000;
-/** Tail of the stack kept: the frames are at the end, after the (possibly huge) message. */
-const MAX_STACK = 8_000;
+import { shrinkToFit, utf8Bytes } from "./truncate";
 
 // Intrinsics the harness uses after user code started, captured while this module loads (no
-// user code has run yet): replacing them later changes nothing here.
+// user code has run yet): replacing them later changes nothing here. (harness-shared.ts
+// captures its own the same way.)
 const { defineProperty, freeze, hasOwn } = Object;
 const reject = Promise.reject.bind(Promise);
-const { stringify } = JSON;
 const ErrorClass = Error;
 const RangeErrorClass = RangeError;
 
@@ -199,54 +193,4 @@ function makeNamespace(
     };
   }
   return api;
-}
-
-/** An extension module: adds functions to a namespace. */
-interface SandboxExtension {
-  install(api: Record<string, unknown>, data: string | Uint8Array): void;
-}
-
-/** Imports an extension module (literal specifiers keep them external to this bundle). */
-async function loadExtension(name: SandboxExtensionName): Promise<SandboxExtension> {
-  switch (name) {
-    case "openapi":
-      return (await import("./ext-openapi.js")) as SandboxExtension;
-    case "request":
-      return (await import("./ext-request.js")) as SandboxExtension;
-  }
-}
-
-/**
- * The thrown value as bounded data. Reading an error's fields runs the program's getters, so
- * every read is guarded: a getter that throws or returns a non-string leaves a placeholder.
- */
-function toSandboxError(thrown: unknown): SandboxError {
-  if (thrown instanceof ErrorClass) {
-    const name = readString(thrown, "name") ?? "Error";
-    const message = readString(thrown, "message") ?? "";
-    const out: SandboxError = {
-      name: capText(name, MAX_ERROR_NAME),
-      message: capText(message, MAX_ERROR_MESSAGE),
-    };
-    const stack = readString(thrown, "stack");
-    if (stack !== undefined)
-      out.stack = stack.length > MAX_STACK ? stack.slice(stack.length - MAX_STACK) : stack;
-    return out;
-  }
-  let text: string;
-  try {
-    text = stringify(toWire(thrown));
-  } catch {
-    text = "(unreadable)";
-  }
-  return { name: "Error", message: `Non-error thrown: ${capText(String(text), 1_000)}` };
-}
-
-function readString(target: object, key: "name" | "message" | "stack"): string | undefined {
-  try {
-    const value = (target as Record<string, unknown>)[key];
-    return typeof value === "string" ? value : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -21,28 +21,50 @@ const entries = {
   "ext-request.js": "sandbox/ext-request.ts",
 };
 
+/**
+ * What every bundle is built with: one ES module of text (not written to disk), with none of the
+ * package's import-time code pruned. Each bundle adds only what it differs in (its externals, and
+ * the engine runner's package resolution and full minification).
+ * @type {import("esbuild").BuildOptions}
+ */
+const BUNDLE = {
+  bundle: true,
+  // The package says `sideEffects: false` (true of the library); sandbox modules such as the
+  // engine polyfills do run code on import, so package annotations must not prune them.
+  ignoreAnnotations: true,
+  format: "esm",
+  platform: "neutral",
+  target: "es2022",
+  write: false,
+  legalComments: "none",
+};
+/**
+ * Modules that stay separate at run time, in the isolate and in the engine alike: the budget
+ * runtime must be one shared instance, the user's module is generated per run, and the
+ * extensions are loaded by name when a run asks for them.
+ */
+const RUN_MODULES = ["./user.js", "./runtime.js", "./ext-*.js"];
+
+/**
+ * Bundles one entry point and returns its text.
+ * @param {string} entry - the entry point, relative to the repository root
+ * @param {import("esbuild").BuildOptions} options - what this bundle adds to {@link BUNDLE}
+ * @returns {Promise<string>} the bundle's module text
+ */
+async function bundle(entry, options) {
+  const result = await build({ ...BUNDLE, entryPoints: [join(root, entry)], ...options });
+  const file = result.outputFiles?.[0];
+  if (!file) throw new Error(`build-sandbox: esbuild produced no output for ${entry}`);
+  return file.text;
+}
+
 /** @type {Record<string, string>} */
 const texts = {};
 for (const [name, entry] of Object.entries(entries)) {
-  const result = await build({
-    entryPoints: [join(root, entry)],
-    bundle: true,
-    // The package says `sideEffects: false` (true of the library); sandbox modules such as the
-    // engine polyfills do run code on import, so package annotations must not prune them.
-    ignoreAnnotations: true,
-    format: "esm",
-    platform: "neutral",
-    target: "es2022",
-    write: false,
+  texts[name] = await bundle(entry, {
     minifySyntax: true,
-    legalComments: "none",
-    // The user's module and the budget runtime are separate modules at run time: the runtime
-    // must be one shared instance, and the user's module is generated per run.
-    external: ["./user.js", "./runtime.js", "./ext-*.js", "cloudflare:workers"],
+    external: [...RUN_MODULES, "cloudflare:workers"],
   });
-  const file = result.outputFiles[0];
-  if (!file) throw new Error(`build-sandbox: esbuild produced no output for ${entry}`);
-  texts[name] = file.text;
 }
 
 const body = [
@@ -61,38 +83,19 @@ console.log(`build-sandbox: wrote ${Object.keys(texts).join(", ")} (${body.lengt
 // stable worker's main module, QuickJS glue bundled in), the guest harness the engine loads per
 // run, and the engine's WebAssembly, with a version that changes whenever any of them does (it
 // is part of the stable worker's id, so a new build never reuses an old worker).
-const guest = await build({
-  entryPoints: [join(root, "sandbox/engine-guest.ts")],
-  bundle: true,
-  ignoreAnnotations: true,
-  format: "esm",
-  platform: "neutral",
-  target: "es2022",
-  write: false,
+const guest = await bundle("sandbox/engine-guest.ts", {
   minifySyntax: true,
-  legalComments: "none",
-  external: ["./user.js", "./runtime.js", "./ext-*.js"],
+  external: RUN_MODULES,
 });
-const runner = await build({
-  entryPoints: [join(root, "sandbox/engine-runner.ts")],
-  bundle: true,
-  ignoreAnnotations: true,
-  format: "esm",
-  platform: "neutral",
+const runner = await bundle("sandbox/engine-runner.ts", {
   conditions: ["workerd", "worker", "import"],
   mainFields: ["module", "main"],
-  target: "es2022",
-  write: false,
   minify: true,
-  legalComments: "none",
   external: ["./quickjs.wasm", "./engine-modules.json", "cloudflare:workers"],
 });
 const require = createRequire(import.meta.url);
 const wasm = await readFile(require.resolve("@jitl/quickjs-wasmfile-release-sync/wasm"));
-const engineTexts = {
-  runner: runner.outputFiles[0]?.text ?? "",
-  guest: guest.outputFiles[0]?.text ?? "",
-};
+const engineTexts = { runner, guest };
 const version = createHash("sha256")
   .update(engineTexts.runner)
   .update(engineTexts.guest)

@@ -13,41 +13,12 @@ import type { ApiRequest, ApiRequestHandler } from "../../../src/codemode/api-re
 import { WorkerLoaderExecutor } from "../../../src/executor/worker-loader-executor";
 import { createMcpHandler } from "../../../src/index";
 import { modernRequest, rpcBody } from "../mcp/fixtures";
+import { NOTES_SPEC } from "../../helpers/notes-spec";
 
 const executor = new WorkerLoaderExecutor({ loader: env.LOADER, limits: { timeoutMs: 20_000 } });
 const KEY = "approval-binding-test-state-key-0123456789";
 const capabilities = { elicitation: { form: {} } };
 const ACCEPT = { approve_request: { action: "accept", content: { approve: true } } };
-
-/** A small notes API: JSON or plain-text bodies, a header parameter, a path parameter. */
-const NOTES_SPEC = {
-  openapi: "3.0.3",
-  info: { title: "Notes", version: "1.0.0" },
-  paths: {
-    "/notes": {
-      post: {
-        operationId: "createNote",
-        requestBody: {
-          required: true,
-          content: {
-            "application/json": {
-              schema: { type: "object", properties: { text: { type: "string" } } },
-            },
-            "text/plain": { schema: { type: "string" } },
-          },
-        },
-        responses: { "201": { description: "created" } },
-      },
-    },
-    "/notes/{id}": {
-      delete: {
-        operationId: "deleteNote",
-        parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
-        responses: { "204": { description: "deleted" } },
-      },
-    },
-  },
-};
 
 /** The upstream stand-in: records every request that reached it. */
 function notesUpstream() {

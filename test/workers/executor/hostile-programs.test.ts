@@ -299,4 +299,27 @@ describe("globals the harness uses, replaced by the program", () => {
     expectBounded(outcome);
     await expectStillServing();
   });
+
+  // The error report (sandbox/harness-shared.ts) captures Error and JSON.stringify when the
+  // harness loads: replacing them afterwards must not turn a thrown Error into a "non-error".
+  it("a thrown error is still reported by name and message after Error and JSON are replaced", async () => {
+    const outcome = await run(`
+      const e = new Error("kept");
+      Object.defineProperty(e, "name", { get() { throw new TypeError("name getter") } });
+      Object.defineProperty(e, "stack", { get() { return 42 } });
+      globalThis.Error = function () { return {} };
+      JSON.stringify = () => { throw new TypeError("no stringify") };
+      throw e;
+    `);
+    expect(outcome).toMatchObject({ status: "error", error: { name: "Error", message: "kept" } });
+    const thrown = await run(`
+      JSON.stringify = () => { throw new TypeError("no stringify") };
+      throw { code: 7 };
+    `);
+    expect(thrown).toMatchObject({
+      status: "error",
+      error: { name: "Error", message: 'Non-error thrown: {"code":7}' },
+    });
+    await expectStillServing();
+  });
 });

@@ -14,27 +14,11 @@ import { McpServer } from "@modelcontextprotocol/server";
 import { createMcpHandler, setTaskSupport } from "../../../src/index";
 import { URL_LOCAL } from "./fixtures";
 import { connect, text, until } from "./task-clients";
+import { NOTES_SPEC } from "../../helpers/notes-spec";
 
 const executor = new WorkerLoaderExecutor({ loader: env.LOADER, limits: { timeoutMs: 30_000 } });
 const KEY = "tasks-test-request-state-key-0123456789abcdef";
 const CLIENT_INFO = { name: "tasks-test", version: "1.0.0" };
-
-const NOTES_SPEC = {
-  openapi: "3.0.3",
-  info: { title: "Notes", version: "1.0.0" },
-  paths: {
-    "/notes": {
-      post: {
-        operationId: "createNote",
-        requestBody: {
-          required: true,
-          content: { "application/json": { schema: { type: "object" } } },
-        },
-        responses: { "201": { description: "created" } },
-      },
-    },
-  },
-};
 
 /**
  * The upstream: records what reached it; the `holdAt`th request waits until `released`. Flags

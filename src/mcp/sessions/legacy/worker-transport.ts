@@ -26,13 +26,9 @@ import {
 import { CLIENT_CLOSED_REQUEST, refuseBeforeSession } from "./request-checks";
 import { chainOnError, sdkTransportFor, type SdkTransport } from "./sdk-transport";
 import { releaseResumedStream } from "./stream-takeover";
-import { recordFromSessionId, sessionIdWithRecord } from "./session-id-record";
+import { findSessionRecord, issueSessionId, replayInitialize } from "./session-restore";
 import { watchSseResponse } from "./sse-close-watcher";
-import {
-  DEFAULT_KEEP_ALIVE_MS,
-  type SessionRecord,
-  type WorkerTransportOptions,
-} from "./worker-transport-options";
+import { DEFAULT_KEEP_ALIVE_MS, type WorkerTransportOptions } from "./worker-transport-options";
 
 export { isConnected } from "./sdk-transport";
 export {
@@ -210,19 +206,11 @@ export class WorkerTransport {
   }
 
   async #connect(requestedId: string | null): Promise<SdkTransport> {
-    const record = await this.#sessionRecord(requestedId);
-    // Without storage or a custom generator, the id itself carries the initialize record.
-    const selfDescribing =
-      this.#options.storage === undefined && this.#options.sessionIdGenerator === undefined;
+    const record = await findSessionRecord(this.#options, requestedId);
     const Transport = await sdkTransportFor(this.#server);
     let restoring = record !== undefined;
     const transport: SdkTransport = new Transport({
-      sessionIdGenerator: () =>
-        record?.sessionId ??
-        this.#options.sessionIdGenerator?.() ??
-        (selfDescribing && this.#pendingInitialize !== undefined
-          ? sessionIdWithRecord(this.#pendingInitialize)
-          : crypto.randomUUID()),
+      sessionIdGenerator: () => issueSessionId(this.#options, record, this.#pendingInitialize),
       keepAliveMs: this.#options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
       ...(this.#options.eventStore !== undefined && {
         eventStore: this.#options.eventStore,
@@ -259,30 +247,11 @@ export class WorkerTransport {
     this.#transport = transport;
     if (record !== undefined) {
       this.#version = negotiatedVersion(record.initialize, SUPPORTED_PROTOCOL_VERSIONS);
-      // Replaying the handshake restores the session id on the transport and the client's
-      // capabilities and identity on the server, through public entry points only.
-      const response = await transport.handleRequest(
-        new Request("https://session.restore/", {
-          method: "POST",
-          headers: {
-            accept: "application/json, text/event-stream",
-            "content-type": "application/json",
-          },
-        }),
-        { parsedBody: record.initialize },
-      );
-      await this.#watch(response).arrayBuffer();
+      // The stored handshake, replayed: the session is back (session-restore.ts).
+      await this.#watch(await replayInitialize(transport, record)).arrayBuffer();
       restoring = false;
     }
     return transport;
-  }
-
-  async #sessionRecord(sessionId: string | null): Promise<SessionRecord | undefined> {
-    const { storage, sessionIdGenerator } = this.#options;
-    if (storage !== undefined) return (await storage.get()) ?? undefined;
-    if (sessionIdGenerator !== undefined || sessionId === null) return undefined;
-    const initialize = recordFromSessionId(sessionId);
-    return initialize === undefined ? undefined : { sessionId, initialize };
   }
 
   #watch(response: Response): Response {

@@ -1,0 +1,80 @@
+/**
+ * What the two harnesses do alike: the per-run isolate's harness.ts (V8) and the shared worker's
+ * engine-guest.ts (QuickJS) both report a thrown value as bounded data and load extension
+ * modules by name. Kept in one module so the two engines cannot drift apart on either; what
+ * differs per engine (QuickJS's name for a stack overflow) stays with its harness.
+ *
+ * Each harness bundles its own copy of this module and evaluates it while the harness loads,
+ * before any user code exists: the intrinsics below are captured then, so a program that
+ * replaces `Error` or `JSON.stringify` later (or the engine's charge wrappers, installed per
+ * run) changes nothing here.
+ */
+import { toWire } from "./codec";
+import type { SandboxError, SandboxExtensionName } from "./protocol";
+import { capText } from "./truncate";
+
+/** Longest error name and message a harness sends (the host cuts again: it trusts nothing). */
+const MAX_ERROR_NAME = 100;
+const MAX_ERROR_MESSAGE = 8_000;
+/** Tail of the stack kept: the frames are at the end, after the (possibly huge) message. */
+const MAX_STACK = 8_000;
+
+const { stringify } = JSON;
+const ErrorClass = Error;
+
+/** An extension module: adds functions to a namespace. */
+export interface SandboxExtension {
+  install(api: Record<string, unknown>, data: string | Uint8Array): void;
+}
+
+/**
+ * Imports an extension module (literal specifiers keep them external to each harness bundle).
+ * @param name - the extension's name
+ * @returns the extension module
+ */
+export async function loadExtension(name: SandboxExtensionName): Promise<SandboxExtension> {
+  switch (name) {
+    case "openapi":
+      return (await import("./ext-openapi.js")) as SandboxExtension;
+    case "request":
+      return (await import("./ext-request.js")) as SandboxExtension;
+  }
+}
+
+/**
+ * The thrown value as bounded data. Reading an error's fields runs the program's getters, so
+ * every read is guarded: a getter that throws or returns a non-string leaves a placeholder.
+ * @param thrown - what the program threw
+ * @returns the error as the harness reports it
+ */
+export function toSandboxError(thrown: unknown): SandboxError {
+  if (thrown instanceof ErrorClass) {
+    const name = readString(thrown, "name") ?? "Error";
+    const message = readString(thrown, "message") ?? "";
+    const out: SandboxError = {
+      name: capText(name, MAX_ERROR_NAME),
+      message: capText(message, MAX_ERROR_MESSAGE),
+    };
+    const stack = readString(thrown, "stack");
+    if (stack !== undefined)
+      out.stack = stack.length > MAX_STACK ? stack.slice(stack.length - MAX_STACK) : stack;
+    return out;
+  }
+  let text: string;
+  try {
+    text = stringify(toWire(thrown));
+  } catch {
+    text = "(unreadable)";
+  }
+  return { name: "Error", message: `Non-error thrown: ${capText(String(text), 1_000)}` };
+}
+
+/** One string field of an error, or undefined when its getter throws or gives a non-string. */
+function readString(target: object, key: "name" | "message" | "stack"): string | undefined {
+  try {
+    const value = (target as Record<string, unknown>)[key];
+    return typeof value === "string" ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}

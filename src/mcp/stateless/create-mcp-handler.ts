@@ -31,6 +31,8 @@ import { refuseV1TransportOptions } from "./refuse-v1-options";
 import { createRequestStateSealer } from "./request-state";
 import { registerTaskRoundServer } from "../tasks/task-rounds";
 import { installTaskSupport } from "../tasks/task-support";
+import { installLegacyTaskSupport } from "../tasks/legacy-task-support";
+import { serveLegacyTaskRequest } from "../tasks/legacy-task-requests";
 import {
   isSdkV1ServerInstance,
   isSharedV1Lease,
@@ -180,6 +182,9 @@ export function createMcpHandler(
     if (tasks !== undefined && ctx.era === "modern" && isSdkV2Server(product)) {
       installTaskSupport(product, tasks, taskName, ctx.requestInfo);
     }
+    if (tasks !== undefined && ctx.era === "legacy" && isSdkV2Server(product)) {
+      installLegacyTaskSupport(product, tasks, taskName);
+    }
     if (ctx.era === "legacy") failFastServerToClientRequests(product);
     // SDK v1 servers reach here only for legacy requests, where the SDK needs just
     // `connect`/`close`, which v1 servers implement with the same contract.
@@ -219,6 +224,11 @@ export function createMcpHandler(
       authInfoFromOAuthProps(request, workerCtx?.props, workerCtx?.auth);
     // `authContext` overrides what getMcpAuthContext() returns (as agents' option does).
     const authContext = fixedAuthContext ?? authContextFrom(authInfo);
+    if (tasks !== undefined && legacy === "stateless") {
+      // 2025-11-25 tasks/* and answers to a task's questions: served from the task object.
+      const answered = await serveLegacyTaskRequest(tasks, request, authInfo);
+      if (answered !== undefined) return withCors(answered, corsOptions);
+    }
     const sdkOptionsForRequest: McpHandlerRequestOptions = {
       ...(authInfo !== undefined && { authInfo }),
       ...(requestOptions?.parsedBody !== undefined && {

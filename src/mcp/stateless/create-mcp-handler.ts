@@ -226,7 +226,12 @@ export function createMcpHandler(
     const authContext = fixedAuthContext ?? authContextFrom(authInfo);
     if (tasks !== undefined && legacy === "stateless") {
       // 2025-11-25 tasks/* and answers to a task's questions: served from the task object.
-      const answered = await serveLegacyTaskRequest(tasks, request, authInfo);
+      const answered = await serveLegacyTaskRequest(
+        tasks,
+        request,
+        authInfo,
+        requestOptions?.parsedBody,
+      );
       if (answered !== undefined) return withCors(answered, corsOptions);
     }
     const sdkOptionsForRequest: McpHandlerRequestOptions = {

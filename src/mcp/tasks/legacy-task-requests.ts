@@ -40,18 +40,23 @@ const KEEP_ALIVE_MS = 15_000;
  * @param options - the handler's `tasks` option
  * @param request - the HTTP request (its body is read from a clone)
  * @param authInfo - the caller (its client id owns the task)
+ * @param parsedBody - the body when a framework already read it
  */
 export async function serveLegacyTaskRequest(
   options: TasksOptions,
   request: Request,
   authInfo: AuthInfo | undefined,
+  parsedBody?: unknown,
 ): Promise<Response | undefined> {
   if (request.method.toUpperCase() !== "POST" || request.headers.has("mcp-method")) return;
   if (request.headers.get("mcp-protocol-version")?.startsWith("2026") === true) return;
-  const message = (await request
-    .clone()
-    .json()
-    .catch(() => undefined)) as Record<string, unknown> | undefined;
+  const message = (parsedBody ??
+    (request.bodyUsed
+      ? undefined
+      : await request
+          .clone()
+          .json()
+          .catch(() => undefined))) as Record<string, unknown> | undefined;
   if (typeof message !== "object" || message === null || Array.isArray(message)) return;
   const id = message.id;
   if (typeof id !== "string" && typeof id !== "number") return;

@@ -1,6 +1,6 @@
 /**
  * Tasks for 2025-11-25 clients on the stateless legacy lane of a `createMcpHandler` with the
- * `tasks` option: the server side of a task-augmented `tools/call` (`params.task`), which
+ * `tasks` option (and of `createLegacyMcpHandler` with its `tasks` option): the server side of a task-augmented `tools/call` (`params.task`), which
  * creates the same task object as the 2026-07-28 lane and answers `CreateTaskResult`
  * (`{ task }`), plus the `capabilities.tasks` and `execution.taskSupport` a 2025 client reads
  * to know it may ask. `tasks/get`, `tasks/result` and `tasks/cancel` need no server from the
@@ -9,13 +9,8 @@
  * The task's rounds still run as 2026-07-28 calls inside the task object, so the run is the
  * same whichever era asked for it; only the wire in front of it differs.
  */
-import {
-  ProtocolError,
-  ProtocolErrorCode,
-  type McpServer,
-  type Server,
-} from "@modelcontextprotocol/server";
-import { protocolOf } from "../common/server-kind";
+import { ProtocolError, ProtocolErrorCode, type Server } from "@modelcontextprotocol/server";
+import { protocolOf, type AnyMcpServer } from "../common/server-kind";
 import type { TaskInit } from "./task-store";
 import { ownerFrom, taskStub, type TasksOptions } from "./task-support";
 import { taskSupportOf } from "./task-tools";
@@ -34,13 +29,14 @@ const MIN_TTL_MS = 1_000;
 const ROUND_CAPABILITIES = { elicitation: { form: {} } };
 
 /**
- * Installs 2025-11-25 task creation on one server about to serve one 2025-era request.
- * @param server - the factory's product (SDK v2)
+ * Installs 2025-11-25 task creation on one server about to serve 2025-era requests (before it
+ * connects: capabilities cannot change after).
+ * @param server - an SDK v2 server (the factory's product) or, for `createLegacyMcpHandler`, v1
  * @param options - the handler's `tasks` option
  * @param name - the handler's task name (the task object runs rounds through it)
  */
 export function installLegacyTaskSupport(
-  server: McpServer | Server,
+  server: AnyMcpServer,
   options: TasksOptions,
   name: string,
 ): void {
@@ -61,7 +57,7 @@ export function installLegacyTaskSupport(
       return {
         ...listed,
         tools: listed.tools.map((tool) => {
-          const mark = taskSupportOf(server, tool.name);
+          const mark = taskSupportOf(server as never, tool.name);
           return mark === undefined ? tool : { ...tool, execution: { taskSupport: mark.support } };
         }),
       };
@@ -76,7 +72,7 @@ export function installLegacyTaskSupport(
         params: { name: string; arguments?: Record<string, unknown>; task?: { ttl?: unknown } };
       }
     ).params;
-    const mark = taskSupportOf(server, params.name);
+    const mark = taskSupportOf(server as never, params.name);
     const support = mark?.support ?? "forbidden";
     if (params.task === undefined) {
       if (support === "required") {

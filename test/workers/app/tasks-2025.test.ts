@@ -9,6 +9,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import { text } from "../../helpers/tool-result";
+import { rpcBody } from "../mcp/fixtures";
 import { configured, entry, type WorkerFetch } from "./helpers";
 
 const STATE_KEY = "app-test-request-state-key-0123456789abcdef";
@@ -146,7 +147,7 @@ describe("2025-11-25 tasks on the product's /mcp (SDK v1 client)", () => {
     await client.close();
   });
 
-  // Last: its handler (APPROVALS=on) becomes the one the task objects run "/mcp" rounds through.
+  // Last two: their handler (APPROVALS=on) becomes the one the task objects run "/mcp" rounds through.
   it("an approval waits in the task across a disconnect: reconnect, poll, approve in tasks/result", async () => {
     const title = `Approved ${crypto.randomUUID().slice(0, 8)}`;
     const worker = configured({ APPROVALS: "on", REQUEST_STATE_KEY: STATE_KEY });
@@ -167,5 +168,55 @@ describe("2025-11-25 tasks on the product's /mcp (SDK v1 client)", () => {
     expect(await count(title)).toBe(1);
     expect((await second.experimental.tasks.getTask(taskId)).status).toBe("completed");
     await second.close();
+  });
+
+  it("an answer names its task and input round: a stale or foreign answer approves nothing", async () => {
+    const title = `Stale ${crypto.randomUUID().slice(0, 8)}`;
+    const worker = configured({ APPROVALS: "on", REQUEST_STATE_KEY: STATE_KEY });
+    const post = async (message: Record<string, unknown>) =>
+      worker("http://localhost/mcp", {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2025-11-25",
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", ...message }),
+      });
+    const created = (await rpcBody(
+      await post({
+        id: 1,
+        method: "tools/call",
+        params: { name: "execute", arguments: { code: writes(title, 1) }, task: { ttl: 60_000 } },
+      }),
+    )) as { result: { task: { taskId: string; ttl: number } } };
+    const { taskId, ttl } = created.result.task;
+    expect(ttl).toBe(60_000);
+    const status = async () =>
+      (
+        (await (await post({ id: 2, method: "tasks/get", params: { taskId } })).json()) as {
+          result: { status: string };
+        }
+      ).result.status;
+    for (let i = 0; i < 400 && (await status()) !== "input_required"; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    const accept = { action: "accept", content: { approve: true } };
+    // An answer to another input round (a late or replayed one) is dropped.
+    const stale = await post({ id: `task-input:${taskId}:2:approve_request`, result: accept });
+    expect(stale.status).toBe(202);
+    // An answer for a task that does not exist (or is someone else's) says so.
+    const foreign = await post({ id: "task-input:no-such-task:1:approve_request", result: accept });
+    expect(foreign.status).toBe(404);
+    expect(await status()).toBe("input_required");
+    expect(await count(title)).toBe(0);
+    // The answer to the current round moves the run on.
+    expect(
+      (await post({ id: `task-input:${taskId}:1:approve_request`, result: accept })).status,
+    ).toBe(202);
+    for (let i = 0; i < 400 && (await status()) !== "completed"; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect(await count(title)).toBe(1);
   });
 });

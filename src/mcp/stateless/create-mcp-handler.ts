@@ -179,11 +179,9 @@ export function createMcpHandler(
         throw new SdkV1OnModernRequest();
       }
     }
-    if (tasks !== undefined && ctx.era === "modern" && isSdkV2Server(product)) {
-      installTaskSupport(product, tasks, taskName, ctx.requestInfo);
-    }
-    if (tasks !== undefined && ctx.era === "legacy" && isSdkV2Server(product)) {
-      installLegacyTaskSupport(product, tasks, taskName);
+    if (tasks !== undefined && isSdkV2Server(product)) {
+      if (ctx.era === "modern") installTaskSupport(product, tasks, taskName, ctx.requestInfo);
+      else installLegacyTaskSupport(product, tasks, taskName);
     }
     if (ctx.era === "legacy") failFastServerToClientRequests(product);
     // SDK v1 servers reach here only for legacy requests, where the SDK needs just
@@ -224,16 +222,12 @@ export function createMcpHandler(
       authInfoFromOAuthProps(request, workerCtx?.props, workerCtx?.auth);
     // `authContext` overrides what getMcpAuthContext() returns (as agents' option does).
     const authContext = fixedAuthContext ?? authContextFrom(authInfo);
-    if (tasks !== undefined && legacy === "stateless") {
-      // 2025-11-25 tasks/* and answers to a task's questions: served from the task object.
-      const answered = await serveLegacyTaskRequest(
-        tasks,
-        request,
-        authInfo,
-        requestOptions?.parsedBody,
-      );
-      if (answered !== undefined) return withCors(answered, corsOptions);
-    }
+    // 2025-11-25 tasks/* and answers to a task's questions: served from the task object.
+    const answered =
+      tasks !== undefined && legacy === "stateless"
+        ? await serveLegacyTaskRequest(tasks, request, authInfo, requestOptions?.parsedBody)
+        : undefined;
+    if (answered !== undefined) return withCors(answered, corsOptions);
     const sdkOptionsForRequest: McpHandlerRequestOptions = {
       ...(authInfo !== undefined && { authInfo }),
       ...(requestOptions?.parsedBody !== undefined && {

@@ -99,6 +99,27 @@ describe("2025-11-25 tasks on the product's /mcp (SDK v1 client)", () => {
     await client.close();
   });
 
+  it("/mcp/code serves the same: its code tool runs as a task for a 2025 client", async () => {
+    const client = new Client({ name: "v1-code", version: "1.0.0" });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL("http://localhost/mcp/code"), {
+        fetch: entry as never,
+      }),
+    );
+    const { tools } = await client.listTools();
+    expect(tools[0]!.execution?.taskSupport).toBe("optional");
+    const messages: { type: string; result?: unknown }[] = [];
+    for await (const message of client.experimental.tasks.callToolStream(
+      { name: tools[0]!.name, arguments: { code: "async () => 6 * 7" } },
+      CallToolResultSchema,
+    )) {
+      messages.push(message as never);
+    }
+    expect(messages.map((m) => m.type)).toContain("taskCreated");
+    expect(text(messages.at(-1)!.result)).toContain("42");
+    await client.close();
+  });
+
   it("without params.task the same call answers synchronously, as before", async () => {
     const client = await v1Client(entry);
     const result = await client.callTool({ name: "execute", arguments: { code: READ } });

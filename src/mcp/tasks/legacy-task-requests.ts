@@ -29,6 +29,11 @@ type Id = string | number;
 type Polled = { task: TaskView; inputRound: number } | null;
 
 const TASK_METHODS = new Set(["tasks/get", "tasks/result", "tasks/cancel", "tasks/list"]);
+/**
+ * Task requests and answers are small; a larger body is left unread here for the SDK, which
+ * applies its own size limit (so this layer never buffers a huge body first).
+ */
+const MAX_TASK_BODY = 65_536;
 /** First wait of a `tasks/result` stream between polls; it doubles up to the task's interval. */
 const FIRST_POLL_MS = 25;
 /** An idle `tasks/result` stream sends a comment this often, so proxies keep it open. */
@@ -50,13 +55,9 @@ export async function serveLegacyTaskRequest(
 ): Promise<Response | undefined> {
   if (request.method.toUpperCase() !== "POST" || request.headers.has("mcp-method")) return;
   if (request.headers.get("mcp-protocol-version")?.startsWith("2026") === true) return;
-  const message = (parsedBody ??
-    (request.bodyUsed
-      ? undefined
-      : await request
-          .clone()
-          .json()
-          .catch(() => undefined))) as Record<string, unknown> | undefined;
+  const message = (parsedBody ?? (request.bodyUsed ? undefined : await smallJson(request))) as
+    | Record<string, unknown>
+    | undefined;
   if (typeof message !== "object" || message === null || Array.isArray(message)) return;
   const id = message.id;
   if (typeof id !== "string" && typeof id !== "number") return;
@@ -91,6 +92,40 @@ export async function serveLegacyTaskRequest(
     return jsonRpcError(404, PROTOCOL_CODES.invalidParams, unknownTask(input.taskId), null);
   }
   return new Response(null, { status: 202 });
+}
+
+/** The body as JSON, read from a clone, or undefined when it is not JSON or over the limit. */
+async function smallJson(request: Request): Promise<unknown> {
+  const body = request.clone().body;
+  if (body === null) return undefined;
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_TASK_BODY) {
+      await reader.cancel();
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  try {
+    return JSON.parse(new TextDecoder().decode(concat(chunks, size)));
+  } catch {
+    return undefined;
+  }
+}
+
+function concat(chunks: Uint8Array[], size: number): Uint8Array {
+  const all = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return all;
 }
 
 async function serveTaskMethod(

@@ -148,6 +148,24 @@ describe("createLegacyMcpHandler with tasks (2025-11-25, SDK v1 server and clien
     await client.close();
   });
 
+  it("a tool not marked for tasks refuses params.task with an error naming the fix", async () => {
+    const { client } = await v1Client();
+    const messages: { type: string; error?: { code: number; message: string } }[] = [];
+    for await (const message of client.experimental.tasks.callToolStream(
+      { name: "echo", arguments: { text: "hi" } },
+      CallToolResultSchema,
+      { task: { ttl: 60_000 } },
+    )) {
+      messages.push(message as never);
+    }
+    expect(messages).toHaveLength(1);
+    expect(messages[0]!.error?.code).toBe(-32601);
+    expect(messages[0]!.error?.message).toMatch(
+      /"echo" does not run as a task.*without params.task/,
+    );
+    await client.close();
+  });
+
   it("refuses tasks together with a given transport, saying which to drop", () => {
     const server = createServer();
     const handler = createLegacyMcpHandler(server);

@@ -108,6 +108,8 @@ export const PROTOCOL_CODES = {
   parseError: -32700,
   /** Not a valid JSON-RPC request (e.g. initialize inside a session). */
   invalidRequest: -32600,
+  /** The method is not served here (e.g. `tasks/list` on an endpoint without sessions). */
+  methodNotFound: -32601,
   /** Parameters are invalid (e.g. a missing protocolVersion, a tampered request state). */
   invalidParams: -32602,
   /** The server failed. */

@@ -34,4 +34,5 @@ export {
   createLegacyMcpHandler,
   type CreateLegacyMcpHandlerOptions,
   type LegacyMcpHandler,
+  type LegacyTasksOptions,
 } from "./sessions/legacy/create-legacy-mcp-handler";

@@ -43,6 +43,7 @@ const OTHER_THROWS: Record<string, number> = {
   "src/codemode/code-mcp-server.ts": 2, // an unknown tool or invalid input from sandbox code
   "src/app/runs/console-script.ts": 1, // browser script text of the console, not host code
   "src/mcp/tasks/task-support.ts": 1, // SDK v2 ProtocolError: a JSON-RPC error the SDK answers
+  "src/mcp/tasks/legacy-task-support.ts": 2, // the same, on the 2025 lane (task support refusals)
 };
 
 describe("error policy", () => {
@@ -120,6 +121,7 @@ describe("error policy", () => {
     expect(PROTOCOL_CODES).toEqual({
       parseError: -32700,
       invalidRequest: -32600,
+      methodNotFound: -32601,
       invalidParams: -32602,
       internalError: -32603,
       serverError: -32000,

@@ -73,7 +73,7 @@ const RULES: {
   {
     area: "src/mcp/tasks/",
     may: ["src/mcp/common/", "src/errors.ts"],
-    why: "the tasks extension, beside the rooms: installed by the stateless handler, used by code mode and McpAgent (SqlTaskStore); imports neither room",
+    why: "the tasks extension, beside the rooms: installed by both handlers (createMcpHandler, createLegacyMcpHandler), used by code mode and McpAgent (SqlTaskStore); imports neither room",
   },
   {
     area: "src/mcp/stateless/",
@@ -82,7 +82,7 @@ const RULES: {
   },
   {
     area: "src/mcp/sessions/",
-    may: ["src/mcp/common/", "src/errors.ts", "src/is-record.ts"],
+    may: ["src/mcp/common/", "src/mcp/tasks/", "src/errors.ts", "src/is-record.ts"],
     why: "the sessionful room (legacy transport, McpAgent, event store): imports nothing of the stateless room",
   },
   {

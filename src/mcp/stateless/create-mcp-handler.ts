@@ -31,6 +31,8 @@ import { refuseV1TransportOptions } from "./refuse-v1-options";
 import { createRequestStateSealer } from "./request-state";
 import { registerTaskRoundServer } from "../tasks/task-rounds";
 import { installTaskSupport } from "../tasks/task-support";
+import { installLegacyTaskSupport } from "../tasks/legacy-task-support";
+import { serveLegacyTaskRequest } from "../tasks/legacy-task-requests";
 import {
   isSdkV1ServerInstance,
   isSharedV1Lease,
@@ -177,8 +179,9 @@ export function createMcpHandler(
         throw new SdkV1OnModernRequest();
       }
     }
-    if (tasks !== undefined && ctx.era === "modern" && isSdkV2Server(product)) {
-      installTaskSupport(product, tasks, taskName, ctx.requestInfo);
+    if (tasks !== undefined && isSdkV2Server(product)) {
+      if (ctx.era === "modern") installTaskSupport(product, tasks, taskName, ctx.requestInfo);
+      else installLegacyTaskSupport(product, tasks, taskName);
     }
     if (ctx.era === "legacy") failFastServerToClientRequests(product);
     // SDK v1 servers reach here only for legacy requests, where the SDK needs just
@@ -219,6 +222,12 @@ export function createMcpHandler(
       authInfoFromOAuthProps(request, workerCtx?.props, workerCtx?.auth);
     // `authContext` overrides what getMcpAuthContext() returns (as agents' option does).
     const authContext = fixedAuthContext ?? authContextFrom(authInfo);
+    // 2025-11-25 tasks/* and answers to a task's questions: served from the task object.
+    const answered =
+      tasks !== undefined && legacy === "stateless"
+        ? await serveLegacyTaskRequest(tasks, request, authInfo, requestOptions?.parsedBody)
+        : undefined;
+    if (answered !== undefined) return withCors(answered, corsOptions);
     const sdkOptionsForRequest: McpHandlerRequestOptions = {
       ...(authInfo !== undefined && { authInfo }),
       ...(requestOptions?.parsedBody !== undefined && {

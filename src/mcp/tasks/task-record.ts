@@ -16,6 +16,8 @@ export interface TaskRecord extends TaskInit {
   pending?: Record<string, unknown>;
   answers?: Record<string, unknown>;
   requestState?: string;
+  /** How many times the task has asked for input (numbers the 2025-era input requests). */
+  inputRound?: number;
   result?: Record<string, unknown>;
   error?: TaskError;
 }

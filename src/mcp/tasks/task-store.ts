@@ -83,14 +83,26 @@ export class McpTaskStore extends DurableObject {
   }
 
   /**
+   * The task and the number of its input rounds so far: a 2025-era `tasks/result` stream asks
+   * each round's questions once and tags the answers with the round they belong to.
+   */
+  poll(owner: string): { task: TaskView; inputRound: number } | null {
+    const record = this.load(owner);
+    return record === undefined ? null : { task: view(record), inputRound: record.inputRound ?? 0 };
+  }
+
+  /**
    * Delivers answers to pending input requests (unknown keys are ignored). When every pending
    * request is answered, the next round starts with all of them.
+   * @param inputRound - when given, answers to another input round than the current one are
+   *   dropped (a late answer never approves a later, different question with the same key)
    * @returns false when the task is unknown
    */
-  update(owner: string, inputResponses: Record<string, unknown>): boolean {
+  update(owner: string, inputResponses: Record<string, unknown>, inputRound?: number): boolean {
     const record = this.load(owner);
     if (record === undefined) return false;
     if (record.status !== "input_required" || record.pending === undefined) return true;
+    if (inputRound !== undefined && inputRound !== (record.inputRound ?? 0)) return true;
     const pending = { ...record.pending };
     const answers = { ...record.answers };
     for (const [key, answer] of Object.entries(inputResponses)) {
@@ -207,6 +219,7 @@ export class McpTaskStore extends DurableObject {
       next.error = outcome.error;
     } else {
       next.status = "input_required";
+      next.inputRound = (record.inputRound ?? 0) + 1;
       next.statusMessage = "waiting for the client's answers (tasks/update)";
       next.pending = outcome.inputRequests;
       next.answers = {};

@@ -65,10 +65,7 @@ export function installTaskSupport(
   const pollIntervalMs = options.pollIntervalMs ?? 1_000;
   protocol.registerCapabilities({ extensions: { [TASKS_EXTENSION_ID]: {} } });
 
-  const stub = (taskId: string) => {
-    const namespace = options.namespace();
-    return namespace.get(namespace.idFromName(taskId));
-  };
+  const stub = (taskId: string) => taskStub(options, taskId);
   const gate = () => {
     if (!declaresTasks(protocol.getClientCapabilities())) throw missingTasks();
   };
@@ -170,14 +167,30 @@ function missingTasks(): MissingRequiredClientCapabilityError {
   );
 }
 
-/** Who owns a task: the authenticated client id, or "" when the endpoint is open. */
-function ownerFrom(ctx: unknown): string {
+/**
+ * The task object of `taskId` (named by the id, so any isolate reaches the same one).
+ * @param options - the handler's `tasks` option
+ * @param taskId - the task's id
+ */
+export function taskStub(options: TasksOptions, taskId: string): DurableObjectStub<McpTaskStore> {
+  const namespace = options.namespace();
+  return namespace.get(namespace.idFromName(taskId));
+}
+
+/**
+ * Who owns a task: the authenticated client id, or "" when the endpoint is open.
+ * @param ctx - a request handler's context (its `http.authInfo`)
+ */
+export function ownerFrom(ctx: unknown): string {
   const auth = (ctx as { http?: { authInfo?: { clientId?: string } } }).http?.authInfo;
   return auth?.clientId ?? "";
 }
 
-/** The caller's capabilities without the tasks extension, so a round never becomes a task. */
-function stripTasks(capabilities: unknown): Record<string, unknown> {
+/**
+ * The caller's capabilities without the tasks extension, so a round never becomes a task.
+ * @param capabilities - the client capabilities of the creating request
+ */
+export function stripTasks(capabilities: unknown): Record<string, unknown> {
   const caps = { ...(capabilities as Record<string, unknown> | undefined) };
   const extensions = caps.extensions as Record<string, unknown> | undefined;
   if (extensions !== undefined) {

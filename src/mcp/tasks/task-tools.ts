@@ -32,7 +32,9 @@ const marks = new WeakMap<object, TaskMark>();
 
 /**
  * Marks a registered tool as able to run as an MCP task. Takes effect only on a
- * `createMcpHandler` with the `tasks` option; elsewhere the tool runs as before.
+ * `createMcpHandler` or `createLegacyMcpHandler` with the `tasks` option; elsewhere the tool
+ * runs as before. An SDK v1 tool (from `@modelcontextprotocol/sdk`'s `registerTool`) is marked
+ * the same way, for `createLegacyMcpHandler`.
  *
  * ```ts
  * setTaskSupport(server.registerTool("report", { ... }, handler), "optional");
@@ -42,11 +44,11 @@ const marks = new WeakMap<object, TaskMark>();
  * @param options - see {@link TaskSupportOptions}
  * @returns the same tool
  */
-export function setTaskSupport(
-  tool: RegisteredTool,
+export function setTaskSupport<Tool extends object = RegisteredTool>(
+  tool: Tool,
   support: TaskSupport = "optional",
   options: TaskSupportOptions = {},
-): RegisteredTool {
+): Tool {
   marks.set(tool, { support, ...options });
   return tool;
 }

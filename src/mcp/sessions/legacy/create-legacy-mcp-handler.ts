@@ -14,7 +14,12 @@ import {
 import { preflightResponse, withCors, type CorsOptions } from "../../common/cors";
 import { guardRequest, type GuardOptions } from "../../common/guards";
 import type { AnyMcpServer } from "../../common/server-kind";
+import { installLegacyTaskSupport } from "../../tasks/legacy-task-support";
+import { serveLegacyTaskRequest } from "../../tasks/legacy-task-requests";
+import { registerTaskRoundServer } from "../../tasks/task-rounds";
+import type { TasksOptions } from "../../tasks/task-support";
 import { checkDnsRebinding } from "./dns-rebinding-options";
+import { legacyRoundServer } from "./legacy-task-rounds";
 import { isConnected, WorkerTransport, type WorkerTransportOptions } from "./worker-transport";
 
 /** Options of {@link createLegacyMcpHandler}: the Worker transport options plus routing and guards. */
@@ -33,6 +38,22 @@ export interface CreateLegacyMcpHandlerOptions extends WorkerTransportOptions {
    * DNS-rebinding options, which the handler applies itself.
    */
   transport?: WorkerTransport;
+  /**
+   * Serve 2025-11-25 tasks from the task Durable Object (the same {@link TasksOptions} and
+   * `McpTaskStore` namespace as `createMcpHandler`'s): a `tools/call` with `params.task` of a
+   * tool marked with `setTaskSupport` returns a task at once, and the run continues in the task
+   * object, which builds its own server with `server` for it. Not with `transport`.
+   */
+  tasks?: LegacyTasksOptions;
+}
+
+/** The `tasks` option of {@link createLegacyMcpHandler}. */
+export interface LegacyTasksOptions extends TasksOptions {
+  /**
+   * Builds a fresh server with the same tools for each run of a task, inside the task object
+   * (the handler's own server belongs to the request that created the task).
+   */
+  server: () => AnyMcpServer | Promise<AnyMcpServer>;
 }
 
 /**
@@ -72,6 +93,11 @@ export interface LegacyMcpHandler {
  * `500` / `-32603` (reported to `onerror`) and the next request starts over; OAuth
  * `ctx.props` become `authInfo` and `getMcpAuthContext()`.
  *
+ * Tasks (2025-11-25): with `tasks`, a marked tool called with `params.task` runs in the task
+ * Durable Object, which builds its own server with `tasks.server`; `tasks/get`, `tasks/result`
+ * and `tasks/cancel` are answered from that object, so any request, session or isolate can
+ * follow the task. Its run cannot ask the client for input (see legacy-task-rounds.ts).
+ *
  * Does not do: 2026-07-28 requests (use `createMcpHandler` with an SDK v2 server), several
  * sessions per persistent handler, or token verification (put an OAuth provider in front).
  * Without `storage`, nothing remembers that a session was deleted, so a fresh server will
@@ -93,6 +119,7 @@ export function createLegacyMcpHandler(
     allowedHostnames,
     allowedOriginHostnames,
     transport: given,
+    tasks,
     ...transportOptions
   } = options;
   if (!route.startsWith("/")) {
@@ -109,6 +136,18 @@ export function createLegacyMcpHandler(
         "(createLegacyMcpHandler(createServer(), { storage, eventStore })), or create the server and the " +
         "handler once at module scope and reuse that handler, or pass the transport it is connected to as `transport`.",
     );
+  }
+  if (tasks !== undefined) {
+    if (given !== undefined) {
+      throw new CodeModeError(
+        "invalid_option",
+        "createLegacyMcpHandler: `tasks` declares a capability, which needs a server that is not connected yet; pass either `tasks` or `transport`, not both.",
+      );
+    }
+    // Rounds run in the task object through this name (its route unless configured).
+    const name = tasks.name ?? route;
+    registerTaskRoundServer(name, legacyRoundServer(tasks.server));
+    installLegacyTaskSupport(server, tasks, name);
   }
   const transport = given ?? new WorkerTransport(server, transportOptions);
   const guard: GuardOptions = {
@@ -133,6 +172,11 @@ export function createLegacyMcpHandler(
     if (request.method.toUpperCase() === "OPTIONS") return preflightResponse(corsOptions);
     const context = authContextFrom(authInfo);
     try {
+      if (tasks !== undefined) {
+        // tasks/get, tasks/result, tasks/cancel and a task's answers: served from the task object.
+        const answered = await serveLegacyTaskRequest(tasks, request, authInfo, parsedBody);
+        if (answered !== undefined) return withCors(answered, corsOptions);
+      }
       const response = await runWithAuthContext(context, () =>
         transport.handleRequest(request, {
           ...(authInfo !== undefined && { authInfo }),

@@ -2,7 +2,8 @@
  * `McpTaskStore`: one Durable Object per task (named by its id), holding the task in SQLite and
  * running it. The tools/call that creates a task returns at once; the run continues here, one
  * round at a time (see task-rounds.ts), so it outlives the request, the client's connection and
- * the isolate that served the call. `tasks/get`, `tasks/update` and `tasks/cancel` reach the
+ * the isolate that served the call. The creating request's identity is kept only while a round
+ * can still run (it is dropped with a terminal status). `tasks/get`, `tasks/update` and `tasks/cancel` reach the
  * same object from any isolate.
  *
  * Lifetime: a task is deleted (storage and alarm) `ttlMs` after creation. While a round runs,
@@ -259,9 +260,14 @@ export class McpTaskStore extends DurableObject {
   }
 
   private save(record: TaskRecord): void {
+    // No round runs after a terminal status, so the caller's identity (it may carry a bearer
+    // token) is not kept at rest until the TTL ends.
+    const kept = TERMINAL_STATUSES.includes(record.status)
+      ? { ...record, authInfo: undefined }
+      : record;
     this.sql().exec(
       "INSERT INTO task (k, record) VALUES (1, ?) ON CONFLICT(k) DO UPDATE SET record = excluded.record",
-      JSON.stringify(record),
+      JSON.stringify(kept),
     );
   }
 

@@ -5,6 +5,7 @@
  * task Durable Object (`MCP_TASKS`).
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { ApiRequest, ApiRequestHandler } from "../../../src/codemode/api-request";
@@ -165,7 +166,7 @@ describe("execute as an MCP task", () => {
     await client.close();
   });
 
-  it("a task is kept for its ttlMs, then gone (-32602), and only its creator sees it", async () => {
+  it("a task is kept for its ttlMs, then gone (-32602), only its creator sees it, and a finished one no longer holds the creator's token", async () => {
     upstream.holdAt = 0;
     const alice = await connect(shortLived, { clientId: "alice" });
     const execution = await alice.session.callTool("execute", {
@@ -179,6 +180,15 @@ describe("execute as an MCP task", () => {
       (view) => view.status === "completed",
     );
     expect(done.retentionMs).toBe(1500);
+    // Finished: the creator's identity (its bearer token) is no longer kept at rest.
+    const stored = await runInDurableObject(
+      env.MCP_TASKS.get(env.MCP_TASKS.idFromName(taskId)),
+      (_object, state) =>
+        state.storage.sql.exec<{ record: string }>("SELECT record FROM task").toArray(),
+    );
+    expect(stored).toHaveLength(1);
+    expect(JSON.parse(stored[0]!.record)).toMatchObject({ status: "completed", owner: "alice" });
+    expect(JSON.parse(stored[0]!.record)).not.toHaveProperty("authInfo");
     const mallory = await connect(shortLived, { clientId: "mallory" });
     await expect(mallory.session.task(taskId).snapshot()).rejects.toMatchObject({ code: -32602 });
     // Past the TTL the task is deleted: the same lookup now fails for its creator too.

@@ -77,6 +77,8 @@ async function directClient(url) {
   };
 }
 
+const round2 = (x) => (Number.isFinite(x) ? Math.round(x * 100) / 100 : null);
+
 function stats(xs) {
   const ok = xs.filter(Number.isFinite);
   return {
@@ -90,42 +92,51 @@ function stats(xs) {
 
 /**
  * P7: ours vs anchor `code` latency at each tool count, 1 call and 10 chained calls.
+ *
+ * Every client is connected and every row warmed (`warmUp` runs of each side, all tool counts)
+ * before the first timed sample: an earlier version warmed each row with one run just before
+ * timing it, so the first row (5 tools) paid for code both sides had never run (JIT, lazily
+ * built caches, the first isolates of a program) and read slower than the 50-tool rows. Then the
+ * rows are timed round-robin, each round visiting every row with the sides alternating first,
+ * so a busy moment on the machine lands on every row and side alike.
  * @param {string} base
- * @param {{ reps: number, toolCounts: number[], log: (line: string) => void }} options
+ * @param {{ reps: number, warmUp?: number, toolCounts: number[], log: (line: string) => void }} options
  */
-export async function codeToolLatency(base, { reps, toolCounts, log }) {
-  const out = {};
+export async function codeToolLatency(base, { reps, warmUp = 5, toolCounts, log }) {
+  const rows = toolCounts.flatMap((n) => [1, 10].map((k) => ({ n, k, code: chainedCalls(k) })));
+  const clients = new Map();
   for (const n of toolCounts) {
-    const cs = {
+    clients.set(n, {
       ours: await connect("ours", `${base}/ours/code/${n}`),
       anchor: await connect("anchor", `${base}/anchor/code/${n}`),
-    };
-    try {
-      for (const k of [1, 10]) {
-        const code = chainedCalls(k);
-        const samples = { ours: [], anchor: [] };
-        let same = true;
-        for (let rep = -1; rep < reps; rep++) {
-          const answers = {};
-          for (const side of rep % 2 === 0 ? SIDES : SIDES.toReversed()) {
-            const r = await timed(cs[side], code);
-            if (rep >= 0) samples[side].push(r.ms);
-            answers[side] = r.text;
-          }
-          if (answers.ours !== answers.anchor) same = false;
+    });
+  }
+  const samples = rows.map(() => ({ ours: [], anchor: [], same: true }));
+  try {
+    for (let rep = -warmUp; rep < reps; rep++) {
+      for (const [i, { n, code }] of rows.entries()) {
+        const answers = {};
+        for (const side of (rep + i) % 2 === 0 ? SIDES : SIDES.toReversed()) {
+          const r = await timed(clients.get(n)[side], code);
+          if (rep >= 0) samples[i][side].push(r.ms);
+          answers[side] = r.text;
         }
-        out[`n${n}-k${k}`] = {
-          n,
-          k,
-          ours: stats(samples.ours),
-          anchor: stats(samples.anchor),
-          sameAnswer: same,
-        };
-        log(`  code ${k} call(s) at ${n} tools done`);
+        if (answers.ours !== answers.anchor) samples[i].same = false;
       }
-    } finally {
-      await Promise.all(SIDES.map((s) => cs[s].close()));
+      if (rep === -1) log(`  code: ${warmUp} warm-up round(s) done; timing ${reps} rounds`);
     }
+  } finally {
+    await Promise.all([...clients.values()].flatMap((cs) => SIDES.map((s) => cs[s].close())));
+  }
+  const out = {};
+  for (const [i, { n, k }] of rows.entries()) {
+    out[`n${n}-k${k}`] = {
+      n,
+      k,
+      ours: stats(samples[i].ours),
+      anchor: stats(samples[i].anchor),
+      sameAnswer: samples[i].same,
+    };
   }
   return out;
 }
@@ -140,9 +151,9 @@ async function upstreamRequests(base) {
 /**
  * P8: remote-upstream overhead, warm and cold, with an injected round trip of `delayMs`.
  * @param {string} base
- * @param {{ reps: number, delayMs: number, log: (line: string) => void }} options
+ * @param {{ reps: number, warmUp?: number, delayMs: number, log: (line: string) => void }} options
  */
-export async function remoteUpstreamOverhead(base, { reps, delayMs, log }) {
+export async function remoteUpstreamOverhead(base, { reps, warmUp = 3, delayMs, log }) {
   const cs = {
     local: await connect("ours", `${base}/ours/code/5`),
     warm: await connect("ours", `${base}/ours/code-remote/${delayMs}`),
@@ -156,7 +167,7 @@ export async function remoteUpstreamOverhead(base, { reps, delayMs, log }) {
       const code = chainedCalls(k);
       const ms = { local: [], warm: [], cold: [] };
       const sent = { warm: [], cold: [] };
-      for (let rep = -1; rep < reps; rep++) {
+      for (let rep = -warmUp; rep < reps; rep++) {
         const order = rep % 2 === 0 ? ["local", "warm", "cold"] : ["cold", "warm", "local"];
         for (const kind of order) {
           const before = kind === "local" ? 0 : await upstreamRequests(base);
@@ -175,7 +186,10 @@ export async function remoteUpstreamOverhead(base, { reps, delayMs, log }) {
         const above = row[kind].p50 - row.local.p50 - k * delayMs;
         row[kind].requestsPerRun = Math.max(...sent[kind]);
         row[kind].overheadMs = round1(above);
-        row[kind].overheadRoundTrips = round1(above / delayMs);
+        row[kind].overheadRoundTrips = round2(above / delayMs);
+        // The same overhead in units of the measured direct round trip (delay + the upstream's
+        // own handling + the driver's HTTP hop), as a client far from the upstream would see it.
+        row[kind].overheadDirectRoundTrips = round2(above / roundTrip);
       }
       out[`k${k}`] = row;
       log(`  remote upstream, ${k} call(s), ${delayMs} ms round trip done`);
@@ -231,7 +245,7 @@ export function codeRows(r, row) {
         );
         rows.push(
           row(
-            `P8   remote, ${kind}: p50 ms (above in-memory + k × ${d} ms: ${v[kind].overheadMs} ms = ${v[kind].overheadRoundTrips} round trips)`,
+            `P8   remote, ${kind}: p50 ms (above in-memory + k × ${d} ms: ${v[kind].overheadMs} ms = ${v[kind].overheadRoundTrips} × the ${d} ms delay = ${v[kind].overheadDirectRoundTrips ?? "–"} × the direct round trip)`,
             v[kind].p50,
             null,
             // With k > 1 the overhead is per-call handling (the request count shows no extra

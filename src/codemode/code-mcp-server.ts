@@ -34,6 +34,7 @@ import { UpstreamSet } from "./upstream-set";
 import type { UpstreamCaller } from "./upstream-caller";
 import { isSessionGone, type CodeUpstream, type UpstreamSession } from "./upstream-connection";
 import { redactingErrors, upstreamResultValue } from "./upstream-result";
+import { callUpstreamTool } from "./upstream-call";
 import { forwardLogs } from "./upstream-log-forwarding";
 import type { RunRecorder } from "./run-record";
 import { RunTrace } from "./run-trace";
@@ -210,12 +211,13 @@ async function runCode(
           );
       }
       const route = routes.get(entry.tool.name)!;
-      const send = (client: UpstreamSession["client"]) =>
-        client.callTool(
+      const send = (session: UpstreamSession) =>
+        callUpstreamTool(
+          session,
           {
             name: route.name,
             arguments: (input ?? {}) as Record<string, unknown>,
-            ...(logLevel && client.getProtocolEra() === "modern"
+            ...(logLevel && session.client.getProtocolEra() === "modern"
               ? { _meta: { [LOG_LEVEL_META_KEY]: logLevel } }
               : {}),
           },
@@ -239,17 +241,17 @@ async function runCode(
           },
         );
       const session = await connect(route.upstream);
-      const result = await send(session.client).catch(async (error: unknown) => {
+      const result = await send(session).catch(async (error: unknown) => {
         // The upstream forgot the adopted session before it saw this call: handshake once more.
         if (!session.reused || !isSessionGone(error)) throw error;
         route.upstream.forgetNegotiation(scopes.get(route.upstream));
         retired.push(session);
         sessions.delete(route.upstream);
-        return send((await connect(route.upstream)).client);
+        return send(await connect(route.upstream));
       });
       return upstreamResultValue(
         entry.tool.name,
-        redactToolResult(result as CallToolResult, redactor),
+        redactToolResult(result, redactor),
       );
     });
     if (run) fns[entry.identifier] = run.toolCalls(entry.tool.name, fns[entry.identifier]!);

@@ -40,6 +40,13 @@ export function chainedCalls(k) {
 }
 
 const SIDES = /** @type {const} */ (["ours", "anchor"]);
+/**
+ * P7's sides: ours over the SDK v2 fixture (the row), the anchor over the SDK v1 fixture, and
+ * ours over that same SDK v1 fixture (`oursV1`, a sub-row): the anchor cannot wrap an SDK v2
+ * server, so only the last pair has the very same upstream; the gap between `ours` and `oursV1`
+ * is the SDK v2 server's own per-call cost, not code mode's.
+ */
+const P7_SIDES = /** @type {const} */ (["ours", "anchor", "oursV1"]);
 
 /** One timed call; NaN when it failed. The text is re-serialized: spacing is not an answer. */
 async function timed(client, code) {
@@ -110,24 +117,26 @@ export async function codeToolLatency(base, { reps, warmUp = 5, toolCounts, log 
     clients.set(n, {
       ours: await connect("ours", `${base}/ours/code/${n}`),
       anchor: await connect("anchor", `${base}/anchor/code/${n}`),
+      oursV1: await connect("ours", `${base}/ours/code-v1/${n}`),
     });
   }
-  const samples = rows.map(() => ({ ours: [], anchor: [], same: true }));
+  const samples = rows.map(() => ({ ours: [], anchor: [], oursV1: [], same: true }));
   try {
     for (let rep = -warmUp; rep < reps; rep++) {
       for (const [i, { n, code }] of rows.entries()) {
         const answers = {};
-        for (const side of (rep + i) % 2 === 0 ? SIDES : SIDES.toReversed()) {
+        for (const side of (rep + i) % 2 === 0 ? P7_SIDES : P7_SIDES.toReversed()) {
           const r = await timed(clients.get(n)[side], code);
           if (rep >= 0) samples[i][side].push(r.ms);
           answers[side] = r.text;
         }
-        if (answers.ours !== answers.anchor) samples[i].same = false;
+        if (answers.ours !== answers.anchor || answers.oursV1 !== answers.anchor)
+          samples[i].same = false;
       }
       if (rep === -1) log(`  code: ${warmUp} warm-up round(s) done; timing ${reps} rounds`);
     }
   } finally {
-    await Promise.all([...clients.values()].flatMap((cs) => SIDES.map((s) => cs[s].close())));
+    await Promise.all([...clients.values()].flatMap((cs) => P7_SIDES.map((s) => cs[s].close())));
   }
   const out = {};
   for (const [i, { n, k }] of rows.entries()) {
@@ -136,6 +145,7 @@ export async function codeToolLatency(base, { reps, warmUp = 5, toolCounts, log 
       k,
       ours: stats(samples[i].ours),
       anchor: stats(samples[i].anchor),
+      oursV1: stats(samples[i].oursV1),
       sameAnswer: samples[i].same,
     };
   }
@@ -220,6 +230,14 @@ export function codeRows(r, row) {
         met,
       ),
     );
+    if (v.oursV1)
+      rows.push(
+        row(
+          `P7   same, ours over the anchor's very upstream (the SDK v1 fixture), p50 ms`,
+          v.oursV1.p50,
+          v.anchor.p50,
+        ),
+      );
   }
   if (r.p8) {
     const d = r.p8.delayMs;

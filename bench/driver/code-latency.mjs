@@ -39,7 +39,6 @@ export function chainedCalls(k) {
 }`;
 }
 
-const SIDES = /** @type {const} */ (["ours", "anchor"]);
 /**
  * P7's sides: ours over the SDK v2 fixture (the row), the anchor over the SDK v1 fixture, and
  * ours over that same SDK v1 fixture (`oursV1`, a sub-row): the anchor cannot wrap an SDK v2

@@ -271,6 +271,7 @@ async function runCode(
     });
     return result;
   } finally {
+    prestarted?.dispose(); // a no-op once the run took it; frees it if the run never started
     await Promise.all([
       ...[...sessions].map(([upstream, session]) =>
         session.then((s) => upstream.release(s)).catch(() => {}),

@@ -63,6 +63,31 @@ describe("a cold code run", () => {
     await client.close();
   });
 
+  it("answers a call with an error result naming an unreachable upstream", async () => {
+    let reachable = true;
+    const upstream = direct(createMcpHandler(v2Upstream));
+    const fetch = async (input: string | URL | Request, init?: RequestInit) => {
+      if (!reachable) throw new TypeError("connection refused");
+      return upstream(new Request(input, init));
+    };
+    const client = await connect({
+      fetch: (request: Request) =>
+        createMcpHandler(
+          codeMcpServer({ upstream: { url: "http://upstream.local/mcp", fetch }, executor: real }),
+        ).fetch(request),
+    });
+    reachable = false;
+    const result = await client.callTool({
+      name: "code",
+      arguments: { code: BLOCKED_TASKS_PROGRAM },
+    });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toMatch(
+      /Could not connect to the upstream MCP server at http:\/\/upstream\.local/,
+    );
+    await client.close();
+  });
+
   it("still lists first for a 2025-era call (no Mcp-Method header to go by)", async () => {
     const events: string[] = [];
     const executor: Executor = {

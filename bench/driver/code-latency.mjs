@@ -43,9 +43,11 @@ export function chainedCalls(k) {
  * P7's sides: ours over the SDK v2 fixture (the row), the anchor over the SDK v1 fixture, and
  * ours over that same SDK v1 fixture (`oursV1`, a sub-row): the anchor cannot wrap an SDK v2
  * server, so only the last pair has the very same upstream; the gap between `ours` and `oursV1`
- * is the SDK v2 server's own per-call cost, not code mode's.
+ * is the SDK v2 server's own per-call cost, not code mode's. `oursV1Client`: ours driven by the
+ * anchor's client (SDK v1, 2025-era protocol) instead of the SDK v2 client (2026-07-28), so the
+ * two sides' clients and protocol paths are told from the `code` tool itself.
  */
-const P7_SIDES = /** @type {const} */ (["ours", "anchor", "oursV1"]);
+const P7_SIDES = /** @type {const} */ (["ours", "anchor", "oursV1", "oursV1Client"]);
 
 /** One timed call; NaN when it failed. The text is re-serialized: spacing is not an answer. */
 async function timed(client, code) {
@@ -117,9 +119,16 @@ export async function codeToolLatency(base, { reps, warmUp = 5, toolCounts, log 
       ours: await connect("ours", `${base}/ours/code/${n}`),
       anchor: await connect("anchor", `${base}/anchor/code/${n}`),
       oursV1: await connect("ours", `${base}/ours/code-v1/${n}`),
+      oursV1Client: await connect("anchor", `${base}/ours/code/${n}`),
     });
   }
-  const samples = rows.map(() => ({ ours: [], anchor: [], oursV1: [], same: true }));
+  const samples = rows.map(() => ({
+    ours: [],
+    anchor: [],
+    oursV1: [],
+    oursV1Client: [],
+    same: true,
+  }));
   try {
     for (let rep = -warmUp; rep < reps; rep++) {
       for (const [i, { n, code }] of rows.entries()) {
@@ -129,8 +138,7 @@ export async function codeToolLatency(base, { reps, warmUp = 5, toolCounts, log 
           if (rep >= 0) samples[i][side].push(r.ms);
           answers[side] = r.text;
         }
-        if (answers.ours !== answers.anchor || answers.oursV1 !== answers.anchor)
-          samples[i].same = false;
+        if (P7_SIDES.some((side) => answers[side] !== answers.anchor)) samples[i].same = false;
       }
       if (rep === -1) log(`  code: ${warmUp} warm-up round(s) done; timing ${reps} rounds`);
     }
@@ -145,6 +153,7 @@ export async function codeToolLatency(base, { reps, warmUp = 5, toolCounts, log 
       ours: stats(samples[i].ours),
       anchor: stats(samples[i].anchor),
       oursV1: stats(samples[i].oursV1),
+      oursV1Client: stats(samples[i].oursV1Client),
       sameAnswer: samples[i].same,
     };
   }
@@ -234,6 +243,14 @@ export function codeRows(r, row) {
         row(
           `P7   same, ours over the anchor's very upstream (the SDK v1 fixture), p50 ms`,
           v.oursV1.p50,
+          v.anchor.p50,
+        ),
+      );
+    if (v.oursV1Client)
+      rows.push(
+        row(
+          `P7   same, ours driven by the anchor's client (SDK v1, 2025-era protocol), p50 ms`,
+          v.oursV1Client.p50,
           v.anchor.p50,
         ),
       );

@@ -13,6 +13,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { codeDescription, toolsListTokens } from "./driver/context.mjs";
 import { codeToolLatency, remoteUpstreamOverhead } from "./driver/code-latency.mjs";
+import { codeOnlyArgs, runCodeOnly } from "./driver/code-only.mjs";
 import { costMarkdown, costModel } from "./driver/cost.mjs";
 import { executeCost, searchLatency } from "./driver/latency.mjs";
 import { markdown, tableRows } from "./driver/report.mjs";
@@ -23,6 +24,15 @@ import { runsLatency, runsRows } from "./driver/runs-latency.mjs";
 import { buildBenchWorker, healthy, startServer } from "./driver/server-process.mjs";
 
 const quick = process.argv.includes("--quick");
+// `--only p7` (and/or p8): the `code` rows alone, on their own server (driver/code-only.mjs).
+const codeOnly = codeOnlyArgs(process.argv.slice(2));
+if (codeOnly) {
+  const t0 = Date.now();
+  await runCodeOnly(codeOnly, (line) =>
+    console.log(`[bench ${((Date.now() - t0) / 1000).toFixed(0).padStart(3)}s] ${line}`),
+  );
+  process.exit(0);
+}
 const config = quick
   ? {
       toolCounts: [5],
@@ -46,7 +56,7 @@ const config = quick
       p6WindowMs: 6_000,
       anchorProbes: true,
       probeTimeoutMs: 45_000,
-      code: { reps: 7, toolCounts: [5, 50], delayMs: 50 },
+      code: { reps: 20, warmUp: 5, toolCounts: [5, 50], delayMs: 50 },
     };
 const DEADLINE_MS = quick ? 240_000 : 20 * 60_000;
 const started = Date.now();

@@ -3,14 +3,15 @@
  *
  * P7: latency of one upstream call and of ten chained calls (each call's input depends on the
  * previous answer), ours vs the anchor, over the same in-Worker tool fixture (N = 5 and 50),
- * A/B interleaved after a warm-up.
+ * A/B interleaved after a warm-up of every row (`node bench/run.mjs --only p7` runs P7 alone).
  *
  * P8: our `code` tool over a remote upstream (the same 5 tools served over Streamable HTTP in
  * the Worker, every request delayed by `delayMs`: worker/remote-upstream.ts). For k = 1 and 10
  * calls, interleaved: the same program over the in-memory upstream (no network), over the
  * remote one with warm caches, and over a fresh code server per request (cold: nothing
  * negotiated or listed). Overhead above the upstream's round trips = remote p50 − in-memory
- * p50 − k × delay, also in round trips (÷ delay); it includes the upstream's own handling of
+ * p50 − k × delay, also in round trips: ÷ the delay, and ÷ the measured direct round trip below
+ * (what a client far from the upstream would count as one); it includes the upstream's own handling of
  * each request (an in-Worker SDK server here) and the client side of each call. A direct
  * `tools/call` to the upstream from the driver is shown beside it for reference (the delay, the
  * upstream's handling, and the driver-to-workerd HTTP hop the code server does not pay). The Worker counts the upstream requests each
@@ -38,7 +39,15 @@ export function chainedCalls(k) {
 }`;
 }
 
-const SIDES = /** @type {const} */ (["ours", "anchor"]);
+/**
+ * P7's sides: ours over the SDK v2 fixture (the row), the anchor over the SDK v1 fixture, and
+ * ours over that same SDK v1 fixture (`oursV1`, a sub-row): the anchor cannot wrap an SDK v2
+ * server, so only the last pair has the very same upstream; the gap between `ours` and `oursV1`
+ * is the SDK v2 server's own per-call cost, not code mode's. `oursV1Client`: ours driven by the
+ * anchor's client (SDK v1, 2025-era protocol) instead of the SDK v2 client (2026-07-28), so the
+ * two sides' clients and protocol paths are told from the `code` tool itself.
+ */
+const P7_SIDES = /** @type {const} */ (["ours", "anchor", "oursV1", "oursV1Client"]);
 
 /** One timed call; NaN when it failed. The text is re-serialized: spacing is not an answer. */
 async function timed(client, code) {
@@ -77,6 +86,8 @@ async function directClient(url) {
   };
 }
 
+const round2 = (x) => (Number.isFinite(x) ? Math.round(x * 100) / 100 : null);
+
 function stats(xs) {
   const ok = xs.filter(Number.isFinite);
   return {
@@ -90,42 +101,61 @@ function stats(xs) {
 
 /**
  * P7: ours vs anchor `code` latency at each tool count, 1 call and 10 chained calls.
+ *
+ * Every client is connected and every row warmed (`warmUp` runs of each side, all tool counts)
+ * before the first timed sample: an earlier version warmed each row with one run just before
+ * timing it, so the first row (5 tools) paid for code both sides had never run (JIT, lazily
+ * built caches, the first isolates of a program) and read slower than the 50-tool rows. Then the
+ * rows are timed round-robin, each round visiting every row with the sides alternating first,
+ * so a busy moment on the machine lands on every row and side alike.
  * @param {string} base
- * @param {{ reps: number, toolCounts: number[], log: (line: string) => void }} options
+ * @param {{ reps: number, warmUp?: number, toolCounts: number[], log: (line: string) => void }} options
  */
-export async function codeToolLatency(base, { reps, toolCounts, log }) {
-  const out = {};
+export async function codeToolLatency(base, { reps, warmUp = 5, toolCounts, log }) {
+  const rows = toolCounts.flatMap((n) => [1, 10].map((k) => ({ n, k, code: chainedCalls(k) })));
+  const clients = new Map();
   for (const n of toolCounts) {
-    const cs = {
+    clients.set(n, {
       ours: await connect("ours", `${base}/ours/code/${n}`),
       anchor: await connect("anchor", `${base}/anchor/code/${n}`),
-    };
-    try {
-      for (const k of [1, 10]) {
-        const code = chainedCalls(k);
-        const samples = { ours: [], anchor: [] };
-        let same = true;
-        for (let rep = -1; rep < reps; rep++) {
-          const answers = {};
-          for (const side of rep % 2 === 0 ? SIDES : SIDES.toReversed()) {
-            const r = await timed(cs[side], code);
-            if (rep >= 0) samples[side].push(r.ms);
-            answers[side] = r.text;
-          }
-          if (answers.ours !== answers.anchor) same = false;
+      oursV1: await connect("ours", `${base}/ours/code-v1/${n}`),
+      oursV1Client: await connect("anchor", `${base}/ours/code/${n}`),
+    });
+  }
+  const samples = rows.map(() => ({
+    ours: [],
+    anchor: [],
+    oursV1: [],
+    oursV1Client: [],
+    same: true,
+  }));
+  try {
+    for (let rep = -warmUp; rep < reps; rep++) {
+      for (const [i, { n, code }] of rows.entries()) {
+        const answers = {};
+        for (const side of (rep + i) % 2 === 0 ? P7_SIDES : P7_SIDES.toReversed()) {
+          const r = await timed(clients.get(n)[side], code);
+          if (rep >= 0) samples[i][side].push(r.ms);
+          answers[side] = r.text;
         }
-        out[`n${n}-k${k}`] = {
-          n,
-          k,
-          ours: stats(samples.ours),
-          anchor: stats(samples.anchor),
-          sameAnswer: same,
-        };
-        log(`  code ${k} call(s) at ${n} tools done`);
+        if (P7_SIDES.some((side) => answers[side] !== answers.anchor)) samples[i].same = false;
       }
-    } finally {
-      await Promise.all(SIDES.map((s) => cs[s].close()));
+      if (rep === -1) log(`  code: ${warmUp} warm-up round(s) done; timing ${reps} rounds`);
     }
+  } finally {
+    await Promise.all([...clients.values()].flatMap((cs) => P7_SIDES.map((s) => cs[s].close())));
+  }
+  const out = {};
+  for (const [i, { n, k }] of rows.entries()) {
+    out[`n${n}-k${k}`] = {
+      n,
+      k,
+      ours: stats(samples[i].ours),
+      anchor: stats(samples[i].anchor),
+      oursV1: stats(samples[i].oursV1),
+      oursV1Client: stats(samples[i].oursV1Client),
+      sameAnswer: samples[i].same,
+    };
   }
   return out;
 }
@@ -140,9 +170,9 @@ async function upstreamRequests(base) {
 /**
  * P8: remote-upstream overhead, warm and cold, with an injected round trip of `delayMs`.
  * @param {string} base
- * @param {{ reps: number, delayMs: number, log: (line: string) => void }} options
+ * @param {{ reps: number, warmUp?: number, delayMs: number, log: (line: string) => void }} options
  */
-export async function remoteUpstreamOverhead(base, { reps, delayMs, log }) {
+export async function remoteUpstreamOverhead(base, { reps, warmUp = 3, delayMs, log }) {
   const cs = {
     local: await connect("ours", `${base}/ours/code/5`),
     warm: await connect("ours", `${base}/ours/code-remote/${delayMs}`),
@@ -156,7 +186,7 @@ export async function remoteUpstreamOverhead(base, { reps, delayMs, log }) {
       const code = chainedCalls(k);
       const ms = { local: [], warm: [], cold: [] };
       const sent = { warm: [], cold: [] };
-      for (let rep = -1; rep < reps; rep++) {
+      for (let rep = -warmUp; rep < reps; rep++) {
         const order = rep % 2 === 0 ? ["local", "warm", "cold"] : ["cold", "warm", "local"];
         for (const kind of order) {
           const before = kind === "local" ? 0 : await upstreamRequests(base);
@@ -175,7 +205,10 @@ export async function remoteUpstreamOverhead(base, { reps, delayMs, log }) {
         const above = row[kind].p50 - row.local.p50 - k * delayMs;
         row[kind].requestsPerRun = Math.max(...sent[kind]);
         row[kind].overheadMs = round1(above);
-        row[kind].overheadRoundTrips = round1(above / delayMs);
+        row[kind].overheadRoundTrips = round2(above / delayMs);
+        // The same overhead in units of the measured direct round trip (delay + the upstream's
+        // own handling + the driver's HTTP hop), as a client far from the upstream would see it.
+        row[kind].overheadDirectRoundTrips = round2(above / roundTrip);
       }
       out[`k${k}`] = row;
       log(`  remote upstream, ${k} call(s), ${delayMs} ms round trip done`);
@@ -205,6 +238,22 @@ export function codeRows(r, row) {
         met,
       ),
     );
+    if (v.oursV1)
+      rows.push(
+        row(
+          `P7   same, ours over the anchor's very upstream (the SDK v1 fixture), p50 ms`,
+          v.oursV1.p50,
+          v.anchor.p50,
+        ),
+      );
+    if (v.oursV1Client)
+      rows.push(
+        row(
+          `P7   same, ours driven by the anchor's client (SDK v1, 2025-era protocol), p50 ms`,
+          v.oursV1Client.p50,
+          v.anchor.p50,
+        ),
+      );
   }
   if (r.p8) {
     const d = r.p8.delayMs;
@@ -218,20 +267,22 @@ export function codeRows(r, row) {
         ),
       );
       for (const kind of ["warm", "cold"]) {
-        // Cold: the discover probe and the tool listing go out together (one round trip).
-        const limit = kind === "warm" ? v.k : v.k + 2;
+        // Cold: the discover probe, the guessed 2026-07-28 listing and the 2025-era `initialize`
+        // (for an upstream of that era) go out together: one round trip, three requests (see
+        // src/codemode/upstream-speculation.ts and upstream-fetch.ts).
+        const limit = kind === "warm" ? v.k : v.k + 3;
         rows.push(
           row(
             `P8   remote, ${kind}: upstream requests per run`,
             v[kind].requestsPerRun,
             null,
-            kind === "warm" ? `= k (${limit})` : `≤ k + 2 (${limit}), in k + 1 round trips`,
+            kind === "warm" ? `= k (${limit})` : `≤ k + 3 (${limit}), in k + 1 round trips`,
             v[kind].requestsPerRun <= limit,
           ),
         );
         rows.push(
           row(
-            `P8   remote, ${kind}: p50 ms (above in-memory + k × ${d} ms: ${v[kind].overheadMs} ms = ${v[kind].overheadRoundTrips} round trips)`,
+            `P8   remote, ${kind}: p50 ms (above in-memory + k × ${d} ms: ${v[kind].overheadMs} ms = ${v[kind].overheadRoundTrips} × the ${d} ms delay = ${v[kind].overheadDirectRoundTrips ?? "–"} × the direct round trip)`,
             v[kind].p50,
             null,
             // With k > 1 the overhead is per-call handling (the request count shows no extra

@@ -16,7 +16,7 @@ import {
 import specText from "./cloudflare-spec.js";
 import githubText from "./github-spec.js";
 import { mockApi } from "./mock-api";
-import { v2ToolServer } from "./tool-fixtures";
+import { v1ToolServer, v2ToolServer } from "./tool-fixtures";
 
 /** Same timeout on both sides, long enough for the anchor's search under load. */
 export const RUN_TIMEOUT_MS = 30_000;
@@ -74,12 +74,14 @@ export function ourHandler(path: string, env: Cloudflare.Env): StatelessMcpHandl
       { route: path },
     );
   } else {
-    const n = /^\/(?:ours|shared)\/code\/(\d+)$/.exec(path)?.[1];
+    const [, v1, n] = /^\/(?:ours|shared)\/code(-v1)?\/(\d+)$/.exec(path) ?? [];
     if (n === undefined) return undefined;
-    handler = createMcpHandler(
-      codeMcpServer({ upstream: v2ToolServer(Number(n)), executor: executor(env, path) }),
-      { route: path },
-    );
+    // `/ours/code-v1/<n>`: the same fixture as an SDK v1 server, the very upstream the anchor
+    // wraps, so P7 can tell our own per-call cost from the SDK v2 server's.
+    const upstream = v1 ? v1ToolServer(Number(n)) : v2ToolServer(Number(n));
+    handler = createMcpHandler(codeMcpServer({ upstream, executor: executor(env, path) }), {
+      route: path,
+    });
   }
   handlers.set(path, handler);
   return handler;

@@ -21,7 +21,12 @@ import {
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import { z } from "zod";
-import type { Executor, ExecutorLimits, HostFunction, HostNamespaces } from "../executor/types";
+import type {
+  ExecutorLimits,
+  HostFunction,
+  HostNamespaces,
+  PrestartedRun,
+} from "../executor/types";
 import { CodeModeError } from "../errors";
 import { resolveLimits } from "../executor/limits";
 import { TOOL_LIMITS } from "./tool-limits";
@@ -31,13 +36,16 @@ import { assertRedactableSecrets } from "./redaction";
 import { redactToolResult } from "./result-redaction";
 import type { Upstream } from "./upstream-cache";
 import { UpstreamSet } from "./upstream-set";
-import type { UpstreamCaller } from "./upstream-caller";
-import { isSessionGone, type CodeUpstream, type UpstreamSession } from "./upstream-connection";
+import { isSessionGone, type UpstreamSession } from "./upstream-connection";
 import { redactingErrors, upstreamResultValue } from "./upstream-result";
+import { callUpstreamTool } from "./upstream-call";
+import { isCodeCallRequest } from "./code-call-request";
 import { forwardLogs } from "./upstream-log-forwarding";
-import type { RunRecorder } from "./run-record";
 import { RunTrace } from "./run-trace";
 import { setTaskSupport } from "../mcp/tasks/task-tools";
+import type { CodeMcpServerOptions, CodeServerRequest } from "./code-server-options";
+
+export type { CodeMcpServerOptions, CodeServerRequest } from "./code-server-options";
 
 /**
  * The `code` tool's input schema, built once per isolate: the server is rebuilt per request, and
@@ -46,50 +54,6 @@ import { setTaskSupport } from "../mcp/tasks/task-tools";
 const CODE_INPUT = z.object({
   code: z.string().describe("JavaScript (or TypeScript): an async arrow function using codemode.*"),
 });
-
-/** Options of {@link codeMcpServer}. */
-export interface CodeMcpServerOptions {
-  /** The MCP server to wrap: an instance, `{ server: () => McpServer }` or `{ url, headers? }`. */
-  upstream?: CodeUpstream;
-  /**
-   * Several MCP servers behind one `code` tool, by name (give this or `upstream`). With more than
-   * one, tool names get the name as prefix: `github_create_issue`.
-   */
-  upstreams?: Record<string, CodeUpstream>;
-  /** Runs the model's code (usually a `WorkerLoaderExecutor`). */
-  executor: Executor;
-  /** Name and version of the code-mode server (default `code-mode`, `0.1.0`). */
-  name?: string;
-  version?: string;
-  /** Name of the wrapped server in the description (default: the upstream's own name). */
-  upstreamName?: string;
-  /** Extra guidance appended to the tool description. */
-  description?: string;
-  /** Maximum tool description length in characters (default 2,048). */
-  descriptionBudget?: number;
-  /** Executor limits for `code` runs. */
-  limits?: Partial<ExecutorLimits>;
-  /** Validate arguments against input schemas before calling the upstream (default true). */
-  validateInput?: boolean;
-  /** Freshness of a tool list from a per-run connection (default 5 minutes). */
-  toolsTtlMs?: number;
-  /**
-   * Strings (the upstream credentials) that must never enter the sandbox or a result: each
-   * header value and its bare token. Each at least 8 characters (`MIN_SECRET_LENGTH`).
-   */
-  secrets?: readonly string[];
-  /**
-   * Receives a record of every `code` run (program, outcome, upstream tool calls with name,
-   * success and time, redacted result), once the result is built; not awaited (see `RunRecorder`).
-   */
-  onRun?: RunRecorder;
-}
-
-/** What the factory reads from the handler's per-request context (`createMcpHandler` passes it). */
-export interface CodeServerRequest {
-  authInfo?: UpstreamCaller["authInfo"];
-  requestInfo?: Request;
-}
 
 /**
  * Creates a factory for `createMcpHandler` that builds the code-mode server per request. The
@@ -131,7 +95,7 @@ export function codeMcpServer(
   });
 
   return async (request?: CodeServerRequest) => {
-    const tools = await catalogs
+    const listing = catalogs
       .forCaller({
         ...(request?.authInfo ? { authInfo: request.authInfo } : {}),
         ...(request?.requestInfo ? { request: request.requestInfo } : {}),
@@ -142,6 +106,11 @@ export function codeMcpServer(
           return error;
         throw error;
       });
+    // A call of `code` shows no description: build its server now, and let the run load its
+    // sandbox while a cold upstream's tools are still being listed (code-call-request.ts).
+    const deferred = isCodeCallRequest(request?.requestInfo);
+    if (deferred) listing.catch(() => {}); // awaited by the handler; never unhandled meanwhile
+    const tools = deferred ? undefined : await listing;
     const server = new McpServer(
       {
         name: options.name ?? "code-mode",
@@ -149,19 +118,37 @@ export function codeMcpServer(
       },
       { capabilities: { tools: {}, logging: {} } },
     );
+    const refused = (error: Error): CallToolResult => ({
+      isError: true,
+      content: [{ type: "text", text: error.message }],
+    });
     const tool = server.registerTool(
       "code",
       {
         description:
-          tools instanceof Error
-            ? `Unavailable for this caller: ${tools.message}`
-            : tools.description,
+          tools === undefined
+            ? "Run JavaScript against the upstream's tools."
+            : tools instanceof Error
+              ? `Unavailable for this caller: ${tools.message}`
+              : tools.description,
         inputSchema: CODE_INPUT,
       },
-      async ({ code }, ctx) =>
-        tools instanceof Error
-          ? { isError: true, content: [{ type: "text", text: tools.message }] }
-          : runCode(code, ctx, tools, options, limits),
+      async ({ code }, ctx) => {
+        if (tools !== undefined)
+          return tools instanceof Error
+            ? refused(tools)
+            : runCode(code, ctx, tools, options, limits);
+        const prestarted = options.executor.prestart?.({ code, limits });
+        const listed = await listing.catch((error: unknown) => {
+          prestarted?.dispose();
+          throw error;
+        });
+        if (listed instanceof Error) {
+          prestarted?.dispose();
+          return refused(listed);
+        }
+        return runCode(code, ctx, listed, options, limits, prestarted);
+      },
     );
     setTaskSupport(tool, "optional"); // a task where the handler has `tasks` and the client opts in
     return server;
@@ -174,6 +161,7 @@ async function runCode(
   { catalog, routes, scopes, redactor }: CallerTools,
   options: CodeMcpServerOptions,
   limits: Partial<ExecutorLimits>,
+  prestarted?: PrestartedRun,
 ): Promise<CallToolResult> {
   // One connection per upstream a run actually calls, opened on first use, closed at the end.
   const sessions = new Map<Upstream, Promise<UpstreamSession>>();
@@ -210,12 +198,13 @@ async function runCode(
           );
       }
       const route = routes.get(entry.tool.name)!;
-      const send = (client: UpstreamSession["client"]) =>
-        client.callTool(
+      const send = (session: UpstreamSession) =>
+        callUpstreamTool(
+          session,
           {
             name: route.name,
             arguments: (input ?? {}) as Record<string, unknown>,
-            ...(logLevel && client.getProtocolEra() === "modern"
+            ...(logLevel && session.client.getProtocolEra() === "modern"
               ? { _meta: { [LOG_LEVEL_META_KEY]: logLevel } }
               : {}),
           },
@@ -239,18 +228,15 @@ async function runCode(
           },
         );
       const session = await connect(route.upstream);
-      const result = await send(session.client).catch(async (error: unknown) => {
+      const result = await send(session).catch(async (error: unknown) => {
         // The upstream forgot the adopted session before it saw this call: handshake once more.
         if (!session.reused || !isSessionGone(error)) throw error;
         route.upstream.forgetNegotiation(scopes.get(route.upstream));
         retired.push(session);
         sessions.delete(route.upstream);
-        return send((await connect(route.upstream)).client);
+        return send(await connect(route.upstream));
       });
-      return upstreamResultValue(
-        entry.tool.name,
-        redactToolResult(result as CallToolResult, redactor),
-      );
+      return upstreamResultValue(entry.tool.name, redactToolResult(result, redactor));
     });
     if (run) fns[entry.identifier] = run.toolCalls(entry.tool.name, fns[entry.identifier]!);
   }
@@ -276,6 +262,7 @@ async function runCode(
       namespaces,
       limits,
       signal: ctx.mcpReq.signal,
+      ...(prestarted ? { prestarted } : {}),
     });
     // Second line: no configured secret (or a simple transform of one) leaves in the result.
     const result = redactToolResult(outcomeToToolResult(outcome), redactor);
@@ -284,6 +271,7 @@ async function runCode(
     });
     return result;
   } finally {
+    prestarted?.dispose(); // a no-op once the run took it; frees it if the run never started
     await Promise.all([
       ...[...sessions].map(([upstream, session]) =>
         session.then((s) => upstream.release(s)).catch(() => {}),

@@ -25,6 +25,7 @@ export type {
   HostFunction,
   HostNamespaces,
   LogEntry,
+  PrestartedRun,
 } from "../executor/types";
 
 // Code mode servers.

@@ -66,6 +66,11 @@ export interface UpstreamSession {
   readonly client: Client;
   /** Whether the connection is shared by all runs of the isolate (never closed per run). */
   readonly shared: boolean;
+  /**
+   * Whether the upstream is an `McpServer` in this isolate (an instance or `{ server }`), whose
+   * own tool handler has already checked each result against the tool's output schema.
+   */
+  readonly inProcess: boolean;
   /** What the connection negotiated (remote upstreams), for the next connection to reuse. */
   readonly negotiated?: Negotiated;
   /** Whether this connection adopted an earlier negotiation instead of its own handshake. */
@@ -198,6 +203,7 @@ export async function openUpstream(
   return {
     client,
     shared,
+    inProcess: !remote,
     negotiated,
     reused: reuse !== undefined,
     handshakeSettled,

@@ -129,8 +129,11 @@ export class RunEnd {
   }
 }
 
-/** Calls `[Symbol.dispose]()` when there is one; a stub already gone is not an error. */
-function disposeQuietly(resource: unknown): void {
+/**
+ * Calls `[Symbol.dispose]()` when there is one; a stub already gone is not an error.
+ * @param resource - an RPC stub, a loaded worker or an RPC result
+ */
+export function disposeQuietly(resource: unknown): void {
   if (resource === null || typeof resource !== "object") return;
   const dispose = (resource as { [Symbol.dispose]?: unknown })[Symbol.dispose];
   if (typeof dispose !== "function") return;

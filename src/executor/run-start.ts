@@ -56,10 +56,15 @@ export function emptyCounters(): Pick<
  *
  * @param request - the run as the caller gave it
  * @param defaults - the executor's resolved default limits
+ * @param ready - the same code already prepared (by a prestart), so it is not prepared twice
  * @returns the run's limits, namespaces and prepared module, or the error outcome (invalid limits,
  *   a bad namespace name, a syntax error with its line and column)
  */
-export function startRun(request: ExecuteRequest, defaults: ExecutorLimits): RunStart {
+export function startRun(
+  request: Pick<ExecuteRequest, "code" | "limits" | "namespaces">,
+  defaults: ExecutorLimits,
+  ready?: PreparedCode,
+): RunStart {
   const started = Date.now();
   const ended = (error: ExecutionError): RunStart => ({
     ok: false,
@@ -80,7 +85,7 @@ export function startRun(request: ExecuteRequest, defaults: ExecutorLimits): Run
     const { name, message } = error as Error;
     return ended({ name, message });
   }
-  const prepared = prepareCode(request.code);
+  const prepared = ready ?? prepareCode(request.code);
   if (!prepared.ok) {
     const { name, message, line, column } = prepared;
     return ended({ name, message, line, column });

@@ -77,6 +77,18 @@ export interface ExecuteRequest {
   signal?: AbortSignal;
   /** Sandbox-side helper modules to install. */
   extensions?: SandboxExtension[];
+  /**
+   * What {@link Executor.prestart} returned for this same code and limits: the run uses the
+   * sandbox it already started loading. Ignored when it does not match (or by executors that
+   * do not prestart).
+   */
+  prestarted?: PrestartedRun;
+}
+
+/** A sandbox being loaded ahead of its run (see {@link Executor.prestart}). */
+export interface PrestartedRun {
+  /** Releases the sandbox when its run will not happen; a no-op once a run used it. */
+  dispose(): void;
 }
 
 /** How a run ended. */
@@ -120,4 +132,15 @@ export interface Executor {
    * @param request - the code, host functions and limits
    */
   execute(request: ExecuteRequest): Promise<ExecutionOutcome>;
+  /**
+   * Optional: starts loading the sandbox for a run of `request.code` before its host functions
+   * are known (a caller still waiting on the network for them passes the result to `execute`
+   * as `prestarted`, so the isolate's start-up overlaps that wait). Nothing runs until
+   * `execute`. Returns undefined when there is nothing to start (the code does not parse:
+   * `execute` reports it).
+   * @param request - the code, limits and extensions the run will have
+   */
+  prestart?(
+    request: Pick<ExecuteRequest, "code" | "limits" | "extensions">,
+  ): PrestartedRun | undefined;
 }

@@ -25,14 +25,21 @@
  * own output: a program that replaces prototype methods of its own values can garble its result
  * and logs (never past the limits above, and never anyone else's run).
  */
-import type { SandboxRequest } from "../../sandbox/protocol";
+import type { SandboxExtensionName, SandboxRequest } from "../../sandbox/protocol";
 import { HostBridge } from "./host-bridge";
+import { LoaderPrestart } from "./loader-prestart";
 import { loaderSettings, type LoaderSettings } from "./loader-settings";
 import { RunEnd } from "./run-end";
 import { sandboxRequestBase, startRun } from "./run-start";
 import { responseToOutcome } from "./sandbox-response";
 import { sandboxWorkerCode } from "./sandbox-worker-code";
-import type { ExecuteRequest, ExecutionOutcome, Executor, ExecutorLimits } from "./types";
+import type {
+  ExecuteRequest,
+  ExecutionOutcome,
+  Executor,
+  ExecutorLimits,
+  PrestartedRun,
+} from "./types";
 
 /** Options of {@link WorkerLoaderExecutor}. */
 export interface WorkerLoaderExecutorOptions {
@@ -64,10 +71,37 @@ export class WorkerLoaderExecutor implements Executor {
     this.settings = loaderSettings(options);
   }
 
+  /**
+   * Starts loading the isolate for a run of `request.code` (see `Executor.prestart`): pass the
+   * result to `execute` as `prestarted`. Undefined when the code does not prepare (bad limits,
+   * a syntax error): `execute` reports that.
+   * @param request - the code, limits and extensions the run will have
+   */
+  prestart(
+    request: Pick<ExecuteRequest, "code" | "limits" | "extensions">,
+  ): PrestartedRun | undefined {
+    const start = startRun(request, this.settings.limits);
+    if (!start.ok) return undefined;
+    const extensions = (request.extensions ?? []).map((e) => e.name);
+    const worker = this.load(start.prepared.module, start.limits, extensions);
+    const key = { owner: this, code: request.code, cpuMs: start.limits.cpuMs, extensions };
+    return new LoaderPrestart(key, start.prepared, worker);
+  }
+
   /** Runs `request.code`; never throws. */
   async execute(request: ExecuteRequest): Promise<ExecutionOutcome> {
-    const start = startRun(request, this.settings.limits);
-    if (!start.ok) return start.outcome;
+    const ahead =
+      request.prestarted instanceof LoaderPrestart &&
+      request.prestarted.preparedFor(this, request.code)
+        ? request.prestarted
+        : undefined;
+    // A prestart for other code (or another executor) is of no use to this run: free it.
+    if (!ahead) request.prestarted?.dispose();
+    const start = startRun(request, this.settings.limits, ahead?.prepared);
+    if (!start.ok) {
+      ahead?.dispose();
+      return start.outcome;
+    }
     const { started, limits, namespaces, prepared } = start;
     const extensions = (request.extensions ?? []).map((e) => ({
       name: e.name,
@@ -77,13 +111,10 @@ export class WorkerLoaderExecutor implements Executor {
     const bridge = new HostBridge(namespaces, limits);
     const run = new RunEnd(bridge, started, request.signal);
     try {
-      const worker = this.settings.loader.load(
-        sandboxWorkerCode(prepared.module, {
-          compatibilityDate: this.settings.compatibilityDate,
-          cpuMs: limits.cpuMs,
-          extensions: extensions.map((e) => e.name),
-        }),
-      );
+      const names = extensions.map((e) => e.name);
+      const worker =
+        ahead?.take({ owner: this, code: request.code, cpuMs: limits.cpuMs, extensions: names }) ??
+        this.load(prepared.module, limits, names);
       const entry = worker.getEntrypoint() as unknown as SandboxEntrypoint;
       run.hold(entry, worker);
       const sandboxRequest: SandboxRequest = {
@@ -118,5 +149,15 @@ export class WorkerLoaderExecutor implements Executor {
     } finally {
       run.close();
     }
+  }
+
+  private load(module: string, limits: ExecutorLimits, extensions: string[]): WorkerStub {
+    return this.settings.loader.load(
+      sandboxWorkerCode(module, {
+        compatibilityDate: this.settings.compatibilityDate,
+        cpuMs: limits.cpuMs,
+        extensions: extensions as SandboxExtensionName[],
+      }),
+    );
   }
 }

@@ -14,6 +14,11 @@ type Page = { runs: { preview: string }[] };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Waits (bounded, 1 s) until `ready()` holds. */
+async function until(ready: () => boolean): Promise<void> {
+  for (let i = 0; i < 100 && !ready(); i++) await sleep(10);
+}
+
 /** How many recorded runs mention `marker`. */
 async function recorded(app: WorkerFetch, marker: string): Promise<number> {
   const page = (await (await app("http://localhost/api/runs?limit=200")).json()) as Page;
@@ -65,8 +70,7 @@ describe("run history write after the response", () => {
     await sleep(50);
     events.push("read");
     expect(await response.text()).toBe("answer");
-    await sleep(0);
-    await sleep(0);
+    await until(() => events.length === 2);
     expect(events).toEqual(["read", "job"]);
   });
 
@@ -77,19 +81,19 @@ describe("run history write after the response", () => {
       return new Response("answer");
     });
     await response.body!.cancel("client went away");
-    await sleep(0);
+    await until(() => ran);
     expect(ran).toBe(true);
   });
 
   it("starts a queued job when nobody reads the body (bounded wait)", async () => {
     let ran = false;
     await deliverThenRun(async () => {
-      afterResponse(async () => void (ran = true), 100);
+      afterResponse(async () => void (ran = true));
       return new Response("answer");
-    });
+    }, 100);
     await sleep(20);
     expect(ran).toBe(false);
-    for (let i = 0; i < 100 && !ran; i++) await sleep(10);
+    await until(() => ran);
     expect(ran).toBe(true);
   });
 
@@ -119,15 +123,34 @@ describe("run history write after the response", () => {
     expect(events).toEqual([]);
     flush();
     expect(await reading).toBe("data: result\n\n");
-    for (let i = 0; i < 100 && events.length === 0; i++) await sleep(10);
+    await until(() => events.length > 0);
     expect(events).toEqual(["job"]);
   });
 
-  it("runs a job queued outside any response on the next turn", async () => {
+  it("holds a delivered response's job while another response is in progress", async () => {
+    let ran = false;
+    let answer: () => void = () => {};
+    const other = deliverThenRun(
+      () => new Promise<Response>((resolve) => (answer = () => resolve(new Response("other")))),
+    );
+    const mine = await deliverThenRun(async () => {
+      afterResponse(async () => void (ran = true));
+      return new Response("mine");
+    });
+    expect(await mine.text()).toBe("mine");
+    await sleep(100);
+    expect(ran).toBe(false);
+    answer();
+    expect(await (await other).text()).toBe("other");
+    await until(() => ran);
+    expect(ran).toBe(true);
+  });
+
+  it("runs a job queued outside any response once the isolate is quiet", async () => {
     let ran = false;
     afterResponse(async () => void (ran = true));
     expect(ran).toBe(false);
-    for (let i = 0; i < 100 && !ran; i++) await sleep(10);
+    await until(() => ran);
     expect(ran).toBe(true);
   });
 });

@@ -88,7 +88,6 @@ export async function runsLatency(options = {}) {
     }
   }
   const stats = (/** @type {number[]} */ v) => ({ p50: round1(p50(v)), p95: round1(p95(v)) });
-  if (process.env.RUNS_BENCH_DUMP) (await import("node:fs")).writeFileSync(process.env.RUNS_BENCH_DUMP, JSON.stringify(times));
   const result = {
     reps: times.on.length,
     aa,

@@ -22,8 +22,11 @@ const PROGRAM = `async () => {
 }`;
 
 /**
- * Calls a side by default (two rounds of half each). 60 could not tell a 10% difference from
- * the noise on a shared 2-core machine (an A/A run drifted by up to 7%); 200 can.
+ * Calls a side by default (two rounds of half each). On a shared 2-core machine (load 4-5) A/A
+ * runs (`--aa`) of 60 calls put the two p50s up to 6.5% apart and their paired difference
+ * up to 3.7 ms, too close to the 10% under test; at 200 the p50s stayed within 3% and the paired
+ * difference within 1 ms. The phase then takes ~30-40 s instead of ~20-30 s (two server starts
+ * dominate).
  */
 const DEFAULT_REPS = 200;
 

@@ -4,7 +4,6 @@
  * our `createMcpHandler`. Built once per isolate and configuration, because the spec is parsed
  * and indexed once and the code server caches the upstream's tool list.
  */
-import { waitUntil } from "cloudflare:workers";
 import { codeMcpServer } from "../codemode/code-mcp-server";
 import type { CodeUpstream } from "../codemode/upstream-connection";
 import { openApiMcpServer } from "../codemode/openapi-mcp-server";
@@ -20,6 +19,7 @@ import { demoUpstreamServer } from "./demo/demo-upstream";
 import type { RunRecorder } from "../codemode/run-record";
 import { callerOf } from "./runs/caller";
 import { runHistory, type RunHistory } from "./runs/run-history";
+import { afterResponse, deliverThenRun } from "./runs/after-response";
 
 /** The MCP routes. */
 export const API_ROUTE = "/mcp";
@@ -65,9 +65,10 @@ export function endpointsFor(
   const runs = config.runs.enabled ? runHistory(env.RUN_HISTORY, config.runs) : undefined;
   const onRun: { onRun?: RunRecorder } = runs
     ? {
-        // The write outlives the response: the run does not wait for it.
+        // Written once the response is out (runs/after-response.ts): the run does not wait for
+        // it, nor does its answer share the thread with the store's write on the way out.
         onRun: (record, { authInfo }) =>
-          waitUntil(
+          afterResponse(() =>
             runs
               .record(record, callerOf(config, authInfo))
               .catch((error: unknown) =>
@@ -130,8 +131,8 @@ export function endpointsFor(
     endpoints: {
       spec,
       specBytes: text.length,
-      api,
-      code,
+      api: runs ? holdingRunWrites(api) : api,
+      code: runs ? holdingRunWrites(code) : code,
       ...(runs ? { runs } : {}),
     },
   };
@@ -148,6 +149,24 @@ export function configuredSecrets(config: AppConfig): string[] {
   const upstream = config.upstream.kind === "url" ? config.upstream.servers : [];
   const values = upstream.flatMap((server) => Object.values(server.headers));
   return [...new Set([...targetSecrets(config.api), ...values.flatMap(credentialSecrets)])];
+}
+
+/**
+ * The handler with each response delivered before the run history writes the run it answered
+ * (both faces: `fetch` and the Worker callable).
+ * @param handler - an MCP endpoint's handler
+ */
+function holdingRunWrites(handler: StatelessMcpHandler): StatelessMcpHandler {
+  const callable = (request: Request, env: unknown, ctx: ExecutionContext) =>
+    deliverThenRun(() => handler(request, env, ctx));
+  return Object.assign(callable, {
+    fetch: (...args: Parameters<StatelessMcpHandler["fetch"]>) =>
+      deliverThenRun(() => handler.fetch(...args)),
+    notify: handler.notify,
+    bus: handler.bus,
+    requestState: handler.requestState,
+    close: () => handler.close(),
+  });
 }
 
 let randomKey: string | undefined;

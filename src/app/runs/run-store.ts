@@ -54,6 +54,8 @@ export interface Retention {
 /** The run history's Durable Object. */
 export class RunStore extends DurableObject<Cloudflare.Env> {
   private ready = false;
+  /** Records in this shard, counted once per wake-up and kept by {@link add}. */
+  private rows: number | undefined;
 
   private sql(): SqlStorage {
     const sql = this.ctx.storage.sql;
@@ -87,7 +89,8 @@ export class RunStore extends DurableObject<Cloudflare.Env> {
       preview: (run.code.trim().split("\n")[0] ?? "").slice(0, 120),
       ...(run.error ? { error: run.error.message.slice(0, 300) } : {}),
     };
-    sql.exec(
+    const rows = this.rows ?? this.count();
+    const added = sql.exec(
       "INSERT OR REPLACE INTO runs (id, started_at, tool, outcome, summary, record) VALUES (?, ?, ?, ?, ?, ?)",
       run.id,
       run.startedAt,
@@ -96,12 +99,21 @@ export class RunStore extends DurableObject<Cloudflare.Env> {
       JSON.stringify(summary),
       JSON.stringify(run),
     );
-    sql.exec("DELETE FROM runs WHERE started_at <= ?", retention.cutoff);
-    sql.exec(
-      `DELETE FROM runs WHERE id IN (SELECT id FROM runs ORDER BY started_at DESC, id DESC
-        LIMIT -1 OFFSET ?)`,
-      retention.count,
-    );
+    // Run ids are random: a replaced id (never seen in practice) is counted again from the table.
+    this.rows = added.rowsRead > 0 ? undefined : rows + 1;
+    // A shard holds one day, so this finds nothing unless the clock moved: an index seek.
+    if (sql.exec("DELETE FROM runs WHERE started_at <= ?", retention.cutoff).rowsWritten > 0)
+      this.rows = undefined;
+    // Trim only what is over the count, oldest first: a write reads a row or two, not the
+    // whole shard (rows read are what SQLite-backed Durable Objects bill).
+    const over = (this.rows ?? this.count()) - retention.count;
+    if (over > 0) {
+      sql.exec(
+        `DELETE FROM runs WHERE id IN (SELECT id FROM runs ORDER BY started_at, id LIMIT ?)`,
+        over,
+      );
+      this.rows = retention.count;
+    }
   }
 
   /**
@@ -154,6 +166,7 @@ export class RunStore extends DurableObject<Cloudflare.Env> {
   async clear(): Promise<void> {
     await this.ctx.storage.deleteAll();
     this.ready = false;
+    this.rows = undefined;
   }
 
   /**

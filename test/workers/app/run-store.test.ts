@@ -1,0 +1,57 @@
+/**
+ * RunStore's write cost (#17): storing a run into a shard that is at its retention count reads a
+ * few rows, not the whole shard (SQLite-backed Durable Objects bill rows read, and under
+ * `npm start` the write shares the Worker's thread), and the count stays exact.
+ */
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { expect, it } from "vitest";
+import type { RunStore, StoredRun } from "../../../src/app/runs/run-store";
+
+const run = (n: number): StoredRun => ({
+  id: `2026-03-01.0000000000000000.${n.toString(16).padStart(8, "0")}`,
+  startedAt: Date.parse("2026-03-01T12:00:00Z") + n,
+  tool: "execute",
+  server: "test",
+  code: `async () => ${n}`,
+  outcome: "ok",
+  durationMs: 1,
+  operations: 1,
+  hostCalls: 0,
+  calls: [],
+  droppedCalls: 0,
+  logs: [],
+  droppedLogs: 0,
+  result: String(n),
+  resultBytes: 1,
+  clipped: false,
+  caller: "anonymous",
+});
+
+it("stores a run into a full shard reading a few rows, keeping exactly the newest", async () => {
+  const stub = env.RUN_HISTORY.get(env.RUN_HISTORY.idFromName(`store-${crypto.randomUUID()}`));
+  const retention = { cutoff: 0, count: 500 };
+  await runInDurableObject(stub, (store: RunStore, state) => {
+    for (let n = 0; n < 600; n++) store.add(run(n), retention);
+    // Observe the real statements' cursors (nothing is replaced).
+    const sql = state.storage.sql;
+    const exec = sql.exec.bind(sql);
+    let rowsRead = 0;
+    sql.exec = ((query: string, ...bindings: unknown[]) => {
+      const cursor = exec(query, ...bindings);
+      cursor.toArray();
+      rowsRead += cursor.rowsRead;
+      return cursor;
+    }) as typeof sql.exec;
+    try {
+      store.add(run(600), retention);
+    } finally {
+      sql.exec = exec;
+    }
+    expect(rowsRead).toBeLessThan(20);
+    expect(store.count()).toBe(500);
+    const newest = store.list({ limit: 500 });
+    expect(newest[0]!.preview).toBe("async () => 600");
+    expect(newest[499]!.preview).toBe("async () => 101");
+  });
+});

@@ -50,6 +50,10 @@ export function chainedCalls(k) {
  * `anchorRaw`, `oursRaw2025`: the same minimal client on both sides (raw JSON-RPC over fetch,
  * raw-client.mjs), ours in the 2026-07-28 framing the SDK v2 client sends and in the 2025-era
  * one, the anchor in the 2025-era one (stateless): these time the servers, not the clients.
+ * `oursRawPlain`, `anchorRawPlain`: the same pair asking for an uncompressed answer. The dev
+ * server gzips JSON answers (about 1 ms a call here) but not SSE ones, and ours answers a
+ * 2025-era POST with SSE, the anchor with JSON: only the plain pair, and the pairs where both
+ * answers are JSON, compare like with like.
  */
 const P7_SIDES = /** @type {const} */ ([
   "ours",
@@ -59,10 +63,13 @@ const P7_SIDES = /** @type {const} */ ([
   "oursRaw",
   "anchorRaw",
   "oursRaw2025",
+  "oursRawPlain",
+  "anchorRawPlain",
 ]);
 
 /** Opens every P7 side's client for the `n`-tool fixture. */
 async function p7Clients(base, n) {
+  const plain = { acceptEncoding: "identity" };
   return {
     ours: await connect("ours", `${base}/ours/code/${n}`),
     anchor: await connect("anchor", `${base}/anchor/code/${n}`),
@@ -71,6 +78,8 @@ async function p7Clients(base, n) {
     oursRaw: rawClient("2026-07-28", `${base}/ours/code/${n}`),
     anchorRaw: rawClient("2025-11-25", `${base}/anchor/code/${n}`),
     oursRaw2025: rawClient("2025-11-25", `${base}/ours/code/${n}`),
+    oursRawPlain: rawClient("2026-07-28", `${base}/ours/code/${n}`, plain),
+    anchorRawPlain: rawClient("2025-11-25", `${base}/anchor/code/${n}`, plain),
   };
 }
 
@@ -267,7 +276,7 @@ export function codeRows(r, row) {
     if (v.oursV1Client)
       rows.push(
         row(
-          `P7   same, ours driven by the anchor's client (SDK v1, 2025-era protocol), p50 ms`,
+          `P7   same, ours driven by the anchor's client (SDK v1, 2025-era protocol; ours answers SSE, not gzipped by the dev server), p50 ms`,
           v.oursV1Client.p50,
           v.anchor.p50,
         ),
@@ -276,7 +285,7 @@ export function codeRows(r, row) {
     if (v.oursRaw && v.anchorRaw)
       rows.push(
         row(
-          `P7   same, servers alone: one raw JSON-RPC client on both sides (ours 2026-07-28, anchor 2025-era), p50 ms`,
+          `P7   same, servers alone: one raw JSON-RPC client on both sides (ours 2026-07-28, anchor 2025-era; both JSON, gzipped), p50 ms`,
           v.oursRaw.p50,
           v.anchorRaw.p50,
         ),
@@ -284,9 +293,17 @@ export function codeRows(r, row) {
     if (v.oursRaw2025 && v.anchorRaw)
       rows.push(
         row(
-          `P7   same, servers alone, ours in the 2025-era framing too, p50 ms`,
+          `P7   same, servers alone, ours in the 2025-era framing too (ours answers SSE, not gzipped), p50 ms`,
           v.oursRaw2025.p50,
           v.anchorRaw.p50,
+        ),
+      );
+    if (v.oursRawPlain && v.anchorRawPlain)
+      rows.push(
+        row(
+          `P7   same, servers alone, uncompressed answers (Accept-Encoding: identity; ours 2026-07-28, anchor 2025-era), p50 ms`,
+          v.oursRawPlain.p50,
+          v.anchorRawPlain.p50,
         ),
       );
   }

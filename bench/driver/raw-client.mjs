@@ -27,6 +27,7 @@ export const RAW_FRAMINGS = /** @type {const} */ (["2026-07-28", "2025-11-25"]);
  * @param {Record<string, unknown>} args
  */
 export function rawToolCall(framing, id, tool, args) {
+  /** @type {Record<string, string>} */
   const headers = {
     accept: "application/json, text/event-stream",
     "content-type": "application/json",
@@ -123,6 +124,7 @@ export function rawClient(framing, url, { acceptEncoding } = {}) {
           return { ms, ok: false, text: "", failure };
         }
         const result = message.result;
+        /** @type {{ type: string, text?: string }[]} */
         const content = result.content ?? [];
         const out = content.map((c) => (c.type === "text" ? c.text : "")).join("");
         return { ms, ok: !result.isError, text: out };

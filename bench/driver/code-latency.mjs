@@ -23,6 +23,7 @@ import {
   StreamableHTTPClientTransport as V2Transport,
 } from "@modelcontextprotocol/client";
 import { connect } from "./clients.mjs";
+import { rawClient } from "./raw-client.mjs";
 import { p50, p95, round1 } from "./stats.mjs";
 
 /** `k` calls, chained: each input uses the previous answer's `id` and `version`. */
@@ -45,9 +46,42 @@ export function chainedCalls(k) {
  * server, so only the last pair has the very same upstream; the gap between `ours` and `oursV1`
  * is the SDK v2 server's own per-call cost, not code mode's. `oursV1Client`: ours driven by the
  * anchor's client (SDK v1, 2025-era protocol) instead of the SDK v2 client (2026-07-28), so the
- * two sides' clients and protocol paths are told from the `code` tool itself.
+ * two sides' clients and protocol paths are told from the `code` tool itself. `oursRaw`,
+ * `anchorRaw`, `oursRaw2025`: the same minimal client on both sides (raw JSON-RPC over fetch,
+ * raw-client.mjs), ours in the 2026-07-28 framing the SDK v2 client sends and in the 2025-era
+ * one, the anchor in the 2025-era one (stateless): these time the servers, not the clients.
+ * `oursRawPlain`, `anchorRawPlain`: the same pair asking for an uncompressed answer. The dev
+ * server gzips JSON answers (about 1 ms a call here) but not SSE ones, and ours answers a
+ * 2025-era POST with SSE, the anchor with JSON: only the plain pair, and the pairs where both
+ * answers are JSON, compare like with like.
  */
-const P7_SIDES = /** @type {const} */ (["ours", "anchor", "oursV1", "oursV1Client"]);
+const P7_SIDES = /** @type {const} */ ([
+  "ours",
+  "anchor",
+  "oursV1",
+  "oursV1Client",
+  "oursRaw",
+  "anchorRaw",
+  "oursRaw2025",
+  "oursRawPlain",
+  "anchorRawPlain",
+]);
+
+/** Opens every P7 side's client for the `n`-tool fixture. */
+async function p7Clients(base, n) {
+  const plain = { acceptEncoding: "identity" };
+  return {
+    ours: await connect("ours", `${base}/ours/code/${n}`),
+    anchor: await connect("anchor", `${base}/anchor/code/${n}`),
+    oursV1: await connect("ours", `${base}/ours/code-v1/${n}`),
+    oursV1Client: await connect("anchor", `${base}/ours/code/${n}`),
+    oursRaw: rawClient("2026-07-28", `${base}/ours/code/${n}`),
+    anchorRaw: rawClient("2025-11-25", `${base}/anchor/code/${n}`),
+    oursRaw2025: rawClient("2025-11-25", `${base}/ours/code/${n}`),
+    oursRawPlain: rawClient("2026-07-28", `${base}/ours/code/${n}`, plain),
+    anchorRawPlain: rawClient("2025-11-25", `${base}/anchor/code/${n}`, plain),
+  };
+}
 
 /** One timed call; NaN when it failed. The text is re-serialized: spacing is not an answer. */
 async function timed(client, code) {
@@ -58,7 +92,11 @@ async function timed(client, code) {
   } catch {
     // not JSON: compared as is
   }
-  return { ms: r.ok ? r.ms : Number.NaN, text, failure: r.failure ?? (r.ok ? "" : r.text) };
+  return {
+    ms: r.ok ? r.ms : Number.NaN,
+    text,
+    failure: r.failure ?? (r.ok ? "" : r.text),
+  };
 }
 
 /** A client calling the upstream's tool directly (the upstream's own round trip). */
@@ -77,7 +115,9 @@ async function directClient(url) {
           { name: "resource_0_update", arguments: args },
           { timeout: 60_000 },
         );
-        return { ms: result.isError ? Number.NaN : performance.now() - started };
+        return {
+          ms: result.isError ? Number.NaN : performance.now() - started,
+        };
       } catch {
         return { ms: Number.NaN };
       }
@@ -114,19 +154,9 @@ function stats(xs) {
 export async function codeToolLatency(base, { reps, warmUp = 5, toolCounts, log }) {
   const rows = toolCounts.flatMap((n) => [1, 10].map((k) => ({ n, k, code: chainedCalls(k) })));
   const clients = new Map();
-  for (const n of toolCounts) {
-    clients.set(n, {
-      ours: await connect("ours", `${base}/ours/code/${n}`),
-      anchor: await connect("anchor", `${base}/anchor/code/${n}`),
-      oursV1: await connect("ours", `${base}/ours/code-v1/${n}`),
-      oursV1Client: await connect("anchor", `${base}/ours/code/${n}`),
-    });
-  }
+  for (const n of toolCounts) clients.set(n, await p7Clients(base, n));
   const samples = rows.map(() => ({
-    ours: [],
-    anchor: [],
-    oursV1: [],
-    oursV1Client: [],
+    ...Object.fromEntries(P7_SIDES.map((side) => [side, []])),
     same: true,
   }));
   try {
@@ -150,10 +180,7 @@ export async function codeToolLatency(base, { reps, warmUp = 5, toolCounts, log 
     out[`n${n}-k${k}`] = {
       n,
       k,
-      ours: stats(samples[i].ours),
-      anchor: stats(samples[i].anchor),
-      oursV1: stats(samples[i].oursV1),
-      oursV1Client: stats(samples[i].oursV1Client),
+      ...Object.fromEntries(P7_SIDES.map((side) => [side, stats(samples[i][side])])),
       sameAnswer: samples[i].same,
     };
   }
@@ -249,9 +276,34 @@ export function codeRows(r, row) {
     if (v.oursV1Client)
       rows.push(
         row(
-          `P7   same, ours driven by the anchor's client (SDK v1, 2025-era protocol), p50 ms`,
+          `P7   same, ours driven by the anchor's client (SDK v1, 2025-era protocol; ours answers SSE, not gzipped by the dev server), p50 ms`,
           v.oursV1Client.p50,
           v.anchor.p50,
+        ),
+      );
+    // The same minimal client on both sides (raw JSON-RPC over fetch): the servers alone.
+    if (v.oursRaw && v.anchorRaw)
+      rows.push(
+        row(
+          `P7   same, servers alone: one raw JSON-RPC client on both sides (ours 2026-07-28, anchor 2025-era; both JSON, gzipped), p50 ms`,
+          v.oursRaw.p50,
+          v.anchorRaw.p50,
+        ),
+      );
+    if (v.oursRaw2025 && v.anchorRaw)
+      rows.push(
+        row(
+          `P7   same, servers alone, ours in the 2025-era framing too (ours answers SSE, not gzipped), p50 ms`,
+          v.oursRaw2025.p50,
+          v.anchorRaw.p50,
+        ),
+      );
+    if (v.oursRawPlain && v.anchorRawPlain)
+      rows.push(
+        row(
+          `P7   same, servers alone, uncompressed answers (Accept-Encoding: identity; ours 2026-07-28, anchor 2025-era), p50 ms`,
+          v.oursRawPlain.p50,
+          v.anchorRawPlain.p50,
         ),
       );
   }

@@ -339,12 +339,19 @@ export function codeRows(r, row) {
             null,
             // With k > 1 the overhead is per-call handling (the request count shows no extra
             // round trip), so only the single call carries the round-trip target.
-            v.k > 1 ? "" : kind === "warm" ? "overhead < 1 round trip" : "overhead ≤ 1 round trip",
-            v.k > 1 || v[kind].overheadRoundTrips === null
+            // The unit is the upstream's own round trip as the driver measures it (delay, the
+            // upstream's handling, the HTTP hop): the extra cold round trip pays all three, so
+            // counting it in bare delays would charge the upstream's handling to us.
+            v.k > 1
+              ? ""
+              : kind === "warm"
+                ? "overhead < 1 direct round trip"
+                : "overhead ≤ 1 direct round trip",
+            v.k > 1 || v[kind].overheadDirectRoundTrips == null
               ? null
               : kind === "warm"
-                ? v[kind].overheadRoundTrips < 1
-                : v[kind].overheadRoundTrips <= 1,
+                ? v[kind].overheadDirectRoundTrips < 1
+                : v[kind].overheadDirectRoundTrips <= 1,
           ),
         );
       }

@@ -7,24 +7,15 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { expect, it } from "vitest";
 import type { RunStore, StoredRun } from "../../../src/app/runs/run-store";
+import { sampleRun } from "../../helpers/run-records";
 
 const run = (n: number): StoredRun => ({
-  id: `2026-03-01.0000000000000000.${n.toString(16).padStart(8, "0")}`,
-  startedAt: Date.parse("2026-03-01T12:00:00Z") + n,
-  tool: "execute",
-  server: "test",
-  code: `async () => ${n}`,
-  outcome: "ok",
-  durationMs: 1,
-  operations: 1,
-  hostCalls: 0,
-  calls: [],
-  droppedCalls: 0,
-  logs: [],
-  droppedLogs: 0,
-  result: String(n),
-  resultBytes: 1,
-  clipped: false,
+  ...sampleRun(
+    n,
+    Date.parse("2026-03-01T12:00:00Z") + n,
+    `2026-03-01.0000000000000000.${n.toString(16).padStart(8, "0")}`,
+    "execute",
+  ),
   caller: "anonymous",
 });
 

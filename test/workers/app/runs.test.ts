@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { runHistory } from "../../../src/app/runs/run-history";
 import type { RunRecord } from "../../../src/codemode/run-record";
 import { connect } from "../../helpers/mcp-client";
+import { sampleRun } from "../../helpers/run-records";
 import { text } from "../../helpers/tool-result";
 import { configured, type WorkerFetch } from "./helpers";
 
@@ -241,24 +242,8 @@ describe("run settings and the console", () => {
 });
 
 describe("run retention", () => {
-  const record = (startedAt: number, n: number): RunRecord => ({
-    id: `${n}`.padStart(8, "a"),
-    startedAt,
-    tool: "search",
-    server: "test",
-    code: `async () => ${n}`,
-    outcome: "ok",
-    durationMs: 1,
-    operations: 1,
-    hostCalls: 0,
-    calls: [],
-    droppedCalls: 0,
-    logs: [],
-    droppedLogs: 0,
-    result: String(n),
-    resultBytes: 1,
-    clipped: false,
-  });
+  const record = (startedAt: number, n: number): RunRecord =>
+    sampleRun(n, startedAt, `${n}`.padStart(8, "a"));
 
   it("keeps at most RUNS_RETENTION_COUNT runs per caller and day", async () => {
     const caller = `count-${crypto.randomUUID()}`;

@@ -44,7 +44,18 @@ export default defineConfig({
     ...(process.env.UPDATE_GOLDEN === "1" ? { update: true } : {}),
     projects: [
       {
-        resolve: { alias },
+        resolve: {
+          alias: [
+            ...alias,
+            // The shared worker's engine texts, for sandbox/engine-run.ts run in plain Node.
+            {
+              find: /^\.\/engine-modules\.json$/,
+              replacement: fileURLToPath(
+                new URL("./test/helpers/engine-module-texts.ts", import.meta.url),
+              ),
+            },
+          ],
+        },
         test: {
           name: "unit",
           include: ["test/unit/**/*.test.ts"],

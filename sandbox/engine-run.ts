@@ -15,6 +15,7 @@ import modules from "./engine-modules.json";
 import type { EngineRunRequest, EngineStop } from "./engine-protocol";
 import { describe, stopMessage } from "./engine-messages";
 import { decodeUtf8, newDataArray, readHostCall, settleWithReply } from "./engine-values";
+import { newDeferred, runPendingJobs } from "./engine-ffi";
 import type { HostBridgeApi, HostReply } from "./protocol";
 
 /** Engine module texts shipped beside the runner (see src/executor/shared-worker-code.ts). */
@@ -125,8 +126,8 @@ export class EngineRun {
 
   private pumpJobs(): void {
     if (this.closed) return;
-    const jobs = this.rt.executePendingJobs();
-    if (jobs.error) jobs.error.dispose();
+    // Not rt.executePendingJobs(): it leaks an engine context when a job grows the memory.
+    runPendingJobs(this.rt);
     if (this.stopped) return this.stop(this.stopped, "");
     if (!this.runPromise) return;
     const state = this.ctx.getPromiseState(this.runPromise);
@@ -178,7 +179,7 @@ export class EngineRun {
     logs: QuickJSHandle | undefined,
   ): QuickJSHandle {
     const ctx = this.ctx;
-    const deferred = ctx.newPromise();
+    const deferred = newDeferred(ctx);
     this.deferreds.add(deferred);
     const call = readHostCall(ctx, ns, name, args, logs);
     Promise.resolve()
@@ -200,7 +201,7 @@ export class EngineRun {
   }
 
   private timerFunction(ms: QuickJSHandle): QuickJSHandle {
-    const deferred = this.ctx.newPromise();
+    const deferred = newDeferred(this.ctx);
     this.deferreds.add(deferred);
     const delay = Math.max(
       0,

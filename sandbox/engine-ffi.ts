@@ -46,6 +46,28 @@ interface Internals {
   getMemory?(rt: number): { heapValueHandle(pointer: number): QuickJSHandle };
 }
 
+/**
+ * The private parts of a quickjs-emscripten runtime or context, checked: a new library version
+ * that renames them must fail every run at once with this message, not misbehave.
+ */
+function internalsOf(engineObject: QuickJSRuntime | QuickJSContext): Internals {
+  const internals = engineObject as unknown as Partial<Internals>;
+  if (
+    typeof internals.module?._malloc !== "function" ||
+    typeof internals.ffi?.QTS_ExecutePendingJob !== "function" ||
+    typeof internals.rt?.value !== "number"
+  )
+    throw new Error(
+      "quickjs-emscripten-core's internals changed (sandbox/engine-ffi.ts reads module, ffi and rt): keep it at 0.32.0 or update engine-ffi.ts.",
+    );
+  return internals as Internals;
+}
+
+/** Writes zero to the 32-bit pointers at `pointer`. */
+function clearPointers(module: EngineModule, pointer: number, count: number): void {
+  module.HEAPU8.fill(0, pointer, pointer + 4 * count);
+}
+
 /** The 32-bit pointers at `pointer`, read from the memory as it is now. */
 function readPointers(module: EngineModule, pointer: number, count: number): number[] {
   const view = new DataView(module.HEAPU8.buffer);
@@ -60,8 +82,9 @@ function readPointers(module: EngineModule, pointer: number, count: number): num
  * @returns the engine context the last job ran in, 0 when none ran (a run has one context)
  */
 export function runPendingJobs(runtime: QuickJSRuntime): number {
-  const { module, ffi, rt } = runtime as unknown as Internals;
+  const { module, ffi, rt } = internalsOf(runtime);
   const out = module._malloc(4);
+  clearPointers(module, out, 1);
   try {
     const value = ffi.QTS_ExecutePendingJob(rt.value, -1, out);
     ffi.QTS_FreeValuePointerRuntime(rt.value, value);
@@ -77,10 +100,11 @@ export function runPendingJobs(runtime: QuickJSRuntime): number {
  * @returns the deferred promise; the caller disposes of it
  */
 export function newDeferred(context: QuickJSContext): QuickJSDeferredPromise {
-  const internals = context as unknown as Internals;
+  const internals = internalsOf(context);
   const { module, ffi, rt } = internals;
   const memory = internals.getMemory!(rt.value);
   const out = module._malloc(8);
+  clearPointers(module, out, 2);
   try {
     const promise = memory.heapValueHandle(ffi.QTS_NewPromiseCapability(internals.ctx!.value, out));
     const [resolve, reject] = readPointers(module, out, 2);

@@ -4,6 +4,9 @@
  * keeps two of them: the active one behind the public port and a warm standby.
  */
 import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { groupMembers, killGroup } from "./process-group.mjs";
@@ -42,6 +45,10 @@ const PROBE_LINE = /\bHEAD \/health\b/;
  * @returns {Runtime}
  */
 export function startRuntime({ name, wrangler, args, port, env, onCrashLine }) {
+  // A dev registry of its own: wrangler dev registers every running Worker in one registry per
+  // user and reloads a runtime when the registry changes, so the standby's start used to reload
+  // the active runtime and cut off its requests in flight ("Network connection lost.").
+  const registry = mkdtempSync(join(tmpdir(), "code-mode-registry-"));
   const child = spawn(
     process.execPath,
     [
@@ -57,7 +64,11 @@ export function startRuntime({ name, wrangler, args, port, env, onCrashLine }) {
       "--inspector-port",
       "0",
     ],
-    { detached: true, stdio: ["ignore", "pipe", "pipe"], env },
+    {
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...env, WRANGLER_REGISTRY_PATH: registry },
+    },
   );
   if (child.pid === undefined) throw new Error(`${name}: could not start wrangler`);
   const group = child.pid;
@@ -65,6 +76,7 @@ export function startRuntime({ name, wrangler, args, port, env, onCrashLine }) {
   const exited = new Promise((resolve) =>
     child.once("exit", () => {
       running = false;
+      rmSync(registry, { recursive: true, force: true });
       resolve(undefined);
     }),
   );

@@ -66,8 +66,9 @@ export async function startServer(env = {}, options = {}) {
       const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2_000) });
       // Healthy, and the supervisor's standby has started too: while the standby's `wrangler
       // dev` starts beside the active runtime, the active one has been seen (about 1 run in 8)
-      // to lose its first MCP request ("Network connection lost.", answered "…; retry"). That
-      // race is the product's, reported in the notes; the scripts test what comes after it.
+      // to lose its first MCP request ("Network connection lost.", answered "…; retry"). The
+      // suspected cause, a dev registry shared by both runtimes, is fixed in
+      // scripts/supervisor/runtime.mjs; the scripts still wait, to test what comes after it.
       if (res.status === 200 && output.includes("stands by."))
         return { url, port, pid: /** @type {number} */ (child.pid), output: () => output, stop };
     } catch {

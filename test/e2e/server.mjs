@@ -77,7 +77,9 @@ export async function startServer(env = {}, options = {}) {
     await new Promise((r) => setTimeout(r, 500));
   }
   await stop();
-  throw new Error(`npm start did not become healthy on ${url}. Output:\n${output}`);
+  throw new Error(
+    `npm start did not become healthy on ${url}, or its standby never stood by. Output:\n${output}`,
+  );
 }
 
 /**

@@ -177,7 +177,16 @@ function decodePlain(wire: { [key: string]: Wire }): Record<string, unknown> {
 export function encodeValue(value: unknown): string {
   // Most values (API responses, arguments) are plain JSON already: stringify them as they are
   // instead of building a wire copy first. One host call encodes and decodes twice per side.
-  return isPlainJson(value, 0) ? stringify(value) : stringify(toWire(value));
+  return plainJsonText(value) ?? stringify(toWire(value));
+}
+
+/**
+ * JSON text of `value` when JSON carries it exactly (see isPlainJson), else undefined: the text
+ * {@link encodeValue} and the tagged encoder would produce for it, without the encoder's walk.
+ * @param value - any value
+ */
+export function plainJsonText(value: unknown): string | undefined {
+  return isPlainJson(value, 0) ? stringify(value) : undefined;
 }
 
 /**

@@ -14,7 +14,7 @@
  */
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { createConsoleCapture, type ConsoleCapture } from "./console-capture";
-import { encodeValue, decodeValue, toWire } from "./codec";
+import { encodeValue, decodeValue, plainJsonText, toWire } from "./codec";
 import { loadExtension, toSandboxError } from "./harness-shared";
 import type {
   HostBridgeApi,
@@ -88,7 +88,7 @@ export default class SandboxHarness extends WorkerEntrypoint {
       const value: unknown = await (typeof entry === "function"
         ? (entry as () => unknown)()
         : entry);
-      const shrunk = shrinkToFit(toWire(value), limits.maxResultBytes);
+      const shrunk = resultText(value, limits.maxResultBytes);
       result = shrunk.text;
       truncated = shrunk.truncated;
       resultBytes = shrunk.originalBytes;
@@ -110,6 +110,21 @@ export default class SandboxHarness extends WorkerEntrypoint {
     if (error !== undefined) response.error = error;
     return response;
   }
+}
+
+/**
+ * The result as JSON text within `maxBytes`. A plain JSON value that surely fits (≤ 3 bytes per
+ * UTF-16 unit) is serialized as it is, as `encodeValue` does for call arguments: the tagged
+ * encoder and the truncation pass, which every fresh isolate would first have to compile, are
+ * for everything else (a probe that skipped them saved about 0.3 ms of a trivial run, against
+ * an A/A spread of 0.1 ms). A getter that answers differently the second time can only garble
+ * the program's own result; the host re-checks its size.
+ */
+function resultText(value: unknown, maxBytes: number): ReturnType<typeof shrinkToFit> {
+  const plain = plainJsonText(value);
+  if (plain !== undefined && plain.length * 3 <= maxBytes)
+    return { text: plain, truncated: false, originalBytes: utf8Bytes(plain) };
+  return shrinkToFit(toWire(value), maxBytes);
 }
 
 /** The request's fields, read as own properties into a record the program never sees. */

@@ -323,3 +323,30 @@ describe("globals the harness uses, replaced by the program", () => {
     await expectStillServing();
   });
 });
+
+// A module's top level is the program's own code: it must not run before the harness has
+// captured its intrinsics and set the budget, so the harness imports it only when the run
+// starts. Both tests fail when user.js is imported statically with the harness.
+describe("a module's top level runs only once the harness is ready", () => {
+  it("replacing JSON.stringify at the top level does not reach the harness's encoder", async () => {
+    const outcome = await run(`
+      JSON.stringify = () => '"poisoned"';
+      export default async () => ({ a: 1 });
+    `);
+    expect(outcome).toMatchObject({ status: "ok", result: { a: 1 } });
+    await expectStillServing();
+  });
+  it("a loop at the top level is counted against the operation budget", async () => {
+    const outcome = await executor.execute({
+      code: `
+        let n = 0;
+        for (let i = 0; i < 1e6; i++) n++;
+        export default async () => n;
+      `,
+      namespaces: echo,
+      limits: { maxOperations: 10_000 },
+    });
+    expect(outcome).toMatchObject({ status: "limit", error: { name: "LimitError" } });
+    await expectStillServing();
+  });
+});

@@ -26,30 +26,42 @@ interface Limits {
   depth: number;
 }
 
-// Captured when the module loads, before any user code: a program that replaces JSON, Object
-// or TextEncoder methods changes nothing here. (Prototype methods of its own values stay under
-// its control; the host re-checks every size, so that can only spoil the program's own output.)
+// Captured when the module loads, before any user code: a program that replaces JSON, Object,
+// Reflect or TextEncoder methods changes nothing here. (Prototype methods of its own values stay
+// under its control; the host re-checks every size, so that can only spoil the program's own
+// output.) The encoder itself is made on first use: making one is a measurable part of a fresh
+// sandbox isolate's start (about 0.15 ms of ~2.8), and short texts are counted without it.
 const { stringify } = JSON;
 const { keys } = Object;
 const { isArray } = Array;
-const encodeUtf8 = TextEncoder.prototype.encode.bind(new TextEncoder());
+const { apply } = Reflect;
+const TextEncoderClass = TextEncoder;
+const encode = TextEncoder.prototype.encode;
+let encoder: TextEncoder | undefined;
+
+/** Texts up to this many UTF-16 units are counted by the loop, which allocates nothing. */
+const COUNTED_IN_PLACE = 1_024;
 
 /**
  * UTF-8 byte length of a string, avoiding the encode when the answer is obvious.
  * @param text - the string to measure
  */
 export function utf8Bytes(text: string): number {
-  // UTF-8 needs at most 3 bytes per UTF-16 unit, and at least 1.
-  if (text.length * 3 <= 65_536) return encodeUtf8(text).byteLength;
+  // UTF-8 needs at most 3 bytes per UTF-16 unit, and at least 1. A mid-sized text is encoded
+  // natively (one allocation of at most 64 KiB); short and huge ones are counted in place.
+  if (text.length > COUNTED_IN_PLACE && text.length * 3 <= 65_536) {
+    encoder ??= new TextEncoderClass();
+    return (apply(encode, encoder, [text]) as Uint8Array).byteLength;
+  }
   let bytes = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c < 0x80) bytes += 1;
     else if (c < 0x800) bytes += 2;
-    else if (c >= 0xd800 && c <= 0xdbff) {
-      bytes += 4;
+    else if (c >= 0xd800 && c <= 0xdbff && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      bytes += 4; // a surrogate pair
       i++;
-    } else bytes += 3;
+    } else bytes += 3; // the rest of the BMP, and a lone surrogate (encoded as U+FFFD)
   }
   return bytes;
 }

@@ -45,3 +45,24 @@ describe("shrinkToFit", () => {
     expect(utf8Bytes(out.text)).toBeLessThanOrEqual(20);
   });
 });
+
+describe("utf8Bytes", () => {
+  const encoded = (text: string) => new TextEncoder().encode(text).byteLength;
+  // Short texts are counted in place, mid-sized ones encoded natively, huge ones counted again:
+  // every branch must agree with the encoder, lone surrogates included (a host limit check that
+  // undercounts them would let a crafted string past its byte budget).
+  it.each([
+    ["ascii", "abc"],
+    ["two- and three-byte", "é€"],
+    ["a pair", "😀"],
+    ["a lone high surrogate before a three-byte character", "\ud800€"],
+    ["a lone high surrogate at the end", "a\ud800"],
+    ["a lone low surrogate", "\udc00a"],
+    ["a reversed pair", "\ude00\ud83d"],
+  ])("counts %s as the encoder does, at every size", (_label, unit) => {
+    for (const times of [1, 400, 5_000, 30_000]) {
+      const text = unit.repeat(times);
+      expect(utf8Bytes(text)).toBe(encoded(text));
+    }
+  });
+});

@@ -56,7 +56,7 @@ const config = quick
       p6WindowMs: 6_000,
       anchorProbes: true,
       probeTimeoutMs: 45_000,
-      code: { reps: 20, warmUp: 5, toolCounts: [5, 50], delayMs: 50 },
+      code: { reps: 60, warmUp: 5, toolCounts: [5, 50], delayMs: 50 },
     };
 const DEADLINE_MS = quick ? 240_000 : 20 * 60_000;
 const started = Date.now();

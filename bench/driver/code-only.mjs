@@ -1,7 +1,7 @@
 /**
  * `node bench/run.mjs --only p7[,p8] [--reps N] [--warm-up N]` (or `npm run bench -- --only p7`):
  * the `code` tool's rows alone, on their own server, without the rest of the benchmark (about a
- * minute for P7 at the default 30 rounds instead of the full run's many minutes). Prints the rows
+ * minute for P7 at the default 60 rounds instead of the full run's many minutes). Prints the rows
  * and the machine's load (`uptime`) before and after; writes nothing (the full run owns
  * bench/results/).
  */
@@ -40,7 +40,7 @@ export function codeOnlyArgs(argv) {
   };
   return {
     only: phases,
-    reps: count("--reps", 30),
+    reps: count("--reps", 60),
     warmUp: count("--warm-up", 5),
   };
 }

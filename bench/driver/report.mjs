@@ -2,7 +2,7 @@
  * The results table: ours vs the anchor with ratios and the issue's targets, as data (for
  * bench/results/<date>.json) and as Markdown (printed, and saved beside the JSON).
  */
-import { codeRows } from "./code-latency.mjs";
+import { codeRows } from "./code-rows.mjs";
 import { searchSpecRows } from "./search-specs.mjs";
 import { ratio } from "./stats.mjs";
 

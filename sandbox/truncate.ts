@@ -77,10 +77,13 @@ export function clipUtf8(text: string, maxBytes: number): string {
   let i = 0;
   for (; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    const size = c < 0x80 ? 1 : c < 0x800 ? 2 : c >= 0xd800 && c <= 0xdbff ? 4 : 3;
+    // A high surrogate is a 4-byte pair only with a low one after it; a lone one encodes as
+    // U+FFFD (3 bytes), like the rest of the BMP.
+    const pair = c >= 0xd800 && c <= 0xdbff && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00;
+    const size = c < 0x80 ? 1 : c < 0x800 ? 2 : pair ? 4 : 3;
     if (bytes + size > maxBytes) break;
     bytes += size;
-    if (size === 4) i++;
+    if (pair) i++;
   }
   return text.slice(0, i);
 }

@@ -42,4 +42,10 @@ describe("clipUtf8", () => {
     expect(clipUtf8("😀😀", 5)).toBe("😀");
     expect(clipUtf8("abc", 10)).toBe("abc");
   });
+  it("counts a lone surrogate as the 3 bytes of U+FFFD, not as half of a pair", () => {
+    const line = "\ud800€".repeat(100);
+    const kept = clipUtf8(line, 60);
+    expect(new TextEncoder().encode(kept).byteLength).toBeLessThanOrEqual(60);
+    expect(kept).toBe("\ud800€".repeat(10));
+  });
 });

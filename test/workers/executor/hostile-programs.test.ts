@@ -127,6 +127,34 @@ describe("host-side caps hold when the sandbox-side ones are bypassed", () => {
     await expectStillServing();
   });
 
+  // A lone high surrogate encodes as U+FFFD (3 bytes); the byte counters took it and the unit
+  // after it for one 4-byte pair, so "\ud800€" counted 4 bytes where 6 are kept.
+  it("lone surrogates count as the bytes they encode to, in the console and on the host", async () => {
+    const outcome = await run(`
+      const line = "\\ud800€".repeat(20000);
+      const push = Array.prototype.push, apply = Reflect.apply;
+      let buffer;
+      Array.prototype.push = function (...items) {
+        const item = items[0];
+        if (!buffer && item && typeof item === "object" && typeof item.level === "string") buffer = this;
+        return apply(push, this, items);
+      };
+      console.log("x");
+      Array.prototype.push = push;
+      console.log(line); // clipped by the sandbox's own budget
+      for (let i = 0; i < 5; i++) push.call(buffer, { level: "log", message: line }); // by the host's
+      return buffer === undefined ? "no buffer" : "flooded";
+    `);
+    // Only numbers and well-formed text leave this test: the pool's WebSocket refuses lone
+    // surrogates in a failure message.
+    const wellFormed = (text = "") => text.replace(/[\ud800-\udfff]/g, "?");
+    expect(wellFormed(outcome.error?.message)).toBe("");
+    expect(outcome.result).toBe("flooded");
+    expect(logBytes(outcome)).toBeLessThanOrEqual(LIMITS.maxLogBytes);
+    expect(outcome.logs.length).toBeGreaterThan(0);
+    await expectStillServing();
+  });
+
   it("the issue's flood, 60 batches of 30 MB of console text, leaves the host with maxLogBytes", async () => {
     // Before the host-side budget, the host appended every batch: the issue's run exhausted the
     // host heap and workerd aborted (not re-run against the old code: it takes the runtime down).

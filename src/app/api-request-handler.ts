@@ -51,7 +51,18 @@ export function apiRequestHandler(
     const { headers, body } = encodeBody(request);
     const init: RequestInit = { method: request.method, headers, signal: context.signal };
     if (body !== undefined) init.body = body;
-    if (target.kind === "demo") return demoApiFetch(store, url.pathname + url.search, init);
+    if (target.kind === "demo") {
+      // The demo store is a Durable Object of this Worker. A run cancelled while its stub fetch
+      // carried the run's signal made workerd log an uncaught exception for the aborted
+      // subrequest. So the fetch goes without the signal and the run stops waiting for it
+      // instead: a write already sent completes, as one sent to a real API would.
+      context.signal.throwIfAborted();
+      const { signal: _unused, ...unsignalled } = init;
+      return untilAborted(
+        demoApiFetch(store, url.pathname + url.search, unsignalled),
+        context.signal,
+      );
+    }
     const credential = credentialFor(target, context);
     const forwarded = credential !== undefined && credential !== target.credential;
     if (forwarded) refuseShortToken(context);
@@ -62,6 +73,19 @@ export function apiRequestHandler(
     // only here, so it is redacted here before the response reaches the sandbox.
     return forwarded ? redact(response, credential.value) : response;
   };
+}
+
+/**
+ * `pending`, or a rejection with the signal's reason as soon as it aborts.
+ * @param pending - the work to wait for, started while the signal had not aborted
+ * @param signal - the run's signal
+ */
+function untilAborted<T>(pending: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    pending.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }
 
 /**

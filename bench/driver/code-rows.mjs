@@ -16,8 +16,8 @@ export function codeRows(r, row) {
     const answers = v.sameAnswer ? "" : " (answers differ)";
     // The judged row holds the client constant: one raw JSON-RPC client on both sides, so the
     // row times the two servers. With each side's own SDK client the rows also time two client
-    // libraries: the SDK v2 client spends about 0.5 ms more CPU per call than the SDK v1 client
-    // (bench/README.md, P7), which is no part of either server.
+    // libraries: the SDK v2 client keeps its process busy 0.5–0.9 ms longer per call than the SDK v1
+    // client (driver/client-profile.mjs), which is no part of either server.
     const judged = v.oursRaw && v.anchorRaw ? { ours: v.oursRaw, anchor: v.anchorRaw } : v;
     const met =
       judged.ours.p50 == null || judged.anchor.p50 == null

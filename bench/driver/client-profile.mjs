@@ -72,7 +72,7 @@ try {
     console.log(
       `${label}: ${r.wall.toFixed(2)} ms a call, client busy ${r.busy.toFixed(2)} ms a call`,
     );
-    for (const [key, us] of [...r.spent].sort((a, b) => b[1] - a[1]).slice(0, 8))
+    for (const [key, us] of [...r.spent].toSorted((a, b) => b[1] - a[1]).slice(0, 8))
       console.log(`  ${(us / 1000 / calls).toFixed(3).padStart(6)} ms  ${key}`);
   }
 } finally {

@@ -11,7 +11,11 @@ import { codeMcpServer } from "../../../src/codemode/code-mcp-server";
 import { openApiMcpServer } from "../../../src/codemode/openapi-mcp-server";
 import { WorkerLoaderExecutor } from "../../../src/executor/worker-loader-executor";
 import { createMcpHandler } from "../../../src/index";
-import { HOOK_PROTOTYPES, PROTOTYPE_NAMES } from "../executor/hostile-snippets";
+import {
+  HOOK_PROTOTYPES,
+  PROTOTYPE_NAMES,
+  TAKE_OVER_LOG_BUFFER,
+} from "../executor/hostile-snippets";
 import { CANARY, cloudflare, cloudflareUpstream } from "./cloudflare";
 import { BLOCKED_TASKS, BLOCKED_TASKS_PROGRAM, v2Upstream } from "./fixtures";
 import { connect } from "../../helpers/mcp-client";
@@ -112,15 +116,7 @@ describe.each(Object.keys(TOOLS) as ToolName[])("hostile programs on the %s tool
   it("a program that takes over the log buffer is held to maxLogBytes", async () => {
     const answer = await call(
       tool,
-      `const push = Array.prototype.push, apply = Reflect.apply;
-      let buffer;
-      Array.prototype.push = function (...items) {
-        const item = items[0];
-        if (!buffer && item && typeof item === "object" && typeof item.level === "string") buffer = this;
-        return apply(push, this, items);
-      };
-      console.log("first");
-      Array.prototype.push = push;
+      `${TAKE_OVER_LOG_BUFFER}
       for (let i = 0; i < 30; i++) push.call(buffer, { level: "log", message: "A".repeat(1e6) });
       await ${hostCall};
       for (let i = 0; i < 30; i++) push.call(buffer, { level: "log", message: "B".repeat(1e6) });

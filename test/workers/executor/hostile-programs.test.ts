@@ -7,7 +7,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { ExecutionOutcome } from "../../../src/executor/types";
 import { WorkerLoaderExecutor } from "../../../src/executor/worker-loader-executor";
-import { HOOK_PROTOTYPES, PROTOTYPE_NAMES } from "./hostile-snippets";
+import { HOOK_PROTOTYPES, PROTOTYPE_NAMES, TAKE_OVER_LOG_BUFFER } from "./hostile-snippets";
 
 const LIMITS = {
   timeoutMs: 10_000,
@@ -105,15 +105,7 @@ describe("module-scope hooks", () => {
 describe("host-side caps hold when the sandbox-side ones are bypassed", () => {
   it("a program that takes over the log buffer cannot push more than maxLogBytes to the host", async () => {
     const outcome = await run(`
-      const push = Array.prototype.push, apply = Reflect.apply;
-      let buffer;
-      Array.prototype.push = function (...items) {
-        const item = items[0];
-        if (!buffer && item && typeof item === "object" && typeof item.level === "string") buffer = this;
-        return apply(push, this, items);
-      };
-      console.log("first");
-      Array.prototype.push = push;
+      ${TAKE_OVER_LOG_BUFFER}
       for (let i = 0; i < 20; i++) push.call(buffer, { level: "log", message: "A".repeat(100000) });
       await codemode.echo(1);
       for (let i = 0; i < 20; i++) push.call(buffer, { level: "error", message: "B".repeat(100000) });
@@ -132,15 +124,7 @@ describe("host-side caps hold when the sandbox-side ones are bypassed", () => {
   it("lone surrogates count as the bytes they encode to, in the console and on the host", async () => {
     const outcome = await run(`
       const line = "\\ud800€".repeat(20000);
-      const push = Array.prototype.push, apply = Reflect.apply;
-      let buffer;
-      Array.prototype.push = function (...items) {
-        const item = items[0];
-        if (!buffer && item && typeof item === "object" && typeof item.level === "string") buffer = this;
-        return apply(push, this, items);
-      };
-      console.log("x");
-      Array.prototype.push = push;
+      ${TAKE_OVER_LOG_BUFFER}
       console.log(line); // clipped by the sandbox's own budget
       for (let i = 0; i < 5; i++) push.call(buffer, { level: "log", message: line }); // by the host's
       return buffer === undefined ? "no buffer" : "flooded";

@@ -116,3 +116,19 @@ function hookPrototypes(names) {
   };
 }
 `;
+
+/**
+ * Sandbox code that takes over the console capture's pending buffer: `Array.prototype.push` is
+ * hooked for one `console.log("first")`, which leaves the array the capture pushes into in
+ * `buffer`, and `push` (the original) lets the program add entries the sandbox never counted.
+ * Only the host's own log budget stands between those and the outcome.
+ */
+export const TAKE_OVER_LOG_BUFFER = `const push = Array.prototype.push, apply = Reflect.apply;
+let buffer;
+Array.prototype.push = function (...items) {
+  const item = items[0];
+  if (!buffer && item && typeof item === "object" && typeof item.level === "string") buffer = this;
+  return apply(push, this, items);
+};
+console.log("first");
+Array.prototype.push = push;`;

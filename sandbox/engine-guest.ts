@@ -15,11 +15,11 @@ import { POLYFILLS } from "./engine-polyfills";
 import { blockCodeGeneration, blockNetwork, capProxyKeys, installTimers } from "./engine-lockdown";
 import { installCharges } from "./engine-charges";
 import { createConsoleCapture } from "./console-capture";
-import { decodeValue, encodeValue, toWire } from "./codec";
-import { loadExtension, toSandboxError } from "./harness-shared";
+import { decodeValue, encodeValue } from "./codec";
+import { loadExtension, resultText, toSandboxError } from "./harness-shared";
 import type { SandboxError, SandboxExtensionRequest, SandboxResponse } from "./protocol";
 import { configure, usage } from "./runtime.js";
-import { shrinkToFit, utf8Bytes } from "./truncate";
+import { utf8Bytes } from "./truncate";
 
 /** The runner's native host call: resolves to the reply's wire text or rejects with an Error. */
 type NativeHostCall = (
@@ -136,7 +136,7 @@ export async function run(
     const mod = (await import("./user.js")) as { default?: unknown };
     const entry = mod.default;
     const value: unknown = await (typeof entry === "function" ? (entry as () => unknown)() : entry);
-    const shrunk = shrinkToFit(toWire(value), request.maxResultBytes);
+    const shrunk = resultText(value, request.maxResultBytes);
     result = shrunk.text;
     truncated = shrunk.truncated;
     resultBytes = shrunk.originalBytes;

@@ -14,8 +14,8 @@
  */
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { createConsoleCapture, type ConsoleCapture } from "./console-capture";
-import { encodeValue, decodeValue, plainJsonText, toWire } from "./codec";
-import { loadExtension, toSandboxError } from "./harness-shared";
+import { encodeValue, decodeValue } from "./codec";
+import { loadExtension, resultText, toSandboxError } from "./harness-shared";
 import type {
   HostBridgeApi,
   HostReply,
@@ -25,7 +25,7 @@ import type {
   SandboxResponse,
 } from "./protocol";
 import { configure, usage } from "./runtime.js";
-import { shrinkToFit, utf8Bytes } from "./truncate";
+import { utf8Bytes } from "./truncate";
 
 // Intrinsics the harness uses after user code started, captured while this module loads (no
 // user code has run yet): replacing them later changes nothing here. (harness-shared.ts
@@ -110,21 +110,6 @@ export default class SandboxHarness extends WorkerEntrypoint {
     if (error !== undefined) response.error = error;
     return response;
   }
-}
-
-/**
- * The result as JSON text within `maxBytes`. A plain JSON value that surely fits (≤ 3 bytes per
- * UTF-16 unit) is serialized as it is, as `encodeValue` does for call arguments: the tagged
- * encoder and the truncation pass, which every fresh isolate would first have to compile, are
- * for everything else (a probe that skipped them saved about 0.3 ms of a trivial run, against
- * an A/A spread of 0.1 ms). A getter that answers differently the second time can only garble
- * the program's own result; the host re-checks its size.
- */
-function resultText(value: unknown, maxBytes: number): ReturnType<typeof shrinkToFit> {
-  const plain = plainJsonText(value);
-  if (plain !== undefined && plain.length * 3 <= maxBytes)
-    return { text: plain, truncated: false, originalBytes: utf8Bytes(plain) };
-  return shrinkToFit(toWire(value), maxBytes);
 }
 
 /** The request's fields, read as own properties into a record the program never sees. */

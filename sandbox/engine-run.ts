@@ -16,6 +16,7 @@ import type { EngineRunRequest, EngineStop } from "./engine-protocol";
 import { describe, stopMessage } from "./engine-messages";
 import { decodeUtf8, newDataArray, readHostCall, settleWithReply } from "./engine-values";
 import { newDeferred, runPendingJobs } from "./engine-ffi";
+import { maxLogChars } from "./engine-log-batch";
 import type { HostBridgeApi, HostReply } from "./protocol";
 
 /** Engine module texts shipped beside the runner (see src/executor/shared-worker-code.ts). */
@@ -43,6 +44,8 @@ export class EngineRun {
   private readonly timers = new Set<ReturnType<typeof setTimeout>>();
   private readonly handles: QuickJSHandle[] = [];
   private interrupts = 0;
+  /** Console JSON characters parsed for host calls so far (bounded by `maxLogChars`). */
+  private logChars = 0;
   private interruptLimit: number;
   private stopped: EngineStop["stop"] | undefined;
   private closed = false;
@@ -194,7 +197,15 @@ export class EngineRun {
       return deferred.handle;
     }
     this.deferreds.add(deferred);
-    const call = readHostCall(ctx, ns, name, args, logs);
+    const { call, logsChars } = readHostCall(
+      ctx,
+      ns,
+      name,
+      args,
+      logs,
+      maxLogChars(this.request) - this.logChars,
+    );
+    this.logChars += logsChars;
     Promise.resolve()
       .then(() => this.hostCall(...call))
       .then(

@@ -48,25 +48,18 @@ async function run(code: string): Promise<ExecutionOutcome> {
 
 describe("nesting the program sends the host", () => {
   it("a result nested past the codec's depth is refused, never handed over", async () => {
-    // The harness's response object inherits this `then` (per-run isolate: its promise adopts
-    // the program's value) and this `toJSON` (the shared worker's engine sends it as JSON text).
+    // The encoder's check reads the getter once (shallow), JSON.stringify again (as deep as its
+    // stack allows); the shared worker's engine also sends its response through this `toJSON`.
     const outcome = await run(`
       const deep = "[".repeat(300000) + "]".repeat(300000);
+      let nested = []; for (let i = 0; i < 3000; i++) nested = [nested];
       const isResponse = (o) => o !== null && typeof o === "object" && Object.hasOwn(o, "budgetExhausted");
-      Object.defineProperty(Object.prototype, "then", {
-        configurable: true,
-        get() {
-          if (!isResponse(this)) return undefined;
-          delete Object.prototype.then;
-          const response = this;
-          return (resolve) => { response.result = deep; resolve(response); };
-        },
-      });
       Object.defineProperty(Object.prototype, "toJSON", {
         configurable: true,
         value() { return isResponse(this) ? { ...this, result: deep } : this },
       });
-      return 1;
+      let reads = 0;
+      return { get k() { return reads++ % 2 === 0 ? 1 : nested } };
     `);
     expect(outcome.result).toBeUndefined();
     expect(outcome).toMatchObject({ status: "error", error: { name: "SandboxError" } });

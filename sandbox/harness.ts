@@ -111,6 +111,7 @@ export default class SandboxHarness extends WorkerEntrypoint {
       budgetExhausted: exhausted,
       ...(result === undefined ? undefined : { result }),
       ...(error === undefined ? undefined : { error }),
+      // oxlint-disable-next-line unicorn/no-thenable -- an own `then` that is not a function
       then: undefined,
     };
     return response;

@@ -51,35 +51,39 @@ async function run(code: string) {
   return { response: JSON.parse(result as string) as Record<string, unknown>, mostAtOnce };
 }
 
-describe("shared worker engine: what a run keeps pending in the runner", () => {
-  it(`refuses a timer past ${MAX_PENDING} pending ones, with an error the program can catch`, async () => {
-    const { response } = await run(`
+// Each test runs tens of thousands of engine promises: give a loaded machine time.
+describe(
+  "shared worker engine: what a run keeps pending in the runner",
+  { timeout: 30_000 },
+  () => {
+    it(`refuses a timer past ${MAX_PENDING} pending ones, with an error the program can catch`, async () => {
+      const { response } = await run(`
       let made = 0, refused;
       try { for (let i = 0; i < 50000; i++) { setTimeout(() => {}, 5000); made++ } }
       catch (e) { refused = e.name + ": " + e.message }
       return { made, refused };
     `);
-    const result = JSON.parse(response["result"] as string) as { made: number; refused: string };
-    expect(result.made).toBe(MAX_PENDING);
-    expect(result.refused).toMatch(/^RangeError: .*pending.*await some/);
-  });
+      const result = JSON.parse(response["result"] as string) as { made: number; refused: string };
+      expect(result.made).toBe(MAX_PENDING);
+      expect(result.refused).toMatch(/^RangeError: .*pending.*await some/);
+    });
 
-  it(`keeps at most ${MAX_PENDING} host calls in flight; the rest are refused, not queued`, async () => {
-    const { response, mostAtOnce } = await run(`
+    it(`keeps at most ${MAX_PENDING} host calls in flight; the rest are refused, not queued`, async () => {
+      const { response, mostAtOnce } = await run(`
       const calls = [];
       for (let i = 0; i < 30000; i++) calls.push(codemode.echo(i).then(() => "ok", (e) => e.name));
       const settled = await Promise.all(calls);
       return { ok: settled.filter((s) => s === "ok").length, refused: [...new Set(settled.filter((s) => s !== "ok"))] };
     `);
-    expect(mostAtOnce).toBeLessThanOrEqual(MAX_PENDING);
-    expect(JSON.parse(response["result"] as string)).toEqual({
-      ok: MAX_PENDING,
-      refused: ["LimitError"],
+      expect(mostAtOnce).toBeLessThanOrEqual(MAX_PENDING);
+      expect(JSON.parse(response["result"] as string)).toEqual({
+        ok: MAX_PENDING,
+        refused: ["LimitError"],
+      });
     });
-  });
 
-  it("frees the room as calls and timers settle", async () => {
-    const { response } = await run(`
+    it("frees the room as calls and timers settle", async () => {
+      const { response } = await run(`
       let total = 0;
       for (let round = 0; round < 3; round++) {
         const batch = [];
@@ -89,6 +93,7 @@ describe("shared worker engine: what a run keeps pending in the runner", () => {
       }
       return total;
     `);
-    expect(response["result"]).toBe(String(3 * MAX_PENDING));
-  });
-});
+      expect(response["result"]).toBe(String(3 * MAX_PENDING));
+    });
+  },
+);

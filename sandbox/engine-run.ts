@@ -16,7 +16,6 @@ import type { EngineRunRequest, EngineStop } from "./engine-protocol";
 import { describe, stopMessage } from "./engine-messages";
 import { decodeUtf8, newDataArray, readHostCall, settleWithReply } from "./engine-values";
 import { newDeferred, runPendingJobs } from "./engine-ffi";
-import { maxLogChars } from "./engine-log-batch";
 import type { HostBridgeApi, HostReply } from "./protocol";
 
 /** Engine module texts shipped beside the runner (see src/executor/shared-worker-code.ts). */
@@ -44,8 +43,8 @@ export class EngineRun {
   private readonly timers = new Set<ReturnType<typeof setTimeout>>();
   private readonly handles: QuickJSHandle[] = [];
   private interrupts = 0;
-  /** Console JSON characters parsed for host calls so far (bounded by `maxLogChars`). */
-  private logChars = 0;
+  /** Console lines parsed for host calls so far: an honest guest sends at most `maxLogBytes`. */
+  private logLines = 0;
   private interruptLimit: number;
   private stopped: EngineStop["stop"] | undefined;
   private closed = false;
@@ -197,15 +196,15 @@ export class EngineRun {
       return deferred.handle;
     }
     this.deferreds.add(deferred);
-    const { call, logsChars } = readHostCall(
+    const { call, logsParsed } = readHostCall(
       ctx,
       ns,
       name,
       args,
       logs,
-      maxLogChars(this.request) - this.logChars,
+      Math.max(0, this.request.maxLogBytes - this.logLines),
     );
-    this.logChars += logsChars;
+    this.logLines += logsParsed;
     Promise.resolve()
       .then(() => this.hostCall(...call))
       .then(

@@ -51,8 +51,8 @@ export function newDataArray(
  * the engine as the host bridge's call takes them; the console lines within `logsRoom` (see
  * engine-log-batch.ts).
  * @param ctx - the run's engine context
- * @param logsRoom - console JSON characters the run may still have parsed
- * @returns the call's arguments, and the console characters parsed for it
+ * @param logsRoom - console lines the run may still have parsed
+ * @returns the call's arguments, and the console lines parsed for it
  */
 export function readHostCall(
   ctx: QuickJSContext,
@@ -61,7 +61,7 @@ export function readHostCall(
   args: QuickJSHandle,
   logs: QuickJSHandle | undefined,
   logsRoom: number,
-): { call: Parameters<HostBridgeApi["call"]>; logsChars: number } {
+): { call: Parameters<HostBridgeApi["call"]>; logsParsed: number } {
   const logsText = logs && ctx.typeof(logs) === "string" ? ctx.getString(logs) : undefined;
   const batch = logsText === undefined ? undefined : readLogBatch(logsText, logsRoom);
   const call: [string, string, string, unknown] = [
@@ -70,7 +70,7 @@ export function readHostCall(
     ctx.getString(args),
     batch?.logs,
   ];
-  return { call: call as Parameters<HostBridgeApi["call"]>, logsChars: batch?.chars ?? 0 };
+  return { call: call as Parameters<HostBridgeApi["call"]>, logsParsed: batch?.parsed ?? 0 };
 }
 
 /**

@@ -26,6 +26,14 @@ const TEXTS = modules as Record<
 /** Interrupts the guest may use to drain its logs after the budget stopped the program. */
 const FINISH_GRACE = 200;
 
+/**
+ * Timers and host calls one run may have pending in the runner at once. Each costs the shared
+ * worker's own V8 heap about 1.2 KB, outside the engine's memory limit (measured: 250,000 timers
+ * or 190,000 concurrent calls held 300 MB of the one isolate every run shares, past a Worker's
+ * 128 MB); 10,000 is about 12 MB, and far more than a program waits on usefully.
+ */
+export const MAX_PENDING = 10_000;
+
 /** One run's engine runtime, context and pending work. */
 export class EngineRun {
   readonly result: Promise<string | EngineStop>;
@@ -35,6 +43,8 @@ export class EngineRun {
   private readonly timers = new Set<ReturnType<typeof setTimeout>>();
   private readonly handles: QuickJSHandle[] = [];
   private interrupts = 0;
+  /** Console lines parsed for host calls so far: an honest guest sends at most `maxLogBytes`. */
+  private logLines = 0;
   private interruptLimit: number;
   private stopped: EngineStop["stop"] | undefined;
   private closed = false;
@@ -180,8 +190,21 @@ export class EngineRun {
   ): QuickJSHandle {
     const ctx = this.ctx;
     const deferred = newDeferred(ctx);
+    if (this.deferreds.size >= MAX_PENDING) {
+      // Refused at once, as the host refuses a call over a limit: settled, nothing stays here.
+      settleWithReply(ctx, deferred, { error: { name: "LimitError", message: pendingMessage() } });
+      return deferred.handle;
+    }
     this.deferreds.add(deferred);
-    const call = readHostCall(ctx, ns, name, args, logs);
+    const { call, logsParsed } = readHostCall(
+      ctx,
+      ns,
+      name,
+      args,
+      logs,
+      Math.max(0, this.request.maxLogBytes - this.logLines),
+    );
+    this.logLines += logsParsed;
     Promise.resolve()
       .then(() => this.hostCall(...call))
       .then(
@@ -201,6 +224,8 @@ export class EngineRun {
   }
 
   private timerFunction(ms: QuickJSHandle): QuickJSHandle {
+    // Thrown from the guest's setTimeout, so the program sees its timer was not set.
+    if (this.deferreds.size >= MAX_PENDING) throw new RangeError(pendingMessage());
     const deferred = newDeferred(this.ctx);
     this.deferreds.add(deferred);
     const delay = Math.max(
@@ -254,4 +279,8 @@ export class EngineRun {
       return false;
     }
   }
+}
+
+function pendingMessage(): string {
+  return `The run has ${MAX_PENDING} timers and host calls pending: await some before starting more.`;
 }

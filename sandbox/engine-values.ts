@@ -12,6 +12,7 @@ import type {
   QuickJSDeferredPromise,
   QuickJSHandle,
 } from "quickjs-emscripten-core";
+import { readLogBatch } from "./engine-log-batch";
 import type { HostBridgeApi, HostReply } from "./protocol";
 
 /** V8's decoder, for the engine's large `TextDecoder` inputs (see engine-polyfills.ts). */
@@ -47,9 +48,11 @@ export function newDataArray(
 
 /**
  * The arguments of the guest's `__cm$host(namespace, name, argsText, logsJson)`, read out of
- * the engine as the host bridge's call takes them.
+ * the engine as the host bridge's call takes them; the console lines within `logsRoom` (see
+ * engine-log-batch.ts).
  * @param ctx - the run's engine context
- * @returns namespace, function name, encoded arguments and the console lines (if any)
+ * @param logsRoom - console lines the run may still have parsed
+ * @returns the call's arguments, and the console lines parsed for it
  */
 export function readHostCall(
   ctx: QuickJSContext,
@@ -57,15 +60,17 @@ export function readHostCall(
   name: QuickJSHandle,
   args: QuickJSHandle,
   logs: QuickJSHandle | undefined,
-): Parameters<HostBridgeApi["call"]> {
+  logsRoom: number,
+): { call: Parameters<HostBridgeApi["call"]>; logsParsed: number } {
   const logsText = logs && ctx.typeof(logs) === "string" ? ctx.getString(logs) : undefined;
+  const batch = logsText === undefined ? undefined : readLogBatch(logsText, logsRoom);
   const call: [string, string, string, unknown] = [
     ctx.getString(ns),
     ctx.getString(name),
     ctx.getString(args),
-    logsText === undefined ? undefined : JSON.parse(logsText),
+    batch?.logs,
   ];
-  return call as Parameters<HostBridgeApi["call"]>;
+  return { call: call as Parameters<HostBridgeApi["call"]>, logsParsed: batch?.parsed ?? 0 };
 }
 
 /**

@@ -98,16 +98,22 @@ export default class SandboxHarness extends WorkerEntrypoint {
       state.ended = true;
     }
     const { operations, exhausted } = usage();
-    const response: SandboxResponse = {
+    // A literal (its fields are defined, never assigned: no setter up the chain runs) with an
+    // own `then`: returning an object from this async method makes its promise look for one,
+    // and the program could have put one on Object.prototype to answer in the harness's place.
+    // (A prototype-less object would do, but RPC refuses to clone one.)
+    const response: SandboxResponse & { then: undefined } = {
       truncated,
       resultBytes,
       logs: capture.drain(),
       droppedLogs: capture.dropped(),
       operations,
       budgetExhausted: exhausted,
+      ...(result === undefined ? undefined : { result }),
+      ...(error === undefined ? undefined : { error }),
+      // oxlint-disable-next-line unicorn/no-thenable -- an own `then` that is not a function
+      then: undefined,
     };
-    if (result !== undefined) response.result = result;
-    if (error !== undefined) response.error = error;
     return response;
   }
 }

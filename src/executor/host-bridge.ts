@@ -7,9 +7,10 @@
  *
  * Trusts nothing from the sandbox: a program that reaches this stub directly (past the harness)
  * can send any values, so every limit is enforced here again, where it cannot be skipped:
- * argument types and size (checked by length before any decoding), the call count, the bytes of
- * argument text held by calls still running, and the console budget across every piggybacked
- * batch and the final response (excess lines are counted, never kept).
+ * argument types, size (checked by length before any decoding) and nesting (wire-nesting.ts),
+ * the call count, the bytes of argument text held by calls still running, and the console
+ * budget across every piggybacked batch and the final response (excess lines are counted,
+ * never kept).
  */
 import { RpcTarget } from "cloudflare:workers";
 import { decodeValue, encodeValue } from "../../sandbox/codec";
@@ -19,6 +20,7 @@ import type { HostBridgeApi, HostReply, LogEntry } from "../../sandbox/protocol"
 import { utf8Bytes } from "../../sandbox/truncate";
 import { flatCopy } from "./flat-copy";
 import type { ExecutorLimits, HostNamespaces } from "./types";
+import { MAX_WIRE_NESTING, nestedDeeperThan } from "./wire-nesting";
 import { isRecord } from "../is-record";
 
 /** The limits the bridge enforces. */
@@ -107,6 +109,12 @@ export class HostBridge extends RpcTarget implements HostBridgeApi {
       return fail(
         "LimitError",
         `${namespace}.${name}() would hold more than ${this.maxInFlightChars} characters of arguments in calls still running: await some calls before starting more.`,
+      );
+    }
+    if (nestedDeeperThan(argsText)) {
+      return fail(
+        "TypeError",
+        `${namespace}.${name}() arguments are nested deeper than ${MAX_WIRE_NESTING} levels; send flatter data.`,
       );
     }
     let args: unknown;

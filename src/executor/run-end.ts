@@ -5,9 +5,11 @@
  * garbage-collected; left to the GC, it is torn down at some later moment, on this thread, in
  * the middle of another run (measured: runs stalled by 50–100 ms every other call).
  */
+import { capText } from "../../sandbox/truncate";
+import { flatCopy } from "./flat-copy";
 import type { HostBridge } from "./host-bridge";
 import { emptyCounters } from "./run-start";
-import type { OutcomeBase } from "./sandbox-response";
+import { MAX_ERROR_MESSAGE, type OutcomeBase } from "./sandbox-response";
 import type { ExecutionError, ExecutionOutcome } from "./types";
 
 /** Why a run stopped before its worker answered. */
@@ -112,10 +114,13 @@ export class RunEnd {
    * @returns a `SandboxError` outcome
    */
   failed(error: unknown): ExecutionOutcome {
-    const message = error instanceof Error ? error.message : String(error);
+    const text = error instanceof Error ? error.message : String(error);
+    // The text can be the program's own (a harness it made reject or throw): cut it as every
+    // other error is, and copy the cut so the huge original can go.
+    const message = capText(text, MAX_ERROR_MESSAGE);
     return this.ended("error", {
       name: "SandboxError",
-      message: `The sandbox failed: ${message}`,
+      message: `The sandbox failed: ${message === text ? text : flatCopy(message)}`,
     });
   }
 

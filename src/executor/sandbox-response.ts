@@ -2,8 +2,9 @@
  * Turns what the sandbox's `run()` returned into the run's outcome, trusting none of it: a
  * program can tamper with the harness that builds the response (its prototypes, its globals),
  * so the response's shape is checked field by field, the result's size is checked against
- * `maxResultBytes` by length before anything is decoded, error texts are cut to a bounded size,
- * and console lines go through the host bridge's budget like the piggybacked ones.
+ * `maxResultBytes` by length before anything is decoded and its nesting before it is parsed
+ * (wire-nesting.ts), error texts are cut to a bounded size, and console lines go through the
+ * host bridge's budget like the piggybacked ones.
  */
 import { decodeValue } from "../../sandbox/codec";
 import type { SandboxError, SandboxResponse } from "../../sandbox/protocol";
@@ -12,6 +13,7 @@ import { userErrorPosition, type MappableCode } from "./error-position";
 import { flatCopy } from "./flat-copy";
 import type { HostBridge } from "./host-bridge";
 import type { ExecutionError, ExecutionOutcome } from "./types";
+import { MAX_WIRE_NESTING, nestedDeeperThan } from "./wire-nesting";
 import { isRecord } from "../is-record";
 
 /** Longest error name and message an outcome carries (the harness cuts to these too). */
@@ -76,6 +78,14 @@ export function responseToOutcome(
       outcome.error = {
         name: "LimitError",
         message: `The result is over the maxResultBytes limit of ${maxResultBytes} bytes and was refused (the sandbox's own truncation was defeated, e.g. by replacing built-in methods). Return less data, and leave built-in objects alone.`,
+      };
+      return outcome;
+    }
+    if (nestedDeeperThan(text)) {
+      outcome.status = "error";
+      outcome.error = {
+        name: "SandboxError",
+        message: `The sandbox returned a result nested deeper than ${MAX_WIRE_NESTING} levels, which its encoder never sends; its harness was tampered with. Do not modify built-in objects the runtime relies on.`,
       };
       return outcome;
     }

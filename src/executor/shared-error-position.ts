@@ -7,8 +7,9 @@
  */
 import type { ExecutionOutcome } from "./types";
 
-/** The member chain ending right before a call's `(`: `codemode.nope`, `a?.b.c`. */
-const CALLEE = /([A-Za-z_$][\w$]*(?:\s*\??\.\s*[A-Za-z_$][\w$]*)*)\s*$/;
+const SPACE = /\s/;
+const IDENTIFIER_PART = /[\w$]/;
+const IDENTIFIER_START = /[A-Za-z_$]/;
 /** A `new` expression ending right before its `(`. */
 const NEW_CALL = /\bnew\s+[A-Za-z_$][\w$]*(?:\s*\.\s*[A-Za-z_$][\w$]*)*\s*$/;
 
@@ -26,7 +27,7 @@ export function engineErrorLikeV8(outcome: ExecutionOutcome, code: string): Exec
   if (text === undefined || text[at] !== "(") return outcome;
   const before = text.slice(0, at);
   if (error.name === "TypeError" && error.message === "not a function") {
-    const callee = CALLEE.exec(before)?.[1];
+    const callee = trailingMemberChain(before);
     if (callee) {
       const name = callee.replace(/\s+/g, "");
       return { ...outcome, error: { ...error, message: `${name} is not a function` } };
@@ -35,4 +36,38 @@ export function engineErrorLikeV8(outcome: ExecutionOutcome, code: string): Exec
   const created = NEW_CALL.exec(before);
   if (created) return { ...outcome, error: { ...error, column: created.index + 1 } };
   return outcome;
+}
+
+/**
+ * The member chain ending `text` (`codemode.nope`, `a?.b.c`; trailing whitespace left out), or
+ * undefined: what `/([A-Za-z_$][\w$]*(?:\s*\??\.\s*[A-Za-z_$][\w$]*)*)\s*$/` matches, found by
+ * one scan backwards from the end. Not that pattern: unanchored at its start, it backtracks from
+ * every offset of the line, and the line is the program's own text (40,000 dotted pieces in a
+ * string before the call held the host for seconds, a 4 MB line for hours).
+ * @param text - a line of the submitted code up to a call's `(`
+ */
+export function trailingMemberChain(text: string): string | undefined {
+  let end = text.length;
+  while (end > 0 && SPACE.test(text[end - 1]!)) end--;
+  let start: number | undefined;
+  for (let at = end; ;) {
+    // One identifier ending at `at`: the run of identifier characters, less leading digits.
+    let run = at;
+    while (run > 0 && IDENTIFIER_PART.test(text[run - 1]!)) run--;
+    let first = run;
+    while (first < at && !IDENTIFIER_START.test(text[first]!)) first++;
+    if (first === at) break;
+    start = first;
+    // Digits before it: the identifier starts inside the run, so nothing before joins the chain.
+    if (first !== run) break;
+    // `\s*\??\.\s*` before it, read backwards.
+    let dot = first;
+    while (dot > 0 && SPACE.test(text[dot - 1]!)) dot--;
+    if (dot === 0 || text[dot - 1] !== ".") break;
+    dot--;
+    if (dot > 0 && text[dot - 1] === "?") dot--;
+    while (dot > 0 && SPACE.test(text[dot - 1]!)) dot--;
+    at = dot;
+  }
+  return start === undefined ? undefined : text.slice(start, end);
 }

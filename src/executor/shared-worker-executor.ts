@@ -12,8 +12,9 @@
  * same HostBridge, the same limits and outcome shape, the same error positions (QuickJS stacks
  * carry line and column of `user.js`). Beyond it: every synchronous runaway ends, native ones
  * included (catastrophic regular expressions, giant loops in built-ins): the engine's interrupt
- * handler stops the run after `maxInterrupts` calls, in local workerd too; and a memory limit
- * per run (`memoryBytes`).
+ * handler stops the run after `maxInterrupts` calls, in local workerd too; a memory limit
+ * per run (`memoryBytes`); and at most `MAX_PENDING` (10,000) timers and host calls pending per
+ * run in the shared worker (sandbox/engine-run.ts), whose heap every run shares.
  *
  * Does not give: isolation by V8 isolate between concurrent runs (runs share one isolate and one
  * WebAssembly memory; the engine's runtimes are separate, and a run that breaks the engine

@@ -1,0 +1,99 @@
+/**
+ * What one shared-worker run may keep pending in the runner (timers and host calls): each costs
+ * the shared worker's own V8 heap about 1.2 KB outside the run's engine memory limit (measured:
+ * 250,000 timers or 190,000 concurrent host calls held 300 MB of it, past a Worker's 128 MB, in
+ * the one isolate every run shares). Plain Node with the real QuickJS WebAssembly and the real
+ * guest modules, as engine-run-memory-growth.test.ts.
+ */
+import variant from "@jitl/quickjs-wasmfile-release-sync";
+import { newQuickJSWASMModuleFromVariant } from "quickjs-emscripten-core";
+import { describe, expect, it } from "vitest";
+import { prepareCode } from "../../../src/executor/prepare-code";
+import type { EngineRunRequest } from "../../../sandbox/engine-protocol";
+import { EngineRun, MAX_PENDING } from "../../../sandbox/engine-run";
+import type { HostReply } from "../../../sandbox/protocol";
+
+/** A request with the shared executor's default limits for `code`. */
+function request(code: string): EngineRunRequest {
+  const prepared = prepareCode(code);
+  if (!prepared.ok) throw new Error(prepared.message);
+  return {
+    userModule: prepared.module,
+    namespaces: { codemode: ["echo"] },
+    maxOperations: 20_000_000,
+    maxResultBytes: 1_048_576,
+    maxLogBytes: 65_536,
+    maxCallBytes: 4_194_304,
+    extensions: [],
+    maxInterrupts: 8_000,
+    cpuBound: false,
+    cpuMs: 30_000,
+    memoryBytes: 64 * 1_048_576,
+    stackBytes: 196_608,
+    timeoutMs: 10_000,
+  };
+}
+
+/** Runs `code`; the host answers each call after a few milliseconds, counting those at once. */
+async function run(code: string) {
+  const quickjs = await newQuickJSWASMModuleFromVariant(variant);
+  let running = 0;
+  let mostAtOnce = 0;
+  const host = async (_ns: string, _name: string, args: string): Promise<HostReply> => {
+    mostAtOnce = Math.max(mostAtOnce, ++running);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    running--;
+    return args;
+  };
+  const engineRun = new EngineRun(quickjs, request(code), [], host);
+  const result = await engineRun.result;
+  engineRun.dispose();
+  return { response: JSON.parse(result as string) as Record<string, unknown>, mostAtOnce };
+}
+
+// Each test runs tens of thousands of engine promises: give a loaded machine time.
+describe(
+  "shared worker engine: what a run keeps pending in the runner",
+  { timeout: 30_000 },
+  () => {
+    it(`refuses a timer past ${MAX_PENDING} pending ones, with an error the program can catch`, async () => {
+      const { response } = await run(`
+      let made = 0, refused;
+      try { for (let i = 0; i < 50000; i++) { setTimeout(() => {}, 5000); made++ } }
+      catch (e) { refused = e.name + ": " + e.message }
+      return { made, refused };
+    `);
+      const result = JSON.parse(response["result"] as string) as { made: number; refused: string };
+      expect(result.made).toBe(MAX_PENDING);
+      expect(result.refused).toMatch(/^RangeError: .*pending.*await some/);
+    });
+
+    it(`keeps at most ${MAX_PENDING} host calls in flight; the rest are refused, not queued`, async () => {
+      const { response, mostAtOnce } = await run(`
+      const calls = [];
+      for (let i = 0; i < 30000; i++) calls.push(codemode.echo(i).then(() => "ok", (e) => e.name));
+      const settled = await Promise.all(calls);
+      return { ok: settled.filter((s) => s === "ok").length, refused: [...new Set(settled.filter((s) => s !== "ok"))] };
+    `);
+      expect(mostAtOnce).toBeLessThanOrEqual(MAX_PENDING);
+      expect(JSON.parse(response["result"] as string)).toEqual({
+        ok: MAX_PENDING,
+        refused: ["LimitError"],
+      });
+    });
+
+    it("frees the room as calls and timers settle", async () => {
+      const { response } = await run(`
+      let total = 0;
+      for (let round = 0; round < 3; round++) {
+        const batch = [];
+        for (let i = 0; i < ${MAX_PENDING}; i++) batch.push(codemode.echo(i));
+        total += (await Promise.all(batch)).length;
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+      return total;
+    `);
+      expect(response["result"]).toBe(String(3 * MAX_PENDING));
+    });
+  },
+);

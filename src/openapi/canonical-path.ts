@@ -20,7 +20,7 @@ export type CanonicalPath = { ok: true; path: string } | { ok: false; problem: s
  * Canonicalizes a concrete request path (no query string): each segment percent-decoded
  * (malformed → refused) and re-encoded as one segment. Refused: a path not starting with `/`,
  * `.`/`..` segments (raw or encoded in any case, also as a part of a segment holding an encoded
- * `/`, such as `..%2F..`), `\` (raw or `%5C`), a raw `?` or `#`, control characters and empty
+ * `/`, such as `..%2F..`, and with `;` path parameters, such as `..;x`, which Java servers strip), `\` (raw or `%5C`), a raw `?` or `#`, control characters and empty
  * segments other than one trailing slash. An encoded `/`, `?` or `#` stays encoded: it is data
  * inside one segment.
  * @param path - the path sandbox code asked for
@@ -78,10 +78,12 @@ function segmentProblem(value: string): string | undefined {
     return 'contains "\\" (raw or %5C), which URL parsers read as "/": refused.';
   if (hasControlCharacter(value)) return "contains a control character: refused.";
   // An encoded "/" is data inside one segment, but a server that decodes it must not find a
-  // dot segment there either (`..%2F..`).
+  // dot segment there either (`..%2F..`). Tomcat, Jetty and Spring drop a segment's `;…` path
+  // parameters before resolving dot segments, so `..;` or `..;x=1` is a ".." segment there.
   for (const part of value.split("/")) {
-    if (part === "." || part === "..")
-      return `is or holds a "${part}" segment (raw or percent-encoded), which would leave the path: use the real value.`;
+    const bare = part.split(";", 1)[0];
+    if (bare === "." || bare === "..")
+      return `is or holds a "${bare}" segment (raw, percent-encoded or followed by ";…" path parameters), which would leave the path: use the real value.`;
   }
   return undefined;
 }

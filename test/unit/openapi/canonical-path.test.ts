@@ -47,4 +47,18 @@ describe("canonicalPath", () => {
     expect(canonical(path)).toMatch(/^refused: /);
     expect(canonical(path)).toMatch(reason);
   });
+
+  // Tomcat, Jetty and Spring strip a `;parameters` part from each segment before resolving dot
+  // segments, so `/users/..;/admin` reaches `/admin` there while it matched `/users/{id}/…` here.
+  it.each([
+    ["/zones/..;/dns_records", /"\.\." segment/],
+    ["/zones/..;jsessionid=1/dns_records", /"\.\." segment/],
+    ["/zones/.;x/dns_records", /"\." segment/],
+    ["/zones/..%3B/dns_records", /"\.\." segment/],
+    ["/zones/%2e%2e;/dns_records", /"\.\." segment/],
+    ["/zones/a%2F..;%2Fb", /"\.\." segment/],
+  ])("refuses a dot segment with path parameters: %s", (path, reason) => {
+    expect(canonical(path)).toMatch(/^refused: /);
+    expect(canonical(path)).toMatch(reason);
+  });
 });

@@ -9,6 +9,12 @@
  *   frameworks and gateways honour them (method-override middleware, IIS/Symfony URL rewriting,
  *   virtual hosting), so the server would run a method or path the spec check and the approval
  *   rule never saw. The program calls the operation it means instead.
+ * - **Coding and framing** (`Accept-Encoding`, `TE`, `Expect`, `Connection`, `Upgrade`,
+ *   `Transfer-Encoding`, `Content-Length`, …): the runtime frames the message and decodes what it
+ *   can (workerd decodes `gzip` and `br` but passes `deflate` on as it came). A program that chose
+ *   the coding got an echoed credential compressed, past redaction, and inflated it in the
+ *   sandbox; `Expect: 100-continue` made workerd read the interim `100` as the answer and hand
+ *   the real response over as its body; `Upgrade` turned the request into a WebSocket handshake.
  */
 
 const CREDENTIAL_HEADERS = new Set([
@@ -32,6 +38,19 @@ const OVERRIDE_HEADERS = new Set([
   "forwarded",
 ]);
 
+const TRANSPORT_HEADERS = new Set([
+  "accept-encoding",
+  "te",
+  "expect",
+  "connection",
+  "keep-alive",
+  "upgrade",
+  "transfer-encoding",
+  "content-length",
+  "trailer",
+  "proxy-connection",
+]);
+
 /**
  * Why sandbox code may not set a header, or undefined when it may.
  * @param name - the header name as the program wrote it
@@ -43,5 +62,7 @@ export function headerRefusal(name: string): string | undefined {
     return `do not set the "${name}" header; authentication is added by the host.`;
   if (OVERRIDE_HEADERS.has(lower))
     return `do not set the "${name}" header: it makes the server act on another method, path or host than the one checked and approved. Call the operation you mean (its method and path) instead. Nothing was sent.`;
+  if (TRANSPORT_HEADERS.has(lower))
+    return `do not set the "${name}" header: the host chooses how the request and its response are framed and encoded (so the response can be checked for credentials before the program sees it). Leave it out. Nothing was sent.`;
   return undefined;
 }

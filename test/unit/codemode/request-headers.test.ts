@@ -62,6 +62,22 @@ describe("headers that change the method, path or host are refused", () => {
     expect(sent).toEqual([]);
   });
 
+  it.each([
+    ["Accept-Encoding", "deflate"],
+    ["TE", "trailers, deflate"],
+    ["Expect", "100-continue"],
+    ["Connection", "close"],
+    ["Upgrade", "websocket"],
+    ["Transfer-Encoding", "chunked"],
+    ["Content-Length", "5"],
+  ])("%s (coding and framing are the host's) is refused before sending", (name, value) => {
+    const { request, sent } = guarded();
+    expect(() =>
+      request({ method: "GET", path: PATH, headers: { [name]: value } }, signal),
+    ).toThrow(new RegExp(`do not set the "${name}" header: the host chooses`));
+    expect(sent).toEqual([]);
+  });
+
   it("ordinary headers still go through", () => {
     const { request, sent } = guarded();
     request(

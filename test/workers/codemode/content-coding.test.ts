@@ -35,11 +35,26 @@ const negotiating: ApiRequestHandler = async (request) => {
   return new Response(echo, { headers: { "content-type": "application/octet-stream" } });
 };
 
-async function run(code: string) {
+/** Answers compressed whatever was asked (a server set to `deflate`, or a user's own callback). */
+const alwaysDeflate: ApiRequestHandler = async () =>
+  new Response(await deflate(JSON.stringify({ authorization: `Bearer ${CANARY}` })), {
+    headers: { "content-type": "application/octet-stream", "content-encoding": "deflate" },
+  });
+
+/** A gzip body a callback built itself: no runtime decoded it. */
+const undecodedGzip: ApiRequestHandler = async () => {
+  const echo = JSON.stringify({ authorization: `Bearer ${CANARY}` });
+  const stream = new Blob([echo]).stream().pipeThrough(new CompressionStream("gzip"));
+  return new Response(stream, {
+    headers: { "content-type": "application/octet-stream", "content-encoding": "gzip" },
+  });
+};
+
+async function run(code: string, request: ApiRequestHandler = negotiating) {
   const factory = openApiMcpServer({
     spec: cloudflare,
     executor,
-    request: negotiating,
+    request,
     secrets: [CANARY],
   });
   const client = await connect(createMcpHandler(factory));
@@ -67,4 +82,25 @@ describe("content coding is the host's choice", () => {
     expect(leakedForms(out, [CANARY])).toEqual([]);
     expect(out).toMatch(/RequestRefusedError: .*"Accept-Encoding"/);
   });
+
+  it.each([
+    ["deflate", alwaysDeflate],
+    ["gzip", undecodedGzip],
+  ] as const)(
+    "a body still compressed (%s) is withheld, not passed on",
+    async (coding, handler) => {
+      const code = INFLATE.replace(', headers: { "Accept-Encoding": "deflate" }', "")
+        .replace(
+          "const stream",
+          `if (typeof res.body === "string") return res.body;
+    const stream`,
+        )
+        .replace('new DecompressionStream("deflate")', `new DecompressionStream("${coding}")`);
+      const out = await run(code, handler);
+      expect(leakedForms(out, [CANARY])).toEqual([]);
+      expect(out).toContain(
+        `[response body withheld: it came compressed (Content-Encoding: ${coding})`,
+      );
+    },
+  );
 });

@@ -20,7 +20,8 @@ export type CanonicalPath = { ok: true; path: string } | { ok: false; problem: s
  * Canonicalizes a concrete request path (no query string): each segment percent-decoded
  * (malformed → refused) and re-encoded as one segment. Refused: a path not starting with `/`,
  * `.`/`..` segments (raw or encoded in any case, also as a part of a segment holding an encoded
- * `/`, such as `..%2F..`, and with `;` path parameters, such as `..;x`, which Java servers strip), `\` (raw or `%5C`), a raw `?` or `#`, control characters and empty
+ * `/`, such as `..%2F..`, with `;` path parameters, such as `..;x`, which Java servers strip,
+ * percent-encoded twice, `%252e%252e`, or in NFKC compatibility characters such as `．．`), `\` (raw or `%5C`), a raw `?` or `#`, control characters and empty
  * segments other than one trailing slash. An encoded `/`, `?` or `#` stays encoded: it is data
  * inside one segment.
  * @param path - the path sandbox code asked for
@@ -74,18 +75,38 @@ export function canonicalPath(path: string): CanonicalPath {
 
 /** Why a decoded segment value cannot be sent as one segment, or undefined. */
 function segmentProblem(value: string): string | undefined {
-  if (value.includes("\\"))
-    return 'contains "\\" (raw or %5C), which URL parsers read as "/": refused.';
   if (hasControlCharacter(value)) return "contains a control character: refused.";
-  // An encoded "/" is data inside one segment, but a server that decodes it must not find a
-  // dot segment there either (`..%2F..`). Tomcat, Jetty and Spring drop a segment's `;…` path
-  // parameters before resolving dot segments, so `..;` or `..;x=1` is a ".." segment there.
-  for (const part of value.split("/")) {
-    const bare = part.split(";", 1)[0];
-    if (bare === "." || bare === "..")
-      return `is or holds a "${bare}" segment (raw, percent-encoded or followed by ";…" path parameters), which would leave the path: use the real value.`;
+  // What a server may still make of the value: a proxy that decodes once in front of a server
+  // that decodes again reads `%252e%252e` as "..", and a server folding Unicode compatibility
+  // forms (NFKC) reads "．．" or "‥" so.
+  for (const form of readings(value)) {
+    if (form.includes("\\"))
+      return 'contains "\\" (raw, %5C or %255C), which URL parsers read as "/": refused.';
+    // An encoded "/" is data inside one segment, but a server that decodes it must not find a
+    // dot segment there either (`..%2F..`). Tomcat, Jetty and Spring drop a segment's `;…` path
+    // parameters before resolving dot segments, so `..;` or `..;x=1` is a ".." segment there.
+    for (const part of form.split("/")) {
+      const bare = part.split(";", 1)[0];
+      if (bare === "." || bare === "..")
+        return `is or holds a "${bare}" segment (raw, percent-encoded once or twice, in compatibility characters such as "．", or followed by ";…" path parameters), which would leave the path: use the real value.`;
+    }
   }
   return undefined;
+}
+
+/** The decoded value, decoded once more (when that is valid), and its NFKC form. */
+function readings(value: string): string[] {
+  const forms = [value];
+  if (value.includes("%")) {
+    try {
+      forms.push(decodeURIComponent(value));
+    } catch {
+      // Not valid percent-encoding a second time: no server decodes it to anything.
+    }
+  }
+  const folded = value.normalize("NFKC");
+  if (folded !== value) forms.push(folded);
+  return forms;
 }
 
 /**

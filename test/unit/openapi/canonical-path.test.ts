@@ -61,4 +61,28 @@ describe("canonicalPath", () => {
     expect(canonical(path)).toMatch(/^refused: /);
     expect(canonical(path)).toMatch(reason);
   });
+
+  // A proxy that decodes once in front of a server that decodes again (or a server that folds
+  // Unicode compatibility forms) finds a dot segment or a backslash in these.
+  it.each([
+    ["/zones/%252e%252e/dns_records", /"\.\." segment/],
+    ["/zones/%252E%252E%252Fx", /"\.\." segment/],
+    ["/zones/.%252e;/dns_records", /"\.\." segment/],
+    ["/zones/a%255c..%255cb", /"\\"/],
+    ["/zones/%EF%BC%8E%EF%BC%8E/dns_records", /"\.\." segment/],
+    ["/zones/\u2025/dns_records", /"\.\." segment/],
+    ["/zones/a%EF%BC%BCb", /"\\"/],
+  ])("refuses %s (a dot segment or backslash after one more decoding)", (path, reason) => {
+    expect(canonical(path)).toMatch(/^refused: /);
+    expect(canonical(path)).toMatch(reason);
+  });
+
+  it.each([
+    ["/a/%2525", "/a/%2525"],
+    ["/a/100%25%20done", "/a/100%25%20done"],
+    ["/a/%252Fx", "/a/%252Fx"],
+    ["/a/\uFF41", "/a/%EF%BD%81"],
+  ])("keeps %s (data that is not a dot segment either way)", (path, expected) => {
+    expect(canonical(path)).toBe(expected);
+  });
 });

@@ -17,6 +17,7 @@ import {
 import type { ApprovalDecision } from "./approval-flow";
 import { asResponseInit, plainApiResult, toApiResult, type ApiResult } from "./api-response";
 import { secretRedactor } from "./redaction";
+import { partialContentRefusal } from "./request-headers";
 
 /** Everything one run's `codemode.request()` needs. */
 export interface ApiRequesterOptions {
@@ -103,6 +104,10 @@ export function apiRequester(options: ApiRequesterOptions) {
         operation = match.operation;
         pathParams = match.params;
       }
+    }
+    if (request.headers) {
+      const partial = partialContentRefusal(request.headers, options.spec, operation);
+      if (partial) throw new RequestRefusedError(`codemode.request(): ${partial}`);
     }
     if (options.approve !== undefined && options.needsApproval?.(request, operation) === true)
       return approved(request, operation, pathParams, signal);

@@ -87,3 +87,48 @@ describe("headers that change the method, path or host are refused", () => {
     expect(sent).toEqual([`GET ${PATH}`]);
   });
 });
+
+describe("a program cannot ask for part of a response unless the operation declares it", () => {
+  // An echoed credential cut into byte ranges arrives in pieces no single response holds, so
+  // redaction (which matches whole forms of a secret) misses each, and the program joins them.
+  it("Range and If-Range on an operation that does not declare them are refused", () => {
+    for (const name of ["Range", "if-range"]) {
+      const { request, sent } = guarded();
+      expect(() =>
+        request({ method: "GET", path: PATH, headers: { [name]: "bytes=0-9" } }, signal),
+      ).toThrow(new RegExp(`do not set the "${name}" header: this operation does not declare it`));
+      expect(sent).toEqual([]);
+    }
+  });
+
+  it("an operation that declares Range gets it", () => {
+    const files = loadSpec({
+      openapi: "3.0.3",
+      info: { title: "files", version: "1" },
+      paths: {
+        "/files/{id}": {
+          get: {
+            parameters: [
+              { name: "id", in: "path", required: true, schema: { type: "string" } },
+              { name: "Range", in: "header", schema: { type: "string" } },
+            ],
+            responses: { "200": { description: "the file" } },
+          },
+        },
+      },
+    });
+    const sent: string[] = [];
+    const request = apiRequester({
+      spec: files,
+      handler: (req) => {
+        sent.push(`${req.method} ${req.path} ${req.headers?.["range"]}`);
+        return { status: 206 };
+      },
+      validate: true,
+      secrets: [],
+      mcp: {} as never,
+    });
+    request({ method: "GET", path: "/files/a", headers: { range: "bytes=0-9" } }, signal);
+    expect(sent).toEqual(["GET /files/a bytes=0-9"]);
+  });
+});

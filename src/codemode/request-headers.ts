@@ -9,11 +9,12 @@
  *   frameworks and gateways honour them (method-override middleware, IIS/Symfony URL rewriting,
  *   virtual hosting), so the server would run a method or path the spec check and the approval
  *   rule never saw. The program calls the operation it means instead.
- * - **Coding and framing** (`Accept-Encoding`, `TE`, `Expect`, `Connection`, `Upgrade`,
- *   `Transfer-Encoding`, `Content-Length`, …): the runtime frames the message and decodes what it
- *   can (workerd decodes `gzip` and `br` but passes `deflate` on as it came). A program that chose
- *   the coding got an echoed credential compressed, past redaction, and inflated it in the
- *   sandbox; `Expect: 100-continue` made workerd read the interim `100` as the answer and hand
+ * - **Coding and framing** (`Accept-Encoding`, `Accept-Charset`, `TE`, `Expect`, `Connection`,
+ *   `Upgrade`, `Transfer-Encoding`, `Content-Length`, …): the runtime frames the message and
+ *   decodes what it can (workerd decodes `gzip` and `br` but passes `deflate` on as it came). A
+ *   program that chose the coding got an echoed credential compressed, past redaction, and
+ *   inflated it in the sandbox (or, with `Accept-Charset: utf-32`, in a charset redaction does
+ *   not read, NULs between its characters); `Expect: 100-continue` made workerd read the interim `100` as the answer and hand
  *   the real response over as its body; `Upgrade` turned the request into a WebSocket handshake.
  * - **Partial content** (`Range`, `If-Range`) unless the operation declares the header:
  *   redaction matches whole forms of a secret, so an echoed credential read in ranges passed in
@@ -45,6 +46,7 @@ const OVERRIDE_HEADERS = new Set([
 
 const TRANSPORT_HEADERS = new Set([
   "accept-encoding",
+  "accept-charset",
   "te",
   "expect",
   "connection",

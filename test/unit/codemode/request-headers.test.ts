@@ -64,6 +64,7 @@ describe("headers that change the method, path or host are refused", () => {
 
   it.each([
     ["Accept-Encoding", "deflate"],
+    ["Accept-Charset", "utf-32"],
     ["TE", "trailers, deflate"],
     ["Expect", "100-continue"],
     ["Connection", "close"],

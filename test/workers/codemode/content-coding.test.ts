@@ -50,6 +50,24 @@ const undecodedGzip: ApiRequestHandler = async () => {
   });
 };
 
+/** UTF-32LE bytes of a text (no TextEncoder for it). */
+function utf32(text: string): Uint8Array {
+  const out = new Uint8Array(text.length * 4);
+  for (let i = 0; i < text.length; i++) out[i * 4] = text.charCodeAt(i);
+  return out;
+}
+
+/** Answers in the charset asked for, as servers that negotiate `Accept-Charset` do. */
+const charsets: ApiRequestHandler = (request) => {
+  const echo = JSON.stringify({ authorization: `Bearer ${CANARY}` });
+  const wants = Object.entries(request.headers ?? {}).find(
+    ([name]) => name.toLowerCase() === "accept-charset",
+  )?.[1];
+  return wants === "utf-32"
+    ? new Response(utf32(echo), { headers: { "content-type": "text/plain; charset=utf-32" } })
+    : new Response(echo, { headers: { "content-type": "text/plain; charset=utf-8" } });
+};
+
 async function run(code: string, request: ApiRequestHandler = negotiating) {
   const factory = openApiMcpServer({
     spec: cloudflare,
@@ -103,4 +121,20 @@ describe("content coding is the host's choice", () => {
       );
     },
   );
+
+  it("a program cannot ask for the credential's echo in a charset redaction does not read", async () => {
+    const out = await run(
+      `async () => {
+        try {
+          const body = await codemode.request({
+            method: "GET", path: "/zones", headers: { "Accept-Charset": "utf-32" },
+          });
+          return body.replace(/\\0/g, "").split("").join("|");
+        } catch (e) { return e.name + ": " + e.message; }
+      }`,
+      charsets,
+    );
+    expect(leakedForms(out, [CANARY])).toEqual([]);
+    expect(out).toMatch(/RequestRefusedError: .*"Accept-Charset"/);
+  });
 });

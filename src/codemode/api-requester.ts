@@ -17,6 +17,7 @@ import {
 import type { ApprovalDecision } from "./approval-flow";
 import { asResponseInit, plainApiResult, toApiResult, type ApiResult } from "./api-response";
 import { secretRedactor } from "./redaction";
+import { methodOverrideRefusal } from "./method-override";
 import { partialContentRefusal } from "./request-headers";
 
 /** Everything one run's `codemode.request()` needs. */
@@ -109,6 +110,8 @@ export function apiRequester(options: ApiRequesterOptions) {
       const partial = partialContentRefusal(request.headers, options.spec, operation);
       if (partial) throw new RequestRefusedError(`codemode.request(): ${partial}`);
     }
+    const override = methodOverrideRefusal(request, options.spec, operation);
+    if (override) throw new RequestRefusedError(`codemode.request(): ${override}`);
     if (options.approve !== undefined && options.needsApproval?.(request, operation) === true)
       return approved(request, operation, pathParams, signal);
     return send(request, operation, pathParams, signal);

@@ -13,6 +13,14 @@ const SEGMENT_SAFE = /%(?:3A|40|21|24|26|27|28|29|2A|2B|2C|3B|3D)/g;
 /** A segment that is canonical as written (the common case: ids and names). */
 const PLAIN = /^[A-Za-z0-9_~-][A-Za-z0-9._~-]*$/;
 
+/**
+ * Longest request path accepted, in characters (as written, before canonicalization): Cloudflare's
+ * own URL limit (16 KB), so no path the edge would carry is refused. Why a bound at all: the path
+ * matcher's regular expressions for segments mixing parameters and text (`{a}.{b}.json`) take
+ * time quadratic in a segment's length, and the program chooses the path.
+ */
+export const MAX_PATH_LENGTH = 16_384;
+
 /** Outcome of {@link canonicalPath}: the canonical path, or why the path is refused. */
 export type CanonicalPath = { ok: true; path: string } | { ok: false; problem: string };
 
@@ -30,6 +38,7 @@ export type CanonicalPath = { ok: true; path: string } | { ok: false; problem: s
 export function canonicalPath(path: string): CanonicalPath {
   if (!path.startsWith("/"))
     return { ok: false, problem: 'the path must start with "/", e.g. "/zones/123".' };
+  if (path.length > MAX_PATH_LENGTH) return tooLong(path.length);
   if (path.includes("?"))
     return {
       ok: false,
@@ -70,7 +79,17 @@ export function canonicalPath(path: string): CanonicalPath {
     if (problem) return { ok: false, problem: `${where} ${problem}` };
     out.push(encodeSegment(decoded));
   }
-  return { ok: true, path: `/${out.join("/")}` };
+  // Percent-encoding may grow a path up to ninefold: the bound holds for what is matched and sent.
+  const canonical = `/${out.join("/")}`;
+  if (canonical.length > MAX_PATH_LENGTH) return tooLong(canonical.length);
+  return { ok: true, path: canonical };
+}
+
+function tooLong(length: number): CanonicalPath {
+  return {
+    ok: false,
+    problem: `the path is longer than 16,384 characters (${length}, percent-encoded): send long data in the query or body.`,
+  };
 }
 
 /** Why a decoded segment value cannot be sent as one segment, or undefined. */

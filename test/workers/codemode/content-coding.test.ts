@@ -51,9 +51,9 @@ const undecodedGzip: ApiRequestHandler = async () => {
 };
 
 /** UTF-32LE bytes of a text (no TextEncoder for it). */
-function utf32(text: string): Uint8Array {
-  const out = new Uint8Array(text.length * 4);
-  for (let i = 0; i < text.length; i++) out[i * 4] = text.charCodeAt(i);
+function utf32(value: string): Uint8Array {
+  const out = new Uint8Array(value.length * 4);
+  for (let i = 0; i < value.length; i++) out[i * 4] = value.charCodeAt(i);
   return out;
 }
 

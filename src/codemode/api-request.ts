@@ -3,7 +3,8 @@
  * the spec (on by default), asks for approval when required, then hands it to the host's request
  * callback, which adds credentials and sends it.
  *
- * Security defaults: sandbox code cannot set credential headers (the callback adds them); a
+ * Security defaults: sandbox code cannot set credential headers (the callback adds them) or
+ * headers that make the server act on another method, path or host (request-headers.ts); a
  * request that does not match the spec never reaches the callback; responses are redacted of
  * configured secrets before they enter the sandbox.
  */
@@ -13,6 +14,7 @@ import { canonicalPath, hasControlCharacter } from "../openapi/canonical-path";
 import type { ApiRequest } from "../openapi/validate-request";
 import type { ApiResponseInit } from "./api-response";
 import { SandboxError } from "../errors";
+import { headerRefusal } from "./request-headers";
 
 export type { ApiRequest };
 
@@ -64,14 +66,6 @@ export class RequestRefusedError extends SandboxError {
   }
 }
 
-const CREDENTIAL_HEADERS = new Set([
-  "authorization",
-  "cookie",
-  "proxy-authorization",
-  "x-auth-key",
-  "x-auth-email",
-  "x-api-key",
-]);
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE"]);
 
 /**
@@ -84,8 +78,8 @@ const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIO
  *   segments are refused. Query parameters go in `query`, never in the path.
  * - `query` and `body` are JSON data (a JSON round trip: what JSON cannot carry is what JSON
  *   encoding would drop anyway); `rawBody` is text or a copy of the bytes.
- * - header names are HTTP tokens and values hold no line breaks, and credential headers are
- *   refused (the host adds credentials).
+ * - header names are HTTP tokens and values hold no line breaks; credential headers and headers
+ *   that override the method, path or host are refused ({@link headerRefusal}).
  * @param input - whatever the code passed to `codemode.request()`
  * @throws RequestRefusedError naming the field to fix
  */
@@ -132,10 +126,8 @@ export function normalizeApiRequest(input: unknown): ApiRequest {
   if (rawHeaders) {
     let headers: Record<string, string> | undefined;
     for (const [key, value] of Object.entries(rawHeaders)) {
-      if (CREDENTIAL_HEADERS.has(key.toLowerCase()))
-        throw new RequestRefusedError(
-          `codemode.request(): do not set the "${key}" header; authentication is added by the host.`,
-        );
+      const refusal = headerRefusal(key);
+      if (refusal) throw new RequestRefusedError(`codemode.request(): ${refusal}`);
       const text = String(value);
       if (!TOKEN.test(key) || badHeaderValue(text))
         throw new RequestRefusedError(

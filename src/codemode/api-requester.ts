@@ -17,6 +17,8 @@ import {
 import type { ApprovalDecision } from "./approval-flow";
 import { asResponseInit, plainApiResult, toApiResult, type ApiResult } from "./api-response";
 import { secretRedactor } from "./redaction";
+import { methodOverrideRefusal } from "./method-override";
+import { partialContentRefusal } from "./request-headers";
 
 /** Everything one run's `codemode.request()` needs. */
 export interface ApiRequesterOptions {
@@ -104,6 +106,12 @@ export function apiRequester(options: ApiRequesterOptions) {
         pathParams = match.params;
       }
     }
+    if (request.headers) {
+      const partial = partialContentRefusal(request.headers, options.spec, operation);
+      if (partial) throw new RequestRefusedError(`codemode.request(): ${partial}`);
+    }
+    const override = methodOverrideRefusal(request, options.spec, operation);
+    if (override) throw new RequestRefusedError(`codemode.request(): ${override}`);
     if (options.approve !== undefined && options.needsApproval?.(request, operation) === true)
       return approved(request, operation, pathParams, signal);
     return send(request, operation, pathParams, signal);

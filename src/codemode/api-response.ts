@@ -12,8 +12,10 @@
  * names and values; the raw body bytes (the secret's UTF-8 and UTF-16 byte forms, whatever the
  * declared charset); text after decoding with the declared charset; JSON before and after
  * parsing, so `\u` escapes cannot hide it; binary bodies are redacted in place (the secret's
- * bytes replaced by the marker), not refused. The status text never enters the sandbox, and
- * `set-cookie` is dropped. See ./redaction.ts for the forms matched.
+ * bytes replaced by the marker), not refused. A body still compressed (`Content-Encoding: deflate`,
+ * which workerd does not decode, or a gzip body nobody decoded) is withheld: redaction cannot
+ * see into it. The status text never enters the sandbox, and `set-cookie` is dropped. See
+ * ./redaction.ts for the forms matched.
  */
 import { secretRedactor, type Redactor } from "./redaction";
 
@@ -76,8 +78,17 @@ export async function toApiResult(
     if (!DROPPED_HEADERS.has(key)) headers[redactor.text(key)] = redactor.text(value);
   });
   const type = response.headers.get("content-type") ?? "";
+  const raw = new Uint8Array(await response.arrayBuffer());
+  const coding = stillEncoded(response.headers.get("content-encoding"), raw);
+  if (coding)
+    return {
+      status: response.status,
+      ok: response.ok,
+      headers,
+      body: `[response body withheld: it came compressed (Content-Encoding: ${coding}), so it cannot be checked for credentials before the program sees it]`,
+    };
   // The raw bytes first: a secret in a charset other than the declared one is caught here.
-  const bytes = redactor.bytes(new Uint8Array(await response.arrayBuffer()));
+  const bytes = redactor.bytes(raw);
   let body: unknown = null;
   if (bytes.byteLength === 0) body = null;
   else if (/json/i.test(type)) body = jsonBody(decode(bytes, type), redactor);
@@ -108,6 +119,27 @@ export function plainApiResult(response: ApiResponseInit, secrets: readonly stri
     headers,
     body,
   };
+}
+
+/**
+ * The content coding a body is still in, or undefined when it is plain. workerd's `fetch` decodes
+ * `gzip` and `br` (the header stays) but passes `deflate` on as it came; a compressed body hides
+ * an echoed credential from redaction, and the program could inflate it. So: `deflate` (and any
+ * coding but identity, gzip and br) counts as encoded; `gzip` only when the bytes still start
+ * with gzip's magic number (a `Response` a callback built itself is not decoded by anyone).
+ */
+function stillEncoded(header: string | null, bytes: Uint8Array): string | undefined {
+  if (!header || bytes.byteLength === 0) return undefined;
+  for (const coding of header.toLowerCase().split(",")) {
+    const name = coding.trim();
+    if (name === "" || name === "identity" || name === "br") continue;
+    if (name === "gzip" || name === "x-gzip") {
+      if (bytes[0] === 0x1f && bytes[1] === 0x8b) return name;
+      continue;
+    }
+    return name;
+  }
+  return undefined;
 }
 
 /** Text of a body in its declared charset (UTF-8 when none is declared or it is unknown). */

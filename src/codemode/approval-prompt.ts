@@ -2,8 +2,10 @@
  * The text a person reads before approving an API request: exactly what will be sent, so an
  * approval means what the user saw. Method, the canonical path with the query string as sent,
  * the sandbox's headers, the content type, and the body or raw body up to a bound, with a
- * truncation mark naming the total size when cut. Credentials are added later by the host and
- * are never shown (the sandbox cannot set credential headers).
+ * truncation mark naming the total size when cut. Characters a screen would show as a line
+ * break or that reorder text (NEL, U+2028, bidi controls) are written as `\uXXXX` escapes.
+ * Credentials are added later by the host and are never shown (the sandbox cannot set
+ * credential headers).
  */
 import type { ApiRequest } from "../openapi/validate-request";
 import { encodeRequestBody, queryString } from "./request-encoding";
@@ -27,18 +29,31 @@ export function approvalPrompt(request: ApiRequest): string {
   for (const [name, value] of Object.entries(request.headers ?? {})) {
     // The body's content type replaces a header of the same name when it is sent.
     if (encoded?.contentType !== undefined && name.toLowerCase() === "content-type") continue;
-    lines.push(`${name}: ${value}`);
+    lines.push(`${name}: ${visible(value)}`);
   }
-  if (encoded?.contentType !== undefined) lines.push(`Content-Type: ${encoded.contentType}`);
+  if (encoded?.contentType !== undefined)
+    lines.push(`Content-Type: ${visible(encoded.contentType)}`);
   if (encoded) lines.push(...bodyLines(encoded.body, request.rawBody !== undefined));
   return lines.join("\n");
+}
+
+/**
+ * Characters a screen shows as a line break (C1 controls such as NEL, U+2028, U+2029) or that
+ * reorder the text after them (bidi marks, embeddings, overrides and isolates: "Trojan Source"):
+ * in the prompt they would make a forged line or a reversed amount read as part of the request.
+ */
+const INVISIBLE = /[\u0080-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/** The text with {@link INVISIBLE} characters written as `\uXXXX` escapes. */
+function visible(text: string): string {
+  return text.replace(INVISIBLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 function bodyLines(body: string | Uint8Array, raw: boolean): string[] {
   const label = raw ? "Raw body" : "Body";
   if (typeof body === "string") {
     const shown = body.slice(0, PROMPT_BODY_LIMIT);
-    const lines = [`${label} (text, ${count(body.length)} characters):`, shown];
+    const lines = [`${label} (text, ${count(body.length)} characters):`, visible(shown)];
     if (shown.length < body.length)
       lines.push(`… [truncated: ${count(shown.length)} of ${count(body.length)} characters shown]`);
     return lines;

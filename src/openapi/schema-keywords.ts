@@ -13,6 +13,8 @@ export type Schema = Record<string, unknown>;
 export interface State extends ValidateSchemaOptions {
   problems: SchemaProblem[];
   max: number;
+  /** Checks left for the whole validation, shared by every probe of it (schema-validator.ts). */
+  steps: { left: number };
 }
 
 /** Records a problem unless the limit is reached. */

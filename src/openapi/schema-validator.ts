@@ -42,6 +42,12 @@ export interface ValidateSchemaOptions {
   at?: string;
 }
 const MAX_DEPTH = 64;
+/**
+ * Most schema checks one validation makes (about 0.3 s). Alternatives that each recurse (filter
+ * trees) cost branches^depth, and the value is a sandbox program's: past the budget the rest is
+ * not checked (an early refusal is a courtesy; the upstream still validates).
+ */
+export const MAX_SCHEMA_STEPS = 200_000;
 
 /**
  * Validates a value against an OpenAPI schema and returns the problems (empty when valid).
@@ -55,7 +61,8 @@ export function validateSchema(
   options: ValidateSchemaOptions,
 ): SchemaProblem[] {
   const { resolve, direction, maxProblems = 10 } = options; // no spread: runs per parameter
-  const state: State = { resolve, direction, problems: [], max: maxProblems };
+  const steps = { left: MAX_SCHEMA_STEPS };
+  const state: State = { resolve, direction, problems: [], max: maxProblems, steps };
   check(value, schema, options.at ?? "value", state, 0, undefined);
   return state.problems;
 }
@@ -102,7 +109,7 @@ function check(
   depth: number,
   siblingsKnown: Set<string> | undefined,
 ): void {
-  if (depth > MAX_DEPTH || state.problems.length >= state.max) return;
+  if (depth > MAX_DEPTH || state.problems.length >= state.max || --state.steps.left < 0) return;
   const schema = deref(raw, state);
   if (schema === undefined || schema === true) return;
   if (schema === false) return add(state, path, "no value is allowed here");

@@ -98,4 +98,25 @@ describe("approvalPrompt (golden): exactly what will be sent", () => {
       prompt({ method: "POST", path: "/notes", rawBody: "x", contentType: "text/plain\nX: y" }),
     ).toThrow(/`contentType` holds a line break/);
   });
+
+  // Characters a screen shows as a line break (NEL, U+2028/9) or that reorder what follows
+  // (bidi controls, "Trojan Source") would make the prompt read unlike the request sent.
+  it("nothing in a header or body is shown as a line break or reordered", () => {
+    const hidden = /[\u0080-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+    const text = prompt({
+      method: "POST",
+      path: "/payments",
+      headers: { "x-note": "ok\u0085Body (text, 2 characters):" },
+      body: { to: "ana", amount: "\u202e0001", memo: "a\u2028b" },
+    });
+    expect(text).not.toMatch(hidden);
+    expect(text.split("\n")).toEqual([
+      "POST /payments",
+      "x-note: ok\\u0085Body (text, 2 characters):",
+      "Content-Type: application/json",
+      "Body (text, 42 characters):",
+      '{"to":"ana","amount":"\\u202e0001","memo":"a\\u2028b"}',
+    ]);
+    expect(prompt({ method: "PUT", path: "/n", rawBody: "\u2066x\u2069" })).not.toMatch(hidden);
+  });
 });

@@ -5,7 +5,12 @@
  * the host's only thread during request validation.
  */
 import { describe, expect, it } from "vitest";
-import { compileSpecPattern, patternRisk, STEP_BUDGET } from "../../../src/openapi/pattern-safety";
+import {
+  compileSpecPattern,
+  maxCheckedLength,
+  patternRisk,
+  STEP_BUDGET,
+} from "../../../src/openapi/pattern-safety";
 import { validateSchema } from "../../../src/openapi/schema-validator";
 
 describe("patternRisk", () => {
@@ -30,7 +35,29 @@ describe("patternRisk", () => {
     ["^\\(a+\\)+$", 2],
     ["^.*foo.*$", 2],
   ] as const)("%s has %i unbounded quantifiers", (source, unbounded) =>
-    expect(patternRisk(source)).toEqual({ unbounded }),
+    expect(patternRisk(source)).toMatchObject({ unbounded }),
+  );
+});
+
+describe("patternRisk: what the polynomial cost depends on", () => {
+  it.each([
+    ["[a-z]+[0-9]", { unbounded: 1, bounded: [], anchored: false }],
+    ["^a|b+", { unbounded: 1, bounded: [], anchored: false }],
+    ["^(?:a|b)+$", "exponential"],
+    ["^(?:ab)+$", { unbounded: 1, bounded: [], anchored: true }],
+    ["^(?<year>\\d{4})-(?<day>\\d{1,3})?$", { unbounded: 0, bounded: [3, 2], anchored: true }],
+    ["(?<=x)a{2,5}(?!y)", { unbounded: 0, bounded: [4], anchored: false }],
+  ] as const)("%s", (source, cost) => expect(patternRisk(source)).toEqual(cost));
+
+  it.each([
+    [{ unbounded: 1, bounded: [], anchored: true }, Infinity],
+    [{ unbounded: 0, bounded: [], anchored: false }, Infinity],
+    [{ unbounded: 0, bounded: [63, 2], anchored: true }, Infinity],
+    [{ unbounded: 2, bounded: [], anchored: true }, 3_162],
+    [{ unbounded: 1, bounded: [], anchored: false }, 3_162],
+    [{ unbounded: 0, bounded: [1_000, 1_000, 1_000], anchored: true }, 215],
+  ])("%o is applied up to length %d", (cost, length) =>
+    expect(maxCheckedLength(cost)).toBe(length),
   );
 });
 
@@ -53,6 +80,38 @@ describe("compileSpecPattern", () => {
   it("applies a linear pattern always; an unreadable one is skipped", () => {
     expect(compileSpecPattern("^[a-z]+$")!.test("abc1")).toBe(false);
     expect(compileSpecPattern("(?i)abc")).toBeNull();
+  });
+
+  // The checks below took seconds of the host's thread each (measured: 5–11 s in Node 22), all
+  // with values the step budget was meant to bound. A timed check is the point: each must stay
+  // near the budget (about 10 ms); 1 s leaves room for a loaded machine.
+  const timed = (source: string, value: string) => {
+    const re = compileSpecPattern(source)!;
+    const start = performance.now();
+    re.test(value);
+    return performance.now() - start;
+  };
+
+  it.each([
+    // Unanchored: JSON Schema patterns search, so V8 retries from every position (one factor n).
+    ["[a-z]+[0-9]", "a".repeat(100_000)],
+    ["\\p{L}+\\d", "a".repeat(100_000)],
+    ["\\d+\\d+!", "1".repeat(3_162)],
+    // Bounded quantifiers backtrack too: three of up to 1,000 are a billion splits.
+    ["^\\d{1,1000}\\d{1,1000}\\d{1,1000}x$", `${"1".repeat(3_000)}!`],
+    ["[a-z]{0,1000}[a-z]{0,1000}[0-9]", `${"a".repeat(2_000)}!`],
+  ])("%s stays within the step budget on a hostile value", (source, value) => {
+    expect(timed(source, value)).toBeLessThan(1_000);
+  });
+
+  it("still applies such patterns to values short enough", () => {
+    expect(compileSpecPattern("[a-z]+[0-9]")!.test("abc")).toBe(false);
+    expect(compileSpecPattern("^\\d{1,1000}\\d{1,1000}\\d{1,1000}x$")!.test("123x")).toBe(true);
+    expect(compileSpecPattern("^\\d{1,1000}\\d{1,1000}\\d{1,1000}x$")!.test("123y")).toBe(false);
+    // Few bounded choices, anchored: applied at any length.
+    const phone = compileSpecPattern("^(\\+\\d{1,3})?\\d{4,14}$")!;
+    expect(phone.test(`+1${"2".repeat(100_000)}`)).toBe(false);
+    expect(compileSpecPattern("^[a-z0-9-]{1,63}$")!.test(`${"a".repeat(100_000)}!`)).toBe(false);
   });
 
   it("request validation does not hold a skipped pattern against a value, nor stall on it", () => {

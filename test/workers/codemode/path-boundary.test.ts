@@ -70,6 +70,16 @@ const HOSTILE: [string, Record<string, unknown>, RegExp][] = [
     /"\.\." segment/,
   ],
   [
+    "dot segment with a path parameter (Tomcat strips ';…')",
+    { method: "DELETE", path: "/zones/..;/dns_records" },
+    /"\.\." segment/,
+  ],
+  [
+    "dot segment with a path parameter, in a parameter",
+    { method: "GET", path: "/zones/{zone_id}/dns_records", params: { zone_id: "..;x" } },
+    /"\.\." segment/,
+  ],
+  [
     "dots alone in a parameter",
     { method: "DELETE", path: "/zones/{zone_id}", params: { zone_id: ".." } },
     /"\.\." segment/,

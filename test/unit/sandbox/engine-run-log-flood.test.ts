@@ -8,44 +8,28 @@
 import variant from "@jitl/quickjs-wasmfile-release-sync";
 import { newQuickJSWASMModuleFromVariant } from "quickjs-emscripten-core";
 import { describe, expect, it } from "vitest";
-import { prepareCode } from "../../../src/executor/prepare-code";
-import type { EngineRunRequest } from "../../../sandbox/engine-protocol";
+import { engineRunRequest } from "../../helpers/engine-run-request";
 import { EngineRun } from "../../../sandbox/engine-run";
 
 const MAX_LOG_BYTES = 65_536;
-
-function request(code: string): EngineRunRequest {
-  const prepared = prepareCode(code);
-  if (!prepared.ok) throw new Error(prepared.message);
-  return {
-    userModule: prepared.module,
-    namespaces: { codemode: ["echo"] },
-    maxOperations: 20_000_000,
-    maxResultBytes: 1_048_576,
-    maxLogBytes: MAX_LOG_BYTES,
-    maxCallBytes: 4_194_304,
-    extensions: [],
-    maxInterrupts: 8_000,
-    cpuBound: false,
-    cpuMs: 30_000,
-    memoryBytes: 64 * 1_048_576,
-    stackBytes: 196_608,
-    timeoutMs: 10_000,
-  };
-}
 
 /** Runs `code`, counting the console entries the host receives with its calls. */
 async function run(code: string) {
   const quickjs = await newQuickJSWASMModuleFromVariant(variant);
   let entries = 0;
   let lines = 0;
-  const engineRun = new EngineRun(quickjs, request(code), [], async (_ns, _name, args, logs) => {
-    if (Array.isArray(logs)) {
-      entries += Object.keys(logs).length;
-      lines += logs.length;
-    }
-    return args;
-  });
+  const engineRun = new EngineRun(
+    quickjs,
+    engineRunRequest(code, { maxLogBytes: MAX_LOG_BYTES }),
+    [],
+    async (_ns, _name, args, logs) => {
+      if (Array.isArray(logs)) {
+        entries += Object.keys(logs).length;
+        lines += logs.length;
+      }
+      return args;
+    },
+  );
   const result = await engineRun.result;
   engineRun.dispose();
   return { result, entries, lines };

@@ -13,30 +13,8 @@
 import variant from "@jitl/quickjs-wasmfile-release-sync";
 import { newQuickJSWASMModuleFromVariant } from "quickjs-emscripten-core";
 import { describe, expect, it } from "vitest";
-import { prepareCode } from "../../../src/executor/prepare-code";
-import type { EngineRunRequest } from "../../../sandbox/engine-protocol";
+import { engineRunRequest } from "../../helpers/engine-run-request";
 import { EngineRun } from "../../../sandbox/engine-run";
-
-/** A request with the shared executor's default limits for `code`. */
-function request(code: string, timeoutMs = 10_000): EngineRunRequest {
-  const prepared = prepareCode(code);
-  if (!prepared.ok) throw new Error(prepared.message);
-  return {
-    userModule: prepared.module,
-    namespaces: { codemode: ["echo"] },
-    maxOperations: 20_000_000,
-    maxResultBytes: 1_048_576,
-    maxLogBytes: 65_536,
-    maxCallBytes: 4_194_304,
-    extensions: [],
-    maxInterrupts: 8_000,
-    cpuBound: false,
-    cpuMs: 30_000,
-    memoryBytes: 64 * 1_048_576,
-    stackBytes: 196_608,
-    timeoutMs,
-  };
-}
 
 /** The engine module's memory and C interface (private in quickjs-emscripten). */
 interface EngineInternals {
@@ -61,7 +39,12 @@ function growDuring(quickjs: object, name: string): void {
 async function runOnFreshEngine(code: string, prepare?: (quickjs: object) => void) {
   const quickjs = await newQuickJSWASMModuleFromVariant(variant);
   prepare?.(quickjs);
-  const run = new EngineRun(quickjs, request(code, 2_000), [], async (_ns, _name, args) => args);
+  const run = new EngineRun(
+    quickjs,
+    engineRunRequest(code, { timeoutMs: 2_000 }),
+    [],
+    async (_ns, _name, args) => args,
+  );
   const result = await run.result;
   return { result, freed: run.dispose() };
 }

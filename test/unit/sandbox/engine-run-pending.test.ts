@@ -8,31 +8,9 @@
 import variant from "@jitl/quickjs-wasmfile-release-sync";
 import { newQuickJSWASMModuleFromVariant } from "quickjs-emscripten-core";
 import { describe, expect, it } from "vitest";
-import { prepareCode } from "../../../src/executor/prepare-code";
-import type { EngineRunRequest } from "../../../sandbox/engine-protocol";
+import { engineRunRequest } from "../../helpers/engine-run-request";
 import { EngineRun, MAX_PENDING } from "../../../sandbox/engine-run";
 import type { HostReply } from "../../../sandbox/protocol";
-
-/** A request with the shared executor's default limits for `code`. */
-function request(code: string): EngineRunRequest {
-  const prepared = prepareCode(code);
-  if (!prepared.ok) throw new Error(prepared.message);
-  return {
-    userModule: prepared.module,
-    namespaces: { codemode: ["echo"] },
-    maxOperations: 20_000_000,
-    maxResultBytes: 1_048_576,
-    maxLogBytes: 65_536,
-    maxCallBytes: 4_194_304,
-    extensions: [],
-    maxInterrupts: 8_000,
-    cpuBound: false,
-    cpuMs: 30_000,
-    memoryBytes: 64 * 1_048_576,
-    stackBytes: 196_608,
-    timeoutMs: 10_000,
-  };
-}
 
 /** Runs `code`; the host answers each call after a few milliseconds, counting those at once. */
 async function run(code: string) {
@@ -45,7 +23,7 @@ async function run(code: string) {
     running--;
     return args;
   };
-  const engineRun = new EngineRun(quickjs, request(code), [], host);
+  const engineRun = new EngineRun(quickjs, engineRunRequest(code), [], host);
   const result = await engineRun.result;
   engineRun.dispose();
   return { response: JSON.parse(result as string) as Record<string, unknown>, mostAtOnce };

@@ -187,7 +187,7 @@ async function runCode(
   ) as LoggingLevel | undefined;
   const fns: Record<string, HostFunction> = {};
   const run = options.onRun && new RunTrace("code", options.name ?? "code-mode", code, redactor);
-  for (const entry of catalog.entries) {
+  for (const [index, entry] of catalog.entries.entries()) {
     // A failed call's message may quote the credential (an upstream echoing its headers).
     fns[entry.identifier] = redactingErrors(redactor, async ([input]) => {
       if (options.validateInput !== false) {
@@ -197,7 +197,8 @@ async function runCode(
             `codemode.${entry.identifier}() got invalid input: ${problems.join("; ")}. Check its declaration with codemode.${catalog.helperNames.describe}("${entry.identifier}").`,
           );
       }
-      const route = routes.get(entry.tool.name)!;
+      // By position: merged names may coincide across upstreams (upstream-set.ts).
+      const route = routes[index]!;
       const send = (session: UpstreamSession) =>
         callUpstreamTool(
           session,

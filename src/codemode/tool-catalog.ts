@@ -59,10 +59,11 @@ export class ToolCatalog {
         compactInput: declared.compactInput,
       };
     });
-    for (const entry of this.entries) {
-      this.byName.set(entry.identifier, entry);
-      this.byName.set(entry.tool.name, entry);
-    }
+    // Identifiers first: a tool's upstream name may equal another tool's identifier (two
+    // upstreams' names that merge into one), and `describe` must show what the method calls.
+    for (const entry of this.entries) this.byName.set(entry.identifier, entry);
+    for (const entry of this.entries)
+      if (!this.byName.has(entry.tool.name)) this.byName.set(entry.tool.name, entry);
     const ids = new Set(this.entries.map((e) => e.identifier));
     this.helperNames = {
       search: ids.has("search") ? "$search" : "search",

@@ -2,7 +2,8 @@
  * Upstreams as hostile input: an upstream MCP server's tool names, schemas, descriptions and
  * results are another party's text. What it sends must not carry the credential into the
  * sandbox on a field redaction skipped (a block's `mimeType`, its unknown keys, `_meta` keys),
- * nor take over another upstream's tool by choosing a name that prefixes to the same name.
+ * nor take over another upstream's tool by choosing a name that prefixes to the same name, nor
+ * take down the `code` tool (and every other upstream's tools) with a schema too deep to declare.
  */
 import { McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
@@ -13,7 +14,7 @@ import { WorkerLoaderExecutor } from "../../../src/executor/worker-loader-execut
 import { createMcpHandler } from "../../../src/index";
 import { CANARY } from "./cloudflare";
 import { connect, direct } from "../../helpers/mcp-client";
-import { text } from "../../helpers/tool-result";
+import { text, textResult } from "../../helpers/tool-result";
 import { leakedForms, EXFILTRATE } from "./leak-probe";
 
 const executor = new WorkerLoaderExecutor({ loader: env.LOADER, limits: { timeoutMs: 20_000 } });
@@ -124,5 +125,50 @@ describe("two upstreams whose prefixed names coincide", () => {
       expect.stringMatching(/^hostile:/),
       expect.stringMatching(/^trusted:/),
     ]);
+  });
+});
+
+/** A remote upstream listing `deep` (an input schema `depth` objects deep) beside `fine`. */
+function deepSchemaUpstream(depth: number) {
+  const server = () => {
+    const s = new McpServer({ name: "deep", version: "1.0.0" });
+    s.registerTool("fine", { description: "Answers." }, async () => textResult('"fine"'));
+    return s;
+  };
+  const handler = direct(createMcpHandler(server));
+  let schema: Record<string, unknown> = { type: "string" };
+  for (let i = 0; i < depth; i++) schema = { type: "object", properties: { a: schema } };
+  return {
+    url: "http://deep.local/mcp",
+    fetch: async (url: string | URL | Request, init?: RequestInit) => {
+      const response = await handler(url, init);
+      if (typeof init?.body !== "string" || !init.body.includes('"tools/list"')) return response;
+      const message = (await response.json()) as { result: { tools: unknown[] } };
+      message.result.tools.push({
+        name: "deep",
+        inputSchema: { type: "object", properties: { x: schema } },
+      });
+      return Response.json(message, { headers: response.headers });
+    },
+  };
+}
+
+describe("an upstream tool whose schema is too deep to declare", () => {
+  it("leaves the code tool and the other tools working", async () => {
+    const factory = codeMcpServer({
+      upstreams: { good: recordingServer("save", "good", []), deep: deepSchemaUpstream(2_000) },
+      executor,
+    });
+    const client = await connect(createMcpHandler(factory));
+    const { tools } = await client.listTools();
+    expect(tools[0]!.description).toContain("good_save(");
+    const result = await client.callTool({
+      name: "code",
+      arguments: {
+        code: `async () => [await codemode.good_save({ note: "n" }), await codemode.deep_fine(), typeof (await codemode.describe("deep_deep"))]`,
+      },
+    });
+    await client.close();
+    expect(JSON.parse(text(result))).toEqual(["good", "fine", "string"]);
   });
 });

@@ -214,12 +214,15 @@ async function runCode(
             ...(progressToken === undefined
               ? {}
               : {
+                  // The numbers and the redacted message only: anything else the upstream put
+                  // in its notification (`_meta`) would reach the client unredacted.
                   onprogress: (p) =>
                     void ctx.mcpReq
                       .notify({
                         method: "notifications/progress",
                         params: {
-                          ...p,
+                          progress: p.progress,
+                          ...(p.total === undefined ? {} : { total: p.total }),
                           ...(p.message === undefined ? {} : { message: redactor.text(p.message) }),
                           progressToken,
                         },

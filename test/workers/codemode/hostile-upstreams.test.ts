@@ -2,10 +2,11 @@
  * Upstreams as hostile input: an upstream MCP server's tool names, schemas, descriptions and
  * results are another party's text. What it sends must not carry the credential into the
  * sandbox on a field redaction skipped (a block's `mimeType`, its unknown keys, `_meta` keys),
+ * nor to the client on a field of a forwarded progress notification (its `_meta`),
  * nor take over another upstream's tool by choosing a name that prefixes to the same name, nor
  * take down the `code` tool (and every other upstream's tools) with a schema too deep to declare.
  */
-import { McpServer } from "@modelcontextprotocol/server";
+import { LOG_LEVEL_META_KEY, McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
@@ -170,5 +171,61 @@ describe("an upstream tool whose schema is too deep to declare", () => {
     });
     await client.close();
     expect(JSON.parse(text(result))).toEqual(["good", "fine", "string"]);
+  });
+});
+
+/** An upstream whose progress notification carries the credential in its `_meta`. */
+function progressEchoServer(auth: string): McpServer {
+  const server = new McpServer({ name: "noisy", version: "1.0.0" });
+  server.registerTool("noisy", { description: "Reports progress." }, async (ctx) => {
+    const progressToken = ctx.mcpReq._meta?.progressToken;
+    if (progressToken !== undefined)
+      await ctx.mcpReq.notify({
+        method: "notifications/progress",
+        params: {
+          progressToken,
+          progress: 1,
+          total: 2,
+          message: "half",
+          _meta: { auth, [CANARY]: 1 },
+        },
+      });
+    return textResult('"ok"');
+  });
+  return server;
+}
+
+describe("forwarded progress", () => {
+  it.each([
+    [
+      "a remote upstream",
+      () => ({
+        url: "http://noisy.local/mcp",
+        headers: { authorization: AUTH },
+        fetch: (url: string | URL | Request, init?: RequestInit) =>
+          direct(
+            createMcpHandler(() =>
+              progressEchoServer(new Headers(init?.headers).get("authorization") ?? ""),
+            ),
+          )(url, init),
+      }),
+    ],
+    ["an in-process upstream", () => progressEchoServer(AUTH)],
+  ])("from %s carries no credential in its _meta", async (_kind, upstream) => {
+    const factory = codeMcpServer({ upstream: upstream(), executor, secrets: [AUTH, CANARY] });
+    const client = await connect(createMcpHandler(factory));
+    const seen: unknown[] = [];
+    const result = await client.callTool(
+      {
+        name: "code",
+        arguments: { code: "async () => await codemode.noisy()" },
+        _meta: { [LOG_LEVEL_META_KEY]: "debug" },
+      },
+      { onprogress: (p) => void seen.push(p) },
+    );
+    await client.close();
+    expect(text(result)).toBe("ok");
+    expect(seen).toEqual([expect.objectContaining({ progress: 1, total: 2, message: "half" })]);
+    expect(leakedForms(JSON.stringify(seen), [CANARY])).toEqual([]);
   });
 });

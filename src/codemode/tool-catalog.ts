@@ -6,6 +6,7 @@
 import { Validator, type Schema } from "@cfworker/json-schema";
 import type { Tool } from "@modelcontextprotocol/server";
 import { toolDeclarations, type ToolDeclarations } from "../declarations/tool-declarations";
+import { validationSchema } from "./tool-input-schema";
 
 /** One upstream tool as code mode sees it. */
 export interface CatalogEntry {
@@ -101,7 +102,12 @@ export class ToolCatalog {
   validate(entry: CatalogEntry, input: unknown): string[] {
     let validator = this.validators.get(entry.identifier);
     if (!validator) {
-      validator = new Validator(entry.tool.inputSchema as Schema, "2020-12", false);
+      // Without the patterns a crafted argument could make backtrack for minutes on the host.
+      validator = new Validator(
+        validationSchema(entry.tool.inputSchema) as Schema,
+        "2020-12",
+        false,
+      );
       this.validators.set(entry.identifier, validator);
     }
     const result = validator.validate(input ?? {});

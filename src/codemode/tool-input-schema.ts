@@ -6,7 +6,9 @@
  * fallback does not take), so a pattern such as `^(a+)+$` against 30 `a`s and a `!` would hold
  * the host's only thread for minutes. Patterns that can backtrack exponentially or polynomially
  * (src/openapi/pattern-safety.ts classifies them) are left out of this copy: validation on the
- * host is an early, friendly refusal; the upstream still checks its own input.
+ * host is an early, friendly refusal; the upstream still checks its own input. `uniqueItems` is
+ * left out too: the validator compares every pair of items, and a 4 MB argument holds hundreds
+ * of thousands of them.
  *
  * Does not do: bound the cost of patterns classified linear, or of `format` checks (fixed
  * expressions of the validator).
@@ -58,7 +60,10 @@ function strip(value: unknown, depth: number): unknown {
     typeof patterns === "object" &&
     !Object.keys(patterns).every((source) => isSafePattern(source));
   for (const [key, item] of Object.entries(record)) {
-    if (key === "pattern" && typeof item === "string" && !isSafePattern(item)) {
+    if (
+      (key === "pattern" && typeof item === "string" && !isSafePattern(item)) ||
+      (key === "uniqueItems" && typeof item === "boolean")
+    ) {
       changed = true;
       continue;
     }

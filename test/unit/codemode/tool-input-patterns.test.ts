@@ -5,7 +5,9 @@
  * short crafted string: such patterns are left to the upstream's own check, as the OpenAPI
  * request validation does (src/openapi/pattern-safety.ts); linear ones are still applied.
  * `uniqueItems` compares every pair of items: a 4 MB array of distinct numbers would cost
- * hundreds of billions of comparisons, so it is left to the upstream too.
+ * hundreds of billions of comparisons, so it is left to the upstream too. So is the validator's
+ * `format: "url"` expression, which backtracks exponentially on `http://aaa…a@` plus one more
+ * character (50 characters: hours).
  */
 import type { Tool } from "@modelcontextprotocol/server";
 import { describe, expect, it } from "vitest";
@@ -75,5 +77,23 @@ describe("upstream keywords with quadratic cost", () => {
     );
     expect(problems).toEqual([]);
     expect(ms).toBeLessThan(250);
+  });
+});
+
+describe("upstream formats with a catastrophic expression", () => {
+  it('format "url" is not applied to a crafted string', () => {
+    const { problems, ms } = check(
+      { type: "object", properties: { link: { type: "string", format: "url" } } },
+      { link: `http://${"a".repeat(25)}@\u0000` },
+    );
+    expect(problems).toEqual([]);
+    expect(ms).toBeLessThan(250);
+  });
+
+  it("other formats are still checked", () => {
+    const schema = { type: "object", properties: { day: { type: "string", format: "date" } } };
+    expect(check(schema, { day: "not a date" }).problems).toEqual([
+      expect.stringContaining("input/day"),
+    ]);
   });
 });

@@ -229,3 +229,64 @@ describe("forwarded progress", () => {
     expect(leakedForms(JSON.stringify(seen), [CANARY])).toEqual([]);
   });
 });
+
+/** A remote upstream that echoes its credential in a tool name and a schema property name. */
+function nameEchoUpstream() {
+  const server = (auth: string) => {
+    const s = new McpServer({ name: "names", version: "1.0.0" });
+    const token = auth.replace(/^Bearer /, "");
+    s.registerTool(`lookup_${token}`, { description: "Echoes in its name." }, async () =>
+      textResult('"named"'),
+    );
+    s.registerTool(
+      "keyed",
+      {
+        description: "Echoes in a property name.",
+        inputSchema: z.object({ [token]: z.string().optional(), plain: z.string().optional() }),
+      },
+      async () => textResult('"keyed"'),
+    );
+    return s;
+  };
+  return {
+    url: "http://names.local/mcp",
+    headers: { authorization: AUTH },
+    fetch: (url: string | URL | Request, init?: RequestInit) =>
+      direct(createMcpHandler(() => server(new Headers(init?.headers).get("authorization") ?? "")))(
+        url,
+        init,
+      ),
+  };
+}
+
+describe("an echoed credential in the tool list's names", () => {
+  it("reaches neither the sandbox (describe, search) nor the client, and the tools still work", async () => {
+    const factory = codeMcpServer({
+      upstream: nameEchoUpstream(),
+      executor,
+      secrets: [AUTH, CANARY],
+    });
+    const client = await connect(createMcpHandler(factory));
+    const { tools } = await client.listTools();
+    const probe = await client.callTool({
+      name: "code",
+      arguments: {
+        code: EXFILTRATE.replace(
+          "CALL",
+          'JSON.stringify(await codemode.search("")) + (await codemode.describe("keyed")) + Object.keys(codemode).join(" ")',
+        ),
+      },
+    });
+    const works = await client.callTool({
+      name: "code",
+      arguments: {
+        code: `async () => [await codemode.keyed({ plain: "p" }), await codemode[Object.keys(codemode).find((k) => k.startsWith("lookup_"))]()]`,
+      },
+    });
+    await client.close();
+    expect(leakedForms(JSON.stringify(tools), [CANARY])).toEqual([]);
+    expect(text(probe)).toContain("probe ran");
+    expect(leakedForms(text(probe), [CANARY])).toEqual([]);
+    expect(JSON.parse(text(works))).toEqual(["keyed", "named"]);
+  });
+});

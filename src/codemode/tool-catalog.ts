@@ -28,6 +28,9 @@ export interface SearchHit {
   declaration: string;
 }
 
+/** Distinct words of a search query that count (the rest are ignored). */
+export const MAX_QUERY_WORDS = 32;
+
 /** Helper functions every code-mode namespace offers besides the tools. */
 export const HELPERS = ["search", "describe"] as const;
 
@@ -131,10 +134,16 @@ export class ToolCatalog {
    * @param limit - most hits returned
    */
   search(query: string, limit = 8): SearchHit[] {
-    const words = String(query)
+    // The query is a program's choice (up to maxCallBytes): every word is looked for in every
+    // tool's text, so a 4 MB query of distinct words cost seconds of the host's thread per call.
+    const distinct = new Set<string>();
+    for (const [word] of String(query)
       .toLowerCase()
-      .split(/[^a-z0-9]+/)
-      .filter(Boolean);
+      .matchAll(/[a-z0-9]+/g)) {
+      distinct.add(word);
+      if (distinct.size === MAX_QUERY_WORDS) break; // the rest is never split or kept
+    }
+    const words = [...distinct];
     const scored = this.entries.map((entry) => {
       const name = entry.tool.name.toLowerCase();
       const text = `${entry.tool.title ?? ""} ${entry.tool.description ?? ""}`.toLowerCase();

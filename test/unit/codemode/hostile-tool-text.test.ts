@@ -2,7 +2,8 @@
  * An upstream's tool names, schemas and descriptions are another party's text: they must not
  * write TypeScript of their own into the declarations (a `tsType` keyword, honoured for the
  * library's own schemas) nor close the description's code fence and write instructions
- * outside it (backtick runs in a doc comment).
+ * outside it (backtick runs in a doc comment; coverage: this held before). And `search`, whose
+ * query a program chooses, must not cost the host seconds per call.
  */
 import type { Tool } from "@modelcontextprotocol/server";
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -81,5 +82,26 @@ describe("upstream tool text cannot write outside its place", () => {
     const text = describeTools(tools, budget);
     expect(text).toContain("lookup(");
     expect(outsideFences(text)).not.toContain(INJECTED);
+  });
+});
+
+describe("codemode.search with a query a program chose", () => {
+  it("costs about the same for a 4 MB query as for a short one", () => {
+    const tools: Tool[] = Array.from({ length: 200 }, (_, i) => ({
+      name: `tool_${i}`,
+      description: "Reads and writes records of the inventory. ".repeat(12),
+      inputSchema: { type: "object" },
+    }));
+    const catalog = new ToolCatalog(tools);
+    // Distinct words that match nothing: every one is looked for in every tool's text.
+    const query = Array.from({ length: 500_000 }, (_, i) => `zq${i}`).join(" ");
+    const started = performance.now();
+    const hits = catalog.search(`inventory ${query}`, 3);
+    expect(performance.now() - started).toBeLessThan(500);
+    expect(hits.map((h) => h.name)).toEqual([
+      "codemode.tool_0",
+      "codemode.tool_1",
+      "codemode.tool_2",
+    ]);
   });
 });

@@ -185,7 +185,8 @@ async function runCode(
   const logLevel = (
     typeof asked === "string" ? asked : ctx.mcpReq.envelope ? undefined : "debug"
   ) as LoggingLevel | undefined;
-  const fns: Record<string, HostFunction> = {};
+  // No prototype: an upstream's tool names are keys here, and none may reach an inherited one.
+  const fns: Record<string, HostFunction> = Object.create(null) as Record<string, HostFunction>;
   const run = options.onRun && new RunTrace("code", options.name ?? "code-mode", code, redactor);
   for (const [index, entry] of catalog.entries.entries()) {
     // A failed call's message may quote the credential (an upstream echoing its headers).

@@ -8,6 +8,7 @@
 import { codeToolDescription } from "./code-tool-description";
 import { secretRedactor, type Redactor } from "./redaction";
 import { ToolCatalog } from "./tool-catalog";
+import { redactTool } from "./tool-list-redaction";
 import type { UpstreamCaller } from "./upstream-caller";
 import type { CallerScopes, MergedTools, UpstreamSet } from "./upstream-set";
 
@@ -63,15 +64,10 @@ export class CodeCatalogs {
     const merged = await this.upstreams.tools(scopes);
     let cached = this.catalogs.get(merged.key);
     if (!cached) {
-      // The tool list reaches the sandbox (search, describe) and the client: values only, names
-      // kept (they route the calls).
+      // The tool list reaches the sandbox (search, describe) and the client: names redacted
+      // too (calls route by position, not by the name shown).
       const catalog = new ToolCatalog(
-        redactor.active
-          ? merged.tools.map((tool) => ({
-              ...redactor.values(tool),
-              name: tool.name,
-            }))
-          : merged.tools,
+        redactor.active ? merged.tools.map((tool) => redactTool(tool, redactor)) : merged.tools,
       );
       const description = codeToolDescription({
         catalog,

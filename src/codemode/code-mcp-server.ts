@@ -185,9 +185,10 @@ async function runCode(
   const logLevel = (
     typeof asked === "string" ? asked : ctx.mcpReq.envelope ? undefined : "debug"
   ) as LoggingLevel | undefined;
-  const fns: Record<string, HostFunction> = {};
+  // No prototype: an upstream's tool names are keys here, and none may reach an inherited one.
+  const fns: Record<string, HostFunction> = Object.create(null) as Record<string, HostFunction>;
   const run = options.onRun && new RunTrace("code", options.name ?? "code-mode", code, redactor);
-  for (const entry of catalog.entries) {
+  for (const [index, entry] of catalog.entries.entries()) {
     // A failed call's message may quote the credential (an upstream echoing its headers).
     fns[entry.identifier] = redactingErrors(redactor, async ([input]) => {
       if (options.validateInput !== false) {
@@ -197,7 +198,8 @@ async function runCode(
             `codemode.${entry.identifier}() got invalid input: ${problems.join("; ")}. Check its declaration with codemode.${catalog.helperNames.describe}("${entry.identifier}").`,
           );
       }
-      const route = routes.get(entry.tool.name)!;
+      // By position: merged names may coincide across upstreams (upstream-set.ts).
+      const route = routes[index]!;
       const send = (session: UpstreamSession) =>
         callUpstreamTool(
           session,
@@ -213,12 +215,15 @@ async function runCode(
             ...(progressToken === undefined
               ? {}
               : {
+                  // The numbers and the redacted message only: anything else the upstream put
+                  // in its notification (`_meta`) would reach the client unredacted.
                   onprogress: (p) =>
                     void ctx.mcpReq
                       .notify({
                         method: "notifications/progress",
                         params: {
-                          ...p,
+                          progress: p.progress,
+                          ...(p.total === undefined ? {} : { total: p.total }),
                           ...(p.message === undefined ? {} : { message: redactor.text(p.message) }),
                           progressToken,
                         },

@@ -6,6 +6,7 @@
 import { Validator, type Schema } from "@cfworker/json-schema";
 import type { Tool } from "@modelcontextprotocol/server";
 import { toolDeclarations, type ToolDeclarations } from "../declarations/tool-declarations";
+import { validationSchema } from "./tool-input-schema";
 
 /** One upstream tool as code mode sees it. */
 export interface CatalogEntry {
@@ -26,6 +27,9 @@ export interface SearchHit {
   description: string;
   declaration: string;
 }
+
+/** Distinct words of a search query that count (the rest are ignored). */
+export const MAX_QUERY_WORDS = 32;
 
 /** Helper functions every code-mode namespace offers besides the tools. */
 export const HELPERS = ["search", "describe"] as const;
@@ -59,10 +63,11 @@ export class ToolCatalog {
         compactInput: declared.compactInput,
       };
     });
-    for (const entry of this.entries) {
-      this.byName.set(entry.identifier, entry);
-      this.byName.set(entry.tool.name, entry);
-    }
+    // Identifiers first: a tool's upstream name may equal another tool's identifier (two
+    // upstreams' names that merge into one), and `describe` must show what the method calls.
+    for (const entry of this.entries) this.byName.set(entry.identifier, entry);
+    for (const entry of this.entries)
+      if (!this.byName.has(entry.tool.name)) this.byName.set(entry.tool.name, entry);
     const ids = new Set(this.entries.map((e) => e.identifier));
     this.helperNames = {
       search: ids.has("search") ? "$search" : "search",
@@ -100,7 +105,12 @@ export class ToolCatalog {
   validate(entry: CatalogEntry, input: unknown): string[] {
     let validator = this.validators.get(entry.identifier);
     if (!validator) {
-      validator = new Validator(entry.tool.inputSchema as Schema, "2020-12", false);
+      // Without the patterns a crafted argument could make backtrack for minutes on the host.
+      validator = new Validator(
+        validationSchema(entry.tool.inputSchema) as Schema,
+        "2020-12",
+        false,
+      );
       this.validators.set(entry.identifier, validator);
     }
     const result = validator.validate(input ?? {});
@@ -124,10 +134,16 @@ export class ToolCatalog {
    * @param limit - most hits returned
    */
   search(query: string, limit = 8): SearchHit[] {
-    const words = String(query)
+    // The query is a program's choice (up to maxCallBytes): every word is looked for in every
+    // tool's text, so a 4 MB query of distinct words cost seconds of the host's thread per call.
+    const distinct = new Set<string>();
+    for (const [word] of String(query)
       .toLowerCase()
-      .split(/[^a-z0-9]+/)
-      .filter(Boolean);
+      .matchAll(/[a-z0-9]+/g)) {
+      distinct.add(word);
+      if (distinct.size === MAX_QUERY_WORDS) break; // the rest is never split or kept
+    }
+    const words = [...distinct];
     const scored = this.entries.map((entry) => {
       const name = entry.tool.name.toLowerCase();
       const text = `${entry.tool.title ?? ""} ${entry.tool.description ?? ""}`.toLowerCase();

@@ -13,8 +13,13 @@ import type { CodeUpstream } from "./upstream-connection";
 /** The merged tool list and where each tool lives. */
 export interface MergedTools {
   tools: Tool[];
-  /** Merged name → the upstream serving it and the tool's name there. */
-  routes: Map<string, { upstream: Upstream; name: string }>;
+  /**
+   * Where each tool of {@link MergedTools.tools} lives, at the same index: the upstream serving
+   * it and the tool's name there. By position, not by merged name: two upstreams' names can
+   * merge into one (`notes` + `admin_purge`, `notes_admin` + `purge`), and a name chosen by one
+   * upstream must never route the calls meant for another's tool.
+   */
+  routes: { upstream: Upstream; name: string }[];
   /** Changes whenever any upstream's list changes, and differs between authorization contexts. */
   key: string;
 }
@@ -91,12 +96,12 @@ export class UpstreamSet {
     const known = this.merges.get(key);
     if (known && known.lists.every((list, i) => list === lists[i])) return known.value;
     const tools: Tool[] = [];
-    const routes = new Map<string, { upstream: Upstream; name: string }>();
+    const routes: MergedTools["routes"] = [];
     this.members.forEach(({ prefix, upstream }, i) => {
       for (const tool of lists[i]!) {
         const name = prefix ? `${prefix}_${tool.name}` : tool.name;
         tools.push(prefix ? { ...tool, name } : tool);
-        routes.set(name, { upstream, name: tool.name });
+        routes.push({ upstream, name: tool.name });
       }
     });
     const value = { tools, routes, key: `${key}:${tools.length}` };

@@ -54,6 +54,13 @@ export interface SchemaEmitterOptions {
   names: NameAllocator;
   /** Where declarations go, in order of first use; share it between emitters of one text. */
   out?: string[];
+  /**
+   * Honour `tsType` (a schema's TypeScript written out, copied as is): only for schemas the
+   * library or the operator wrote (OpenAPI specs, the library's own request shapes). An
+   * upstream MCP server's schemas are another party's text: their `tsType` would write any
+   * TypeScript (or any text) into the declarations and the tool description. Default false.
+   */
+  tsType?: boolean;
 }
 
 /** Emits types for the schemas of one document (one `$ref` namespace). */
@@ -118,7 +125,7 @@ export class SchemaEmitter {
       const extra = this.typeOf(siblings, indent, inherited);
       return extra === "unknown" ? ref : `${paren(ref, "&")} & ${paren(extra, "&")}`;
     }
-    if (typeof schema.tsType === "string") return schema.tsType;
+    if (this.#options.tsType === true && typeof schema.tsType === "string") return schema.tsType;
     const s = withRequired(schema, inherited);
     const members: string[] = [];
     const base = this.#baseType(s, indent);

@@ -98,7 +98,12 @@ export class SpecDeclarations {
   #emitter(): { emitter: SchemaEmitter; names: NameAllocator } {
     this.componentName("");
     const names = new NameAllocator(this.#componentNames!.values());
-    const emitter = new SchemaEmitter({ names, resolve: (ref) => this.#resolve(ref) });
+    const emitter = new SchemaEmitter({
+      names,
+      resolve: (ref) => this.#resolve(ref),
+      // The operator's spec and this module's own request shapes (e.g. the typed `path`).
+      tsType: true,
+    });
     return { emitter, names };
   }
 

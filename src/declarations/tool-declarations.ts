@@ -83,13 +83,43 @@ export function toolDeclarations(
       collisions.push({ tool: tool.name, identifier, conflictsWith: identifiers.get(base)! });
     }
     identifiers.set(identifier, tool.name);
-    out.push(declareTool(tool, identifier, names, namespace));
+    out.push(declareSafely(tool, identifier, names, namespace));
   }
   const types = out
     .map((t) => t.text.slice(0, t.text.indexOf(`declare const ${namespace}`)))
     .join("");
   const text = `${types}declare const ${namespace}: {\n${out.map((t) => t.signature).join("")}};\n`;
   return { text, tools: out, collisions };
+}
+
+/**
+ * Declares one tool; a schema the emitter cannot walk (nested so deep that the stack runs out,
+ * or malformed in a way that throws) declares an input of any keys instead. Tool lists come
+ * from upstream servers: one tool must not take down the declarations of every other tool (and
+ * with them the `code` tool of every upstream behind it).
+ */
+function declareSafely(
+  tool: ToolLike,
+  identifier: string,
+  names: NameAllocator,
+  namespace: string,
+): ToolDeclaration {
+  try {
+    return declareTool(tool, identifier, names, namespace);
+  } catch {
+    const note = "(Its schemas could not be declared: too deeply nested or malformed.)";
+    return declareTool(
+      {
+        name: tool.name,
+        ...(typeof tool.title === "string" ? { title: tool.title } : {}),
+        description: typeof tool.description === "string" ? `${tool.description}\n\n${note}` : note,
+        inputSchema: { type: "object" },
+      },
+      identifier,
+      names,
+      namespace,
+    );
+  }
 }
 
 function declareTool(

@@ -48,13 +48,15 @@ export function propertyKey(key: string): string {
 /**
  * A method name for a tool: the upstream name with every character outside `[A-Za-z0-9_$]`
  * replaced by `_` and a leading `_` before a digit. Reserved words stay as they are: methods are
- * properties of the `codemode` object, and `codemode.delete(…)` is valid.
+ * properties of the `codemode` object, and `codemode.delete(…)` is valid. `__proto__` gets a
+ * trailing `_`: assigned as a property it sets the object's prototype instead (on the host's and
+ * the sandbox's namespace objects), so it could never be a method.
  * @param name - the upstream tool name, e.g. `github.create-issue`
  */
 export function toIdentifier(name: string): string {
   let id = name.replace(/[^A-Za-z0-9_$]/g, "_");
   if (id === "" || /^\d/.test(id)) id = "_" + id;
-  return id;
+  return id === "__proto__" ? "__proto___" : id;
 }
 
 /**

@@ -47,6 +47,24 @@ describe("the host bridge trusts nothing it is sent", () => {
     expect(seen).toEqual([]);
   });
 
+  it.each([
+    ["codemode", "constructor"],
+    ["codemode", "__proto__"],
+    ["codemode", "hasOwnProperty"],
+    ["codemode", "toString"],
+    ["codemode", "__defineGetter__"],
+    ["__proto__", "echo"],
+    ["constructor", "echo"],
+    ["hasOwnProperty", "call"],
+    ["toString", "call"],
+  ])("finds no function through the prototype chain: %s.%s", (namespace, name) => {
+    const b = bridge();
+    expect(b.call(namespace, name, "[1]", undefined)).toEqual({
+      error: { name: "TypeError", message: `${namespace}.${name} is not a function.` },
+    });
+    expect(seen).toEqual([]);
+  });
+
   it("refuses argument text longer than maxCallBytes without decoding it", () => {
     const b = bridge();
     expect(b.call("codemode", "echo", JSON.stringify(["x".repeat(5_000)]), undefined)).toEqual({

@@ -2,9 +2,9 @@
  * Secret redaction for MCP tool results: an upstream's result before the sandbox sees it, and
  * every tool's final result before the client does.
  *
- * Redaction belongs to payload, never to the structure of a result: a content block's `type` and
- * `mimeType`, the result's `isError`, `_meta` and other envelope fields stay as they are (a
- * secret that happens to equal "resource" or "mimeType" must not turn a valid result into an
+ * Redaction belongs to payload, never to the structure of a result: the keys the spec defines, a
+ * block's known `type` value, the result's `isError` and other envelope fields stay as they are
+ * (a secret that happens to equal "resource" or "mimeType" must not turn a valid result into an
  * invalid one). Redacted: the text, uri, names and `mimeType` of content blocks, the decoded bytes
  * of base64 `data` and `blob`, block keys the spec does not define, annotations and `_meta` (keys
  * and values), `structuredContent` (keys and values), and the `message` of pending input requests

@@ -10,6 +10,9 @@ const REMOTE_REF =
 const INHERITED_MEMBERS =
   "keys named toString/constructor: TypeScript gives every object the inherited members, so it neither demands such a key nor accepts {} against toString?: { length?: string }";
 
+const UNIQUE_ITEMS =
+  "the host leaves `uniqueItems` to the upstream (src/codemode/tool-input-schema.ts): the validator compares every pair of items, and a 4 MB argument a program chose holds hundreds of thousands of them; the declaration says nothing about it either";
+
 /** Suite files left out whole. */
 export const SKIPPED_FILES: Record<string, string> = {
   "draft2020-12/dynamicRef.json":
@@ -41,6 +44,8 @@ export const VALIDATOR_LEDGER: Record<string, string> = {
   "draft2020-12/ref.json #6": REMOTE_REF,
   "draft7/definitions.json #0": REMOTE_REF,
   "draft7/ref.json #7": REMOTE_REF,
+  "draft2020-12/uniqueItems.json": UNIQUE_ITEMS,
+  "draft7/uniqueItems.json": UNIQUE_ITEMS,
   "draft2020-12/ref.json #19":
     "two subschemas declare the same $anchor under different base URIs; the validator resolves `#bigint` to the wrong one",
   "draft2020-12/unevaluatedItems.json #18":

@@ -14,8 +14,9 @@
  *   decodes what it can (workerd decodes `gzip` and `br` but passes `deflate` on as it came). A
  *   program that chose the coding got an echoed credential compressed, past redaction, and
  *   inflated it in the sandbox (or, with `Accept-Charset: utf-32`, in a charset redaction does
- *   not read, NULs between its characters); `Expect: 100-continue` made workerd read the interim `100` as the answer and hand
- *   the real response over as its body; `Upgrade` turned the request into a WebSocket handshake.
+ *   not read, NULs between its characters); `Expect: 100-continue` made workerd read the interim
+ *   `100` as the answer and hand the real response over as its body; `Upgrade` turned the
+ *   request into a WebSocket handshake.
  * - **Partial content** (`Range`, `If-Range`) unless the operation declares the header:
  *   redaction matches whole forms of a secret, so an echoed credential read in ranges passed in
  *   pieces and the program joined them.

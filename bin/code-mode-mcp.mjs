@@ -58,7 +58,6 @@ const { freePort } = await import("../scripts/free-port.mjs");
 const env = { ...process.env, ...parsed.settings };
 // A desktop client may start several servers at once: --stdio takes a free port of its own.
 if (parsed.stdio && parsed.settings.PORT === undefined) env.PORT = String(await freePort());
-const launchDir = mkdtempSync(join(tmpdir(), "code-mode-mcp-launch-"));
 const ownData = env.PERSIST_TO === undefined;
 const persist = ownData
   ? mkdtempSync(join(tmpdir(), "code-mode-mcp-data-"))
@@ -67,7 +66,6 @@ const served = serve({
   label: LABEL,
   product,
   env,
-  launchDir,
   persist,
   log: (line) => console.log(line),
   progress,

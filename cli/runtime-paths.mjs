@@ -10,6 +10,8 @@ import { fileURLToPath } from "node:url";
 export const PACKAGE_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 /** wrangler config of the prebuilt product Worker. */
 export const WORKER_CONFIG = join(PACKAGE_ROOT, "dist/worker/wrangler.json");
+/** The bundled sandbox runner Worker (src/runner.ts). */
+export const RUNNER_SCRIPT = join(PACKAGE_ROOT, "dist/worker/runner.js");
 /** The bundled product module (cli/product/). */
 export const PRODUCT_MODULE = join(PACKAGE_ROOT, "dist/cli/product.js");
 
@@ -25,7 +27,7 @@ export function wranglerBin() {
  * @returns {Promise<any>}
  */
 export async function loadProduct(label) {
-  if (!existsSync(PRODUCT_MODULE) || !existsSync(WORKER_CONFIG)) {
+  if (!existsSync(PRODUCT_MODULE) || !existsSync(WORKER_CONFIG) || !existsSync(RUNNER_SCRIPT)) {
     console.error(
       `${label}: the prebuilt Worker is missing (${WORKER_CONFIG}).\n  Fix: in a clone, run npm run build:worker (npm start does it itself); a published package ships it.`,
     );

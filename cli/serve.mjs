@@ -1,22 +1,22 @@
 // The one launcher behind `npm start` and `code-mode-mcp serve`: reads the settings the product
 // defines (src/app/setting-names.ts) from an environment, checks them with the Worker's own check
 // (src/app/config.ts), validates and compiles SPEC_FILE in Node (swagger-parser cannot run in
-// workerd) and hands it to the prebuilt Worker in the LAUNCH_SPECS var (src/app/launch-specs.ts), then serves 127.0.0.1:PORT
-// through the supervisor (scripts/supervisor/), which keeps a healthy `wrangler dev` behind it.
-// Bad configuration stops here, before wrangler starts, with the setting's name and the fix.
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { basename, dirname, extname, resolve } from "node:path";
+// workerd) and hands it to the prebuilt Worker in the LAUNCH_SPECS var (src/app/launch-specs.ts),
+// then serves 127.0.0.1:PORT through the supervisor (scripts/supervisor/), which keeps a healthy
+// host runtime and its sandbox runners behind it. Bad configuration stops here, before any
+// runtime starts, with the setting's name and the fix.
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { basename, extname, resolve } from "node:path";
 import { supervise } from "../scripts/supervisor/supervise.mjs";
 import { workerdV8Flags } from "../scripts/supervisor/v8-flags.mjs";
-import { writeEnvFile } from "./env-file.mjs";
-import { WORKER_CONFIG, wranglerBin } from "./runtime-paths.mjs";
+import { hostMessage, runnerCount, runnerMessage } from "../scripts/supervisor/worker-options.mjs";
+import { RUNNER_SCRIPT, WORKER_CONFIG } from "./runtime-paths.mjs";
 
 /**
  * @typedef {object} ServeOptions
  * @property {string} label - message prefix: "npm start" or "code-mode-mcp"
  * @property {any} product - the product module (cli/product/, prebuilt as dist/cli/product.js)
  * @property {NodeJS.ProcessEnv} env - where the settings come from (SPEC_FILE, PORT, PERSIST_TO too)
- * @property {string} launchDir - a folder for the env file; removed on exit
  * @property {string} persist - the runtime's local data folder (`--persist-to`)
  * @property {(line: string) => void} log - where status lines go (stderr under --stdio)
  * @property {(line: string) => void} progress - progress on slow steps (always stderr)
@@ -29,7 +29,7 @@ import { WORKER_CONFIG, wranglerBin } from "./runtime-paths.mjs";
  * @param {ServeOptions} options
  * @returns {Promise<void>}
  */
-export async function serve({ label, product, env, launchDir, persist, log, progress, cleanup }) {
+export async function serve({ label, product, env, persist, log, progress, cleanup }) {
   /** @param {string} message @returns {never} */
   const fail = (message) => {
     console.error(`\n${label}: the configuration is invalid, nothing was started.\n${message}\n`);
@@ -100,14 +100,8 @@ export async function serve({ label, product, env, launchDir, persist, log, prog
   if (!checked.ok) fail(product.formatProblems(checked.problems));
   for (const warning of checked.config.warnings) console.warn(`${label}: note: ${warning}`);
 
-  rmSync(launchDir, { recursive: true, force: true });
-  mkdirSync(launchDir, { recursive: true, mode: 0o700 });
-  const envFile = resolve(launchDir, "settings.env");
-  const unwritable = writeEnvFile(envFile, settings);
-  if (unwritable)
-    fail(
-      `- ${unwritable}: the value mixes quote characters (' \` ") with a newline, or all three: wrangler's env file cannot carry it.\n  Fix: write it without one of them.`,
-    );
+  const runners = runnerCount(env.SANDBOX_RUNNERS);
+  if (!runners.ok) fail(runners.message);
 
   const what =
     checked.config.api.kind === "demo"
@@ -125,29 +119,35 @@ export async function serve({ label, product, env, launchDir, persist, log, prog
   log(
     `${label}: /mcp serves spec "${checked.config.specName}" → ${what}; /mcp/code wraps ${wrapped}.`,
   );
-  progress(`${label}: starting the local Workers runtime (wrangler dev; a few seconds) …`);
+  progress(`${label}: starting the local Workers runtime (workerd; a few seconds) …`);
 
-  // The launch's wrangler config: the prebuilt Worker's, with SPEC_FILE's compiled spec as a var.
-  // Not in the env file: wrangler copies that into its process environment, and a large spec
-  // made spawning workerd fail (E2BIG). wrangler's own files (.wrangler/) land here too.
+  // The prebuilt Worker's configuration, given straight to Miniflare. The settings (secrets
+  // among them) and SPEC_FILE's compiled spec go to the runtime over its IPC channel: never
+  // into a file or a process environment (a large spec there made spawning workerd fail, E2BIG).
   const worker = JSON.parse(readFileSync(WORKER_CONFIG, "utf8"));
-  const config = {
-    ...worker,
-    main: resolve(dirname(WORKER_CONFIG), worker.main),
-    vars: {
-      ...worker.vars,
-      ...(Object.keys(launchSpecs).length > 0
-        ? { [product.LAUNCH_SPECS_VAR]: JSON.stringify(launchSpecs) }
-        : {}),
-    },
+  const bindings = {
+    ...settings,
+    ...(Object.keys(launchSpecs).length > 0
+      ? { [product.LAUNCH_SPECS_VAR]: JSON.stringify(launchSpecs) }
+      : {}),
   };
-  const configFile = resolve(launchDir, "wrangler.json");
-  writeFileSync(configFile, JSON.stringify(config));
-  const args = ["dev", "--config", configFile, "--persist-to", persist, "--env-file", envFile];
   await supervise({
     port: Number(port),
-    wrangler: wranglerBin(),
-    args,
+    runners: runners.count,
+    host: (addresses) =>
+      hostMessage({
+        configFile: WORKER_CONFIG,
+        config: worker,
+        bindings,
+        persist,
+        runners: addresses,
+      }),
+    runner: (rpcPort) =>
+      runnerMessage({
+        scriptPath: RUNNER_SCRIPT,
+        compatibilityDate: worker.compatibility_date,
+        rpcPort,
+      }),
     env: {
       ...process.env,
       CLOUDFLARE_CF_FETCH_ENABLED: "false",
@@ -156,10 +156,6 @@ export async function serve({ label, product, env, launchDir, persist, log, prog
     },
     log,
     label,
-    // The env file holds secrets and a compiled copy of SPEC_FILE: both go on exit.
-    cleanup: () => {
-      rmSync(launchDir, { recursive: true, force: true });
-      cleanup?.();
-    },
+    cleanup: () => cleanup?.(),
   });
 }

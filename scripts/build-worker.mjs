@@ -4,10 +4,13 @@
 //   dist/worker/worker.js     the bundled Worker (`wrangler deploy --dry-run`, which first runs
 //                             wrangler.jsonc's build command: sandbox modules and specs/)
 //   dist/worker/wrangler.json wrangler.jsonc's bindings and migrations, pointed at worker.js
+//   dist/worker/runner.js     the sandbox runner Worker (src/runner.ts), bundled by esbuild: it
+//                             imports nothing but the Workers runtime
 //   dist/cli/product.js       cli/product/ bundled for Node (settings check, spec compiler, …)
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { build } from "esbuild";
 import ts from "typescript";
 import { buildProduct } from "./build-product.mjs";
 import { ROOT } from "./import-ts.mjs";
@@ -59,7 +62,18 @@ writeFileSync(
 );
 // Only what runs: the source map (twice the bundle) and wrangler's note stay behind.
 mkdirSync(OUT, { recursive: true });
-for (const file of ["worker.js", "wrangler.json"]) renameSync(join(STAGE, file), join(OUT, file));
+await build({
+  entryPoints: [join(ROOT, "src/runner.ts")],
+  outfile: join(STAGE, "runner.js"),
+  bundle: true,
+  format: "esm",
+  platform: "neutral",
+  target: "es2024",
+  external: ["cloudflare:*"],
+  logLevel: "warning",
+});
+for (const file of ["worker.js", "wrangler.json", "runner.js"])
+  renameSync(join(STAGE, file), join(OUT, file));
 rmSync(STAGE, { recursive: true, force: true });
 await buildProduct(join(ROOT, "dist/cli/product.js"));
 console.error(`build-worker: dist/worker and dist/cli ready (${Date.now() - started} ms).`);

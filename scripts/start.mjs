@@ -18,8 +18,6 @@ await serve({
   label: "npm start",
   product,
   env: process.env,
-  // One launch folder per port, so two servers (a developer's and an e2e run) do not collide.
-  launchDir: join(ROOT, ".wrangler/launch", process.env.PORT ?? "8787"),
   // PERSIST_TO gives a run its own local data (the e2e scripts use a fresh folder each).
   persist: resolve(process.env.PERSIST_TO ?? join(ROOT, ".wrangler/state")),
   log: (line) => console.log(line),

@@ -79,3 +79,21 @@ export function replyCutOff(res, ids, message) {
   }
   res.destroy();
 }
+
+/**
+ * Answers a request the front refused itself (a body too large or too slow), in the product's
+ * error shape `{ error: { code, message, fix } }` (docs/errors.md), and closes the connection.
+ * @param {import("node:http").ServerResponse} res
+ * @param {number} status - 408 or 413
+ * @param {{ code: string, message: string, fix: string }} error
+ */
+export function replyFrontError(res, status, error) {
+  if (res.headersSent || res.destroyed) return;
+  const body = JSON.stringify({ error });
+  res.writeHead(status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(body),
+    connection: "close",
+  });
+  res.end(body);
+}

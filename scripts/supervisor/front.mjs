@@ -1,18 +1,31 @@
 /**
- * The `npm start` front: a Node HTTP server on the public port that passes every request, as
- * received, to the active runtime (streaming both ways, so event streams and large bodies work;
- * method, path, Host and all other headers unchanged) and its answer back. The runtime behind it
- * can be swapped at any time; requests cut off by a swap get a clear error (cut-off-reply.mjs).
+ * The `npm start` front: a Node HTTP server on the public port. It reads each request body
+ * completely first (at most {@link MAX_BODY_BYTES}, within {@link BODY_TIMEOUT_MS}: a slow or
+ * oversized upload gets 408/413 here and never holds a runtime), then passes the request (method,
+ * path, Host and all other headers unchanged) to the active runtime and streams its answer back,
+ * event streams included. The runtime behind it can be swapped at any time; a request cut off
+ * by a swap gets a clear error (cut-off-reply.mjs), also when its event stream had begun.
  */
 import { Agent, createServer, request } from "node:http";
 import { connect } from "node:net";
-import { cutOffMessage, jsonRpcIds, replyCutOff } from "./cut-off-reply.mjs";
+import { cutOffMessage, jsonRpcIds, replyCutOff, replyFrontError } from "./cut-off-reply.mjs";
 
-// Enough of a request body to read a JSON-RPC id (MCP messages are small; the body still goes on
-// to the runtime in full).
-const HEAD_BYTES = 64 * 1024;
-// What wrangler's proxy answers (HTTP 500, text/plain) for a request whose workerd died.
+/**
+ * The largest request body passed on. Every route of the product takes far less (MCP messages
+ * at most 4 MiB, the search form 64 KiB); anything larger is refused before a runtime sees it.
+ */
+export const MAX_BODY_BYTES = 16 * 1_048_576;
+/**
+ * Time allowed for a request's body once its headers arrived. Clients are on the same machine
+ * (the front listens on 127.0.0.1): even a 16 MiB body takes milliseconds.
+ */
+export const BODY_TIMEOUT_MS = 10_000;
+/** Time allowed for a request's headers (Node's own default is a minute). */
+const HEADERS_TIMEOUT_MS = 10_000;
+// What a runtime's HTTP stack answers (HTTP 500, text/plain) for a request whose Worker died.
 const LOST = "Error: Network connection lost.";
+/** Request headers describing the body as sent; the front sends it whole, with its length. */
+const BODY_FRAMING = new Set(["content-length", "transfer-encoding"]);
 
 /**
  * @typedef {import("./runtime.mjs").Runtime} Runtime
@@ -20,15 +33,57 @@ const LOST = "Error: Network connection lost.";
  */
 
 /**
+ * Reads a request's body whole, or settles with why not.
+ * @param {import("node:http").IncomingMessage} req
+ * @param {number} maxBytes
+ * @param {number} timeoutMs
+ * @returns {Promise<{ body: Buffer } | { refused: 408 | 413 } | { gone: true }>}
+ */
+function readBody(req, maxBytes, timeoutMs) {
+  return new Promise((resolve) => {
+    const declared = Number(req.headers["content-length"] ?? 0);
+    if (declared > maxBytes) return resolve({ refused: 413 });
+    /** @type {Buffer[]} */
+    const chunks = [];
+    let size = 0;
+    const timer = setTimeout(() => finish({ refused: 408 }), timeoutMs);
+    /** @param {{ body: Buffer } | { refused: 408 | 413 } | { gone: true }} result */
+    const finish = (result) => {
+      clearTimeout(timer);
+      req.removeAllListeners("data");
+      resolve(result);
+    };
+    req.on("data", (/** @type {Buffer} */ chunk) => {
+      size += chunk.length;
+      if (size > maxBytes) return finish({ refused: 413 });
+      chunks.push(chunk);
+    });
+    req.on("end", () => finish({ body: Buffer.concat(chunks) }));
+    req.on("error", () => finish({ gone: true }));
+    req.on("close", () => {
+      if (!req.complete) finish({ gone: true });
+    });
+  });
+}
+
+/**
  * Creates the front. `target()` resolves to the runtime that should serve now (it waits while a
  * replacement is being promoted), or null when none will come (stopping).
  * @param {object} options
  * @param {() => Promise<Runtime | null>} options.target
- * @param {(runtime: Runtime) => void} options.onLost - called when wrangler reports that the
- *   runtime's workerd went away under a request
+ * @param {(runtime: Runtime) => void} options.onLost - called when the runtime's HTTP stack
+ *   reports that its Worker went away under a request
  * @param {(reason: string) => string} [options.message] - text for cut-off requests
+ * @param {number} [options.maxBodyBytes] - default {@link MAX_BODY_BYTES}
+ * @param {number} [options.bodyTimeoutMs] - default {@link BODY_TIMEOUT_MS}
  */
-export function createFront({ target, onLost, message = cutOffMessage }) {
+export function createFront({
+  target,
+  onLost,
+  message = cutOffMessage,
+  maxBodyBytes = MAX_BODY_BYTES,
+  bodyTimeoutMs = BODY_TIMEOUT_MS,
+}) {
   /** @type {Set<InFlight>} */
   const inFlight = new Set();
   /** @type {WeakMap<Runtime, Agent>} */
@@ -40,24 +95,37 @@ export function createFront({ target, onLost, message = cutOffMessage }) {
   };
 
   const server = createServer(async (req, res) => {
-    /** @type {Buffer[]} */
-    const head = [];
-    let headSize = 0;
-    /** @type {import("node:http").ClientRequest | undefined} */
-    let upstream;
-    let ended = false;
-    req.on("data", (chunk) => {
-      if (headSize < HEAD_BYTES) {
-        head.push(chunk);
-        headSize += chunk.length;
-      }
-    });
-    req.pause();
+    const read = await readBody(req, maxBodyBytes, bodyTimeoutMs);
+    if ("gone" in read) return;
+    if ("refused" in read) {
+      replyFrontError(
+        res,
+        read.refused,
+        read.refused === 413
+          ? {
+              code: "body_too_large",
+              message: `The request body is over ${maxBodyBytes} bytes.`,
+              fix: "Send less per request (every route of this server takes at most 4 MiB).",
+            }
+          : {
+              code: "body_timeout",
+              message: `The request body did not arrive within ${bodyTimeoutMs / 1000} s.`,
+              fix: "Send the whole body at once; the server reads it before serving the request.",
+            },
+      );
+      // The rest of a refused body is not read: close the connection after the answer.
+      res.shouldKeepAlive = false;
+      return;
+    }
+    const body = read.body;
     const runtime = await target();
     if (!runtime) {
       replyCutOff(res, [], "the server is stopping");
       return;
     }
+    /** @type {import("node:http").ClientRequest | undefined} */
+    let upstream;
+    let ended = false;
     /** @type {InFlight} */
     const entry = {
       runtime,
@@ -66,7 +134,7 @@ export function createFront({ target, onLost, message = cutOffMessage }) {
         ended = true;
         inFlight.delete(entry);
         upstream?.destroy();
-        replyCutOff(res, jsonRpcIds(Buffer.concat(head)), message(reason));
+        replyCutOff(res, jsonRpcIds(body), message(reason));
       },
     };
     inFlight.add(entry);
@@ -74,42 +142,58 @@ export function createFront({ target, onLost, message = cutOffMessage }) {
       ended = true;
       inFlight.delete(entry);
     };
+    const lost = () => entry.cutOff(runtime.killedBecause ?? "its connection broke");
+    /** @type {string[]} */
+    const headers = [];
+    const raw = req.rawHeaders;
+    for (let i = 0; i + 1 < raw.length; i += 2)
+      if (!BODY_FRAMING.has(String(raw[i]).toLowerCase()))
+        headers.push(String(raw[i]), String(raw[i + 1]));
+    if (body.length > 0 || !["GET", "HEAD"].includes(req.method ?? "GET"))
+      headers.push("Content-Length", String(body.length));
     upstream = request({
       host: "127.0.0.1",
       port: runtime.port,
       method: req.method,
       path: req.url,
-      headers: req.rawHeaders,
+      headers,
       agent: agentOf(runtime),
     });
     upstream.on("response", (answer) => {
       const status = answer.statusCode ?? 502;
       if (status >= 500 && (answer.headers["content-type"] ?? "").startsWith("text/plain")) {
-        // Maybe wrangler's own answer for a request whose workerd died: read it to know.
+        // Maybe the runtime's own answer for a request whose Worker died: read it to know.
         /** @type {Buffer[]} */
         const chunks = [];
         answer.on("data", (chunk) => chunks.push(chunk));
-        answer.on("error", () => entry.cutOff(runtime.killedBecause ?? "its connection broke"));
+        answer.on("error", lost);
         answer.on("end", () => {
-          const body = Buffer.concat(chunks);
-          if (body.toString().startsWith(LOST)) {
+          const text = Buffer.concat(chunks);
+          if (text.toString().startsWith(LOST)) {
             onLost(runtime);
             entry.cutOff(runtime.killedBecause ?? "it crashed");
             return;
           }
           res.writeHead(status, answer.statusMessage, answer.rawHeaders);
-          res.end(body);
+          res.end(text);
           done();
         });
         return;
       }
-      res.writeHead(answer.statusCode ?? 502, answer.statusMessage, answer.rawHeaders);
+      res.writeHead(status, answer.statusMessage, answer.rawHeaders);
       res.flushHeaders();
-      answer.pipe(res);
-      answer.on("end", done);
-      answer.on("error", () => entry.cutOff(runtime.killedBecause ?? "its connection broke"));
+      // Not piped with its end: an answer cut short (the runtime died mid-stream) must end with
+      // the clear error, not as if it had finished.
+      answer.pipe(res, { end: false });
+      answer.on("close", () => {
+        if (ended) return;
+        if (!answer.complete) return lost();
+        res.end();
+        done();
+      });
+      answer.on("error", lost);
     });
-    upstream.on("error", () => entry.cutOff(runtime.killedBecause ?? "its connection broke"));
+    upstream.on("error", lost);
     // A client that goes away stops its request in the runtime too.
     res.on("close", () => {
       if (!ended) {
@@ -117,9 +201,11 @@ export function createFront({ target, onLost, message = cutOffMessage }) {
         upstream?.destroy();
       }
     });
-    req.pipe(upstream);
-    req.resume();
+    upstream.end(body);
   });
+  server.headersTimeout = HEADERS_TIMEOUT_MS;
+  // Bodies are timed by readBody; answers (event streams) may last as long as they need.
+  server.requestTimeout = 0;
 
   // WebSocket and other upgrades: a byte pipe to the runtime, cut with it.
   server.on("upgrade", async (req, socket, rest) => {

@@ -1,29 +1,27 @@
 /**
- * One local runtime: `wrangler dev` (and the workerd processes it starts) on an internal loopback
- * port, in a process group of its own so it can be ended as a whole. The `npm start` supervisor
- * keeps two of them: the active one behind the public port and a warm standby.
+ * One local runtime: a Node process running workerd through Miniflare (miniflare-runtime.mjs),
+ * in a process group of its own so it can be ended as a whole (Node and workerd together). The
+ * `npm start` supervisor keeps a host runtime (with a warm standby) and a few sandbox runners.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { groupMembers, killGroup } from "./process-group.mjs";
 
-const GUARD = fileURLToPath(new URL("./parent-guard.mjs", import.meta.url));
-// Miniflare's line when workerd died and it restarts it; the restarted runtime was seen to never
-// answer again (issue #13, hole 6), so the supervisor replaces the whole runtime instead.
+const PROCESS = fileURLToPath(new URL("./miniflare-runtime.mjs", import.meta.url));
+// The line a runtime prints when its workerd crashed (it then exits: miniflare-runtime.mjs).
 const CRASH_LINE = "The Workers runtime crashed unexpectedly";
-// The supervisor probes with HEAD, which marks its requests in wrangler's log (clients use GET).
+// Request lines of the supervisor's own probes (several a second) would drown the rest.
 const PROBE_LINE = /\bHEAD \/health\b/;
 
 /**
  * @typedef {object} Runtime
- * @property {string} name - "runtime 1", "runtime 2", … (for messages)
- * @property {number} port - its internal loopback port
+ * @property {string} name - "runtime 1", "runner 2", … (for messages)
+ * @property {number} port - its HTTP port on 127.0.0.1 (0 until ready)
+ * @property {string | undefined} rpcUrl - a runner's RPC socket (once ready)
  * @property {number} group - its process group id
- * @property {Promise<void>} exited - settles when wrangler's launcher exits
+ * @property {Promise<void>} exited - settles when its process exits
  * @property {() => boolean} isRunning
  * @property {() => string[]} recentOutput - its last output lines (for error messages)
  * @property {(to: ((line: string) => void) | null) => void} showOutput - where its output goes
@@ -31,52 +29,30 @@ const PROBE_LINE = /\bHEAD \/health\b/;
  * @property {(reason: string) => Promise<boolean>} kill - SIGKILL the group; resolves when no
  *   process of it is left
  * @property {string | undefined} killedBecause - the reason given to kill, once called
+ * @property {number} lastAnswer - when it last answered a probe (Date.now())
  */
 
 /**
- * Starts `wrangler dev` with `args` (everything but the address) on `port`.
+ * Starts a runtime process and sends it its options.
  * @param {object} options
  * @param {string} options.name
- * @param {string} options.wrangler - path of wrangler's bin/wrangler.js
- * @param {string[]} options.args - `dev` and its options, without --ip/--port
- * @param {number} options.port
- * @param {NodeJS.ProcessEnv} options.env
- * @param {() => void} options.onCrashLine - called when the runtime prints Miniflare's crash line
- * @returns {Runtime}
+ * @param {import("./miniflare-runtime.mjs").RuntimeMessage} options.message - its Miniflare options
+ * @param {NodeJS.ProcessEnv} options.env - the process environment (V8 flags; no settings)
+ * @param {() => void} options.onCrashLine - called when the runtime reports a workerd crash
+ * @returns {Runtime & { ready: Promise<boolean> }}
  */
-export function startRuntime({ name, wrangler, args, port, env, onCrashLine }) {
-  // A dev registry of its own: wrangler dev registers every running Worker in one registry per
-  // user and reloads a runtime when the registry changes, so the standby's start used to reload
-  // the active runtime and cut off its requests in flight ("Network connection lost.").
-  const registry = mkdtempSync(join(tmpdir(), "code-mode-registry-"));
-  const child = spawn(
-    process.execPath,
-    [
-      "--import",
-      GUARD,
-      wrangler,
-      ...args,
-      "--ip",
-      "127.0.0.1",
-      "--port",
-      String(port),
-      // Each runtime picks its own free inspector port (two would collide on 9229).
-      "--inspector-port",
-      "0",
-    ],
-    {
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { ...env, WRANGLER_REGISTRY_PATH: registry },
-    },
-  );
-  if (child.pid === undefined) throw new Error(`${name}: could not start wrangler`);
+export function startRuntime({ name, message, env, onCrashLine }) {
+  const child = spawn(process.execPath, [PROCESS], {
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe", "ipc"],
+    env,
+  });
+  if (child.pid === undefined) throw new Error(`${name}: could not start`);
   const group = child.pid;
   let running = true;
   const exited = new Promise((resolve) =>
     child.once("exit", () => {
       running = false;
-      rmSync(registry, { recursive: true, force: true });
       resolve(undefined);
     }),
   );
@@ -85,26 +61,40 @@ export function startRuntime({ name, wrangler, args, port, env, onCrashLine }) {
   /** @type {((line: string) => void) | null} */
   let sink = null;
   for (const stream of [child.stdout, child.stderr]) {
+    if (!stream) continue;
     createInterface({ input: stream }).on("line", (line) => {
       recent.push(line);
       if (recent.length > 40) recent.shift();
-      // wrangler logs every request; the supervisor's own probes (4 a second) would drown the rest.
       if (!PROBE_LINE.test(line)) sink?.(line);
       if (line.includes(CRASH_LINE)) onCrashLine();
     });
   }
-  /** @type {Runtime} */
+  const ready = new Promise((resolve) => {
+    child.on("message", (/** @type {any} */ m) => {
+      if (!m?.ready) return;
+      runtime.port = Number(new URL(m.ready.url).port);
+      runtime.rpcUrl = m.ready.rpcUrl;
+      runtime.lastAnswer = Date.now();
+      resolve(true);
+    });
+    void exited.then(() => resolve(false));
+  });
+  child.send(message);
+  /** @type {Runtime & { ready: Promise<boolean> }} */
   const runtime = {
     name,
-    port,
+    port: 0,
+    rpcUrl: undefined,
     group,
     exited,
+    ready: /** @type {Promise<boolean>} */ (ready),
     isRunning: () => running,
     recentOutput: () => [...recent],
     showOutput: (to) => {
       sink = to;
     },
     killedBecause: undefined,
+    lastAnswer: Date.now(),
     kill: async (reason) => {
       runtime.killedBecause ??= reason;
       return killGroup(group);
@@ -114,15 +104,24 @@ export function startRuntime({ name, wrangler, args, port, env, onCrashLine }) {
 }
 
 /**
- * Waits until the runtime's `/health` answers 200, or it exits, or `timeoutMs` passes.
- * @param {Runtime} runtime
+ * Waits until the runtime reports ready and its `/health` answers, or it exits, or `timeoutMs`
+ * passes.
+ * @param {Runtime & { ready: Promise<boolean> }} runtime
  * @param {number} timeoutMs
  * @returns {Promise<boolean>} whether it is ready
  */
 export async function waitReady(runtime, timeoutMs) {
   const deadline = Date.now() + timeoutMs;
+  const started = await Promise.race([
+    runtime.ready,
+    new Promise((r) => setTimeout(r, timeoutMs, false)),
+  ]);
+  if (!started) return false;
   while (runtime.isRunning() && Date.now() < deadline) {
-    if (await probe(runtime.port, 2_000)) return true;
+    if (await probe(runtime.port, 5_000)) {
+      runtime.lastAnswer = Date.now();
+      return true;
+    }
     await new Promise((r) => setTimeout(r, 200));
   }
   return false;
@@ -130,8 +129,7 @@ export async function waitReady(runtime, timeoutMs) {
 
 /**
  * One health probe: whether the Worker's `/health` answered within `timeoutMs`. A 503 (a
- * configuration problem the Worker reports there, as JSON) still means the runtime is alive;
- * a bare 5xx from wrangler's own proxy in front of a stuck workerd does not.
+ * configuration problem the Worker reports there, as JSON) still means the runtime is alive.
  * @param {number} port
  * @param {number} timeoutMs
  */
@@ -153,8 +151,7 @@ export async function probe(port, timeoutMs) {
  * Resident memory of the runtime's processes in KiB (Linux; 0 elsewhere).
  * @param {Runtime} runtime
  */
-export async function runtimeMemoryKiB(runtime) {
-  const { readFileSync } = await import("node:fs");
+export function runtimeMemoryKiB(runtime) {
   let total = 0;
   for (const pid of groupMembers(runtime.group) ?? []) {
     try {

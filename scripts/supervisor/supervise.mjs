@@ -1,55 +1,85 @@
 /**
- * The `npm start` supervisor: the public port is a Node front (front.mjs) before an active
- * runtime, with a warm standby beside it (runtime.mjs). The active runtime's `/health` is probed
- * every 250 ms; when a probe gets no answer within 1 s (a run blocks workerd's only thread in
- * native code, e.g. a catastrophic regex or `new Array(2**31).fill(0)`), or the runtime exits or
- * Miniflare reports a crash, its whole process group is SIGKILLed, the standby (already serving
- * /health) takes over, requests cut off get a clear error, and a new standby starts.
+ * The `npm start` supervisor: a small local cluster behind one port (docs/local-runtime.md).
  *
- * Both runtimes use the same `--persist-to` folder. That is safe because workerd opens a Durable
- * Object's SQLite file only when the object is first used, and only the active runtime gets
- * requests (the standby only answers /health, which uses no Durable Object): checked by listing
- * the standby workerd's open files after writes through the active one (none under the folder).
- * The standby is promoted only after every process of the old group is gone, so two runtimes
- * never write the same files at once.
+ * - A Node front (front.mjs) on the public port reads each request body completely (size and
+ *   time limits) and passes it to the active host runtime.
+ * - The host runtime serves MCP, the status page and the Durable Objects; a warm standby stands
+ *   beside it. It runs only bounded host work, so it is replaced only when it gives no sign of
+ *   progress for {@link HOST_STUCK_MS}, exits or reports a crash.
+ * - Sandbox runners (as many as the machine has cores, at most 4 by default) run every program:
+ *   the host sends each run to the least busy one over Workers RPC. A program that blocks its
+ *   runner's thread blocks only that runner; a runner giving no sign of progress for
+ *   {@link RUNNER_STUCK_MS} is replaced on its own, its runs in flight fail at once with a clear
+ *   error on the host, and the others go on.
+ *
+ * Progress is a `/health` answer: one probe at a time per runtime, each allowed the whole bound,
+ * so a machine that is merely busy (a probe answered in 3 s) is never taken for a stuck runtime.
+ *
+ * Both host runtimes use the same local data folder. workerd opens a Durable Object's SQLite
+ * file only when the object is first used, and only the active host gets requests (the standby
+ * only answers /health, which uses no Durable Object); the standby is promoted only after every
+ * process of the old host is gone, so two runtimes never write the same files at once. Runners
+ * have no local data.
  */
 import { freePort } from "../free-port.mjs";
 import { createFront } from "./front.mjs";
 import { signalGroup, killGroup } from "./process-group.mjs";
 import { probe, startRuntime, waitReady } from "./runtime.mjs";
 
-const PROBE_EVERY_MS = 250;
-const PROBE_TIMEOUT_MS = 1_000;
+/**
+ * No sign of progress from the host for this long means it is stuck. The host runs only bounded
+ * host work (routing, checks, Durable Object calls, redaction of answers): on a loaded 2-core
+ * machine its `/health` was seen to take up to ~3 s; ten times that is still a clear failure.
+ */
+export const HOST_STUCK_MS = 30_000;
+/**
+ * No sign of progress from a runner for this long means a program holds its thread for good. An
+ * honest program's longest stretch without yielding is bounded by its operation budget (20
+ * million operations: 0.1–2 s even on a loaded machine); ten seconds is far past that, and far
+ * below the 30 s run timeout, so the runs sharing the runner learn of it early.
+ */
+export const RUNNER_STUCK_MS = 10_000;
+/** Pause between two probes of one runtime. */
+const PROBE_EVERY_MS = 500;
 const READY_TIMEOUT_MS = 120_000;
+/** A runner that fails this many times in a row within a minute of starting stops the server. */
+const RUNNER_FAILURES = 5;
 
 /**
  * @typedef {import("./runtime.mjs").Runtime} Runtime
+ * @typedef {import("./miniflare-runtime.mjs").RuntimeMessage} RuntimeMessage
+ * @typedef {{ index: number, rpcPort: number, runtime: Runtime | null, failures: number }} RunnerSlot
  */
 
 /** @param {Runtime} runtime */
 const describe = (runtime) => `${runtime.name} (process group ${runtime.group})`;
 
 /**
- * Runs the front on `port` and keeps a healthy runtime behind it until a stop signal. Never
- * returns; exits the process.
+ * Runs the front on `port` and keeps a healthy host runtime and its runners behind it until a
+ * stop signal. Never returns; exits the process.
  * @param {object} options
  * @param {number} options.port - the public port
- * @param {string} options.wrangler - path of wrangler's bin/wrangler.js
- * @param {string[]} options.args - `dev` and its options, without --ip/--port
- * @param {NodeJS.ProcessEnv} options.env - the runtimes' environment
+ * @param {(runnerAddresses: string[]) => RuntimeMessage} options.host - the host runtime's
+ *   options, given the runners' RPC addresses
+ * @param {number} options.runners - how many sandbox runners (0: sandboxes run in the host)
+ * @param {(rpcPort: number) => RuntimeMessage} options.runner - a runner's options
+ * @param {NodeJS.ProcessEnv} options.env - the runtimes' process environment
  * @param {() => void} options.cleanup - runs before the process exits
  * @param {(line: string) => void} [options.log]
  * @param {string} [options.label] - message prefix ("npm start", "code-mode-mcp")
+ * @param {{ maxBodyBytes?: number, bodyTimeoutMs?: number }} [options.front] - the front's limits
  * @returns {Promise<void>}
  */
 export async function supervise({
   port,
-  wrangler,
-  args,
+  host,
+  runners,
+  runner,
   env,
   cleanup,
   log = console.log,
   label = "npm start",
+  front: frontLimits = {},
 }) {
   let count = 0;
   const state = { stopping: false };
@@ -62,18 +92,39 @@ export async function supervise({
   /** @type {Set<Runtime>} */
   const all = new Set();
 
+  /** @type {RunnerSlot[]} */
+  const slots = [];
+  for (let index = 1; index <= runners; index++)
+    slots.push({ index, rpcPort: await freePort(), runtime: null, failures: 0 });
+  const hostMessage = host(slots.map((slot) => `127.0.0.1:${slot.rpcPort}`));
+
   const exit = (/** @type {number} */ code) => {
     cleanup();
     process.exit(code);
   };
 
-  /** Starts a runtime and resolves to it once ready (null if it failed or the server is stopping). */
-  const launch = async () => {
+  /**
+   * Watches `runtime` until it exits: one probe at a time, each allowed `stuckMs`; a probe that
+   * gets no answer in that time means the runtime is stuck.
+   * @param {Runtime} runtime
+   * @param {number} stuckMs
+   * @param {(reason: string) => void} onStuck
+   */
+  const watch = async (runtime, stuckMs, onStuck) => {
+    while (!state.stopping && runtime.isRunning() && !runtime.killedBecause) {
+      await new Promise((r) => setTimeout(r, PROBE_EVERY_MS));
+      if (state.stopping || !runtime.isRunning() || runtime.killedBecause) return;
+      if (await probe(runtime.port, stuckMs)) runtime.lastAnswer = Date.now();
+      else if (runtime.isRunning() && !runtime.killedBecause && !state.stopping)
+        return onStuck(`it stopped answering (no /health answer for ${stuckMs / 1000} s)`);
+    }
+  };
+
+  /** Starts a host runtime and resolves to it once ready (null if it failed or stopping). */
+  const launchHost = async () => {
     const runtime = startRuntime({
       name: `runtime ${++count}`,
-      wrangler,
-      args,
-      port: await freePort(),
+      message: hostMessage,
       env,
       onCrashLine: () => void replace(runtime, "it crashed"),
     });
@@ -94,7 +145,63 @@ export async function supervise({
     return null;
   };
 
+  /**
+   * Starts (or restarts) the runner of `slot` on its RPC port; resolves once it answers.
+   * @param {RunnerSlot} slot
+   * @returns {Promise<boolean>}
+   */
+  const launchRunner = async (slot) => {
+    const started = Date.now();
+    const runtime = startRuntime({
+      name: `runner ${slot.index}`,
+      message: runner(slot.rpcPort),
+      env,
+      onCrashLine: () => void replaceRunner(slot, runtime, "it crashed"),
+    });
+    all.add(runtime);
+    slot.runtime = runtime;
+    void runtime.exited.then(() => {
+      all.delete(runtime);
+      if (slot.runtime === runtime) void replaceRunner(slot, runtime, "it exited");
+    });
+    const ok = await waitReady(runtime, READY_TIMEOUT_MS);
+    if (!ok) {
+      if (!state.stopping) {
+        log(`${label}: ${runtime.name} did not start. Its last output:`);
+        for (const line of runtime.recentOutput()) log(line);
+      }
+      return false;
+    }
+    runtime.showOutput(log);
+    if (Date.now() - started < 60_000) slot.failures = 0;
+    void watch(runtime, RUNNER_STUCK_MS, (reason) => void replaceRunner(slot, runtime, reason));
+    return true;
+  };
+
+  /**
+   * Ends a runner and starts the slot's next one (same RPC port, so the host's binding holds).
+   * @param {RunnerSlot} slot
+   * @param {Runtime} runtime
+   * @param {string} reason
+   */
+  const replaceRunner = async (slot, runtime, reason) => {
+    if (state.stopping || slot.runtime !== runtime || runtime.killedBecause) return;
+    log(
+      `${label}: ${runtime.name} is replaced because ${reason}; its runs in flight end with a clear error, other runners go on.`,
+    );
+    await runtime.kill(reason);
+    if (slot.runtime !== runtime) return;
+    slot.runtime = null;
+    slot.failures++;
+    if (slot.failures >= RUNNER_FAILURES) {
+      log(`${label}: runner ${slot.index} failed ${slot.failures} times in a row; stopping.`);
+      return stop(1);
+    }
+    if (!state.stopping) await launchRunner(slot);
+  };
+
   const front = createFront({
+    ...frontLimits,
     onLost: (runtime) => void replace(runtime, "it crashed"),
     target: async () => {
       while (!state.stopping) {
@@ -107,16 +214,15 @@ export async function supervise({
   });
 
   /**
-   * Ends `runtime` (if still active) and puts the standby in its place.
+   * Ends the host `runtime` (if still active) and puts the standby in its place.
    * @param {Runtime} runtime
    * @param {string} reason - for the log and the clients cut off
-   * @param {string} [detail] - for the log only
    */
-  const replace = async (runtime, reason, detail = "") => {
+  const replace = async (runtime, reason) => {
     if (state.stopping || runtime !== active) return;
     active = null;
     runtime.killedBecause = reason;
-    log(`${label}: ${runtime.name} is replaced because ${reason}${detail}.`);
+    log(`${label}: ${runtime.name} is replaced because ${reason}.`);
     promoting = (async () => {
       const started = Date.now();
       await runtime.kill(reason);
@@ -124,20 +230,26 @@ export async function supervise({
       let next = await standby;
       standby = null;
       // No ready standby (it failed, or the crash came first): start one now.
-      for (let tries = 0; !next && tries < 2 && !state.stopping; tries++) next = await launch();
+      for (let tries = 0; !next && tries < 2 && !state.stopping; tries++) next = await launchHost();
       if (!next) {
         log(`${label}: no runtime could be started; stopping.`);
         await stop(1);
         return null;
       }
-      active = next;
-      next.showOutput(log);
+      serve(next);
       log(`${label}: ${describe(next)} serves now (${Date.now() - started} ms after the switch).`);
-      standby = launch();
+      standby = launchHost();
       return next;
     })();
     await promoting;
     promoting = null;
+  };
+
+  /** Makes `runtime` the active host and watches it. @param {Runtime} runtime */
+  const serve = (runtime) => {
+    active = runtime;
+    runtime.showOutput(log);
+    void watch(runtime, HOST_STUCK_MS, (reason) => void replace(runtime, reason));
   };
 
   /** @param {number} code */
@@ -146,7 +258,7 @@ export async function supervise({
     state.stopping = true;
     front.server.close();
     front.server.closeAllConnections();
-    // SIGTERM lets wrangler end workerd itself; SIGKILL whatever is left after 3 s.
+    // SIGTERM lets each runtime end its workerd itself; SIGKILL whatever is left after 3 s.
     for (const runtime of all) signalGroup(runtime.group, "SIGTERM");
     await Promise.all(
       [...all].map((runtime) =>
@@ -176,30 +288,16 @@ export async function supervise({
     exit(1);
   });
 
-  promoting = launch();
-  const first = await promoting;
+  // Runners and the host start together; the host is ready to serve once they all answer.
+  const runnersUp = Promise.all(slots.map((slot) => launchRunner(slot)));
+  promoting = launchHost();
+  const [first, runnersOk] = await Promise.all([promoting, runnersUp]);
   promoting = null;
-  if (!first) return stop(1);
-  active = first;
-  first.showOutput(log);
-  log(`${label}: ready on http://127.0.0.1:${port} (${describe(first)}; a standby is starting).`);
-  standby = launch();
-
-  // The health probe: a fixed rhythm, one probe at a time.
-  for (;;) {
-    await new Promise((r) => setTimeout(r, PROBE_EVERY_MS));
-    if (state.stopping) return;
-    /** @type {Runtime | null} */
-    const current = active;
-    if (!current) {
-      await promoting;
-      continue;
-    }
-    if (!(await probe(current.port, PROBE_TIMEOUT_MS)) && current === active)
-      await replace(
-        current,
-        "a run blocked it",
-        ` (no /health answer within ${PROBE_TIMEOUT_MS} ms)`,
-      );
-  }
+  if (!first || !runnersOk.every(Boolean)) return stop(1);
+  serve(first);
+  const pool = runners > 0 ? `${runners} sandbox runner${runners === 1 ? "" : "s"}` : "no runners";
+  log(
+    `${label}: ready on http://127.0.0.1:${port} (${describe(first)}, ${pool}; a standby is starting).`,
+  );
+  standby = launchHost();
 }

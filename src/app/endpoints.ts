@@ -20,6 +20,7 @@ import type { RunRecorder } from "../codemode/run-record";
 import { callerOf } from "./runs/caller";
 import { runHistory, type RunHistory } from "./runs/run-history";
 import { afterResponse, deliverThenRun } from "./runs/after-response";
+import { sandboxLoader } from "./sandbox-loader";
 
 /** The MCP routes. */
 export const API_ROUTE = "/mcp";
@@ -58,7 +59,7 @@ export function endpointsFor(
     spec = loadSpec(text);
     specs.set(config.specName, spec);
   }
-  const executor = createExecutor(config.executor, env.LOADER, config.limits);
+  const executor = createExecutor(config.executor, sandboxLoader(env), config.limits);
   const approvalKey = config.approvals ? (config.requestStateKey ?? isolateKey()) : undefined;
   const secrets = configuredSecrets(config);
   // Every run of both endpoints is recorded, sharded by caller and day (runs/run-history.ts).

@@ -1,0 +1,118 @@
+/**
+ * The Miniflare options of the local runtimes, from the prebuilt Worker's wrangler config
+ * (dist/worker/wrangler.json): what `wrangler dev` would have configured, given straight to
+ * Miniflare (miniflare-runtime.mjs), plus the runner bindings.
+ */
+import { cpus } from "node:os";
+import { join, resolve, dirname } from "node:path";
+
+/** The runner Worker's entrypoint the host calls (src/executor/runners/sandbox-runner.ts). */
+export const RUNNER_ENTRYPOINT = "SandboxRunner";
+/** Most runners started by default: beyond this a 2-core laptop or CI box gains nothing. */
+const MAX_DEFAULT_RUNNERS = 4;
+
+/**
+ * How many sandbox runners to start: `SANDBOX_RUNNERS` when set (0 runs sandboxes in the host,
+ * as before runners existed), else one per core, at most {@link MAX_DEFAULT_RUNNERS}.
+ * @param {string | undefined} setting
+ * @returns {{ ok: true, count: number } | { ok: false, message: string }}
+ */
+export function runnerCount(setting) {
+  if (setting === undefined || setting.trim() === "")
+    return { ok: true, count: Math.max(1, Math.min(cpus().length, MAX_DEFAULT_RUNNERS)) };
+  const count = Number(setting.trim());
+  if (!Number.isInteger(count) || count < 0 || count > 16)
+    return {
+      ok: false,
+      message: `- SANDBOX_RUNNERS: "${setting}" is not a whole number from 0 to 16.\n  Fix: SANDBOX_RUNNERS=2 (runner processes for sandbox runs; 0 runs them inside the host runtime).`,
+    };
+  return { ok: true, count };
+}
+
+/**
+ * The host runtime's message: the product Worker with its bindings, Durable Objects and local
+ * data, and one service binding per runner.
+ * @param {object} options
+ * @param {string} options.configFile - dist/worker/wrangler.json
+ * @param {any} options.config - its parsed content
+ * @param {Record<string, string>} options.bindings - settings and vars (strings)
+ * @param {string} options.persist - the local data folder (`--persist-to` of wrangler dev)
+ * @param {string[]} options.runners - the runners' RPC addresses (host:port)
+ * @returns {import("./miniflare-runtime.mjs").RuntimeMessage}
+ */
+export function hostMessage({ configFile, config, bindings, persist, runners }) {
+  const sqlite = new Set(
+    (config.migrations ?? []).flatMap((/** @type {any} */ m) => m.new_sqlite_classes ?? []),
+  );
+  return {
+    options: {
+      host: "127.0.0.1",
+      port: 0,
+      cf: false,
+      // wrangler dev keeps its local data under <persist-to>/v3: the same files as before.
+      resourcePersistencePath: join(persist, "v3"),
+      workers: [
+        {
+          name: config.name,
+          modules: true,
+          scriptPath: resolve(dirname(configFile), config.main),
+          compatibilityDate: config.compatibility_date,
+          compatibilityFlags: config.compatibility_flags ?? [],
+          bindings: {
+            ...config.vars,
+            ...bindings,
+            ...(runners.length > 0 ? { SANDBOX_RUNNERS: String(runners.length) } : {}),
+          },
+          workerLoaders: Object.fromEntries(
+            (config.worker_loaders ?? []).map((/** @type {any} */ l) => [l.binding, {}]),
+          ),
+          durableObjects: Object.fromEntries(
+            (config.durable_objects?.bindings ?? []).map((/** @type {any} */ b) => [
+              b.name,
+              { className: b.class_name, useSQLite: sqlite.has(b.class_name) },
+            ]),
+          ),
+          serviceBindings: Object.fromEntries(
+            runners.map((address, i) => [
+              `SANDBOX_RUNNER_${i + 1}`,
+              { external: { address, http: {} } },
+            ]),
+          ),
+        },
+      ],
+    },
+  };
+}
+
+/**
+ * A runner's message: the runner Worker with the Worker Loader, its RPC entrypoint on a fixed
+ * loopback port (a replacement takes the same port, so the host's binding stays valid).
+ * @param {object} options
+ * @param {string} options.scriptPath - dist/worker/runner.js
+ * @param {string} options.compatibilityDate
+ * @param {number} options.rpcPort
+ * @returns {import("./miniflare-runtime.mjs").RuntimeMessage}
+ */
+export function runnerMessage({ scriptPath, compatibilityDate, rpcPort }) {
+  return {
+    options: {
+      host: "127.0.0.1",
+      port: 0,
+      cf: false,
+      workers: [
+        {
+          name: "sandbox-runner",
+          modules: true,
+          scriptPath,
+          compatibilityDate,
+          workerLoaders: { LOADER: {} },
+          unsafeDirectSockets: [
+            { entrypoint: RUNNER_ENTRYPOINT, host: "127.0.0.1", port: rpcPort },
+          ],
+        },
+      ],
+    },
+    rpc: { worker: "sandbox-runner", entrypoint: RUNNER_ENTRYPOINT },
+    quiet: true,
+  };
+}

@@ -1,0 +1,28 @@
+/**
+ * Where the product's sandboxes load: the Worker Loader binding, or, when the local server runs
+ * them in runner processes (docs/local-runtime.md), the runners behind the service bindings
+ * `SANDBOX_RUNNER_1` … `SANDBOX_RUNNER_<n>`, `n` given by the `SANDBOX_RUNNERS` var. The local
+ * launcher sets both; a deployment sets neither.
+ */
+import { RunnerLoader } from "../executor/runners/runner-loader";
+import type { RunnerApi } from "../executor/runners/runner-protocol";
+
+/** The most runner bindings read (the launcher starts at most this many). */
+export const MAX_SANDBOX_RUNNERS = 16;
+
+/**
+ * The loader the executors should use.
+ * @param env - the Worker's bindings
+ * @returns `env.LOADER`, or a {@link RunnerLoader} over the runner bindings
+ */
+export function sandboxLoader(env: Cloudflare.Env): WorkerLoader {
+  const bindings = env as unknown as Record<string, unknown>;
+  const count = Number(bindings["SANDBOX_RUNNERS"] ?? 0);
+  if (!Number.isInteger(count) || count < 1) return env.LOADER;
+  const runners: RunnerApi[] = [];
+  for (let i = 1; i <= Math.min(count, MAX_SANDBOX_RUNNERS); i++) {
+    const runner = bindings[`SANDBOX_RUNNER_${i}`];
+    if (runner) runners.push(runner as RunnerApi);
+  }
+  return runners.length > 0 ? (new RunnerLoader(runners) as unknown as WorkerLoader) : env.LOADER;
+}

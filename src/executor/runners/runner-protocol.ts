@@ -1,0 +1,41 @@
+/**
+ * What crosses between the host runtime and a sandbox runner runtime (local `npm start` only):
+ * the runner is a second workerd process that owns the Worker Loader, so a program that blocks
+ * its thread blocks that runner, never the host that serves MCP, the status page and the
+ * Durable Objects. Calls are Workers RPC over a loopback socket (an external service binding
+ * with capnp); the host bridge crosses as an RPC stub, so every host call still runs, and is
+ * checked, on the host.
+ */
+
+/**
+ * A runner's answer: the loaded worker's own answer; what it threw (its message: the host
+ * rethrows it, so the executors read it as they read an in-process failure); or a request for
+ * the code of a stable worker (`get`) that this runner has not been sent since it started. An
+ * RPC call that rejects therefore always means the runner itself failed.
+ */
+export type RunnerAnswer = { answer: unknown } | { thrown: string } | { missingCode: true };
+
+/** The RPC face of a runner (`SandboxRunner` in sandbox-runner.ts). */
+export interface RunnerApi {
+  /**
+   * Loads `code` as a fresh Dynamic Worker and calls `run(request, host)` on its entrypoint.
+   * @param code - the loader code (harness, runtime, the program)
+   * @param request - the run's request, passed on unchanged
+   * @param host - the host bridge (an RPC stub back to the host)
+   */
+  load(code: WorkerLoaderWorkerCode, request: unknown, host: unknown): Promise<RunnerAnswer>;
+  /**
+   * Calls `run(request, host)` on the stable Dynamic Worker `id`, loading it from `code` (sent
+   * once per runner; `null` until the runner asks for it).
+   * @param id - the stable worker's id
+   * @param code - its code, or null when the runner should already hold it
+   * @param request - the run's request, passed on unchanged
+   * @param host - the host bridge (an RPC stub back to the host)
+   */
+  get(
+    id: string,
+    code: WorkerLoaderWorkerCode | null,
+    request: unknown,
+    host: unknown,
+  ): Promise<RunnerAnswer>;
+}

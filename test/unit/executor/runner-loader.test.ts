@@ -1,0 +1,122 @@
+// RunnerLoader (src/executor/runners/runner-loader.ts): how the host spreads runs over the local
+// sandbox runners and what a run sees when its runner fails. The runners here are stand-ins that
+// answer as a runner does; the real cross-process path is covered by test/e2e/runners.mjs.
+import { describe, expect, it } from "vitest";
+import {
+  RUNNER_LOST,
+  RUNNER_REST_MS,
+  RunnerLoader,
+} from "../../../src/executor/runners/runner-loader";
+import type { RunnerAnswer, RunnerApi } from "../../../src/executor/runners/runner-protocol";
+
+type Handler = (kind: "load" | "get", code: unknown) => Promise<RunnerAnswer>;
+
+/** A runner that records what it was sent and answers with `handler`. */
+function runner(name: string, handler: Handler = async () => ({ answer: name })) {
+  const sent: { kind: string; code: unknown }[] = [];
+  const api: RunnerApi = {
+    load: (code) => (sent.push({ kind: "load", code }), handler("load", code)),
+    get: (_id, code) => (sent.push({ kind: "get", code }), handler("get", code)),
+  };
+  return { api, sent };
+}
+
+const CODE = { compatibilityDate: "2026-08-01", mainModule: "a.js", modules: { "a.js": "" } };
+
+/** Runs once through the loader's `load` face, as the executors do. */
+function run(loader: RunnerLoader, host: unknown = { calls: 0 }) {
+  const entry = loader.load(CODE).getEntrypoint() as unknown as {
+    run(request: unknown, host: unknown): Promise<unknown>;
+  };
+  return entry.run({}, host);
+}
+
+describe("RunnerLoader", () => {
+  it("sends each run to the least busy runner, ties in turn", async () => {
+    const gates: (() => void)[] = [];
+    // a's first run waits for the test; later ones answer at once.
+    const slow = runner("a", () =>
+      slow.sent.length > 1
+        ? Promise.resolve({ answer: "a" })
+        : new Promise((r) => gates.push(() => r({ answer: "a" }))),
+    );
+    const b = runner("b");
+    const loader = new RunnerLoader([slow.api, b.api]);
+    const first = run(loader);
+    expect(loader.busy()).toEqual([1, 0]);
+    // a is busy: the next three go to b, which answers at once.
+    expect(await run(loader)).toBe("b");
+    expect(await run(loader)).toBe("b");
+    gates.shift()!();
+    expect(await first).toBe("a");
+    expect(loader.busy()).toEqual([0, 0]);
+    const answers = [await run(loader), await run(loader)];
+    expect(answers.toSorted()).toEqual(["a", "b"]);
+  });
+
+  it("rethrows the loaded worker's own failure unchanged (the executors read it as before)", async () => {
+    const a = runner("a", async () => ({ thrown: "detected that your Worker's code had hung" }));
+    await expect(run(new RunnerLoader([a.api]))).rejects.toThrow(
+      /^detected that your Worker's code had hung$/,
+    );
+  });
+
+  it("sends a stable worker's code only when the runner asks for it", async () => {
+    let held: unknown = null;
+    const a = runner("a", async (kind, code) => {
+      if (kind === "get" && code) held = code;
+      return held ? { answer: "ran" } : { missingCode: true };
+    });
+    const loader = new RunnerLoader([a.api]);
+    let built = 0;
+    const stub = () =>
+      loader.get("engine", () => (built++, CODE)).getEntrypoint() as unknown as {
+        run(request: unknown, host: unknown): Promise<unknown>;
+      };
+    expect(await stub().run({}, {})).toBe("ran");
+    expect(await stub().run({}, {})).toBe("ran");
+    expect(built).toBe(1);
+    expect(a.sent.map((s) => s.code === null)).toEqual([true, false, true]);
+  });
+
+  it("fails a run whose runner went away with a clear error, and rests that runner", async () => {
+    let now = 0;
+    const lost = runner("a", async () => {
+      now += RUNNER_REST_MS; // the runner hung this long before it was replaced
+      throw new Error("Network connection lost.");
+    });
+    const b = runner("b");
+    const loader = new RunnerLoader([lost.api, b.api], () => now);
+    const error = (await run(loader).catch((e: unknown) => e)) as Error;
+    expect(error).toBeInstanceOf(Error);
+    expect(error.message).toContain(RUNNER_LOST);
+    expect(error.message).toContain("runner 1: Network connection lost.");
+    expect(error.message).toMatch(/Retrying is safe unless the program wrote something/);
+    // The failed runner rests: the next runs go to b even though a is not busy.
+    expect(await run(loader)).toBe("b");
+    expect(await run(loader)).toBe("b");
+    expect(lost.sent.length).toBe(1);
+  });
+
+  it("sends a run that failed at once, before any host call, to another runner", async () => {
+    const down = runner("a", async () => {
+      throw new Error("Network connection lost.");
+    });
+    const b = runner("b");
+    const loader = new RunnerLoader([down.api, b.api], () => 0);
+    expect(await run(loader)).toBe("b");
+    expect(down.sent.length + b.sent.length).toBe(2);
+  });
+
+  it("never re-sends a run that reached the host (its calls may have had effects)", async () => {
+    const down = runner("a", async () => {
+      throw new Error("Network connection lost.");
+    });
+    const b = runner("b");
+    const loader = new RunnerLoader([down.api, b.api], () => 0);
+    // The first run goes to runner 1 (both idle, taken in turn) and has made three host calls.
+    await expect(run(loader, { calls: 3 })).rejects.toThrow(RUNNER_LOST);
+    expect(b.sent.length).toBe(0);
+    expect(loader.busy()).toEqual([0, 0]);
+  });
+});

@@ -1,6 +1,9 @@
 // `code-mode-mcp --stdio`: the MCP stdio transport (the SDK's own, newline-delimited JSON-RPC on
 // stdin/stdout) bridged to the local server's Streamable HTTP endpoint, so a desktop client can
 // start the product as a command. stdout carries protocol only; everything else goes to `log`.
+// A `tools/call` that fails in the local server itself (a runtime replaced under it, the server
+// unreachable) is answered as a tool error the model can read and act on (retry), never as a
+// transport failure that desktop clients show as a broken server.
 /* oxlint-disable unicorn/prefer-add-event-listener -- the SDK transports have only these callbacks */
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
@@ -27,11 +30,28 @@ export async function runStdioBridge({ url, ready, log, onClose }) {
   let open = false;
   /** ids of `initialize` requests, to pass the negotiated version on to the HTTP side */
   const initializing = new Set();
+  /** ids of `tools/call` requests still unanswered */
+  const toolCalls = new Set();
+
+  /**
+   * The answer for a request the local server failed: a tool error for `tools/call`, a
+   * JSON-RPC error otherwise.
+   * @param {string | number} id
+   * @param {string} text
+   * @returns {Message}
+   */
+  const failure = (id, text) => {
+    if (toolCalls.delete(id))
+      return { jsonrpc: "2.0", id, result: { content: [{ type: "text", text }], isError: true } };
+    return { jsonrpc: "2.0", id, error: { code: -32603, message: text } };
+  };
 
   /** @param {Message} message */
   const forward = async (message) => {
     if ("method" in message && message.method === "initialize" && "id" in message)
       initializing.add(message.id);
+    if ("method" in message && message.method === "tools/call" && "id" in message)
+      toolCalls.add(message.id);
     try {
       await http.send(message);
     } catch (error) {
@@ -39,11 +59,7 @@ export async function runStdioBridge({ url, ready, log, onClose }) {
       log(`code-mode-mcp: could not pass a message to the local server: ${reason}`);
       // A request must get an answer, or the client waits for ever.
       if ("method" in message && "id" in message)
-        await stdio.send({
-          jsonrpc: "2.0",
-          id: message.id,
-          error: { code: -32603, message: `code-mode-mcp: the local server failed: ${reason}` },
-        });
+        await stdio.send(failure(message.id, `code-mode-mcp: the local server failed: ${reason}`));
     }
   };
 
@@ -58,6 +74,18 @@ export async function runStdioBridge({ url, ready, log, onClose }) {
       const version = /** @type {{ protocolVersion?: unknown }} */ (message.result).protocolVersion;
       if (typeof version === "string") http.setProtocolVersion(version);
     }
+    // The front's answer for a request whose runtime was replaced under it (-32603, "the
+    // runtime was restarted because …; retry") reaches a tool call as a tool error.
+    if (
+      "id" in message &&
+      "error" in message &&
+      message.error.code === -32603 &&
+      toolCalls.has(message.id)
+    ) {
+      void stdio.send(failure(message.id, message.error.message));
+      return;
+    }
+    if ("id" in message) toolCalls.delete(message.id);
     void stdio.send(message);
   };
   let closed = false;

@@ -21,7 +21,6 @@
  * process of the old host is gone, so two runtimes never write the same files at once. Runners
  * have no local data.
  */
-import { freePort } from "../free-port.mjs";
 import { createFront } from "./front.mjs";
 import { signalGroup, killGroup } from "./process-group.mjs";
 import { probe, startRuntime, waitReady } from "./runtime.mjs";
@@ -92,11 +91,14 @@ export async function supervise({
   /** @type {Set<Runtime>} */
   const all = new Set();
 
+  // A runner's RPC port is chosen by the OS at its first start (no race with other programs
+  // picking ports), then kept: a replacement binds the same port, so the host's binding holds.
   /** @type {RunnerSlot[]} */
   const slots = [];
   for (let index = 1; index <= runners; index++)
-    slots.push({ index, rpcPort: await freePort(), runtime: null, failures: 0 });
-  const hostMessage = host(slots.map((slot) => `127.0.0.1:${slot.rpcPort}`));
+    slots.push({ index, rpcPort: 0, runtime: null, failures: 0 });
+  /** @type {RuntimeMessage | undefined} */
+  let hostMessage;
 
   const exit = (/** @type {number} */ code) => {
     cleanup();
@@ -122,6 +124,7 @@ export async function supervise({
 
   /** Starts a host runtime and resolves to it once ready (null if it failed or stopping). */
   const launchHost = async () => {
+    hostMessage ??= host(slots.map((slot) => `127.0.0.1:${slot.rpcPort}`));
     const runtime = startRuntime({
       name: `runtime ${++count}`,
       message: hostMessage,
@@ -165,6 +168,7 @@ export async function supervise({
       if (slot.runtime === runtime) void replaceRunner(slot, runtime, "it exited");
     });
     const ok = await waitReady(runtime, READY_TIMEOUT_MS);
+    if (ok && runtime.rpcUrl) slot.rpcPort = Number(new URL(runtime.rpcUrl).port);
     if (!ok) {
       if (!state.stopping) {
         log(`${label}: ${runtime.name} did not start. Its last output:`);
@@ -173,6 +177,7 @@ export async function supervise({
       return false;
     }
     runtime.showOutput(log);
+    if (slot.failures > 0) log(`${label}: ${describe(runtime)} serves again.`);
     if (Date.now() - started < 60_000) slot.failures = 0;
     void watch(runtime, RUNNER_STUCK_MS, (reason) => void replaceRunner(slot, runtime, reason));
     return true;
@@ -197,6 +202,8 @@ export async function supervise({
       log(`${label}: runner ${slot.index} failed ${slot.failures} times in a row; stopping.`);
       return stop(1);
     }
+    // A runner that keeps failing at start is retried less and less often.
+    await new Promise((r) => setTimeout(r, 250 * (slot.failures - 1)));
     if (!state.stopping) await launchRunner(slot);
   };
 
@@ -288,16 +295,17 @@ export async function supervise({
     exit(1);
   });
 
-  // Runners and the host start together; the host is ready to serve once they all answer.
-  const runnersUp = Promise.all(slots.map((slot) => launchRunner(slot)));
+  // Runners first (the host's bindings need their ports), then the host.
+  const runnersOk = await Promise.all(slots.map((slot) => launchRunner(slot)));
+  if (!runnersOk.every(Boolean)) return stop(1);
   promoting = launchHost();
-  const [first, runnersOk] = await Promise.all([promoting, runnersUp]);
+  const first = await promoting;
   promoting = null;
-  if (!first || !runnersOk.every(Boolean)) return stop(1);
+  if (!first) return stop(1);
   serve(first);
   const pool = runners > 0 ? `${runners} sandbox runner${runners === 1 ? "" : "s"}` : "no runners";
   log(
-    `${label}: ready on http://127.0.0.1:${port} (${describe(first)}, ${pool}; a standby is starting).`,
+    `${label}: ready on http://127.0.0.1:${port} (${describe(first)}; a standby is starting; ${pool}).`,
   );
   standby = launchHost();
 }

@@ -79,6 +79,16 @@ describe("shared worker: slow built-ins are charged by the data they produce or 
       "const o = {}; for (let i = 0; i < 2e4; i++) o['k' + i] = i; while (true) Object.keys(o)",
     ],
     ["a loop that swallows the limit", "while (true) { try { 'x'.repeat(1e5) } catch (e) {} }"],
+    // Issue #28: a 16 MiB copy is one step and ~3 ms; unpriced, this held a runner for minutes.
+    [
+      "a 16 MiB typed-array copy loop",
+      "const a = new Uint8Array(16 * 1024 * 1024); const b = new Uint8Array(a.length); while (true) a.set(b)",
+    ],
+    ["a typed-array fill loop", "const a = new Float64Array(2 ** 21); while (true) a.fill(1)"],
+    [
+      "a copy loop that hides its byteLength",
+      "Object.defineProperty(Object.getPrototypeOf(Uint8Array.prototype), 'byteLength', { get: () => 0 }); const a = new Uint8Array(16 * 1024 * 1024); const b = new Uint8Array(a.length); while (true) a.set(b)",
+    ],
   ])(
     "stops %s with status limit",
     async (_label, code) => {
@@ -107,6 +117,13 @@ describe("shared worker: slow built-ins are charged by the data they produce or 
     expect(outcome).toMatchObject({
       status: "ok",
       result: ["ababab", "--x", "y ", "1+2", 1, true, [0, 1], [7, 7, 7], "repeat", 1],
+    });
+    const typed = await executor.execute({
+      code: "const a = new Uint8Array(4); a.set([1, 2], 1); a.fill(9, 3); return [Array.from(a), a.indexOf(2), a.includes(9), Array.from(a.slice(1, 3)), a.join('-'), Uint8Array.prototype.set.name, Uint8Array.prototype.set.length]",
+    });
+    expect(typed).toMatchObject({
+      status: "ok",
+      result: [[0, 1, 2, 9], 2, true, [1, 2], "0-1-2-9", "set", 1],
     });
   });
 });

@@ -21,9 +21,19 @@ import { PROBES, RUNAWAY, runProbe } from "./driver/robustness.mjs";
 import { searchBySpec, searchMemory } from "./driver/search-specs.mjs";
 import { mixedLoad } from "./driver/throughput.mjs";
 import { runsLatency, runsRows } from "./driver/runs-latency.mjs";
+import { localRows, localServerRows } from "./driver/local-server.mjs";
 import { buildBenchWorker, healthy, startServer } from "./driver/server-process.mjs";
 
 const quick = process.argv.includes("--quick");
+// `--local`: the local server's rows alone (L1–L3, driver/local-server.mjs).
+if (process.argv.includes("--local")) {
+  const t0 = Date.now();
+  const rows = await localServerRows({ reps: 200, windowMs: 10_000 }, (line) =>
+    console.log(`[bench ${((Date.now() - t0) / 1000).toFixed(0).padStart(3)}s] ${line}`),
+  );
+  console.log(`\n${markdown(localRows(rows), undefined)}\n`);
+  process.exit(0);
+}
 // `--only p7` (and/or p8): the `code` rows alone, on their own server (driver/code-only.mjs).
 const codeOnly = codeOnlyArgs(process.argv.slice(2));
 if (codeOnly) {
@@ -250,9 +260,11 @@ if (config.anchorProbes) {
 built.remove();
 // R: the product's run history on vs off (two npm start pairs; full run only).
 if (!quick) results.runs = await runsLatency({ log });
+// L: the local server (front, host, runners; full run only).
+if (!quick) results.local = await localServerRows({ reps: 200, windowMs: 10_000 }, log);
 results.robustness = robustness;
 results.durationSec = Math.round((Date.now() - started) / 1000);
-results.table = [...tableRows(results), ...runsRows(results.runs)];
+results.table = [...tableRows(results), ...runsRows(results.runs), ...localRows(results.local)];
 const table = [
   markdown(
     results.table,

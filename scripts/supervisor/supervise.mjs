@@ -51,7 +51,8 @@ const RUNNER_FAILURES = 5;
  */
 
 /** @param {Runtime} runtime */
-const describe = (runtime) => `${runtime.name} (process group ${runtime.group})`;
+const describe = (runtime) =>
+  `${runtime.name} (process group ${runtime.group}, port ${runtime.port})`;
 
 /**
  * Runs the front on `port` and keeps a healthy host runtime and its runners behind it until a

@@ -53,7 +53,9 @@ export function stillRunning(pids) {
  */
 export function activeGroup(output) {
   const found = [
-    ...output.matchAll(/runtime \d+ \(process group (\d+)\)( serves now|; a standby)/g),
+    ...output.matchAll(
+      /runtime \d+ \(process group (\d+)(?:, port \d+)?\)( serves now|; a standby)/g,
+    ),
   ];
   const last = found.at(-1);
   if (!last) throw new Error(`no runtime in the output:\n${output}`);
@@ -61,8 +63,8 @@ export function activeGroup(output) {
 }
 
 /**
- * The workerd that runs the Worker itself in a runtime's group (wrangler starts a second one
- * for its own proxy, on the runtime's port; the Worker's listens on an OS-chosen port).
+ * The workerd that runs the Worker in a runtime's group (the runtime's Node process started it
+ * through Miniflare; it listens on an OS-chosen port).
  * @param {number} group
  */
 export function workerOf(group) {

@@ -1,0 +1,305 @@
+/**
+ * L1–L3: the local server itself (`npm start`: the Node front, the host runtime, the sandbox
+ * runners), issue #28. No anchor side: `@cloudflare/codemode` has no local server.
+ * - L1: `ping` and a trivial `execute` at p50, through the public port and straight to the host
+ *   runtime's own port, same server, interleaved: what the front adds.
+ * - L2: throughput of mixed `search`/`execute` at concurrency 16 (and 4) on the offline demo,
+ *   with one sandbox runner and with the default pool: what the runners add on this machine.
+ * - L3: the peak resident memory of every process of the server (front, host, standby, runners)
+ *   during L2.
+ * Each server is `scripts/start.mjs` (what `npm start` runs) in its own process group on a free
+ * port, stopped by group at the end whatever happens.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { freePort } from "../../scripts/free-port.mjs";
+import { rawToolCall } from "./raw-client.mjs";
+import { p50, round1 } from "./stats.mjs";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const START = join(ROOT, "scripts/start.mjs");
+const SEARCH = `async () => Object.keys((await codemode.spec()).paths).filter((p) => p.includes("task")).length`;
+const EXECUTE = `async () => (await codemode.request({ method: "GET", path: "/projects", query: { limit: 2 } }))`;
+
+/**
+ * @typedef {{ public: string, own: string, group: number, stop(): Promise<void> }} LocalServer
+ */
+
+/**
+ * Starts the launcher with `runners` sandbox runners; resolves once it and its standby are up.
+ * @param {number} runners
+ * @returns {Promise<LocalServer>}
+ */
+async function startLocal(runners) {
+  const port = await freePort();
+  const persist = mkdtempSync(join(tmpdir(), "code-mode-bench-local-"));
+  const child = spawn(process.execPath, [START], {
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: {
+      ...process.env,
+      PORT: String(port),
+      PERSIST_TO: persist,
+      SANDBOX_RUNNERS: String(runners),
+    },
+  });
+  const group = /** @type {number} */ (child.pid);
+  let output = "";
+  child.stdout.on("data", (d) => (output += d));
+  child.stderr.on("data", (d) => (output += d));
+  const signal = (/** @type {NodeJS.Signals} */ name) => {
+    try {
+      process.kill(-group, name);
+    } catch {
+      // gone
+    }
+  };
+  const stop = async () => {
+    signal("SIGTERM");
+    await new Promise((r) => setTimeout(r, 3_000));
+    signal("SIGKILL");
+    rmSync(persist, { recursive: true, force: true });
+  };
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const ready = /ready on \S+ \(runtime \d+ \(process group \d+, port (\d+)\)/.exec(output);
+    if (ready && output.includes("stands by.")) {
+      return {
+        public: `http://127.0.0.1:${port}`,
+        own: `http://127.0.0.1:${ready[1]}`,
+        group,
+        stop,
+      };
+    }
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`the local server did not start:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/**
+ * Resident memory (bytes) of `root` and every process below it: the runtimes run in process
+ * groups of their own but are the supervisor's children, so the tree holds them all.
+ * @param {number} root
+ */
+export function treeRssBytes(root) {
+  /** @type {{ pid: number, ppid: number }[]} */
+  const all = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      all.push({
+        pid: Number(name),
+        ppid: Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]),
+      });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  let total = 0;
+  const stack = [root];
+  while (stack.length > 0) {
+    const pid = /** @type {number} */ (stack.pop());
+    try {
+      const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+      total += Number(m?.[1] ?? 0) * 1024;
+    } catch {
+      // gone meanwhile
+    }
+    for (const p of all) if (p.ppid === pid) stack.push(p.pid);
+  }
+  return total;
+}
+
+/**
+ * One raw JSON-RPC POST to `/mcp` (2026-07-28 framing, no session); resolves to its time in ms.
+ * @param {string} base
+ * @param {number} id
+ * @param {"ping" | "execute"} what
+ */
+async function call(base, id, what) {
+  // `ping` is gone from the 2026-07-28 revision: it is sent as a 2025-11-25 client sends it.
+  const { headers, body } =
+    what === "execute"
+      ? rawToolCall("2026-07-28", id, "execute", { code: "async () => 1" })
+      : {
+          headers: {
+            accept: "application/json, text/event-stream",
+            "content-type": "application/json",
+            "mcp-protocol-version": "2025-11-25",
+          },
+          body: JSON.stringify({ jsonrpc: "2.0", id, method: "ping" }),
+        };
+  const t0 = performance.now();
+  const res = await fetch(`${base}/mcp`, { method: "POST", headers, body });
+  const text = await res.text();
+  const ms = performance.now() - t0;
+  if (res.status !== 200 || text.includes('"error"'))
+    throw new Error(`${what}: ${res.status} ${text.slice(0, 200)}`);
+  return ms;
+}
+
+/**
+ * L1: p50 of `reps` interleaved calls through both ports.
+ * @param {LocalServer} server
+ * @param {number} reps
+ */
+async function hops(server, reps) {
+  /** @type {Record<string, number[]>} */
+  const times = { "ping public": [], "ping own": [], "execute public": [], "execute own": [] };
+  let id = 0;
+  for (let i = 0; i < reps + 10; i++) {
+    for (const what of /** @type {const} */ (["ping", "execute"])) {
+      const a = await call(server.public, ++id, what);
+      const b = await call(server.own, ++id, what);
+      if (i < 10) continue; // warm-up
+      times[`${what} public`]?.push(a);
+      times[`${what} own`]?.push(b);
+    }
+  }
+  return Object.fromEntries(Object.entries(times).map(([k, v]) => [k, round1(p50(v))]));
+}
+
+/**
+ * L2/L3: `concurrency` loops of search/execute for `windowMs`; completed calls per second, errors,
+ * and the server tree's peak memory.
+ * @param {LocalServer} server
+ * @param {number} concurrency
+ * @param {number} windowMs
+ */
+async function throughput(server, concurrency, windowMs) {
+  let done = 0;
+  let errors = 0;
+  let peak = 0;
+  const sampler = setInterval(() => (peak = Math.max(peak, treeRssBytes(server.group))), 250);
+  const end = Date.now() + windowMs;
+  const started = performance.now();
+  let id = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, worker) => {
+      for (let k = worker; Date.now() < end; k++) {
+        const tool = k % 2 === 0 ? "search" : "execute";
+        const { headers, body } = rawToolCall("2026-07-28", ++id, tool, {
+          code: tool === "search" ? SEARCH : EXECUTE,
+        });
+        try {
+          const res = await fetch(`${server.public}/mcp`, { method: "POST", headers, body });
+          const text = await res.text();
+          if (res.status !== 200 || text.includes('"isError":true') || text.includes('"error"'))
+            errors++;
+          else done++;
+        } catch {
+          errors++;
+        }
+      }
+    }),
+  );
+  clearInterval(sampler);
+  const seconds = (performance.now() - started) / 1000;
+  return { perSecond: round1(done / seconds), errors, peakMiB: Math.round(peak / 1_048_576) };
+}
+
+/**
+ * Runs L1–L3 and returns their rows.
+ * @param {{ reps: number, windowMs: number }} config
+ * @param {(line: string) => void} log
+ */
+export async function localServerRows(config, log) {
+  const built = spawnSync(process.execPath, [join(ROOT, "scripts/build-worker.mjs")], {
+    cwd: ROOT,
+    stdio: "inherit",
+  });
+  if (built.status !== 0) throw new Error("build-worker failed");
+  const pool = Math.max(1, Math.min(cpus().length, 4));
+  /** @type {Record<string, unknown>} */
+  const rows = { cores: cpus().length, pool };
+  for (const runners of [1, pool]) {
+    if (runners === 1 && pool === 1 && rows["1 runner"]) continue;
+    const server = await startLocal(runners);
+    try {
+      if (runners === pool) {
+        rows.hops = await hops(server, config.reps);
+        log(`L1 p50 ms: ${JSON.stringify(rows.hops)}`);
+      }
+      const at4 = await throughput(server, 4, config.windowMs);
+      const at16 = await throughput(server, 16, config.windowMs);
+      rows[runners === 1 ? "1 runner" : `${runners} runners`] = { at4, at16 };
+      log(`L2/L3 ${runners} runner(s): c=4 ${JSON.stringify(at4)}; c=16 ${JSON.stringify(at16)}`);
+    } finally {
+      await server.stop();
+    }
+  }
+  return rows;
+}
+
+/**
+ * The table rows of L1–L3 (the "anchor" column holds the baseline each row compares with).
+ * @param {any} local - what {@link localServerRows} returned, if it ran
+ */
+export function localRows(local) {
+  if (!local) return [];
+  const pool = local[`${local.pool} runners`] ?? local["1 runner"];
+  const one = local["1 runner"];
+  const hop = (/** @type {"ping" | "execute"} */ what) => {
+    const a = local.hops?.[`${what} public`];
+    const b = local.hops?.[`${what} own`];
+    return {
+      metric: `L1 ${what === "ping" ? "ping" : "trivial execute"} p50 ms through the public port (ours) vs the host runtime's own port (anchor column)`,
+      ours: a,
+      anchor: b,
+      ratio: typeof a === "number" && typeof b === "number" ? round1(a - b) : null,
+      target: "≤ 1 ms apart (ratio column: difference)",
+      met: typeof a === "number" && typeof b === "number" ? a - b <= 1 : null,
+    };
+  };
+  const perSecond = (/** @type {any} */ side, /** @type {"at4" | "at16"} */ at) =>
+    side?.[at]?.perSecond ?? null;
+  const rows = [hop("ping"), hop("execute")];
+  rows.push({
+    metric: `L2 mixed search/execute per s at concurrency 16: ${local.pool} runners (ours) vs 1 runner (anchor column), ${local.cores} cores`,
+    ours: perSecond(pool, "at16"),
+    anchor: perSecond(one, "at16"),
+    ratio: ratioOf(perSecond(pool, "at16"), perSecond(one, "at16")),
+    target: "ratio ≥ 1.6",
+    met: metRatio(perSecond(pool, "at16"), perSecond(one, "at16"), 1.6),
+  });
+  rows.push({
+    metric: `L2 the pool's throughput at concurrency 16 (ours) vs 4 (anchor column); errors ${pool?.at4?.errors ?? "?"} + ${pool?.at16?.errors ?? "?"}`,
+    ours: perSecond(pool, "at16"),
+    anchor: perSecond(pool, "at4"),
+    ratio: ratioOf(perSecond(pool, "at16"), perSecond(pool, "at4")),
+    target: "ratio ≥ 1, 0 errors",
+    met:
+      metRatio(perSecond(pool, "at16"), perSecond(pool, "at4"), 1) === true &&
+      pool?.at4?.errors === 0 &&
+      pool?.at16?.errors === 0,
+  });
+  rows.push({
+    metric: "L3 peak MiB of every local server process together, concurrency 16, the pool",
+    ours: pool?.at16?.peakMiB ?? null,
+    anchor: null,
+    ratio: null,
+    target: "< 1536",
+    met: typeof pool?.at16?.peakMiB === "number" ? pool.at16.peakMiB < 1536 : null,
+  });
+  return rows;
+}
+
+/** @param {number | null} a @param {number | null} b */
+function ratioOf(a, b) {
+  return typeof a === "number" && typeof b === "number" && b > 0
+    ? Number((a / b).toPrecision(3))
+    : null;
+}
+
+/** @param {number | null} a @param {number | null} b @param {number} at */
+function metRatio(a, b, at) {
+  const r = ratioOf(a, b);
+  return r === null ? null : r >= at;
+}

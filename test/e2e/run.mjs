@@ -2,7 +2,8 @@
 // each under a hard deadline, and ends with "N passed, N failed".
 //
 // Usage: npm run e2e [-- name…]   (names: clients spec-file upstreams hostile inspector
-// status-page runs-console bad-config heal native-stall regex stop-restart npx-bin)
+// status-page runs-console bad-config heal native-stall regex stop-restart npx-bin
+// stdio-big-spec)
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
@@ -23,6 +24,8 @@ const ALL = [
   "stop-restart",
   // issue #15: the packed tarball's `code-mode-mcp` command (needs the npm registry)
   "npx-bin",
+  // issue #28: the local server under load
+  "stdio-big-spec",
 ];
 const chosen = process.argv.slice(2);
 const scripts = chosen.length > 0 ? ALL.filter((s) => chosen.includes(s)) : ALL;

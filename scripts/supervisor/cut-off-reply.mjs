@@ -59,8 +59,10 @@ export function cutOffBody(ids, message) {
  * @param {import("node:http").ServerResponse} res
  * @param {(string | number)[]} ids - the JSON-RPC ids of the request
  * @param {string} message
+ * @param {string} [contentType] - the answer's content type, when its headers are already out
+ *   (headers written from a raw list are not readable back with `getHeader`)
  */
-export function replyCutOff(res, ids, message) {
+export function replyCutOff(res, ids, message, contentType) {
   if (res.writableEnded || res.destroyed) return;
   if (!res.headersSent) {
     const body = cutOffBody(ids, message);
@@ -72,7 +74,7 @@ export function replyCutOff(res, ids, message) {
     res.end(body);
     return;
   }
-  const type = String(res.getHeader("content-type") ?? "");
+  const type = contentType ?? String(res.getHeader("content-type") ?? "");
   if (type.startsWith("text/event-stream") && ids.length > 0) {
     res.end(`\n\nevent: message\ndata: ${cutOffBody(ids, message)}\n\n`);
     return;

@@ -126,6 +126,8 @@ export function createFront({
     /** @type {import("node:http").ClientRequest | undefined} */
     let upstream;
     let ended = false;
+    /** @type {string | undefined} the answer's content type, once its headers are out */
+    let answerType;
     /** @type {InFlight} */
     const entry = {
       runtime,
@@ -134,7 +136,7 @@ export function createFront({
         ended = true;
         inFlight.delete(entry);
         upstream?.destroy();
-        replyCutOff(res, jsonRpcIds(body), message(reason));
+        replyCutOff(res, jsonRpcIds(body), message(reason), answerType);
       },
     };
     inFlight.add(entry);
@@ -182,6 +184,7 @@ export function createFront({
       }
       res.writeHead(status, answer.statusMessage, answer.rawHeaders);
       res.flushHeaders();
+      answerType = String(answer.headers["content-type"] ?? "");
       // Not piped with its end: an answer cut short (the runtime died mid-stream) must end with
       // the clear error, not as if it had finished.
       answer.pipe(res, { end: false });

@@ -19,6 +19,7 @@ import {
   runWithAuthContext,
   withAuthContextBody,
 } from "../common/auth-context";
+import { CLIENT_CLOSED_REQUEST } from "../common/client-closed";
 import { preflightResponse, withCors } from "../common/cors";
 import { guardRequest } from "../common/guards";
 import type {
@@ -65,8 +66,9 @@ class SdkV1OnModernRequest extends Error {}
  * ```
  *
  * Each request: exact `route` match (else `404`), Host/Origin guards (else `403`), CORS
- * preflight, then the SDK handler with a fresh server from `factory`. Responses carry the
- * CORS headers.
+ * preflight, then the SDK handler with a fresh server from `factory`. A POST whose client has
+ * already gone (aborted signal) gets `499` and no server is built. Responses carry the CORS
+ * headers.
  *
  * Security defaults: browser `Origin`s are limited to localhost, the `*.workers.dev`
  * hostname being served and a concrete `corsOptions.origin`; malformed, `null` and
@@ -216,6 +218,11 @@ export function createMcpHandler(
     const rejected = guardRequest(request, guard);
     if (rejected !== undefined) return withCors(rejected, corsOptions);
     if (request.method.toUpperCase() === "OPTIONS") return preflightResponse(corsOptions);
+    // The client is gone: building a server (the factory may have side effects) is wasted.
+    // GET and DELETE still get their 405 from the legacy lane, as agents answers them.
+    if (request.signal?.aborted === true && request.method.toUpperCase() === "POST") {
+      return withCors(new Response(null, { status: CLIENT_CLOSED_REQUEST }), corsOptions);
+    }
 
     const authInfo =
       requestOptions?.authInfo ??

@@ -86,7 +86,8 @@ class SdkV1OnModernRequest extends Error {}
  * @param options - SDK v2 handler options plus the Worker options
  * @returns the handler: callable `(request, env, ctx)`, `.fetch`, `.notify`
  * @throws CodeModeError `"unsupported_option"` for SDK v1 transport options and
- *   `"invalid_option"` for a bad `route`, `legacy` or a non-function `factory`
+ *   `"invalid_option"` for a bad `route`, `legacy` or a non-function `factory`; RangeError
+ *   for a `requestState.key` shorter than 32 bytes or a non-finite `requestState.ttlSeconds`
  */
 export function createMcpHandler(
   factory: McpServerFactory,

@@ -97,6 +97,17 @@ describe("McpAgent.serve refuses before the session lookup", () => {
       },
     });
     expect(getVersion.status).toBe(400);
+    // A GET's session id is checked before its version (a DELETE's after), as in agents.
+    const getNoSession = await workerFetch("http://localhost/notes", {
+      headers: { accept: "text/event-stream", "mcp-protocol-version": "1999-01-01" },
+    });
+    expect(getNoSession.status).toBe(400);
+    expect((await errorOf(getNoSession)).message).toMatch(/Mcp-Session-Id header is required/);
+    const deleteNoSession = await workerFetch("http://localhost/notes", {
+      method: "DELETE",
+      headers: { "mcp-protocol-version": "1999-01-01" },
+    });
+    expect((await errorOf(deleteNoSession)).message).toMatch(/Unsupported protocol version/);
     const deleteVersion = await workerFetch("http://localhost/notes", {
       method: "DELETE",
       headers: { "mcp-session-id": sessionId, "mcp-protocol-version": "1999-01-01" },

@@ -78,24 +78,38 @@ export async function checkPost(request: Request): Promise<Response | CheckedPos
 }
 
 /**
- * Checks a GET (the standalone stream, or a resumed one) or DELETE: a GET must accept
- * `text/event-stream` (`406`); both must name a supported protocol version, if any (`400`).
+ * Checks a GET (the standalone stream, or a resumed one) or DELETE, in agents' order: a GET
+ * must accept `text/event-stream` (`406`) and carry a session id (`400`) before its protocol
+ * version is looked at; a DELETE's version comes first. An unsupported version is `400`.
  *
  * @param request - the client's GET or DELETE
  * @returns the refusal, or `undefined` to continue
  */
 export function checkGetOrDelete(request: Request): Response | undefined {
-  if (
-    request.method.toUpperCase() === "GET" &&
-    !(request.headers.get("accept") ?? "").includes("text/event-stream")
-  ) {
-    return jsonRpcError(
-      406,
-      PROTOCOL_CODES.serverError,
-      "Not Acceptable: Client must accept text/event-stream",
-    );
+  if (request.method.toUpperCase() === "GET") {
+    if (!(request.headers.get("accept") ?? "").includes("text/event-stream")) {
+      return jsonRpcError(
+        406,
+        PROTOCOL_CODES.serverError,
+        "Not Acceptable: Client must accept text/event-stream",
+      );
+    }
+    if (!request.headers.has("mcp-session-id")) return missingSessionId();
   }
   return refuseBeforeSession(request, undefined);
+}
+
+/**
+ * The answer to a request that needs a session and names none.
+ *
+ * @returns `400` / `-32000`
+ */
+export function missingSessionId(): Response {
+  return jsonRpcError(
+    400,
+    PROTOCOL_CODES.serverError,
+    "Bad Request: Mcp-Session-Id header is required",
+  );
 }
 
 function tooLarge(): Response {

@@ -7,7 +7,12 @@ import type { CorsOptions } from "../../common/cors";
 import { DurableObjectEventStore } from "../event-store";
 import { DEFAULT_KEEP_ALIVE_MS } from "../legacy/worker-transport";
 import { agentHandler, sessionStub, type AgentRequestInit } from "./routing";
-import { checkGetOrDelete, checkPost, type CheckedPost } from "./refuse-before-lookup";
+import {
+  checkGetOrDelete,
+  checkPost,
+  missingSessionId,
+  type CheckedPost,
+} from "./refuse-before-lookup";
 import { relaySocket } from "./socket-relay";
 import {
   KEEP_ALIVE_HEADER,
@@ -74,13 +79,7 @@ export function serveMcpAgent(path: string, options: McpAgentServeOptions = {}):
       const checked = isPost ? await checkPost(request) : checkGetOrDelete(request);
       if (checked instanceof Response) return checked;
       const sessionId = request.headers.get("mcp-session-id");
-      if (sessionId === null && !isInitialize(checked)) {
-        return jsonRpcError(
-          400,
-          PROTOCOL_CODES.serverError,
-          "Bad Request: Mcp-Session-Id header is required",
-        );
-      }
+      if (sessionId === null && !isInitialize(checked)) return missingSessionId();
       // The body was read for the checks and is handed on as text; RPC carries no signal.
       // oxlint-disable-next-line unicorn/no-invalid-fetch-options -- a body only on POST
       const forwarded = new Request(request, { body: checked?.text ?? null, signal: null });

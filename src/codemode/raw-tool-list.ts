@@ -24,9 +24,12 @@ export interface RawToolCapture {
   stop(): void;
 }
 
+/** Per transport: the captures now listening (the watch is installed once, never removed). */
+const watchers = new WeakMap<WatchedTransport, Set<Map<string, Record<string, unknown>>>>();
+
 /**
- * Watches `client`'s transport for `tools/list` answers until `stop()`: outgoing listing ids are
- * noted, and the raw tools of their answers kept by name. Only reads: messages pass unchanged.
+ * Collects the raw tools of the `tools/list` answers `client` receives until `stop()`, by name.
+ * Only reads: every message passes unchanged.
  *
  * @param client - a connected client
  * @returns the capture
@@ -35,36 +38,48 @@ export function captureRawToolList(client: Client): RawToolCapture {
   const transport = client.transport as unknown as WatchedTransport | undefined;
   const byName = new Map<string, Record<string, unknown>>();
   if (transport === undefined) return { get: () => undefined, stop: () => {} };
+  let listening = watchers.get(transport);
+  if (listening === undefined) {
+    listening = new Set();
+    watchers.set(transport, listening);
+    watch(transport, listening);
+  }
+  listening.add(byName);
+  return {
+    get: (name) => byName.get(name),
+    stop: () => void listening.delete(byName),
+  };
+}
+
+/**
+ * Wraps the transport's `send` (to note the ids of outgoing `tools/list` requests) and
+ * `onmessage` (to hand their answers' tools to every listening capture). Installed once per
+ * transport, so concurrent listings on a shared connection never unwrap each other.
+ */
+function watch(
+  transport: WatchedTransport,
+  listening: Set<Map<string, Record<string, unknown>>>,
+): void {
   const listing = new Set<RequestId>();
   const send = transport.send;
   const onmessage = transport.onmessage;
-  const watchedSend: WatchedTransport["send"] = (message, options) => {
+  transport.send = (message, options) => {
     const { method, id } = (message ?? {}) as { method?: unknown; id?: unknown };
     if (method === "tools/list" && (typeof id === "string" || typeof id === "number"))
       listing.add(id);
     return send.call(transport, message, options);
   };
-  const watchedMessage: NonNullable<WatchedTransport["onmessage"]> = (message, extra) => {
+  // oxlint-disable-next-line unicorn/prefer-add-event-listener -- the SDK transport has only this callback
+  transport.onmessage = (message, extra) => {
     const { id, result } = (message ?? {}) as { id?: unknown; result?: { tools?: unknown } };
     if ((typeof id === "string" || typeof id === "number") && listing.delete(id)) {
       const tools = result?.tools;
       if (Array.isArray(tools))
         for (const tool of tools as Record<string, unknown>[])
-          if (typeof tool?.name === "string") byName.set(tool.name, tool);
+          if (typeof tool?.name === "string")
+            for (const byName of listening) byName.set(tool.name, tool);
     }
     onmessage?.call(transport, message, extra);
-  };
-  transport.send = watchedSend;
-  // oxlint-disable-next-line unicorn/prefer-add-event-listener -- the SDK transport has only this callback
-  transport.onmessage = watchedMessage;
-  return {
-    get: (name) => byName.get(name),
-    stop: () => {
-      // Put back only what is still ours (another wrapper may have been installed since).
-      if (transport.send === watchedSend) transport.send = send;
-      // oxlint-disable-next-line unicorn/prefer-add-event-listener -- as above
-      if (transport.onmessage === watchedMessage) transport.onmessage = onmessage;
-    },
   };
 }
 

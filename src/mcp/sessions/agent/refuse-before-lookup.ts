@@ -18,14 +18,16 @@ const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 /** A POST that passed the checks: its body text (to forward) and its JSON-RPC messages. */
 export interface CheckedPost {
+  /** The body as read, to forward to the session's object. */
   text: string;
+  /** The body's JSON-RPC messages (one, or a batch). */
   messages: JSONRPCMessage[];
 }
 
 /**
  * Reads and checks a POST: Accept (`406`), Content-Type (`415`), size (`413`), JSON and
  * JSON-RPC shape (`400` / `-32700`), then the initialize and protocol-version rules of
- * {@link refuseBeforeSession} and a lone `initialize` (`400` / `-32600`).
+ * {@link refuseBeforeSession}, and `initialize` batched with other messages (`400` / `-32600`).
  *
  * @param request - the client's POST (its body is consumed)
  * @returns the refusal, or the body and its messages

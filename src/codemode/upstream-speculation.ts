@@ -8,6 +8,7 @@
  * costs one request sent in parallel, not a round trip; the listing then follows the handshake.
  */
 import type { Client, DiscoverResult, Tool } from "@modelcontextprotocol/client";
+import { captureRawToolList, withRawProtoKeys } from "./raw-tool-list";
 import { openUpstream, type CodeUpstream, type Negotiated } from "./upstream-connection";
 
 /** The tool list a guess produced, and the version it was listed under. */
@@ -69,16 +70,22 @@ export function guessHolds(
 }
 
 /**
- * Every tool the connected upstream lists, following `nextCursor` through all pages.
+ * Every tool the connected upstream lists, following `nextCursor` through all pages, with the
+ * schema properties named `__proto__` that the client's parse drops put back (raw-tool-list.ts).
  * @param client - a connected client
  */
 export async function listEveryTool(client: Client): Promise<Tool[]> {
-  const tools: Tool[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await client.listTools(cursor === undefined ? {} : { cursor });
-    tools.push(...page.tools);
-    cursor = page.nextCursor;
-  } while (cursor);
-  return tools;
+  const raw = captureRawToolList(client);
+  try {
+    const tools: Tool[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listTools(cursor === undefined ? {} : { cursor });
+      tools.push(...page.tools);
+      cursor = page.nextCursor;
+    } while (cursor);
+    return tools.map((tool) => withRawProtoKeys(tool, raw.get(tool.name)));
+  } finally {
+    raw.stop();
+  }
 }

@@ -56,9 +56,14 @@ describe("DurableObjectEventStore", () => {
   it("refuses stream ids with ':' and unknown event ids", async () => {
     await withStorage(async (storage) => {
       const store = new DurableObjectEventStore(storage);
+      // As the TSDoc says: CodeModeError "invalid_event" for both.
+      const refused = { name: "CodeModeError", code: "invalid_event" };
       await expect(store.storeEvent("a:b", note(1))).rejects.toThrow(/must not contain/);
+      await expect(store.storeEvent("a:b", note(1))).rejects.toMatchObject(refused);
       expect(await store.getStreamIdForEventId("garbage")).toBeUndefined();
-      await expect(store.replayEventsAfter("garbage", { send: async () => {} })).rejects.toThrow();
+      await expect(
+        store.replayEventsAfter("garbage", { send: async () => {} }),
+      ).rejects.toMatchObject(refused);
       expect(DurableObjectEventStore.streamIdOf("abc:0000000000000001")).toBe("abc");
     });
   });

@@ -279,6 +279,42 @@ describe("WorkerTransport, SDK v1 transport surface", () => {
   });
 });
 
+describe("late answers", () => {
+  it("without an event store, an answer sent after closeSSEStream is dropped silently", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let finished = false;
+    const server = buildServer();
+    server.tool("wait", async () => {
+      await gate;
+      finished = true;
+      return { content: [{ type: "text", text: "too late" }] };
+    });
+    const errors: Error[] = [];
+    // The SDK server has only this callback; it is where the late answer's failure landed.
+    // oxlint-disable-next-line unicorn/prefer-add-event-listener
+    server.server.onerror = (error) => errors.push(error);
+    const handler = createLegacyMcpHandler(server, { onerror: (error) => errors.push(error) });
+    const init = await handler.fetch(post(initializeBody()));
+    const sessionId = init.headers.get("mcp-session-id")!;
+    await init.text();
+    const call = { jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "wait" } };
+    const reader = new SseReader((await handler.fetch(post(call, inSession(sessionId)))).body!);
+
+    handler.transport.closeSSEStream(5);
+    expect(await reader.rest()).toEqual([]);
+    release();
+    await vi.waitFor(() => expect(finished).toBe(true));
+    // A later request's answer is sent after the late one: by then it was dropped or reported.
+    const after = await handler.fetch(post(echo(6, "still here"), inSession(sessionId)));
+    expect(await resultOf(after)).toMatchObject({
+      id: 6,
+      result: { content: [{ text: "still here" }] },
+    });
+    expect(errors.map((error) => error.message)).toEqual([]);
+  });
+});
+
 describe("resuming a dropped POST stream while its tool still runs", () => {
   it("GET + Last-Event-ID right after the drop is served (no 409) and delivers the result", async () => {
     let release!: () => void;

@@ -77,6 +77,22 @@ describe("McpAgent.serveSSE (HTTP+SSE, 2024-11-05)", () => {
     await client.close();
   });
 
+  it("a POST is acknowledged 202 as agents answers it: text/event-stream, body Accepted", async () => {
+    const stream = await workerFetch("http://localhost/sse");
+    const reader = new SseReader(stream.body!);
+    const endpoint = new URL((await reader.next())!.data!, "http://localhost");
+    const accepted = await workerFetch(endpoint, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(initializeBody()),
+    });
+    expect(accepted.status).toBe(202);
+    expect(accepted.headers.get("content-type")).toBe("text/event-stream");
+    expect(accepted.headers.get("cache-control")).toBe("no-cache");
+    expect(await accepted.text()).toBe("Accepted");
+    await reader.disconnect();
+  });
+
   it("an unknown sessionId gets 404 with a message saying what to do", async () => {
     const unknown = env.MCP_OBJECT.newUniqueId().toString();
     for (const sessionId of [unknown, "not-an-id"]) {

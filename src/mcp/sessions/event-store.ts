@@ -84,6 +84,7 @@ export class DurableObjectEventStore implements EventStore {
    * @param streamId - the SSE stream (no `:` allowed)
    * @param message - the JSON-RPC message (or `{}` for a priming event)
    * @returns the event id `<streamId>:<seq>`
+   * @throws CodeModeError `"invalid_event"` for a stream id containing `:`
    */
   async storeEvent(streamId: string, message: StoredMessage): Promise<string> {
     if (streamId.includes(":")) {
@@ -121,7 +122,7 @@ export class DurableObjectEventStore implements EventStore {
    * @param lastEventId - the client's `Last-Event-ID`
    * @param sink - `send(eventId, message)` writes one event
    * @returns the stream id being resumed
-   * @throws TypeError for an id this store did not issue
+   * @throws CodeModeError `"invalid_event"` for an id this store did not issue
    */
   async replayEventsAfter(
     lastEventId: string,

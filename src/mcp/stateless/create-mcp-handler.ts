@@ -19,6 +19,7 @@ import {
   runWithAuthContext,
   withAuthContextBody,
 } from "../common/auth-context";
+import { CLIENT_CLOSED_REQUEST } from "../common/client-closed";
 import { preflightResponse, withCors } from "../common/cors";
 import { guardRequest } from "../common/guards";
 import type {
@@ -65,8 +66,9 @@ class SdkV1OnModernRequest extends Error {}
  * ```
  *
  * Each request: exact `route` match (else `404`), Host/Origin guards (else `403`), CORS
- * preflight, then the SDK handler with a fresh server from `factory`. Responses carry the
- * CORS headers.
+ * preflight, then the SDK handler with a fresh server from `factory`. A POST whose client has
+ * already gone (aborted signal) gets `499` and no server is built. Responses carry the CORS
+ * headers.
  *
  * Security defaults: browser `Origin`s are limited to localhost, the `*.workers.dev`
  * hostname being served and a concrete `corsOptions.origin`; malformed, `null` and
@@ -84,7 +86,8 @@ class SdkV1OnModernRequest extends Error {}
  * @param options - SDK v2 handler options plus the Worker options
  * @returns the handler: callable `(request, env, ctx)`, `.fetch`, `.notify`
  * @throws CodeModeError `"unsupported_option"` for SDK v1 transport options and
- *   `"invalid_option"` for a bad `route`, `legacy` or a non-function `factory`
+ *   `"invalid_option"` for a bad `route`, `legacy` or a non-function `factory`; RangeError
+ *   for a `requestState.key` shorter than 32 bytes or a non-finite `requestState.ttlSeconds`
  */
 export function createMcpHandler(
   factory: McpServerFactory,
@@ -216,6 +219,11 @@ export function createMcpHandler(
     const rejected = guardRequest(request, guard);
     if (rejected !== undefined) return withCors(rejected, corsOptions);
     if (request.method.toUpperCase() === "OPTIONS") return preflightResponse(corsOptions);
+    // The client is gone: building a server (the factory may have side effects) is wasted.
+    // GET and DELETE still get their 405 from the legacy lane, as agents answers them.
+    if (request.signal?.aborted === true && request.method.toUpperCase() === "POST") {
+      return withCors(new Response(null, { status: CLIENT_CLOSED_REQUEST }), corsOptions);
+    }
 
     const authInfo =
       requestOptions?.authInfo ??

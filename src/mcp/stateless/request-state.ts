@@ -38,7 +38,8 @@ export interface RequestStateOptions {
  *
  * @param options - key, lifetime and binding
  * @returns the codec: `mint(payload, ctx)` in handlers, `verify` installed on each server
- * @throws RangeError when the key is shorter than 32 bytes
+ * @throws RangeError (from the SDK's codec) when the key is shorter than 32 bytes or
+ *   `ttlSeconds` is not a finite number
  */
 export function createRequestStateSealer<T = unknown>(
   options: RequestStateOptions,

@@ -24,7 +24,8 @@ export const STATELESS_PUSH_MESSAGE =
  * hands out one shared instance would mix two users' exchanges.
  *
  * @param server - a factory's product
- * @throws Error naming the fix (return a new server from every factory call)
+ * @throws CodeModeError `"server_connected"` naming the fix (return a new server from every
+ *   factory call)
  */
 export function assertNotServing(server: AnyMcpServer): void {
   if (protocolOf(server).transport !== undefined) {

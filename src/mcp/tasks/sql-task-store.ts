@@ -71,7 +71,11 @@ export class SqlTaskStore implements TaskStore {
     return row === undefined ? null : (JSON.parse(row.task) as Task);
   }
 
-  /** Stores the final result once; the TTL restarts from now. */
+  /**
+   * Stores the final result once; the TTL restarts from now.
+   * @throws CodeModeError `"task_not_found"` for an unknown, expired or other session's task,
+   *   `"task_conflict"` when the task already ended
+   */
   async storeTaskResult(
     taskId: string,
     status: "completed" | "failed",
@@ -82,7 +86,11 @@ export class SqlTaskStore implements TaskStore {
     this.write({ ...task, status }, JSON.stringify(result), row.session);
   }
 
-  /** The stored result (throws when the task has none yet). */
+  /**
+   * The stored result.
+   * @throws CodeModeError `"task_not_found"` for an unknown, expired or other session's task,
+   *   `"task_conflict"` when it has no result yet
+   */
   async getTaskResult(taskId: string, sessionId?: string): Promise<Result> {
     const row = this.found(taskId, sessionId);
     if (row.result === null)
@@ -90,7 +98,11 @@ export class SqlTaskStore implements TaskStore {
     return JSON.parse(row.result) as Result;
   }
 
-  /** Moves a live task to `status` (a terminal task does not move). */
+  /**
+   * Moves a live task to `status` (a terminal task does not move).
+   * @throws CodeModeError `"task_not_found"` for an unknown, expired or other session's task,
+   *   `"task_conflict"` when the task already ended
+   */
   async updateTaskStatus(
     taskId: string,
     status: Task["status"],
@@ -105,7 +117,10 @@ export class SqlTaskStore implements TaskStore {
     );
   }
 
-  /** A page of this session's live tasks, oldest first. */
+  /**
+   * A page of this session's live tasks, oldest first.
+   * @throws CodeModeError `"invalid_query"` for a cursor that names no task
+   */
   async listTasks(
     cursor?: string,
     sessionId?: string,

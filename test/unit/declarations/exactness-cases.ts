@@ -71,12 +71,12 @@ export const CASES: Case[] = [
     inputRequired: true,
   },
   {
-    name: "a property named __proto__ is a real, quoted property",
+    name: "properties named __proto__, constructor and prototype are real properties",
     // JSON.parse: in an object literal, `__proto__:` would set the prototype, not a property.
     schema: JSON.parse(
-      '{"type":"object","properties":{"__proto__":{"type":"string"},"constructor":{"type":"number"}},"required":["__proto__"]}',
+      '{"type":"object","properties":{"__proto__":{"type":"string"},"constructor":{"type":"number"},"prototype":{"type":"boolean"}},"required":["__proto__","prototype"]}',
     ),
-    expected: '{ "__proto__": string; constructor?: number }',
+    expected: '{ "__proto__": string; constructor?: number; prototype: boolean }',
     inputRequired: true,
   },
   {

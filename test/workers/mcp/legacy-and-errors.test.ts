@@ -77,6 +77,23 @@ describe("legacy lane (stateless, default)", () => {
   });
 });
 
+describe("aborted requests", () => {
+  it("a POST whose client is already gone gets 499 and no server is built, on both lanes", async () => {
+    let built = 0;
+    const handler = createMcpHandler((ctx) => {
+      built++;
+      return buildServer(ctx);
+    });
+    for (const request of [legacyRequest(initialize), modernRequest("tools/list")]) {
+      const controller = new AbortController();
+      controller.abort();
+      const response = await handler.fetch(new Request(request, { signal: controller.signal }));
+      expect(response.status).toBe(499);
+    }
+    expect(built).toBe(0);
+  });
+});
+
 describe('legacy: "reject"', () => {
   const handler = createMcpHandler(buildServer, { legacy: "reject" });
 

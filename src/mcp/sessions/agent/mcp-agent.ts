@@ -153,7 +153,9 @@ export abstract class McpAgent<
    * @param params - a form (`mode` may be omitted) or URL request
    * @param options - `relatedRequestId` of the tool call, optional `timeout` in ms
    * @returns `{ action: "accept" | "decline" | "cancel", content? }`
-   * @throws CodeModeError when the client did not declare the mode, or on timeout
+   * @throws CodeModeError `"elicitation_unsupported"` when the client did not declare the
+   *   mode, `"invalid_elicitation"` for a URL request without an id or an http(s) url,
+   *   `"elicitation_timeout"` when no answer came in time
    */
   elicitInput(
     params: FormElicitation | UrlElicitation,

@@ -6,8 +6,13 @@
 import type { CorsOptions } from "../../common/cors";
 import { DurableObjectEventStore } from "../event-store";
 import { DEFAULT_KEEP_ALIVE_MS } from "../legacy/worker-transport";
-import { agentHandler, forRpc, sessionStub, type AgentRequestInit } from "./routing";
-import { isRecord } from "../../../is-record";
+import { agentHandler, sessionStub, type AgentRequestInit } from "./routing";
+import {
+  checkGetOrDelete,
+  checkPost,
+  missingSessionId,
+  type CheckedPost,
+} from "./refuse-before-lookup";
 import { relaySocket } from "./socket-relay";
 import {
   KEEP_ALIVE_HEADER,
@@ -47,9 +52,12 @@ export interface McpAgentHandler {
  * Builds the Worker fetch handler for an agent class bound as `options.binding`.
  *
  * Each request: exact `path` match (else `404`), Host/Origin guards (else `403`), CORS
- * preflight; then a POST `initialize` without a session id gets a new unique object (its id
- * is the session id), and any other request is routed by `Mcp-Session-Id`. An unknown or
- * malformed session id gets `404` with a JSON-RPC error; a missing one `400`.
+ * preflight; then the checks that need no session, in agents' order (Accept `406`,
+ * Content-Type `415`, size `413`, JSON and JSON-RPC `400`, `initialize` with a session id or
+ * batched, and an unsupported `MCP-Protocol-Version`, `400`); then a POST `initialize`
+ * without a session id gets a new unique object (its id is the session id), and any other
+ * request is routed by `Mcp-Session-Id`. An unknown or malformed session id gets `404` with a
+ * JSON-RPC error; a missing one `400`.
  *
  * Security defaults: the same guards and CORS defaults as `createMcpHandler`. Session ids
  * are Durable Object unique ids (unguessable). OAuth `ctx.props` are handed to the object
@@ -66,46 +74,31 @@ export function serveMcpAgent(path: string, options: McpAgentServeOptions = {}):
   return agentHandler("McpAgent.serve", options, {
     serves: (pathname) => pathname === path,
     route: async (request, _url, namespace, init) => {
+      const isPost = request.method.toUpperCase() === "POST";
+      // Every check that needs no session runs before the lookup, as agents' does.
+      const checked = isPost ? await checkPost(request) : checkGetOrDelete(request);
+      if (checked instanceof Response) return checked;
       const sessionId = request.headers.get("mcp-session-id");
-      if (sessionId !== null) {
-        const stub = sessionStub<AgentStub>(namespace, sessionId);
-        if (stub === undefined)
-          return jsonRpcError(404, PROTOCOL_CODES.sessionNotFound, "Session not found");
-        if (isStandaloneGet(request)) return openStandaloneStream(stub, request, sessionId);
-        return stub.serveMcp(forRpc(request), init);
+      if (sessionId === null && !isInitialize(checked)) return missingSessionId();
+      // The body was read for the checks and is handed on as text; RPC carries no signal.
+      // oxlint-disable-next-line unicorn/no-invalid-fetch-options -- a body only on POST
+      const forwarded = new Request(request, { body: checked?.text ?? null, signal: null });
+      if (sessionId === null) {
+        const stub = namespace.get(namespace.newUniqueId()) as unknown as AgentStub;
+        return stub.serveMcp(forwarded, init);
       }
-      if (request.method.toUpperCase() !== "POST") {
-        return jsonRpcError(
-          400,
-          PROTOCOL_CODES.serverError,
-          "Bad Request: Mcp-Session-Id header is required",
-        );
-      }
-      const text = await request.text();
-      if (!isInitializeBody(text)) {
-        return jsonRpcError(
-          400,
-          PROTOCOL_CODES.serverError,
-          "Bad Request: Mcp-Session-Id header is required",
-        );
-      }
-      // Only POST reaches here: the body was read to peek at the method and is handed on.
-      // oxlint-disable-next-line unicorn/no-invalid-fetch-options -- method is POST (checked above)
-      const forwarded = new Request(request, { body: text, signal: null });
-      const stub = namespace.get(namespace.newUniqueId()) as unknown as AgentStub;
+      const stub = sessionStub<AgentStub>(namespace, sessionId);
+      if (stub === undefined)
+        return jsonRpcError(404, PROTOCOL_CODES.sessionNotFound, "Session not found");
+      if (isStandaloneGet(request)) return openStandaloneStream(stub, request, sessionId);
       return stub.serveMcp(forwarded, init);
     },
   });
 }
 
-function isInitializeBody(text: string): boolean {
-  try {
-    const body = JSON.parse(text) as unknown;
-    const messages = Array.isArray(body) ? body : [body];
-    return messages.some((message) => isRecord(message) && message.method === "initialize");
-  } catch {
-    return false;
-  }
+/** Whether a checked POST is an `initialize` (alone: a batch with it was refused). */
+function isInitialize(checked: CheckedPost | undefined): boolean {
+  return checked?.messages.some((m) => "method" in m && m.method === "initialize") ?? false;
 }
 
 /**

@@ -134,7 +134,12 @@ export class SseSession {
     await runWithAuthContext(context, () =>
       Promise.all(messages.map((message) => transport.deliver(message, extra))),
     );
-    return new Response("Accepted\n", { status: 202 });
+    // The acknowledgement agents sends (its clients may check it): an event-stream type, as
+    // the answers themselves travel on the event stream.
+    return new Response("Accepted", {
+      status: 202,
+      headers: { "content-type": "text/event-stream", "cache-control": "no-cache" },
+    });
   }
 
   /** @returns the `404` of an ended or unknown session */

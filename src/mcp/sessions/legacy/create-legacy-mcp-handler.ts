@@ -107,7 +107,8 @@ export interface LegacyMcpHandler {
  * @param options - transport, route, CORS and guard options
  * @returns the handler
  * @throws CodeModeError `"server_connected"` when `server` is already connected and no
- *   `transport` is given, `"invalid_option"` for a bad `route`
+ *   `transport` is given, `"invalid_option"` for a bad `route` or for `tasks` given with
+ *   `transport`
  */
 export function createLegacyMcpHandler(
   server: AnyMcpServer,

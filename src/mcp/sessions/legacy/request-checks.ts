@@ -6,8 +6,7 @@
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
 import { PROTOCOL_CODES, jsonRpcError } from "../../../errors";
 
-/** The status of a request whose client went away (nginx's convention, as agents answers). */
-export const CLIENT_CLOSED_REQUEST = 499;
+export { CLIENT_CLOSED_REQUEST } from "../../common/client-closed";
 
 /**
  * Returns the refusal for a request that cannot be served, or `undefined` to continue.

@@ -25,6 +25,7 @@ import {
 } from "./request-id-aliases";
 import { CLIENT_CLOSED_REQUEST, refuseBeforeSession } from "./request-checks";
 import { chainOnError, sdkTransportFor, type SdkTransport } from "./sdk-transport";
+import { dropLateSends } from "./late-sends";
 import { releaseResumedStream } from "./stream-takeover";
 import { findSessionRecord, issueSessionId, replayInitialize } from "./session-restore";
 import { watchSseResponse } from "./sse-close-watcher";
@@ -67,6 +68,8 @@ export class WorkerTransport {
   #version: string | undefined;
   /** A failure while recording a new session (storage, `onsessioninitialized`). */
   #initFailure: { error: unknown } | undefined;
+  /** Requests whose streams `closeSSEStream` ended: their late answers are dropped. */
+  readonly #closedRequestIds = new Set<string | number>();
 
   /**
    * @param server - an SDK v1 or v2 server, not yet connected
@@ -187,12 +190,17 @@ export class WorkerTransport {
   /**
    * Closes the SSE stream carrying a request's response, as SDK v1's transport does: with an
    * event store the client reconnects with `Last-Event-ID` and receives the rest (polling
-   * during long operations); without one, the response is lost.
+   * during long operations); without one, the response is lost, silently (as in agents: the
+   * caller chose to end the stream, so `onerror` is not told the answer could not be sent).
    *
    * @param requestId - the JSON-RPC id of the client request
    */
   closeSSEStream(requestId: string | number): void {
-    this.#transport?.closeSSEStream?.(requestId);
+    const transport = this.#transport;
+    if (transport === undefined) return;
+    const inFlight = (transport as AliasingTransport)._requestToStreamMapping;
+    if (inFlight?.has(requestId) !== false) this.#closedRequestIds.add(requestId);
+    transport.closeSSEStream?.(requestId);
   }
 
   /** Closes the standalone GET stream; with an event store the client resumes it. */
@@ -202,6 +210,7 @@ export class WorkerTransport {
 
   /** Closes the transport (open streams end). */
   async close(): Promise<void> {
+    this.#closedRequestIds.clear();
     await this.#transport?.close();
   }
 
@@ -243,6 +252,7 @@ export class WorkerTransport {
     await (this.#server as { connect(t: unknown): Promise<void> }).connect(transport);
     if (this.#options.enableJsonResponse !== true) relateServerRequests(transport as never);
     restoreIdsOnWrite(transport as AliasingTransport);
+    dropLateSends(transport as never, this.#closedRequestIds);
     chainOnError(transport, this.#options.onerror);
     this.#transport = transport;
     if (record !== undefined) {

@@ -74,6 +74,7 @@ try {
     } catch (error) {
       throw new Error(
         `launch ${launch}: ${/** @type {Error} */ (error).message} after ${Date.now() - started} ms; stderr:\n${stderr}`,
+        { cause: error },
       );
     } finally {
       await client.close().catch(() => {});

@@ -2,7 +2,7 @@
 // clients), the workerd running the Worker is SIGKILLed. The supervisor must replace the runtime
 // and serve again within seconds (measured and printed), every write that was acknowledged must be
 // there afterwards, and the writes cut off must get a clear 503 JSON error, never a hang.
-import { activeGroup, workerOf } from "./processes.mjs";
+import { activeWorkerd } from "./processes.mjs";
 import { check, withServer } from "./server.mjs";
 
 const WRITERS = 2;
@@ -41,7 +41,7 @@ await withServer({}, async ({ url, output }) => {
   const writers = Array.from({ length: WRITERS }, (_, w) => writer(w));
   await new Promise((r) => setTimeout(r, 2_000));
   const ackedBefore = acknowledged.length;
-  const worker = workerOf(activeGroup(output()));
+  const worker = { pid: activeWorkerd(output()) };
   process.kill(worker.pid, "SIGKILL");
   run.killedAt = Date.now();
   while (!run.firstAckAfterKill && Date.now() - run.killedAt < 60_000)

@@ -228,6 +228,8 @@ export async function supervise({
       front.cutOff(runtime, reason);
       let next = await standby;
       standby = null;
+      // A standby that ended meanwhile (its runtime host process died with the active one).
+      if (next && !next.isRunning()) next = null;
       // No ready standby (it failed, or the crash came first): start one now.
       for (let tries = 0; !next && tries < 2 && !state.stopping; tries++) next = await launchHost();
       if (!next) {

@@ -169,7 +169,7 @@ export async function supervise({
       return false;
     }
     runtime.showOutput(log);
-    if (slot.failures > 0) log(`${label}: ${describe(runtime)} serves again.`);
+    log(`${label}: ${describe(runtime)} ${slot.failures > 0 ? "serves again" : "is ready"}.`);
     if (Date.now() - started < 60_000) slot.failures = 0;
     void watch(runtime, RUNNER_STUCK_MS, (reason) => void replaceRunner(slot, runtime, reason));
     return true;

@@ -94,7 +94,12 @@ function start(id, message) {
   const runtime = { ended: false };
   held.set(id, runtime);
   const line = (/** @type {string} */ text) => send({ id, line: text });
-  class RuntimeLog extends Log {
+  // Miniflare prints every line through `log(text)`: each goes to the supervisor, named.
+  class RuntimeLog extends /** @type {any} */ (Log) {
+    /** @param {number} level */
+    constructor(level) {
+      super(level);
+    }
     /** @param {string} text */
     log(text) {
       for (const part of text.split("\n")) line(part);
@@ -108,7 +113,7 @@ function start(id, message) {
       child.once("exit", () => void end(id, "it exited"));
     };
     try {
-      runtime.mf = new Miniflare(
+      const mf = new Miniflare(
         convertV4MiniflareOptions({
           ...message.options,
           log: new RuntimeLog(LogLevel.INFO),
@@ -121,10 +126,11 @@ function start(id, message) {
           },
         }),
       );
-      const url = await runtime.mf.ready;
+      runtime.mf = mf;
+      const url = await mf.ready;
       capture = undefined;
       const rpcUrl = message.rpc
-        ? (await runtime.mf.unsafeGetDirectURL(message.rpc.worker, message.rpc.entrypoint)).href
+        ? (await mf.unsafeGetDirectURL(message.rpc.worker, message.rpc.entrypoint)).href
         : undefined;
       if (!runtime.ended) send({ id, ready: { url: url.href, rpcUrl, pid: runtime.workerd?.pid } });
     } catch (error) {

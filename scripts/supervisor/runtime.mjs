@@ -32,6 +32,7 @@ const PROBE_LINE = /\bHEAD \/health\b/;
  * @property {(reason: string) => Promise<void>} kill - ends it at once; resolves when its workerd
  *   is gone
  * @property {string | undefined} killedBecause - the reason given to kill, once called
+ * @property {string | undefined} endedBecause - why it ended, once it has
  * @property {number} lastAnswer - when it last answered a probe (Date.now())
  */
 
@@ -78,7 +79,11 @@ export function createRuntimeHost(env) {
       });
     }
     started.once("exit", () => {
-      for (const runtime of runtimes.values()) runtime.onExit("its runtime host process exited");
+      // Its workerd processes outlive it (nothing kills a child whose parent was SIGKILLed):
+      // they are in its process group, so end them before they are reported gone.
+      void killGroup(/** @type {number} */ (started.pid)).then(() => {
+        for (const runtime of runtimes.values()) runtime.onExit("its runtime host process exited");
+      });
     });
     return started;
   };
@@ -124,7 +129,7 @@ export function createRuntimeHost(env) {
         onExit: (reason) => {
           if (!running) return;
           running = false;
-          runtime.killedBecause ??= reason;
+          runtime.endedBecause = reason;
           runtimes.delete(id);
           settleReady(false);
           settleExit();
@@ -144,6 +149,7 @@ export function createRuntimeHost(env) {
           sink = to;
         },
         killedBecause: undefined,
+        endedBecause: undefined,
         lastAnswer: Date.now(),
         kill: async (reason) => {
           runtime.killedBecause ??= reason;

@@ -5,7 +5,8 @@
  * keep everything else on the host (code preparation, the host bridge and its limits, the run's
  * clock, reading the answer), so a runner only ever holds what the sandbox holds.
  *
- * A runner that fails under a run (the supervisor replaced it because it stopped answering, or it
+ * Runs avoid a runner whose runs have shown no progress for {@link RUNNER_STALL_MS} (a program
+ * may be holding its thread). A runner that fails under a run (the supervisor replaced it because it stopped answering, or it
  * crashed) fails that run at once with {@link RUNNER_LOST}; runs on other runners go on. A runner
  * that failed is skipped for {@link RUNNER_REST_MS}, and a run that failed at once without
  * reaching the host is sent to the next runner, so a runner being replaced costs no run that had
@@ -24,10 +25,47 @@ export const RUNNER_REST_MS = 3_000;
 /** The start of the message of a run whose runner went away under it. */
 export const RUNNER_LOST = "the sandbox runner running this program stopped";
 
+/**
+ * How long a busy runner may show no sign of progress (no host call under way or made, no run
+ * finished) before new runs prefer other runners: a program blocking its thread blocks every run
+ * sent after it to that runner, until the supervisor replaces it (10 s). Honest programs either
+ * call the host or finish well within this, or only lose their preference among idle runners.
+ */
+export const RUNNER_STALL_MS = 500;
+
+/**
+ * Wraps a run's host bridge so the loader sees each host call start and end (its sign of the
+ * runner's progress). The Worker passes one that builds an `RpcTarget` (src/app/sandbox-loader.ts):
+ * what the runner receives must cross Workers RPC.
+ */
+export type HostTracker = (host: unknown, onCall: (phase: "start" | "end") => void) => unknown;
+
+interface HostCalls {
+  call(...args: unknown[]): unknown;
+}
+
+/** A plain wrapper, for callers outside a Worker (tests). */
+const plainTracker: HostTracker = (host, onCall) => ({
+  call: async (...args: unknown[]) => {
+    onCall("start");
+    try {
+      return await (host as HostCalls).call(...args);
+    } finally {
+      onCall("end");
+    }
+  },
+});
+
 interface Slot {
   runner: RunnerApi;
   busy: number;
   restUntil: number;
+  /** Host calls under way from its runs. */
+  calls: number;
+  /** When its runs last showed progress (a host call began or ended, a run finished). */
+  lastProgress: number;
+  /** When its current busy stretch began. */
+  since: number;
 }
 
 /** What the executors call on a loaded worker's entrypoint. */
@@ -50,13 +88,22 @@ export class RunnerLoader {
   /**
    * @param runners - the runner bindings (at least one)
    * @param now - the clock (tests pass their own)
+   * @param track - how a run's host bridge is wrapped to watch its calls (see {@link HostTracker})
    */
   constructor(
     runners: readonly RunnerApi[],
     private readonly now: () => number = Date.now,
+    private readonly track: HostTracker = plainTracker,
   ) {
     if (runners.length === 0) throw new RangeError("RunnerLoader needs at least one runner.");
-    this.slots = runners.map((runner) => ({ runner, busy: 0, restUntil: 0 }));
+    this.slots = runners.map((runner) => ({
+      runner,
+      busy: 0,
+      restUntil: 0,
+      calls: 0,
+      lastProgress: 0,
+      since: 0,
+    }));
   }
 
   /** Runs in flight per runner, in binding order (for the status report and tests). */
@@ -96,10 +143,14 @@ export class RunnerLoader {
     for (let retried = false; ; retried = true) {
       const slot = this.pick();
       const sent = this.now();
-      slot.busy++;
+      if (slot.busy++ === 0) slot.since = sent;
+      const tracked = this.track(host, (phase) => {
+        slot.calls += phase === "start" ? 1 : -1;
+        slot.lastProgress = this.now();
+      });
       let answer: RunnerAnswer;
       try {
-        answer = await dispatch(slot.runner, request, host);
+        answer = await dispatch(slot.runner, request, tracked);
       } catch (error) {
         const failedAt = this.now();
         slot.restUntil = failedAt + RUNNER_REST_MS;
@@ -111,6 +162,7 @@ export class RunnerLoader {
         );
       } finally {
         slot.busy--;
+        slot.lastProgress = this.now();
       }
       if ("answer" in answer) return answer.answer;
       // The loaded worker's own failure, as the in-process loader would have thrown it.
@@ -118,18 +170,29 @@ export class RunnerLoader {
     }
   }
 
-  /** The least busy runner that is not resting (ties taken in turn). */
+  /**
+   * The runner for the next run: one that is neither resting nor stalled if there is one, the
+   * least busy among those, ties taken in turn.
+   */
   private pick(): Slot {
     const now = this.now();
     const count = this.slots.length;
+    const rank = (slot: Slot): number => {
+      if (slot.restUntil > now) return 2;
+      const stalled =
+        slot.busy > 0 &&
+        slot.calls === 0 &&
+        now - Math.max(slot.lastProgress, slot.since) > RUNNER_STALL_MS;
+      return stalled ? 1 : 0;
+    };
     let best: Slot | undefined;
+    let bestRank = 3;
     for (let i = 0; i < count; i++) {
       const slot = this.slots[(this.next + i) % count]!;
-      const resting = slot.restUntil > now;
-      if (!best) best = slot;
-      else {
-        const bestResting = best.restUntil > now;
-        if (bestResting !== resting ? bestResting : slot.busy < best.busy) best = slot;
+      const r = rank(slot);
+      if (!best || r < bestRank || (r === bestRank && slot.busy < best.busy)) {
+        best = slot;
+        bestRank = r;
       }
     }
     this.next = (this.next + 1) % count;

@@ -1,22 +1,30 @@
 // RunnerLoader (src/executor/runners/runner-loader.ts): how the host spreads runs over the local
 // sandbox runners and what a run sees when its runner fails. The runners here are stand-ins that
-// answer as a runner does; the real cross-process path is covered by test/e2e/runners.mjs.
+// answer as a runner does; the real cross-process path is covered by the e2e scripts (fanout,
+// runaway, runner-kill, native-stall).
 import { describe, expect, it } from "vitest";
 import {
   RUNNER_LOST,
   RUNNER_REST_MS,
+  RUNNER_STALL_MS,
   RunnerLoader,
 } from "../../../src/executor/runners/runner-loader";
 import type { RunnerAnswer, RunnerApi } from "../../../src/executor/runners/runner-protocol";
 
-type Handler = (kind: "load" | "get", code: unknown) => Promise<RunnerAnswer>;
+type Handler = (kind: "load" | "get", code: unknown, host: unknown) => Promise<RunnerAnswer>;
 
 /** A runner that records what it was sent and answers with `handler`. */
 function runner(name: string, handler: Handler = async () => ({ answer: name })) {
   const sent: { kind: string; code: unknown }[] = [];
   const api: RunnerApi = {
-    load: (code) => (sent.push({ kind: "load", code }), handler("load", code)),
-    get: (_id, code) => (sent.push({ kind: "get", code }), handler("get", code)),
+    load: (code, _request, host) => (
+      sent.push({ kind: "load", code }),
+      handler("load", code, host)
+    ),
+    get: (_id, code, _request, host) => (
+      sent.push({ kind: "get", code }),
+      handler("get", code, host)
+    ),
   };
   return { api, sent };
 }
@@ -118,5 +126,27 @@ describe("RunnerLoader", () => {
     await expect(run(loader, { calls: 3 })).rejects.toThrow(RUNNER_LOST);
     expect(b.sent.length).toBe(0);
     expect(loader.busy()).toEqual([0, 0]);
+  });
+
+  it("sends new runs away from a runner whose runs show no progress (a program holding its thread)", async () => {
+    let now = 1_000;
+    // "stuck" never answers and never calls the host; "working"'s runs sit in a host call.
+    const stuck = runner("stuck", () => new Promise(() => {}));
+    const working = runner("working", (_kind, _code, host) => {
+      void (host as { call(): Promise<unknown> }).call();
+      return new Promise(() => {});
+    });
+    const loader = new RunnerLoader([stuck.api, working.api], () => now);
+    const host = { calls: 0, call: () => new Promise(() => {}) };
+    void run(loader, host); // both idle: taken in turn → stuck
+    void run(loader, host); // → working, whose run then calls the host
+    expect(loader.busy()).toEqual([1, 1]);
+    // Within the bound both still count as making progress: the least busy wins, in turn.
+    now += RUNNER_STALL_MS + 1;
+    // Past it, stuck has shown nothing: new runs go to working, though it is busier.
+    void run(loader, host);
+    void run(loader, host);
+    expect(loader.busy()).toEqual([1, 3]);
+    expect(stuck.sent.length).toBe(1);
   });
 });

@@ -10,16 +10,25 @@ import { processTree } from "./processes.mjs";
  * @param {number} root
  */
 export function treeRssMiB(root) {
-  let kib = 0;
-  for (const { pid } of processTree(root)) {
+  return treeRssByProcess(root).reduce((sum, p) => sum + p.mib, 0);
+}
+
+/**
+ * The RSS of each process of the tree, in MiB, with its process group and command.
+ * @param {number} root
+ * @returns {{ pid: number, group: number, command: string, mib: number }[]}
+ */
+export function treeRssByProcess(root) {
+  const found = [];
+  for (const { pid, group, command } of processTree(root)) {
     try {
       const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-      kib += Number(m?.[1] ?? 0);
+      found.push({ pid, group, command, mib: Number(m?.[1] ?? 0) / 1024 });
     } catch {
       // gone meanwhile
     }
   }
-  return kib / 1024;
+  return found;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { fileURLToPath } from "node:url";
-import { defineConfig } from "vitest/config";
+import { defineConfig, type UserWorkspaceConfig } from "vitest/config";
 import { REGEXP_FALLBACK_FLAGS, workerdV8Flags } from "./scripts/supervisor/v8-flags.mjs";
 import { SHARED_SPECS_DIR } from "./test/helpers/shared-specs.mjs";
 
@@ -36,13 +36,36 @@ const alias = [
   { find: /^#shared-specs\//, replacement: SHARED_SPECS_DIR },
 ];
 
-// Projects: pure logic in plain Node (fast), and everything touching the runtime inside
-// workerd with the real LOADER binding and Durable Objects, configured from wrangler.jsonc.
+/**
+ * One vitest project per test area, each in workerd with its own small test Worker (a wrangler
+ * config holding only the bindings its tests use): a file under test/workers/mcp/ never loads
+ * the product Worker, only test/workers/app/ does.
+ *
+ * `isolate: false` with one worker per project: the pool starts one workerd per project and runs
+ * every file of the project in it, so the libraries, the sources and the big specs are imported
+ * once per project instead of once per file (isolated, every file started its own workerd and
+ * imported everything again). Files must therefore leave no global state behind: give Durable
+ * Object names, handler names and similar keys a per-file prefix.
+ */
+function workersProject(
+  name: string,
+  configPath: string,
+  include: string[],
+  bindings: Record<string, string> = {},
+): UserWorkspaceConfig {
+  return {
+    plugins: [cloudflareTest({ wrangler: { configPath }, miniflare: { bindings } })],
+    resolve: { alias },
+    test: { name, include, testTimeout: 60_000, isolate: false, maxWorkers: 1 },
+  };
+}
+
 export default defineConfig({
   test: {
     // Golden files are file snapshots (test/helpers/golden.ts); UPDATE_GOLDEN=1 is the old name for -u.
     ...(process.env.UPDATE_GOLDEN === "1" ? { update: true } : {}),
     projects: [
+      // Pure logic in plain Node (fast).
       {
         resolve: {
           alias: [
@@ -62,41 +85,27 @@ export default defineConfig({
           environment: "node",
         },
       },
-      {
-        plugins: [
-          cloudflareTest({
-            wrangler: { configPath: "./wrangler.jsonc" },
-            miniflare: { bindings: { REGEXP_FALLBACK } },
-          }),
-        ],
-        resolve: { alias },
-        test: {
-          name: "workers",
-          include: ["test/workers/**/*.test.ts"],
-          testTimeout: 60_000,
-        },
-      },
-      {
-        plugins: [cloudflareTest({ wrangler: { configPath: "./test/agent/wrangler.jsonc" } })],
-        resolve: { alias },
-        test: {
-          name: "agent",
-          include: ["test/agent/**/*.test.ts"],
-          testTimeout: 60_000,
-        },
-      },
-      {
-        // The seed documents' examples, verbatim but for import paths, each run by a real client.
-        plugins: [
-          cloudflareTest({ wrangler: { configPath: "./test/seed-examples/wrangler.jsonc" } }),
-        ],
-        resolve: { alias },
-        test: {
-          name: "seeds",
-          include: ["test/seed-examples/**/*.test.ts"],
-          testTimeout: 60_000,
-        },
-      },
+      // The MCP hosting layer (src/mcp): handlers, guards, clients, tasks.
+      workersProject("mcp", "./test/workers/mcp/wrangler.jsonc", ["test/workers/mcp/**/*.test.ts"]),
+      // Code mode (src/codemode) and the OpenAPI runtime (src/openapi, src/declarations).
+      workersProject(
+        "codemode",
+        "./test/workers/codemode/wrangler.jsonc",
+        ["test/workers/codemode/**/*.test.ts", "test/workers/openapi/**/*.test.ts"],
+        { REGEXP_FALLBACK },
+      ),
+      // Both executors (src/executor) in the real sandbox.
+      workersProject("executor", "./test/workers/executor/wrangler.jsonc", [
+        "test/workers/executor/**/*.test.ts",
+      ]),
+      // The product Worker itself (src/app, src/worker.ts), configured by ../wrangler.jsonc.
+      workersProject("app", "./wrangler.jsonc", ["test/workers/app/**/*.test.ts"]),
+      // The stateful layer (McpAgent, legacy handler, WorkerTransport, OAuth).
+      workersProject("agent", "./test/agent/wrangler.jsonc", ["test/agent/**/*.test.ts"]),
+      // The seed documents' examples, verbatim but for import paths, each run by a real client.
+      workersProject("seeds", "./test/seed-examples/wrangler.jsonc", [
+        "test/seed-examples/**/*.test.ts",
+      ]),
     ],
   },
 });

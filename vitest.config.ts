@@ -113,6 +113,10 @@ export default defineConfig({
           name: "unit",
           include: ["test/unit/**/*.test.ts"],
           environment: "node",
+          // Its own group (vitest runs groups one after another): the workerd projects' group
+          // has one worker each, and projects of one group must agree on maxWorkers, while unit
+          // files may use every core.
+          sequence: { groupOrder: 1 },
         },
       },
       // The MCP hosting layer (src/mcp): handlers, guards, clients, tasks.

@@ -5,7 +5,8 @@
  */
 import { McpServer } from "@modelcontextprotocol/server";
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { captureConsole } from "../../helpers/console-capture";
 import { z } from "zod";
 import { describeExecutors } from "../../helpers/executor-matrix";
 import {
@@ -110,6 +111,7 @@ describeExecutors((Executor) => {
     });
 
     it("are bounded, and a failing recorder does not fail the run", async () => {
+      const warnings = captureConsole("warn");
       const records: RunRecord[] = [];
       const handler = createMcpHandler(
         openApiMcpServer({
@@ -131,6 +133,8 @@ describeExecutors((Executor) => {
       );
       expect(body.result.isError).toBeFalsy();
       const [record] = await settled(records, 1);
+      await vi.waitFor(() => expect(warnings()).toContain("code-mode: onRun failed: "));
+      expect(warnings()).toContain("the store is down");
       expect(record!.calls).toHaveLength(RUN_RECORD_LIMITS.calls);
       expect(record!.droppedCalls).toBe(250 - RUN_RECORD_LIMITS.calls);
       expect(record!.code.length).toBeLessThanOrEqual(RUN_RECORD_LIMITS.codeChars + 1);

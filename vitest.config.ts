@@ -117,6 +117,11 @@ export default defineConfig({
           // has one worker each, and projects of one group must agree on maxWorkers, while unit
           // files may use every core.
           sequence: { groupOrder: 1 },
+          // One process for all files: modules (the 4 MB spec, TypeScript) load once, not per file.
+          isolate: false,
+          // Compiler- and spec-heavy cases take 1-3 s alone and several times that on a loaded
+          // 2-core machine; the 5 s default turned load into failures.
+          testTimeout: 30_000,
         },
       },
       // The MCP hosting layer (src/mcp): handlers, guards, clients, tasks.

@@ -82,7 +82,7 @@ export class TimingReporter {
         .map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
         .join("  ");
     process.stdout.write(
-      `\nTiming by project ("done at": since the run started; import and tests: summed over its files, which run one at a time in one workerd per project)\n${table.map(line).join("\n")}\n`,
+      `\nTiming by project ("done at": since the run started; import and tests: summed over its files)\n${table.map(line).join("\n")}\n`,
     );
   }
 }

@@ -34,27 +34,57 @@ export const RUNNER_LOST = "the sandbox runner running this program stopped";
 export const RUNNER_STALL_MS = 500;
 
 /**
- * Wraps a run's host bridge so the loader sees each host call start and end (its sign of the
- * runner's progress). The Worker passes one that builds an `RpcTarget` (src/app/sandbox-loader.ts):
- * what the runner receives must cross Workers RPC.
+ * How long a runner may take to begin a run it was sent before the run is moved to another
+ * runner: a runner whose thread a program holds cannot even begin the runs queued behind it.
+ * The first copy is cancelled (its host calls are refused), so a run is never carried out twice
+ * with effects.
  */
-export type HostTracker = (host: unknown, onCall: (phase: "start" | "end") => void) => unknown;
+export const RUNNER_BEGIN_MS = 250;
+
+/** What a {@link HostTracker} reports about one run on one runner. */
+export interface HostEvents {
+  /** A host call of the run began or ended. */
+  onCall(phase: "start" | "end"): void;
+  /** The runner began the run. */
+  onBegin(): void;
+}
+
+/**
+ * Wraps a run's host bridge for one runner: the loader learns when the runner begins the run and
+ * when its host calls start and end (its signs of progress), and can cut the run off from the
+ * host (`close`: its calls are refused from then on). The Worker passes one that builds an
+ * `RpcTarget` (tracked-host.ts): what the runner receives must cross Workers RPC.
+ */
+export type HostTracker = (host: unknown, events: HostEvents) => { target: unknown; close(): void };
 
 interface HostCalls {
   call(...args: unknown[]): unknown;
 }
 
 /** A plain wrapper, for callers outside a Worker (tests). */
-const plainTracker: HostTracker = (host, onCall) => ({
-  call: async (...args: unknown[]) => {
-    onCall("start");
-    try {
-      return await (host as HostCalls).call(...args);
-    } finally {
-      onCall("end");
-    }
-  },
-});
+const plainTracker: HostTracker = (host, events) => {
+  let closed = false;
+  return {
+    target: {
+      begin: () => events.onBegin(),
+      call: async (...args: unknown[]) => {
+        if (closed) return { error: { name: "Error", message: MOVED } };
+        events.onCall("start");
+        try {
+          return await (host as HostCalls).call(...args);
+        } finally {
+          events.onCall("end");
+        }
+      },
+    },
+    close: () => {
+      closed = true;
+    },
+  };
+};
+
+/** What a cancelled copy of a run gets for a host call (it is never read: the run moved). */
+export const MOVED = "This run was moved to another runner; this copy may not call the host.";
 
 interface Slot {
   runner: RunnerApi;
@@ -66,6 +96,8 @@ interface Slot {
   lastProgress: number;
   /** When its current busy stretch began. */
   since: number;
+  /** Until when it counts as stalled after failing to begin a run in time. */
+  lateUntil: number;
 }
 
 /** What the executors call on a loaded worker's entrypoint. */
@@ -103,6 +135,7 @@ export class RunnerLoader {
       calls: 0,
       lastProgress: 0,
       since: 0,
+      lateUntil: 0,
     }));
   }
 
@@ -137,37 +170,90 @@ export class RunnerLoader {
   /**
    * Sends one run to a runner. A runner that fails is passed over for {@link RUNNER_REST_MS}
    * (the supervisor is replacing it); a run whose runner failed at once, before the run reached
-   * any host function, had no effect outside its sandbox and is sent to another runner once.
+   * any host function, had no effect outside its sandbox and is sent to another runner once. A
+   * run its runner has not begun within {@link RUNNER_BEGIN_MS} is moved to a runner that shows
+   * progress, if there is one (at most once per other runner).
    */
   private async run(dispatch: Dispatch, request: unknown, host: unknown): Promise<unknown> {
-    for (let retried = false; ; retried = true) {
+    let retried = false;
+    let moves = 0;
+    for (;;) {
       const slot = this.pick();
       const sent = this.now();
       if (slot.busy++ === 0) slot.since = sent;
-      const tracked = this.track(host, (phase) => {
-        slot.calls += phase === "start" ? 1 : -1;
+      let begun = false;
+      const tracked = this.track(host, {
+        onCall: (phase) => {
+          slot.calls += phase === "start" ? 1 : -1;
+          slot.lastProgress = this.now();
+        },
+        onBegin: () => {
+          begun = true;
+          slot.lastProgress = this.now();
+        },
+      });
+      const settled = dispatch(slot.runner, request, tracked.target).then(
+        (answer) => ({ answer }),
+        (error: unknown) => ({ error }),
+      );
+      // Registered first, so it runs before this function goes on.
+      void settled.then(() => {
+        slot.busy--;
         slot.lastProgress = this.now();
       });
-      let answer: RunnerAnswer;
-      try {
-        answer = await dispatch(slot.runner, request, tracked);
-      } catch (error) {
+      let outcome: { answer: RunnerAnswer } | { error: unknown } | "late" = await (moves <
+      this.slots.length - 1
+        ? Promise.race([settled, this.after(RUNNER_BEGIN_MS)])
+        : settled);
+      if (outcome === "late") {
+        if (!begun && this.progressElsewhere(slot)) {
+          tracked.close();
+          slot.lateUntil = this.now() + RUNNER_STALL_MS;
+          moves++;
+          continue;
+        }
+        outcome = await settled;
+      }
+      if ("error" in outcome) {
         const failedAt = this.now();
         slot.restUntil = failedAt + RUNNER_REST_MS;
         const harmless = failedAt - sent < RUNNER_REST_MS && hostCalls(host) === 0;
-        if (!retried && harmless && this.slots.length > 1) continue;
+        if (!retried && harmless && this.slots.length > 1) {
+          retried = true;
+          continue;
+        }
         throw new Error(
-          `${RUNNER_LOST} (runner ${this.slots.indexOf(slot) + 1}: ${errorText(error)}). The local server replaces a runner that stops answering for a while (a program blocking its thread: a catastrophic regular expression, a huge native loop) or that crashed; runs on other runners were not affected. Retrying is safe unless the program wrote something before this point.`,
-          { cause: error },
+          `${RUNNER_LOST} (runner ${this.slots.indexOf(slot) + 1}: ${errorText(outcome.error)}). The local server replaces a runner that stops answering for a while (a program blocking its thread: a catastrophic regular expression, a huge native loop) or that crashed; runs on other runners were not affected. Retrying is safe unless the program wrote something before this point.`,
+          { cause: outcome.error },
         );
-      } finally {
-        slot.busy--;
-        slot.lastProgress = this.now();
       }
+      const answer = outcome.answer;
       if ("answer" in answer) return answer.answer;
       // The loaded worker's own failure, as the in-process loader would have thrown it.
       throw new Error("thrown" in answer ? answer.thrown : "the runner did not send the code");
     }
+  }
+
+  /** Settles with "late" after `ms` (the timer does not keep anything alive once it fired). */
+  private after(ms: number): Promise<"late"> {
+    return new Promise((resolve) => setTimeout(() => resolve("late"), ms));
+  }
+
+  /** Whether another runner than `slot` is neither resting nor stalled. */
+  private progressElsewhere(slot: Slot): boolean {
+    const now = this.now();
+    return this.slots.some((other) => other !== slot && this.rank(other, now) === 0);
+  }
+
+  /** 0: ready; 1: stalled (busy without progress, or late to begin a run); 2: resting. */
+  private rank(slot: Slot, now: number): number {
+    if (slot.restUntil > now) return 2;
+    if (slot.lateUntil > now) return 1;
+    const stalled =
+      slot.busy > 0 &&
+      slot.calls === 0 &&
+      now - Math.max(slot.lastProgress, slot.since) > RUNNER_STALL_MS;
+    return stalled ? 1 : 0;
   }
 
   /**
@@ -177,19 +263,11 @@ export class RunnerLoader {
   private pick(): Slot {
     const now = this.now();
     const count = this.slots.length;
-    const rank = (slot: Slot): number => {
-      if (slot.restUntil > now) return 2;
-      const stalled =
-        slot.busy > 0 &&
-        slot.calls === 0 &&
-        now - Math.max(slot.lastProgress, slot.since) > RUNNER_STALL_MS;
-      return stalled ? 1 : 0;
-    };
     let best: Slot | undefined;
     let bestRank = 3;
     for (let i = 0; i < count; i++) {
       const slot = this.slots[(this.next + i) % count]!;
-      const r = rank(slot);
+      const r = this.rank(slot, now);
       if (!best || r < bestRank || (r === bestRank && slot.busy < best.busy)) {
         best = slot;
         bestRank = r;

@@ -81,6 +81,7 @@ interface RunEntrypoint {
 export class SandboxRunner extends WorkerEntrypoint<RunnerEnv> implements RunnerApi {
   /** Loads `code` and runs it (see {@link RunnerApi.load}). */
   async load(code: WorkerLoaderWorkerCode, request: unknown, host: unknown): Promise<RunnerAnswer> {
+    announce(host);
     return runOn(() => this.env.LOADER.load(code), request, new PacedHost(host as HostCalls));
   }
 
@@ -98,11 +99,26 @@ export class SandboxRunner extends WorkerEntrypoint<RunnerEnv> implements Runner
     }
     const known = stableCodes.get(id);
     if (!known) return { missingCode: true };
+    announce(host);
     return runOn(
       () => this.env.LOADER.get(id, () => known),
       request,
       new PacedHost(host as HostCalls),
     );
+  }
+}
+
+/**
+ * Tells the host the run has begun here (without waiting: the host uses it to move runs that a
+ * runner holding its thread never begins). A host that does not listen is no error.
+ */
+function announce(host: unknown): void {
+  try {
+    const sent = (host as { begin?: () => unknown }).begin?.();
+    if (sent && typeof (sent as Promise<unknown>).then === "function")
+      (sent as Promise<unknown>).then(undefined, () => {});
+  } catch {
+    // nothing to tell
   }
 }
 

@@ -1,11 +1,13 @@
 /**
  * The host bridge as a run on a runner receives it from the host: the same `call`, passed on to
- * the run's `HostBridge`, reporting each call's start and end to the {@link RunnerLoader} (its
- * sign that the runner makes progress). An `RpcTarget`, so it crosses to the runner as a stub;
- * its fields are private, so nothing but `call` is reachable from there.
+ * the run's `HostBridge`, and `begin`, which the runner calls when it starts the run. Both are
+ * reported to the {@link RunnerLoader} (its signs that the runner makes progress). Once the loader
+ * has moved the run to another runner it closes this copy: its calls are refused, so a run is
+ * never carried out twice with effects. An `RpcTarget`, so it crosses to the runner as a stub;
+ * its fields are private, so nothing but `begin` and `call` is reachable from there.
  */
 import { RpcTarget } from "cloudflare:workers";
-import type { HostTracker } from "./runner-loader";
+import { MOVED, type HostEvents, type HostTracker } from "./runner-loader";
 
 interface HostCalls {
   call(...args: unknown[]): unknown;
@@ -13,12 +15,18 @@ interface HostCalls {
 
 class TrackedHost extends RpcTarget {
   readonly #host: HostCalls;
-  readonly #onCall: (phase: "start" | "end") => void;
+  readonly #events: HostEvents;
+  #closed = false;
 
-  constructor(host: HostCalls, onCall: (phase: "start" | "end") => void) {
+  constructor(host: HostCalls, events: HostEvents) {
     super();
     this.#host = host;
-    this.#onCall = onCall;
+    this.#events = events;
+  }
+
+  /** The runner began the run. */
+  begin(): void {
+    if (!this.#closed) this.#events.onBegin();
   }
 
   /** One host call of the run (see `HostBridgeApi.call`). */
@@ -28,15 +36,23 @@ class TrackedHost extends RpcTarget {
     argsText: unknown,
     logs: unknown,
   ): Promise<unknown> {
-    this.#onCall("start");
+    if (this.#closed) return { error: { name: "Error", message: MOVED } };
+    this.#events.onCall("start");
     try {
       return await this.#host.call(namespace, name, argsText, logs);
     } finally {
-      this.#onCall("end");
+      this.#events.onCall("end");
     }
+  }
+
+  /** Cuts this copy of the run off from the host (not reachable over RPC: see below). */
+  static close(target: TrackedHost): void {
+    target.#closed = true;
   }
 }
 
-/** The {@link HostTracker} of the Worker: a {@link TrackedHost} per run. */
-export const trackHostCalls: HostTracker = (host, onCall) =>
-  new TrackedHost(host as HostCalls, onCall);
+/** The {@link HostTracker} of the Worker: a {@link TrackedHost} per run and runner. */
+export const trackHostCalls: HostTracker = (host, events) => {
+  const target = new TrackedHost(host as HostCalls, events);
+  return { target, close: () => TrackedHost.close(target) };
+};

@@ -4,6 +4,8 @@
 // runaway, runner-kill, native-stall).
 import { describe, expect, it } from "vitest";
 import {
+  MOVED,
+  RUNNER_BEGIN_MS,
   RUNNER_LOST,
   RUNNER_REST_MS,
   RUNNER_STALL_MS,
@@ -13,18 +15,23 @@ import type { RunnerAnswer, RunnerApi } from "../../../src/executor/runners/runn
 
 type Handler = (kind: "load" | "get", code: unknown, host: unknown) => Promise<RunnerAnswer>;
 
-/** A runner that records what it was sent and answers with `handler`. */
-function runner(name: string, handler: Handler = async () => ({ answer: name })) {
+/** Tells the host the run began, as a real runner does first (sandbox-runner.ts). */
+const begin = (host: unknown) => (host as { begin?: () => void }).begin?.();
+
+/**
+ * A runner that records what it was sent and answers with `handler`; it begins each run at once
+ * unless `begins` is false (a runner whose thread a program holds begins nothing).
+ */
+function runner(name: string, handler: Handler = async () => ({ answer: name }), begins = true) {
   const sent: { kind: string; code: unknown }[] = [];
+  const start = (kind: "load" | "get", code: unknown, host: unknown) => {
+    sent.push({ kind, code });
+    if (begins) begin(host);
+    return handler(kind, code, host);
+  };
   const api: RunnerApi = {
-    load: (code, _request, host) => (
-      sent.push({ kind: "load", code }),
-      handler("load", code, host)
-    ),
-    get: (_id, code, _request, host) => (
-      sent.push({ kind: "get", code }),
-      handler("get", code, host)
-    ),
+    load: (code, _request, host) => start("load", code, host),
+    get: (_id, code, _request, host) => start("get", code, host),
   };
   return { api, sent };
 }
@@ -148,5 +155,40 @@ describe("RunnerLoader", () => {
     void run(loader, host);
     expect(loader.busy()).toEqual([1, 3]);
     expect(stuck.sent.length).toBe(1);
+  });
+
+  it("moves a run its runner does not begin in time to a runner that shows progress, and cuts the first copy off", async () => {
+    // "held" never begins what it is sent (a program holds its thread); "free" answers at once.
+    let heldHost: { call(): Promise<unknown> } | undefined;
+    const held = runner(
+      "held",
+      (_kind, _code, host) => {
+        heldHost = host as { call(): Promise<unknown> };
+        return new Promise(() => {});
+      },
+      false,
+    );
+    const free = runner("free");
+    const loader = new RunnerLoader([held.api, free.api]);
+    const calls: string[] = [];
+    const host = { calls: 0, call: async () => (calls.push("reached"), "ok") };
+    const started = Date.now();
+    expect(await run(loader, host)).toBe("free");
+    expect(Date.now() - started).toBeGreaterThanOrEqual(RUNNER_BEGIN_MS - 5);
+    // The first copy, should its runner ever start it, cannot reach the host.
+    expect(await heldHost!.call()).toMatchObject({ error: { message: MOVED } });
+    expect(calls).toEqual([]);
+  });
+
+  it("leaves a run on a runner that began it, however long it takes", async () => {
+    let finish: (() => void) | undefined;
+    const slow = runner("slow", () => new Promise((r) => (finish = () => r({ answer: "slow" }))));
+    const other = runner("other");
+    const loader = new RunnerLoader([slow.api, other.api]);
+    const pending = run(loader);
+    await new Promise((r) => setTimeout(r, RUNNER_BEGIN_MS + 100));
+    finish!();
+    expect(await pending).toBe("slow");
+    expect(other.sent.length).toBe(0);
   });
 });

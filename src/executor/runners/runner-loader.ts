@@ -45,7 +45,7 @@ export const RUNNER_BEGIN_MS = 250;
 export interface HostEvents {
   /** A host call of the run began or ended. */
   onCall(phase: "start" | "end"): void;
-  /** The runner began the run. */
+  /** The runner is beginning the run (it waits for the tracker's yes before it does). */
   onBegin(): void;
 }
 
@@ -66,7 +66,11 @@ const plainTracker: HostTracker = (host, events) => {
   let closed = false;
   return {
     target: {
-      begin: () => events.onBegin(),
+      begin: () => {
+        if (closed) return false;
+        events.onBegin();
+        return true;
+      },
       call: async (...args: unknown[]) => {
         if (closed) return { error: { name: "Error", message: MOVED } };
         events.onCall("start");

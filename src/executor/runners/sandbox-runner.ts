@@ -81,7 +81,7 @@ interface RunEntrypoint {
 export class SandboxRunner extends WorkerEntrypoint<RunnerEnv> implements RunnerApi {
   /** Loads `code` and runs it (see {@link RunnerApi.load}). */
   async load(code: WorkerLoaderWorkerCode, request: unknown, host: unknown): Promise<RunnerAnswer> {
-    announce(host);
+    if (!(await announce(host))) return CANCELLED;
     return runOn(() => this.env.LOADER.load(code), request, new PacedHost(host as HostCalls));
   }
 
@@ -99,7 +99,7 @@ export class SandboxRunner extends WorkerEntrypoint<RunnerEnv> implements Runner
     }
     const known = stableCodes.get(id);
     if (!known) return { missingCode: true };
-    announce(host);
+    if (!(await announce(host))) return CANCELLED;
     return runOn(
       () => this.env.LOADER.get(id, () => known),
       request,
@@ -109,18 +109,24 @@ export class SandboxRunner extends WorkerEntrypoint<RunnerEnv> implements Runner
 }
 
 /**
- * Tells the host the run has begun here (without waiting: the host uses it to move runs that a
- * runner holding its thread never begins). A host that does not listen is no error.
+ * Tells the host the run begins here, and waits for its word: the run starts only if the host
+ * still wants this copy (it moves a run that a runner did not begin in time, and this runner may
+ * have been holding its thread). Awaited on purpose: a message merely queued would not leave
+ * before a program that blocks this thread, and the host would move the blocking program too.
+ * A host that does not answer `begin` (an older one) counts as yes.
  */
-function announce(host: unknown): void {
+async function announce(host: unknown): Promise<boolean> {
   try {
-    const sent = (host as { begin?: () => unknown }).begin?.();
-    if (sent && typeof (sent as Promise<unknown>).then === "function")
-      (sent as Promise<unknown>).then(undefined, () => {});
+    const begin = (host as { begin?: () => unknown }).begin;
+    if (typeof begin !== "function") return true;
+    return (await begin.call(host)) !== false;
   } catch {
-    // nothing to tell
+    return true;
   }
 }
+
+/** The answer of a copy the host no longer wants (it never reads it). */
+const CANCELLED: RunnerAnswer = { thrown: "This run was moved to another runner." };
 
 /**
  * Calls `run` on the worker's entrypoint and frees both stubs after: left to the garbage

@@ -1,6 +1,6 @@
 /**
  * The host bridge as a run on a runner receives it from the host: the same `call`, passed on to
- * the run's `HostBridge`, and `begin`, which the runner calls when it starts the run. Both are
+ * the run's `HostBridge`, and `begin`, which the runner calls (and awaits) before it starts the run. Both are
  * reported to the {@link RunnerLoader} (its signs that the runner makes progress). Once the loader
  * has moved the run to another runner it closes this copy: its calls are refused, so a run is
  * never carried out twice with effects. An `RpcTarget`, so it crosses to the runner as a stub;
@@ -24,9 +24,14 @@ class TrackedHost extends RpcTarget {
     this.#events = events;
   }
 
-  /** The runner began the run. */
-  begin(): void {
-    if (!this.#closed) this.#events.onBegin();
+  /**
+   * The runner is about to begin the run: whether it should (false once the run was moved).
+   * The runner waits for this answer before it runs anything.
+   */
+  begin(): boolean {
+    if (this.#closed) return false;
+    this.#events.onBegin();
+    return true;
   }
 
   /** One host call of the run (see `HostBridgeApi.call`). */

@@ -117,9 +117,9 @@ export class SandboxRunner extends WorkerEntrypoint<RunnerEnv> implements Runner
  */
 async function announce(host: unknown): Promise<boolean> {
   try {
-    const begin = (host as { begin?: () => unknown }).begin;
-    if (typeof begin !== "function") return true;
-    return (await begin.call(host)) !== false;
+    // Called as a method of the stub: a method taken off an RPC stub and applied with `.call`
+    // would name a remote method "begin.call".
+    return (await (host as { begin(): unknown }).begin()) !== false;
   } catch {
     return true;
   }

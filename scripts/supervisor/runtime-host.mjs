@@ -94,17 +94,11 @@ function start(id, message) {
   const runtime = { ended: false };
   held.set(id, runtime);
   const line = (/** @type {string} */ text) => send({ id, line: text });
-  // Miniflare prints every line through `log(text)`: each goes to the supervisor, named.
-  class RuntimeLog extends /** @type {any} */ (Log) {
-    /** @param {number} level */
-    constructor(level) {
-      super(level);
-    }
-    /** @param {string} text */
-    log(text) {
-      for (const part of text.split("\n")) line(part);
-    }
-  }
+  // Miniflare prints every line through its log's `log(text)`: each goes to the supervisor, named.
+  const log = new Log(LogLevel.INFO);
+  log.log = (/** @type {string} */ text) => {
+    for (const part of text.split("\n")) line(part);
+  };
   creating = creating.then(async () => {
     if (runtime.ended) return;
     capture = (child) => {
@@ -116,7 +110,7 @@ function start(id, message) {
       const mf = new Miniflare(
         convertV4MiniflareOptions({
           ...message.options,
-          log: new RuntimeLog(LogLevel.INFO),
+          log,
           logRequests: !message.quiet,
           handleStructuredLogs: (/** @type {{ message: string }} */ { message: text }) =>
             line(text),

@@ -50,7 +50,7 @@ function runnerPids(output) {
 }
 
 await underBusyLoad(() =>
-  withServer({}, async ({ url, pid, output }) => {
+  withServer({}, async ({ url, output }) => {
     const clients = await Promise.all(
       Array.from({ length: CLIENTS }, (_, i) =>
         connect(url, { legacy: i % 2 === 0, name: `e2e-kill-${i}` }),

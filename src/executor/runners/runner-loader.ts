@@ -96,6 +96,8 @@ interface Slot {
   restUntil: number;
   /** Host calls under way from its runs. */
   calls: number;
+  /** Its runs with a host call under way (they wait on the host, not on the runner's thread). */
+  waiting: number;
   /** When its runs last showed progress (a host call began or ended, a run finished). */
   lastProgress: number;
   /** When its current busy stretch began. */
@@ -137,6 +139,7 @@ export class RunnerLoader {
       busy: 0,
       restUntil: 0,
       calls: 0,
+      waiting: 0,
       lastProgress: 0,
       since: 0,
       lateUntil: 0,
@@ -186,9 +189,17 @@ export class RunnerLoader {
       const sent = this.now();
       if (slot.busy++ === 0) slot.since = sent;
       let begun = false;
+      let ownCalls = 0;
+      // Calls that end after their run settled (aborted with it) are no longer this slot's.
+      let settledYet = false;
       const tracked = this.track(host, {
         onCall: (phase) => {
-          slot.calls += phase === "start" ? 1 : -1;
+          if (settledYet) return;
+          const delta = phase === "start" ? 1 : -1;
+          slot.calls += delta;
+          ownCalls += delta;
+          // This run waits on the host while it has a call under way.
+          if (phase === "start" ? ownCalls === 1 : ownCalls === 0) slot.waiting += delta;
           slot.lastProgress = this.now();
         },
         onBegin: () => {
@@ -202,7 +213,11 @@ export class RunnerLoader {
       );
       // Registered first, so it runs before this function goes on.
       void settled.then(() => {
+        settledYet = true;
         slot.busy--;
+        if (ownCalls > 0) slot.waiting--;
+        slot.calls -= ownCalls;
+        ownCalls = 0;
         slot.lastProgress = this.now();
       });
       let outcome: { answer: RunnerAnswer } | { error: unknown } | "late" = await (moves <
@@ -261,8 +276,9 @@ export class RunnerLoader {
   }
 
   /**
-   * The runner for the next run: one that is neither resting nor stalled if there is one, the
-   * least busy among those, ties taken in turn.
+   * The runner for the next run: one that is neither resting nor stalled if there is one; among
+   * those the one with the fewest runs using its thread (runs waiting on a host call do not), then
+   * the fewest runs in all; ties taken in turn.
    */
   private pick(): Slot {
     const now = this.now();
@@ -272,7 +288,7 @@ export class RunnerLoader {
     for (let i = 0; i < count; i++) {
       const slot = this.slots[(this.next + i) % count]!;
       const r = this.rank(slot, now);
-      if (!best || r < bestRank || (r === bestRank && slot.busy < best.busy)) {
+      if (!best || r < bestRank || (r === bestRank && load(slot) < load(best))) {
         best = slot;
         bestRank = r;
       }
@@ -280,6 +296,14 @@ export class RunnerLoader {
     this.next = (this.next + 1) % count;
     return best!;
   }
+}
+
+/**
+ * How loaded a runner's thread is, for choosing: runs on it that are not waiting on the host
+ * first (a program computing, or holding the thread, delays every run beside it), then all runs.
+ */
+function load(slot: Slot): number {
+  return (slot.busy - slot.waiting) * 1_000 + slot.busy;
 }
 
 function errorText(error: unknown): string {

@@ -193,4 +193,21 @@ describe("RunnerLoader", () => {
     expect(await pending).toBe("slow");
     expect(other.sent.length).toBe(0);
   });
+
+  it("prefers a runner whose runs wait on the host over one whose run uses its thread", async () => {
+    // "computing" holds a run that never calls the host; "waiting"'s run sits in a host call.
+    const computing = runner("computing", () => new Promise(() => {}));
+    const waiting = runner("waiting", (_kind, _code, host) => {
+      void (host as { call(): Promise<unknown> }).call();
+      return new Promise(() => {});
+    });
+    const loader = new RunnerLoader([computing.api, waiting.api], () => 0);
+    const host = { calls: 0, call: () => new Promise(() => {}) };
+    void run(loader, host); // → computing (both idle, in turn)
+    void run(loader, host); // → waiting, which then calls the host
+    // Both hold one run, but only computing's uses its thread: the next two go to waiting.
+    void run(loader, host);
+    void run(loader, host);
+    expect(loader.busy()).toEqual([1, 3]);
+  });
 });

@@ -16,6 +16,7 @@ import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort } from "../../scripts/free-port.mjs";
+import { runnerCount } from "../../scripts/supervisor/worker-options.mjs";
 import { rawToolCall } from "./raw-client.mjs";
 import { p50, round1 } from "./stats.mjs";
 
@@ -216,7 +217,8 @@ export async function localServerRows(config, log) {
     stdio: "inherit",
   });
   if (built.status !== 0) throw new Error("build-worker failed");
-  const pool = Math.max(1, Math.min(cpus().length, 4));
+  // The launcher's default pool (scripts/supervisor/worker-options.mjs).
+  const pool = runnerCount(undefined).count;
   /** @type {Record<string, unknown>} */
   const rows = { cores: cpus().length, pool };
   for (const runners of [1, pool]) {

@@ -6,7 +6,7 @@
  * - The host runtime serves MCP, the status page and the Durable Objects; a warm standby stands
  *   beside it. It runs only bounded host work, so it is replaced only when it gives no sign of
  *   progress for {@link HOST_STUCK_MS}, exits or reports a crash.
- * - Sandbox runners (as many as the machine has cores, at most 4 by default) run every program:
+ * - Sandbox runners (one per core, at most 4, plus one by default) run every program:
  *   the host sends each run to the least busy one over Workers RPC. A program that blocks its
  *   runner's thread blocks only that runner; a runner giving no sign of progress for
  *   {@link RUNNER_STUCK_MS} is replaced on its own, its runs in flight fail at once with a clear

@@ -8,18 +8,21 @@ import { join, resolve, dirname } from "node:path";
 
 /** The runner Worker's entrypoint the host calls (src/executor/runners/sandbox-runner.ts). */
 export const RUNNER_ENTRYPOINT = "SandboxRunner";
-/** Most runners started by default: beyond this a 2-core laptop or CI box gains nothing. */
-const MAX_DEFAULT_RUNNERS = 4;
+/** Cores counted toward the default number of runners: past this, more runners gain little. */
+const MAX_DEFAULT_CORES = 4;
 
 /**
  * How many sandbox runners to start: `SANDBOX_RUNNERS` when set (0 runs sandboxes in the host,
- * as before runners existed), else one per core, at most {@link MAX_DEFAULT_RUNNERS}.
+ * as before runners existed), else one per core (at most {@link MAX_DEFAULT_CORES}) plus one. The
+ * one more is for the runner a program may be holding: a blocked runner keeps a core busy, and
+ * the rest of the machine's cores still have a free runner each, so runs need not queue beside
+ * the blocked one.
  * @param {string | undefined} setting
  * @returns {{ ok: true, count: number } | { ok: false, message: string }}
  */
 export function runnerCount(setting) {
   if (setting === undefined || setting.trim() === "")
-    return { ok: true, count: Math.max(1, Math.min(cpus().length, MAX_DEFAULT_RUNNERS)) };
+    return { ok: true, count: Math.max(1, Math.min(cpus().length, MAX_DEFAULT_CORES)) + 1 };
   const count = Number(setting.trim());
   if (!Number.isInteger(count) || count < 0 || count > 16)
     return {

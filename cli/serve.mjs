@@ -51,6 +51,10 @@ export async function serve({ label, product, env, persist, log, progress, clean
   /** @type {Record<string, unknown>} */
   const launchSpecs = {};
   const specFile = env.SPEC_FILE?.trim();
+  if (specFile && /^[a-z][a-z0-9+.-]*:\/\//i.test(specFile))
+    fail(
+      `- SPEC_FILE: ${specFile} is a URL, and URLs are not fetched: download it first.\n  Fix: curl -fLo openapi.json '${specFile}', then SPEC_FILE=./openapi.json (--spec ./openapi.json).`,
+    );
   if (specFile) {
     const file = resolve(specFile);
     if (!existsSync(file) || !statSync(file).isFile())

@@ -33,11 +33,15 @@ export async function serve({ label, product, env, persist, log, progress, clean
   /** @param {string} message @returns {never} */
   const fail = (message) => {
     console.error(`\n${label}: the configuration is invalid, nothing was started.\n${message}\n`);
+    // A refused start leaves nothing behind (the launcher's temporary data folder included).
+    cleanup?.();
     process.exit(1);
   };
   const port = env.PORT ?? "8787";
-  if (!/^\d{2,5}$/.test(port))
-    fail(`- PORT: "${port}" is not a port number.\n  Fix: PORT=8787 npm start (or --port 8787)`);
+  if (!/^\d{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65535)
+    fail(
+      `- PORT: "${port}" is not a port number (1 to 65535).\n  Fix: ${label === "npm start" ? "PORT=8787 npm start" : "--port 8787"}`,
+    );
 
   /** @type {Record<string, string>} */
   const settings = {};
@@ -68,7 +72,7 @@ export async function serve({ label, product, env, persist, log, progress, clean
     const loaded = await product.loadSpecFile(file, product.findSpecProblems);
     const problem = (/** @type {string} */ text) =>
       fail(
-        `- SPEC_FILE: ${text}\n  Fix: correct the spec (the lines above name the JSON pointer and rule) or choose another file.`,
+        `- SPEC_FILE: ${text}\n  Fix: correct the spec where each line above says (a JSON pointer, or a line and column) as its rule says, or choose another file.`,
       );
     if (!loaded.ok) problem(loaded.message);
     /** @type {any} */

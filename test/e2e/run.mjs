@@ -26,6 +26,8 @@ const ALL = [
   "npx-bin",
   // issue #28: the local server under load
   "stdio-big-spec",
+  // issue #32: refusals that say what to do, leave nothing behind, and work on an older Node
+  "start-errors",
 ];
 const chosen = process.argv.slice(2);
 const scripts = chosen.length > 0 ? ALL.filter((s) => chosen.includes(s)) : ALL;

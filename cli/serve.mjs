@@ -118,15 +118,15 @@ export async function serve({ label, product, env, persist, log, progress, clean
   // Origins only: a URL's path or query may carry a token.
   const wrapped =
     checked.config.upstream.kind === "demo"
-      ? "the demo upstream"
-      : checked.config.upstream.servers
-          .map((/** @type {{ name: string, url: string }} */ s) =>
-            s.name ? `${s.name} (${new URL(s.url).origin})` : new URL(s.url).origin,
-          )
-          .join(", ");
-  log(
-    `${label}: /mcp serves spec "${checked.config.specName}" → ${what}; /mcp/code wraps ${wrapped}.`,
-  );
+      ? "wraps the demo upstream"
+      : checked.config.upstream.kind === "off"
+        ? `is off (${label === "npm start" ? "UPSTREAM_MCP_URL=<url>" : "--upstream <url>"} wraps an MCP server there)`
+        : `wraps ${checked.config.upstream.servers
+            .map((/** @type {{ name: string, url: string }} */ s) =>
+              s.name ? `${s.name} (${new URL(s.url).origin})` : new URL(s.url).origin,
+            )
+            .join(", ")}`;
+  log(`${label}: /mcp serves spec "${checked.config.specName}" → ${what}; /mcp/code ${wrapped}.`);
   progress(`${label}: starting the local Workers runtime (workerd; a few seconds) …`);
 
   // The prebuilt Worker's configuration, given straight to Miniflare. The settings (secrets

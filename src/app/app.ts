@@ -154,7 +154,26 @@ function mcp(
   authInfo: AuthInfo | undefined,
 ): Promise<Response> {
   const handler = pathname === API_ROUTE ? endpoints.api : endpoints.code;
+  if (!handler) return Promise.resolve(codeEndpointOff());
   return handler.fetch(request, authInfo ? { authInfo } : {});
+}
+
+/**
+ * `/mcp/code` with no upstream configured (a spec of your own, no `UPSTREAM_MCP_URL`): what it
+ * is for and how to turn it on.
+ */
+function codeEndpointOff(): Response {
+  return Response.json(
+    {
+      error: {
+        code: "code_endpoint_off",
+        message:
+          "/mcp/code is off: it wraps an MCP server's tools in one code tool, and no upstream MCP server is configured (the demo's server is served only with the demo spec).",
+        fix: "Set UPSTREAM_MCP_URL=https://mcp.example.com/mcp (npx code-mode-mcp serve --upstream <url>), or use /mcp for your spec.",
+      },
+    },
+    { status: 404 },
+  );
 }
 
 /**

@@ -65,7 +65,9 @@ ${r.endpoints.map(endpoint).join("\n")}
 <p id="upstream">${
     r.upstream!.kind === "demo"
       ? `The demo projects server (in-process): ${r.upstream!.tools!.map((t) => `<code>${esc(t)}</code>`).join(", ")}`
-      : `${esc(r.upstream!.origin ?? "")}${r.upstream!.auth ? " · auth header configured" : ""}`
+      : r.upstream!.kind === "off"
+        ? `Off: no upstream MCP server is configured (the demo's is served only with the demo spec). To wrap an MCP server's tools in one <code>code</code> tool here, set <code>UPSTREAM_MCP_URL=https://mcp.example.com/mcp</code> (<code>npx code-mode-mcp serve --upstream &lt;url&gt;</code>).`
+        : `${esc(r.upstream!.origin ?? "")}${r.upstream!.auth ? " · auth header configured" : ""}`
   }</p>
 <h2>Limits (per run)</h2>
 <table id="limits">${Object.entries(r.limits!)

@@ -15,7 +15,7 @@ import { API_ROUTE, CODE_ROUTE, endpointsFor, type Endpoints } from "./endpoints
 import { runSearch } from "./search-endpoint";
 import { callerOf } from "./runs/caller";
 import { RUNS_ROUTE, runsApi, type RunsReader } from "./runs/runs-api";
-import { statusPage } from "./status-page";
+import { FAVICON_SVG, statusPage } from "./status-page";
 import { statusReport } from "./status-report";
 
 /** Options of {@link createApp}. */
@@ -84,6 +84,10 @@ export function createApp(options: AppOptions): App {
           : { ok: false, name: "code-mode-mcp", problems: checked.problems },
         { status: checked.ok ? 200 : 503 },
       );
+    if (url.pathname === "/favicon.ico" && request.method === "GET")
+      return new Response(FAVICON_SVG, {
+        headers: { "content-type": "image/svg+xml", "cache-control": "public, max-age=86400" },
+      });
     if (url.pathname === "/" && request.method === "GET") {
       const report = await statusReport(checked, endpoints);
       const c = checked.ok ? checked.config : undefined;

@@ -31,13 +31,13 @@ export function statusPage(
   const body = report.ok ? `${healthy(report, needsKey)}\n${consoleSection(runs)}` : broken(report);
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Code Mode MCP server</title>
+<title>Code Mode MCP server</title><link rel="icon" href="/favicon.ico" type="image/svg+xml">
 <style>
 body{font:15px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:60rem;padding:0 1rem;color:#1d1d1f}
 h1{font-size:1.5rem}h2{font-size:1.1rem;margin-top:1.8rem;border-bottom:1px solid #ddd}
-table{border-collapse:collapse;margin:.4rem 0}td,th{border:1px solid #ddd;padding:.25rem .6rem;text-align:left}
+table{border-collapse:collapse;margin:.4rem 0}td,th{border:1px solid #ddd;padding:.25rem .6rem;text-align:left;overflow-wrap:anywhere}
 th{background:#f5f5f7}code,pre,textarea{font:13px ui-monospace,monospace}
-textarea{width:100%;min-height:9rem}pre{background:#f5f5f7;padding:.6rem;overflow:auto;max-height:28rem}
+textarea{width:100%;min-height:9rem}pre{background:#f5f5f7;padding:.6rem;overflow:auto;max-height:28rem;white-space:pre-wrap;overflow-wrap:anywhere}
 .warn{color:#8a5300}.bad{color:#b00020}.muted{color:#666}${CONSOLE_STYLE}
 </style></head><body>
 <h1>Code Mode MCP server</h1>
@@ -141,3 +141,9 @@ function esc(text: string): string {
     (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!,
   );
 }
+
+/**
+ * The page's icon, served at `/favicon.ico` (browsers ask for it on every page): braces on the
+ * page's blue, as SVG, which browsers accept at that path.
+ */
+export const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#2f5bd3"/><text x="16" y="23" font-family="monospace" font-size="18" font-weight="bold" fill="#fff" text-anchor="middle">{}</text></svg>`;

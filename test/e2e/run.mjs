@@ -28,6 +28,7 @@ const ALL = [
   "stdio-big-spec",
   // issue #32: refusals that say what to do, leave nothing behind, and work on an older Node
   "start-errors",
+  "status-page-layout",
 ];
 const chosen = process.argv.slice(2);
 const scripts = chosen.length > 0 ? ALL.filter((s) => chosen.includes(s)) : ALL;

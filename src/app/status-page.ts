@@ -20,7 +20,7 @@ export const DEFAULT_SEARCH_PROGRAM = `async () => {
 /**
  * Renders the status page.
  * @param report - the status data
- * @param needsKey - whether the search endpoint needs the API key (shows a key field)
+ * @param needsKey - whether the search endpoint needs the API key (shows the page's one key field)
  * @param runs - the run console's options (default: off)
  */
 export function statusPage(
@@ -28,7 +28,12 @@ export function statusPage(
   needsKey: boolean,
   runs: ConsoleOptions = { enabled: false, needsToken: needsKey },
 ): string {
-  const body = report.ok ? `${healthy(report, needsKey)}\n${consoleSection(runs)}` : broken(report);
+  // One key box for the whole page (the search form and the runs), at the top, when either needs it.
+  const keyBox =
+    needsKey || (runs.enabled && runs.needsToken)
+      ? `<p id="page-key-box"><label>API key or OAuth access token for this page <input id="page-key" type="password" autocomplete="off"></label> <span class="muted">sent as a bearer token by the search form and the runs below; kept in this page only</span></p>\n`
+      : "";
+  const body = report.ok ? `${keyBox}${healthy(report)}\n${consoleSection(runs)}` : broken(report);
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Code Mode MCP server</title><link rel="icon" href="/favicon.ico" type="image/svg+xml">
@@ -45,7 +50,7 @@ ${body}
 </body></html>`;
 }
 
-function healthy(r: StatusReport, needsKey: boolean): string {
+function healthy(r: StatusReport): string {
   const s = r.spec!;
   const warnings = r.warnings.map((w) => `<p class="warn">⚠ ${esc(w)}</p>`).join("");
   return `${warnings}
@@ -77,7 +82,6 @@ ${r.endpoints.map(endpoint).join("\n")}
 <p id="protection">API key: ${onOff(r.protection!.apiKey)} · OAuth: ${onOff(r.protection!.oauth)} · approvals for writes: ${onOff(r.protection!.approvals)}</p>
 <h2>Try <code>search</code></h2>
 <form id="search-form">
-${needsKey ? '<p><label>API key <input id="search-key" type="password" autocomplete="off"></label></p>' : ""}
 <textarea id="search-code" spellcheck="false">${esc(DEFAULT_SEARCH_PROGRAM)}</textarea>
 <p><button id="search-run" type="submit">Run search</button> <span id="search-status" class="muted"></span></p>
 </form>
@@ -87,7 +91,7 @@ document.getElementById("search-form").addEventListener("submit", async (event) 
   event.preventDefault();
   const out = document.getElementById("search-result");
   const status = document.getElementById("search-status");
-  const key = document.getElementById("search-key");
+  const key = document.getElementById("page-key");
   status.textContent = "running…";
   out.dataset.state = "running";
   try {

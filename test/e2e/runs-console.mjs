@@ -152,7 +152,7 @@ try {
       const page = await browser.newPage();
       page.setDefaultTimeout(60_000);
       await page.goto(`${url}/`, { waitUntil: "load" });
-      await page.fill("#runs-key", KEY);
+      await page.fill("#page-key", KEY);
       await page.click("#runs-load");
       await page.waitForSelector(
         '#runs-table[data-state="loaded"], #runs-table[data-state="error"]',

@@ -68,17 +68,16 @@ try {
       await page.goto(`${url}/`, { waitUntil: "load" });
       await page.waitForSelector("#chart-outcomes .bar");
       await page.waitForSelector("#chart-durations .point");
-      const layout = await page.evaluate(() => {
-        /** @param {Element} el */
+      // Browser code as text: it runs in the page, where the DOM types this script lacks exist.
+      /** @type {{ label: string, labelLeft: number, chartLeft: number, bars: number, legend: number, overlaps: number }} */
+      const layout = await page.evaluate(`(() => {
         const box = (el) => el.getBoundingClientRect();
-        const chart = /** @type {Element} */ (document.getElementById("chart-durations"));
-        const label = /** @type {Element} */ (chart.querySelector(".axis-max"));
+        const chart = document.getElementById("chart-durations");
+        const label = chart.querySelector(".axis-max");
         const bars = [...document.querySelectorAll("#chart-outcomes .bar")].map(box);
         const legend = [...document.querySelectorAll("#chart-outcomes .legend")].map(box);
         const overlaps = legend.filter((l) =>
-          bars.some(
-            (b) => l.left < b.right && b.left < l.right && l.top < b.bottom && b.top < l.bottom,
-          ),
+          bars.some((b) => l.left < b.right && b.left < l.right && l.top < b.bottom && b.top < l.bottom),
         ).length;
         return {
           label: label.textContent,
@@ -88,7 +87,7 @@ try {
           legend: legend.length,
           overlaps,
         };
-      });
+      })()`);
       check(/^\d{3,}/.test(layout.label ?? ""), `the top label is "${layout.label}", not ≥ 100 ms`);
       check(
         layout.labelLeft >= layout.chartLeft,
@@ -109,10 +108,10 @@ try {
         opened = result.includes("x".repeat(100));
       }
       check(opened, "no run's detail shows the long result");
-      const widths = await page.evaluate(() => ({
-        scroll: document.documentElement.scrollWidth,
-        client: document.documentElement.clientWidth,
-      }));
+      /** @type {{ scroll: number, client: number }} */
+      const widths = await page.evaluate(
+        "({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })",
+      );
       check(
         widths.scroll <= widths.client,
         `the page scrolls sideways: ${widths.scroll} px of content in ${widths.client} px`,
@@ -123,6 +122,56 @@ try {
       });
       console.log(
         `e2e status-page-layout: label "${layout.label}" inside the chart, legend clear of ${layout.bars} bars, long run wraps, favicon — ok; screenshots in test/.artifacts/`,
+      );
+    } finally {
+      await browser.close();
+    }
+  });
+
+  // With an API key: one key box for the page, and a hint where the charts need the key.
+  const KEY = "layout-e2e-key-0123456789abcdef";
+  await withServer({ MCP_API_KEY: KEY }, async ({ url }) => {
+    const browser = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      viewport: { width: 1000, height: 1400 },
+      headless: true,
+      timeout: 60_000,
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync"],
+    });
+    try {
+      const page = await browser.newPage();
+      page.setDefaultTimeout(60_000);
+      await page.goto(`${url}/`, { waitUntil: "load" });
+      const boxes = await page.locator('input[type="password"]').count();
+      check(boxes === 1, `${boxes} key boxes on the page, not one`);
+      const hints = await page.locator("svg.chart text.hint").allTextContents();
+      check(
+        hints.length === 2 && hints.every((h) => h.includes("API key")),
+        `chart hints: ${JSON.stringify(hints)}`,
+      );
+      await page.screenshot({
+        path: join(artifacts, "status-page-layout-key.png"),
+        fullPage: true,
+      });
+      await page.fill("#page-key", KEY);
+      await page.click("#search-run");
+      await page.waitForSelector(
+        '#search-result[data-state="ok"], #search-result[data-state="error"]',
+      );
+      check(
+        (await page.getAttribute("#search-result", "data-state")) === "ok",
+        `search with the page's key → ${await page.textContent("#search-result")}`,
+      );
+      await page.click("#runs-load");
+      await page.waitForSelector(
+        '#runs-table[data-state="loaded"], #runs-table[data-state="error"]',
+      );
+      check(
+        (await page.getAttribute("#runs-table", "data-state")) === "loaded",
+        `runs with the page's key → ${await page.textContent("#runs-status")}`,
+      );
+      console.log(
+        "e2e status-page-layout: with an API key, one key box serves search and runs, charts hint at the key — ok",
       );
     } finally {
       await browser.close();

@@ -13,7 +13,8 @@ export const CONSOLE_SCRIPT = String.raw`
   let runs = [];
   let next;
   const headers = () => {
-    const key = $("runs-key");
+    // The page's one key box (status-page.ts), present when the runs need a token.
+    const key = $("page-key");
     return key && key.value ? { authorization: "Bearer " + key.value } : {};
   };
   const el = (tag, text, cls) => {
@@ -181,6 +182,11 @@ export const CONSOLE_SCRIPT = String.raw`
 
   $("runs-form").addEventListener("submit", (event) => { event.preventDefault(); load(false); });
   $("runs-more").addEventListener("click", () => load(true));
-  if (!$("runs-key")) load(false);
+  if (!$("page-key")) load(false);
+  else {
+    // The runs need a key: say so where the charts would be, not as two empty boxes.
+    for (const id of ["chart-durations", "chart-outcomes"])
+      $(id).append(svg("text", { x: 260, y: 95, "text-anchor": "middle", class: "hint" }, "Enter the API key at the top of the page, then Load runs"));
+  }
 })();
 `;

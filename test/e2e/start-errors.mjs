@@ -7,7 +7,15 @@
 // Runs the command from the repository (bin/, over dist/ built by build:worker first), each case
 // with a private TMPDIR that must be empty afterwards.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -149,6 +157,53 @@ try {
     console.log(`e2e start-errors: ${c.name} → exit ${c.code}, says what to do — ok`);
   }
   check(!existsSync(join(dir, "fresh")), "init with a broken spec left its folder");
+
+  // And the same init with a good spec and an upstream writes the project for them (YAML as
+  // JSON, the spec's server as API_BASE_URL, /mcp/code over the upstream, no sample files).
+  const good = file(
+    "inventory.yaml",
+    'openapi: 3.0.3\ninfo: { title: Inventory, version: "1" }\nservers: [{ url: https://inventory.example.com/v1 }]\npaths:\n  /items:\n    get:\n      operationId: listItems\n      responses: { "200": { description: ok } }\n',
+  );
+  const made = join(dir, "made");
+  const init = spawnSync(
+    process.execPath,
+    [
+      BIN,
+      "init",
+      made,
+      "--spec",
+      good,
+      "--upstream",
+      "https://mcp.example.com/mcp",
+      "--no-install",
+    ],
+    { cwd: dir, encoding: "utf8", timeout: 120_000 },
+  );
+  check(
+    init.status === 0,
+    `init --spec --upstream: exit ${init.status}:\n${init.stdout}${init.stderr}`,
+  );
+  const files = readdirSync(join(made, "src")).toSorted().join(" ");
+  check(
+    files === "api.ts code.ts env.d.ts index.ts openapi.json",
+    `init --spec wrote src/: ${files}`,
+  );
+  const wrangler = readFileSync(join(made, "wrangler.jsonc"), "utf8");
+  check(
+    wrangler.includes('"API_BASE_URL":"https://inventory.example.com/v1"') &&
+      wrangler.includes('"UPSTREAM_URL":"https://mcp.example.com/mcp"'),
+    `init --spec wrangler.jsonc:\n${wrangler}`,
+  );
+  const written = JSON.parse(readFileSync(join(made, "src/openapi.json"), "utf8"));
+  check(
+    written.paths["/items"].get.operationId === "listItems",
+    "src/openapi.json is not the spec",
+  );
+  check(
+    readdirSync(join(made, "vendor")).some((f) => /^code-mode-mcp-.*\.tgz$/.test(f)),
+    "init did not vendor the package",
+  );
+  console.log("e2e start-errors: init --spec --upstream writes the project for them — ok");
   check(readdirSync(full).join() === "keep.txt", "init touched a folder that was not empty");
 
   if (OLD_NODE) {

@@ -65,7 +65,7 @@ async function startLocal(runners) {
   };
   const deadline = Date.now() + 120_000;
   for (;;) {
-    const ready = /ready on \S+ \(runtime \d+ \(process group \d+, port (\d+)\)/.exec(output);
+    const ready = /ready on \S+ \(runtime \d+ \(workerd pid \d+, port (\d+)\)/.exec(output);
     if (ready && output.includes("stands by.")) {
       return {
         public: `http://127.0.0.1:${port}`,

@@ -76,13 +76,14 @@ export async function runStdioBridge({ url, ready, log, onClose }) {
     }
     // The front's answer for a request whose runtime was replaced under it (-32603, "the
     // runtime was restarted because …; retry") reaches a tool call as a tool error.
+    const id = "id" in message ? message.id : undefined;
     if (
-      "id" in message &&
+      id !== undefined &&
       "error" in message &&
       message.error.code === -32603 &&
-      toolCalls.has(message.id)
+      toolCalls.has(id)
     ) {
-      void stdio.send(failure(message.id, message.error.message));
+      void stdio.send(failure(id, message.error.message));
       return;
     }
     if ("id" in message) toolCalls.delete(message.id);

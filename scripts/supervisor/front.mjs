@@ -94,7 +94,8 @@ export function createFront({
     return agent;
   };
 
-  const server = createServer(async (req, res) => {
+  // No Nagle delay on either side: requests and answers are small and latency is what counts.
+  const server = createServer({ noDelay: true }, async (req, res) => {
     const read = await readBody(req, maxBodyBytes, bodyTimeoutMs);
     if ("gone" in read) return;
     if ("refused" in read) {
@@ -161,6 +162,8 @@ export function createFront({
       headers,
       agent: agentOf(runtime),
     });
+    // No Nagle delay toward the runtime either: the agent's sockets leave it on.
+    upstream.on("socket", (socket) => socket.setNoDelay(true));
     upstream.on("response", (answer) => {
       const status = answer.statusCode ?? 502;
       if (status >= 500 && (answer.headers["content-type"] ?? "").startsWith("text/plain")) {
@@ -183,8 +186,10 @@ export function createFront({
         return;
       }
       res.writeHead(status, answer.statusMessage, answer.rawHeaders);
-      res.flushHeaders();
       answerType = String(answer.headers["content-type"] ?? "");
+      // An event stream's client waits for the headers; any other answer goes out in one write
+      // with its first bytes.
+      if (answerType.startsWith("text/event-stream")) res.flushHeaders();
       // Not piped with its end: an answer cut short (the runtime died mid-stream) must end with
       // the clear error, not as if it had finished.
       answer.pipe(res, { end: false });

@@ -1,16 +1,18 @@
 /**
- * One local runtime: a Node process running workerd through Miniflare (miniflare-runtime.mjs),
- * in a process group of its own so it can be ended as a whole (Node and workerd together). The
- * `npm start` supervisor keeps a host runtime (with a warm standby) and a few sandbox runners.
+ * The local runtimes of one server: workerd processes started through Miniflare, all held by one
+ * Node process (runtime-host.mjs) in a process group of its own, so the whole set can be ended at
+ * once and a SIGKILLed supervisor leaves nothing behind (the host process notices its channel
+ * close). Each runtime is still ended on its own (its workerd is SIGKILLed). The `npm start`
+ * supervisor keeps a host runtime (with a warm standby) and a few sandbox runners.
  */
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { groupMembers, killGroup } from "./process-group.mjs";
+import { groupMembers, killGroup, signalGroup } from "./process-group.mjs";
 
-const PROCESS = fileURLToPath(new URL("./miniflare-runtime.mjs", import.meta.url));
-// The line a runtime prints when its workerd crashed (it then exits: miniflare-runtime.mjs).
+const HOST = fileURLToPath(new URL("./runtime-host.mjs", import.meta.url));
+// The line a runtime prints when its workerd crashed (it is then ended: runtime-host.mjs).
 const CRASH_LINE = "The Workers runtime crashed unexpectedly";
 // Request lines of the supervisor's own probes (several a second) would drown the rest.
 const PROBE_LINE = /\bHEAD \/health\b/;
@@ -20,93 +22,161 @@ const PROBE_LINE = /\bHEAD \/health\b/;
  * @property {string} name - "runtime 1", "runner 2", … (for messages)
  * @property {number} port - its HTTP port on 127.0.0.1 (0 until ready)
  * @property {string | undefined} rpcUrl - a runner's RPC socket (once ready)
- * @property {number} group - its process group id
- * @property {Promise<void>} exited - settles when its process exits
+ * @property {number} pid - its workerd's process id (0 until ready)
+ * @property {Promise<void>} exited - settles when it has ended
+ * @property {Promise<boolean>} ready - settles with whether it started
  * @property {() => boolean} isRunning
  * @property {() => string[]} recentOutput - its last output lines (for error messages)
  * @property {(to: ((line: string) => void) | null) => void} showOutput - where its output goes
  *   from now on (null: kept only in recentOutput)
- * @property {(reason: string) => Promise<boolean>} kill - SIGKILL the group; resolves when no
- *   process of it is left
+ * @property {(reason: string) => Promise<void>} kill - ends it at once; resolves when its workerd
+ *   is gone
  * @property {string | undefined} killedBecause - the reason given to kill, once called
+ * @property {string | undefined} endedBecause - why it ended, once it has
  * @property {number} lastAnswer - when it last answered a probe (Date.now())
  */
 
 /**
- * Starts a runtime process and sends it its options.
- * @param {object} options
- * @param {string} options.name
- * @param {import("./miniflare-runtime.mjs").RuntimeMessage} options.message - its Miniflare options
- * @param {NodeJS.ProcessEnv} options.env - the process environment (V8 flags; no settings)
- * @param {() => void} options.onCrashLine - called when the runtime reports a workerd crash
- * @returns {Runtime & { ready: Promise<boolean> }}
+ * @typedef {object} RuntimeHost
+ * @property {(options: { name: string, message: import("./runtime-host.mjs").RuntimeMessage, onCrashLine: () => void }) => Runtime} start
+ * @property {() => Promise<void>} stop - ends every runtime and the host process
+ * @property {() => number | undefined} group - the host process's group, while it runs
  */
-export function startRuntime({ name, message, env, onCrashLine }) {
-  const child = spawn(process.execPath, [PROCESS], {
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe", "ipc"],
-    env,
-  });
-  if (child.pid === undefined) throw new Error(`${name}: could not start`);
-  const group = child.pid;
-  let running = true;
-  const exited = new Promise((resolve) =>
-    child.once("exit", () => {
-      running = false;
-      resolve(undefined);
-    }),
-  );
-  /** @type {string[]} */
-  const recent = [];
-  /** @type {((line: string) => void) | null} */
-  let sink = null;
-  for (const stream of [child.stdout, child.stderr]) {
-    if (!stream) continue;
-    createInterface({ input: stream }).on("line", (line) => {
-      recent.push(line);
-      if (recent.length > 40) recent.shift();
-      if (!PROBE_LINE.test(line)) sink?.(line);
-      if (line.includes(CRASH_LINE)) onCrashLine();
+
+/**
+ * The process that holds the runtimes, started when the first runtime is, and again after it
+ * died (every runtime it held is then reported exited, and the supervisor starts new ones).
+ * @param {NodeJS.ProcessEnv} env - its environment (V8 flags; no settings)
+ * @returns {RuntimeHost}
+ */
+export function createRuntimeHost(env) {
+  /** @type {import("node:child_process").ChildProcess | undefined} */
+  let child;
+  /** @type {Map<string, { onLine: (line: string) => void, onReady: (ready: any) => void, onExit: (reason: string) => void }>} */
+  const runtimes = new Map();
+  let count = 0;
+
+  const ensure = () => {
+    if (child && child.exitCode === null && child.signalCode === null) return child;
+    const started = spawn(process.execPath, [HOST], {
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe", "ipc"],
+      env,
     });
-  }
-  const ready = new Promise((resolve) => {
-    child.on("message", (/** @type {any} */ m) => {
-      if (!m?.ready) return;
-      runtime.port = Number(new URL(m.ready.url).port);
-      runtime.rpcUrl = m.ready.rpcUrl;
-      runtime.lastAnswer = Date.now();
-      resolve(true);
+    child = started;
+    started.on("message", (/** @type {any} */ m) => {
+      const runtime = runtimes.get(m?.id);
+      if (!runtime) return;
+      if (typeof m.line === "string") runtime.onLine(m.line);
+      else if (m.ready) runtime.onReady(m.ready);
+      else if (typeof m.exited === "string") runtime.onExit(m.exited);
     });
-    void exited.then(() => resolve(false));
-  });
-  child.send(message);
-  /** @type {Runtime & { ready: Promise<boolean> }} */
-  const runtime = {
-    name,
-    port: 0,
-    rpcUrl: undefined,
-    group,
-    exited,
-    ready: /** @type {Promise<boolean>} */ (ready),
-    isRunning: () => running,
-    recentOutput: () => [...recent],
-    showOutput: (to) => {
-      sink = to;
+    // Anything the host process itself prints goes to every runtime's output.
+    for (const stream of [started.stdout, started.stderr]) {
+      if (!stream) continue;
+      createInterface({ input: stream }).on("line", (line) => {
+        for (const runtime of runtimes.values()) runtime.onLine(line);
+      });
+    }
+    started.once("exit", () => {
+      // Its workerd processes outlive it (nothing kills a child whose parent was SIGKILLed):
+      // they are in its process group, so end them before they are reported gone.
+      void killGroup(/** @type {number} */ (started.pid)).then(() => {
+        for (const runtime of runtimes.values()) runtime.onExit("its runtime host process exited");
+      });
+    });
+    return started;
+  };
+
+  return {
+    group: () => (child && child.exitCode === null ? child.pid : undefined),
+    stop: async () => {
+      const group = child?.pid;
+      if (group === undefined || child?.exitCode !== null) return;
+      signalGroup(group, "SIGTERM");
+      const exited = new Promise((r) => child?.once("exit", r));
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 3_000))]);
+      await killGroup(group);
     },
-    killedBecause: undefined,
-    lastAnswer: Date.now(),
-    kill: async (reason) => {
-      runtime.killedBecause ??= reason;
-      return killGroup(group);
+    start: ({ name, message, onCrashLine }) => {
+      const id = `r${++count}`;
+      const host = ensure();
+      /** @type {string[]} */
+      const recent = [];
+      /** @type {((line: string) => void) | null} */
+      let sink = null;
+      let running = true;
+      /** @type {(value: boolean) => void} */
+      let settleReady = () => {};
+      /** @type {() => void} */
+      let settleExit = () => {};
+      const ready = new Promise((r) => (settleReady = r));
+      const exited = new Promise((r) => (settleExit = () => r(undefined)));
+      runtimes.set(id, {
+        onLine: (line) => {
+          recent.push(line);
+          if (recent.length > 40) recent.shift();
+          if (!PROBE_LINE.test(line)) sink?.(line);
+          if (line.includes(CRASH_LINE)) onCrashLine();
+        },
+        onReady: (info) => {
+          runtime.port = Number(new URL(info.url).port);
+          runtime.rpcUrl = info.rpcUrl;
+          runtime.pid = Number(info.pid ?? 0);
+          runtime.lastAnswer = Date.now();
+          settleReady(true);
+        },
+        onExit: (reason) => {
+          if (!running) return;
+          running = false;
+          runtime.endedBecause = reason;
+          runtimes.delete(id);
+          settleReady(false);
+          settleExit();
+        },
+      });
+      /** @type {Runtime} */
+      const runtime = {
+        name,
+        port: 0,
+        rpcUrl: undefined,
+        pid: 0,
+        exited: /** @type {Promise<void>} */ (exited),
+        ready: /** @type {Promise<boolean>} */ (ready),
+        isRunning: () => running,
+        recentOutput: () => [...recent],
+        showOutput: (to) => {
+          sink = to;
+        },
+        killedBecause: undefined,
+        endedBecause: undefined,
+        lastAnswer: Date.now(),
+        kill: async (reason) => {
+          runtime.killedBecause ??= reason;
+          if (!running) return;
+          // At once, here too: the host process may be slow to answer on a loaded machine.
+          if (runtime.pid > 0) {
+            try {
+              process.kill(runtime.pid, "SIGKILL");
+            } catch {
+              // already gone
+            }
+          }
+          if (host.connected) host.send({ kill: id });
+          else runtimes.get(id)?.onExit(reason);
+          await exited;
+        },
+      };
+      host.send({ start: id, message });
+      return runtime;
     },
   };
-  return runtime;
 }
 
 /**
  * Waits until the runtime reports ready and its `/health` answers, or it exits, or `timeoutMs`
  * passes.
- * @param {Runtime & { ready: Promise<boolean> }} runtime
+ * @param {Runtime} runtime
  * @param {number} timeoutMs
  * @returns {Promise<boolean>} whether it is ready
  */
@@ -148,12 +218,14 @@ export async function probe(port, timeoutMs) {
 }
 
 /**
- * Resident memory of the runtime's processes in KiB (Linux; 0 elsewhere).
- * @param {Runtime} runtime
+ * Resident memory in KiB of the runtime host process group (every runtime's workerd and the one
+ * Node process holding them; Linux, 0 elsewhere).
+ * @param {RuntimeHost} host
  */
-export function runtimeMemoryKiB(runtime) {
+export function runtimesMemoryKiB(host) {
+  const group = host.group();
   let total = 0;
-  for (const pid of groupMembers(runtime.group) ?? []) {
+  for (const pid of group === undefined ? [] : (groupMembers(group) ?? [])) {
     try {
       const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
       total += Number(m?.[1] ?? 0);

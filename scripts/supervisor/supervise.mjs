@@ -22,8 +22,7 @@
  * have no local data.
  */
 import { createFront } from "./front.mjs";
-import { signalGroup, killGroup } from "./process-group.mjs";
-import { probe, startRuntime, waitReady } from "./runtime.mjs";
+import { createRuntimeHost, probe, waitReady } from "./runtime.mjs";
 
 /**
  * No sign of progress from the host for this long means it is stuck. The host runs only bounded
@@ -46,13 +45,12 @@ const RUNNER_FAILURES = 5;
 
 /**
  * @typedef {import("./runtime.mjs").Runtime} Runtime
- * @typedef {import("./miniflare-runtime.mjs").RuntimeMessage} RuntimeMessage
+ * @typedef {import("./runtime-host.mjs").RuntimeMessage} RuntimeMessage
  * @typedef {{ index: number, rpcPort: number, runtime: Runtime | null, failures: number }} RunnerSlot
  */
 
 /** @param {Runtime} runtime */
-const describe = (runtime) =>
-  `${runtime.name} (process group ${runtime.group}, port ${runtime.port})`;
+const describe = (runtime) => `${runtime.name} (workerd pid ${runtime.pid}, port ${runtime.port})`;
 
 /**
  * Runs the front on `port` and keeps a healthy host runtime and its runners behind it until a
@@ -83,14 +81,13 @@ export async function supervise({
 }) {
   let count = 0;
   const state = { stopping: false };
+  const runtimes = createRuntimeHost(env);
   /** @type {Runtime | null} */
   let active = null;
   /** @type {Promise<Runtime | null> | null} */
   let standby = null;
   /** @type {Promise<Runtime | null> | null} */
   let promoting = null;
-  /** @type {Set<Runtime>} */
-  const all = new Set();
 
   // A runner's RPC port is chosen by the OS at its first start (no race with other programs
   // picking ports), then kept: a replacement binds the same port, so the host's binding holds.
@@ -126,15 +123,12 @@ export async function supervise({
   /** Starts a host runtime and resolves to it once ready (null if it failed or stopping). */
   const launchHost = async () => {
     hostMessage ??= host(slots.map((slot) => `127.0.0.1:${slot.rpcPort}`));
-    const runtime = startRuntime({
+    const runtime = runtimes.start({
       name: `runtime ${++count}`,
       message: hostMessage,
-      env,
       onCrashLine: () => void replace(runtime, "it crashed"),
     });
-    all.add(runtime);
     void runtime.exited.then(() => {
-      all.delete(runtime);
       if (runtime === active) void replace(runtime, "it exited");
     });
     if (await waitReady(runtime, READY_TIMEOUT_MS)) {
@@ -156,16 +150,13 @@ export async function supervise({
    */
   const launchRunner = async (slot) => {
     const started = Date.now();
-    const runtime = startRuntime({
+    const runtime = runtimes.start({
       name: `runner ${slot.index}`,
       message: runner(slot.rpcPort),
-      env,
       onCrashLine: () => void replaceRunner(slot, runtime, "it crashed"),
     });
-    all.add(runtime);
     slot.runtime = runtime;
     void runtime.exited.then(() => {
-      all.delete(runtime);
       if (slot.runtime === runtime) void replaceRunner(slot, runtime, "it exited");
     });
     const ok = await waitReady(runtime, READY_TIMEOUT_MS);
@@ -178,7 +169,7 @@ export async function supervise({
       return false;
     }
     runtime.showOutput(log);
-    if (slot.failures > 0) log(`${label}: ${describe(runtime)} serves again.`);
+    log(`${label}: ${describe(runtime)} ${slot.failures > 0 ? "serves again" : "is ready"}.`);
     if (Date.now() - started < 60_000) slot.failures = 0;
     void watch(runtime, RUNNER_STUCK_MS, (reason) => void replaceRunner(slot, runtime, reason));
     return true;
@@ -237,6 +228,8 @@ export async function supervise({
       front.cutOff(runtime, reason);
       let next = await standby;
       standby = null;
+      // A standby that ended meanwhile (its runtime host process died with the active one).
+      if (next && !next.isRunning()) next = null;
       // No ready standby (it failed, or the crash came first): start one now.
       for (let tries = 0; !next && tries < 2 && !state.stopping; tries++) next = await launchHost();
       if (!next) {
@@ -266,15 +259,8 @@ export async function supervise({
     state.stopping = true;
     front.server.close();
     front.server.closeAllConnections();
-    // SIGTERM lets each runtime end its workerd itself; SIGKILL whatever is left after 3 s.
-    for (const runtime of all) signalGroup(runtime.group, "SIGTERM");
-    await Promise.all(
-      [...all].map((runtime) =>
-        Promise.race([runtime.exited, new Promise((r) => setTimeout(r, 3_000))]).then(() =>
-          killGroup(runtime.group),
-        ),
-      ),
-    );
+    // SIGTERM lets the runtime host end its workerd processes; SIGKILL what is left after 3 s.
+    await runtimes.stop();
     exit(code);
   };
   for (const signal of /** @type {const} */ (["SIGINT", "SIGTERM", "SIGHUP"]))

@@ -1,7 +1,7 @@
 /**
  * The Miniflare options of the local runtimes, from the prebuilt Worker's wrangler config
  * (dist/worker/wrangler.json): what `wrangler dev` would have configured, given straight to
- * Miniflare (miniflare-runtime.mjs), plus the runner bindings.
+ * Miniflare (runtime-host.mjs), plus the runner bindings.
  */
 import { cpus } from "node:os";
 import { join, resolve, dirname } from "node:path";
@@ -38,7 +38,7 @@ export function runnerCount(setting) {
  * @param {Record<string, string>} options.bindings - settings and vars (strings)
  * @param {string} options.persist - the local data folder (`--persist-to` of wrangler dev)
  * @param {string[]} options.runners - the runners' RPC addresses (host:port)
- * @returns {import("./miniflare-runtime.mjs").RuntimeMessage}
+ * @returns {import("./runtime-host.mjs").RuntimeMessage}
  */
 export function hostMessage({ configFile, config, bindings, persist, runners }) {
   const sqlite = new Set(
@@ -94,7 +94,7 @@ export function hostMessage({ configFile, config, bindings, persist, runners }) 
  * @param {string} options.scriptPath - dist/worker/runner.js
  * @param {string} options.compatibilityDate
  * @param {number} options.rpcPort
- * @returns {import("./miniflare-runtime.mjs").RuntimeMessage}
+ * @returns {import("./runtime-host.mjs").RuntimeMessage}
  */
 export function runnerMessage({ scriptPath, compatibilityDate, rpcPort }) {
   return {

@@ -5,6 +5,7 @@
  * launcher sets both; a deployment sets neither.
  */
 import { RunnerLoader } from "../executor/runners/runner-loader";
+import { trackHostCalls } from "../executor/runners/tracked-host";
 import type { RunnerApi } from "../executor/runners/runner-protocol";
 
 /** The most runner bindings read (the launcher starts at most this many). */
@@ -24,5 +25,7 @@ export function sandboxLoader(env: Cloudflare.Env): WorkerLoader {
     const runner = bindings[`SANDBOX_RUNNER_${i}`];
     if (runner) runners.push(runner as RunnerApi);
   }
-  return runners.length > 0 ? (new RunnerLoader(runners) as unknown as WorkerLoader) : env.LOADER;
+  return runners.length > 0
+    ? (new RunnerLoader(runners, Date.now, trackHostCalls) as unknown as WorkerLoader)
+    : env.LOADER;
 }

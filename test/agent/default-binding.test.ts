@@ -2,6 +2,7 @@
 import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { captureConsole } from "../helpers/console-capture";
 import { FAIL_NEXT_RESTORE } from "./fixtures/default-agent";
 import { connectClient, text } from "./helpers";
 
@@ -22,6 +23,7 @@ describe("McpAgent.serve without a binding", () => {
 
 describe("McpAgent session start", () => {
   it("a transient storage failure while a session restores is retried by the next request", async () => {
+    const errors = captureConsole("error");
     const { client, transport } = await connectClient("/flaky");
     expect(text(await client.callTool({ name: "add", arguments: { a: 1 } }))).toBe("total 1");
     const stub = env.FLAKY_START_AGENT.get(
@@ -34,6 +36,7 @@ describe("McpAgent session start", () => {
     await evictDurableObject(stub);
 
     await expect(client.callTool({ name: "add", arguments: { a: 1 } })).rejects.toThrow();
+    expect(errors()).toMatch(/McpAgent\.serve: request failed .*injected storage failure/);
     // The failure was not cached: the same session serves again, with its state.
     expect(text(await client.callTool({ name: "add", arguments: { a: 2 } }))).toBe("total 3");
     await client.close();

@@ -16,6 +16,7 @@ import {
   withoutStandaloneStream,
   initializeBody,
 } from "./helpers";
+import { captureConsole } from "../helpers/console-capture";
 import { authorizeQuery, pkce, REDIRECT_URI, tokenRequest } from "../helpers/oauth-client";
 
 async function accessToken(): Promise<string> {
@@ -64,11 +65,13 @@ describe("McpAgent behind OAuthProvider", () => {
   });
 
   it("refuses requests without a token or with a forged one", async () => {
+    const warnings = captureConsole("warn");
     expect((await rpc("/oauth-notes", initializeBody())).status).toBe(401);
     expect(
       (await rpc("/oauth-notes", initializeBody(), { authorization: "Bearer forged:token:x" }))
         .status,
     ).toBe(401);
+    expect(warnings()).toContain("OAuth error response: 401 invalid_token - Invalid access token");
   });
 });
 

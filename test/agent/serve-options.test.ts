@@ -6,6 +6,7 @@ import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_KEEP_ALIVE_MS } from "../../src/index";
+import { captureConsole } from "../helpers/console-capture";
 import { NotesAgent } from "./fixtures/other-agents";
 import { connectClient, initializeBody, text, withoutStandaloneStream } from "./helpers";
 
@@ -71,6 +72,7 @@ describe("McpAgent.serve options", () => {
   });
 
   it("a missing binding answers 500 without internals", async () => {
+    const errors = captureConsole("error");
     const handler = NotesAgent.serve("/notes", { binding: "NOPE" });
     const response = await handler.fetch(
       new Request("http://localhost/notes", {
@@ -86,6 +88,8 @@ describe("McpAgent.serve options", () => {
     );
     expect(response.status).toBe(500);
     expect(await response.text()).not.toContain("NOPE");
+    // The operator learns the cause from the log instead.
+    expect(errors()).toContain('McpAgent.serve: no Durable Object binding named "NOPE" in env.');
   });
 
   it("OAuth props reach the agent, handlers and getMcpAuthContext, and a newer token's props win", async () => {

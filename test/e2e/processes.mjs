@@ -47,31 +47,16 @@ export function stillRunning(pids) {
 }
 
 /**
- * The process group of the runtime that serves now, from the supervisor's last "serves"/"ready"
+ * The workerd of the host runtime that serves now, from the supervisor's last "serves"/"ready"
  * line in the output.
  * @param {string} output
+ * @returns {number} its pid
  */
-export function activeGroup(output) {
+export function activeWorkerd(output) {
   const found = [
-    ...output.matchAll(
-      /runtime \d+ \(process group (\d+)(?:, port \d+)?\)( serves now|; a standby)/g,
-    ),
+    ...output.matchAll(/runtime \d+ \(workerd pid (\d+), port \d+\)( serves now|; a standby)/g),
   ];
   const last = found.at(-1);
   if (!last) throw new Error(`no runtime in the output:\n${output}`);
   return Number(last[1]);
-}
-
-/**
- * The workerd that runs the Worker in a runtime's group (the runtime's Node process started it
- * through Miniflare; it listens on an OS-chosen port).
- * @param {number} group
- */
-export function workerOf(group) {
-  const workerd = allProcesses().filter(
-    (p) => p.group === group && p.command.includes("workerd serve"),
-  );
-  const worker = workerd.find((p) => p.command.includes("entry=127.0.0.1:0"));
-  if (!worker) throw new Error(`no Worker workerd in group ${group}: ${JSON.stringify(workerd)}`);
-  return worker;
 }

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import worker, { kv } from "./examples/worker-transport";
+import { captureConsole } from "../helpers/console-capture";
 import { connectV1, text, viaWorker } from "./support/clients";
 
 describe("seed: WorkerTransport with storage", () => {
@@ -13,6 +14,8 @@ describe("seed: WorkerTransport with storage", () => {
   // handler connect the server, so the seed's transport has no server and its first request
   // fails. Flip to `it` once `new WorkerTransport(options)` is supported.
   it.fails("serves a session and stores its state under mcp_state", async () => {
+    // Until then the handler logs the transport failure this test expects.
+    captureConsole("error");
     const { client, transport } = await connectV1("http://localhost/mcp", viaWorker(worker));
     expect(text(await client.callTool({ name: "echo", arguments: { text: "hi" } }))).toBe("hi");
     expect(kv.get<{ sessionId?: string }>("mcp_state")?.sessionId).toBe(transport.sessionId);

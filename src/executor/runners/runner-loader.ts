@@ -5,7 +5,8 @@
  * keep everything else on the host (code preparation, the host bridge and its limits, the run's
  * clock, reading the answer), so a runner only ever holds what the sandbox holds.
  *
- * A runner that fails under a run (the supervisor replaced it because it stopped answering, or it
+ * Runs avoid a runner whose runs have shown no progress for {@link RUNNER_STALL_MS} (a program
+ * may be holding its thread). A runner that fails under a run (the supervisor replaced it because it stopped answering, or it
  * crashed) fails that run at once with {@link RUNNER_LOST}; runs on other runners go on. A runner
  * that failed is skipped for {@link RUNNER_REST_MS}, and a run that failed at once without
  * reaching the host is sent to the next runner, so a runner being replaced costs no run that had
@@ -24,10 +25,83 @@ export const RUNNER_REST_MS = 3_000;
 /** The start of the message of a run whose runner went away under it. */
 export const RUNNER_LOST = "the sandbox runner running this program stopped";
 
+/**
+ * How long a busy runner may show no sign of progress (no host call under way or made, no run
+ * finished) before new runs prefer other runners: a program blocking its thread blocks every run
+ * sent after it to that runner, until the supervisor replaces it (10 s). Honest programs either
+ * call the host or finish well within this, or only lose their preference among idle runners.
+ */
+export const RUNNER_STALL_MS = 500;
+
+/**
+ * How long a runner may take to begin a run it was sent before the run is moved to another
+ * runner: a runner whose thread a program holds cannot even begin the runs queued behind it.
+ * The first copy is cancelled (its host calls are refused), so a run is never carried out twice
+ * with effects.
+ */
+export const RUNNER_BEGIN_MS = 250;
+
+/** What a {@link HostTracker} reports about one run on one runner. */
+export interface HostEvents {
+  /** A host call of the run began or ended. */
+  onCall(phase: "start" | "end"): void;
+  /** The runner is beginning the run (it waits for the tracker's yes before it does). */
+  onBegin(): void;
+}
+
+/**
+ * Wraps a run's host bridge for one runner: the loader learns when the runner begins the run and
+ * when its host calls start and end (its signs of progress), and can cut the run off from the
+ * host (`close`: its calls are refused from then on). The Worker passes one that builds an
+ * `RpcTarget` (tracked-host.ts): what the runner receives must cross Workers RPC.
+ */
+export type HostTracker = (host: unknown, events: HostEvents) => { target: unknown; close(): void };
+
+interface HostCalls {
+  call(...args: unknown[]): unknown;
+}
+
+/** A plain wrapper, for callers outside a Worker (tests). */
+const plainTracker: HostTracker = (host, events) => {
+  let closed = false;
+  return {
+    target: {
+      begin: () => {
+        if (closed) return false;
+        events.onBegin();
+        return true;
+      },
+      call: async (...args: unknown[]) => {
+        if (closed) return { error: { name: "Error", message: MOVED } };
+        events.onCall("start");
+        try {
+          return await (host as HostCalls).call(...args);
+        } finally {
+          events.onCall("end");
+        }
+      },
+    },
+    close: () => {
+      closed = true;
+    },
+  };
+};
+
+/** What a cancelled copy of a run gets for a host call (it is never read: the run moved). */
+export const MOVED = "This run was moved to another runner; this copy may not call the host.";
+
 interface Slot {
   runner: RunnerApi;
   busy: number;
   restUntil: number;
+  /** Host calls under way from its runs. */
+  calls: number;
+  /** When its runs last showed progress (a host call began or ended, a run finished). */
+  lastProgress: number;
+  /** When its current busy stretch began. */
+  since: number;
+  /** Until when it counts as stalled after failing to begin a run in time. */
+  lateUntil: number;
 }
 
 /** What the executors call on a loaded worker's entrypoint. */
@@ -50,13 +124,23 @@ export class RunnerLoader {
   /**
    * @param runners - the runner bindings (at least one)
    * @param now - the clock (tests pass their own)
+   * @param track - how a run's host bridge is wrapped to watch its calls (see {@link HostTracker})
    */
   constructor(
     runners: readonly RunnerApi[],
     private readonly now: () => number = Date.now,
+    private readonly track: HostTracker = plainTracker,
   ) {
     if (runners.length === 0) throw new RangeError("RunnerLoader needs at least one runner.");
-    this.slots = runners.map((runner) => ({ runner, busy: 0, restUntil: 0 }));
+    this.slots = runners.map((runner) => ({
+      runner,
+      busy: 0,
+      restUntil: 0,
+      calls: 0,
+      lastProgress: 0,
+      since: 0,
+      lateUntil: 0,
+    }));
   }
 
   /** Runs in flight per runner, in binding order (for the status report and tests). */
@@ -90,46 +174,107 @@ export class RunnerLoader {
   /**
    * Sends one run to a runner. A runner that fails is passed over for {@link RUNNER_REST_MS}
    * (the supervisor is replacing it); a run whose runner failed at once, before the run reached
-   * any host function, had no effect outside its sandbox and is sent to another runner once.
+   * any host function, had no effect outside its sandbox and is sent to another runner once. A
+   * run its runner has not begun within {@link RUNNER_BEGIN_MS} is moved to a runner that shows
+   * progress, if there is one (at most once per other runner).
    */
   private async run(dispatch: Dispatch, request: unknown, host: unknown): Promise<unknown> {
-    for (let retried = false; ; retried = true) {
+    let retried = false;
+    let moves = 0;
+    for (;;) {
       const slot = this.pick();
       const sent = this.now();
-      slot.busy++;
-      let answer: RunnerAnswer;
-      try {
-        answer = await dispatch(slot.runner, request, host);
-      } catch (error) {
+      if (slot.busy++ === 0) slot.since = sent;
+      let begun = false;
+      const tracked = this.track(host, {
+        onCall: (phase) => {
+          slot.calls += phase === "start" ? 1 : -1;
+          slot.lastProgress = this.now();
+        },
+        onBegin: () => {
+          begun = true;
+          slot.lastProgress = this.now();
+        },
+      });
+      const settled = dispatch(slot.runner, request, tracked.target).then(
+        (answer) => ({ answer }),
+        (error: unknown) => ({ error }),
+      );
+      // Registered first, so it runs before this function goes on.
+      void settled.then(() => {
+        slot.busy--;
+        slot.lastProgress = this.now();
+      });
+      let outcome: { answer: RunnerAnswer } | { error: unknown } | "late" = await (moves <
+      this.slots.length - 1
+        ? Promise.race([settled, this.after(RUNNER_BEGIN_MS)])
+        : settled);
+      if (outcome === "late") {
+        if (!begun && this.progressElsewhere(slot)) {
+          tracked.close();
+          slot.lateUntil = this.now() + RUNNER_STALL_MS;
+          moves++;
+          continue;
+        }
+        outcome = await settled;
+      }
+      if ("error" in outcome) {
         const failedAt = this.now();
         slot.restUntil = failedAt + RUNNER_REST_MS;
         const harmless = failedAt - sent < RUNNER_REST_MS && hostCalls(host) === 0;
-        if (!retried && harmless && this.slots.length > 1) continue;
+        if (!retried && harmless && this.slots.length > 1) {
+          retried = true;
+          continue;
+        }
         throw new Error(
-          `${RUNNER_LOST} (runner ${this.slots.indexOf(slot) + 1}: ${errorText(error)}). The local server replaces a runner that stops answering for a while (a program blocking its thread: a catastrophic regular expression, a huge native loop) or that crashed; runs on other runners were not affected. Retrying is safe unless the program wrote something before this point.`,
-          { cause: error },
+          `${RUNNER_LOST} (runner ${this.slots.indexOf(slot) + 1}: ${errorText(outcome.error)}). The local server replaces a runner that stops answering for a while (a program blocking its thread: a catastrophic regular expression, a huge native loop) or that crashed; runs on other runners were not affected. Retrying is safe unless the program wrote something before this point.`,
+          { cause: outcome.error },
         );
-      } finally {
-        slot.busy--;
       }
+      const answer = outcome.answer;
       if ("answer" in answer) return answer.answer;
       // The loaded worker's own failure, as the in-process loader would have thrown it.
       throw new Error("thrown" in answer ? answer.thrown : "the runner did not send the code");
     }
   }
 
-  /** The least busy runner that is not resting (ties taken in turn). */
+  /** Settles with "late" after `ms` (the timer does not keep anything alive once it fired). */
+  private after(ms: number): Promise<"late"> {
+    return new Promise((resolve) => setTimeout(() => resolve("late"), ms));
+  }
+
+  /** Whether another runner than `slot` is neither resting nor stalled. */
+  private progressElsewhere(slot: Slot): boolean {
+    const now = this.now();
+    return this.slots.some((other) => other !== slot && this.rank(other, now) === 0);
+  }
+
+  /** 0: ready; 1: stalled (busy without progress, or late to begin a run); 2: resting. */
+  private rank(slot: Slot, now: number): number {
+    if (slot.restUntil > now) return 2;
+    if (slot.lateUntil > now) return 1;
+    const stalled =
+      slot.busy > 0 &&
+      slot.calls === 0 &&
+      now - Math.max(slot.lastProgress, slot.since) > RUNNER_STALL_MS;
+    return stalled ? 1 : 0;
+  }
+
+  /**
+   * The runner for the next run: one that is neither resting nor stalled if there is one, the
+   * least busy among those, ties taken in turn.
+   */
   private pick(): Slot {
     const now = this.now();
     const count = this.slots.length;
     let best: Slot | undefined;
+    let bestRank = 3;
     for (let i = 0; i < count; i++) {
       const slot = this.slots[(this.next + i) % count]!;
-      const resting = slot.restUntil > now;
-      if (!best) best = slot;
-      else {
-        const bestResting = best.restUntil > now;
-        if (bestResting !== resting ? bestResting : slot.busy < best.busy) best = slot;
+      const r = this.rank(slot, now);
+      if (!best || r < bestRank || (r === bestRank && slot.busy < best.busy)) {
+        best = slot;
+        bestRank = r;
       }
     }
     this.next = (this.next + 1) % count;

@@ -2,12 +2,13 @@
 // tool's declarations for one input schema, then asks tsc whether the generated input type and
 // the expected type accept the same values (each assignable to the other), and that the whole
 // text compiles. The cases are the ones found wrong in review; the corpus test builds on this.
+// All cases compile as one program (each case file is a module, so none sees another's names).
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { toolDeclarations } from "../../../src/declarations/tool-declarations";
-import { dtsDiagnostics } from "../../helpers/compile-dts";
+import { dtsDiagnosticsByFile } from "../../helpers/compile-dts";
 import { CASES, type Case } from "./exactness-cases";
 
 const dir = mkdtempSync(join(tmpdir(), "exactness-"));
@@ -33,9 +34,14 @@ export { same, required };
 }
 
 describe("declarations mean exactly the schema", () => {
+  const files = CASES.map((test, index) => checkFile(index, test));
+  let diagnostics = new Map<string, string[]>();
+  beforeAll(() => {
+    diagnostics = dtsDiagnosticsByFile(files);
+  });
+
   it.each(CASES.map((c, i) => [c.name, i, c] as const))("%s", (_name, index, test) => {
-    const file = checkFile(index, test);
-    expect(dtsDiagnostics([file])).toEqual([]);
+    expect(diagnostics.get(files[index]!)).toEqual([]);
     if (test.emits)
       expect(toolDeclarations([{ name: "probe", inputSchema: test.schema }]).text).toContain(
         test.emits,

@@ -1,22 +1,37 @@
 // RunnerLoader (src/executor/runners/runner-loader.ts): how the host spreads runs over the local
 // sandbox runners and what a run sees when its runner fails. The runners here are stand-ins that
-// answer as a runner does; the real cross-process path is covered by test/e2e/runners.mjs.
+// answer as a runner does; the real cross-process path is covered by the e2e scripts (fanout,
+// runaway, runner-kill, native-stall).
 import { describe, expect, it } from "vitest";
 import {
+  MOVED,
+  RUNNER_BEGIN_MS,
   RUNNER_LOST,
   RUNNER_REST_MS,
+  RUNNER_STALL_MS,
   RunnerLoader,
 } from "../../../src/executor/runners/runner-loader";
 import type { RunnerAnswer, RunnerApi } from "../../../src/executor/runners/runner-protocol";
 
-type Handler = (kind: "load" | "get", code: unknown) => Promise<RunnerAnswer>;
+type Handler = (kind: "load" | "get", code: unknown, host: unknown) => Promise<RunnerAnswer>;
 
-/** A runner that records what it was sent and answers with `handler`. */
-function runner(name: string, handler: Handler = async () => ({ answer: name })) {
+/** Tells the host the run began, as a real runner does first (sandbox-runner.ts). */
+const begin = (host: unknown) => (host as { begin?: () => void }).begin?.();
+
+/**
+ * A runner that records what it was sent and answers with `handler`; it begins each run at once
+ * unless `begins` is false (a runner whose thread a program holds begins nothing).
+ */
+function runner(name: string, handler: Handler = async () => ({ answer: name }), begins = true) {
   const sent: { kind: string; code: unknown }[] = [];
+  const start = (kind: "load" | "get", code: unknown, host: unknown) => {
+    sent.push({ kind, code });
+    if (begins) begin(host);
+    return handler(kind, code, host);
+  };
   const api: RunnerApi = {
-    load: (code) => (sent.push({ kind: "load", code }), handler("load", code)),
-    get: (_id, code) => (sent.push({ kind: "get", code }), handler("get", code)),
+    load: (code, _request, host) => start("load", code, host),
+    get: (_id, code, _request, host) => start("get", code, host),
   };
   return { api, sent };
 }
@@ -118,5 +133,64 @@ describe("RunnerLoader", () => {
     await expect(run(loader, { calls: 3 })).rejects.toThrow(RUNNER_LOST);
     expect(b.sent.length).toBe(0);
     expect(loader.busy()).toEqual([0, 0]);
+  });
+
+  it("sends new runs away from a runner whose runs show no progress (a program holding its thread)", async () => {
+    let now = 1_000;
+    // "stuck" never answers and never calls the host; "working"'s runs sit in a host call.
+    const stuck = runner("stuck", () => new Promise(() => {}));
+    const working = runner("working", (_kind, _code, host) => {
+      void (host as { call(): Promise<unknown> }).call();
+      return new Promise(() => {});
+    });
+    const loader = new RunnerLoader([stuck.api, working.api], () => now);
+    const host = { calls: 0, call: () => new Promise(() => {}) };
+    void run(loader, host); // both idle: taken in turn → stuck
+    void run(loader, host); // → working, whose run then calls the host
+    expect(loader.busy()).toEqual([1, 1]);
+    // Within the bound both still count as making progress: the least busy wins, in turn.
+    now += RUNNER_STALL_MS + 1;
+    // Past it, stuck has shown nothing: new runs go to working, though it is busier.
+    void run(loader, host);
+    void run(loader, host);
+    expect(loader.busy()).toEqual([1, 3]);
+    expect(stuck.sent.length).toBe(1);
+  });
+
+  it("moves a run its runner does not begin in time to a runner that shows progress, and cuts the first copy off", async () => {
+    // "held" never begins what it is sent (a program holds its thread); "free" answers at once.
+    let heldHost: { call(): Promise<unknown> } | undefined;
+    const held = runner(
+      "held",
+      (_kind, _code, host) => {
+        heldHost = host as { call(): Promise<unknown> };
+        return new Promise(() => {});
+      },
+      false,
+    );
+    const free = runner("free");
+    const loader = new RunnerLoader([held.api, free.api]);
+    const calls: string[] = [];
+    const host = { calls: 0, call: async () => (calls.push("reached"), "ok") };
+    const started = Date.now();
+    expect(await run(loader, host)).toBe("free");
+    expect(Date.now() - started).toBeGreaterThanOrEqual(RUNNER_BEGIN_MS - 5);
+    // The first copy, should its runner ever get to it, is told not to begin, and could not
+    // reach the host anyway.
+    expect((heldHost as unknown as { begin(): boolean }).begin()).toBe(false);
+    expect(await heldHost!.call()).toMatchObject({ error: { message: MOVED } });
+    expect(calls).toEqual([]);
+  });
+
+  it("leaves a run on a runner that began it, however long it takes", async () => {
+    let finish: (() => void) | undefined;
+    const slow = runner("slow", () => new Promise((r) => (finish = () => r({ answer: "slow" }))));
+    const other = runner("other");
+    const loader = new RunnerLoader([slow.api, other.api]);
+    const pending = run(loader);
+    await new Promise((r) => setTimeout(r, RUNNER_BEGIN_MS + 100));
+    finish!();
+    expect(await pending).toBe("slow");
+    expect(other.sent.length).toBe(0);
   });
 });

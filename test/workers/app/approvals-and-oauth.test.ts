@@ -5,6 +5,7 @@ import { modernRequest, rpcBody } from "../mcp/fixtures";
 import { configured, entry, type WorkerFetch } from "./helpers";
 import { connect } from "../../helpers/mcp-client";
 import { text } from "../../helpers/tool-result";
+import { captureConsole } from "../../helpers/console-capture";
 import { authorizeQuery, pkce, REDIRECT_URI, tokenRequest } from "../../helpers/oauth-client";
 
 const STATE_KEY = "app-test-request-state-key-0123456789abcdef";
@@ -128,6 +129,7 @@ describe("OAuth (OAUTH=on)", () => {
   });
 
   it("grants a token after the owner's passphrase; the token opens /mcp and /mcp/code, a forged one does not", async () => {
+    const warnings = captureConsole("warn");
     const { url, client_id, verifier } = await authorizeUrl();
     const page = await worker(url);
     expect(await page.text()).toContain("Authorize Test client");
@@ -183,6 +185,7 @@ describe("OAuth (OAUTH=on)", () => {
       body: "{}",
     });
     expect(bad.status).toBe(401);
+    expect(warnings()).toContain("OAuth error response: 401 invalid_token - Invalid access token");
   });
 
   /** The whole authorization-code flow for `user`: their access token. */

@@ -9,38 +9,39 @@ import { describe, expect, it } from "vitest";
 import githubText from "../../../node_modules/@octokit/openapi/generated/api.github.com.json?raw";
 import type { ApiRequest, ApiRequestHandler } from "../../../src/codemode/api-request";
 import { openApiMcpServer } from "../../../src/codemode/openapi-mcp-server";
-import { WorkerLoaderExecutor } from "../../../src/executor/worker-loader-executor";
+import { describeExecutors } from "../../helpers/executor-matrix";
 import { createMcpHandler } from "../../../src/index";
 import { connect } from "../../helpers/mcp-client";
 import { text } from "../../helpers/tool-result";
 
-const seen: ApiRequest[] = [];
-const upstream: ApiRequestHandler = (request) => {
-  seen.push(request);
-  return { status: 201, body: { number: 7, title: (request.body as { title?: string }).title } };
-};
-const handler = createMcpHandler(
-  openApiMcpServer({
-    spec: githubText as string,
-    executor: new WorkerLoaderExecutor({ loader: env.LOADER, limits: { timeoutMs: 30_000 } }),
-    request: upstream,
-  }),
-);
+describeExecutors((Executor) => {
+  const seen: ApiRequest[] = [];
+  const upstream: ApiRequestHandler = (request) => {
+    seen.push(request);
+    return { status: 201, body: { number: 7, title: (request.body as { title?: string }).title } };
+  };
+  const handler = createMcpHandler(
+    openApiMcpServer({
+      spec: githubText as string,
+      executor: new Executor({ loader: env.LOADER, limits: { timeoutMs: 30_000 } }),
+      request: upstream,
+    }),
+  );
 
-async function call(tool: "search" | "execute", code: string) {
-  const client = await connect(handler);
-  try {
-    return await client.callTool({ name: tool, arguments: { code } });
-  } finally {
-    await client.close();
+  async function call(tool: "search" | "execute", code: string) {
+    const client = await connect(handler);
+    try {
+      return await client.callTool({ name: tool, arguments: { code } });
+    } finally {
+      await client.close();
+    }
   }
-}
 
-describe("the GitHub spec", () => {
-  it("searches the index and an operation's request body", async () => {
-    const result = await call(
-      "search",
-      `async () => {
+  describe("the GitHub spec", () => {
+    it("searches the index and an operation's request body", async () => {
+      const result = await call(
+        "search",
+        `async () => {
         const s = await codemode.spec();
         let ops = 0, create;
         for (const item of Object.values(s.paths)) for (const op of Object.values(item)) {
@@ -50,34 +51,35 @@ describe("the GitHub spec", () => {
         const schema = create.requestBody.content["application/json"].schema;
         return { ops, paths: Object.keys(s.paths).length, required: schema.required, title: schema.properties.title.oneOf.map((x) => x.type), params: create.parameters.map((p) => p.name + ":" + p.in), created: Object.keys(create.responses).includes("201") };
       }`,
-    );
-    expect(result.isError, text(result)).toBeFalsy();
-    expect(JSON.parse(text(result))).toEqual({
-      ops: 1223,
-      paths: 811,
-      required: ["title"],
-      title: ["string", "integer"],
-      params: ["owner:path", "repo:path"],
-      created: true,
+      );
+      expect(result.isError, text(result)).toBeFalsy();
+      expect(JSON.parse(text(result))).toEqual({
+        ops: 1223,
+        paths: 811,
+        required: ["title"],
+        title: ["string", "integer"],
+        params: ["owner:path", "repo:path"],
+        created: true,
+      });
     });
-  });
 
-  it("executes a checked request against the upstream and refuses one the spec forbids", async () => {
-    const result = await call(
-      "execute",
-      `async () => codemode.request({ method: "POST", path: "/repos/octo/hello/issues", body: { title: "Found a bug", labels: ["bug"] } })`,
-    );
-    expect(result.isError, text(result)).toBeFalsy();
-    expect(JSON.parse(text(result))).toEqual({ number: 7, title: "Found a bug" });
-    expect(seen.at(-1)).toMatchObject({ method: "POST", path: "/repos/octo/hello/issues" });
+    it("executes a checked request against the upstream and refuses one the spec forbids", async () => {
+      const result = await call(
+        "execute",
+        `async () => codemode.request({ method: "POST", path: "/repos/octo/hello/issues", body: { title: "Found a bug", labels: ["bug"] } })`,
+      );
+      expect(result.isError, text(result)).toBeFalsy();
+      expect(JSON.parse(text(result))).toEqual({ number: 7, title: "Found a bug" });
+      expect(seen.at(-1)).toMatchObject({ method: "POST", path: "/repos/octo/hello/issues" });
 
-    const before = seen.length;
-    const refused = await call(
-      "execute",
-      `async () => codemode.request({ method: "POST", path: "/repos/octo/hello/issues", body: { labels: ["bug"] } })`,
-    );
-    expect(refused.isError).toBe(true);
-    expect(text(refused)).toMatch(/title/);
-    expect(seen.length).toBe(before);
+      const before = seen.length;
+      const refused = await call(
+        "execute",
+        `async () => codemode.request({ method: "POST", path: "/repos/octo/hello/issues", body: { labels: ["bug"] } })`,
+      );
+      expect(refused.isError).toBe(true);
+      expect(text(refused)).toMatch(/title/);
+      expect(seen.length).toBe(before);
+    });
   });
 });

@@ -9,14 +9,15 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { MAX_ERROR_MESSAGE } from "../../../src/executor/sandbox-response";
-import { WorkerLoaderExecutor } from "../../../src/executor/worker-loader-executor";
+import { describeExecutors } from "../../helpers/executor-matrix";
 
-const executor = new WorkerLoaderExecutor({ loader: env.LOADER, limits: { timeoutMs: 10_000 } });
+describeExecutors((Executor) => {
+  const executor = new Executor({ loader: env.LOADER, limits: { timeoutMs: 10_000 } });
 
-describe("a harness failure carrying the program's text", () => {
-  it("arrives with its message cut to the bound", async () => {
-    const outcome = await executor.execute({
-      code: `
+  describe("a harness failure carrying the program's text", () => {
+    it("arrives with its message cut to the bound", async () => {
+      const outcome = await executor.execute({
+        code: `
         const huge = "E".repeat(20 * 1024 * 1024);
         const isResponse = (o) => o !== null && typeof o === "object" && Object.hasOwn(o, "budgetExhausted");
         Object.defineProperty(Object.prototype, "then", {
@@ -33,20 +34,20 @@ describe("a harness failure carrying the program's text", () => {
         });
         return 1;
       `,
+      });
+      // The per-run harness is no longer taken over this way (see below): it answers normally.
+      if (outcome.status !== "ok")
+        expect(outcome).toMatchObject({ status: "error", error: { name: "SandboxError" } });
+      expect(outcome.error?.message.length ?? 0).toBeLessThanOrEqual(MAX_ERROR_MESSAGE + 100);
+      const after = await executor.execute({ code: "return 'alive'" });
+      expect(after).toMatchObject({ status: "ok", result: "alive" });
     });
-    // The per-run harness is no longer taken over this way (see below): it answers normally.
-    if (outcome.status !== "ok")
-      expect(outcome).toMatchObject({ status: "error", error: { name: "SandboxError" } });
-    expect(outcome.error?.message.length ?? 0).toBeLessThanOrEqual(MAX_ERROR_MESSAGE + 100);
-    const after = await executor.execute({ code: "return 'alive'" });
-    expect(after).toMatchObject({ status: "ok", result: "alive" });
-  });
 
-  // Before the harness's answer had its own `then`, its promise adopted this one:
-  // the program decided the answer (and workerd logged the rejection, message and all).
-  it("a `then` on Object.prototype does not take over the harness's answer", async () => {
-    const outcome = await executor.execute({
-      code: `
+    // Before the harness's answer had its own `then`, its promise adopted this one:
+    // the program decided the answer (and workerd logged the rejection, message and all).
+    it("a `then` on Object.prototype does not take over the harness's answer", async () => {
+      const outcome = await executor.execute({
+        code: `
         Object.defineProperty(Object.prototype, "then", {
           configurable: true,
           get() {
@@ -56,7 +57,8 @@ describe("a harness failure carrying the program's text", () => {
         });
         return 1;
       `,
+      });
+      expect(outcome).toMatchObject({ status: "ok", result: 1 });
     });
-    expect(outcome).toMatchObject({ status: "ok", result: 1 });
   });
 });

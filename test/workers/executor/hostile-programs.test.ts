@@ -6,51 +6,52 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { ExecutionOutcome } from "../../../src/executor/types";
-import { WorkerLoaderExecutor } from "../../../src/executor/worker-loader-executor";
+import { describeExecutors } from "../../helpers/executor-matrix";
 import { HOOK_PROTOTYPES, PROTOTYPE_NAMES, TAKE_OVER_LOG_BUFFER } from "./hostile-snippets";
 
-const LIMITS = {
-  timeoutMs: 10_000,
-  maxLogBytes: 2_000,
-  maxResultBytes: 4_000,
-  maxCallBytes: 10_000,
-  maxHostCalls: 50,
-};
-const executor = new WorkerLoaderExecutor({ loader: env.LOADER, limits: LIMITS });
-const echo = { codemode: { echo: (args: unknown[]) => args[0] } };
+describeExecutors((Executor) => {
+  const LIMITS = {
+    timeoutMs: 10_000,
+    maxLogBytes: 2_000,
+    maxResultBytes: 4_000,
+    maxCallBytes: 10_000,
+    maxHostCalls: 50,
+  };
+  const executor = new Executor({ loader: env.LOADER, limits: LIMITS });
+  const echo = { codemode: { echo: (args: unknown[]) => args[0] } };
 
-function run(code: string, limits: Partial<typeof LIMITS> = {}): Promise<ExecutionOutcome> {
-  return executor.execute({ code, namespaces: echo, limits });
-}
-
-/** Bytes of console text the outcome carries. */
-function logBytes(outcome: ExecutionOutcome): number {
-  return outcome.logs.reduce((n, l) => n + new TextEncoder().encode(l.message).byteLength, 0);
-}
-
-/** The outcome stays within every size limit, whatever the program did. */
-function expectBounded(outcome: ExecutionOutcome, limits = LIMITS): void {
-  expect(logBytes(outcome)).toBeLessThanOrEqual(limits.maxLogBytes);
-  expect(outcome.logs.length).toBeLessThanOrEqual(limits.maxLogBytes);
-  if (outcome.result !== undefined) {
-    expect(JSON.stringify(outcome.result).length).toBeLessThanOrEqual(limits.maxResultBytes);
+  function run(code: string, limits: Partial<typeof LIMITS> = {}): Promise<ExecutionOutcome> {
+    return executor.execute({ code, namespaces: echo, limits });
   }
-  expect(outcome.error?.message.length ?? 0).toBeLessThanOrEqual(10_000);
-  expect(outcome.calls).toBeLessThanOrEqual(limits.maxHostCalls);
-}
 
-/** A normal run right after: the executor still serves. */
-async function expectStillServing(): Promise<void> {
-  const outcome = await run(
-    "const v = await codemode.echo({ ok: 1 }); console.log('fine'); return v",
-  );
-  expect(outcome).toMatchObject({ status: "ok", result: { ok: 1 }, calls: 1 });
-  expect(outcome.logs).toEqual([{ level: "log", message: "fine" }]);
-}
+  /** Bytes of console text the outcome carries. */
+  function logBytes(outcome: ExecutionOutcome): number {
+    return outcome.logs.reduce((n, l) => n + new TextEncoder().encode(l.message).byteLength, 0);
+  }
 
-describe("prototype hooks cannot reach the host stub", () => {
-  it("getters and setters on every name the harness touches see no stub, and the caps hold", async () => {
-    const outcome = await run(`
+  /** The outcome stays within every size limit, whatever the program did. */
+  function expectBounded(outcome: ExecutionOutcome, limits = LIMITS): void {
+    expect(logBytes(outcome)).toBeLessThanOrEqual(limits.maxLogBytes);
+    expect(outcome.logs.length).toBeLessThanOrEqual(limits.maxLogBytes);
+    if (outcome.result !== undefined) {
+      expect(JSON.stringify(outcome.result).length).toBeLessThanOrEqual(limits.maxResultBytes);
+    }
+    expect(outcome.error?.message.length ?? 0).toBeLessThanOrEqual(10_000);
+    expect(outcome.calls).toBeLessThanOrEqual(limits.maxHostCalls);
+  }
+
+  /** A normal run right after: the executor still serves. */
+  async function expectStillServing(): Promise<void> {
+    const outcome = await run(
+      "const v = await codemode.echo({ ok: 1 }); console.log('fine'); return v",
+    );
+    expect(outcome).toMatchObject({ status: "ok", result: { ok: 1 }, calls: 1 });
+    expect(outcome.logs).toEqual([{ level: "log", message: "fine" }]);
+  }
+
+  describe("prototype hooks cannot reach the host stub", () => {
+    it("getters and setters on every name the harness touches see no stub, and the caps hold", async () => {
+      const outcome = await run(`
       ${HOOK_PROTOTYPES}
       const hooks = hookPrototypes(${JSON.stringify(PROTOTYPE_NAMES)});
       let first, second, failure;
@@ -74,21 +75,21 @@ describe("prototype hooks cannot reach the host stub", () => {
       return { stubs: stubs.length, first, second: second instanceof Map ? [...second] : String(second), failure, flood: flood.length };
     `);
 
-    expect(outcome.result ?? outcome.error).toEqual({
-      stubs: 0,
-      first: { a: [1, "two"] },
-      second: [["k", 1]],
-      flood: 0,
+      expect(outcome.result ?? outcome.error).toEqual({
+        stubs: 0,
+        first: { a: [1, "two"] },
+        second: [["k", 1]],
+        flood: 0,
+      });
+      expect(outcome.status).toBe("ok");
+      expectBounded(outcome);
+      await expectStillServing();
     });
-    expect(outcome.status).toBe("ok");
-    expectBounded(outcome);
-    await expectStillServing();
   });
-});
 
-describe("module-scope hooks", () => {
-  it("hooks installed when the module loads see no stub either", async () => {
-    const outcome = await run(`
+  describe("module-scope hooks", () => {
+    it("hooks installed when the module loads see no stub either", async () => {
+      const outcome = await run(`
       ${HOOK_PROTOTYPES}
       const hooks = hookPrototypes(${JSON.stringify(PROTOTYPE_NAMES)});
       export default async () => {
@@ -97,14 +98,14 @@ describe("module-scope hooks", () => {
         return { value, stubs: hooks.stubs().length };
       };
     `);
-    expect(outcome).toMatchObject({ status: "ok", result: { value: "through", stubs: 0 } });
-    await expectStillServing();
+      expect(outcome).toMatchObject({ status: "ok", result: { value: "through", stubs: 0 } });
+      await expectStillServing();
+    });
   });
-});
 
-describe("host-side caps hold when the sandbox-side ones are bypassed", () => {
-  it("a program that takes over the log buffer cannot push more than maxLogBytes to the host", async () => {
-    const outcome = await run(`
+  describe("host-side caps hold when the sandbox-side ones are bypassed", () => {
+    it("a program that takes over the log buffer cannot push more than maxLogBytes to the host", async () => {
+      const outcome = await run(`
       ${TAKE_OVER_LOG_BUFFER}
       for (let i = 0; i < 20; i++) push.call(buffer, { level: "log", message: "A".repeat(100000) });
       await codemode.echo(1);
@@ -112,38 +113,40 @@ describe("host-side caps hold when the sandbox-side ones are bypassed", () => {
       for (let i = 0; i < 20000; i++) push.call(buffer, { level: "log", message: "" });
       return buffer === undefined ? "no buffer" : "flooded";
     `);
-    expect(outcome.result).toBe("flooded");
-    expectBounded(outcome);
-    expect(outcome.logs[0]).toEqual({ level: "log", message: "first" });
-    expect(outcome.droppedLogs).toBeGreaterThan(0);
-    await expectStillServing();
-  });
+      expect(outcome.result).toBe("flooded");
+      expectBounded(outcome);
+      expect(outcome.logs[0]).toEqual({ level: "log", message: "first" });
+      expect(outcome.droppedLogs).toBeGreaterThan(0);
+      await expectStillServing();
+    });
 
-  // A lone high surrogate encodes as U+FFFD (3 bytes); the byte counters took it and the unit
-  // after it for one 4-byte pair, so "\ud800€" counted 4 bytes where 6 are kept.
-  it("lone surrogates count as the bytes they encode to, in the console and on the host", async () => {
-    const outcome = await run(`
+    // A lone high surrogate encodes as U+FFFD (3 bytes); the byte counters took it and the unit
+    // after it for one 4-byte pair, so "\ud800€" counted 4 bytes where 6 are kept.
+    it("lone surrogates count as the bytes they encode to, in the console and on the host", async () => {
+      const outcome = await run(`
       const line = "\\ud800€".repeat(20000);
       ${TAKE_OVER_LOG_BUFFER}
       console.log(line); // clipped by the sandbox's own budget
       for (let i = 0; i < 5; i++) push.call(buffer, { level: "log", message: line }); // by the host's
       return buffer === undefined ? "no buffer" : "flooded";
     `);
-    // Only numbers and well-formed text leave this test: the pool's WebSocket refuses lone
-    // surrogates in a failure message.
-    const wellFormed = (text = "") => text.replace(/[\ud800-\udfff]/g, "?");
-    expect(wellFormed(outcome.error?.message)).toBe("");
-    expect(outcome.result).toBe("flooded");
-    expect(logBytes(outcome)).toBeLessThanOrEqual(LIMITS.maxLogBytes);
-    expect(outcome.logs.length).toBeGreaterThan(0);
-    await expectStillServing();
-  });
+      // Only numbers and well-formed text leave this test: the pool's WebSocket refuses lone
+      // surrogates in a failure message.
+      const wellFormed = (text = "") => text.replace(/[\ud800-\udfff]/g, "?");
+      expect(wellFormed(outcome.error?.message)).toBe("");
+      expect(outcome.result).toBe("flooded");
+      expect(logBytes(outcome)).toBeLessThanOrEqual(LIMITS.maxLogBytes);
+      expect(outcome.logs.length).toBeGreaterThan(0);
+      await expectStillServing();
+    });
 
-  it("the issue's flood, 60 batches of 30 MB of console text, leaves the host with maxLogBytes", async () => {
-    // Before the host-side budget, the host appended every batch: the issue's run exhausted the
-    // host heap and workerd aborted (not re-run against the old code: it takes the runtime down).
-    const outcome = await run(
-      `const push = Array.prototype.push, apply = Reflect.apply;
+    it("the issue's flood, 60 batches of 30 MB of console text, leaves the host with maxLogBytes", async () => {
+      // Before the host-side budget, the host appended every batch: the issue's run exhausted the
+      // host heap and workerd aborted (not re-run against the old code: it takes the runtime down).
+      // Its own timeout: 1.8 GB of strings through the engine take 20-40 s alone on a 2-core
+      // machine and over a minute under load (the shared worker's run timed out at 60 s).
+      const outcome = await run(
+        `const push = Array.prototype.push, apply = Reflect.apply;
       let buffer;
       Array.prototype.push = function (...items) {
         const item = items[0];
@@ -157,165 +160,168 @@ describe("host-side caps hold when the sandbox-side ones are bypassed", () => {
         await codemode.echo(i);
       }
       return "survived";`,
-      { maxHostCalls: 100 },
-    );
-    expect(outcome).toMatchObject({ status: "ok", result: "survived" });
-    expectBounded(outcome, { ...LIMITS, maxHostCalls: 100 });
-    expect(outcome.logs.length + outcome.droppedLogs).toBe(120);
-    await expectStillServing();
-  });
+        { maxHostCalls: 100 },
+      );
+      expect(outcome).toMatchObject({ status: "ok", result: "survived" });
+      expectBounded(outcome, { ...LIMITS, maxHostCalls: 100 });
+      expect(outcome.logs.length + outcome.droppedLogs).toBe(120);
+      await expectStillServing();
+    }, 240_000);
 
-  it("200,000 empty console lines are counted, not kept", async () => {
-    const outcome = await run("for (let i = 0; i < 200000; i++) console.log(); return 'done'");
-    expect(outcome).toMatchObject({ status: "ok", result: "done" });
-    expectBounded(outcome);
-    expect(outcome.logs.length + outcome.droppedLogs).toBe(200_000);
-    await expectStillServing();
-  });
+    it("200,000 empty console lines are counted, not kept", async () => {
+      const outcome = await run("for (let i = 0; i < 200000; i++) console.log(); return 'done'");
+      expect(outcome).toMatchObject({ status: "ok", result: "done" });
+      expectBounded(outcome);
+      expect(outcome.logs.length + outcome.droppedLogs).toBe(200_000);
+      await expectStillServing();
+    });
 
-  it("a program that defeats the sandbox's byte counting still cannot return more than maxResultBytes", async () => {
-    const outcome = await run(`
+    it("a program that defeats the sandbox's byte counting still cannot return more than maxResultBytes", async () => {
+      const outcome = await run(`
       TextEncoder.prototype.encode = function () { return { byteLength: 1 } };
       Object.defineProperty(Object.getPrototypeOf(Uint8Array.prototype), "byteLength", { get: () => 1 });
       String.prototype.charCodeAt = function () { return 65 };
       return "R".repeat(3000) + "é".repeat(3000);
     `);
-    expect(outcome.status).toBe("limit");
-    expect(outcome.error?.message).toMatch(/maxResultBytes/);
-    expect(outcome.result).toBeUndefined();
-    expectBounded(outcome);
-    await expectStillServing();
+      expect(outcome.status).toBe("limit");
+      expect(outcome.error?.message).toMatch(/maxResultBytes/);
+      expect(outcome.result).toBeUndefined();
+      expectBounded(outcome);
+      await expectStillServing();
+    });
   });
-});
 
-describe("arguments that fight the encoder", () => {
-  it.each([
-    ["a Proxy whose traps throw", "new Proxy({}, { ownKeys() { throw new Error('trap') } })"],
-    ["a getter that throws", "{ get boom() { throw new Error('getter') } }"],
-    ["a toJSON that throws", "{ toJSON() { throw new Error('toJSON') } }"],
-    ["a Symbol.toPrimitive that throws", "{ [Symbol.toPrimitive]() { throw new Error('prim') } }"],
-    ["a thenable", "{ then(resolve) { resolve('x'.repeat(1e6)) } }"],
-    ["a huge string", "'z'.repeat(5e6)"],
-  ])("%s ends in a definite outcome", async (_label, arg) => {
-    const outcome = await run(`
+  describe("arguments that fight the encoder", () => {
+    it.each([
+      ["a Proxy whose traps throw", "new Proxy({}, { ownKeys() { throw new Error('trap') } })"],
+      ["a getter that throws", "{ get boom() { throw new Error('getter') } }"],
+      ["a toJSON that throws", "{ toJSON() { throw new Error('toJSON') } }"],
+      [
+        "a Symbol.toPrimitive that throws",
+        "{ [Symbol.toPrimitive]() { throw new Error('prim') } }",
+      ],
+      ["a thenable", "{ then(resolve) { resolve('x'.repeat(1e6)) } }"],
+      ["a huge string", "'z'.repeat(5e6)"],
+    ])("%s ends in a definite outcome", async (_label, arg) => {
+      const outcome = await run(`
       try { return { value: await codemode.echo(${arg}) } } catch (e) { return { caught: e.name + ": " + e.message } }
     `);
-    expect(outcome.status).toBe("ok");
-    expectBounded(outcome);
-    await expectStillServing();
-  });
-});
-
-describe("floods and huge values", () => {
-  it("a flood of concurrent calls stops at maxHostCalls", async () => {
-    const outcome = await run(
-      "await Promise.allSettled(Array.from({ length: 2000 }, (_, i) => codemode.echo(i))); return 'after'",
-    );
-    expect(outcome).toMatchObject({ status: "limit", calls: 50, result: "after" });
-    expect(outcome.error?.message).toMatch(/Host call limit of 50/);
-    expectBounded(outcome);
-    await expectStillServing();
+      expect(outcome.status).toBe("ok");
+      expectBounded(outcome);
+      await expectStillServing();
+    });
   });
 
-  it("an error with a 20 MB message arrives cut to a bounded size", async () => {
-    const outcome = await run("throw new RangeError('m'.repeat(20 * 1024 * 1024))");
+  describe("floods and huge values", () => {
+    it("a flood of concurrent calls stops at maxHostCalls", async () => {
+      const outcome = await run(
+        "await Promise.allSettled(Array.from({ length: 2000 }, (_, i) => codemode.echo(i))); return 'after'",
+      );
+      expect(outcome).toMatchObject({ status: "limit", calls: 50, result: "after" });
+      expect(outcome.error?.message).toMatch(/Host call limit of 50/);
+      expectBounded(outcome);
+      await expectStillServing();
+    });
 
-    expect(outcome).toMatchObject({ status: "error", error: { name: "RangeError" } });
-    expect(outcome.error!.message).toMatch(/…\[\+\d+ chars\]$/);
-    expectBounded(outcome);
-    await expectStillServing();
+    it("an error with a 20 MB message arrives cut to a bounded size", async () => {
+      const outcome = await run("throw new RangeError('m'.repeat(20 * 1024 * 1024))");
+
+      expect(outcome).toMatchObject({ status: "error", error: { name: "RangeError" } });
+      expect(outcome.error!.message).toMatch(/…\[\+\d+ chars\]$/);
+      expectBounded(outcome);
+      await expectStillServing();
+    });
+
+    it("an error with a 1 MB name arrives cut to a bounded size", async () => {
+      const outcome = await run(
+        "const e = new Error('x'); e.name = 'N'.repeat(1024 * 1024); throw e",
+      );
+      expect(outcome.status).toBe("error");
+      expect(outcome.error!.name.length).toBeLessThanOrEqual(200);
+      await expectStillServing();
+    });
+
+    it("a result whose getters and toJSON throw ends in an error naming it", async () => {
+      const outcome = await run("return { get boom() { throw new Error('getter in result') } }");
+      expect(outcome).toMatchObject({ status: "error", error: { message: "getter in result" } });
+      await expectStillServing();
+    });
+
+    it.each([
+      [
+        "a Proxy whose traps throw",
+        "new Proxy({}, { ownKeys() { throw new Error('trap in result') } })",
+      ],
+      [
+        "a Proxy claiming endless keys",
+        "new Proxy({}, { ownKeys: () => Array.from({ length: 1e6 }, (_, i) => 'k' + i), getOwnPropertyDescriptor: () => ({ value: 'v'.repeat(100), enumerable: true, configurable: true }) })",
+      ],
+      ["a huge toJSON", "{ toJSON: () => 'j'.repeat(5e6), data: 'd'.repeat(5e6) }"],
+      [
+        "a throwing Symbol.toPrimitive",
+        "{ [Symbol.toPrimitive]() { throw new Error('prim in result') } }",
+      ],
+      ["a thenable resolving to a huge value", "{ then(resolve) { resolve(['t'.repeat(5e6)]) } }"],
+      [
+        "a 10,000-deep nesting",
+        "(() => { let v = {}; for (let i = 0; i < 10000; i++) v = { v }; return v })()",
+      ],
+    ])("a result that is %s ends in a definite, bounded outcome", async (_label, value) => {
+      const outcome = await run(`return ${value}`);
+      expect(["ok", "error", "limit"]).toContain(outcome.status);
+      if (outcome.status !== "ok") expect(outcome.error?.message).toBeTruthy();
+      expectBounded(outcome);
+      await expectStillServing();
+    });
+
+    it("a result that is a never-settling thenable times out", async () => {
+      const outcome = await run("return { then() {} }", { timeoutMs: 300 });
+      expect(outcome.status).toBe("timeout");
+      await expectStillServing();
+    });
   });
 
-  it("an error with a 1 MB name arrives cut to a bounded size", async () => {
-    const outcome = await run(
-      "const e = new Error('x'); e.name = 'N'.repeat(1024 * 1024); throw e",
-    );
-    expect(outcome.status).toBe("error");
-    expect(outcome.error!.name.length).toBeLessThanOrEqual(200);
-    await expectStillServing();
-  });
-
-  it("a result whose getters and toJSON throw ends in an error naming it", async () => {
-    const outcome = await run("return { get boom() { throw new Error('getter in result') } }");
-    expect(outcome).toMatchObject({ status: "error", error: { message: "getter in result" } });
-    await expectStillServing();
-  });
-
-  it.each([
-    [
-      "a Proxy whose traps throw",
-      "new Proxy({}, { ownKeys() { throw new Error('trap in result') } })",
-    ],
-    [
-      "a Proxy claiming endless keys",
-      "new Proxy({}, { ownKeys: () => Array.from({ length: 1e6 }, (_, i) => 'k' + i), getOwnPropertyDescriptor: () => ({ value: 'v'.repeat(100), enumerable: true, configurable: true }) })",
-    ],
-    ["a huge toJSON", "{ toJSON: () => 'j'.repeat(5e6), data: 'd'.repeat(5e6) }"],
-    [
-      "a throwing Symbol.toPrimitive",
-      "{ [Symbol.toPrimitive]() { throw new Error('prim in result') } }",
-    ],
-    ["a thenable resolving to a huge value", "{ then(resolve) { resolve(['t'.repeat(5e6)]) } }"],
-    [
-      "a 10,000-deep nesting",
-      "(() => { let v = {}; for (let i = 0; i < 10000; i++) v = { v }; return v })()",
-    ],
-  ])("a result that is %s ends in a definite, bounded outcome", async (_label, value) => {
-    const outcome = await run(`return ${value}`);
-    expect(["ok", "error", "limit"]).toContain(outcome.status);
-    if (outcome.status !== "ok") expect(outcome.error?.message).toBeTruthy();
-    expectBounded(outcome);
-    await expectStillServing();
-  });
-
-  it("a result that is a never-settling thenable times out", async () => {
-    const outcome = await run("return { then() {} }", { timeoutMs: 300 });
-    expect(outcome.status).toBe("timeout");
-    await expectStillServing();
-  });
-});
-
-describe("globals the harness uses, replaced by the program", () => {
-  it.each([
-    ["JSON.stringify", "JSON.stringify = () => 'x'.repeat(5e6);"],
-    [
-      "JSON",
-      "globalThis.JSON = { stringify() { throw new Error('no JSON') }, parse() { throw new Error('no JSON') } };",
-    ],
-    [
-      "Object.keys/entries/hasOwn",
-      "Object.keys = Object.entries = Object.hasOwn = () => { throw new Error('no keys') };",
-    ],
-    ["Array.isArray", "Array.isArray = () => { throw new Error('no isArray') };"],
-    [
-      "Promise and then",
-      "Promise.prototype.then = function () { throw new Error('no then') }; globalThis.Promise = function () {};",
-    ],
-    ["console", "globalThis.console = { log() { throw new Error('no console') } };"],
-    [
-      "Object.prototype.toJSON",
-      "Object.prototype.toJSON = () => 'y'.repeat(5e6); Array.prototype.toJSON = Object.prototype.toJSON;",
-    ],
-    [
-      "String.prototype.slice",
-      "String.prototype.slice = function () { return String(this) + 'x'.repeat(1e6) };",
-    ],
-  ])("replacing %s gives a definite, bounded outcome", async (_label, tamper) => {
-    const outcome = await run(`
+  describe("globals the harness uses, replaced by the program", () => {
+    it.each([
+      ["JSON.stringify", "JSON.stringify = () => 'x'.repeat(5e6);"],
+      [
+        "JSON",
+        "globalThis.JSON = { stringify() { throw new Error('no JSON') }, parse() { throw new Error('no JSON') } };",
+      ],
+      [
+        "Object.keys/entries/hasOwn",
+        "Object.keys = Object.entries = Object.hasOwn = () => { throw new Error('no keys') };",
+      ],
+      ["Array.isArray", "Array.isArray = () => { throw new Error('no isArray') };"],
+      [
+        "Promise and then",
+        "Promise.prototype.then = function () { throw new Error('no then') }; globalThis.Promise = function () {};",
+      ],
+      ["console", "globalThis.console = { log() { throw new Error('no console') } };"],
+      [
+        "Object.prototype.toJSON",
+        "Object.prototype.toJSON = () => 'y'.repeat(5e6); Array.prototype.toJSON = Object.prototype.toJSON;",
+      ],
+      [
+        "String.prototype.slice",
+        "String.prototype.slice = function () { return String(this) + 'x'.repeat(1e6) };",
+      ],
+    ])("replacing %s gives a definite, bounded outcome", async (_label, tamper) => {
+      const outcome = await run(`
       console.log("before");
       ${tamper}
       return { big: "q".repeat(50000), list: [1, 2, 3] };
     `);
-    expect(["ok", "error", "limit"]).toContain(outcome.status);
-    if (outcome.status !== "ok") expect(outcome.error?.message).toBeTruthy();
-    expectBounded(outcome);
-    await expectStillServing();
-  });
+      expect(["ok", "error", "limit"]).toContain(outcome.status);
+      if (outcome.status !== "ok") expect(outcome.error?.message).toBeTruthy();
+      expectBounded(outcome);
+      await expectStillServing();
+    });
 
-  // The error report (sandbox/harness-shared.ts) captures Error and JSON.stringify when the
-  // harness loads: replacing them afterwards must not turn a thrown Error into a "non-error".
-  it("a thrown error is still reported by name and message after Error and JSON are replaced", async () => {
-    const outcome = await run(`
+    // The error report (sandbox/harness-shared.ts) captures Error and JSON.stringify when the
+    // harness loads: replacing them afterwards must not turn a thrown Error into a "non-error".
+    it("a thrown error is still reported by name and message after Error and JSON are replaced", async () => {
+      const outcome = await run(`
       const e = new Error("kept");
       Object.defineProperty(e, "name", { get() { throw new TypeError("name getter") } });
       Object.defineProperty(e, "stack", { get() { return 42 } });
@@ -323,42 +329,43 @@ describe("globals the harness uses, replaced by the program", () => {
       JSON.stringify = () => { throw new TypeError("no stringify") };
       throw e;
     `);
-    expect(outcome).toMatchObject({ status: "error", error: { name: "Error", message: "kept" } });
-    const thrown = await run(`
+      expect(outcome).toMatchObject({ status: "error", error: { name: "Error", message: "kept" } });
+      const thrown = await run(`
       JSON.stringify = () => { throw new TypeError("no stringify") };
       throw { code: 7 };
     `);
-    expect(thrown).toMatchObject({
-      status: "error",
-      error: { name: "Error", message: 'Non-error thrown: {"code":7}' },
+      expect(thrown).toMatchObject({
+        status: "error",
+        error: { name: "Error", message: 'Non-error thrown: {"code":7}' },
+      });
+      await expectStillServing();
     });
-    await expectStillServing();
   });
-});
 
-// A module's top level is the program's own code: it must not run before the harness has
-// captured its intrinsics and set the budget, so the harness imports it only when the run
-// starts. Both tests fail when user.js is imported statically with the harness.
-describe("a module's top level runs only once the harness is ready", () => {
-  it("replacing JSON.stringify at the top level does not reach the harness's encoder", async () => {
-    const outcome = await run(`
+  // A module's top level is the program's own code: it must not run before the harness has
+  // captured its intrinsics and set the budget, so the harness imports it only when the run
+  // starts. Both tests fail when user.js is imported statically with the harness.
+  describe("a module's top level runs only once the harness is ready", () => {
+    it("replacing JSON.stringify at the top level does not reach the harness's encoder", async () => {
+      const outcome = await run(`
       JSON.stringify = () => '"poisoned"';
       export default async () => ({ a: 1 });
     `);
-    expect(outcome).toMatchObject({ status: "ok", result: { a: 1 } });
-    await expectStillServing();
-  });
-  it("a loop at the top level is counted against the operation budget", async () => {
-    const outcome = await executor.execute({
-      code: `
+      expect(outcome).toMatchObject({ status: "ok", result: { a: 1 } });
+      await expectStillServing();
+    });
+    it("a loop at the top level is counted against the operation budget", async () => {
+      const outcome = await executor.execute({
+        code: `
         let n = 0;
         for (let i = 0; i < 1e6; i++) n++;
         export default async () => n;
       `,
-      namespaces: echo,
-      limits: { maxOperations: 10_000 },
+        namespaces: echo,
+        limits: { maxOperations: 10_000 },
+      });
+      expect(outcome).toMatchObject({ status: "limit", error: { name: "LimitError" } });
+      await expectStillServing();
     });
-    expect(outcome).toMatchObject({ status: "limit", error: { name: "LimitError" } });
-    await expectStillServing();
   });
 });

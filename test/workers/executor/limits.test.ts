@@ -2,132 +2,137 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_LIMITS } from "../../../src/executor/limits";
-import { WorkerLoaderExecutor } from "../../../src/executor/worker-loader-executor";
+import { describeExecutors } from "../../helpers/executor-matrix";
 import { CodeModeError } from "../../../src/errors";
 
-const executor = new WorkerLoaderExecutor({ loader: env.LOADER, limits: { timeoutMs: 5_000 } });
-/** Run by shared-suite-limits.test.ts against the shared worker (64 MiB of engine memory per run). */
-const shared = WorkerLoaderExecutor.name === "SharedWorkerExecutor";
-const echo = { codemode: { echo: (args: unknown[]) => args[0] } };
+describeExecutors((Executor, kind) => {
+  const executor = new Executor({ loader: env.LOADER, limits: { timeoutMs: 5_000 } });
+  // The shared worker gives each run 64 MiB of engine memory: too little for the 50 MB result.
+  const shared = kind === "shared-worker";
+  const echo = { codemode: { echo: (args: unknown[]) => args[0] } };
 
-describe("limits", () => {
-  it("has sane defaults", () => {
-    expect(DEFAULT_LIMITS).toMatchObject({
-      timeoutMs: 30_000,
-      maxOperations: 20_000_000,
-      maxHostCalls: 1_000,
-      maxResultBytes: 1_048_576,
-      maxLogBytes: 65_536,
+  describe("limits", () => {
+    it("has sane defaults", () => {
+      expect(DEFAULT_LIMITS).toMatchObject({
+        timeoutMs: 30_000,
+        maxOperations: 20_000_000,
+        maxHostCalls: 1_000,
+        maxResultBytes: 1_048_576,
+        maxLogBytes: 65_536,
+      });
     });
-  });
-  it("times out code awaiting a promise that never settles", async () => {
-    const outcome = await executor.execute({
-      code: "console.log('before'); await new Promise(() => {})",
+    it("times out code awaiting a promise that never settles", async () => {
+      const outcome = await executor.execute({
+        code: "console.log('before'); await new Promise(() => {})",
+      });
+      expect(outcome).toMatchObject({ status: "timeout", error: { name: "TimeoutError" } });
     });
-    expect(outcome).toMatchObject({ status: "timeout", error: { name: "TimeoutError" } });
-  });
-  it("times out code waiting on a slow host call, keeping logs printed before it", async () => {
-    const slow = {
-      codemode: {
-        slow: () => new Promise((resolve) => setTimeout(resolve, 3_000)),
-        echo: echo.codemode.echo,
+    it("times out code waiting on a slow host call, keeping logs printed before it", async () => {
+      const slow = {
+        codemode: {
+          slow: () => new Promise((resolve) => setTimeout(resolve, 3_000)),
+          echo: echo.codemode.echo,
+        },
+      };
+      const outcome = await executor.execute({
+        code: "console.log('step 1'); await codemode.echo(1); console.log('step 2'); await codemode.slow();",
+        namespaces: slow,
+        limits: { timeoutMs: 300 },
+      });
+      expect(outcome).toMatchObject({
+        status: "timeout",
+        calls: 2,
+        error: { message: expect.stringMatching(/within 300 ms/) },
+      });
+      expect(outcome.logs.map((l) => l.message)).toEqual(["step 1", "step 2"]);
+    });
+    it("stops at the host call limit with status limit", async () => {
+      const outcome = await executor.execute({
+        code: "for (let i = 0; i < 10; i++) await codemode.echo(i);",
+        namespaces: echo,
+        limits: { maxHostCalls: 3 },
+      });
+      expect(outcome).toMatchObject({
+        status: "limit",
+        calls: 3,
+        error: { name: "LimitError", message: expect.stringMatching(/Host call limit of 3/) },
+      });
+    });
+    it("reports status limit even when the code swallows the limit error", async () => {
+      const outcome = await executor.execute({
+        code: "for (let i = 0; i < 10; i++) { try { await codemode.echo(i) } catch {} } return 'finished anyway'",
+        namespaces: echo,
+        limits: { maxHostCalls: 2 },
+      });
+      expect(outcome).toMatchObject({ status: "limit", result: "finished anyway" });
+    });
+    it.skipIf(shared)(
+      "shrinks a 50 MB result inside the sandbox to valid, marked JSON",
+      async () => {
+        const outcome = await executor.execute({
+          code: "return { head: 'ok', big: 'x'.repeat(50 * 1024 * 1024) }",
+          limits: { maxResultBytes: 10_000 },
+        });
+        expect(outcome).toMatchObject({ status: "ok", truncated: true });
+        expect(outcome.resultBytes).toBeGreaterThan(50 * 1024 * 1024);
+        const result = outcome.result as { head: string; big: string };
+        expect(result.head).toBe("ok");
+        expect(result.big).toMatch(/…\[\+\d+ chars\]$/);
+        expect(JSON.stringify(result).length).toBeLessThanOrEqual(10_000);
       },
-    };
-    const outcome = await executor.execute({
-      code: "console.log('step 1'); await codemode.echo(1); console.log('step 2'); await codemode.slow();",
-      namespaces: slow,
-      limits: { timeoutMs: 300 },
+    );
+    it("caps logs and counts dropped lines", async () => {
+      const outcome = await executor.execute({
+        code: "for (let i = 0; i < 1000; i++) console.log('line ' + i + ' ' + 'y'.repeat(50));",
+        limits: { maxLogBytes: 1_000 },
+      });
+      expect(outcome.status).toBe("ok");
+      const kept = outcome.logs.reduce((n, l) => n + l.message.length, 0);
+      expect(kept).toBeLessThanOrEqual(1_100);
+      expect(outcome.droppedLogs).toBeGreaterThan(900);
     });
-    expect(outcome).toMatchObject({
-      status: "timeout",
-      calls: 2,
-      error: { message: expect.stringMatching(/within 300 ms/) },
+    it("refuses oversized host call arguments before they cross", async () => {
+      const outcome = await executor.execute({
+        code: "await codemode.echo('z'.repeat(100_000))",
+        namespaces: echo,
+        limits: { maxCallBytes: 1_000 },
+      });
+      expect(outcome).toMatchObject({
+        status: "error",
+        calls: 0,
+        error: {
+          name: "RangeError",
+          message: expect.stringMatching(/arguments are \d+ bytes; the limit is 1000/),
+        },
+      });
     });
-    expect(outcome.logs.map((l) => l.message)).toEqual(["step 1", "step 2"]);
-  });
-  it("stops at the host call limit with status limit", async () => {
-    const outcome = await executor.execute({
-      code: "for (let i = 0; i < 10; i++) await codemode.echo(i);",
-      namespaces: echo,
-      limits: { maxHostCalls: 3 },
+    it("returns invalid per-run limits as an error outcome", async () => {
+      const outcome = await executor.execute({ code: "1", limits: { timeoutMs: -1 } });
+      expect(outcome).toMatchObject({
+        status: "error",
+        error: { name: "CodeModeError", message: expect.stringMatching(/timeoutMs/) },
+      });
     });
-    expect(outcome).toMatchObject({
-      status: "limit",
-      calls: 3,
-      error: { name: "LimitError", message: expect.stringMatching(/Host call limit of 3/) },
+    it("refuses invalid executor limits at construction", () => {
+      expect(
+        () =>
+          new Executor({
+            loader: env.LOADER,
+            limits: { maxResultBytes: 64 * 1024 * 1024 },
+          }),
+      ).toThrow(CodeModeError);
+      expect(() => new Executor({ loader: env.LOADER, limits: { nope: 1 } as never })).toThrow(
+        /Unknown executor limit "nope"/,
+      );
     });
-  });
-  it("reports status limit even when the code swallows the limit error", async () => {
-    const outcome = await executor.execute({
-      code: "for (let i = 0; i < 10; i++) { try { await codemode.echo(i) } catch {} } return 'finished anyway'",
-      namespaces: echo,
-      limits: { maxHostCalls: 2 },
+    it("can be cancelled with an AbortSignal", async () => {
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 100);
+      const outcome = await executor.execute({
+        code: "await new Promise((r) => setTimeout(r, 10_000))",
+        signal: controller.signal,
+      });
+      expect(outcome).toMatchObject({ status: "error", error: { name: "AbortError" } });
     });
-    expect(outcome).toMatchObject({ status: "limit", result: "finished anyway" });
-  });
-  it.skipIf(shared)("shrinks a 50 MB result inside the sandbox to valid, marked JSON", async () => {
-    const outcome = await executor.execute({
-      code: "return { head: 'ok', big: 'x'.repeat(50 * 1024 * 1024) }",
-      limits: { maxResultBytes: 10_000 },
-    });
-    expect(outcome).toMatchObject({ status: "ok", truncated: true });
-    expect(outcome.resultBytes).toBeGreaterThan(50 * 1024 * 1024);
-    const result = outcome.result as { head: string; big: string };
-    expect(result.head).toBe("ok");
-    expect(result.big).toMatch(/…\[\+\d+ chars\]$/);
-    expect(JSON.stringify(result).length).toBeLessThanOrEqual(10_000);
-  });
-  it("caps logs and counts dropped lines", async () => {
-    const outcome = await executor.execute({
-      code: "for (let i = 0; i < 1000; i++) console.log('line ' + i + ' ' + 'y'.repeat(50));",
-      limits: { maxLogBytes: 1_000 },
-    });
-    expect(outcome.status).toBe("ok");
-    const kept = outcome.logs.reduce((n, l) => n + l.message.length, 0);
-    expect(kept).toBeLessThanOrEqual(1_100);
-    expect(outcome.droppedLogs).toBeGreaterThan(900);
-  });
-  it("refuses oversized host call arguments before they cross", async () => {
-    const outcome = await executor.execute({
-      code: "await codemode.echo('z'.repeat(100_000))",
-      namespaces: echo,
-      limits: { maxCallBytes: 1_000 },
-    });
-    expect(outcome).toMatchObject({
-      status: "error",
-      calls: 0,
-      error: {
-        name: "RangeError",
-        message: expect.stringMatching(/arguments are \d+ bytes; the limit is 1000/),
-      },
-    });
-  });
-  it("returns invalid per-run limits as an error outcome", async () => {
-    const outcome = await executor.execute({ code: "1", limits: { timeoutMs: -1 } });
-    expect(outcome).toMatchObject({
-      status: "error",
-      error: { name: "CodeModeError", message: expect.stringMatching(/timeoutMs/) },
-    });
-  });
-  it("refuses invalid executor limits at construction", () => {
-    expect(
-      () =>
-        new WorkerLoaderExecutor({
-          loader: env.LOADER,
-          limits: { maxResultBytes: 64 * 1024 * 1024 },
-        }),
-    ).toThrow(CodeModeError);
-    expect(
-      () => new WorkerLoaderExecutor({ loader: env.LOADER, limits: { nope: 1 } as never }),
-    ).toThrow(/Unknown executor limit "nope"/);
-  });
-  it("can be cancelled with an AbortSignal", async () => {
-    const controller = new AbortController();
-    setTimeout(() => controller.abort(), 100);
-    const outcome = await executor.execute({
-      code: "await new Promise((r) => setTimeout(r, 10_000))",
-      signal: controller.signal,
-    });
-    expect(outcome).toMatchObject({ status: "error", error: { name: "AbortError" } });
   });
 });

@@ -3,6 +3,7 @@ import { McpServer } from "@modelcontextprotocol/server";
 import { describe, expect, it } from "vitest";
 import { CodeModeError } from "../../../src/errors";
 import { createMcpHandler } from "../../../src/index";
+import { captureConsole } from "../../helpers/console-capture";
 import { buildServer, LEGACY, legacyRequest, modernRequest, rpcBody, URL_LOCAL } from "./fixtures";
 
 const initialize = {
@@ -165,6 +166,7 @@ describe("protocol errors", () => {
   });
 
   it('responseMode "json" answers with one JSON body where "auto" would stream', async () => {
+    const warnings = captureConsole("warn");
     const progressCall = () =>
       modernRequest("tools/call", { name: "progress", _meta: { progressToken: "p1" } });
     const auto = await createMcpHandler(buildServer).fetch(progressCall());
@@ -175,6 +177,8 @@ describe("protocol errors", () => {
     );
     expect(json.headers.get("content-type")).toContain("application/json");
     expect((await json.json<any>()).result.content[0].text).toBe("done");
+    // The SDK says once what "json" gives up.
+    expect(warnings()).toContain("responseMode: 'json' drops mid-call notifications.");
   });
 });
 

@@ -1,0 +1,161 @@
+// The one Node process that holds every local runtime of a server (the host runtime, its standby,
+// the sandbox runners), started by the supervisor (runtime.mjs) in a process group of its own with
+// an IPC channel. Each runtime is a workerd process started through Miniflare; one Node process
+// for all of them instead of one each saves ~145 MB of resident memory per runtime (Miniflare's
+// own code, loaded once) and the start-up work of loading it again.
+//
+// Messages in:  { start: id, message }  start a runtime from its Miniflare options (plain data:
+//                                       settings and secrets travel in memory, never in a file
+//                                       or a process environment)
+//               { kill: id }            end one runtime now: SIGKILL its workerd (a blocked
+//                                       thread handles no gentler signal), then dispose
+// Messages out: { id, ready: { url, rpcUrl, pid } }, { id, line }, { id, exited: reason }
+//
+// A workerd that dies on its own is not restarted here (Miniflare would, and a restarted runtime
+// was seen to never answer again): the runtime is reported exited and the supervisor replaces it.
+// The process ends, with every workerd it started, when the supervisor goes away (the channel
+// closes) or on SIGTERM.
+import childProcess from "node:child_process";
+import { createRequire } from "node:module";
+import { pathToFileURL } from "node:url";
+
+// The Miniflare that wrangler (a dependency of this package) brings, wherever npm placed it.
+const require = createRequire(import.meta.url);
+const wranglerMain = require.resolve("wrangler/package.json");
+const miniflarePath = createRequire(wranglerMain).resolve("miniflare");
+const { Miniflare, Log, LogLevel, convertV4MiniflareOptions } = await import(
+  pathToFileURL(miniflarePath).href
+);
+
+/**
+ * @typedef {object} RuntimeMessage
+ * @property {Record<string, unknown>} options - Miniflare (V4-style) options, plain data
+ * @property {{ worker: string, entrypoint: string } | undefined} [rpc] - the entrypoint whose
+ *   direct socket this runtime reports as `rpcUrl` (runners)
+ * @property {boolean} [quiet] - leave request lines out of the log (runners: hundreds a second)
+ */
+
+/**
+ * @typedef {object} Held
+ * @property {import("miniflare").Miniflare} [mf]
+ * @property {import("node:child_process").ChildProcess} [workerd]
+ * @property {boolean} ended
+ */
+
+/** @type {Map<string, Held>} */
+const held = new Map();
+
+// Miniflare does not say which process it started: the workerd spawned while an instance is
+// being created is that instance's. Creations run one at a time, so the capture is unambiguous.
+/** @type {((child: import("node:child_process").ChildProcess) => void) | undefined} */
+let capture;
+const spawn = childProcess.spawn;
+childProcess.spawn = /** @type {typeof spawn} */ (
+  (/** @type {any[]} */ ...args) => {
+    const child = /** @type {any} */ (spawn)(...args);
+    if (/workerd/.test(String(args[0]))) capture?.(child);
+    return child;
+  }
+);
+
+/** @param {Record<string, unknown>} message */
+const send = (message) => {
+  if (process.connected) process.send?.(message);
+};
+
+/**
+ * Ends one runtime: its workerd first (SIGKILL), then Miniflare's side of it.
+ * @param {string} id
+ * @param {string} reason - reported to the supervisor
+ */
+async function end(id, reason) {
+  const runtime = held.get(id);
+  if (!runtime || runtime.ended) return;
+  runtime.ended = true;
+  runtime.workerd?.kill("SIGKILL");
+  try {
+    await runtime.mf?.dispose();
+  } catch {
+    // already gone
+  }
+  held.delete(id);
+  send({ id, exited: reason });
+}
+
+let creating = Promise.resolve();
+
+/**
+ * Starts one runtime (after any creation under way).
+ * @param {string} id
+ * @param {RuntimeMessage} message
+ */
+function start(id, message) {
+  /** @type {Held} */
+  const runtime = { ended: false };
+  held.set(id, runtime);
+  const line = (/** @type {string} */ text) => send({ id, line: text });
+  // Miniflare prints every line through `log(text)`: each goes to the supervisor, named.
+  class RuntimeLog extends /** @type {any} */ (Log) {
+    /** @param {number} level */
+    constructor(level) {
+      super(level);
+    }
+    /** @param {string} text */
+    log(text) {
+      for (const part of text.split("\n")) line(part);
+    }
+  }
+  creating = creating.then(async () => {
+    if (runtime.ended) return;
+    capture = (child) => {
+      runtime.workerd ??= child;
+      // A workerd that exits on its own (a crash, an out-of-memory kill) ends the runtime.
+      child.once("exit", () => void end(id, "it exited"));
+    };
+    try {
+      const mf = new Miniflare(
+        convertV4MiniflareOptions({
+          ...message.options,
+          log: new RuntimeLog(LogLevel.INFO),
+          logRequests: !message.quiet,
+          handleStructuredLogs: (/** @type {{ message: string }} */ { message: text }) =>
+            line(text),
+          unsafeHandleRuntimeRestart: () => {
+            line("The Workers runtime crashed unexpectedly; this runtime ends.");
+            void end(id, "it crashed");
+          },
+        }),
+      );
+      runtime.mf = mf;
+      const url = await mf.ready;
+      capture = undefined;
+      const rpcUrl = message.rpc
+        ? (await mf.unsafeGetDirectURL(message.rpc.worker, message.rpc.entrypoint)).href
+        : undefined;
+      if (!runtime.ended) send({ id, ready: { url: url.href, rpcUrl, pid: runtime.workerd?.pid } });
+    } catch (error) {
+      capture = undefined;
+      line(error instanceof Error ? (error.stack ?? error.message) : String(error));
+      await end(id, "it did not start");
+    }
+  });
+}
+
+let stopping = false;
+async function stopAll() {
+  if (stopping) return;
+  stopping = true;
+  const timer = setTimeout(() => process.exit(0), 3_000);
+  timer.unref();
+  await Promise.all([...held.keys()].map((id) => end(id, "the server is stopping")));
+  process.exit(0);
+}
+
+process.on("disconnect", () => void stopAll());
+process.on("SIGTERM", () => void stopAll());
+process.on("SIGINT", () => void stopAll());
+process.on("message", (/** @type {any} */ m) => {
+  if (typeof m?.start === "string") start(m.start, m.message);
+  else if (typeof m?.kill === "string") void end(m.kill, "it was ended");
+});
+send({ hello: true });

@@ -1,0 +1,63 @@
+/**
+ * The host bridge as a run on a runner receives it from the host: the same `call`, passed on to
+ * the run's `HostBridge`, and `begin`, which the runner calls (and awaits) before it starts the run. Both are
+ * reported to the {@link RunnerLoader} (its signs that the runner makes progress). Once the loader
+ * has moved the run to another runner it closes this copy: its calls are refused, so a run is
+ * never carried out twice with effects. An `RpcTarget`, so it crosses to the runner as a stub;
+ * its fields are private, so nothing but `begin` and `call` is reachable from there.
+ */
+import { RpcTarget } from "cloudflare:workers";
+import { MOVED, type HostEvents, type HostTracker } from "./runner-loader";
+
+interface HostCalls {
+  call(...args: unknown[]): unknown;
+}
+
+class TrackedHost extends RpcTarget {
+  readonly #host: HostCalls;
+  readonly #events: HostEvents;
+  #closed = false;
+
+  constructor(host: HostCalls, events: HostEvents) {
+    super();
+    this.#host = host;
+    this.#events = events;
+  }
+
+  /**
+   * The runner is about to begin the run: whether it should (false once the run was moved).
+   * The runner waits for this answer before it runs anything.
+   */
+  begin(): boolean {
+    if (this.#closed) return false;
+    this.#events.onBegin();
+    return true;
+  }
+
+  /** One host call of the run (see `HostBridgeApi.call`). */
+  async call(
+    namespace: unknown,
+    name: unknown,
+    argsText: unknown,
+    logs: unknown,
+  ): Promise<unknown> {
+    if (this.#closed) return { error: { name: "Error", message: MOVED } };
+    this.#events.onCall("start");
+    try {
+      return await this.#host.call(namespace, name, argsText, logs);
+    } finally {
+      this.#events.onCall("end");
+    }
+  }
+
+  /** Cuts this copy of the run off from the host (not reachable over RPC: see below). */
+  static close(target: TrackedHost): void {
+    target.#closed = true;
+  }
+}
+
+/** The {@link HostTracker} of the Worker: a {@link TrackedHost} per run and runner. */
+export const trackHostCalls: HostTracker = (host, events) => {
+  const target = new TrackedHost(host as HostCalls, events);
+  return { target, close: () => TrackedHost.close(target) };
+};

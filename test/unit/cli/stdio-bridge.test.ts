@@ -1,0 +1,110 @@
+/**
+ * The `--stdio` bridge (cli/product/stdio-bridge.mjs) between a desktop client and the local
+ * server, in a real child process driven by a real stdio client (SDK v1, as desktop clients use).
+ * Issue #28: a `tools/call` that the local server itself failed (its runtime replaced under the
+ * request: the front's 503 JSON-RPC error, or no server at all) reaches the client as a tool error
+ * it can show the model, never as a transport failure; other requests keep their JSON-RPC error.
+ * The local server here is a plain Node HTTP server answering as the front does.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { cutOffBody, cutOffMessage } from "../../../scripts/supervisor/cut-off-reply.mjs";
+
+const BRIDGE = fileURLToPath(new URL("../../../cli/product/stdio-bridge.mjs", import.meta.url));
+const servers: Server[] = [];
+const clients: Client[] = [];
+afterEach(async () => {
+  for (const c of clients.splice(0)) await c.close().catch(() => {});
+  for (const s of servers.splice(0)) {
+    s.closeAllConnections();
+    await new Promise((r) => s.close(r));
+  }
+});
+
+/** A stateless MCP endpoint that answers `initialize` and `tools/list`, and cuts off `tools/call`. */
+async function localServer(): Promise<string> {
+  const server = createServer((req, res) => {
+    let text = "";
+    req.on("data", (c) => (text += c));
+    req.on("end", () => {
+      if (req.method !== "POST") return res.writeHead(405).end();
+      const message = JSON.parse(text);
+      const reply = (result: unknown) =>
+        res
+          .writeHead(200, { "content-type": "application/json" })
+          .end(JSON.stringify({ jsonrpc: "2.0", id: message.id, result }));
+      if (message.method === "initialize")
+        return reply({
+          protocolVersion: message.params.protocolVersion,
+          capabilities: { tools: {} },
+          serverInfo: { name: "front-stand-in", version: "1" },
+        });
+      if (message.method === "tools/list")
+        return reply({ tools: [{ name: "execute", inputSchema: { type: "object" } }] });
+      if (message.id === undefined) return res.writeHead(202).end();
+      // What the front answers when the host runtime was replaced under the request.
+      res
+        .writeHead(503, { "content-type": "application/json", "retry-after": "1" })
+        .end(cutOffBody([message.id], cutOffMessage("it stopped answering")));
+    });
+  });
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+}
+
+/** Starts the bridge in a child process toward `url` and connects a stdio client to it. */
+async function bridgeTo(url: string): Promise<Client> {
+  const program = `import(${JSON.stringify(BRIDGE)}).then(({ runStdioBridge }) => runStdioBridge({ url: ${JSON.stringify(url)}, ready: Promise.resolve(), log: (l) => process.stderr.write(l + "\\n"), onClose: () => process.exit(0) }))`;
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ["--input-type=module", "-e", program],
+    stderr: "pipe",
+  });
+  const client = new Client({ name: "desktop-stand-in", version: "1" });
+  clients.push(client);
+  await client.connect(transport);
+  return client;
+}
+
+describe("the --stdio bridge", () => {
+  it("answers a tools/call cut off by a runtime replacement as a tool error", async () => {
+    const client = await bridgeTo(await localServer());
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["execute"]);
+    const result = await client.callTool({ name: "execute", arguments: { code: "1" } });
+    expect(result).toMatchObject({
+      isError: true,
+      content: [
+        {
+          type: "text",
+          text: expect.stringContaining(
+            "the runtime was restarted because it stopped answering; retry",
+          ),
+        },
+      ],
+    });
+  });
+
+  it("answers a tools/call the local server never got as a tool error too", async () => {
+    const url = await localServer();
+    const client = await bridgeTo(url);
+    // The server goes away after the handshake.
+    for (const s of servers.splice(0)) {
+      s.closeAllConnections();
+      await new Promise((r) => s.close(r));
+    }
+    const result = await client.callTool({ name: "execute", arguments: { code: "1" } });
+    expect(result).toMatchObject({
+      isError: true,
+      content: [
+        { type: "text", text: expect.stringContaining("code-mode-mcp: the local server failed") },
+      ],
+    });
+    // Other requests keep the JSON-RPC error.
+    await expect(client.listTools()).rejects.toThrow(/local server failed/);
+  });
+});

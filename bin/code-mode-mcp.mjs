@@ -2,8 +2,10 @@
 // `npx code-mode-mcp`: the product without a clone. `serve` (the default) runs the same launcher
 // as `npm start` (cli/serve.mjs) over the Worker prebuilt into the package (dist/worker/);
 // `--stdio` bridges stdin/stdout to it for desktop clients; `check` validates and measures a
-// spec; `deploy` runs `wrangler deploy` on the prebuilt Worker. See `--help` (cli/args.mjs).
+// spec; `deploy` runs `wrangler deploy` on the prebuilt Worker; `init` writes a Worker project of
+// the user's own (cli/init.mjs). See `--help` (cli/args.mjs).
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createInterface } from "node:readline";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { HELP, parseArgs } from "../cli/args.mjs";
@@ -13,14 +15,6 @@ const LABEL = "code-mode-mcp";
 /** @param {string} line */
 const progress = (line) => console.error(line);
 
-// wrangler (the local runtime and deploy) runs on this same Node and needs 22 or later.
-if (Number(process.versions.node.split(".")[0]) < 22) {
-  console.error(
-    `${LABEL}: Node.js 22 or later is needed (this is ${process.version}): the Workers runtime's launcher (wrangler) requires it.\n  Fix: install Node.js 22 (https://nodejs.org) and run the command again.`,
-  );
-  process.exit(1);
-}
-
 const args = parseArgs(process.argv.slice(2));
 if (!args.ok) {
   console.error(`${LABEL}: ${args.message}`);
@@ -28,6 +22,7 @@ if (!args.ok) {
 }
 const { parsed } = args;
 
+// --help and --version need nothing but this file: they answer on any Node.js.
 if (parsed.command === "help") {
   console.log(HELP);
   process.exit(0);
@@ -35,6 +30,32 @@ if (parsed.command === "help") {
 if (parsed.command === "version") {
   console.log(JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8")).version);
   process.exit(0);
+}
+
+// wrangler (the local runtime and deploy) runs on this same Node and needs 22 or later.
+if (Number(process.versions.node.split(".")[0]) < 22) {
+  const message = `${LABEL}: Node.js 22 or later is needed (this is ${process.version}): the Workers runtime's launcher (wrangler) requires it.\n  Fix: install Node.js 22 (https://nodejs.org) and run the command again${parsed.stdio ? ` (a desktop client: point "command" at that Node's npx or node)` : ""}.`;
+  console.error(message);
+  // A desktop client reads stdout only: answer its first request with the message, so it shows
+  // the reason instead of a bare "Connection closed".
+  if (parsed.stdio) await answerWithError(message);
+  process.exit(1);
+}
+
+if (parsed.command === "init") {
+  const product = await loadProduct(LABEL);
+  const { init } = await import("../cli/init.mjs");
+  process.exit(
+    await init({
+      folder: parsed.positional[0],
+      spec: parsed.settings.SPEC_FILE,
+      upstream: parsed.settings.UPSTREAM_MCP_URL,
+      baseUrl: parsed.settings.API_BASE_URL,
+      install: parsed.install,
+      product,
+      progress,
+    }),
+  );
 }
 if (parsed.command === "deploy") {
   const { deploy } = await import("../cli/deploy.mjs");
@@ -109,4 +130,35 @@ async function waitHealthy(base) {
     }
     await new Promise((r) => setTimeout(r, 250));
   }
+}
+
+/**
+ * Answers the first JSON-RPC request on stdin with an MCP error carrying `message`, then returns
+ * (notifications are skipped; gives up after 10 s or when stdin ends).
+ * @param {string} message
+ * @returns {Promise<void>}
+ */
+async function answerWithError(message) {
+  const lines = createInterface({ input: process.stdin });
+  const timer = setTimeout(() => lines.close(), 10_000);
+  for await (const line of lines) {
+    /** @type {any} */
+    let request;
+    try {
+      request = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    if (request?.id === undefined) continue;
+    const error = { code: -32603, message };
+    await new Promise((written) =>
+      process.stdout.write(
+        `${JSON.stringify({ jsonrpc: "2.0", id: request.id, error })}\n`,
+        written,
+      ),
+    );
+    break;
+  }
+  clearTimeout(timer);
+  lines.close();
 }

@@ -16,12 +16,13 @@ const CREDENTIAL_FLAG = /token|auth|secret|passw|key|credential|bearer|cookie/i;
 
 /**
  * @typedef {object} Parsed
- * @property {"serve" | "check" | "deploy" | "help" | "version"} command
+ * @property {"serve" | "check" | "deploy" | "init" | "help" | "version"} command
  * @property {Record<string, string>} settings - environment variables the flags set
  * @property {boolean} stdio
  * @property {boolean} dryRun
+ * @property {boolean} install - init: run npm install (off with --no-install)
  * @property {string | undefined} route - the MCP route --stdio bridges (/mcp or /mcp/code)
- * @property {string[]} positional - check's spec file
+ * @property {string[]} positional - check's spec file, init's folder
  * @property {string[]} passThrough - arguments after `--` (deploy passes them to wrangler)
  */
 
@@ -37,13 +38,20 @@ export function parseArgs(argv) {
     settings: {},
     stdio: false,
     dryRun: false,
+    install: true,
     route: undefined,
     positional: [],
     passThrough: [],
   };
   const args = [...argv];
   const first = args[0];
-  if (first === "serve" || first === "check" || first === "deploy" || first === "help") {
+  if (
+    first === "serve" ||
+    first === "check" ||
+    first === "deploy" ||
+    first === "init" ||
+    first === "help"
+  ) {
     parsed.command = first;
     args.shift();
   }
@@ -64,6 +72,7 @@ export function parseArgs(argv) {
     else if (flag === "--version" || flag === "-v") parsed.command = "version";
     else if (flag === "--stdio") parsed.stdio = true;
     else if (flag === "--dry-run") parsed.dryRun = true;
+    else if (flag === "--no-install") parsed.install = false;
     else if (CREDENTIAL_FLAG.test(flag))
       return {
         ok: false,
@@ -83,8 +92,12 @@ export function parseArgs(argv) {
             message: `--route: "${value}" is not an MCP route.\n  Fix: --route /mcp (the OpenAPI tools) or --route /mcp/code (the upstream MCP servers' code tool)`,
           };
         parsed.route = value;
-      } else
-        parsed.settings[SETTING_FLAGS[/** @type {keyof typeof SETTING_FLAGS} */ (flag)]] = value;
+      } else if (flag === "--spec" && /^[a-z][a-z0-9+.-]*:\/\//i.test(value))
+        return {
+          ok: false,
+          message: `--spec: ${value} is a URL, and URLs are not fetched: download it first.\n  Fix: curl -fLo openapi.json '${value}' and pass --spec ./openapi.json (a spec is read from a file, so what is served is what you checked).`,
+        };
+      else parsed.settings[SETTING_FLAGS[/** @type {keyof typeof SETTING_FLAGS} */ (flag)]] = value;
     } else
       return {
         ok: false,
@@ -96,15 +109,36 @@ export function parseArgs(argv) {
       ok: false,
       message: `check needs one spec file.\n  Fix: npx code-mode-mcp check ./openapi.yaml`,
     };
+  if (parsed.command === "init") {
+    if (parsed.positional.length > 1)
+      return {
+        ok: false,
+        message: `init takes one folder, not ${parsed.positional.length}.\n  Fix: npx code-mode-mcp init my-mcp-server`,
+      };
+    const other = Object.keys(parsed.settings).find(
+      (s) => s !== "SPEC_FILE" && s !== "UPSTREAM_MCP_URL" && s !== "API_BASE_URL",
+    );
+    if (other !== undefined || parsed.stdio || parsed.route !== undefined)
+      return {
+        ok: false,
+        message: `init takes only --spec, --upstream, --base-url and --no-install.\n  Fix: npx code-mode-mcp init my-mcp-server [--spec ./openapi.yaml] [--upstream https://mcp.example.com/mcp]`,
+      };
+    return { ok: true, parsed };
+  }
   if (parsed.command !== "check" && parsed.positional.length > 0)
     return {
       ok: false,
       message: `${parsed.positional[0]}: unexpected argument.\n  Fix: see npx code-mode-mcp --help (a spec is given with --spec <file>).`,
     };
+  if (parsed.command === "deploy" && parsed.settings.SPEC_FILE !== undefined)
+    return {
+      ok: false,
+      message: `deploy --spec: deploy ships the prebuilt demo Worker, which cannot take a spec at deploy time.\n  Fix: make a Worker project for your spec and deploy that:\n    npx code-mode-mcp init my-api --spec ${parsed.settings.SPEC_FILE} && cd my-api && npm run deploy`,
+    };
   if (parsed.command === "deploy" && Object.keys(parsed.settings).length > 0)
     return {
       ok: false,
-      message: `deploy takes no settings flags: the deployed Worker reads its settings from wrangler vars and secrets.\n  Fix: npx code-mode-mcp deploy [--dry-run] [-- <wrangler deploy options>], then npx wrangler secret put API_TOKEN …`,
+      message: `deploy takes no settings flags: the deployed Worker reads its settings from wrangler vars and secrets.\n  Fix: npx code-mode-mcp deploy [--dry-run] [-- <wrangler deploy options>], then npx wrangler secret put API_TOKEN …; to deploy your own spec: npx code-mode-mcp init my-api --spec ./openapi.yaml`,
     };
   return { ok: true, parsed };
 }
@@ -112,7 +146,13 @@ export function parseArgs(argv) {
 /** The text of `--help`. */
 export const HELP = `code-mode-mcp: a Code Mode MCP server, run locally on the Workers runtime.
 
+Needs Node.js 22 or later (wrangler and the Workers runtime require it; --help and --version
+work on any Node.js).
+
 Usage:
+  npx code-mode-mcp init [folder] [--spec ./openapi.yaml] [--upstream <url>]
+                                                      a Worker project of your own: runs with
+                                                      npm run dev, tested by npm test, npm run deploy
   npx code-mode-mcp                                   the offline demo on http://127.0.0.1:8787/mcp
   npx code-mode-mcp serve --spec ./openapi.yaml --base-url https://api.example.com
                                                       your API as two tools (search, execute) at /mcp
@@ -131,6 +171,7 @@ Options:
   --route <route>     what --stdio bridges: /mcp or /mcp/code (default: /mcp/code
                       with --upstream and no spec, else /mcp)
   --dry-run           deploy: bundle and check, upload nothing
+  --no-install        init: write the project, skip npm install
   -h, --help          this text;  -v, --version  the version
 
 Credentials come from the environment only, never from flags:

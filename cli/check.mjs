@@ -21,7 +21,7 @@ export async function checkSpecFile(product, input, progress) {
   }
   const problems = (/** @type {string} */ text) => {
     console.error(
-      `code-mode-mcp check: ${input} cannot be served.\nProblems (JSON pointer: what is wrong (rule)):\n${text}\n  Fix: correct the value at each pointer as its rule says (the OpenAPI schema, or what the server relies on), then run check again.`,
+      `code-mode-mcp check: ${input} cannot be served.\nProblems (where: what is wrong (rule)):\n${text}\n  Fix: correct the spec where each line says (a JSON pointer, or a line and column) as its rule says (the OpenAPI schema, or what the server relies on), then run check again.`,
     );
     return 1;
   };

@@ -33,11 +33,15 @@ export async function serve({ label, product, env, persist, log, progress, clean
   /** @param {string} message @returns {never} */
   const fail = (message) => {
     console.error(`\n${label}: the configuration is invalid, nothing was started.\n${message}\n`);
+    // A refused start leaves nothing behind (the launcher's temporary data folder included).
+    cleanup?.();
     process.exit(1);
   };
   const port = env.PORT ?? "8787";
-  if (!/^\d{2,5}$/.test(port))
-    fail(`- PORT: "${port}" is not a port number.\n  Fix: PORT=8787 npm start (or --port 8787)`);
+  if (!/^\d{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65535)
+    fail(
+      `- PORT: "${port}" is not a port number (1 to 65535).\n  Fix: ${label === "npm start" ? "PORT=8787 npm start" : "--port 8787"}`,
+    );
 
   /** @type {Record<string, string>} */
   const settings = {};
@@ -51,6 +55,10 @@ export async function serve({ label, product, env, persist, log, progress, clean
   /** @type {Record<string, unknown>} */
   const launchSpecs = {};
   const specFile = env.SPEC_FILE?.trim();
+  if (specFile && /^[a-z][a-z0-9+.-]*:\/\//i.test(specFile))
+    fail(
+      `- SPEC_FILE: ${specFile} is a URL, and URLs are not fetched: download it first.\n  Fix: curl -fLo openapi.json '${specFile}', then SPEC_FILE=./openapi.json (--spec ./openapi.json).`,
+    );
   if (specFile) {
     const file = resolve(specFile);
     if (!existsSync(file) || !statSync(file).isFile())
@@ -64,7 +72,7 @@ export async function serve({ label, product, env, persist, log, progress, clean
     const loaded = await product.loadSpecFile(file, product.findSpecProblems);
     const problem = (/** @type {string} */ text) =>
       fail(
-        `- SPEC_FILE: ${text}\n  Fix: correct the spec (the lines above name the JSON pointer and rule) or choose another file.`,
+        `- SPEC_FILE: ${text}\n  Fix: correct the spec where each line above says (a JSON pointer, or a line and column) as its rule says, or choose another file.`,
       );
     if (!loaded.ok) problem(loaded.message);
     /** @type {any} */
@@ -110,15 +118,15 @@ export async function serve({ label, product, env, persist, log, progress, clean
   // Origins only: a URL's path or query may carry a token.
   const wrapped =
     checked.config.upstream.kind === "demo"
-      ? "the demo upstream"
-      : checked.config.upstream.servers
-          .map((/** @type {{ name: string, url: string }} */ s) =>
-            s.name ? `${s.name} (${new URL(s.url).origin})` : new URL(s.url).origin,
-          )
-          .join(", ");
-  log(
-    `${label}: /mcp serves spec "${checked.config.specName}" → ${what}; /mcp/code wraps ${wrapped}.`,
-  );
+      ? "wraps the demo upstream"
+      : checked.config.upstream.kind === "off"
+        ? `is off (${label === "npm start" ? "UPSTREAM_MCP_URL=<url>" : "--upstream <url>"} wraps an MCP server there)`
+        : `wraps ${checked.config.upstream.servers
+            .map((/** @type {{ name: string, url: string }} */ s) =>
+              s.name ? `${s.name} (${new URL(s.url).origin})` : new URL(s.url).origin,
+            )
+            .join(", ")}`;
+  log(`${label}: /mcp serves spec "${checked.config.specName}" → ${what}; /mcp/code ${wrapped}.`);
   progress(`${label}: starting the local Workers runtime (workerd; a few seconds) …`);
 
   // The prebuilt Worker's configuration, given straight to Miniflare. The settings (secrets

@@ -3,6 +3,7 @@
 // message naming the file, the JSON pointer and the rule, so a broken spec fails the build with
 // something a person can act on.
 import SwaggerParser from "@apidevtools/swagger-parser";
+import { readFile } from "node:fs/promises";
 import { relative } from "node:path";
 
 const MAX_LINES = 12;
@@ -28,11 +29,20 @@ export async function loadSpecFile(file, findProblems) {
   try {
     doc = await SwaggerParser.bundle(file);
   } catch (error) {
+    // Not JSON or YAML at all: say where the text breaks (a .json file is held to JSON: YAML
+    // would read a broken JSON document as something else).
+    const syntax = (await jsonSyntaxProblem(file)) ?? syntaxProblem(file, error);
+    if (syntax) return { ok: false, message: `${name}: cannot be parsed:\n  ${syntax}` };
     // A broken $ref stops bundling before validation; the structural check says where it is.
     const parsed = await SwaggerParser.parse(file).catch(() => undefined);
+    const notOpenApi = notOpenApiProblem(await readDocument(file));
+    if (notOpenApi)
+      return { ok: false, message: `${name}: not an OpenAPI document:\n  ${notOpenApi}` };
     const located = parsed
       ? findProblems(parsed).map((p) => `  ${p.pointer}: ${p.message} (rule: $ref)`)
-      : [];
+      : findProblems(await readDocument(file)).map(
+          (p) => `  ${p.pointer}: ${p.message} (rule: structure)`,
+        );
     const detail = located.length > 0 ? `\n${located.slice(0, MAX_LINES).join("\n")}` : "";
     return { ok: false, message: `${name}: cannot be loaded: ${firstLine(error)}${detail}` };
   }
@@ -103,4 +113,100 @@ function repairRangeKeys(doc) {
 /** @param {any} error */
 function firstLine(error) {
   return String(error?.message ?? error).split("\n")[0];
+}
+
+/**
+ * A parse error of the file's text as `line L, column C: reason (rule: YAML|JSON syntax)`, or
+ * undefined when the text parsed (the failure was elsewhere).
+ * @param {string} file
+ * @param {any} error - swagger-parser's
+ * @returns {string | undefined}
+ */
+function syntaxProblem(file, error) {
+  const text = String(error?.message ?? error);
+  if (!text.startsWith("Error parsing ")) return undefined;
+  const reason = text.replace(/^Error parsing [^:]*: /, "").split("\n")[0] ?? text;
+  const at = reason.match(/\((\d+):(\d+)\)\s*$/) ?? reason.match(/line (\d+) column (\d+)/);
+  const rule = /\.json$/i.test(file) ? "JSON syntax" : "YAML syntax";
+  const what = reason.replace(/\s*\(\d+:\d+\)\s*$/, "");
+  return at ? `line ${at[1]}, column ${at[2]}: ${what} (rule: ${rule})` : `${what} (rule: ${rule})`;
+}
+
+/**
+ * Why a parsed document is not OpenAPI at all, with its pointer and rule, or undefined.
+ * @param {unknown} doc
+ * @returns {string | undefined}
+ */
+function notOpenApiProblem(doc) {
+  if (doc === undefined) return undefined;
+  if (doc === null || typeof doc !== "object" || Array.isArray(doc))
+    return `#: the document is ${Array.isArray(doc) ? "an array" : typeof doc}, not an object (rule: type)`;
+  const record = /** @type {Record<string, unknown>} */ (doc);
+  if (record.openapi === undefined && record.swagger === undefined) {
+    const keys = Object.keys(record).slice(0, 5).join(", ");
+    return `#: must have the property "openapi" (3.x) or "swagger" (2.0); it has ${keys || "no properties"} (rule: required)`;
+  }
+  const version = String(record.openapi ?? record.swagger);
+  if (!/^(2\.0|3\.[01]\.\d+)$/.test(version))
+    return `#/${record.openapi === undefined ? "swagger" : "openapi"}: "${version}" is not a supported version: 2.0, 3.0.x or 3.1.x (rule: enum)`;
+  return undefined;
+}
+
+/**
+ * The file parsed as JSON or YAML by swagger-parser's own parser (its base class, json-schema-ref-
+ * parser, which reads any document; SwaggerParser's `parse` also refuses non-OpenAPI ones without
+ * saying why), or undefined if it does not parse.
+ * @param {string} file
+ * @returns {Promise<unknown>}
+ */
+async function readDocument(file) {
+  const base = Object.getPrototypeOf(SwaggerParser.prototype);
+  try {
+    return await base.parse.call(new SwaggerParser(), file);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * For a .json file whose text is not JSON: `line L, column C: reason (rule: JSON syntax)`.
+ * @param {string} file
+ * @returns {Promise<string | undefined>}
+ */
+async function jsonSyntaxProblem(file) {
+  if (!/\.json$/i.test(file)) return undefined;
+  const text = await readFile(file, "utf8").catch(() => undefined);
+  if (text === undefined) return undefined;
+  try {
+    JSON.parse(text);
+    return undefined;
+  } catch (error) {
+    const message = String(/** @type {Error} */ (error).message);
+    const position = jsonErrorPosition(text, message);
+    const what = message
+      .replace(/, (?:\.\.\.)?"[\s\S]*" is not valid JSON$/, "")
+      .replace(/ in JSON at position \d+[\s\S]*$/, "");
+    if (position === undefined) return `${what} (rule: JSON syntax)`;
+    const before = text.slice(0, position).split("\n");
+    return `line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1}: ${what} (rule: JSON syntax)`;
+  }
+}
+
+/**
+ * Where V8's JSON.parse message says the text breaks: "at position N", or the quoted context
+ * (`…"<text around it>" is not valid JSON`) found in the text with the unexpected token in it.
+ * @param {string} text
+ * @param {string} message
+ * @returns {number | undefined}
+ */
+function jsonErrorPosition(text, message) {
+  const at = message.match(/at position (\d+)/);
+  if (at) return Number(at[1]);
+  if (/Unexpected end of JSON input/.test(message)) return text.trimEnd().length;
+  const context = message.match(/"(?:\.\.\.)?([\s\S]*?)(?:\.\.\.)?" is not valid JSON/)?.[1];
+  const found = context === undefined ? -1 : text.indexOf(context);
+  if (context === undefined || found < 0) return undefined;
+  const token = message.match(/Unexpected token '([^']+)'/)?.[1];
+  const offset = token === undefined ? -1 : context.lastIndexOf(token);
+  return found + Math.max(offset, 0);
 }

@@ -1,8 +1,7 @@
 // README example "codeMcpServer". Kept in sync with README.md by
 // test/unit/docs-examples.test.ts and compiled by the typecheck.
+import { env } from "cloudflare:workers";
 import { codeMcpServer, createMcpHandler, WorkerLoaderExecutor } from "code-mode-mcp";
-
-declare const env: { LOADER: WorkerLoader; UPSTREAM_TOKEN: string };
 
 const code = codeMcpServer({
   // Or an SDK v2/v1 McpServer instance, or { server: () => new McpServer(…) } (a connection per run).

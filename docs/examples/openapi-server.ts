@@ -1,10 +1,9 @@
 // README example "openApiMcpServer". Kept in sync with README.md by
 // test/unit/docs-examples.test.ts and compiled by the typecheck.
+import { env } from "cloudflare:workers";
 import { createMcpHandler, openApiMcpServer, WorkerLoaderExecutor } from "code-mode-mcp";
 
-// Your Worker's bindings: the Worker Loader, a secret, a requestState key, the spec as JSON text.
-declare const env: { LOADER: WorkerLoader; API_TOKEN: string; STATE_KEY: string; SPEC: string };
-
+// env: the Worker's bindings (LOADER, the API_TOKEN and STATE_KEY secrets, SPEC: the spec as JSON).
 const api = openApiMcpServer({
   spec: env.SPEC, // a compact spec from `npm run build:specs`, or any OpenAPI 2.0/3.0/3.1 JSON
   executor: new WorkerLoaderExecutor({ loader: env.LOADER }),

@@ -1,8 +1,7 @@
 // README example "codeMcpServer" (short; the full one is docs/examples/code-server.ts).
 // Kept in sync with README.md by test/unit/docs-examples.test.ts and compiled by the typecheck.
+import { env } from "cloudflare:workers";
 import { codeMcpServer, createMcpHandler, WorkerLoaderExecutor } from "code-mode-mcp";
-
-declare const env: { LOADER: WorkerLoader; UPSTREAM_TOKEN: string };
 
 const handler = createMcpHandler(
   codeMcpServer({

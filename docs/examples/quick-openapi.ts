@@ -1,9 +1,8 @@
 // README example "openApiMcpServer" (short; the full one with approvals is docs/examples/openapi-server.ts).
 // Kept in sync with README.md by test/unit/docs-examples.test.ts and compiled by the typecheck.
+import { env } from "cloudflare:workers";
 import { createMcpHandler, openApiMcpServer, WorkerLoaderExecutor } from "code-mode-mcp";
 import spec from "./openapi.json"; // any OpenAPI 2.0/3.0/3.1 document
-
-declare const env: { LOADER: WorkerLoader; API_TOKEN: string };
 
 const api = "https://api.example.com";
 const handler = createMcpHandler(

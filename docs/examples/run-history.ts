@@ -1,9 +1,7 @@
 // docs/runs.md example "In your own Worker". Kept in sync with docs/runs.md by
 // test/unit/docs-examples.test.ts and compiled by the typecheck.
-import { waitUntil } from "cloudflare:workers";
+import { env, waitUntil } from "cloudflare:workers";
 import { openApiMcpServer, WorkerLoaderExecutor, type RunRecord } from "code-mode-mcp";
-
-declare const env: { LOADER: WorkerLoader; SPEC: string; RUNS_KV: KVNamespace };
 
 // Any store: a KV namespace here (the product uses sharded Durable Objects, src/app/runs/).
 const saveRun = (record: RunRecord, caller: string) =>

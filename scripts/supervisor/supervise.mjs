@@ -277,7 +277,7 @@ export async function supervise({
     front.server.listen(port, "127.0.0.1", () => resolve(undefined));
   }).catch((/** @type {NodeJS.ErrnoException} */ error) => {
     console.error(
-      `${label}: cannot listen on 127.0.0.1:${port} (${error.code ?? error.message}).\n  Fix: stop what uses the port, or choose another: PORT=8788 npm start (--port 8788)`,
+      `${label}: cannot listen on 127.0.0.1:${port} (${error.code === "EADDRINUSE" ? "another program uses it" : (error.code ?? error.message)}).\n  Fix: stop what uses the port, or choose another: ${label === "npm start" ? "PORT=8788 npm start" : "--port 8788"}`,
     );
     exit(1);
   });

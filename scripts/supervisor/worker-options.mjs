@@ -59,6 +59,9 @@ export function hostMessage({ configFile, config, bindings, persist, runners }) 
           name: config.name,
           modules: true,
           scriptPath: resolve(dirname(configFile), config.main),
+          // Module names are paths relative to this root; the default (the working folder) made
+          // them "../…" when started from a folder outside the package, which workerd refuses.
+          modulesRoot: dirname(resolve(dirname(configFile), config.main)),
           compatibilityDate: config.compatibility_date,
           compatibilityFlags: config.compatibility_flags ?? [],
           bindings: {
@@ -107,6 +110,8 @@ export function runnerMessage({ scriptPath, compatibilityDate, rpcPort }) {
           name: "sandbox-runner",
           modules: true,
           scriptPath,
+          // As the host's: names relative to the script's folder, whatever the working folder.
+          modulesRoot: dirname(scriptPath),
           compatibilityDate,
           workerLoaders: { LOADER: {} },
           unsafeDirectSockets: [

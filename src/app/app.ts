@@ -15,7 +15,7 @@ import { API_ROUTE, CODE_ROUTE, endpointsFor, type Endpoints } from "./endpoints
 import { runSearch } from "./search-endpoint";
 import { callerOf } from "./runs/caller";
 import { RUNS_ROUTE, runsApi, type RunsReader } from "./runs/runs-api";
-import { statusPage } from "./status-page";
+import { FAVICON_SVG, statusPage } from "./status-page";
 import { statusReport } from "./status-report";
 
 /** Options of {@link createApp}. */
@@ -84,6 +84,10 @@ export function createApp(options: AppOptions): App {
           : { ok: false, name: "code-mode-mcp", problems: checked.problems },
         { status: checked.ok ? 200 : 503 },
       );
+    if (url.pathname === "/favicon.ico" && request.method === "GET")
+      return new Response(FAVICON_SVG, {
+        headers: { "content-type": "image/svg+xml", "cache-control": "public, max-age=86400" },
+      });
     if (url.pathname === "/" && request.method === "GET") {
       const report = await statusReport(checked, endpoints);
       const c = checked.ok ? checked.config : undefined;
@@ -154,7 +158,26 @@ function mcp(
   authInfo: AuthInfo | undefined,
 ): Promise<Response> {
   const handler = pathname === API_ROUTE ? endpoints.api : endpoints.code;
+  if (!handler) return Promise.resolve(codeEndpointOff());
   return handler.fetch(request, authInfo ? { authInfo } : {});
+}
+
+/**
+ * `/mcp/code` with no upstream configured (a spec of your own, no `UPSTREAM_MCP_URL`): what it
+ * is for and how to turn it on.
+ */
+function codeEndpointOff(): Response {
+  return Response.json(
+    {
+      error: {
+        code: "code_endpoint_off",
+        message:
+          "/mcp/code is off: it wraps an MCP server's tools in one code tool, and no upstream MCP server is configured (the demo's server is served only with the demo spec).",
+        fix: "Set UPSTREAM_MCP_URL=https://mcp.example.com/mcp (npx code-mode-mcp serve --upstream <url>), or use /mcp for your spec.",
+      },
+    },
+    { status: 404 },
+  );
 }
 
 /**

@@ -39,8 +39,15 @@ export type ApiTarget =
       callerScheme: string;
     };
 
-/** What `/mcp/code` wraps. */
-export type UpstreamTarget = { kind: "demo" } | { kind: "url"; servers: UpstreamServer[] };
+/**
+ * What `/mcp/code` wraps: the demo projects server (only with the demo spec), the configured
+ * MCP servers, or nothing (`off`: a spec of your own and no `UPSTREAM_MCP_URL`, so the demo's
+ * tools never sit beside your API).
+ */
+export type UpstreamTarget =
+  | { kind: "demo" }
+  | { kind: "off" }
+  | { kind: "url"; servers: UpstreamServer[] };
 
 /** A checked configuration. */
 export interface AppConfig {
@@ -211,7 +218,7 @@ export function readConfig(
     );
   }
 
-  let upstream: UpstreamTarget = { kind: "demo" };
+  let upstream: UpstreamTarget = specName === DEFAULT_SPEC ? { kind: "demo" } : { kind: "off" };
   const upstreamSetting = value("UPSTREAM_MCP_URL");
   if (upstreamSetting) {
     const parsed = parseUpstreams(

@@ -32,7 +32,8 @@ export interface Endpoints {
   /** Size of the compact spec the Worker ships, in bytes of JSON text. */
   specBytes: number;
   api: StatelessMcpHandler;
-  code: StatelessMcpHandler;
+  /** `/mcp/code`, undefined when no upstream is configured (config.ts `UpstreamTarget` off). */
+  code?: StatelessMcpHandler;
   /** The run history (`RUNS`, on by default), undefined when off. */
   runs?: RunHistory;
 }
@@ -102,6 +103,29 @@ export function endpointsFor(
       ...(approvalKey ? { requestState: { key: approvalKey } } : {}),
     },
   );
+  const code =
+    config.upstream.kind === "off" ? undefined : codeHandler(config, env, executor, secrets, onRun);
+  built = {
+    key,
+    endpoints: {
+      spec,
+      specBytes: text.length,
+      api: runs ? holdingRunWrites(api) : api,
+      ...(code ? { code: runs ? holdingRunWrites(code) : code } : {}),
+      ...(runs ? { runs } : {}),
+    },
+  };
+  return built.endpoints;
+}
+
+/** `/mcp/code`: one `code` tool over the configured upstream(s), the demo server or URLs. */
+function codeHandler(
+  config: AppConfig,
+  env: Cloudflare.Env,
+  executor: ReturnType<typeof createExecutor>,
+  secrets: string[],
+  onRun: { onRun?: RunRecorder },
+): StatelessMcpHandler {
   const servers = config.upstream.kind === "url" ? config.upstream.servers : [];
   const upstream: CodeUpstream | undefined =
     config.upstream.kind === "demo"
@@ -115,7 +139,7 @@ export function endpointsFor(
     : Object.fromEntries(
         servers.map((s): [string, CodeUpstream] => [s.name, { url: s.url, headers: s.headers }]),
       );
-  const code = createMcpHandler(
+  return createMcpHandler(
     codeMcpServer({
       ...(upstream ? { upstream } : { upstreams: upstreams! }),
       executor,
@@ -127,17 +151,6 @@ export function endpointsFor(
     }),
     { route: CODE_ROUTE, tasks: { namespace: () => env.MCP_TASKS } },
   );
-  built = {
-    key,
-    endpoints: {
-      spec,
-      specBytes: text.length,
-      api: runs ? holdingRunWrites(api) : api,
-      code: runs ? holdingRunWrites(code) : code,
-      ...(runs ? { runs } : {}),
-    },
-  };
-  return built.endpoints;
 }
 
 /**

@@ -20,7 +20,7 @@ export const DEFAULT_SEARCH_PROGRAM = `async () => {
 /**
  * Renders the status page.
  * @param report - the status data
- * @param needsKey - whether the search endpoint needs the API key (shows a key field)
+ * @param needsKey - whether the search endpoint needs the API key (shows the page's one key field)
  * @param runs - the run console's options (default: off)
  */
 export function statusPage(
@@ -28,16 +28,21 @@ export function statusPage(
   needsKey: boolean,
   runs: ConsoleOptions = { enabled: false, needsToken: needsKey },
 ): string {
-  const body = report.ok ? `${healthy(report, needsKey)}\n${consoleSection(runs)}` : broken(report);
+  // One key box for the whole page (the search form and the runs), at the top, when either needs it.
+  const keyBox =
+    needsKey || (runs.enabled && runs.needsToken)
+      ? `<p id="page-key-box"><label>API key or OAuth access token for this page <input id="page-key" type="password" autocomplete="off"></label> <span class="muted">sent as a bearer token by the search form and the runs below; kept in this page only</span></p>\n`
+      : "";
+  const body = report.ok ? `${keyBox}${healthy(report)}\n${consoleSection(runs)}` : broken(report);
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Code Mode MCP server</title>
+<title>Code Mode MCP server</title><link rel="icon" href="/favicon.ico" type="image/svg+xml">
 <style>
 body{font:15px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:60rem;padding:0 1rem;color:#1d1d1f}
 h1{font-size:1.5rem}h2{font-size:1.1rem;margin-top:1.8rem;border-bottom:1px solid #ddd}
-table{border-collapse:collapse;margin:.4rem 0}td,th{border:1px solid #ddd;padding:.25rem .6rem;text-align:left}
+table{border-collapse:collapse;margin:.4rem 0}td,th{border:1px solid #ddd;padding:.25rem .6rem;text-align:left;overflow-wrap:anywhere}
 th{background:#f5f5f7}code,pre,textarea{font:13px ui-monospace,monospace}
-textarea{width:100%;min-height:9rem}pre{background:#f5f5f7;padding:.6rem;overflow:auto;max-height:28rem}
+textarea{width:100%;min-height:9rem}pre{background:#f5f5f7;padding:.6rem;overflow:auto;max-height:28rem;white-space:pre-wrap;overflow-wrap:anywhere}
 .warn{color:#8a5300}.bad{color:#b00020}.muted{color:#666}${CONSOLE_STYLE}
 </style></head><body>
 <h1>Code Mode MCP server</h1>
@@ -45,7 +50,7 @@ ${body}
 </body></html>`;
 }
 
-function healthy(r: StatusReport, needsKey: boolean): string {
+function healthy(r: StatusReport): string {
   const s = r.spec!;
   const warnings = r.warnings.map((w) => `<p class="warn">⚠ ${esc(w)}</p>`).join("");
   return `${warnings}
@@ -65,7 +70,9 @@ ${r.endpoints.map(endpoint).join("\n")}
 <p id="upstream">${
     r.upstream!.kind === "demo"
       ? `The demo projects server (in-process): ${r.upstream!.tools!.map((t) => `<code>${esc(t)}</code>`).join(", ")}`
-      : `${esc(r.upstream!.origin ?? "")}${r.upstream!.auth ? " · auth header configured" : ""}`
+      : r.upstream!.kind === "off"
+        ? `Off: no upstream MCP server is configured (the demo's is served only with the demo spec). To wrap an MCP server's tools in one <code>code</code> tool here, set <code>UPSTREAM_MCP_URL=https://mcp.example.com/mcp</code> (<code>npx code-mode-mcp serve --upstream &lt;url&gt;</code>).`
+        : `${esc(r.upstream!.origin ?? "")}${r.upstream!.auth ? " · auth header configured" : ""}`
   }</p>
 <h2>Limits (per run)</h2>
 <table id="limits">${Object.entries(r.limits!)
@@ -75,7 +82,6 @@ ${r.endpoints.map(endpoint).join("\n")}
 <p id="protection">API key: ${onOff(r.protection!.apiKey)} · OAuth: ${onOff(r.protection!.oauth)} · approvals for writes: ${onOff(r.protection!.approvals)}</p>
 <h2>Try <code>search</code></h2>
 <form id="search-form">
-${needsKey ? '<p><label>API key <input id="search-key" type="password" autocomplete="off"></label></p>' : ""}
 <textarea id="search-code" spellcheck="false">${esc(DEFAULT_SEARCH_PROGRAM)}</textarea>
 <p><button id="search-run" type="submit">Run search</button> <span id="search-status" class="muted"></span></p>
 </form>
@@ -85,7 +91,7 @@ document.getElementById("search-form").addEventListener("submit", async (event) 
   event.preventDefault();
   const out = document.getElementById("search-result");
   const status = document.getElementById("search-status");
-  const key = document.getElementById("search-key");
+  const key = document.getElementById("page-key");
   status.textContent = "running…";
   out.dataset.state = "running";
   try {
@@ -139,3 +145,9 @@ function esc(text: string): string {
     (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!,
   );
 }
+
+/**
+ * The page's icon, served at `/favicon.ico` (browsers ask for it on every page): braces on the
+ * page's blue, as SVG, which browsers accept at that path.
+ */
+export const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#2f5bd3"/><text x="16" y="23" font-family="monospace" font-size="18" font-weight="bold" fill="#fff" text-anchor="middle">{}</text></svg>`;

@@ -52,7 +52,7 @@ export interface StatusReport {
     credential: boolean;
     forwardCallerToken: boolean;
   };
-  upstream?: { kind: "demo" | "url"; origin?: string; auth: boolean; tools?: string[] };
+  upstream?: { kind: "demo" | "url" | "off"; origin?: string; auth: boolean; tools?: string[] };
   endpoints: EndpointReport[];
   limits?: ExecutorLimits;
   protection?: { apiKey: boolean; oauth: boolean; approvals: boolean };
@@ -84,7 +84,7 @@ export async function statusReport(
   const info = spec.compact.info as { title?: unknown; version?: unknown };
   const [api, code] = await Promise.all([
     endpointReport(endpoints, API_ROUTE),
-    endpointReport(endpoints, CODE_ROUTE),
+    endpoints.code ? endpointReport(endpoints, CODE_ROUTE) : undefined,
   ]);
   return {
     ok: true,
@@ -123,7 +123,7 @@ export async function statusReport(
         c.upstream.servers.some((s) => Object.keys(s.headers).length > 0),
       ...(c.upstream.kind === "demo" ? { tools: [...DEMO_TOOL_NAMES] } : {}),
     },
-    endpoints: [api, code],
+    endpoints: code ? [api, code] : [api],
     limits: resolveLimits(TOOL_LIMITS, c.limits),
     protection: { apiKey: c.apiKey !== undefined, oauth: c.oauth, approvals: c.approvals },
     tokenEstimate: TOKEN_ESTIMATE,
@@ -132,7 +132,7 @@ export async function statusReport(
 
 async function endpointReport(endpoints: Endpoints, route: string): Promise<EndpointReport> {
   const kind = route === API_ROUTE ? "search + execute" : "code";
-  const handler = route === API_ROUTE ? endpoints.api : endpoints.code;
+  const handler = route === API_ROUTE ? endpoints.api : endpoints.code!;
   try {
     const { tools } = await withSelfClient(handler, route, (client) => client.listTools());
     return {

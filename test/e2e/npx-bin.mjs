@@ -1,8 +1,9 @@
 // issue #15: the packed tarball's `code-mode-mcp` command, installed in an empty folder, runs the
 // product without the repository: `check` prints a spec's summary, `deploy --dry-run` bundles the
 // prebuilt Worker, `serve --spec --base-url` answers an MCP client (search + execute reach a local
-// API with the credential from API_TOKEN), and a stdio session started exactly as test/e2e/desktop-config.json says (the README's desktop
-// client snippet, placeholders replaced) lists the tools and runs a search. Everything it starts
+// API with the credential from API_TOKEN), and a stdio session started exactly as
+// test/e2e/desktop-config.json says (the README's desktop client snippet, placeholders replaced),
+// from a folder that is not the install folder, lists the tools and runs a search. Everything it starts
 // is stopped at the end. Needs the npm registry for the tarball's dependencies (run by .ci/run).
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { Client as StdioClient } from "@modelcontextprotocol/sdk/client/index.js";
@@ -15,7 +16,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort } from "../../scripts/free-port.mjs";
 import { text } from "./programs.mjs";
-import { allProcesses } from "./processes.mjs";
+import { allProcesses, processTree, stillRunning } from "./processes.mjs";
 import { check } from "./server.mjs";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -63,6 +64,8 @@ const apiUrl = `http://127.0.0.1:${apiPort}`;
 
 /** @type {number[]} process groups this script started */
 const groups = [];
+/** @type {number[]} the stdio session's processes (npx's install lives outside tmp) */
+let stdioTree = [];
 let failed = false;
 try {
   // 1. Pack and install into an empty folder.
@@ -173,16 +176,26 @@ try {
   check(!output.includes(CANARY), "serve's output contains the credential");
   console.log("e2e npx-bin: serve --spec --base-url answers search and execute — ok");
 
-  // 4. A desktop client's stdio session, started as the snippet says.
+  // 4. A desktop client's stdio session, started as the snippet says, from a folder that is not
+  // the install folder (a desktop client starts servers from anywhere): npx installs the tarball
+  // the snippet names.
   const entry = SNIPPET.mcpServers["my-api"];
+  const elsewhere = join(tmp, "elsewhere");
+  mkdirSync(elsewhere);
   /** @param {string} value */
   const fill = (value) =>
-    value === "/path/to/openapi.yaml" ? SPEC : value === "https://api.example.com" ? apiUrl : value;
+    value === "/path/to/openapi.yaml"
+      ? SPEC
+      : value === "https://api.example.com"
+        ? apiUrl
+        : value.startsWith("/path/to/code-mode-mcp-")
+          ? tarball
+          : value;
   const transport = new StdioClientTransport({
     command: entry.command,
     args: entry.args.map(fill),
     env: { ...env, ...entry.env, API_TOKEN: CANARY },
-    cwd: project,
+    cwd: elsewhere,
     stderr: "pipe",
   });
   let stderr = "";
@@ -208,21 +221,24 @@ try {
     `stdio search → ${text(found)}\n${stderr}`,
   );
   check(stdoutErrors.length === 0, `stdout carried more than protocol: ${stdoutErrors.join("; ")}`);
+  // Closing stdin stops the server and its runtimes (npx, the bin, the supervisor, workerd).
+  const tree = processTree(/** @type {number} */ (pid)).map((p) => p.pid);
+  stdioTree = tree;
+  check(tree.length > 2, `the stdio session's processes were not found (pid ${pid})`);
   await stdio.close();
-  // Closing stdin stops the server and its runtimes.
   const gone = Date.now() + 15_000;
-  while (Date.now() < gone && allProcesses().some((p) => p.command.includes(project)))
+  while (Date.now() < gone && stillRunning(tree).length > 0)
     await new Promise((r) => setTimeout(r, 250));
   check(
-    !allProcesses().some((p) => p.command.includes(project)),
+    stillRunning(tree).length === 0,
     `processes left after the stdio client closed (pid ${pid}):\n${allProcesses()
-      .filter((p) => p.command.includes(project))
+      .filter((p) => stillRunning(tree).includes(p.pid))
       .map((p) => `${p.pid} ${p.command}`)
       .join("\n")}`,
   );
   check(!stderr.includes(CANARY), "the stdio server's stderr contains the credential");
   console.log(
-    "e2e npx-bin: a stdio session from the desktop-client snippet lists tools and searches — ok",
+    "e2e npx-bin: a stdio session from the desktop-client snippet, started in another folder, lists tools and searches — ok",
   );
 } catch (error) {
   failed = true;
@@ -233,6 +249,13 @@ try {
       process.kill(-group, "SIGKILL");
     } catch {
       // already gone
+    }
+  }
+  for (const left of stillRunning(stdioTree)) {
+    try {
+      process.kill(left, "SIGKILL");
+    } catch {
+      // gone meanwhile
     }
   }
   // Whatever still runs from the installed package (a runtime of a failed session).

@@ -32,6 +32,9 @@ const ALL = [
   "clients16",
   "soak",
   "stdio-big-spec",
+  // issue #32: refusals that say what to do, leave nothing behind, and work on an older Node
+  "start-errors",
+  "status-page-layout",
 ];
 /** @type {Record<string, Record<string, string>>} */
 const ENV = {

@@ -10,6 +10,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { freePort } from "../../scripts/free-port.mjs";
+import { z } from "zod";
+import { json, mcpUpstream } from "./mcp-upstream.mjs";
 import { check, withServer } from "./server.mjs";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -79,9 +81,19 @@ async function call(url, route, tool, code) {
   }
 }
 
+// /mcp/code's upstream: with a spec of one's own the demo's is not served (issue #32).
+const projects = await mcpUpstream((server) => {
+  server.registerTool(
+    "list_projects",
+    { description: "The projects.", inputSchema: { status: z.string().optional() } },
+    async () => json([{ id: 1 }, { id: 2 }]),
+  );
+}, undefined);
+
 try {
   const env = {
     SPEC_FILE: specFile,
+    UPSTREAM_MCP_URL: projects.url,
     API_BASE_URL: `http://127.0.0.1:${upstreamPort}`,
     API_TOKEN: CANARY,
     MCP_API_KEY: KEY,
@@ -152,7 +164,7 @@ try {
       const page = await browser.newPage();
       page.setDefaultTimeout(60_000);
       await page.goto(`${url}/`, { waitUntil: "load" });
-      await page.fill("#runs-key", KEY);
+      await page.fill("#page-key", KEY);
       await page.click("#runs-load");
       await page.waitForSelector(
         '#runs-table[data-state="loaded"], #runs-table[data-state="error"]',
@@ -190,6 +202,7 @@ try {
   });
 } finally {
   upstream.close();
+  projects.close();
   rmSync(profile, { recursive: true, force: true });
   rmSync(work, { recursive: true, force: true });
 }

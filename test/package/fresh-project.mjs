@@ -1,21 +1,27 @@
 // The package as a new user gets it (run by .ci/run, not by `npm test`: it needs the registry).
-// `npm pack` (prepack builds dist/), then in a temporary folder a brand-new Worker project from
-// test/package/template/ that installs the tarball and its peers (the versions of our lock),
-// type-checks, bundles with `wrangler deploy --dry-run`, and serves an McpAgent, a
-// createMcpHandler server, a codeMcpServer and an openApiMcpServer under `wrangler dev`, each
-// answered by a real MCP client. Everything started is stopped and the folder removed at the end.
+// `npm pack` (prepack builds dist/), then in a temporary folder:
+// 1. `code-mode-mcp init` from the tarball in an empty folder, the generated project's own
+//    `npm test` and `npm run dev` answering real MCP clients, with no edit; then the docs'
+//    examples (docs/examples/) copied into that project, type-checked and run there
+//    (init-project.mjs, examples/).
+// 2. A Worker project from test/package/template/ that installs the tarball and its peers (the
+//    versions of our lock), checks the package's .d.ts, type-checks, bundles with
+//    `wrangler deploy --dry-run`, and serves an McpAgent, a createMcpHandler server, a
+//    codeMcpServer and an openApiMcpServer under `wrangler dev`, each answered by a real MCP
+//    client. The seed documents' examples (test/seed-examples/) are copied in and type-checked.
+// Everything started is stopped and the folder removed at the end.
 //
-// To add an example: put it in template/src/ importing only `code-mode-mcp…`, route it in
-// template/src/index.ts, and check its answers in mcp-checks.mjs. The seed documents' examples
-// (test/seed-examples/) and the docs' samples (docs/examples/) that import the package are copied
-// in and type-checked as they are.
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+// To add a docs example: put it in docs/examples/ and run it in examples/examples.test.ts. To add
+// a template server: put it in template/src/ importing only `code-mode-mcp…`, route it in
+// template/src/index.ts, and check its answers in mcp-checks.mjs.
+import { cp, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort } from "../../scripts/free-port.mjs";
 import { exportNames, resolveTypes } from "./export-names.mjs";
+import { checkInitProject, runDocsExamples } from "./init-project.mjs";
 import { checkServers } from "./mcp-checks.mjs";
 import { run, start, waitForHttp } from "./steps.mjs";
 
@@ -64,30 +70,6 @@ async function lockedVersion(name) {
 }
 
 /**
- * Copies the repository's examples written against the package (the .ts files that import
- * `code-mode-mcp…`, and their .json) into the project, so `tsc` checks them against the tarball.
- * @param {string} from - folder of the repository, e.g. docs/examples
- * @param {string} to - folder of the project
- * @returns {Promise<number>} how many examples were copied
- */
-async function copyExamples(from, to) {
-  if (!existsSync(join(repo, from))) return 0;
-  let count = 0;
-  for (const f of await readdir(join(repo, from))) {
-    const source = join(repo, from, f);
-    const isExample =
-      f.endsWith(".ts") &&
-      !f.endsWith(".test.ts") &&
-      (await readFile(source, "utf8")).includes('from "code-mode-mcp');
-    if (!isExample && !f.endsWith(".json")) continue;
-    await mkdir(join(project, to), { recursive: true });
-    await cp(source, join(project, to, f));
-    if (isExample) count++;
-  }
-  return count;
-}
-
-/**
  * Copies the seed documents' examples (test/seed-examples/examples/, what they import from
  * support/, and the bindings in env.d.ts), when they exist, for tsconfig.seeds.json to check.
  * @returns {Promise<number>} how many examples were copied
@@ -107,6 +89,8 @@ const work = await mkdtemp(join(tmpdir(), "code-mode-mcp-fresh-"));
 const project = join(work, "project");
 /** @type {ReturnType<typeof start> | undefined} */
 let dev;
+/** @type {ReturnType<typeof start> | undefined} the generated project's `npm run dev` */
+let initDev;
 
 /** `npm pack` (its prepack builds dist/) into the work folder. @returns {Promise<string>} the file */
 async function pack() {
@@ -129,12 +113,11 @@ async function pack() {
 /**
  * The project: the template, the examples, the tarball and its peers installed.
  * @param {string} tarball
- * @returns {Promise<{ docs: number, seeds: number }>} how many examples were copied in
+ * @returns {Promise<{ seeds: number }>} how many seed examples were copied in
  */
 async function createProject(tarball) {
   await cp(join(repo, "test/package/template"), project, { recursive: true });
-  // The docs' samples and the seed documents' examples (when present), imports as users write them.
-  const docs = await copyExamples("docs/examples", "src/docs-examples");
+  // The seed documents' examples (when present), imports as users write them.
   const seeds = await copySeedExamples();
   const manifest = JSON.parse(await readFile(join(project, "package.json"), "utf8"));
   manifest.dependencies = { "code-mode-mcp": `file:../${tarball}` };
@@ -144,14 +127,14 @@ async function createProject(tarball) {
   await writeFile(join(project, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
   await run("npm", ["install", "--no-audit", "--no-fund"], { cwd: project, timeoutMs: 240_000 });
   log(`installed the tarball with ${[...PEERS, ...DEV].join(", ")}`);
-  return { docs, seeds };
+  return { seeds };
 }
 
 /**
  * The package's types as the project sees them, then the project's own code.
- * @param {{ docs: number, seeds: number }} examples
+ * @param {{ seeds: number }} examples
  */
-async function checkTypes({ docs, seeds }) {
+async function checkTypes({ seeds }) {
   // Each entry resolves, through the installed package's `exports`, to built .d.ts that export
   // exactly what the sources do (the lists themselves are pinned by test/unit/public-surface).
   const built = exportNames(Object.keys(ENTRIES).map((entry) => resolveTypes(entry, project)));
@@ -178,7 +161,7 @@ async function checkTypes({ docs, seeds }) {
 
   await run("npx", ["tsc", "-p", "tsconfig.json"], { cwd: project });
   if (seeds > 0) await run("npx", ["tsc", "-p", "tsconfig.seeds.json"], { cwd: project });
-  log(`tsc --noEmit: the template, ${docs} docs examples and ${seeds} seed examples type-check`);
+  log(`tsc --noEmit: the template and ${seeds} seed examples type-check`);
 }
 
 /** `wrangler deploy --dry-run` of the whole Worker, and of an openApiMcpServer-only one. */
@@ -227,6 +210,7 @@ async function serveAndCall() {
 }
 
 async function cleanUp() {
+  if (initDev) await initDev.stop();
   if (dev) await dev.stop();
   // FRESH_PROJECT_KEEP=1 keeps the project to look into (the servers are stopped all the same).
   if (process.env.FRESH_PROJECT_KEEP) console.log(`fresh-project: kept ${work}`);
@@ -235,18 +219,27 @@ async function cleanUp() {
 
 // The whole test is bounded: a stuck step fails the run instead of hanging CI.
 const watchdog = setTimeout(() => {
-  console.error("fresh-project: took longer than 6 minutes; stopping");
+  console.error("fresh-project: took longer than 15 minutes; stopping");
   void cleanUp().then(() => process.exit(1));
-}, 360_000);
+}, 900_000);
 
 try {
-  const examples = await createProject(await pack());
+  const tarball = await pack();
+  const { project: generated } = await checkInitProject({
+    work,
+    tarball,
+    log,
+    started: (server) => (initDev = server),
+  });
+  await runDocsExamples({ project: generated, repo, log });
+  const examples = await createProject(tarball);
   await checkTypes(examples);
   await checkBundles();
   await serveAndCall();
   log("all checks passed");
 } catch (error) {
   console.error(error instanceof Error ? error.message : error);
+  if (initDev) console.error(`the generated project's npm run dev output:\n${initDev.output()}`);
   if (dev) console.error(`wrangler dev output:\n${dev.output()}`);
   process.exitCode = 1;
 } finally {

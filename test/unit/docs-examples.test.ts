@@ -21,8 +21,9 @@ const pages = [
     .filter((f) => f.endsWith(".md"))
     .map((f) => `docs/${f}`),
 ];
+// env.d.ts declares the examples' bindings; it is not a sample.
 const examples = readdirSync(new URL("docs/examples/", root))
-  .filter((f) => f.endsWith(".ts"))
+  .filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"))
   .map((f) => ({ file: f, code: body(read(`docs/examples/${f}`)) }));
 const blocks = pages.flatMap((page) =>
   [...read(page).matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m, i) => ({

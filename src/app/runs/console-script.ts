@@ -13,7 +13,8 @@ export const CONSOLE_SCRIPT = String.raw`
   let runs = [];
   let next;
   const headers = () => {
-    const key = $("runs-key");
+    // The page's one key box (status-page.ts), present when the runs need a token.
+    const key = $("page-key");
     return key && key.value ? { authorization: "Bearer " + key.value } : {};
   };
   const el = (tag, text, cls) => {
@@ -78,11 +79,13 @@ export const CONSOLE_SCRIPT = String.raw`
     outcomes();
   }
 
+  // The y axis sits at x = 64: room for a label such as "12,345 ms" right-aligned before it
+  // (at 40, a three-digit label lost its first digit to the chart's left edge).
   function axes(chart, maxY, label) {
-    chart.append(svg("line", { x1: 40, y1: 160, x2: 510, y2: 160, stroke: "#bbb" }));
-    chart.append(svg("line", { x1: 40, y1: 10, x2: 40, y2: 160, stroke: "#bbb" }));
-    chart.append(svg("text", { x: 36, y: 16, "text-anchor": "end" }, label(maxY)));
-    chart.append(svg("text", { x: 36, y: 162, "text-anchor": "end" }, label(0)));
+    chart.append(svg("line", { x1: 64, y1: 160, x2: 510, y2: 160, stroke: "#bbb" }));
+    chart.append(svg("line", { x1: 64, y1: 10, x2: 64, y2: 160, stroke: "#bbb" }));
+    chart.append(svg("text", { x: 60, y: 16, "text-anchor": "end", class: "axis-max" }, label(maxY)));
+    chart.append(svg("text", { x: 60, y: 162, "text-anchor": "end" }, label(0)));
   }
 
   function durations() {
@@ -94,7 +97,7 @@ export const CONSOLE_SCRIPT = String.raw`
     if (points.length === 0) return;
     const t0 = points[0].startedAt;
     const span = Math.max(1, points[points.length - 1].startedAt - t0);
-    const x = (r) => (points.length === 1 ? 275 : 45 + ((r.startedAt - t0) / span) * 460);
+    const x = (r) => (points.length === 1 ? 287 : 69 + ((r.startedAt - t0) / span) * 436);
     const y = (r) => 160 - (r.durationMs / maxY) * 145;
     chart.append(svg("polyline", {
       points: points.map((r) => x(r).toFixed(1) + "," + y(r).toFixed(1)).join(" "),
@@ -105,7 +108,7 @@ export const CONSOLE_SCRIPT = String.raw`
       dot.append(svg("title", {}, r.tool + " · " + r.outcome + " · " + ms(r.durationMs)));
       chart.append(dot);
     }
-    chart.append(svg("text", { x: 45, y: 178 }, time(t0)));
+    chart.append(svg("text", { x: 69, y: 178 }, time(t0)));
     chart.append(svg("text", { x: 505, y: 178, "text-anchor": "end" }, time(points[points.length - 1].startedAt)));
   }
 
@@ -121,21 +124,22 @@ export const CONSOLE_SCRIPT = String.raw`
     axes(chart, maxY, (n) => n);
     tools.forEach((tool, i) => {
       let top = 160;
-      const x = 80 + i * 150;
+      // Bars end by x = 370, the legend starts at 420: they never overlap.
+      const x = 90 + i * 110;
       Object.keys(COLORS).forEach((outcome, j) => {
         const n = counts[i][j];
         if (!n) return;
         const h = (n / maxY) * 145;
         top -= h;
-        const bar = svg("rect", { x, y: top, width: 70, height: h, fill: COLORS[outcome], class: "bar", "data-tool": tool, "data-outcome": outcome });
+        const bar = svg("rect", { x, y: top, width: 60, height: h, fill: COLORS[outcome], class: "bar", "data-tool": tool, "data-outcome": outcome });
         bar.append(svg("title", {}, tool + ": " + n + " " + outcome));
         chart.append(bar);
       });
-      chart.append(svg("text", { x: x + 35, y: 176, "text-anchor": "middle" }, tool));
+      chart.append(svg("text", { x: x + 30, y: 176, "text-anchor": "middle" }, tool));
     });
     Object.entries(COLORS).forEach(([outcome, color], j) => {
-      chart.append(svg("rect", { x: 440, y: 14 + j * 15, width: 10, height: 10, fill: color }));
-      chart.append(svg("text", { x: 455, y: 23 + j * 15 }, outcome));
+      chart.append(svg("rect", { x: 420, y: 14 + j * 15, width: 10, height: 10, fill: color, class: "legend" }));
+      chart.append(svg("text", { x: 435, y: 23 + j * 15 }, outcome));
     });
   }
 
@@ -178,6 +182,11 @@ export const CONSOLE_SCRIPT = String.raw`
 
   $("runs-form").addEventListener("submit", (event) => { event.preventDefault(); load(false); });
   $("runs-more").addEventListener("click", () => load(true));
-  if (!$("runs-key")) load(false);
+  if (!$("page-key")) load(false);
+  else {
+    // The runs need a key: say so where the charts would be, not as two empty boxes.
+    for (const id of ["chart-durations", "chart-outcomes"])
+      $(id).append(svg("text", { x: 260, y: 95, "text-anchor": "middle", class: "hint" }, "Enter the API key at the top of the page, then Load runs"));
+  }
 })();
 `;

@@ -22,9 +22,9 @@ export const CONSOLE_STYLE = `
 #runs-table{width:100%;font-size:13px}#runs-table tbody tr{cursor:pointer}#runs-table tbody tr:hover{background:#f0f4ff}
 .o-ok{color:#0a7d32}.o-error{color:#b00020}.o-timeout,.o-limit{color:#8a5300}
 .charts{display:flex;gap:1rem;flex-wrap:wrap}.charts figure{margin:0;flex:1 1 26rem}.charts figcaption{font-size:13px;color:#666}
-svg.chart{width:100%;height:190px;background:#fafafa;border:1px solid #e5e5e5}svg.chart text{font:11px system-ui,sans-serif;fill:#555}
+svg.chart{width:100%;height:190px;background:#fafafa;border:1px solid #e5e5e5}svg.chart text{font:11px system-ui,sans-serif;fill:#555}svg.chart text.hint{font-size:14px;fill:#8a5300}
 ol.program{background:#f5f5f7;padding:.5rem .5rem .5rem 3rem;font:13px ui-monospace,monospace;max-height:24rem;overflow:auto}
-ol.program li{white-space:pre}ol.program li::marker{color:#999}`;
+ol.program li{white-space:pre-wrap;overflow-wrap:anywhere}ol.program li::marker{color:#999}`;
 
 /**
  * The console's HTML.
@@ -35,7 +35,7 @@ export function consoleSection(options: ConsoleOptions): string {
     return `<h2>Runs</h2><p id="runs-off" class="muted">The run history is off (RUNS=off).</p>`;
   return `<h2>Runs</h2>
 <form id="runs-form">
-${options.needsToken ? '<label>Bearer token (API key or OAuth access token) <input id="runs-key" type="password" autocomplete="off"></label> ' : ""}<label>tool <select id="runs-tool"><option value="">all</option><option>search</option><option>execute</option><option>code</option></select></label>
+<label>tool <select id="runs-tool"><option value="">all</option><option>search</option><option>execute</option><option>code</option></select></label>
 <label>outcome <select id="runs-outcome"><option value="">all</option><option>ok</option><option>error</option><option>timeout</option><option>limit</option></select></label>
 <button id="runs-load" type="submit">Load runs</button> <span id="runs-status" class="muted"></span>
 </form>

@@ -78,12 +78,58 @@ describe("code-mode-mcp arguments", () => {
       dryRun: true,
       passThrough: ["--name", "mine"],
     });
-    expect(refused(["deploy", "--spec", "x.yaml"])).toContain("deploy takes no settings flags");
+    expect(refused(["deploy", "--base-url", "https://x.test"])).toContain(
+      "deploy takes no settings flags",
+    );
+  });
+
+  it("deploy --spec points to the supported path: init a project for the spec, deploy that", () => {
+    const message = refused(["deploy", "--spec", "x.yaml"]);
+    expect(message).toContain("cannot take a spec at deploy time");
+    expect(message).toContain(
+      "npx code-mode-mcp init my-api --spec x.yaml && cd my-api && npm run deploy",
+    );
+  });
+
+  it.each([
+    ["https://raw.githubusercontent.com/o/r/main/openapi.yaml"],
+    ["HTTP://x.test/a.json"],
+    ["file:///tmp/a.json"],
+  ])("a spec URL (%s) is refused before anything runs, with the download to do", (url) => {
+    for (const argv of [["serve", "--spec", url], ["init", "--spec", url], [`--spec=${url}`]]) {
+      const message = refused(argv);
+      expect(message).toContain("URLs are not fetched: download it first");
+      expect(message).toContain(`curl -fLo openapi.json '${url}'`);
+    }
+  });
+
+  it("init takes one folder and only the flags that shape the project", () => {
+    expect(ok(["init"])).toMatchObject({ command: "init", positional: [], install: true });
+    expect(
+      ok(["init", "mine", "--spec", "a.yaml", "--upstream", "https://m.test/mcp", "--no-install"]),
+    ).toMatchObject({
+      command: "init",
+      positional: ["mine"],
+      install: false,
+      settings: { SPEC_FILE: "a.yaml", UPSTREAM_MCP_URL: "https://m.test/mcp" },
+    });
+    expect(refused(["init", "a", "b"])).toContain("init takes one folder");
+    expect(refused(["init", "--port", "9000"])).toContain("init takes only --spec");
+    expect(refused(["init", "--stdio"])).toContain("init takes only --spec");
   });
 
   it("--help wins and its text shows every command", () => {
     expect(ok(["serve", "--help"]).command).toBe("help");
-    for (const part of ["serve --spec", "--upstream", "--stdio", "check", "deploy", "API_TOKEN"])
+    for (const part of [
+      "init [folder]",
+      "serve --spec",
+      "--upstream",
+      "--stdio",
+      "check",
+      "deploy",
+      "API_TOKEN",
+      "Needs Node.js 22 or later",
+    ])
       expect(HELP).toContain(part);
   });
 });

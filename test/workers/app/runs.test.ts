@@ -230,11 +230,13 @@ describe("run settings and the console", () => {
       "run-program",
     ])
       expect(html).toContain(`id="${id}"`);
-    expect(html).not.toContain('id="runs-key"');
+    expect(html).not.toContain('id="page-key"');
     const keyed = await (
       await configured({ MCP_API_KEY: "runs-test-key-0123456789" })("http://localhost/")
     ).text();
-    expect(keyed).toContain('id="runs-key"');
+    // One key box for the page: the search form and the runs share it.
+    expect(keyed.match(/type="password"/g)).toHaveLength(1);
+    expect(keyed).toContain('id="page-key"');
     const off = await (await configured({ RUNS: "off" })("http://localhost/")).text();
     expect(off).toContain('id="runs-off"');
     expect(off).not.toContain('id="runs-table"');

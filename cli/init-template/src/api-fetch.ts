@@ -1,0 +1,33 @@
+// `/mcp`: your API (src/openapi.json) as two tools. `search` runs the model's code against the
+// spec; `execute` runs it with `codemode.request()`, which reaches this file's `request` callback
+// and nothing else (the sandbox has no network). The callback adds the credential: API_TOKEN
+// lives here, in the host, never in the sandbox, and is redacted from anything the API echoes.
+import { createMcpHandler, openApiMcpServer, WorkerLoaderExecutor } from "code-mode-mcp";
+import { env } from "cloudflare:workers";
+import spec from "./openapi.json";
+
+const token = env.API_TOKEN ?? "";
+
+/** The MCP endpoint `/mcp` (created once per isolate; each request gets a fresh server). */
+export const apiHandler = createMcpHandler(
+  openApiMcpServer({
+    spec,
+    executor: new WorkerLoaderExecutor({ loader: env.LOADER }),
+    request: ({ method, path, query, body }) => {
+      const url = new URL(`${env.API_BASE_URL.replace(/\/$/, "")}${path}`);
+      for (const [name, value] of Object.entries(query ?? {}))
+        if (value !== undefined) url.searchParams.set(name, String(value));
+      return fetch(url, {
+        method,
+        headers: {
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    },
+    // A secret must be at least 8 characters: an unset token is simply not sent.
+    secrets: token ? [token] : [],
+  }),
+  { route: "/mcp" },
+);

@@ -1,0 +1,13 @@
+// The Worker: the OpenAPI tools at /mcp. (To add a code tool over an MCP server at /mcp/code, run
+// `npx code-mode-mcp init --upstream <url>` in an empty folder and copy its src/code.ts.)
+import { apiHandler } from "./api";
+
+export default {
+  fetch(request, env, ctx) {
+    const { pathname } = new URL(request.url);
+    if (pathname === "/mcp") return apiHandler(request, env, ctx);
+    return new Response("MCP endpoint: /mcp (search, execute)\n", {
+      status: pathname === "/" ? 200 : 404,
+    });
+  },
+} satisfies ExportedHandler<Cloudflare.Env>;

@@ -1,0 +1,182 @@
+// issue #32: the status page with runs in it, in headless Chromium (Debian `chromium`), shows none
+// of the layout defects users saw: the duration chart's top label inside the chart (a 3-digit
+// "ms" label lost its first digit), the outcome legend clear of every bar, a long program and a
+// long result wrapped inside the page (no horizontal scrolling), and a favicon. Saves
+// screenshots to test/.artifacts/status-page-layout*.png.
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { chromium } from "playwright-core";
+import { check, withServer } from "./server.mjs";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+if (!existsSync(CHROMIUM))
+  throw new Error(
+    `e2e status-page-layout: ${CHROMIUM} is missing. Fix: apt-get update && apt-get install -y chromium (.ci/run does this).`,
+  );
+const artifacts = fileURLToPath(new URL("../.artifacts/", import.meta.url));
+mkdirSync(artifacts, { recursive: true });
+const profile = mkdtempSync(join(tmpdir(), "codemode-chromium-"));
+
+/** A program with a 600-character line that returns a 3,000-character word, and takes ≥ 400 ms. */
+const LONG = `async () => {
+  // ${"a-very-long-comment-".repeat(30)}
+  await new Promise((resolve) => setTimeout(resolve, 450));
+  return "${"x".repeat(3000)}";
+}`;
+
+try {
+  await withServer({}, async ({ url }) => {
+    const client = new Client(
+      { name: "e2e-layout", version: "1.0.0" },
+      { versionNegotiation: { mode: "auto" } },
+    );
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`)));
+    await client.callTool({ name: "search", arguments: { code: "async () => 1" } });
+    await client.callTool({ name: "search", arguments: { code: LONG } });
+    await client.callTool({
+      name: "execute",
+      arguments: { code: "async () => { throw new Error('no') }" },
+    });
+    await client.close();
+    const code = new Client(
+      { name: "e2e-layout", version: "1.0.0" },
+      { versionNegotiation: { mode: "auto" } },
+    );
+    await code.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp/code`)));
+    await code.callTool({ name: "code", arguments: { code: "async () => 2" } });
+    await code.close();
+
+    const favicon = await fetch(`${url}/favicon.ico`);
+    check(
+      favicon.status === 200 && favicon.headers.get("content-type") === "image/svg+xml",
+      `/favicon.ico → ${favicon.status} ${favicon.headers.get("content-type")}`,
+    );
+
+    const browser = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      viewport: { width: 1000, height: 1400 },
+      headless: true,
+      timeout: 60_000,
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync"],
+    });
+    try {
+      const page = await browser.newPage();
+      page.setDefaultTimeout(60_000);
+      await page.goto(`${url}/`, { waitUntil: "load" });
+      await page.waitForSelector("#chart-outcomes .bar");
+      await page.waitForSelector("#chart-durations .point");
+      // Browser code as text: it runs in the page, where the DOM types this script lacks exist.
+      /** @type {{ label: string, labelLeft: number, chartLeft: number, bars: number, legend: number, overlaps: number }} */
+      const layout = await page.evaluate(`(() => {
+        const box = (el) => el.getBoundingClientRect();
+        const chart = document.getElementById("chart-durations");
+        const label = chart.querySelector(".axis-max");
+        const bars = [...document.querySelectorAll("#chart-outcomes .bar")].map(box);
+        const legend = [...document.querySelectorAll("#chart-outcomes .legend")].map(box);
+        const overlaps = legend.filter((l) =>
+          bars.some((b) => l.left < b.right && b.left < l.right && l.top < b.bottom && b.top < l.bottom),
+        ).length;
+        return {
+          label: label.textContent,
+          labelLeft: box(label).left,
+          chartLeft: box(chart).left,
+          bars: bars.length,
+          legend: legend.length,
+          overlaps,
+        };
+      })()`);
+      check(/^\d{3,}/.test(layout.label ?? ""), `the top label is "${layout.label}", not ≥ 100 ms`);
+      check(
+        layout.labelLeft >= layout.chartLeft,
+        `the top label "${layout.label}" starts at ${layout.labelLeft}, left of the chart (${layout.chartLeft})`,
+      );
+      check(layout.bars >= 3 && layout.legend >= 3, `bars ${layout.bars}, legend ${layout.legend}`);
+      check(layout.overlaps === 0, `${layout.overlaps} legend entries lie over a bar`);
+      await page.screenshot({ path: join(artifacts, "status-page-layout.png"), fullPage: true });
+
+      // The long run's detail: its program and result wrap inside the page.
+      const rows = page.locator("#runs-table tbody tr");
+      const count = await rows.count();
+      let opened = false;
+      for (let i = 0; i < count && !opened; i++) {
+        await rows.nth(i).click();
+        await page.waitForTimeout(300);
+        const result = (await page.textContent("#run-result")) ?? "";
+        opened = result.includes("x".repeat(100));
+      }
+      check(opened, "no run's detail shows the long result");
+      /** @type {{ scroll: number, client: number }} */
+      const widths = await page.evaluate(
+        "({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })",
+      );
+      check(
+        widths.scroll <= widths.client,
+        `the page scrolls sideways: ${widths.scroll} px of content in ${widths.client} px`,
+      );
+      await page.screenshot({
+        path: join(artifacts, "status-page-layout-run.png"),
+        fullPage: true,
+      });
+      console.log(
+        `e2e status-page-layout: label "${layout.label}" inside the chart, legend clear of ${layout.bars} bars, long run wraps, favicon — ok; screenshots in test/.artifacts/`,
+      );
+    } finally {
+      await browser.close();
+    }
+  });
+
+  // With an API key: one key box for the page, and a hint where the charts need the key.
+  const KEY = "layout-e2e-key-0123456789abcdef";
+  await withServer({ MCP_API_KEY: KEY }, async ({ url }) => {
+    const browser = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      viewport: { width: 1000, height: 1400 },
+      headless: true,
+      timeout: 60_000,
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync"],
+    });
+    try {
+      const page = await browser.newPage();
+      page.setDefaultTimeout(60_000);
+      await page.goto(`${url}/`, { waitUntil: "load" });
+      const boxes = await page.locator('input[type="password"]').count();
+      check(boxes === 1, `${boxes} key boxes on the page, not one`);
+      const hints = await page.locator("svg.chart text.hint").allTextContents();
+      check(
+        hints.length === 2 && hints.every((h) => h.includes("API key")),
+        `chart hints: ${JSON.stringify(hints)}`,
+      );
+      await page.screenshot({
+        path: join(artifacts, "status-page-layout-key.png"),
+        fullPage: true,
+      });
+      await page.fill("#page-key", KEY);
+      await page.click("#search-run");
+      await page.waitForSelector(
+        '#search-result[data-state="ok"], #search-result[data-state="error"]',
+      );
+      check(
+        (await page.getAttribute("#search-result", "data-state")) === "ok",
+        `search with the page's key → ${await page.textContent("#search-result")}`,
+      );
+      await page.click("#runs-load");
+      await page.waitForSelector(
+        '#runs-table[data-state="loaded"], #runs-table[data-state="error"]',
+      );
+      check(
+        (await page.getAttribute("#runs-table", "data-state")) === "loaded",
+        `runs with the page's key → ${await page.textContent("#runs-status")}`,
+      );
+      console.log(
+        "e2e status-page-layout: with an API key, one key box serves search and runs, charts hint at the key — ok",
+      );
+    } finally {
+      await browser.close();
+    }
+  });
+} finally {
+  rmSync(profile, { recursive: true, force: true });
+}

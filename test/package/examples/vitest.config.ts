@@ -1,0 +1,53 @@
+// Runs examples.test.ts in workerd over the docs' examples, with the secrets and the spec text
+// the examples read from `env` (test values: nothing here reaches a real API). The codeMcpServer
+// examples name https://mcp.example.com/mcp: the Worker's outbound requests to that host reach a
+// real MCP server (SDK v2) running here in Node, which checks the example's bearer token.
+import { readFileSync } from "node:fs";
+import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
+import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
+import { defineConfig } from "vitest/config";
+import { z } from "zod";
+
+const spec = readFileSync(new URL("./openapi.json", import.meta.url), "utf8");
+const UPSTREAM_TOKEN = "docs-example-upstream-token";
+
+const upstream = createMcpHandler(() => {
+  const server = new McpServer({ name: "example-upstream", version: "1.0.0" });
+  server.registerTool(
+    "greet",
+    { description: "Greets someone", inputSchema: z.object({ name: z.string() }) },
+    async ({ name }) => ({ content: [{ type: "text", text: `Hello, ${name}!` }] }),
+  );
+  return server;
+});
+
+/** The Worker's outbound requests: mcp.example.com is the upstream above; anything else is refused. */
+async function outbound(request: Request): Promise<Response> {
+  const url = new URL(request.url);
+  if (url.hostname !== "mcp.example.com")
+    return new Response(`no network in this test: ${url.hostname}`, { status: 502 });
+  const headers = new Headers(request.headers);
+  // The README's example sends it as x-api-key, docs/library.md's as a bearer token.
+  const sent = headers.get("x-api-key") ?? headers.get("authorization")?.replace(/^Bearer /, "");
+  if (sent !== UPSTREAM_TOKEN) return new Response("unauthorized", { status: 401 });
+  const body = request.method === "GET" ? undefined : await request.arrayBuffer();
+  return upstream.fetch(new Request(request.url, { method: request.method, headers, body }));
+}
+
+export default defineConfig({
+  plugins: [
+    cloudflareTest({
+      wrangler: { configPath: "./examples/wrangler.jsonc" },
+      miniflare: {
+        bindings: {
+          SPEC: spec,
+          API_TOKEN: "docs-example-api-token",
+          UPSTREAM_TOKEN,
+          STATE_KEY: "docs-example-request-state-key-0123456789",
+        },
+        outboundService: outbound,
+      },
+    }),
+  ],
+  test: { include: ["examples/**/*.test.ts"], testTimeout: 30_000 },
+});

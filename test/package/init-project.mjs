@@ -1,0 +1,146 @@
+// The fresh-project test's first part (issue #32, "works on the first try"): in an empty folder,
+// `npx --package <tarball> code-mode-mcp init` writes a Worker project and installs it; then,
+// with no edit, the project's own `npm test` passes and its `npm run dev` (wrangler dev) answers
+// real MCP clients: `search` and `execute` at /mcp, `code` at /mcp/code. The docs' examples are
+// then copied into the project's examples/ and run there by test/package/examples/ (their own
+// vitest project over the same installed package), so what the README shows is what runs.
+import { cp, mkdir, readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { freePort } from "../../scripts/free-port.mjs";
+import { run, start, waitForHttp } from "./steps.mjs";
+
+/**
+ * @param {boolean} ok
+ * @param {string} message
+ */
+function check(ok, message) {
+  if (!ok) throw new Error(`fresh-project (init): ${message}`);
+}
+
+/**
+ * How many tests vitest says passed, or undefined when any failed or none ran.
+ * @param {string} output - vitest's, colours and all
+ * @returns {string | undefined}
+ */
+function passedTests(output) {
+  // oxlint-disable-next-line no-control-regex -- removing the terminal's colour codes
+  const plain = output.replaceAll(/\u001b\[[0-9;]*m/g, "");
+  if (/Tests\s+.*\bfailed\b/.test(plain)) return undefined;
+  return plain.match(/Tests\s+(\d+) passed/)?.[1];
+}
+
+/** @param {any} result @returns {string} the first text block */
+function text(result) {
+  return result?.content?.[0]?.text ?? "";
+}
+
+/** @param {string} url */
+async function connect(url) {
+  const client = new Client(
+    { name: "fresh-project-init", version: "1.0.0" },
+    { versionNegotiation: { mode: "auto" } },
+  );
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  return client;
+}
+
+/**
+ * Runs the whole init check.
+ * @param {object} options
+ * @param {string} options.work - the test's temporary folder (removed by the caller)
+ * @param {string} options.tarball - the packed file's name, in `work`
+ * @param {(line: string) => void} options.log
+ * @param {(server: ReturnType<typeof start>) => void} options.started - so the caller stops it
+ */
+export async function checkInitProject({ work, tarball, log, started }) {
+  const empty = join(work, "init");
+  await mkdir(empty);
+  const output = await run(
+    "npx",
+    ["--yes", "--package", join(work, tarball), "code-mode-mcp", "init", "my-mcp-server"],
+    { cwd: empty, timeoutMs: 300_000 },
+  );
+  const project = join(empty, "my-mcp-server");
+  check(output.includes("ready in"), `init did not finish:\n${output}`);
+  const written = (await readdir(project)).toSorted().join(" ");
+  log(`init wrote ${written}`);
+  const ignored = await readFile(join(project, ".gitignore"), "utf8");
+  check(/^\.dev\.vars$/m.test(ignored), `.dev.vars is not git-ignored:\n${ignored}`);
+
+  const tested = await run("npm", ["test"], { cwd: project, timeoutMs: 300_000 });
+  const passed = passedTests(tested);
+  check(passed !== undefined, `npm test:\n${tested}`);
+  log(`the project's npm test: tsc, then ${passed} tests in workerd passed`);
+
+  const [port, inspector] = [await freePort(), await freePort()];
+  const dev = start(
+    "npm",
+    [
+      "run",
+      "dev",
+      "--",
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--inspector-port",
+      String(inspector),
+    ],
+    { cwd: project },
+  );
+  started(dev);
+  const base = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${base}/`, dev);
+  const api = await connect(`${base}/mcp`);
+  const tools = (await api.listTools()).tools.map((t) => t.name).toSorted();
+  check(tools.join(",") === "execute,search", `/mcp tools: ${tools}`);
+  const search = await api.callTool({
+    name: "search",
+    arguments: { code: "async () => Object.keys((await codemode.spec()).paths)" },
+  });
+  check(text(search).includes("/tasks/{id}"), `search → ${JSON.stringify(search)}`);
+  const executed = await api.callTool({
+    name: "execute",
+    arguments: {
+      code: `async () => (await codemode.request({ method: "GET", path: "/tasks", query: { status: "blocked" } })).length`,
+    },
+  });
+  check(!executed.isError && text(executed) === "2", `execute → ${JSON.stringify(executed)}`);
+  await api.close();
+  const code = await connect(`${base}/mcp/code`);
+  const ran = await code.callTool({
+    name: "code",
+    arguments: {
+      code: `async () => (await codemode.list_tasks({})).tasks.map((t) => t.owner).join("+")`,
+    },
+  });
+  check(!ran.isError && text(ran).includes("ana+bo+ana+cy"), `code → ${JSON.stringify(ran)}`);
+  await code.close();
+  await dev.stop();
+  log(`npm run dev: search, execute (/mcp) and code (/mcp/code) answer real MCP clients`);
+  return { project };
+}
+
+/**
+ * Copies docs/examples/ and the examples' test Worker (test/package/examples/) into the
+ * generated project and runs them there: each example module is loaded and served by the
+ * package as installed, the way a user pastes it.
+ * @param {object} options
+ * @param {string} options.project - the generated project
+ * @param {string} options.repo
+ * @param {(line: string) => void} options.log
+ */
+export async function runDocsExamples({ project, repo, log }) {
+  const examples = join(project, "examples");
+  await cp(join(repo, "docs/examples"), examples, { recursive: true });
+  await cp(join(repo, "test/package/examples"), examples, { recursive: true });
+  const output = await run("npx", ["vitest", "run", "--config", "examples/vitest.config.ts"], {
+    cwd: project,
+    timeoutMs: 300_000,
+  });
+  const passed = passedTests(output);
+  check(passed !== undefined, `the docs' examples:\n${output}`);
+  await run("npx", ["tsc", "-p", "examples/tsconfig.json"], { cwd: project });
+  log(`the docs' examples type-check and run in the generated project (${passed} tests)`);
+}

@@ -41,6 +41,8 @@ const ENV = {
   // The 18,000 calls take ~20 min on a loaded 2-core machine; CI runs a shortened soak
   // (SOAK_CALLS overrides; run test/e2e/soak.mjs directly for the full one).
   soak: { SOAK_CALLS: process.env.SOAK_CALLS ?? "1500" },
+  // Each launch validates GitHub's 13 MB spec under load (1–2 min); STDIO_LAUNCHES=10 by hand.
+  "stdio-big-spec": { STDIO_LAUNCHES: process.env.STDIO_LAUNCHES ?? "2" },
 };
 const chosen = process.argv.slice(2);
 const scripts = chosen.length > 0 ? ALL.filter((s) => chosen.includes(s)) : ALL;

@@ -61,7 +61,7 @@ const RULES: {
   },
   {
     area: "src/executor/runners/",
-    may: [],
+    may: ["src/errors.ts"],
     packagesBanned: ["@modelcontextprotocol/", "node:", "zod"],
     why: "local sandbox runners: a loader look-alike on the host and the runner's entrypoint; nothing of the executors, so the runner Worker stays tiny",
   },

@@ -14,6 +14,7 @@
  *
  * Does not do: load anything on the host. Deployed, the real `LOADER` binding is used instead.
  */
+import { CodeModeError } from "../../errors";
 import type { RunnerAnswer, RunnerApi } from "./runner-protocol";
 
 /**
@@ -133,7 +134,8 @@ export class RunnerLoader {
     private readonly now: () => number = Date.now,
     private readonly track: HostTracker = plainTracker,
   ) {
-    if (runners.length === 0) throw new RangeError("RunnerLoader needs at least one runner.");
+    if (runners.length === 0)
+      throw new CodeModeError("invalid_option", "RunnerLoader needs at least one runner binding.");
     this.slots = runners.map((runner) => ({
       runner,
       busy: 0,

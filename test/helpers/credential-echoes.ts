@@ -4,6 +4,10 @@
  * credential back. Shared by the unit test of redaction and the hostile suite that runs a program
  * against each echo: an echo is recovered when its decoder, applied to what the program received,
  * yields the credential.
+ *
+ * Before issue #29, nine of the one-layer echoes were already caught (every byte percent-encoded,
+ * `\uHHHH` and JSON escapes, base16 in both cases, base64, base64url, reversed, UTF-16LE); they
+ * stay as regression cases. Every other echo reached the program recoverable.
  */
 
 /** A credential with the punctuation named character references exist for (`_ . /`). */

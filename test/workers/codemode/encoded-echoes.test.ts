@@ -107,3 +107,52 @@ describe("an echoed credential, however the API encodes it, never reaches the pr
     },
   );
 });
+
+describe("response headers carrying the credential, read with response: full", () => {
+  it("give the program nothing: Set-Cookie, Authorization echoes, Link, Location, WWW-Authenticate", async () => {
+    const b64 = btoa(ECHO_SECRET);
+    const headers = new Headers([
+      ["content-type", "application/json"],
+      ["set-cookie", `session=${ECHO_SECRET}; HttpOnly; Path=/`],
+      ["set-cookie", `token=${encodeURIComponent(b64)}; Secure`],
+      ["x-debug-authorization", `Bearer ${ECHO_SECRET}`],
+      ["link", `<https://api.example/next?access_token=${ECHO_SECRET}>; rel="next"`],
+      ["location", `https://api.example/cb#token=${b64}`],
+      ["www-authenticate", `Bearer realm="api", error="invalid_token", token="${b64}"`],
+      [`x-${ECHO_SECRET.toLowerCase().replace(/[^a-z0-9-]/g, "-")}`, "1"],
+    ]);
+    const factory = openApiMcpServer({
+      spec,
+      executor,
+      request: () => new Response("{}", { status: 200, headers }),
+      secrets: [`Bearer ${ECHO_SECRET}`, ECHO_SECRET],
+    });
+    const client = await connect(createMcpHandler(factory));
+    const result = await client.callTool({
+      name: "execute",
+      arguments: {
+        code: `async () => {
+          const r = await codemode.request({ method: "GET", path: "/echo/0", response: "full" });
+          return JSON.stringify(r.headers).split("").join("|");
+        }`,
+      },
+    });
+    await client.close();
+    const got = text(result).replaceAll("|", "");
+    expect(got).toContain("x-debug-authorization");
+    for (const recover of [
+      (t: string) => t,
+      decodeURIComponent,
+      (t: string) =>
+        t.replace(/[A-Za-z0-9+/=]{12,}/g, (run) => {
+          try {
+            return atob(run);
+          } catch {
+            return run;
+          }
+        }),
+    ])
+      expect(holds(recover(got), ECHO_SECRET)).toBe(false);
+    expect(got).not.toContain("session=");
+  });
+});

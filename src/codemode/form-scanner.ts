@@ -12,6 +12,8 @@
  * looked up in a bit set, and only on a hit (rare in ordinary text) are the forms compared.
  */
 
+import { CodeModeError } from "../errors";
+
 /** The sampled window length; every form is at least this long. */
 export const GRAM = 4;
 
@@ -49,13 +51,17 @@ export interface FormScanner {
 /**
  * Builds a scanner for a set of forms (ASCII letters match in any case).
  * @param forms - literal texts, each at least {@link GRAM} characters
- * @throws Error when a form is shorter than {@link GRAM}
+ * @throws CodeModeError `secret_too_short` when a form is shorter than {@link GRAM}
  */
 export function formScanner(forms: Iterable<string>): FormScanner {
   const unique = [...new Set([...forms].map(foldText))];
   if (unique.length === 0) return { scan: () => [] };
   const shortest = Math.min(...unique.map((form) => form.length));
-  if (shortest < GRAM) throw new Error(`a form shorter than ${GRAM} characters`);
+  if (shortest < GRAM)
+    throw new CodeModeError(
+      "secret_too_short",
+      `A secret form is shorter than ${GRAM} characters; secrets must be at least 8 characters (see assertRedactableSecrets).`,
+    );
   const step = shortest - GRAM + 1;
   const bits = new Uint32Array(1 << (BITS - 5));
   // For each window hash, the forms holding it and at which offset.

@@ -3,6 +3,8 @@
  * who learns a task id can neither read, wait for nor cancel the first caller's task. Under OAuth
  * the task belongs to the caller's identity; with an API key every holder of the key is one
  * caller (docs/runs.md), so someone without the key is refused before any task method runs.
+ * And an approval answered through the lane sends its request once, however often the accepted
+ * answer is replayed (concurrently and after the run ended).
  */
 import { describe, expect, it } from "vitest";
 import { authorizeQuery, pkce, REDIRECT_URI, tokenRequest } from "../../helpers/oauth-client";
@@ -110,5 +112,50 @@ describe("API key (MCP_API_KEY): every task method needs the key", () => {
       expect(await attempt(poster(worker, `${KEY}-wrong`), method, taskId)).toBe("401");
     }
     expect(await attempt(poster(worker, KEY), "tasks/get", taskId)).toBe("ok");
+  });
+});
+
+describe("an approval answered through the 2025 tasks lane", () => {
+  const STATE_KEY = "task-owner-request-state-key-0123456789abcdef";
+  const worker = configured({ APPROVALS: "on", REQUEST_STATE_KEY: STATE_KEY });
+
+  it("sends once, however often the accepted answer is replayed", async () => {
+    const title = `Replayed ${crypto.randomUUID().slice(0, 8)}`;
+    const post = poster(worker);
+    const created = (await rpcBody(
+      await post({
+        id: 1,
+        method: "tools/call",
+        params: {
+          name: "execute",
+          arguments: {
+            code: `async () => { await codemode.request({ method: "POST", path: "/tasks", body: { projectId: 3, title: ${JSON.stringify(title)} } }); return "wrote"; }`,
+          },
+          task: { ttl: 60_000 },
+        },
+      }),
+    )) as { result: { task: { taskId: string } } };
+    const { taskId } = created.result.task;
+    const status = async () =>
+      (
+        (await (await post({ id: 2, method: "tasks/get", params: { taskId } })).json()) as {
+          result: { status: string };
+        }
+      ).result.status;
+    for (let i = 0; i < 400 && (await status()) !== "input_required"; i++)
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    const accept = {
+      id: `task-input:${taskId}:1:approve_request`,
+      result: { action: "accept", content: { approve: true } },
+    };
+    await Promise.all([post(accept), post(accept), post(accept)]);
+    for (let i = 0; i < 400 && (await status()) !== "completed"; i++)
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    await post(accept);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const found = (await (
+      await worker(`${base}/demo-api/tasks?q=${encodeURIComponent(title)}`)
+    ).json()) as { total: number };
+    expect(found.total).toBe(1);
   });
 });

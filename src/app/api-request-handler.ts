@@ -11,6 +11,9 @@
  * path exactly as validated, matching the operation's path template), so nothing the URL parser
  * would reinterpret reaches another path.
  *
+ * A request that cannot reach the API fails with a `NetworkError` naming the host and why
+ * (./network-error.ts), never the URL's path or query.
+ *
  * Does not do: retries, or following redirects to other hosts with the credential (`fetch`
  * follows redirects, so it is set to `manual` and a 3xx comes back to the code as data).
  */
@@ -28,6 +31,7 @@ import { credentialSecrets, MIN_SECRET_LENGTH } from "../codemode/redaction";
 import type { ApiTarget } from "./config";
 import { demoApiFetch, type DemoStore } from "./demo/demo-store";
 import { CodeModeError } from "../errors";
+import { networkError } from "./network-error";
 
 /** The origin `demoApiFetch` puts in front of a path. */
 const DEMO_BASE = "http://demo-api.internal";
@@ -68,7 +72,14 @@ export function apiRequestHandler(
     if (forwarded) refuseShortToken(context);
     if (credential) headers.set(credential.header, credential.value);
     init.redirect = "manual";
-    const response = await send(url.href, init);
+    let response: Response;
+    try {
+      response = await send(url.href, init);
+    } catch (error) {
+      // A cancelled run keeps its own reason; a network failure is named (host and reason).
+      if (context.signal.aborted) throw error;
+      throw await networkError(url, error);
+    }
     // The server redacts the configured API_TOKEN itself; a forwarded caller token is known
     // only here, so it is redacted here before the response reaches the sandbox.
     return forwarded ? redact(response, credential.value) : response;

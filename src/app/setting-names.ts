@@ -25,6 +25,7 @@ export const SETTING_NAMES = [
   "RUNS",
   "RUNS_RETENTION_DAYS",
   "RUNS_RETENTION_COUNT",
+  "RUNS_RETENTION_BYTES",
   "EXECUTOR",
 ] as const;
 

@@ -9,14 +9,18 @@
  *
  * Security defaults: configured secrets are replaced with `[REDACTED]` before the response enters
  * the sandbox (an upstream that echoes credentials cannot leak them), on every channel: header
- * names and values; the raw body bytes (the secret's UTF-8 and UTF-16 byte forms, whatever the
- * declared charset); text after decoding with the declared charset; JSON before and after
- * parsing, so `\u` escapes cannot hide it; binary bodies are redacted in place (the secret's
- * bytes replaced by the marker), not refused. A body still compressed (`Content-Encoding: deflate`,
- * which workerd does not decode, or a gzip body nobody decoded) is withheld: redaction cannot
- * see into it. The status text never enters the sandbox, and `set-cookie` is dropped. See
- * ./redaction.ts for the forms matched.
+ * names and values; the raw body bytes (any charset, any offset, NULs between characters); the
+ * text in its declared charset (./body-charset.ts, UTF-32 included) when it differs from the
+ * bytes; all of it decoded first (./redaction.ts: percent, character references, escapes,
+ * quoted-printable, base16/32/64, two layers). A JSON body is parsed after redaction; its
+ * escapes were decoded in the search. Binary bodies are redacted in place (the secret's bytes
+ * replaced by the marker), not refused. Withheld, with a note saying why, instead of handed
+ * over: a body still compressed (`Content-Encoding: deflate`, which workerd does not decode, or a
+ * gzip body nobody decoded), a body in a charset that spells ASCII with other bytes and is not
+ * decoded here (UTF-7, EBCDIC), and a body still holding a secret after it was cut out. The
+ * status text never enters the sandbox, and `set-cookie` is dropped.
  */
+import { decodeBody } from "./body-charset";
 import { secretRedactor, type Redactor } from "./redaction";
 
 /** What sandbox code receives from `codemode.request()`. */
@@ -79,24 +83,35 @@ export async function toApiResult(
   });
   const type = response.headers.get("content-type") ?? "";
   const raw = new Uint8Array(await response.arrayBuffer());
+  const withheld = (reason: string) => ({
+    status: response.status,
+    ok: response.ok,
+    headers,
+    body: `[response body withheld: ${reason}]`,
+  });
   const coding = stillEncoded(response.headers.get("content-encoding"), raw);
   if (coding)
-    return {
-      status: response.status,
-      ok: response.ok,
-      headers,
-      body: `[response body withheld: it came compressed (Content-Encoding: ${coding}), so it cannot be checked for credentials before the program sees it]`,
-    };
+    return withheld(
+      `it came compressed (Content-Encoding: ${coding}), so it cannot be checked for credentials before the program sees it`,
+    );
   // The raw bytes first: a secret in a charset other than the declared one is caught here.
-  const bytes = redactor.bytes(raw);
-  let body: unknown = null;
-  if (bytes.byteLength === 0) body = null;
-  else if (/json/i.test(type)) body = jsonBody(decode(bytes, type), redactor);
-  else if (/^text\/|xml|x-www-form-urlencoded|javascript/i.test(type) || type === "")
-    body = redactor.text(decode(bytes, type));
-  else body = bytes;
+  const bytes = redactor.cleanBytes(raw);
+  if (!bytes) return withheld(UNSAFE);
+  if (bytes.byteLength === 0)
+    return { status: response.status, ok: response.ok, headers, body: null };
+  const textual = /json|^text\/|xml|x-www-form-urlencoded|javascript/i.test(type) || type === "";
+  if (!textual) return { status: response.status, ok: response.ok, headers, body: bytes };
+  const decoded = decodeBody(bytes, type);
+  if (decoded.kind === "unreadable") return withheld(decoded.reason);
+  // Text that reads exactly as the bytes did (ASCII) was searched already, in every view.
+  const text = decoded.sameAsBytes ? decoded.text : redactor.cleanText(decoded.text);
+  if (text === undefined) return withheld(UNSAFE);
+  const body = /json/i.test(type) ? jsonBody(text, redactor) : text;
   return { status: response.status, ok: response.ok, headers, body };
 }
+
+const UNSAFE =
+  "a configured credential was found in it in a form that could not be cut out cleanly, so it is not handed to the program";
 
 /**
  * The synchronous half of {@link toApiResult}, for a plain `{ status, headers?, body? }` (no
@@ -142,31 +157,19 @@ function stillEncoded(header: string | null, bytes: Uint8Array): string | undefi
   return undefined;
 }
 
-/** Text of a body in its declared charset (UTF-8 when none is declared or it is unknown). */
-function decode(bytes: Uint8Array, contentType: string): string {
-  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType)?.[1];
-  if (charset) {
-    try {
-      return new TextDecoder(charset).decode(bytes);
-    } catch {
-      // an unknown label: read it as UTF-8, like a response without one
-    }
-  }
-  return new TextDecoder().decode(bytes);
-}
-
 /**
- * A JSON body, parsed: the text is redacted first (numbers, and structure a secret spans), then,
- * when the text has escapes (`\u0041`, `\/`) that could spell a secret, the parsed value too.
+ * A JSON body, parsed. Its text was searched in every decoded view, JSON's escapes included, so
+ * the parsed strings hold no secret; they are walked again only when a secret itself contains a
+ * character that starts an escape (`%&\\=`): decoding such a secret's text would change it, so
+ * only the parsed value shows it as it is.
  */
 function jsonBody(text: string, redactor: Redactor): unknown {
-  const clean = redactor.text(text);
-  if (clean.trim() === "") return null;
+  if (text.trim() === "") return null;
   let parsed: unknown;
   try {
-    parsed = JSON.parse(clean);
+    parsed = JSON.parse(text);
   } catch {
-    return clean;
+    return text;
   }
-  return redactor.active && clean.includes("\\") ? redactor.data(parsed) : parsed;
+  return redactor.escapable && text.includes("\\") ? redactor.data(parsed) : parsed;
 }

@@ -7,17 +7,23 @@
  *    reads. An echoed credential is gone before the program could transform it.
  * 2. **On the final tool result** (a second line): results, console output and error messages.
  *
- * What a secret is matched as: the secret in any letter case, reversed, JSON-escaped (also every
- * character as `\uXXXX`), percent-encoded (also every byte as `%XX`), as hex of its UTF-8 bytes, as standard or URL-safe base64 of its UTF-8 bytes
- * at each of the 3 byte alignments, and, in bytes or text decoded with the wrong charset, as its
- * UTF-8, UTF-16LE and UTF-16BE byte sequences.
+ * How a secret is found ("decode before you look"): the text is searched as it is, without NULs
+ * (UTF-16/32 read one byte at a time), and in decoded views (./decoded-view.ts: percent-encoding
+ * repeated, HTML/XML character references, JavaScript/JSON/CSS escapes, quoted-printable, up to
+ * three layers deep) for the literal forms of ./secret-forms.ts: the secret, reversed and
+ * case-changed, and its base16/32/64/64url encodings, also of those copies and of its
+ * character-level, run and UTF-16 encodings. A match in a view is cut out of the original where
+ * its encoded form was, then the text is searched again; a text that still holds a secret after
+ * {@link MAX_ROUNDS} rounds is not made safe (`cleanText` and `cleanBytes` answer undefined, and
+ * response bodies are withheld). Bytes are searched one character per byte, so a secret's UTF-8,
+ * UTF-16 and UTF-32 forms are found at any offset and replaced in the same layout.
  *
  * What it cannot catch: a copy split into pieces or interleaved with other characters, XOR or
- * encryption, compositions of transforms (base64 of the reversed secret), encodings not listed
- * (UTF-32, EBCDIC), and compressed or archived bodies (a gzip or zip download is passed on as
- * bytes: a secret inside it is not seen). That is acceptable only because of line 1: a program
- * never holds the secret, so it cannot make such a copy; line 2 catches the secrets a program
- * might meet elsewhere (e.g. a value a person pasted into the code).
+ * encryption, three or more layers mixing run and character encodings, run encodings other than
+ * base16/32/64 (base58, base85, uuencode), character encodings it does not decode (legacy octal
+ * escapes, `+` for space beyond the literal form), and compressed or archived bodies (a gzip or
+ * zip download is passed on as bytes: a secret inside it is not seen). Line 2 catches what a
+ * program might meet elsewhere (e.g. a value a person pasted into the code).
  *
  * Why a minimum length ({@link MIN_SECRET_LENGTH}): a short secret matches ordinary text, JSON
  * keys and random bytes (with `x` every `"type": "text"` was rewritten), and its base64 forms are
@@ -25,7 +31,9 @@
  * shorter than that is guessable anyway, so it is refused at start instead.
  */
 import { CodeModeError } from "../errors";
-import { byteView, fromLatin1, latin1, pattern, textForms, utf16, utf8 } from "./secret-forms";
+import { decodedViews, MAX_SWALLOWED, originalRange, type View } from "./decoded-view";
+import { formScanner, GRAM, type FormScanner, type Range } from "./form-scanner";
+import { byteView, fromLatin1, secretForms, utf8 } from "./secret-forms";
 
 /** Secrets shorter than this are refused: see the file header for why. */
 export const MIN_SECRET_LENGTH = 8;
@@ -37,10 +45,23 @@ export const REDACTED = "[REDACTED]";
 export interface Redactor {
   /** False when no secret is configured (then every method returns its input). */
   readonly active: boolean;
+  /**
+   * True when a secret contains a character that starts an encoded sequence (`%`, `&`, `\\`,
+   * `=`): decoding changes such a secret itself, so text that was decoded by a parser (JSON)
+   * must be searched again after parsing.
+   */
+  readonly escapable: boolean;
   /** A text with every secret form replaced. */
   text(value: string): string;
   /** Bytes with every secret byte form replaced (a new array, or the same one when clean). */
   bytes(value: Uint8Array): Uint8Array;
+  /**
+   * Like {@link Redactor.text}, but undefined when the text cannot be made safe (a secret is
+   * still found after cutting out every one found): the caller withholds it.
+   */
+  cleanText(value: string): string | undefined;
+  /** Like {@link Redactor.bytes}, but undefined when the bytes cannot be made safe. */
+  cleanBytes(value: Uint8Array): Uint8Array | undefined;
   /** A copy of a data value (API or tool data) with secrets removed from strings, keys and bytes. */
   data<T>(value: T): T;
   /** Like {@link Redactor.data}, but object keys stay: for documents whose keys are structure. */
@@ -107,8 +128,11 @@ export function secretRedactor(secrets: readonly string[]): Redactor {
 
 const INACTIVE: Redactor = {
   active: false,
+  escapable: false,
   text: (value) => value,
   bytes: (value) => value,
+  cleanText: (value) => value,
+  cleanBytes: (value) => value,
   data: (value) => value,
   values: (value) => value,
   error: (error) => (error instanceof Error ? error : new Error(String(error))),
@@ -116,50 +140,50 @@ const INACTIVE: Redactor = {
 };
 
 function buildRedactor(secrets: readonly string[]): Redactor {
-  const textual = secrets.flatMap(textForms);
-  // In text: the textual forms, plus byte forms read one character per byte (text decoded with
-  // the wrong charset, or base64-decoded `atob` output).
-  const markers = new Map<string, string>();
-  const byteForms = (view: (bytes: Uint8Array) => string) => {
-    const forms = textual.map((form) => view(utf8(form)));
-    for (const secret of secrets) {
-      for (const bigEndian of [false, true]) {
-        const form = view(utf16(secret, bigEndian));
-        forms.push(form);
-        markers.set(form.toLowerCase(), view(utf16(REDACTED, bigEndian)));
-      }
-    }
-    return forms;
+  const forms = secrets.flatMap(secretForms);
+  const textScanner = formScanner(forms);
+  // What follows a sequence that swallowed the first 1–MAX_SWALLOWED characters of a copy: the
+  // first GRAM characters of the rest of some form (see decodedViews). A rest shorter than that
+  // (a copy of an 8-character secret that lost 5 or more) is not looked for: common two- and
+  // three-letter texts would make every view suspect; docs/security.md lists it.
+  const rests = new Set(
+    forms.flatMap((form) =>
+      Array.from({ length: MAX_SWALLOWED }, (_, k) => fold(form.slice(k + 1, k + 1 + GRAM))),
+    ),
+  );
+  const mayHideCopy = (view: View) => {
+    const ends = view.changed;
+    if (!ends) return false;
+    for (let i = 1; i < ends.length; i += 2)
+      if (rests.has(fold(view.text.slice(ends[i], ends[i]! + GRAM)))) return true;
+    return false;
   };
-  const textPattern = pattern([...textual, ...byteForms(latin1)]);
-  const viewPattern = pattern(byteForms(byteView));
-  const marker = (match: string) => markers.get(match.toLowerCase()) ?? REDACTED;
+  // Bytes are searched one character per byte: each form as its UTF-8 bytes, and a form that is
+  // already one character per byte (a secret's UTF-8 or UTF-16 read as Latin-1) as itself.
+  const byteScanner = formScanner(
+    forms.flatMap((form) =>
+      /[^\0-\x7f]/.test(form)
+        ? [byteView(utf8(form)), ...(/[^\0-\xff]/.test(form) ? [] : [byteView(fromLatin1(form))])]
+        : [form],
+    ),
+  );
   const numeric = secrets.some((s) => /^[\d.eE+-]+$/.test(s));
 
-  const text = (value: string) => value.replace(textPattern, marker);
-  const bytes = (value: Uint8Array): Uint8Array => {
+  const cleanText = (value: string): string | undefined =>
+    cleanRounds(value, (text) => find(text, textScanner, mayHideCopy), cut);
+  const cleanBytes = (value: Uint8Array): Uint8Array | undefined => {
     if (value.byteLength === 0) return value;
-    const view = byteView(value);
-    viewPattern.lastIndex = 0;
-    const found = viewPattern.test(view);
-    // matchAll starts where the pattern's lastIndex is: back to the start.
-    viewPattern.lastIndex = 0;
-    if (!found) return value;
-    const parts: Uint8Array[] = [];
-    let at = 0;
-    for (const match of view.matchAll(viewPattern)) {
-      parts.push(value.subarray(at, match.index), fromLatin1(marker(match[0])));
-      at = match.index + match[0].length;
+    let current = value;
+    for (let round = 0; round <= MAX_ROUNDS; round++) {
+      const ranges = find(byteView(current), byteScanner, mayHideCopy);
+      if (ranges.length === 0) return current;
+      if (round === MAX_ROUNDS) return undefined;
+      current = cutBytes(current, ranges);
     }
-    parts.push(value.subarray(at));
-    const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
-    let offset = 0;
-    for (const part of parts) {
-      out.set(part, offset);
-      offset += part.byteLength;
-    }
-    return out;
+    return undefined;
   };
+  const text = (value: string) => cleanText(value) ?? REDACTED;
+  const bytes = (value: Uint8Array) => cleanBytes(value) ?? fromLatin1(REDACTED);
   const walk = (keys: boolean) => {
     const deep = (value: unknown, path: Set<object>, depth: number): unknown => {
       switch (typeof value) {
@@ -202,11 +226,22 @@ function buildRedactor(secrets: readonly string[]): Redactor {
     } catch {
       return text(value);
     }
-    const clean = decoded.replace(textPattern, marker);
+    const clean = cleanText(decoded) ?? REDACTED;
     // Then the text itself: a secret written out literally may happen to be valid base64.
     return text(clean === decoded ? value : btoa(clean));
   };
-  return { active: true, text, bytes, data: walk(true), values: walk(false), error, base64 };
+  return {
+    active: true,
+    escapable: secrets.some((s) => /[%&\\=]/.test(s)),
+    text,
+    bytes,
+    cleanText,
+    cleanBytes,
+    data: walk(true),
+    values: walk(false),
+    error,
+    base64,
+  };
 
   /** Copy-on-write: the same object when nothing inside changed. */
   function copyOf(value: object, deep: (v: unknown) => unknown, keys: boolean): unknown {
@@ -253,4 +288,96 @@ function buildRedactor(secrets: readonly string[]): Redactor {
     });
     return changed ? Object.fromEntries(entries) : value;
   }
+}
+
+/** ASCII letters in lower case (as the scanner compares). */
+const fold = (text: string) => text.replace(/[A-Z]+/g, (s) => s.toLowerCase());
+
+/** Rounds of cutting before a text that still holds a secret is given up on. */
+const MAX_ROUNDS = 3;
+
+/** Every place a secret is found in the text or one of its decoded views, merged, in order. */
+function find(text: string, scanner: FormScanner, mayHideCopy: (view: View) => boolean): Range[] {
+  const ranges: [number, number][] = [];
+  for (const view of decodedViews(text, mayHideCopy))
+    for (const [start, end] of scanner.scan(view.text))
+      ranges.push(originalRange(view, start, end));
+  if (ranges.length < 2) return ranges;
+  ranges.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
+  const merged: [number, number][] = [ranges[0]!];
+  for (const [start, end] of ranges.slice(1)) {
+    const last = merged[merged.length - 1]!;
+    if (start < last[1]) last[1] = Math.max(last[1], end);
+    else merged.push([start, end]);
+  }
+  return merged;
+}
+
+/** Cuts and re-checks until nothing is found; undefined when a secret survives the rounds. */
+function cleanRounds(
+  value: string,
+  search: (text: string) => Range[],
+  cutOut: (text: string, ranges: Range[]) => string,
+): string | undefined {
+  let current = value;
+  for (let round = 0; round <= MAX_ROUNDS; round++) {
+    const ranges = search(current);
+    if (ranges.length === 0) return current;
+    if (round === MAX_ROUNDS) return undefined;
+    current = cutOut(current, ranges);
+  }
+  return undefined;
+}
+
+/**
+ * The marker for a cut range, laid out like the range: a secret found with NULs between its
+ * characters (UTF-16 or UTF-32 bytes) is replaced by the marker in the same layout, so the rest
+ * of the text still reads in its encoding.
+ */
+function markerFor(code: (i: number) => number, start: number, end: number): string {
+  let letters = 0;
+  for (let i = start; i < end; i++) if (code(i) !== 0) letters++;
+  const length = end - start;
+  if (letters === length || letters === 0) return REDACTED;
+  for (const stride of [2, 4]) {
+    // Letters every `stride` characters from the first; NULs after the last belong to it (or
+    // open the next character, big-endian), and stay.
+    const span = (letters - 1) * stride + 1;
+    let fits = length >= span;
+    for (let i = 0; i < length && fits; i++)
+      fits = (code(start + i) !== 0) === (i < span && i % stride === 0);
+    if (fits) return [...REDACTED].join("\0".repeat(stride - 1)) + "\0".repeat(length - span);
+  }
+  return REDACTED;
+}
+
+function cut(text: string, ranges: Range[]): string {
+  const parts: string[] = [];
+  let at = 0;
+  for (const [start, end] of ranges) {
+    parts.push(
+      text.slice(at, start),
+      markerFor((i) => text.charCodeAt(i), start, end),
+    );
+    at = end;
+  }
+  parts.push(text.slice(at));
+  return parts.join("");
+}
+
+function cutBytes(bytes: Uint8Array, ranges: Range[]): Uint8Array {
+  const parts: Uint8Array[] = [];
+  let at = 0;
+  for (const [start, end] of ranges) {
+    parts.push(bytes.subarray(at, start), fromLatin1(markerFor((i) => bytes[i]!, start, end)));
+    at = end;
+  }
+  parts.push(bytes.subarray(at));
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.byteLength;
+  }
+  return out;
 }

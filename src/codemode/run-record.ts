@@ -5,7 +5,8 @@
  *
  * Security defaults: built from what the client already saw (the redacted tool result) and from
  * the program, logs, errors and call summaries, each passed through the same secret redaction as
- * results; never a request's headers or body. Every field is bounded ({@link RUN_RECORD_LIMITS}).
+ * results; never a request's headers or body. Every field is bounded ({@link RUN_RECORD_LIMITS}),
+ * and so is the whole record: at most `recordBytes` of JSON (./record-fit.ts says what is cut).
  */
 import type { AuthInfo } from "@modelcontextprotocol/server";
 import type { ExecutionError, ExecutionStatus, LogEntry } from "../executor/types";
@@ -59,10 +60,15 @@ export interface RunRecord {
   operations: number;
   /** Host function calls (requests, tool calls, `declaration`, `search`…). */
   hostCalls: number;
-  /** Requests or tool calls, in the order they started (at most `calls`). */
+  /**
+   * Requests or tool calls, in the order they started: all of them, or the first and the last
+   * ones (at most `calls` in all; see `droppedCallsAt`).
+   */
   calls: RunCall[];
-  /** Calls beyond the kept ones. */
+  /** Calls not kept. */
   droppedCalls: number;
+  /** When calls were dropped: the index in `calls` where they were (first ones before it). */
+  droppedCallsAt?: number;
   /** Console output (redacted, at most `logChars` in all). */
   logs: LogEntry[];
   /** Console lines not kept (by the run's log limit or the record's). */
@@ -96,4 +102,6 @@ export const RUN_RECORD_LIMITS = Object.freeze({
   logChars: 8_000,
   errorChars: 2_000,
   calls: 200,
+  /** The whole record as JSON, in bytes: the largest record any run can write. */
+  recordBytes: 65_536,
 });

@@ -12,6 +12,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { ExecutionOutcome, HostFunction } from "../executor/types";
 import type { Redactor } from "./redaction";
+import { cutMiddle, fitRecord } from "./record-fit";
 import {
   RUN_RECORD_LIMITS as LIMITS,
   type RunCall,
@@ -24,7 +25,10 @@ import {
 /** One run's trace. */
 export class RunTrace {
   private readonly startedAt = Date.now();
+  /** The first calls, up to half the limit. */
   private readonly calls: RunCall[] = [];
+  /** The latest calls after those, as a ring of the other half. */
+  private readonly latest: RunCall[] = [];
   private dropped = 0;
 
   /**
@@ -135,17 +139,34 @@ export class RunTrace {
   }
 
   private add(call: RunCall): void {
-    if (this.calls.length < LIMITS.calls) this.calls.push(call);
-    else this.dropped++;
+    const half = LIMITS.calls / 2;
+    if (this.calls.length < half) this.calls.push(call);
+    else {
+      // The first and the last calls say most about a run: keep both, count the middle.
+      if (this.latest.length === half) {
+        this.latest.shift();
+        this.dropped++;
+      }
+      this.latest.push(call);
+    }
   }
 
   private record(outcome: ExecutionOutcome, result: CallToolResult): RunRecord {
+    return fitRecord(this.boundedRecord(outcome, result));
+  }
+
+  private boundedRecord(outcome: ExecutionOutcome, result: CallToolResult): RunRecord {
     const r = this.redactor;
     let clipped = false;
     const cut = (text: string, max: number) => {
       if (text.length <= max) return text;
       clipped = true;
       return `${text.slice(0, max)}…`;
+    };
+    // The program's start and end both say what it did: cut in the middle, marked.
+    const cutCode = (code: string) => {
+      if (code.length > LIMITS.codeChars) clipped = true;
+      return cutMiddle(code, LIMITS.codeChars);
     };
     const text = (result.content ?? [])
       .map((block) => (block.type === "text" ? block.text : `[${block.type}]`))
@@ -169,14 +190,17 @@ export class RunTrace {
       startedAt: this.startedAt,
       tool: this.runTool,
       server: this.server,
-      code: cut(r.text(this.code), LIMITS.codeChars),
+      code: cutCode(r.text(this.code)),
       outcome: outcome.status,
       ...(error ? { error } : {}),
       durationMs: outcome.durationMs,
       operations: outcome.operations,
       hostCalls: outcome.calls,
-      calls: this.calls.map((c) => (c.error === undefined ? c : { ...c, error: r.text(c.error) })),
+      calls: [...this.calls, ...this.latest].map((c) =>
+        c.error === undefined ? c : { ...c, error: r.text(c.error) },
+      ),
       droppedCalls: this.dropped,
+      ...(this.dropped > 0 ? { droppedCallsAt: this.calls.length } : {}),
       logs,
       droppedLogs: outcome.droppedLogs + outcome.logs.length - logs.length,
       result: cut(text, LIMITS.resultChars),

@@ -1,7 +1,15 @@
 /**
- * The forms a secret is searched for, and the byte/text conversions redaction needs. Bytes are
- * searched as text with one character per byte, so one regular expression serves text, bytes
- * and base64-decoded payloads. See ./redaction.ts for what is and is not caught.
+ * The literal forms a secret is searched for, and the byte/text conversions redaction needs.
+ *
+ * Two kinds of encoding, two mechanisms. Character-level encodings (percent, character
+ * references, escapes, quoted-printable, NULs between characters) are undone by decoding the text
+ * (./decoded-view.ts), so they are not listed here. Run encodings (base16/32/64/64url) turn every
+ * byte into other letters and cannot be undone without guessing where a run starts, so each is
+ * listed as the literal text it produces: for the secret and its reversed and case-changed copies
+ * (`variants`), and for two-layer compositions whose outer layer is a run encoding: a run encoding
+ * of a character-level encoding (base64 of `%XX…`), of another run encoding (base64 of hex), or of
+ * UTF-16 bytes (UTF-7 is base64 of UTF-16BE). A composition whose outer layer is character-level
+ * (a percent-encoded base64 form) is found by decoding, then matching these literals.
  */
 
 /** Bytes as text, one character per byte (code points 0–255). */
@@ -47,45 +55,117 @@ export function byteView(bytes: Uint8Array): string {
   return view.length === bytes.length ? view : latin1(bytes);
 }
 
+const hex = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+const BASE32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+
+function base32(bytes: Uint8Array): string {
+  let out = "";
+  let [bits, value] = [0, 0];
+  for (const byte of bytes) {
+    value = ((value << 8) | byte) & 0xffff;
+    bits += 8;
+    while (bits >= 5) {
+      out += BASE32[(value >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+  }
+  return bits > 0 ? out + BASE32[(value << (5 - bits)) & 31] : out;
+}
+
 /**
- * The transformed textual forms of one secret: as is, reversed, JSON-escaped, percent-encoded,
- * hex, every byte as `%XX`, every character as `\\uXXXX`, base64 and URL-safe base64 at each of
- * the 3 byte alignments.
- * @param secret - a configured secret
+ * The letters of a run encoding that depend on the given bytes alone, at every alignment the
+ * bytes can have inside a longer run: base64 and base64url (3 alignments), base32 (5), hex.
+ * @param bytes - what was encoded
  */
-export function textForms(secret: string): string[] {
-  const bytes = utf8(secret);
-  const forms = [
-    secret,
-    [...secret].toReversed().join(""),
-    JSON.stringify(secret).slice(1, -1),
-    encodeURIComponent(secret),
-    encodeURIComponent(secret).replaceAll("%20", "+"),
-    [...bytes].map((b) => b.toString(16).padStart(2, "0")).join(""),
-    [...bytes].map((b) => `%${b.toString(16).padStart(2, "0")}`).join(""),
-    secret
-      .split("")
-      .map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
-      .join(""),
-  ];
-  // Base64 at each alignment: only the characters that depend on the secret's bytes alone.
+export function runForms(bytes: Uint8Array): string[] {
+  const forms = [hex(bytes)];
   for (let k = 0; k < 3; k++) {
     const encoded = btoa(latin1(new Uint8Array([...new Uint8Array(k), ...bytes])));
     const core = encoded.slice(Math.ceil((8 * k) / 6), Math.floor((8 * (k + bytes.length)) / 6));
     forms.push(core, core.replaceAll("+", "-").replaceAll("/", "_"));
   }
+  for (let k = 0; k < 5; k++) {
+    const encoded = base32(new Uint8Array([...new Uint8Array(k), ...bytes]));
+    forms.push(encoded.slice(Math.ceil((8 * k) / 5), Math.floor((8 * (k + bytes.length)) / 5)));
+  }
   return forms;
 }
 
-const escapeRegExp = (text: string) => text.replace(/[\\^$.*+?()[\]{}|/-]/g, "\\$&");
+/** The secret, reversed, upper case, lower case and with its case swapped. */
+export function variants(secret: string): string[] {
+  const swapped = [...secret]
+    .map((c) => (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase()))
+    .join("");
+  return [
+    ...new Set([
+      secret,
+      [...secret].toReversed().join(""),
+      secret.toUpperCase(),
+      secret.toLowerCase(),
+      swapped,
+    ]),
+  ];
+}
+
+const byteEscapes =
+  (prefix: string, suffix = "", upper = false) =>
+  (bytes: Uint8Array) =>
+    [...bytes]
+      .map((b) => {
+        const digits = b.toString(16).padStart(2, "0");
+        return prefix + (upper ? digits.toUpperCase() : digits) + suffix;
+      })
+      .join("");
 
 /**
- * A global, case-insensitive pattern matching any of the forms, longest first.
- * @param forms - literal texts
+ * Whole-text character-level encodings of a secret, as an API writing every character encoded
+ * would produce them: the inner layer of a run-over-character composition (base64 of `%61%62…`).
  */
-export function pattern(forms: Iterable<string>): RegExp {
-  const unique = [...new Set(forms)]
-    .filter((f) => f !== "")
-    .toSorted((a, b) => b.length - a.length);
-  return new RegExp(unique.map(escapeRegExp).join("|"), "gi");
+const CHARACTER_ENCODINGS: ((secret: string) => string)[] = [
+  (s) => encodeURIComponent(s),
+  (s) => byteEscapes("%", "", true)(utf8(s)),
+  (s) => byteEscapes("%")(utf8(s)),
+  (s) => [...s].map((c) => `&#${c.codePointAt(0)};`).join(""),
+  (s) => [...s].map((c) => `&#x${c.codePointAt(0)!.toString(16)};`).join(""),
+  (s) => byteEscapes("\\x")(utf8(s)),
+  (s) => [...s].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`).join(""),
+  (s) => byteEscapes("=", "", true)(utf8(s)),
+  (s) => JSON.stringify(s).slice(1, -1),
+];
+
+/**
+ * Every literal form of one secret searched in text (see the file header for what is decoded
+ * instead): its variants (also as UTF-8 read one character per byte and, with spaces as `+`, as
+ * form encoding writes them), their run encodings, run encodings of its whole-text character
+ * encodings, of its run encodings, and of its UTF-16 bytes; for characters beyond Latin-1, its
+ * UTF-16 bytes read one character per byte (NULs between Latin-1 characters are removed by
+ * decoding).
+ * @param secret - a configured secret
+ */
+export function secretForms(secret: string): string[] {
+  const forms = new Set<string>();
+  const add = (form: string) => {
+    forms.add(form);
+    if (form.includes(" ")) forms.add(form.replaceAll(" ", "+"));
+  };
+  for (const variant of variants(secret)) {
+    const bytes = utf8(variant);
+    add(variant);
+    add(latin1(bytes));
+    for (const form of runForms(bytes)) add(form);
+    if (/[^\0-\xff]/.test(variant)) {
+      add(latin1(utf16(variant, false)));
+      add(latin1(utf16(variant, true)));
+    }
+  }
+  const bytes = utf8(secret);
+  for (const encode of CHARACTER_ENCODINGS)
+    for (const form of runForms(utf8(encode(secret)))) add(form);
+  // Hex is written in either case, and the two cases are different bytes to the outer layer.
+  const inner = runForms(bytes);
+  for (const text of [...inner, inner[0]!.toUpperCase()])
+    for (const form of runForms(utf8(text))) add(form);
+  for (const bigEndian of [false, true])
+    for (const form of runForms(utf16(secret, bigEndian))) add(form);
+  return [...forms].filter((form) => form !== "");
 }

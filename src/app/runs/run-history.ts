@@ -60,7 +60,7 @@ const registered = new Set<string>();
  */
 export function runHistory(
   namespace: DurableObjectNamespace<RunStore>,
-  settings: Pick<RunSettings, "retentionDays" | "retentionCount">,
+  settings: Pick<RunSettings, "retentionDays" | "retentionCount" | "retentionBytes">,
   now: () => number = Date.now,
 ): RunHistory {
   const store = (name: string) => namespace.get(namespace.idFromName(name));
@@ -85,6 +85,7 @@ export function runHistory(
       await store(name).add(run, {
         cutoff: cutoff(),
         count: settings.retentionCount,
+        bytes: settings.retentionBytes,
       });
     },
 

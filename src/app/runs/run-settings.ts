@@ -1,6 +1,7 @@
 /**
  * The run history's settings: `RUNS` (on by default), `RUNS_RETENTION_DAYS` (how long a record
- * is kept) and `RUNS_RETENTION_COUNT` (how many records one caller keeps per day). Checked with
+ * is kept), `RUNS_RETENTION_COUNT` and `RUNS_RETENTION_BYTES` (how many records, and how many
+ * bytes of them, one caller keeps per day). Checked with
  * the rest of the configuration (config.ts), so a bad value is named at start.
  */
 import type { AppSettings } from "../setting-names";
@@ -17,6 +18,12 @@ export interface RunSettings {
    * every run writes through, which the sharding exists to avoid.
    */
   retentionCount: number;
+  /**
+   * Bytes of records kept per caller and day (`RUNS_RETENTION_BYTES`, default 16 MiB); the
+   * oldest of that caller and day go first. A record is at most 64 KiB, so the count alone let
+   * one caller store 64 MB a day; this bounds it whatever the count.
+   */
+  retentionBytes: number;
 }
 
 /** The defaults. */
@@ -24,6 +31,7 @@ export const DEFAULT_RUN_SETTINGS: Readonly<RunSettings> = Object.freeze({
   enabled: true,
   retentionDays: 7,
   retentionCount: 1_000,
+  retentionBytes: 16 * 1024 * 1024,
 });
 
 /** A bad run setting, shaped as config.ts reports problems. */
@@ -67,5 +75,6 @@ export function readRunSettings(settings: AppSettings, problems: Problem[]): Run
     enabled,
     retentionDays: whole("RUNS_RETENTION_DAYS", DEFAULT_RUN_SETTINGS.retentionDays, 366),
     retentionCount: whole("RUNS_RETENTION_COUNT", DEFAULT_RUN_SETTINGS.retentionCount, 100_000),
+    retentionBytes: whole("RUNS_RETENTION_BYTES", DEFAULT_RUN_SETTINGS.retentionBytes, 2 ** 30),
   };
 }

@@ -4,11 +4,15 @@
  * named {@link RUN_INDEX_NAME} lists the shards that exist (`shards` table), so a listing can
  * merge them without a scan. See run-history.ts for the layout.
  *
- * Retention happens here: every write deletes the shard's records older than the cutoff and
- * beyond the count; the index drops (and reports) shards whose day fell out of retention.
+ * Retention happens here: every write deletes the shard's records older than the cutoff, beyond
+ * the count and, oldest first, beyond the byte budget (one caller's records of one day, as stored:
+ * with records of at most 64 KiB, the count alone allowed 64 MB per caller and day); the index
+ * drops (and reports) shards whose day fell out of retention.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { RunRecord } from "../../codemode/run-record";
+
+const encoder = new TextEncoder();
 
 /** The index instance's name. */
 export const RUN_INDEX_NAME = "runs-index";
@@ -45,10 +49,14 @@ export interface ShardQuery {
   tool?: string;
 }
 
-/** A shard's retention: records at or before `cutoff` (epoch ms) go, and all beyond `count`. */
+/**
+ * A shard's retention: records at or before `cutoff` (epoch ms) go, and, oldest first, all beyond
+ * `count` records or `bytes` bytes of stored JSON.
+ */
 export interface Retention {
   cutoff: number;
   count: number;
+  bytes: number;
 }
 
 /** The run history's Durable Object. */
@@ -56,6 +64,8 @@ export class RunStore extends DurableObject<Cloudflare.Env> {
   private ready = false;
   /** Records in this shard, counted once per wake-up and kept by {@link add}. */
   private rows: number | undefined;
+  /** Bytes of stored records in this shard, summed once per wake-up and kept by {@link add}. */
+  private stored: number | undefined;
 
   private sql(): SqlStorage {
     const sql = this.ctx.storage.sql;
@@ -63,6 +73,10 @@ export class RunStore extends DurableObject<Cloudflare.Env> {
       sql.exec(`CREATE TABLE IF NOT EXISTS runs (id TEXT PRIMARY KEY, started_at INTEGER NOT NULL,
         tool TEXT NOT NULL, outcome TEXT NOT NULL, summary TEXT NOT NULL, record TEXT NOT NULL)`);
       sql.exec("CREATE INDEX IF NOT EXISTS runs_by_time ON runs (started_at, id)");
+      // Shards written before the byte budget have no size column; their rows count as 0.
+      const columns = sql.exec<{ name: string }>("PRAGMA table_info(runs)").toArray();
+      if (!columns.some((column) => column.name === "size"))
+        sql.exec("ALTER TABLE runs ADD COLUMN size INTEGER NOT NULL DEFAULT 0");
       sql.exec("CREATE TABLE IF NOT EXISTS shards (name TEXT PRIMARY KEY, day TEXT NOT NULL)");
       this.ready = true;
     }
@@ -90,30 +104,56 @@ export class RunStore extends DurableObject<Cloudflare.Env> {
       ...(run.error ? { error: run.error.message.slice(0, 300) } : {}),
     };
     const rows = this.rows ?? this.count();
+    const stored = this.stored ?? this.bytes();
+    const record = JSON.stringify(run);
+    const size =
+      encoder.encode(record).byteLength + encoder.encode(JSON.stringify(summary)).byteLength;
     const added = sql.exec(
-      "INSERT OR REPLACE INTO runs (id, started_at, tool, outcome, summary, record) VALUES (?, ?, ?, ?, ?, ?)",
+      "INSERT OR REPLACE INTO runs (id, started_at, tool, outcome, summary, record, size) VALUES (?, ?, ?, ?, ?, ?, ?)",
       run.id,
       run.startedAt,
       run.tool,
       run.outcome,
       JSON.stringify(summary),
-      JSON.stringify(run),
+      record,
+      size,
     );
     // Run ids are random: a replaced id (never seen in practice) is counted again from the table.
-    this.rows = added.rowsRead > 0 ? undefined : rows + 1;
+    [this.rows, this.stored] =
+      added.rowsRead > 0 ? [undefined, undefined] : [rows + 1, stored + size];
     // A shard holds one day, so this finds nothing unless the clock moved: an index seek.
     if (sql.exec("DELETE FROM runs WHERE started_at <= ?", retention.cutoff).rowsWritten > 0)
-      this.rows = undefined;
+      [this.rows, this.stored] = [undefined, undefined];
+    // Over the byte budget: the oldest records go, one at a time (a record is at most 64 KiB, so
+    // a write frees one or two), until it fits.
+    while ((this.stored ?? this.bytes()) > retention.bytes) {
+      const freed = sql
+        .exec<{ size: number }>(
+          "DELETE FROM runs WHERE id IN (SELECT id FROM runs ORDER BY started_at, id LIMIT 1) RETURNING size",
+        )
+        .toArray();
+      if (freed.length === 0) break;
+      this.stored = (this.stored ?? this.bytes()) - freed.reduce((n, row) => n + row.size, 0);
+      this.rows = (this.rows ?? this.count()) - freed.length;
+    }
     // Trim only what is over the count, oldest first: a write reads a row or two, not the
     // whole shard (rows read are what SQLite-backed Durable Objects bill).
     const over = (this.rows ?? this.count()) - retention.count;
     if (over > 0) {
-      sql.exec(
-        `DELETE FROM runs WHERE id IN (SELECT id FROM runs ORDER BY started_at, id LIMIT ?)`,
-        over,
-      );
+      const freed = sql
+        .exec<{ size: number }>(
+          `DELETE FROM runs WHERE id IN (SELECT id FROM runs ORDER BY started_at, id LIMIT ?) RETURNING size`,
+          over,
+        )
+        .toArray();
       this.rows = retention.count;
+      if (this.stored !== undefined) this.stored -= freed.reduce((n, row) => n + row.size, 0);
     }
+  }
+
+  /** Bytes of the records held, as counted when they were stored (tests and the budget). */
+  bytes(): number {
+    return this.sql().exec<{ n: number | null }>("SELECT sum(size) AS n FROM runs").one().n ?? 0;
   }
 
   /**
@@ -167,6 +207,7 @@ export class RunStore extends DurableObject<Cloudflare.Env> {
     await this.ctx.storage.deleteAll();
     this.ready = false;
     this.rows = undefined;
+    this.stored = undefined;
   }
 
   /**

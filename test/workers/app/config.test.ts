@@ -21,7 +21,12 @@ describe("readConfig", () => {
         executor: "isolate-per-run",
         oauth: false,
         allowedHostnames: ["localhost", "127.0.0.1", "[::1]", "*.workers.dev"],
-        runs: { enabled: true, retentionDays: 7, retentionCount: 1_000 },
+        runs: {
+          enabled: true,
+          retentionDays: 7,
+          retentionCount: 1_000,
+          retentionBytes: 16 * 1024 * 1024,
+        },
         warnings: [],
       },
     });

@@ -1,7 +1,8 @@
 /**
  * RunStore's write cost (#17): storing a run into a shard that is at its retention count reads a
  * few rows, not the whole shard (SQLite-backed Durable Objects bill rows read, and under
- * `npm start` the write shares the Worker's thread), and the count stays exact.
+ * `npm start` the write shares the Worker's thread), and the count stays exact; the byte budget
+ * per caller and day (#29) holds.
  */
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
@@ -21,7 +22,7 @@ const run = (n: number): StoredRun => ({
 
 it("stores a run into a full shard reading a few rows, keeping exactly the newest", async () => {
   const stub = env.RUN_HISTORY.get(env.RUN_HISTORY.idFromName(`store-${crypto.randomUUID()}`));
-  const retention = { cutoff: 0, count: 500 };
+  const retention = { cutoff: 0, count: 500, bytes: 2 ** 40 };
   await runInDurableObject(stub, (store: RunStore, state) => {
     for (let n = 0; n < 600; n++) store.add(run(n), retention);
     // Observe the real statements' cursors (nothing is replaced).
@@ -44,5 +45,21 @@ it("stores a run into a full shard reading a few rows, keeping exactly the newes
     const newest = store.list({ limit: 500 });
     expect(newest[0]!.preview).toBe("async () => 600");
     expect(newest[499]!.preview).toBe("async () => 101");
+  });
+});
+
+it("keeps a shard under its byte budget, dropping the oldest records first", async () => {
+  const stub = env.RUN_HISTORY.get(env.RUN_HISTORY.idFromName(`store-${crypto.randomUUID()}`));
+  await runInDurableObject(stub, (store: RunStore) => {
+    // Each record about 10 KB as stored; a budget of 50,000 bytes holds four of them.
+    const big = (n: number): StoredRun => ({ ...run(n), result: "r".repeat(10_000) });
+    const retention = { cutoff: 0, count: 1_000, bytes: 50_000 };
+    for (let n = 0; n < 30; n++) store.add(big(n), retention);
+    expect(store.bytes()).toBeLessThanOrEqual(50_000);
+    expect(store.bytes()).toBeGreaterThan(30_000);
+    const kept = store.list({ limit: 100 }).map((summary) => summary.preview);
+    expect(kept[0]).toBe("async () => 29");
+    expect(kept.length).toBeLessThan(5);
+    expect(kept).not.toContain("async () => 0");
   });
 });

@@ -252,6 +252,7 @@ describe("run retention", () => {
     const history = runHistory(env.RUN_HISTORY, {
       retentionDays: 7,
       retentionCount: 2,
+      retentionBytes: 2 ** 30,
     });
     const now = Date.now();
     for (let n = 1; n <= 4; n++) await history.record(record(now - 1000 + n, n), caller);
@@ -259,12 +260,26 @@ describe("run retention", () => {
     expect(mine.map((r) => r.preview)).toEqual(["async () => 4", "async () => 3"]);
   });
 
+  it("keeps at most RUNS_RETENTION_BYTES of runs per caller and day, newest first", async () => {
+    const caller = `bytes-${crypto.randomUUID()}`;
+    const history = runHistory(env.RUN_HISTORY, {
+      retentionDays: 7,
+      retentionCount: 1_000,
+      retentionBytes: 25_000,
+    });
+    const now = Date.now();
+    for (let n = 1; n <= 6; n++)
+      await history.record({ ...record(now - 1000 + n, n), result: "r".repeat(10_000) }, caller);
+    const mine = (await history.list({ limit: 200 })).runs.filter((r) => r.caller === caller);
+    expect(mine.map((r) => r.preview)).toEqual(["async () => 6", "async () => 5"]);
+  });
+
   it("deletes runs older than RUNS_RETENTION_DAYS, shard and all", async () => {
     const caller = `age-${crypto.randomUUID()}`;
     let clock = Date.parse("2026-03-01T12:00:00Z");
     const history = runHistory(
       env.RUN_HISTORY,
-      { retentionDays: 3, retentionCount: 100 },
+      { retentionDays: 3, retentionCount: 100, retentionBytes: 2 ** 30 },
       () => clock,
     );
     await history.record(record(clock - 60_000, 1), caller);

@@ -137,7 +137,50 @@ describeExecutors((Executor) => {
       expect(warnings()).toContain("the store is down");
       expect(record!.calls).toHaveLength(RUN_RECORD_LIMITS.calls);
       expect(record!.droppedCalls).toBe(250 - RUN_RECORD_LIMITS.calls);
-      expect(record!.code.length).toBeLessThanOrEqual(RUN_RECORD_LIMITS.codeChars + 1);
+      // The first and the last calls are kept; the dropped ones were between them.
+      expect(record!.droppedCallsAt).toBe(RUN_RECORD_LIMITS.calls / 2);
+      expect(record!.code.length).toBeLessThanOrEqual(RUN_RECORD_LIMITS.codeChars + 40);
+      expect(record!.code).toMatch(/^async \(\) => \{ const pad = "x+\n… \[\d+ characters cut\] …\n/);
+      expect(record!.code).toMatch(/return pad\.length; \}$/);
+      expect(record!.clipped).toBe(true);
+    });
+
+    it("is at most 64 KiB for a hostile run (long refused paths, long errors, long logs)", async () => {
+      // The issue's run wrote 726,699 bytes: 220 refused requests with 500-character paths whose
+      // refusals quote them, 2,000-character errors, and a long program.
+      const records: RunRecord[] = [];
+      const handler = createMcpHandler(
+        openApiMcpServer({
+          spec: COMPACT_SPECS["demo-api"],
+          executor,
+          limits: { maxHostCalls: 400 },
+          onRun: (record) => void records.push(record),
+          request: (request) => {
+            throw new Error(`refused ${request.path} ${"e".repeat(3_000)}`);
+          },
+        }),
+      );
+      const padding = "y".repeat(RUN_RECORD_LIMITS.codeChars);
+      const body = await call(
+        handler,
+        "execute",
+        `async () => { const pad = "${padding}";
+          for (let i = 0; i < 220; i++) {
+            try { await codemode.request({ method: "GET", path: "/projects/" + i + "z".repeat(500) }); }
+            catch (e) { console.log(e.message.slice(0, 400)); }
+          }
+          throw new Error("done " + "m".repeat(5000)); }`,
+      );
+      expect(body.result.isError).toBe(true);
+      const [record] = await settled(records, 1);
+      const bytes = new TextEncoder().encode(JSON.stringify(record)).byteLength;
+      expect(bytes).toBeLessThanOrEqual(RUN_RECORD_LIMITS.recordBytes);
+      expect(record!.calls.length + record!.droppedCalls).toBe(220);
+      const paths = record!.calls.map((c) => (c.kind === "request" ? c.path : ""));
+      expect(paths[0]).toMatch(/^\/projects\/0z/);
+      expect(paths.at(-1)).toMatch(/^\/projects\/219z/);
+      expect(record!.code).toMatch(/^async \(\) => \{ const pad/);
+      expect(record!.code).toMatch(/"m"\.repeat\(5000\)\); \}$/);
       expect(record!.clipped).toBe(true);
     });
   });

@@ -1,0 +1,97 @@
+/**
+ * Redaction cost of an ordinary response: `toApiResult` (what every `codemode.request()` answer
+ * goes through before the sandbox sees it) on 0.5 MB of API-like JSON with no secret in it, with
+ * a long credential (a bearer token) and with an 8-character one (the shortest allowed, which
+ * makes more views worth searching). Bundles the source with esbuild and runs it in this Node
+ * (V8, like workerd; workerd's native TextDecoder makes the absolute figures differ).
+ *
+ * `--against <git ref>` also bundles that commit's `src/` and interleaves the two, so a loaded
+ * machine slows both alike: compare the ratio, not the milliseconds.
+ *
+ * Run: `npm exec -- node bench/redaction.mjs [--against main]` (Node 22 from the `node` devDependency).
+ */
+import { build } from "esbuild";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), "redaction-bench-"));
+const against = process.argv.includes("--against")
+  ? process.argv[process.argv.indexOf("--against") + 1]
+  : undefined;
+
+async function load(srcRoot, name) {
+  const outfile = join(dir, `${name}.mjs`);
+  await build({
+    entryPoints: [join(srcRoot, "src/codemode/api-response.ts")],
+    bundle: true,
+    format: "esm",
+    platform: "neutral",
+    outfile,
+    logLevel: "error",
+  });
+  return (await import(pathToFileURL(outfile).href)).toApiResult;
+}
+
+const sides = { current: await load(root, "current") };
+if (against) {
+  const old = join(dir, "against");
+  execFileSync("sh", [
+    "-c",
+    `mkdir -p "${old}" && git -C "${root}" archive "${against}" src | tar -x -C "${old}"`,
+  ]);
+  sides[against] = await load(old, "against");
+}
+rmSync(dir, { recursive: true });
+
+/** About 0.5 MB of API-like JSON: ids, names, URLs with queries, escapes, nested settings. */
+function body() {
+  const records = [];
+  for (let i = 0, size = 0; size < 500_000; i++) {
+    const record = {
+      id: `0a1b2c3d4e5f${(i * 7919).toString(16).padStart(8, "0")}`,
+      name: `record-${i}.example.com`,
+      status: i % 3 ? "active" : "pending",
+      created_on: new Date(1_700_000_000_000 + i * 60_000).toISOString(),
+      url: `https://api.example.com/client/v4/zones/${i}/dns_records?page=${i % 10}&per_page=50`,
+      meta: { auto_added: i % 2 === 0, source: "primary", ttl: 300 + i, tags: ["a", "b"] },
+      description: `Record number ${i}: "quoted" text\nwith a newline and a path C:\\data`,
+    };
+    records.push(record);
+    size += JSON.stringify(record).length + 1;
+  }
+  return JSON.stringify({ success: true, errors: [], messages: [], result: records });
+}
+
+const text = body();
+const cases = {
+  "bearer token": Object.freeze([
+    "Bearer cf-canary-token-6f1d2c9a8b7e",
+    "cf-canary-token-6f1d2c9a8b7e",
+  ]),
+  "8-character secret": Object.freeze(["k9Xq2wLp"]),
+};
+console.log(
+  `body: ${(text.length / 1e6).toFixed(2)} MB of JSON, no secret in it; median ms of 40 runs`,
+);
+for (const [label, secrets] of Object.entries(cases)) {
+  const samples = Object.fromEntries(Object.keys(sides).map((name) => [name, []]));
+  const names = Object.keys(sides);
+  for (let round = 0; round < 50; round++) {
+    for (const name of round % 2 ? names : names.toReversed()) {
+      const response = new Response(text, { headers: { "content-type": "application/json" } });
+      const start = performance.now();
+      await sides[name](response, secrets);
+      if (round >= 10) samples[name].push(performance.now() - start);
+    }
+  }
+  const median = (list) => list.toSorted((a, b) => a - b)[list.length >> 1];
+  const row = names.map((name) => `${name} ${median(samples[name]).toFixed(2)}`).join(", ");
+  const ratio = against
+    ? ` (${(median(samples.current) / median(samples[against])).toFixed(2)}×)`
+    : "";
+  console.log(`toApiResult, ${label}: ${row}${ratio}`);
+}

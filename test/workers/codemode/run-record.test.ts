@@ -140,7 +140,9 @@ describeExecutors((Executor) => {
       // The first and the last calls are kept; the dropped ones were between them.
       expect(record!.droppedCallsAt).toBe(RUN_RECORD_LIMITS.calls / 2);
       expect(record!.code.length).toBeLessThanOrEqual(RUN_RECORD_LIMITS.codeChars + 40);
-      expect(record!.code).toMatch(/^async \(\) => \{ const pad = "x+\n… \[\d+ characters cut\] …\n/);
+      expect(record!.code).toMatch(
+        /^async \(\) => \{ const pad = "x+\n… \[\d+ characters cut\] …\n/,
+      );
       expect(record!.code).toMatch(/return pad\.length; \}$/);
       expect(record!.clipped).toBe(true);
     });

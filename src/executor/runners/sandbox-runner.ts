@@ -37,14 +37,26 @@ interface HostCalls {
 }
 
 /**
+ * Calls of one run that may wait in the runner for a slot, and the argument text they may hold
+ * there: what the host bounds for calls under way (`maxHostCalls`, `MAX_IN_FLIGHT_CHARS`) it
+ * cannot bound for calls that have not reached it yet, so a program flooding calls with large
+ * arguments would fill the runner that other runs share.
+ */
+export const MAX_WAITING_CALLS = 1_000;
+/** Argument text (UTF-16 units) the waiting calls of one run may hold (see above). */
+export const MAX_WAITING_CHARS = 16 * 1_048_576;
+
+/**
  * The host bridge as the sandbox sees it through a runner: the same `call`, at most
- * {@link HOST_CALLS_IN_FLIGHT} of one run at the host at a time, in the order they were made.
+ * {@link HOST_CALLS_IN_FLIGHT} of one run at the host at a time, in the order they were made,
+ * and at most {@link MAX_WAITING_CALLS} (holding {@link MAX_WAITING_CHARS} of arguments) waiting.
  * Only pacing: every check stays on the host.
  */
-class PacedHost extends RpcTarget {
+export class PacedHost extends RpcTarget {
   #host: HostCalls;
   #running = 0;
   #waiting: (() => void)[] = [];
+  #waitingChars = 0;
 
   constructor(host: HostCalls) {
     super();
@@ -57,9 +69,23 @@ class PacedHost extends RpcTarget {
     argsText: unknown,
     logs: unknown,
   ): Promise<unknown> {
-    if (this.#running >= HOST_CALLS_IN_FLIGHT)
+    if (this.#running >= HOST_CALLS_IN_FLIGHT) {
+      // Only the text's length is read: anything else the program sent is the host's to check.
+      const chars = typeof argsText === "string" ? argsText.length : 0;
+      if (
+        this.#waiting.length >= MAX_WAITING_CALLS ||
+        this.#waitingChars + chars > MAX_WAITING_CHARS
+      )
+        return {
+          error: {
+            name: "LimitError",
+            message: `Too many host calls waiting at once (at most ${MAX_WAITING_CALLS}, holding ${MAX_WAITING_CHARS} characters of arguments): await some calls before starting more.`,
+          },
+        };
+      this.#waitingChars += chars;
       await new Promise<void>((resolve) => this.#waiting.push(resolve));
-    else this.#running++;
+      this.#waitingChars -= chars;
+    } else this.#running++;
     try {
       return await this.#host.call(namespace, name, argsText, logs);
     } finally {

@@ -1,7 +1,7 @@
 // Issue #13: stopping `npm start` leaves nothing behind. For each way a server is stopped (SIGTERM
 // or SIGINT (Ctrl-C) to its process group, SIGTERM to npm alone, SIGKILL of the supervisor), a
 // server with its warm standby running is stopped, every process it had (checked by pid: npm, the
-// supervisor, both wrangler runtimes and their workerd) must be gone within a few seconds and the
+// supervisor, the runtime host and every workerd: host, standby and runners) must be gone within a few seconds and the
 // port free; the next server then starts on the same port with the same local data and serves it.
 import { mkdtempSync, rmSync } from "node:fs";
 import { connect } from "node:net";
@@ -58,9 +58,15 @@ try {
         check(Date.now() < deadline, `no standby:\n${server.output()}`);
         await new Promise((r) => setTimeout(r, 200));
       }
+      // The host, its standby and every sandbox runner is one workerd each (the start line says
+      // how many runners this machine gets: one per core, at most 4, plus one).
+      const runners = Number(/(\d+) sandbox runners?\b/.exec(server.output())?.[1] ?? 0);
       const tree = processTree(server.pid);
       const workerd = tree.filter((p) => p.command.includes("workerd serve")).length;
-      check(workerd === 4, `expected 2 runtimes × 2 workerd, found ${workerd}`);
+      check(
+        workerd === 2 + runners,
+        `expected host + standby + ${runners} runners = ${2 + runners} workerd, found ${workerd}`,
+      );
       const pids = tree.map((p) => p.pid);
       stop(server.pid, tree);
       const stopped = Date.now();

@@ -127,7 +127,32 @@ async function createProject(tarball) {
   await writeFile(join(project, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
   await run("npm", ["install", "--no-audit", "--no-fund"], { cwd: project, timeoutMs: 240_000 });
   log(`installed the tarball with ${[...PEERS, ...DEV].join(", ")}`);
+  await oneWrangler();
   return { seeds };
+}
+
+/**
+ * wrangler is a peer of the package: a project that has its own wrangler gets no second copy
+ * (the package's production tree, `npm ls --prod`, resolves wrangler to the project's).
+ */
+async function oneWrangler() {
+  // `npm ls` exits 1 on an empty match: what counts is the paths it lists.
+  const tree = await run("npm", ["ls", "--prod", "--all", "--parseable", "wrangler"], {
+    cwd: project,
+    anyExit: true,
+  });
+  const copies = await run("npm", ["ls", "--all", "--parseable", "wrangler"], {
+    cwd: project,
+    anyExit: true,
+  });
+  const paths = [...new Set(`${tree}\n${copies}`.split("\n"))].filter((line) =>
+    /(^|[\\/])node_modules[\\/]wrangler$/.test(line.trim()),
+  );
+  if (paths.length !== 1)
+    throw new Error(
+      `fresh-project: expected one wrangler, found ${paths.length}: ${paths.join(", ")}`,
+    );
+  log(`one wrangler in the project (${paths[0]}), the package's peer resolved to it`);
 }
 
 /**

@@ -5,7 +5,8 @@
 //    examples (docs/examples/) copied into that project, type-checked and run there
 //    (init-project.mjs, examples/).
 // 2. A Worker project from test/package/template/ that installs the tarball and its peers (the
-//    versions of our lock), checks the package's .d.ts, type-checks, bundles with
+//    versions of our lock), checks that it holds one wrangler (a peer of the package, resolved to
+//    the project's own), checks the package's .d.ts, type-checks, bundles with
 //    `wrangler deploy --dry-run`, and serves an McpAgent, a createMcpHandler server, a
 //    codeMcpServer and an openApiMcpServer under `wrangler dev`, each answered by a real MCP
 //    client. The seed documents' examples (test/seed-examples/) are copied in and type-checked.

@@ -131,11 +131,13 @@ const RULES: {
   {
     area: "src/app/generated/",
     may: [],
-    why: "build output: the product's compiled specs, as data",
+    why: "build output: the product's compiled specs and its browser script (browser/), as data",
   },
   {
     area: "src/app/",
     may: [
+      // The run console's script text (browser/console.ts, built by build:sandbox).
+      "src/app/generated/",
       "src/codemode/",
       ...MCP,
       "src/executor/",

@@ -55,8 +55,17 @@ interface RunDetail {
   result: string;
 }
 
-/** An error body of the API (`{ message }`), or any other JSON. */
-type ErrorBody = { message?: string };
+/**
+ * An error body of the API: the product's one HTTP error (`{ error: { code, message, fix } }`),
+ * or the older `{ message }`.
+ */
+type ErrorBody = { error?: { code?: string; message?: string; fix?: string }; message?: string };
+
+/** What to show for a refused request: the error's message and fix, else the status. */
+const errorText = (body: ErrorBody, status: number): string =>
+  body.error?.message
+    ? body.error.message + (body.error.fix ? " Fix: " + body.error.fix : "")
+    : body.message || "HTTP " + status;
 
 const SVG = "http://www.w3.org/2000/svg";
 const COLORS: Record<string, string> = {
@@ -123,7 +132,7 @@ async function load(more: boolean): Promise<void> {
   try {
     const response = await fetch("/api/runs?" + query, { headers: headers() });
     const data = (await response.json()) as { runs: RunSummary[]; nextCursor?: string } & ErrorBody;
-    if (!response.ok) throw new Error(data.message || "HTTP " + response.status);
+    if (!response.ok) throw new Error(errorText(data, response.status));
     runs = more ? runs.concat(data.runs) : data.runs;
     next = data.nextCursor;
     $("runs-more", HTMLButtonElement).hidden = !next;
@@ -252,7 +261,7 @@ async function detail(id: string): Promise<void> {
   const response = await fetch("/api/runs/" + encodeURIComponent(id), { headers: headers() });
   const run = (await response.json()) as RunDetail & ErrorBody;
   if (!response.ok) {
-    $("run-title", HTMLElement).textContent = run.message || "HTTP " + response.status;
+    $("run-title", HTMLElement).textContent = errorText(run, response.status);
     section.dataset.state = "error";
     return;
   }

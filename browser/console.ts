@@ -2,12 +2,14 @@
  * The run console of the status page, in the browser: loads `/api/runs`, fills the table, draws
  * the two charts as SVG and shows a run's detail on click. The HTML it works on is
  * src/app/runs/console-section.ts; `npm run build:sandbox` bundles this module into the text the
- * page inlines (src/app/generated/console-script.ts). Type-checked against the DOM by
+ * page inlines (src/app/generated/browser-scripts.ts). Type-checked against the DOM by
  * browser/tsconfig.json; no dependencies.
  *
  * Security defaults: every value goes in with `textContent` or SVG attributes, never as HTML;
  * the runs are read with the key typed into the page's key box (status-page.ts), when there is one.
  */
+import { errorText, type ErrorBody } from "./error-text";
+import { keyBox, keyHeaders } from "./page-key";
 
 /** A run as `/api/runs` lists it (src/app/runs/run-store.ts `RunSummary`). */
 interface RunSummary {
@@ -55,18 +57,6 @@ interface RunDetail {
   result: string;
 }
 
-/**
- * An error body of the API: the product's one HTTP error (`{ error: { code, message, fix } }`),
- * or the older `{ message }`.
- */
-type ErrorBody = { error?: { code?: string; message?: string; fix?: string }; message?: string };
-
-/** What to show for a refused request: the error's message and fix, else the status. */
-const errorText = (body: ErrorBody, status: number): string =>
-  body.error?.message
-    ? body.error.message + (body.error.fix ? " Fix: " + body.error.fix : "")
-    : body.message || "HTTP " + status;
-
 const SVG = "http://www.w3.org/2000/svg";
 const COLORS: Record<string, string> = {
   ok: "#2e9d57",
@@ -86,19 +76,8 @@ function $<T extends Element>(id: string, type: abstract new () => T): T {
   return node;
 }
 
-/** The page's one key box (status-page.ts), present when the runs need a token. */
-const keyBox = (): HTMLInputElement | null => {
-  const node = document.getElementById("page-key");
-  return node instanceof HTMLInputElement ? node : null;
-};
-
 let runs: RunSummary[] = [];
 let next: string | undefined;
-
-const headers = (): Record<string, string> => {
-  const key = keyBox();
-  return key && key.value ? { authorization: "Bearer " + key.value } : {};
-};
 
 const el = (tag: string, text?: unknown, cls?: string): HTMLElement => {
   const node = document.createElement(tag);
@@ -130,7 +109,7 @@ async function load(more: boolean): Promise<void> {
   status.textContent = "loading…";
   table.dataset.state = "loading";
   try {
-    const response = await fetch("/api/runs?" + query, { headers: headers() });
+    const response = await fetch("/api/runs?" + query, { headers: keyHeaders() });
     const data = (await response.json()) as { runs: RunSummary[]; nextCursor?: string } & ErrorBody;
     if (!response.ok) throw new Error(errorText(data, response.status));
     runs = more ? runs.concat(data.runs) : data.runs;
@@ -258,7 +237,7 @@ async function detail(id: string): Promise<void> {
   const section = $("run-detail", HTMLElement);
   section.hidden = false;
   section.dataset.state = "loading";
-  const response = await fetch("/api/runs/" + encodeURIComponent(id), { headers: headers() });
+  const response = await fetch("/api/runs/" + encodeURIComponent(id), { headers: keyHeaders() });
   const run = (await response.json()) as RunDetail & ErrorBody;
   if (!response.ok) {
     $("run-title", HTMLElement).textContent = errorText(run, response.status);

@@ -8,7 +8,7 @@
  * Security defaults: the page itself holds no run (the runs are read with the caller's key when
  * one is needed, like `/mcp`); the script writes every value with `textContent`, never as HTML.
  */
-import { CONSOLE_SCRIPT } from "../generated/console-script";
+import { CONSOLE_SCRIPT } from "../generated/browser-scripts";
 
 /** What the console needs to know about the configuration. */
 export interface ConsoleOptions {

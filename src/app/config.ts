@@ -10,7 +10,7 @@
  * safely from what comes back (`MIN_SECRET_LENGTH`, 8 characters): a shorter one is refused here.
  */
 import { parseAllowedHostnames } from "./allowed-hosts";
-import { MIN_SECRET_LENGTH } from "../codemode/redaction";
+import { MIN_SECRET_LENGTH } from "../codemode/redaction/redaction";
 import { parseUpstreams, shortUpstreamCredentials, type UpstreamServer } from "./upstream-config";
 import { resolveLimits } from "../executor/limits";
 import { parseExecutorSetting, type ExecutorKind } from "./executor-setting";

@@ -8,7 +8,7 @@
  * Run ids carry their shard (`<day>.<caller key>.<random>`), so one run is read from its shard
  * directly.
  */
-import type { RunRecord } from "../../codemode/run-record";
+import type { RunRecord } from "../../codemode/runs/run-record";
 import type { RunSettings } from "./run-settings";
 import { RUN_INDEX_NAME, type RunStore, type RunSummary, type StoredRun } from "./run-store";
 import { CodeModeError } from "../../errors";

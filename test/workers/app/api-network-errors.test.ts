@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { apiRequestHandler } from "../../../src/app/api-request-handler";
 import type { ApiTarget } from "../../../src/app/config";
 import { openApiMcpServer } from "../../../src/codemode/openapi-mcp-server";
-import { credentialSecrets } from "../../../src/codemode/redaction";
+import { credentialSecrets } from "../../../src/codemode/redaction/redaction";
 import { WorkerLoaderExecutor } from "../../../src/executor/worker-loader-executor";
 import { createMcpHandler } from "../../../src/index";
 import { cloudflare } from "../codemode/cloudflare";

@@ -6,9 +6,9 @@
  * body property): then it is the API's own field. The header forms are refused in
  * request-headers.ts.
  */
-import type { OpenApiSpec } from "../openapi/openapi-spec";
-import type { CompactOperation, JsonObject, ParameterObject } from "../openapi/types";
-import type { ApiRequest } from "../openapi/validate-request";
+import type { OpenApiSpec } from "../../openapi/openapi-spec";
+import type { CompactOperation, JsonObject, ParameterObject } from "../../openapi/types";
+import type { ApiRequest } from "../../openapi/validate-request";
 
 const FIELD = "_method";
 

@@ -5,7 +5,7 @@
  * the upstream and the tool's own name.
  */
 import type { Tool } from "@modelcontextprotocol/server";
-import { CodeModeError } from "../errors";
+import { CodeModeError } from "../../errors";
 import { Upstream, type UpstreamOptions } from "./upstream-cache";
 import { callerScope, type CallerScope, type UpstreamCaller } from "./upstream-caller";
 import type { CodeUpstream } from "./upstream-connection";

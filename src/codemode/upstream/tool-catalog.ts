@@ -5,7 +5,7 @@
  */
 import { Validator, type Schema } from "@cfworker/json-schema";
 import type { Tool } from "@modelcontextprotocol/server";
-import { toolDeclarations, type ToolDeclarations } from "../declarations/tool-declarations";
+import { toolDeclarations, type ToolDeclarations } from "../../declarations/tool-declarations";
 import { validationSchema } from "./tool-input-schema";
 
 /** One upstream tool as code mode sees it. */

@@ -4,7 +4,7 @@
  * shows what the callback sends. (A library user's own callback may encode differently; the
  * prompt then shows this default encoding of the same request.)
  */
-import type { ApiRequest } from "../openapi/validate-request";
+import type { ApiRequest } from "../../openapi/validate-request";
 
 /**
  * The query string as sent, without `?` (arrays repeat the key; objects are sent as JSON text;

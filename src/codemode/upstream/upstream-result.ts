@@ -9,9 +9,9 @@
  *   `type`, base64 `data` and `mimeType`), so nothing is lost.
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
-import type { HostFunction } from "../executor/types";
-import type { Redactor } from "./redaction";
-import { SandboxError } from "../errors";
+import type { HostFunction } from "../../executor/types";
+import type { Redactor } from "../redaction/redaction";
+import { SandboxError } from "../../errors";
 
 /** The error sandbox code sees for an upstream `isError` result. */
 export class UpstreamToolError extends SandboxError {

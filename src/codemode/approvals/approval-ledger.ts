@@ -4,7 +4,7 @@
  * claims that id here, so a replayed round (same state, same "accept") finds it claimed and
  * sends nothing.
  */
-import { CodeModeError } from "../errors";
+import { CodeModeError } from "../../errors";
 
 /** Where approval ids are claimed, once each. */
 export interface ApprovalLedger {

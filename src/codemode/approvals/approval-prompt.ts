@@ -7,8 +7,8 @@
  * Credentials are added later by the host and are never shown (the sandbox cannot set
  * credential headers).
  */
-import type { ApiRequest } from "../openapi/validate-request";
-import { encodeRequestBody, queryString } from "./request-encoding";
+import type { ApiRequest } from "../../openapi/validate-request";
+import { encodeRequestBody, queryString } from "../request/request-encoding";
 
 /** Most characters of a text body (or bytes of a binary one) the prompt shows. */
 export const PROMPT_BODY_LIMIT = 2_000;

@@ -14,7 +14,7 @@
  *
  * Does not do: bound the cost of patterns classified linear.
  */
-import { compileSpecPattern, patternRisk } from "../openapi/pattern-safety";
+import { compileSpecPattern, patternRisk } from "../../openapi/pattern-safety";
 
 /** Keywords whose value is data (a literal), never a schema: copied as they are. */
 const DATA_KEYWORDS = new Set(["const", "enum", "default", "examples", "example"]);

@@ -30,7 +30,7 @@
  * shorter still; from 8 characters on, a chance match in real data is negligible. A credential
  * shorter than that is guessable anyway, so it is refused at start instead.
  */
-import { CodeModeError } from "../errors";
+import { CodeModeError } from "../../errors";
 import { decodedViews, MAX_SWALLOWED, originalRange, type View } from "./decoded-view";
 import { formScanner, GRAM, type FormScanner, type Range } from "./form-scanner";
 import { byteView, fromLatin1, secretForms, utf8 } from "./secret-forms";

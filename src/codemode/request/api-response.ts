@@ -21,7 +21,7 @@
  * status text never enters the sandbox, and `set-cookie` is dropped.
  */
 import { decodeBody } from "./body-charset";
-import { secretRedactor, type Redactor } from "./redaction";
+import { secretRedactor, type Redactor } from "../redaction/redaction";
 
 /** What sandbox code receives from `codemode.request()`. */
 export interface ApiResult {

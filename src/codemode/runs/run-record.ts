@@ -9,7 +9,7 @@
  * and so is the whole record: at most `recordBytes` of JSON (./record-fit.ts says what is cut).
  */
 import type { AuthInfo } from "@modelcontextprotocol/server";
-import type { ExecutionError, ExecutionStatus, LogEntry } from "../executor/types";
+import type { ExecutionError, ExecutionStatus, LogEntry } from "../../executor/types";
 
 /** The tool a run belongs to. */
 export type RunTool = "search" | "execute" | "code";

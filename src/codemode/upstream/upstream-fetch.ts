@@ -17,7 +17,7 @@
  *   (`DELETE`), as a 2025 client ends a session it no longer needs.
  */
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/client";
-import { CodeModeError } from "../errors";
+import { CodeModeError } from "../../errors";
 
 /** A fetch function (the global one, a service binding's, or a test's). */
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;

@@ -22,7 +22,7 @@ import {
 } from "@modelcontextprotocol/client";
 import { McpServer as V1McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { McpServer as V2McpServer } from "@modelcontextprotocol/server";
-import { CodeModeError } from "../errors";
+import { CodeModeError } from "../../errors";
 import type { UpstreamHeaders } from "./upstream-caller";
 import { upstreamFetch } from "./upstream-fetch";
 

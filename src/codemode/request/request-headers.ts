@@ -21,8 +21,8 @@
  *   redaction matches whole forms of a secret, so an echoed credential read in ranges passed in
  *   pieces and the program joined them.
  */
-import type { OpenApiSpec } from "../openapi/openapi-spec";
-import type { CompactOperation, ParameterObject } from "../openapi/types";
+import type { OpenApiSpec } from "../../openapi/openapi-spec";
+import type { CompactOperation, ParameterObject } from "../../openapi/types";
 
 const CREDENTIAL_HEADERS = new Set([
   "authorization",

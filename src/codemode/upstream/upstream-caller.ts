@@ -7,8 +7,8 @@
  * The SDK says the same of a cached discovery: "reuse only within one authorization context".
  */
 import type { AuthInfo } from "@modelcontextprotocol/server";
-import { CodeModeError } from "../errors";
-import { credentialSecrets } from "./redaction";
+import { CodeModeError } from "../../errors";
+import { credentialSecrets } from "../redaction/redaction";
 import type { CodeUpstream } from "./upstream-connection";
 
 /** The outer request a `code` server is built for (what a `headers` function can read). */

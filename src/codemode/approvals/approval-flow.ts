@@ -23,17 +23,17 @@ import {
   type CallToolResult,
   type ServerContext,
 } from "@modelcontextprotocol/server";
-import type { ExecutionOutcome } from "../executor/types";
-import { pushElicitation } from "../mcp/sessions/agent/push-elicitation";
-import type { McpServerFactoryContext } from "../mcp/stateless/handler-types";
-import type { AnyMcpServer } from "../mcp/common/server-kind";
-import type { CompactOperation } from "../openapi/types";
-import type { ApiRequest } from "../openapi/validate-request";
-import { RequestRefusedError } from "./api-request";
-import type { ApiResult } from "./api-response";
+import type { ExecutionOutcome } from "../../executor/types";
+import { pushElicitation } from "../../mcp/sessions/agent/push-elicitation";
+import type { McpServerFactoryContext } from "../../mcp/stateless/handler-types";
+import type { AnyMcpServer } from "../../mcp/common/server-kind";
+import type { CompactOperation } from "../../openapi/types";
+import type { ApiRequest } from "../../openapi/validate-request";
+import { RequestRefusedError } from "../request/api-request";
+import type { ApiResult } from "../request/api-response";
 import type { ApprovalLedger } from "./approval-ledger";
 import { approvalPrompt } from "./approval-prompt";
-import { requestFingerprint } from "./request-fingerprint";
+import { requestFingerprint } from "../request/request-fingerprint";
 
 /** One approval the user gave: single-use (its id is claimed when sent), until it expires. */
 interface Grant {

@@ -9,11 +9,11 @@
  * configured secrets before they enter the sandbox.
  */
 import type { ServerContext } from "@modelcontextprotocol/server";
-import type { CompactOperation } from "../openapi/types";
-import { canonicalPath, hasControlCharacter } from "../openapi/canonical-path";
-import type { ApiRequest } from "../openapi/validate-request";
+import type { CompactOperation } from "../../openapi/types";
+import { canonicalPath, hasControlCharacter } from "../../openapi/canonical-path";
+import type { ApiRequest } from "../../openapi/validate-request";
 import type { ApiResponseInit } from "./api-response";
-import { SandboxError } from "../errors";
+import { SandboxError } from "../../errors";
 import { headerRefusal } from "./request-headers";
 
 export type { ApiRequest };

@@ -3,7 +3,7 @@
  * fingerprint only when everything that is sent is the same (method, canonical path, query,
  * headers, content type, body, raw body).
  */
-import type { ApiRequest } from "../openapi/validate-request";
+import type { ApiRequest } from "../../openapi/validate-request";
 
 /**
  * SHA-256 (hex) of the request's content. Relies on `normalizeApiRequest` having reduced

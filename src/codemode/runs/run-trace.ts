@@ -10,8 +10,8 @@
  * (the launcher's tools/list measure).
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
-import type { ExecutionOutcome, HostFunction } from "../executor/types";
-import type { Redactor } from "./redaction";
+import type { ExecutionOutcome, HostFunction } from "../../executor/types";
+import type { Redactor } from "../redaction/redaction";
 import { cutMiddle, fitRecord } from "./record-fit";
 import {
   RUN_RECORD_LIMITS as LIMITS,

@@ -3,7 +3,7 @@
  * the configured secrets (the `code` tool's logging; see code-mcp-server.ts).
  */
 import type { LoggingLevel, ServerContext } from "@modelcontextprotocol/server";
-import type { Redactor } from "./redaction";
+import type { Redactor } from "../redaction/redaction";
 import type { UpstreamSession } from "./upstream-connection";
 
 /**

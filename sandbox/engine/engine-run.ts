@@ -16,7 +16,7 @@ import type { EngineRunRequest, EngineStop } from "./engine-protocol";
 import { describe, stopMessage } from "./engine-messages";
 import { decodeUtf8, newDataArray, readHostCall, settleWithReply } from "./engine-values";
 import { newDeferred, runPendingJobs } from "./engine-ffi";
-import type { HostBridgeApi, HostReply } from "./protocol";
+import type { HostBridgeApi, HostReply } from "../protocol";
 
 /** Engine module texts shipped beside the runner (see src/executor/shared-worker-code.ts). */
 const TEXTS = modules as Record<

@@ -13,7 +13,7 @@ import type {
   QuickJSHandle,
 } from "quickjs-emscripten-core";
 import { readLogBatch } from "./engine-log-batch";
-import type { HostBridgeApi, HostReply } from "./protocol";
+import type { HostBridgeApi, HostReply } from "../protocol";
 
 /** V8's decoder, for the engine's large `TextDecoder` inputs (see engine-polyfills.ts). */
 const UTF8 = new TextDecoder();

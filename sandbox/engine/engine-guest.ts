@@ -14,12 +14,12 @@
 import { POLYFILLS } from "./engine-polyfills";
 import { blockCodeGeneration, blockNetwork, capProxyKeys, installTimers } from "./engine-lockdown";
 import { installCharges } from "./engine-charges";
-import { createConsoleCapture } from "./console-capture";
-import { decodeValue, encodeValue } from "./codec";
-import { loadExtension, resultText, toSandboxError } from "./harness-shared";
-import type { SandboxError, SandboxExtensionRequest, SandboxResponse } from "./protocol";
-import { configure, usage } from "./runtime.js";
-import { utf8Bytes } from "./truncate";
+import { createConsoleCapture } from "../console-capture";
+import { decodeValue, encodeValue } from "../codec";
+import { loadExtension, resultText, toSandboxError } from "../harness-shared";
+import type { SandboxError, SandboxExtensionRequest, SandboxResponse } from "../protocol";
+import { configure, usage } from "../runtime.js";
+import { utf8Bytes } from "../truncate";
 
 /** The runner's native host call: resolves to the reply's wire text or rejects with an Error. */
 type NativeHostCall = (
@@ -133,7 +133,7 @@ export async function run(
       configurable: false,
     });
     capProxyKeys();
-    const mod = (await import("./user.js")) as { default?: unknown };
+    const mod = (await import("../user.js")) as { default?: unknown };
     const entry = mod.default;
     const value: unknown = await (typeof entry === "function" ? (entry as () => unknown)() : entry);
     const shrunk = resultText(value, request.maxResultBytes);

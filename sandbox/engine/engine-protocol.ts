@@ -2,7 +2,7 @@
  * The RPC contract between the host's SharedWorkerExecutor (src/executor) and the shared
  * worker's engine runner (engine-runner.ts). Types only: both sides import it.
  */
-import type { SandboxExtensionName } from "./protocol";
+import type { SandboxExtensionName } from "../protocol";
 
 /**
  * One extension of a run. Large data travels by `key` (its content digest): the shared worker

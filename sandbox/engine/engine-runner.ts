@@ -24,7 +24,7 @@ import { readData, storeData } from "./engine-data-cache";
 import { describe } from "./engine-messages";
 import { EngineRun } from "./engine-run";
 import type { EngineRunRequest, EngineStop } from "./engine-protocol";
-import type { HostBridgeApi } from "./protocol";
+import type { HostBridgeApi } from "../protocol";
 
 let engine: Promise<QuickJSWASMModule> | undefined;
 

@@ -96,7 +96,7 @@ await mkdir(dirname(outFile), { recursive: true });
 await writeFile(outFile, body);
 console.log(`build-sandbox: wrote ${Object.keys(texts).join(", ")} (${body.length} bytes)`);
 
-// The shared-worker executor (src/executor/shared-worker-executor.ts): the engine runner (the
+// The shared-worker executor (src/executor/shared-worker/shared-worker-executor.ts): the engine runner (the
 // stable worker's main module, QuickJS glue bundled in), the guest harness the engine loads per
 // run, and the engine's WebAssembly, with a version that changes whenever any of them does (it
 // is part of the stable worker's id, so a new build never reuses an old worker).

@@ -18,7 +18,7 @@ import { decodeUtf8, newDataArray, readHostCall, settleWithReply } from "./engin
 import { newDeferred, runPendingJobs } from "./engine-ffi";
 import type { HostBridgeApi, HostReply } from "../protocol";
 
-/** Engine module texts shipped beside the runner (see src/executor/shared-worker-code.ts). */
+/** Engine module texts shipped beside the runner (see src/executor/shared-worker/shared-worker-code.ts). */
 const TEXTS = modules as Record<
   "guest.js" | "runtime.js" | "ext-openapi.js" | "ext-request.js",
   string

@@ -8,11 +8,11 @@ export { CodeModeError } from "../errors";
 export {
   WorkerLoaderExecutor,
   type WorkerLoaderExecutorOptions,
-} from "../executor/worker-loader-executor";
+} from "../executor/loader/worker-loader-executor";
 export {
   SharedWorkerExecutor,
   type SharedWorkerExecutorOptions,
-} from "../executor/shared-worker-executor";
+} from "../executor/shared-worker/shared-worker-executor";
 export { DEFAULT_LIMITS, resolveLimits } from "../executor/limits";
 export type {
   Executor,

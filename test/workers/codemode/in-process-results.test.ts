@@ -14,7 +14,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { codeMcpServer, type CodeMcpServerOptions } from "../../../src/codemode/code-mcp-server";
-import { WorkerLoaderExecutor } from "../../../src/executor/worker-loader-executor";
+import { WorkerLoaderExecutor } from "../../../src/executor/loader/worker-loader-executor";
 import { createMcpHandler } from "../../../src/index";
 import { connect, direct } from "../../helpers/mcp-client";
 import { text } from "../../helpers/tool-result";

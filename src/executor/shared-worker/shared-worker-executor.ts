@@ -21,17 +21,17 @@
  * itself makes the next run load a fresh one); V8's speed (the engine interprets: compute-heavy code is slower);
  * Web APIs the engine lacks (no `Intl`, `TextEncoder`, `URL`, `crypto`, `structuredClone`).
  */
-import type { EngineExtension, EngineRunRequest, EngineStop } from "../../sandbox/engine/engine-protocol";
+import type { EngineExtension, EngineRunRequest, EngineStop } from "../../../sandbox/engine/engine-protocol";
 import { engineErrorLikeV8 } from "./shared-error-position";
-import { HostBridge } from "./host-bridge";
-import { loaderSettings, type LoaderSettings } from "./loader-settings";
-import { RunEnd } from "./run-end";
-import { sandboxRequestBase, startRun } from "./run-start";
-import { responseToOutcome } from "./sandbox-response";
+import { HostBridge } from "../host-bridge";
+import { loaderSettings, type LoaderSettings } from "../loader-settings";
+import { RunEnd } from "../run-end";
+import { sandboxRequestBase, startRun } from "../run-start";
+import { responseToOutcome } from "../sandbox-response";
 import { sharedWorkerCode, sharedWorkerId } from "./shared-worker-code";
 import { dataKey } from "./shared-data-key";
-import type { ExecuteRequest, ExecutionOutcome, Executor, ExecutorLimits } from "./types";
-import { CodeModeError } from "../errors";
+import type { ExecuteRequest, ExecutionOutcome, Executor, ExecutorLimits } from "../types";
+import { CodeModeError } from "../../errors";
 
 /** Options of {@link SharedWorkerExecutor}. */
 export interface SharedWorkerExecutorOptions {

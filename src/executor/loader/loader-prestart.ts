@@ -6,9 +6,9 @@
  * run only: `take` hands it out once, to the executor that loaded it, for the same code and
  * isolate settings; anything else gets a fresh load, as without a prestart.
  */
-import type { PreparedCode } from "./prepare-code";
-import { disposeQuietly } from "./run-end";
-import type { PrestartedRun } from "./types";
+import type { PreparedCode } from "../prepare-code";
+import { disposeQuietly } from "../run-end";
+import type { PrestartedRun } from "../types";
 
 /** What the loaded isolate was built from; a run must match it to use the isolate. */
 export interface PrestartKey {

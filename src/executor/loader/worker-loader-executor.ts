@@ -25,13 +25,13 @@
  * own output: a program that replaces prototype methods of its own values can garble its result
  * and logs (never past the limits above, and never anyone else's run).
  */
-import type { SandboxExtensionName, SandboxRequest } from "../../sandbox/protocol";
-import { HostBridge } from "./host-bridge";
+import type { SandboxExtensionName, SandboxRequest } from "../../../sandbox/protocol";
+import { HostBridge } from "../host-bridge";
 import { LoaderPrestart } from "./loader-prestart";
-import { loaderSettings, type LoaderSettings } from "./loader-settings";
-import { RunEnd } from "./run-end";
-import { sandboxRequestBase, startRun } from "./run-start";
-import { responseToOutcome } from "./sandbox-response";
+import { loaderSettings, type LoaderSettings } from "../loader-settings";
+import { RunEnd } from "../run-end";
+import { sandboxRequestBase, startRun } from "../run-start";
+import { responseToOutcome } from "../sandbox-response";
 import { sandboxWorkerCode } from "./sandbox-worker-code";
 import type {
   ExecuteRequest,
@@ -39,7 +39,7 @@ import type {
   Executor,
   ExecutorLimits,
   PrestartedRun,
-} from "./types";
+} from "../types";
 
 /** Options of {@link WorkerLoaderExecutor}. */
 export interface WorkerLoaderExecutorOptions {

@@ -5,7 +5,7 @@
  * column at its `(`, where V8 places it at the expression's start. Both are read from the
  * code the model wrote, so the model sees the same message and position in both executors.
  */
-import type { ExecutionOutcome } from "./types";
+import type { ExecutionOutcome } from "../types";
 
 const SPACE = /\s/;
 const IDENTIFIER_PART = /[\w$]/;

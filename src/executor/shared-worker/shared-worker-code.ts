@@ -4,8 +4,8 @@
  * settings as the per-run isolate (sandbox-worker-code.ts): no outbound network, no bindings,
  * no compatibility flags beyond the date.
  */
-import { ENGINE_MODULES, ENGINE_VERSION, ENGINE_WASM_BASE64 } from "./generated/engine-modules";
-import { SANDBOX_MODULES } from "./generated/sandbox-modules";
+import { ENGINE_MODULES, ENGINE_VERSION, ENGINE_WASM_BASE64 } from "../generated/engine-modules";
+import { SANDBOX_MODULES } from "../generated/sandbox-modules";
 
 /** Options for {@link sharedWorkerCode}. */
 export interface SharedWorkerOptions {

@@ -2,8 +2,8 @@
  * The Worker Loader configuration of a sandbox isolate, in one place so its security settings
  * are reviewed (and tested) once.
  */
-import type { SandboxExtensionName } from "../../sandbox/protocol";
-import { SANDBOX_MODULES } from "./generated/sandbox-modules";
+import type { SandboxExtensionName } from "../../../sandbox/protocol";
+import { SANDBOX_MODULES } from "../generated/sandbox-modules";
 
 /** Options for {@link sandboxWorkerCode}. */
 export interface SandboxWorkerOptions {

@@ -1,6 +1,6 @@
 // `npm start`: checks the configuration from the environment, then serves 127.0.0.1:8787 (PORT
 // overrides) through a supervisor that keeps a healthy `wrangler dev` runtime behind the port
-// (scripts/supervisor/supervise.mjs). With no settings it serves the offline demo.
+// (cli/local-server/supervise.mjs). With no settings it serves the offline demo.
 //
 //   SPEC_FILE=/path/to/spec.yaml API_BASE_URL=https://api.example.com API_TOKEN=… npm start
 //   UPSTREAM_MCP_URL=https://mcp.example.com/mcp UPSTREAM_MCP_AUTH="Bearer …" npm start

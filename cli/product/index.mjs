@@ -8,6 +8,6 @@ export { readConfig, formatProblems } from "../../src/app/config";
 export { COMPACT_SPECS } from "../../src/app/generated/specs";
 export { compileSpec } from "../../src/openapi/compile-spec";
 export { findSpecProblems, specVersionOf } from "../../src/openapi/check-spec";
-export { loadSpecFile } from "../../scripts/load-spec-file.mjs";
+export { loadSpecFile } from "./load-spec-file.mjs";
 export { measureToolsList } from "./tools-list-tokens.mjs";
 export { runStdioBridge } from "./stdio-bridge.mjs";

@@ -1,7 +1,7 @@
 // The one launcher behind `npm start` and `code-mode-mcp serve`: reads the settings the product
-// defines (src/app/setting-names.ts) from an environment, checks them with the Worker's own check
-// (src/app/config.ts), validates and compiles SPEC_FILE in Node (swagger-parser cannot run in
-// workerd) and hands it to the prebuilt Worker in the LAUNCH_SPECS var (src/app/launch-specs.ts),
+// defines (src/app/config/setting-names.ts) from an environment, checks them with the Worker's own check
+// (src/app/config/config.ts), validates and compiles SPEC_FILE in Node (swagger-parser cannot run in
+// workerd) and hands it to the prebuilt Worker in the LAUNCH_SPECS var (src/app/config/launch-specs.ts),
 // then serves 127.0.0.1:PORT through the supervisor (cli/local-server/), which keeps a healthy
 // host runtime and its sandbox runners behind it. Bad configuration stops here, before any
 // runtime starts, with the setting's name and the fix.

@@ -6,7 +6,7 @@
 //   UPSTREAM_MCP_URL=https://mcp.example.com/mcp UPSTREAM_MCP_AUTH="Bearer …" npm start
 //
 // The same launcher as the `code-mode-mcp` command (cli/serve.mjs), over the same prebuilt Worker
-// (npm's prestart ran build:worker): the settings are the ones src/app/setting-names.ts lists,
+// (npm's prestart ran build:worker): the settings are the ones src/app/config/setting-names.ts lists,
 // checked by the Worker's own check, and SPEC_FILE is compiled and handed to the Worker in a var.
 import { join, resolve } from "node:path";
 import { loadProduct } from "../cli/runtime-paths.mjs";

@@ -5,7 +5,7 @@
 import { SharedWorkerExecutor } from "../executor/shared-worker/shared-worker-executor";
 import type { Executor, ExecutorLimits } from "../executor/types";
 import { WorkerLoaderExecutor } from "../executor/loader/worker-loader-executor";
-import type { ExecutorKind } from "./executor-setting";
+import type { ExecutorKind } from "./config/executor-setting";
 
 /**
  * Builds the configured executor.

@@ -14,7 +14,7 @@ import { loadSpec, type OpenApiSpec } from "../openapi/openapi-spec";
 import { credentialSecrets } from "../codemode/redaction/redaction";
 import { apiRequestHandler, targetSecrets } from "./api-request-handler";
 import { durableApprovalLedger } from "./approval-ledger-store";
-import type { AppConfig } from "./config";
+import type { AppConfig } from "./config/config";
 import { demoUpstreamServer } from "./demo/demo-upstream";
 import type { RunRecorder } from "../codemode/runs/run-record";
 import { callerOf } from "./runs/caller";

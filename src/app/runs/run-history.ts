@@ -9,7 +9,7 @@
  * directly.
  */
 import type { RunRecord } from "../../codemode/runs/run-record";
-import type { RunSettings } from "./run-settings";
+import type { RunSettings } from "../config/run-settings";
 import { RUN_INDEX_NAME, type RunStore, type RunSummary, type StoredRun } from "./run-store";
 import { CodeModeError } from "../../errors";
 

@@ -10,13 +10,13 @@
  * safely from what comes back (`MIN_SECRET_LENGTH`, 8 characters): a shorter one is refused here.
  */
 import { parseAllowedHostnames } from "./allowed-hosts";
-import { MIN_SECRET_LENGTH } from "../codemode/redaction/redaction";
+import { MIN_SECRET_LENGTH } from "../../codemode/redaction/redaction";
 import { parseUpstreams, shortUpstreamCredentials, type UpstreamServer } from "./upstream-config";
-import { resolveLimits } from "../executor/limits";
+import { resolveLimits } from "../../executor/limits";
 import { parseExecutorSetting, type ExecutorKind } from "./executor-setting";
-import type { ExecutorLimits } from "../executor/types";
+import type { ExecutorLimits } from "../../executor/types";
 import type { AppSettings } from "./setting-names";
-import { readRunSettings, type RunSettings } from "./runs/run-settings";
+import { readRunSettings, type RunSettings } from "./run-settings";
 
 export type { AppSettings } from "./setting-names";
 export { SETTING_NAMES, isSettingName } from "./setting-names";

@@ -4,7 +4,7 @@
  * bytes of them, one caller keeps per day). Checked with
  * the rest of the configuration (config.ts), so a bad value is named at start.
  */
-import type { AppSettings } from "../setting-names";
+import type { AppSettings } from "./setting-names";
 
 /** How the run history behaves. */
 export interface RunSettings {

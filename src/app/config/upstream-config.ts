@@ -10,7 +10,7 @@
  * Security defaults: problems name the setting and the fix, never the auth value.
  */
 
-import { MIN_SECRET_LENGTH } from "../codemode/redaction/redaction";
+import { MIN_SECRET_LENGTH } from "../../codemode/redaction/redaction";
 
 /** One configured upstream MCP server. */
 export interface UpstreamServer {

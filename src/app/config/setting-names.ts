@@ -1,5 +1,5 @@
 /**
- * The one list of the product's settings. The Worker reads them from its env (src/app/config.ts
+ * The one list of the product's settings. The Worker reads them from its env (src/app/config/config.ts
  * checks them), and the local launchers (`npm start`, the `code-mode-mcp` command; cli/serve.mjs)
  * pass exactly these (and `LIMIT_*`) from the environment to the runtime, so a new setting is
  * declared here once.

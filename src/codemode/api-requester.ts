@@ -15,7 +15,12 @@ import {
   type ApprovalCheck,
 } from "./request/api-request";
 import type { ApprovalDecision } from "./approvals/approval-flow";
-import { asResponseInit, plainApiResult, toApiResult, type ApiResult } from "./request/api-response";
+import {
+  asResponseInit,
+  plainApiResult,
+  toApiResult,
+  type ApiResult,
+} from "./request/api-response";
 import { secretRedactor } from "./redaction/redaction";
 import { methodOverrideRefusal } from "./request/method-override";
 import { partialContentRefusal } from "./request/request-headers";

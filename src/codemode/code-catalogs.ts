@@ -9,7 +9,7 @@ import { codeToolDescription } from "./code-tool-description";
 import { secretRedactor, type Redactor } from "./redaction/redaction";
 import { ToolCatalog } from "./upstream/tool-catalog";
 import { redactTool } from "./redaction/tool-list-redaction";
-import type { UpstreamCaller } from "./upstream/upstream-caller";
+import type { UpstreamCaller } from "./upstream/upstream-connection";
 import type { CallerScopes, MergedTools, UpstreamSet } from "./upstream/upstream-set";
 
 /** How the description is written (from `codeMcpServer`'s options). */

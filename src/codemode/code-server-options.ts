@@ -4,8 +4,7 @@
  */
 import type { ExecutorLimits, Executor } from "../executor/types";
 import type { RunRecorder } from "./runs/run-record";
-import type { UpstreamCaller } from "./upstream/upstream-caller";
-import type { CodeUpstream } from "./upstream/upstream-connection";
+import type { CodeUpstream, UpstreamCaller } from "./upstream/upstream-connection";
 
 /** Options of `codeMcpServer()`. */
 export interface CodeMcpServerOptions {

@@ -30,8 +30,12 @@ export type {
 
 // Code mode servers.
 export { codeMcpServer, type CodeMcpServerOptions } from "./code-mcp-server";
-export type { CodeUpstream, LocalMcpServer } from "./upstream/upstream-connection";
-export type { UpstreamCaller, UpstreamHeaders } from "./upstream/upstream-caller";
+export type {
+  CodeUpstream,
+  LocalMcpServer,
+  UpstreamCaller,
+  UpstreamHeaders,
+} from "./upstream/upstream-connection";
 export { UpstreamToolError } from "./upstream/upstream-result";
 export { openApiMcpServer, type OpenApiMcpServerOptions } from "./openapi-mcp-server";
 export {

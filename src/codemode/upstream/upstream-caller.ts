@@ -6,23 +6,9 @@
  * with different credentials never share an upstream session or see each other's tool list.
  * The SDK says the same of a cached discovery: "reuse only within one authorization context".
  */
-import type { AuthInfo } from "@modelcontextprotocol/server";
 import { CodeModeError } from "../../errors";
 import { credentialSecrets } from "../redaction/redaction";
-import type { CodeUpstream } from "./upstream-connection";
-
-/** The outer request a `code` server is built for (what a `headers` function can read). */
-export interface UpstreamCaller {
-  /** The verified identity of the outer caller (OAuth provider props, or your auth in front). */
-  authInfo?: AuthInfo;
-  /** The outer HTTP request, when the handler passes it (`createMcpHandler` does). */
-  request?: Request;
-}
-
-/** Headers for a remote upstream: fixed, or computed per outer caller. */
-export type UpstreamHeaders =
-  | Record<string, string>
-  | ((caller: UpstreamCaller) => Record<string, string> | Promise<Record<string, string>>);
+import type { CodeUpstream, UpstreamCaller } from "./upstream-connection";
 
 /**
  * One authorization context of one upstream: the headers a run sends and the key its reusable

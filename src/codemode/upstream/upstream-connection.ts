@@ -21,13 +21,25 @@ import {
   type DiscoverResult,
 } from "@modelcontextprotocol/client";
 import { McpServer as V1McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { McpServer as V2McpServer } from "@modelcontextprotocol/server";
+import { McpServer as V2McpServer, type AuthInfo } from "@modelcontextprotocol/server";
 import { CodeModeError } from "../../errors";
-import type { UpstreamHeaders } from "./upstream-caller";
 import { upstreamFetch } from "./upstream-fetch";
 
 /** A server instance code mode can connect to in memory. */
 export type LocalMcpServer = V2McpServer | V1McpServer;
+
+/** The outer request a `code` server is built for (what a `headers` function can read). */
+export interface UpstreamCaller {
+  /** The verified identity of the outer caller (OAuth provider props, or your auth in front). */
+  authInfo?: AuthInfo;
+  /** The outer HTTP request, when the handler passes it (`createMcpHandler` does). */
+  request?: Request;
+}
+
+/** Headers for a remote upstream: fixed, or computed per outer caller. */
+export type UpstreamHeaders =
+  | Record<string, string>
+  | ((caller: UpstreamCaller) => Record<string, string> | Promise<Record<string, string>>);
 
 /** The MCP server that `codeMcpServer()` wraps. See the module comment for the kinds. */
 export type CodeUpstream =

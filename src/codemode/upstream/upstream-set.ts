@@ -7,8 +7,8 @@
 import type { Tool } from "@modelcontextprotocol/server";
 import { CodeModeError } from "../../errors";
 import { Upstream, type UpstreamOptions } from "./upstream-cache";
-import { callerScope, type CallerScope, type UpstreamCaller } from "./upstream-caller";
-import type { CodeUpstream } from "./upstream-connection";
+import { callerScope, type CallerScope } from "./upstream-caller";
+import type { CodeUpstream, UpstreamCaller } from "./upstream-connection";
 
 /** The merged tool list and where each tool lives. */
 export interface MergedTools {

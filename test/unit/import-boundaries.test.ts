@@ -234,9 +234,27 @@ const RULES: {
     why: "the product's settings (names, readConfig, each setting's parser): read by every room of the product, reads none of them",
   },
   {
+    area: "src/app/runs/",
+    may: ["src/app/config/", ...CODEMODE, ...MCP, "src/errors.ts", "src/is-record.ts"],
+    why: "the run history and its console: reads the settings, knows nothing of the routes",
+  },
+  {
+    area: "src/app/demo/",
+    may: ["src/app/config/", "src/errors.ts", "src/is-record.ts"],
+    why: "the demo API and upstream: self-contained sample data, knows nothing of the routes",
+  },
+  {
+    area: "src/app/oauth/",
+    may: ["src/app/", "src/app/config/", ...MCP, "src/errors.ts", "src/is-record.ts"],
+    why: "the OAuth provider wrapped around the product's app (it takes the App it protects)",
+  },
+  {
     area: "src/app/",
     may: [
       "src/app/config/",
+      "src/app/runs/",
+      "src/app/demo/",
+      "src/app/oauth/",
       ...CODEMODE,
       ...MCP,
       ...EXECUTOR,
@@ -254,8 +272,8 @@ const RULES: {
   },
   {
     area: "src/worker.ts",
-    may: ["src/app/", "src/app/generated/"],
-    why: "the deployable entry: the product and its compiled specs",
+    may: ["src/app/", "src/app/generated/", "src/app/runs/", "src/app/demo/", "src/app/oauth/"],
+    why: "the deployable entry: the product, its compiled specs and its Durable Object classes",
   },
   {
     area: "src/worker-configuration.d.ts",

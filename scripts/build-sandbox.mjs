@@ -35,8 +35,8 @@ const RUN_MODULES = ["./user.js", "./runtime.js", "./ext-*.js"];
  */
 const RUN_MODULES_FROM_ENGINE = {
   name: "run-modules-from-engine",
-  setup(build) {
-    build.onResolve({ filter: /^\.\.\/(user|runtime|ext-[\w-]+)\.js$/ }, (args) =>
+  setup(plugin) {
+    plugin.onResolve({ filter: /^\.\.\/(user|runtime|ext-[\w-]+)\.js$/ }, (args) =>
       args.resolveDir.endsWith(join("sandbox", "engine"))
         ? { path: args.path.replace(/^\.\.\//, "./"), external: true }
         : undefined,

@@ -21,7 +21,11 @@
  * itself makes the next run load a fresh one); V8's speed (the engine interprets: compute-heavy code is slower);
  * Web APIs the engine lacks (no `Intl`, `TextEncoder`, `URL`, `crypto`, `structuredClone`).
  */
-import type { EngineExtension, EngineRunRequest, EngineStop } from "../../../sandbox/engine/engine-protocol";
+import type {
+  EngineExtension,
+  EngineRunRequest,
+  EngineStop,
+} from "../../../sandbox/engine/engine-protocol";
 import { engineErrorLikeV8 } from "./shared-error-position";
 import { HostBridge } from "../host-bridge";
 import { loaderSettings, type LoaderSettings } from "../loader-settings";

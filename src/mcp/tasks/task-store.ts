@@ -13,13 +13,7 @@
  */
 import type { AuthInfo } from "@modelcontextprotocol/server";
 import { DurableObject } from "cloudflare:workers";
-import {
-  runRound,
-  taskRoundServer,
-  type RoundCall,
-  type RoundOutcome,
-  type TaskRoundServer,
-} from "./task-rounds";
+import { runRound, taskRoundServer, type RoundOutcome, type TaskRoundServer } from "./task-rounds";
 import { failure, taskResult, view, type TaskInit, type TaskRecord } from "./task-record";
 import { TERMINAL_STATUSES, type TaskView } from "./task-wire";
 import { PROTOCOL_CODES } from "../../errors";

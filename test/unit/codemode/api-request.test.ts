@@ -1,6 +1,9 @@
 // apiRequester, normalizeApiRequest and asResponseInit: the host side of codemode.request().
 import { beforeAll, describe, expect, it } from "vitest";
-import { normalizeApiRequest, RequestRefusedError } from "../../../src/codemode/request/api-request";
+import {
+  normalizeApiRequest,
+  RequestRefusedError,
+} from "../../../src/codemode/request/api-request";
 import { apiRequester } from "../../../src/codemode/api-requester";
 import { asResponseInit } from "../../../src/codemode/request/api-response";
 import { loadSpec, type OpenApiSpec } from "../../../src/openapi/openapi-spec";

@@ -24,7 +24,7 @@ interface RunSummary {
   preview: string;
 }
 
-/** One call of a run, as `/api/runs/<id>` shows it (src/codemode/run-record.ts `RunCall`). */
+/** One call of a run, as `/api/runs/<id>` shows it (src/codemode/runs/run-record.ts `RunCall`). */
 type RunCall =
   | {
       kind: "request";
@@ -37,7 +37,7 @@ type RunCall =
     }
   | { kind: "tool"; name: string; ok: boolean; durationMs: number; error?: string };
 
-/** A run as `/api/runs/<id>` shows it (src/codemode/run-record.ts `RunRecord` and its caller). */
+/** A run as `/api/runs/<id>` shows it (src/codemode/runs/run-record.ts `RunRecord` and its caller). */
 interface RunDetail {
   id: string;
   startedAt: number;

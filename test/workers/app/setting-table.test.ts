@@ -3,9 +3,9 @@
 // every rule relates settings of the table; problems are listed in the table's order.
 import { describe, expect, it } from "vitest";
 import configurationDoc from "../../../docs/configuration.md?raw";
-import { CONFIG_RULES } from "../../../src/app/config-rules";
-import { readConfig, SETTING_NAMES } from "../../../src/app/config";
-import { readSettings, SETTING_TABLE } from "../../../src/app/setting-table";
+import { CONFIG_RULES } from "../../../src/app/config/config-rules";
+import { readConfig, SETTING_NAMES } from "../../../src/app/config/config";
+import { readSettings, SETTING_TABLE } from "../../../src/app/config/setting-table";
 
 const SPECS = ["demo-api", "petstore"];
 

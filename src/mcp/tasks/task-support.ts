@@ -21,7 +21,8 @@ import {
 import { z } from "zod";
 import { callerIdentity } from "../common/caller-identity";
 import { protocolOf } from "../common/server-kind";
-import type { McpTaskStore, TaskInit } from "./task-store";
+import type { TaskInit } from "./task-record";
+import type { McpTaskStore } from "./task-store";
 import { taskRoundSignal } from "./task-rounds";
 import { taskSupportOf } from "./task-tools";
 import { TASKS_EXTENSION_ID, createTaskResult, declaresTasks } from "./task-wire";

@@ -5,7 +5,7 @@
  * UTF-32 spelled in ASCII bytes, a BOM, non-ASCII bytes, a stray invalid byte) decodes as before.
  */
 import { describe, expect, it } from "vitest";
-import { asciiText, decodeBody } from "../../../src/codemode/body-charset";
+import { asciiText, decodeBody } from "../../../src/codemode/request/body-charset";
 
 const bytes = (...values: number[]) => new Uint8Array(values);
 const ascii = (text: string) => new TextEncoder().encode(text);

@@ -8,7 +8,7 @@
  */
 import { createExecutionContext, env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { WorkerLoaderExecutor } from "../../../src/executor/worker-loader-executor";
+import { WorkerLoaderExecutor } from "../../../src/executor/loader/worker-loader-executor";
 import { RunnerLoader } from "../../../src/executor/runners/runner-loader";
 import { trackHostCalls } from "../../../src/executor/runners/tracked-host";
 import {

@@ -2,19 +2,23 @@
 // "N passed, N failed". Three steps:
 // 1. The product is built once (`npm run build:worker`, what npm's prestart does before every
 //    `npm start`); the servers the scripts start then skip that step (E2E_PREBUILT=1 makes
-//    server.mjs run `npm start --ignore-scripts`). Saves ~10 s per server start, ~30 starts.
+//    server.mjs run `npm start --ignore-scripts`). Saves ~10 s on each of ~30 server starts.
+//    Skipped when E2E_PREBUILT=1 is set already (the caller built it: .ci/run's second part).
 // 2. The pooled scripts run E2E_JOBS (default 2) at a time, longest first. Their only time bounds
-//    are coarse (a server answering again within seconds), which a second script beside them
-//    does not endanger. With --with-package, `npm run test:package` runs in this pool too; it and
-//    npx-bin both `npm pack` (whose prepack rebuilds dist/), so they never overlap.
+//    are coarse (a server answering again within seconds), which work beside them does not
+//    endanger. `--with <npm script>` runs that npm script in this pool too (.ci/run: smoke,
+//    deploy:dry, test:package). Those and npx-bin rebuild the product's generated files
+//    (src/*/generated/, dist/: prestart, the dry-run's custom build, `npm pack`'s prepack), so
+//    they hold the "build" lock: never two at once.
 // 3. The alone scripts run one at a time, after the pool, with nothing else of ours running: each
 //    puts the machine under an artificial load of its own on purpose and measures how long a
 //    second client waits (issue #28's bounds), so other work beside them would be measured too.
+// `--part pooled` or `--part alone` runs only that step (after the build).
 // Output: every line prefixed by its script's name as it comes; a failing script's whole output
 // again, unprefixed, at the end.
 //
-// Usage: npm run e2e [-- [--with-package] [name…]]   (names: see SCRIPTS below; a name list runs
-// only those, in the same steps). E2E_JOBS=1 runs everything one at a time.
+// Usage: npm run e2e [-- [--part pooled|alone] [--with <npm script>]… [name…]]   (names: see
+// SCRIPTS below; a name list runs only those, in the same steps). E2E_JOBS=1: one at a time.
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
@@ -30,7 +34,7 @@ import { fileURLToPath } from "node:url";
 /** @type {Job[]} The pooled ones longest first (times of a sequential CI run), then the alone ones. */
 const SCRIPTS = [
   // issue #15: the packed tarball's `code-mode-mcp` command (needs the npm registry)
-  { name: "npx-bin", lock: "pack" },
+  { name: "npx-bin", lock: "build" },
   // issue #13: the supervised local server (4 ways to stop it, 5 starts)
   { name: "stop-restart" },
   { name: "spec-file" },
@@ -69,26 +73,38 @@ const SCRIPTS = [
     env: { STDIO_LAUNCHES: process.env.STDIO_LAUNCHES ?? "2" },
   },
 ];
-/** The packed package in a fresh project (.ci/run passes --with-package): ~4 min, first. */
-const PACKAGE = { name: "package", lock: "pack", command: ["npm", "run", "test:package"] };
-
 const DEADLINE_MS = 5 * 60_000;
-const PACKAGE_DEADLINE_MS = 15 * 60_000;
+// An npm script given with --with (test:package takes ~4 min on an idle machine).
+const WITH_DEADLINE_MS = 15 * 60_000;
 const JOBS = Math.max(1, Number(process.env.E2E_JOBS ?? 2) || 2);
 
-const args = process.argv.slice(2);
-const withPackage = args.includes("--with-package");
-const names = args.filter((a) => !a.startsWith("--"));
-const unknown = names.filter((n) => !SCRIPTS.some((s) => s.name === n));
-if (unknown.length > 0) {
+/** @param {string} message */
+const usage = (message) => {
   console.error(
-    `e2e: no script named ${unknown.join(", ")}. Fix: choose from ${SCRIPTS.map((s) => s.name).join(" ")}.`,
+    `e2e: ${message}\n  Usage: npm run e2e -- [--part pooled|alone] [--with <npm script>]… [name…]\n  Names: ${SCRIPTS.map((s) => s.name).join(" ")}`,
   );
   process.exit(2);
+};
+/** @type {string[]} */
+const names = [];
+/** @type {Job[]} */
+const extra = [];
+let part = "all";
+for (let i = 2; i < process.argv.length; i++) {
+  const arg = /** @type {string} */ (process.argv[i]);
+  if (arg === "--with" || arg === "--part") {
+    const value = process.argv[++i];
+    if (value === undefined) usage(`${arg} needs a value.`);
+    else if (arg === "--part") part = value;
+    else extra.push({ name: value, lock: "build", command: ["npm", "run", value] });
+  } else if (arg.startsWith("--")) usage(`unknown option ${arg}.`);
+  else if (!SCRIPTS.some((s) => s.name === arg)) usage(`no script named ${arg}.`);
+  else names.push(arg);
 }
+if (!["all", "pooled", "alone"].includes(part)) usage(`--part is pooled or alone, not ${part}.`);
 const chosen = names.length > 0 ? SCRIPTS.filter((s) => names.includes(s.name)) : SCRIPTS;
-const pooled = [...(withPackage ? [PACKAGE] : []), ...chosen.filter((s) => !s.alone)];
-const alone = chosen.filter((s) => s.alone);
+const pooled = part === "alone" ? [] : [...extra, ...chosen.filter((s) => !s.alone)];
+const alone = part === "pooled" ? [] : chosen.filter((s) => s.alone);
 
 /**
  * @typedef {{ job: Job, step: string, code: number, seconds: number, startedAt: number, output: string }} Result
@@ -129,7 +145,7 @@ function runJob(job, step) {
     };
     child.stdout.setEncoding("utf8").on("data", (c) => take("stdout", c));
     child.stderr.setEncoding("utf8").on("data", (c) => take("stderr", c));
-    const deadline = job === PACKAGE ? PACKAGE_DEADLINE_MS : DEADLINE_MS;
+    const deadline = extra.includes(job) ? WITH_DEADLINE_MS : DEADLINE_MS;
     const timer = setTimeout(() => {
       const line = `e2e ${job.name}: no result after ${deadline / 1000} s, stopping it`;
       output += `\n${line}\n`;
@@ -185,13 +201,13 @@ async function pool(jobs, width, step) {
 
 /** @type {Result[]} */
 const results = [];
-// 1. Build once (npm's prestart would do it before every `npm start`).
-const build = await runJob(
-  { name: "build", command: ["npm", "run", "--silent", "build:worker"] },
-  "build",
-);
-results.push(build);
-if (build.code === 0) {
+// 1. Build once (npm's prestart would do it before every `npm start`), unless the caller did.
+const build =
+  process.env.E2E_PREBUILT === "1"
+    ? undefined
+    : await runJob({ name: "build", command: ["npm", "run", "--silent", "build:worker"] }, "build");
+if (build) results.push(build);
+if (!build || build.code === 0) {
   results.push(...(await pool(pooled, JOBS, `pooled, ${JOBS} at a time`)));
   results.push(...(await pool(alone, 1, "alone")));
 }
@@ -217,6 +233,6 @@ process.stdout.write(
     )}\ne2e wall time ${wall.toFixed(0)} s (one after another they took ${sum.toFixed(0)} s)\n`,
 );
 console.log(
-  `e2e: ${scripts.filter((r) => r.code === 0).length} passed, ${scripts.filter((r) => r.code !== 0).length} failed${build.code === 0 ? "" : " (the build failed: nothing ran)"}`,
+  `e2e: ${scripts.filter((r) => r.code === 0).length} passed, ${scripts.filter((r) => r.code !== 0).length} failed${!build || build.code === 0 ? "" : " (the build failed: nothing ran)"}`,
 );
 process.exit(failed.length > 0 ? 1 : 0);

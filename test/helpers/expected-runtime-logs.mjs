@@ -13,12 +13,19 @@
  * 2. A sandbox program that awaits a promise nothing settles (the executor suites' "never
  *    settles" and "never-settling thenable" cases): the executor reports a timeout; workerd then
  *    cancels the abandoned isolate's request as hung and logs that as an "uncaught exception".
+ * 3. A client that goes away in the middle of a streamed answer (test/agent: fault-injection's
+ *    100 random mid-stream disconnects, serve-sse, streams, durability): workerd logs the
+ *    stream pump it cancels ("disconnected: abortRead() has been called", "pump canceled",
+ *    "read end of pipe was aborted", "fixed-length pipe ended prematurely"). The pool already
+ *    drops the same kind of line for WebSockets ("disconnected: WebSocket peer disconnected").
  */
 
 const REFUSED = /disconnected: connect\(\): Connection refused/;
 const LOST_AFTER_REFUSED = /^uncaught exception; .*Network connection lost\./;
 const HUNG =
   /^uncaught exception; exception = workerd\/io\/io-context\.c\+\+:\d+: failed: jsg\.Error: The Workers runtime canceled this request because it detected that your Worker's code had hung/;
+const CLIENT_WENT_AWAY =
+  /^exception = \S+: disconnected: (abortRead\(\) has been called|pump canceled|read end of pipe was aborted|fixed-length pipe ended prematurely)$/;
 // The address list workerd prints after an exception (its own frames, no JavaScript).
 const WORKERD_STACK = /^stack:( \S+workerd@[0-9a-f]+)+\s*$/;
 const AFTER_REFUSED_MS = 1_000;
@@ -42,7 +49,7 @@ export function isExpectedRuntimeLog(message, state, now) {
     return true;
   }
   if (LOST_AFTER_REFUSED.test(first)) return now - state.refusedAt <= AFTER_REFUSED_MS;
-  if (HUNG.test(first)) return true;
+  if (HUNG.test(first) || CLIENT_WENT_AWAY.test(first)) return true;
   // A stack list on its own, written right after a dropped message.
   return WORKERD_STACK.test(first) && rest.length === 0 && now - state.droppedAt <= 100;
 }

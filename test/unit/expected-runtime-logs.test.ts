@@ -32,6 +32,28 @@ describe("isExpectedRuntimeLog", () => {
     expect(isExpectedRuntimeLog(HUNG, fresh(), 0)).toBe(true);
   });
 
+  it("drops the cancelled stream pumps of a client that went away mid-stream", () => {
+    const lines = [
+      "exception = kj/async-io.c++:1453: disconnected: abortRead() has been called",
+      "exception = workerd/api/streams/internal.c++:2643: disconnected: pump canceled",
+      "exception = kj/async-io.c++:876: disconnected: read end of pipe was aborted",
+      "exception = kj/async-io.c++:1713: disconnected: fixed-length pipe ended prematurely",
+    ];
+    expect(lines.map((l) => isExpectedRuntimeLog(`${l}\n${STACK}\n`, fresh(), 0))).toEqual([
+      true,
+      true,
+      true,
+      true,
+    ]);
+    expect(
+      isExpectedRuntimeLog(
+        "exception = kj/async-io.c++:1: disconnected: something new\n",
+        fresh(),
+        0,
+      ),
+    ).toBe(false);
+  });
+
   it("prints anything else, and an expected line that carries more than workerd's stack", () => {
     const state = fresh();
     expect(

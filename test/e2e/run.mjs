@@ -7,9 +7,9 @@
 // 2. The pooled scripts run E2E_JOBS (default 2) at a time, longest first. Their only time bounds
 //    are coarse (a server answering again within seconds), which work beside them does not
 //    endanger. `--with <npm script>` runs that npm script in this pool too (.ci/run: smoke,
-//    deploy:dry, test:package). Those and npx-bin rebuild the product's generated files
-//    (src/*/generated/, dist/: prestart, the dry-run's custom build, `npm pack`'s prepack), so
-//    they hold the "build" lock: never two at once.
+//    deploy:dry, test:package). Builds may overlap (generated files are replaced by rename, and
+//    only when they change), but two `npm pack`s may not: prepack empties and rebuilds dist/lib,
+//    which the other is packing. So test:package and npx-bin hold the "pack" lock.
 // 3. The alone scripts run one at a time, after the pool, with nothing else of ours running: each
 //    puts the machine under an artificial load of its own on purpose and measures how long a
 //    second client waits (issue #28's bounds), so other work beside them would be measured too.
@@ -34,7 +34,7 @@ import { fileURLToPath } from "node:url";
 /** @type {Job[]} The pooled ones longest first (times of a sequential CI run), then the alone ones. */
 const SCRIPTS = [
   // issue #15: the packed tarball's `code-mode-mcp` command (needs the npm registry)
-  { name: "npx-bin", lock: "build" },
+  { name: "npx-bin", lock: "pack" },
   // issue #13: the supervised local server (4 ways to stop it, 5 starts)
   { name: "stop-restart" },
   { name: "spec-file" },
@@ -73,6 +73,8 @@ const SCRIPTS = [
     env: { STDIO_LAUNCHES: process.env.STDIO_LAUNCHES ?? "2" },
   },
 ];
+/** npm scripts that run `npm pack` (for --with). */
+const PACKS = ["test:package"];
 const DEADLINE_MS = 5 * 60_000;
 // An npm script given with --with (test:package takes ~4 min on an idle machine).
 const WITH_DEADLINE_MS = 15 * 60_000;
@@ -96,7 +98,12 @@ for (let i = 2; i < process.argv.length; i++) {
     const value = process.argv[++i];
     if (value === undefined) usage(`${arg} needs a value.`);
     else if (arg === "--part") part = value;
-    else extra.push({ name: value, lock: "build", command: ["npm", "run", value] });
+    else
+      extra.push({
+        name: value,
+        command: ["npm", "run", value],
+        ...(PACKS.includes(value) && { lock: "pack" }),
+      });
   } else if (arg.startsWith("--")) usage(`unknown option ${arg}.`);
   else if (!SCRIPTS.some((s) => s.name === arg)) usage(`no script named ${arg}.`);
   else names.push(arg);

@@ -110,7 +110,14 @@ for (let i = 2; i < process.argv.length; i++) {
 }
 if (!["all", "pooled", "alone"].includes(part)) usage(`--part is pooled or alone, not ${part}.`);
 const chosen = names.length > 0 ? SCRIPTS.filter((s) => names.includes(s.name)) : SCRIPTS;
-const pooled = part === "alone" ? [] : [...extra, ...chosen.filter((s) => !s.alone)];
+// The two `npm pack`s first (test:package, ~4 min, then npx-bin): they cannot overlap, so they
+// are the longest chain; the other slot meanwhile takes everything else.
+const pooled =
+  part === "alone"
+    ? []
+    : [...extra, ...chosen.filter((s) => !s.alone)].toSorted(
+        (a, b) => Number(b.lock === "pack") - Number(a.lock === "pack"),
+      );
 const alone = part === "pooled" ? [] : chosen.filter((s) => s.alone);
 
 /**

@@ -6,7 +6,7 @@
  * (`ALLOWED_HOSTNAMES`, see allowed-hosts.ts) before anything else runs.
  */
 import type { App } from "./app";
-import { DEFAULT_ALLOWED_HOSTNAMES, refuseUnknownHost } from "./allowed-hosts";
+import { DEFAULT_ALLOWED_HOSTNAMES, refuseUnknownHost } from "./config/allowed-hosts";
 
 /**
  * Builds the Worker's exported handler.

@@ -6,8 +6,8 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../sandbox/ext-request";
 import { LimitError } from "../../sandbox/runtime";
-import { RequestRefusedError } from "../../src/codemode/api-request";
-import { UpstreamToolError } from "../../src/codemode/upstream-result";
+import { RequestRefusedError } from "../../src/codemode/request/api-request";
+import { UpstreamToolError } from "../../src/codemode/upstream/upstream-result";
 import {
   CodeModeError,
   ERROR_CODES,

@@ -3,11 +3,12 @@
 // modules to the Worker Loader instead of code assembled from strings.
 import { build } from "esbuild";
 import { createHash } from "node:crypto";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { Buffer } from "node:buffer";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { writeGenerated } from "./write-generated.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const outFile = join(root, "src/executor/generated/sandbox-modules.ts");
@@ -93,7 +94,7 @@ const body = [
   "",
 ].join("\n");
 await mkdir(dirname(outFile), { recursive: true });
-await writeFile(outFile, body);
+await writeGenerated(outFile, body);
 console.log(`build-sandbox: wrote ${Object.keys(texts).join(", ")} (${body.length} bytes)`);
 
 // The shared-worker executor (src/executor/shared-worker/shared-worker-executor.ts): the engine runner (the
@@ -132,7 +133,7 @@ const engineBody = [
   `export const ENGINE_WASM_BASE64 = ${JSON.stringify(Buffer.from(wasm).toString("base64"))};`,
   "",
 ].join("\n");
-await writeFile(engineFile, engineBody);
+await writeGenerated(engineFile, engineBody);
 console.log(
   `build-sandbox: wrote the shared-worker engine ${version} (${engineBody.length} bytes)`,
 );

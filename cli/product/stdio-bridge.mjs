@@ -97,7 +97,11 @@ export async function runStdioBridge({ url, ready, log, onClose }) {
       // A request must get an answer, or the client waits for ever.
       if ("method" in message && "id" in message) {
         if (answered?.code !== undefined && !toolCalls.has(message.id))
-          await stdio.send({ jsonrpc: "2.0", id: message.id, error: answered });
+          await stdio.send({
+            jsonrpc: "2.0",
+            id: message.id,
+            error: { code: answered.code, message: answered.message },
+          });
         else
           await stdio.send(
             failure(

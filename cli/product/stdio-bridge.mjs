@@ -90,7 +90,8 @@ export async function runStdioBridge({ url, ready, log, onClose }) {
       const answered = serverAnswer(error);
       // A refusal the server wrote itself is its own clear error: passed on once, not logged
       // as a bridge failure. Anything else (no server at all) is the bridge's to say.
-      if (!answered)
+      // After the client closed or a stop signal, a message cut short is part of the close.
+      if (!answered && !closed)
         log(
           `code-mode-mcp: could not pass a message to the local server: ${/** @type {Error} */ (error).message}`,
         );
@@ -141,6 +142,10 @@ export async function runStdioBridge({ url, ready, log, onClose }) {
     void stdio.send(message);
   };
   let closed = false;
+  // A desktop client may end the server with a signal instead of closing stdin: the streams
+  // the stop cuts are part of the close too (the supervisor stops the runtimes).
+  for (const signal of /** @type {const} */ (["SIGTERM", "SIGINT", "SIGHUP"]))
+    process.once(signal, () => (closed = true));
   http.onerror = (error) => {
     // Closing aborts the standalone SSE stream: not worth a line.
     if (!closed) log(`code-mode-mcp: local server: ${error.message}`);

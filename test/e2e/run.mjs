@@ -3,7 +3,8 @@
 //
 // Usage: npm run e2e [-- name…]   (names: clients spec-file upstreams hostile inspector
 // status-page runs-console bad-config heal native-stall regex stop-restart npx-bin fanout
-// runaway runner-kill slow-bodies clients16 soak stdio-big-spec)
+// runaway runner-kill slow-bodies clients16 soak stdio-big-spec start-errors status-page-layout
+// stdio-close)
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
@@ -35,6 +36,7 @@ const ALL = [
   // issue #32: refusals that say what to do, leave nothing behind, and work on an older Node
   "start-errors",
   "status-page-layout",
+  "stdio-close",
 ];
 /** @type {Record<string, Record<string, string>>} */
 const ENV = {

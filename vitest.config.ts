@@ -1,7 +1,7 @@
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { fileURLToPath } from "node:url";
 import { defineConfig, type UserWorkspaceConfig } from "vitest/config";
-import { REGEXP_FALLBACK_FLAGS, workerdV8Flags } from "./scripts/supervisor/v8-flags.mjs";
+import { REGEXP_FALLBACK_FLAGS, workerdV8Flags } from "./cli/local-server/v8-flags.mjs";
 import { SHARED_SPECS_DIR } from "./test/helpers/shared-specs.mjs";
 import { stripDependencySourceMaps } from "./test/helpers/strip-dependency-source-maps.mjs";
 import { TimingReporter } from "./test/helpers/timing-reporter.mjs";
@@ -100,7 +100,7 @@ export default defineConfig({
         resolve: {
           alias: [
             ...alias,
-            // The shared worker's engine texts, for sandbox/engine-run.ts run in plain Node.
+            // The shared worker's engine texts, for sandbox/engine/engine-run.ts run in plain Node.
             {
               find: /^\.\/engine-modules\.json$/,
               replacement: fileURLToPath(

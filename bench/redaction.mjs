@@ -26,7 +26,7 @@ const against = process.argv.includes("--against")
 async function load(srcRoot, name) {
   const outfile = join(dir, `${name}.mjs`);
   await build({
-    entryPoints: [join(srcRoot, "src/codemode/api-response.ts")],
+    entryPoints: [join(srcRoot, "src/codemode/request/api-response.ts")],
     bundle: true,
     format: "esm",
     platform: "neutral",

@@ -74,7 +74,7 @@ if (parsed.command === "check") {
 }
 
 const { serve } = await import("../cli/serve.mjs");
-const { freePort } = await import("../scripts/free-port.mjs");
+const { freePort } = await import("../cli/local-server/free-port.mjs");
 /** @type {NodeJS.ProcessEnv} */
 const env = { ...process.env, ...parsed.settings };
 // A desktop client may start several servers at once: --stdio takes a free port of its own.

@@ -1,15 +1,15 @@
 // The one launcher behind `npm start` and `code-mode-mcp serve`: reads the settings the product
-// defines (src/app/setting-names.ts) from an environment, checks them with the Worker's own check
-// (src/app/config.ts), validates and compiles SPEC_FILE in Node (swagger-parser cannot run in
-// workerd) and hands it to the prebuilt Worker in the LAUNCH_SPECS var (src/app/launch-specs.ts),
-// then serves 127.0.0.1:PORT through the supervisor (scripts/supervisor/), which keeps a healthy
+// defines (src/app/config/setting-names.ts) from an environment, checks them with the Worker's own check
+// (src/app/config/config.ts), validates and compiles SPEC_FILE in Node (swagger-parser cannot run in
+// workerd) and hands it to the prebuilt Worker in the LAUNCH_SPECS var (src/app/config/launch-specs.ts),
+// then serves 127.0.0.1:PORT through the supervisor (cli/local-server/), which keeps a healthy
 // host runtime and its sandbox runners behind it. Bad configuration stops here, before any
 // runtime starts, with the setting's name and the fix.
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { basename, extname, resolve } from "node:path";
-import { supervise } from "../scripts/supervisor/supervise.mjs";
-import { workerdV8Flags } from "../scripts/supervisor/v8-flags.mjs";
-import { hostMessage, runnerCount, runnerMessage } from "../scripts/supervisor/worker-options.mjs";
+import { supervise } from "./local-server/supervise.mjs";
+import { workerdV8Flags } from "./local-server/v8-flags.mjs";
+import { hostMessage, runnerCount, runnerMessage } from "./local-server/worker-options.mjs";
 import { RUNNER_SCRIPT, WORKER_CONFIG } from "./runtime-paths.mjs";
 
 /**

@@ -3,7 +3,7 @@
  * the host's `codemode.request()` answers the way the seed documents use it.
  *
  * The host always answers `{ status, ok, headers, body }` (redacted, plain data; see
- * src/codemode/api-response.ts). This wrapper turns it into:
+ * src/codemode/request/api-response.ts). This wrapper turns it into:
  * - the parsed body for a 2xx status, so `(await codemode.request(r)).result.map(…)` runs as
  *   written in Cloudflare's docs;
  * - a thrown {@link ApiError} (`status`, `headers`, `body` own properties) for any other status,

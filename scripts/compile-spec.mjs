@@ -7,7 +7,7 @@
 import { mkdir, readdir, stat, writeFile } from "node:fs/promises";
 import { basename, extname, join, resolve } from "node:path";
 import { importTs, ROOT } from "./import-ts.mjs";
-import { loadSpecFile } from "./load-spec-file.mjs";
+import { loadSpecFile } from "../cli/product/load-spec-file.mjs";
 
 const SPEC_EXTENSIONS = new Set([".json", ".yaml", ".yml"]);
 const NOT_SPECS = /^_|manifest|provenance/i;

@@ -9,7 +9,7 @@
 import { writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { importTs } from "./import-ts.mjs";
-import { loadSpecFile } from "./load-spec-file.mjs";
+import { loadSpecFile } from "../cli/product/load-spec-file.mjs";
 
 const args = process.argv.slice(2);
 let out;

@@ -89,7 +89,7 @@ export function codeRows(r, row) {
       for (const kind of ["warm", "cold"]) {
         // Cold: the discover probe, the guessed 2026-07-28 listing and the 2025-era `initialize`
         // (for an upstream of that era) go out together: one round trip, three requests (see
-        // src/codemode/upstream-speculation.ts and upstream-fetch.ts).
+        // src/codemode/upstream/upstream-speculation.ts and upstream-fetch.ts).
         const limit = kind === "warm" ? v.k : v.k + 3;
         rows.push(
           row(

@@ -15,8 +15,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { freePort } from "../../scripts/free-port.mjs";
-import { runnerCount } from "../../scripts/supervisor/worker-options.mjs";
+import { freePort } from "../../cli/local-server/free-port.mjs";
+import { runnerCount } from "../../cli/local-server/worker-options.mjs";
 import { rawToolCall } from "./raw-client.mjs";
 import { p50, round1 } from "./stats.mjs";
 
@@ -217,7 +217,7 @@ export async function localServerRows(config, log) {
     stdio: "inherit",
   });
   if (built.status !== 0) throw new Error("build-worker failed");
-  // The launcher's default pool (scripts/supervisor/worker-options.mjs).
+  // The launcher's default pool (cli/local-server/worker-options.mjs).
   const pool = runnerCount(undefined).count;
   /** @type {Record<string, unknown>} */
   const rows = { cores: cpus().length, pool };

@@ -8,7 +8,7 @@
  * Does not do: per-user identity (every holder of the key is the same caller) or rate limiting;
  * use OAuth (`OAUTH=on`) for per-user access.
  */
-import { HttpError } from "./http-error";
+import { HttpError } from "./errors/http-error";
 
 /**
  * Checks `Authorization: Bearer <key>`.

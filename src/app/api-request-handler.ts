@@ -22,13 +22,13 @@ import {
   type ApiRequest,
   type ApiRequestContext,
   type ApiRequestHandler,
-} from "../codemode/api-request";
-import { encodeRequestBody, queryString } from "../codemode/request-encoding";
+} from "../codemode/request/api-request";
+import { encodeRequestBody, queryString } from "../codemode/request/request-encoding";
 import { canonicalPath } from "../openapi/canonical-path";
 import type { OpenApiSpec } from "../openapi/openapi-spec";
-import { toApiResult, type ApiResult } from "../codemode/api-response";
-import { credentialSecrets, MIN_SECRET_LENGTH } from "../codemode/redaction";
-import type { ApiTarget } from "./config";
+import { toApiResult, type ApiResult } from "../codemode/request/api-response";
+import { credentialSecrets, MIN_SECRET_LENGTH } from "../codemode/redaction/redaction";
+import type { ApiTarget } from "./config/config";
 import { demoApiFetch, type DemoStore } from "./demo/demo-store";
 import { CodeModeError } from "../errors";
 import { networkError } from "./network-error";

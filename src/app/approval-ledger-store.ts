@@ -9,7 +9,7 @@
  * few at a time on each claim (an expired approval is refused before it is claimed).
  */
 import { DurableObject } from "cloudflare:workers";
-import type { ApprovalLedger } from "../codemode/approval-ledger";
+import type { ApprovalLedger } from "../codemode/approvals/approval-ledger";
 
 /** The ledger's Durable Object: `claim` over RPC. */
 export class ApprovalLedgerStore extends DurableObject<Cloudflare.Env> {

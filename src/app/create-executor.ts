@@ -2,10 +2,10 @@
  * Builds the executor the `EXECUTOR` setting names (see executor-setting.ts). Worker-only: the
  * executors need the Worker runtime, so the configuration check stays in its own module.
  */
-import { SharedWorkerExecutor } from "../executor/shared-worker-executor";
+import { SharedWorkerExecutor } from "../executor/shared-worker/shared-worker-executor";
 import type { Executor, ExecutorLimits } from "../executor/types";
-import { WorkerLoaderExecutor } from "../executor/worker-loader-executor";
-import type { ExecutorKind } from "./executor-setting";
+import { WorkerLoaderExecutor } from "../executor/loader/worker-loader-executor";
+import type { ExecutorKind } from "./config/executor-setting";
 
 /**
  * Builds the configured executor.

@@ -6,8 +6,8 @@
  * (`ALLOWED_HOSTNAMES`, see allowed-hosts.ts) before anything else runs.
  */
 import type { App } from "./app";
-import { DEFAULT_ALLOWED_HOSTNAMES, refuseUnknownHost } from "./allowed-hosts";
-import { renderHttpError, wantsHtml } from "./http-error";
+import { DEFAULT_ALLOWED_HOSTNAMES, refuseUnknownHost } from "./config/allowed-hosts";
+import { renderHttpError, wantsHtml } from "./errors/http-error";
 
 /**
  * Builds the Worker's exported handler.

@@ -5,19 +5,19 @@
  * and indexed once and the code server caches the upstream's tool list.
  */
 import { codeMcpServer } from "../codemode/code-mcp-server";
-import type { CodeUpstream } from "../codemode/upstream-connection";
+import type { CodeUpstream } from "../codemode/upstream/upstream-connection";
 import { openApiMcpServer } from "../codemode/openapi-mcp-server";
 import { createExecutor } from "./create-executor";
 import { createMcpHandler } from "../mcp/stateless/create-mcp-handler";
 import type { StatelessMcpHandler } from "../mcp/stateless/handler-types";
 import { loadSpec, type OpenApiSpec } from "../openapi/openapi-spec";
-import { credentialSecrets } from "../codemode/redaction";
+import { credentialSecrets } from "../codemode/redaction/redaction";
 import { apiRequestHandler, targetSecrets } from "./api-request-handler";
 import { durableApprovalLedger } from "./approval-ledger-store";
-import type { AppConfig } from "./config";
+import type { AppConfig } from "./config/config";
 import { demoUpstreamServer } from "./demo/demo-upstream";
 import { namingFetch } from "./network-error";
-import type { RunRecorder } from "../codemode/run-record";
+import type { RunRecorder } from "../codemode/runs/run-record";
 import { callerOf } from "./runs/caller";
 import { runHistory, type RunHistory } from "./runs/run-history";
 import { afterResponse, deliverThenRun } from "./runs/after-response";

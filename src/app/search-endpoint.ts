@@ -7,7 +7,7 @@
  * first); the body is capped at 64 KiB; only `search` (read-only, spec only) can be run here.
  */
 import { API_ROUTE, type Endpoints } from "./endpoints";
-import { HttpError } from "./http-error";
+import { HttpError } from "./errors/http-error";
 import { withSelfClient } from "./self-client";
 
 const MAX_BODY = 65_536;

@@ -8,7 +8,7 @@
 import { resolveLimits } from "../executor/limits";
 import type { ExecutorLimits } from "../executor/types";
 import { TOOL_LIMITS } from "../codemode/tool-limits";
-import type { AppConfig, ConfigProblem } from "./config";
+import type { AppConfig, ConfigProblem } from "./config/config";
 import { DEMO_TOOL_NAMES } from "./demo/demo-upstream";
 import { API_ROUTE, CODE_ROUTE, type Endpoints } from "./endpoints";
 import { withSelfClient } from "./self-client";

@@ -13,12 +13,17 @@ import {
   RequestRefusedError,
   type ApiRequestHandler,
   type ApprovalCheck,
-} from "./api-request";
-import type { ApprovalDecision } from "./approval-flow";
-import { asResponseInit, plainApiResult, toApiResult, type ApiResult } from "./api-response";
-import { secretRedactor } from "./redaction";
-import { methodOverrideRefusal } from "./method-override";
-import { partialContentRefusal } from "./request-headers";
+} from "./request/api-request";
+import type { ApprovalDecision } from "./approvals/approval-flow";
+import {
+  asResponseInit,
+  plainApiResult,
+  toApiResult,
+  type ApiResult,
+} from "./request/api-response";
+import { secretRedactor } from "./redaction/redaction";
+import { methodOverrideRefusal } from "./request/method-override";
+import { partialContentRefusal } from "./request/request-headers";
 
 /** Everything one run's `codemode.request()` needs. */
 export interface ApiRequesterOptions {

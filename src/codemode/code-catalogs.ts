@@ -6,11 +6,11 @@
  * same lists, since building declarations and the description is the expensive part.
  */
 import { codeToolDescription } from "./code-tool-description";
-import { secretRedactor, type Redactor } from "./redaction";
-import { ToolCatalog } from "./tool-catalog";
-import { redactTool } from "./tool-list-redaction";
-import type { UpstreamCaller } from "./upstream-caller";
-import type { CallerScopes, MergedTools, UpstreamSet } from "./upstream-set";
+import { secretRedactor, type Redactor } from "./redaction/redaction";
+import { ToolCatalog } from "./upstream/tool-catalog";
+import { redactTool } from "./redaction/tool-list-redaction";
+import type { UpstreamCaller } from "./upstream/upstream-connection";
+import type { CallerScopes, MergedTools, UpstreamSet } from "./upstream/upstream-set";
 
 /** How the description is written (from `codeMcpServer`'s options). */
 export interface DescriptionOptions {

@@ -3,9 +3,8 @@
  * request.
  */
 import type { ExecutorLimits, Executor } from "../executor/types";
-import type { RunRecorder } from "./run-record";
-import type { UpstreamCaller } from "./upstream-caller";
-import type { CodeUpstream } from "./upstream-connection";
+import type { RunRecorder } from "./runs/run-record";
+import type { CodeUpstream, UpstreamCaller } from "./upstream/upstream-connection";
 
 /** Options of `codeMcpServer()`. */
 export interface CodeMcpServerOptions {

@@ -5,7 +5,7 @@
  * is 2,048 and the description never exceeds it, whatever the number of tools.
  */
 import { sandboxErrorsLine } from "../errors";
-import type { ToolCatalog } from "./tool-catalog";
+import type { ToolCatalog } from "./upstream/tool-catalog";
 
 /** Inputs of {@link codeToolDescription}. */
 export interface CodeToolDescriptionInput {

@@ -8,11 +8,11 @@ export { CodeModeError } from "../errors";
 export {
   WorkerLoaderExecutor,
   type WorkerLoaderExecutorOptions,
-} from "../executor/worker-loader-executor";
+} from "../executor/loader/worker-loader-executor";
 export {
   SharedWorkerExecutor,
   type SharedWorkerExecutorOptions,
-} from "../executor/shared-worker-executor";
+} from "../executor/shared-worker/shared-worker-executor";
 export { DEFAULT_LIMITS, resolveLimits } from "../executor/limits";
 export type {
   Executor,
@@ -30,9 +30,13 @@ export type {
 
 // Code mode servers.
 export { codeMcpServer, type CodeMcpServerOptions } from "./code-mcp-server";
-export type { CodeUpstream, LocalMcpServer } from "./upstream-connection";
-export type { UpstreamCaller, UpstreamHeaders } from "./upstream-caller";
-export { UpstreamToolError } from "./upstream-result";
+export type {
+  CodeUpstream,
+  LocalMcpServer,
+  UpstreamCaller,
+  UpstreamHeaders,
+} from "./upstream/upstream-connection";
+export { UpstreamToolError } from "./upstream/upstream-result";
 export { openApiMcpServer, type OpenApiMcpServerOptions } from "./openapi-mcp-server";
 export {
   RequestRefusedError,
@@ -41,10 +45,10 @@ export {
   type ApiRequestContext,
   type ApiRequestHandler,
   type ApprovalCheck,
-} from "./api-request";
-export type { ApiResult, ApiResponseInit } from "./api-response";
-export type { ApiCallbackAnswer } from "./api-request";
-export { MemoryApprovalLedger, type ApprovalLedger } from "./approval-ledger";
+} from "./request/api-request";
+export type { ApiResult, ApiResponseInit } from "./request/api-response";
+export type { ApiCallbackAnswer } from "./request/api-request";
+export { MemoryApprovalLedger, type ApprovalLedger } from "./approvals/approval-ledger";
 export { outcomeToToolResult } from "./outcome-result";
 export { TOOL_LIMITS } from "./tool-limits";
 // Run history hook (`onRun`): what one run did, for the host to store.
@@ -57,4 +61,4 @@ export {
   type RunRequestCall,
   type RunTool,
   type RunToolCall,
-} from "./run-record";
+} from "./runs/run-record";

@@ -23,16 +23,16 @@ import type { McpServerFactoryContext } from "../mcp/stateless/handler-types";
 import { setTaskSupport } from "../mcp/tasks/task-tools";
 import { loadSpec, OpenApiSpec } from "../openapi/openapi-spec";
 import { packSpec } from "../openapi/spec-pack";
-import { nonReadRequests, type ApiRequestHandler, type ApprovalCheck } from "./api-request";
+import { nonReadRequests, type ApiRequestHandler, type ApprovalCheck } from "./request/api-request";
 import { apiRequester } from "./api-requester";
-import { APPROVAL_TIMEOUT_MS, approvalFlow } from "./approval-flow";
-import { isolateApprovalLedger, type ApprovalLedger } from "./approval-ledger";
+import { APPROVAL_TIMEOUT_MS, approvalFlow } from "./approvals/approval-flow";
+import { isolateApprovalLedger, type ApprovalLedger } from "./approvals/approval-ledger";
 import { outcomeToToolResult } from "./outcome-result";
-import { assertRedactableSecrets, secretRedactor, type Redactor } from "./redaction";
-import { redactToolResult } from "./result-redaction";
+import { assertRedactableSecrets, secretRedactor, type Redactor } from "./redaction/redaction";
+import { redactToolResult } from "./redaction/result-redaction";
 import { executeDescription, searchDescription } from "./openapi-tool-descriptions";
-import type { RunRecorder } from "./run-record";
-import { RunTrace } from "./run-trace";
+import type { RunRecorder } from "./runs/run-record";
+import { RunTrace } from "./runs/run-trace";
 
 /** Options of {@link openApiMcpServer}. */
 export interface OpenApiMcpServerOptions {

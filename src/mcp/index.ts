@@ -9,7 +9,7 @@ export * from "./server";
 export { McpAgent, type McpAgentHooks } from "./sessions/agent/mcp-agent";
 // 2025-11-25 tasks for McpAgent sessions (SDK v1 `taskStore`), kept in the agent's SQLite.
 export { SqlTaskStore } from "./tasks/sql-task-store";
-export type { McpAgentServeOptions, McpAgentHandler } from "./sessions/agent/serve-agent";
+export type { McpAgentServeOptions, McpAgentHandler } from "./sessions/agent/routing";
 export type { McpAgentSseOptions } from "./sessions/agent/serve-sse";
 export type {
   ElicitationAnswer,

@@ -34,7 +34,8 @@ export {
   type RequestStateCodec,
 } from "./stateless/elicitation";
 // MCP tasks (2026-07-28 extension): the task Durable Object and the tool mark behind the `tasks` option.
-export { McpTaskStore, type TaskInit } from "./tasks/task-store";
+export { McpTaskStore } from "./tasks/task-store";
+export type { TaskInit } from "./tasks/task-record";
 export type { TasksOptions } from "./tasks/task-support";
 export { setTaskSupport, type TaskSupport, type TaskSupportOptions } from "./tasks/task-tools";
 export {

@@ -1,10 +1,29 @@
 /**
- * The primitive keyword checks of the OpenAPI schema validator (types, strings, numbers) and the
- * problem list they write to; the structural walk (refs, combinators, arrays, objects) is in
- * schema-validator.ts.
+ * The primitive keyword checks of the OpenAPI schema validator (types, strings, numbers), the
+ * problem list they write to and the options it is read with (the validation's state); the
+ * structural walk (refs, combinators, arrays, objects) is in schema-validator.ts.
  */
 import { compileSpecPattern } from "./pattern-safety";
-import type { SchemaProblem, ValidateSchemaOptions } from "./schema-validator";
+
+/** One way a value fails its schema. */
+export interface SchemaProblem {
+  /** Where in the value, as a path like `body.records[2].name` (relative to `at`). */
+  path: string;
+  /** What is wrong. */
+  message: string;
+}
+
+/** Options of `validateSchema` (schema-validator.ts). */
+export interface ValidateSchemaOptions {
+  /** Resolves a `$ref` to its raw target. */
+  resolve: (ref: string) => unknown;
+  /** `"request"`: `readOnly` properties are not required; `"response"`: `writeOnly` ones. */
+  direction?: "request" | "response";
+  /** Stop after this many problems (default 10). */
+  maxProblems?: number;
+  /** Name of the root value in paths (default `"value"`). */
+  at?: string;
+}
 
 /** A schema object. */
 export type Schema = Record<string, unknown>;

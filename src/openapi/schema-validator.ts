@@ -19,28 +19,11 @@ import {
   describe,
   equal,
   type Schema,
+  type SchemaProblem,
   type State,
+  type ValidateSchemaOptions,
 } from "./schema-keywords";
 
-/** One way a value fails its schema. */
-export interface SchemaProblem {
-  /** Where in the value, as a path like `body.records[2].name` (relative to `at`). */
-  path: string;
-  /** What is wrong. */
-  message: string;
-}
-
-/** Options of {@link validateSchema}. */
-export interface ValidateSchemaOptions {
-  /** Resolves a `$ref` to its raw target. */
-  resolve: (ref: string) => unknown;
-  /** `"request"`: `readOnly` properties are not required; `"response"`: `writeOnly` ones. */
-  direction?: "request" | "response";
-  /** Stop after this many problems (default 10). */
-  maxProblems?: number;
-  /** Name of the root value in paths (default `"value"`). */
-  at?: string;
-}
 const MAX_DEPTH = 64;
 /**
  * Most schema checks one validation makes (about 0.3 s). Alternatives that each recurse (filter

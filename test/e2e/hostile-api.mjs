@@ -5,7 +5,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort } from "../../scripts/free-port.mjs";
+import { freePort } from "../../cli/local-server/free-port.mjs";
 
 /** The spec's paths (anything else the server receives is a request outside the spec). */
 export const SPEC_PATHS = /^\/(items(\/[A-Za-z0-9_.~%-]+)?|echo)(\?.*)?$/;

@@ -14,7 +14,7 @@ import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { freePort } from "../../scripts/free-port.mjs";
+import { freePort } from "../../cli/local-server/free-port.mjs";
 import { text } from "./programs.mjs";
 import { allProcesses, processTree, stillRunning } from "./processes.mjs";
 import { check } from "./server.mjs";

@@ -1,5 +1,5 @@
 // Issue #13, hole 5: a catastrophic regular expression answers at once under `npm start`, thanks
-// to V8's linear-time fallback that npm start turns on for workerd (scripts/supervisor/v8-flags.mjs):
+// to V8's linear-time fallback that npm start turns on for workerd (cli/local-server/v8-flags.mjs):
 // in a sandbox program, and in a spec's `pattern` the host applies to a model-supplied value.
 // The supervisor must not have had to replace the runtime (that would also "answer", slower).
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";

@@ -1,5 +1,5 @@
 // What the supervisor replaced, read from the server's output: it logs every replacement as
-// "npm start: <runtime N | runner N> is replaced because <reason>…" (scripts/supervisor/
+// "npm start: <runtime N | runner N> is replaced because <reason>…" (cli/local-server/
 // supervise.mjs). The load scripts assert on these lines: a replacement is the failure they
 // look for, whatever the clients saw.
 

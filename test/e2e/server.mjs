@@ -5,7 +5,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort } from "../../scripts/free-port.mjs";
+import { freePort } from "../../cli/local-server/free-port.mjs";
 
 /**
  * @typedef {{ url: string, port: number, pid: number, output: () => string, stop: () => Promise<void> }} Started
@@ -68,7 +68,7 @@ export async function startServer(env = {}, options = {}) {
       // dev` starts beside the active runtime, the active one has been seen (about 1 run in 8)
       // to lose its first MCP request ("Network connection lost.", answered "…; retry"). The
       // suspected cause, a dev registry shared by both runtimes, is fixed in
-      // scripts/supervisor/runtime.mjs; the scripts still wait, to test what comes after it.
+      // cli/local-server/runtime.mjs; the scripts still wait, to test what comes after it.
       if (res.status === 200 && output.includes("stands by."))
         return { url, port, pid: /** @type {number} */ (child.pid), output: () => output, stop };
     } catch {

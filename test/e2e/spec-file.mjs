@@ -5,7 +5,7 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { existsSync } from "node:fs";
 import { createServer } from "node:http";
 import { text } from "./programs.mjs";
-import { freePort } from "../../scripts/free-port.mjs";
+import { freePort } from "../../cli/local-server/free-port.mjs";
 import { check, withServer } from "./server.mjs";
 import { CLOUDFLARE_SPEC_PATH } from "../helpers/shared-specs.mjs";
 

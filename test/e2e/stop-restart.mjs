@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort } from "../../scripts/free-port.mjs";
+import { freePort } from "../../cli/local-server/free-port.mjs";
 import { processTree, stillRunning } from "./processes.mjs";
 import { check, startServer } from "./server.mjs";
 

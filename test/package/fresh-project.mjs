@@ -19,7 +19,7 @@ import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { freePort } from "../../scripts/free-port.mjs";
+import { freePort } from "../../cli/local-server/free-port.mjs";
 import { exportNames, resolveTypes } from "./export-names.mjs";
 import { checkInitProject, runDocsExamples } from "./init-project.mjs";
 import { checkServers } from "./mcp-checks.mjs";

@@ -7,7 +7,7 @@
 import { cp, mkdir, readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { freePort } from "../../scripts/free-port.mjs";
+import { freePort } from "../../cli/local-server/free-port.mjs";
 import { run, start, waitForHttp } from "./steps.mjs";
 
 /**

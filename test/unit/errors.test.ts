@@ -6,9 +6,9 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../sandbox/ext-request";
 import { LimitError } from "../../sandbox/runtime";
-import { RequestRefusedError } from "../../src/codemode/api-request";
-import { UpstreamToolError } from "../../src/codemode/upstream-result";
-import { HTTP_ERROR_CODES } from "../../src/app/http-error";
+import { RequestRefusedError } from "../../src/codemode/request/api-request";
+import { UpstreamToolError } from "../../src/codemode/upstream/upstream-result";
+import { HTTP_ERROR_CODES } from "../../src/app/errors/http-error";
 import {
   CodeModeError,
   ERROR_CODES,
@@ -35,7 +35,7 @@ function code(file: string): string {
 
 const SRC = sources("src").filter((f) => f !== "src/errors.ts");
 /** The local server's Node front, which answers a few requests itself (in the HTTP error shape). */
-const FRONT = ["scripts/supervisor/front.mjs", "scripts/supervisor/cut-off-reply.mjs"];
+const FRONT = ["cli/local-server/front.mjs", "cli/local-server/cut-off-reply.mjs"];
 
 /** The codes listed in a table of docs/errors.md: the first cell of each row, in backticks. */
 function documentedCodes(): Set<string> {

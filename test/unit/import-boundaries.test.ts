@@ -1,4 +1,6 @@
-// The layering of ../shared/design.md, pinned: which folder of src/ and sandbox/ may import which.
+// The layering of docs/architecture.md, pinned: which folder (room) of src/ and sandbox/ may import
+// which; that nothing shipped (cli/, bin/) imports a build step (scripts/); that no source folder
+// outgrows ~20 files; and that no import circle exists anywhere in the source tree.
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, normalize } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -13,6 +15,24 @@ const MCP = [
   "src/mcp/tasks/",
   "src/mcp/stateless/",
   "src/mcp/sessions/",
+];
+
+/** Every room of code mode, for the layers above it that may use all of it. */
+const CODEMODE = [
+  "src/codemode/",
+  "src/codemode/upstream/",
+  "src/codemode/request/",
+  "src/codemode/approvals/",
+  "src/codemode/redaction/",
+  "src/codemode/runs/",
+];
+
+/** Every room of the executor, for the layers above it that may use all of it. */
+const EXECUTOR = [
+  "src/executor/",
+  "src/executor/loader/",
+  "src/executor/shared-worker/",
+  "src/executor/runners/",
 ];
 
 /**
@@ -49,10 +69,16 @@ const RULES: {
     why: "pure: JSON Schema / OpenAPI operation to TypeScript text",
   },
   {
+    area: "sandbox/engine/",
+    may: ["sandbox/", "src/errors.ts"],
+    packagesBanned: ["@modelcontextprotocol/", "node:", "zod"],
+    why: "the QuickJS engine of the shared worker: its runner and guest use the isolate harness's codec, protocol and console, never the other way round",
+  },
+  {
     area: "sandbox/",
     may: ["src/openapi/", "src/errors.ts", "src/is-record.ts"],
     packagesBanned: ["@modelcontextprotocol/", "node:", "zod"],
-    why: "runs inside the isolate: nothing of the host but the pure spec reader and the error names",
+    why: "runs inside the isolate: nothing of the host but the pure spec reader and the error names; the harness knows nothing of the engine",
   },
   {
     area: "src/executor/generated/",
@@ -66,6 +92,31 @@ const RULES: {
     why: "local sandbox runners: a loader look-alike on the host and the runner's entrypoint; nothing of the executors, so the runner Worker stays tiny",
   },
   {
+    area: "src/executor/loader/",
+    may: [
+      "src/executor/",
+      "src/executor/generated/",
+      "sandbox/",
+      "src/errors.ts",
+      "src/is-record.ts",
+    ],
+    packagesBanned: ["@modelcontextprotocol/"],
+    why: "the Worker Loader executor (a fresh isolate per run): uses what both executors share, never the shared worker",
+  },
+  {
+    area: "src/executor/shared-worker/",
+    may: [
+      "src/executor/",
+      "src/executor/generated/",
+      "sandbox/",
+      "sandbox/engine/",
+      "src/errors.ts",
+      "src/is-record.ts",
+    ],
+    packagesBanned: ["@modelcontextprotocol/"],
+    why: "the shared-worker executor (one stable engine worker): uses what both executors share, never the loader executor",
+  },
+  {
     area: "src/executor/",
     may: [
       "src/executor/runners/",
@@ -75,7 +126,7 @@ const RULES: {
       "src/is-record.ts",
     ],
     packagesBanned: ["@modelcontextprotocol/"],
-    why: "host side of the sandbox: loads it and speaks its codec/protocol; knows nothing of MCP",
+    why: "host side of the sandbox, what both executors share (preparing code, limits, host bridge, run start and end); knows nothing of MCP or of either executor",
   },
   {
     area: "src/mcp/common/",
@@ -103,8 +154,45 @@ const RULES: {
     why: "the entries (index.ts, server.ts): hosting layer, knows nothing of code mode, the sandbox or the product",
   },
   {
+    area: "src/codemode/index.ts",
+    may: [...CODEMODE, ...EXECUTOR, "src/errors.ts"],
+    why: "the `code-mode-mcp/codemode` entry: the servers and the executors they run on",
+  },
+  {
+    area: "src/codemode/redaction/",
+    may: ["src/errors.ts"],
+    why: "redaction (decoded views, secret forms): a leaf of code mode that every room uses",
+  },
+  {
+    area: "src/codemode/request/",
+    may: ["src/codemode/redaction/", "src/openapi/", "src/errors.ts"],
+    why: "the OpenAPI request pipeline (checked request, headers, encoding, redacted response): knows nothing of approvals, upstreams or the servers",
+  },
+  {
+    area: "src/codemode/approvals/",
+    may: ["src/codemode/request/", "src/executor/", ...MCP, "src/openapi/", "src/errors.ts"],
+    why: "approvals of requests (flow, ledger, prompt): bound to the request they approve, never to a server",
+  },
+  {
+    area: "src/codemode/upstream/",
+    may: [
+      "src/codemode/redaction/",
+      "src/executor/",
+      "src/declarations/",
+      "src/openapi/",
+      "src/errors.ts",
+    ],
+    why: "the upstream MCP client (connections, cache, callers, tool catalog): knows nothing of the request pipeline or the servers",
+  },
+  {
+    area: "src/codemode/runs/",
+    may: ["src/codemode/redaction/", "src/executor/", "src/errors.ts"],
+    why: "run records and traces: what a run did, redacted; knows nothing of the servers",
+  },
+  {
     area: "src/codemode/",
     may: [
+      ...CODEMODE,
       "src/executor/",
       "src/declarations/",
       "src/openapi/",
@@ -113,14 +201,15 @@ const RULES: {
       "sandbox/codec.ts",
       "sandbox/protocol.ts",
     ],
-    why: "the library's code mode servers: never the deployable product (src/app)",
+    why: "the library's code mode servers, their options and descriptions, over the rooms below them: never the deployable product (src/app) or an executor's inside",
   },
   {
     area: "src/index.ts",
     may: [
-      "src/codemode/",
+      "src/codemode/index.ts",
+      ...CODEMODE,
       ...MCP,
-      "src/executor/",
+      ...EXECUTOR,
       "src/declarations/",
       "src/openapi/",
       "src/errors.ts",
@@ -134,12 +223,62 @@ const RULES: {
     why: "build output: the product's compiled specs, as data",
   },
   {
+    area: "src/app/errors/",
+    may: [],
+    why: "the one HTTP error of the product's routes: thrown by every room of the product, imports nothing",
+  },
+  {
+    area: "src/app/config/",
+    may: [
+      "src/app/errors/",
+      "src/codemode/redaction/",
+      "src/executor/",
+      "src/openapi/",
+      "src/errors.ts",
+      "src/is-record.ts",
+    ],
+    why: "the product's settings (names, readConfig, each setting's parser): read by every room of the product, reads none of them",
+  },
+  {
+    area: "src/app/runs/",
+    may: [
+      "src/app/config/",
+      "src/app/errors/",
+      ...CODEMODE,
+      ...MCP,
+      "src/errors.ts",
+      "src/is-record.ts",
+    ],
+    why: "the run history and its console: reads the settings, knows nothing of the routes",
+  },
+  {
+    area: "src/app/demo/",
+    may: ["src/app/config/", "src/app/errors/", "src/errors.ts", "src/is-record.ts"],
+    why: "the demo API and upstream: self-contained sample data, knows nothing of the routes",
+  },
+  {
+    area: "src/app/oauth/",
+    may: [
+      "src/app/",
+      "src/app/config/",
+      "src/app/errors/",
+      ...MCP,
+      "src/errors.ts",
+      "src/is-record.ts",
+    ],
+    why: "the OAuth provider wrapped around the product's app (it takes the App it protects)",
+  },
+  {
     area: "src/app/",
     may: [
-      "src/codemode/",
+      "src/app/config/",
+      "src/app/errors/",
+      "src/app/runs/",
+      "src/app/demo/",
+      "src/app/oauth/",
+      ...CODEMODE,
       ...MCP,
-      "src/executor/",
-      "src/executor/runners/",
+      ...EXECUTOR,
       "src/openapi/",
       "src/declarations/",
       "src/errors.ts",
@@ -154,8 +293,8 @@ const RULES: {
   },
   {
     area: "src/worker.ts",
-    may: ["src/app/", "src/app/generated/"],
-    why: "the deployable entry: the product and its compiled specs",
+    may: ["src/app/", "src/app/generated/", "src/app/runs/", "src/app/demo/", "src/app/oauth/"],
+    why: "the deployable entry: the product, its compiled specs and its Durable Object classes",
   },
   {
     area: "src/worker-configuration.d.ts",
@@ -205,6 +344,84 @@ function inArea(target: string, area: string): boolean {
 
 const FILES = [...sourceFiles("src"), ...sourceFiles("sandbox")];
 
+/** Every source folder: what the package is built from and what it ships. */
+const SOURCE_ROOTS = ["src", "sandbox", "cli", "bin", "scripts"];
+
+/** Most files one folder may hold before it wants rooms (sub-folders by concept). */
+const MAX_FILES_PER_FOLDER = 20;
+
+/** Folders under `dir` (itself included), each with the number of source files directly in it. */
+function folderSizes(dir: string): [string, number][] {
+  const entries = readdirSync(join(ROOT, dir), { withFileTypes: true });
+  const own = entries.filter((e) => e.isFile() && /\.(ts|mts|js|mjs)$/.test(e.name)).length;
+  return [
+    [dir, own],
+    ...entries.filter((e) => e.isDirectory()).flatMap((e) => folderSizes(`${dir}/${e.name}`)),
+  ];
+}
+
+/** The file an import target names (a target may omit the extension or name a .js for a .ts). */
+function resolveTarget(target: string, files: ReadonlySet<string>): string | undefined {
+  const candidates = [
+    target,
+    target.replace(/\.js$/, ".ts"),
+    `${target}.ts`,
+    `${target}.d.ts`,
+    `${target}.mjs`,
+    `${target}/index.ts`,
+  ];
+  return candidates.find((c) => files.has(c));
+}
+
+/** Who imports whom among `files` (type-only imports included): file to the files it imports. */
+function importGraph(files: readonly string[]): Map<string, string[]> {
+  const known = new Set(files);
+  return new Map(
+    files.map((file) => [
+      file,
+      importsOf(file).flatMap(({ target }) => {
+        const to = target === undefined ? undefined : resolveTarget(target, known);
+        return to === undefined ? [] : [to];
+      }),
+    ]),
+  );
+}
+
+/**
+ * The circles of an import graph: each strongly connected group of two or more files, or a file
+ * that imports itself, as its sorted members (Tarjan's algorithm).
+ */
+function circlesOf(edges: ReadonlyMap<string, readonly string[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const circles: string[][] = [];
+  const visit = (file: string): void => {
+    index.set(file, index.size);
+    low.set(file, index.get(file)!);
+    stack.push(file);
+    onStack.add(file);
+    for (const to of edges.get(file) ?? []) {
+      if (!index.has(to)) {
+        visit(to);
+        low.set(file, Math.min(low.get(file)!, low.get(to)!));
+      } else if (onStack.has(to)) low.set(file, Math.min(low.get(file)!, index.get(to)!));
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const group: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      group.push(member);
+    } while (member !== file);
+    if (group.length > 1 || edges.get(file)!.includes(file)) circles.push(group.toSorted());
+  };
+  for (const file of edges.keys()) if (!index.has(file)) visit(file);
+  return circles;
+}
+
 describe("import boundaries (design.md's layers)", () => {
   it("every source file belongs to an area with a rule", () => {
     expect(FILES.filter((file) => ruleOf(file) === undefined)).toEqual([]);
@@ -237,4 +454,47 @@ describe("import boundaries (design.md's layers)", () => {
       expect(problems).toEqual([]);
     },
   );
+
+  it("ships nothing that imports a build step: cli/ and bin/ never import scripts/", () => {
+    const shipped = [...sourceFiles("cli"), ...sourceFiles("bin")];
+    expect(shipped.length).toBeGreaterThan(10);
+    const problems = shipped.flatMap((file) =>
+      importsOf(file)
+        .filter(({ target }) => target?.startsWith("scripts/"))
+        .map(
+          ({ target }) =>
+            `${file} imports ${target} (scripts/ holds build steps; shipped code lives in cli/)`,
+        ),
+    );
+    expect(problems).toEqual([]);
+  });
+
+  it(`keeps every source folder at ${MAX_FILES_PER_FOLDER} files or fewer (more wants rooms)`, () => {
+    const sizes = SOURCE_ROOTS.flatMap(folderSizes);
+    expect(sizes.length).toBeGreaterThan(20);
+    expect(sizes.filter(([, count]) => count > MAX_FILES_PER_FOLDER)).toEqual([]);
+  });
+
+  it("finds circles: a pair, a longer loop and a file importing itself (the search is not blind)", () => {
+    const graph = new Map([
+      ["a", ["b"]],
+      ["b", ["a", "c"]],
+      ["c", ["d"]],
+      ["d", ["e"]],
+      ["e", ["c"]],
+      ["f", ["f", "a"]],
+      ["g", ["a"]],
+    ]);
+    expect(circlesOf(graph)).toEqual([["c", "d", "e"], ["a", "b"], ["f"]]);
+  });
+
+  it("has no import circle anywhere in the source tree, type-only imports included", () => {
+    const graph = importGraph(SOURCE_ROOTS.flatMap(sourceFiles));
+    expect(graph.size).toBeGreaterThan(200);
+    // A type-only import is an arrow too (this one imports nothing else of that file).
+    expect(graph.get("src/codemode/code-server-options.ts")).toContain(
+      "src/codemode/upstream/upstream-connection.ts",
+    );
+    expect(circlesOf(graph)).toEqual([]);
+  });
 });

@@ -3,10 +3,10 @@
  * Paths are relative to the API base (`/projects`, `/tasks/3/comments`); the Worker strips its
  * `/demo-api` prefix before handing the request over.
  *
- * Errors are the product's one HTTP error (http-error.ts): `{ error: { code, message, fix } }`
+ * Errors are the product's one HTTP error (src/app/errors/http-error.ts): `{ error: { code, message, fix } }`
  * with 400, 404 or 405, rendered by the same renderer as every other route.
  */
-import { HttpError, renderHttpError } from "../http-error";
+import { HttpError, renderHttpError } from "../errors/http-error";
 import { DemoDb } from "./demo-db";
 import {
   checkBody,

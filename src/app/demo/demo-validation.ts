@@ -2,11 +2,11 @@
  * Input checks of the demo API, mirroring specs/demo-api.yaml, so the API refuses bad input
  * itself (with `execute`'s spec validation turned off, or when called directly over HTTP).
  */
-import { HttpError } from "../http-error";
+import { HttpError } from "../errors/http-error";
 
 /**
  * A refused demo API request: `400 invalid_request` naming the offending field or parameter,
- * with the fix pointing at the spec. The product's one HTTP error (http-error.ts).
+ * with the fix pointing at the spec. The product's one HTTP error (src/app/errors/http-error.ts).
  * @param message - what is wrong, naming the field
  * @param name - the field or parameter, for the fix
  */

@@ -22,7 +22,7 @@ import {
 } from "@cloudflare/workers-oauth-provider";
 import { authInfoFromOAuthProps } from "../../mcp/common/auth-context";
 import type { App } from "../app";
-import { HttpError, renderHttpError } from "../http-error";
+import { HttpError, renderHttpError } from "../errors/http-error";
 import { consentAttempts } from "./attempt-limiter";
 import { storeKv } from "./store-kv";
 

@@ -7,7 +7,7 @@
  * credential for the upstream API).
  */
 import type { AuthInfo } from "@modelcontextprotocol/server";
-import type { AppConfig } from "../config";
+import type { AppConfig } from "../config/config";
 
 /**
  * Names the caller of a run.

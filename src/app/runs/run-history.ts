@@ -8,8 +8,8 @@
  * Run ids carry their shard (`<day>.<caller key>.<random>`), so one run is read from its shard
  * directly.
  */
-import type { RunRecord } from "../../codemode/run-record";
-import type { RunSettings } from "./run-settings";
+import type { RunRecord } from "../../codemode/runs/run-record";
+import type { RunSettings } from "../config/run-settings";
 import { RUN_INDEX_NAME, type RunStore, type RunSummary, type StoredRun } from "./run-store";
 import { CodeModeError } from "../../errors";
 

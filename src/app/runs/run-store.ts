@@ -10,7 +10,7 @@
  * drops (and reports) shards whose day fell out of retention.
  */
 import { DurableObject } from "cloudflare:workers";
-import type { RunRecord } from "../../codemode/run-record";
+import type { RunRecord } from "../../codemode/runs/run-record";
 
 const encoder = new TextEncoder();
 

@@ -4,7 +4,7 @@
  * whose runs the reader may see ({@link RunsReader}).
  */
 import { CodeModeError } from "../../errors";
-import { HttpError } from "../http-error";
+import { HttpError } from "../errors/http-error";
 import type { RunHistory } from "./run-history";
 
 /** The listing's route; one run is at `${RUNS_ROUTE}/<id>`. */

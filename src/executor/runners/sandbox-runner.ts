@@ -5,7 +5,7 @@
  * straight back to the host; the runner itself holds no secret and no host function.
  *
  * Security defaults: the runner adds nothing to the loaded worker's code (the host built it with
- * `globalOutbound: null` and an empty env: src/executor/sandbox-worker-code.ts); it keeps only
+ * `globalOutbound: null` and an empty env: src/executor/loader/sandbox-worker-code.ts); it keeps only
  * the code of stable workers by id (at most {@link MAX_STABLE_WORKERS}).
  *
  * Does not do: stop a run that blocks its thread. The supervisor replaces a runner that stops

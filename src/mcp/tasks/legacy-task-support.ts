@@ -11,7 +11,7 @@
  */
 import { ProtocolError, ProtocolErrorCode, type Server } from "@modelcontextprotocol/server";
 import { protocolOf, type AnyMcpServer } from "../common/server-kind";
-import type { TaskInit } from "./task-store";
+import type { TaskInit } from "./task-record";
 import { ownerFrom, taskStub, type TasksOptions } from "./task-support";
 import { taskSupportOf } from "./task-tools";
 import { LEGACY_TASKS_CAPABILITY, legacyTask } from "./legacy-task-wire";

@@ -2,10 +2,23 @@
  * A task as its Durable Object stores it (one JSON row), and the views derived from it: what
  * `tasks/get` shows and the inlined result of a completed task.
  */
-import type { RoundOutcome } from "./task-rounds";
-import type { TaskInit } from "./task-store";
+import type { RoundCall, RoundOutcome } from "./task-rounds";
 import type { TaskError, TaskStatus, TaskView } from "./task-wire";
 import { PROTOCOL_CODES } from "../../errors";
+
+/** What the handler passes when it creates a task. */
+export interface TaskInit {
+  taskId: string;
+  /** The registered name of the handler that runs the rounds. */
+  handler: string;
+  /** Who may read, answer and cancel the task (the creating client's id; "" when anonymous). */
+  owner: string;
+  call: RoundCall;
+  /** The creating request's `authInfo` as JSON, so later rounds run as the same caller. */
+  authInfo?: string;
+  ttlMs: number;
+  pollIntervalMs: number;
+}
 
 /** The stored task: what it was created with, where it is, and what it ended with. */
 export interface TaskRecord extends TaskInit {

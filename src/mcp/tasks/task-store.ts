@@ -13,33 +13,13 @@
  */
 import type { AuthInfo } from "@modelcontextprotocol/server";
 import { DurableObject } from "cloudflare:workers";
-import {
-  runRound,
-  taskRoundServer,
-  type RoundCall,
-  type RoundOutcome,
-  type TaskRoundServer,
-} from "./task-rounds";
-import { failure, taskResult, view, type TaskRecord } from "./task-record";
+import { runRound, taskRoundServer, type RoundOutcome, type TaskRoundServer } from "./task-rounds";
+import { failure, taskResult, view, type TaskInit, type TaskRecord } from "./task-record";
 import { TERMINAL_STATUSES, type TaskView } from "./task-wire";
 import { PROTOCOL_CODES } from "../../errors";
 
 /** How often the alarm fires while a round runs (keeps the object resident). */
 export const HEARTBEAT_MS = 30_000;
-
-/** What the handler passes when it creates a task. */
-export interface TaskInit {
-  taskId: string;
-  /** The registered name of the handler that runs the rounds. */
-  handler: string;
-  /** Who may read, answer and cancel the task (the creating client's id; "" when anonymous). */
-  owner: string;
-  call: RoundCall;
-  /** The creating request's `authInfo` as JSON, so later rounds run as the same caller. */
-  authInfo?: string;
-  ttlMs: number;
-  pollIntervalMs: number;
-}
 
 /**
  * The task Durable Object. Bind it (`new_sqlite_classes`) and pass the namespace as

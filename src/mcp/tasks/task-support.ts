@@ -19,7 +19,8 @@ import {
 } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { protocolOf } from "../common/server-kind";
-import type { McpTaskStore, TaskInit } from "./task-store";
+import type { TaskInit } from "./task-record";
+import type { McpTaskStore } from "./task-store";
 import { taskRoundSignal } from "./task-rounds";
 import { taskSupportOf } from "./task-tools";
 import { TASKS_EXTENSION_ID, createTaskResult, declaresTasks } from "./task-wire";

@@ -1,12 +1,12 @@
 /**
  * The launchers check the configuration in plain Node (the product's Node build bundles
- * src/app/config.ts): reading `EXECUTOR` there must not pull in Worker-only code. This file runs
+ * src/app/config/config.ts): reading `EXECUTOR` there must not pull in Worker-only code. This file runs
  * in Node, so importing config.ts fails here if it ever reaches `cloudflare:workers` again (it
  * did once: `npm start` could not build).
  */
 import { describe, expect, it } from "vitest";
-import { readConfig } from "../../../src/app/config";
-import { isSettingName } from "../../../src/app/setting-names";
+import { readConfig } from "../../../src/app/config/config";
+import { isSettingName } from "../../../src/app/config/setting-names";
 
 describe("EXECUTOR in the launchers' Node check", () => {
   it("is a setting the launchers pass, checked without the Worker runtime", () => {

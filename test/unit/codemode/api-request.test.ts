@@ -1,8 +1,11 @@
 // apiRequester, normalizeApiRequest and asResponseInit: the host side of codemode.request().
 import { beforeAll, describe, expect, it } from "vitest";
-import { normalizeApiRequest, RequestRefusedError } from "../../../src/codemode/api-request";
+import {
+  normalizeApiRequest,
+  RequestRefusedError,
+} from "../../../src/codemode/request/api-request";
 import { apiRequester } from "../../../src/codemode/api-requester";
-import { asResponseInit } from "../../../src/codemode/api-response";
+import { asResponseInit } from "../../../src/codemode/request/api-response";
 import { loadSpec, type OpenApiSpec } from "../../../src/openapi/openapi-spec";
 import { cloudflareSpec } from "../openapi/fixtures";
 

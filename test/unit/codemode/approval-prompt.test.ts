@@ -1,7 +1,7 @@
 // approvalPrompt (golden text): exactly what an approval asks before a request is sent.
 import { describe, expect, it } from "vitest";
-import { normalizeApiRequest } from "../../../src/codemode/api-request";
-import { approvalPrompt } from "../../../src/codemode/approval-prompt";
+import { normalizeApiRequest } from "../../../src/codemode/request/api-request";
+import { approvalPrompt } from "../../../src/codemode/approvals/approval-prompt";
 
 const prompt = (input: Record<string, unknown>) => approvalPrompt(normalizeApiRequest(input));
 

@@ -7,7 +7,7 @@
 import type { Tool } from "@modelcontextprotocol/server";
 import { describe, expect, it } from "vitest";
 import { codeToolDescription } from "../../../src/codemode/code-tool-description";
-import { ToolCatalog } from "../../../src/codemode/tool-catalog";
+import { ToolCatalog } from "../../../src/codemode/upstream/tool-catalog";
 import { golden } from "../../helpers/golden";
 
 /** `n` realistic tools: nested input, an enum, optional fields, an output schema. */

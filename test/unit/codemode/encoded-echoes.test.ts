@@ -1,6 +1,6 @@
 // toApiResult against an API echoing the credential in every encoding of test/helpers/credential-echoes.ts: nothing the program receives gives it back.
 import { describe, expect, it } from "vitest";
-import { toApiResult, type ApiResult } from "../../../src/codemode/api-response";
+import { toApiResult, type ApiResult } from "../../../src/codemode/request/api-response";
 import {
   ECHO_SECRET,
   holds,

@@ -1,7 +1,7 @@
 // fitRecord: the hard size of a run record (#29), what it keeps and how it marks the cuts.
 import { describe, expect, it } from "vitest";
-import { cutMiddle, fitRecord, recordBytes } from "../../../src/codemode/record-fit";
-import { RUN_RECORD_LIMITS, type RunRecord } from "../../../src/codemode/run-record";
+import { cutMiddle, fitRecord, recordBytes } from "../../../src/codemode/runs/record-fit";
+import { RUN_RECORD_LIMITS, type RunRecord } from "../../../src/codemode/runs/run-record";
 import { sampleRun } from "../../helpers/run-records";
 
 const CAP = RUN_RECORD_LIMITS.recordBytes;

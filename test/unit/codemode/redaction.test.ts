@@ -6,8 +6,8 @@ import {
   assertRedactableSecrets,
   credentialSecrets,
   secretRedactor,
-} from "../../../src/codemode/redaction";
-import { redactToolResult } from "../../../src/codemode/result-redaction";
+} from "../../../src/codemode/redaction/redaction";
+import { redactToolResult } from "../../../src/codemode/redaction/result-redaction";
 
 const SECRET = "sk-Live-0123456789";
 const redactor = secretRedactor([SECRET]);

@@ -5,7 +5,7 @@
  * rule and the spec check both read `GET`), and `X-Original-URL` named a path nobody checked.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { nonReadRequests, RequestRefusedError } from "../../../src/codemode/api-request";
+import { nonReadRequests, RequestRefusedError } from "../../../src/codemode/request/api-request";
 import { apiRequester } from "../../../src/codemode/api-requester";
 import { loadSpec, type OpenApiSpec } from "../../../src/openapi/openapi-spec";
 import { cloudflareSpec } from "../openapi/fixtures";

@@ -11,7 +11,7 @@
  */
 import type { Tool } from "@modelcontextprotocol/server";
 import { describe, expect, it } from "vitest";
-import { ToolCatalog } from "../../../src/codemode/tool-catalog";
+import { ToolCatalog } from "../../../src/codemode/upstream/tool-catalog";
 
 function check(schema: Record<string, unknown>, input: unknown) {
   const catalog = new ToolCatalog([{ name: "t", inputSchema: schema as Tool["inputSchema"] }]);

@@ -11,7 +11,7 @@
  */
 import { Validator, type Schema } from "@cfworker/json-schema";
 import { readFileSync } from "node:fs";
-import { ToolCatalog } from "../../../src/codemode/tool-catalog";
+import { ToolCatalog } from "../../../src/codemode/upstream/tool-catalog";
 import { toolDeclarations, type ToolLike } from "../../../src/declarations/tool-declarations";
 import { declaredShape, expressible } from "./corpus-conventions";
 import { jsttDeclarations } from "./corpus-jstt";

@@ -11,7 +11,7 @@ const INHERITED_MEMBERS =
   "keys named toString/constructor: TypeScript gives every object the inherited members, so it neither demands such a key nor accepts {} against toString?: { length?: string }";
 
 const UNIQUE_ITEMS =
-  "the host leaves `uniqueItems` to the upstream (src/codemode/tool-input-schema.ts): the validator compares every pair of items, and a 4 MB argument a program chose holds hundreds of thousands of them; the declaration says nothing about it either";
+  "the host leaves `uniqueItems` to the upstream (src/codemode/upstream/tool-input-schema.ts): the validator compares every pair of items, and a 4 MB argument a program chose holds hundreds of thousands of them; the declaration says nothing about it either";
 
 /** Suite files left out whole. */
 export const SKIPPED_FILES: Record<string, string> = {

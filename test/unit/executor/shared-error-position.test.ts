@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import {
   engineErrorLikeV8,
   trailingMemberChain,
-} from "../../../src/executor/shared-error-position";
+} from "../../../src/executor/shared-worker/shared-error-position";
 import type { ExecutionOutcome } from "../../../src/executor/types";
 
 /** An error outcome at `column` of line 1 of `code`, as the engine reports it. */

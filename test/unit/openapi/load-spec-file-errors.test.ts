@@ -1,5 +1,5 @@
 /**
- * scripts/load-spec-file.mjs on files that are not OpenAPI documents (issue #32): each failure
+ * cli/product/load-spec-file.mjs on files that are not OpenAPI documents (issue #32): each failure
  * names where (a line and column in the text, or a JSON pointer) and the rule, instead of a
  * parser's bare "is not a valid Openapi API definition".
  */
@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { loadSpecFile } from "../../../scripts/load-spec-file.mjs";
+import { loadSpecFile } from "../../../cli/product/load-spec-file.mjs";
 import { findSpecProblems } from "../../../src/openapi/check-spec";
 
 const dir = mkdtempSync(join(tmpdir(), "load-spec-file-errors-"));

@@ -9,7 +9,7 @@ import variant from "@jitl/quickjs-wasmfile-release-sync";
 import { newQuickJSWASMModuleFromVariant } from "quickjs-emscripten-core";
 import { describe, expect, it } from "vitest";
 import { engineRunRequest } from "../../helpers/engine-run-request";
-import { EngineRun, MAX_PENDING } from "../../../sandbox/engine-run";
+import { EngineRun, MAX_PENDING } from "../../../sandbox/engine/engine-run";
 import type { HostReply } from "../../../sandbox/protocol";
 
 /** Runs `code`; the host answers each call after a few milliseconds, counting those at once. */

@@ -7,10 +7,10 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { apiRequestHandler } from "../../../src/app/api-request-handler";
-import type { ApiTarget } from "../../../src/app/config";
+import type { ApiTarget } from "../../../src/app/config/config";
 import { openApiMcpServer } from "../../../src/codemode/openapi-mcp-server";
-import { credentialSecrets } from "../../../src/codemode/redaction";
-import { WorkerLoaderExecutor } from "../../../src/executor/worker-loader-executor";
+import { credentialSecrets } from "../../../src/codemode/redaction/redaction";
+import { WorkerLoaderExecutor } from "../../../src/executor/loader/worker-loader-executor";
 import { createMcpHandler } from "../../../src/index";
 import { cloudflare } from "../codemode/cloudflare";
 import { connect } from "../../helpers/mcp-client";

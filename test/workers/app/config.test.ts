@@ -1,6 +1,6 @@
 // readConfig: the product's settings read, checked and reported.
 import { describe, expect, it } from "vitest";
-import { formatProblems, readConfig } from "../../../src/app/config";
+import { formatProblems, readConfig } from "../../../src/app/config/config";
 import { configuredSecrets } from "../../../src/app/endpoints";
 
 const SPECS = ["demo-api", "petstore", "relative"];

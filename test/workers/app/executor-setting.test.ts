@@ -4,8 +4,8 @@
  * configuration problem naming the accepted values.
  */
 import { describe, expect, it } from "vitest";
-import { readConfig } from "../../../src/app/config";
-import { parseExecutorSetting } from "../../../src/app/executor-setting";
+import { readConfig } from "../../../src/app/config/config";
+import { parseExecutorSetting } from "../../../src/app/config/executor-setting";
 import { connect } from "../../helpers/mcp-client";
 import { text } from "../../helpers/tool-result";
 import { configured } from "./helpers";

@@ -5,7 +5,7 @@
 import { createExecutionContext } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { createApp } from "../../../src/app/app";
-import type { AppSettings } from "../../../src/app/config";
+import type { AppSettings } from "../../../src/app/config/config";
 import { createWorker } from "../../../src/app/create-worker";
 import { COMPACT_SPECS } from "../../../src/app/generated/specs";
 import type { WorkerFetch } from "../../helpers/mcp-client";

@@ -1,5 +1,5 @@
 /**
- * The one HTTP error of the product's routes (src/app/http-error.ts, issue #31): every error
+ * The one HTTP error of the product's routes (src/app/errors/http-error.ts, issue #31): every error
  * path of every product route, exercised through the real Worker, answers with the same body
  * shape `{ error: { code, message, fix } }` (or the same three on the HTML page for a browser),
  * and the codes seen are the ones HTTP_ERROR_CODES lists. The MCP endpoints' JSON-RPC errors
@@ -7,7 +7,7 @@
  * test/unit/supervisor/front.test.ts.
  */
 import { describe, expect, it } from "vitest";
-import { HTTP_ERROR_CODES, HttpError, renderHttpError } from "../../../src/app/http-error";
+import { HTTP_ERROR_CODES, HttpError, renderHttpError } from "../../../src/app/errors/http-error";
 import { compileSpec } from "../../../src/openapi/compile-spec";
 import { captureConsole } from "../../helpers/console-capture";
 import { authorizeQuery, pkce, REDIRECT_URI } from "../../helpers/oauth-client";

@@ -4,7 +4,7 @@
  * generated copy of the entry.
  */
 import { describe, expect, it } from "vitest";
-import type { AppSettings } from "../../../src/app/config";
+import type { AppSettings } from "../../../src/app/config/config";
 import { compileSpec } from "../../../src/openapi/compile-spec";
 import { configured } from "./helpers";
 import { connect } from "../../helpers/mcp-client";

@@ -9,7 +9,7 @@ import {
   openApiMcpServer,
   type OpenApiMcpServerOptions,
 } from "../../../src/codemode/openapi-mcp-server";
-import type { ApiRequest, ApiRequestHandler } from "../../../src/codemode/api-request";
+import type { ApiRequest, ApiRequestHandler } from "../../../src/codemode/request/api-request";
 import { describeExecutors } from "../../helpers/executor-matrix";
 import { createMcpHandler } from "../../../src/index";
 import { modernRequest, rpcBody } from "../mcp/fixtures";

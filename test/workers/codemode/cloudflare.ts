@@ -5,7 +5,7 @@
  */
 import cloudflareText from "#shared-specs/cloudflare-api-2024-08-06.json?raw";
 import { loadSpec } from "../../../src/openapi/openapi-spec";
-import type { ApiRequest, ApiRequestHandler } from "../../../src/codemode/api-request";
+import type { ApiRequest, ApiRequestHandler } from "../../../src/codemode/request/api-request";
 
 /** The Cloudflare API spec (1,533 operations). */
 export const cloudflare = loadSpec(cloudflareText);

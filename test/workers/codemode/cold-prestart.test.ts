@@ -10,7 +10,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { codeMcpServer } from "../../../src/codemode/code-mcp-server";
 import type { Executor } from "../../../src/executor/types";
-import { WorkerLoaderExecutor } from "../../../src/executor/worker-loader-executor";
+import { WorkerLoaderExecutor } from "../../../src/executor/loader/worker-loader-executor";
 import { createMcpHandler } from "../../../src/index";
 import { connect, direct } from "../../helpers/mcp-client";
 import { text } from "../../helpers/tool-result";

@@ -6,7 +6,7 @@ import {
   type OpenApiMcpServerOptions,
 } from "../../../src/codemode/openapi-mcp-server";
 import { describeExecutors } from "../../helpers/executor-matrix";
-import type { ApiRequestHandler } from "../../../src/codemode/api-request";
+import type { ApiRequestHandler } from "../../../src/codemode/request/api-request";
 import { CodeModeError, createMcpHandler } from "../../../src/index";
 import { CANARY, cloudflare } from "./cloudflare";
 import { connect } from "../../helpers/mcp-client";

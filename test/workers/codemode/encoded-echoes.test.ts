@@ -10,7 +10,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { openApiMcpServer } from "../../../src/codemode/openapi-mcp-server";
 import { describeExecutors } from "../../helpers/executor-matrix";
-import type { ApiRequestHandler } from "../../../src/codemode/api-request";
+import type { ApiRequestHandler } from "../../../src/codemode/request/api-request";
 import { createMcpHandler } from "../../../src/index";
 import { connect } from "../../helpers/mcp-client";
 import { text } from "../../helpers/tool-result";

@@ -7,7 +7,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import githubText from "../../../node_modules/@octokit/openapi/generated/api.github.com.json?raw";
-import type { ApiRequest, ApiRequestHandler } from "../../../src/codemode/api-request";
+import type { ApiRequest, ApiRequestHandler } from "../../../src/codemode/request/api-request";
 import { openApiMcpServer } from "../../../src/codemode/openapi-mcp-server";
 import { describeExecutors } from "../../helpers/executor-matrix";
 import { createMcpHandler } from "../../../src/index";

@@ -9,7 +9,7 @@ import { McpServer } from "@modelcontextprotocol/server";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { codeMcpServer } from "../../../src/codemode/code-mcp-server";
-import { WorkerLoaderExecutor } from "../../../src/executor/worker-loader-executor";
+import { WorkerLoaderExecutor } from "../../../src/executor/loader/worker-loader-executor";
 import { createMcpHandler } from "../../../src/index";
 import { connect, direct } from "../../helpers/mcp-client";
 import { text, textResult } from "../../helpers/tool-result";

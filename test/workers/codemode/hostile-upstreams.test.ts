@@ -11,7 +11,7 @@ import { z } from "zod";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { codeMcpServer, type CodeMcpServerOptions } from "../../../src/codemode/code-mcp-server";
-import { WorkerLoaderExecutor } from "../../../src/executor/worker-loader-executor";
+import { WorkerLoaderExecutor } from "../../../src/executor/loader/worker-loader-executor";
 import { createMcpHandler } from "../../../src/index";
 import { CANARY } from "./cloudflare";
 import { connect, direct } from "../../helpers/mcp-client";

@@ -1,6 +1,6 @@
 /**
  * An upstream `McpServer` in the same isolate is asked with a plain `tools/call` (see
- * src/codemode/upstream-call.ts): its own handler has checked the result against the tool's
+ * src/codemode/upstream/upstream-call.ts): its own handler has checked the result against the tool's
  * output schema, so the client does not check it again. Observable: a result the upstream
  * accepted reaches the sandbox as sent, even where the JSON Schema listed for a zod output schema
  * (`additionalProperties: false`) is stricter than zod itself. Before, only a shared instance's
@@ -14,7 +14,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { codeMcpServer, type CodeMcpServerOptions } from "../../../src/codemode/code-mcp-server";
-import { WorkerLoaderExecutor } from "../../../src/executor/worker-loader-executor";
+import { WorkerLoaderExecutor } from "../../../src/executor/loader/worker-loader-executor";
 import { createMcpHandler } from "../../../src/index";
 import { connect, direct } from "../../helpers/mcp-client";
 import { text } from "../../helpers/tool-result";

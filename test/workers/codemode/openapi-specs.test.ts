@@ -8,7 +8,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import stripeText from "../../.fixtures/stripe.com.json?raw";
 import { openApiMcpServer } from "../../../src/codemode/openapi-mcp-server";
-import type { ApiRequestHandler } from "../../../src/codemode/api-request";
+import type { ApiRequestHandler } from "../../../src/codemode/request/api-request";
 import { describeExecutors } from "../../helpers/executor-matrix";
 import { createMcpHandler } from "../../../src/index";
 import { connect } from "../../helpers/mcp-client";

@@ -6,8 +6,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { openApiMcpServer } from "../../../src/codemode/openapi-mcp-server";
-import { WorkerLoaderExecutor } from "../../../src/executor/worker-loader-executor";
-import type { ApiRequestHandler } from "../../../src/codemode/api-request";
+import { WorkerLoaderExecutor } from "../../../src/executor/loader/worker-loader-executor";
+import type { ApiRequestHandler } from "../../../src/codemode/request/api-request";
 import { createMcpHandler } from "../../../src/index";
 import { CANARY, cloudflare } from "./cloudflare";
 import { connect } from "../../helpers/mcp-client";

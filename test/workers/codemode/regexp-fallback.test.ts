@@ -1,6 +1,6 @@
 /**
  * Catastrophic regular expressions do not stall the local runtime: workerd runs with V8's
- * linear-time fallback (scripts/supervisor/v8-flags.mjs), in the sandbox and on the host, where
+ * linear-time fallback (cli/local-server/v8-flags.mjs), in the sandbox and on the host, where
  * request validation applies a spec's `pattern` to a model-supplied value.
  *
  * Without the fallback each of these backtracks for days and hangs this workerd (no timer can fire
@@ -9,7 +9,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { openApiMcpServer } from "../../../src/codemode/openapi-mcp-server";
-import { WorkerLoaderExecutor } from "../../../src/executor/worker-loader-executor";
+import { WorkerLoaderExecutor } from "../../../src/executor/loader/worker-loader-executor";
 import { createMcpHandler } from "../../../src/index";
 import { loadSpec } from "../../../src/openapi/openapi-spec";
 import { connect } from "../../helpers/mcp-client";

@@ -5,7 +5,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { openApiMcpServer } from "code-mode-mcp/codemode";
 import { createMcpHandler } from "code-mode-mcp/mcp/server";
-import type { ApiRequest, ApiRequestHandler } from "../../../src/codemode/api-request";
+import type { ApiRequest, ApiRequestHandler } from "../../../src/codemode/request/api-request";
 import { describeExecutors } from "../../helpers/executor-matrix";
 import { CANARY, cloudflare } from "./cloudflare";
 import { connect } from "../../helpers/mcp-client";

@@ -9,7 +9,7 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { McpServer } from "@modelcontextprotocol/server";
 import { describe, expect, it } from "vitest";
 import { codeMcpServer } from "../../../src/codemode/code-mcp-server";
-import type { CodeUpstream } from "../../../src/codemode/upstream-connection";
+import type { CodeUpstream } from "../../../src/codemode/upstream/upstream-connection";
 import { describeExecutors } from "../../helpers/executor-matrix";
 import { createMcpHandler, type StatelessMcpHandler } from "../../../src/index";
 import { recordedLegacyUpstream, type Seen, type UpstreamFetch } from "./upstream-recorder";

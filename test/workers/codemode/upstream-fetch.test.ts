@@ -1,12 +1,12 @@
 /**
- * The fetch layer under a remote upstream's transport (src/codemode/upstream-fetch.ts), driven
+ * The fetch layer under a remote upstream's transport (src/codemode/upstream/upstream-fetch.ts), driven
  * against a real dual-era upstream: the early `initialize` sent beside the era probe answers
  * the client's own `initialize` only when that is exactly the same message; otherwise the
  * client's goes out and the early session is ended; an unused early session is ended too.
  */
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/client";
 import { describe, expect, it } from "vitest";
-import { upstreamFetch } from "../../../src/codemode/upstream-fetch";
+import { upstreamFetch } from "../../../src/codemode/upstream/upstream-fetch";
 import { recordedDualEraUpstream, type Seen } from "./upstream-recorder";
 
 const URL_ = new URL("http://upstream.local/mcp");

@@ -2,7 +2,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { prepareCode } from "../../../src/executor/prepare-code";
-import { sandboxWorkerCode } from "../../../src/executor/sandbox-worker-code";
+import { sandboxWorkerCode } from "../../../src/executor/loader/sandbox-worker-code";
 import { describeExecutors } from "../../helpers/executor-matrix";
 
 describeExecutors((Executor) => {

@@ -3,7 +3,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { HostNamespaces } from "../../../src/executor/types";
-import { WorkerLoaderExecutor } from "../../../src/executor/worker-loader-executor";
+import { WorkerLoaderExecutor } from "../../../src/executor/loader/worker-loader-executor";
 
 const executor = new WorkerLoaderExecutor({ loader: env.LOADER, limits: { timeoutMs: 10_000 } });
 const namespaces: HostNamespaces = { codemode: { double: ([n]) => (n as number) * 2 } };

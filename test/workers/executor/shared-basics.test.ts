@@ -5,7 +5,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { SharedWorkerExecutor } from "../../../src/executor/shared-worker-executor";
+import { SharedWorkerExecutor } from "../../../src/executor/shared-worker/shared-worker-executor";
 
 const executor = new SharedWorkerExecutor({ loader: env.LOADER, limits: { timeoutMs: 10_000 } });
 const namespaces = {

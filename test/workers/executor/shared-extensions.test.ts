@@ -5,9 +5,9 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { SharedWorkerExecutor } from "../../../src/executor/shared-worker-executor";
+import { SharedWorkerExecutor } from "../../../src/executor/shared-worker/shared-worker-executor";
 import type { ExecuteRequest, Executor } from "../../../src/executor/types";
-import { WorkerLoaderExecutor } from "../../../src/executor/worker-loader-executor";
+import { WorkerLoaderExecutor } from "../../../src/executor/loader/worker-loader-executor";
 import { packSpec } from "../../../src/openapi/spec-pack";
 import { cloudflare } from "../codemode/cloudflare";
 

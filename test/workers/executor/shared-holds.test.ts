@@ -11,7 +11,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { prepareCode } from "../../../src/executor/prepare-code";
-import { SharedWorkerExecutor } from "../../../src/executor/shared-worker-executor";
+import { SharedWorkerExecutor } from "../../../src/executor/shared-worker/shared-worker-executor";
 import { uninstrumentedSites } from "../../helpers/instrumentation-check";
 
 const executor = new SharedWorkerExecutor({ loader: env.LOADER, limits: { timeoutMs: 20_000 } });

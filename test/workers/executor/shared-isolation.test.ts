@@ -10,8 +10,8 @@ import {
   SHARED_ENGINE_VERSION,
   sharedWorkerCode,
   sharedWorkerId,
-} from "../../../src/executor/shared-worker-code";
-import { SharedWorkerExecutor } from "../../../src/executor/shared-worker-executor";
+} from "../../../src/executor/shared-worker/shared-worker-code";
+import { SharedWorkerExecutor } from "../../../src/executor/shared-worker/shared-worker-executor";
 
 const executor = new SharedWorkerExecutor({ loader: env.LOADER, limits: { timeoutMs: 10_000 } });
 

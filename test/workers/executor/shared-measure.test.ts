@@ -6,9 +6,9 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { SharedWorkerExecutor } from "../../../src/executor/shared-worker-executor";
+import { SharedWorkerExecutor } from "../../../src/executor/shared-worker/shared-worker-executor";
 import type { Executor } from "../../../src/executor/types";
-import { WorkerLoaderExecutor } from "../../../src/executor/worker-loader-executor";
+import { WorkerLoaderExecutor } from "../../../src/executor/loader/worker-loader-executor";
 
 const RUNS = 40;
 const namespaces = { codemode: { echo: (args: unknown[]) => args[0] } };

@@ -8,8 +8,8 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { dataKey } from "../../../src/executor/shared-data-key";
-import { SharedWorkerExecutor } from "../../../src/executor/shared-worker-executor";
+import { dataKey } from "../../../src/executor/shared-worker/shared-data-key";
+import { SharedWorkerExecutor } from "../../../src/executor/shared-worker/shared-worker-executor";
 import { packSpec } from "../../../src/openapi/spec-pack";
 import { cloudflare } from "../codemode/cloudflare";
 

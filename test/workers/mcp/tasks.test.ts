@@ -8,9 +8,9 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { ApiRequest, ApiRequestHandler } from "../../../src/codemode/api-request";
+import type { ApiRequest, ApiRequestHandler } from "../../../src/codemode/request/api-request";
 import { openApiMcpServer } from "../../../src/codemode/openapi-mcp-server";
-import { WorkerLoaderExecutor } from "../../../src/executor/worker-loader-executor";
+import { WorkerLoaderExecutor } from "../../../src/executor/loader/worker-loader-executor";
 import { McpServer } from "@modelcontextprotocol/server";
 import { createMcpHandler, setTaskSupport } from "../../../src/index";
 import { URL_LOCAL } from "./fixtures";

@@ -31,12 +31,8 @@ import {
   type FormElicitation,
   type UrlElicitation,
 } from "./push-elicitation";
-import {
-  serveMcpAgent,
-  type AgentRequestInit,
-  type McpAgentHandler,
-  type McpAgentServeOptions,
-} from "./serve-agent";
+import type { McpAgentHandler, McpAgentServeOptions } from "./routing";
+import { serveMcpAgent, type AgentRequestInit } from "./serve-agent";
 import { serveMcpAgentSse, type McpAgentSseOptions } from "./serve-sse";
 import { runSqlTemplate, type SqlValue } from "./sql-template";
 import { SseSession } from "./sse-session";

@@ -1,13 +1,31 @@
 /**
- * What `McpAgent.serve` and `McpAgent.serveSSE` share on the Worker side: the fetch handler's
- * checks (path, guards, preflight, binding) and error answer, the props handed to an object,
+ * What `McpAgent.serve` and `McpAgent.serveSSE` share on the Worker side: their options, the
+ * fetch handler they return with its checks (path, guards, preflight, binding) and error answer, the props handed to an object,
  * and reaching a session's object.
  */
-import { preflightResponse, withCors } from "../../common/cors";
+import { preflightResponse, withCors, type CorsOptions } from "../../common/cors";
 import { guardRequest, type GuardOptions } from "../../common/guards";
-import type { McpAgentHandler, McpAgentServeOptions } from "./serve-agent";
 import { isRecord } from "../../../is-record";
 import { jsonRpcError, PROTOCOL_CODES } from "../../../errors";
+
+/** Options of `McpAgent.serve`. */
+export interface McpAgentServeOptions {
+  /** The Durable Object binding of the agent class in `wrangler.jsonc`. Default `"MCP_OBJECT"`. */
+  binding?: string;
+  /** Pin every session's object (session data, state, SQL) to this jurisdiction. */
+  jurisdiction?: "eu" | "fedramp";
+  /** CORS header overrides (see `DEFAULT_CORS_OPTIONS`). A concrete `origin` joins the Origin allowlist. */
+  corsOptions?: CorsOptions;
+  /** Accepted `Host` hostnames; see `GuardOptions.allowedHostnames`. */
+  allowedHostnames?: string[];
+  /** Accepted browser `Origin` hostnames, or `"*"` behind trusted Origin-checking middleware. */
+  allowedOriginHostnames?: string[] | "*";
+}
+
+/** The Worker fetch handler `serve` returns (an `ExportedHandler`, usable as an OAuth provider `apiHandlers` entry). */
+export interface McpAgentHandler {
+  fetch(request: Request, env: unknown, ctx: ExecutionContext): Promise<Response>;
+}
 
 /** Where a serve call's request goes once it passed the shared checks. */
 export interface AgentRoute {

@@ -3,10 +3,15 @@
  * to one Durable Object per session. `initialize` (without a session id) creates the session
  * and its object; every later request names it with `Mcp-Session-Id`.
  */
-import type { CorsOptions } from "../../common/cors";
 import { DurableObjectEventStore } from "../event-store";
 import { DEFAULT_KEEP_ALIVE_MS } from "../legacy/worker-transport";
-import { agentHandler, sessionStub, type AgentRequestInit } from "./routing";
+import {
+  agentHandler,
+  sessionStub,
+  type AgentRequestInit,
+  type McpAgentHandler,
+  type McpAgentServeOptions,
+} from "./routing";
 import {
   checkGetOrDelete,
   checkPost,
@@ -23,29 +28,10 @@ import { PROTOCOL_CODES, jsonRpcError } from "../../../errors";
 
 export type { AgentRequestInit } from "./routing";
 
-/** Options of `McpAgent.serve`. */
-export interface McpAgentServeOptions {
-  /** The Durable Object binding of the agent class in `wrangler.jsonc`. Default `"MCP_OBJECT"`. */
-  binding?: string;
-  /** Pin every session's object (session data, state, SQL) to this jurisdiction. */
-  jurisdiction?: "eu" | "fedramp";
-  /** CORS header overrides (see `DEFAULT_CORS_OPTIONS`). A concrete `origin` joins the Origin allowlist. */
-  corsOptions?: CorsOptions;
-  /** Accepted `Host` hostnames; see `GuardOptions.allowedHostnames`. */
-  allowedHostnames?: string[];
-  /** Accepted browser `Origin` hostnames, or `"*"` behind trusted Origin-checking middleware. */
-  allowedOriginHostnames?: string[] | "*";
-}
-
 /** The RPC face of an agent object used by the router. */
 interface AgentStub {
   serveMcp(request: Request, init: AgentRequestInit): Promise<Response>;
   fetch(request: Request): Promise<Response>;
-}
-
-/** The Worker fetch handler `serve` returns (an `ExportedHandler`, usable as an OAuth provider `apiHandlers` entry). */
-export interface McpAgentHandler {
-  fetch(request: Request, env: unknown, ctx: ExecutionContext): Promise<Response>;
 }
 
 /**

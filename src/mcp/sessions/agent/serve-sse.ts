@@ -10,8 +10,14 @@
  * reached over a hibernatable WebSocket (see `sse-session.ts`), so an idle session costs no
  * Durable Object duration.
  */
-import { agentHandler, forRpc, sessionStub, type AgentRequestInit } from "./routing";
-import type { McpAgentHandler, McpAgentServeOptions } from "./serve-agent";
+import {
+  agentHandler,
+  forRpc,
+  sessionStub,
+  type AgentRequestInit,
+  type McpAgentHandler,
+  type McpAgentServeOptions,
+} from "./routing";
 import { relaySocket } from "./socket-relay";
 import { CodeModeError, jsonRpcError, PROTOCOL_CODES } from "../../../errors";
 

@@ -1,0 +1,120 @@
+/**
+ * The two engine calls the runner makes that quickjs-emscripten (0.32.0) gets wrong when the
+ * WebAssembly memory grows during the call (its issue #240; the fix, PR #248, is unreleased):
+ * running pending jobs, and creating a promise for the guest. Both read an out-parameter
+ * through a typed-array view made BEFORE the call; growing the memory replaces its buffer and
+ * detaches that view, so the read gives `undefined`.
+ *
+ * - `executePendingJobs` then takes `undefined` for the context of the last job and "wraps" it
+ *   by creating a brand-new engine context nobody owns. Any job that allocates past the
+ *   memory's free room (a 12 MB string or ArrayBuffer, a big array) does it, and most of a
+ *   program runs in jobs. Freeing the runtime later trips QuickJS's leak assertion
+ *   (`list_empty(&rt->gc_obj_list)` in JS_FreeRuntime): emscripten aborts, and the runner
+ *   drops the whole engine instance.
+ * - `newPromise` then builds a deferred whose resolve and reject functions are `undefined`:
+ *   the host's answer can never settle the guest's promise, and the functions leak.
+ *
+ * Here every out-parameter is read through a view of the memory as it is AFTER the call.
+ */
+import {
+  QuickJSDeferredPromise,
+  type QuickJSContext,
+  type QuickJSHandle,
+  type QuickJSRuntime,
+} from "quickjs-emscripten-core";
+
+/** The engine module's exports used here (not public in quickjs-emscripten). */
+interface EngineModule {
+  HEAPU8: Uint8Array;
+  _malloc(bytes: number): number;
+  _free(pointer: number): void;
+}
+
+/** The engine's C interface used here (not public in quickjs-emscripten). */
+interface EngineFfi {
+  QTS_ExecutePendingJob(rt: number, maxJobs: number, lastJobContext: number): number;
+  QTS_FreeValuePointerRuntime(rt: number, value: number): void;
+  QTS_NewPromiseCapability(ctx: number, resolveFunctionsOut: number): number;
+}
+
+/** What a runtime and a context hold privately: the module, the C interface, the pointers. */
+interface Internals {
+  module: EngineModule;
+  ffi: EngineFfi;
+  rt: { value: number };
+  ctx?: { value: number };
+  getMemory?(rt: number): { heapValueHandle(pointer: number): QuickJSHandle };
+}
+
+/**
+ * The private parts of a quickjs-emscripten runtime or context, checked: a new library version
+ * that renames them must fail every run at once with this message, not misbehave.
+ */
+function internalsOf(engineObject: QuickJSRuntime | QuickJSContext): Internals {
+  const internals = engineObject as unknown as Partial<Internals>;
+  if (
+    typeof internals.module?._malloc !== "function" ||
+    typeof internals.ffi?.QTS_ExecutePendingJob !== "function" ||
+    typeof internals.rt?.value !== "number"
+  )
+    throw new Error(
+      "quickjs-emscripten-core's internals changed (sandbox/engine/engine-ffi.ts reads module, ffi and rt): keep it at 0.32.0 or update engine-ffi.ts.",
+    );
+  return internals as Internals;
+}
+
+/** Writes zero to the 32-bit pointers at `pointer`. */
+function clearPointers(module: EngineModule, pointer: number, count: number): void {
+  module.HEAPU8.fill(0, pointer, pointer + 4 * count);
+}
+
+/** The 32-bit pointers at `pointer`, read from the memory as it is now. */
+function readPointers(module: EngineModule, pointer: number, count: number): number[] {
+  const view = new DataView(module.HEAPU8.buffer);
+  return Array.from({ length: count }, (_, i) => view.getUint32(pointer + 4 * i, true));
+}
+
+/**
+ * Runs every pending job of `runtime` until none is left or one throws (as
+ * `runtime.executePendingJobs()` does), and frees the engine's result: the number of jobs, or
+ * the exception a job threw (the run reads its outcome from its own promise, not from here).
+ * @param runtime - the run's engine runtime
+ * @returns the engine context the last job ran in, 0 when none ran (a run has one context)
+ */
+export function runPendingJobs(runtime: QuickJSRuntime): number {
+  const { module, ffi, rt } = internalsOf(runtime);
+  const out = module._malloc(4);
+  clearPointers(module, out, 1);
+  try {
+    const value = ffi.QTS_ExecutePendingJob(rt.value, -1, out);
+    ffi.QTS_FreeValuePointerRuntime(rt.value, value);
+    return readPointers(module, out, 1)[0]!;
+  } finally {
+    module._free(out);
+  }
+}
+
+/**
+ * A new engine promise with its resolve and reject functions (as `context.newPromise()`).
+ * @param context - the run's engine context
+ * @returns the deferred promise; the caller disposes of it
+ */
+export function newDeferred(context: QuickJSContext): QuickJSDeferredPromise {
+  const internals = internalsOf(context);
+  const { module, ffi, rt } = internals;
+  const memory = internals.getMemory!(rt.value);
+  const out = module._malloc(8);
+  clearPointers(module, out, 2);
+  try {
+    const promise = memory.heapValueHandle(ffi.QTS_NewPromiseCapability(internals.ctx!.value, out));
+    const [resolve, reject] = readPointers(module, out, 2);
+    return new QuickJSDeferredPromise({
+      context,
+      promiseHandle: promise,
+      resolveHandle: memory.heapValueHandle(resolve!),
+      rejectHandle: memory.heapValueHandle(reject!),
+    });
+  } finally {
+    module._free(out);
+  }
+}

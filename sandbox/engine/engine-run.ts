@@ -1,0 +1,286 @@
+/**
+ * One run of the shared sandbox worker: its own engine runtime and context (heap, globals,
+ * prototypes), limits, module loader, host calls and timers, and the cleanup that frees them.
+ * See engine-runner.ts for the guarantees; the values it passes to and from the engine are
+ * converted by engine-values.ts.
+ */
+import type {
+  QuickJSContext,
+  QuickJSDeferredPromise,
+  QuickJSHandle,
+  QuickJSRuntime,
+  QuickJSWASMModule,
+} from "quickjs-emscripten-core";
+import modules from "./engine-modules.json";
+import type { EngineRunRequest, EngineStop } from "./engine-protocol";
+import { describe, stopMessage } from "./engine-messages";
+import { decodeUtf8, newDataArray, readHostCall, settleWithReply } from "./engine-values";
+import { newDeferred, runPendingJobs } from "./engine-ffi";
+import type { HostBridgeApi, HostReply } from "../protocol";
+
+/** Engine module texts shipped beside the runner (see src/executor/shared-worker/shared-worker-code.ts). */
+const TEXTS = modules as Record<
+  "guest.js" | "runtime.js" | "ext-openapi.js" | "ext-request.js",
+  string
+>;
+/** Interrupts the guest may use to drain its logs after the budget stopped the program. */
+const FINISH_GRACE = 200;
+
+/**
+ * Timers and host calls one run may have pending in the runner at once. Each costs the shared
+ * worker's own V8 heap about 1.2 KB, outside the engine's memory limit (measured: 250,000 timers
+ * or 190,000 concurrent calls held 300 MB of the one isolate every run shares, past a Worker's
+ * 128 MB); 10,000 is about 12 MB, and far more than a program waits on usefully.
+ */
+export const MAX_PENDING = 10_000;
+
+/** One run's engine runtime, context and pending work. */
+export class EngineRun {
+  readonly result: Promise<string | EngineStop>;
+  private readonly rt: QuickJSRuntime;
+  private readonly ctx: QuickJSContext;
+  private readonly deferreds = new Set<QuickJSDeferredPromise>();
+  private readonly timers = new Set<ReturnType<typeof setTimeout>>();
+  private readonly handles: QuickJSHandle[] = [];
+  private interrupts = 0;
+  /** Console lines parsed for host calls so far: an honest guest sends at most `maxLogBytes`. */
+  private logLines = 0;
+  private interruptLimit: number;
+  private stopped: EngineStop["stop"] | undefined;
+  private closed = false;
+  /** An engine call threw from inside the engine (not a JS exception): its state is suspect. */
+  private broken = false;
+  private settle!: (value: string | EngineStop) => void;
+  private runPromise: QuickJSHandle | undefined;
+
+  constructor(
+    quickjs: QuickJSWASMModule,
+    private readonly request: EngineRunRequest,
+    private readonly data: readonly (string | Uint8Array)[],
+    private readonly hostCall: HostBridgeApi["call"],
+  ) {
+    this.interruptLimit = request.maxInterrupts;
+    this.result = new Promise((resolve) => (this.settle = resolve));
+    const rt = (this.rt = quickjs.newRuntime());
+    rt.setMemoryLimit(request.memoryBytes);
+    rt.setMaxStackSize(request.stackBytes);
+    rt.setInterruptHandler(() => {
+      if (++this.interrupts <= this.interruptLimit) return false;
+      this.stopped ??= "interrupted";
+      return true;
+    });
+    const texts: Record<string, string> = { ...TEXTS, "user.js": request.userModule };
+    rt.setModuleLoader((name) =>
+      Object.hasOwn(texts, name)
+        ? texts[name]!
+        : { error: new Error(`Module "${name}" is not available in the sandbox.`) },
+    );
+    this.ctx = rt.newContext();
+    this.timers.add(
+      setTimeout(() => this.stop("timeout", "The run passed its deadline."), request.timeoutMs),
+    );
+    try {
+      this.start();
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  /** An engine call threw (e.g. the host's stack ran out inside it): drop the engine. */
+  private fail(error: unknown): void {
+    this.broken = true;
+    this.stop("failed", `The engine failed: ${describe(error)}`);
+  }
+
+  private start(): void {
+    const ctx = this.ctx;
+    const host = ctx.newFunction("host", (ns, name, args, logs) =>
+      this.hostFunction(ns, name, args, logs),
+    );
+    const timer = ctx.newFunction("timer", (ms) => this.timerFunction(ms));
+    const utf8 = ctx.newFunction("utf8", (buffer, offset, length) =>
+      decodeUtf8(ctx, buffer, offset, length),
+    );
+    const charge = ctx.newFunction("charge", (interrupts) => this.chargeFunction(interrupts));
+    ctx.setProp(ctx.global, "__cm$host", host);
+    ctx.setProp(ctx.global, "__cm$timer", timer);
+    ctx.setProp(ctx.global, "__cm$utf8", utf8);
+    ctx.setProp(ctx.global, "__cm$charge", charge);
+    charge.dispose();
+    host.dispose();
+    timer.dispose();
+    utf8.dispose();
+    const exports = this.keep(
+      ctx.unwrapResult(ctx.evalCode(TEXTS["guest.js"], "guest.js", { type: "module" })),
+    );
+    const run = this.keep(ctx.getProp(exports, "run"));
+    const data = this.keep(newDataArray(ctx, this.data));
+    const { userModule: _code, extensions, ...rest } = this.request;
+    const json = JSON.stringify({
+      ...rest,
+      extensions: extensions.map((e) => ({ name: e.name, namespace: e.namespace })),
+    });
+    const arg = this.keep(ctx.newString(json));
+    this.runPromise = this.keep(ctx.unwrapResult(ctx.callFunction(run, ctx.undefined, arg, data)));
+    this.pumpJobs();
+  }
+
+  /** Runs queued engine jobs, then settles the run if its promise settled. */
+  private pump(): void {
+    try {
+      this.pumpJobs();
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  private pumpJobs(): void {
+    if (this.closed) return;
+    // Not rt.executePendingJobs(): it leaks an engine context when a job grows the memory.
+    runPendingJobs(this.rt);
+    if (this.stopped) return this.stop(this.stopped, "");
+    if (!this.runPromise) return;
+    const state = this.ctx.getPromiseState(this.runPromise);
+    if (state.type === "pending") return;
+    if (state.type === "fulfilled") {
+      const text = this.ctx.typeof(state.value) === "string" ? this.ctx.getString(state.value) : "";
+      state.value.dispose();
+      this.closed = true;
+      return this.settle(text);
+    }
+    const error = this.ctx.dump(state.error) as { message?: string } | undefined;
+    state.error.dispose();
+    this.stop("failed", `The sandbox harness failed: ${describe(error?.message ?? error)}`);
+  }
+
+  /** Ends the run with a stop; drains what the guest captured when the engine still can. */
+  private stop(kind: EngineStop["stop"], message: string): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.stopped = kind;
+    const out: EngineStop = {
+      stop: kind,
+      message: message || stopMessage(kind, this.request),
+    };
+    try {
+      if (this.broken) throw new Error("The engine is broken.");
+      this.interruptLimit = this.interrupts + FINISH_GRACE;
+      const exports = this.handles[0];
+      if (exports) {
+        const finish = this.ctx.getProp(exports, "finish");
+        const partial = this.ctx.callFunction(finish, this.ctx.undefined);
+        finish.dispose();
+        if (!partial.error) {
+          if (this.ctx.typeof(partial.value) === "string")
+            out.partial = this.ctx.getString(partial.value);
+          partial.value.dispose();
+        } else partial.error.dispose();
+      }
+    } catch {
+      // The engine cannot answer any more (out of memory): the stop is reported without logs.
+    }
+    this.settle(out);
+  }
+
+  private hostFunction(
+    ns: QuickJSHandle,
+    name: QuickJSHandle,
+    args: QuickJSHandle,
+    logs: QuickJSHandle | undefined,
+  ): QuickJSHandle {
+    const ctx = this.ctx;
+    const deferred = newDeferred(ctx);
+    if (this.deferreds.size >= MAX_PENDING) {
+      // Refused at once, as the host refuses a call over a limit: settled, nothing stays here.
+      settleWithReply(ctx, deferred, { error: { name: "LimitError", message: pendingMessage() } });
+      return deferred.handle;
+    }
+    this.deferreds.add(deferred);
+    const { call, logsParsed } = readHostCall(
+      ctx,
+      ns,
+      name,
+      args,
+      logs,
+      Math.max(0, this.request.maxLogBytes - this.logLines),
+    );
+    this.logLines += logsParsed;
+    Promise.resolve()
+      .then(() => this.hostCall(...call))
+      .then(
+        (reply: HostReply) => this.answer(deferred, reply),
+        (error: unknown) =>
+          this.answer(deferred, { error: { name: "Error", message: describe(error) } }),
+      );
+    return deferred.handle;
+  }
+
+  private answer(deferred: QuickJSDeferredPromise, reply: HostReply): void {
+    if (this.closed) return;
+    settleWithReply(this.ctx, deferred, reply);
+    this.deferreds.delete(deferred);
+    deferred.dispose();
+    this.pump();
+  }
+
+  private timerFunction(ms: QuickJSHandle): QuickJSHandle {
+    // Thrown from the guest's setTimeout, so the program sees its timer was not set.
+    if (this.deferreds.size >= MAX_PENDING) throw new RangeError(pendingMessage());
+    const deferred = newDeferred(this.ctx);
+    this.deferreds.add(deferred);
+    const delay = Math.max(
+      0,
+      Math.min(Number(this.ctx.getNumber(ms)) || 0, this.request.timeoutMs),
+    );
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      if (this.closed) return;
+      deferred.resolve();
+      this.deferreds.delete(deferred);
+      deferred.dispose();
+      this.pump();
+    }, delay);
+    this.timers.add(timer);
+    return deferred.handle;
+  }
+
+  /**
+   * Adds native work of built-ins (engine-charges.ts) to the run's interrupt count. Once the
+   * budget is spent it throws: the built-in's caller sees an error, and the engine's next step
+   * check (at most ~10,000 cheap steps later) ends the run, whatever the program catches.
+   */
+  private chargeFunction(interrupts: QuickJSHandle): void {
+    this.interrupts += Math.max(0, Math.floor(this.ctx.getNumber(interrupts)) || 0);
+    if (this.interrupts <= this.interruptLimit) return;
+    this.stopped ??= "interrupted";
+    throw new RangeError(stopMessage("interrupted", this.request));
+  }
+
+  private keep(handle: QuickJSHandle): QuickJSHandle {
+    this.handles.push(handle);
+    return handle;
+  }
+
+  /**
+   * Frees the run's engine. Returns false when the engine is no longer trustworthy (freeing
+   * failed), so the caller drops it and the next run gets a new instance.
+   */
+  dispose(): boolean {
+    this.closed = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    if (this.broken) return false;
+    try {
+      for (const deferred of this.deferreds) deferred.dispose();
+      for (const handle of this.handles) if (handle.alive) handle.dispose();
+      this.ctx.dispose();
+      this.rt.dispose();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
+
+function pendingMessage(): string {
+  return `The run has ${MAX_PENDING} timers and host calls pending: await some before starting more.`;
+}

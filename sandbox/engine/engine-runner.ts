@@ -1,0 +1,73 @@
+/**
+ * Main module of the SHARED sandbox worker: one stable Dynamic Worker (loaded with
+ * `LOADER.get(id, …)`) that runs every program as data inside QuickJS compiled to WebAssembly.
+ * The Worker itself never compiles code from strings (the platform forbids it); the engine is
+ * what interprets the program.
+ *
+ * Per run: a fresh engine runtime and context (its own heap, globals and prototypes: nothing a
+ * run does is visible to the next run), a memory limit, a stack limit, an interrupt handler
+ * that stops the run after `maxInterrupts` calls (the engine calls it every ~10k steps and
+ * during regular-expression backtracking, so `while(true){}` and catastrophic patterns end),
+ * a wall-clock deadline for runs that wait forever, and the host bridge as the only way out
+ * (this worker has `globalOutbound: null` and no bindings). The guest harness (engine-guest.ts)
+ * and the budget runtime are the same module texts the per-run isolate uses.
+ */
+import variant from "@jitl/quickjs-wasmfile-release-sync";
+import { WorkerEntrypoint } from "cloudflare:workers";
+import {
+  newQuickJSWASMModuleFromVariant,
+  newVariant,
+  type QuickJSWASMModule,
+} from "quickjs-emscripten-core";
+import wasmModule from "./quickjs.wasm";
+import { readData, storeData } from "./engine-data-cache";
+import { describe } from "./engine-messages";
+import { EngineRun } from "./engine-run";
+import type { EngineRunRequest, EngineStop } from "./engine-protocol";
+import type { HostBridgeApi } from "../protocol";
+
+let engine: Promise<QuickJSWASMModule> | undefined;
+
+/** The WebAssembly engine, instantiated once per isolate (the module is compiled by the platform). */
+function loadEngine(): Promise<QuickJSWASMModule> {
+  engine ??= newQuickJSWASMModuleFromVariant(newVariant(variant, { wasmModule }));
+  return engine;
+}
+
+/** RPC entrypoint of the shared sandbox worker. */
+export default class EngineRunner extends WorkerEntrypoint {
+  /**
+   * Runs one program in a fresh engine context.
+   * @param request - the instrumented program and the run's limits
+   * @param host - the run's host bridge (an RpcTarget on the host)
+   * @returns the guest's `SandboxResponse` as JSON text, or why the engine stopped the run
+   */
+  async run(request: EngineRunRequest, host: HostBridgeApi): Promise<string | EngineStop> {
+    const hostCall = host.call;
+    let quickjs: QuickJSWASMModule;
+    try {
+      quickjs = await loadEngine();
+    } catch (error) {
+      engine = undefined;
+      return { stop: "failed", message: `The engine failed to load: ${describe(error)}` };
+    }
+    const data: (string | Uint8Array)[] = [];
+    for (const ext of request.extensions) {
+      const value =
+        ext.key === undefined
+          ? ext.data
+          : ext.data !== undefined
+            ? storeData(ext.key, ext.data)
+            : readData(ext.key);
+      if (value === undefined)
+        return { stop: "missing", message: `The shared worker does not hold ${ext.key}.` };
+      data.push(value);
+    }
+    const run = new EngineRun(quickjs, request, data, hostCall);
+    try {
+      return await run.result;
+    } finally {
+      if (!run.dispose()) engine = undefined;
+    }
+  }
+}

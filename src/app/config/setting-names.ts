@@ -1,0 +1,53 @@
+/**
+ * The one list of the product's settings. The Worker reads them from its env (src/app/config/config.ts
+ * checks them), and the local launchers (`npm start`, the `code-mode-mcp` command; cli/serve.mjs)
+ * pass exactly these (and `LIMIT_*`) from the environment to the runtime, so a new setting is
+ * declared here once.
+ */
+
+/** Every setting the product reads, besides the executor limits (`LIMIT_*`, see config.ts). */
+export const SETTING_NAMES = [
+  "SPEC",
+  "API_BASE_URL",
+  "API_TOKEN",
+  "API_AUTH_HEADER",
+  "API_AUTH_SCHEME",
+  "FORWARD_CALLER_TOKEN",
+  "UPSTREAM_MCP_URL",
+  "UPSTREAM_MCP_AUTH",
+  "UPSTREAM_MCP_AUTH_HEADER",
+  "APPROVALS",
+  "REQUEST_STATE_KEY",
+  "MCP_API_KEY",
+  "OAUTH",
+  "OAUTH_PASSWORD",
+  "ALLOWED_HOSTNAMES",
+  "RUNS",
+  "RUNS_RETENTION_DAYS",
+  "RUNS_RETENTION_COUNT",
+  "RUNS_RETENTION_BYTES",
+  "EXECUTOR",
+] as const;
+
+/** One of {@link SETTING_NAMES}. */
+export type SettingName = (typeof SETTING_NAMES)[number];
+
+/** The settings the product reads (all optional strings, as Workers vars are). */
+export type AppSettings = { [name in SettingName]?: string } & {
+  [limit: `LIMIT_${string}`]: string | undefined;
+};
+
+/**
+ * Whether an environment variable is a product setting (a named one or an executor limit).
+ * @param name - an environment variable's name
+ */
+export function isSettingName(name: string): boolean {
+  return (SETTING_NAMES as readonly string[]).includes(name) || name.startsWith("LIMIT_");
+}
+
+/**
+ * The Worker var through which a launcher hands the Worker specs it compiled at start
+ * (`SPEC_FILE`, `serve --spec`): JSON, spec name → compact spec. Not a user setting: the launcher
+ * writes it (see launch-specs.ts), so the Worker entry is the same prebuilt one for every spec.
+ */
+export const LAUNCH_SPECS_VAR = "LAUNCH_SPECS";

@@ -1,0 +1,175 @@
+/**
+ * What the host answers every `codemode.request()` with: `{ status, ok, headers, body }`, with
+ * `body` parsed JSON for JSON media types, text for text, bytes otherwise, and `null` when empty.
+ * The sandbox presents it (sandbox/ext-request.ts, documented in the `execute` tool): by default
+ * the program gets the body of a 2xx answer and an `ApiError` (status, headers, body) for any
+ * other status, as the seed documents use it; with `response: "full"` it gets this whole shape
+ * for every status. Why a throw and not data: a 404 read as `response.result` would otherwise
+ * be `undefined`, silently confused with an empty success.
+ *
+ * Security defaults: configured secrets are replaced with `[REDACTED]` before the response enters
+ * the sandbox (an upstream that echoes credentials cannot leak them), on every channel: header
+ * names and values; the raw body bytes (any charset, any offset, NULs between characters); the
+ * text in its declared charset (./body-charset.ts, UTF-32 included) when it differs from the
+ * bytes; all of it decoded first (./redaction.ts: percent, character references, escapes,
+ * quoted-printable, base16/32/64, two layers). A JSON body is parsed after redaction; its
+ * escapes were decoded in the search. Binary bodies are redacted in place (the secret's bytes
+ * replaced by the marker), not refused. Withheld, with a note saying why, instead of handed
+ * over: a body still compressed (`Content-Encoding: deflate`, which workerd does not decode, or a
+ * gzip body nobody decoded), a body in a charset that spells ASCII with other bytes and is not
+ * decoded here (UTF-7, EBCDIC), and a body still holding a secret after it was cut out. The
+ * status text never enters the sandbox, and `set-cookie` is dropped.
+ */
+import { decodeBody } from "./body-charset";
+import { secretRedactor, type Redactor } from "../redaction/redaction";
+
+/** What sandbox code receives from `codemode.request()`. */
+export interface ApiResult {
+  status: number;
+  ok: boolean;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+/** A plain response a host callback may return instead of a `Response`. */
+export interface ApiResponseInit {
+  status: number;
+  headers?: Record<string, string>;
+  body?: unknown;
+}
+
+const DROPPED_HEADERS = new Set(["set-cookie", "set-cookie2"]);
+
+// `ok` too: an ApiResult (what toApiResult makes, e.g. a callback that redacted a Response itself)
+// is a plain answer, not a body.
+const INIT_KEYS = new Set(["status", "statusText", "ok", "headers", "body"]);
+
+/**
+ * A callback's plain answer as `{ status, headers?, body? }`: kept as is when it is one (an
+ * object with an integer HTTP status and no keys but `status`, `statusText`, `ok`, `headers`,
+ * `body`),
+ * otherwise taken as the parsed body of a `200` answer (what `@cloudflare/codemode` callbacks
+ * return). `undefined` is an empty body.
+ * @param answer - what the request callback returned (not a `Response`)
+ */
+export function asResponseInit(answer: unknown): ApiResponseInit {
+  if (answer !== null && typeof answer === "object" && !Array.isArray(answer)) {
+    const status = (answer as { status?: unknown }).status;
+    if (
+      Number.isInteger(status) &&
+      (status as number) >= 100 &&
+      (status as number) <= 599 &&
+      Object.keys(answer).every((key) => INIT_KEYS.has(key))
+    )
+      return answer as ApiResponseInit;
+  }
+  return answer === undefined ? { status: 200 } : { status: 200, body: answer };
+}
+
+/**
+ * Normalizes the host callback's answer for the sandbox.
+ * @param response - a `Response` or `{ status, headers?, body? }`
+ * @param secrets - strings that must never reach the sandbox
+ */
+export async function toApiResult(
+  response: Response | ApiResponseInit,
+  secrets: readonly string[],
+): Promise<ApiResult> {
+  if (!(response instanceof Response)) return plainApiResult(response, secrets);
+  const redactor = secretRedactor(secrets);
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, key) => {
+    if (!DROPPED_HEADERS.has(key)) headers[redactor.text(key)] = redactor.text(value);
+  });
+  const type = response.headers.get("content-type") ?? "";
+  const raw = new Uint8Array(await response.arrayBuffer());
+  const withheld = (reason: string) => ({
+    status: response.status,
+    ok: response.ok,
+    headers,
+    body: `[response body withheld: ${reason}]`,
+  });
+  const coding = stillEncoded(response.headers.get("content-encoding"), raw);
+  if (coding)
+    return withheld(
+      `it came compressed (Content-Encoding: ${coding}), so it cannot be checked for credentials before the program sees it`,
+    );
+  // The raw bytes first: a secret in a charset other than the declared one is caught here.
+  const bytes = redactor.cleanBytes(raw);
+  if (!bytes) return withheld(UNSAFE);
+  if (bytes.byteLength === 0)
+    return { status: response.status, ok: response.ok, headers, body: null };
+  const textual = /json|^text\/|xml|x-www-form-urlencoded|javascript/i.test(type) || type === "";
+  if (!textual) return { status: response.status, ok: response.ok, headers, body: bytes };
+  const decoded = decodeBody(bytes, type);
+  if (decoded.kind === "unreadable") return withheld(decoded.reason);
+  // Text that reads exactly as the bytes did (ASCII) was searched already, in every view.
+  const text = decoded.sameAsBytes ? decoded.text : redactor.cleanText(decoded.text);
+  if (text === undefined) return withheld(UNSAFE);
+  const body = /json/i.test(type) ? jsonBody(text, redactor) : text;
+  return { status: response.status, ok: response.ok, headers, body };
+}
+
+const UNSAFE =
+  "a configured credential was found in it in a form that could not be cut out cleanly, so it is not handed to the program";
+
+/**
+ * The synchronous half of {@link toApiResult}, for a plain `{ status, headers?, body? }` (no
+ * body to read, so no await: this runs on every `codemode.request()`).
+ * @param response - what the host callback returned
+ * @param secrets - strings that must never reach the sandbox
+ */
+export function plainApiResult(response: ApiResponseInit, secrets: readonly string[]): ApiResult {
+  const redactor = secretRedactor(secrets);
+  // With no secrets configured there is nothing to redact: the body is not walked or copied.
+  const body = response.body === undefined ? null : redactor.data(response.body);
+  const headers: Record<string, string> = {};
+  if (response.headers)
+    for (const [k, v] of Object.entries(response.headers))
+      if (!DROPPED_HEADERS.has(k.toLowerCase()))
+        headers[redactor.text(k.toLowerCase())] = redactor.text(String(v));
+  return {
+    status: response.status,
+    ok: response.status >= 200 && response.status < 300,
+    headers,
+    body,
+  };
+}
+
+/**
+ * The content coding a body is still in, or undefined when it is plain. workerd's `fetch` decodes
+ * `gzip` and `br` (the header stays) but passes `deflate` on as it came; a compressed body hides
+ * an echoed credential from redaction, and the program could inflate it. So: `deflate` (and any
+ * coding but identity, gzip and br) counts as encoded; `gzip` only when the bytes still start
+ * with gzip's magic number (a `Response` a callback built itself is not decoded by anyone).
+ */
+function stillEncoded(header: string | null, bytes: Uint8Array): string | undefined {
+  if (!header || bytes.byteLength === 0) return undefined;
+  for (const coding of header.toLowerCase().split(",")) {
+    const name = coding.trim();
+    if (name === "" || name === "identity" || name === "br") continue;
+    if (name === "gzip" || name === "x-gzip") {
+      if (bytes[0] === 0x1f && bytes[1] === 0x8b) return name;
+      continue;
+    }
+    return name;
+  }
+  return undefined;
+}
+
+/**
+ * A JSON body, parsed. Its text was searched in every decoded view, JSON's escapes included, so
+ * the parsed strings hold no secret; they are walked again only when a secret itself contains a
+ * character that starts an escape (`%&\\=`): decoding such a secret's text would change it, so
+ * only the parsed value shows it as it is.
+ */
+function jsonBody(text: string, redactor: Redactor): unknown {
+  if (text.trim() === "") return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  return redactor.escapable && text.includes("\\") ? redactor.data(parsed) : parsed;
+}

@@ -1,0 +1,192 @@
+/**
+ * The local server's Node front (cli/local-server/front.mjs), over real sockets: it reads a
+ * body whole before a runtime sees it (408 for a slow body, 413 for a large one), passes requests
+ * on unchanged, and ends an event stream cut off mid-way with the JSON-RPC error for its request
+ * instead of letting it end silently (issue #28: SDK clients waited until their own timeout).
+ * The "runtime" behind it is a plain Node HTTP server standing in for workerd.
+ */
+import { createServer, request, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { createFront } from "../../../cli/local-server/front.mjs";
+
+const servers: Server[] = [];
+afterEach(async () => {
+  for (const s of servers.splice(0)) {
+    s.closeAllConnections();
+    await new Promise((r) => s.close(r));
+  }
+});
+
+/** Listens on a free loopback port. */
+async function listen(server: Server): Promise<number> {
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  return (server.address() as AddressInfo).port;
+}
+
+/** A runtime stand-in and a front before it; `seen` holds the bodies the runtime received. */
+async function setUp(
+  handler: (req: IncomingMessage, body: string, res: import("node:http").ServerResponse) => void,
+  limits: { maxBodyBytes?: number; bodyTimeoutMs?: number } = {},
+) {
+  const seen: string[] = [];
+  const runtimePort = await listen(
+    createServer((req, res) => {
+      let body = "";
+      req.on("data", (c) => (body += c));
+      req.on("end", () => {
+        seen.push(body);
+        handler(req, body, res);
+      });
+    }),
+  );
+  const runtime = { name: "runtime 1", port: runtimePort, killedBecause: undefined } as never;
+  const front = createFront({ target: async () => runtime, onLost: () => {}, ...limits });
+  const port = await listen(front.server);
+  return { port, seen, front, runtime };
+}
+
+/** Sends a raw request and resolves with the status and the whole body text. */
+function send(
+  port: number,
+  body: string | undefined,
+  options: { headers?: Record<string, string>; slow?: boolean } = {},
+): Promise<{ status: number; text: string; headers: IncomingMessage["headers"] }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: "127.0.0.1",
+        port,
+        method: "POST",
+        path: "/mcp",
+        headers: { "content-type": "application/json", ...options.headers },
+      },
+      (res) => {
+        let text = "";
+        res.on("data", (c) => (text += c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text, headers: res.headers }));
+        res.on("error", reject);
+      },
+    );
+    req.on("error", reject);
+    if (options.slow) {
+      req.write(body?.slice(0, 1) ?? "");
+      return; // the rest never comes
+    }
+    req.end(body);
+  });
+}
+
+const CALL = JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: {} });
+
+describe("the local server's front", () => {
+  it("passes a request on with its whole body and headers, and the answer back", async () => {
+    const { port, seen } = await setUp((req, body, res) => {
+      res.writeHead(200, {
+        "content-type": "application/json",
+        "x-echo": String(req.headers["x-test"]),
+      });
+      res.end(JSON.stringify({ got: body.length }));
+    });
+    const answer = await send(port, CALL, { headers: { "x-test": "kept" } });
+    expect(answer).toMatchObject({ status: 200, text: JSON.stringify({ got: CALL.length }) });
+    expect(answer.headers["x-echo"]).toBe("kept");
+    expect(seen).toEqual([CALL]);
+  });
+
+  it("answers 413 for a body over the limit; the runtime never sees it", async () => {
+    const { port, seen } = await setUp((_req, _body, res) => res.end("no"), {
+      maxBodyBytes: 1_000,
+    });
+    const answer = await send(port, "x".repeat(5_000));
+    expect(answer.status).toBe(413);
+    expect(JSON.parse(answer.text)).toMatchObject({ error: { code: "body_too_large" } });
+    expect(seen).toEqual([]);
+  });
+
+  it("answers 408 for a body that does not arrive in time; the runtime never sees it", async () => {
+    const { port, seen } = await setUp((_req, _body, res) => res.end("no"), { bodyTimeoutMs: 300 });
+    const answer = await send(port, CALL, {
+      slow: true,
+      headers: { "content-length": String(CALL.length) },
+    });
+    expect(answer.status).toBe(408);
+    expect(JSON.parse(answer.text)).toMatchObject({
+      error: { code: "body_timeout", fix: expect.stringContaining("whole body") },
+    });
+    expect(seen).toEqual([]);
+  });
+
+  it("ends an event stream cut off mid-way with the JSON-RPC error for its request", async () => {
+    const { port } = await setUp((_req, _body, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write('event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress"}\n\n');
+      // The runtime dies under the stream.
+      setTimeout(() => res.socket?.destroy(), 50);
+    });
+    const answer = await send(port, CALL);
+    expect(answer.status).toBe(200);
+    const events = answer.text.split("\n\n").filter((e) => e.includes("data:"));
+    const last = JSON.parse(events.at(-1)!.split("data: ")[1]!);
+    expect(last).toMatchObject({
+      jsonrpc: "2.0",
+      id: 7,
+      error: {
+        code: -32603,
+        message: expect.stringMatching(/^the runtime was restarted because .*; retry$/),
+      },
+    });
+  });
+
+  it("answers 503 with the JSON-RPC error when the runtime is cut off before it answered", async () => {
+    const { port, front, runtime } = await setUp(() => {
+      // never answers: the supervisor replaces the runtime meanwhile
+    });
+    const pending = send(port, CALL);
+    await new Promise((r) => setTimeout(r, 100));
+    front.cutOff(runtime, "it stopped answering");
+    const answer = await pending;
+    expect(answer.status).toBe(503);
+    expect(JSON.parse(answer.text)).toMatchObject({
+      id: 7,
+      error: { message: "the runtime was restarted because it stopped answering; retry" },
+    });
+  });
+  it("answers every request it refuses itself in the product's one HTTP error shape", async () => {
+    // 413, 408, and a non-MCP request cut off by a runtime replacement (an MCP request keeps
+    // its JSON-RPC error, above): each body is exactly { error: { code, message, fix } }.
+    const shapes: Record<string, string[]> = {};
+    const keys = (text: string) => {
+      const body = JSON.parse(text) as { error: Record<string, unknown> };
+      expect(Object.keys(body)).toEqual(["error"]);
+      for (const v of Object.values(body.error)) expect(typeof v).toBe("string");
+      return Object.keys(body.error).toSorted();
+    };
+    const big = await setUp((_req, _body, res) => res.end("no"), { maxBodyBytes: 10 });
+    const tooLarge = await send(big.port, "x".repeat(100));
+    shapes[`${tooLarge.status}`] = keys(tooLarge.text);
+    const slow = await setUp((_req, _body, res) => res.end("no"), { bodyTimeoutMs: 200 });
+    const timedOut = await send(slow.port, CALL, {
+      slow: true,
+      headers: { "content-length": String(CALL.length) },
+    });
+    shapes[`${timedOut.status}`] = keys(timedOut.text);
+    const { port, front, runtime } = await setUp(() => {});
+    const pending = send(port, "not json-rpc");
+    await new Promise((r) => setTimeout(r, 100));
+    front.cutOff(runtime, "it stopped answering");
+    const cut = await pending;
+    shapes[`${cut.status}`] = keys(cut.text);
+    expect(JSON.parse(cut.text).error).toMatchObject({
+      code: "runtime_restarted",
+      message: "the runtime was restarted because it stopped answering; retry",
+      fix: expect.stringContaining("Retry"),
+    });
+    expect(shapes).toEqual({
+      "408": ["code", "fix", "message"],
+      "413": ["code", "fix", "message"],
+      "503": ["code", "fix", "message"],
+    });
+  });
+});

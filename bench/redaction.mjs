@@ -12,7 +12,7 @@
  */
 import { build } from "esbuild";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -26,7 +26,12 @@ const against = process.argv.includes("--against")
 async function load(srcRoot, name) {
   const outfile = join(dir, `${name}.mjs`);
   await build({
-    entryPoints: [join(srcRoot, "src/codemode/request/api-response.ts")],
+    // Trees from before src/codemode got rooms keep it at the top of src/codemode.
+    entryPoints: [
+      ["src/codemode/request/api-response.ts", "src/codemode/api-response.ts"]
+        .map((path) => join(srcRoot, path))
+        .find((path) => existsSync(path)) ?? join(srcRoot, "src/codemode/request/api-response.ts"),
+    ],
     bundle: true,
     format: "esm",
     platform: "neutral",

@@ -18,6 +18,11 @@ export interface SandboxRequest {
   maxLogBytes: number;
   /** Largest encoded argument list one host call may carry. */
   maxCallBytes: number;
+  /**
+   * Host calls the run may make (the host counts and refuses them); a local sandbox runner
+   * bounds the calls waiting to reach the host by it (src/executor/runners/sandbox-runner.ts).
+   */
+  maxHostCalls: number;
   /** Sandbox-side helpers to install before the code runs (modules `sandbox/ext-<name>.ts`). */
   extensions?: SandboxExtensionRequest[];
 }

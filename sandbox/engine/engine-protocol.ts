@@ -26,6 +26,8 @@ export interface EngineRunRequest {
   maxResultBytes: number;
   maxLogBytes: number;
   maxCallBytes: number;
+  /** Host calls the run may make (see `SandboxRequest.maxHostCalls`). */
+  maxHostCalls: number;
   extensions: EngineExtension[];
   /**
    * Interrupt-handler calls (each after roughly ten thousand engine steps, and during regular

@@ -62,6 +62,17 @@ export class HostBridge extends RpcTarget implements HostBridgeApi {
   // Everything but `call` is an instance property on purpose: an RpcTarget exposes the methods
   // and getters of its prototype over RPC, so these stay out of the sandbox's reach.
 
+  /**
+   * Refuses a call past the run's `maxHostCalls` and records the limit, as `call` does for one
+   * that reached the host: a local sandbox runner holding more calls of the run than the limit
+   * allows refuses the excess itself and tells the host (through its tracked host, never the
+   * sandbox), so the run ends as `limit` on both paths.
+   */
+  readonly refuseOverLimit = (namespace: unknown, name: unknown): HostReply => {
+    this.limitHit = `Host call limit of ${this.limits.maxHostCalls} reached at ${label(namespace, name)}(): batch the work into fewer calls or ask the host for a larger maxHostCalls.`;
+    return fail("LimitError", this.limitHit);
+  };
+
   /** Console lines dropped by the host's budget (the sandbox reports its own separately). */
   readonly droppedLogs = (): number => this.budget.dropped();
 
@@ -81,10 +92,7 @@ export class HostBridge extends RpcTarget implements HostBridgeApi {
     if (this.controller.signal.aborted)
       return fail("Error", `${label(namespace, name)}() was called after the run ended.`);
     const { maxHostCalls, maxCallBytes } = this.limits;
-    if (this.calls >= maxHostCalls) {
-      this.limitHit = `Host call limit of ${maxHostCalls} reached at ${label(namespace, name)}(): batch the work into fewer calls or ask the host for a larger maxHostCalls.`;
-      return fail("LimitError", this.limitHit);
-    }
+    if (this.calls >= maxHostCalls) return this.refuseOverLimit(namespace, name);
     this.calls++;
     if (typeof namespace !== "string" || typeof name !== "string" || typeof argsText !== "string") {
       return fail(

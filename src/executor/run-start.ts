@@ -106,7 +106,12 @@ export function sandboxRequestBase(
   limits: ExecutorLimits,
 ): Pick<
   SandboxRequest,
-  "namespaces" | "maxOperations" | "maxResultBytes" | "maxLogBytes" | "maxCallBytes"
+  | "namespaces"
+  | "maxOperations"
+  | "maxResultBytes"
+  | "maxLogBytes"
+  | "maxCallBytes"
+  | "maxHostCalls"
 > {
   return {
     namespaces: Object.fromEntries(
@@ -116,5 +121,6 @@ export function sandboxRequestBase(
     maxResultBytes: limits.maxResultBytes,
     maxLogBytes: limits.maxLogBytes,
     maxCallBytes: limits.maxCallBytes,
+    maxHostCalls: limits.maxHostCalls,
   };
 }

@@ -1,6 +1,8 @@
 // The HTTP API the hostile e2e points `/mcp` at: a small OpenAPI spec and a Node server that
 // records every request it receives and, on `/echo`, sends the credential back in every
-// encoding a careless API might (JSON with \u escapes, UTF-16 text, raw bytes, a header name).
+// encoding a careless API might (JSON with \u escapes, UTF-16 text, raw bytes, a header name);
+// on `/echo-forms/{index}`, in each of the one- and two-layer encodings of
+// test/helpers/credential-echoes.ts (HTML references, percent-encoded twice, base32, UTF-32, …).
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
@@ -8,7 +10,18 @@ import { join } from "node:path";
 import { freePort } from "../../cli/local-server/free-port.mjs";
 
 /** The spec's paths (anything else the server receives is a request outside the spec). */
-export const SPEC_PATHS = /^\/(items(\/[A-Za-z0-9_.~%-]+)?|echo)(\?.*)?$/;
+export const SPEC_PATHS = /^\/(items(\/[A-Za-z0-9_.~%-]+)?|echo|echo-forms\/\d+)(\?.*)?$/;
+
+/**
+ * The echoes the vitest suites use (one layer, then two), each with the decoder a program would
+ * apply. Loaded as TypeScript (Node 22 strips the types); the specifier is computed so the
+ * typecheck does not ask for `.ts` imports in scripts.
+ * @type {import("../helpers/credential-echoes").CredentialEcho[]}
+ */
+export const ECHOES = await (async () => {
+  const echoes = await import(new URL("../helpers/credential-echoes.ts", import.meta.url).href);
+  return [...echoes.SINGLE_LAYER, ...echoes.TWO_LAYERS];
+})();
 
 const spec = {
   openapi: "3.0.3",
@@ -52,6 +65,13 @@ const spec = {
         responses: { 200: { description: "The request's credential, echoed" } },
       },
     },
+    "/echo-forms/{index}": {
+      get: {
+        operationId: "echoForm",
+        parameters: [{ name: "index", in: "path", required: true, schema: { type: "integer" } }],
+        responses: { 200: { description: "The request's credential in encoding `index`" } },
+      },
+    },
   },
 };
 
@@ -67,6 +87,15 @@ export async function startHostileApi() {
     seen.push({ method: req.method ?? "", url: req.url ?? "", authorization: auth });
     const token = auth.replace(/^Bearer /, "");
     const url = new URL(req.url ?? "/", "http://x");
+    const form = /^\/echo-forms\/(\d+)$/.exec(url.pathname);
+    const echo = form ? ECHOES[Number(form[1])] : undefined;
+    if (echo) {
+      const body = echo.body(token);
+      res.setHeader("content-type", echo.contentType);
+      // The same text in a header too, when a header can carry it.
+      if (typeof body === "string" && /^[\x20-\x7e]*$/.test(body)) res.setHeader("x-echo", body);
+      return res.end(typeof body === "string" ? body : Buffer.from(body));
+    }
     if (url.pathname !== "/echo") {
       res.statusCode = req.method === "POST" ? 201 : req.method === "DELETE" ? 204 : 200;
       res.setHeader("content-type", "application/json");

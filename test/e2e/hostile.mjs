@@ -7,7 +7,7 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { createHash } from "node:crypto";
 import { request } from "node:http";
 import { z } from "zod";
-import { startHostileApi, SPEC_PATHS } from "./hostile-api.mjs";
+import { ECHOES, startHostileApi, SPEC_PATHS } from "./hostile-api.mjs";
 import { json, mcpUpstream } from "./mcp-upstream.mjs";
 import { text } from "./programs.mjs";
 import { check, withServer } from "./server.mjs";
@@ -177,6 +177,63 @@ try {
       soft(!echoed.isError, `echo program → ${text(echoed).slice(0, 300)}`);
       soft(!text(echoed).includes(sha(API_SECRET)), "the API credential entered the sandbox");
 
+      // 3b. The encodings the redactor decodes since #29 (HTML references, percent-encoded twice,
+      // base32, quoted-printable, UTF-32, \xHH escapes, base64 of the reversed token, two-layer
+      // compositions), each read with response: "full". The program sends out all it got with a
+      // "|" between characters (so the final result redaction cannot hide a leak), and each
+      // echo's own decoder is applied to it here: the credential must come back from none.
+      const SEPARATOR = "\n#####\n";
+      const forms = await run(`async () => {
+        const out = [];
+        for (let i = 0; i < ${ECHOES.length}; i++) {
+          let seen;
+          try {
+            const r = await codemode.request({ method: "GET", path: "/echo-forms/" + i, response: "full" });
+            const b = r.body;
+            let body;
+            if (b instanceof Uint8Array) { body = ""; for (const x of b) body += String.fromCharCode(x); }
+            else body = typeof b === "string" ? b : JSON.stringify(b);
+            seen = JSON.stringify(r.headers) + " " + body;
+          } catch (e) {
+            seen = "error " + String(e && e.message);
+          }
+          out.push("@" + i + "@" + seen.split("").join("|"));
+        }
+        return out.join(${JSON.stringify(SEPARATOR)});
+      }`);
+      soft(!forms.isError, `echo-forms program → ${text(forms).slice(0, 300)}`);
+      const holds = (/** @type {string} */ t) => t.toLowerCase().includes(API_SECRET.toLowerCase());
+      const asText = (/** @type {string | Uint8Array} */ b) =>
+        typeof b === "string" ? b : String.fromCharCode(...b);
+      /** @type {string[]} */
+      const received = [];
+      for (const dump of text(forms).split(SEPARATOR)) {
+        const index = /^@(\d+)@/.exec(dump)?.[1];
+        if (index !== undefined)
+          received[Number(index)] = dump.slice(index.length + 2).replaceAll("|", "");
+      }
+      ECHOES.forEach((echo, i) => {
+        // The decoder works: on the echo as sent it gives the credential back.
+        soft(holds(echo.recover(asText(echo.body(API_SECRET)))), `echo "${echo.name}": no decoder`);
+        const seen = received[i];
+        if (seen === undefined) return soft(false, `echo "${echo.name}": no answer in the output`);
+        soft(
+          !holds(seen) && !holds(echo.recover(seen)),
+          `echo "${echo.name}": the program recovered the credential`,
+        );
+        // It did arrive: cut out (a marker, also in UTF-16/32 layout) or the body withheld.
+        soft(
+          /\[REDACTED\]|\[\0+R|withheld/.test(seen),
+          `echo "${echo.name}": no sign of redaction in ${JSON.stringify(seen.slice(0, 120))}`,
+        );
+      });
+      const echoCalls = api.seen.filter((r) => r.url.startsWith("/echo-forms/"));
+      soft(
+        echoCalls.length === ECHOES.length &&
+          echoCalls.every((r) => r.authorization === `Bearer ${API_SECRET}`),
+        `echo-forms: the API saw ${echoCalls.length} calls with the credential`,
+      );
+
       const code = await connect(url, "/mcp/code");
       const fromMcp = await code.callTool({
         name: "code",
@@ -270,14 +327,14 @@ try {
       soft(outside.length === 0, `requests outside the spec's paths: ${JSON.stringify(outside)}`);
       if (process.env.E2E_DEBUG)
         console.log(
-          JSON.stringify({ grabbed, echoed, fromMcp, pattern, approved, seen: api.seen }),
+          JSON.stringify({ grabbed, echoed, forms, fromMcp, pattern, approved, seen: api.seen }),
         );
       check(failures.length === 0, `\n- ${failures.join("\n- ")}`);
       await mcp.close();
       await code.close();
       await approver.close();
       console.log(
-        `e2e hostile: stub grab, credential echoes, paths, pattern and approval replay contained; longest /health gap ${longestGap} ms — ok`,
+        `e2e hostile: stub grab, credential echoes (${ECHOES.length} encoded forms too), paths, pattern and approval replay contained; longest /health gap ${longestGap} ms — ok`,
       );
     },
   );

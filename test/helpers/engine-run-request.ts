@@ -21,6 +21,7 @@ export function engineRunRequest(
     maxResultBytes: 1_048_576,
     maxLogBytes: 65_536,
     maxCallBytes: 4_194_304,
+    maxHostCalls: 1_000,
     extensions: [],
     maxInterrupts: 8_000,
     cpuBound: false,

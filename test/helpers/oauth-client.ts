@@ -60,3 +60,55 @@ export function tokenRequest(code: string, clientId: string, verifier: string): 
     }),
   };
 }
+
+/** What the flows below call: a Worker's fetch (the tests' `configured(...)`). */
+type Fetch = (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
+
+/**
+ * Registers a public client (dynamic client registration) and returns its id.
+ * @param worker - the Worker with OAuth on
+ * @param base - its origin
+ */
+export async function registerClient(worker: Fetch, base = "http://localhost"): Promise<string> {
+  const registered = await worker(`${base}/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      client_name: "Test client",
+      redirect_uris: [REDIRECT_URI],
+      token_endpoint_auth_method: "none",
+    }),
+  });
+  if (registered.status !== 201) throw new Error(`register answered ${registered.status}`);
+  return ((await registered.json()) as { client_id: string }).client_id;
+}
+
+/**
+ * The whole authorization-code flow for `user` through `clientId`, with the owner's passphrase:
+ * the access token.
+ * @param worker - the Worker with OAuth on
+ * @param user - the user name typed on the consent page
+ * @param clientId - a registered client
+ * @param passphrase - the Worker's `OAUTH_PASSWORD`
+ * @param base - its origin
+ */
+export async function accessToken(
+  worker: Fetch,
+  user: string,
+  clientId: string,
+  passphrase: string,
+  base = "http://localhost",
+): Promise<string> {
+  const { verifier, challenge } = await pkce();
+  const url = `${base}/authorize?${authorizeQuery(clientId, challenge, { scope: "mcp" })}`;
+  const approved = await worker(url, {
+    method: "POST",
+    body: new URLSearchParams({ user, passphrase }),
+    redirect: "manual",
+  });
+  if (approved.status !== 302) throw new Error(`authorize answered ${approved.status}`);
+  const code = new URL(approved.headers.get("location")!).searchParams.get("code")!;
+  const token = await worker(`${base}/token`, tokenRequest(code, clientId, verifier));
+  if (token.status !== 200) throw new Error(`token answered ${token.status}`);
+  return ((await token.json()) as { access_token: string }).access_token;
+}

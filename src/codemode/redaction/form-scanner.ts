@@ -29,8 +29,10 @@ const slot = (key: number) => Math.imul(key, 0x9e3779b1) >>> (32 - BITS);
  * 5 folds ASCII letter case in one operation (and folds some other characters together, which
  * only adds rare candidates: every candidate is compared exactly). Cheaper than a multiplying
  * hash, and the scan computes one per sample.
+ * @param text - the text
+ * @param at - where the window starts (`at + GRAM <= text.length`)
  */
-function windowKey(text: string, at: number): number {
+export function windowKey(text: string, at: number): number {
   return (
     (((text.charCodeAt(at) | 32) & 255) << 24) |
     (((text.charCodeAt(at + 1) | 32) & 255) << 16) |

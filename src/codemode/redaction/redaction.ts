@@ -32,7 +32,7 @@
  */
 import { CodeModeError } from "../../errors";
 import { decodedViews, MAX_SWALLOWED, originalRange, type View } from "./decoded-view";
-import { formScanner, GRAM, type FormScanner, type Range } from "./form-scanner";
+import { formScanner, GRAM, windowKey, type FormScanner, type Range } from "./form-scanner";
 import { byteView, fromLatin1, secretForms, utf8 } from "./secret-forms";
 
 /** Secrets shorter than this are refused: see the file header for why. */
@@ -60,8 +60,13 @@ export interface Redactor {
    * still found after cutting out every one found): the caller withholds it.
    */
   cleanText(value: string): string | undefined;
-  /** Like {@link Redactor.bytes}, but undefined when the bytes cannot be made safe. */
-  cleanBytes(value: Uint8Array): Uint8Array | undefined;
+  /**
+   * Like {@link Redactor.bytes}, but undefined when the bytes cannot be made safe.
+   * @param value - the bytes
+   * @param view - the bytes one character per byte, when the caller has them already (an
+   *   ASCII body's text): saves converting them again
+   */
+  cleanBytes(value: Uint8Array, view?: string): Uint8Array | undefined;
   /** A copy of a data value (API or tool data) with secrets removed from strings, keys and bytes. */
   data<T>(value: T): T;
   /** Like {@link Redactor.data}, but object keys stay: for documents whose keys are structure. */
@@ -151,11 +156,21 @@ function buildRedactor(secrets: readonly string[]): Redactor {
       Array.from({ length: MAX_SWALLOWED }, (_, k) => fold(form.slice(k + 1, k + 1 + GRAM))),
     ),
   );
+  // The same as window keys (one per decoded sequence of a view: a string per sequence cost 7%
+  // of an ordinary body's redaction). Keys fold more than case, so they only add candidates.
+  const restKeys = new Set([...rests].filter((r) => r.length === GRAM).map((r) => windowKey(r, 0)));
   const mayHideCopy = (view: View) => {
-    const ends = view.changed;
+    const { changed: ends, text } = view;
     if (!ends) return false;
-    for (let i = 1; i < ends.length; i += 2)
-      if (rests.has(fold(view.text.slice(ends[i], ends[i]! + GRAM)))) return true;
+    for (let i = 1; i < ends.length; i += 2) {
+      const end = ends[i]!;
+      if (
+        end + GRAM <= text.length
+          ? restKeys.has(windowKey(text, end))
+          : rests.has(fold(text.slice(end)))
+      )
+        return true;
+    }
     return false;
   };
   // Bytes are searched one character per byte: each form as its UTF-8 bytes, and a form that is
@@ -171,11 +186,12 @@ function buildRedactor(secrets: readonly string[]): Redactor {
 
   const cleanText = (value: string): string | undefined =>
     cleanRounds(value, (text) => find(text, textScanner, mayHideCopy), cut);
-  const cleanBytes = (value: Uint8Array): Uint8Array | undefined => {
+  const cleanBytes = (value: Uint8Array, view?: string): Uint8Array | undefined => {
     if (value.byteLength === 0) return value;
     let current = value;
     for (let round = 0; round <= MAX_ROUNDS; round++) {
-      const ranges = find(byteView(current), byteScanner, mayHideCopy);
+      const shown = round === 0 && view?.length === value.byteLength ? view : byteView(current);
+      const ranges = find(shown, byteScanner, mayHideCopy);
       if (ranges.length === 0) return current;
       if (round === MAX_ROUNDS) return undefined;
       current = cutBytes(current, ranges);

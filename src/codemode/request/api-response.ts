@@ -20,7 +20,7 @@
  * decoded here (UTF-7, EBCDIC), and a body still holding a secret after it was cut out. The
  * status text never enters the sandbox, and `set-cookie` is dropped.
  */
-import { decodeBody } from "./body-charset";
+import { asciiText, decodeBody } from "./body-charset";
 import { secretRedactor, type Redactor } from "../redaction/redaction";
 
 /** What sandbox code receives from `codemode.request()`. */
@@ -95,13 +95,15 @@ export async function toApiResult(
       `it came compressed (Content-Encoding: ${coding}), so it cannot be checked for credentials before the program sees it`,
     );
   // The raw bytes first: a secret in a charset other than the declared one is caught here.
-  const bytes = redactor.cleanBytes(raw);
+  const ascii = asciiText(raw);
+  const bytes = redactor.cleanBytes(raw, ascii);
   if (!bytes) return withheld(UNSAFE);
   if (bytes.byteLength === 0)
     return { status: response.status, ok: response.ok, headers, body: null };
   const textual = /json|^text\/|xml|x-www-form-urlencoded|javascript/i.test(type) || type === "";
   if (!textual) return { status: response.status, ok: response.ok, headers, body: bytes };
-  const decoded = decodeBody(bytes, type);
+  // Bytes nothing was cut from read as the ASCII text already decoded, in an ASCII charset.
+  const decoded = decodeBody(bytes, type, bytes === raw ? ascii : undefined);
   if (decoded.kind === "unreadable") return withheld(decoded.reason);
   // Text that reads exactly as the bytes did (ASCII) was searched already, in every view.
   const text = decoded.sameAsBytes ? decoded.text : redactor.cleanText(decoded.text);

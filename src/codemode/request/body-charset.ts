@@ -25,10 +25,18 @@ const UNREADABLE =
  * Decodes a body with the charset its `Content-Type` declares.
  * @param bytes - the body (already redacted as bytes)
  * @param contentType - the `Content-Type` header value
+ * @param ascii - the bytes as text when they are all ASCII ({@link asciiText}), if known: used
+ *   as is when the charset reads ASCII as itself, instead of decoding again
  */
-export function decodeBody(bytes: Uint8Array, contentType: string): BodyText {
+export function decodeBody(bytes: Uint8Array, contentType: string, ascii?: string): BodyText {
   const label =
     bomLabel(bytes) ?? /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType)?.[1]?.toLowerCase();
+  if (
+    ascii !== undefined &&
+    ascii.length === bytes.byteLength &&
+    (label === undefined || ASCII_AS_ITSELF.test(label))
+  )
+    return { kind: "text", text: ascii, sameAsBytes: true };
   let text: string;
   if (label !== undefined && /^(?:utf-?32(?:le|be)?|ucs-?4)$/.test(label))
     text = utf32(bytes, label);
@@ -44,6 +52,28 @@ export function decodeBody(bytes: Uint8Array, contentType: string): BodyText {
     (label === undefined || !/^(?:utf-?16|ucs-?2|utf-?32|ucs-?4)/.test(label)) &&
     !/[^\0-\x7f]/.test(text);
   return { kind: "text", text, sameAsBytes };
+}
+
+/** Charsets that read every ASCII byte as that character (the common ones; others decode). */
+const ASCII_AS_ITSELF =
+  /^(?:utf-?8|unicode-1-1-utf-8|us-ascii|ascii|iso-?8859-\d+|latin-?1|l1|windows-125\d|cp125\d)$/;
+
+const utf8Decoder = new TextDecoder();
+const NON_ASCII = /[^\0-\x7f]/;
+
+/**
+ * The bytes as text when every byte is ASCII (most API bodies), else undefined. Such text is
+ * also the bytes one character per byte, the view the byte search needs, and UTF-8 decodes
+ * natively faster than that view does (Node: the windows-1252 decode of a 0.5 MB body costs
+ * more than its UTF-8 decode plus the check).
+ * @param bytes - the body
+ */
+export function asciiText(bytes: Uint8Array): string | undefined {
+  // A body whose first byte is not ASCII is not worth decoding to find out.
+  if (bytes.byteLength === 0 || bytes[0]! >= 0x80) return undefined;
+  const text = utf8Decoder.decode(bytes);
+  // An invalid byte becomes U+FFFD, a multi-byte character shortens the text: only ASCII passes.
+  return text.length === bytes.byteLength && !NON_ASCII.test(text) ? text : undefined;
 }
 
 /** A byte order mark decides the charset over the declared one, as browsers read bodies. */

@@ -72,6 +72,13 @@ const plainTracker: HostTracker = (host, events) => {
         events.onBegin();
         return true;
       },
+      overLimit: (namespace: unknown, name: unknown) =>
+        closed
+          ? { error: { name: "Error", message: MOVED } }
+          : (host as { refuseOverLimit?(ns: unknown, n: unknown): unknown }).refuseOverLimit?.(
+              namespace,
+              name,
+            ),
       call: async (...args: unknown[]) => {
         if (closed) return { error: { name: "Error", message: MOVED } };
         events.onCall("start");

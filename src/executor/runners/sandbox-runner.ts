@@ -34,33 +34,70 @@ export const HOST_CALLS_IN_FLIGHT = 32;
 
 interface HostCalls {
   call(namespace: unknown, name: unknown, argsText: unknown, logs: unknown): Promise<unknown>;
+  /** Records the run's host call limit as hit and answers the refusal (tracked-host.ts). */
+  overLimit?(namespace: unknown, name: unknown): Promise<unknown> | unknown;
 }
 
 /**
- * Calls of one run that may wait in the runner for a slot, and the argument text they may hold
- * there: what the host bounds for calls under way (`maxHostCalls`, `MAX_IN_FLIGHT_CHARS`) it
- * cannot bound for calls that have not reached it yet, so a program flooding calls with large
- * arguments would fill the runner that other runs share.
+ * Calls of one run that may wait in the runner for a slot when the run's request does not say
+ * how many host calls the run may make (a host older than `maxHostCalls` in the request): what
+ * the host bounds for calls under way (`maxHostCalls`, `MAX_IN_FLIGHT_CHARS`) it cannot bound for
+ * calls that have not reached it yet, so a program flooding calls with large arguments would
+ * fill the runner that other runs share. A request that names its `maxHostCalls` bounds the
+ * waiting calls by that instead ({@link waitingCallsFor}).
  */
 export const MAX_WAITING_CALLS = 1_000;
-/** Argument text (UTF-16 units) the waiting calls of one run may hold (see above). */
+/**
+ * Argument text (UTF-16 units) the waiting calls of one run may hold, each call also charged
+ * {@link WAITING_CALL_CHARS} for its own keeping (see above).
+ */
 export const MAX_WAITING_CHARS = 16 * 1_048_576;
+/**
+ * What a waiting call costs the bytes bound besides its arguments (its promise, its RPC message):
+ * a run allowed millions of host calls still cannot park more than 65,536 empty ones here.
+ */
+export const WAITING_CALL_CHARS = 256;
+
+/**
+ * How many calls of a run may wait in the runner: the run's own `maxHostCalls`, read from the
+ * request the host built (a run allowed 5,000 calls may queue them; one allowed 100 never needs
+ * 1,000). Refusing a call past it refuses nothing the host would allow: with this many waiting
+ * and {@link HOST_CALLS_IN_FLIGHT} at the host, the call is past the run's limit anyway.
+ * @param request - the run's request (the host's, passed on unchanged)
+ * @returns the bound, or {@link MAX_WAITING_CALLS} when the request names none
+ */
+export function waitingCallsFor(request: unknown): number {
+  const limit =
+    typeof request === "object" && request !== null
+      ? (request as { maxHostCalls?: unknown }).maxHostCalls
+      : undefined;
+  return typeof limit === "number" && Number.isSafeInteger(limit) && limit >= 1
+    ? limit
+    : MAX_WAITING_CALLS;
+}
 
 /**
  * The host bridge as the sandbox sees it through a runner: the same `call`, at most
  * {@link HOST_CALLS_IN_FLIGHT} of one run at the host at a time, in the order they were made,
- * and at most {@link MAX_WAITING_CALLS} (holding {@link MAX_WAITING_CHARS} of arguments) waiting.
- * Only pacing: every check stays on the host.
+ * and at most the run's `maxHostCalls` waiting ({@link waitingCallsFor}), holding at most
+ * {@link MAX_WAITING_CHARS} of arguments. Only pacing: every check stays on the host.
  */
 export class PacedHost extends RpcTarget {
   #host: HostCalls;
+  #maxWaiting: number;
   #running = 0;
   #waiting: (() => void)[] = [];
   #waitingChars = 0;
+  #limitReply: Promise<unknown> | undefined;
 
-  constructor(host: HostCalls) {
+  /**
+   * @param host - the host bridge stub
+   * @param maxWaiting - calls that may wait for a slot (the run's `maxHostCalls`)
+   */
+  constructor(host: HostCalls, maxWaiting: number = MAX_WAITING_CALLS) {
     super();
     this.#host = host;
+    this.#maxWaiting = maxWaiting;
   }
 
   async call(
@@ -71,15 +108,13 @@ export class PacedHost extends RpcTarget {
   ): Promise<unknown> {
     if (this.#running >= HOST_CALLS_IN_FLIGHT) {
       // Only the text's length is read: anything else the program sent is the host's to check.
-      const chars = typeof argsText === "string" ? argsText.length : 0;
-      if (
-        this.#waiting.length >= MAX_WAITING_CALLS ||
-        this.#waitingChars + chars > MAX_WAITING_CHARS
-      )
+      if (this.#waiting.length >= this.#maxWaiting) return this.#overLimit(namespace, name);
+      const chars = (typeof argsText === "string" ? argsText.length : 0) + WAITING_CALL_CHARS;
+      if (this.#waitingChars + chars > MAX_WAITING_CHARS)
         return {
           error: {
             name: "LimitError",
-            message: `Too many host calls waiting at once (at most ${MAX_WAITING_CALLS}, holding ${MAX_WAITING_CHARS} characters of arguments): await some calls before starting more.`,
+            message: `Too many host calls waiting at once (holding more than ${MAX_WAITING_CHARS} characters of arguments): await some calls before starting more.`,
           },
         };
       this.#waitingChars += chars;
@@ -95,6 +130,29 @@ export class PacedHost extends RpcTarget {
       else this.#running--;
     }
   }
+
+  /**
+   * A call past the run's `maxHostCalls` (that many already wait, besides those at the host):
+   * the host would refuse it, so it is refused here, and the host is told once so the run ends
+   * as `limit` with the host's own message, as it does without a runner. Later ones share that
+   * answer (one host round trip, not one per call).
+   */
+  #overLimit(namespace: unknown, name: unknown): Promise<unknown> {
+    this.#limitReply ??= (async () => {
+      const own = {
+        error: {
+          name: "LimitError",
+          message: `Host call limit of ${this.#maxWaiting} reached at a host function: batch the work into fewer calls or ask the host for a larger maxHostCalls.`,
+        },
+      };
+      try {
+        return (await this.#host.overLimit?.(namespace, name)) ?? own;
+      } catch {
+        return own;
+      }
+    })();
+    return this.#limitReply;
+  }
 }
 
 const stableCodes = new Map<string, WorkerLoaderWorkerCode>();
@@ -108,7 +166,7 @@ export class SandboxRunner extends WorkerEntrypoint<RunnerEnv> implements Runner
   /** Loads `code` and runs it (see {@link RunnerApi.load}). */
   async load(code: WorkerLoaderWorkerCode, request: unknown, host: unknown): Promise<RunnerAnswer> {
     if (!(await announce(host))) return CANCELLED;
-    return runOn(() => this.env.LOADER.load(code), request, new PacedHost(host as HostCalls));
+    return runOn(() => this.env.LOADER.load(code), request, paced(host, request));
   }
 
   /** Runs on the stable worker `id` (see {@link RunnerApi.get}). */
@@ -126,12 +184,13 @@ export class SandboxRunner extends WorkerEntrypoint<RunnerEnv> implements Runner
     const known = stableCodes.get(id);
     if (!known) return { missingCode: true };
     if (!(await announce(host))) return CANCELLED;
-    return runOn(
-      () => this.env.LOADER.get(id, () => known),
-      request,
-      new PacedHost(host as HostCalls),
-    );
+    return runOn(() => this.env.LOADER.get(id, () => known), request, paced(host, request));
   }
+}
+
+/** The run's host bridge, paced, with its waiting calls bounded by the run's own limit. */
+function paced(host: unknown, request: unknown): PacedHost {
+  return new PacedHost(host as HostCalls, waitingCallsFor(request));
 }
 
 /**

@@ -4,13 +4,18 @@
  * reported to the {@link RunnerLoader} (its signs that the runner makes progress). Once the loader
  * has moved the run to another runner it closes this copy: its calls are refused, so a run is
  * never carried out twice with effects. An `RpcTarget`, so it crosses to the runner as a stub;
- * its fields are private, so nothing but `begin` and `call` is reachable from there.
+ * its fields are private, so nothing but `begin`, `call` and `overLimit` is reachable from there
+ * (the runner hands the sandbox its own `PacedHost`, never this).
  */
 import { RpcTarget } from "cloudflare:workers";
 import { MOVED, type HostEvents, type HostTracker } from "./runner-loader";
 
 interface HostCalls {
   call(...args: unknown[]): unknown;
+}
+
+interface OverLimit {
+  refuseOverLimit(namespace: unknown, name: unknown): unknown;
 }
 
 class TrackedHost extends RpcTarget {
@@ -48,6 +53,16 @@ class TrackedHost extends RpcTarget {
     } finally {
       this.#events.onCall("end");
     }
+  }
+
+  /**
+   * The runner refuses a call past the run's `maxHostCalls` without sending it (it holds more
+   * calls of the run than the limit allows): the run's bridge records the limit and answers the
+   * refusal (`HostBridge.refuseOverLimit`).
+   */
+  overLimit(namespace: unknown, name: unknown): unknown {
+    if (this.#closed) return { error: { name: "Error", message: MOVED } };
+    return (this.#host as Partial<OverLimit>).refuseOverLimit?.(namespace, name);
   }
 
   /** Cuts this copy of the run off from the host (not reachable over RPC: see below). */

@@ -1,12 +1,13 @@
 /**
  * Sealing of the multi-round-trip `requestState`: the handler's one key option becomes the
- * SDK's HMAC codec, bound by default to the method and the authenticated client.
+ * SDK's HMAC codec, bound by default to the method and the caller (user, else client).
  */
 import {
   createRequestStateCodec,
   type RequestStateCodec,
   type ServerContext,
 } from "@modelcontextprotocol/server";
+import { callerIdentity } from "../common/caller-identity";
 
 /** The `requestState` option of `createMcpHandler`. */
 export interface RequestStateOptions {
@@ -20,8 +21,9 @@ export interface RequestStateOptions {
   ttlSeconds?: number;
   /**
    * What a state is bound to: a state minted under one value is rejected under another.
-   * Default: the request method plus the authenticated `clientId`, so one user's state cannot
-   * be replayed by another client or against another method.
+   * Default: the request method plus the caller's identity (the signed-in user, else the
+   * authenticated `clientId`), so one user's state cannot be replayed by another user (of the
+   * same client too) or against another method.
    */
   bind?: (ctx: ServerContext) => string;
 }
@@ -30,7 +32,7 @@ export interface RequestStateOptions {
  * Builds the sealing codec for a handler.
  *
  * Security defaults: signed with HMAC-SHA256, expires after ten minutes, bound to method and
- * client. A modified, expired or rebound state is answered with JSON-RPC `-32602`
+ * caller (`callerIdentity`: the user, else the client). A modified, expired or rebound state is answered with JSON-RPC `-32602`
  * ("Invalid or expired requestState") before the handler runs.
  *
  * Does not do: encryption. The client can read the payload; seal only values that are safe
@@ -52,5 +54,5 @@ export function createRequestStateSealer<T = unknown>(
 }
 
 function defaultBind(ctx: ServerContext): string {
-  return `${ctx.mcpReq.method}\0${ctx.http?.authInfo?.clientId ?? ""}`;
+  return `${ctx.mcpReq.method}\0${callerIdentity(ctx.http?.authInfo)}`;
 }

@@ -16,6 +16,7 @@ import type { AuthInfo } from "@modelcontextprotocol/server";
 import { isLegacyRequest } from "@modelcontextprotocol/server";
 import { jsonRpcError, PROTOCOL_CODES, type ProtocolCode } from "../../errors";
 import type { McpTaskStore } from "./task-store";
+import { callerIdentity } from "../common/caller-identity";
 import { taskStub, type TasksOptions } from "./task-support";
 import { TERMINAL_STATUSES, type TaskView } from "./task-wire";
 import {
@@ -44,7 +45,7 @@ const KEEP_ALIVE_MS = 15_000;
  * SDK serves it). Only claim-less POSTs without the 2026 `Mcp-Method` header are read.
  * @param options - the handler's `tasks` option
  * @param request - the HTTP request (its body is read from a clone)
- * @param authInfo - the caller (its client id owns the task)
+ * @param authInfo - the caller (its user, else its client, owns the task: `callerIdentity`)
  * @param parsedBody - the body when a framework already read it
  */
 export async function serveLegacyTaskRequest(
@@ -61,7 +62,7 @@ export async function serveLegacyTaskRequest(
   if (typeof message !== "object" || message === null || Array.isArray(message)) return;
   const id = message.id;
   if (typeof id !== "string" && typeof id !== "number") return;
-  const owner = authInfo?.clientId ?? "";
+  const owner = callerIdentity(authInfo);
   if (typeof message.method === "string") {
     if (!TASK_METHODS.has(message.method)) return;
     // The SDK's own routing decision, so a 2026 request is never answered with the 2025 wire.

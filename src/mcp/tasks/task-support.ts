@@ -14,10 +14,12 @@ import {
   MissingRequiredClientCapabilityError,
   ProtocolError,
   ProtocolErrorCode,
+  type AuthInfo,
   type McpServer,
   type Server,
 } from "@modelcontextprotocol/server";
 import { z } from "zod";
+import { callerIdentity } from "../common/caller-identity";
 import { protocolOf } from "../common/server-kind";
 import type { TaskInit } from "./task-record";
 import type { McpTaskStore } from "./task-store";
@@ -179,12 +181,12 @@ export function taskStub(options: TasksOptions, taskId: string): DurableObjectSt
 }
 
 /**
- * Who owns a task: the authenticated client id, or "" when the endpoint is open.
+ * Who owns a task: the caller's identity ({@link callerIdentity}: the signed-in user, else the
+ * authenticated client, else "" when the endpoint is open).
  * @param ctx - a request handler's context (its `http.authInfo`)
  */
 export function ownerFrom(ctx: unknown): string {
-  const auth = (ctx as { http?: { authInfo?: { clientId?: string } } }).http?.authInfo;
-  return auth?.clientId ?? "";
+  return callerIdentity((ctx as { http?: { authInfo?: AuthInfo } }).http?.authInfo);
 }
 
 /**

@@ -1,13 +1,13 @@
 /**
  * Another caller's task (#29): on the product's `/mcp` 2025-11-25 tasks lane, a second caller
  * who learns a task id can neither read, wait for nor cancel the first caller's task. Under OAuth
- * the task belongs to the caller's identity; with an API key every holder of the key is one
+ * the task belongs to the signed-in user (not the client registration, which many users share); with an API key every holder of the key is one
  * caller (docs/runs.md), so someone without the key is refused before any task method runs.
  * And an approval answered through the lane sends its request once, however often the accepted
  * answer is replayed (concurrently and after the run ended).
  */
 import { describe, expect, it } from "vitest";
-import { authorizeQuery, pkce, REDIRECT_URI, tokenRequest } from "../../helpers/oauth-client";
+import { accessToken, registerClient } from "../../helpers/oauth-client";
 import { rpcBody } from "../mcp/fixtures";
 import { configured, type WorkerFetch } from "./helpers";
 
@@ -52,31 +52,9 @@ describe("OAuth (OAUTH=on): a task is its creator's", () => {
   const PASSWORD = "correct horse battery staple";
   const worker = configured({ OAUTH: "on", OAUTH_PASSWORD: PASSWORD });
 
-  async function register(): Promise<string> {
-    const registered = await worker(`${base}/register`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        client_name: "Task owner test",
-        redirect_uris: [REDIRECT_URI],
-        token_endpoint_auth_method: "none",
-      }),
-    });
-    return ((await registered.json()) as { client_id: string }).client_id;
-  }
-
-  async function tokenFor(user: string, clientId: string): Promise<string> {
-    const { verifier, challenge } = await pkce();
-    const url = `${base}/authorize?${authorizeQuery(clientId, challenge, { state: "s", scope: "mcp" })}`;
-    const approved = await worker(url, {
-      method: "POST",
-      body: new URLSearchParams({ user, passphrase: PASSWORD }),
-      redirect: "manual",
-    });
-    const code = new URL(approved.headers.get("location")!).searchParams.get("code")!;
-    const token = await worker(`${base}/token`, tokenRequest(code, clientId, verifier));
-    return ((await token.json()) as { access_token: string }).access_token;
-  }
+  const register = () => registerClient(worker);
+  const tokenFor = (user: string, clientId: string) =>
+    accessToken(worker, user, clientId, PASSWORD);
 
   it("another user (another client) cannot read, wait for or cancel it", async () => {
     const ana = poster(worker, await tokenFor("ana", await register()));
@@ -87,17 +65,24 @@ describe("OAuth (OAUTH=on): a task is its creator's", () => {
     expect(await attempt(ana, "tasks/get", taskId)).toBe("ok");
   });
 
-  // Known hole, reported with #29: the task's owner is the OAuth client id, not the user, so
-  // two users of one client registration share their tasks. Turns red once fixed: then drop
-  // `.fails`.
-  it.fails("another user of the same client registration cannot read it", async () => {
+  // One client registration (a desktop app, a shared connector) serves many users: the task is
+  // the user's, not the client's (#29: it was the client id's, so bob read ana's task).
+  it("another user of the same client registration cannot read, wait for or cancel it", async () => {
     const client = await register();
     const ana = poster(worker, await tokenFor("ana", client));
     const bob = poster(worker, await tokenFor("bob", client));
     const taskId = await startTask(ana);
     expect(await attempt(ana, "tasks/get", taskId)).toBe("ok");
-    // Today bob's tasks/get answers "ok" with ana's task.
-    expect(await attempt(bob, "tasks/get", taskId)).toMatch(/^error: /);
+    for (const method of ["tasks/get", "tasks/result", "tasks/cancel"])
+      expect(await attempt(bob, method, taskId)).toMatch(/^error: /);
+    expect(await attempt(ana, "tasks/get", taskId)).toBe("ok");
+  });
+
+  it("the same user through a second token of the same client still owns it", async () => {
+    const client = await register();
+    const taskId = await startTask(poster(worker, await tokenFor("ana", client)));
+    const again = poster(worker, await tokenFor("ana", client));
+    expect(await attempt(again, "tasks/get", taskId)).toBe("ok");
   });
 });
 

@@ -1,15 +1,24 @@
 /**
  * PacedHost (src/executor/runners/sandbox-runner.ts), the host bridge a program sees through a
  * local sandbox runner: at most 32 calls of a run reach the host at once, and a program flooding
- * calls cannot make the runner (which other runs share) hold more than 1,000 waiting calls or
- * 16 MiB of their arguments: past that a call is answered with a LimitError at once.
+ * calls cannot make the runner (which other runs share) hold more waiting calls than the run's
+ * own `maxHostCalls` (#28: it was a fixed 1,000) or 16 MiB of their arguments: past that a call
+ * is answered with a LimitError at once. The last tests run real programs through a real
+ * `SandboxRunner` over the Worker Loader, as the local server does.
  */
+import { createExecutionContext, env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { WorkerLoaderExecutor } from "../../../src/executor/loader/worker-loader-executor";
+import { RunnerLoader } from "../../../src/executor/runners/runner-loader";
+import { trackHostCalls } from "../../../src/executor/runners/tracked-host";
 import {
   HOST_CALLS_IN_FLIGHT,
   MAX_WAITING_CALLS,
   MAX_WAITING_CHARS,
   PacedHost,
+  SandboxRunner,
+  WAITING_CALL_CHARS,
+  waitingCallsFor,
 } from "../../../src/executor/runners/sandbox-runner";
 
 /** A host whose calls never answer, counting what reached it. */
@@ -47,16 +56,88 @@ describe("PacedHost", () => {
     expect(host.reached).toHaveLength(HOST_CALLS_IN_FLIGHT);
   });
 
+  it("bounds the waiting calls by the run's own maxHostCalls, not a fixed 1,000", async () => {
+    for (const maxHostCalls of [100, 5_000]) {
+      const host = stuckHost();
+      const paced = new PacedHost(host, waitingCallsFor({ maxHostCalls }));
+      const calls = Array.from({ length: HOST_CALLS_IN_FLIGHT + maxHostCalls + 1 }, () =>
+        paced.call("codemode", "f", "[]", undefined),
+      );
+      // Every call up to the bound waits; only the one past it is answered at once.
+      expect(await settledNow(calls.at(-2)!)).toBe("pending");
+      expect(await settledNow(calls.at(-1)!)).toMatchObject({
+        error: { name: "LimitError", message: new RegExp(`limit of ${maxHostCalls} reached`) },
+      });
+      expect(host.reached).toHaveLength(HOST_CALLS_IN_FLIGHT);
+    }
+  });
+
+  it("reads the bound from the run's request only when it is a count; else 1,000", () => {
+    expect(waitingCallsFor({ maxHostCalls: 5_000 })).toBe(5_000);
+    for (const request of [{}, null, "x", { maxHostCalls: 0 }, { maxHostCalls: 1.5 }])
+      expect(waitingCallsFor(request)).toBe(MAX_WAITING_CALLS);
+    expect(waitingCallsFor({ maxHostCalls: "9" })).toBe(MAX_WAITING_CALLS);
+  });
+
+  it("charges every waiting call for its keeping: a huge maxHostCalls cannot park millions", async () => {
+    const host = stuckHost();
+    const paced = new PacedHost(host, waitingCallsFor({ maxHostCalls: Number.MAX_SAFE_INTEGER }));
+    const fits = MAX_WAITING_CHARS / (WAITING_CALL_CHARS + 2);
+    for (let i = 0; i < HOST_CALLS_IN_FLIGHT + Math.floor(fits); i++)
+      void paced.call("codemode", "f", "[]", undefined);
+    const refused = await settledNow(paced.call("codemode", "f", "[]", undefined));
+    expect(refused).toMatchObject({ error: { name: "LimitError" } });
+  });
+
   it("refuses a call past the waiting argument text, at once", async () => {
     const host = stuckHost();
     const paced = new PacedHost(host);
     for (let i = 0; i < HOST_CALLS_IN_FLIGHT; i++)
       void paced.call("codemode", "f", "[]", undefined);
-    const quarter = "x".repeat(MAX_WAITING_CHARS / 4);
+    const quarter = "x".repeat(MAX_WAITING_CHARS / 4 - WAITING_CALL_CHARS);
     for (let i = 0; i < 4; i++) void paced.call("codemode", "f", quarter, undefined);
     const refused = await settledNow(paced.call("codemode", "f", "[1]", undefined));
     expect(refused).toMatchObject({
       error: { name: "LimitError", message: /characters of arguments/ },
     });
+  });
+});
+
+describe("a real run through a SandboxRunner", () => {
+  // The runner in this isolate, as its own workerd process holds it locally: same class, same
+  // Worker Loader, the host bridge crossing real RPC.
+  const runner = new SandboxRunner(createExecutionContext(), { LOADER: env.LOADER });
+  const loader = new RunnerLoader([runner], Date.now, trackHostCalls);
+  const executor = new WorkerLoaderExecutor({
+    loader: loader as unknown as WorkerLoader,
+    limits: { timeoutMs: 60_000 },
+  });
+  const slow = {
+    codemode: { get: (args: unknown[]) => new Promise((r) => setTimeout(r, 1, args[0])) },
+  };
+  const fanOut = (n: number) =>
+    `async () => (await Promise.all(Array.from({ length: ${n} }, (_, i) => codemode.get(i)))).length`;
+
+  it("a run allowed 2,500 calls may start them all at once (the old fixed bound refused past 1,032)", async () => {
+    const outcome = await executor.execute({
+      code: fanOut(2_500),
+      namespaces: slow,
+      limits: { maxHostCalls: 2_500 },
+    });
+    expect(outcome).toMatchObject({ status: "ok", result: 2_500, calls: 2_500 });
+  });
+
+  it("a run allowed 100 calls that starts 300 ends at its own limit", async () => {
+    const outcome = await executor.execute({
+      code: fanOut(300),
+      namespaces: slow,
+      limits: { maxHostCalls: 100 },
+    });
+    // As without a runner: the host's own limit, named by the host.
+    expect(outcome).toMatchObject({
+      status: "limit",
+      error: { name: "LimitError", message: expect.stringMatching(/Host call limit of 100/) },
+    });
+    expect(outcome.calls).toBeLessThanOrEqual(100);
   });
 });

@@ -187,7 +187,10 @@ describe("execute as an MCP task", () => {
         state.storage.sql.exec<{ record: string }>("SELECT record FROM task").toArray(),
     );
     expect(stored).toHaveLength(1);
-    expect(JSON.parse(stored[0]!.record)).toMatchObject({ status: "completed", owner: "alice" });
+    expect(JSON.parse(stored[0]!.record)).toMatchObject({
+      status: "completed",
+      owner: "client:alice",
+    });
     expect(JSON.parse(stored[0]!.record)).not.toHaveProperty("authInfo");
     const mallory = await connect(shortLived, { clientId: "mallory" });
     await expect(mallory.session.task(taskId).snapshot()).rejects.toMatchObject({ code: -32602 });

@@ -101,7 +101,7 @@ document.getElementById("search-form").addEventListener("submit", async (event) 
       body: JSON.stringify({ code: document.getElementById("search-code").value }),
     });
     const data = await response.json();
-    const shown = data.text ?? data.message ?? JSON.stringify(data);
+    const shown = data.text ?? (data.error ? data.error.message + " Fix: " + data.error.fix : JSON.stringify(data));
     try { out.textContent = JSON.stringify(JSON.parse(shown), null, 2); } catch { out.textContent = shown; }
     out.dataset.state = response.ok && !data.isError ? "ok" : "error";
     status.textContent = response.ok ? (data.isError ? "error" : "done") : "HTTP " + response.status;

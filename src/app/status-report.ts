@@ -12,12 +12,13 @@ import type { AppConfig, ConfigProblem } from "./config/config";
 import { DEMO_TOOL_NAMES } from "./demo/demo-upstream";
 import { API_ROUTE, CODE_ROUTE, type Endpoints } from "./endpoints";
 import { withSelfClient } from "./self-client";
+import { countToolsListTokens } from "./tools-list-tokens";
 
-/** One tool of an endpoint, with a cheap token estimate. */
+/** One tool of an endpoint, with its token count. */
 export interface ToolFootprint {
   name: string;
   descriptionChars: number;
-  /** Estimated tokens of the tool's `tools/list` entry: JSON characters ÷ 4. */
+  /** o200k tokens of the tool's `tools/list` entry (name, description, input schema). */
   tokens: number;
 }
 
@@ -26,7 +27,7 @@ export interface EndpointReport {
   route: string;
   kind: "search + execute" | "code";
   tools: ToolFootprint[];
-  /** Estimated tokens of the whole `tools/list` result (JSON characters ÷ 4). */
+  /** o200k tokens of the whole `tools/list` result, counted as `code-mode-mcp check` counts. */
   totalTokens: number;
   error?: string;
 }
@@ -59,8 +60,9 @@ export interface StatusReport {
   tokenEstimate: string;
 }
 
-/** How token counts are estimated in the Worker (no tokenizer is shipped). */
-export const TOKEN_ESTIMATE = "≈ tokens, estimated as JSON characters ÷ 4";
+/** How tokens are counted (tools-list-tokens.ts; the same count as `code-mode-mcp check`). */
+export const TOKEN_ESTIMATE =
+  "tokens: o200k tokens of each tool's name, description and input schema as JSON (as code-mode-mcp check counts)";
 
 /**
  * Builds the report, listing tools through each endpoint's own handler.
@@ -135,15 +137,16 @@ async function endpointReport(endpoints: Endpoints, route: string): Promise<Endp
   const handler = route === API_ROUTE ? endpoints.api : endpoints.code!;
   try {
     const { tools } = await withSelfClient(handler, route, (client) => client.listTools());
+    const counted = await countToolsListTokens(tools);
     return {
       route,
       kind,
-      tools: tools.map((t) => ({
+      tools: tools.map((t, i) => ({
         name: t.name,
         descriptionChars: (t.description ?? "").length,
-        tokens: Math.ceil(JSON.stringify(t).length / 4),
+        tokens: counted.perTool[i]!,
       })),
-      totalTokens: Math.ceil(JSON.stringify({ tools }).length / 4),
+      totalTokens: counted.total,
     };
   } catch (error) {
     return { route, kind, tools: [], totalTokens: 0, error: (error as Error).message };

@@ -52,6 +52,8 @@ const SCRIPTS = [
   { name: "upstreams" },
   // issue #32: refusals that say what to do, leave nothing behind, and work on an older Node
   { name: "start-errors" },
+  // issue #32: a normal close of a stdio session prints nothing alarming
+  { name: "stdio-close" },
   // issue #13 and #28: load and availability, each measuring a second client's waits
   { name: "native-stall", alone: true },
   { name: "fanout", alone: true },

@@ -223,8 +223,14 @@ const RULES: {
     why: "build output: the product's compiled specs, as data",
   },
   {
+    area: "src/app/errors/",
+    may: [],
+    why: "the one HTTP error of the product's routes: thrown by every room of the product, imports nothing",
+  },
+  {
     area: "src/app/config/",
     may: [
+      "src/app/errors/",
       "src/codemode/redaction/",
       "src/executor/",
       "src/openapi/",
@@ -235,23 +241,38 @@ const RULES: {
   },
   {
     area: "src/app/runs/",
-    may: ["src/app/config/", ...CODEMODE, ...MCP, "src/errors.ts", "src/is-record.ts"],
+    may: [
+      "src/app/config/",
+      "src/app/errors/",
+      ...CODEMODE,
+      ...MCP,
+      "src/errors.ts",
+      "src/is-record.ts",
+    ],
     why: "the run history and its console: reads the settings, knows nothing of the routes",
   },
   {
     area: "src/app/demo/",
-    may: ["src/app/config/", "src/errors.ts", "src/is-record.ts"],
+    may: ["src/app/config/", "src/app/errors/", "src/errors.ts", "src/is-record.ts"],
     why: "the demo API and upstream: self-contained sample data, knows nothing of the routes",
   },
   {
     area: "src/app/oauth/",
-    may: ["src/app/", "src/app/config/", ...MCP, "src/errors.ts", "src/is-record.ts"],
+    may: [
+      "src/app/",
+      "src/app/config/",
+      "src/app/errors/",
+      ...MCP,
+      "src/errors.ts",
+      "src/is-record.ts",
+    ],
     why: "the OAuth provider wrapped around the product's app (it takes the App it protects)",
   },
   {
     area: "src/app/",
     may: [
       "src/app/config/",
+      "src/app/errors/",
       "src/app/runs/",
       "src/app/demo/",
       "src/app/oauth/",

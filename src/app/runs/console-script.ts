@@ -44,7 +44,7 @@ export const CONSOLE_SCRIPT = String.raw`
     try {
       const response = await fetch("/api/runs?" + query, { headers: headers() });
       const data = await response.json();
-      if (!response.ok) throw new Error(data.message || "HTTP " + response.status);
+      if (!response.ok) throw new Error(data.error ? data.error.message + " Fix: " + data.error.fix : "HTTP " + response.status);
       runs = more ? runs.concat(data.runs) : data.runs;
       next = data.nextCursor;
       $("runs-more").hidden = !next;
@@ -150,7 +150,7 @@ export const CONSOLE_SCRIPT = String.raw`
     const response = await fetch("/api/runs/" + encodeURIComponent(id), { headers: headers() });
     const run = await response.json();
     if (!response.ok) {
-      $("run-title").textContent = run.message || "HTTP " + response.status;
+      $("run-title").textContent = run.error && run.error.fix ? run.error.message + " Fix: " + run.error.fix : "HTTP " + response.status;
       section.dataset.state = "error";
       return;
     }

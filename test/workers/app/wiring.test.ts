@@ -1,4 +1,5 @@
 // The product Worker end to end: /mcp and /mcp/code, protection and the status page.
+import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { describe, expect, it } from "vitest";
 import { configured, entry } from "./helpers";
 import { connect } from "../../helpers/mcp-client";
@@ -138,8 +139,14 @@ describe("protection", () => {
     const worker = configured({ SPEC: "nope", LIMIT_TIMEOUT_MS: "-1" });
     const health = await worker("http://localhost/health");
     expect(health.status).toBe(503);
-    const body = (await health.json()) as { problems: { setting: string }[] };
-    expect(body.problems.map((p) => p.setting)).toEqual(["SPEC", "LIMIT_TIMEOUT_MS"]);
+    const { error } = (await health.json()) as { error: Record<string, string> };
+    expect(error.code).toBe("misconfigured");
+    expect(error.message).toMatch(/SPEC: .* LIMIT_TIMEOUT_MS: /);
+    expect(error.fix).toMatch(/SPEC: .* LIMIT_TIMEOUT_MS: /);
+    const status = (await (await worker("http://localhost/api/status")).json()) as {
+      problems: { setting: string }[];
+    };
+    expect(status.problems.map((p) => p.setting)).toEqual(["SPEC", "LIMIT_TIMEOUT_MS"]);
     expect((await worker("http://localhost/mcp", { method: "POST" })).status).toBe(503);
     const page = await (await worker("http://localhost/")).text();
     expect(page).toContain("SPEC");
@@ -156,7 +163,7 @@ describe("status page", () => {
     expect(html).toContain("demo-api");
     expect(html).toMatch(/<code>search<\/code><\/td><td>\d+<\/td><td>\d+<\/td>/);
     expect(html).toMatch(/<code>code<\/code><\/td>/);
-    expect(html).toContain("estimated as JSON characters ÷ 4");
+    expect(html).toContain("o200k tokens");
     expect(html).toContain("<code>create_task</code>");
     expect(html).toMatch(/<th>timeoutMs<\/th><td>30,000<\/td>/);
     expect(html).toContain('id="search-form"');
@@ -182,5 +189,33 @@ describe("status page", () => {
     expect(report.spec.bytes).toBeGreaterThan(5_000);
     expect(report.endpoints.map((e) => e.route)).toEqual(["/mcp", "/mcp/code"]);
     expect(report.endpoints.every((e) => e.totalTokens > 50)).toBe(true);
+  });
+
+  it("counts tokens in o200k, the same count as `code-mode-mcp check` for the same tools (issue #32)", async () => {
+    const report = (await (await entry("http://localhost/api/status")).json()) as {
+      endpoints: {
+        route: string;
+        totalTokens: number;
+        tools: { name: string; tokens: number }[];
+      }[];
+      tokenEstimate: string;
+    };
+    const api = report.endpoints.find((e) => e.route === "/mcp")!;
+    // check counts with src/app/tools-list-tokens.ts too (cli/product/tools-list-tokens.mjs):
+    // the tokenizer over each tool's name, description and input schema, as a client lists them.
+    const client = await connect(entry);
+    const { tools } = await client.listTools();
+    const listed = tools.map(({ name, description, inputSchema }) => ({
+      name,
+      description,
+      inputSchema,
+    }));
+    expect(api.totalTokens).toBe(countTokens(JSON.stringify(listed)));
+    const search = listed.find((t) => t.name === "search")!;
+    expect(api.tools.find((t) => t.name === "search")!.tokens).toBe(
+      countTokens(JSON.stringify([search])),
+    );
+    expect(api.totalTokens).not.toBe(Math.ceil(JSON.stringify({ tools }).length / 4));
+    expect(report.tokenEstimate).toContain("o200k");
   });
 });

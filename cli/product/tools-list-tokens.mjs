@@ -1,8 +1,8 @@
 // What a spec costs a model before any call: the OpenAPI server's tools/list (names, descriptions,
-// input schemas), listed by a real MCP client over an in-memory pair, counted in o200k tokens by
-// the product's one count (src/app/tools-list-tokens.ts, which the status page uses too).
+// input schemas), listed by a real MCP client over an in-memory pair, counted in o200k tokens
+// (the tokenizer of current OpenAI models; other models' counts are close).
 import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
-import { countToolsListTokens } from "../../src/app/tools-list-tokens";
+import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { openApiMcpServer } from "../../src/codemode/openapi-mcp-server";
 import { loadSpec } from "../../src/openapi/openapi-spec";
 
@@ -26,5 +26,8 @@ export async function measureToolsList(compactText) {
   await client.connect(a);
   const { tools } = await client.listTools();
   await client.close();
-  return { tools: tools.map((t) => t.name), tokens: (await countToolsListTokens(tools)).total };
+  const listed = JSON.stringify(
+    tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
+  );
+  return { tools: tools.map((t) => t.name), tokens: countTokens(listed) };
 }

@@ -12,13 +12,12 @@ import type { AppConfig, ConfigProblem } from "./config/config";
 import { DEMO_TOOL_NAMES } from "./demo/demo-upstream";
 import { API_ROUTE, CODE_ROUTE, type Endpoints } from "./endpoints";
 import { withSelfClient } from "./self-client";
-import { countToolsListTokens } from "./tools-list-tokens";
 
-/** One tool of an endpoint, with its token count. */
+/** One tool of an endpoint, with a cheap token estimate. */
 export interface ToolFootprint {
   name: string;
   descriptionChars: number;
-  /** o200k tokens of the tool's `tools/list` entry (name, description, input schema). */
+  /** Estimated tokens of the tool's `tools/list` entry: JSON characters ÷ 4. */
   tokens: number;
 }
 
@@ -27,7 +26,7 @@ export interface EndpointReport {
   route: string;
   kind: "search + execute" | "code";
   tools: ToolFootprint[];
-  /** o200k tokens of the whole `tools/list` result, counted as `code-mode-mcp check` counts. */
+  /** Estimated tokens of the whole `tools/list` result (JSON characters ÷ 4). */
   totalTokens: number;
   error?: string;
 }
@@ -60,9 +59,8 @@ export interface StatusReport {
   tokenEstimate: string;
 }
 
-/** How tokens are counted (tools-list-tokens.ts; the same count as `code-mode-mcp check`). */
-export const TOKEN_ESTIMATE =
-  "tokens: o200k tokens of each tool's name, description and input schema as JSON (as code-mode-mcp check counts)";
+/** How token counts are estimated in the Worker (no tokenizer is shipped). */
+export const TOKEN_ESTIMATE = "≈ tokens, estimated as JSON characters ÷ 4";
 
 /**
  * Builds the report, listing tools through each endpoint's own handler.
@@ -137,16 +135,15 @@ async function endpointReport(endpoints: Endpoints, route: string): Promise<Endp
   const handler = route === API_ROUTE ? endpoints.api : endpoints.code!;
   try {
     const { tools } = await withSelfClient(handler, route, (client) => client.listTools());
-    const counted = await countToolsListTokens(tools);
     return {
       route,
       kind,
-      tools: tools.map((t, i) => ({
+      tools: tools.map((t) => ({
         name: t.name,
         descriptionChars: (t.description ?? "").length,
-        tokens: counted.perTool[i]!,
+        tokens: Math.ceil(JSON.stringify(t).length / 4),
       })),
-      totalTokens: counted.total,
+      totalTokens: Math.ceil(JSON.stringify({ tools }).length / 4),
     };
   } catch (error) {
     return { route, kind, tools: [], totalTokens: 0, error: (error as Error).message };

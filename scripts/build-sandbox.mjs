@@ -5,12 +5,13 @@
 // text to src/app/generated/browser-scripts.ts.
 import { build } from "esbuild";
 import { createHash } from "node:crypto";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { Buffer } from "node:buffer";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { BROWSER_SCRIPTS, bundleBrowserScripts } from "./bundle-browser-scripts.mjs";
+import { writeGenerated } from "./write-generated.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const outFile = join(root, "src/executor/generated/sandbox-modules.ts");
@@ -96,7 +97,7 @@ const body = [
   "",
 ].join("\n");
 await mkdir(dirname(outFile), { recursive: true });
-await writeFile(outFile, body);
+await writeGenerated(outFile, body);
 console.log(`build-sandbox: wrote ${Object.keys(texts).join(", ")} (${body.length} bytes)`);
 
 // The shared-worker executor (src/executor/shared-worker/shared-worker-executor.ts): the engine runner (the
@@ -135,7 +136,7 @@ const engineBody = [
   `export const ENGINE_WASM_BASE64 = ${JSON.stringify(Buffer.from(wasm).toString("base64"))};`,
   "",
 ].join("\n");
-await writeFile(engineFile, engineBody);
+await writeGenerated(engineFile, engineBody);
 console.log(
   `build-sandbox: wrote the shared-worker engine ${version} (${engineBody.length} bytes)`,
 );
@@ -152,7 +153,7 @@ const browserBody = [
   "",
 ].join("\n");
 await mkdir(dirname(browserFile), { recursive: true });
-await writeFile(browserFile, browserBody);
+await writeGenerated(browserFile, browserBody);
 console.log(
   `build-sandbox: wrote the page scripts ${Object.keys(browserTexts).join(", ")} (${browserBody.length} bytes)`,
 );

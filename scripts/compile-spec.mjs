@@ -4,10 +4,11 @@
 // the rule.
 //
 // Usage: node scripts/compile-spec.mjs [spec files or folders…] [--out <dir>]
-import { mkdir, readdir, stat, writeFile } from "node:fs/promises";
+import { mkdir, readdir, stat } from "node:fs/promises";
 import { basename, extname, join, resolve } from "node:path";
 import { importTs, ROOT } from "./import-ts.mjs";
 import { loadSpecFile } from "../cli/product/load-spec-file.mjs";
+import { writeGenerated } from "./write-generated.mjs";
 
 const SPEC_EXTENSIONS = new Set([".json", ".yaml", ".yml"]);
 const NOT_SPECS = /^_|manifest|provenance/i;
@@ -60,7 +61,7 @@ for (const file of files) {
     const compact = compileSpec(loaded.doc, { label: file });
     texts[name] = JSON.stringify(compact);
     await mkdir(out, { recursive: true });
-    await writeFile(join(out, `${name}.json`), texts[name]);
+    await writeGenerated(join(out, `${name}.json`), texts[name]);
     const notes = loaded.notes.length > 0 ? ` (${loaded.notes.join("; ")})` : "";
     console.log(
       `compile-spec: ${name}: ${compact.operations.length} operations, ${compact.cycles.length} cycle group(s), ${texts[name].length} bytes${notes}`,
@@ -84,7 +85,7 @@ const body = [
   "",
 ].join("\n");
 await mkdir(out, { recursive: true });
-await writeFile(join(out, "specs.ts"), body);
+await writeGenerated(join(out, "specs.ts"), body);
 
 /**
  * @param {string} message

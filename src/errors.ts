@@ -129,12 +129,16 @@ export type ProtocolCode = (typeof PROTOCOL_CODES)[keyof typeof PROTOCOL_CODES];
  * @param code - the JSON-RPC error code ({@link PROTOCOL_CODES})
  * @param message - what went wrong and what to do
  * @param id - the request's id when known (`null` when the request could not be read)
+ * @param data - the error's `data` member, e.g. `{ code: "upstream_unreachable" }` naming a
+ *   {@link CodeModeError}
  */
 export function jsonRpcError(
   status: number,
   code: ProtocolCode,
   message: string,
   id: string | number | null = null,
+  data?: Record<string, unknown>,
 ): Response {
-  return Response.json({ jsonrpc: "2.0", error: { code, message }, id }, { status });
+  const error = data === undefined ? { code, message } : { code, message, data };
+  return Response.json({ jsonrpc: "2.0", error, id }, { status });
 }

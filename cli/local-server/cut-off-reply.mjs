@@ -41,14 +41,23 @@ export function jsonRpcIds(head) {
 }
 
 /**
- * The body of a cut-off reply: JSON-RPC errors for each id, else `{ error }`.
+ * The body of a cut-off reply: JSON-RPC errors for each id (an MCP request: its protocol fixes
+ * the shape), else the product's one HTTP error shape, `{ error: { code, message, fix } }`
+ * (src/app/errors/http-error.ts, code `runtime_restarted`).
  * @param {(string | number)[]} ids
  * @param {string} message
  */
 export function cutOffBody(ids, message) {
   // -32603: internal error (the request may or may not have taken effect; the message says retry).
   const errors = ids.map((id) => ({ jsonrpc: "2.0", id, error: { code: -32603, message } }));
-  if (errors.length === 0) return JSON.stringify({ error: message });
+  if (errors.length === 0)
+    return JSON.stringify({
+      error: {
+        code: "runtime_restarted",
+        message,
+        fix: "Retry the request (a new runtime serves it); if the server is stopping, start it again.",
+      },
+    });
   return JSON.stringify(errors.length === 1 ? errors[0] : errors);
 }
 
@@ -84,7 +93,8 @@ export function replyCutOff(res, ids, message, contentType) {
 
 /**
  * Answers a request the front refused itself (a body too large or too slow), in the product's
- * error shape `{ error: { code, message, fix } }` (docs/errors.md), and closes the connection.
+ * error shape `{ error: { code, message, fix } }` (src/app/errors/http-error.ts, docs/errors.md; its codes
+ * are listed there), and closes the connection.
  * @param {import("node:http").ServerResponse} res
  * @param {number} status - 408 or 413
  * @param {{ code: string, message: string, fix: string }} error

@@ -49,6 +49,34 @@ const RUNNER_FAILURES = 5;
  * @typedef {{ index: number, rpcPort: number, runtime: Runtime | null, failures: number }} RunnerSlot
  */
 
+/**
+ * What workerd prints when its peers go away under it at shutdown: the host's RPC connections to
+ * runners that end at the same moment (`kj::` exceptions, "disconnected", "Network connection
+ * lost"), the signal it was sent, and the stack lines after them. Alarming red lines on a normal
+ * stop, yet no fault: dropped from the output once a normal stop began, and only then.
+ */
+export const SHUTDOWN_NOISE =
+  /\bkj::|\bkj\/|workerd\/(io|jsg|server|api)\/|Received signal #(1|2|15)\b|Peer disconnected|Network connection lost|\bdisconnected: |^\s*stack:/;
+
+/**
+ * Passes output lines on to `log`, without {@link SHUTDOWN_NOISE} and the indented lines (a
+ * stack trace) that follow a dropped line. Any other line, an error included, is passed on.
+ * @param {(line: string) => void} log
+ * @returns {(line: string) => void}
+ */
+export function withoutShutdownNoise(log) {
+  let dropping = false;
+  return (line) => {
+    if (SHUTDOWN_NOISE.test(line)) {
+      dropping = true;
+      return;
+    }
+    if (dropping && /^\s+\S/.test(line)) return;
+    dropping = false;
+    log(line);
+  };
+}
+
 /** @param {Runtime} runtime */
 const describe = (runtime) => `${runtime.name} (workerd pid ${runtime.pid}, port ${runtime.port})`;
 
@@ -81,6 +109,8 @@ export async function supervise({
 }) {
   let count = 0;
   const state = { stopping: false };
+  /** Where the runtimes' output goes (see {@link withoutShutdownNoise}). */
+  let output = log;
   const runtimes = createRuntimeHost(env);
   /** @type {Runtime | null} */
   let active = null;
@@ -168,7 +198,7 @@ export async function supervise({
       }
       return false;
     }
-    runtime.showOutput(log);
+    runtime.showOutput((line) => output(line));
     log(`${label}: ${describe(runtime)} ${slot.failures > 0 ? "serves again" : "is ready"}.`);
     if (Date.now() - started < 60_000) slot.failures = 0;
     void watch(runtime, RUNNER_STUCK_MS, (reason) => void replaceRunner(slot, runtime, reason));
@@ -249,7 +279,7 @@ export async function supervise({
   /** Makes `runtime` the active host and watches it. @param {Runtime} runtime */
   const serve = (runtime) => {
     active = runtime;
-    runtime.showOutput(log);
+    runtime.showOutput((line) => output(line));
     void watch(runtime, HOST_STUCK_MS, (reason) => void replace(runtime, reason));
   };
 
@@ -257,6 +287,9 @@ export async function supervise({
   const stop = async (code) => {
     if (state.stopping) return;
     state.stopping = true;
+    // A normal stop ends every runtime at once: what they print about their peers going away
+    // is not a fault. A stop because something failed keeps every line.
+    if (code === 0) output = withoutShutdownNoise(log);
     front.server.close();
     front.server.closeAllConnections();
     // SIGTERM lets the runtime host end its workerd processes; SIGKILL what is left after 3 s.

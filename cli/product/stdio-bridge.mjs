@@ -12,6 +12,38 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
  * @typedef {import("@modelcontextprotocol/sdk/types.js").JSONRPCMessage} Message
  */
 
+/** What the SDK's HTTP transport puts before the body of a non-2xx answer in its error. */
+const POST_ERROR = /^Streamable HTTP error: Error POSTing to endpoint: /;
+
+/**
+ * The local server's own answer inside the HTTP transport's error for a refused POST (the SDK
+ * throws `Streamable HTTP error: Error POSTing to endpoint: <body>`), so the client gets that
+ * error once instead of JSON inside an error string inside another error: a JSON-RPC error keeps
+ * its code and message; the product's HTTP error (`{ error: { code, message, fix } }`) becomes
+ * its message and fix.
+ * @param {unknown} error - what `send` threw
+ * @returns {{ code?: number, message: string } | undefined} undefined when the server did not answer
+ */
+export function serverAnswer(error) {
+  const text = error instanceof Error ? error.message : "";
+  if (!POST_ERROR.test(text)) return undefined;
+  const body = text.replace(POST_ERROR, "");
+  /** @type {any} */
+  let parsed;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return { message: `code-mode-mcp: the local server refused the request: ${body.trim()}` };
+  }
+  const first = Array.isArray(parsed) ? parsed[0] : parsed;
+  const e = first?.error;
+  if (typeof e?.code === "number" && typeof e.message === "string")
+    return { code: e.code, message: e.message };
+  if (typeof e?.message === "string")
+    return { message: typeof e.fix === "string" ? `${e.message} Fix: ${e.fix}` : e.message };
+  return { message: `code-mode-mcp: the local server refused the request: ${body.trim()}` };
+}
+
 /**
  * Runs the bridge until stdin ends. Messages that arrive before `ready` resolves (a client sends
  * `initialize` at once; the runtime takes seconds to start) are held and sent in order.
@@ -55,11 +87,31 @@ export async function runStdioBridge({ url, ready, log, onClose }) {
     try {
       await http.send(message);
     } catch (error) {
-      const reason = /** @type {Error} */ (error).message;
-      log(`code-mode-mcp: could not pass a message to the local server: ${reason}`);
+      const answered = serverAnswer(error);
+      // A refusal the server wrote itself is its own clear error: passed on once, not logged
+      // as a bridge failure. Anything else (no server at all) is the bridge's to say.
+      // After the client closed or a stop signal, a message cut short is part of the close.
+      if (!answered && !closed)
+        log(
+          `code-mode-mcp: could not pass a message to the local server: ${/** @type {Error} */ (error).message}`,
+        );
       // A request must get an answer, or the client waits for ever.
-      if ("method" in message && "id" in message)
-        await stdio.send(failure(message.id, `code-mode-mcp: the local server failed: ${reason}`));
+      if ("method" in message && "id" in message) {
+        if (answered?.code !== undefined && !toolCalls.has(message.id))
+          await stdio.send({
+            jsonrpc: "2.0",
+            id: message.id,
+            error: { code: answered.code, message: answered.message },
+          });
+        else
+          await stdio.send(
+            failure(
+              message.id,
+              answered?.message ??
+                `code-mode-mcp: the local server failed: ${/** @type {Error} */ (error).message}`,
+            ),
+          );
+      }
     }
   };
 
@@ -90,6 +142,10 @@ export async function runStdioBridge({ url, ready, log, onClose }) {
     void stdio.send(message);
   };
   let closed = false;
+  // A desktop client may end the server with a signal instead of closing stdin: the streams
+  // the stop cuts are part of the close too (the supervisor stops the runtimes).
+  for (const signal of /** @type {const} */ (["SIGTERM", "SIGINT", "SIGHUP"]))
+    process.once(signal, () => (closed = true));
   http.onerror = (error) => {
     // Closing aborts the standalone SSE stream: not worth a line.
     if (!closed) log(`code-mode-mcp: local server: ${error.message}`);

@@ -8,27 +8,27 @@
  * Does not do: per-user identity (every holder of the key is the same caller) or rate limiting;
  * use OAuth (`OAUTH=on`) for per-user access.
  */
+import { HttpError } from "./errors/http-error";
 
 /**
  * Checks `Authorization: Bearer <key>`.
  * @param request - the incoming request
  * @param key - the configured key
- * @returns `undefined` when the key matches, otherwise the `401` response to send
+ * @throws HttpError `401 unauthorized` when the key is missing or does not match
  */
-export async function checkApiKey(request: Request, key: string): Promise<Response | undefined> {
+export async function checkApiKey(request: Request, key: string): Promise<void> {
   const match = /^Bearer\s+(.+)$/i.exec(request.headers.get("authorization") ?? "");
   const sent = match?.[1]?.trim() ?? "";
   const [a, b] = await Promise.all([digest(sent), digest(key)]);
-  if (sent !== "" && crypto.subtle.timingSafeEqual(a, b)) return undefined;
-  return Response.json(
-    {
-      error: "unauthorized",
-      message: "Send the API key as `Authorization: Bearer <MCP_API_KEY>`.",
-    },
-    {
-      status: 401,
-      headers: { "www-authenticate": 'Bearer realm="mcp"', "access-control-allow-origin": "*" },
-    },
+  if (sent !== "" && crypto.subtle.timingSafeEqual(a, b)) return;
+  throw new HttpError(
+    401,
+    "unauthorized",
+    sent === ""
+      ? "This route needs the server's API key."
+      : "The API key sent is not this server's.",
+    "Send the API key as `Authorization: Bearer <MCP_API_KEY>`.",
+    { "www-authenticate": 'Bearer realm="mcp"', "access-control-allow-origin": "*" },
   );
 }
 

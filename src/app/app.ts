@@ -8,6 +8,7 @@
  */
 import type { AuthInfo } from "@modelcontextprotocol/server";
 import { checkApiKey } from "./api-key";
+import { HttpError, renderHttpError, wantsHtml } from "./errors/http-error";
 import { readConfig, type AppConfig, type AppSettings, type ConfigProblem } from "./config/config";
 import { DEMO_API_BASE, demoApiFetch } from "./demo/demo-store";
 import { isConfigKeyEntry, specsWithLaunch } from "./config/launch-specs";
@@ -67,7 +68,20 @@ export function createApp(options: AppOptions): App {
       : undefined;
   };
 
+  // The one `onError` of the product's routes: whatever a route throws is rendered here.
   const route = async (
+    request: Request,
+    env: Cloudflare.Env,
+    authInfo?: AuthInfo,
+  ): Promise<Response> => {
+    try {
+      return await serveRoute(request, env, authInfo);
+    } catch (error) {
+      return renderHttpError(error, wantsHtml(request));
+    }
+  };
+
+  const serveRoute = async (
     request: Request,
     env: Cloudflare.Env,
     authInfo?: AuthInfo,
@@ -77,13 +91,10 @@ export function createApp(options: AppOptions): App {
     const endpoints = checked.ok
       ? endpointsFor(checked.config, env, specsWithLaunch(options.specs, env))
       : undefined;
-    if (url.pathname === "/health")
-      return Response.json(
-        checked.ok
-          ? { ok: true, name: "code-mode-mcp", spec: checked.config.specName }
-          : { ok: false, name: "code-mode-mcp", problems: checked.problems },
-        { status: checked.ok ? 200 : 503 },
-      );
+    if (url.pathname === "/health") {
+      if (!checked.ok) throw misconfigured(checked.problems);
+      return Response.json({ ok: true, name: "code-mode-mcp", spec: checked.config.specName });
+    }
     if (url.pathname === "/favicon.ico" && request.method === "GET")
       return new Response(FAVICON_SVG, {
         headers: { "content-type": "image/svg+xml", "cache-control": "public, max-age=86400" },
@@ -112,23 +123,16 @@ export function createApp(options: AppOptions): App {
       url.pathname === DEMO_API_BASE ||
       url.pathname.startsWith(`${DEMO_API_BASE}/`);
     if (!isApp)
-      return new Response("Not found. Try /, /mcp, /mcp/code or /health.\n", {
-        status: 404,
-      });
-    if (!checked.ok || !endpoints)
-      return Response.json(
-        {
-          error: "misconfigured",
-          problems: checked.ok ? [] : checked.problems,
-        },
-        { status: 503 },
+      throw new HttpError(
+        404,
+        "not_found",
+        `Nothing is served at ${url.pathname.slice(0, 200)}.`,
+        "Use /mcp (search, execute), /mcp/code (code), / (the status page) or /health.",
       );
+    if (!checked.ok || !endpoints) throw misconfigured(checked.ok ? [] : checked.problems);
     const { config: c } = checked;
     // Preflights carry no credentials; the MCP handler answers them with its CORS policy.
-    if (c.apiKey && request.method !== "OPTIONS") {
-      const refused = await checkApiKey(request, c.apiKey);
-      if (refused) return refused;
-    }
+    if (c.apiKey && request.method !== "OPTIONS") await checkApiKey(request, c.apiKey);
     if (url.pathname === "/api/search") return runSearch(request, endpoints);
     if (isRuns) return runsApi(request, endpoints.runs, runsReader(c, authInfo));
     if (url.pathname.startsWith(DEMO_API_BASE)) {
@@ -158,7 +162,7 @@ function mcp(
   authInfo: AuthInfo | undefined,
 ): Promise<Response> {
   const handler = pathname === API_ROUTE ? endpoints.api : endpoints.code;
-  if (!handler) return Promise.resolve(codeEndpointOff());
+  if (!handler) throw codeEndpointOff();
   return handler.fetch(request, authInfo ? { authInfo } : {});
 }
 
@@ -166,17 +170,28 @@ function mcp(
  * `/mcp/code` with no upstream configured (a spec of your own, no `UPSTREAM_MCP_URL`): what it
  * is for and how to turn it on.
  */
-function codeEndpointOff(): Response {
-  return Response.json(
-    {
-      error: {
-        code: "code_endpoint_off",
-        message:
-          "/mcp/code is off: it wraps an MCP server's tools in one code tool, and no upstream MCP server is configured (the demo's server is served only with the demo spec).",
-        fix: "Set UPSTREAM_MCP_URL=https://mcp.example.com/mcp (npx code-mode-mcp serve --upstream <url>), or use /mcp for your spec.",
-      },
-    },
-    { status: 404 },
+function codeEndpointOff(): HttpError {
+  return new HttpError(
+    404,
+    "code_endpoint_off",
+    "/mcp/code is off: it wraps an MCP server's tools in one code tool, and no upstream MCP server is configured (the demo's server is served only with the demo spec).",
+    "Set UPSTREAM_MCP_URL=https://mcp.example.com/mcp (npx code-mode-mcp serve --upstream <url>), or use /mcp for your spec.",
+  );
+}
+
+/**
+ * An invalid configuration: every route but the status page answers this `503`, naming each
+ * setting with its problem and its fix (the same list `/api/status` gives as data).
+ * @param problems - from the configuration check
+ */
+function misconfigured(problems: readonly ConfigProblem[]): HttpError {
+  const list = (pick: (p: ConfigProblem) => string) =>
+    problems.map((p) => `${p.setting}: ${pick(p)}`).join(" ");
+  return new HttpError(
+    503,
+    "misconfigured",
+    `The configuration is invalid, so nothing is served. ${list((p) => p.message)}`.trim(),
+    `${list((p) => p.fix)} (The status page, /, lists the same; /api/status as JSON.)`.trim(),
   );
 }
 

@@ -7,6 +7,7 @@
  */
 import type { App } from "./app";
 import { DEFAULT_ALLOWED_HOSTNAMES, refuseUnknownHost } from "./config/allowed-hosts";
+import { renderHttpError, wantsHtml } from "./errors/http-error";
 
 /**
  * Builds the Worker's exported handler.
@@ -18,11 +19,15 @@ export function createWorker(app: App): ExportedHandler<Cloudflare.Env> {
       const checked = app.config(env);
       // A broken configuration still refuses unknown hosts (with the defaults); /health then
       // names the problem to anyone reaching the server under an allowed name.
-      const refused = refuseUnknownHost(
-        request,
-        checked.ok ? checked.config.allowedHostnames : DEFAULT_ALLOWED_HOSTNAMES,
-      );
-      if (refused) return refused;
+      try {
+        refuseUnknownHost(
+          request,
+          checked.ok ? checked.config.allowedHostnames : DEFAULT_ALLOWED_HOSTNAMES,
+        );
+      } catch (error) {
+        // Before the router: rendered by the same one renderer its routes use.
+        return renderHttpError(error, wantsHtml(request));
+      }
       if (checked.ok && checked.config.oauth) {
         // Loaded only when OAuth is on: the provider module prints a start-up notice on load.
         const { oauthFetch } = await import("./oauth/oauth-worker");

@@ -16,6 +16,7 @@ import { apiRequestHandler, targetSecrets } from "./api-request-handler";
 import { durableApprovalLedger } from "./approval-ledger-store";
 import type { AppConfig } from "./config/config";
 import { demoUpstreamServer } from "./demo/demo-upstream";
+import { namingFetch } from "./network-error";
 import type { RunRecorder } from "../codemode/runs/run-record";
 import { callerOf } from "./runs/caller";
 import { runHistory, type RunHistory } from "./runs/run-history";
@@ -118,6 +119,12 @@ export function endpointsFor(
   return built.endpoints;
 }
 
+/** Upstream MCP requests: an unreachable server is named (host, reason, the setting to check). */
+const UPSTREAM_FETCH = namingFetch({
+  what: "the upstream MCP server",
+  setting: "UPSTREAM_MCP_URL",
+});
+
 /** `/mcp/code`: one `code` tool over the configured upstream(s), the demo server or URLs. */
 function codeHandler(
   config: AppConfig,
@@ -131,13 +138,16 @@ function codeHandler(
     config.upstream.kind === "demo"
       ? { server: () => demoUpstreamServer(env.DEMO_STORE) }
       : servers.length === 1
-        ? { url: servers[0]!.url, headers: servers[0]!.headers }
+        ? { url: servers[0]!.url, headers: servers[0]!.headers, fetch: UPSTREAM_FETCH }
         : undefined;
   // Several servers: one `code` tool over all of them, tool names prefixed by server name.
   const upstreams = upstream
     ? undefined
     : Object.fromEntries(
-        servers.map((s): [string, CodeUpstream] => [s.name, { url: s.url, headers: s.headers }]),
+        servers.map((s): [string, CodeUpstream] => [
+          s.name,
+          { url: s.url, headers: s.headers, fetch: UPSTREAM_FETCH },
+        ]),
       );
   return createMcpHandler(
     codeMcpServer({

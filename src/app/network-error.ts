@@ -16,23 +16,59 @@ import { connect } from "cloudflare:sockets";
 /** How long the reachability probe may take. */
 export const PROBE_MS = 2_000;
 
+/** Whom a failed request was for, to name it and its setting in the fix. */
+export interface NetworkTarget {
+  /** e.g. "the API", "the upstream MCP server" */
+  what: string;
+  /** The setting that holds its address, e.g. `API_BASE_URL`. */
+  setting: string;
+}
+
+/** The API of `/mcp` (`API_BASE_URL`): the default target. */
+const API_TARGET: NetworkTarget = { what: "the API", setting: "API_BASE_URL" };
+
 /**
  * An error naming the host and the reason a request to `url` failed.
  * @param url - the URL that was fetched
  * @param cause - what `fetch` rejected with
+ * @param target - whom the request was for (default: the API at `API_BASE_URL`)
  */
-export async function networkError(url: URL, cause: unknown): Promise<Error> {
+export async function networkError(
+  url: URL,
+  cause: unknown,
+  target: NetworkTarget = API_TARGET,
+): Promise<Error> {
   const port = url.port || (url.protocol === "https:" ? "443" : "80");
   const address = `${url.hostname}:${port}`;
   const detail = cause instanceof Error ? cause.message : String(cause);
   const reached = await accepts(url.hostname, Number(port));
   const error = new Error(
     reached
-      ? `connection to ${address} lost before an answer came (${detail}); the request may have reached the API`
-      : `connection refused to ${address} (or the host is unknown or unreachable); nothing was sent. Check that the API is running and API_BASE_URL is right.`,
+      ? `connection to ${address} lost before an answer came (${detail}); the request may have reached ${target.what}`
+      : `connection refused to ${address} (or the host is unknown or unreachable); nothing was sent. Check that ${target.what} is running and ${target.setting} is right.`,
   );
   error.name = "NetworkError";
   return error;
+}
+
+/**
+ * A `fetch` whose network failures are {@link networkError}s naming the host, the reason and
+ * `target`'s setting (a cancelled request keeps its own reason).
+ * @param target - whom the requests are for
+ */
+export function namingFetch(target: NetworkTarget): typeof fetch {
+  return async (input, init) => {
+    try {
+      return await fetch(input, init);
+    } catch (error) {
+      if (init?.signal?.aborted || (input instanceof Request && input.signal.aborted)) throw error;
+      throw await networkError(
+        new URL(input instanceof Request ? input.url : String(input)),
+        error,
+        target,
+      );
+    }
+  };
 }
 
 /** Whether a TCP connection to the address opens within {@link PROBE_MS}. */

@@ -7,6 +7,7 @@
  * first); the body is capped at 64 KiB; only `search` (read-only, spec only) can be run here.
  */
 import { API_ROUTE, type Endpoints } from "./endpoints";
+import { HttpError } from "./errors/http-error";
 import { withSelfClient } from "./self-client";
 
 const MAX_BODY = 65_536;
@@ -15,16 +16,25 @@ const MAX_BODY = 65_536;
  * Runs a search program from the status page.
  * @param request - `POST` with JSON `{ code }`
  * @param endpoints - the built endpoints
+ * @throws HttpError `405`, `413` or `400` for a request that is not a search program
  */
 export async function runSearch(request: Request, endpoints: Endpoints): Promise<Response> {
   if (request.method !== "POST")
-    return Response.json(
-      { message: "POST { code } here." },
-      { status: 405, headers: { allow: "POST" } },
+    throw new HttpError(
+      405,
+      "method_not_allowed",
+      `${request.method} is not allowed on /api/search.`,
+      'POST JSON { "code": "async () => …" } here.',
+      { allow: "POST" },
     );
   const raw = await request.text();
   if (raw.length > MAX_BODY)
-    return Response.json({ message: "The program is larger than 64 KiB." }, { status: 413 });
+    throw new HttpError(
+      413,
+      "body_too_large",
+      "The program is larger than 64 KiB.",
+      "Send a shorter search program: return only the part of the spec you need.",
+    );
   let code: unknown;
   try {
     code = (JSON.parse(raw) as { code?: unknown }).code;
@@ -32,7 +42,12 @@ export async function runSearch(request: Request, endpoints: Endpoints): Promise
     code = undefined;
   }
   if (typeof code !== "string" || code.trim() === "")
-    return Response.json({ message: 'Send JSON { "code": "async () => …" }.' }, { status: 400 });
+    throw new HttpError(
+      400,
+      "invalid_request",
+      'The body is not JSON { "code": "…" } with a program in it.',
+      'Send JSON { "code": "async () => …" }.',
+    );
   const result = await withSelfClient(endpoints.api, API_ROUTE, (client) =>
     client.callTool({ name: "search", arguments: { code } }),
   );

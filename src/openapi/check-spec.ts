@@ -196,7 +196,7 @@ function checkRefs(doc: Record<string, unknown>, add: Add): void {
     if (!ref.startsWith("#")) {
       bad.set(
         ref,
-        `external $ref "${ref}" cannot be resolved at run time; bundle the spec at build time (scripts/compile-spec.mjs)`,
+        `external $ref "${ref}" cannot be resolved at run time; bundle the spec into one document first ("npx code-mode-mcp init <folder> --spec FILE" writes it bundled, as JSON)`,
       );
     } else if (getAtPointer(doc, ref) === undefined)
       bad.set(ref, `$ref "${ref}" points to nothing`);

@@ -36,7 +36,7 @@ export function loadSpec(input: unknown): OpenApiSpec {
     } catch (error) {
       throw new CodeModeError(
         "spec_invalid",
-        `The spec is not valid JSON: ${(error as Error).message}. YAML specs are converted at build time (scripts/compile-spec.mjs).`,
+        `The spec is not valid JSON: ${(error as Error).message}. Pass JSON text or a parsed object; for a YAML file, "npx code-mode-mcp init <folder> --spec FILE" writes it as JSON.`,
         { cause: error },
       );
     }

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort } from "../../cli/local-server/free-port.mjs";
-import { check } from "./server.mjs";
+import { check, npmStartArgs } from "./server.mjs";
 
 const dir = mkdtempSync(join(tmpdir(), "codemode-badconfig-"));
 const invalidSpec = join(dir, "broken.yaml");
@@ -37,7 +37,7 @@ try {
   for (const [env, expected] of CASES) {
     const port = await freePort();
     const run = await new Promise((resolve) => {
-      const child = spawn("npm", ["start"], {
+      const child = spawn("npm", npmStartArgs(), {
         stdio: ["ignore", "pipe", "pipe"],
         detached: true,
         env: {

@@ -3,6 +3,7 @@
 // script's own process group, so run.mjs's deadline kill takes them too, and each also ends by
 // itself once its parent is gone (a parent killed with SIGKILL runs no exit handler).
 import { spawn } from "node:child_process";
+import { withServer } from "./server.mjs";
 
 // Spins, looking up its parent twice a second: re-parented means the script died.
 const SPIN = `const parent = process.ppid;
@@ -46,4 +47,19 @@ export async function underBusyLoad(fn, count = 2) {
   } finally {
     load.stop();
   }
+}
+
+/**
+ * Runs `fn` with a started server and, once it serves (its standby too), `count` busy
+ * processes beside it. The server starts on a quiet machine (~10 s less per script than starting
+ * under the load); everything `fn` measures runs under the load. A start under load is what
+ * stdio-big-spec checks.
+ * @template T
+ * @param {Record<string, string>} env - the server's settings
+ * @param {(server: import("./server.mjs").Started) => Promise<T>} fn
+ * @param {number} [count]
+ * @returns {Promise<T>}
+ */
+export function withServerUnderLoad(env, fn, count = 2) {
+  return withServer(env, (server) => underBusyLoad(() => fn(server), count));
 }

@@ -3,11 +3,11 @@
 // their throughput is at least that of 4 clients (measured first, for 30 s too, after a short
 // warm-up so neither figure pays the first runs). Meanwhile the resident memory of the whole
 // server (every process of its tree, summed) peaks under 1.5 GB. The figures are printed.
-import { underBusyLoad } from "./busy-load.mjs";
+import { withServerUnderLoad } from "./busy-load.mjs";
 import { connect, timedCall } from "./load-clients.mjs";
 import { SEARCH } from "./programs.mjs";
 import { replacements } from "./replacements.mjs";
-import { check, withServer } from "./server.mjs";
+import { check } from "./server.mjs";
 import { sampleTreeMemory } from "./tree-memory.mjs";
 
 const PHASE_MS = 30_000;
@@ -52,33 +52,31 @@ async function phase(url, count, ms) {
   };
 }
 
-await underBusyLoad(() =>
-  withServer({}, async ({ url, pid, output }) => {
-    const memory = sampleTreeMemory(pid);
-    const atStart = memory.last();
-    await phase(url, 4, WARM_UP_MS);
-    const four = await phase(url, 4, PHASE_MS);
-    const sixteen = await phase(url, 16, PHASE_MS);
-    const { peakMiB } = memory.stop();
-    for (const [n, p] of /** @type {const} */ ([
-      [4, four],
-      [16, sixteen],
-    ]))
-      console.log(
-        `e2e clients16: ${n} clients: ${p.ok} searches in ${PHASE_MS / 1000} s = ${p.perSecond.toFixed(1)}/s, p50 ${p.p50} ms, p99 ${p.p99} ms, ${p.failures.length} errors`,
-      );
+await withServerUnderLoad({}, async ({ url, pid, output }) => {
+  const memory = sampleTreeMemory(pid);
+  const atStart = memory.last();
+  await phase(url, 4, WARM_UP_MS);
+  const four = await phase(url, 4, PHASE_MS);
+  const sixteen = await phase(url, 16, PHASE_MS);
+  const { peakMiB } = memory.stop();
+  for (const [n, p] of /** @type {const} */ ([
+    [4, four],
+    [16, sixteen],
+  ]))
     console.log(
-      `e2e clients16: memory of the whole server tree: ${atStart.toFixed(0)} MiB after start, peak ${peakMiB.toFixed(0)} MiB`,
+      `e2e clients16: ${n} clients: ${p.ok} searches in ${PHASE_MS / 1000} s = ${p.perSecond.toFixed(1)}/s, p50 ${p.p50} ms, p99 ${p.p99} ms, ${p.failures.length} errors`,
     );
-    const failures = [...four.failures, ...sixteen.failures];
-    check(failures.length === 0, `errors:\n${failures.slice(0, 5).join("\n")}`);
-    const replaced = replacements(output());
-    check(replaced.length === 0, `the supervisor replaced:\n${replaced.join("\n")}`);
-    check(
-      sixteen.perSecond >= four.perSecond,
-      `throughput fell from ${four.perSecond.toFixed(1)}/s at 4 to ${sixteen.perSecond.toFixed(1)}/s at 16`,
-    );
-    check(peakMiB < MAX_PEAK_MIB, `the server peaked at ${peakMiB.toFixed(0)} MiB (≥ 1.5 GB)`);
-    console.log("e2e clients16: 0 errors, nothing replaced, throughput held, memory bounded — ok");
-  }),
-);
+  console.log(
+    `e2e clients16: memory of the whole server tree: ${atStart.toFixed(0)} MiB after start, peak ${peakMiB.toFixed(0)} MiB`,
+  );
+  const failures = [...four.failures, ...sixteen.failures];
+  check(failures.length === 0, `errors:\n${failures.slice(0, 5).join("\n")}`);
+  const replaced = replacements(output());
+  check(replaced.length === 0, `the supervisor replaced:\n${replaced.join("\n")}`);
+  check(
+    sixteen.perSecond >= four.perSecond,
+    `throughput fell from ${four.perSecond.toFixed(1)}/s at 4 to ${sixteen.perSecond.toFixed(1)}/s at 16`,
+  );
+  check(peakMiB < MAX_PEAK_MIB, `the server peaked at ${peakMiB.toFixed(0)} MiB (≥ 1.5 GB)`);
+  console.log("e2e clients16: 0 errors, nothing replaced, throughput held, memory bounded — ok");
+});

@@ -4,10 +4,10 @@
 // replaced; and a second client's trivial `search`, polled every 100 ms meanwhile, never waits
 // more than 2 s. Before the runner design, this program made the supervisor replace the runtime
 // and its caller got no answer for 120 s.
-import { underBusyLoad } from "./busy-load.mjs";
+import { withServerUnderLoad } from "./busy-load.mjs";
 import { connect, pollSearch, timedCall } from "./load-clients.mjs";
 import { replacements } from "./replacements.mjs";
-import { check, withServer } from "./server.mjs";
+import { check } from "./server.mjs";
 
 const GETS = 1_000;
 const ROUNDS = 2;
@@ -21,41 +21,37 @@ const FAN_OUT = `async () => {
   return { count: pages.length, onePerPage: pages.filter((p) => p.items.length === 1).length };
 }`;
 
-await underBusyLoad(() =>
-  withServer({}, async ({ url, output }) => {
-    const { client } = await connect(url, { name: "e2e-fanout" });
-    const poller = await pollSearch(url);
-    try {
-      for (let round = 1; round <= ROUNDS; round++) {
-        await new Promise((r) => setTimeout(r, 1_000));
-        const outcome = await timedCall(client, "execute", FAN_OUT);
-        console.log(
-          `e2e fanout: round ${round}: ${GETS} GETs in one program answered in ${outcome.ms} ms → ${(outcome.thrown ?? outcome.text).slice(0, 200)}; the poller's longest wait meanwhile ${poller.longestWithin(outcome.startedAt, outcome.endedAt)} ms`,
-        );
-        check(outcome.ok, `round ${round}: the fan-out failed: ${outcome.thrown ?? outcome.text}`);
-        const answer = JSON.parse(outcome.text);
-        check(
-          answer.count === GETS && answer.onePerPage === GETS,
-          `round ${round}: wrong count: ${outcome.text}`,
-        );
-      }
+await withServerUnderLoad({}, async ({ url, output }) => {
+  const { client } = await connect(url, { name: "e2e-fanout" });
+  const poller = await pollSearch(url);
+  try {
+    for (let round = 1; round <= ROUNDS; round++) {
       await new Promise((r) => setTimeout(r, 1_000));
-    } finally {
-      const polled = await poller.stop();
+      const outcome = await timedCall(client, "execute", FAN_OUT);
       console.log(
-        `e2e fanout: the second client's trivial search: ${polled.calls} calls, p50 ${polled.p50Ms} ms, longest ${polled.longestMs} ms, ${polled.failures.length} failed`,
+        `e2e fanout: round ${round}: ${GETS} GETs in one program answered in ${outcome.ms} ms → ${(outcome.thrown ?? outcome.text).slice(0, 200)}; the poller's longest wait meanwhile ${poller.longestWithin(outcome.startedAt, outcome.endedAt)} ms`,
       );
-      await client.close().catch(() => {});
-      check(polled.failures.length === 0, `the poller's searches failed: ${polled.failures}`);
+      check(outcome.ok, `round ${round}: the fan-out failed: ${outcome.thrown ?? outcome.text}`);
+      const answer = JSON.parse(outcome.text);
       check(
-        polled.longestMs <= MAX_WAIT_MS,
-        `the second client waited ${polled.longestMs} ms (> ${MAX_WAIT_MS})`,
+        answer.count === GETS && answer.onePerPage === GETS,
+        `round ${round}: wrong count: ${outcome.text}`,
       );
     }
-    const replaced = replacements(output());
-    check(replaced.length === 0, `the supervisor replaced:\n${replaced.join("\n")}`);
+    await new Promise((r) => setTimeout(r, 1_000));
+  } finally {
+    const polled = await poller.stop();
     console.log(
-      "e2e fanout: right counts, nothing replaced, the second client kept its bound — ok",
+      `e2e fanout: the second client's trivial search: ${polled.calls} calls, p50 ${polled.p50Ms} ms, longest ${polled.longestMs} ms, ${polled.failures.length} failed`,
     );
-  }),
-);
+    await client.close().catch(() => {});
+    check(polled.failures.length === 0, `the poller's searches failed: ${polled.failures}`);
+    check(
+      polled.longestMs <= MAX_WAIT_MS,
+      `the second client waited ${polled.longestMs} ms (> ${MAX_WAIT_MS})`,
+    );
+  }
+  const replaced = replacements(output());
+  check(replaced.length === 0, `the supervisor replaced:\n${replaced.join("\n")}`);
+  console.log("e2e fanout: right counts, nothing replaced, the second client kept its bound — ok");
+});

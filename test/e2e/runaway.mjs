@@ -6,10 +6,10 @@
 // flight all finish. The host runtime is never replaced; a runner may be (a program blocking its
 // thread in native code is what runners are for), and then only under a program whose caller
 // was told so.
-import { underBusyLoad } from "./busy-load.mjs";
+import { withServerUnderLoad } from "./busy-load.mjs";
 import { connect, pollSearch, timedCall } from "./load-clients.mjs";
 import { hostReplacements, replacements } from "./replacements.mjs";
-import { check, withServer } from "./server.mjs";
+import { check } from "./server.mjs";
 
 const MAX_WAIT_MS = 1_000;
 const EXECUTORS = ["isolate-per-run", "shared-worker"];
@@ -46,71 +46,68 @@ function ending(outcome) {
 
 /** @type {string[]} */
 const failures = [];
-await underBusyLoad(async () => {
-  for (const executor of EXECUTORS)
-    await withServer({ EXECUTOR: executor }, async ({ url, output }) => {
-      const { client: offender } = await connect(url, { name: "e2e-runaway" });
-      const { client: other } = await connect(url, { name: "e2e-honest" });
-      const poller = await pollSearch(url);
-      // The other client keeps one honest run in flight all along.
-      /** @type {import("./load-clients.mjs").Outcome[]} */
-      const honest = [];
-      /** @type {Set<import("./load-clients.mjs").Outcome>} */
-      const reported = new Set();
-      const state = { running: true };
-      const otherLoop = (async () => {
-        while (state.running) honest.push(await timedCall(other, "execute", HONEST));
-      })();
-      try {
-        for (const [label, code] of RUNAWAYS) {
-          await new Promise((r) => setTimeout(r, 1_000));
-          const replacedBefore = replacements(output()).length;
-          const outcome = await timedCall(offender, "execute", /** @type {string} */ (code));
-          const ended = ending(outcome);
-          const waited = poller.longestWithin(outcome.startedAt, outcome.endedAt);
-          const during = honest.filter(
-            (h) => h.endedAt >= outcome.startedAt && h.startedAt <= outcome.endedAt,
-          );
-          const runnerReplaced = replacements(output()).length > replacedBefore;
-          console.log(
-            `e2e runaway: ${executor}: ${label}: ended as ${ended} after ${outcome.ms} ms; the second client's longest wait ${waited} ms; the other client's runs in flight meanwhile: ${during.filter((h) => h.ok).length}/${during.length} finished${runnerReplaced ? "; its runner was replaced" : ""}`,
-          );
-          const where = `${executor}: ${label}`;
-          if (!["limit", "runner lost", "error"].includes(ended))
-            failures.push(`${where}: ended as ${ended}`);
-          if (ended === "error") console.log(`  its error: ${outcome.text.slice(0, 300)}`);
-          if (runnerReplaced && ended !== "runner lost")
-            failures.push(`${where}: a runner was replaced, but its caller was not told so`);
-          if (waited > MAX_WAIT_MS)
-            failures.push(`${where}: the second client waited ${waited} ms (> ${MAX_WAIT_MS})`);
-          for (const h of during.filter((d) => !d.ok && !reported.has(d))) {
-            reported.add(h);
-            failures.push(`${where}: another client's run failed: ${h.thrown ?? h.text}`);
-          }
-          // A replaced runner is back (and past the host's rest period) before the next one.
-          if (runnerReplaced) await new Promise((r) => setTimeout(r, 5_000));
-        }
-      } finally {
-        state.running = false;
-        await otherLoop;
-        const polled = await poller.stop();
-        const failed = honest.filter((h) => !h.ok);
-        console.log(
-          `e2e runaway: ${executor}: the second client: ${polled.calls} searches, p50 ${polled.p50Ms} ms, longest ${polled.longestMs} ms, ${polled.failures.length} failed; the other client: ${honest.length} runs, ${failed.length} failed`,
+for (const executor of EXECUTORS)
+  await withServerUnderLoad({ EXECUTOR: executor }, async ({ url, output }) => {
+    const { client: offender } = await connect(url, { name: "e2e-runaway" });
+    const { client: other } = await connect(url, { name: "e2e-honest" });
+    const poller = await pollSearch(url);
+    // The other client keeps one honest run in flight all along.
+    /** @type {import("./load-clients.mjs").Outcome[]} */
+    const honest = [];
+    /** @type {Set<import("./load-clients.mjs").Outcome>} */
+    const reported = new Set();
+    const state = { running: true };
+    const otherLoop = (async () => {
+      while (state.running) honest.push(await timedCall(other, "execute", HONEST));
+    })();
+    try {
+      for (const [label, code] of RUNAWAYS) {
+        await new Promise((r) => setTimeout(r, 1_000));
+        const replacedBefore = replacements(output()).length;
+        const outcome = await timedCall(offender, "execute", /** @type {string} */ (code));
+        const ended = ending(outcome);
+        const waited = poller.longestWithin(outcome.startedAt, outcome.endedAt);
+        const during = honest.filter(
+          (h) => h.endedAt >= outcome.startedAt && h.startedAt <= outcome.endedAt,
         );
-        for (const f of polled.failures)
-          failures.push(`${executor}: a trivial search failed: ${f}`);
-        for (const h of failed.filter((f) => !reported.has(f)))
-          failures.push(
-            `${executor}: another client's run failed (between runaways): ${h.thrown ?? h.text}`,
-          );
-        await offender.close().catch(() => {});
-        await other.close().catch(() => {});
+        const runnerReplaced = replacements(output()).length > replacedBefore;
+        console.log(
+          `e2e runaway: ${executor}: ${label}: ended as ${ended} after ${outcome.ms} ms; the second client's longest wait ${waited} ms; the other client's runs in flight meanwhile: ${during.filter((h) => h.ok).length}/${during.length} finished${runnerReplaced ? "; its runner was replaced" : ""}`,
+        );
+        const where = `${executor}: ${label}`;
+        if (!["limit", "runner lost", "error"].includes(ended))
+          failures.push(`${where}: ended as ${ended}`);
+        if (ended === "error") console.log(`  its error: ${outcome.text.slice(0, 300)}`);
+        if (runnerReplaced && ended !== "runner lost")
+          failures.push(`${where}: a runner was replaced, but its caller was not told so`);
+        if (waited > MAX_WAIT_MS)
+          failures.push(`${where}: the second client waited ${waited} ms (> ${MAX_WAIT_MS})`);
+        for (const h of during.filter((d) => !d.ok && !reported.has(d))) {
+          reported.add(h);
+          failures.push(`${where}: another client's run failed: ${h.thrown ?? h.text}`);
+        }
+        // A replaced runner is back (and past the host's rest period) before the next one.
+        if (runnerReplaced) await new Promise((r) => setTimeout(r, 5_000));
       }
-      for (const line of hostReplacements(output())) failures.push(`${executor}: ${line}`);
-      const runners = replacements(output()).length - hostReplacements(output()).length;
-      console.log(`e2e runaway: ${executor}: ${runners} runner(s) replaced, host never replaced`);
-    });
-});
+    } finally {
+      state.running = false;
+      await otherLoop;
+      const polled = await poller.stop();
+      const failed = honest.filter((h) => !h.ok);
+      console.log(
+        `e2e runaway: ${executor}: the second client: ${polled.calls} searches, p50 ${polled.p50Ms} ms, longest ${polled.longestMs} ms, ${polled.failures.length} failed; the other client: ${honest.length} runs, ${failed.length} failed`,
+      );
+      for (const f of polled.failures) failures.push(`${executor}: a trivial search failed: ${f}`);
+      for (const h of failed.filter((f) => !reported.has(f)))
+        failures.push(
+          `${executor}: another client's run failed (between runaways): ${h.thrown ?? h.text}`,
+        );
+      await offender.close().catch(() => {});
+      await other.close().catch(() => {});
+    }
+    for (const line of hostReplacements(output())) failures.push(`${executor}: ${line}`);
+    const runners = replacements(output()).length - hostReplacements(output()).length;
+    console.log(`e2e runaway: ${executor}: ${runners} runner(s) replaced, host never replaced`);
+  });
 check(failures.length === 0, `\n${failures.join("\n")}`);
 console.log("e2e runaway: every runaway ended for its own caller; the others were served — ok");

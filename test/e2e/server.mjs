@@ -12,6 +12,16 @@ import { freePort } from "../../cli/local-server/free-port.mjs";
  */
 
 /**
+ * The arguments of `npm start` for the e2e scripts. Under run.mjs, which built the product once
+ * (E2E_PREBUILT=1), npm's prestart (guard and build:worker, ~10 s) is skipped: the same
+ * `npm start` process tree, without rebuilding the same files for every server.
+ * @returns {string[]}
+ */
+export function npmStartArgs() {
+  return process.env.E2E_PREBUILT === "1" ? ["start", "--ignore-scripts"] : ["start"];
+}
+
+/**
  * Runs `npm start` with extra environment and waits until /health answers 200. A PORT or
  * PERSIST_TO given in `env` is used (and that folder kept); otherwise a free port and a fresh
  * folder, removed on stop.
@@ -23,7 +33,7 @@ export async function startServer(env = {}, options = {}) {
   const port = env.PORT ? Number(env.PORT) : await freePort();
   const ownFolder = env.PERSIST_TO === undefined;
   const persist = env.PERSIST_TO ?? mkdtempSync(join(tmpdir(), "codemode-e2e-"));
-  const child = spawn("npm", ["start"], {
+  const child = spawn("npm", npmStartArgs(), {
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
     env: {

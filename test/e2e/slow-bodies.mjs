@@ -6,10 +6,10 @@
 // more are allowed for a loaded machine's timers).
 import { connect as connectSocket } from "node:net";
 import { BODY_TIMEOUT_MS } from "../../cli/local-server/front.mjs";
-import { underBusyLoad } from "./busy-load.mjs";
+import { withServerUnderLoad } from "./busy-load.mjs";
 import { pollSearch } from "./load-clients.mjs";
 import { replacements } from "./replacements.mjs";
-import { check, withServer } from "./server.mjs";
+import { check } from "./server.mjs";
 
 const SOCKETS = 400;
 const MAX_WAIT_MS = 1_000;
@@ -56,43 +56,41 @@ function slowBody(port) {
   });
 }
 
-await underBusyLoad(() =>
-  withServer({}, async ({ url, port, output }) => {
-    const poller = await pollSearch(url);
-    let slow;
-    let window;
-    try {
-      await new Promise((r) => setTimeout(r, 1_000));
-      const from = Date.now();
-      slow = await Promise.all(Array.from({ length: SOCKETS }, () => slowBody(port)));
-      window = { from, to: Date.now() };
-      await new Promise((r) => setTimeout(r, 1_000));
-    } finally {
-      const polled = await poller.stop();
-      console.log(
-        `e2e slow-bodies: the second client's trivial search: ${polled.calls} calls, p50 ${polled.p50Ms} ms, longest ${polled.longestMs} ms${window ? ` (${poller.longestWithin(window.from, window.to)} ms while the slow bodies came)` : ""}, ${polled.failures.length} failed`,
-      );
-      check(polled.failures.length === 0, `the poller's searches failed: ${polled.failures}`);
-      check(
-        polled.longestMs <= MAX_WAIT_MS,
-        `the second client waited ${polled.longestMs} ms (> ${MAX_WAIT_MS})`,
-      );
-    }
-    const statuses = new Map();
-    for (const { status } of slow) statuses.set(status, (statuses.get(status) ?? 0) + 1);
-    const times = slow.map((s) => s.ms).toSorted((a, b) => a - b);
+await withServerUnderLoad({}, async ({ url, port, output }) => {
+  const poller = await pollSearch(url);
+  let slow;
+  let window;
+  try {
+    await new Promise((r) => setTimeout(r, 1_000));
+    const from = Date.now();
+    slow = await Promise.all(Array.from({ length: SOCKETS }, () => slowBody(port)));
+    window = { from, to: Date.now() };
+    await new Promise((r) => setTimeout(r, 1_000));
+  } finally {
+    const polled = await poller.stop();
     console.log(
-      `e2e slow-bodies: ${SOCKETS} slow sockets got ${[...statuses].map(([s, n]) => `${n}× ${s || "nothing"}`).join(", ")}, after ${times[0]}–${times.at(-1)} ms`,
+      `e2e slow-bodies: the second client's trivial search: ${polled.calls} calls, p50 ${polled.p50Ms} ms, longest ${polled.longestMs} ms${window ? ` (${poller.longestWithin(window.from, window.to)} ms while the slow bodies came)` : ""}, ${polled.failures.length} failed`,
     );
-    check(statuses.get(408) === SOCKETS, "not every slow socket got 408");
+    check(polled.failures.length === 0, `the poller's searches failed: ${polled.failures}`);
     check(
-      (times.at(-1) ?? 0) <= REFUSED_WITHIN_MS,
-      `a slow socket got its answer after ${times.at(-1)} ms (> ${REFUSED_WITHIN_MS})`,
+      polled.longestMs <= MAX_WAIT_MS,
+      `the second client waited ${polled.longestMs} ms (> ${MAX_WAIT_MS})`,
     );
-    const replaced = replacements(output());
-    check(replaced.length === 0, `the supervisor replaced:\n${replaced.join("\n")}`);
-    console.log(
-      "e2e slow-bodies: others served within 1 s, every slow body refused, nothing replaced — ok",
-    );
-  }),
-);
+  }
+  const statuses = new Map();
+  for (const { status } of slow) statuses.set(status, (statuses.get(status) ?? 0) + 1);
+  const times = slow.map((s) => s.ms).toSorted((a, b) => a - b);
+  console.log(
+    `e2e slow-bodies: ${SOCKETS} slow sockets got ${[...statuses].map(([s, n]) => `${n}× ${s || "nothing"}`).join(", ")}, after ${times[0]}–${times.at(-1)} ms`,
+  );
+  check(statuses.get(408) === SOCKETS, "not every slow socket got 408");
+  check(
+    (times.at(-1) ?? 0) <= REFUSED_WITHIN_MS,
+    `a slow socket got its answer after ${times.at(-1)} ms (> ${REFUSED_WITHIN_MS})`,
+  );
+  const replaced = replacements(output());
+  check(replaced.length === 0, `the supervisor replaced:\n${replaced.join("\n")}`);
+  console.log(
+    "e2e slow-bodies: others served within 1 s, every slow body refused, nothing replaced — ok",
+  );
+});

@@ -9,11 +9,11 @@
 // the first 10 % of the calls (warm-up: every lane, executor path and cache has been used), and
 // again over the last 5 s; the end may exceed the warm-up figure by at most FLAT_MARGIN (10 %),
 // room for the GC's own swing, far below the leak of even a few KB per call.
-import { underBusyLoad } from "./busy-load.mjs";
+import { withServerUnderLoad } from "./busy-load.mjs";
 import { connect, timedCall } from "./load-clients.mjs";
 import { EXECUTE, SEARCH } from "./programs.mjs";
 import { replacements } from "./replacements.mjs";
-import { check, withServer } from "./server.mjs";
+import { check } from "./server.mjs";
 import { treeRssByProcess, treeRssMiB } from "./tree-memory.mjs";
 
 const CALLS = Number(process.env.SOAK_CALLS ?? 18_000);
@@ -41,70 +41,68 @@ function call(n) {
 const median = (values) => values.toSorted((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
 check(Number.isInteger(CALLS) && CALLS >= 100, `SOAK_CALLS must be a whole number ≥ 100`);
-await underBusyLoad(() =>
-  withServer({}, async ({ url, pid, output }) => {
-    /** @type {{ at: number, mib: number }[]} */
-    const samples = [];
-    const sampler = setInterval(() => samples.push({ at: Date.now(), mib: treeRssMiB(pid) }), 500);
-    const clients = await Promise.all(
-      Array.from({ length: CONCURRENCY }, (_, i) => connect(url, { name: `e2e-soak-${i}` })),
-    );
-    const started = Date.now();
-    let next = 0;
-    let done = 0;
-    let warmAt = 0;
-    /** @type {ReturnType<typeof treeRssByProcess>} */
-    let atWarmUp = [];
-    /** @type {string[]} */
-    const failures = [];
-    await Promise.all(
-      clients.map(async ({ client }) => {
-        while (next < CALLS) {
-          const n = next++;
-          const [tool, code, right] = call(n);
-          const outcome = await timedCall(client, tool, code, 60_000);
-          if (!outcome.ok || !right(outcome.text))
-            failures.push(`call ${n} (${tool}): ${outcome.thrown ?? outcome.text.slice(0, 300)}`);
-          if (++done === Math.round(CALLS * WARM_UP_SHARE)) {
-            warmAt = Date.now();
-            atWarmUp = treeRssByProcess(pid);
-          }
-          if (done % 1_000 === 0)
-            console.log(
-              `e2e soak: ${done} calls, ${failures.length} errors, ${treeRssMiB(pid).toFixed(0)} MiB`,
-            );
+await withServerUnderLoad({}, async ({ url, pid, output }) => {
+  /** @type {{ at: number, mib: number }[]} */
+  const samples = [];
+  const sampler = setInterval(() => samples.push({ at: Date.now(), mib: treeRssMiB(pid) }), 500);
+  const clients = await Promise.all(
+    Array.from({ length: CONCURRENCY }, (_, i) => connect(url, { name: `e2e-soak-${i}` })),
+  );
+  const started = Date.now();
+  let next = 0;
+  let done = 0;
+  let warmAt = 0;
+  /** @type {ReturnType<typeof treeRssByProcess>} */
+  let atWarmUp = [];
+  /** @type {string[]} */
+  const failures = [];
+  await Promise.all(
+    clients.map(async ({ client }) => {
+      while (next < CALLS) {
+        const n = next++;
+        const [tool, code, right] = call(n);
+        const outcome = await timedCall(client, tool, code, 60_000);
+        if (!outcome.ok || !right(outcome.text))
+          failures.push(`call ${n} (${tool}): ${outcome.thrown ?? outcome.text.slice(0, 300)}`);
+        if (++done === Math.round(CALLS * WARM_UP_SHARE)) {
+          warmAt = Date.now();
+          atWarmUp = treeRssByProcess(pid);
         }
-      }),
-    );
-    const ended = Date.now();
-    // The last window is sampled after the calls, if the calls ended too soon after warm-up.
-    while (samples.filter((s) => s.at > ended - WINDOW_MS).length < WINDOW_MS / 500 / 2)
-      await new Promise((r) => setTimeout(r, 500));
-    clearInterval(sampler);
-    await Promise.all(clients.map(({ client }) => client.close().catch(() => {})));
+        if (done % 1_000 === 0)
+          console.log(
+            `e2e soak: ${done} calls, ${failures.length} errors, ${treeRssMiB(pid).toFixed(0)} MiB`,
+          );
+      }
+    }),
+  );
+  const ended = Date.now();
+  // The last window is sampled after the calls, if the calls ended too soon after warm-up.
+  while (samples.filter((s) => s.at > ended - WINDOW_MS).length < WINDOW_MS / 500 / 2)
+    await new Promise((r) => setTimeout(r, 500));
+  clearInterval(sampler);
+  await Promise.all(clients.map(({ client }) => client.close().catch(() => {})));
 
-    const warm = median(
-      samples.filter((s) => s.at >= warmAt && s.at <= warmAt + WINDOW_MS).map((s) => s.mib),
-    );
-    const end = median(samples.filter((s) => s.at > ended - WINDOW_MS).map((s) => s.mib));
-    const peak = Math.max(...samples.map((s) => s.mib));
-    const seconds = (ended - started) / 1000;
+  const warm = median(
+    samples.filter((s) => s.at >= warmAt && s.at <= warmAt + WINDOW_MS).map((s) => s.mib),
+  );
+  const end = median(samples.filter((s) => s.at > ended - WINDOW_MS).map((s) => s.mib));
+  const peak = Math.max(...samples.map((s) => s.mib));
+  const seconds = (ended - started) / 1000;
+  console.log(
+    `e2e soak: ${CALLS} calls at concurrency ${CONCURRENCY} in ${seconds.toFixed(0)} s (${(CALLS / seconds).toFixed(1)}/s), ${failures.length} errors; memory of the server tree: ${warm.toFixed(0)} MiB after warm-up, ${end.toFixed(0)} MiB at the end (${(((end - warm) / warm) * 100).toFixed(1)} %), peak ${peak.toFixed(0)} MiB`,
+  );
+  // Where it grew, process by process (a figure for whoever looks for a leak).
+  const before = new Map(atWarmUp.map((p) => [p.pid, p.mib]));
+  for (const p of treeRssByProcess(pid))
     console.log(
-      `e2e soak: ${CALLS} calls at concurrency ${CONCURRENCY} in ${seconds.toFixed(0)} s (${(CALLS / seconds).toFixed(1)}/s), ${failures.length} errors; memory of the server tree: ${warm.toFixed(0)} MiB after warm-up, ${end.toFixed(0)} MiB at the end (${(((end - warm) / warm) * 100).toFixed(1)} %), peak ${peak.toFixed(0)} MiB`,
+      `  pid ${p.pid} (group ${p.group}) ${p.command.replace(/^\S*\/(node|workerd)\b/, "$1").slice(0, 70)}: ${p.mib.toFixed(0)} MiB (${before.has(p.pid) ? `${(p.mib - (before.get(p.pid) ?? 0)).toFixed(0)} MiB since warm-up` : "new since warm-up"})`,
     );
-    // Where it grew, process by process (a figure for whoever looks for a leak).
-    const before = new Map(atWarmUp.map((p) => [p.pid, p.mib]));
-    for (const p of treeRssByProcess(pid))
-      console.log(
-        `  pid ${p.pid} (group ${p.group}) ${p.command.replace(/^\S*\/(node|workerd)\b/, "$1").slice(0, 70)}: ${p.mib.toFixed(0)} MiB (${before.has(p.pid) ? `${(p.mib - (before.get(p.pid) ?? 0)).toFixed(0)} MiB since warm-up` : "new since warm-up"})`,
-      );
-    check(failures.length === 0, `errors:\n${failures.slice(0, 5).join("\n")}`);
-    const replaced = replacements(output());
-    check(replaced.length === 0, `the supervisor replaced:\n${replaced.join("\n")}`);
-    check(
-      end <= warm * (1 + FLAT_MARGIN),
-      `memory grew from ${warm.toFixed(0)} MiB after warm-up to ${end.toFixed(0)} MiB (> ${FLAT_MARGIN * 100} %)`,
-    );
-    console.log("e2e soak: 0 errors, 0 replacements, memory flat — ok");
-  }),
-);
+  check(failures.length === 0, `errors:\n${failures.slice(0, 5).join("\n")}`);
+  const replaced = replacements(output());
+  check(replaced.length === 0, `the supervisor replaced:\n${replaced.join("\n")}`);
+  check(
+    end <= warm * (1 + FLAT_MARGIN),
+    `memory grew from ${warm.toFixed(0)} MiB after warm-up to ${end.toFixed(0)} MiB (> ${FLAT_MARGIN * 100} %)`,
+  );
+  console.log("e2e soak: 0 errors, 0 replacements, memory flat — ok");
+});

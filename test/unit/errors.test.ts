@@ -8,6 +8,7 @@ import { ApiError } from "../../sandbox/ext-request";
 import { LimitError } from "../../sandbox/runtime";
 import { RequestRefusedError } from "../../src/codemode/request/api-request";
 import { UpstreamToolError } from "../../src/codemode/upstream/upstream-result";
+import { HTTP_ERROR_CODES } from "../../src/app/errors/http-error";
 import {
   CodeModeError,
   ERROR_CODES,
@@ -33,6 +34,14 @@ function code(file: string): string {
 }
 
 const SRC = sources("src").filter((f) => f !== "src/errors.ts");
+/** The local server's Node front, which answers a few requests itself (in the HTTP error shape). */
+const FRONT = ["cli/local-server/front.mjs", "cli/local-server/cut-off-reply.mjs"];
+
+/** The codes listed in a table of docs/errors.md: the first cell of each row, in backticks. */
+function documentedCodes(): Set<string> {
+  const doc = readFileSync(join(ROOT, "docs/errors.md"), "utf8");
+  return new Set([...doc.matchAll(/^\| `([a-z_]+)` +\|/gm)].map((m) => m[1]!));
+}
 
 /**
  * Throws in src/ that are not a CodeModeError, each with why: a wrong argument from sandbox code
@@ -87,11 +96,34 @@ describe("error policy", () => {
     const found: Record<string, number> = {};
     for (const file of SRC) {
       const n = [...code(file).matchAll(/throw new (?!CodeModeError\b)(\w*Error)\(/g)].filter(
-        (m) => !["RequestRefusedError", "UpstreamToolError", "DemoApiError"].includes(m[1]!),
+        (m) => !["RequestRefusedError", "UpstreamToolError", "HttpError"].includes(m[1]!),
       ).length;
       if (n > 0) found[file] = n;
     }
     expect(found).toEqual(OTHER_THROWS);
+  });
+
+  it("docs/errors.md lists every CodeModeError code and every HTTP error code", () => {
+    const listed = documentedCodes();
+    const missing = [...Object.keys(ERROR_CODES), ...Object.keys(HTTP_ERROR_CODES)].filter(
+      (c) => !listed.has(c),
+    );
+    expect(missing).toEqual([]);
+  });
+
+  it("lists every code an HTTP error answer can carry, and uses every listed one", () => {
+    const fromSrc = SRC.map(code).join("\n");
+    const fromFront = FRONT.map(code).join("\n");
+    // The Node front writes the shape by hand (it cannot import the Worker's TypeScript).
+    const frontCodes = [...fromFront.matchAll(/\bcode: "([a-z_]+)"/g)].map((m) => m[1]!);
+    expect(frontCodes.toSorted()).toEqual(["body_timeout", "body_too_large", "runtime_restarted"]);
+    for (const c of frontCodes) expect(Object.keys(HTTP_ERROR_CODES)).toContain(c);
+    const unused = Object.keys(HTTP_ERROR_CODES).filter(
+      (c) => !fromSrc.includes(`"${c}"`) && !frontCodes.includes(c),
+    );
+    expect(unused).toEqual([]);
+    for (const line of Object.values(HTTP_ERROR_CODES))
+      expect(line).toMatch(/^[a-zA-Z/][^\n]{10,100}$/);
   });
 
   it("a CodeModeError carries its code and cause", () => {

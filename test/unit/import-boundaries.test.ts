@@ -223,8 +223,14 @@ const RULES: {
     why: "build output: the product's compiled specs and its page scripts (browser/), as data",
   },
   {
+    area: "src/app/errors/",
+    may: [],
+    why: "the one HTTP error of the product's routes: thrown by every room of the product, imports nothing",
+  },
+  {
     area: "src/app/config/",
     may: [
+      "src/app/errors/",
       "src/codemode/redaction/",
       "src/executor/",
       "src/openapi/",
@@ -239,6 +245,7 @@ const RULES: {
       "src/app/config/",
       // The run console's script text (browser/console.ts, built by build:sandbox).
       "src/app/generated/",
+      "src/app/errors/",
       ...CODEMODE,
       ...MCP,
       "src/errors.ts",
@@ -248,12 +255,19 @@ const RULES: {
   },
   {
     area: "src/app/demo/",
-    may: ["src/app/config/", "src/errors.ts", "src/is-record.ts"],
+    may: ["src/app/config/", "src/app/errors/", "src/errors.ts", "src/is-record.ts"],
     why: "the demo API and upstream: self-contained sample data, knows nothing of the routes",
   },
   {
     area: "src/app/oauth/",
-    may: ["src/app/", "src/app/config/", ...MCP, "src/errors.ts", "src/is-record.ts"],
+    may: [
+      "src/app/",
+      "src/app/config/",
+      "src/app/errors/",
+      ...MCP,
+      "src/errors.ts",
+      "src/is-record.ts",
+    ],
     why: "the OAuth provider wrapped around the product's app (it takes the App it protects)",
   },
   {
@@ -262,6 +276,7 @@ const RULES: {
       // The status page's script text (browser/, built by build:sandbox).
       "src/app/generated/",
       "src/app/config/",
+      "src/app/errors/",
       "src/app/runs/",
       "src/app/demo/",
       "src/app/oauth/",

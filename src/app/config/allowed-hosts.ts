@@ -12,6 +12,7 @@
  *
  * Does not do: check `Origin` (the MCP handlers do that) or authenticate.
  */
+import { HttpError } from "../errors/http-error";
 
 /** The allowlist used when `ALLOWED_HOSTNAMES` is not set. */
 export const DEFAULT_ALLOWED_HOSTNAMES: readonly string[] = [
@@ -82,19 +83,15 @@ export function hostnameAllowed(hostname: string, allowed: readonly string[]): b
  * Checks a request's `Host` against the list.
  * @param request - the incoming request
  * @param allowed - the configured list
- * @returns `undefined` when allowed, else the `403` response to send (it names the setting)
+ * @throws HttpError `403 forbidden_host` naming the host and the setting
  */
-export function refuseUnknownHost(
-  request: Request,
-  allowed: readonly string[],
-): Response | undefined {
+export function refuseUnknownHost(request: Request, allowed: readonly string[]): void {
   const hostname = requestHostname(request);
-  if (hostnameAllowed(hostname, allowed)) return undefined;
-  return Response.json(
-    {
-      error: "forbidden_host",
-      message: `This server does not answer to the host name "${hostname.slice(0, 253)}". If it should, add that name to the ALLOWED_HOSTNAMES setting.`,
-    },
-    { status: 403 },
+  if (hostnameAllowed(hostname, allowed)) return;
+  throw new HttpError(
+    403,
+    "forbidden_host",
+    `This server does not answer to the host name "${hostname.slice(0, 253)}".`,
+    "If it should, add that name to the ALLOWED_HOSTNAMES setting.",
   );
 }

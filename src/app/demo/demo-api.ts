@@ -3,15 +3,17 @@
  * Paths are relative to the API base (`/projects`, `/tasks/3/comments`); the Worker strips its
  * `/demo-api` prefix before handing the request over.
  *
- * Errors are JSON `{ error: { code, message, field? } }` with 400, 404 or 405.
+ * Errors are the product's one HTTP error (src/app/errors/http-error.ts): `{ error: { code, message, fix } }`
+ * with 400, 404 or 405, rendered by the same renderer as every other route.
  */
+import { HttpError, renderHttpError } from "../errors/http-error";
 import { DemoDb } from "./demo-db";
 import {
   checkBody,
-  DemoApiError,
   ENUMS,
   enumParam,
   intParam,
+  invalidRequest,
   type FieldRule,
 } from "./demo-validation";
 
@@ -44,18 +46,7 @@ export async function handleDemoApi(request: Request, db: DemoDb): Promise<Respo
   try {
     return await route(request, db);
   } catch (error) {
-    if (error instanceof DemoApiError)
-      return Response.json(
-        {
-          error: {
-            code: error.code,
-            message: error.message,
-            ...(error.field ? { field: error.field } : {}),
-          },
-        },
-        { status: error.status },
-      );
-    throw error;
+    return renderHttpError(error);
   }
 }
 
@@ -115,10 +106,8 @@ async function route(request: Request, db: DemoDb): Promise<Response> {
         ["projectId", "title"],
       );
       if (!db.getProject(input.projectId as number))
-        throw new DemoApiError(
-          400,
-          "invalid_request",
-          `No project with id ${String(input.projectId)}.`,
+        throw invalidRequest(
+          `"projectId": no project with id ${String(input.projectId)}.`,
           "projectId",
         );
       return Response.json(db.createTask(input), { status: 201 });
@@ -154,10 +143,11 @@ async function route(request: Request, db: DemoDb): Promise<Response> {
     if (method === "DELETE") return deleted(db.deleteComment(id), "comment", id);
     return notAllowed(method, "DELETE");
   }
-  throw new DemoApiError(
+  throw new HttpError(
     404,
     "not_found",
-    `No route ${method} ${url.pathname}. See specs/demo-api.yaml for the routes.`,
+    `No route ${method} ${url.pathname}.`,
+    "See specs/demo-api.yaml for the routes (search the spec with the search tool).",
   );
 }
 
@@ -165,28 +155,39 @@ async function body(request: Request): Promise<unknown> {
   try {
     return await request.json();
   } catch {
-    throw new DemoApiError(400, "invalid_request", "The body must be valid JSON.");
+    throw invalidRequest("The body must be valid JSON.");
   }
 }
 
 function found<T>(value: T | undefined, what: string, id: number): T {
-  if (value === undefined) throw new DemoApiError(404, "not_found", `No ${what} with id ${id}.`);
+  if (value === undefined) throw notFound(what, id);
   return value;
 }
 
 function deleted(ok: boolean, what: string, id: number): Response {
-  if (!ok) throw new DemoApiError(404, "not_found", `No ${what} with id ${id}.`);
+  if (!ok) throw notFound(what, id);
   return new Response(null, { status: 204 });
 }
 
-function notAllowed(method: string, allow: string): Response {
-  return Response.json(
+function notFound(what: string, id: number): HttpError {
+  return new HttpError(
+    404,
+    "not_found",
+    `No ${what} with id ${id}.`,
+    what === "comment"
+      ? "List a task's comments (GET /tasks/{taskId}/comments) and use an id from there."
+      : `List the ${what}s (GET /${what}s) and use an id from there.`,
+  );
+}
+
+function notAllowed(method: string, allow: string): never {
+  throw new HttpError(
+    405,
+    "method_not_allowed",
+    `${method} is not allowed here.`,
+    `Use ${allow}.`,
     {
-      error: {
-        code: "method_not_allowed",
-        message: `${method} is not allowed here; use ${allow}.`,
-      },
+      allow,
     },
-    { status: 405, headers: { allow } },
   );
 }

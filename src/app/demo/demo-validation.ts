@@ -2,18 +2,23 @@
  * Input checks of the demo API, mirroring specs/demo-api.yaml, so the API refuses bad input
  * itself (with `execute`'s spec validation turned off, or when called directly over HTTP).
  */
+import { HttpError } from "../errors/http-error";
 
-/** A refused request: status, code, message and the offending field. */
-export class DemoApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: "invalid_request" | "not_found" | "method_not_allowed",
-    message: string,
-    readonly field?: string,
-  ) {
-    super(message);
-    this.name = "DemoApiError";
-  }
+/**
+ * A refused demo API request: `400 invalid_request` naming the offending field or parameter,
+ * with the fix pointing at the spec. The product's one HTTP error (src/app/errors/http-error.ts).
+ * @param message - what is wrong, naming the field
+ * @param name - the field or parameter, for the fix
+ */
+export function invalidRequest(message: string, name?: string): HttpError {
+  return new HttpError(
+    400,
+    "invalid_request",
+    message,
+    name === undefined
+      ? "Send the request as specs/demo-api.yaml describes the operation."
+      : `Send "${name}" as specs/demo-api.yaml describes it (search the spec for the operation's parameters and body).`,
+  );
 }
 
 /** Allowed values of the enum fields. */
@@ -35,7 +40,7 @@ export type FieldRule =
  * @param rules - one rule per allowed field
  * @param required - fields that must be present
  * @param minFields - at least this many fields (a patch must change something)
- * @throws DemoApiError `invalid_request` naming the field
+ * @throws HttpError `invalid_request` `invalid_request` naming the field
  */
 export function checkBody(
   body: unknown,
@@ -44,27 +49,24 @@ export function checkBody(
   minFields = 0,
 ): Record<string, unknown> {
   if (!body || typeof body !== "object" || Array.isArray(body))
-    throw new DemoApiError(400, "invalid_request", "The body must be a JSON object.");
+    throw invalidRequest("The body must be a JSON object.");
   const input = body as Record<string, unknown>;
   for (const key of Object.keys(input))
     if (!(key in rules))
-      throw new DemoApiError(
-        400,
-        "invalid_request",
+      throw invalidRequest(
         `Unknown field "${key}". Allowed: ${Object.keys(rules).join(", ")}.`,
         key,
       );
   for (const key of required)
-    if (input[key] === undefined)
-      throw new DemoApiError(400, "invalid_request", `"${key}" is required.`, key);
+    if (input[key] === undefined) throw invalidRequest(`"${key}" is required.`, key);
   if (Object.keys(input).length < minFields)
-    throw new DemoApiError(400, "invalid_request", "Send at least one field to change.");
+    throw invalidRequest("Send at least one field to change.");
   for (const [key, value] of Object.entries(input)) checkField(key, value, rules[key]!);
   return input;
 }
 
 function checkField(key: string, value: unknown, rule: FieldRule): void {
-  const bad = (what: string) => new DemoApiError(400, "invalid_request", `"${key}" ${what}.`, key);
+  const bad = (what: string) => invalidRequest(`"${key}" ${what}.`, key);
   if (value === null) {
     if ("nullable" in rule && rule.nullable) return;
     throw bad("must not be null");
@@ -86,7 +88,7 @@ function checkField(key: string, value: unknown, rule: FieldRule): void {
 
 /**
  * Reads an optional query parameter that must be one of `allowed`.
- * @throws DemoApiError naming the parameter
+ * @throws HttpError `invalid_request` naming the parameter
  */
 export function enumParam(
   query: URLSearchParams,
@@ -96,18 +98,13 @@ export function enumParam(
   const value = query.get(name);
   if (value === null) return undefined;
   if (!allowed.includes(value))
-    throw new DemoApiError(
-      400,
-      "invalid_request",
-      `Query parameter "${name}" must be one of ${allowed.join(", ")}.`,
-      name,
-    );
+    throw invalidRequest(`Query parameter "${name}" must be one of ${allowed.join(", ")}.`, name);
   return value;
 }
 
 /**
  * Reads an optional positive-integer query parameter (or path segment).
- * @throws DemoApiError naming the parameter
+ * @throws HttpError `invalid_request` naming the parameter
  */
 export function intParam(
   value: string | null,
@@ -117,11 +114,6 @@ export function intParam(
   if (value === null) return undefined;
   const n = Number(value);
   if (!/^\d+$/.test(value) || n < 1 || n > max)
-    throw new DemoApiError(
-      400,
-      "invalid_request",
-      `"${name}" must be an integer from 1 to ${max}.`,
-      name,
-    );
+    throw invalidRequest(`"${name}" must be an integer from 1 to ${max}.`, name);
   return n;
 }

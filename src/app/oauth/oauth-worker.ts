@@ -22,6 +22,7 @@ import {
 } from "@cloudflare/workers-oauth-provider";
 import { authInfoFromOAuthProps } from "../../mcp/common/auth-context";
 import type { App } from "../app";
+import { HttpError, renderHttpError } from "../errors/http-error";
 import { consentAttempts } from "./attempt-limiter";
 import { storeKv } from "./store-kv";
 
@@ -59,7 +60,11 @@ export function oauthFetch(
       defaultHandler: {
         fetch: (req, e) => {
           const url = new URL(req.url);
-          if (url.pathname === "/authorize") return authorize(req, e as Cloudflare.Env);
+          // A page for people: its errors are the one HTTP error's HTML page.
+          if (url.pathname === "/authorize")
+            return authorize(req, e as Cloudflare.Env).catch((error: unknown) =>
+              renderHttpError(error, true),
+            );
           return app.route(req, e as Cloudflare.Env);
         },
       },
@@ -92,18 +97,24 @@ async function authorize(request: Request, env: Cloudflare.Env): Promise<Respons
   try {
     auth = await oauthEnv.OAUTH_PROVIDER.parseAuthRequest(request);
   } catch (error) {
-    return page(`<p>Invalid authorization request: ${esc((error as Error).message)}</p>`, 400);
+    throw new HttpError(
+      400,
+      "invalid_authorization",
+      `Invalid authorization request: ${(error as Error).message}`,
+      "Start the sign-in again from your MCP client; it builds the authorization link.",
+    );
   }
   const client = await oauthEnv.OAUTH_PROVIDER.lookupClient(auth.clientId);
   const clientName = client?.clientName ?? auth.clientId;
-  let failed = false;
   if (request.method === "POST") {
     const attempts = consentAttempts(oauthEnv.OAUTH_KV, auth.clientId, request);
     const wait = await attempts.lockedForSeconds();
     if (wait > 0)
-      return page(
-        `<p>Too many wrong passphrases. Try again in ${Math.ceil(wait / 60)} minute(s).</p>`,
+      throw new HttpError(
         429,
+        "too_many_attempts",
+        "Too many wrong passphrases.",
+        `Try again in ${Math.ceil(wait / 60)} minute(s).`,
         { "retry-after": String(wait) },
       );
     const form = await request.formData();
@@ -120,19 +131,22 @@ async function authorize(request: Request, env: Cloudflare.Env): Promise<Respons
       return Response.redirect(redirectTo, 302);
     }
     await attempts.recordFailure();
-    failed = true;
+    throw new HttpError(
+      401,
+      "wrong_passphrase",
+      "Wrong passphrase.",
+      "Go back to the form and enter the owner passphrase (OAUTH_PASSWORD) again; after five wrong ones the form locks for a while.",
+    );
   }
   const url = new URL(request.url);
   return page(
     `<h1>Authorize ${esc(clientName)}</h1>
 <p>${esc(clientName)} asks to use this Code Mode MCP server${auth.scope.length ? ` (scopes: ${esc(auth.scope.join(", "))})` : ""}.</p>
-${failed ? '<p style="color:#b00020">Wrong passphrase.</p>' : ""}
 <form method="post" action="${esc(url.pathname + url.search)}">
 <p><label>Your name <input name="user" autocomplete="username"></label></p>
 <p><label>Owner passphrase (OAUTH_PASSWORD) <input name="passphrase" type="password" autocomplete="current-password"></label></p>
 <p><button type="submit">Approve</button></p>
 </form>`,
-    failed ? 401 : 200,
   );
 }
 
@@ -143,16 +157,11 @@ async function samePassphrase(sent: string, expected: string | undefined): Promi
   return crypto.subtle.timingSafeEqual(a, b);
 }
 
-function page(body: string, status: number, extraHeaders: Record<string, string> = {}): Response {
+function page(body: string): Response {
   return new Response(
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Authorize</title></head><body style="font:15px system-ui;max-width:36rem;margin:3rem auto">${body}</body></html>`,
     {
-      status,
-      headers: {
-        "content-type": "text/html; charset=utf-8",
-        "x-frame-options": "DENY",
-        ...extraHeaders,
-      },
+      headers: { "content-type": "text/html; charset=utf-8", "x-frame-options": "DENY" },
     },
   );
 }

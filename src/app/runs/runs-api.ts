@@ -4,6 +4,7 @@
  * whose runs the reader may see ({@link RunsReader}).
  */
 import { CodeModeError } from "../../errors";
+import { HttpError } from "../errors/http-error";
 import type { RunHistory } from "./run-history";
 
 /** The listing's route; one run is at `${RUNS_ROUTE}/<id>`. */
@@ -22,6 +23,8 @@ export type RunsReader = { scope: "all" } | { scope: "own"; caller: string } | {
  * @param request - a GET under {@link RUNS_ROUTE}
  * @param history - the run history, or undefined when `RUNS=off`
  * @param reader - whose runs this request may read
+ * @throws HttpError for a request the history cannot answer (method, off, private, unknown run,
+ *   bad query)
  */
 export async function runsApi(
   request: Request,
@@ -29,47 +32,42 @@ export async function runsApi(
   reader: RunsReader,
 ): Promise<Response> {
   if (request.method !== "GET")
-    return Response.json(
-      {
-        error: "method_not_allowed",
-        message: "The run history is read with GET.",
-      },
-      { status: 405, headers: { allow: "GET" } },
+    throw new HttpError(
+      405,
+      "method_not_allowed",
+      `${request.method} is not allowed on the run history.`,
+      "The run history is read with GET.",
+      { allow: "GET" },
     );
   if (!history)
-    return Response.json(
-      {
-        error: "runs_off",
-        message: "The run history is off (RUNS=off). Set RUNS=on to record runs.",
-      },
-      { status: 404 },
+    throw new HttpError(
+      404,
+      "runs_off",
+      "The run history is off (RUNS=off).",
+      "Set RUNS=on to record runs.",
     );
   if (reader.scope === "none")
-    return Response.json(
-      {
-        error: "runs_private",
-        message:
-          "The run history cannot be read here: with FORWARD_CALLER_TOKEN=on every caller brings " +
-          "its own token and none is identified to this server, so one caller would read " +
-          "another's programs and results. Protect the server with OAuth (each user reads their " +
-          "own runs) or set RUNS=off.",
-      },
-      { status: 403 },
+    throw new HttpError(
+      403,
+      "runs_private",
+      "The run history cannot be read here: with FORWARD_CALLER_TOKEN=on every caller brings " +
+        "its own token and none is identified to this server, so one caller would read " +
+        "another's programs and results.",
+      "Protect the server with OAuth (each user reads their own runs) or set RUNS=off.",
     );
   const own = reader.scope === "own" ? reader.caller : undefined;
   const url = new URL(request.url);
   const id = url.pathname.slice(RUNS_ROUTE.length + 1);
   if (id) {
     const run = await history.get(decodeURIComponent(id), own);
-    return run
-      ? Response.json(run)
-      : Response.json(
-          {
-            error: "not_found",
-            message: `No run "${id}" (unknown, or pruned by retention).`,
-          },
-          { status: 404 },
-        );
+    if (!run)
+      throw new HttpError(
+        404,
+        "not_found",
+        `No run "${id.slice(0, 200)}" (unknown, or pruned by retention).`,
+        "List the runs with GET /api/runs and use an id from there.",
+      );
+    return Response.json(run);
   }
   const param = (name: string) => url.searchParams.get(name) ?? undefined;
   const limit = param("limit");
@@ -84,7 +82,12 @@ export async function runsApi(
     return Response.json(page);
   } catch (error) {
     if (error instanceof CodeModeError && error.code === "invalid_query")
-      return Response.json({ error: "bad_query", message: error.message }, { status: 400 });
+      throw new HttpError(
+        400,
+        "invalid_request",
+        error.message,
+        "Fix the query parameter the message names: limit (1–200), outcome, tool, or cursor (a page's nextCursor as is).",
+      );
     throw error;
   }
 }

@@ -12,7 +12,8 @@ import {
   type McpServer,
   type Server,
 } from "@modelcontextprotocol/server";
-import { CodeModeError } from "../../errors";
+import { AsyncLocalStorage } from "node:async_hooks";
+import { CodeModeError, jsonRpcError, PROTOCOL_CODES } from "../../errors";
 import {
   authContextFrom,
   authInfoFromOAuthProps,
@@ -153,6 +154,9 @@ export function createMcpHandler(
     ...(corsOptions.origin !== undefined && { corsOrigin: corsOptions.origin }),
   };
   const v1OnModern = new WeakSet<Request>();
+  // Where `produce` leaves a named factory failure for the request being served (the SDK may
+  // hand the factory a copy of the request, so the request itself cannot be the key).
+  const factoryFailure = new AsyncLocalStorage<{ error?: CodeModeError }>();
 
   const report = (error: Error): void => {
     if (error instanceof SdkV1OnModernRequest) return;
@@ -164,7 +168,16 @@ export function createMcpHandler(
   };
 
   const produce = async (ctx: McpServerFactoryContext): Promise<McpServer | Server> => {
-    const product = await factory(codec === undefined ? ctx : { ...ctx, requestState: codec });
+    let product: Awaited<ReturnType<McpServerFactory>>;
+    try {
+      product = await factory(codec === undefined ? ctx : { ...ctx, requestState: codec });
+    } catch (error) {
+      // An upstream the factory needs is unreachable: named to the client (see
+      // upstreamUnreachableResponse), not hidden behind the SDK's 500 "Internal server error".
+      const slot = factoryFailure.getStore();
+      if (isUnreachable(error) && slot !== undefined) slot.error = error;
+      throw error;
+    }
     if (typeof product !== "object" || product === null || !("connect" in product)) {
       throw new CodeModeError(
         "invalid_server",
@@ -242,10 +255,13 @@ export function createMcpHandler(
         parsedBody: requestOptions.parsedBody,
       }),
     };
-    let response = await runWithAuthContext(authContext, () =>
-      sdk.fetch(request, sdkOptionsForRequest),
+    const failure: { error?: CodeModeError } = {};
+    let response = await factoryFailure.run(failure, () =>
+      runWithAuthContext(authContext, () => sdk.fetch(request, sdkOptionsForRequest)),
     );
     if (v1OnModern.has(request)) response = await legacyOnlyResponse(response);
+    if (failure.error !== undefined && response.status === 500)
+      response = await upstreamUnreachableResponse(response, failure.error);
     return withCors(withAuthContextBody(response, authContext), corsOptions);
   };
 
@@ -294,6 +310,27 @@ async function legacyOnlyResponse(sdkResponse: Response): Promise<Response> {
     },
     { status: 400 },
   );
+}
+
+/** A factory's `upstream_unreachable` failure (its message names the host and the reason). */
+function isUnreachable(error: unknown): error is CodeModeError {
+  return error instanceof CodeModeError && error.code === "upstream_unreachable";
+}
+
+/**
+ * The answer to a request whose server could not be built because an upstream it wraps is
+ * unreachable: a JSON-RPC error for the request's id, with the error's message (host, reason,
+ * what to check; never configured headers) and `data.code` naming it, at HTTP 200 so MCP
+ * clients show that message, as they do for any JSON-RPC error, instead of an HTTP failure.
+ * The id is taken from the SDK's own error answer, which already echoes it.
+ */
+async function upstreamUnreachableResponse(
+  sdkResponse: Response,
+  error: CodeModeError,
+): Promise<Response> {
+  const body = (await sdkResponse.json().catch(() => ({}))) as { id?: unknown };
+  const id = typeof body.id === "string" || typeof body.id === "number" ? body.id : null;
+  return jsonRpcError(200, PROTOCOL_CODES.internalError, error.message, id, { code: error.code });
 }
 
 /** Refuses a server instance given where a factory belongs, with the one-line fix. */

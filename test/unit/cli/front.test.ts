@@ -153,4 +153,40 @@ describe("the local server's front", () => {
       error: { message: "the runtime was restarted because it stopped answering; retry" },
     });
   });
+  it("answers every request it refuses itself in the product's one HTTP error shape", async () => {
+    // 413, 408, and a non-MCP request cut off by a runtime replacement (an MCP request keeps
+    // its JSON-RPC error, above): each body is exactly { error: { code, message, fix } }.
+    const shapes: Record<string, string[]> = {};
+    const keys = (text: string) => {
+      const body = JSON.parse(text) as { error: Record<string, unknown> };
+      expect(Object.keys(body)).toEqual(["error"]);
+      for (const v of Object.values(body.error)) expect(typeof v).toBe("string");
+      return Object.keys(body.error).toSorted();
+    };
+    const big = await setUp((_req, _body, res) => res.end("no"), { maxBodyBytes: 10 });
+    const tooLarge = await send(big.port, "x".repeat(100));
+    shapes[`${tooLarge.status}`] = keys(tooLarge.text);
+    const slow = await setUp((_req, _body, res) => res.end("no"), { bodyTimeoutMs: 200 });
+    const timedOut = await send(slow.port, CALL, {
+      slow: true,
+      headers: { "content-length": String(CALL.length) },
+    });
+    shapes[`${timedOut.status}`] = keys(timedOut.text);
+    const { port, front, runtime } = await setUp(() => {});
+    const pending = send(port, "not json-rpc");
+    await new Promise((r) => setTimeout(r, 100));
+    front.cutOff(runtime, "it stopped answering");
+    const cut = await pending;
+    shapes[`${cut.status}`] = keys(cut.text);
+    expect(JSON.parse(cut.text).error).toMatchObject({
+      code: "runtime_restarted",
+      message: "the runtime was restarted because it stopped answering; retry",
+      fix: expect.stringContaining("Retry"),
+    });
+    expect(shapes).toEqual({
+      "408": ["code", "fix", "message"],
+      "413": ["code", "fix", "message"],
+      "503": ["code", "fix", "message"],
+    });
+  });
 });

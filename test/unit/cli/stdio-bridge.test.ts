@@ -26,7 +26,9 @@ afterEach(async () => {
 });
 
 /** A stateless MCP endpoint that answers `initialize` and `tools/list`, and cuts off `tools/call`. */
-async function localServer(): Promise<string> {
+async function localServer(
+  refuse?: (message: { id: number; method: string }) => [number, unknown] | undefined,
+): Promise<string> {
   const server = createServer((req, res) => {
     let text = "";
     req.on("data", (c) => (text += c));
@@ -43,6 +45,11 @@ async function localServer(): Promise<string> {
           capabilities: { tools: {} },
           serverInfo: { name: "front-stand-in", version: "1" },
         });
+      const refused = message.id === undefined ? undefined : refuse?.(message);
+      if (refused)
+        return res
+          .writeHead(refused[0], { "content-type": "application/json" })
+          .end(JSON.stringify(refused[1]));
       if (message.method === "tools/list")
         return reply({ tools: [{ name: "execute", inputSchema: { type: "object" } }] });
       if (message.id === undefined) return res.writeHead(202).end();
@@ -106,5 +113,39 @@ describe("the --stdio bridge", () => {
     });
     // Other requests keep the JSON-RPC error.
     await expect(client.listTools()).rejects.toThrow(/local server failed/);
+  });
+
+  it("passes a refusal of the local server to the client once: no JSON inside an error string", async () => {
+    // The product's HTTP error (a refusal before the MCP handler) and a JSON-RPC error.
+    const url = await localServer(({ id, method }) => {
+      if (method === "tools/list")
+        return [
+          404,
+          {
+            error: {
+              code: "code_endpoint_off",
+              message: "/mcp/code is off.",
+              fix: "Set UPSTREAM_MCP_URL.",
+            },
+          },
+        ];
+      if (method === "prompts/list")
+        return [403, { jsonrpc: "2.0", id, error: { code: -32000, message: "Forbidden: origin" } }];
+      if (method === "tools/call")
+        return [401, { error: { code: "unauthorized", message: "No key.", fix: "Send it." } }];
+      return undefined;
+    });
+    const client = await bridgeTo(url);
+    const listed = await client.listTools().catch((error: Error) => error);
+    expect((listed as Error).message).toBe(
+      "MCP error -32603: /mcp/code is off. Fix: Set UPSTREAM_MCP_URL.",
+    );
+    const prompts = await client.listPrompts().catch((error: Error) => error);
+    expect((prompts as Error).message).toBe("MCP error -32000: Forbidden: origin");
+    const called = await client.callTool({ name: "execute", arguments: { code: "1" } });
+    expect(called).toEqual({
+      isError: true,
+      content: [{ type: "text", text: "No key. Fix: Send it." }],
+    });
   });
 });

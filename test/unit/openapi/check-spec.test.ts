@@ -68,9 +68,13 @@ describe("run-time structural check", () => {
       pointer: "#/paths/~1a/get/responses/200/content/application~1json/schema",
       message: `$ref "#/components/schemas/Nope" points to nothing`,
     });
-    expect(problems.find((p) => p.message.startsWith("external $ref"))?.pointer).toBe(
+    const external = problems.find((p) => p.message.startsWith("external $ref"));
+    expect(external?.pointer).toBe(
       "#/paths/~1a/get/responses/201/content/application~1json/schema",
     );
+    // The fix names the shipped command, never a build script a library user does not have.
+    expect(external?.message).toContain("npx code-mode-mcp init <folder> --spec FILE");
+    expect(external?.message).not.toContain("scripts/");
   });
 
   it("refuses unknown versions and non-objects", () => {
@@ -89,6 +93,9 @@ describe("run-time structural check", () => {
     expect((error as CodeModeError).code).toBe("spec_invalid");
     expect((error as Error).message).toContain("(pets.json)");
     expect((error as Error).message).toContain(`#/paths/pets: path "pets" must start with "/"`);
-    expect(() => loadSpec("{not json")).toThrow(/not valid JSON/);
+    expect(() => loadSpec("{not json")).toThrow(
+      /not valid JSON.*code-mode-mcp init <folder> --spec FILE/,
+    );
+    expect(() => loadSpec("{not json")).not.toThrow(/scripts\//);
   });
 });

@@ -28,9 +28,9 @@ describe("Host allowlist", () => {
       // The URL says evil.example too, as it does in local workerd (its host comes from Host).
       const response = await entry(`http://evil.example${path}`, withHost("evil.example", init));
       expect(response.status, path).toBe(403);
-      const body = (await response.json()) as { error: string; message: string };
-      expect(body.error).toBe("forbidden_host");
-      expect(body.message).toContain("ALLOWED_HOSTNAMES");
+      const { error } = (await response.json()) as { error: { code: string; fix: string } };
+      expect(error.code).toBe("forbidden_host");
+      expect(error.fix).toContain("ALLOWED_HOSTNAMES");
     }
   });
 

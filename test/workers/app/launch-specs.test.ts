@@ -50,10 +50,15 @@ describe("LAUNCH_SPECS: specs compiled at launch", () => {
 
   it("without the var, the launch spec is unknown and SPEC's problem names it", async () => {
     const worker = configured({ SPEC: "launch-tiny" });
-    const health = (await (await worker("http://localhost/health")).json()) as {
+    const status = (await (await worker("http://localhost/api/status")).json()) as {
       problems: { setting: string; message: string }[];
     };
-    expect(health.problems[0]?.setting).toBe("SPEC");
-    expect(health.problems[0]?.message).toContain('No compiled spec named "launch-tiny"');
+    expect(status.problems[0]?.setting).toBe("SPEC");
+    expect(status.problems[0]?.message).toContain('No compiled spec named "launch-tiny"');
+    const health = (await (await worker("http://localhost/health")).json()) as {
+      error: { code: string; message: string };
+    };
+    expect(health.error.code).toBe("misconfigured");
+    expect(health.error.message).toContain('SPEC: No compiled spec named "launch-tiny"');
   });
 });

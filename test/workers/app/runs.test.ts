@@ -159,7 +159,7 @@ describe("run history", () => {
 
     const bad = await app("http://localhost/api/runs?outcome=weird");
     expect(bad.status).toBe(400);
-    expect(((await bad.json()) as { message: string }).message).toContain(
+    expect(((await bad.json()) as { error: { message: string } }).error.message).toContain(
       "outcome must be one of ok, error, timeout, limit",
     );
     expect((await app("http://localhost/api/runs?cursor=zzz")).status).toBe(400);
@@ -190,10 +190,10 @@ describe("run history", () => {
         headers: { authorization: "Bearer some-caller-token-123456" },
       });
       expect(response.status).toBe(403);
-      const body = (await response.json()) as { error: string; message: string };
-      expect(body.error).toBe("runs_private");
-      expect(body.message).toContain("FORWARD_CALLER_TOKEN");
-      expect(body.message).toContain("OAuth");
+      const { error } = (await response.json()) as { error: Record<string, string> };
+      expect(error.code).toBe("runs_private");
+      expect(error.message).toContain("FORWARD_CALLER_TOKEN");
+      expect(error.fix).toContain("OAuth");
     }
   });
 
@@ -201,17 +201,22 @@ describe("run history", () => {
     const app = configured({ RUNS: "off" });
     const response = await app("http://localhost/api/runs");
     expect(response.status).toBe(404);
-    expect(((await response.json()) as { message: string }).message).toContain("RUNS=on");
+    expect(((await response.json()) as { error: { fix: string } }).error.fix).toContain("RUNS=on");
   });
 });
 
 describe("run settings and the console", () => {
   it("names a bad retention setting and serves no MCP traffic until it is fixed", async () => {
     const app = configured({ RUNS_RETENTION_DAYS: "forever" });
-    const health = (await (await app("http://localhost/health")).json()) as {
+    const health = await app("http://localhost/health");
+    expect(health.status).toBe(503);
+    expect(((await health.json()) as { error: { message: string } }).error.message).toContain(
+      "RUNS_RETENTION_DAYS",
+    );
+    const status = (await (await app("http://localhost/api/status")).json()) as {
       problems: { setting: string; message: string; fix: string }[];
     };
-    expect(health.problems).toEqual([
+    expect(status.problems).toEqual([
       expect.objectContaining({
         setting: "RUNS_RETENTION_DAYS",
         message: expect.stringContaining("whole number from 1 to 366"),

@@ -138,8 +138,14 @@ describe("protection", () => {
     const worker = configured({ SPEC: "nope", LIMIT_TIMEOUT_MS: "-1" });
     const health = await worker("http://localhost/health");
     expect(health.status).toBe(503);
-    const body = (await health.json()) as { problems: { setting: string }[] };
-    expect(body.problems.map((p) => p.setting)).toEqual(["SPEC", "LIMIT_TIMEOUT_MS"]);
+    const { error } = (await health.json()) as { error: Record<string, string> };
+    expect(error.code).toBe("misconfigured");
+    expect(error.message).toMatch(/SPEC: .* LIMIT_TIMEOUT_MS: /);
+    expect(error.fix).toMatch(/SPEC: .* LIMIT_TIMEOUT_MS: /);
+    const status = (await (await worker("http://localhost/api/status")).json()) as {
+      problems: { setting: string }[];
+    };
+    expect(status.problems.map((p) => p.setting)).toEqual(["SPEC", "LIMIT_TIMEOUT_MS"]);
     expect((await worker("http://localhost/mcp", { method: "POST" })).status).toBe(503);
     const page = await (await worker("http://localhost/")).text();
     expect(page).toContain("SPEC");

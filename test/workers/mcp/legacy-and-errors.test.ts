@@ -165,6 +165,33 @@ describe("protocol errors", () => {
     expect(seen).toContain("factory broke");
   });
 
+  it("names an unreachable upstream of the factory as a JSON-RPC error, not a 500, on both lanes", async () => {
+    const message =
+      "Could not connect to the upstream MCP server at http://127.0.0.1:9: connection refused to 127.0.0.1:9; nothing was sent.";
+    const handler = createMcpHandler(() => {
+      throw new CodeModeError("upstream_unreachable", message);
+    });
+    for (const request of [
+      modernRequest("tools/list", {}, { id: 5 }),
+      legacyRequest({ ...call("code", {}, 5) }),
+    ]) {
+      const response = await handler.fetch(request);
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual({
+        jsonrpc: "2.0",
+        id: 5,
+        error: { code: -32603, message, data: { code: "upstream_unreachable" } },
+      });
+    }
+    // Any other failure keeps the SDK's 500 and says nothing of what broke.
+    const other = createMcpHandler(() => {
+      throw new CodeModeError("upstream_headers_failed", "headers of caller x broke");
+    });
+    const response = await other.fetch(modernRequest("tools/list"));
+    expect(response.status).toBe(500);
+    expect(await response.text()).not.toContain("caller x");
+  });
+
   it('responseMode "json" answers with one JSON body where "auto" would stream', async () => {
     const warnings = captureConsole("warn");
     const progressCall = () =>

@@ -42,7 +42,7 @@ import {
   attachStandaloneStream,
   STANDALONE_STREAM_HEADER,
 } from "./standalone-stream";
-import { SESSION_KEY, startStreamableSession } from "./streamable-session";
+import { SESSION_KEY, startStreamableSession, type StreamableSession } from "./streamable-session";
 import { onceUntilFailure } from "./once-until-failure";
 import type { McpAgentHooks } from "./agent-hooks";
 
@@ -203,7 +203,9 @@ export abstract class McpAgent<
   async fetch(request: Request): Promise<Response> {
     if (!request.headers.has(STANDALONE_STREAM_HEADER)) return this.#sseSession().accept(request);
     if (this.#ended || this.#kv().get(SESSION_KEY) === undefined) return sessionNotFound();
-    const { eventStore } = await this.#start();
+    const started = await this.#startOrAnswer();
+    if (started instanceof Response) return started;
+    const { eventStore } = started;
     const response = await acceptStandaloneStream(this.ctx, request, eventStore, this.keepAliveMs);
     attachStandaloneStream(this.ctx, this.server);
     return response;
@@ -243,7 +245,9 @@ export abstract class McpAgent<
     const known = this.#kv().get(SESSION_KEY) !== undefined;
     if (this.#ended || (request.headers.has("mcp-session-id") && !known)) return sessionNotFound();
     this.#updateProps(init.props);
-    const { transport } = await this.#start();
+    const started = await this.#startOrAnswer();
+    if (started instanceof Response) return started;
+    const { transport } = started;
     const authInfo = authInfoFromOAuthProps(request, this.props);
     const context = authContextFrom(authInfo);
     const response = await runWithAuthContext(context, () =>
@@ -251,6 +255,25 @@ export abstract class McpAgent<
     );
     if (request.method.toUpperCase() === "DELETE" && response.ok) await this.#endSession();
     return withAuthContextBody(response, context);
+  }
+
+  /**
+   * The started session, or the answer when it could not start (a transient storage error, a
+   * throwing `init()`): logged here and answered `503`, never thrown. A throw would leave this
+   * object's RPC method as an uncaught exception in the runtime's log, besides the caller's
+   * own log line; the next request starts it again.
+   */
+  async #startOrAnswer(): Promise<StreamableSession | Response> {
+    try {
+      return await this.#start();
+    } catch (error) {
+      console.error("McpAgent: the session could not start; the next request tries again", error);
+      return jsonRpcError(
+        503,
+        PROTOCOL_CODES.internalError,
+        "Internal error: the session could not start. Retry the request.",
+      );
+    }
   }
 
   #kv(): SyncKvStorage {

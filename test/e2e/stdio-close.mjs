@@ -1,0 +1,155 @@
+// Issue #32: a normal close of a stdio session prints nothing alarming. The command a desktop
+// client runs (`code-mode-mcp --stdio`, bin/code-mode-mcp.mjs from the clone) serves a session
+// that runs a program in a sandbox runner (so the host holds RPC connections to the runners),
+// then the client ends it the two ways desktop clients do: closing stdin, and SIGTERM. Each time
+// the process must exit with code 0, and nothing it prints after the session began may look like
+// a failure (no workerd `kj::` exception, no `[ERROR]`, no "could not pass a message", no stack).
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { check } from "./server.mjs";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const BIN = join(ROOT, "bin/code-mode-mcp.mjs");
+/** What a failure looks like in the output. */
+const ALARMING =
+  /kj::|kj\/|\[ERROR\]|✘|\berror\b|could not pass|disconnected|terminated|lost|^\s+at |stack:/i;
+
+/**
+ * One session, ended by `end` ("stdin" or "SIGTERM"), after a program ran or at once after
+ * `tools/list` (messages of the session start still in flight: the close cuts them).
+ * @param {"stdin" | "SIGTERM"} end
+ * @param {boolean} run - run a program in a sandbox runner first
+ */
+async function session(end, run) {
+  const data = mkdtempSync(join(tmpdir(), "codemode-e2e-stdio-close-"));
+  const child = spawn(process.execPath, [BIN, "--stdio"], {
+    env: { ...process.env, PERSIST_TO: data },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr.on("data", (d) => (stderr += d));
+  /** @type {Map<number, (message: any) => void>} */
+  const waiting = new Map();
+  let buffered = "";
+  child.stdout.on("data", (d) => {
+    buffered += d;
+    for (let i = buffered.indexOf("\n"); i !== -1; i = buffered.indexOf("\n")) {
+      const message = JSON.parse(buffered.slice(0, i));
+      buffered = buffered.slice(i + 1);
+      waiting.get(message.id)?.(message);
+    }
+  });
+  let next = 1;
+  /** @param {string} method @param {object} [params] */
+  const request = (method, params = {}) =>
+    new Promise((resolve, reject) => {
+      const id = next++;
+      const timer = setTimeout(
+        () => reject(new Error(`${method}: no answer; stderr:\n${stderr}`)),
+        120_000,
+      );
+      waiting.set(id, (message) => {
+        clearTimeout(timer);
+        resolve(message);
+      });
+      child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
+    });
+  const exited = new Promise((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal })),
+  );
+  try {
+    await request("initialize", {
+      protocolVersion: "2025-06-18",
+      capabilities: {},
+      clientInfo: { name: "e2e-stdio-close", version: "1" },
+    });
+    child.stdin.write(
+      `${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`,
+    );
+    const listed = await request("tools/list");
+    check(listed.result?.tools?.length === 2, `${end}: tools/list: ${JSON.stringify(listed)}`);
+    if (run) {
+      const ran = await request("tools/call", {
+        name: "execute",
+        arguments: {
+          code: 'async () => (await codemode.request({ method: "GET", path: "/projects" })).items.length',
+        },
+      });
+      check(ran.result && !ran.result.isError, `${end}: execute: ${JSON.stringify(ran)}`);
+    }
+    const before = stderr.length;
+    if (end === "stdin") child.stdin.end();
+    else child.kill("SIGTERM");
+    const { code, signal } = /** @type {{ code: number | null, signal: string | null }} */ (
+      await Promise.race([
+        exited,
+        new Promise((_, reject) =>
+          setTimeout(() => reject(new Error(`${end}: still running 30 s after the close`)), 30_000),
+        ),
+      ])
+    );
+    check(code === 0, `${end}: exit code ${code} (signal ${signal}); stderr:\n${stderr}`);
+    // Everything printed during the session and its close, past the start-up lines.
+    const printed = stderr.slice(stderr.indexOf("MCP over stdio"));
+    const alarming = printed.split("\n").filter((line) => ALARMING.test(line));
+    check(
+      alarming.length === 0,
+      `${end}: alarming output on a normal close:\n${alarming.join("\n")}\n--- all after the close:\n${stderr.slice(before)}`,
+    );
+    console.log(
+      `e2e stdio-close: closed by ${end} ${run ? "after a run" : "at once"}: exit 0, nothing alarming — ok`,
+    );
+  } finally {
+    if (child.exitCode === null) child.kill("SIGKILL");
+    rmSync(data, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A session of the SDK's stdio client (as desktop clients use), closed with `client.close()` at
+ * once after `tools/list`: the SDK ends stdin and signals the process while the bridge may still
+ * be passing the session's first messages on.
+ */
+async function sdkSession() {
+  const data = mkdtempSync(join(tmpdir(), "codemode-e2e-stdio-close-"));
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, "--stdio"],
+    env: { ...process.env, PERSIST_TO: data },
+    stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (d) => (stderr += d));
+  const client = new Client({ name: "e2e-stdio-close", version: "1" });
+  try {
+    await client.connect(transport, { timeout: 120_000 });
+    const child = /** @type {import("node:child_process").ChildProcess} */ (
+      /** @type {any} */ (transport)._process
+    );
+    const exited = new Promise((resolve) => child.once("exit", (code) => resolve(code)));
+    check((await client.listTools()).tools.length === 2, "sdk: tools/list");
+    await client.close();
+    const code = await Promise.race([exited, new Promise((r) => setTimeout(r, 30_000, "running"))]);
+    check(code === 0, `sdk: exit code ${code}; stderr:\n${stderr}`);
+    const alarming = stderr
+      .slice(stderr.indexOf("MCP over stdio"))
+      .split("\n")
+      .filter((line) => ALARMING.test(line));
+    check(alarming.length === 0, `sdk: alarming output on a normal close:\n${alarming.join("\n")}`);
+    console.log("e2e stdio-close: the SDK client's close at once: exit 0, nothing alarming — ok");
+  } finally {
+    rmSync(data, { recursive: true, force: true });
+  }
+}
+
+await sdkSession();
+for (const run of [false, true]) {
+  await session("stdin", run);
+  await session("SIGTERM", run);
+}
+console.log("e2e stdio-close: both closes quiet — ok");

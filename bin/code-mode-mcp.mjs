@@ -9,7 +9,7 @@ import { createInterface } from "node:readline";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { HELP, parseArgs } from "../cli/args.mjs";
-import { PACKAGE_ROOT, loadProduct } from "../cli/runtime-paths.mjs";
+import { PACKAGE_ROOT, findWrangler, loadProduct, wranglerProblem } from "../cli/runtime-paths.mjs";
 
 const LABEL = "code-mode-mcp";
 /** @param {string} line */
@@ -40,6 +40,18 @@ if (Number(process.versions.node.split(".")[0]) < 22) {
   // the reason instead of a bare "Connection closed".
   if (parsed.stdio) await answerWithError(message);
   process.exit(1);
+}
+
+// serve and deploy run wrangler, a peer dependency: npm installs it (npx too), but an install
+// that skips peers does not, and an older one may sit in the project. Say so before anything starts.
+if (parsed.command === "serve" || parsed.command === "deploy") {
+  const wrangler = findWrangler();
+  if (!wrangler.ok) {
+    const message = wranglerProblem(LABEL, wrangler.problem);
+    console.error(message);
+    if (parsed.stdio) await answerWithError(message);
+    process.exit(1);
+  }
 }
 
 if (parsed.command === "init") {

@@ -2,6 +2,7 @@
 // are shorthands for the settings `npm start` reads from the environment (SPEC_FILE, API_BASE_URL,
 // UPSTREAM_MCP_URL, PORT); credentials are taken from the environment only, since a command line
 // shows in process lists, shell history and desktop clients' config files.
+import util from "node:util";
 
 /** Flags that stand for a setting (flag → environment variable). */
 export const SETTING_FLAGS = /** @type {const} */ ({
@@ -10,6 +11,23 @@ export const SETTING_FLAGS = /** @type {const} */ ({
   "--upstream": "UPSTREAM_MCP_URL",
   "--port": "PORT",
 });
+
+/** Every option `node:util` `parseArgs` knows; a value is a string, a switch a boolean. */
+const OPTIONS = /** @type {const} */ ({
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean", short: "v" },
+  stdio: { type: "boolean" },
+  "dry-run": { type: "boolean" },
+  "no-install": { type: "boolean" },
+  route: { type: "string" },
+  spec: { type: "string" },
+  "base-url": { type: "string" },
+  upstream: { type: "string" },
+  port: { type: "string" },
+});
+
+/** The commands; `serve` when none is named. */
+const COMMANDS = ["serve", "check", "deploy", "init", "help"];
 
 /** A flag that names a credential is refused, whatever its spelling. */
 const CREDENTIAL_FLAG = /token|auth|secret|passw|key|credential|bearer|cookie/i;
@@ -26,10 +44,15 @@ const CREDENTIAL_FLAG = /token|auth|secret|passw|key|credential|bearer|cookie/i;
  * @property {string[]} passThrough - arguments after `--` (deploy passes them to wrangler)
  */
 
+/** @typedef {{ ok: true, parsed: Parsed } | { ok: false, message: string }} ParseResult */
+
 /**
  * Parses the command line, or returns the message that says what is wrong and what to do.
+ * `node:util` `parseArgs` splits it into tokens (non-strict, so an unknown or credential flag
+ * reaches the checks below and gets its own message); each token is then checked in order, and
+ * the command's rules last.
  * @param {string[]} argv - process.argv.slice(2)
- * @returns {{ ok: true, parsed: Parsed } | { ok: false, message: string }}
+ * @returns {ParseResult}
  */
 export function parseArgs(argv) {
   /** @type {Parsed} */
@@ -43,104 +66,178 @@ export function parseArgs(argv) {
     positional: [],
     passThrough: [],
   };
-  const args = [...argv];
-  const first = args[0];
-  if (
-    first === "serve" ||
-    first === "check" ||
-    first === "deploy" ||
-    first === "init" ||
-    first === "help"
-  ) {
-    parsed.command = first;
-    args.shift();
-  }
-  while (args.length > 0) {
-    const arg = /** @type {string} */ (args.shift());
-    if (arg === "--") {
-      parsed.passThrough = args.splice(0);
+  const first = argv[0];
+  const args = first !== undefined && COMMANDS.includes(first) ? argv.slice(1) : argv;
+  if (args !== argv) parsed.command = /** @type {Parsed["command"]} */ (first);
+  // Node before 18.7 has no parseArgs with tokens: there only --help and --version can answer
+  // (bin/ then says Node 22 is needed for everything else).
+  if (typeof util.parseArgs !== "function") return { ok: true, parsed: oldNodeParse(args, parsed) };
+  const { tokens } = util.parseArgs({
+    args,
+    options: OPTIONS,
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
+  for (const token of tokens) {
+    if (token.kind === "option-terminator") {
+      parsed.passThrough = args.slice(token.index + 1);
       break;
     }
-    if (!arg.startsWith("-")) {
-      parsed.positional.push(arg);
-      continue;
+    if (token.kind === "positional") parsed.positional.push(token.value);
+    else {
+      const refused = applyOption(parsed, token.rawName, token.value);
+      if (refused !== undefined) return { ok: false, message: refused };
     }
-    const eq = arg.indexOf("=");
-    const flag = eq > 0 ? arg.slice(0, eq) : arg;
-    const inline = eq > 0 ? arg.slice(eq + 1) : undefined;
-    if (flag === "--help" || flag === "-h") parsed.command = "help";
-    else if (flag === "--version" || flag === "-v") parsed.command = "version";
-    else if (flag === "--stdio") parsed.stdio = true;
-    else if (flag === "--dry-run") parsed.dryRun = true;
-    else if (flag === "--no-install") parsed.install = false;
-    else if (CREDENTIAL_FLAG.test(flag))
-      return {
-        ok: false,
-        message: `${flag}: credentials are never taken from flags (a command line shows in process lists, shell history and client config files).\n  Fix: set it in the environment instead: API_TOKEN (the API's credential), UPSTREAM_MCP_AUTH (the upstream MCP server's), MCP_API_KEY (the key clients must send to this server), e.g. API_TOKEN=… npx code-mode-mcp serve --spec ./openapi.yaml`,
-      };
-    else if (flag === "--route" || Object.hasOwn(SETTING_FLAGS, flag)) {
-      const value = inline ?? args.shift();
-      if (value === undefined || value === "" || value.startsWith("--"))
-        return {
-          ok: false,
-          message: `${flag} needs a value.\n  Fix: see npx code-mode-mcp --help`,
-        };
-      if (flag === "--route") {
-        if (value !== "/mcp" && value !== "/mcp/code")
-          return {
-            ok: false,
-            message: `--route: "${value}" is not an MCP route.\n  Fix: --route /mcp (the OpenAPI tools) or --route /mcp/code (the upstream MCP servers' code tool)`,
-          };
-        parsed.route = value;
-      } else if (flag === "--spec" && /^[a-z][a-z0-9+.-]*:\/\//i.test(value))
-        return {
-          ok: false,
-          message: `--spec: ${value} is a URL, and URLs are not fetched: download it first.\n  Fix: curl -fLo openapi.json '${value}' and pass --spec ./openapi.json (a spec is read from a file, so what is served is what you checked).`,
-        };
-      else parsed.settings[SETTING_FLAGS[/** @type {keyof typeof SETTING_FLAGS} */ (flag)]] = value;
-    } else
-      return {
-        ok: false,
-        message: `${flag}: unknown option.\n  Fix: see npx code-mode-mcp --help (other settings come from the environment, as for npm start).`,
-      };
   }
+  return commandRules(parsed);
+}
+
+/**
+ * Applies one option to `parsed`.
+ * @param {Parsed} parsed
+ * @param {string} flag - as typed (`--spec`, `-h`)
+ * @param {string | undefined} value - its value (`--spec x`, `--spec=x`), if any
+ * @returns {string | undefined} the refusal, if the option is refused
+ */
+function applyOption(parsed, flag, value) {
+  const name = flag.replace(/^--?/, "");
+  const known = Object.hasOwn(OPTIONS, name) || (flag.length === 2 && "hv".includes(name));
+  if (!known && CREDENTIAL_FLAG.test(flag))
+    return `${flag}: credentials are never taken from flags (a command line shows in process lists, shell history and client config files).\n  Fix: set it in the environment instead: API_TOKEN (the API's credential), UPSTREAM_MCP_AUTH (the upstream MCP server's), MCP_API_KEY (the key clients must send to this server), e.g. API_TOKEN=… npx code-mode-mcp serve --spec ./openapi.yaml`;
+  if (!known) {
+    const near = closestFlag(flag);
+    return `${flag}: unknown option.${near ? ` Did you mean ${near}?` : ""}\n  Fix: see npx code-mode-mcp --help (other settings come from the environment, as for npm start).`;
+  }
+  const option =
+    OPTIONS[
+      /** @type {keyof typeof OPTIONS} */ (
+        name.length === 1 ? { h: "help", v: "version" }[name] : name
+      )
+    ];
+  if (option.type === "boolean") {
+    if (value !== undefined)
+      return `${flag} takes no value (got "${value}").\n  Fix: ${flag} alone.`;
+    if (name === "help" || name === "h") parsed.command = "help";
+    else if (name === "version" || name === "v") parsed.command = "version";
+    else if (name === "stdio") parsed.stdio = true;
+    else if (name === "dry-run") parsed.dryRun = true;
+    else parsed.install = false;
+    return undefined;
+  }
+  if (value === undefined || value === "" || value.startsWith("--"))
+    return `${flag} needs a value.\n  Fix: see npx code-mode-mcp --help`;
+  if (flag === "--route") {
+    if (value !== "/mcp" && value !== "/mcp/code")
+      return `--route: "${value}" is not an MCP route.\n  Fix: --route /mcp (the OpenAPI tools) or --route /mcp/code (the upstream MCP servers' code tool)`;
+    parsed.route = value;
+    return undefined;
+  }
+  if (flag === "--spec" && /^[a-z][a-z0-9+.-]*:\/\//i.test(value))
+    return `--spec: ${value} is a URL, and URLs are not fetched: download it first.\n  Fix: curl -fLo openapi.json '${value}' and pass --spec ./openapi.json (a spec is read from a file, so what is served is what you checked).`;
+  parsed.settings[SETTING_FLAGS[/** @type {keyof typeof SETTING_FLAGS} */ (flag)]] = value;
+  return undefined;
+}
+
+/**
+ * The known long flag a mistyped one most likely meant (`--prot` → `--port`): the nearest by
+ * edit distance, within a third of the flag's length.
+ * @param {string} flag
+ * @returns {string | undefined}
+ */
+function closestFlag(flag) {
+  const typed = flag.replace(/^--?/, "").toLowerCase();
+  let best;
+  let bestDistance = Math.max(1, Math.floor(typed.length / 3));
+  for (const name of Object.keys(OPTIONS)) {
+    const distance = editDistance(typed, name);
+    if (distance <= bestDistance) [best, bestDistance] = [`--${name}`, distance];
+  }
+  return best;
+}
+
+/**
+ * Levenshtein distance, counting a swap of two neighbours as one edit (`prot` ↔ `port`).
+ * @param {string} a
+ * @param {string} b
+ * @returns {number}
+ */
+function editDistance(a, b) {
+  /** @type {number[][]} */
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) /** @type {number[]} */ (d[0])[j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    const row = /** @type {number[]} */ (d[i]);
+    const prev = /** @type {number[]} */ (d[i - 1]);
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      row[j] = Math.min(
+        /** @type {number} */ (prev[j]) + 1,
+        /** @type {number} */ (row[j - 1]) + 1,
+        /** @type {number} */ (prev[j - 1]) + cost,
+      );
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        row[j] = Math.min(
+          /** @type {number} */ (row[j]),
+          /** @type {number} */ (d[i - 2]?.[j - 2]) + 1,
+        );
+    }
+  }
+  return /** @type {number} */ (d[a.length]?.[b.length]);
+}
+
+/**
+ * What each command accepts beyond single options: its positional arguments and settings.
+ * @param {Parsed} parsed
+ * @returns {ParseResult}
+ */
+function commandRules(parsed) {
+  /** @param {string} message @returns {ParseResult} */
+  const refuse = (message) => ({ ok: false, message });
+  if (parsed.command === "help" || parsed.command === "version") return { ok: true, parsed };
   if (parsed.command === "check" && parsed.positional.length !== 1)
-    return {
-      ok: false,
-      message: `check needs one spec file.\n  Fix: npx code-mode-mcp check ./openapi.yaml`,
-    };
+    return refuse(`check needs one spec file.\n  Fix: npx code-mode-mcp check ./openapi.yaml`);
   if (parsed.command === "init") {
     if (parsed.positional.length > 1)
-      return {
-        ok: false,
-        message: `init takes one folder, not ${parsed.positional.length}.\n  Fix: npx code-mode-mcp init my-mcp-server`,
-      };
+      return refuse(
+        `init takes one folder, not ${parsed.positional.length}.\n  Fix: npx code-mode-mcp init my-mcp-server`,
+      );
     const other = Object.keys(parsed.settings).find(
       (s) => s !== "SPEC_FILE" && s !== "UPSTREAM_MCP_URL" && s !== "API_BASE_URL",
     );
     if (other !== undefined || parsed.stdio || parsed.route !== undefined)
-      return {
-        ok: false,
-        message: `init takes only --spec, --upstream, --base-url and --no-install.\n  Fix: npx code-mode-mcp init my-mcp-server [--spec ./openapi.yaml] [--upstream https://mcp.example.com/mcp]`,
-      };
+      return refuse(
+        `init takes only --spec, --upstream, --base-url and --no-install.\n  Fix: npx code-mode-mcp init my-mcp-server [--spec ./openapi.yaml] [--upstream https://mcp.example.com/mcp]`,
+      );
     return { ok: true, parsed };
   }
   if (parsed.command !== "check" && parsed.positional.length > 0)
-    return {
-      ok: false,
-      message: `${parsed.positional[0]}: unexpected argument.\n  Fix: see npx code-mode-mcp --help (a spec is given with --spec <file>).`,
-    };
+    return refuse(
+      `${parsed.positional[0]}: unexpected argument.\n  Fix: see npx code-mode-mcp --help (a spec is given with --spec <file>).`,
+    );
   if (parsed.command === "deploy" && parsed.settings.SPEC_FILE !== undefined)
-    return {
-      ok: false,
-      message: `deploy --spec: deploy ships the prebuilt demo Worker, which cannot take a spec at deploy time.\n  Fix: make a Worker project for your spec and deploy that:\n    npx code-mode-mcp init my-api --spec ${parsed.settings.SPEC_FILE} && cd my-api && npm run deploy`,
-    };
+    return refuse(
+      `deploy --spec: deploy ships the prebuilt demo Worker, which cannot take a spec at deploy time.\n  Fix: make a Worker project for your spec and deploy that:\n    npx code-mode-mcp init my-api --spec ${parsed.settings.SPEC_FILE} && cd my-api && npm run deploy`,
+    );
   if (parsed.command === "deploy" && Object.keys(parsed.settings).length > 0)
-    return {
-      ok: false,
-      message: `deploy takes no settings flags: the deployed Worker reads its settings from wrangler vars and secrets.\n  Fix: npx code-mode-mcp deploy [--dry-run] [-- <wrangler deploy options>], then npx wrangler secret put API_TOKEN …; to deploy your own spec: npx code-mode-mcp init my-api --spec ./openapi.yaml`,
-    };
+    return refuse(
+      `deploy takes no settings flags: the deployed Worker reads its settings from wrangler vars and secrets.\n  Fix: npx code-mode-mcp deploy [--dry-run] [-- <wrangler deploy options>], then npx wrangler secret put API_TOKEN …; to deploy your own spec: npx code-mode-mcp init my-api --spec ./openapi.yaml`,
+    );
   return { ok: true, parsed };
+}
+
+/**
+ * On a Node.js without `parseArgs` tokens: help, version, or the command (which bin/ refuses
+ * with "Node.js 22 or later is needed", answering a --stdio client with it).
+ * @param {string[]} args
+ * @param {Parsed} parsed
+ * @returns {Parsed}
+ */
+function oldNodeParse(args, parsed) {
+  if (args.includes("--help") || args.includes("-h")) parsed.command = "help";
+  else if (args.includes("--version") || args.includes("-v")) parsed.command = "version";
+  parsed.stdio = args.includes("--stdio");
+  return parsed;
 }
 
 /** The text of `--help`. */

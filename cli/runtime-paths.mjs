@@ -1,7 +1,7 @@
 // Where the launchers find their parts, in a clone and in an installed package alike: the
 // prebuilt Worker and product module under dist/ (npm run build:worker), and wrangler wherever
-// npm put it.
-import { existsSync } from "node:fs";
+// npm put it (a peer dependency: the project's own wrangler when it has one).
+import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -15,10 +15,51 @@ export const RUNNER_SCRIPT = join(PACKAGE_ROOT, "dist/worker/runner.js");
 /** The bundled product module (cli/product/). */
 export const PRODUCT_MODULE = join(PACKAGE_ROOT, "dist/cli/product.js");
 
-/** Path of wrangler's bin/wrangler.js, resolved as Node resolves the dependency. */
+/** The wrangler versions the prebuilt Worker runs on (`^4.124.0`: package.json `peerDependencies`). */
+export const WRANGLER_RANGE = String(
+  JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8")).peerDependencies.wrangler,
+);
+
+/**
+ * Finds the wrangler the launchers run (the local runtime and deploy): a peer dependency, so the
+ * project's own wrangler when it has one (npm 7 and later install a missing peer, `npx` too).
+ * @param {string} [from] - where resolution starts (a file URL or path; default: this package)
+ * @returns {{ ok: true, bin: string, version: string } | { ok: false, problem: string }}
+ */
+export function findWrangler(from = import.meta.url) {
+  /** @type {string} */
+  let manifest;
+  try {
+    manifest = createRequire(from).resolve("wrangler/package.json");
+  } catch {
+    return { ok: false, problem: "wrangler is not installed" };
+  }
+  const { version } = JSON.parse(readFileSync(manifest, "utf8"));
+  const [major, minor] = String(version).split(".").map(Number);
+  const [wantMajor, wantMinor] = WRANGLER_RANGE.slice(1).split(".").map(Number);
+  if (major !== wantMajor || /** @type {number} */ (minor) < /** @type {number} */ (wantMinor))
+    return {
+      ok: false,
+      problem: `wrangler ${version} is installed, and ${WRANGLER_RANGE} is needed`,
+    };
+  return { ok: true, bin: join(dirname(manifest), "bin/wrangler.js"), version };
+}
+
+/**
+ * What to tell a user whose wrangler is missing or too old: the reason and the install to run.
+ * @param {string} label - who asks ("code-mode-mcp")
+ * @param {string} problem - from {@link findWrangler}
+ * @returns {string}
+ */
+export function wranglerProblem(label, problem) {
+  return `${label}: ${problem}: the local server and deploy run on the Workers runtime through wrangler, a peer dependency of code-mode-mcp.\n  Fix: npm install --save-dev wrangler@${WRANGLER_RANGE} in this project (npx code-mode-mcp installs it itself with npm 7 or later; installs that skip peers, such as --legacy-peer-deps or yarn 1, need it added).`;
+}
+
+/** Path of wrangler's bin/wrangler.js (call {@link findWrangler} first for a clear message). */
 export function wranglerBin() {
-  const pkg = createRequire(import.meta.url).resolve("wrangler/package.json");
-  return join(dirname(pkg), "bin/wrangler.js");
+  const found = findWrangler();
+  if (!found.ok) throw new Error(wranglerProblem("code-mode-mcp", found.problem));
+  return found.bin;
 }
 
 /**

@@ -53,9 +53,11 @@ for (const step of [
   if (result.code !== 0) break;
 }
 if (results.every((r) => r.code === 0)) {
+  // `npm run typecheck`: the Worker code (tsconfig.json) and the browser code (browser/).
   const typecheck = run({
     name: "typecheck",
-    ...npx("tsc", "-p", "tsconfig.json", "--noEmit"),
+    command: "npm",
+    args: ["run", "--silent", "typecheck"],
     buffered: true,
   });
   const vitest = await run({ name: "vitest", ...npx("vitest", "run", ...process.argv.slice(2)) });

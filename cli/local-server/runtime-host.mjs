@@ -19,7 +19,7 @@ import childProcess from "node:child_process";
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 
-// The Miniflare that wrangler (a dependency of this package) brings, wherever npm placed it.
+// The Miniflare that wrangler (a peer dependency of this package) brings, wherever npm placed it.
 const require = createRequire(import.meta.url);
 const wranglerMain = require.resolve("wrangler/package.json");
 const miniflarePath = createRequire(wranglerMain).resolve("miniflare");

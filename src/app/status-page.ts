@@ -1,13 +1,15 @@
 /**
  * The status page at `/`: renders a {@link StatusReport} as one self-contained HTML document
  * (inline CSS and script, no external assets, so it works offline) with a form that runs a
- * `search` program through `/api/search`, and the run console (runs/console-section.ts).
+ * `search` program through `/api/search` (its script: browser/search-form.ts, built to text by
+ * `npm run build:sandbox`), and the run console (runs/console-section.ts).
  *
  * Security defaults: every value is HTML-escaped; the page holds no secret (an API key typed
  * into the form is sent only with the search request and never stored).
  */
 import type { EndpointReport, StatusReport } from "./status-report";
 import { CONSOLE_STYLE, consoleSection, type ConsoleOptions } from "./runs/console-section";
+import { SEARCH_FORM_SCRIPT } from "./generated/browser-scripts";
 
 /** The program the search form starts with. */
 export const DEFAULT_SEARCH_PROGRAM = `async () => {
@@ -86,32 +88,7 @@ ${r.endpoints.map(endpoint).join("\n")}
 <p><button id="search-run" type="submit">Run search</button> <span id="search-status" class="muted"></span></p>
 </form>
 <pre id="search-result" data-state="idle">(no result yet)</pre>
-<script>
-document.getElementById("search-form").addEventListener("submit", async (event) => {
-  event.preventDefault();
-  const out = document.getElementById("search-result");
-  const status = document.getElementById("search-status");
-  const key = document.getElementById("page-key");
-  status.textContent = "running…";
-  out.dataset.state = "running";
-  try {
-    const response = await fetch("/api/search", {
-      method: "POST",
-      headers: { "content-type": "application/json", ...(key && key.value ? { authorization: "Bearer " + key.value } : {}) },
-      body: JSON.stringify({ code: document.getElementById("search-code").value }),
-    });
-    const data = await response.json();
-    const shown = data.text ?? (data.error ? data.error.message + " Fix: " + data.error.fix : JSON.stringify(data));
-    try { out.textContent = JSON.stringify(JSON.parse(shown), null, 2); } catch { out.textContent = shown; }
-    out.dataset.state = response.ok && !data.isError ? "ok" : "error";
-    status.textContent = response.ok ? (data.isError ? "error" : "done") : "HTTP " + response.status;
-  } catch (error) {
-    out.textContent = String(error);
-    out.dataset.state = "error";
-    status.textContent = "failed";
-  }
-});
-</script>`;
+<script>${SEARCH_FORM_SCRIPT}</script>`;
 }
 
 function endpoint(e: EndpointReport): string {

@@ -6,7 +6,7 @@
 // (default 3); the time to `initialize` and to the first search is printed for each.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,7 +14,11 @@ import { fileURLToPath } from "node:url";
 import { check } from "./server.mjs";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const SPEC = join(ROOT, "node_modules/@octokit/openapi/generated/api.github.com.json");
+// GitHub's spec comes from the fixtures step (test/.fixtures/, pinned by SHA-256; once).
+execFileSync(process.execPath, [join(ROOT, "scripts/fetch-fixture-specs.mjs")], {
+  stdio: "inherit",
+});
+const SPEC = join(ROOT, "test/.fixtures/api.github.com.json");
 const LAUNCHES = Number(process.env.STDIO_LAUNCHES ?? 3);
 // A desktop client's own connection timeout is typically 60 s or more; the search, once
 // connected, is ordinary work.

@@ -5,7 +5,8 @@
 //    examples (docs/examples/) copied into that project, type-checked and run there
 //    (init-project.mjs, examples/).
 // 2. A Worker project from test/package/template/ that installs the tarball and its peers (the
-//    versions of our lock), checks the package's .d.ts, type-checks, bundles with
+//    versions of our lock), checks that it holds one wrangler (a peer of the package, resolved to
+//    the project's own), checks the package's .d.ts, type-checks, bundles with
 //    `wrangler deploy --dry-run`, and serves an McpAgent, a createMcpHandler server, a
 //    codeMcpServer and an openApiMcpServer under `wrangler dev`, each answered by a real MCP
 //    client. The seed documents' examples (test/seed-examples/) are copied in and type-checked.
@@ -127,7 +128,32 @@ async function createProject(tarball) {
   await writeFile(join(project, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
   await run("npm", ["install", "--no-audit", "--no-fund"], { cwd: project, timeoutMs: 240_000 });
   log(`installed the tarball with ${[...PEERS, ...DEV].join(", ")}`);
+  await oneWrangler();
   return { seeds };
+}
+
+/**
+ * wrangler is a peer of the package: a project that has its own wrangler gets no second copy
+ * (the package's production tree, `npm ls --prod`, resolves wrangler to the project's).
+ */
+async function oneWrangler() {
+  // `npm ls` exits 1 on an empty match: what counts is the paths it lists.
+  const tree = await run("npm", ["ls", "--prod", "--all", "--parseable", "wrangler"], {
+    cwd: project,
+    anyExit: true,
+  });
+  const copies = await run("npm", ["ls", "--all", "--parseable", "wrangler"], {
+    cwd: project,
+    anyExit: true,
+  });
+  const paths = [...new Set(`${tree}\n${copies}`.split("\n"))].filter((line) =>
+    /(^|[\\/])node_modules[\\/]wrangler$/.test(line.trim()),
+  );
+  if (paths.length !== 1)
+    throw new Error(
+      `fresh-project: expected one wrangler, found ${paths.length}: ${paths.join(", ")}`,
+    );
+  log(`one wrangler in the project (${paths[0]}), the package's peer resolved to it`);
 }
 
 /**

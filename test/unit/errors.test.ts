@@ -50,7 +50,6 @@ function documentedCodes(): Set<string> {
 const OTHER_THROWS: Record<string, number> = {
   "src/codemode/openapi-mcp-server.ts": 1, // codemode.operation("unknown id") from sandbox code
   "src/codemode/code-mcp-server.ts": 2, // an unknown tool or invalid input from sandbox code
-  "src/app/runs/console-script.ts": 1, // browser script text of the console, not host code
   "src/mcp/tasks/task-support.ts": 1, // SDK v2 ProtocolError: a JSON-RPC error the SDK answers
   "src/mcp/tasks/legacy-task-support.ts": 2, // the same, on the 2025 lane (task support refusals)
   // a lost runner, or the loaded worker's own failure, thrown as the Worker Loader throws them:

@@ -220,7 +220,7 @@ const RULES: {
   {
     area: "src/app/generated/",
     may: [],
-    why: "build output: the product's compiled specs, as data",
+    why: "build output: the product's compiled specs and its page scripts (browser/), as data",
   },
   {
     area: "src/app/errors/",
@@ -243,6 +243,8 @@ const RULES: {
     area: "src/app/runs/",
     may: [
       "src/app/config/",
+      // The run console's script text (browser/console.ts, built by build:sandbox).
+      "src/app/generated/",
       "src/app/errors/",
       ...CODEMODE,
       ...MCP,
@@ -271,6 +273,8 @@ const RULES: {
   {
     area: "src/app/",
     may: [
+      // The status page's script text (browser/, built by build:sandbox).
+      "src/app/generated/",
       "src/app/config/",
       "src/app/errors/",
       "src/app/runs/",

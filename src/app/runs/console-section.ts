@@ -2,12 +2,13 @@
  * The status page's run console: recent runs in a table (newest first: time, tool, outcome,
  * duration, calls, caller), two inline SVG charts (run durations over time, outcomes per tool)
  * and one run's detail (program with line numbers, logs, calls, result). Plain HTML and a small
- * script (console-script.ts) reading `/api/runs`; no framework, no build step, no external asset.
+ * script reading `/api/runs` (browser/console.ts, a real module built to script text by
+ * `npm run build:sandbox`); no framework, no external asset.
  *
  * Security defaults: the page itself holds no run (the runs are read with the caller's key when
  * one is needed, like `/mcp`); the script writes every value with `textContent`, never as HTML.
  */
-import { CONSOLE_SCRIPT } from "./console-script";
+import { CONSOLE_SCRIPT } from "../generated/browser-scripts";
 
 /** What the console needs to know about the configuration. */
 export interface ConsoleOptions {

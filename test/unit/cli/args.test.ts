@@ -1,10 +1,16 @@
 /**
  * The `code-mode-mcp` command line (cli/args.mjs): flags stand for npm start's settings,
  * credentials are refused as flags with the environment variable to use instead, and every
- * mistake names the problem and the fix.
+ * mistake names the problem and the fix (a mistyped flag with the one it most likely meant).
+ * Parsed by `node:util` `parseArgs` with tokens; on a Node.js without it, help and version still
+ * answer.
  */
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { HELP, parseArgs } from "../../../cli/args.mjs";
+
+const BIN = join(import.meta.dirname, "../../../bin/code-mode-mcp.mjs");
 
 const ok = (argv: string[]) => {
   const result = parseArgs(argv);
@@ -131,5 +137,60 @@ describe("code-mode-mcp arguments", () => {
       "Needs Node.js 22 or later",
     ])
       expect(HELP).toContain(part);
+  });
+
+  it("a mistyped flag names the flag it most likely meant", () => {
+    expect(refused(["serve", "--prot", "9000"])).toMatch(
+      /^--prot: unknown option\. Did you mean --port\?\n {2}Fix: see npx code-mode-mcp --help/,
+    );
+    expect(refused(["--sepc=a.yaml"])).toContain("Did you mean --spec?");
+    expect(refused(["--stdoi"])).toContain("Did you mean --stdio?");
+    expect(refused(["--base-ulr", "https://x.test"])).toContain("Did you mean --base-url?");
+    expect(refused(["--dryrun"])).toContain("Did you mean --dry-run?");
+    // Nothing near: no guess.
+    expect(refused(["--frobnicate"])).not.toContain("Did you mean");
+    expect(refused(["-x"])).not.toContain("Did you mean");
+  });
+
+  it("short flags, switches given a value, and everything after --", () => {
+    expect(ok(["-h"]).command).toBe("help");
+    expect(ok(["check", "a.json", "-v"]).command).toBe("version");
+    expect(refused(["--stdio=yes"])).toContain("--stdio takes no value");
+    expect(ok(["deploy", "--", "--spec", "x", "--api-token"])).toMatchObject({
+      passThrough: ["--spec", "x", "--api-token"],
+      settings: {},
+    });
+    expect(refused(["serve", "--spec="])).toContain("--spec needs a value");
+    expect(ok(["--port=8788", "--route", "/mcp"])).toMatchObject({
+      settings: { PORT: "8788" },
+      route: "/mcp",
+    });
+  });
+
+  it("a credential flag is refused wherever it stands, its value never echoed", () => {
+    for (const argv of [
+      ["check", "spec.json", "--bearer", "s3cret-v4lue"],
+      ["init", "x", "--cookie=s3cret-v4lue"],
+      ["--stdio", "--Upstream-Token", "s3cret-v4lue"],
+    ]) {
+      const message = refused(argv);
+      expect(message).toContain("never taken from flags");
+      expect(message).not.toContain("s3cret-v4lue");
+    }
+  });
+
+  it("on a Node.js without parseArgs, the command still answers --help and --version", () => {
+    // The bin run for real, with node:util's parseArgs removed before it loads (as on Node < 18.7).
+    const hideParseArgs = `data:text/javascript,import u from "node:util"; delete u.parseArgs;`;
+    const run = (args: string[]) =>
+      spawnSync(process.execPath, ["--import", hideParseArgs, BIN, ...args], {
+        encoding: "utf8",
+        timeout: 30_000,
+      });
+    expect(run(["--help"])).toMatchObject({ status: 0, stdout: expect.stringContaining("Usage:") });
+    expect(run(["serve", "-v"]).stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    // Proof the fallback ran: it looks for --help alone, where parseArgs refuses the unknown flag.
+    expect(run(["--frobnicate", "--help"]).status).toBe(0);
+    expect(refused(["--frobnicate", "--help"])).toContain("--frobnicate: unknown option");
   });
 });

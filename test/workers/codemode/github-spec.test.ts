@@ -1,12 +1,12 @@
 /**
- * openApiMcpServer over GitHub's REST API spec (`@octokit/openapi`, pinned in devDependencies and
- * read from node_modules, never copied): 13 MB of JSON, 1,223 operations, long descriptions and
+ * openApiMcpServer over GitHub's REST API spec (`@octokit/openapi` 23.0.2's
+ * api.github.com.json, fetched by `npm run fixtures` into test/.fixtures/, never committed): 13 MB of JSON, 1,223 operations, long descriptions and
  * many shared components. One search (the index and one operation's request body, refs
  * resolved), one execute that reaches a mock upstream, and one request the spec refuses.
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import githubText from "../../../node_modules/@octokit/openapi/generated/api.github.com.json?raw";
+import githubText from "../../.fixtures/api.github.com.json?raw";
 import type { ApiRequest, ApiRequestHandler } from "../../../src/codemode/request/api-request";
 import { openApiMcpServer } from "../../../src/codemode/openapi-mcp-server";
 import { describeExecutors } from "../../helpers/executor-matrix";

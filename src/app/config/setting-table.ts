@@ -1,0 +1,330 @@
+/**
+ * The table of the product's settings: for each one, what it means, how its text is read and
+ * checked, and its value when unset. `readSettings` reads them all (plus the `LIMIT_*` family);
+ * what one setting means for another is the business of the rules (config-rules.ts), and
+ * config.ts assembles the configuration from both.
+ *
+ * A setting is "unset" when missing or blank (spaces only); set, its text is trimmed. Secrets
+ * are never part of a problem message.
+ */
+import { parseAllowedHostnames, DEFAULT_ALLOWED_HOSTNAMES } from "./allowed-hosts";
+import { MIN_SECRET_LENGTH } from "../../codemode/redaction/redaction";
+import { resolveLimits } from "../../executor/limits";
+import { DEFAULT_EXECUTOR, parseExecutorSetting, type ExecutorKind } from "./executor-setting";
+import type { ExecutorLimits } from "../../executor/types";
+import { DEFAULT_RUN_SETTINGS } from "./run-settings";
+import type { AppSettings, SettingName } from "./setting-names";
+
+/** One bad setting: which, what is wrong, how to fix it. */
+export interface ConfigProblem {
+  setting: string;
+  message: string;
+  fix: string;
+}
+
+/** The spec `/mcp` serves when `SPEC` is not set. */
+export const DEFAULT_SPEC = "demo-api";
+
+/** Reports a problem with the setting being read (its name is added). */
+type Report = (message: string, fix: string) => void;
+
+/** One row of the table. */
+export interface Setting<T> {
+  /** What the setting is for, in a line (docs/configuration.md says more). */
+  doc: string;
+  /** Its value when unset. */
+  default: T;
+  /**
+   * Reads the set text; a problem is reported (and the value then does not matter: the
+   * configuration is refused).
+   */
+  parse: (text: string, report: Report) => T;
+  /** Blank text counts as set (`API_AUTH_SCHEME=""` means no scheme). */
+  keepBlank?: boolean;
+}
+
+const ON = ["on", "true", "1", "yes"];
+const OFF = ["off", "false", "0", "no"];
+
+/**
+ * An on/off switch.
+ * @param name - the setting
+ * @param doc - what it is for
+ * @param defaultOn - its value when unset
+ * @param fix - the fix for a value that is neither
+ */
+function onOff(name: SettingName, doc: string, defaultOn = false, fix?: string): Setting<boolean> {
+  return {
+    doc,
+    default: defaultOn,
+    parse: (text, report) => {
+      const v = text.toLowerCase();
+      if (ON.includes(v)) return true;
+      if (!OFF.includes(v))
+        report(
+          `${name} must be on or off; got "${text}".`,
+          fix ?? `Set ${name}=on or ${name}=off.`,
+        );
+      return false;
+    },
+  };
+}
+
+/** Any text, as given. */
+function text(doc: string): Setting<string | undefined>;
+function text(doc: string, fallback: string): Setting<string>;
+function text(doc: string, fallback?: string): Setting<string | undefined> {
+  return { doc, default: fallback, parse: (t) => t };
+}
+
+/**
+ * A secret: at least `min` long (characters, or UTF-8 bytes), never echoed.
+ * @param doc - what it is for
+ * @param min - the shortest accepted
+ * @param problem - the message and fix for a shorter one
+ */
+function secret(
+  doc: string,
+  min: { chars?: number; bytes?: number },
+  problem: [message: string, fix: string],
+): Setting<string | undefined> {
+  return {
+    doc,
+    default: undefined,
+    parse: (t, report) => {
+      const short =
+        (min.chars !== undefined && t.length < min.chars) ||
+        (min.bytes !== undefined && new TextEncoder().encode(t).length < min.bytes);
+      if (short) report(...problem);
+      return t;
+    },
+  };
+}
+
+/** An http(s) URL, normalised (`URL.href`). */
+function httpUrl(name: SettingName, doc: string): Setting<string | undefined> {
+  return {
+    doc,
+    default: undefined,
+    parse: (t, report) => {
+      try {
+        const url = new URL(t);
+        if (url.protocol === "http:" || url.protocol === "https:") return url.href;
+      } catch {
+        // reported below
+      }
+      report(
+        `${name} must be an http(s) URL; got "${t}".`,
+        `Set ${name} to a full URL such as https://api.example.com.`,
+      );
+      return undefined;
+    },
+  };
+}
+
+/** A whole number from 1 to `max`. */
+function wholeNumber(
+  name: SettingName,
+  doc: string,
+  fallback: number,
+  max: number,
+): Setting<number> {
+  return {
+    doc,
+    default: fallback,
+    parse: (t, report) => {
+      const n = Number(t);
+      if (Number.isInteger(n) && n >= 1 && n <= max) return n;
+      report(
+        `${name} must be a whole number from 1 to ${max}; got "${t}".`,
+        `Set ${name} to e.g. ${fallback}, or unset it for the default (${fallback}).`,
+      );
+      return fallback;
+    },
+  };
+}
+
+/** Every setting of {@link SettingName}, in the order problems are listed. */
+export const SETTING_TABLE = {
+  SPEC: text("the compiled spec /mcp serves (a file name in specs/)", DEFAULT_SPEC),
+  OAUTH: onOff("OAUTH", "OAuth in front of the MCP routes"),
+  FORWARD_CALLER_TOKEN: onOff(
+    "FORWARD_CALLER_TOKEN",
+    "send the MCP caller's own bearer token to the API (per-user credentials)",
+  ),
+  MCP_API_KEY: secret("the bearer token clients must send to this server", { chars: 16 }, [
+    "MCP_API_KEY is shorter than 16 characters.",
+    "Use a long random key, e.g. `openssl rand -hex 32`.",
+  ]),
+  OAUTH_PASSWORD: text("the password the OAuth /authorize page asks for (OAUTH=on)"),
+  ALLOWED_HOSTNAMES: {
+    doc: "host names the Worker answers to (allowed-hosts.ts)",
+    default: [...DEFAULT_ALLOWED_HOSTNAMES],
+    parse: (t, report) => {
+      const hosts = parseAllowedHostnames(t);
+      if (hosts.ok) return hosts.hostnames;
+      report(hosts.problem.message, hosts.problem.fix);
+      return [];
+    },
+  } satisfies Setting<string[]>,
+  API_BASE_URL: httpUrl(
+    "API_BASE_URL",
+    "where /mcp sends API requests (default: the spec's servers)",
+  ),
+  API_TOKEN: secret("the API's credential, sent as API_AUTH_HEADER", { chars: MIN_SECRET_LENGTH }, [
+    `API_TOKEN is shorter than ${MIN_SECRET_LENGTH} characters: too short to redact safely from the API's responses (it would match ordinary text and JSON) and too short to be a real credential.`,
+    `Set API_TOKEN to the API's full token (at least ${MIN_SECRET_LENGTH} characters), without the scheme (Bearer is added).`,
+  ]),
+  API_AUTH_HEADER: {
+    doc: "the header carrying API_TOKEN",
+    default: "Authorization",
+    parse: (t, report) => {
+      if (!/^[A-Za-z0-9-]+$/.test(t))
+        report(
+          `API_AUTH_HEADER must be an HTTP header name; got "${t}".`,
+          "Set API_AUTH_HEADER=Authorization (default) or e.g. X-Api-Key.",
+        );
+      return t;
+    },
+  } satisfies Setting<string>,
+  API_AUTH_SCHEME: {
+    ...text("the scheme before API_TOKEN (default Bearer with Authorization, none otherwise)"),
+    keepBlank: true,
+  },
+  UPSTREAM_MCP_URL: text("the MCP server(s) /mcp/code wraps: <url> or name=<url>,…"),
+  UPSTREAM_MCP_AUTH: text("the upstream MCP servers' credential (one, or JSON per server name)"),
+  UPSTREAM_MCP_AUTH_HEADER: text("the header carrying UPSTREAM_MCP_AUTH", "Authorization"),
+  APPROVALS: onOff("APPROVALS", "ask the user before a write request or a tool call is sent"),
+  REQUEST_STATE_KEY: secret(
+    "the key approvals are sealed with (needed across Cloudflare isolates)",
+    { bytes: 32 },
+    [
+      "REQUEST_STATE_KEY must be at least 32 bytes.",
+      "Use `openssl rand -hex 32` and store it as a secret.",
+    ],
+  ),
+  RUNS: onOff(
+    "RUNS",
+    "record runs for the run history and console",
+    DEFAULT_RUN_SETTINGS.enabled,
+    "Set RUNS=on (record runs, the default) or RUNS=off.",
+  ),
+  RUNS_RETENTION_DAYS: wholeNumber(
+    "RUNS_RETENTION_DAYS",
+    "days a run record is kept",
+    DEFAULT_RUN_SETTINGS.retentionDays,
+    366,
+  ),
+  RUNS_RETENTION_COUNT: wholeNumber(
+    "RUNS_RETENTION_COUNT",
+    "run records kept per caller and day",
+    DEFAULT_RUN_SETTINGS.retentionCount,
+    100_000,
+  ),
+  RUNS_RETENTION_BYTES: wholeNumber(
+    "RUNS_RETENTION_BYTES",
+    "bytes of run records kept per caller and day",
+    DEFAULT_RUN_SETTINGS.retentionBytes,
+    2 ** 30,
+  ),
+  EXECUTOR: {
+    doc: "which executor runs programs: isolate-per-run or shared-worker (docs/executor.md)",
+    default: DEFAULT_EXECUTOR,
+    parse: (t, report) => {
+      const executor = parseExecutorSetting(t);
+      if (executor.ok) return executor.kind;
+      report(executor.message, executor.fix);
+      return DEFAULT_EXECUTOR;
+    },
+  } satisfies Setting<ExecutorKind>,
+} satisfies { [name in SettingName]: Setting<unknown> };
+
+/** The value of each setting, as read by {@link readSettings}. */
+export type SettingValues = {
+  [name in SettingName]:
+    | (typeof SETTING_TABLE)[name]["default"]
+    | ReturnType<(typeof SETTING_TABLE)[name]["parse"]>;
+};
+
+/** Executor limits settable as `LIMIT_*` (setting name → limit key). */
+export const LIMIT_SETTINGS: Readonly<Record<string, keyof ExecutorLimits>> = {
+  LIMIT_TIMEOUT_MS: "timeoutMs",
+  LIMIT_MAX_OPERATIONS: "maxOperations",
+  LIMIT_MAX_HOST_CALLS: "maxHostCalls",
+  LIMIT_MAX_RESULT_BYTES: "maxResultBytes",
+  LIMIT_MAX_LOG_BYTES: "maxLogBytes",
+  LIMIT_MAX_CALL_BYTES: "maxCallBytes",
+  LIMIT_CPU_MS: "cpuMs",
+};
+
+/** What {@link readSettings} found. */
+export interface ReadSettings {
+  values: SettingValues;
+  /** The settings that were set (not missing, not blank). */
+  given: ReadonlySet<SettingName>;
+  /** The executor limits set with `LIMIT_*`. */
+  limits: Partial<ExecutorLimits>;
+  problems: ConfigProblem[];
+}
+
+/**
+ * Reads every setting of the table and the `LIMIT_*` family, each on its own.
+ * @param settings - the Worker's env
+ */
+export function readSettings(settings: AppSettings): ReadSettings {
+  const problems: ConfigProblem[] = [];
+  const given = new Set<SettingName>();
+  const values: Record<string, unknown> = {};
+  for (const [name, row] of Object.entries(SETTING_TABLE) as [SettingName, Setting<unknown>][]) {
+    const raw = settings[name];
+    const set = typeof raw === "string" && (row.keepBlank || raw.trim() !== "");
+    if (!set) {
+      values[name] = row.default;
+      continue;
+    }
+    given.add(name);
+    values[name] = row.parse(row.keepBlank ? raw : raw.trim(), (message, fix) =>
+      problems.push({ setting: name, message, fix }),
+    );
+  }
+  return {
+    values: values as SettingValues,
+    given,
+    limits: readLimits(settings, problems),
+    problems,
+  };
+}
+
+/**
+ * Reads the `LIMIT_*` settings (any other `LIMIT_` name is a problem: a typo would otherwise
+ * leave a limit at its default unnoticed).
+ * @param settings - the Worker's env
+ * @param problems - where problems are added
+ */
+function readLimits(settings: AppSettings, problems: ConfigProblem[]): Partial<ExecutorLimits> {
+  const limits: Partial<ExecutorLimits> = {};
+  for (const [name, raw] of Object.entries(settings)) {
+    if (!name.startsWith("LIMIT_") || raw === undefined || String(raw).trim() === "") continue;
+    const key = LIMIT_SETTINGS[name];
+    if (!key) {
+      problems.push({
+        setting: name,
+        message: `Unknown limit setting ${name}.`,
+        fix: `Use one of ${Object.keys(LIMIT_SETTINGS).join(", ")}.`,
+      });
+      continue;
+    }
+    const n = Number(raw);
+    try {
+      resolveLimits({ [key]: n });
+      limits[key] = n;
+    } catch (error) {
+      problems.push({
+        setting: name,
+        message: `${name}: ${(error as Error).message}`,
+        fix: `Set ${name} to a positive integer.`,
+      });
+    }
+  }
+  return limits;
+}

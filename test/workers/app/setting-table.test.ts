@@ -1,0 +1,93 @@
+// The settings table (src/app/setting-table.ts) and the rules between settings
+// (src/app/config-rules.ts): one row per setting name, documented; unset means missing or blank;
+// every rule relates settings of the table; problems are listed in the table's order.
+import { describe, expect, it } from "vitest";
+import configurationDoc from "../../../docs/configuration.md?raw";
+import { CONFIG_RULES } from "../../../src/app/config/config-rules";
+import { readConfig, SETTING_NAMES } from "../../../src/app/config/config";
+import { readSettings, SETTING_TABLE } from "../../../src/app/config/setting-table";
+
+const SPECS = ["demo-api", "petstore"];
+
+describe("the settings table", () => {
+  it("has one documented row per setting name, each named in docs/configuration.md", () => {
+    expect(Object.keys(SETTING_TABLE).toSorted()).toEqual([...SETTING_NAMES].toSorted());
+    for (const [name, row] of Object.entries(SETTING_TABLE)) {
+      expect(row.doc.length, name).toBeGreaterThan(10);
+      expect(configurationDoc, name).toContain(`\`${name}`);
+    }
+  });
+
+  it("gives every unset setting its default; blank is unset, but a blank scheme means none", () => {
+    const unset = readSettings({});
+    expect(unset.given.size).toBe(0);
+    expect(unset.problems).toEqual([]);
+    for (const [name, row] of Object.entries(SETTING_TABLE))
+      expect(unset.values[name as keyof typeof unset.values], name).toEqual(row.default);
+    const blank = readSettings({ SPEC: "  ", API_AUTH_HEADER: "", RUNS: " " });
+    expect(blank.values).toMatchObject({ SPEC: "demo-api", API_AUTH_HEADER: "Authorization" });
+    expect([...blank.given]).toEqual([]);
+
+    const noScheme = readConfig(
+      { API_BASE_URL: "https://api.example", API_TOKEN: "plain-token-1", API_AUTH_SCHEME: "" },
+      SPECS,
+    );
+    expect(noScheme.ok && noScheme.config.api).toMatchObject({
+      credential: { header: "Authorization", value: "plain-token-1" },
+      callerScheme: "",
+    });
+  });
+
+  it("reads each kind of row: switch, URL, secret, whole number, executor", () => {
+    const read = readSettings({
+      OAUTH: " YES ",
+      API_BASE_URL: "https://api.example/v1",
+      RUNS_RETENTION_DAYS: "30",
+      EXECUTOR: "Shared-Worker",
+    });
+    expect(read.values).toMatchObject({
+      OAUTH: true,
+      API_BASE_URL: "https://api.example/v1",
+      RUNS_RETENTION_DAYS: 30,
+      EXECUTOR: "shared-worker",
+    });
+    expect([...read.given].toSorted()).toEqual([
+      "API_BASE_URL",
+      "EXECUTOR",
+      "OAUTH",
+      "RUNS_RETENTION_DAYS",
+    ]);
+  });
+
+  it("lists every rule's settings from the table, and problems in the table's order", () => {
+    for (const rule of CONFIG_RULES)
+      for (const name of rule.settings) expect(Object.keys(SETTING_TABLE)).toContain(name);
+    const checked = readConfig(
+      {
+        EXECUTOR: "fast",
+        RUNS: "sometimes",
+        LIMIT_TIMEOUT_MS: "soon",
+        MCP_API_KEY: "short",
+        SPEC: "nope",
+        API_AUTH_HEADER: "Bad Header",
+      },
+      SPECS,
+    );
+    expect(!checked.ok && checked.problems.map((p) => p.setting)).toEqual([
+      "SPEC",
+      "MCP_API_KEY",
+      "API_AUTH_HEADER",
+      "LIMIT_TIMEOUT_MS",
+      "RUNS",
+      "EXECUTOR",
+    ]);
+  });
+
+  it("warns, without refusing, where a setting is ignored", () => {
+    const checked = readConfig({ API_TOKEN: "demo-token-1", UPSTREAM_MCP_AUTH: "x" }, SPECS);
+    expect(checked.ok && checked.config.warnings).toEqual([
+      "API_TOKEN / FORWARD_CALLER_TOKEN are ignored: /mcp serves the in-process demo API (set API_BASE_URL to use them).",
+      "UPSTREAM_MCP_AUTH is ignored without UPSTREAM_MCP_URL.",
+    ]);
+  });
+});

@@ -1,0 +1,16 @@
+// The status page at / (src/app/status-page.ts) serves the browser scripts built from browser/
+// exactly as generated, each inline once (the e2e status-page scripts run them in Chromium).
+import { describe, expect, it } from "vitest";
+import { CONSOLE_SCRIPT, SEARCH_FORM_SCRIPT } from "../../../src/app/generated/browser-scripts";
+import { configured } from "./helpers";
+
+describe("the status page", () => {
+  it("inlines the search form's and the run console's scripts, as built", async () => {
+    for (const settings of [{}, { MCP_API_KEY: "status-page-test-key-0123" }]) {
+      const html = await (await configured(settings)("http://localhost/")).text();
+      expect(html).toContain(`<script>${SEARCH_FORM_SCRIPT}</script>`);
+      expect(html).toContain(`<script>${CONSOLE_SCRIPT}</script>`);
+      expect(html.match(/<script>/g)).toHaveLength(2);
+    }
+  });
+});

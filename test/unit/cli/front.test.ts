@@ -153,6 +153,36 @@ describe("the local server's front", () => {
       error: { message: "the runtime was restarted because it stopped answering; retry" },
     });
   });
+  it("answers 503 with the JSON-RPC error when the runtime dies after its headers, mid-body", async () => {
+    // A JSON answer's headers went out, then the runtime was killed before its body's end (e2e
+    // heal saw this as a bare "terminated" on the client): the front held the answer, so the
+    // client still gets the clear error.
+    const { port } = await setUp((_req, _body, res) => {
+      res.writeHead(201, { "content-type": "application/json", "content-length": "100" });
+      res.write('{"jsonrpc":"2.0","id":7,');
+      setTimeout(() => res.socket?.destroy(), 50);
+    });
+    const answer = await send(port, CALL);
+    expect(answer.status).toBe(503);
+    expect(JSON.parse(answer.text)).toMatchObject({
+      id: 7,
+      error: { message: expect.stringMatching(/^the runtime was restarted because .*; retry$/) },
+    });
+  });
+
+  it("passes a JSON answer on whole, and one past the held size as it streams", async () => {
+    const big = "x".repeat(5 * 1_048_576);
+    const { port } = await setUp((req, _body, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      if (req.headers["x-size"] === "big") res.write(JSON.stringify(big.slice(0, 3)));
+      res.end(req.headers["x-size"] === "big" ? big : '{"ok":true}');
+    });
+    expect((await send(port, CALL)).text).toBe('{"ok":true}');
+    const large = await send(port, CALL, { headers: { "x-size": "big" } });
+    expect(large.status).toBe(200);
+    expect(large.text.length).toBe(5 + big.length);
+  });
+
   it("answers every request it refuses itself in the product's one HTTP error shape", async () => {
     // 413, 408, and a non-MCP request cut off by a runtime replacement (an MCP request keeps
     // its JSON-RPC error, above): each body is exactly { error: { code, message, fix } }.

@@ -10,7 +10,6 @@ import {
   accessToken,
   authorizeQuery,
   pkce,
-  REDIRECT_URI,
   registerClient,
   tokenRequest,
 } from "../../helpers/oauth-client";
@@ -108,17 +107,7 @@ describe("OAuth (OAUTH=on)", () => {
   const base = "http://localhost";
 
   async function authorizeUrl() {
-    const registered = await worker(`${base}/register`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        client_name: "Test client",
-        redirect_uris: [REDIRECT_URI],
-        token_endpoint_auth_method: "none",
-      }),
-    });
-    expect(registered.status).toBe(201);
-    const { client_id } = (await registered.json()) as { client_id: string };
+    const client_id = await registerClient(worker, base);
     const { verifier, challenge } = await pkce();
     const params = authorizeQuery(client_id, challenge, { state: "s1", scope: "mcp" });
     return { url: `${base}/authorize?${params}`, client_id, verifier };

@@ -6,7 +6,9 @@
 // 5-minute deadline with the server's start).
 //
 // "Flat": the summed RSS of the whole server tree, as the median of the samples in the 5 s after
-// the first 10 % of the calls (warm-up: every lane, executor path and cache has been used), and
+// the first 10 % of the calls, at least 500 (warm-up: every lane, executor path and cache has been
+// used, and each runtime's V8 heap has grown to its working size: after 150 calls, CI's shortened
+// soak measured a heap still growing toward it, +97 MiB in one workerd, 12.6 % in all), and
 // again over the last 5 s; the end may exceed the warm-up figure by at most FLAT_MARGIN (10 %),
 // room for the GC's own swing, far below the leak of even a few KB per call.
 import { withServerUnderLoad } from "./busy-load.mjs";
@@ -19,6 +21,8 @@ import { treeRssByProcess, treeRssMiB } from "./tree-memory.mjs";
 const CALLS = Number(process.env.SOAK_CALLS ?? 18_000);
 const CONCURRENCY = 4;
 const WARM_UP_SHARE = 0.1;
+const WARM_UP_MIN_CALLS = 500;
+const WARM_UP_CALLS = Math.max(Math.round(CALLS * WARM_UP_SHARE), WARM_UP_MIN_CALLS);
 const FLAT_MARGIN = 0.1;
 const WINDOW_MS = 5_000;
 const READ = `async () => {
@@ -64,7 +68,7 @@ await withServerUnderLoad({}, async ({ url, pid, output }) => {
         const outcome = await timedCall(client, tool, code, 60_000);
         if (!outcome.ok || !right(outcome.text))
           failures.push(`call ${n} (${tool}): ${outcome.thrown ?? outcome.text.slice(0, 300)}`);
-        if (++done === Math.round(CALLS * WARM_UP_SHARE)) {
+        if (++done === WARM_UP_CALLS) {
           warmAt = Date.now();
           atWarmUp = treeRssByProcess(pid);
         }

@@ -172,25 +172,6 @@ export function createFront({
     upstream.on("socket", (socket) => socket.setNoDelay(true));
     upstream.on("response", (answer) => {
       const status = answer.statusCode ?? 502;
-      if (status >= 500 && (answer.headers["content-type"] ?? "").startsWith("text/plain")) {
-        // Maybe the runtime's own answer for a request whose Worker died: read it to know.
-        /** @type {Buffer[]} */
-        const chunks = [];
-        answer.on("data", (chunk) => chunks.push(chunk));
-        answer.on("error", lost);
-        answer.on("end", () => {
-          const text = Buffer.concat(chunks);
-          if (text.toString().startsWith(LOST)) {
-            onLost(runtime);
-            entry.cutOff(runtime.killedBecause ?? "it crashed");
-            return;
-          }
-          res.writeHead(status, answer.statusMessage, answer.rawHeaders);
-          res.end(text);
-          done();
-        });
-        return;
-      }
       const type = String(answer.headers["content-type"] ?? "");
       if (!type.startsWith("text/event-stream")) {
         holdAnswer(answer, status);
@@ -247,6 +228,16 @@ export function createFront({
       answer.on("close", () => {
         if (ended) return;
         if (!answer.complete) return lost();
+        // Maybe the runtime's own answer for a request whose Worker died: a clear cut-off instead.
+        if (
+          !streaming &&
+          status >= 500 &&
+          String(answer.headers["content-type"] ?? "").startsWith("text/plain") &&
+          Buffer.concat(held).toString().startsWith(LOST)
+        ) {
+          onLost(runtime);
+          return entry.cutOff(runtime.killedBecause ?? "it crashed");
+        }
         if (!streaming) startStreaming();
         res.end();
         done();

@@ -2,6 +2,7 @@
 // defines (src/app/config/setting-names.ts) from an environment, checks them with the Worker's own check
 // (src/app/config/config.ts), validates and compiles SPEC_FILE in Node (swagger-parser cannot run in
 // workerd) and hands it to the prebuilt Worker in the LAUNCH_SPECS var (src/app/config/launch-specs.ts),
+// with the o200k count of what /mcp will list (LAUNCH_TOOLS_LIST_TOKENS; the Worker has no tokenizer),
 // then serves 127.0.0.1:PORT through the supervisor (cli/local-server/), which keeps a healthy
 // host runtime and its sandbox runners behind it. Bad configuration stops here, before any
 // runtime starts, with the setting's name and the fix.
@@ -108,6 +109,14 @@ export async function serve({ label, product, env, persist, log, progress, clean
   if (!checked.ok) fail(product.formatProblems(checked.problems));
   for (const warning of checked.config.warnings) console.warn(`${label}: note: ${warning}`);
 
+  // /mcp's tools/list in o200k tokens, counted here (the Worker ships no tokenizer) over the text
+  // the Worker will list for these settings; the status page shows it (src/app/tools-list-count.ts).
+  const measured = await product.measureToolsList(
+    specTexts[checked.config.specName],
+    product.apiToolText(checked.config),
+  );
+  const launchTokens = { [measured.digest]: { tokens: measured.tokens, tools: measured.perTool } };
+
   const runners = runnerCount(env.SANDBOX_RUNNERS);
   if (!runners.ok) fail(runners.message);
 
@@ -126,7 +135,9 @@ export async function serve({ label, product, env, persist, log, progress, clean
               s.name ? `${s.name} (${new URL(s.url).origin})` : new URL(s.url).origin,
             )
             .join(", ")}`;
-  log(`${label}: /mcp serves spec "${checked.config.specName}" → ${what}; /mcp/code ${wrapped}.`);
+  log(
+    `${label}: /mcp serves spec "${checked.config.specName}" → ${what} (tools/list: ${measured.tokens} o200k tokens); /mcp/code ${wrapped}.`,
+  );
   progress(`${label}: starting the local Workers runtime (workerd; a few seconds) …`);
 
   // The prebuilt Worker's configuration, given straight to Miniflare. The settings (secrets
@@ -138,6 +149,7 @@ export async function serve({ label, product, env, persist, log, progress, clean
     ...(Object.keys(launchSpecs).length > 0
       ? { [product.LAUNCH_SPECS_VAR]: JSON.stringify(launchSpecs) }
       : {}),
+    [product.LAUNCH_TOKENS_VAR]: JSON.stringify(launchTokens),
   };
   await supervise({
     port: Number(port),

@@ -11,14 +11,16 @@ export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 /**
  * Bundles a TypeScript entry (path relative to the repository root) and imports it.
  * @param {string} entry - e.g. "src/openapi/compile-spec.ts"
+ * @param {{ platform?: "neutral" | "node" }} [options] - "node" for an entry whose packages
+ *   resolve through Node's conditions (the MCP SDKs, gpt-tokenizer); default "neutral"
  * @returns {Promise<any>} the module namespace
  */
-export async function importTs(entry) {
+export async function importTs(entry, { platform = "neutral" } = {}) {
   const result = await build({
     entryPoints: [join(ROOT, entry)],
     bundle: true,
     format: "esm",
-    platform: "neutral",
+    platform,
     target: "es2022",
     write: false,
     logLevel: "silent",

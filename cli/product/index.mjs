@@ -1,9 +1,16 @@
 // The product code the launchers run in Node, as one module: the settings list and their check
 // (the Worker's own, src/app/config/config.ts), the spec build step (swagger-parser validation and the
-// compiler the Worker uses), the tools/list measure and the stdio bridge. Not imported directly:
+// compiler the Worker uses), the tools/list measure (with the Worker's own tool-text options) and
+// the stdio bridge. Not imported directly:
 // scripts/build-product.mjs bundles it into dist/cli/product.js, so the `code-mode-mcp` command needs
 // neither the sources nor a TypeScript loader, and `npm start` runs the very same file.
-export { SETTING_NAMES, isSettingName, LAUNCH_SPECS_VAR } from "../../src/app/config/setting-names";
+export {
+  SETTING_NAMES,
+  isSettingName,
+  LAUNCH_SPECS_VAR,
+  LAUNCH_TOKENS_VAR,
+} from "../../src/app/config/setting-names";
+export { apiToolText } from "../../src/app/api-tool-text";
 export { readConfig, formatProblems } from "../../src/app/config/config";
 export { COMPACT_SPECS } from "../../src/app/generated/specs";
 export { compileSpec } from "../../src/openapi/compile-spec";

@@ -11,18 +11,28 @@ import { checkApiKey } from "./api-key";
 import { HttpError, renderHttpError, wantsHtml } from "./errors/http-error";
 import { readConfig, type AppConfig, type AppSettings, type ConfigProblem } from "./config/config";
 import { DEMO_API_BASE, demoApiFetch } from "./demo/demo-store";
-import { isConfigKeyEntry, specsWithLaunch } from "./config/launch-specs";
+import {
+  isConfigKeyEntry,
+  specsWithLaunch,
+  toolsListCountsWithLaunch,
+} from "./config/launch-specs";
 import { API_ROUTE, CODE_ROUTE, endpointsFor, type Endpoints } from "./endpoints";
 import { runSearch } from "./search-endpoint";
 import { callerOf } from "./runs/caller";
 import { RUNS_ROUTE, runsApi, type RunsReader } from "./runs/runs-api";
 import { FAVICON_SVG, statusPage } from "./status-page";
 import { statusReport } from "./status-report";
+import type { ToolsListCounts } from "./tools-list-count";
 
 /** Options of {@link createApp}. */
 export interface AppOptions {
   /** Compiled specs by name (`COMPACT_SPECS`; a launcher adds `SPEC_FILE`'s, see launch-specs.ts). */
   specs: Readonly<Record<string, string>>;
+  /**
+   * o200k counts of tool lists made in Node (`TOOLS_LIST_TOKENS`; a launcher adds its own, see
+   * tools-list-count.ts): the status page shows one where its digest matches what is listed.
+   */
+  toolsListTokens?: ToolsListCounts;
 }
 
 type Checked = { ok: true; config: AppConfig } | { ok: false; problems: ConfigProblem[] };
@@ -68,6 +78,9 @@ export function createApp(options: AppOptions): App {
       : undefined;
   };
 
+  const countsOf = (env: Cloudflare.Env): ToolsListCounts =>
+    toolsListCountsWithLaunch(options.toolsListTokens ?? {}, env);
+
   // The one `onError` of the product's routes: whatever a route throws is rendered here.
   const route = async (
     request: Request,
@@ -100,7 +113,7 @@ export function createApp(options: AppOptions): App {
         headers: { "content-type": "image/svg+xml", "cache-control": "public, max-age=86400" },
       });
     if (url.pathname === "/" && request.method === "GET") {
-      const report = await statusReport(checked, endpoints);
+      const report = await statusReport(checked, endpoints, countsOf(env));
       const c = checked.ok ? checked.config : undefined;
       const page = statusPage(report, !!c?.apiKey, {
         enabled: !!c?.runs.enabled,
@@ -112,7 +125,7 @@ export function createApp(options: AppOptions): App {
       });
     }
     if (url.pathname === "/api/status" && request.method === "GET")
-      return Response.json(await statusReport(checked, endpoints));
+      return Response.json(await statusReport(checked, endpoints, countsOf(env)));
 
     const isRuns = url.pathname === RUNS_ROUTE || url.pathname.startsWith(`${RUNS_ROUTE}/`);
     const isApp =

@@ -13,6 +13,7 @@ import type { StatelessMcpHandler } from "../mcp/stateless/handler-types";
 import { loadSpec, type OpenApiSpec } from "../openapi/openapi-spec";
 import { credentialSecrets } from "../codemode/redaction/redaction";
 import { apiRequestHandler, targetSecrets } from "./api-request-handler";
+import { apiToolText } from "./api-tool-text";
 import { durableApprovalLedger } from "./approval-ledger-store";
 import type { AppConfig } from "./config/config";
 import { demoUpstreamServer } from "./demo/demo-upstream";
@@ -89,14 +90,10 @@ export function endpointsFor(
       approval: config.approvals,
       // Single use across isolates: a replayed approval round finds its id claimed here.
       ...(config.approvals ? { approvalLedger: durableApprovalLedger(env.APPROVAL_LEDGER) } : {}),
-      limits: config.limits,
+      // The description note and limits: the text Node counts in o200k (api-tool-text.ts).
+      ...apiToolText(config),
       ...onRun,
       name: "code-mode-api",
-      ...(config.api.kind === "demo"
-        ? {
-            description: "This is the demo API served by this Worker (projects, tasks, comments).",
-          }
-        : {}),
     }),
     {
       route: API_ROUTE,

@@ -66,7 +66,6 @@ function healthy(r: StatusReport): string {
 <tr><th>requests go to</th><td>${r.api!.kind === "demo" ? "the in-process demo API (<code>/demo-api</code>)" : esc(r.api!.origin ?? "")}${r.api!.credential ? " · credential added by the host" : ""}${r.api!.forwardCallerToken ? " · caller's token forwarded" : ""}</td></tr>
 </table>
 <h2>Endpoints and their tools</h2>
-<p class="muted">${esc(r.tokenEstimate)}.</p>
 ${r.endpoints.map(endpoint).join("\n")}
 <h2>Upstream MCP server at <code>/mcp/code</code></h2>
 <p id="upstream">${
@@ -100,8 +99,10 @@ function endpoint(e: EndpointReport): string {
         `<tr><td><code>${esc(t.name)}</code></td><td>${t.descriptionChars}</td><td>${t.tokens}</td></tr>`,
     )
     .join("");
+  const heading = e.count.kind === "o200k" ? "o200k tokens" : "≈ tokens (estimate)";
   return `<h3><code>${esc(e.route)}</code> · ${esc(e.kind)}</h3>
-<table class="tools" data-route="${esc(e.route)}"><tr><th>tool</th><th>description chars</th><th>≈ tokens</th></tr>${rows}
+<p class="muted token-note" data-route="${esc(e.route)}">${esc(e.count.note)}.</p>
+<table class="tools" data-route="${esc(e.route)}" data-count="${e.count.kind}"><tr><th>tool</th><th>description chars</th><th>${heading}</th></tr>${rows}
 <tr><th>tools/list total</th><td></td><td class="total-tokens">${e.totalTokens}</td></tr></table>`;
 }
 

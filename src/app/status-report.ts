@@ -12,13 +12,30 @@ import type { AppConfig, ConfigProblem } from "./config/config";
 import { DEMO_TOOL_NAMES } from "./demo/demo-upstream";
 import { API_ROUTE, CODE_ROUTE, type Endpoints } from "./endpoints";
 import { withSelfClient } from "./self-client";
+import {
+  toolEntryText,
+  toolsListDigest,
+  toolsListText,
+  type ToolsListCounts,
+} from "./tools-list-count";
 
-/** One tool of an endpoint, with a cheap token estimate. */
+/** One tool of an endpoint, with its token footprint. */
 export interface ToolFootprint {
   name: string;
   descriptionChars: number;
-  /** Estimated tokens of the tool's `tools/list` entry: JSON characters ÷ 4. */
+  /** Tokens of the tool's `tools/list` entry (name, description, input schema), as `count` says. */
   tokens: number;
+}
+
+/** How an endpoint's token figures were made. */
+export interface TokenCount {
+  /**
+   * `o200k`: counted in Node (build step or launcher) for exactly the text this endpoint lists,
+   * the figure `code-mode-mcp check` gives; `estimate`: JSON characters ÷ 4.
+   */
+  kind: "o200k" | "estimate";
+  /** Where the count comes from, or why it is only an estimate. */
+  note: string;
 }
 
 /** One MCP endpoint. */
@@ -26,8 +43,10 @@ export interface EndpointReport {
   route: string;
   kind: "search + execute" | "code";
   tools: ToolFootprint[];
-  /** Estimated tokens of the whole `tools/list` result (JSON characters ÷ 4). */
+  /** Tokens of the whole `tools/list` (every tool's name, description and input schema). */
   totalTokens: number;
+  /** How `totalTokens` and each tool's `tokens` were made. */
+  count: TokenCount;
   error?: string;
 }
 
@@ -56,20 +75,30 @@ export interface StatusReport {
   endpoints: EndpointReport[];
   limits?: ExecutorLimits;
   protection?: { apiKey: boolean; oauth: boolean; approvals: boolean };
-  tokenEstimate: string;
 }
 
-/** How token counts are estimated in the Worker (no tokenizer is shipped). */
-export const TOKEN_ESTIMATE = "≈ tokens, estimated as JSON characters ÷ 4";
+/** Where an o200k figure comes from. */
+export const O200K_NOTE =
+  "o200k tokens of exactly what this endpoint lists, counted in Node when the spec was built or the server launched (the count `npx code-mode-mcp check` prints)";
+
+/** Why `/mcp` shows an estimate: its text is not one counted in Node. */
+export const API_ESTIMATE_NOTE =
+  "≈ tokens (JSON characters ÷ 4), an estimate: settings change this endpoint's tool text from what was counted in Node (a LIMIT_ setting, a secret redacted from the spec), and the Worker ships no tokenizer; `npx code-mode-mcp check <spec>` counts the spec's default text";
+
+/** Why `/mcp/code` shows an estimate: its text comes from the live upstream. */
+export const CODE_ESTIMATE_NOTE =
+  "≈ tokens (JSON characters ÷ 4), an estimate: the code tool's description is generated from the upstream's live tool list, so no count exists before it is listed, and the Worker ships no tokenizer";
 
 /**
  * Builds the report, listing tools through each endpoint's own handler.
  * @param config - the checked configuration, or the problems found
  * @param endpoints - the built endpoints (absent when the configuration is invalid)
+ * @param counts - o200k counts made in Node, by digest of the counted text (tools-list-count.ts)
  */
 export async function statusReport(
   config: { ok: true; config: AppConfig } | { ok: false; problems: ConfigProblem[] },
   endpoints: Endpoints | undefined,
+  counts: ToolsListCounts = {},
 ): Promise<StatusReport> {
   if (!config.ok || !endpoints)
     return {
@@ -77,14 +106,13 @@ export async function statusReport(
       problems: config.ok ? [] : config.problems,
       warnings: [],
       endpoints: [],
-      tokenEstimate: TOKEN_ESTIMATE,
     };
   const c = config.config;
   const { spec } = endpoints;
   const info = spec.compact.info as { title?: unknown; version?: unknown };
   const [api, code] = await Promise.all([
-    endpointReport(endpoints, API_ROUTE),
-    endpoints.code ? endpointReport(endpoints, CODE_ROUTE) : undefined,
+    endpointReport(endpoints, API_ROUTE, counts),
+    endpoints.code ? endpointReport(endpoints, CODE_ROUTE, counts) : undefined,
   ]);
   return {
     ok: true,
@@ -126,26 +154,41 @@ export async function statusReport(
     endpoints: code ? [api, code] : [api],
     limits: resolveLimits(TOOL_LIMITS, c.limits),
     protection: { apiKey: c.apiKey !== undefined, oauth: c.oauth, approvals: c.approvals },
-    tokenEstimate: TOKEN_ESTIMATE,
   };
 }
 
-async function endpointReport(endpoints: Endpoints, route: string): Promise<EndpointReport> {
+async function endpointReport(
+  endpoints: Endpoints,
+  route: string,
+  counts: ToolsListCounts,
+): Promise<EndpointReport> {
   const kind = route === API_ROUTE ? "search + execute" : "code";
   const handler = route === API_ROUTE ? endpoints.api : endpoints.code!;
   try {
     const { tools } = await withSelfClient(handler, route, (client) => client.listTools());
+    const text = toolsListText(tools);
+    // Exact only when Node counted this very text; anything else is labelled an estimate.
+    const counted = counts[await toolsListDigest(text)];
+    const estimate = route === API_ROUTE ? API_ESTIMATE_NOTE : CODE_ESTIMATE_NOTE;
     return {
       route,
       kind,
       tools: tools.map((t) => ({
         name: t.name,
         descriptionChars: (t.description ?? "").length,
-        tokens: Math.ceil(JSON.stringify(t).length / 4),
+        tokens: counted?.tools[t.name] ?? Math.ceil(toolEntryText(t).length / 4),
       })),
-      totalTokens: Math.ceil(JSON.stringify({ tools }).length / 4),
+      totalTokens: counted?.tokens ?? Math.ceil(text.length / 4),
+      count: counted ? { kind: "o200k", note: O200K_NOTE } : { kind: "estimate", note: estimate },
     };
   } catch (error) {
-    return { route, kind, tools: [], totalTokens: 0, error: (error as Error).message };
+    return {
+      route,
+      kind,
+      tools: [],
+      totalTokens: 0,
+      count: { kind: "estimate", note: "the tools could not be listed" },
+      error: (error as Error).message,
+    };
   }
 }

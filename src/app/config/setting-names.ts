@@ -51,3 +51,10 @@ export function isSettingName(name: string): boolean {
  * writes it (see launch-specs.ts), so the Worker entry is the same prebuilt one for every spec.
  */
 export const LAUNCH_SPECS_VAR = "LAUNCH_SPECS";
+
+/**
+ * The Worker var through which a launcher hands the Worker the o200k counts it made at start of
+ * the tools `/mcp` lists (JSON, digest → counts; see src/app/tools-list-count.ts): the launcher
+ * has the tokenizer, the Worker does not. Not a user setting.
+ */
+export const LAUNCH_TOKENS_VAR = "LAUNCH_TOOLS_LIST_TOKENS";

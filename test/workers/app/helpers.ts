@@ -7,7 +7,7 @@ import { env, exports } from "cloudflare:workers";
 import { createApp } from "../../../src/app/app";
 import type { AppSettings } from "../../../src/app/config/config";
 import { createWorker } from "../../../src/app/create-worker";
-import { COMPACT_SPECS } from "../../../src/app/generated/specs";
+import { COMPACT_SPECS, TOOLS_LIST_TOKENS } from "../../../src/app/generated/specs";
 import type { WorkerFetch } from "../../helpers/mcp-client";
 
 export type { WorkerFetch } from "../../helpers/mcp-client";
@@ -24,7 +24,9 @@ export const entry: WorkerFetch = (input, init) =>
  * @param specs - extra compiled specs by name
  */
 export function configured(settings: AppSettings, specs: Record<string, string> = {}): WorkerFetch {
-  const worker = createWorker(createApp({ specs: { ...COMPACT_SPECS, ...specs } }));
+  const worker = createWorker(
+    createApp({ specs: { ...COMPACT_SPECS, ...specs }, toolsListTokens: TOOLS_LIST_TOKENS }),
+  );
   return (input, init) =>
     worker.fetch!(
       new Request(input, init) as Request<unknown, IncomingRequestCfProperties>,

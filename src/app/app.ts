@@ -11,18 +11,14 @@ import { checkApiKey } from "./api-key";
 import { HttpError, renderHttpError, wantsHtml } from "./errors/http-error";
 import { readConfig, type AppConfig, type AppSettings, type ConfigProblem } from "./config/config";
 import { DEMO_API_BASE, demoApiFetch } from "./demo/demo-store";
-import {
-  isConfigKeyEntry,
-  specsWithLaunch,
-  toolsListCountsWithLaunch,
-} from "./config/launch-specs";
+import { isConfigKeyEntry, specsWithLaunch } from "./config/launch-specs";
 import { API_ROUTE, CODE_ROUTE, endpointsFor, type Endpoints } from "./endpoints";
 import { runSearch } from "./search-endpoint";
 import { callerOf } from "./runs/caller";
 import { RUNS_ROUTE, runsApi, type RunsReader } from "./runs/runs-api";
 import { FAVICON_SVG, statusPage } from "./status-page";
 import { statusReport } from "./status-report";
-import type { ToolsListCounts } from "./tools-list-count";
+import { toolsListCountsWithLaunch, type ToolsListCounts } from "./tools-list-count";
 
 /** Options of {@link createApp}. */
 export interface AppOptions {

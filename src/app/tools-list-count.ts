@@ -6,6 +6,7 @@
  * text up by digest among the counts made in Node for that very text, so a figure it shows as
  * o200k is the exact count of what it serves, and anything else is shown as an estimate.
  */
+import { LAUNCH_TOKENS_VAR } from "./config/setting-names";
 
 /** A tool as `tools/list` returns it (only what a model reads is counted). */
 export interface ListedTool {
@@ -94,4 +95,23 @@ export function parseToolsListCounts(text: unknown): ToolsListCounts {
       counts[digest] = { tokens: v.tokens, tools: { ...v.tools } };
   }
   return counts;
+}
+
+let memo: { text: string; base: object; counts: ToolsListCounts } | undefined;
+
+/**
+ * The counts the status page can show: `base` (made by the build step) plus those the launcher
+ * made at start ({@link LAUNCH_TOKENS_VAR}), if any.
+ * @param base - the counts built into the Worker (`TOOLS_LIST_TOKENS`)
+ * @param env - the Worker's env
+ */
+export function toolsListCountsWithLaunch(
+  base: ToolsListCounts,
+  env: Cloudflare.Env,
+): ToolsListCounts {
+  const text = (env as unknown as Record<string, unknown>)[LAUNCH_TOKENS_VAR];
+  if (typeof text !== "string" || text === "") return base;
+  if (memo?.text === text && memo.base === base) return memo.counts;
+  memo = { text, base, counts: { ...base, ...parseToolsListCounts(text) } };
+  return memo.counts;
 }

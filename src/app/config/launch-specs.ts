@@ -4,9 +4,8 @@
  * copy of the Worker entry: the launcher validates and compiles the file in Node (swagger-parser
  * cannot run in workerd) and the Worker adds the result to the specs it was built with. The
  * var holds JSON text: spec name → compact spec. The launcher's o200k counts of what `/mcp`
- * lists come the same way, in {@link LAUNCH_TOKENS_VAR}.
+ * lists come the same way, in {@link LAUNCH_TOKENS_VAR} (read by ../tools-list-count.ts).
  */
-import { parseToolsListCounts, type ToolsListCounts } from "../tools-list-count";
 import { LAUNCH_SPECS_VAR, LAUNCH_TOKENS_VAR } from "./setting-names";
 
 let memo: { text: string; base: object; specs: Readonly<Record<string, string>> } | undefined;
@@ -38,25 +37,6 @@ export function specsWithLaunch(
     for (const [name, compact] of Object.entries(parsed)) specs[name] = JSON.stringify(compact);
   memo = { text, base, specs };
   return specs;
-}
-
-let countsMemo: { text: string; base: object; counts: ToolsListCounts } | undefined;
-
-/**
- * The o200k counts the status page can show: `base` (made by the build step) plus those the
- * launcher made at start, if any.
- * @param base - the counts built into the Worker (`TOOLS_LIST_TOKENS`)
- * @param env - the Worker's env
- */
-export function toolsListCountsWithLaunch(
-  base: ToolsListCounts,
-  env: Cloudflare.Env,
-): ToolsListCounts {
-  const text = (env as unknown as Record<string, unknown>)[LAUNCH_TOKENS_VAR];
-  if (typeof text !== "string" || text === "") return base;
-  if (countsMemo?.text === text && countsMemo.base === base) return countsMemo.counts;
-  countsMemo = { text, base, counts: { ...base, ...parseToolsListCounts(text) } };
-  return countsMemo.counts;
 }
 
 /**

@@ -1,11 +1,12 @@
 // The build-time Node steps, run as the build runs them: a child process under this Node.
 import { spawnSync } from "node:child_process";
-import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { loadSpec } from "../../../src/openapi/openapi-spec";
+import { measureToolsList } from "../../../cli/product/tools-list-tokens.mjs";
 import { oasExamplePath } from "./fixtures";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
@@ -32,6 +33,22 @@ describe("scripts/compile-spec.mjs", () => {
     const index = readFileSync(join(out, "specs.ts"), "utf8");
     expect(index).toContain('"petstore": "{');
     expect(index).not.toContain('"manifest"');
+  }, 60_000);
+
+  it("records each spec's /mcp tools/list o200k count, as check measures it, and rewrites nothing unchanged", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "specs-"));
+    const out = mkdtempSync(join(tmpdir(), "compact-"));
+    copyFileSync(oasExamplePath("2.0/json/petstore.json"), join(dir, "petstore.json"));
+    const first = run("compile-spec.mjs", [dir, "--out", out]);
+    expect(first.stderr).toBe("");
+    const measured = await measureToolsList(readFileSync(join(out, "petstore.json"), "utf8"));
+    expect(first.stdout).toContain(`tools/list ${measured.tokens} o200k tokens`);
+    const index = readFileSync(join(out, "specs.ts"), "utf8");
+    const counts = { tokens: measured.tokens, tools: measured.perTool };
+    expect(index).toContain(`${JSON.stringify(measured.digest)}: ${JSON.stringify(counts)},`);
+    const written = statSync(join(out, "specs.ts")).mtimeMs;
+    expect(run("compile-spec.mjs", [dir, "--out", out]).status).toBe(0);
+    expect(statSync(join(out, "specs.ts")).mtimeMs).toBe(written);
   }, 60_000);
 
   it("fails on an invalid spec naming the file, the JSON pointer and the rule", () => {

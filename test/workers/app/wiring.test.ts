@@ -154,7 +154,7 @@ describe("protection", () => {
 });
 
 describe("status page", () => {
-  it("shows the spec's counts, tools with token estimates, upstream and limits", async () => {
+  it("shows the spec's counts, tools with token counts, upstream and limits", async () => {
     const response = await entry("http://localhost/");
     expect(response.headers.get("content-type")).toContain("text/html");
     const html = await response.text();
@@ -162,7 +162,8 @@ describe("status page", () => {
     expect(html).toContain("demo-api");
     expect(html).toMatch(/<code>search<\/code><\/td><td>\d+<\/td><td>\d+<\/td>/);
     expect(html).toMatch(/<code>code<\/code><\/td>/);
-    expect(html).toContain("estimated as JSON characters ÷ 4");
+    expect(html).toContain('data-route="/mcp" data-count="o200k"');
+    expect(html).toContain('data-route="/mcp/code" data-count="estimate"');
     expect(html).toContain("<code>create_task</code>");
     expect(html).toMatch(/<th>timeoutMs<\/th><td>30,000<\/td>/);
     expect(html).toContain('id="search-form"');

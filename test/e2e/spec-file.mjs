@@ -1,15 +1,19 @@
 // Done-when (2): `SPEC_FILE=<Cloudflare spec> API_BASE_URL=<local test server> API_TOKEN=<canary>
 // npm start` serves the Cloudflare spec at /mcp, and an execute call reaches the local server
-// with the credential, which never shows in any output (tool results, server output).
+// with the credential, which never shows in any output (tool results, server output). The status
+// page's /mcp token figure is the o200k count `code-mode-mcp check` prints for the same spec.
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createServer } from "node:http";
+import { fileURLToPath } from "node:url";
 import { text } from "./programs.mjs";
 import { freePort } from "../../cli/local-server/free-port.mjs";
 import { check, withServer } from "./server.mjs";
 import { CLOUDFLARE_SPEC_PATH } from "../helpers/shared-specs.mjs";
 
 const SPEC = CLOUDFLARE_SPEC_PATH;
+const BIN = fileURLToPath(new URL("../../bin/code-mode-mcp.mjs", import.meta.url));
 if (!existsSync(SPEC))
   throw new Error(`e2e spec-file: ${SPEC} is missing (shared/ must sit beside the repository)`);
 const CANARY = `cf-e2e-canary-${crypto.randomUUID()}`;
@@ -57,6 +61,19 @@ try {
       const status = await (await fetch(`${url}/api/status`)).json();
       check(status.spec.operations === 1533, `status: ${status.spec.operations} operations`);
       check(JSON.stringify(status).includes(CANARY) === false, "status leaks the credential");
+      // One token count: the status page's /mcp figure is the o200k count `check` prints.
+      const checked = spawnSync(process.execPath, [BIN, "check", SPEC], { encoding: "utf8" });
+      const printed = /tools\/list: +(\d+) o200k tokens/.exec(checked.stdout)?.[1];
+      const api = status.endpoints.find((/** @type {any} */ e) => e.route === "/mcp");
+      check(
+        printed !== undefined &&
+          api?.count?.kind === "o200k" &&
+          api.totalTokens === Number(printed),
+        `status /mcp ${api?.totalTokens} (${api?.count?.kind}) vs check: ${checked.stdout}${checked.stderr}`,
+      );
+      console.log(
+        `e2e spec-file: /mcp tools/list ${printed} o200k tokens, on the page as in check`,
+      );
 
       const client = new Client(
         { name: "e2e-spec-file", version: "1.0.0" },

@@ -3,16 +3,18 @@
 // with the credential, which never shows in any output (tool results, server output). The status
 // page's /mcp token figure is the o200k count `code-mode-mcp check` prints for the same spec.
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { spawnSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createServer } from "node:http";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { text } from "./programs.mjs";
 import { freePort } from "../../cli/local-server/free-port.mjs";
 import { check, withServer } from "./server.mjs";
 import { CLOUDFLARE_SPEC_PATH } from "../helpers/shared-specs.mjs";
 
 const SPEC = CLOUDFLARE_SPEC_PATH;
+const execFileAsync = promisify(execFile);
 const BIN = fileURLToPath(new URL("../../bin/code-mode-mcp.mjs", import.meta.url));
 if (!existsSync(SPEC))
   throw new Error(`e2e spec-file: ${SPEC} is missing (shared/ must sit beside the repository)`);
@@ -62,7 +64,11 @@ try {
       check(status.spec.operations === 1533, `status: ${status.spec.operations} operations`);
       check(JSON.stringify(status).includes(CANARY) === false, "status leaks the credential");
       // One token count: the status page's /mcp figure is the o200k count `check` prints.
-      const checked = spawnSync(process.execPath, [BIN, "check", SPEC], { encoding: "utf8" });
+      // Asynchronously: a blocked event loop misses the server closing an idle keep-alive socket,
+      // and the next request on it fails ("other side closed").
+      const checked = await execFileAsync(process.execPath, [BIN, "check", SPEC], {
+        encoding: "utf8",
+      });
       const printed = /tools\/list: +(\d+) o200k tokens/.exec(checked.stdout)?.[1];
       const api = status.endpoints.find((/** @type {any} */ e) => e.route === "/mcp");
       check(

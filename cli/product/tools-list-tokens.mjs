@@ -27,13 +27,24 @@ const noExecutor = { execute: () => Promise.reject(new Error("not used")) };
  *   tools' text, as the Worker passes it (src/app/api-tool-text.ts); none for `check`
  * @returns {Promise<ToolsListMeasure>}
  */
-export async function measureToolsList(compactText, text = {}) {
-  const server = openApiMcpServer({
-    spec: loadSpec(compactText),
-    executor: noExecutor,
-    request: () => ({ status: 500 }),
-    ...text,
-  })();
+export function measureToolsList(compactText, text = {}) {
+  return measureServerTools(
+    openApiMcpServer({
+      spec: loadSpec(compactText),
+      executor: noExecutor,
+      request: () => ({ status: 500 }),
+      ...text,
+    }),
+  );
+}
+
+/**
+ * Lists a server's tools through a real MCP client over an in-memory pair and counts them.
+ * @param {() => any} factory - builds the McpServer, or a promise of it (a code mode server's factory)
+ * @returns {Promise<ToolsListMeasure>}
+ */
+export async function measureServerTools(factory) {
+  const server = await factory();
   const client = new Client({ name: "code-mode-mcp-check", version: "1.0.0" });
   const [a, b] = InMemoryTransport.createLinkedPair();
   await server.connect(b);

@@ -29,7 +29,8 @@ import type { OpenApiSpec } from "../openapi/openapi-spec";
 import { toApiResult, type ApiResult } from "../codemode/request/api-response";
 import { credentialSecrets, MIN_SECRET_LENGTH } from "../codemode/redaction/redaction";
 import type { ApiTarget } from "./config/config";
-import { demoApiFetch, type DemoStore } from "./demo/demo-store";
+import { demoApiFetch } from "./demo/demo-api-fetch";
+import type { DemoStore } from "./demo/demo-store";
 import { CodeModeError } from "../errors";
 import { networkError } from "./network-error";
 

@@ -10,7 +10,7 @@ import type { AuthInfo } from "@modelcontextprotocol/server";
 import { checkApiKey } from "./api-key";
 import { HttpError, renderHttpError, wantsHtml } from "./errors/http-error";
 import { readConfig, type AppConfig, type AppSettings, type ConfigProblem } from "./config/config";
-import { DEMO_API_BASE, demoApiFetch } from "./demo/demo-store";
+import { DEMO_API_BASE, demoApiFetch } from "./demo/demo-api-fetch";
 import { isConfigKeyEntry, specsWithLaunch } from "./config/launch-specs";
 import { API_ROUTE, CODE_ROUTE, endpointsFor, type Endpoints } from "./endpoints";
 import { runSearch } from "./search-endpoint";

@@ -14,6 +14,7 @@ import { loadSpec, type OpenApiSpec } from "../openapi/openapi-spec";
 import { credentialSecrets } from "../codemode/redaction/redaction";
 import { apiRequestHandler, targetSecrets } from "./api-request-handler";
 import { apiToolText } from "./api-tool-text";
+import { codeToolText } from "./code-tool-text";
 import { durableApprovalLedger } from "./approval-ledger-store";
 import type { AppConfig } from "./config/config";
 import { demoUpstreamServer } from "./demo/demo-upstream";
@@ -151,10 +152,10 @@ function codeHandler(
       ...(upstream ? { upstream } : { upstreams: upstreams! }),
       executor,
       secrets,
-      limits: config.limits,
+      // The upstream's name and limits: the text the build step counts for the demo.
+      ...codeToolText(config),
       ...onRun,
       name: "code-mode-tools",
-      ...(config.upstream.kind === "demo" ? { upstreamName: "the demo projects server" } : {}),
     }),
     { route: CODE_ROUTE, tasks: { namespace: () => env.MCP_TASKS } },
   );

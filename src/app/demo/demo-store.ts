@@ -4,7 +4,8 @@
  * data set, not per-user storage.
  *
  * Does not do: authentication. Whoever reaches `/demo-api` may change the demo data; protect
- * the Worker (`MCP_API_KEY`, OAuth) or turn the demo off by configuring a real API.
+ * the Worker (`MCP_API_KEY`, OAuth) or turn the demo off by configuring a real API. Callers reach
+ * it through demo-api-fetch.ts.
  */
 import { DurableObject } from "cloudflare:workers";
 import { handleDemoApi } from "./demo-api";
@@ -22,22 +23,4 @@ export class DemoStore extends DurableObject<Cloudflare.Env> {
     this.db ??= new DemoDb(this.ctx.storage.sql);
     return handleDemoApi(request, this.db);
   }
-}
-
-/** The base path under which the Worker serves the demo API. */
-export const DEMO_API_BASE = "/demo-api";
-
-/**
- * Sends a request to the demo API in-process (a Durable Object call, no network).
- * @param namespace - the `DEMO_STORE` binding
- * @param path - path relative to the API base, with its query string
- * @param init - method, headers and body
- */
-export function demoApiFetch(
-  namespace: DurableObjectNamespace<DemoStore>,
-  path: string,
-  init?: RequestInit,
-): Promise<Response> {
-  const stub = namespace.get(namespace.idFromName("demo"));
-  return stub.fetch(new Request(`http://demo-api.internal${path}`, init));
 }

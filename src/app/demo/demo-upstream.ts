@@ -7,7 +7,8 @@
  */
 import { McpServer, type CallToolResult } from "@modelcontextprotocol/server";
 import { z } from "zod";
-import { demoApiFetch, type DemoStore } from "./demo-store";
+import { demoApiFetch } from "./demo-api-fetch";
+import type { DemoStore } from "./demo-store";
 
 const projectStatus = z.enum(["active", "paused", "archived"]);
 const taskStatus = z.enum(["todo", "in_progress", "blocked", "done"]);

@@ -2,7 +2,8 @@
  * One token count everywhere: the status page's `/mcp` figure is the o200k count `code-mode-mcp
  * check` makes (cli/product/tools-list-tokens.mjs, run here in workerd too) for the same tools,
  * whether the build step counted them (the demo) or the launcher did (LAUNCH_TOOLS_LIST_TOKENS);
- * text nobody counted is shown as a labelled estimate, never as o200k.
+ * the demo's /mcp/code too (its upstream is fixed); text nobody counted is shown as a labelled
+ * estimate, never as o200k.
  */
 import { describe, expect, it } from "vitest";
 import { apiToolText } from "../../../src/app/api-tool-text";
@@ -17,6 +18,7 @@ import {
 } from "../../../src/app/status-report";
 import { compileSpec } from "../../../src/openapi/compile-spec";
 import { measureToolsList } from "../../../cli/product/tools-list-tokens.mjs";
+import { measureDemoCodeTools } from "../../../scripts/demo-code-tools.mjs";
 import { configured, entry, type WorkerFetch } from "./helpers";
 
 const status = async (worker: WorkerFetch) =>
@@ -102,12 +104,21 @@ describe("/mcp's token count", () => {
 });
 
 describe("/mcp/code's token count", () => {
-  it("is an estimate that says why: the code tool's text comes from the live upstream", async () => {
+  it("is the build step's o200k count for the demo upstream's fixed tools", async () => {
     const report = await status(entry);
     const code = report.endpoints.find((e) => e.route === "/mcp/code")!;
+    const measured = await measureDemoCodeTools();
+    expect(code.count).toEqual({ kind: "o200k", note: O200K_NOTE });
+    expect(code.totalTokens).toBe(measured.tokens);
+    expect(code.tools.map((t) => t.tokens)).toEqual([measured.perTool.code]);
+    const html = await (await entry("http://localhost/")).text();
+    expect(html).toContain('<table class="tools" data-route="/mcp/code" data-count="o200k">');
+  });
+
+  it("is an estimate that says why when its text was not counted", async () => {
+    const limited = await status(configured({ LIMIT_MAX_RESULT_BYTES: "65536" } as AppSettings));
+    const code = limited.endpoints.find((e) => e.route === "/mcp/code")!;
     expect(code.count).toEqual({ kind: "estimate", note: CODE_ESTIMATE_NOTE });
     expect(code.totalTokens).toBeGreaterThan(100);
-    const html = await (await entry("http://localhost/")).text();
-    expect(html).toContain('<table class="tools" data-route="/mcp/code" data-count="estimate">');
   });
 });

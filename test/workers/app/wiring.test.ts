@@ -163,7 +163,7 @@ describe("status page", () => {
     expect(html).toMatch(/<code>search<\/code><\/td><td>\d+<\/td><td>\d+<\/td>/);
     expect(html).toMatch(/<code>code<\/code><\/td>/);
     expect(html).toContain('data-route="/mcp" data-count="o200k"');
-    expect(html).toContain('data-route="/mcp/code" data-count="estimate"');
+    expect(html).toContain('data-route="/mcp/code" data-count="o200k"');
     expect(html).toContain("<code>create_task</code>");
     expect(html).toMatch(/<th>timeoutMs<\/th><td>30,000<\/td>/);
     expect(html).toContain('id="search-form"');

@@ -79,11 +79,11 @@ export interface StatusReport {
 
 /** Where an o200k figure comes from. */
 export const O200K_NOTE =
-  "o200k tokens of exactly what this endpoint lists, counted in Node by the build step or the launcher with the measure `npx code-mode-mcp check` uses";
+  "o200k tokens of exactly what this endpoint lists, counted in Node by the build step or the launcher with the measure that npx code-mode-mcp check uses";
 
 /** Why `/mcp` shows an estimate: its text is not one counted in Node. */
 export const API_ESTIMATE_NOTE =
-  "≈ tokens (JSON characters ÷ 4), an estimate: settings change this endpoint's tool text from what was counted in Node (a LIMIT_ setting, a secret redacted from the spec), and the Worker ships no tokenizer; `npx code-mode-mcp check <spec>` counts the spec's default text";
+  "≈ tokens (JSON characters ÷ 4), an estimate: settings change this endpoint's tool text from what was counted in Node (a LIMIT_ setting, a secret redacted from the spec), and the Worker ships no tokenizer (npx code-mode-mcp check SPEC counts the spec's default text)";
 
 /** Why `/mcp/code` shows an estimate: its text comes from the upstream's tools. */
 export const CODE_ESTIMATE_NOTE =

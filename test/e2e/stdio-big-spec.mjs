@@ -3,7 +3,10 @@
 // clone, as `npx code-mode-mcp` runs it from the package) with GitHub's REST spec (13 MB), while two
 // busy processes load both cores: every launch must answer its first `search` (a stdio client, SDK
 // v1, as desktop clients use), and no runtime or runner may be replaced. Launches: STDIO_LAUNCHES
-// (default 3); the time to `initialize` and to the first search is printed for each.
+// (default 3); the time to `initialize` and to the first search is printed for each. The first
+// launch starts with an empty cache folder (XDG_CACHE_HOME of its own) and validates and compiles
+// the spec; every later one must find the compiled spec that launch kept (cli/spec-cache.mjs), as
+// a desktop client's second start does.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { execFileSync, spawn } from "node:child_process";
@@ -23,6 +26,9 @@ const LAUNCHES = Number(process.env.STDIO_LAUNCHES ?? 3);
 // A desktop client's own connection timeout is typically 60 s or more; the search, once
 // connected, is ordinary work.
 const CONNECT_MS = 120_000;
+
+const cacheHome = mkdtempSync(join(tmpdir(), "codemode-e2e-stdio-cache-"));
+process.on("exit", () => rmSync(cacheHome, { recursive: true, force: true }));
 
 // Two CPU-bound processes for the whole script: the machine is busy, as a user's is.
 const busy = Array.from({ length: 2 }, () =>
@@ -45,7 +51,12 @@ try {
         "--base-url",
         "https://api.github.com",
       ],
-      env: { ...process.env, PERSIST_TO: data, API_TOKEN: "e2e-not-a-real-token-1234" },
+      env: {
+        ...process.env,
+        PERSIST_TO: data,
+        XDG_CACHE_HOME: cacheHome,
+        API_TOKEN: "e2e-not-a-real-token-1234",
+      },
       stderr: "pipe",
     });
     transport.stderr?.on("data", (d) => (stderr += d));
@@ -71,6 +82,11 @@ try {
         `e2e stdio-big-spec: launch ${launch}: initialize answered after ${connectedMs} ms, first search in ${searchMs} ms → ${body.slice(0, 80)}`,
       );
       check(!result.isError && /get/i.test(body), `launch ${launch}: search failed: ${body}`);
+      const cached = /validated and compiled by an earlier start/.test(stderr);
+      check(
+        cached === launch > 1,
+        `launch ${launch}: expected ${launch > 1 ? "the compiled spec kept by launch 1" : "a full compile"}:\n${stderr}`,
+      );
       check(
         !/ is replaced because /.test(stderr),
         `launch ${launch}: a runtime was replaced:\n${stderr}`,

@@ -15,6 +15,12 @@
 // was seen to never answer again): the runtime is reported exited and the supervisor replaces it.
 // The process ends, with every workerd it started, when the supervisor goes away (the channel
 // closes) or on SIGTERM.
+//
+// Diagnostics only: WORKERD_INSPECTOR_PORT=<port> opens workerd's V8 inspector (Chrome DevTools
+// Protocol; `/json/list` names each Worker's socket) on 127.0.0.1 for every runtime started, the
+// first on <port>, the next on <port>+1 and so on (a replacement takes the next port); each
+// runtime prints its address. For finding leaks and stalls (heap snapshots, CPU profiles): it
+// lets anyone on this machine run code in the runtimes, so never set it on a shared machine.
 import childProcess from "node:child_process";
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
@@ -84,6 +90,24 @@ async function end(id, reason) {
 
 let creating = Promise.resolve();
 
+const inspectorBase = inspectorPortSetting(process.env.WORKERD_INSPECTOR_PORT);
+let inspectors = 0;
+
+/**
+ * The first inspector port from WORKERD_INSPECTOR_PORT (see the header), or undefined when unset.
+ * @param {string | undefined} setting
+ * @returns {number | undefined}
+ */
+function inspectorPortSetting(setting) {
+  if (setting === undefined || setting.trim() === "") return undefined;
+  const port = Number(setting.trim());
+  if (Number.isInteger(port) && port >= 1024 && port <= 65_000) return port;
+  console.error(
+    `WORKERD_INSPECTOR_PORT: "${setting}" is not a port from 1024 to 65000; the inspector stays off.\n  Fix: WORKERD_INSPECTOR_PORT=9230 (runtimes then take 9230, 9231, …).`,
+  );
+  return undefined;
+}
+
 /**
  * Starts one runtime (after any creation under way).
  * @param {string} id
@@ -106,10 +130,14 @@ function start(id, message) {
       // A workerd that exits on its own (a crash, an out-of-memory kill) ends the runtime.
       child.once("exit", () => void end(id, "it exited"));
     };
+    const inspectorPort = inspectorBase === undefined ? undefined : inspectorBase + inspectors++;
+    if (inspectorPort !== undefined)
+      line(`V8 inspector: http://127.0.0.1:${inspectorPort}/json/list`);
     try {
       const mf = new Miniflare(
         convertV4MiniflareOptions({
           ...message.options,
+          ...(inspectorPort === undefined ? {} : { inspectorPort }),
           log,
           logRequests: !message.quiet,
           handleStructuredLogs: (/** @type {{ message: string }} */ { message: text }) =>

@@ -147,8 +147,8 @@ const chosen =
   names.length > 0
     ? SCRIPTS.filter((s) => names.includes(s.name) || (s.file && names.includes(s.file)))
     : SCRIPTS;
-// The two `npm pack`s first (test:package, ~4 min, then npx-bin): they cannot overlap, so they
-// are the longest chain; the other slot meanwhile takes everything else.
+// The packing jobs first (test:package, ~4 min, and npx-bin): the longest chain; the other slot
+// meanwhile takes everything else.
 const pooledJobs =
   part === "alone"
     ? []
@@ -366,6 +366,7 @@ async function startShared(group) {
  * @param {Result[]} done
  */
 async function stopShared(done) {
+  if (shared.group === undefined) return;
   const failedShared = done.filter(
     (r) => r.code !== 0 && r.job.shared === shared.group && r.job.command === undefined,
   );
@@ -377,6 +378,7 @@ async function stopShared(done) {
   shared.stop = undefined;
   shared.value = undefined;
   shared.group = undefined;
+  shared.logFile = undefined;
 }
 
 /**

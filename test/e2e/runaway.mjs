@@ -9,26 +9,13 @@
 //
 // RUNAWAY_EXECUTORS (comma-separated) runs only some executors: run.mjs runs the default one on
 // its shared server and shared-worker on a server of its own, as two jobs.
-import { readFileSync } from "node:fs";
 import { withServerUnderLoad } from "./busy-load.mjs";
 import { connect, pollSearch, timedCall } from "./load-clients.mjs";
 import { hostReplacements, replacements } from "./replacements.mjs";
 import { check } from "./server.mjs";
-import { unsettled } from "./shared-server.mjs";
+import { runnerRestMs, unsettled } from "./shared-server.mjs";
 
 const MAX_WAIT_MS = 1_000;
-// How long the host passes over a failed runner (read from its source: a .ts Node cannot import).
-const RUNNER_REST_MS = Number(
-  /export const RUNNER_REST_MS = ([\d_]+);/
-    .exec(
-      readFileSync(new URL("../../src/executor/runners/runner-loader.ts", import.meta.url), "utf8"),
-    )?.[1]
-    ?.replaceAll("_", "") ?? Number.NaN,
-);
-check(
-  Number.isFinite(RUNNER_REST_MS),
-  "RUNNER_REST_MS not found in src/executor/runners/runner-loader.ts",
-);
 const ALL_EXECUTORS = ["isolate-per-run", "shared-worker"];
 const EXECUTORS = (process.env.RUNAWAY_EXECUTORS ?? ALL_EXECUTORS.join(","))
   .split(",")
@@ -118,7 +105,7 @@ for (const executor of EXECUTORS)
         // A replaced runner is back (it serves again) and past the host's rest period (it
         // passes over a failed runner for RUNNER_REST_MS) before the next runaway.
         if (runnerReplaced) {
-          const restEnds = outcome.endedAt + RUNNER_REST_MS + 500;
+          const restEnds = outcome.endedAt + runnerRestMs() + 500;
           const deadline = Date.now() + 60_000;
           while (unsettled(output()) !== "" || Date.now() < restEnds) {
             check(Date.now() < deadline, `${where}: the replaced runner did not serve again`);

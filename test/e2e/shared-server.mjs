@@ -1,11 +1,12 @@
 // One local server for several load scripts in turn (run.mjs's alone step, one per group of
-// scripts): a server start costs ~10 s on an idle 2-core machine, paid once, not per script. run.mjs starts it with
-// `startServer(SHARED_SETTINGS, { logTo })` and hands its address and output file to the scripts
+// scripts): a server start costs ~10 s on an idle 2-core machine, paid once, not per script.
+// run.mjs starts it with `startServer(SHARED_SETTINGS, { logTo })` and hands its address and output file to the scripts
 // it marks `shared` through E2E_SHARED_SERVER; `withServer` in such a script attaches to it when
 // the settings it asks for are the shared server's, and starts its own server otherwise (or
 // when run by hand). Scripts run one at a time, so they never measure each other; before a
-// script takes the server, every runner an earlier one had replaced serves again, and what
-// the script reads as the server's output (the replacements it asserts on) begins when it took it.
+// script takes the server, every runner an earlier one had replaced serves again and is past the
+// host's rest period, and what the script reads as the server's output (the replacements it
+// asserts on) begins when it took it.
 import { readFileSync, statSync } from "node:fs";
 
 /** The environment variable naming the shared server (JSON of {@link SharedServer}). */
@@ -19,6 +20,27 @@ export const SHARED_SETTINGS = { EXECUTOR: "isolate-per-run" };
 
 /** How long a script waits for the shared server to serve with every runner back. */
 const SETTLE_MS = 60_000;
+
+/**
+ * How long the host passes over a runner that failed (src/executor/runners/runner-loader.ts,
+ * read from the source: Node cannot import that .ts). Runs sent meanwhile avoid that runner, so
+ * a script that needs runs on every runner (runner-kill kills one that has runs) starts after it.
+ * @returns {number} ms
+ */
+export function runnerRestMs() {
+  const source = readFileSync(
+    new URL("../../src/executor/runners/runner-loader.ts", import.meta.url),
+    "utf8",
+  );
+  const ms = Number(
+    /export const RUNNER_REST_MS = ([\d_]+);/.exec(source)?.[1]?.replaceAll("_", ""),
+  );
+  if (!Number.isFinite(ms) || ms <= 0)
+    throw new Error(
+      "e2e: no `export const RUNNER_REST_MS = <ms>;` in src/executor/runners/runner-loader.ts (test/e2e/shared-server.mjs reads it): update runnerRestMs() to where it is now",
+    );
+  return ms;
+}
 
 /**
  * @typedef {{ url: string, port: number, pid: number, logFile: string, settings: Record<string, string> }} SharedServer
@@ -83,6 +105,10 @@ export async function attachSharedServer(env) {
       );
     await new Promise((r) => setTimeout(r, 250));
   }
+  // Past the host's rest period of the last replaced runner (the log has no times: counted
+  // from now, when it serves again at the latest).
+  if (/runner \d+ is replaced because/.test(log()))
+    await new Promise((r) => setTimeout(r, runnerRestMs() + 1_000));
   const from = statSync(shared.logFile).size;
   console.log(
     `e2e: on the shared server ${shared.url} (npm start pid ${shared.pid}), its output from byte ${from}`,

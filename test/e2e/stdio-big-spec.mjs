@@ -4,8 +4,9 @@
 // busy processes load both cores: every launch must answer its first `search` (a stdio client, SDK
 // v1, as desktop clients use), and no runtime or runner may be replaced. Launches: STDIO_LAUNCHES
 // (default 3), STDIO_AT_ONCE of them at a time (default 2: each launch then also loads the
-// machine for the other, as a second desktop client or a test suite would; one at a time took
-// a third longer); the time to `initialize` and to the first search is printed for each.
+// machine for the other, as a second desktop client or a test suite would; two launches took
+// 44.5 s at once, 50.6 s one after another, 2026-12-05 at a load average of ~6); the time to
+// `initialize` and to the first search is printed for each.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { execFileSync, spawn } from "node:child_process";

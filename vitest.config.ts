@@ -105,7 +105,7 @@ export default defineConfig({
         resolve: {
           alias: [
             ...alias,
-            // The shared worker's engine texts, for sandbox/engine/engine-run.ts run in plain Node.
+            // The shared worker's engine texts, for sandbox/engine/run.ts run in plain Node.
             {
               find: /^\.\/engine-modules\.json$/,
               replacement: fileURLToPath(

@@ -10,7 +10,8 @@ import { basename, extname, resolve } from "node:path";
 import { supervise } from "./local-server/supervise.mjs";
 import { workerdV8Flags } from "./local-server/v8-flags.mjs";
 import { hostMessage, runnerCount, runnerMessage } from "./local-server/worker-options.mjs";
-import { RUNNER_SCRIPT, WORKER_CONFIG } from "./runtime-paths.mjs";
+import { PRODUCT_MODULE, RUNNER_SCRIPT, WORKER_CONFIG } from "./runtime-paths.mjs";
+import { openSpecCache, specCacheFolder } from "./spec-cache.mjs";
 
 /**
  * @typedef {object} ServeOptions
@@ -68,24 +69,37 @@ export async function serve({ label, product, env, persist, log, progress, clean
     const name = basename(file, extname(file));
     if (specTexts[name] && settings.SPEC === undefined)
       console.warn(`${label}: SPEC_FILE ${name} replaces the compiled spec of the same name.`);
-    progress(`${label}: validating and compiling ${file} …`);
-    const loaded = await product.loadSpecFile(file, product.findSpecProblems);
-    const problem = (/** @type {string} */ text) =>
-      fail(
-        `- SPEC_FILE: ${text}\n  Fix: correct the spec where each line above says (a JSON pointer, or a line and column) as its rule says, or choose another file.`,
-      );
-    if (!loaded.ok) problem(loaded.message);
+    const cache = openSpecCache(specCacheFolder(env), PRODUCT_MODULE);
     /** @type {any} */
     let compact;
-    try {
-      compact = product.compileSpec(loaded.doc, { label: file });
-    } catch (error) {
-      problem(String(/** @type {Error} */ (error)?.message ?? error));
+    /** @type {string[]} */
+    let notes;
+    const kept = cache.read(file);
+    if (kept) {
+      ({ compact, notes } = kept);
+      progress(
+        `${label}: ${file} was validated and compiled by an earlier start (kept in ${cache.folder}).`,
+      );
+    } else {
+      progress(`${label}: validating and compiling ${file} …`);
+      const loaded = await product.loadSpecFile(file, product.findSpecProblems);
+      const problem = (/** @type {string} */ text) =>
+        fail(
+          `- SPEC_FILE: ${text}\n  Fix: correct the spec where each line above says (a JSON pointer, or a line and column) as its rule says, or choose another file.`,
+        );
+      if (!loaded.ok) problem(loaded.message);
+      try {
+        compact = product.compileSpec(loaded.doc, { label: file });
+      } catch (error) {
+        problem(String(/** @type {Error} */ (error)?.message ?? error));
+      }
+      notes = loaded.notes;
+      cache.write(file, { compact, notes, files: loaded.files, remote: loaded.remote });
     }
     const text = JSON.stringify(compact);
-    const notes = loaded.notes.length > 0 ? ` (${loaded.notes.join("; ")})` : "";
+    const noted = notes.length > 0 ? ` (${notes.join("; ")})` : "";
     log(
-      `compile-spec: ${name}: ${compact.operations.length} operations, ${compact.cycles.length} cycle group(s), ${text.length} bytes${notes}`,
+      `compile-spec: ${name}: ${compact.operations.length} operations, ${compact.cycles.length} cycle group(s), ${text.length} bytes${noted}`,
     );
     launchSpecs[name] = compact;
     specTexts[name] = text;

@@ -1,6 +1,6 @@
 /**
  * What the two harnesses do alike: the per-run isolate's harness.ts (V8) and the shared worker's
- * engine-guest.ts (QuickJS) both encode the program's result within the size limit, report a
+ * engine/guest.ts (QuickJS) both encode the program's result within the size limit, report a
  * thrown value as bounded data and load extension modules by name. Kept in one module so the
  * two engines cannot drift apart on any of these; what differs per engine (QuickJS's name for a
  * stack overflow) stays with its harness.

@@ -104,11 +104,11 @@ console.log(`build-sandbox: wrote ${Object.keys(texts).join(", ")} (${body.lengt
 // stable worker's main module, QuickJS glue bundled in), the guest harness the engine loads per
 // run, and the engine's WebAssembly, with a version that changes whenever any of them does (it
 // is part of the stable worker's id, so a new build never reuses an old worker).
-const guest = await bundle("sandbox/engine/engine-guest.ts", {
+const guest = await bundle("sandbox/engine/guest.ts", {
   minifySyntax: true,
   external: RUN_MODULES,
 });
-const runner = await bundle("sandbox/engine/engine-runner.ts", {
+const runner = await bundle("sandbox/engine/runner.ts", {
   conditions: ["workerd", "worker", "import"],
   mainFields: ["module", "main"],
   minify: true,

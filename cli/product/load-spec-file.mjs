@@ -9,7 +9,9 @@ import { relative } from "node:path";
 const MAX_LINES = 12;
 
 /**
- * @typedef {{ ok: true, doc: any, notes: string[] } | { ok: false, message: string }} LoadedSpecFile
+ * @typedef {{ ok: true, doc: any, notes: string[], files: string[], remote: boolean } | { ok: false, message: string }} LoadedSpecFile
+ *   `files`: the local files the bundle read (the spec file among them); `remote`: whether it read
+ *   anything else (an http `$ref`), so a cache of the result could go stale unseen
  */
 
 /**
@@ -26,8 +28,9 @@ export async function loadSpecFile(file, findProblems) {
   const name = inside && !inside.startsWith("..") ? inside : file;
   /** @type {any} */
   let doc;
+  const parser = new SwaggerParser();
   try {
-    doc = await SwaggerParser.bundle(file);
+    doc = await parser.bundle(file);
   } catch (error) {
     // Not JSON or YAML at all: say where the text breaks (a .json file is held to JSON: YAML
     // would read a broken JSON document as something else).
@@ -63,7 +66,9 @@ export async function loadSpecFile(file, findProblems) {
     if (lines.length > MAX_LINES) shown.push(`  … and ${lines.length - MAX_LINES} more`);
     return { ok: false, message: `${name}: invalid ${version} document:\n${shown.join("\n")}` };
   }
-  return { ok: true, doc, notes };
+  const files = parser.$refs.paths("file");
+  const remote = parser.$refs.paths().length > files.length;
+  return { ok: true, doc, notes, files, remote };
 }
 
 /** Schema-validation errors (ajv) as `pointer: message (rule: keyword)`, most specific first. */

@@ -34,13 +34,13 @@ import { CodeCatalogs, type CallerTools } from "./code-catalogs";
 import { outcomeToToolResult } from "./outcome-result";
 import { assertRedactableSecrets } from "./redaction/redaction";
 import { redactToolResult } from "./redaction/result-redaction";
-import type { Upstream } from "./upstream/upstream-cache";
+import type { ToolCatalog } from "./upstream/tool-catalog";
+import type { Redactor } from "./redaction/redaction";
 import { UpstreamSet } from "./upstream/upstream-set";
-import { isSessionGone, type UpstreamSession } from "./upstream/upstream-connection";
 import { redactingErrors, upstreamResultValue } from "./upstream/upstream-result";
-import { callUpstreamTool } from "./upstream/upstream-call";
+import { callUpstreamTool, type CallOptions } from "./upstream/upstream-call";
 import { isCodeCallRequest } from "./code-call-request";
-import { forwardLogs } from "./upstream/upstream-log-forwarding";
+import { runSessions, type RunSessions } from "./upstream/run-sessions";
 import { RunTrace } from "./runs/run-trace";
 import { setTaskSupport } from "../mcp/tasks/task-tools";
 import type { CodeMcpServerOptions, CodeServerRequest } from "./code-server-options";
@@ -155,111 +155,32 @@ export function codeMcpServer(
   };
 }
 
+/**
+ * One run of `code`: the caller's upstream tools and the catalog's helpers as `codemode.*`, the
+ * program run, its result redacted and recorded; the run's upstream sessions released after.
+ */
 async function runCode(
   code: string,
   ctx: ServerContext,
-  { catalog, routes, scopes, redactor }: CallerTools,
+  tools: CallerTools,
   options: CodeMcpServerOptions,
   limits: Partial<ExecutorLimits>,
   prestarted?: PrestartedRun,
 ): Promise<CallToolResult> {
+  const { catalog, routes, scopes, redactor } = tools;
+  const logLevel = requestedLogLevel(ctx);
   // One connection per upstream a run actually calls, opened on first use, closed at the end.
-  const sessions = new Map<Upstream, Promise<UpstreamSession>>();
-  const retired: UpstreamSession[] = [];
-  const connect = (upstream: Upstream) => {
-    let session = sessions.get(upstream);
-    if (!session) {
-      session = upstream.session(scopes.get(upstream)).then(async (s) => {
-        if (!s.shared && logLevel) await forwardLogs(s, ctx, logLevel, redactor);
-        return s;
-      });
-      sessions.set(upstream, session);
-    }
-    return session;
-  };
-  const progressToken = ctx.mcpReq._meta?.progressToken;
-  // Logging the client asked for: per request in 2026-07-28 (`_meta`), per session before (the
-  // outer server then filters by the session's level, so ask the upstream for everything).
-  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
-  const asked = envelope?.[LOG_LEVEL_META_KEY] ?? ctx.mcpReq._meta?.[LOG_LEVEL_META_KEY];
-  const logLevel = (
-    typeof asked === "string" ? asked : ctx.mcpReq.envelope ? undefined : "debug"
-  ) as LoggingLevel | undefined;
+  const sessions = runSessions(scopes, ctx, logLevel, redactor);
   // No prototype: an upstream's tool names are keys here, and none may reach an inherited one.
   const fns: Record<string, HostFunction> = Object.create(null) as Record<string, HostFunction>;
   const run = options.onRun && new RunTrace("code", options.name ?? "code-mode", code, redactor);
+  const call = { ctx, tools, options, sessions, logLevel, progress: progressRelay(ctx, redactor) };
   for (const [index, entry] of catalog.entries.entries()) {
-    // A failed call's message may quote the credential (an upstream echoing its headers).
-    fns[entry.identifier] = redactingErrors(redactor, async ([input]) => {
-      if (options.validateInput !== false) {
-        const problems = catalog.validate(entry, input);
-        if (problems.length > 0)
-          throw new TypeError(
-            `codemode.${entry.identifier}() got invalid input: ${problems.join("; ")}. Check its declaration with codemode.${catalog.helperNames.describe}("${entry.identifier}").`,
-          );
-      }
-      // By position: merged names may coincide across upstreams (upstream-set.ts).
-      const route = routes[index]!;
-      const send = (session: UpstreamSession) =>
-        callUpstreamTool(
-          session,
-          {
-            name: route.name,
-            arguments: (input ?? {}) as Record<string, unknown>,
-            ...(logLevel && session.client.getProtocolEra() === "modern"
-              ? { _meta: { [LOG_LEVEL_META_KEY]: logLevel } }
-              : {}),
-          },
-          {
-            signal: ctx.mcpReq.signal,
-            ...(progressToken === undefined
-              ? {}
-              : {
-                  // The numbers and the redacted message only: anything else the upstream put
-                  // in its notification (`_meta`) would reach the client unredacted.
-                  onprogress: (p) =>
-                    void ctx.mcpReq
-                      .notify({
-                        method: "notifications/progress",
-                        params: {
-                          progress: p.progress,
-                          ...(p.total === undefined ? {} : { total: p.total }),
-                          ...(p.message === undefined ? {} : { message: redactor.text(p.message) }),
-                          progressToken,
-                        },
-                      })
-                      .catch(() => {}),
-                }),
-          },
-        );
-      const session = await connect(route.upstream);
-      const result = await send(session).catch(async (error: unknown) => {
-        // The upstream forgot the adopted session before it saw this call: handshake once more.
-        if (!session.reused || !isSessionGone(error)) throw error;
-        route.upstream.forgetNegotiation(scopes.get(route.upstream));
-        retired.push(session);
-        sessions.delete(route.upstream);
-        return send(await connect(route.upstream));
-      });
-      return upstreamResultValue(entry.tool.name, redactToolResult(result, redactor));
-    });
-    if (run) fns[entry.identifier] = run.toolCalls(entry.tool.name, fns[entry.identifier]!);
+    // By position: merged names may coincide across upstreams (upstream-set.ts).
+    const fn = upstreamToolFunction(entry, routes[index]!, call);
+    fns[entry.identifier] = run ? run.toolCalls(entry.tool.name, fn) : fn;
   }
-  const search: HostFunction = ([query, limit]) =>
-    catalog.search(String(query ?? ""), typeof limit === "number" ? limit : 8);
-  const describe: HostFunction = ([name]) => {
-    const entry = catalog.find(String(name ?? ""));
-    if (!entry)
-      throw new TypeError(
-        `No tool named "${String(name)}". Use codemode.${catalog.helperNames.search}("words") to find one.`,
-      );
-    return catalog.declaration(entry);
-  };
-  // Helpers keep their plain names unless a tool took them; `$search`/`$describe` always work.
-  fns[catalog.helperNames.search] = search;
-  fns[catalog.helperNames.describe] = describe;
-  fns["$search"] = search;
-  fns["$describe"] = describe;
+  Object.assign(fns, catalogHelpers(catalog));
   const namespaces: HostNamespaces = { codemode: fns };
   try {
     const outcome = await options.executor.execute({
@@ -277,11 +198,114 @@ async function runCode(
     return result;
   } finally {
     prestarted?.dispose(); // a no-op once the run took it; frees it if the run never started
-    await Promise.all([
-      ...[...sessions].map(([upstream, session]) =>
-        session.then((s) => upstream.release(s)).catch(() => {}),
-      ),
-      ...retired.map((s) => s.close().catch(() => {})),
-    ]);
+    await sessions.release();
   }
+}
+
+/**
+ * The log level the client asked for: per request in 2026-07-28 (`_meta`), per session before
+ * (the outer server then filters by the session's level, so ask the upstream for everything).
+ */
+function requestedLogLevel(ctx: ServerContext): LoggingLevel | undefined {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  const asked = envelope?.[LOG_LEVEL_META_KEY] ?? ctx.mcpReq._meta?.[LOG_LEVEL_META_KEY];
+  return (typeof asked === "string" ? asked : ctx.mcpReq.envelope ? undefined : "debug") as
+    | LoggingLevel
+    | undefined;
+}
+
+/** What every upstream tool function of one run shares. */
+interface RunCall {
+  ctx: ServerContext;
+  tools: CallerTools;
+  options: CodeMcpServerOptions;
+  sessions: RunSessions;
+  logLevel: LoggingLevel | undefined;
+  /** The call option that passes the upstream's progress on, if the client asked for it. */
+  progress: Pick<NonNullable<CallOptions>, "onprogress">;
+}
+
+/**
+ * `codemode.<tool>(input)`: the input checked against the tool's schema, the call sent to its
+ * upstream (with the client's log level and progress token), the result redacted. A failed
+ * call's message may quote the credential (an upstream echoing its headers): redacted too.
+ */
+function upstreamToolFunction(
+  entry: ToolCatalog["entries"][number],
+  route: CallerTools["routes"][number],
+  { ctx, tools: { catalog, redactor }, options, sessions, logLevel, progress }: RunCall,
+): HostFunction {
+  return redactingErrors(redactor, async ([input]) => {
+    if (options.validateInput !== false) {
+      const problems = catalog.validate(entry, input);
+      if (problems.length > 0)
+        throw new TypeError(
+          `codemode.${entry.identifier}() got invalid input: ${problems.join("; ")}. Check its declaration with codemode.${catalog.helperNames.describe}("${entry.identifier}").`,
+        );
+    }
+    const result = await sessions.call(route.upstream, (session) =>
+      callUpstreamTool(
+        session,
+        {
+          name: route.name,
+          arguments: (input ?? {}) as Record<string, unknown>,
+          ...(logLevel && session.client.getProtocolEra() === "modern"
+            ? { _meta: { [LOG_LEVEL_META_KEY]: logLevel } }
+            : {}),
+        },
+        { signal: ctx.mcpReq.signal, ...progress },
+      ),
+    );
+    return upstreamResultValue(entry.tool.name, redactToolResult(result, redactor));
+  });
+}
+
+/**
+ * Passes an upstream's progress on to the client, when the client sent a progress token: the
+ * numbers and the redacted message only, since anything else the upstream put in its
+ * notification (`_meta`) would reach the client unredacted.
+ */
+function progressRelay(
+  ctx: ServerContext,
+  redactor: Redactor,
+): Pick<NonNullable<CallOptions>, "onprogress"> {
+  const progressToken = ctx.mcpReq._meta?.progressToken;
+  if (progressToken === undefined) return {};
+  return {
+    onprogress: (p) =>
+      void ctx.mcpReq
+        .notify({
+          method: "notifications/progress",
+          params: {
+            progress: p.progress,
+            ...(p.total === undefined ? {} : { total: p.total }),
+            ...(p.message === undefined ? {} : { message: redactor.text(p.message) }),
+            progressToken,
+          },
+        })
+        .catch(() => {}),
+  };
+}
+
+/**
+ * The catalog's own helpers: they keep their plain names unless a tool took them;
+ * `$search`/`$describe` always work.
+ */
+function catalogHelpers(catalog: ToolCatalog): Record<string, HostFunction> {
+  const search: HostFunction = ([query, limit]) =>
+    catalog.search(String(query ?? ""), typeof limit === "number" ? limit : 8);
+  const describe: HostFunction = ([name]) => {
+    const entry = catalog.find(String(name ?? ""));
+    if (!entry)
+      throw new TypeError(
+        `No tool named "${String(name)}". Use codemode.${catalog.helperNames.search}("words") to find one.`,
+      );
+    return catalog.declaration(entry);
+  };
+  return {
+    [catalog.helperNames.search]: search,
+    [catalog.helperNames.describe]: describe,
+    $search: search,
+    $describe: describe,
+  };
 }

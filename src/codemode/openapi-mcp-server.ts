@@ -88,6 +88,41 @@ export interface OpenApiMcpServerOptions {
 export function openApiMcpServer(
   options: OpenApiMcpServerOptions,
 ): (ctx?: McpServerFactoryContext) => McpServer {
+  const setup = prepare(options);
+  return (factoryCtx?: McpServerFactoryContext) => {
+    const server = new McpServer(
+      { name: setup.serverName, version: options.version ?? "0.1.0" },
+      { capabilities: { tools: {} } },
+    );
+    registerSearch(server, setup);
+    registerExecute(server, setup, factoryCtx);
+    return server;
+  };
+}
+
+/** What {@link openApiMcpServer} prepares once per isolate for every server it builds. */
+interface Setup {
+  options: OpenApiMcpServerOptions;
+  spec: OpenApiSpec;
+  /** The configured secrets, one frozen list (the redactor is found again by every run). */
+  secrets: readonly string[];
+  redactor: Redactor;
+  /** The tools' limit overrides (validated at start). */
+  limits: Partial<ExecutorLimits>;
+  serverName: string;
+  searchText: string;
+  executeText: string;
+  needsApproval: ApprovalCheck | undefined;
+  /** `codemode.declaration(operationId)`: one operation's TypeScript declaration. */
+  declaration: HostFunction;
+  /** The spec as the sandbox gets it. */
+  shippedSpec: () => string | Uint8Array;
+  /** A trace of one run, when the host records runs. */
+  trace: (tool: "search" | "execute", code: string) => RunTrace | undefined;
+}
+
+/** Checks the options and builds what every server shares (bad config fails here, at start). */
+function prepare(options: OpenApiMcpServerOptions): Setup {
   assertRedactableSecrets(options.secrets ?? [], "openApiMcpServer");
   // One frozen list: the redactor is compiled once and found again by every run.
   const secrets = Object.freeze([...(options.secrets ?? [])]);
@@ -102,31 +137,34 @@ export function openApiMcpServer(
     maxResultBytes,
     ...(options.description === undefined ? {} : { extra: options.description }),
   };
-  // The descriptions quote the spec, which may carry an example key.
-  const searchText = redactor.text(searchDescription(describeInput));
-  const executeText = redactor.text(executeDescription(describeInput));
+  const serverName = options.name ?? "openapi-code-mode";
+  return {
+    options,
+    spec,
+    secrets,
+    redactor,
+    limits,
+    serverName,
+    // The descriptions quote the spec, which may carry an example key.
+    searchText: redactor.text(searchDescription(describeInput)),
+    executeText: redactor.text(executeDescription(describeInput)),
+    needsApproval:
+      options.approval === true
+        ? nonReadRequests
+        : typeof options.approval === "function"
+          ? options.approval
+          : undefined,
+    declaration: operationDeclarations(spec, redactor),
+    shippedSpec: shippedSpecOnce(spec, redactor),
+    trace: (tool, code) => options.onRun && new RunTrace(tool, serverName, code, redactor),
+  };
+}
+
+/** `codemode.declaration(operationId)`, each operation's text built (and redacted) once. */
+function operationDeclarations(spec: OpenApiSpec, redactor: Redactor): HostFunction {
   const declarations = new SpecDeclarations(spec.compact);
   const declared = new Map<string, string>();
-  let specData: string | Uint8Array | undefined;
-  // Packed bytes cross RPC faster than text and decode on demand (src/openapi/spec-pack.ts).
-  // With secrets configured, the sandbox gets a copy of the spec without them (a spec may carry
-  // an example key): built once per isolate, like the packed bytes. Only string values are
-  // redacted, never keys: keys are the document's structure.
-  const shippedSpec = (): string | Uint8Array => {
-    if (specData === undefined) {
-      const shipped = redactor.values(spec.compact);
-      specData = packSpec(shipped) ?? JSON.stringify(shipped);
-    }
-    return specData;
-  };
-  const needsApproval: ApprovalCheck | undefined =
-    options.approval === true
-      ? nonReadRequests
-      : typeof options.approval === "function"
-        ? options.approval
-        : undefined;
-
-  const declaration = ([operationId]: unknown[]) => {
+  return ([operationId]: unknown[]) => {
     const id = String(operationId ?? "");
     let text = declared.get(id);
     if (text === undefined) {
@@ -140,109 +178,131 @@ export function openApiMcpServer(
     }
     return text;
   };
+}
 
-  const serverName = options.name ?? "openapi-code-mode";
-  const trace = (tool: "search" | "execute", code: string) =>
-    options.onRun && new RunTrace(tool, serverName, code, redactor);
+/**
+ * The spec as shipped to the sandbox, built on first use and kept for the isolate. Packed bytes
+ * cross RPC faster than text and decode on demand (src/openapi/spec-pack.ts). With secrets
+ * configured, the sandbox gets a copy of the spec without them (a spec may carry an example
+ * key). Only string values are redacted, never keys: keys are the document's structure.
+ */
+function shippedSpecOnce(spec: OpenApiSpec, redactor: Redactor): () => string | Uint8Array {
+  let specData: string | Uint8Array | undefined;
+  return () => {
+    if (specData === undefined) {
+      const shipped = redactor.values(spec.compact);
+      specData = packSpec(shipped) ?? JSON.stringify(shipped);
+    }
+    return specData;
+  };
+}
 
-  return (factoryCtx?: McpServerFactoryContext) => {
-    const server = new McpServer(
-      { name: serverName, version: options.version ?? "0.1.0" },
-      { capabilities: { tools: {} } },
-    );
-    const codeInput = z.object({
-      code: z
-        .string()
-        .describe("JavaScript (or TypeScript): an async arrow function using codemode.*"),
-    });
+/** The input of both tools: the program. */
+const CODE_INPUT = z.object({
+  code: z.string().describe("JavaScript (or TypeScript): an async arrow function using codemode.*"),
+});
 
+/** The `search` tool: the program reads the spec (`codemode.spec()`), nothing is sent. */
+function registerSearch(server: McpServer, setup: Setup): void {
+  const { options, redactor, limits, declaration } = setup;
+  server.registerTool(
+    "search",
+    {
+      description: setup.searchText,
+      inputSchema: CODE_INPUT,
+      annotations: { readOnlyHint: true },
+    },
+    async ({ code }, ctx) => {
+      const run = setup.trace("search", code);
+      const namespaces: HostNamespaces = { codemode: { declaration } };
+      const outcome = await options.executor.execute({
+        code,
+        namespaces,
+        limits,
+        signal: ctx.mcpReq.signal,
+        extensions: [{ name: "openapi", data: setup.shippedSpec() }],
+      });
+      // Second line: no configured secret (or a simple transform of one) leaves in the result's
+      // text; its structure (`type`, `isError`) is never touched.
+      const result = redactToolResult(outcomeToToolResult(outcome), redactor);
+      run?.finish(outcome, result, options.onRun!, {
+        authInfo: ctx.http?.authInfo,
+      });
+      return result;
+    },
+  );
+}
+
+/**
+ * The `execute` tool: the program sends checked requests through the host's callback
+ * (`codemode.request()`), asking a person first where approval is configured.
+ */
+function registerExecute(
+  server: McpServer,
+  setup: Setup,
+  factoryCtx: McpServerFactoryContext | undefined,
+): void {
+  const { options, redactor, limits, declaration, needsApproval } = setup;
+  // Long programs (approvals, paging, fan-out) may run as MCP tasks where the handler has the
+  // `tasks` option and the client declared the extension; otherwise the call is as before.
+  setTaskSupport(
     server.registerTool(
-      "search",
+      "execute",
       {
-        description: searchText,
-        inputSchema: codeInput,
-        annotations: { readOnlyHint: true },
+        description: setup.executeText,
+        inputSchema: CODE_INPUT,
+        annotations: { readOnlyHint: false, openWorldHint: true },
       },
-      async ({ code }, ctx) => {
-        const run = trace("search", code);
-        const namespaces: HostNamespaces = { codemode: { declaration } };
+      async ({ code }, ctx): Promise<CallToolResult> => {
+        const approvals = needsApproval
+          ? approvalFlow(server, ctx, factoryCtx, options.approvalLedger ?? isolateApprovalLedger)
+          : undefined;
+        await approvals?.load();
+        const request = apiRequester({
+          spec: setup.spec,
+          handler: options.request,
+          validate: options.validateRequests !== false,
+          secrets: setup.secrets,
+          mcp: ctx as ServerContext,
+          ...(approvals && needsApproval ? { approve: approvals.approve, needsApproval } : {}),
+        });
+        const run = setup.trace("execute", code);
+        const send = redactingErrors(redactor, request);
+        const namespaces: HostNamespaces = {
+          codemode: { request: run ? run.requests(send) : send, declaration },
+        };
+        // A push approval waits for a person inside the run: unless the operator chose a timeout,
+        // give the run as long as the question may stay open.
+        const runLimits =
+          approvals?.holdsRun && options.limits?.timeoutMs === undefined
+            ? { ...limits, timeoutMs: APPROVAL_TIMEOUT_MS + 30_000 }
+            : limits;
         const outcome = await options.executor.execute({
           code,
           namespaces,
-          limits,
+          limits: runLimits,
           signal: ctx.mcpReq.signal,
-          extensions: [{ name: "openapi", data: shippedSpec() }],
+          // Presents the host's { status, ok, headers, body } as the body or an ApiError; and
+          // `codemode.spec()` as in search (as @cloudflare/codemode offers it in execute), shipped
+          // only to programs that mention it, so the common run stays as cheap as it was.
+          extensions: [
+            { name: "request", data: "" },
+            ...(/\bspec\b/.test(code)
+              ? [{ name: "openapi" as const, data: setup.shippedSpec() }]
+              : []),
+          ],
         });
-        // Second line: no configured secret (or a simple transform of one) leaves in the result's
-        // text; its structure (`type`, `isError`) is never touched.
-        const result = redactToolResult(outcomeToToolResult(outcome), redactor);
+        const pending = await approvals?.finish(outcome);
+        // Second line: whatever the code did, no configured secret leaves in the result.
+        const result = redactToolResult(pending ?? outcomeToToolResult(outcome), redactor);
         run?.finish(outcome, result, options.onRun!, {
           authInfo: ctx.http?.authInfo,
         });
         return result;
       },
-    );
-
-    // Long programs (approvals, paging, fan-out) may run as MCP tasks where the handler has the
-    // `tasks` option and the client declared the extension; otherwise the call is as before.
-    setTaskSupport(
-      server.registerTool(
-        "execute",
-        {
-          description: executeText,
-          inputSchema: codeInput,
-          annotations: { readOnlyHint: false, openWorldHint: true },
-        },
-        async ({ code }, ctx): Promise<CallToolResult> => {
-          const approvals = needsApproval
-            ? approvalFlow(server, ctx, factoryCtx, options.approvalLedger ?? isolateApprovalLedger)
-            : undefined;
-          await approvals?.load();
-          const request = apiRequester({
-            spec,
-            handler: options.request,
-            validate: options.validateRequests !== false,
-            secrets,
-            mcp: ctx as ServerContext,
-            ...(approvals && needsApproval ? { approve: approvals.approve, needsApproval } : {}),
-          });
-          const run = trace("execute", code);
-          const send = redactingErrors(redactor, request);
-          const namespaces: HostNamespaces = {
-            codemode: { request: run ? run.requests(send) : send, declaration },
-          };
-          // A push approval waits for a person inside the run: unless the operator chose a timeout,
-          // give the run as long as the question may stay open.
-          const runLimits =
-            approvals?.holdsRun && options.limits?.timeoutMs === undefined
-              ? { ...limits, timeoutMs: APPROVAL_TIMEOUT_MS + 30_000 }
-              : limits;
-          const outcome = await options.executor.execute({
-            code,
-            namespaces,
-            limits: runLimits,
-            signal: ctx.mcpReq.signal,
-            // Presents the host's { status, ok, headers, body } as the body or an ApiError; and
-            // `codemode.spec()` as in search (as @cloudflare/codemode offers it in execute), shipped
-            // only to programs that mention it, so the common run stays as cheap as it was.
-            extensions: [
-              { name: "request", data: "" },
-              ...(/\bspec\b/.test(code) ? [{ name: "openapi" as const, data: shippedSpec() }] : []),
-            ],
-          });
-          const pending = await approvals?.finish(outcome);
-          // Second line: whatever the code did, no configured secret leaves in the result.
-          const result = redactToolResult(pending ?? outcomeToToolResult(outcome), redactor);
-          run?.finish(outcome, result, options.onRun!, {
-            authInfo: ctx.http?.authInfo,
-          });
-          return result;
-        },
-      ),
-      "optional",
-    );
-    return server;
-  };
+    ),
+    "optional",
+  );
 }
 
 /**

@@ -73,6 +73,24 @@ export class HostBridge extends RpcTarget implements HostBridgeApi {
     return fail("LimitError", this.limitHit);
   };
 
+  /**
+   * Refuses a call that a local sandbox runner would have had to keep waiting past its bound of
+   * argument text (it holds the run's calls beyond those at the host): counted like a call this
+   * bridge refuses for the text of calls still running, so the run's call count and message are
+   * the same with or without a runner (the program could otherwise retry such calls without
+   * spending any of its `maxHostCalls`).
+   */
+  readonly refuseWaiting = (namespace: unknown, name: unknown): HostReply => {
+    if (this.controller.signal.aborted)
+      return fail("Error", `${label(namespace, name)}() was called after the run ended.`);
+    if (this.calls >= this.limits.maxHostCalls) return this.refuseOverLimit(namespace, name);
+    this.calls++;
+    return fail(
+      "LimitError",
+      `${label(namespace, name)}() would hold more than ${this.maxInFlightChars} characters of arguments in calls waiting or still running: await some calls before starting more.`,
+    );
+  };
+
   /** Console lines dropped by the host's budget (the sandbox reports its own separately). */
   readonly droppedLogs = (): number => this.budget.dropped();
 

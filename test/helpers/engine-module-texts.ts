@@ -1,7 +1,7 @@
 /**
  * The module texts the shared worker's runner loads into the engine (`./engine-modules.json`
  * in its Worker Loader configuration, src/executor/shared-worker/shared-worker-code.ts), for tests that run
- * sandbox/engine/engine-run.ts in plain Node. Aliased in vitest.config.ts (unit project).
+ * sandbox/engine/run.ts in plain Node. Aliased in vitest.config.ts (unit project).
  */
 import { ENGINE_MODULES } from "../../src/executor/generated/engine-modules";
 import { SANDBOX_MODULES } from "../../src/executor/generated/sandbox-modules";

@@ -35,7 +35,12 @@ function code(file: string): string {
 
 const SRC = sources("src").filter((f) => f !== "src/errors.ts");
 /** The local server's Node front, which answers a few requests itself (in the HTTP error shape). */
-const FRONT = ["cli/local-server/front.mjs", "cli/local-server/cut-off-reply.mjs"];
+const FRONT = [
+  "cli/local-server/front.mjs",
+  "cli/local-server/request-body.mjs",
+  "cli/local-server/exchange.mjs",
+  "cli/local-server/cut-off-reply.mjs",
+];
 
 /** The codes listed in a table of docs/errors.md: the first cell of each row, in backticks. */
 function documentedCodes(): Set<string> {

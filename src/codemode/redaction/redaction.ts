@@ -13,10 +13,12 @@
  * three layers deep) for the literal forms of ./secret-forms.ts: the secret, reversed and
  * case-changed, and its base16/32/64/64url encodings, also of those copies and of its
  * character-level, run and UTF-16 encodings. A match in a view is cut out of the original where
- * its encoded form was, then the text is searched again; a text that still holds a secret after
- * {@link MAX_ROUNDS} rounds is not made safe (`cleanText` and `cleanBytes` answer undefined, and
- * response bodies are withheld). Bytes are searched one character per byte, so a secret's UTF-8,
- * UTF-16 and UTF-32 forms are found at any offset and replaced in the same layout.
+ * its encoded form was, then the text is searched again (./secret-search.ts); a text that still
+ * holds a secret after three rounds is not made safe (`cleanText` and `cleanBytes` answer
+ * undefined, and response bodies are withheld). Bytes are searched one character per byte, so a
+ * secret's UTF-8, UTF-16 and UTF-32 forms are found at any offset and replaced in the same
+ * layout (./marker.ts). Data values are copied with every string, key and byte array redacted
+ * (./redacted-copy.ts).
  *
  * What it cannot catch: a copy split into pieces or interleaved with other characters, XOR or
  * encryption, three or more layers mixing run and character encodings, run encodings other than
@@ -31,15 +33,15 @@
  * shorter than that is guessable anyway, so it is refused at start instead.
  */
 import { CodeModeError } from "../../errors";
-import { decodedViews, MAX_SWALLOWED, originalRange, type View } from "./decoded-view";
-import { formScanner, GRAM, windowKey, type FormScanner, type Range } from "./form-scanner";
-import { byteView, fromLatin1, secretForms, utf8 } from "./secret-forms";
+import { REDACTED } from "./marker";
+import { redactedCopy } from "./redacted-copy";
+import { fromLatin1 } from "./secret-forms";
+import { secretSearch } from "./secret-search";
+
+export { REDACTED } from "./marker";
 
 /** Secrets shorter than this are refused: see the file header for why. */
 export const MIN_SECRET_LENGTH = 8;
-
-/** What a secret is replaced with. */
-export const REDACTED = "[REDACTED]";
 
 /** Redacts a fixed set of secrets; build it once with {@link secretRedactor}. */
 export interface Redactor {
@@ -144,91 +146,11 @@ const INACTIVE: Redactor = {
   base64: (value) => value,
 };
 
+/** The redactor for a non-empty list of distinct secrets: the search plus what is built on it. */
 function buildRedactor(secrets: readonly string[]): Redactor {
-  const forms = secrets.flatMap(secretForms);
-  const textScanner = formScanner(forms);
-  // What follows a sequence that swallowed the first 1–MAX_SWALLOWED characters of a copy: the
-  // first GRAM characters of the rest of some form (see decodedViews). A rest shorter than that
-  // (a copy of an 8-character secret that lost 5 or more) is not looked for: common two- and
-  // three-letter texts would make every view suspect; docs/security.md lists it.
-  const rests = new Set(
-    forms.flatMap((form) =>
-      Array.from({ length: MAX_SWALLOWED }, (_, k) => fold(form.slice(k + 1, k + 1 + GRAM))),
-    ),
-  );
-  // The same as window keys (one per decoded sequence of a view: a string per sequence cost 7%
-  // of an ordinary body's redaction). Keys fold more than case, so they only add candidates.
-  const restKeys = new Set([...rests].filter((r) => r.length === GRAM).map((r) => windowKey(r, 0)));
-  const mayHideCopy = (view: View) => {
-    const { changed: ends, text } = view;
-    if (!ends) return false;
-    for (let i = 1; i < ends.length; i += 2) {
-      const end = ends[i]!;
-      if (
-        end + GRAM <= text.length
-          ? restKeys.has(windowKey(text, end))
-          : rests.has(fold(text.slice(end)))
-      )
-        return true;
-    }
-    return false;
-  };
-  // Bytes are searched one character per byte: each form as its UTF-8 bytes, and a form that is
-  // already one character per byte (a secret's UTF-8 or UTF-16 read as Latin-1) as itself.
-  const byteScanner = formScanner(
-    forms.flatMap((form) =>
-      /[^\0-\x7f]/.test(form)
-        ? [byteView(utf8(form)), ...(/[^\0-\xff]/.test(form) ? [] : [byteView(fromLatin1(form))])]
-        : [form],
-    ),
-  );
-  const numeric = secrets.some((s) => /^[\d.eE+-]+$/.test(s));
-
-  const cleanText = (value: string): string | undefined =>
-    cleanRounds(value, (text) => find(text, textScanner, mayHideCopy), cut);
-  const cleanBytes = (value: Uint8Array, view?: string): Uint8Array | undefined => {
-    if (value.byteLength === 0) return value;
-    let current = value;
-    for (let round = 0; round <= MAX_ROUNDS; round++) {
-      const shown = round === 0 && view?.length === value.byteLength ? view : byteView(current);
-      const ranges = find(shown, byteScanner, mayHideCopy);
-      if (ranges.length === 0) return current;
-      if (round === MAX_ROUNDS) return undefined;
-      current = cutBytes(current, ranges);
-    }
-    return undefined;
-  };
+  const { cleanText, cleanBytes } = secretSearch(secrets);
   const text = (value: string) => cleanText(value) ?? REDACTED;
   const bytes = (value: Uint8Array) => cleanBytes(value) ?? fromLatin1(REDACTED);
-  const walk = (keys: boolean) => {
-    const deep = (value: unknown, path: Set<object>, depth: number): unknown => {
-      switch (typeof value) {
-        case "string":
-          return text(value);
-        case "number":
-        case "bigint": {
-          if (!numeric) return value;
-          const shown = String(value);
-          return text(shown) === shown ? value : REDACTED;
-        }
-        case "object":
-          break;
-        default:
-          return value;
-      }
-      if (value === null || value instanceof Date) return value;
-      // A cycle back to an object being copied: the wire codec would mark it the same way.
-      if (path.has(value)) return "[Circular]";
-      if (depth > 200) return "[Too deep]";
-      path.add(value);
-      try {
-        return copyOf(value, (v) => deep(v, path, depth + 1), keys);
-      } finally {
-        path.delete(value);
-      }
-    };
-    return <T>(value: T): T => deep(value, new Set(), 0) as T;
-  };
   const error = (raw: unknown): Error => {
     const original = raw instanceof Error ? raw : new Error(String(raw));
     const safe = new Error(text(String(original.message)));
@@ -246,6 +168,9 @@ function buildRedactor(secrets: readonly string[]): Redactor {
     // Then the text itself: a secret written out literally may happen to be valid base64.
     return text(clean === decoded ? value : btoa(clean));
   };
+  // A secret that reads as a number may be echoed as one: only then are numbers checked.
+  const numeric = secrets.some((s) => /^[\d.eE+-]+$/.test(s));
+  const parts = { text, bytes, error };
   return {
     active: true,
     escapable: secrets.some((s) => /[%&\\=]/.test(s)),
@@ -253,147 +178,9 @@ function buildRedactor(secrets: readonly string[]): Redactor {
     bytes,
     cleanText,
     cleanBytes,
-    data: walk(true),
-    values: walk(false),
+    data: redactedCopy(parts, true, numeric),
+    values: redactedCopy(parts, false, numeric),
     error,
     base64,
   };
-
-  /** Copy-on-write: the same object when nothing inside changed. */
-  function copyOf(value: object, deep: (v: unknown) => unknown, keys: boolean): unknown {
-    if (value instanceof Uint8Array) return bytes(value);
-    if (value instanceof ArrayBuffer) {
-      const clean = bytes(new Uint8Array(value));
-      return clean.buffer === value ? value : clean.buffer;
-    }
-    if (ArrayBuffer.isView(value)) {
-      const view = new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
-      const clean = bytes(view);
-      return clean === view ? value : clean;
-    }
-    if (value instanceof Error) {
-      const clean = error(value);
-      return clean.message === value.message && clean.name === value.name ? value : clean;
-    }
-    if (Array.isArray(value)) {
-      let out: unknown[] | undefined;
-      value.forEach((item, i) => {
-        const clean = deep(item);
-        if (clean !== item) (out ??= [...value])[i] = clean;
-      });
-      return out ?? value;
-    }
-    if (value instanceof Set) {
-      const items = [...value];
-      const clean = items.map(deep);
-      return clean.some((item, i) => item !== items[i]) ? new Set(clean) : value;
-    }
-    if (value instanceof Map) {
-      const entries = [...value];
-      const clean = entries.map(([k, v]) => [keys ? deep(k) : k, deep(v)] as const);
-      return clean.some(([k, v], i) => k !== entries[i]![0] || v !== entries[i]![1])
-        ? new Map(clean)
-        : value;
-    }
-    let changed = false;
-    const entries = Object.keys(value).map((k) => {
-      const item = (value as Record<string, unknown>)[k];
-      const [ck, cv] = [keys ? text(k) : k, deep(item)];
-      if (ck !== k || cv !== item) changed = true;
-      return [ck, cv] as const;
-    });
-    return changed ? Object.fromEntries(entries) : value;
-  }
-}
-
-/** ASCII letters in lower case (as the scanner compares). */
-const fold = (text: string) => text.replace(/[A-Z]+/g, (s) => s.toLowerCase());
-
-/** Rounds of cutting before a text that still holds a secret is given up on. */
-const MAX_ROUNDS = 3;
-
-/** Every place a secret is found in the text or one of its decoded views, merged, in order. */
-function find(text: string, scanner: FormScanner, mayHideCopy: (view: View) => boolean): Range[] {
-  const ranges: [number, number][] = [];
-  for (const view of decodedViews(text, mayHideCopy))
-    for (const [start, end] of scanner.scan(view.text))
-      ranges.push(originalRange(view, start, end));
-  if (ranges.length < 2) return ranges;
-  ranges.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
-  const merged: [number, number][] = [ranges[0]!];
-  for (const [start, end] of ranges.slice(1)) {
-    const last = merged[merged.length - 1]!;
-    if (start < last[1]) last[1] = Math.max(last[1], end);
-    else merged.push([start, end]);
-  }
-  return merged;
-}
-
-/** Cuts and re-checks until nothing is found; undefined when a secret survives the rounds. */
-function cleanRounds(
-  value: string,
-  search: (text: string) => Range[],
-  cutOut: (text: string, ranges: Range[]) => string,
-): string | undefined {
-  let current = value;
-  for (let round = 0; round <= MAX_ROUNDS; round++) {
-    const ranges = search(current);
-    if (ranges.length === 0) return current;
-    if (round === MAX_ROUNDS) return undefined;
-    current = cutOut(current, ranges);
-  }
-  return undefined;
-}
-
-/**
- * The marker for a cut range, laid out like the range: a secret found with NULs between its
- * characters (UTF-16 or UTF-32 bytes) is replaced by the marker in the same layout, so the rest
- * of the text still reads in its encoding.
- */
-function markerFor(code: (i: number) => number, start: number, end: number): string {
-  let letters = 0;
-  for (let i = start; i < end; i++) if (code(i) !== 0) letters++;
-  const length = end - start;
-  if (letters === length || letters === 0) return REDACTED;
-  for (const stride of [2, 4]) {
-    // Letters every `stride` characters from the first; NULs after the last belong to it (or
-    // open the next character, big-endian), and stay.
-    const span = (letters - 1) * stride + 1;
-    let fits = length >= span;
-    for (let i = 0; i < length && fits; i++)
-      fits = (code(start + i) !== 0) === (i < span && i % stride === 0);
-    if (fits) return [...REDACTED].join("\0".repeat(stride - 1)) + "\0".repeat(length - span);
-  }
-  return REDACTED;
-}
-
-function cut(text: string, ranges: Range[]): string {
-  const parts: string[] = [];
-  let at = 0;
-  for (const [start, end] of ranges) {
-    parts.push(
-      text.slice(at, start),
-      markerFor((i) => text.charCodeAt(i), start, end),
-    );
-    at = end;
-  }
-  parts.push(text.slice(at));
-  return parts.join("");
-}
-
-function cutBytes(bytes: Uint8Array, ranges: Range[]): Uint8Array {
-  const parts: Uint8Array[] = [];
-  let at = 0;
-  for (const [start, end] of ranges) {
-    parts.push(bytes.subarray(at, start), fromLatin1(markerFor((i) => bytes[i]!, start, end)));
-    at = end;
-  }
-  parts.push(bytes.subarray(at));
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.byteLength;
-  }
-  return out;
 }

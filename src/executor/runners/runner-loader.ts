@@ -79,6 +79,13 @@ const plainTracker: HostTracker = (host, events) => {
               namespace,
               name,
             ),
+      overWaiting: (namespace: unknown, name: unknown) =>
+        closed
+          ? { error: { name: "Error", message: MOVED } }
+          : (host as { refuseWaiting?(ns: unknown, n: unknown): unknown }).refuseWaiting?.(
+              namespace,
+              name,
+            ),
       call: async (...args: unknown[]) => {
         if (closed) return { error: { name: "Error", message: MOVED } };
         events.onCall("start");

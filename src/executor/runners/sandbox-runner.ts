@@ -36,6 +36,8 @@ interface HostCalls {
   call(namespace: unknown, name: unknown, argsText: unknown, logs: unknown): Promise<unknown>;
   /** Records the run's host call limit as hit and answers the refusal (tracked-host.ts). */
   overLimit?(namespace: unknown, name: unknown): Promise<unknown> | unknown;
+  /** Counts a call refused for waiting argument text and answers the refusal (tracked-host.ts). */
+  overWaiting?(namespace: unknown, name: unknown): Promise<unknown> | unknown;
 }
 
 /**
@@ -110,13 +112,7 @@ export class PacedHost extends RpcTarget {
       // Only the text's length is read: anything else the program sent is the host's to check.
       if (this.#waiting.length >= this.#maxWaiting) return this.#overLimit(namespace, name);
       const chars = (typeof argsText === "string" ? argsText.length : 0) + WAITING_CALL_CHARS;
-      if (this.#waitingChars + chars > MAX_WAITING_CHARS)
-        return {
-          error: {
-            name: "LimitError",
-            message: `Too many host calls waiting at once (holding more than ${MAX_WAITING_CHARS} characters of arguments): await some calls before starting more.`,
-          },
-        };
+      if (this.#waitingChars + chars > MAX_WAITING_CHARS) return this.#overWaiting(namespace, name);
       this.#waitingChars += chars;
       await new Promise<void>((resolve) => this.#waiting.push(resolve));
       this.#waitingChars -= chars;
@@ -128,6 +124,26 @@ export class PacedHost extends RpcTarget {
       const next = this.#waiting.shift();
       if (next) next();
       else this.#running--;
+    }
+  }
+
+  /**
+   * A call that would keep more than {@link MAX_WAITING_CHARS} of arguments waiting: refused
+   * here (the arguments never leave the runner), and the host is told, so it counts the call as
+   * it counts one it refuses itself for the text of calls still running (the same message, the
+   * same count toward `maxHostCalls`, with or without a runner).
+   */
+  async #overWaiting(namespace: unknown, name: unknown): Promise<unknown> {
+    const own = {
+      error: {
+        name: "LimitError",
+        message: `Too many host calls waiting at once (holding more than ${MAX_WAITING_CHARS} characters of arguments): await some calls before starting more.`,
+      },
+    };
+    try {
+      return (await this.#host.overWaiting?.(namespace, name)) ?? own;
+    } catch {
+      return own;
     }
   }
 

@@ -4,7 +4,7 @@
  * reported to the {@link RunnerLoader} (its signs that the runner makes progress). Once the loader
  * has moved the run to another runner it closes this copy: its calls are refused, so a run is
  * never carried out twice with effects. An `RpcTarget`, so it crosses to the runner as a stub;
- * its fields are private, so nothing but `begin`, `call` and `overLimit` is reachable from there
+ * its fields are private, so nothing but `begin`, `call`, `overLimit` and `overWaiting` is reachable from there
  * (the runner hands the sandbox its own `PacedHost`, never this).
  */
 import { RpcTarget } from "cloudflare:workers";
@@ -16,6 +16,7 @@ interface HostCalls {
 
 interface OverLimit {
   refuseOverLimit(namespace: unknown, name: unknown): unknown;
+  refuseWaiting(namespace: unknown, name: unknown): unknown;
 }
 
 class TrackedHost extends RpcTarget {
@@ -63,6 +64,16 @@ class TrackedHost extends RpcTarget {
   overLimit(namespace: unknown, name: unknown): unknown {
     if (this.#closed) return { error: { name: "Error", message: MOVED } };
     return (this.#host as Partial<OverLimit>).refuseOverLimit?.(namespace, name);
+  }
+
+  /**
+   * The runner refuses a call it would have to keep waiting past its bound of argument text,
+   * without sending the arguments: the run's bridge counts it and answers the refusal
+   * (`HostBridge.refuseWaiting`).
+   */
+  overWaiting(namespace: unknown, name: unknown): unknown {
+    if (this.#closed) return { error: { name: "Error", message: MOVED } };
+    return (this.#host as Partial<OverLimit>).refuseWaiting?.(namespace, name);
   }
 
   /** Cuts this copy of the run off from the host (not reachable over RPC: see below). */

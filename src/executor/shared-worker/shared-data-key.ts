@@ -1,6 +1,6 @@
 /**
  * Content keys for large extension data of the shared-worker executor: the shared worker keeps
- * such data once (sandbox/engine/engine-data-cache.ts) and a run sends only its key. The key is the
+ * such data once (sandbox/engine/data-cache.ts) and a run sends only its key. The key is the
  * SHA-256 of the content, so every host isolate of a deployment names the same spec the same
  * way and the worker stores it once; it is computed once per data object (bytes) or per recent
  * text.

@@ -1,7 +1,7 @@
 /**
  * The opt-in shared-worker executor: every run reuses ONE stable Dynamic Worker, loaded with
  * `LOADER.get(id, …)` (id per deployment name and engine version, see shared-worker-code.ts),
- * and the program runs as data inside QuickJS compiled to WebAssembly (sandbox/engine/engine-runner.ts).
+ * and the program runs as data inside QuickJS compiled to WebAssembly (sandbox/engine/runner.ts).
  * Cloudflare bills a Dynamic Worker per unique id per day, so a million runs cost one Dynamic
  * Worker instead of a million; the price is an interpreter instead of V8's JIT.
  *
@@ -14,7 +14,7 @@
  * included (catastrophic regular expressions, giant loops in built-ins): the engine's interrupt
  * handler stops the run after `maxInterrupts` calls, in local workerd too; a memory limit
  * per run (`memoryBytes`); and at most `MAX_PENDING` (10,000) timers and host calls pending per
- * run in the shared worker (sandbox/engine/engine-run.ts), whose heap every run shares.
+ * run in the shared worker (sandbox/engine/run.ts), whose heap every run shares.
  *
  * Does not give: isolation by V8 isolate between concurrent runs (runs share one isolate and one
  * WebAssembly memory; the engine's runtimes are separate, and a run that breaks the engine
@@ -25,7 +25,7 @@ import type {
   EngineExtension,
   EngineRunRequest,
   EngineStop,
-} from "../../../sandbox/engine/engine-protocol";
+} from "../../../sandbox/engine/protocol";
 import { engineErrorLikeV8 } from "./shared-error-position";
 import { HostBridge } from "../host-bridge";
 import { loaderSettings, type LoaderSettings } from "../loader-settings";

@@ -117,6 +117,55 @@ export function createMcpHandler(
     ? sharedV1Factory(factoryOrServer)
     : factoryOrServer;
   assertFactory(factory);
+  const settings = handlerSettings(options);
+  const marks: RequestMarks = {
+    v1OnModern: new WeakSet<Request>(),
+    factoryFailure: new AsyncLocalStorage<{ error?: CodeModeError }>(),
+  };
+  const sdk = createSdkMcpHandler(serverProducer(factory, settings, marks), {
+    ...settings.sdkOptions,
+    legacy: settings.legacy,
+    onerror: errorReporter(settings.onerror),
+  });
+
+  // Task rounds run in the task's Durable Object through this same handler (see tasks/).
+  if (settings.tasks !== undefined) {
+    const { fixedAuthContext } = settings;
+    registerTaskRoundServer(settings.taskName, (request, authInfo) =>
+      runWithAuthContext(fixedAuthContext ?? authContextFrom(authInfo), () =>
+        sdk.fetch(request, authInfo === undefined ? {} : { authInfo }),
+      ),
+    );
+  }
+
+  const serve = requestServer(settings, sdk, marks);
+
+  const callable = (request: Request, _env: unknown, ctx: ExecutionContext) =>
+    serve(request, undefined, ctx as { props?: unknown; auth?: unknown } | undefined);
+  const fetch = (request: Request, requestOptions?: McpHandlerRequestOptions, ctx?: unknown) =>
+    // Called as `.fetch(request, env, ctx)` by a runtime that was given the handler as an
+    // export: the second argument is then `env`, not request options.
+    ctx !== undefined
+      ? serve(request, undefined, ctx as { props?: unknown; auth?: unknown })
+      : serve(request, requestOptions, undefined);
+
+  return Object.assign(callable, {
+    fetch,
+    notify: sdk.notify,
+    bus: sdk.bus,
+    requestState: settings.codec,
+    close: () => sdk.close(),
+  }) as StatelessMcpHandler;
+}
+
+/**
+ * The name older `agents` releases exported the handler under.
+ * @deprecated Use {@link createMcpHandler}; this alias is the same function.
+ */
+export const experimental_createMcpHandler = createMcpHandler;
+
+/** The handler's options, checked (a bad route or legacy mode fails at creation), and split. */
+function handlerSettings(options: CreateMcpHandlerOptions) {
   const {
     route = "/mcp",
     corsOptions = {},
@@ -146,19 +195,42 @@ export function createMcpHandler(
       'createMcpHandler: legacy must be "stateless" or "reject".',
     );
   }
-
-  const codec = requestState === undefined ? undefined : createRequestStateSealer(requestState);
-  const guard = {
-    ...(allowedHostnames !== undefined && { allowedHostnames }),
-    ...(allowedOriginHostnames !== undefined && { allowedOriginHostnames }),
-    ...(corsOptions.origin !== undefined && { corsOrigin: corsOptions.origin }),
+  return {
+    route,
+    corsOptions,
+    legacy,
+    onerror,
+    fixedAuthContext,
+    tasks,
+    /** Where task rounds are registered (see tasks/). */
+    taskName: tasks?.name ?? route,
+    codec: requestState === undefined ? undefined : createRequestStateSealer(requestState),
+    guard: {
+      ...(allowedHostnames !== undefined && { allowedHostnames }),
+      ...(allowedOriginHostnames !== undefined && { allowedOriginHostnames }),
+      ...(corsOptions.origin !== undefined && { corsOrigin: corsOptions.origin }),
+    },
+    /** The SDK v2 handler's own options, passed through. */
+    sdkOptions,
   };
-  const v1OnModern = new WeakSet<Request>();
-  // Where `produce` leaves a named factory failure for the request being served (the SDK may
-  // hand the factory a copy of the request, so the request itself cannot be the key).
-  const factoryFailure = new AsyncLocalStorage<{ error?: CodeModeError }>();
+}
 
-  const report = (error: Error): void => {
+type HandlerSettings = ReturnType<typeof handlerSettings>;
+
+/** What the server producer leaves for the request being served, for its response. */
+interface RequestMarks {
+  /** 2026-07-28 requests that reached an SDK v1 server (answered with the 2025 revisions). */
+  v1OnModern: WeakSet<Request>;
+  /**
+   * Where the producer leaves a named factory failure for the request being served (the SDK
+   * may hand the factory a copy of the request, so the request itself cannot be the key).
+   */
+  factoryFailure: AsyncLocalStorage<{ error?: CodeModeError }>;
+}
+
+/** The SDK's `onerror`: the user's reporter, minus our own v1 signal, never throwing. */
+function errorReporter(onerror: ((error: Error) => void) | undefined): (error: Error) => void {
+  return (error) => {
     if (error instanceof SdkV1OnModernRequest) return;
     try {
       onerror?.(error);
@@ -166,15 +238,26 @@ export function createMcpHandler(
       // Reporting must never change the response.
     }
   };
+}
 
-  const produce = async (ctx: McpServerFactoryContext): Promise<McpServer | Server> => {
+/**
+ * The server for one request, from the user's factory, checked and prepared for the request's
+ * era: request-state verification and task support for SDK v2 servers, fail-fast server-to-client
+ * requests on the legacy lane, and an SDK v1 server kept off the 2026-07-28 lane.
+ */
+function serverProducer(
+  factory: McpServerFactory,
+  { codec, tasks, taskName }: HandlerSettings,
+  marks: RequestMarks,
+): (ctx: McpServerFactoryContext) => Promise<McpServer | Server> {
+  return async (ctx) => {
     let product: Awaited<ReturnType<McpServerFactory>>;
     try {
       product = await factory(codec === undefined ? ctx : { ...ctx, requestState: codec });
     } catch (error) {
       // An upstream the factory needs is unreachable: named to the client (see
       // upstreamUnreachableResponse), not hidden behind the SDK's 500 "Internal server error".
-      const slot = factoryFailure.getStore();
+      const slot = marks.factoryFailure.getStore();
       if (isUnreachable(error) && slot !== undefined) slot.error = error;
       throw error;
     }
@@ -191,7 +274,7 @@ export function createMcpHandler(
       // A lease of a shared instance was warned about once, when the handler was created.
       if (!isSharedV1Lease(product)) warnSdkV1Once();
       if (ctx.era === "modern") {
-        if (ctx.requestInfo !== undefined) v1OnModern.add(ctx.requestInfo);
+        if (ctx.requestInfo !== undefined) marks.v1OnModern.add(ctx.requestInfo);
         throw new SdkV1OnModernRequest();
       }
     }
@@ -204,24 +287,20 @@ export function createMcpHandler(
     // `connect`/`close`, which v1 servers implement with the same contract.
     return product as McpServer | Server;
   };
+}
 
-  const sdk = createSdkMcpHandler(produce, {
-    ...sdkOptions,
-    legacy,
-    onerror: report,
-  });
-
-  // Task rounds run in the task's Durable Object through this same handler (see tasks/).
-  const taskName = tasks?.name ?? route;
-  if (tasks !== undefined) {
-    registerTaskRoundServer(taskName, (request, authInfo) =>
-      runWithAuthContext(fixedAuthContext ?? authContextFrom(authInfo), () =>
-        sdk.fetch(request, authInfo === undefined ? {} : { authInfo }),
-      ),
-    );
-  }
-
-  const serve = async (
+/**
+ * One request through the handler: the exact route, Host/Origin guards, CORS and preflight,
+ * the auth context, 2025-era task requests, then the SDK; its answer fixed up where an SDK v1
+ * server met a 2026-07-28 request or the factory's upstream was unreachable.
+ */
+function requestServer(
+  settings: HandlerSettings,
+  sdk: ReturnType<typeof createSdkMcpHandler>,
+  marks: RequestMarks,
+) {
+  const { route, corsOptions, guard, tasks, legacy, fixedAuthContext } = settings;
+  return async (
     request: Request,
     requestOptions: McpHandlerRequestOptions | undefined,
     workerCtx: { props?: unknown; auth?: unknown } | undefined,
@@ -256,38 +335,15 @@ export function createMcpHandler(
       }),
     };
     const failure: { error?: CodeModeError } = {};
-    let response = await factoryFailure.run(failure, () =>
+    let response = await marks.factoryFailure.run(failure, () =>
       runWithAuthContext(authContext, () => sdk.fetch(request, sdkOptionsForRequest)),
     );
-    if (v1OnModern.has(request)) response = await legacyOnlyResponse(response);
+    if (marks.v1OnModern.has(request)) response = await legacyOnlyResponse(response);
     if (failure.error !== undefined && response.status === 500)
       response = await upstreamUnreachableResponse(response, failure.error);
     return withCors(withAuthContextBody(response, authContext), corsOptions);
   };
-
-  const callable = (request: Request, _env: unknown, ctx: ExecutionContext) =>
-    serve(request, undefined, ctx as { props?: unknown; auth?: unknown } | undefined);
-  const fetch = (request: Request, requestOptions?: McpHandlerRequestOptions, ctx?: unknown) =>
-    // Called as `.fetch(request, env, ctx)` by a runtime that was given the handler as an
-    // export: the second argument is then `env`, not request options.
-    ctx !== undefined
-      ? serve(request, undefined, ctx as { props?: unknown; auth?: unknown })
-      : serve(request, requestOptions, undefined);
-
-  return Object.assign(callable, {
-    fetch,
-    notify: sdk.notify,
-    bus: sdk.bus,
-    requestState: codec,
-    close: () => sdk.close(),
-  }) as StatelessMcpHandler;
 }
-
-/**
- * The name older `agents` releases exported the handler under.
- * @deprecated Use {@link createMcpHandler}; this alias is the same function.
- */
-export const experimental_createMcpHandler = createMcpHandler;
 
 /**
  * The answer to a 2026-07-28 request served by an SDK v1 server: the unsupported-version

@@ -8,6 +8,7 @@
  */
 import { createExecutionContext, env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { HostBridge } from "../../../src/executor/host-bridge";
 import { WorkerLoaderExecutor } from "../../../src/executor/loader/worker-loader-executor";
 import { RunnerLoader } from "../../../src/executor/runners/runner-loader";
 import { trackHostCalls } from "../../../src/executor/runners/tracked-host";
@@ -100,6 +101,42 @@ describe("PacedHost", () => {
     expect(refused).toMatchObject({
       error: { name: "LimitError", message: /characters of arguments/ },
     });
+  });
+});
+
+describe("a call refused for waiting argument text, through the tracked host to a real bridge", () => {
+  /** A bridge whose calls never answer, reached as a runner reaches it. */
+  function pacedBridge(maxHostCalls: number) {
+    const never = () => new Promise<unknown>(() => {});
+    const bridge = new HostBridge(
+      { codemode: { f: never } },
+      { maxHostCalls, maxCallBytes: 64 * 1_048_576, maxLogBytes: 1_000 },
+    );
+    const { target } = trackHostCalls(bridge, { onBegin() {}, onCall() {} });
+    const paced = new PacedHost(target as ConstructorParameters<typeof PacedHost>[0]);
+    for (let i = 0; i < HOST_CALLS_IN_FLIGHT; i++)
+      void paced.call("codemode", "f", "[]", undefined);
+    const quarter = `["${"x".repeat(MAX_WAITING_CHARS / 4 - WAITING_CALL_CHARS - 4)}"]`;
+    for (let i = 0; i < 4; i++) void paced.call("codemode", "f", quarter, undefined);
+    return { bridge, paced };
+  }
+
+  it("counts as a host call, with the host's message, as without a runner", async () => {
+    const { bridge, paced } = pacedBridge(1_000);
+    const refused = await settledNow(paced.call("codemode", "f", "[1]", undefined));
+    expect(refused).toMatchObject({
+      error: { name: "LimitError", message: /codemode\.f\(\) would hold more than .* waiting or/ },
+    });
+    // Before, the runner answered alone: the host saw 32 calls and the run could retry forever.
+    expect(bridge.calls).toBe(HOST_CALLS_IN_FLIGHT + 1);
+    expect(bridge.limitHit).toBeUndefined();
+  });
+
+  it("past the run's maxHostCalls it is the host's call limit, and the run ends as limit", async () => {
+    const { bridge, paced } = pacedBridge(HOST_CALLS_IN_FLIGHT);
+    const refused = await settledNow(paced.call("codemode", "f", "[1]", undefined));
+    expect(refused).toMatchObject({ error: { name: "LimitError", message: /limit of 32/ } });
+    expect(bridge.limitHit).toMatch(/Host call limit of 32/);
   });
 });
 

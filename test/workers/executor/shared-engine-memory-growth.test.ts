@@ -1,6 +1,6 @@
 /**
  * Programs that grow the shared worker's WebAssembly memory (one big allocation is enough) ran
- * into quickjs-emscripten's detached-view bug (sandbox/engine/engine-ffi.ts): freeing their runtime
+ * into quickjs-emscripten's detached-view bug (sandbox/engine/ffi.ts): freeing their runtime
  * failed QuickJS's leak assertion, emscripten aborted, and the runner replaced the engine
  * instance every run shares. These are the three hostile programs that did it in the suites.
  * Each must end on its own while a run that waits on a host call meanwhile finishes normally,

@@ -1,9 +1,9 @@
 /**
- * The shared worker's `TextDecoder` (sandbox/engine/engine-polyfills.ts) hands a program's view to the
+ * The shared worker's `TextDecoder` (sandbox/engine/polyfills.ts) hands a program's view to the
  * runner's native UTF-8 decoder as buffer, offset and length, read from the program's object. A
  * view that lies about its `byteLength` or `byteOffset` must read nothing beyond its buffer: the
  * runner takes a copy of the engine's buffer (quickjs-emscripten's `getArrayBuffer`) and clamps
- * offset and length to it (`decodeUtf8` in sandbox/engine/engine-values.ts). Pinned here (#29), so a
+ * offset and length to it (`decodeUtf8` in sandbox/engine/values.ts). Pinned here (#29), so a
  * change to either (an engine upgrade, a zero-copy view) that lets a lie through turns this red.
  */
 import { env } from "cloudflare:workers";

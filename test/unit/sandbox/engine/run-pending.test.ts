@@ -3,14 +3,14 @@
  * the shared worker's own V8 heap about 1.2 KB outside the run's engine memory limit (measured:
  * 250,000 timers or 190,000 concurrent host calls held 300 MB of it, past a Worker's 128 MB, in
  * the one isolate every run shares). Plain Node with the real QuickJS WebAssembly and the real
- * guest modules, as engine-run-memory-growth.test.ts.
+ * guest modules, as run-memory-growth.test.ts.
  */
 import variant from "@jitl/quickjs-wasmfile-release-sync";
 import { newQuickJSWASMModuleFromVariant } from "quickjs-emscripten-core";
 import { describe, expect, it } from "vitest";
-import { engineRunRequest } from "../../helpers/engine-run-request";
-import { EngineRun, MAX_PENDING } from "../../../sandbox/engine/engine-run";
-import type { HostReply } from "../../../sandbox/protocol";
+import { engineRunRequest } from "../../../helpers/engine-run-request";
+import { EngineRun, MAX_PENDING } from "../../../../sandbox/engine/run";
+import type { HostReply } from "../../../../sandbox/protocol";
 
 /** Runs `code`; the host answers each call after a few milliseconds, counting those at once. */
 async function run(code: string) {

@@ -13,8 +13,8 @@
 import variant from "@jitl/quickjs-wasmfile-release-sync";
 import { newQuickJSWASMModuleFromVariant } from "quickjs-emscripten-core";
 import { describe, expect, it } from "vitest";
-import { engineRunRequest } from "../../helpers/engine-run-request";
-import { EngineRun } from "../../../sandbox/engine/engine-run";
+import { engineRunRequest } from "../../../helpers/engine-run-request";
+import { EngineRun } from "../../../../sandbox/engine/run";
 
 /** The engine module's memory and C interface (private in quickjs-emscripten). */
 interface EngineInternals {

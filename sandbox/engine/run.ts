@@ -1,8 +1,8 @@
 /**
  * One run of the shared sandbox worker: its own engine runtime and context (heap, globals,
  * prototypes), limits, module loader, host calls and timers, and the cleanup that frees them.
- * See engine-runner.ts for the guarantees; the values it passes to and from the engine are
- * converted by engine-values.ts.
+ * See runner.ts for the guarantees; the values it passes to and from the engine are
+ * converted by values.ts.
  */
 import type {
   QuickJSContext,
@@ -12,10 +12,10 @@ import type {
   QuickJSWASMModule,
 } from "quickjs-emscripten-core";
 import modules from "./engine-modules.json";
-import type { EngineRunRequest, EngineStop } from "./engine-protocol";
-import { describe, stopMessage } from "./engine-messages";
-import { decodeUtf8, newDataArray, readHostCall, settleWithReply } from "./engine-values";
-import { newDeferred, runPendingJobs } from "./engine-ffi";
+import type { EngineRunRequest, EngineStop } from "./protocol";
+import { describe, stopMessage } from "./messages";
+import { decodeUtf8, newDataArray, readHostCall, settleWithReply } from "./values";
+import { newDeferred, runPendingJobs } from "./ffi";
 import type { HostBridgeApi, HostReply } from "../protocol";
 
 /** Engine module texts shipped beside the runner (see src/executor/shared-worker/shared-worker-code.ts). */
@@ -245,7 +245,7 @@ export class EngineRun {
   }
 
   /**
-   * Adds native work of built-ins (engine-charges.ts) to the run's interrupt count. Once the
+   * Adds native work of built-ins (charges.ts) to the run's interrupt count. Once the
    * budget is spent it throws: the built-in's caller sees an error, and the engine's next step
    * check (at most ~10,000 cheap steps later) ends the run, whatever the program catches.
    */

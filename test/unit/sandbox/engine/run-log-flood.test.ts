@@ -3,13 +3,13 @@
  * honest run's lines within `maxLogBytes`, but a program that takes over the capture's buffer
  * (or hooks `toJSON`) writes whatever JSON it likes: the runner parsed every batch (1,000,000
  * entries a call: ~75 MB of the shared worker's V8 heap, which every run shares) and forwarded
- * it for the host to deserialize. Plain Node with the real engine, as engine-run-pending.test.ts.
+ * it for the host to deserialize. Plain Node with the real engine, as run-pending.test.ts.
  */
 import variant from "@jitl/quickjs-wasmfile-release-sync";
 import { newQuickJSWASMModuleFromVariant } from "quickjs-emscripten-core";
 import { describe, expect, it } from "vitest";
-import { engineRunRequest } from "../../helpers/engine-run-request";
-import { EngineRun } from "../../../sandbox/engine/engine-run";
+import { engineRunRequest } from "../../../helpers/engine-run-request";
+import { EngineRun } from "../../../../sandbox/engine/run";
 
 const MAX_LOG_BYTES = 65_536;
 

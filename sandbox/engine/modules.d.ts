@@ -1,6 +1,6 @@
 /**
  * Modules of the shared sandbox worker that exist only in its Worker Loader configuration
- * (src/executor/shared-worker/shared-worker-code.ts), typed here for engine-runner.ts.
+ * (src/executor/shared-worker/shared-worker-code.ts), typed here for runner.ts.
  */
 declare module "*/quickjs.wasm" {
   /** The engine, compiled by the platform when the worker loads. */

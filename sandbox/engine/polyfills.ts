@@ -1,6 +1,6 @@
 /**
  * Web APIs the WebAssembly engine lacks and the sandbox modules (or common model code) use:
- * UTF-8 `TextEncoder` and `TextDecoder`, and `btoa`/`atob`. Imported first by engine-guest.ts, so they exist before
+ * UTF-8 `TextEncoder` and `TextDecoder`, and `btoa`/`atob`. Imported first by guest.ts, so they exist before
  * any other sandbox module loads; a fresh engine context gets fresh copies every run.
  */
 const g = globalThis as unknown as Record<string, unknown>;

@@ -1,8 +1,8 @@
 /**
- * Messages of the shared worker's engine runner (engine-run.ts): why a run was stopped, and a
+ * Messages of the shared worker's engine runner (run.ts): why a run was stopped, and a
  * thrown value as text.
  */
-import type { EngineRunRequest, EngineStop } from "./engine-protocol";
+import type { EngineRunRequest, EngineStop } from "./protocol";
 
 /**
  * The message of a run the engine stopped.

@@ -9,7 +9,7 @@
  * that stops the run after `maxInterrupts` calls (the engine calls it every ~10k steps and
  * during regular-expression backtracking, so `while(true){}` and catastrophic patterns end),
  * a wall-clock deadline for runs that wait forever, and the host bridge as the only way out
- * (this worker has `globalOutbound: null` and no bindings). The guest harness (engine-guest.ts)
+ * (this worker has `globalOutbound: null` and no bindings). The guest harness (guest.ts)
  * and the budget runtime are the same module texts the per-run isolate uses.
  */
 import variant from "@jitl/quickjs-wasmfile-release-sync";
@@ -20,10 +20,10 @@ import {
   type QuickJSWASMModule,
 } from "quickjs-emscripten-core";
 import wasmModule from "./quickjs.wasm";
-import { readData, storeData } from "./engine-data-cache";
-import { describe } from "./engine-messages";
-import { EngineRun } from "./engine-run";
-import type { EngineRunRequest, EngineStop } from "./engine-protocol";
+import { readData, storeData } from "./data-cache";
+import { describe } from "./messages";
+import { EngineRun } from "./run";
+import type { EngineRunRequest, EngineStop } from "./protocol";
 import type { HostBridgeApi } from "../protocol";
 
 let engine: Promise<QuickJSWASMModule> | undefined;

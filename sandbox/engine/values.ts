@@ -3,7 +3,7 @@
  * run's extension data copied in, host-call arguments read out, host replies handed back, and
  * engine bytes decoded as UTF-8 by V8.
  *
- * Kept apart from engine-run.ts because none of this holds run state: each function converts
+ * Kept apart from run.ts because none of this holds run state: each function converts
  * values with the context it is given, and the run (which owns every handle's lifetime, the
  * budget and the stop) decides when to call it.
  */
@@ -12,10 +12,10 @@ import type {
   QuickJSDeferredPromise,
   QuickJSHandle,
 } from "quickjs-emscripten-core";
-import { readLogBatch } from "./engine-log-batch";
+import { readLogBatch } from "./log-batch";
 import type { HostBridgeApi, HostReply } from "../protocol";
 
-/** V8's decoder, for the engine's large `TextDecoder` inputs (see engine-polyfills.ts). */
+/** V8's decoder, for the engine's large `TextDecoder` inputs (see polyfills.ts). */
 const UTF8 = new TextDecoder();
 
 /**
@@ -49,7 +49,7 @@ export function newDataArray(
 /**
  * The arguments of the guest's `__cm$host(namespace, name, argsText, logsJson)`, read out of
  * the engine as the host bridge's call takes them; the console lines within `logsRoom` (see
- * engine-log-batch.ts).
+ * log-batch.ts).
  * @param ctx - the run's engine context
  * @param logsRoom - console lines the run may still have parsed
  * @returns the call's arguments, and the console lines parsed for it

@@ -1,7 +1,7 @@
 // Reading a console batch within the run's room: whole when it fits; else the entries that fit,
 // then one hole per further entry (commas and brackets inside strings are not entries).
 import { describe, expect, it } from "vitest";
-import { readLogBatch } from "../../../sandbox/engine/engine-log-batch";
+import { readLogBatch } from "../../../../sandbox/engine/log-batch";
 
 const line = (message: string) => ({ level: "log", message });
 

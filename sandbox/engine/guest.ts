@@ -1,6 +1,6 @@
 /**
  * The harness of a shared-worker run, evaluated INSIDE the WebAssembly JavaScript engine (module
- * `guest.js` of a fresh engine context, see engine-runner.ts). It is harness.ts without the
+ * `guest.js` of a fresh engine context, see runner.ts). It is harness.ts without the
  * Worker parts: sets the operation budget, captures the console, installs the host namespaces,
  * imports the instrumented `user.js`, and answers a `SandboxResponse` as JSON text.
  *
@@ -11,9 +11,9 @@
  * user's module loads, as the platform does in the per-run isolate: the engine could run such
  * code, but it would skip the operation budget the instrumenter compiles in.
  */
-import { POLYFILLS } from "./engine-polyfills";
-import { blockCodeGeneration, blockNetwork, capProxyKeys, installTimers } from "./engine-lockdown";
-import { installCharges } from "./engine-charges";
+import { POLYFILLS } from "./polyfills";
+import { blockCodeGeneration, blockNetwork, capProxyKeys, installTimers } from "./lockdown";
+import { installCharges } from "./charges";
 import { createConsoleCapture } from "../console-capture";
 import { decodeValue, encodeValue } from "../codec";
 import { loadExtension, resultText, toSandboxError } from "../harness-shared";

@@ -1,12 +1,12 @@
 /**
  * The RPC contract between the host's SharedWorkerExecutor (src/executor) and the shared
- * worker's engine runner (engine-runner.ts). Types only: both sides import it.
+ * worker's engine runner (runner.ts). Types only: both sides import it.
  */
 import type { SandboxExtensionName } from "../protocol";
 
 /**
  * One extension of a run. Large data travels by `key` (its content digest): the shared worker
- * keeps it (engine-data-cache.ts), so `data` is sent only when the worker answered `missing`.
+ * keeps it (data-cache.ts), so `data` is sent only when the worker answered `missing`.
  */
 export interface EngineExtension {
   name: SandboxExtensionName;

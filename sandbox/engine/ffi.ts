@@ -58,7 +58,7 @@ function internalsOf(engineObject: QuickJSRuntime | QuickJSContext): Internals {
     typeof internals.rt?.value !== "number"
   )
     throw new Error(
-      "quickjs-emscripten-core's internals changed (sandbox/engine/engine-ffi.ts reads module, ffi and rt): keep it at 0.32.0 or update engine-ffi.ts.",
+      "quickjs-emscripten-core's internals changed (sandbox/engine/ffi.ts reads module, ffi and rt): keep it at 0.32.0 or update ffi.ts.",
     );
   return internals as Internals;
 }

@@ -1,0 +1,204 @@
+/**
+ * One request the front passes to a runtime, and the runtime's answer passed back: the request
+ * goes with its method, path, Host and all other headers unchanged and its body whole; an event
+ * stream comes back as it is written, any other answer is held whole first (up to
+ * {@link MAX_HELD_ANSWER_BYTES}). Until the answer has ended, the exchange can be cut off (its
+ * runtime replaced, crashed or lost): the client then gets a clear error for its request
+ * (cut-off-reply.mjs), also when its event stream had begun, never a bare cut.
+ */
+import { request } from "node:http";
+import { jsonRpcIds, replyCutOff } from "./cut-off-reply.mjs";
+
+// What a runtime's HTTP stack answers (HTTP 500, text/plain) for a request whose Worker died.
+const LOST = "Error: Network connection lost.";
+/**
+ * An answer that is not an event stream is held whole up to this size before it goes out, so a
+ * runtime lost mid-answer still gets the client a clear 503 (4 MiB: above every JSON answer the
+ * product's result limits allow; a larger answer streams as it comes).
+ */
+const MAX_HELD_ANSWER_BYTES = 4 * 1_048_576;
+/** Request headers describing the body as sent; the front sends it whole, with its length. */
+const BODY_FRAMING = new Set(["content-length", "transfer-encoding"]);
+
+/**
+ * @typedef {import("./runtime.mjs").Runtime} Runtime
+ * @typedef {{ runtime: Runtime, cutOff: (reason: string) => void }} InFlight
+ */
+
+/** A request in flight to one runtime; it is in `inFlight` from its start until it has ended. */
+export class Exchange {
+  /** @type {Runtime} */
+  runtime;
+  #res;
+  #body;
+  #inFlight;
+  #message;
+  #onLost;
+  /** @type {import("node:http").ClientRequest | undefined} */
+  #upstream;
+  #ended = false;
+  /** @type {string | undefined} the answer's content type, once its headers are out */
+  #answerType;
+
+  /**
+   * @param {object} options
+   * @param {import("node:http").ServerResponse} options.res - the client's answer
+   * @param {Buffer} options.body - the request's body, read whole
+   * @param {Runtime} options.runtime - the runtime that serves it
+   * @param {Set<InFlight>} options.inFlight - the front's requests in flight
+   * @param {(reason: string) => string} options.message - text for a cut-off request
+   * @param {(runtime: Runtime) => void} options.onLost - the runtime reported its Worker gone
+   */
+  constructor({ res, body, runtime, inFlight, message, onLost }) {
+    this.runtime = runtime;
+    this.#res = res;
+    this.#body = body;
+    this.#inFlight = inFlight;
+    this.#message = message;
+    this.#onLost = onLost;
+    inFlight.add(this);
+  }
+
+  /**
+   * Ends the exchange with the cut-off error for its request (once; nothing after it ended).
+   * @param {string} reason - why the runtime was replaced
+   */
+  cutOff(reason) {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#inFlight.delete(this);
+    this.#upstream?.destroy();
+    replyCutOff(this.#res, jsonRpcIds(this.#body), this.#message(reason), this.#answerType);
+  }
+
+  /**
+   * Sends the request to the runtime and relays its answer to the client.
+   * @param {import("node:http").IncomingMessage} req - the client's request (its body was read)
+   * @param {import("node:http").Agent} agent - the keep-alive connections to this runtime
+   */
+  send(req, agent) {
+    const body = this.#body;
+    /** @type {string[]} */
+    const headers = [];
+    const raw = req.rawHeaders;
+    for (let i = 0; i + 1 < raw.length; i += 2)
+      if (!BODY_FRAMING.has(String(raw[i]).toLowerCase()))
+        headers.push(String(raw[i]), String(raw[i + 1]));
+    if (body.length > 0 || !["GET", "HEAD"].includes(req.method ?? "GET"))
+      headers.push("Content-Length", String(body.length));
+    const upstream = request({
+      host: "127.0.0.1",
+      port: this.runtime.port,
+      method: req.method,
+      path: req.url,
+      headers,
+      agent,
+    });
+    this.#upstream = upstream;
+    // No Nagle delay toward the runtime either: the agent's sockets leave it on.
+    upstream.on("socket", (socket) => socket.setNoDelay(true));
+    upstream.on("response", (answer) => {
+      const status = answer.statusCode ?? 502;
+      const type = String(answer.headers["content-type"] ?? "");
+      if (type.startsWith("text/event-stream")) this.#relayStream(answer, status, type);
+      else this.#holdAnswer(answer, status);
+    });
+    upstream.on("error", () => this.#lost());
+    // A client that goes away stops its request in the runtime too.
+    this.#res.on("close", () => {
+      if (!this.#ended) {
+        this.#done();
+        upstream.destroy();
+      }
+    });
+    upstream.end(body);
+  }
+
+  /** The answer went out whole. */
+  #done() {
+    this.#ended = true;
+    this.#inFlight.delete(this);
+  }
+
+  /** The runtime's connection broke before the answer's end. */
+  #lost() {
+    this.cutOff(this.runtime.killedBecause ?? "its connection broke");
+  }
+
+  /**
+   * Passes an event stream on as it comes (its client waits for the headers). Not piped with
+   * its end: an answer cut short (the runtime died mid-stream) must end with the clear error,
+   * not as if it had finished.
+   * @param {import("node:http").IncomingMessage} answer
+   * @param {number} status
+   * @param {string} type - its content type
+   */
+  #relayStream(answer, status, type) {
+    const res = this.#res;
+    res.writeHead(status, answer.statusMessage, answer.rawHeaders);
+    this.#answerType = type;
+    res.flushHeaders();
+    answer.pipe(res, { end: false });
+    answer.on("close", () => {
+      if (this.#ended) return;
+      if (!answer.complete) return this.#lost();
+      res.end();
+      this.#done();
+    });
+    answer.on("error", () => this.#lost());
+  }
+
+  /**
+   * Passes on an answer that is not an event stream only once it is whole (up to
+   * MAX_HELD_ANSWER_BYTES; past that it streams): a runtime that dies after its headers but
+   * before its body's end then still gets the client a clear 503, where headers already sent
+   * would leave only a cut connection (seen in e2e heal: 1 run in 4 ended "terminated").
+   * @param {import("node:http").IncomingMessage} answer
+   * @param {number} status
+   */
+  #holdAnswer(answer, status) {
+    const res = this.#res;
+    /** @type {Buffer[]} */
+    const held = [];
+    let size = 0;
+    let streaming = false;
+    const startStreaming = () => {
+      streaming = true;
+      res.writeHead(status, answer.statusMessage, answer.rawHeaders);
+      this.#answerType = String(answer.headers["content-type"] ?? "");
+      for (const chunk of held.splice(0)) res.write(chunk);
+    };
+    answer.on("data", (chunk) => {
+      if (this.#ended) return;
+      if (!streaming && size + chunk.length <= MAX_HELD_ANSWER_BYTES) {
+        held.push(chunk);
+        size += chunk.length;
+        return;
+      }
+      if (!streaming) startStreaming();
+      // Backpressure: a slow client pauses the runtime's answer rather than filling memory.
+      if (!res.write(chunk)) {
+        answer.pause();
+        res.once("drain", () => answer.resume());
+      }
+    });
+    answer.on("close", () => {
+      if (this.#ended) return;
+      if (!answer.complete) return this.#lost();
+      // Maybe the runtime's own answer for a request whose Worker died: a clear cut-off instead.
+      if (
+        !streaming &&
+        status >= 500 &&
+        String(answer.headers["content-type"] ?? "").startsWith("text/plain") &&
+        Buffer.concat(held).toString().startsWith(LOST)
+      ) {
+        this.#onLost(this.runtime);
+        return this.cutOff(this.runtime.killedBecause ?? "it crashed");
+      }
+      if (!streaming) startStreaming();
+      res.end();
+      this.#done();
+    });
+    answer.on("error", () => this.#lost());
+  }
+}

@@ -1,0 +1,137 @@
+/**
+ * Finding a fixed set of secrets and cutting them out: the search behind every method of a
+ * `Redactor` (./redaction.ts tells what is found and what is not). A text is searched as it is
+ * and in its decoded views (./decoded-view.ts) for the literal forms of each secret
+ * (./secret-forms.ts), with one scanner for all forms (./form-scanner.ts); what is found is cut
+ * out of the original and the text searched again, for at most {@link MAX_ROUNDS} rounds.
+ * Bytes are searched one character per byte, so a secret's UTF-8, UTF-16 and UTF-32 forms are
+ * found at any offset.
+ */
+import { decodedViews, MAX_SWALLOWED, originalRange, type View } from "./decoded-view";
+import { formScanner, GRAM, windowKey, type FormScanner, type Range } from "./form-scanner";
+import { cutBytes, cutText } from "./marker";
+import { byteView, fromLatin1, secretForms, utf8 } from "./secret-forms";
+
+/** Rounds of cutting before a text that still holds a secret is given up on. */
+export const MAX_ROUNDS = 3;
+
+/** The search for one set of secrets, built once by {@link secretSearch}. */
+export interface SecretSearch {
+  /** The text with every secret cut out, or undefined when one survives {@link MAX_ROUNDS}. */
+  cleanText(value: string): string | undefined;
+  /**
+   * The bytes with every secret cut out (the same array when clean), or undefined when one
+   * survives {@link MAX_ROUNDS}.
+   * @param value - the bytes
+   * @param view - the bytes one character per byte, when the caller has them already
+   */
+  cleanBytes(value: Uint8Array, view?: string): Uint8Array | undefined;
+}
+
+/**
+ * Compiles the search for a list of secrets (non-empty, distinct).
+ * @param secrets - the secrets to find
+ */
+export function secretSearch(secrets: readonly string[]): SecretSearch {
+  const forms = secrets.flatMap(secretForms);
+  const textScanner = formScanner(forms);
+  const byteScanner = formScanner(byteForms(forms));
+  const mayHideCopy = swallowedCopyCheck(forms);
+
+  const cleanText = (value: string): string | undefined =>
+    cleanRounds(value, (text) => find(text, textScanner, mayHideCopy), cutText);
+  const cleanBytes = (value: Uint8Array, view?: string): Uint8Array | undefined => {
+    if (value.byteLength === 0) return value;
+    let current = value;
+    for (let round = 0; round <= MAX_ROUNDS; round++) {
+      const shown = round === 0 && view?.length === value.byteLength ? view : byteView(current);
+      const ranges = find(shown, byteScanner, mayHideCopy);
+      if (ranges.length === 0) return current;
+      if (round === MAX_ROUNDS) return undefined;
+      current = cutBytes(current, ranges);
+    }
+    return undefined;
+  };
+  return { cleanText, cleanBytes };
+}
+
+/**
+ * The forms to look for in bytes read one character per byte: each form as its UTF-8 bytes, and
+ * a form that is already one character per byte (a secret's UTF-8 or UTF-16 read as Latin-1) as
+ * itself.
+ */
+function byteForms(forms: readonly string[]): string[] {
+  return forms.flatMap((form) =>
+    /[^\0-\x7f]/.test(form)
+      ? [byteView(utf8(form)), ...(/[^\0-\xff]/.test(form) ? [] : [byteView(fromLatin1(form))])]
+      : [form],
+  );
+}
+
+/**
+ * Whether a decoded view may hide a copy whose first characters a decoded sequence swallowed
+ * (see decodedViews): true when what follows a changed sequence is the first GRAM characters of
+ * the rest of some form (after its first 1–MAX_SWALLOWED characters). A rest shorter than that
+ * (a copy of an 8-character secret that lost 5 or more) is not looked for: common two- and
+ * three-letter texts would make every view suspect; docs/security.md lists it.
+ */
+function swallowedCopyCheck(forms: readonly string[]): (view: View) => boolean {
+  const rests = new Set(
+    forms.flatMap((form) =>
+      Array.from({ length: MAX_SWALLOWED }, (_, k) => fold(form.slice(k + 1, k + 1 + GRAM))),
+    ),
+  );
+  // The same as window keys (one per decoded sequence of a view: a string per sequence cost 7%
+  // of an ordinary body's redaction). Keys fold more than case, so they only add candidates.
+  const restKeys = new Set([...rests].filter((r) => r.length === GRAM).map((r) => windowKey(r, 0)));
+  return (view: View) => {
+    const { changed: ends, text } = view;
+    if (!ends) return false;
+    for (let i = 1; i < ends.length; i += 2) {
+      const end = ends[i]!;
+      if (
+        end + GRAM <= text.length
+          ? restKeys.has(windowKey(text, end))
+          : rests.has(fold(text.slice(end)))
+      )
+        return true;
+    }
+    return false;
+  };
+}
+
+/** ASCII letters in lower case (as the scanner compares). */
+const fold = (text: string) => text.replace(/[A-Z]+/g, (s) => s.toLowerCase());
+
+/** Every place a secret is found in the text or one of its decoded views, merged, in order. */
+function find(text: string, scanner: FormScanner, mayHideCopy: (view: View) => boolean): Range[] {
+  const ranges: [number, number][] = [];
+  for (const view of decodedViews(text, mayHideCopy))
+    for (const [start, end] of scanner.scan(view.text))
+      ranges.push(originalRange(view, start, end));
+  if (ranges.length < 2) return ranges;
+  ranges.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
+  const merged: [number, number][] = [ranges[0]!];
+  for (const [start, end] of ranges.slice(1)) {
+    const last = merged[merged.length - 1]!;
+    if (start < last[1]) last[1] = Math.max(last[1], end);
+    else merged.push([start, end]);
+  }
+  return merged;
+}
+
+/** Cuts and re-checks until nothing is found; undefined when a secret survives the rounds. */
+function cleanRounds(
+  value: string,
+  search: (text: string) => Range[],
+  cutOut: (text: string, ranges: Range[]) => string,
+): string | undefined {
+  let current = value;
+  for (let round = 0; round <= MAX_ROUNDS; round++) {
+    const ranges = search(current);
+    if (ranges.length === 0) return current;
+    if (round === MAX_ROUNDS) return undefined;
+    current = cutOut(current, ranges);
+  }
+  return undefined;
+}

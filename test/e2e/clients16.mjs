@@ -1,8 +1,9 @@
 // Issue #28, sixth "Done when": under an artificial load of 2 busy processes, 16 concurrent MCP
 // clients run the same `search` back to back for 30 s with 0 errors and nothing replaced, and
-// their throughput is at least that of 4 clients (measured first, for 30 s too, after a short
-// warm-up so neither figure pays the first runs). Meanwhile the resident memory of the whole
-// server (every process of its tree, summed) peaks under 1.5 GB. The figures are printed.
+// their throughput is at least that of 4 clients (measured first, for 10 s, after a short
+// warm-up so neither figure pays the first runs: ~300 searches at 4, enough for a rate; the
+// issue's 30 s is the 16 clients' phase). Meanwhile the resident memory of the whole server
+// (every process of its tree, summed) peaks under 1.5 GB. The figures are printed.
 import { withServerUnderLoad } from "./busy-load.mjs";
 import { connect, timedCall } from "./load-clients.mjs";
 import { SEARCH } from "./programs.mjs";
@@ -11,6 +12,7 @@ import { check } from "./server.mjs";
 import { sampleTreeMemory } from "./tree-memory.mjs";
 
 const PHASE_MS = 30_000;
+const REFERENCE_MS = 10_000;
 const WARM_UP_MS = 3_000;
 const MAX_PEAK_MIB = 1_536;
 
@@ -56,18 +58,18 @@ await withServerUnderLoad({}, async ({ url, pid, output }) => {
   const memory = sampleTreeMemory(pid);
   const atStart = memory.last();
   await phase(url, 4, WARM_UP_MS);
-  const four = await phase(url, 4, PHASE_MS);
+  const four = await phase(url, 4, REFERENCE_MS);
   const sixteen = await phase(url, 16, PHASE_MS);
   const { peakMiB } = memory.stop();
-  for (const [n, p] of /** @type {const} */ ([
-    [4, four],
-    [16, sixteen],
+  for (const [n, p, ms] of /** @type {const} */ ([
+    [4, four, REFERENCE_MS],
+    [16, sixteen, PHASE_MS],
   ]))
     console.log(
-      `e2e clients16: ${n} clients: ${p.ok} searches in ${PHASE_MS / 1000} s = ${p.perSecond.toFixed(1)}/s, p50 ${p.p50} ms, p99 ${p.p99} ms, ${p.failures.length} errors`,
+      `e2e clients16: ${n} clients: ${p.ok} searches in ${ms / 1000} s = ${p.perSecond.toFixed(1)}/s, p50 ${p.p50} ms, p99 ${p.p99} ms, ${p.failures.length} errors`,
     );
   console.log(
-    `e2e clients16: memory of the whole server tree: ${atStart.toFixed(0)} MiB after start, peak ${peakMiB.toFixed(0)} MiB`,
+    `e2e clients16: memory of the whole server tree: ${atStart.toFixed(0)} MiB at the start, peak ${peakMiB.toFixed(0)} MiB`,
   );
   const failures = [...four.failures, ...sixteen.failures];
   check(failures.length === 0, `errors:\n${failures.slice(0, 5).join("\n")}`);

@@ -9,10 +9,18 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { Client as StdioClient } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort } from "../../cli/local-server/free-port.mjs";
 import { text } from "./programs.mjs";
@@ -68,15 +76,29 @@ const groups = [];
 let stdioTree = [];
 let failed = false;
 try {
-  // 1. Pack and install into an empty folder.
-  console.log("e2e npx-bin: npm pack (builds the Worker) …");
-  const packed = spawnSync("npm", ["pack", "--pack-destination", tmp, "--silent"], {
-    cwd: ROOT,
-    env,
-    encoding: "utf8",
-  });
-  check(packed.status === 0, `npm pack failed:\n${packed.stdout}\n${packed.stderr}`);
-  const tarball = join(tmp, packed.stdout.trim().split("\n").at(-1) ?? "");
+  // 1. Pack (or take the tarball run.mjs packed once for this and test:package) and install
+  // into an empty folder.
+  const given = process.env.CODE_MODE_MCP_TARBALL;
+  let tarball;
+  if (given) {
+    check(
+      existsSync(given),
+      `CODE_MODE_MCP_TARBALL=${given}: no such file (unset it to pack here)`,
+    );
+    console.log(`e2e npx-bin: the tarball packed before: ${given}`);
+    // A copy in this script's folder, where its own `npm pack` would have put it.
+    tarball = join(tmp, basename(given));
+    copyFileSync(given, tarball);
+  } else {
+    console.log("e2e npx-bin: npm pack (builds the Worker) …");
+    const packed = spawnSync("npm", ["pack", "--pack-destination", tmp, "--silent"], {
+      cwd: ROOT,
+      env,
+      encoding: "utf8",
+    });
+    check(packed.status === 0, `npm pack failed:\n${packed.stdout}\n${packed.stderr}`);
+    tarball = join(tmp, packed.stdout.trim().split("\n").at(-1) ?? "");
+  }
   mkdirSync(project);
   writeFileSync(
     join(project, "package.json"),

@@ -13,6 +13,8 @@
 // 3. The alone scripts run one at a time, after the pool, with nothing else of ours running: each
 //    puts the machine under an artificial load of its own on purpose and measures how long a
 //    second client waits (issue #28's bounds), so other work beside them would be measured too.
+//    Those marked `shared` run last, taking turns on a server started for their group
+//    (shared-server.mjs: ~10 s saved per script), stopped after the last of the group.
 // `--part pooled` or `--part alone` runs only that step (after the build).
 // Output: every line prefixed by its script's name as it comes; a failing script's whole output
 // again, unprefixed, at the end.
@@ -20,12 +22,20 @@
 // Usage: npm run e2e [-- [--part pooled|alone] [--with <npm script>]… [name…]]   (names: see
 // SCRIPTS below; a name list runs only those, in the same steps). E2E_JOBS=1: one at a time.
 import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { startServer } from "./server.mjs";
+import { describeSharedServer, SHARED_SERVER_ENV, SHARED_SETTINGS } from "./shared-server.mjs";
 
 /**
  * @typedef {object} Job
  * @property {string} name
  * @property {boolean} [alone] - measures waits under its own load: runs by itself, after the pool
+ * @property {string} [shared] - (alone) the group whose shared server it runs on, when its
+ *   settings are the shared server's; a group's jobs follow one another in SCRIPTS
+ * @property {string} [file] - the script, when not <name>.mjs (one script run as two jobs)
  * @property {string} [lock] - jobs with the same lock never run at the same time
  * @property {string[]} [command] - what runs (default: node <name>.mjs)
  * @property {Record<string, string>} [env]
@@ -54,25 +64,46 @@ const SCRIPTS = [
   { name: "start-errors" },
   // issue #32: a normal close of a stdio session prints nothing alarming
   { name: "stdio-close" },
-  // issue #13 and #28: load and availability, each measuring a second client's waits
-  { name: "native-stall", alone: true },
-  { name: "fanout", alone: true },
-  { name: "runaway", alone: true },
-  { name: "runner-kill", alone: true },
-  { name: "slow-bodies", alone: true },
-  { name: "clients16", alone: true },
-  {
-    name: "soak",
-    alone: true,
-    // The issue's 18,000 calls take ~20 min on a loaded 2-core machine; CI runs a shortened soak
-    // (SOAK_CALLS overrides; run test/e2e/soak.mjs directly for the full one).
-    env: { SOAK_CALLS: process.env.SOAK_CALLS ?? "1500" },
-  },
+  // issue #13 and #28: load and availability, each measuring a second client's waits. First
+  // those that start servers of their own (other settings, or the command a desktop client
+  // runs), then those that take turns on a shared server, in two groups of one server each:
+  // "quiet", the ones that replace nothing, and "replacing", the ones that replace runners on
+  // purpose (each later script waits until every replaced runner serves again, and asserts only
+  // on what the server printed in its own turn). The second group gets a fresh server: after the
+  // quiet group's load (2026-12-05, a machine at load 10–15) one runner no longer got runs, so
+  // runner-kill's victim had none and runaway's poller was sent to the blocked runner.
   {
     name: "stdio-big-spec",
     alone: true,
     // Each launch validates GitHub's 13 MB spec under load (1–2 min); STDIO_LAUNCHES=10 by hand.
     env: { STDIO_LAUNCHES: process.env.STDIO_LAUNCHES ?? "2" },
+  },
+  // runaway on the shared-worker executor (its own server); the default executor's half is
+  // below, on a shared server.
+  {
+    name: "runaway-shared-worker",
+    file: "runaway",
+    alone: true,
+    env: { RUNAWAY_EXECUTORS: "shared-worker" },
+  },
+  { name: "fanout", alone: true, shared: "quiet" },
+  { name: "slow-bodies", alone: true, shared: "quiet" },
+  { name: "clients16", alone: true, shared: "quiet" },
+  {
+    name: "soak",
+    alone: true,
+    shared: "quiet",
+    // The issue's 18,000 calls take ~20 min on a loaded 2-core machine; CI runs a shortened soak
+    // (SOAK_CALLS overrides; run test/e2e/soak.mjs directly for the full one).
+    env: { SOAK_CALLS: process.env.SOAK_CALLS ?? "1500" },
+  },
+  { name: "native-stall", alone: true, shared: "replacing" },
+  { name: "runner-kill", alone: true, shared: "replacing" },
+  {
+    name: "runaway",
+    alone: true,
+    shared: "replacing",
+    env: { RUNAWAY_EXECUTORS: "isolate-per-run" },
   },
 ];
 /** npm scripts that run `npm pack` (for --with). */
@@ -111,15 +142,51 @@ for (let i = 2; i < process.argv.length; i++) {
   else names.push(arg);
 }
 if (!["all", "pooled", "alone"].includes(part)) usage(`--part is pooled or alone, not ${part}.`);
-const chosen = names.length > 0 ? SCRIPTS.filter((s) => names.includes(s.name)) : SCRIPTS;
-// The two `npm pack`s first (test:package, ~4 min, then npx-bin): they cannot overlap, so they
-// are the longest chain; the other slot meanwhile takes everything else.
-const pooled =
+// A script's name chooses every job that runs it (runaway: both executors' halves).
+const chosen =
+  names.length > 0
+    ? SCRIPTS.filter((s) => names.includes(s.name) || (s.file && names.includes(s.file)))
+    : SCRIPTS;
+// The packing jobs first (test:package, ~4 min, and npx-bin): the longest chain; the other slot
+// meanwhile takes everything else.
+const pooledJobs =
   part === "alone"
     ? []
     : [...extra, ...chosen.filter((s) => !s.alone)].toSorted(
         (a, b) => Number(b.lock === "pack") - Number(a.lock === "pack"),
       );
+// Two or more jobs that pack (test:package, npx-bin): one `npm pack` first, whose tarball they
+// all take (CODE_MODE_MCP_TARBALL) instead of each building and packing the same files again
+// (~25 s each) one after another under the lock. If it fails, they pack for themselves.
+const packDir = mkdtempSync(join(tmpdir(), "codemode-e2e-pack-"));
+process.on("exit", () => rmSync(packDir, { recursive: true, force: true }));
+/** @type {Job[]} */
+const packOnce =
+  pooledJobs.filter((j) => j.lock === "pack").length >= 2
+    ? [
+        {
+          name: "pack",
+          command: ["npm", "pack", "--silent", "--pack-destination", packDir],
+          lock: "pack",
+        },
+      ]
+    : [];
+const pooled = [...packOnce, ...pooledJobs];
+/** The tarball of the `pack` job, once it passed. */
+const packed = { tarball: "" };
+/**
+ * A job's lock: none for a packing job once the `pack` job's tarball is there (it packs nothing).
+ * @param {Job} job
+ */
+const lockOf = (job) =>
+  job.lock === "pack" && job.name !== "pack" && packed.tarball ? undefined : job.lock;
+/**
+ * Whether `job` may start: a packing job waits for the `pack` job, if there is one.
+ * @param {Job} job
+ * @param {Set<string>} finished - names of the jobs done
+ */
+const ready = (job, finished) =>
+  packOnce.length === 0 || job.lock !== "pack" || job.name === "pack" || finished.has("pack");
 const alone = part === "pooled" ? [] : chosen.filter((s) => s.alone);
 
 /**
@@ -139,14 +206,22 @@ function runJob(job, step) {
   const startedAt = Date.now();
   const [command, ...rest] = job.command ?? [
     process.execPath,
-    fileURLToPath(new URL(`./${job.name}.mjs`, import.meta.url)),
+    fileURLToPath(new URL(`./${job.file ?? job.name}.mjs`, import.meta.url)),
   ];
   console.log(`e2e ${clock()} ${job.name}: started (${step})`);
   return new Promise((resolve) => {
     const child = spawn(/** @type {string} */ (command), rest, {
       stdio: ["ignore", "pipe", "pipe"],
       detached: true,
-      env: { ...process.env, E2E_PREBUILT: "1", ...job.env },
+      env: {
+        ...process.env,
+        E2E_PREBUILT: "1",
+        ...job.env,
+        ...(job.shared && shared.value && { [SHARED_SERVER_ENV]: shared.value }),
+        ...(job.lock === "pack" &&
+          job.name !== "pack" &&
+          packed.tarball && { CODE_MODE_MCP_TARBALL: packed.tarball }),
+      },
     });
     let output = "";
     /** @type {Record<string, string>} */
@@ -194,17 +269,27 @@ async function pool(jobs, width, step) {
   const waiting = [...jobs];
   /** @type {Set<string>} */
   const held = new Set();
+  /** @type {Set<string>} */
+  const finished = new Set();
   /** @type {Set<Promise<void>>} */
   const running = new Set();
   while (waiting.length > 0 || running.size > 0) {
-    const next = running.size < width ? waiting.findIndex((j) => !j.lock || !held.has(j.lock)) : -1;
+    const next =
+      running.size < width
+        ? waiting.findIndex((j) => ready(j, finished) && !held.has(lockOf(j) ?? ""))
+        : -1;
     if (next >= 0) {
       const [job] = waiting.splice(next, 1);
       if (!job) continue;
-      if (job.lock) held.add(job.lock);
+      const lock = lockOf(job);
+      if (lock) held.add(lock);
       const done = runJob(job, step).then((result) => {
         results.push(result);
-        if (job.lock) held.delete(job.lock);
+        // `npm pack --silent` prints the tarball's name (after prepack's build output).
+        const tgz = result.output.match(/^\S+\.tgz$/gm)?.at(-1);
+        if (job.name === "pack" && result.code === 0 && tgz) packed.tarball = join(packDir, tgz);
+        finished.add(job.name);
+        if (lock) held.delete(lock);
         running.delete(done);
       });
       running.add(done);
@@ -215,6 +300,112 @@ async function pool(jobs, width, step) {
   return results;
 }
 
+/**
+ * The alone step's shared server (shared-server.mjs), while one runs: its group, and `value`,
+ * what the group's jobs get in E2E_SHARED_SERVER.
+ * @type {{ group?: string, value?: string, stop?: () => Promise<void>, logFile?: string }}
+ */
+const shared = {};
+
+/**
+ * Starts the shared server of `group` (nothing else runs meanwhile); a failure to start is a
+ * failed result, and the group's jobs then start servers of their own.
+ * @param {string} group
+ * @returns {Promise<Result>}
+ */
+async function startShared(group) {
+  const startedAt = Date.now();
+  const name = `shared server (${group})`;
+  const folder = mkdtempSync(join(tmpdir(), "codemode-e2e-shared-"));
+  const logFile = join(folder, "server.log");
+  console.log(`e2e ${clock()} ${name}: starting (${JSON.stringify(SHARED_SETTINGS)})`);
+  shared.group = group;
+  let code = 0;
+  let output = "";
+  try {
+    const server = await startServer(SHARED_SETTINGS, { logTo: logFile });
+    shared.value = describeSharedServer(server, logFile);
+    shared.logFile = logFile;
+    // Ended with this process whatever happens (it runs in its own process group).
+    const kill = () => {
+      try {
+        process.kill(-server.pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    };
+    const onSignal = () => {
+      kill();
+      process.exit(1);
+    };
+    process.on("exit", kill);
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+    shared.stop = async () => {
+      process.off("exit", kill);
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+      await server.stop();
+      rmSync(folder, { recursive: true, force: true });
+    };
+    output = server.output();
+  } catch (error) {
+    code = 1;
+    output = /** @type {Error} */ (error).message;
+    rmSync(folder, { recursive: true, force: true });
+  }
+  const seconds = (Date.now() - startedAt) / 1000;
+  console.log(
+    `e2e ${clock()} ${name}: ${code === 0 ? `serves on ${JSON.parse(shared.value ?? "{}").url}` : "FAILED to start"} after ${seconds.toFixed(1)} s`,
+  );
+  return { job: { name, shared: group }, step: "alone", code, seconds, startedAt, output };
+}
+
+/**
+ * Stops the shared server, printing its last lines first when a job of its group failed.
+ * @param {Result[]} done
+ */
+async function stopShared(done) {
+  if (shared.group === undefined) return;
+  const failedShared = done.filter(
+    (r) => r.code !== 0 && r.job.shared === shared.group && r.job.command === undefined,
+  );
+  if (failedShared.length > 0 && shared.logFile)
+    process.stdout.write(
+      `\n──── the shared server's last output (${failedShared.map((r) => r.job.name).join(", ")} failed) ────\n${readFileSync(shared.logFile, "utf8").split("\n").slice(-80).join("\n")}\n──── end of the shared server's output ────\n`,
+    );
+  await shared.stop?.();
+  shared.stop = undefined;
+  shared.value = undefined;
+  shared.group = undefined;
+  shared.logFile = undefined;
+}
+
+/**
+ * The alone step: one job at a time; each group's shared server runs from before its first job
+ * to after its last.
+ * @param {Job[]} jobs
+ * @returns {Promise<Result[]>}
+ */
+async function aloneStep(jobs) {
+  /** @type {Result[]} */
+  const done = [];
+  for (const [index, job] of jobs.entries()) {
+    if (job.shared && shared.group !== job.shared) {
+      await stopShared(done);
+      done.push(await startShared(job.shared));
+    }
+    done.push(
+      await runJob(
+        job,
+        job.shared && shared.value ? `alone, shared server (${job.shared})` : "alone",
+      ),
+    );
+    if (shared.group && jobs[index + 1]?.shared !== shared.group) await stopShared(done);
+  }
+  return done;
+}
+
 /** @type {Result[]} */
 const results = [];
 // 1. Build once (npm's prestart would do it before every `npm start`), unless the caller did.
@@ -223,12 +414,14 @@ const build =
     ? undefined
     : await runJob({ name: "build", command: ["npm", "run", "--silent", "build:worker"] }, "build");
 if (build) results.push(build);
+// Built (here or by the caller): the shared server started from this process skips it too.
+process.env.E2E_PREBUILT = "1";
 if (!build || build.code === 0) {
   results.push(...(await pool(pooled, JOBS, `pooled, ${JOBS} at a time`)));
-  results.push(...(await pool(alone, 1, "alone")));
+  results.push(...(await aloneStep(alone)));
 }
 
-const scripts = results.filter((r) => r !== build);
+const scripts = results.filter((r) => r !== build && !r.job.name.startsWith("shared server"));
 const failed = results.filter((r) => r.code !== 0);
 for (const r of failed)
   process.stdout.write(

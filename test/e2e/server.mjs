@@ -2,13 +2,17 @@
 // stops it again, whatever happens: every e2e script uses this, so none can leave a server
 // behind or hang (hard deadlines on start and stop).
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { appendFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort } from "../../cli/local-server/free-port.mjs";
+import { attachSharedServer } from "./shared-server.mjs";
 
 /**
- * @typedef {{ url: string, port: number, pid: number, output: () => string, stop: () => Promise<void> }} Started
+ * A running server. `output()` is what it printed while this script used it (all of it for a
+ * server the script started; since the script took it for a shared one: shared-server.mjs),
+ * `log()` all it printed since it started.
+ * @typedef {{ url: string, port: number, pid: number, output: () => string, log: () => string, stop: () => Promise<void> }} Started
  */
 
 /**
@@ -26,7 +30,8 @@ export function npmStartArgs() {
  * PERSIST_TO given in `env` is used (and that folder kept); otherwise a free port and a fresh
  * folder, removed on stop.
  * @param {Record<string, string>} [env] - settings (SPEC_FILE, API_TOKEN, …)
- * @param {{ timeoutMs?: number }} [options]
+ * @param {{ timeoutMs?: number, logTo?: string }} [options] - `logTo`: a file that gets the
+ *   server's output too, as it comes (the shared server's, read by other processes)
  * @returns {Promise<Started>}
  */
 export async function startServer(env = {}, options = {}) {
@@ -46,8 +51,13 @@ export async function startServer(env = {}, options = {}) {
     },
   });
   let output = "";
-  child.stdout.on("data", (d) => (output += d));
-  child.stderr.on("data", (d) => (output += d));
+  /** @param {Buffer} d */
+  const take = (d) => {
+    output += d;
+    if (options.logTo) appendFileSync(options.logTo, d);
+  };
+  child.stdout.on("data", take);
+  child.stderr.on("data", take);
   const exited = new Promise((resolve) => child.once("exit", resolve));
   const state = { gone: false };
   void exited.then(() => (state.gone = true));
@@ -80,7 +90,14 @@ export async function startServer(env = {}, options = {}) {
       // suspected cause, a dev registry shared by both runtimes, is fixed in
       // cli/local-server/runtime.mjs; the scripts still wait, to test what comes after it.
       if (res.status === 200 && output.includes("stands by."))
-        return { url, port, pid: /** @type {number} */ (child.pid), output: () => output, stop };
+        return {
+          url,
+          port,
+          pid: /** @type {number} */ (child.pid),
+          output: () => output,
+          log: () => output,
+          stop,
+        };
     } catch {
       // not up yet
     }
@@ -93,13 +110,14 @@ export async function startServer(env = {}, options = {}) {
 }
 
 /**
- * Runs `fn` with a started server, always stopping it.
+ * Runs `fn` with a started server, always stopping it; or with the shared server run.mjs gave
+ * this script, when its settings are `env`'s (shared-server.mjs), left running.
  * @template T
  * @param {Record<string, string>} env
  * @param {(server: Started) => Promise<T>} fn
  */
 export async function withServer(env, fn) {
-  const server = await startServer(env);
+  const server = (await attachSharedServer(env)) ?? (await startServer(env));
   try {
     return await fn(server);
   } finally {

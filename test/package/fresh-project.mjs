@@ -1,5 +1,6 @@
 // The package as a new user gets it (run by .ci/run, not by `npm test`: it needs the registry).
-// `npm pack` (prepack builds dist/), then in a temporary folder:
+// `npm pack` (prepack builds dist/; or the tarball CODE_MODE_MCP_TARBALL names, packed once by
+// test/e2e/run.mjs for this and npx-bin), then in a temporary folder:
 // 1. `code-mode-mcp init` from the tarball in an empty folder, the generated project's own
 //    `npm test` and `npm run dev` answering real MCP clients, with no edit; then the docs'
 //    examples (docs/examples/) copied into that project, type-checked and run there
@@ -15,7 +16,7 @@
 // To add a docs example: put it in docs/examples/ and run it in examples/examples.test.ts. To add
 // a template server: put it in template/src/ importing only `code-mode-mcp…`, route it in
 // template/src/index.ts, and check its answers in mcp-checks.mjs.
-import { cp, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { cp, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
@@ -27,6 +28,8 @@ import { checkServers } from "./mcp-checks.mjs";
 import { run, start, waitForHttp } from "./steps.mjs";
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), "../..");
+/** Names a tarball packed before (by test/e2e/run.mjs): used instead of packing again. */
+const TARBALL_ENV = "CODE_MODE_MCP_TARBALL";
 /** The package's entries and the sources they are built from (package.json `exports`). */
 const ENTRIES = {
   "code-mode-mcp": "src/index.ts",
@@ -93,22 +96,51 @@ let dev;
 /** @type {ReturnType<typeof start> | undefined} the generated project's `npm run dev` */
 let initDev;
 
-/** `npm pack` (its prepack builds dist/) into the work folder. @returns {Promise<string>} the file */
+/**
+ * `npm pack` (its prepack builds dist/) into the work folder; or, when CODE_MODE_MCP_TARBALL
+ * names one packed already (test/e2e/run.mjs packs once for this and npx-bin), a copy of it.
+ * @returns {Promise<string>} the file
+ */
 async function pack() {
-  const output = await run("npm", ["pack", "--json", "--pack-destination", work], {
-    cwd: repo,
-    timeoutMs: 240_000,
-  });
-  // The JSON follows prepack's build output.
-  const [tarball] = JSON.parse(output.slice(output.search(/^\[$/m)));
+  const given = process.env[TARBALL_ENV];
+  const tarball = given
+    ? await copyPacked(given)
+    : await (async () => {
+        const output = await run("npm", ["pack", "--json", "--pack-destination", work], {
+          cwd: repo,
+          timeoutMs: 240_000,
+        });
+        // The JSON follows prepack's build output.
+        return JSON.parse(output.slice(output.search(/^\[$/m)))[0];
+      })();
   const files = tarball.files.map((/** @type {{ path: string }} */ f) => f.path);
   if (
     !files.includes("dist/lib/index.js") ||
     files.some((/** @type {string} */ f) => f.startsWith("src/"))
   )
     throw new Error(`fresh-project: unexpected tarball contents: ${files.join(", ")}`);
-  log(`packed ${tarball.filename}: ${files.length} files, ${(tarball.size / 1024).toFixed(0)} KiB`);
+  log(
+    `${given ? `took ${given}, packed` : "packed"} ${tarball.filename}: ${files.length} files, ${(tarball.size / 1024).toFixed(0)} KiB`,
+  );
   return tarball.filename;
+}
+
+/**
+ * Copies a tarball packed before into the work folder and lists it as `npm pack --json` does.
+ * @param {string} file
+ * @returns {Promise<{ filename: string, size: number, files: { path: string }[] }>}
+ */
+async function copyPacked(file) {
+  if (!existsSync(file))
+    throw new Error(`fresh-project: ${TARBALL_ENV}=${file}: no such file (unset it to pack here)`);
+  const filename = basename(file);
+  await cp(file, join(work, filename));
+  const listing = await run("tar", ["-tzf", file], { cwd: work });
+  const files = listing
+    .split("\n")
+    .filter((line) => line && !line.endsWith("/"))
+    .map((line) => ({ path: line.replace(/^package\//, "") }));
+  return { filename, size: (await stat(file)).size, files };
 }
 
 /**

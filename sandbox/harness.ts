@@ -16,15 +16,16 @@ import { WorkerEntrypoint } from "cloudflare:workers";
 import { createConsoleCapture, type ConsoleCapture } from "./console-capture";
 import { encodeValue, decodeValue } from "./codec";
 import { loadExtension, resultText, toSandboxError } from "./harness-shared";
-import type {
-  HostBridgeApi,
-  HostReply,
-  SandboxError,
-  SandboxExtensionRequest,
-  SandboxRequest,
-  SandboxResponse,
+import {
+  OVERTIME_MS,
+  type HostBridgeApi,
+  type HostReply,
+  type SandboxError,
+  type SandboxExtensionRequest,
+  type SandboxRequest,
+  type SandboxResponse,
 } from "./protocol";
-import { configure, usage } from "./runtime.js";
+import { LimitError, configure, stop, usage } from "./runtime.js";
 import { utf8Bytes } from "./truncate";
 
 // Intrinsics the harness uses after user code started, captured while this module loads (no
@@ -32,6 +33,10 @@ import { utf8Bytes } from "./truncate";
 // captures its own the same way.)
 const { defineProperty, freeze, hasOwn } = Object;
 const reject = Promise.reject.bind(Promise);
+const race = Promise.race.bind(Promise);
+const PromiseClass = Promise;
+const setTimer = setTimeout;
+const clearTimer = clearTimeout;
 const ErrorClass = Error;
 const RangeErrorClass = RangeError;
 
@@ -66,6 +71,8 @@ export default class SandboxHarness extends WorkerEntrypoint {
         makeNamespace(namespace, names, hostCall, capture, state, limits.maxCallBytes),
       );
     }
+    // Started before the user module loads: its top level counts toward the run's time too.
+    const overtime = overtimeOf(limits.timeoutMs);
     let result: string | undefined;
     let error: SandboxError | undefined;
     let truncated = false;
@@ -85,9 +92,10 @@ export default class SandboxHarness extends WorkerEntrypoint {
       }
       const mod = (await import("./user.js")) as { default?: unknown };
       const entry = mod.default;
-      const value: unknown = await (typeof entry === "function"
-        ? (entry as () => unknown)()
-        : entry);
+      const value: unknown = await race([
+        typeof entry === "function" ? (entry as () => unknown)() : entry,
+        overtime.promise,
+      ]);
       const shrunk = resultText(value, limits.maxResultBytes);
       result = shrunk.text;
       truncated = shrunk.truncated;
@@ -96,6 +104,7 @@ export default class SandboxHarness extends WorkerEntrypoint {
       error = toSandboxError(thrown);
     } finally {
       state.ended = true;
+      overtime.clear();
     }
     const { operations, exhausted } = usage();
     // A literal (its fields are defined, never assigned: no setter up the chain runs) with an
@@ -118,6 +127,27 @@ export default class SandboxHarness extends WorkerEntrypoint {
   }
 }
 
+/**
+ * The harness's own end of a run the host has given up on: {@link OVERTIME_MS} after the host's
+ * timeout, the operation budget stops whatever of the program still runs and the run answers
+ * (ending the RPC call, which ends the request's timers too). Until now a program that caught
+ * every error in a polling loop kept its isolate, and the local runner it ran on, busy forever
+ * after the caller got its timeout.
+ * @param timeoutMs - the host's timeout (0: none given, no overtime)
+ */
+function overtimeOf(timeoutMs: number): { promise: Promise<never>; clear(): void } {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const promise = new PromiseClass<never>((_, fail) => {
+    if (timeoutMs <= 0) return;
+    timer = setTimer(() => {
+      const message = `The run's time of ${timeoutMs} ms is over; the host has stopped waiting for it.`;
+      stop(message);
+      fail(new LimitError(message));
+    }, timeoutMs + OVERTIME_MS);
+  });
+  return { promise, clear: () => clearTimer(timer) };
+}
+
 /** The request's fields, read as own properties into a record the program never sees. */
 interface RunLimits {
   namespaces: [string, string[]][];
@@ -125,6 +155,7 @@ interface RunLimits {
   maxResultBytes: number;
   maxLogBytes: number;
   maxCallBytes: number;
+  timeoutMs: number;
   extensions: SandboxExtensionRequest[];
 }
 
@@ -138,6 +169,7 @@ function readRequest(request: SandboxRequest): RunLimits {
     maxResultBytes: own("maxResultBytes") ?? 0,
     maxLogBytes: own("maxLogBytes") ?? 0,
     maxCallBytes: own("maxCallBytes") ?? 0,
+    timeoutMs: own("timeoutMs") ?? 0,
     extensions: [...(own("extensions") ?? [])],
   };
 }

@@ -23,9 +23,22 @@ export interface SandboxRequest {
    * bounds the calls waiting to reach the host by it (src/executor/runners/sandbox-runner.ts).
    */
   maxHostCalls: number;
+  /**
+   * The run's timeout on the host. The host stops waiting then; the per-run isolate's harness
+   * also ends the run itself {@link OVERTIME_MS} later, so a program the host has given up on
+   * (a polling loop that catches every error) cannot keep its isolate and its runner busy.
+   */
+  timeoutMs?: number;
   /** Sandbox-side helpers to install before the code runs (modules `sandbox/ext-<name>.ts`). */
   extensions?: SandboxExtensionRequest[];
 }
+
+/**
+ * How long past the host's timeout the per-run isolate's harness ends a run that is still going:
+ * the host's own timeout answers the caller first (its clock started earlier, and this margin
+ * covers a busy machine), the harness only frees the isolate.
+ */
+export const OVERTIME_MS = 1_000;
 
 /** Names of the sandbox extensions (modules `ext-<name>.js`). */
 export type SandboxExtensionName = "openapi" | "request";

@@ -22,6 +22,8 @@ export class LimitError extends Error {
 let budget = Number.POSITIVE_INFINITY;
 let used = 0;
 let exhausted = false;
+/** Set when the harness ended the run (its time is over): what every later `t()` throws. */
+let stopped: string | undefined;
 
 /**
  * Sets the budget for the run about to start.
@@ -31,6 +33,19 @@ export function configure(maxOperations: number): void {
   budget = maxOperations;
   used = 0;
   exhausted = false;
+  stopped = undefined;
+}
+
+/**
+ * Ends the run from the harness: every later `t()` throws {@link LimitError} with `message`, so
+ * whatever of the program still runs (a timer, a callback, a loop that catches) stops at its
+ * next loop iteration or function entry. `t` stays one comparison: the budget drops to what is
+ * already used.
+ * @param message - why the run ended
+ */
+export function stop(message: string): void {
+  stopped = message;
+  budget = Math.min(budget, used);
 }
 
 /**
@@ -47,6 +62,7 @@ const { getOwnPropertyDescriptor } = Object;
 /** Counts one operation; throws {@link LimitError} when the budget is spent. */
 export function t(): void {
   if (++used > budget) {
+    if (stopped !== undefined) throw new LimitError(stopped);
     exhausted = true;
     throw new LimitError(
       `Operation budget of ${budget} exceeded: the code ran too many loop iterations or function calls (a runaway loop?). Make the loop bounded or ask the host for a larger maxOperations.`,

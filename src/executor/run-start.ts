@@ -112,6 +112,7 @@ export function sandboxRequestBase(
   | "maxLogBytes"
   | "maxCallBytes"
   | "maxHostCalls"
+  | "timeoutMs"
 > {
   return {
     namespaces: Object.fromEntries(
@@ -122,5 +123,6 @@ export function sandboxRequestBase(
     maxLogBytes: limits.maxLogBytes,
     maxCallBytes: limits.maxCallBytes,
     maxHostCalls: limits.maxHostCalls,
+    timeoutMs: limits.timeoutMs,
   };
 }

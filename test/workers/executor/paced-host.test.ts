@@ -164,6 +164,24 @@ describe("a real run through a SandboxRunner", () => {
     expect(outcome).toMatchObject({ status: "ok", result: 2_500, calls: 2_500 });
   });
 
+  it("a run the host gave up on stops on the runner too: the runner is free again (#28)", async () => {
+    // A polling loop that catches every error: after the host's timeout its calls fail, and
+    // before the harness ended runs itself it kept polling on its runner forever (busy stayed 1).
+    let reached = 0;
+    const counting = { codemode: { get: () => ++reached } };
+    const outcome = await executor.execute({
+      code: `async () => { for (;;) { try { await codemode.get(1); } catch {} await new Promise((r) => setTimeout(r, 5)); } }`,
+      namespaces: counting,
+      limits: { timeoutMs: 300 },
+    });
+    expect(outcome.status).toBe("timeout");
+    const until = Date.now() + 5_000;
+    while (loader.busy().some((n) => n > 0) && Date.now() < until)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(loader.busy()).toEqual([0]);
+    expect(reached).toBeGreaterThan(0);
+  });
+
   it("a run allowed 100 calls that starts 300 ends at its own limit", async () => {
     const outcome = await executor.execute({
       code: fanOut(300),

@@ -3,7 +3,9 @@
  * caller's abort signal, whichever comes first), the outcome of a run that stopped or failed,
  * and freeing the RPC stubs. RPC stubs hold the sandbox worker alive until they are disposed or
  * garbage-collected; left to the GC, it is torn down at some later moment, on this thread, in
- * the middle of another run (measured: runs stalled by 50–100 ms every other call).
+ * the middle of another run (measured: runs stalled by 50–100 ms every other call). Only what
+ * offers `[Symbol.dispose]` is disposed: RPC results do; in workerd 1.20260815 the Worker
+ * Loader's own stubs (the worker, its entrypoint) offer none, so those still go with the GC.
  */
 import { capText } from "../../sandbox/truncate";
 import { flatCopy } from "./flat-copy";

@@ -230,9 +230,10 @@ async function announce(host: unknown): Promise<boolean> {
 const CANCELLED: RunnerAnswer = { thrown: "This run was moved to another runner." };
 
 /**
- * Calls `run` on the worker's entrypoint and frees both stubs after: left to the garbage
- * collector, a worker is torn down at some later moment in the middle of another run. A failure
- * of the load or the run is answered as data, so the host tells it from a lost runner.
+ * Calls `run` on the worker's entrypoint and frees both stubs after, where they can be freed
+ * (in workerd 1.20260815 the Worker Loader's stubs offer no `[Symbol.dispose]`: they go with the
+ * garbage collector; see run-end.ts). A failure of the load or the run is answered as data, so
+ * the host tells it from a lost runner.
  */
 async function runOn(
   load: () => WorkerStub,

@@ -33,7 +33,6 @@ import { utf8Bytes } from "./truncate";
 // captures its own the same way.)
 const { defineProperty, freeze, hasOwn } = Object;
 const reject = Promise.reject.bind(Promise);
-const race = Promise.race.bind(Promise);
 const PromiseClass = Promise;
 const setTimer = setTimeout;
 const clearTimer = clearTimeout;
@@ -92,10 +91,15 @@ export default class SandboxHarness extends WorkerEntrypoint {
       }
       const mod = (await import("./user.js")) as { default?: unknown };
       const entry = mod.default;
-      const value: unknown = await race([
-        typeof entry === "function" ? (entry as () => unknown)() : entry,
-        overtime.promise,
-      ]);
+      const started = typeof entry === "function" ? (entry as () => unknown)() : entry;
+      // Not `Promise.race`: it reads `Promise.resolve` and the array iterator when called, after
+      // the program could replace them (and never settle). The timer rejects this promise
+      // directly; the program's promise reaches it only through `await`, whose machinery is the
+      // engine's own.
+      const { value } = await new PromiseClass<Settled>((deliver, fail) => {
+        overtime.arm(fail);
+        void settleWith(started, deliver, fail);
+      });
       const shrunk = resultText(value, limits.maxResultBytes);
       result = shrunk.text;
       truncated = shrunk.truncated;
@@ -127,6 +131,26 @@ export default class SandboxHarness extends WorkerEntrypoint {
   }
 }
 
+/** The program's value, boxed with an own `then` that is not a function (see the response). */
+interface Settled {
+  value: unknown;
+  then: undefined;
+}
+
+/** Awaits the program's promise and hands its outcome on, boxed so no `then` is looked up. */
+async function settleWith(
+  started: unknown,
+  deliver: (settled: Settled) => void,
+  fail: (thrown: unknown) => void,
+): Promise<void> {
+  try {
+    // oxlint-disable-next-line unicorn/no-thenable -- an own `then` that is not a function
+    deliver({ value: await started, then: undefined });
+  } catch (thrown) {
+    fail(thrown);
+  }
+}
+
 /**
  * The harness's own end of a run the host has given up on: {@link OVERTIME_MS} after the host's
  * timeout, the operation budget stops whatever of the program still runs and the run answers
@@ -135,17 +159,22 @@ export default class SandboxHarness extends WorkerEntrypoint {
  * after the caller got its timeout.
  * @param timeoutMs - the host's timeout (0: none given, no overtime)
  */
-function overtimeOf(timeoutMs: number): { promise: Promise<never>; clear(): void } {
+function overtimeOf(timeoutMs: number): {
+  arm(fail: (thrown: unknown) => void): void;
+  clear(): void;
+} {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const promise = new PromiseClass<never>((_, fail) => {
-    if (timeoutMs <= 0) return;
-    timer = setTimer(() => {
-      const message = `The run's time of ${timeoutMs} ms is over; the host has stopped waiting for it.`;
-      stop(message);
-      fail(new LimitError(message));
-    }, timeoutMs + OVERTIME_MS);
-  });
-  return { promise, clear: () => clearTimer(timer) };
+  return {
+    arm(fail) {
+      if (timeoutMs <= 0) return;
+      timer = setTimer(() => {
+        const message = `The run's time of ${timeoutMs} ms is over; the host has stopped waiting for it.`;
+        stop(message);
+        fail(new LimitError(message));
+      }, timeoutMs + OVERTIME_MS);
+    },
+    clear: () => clearTimer(timer),
+  };
 }
 
 /** The request's fields, read as own properties into a record the program never sees. */

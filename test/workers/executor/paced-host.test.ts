@@ -182,6 +182,28 @@ describe("a real run through a SandboxRunner", () => {
     expect(reached).toBeGreaterThan(0);
   });
 
+  it("a program cannot keep its run going past the host's timeout by replacing what the harness's end uses", async () => {
+    for (const sabotage of [
+      "",
+      "Promise.resolve = () => new Promise(() => {});",
+      "Array.prototype[Symbol.iterator] = function* () {};",
+      "Promise.prototype.then = function () { return this; };",
+    ]) {
+      const outcome = await executor.execute({
+        // A native timer callback runs no counted operation, and keeps workerd from
+        // calling the run hung: only the harness's own end can finish it.
+        code: `async () => { ${sabotage} setInterval(Math.random, 5); await new Promise(() => {}); }`,
+        namespaces: slow,
+        limits: { timeoutMs: 300 },
+      });
+      expect(outcome.status, sabotage).toBe("timeout");
+      const until = Date.now() + 5_000;
+      while (loader.busy().some((n) => n > 0) && Date.now() < until)
+        await new Promise((r) => setTimeout(r, 50));
+      expect(loader.busy(), sabotage).toEqual([0]);
+    }
+  });
+
   it("a run allowed 100 calls that starts 300 ends at its own limit", async () => {
     const outcome = await executor.execute({
       code: fanOut(300),

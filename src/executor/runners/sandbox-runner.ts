@@ -90,6 +90,7 @@ export class PacedHost extends RpcTarget {
   #running = 0;
   #waiting: (() => void)[] = [];
   #waitingChars = 0;
+  #refusedWaiting = 0;
   #limitReply: Promise<unknown> | undefined;
 
   /**
@@ -134,6 +135,11 @@ export class PacedHost extends RpcTarget {
    * same count toward `maxHostCalls`, with or without a runner).
    */
   async #overWaiting(namespace: unknown, name: unknown): Promise<unknown> {
+    // Each one told costs the host a round trip and counts as one of the run's calls: past
+    // `maxHostCalls` of them the host's answer is its call limit, shared like any other, so a
+    // program looping on refused calls cannot make this runner flood the host.
+    if (this.#refusedWaiting >= this.#maxWaiting) return this.#overLimit(namespace, name);
+    this.#refusedWaiting++;
     const own = {
       error: {
         name: "LimitError",

@@ -140,6 +140,29 @@ describe("a call refused for waiting argument text, through the tracked host to 
   });
 });
 
+describe("calls refused for waiting argument text, in a flood", () => {
+  it("the host is told of at most maxHostCalls of them; later ones share the limit answer", async () => {
+    const told = { waiting: 0, limit: 0 };
+    const host = {
+      call: () => new Promise<unknown>(() => {}),
+      overWaiting: () => (told.waiting++, { error: { name: "LimitError", message: "waiting" } }),
+      overLimit: () => (told.limit++, { error: { name: "LimitError", message: "limit" } }),
+    };
+    const maxHostCalls = 40;
+    const paced = new PacedHost(host, maxHostCalls);
+    for (let i = 0; i < HOST_CALLS_IN_FLIGHT; i++)
+      void paced.call("codemode", "f", "[]", undefined);
+    const half = "x".repeat(MAX_WAITING_CHARS / 2 - WAITING_CALL_CHARS);
+    for (let i = 0; i < 2; i++) void paced.call("codemode", "f", half, undefined);
+    const answers = await Promise.all(
+      Array.from({ length: 500 }, () => paced.call("codemode", "f", "[1]", undefined)),
+    );
+    // Before, every refused call was one more round trip to the host, without end.
+    expect(told).toEqual({ waiting: maxHostCalls, limit: 1 });
+    expect(answers.at(-1)).toMatchObject({ error: { message: "limit" } });
+  });
+});
+
 describe("a real run through a SandboxRunner", () => {
   // The runner in this isolate, as its own workerd process holds it locally: same class, same
   // Worker Loader, the host bridge crossing real RPC.

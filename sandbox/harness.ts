@@ -95,11 +95,18 @@ export default class SandboxHarness extends WorkerEntrypoint {
       // Not `Promise.race`: it reads `Promise.resolve` and the array iterator when called, after
       // the program could replace them (and never settle). The timer rejects this promise
       // directly; the program's promise reaches it only through `await`, whose machinery is the
-      // engine's own.
-      const { value } = await new PromiseClass<Settled>((deliver, fail) => {
+      // engine's own. Its own `constructor` keeps `await` from looking one up on
+      // Promise.prototype (a replaced one makes `await` go through a replaced `then`).
+      const ending = new PromiseClass<Settled>((deliver, fail) => {
         overtime.arm(fail);
         void settleWith(started, deliver, fail);
       });
+      // A descriptor without a prototype: hooks on Object.prototype (get, set, …) are not read.
+      defineProperty(ending, "constructor", {
+        __proto__: null,
+        value: PromiseClass,
+      } as PropertyDescriptor);
+      const { value } = await ending;
       const shrunk = resultText(value, limits.maxResultBytes);
       result = shrunk.text;
       truncated = shrunk.truncated;

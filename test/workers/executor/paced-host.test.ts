@@ -211,6 +211,7 @@ describe("a real run through a SandboxRunner", () => {
       "Promise.resolve = () => new Promise(() => {});",
       "Array.prototype[Symbol.iterator] = function* () {};",
       "Promise.prototype.then = function () { return this; };",
+      "Promise.prototype.constructor = Object; Promise.prototype.then = function () { return this; };",
     ]) {
       const outcome = await executor.execute({
         // A native timer callback runs no counted operation, and keeps workerd from

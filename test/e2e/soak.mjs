@@ -12,7 +12,8 @@
 // runtime's V8 heap grows toward its working size for the first few thousand calls, then holds
 // (7,000 calls under load, 2026-12-05: the host runtime 176 MiB after 500 calls, 230 after 1,500,
 // 286 after 4,000, 291 after 6,000; each runner +20 MiB). Measured from 500 calls, CI's
-// 1,500-call soak saw that growth (8–10.4 %) and failed now and then; from 750, 3–6 %.
+// 1,500-call soak saw that growth (8–10.4 %) and failed now and then; from 750: −1.5 to 6.4 %
+// in the first four runs.
 import { withServerUnderLoad } from "./busy-load.mjs";
 import { connect, timedCall } from "./load-clients.mjs";
 import { EXECUTE, SEARCH } from "./programs.mjs";

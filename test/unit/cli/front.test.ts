@@ -139,6 +139,34 @@ describe("the local server's front", () => {
     });
   });
 
+  it("passes an event stream's headers on at once, before its first event comes", async () => {
+    // The front sends headers together with a first event that is already there (fewer writes):
+    // a stream whose first event is late must still have its headers at once, or its client
+    // (an SDK awaiting fetch's response) waits for the event.
+    let sendEvent = () => {};
+    const { port } = await setUp((_req, _body, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.flushHeaders();
+      sendEvent = () => res.end('event: message\ndata: {"jsonrpc":"2.0","id":7,"result":{}}\n\n');
+    });
+    const headersAt = await new Promise<{ status: number; rest: Promise<string> }>((resolve) => {
+      const req = request(
+        { host: "127.0.0.1", port, method: "POST", path: "/mcp", headers: {} },
+        (res) => {
+          let text = "";
+          res.on("data", (c) => (text += c));
+          const rest = new Promise<string>((r) => res.on("end", () => r(text)));
+          resolve({ status: res.statusCode ?? 0, rest });
+        },
+      );
+      req.end(CALL);
+    });
+    // The headers are here while the event has not been sent yet.
+    expect(headersAt.status).toBe(200);
+    sendEvent();
+    expect(await headersAt.rest).toContain('"id":7');
+  });
+
   it("answers 503 with the JSON-RPC error when the runtime is cut off before it answered", async () => {
     const { port, front, runtime } = await setUp(() => {
       // never answers: the supervisor replaces the runtime meanwhile

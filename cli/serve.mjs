@@ -10,6 +10,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { basename, extname, resolve } from "node:path";
 import { supervise } from "./local-server/supervise.mjs";
 import { workerdV8Flags } from "./local-server/v8-flags.mjs";
+import { maxRunsSetting } from "./local-server/runner-retirement.mjs";
 import { hostMessage, runnerCount, runnerMessage } from "./local-server/worker-options.mjs";
 import { PRODUCT_MODULE, RUNNER_SCRIPT, WORKER_CONFIG } from "./runtime-paths.mjs";
 import { openSpecCache, specCacheFolder } from "./spec-cache.mjs";
@@ -133,6 +134,8 @@ export async function serve({ label, product, env, persist, log, progress, clean
 
   const runners = runnerCount(env.SANDBOX_RUNNERS);
   if (!runners.ok) fail(runners.message);
+  const maxRuns = maxRunsSetting(env.SANDBOX_RUNNER_MAX_RUNS);
+  if (!maxRuns.ok) fail(maxRuns.message);
 
   const what =
     checked.config.api.kind === "demo"
@@ -168,6 +171,7 @@ export async function serve({ label, product, env, persist, log, progress, clean
   await supervise({
     port: Number(port),
     runners: runners.count,
+    maxRunsPerRunner: maxRuns.runs,
     host: (addresses) =>
       hostMessage({
         configFile: WORKER_CONFIG,

@@ -24,6 +24,7 @@
 import childProcess from "node:child_process";
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
+import { withFlags } from "./v8-flags.mjs";
 
 // The Miniflare that wrangler (a peer dependency of this package) brings, wherever npm placed it.
 const require = createRequire(import.meta.url);
@@ -39,6 +40,8 @@ const { Miniflare, Log, LogLevel, convertV4MiniflareOptions } = await import(
  * @property {{ worker: string, entrypoint: string } | undefined} [rpc] - the entrypoint whose
  *   direct socket this runtime reports as `rpcUrl` (runners)
  * @property {boolean} [quiet] - leave request lines out of the log (runners: hundreds a second)
+ * @property {string[]} [v8Flags] - V8 flags for this runtime's workerd only, after the server's
+ *   own (a flag the user set in MINIFLARE_WORKERD_V8_FLAGS keeps the user's value)
  */
 
 /**
@@ -50,6 +53,9 @@ const { Miniflare, Log, LogLevel, convertV4MiniflareOptions } = await import(
 
 /** @type {Map<string, Held>} */
 const held = new Map();
+
+/** The V8 flags every runtime of this server gets (the user's and the project's, serve.mjs). */
+const serverFlags = process.env.MINIFLARE_WORKERD_V8_FLAGS ?? "";
 
 // Miniflare does not say which process it started: the workerd spawned while an instance is
 // being created is that instance's. Creations run one at a time, so the capture is unambiguous.
@@ -133,6 +139,9 @@ function start(id, message) {
     const inspectorPort = inspectorBase === undefined ? undefined : inspectorBase + inspectors++;
     if (inspectorPort !== undefined)
       line(`V8 inspector: http://127.0.0.1:${inspectorPort}/json/list`);
+    // Miniflare reads its V8 flags from the environment while it builds the workerd config, and
+    // creations run one at a time: this runtime's flags are set for its creation only.
+    process.env.MINIFLARE_WORKERD_V8_FLAGS = withFlags(serverFlags, message.v8Flags ?? []);
     try {
       const mf = new Miniflare(
         convertV4MiniflareOptions({
@@ -150,12 +159,14 @@ function start(id, message) {
       );
       runtime.mf = mf;
       const url = await mf.ready;
+      process.env.MINIFLARE_WORKERD_V8_FLAGS = serverFlags;
       capture = undefined;
       const rpcUrl = message.rpc
         ? (await mf.unsafeGetDirectURL(message.rpc.worker, message.rpc.entrypoint)).href
         : undefined;
       if (!runtime.ended) send({ id, ready: { url: url.href, rpcUrl, pid: runtime.workerd?.pid } });
     } catch (error) {
+      process.env.MINIFLARE_WORKERD_V8_FLAGS = serverFlags;
       capture = undefined;
       line(error instanceof Error ? (error.stack ?? error.message) : String(error));
       await end(id, "it did not start");

@@ -22,6 +22,13 @@
  * have no local data.
  */
 import { createFront } from "./front.mjs";
+import {
+  askToRetire,
+  CHECK_EVERY_MS,
+  DEFAULT_MAX_RUNS,
+  drained,
+  runnerCounts,
+} from "./runner-retirement.mjs";
 import { createRuntimeHost, probe, waitReady } from "./runtime.mjs";
 
 /**
@@ -94,6 +101,8 @@ const describe = (runtime) => `${runtime.name} (workerd pid ${runtime.pid}, port
  * @param {(line: string) => void} [options.log]
  * @param {string} [options.label] - message prefix ("npm start", "code-mode-mcp")
  * @param {{ maxBodyBytes?: number, bodyTimeoutMs?: number }} [options.front] - the front's limits
+ * @param {number} [options.maxRunsPerRunner] - runs after which a runner is retired and a fresh
+ *   one started (runner-retirement.mjs); 0 never. Default {@link DEFAULT_MAX_RUNS}.
  * @returns {Promise<void>}
  */
 export async function supervise({
@@ -106,6 +115,7 @@ export async function supervise({
   log = console.log,
   label = "npm start",
   front: frontLimits = {},
+  maxRunsPerRunner = DEFAULT_MAX_RUNS,
 }) {
   let count = 0;
   const state = { stopping: false };
@@ -229,6 +239,46 @@ export async function supervise({
     if (!state.stopping) await launchRunner(slot);
   };
 
+  /**
+   * Retires the runner of the first slot that has served `maxRunsPerRunner` runs, one at a time
+   * (runner-retirement.mjs), until the server stops.
+   */
+  const retireRunners = async () => {
+    while (!state.stopping) {
+      await new Promise((r) => setTimeout(r, CHECK_EVERY_MS));
+      for (const slot of slots) {
+        const runtime = slot.runtime;
+        if (state.stopping || !runtime || runtime.killedBecause) continue;
+        const counts = await runnerCounts(runtime.port);
+        if (counts && counts.begun >= maxRunsPerRunner) {
+          await retireRunner(slot, runtime, counts.begun);
+          break;
+        }
+      }
+    }
+  };
+
+  /**
+   * Asks a runner to begin no more runs, waits until none is under way, then ends it and starts
+   * the slot's fresh one (same RPC port). Not a replacement: nothing failed, no run is cut off.
+   * @param {RunnerSlot} slot
+   * @param {Runtime} runtime
+   * @param {number} begun - runs it has begun
+   */
+  const retireRunner = async (slot, runtime, begun) => {
+    const gone = () => state.stopping || slot.runtime !== runtime || !!runtime.killedBecause;
+    if (!(await askToRetire(runtime.port))) return;
+    await drained(runtime.port, gone);
+    if (gone()) return;
+    log(
+      `${label}: ${runtime.name} is retired after ${begun} runs, none under way (a fresh process gives back the memory runs leave in workerd); a fresh one takes its place.`,
+    );
+    // Off the slot first: its exit is not a failure to replace.
+    slot.runtime = null;
+    await runtime.kill("it was retired");
+    if (!state.stopping) await launchRunner(slot);
+  };
+
   const front = createFront({
     ...frontLimits,
     onLost: (runtime) => void replace(runtime, "it crashed"),
@@ -328,4 +378,6 @@ export async function supervise({
     `${label}: ready on http://127.0.0.1:${port} (${describe(first)}; a standby is starting; ${pool}).`,
   );
   standby = launchHost();
+  // With one runner, its runs would have nowhere to go while it is retired.
+  if (maxRunsPerRunner > 0 && slots.length >= 2) void retireRunners();
 }

@@ -52,6 +52,8 @@ const SCRIPTS = [
   { name: "status-page-layout" },
   { name: "bad-config" },
   { name: "heal" },
+  // issue #28: runners retired after SANDBOX_RUNNER_MAX_RUNS runs, no run lost
+  { name: "runner-retire" },
   { name: "inspector" },
   // issue #17: the run history and its console
   { name: "runs-console" },

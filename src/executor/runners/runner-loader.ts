@@ -10,7 +10,8 @@
  * crashed) fails that run at once with {@link RUNNER_LOST}; runs on other runners go on. A runner
  * that failed is skipped for {@link RUNNER_REST_MS}, and a run that failed at once without
  * reaching the host is sent to the next runner, so a runner being replaced costs no run that had
- * not started.
+ * not started. A runner being retired (runner-life.ts) begins no run: the run goes to another
+ * runner, and the retiring one is passed over like one that failed.
  *
  * Does not do: load anything on the host. Deployed, the real `LOADER` binding is used instead.
  */
@@ -200,6 +201,7 @@ export class RunnerLoader {
   private async run(dispatch: Dispatch, request: unknown, host: unknown): Promise<unknown> {
     let retried = false;
     let moves = 0;
+    let retirements = 0;
     for (;;) {
       const slot = this.pick();
       const sent = this.now();
@@ -263,6 +265,15 @@ export class RunnerLoader {
         );
       }
       const answer = outcome.answer;
+      if ("retiring" in answer) {
+        // The supervisor is retiring this runner (runner-life.ts): it began nothing. Passed
+        // over until its fresh successor serves; the run goes to another runner.
+        slot.restUntil = this.now() + RUNNER_REST_MS;
+        if (++retirements < this.slots.length) continue;
+        throw new Error(
+          `${RUNNER_LOST}: every runner was retiring at once (the local server replaces one at a time, so this is a bug). Retrying is safe: the program did not start.`,
+        );
+      }
       if ("answer" in answer) return answer.answer;
       // The loaded worker's own failure, as the in-process loader would have thrown it.
       throw new Error("thrown" in answer ? answer.thrown : "the runner did not send the code");

@@ -9,11 +9,16 @@
 
 /**
  * A runner's answer: the loaded worker's own answer; what it threw (its message: the host
- * rethrows it, so the executors read it as they read an in-process failure); or a request for
- * the code of a stable worker (`get`) that this runner has not been sent since it started. An
- * RPC call that rejects therefore always means the runner itself failed.
+ * rethrows it, so the executors read it as they read an in-process failure); a request for
+ * the code of a stable worker (`get`) that this runner has not been sent since it started; or
+ * word that the runner is retiring and began nothing (runner-life.ts: the host sends the run
+ * elsewhere). An RPC call that rejects therefore always means the runner itself failed.
  */
-export type RunnerAnswer = { answer: unknown } | { thrown: string } | { missingCode: true };
+export type RunnerAnswer =
+  | { answer: unknown }
+  | { thrown: string }
+  | { missingCode: true }
+  | { retiring: true };
 
 /** The RPC face of a runner (`SandboxRunner` in sandbox-runner.ts). */
 export interface RunnerApi {

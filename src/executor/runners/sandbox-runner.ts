@@ -12,6 +12,7 @@
  * answering (docs/local-runtime.md), and every run in flight on it then fails on the host at once.
  */
 import { RpcTarget, WorkerEntrypoint } from "cloudflare:workers";
+import { runnerLife } from "./runner-life";
 import type { RunnerAnswer, RunnerApi } from "./runner-protocol";
 
 /** The bindings a runner Worker has. */
@@ -187,8 +188,10 @@ interface RunEntrypoint {
 export class SandboxRunner extends WorkerEntrypoint<RunnerEnv> implements RunnerApi {
   /** Loads `code` and runs it (see {@link RunnerApi.load}). */
   async load(code: WorkerLoaderWorkerCode, request: unknown, host: unknown): Promise<RunnerAnswer> {
-    if (!(await announce(host))) return CANCELLED;
-    return runOn(() => this.env.LOADER.load(code), request, paced(host, request));
+    return counted(async () => {
+      if (!(await announce(host))) return CANCELLED;
+      return runOn(() => this.env.LOADER.load(code), request, paced(host, request));
+    });
   }
 
   /** Runs on the stable worker `id` (see {@link RunnerApi.get}). */
@@ -205,10 +208,28 @@ export class SandboxRunner extends WorkerEntrypoint<RunnerEnv> implements Runner
     }
     const known = stableCodes.get(id);
     if (!known) return { missingCode: true };
-    if (!(await announce(host))) return CANCELLED;
-    return runOn(() => this.env.LOADER.get(id, () => known), request, paced(host, request));
+    return counted(async () => {
+      if (!(await announce(host))) return CANCELLED;
+      return runOn(() => this.env.LOADER.get(id, () => known), request, paced(host, request));
+    });
   }
 }
+
+/**
+ * Runs `run` as one of this runner's runs (runner-life.ts), or answers `{ retiring: true }`
+ * without starting it when the runner is retiring: the host then sends it to another runner.
+ */
+async function counted(run: () => Promise<RunnerAnswer>): Promise<RunnerAnswer> {
+  if (!runnerLife.begin()) return RETIRING;
+  try {
+    return await run();
+  } finally {
+    runnerLife.end();
+  }
+}
+
+/** The answer of a retiring runner: it began nothing. */
+const RETIRING: RunnerAnswer = { retiring: true };
 
 /** The run's host bridge, paced, with its waiting calls bounded by the run's own limit. */
 function paced(host: unknown, request: unknown): PacedHost {

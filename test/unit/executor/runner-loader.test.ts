@@ -69,6 +69,30 @@ describe("RunnerLoader", () => {
     expect(answers.toSorted()).toEqual(["a", "b"]);
   });
 
+  it("sends a run that a retiring runner did not begin to another, and passes that runner over", async () => {
+    // A retiring runner (runner-life.ts) answers before it begins anything.
+    const retiring = runner("a", async () => ({ retiring: true }), false);
+    const b = runner("b");
+    let now = 1_000;
+    const loader = new RunnerLoader([retiring.api, b.api], () => now);
+    expect(await run(loader)).toBe("b");
+    expect(retiring.sent).toHaveLength(1);
+    // Passed over while its successor starts: the next runs go to b without asking a.
+    expect([await run(loader), await run(loader)]).toEqual(["b", "b"]);
+    expect(retiring.sent).toHaveLength(1);
+    now += RUNNER_REST_MS + 1;
+    expect(await run(loader)).toBe("b");
+    expect(retiring.sent).toHaveLength(2);
+  });
+
+  it("fails a run with a clear error when every runner says it is retiring", async () => {
+    const a = runner("a", async () => ({ retiring: true }), false);
+    const b = runner("b", async () => ({ retiring: true }), false);
+    await expect(run(new RunnerLoader([a.api, b.api]))).rejects.toThrow(
+      /every runner was retiring at once.*Retrying is safe: the program did not start\.$/,
+    );
+  });
+
   it("rethrows the loaded worker's own failure unchanged (the executors read it as before)", async () => {
     const a = runner("a", async () => ({ thrown: "detected that your Worker's code had hung" }));
     await expect(run(new RunnerLoader([a.api]))).rejects.toThrow(

@@ -1,0 +1,101 @@
+/**
+ * Retiring a sandbox runner after a number of runs, and starting a fresh one on its port. Each
+ * run leaves a few KB of native memory in a runner's workerd that its V8 never reclaims (the
+ * runner's own heap is almost empty, so no full collection runs there): a runner grew ~7 KB a
+ * run, +27 MiB each over an 18,000-call soak (2026-12-05). A fresh process starts at its first
+ * size again, as process pools bound what their workers cannot give back (php-fpm's
+ * `pm.max_requests`, gunicorn's `max_requests`).
+ *
+ * The runner's side is src/executor/runners/runner-life.ts: `/health` carries its counts of runs
+ * begun and under way; after `POST /retire` it begins no run (the host sends each elsewhere:
+ * runner-loader.ts). Here: which runner is due, and its retirement — asked to retire, waited for
+ * until none of its runs is under way (a run cannot outlast its timeout), then ended and started
+ * afresh. One runner at a time, and only with two or more, so runs always have a runner.
+ */
+
+/** Runs after which a runner is retired, when `SANDBOX_RUNNER_MAX_RUNS` is not set. */
+export const DEFAULT_MAX_RUNS = 2_000;
+/** How often the runners' counts are read. */
+export const CHECK_EVERY_MS = 2_000;
+/** Pause between two looks at a retiring runner's runs under way. */
+const DRAIN_LOOK_MS = 200;
+/** Time allowed to one count request (a runner held by a program is the watchdog's affair). */
+const COUNT_TIMEOUT_MS = 5_000;
+
+/**
+ * How many runs a runner serves before it is retired: `SANDBOX_RUNNER_MAX_RUNS` when set (0:
+ * never), else {@link DEFAULT_MAX_RUNS}.
+ * @param {string | undefined} setting
+ * @returns {{ ok: true, runs: number } | { ok: false, message: string }}
+ */
+export function maxRunsSetting(setting) {
+  if (setting === undefined || setting.trim() === "") return { ok: true, runs: DEFAULT_MAX_RUNS };
+  const runs = Number(setting.trim());
+  if (!Number.isInteger(runs) || runs < 0 || runs > 10_000_000)
+    return {
+      ok: false,
+      message: `- SANDBOX_RUNNER_MAX_RUNS: "${setting}" is not a whole number from 0 to 10000000.\n  Fix: SANDBOX_RUNNER_MAX_RUNS=${DEFAULT_MAX_RUNS} (runs after which a sandbox runner is replaced by a fresh process; 0 never).`,
+    };
+  return { ok: true, runs };
+}
+
+/**
+ * A runner's counts, read from its `/health` headers; null when it did not answer in time or
+ * sent none (an older runner).
+ * @param {number} port - the runner's HTTP port
+ * @returns {Promise<{ begun: number, underWay: number } | null>}
+ */
+export async function runnerCounts(port) {
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}/health`, {
+      method: "HEAD",
+      signal: AbortSignal.timeout(COUNT_TIMEOUT_MS),
+    });
+    await res.arrayBuffer();
+    return countsOf(res.headers);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Asks the runner to begin no more runs.
+ * @param {number} port
+ * @returns {Promise<boolean>} whether it agreed
+ */
+export async function askToRetire(port) {
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}/retire`, {
+      method: "POST",
+      signal: AbortSignal.timeout(COUNT_TIMEOUT_MS),
+    });
+    await res.arrayBuffer();
+    return res.status === 204;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Resolves once the runner has no run under way, or `gone()` says it ended meanwhile (stopped,
+ * replaced). A count that fails to come is looked for again: a runner held by a program is
+ * replaced by the watchdog, which `gone()` then reports.
+ * @param {number} port
+ * @param {() => boolean} gone
+ */
+export async function drained(port, gone) {
+  while (!gone()) {
+    const counts = await runnerCounts(port);
+    if (counts?.underWay === 0) return;
+    await new Promise((r) => setTimeout(r, DRAIN_LOOK_MS));
+  }
+}
+
+/** @param {Headers} headers */
+function countsOf(headers) {
+  const begun = Number(headers.get("x-runs-begun"));
+  const underWay = Number(headers.get("x-runs-under-way"));
+  return headers.has("x-runs-begun") && Number.isInteger(begun) && Number.isInteger(underWay)
+    ? { begun, underWay }
+    : null;
+}

@@ -1,0 +1,102 @@
+// Issue #28, memory flat: a sandbox runner is retired after SANDBOX_RUNNER_MAX_RUNS runs and a
+// fresh process takes its place (cli/local-server/runner-retirement.mjs, runner-life.ts), with
+// no run lost or cut off. Here a runner retires after 40 runs, so 3 runners retire several times
+// while 8 clients run searches, writes and slow programs (each slow one is under way while its
+// runner is asked to retire, and must finish there): every call answers right, each retirement
+// is followed by a fresh runner that serves, nothing is replaced, and the retired processes are
+// gone.
+import { readFileSync } from "node:fs";
+import { connect, timedCall } from "./load-clients.mjs";
+import { EXECUTE, SEARCH } from "./programs.mjs";
+import { replacements } from "./replacements.mjs";
+import { check, withServer } from "./server.mjs";
+
+const MAX_RUNS = 40;
+const CLIENTS = 8;
+const WANTED_RETIREMENTS = 6;
+const DEADLINE_MS = 120_000;
+const SLOW = `async () => { await new Promise((r) => setTimeout(r, 1500)); return "slow done"; }`;
+
+/**
+ * Call `n` of a client: a search, a write read back, or a slow program, in turn.
+ * @param {number} client
+ * @param {number} n
+ * @returns {[string, string, (text: string) => boolean]}
+ */
+function call(client, n) {
+  if (n % 3 === 0) return ["search", SEARCH, (t) => t.includes("POST /tasks createTask")];
+  if (n % 3 === 1)
+    return [
+      "execute",
+      EXECUTE(`retire ${client}.${n}`),
+      (t) => t.includes(`"retire ${client}.${n}"`),
+    ];
+  return ["execute", SLOW, (t) => t === "slow done"];
+}
+
+/** @param {number} pid */
+const alive = (pid) => {
+  try {
+    readFileSync(`/proc/${pid}/status`);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+await withServer(
+  { SANDBOX_RUNNERS: "3", SANDBOX_RUNNER_MAX_RUNS: String(MAX_RUNS) },
+  async ({ url, output }) => {
+    const retired = () =>
+      output()
+        .split("\n")
+        .filter((l) => / is retired after \d+ runs/.test(l));
+    const clients = await Promise.all(
+      Array.from({ length: CLIENTS }, (_, i) => connect(url, { name: `e2e-retire-${i}` })),
+    );
+    /** @type {string[]} */
+    const failures = [];
+    let calls = 0;
+    const until = Date.now() + DEADLINE_MS;
+    await Promise.all(
+      clients.map(async ({ client }, i) => {
+        for (let n = 0; retired().length < WANTED_RETIREMENTS && Date.now() < until; n++) {
+          const [tool, code, right] = call(i, n);
+          const outcome = await timedCall(client, tool, code, 60_000);
+          calls++;
+          if (!outcome.ok || !right(outcome.text))
+            failures.push(`client ${i} call ${n}: ${outcome.thrown ?? outcome.text.slice(0, 300)}`);
+        }
+      }),
+    );
+    await Promise.all(clients.map(({ client }) => client.close().catch(() => {})));
+    // The last fresh runner may still be starting.
+    await new Promise((r) => setTimeout(r, 3_000));
+    const lines = output().split("\n");
+    console.log(`e2e runner-retire: ${calls} calls, ${failures.length} failed`);
+    for (const line of retired()) console.log(`  ${line}`);
+    check(failures.length === 0, `calls failed:\n${failures.slice(0, 5).join("\n")}`);
+    check(
+      retired().length >= WANTED_RETIREMENTS,
+      `${retired().length} retirements in ${DEADLINE_MS / 1000} s (wanted ${WANTED_RETIREMENTS})`,
+    );
+    // Each retired runner's process is gone and a fresh one serves in its slot.
+    const pids = new Map();
+    for (const line of lines) {
+      const ready = /(runner \d+) \(workerd pid (\d+), port \d+\) is ready\./.exec(line);
+      if (ready) pids.set(ready[1], [...(pids.get(ready[1]) ?? []), Number(ready[2])]);
+    }
+    for (const [runner, list] of pids) {
+      for (const pid of list.slice(0, -1))
+        check(!alive(pid), `${runner}'s retired workerd ${pid} is still running`);
+      check(alive(list.at(-1)), `${runner}'s fresh workerd ${list.at(-1)} is not running`);
+    }
+    check(
+      [...pids.values()].some((list) => list.length > 1),
+      "no runner was started afresh",
+    );
+    const replaced = replacements(output());
+    check(replaced.length === 0, `the supervisor replaced:\n${replaced.join("\n")}`);
+    console.log("e2e runner-retire: every call answered right across the retirements — ok");
+  },
+);

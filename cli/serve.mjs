@@ -11,7 +11,12 @@ import { basename, extname, resolve } from "node:path";
 import { supervise } from "./local-server/supervise.mjs";
 import { workerdV8Flags } from "./local-server/v8-flags.mjs";
 import { maxRunsSetting } from "./local-server/runner-retirement.mjs";
-import { hostMessage, runnerCount, runnerMessage } from "./local-server/worker-options.mjs";
+import {
+  hostMessage,
+  logRequestsSetting,
+  runnerCount,
+  runnerMessage,
+} from "./local-server/worker-options.mjs";
 import { PRODUCT_MODULE, RUNNER_SCRIPT, WORKER_CONFIG } from "./runtime-paths.mjs";
 import { openSpecCache, specCacheFolder } from "./spec-cache.mjs";
 
@@ -136,6 +141,8 @@ export async function serve({ label, product, env, persist, log, progress, clean
   if (!runners.ok) fail(runners.message);
   const maxRuns = maxRunsSetting(env.SANDBOX_RUNNER_MAX_RUNS);
   if (!maxRuns.ok) fail(maxRuns.message);
+  const logRequests = logRequestsSetting(env.LOG_REQUESTS);
+  if (!logRequests.ok) fail(logRequests.message);
 
   const what =
     checked.config.api.kind === "demo"
@@ -179,6 +186,7 @@ export async function serve({ label, product, env, persist, log, progress, clean
         bindings,
         persist,
         runners: addresses,
+        logRequests: logRequests.on,
       }),
     runner: (rpcPort) =>
       runnerMessage({

@@ -34,6 +34,22 @@ export function runnerCount(setting) {
 }
 
 /**
+ * Whether the host prints a line per request: `LOG_REQUESTS` set to 1, true, yes or on (off when
+ * unset; see runtime-host.mjs for why).
+ * @param {string | undefined} setting
+ * @returns {{ ok: true, on: boolean } | { ok: false, message: string }}
+ */
+export function logRequestsSetting(setting) {
+  const value = (setting ?? "").trim().toLowerCase();
+  if (["", "0", "false", "no", "off"].includes(value)) return { ok: true, on: false };
+  if (["1", "true", "yes", "on"].includes(value)) return { ok: true, on: true };
+  return {
+    ok: false,
+    message: `- LOG_REQUESTS: "${setting}" is not a switch.\n  Fix: LOG_REQUESTS=1 (a line per request in the output) or leave it unset.`,
+  };
+}
+
+/**
  * The host runtime's message: the product Worker with its bindings, Durable Objects and local
  * data, and one service binding per runner.
  * @param {object} options
@@ -42,14 +58,16 @@ export function runnerCount(setting) {
  * @param {Record<string, string>} options.bindings - settings and vars (strings)
  * @param {string} options.persist - the local data folder (`--persist-to` of wrangler dev)
  * @param {string[]} options.runners - the runners' RPC addresses (host:port)
+ * @param {boolean} [options.logRequests] - a line per request (`LOG_REQUESTS`)
  * @returns {import("./runtime-host.mjs").RuntimeMessage}
  */
-export function hostMessage({ configFile, config, bindings, persist, runners }) {
+export function hostMessage({ configFile, config, bindings, persist, runners, logRequests }) {
   const sqlite = new Set(
     (config.migrations ?? []).flatMap((/** @type {any} */ m) => m.new_sqlite_classes ?? []),
   );
   return {
     v8Flags: HOST_FLAGS,
+    logRequests: logRequests === true,
     options: {
       host: "127.0.0.1",
       port: 0,
@@ -123,6 +141,5 @@ export function runnerMessage({ scriptPath, compatibilityDate, rpcPort }) {
       ],
     },
     rpc: { worker: "sandbox-runner", entrypoint: RUNNER_ENTRYPOINT },
-    quiet: true,
   };
 }

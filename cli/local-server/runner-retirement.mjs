@@ -10,7 +10,9 @@
  * begun and under way; after `POST /retire` it begins no run (the host sends each elsewhere:
  * runner-loader.ts). Here: which runner is due, and its retirement — asked to retire, waited for
  * until none of its runs is under way (a run cannot outlast its timeout), then ended and started
- * afresh. One runner at a time, and only with two or more, so runs always have a runner.
+ * afresh. One runner at a time, and only with two or more, so runs always have a runner. A runner
+ * found retiring that the supervisor did not ask (anything on the machine can reach its loopback
+ * port) is replaced the same way, with one runner too: left so, it would begin no run again.
  */
 
 /** Runs after which a runner is retired, when `SANDBOX_RUNNER_MAX_RUNS` is not set. */
@@ -43,7 +45,7 @@ export function maxRunsSetting(setting) {
  * A runner's counts, read from its `/health` headers; null when it did not answer in time or
  * sent none (an older runner).
  * @param {number} port - the runner's HTTP port
- * @returns {Promise<{ begun: number, underWay: number } | null>}
+ * @returns {Promise<{ begun: number, underWay: number, retiring: boolean } | null>}
  */
 export async function runnerCounts(port) {
   try {
@@ -91,11 +93,15 @@ export async function drained(port, gone) {
   }
 }
 
-/** @param {Headers} headers */
+/**
+ * The counts in a runner's `/health` headers (runner-life.ts names them; Node cannot import it).
+ * @param {Headers} headers
+ */
 function countsOf(headers) {
   const begun = Number(headers.get("x-runs-begun"));
   const underWay = Number(headers.get("x-runs-under-way"));
+  const retiring = headers.get("x-runner-retiring") === "1";
   return headers.has("x-runs-begun") && Number.isInteger(begun) && Number.isInteger(underWay)
-    ? { begun, underWay }
+    ? { begun, underWay, retiring }
     : null;
 }

@@ -46,6 +46,11 @@ export const HOST_STUCK_MS = 30_000;
 export const RUNNER_STUCK_MS = 10_000;
 /** Pause between two probes of one runtime. */
 const PROBE_EVERY_MS = 500;
+/**
+ * How long a probe that failed at once waits for word that the runtime's process exited, which
+ * comes through the runtime host after it has disposed of the runtime's Miniflare.
+ */
+const EXIT_NEWS_MS = 2_000;
 const READY_TIMEOUT_MS = 120_000;
 /** A runner that fails this many times in a row within a minute of starting stops the server. */
 const RUNNER_FAILURES = 5;
@@ -154,9 +159,23 @@ export async function supervise({
     while (!state.stopping && runtime.isRunning() && !runtime.killedBecause) {
       await new Promise((r) => setTimeout(r, PROBE_EVERY_MS));
       if (state.stopping || !runtime.isRunning() || runtime.killedBecause) return;
-      if (await probe(runtime.port, stuckMs)) runtime.lastAnswer = Date.now();
-      else if (runtime.isRunning() && !runtime.killedBecause && !state.stopping)
-        return onStuck(`it stopped answering (no /health answer for ${stuckMs / 1000} s)`);
+      const asked = Date.now();
+      if (await probe(runtime.port, stuckMs)) {
+        runtime.lastAnswer = Date.now();
+        continue;
+      }
+      // A probe that failed at once (connection refused or reset) is most often a runtime whose
+      // process just died: its exit comes through the runtime host a moment later and names the
+      // cause ("it exited"), so it is given that moment (e2e runner-kill saw the probe win).
+      const early = Date.now() - asked < stuckMs;
+      if (early)
+        await Promise.race([runtime.exited, new Promise((r) => setTimeout(r, EXIT_NEWS_MS))]);
+      if (runtime.isRunning() && !runtime.killedBecause && !state.stopping)
+        return onStuck(
+          early
+            ? "its /health probe failed at once (connection refused or reset, or an error answer)"
+            : `it stopped answering (no /health answer for ${stuckMs / 1000} s)`,
+        );
     }
   };
 
@@ -240,18 +259,20 @@ export async function supervise({
   };
 
   /**
-   * Retires the runner of the first slot that has served `maxRunsPerRunner` runs, one at a time
+   * Retires the runner of the first slot that has served `maxRunsPerRunner` runs (with two or
+   * more runners; 0: never), or that is retiring without being asked, one at a time
    * (runner-retirement.mjs), until the server stops.
    */
   const retireRunners = async () => {
+    const due = maxRunsPerRunner > 0 && slots.length >= 2 ? maxRunsPerRunner : Infinity;
     while (!state.stopping) {
       await new Promise((r) => setTimeout(r, CHECK_EVERY_MS));
       for (const slot of slots) {
         const runtime = slot.runtime;
         if (state.stopping || !runtime || runtime.killedBecause) continue;
         const counts = await runnerCounts(runtime.port);
-        if (counts && counts.begun >= maxRunsPerRunner) {
-          await retireRunner(slot, runtime, counts.begun);
+        if (counts && (counts.begun >= due || counts.retiring)) {
+          await retireRunner(slot, runtime, counts.begun, counts.begun < due);
           break;
         }
       }
@@ -264,14 +285,17 @@ export async function supervise({
    * @param {RunnerSlot} slot
    * @param {Runtime} runtime
    * @param {number} begun - runs it has begun
+   * @param {boolean} [unasked] - it was retiring before the supervisor asked
    */
-  const retireRunner = async (slot, runtime, begun) => {
+  const retireRunner = async (slot, runtime, begun, unasked = false) => {
     const gone = () => state.stopping || slot.runtime !== runtime || !!runtime.killedBecause;
     if (!(await askToRetire(runtime.port))) return;
     await drained(runtime.port, gone);
     if (gone()) return;
     log(
-      `${label}: ${runtime.name} is retired after ${begun} runs, none under way (a fresh process gives back the memory runs leave in workerd); a fresh one takes its place.`,
+      unasked
+        ? `${label}: ${runtime.name} was retiring without the supervisor asking (something else on this machine sent it POST /retire); after ${begun} runs, none under way, a fresh one takes its place.`
+        : `${label}: ${runtime.name} is retired after ${begun} runs, none under way (a fresh process gives back the memory runs leave in workerd); a fresh one takes its place.`,
     );
     // Off the slot first: its exit is not a failure to replace.
     slot.runtime = null;
@@ -378,6 +402,5 @@ export async function supervise({
     `${label}: ready on http://127.0.0.1:${port} (${describe(first)}; a standby is starting; ${pool}).`,
   );
   standby = launchHost();
-  // With one runner, its runs would have nowhere to go while it is retired.
-  if (maxRunsPerRunner > 0 && slots.length >= 2) void retireRunners();
+  if (slots.length > 0) void retireRunners();
 }

@@ -4,7 +4,7 @@
 // while 8 clients run searches, writes and slow programs (each slow one is under way while its
 // runner is asked to retire, and must finish there): every call answers right, each retirement
 // is followed by a fresh runner that serves, nothing is replaced, and the retired processes are
-// gone.
+// gone. Then another process sends a runner POST /retire: it is replaced as well.
 import { readFileSync } from "node:fs";
 import { connect, timedCall } from "./load-clients.mjs";
 import { EXECUTE, SEARCH } from "./programs.mjs";
@@ -94,6 +94,28 @@ await withServer(
     check(
       [...pids.values()].some((list) => list.length > 1),
       "no runner was started afresh",
+    );
+    // Another process on the machine asks a runner to retire (its loopback port is open to
+    // it): the supervisor replaces that runner too, or it would begin no run again.
+    const latest = [
+      ...output().matchAll(/runner 1 \(workerd pid \d+, port (\d+)\) is ready\./g),
+    ].at(-1);
+    check(latest, "no ready line for runner 1");
+    const asked = await fetch(`http://127.0.0.1:${latest[1]}/retire`, { method: "POST" });
+    check(asked.status === 204, `POST /retire answered ${asked.status}`);
+    const unasked = () => / was retiring without the supervisor asking/.test(output());
+    const askedAt = Date.now();
+    const { client } = await connect(url, { name: "e2e-retire-after" });
+    for (let n = 0; !unasked() && Date.now() - askedAt < 30_000; n++) {
+      const outcome = await timedCall(client, "search", SEARCH, 60_000);
+      if (!outcome.ok)
+        failures.push(`after POST /retire, call ${n}: ${outcome.thrown ?? outcome.text}`);
+    }
+    await client.close().catch(() => {});
+    check(unasked(), "a runner retired by another process was not replaced within 30 s");
+    check(failures.length === 0, `calls failed:\n${failures.slice(0, 5).join("\n")}`);
+    console.log(
+      `e2e runner-retire: a runner sent POST /retire by another process was replaced after ${((Date.now() - askedAt) / 1000).toFixed(1)} s`,
     );
     const replaced = replacements(output());
     check(replaced.length === 0, `the supervisor replaced:\n${replaced.join("\n")}`);

@@ -17,6 +17,12 @@
 export const RUNS_BEGUN_HEADER = "x-runs-begun";
 /** See {@link RUNS_BEGUN_HEADER}. */
 export const RUNS_UNDER_WAY_HEADER = "x-runs-under-way";
+/**
+ * Present (`1`) once the runner is retiring. The supervisor replaces a retiring runner whoever
+ * asked: any process on the machine can reach the loopback port, and a runner left retiring
+ * would begin no run again.
+ */
+export const RETIRING_HEADER = "x-runner-retiring";
 
 /** The counts and the retiring mark of one runner. */
 export class RunnerLife {
@@ -50,6 +56,7 @@ export class RunnerLife {
     return {
       [RUNS_BEGUN_HEADER]: String(this.#begun),
       [RUNS_UNDER_WAY_HEADER]: String(this.#underWay),
+      ...(this.#retiring ? { [RETIRING_HEADER]: "1" } : {}),
     };
   }
 }

@@ -15,6 +15,8 @@
  * port) is replaced the same way, with one runner too: left so, it would begin no run again.
  */
 
+import { healthRequest } from "./health-request.mjs";
+
 /** Runs after which a runner is retired, when `SANDBOX_RUNNER_MAX_RUNS` is not set. */
 export const DEFAULT_MAX_RUNS = 2_000;
 /** How often the runners' counts are read. */
@@ -48,16 +50,12 @@ export function maxRunsSetting(setting) {
  * @returns {Promise<{ begun: number, underWay: number, retiring: boolean } | null>}
  */
 export async function runnerCounts(port) {
-  try {
-    const res = await fetch(`http://127.0.0.1:${port}/health`, {
-      method: "HEAD",
-      signal: AbortSignal.timeout(COUNT_TIMEOUT_MS),
-    });
-    await res.arrayBuffer();
-    return countsOf(res.headers);
-  } catch {
-    return null;
-  }
+  const answer = await healthRequest(port, {
+    method: "HEAD",
+    path: "/health",
+    timeoutMs: COUNT_TIMEOUT_MS,
+  });
+  return answer ? countsOf(answer.headers) : null;
 }
 
 /**
@@ -66,16 +64,12 @@ export async function runnerCounts(port) {
  * @returns {Promise<boolean>} whether it agreed
  */
 export async function askToRetire(port) {
-  try {
-    const res = await fetch(`http://127.0.0.1:${port}/retire`, {
-      method: "POST",
-      signal: AbortSignal.timeout(COUNT_TIMEOUT_MS),
-    });
-    await res.arrayBuffer();
-    return res.status === 204;
-  } catch {
-    return false;
-  }
+  const answer = await healthRequest(port, {
+    method: "POST",
+    path: "/retire",
+    timeoutMs: COUNT_TIMEOUT_MS,
+  });
+  return answer?.status === 204;
 }
 
 /**
@@ -95,13 +89,15 @@ export async function drained(port, gone) {
 
 /**
  * The counts in a runner's `/health` headers (runner-life.ts names them; Node cannot import it).
- * @param {Headers} headers
+ * @param {import("node:http").IncomingHttpHeaders} headers
  */
 function countsOf(headers) {
-  const begun = Number(headers.get("x-runs-begun"));
-  const underWay = Number(headers.get("x-runs-under-way"));
-  const retiring = headers.get("x-runner-retiring") === "1";
-  return headers.has("x-runs-begun") && Number.isInteger(begun) && Number.isInteger(underWay)
+  const begun = Number(headers["x-runs-begun"]);
+  const underWay = Number(headers["x-runs-under-way"]);
+  const retiring = headers["x-runner-retiring"] === "1";
+  return headers["x-runs-begun"] !== undefined &&
+    Number.isInteger(begun) &&
+    Number.isInteger(underWay)
     ? { begun, underWay, retiring }
     : null;
 }

@@ -9,6 +9,7 @@ import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { healthRequest } from "./health-request.mjs";
 import { groupMembers, killGroup, signalGroup } from "./process-group.mjs";
 
 const HOST = fileURLToPath(new URL("./runtime-host.mjs", import.meta.url));
@@ -204,17 +205,10 @@ export async function waitReady(runtime, timeoutMs) {
  * @param {number} timeoutMs
  */
 export async function probe(port, timeoutMs) {
-  try {
-    const res = await fetch(`http://127.0.0.1:${port}/health`, {
-      method: "HEAD",
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    await res.arrayBuffer();
-    const json = (res.headers.get("content-type") ?? "").startsWith("application/json");
-    return res.status === 200 || (res.status === 503 && json);
-  } catch {
-    return false;
-  }
+  const answer = await healthRequest(port, { method: "HEAD", path: "/health", timeoutMs });
+  if (!answer) return false;
+  const json = String(answer.headers["content-type"] ?? "").startsWith("application/json");
+  return answer.status === 200 || (answer.status === 503 && json);
 }
 
 /**

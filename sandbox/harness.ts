@@ -70,7 +70,10 @@ export default class SandboxHarness extends WorkerEntrypoint {
         makeNamespace(namespace, names, hostCall, capture, state, limits.maxCallBytes),
       );
     }
-    // Started before the user module loads: its top level counts toward the run's time too.
+    // Armed once the program's module has loaded (below). Its top level cannot need it: workerd
+    // refuses timers and I/O in a module's global scope, so code there can only compute or await
+    // microtasks (the operation budget ends it; locally, the runner's watchdog) or await what
+    // nothing settles (workerd ends the import: "Top-level await in module is unsettled").
     const overtime = overtimeOf(limits.timeoutMs);
     let result: string | undefined;
     let error: SandboxError | undefined;

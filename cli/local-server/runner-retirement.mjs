@@ -19,7 +19,7 @@ import { healthRequest } from "./health-request.mjs";
 
 /** Runs after which a runner is retired, when `SANDBOX_RUNNER_MAX_RUNS` is not set. */
 export const DEFAULT_MAX_RUNS = 2_000;
-/** How often the runners' counts are read. */
+/** How often the runners' counts (from the watchdog's latest probe of each) are looked at. */
 export const CHECK_EVERY_MS = 2_000;
 /** Pause between two looks at a retiring runner's runs under way. */
 const DRAIN_LOOK_MS = 200;
@@ -88,16 +88,17 @@ export async function drained(port, gone) {
 }
 
 /**
- * The counts in a runner's `/health` headers (runner-life.ts names them; Node cannot import it).
- * @param {import("node:http").IncomingHttpHeaders} headers
+ * The counts in a runner's `/health` headers (runner-life.ts names them; Node cannot import it),
+ * or null when there are none (no answer yet, an older runner).
+ * @param {import("node:http").IncomingHttpHeaders | undefined} headers
+ * @returns {{ begun: number, underWay: number, retiring: boolean } | null}
  */
-function countsOf(headers) {
+export function countsOf(headers) {
+  if (headers?.["x-runs-begun"] === undefined) return null;
   const begun = Number(headers["x-runs-begun"]);
   const underWay = Number(headers["x-runs-under-way"]);
   const retiring = headers["x-runner-retiring"] === "1";
-  return headers["x-runs-begun"] !== undefined &&
-    Number.isInteger(begun) &&
-    Number.isInteger(underWay)
+  return Number.isInteger(begun) && Number.isInteger(underWay)
     ? { begun, underWay, retiring }
     : null;
 }

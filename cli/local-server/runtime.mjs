@@ -35,6 +35,8 @@ const PROBE_LINE = /\bHEAD \/health\b/;
  * @property {string | undefined} killedBecause - the reason given to kill, once called
  * @property {string | undefined} endedBecause - why it ended, once it has
  * @property {number} lastAnswer - when it last answered a probe (Date.now())
+ * @property {import("node:http").IncomingHttpHeaders | undefined} lastHeaders - the headers of
+ *   that answer (a runner's counts of runs: runner-retirement.mjs)
  */
 
 /**
@@ -152,6 +154,7 @@ export function createRuntimeHost(env) {
         killedBecause: undefined,
         endedBecause: undefined,
         lastAnswer: Date.now(),
+        lastHeaders: undefined,
         kill: async (reason) => {
           runtime.killedBecause ??= reason;
           if (!running) return;
@@ -199,16 +202,18 @@ export async function waitReady(runtime, timeoutMs) {
 }
 
 /**
- * One health probe: whether the Worker's `/health` answered within `timeoutMs`. A 503 (a
- * configuration problem the Worker reports there, as JSON) still means the runtime is alive.
+ * One health probe: the Worker's `/health` answer when it came within `timeoutMs` and shows the
+ * runtime alive, else null. A 503 (a configuration problem the Worker reports there, as JSON)
+ * still means the runtime is alive.
  * @param {number} port
  * @param {number} timeoutMs
+ * @returns {Promise<import("./health-request.mjs").HealthAnswer | null>}
  */
 export async function probe(port, timeoutMs) {
   const answer = await healthRequest(port, { method: "HEAD", path: "/health", timeoutMs });
-  if (!answer) return false;
+  if (!answer) return null;
   const json = String(answer.headers["content-type"] ?? "").startsWith("application/json");
-  return answer.status === 200 || (answer.status === 503 && json);
+  return answer.status === 200 || (answer.status === 503 && json) ? answer : null;
 }
 
 /**

@@ -25,9 +25,9 @@ import { createFront } from "./front.mjs";
 import {
   askToRetire,
   CHECK_EVERY_MS,
+  countsOf,
   DEFAULT_MAX_RUNS,
   drained,
-  runnerCounts,
 } from "./runner-retirement.mjs";
 import { createRuntimeHost, probe, waitReady } from "./runtime.mjs";
 
@@ -160,8 +160,10 @@ export async function supervise({
       await new Promise((r) => setTimeout(r, PROBE_EVERY_MS));
       if (state.stopping || !runtime.isRunning() || runtime.killedBecause) return;
       const asked = Date.now();
-      if (await probe(runtime.port, stuckMs)) {
+      const answer = await probe(runtime.port, stuckMs);
+      if (answer) {
         runtime.lastAnswer = Date.now();
+        runtime.lastHeaders = answer.headers;
         continue;
       }
       // A probe that failed at once (connection refused or reset) is most often a runtime whose
@@ -270,7 +272,8 @@ export async function supervise({
       for (const slot of slots) {
         const runtime = slot.runtime;
         if (state.stopping || !runtime || runtime.killedBecause) continue;
-        const counts = await runnerCounts(runtime.port);
+        // From the watchdog's latest probe (every 500 ms): no request of its own.
+        const counts = countsOf(runtime.lastHeaders);
         if (counts && (counts.begun >= due || counts.retiring)) {
           await retireRunner(slot, runtime, counts.begun, counts.begun < due);
           break;

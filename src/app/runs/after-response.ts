@@ -112,7 +112,7 @@ async function whenQuiet(queued: number): Promise<void> {
     const now = Date.now();
     const idle = busy === 0 ? now - lastDone : 0;
     if (idle >= QUIET_MS || now - queued >= MAX_DEFER_MS) return;
-    await sleep(Math.min(Math.max(QUIET_MS - idle, busy === 0 ? 0 : wait), MAX_DEFER_MS));
+    await sleep(busy === 0 ? QUIET_MS - idle : wait);
     wait = Math.min(wait * 2, MAX_LOOK_MS);
   }
 }

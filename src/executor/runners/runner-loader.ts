@@ -271,7 +271,7 @@ export class RunnerLoader {
         slot.restUntil = this.now() + RUNNER_REST_MS;
         if (++retirements < this.slots.length) continue;
         throw new Error(
-          `${RUNNER_LOST}: every runner was retiring at once (the local server replaces one at a time, so this is a bug). Retrying is safe: the program did not start.`,
+          `${RUNNER_LOST}: every runner was retiring at once (the local server retires one at a time; with a single runner, or when another process on this machine sent them POST /retire, it is replaced within seconds). Retrying is safe: the program did not start.`,
         );
       }
       if ("answer" in answer) return answer.answer;

@@ -23,6 +23,18 @@ const MAX_STACK = 8_000;
 const { stringify } = JSON;
 const ErrorClass = Error;
 
+/**
+ * Why a host call made while the program's module loads is refused. Its top level runs before
+ * the run has started: on workerd a host call there is an I/O in a module's global scope, which
+ * the runtime refuses with a message about handlers the program cannot act on, and the run's
+ * time is not yet counting. Both harnesses refuse such calls themselves, with this text.
+ * @param label - `namespace.name` of the call
+ * @returns the error message
+ */
+export function calledWhileLoading(label: string): string {
+  return `${label}() was called from the program's top level, while its module was still loading: host calls work only once the run has started. Call it inside the default export (\`export default async () => { … }\`).`;
+}
+
 /** An extension module: adds functions to a namespace. */
 export interface SandboxExtension {
   install(api: Record<string, unknown>, data: string | Uint8Array): void;

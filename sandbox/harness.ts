@@ -15,17 +15,18 @@
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { createConsoleCapture, type ConsoleCapture } from "./console-capture";
 import { encodeValue, decodeValue } from "./codec";
-import { loadExtension, resultText, toSandboxError } from "./harness-shared";
+import { calledWhileLoading, loadExtension, resultText, toSandboxError } from "./harness-shared";
 import {
   OVERTIME_MS,
   type HostBridgeApi,
+  type HostRefusal,
   type HostReply,
   type SandboxError,
   type SandboxExtensionRequest,
   type SandboxRequest,
   type SandboxResponse,
 } from "./protocol";
-import { LimitError, configure, stop, usage } from "./runtime.js";
+import { LimitError, REFUSED_CALL_COST, chargeRefusal, configure, stop, usage } from "./runtime.js";
 import { utf8Bytes } from "./truncate";
 
 // Intrinsics the harness uses after user code started, captured while this module loads (no
@@ -62,7 +63,7 @@ export default class SandboxHarness extends WorkerEntrypoint {
       configurable: true,
       writable: true,
     });
-    const state: RunState = { ended: false };
+    const state: RunState = { loading: true, ended: false };
     const namespaces = new Map<string, Record<string, unknown>>();
     for (const [namespace, names] of limits.namespaces) {
       namespaces.set(
@@ -93,6 +94,7 @@ export default class SandboxHarness extends WorkerEntrypoint {
         });
       }
       const mod = (await import("./user.js")) as { default?: unknown };
+      state.loading = false;
       const entry = mod.default;
       const started = typeof entry === "function" ? (entry as () => unknown)() : entry;
       // Not `Promise.race`: it reads `Promise.resolve` and the array iterator when called, after
@@ -119,6 +121,9 @@ export default class SandboxHarness extends WorkerEntrypoint {
     } finally {
       state.ended = true;
       overtime.clear();
+      // Whatever of the program is still running (a loop it left behind) stops at its next tick:
+      // the outcome is built, and a loop of microtasks would hold back the answer.
+      stop("The run has ended.");
     }
     const { operations, exhausted } = usage();
     // A literal (its fields are defined, never assigned: no setter up the chain runs) with an
@@ -213,10 +218,30 @@ function readRequest(request: SandboxRequest): RunLimits {
   };
 }
 
-/** Whether the run has ended: host calls made after that fail at once. */
+/** Where the run is: host calls made while the module loads or after the end fail at once. */
 interface RunState {
+  loading: boolean;
   ended: boolean;
 }
+
+/**
+ * A call the harness refuses itself: charged to the operation budget (see REFUSED_CALL_COST in
+ * runtime.ts), since nothing else can end a loop that catches such refusals.
+ * @param error - what the call rejects with
+ * @param cost - operations it is worth
+ */
+function refuse(error: Error, cost: number): Promise<never> {
+  chargeRefusal(cost);
+  return reject(error);
+}
+
+/**
+ * The host's refusal every later call of this run gets too (`spent`, see HostRefusal in
+ * protocol.ts), once it came: later calls are refused here, charged, without asking the host.
+ * Kept here rather than in the run's state so {@link settle} stays one shared function; one
+ * isolate serves exactly one run.
+ */
+let spentReply: HostRefusal | undefined;
 
 /**
  * A host reply turned into the call's outcome: a decoded value, or a thrown error with the
@@ -224,9 +249,16 @@ interface RunState {
  */
 function settle(reply: HostReply): unknown {
   if (typeof reply === "string") return decodeValue(reply);
+  // Own properties only: the reply is a plain object whose prototype the program can hook.
+  if (hasOwn(reply, "spent")) spentReply = reply;
+  throw refusalError(reply);
+}
+
+/** The error a failed or refused call throws: the host's name and message. */
+function refusalError(reply: HostRefusal): Error {
   const error = new ErrorClass(reply.error.message);
   error.name = reply.error.name;
-  throw error;
+  return error;
 }
 
 function makeNamespace(
@@ -245,15 +277,24 @@ function makeNamespace(
     // the RPC result makes one. Measured in the sandbox per call: allocation is what a call
     // costs beyond the RPC itself (an earlier wrapper promise per call cost ~6 µs of ~60).
     api[name] = (...args: unknown[]): Promise<unknown> => {
-      if (state.ended) return reject(new ErrorClass(`${label}() was called after the run ended.`));
+      if (state.ended)
+        return refuse(
+          new ErrorClass(`${label}() was called after the run ended.`),
+          REFUSED_CALL_COST,
+        );
+      if (state.loading)
+        return refuse(new ErrorClass(calledWhileLoading(label)), REFUSED_CALL_COST);
+      if (spentReply !== undefined) return refuse(refusalError(spentReply), REFUSED_CALL_COST);
       const argsText = encodeValue(args);
       // Counting UTF-8 bytes is needed only when the text could be over (≤ 3 bytes per unit).
       const size = argsText.length * 3 > maxCallBytes ? utf8Bytes(argsText) : 0;
       if (size > maxCallBytes) {
-        return reject(
+        // Encoding and counting the text was work too: a unit per 4 characters.
+        return refuse(
           new RangeErrorClass(
             `${label}() arguments are ${size} bytes; the limit is ${maxCallBytes}. Send less data per call.`,
           ),
+          REFUSED_CALL_COST + (argsText.length >>> 2),
         );
       }
       // Console lines ride along when there are any (an empty array still costs serialization).

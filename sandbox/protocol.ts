@@ -82,7 +82,20 @@ export interface SandboxResponse {
  * A host function's answer: the value as wire JSON text, or an error for the sandbox to throw.
  * Success is a bare string, not an object: it is the common case and crosses RPC cheaper.
  */
-export type HostReply = string | { error: { name: string; message: string } };
+export type HostReply = string | HostRefusal;
+
+/**
+ * A host function's failure, or the host's refusal of the call. `spent: true` marks the refusal
+ * every later call of the run would get too (its `maxHostCalls` are used up): the harness then
+ * answers later calls itself, charged to the budget, instead of asking again. Such a refusal is
+ * answered at once, so a loop that catches it and calls again keeps the sandbox's event loop
+ * from ever idling, and workerd's timers (the run's own end among them) advance only then:
+ * measured, such a loop outlived a 1 s timeout by minutes and ended only with the budget.
+ */
+export interface HostRefusal {
+  error: { name: string; message: string };
+  spent?: true;
+}
 
 /** The host object the harness receives as an RPC argument (an `RpcTarget` on the host). */
 export interface HostBridgeApi {

@@ -22,6 +22,8 @@ export class LimitError extends Error {
 let budget = Number.POSITIVE_INFINITY;
 let used = 0;
 let exhausted = false;
+/** Host calls refused in the sandbox and charged (see {@link chargeRefusal}), for the message. */
+let refusals = 0;
 /** Set when the harness ended the run (its time is over): what every later `t()` throws. */
 let stopped: string | undefined;
 
@@ -33,6 +35,7 @@ export function configure(maxOperations: number): void {
   budget = maxOperations;
   used = 0;
   exhausted = false;
+  refusals = 0;
   stopped = undefined;
 }
 
@@ -57,6 +60,17 @@ export function stop(message: string): void {
  * as long; the default budget still allows 400 caught overflows per run.
  */
 export const OVERFLOW_COST = 50_000;
+/**
+ * Operations a host call costs when the harness refuses it itself (called while the module
+ * loads, after the run ended, or with arguments over the size limit). Such a refusal is answered
+ * without I/O, so a loop that catches it never lets a timer fire: only the budget can end it,
+ * and the loop's own ticks (two an iteration) are nothing against the refusal's cost (building
+ * the error, encoding the arguments). 10,000 cheap operations take about as long as a few
+ * refusals; the default budget still allows 2,000 refusals per run, an honest program meets one
+ * or two.
+ */
+export const REFUSED_CALL_COST = 10_000;
+
 const { getOwnPropertyDescriptor } = Object;
 
 /** Counts one operation; throws {@link LimitError} when the budget is spent. */
@@ -65,9 +79,22 @@ export function t(): void {
     if (stopped !== undefined) throw new LimitError(stopped);
     exhausted = true;
     throw new LimitError(
-      `Operation budget of ${budget} exceeded: the code ran too many loop iterations or function calls (a runaway loop?). Make the loop bounded or ask the host for a larger maxOperations.`,
+      refusals === 0
+        ? `Operation budget of ${budget} exceeded: the code ran too many loop iterations or function calls (a runaway loop?). Make the loop bounded or ask the host for a larger maxOperations.`
+        : `Operation budget of ${budget} exceeded, ${refusals} refused host calls included (each costs ${REFUSED_CALL_COST} operations or more): the code kept calling after its calls were refused. Stop calling once a call is refused for a limit, or ask the host for a larger limit.`,
     );
   }
+}
+
+/**
+ * Charges a host call the harness refused itself, on top of the ticks: the next `t()` throws
+ * once such charges spent the budget, and its message then names them.
+ * @param operations - what the refusal is worth: {@link REFUSED_CALL_COST}, more when it
+ *   encoded big arguments first
+ */
+export function chargeRefusal(operations: number): void {
+  used += operations;
+  refusals++;
 }
 
 /** Operations used so far and whether the budget ran out. */

@@ -16,7 +16,7 @@ import { blockCodeGeneration, blockNetwork, capProxyKeys, installTimers } from "
 import { installCharges } from "./charges";
 import { createConsoleCapture } from "../console-capture";
 import { decodeValue, encodeValue } from "../codec";
-import { loadExtension, resultText, toSandboxError } from "../harness-shared";
+import { calledWhileLoading, loadExtension, resultText, toSandboxError } from "../harness-shared";
 import type { SandboxError, SandboxExtensionRequest, SandboxResponse } from "../protocol";
 import { configure, usage } from "../runtime.js";
 import { utf8Bytes } from "../truncate";
@@ -55,6 +55,17 @@ const ErrorClass = Error;
 const RangeErrorClass = RangeError;
 installTimers(timer);
 
+/**
+ * A call this harness refuses itself, charged one interrupt (~10,000 steps) as the V8 harness
+ * charges REFUSED_CALL_COST: a loop that catches refusals spends its budget on them, not only
+ * on its own few steps. The charge throws once the budget is spent.
+ * @param error - what the call rejects with
+ */
+function refuse(error: Error): Promise<never> {
+  charge(1);
+  return reject(error);
+}
+
 /** The console of this run, drained by {@link finish} when the run was interrupted. */
 let capture = createConsoleCapture(0);
 
@@ -73,17 +84,19 @@ export async function run(
   capture = createConsoleCapture(request.maxLogBytes);
   defineProperty(g, "console", { value: capture.console, configurable: true, writable: true });
   let ended = false;
+  let loading = true;
   const namespaces = new Map<string, Record<string, unknown>>();
   for (const [namespace, names] of Object.entries(request.namespaces)) {
     const api: Record<string, unknown> = {};
     for (const name of names) {
       const label = `${namespace}.${name}`;
       api[name] = (...args: unknown[]): Promise<unknown> => {
-        if (ended) return reject(new ErrorClass(`${label}() was called after the run ended.`));
+        if (ended) return refuse(new ErrorClass(`${label}() was called after the run ended.`));
+        if (loading) return refuse(new ErrorClass(calledWhileLoading(label)));
         const argsText = encodeValue(args);
         const size = argsText.length * 3 > request.maxCallBytes ? utf8Bytes(argsText) : 0;
         if (size > request.maxCallBytes) {
-          return reject(
+          return refuse(
             new RangeErrorClass(
               `${label}() arguments are ${size} bytes; the limit is ${request.maxCallBytes}. Send less data per call.`,
             ),
@@ -134,6 +147,7 @@ export async function run(
     });
     capProxyKeys();
     const mod = (await import("../user.js")) as { default?: unknown };
+    loading = false;
     const entry = mod.default;
     const value: unknown = await (typeof entry === "function" ? (entry as () => unknown)() : entry);
     const shrunk = resultText(value, request.maxResultBytes);

@@ -43,6 +43,11 @@ export class EngineRun {
   private readonly timers = new Set<ReturnType<typeof setTimeout>>();
   private readonly handles: QuickJSHandle[] = [];
   private interrupts = 0;
+  /**
+   * The host's refusal every later call of the run gets too (`spent`: HostRefusal in
+   * protocol.ts), once it came: later calls are answered with it here.
+   */
+  private spent: HostReply | undefined;
   /** Console lines parsed for host calls so far: an honest guest sends at most `maxLogBytes`. */
   private logLines = 0;
   private interruptLimit: number;
@@ -195,6 +200,14 @@ export class EngineRun {
       settleWithReply(ctx, deferred, { error: { name: "LimitError", message: pendingMessage() } });
       return deferred.handle;
     }
+    if (this.spent !== undefined) {
+      // Without a round trip, so charged as the V8 harness charges a refusal it answers itself:
+      // an interrupt (~10,000 steps). A loop catching it would otherwise pay only its own few
+      // steps, and the interrupt handler ends the run once the charges spent the budget.
+      this.interrupts++;
+      settleWithReply(ctx, deferred, this.spent);
+      return deferred.handle;
+    }
     this.deferreds.add(deferred);
     const { call, logsParsed } = readHostCall(
       ctx,
@@ -217,6 +230,7 @@ export class EngineRun {
 
   private answer(deferred: QuickJSDeferredPromise, reply: HostReply): void {
     if (this.closed) return;
+    if (typeof reply === "object" && reply !== null && reply.spent === true) this.spent = reply;
     settleWithReply(this.ctx, deferred, reply);
     this.deferreds.delete(deferred);
     deferred.dispose();

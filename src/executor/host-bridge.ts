@@ -70,7 +70,7 @@ export class HostBridge extends RpcTarget implements HostBridgeApi {
    */
   readonly refuseOverLimit = (namespace: unknown, name: unknown): HostReply => {
     this.limitHit = `Host call limit of ${this.limits.maxHostCalls} reached at ${label(namespace, name)}(): batch the work into fewer calls or ask the host for a larger maxHostCalls.`;
-    return fail("LimitError", this.limitHit);
+    return { error: { name: "LimitError", message: this.limitHit }, spent: true };
   };
 
   /**

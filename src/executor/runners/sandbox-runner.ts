@@ -167,6 +167,7 @@ export class PacedHost extends RpcTarget {
           name: "LimitError",
           message: `Host call limit of ${this.#maxWaiting} reached at a host function: batch the work into fewer calls or ask the host for a larger maxHostCalls.`,
         },
+        spent: true,
       };
       try {
         return (await this.#host.overLimit?.(namespace, name)) ?? own;

@@ -9,7 +9,7 @@ import type { ExecutionOutcome } from "../../../src/executor/types";
 import { describeExecutors } from "../../helpers/executor-matrix";
 import { HOOK_PROTOTYPES, PROTOTYPE_NAMES, TAKE_OVER_LOG_BUFFER } from "./hostile-snippets";
 
-describeExecutors((Executor) => {
+describeExecutors((Executor, kind) => {
   const LIMITS = {
     timeoutMs: 10_000,
     maxLogBytes: 2_000,
@@ -365,6 +365,79 @@ describeExecutors((Executor) => {
         limits: { maxOperations: 10_000 },
       });
       expect(outcome).toMatchObject({ status: "limit", error: { name: "LimitError" } });
+      await expectStillServing();
+    });
+  });
+
+  // A host call the harness refuses itself is answered without I/O, so a loop that catches the
+  // refusal never lets a timer fire: only the operation budget can end it, and it charged two
+  // operations an iteration while each refusal cost microseconds (~200 s of a busy runner thread
+  // on the default budget; on `npm start` the runner's watchdog replaced the runner after 10 s,
+  // ending the runs of other clients on it). Each refusal now costs its share of the budget.
+  // The default budget on purpose: that is where the time went.
+  describe("a loop that catches refused host calls ends by the budget at once", () => {
+    it("calls from a module's top level (refused while the module loads)", async () => {
+      const started = Date.now();
+      const outcome = await executor.execute({
+        code: `
+        let refusal = "";
+        for (;;) { try { await codemode.echo(1) } catch (e) { refusal = String(e) } }
+        export default async () => refusal;
+      `,
+        namespaces: echo,
+      });
+      expect(outcome).toMatchObject({ status: "limit", error: { name: "LimitError" } });
+      // The V8 harness's budget message says where the budget went (the engine has its own).
+      if (kind === "isolate-per-run")
+        expect(outcome.error?.message).toMatch(/\d+ refused host calls included/);
+      expect(Date.now() - started).toBeLessThan(8_000);
+      await expectStillServing();
+    });
+    it("a single call from a module's top level is refused with a message saying where to call", async () => {
+      const outcome = await executor.execute({
+        code: `
+        let refusal = "none";
+        try { await codemode.echo(1) } catch (e) { refusal = e.message }
+        export default async () => refusal;
+      `,
+        namespaces: echo,
+      });
+      expect(outcome).toMatchObject({ status: "ok", calls: 0 });
+      expect(outcome.result).toMatch(/codemode\.echo\(\).*top level.*default export/s);
+    });
+    it("calls over maxCallBytes (refused before they cross)", async () => {
+      const started = Date.now();
+      const outcome = await run(`
+        const big = "z".repeat(20_000);
+        for (;;) { try { await codemode.echo(big) } catch {} }
+      `);
+      expect(outcome).toMatchObject({ status: "limit", calls: 0, error: { name: "LimitError" } });
+      expect(Date.now() - started).toBeLessThan(8_000);
+      await expectStillServing();
+    });
+    // The host answers these at once; workerd advances timers only when the event loop idles,
+    // so before the harness answered them itself the run's 1 s was never up (224 s measured).
+    it("calls past maxHostCalls (the host's refusal, answered at once)", async () => {
+      const started = Date.now();
+      const outcome = await run(`for (;;) { try { await codemode.echo(1) } catch {} }`, {
+        timeoutMs: 1_000,
+      });
+      expect(outcome).toMatchObject({
+        status: "limit",
+        calls: LIMITS.maxHostCalls,
+        error: { name: "LimitError" },
+      });
+      expect(Date.now() - started).toBeLessThan(8_000);
+      await expectStillServing();
+    });
+    it("calls after the run ended, from a loop the program left running", async () => {
+      const started = Date.now();
+      const outcome = await run(`
+        (async () => { for (;;) { try { await codemode.echo(1) } catch {} } })();
+        return "answered";
+      `);
+      expect(outcome).toMatchObject({ status: "ok", result: "answered" });
+      expect(Date.now() - started).toBeLessThan(8_000);
       await expectStillServing();
     });
   });

@@ -1,7 +1,8 @@
 // Issue #28, third "Done when": under an artificial load of 2 busy processes, three runaway
 // programs — `while (true) {}`, a 16 MiB typed-array copy loop and a catastrophic regular
-// expression — each on both executors (EXECUTOR=isolate-per-run and EXECUTOR=shared-worker), end
-// as `limit` or with a clear error for their own caller; meanwhile a second client's trivial
+// expression — and two loops that catch refused host calls, each on both executors
+// (EXECUTOR=isolate-per-run and EXECUTOR=shared-worker), end as `limit` or with a clear error
+// for their own caller (the two loops as `limit`, their runner kept); meanwhile a second client's trivial
 // `search` (polled every 100 ms) never waits more than 1 s, and the runs another client has in
 // flight all finish. The host runtime is never replaced; a runner may be (a program blocking its
 // thread in native code is what runners are for), and then only under a program whose caller
@@ -24,6 +25,8 @@ check(
   EXECUTORS.length > 0 && EXECUTORS.every((e) => ALL_EXECUTORS.includes(e)),
   `RUNAWAY_EXECUTORS must list ${ALL_EXECUTORS.join(" and/or ")}, comma-separated; got "${process.env.RUNAWAY_EXECUTORS}"`,
 );
+/** Marks a runaway that must end as "limit", its runner kept. */
+const STRICT = "strict";
 const RUNAWAYS = [
   ["while (true) {}", "async () => { while (true) {} }"],
   [
@@ -32,6 +35,21 @@ const RUNAWAYS = [
   ],
   // `i`: V8's linear-time fallback does not take it, so this backtracks for days.
   ["a catastrophic regex", `async () => /(a+)+$/i.test("a".repeat(45) + "!")`],
+  // Loops catching calls refused at once (no I/O, so no timer fires): they must end by their own
+  // limits, as "limit", with no runner replaced (STRICT). Before refusals cost budget, the first
+  // held its runner until the watchdog replaced it; the second refusal is the host's, after the
+  // default 1,000 calls.
+  [
+    "a top-level loop catching refused host calls",
+    `for (;;) { try { await codemode.request({ method: "GET", path: "/projects" }) } catch {} }
+export default async () => 1;`,
+    STRICT,
+  ],
+  [
+    "a loop catching calls past maxHostCalls",
+    `async () => { for (;;) { try { await codemode.request({ method: "GET", path: "/projects", query: { limit: 1 } }) } catch {} } }`,
+    STRICT,
+  ],
 ];
 // The other client's honest run: a few host calls in a row (a few hundred ms).
 const HONEST = `async () => {
@@ -72,7 +90,7 @@ for (const executor of EXECUTORS)
       while (state.running) honest.push(await timedCall(other, "execute", HONEST));
     })();
     try {
-      for (const [label, code] of RUNAWAYS) {
+      for (const [label, code, strict] of RUNAWAYS) {
         await new Promise((r) => setTimeout(r, 1_000));
         const replacedBefore = replacements(output()).length;
         const outcome = await timedCall(offender, "execute", /** @type {string} */ (code));
@@ -96,6 +114,8 @@ for (const executor of EXECUTORS)
         if (ended === "error") console.log(`  its error: ${outcome.text.slice(0, 300)}`);
         if (runnerReplaced && ended !== "runner lost")
           failures.push(`${where}: a runner was replaced, but its caller was not told so`);
+        if (strict === STRICT && (ended !== "limit" || runnerReplaced))
+          failures.push(`${where}: must end by its own limits (as limit, its runner kept)`);
         if (waited > MAX_WAIT_MS)
           failures.push(`${where}: the second client waited ${waited} ms (> ${MAX_WAIT_MS})`);
         for (const h of during.filter((d) => !d.ok && !reported.has(d))) {

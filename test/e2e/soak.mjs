@@ -1,19 +1,24 @@
 // Issue #28, seventh "Done when": a soak of mixed `search`/`execute` calls at concurrency 4,
 // under an artificial load of 2 busy processes: 0 errors, 0 replacements, and memory flat after
-// warm-up. 18,000 calls by default (the issue's figure; about 20 min on a loaded 2-core
-// machine, so run it directly: `node test/e2e/soak.mjs`); SOAK_CALLS shortens it (run.mjs runs
-// 1,500 so CI stays fast: about 2 min of calls on a loaded 2-core machine, well within its
-// 5-minute deadline with the server's start).
+// warm-up. 18,000 calls measured after a warm-up of 2,000 by default (the issue's figure; about
+// 8 min on a loaded 2-core machine, so run it directly: `node test/e2e/soak.mjs`); SOAK_CALLS
+// and SOAK_WARM_UP set both (run.mjs runs 750 after 750 so CI stays fast: under a minute of
+// calls on a loaded 2-core machine, well within its 5-minute deadline with the server's start).
 //
 // "Flat": the summed RSS of the whole server tree, as the median of the samples in the 5 s after
 // warm-up, and again over the last 5 s; the end may exceed the warm-up figure by at most
 // FLAT_MARGIN (10 %), room for the GC's own swing, far below a leak of even a few KB per call
-// over the full soak. Warm-up is 10 % of the calls, but at least half of them up to 2,000: each
-// runtime's V8 heap grows toward its working size for the first few thousand calls, then holds
-// (7,000 calls under load, 2026-12-05: the host runtime 176 MiB after 500 calls, 230 after 1,500,
-// 286 after 4,000, 291 after 6,000; each runner +20 MiB). Measured from 500 calls, CI's
-// 1,500-call soak saw that growth (8–10.4 %) and failed now and then; from 750: −1.5 to 6.4 %
-// in the first four runs.
+// over the full soak. Each runtime's V8 heap grows toward its working size for the first few
+// thousand calls (7,000 calls under load, 2026-12-05: the host runtime 176 MiB after 500 calls,
+// 230 after 1,500, 286 after 4,000, 291 after 6,000; each runner +20 MiB). Measured from 500
+// calls, CI's 1,500-call soak saw that growth (8–10.4 %) and failed now and then; from 750: −1.5
+// to 6.4 % in the first four runs.
+//
+// The full soak does not pass reliably yet (docs/local-runtime.md, "Memory over time"): the host
+// workerd's resident memory keeps rising for ~25,000 calls of this mix (12,000 + 18,000 calls,
+// 2026-12-05: 156 MiB after 2,000 calls, 223 after 12,000, 283 after 18,000, 298–307 at
+// 24,000–26,000, 275–289 after), and the three runners, retired together every ~6,000 calls,
+// swing the sum by up to ~90 MiB (+11.4 % measured from 12,000 calls).
 import { withServerUnderLoad } from "./busy-load.mjs";
 import { connect, timedCall } from "./load-clients.mjs";
 import { EXECUTE, SEARCH } from "./programs.mjs";
@@ -22,13 +27,9 @@ import { check } from "./server.mjs";
 import { treeRssByProcess, treeRssMiB } from "./tree-memory.mjs";
 
 const CALLS = Number(process.env.SOAK_CALLS ?? 18_000);
+const WARM_UP_CALLS = Number(process.env.SOAK_WARM_UP ?? 2_000);
+const TOTAL_CALLS = WARM_UP_CALLS + CALLS;
 const CONCURRENCY = 4;
-const WARM_UP_SHARE = 0.1;
-const WARM_UP_MIN_CALLS = 2_000;
-const WARM_UP_CALLS = Math.max(
-  Math.round(CALLS * WARM_UP_SHARE),
-  Math.min(Math.round(CALLS / 2), WARM_UP_MIN_CALLS),
-);
 const FLAT_MARGIN = 0.1;
 const WINDOW_MS = 5_000;
 const READ = `async () => {
@@ -51,6 +52,10 @@ function call(n) {
 const median = (values) => values.toSorted((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
 check(Number.isInteger(CALLS) && CALLS >= 100, `SOAK_CALLS must be a whole number ≥ 100`);
+check(
+  Number.isInteger(WARM_UP_CALLS) && WARM_UP_CALLS >= 100,
+  `SOAK_WARM_UP must be a whole number ≥ 100`,
+);
 await withServerUnderLoad({}, async ({ url, pid, output }) => {
   /** @type {{ at: number, mib: number }[]} */
   const samples = [];
@@ -68,7 +73,7 @@ await withServerUnderLoad({}, async ({ url, pid, output }) => {
   const failures = [];
   await Promise.all(
     clients.map(async ({ client }) => {
-      while (next < CALLS) {
+      while (next < TOTAL_CALLS) {
         const n = next++;
         const [tool, code, right] = call(n);
         const outcome = await timedCall(client, tool, code, 60_000);
@@ -103,7 +108,7 @@ await withServerUnderLoad({}, async ({ url, pid, output }) => {
   const peak = Math.max(...samples.map((s) => s.mib));
   const seconds = (ended - started) / 1000;
   console.log(
-    `e2e soak: ${CALLS} calls at concurrency ${CONCURRENCY} in ${seconds.toFixed(0)} s (${(CALLS / seconds).toFixed(1)}/s), ${failures.length} errors; memory of the server tree: ${warm.toFixed(0)} MiB after warm-up, ${end.toFixed(0)} MiB at the end (${(((end - warm) / warm) * 100).toFixed(1)} %), peak ${peak.toFixed(0)} MiB`,
+    `e2e soak: ${WARM_UP_CALLS} + ${CALLS} calls at concurrency ${CONCURRENCY} in ${seconds.toFixed(0)} s (${(TOTAL_CALLS / seconds).toFixed(1)}/s), ${failures.length} errors; memory of the server tree: ${warm.toFixed(0)} MiB after ${WARM_UP_CALLS} calls of warm-up, ${end.toFixed(0)} MiB at the end (${(((end - warm) / warm) * 100).toFixed(1)} %), peak ${peak.toFixed(0)} MiB`,
   );
   // Where it grew, process by process (a figure for whoever looks for a leak).
   const before = new Map(atWarmUp.map((p) => [p.pid, p.mib]));

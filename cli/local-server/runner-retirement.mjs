@@ -27,6 +27,24 @@ const DRAIN_LOOK_MS = 200;
 const COUNT_TIMEOUT_MS = 5_000;
 
 /**
+ * Runs after which the runner of a slot is retired. The first runner of each slot goes early, in
+ * steps (slot 1 of 3 after a third of `maxRuns`, slot 2 after two thirds, slot 3 after all), and
+ * every later one after `maxRuns`: the runners serve equal shares of the runs, so without the
+ * steps all of them came due together, their memory rose and fell in phase (the server's sum
+ * swung by ~90 MiB with 3 runners) and the pool lost a runner after another within seconds.
+ * Spread, one retires every `maxRuns / runners` runs of each.
+ * @param {number} maxRuns - `SANDBOX_RUNNER_MAX_RUNS` (0: never)
+ * @param {number} index - the slot, 1 to `runners`
+ * @param {number} runners - how many slots
+ * @param {boolean} first - whether the slot's runner is its first (none retired before it)
+ * @returns {number} runs begun at which it is due (Infinity: never)
+ */
+export function retirementDue(maxRuns, index, runners, first) {
+  if (maxRuns <= 0 || runners < 2) return Infinity;
+  return first ? Math.max(1, Math.round((maxRuns * index) / runners)) : maxRuns;
+}
+
+/**
  * How many runs a runner serves before it is retired: `SANDBOX_RUNNER_MAX_RUNS` when set (0:
  * never), else {@link DEFAULT_MAX_RUNS}.
  * @param {string | undefined} setting

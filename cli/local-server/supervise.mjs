@@ -26,6 +26,7 @@ import {
   askToRetire,
   CHECK_EVERY_MS,
   countsOf,
+  retirementDue,
   DEFAULT_MAX_RUNS,
   drained,
 } from "./runner-retirement.mjs";
@@ -58,7 +59,7 @@ const RUNNER_FAILURES = 5;
 /**
  * @typedef {import("./runtime.mjs").Runtime} Runtime
  * @typedef {import("./runtime-host.mjs").RuntimeMessage} RuntimeMessage
- * @typedef {{ index: number, rpcPort: number, runtime: Runtime | null, failures: number }} RunnerSlot
+ * @typedef {{ index: number, rpcPort: number, runtime: Runtime | null, failures: number, retired: number }} RunnerSlot
  */
 
 /**
@@ -139,7 +140,7 @@ export async function supervise({
   /** @type {RunnerSlot[]} */
   const slots = [];
   for (let index = 1; index <= runners; index++)
-    slots.push({ index, rpcPort: 0, runtime: null, failures: 0 });
+    slots.push({ index, rpcPort: 0, runtime: null, failures: 0, retired: 0 });
   /** @type {RuntimeMessage | undefined} */
   let hostMessage;
 
@@ -261,12 +262,12 @@ export async function supervise({
   };
 
   /**
-   * Retires the runner of the first slot that has served `maxRunsPerRunner` runs (with two or
-   * more runners; 0: never), or that is retiring without being asked, one at a time
-   * (runner-retirement.mjs), until the server stops.
+   * Retires the runner of the first slot that has served its runs (`maxRunsPerRunner`, the
+   * slots' first runners in steps: retirementDue; with two or more runners; 0: never), or that
+   * is retiring without being asked, one at a time (runner-retirement.mjs), until the server
+   * stops.
    */
   const retireRunners = async () => {
-    const due = maxRunsPerRunner > 0 && slots.length >= 2 ? maxRunsPerRunner : Infinity;
     while (!state.stopping) {
       await new Promise((r) => setTimeout(r, CHECK_EVERY_MS));
       for (const slot of slots) {
@@ -274,6 +275,7 @@ export async function supervise({
         if (state.stopping || !runtime || runtime.killedBecause) continue;
         // From the watchdog's latest probe (every 500 ms): no request of its own.
         const counts = countsOf(runtime.lastHeaders);
+        const due = retirementDue(maxRunsPerRunner, slot.index, slots.length, slot.retired === 0);
         if (counts && (counts.begun >= due || counts.retiring)) {
           await retireRunner(slot, runtime, counts.begun, counts.begun < due);
           break;
@@ -302,6 +304,7 @@ export async function supervise({
     );
     // Off the slot first: its exit is not a failure to replace.
     slot.runtime = null;
+    slot.retired++;
     await runtime.kill("it was retired");
     if (!state.stopping) await launchRunner(slot);
   };

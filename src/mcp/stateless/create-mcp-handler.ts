@@ -322,17 +322,17 @@ function requestServer(
       authInfoFromOAuthProps(request, workerCtx?.props, workerCtx?.auth);
     // `authContext` overrides what getMcpAuthContext() returns (as agents' option does).
     const authContext = fixedAuthContext ?? authContextFrom(authInfo);
-    // 2025-11-25 tasks/* and answers to a task's questions: served from the task object.
-    const answered =
+    // 2025-11-25 tasks/* and answers to a task's questions: served from the task object; what
+    // it read of any other request's body goes on to the SDK, read once.
+    const legacyTasks =
       tasks !== undefined && legacy === "stateless"
         ? await serveLegacyTaskRequest(tasks, request, authInfo, requestOptions?.parsedBody)
-        : undefined;
-    if (answered !== undefined) return withCors(answered, corsOptions);
+        : { parsedBody: requestOptions?.parsedBody };
+    if (legacyTasks.answered !== undefined) return withCors(legacyTasks.answered, corsOptions);
+    const { parsedBody } = legacyTasks;
     const sdkOptionsForRequest: McpHandlerRequestOptions = {
       ...(authInfo !== undefined && { authInfo }),
-      ...(requestOptions?.parsedBody !== undefined && {
-        parsedBody: requestOptions.parsedBody,
-      }),
+      ...(parsedBody !== undefined && { parsedBody }),
     };
     const failure: { error?: CodeModeError } = {};
     let response = await marks.factoryFailure.run(failure, () =>

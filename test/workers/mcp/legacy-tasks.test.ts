@@ -50,6 +50,8 @@ const tasks = {
   pollIntervalMs: 50,
 };
 
+const CLIENT = { name: "legacy-tasks-raw", version: "1.0.0" };
+
 /** The per-request legacy Worker, as documented: a new server and handler in every fetch. */
 const worker = (url: string | URL, init?: RequestInit) =>
   createLegacyMcpHandler(createServer(), { tasks }).fetch(new Request(url, init));
@@ -86,6 +88,35 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Pr
 }
 
 describe("createLegacyMcpHandler with tasks (2025-11-25, SDK v1 server and client)", () => {
+  // With `tasks`, the task layer reads each 2025-era POST's body to find task requests; what it
+  // read goes on to the SDK as parsedBody (read and parsed once). The SDK's own checks stay.
+  it("a body the task layer read goes on to the SDK: calls answer, its checks still apply", async () => {
+    const post = (body: string, type = "application/json") =>
+      worker("http://localhost/mcp", {
+        method: "POST",
+        headers: {
+          "content-type": type,
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2025-11-25",
+        },
+        body,
+      });
+    // This handler serves nothing before `initialize`.
+    const initialize = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 3,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: CLIENT },
+    });
+    const answered = await post(initialize);
+    expect(answered.status).toBe(200);
+    expect(await answered.text()).toMatch(/"id":3.*"protocolVersion"|"protocolVersion".*"id":3/s);
+    expect((await post(initialize, "text/plain")).status).toBe(415);
+    const unparseable = await post("{ not json");
+    expect(unparseable.status).toBe(400);
+    expect(await unparseable.text()).toContain("-32700");
+  });
+
   it("declares tasks and lists the marked tool with execution.taskSupport", async () => {
     const { client } = await v1Client();
     expect(client.getServerCapabilities()?.tasks).toMatchObject({ requests: { tools: {} } });

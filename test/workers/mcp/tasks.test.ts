@@ -166,6 +166,31 @@ describe("execute as an MCP task", () => {
     await client.close();
   });
 
+  // With `tasks`, the stateless handler reads each 2025-era POST's body to find task requests;
+  // what it read goes on to the SDK as parsedBody (read and parsed once). Its checks stay.
+  it("a 2025-era body the task layer read goes on to the SDK: calls answer, its checks still apply", async () => {
+    const post = (body: string, type = "application/json") =>
+      plain.fetch(
+        new Request(URL_LOCAL, {
+          method: "POST",
+          headers: {
+            "content-type": type,
+            accept: "application/json, text/event-stream",
+            "mcp-protocol-version": "2025-11-25",
+          },
+          body,
+        }),
+      );
+    const ping = JSON.stringify({ jsonrpc: "2.0", id: 3, method: "ping" });
+    const answered = await post(ping);
+    expect(answered.status).toBe(200);
+    expect(await answered.text()).toContain('"id":3');
+    expect((await post(ping, "text/plain")).status).toBe(415);
+    const unparseable = await post("{ not json");
+    expect(unparseable.status).toBe(400);
+    expect(await unparseable.text()).toContain("-32700");
+  });
+
   it("a task is kept for its ttlMs, then gone (-32602), only its creator sees it, and a finished one no longer holds the creator's token", async () => {
     upstream.holdAt = 0;
     const alice = await connect(shortLived, { clientId: "alice" });

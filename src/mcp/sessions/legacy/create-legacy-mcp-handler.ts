@@ -173,15 +173,18 @@ export function createLegacyMcpHandler(
     if (request.method.toUpperCase() === "OPTIONS") return preflightResponse(corsOptions);
     const context = authContextFrom(authInfo);
     try {
-      if (tasks !== undefined) {
-        // tasks/get, tasks/result, tasks/cancel and a task's answers: served from the task object.
-        const answered = await serveLegacyTaskRequest(tasks, request, authInfo, parsedBody);
-        if (answered !== undefined) return withCors(answered, corsOptions);
-      }
+      // tasks/get, tasks/result, tasks/cancel and a task's answers: served from the task
+      // object; what it read of any other request's body goes on to the transport, read once.
+      const legacyTasks =
+        tasks === undefined
+          ? { parsedBody }
+          : await serveLegacyTaskRequest(tasks, request, authInfo, parsedBody);
+      if (legacyTasks.answered !== undefined) return withCors(legacyTasks.answered, corsOptions);
+      const body = legacyTasks.parsedBody;
       const response = await runWithAuthContext(context, () =>
         transport.handleRequest(request, {
           ...(authInfo !== undefined && { authInfo }),
-          ...(parsedBody !== undefined && { parsedBody }),
+          ...(body !== undefined && { parsedBody: body }),
         }),
       );
       return withCors(withAuthContextBody(response, context), corsOptions);

@@ -376,6 +376,10 @@ describeExecutors((Executor, kind) => {
   // ending the runs of other clients on it). Each refusal now costs its share of the budget.
   // The default budget on purpose: that is where the time went.
   describe("a loop that catches refused host calls ends by the budget at once", () => {
+    // Not a speed target: before the fix these took 67–224 s; now well under a second idle and a
+    // few seconds on a loaded machine, so this bound only tells "ended by its limits" from "ran
+    // until the budget was spent two operations at a time".
+    const HANG_GUARD_MS = 20_000;
     it("calls from a module's top level (refused while the module loads)", async () => {
       const started = Date.now();
       const outcome = await executor.execute({
@@ -390,7 +394,7 @@ describeExecutors((Executor, kind) => {
       // The V8 harness's budget message says where the budget went (the engine has its own).
       if (kind === "isolate-per-run")
         expect(outcome.error?.message).toMatch(/\d+ refused host calls included/);
-      expect(Date.now() - started).toBeLessThan(8_000);
+      expect(Date.now() - started).toBeLessThan(HANG_GUARD_MS);
       await expectStillServing();
     });
     it("a single call from a module's top level is refused with a message saying where to call", async () => {
@@ -412,7 +416,7 @@ describeExecutors((Executor, kind) => {
         for (;;) { try { await codemode.echo(big) } catch {} }
       `);
       expect(outcome).toMatchObject({ status: "limit", calls: 0, error: { name: "LimitError" } });
-      expect(Date.now() - started).toBeLessThan(8_000);
+      expect(Date.now() - started).toBeLessThan(HANG_GUARD_MS);
       await expectStillServing();
     });
     // The host answers these at once; workerd advances timers only when the event loop idles,
@@ -427,7 +431,7 @@ describeExecutors((Executor, kind) => {
         calls: LIMITS.maxHostCalls,
         error: { name: "LimitError" },
       });
-      expect(Date.now() - started).toBeLessThan(8_000);
+      expect(Date.now() - started).toBeLessThan(HANG_GUARD_MS);
       await expectStillServing();
     });
     it("calls after the run ended, from a loop the program left running", async () => {
@@ -437,7 +441,7 @@ describeExecutors((Executor, kind) => {
         return "answered";
       `);
       expect(outcome).toMatchObject({ status: "ok", result: "answered" });
-      expect(Date.now() - started).toBeLessThan(8_000);
+      expect(Date.now() - started).toBeLessThan(HANG_GUARD_MS);
       await expectStillServing();
     });
   });

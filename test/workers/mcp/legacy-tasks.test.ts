@@ -12,6 +12,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createLegacyMcpHandler, setTaskSupport } from "../../../src/mcp/index";
 import { text } from "../../helpers/tool-result";
+import { LEGACY, legacyRequest } from "./fixtures";
 
 /**
  * What the tool did, read across contexts (the run happens in the task object): plain numbers
@@ -92,21 +93,15 @@ describe("createLegacyMcpHandler with tasks (2025-11-25, SDK v1 server and clien
   // read goes on to the SDK as parsedBody (read and parsed once). The SDK's own checks stay.
   it("a body the task layer read goes on to the SDK: calls answer, its checks still apply", async () => {
     const post = (body: string, type = "application/json") =>
-      worker("http://localhost/mcp", {
-        method: "POST",
-        headers: {
-          "content-type": type,
-          accept: "application/json, text/event-stream",
-          "mcp-protocol-version": "2025-11-25",
-        },
-        body,
-      });
+      createLegacyMcpHandler(createServer(), { tasks }).fetch(
+        legacyRequest(body, { "content-type": type, "mcp-protocol-version": LEGACY }),
+      );
     // This handler serves nothing before `initialize`.
     const initialize = JSON.stringify({
       jsonrpc: "2.0",
       id: 3,
       method: "initialize",
-      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: CLIENT },
+      params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: CLIENT },
     });
     const answered = await post(initialize);
     expect(answered.status).toBe(200);

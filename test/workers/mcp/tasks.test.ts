@@ -13,7 +13,7 @@ import { openApiMcpServer } from "../../../src/codemode/openapi-mcp-server";
 import { WorkerLoaderExecutor } from "../../../src/executor/loader/worker-loader-executor";
 import { McpServer } from "@modelcontextprotocol/server";
 import { createMcpHandler, setTaskSupport } from "../../../src/index";
-import { URL_LOCAL } from "./fixtures";
+import { LEGACY, URL_LOCAL, legacyRequest } from "./fixtures";
 import { connect, text, until } from "./task-clients";
 import { NOTES_SPEC } from "../../helpers/notes-spec";
 
@@ -170,17 +170,7 @@ describe("execute as an MCP task", () => {
   // what it read goes on to the SDK as parsedBody (read and parsed once). Its checks stay.
   it("a 2025-era body the task layer read goes on to the SDK: calls answer, its checks still apply", async () => {
     const post = (body: string, type = "application/json") =>
-      plain.fetch(
-        new Request(URL_LOCAL, {
-          method: "POST",
-          headers: {
-            "content-type": type,
-            accept: "application/json, text/event-stream",
-            "mcp-protocol-version": "2025-11-25",
-          },
-          body,
-        }),
-      );
+      plain.fetch(legacyRequest(body, { "content-type": type, "mcp-protocol-version": LEGACY }));
     const ping = JSON.stringify({ jsonrpc: "2.0", id: 3, method: "ping" });
     const answered = await post(ping);
     expect(answered.status).toBe(200);

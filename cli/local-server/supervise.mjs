@@ -23,6 +23,7 @@
  */
 import { createFront } from "./front.mjs";
 import {
+  ANSWER_GRACE_MS,
   askToRetire,
   CHECK_EVERY_MS,
   countsOf,
@@ -296,6 +297,8 @@ export async function supervise({
     const gone = () => state.stopping || slot.runtime !== runtime || !!runtime.killedBecause;
     if (!(await askToRetire(runtime.port))) return;
     await drained(runtime.port, gone);
+    // The answers of its last runs may still be on their way to the host.
+    await new Promise((r) => setTimeout(r, ANSWER_GRACE_MS));
     if (gone()) return;
     log(
       unasked

@@ -80,6 +80,10 @@ await withServer(
       retired().length >= WANTED_RETIREMENTS,
       `${retired().length} retirements in ${DEADLINE_MS / 1000} s (wanted ${WANTED_RETIREMENTS})`,
     );
+    // Every slot takes its turn: taken in slot order, the last slot's turn never came while the
+    // first ones kept coming due (fixed by retiring the most overdue first).
+    const slotsRetired = new Set(retired().map((l) => /runner (\d+) is retired/.exec(l)?.[1]));
+    check(slotsRetired.size === 3, `only runners ${[...slotsRetired].join(", ")} were retired`);
     // Each retired runner's process is gone and a fresh one serves in its slot.
     const pids = new Map();
     for (const line of lines) {

@@ -15,10 +15,10 @@
 // to 6.4 % in the first four runs.
 //
 // The full soak does not pass reliably yet (docs/local-runtime.md, "Memory over time"): the host
-// workerd's resident memory keeps rising for ~25,000 calls of this mix (12,000 + 18,000 calls,
-// 2026-12-05: 156 MiB after 2,000 calls, 223 after 12,000, 283 after 18,000, 298–307 at
-// 24,000–26,000, 275–289 after), and the three runners, retired together every ~6,000 calls,
-// swing the sum by up to ~90 MiB (+11.4 % measured from 12,000 calls).
+// workerd's resident memory keeps rising for 25,000 calls of this mix or more (12,000 + 18,000
+// calls, 2026-12-05: 156 MiB after 2,000 calls, 223 after 12,000, 283 after 18,000, 298–307 at
+// 24,000–26,000, 275–289 after; in another run 269 → 380 from 12,000 to 30,000). The runners'
+// retirements are spread, so they no longer swing the sum together.
 import { withServerUnderLoad } from "./busy-load.mjs";
 import { connect, timedCall } from "./load-clients.mjs";
 import { EXECUTE, SEARCH } from "./programs.mjs";

@@ -200,7 +200,10 @@ export class EngineRun {
       settleWithReply(ctx, deferred, { error: { name: "LimitError", message: pendingMessage() } });
       return deferred.handle;
     }
-    if (this.spent !== undefined) {
+    // A call carrying console lines still goes to the host, which takes the lines (and refuses
+    // it the same way): the guest handed them over with the call. Their number is bounded by
+    // `maxLogBytes`, so such round trips are too.
+    if (this.spent !== undefined && (logs === undefined || ctx.typeof(logs) !== "string")) {
       // Without a round trip, so charged as the V8 harness charges a refusal it answers itself:
       // an interrupt (~10,000 steps). A loop catching it would otherwise pay only its own few
       // steps, and the interrupt handler ends the run once the charges spent the budget.

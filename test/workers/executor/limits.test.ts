@@ -58,6 +58,17 @@ describeExecutors((Executor, kind) => {
         error: { name: "LimitError", message: expect.stringMatching(/Host call limit of 3/) },
       });
     });
+    // Past the limit the harness answers calls itself; a line printed before such a call must
+    // not be lost with it (the shared worker's guest hands its lines over with each call).
+    it("keeps console lines printed before a call made past the host call limit", async () => {
+      const outcome = await executor.execute({
+        code: "for (let i = 0; i < 3; i++) { try { await codemode.echo(i) } catch {} } console.log('after'); try { await codemode.echo(9) } catch {} return 1",
+        namespaces: echo,
+        limits: { maxHostCalls: 2 },
+      });
+      expect(outcome).toMatchObject({ status: "limit", result: 1 });
+      expect(outcome.logs.map((l) => l.message)).toEqual(["after"]);
+    });
     it("reports status limit even when the code swallows the limit error", async () => {
       const outcome = await executor.execute({
         code: "for (let i = 0; i < 10; i++) { try { await codemode.echo(i) } catch {} } return 'finished anyway'",

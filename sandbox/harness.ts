@@ -57,6 +57,7 @@ export default class SandboxHarness extends WorkerEntrypoint {
     const hostCall: HostCall = host.call;
     const limits = readRequest(request);
     configure(limits.maxOperations);
+    spentReply = undefined;
     const capture = createConsoleCapture(limits.maxLogBytes);
     defineProperty(globalThis, "console", {
       value: capture.console,

@@ -19,6 +19,13 @@ const LOST = "Error: Network connection lost.";
 const MAX_HELD_ANSWER_BYTES = 4 * 1_048_576;
 /** Request headers describing the body as sent; the front sends it whole, with its length. */
 const BODY_FRAMING = new Set(["content-length", "transfer-encoding"]);
+/**
+ * Errors of a kept-alive connection the runtime closed as the request went out on it: workerd
+ * closes a connection idle for 5 s, and a request sent at that moment meets a reset or a closed
+ * pipe before any answer. The runtime never read it (it closes only while waiting for a request
+ * to begin), so it is sent again once, on a new connection.
+ */
+const STALE_CONNECTION = new Set(["ECONNRESET", "EPIPE"]);
 
 /**
  * @typedef {import("./runtime.mjs").Runtime} Runtime
@@ -86,32 +93,46 @@ export class Exchange {
         headers.push(String(raw[i]), String(raw[i + 1]));
     if (body.length > 0 || !["GET", "HEAD"].includes(req.method ?? "GET"))
       headers.push("Content-Length", String(body.length));
-    const upstream = request({
-      host: "127.0.0.1",
-      port: this.runtime.port,
-      method: req.method,
-      path: req.url,
-      headers,
-      agent,
+    // A client that goes away stops its request in the runtime too.
+    this.#res.on("close", () => {
+      if (!this.#ended) {
+        this.#done();
+        this.#upstream?.destroy();
+      }
     });
+    this.#attempt({ method: req.method, path: req.url, headers }, agent, false);
+  }
+
+  /**
+   * One try at sending the request; a kept-alive connection found closed before any answer
+   * (STALE_CONNECTION) gets one more try on a new connection. Seen in CI's e2e runaway: a
+   * trivial `search` answered "its connection broke" 41 ms after it was sent, with the host
+   * well.
+   * @param {{ method?: string, path?: string, headers: string[] }} head
+   * @param {import("node:http").Agent | false} agent - false for a new connection
+   * @param {boolean} retried
+   */
+  #attempt(head, agent, retried) {
+    const upstream = request({ host: "127.0.0.1", port: this.runtime.port, ...head, agent });
     this.#upstream = upstream;
+    let answered = false;
     // No Nagle delay toward the runtime either: the agent's sockets leave it on.
     upstream.on("socket", (socket) => socket.setNoDelay(true));
     upstream.on("response", (answer) => {
+      answered = true;
       const status = answer.statusCode ?? 502;
       const type = String(answer.headers["content-type"] ?? "");
       if (type.startsWith("text/event-stream")) this.#relayStream(answer, status, type);
       else this.#holdAnswer(answer, status);
     });
-    upstream.on("error", () => this.#lost());
-    // A client that goes away stops its request in the runtime too.
-    this.#res.on("close", () => {
-      if (!this.#ended) {
-        this.#done();
-        upstream.destroy();
-      }
+    upstream.on("error", (/** @type {NodeJS.ErrnoException} */ error) => {
+      if (this.#ended) return;
+      const stale =
+        !retried && !answered && upstream.reusedSocket && STALE_CONNECTION.has(error.code ?? "");
+      if (stale && !this.runtime.killedBecause) this.#attempt(head, false, true);
+      else this.#lost();
     });
-    upstream.end(body);
+    upstream.end(this.#body);
   }
 
   /** The answer went out whole. */

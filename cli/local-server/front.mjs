@@ -20,6 +20,8 @@ import { BODY_TIMEOUT_MS, MAX_BODY_BYTES, readBody, refuseBody } from "./request
 // them here.
 export { BODY_TIMEOUT_MS, MAX_BODY_BYTES };
 
+/** How long a kept-alive connection to a runtime may sit unused (workerd's own bound is 5 s). */
+const IDLE_MS = 4_000;
 /** Time allowed for a request's headers (Node's own default is a minute). */
 const HEADERS_TIMEOUT_MS = 10_000;
 
@@ -52,7 +54,9 @@ export function createFront({
   const agents = new WeakMap();
   const agentOf = (/** @type {Runtime} */ runtime) => {
     let agent = agents.get(runtime);
-    if (!agent) agents.set(runtime, (agent = new Agent({ keepAlive: true })));
+    // An idle connection is let go after 4 s, before workerd closes it at 5 s: a request sent
+    // just as workerd closes one would meet a reset (exchange.mjs sends it again, once).
+    if (!agent) agents.set(runtime, (agent = new Agent({ keepAlive: true, timeout: IDLE_MS })));
     return agent;
   };
 

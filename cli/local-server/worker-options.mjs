@@ -5,7 +5,7 @@
  */
 import { cpus } from "node:os";
 import { join, resolve, dirname } from "node:path";
-import { HOST_FLAGS } from "./v8-flags.mjs";
+import { hostFlags } from "./v8-flags.mjs";
 
 /** The runner Worker's entrypoint the host calls (src/executor/runners/sandbox-runner.ts). */
 export const RUNNER_ENTRYPOINT = "SandboxRunner";
@@ -66,7 +66,7 @@ export function hostMessage({ configFile, config, bindings, persist, runners, lo
     (config.migrations ?? []).flatMap((/** @type {any} */ m) => m.new_sqlite_classes ?? []),
   );
   return {
-    v8Flags: HOST_FLAGS,
+    v8Flags: hostFlags(runners.length),
     logRequests: logRequests === true,
     options: {
       host: "127.0.0.1",

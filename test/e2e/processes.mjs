@@ -53,10 +53,20 @@ export function stillRunning(pids) {
  * @returns {number} its pid
  */
 export function activeWorkerd(output) {
+  return activeRuntime(output).pid;
+}
+
+/**
+ * The host runtime that serves now (its workerd's pid and its own HTTP port), from the
+ * supervisor's last "serves"/"ready" line in the output.
+ * @param {string} output
+ * @returns {{ pid: number, port: number }}
+ */
+export function activeRuntime(output) {
   const found = [
-    ...output.matchAll(/runtime \d+ \(workerd pid (\d+), port \d+\)( serves now|; a standby)/g),
+    ...output.matchAll(/runtime \d+ \(workerd pid (\d+), port (\d+)\)( serves now|; a standby)/g),
   ];
   const last = found.at(-1);
   if (!last) throw new Error(`no runtime in the output:\n${output}`);
-  return Number(last[1]);
+  return { pid: Number(last[1]), port: Number(last[2]) };
 }

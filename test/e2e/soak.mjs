@@ -22,6 +22,7 @@
 import { withServerUnderLoad } from "./busy-load.mjs";
 import { connect, timedCall } from "./load-clients.mjs";
 import { EXECUTE, SEARCH } from "./programs.mjs";
+import { activeRuntime } from "./processes.mjs";
 import { replacements } from "./replacements.mjs";
 import { check } from "./server.mjs";
 import { treeRssByProcess, treeRssMiB } from "./tree-memory.mjs";
@@ -116,6 +117,15 @@ await withServerUnderLoad({}, async ({ url, pid, output }) => {
     console.log(
       `  pid ${p.pid} (group ${p.group}) ${p.command.replace(/^\S*\/(node|workerd)\b/, "$1").slice(0, 70)}: ${p.mib.toFixed(0)} MiB (${before.has(p.pid) ? `${(p.mib - (before.get(p.pid) ?? 0)).toFixed(0)} MiB since warm-up` : "new since warm-up"})`,
     );
+  // The host collected its own garbage (src/app/host-collection.ts): at least once per 1,000
+  // requests, and every call was one.
+  const health = await fetch(`http://127.0.0.1:${activeRuntime(output()).port}/health`);
+  const collections = Number(health.headers.get("x-host-collections"));
+  console.log(`e2e soak: the host ran ${collections} full collections of its own`);
+  check(
+    collections >= Math.floor(TOTAL_CALLS / 1_000),
+    `the host ran ${collections} collections of its own over ${TOTAL_CALLS} calls (${health.status}, expected ≥ ${Math.floor(TOTAL_CALLS / 1_000)}: is --expose-gc set for it?)`,
+  );
   check(failures.length === 0, `errors:\n${failures.slice(0, 5).join("\n")}`);
   const replaced = replacements(output());
   check(replaced.length === 0, `the supervisor replaced:\n${replaced.join("\n")}`);

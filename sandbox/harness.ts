@@ -26,7 +26,16 @@ import {
   type SandboxRequest,
   type SandboxResponse,
 } from "./protocol";
-import { LimitError, REFUSED_CALL_COST, chargeRefusal, configure, stop, usage } from "./runtime.js";
+import { OPERATIONS_PER_INTERRUPT, installCharges } from "./native-charges";
+import {
+  LimitError,
+  REFUSED_CALL_COST,
+  chargeNative,
+  chargeRefusal,
+  configure,
+  stop,
+  usage,
+} from "./runtime.js";
 import { utf8Bytes } from "./truncate";
 
 // Intrinsics the harness uses after user code started, captured while this module loads (no
@@ -39,6 +48,12 @@ const setTimer = setTimeout;
 const clearTimer = clearTimeout;
 const ErrorClass = Error;
 const RangeErrorClass = RangeError;
+
+/**
+ * Whether this isolate's built-ins are wrapped for their native work (sandbox/native-charges.ts):
+ * once per isolate, as wrapping twice would charge twice.
+ */
+let chargesInstalled = false;
 
 /** The host call, as captured before user code ran. */
 type HostCall = HostBridgeApi["call"];
@@ -93,6 +108,11 @@ export default class SandboxHarness extends WorkerEntrypoint {
           configurable: false,
           writable: false,
         });
+      }
+      // Last before the program's module: the extensions' own set-up is not charged.
+      if (!chargesInstalled) {
+        chargesInstalled = true;
+        installCharges((interrupts) => chargeNative(interrupts * OPERATIONS_PER_INTERRUPT));
       }
       const mod = (await import("./user.js")) as { default?: unknown };
       state.loading = false;

@@ -24,6 +24,8 @@ let used = 0;
 let exhausted = false;
 /** Host calls refused in the sandbox and charged (see {@link chargeRefusal}), for the message. */
 let refusals = 0;
+/** Operations charged for built-ins' native work (see {@link chargeNative}), for the message. */
+let native = 0;
 /** Set when the harness ended the run (its time is over): what every later `t()` throws. */
 let stopped: string | undefined;
 
@@ -36,6 +38,7 @@ export function configure(maxOperations: number): void {
   used = 0;
   exhausted = false;
   refusals = 0;
+  native = 0;
   stopped = undefined;
 }
 
@@ -78,12 +81,27 @@ export function t(): void {
   if (++used > budget) {
     if (stopped !== undefined) throw new LimitError(stopped);
     exhausted = true;
-    throw new LimitError(
-      refusals === 0
-        ? `Operation budget of ${budget} exceeded: the code ran too many loop iterations or function calls (a runaway loop?). Make the loop bounded or ask the host for a larger maxOperations.`
-        : `Operation budget of ${budget} exceeded, ${refusals} refused host calls included (each costs ${REFUSED_CALL_COST} operations or more): the code kept calling after its calls were refused. Stop calling once a call is refused for a limit, or ask the host for a larger limit.`,
-    );
+    throw new LimitError(exhaustedMessage());
   }
+}
+
+/** Why the budget ran out: by what spent most of it. */
+function exhaustedMessage(): string {
+  if (refusals > 0)
+    return `Operation budget of ${budget} exceeded, ${refusals} refused host calls included (each costs ${REFUSED_CALL_COST} operations or more): the code kept calling after its calls were refused. Stop calling once a call is refused for a limit, or ask the host for a larger limit.`;
+  if (native * 2 > budget)
+    return `Operation budget of ${budget} exceeded, ${native} of it by built-ins working on large data (string repeats and searches, JSON, sorts, typed-array copies and fills are charged by their size): make the work bounded, work on less data, or ask the host for a larger maxOperations.`;
+  return `Operation budget of ${budget} exceeded: the code ran too many loop iterations or function calls (a runaway loop?). Make the loop bounded or ask the host for a larger maxOperations.`;
+}
+
+/**
+ * Charges built-ins' native work (sandbox/native-charges.ts), on top of the ticks: the next
+ * `t()` throws once such charges spent the budget, and its message then names them.
+ * @param operations - what the work is worth
+ */
+export function chargeNative(operations: number): void {
+  used += operations;
+  native += operations;
 }
 
 /**

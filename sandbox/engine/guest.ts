@@ -13,7 +13,7 @@
  */
 import { POLYFILLS } from "./polyfills";
 import { blockCodeGeneration, blockNetwork, capProxyKeys, installTimers } from "./lockdown";
-import { installCharges } from "./charges";
+import { installCharges } from "../native-charges";
 import { createConsoleCapture } from "../console-capture";
 import { decodeValue, encodeValue } from "../codec";
 import { calledWhileLoading, loadExtension, resultText, toSandboxError } from "../harness-shared";

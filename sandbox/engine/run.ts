@@ -262,7 +262,7 @@ export class EngineRun {
   }
 
   /**
-   * Adds native work of built-ins (charges.ts) to the run's interrupt count. Once the
+   * Adds native work of built-ins (sandbox/native-charges.ts) to the run's interrupt count. Once the
    * budget is spent it throws: the built-in's caller sees an error, and the engine's next step
    * check (at most ~10,000 cheap steps later) ends the run, whatever the program catches.
    */

@@ -5,6 +5,7 @@
  * hanging workerd.
  */
 import { parse } from "acorn";
+import { prepareCode } from "../../src/executor/prepare-code";
 
 type Node = { type: string; start: number; end: number; [key: string]: unknown };
 
@@ -67,4 +68,20 @@ function isNode(value: unknown): value is Node {
     value !== null &&
     typeof (value as { type?: unknown }).type === "string"
   );
+}
+
+/**
+ * Refuses to go on unless every loop, function and catch of `code` is instrumented (a probe that
+ * could spin forever runs only behind this guard); returns `code` unchanged.
+ * @param code - the probe's program
+ */
+export function guardProbe(code: string): string {
+  const prepared = prepareCode(code);
+  if (!prepared.ok) throw new Error(`probe does not parse: ${prepared.message}`);
+  const missing = uninstrumentedSites(prepared.module);
+  if (missing.length > 0)
+    throw new Error(
+      `refusing to run a probe that could hang workerd; uninstrumented: ${missing.join(", ")}`,
+    );
+  return code;
 }

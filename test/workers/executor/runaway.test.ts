@@ -6,10 +6,9 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { prepareCode } from "../../../src/executor/prepare-code";
 import type { ExecutionOutcome } from "../../../src/executor/types";
 import { describeExecutors } from "../../helpers/executor-matrix";
-import { uninstrumentedSites } from "../../helpers/instrumentation-check";
+import { guardProbe } from "../../helpers/instrumentation-check";
 
 describeExecutors((Executor) => {
   const executor = new Executor({
@@ -18,16 +17,7 @@ describeExecutors((Executor) => {
   });
   const namespaces = { codemode: { echo: (args: unknown[]) => args[0] } };
 
-  /** Refuses to go on unless every loop and function of `code` is instrumented. */
-  function guard(code: string): void {
-    const prepared = prepareCode(code);
-    if (!prepared.ok) throw new Error(`probe does not parse: ${prepared.message}`);
-    const missing = uninstrumentedSites(prepared.module);
-    if (missing.length > 0)
-      throw new Error(
-        `refusing to run a probe that could hang workerd; uninstrumented: ${missing.join(", ")}`,
-      );
-  }
+  const guard = (code: string): void => void guardProbe(code);
 
   /** Runs `probe` and, at the same time, a normal run that must still complete. */
   async function probeBesideNormalRun(probe: string): Promise<ExecutionOutcome> {

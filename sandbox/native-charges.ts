@@ -1,16 +1,35 @@
 /**
- * Charges the engine's step budget for built-ins whose native work grows with their data. The
- * engine counts one step per call, and calls its interrupt handler only every ~10,000 steps: one
- * `'x'.repeat(1e5)` is one step and ~0.8 ms, so a loop of them held the shared worker for hours
- * on the default budget, and a memory fill for many seconds. Each wrapped built-in reports the
- * size of what it produced or scanned; the runner turns that into interrupt-budget units
- * (`__cm$charge`), and once the run's budget is spent the charge throws and the next step check
- * ends the run as the step budget would.
+ * Charges the run's budget for built-ins whose native work grows with their data, in both
+ * sandboxes. Each counts too little of it on its own:
  *
- * Evaluated inside the engine by the guest harness, before any user code exists. The wrappers
- * keep each method's name, length and property attributes; what they cost per call is a few
- * engine steps.
+ * - The shared worker's engine counts one step per call, and calls its interrupt handler only
+ *   every ~10,000 steps: one `'x'.repeat(1e5)` is one step and ~0.8 ms, so a loop of them held
+ *   the shared worker for hours on the default budget, and a memory fill for many seconds.
+ * - The per-run V8 isolate's operation budget counts the program's loop iterations and calls
+ *   (sandbox/runtime.ts), two a turn of `while (true) a.set(b)`: with a 16 MiB copy of ~3 ms a
+ *   turn, that loop held its runner until the runner's watchdog replaced it (10 s), ending every
+ *   other run on it (issue #28, e2e runaway).
+ *
+ * Each wrapped built-in reports the size of what it produced or scanned, and that is charged in
+ * interrupts' worth (one per {@link UNITS_PER_INTERRUPT} units): the engine's runner adds them to its interrupt count (`__cm$charge`), and
+ * once the run's budget is spent the charge throws and the next step check ends the run as the
+ * step budget would; the V8 harness adds {@link OPERATIONS_PER_INTERRUPT} operations for each,
+ * and the program's next counted operation ends the run.
+ *
+ * Evaluated inside the sandbox by its harness, after the run's extensions are installed and
+ * before any user code exists. The wrappers keep each method's name, length and property
+ * attributes; what they cost per call is a few steps.
  */
+
+/**
+ * Operations one interrupt unit of native work is worth in the V8 isolate's budget: as the
+ * shared worker maps the same budget (10,000 engine steps an interrupt, 4 steps an operation;
+ * src/executor/shared-worker/shared-worker-executor.ts), so a program's native work costs it
+ * the same share of `maxOperations` on either executor. The default budget (20 million) then
+ * allows ~8,000 interrupts' worth a run (~130 million characters, ~2 GiB of typed-array copies:
+ * about a second of native work), instead of no bound at all.
+ */
+export const OPERATIONS_PER_INTERRUPT = 2_500;
 
 /** Units (characters or elements) worth one interrupt-handler call: see {@link installCharges}. */
 export const UNITS_PER_INTERRUPT = 16_384;

@@ -24,6 +24,25 @@ export const COLLECT_EVERY_REQUESTS = 1_000;
 /** V8's `gc` as `--expose-gc` installs it; read once, when this module loads. */
 const exposedGc: unknown = (globalThis as { gc?: unknown }).gc;
 
+/**
+ * V8's memory-reducing full collection (`flavor: "last-resort"`, what V8 itself runs before it
+ * gives up on an allocation): besides the garbage, it gives the heap's freed and pooled pages
+ * back to the system. A plain full collection frees the garbage but keeps those pages: under the
+ * soak's mix with 2 busy processes, the host's V8 pages went 24 → 93 MiB resident in 5 minutes
+ * with a plain one every 1,000 requests, while V8 counted 46 MB committed. A V8 too old for the
+ * options object refuses it; a plain collection is then the next best.
+ */
+export const REDUCING_COLLECTION = { type: "major", execution: "sync", flavor: "last-resort" };
+
+/** One memory-reducing collection, or a plain one where V8 refuses the options. */
+function collectReducingMemory(collect: (options?: object) => void): void {
+  try {
+    collect(REDUCING_COLLECTION);
+  } catch {
+    collect();
+  }
+}
+
 /** Counts requests and collects after every `every`-th one. */
 export interface HostCollection {
   /** Whether collections run here (the runtime exposes `gc`). */
@@ -46,7 +65,7 @@ export function hostCollection(
   every: number = COLLECT_EVERY_REQUESTS,
   gc: unknown = exposedGc,
 ): HostCollection {
-  const collect = typeof gc === "function" ? (gc as () => void) : undefined;
+  const collect = typeof gc === "function" ? (gc as (options?: object) => void) : undefined;
   let requests = 0;
   let collections = 0;
   return {
@@ -61,7 +80,7 @@ export function hostCollection(
       ctx.waitUntil(
         new Promise<void>((resolve) =>
           setTimeout(() => {
-            collect();
+            collectReducingMemory(collect);
             collections++;
             resolve();
           }, 0),

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { COLLECTIONS_HEADER } from "../../../src/app/create-worker";
-import { hostCollection } from "../../../src/app/host-collection";
+import { REDUCING_COLLECTION, hostCollection } from "../../../src/app/host-collection";
 import { entry } from "./helpers";
 
 /** A request context that keeps what it was asked to wait for. */
@@ -16,9 +16,13 @@ function context() {
 }
 
 describe("the host's own collections", () => {
-  it("collects after every N-th request, after the request's turn", async () => {
+  it("collects after every N-th request, after the request's turn, reducing memory", async () => {
     let calls = 0;
-    const collection = hostCollection(3, () => calls++);
+    const asked: unknown[] = [];
+    const collection = hostCollection(3, (options: unknown) => {
+      calls++;
+      asked.push(options);
+    });
     const ctx = context();
     for (let i = 0; i < 7; i++) collection.afterRequest(ctx);
     // Scheduled, not run inside the request that reached the count.
@@ -28,6 +32,23 @@ describe("the host's own collections", () => {
       calls: 2,
       collections: 2,
       enabled: true,
+    });
+    // The memory-reducing flavor: a plain full collection keeps the freed pages resident.
+    expect(asked).toEqual([REDUCING_COLLECTION, REDUCING_COLLECTION]);
+  });
+
+  it("falls back to a plain collection where V8 refuses the options", async () => {
+    const asked: unknown[] = [];
+    const collection = hostCollection(1, (options: unknown) => {
+      asked.push(options);
+      if (options !== undefined) throw new TypeError("Invalid argument");
+    });
+    const ctx = context();
+    collection.afterRequest(ctx);
+    await Promise.all(ctx.tasks);
+    expect({ asked, collections: collection.collections }).toEqual({
+      asked: [REDUCING_COLLECTION, undefined],
+      collections: 1,
     });
   });
 

@@ -54,7 +54,7 @@ export const HOST_FLAGS = ["--max-semi-space-size=2"];
 
 /**
  * A host flag only when its sandboxes run in runner processes: V8's `gc` function, which the
- * host Worker calls after every 1,000 requests (src/app/host-collection.ts) so that memory only a
+ * host Worker calls after every 250 requests (src/app/host-collection.ts) so that memory only a
  * full collection gives back is given back. Flags reach every isolate of the process: with no
  * runners, sandbox programs run in the host itself and would get `gc` too (a program could then
  * stall the host at will), so it is never set there.

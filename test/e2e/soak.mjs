@@ -14,11 +14,11 @@
 // calls, CI's 1,500-call soak saw that growth (8–10.4 %) and failed now and then; from 750: −1.5
 // to 6.4 % in the first four runs.
 //
-// The full soak does not pass reliably yet (docs/local-runtime.md, "Memory over time"): the host
-// workerd's resident memory keeps rising for 25,000 calls of this mix or more (12,000 + 18,000
-// calls, 2026-12-05: 156 MiB after 2,000 calls, 223 after 12,000, 283 after 18,000, 298–307 at
-// 24,000–26,000, 275–289 after; in another run 269 → 380 from 12,000 to 30,000). The runners'
-// retirements are spread, so they no longer swing the sum together.
+// The full soak does not pass yet (docs/local-runtime.md, "Memory over time"): the host workerd's
+// native memory keeps rising slowly under this mix. With the host's own memory-reducing
+// collections every 250 requests (src/app/host-collection.ts), 2026-12-05: +13.0 % (846 → 956
+// MiB; host +59, supervisor +19, runners +16), against +23.8 % (host +166) before them. The
+// runners' retirements are spread, so they no longer swing the sum together.
 import { withServerUnderLoad } from "./busy-load.mjs";
 import { connect, timedCall } from "./load-clients.mjs";
 import { EXECUTE, SEARCH } from "./programs.mjs";

@@ -16,8 +16,8 @@
 //
 // The full soak does not pass yet (docs/local-runtime.md, "Memory over time"): the host workerd's
 // native memory keeps rising slowly under this mix. With the host's own memory-reducing
-// collections every 250 requests (src/app/host-collection.ts), 2026-12-05: +13.0 % (846 → 956
-// MiB; host +59, supervisor +19, runners +16), against +23.8 % (host +166) before them. The
+// collections every 250 requests (src/app/host-collection.ts), 2026-12-05: +13.0 % and +14.5 %
+// (host +59 and +85 MiB, supervisor +19 and +18), against +23.8 % (host +166) before them. The
 // runners' retirements are spread, so they no longer swing the sum together.
 import { withServerUnderLoad } from "./busy-load.mjs";
 import { connect, timedCall } from "./load-clients.mjs";

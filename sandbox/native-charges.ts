@@ -11,10 +11,11 @@
  *   other run on it (issue #28, e2e runaway).
  *
  * Each wrapped built-in reports the size of what it produced or scanned, and that is charged in
- * interrupts' worth (one per {@link UNITS_PER_INTERRUPT} units): the engine's runner adds them to its interrupt count (`__cm$charge`), and
- * once the run's budget is spent the charge throws and the next step check ends the run as the
- * step budget would; the V8 harness adds {@link OPERATIONS_PER_INTERRUPT} operations for each,
- * and the program's next counted operation ends the run.
+ * interrupts' worth (one per {@link UNITS_PER_INTERRUPT} units): the engine's runner adds them
+ * to its interrupt count (`__cm$charge`), and once the run's budget is spent the charge throws
+ * and the next step check ends the run as the step budget would; the V8 harness adds
+ * {@link OPERATIONS_PER_INTERRUPT} operations for each, and the program's next counted
+ * operation ends the run.
  *
  * Evaluated inside the sandbox by its harness, after the run's extensions are installed and
  * before any user code exists. The wrappers keep each method's name, length and property
@@ -33,6 +34,8 @@ export const OPERATIONS_PER_INTERRUPT = 2_500;
 
 /** Units (characters or elements) worth one interrupt-handler call: see {@link installCharges}. */
 export const UNITS_PER_INTERRUPT = 16_384;
+/** The most units one call is charged: above any real length (arrays stop at 2³² − 1). */
+const MAX_UNITS_PER_CALL = 2 ** 32;
 
 type Method = (this: unknown, ...args: unknown[]) => unknown;
 /** How many units one call touched, from its receiver, result and arguments. */
@@ -85,7 +88,11 @@ const typedSource: Units = (_self, _result, args) =>
 export function installCharges(charge: (interrupts: number) => void): void {
   let pending = 0;
   const pay = (units: number): void => {
-    pending += units;
+    // A size can come from the program (a Proxy's `length`): only a positive number counts, at
+    // most MAX_UNITS_PER_CALL. NaN kept in `pending` stopped every later charge, and in the V8
+    // isolate made its operation count NaN, which never passes the budget again.
+    if (!(units > 0)) return;
+    pending += units < MAX_UNITS_PER_CALL ? units : MAX_UNITS_PER_CALL;
     if (pending < UNITS_PER_INTERRUPT) return;
     const interrupts = floor(pending / UNITS_PER_INTERRUPT);
     pending -= interrupts * UNITS_PER_INTERRUPT;

@@ -100,6 +100,8 @@ function exhaustedMessage(): string {
  * @param operations - what the work is worth
  */
 export function chargeNative(operations: number): void {
+  // `used` must stay a number that can pass the budget: a NaN here would disable `t()`.
+  if (!(operations > 0)) return;
   used += operations;
   native += operations;
 }

@@ -61,6 +61,26 @@ describeExecutors((Executor, kind) => {
       HELD_MS,
     );
 
+    // A size the program controls (a Proxy's `length`) must not poison the charge: NaN made
+    // the V8 isolate's count NaN, so no later operation ever passed the budget; −Infinity
+    // stopped every later charge. Bounded probes: before the fix they ended `ok`, not hung.
+    it.each([
+      ["NaN", "for (let i = 0; i < 1e6; i++) {}"],
+      [
+        "-Infinity",
+        "const a = new Uint8Array(16 * 1024 * 1024); const b = new Uint8Array(a.length); for (let i = 0; i < 20; i++) a.set(b)",
+      ],
+    ])("keeps charging after a Proxy reports its length as %s", async (length, rest) => {
+      const outcome = await executor.execute({
+        code: guardProbe(
+          `const p = new Proxy([], { get: (t, k) => (k === "length" ? ${length} : Reflect.get(t, k)) }); new Uint8Array(1).set(p); [].concat.call(p); ${rest}; return "done"`,
+        ),
+        limits: { maxOperations: 100_000 },
+      });
+      expect(outcome).toMatchObject({ status: "limit", error: { name: "LimitError" } });
+      await alive();
+    });
+
     it("says the built-ins spent the budget, when they did", async () => {
       const outcome = await executor.execute({
         code: guardProbe(

@@ -10,8 +10,8 @@
  * only a full collection gives back: native memory held by the wrappers of finished requests,
  * streams and RPC results, which V8 counts as small and so collects late, and the heap pages
  * of objects that lived past a young collection. Measured under the soak's mix (concurrency 4,
- * demo, 3 runners): without it the host went 104 → 250 MiB over 6,000 calls and kept rising;
- * collecting every 1,000 requests it held at 179–199 MiB from 12,000 to 24,000 calls.
+ * demo, 3 runners, idle machine): without it the host went 182 → 286 MiB from 2,000 to 24,000
+ * calls; with a plain collection every 1,000 requests, 190 → 226.
  *
  * Every 250 requests: in the full e2e soak (2,000 + 18,000 calls, 2 busy processes) the host
  * grew +100 MiB after warm-up with a collection every 1,000 requests and +59 MiB every 250.
@@ -31,9 +31,10 @@ const exposedGc: unknown = (globalThis as { gc?: unknown }).gc;
  * V8's memory-reducing full collection (`flavor: "last-resort"`, what V8 itself runs before it
  * gives up on an allocation): besides the garbage, it gives the heap's freed and pooled pages
  * back to the system. A plain full collection frees the garbage but keeps those pages: under the
- * soak's mix with 2 busy processes, the host's V8 pages went 24 → 93 MiB resident in 5 minutes
- * with a plain one every 1,000 requests, while V8 counted 46 MB committed. A V8 too old for the
- * options object refuses it; a plain collection is then the next best.
+ * soak's mix with 2 busy processes, after 12,000–14,000 calls with a collection every 1,000
+ * requests, the host held ~238 MiB with plain ones and ~201 with these (V8's committed heap
+ * 46 → 33 MB). A V8 too old for the options object refuses it; a plain collection is then the
+ * next best.
  */
 export const REDUCING_COLLECTION = { type: "major", execution: "sync", flavor: "last-resort" };
 

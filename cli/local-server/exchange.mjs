@@ -17,8 +17,11 @@ const LOST = "Error: Network connection lost.";
  * product's result limits allow; a larger answer streams as it comes).
  */
 const MAX_HELD_ANSWER_BYTES = 4 * 1_048_576;
-/** Request headers describing the body as sent; the front sends it whole, with its length. */
-const BODY_FRAMING = new Set(["content-length", "transfer-encoding"]);
+/**
+ * Request headers the front sets itself: the body's framing (it sends the body whole, with its
+ * length) and the client's address.
+ */
+const SET_BY_FRONT = new Set(["content-length", "transfer-encoding", "cf-connecting-ip"]);
 /**
  * Errors of a kept-alive connection the runtime closed as the request went out on it: workerd
  * closes a connection idle for 5 s, and a request sent at that moment meets a reset or a closed
@@ -89,10 +92,15 @@ export class Exchange {
     const headers = [];
     const raw = req.rawHeaders;
     for (let i = 0; i + 1 < raw.length; i += 2)
-      if (!BODY_FRAMING.has(String(raw[i]).toLowerCase()))
+      if (!SET_BY_FRONT.has(String(raw[i]).toLowerCase()))
         headers.push(String(raw[i]), String(raw[i + 1]));
     if (body.length > 0 || !["GET", "HEAD"].includes(req.method ?? "GET"))
       headers.push("Content-Length", String(body.length));
+    // The client's address, as Cloudflare's edge sets it (replacing any the client sent): the
+    // consent page's attempt limit counts guesses per address (src/app/oauth/attempt-limiter.ts).
+    // A client's own header used to reach the Worker, so it could choose its count's key.
+    const address = clientAddress(req.socket.remoteAddress);
+    if (address) headers.push("CF-Connecting-IP", address);
     // A client that goes away stops its request in the runtime too.
     this.#res.on("close", () => {
       if (!this.#ended) {
@@ -244,4 +252,13 @@ export class Exchange {
     });
     answer.on("error", () => this.#lost());
   }
+}
+
+/**
+ * A socket's remote address as Cloudflare writes it: an IPv4 client on a dual-stack socket
+ * (`::ffff:127.0.0.1`) as plain IPv4.
+ * @param {string | undefined} address
+ */
+export function clientAddress(address) {
+  return address?.startsWith("::ffff:") && address.includes(".") ? address.slice(7) : address;
 }

@@ -39,6 +39,8 @@ const { Miniflare, Log, LogLevel, convertV4MiniflareOptions } = await import(
  * @property {Record<string, unknown>} options - Miniflare (V4-style) options, plain data
  * @property {{ worker: string, entrypoint: string } | undefined} [rpc] - the entrypoint whose
  *   direct socket this runtime reports as `rpcUrl` (runners)
+ * @property {{ worker: string } | undefined} [direct] - the Worker whose direct socket (its
+ *   default entrypoint, not Miniflare's entry Worker) this runtime reports as its `url` (the host)
  * @property {boolean} [logRequests] - print a line per request (`LOG_REQUESTS=1`, the host only).
  *   Off by default: Miniflare logs each request through a loopback request from workerd to this
  *   process and on to the supervisor, ~1 ms of CPU over three processes per request (2026-12-05:
@@ -167,7 +169,9 @@ function start(id, message) {
       const rpcUrl = message.rpc
         ? (await mf.unsafeGetDirectURL(message.rpc.worker, message.rpc.entrypoint)).href
         : undefined;
-      if (!runtime.ended) send({ id, ready: { url: url.href, rpcUrl, pid: runtime.workerd?.pid } });
+      const served = message.direct ? await mf.unsafeGetDirectURL(message.direct.worker) : url;
+      if (!runtime.ended)
+        send({ id, ready: { url: served.href, rpcUrl, pid: runtime.workerd?.pid } });
     } catch (error) {
       process.env.MINIFLARE_WORKERD_V8_FLAGS = serverFlags;
       capture = undefined;

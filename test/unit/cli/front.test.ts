@@ -8,6 +8,7 @@
 import { createServer, request, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import { clientAddress } from "../../../cli/local-server/exchange.mjs";
 import { createFront } from "../../../cli/local-server/front.mjs";
 
 const servers: Server[] = [];
@@ -93,6 +94,27 @@ describe("the local server's front", () => {
     expect(answer).toMatchObject({ status: 200, text: JSON.stringify({ got: CALL.length }) });
     expect(answer.headers["x-echo"]).toBe("kept");
     expect(seen).toEqual([CALL]);
+  });
+
+  it("tells the runtime the client's address in CF-Connecting-IP, replacing one the client sent", async () => {
+    const { port } = await setUp((req, _body, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ address: req.headers["cf-connecting-ip"] }));
+    });
+    // A client choosing its own address would choose the key of the consent page's attempt
+    // limit (src/app/oauth/attempt-limiter.ts).
+    const forged = await send(port, CALL, { headers: { "cf-connecting-ip": "203.0.113.9" } });
+    expect(JSON.parse(forged.text)).toEqual({ address: "127.0.0.1" });
+    const plain = await send(port, CALL);
+    expect(JSON.parse(plain.text)).toEqual({ address: "127.0.0.1" });
+  });
+
+  it("writes a client's address as Cloudflare does: IPv4 plain, IPv6 as it is", () => {
+    expect(clientAddress("::ffff:192.0.2.7")).toBe("192.0.2.7");
+    expect(clientAddress("127.0.0.1")).toBe("127.0.0.1");
+    expect(clientAddress("::1")).toBe("::1");
+    expect(clientAddress("2001:db8::ffff:1")).toBe("2001:db8::ffff:1");
+    expect(clientAddress(undefined)).toBeUndefined();
   });
 
   it("answers 413 for a body over the limit; the runtime never sees it", async () => {

@@ -179,6 +179,7 @@ export async function serve({ label, product, env, persist, log, progress, clean
     port: Number(port),
     runners: runners.count,
     maxRunsPerRunner: maxRuns.runs,
+    logRequests: logRequests.on,
     host: (addresses) =>
       hostMessage({
         configFile: WORKER_CONFIG,
@@ -186,7 +187,6 @@ export async function serve({ label, product, env, persist, log, progress, clean
         bindings,
         persist,
         runners: addresses,
-        logRequests: logRequests.on,
       }),
     runner: (rpcPort) =>
       runnerMessage({

@@ -10,7 +10,7 @@
  * and back (exchange.mjs), upgrades piped byte for byte (below), and the list of requests in
  * flight that a swap cuts off.
  */
-import { Agent, createServer } from "node:http";
+import { Agent, STATUS_CODES, createServer } from "node:http";
 import { connect } from "node:net";
 import { cutOffMessage, replyCutOff } from "./cut-off-reply.mjs";
 import { Exchange } from "./exchange.mjs";
@@ -40,6 +40,8 @@ const HEADERS_TIMEOUT_MS = 10_000;
  * @param {(reason: string) => string} [options.message] - text for cut-off requests
  * @param {number} [options.maxBodyBytes] - default {@link MAX_BODY_BYTES}
  * @param {number} [options.bodyTimeoutMs] - default {@link BODY_TIMEOUT_MS}
+ * @param {(line: string) => void} [options.logRequest] - given a line per request once its
+ *   answer has ended (`LOG_REQUESTS`)
  */
 export function createFront({
   target,
@@ -47,6 +49,7 @@ export function createFront({
   message = cutOffMessage,
   maxBodyBytes = MAX_BODY_BYTES,
   bodyTimeoutMs = BODY_TIMEOUT_MS,
+  logRequest,
 }) {
   /** @type {Set<InFlight>} */
   const inFlight = new Set();
@@ -62,6 +65,7 @@ export function createFront({
 
   // No Nagle delay on either side: requests and answers are small and latency is what counts.
   const server = createServer({ noDelay: true }, async (req, res) => {
+    if (logRequest) logWhenEnded(req, res, logRequest);
     const read = await readBody(req, maxBodyBytes, bodyTimeoutMs);
     if ("gone" in read) return;
     if ("refused" in read) return refuseBody(res, read.refused, { maxBodyBytes, bodyTimeoutMs });
@@ -97,6 +101,25 @@ export function createFront({
     /** How many requests are being served. */
     inFlightCount: () => inFlight.size,
   };
+}
+
+/**
+ * Gives `log` a line for the request once its answer has ended, as `wrangler dev` prints it:
+ * `POST /mcp 200 OK (12ms)`. The path without its query, which may carry a token; an answer the
+ * client did not wait for says so.
+ * @param {import("node:http").IncomingMessage} req
+ * @param {import("node:http").ServerResponse} res
+ * @param {(line: string) => void} log
+ */
+function logWhenEnded(req, res, log) {
+  const started = performance.now();
+  res.once("close", () => {
+    const path = (req.url ?? "/").split("?")[0];
+    const status = `${res.statusCode} ${STATUS_CODES[res.statusCode] ?? ""}`.trim();
+    const ms = Math.round(performance.now() - started);
+    const gone = res.writableFinished ? "" : "; the client went away before its end";
+    log(`${req.method} ${path} ${status} (${ms}ms${gone})`);
+  });
 }
 
 /**

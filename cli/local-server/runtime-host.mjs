@@ -41,10 +41,6 @@ const { Miniflare, Log, LogLevel, convertV4MiniflareOptions } = await import(
  *   direct socket this runtime reports as `rpcUrl` (runners)
  * @property {{ worker: string } | undefined} [direct] - the Worker whose direct socket (its
  *   default entrypoint, not Miniflare's entry Worker) this runtime reports as its `url` (the host)
- * @property {boolean} [logRequests] - print a line per request (`LOG_REQUESTS=1`, the host only).
- *   Off by default: Miniflare logs each request through a loopback request from workerd to this
- *   process and on to the supervisor, ~1 ms of CPU over three processes per request (2026-12-05:
- *   a `ping` through the public port took 2.5 ms at p50 with the lines, 1.4 ms without)
  * @property {string[]} [v8Flags] - V8 flags for this runtime's workerd only, after the server's
  *   own (a flag the user set in MINIFLARE_WORKERD_V8_FLAGS keeps the user's value)
  */
@@ -153,7 +149,9 @@ function start(id, message) {
           ...message.options,
           ...(inspectorPort === undefined ? {} : { inspectorPort }),
           log,
-          logRequests: message.logRequests === true,
+          // Request lines (LOG_REQUESTS) are the front's: Miniflare's come from its entry
+          // Worker, which requests no longer pass, each by a loopback request to this process.
+          logRequests: false,
           handleStructuredLogs: (/** @type {{ message: string }} */ { message: text }) =>
             line(text),
           unsafeHandleRuntimeRestart: () => {

@@ -108,6 +108,7 @@ const describe = (runtime) => `${runtime.name} (workerd pid ${runtime.pid}, port
  * @param {(line: string) => void} [options.log]
  * @param {string} [options.label] - message prefix ("npm start", "code-mode-mcp")
  * @param {{ maxBodyBytes?: number, bodyTimeoutMs?: number }} [options.front] - the front's limits
+ * @param {boolean} [options.logRequests] - a line per request from the front (`LOG_REQUESTS`)
  * @param {number} [options.maxRunsPerRunner] - runs after which a runner is retired and a fresh
  *   one started (runner-retirement.mjs); 0 never. Default {@link DEFAULT_MAX_RUNS}.
  * @returns {Promise<void>}
@@ -122,6 +123,7 @@ export async function supervise({
   log = console.log,
   label = "npm start",
   front: frontLimits = {},
+  logRequests = false,
   maxRunsPerRunner = DEFAULT_MAX_RUNS,
 }) {
   let count = 0;
@@ -324,6 +326,7 @@ export async function supervise({
 
   const front = createFront({
     ...frontLimits,
+    ...(logRequests ? { logRequest: log } : {}),
     onLost: (runtime) => void replace(runtime, "it crashed"),
     target: async () => {
       while (!state.stopping) {

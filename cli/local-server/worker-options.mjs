@@ -58,18 +58,15 @@ export function logRequestsSetting(setting) {
  * @param {Record<string, string>} options.bindings - settings and vars (strings)
  * @param {string} options.persist - the local data folder (`--persist-to` of wrangler dev)
  * @param {string[]} options.runners - the runners' RPC addresses (host:port)
- * @param {boolean} [options.logRequests] - a line per request (`LOG_REQUESTS`)
  * @returns {import("./runtime-host.mjs").RuntimeMessage}
  */
-export function hostMessage({ configFile, config, bindings, persist, runners, logRequests }) {
+export function hostMessage({ configFile, config, bindings, persist, runners }) {
   const sqlite = new Set(
     (config.migrations ?? []).flatMap((/** @type {any} */ m) => m.new_sqlite_classes ?? []),
   );
-  const direct = logRequests !== true;
   return {
     v8Flags: hostFlags(runners.length),
-    logRequests: logRequests === true,
-    ...(direct ? { direct: { worker: config.name } } : {}),
+    direct: { worker: config.name },
     options: {
       host: "127.0.0.1",
       port: 0,
@@ -100,12 +97,12 @@ export function hostMessage({ configFile, config, bindings, persist, runners, lo
               { className: b.class_name, useSQLite: sqlite.has(b.class_name) },
             ]),
           ),
-          // The front sends requests here, straight to the Worker: Miniflare's own port goes
+          // The front sends requests here, straight to the Worker. Miniflare's own port goes
           // through its entry Worker first (routing, the `cf` object, pretty errors, request
-          // lines), a second isolate per request that cost ~0.35 ms of latency and ~0.3 ms of the
-          // host's CPU per `ping` (2026-12-05). With LOG_REQUESTS the entry Worker writes the
-          // lines, so then requests go through it as before.
-          ...(direct ? { unsafeDirectSockets: [{ host: "127.0.0.1", port: 0 }] } : {}),
+          // lines): a second isolate per request that cost ~0.35 ms of latency and ~0.3 ms of
+          // the host's CPU per `ping`, and whose share of each request was the native memory
+          // the host gained over a long soak (docs/local-runtime.md, "Memory over time").
+          unsafeDirectSockets: [{ host: "127.0.0.1", port: 0 }],
           serviceBindings: Object.fromEntries(
             runners.map((address, i) => [
               `SANDBOX_RUNNER_${i + 1}`,

@@ -14,11 +14,12 @@
 // calls, CI's 1,500-call soak saw that growth (8–10.4 %) and failed now and then; from 750: −1.5
 // to 6.4 % in the first four runs.
 //
-// The full soak does not pass yet (docs/local-runtime.md, "Memory over time"): the host workerd's
-// native memory keeps rising slowly under this mix. With the host's own memory-reducing
-// collections every 250 requests (src/app/host-collection.ts), 2026-12-05: +13.0 % and +14.5 %
-// (host +59 and +85 MiB, supervisor +19 and +18), against +23.8 % (host +166) before them. The
-// runners' retirements are spread, so they no longer swing the sum together.
+// The full soak passes since the front sends to the host Worker's direct socket, past
+// Miniflare's entry Worker (docs/local-runtime.md, "Memory over time"): 2026-12-05, two runs,
+// +5.1 % and +7.4 % (the host workerd +5 MiB in each), against +13.0 % and +14.5 % (host +59
+// and +85 MiB) the same day through the entry Worker, with the host's own collections, and
+// +23.8 % (host +166) without them. The runners' retirements are spread, so they no longer
+// swing the sum together.
 import { withServerUnderLoad } from "./busy-load.mjs";
 import { connect, timedCall } from "./load-clients.mjs";
 import { EXECUTE, SEARCH } from "./programs.mjs";

@@ -29,7 +29,11 @@ async function listen(server: Server): Promise<number> {
 /** A runtime stand-in and a front before it; `seen` holds the bodies the runtime received. */
 async function setUp(
   handler: (req: IncomingMessage, body: string, res: import("node:http").ServerResponse) => void,
-  limits: { maxBodyBytes?: number; bodyTimeoutMs?: number } = {},
+  limits: {
+    maxBodyBytes?: number;
+    bodyTimeoutMs?: number;
+    logRequest?: (line: string) => void;
+  } = {},
 ) {
   const seen: string[] = [];
   const runtimePort = await listen(
@@ -115,6 +119,32 @@ describe("the local server's front", () => {
     expect(clientAddress("::1")).toBe("::1");
     expect(clientAddress("2001:db8::ffff:1")).toBe("2001:db8::ffff:1");
     expect(clientAddress(undefined)).toBeUndefined();
+  });
+
+  it("logs a line per request when asked (LOG_REQUESTS): method, path without its query, status, time", async () => {
+    const lines: string[] = [];
+    const { port } = await setUp(
+      (_req, _body, res) => {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end("{}");
+      },
+      { maxBodyBytes: 1_000, logRequest: (line) => lines.push(line) },
+    );
+    await send(port, CALL);
+    await new Promise<void>((resolve, reject) =>
+      request({ host: "127.0.0.1", port, method: "GET", path: "/mcp?token=s3cret" }, (res) =>
+        res.resume().on("end", resolve),
+      )
+        .on("error", reject)
+        .end(),
+    );
+    await send(port, "x".repeat(5_000));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatch(/^POST \/mcp 200 OK \(\d+ms\)$/);
+    expect(lines[1]).toMatch(/^GET \/mcp 200 OK \(\d+ms\)$/);
+    expect(lines[2]).toMatch(/^POST \/mcp 413 Payload Too Large \(\d+ms\)$/);
+    expect(lines.join("\n")).not.toContain("s3cret");
   });
 
   it("answers 413 for a body over the limit; the runtime never sees it", async () => {

@@ -46,8 +46,30 @@ function buildServer() {
     }
     return { content: [{ type: "text", text: `counted ${n}` }] };
   });
+  server.tool("gated", async (extra) => {
+    await extra.sendNotification({
+      method: "notifications/progress",
+      params: { progressToken: "g", progress: 1 },
+    });
+    await gate.promise;
+    await extra.sendNotification({
+      method: "notifications/progress",
+      params: { progressToken: "g", progress: 2 },
+    });
+    return { content: [{ type: "text", text: "through the gate" }] };
+  });
   return server;
 }
+
+/** A promise and its resolve (the pool's TypeScript target has no Promise.withResolvers). */
+function opening() {
+  let resolve = () => {};
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+/** Holds the `gated` tool between its two progress events until a test opens it. */
+let gate = opening();
 
 async function clientFor(fetch: (request: Request) => Promise<Response>, elicitation = false) {
   const client = new Client(
@@ -159,6 +181,59 @@ describe("createLegacyMcpHandler", () => {
     expect(rest.at(-1)).toMatchObject({ id: 7, result: { content: [{ text: "counted 5" }] } });
     expect([...(await events.list({ prefix: "mcp:event:" })).keys()]).toEqual([]);
   });
+
+  it("per request: a resume that comes while the tool still runs in the other server gets the rest as it comes", async () => {
+    gate = opening();
+    let record: SessionRecord | undefined;
+    const storage = { get: () => record, set: (value: SessionRecord) => void (record = value) };
+    const events = memoryStorage();
+    const handle = (request: Request) =>
+      createLegacyMcpHandler(buildServer(), {
+        storage,
+        eventStore: new DurableObjectEventStore(events),
+      }).fetch(request);
+    const { client } = await clientFor(handle);
+    await client.close();
+    const headers = {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-session-id": record!.sessionId,
+      "mcp-protocol-version": "2025-11-25",
+    };
+    const post = await handle(
+      new Request(URL_LOCAL, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 9,
+          method: "tools/call",
+          params: { name: "gated", arguments: {} },
+        }),
+      }),
+    );
+    const reader = new SseReader(post.body!);
+    let lastId: string | undefined;
+    for (;;) {
+      const frame = (await reader.next())!;
+      lastId = frame.id ?? lastId;
+      if (messageOf(frame) !== undefined) break;
+    }
+    await reader.disconnect();
+    // The resume reaches a fresh server while the tool waits in the first one: before, its
+    // stream replayed what was stored and then waited forever (the SDK waits for live events).
+    const resumed = await handle(
+      new Request(URL_LOCAL, { headers: { ...headers, "last-event-id": lastId! } }),
+    );
+    expect(resumed.status).toBe(200);
+    gate.resolve();
+    const rest = (await new SseReader(resumed.body!).rest()).map(messageOf).filter(Boolean);
+    expect(rest.map((message) => message!.params?.progress ?? message!.result)).toEqual([
+      2,
+      { content: [{ type: "text", text: "through the gate" }] },
+    ]);
+    expect([...(await events.list({ prefix: "mcp:event:" })).keys()]).toEqual([]);
+  }, 10_000);
 
   it("serves only its route and applies the Origin guard", async () => {
     const handler: LegacyMcpHandler = createLegacyMcpHandler(buildServer(), { route: "/legacy" });

@@ -26,6 +26,7 @@ import {
 import { CLIENT_CLOSED_REQUEST, refuseBeforeSession } from "./request-checks";
 import { chainOnError, sdkTransportFor, type SdkTransport } from "./sdk-transport";
 import { dropLateSends } from "./late-sends";
+import { followStoredStream } from "./stream-follower";
 import { releaseResumedStream } from "./stream-takeover";
 import { findSessionRecord, issueSessionId, replayInitialize } from "./session-restore";
 import { watchSseResponse } from "./sse-close-watcher";
@@ -167,7 +168,10 @@ export class WorkerTransport {
     const transport = this.#transport!;
     if (!isPost) {
       await releaseResumedStream(request, transport, this.#options.eventStore);
-      return this.#watch(await transport.handleRequest(request, auth));
+      const resumed = await transport.handleRequest(request, auth);
+      // A resumed stream whose request runs in another server reads its events from the store.
+      await followStoredStream(request, transport as never, this.#options.eventStore, resumed);
+      return this.#watch(resumed);
     }
     if (initialize !== undefined) this.#pendingInitialize = initialize;
     const { body, aliased } = aliasReusedIds(parsed, transport as AliasingTransport);

@@ -9,8 +9,6 @@
 import { request } from "node:http";
 import { jsonRpcIds, replyCutOff } from "./cut-off-reply.mjs";
 
-// What a runtime's HTTP stack answers (HTTP 500, text/plain) for a request whose Worker died.
-const LOST = "Error: Network connection lost.";
 /**
  * An answer that is not an event stream is held whole up to this size before it goes out, so a
  * runtime lost mid-answer still gets the client a clear 503 (4 MiB: above every JSON answer the
@@ -43,7 +41,6 @@ export class Exchange {
   #body;
   #inFlight;
   #message;
-  #onLost;
   /** @type {import("node:http").ClientRequest | undefined} */
   #upstream;
   #ended = false;
@@ -57,15 +54,13 @@ export class Exchange {
    * @param {Runtime} options.runtime - the runtime that serves it
    * @param {Set<InFlight>} options.inFlight - the front's requests in flight
    * @param {(reason: string) => string} options.message - text for a cut-off request
-   * @param {(runtime: Runtime) => void} options.onLost - the runtime reported its Worker gone
    */
-  constructor({ res, body, runtime, inFlight, message, onLost }) {
+  constructor({ res, body, runtime, inFlight, message }) {
     this.runtime = runtime;
     this.#res = res;
     this.#body = body;
     this.#inFlight = inFlight;
     this.#message = message;
-    this.#onLost = onLost;
     inFlight.add(this);
   }
 
@@ -227,16 +222,6 @@ export class Exchange {
     // On `end` (the whole answer is here), a turn before `close`.
     answer.on("end", () => {
       if (this.#ended) return;
-      // Maybe the runtime's own answer for a request whose Worker died: a clear cut-off instead.
-      if (
-        !streaming &&
-        status >= 500 &&
-        String(answer.headers["content-type"] ?? "").startsWith("text/plain") &&
-        Buffer.concat(held).toString().startsWith(LOST)
-      ) {
-        this.#onLost(this.runtime);
-        return this.cutOff(this.runtime.killedBecause ?? "it crashed");
-      }
       if (streaming) res.end();
       else {
         // Headers and the whole body in one write.

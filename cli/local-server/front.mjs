@@ -35,8 +35,6 @@ const HEADERS_TIMEOUT_MS = 10_000;
  * replacement is being promoted), or null when none will come (stopping).
  * @param {object} options
  * @param {() => Promise<Runtime | null>} options.target
- * @param {(runtime: Runtime) => void} options.onLost - called when the runtime's HTTP stack
- *   reports that its Worker went away under a request
  * @param {(reason: string) => string} [options.message] - text for cut-off requests
  * @param {number} [options.maxBodyBytes] - default {@link MAX_BODY_BYTES}
  * @param {number} [options.bodyTimeoutMs] - default {@link BODY_TIMEOUT_MS}
@@ -45,7 +43,6 @@ const HEADERS_TIMEOUT_MS = 10_000;
  */
 export function createFront({
   target,
-  onLost,
   message = cutOffMessage,
   maxBodyBytes = MAX_BODY_BYTES,
   bodyTimeoutMs = BODY_TIMEOUT_MS,
@@ -71,10 +68,7 @@ export function createFront({
     if ("refused" in read) return refuseBody(res, read.refused, { maxBodyBytes, bodyTimeoutMs });
     const runtime = await target();
     if (!runtime) return replyCutOff(res, [], "the server is stopping");
-    new Exchange({ res, body: read.body, runtime, inFlight, message, onLost }).send(
-      req,
-      agentOf(runtime),
-    );
+    new Exchange({ res, body: read.body, runtime, inFlight, message }).send(req, agentOf(runtime));
   });
   server.headersTimeout = HEADERS_TIMEOUT_MS;
   // Bodies are timed by readBody; answers (event streams) may last as long as they need.

@@ -327,7 +327,6 @@ export async function supervise({
   const front = createFront({
     ...frontLimits,
     ...(logRequests ? { logRequest: log } : {}),
-    onLost: (runtime) => void replace(runtime, "it crashed"),
     target: async () => {
       while (!state.stopping) {
         if (active) return active;

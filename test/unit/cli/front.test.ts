@@ -47,7 +47,7 @@ async function setUp(
     }),
   );
   const runtime = { name: "runtime 1", port: runtimePort, killedBecause: undefined } as never;
-  const front = createFront({ target: async () => runtime, onLost: () => {}, ...limits });
+  const front = createFront({ target: async () => runtime, ...limits });
   const port = await listen(front.server);
   return { port, seen, front, runtime };
 }
@@ -254,9 +254,7 @@ describe("the local server's front", () => {
       }),
     );
     const runtime = { name: "runtime 1", port: runtimePort, killedBecause: undefined } as never;
-    const port = await listen(
-      createFront({ target: async () => runtime, onLost: () => {} }).server,
-    );
+    const port = await listen(createFront({ target: async () => runtime }).server);
     const first = await send(port, CALL);
     const second = await send(port, CALL.replace('"id":7', '"id":8'));
     expect([first.status, second.status]).toEqual([200, 200]);

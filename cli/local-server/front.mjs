@@ -13,7 +13,7 @@
 import { Agent, STATUS_CODES, createServer } from "node:http";
 import { connect } from "node:net";
 import { cutOffMessage, replyCutOff } from "./cut-off-reply.mjs";
-import { Exchange } from "./exchange.mjs";
+import { Exchange, clientAddress } from "./exchange.mjs";
 import { BODY_TIMEOUT_MS, MAX_BODY_BYTES, readBody, refuseBody } from "./request-body.mjs";
 
 // The limits are part of the front's options (their defaults); tests and the e2e scripts read
@@ -118,7 +118,8 @@ function logWhenEnded(req, res, log) {
 
 /**
  * Joins an upgraded connection (WebSocket) to the runtime byte for byte: the request line and
- * headers as they came, then both directions piped; cut off with the runtime.
+ * headers as they came (but the client's address, set here), then both directions piped; cut off
+ * with the runtime.
  * @param {import("node:http").IncomingMessage} req
  * @param {import("node:stream").Duplex} socket - the client's connection
  * @param {Buffer} rest - bytes the client sent after its headers
@@ -129,7 +130,11 @@ function pipeUpgrade(req, socket, rest, runtime, inFlight) {
   const to = connect(runtime.port, "127.0.0.1", () => {
     const lines = [`${req.method} ${req.url} HTTP/${req.httpVersion}`];
     for (let i = 0; i < req.rawHeaders.length; i += 2)
-      lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
+      if (String(req.rawHeaders[i]).toLowerCase() !== "cf-connecting-ip")
+        lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
+    // The client's address, as for every other request (exchange.mjs).
+    const address = clientAddress(req.socket.remoteAddress);
+    if (address) lines.push(`CF-Connecting-IP: ${address}`);
     to.write(lines.join("\r\n") + "\r\n\r\n");
     to.write(rest);
     socket.pipe(to).pipe(socket);

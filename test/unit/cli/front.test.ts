@@ -113,6 +113,44 @@ describe("the local server's front", () => {
     expect(JSON.parse(plain.text)).toEqual({ address: "127.0.0.1" });
   });
 
+  it("pipes an upgrade (WebSocket) both ways, with the client's address set as for any request", async () => {
+    const { port } = await setUp(() => {});
+    const runtime = servers[0]!;
+    const upgraded: import("node:stream").Duplex[] = [];
+    runtime.on("upgrade", (req, socket) => {
+      upgraded.push(socket);
+      socket.write(
+        "HTTP/1.1 101 Switching Protocols\r\nUpgrade: test\r\nConnection: Upgrade\r\n\r\n" +
+          `address=${String(req.headers["cf-connecting-ip"])};forged=${String(req.rawHeaders.filter((h) => h === "203.0.113.9").length)}\n`,
+      );
+      socket.on("data", (chunk) => socket.write(`echo:${String(chunk)}`));
+    });
+    const text = await new Promise<string>((resolve, reject) => {
+      const req = request({
+        host: "127.0.0.1",
+        port,
+        path: "/socket",
+        headers: { connection: "Upgrade", upgrade: "test", "cf-connecting-ip": "203.0.113.9" },
+      });
+      req.on("upgrade", (_res, socket, head) => {
+        let got = String(head);
+        socket.write("hi");
+        socket.on("data", (chunk) => {
+          got += String(chunk);
+          if (got.includes("echo:hi")) {
+            socket.destroy();
+            resolve(got);
+          }
+        });
+      });
+      req.on("error", reject);
+      req.end();
+    });
+    for (const socket of upgraded) socket.destroy();
+    expect(text).toContain("address=127.0.0.1;forged=0");
+    expect(text).toContain("echo:hi");
+  });
+
   it("writes a client's address as Cloudflare does: IPv4 plain, IPv6 as it is", () => {
     expect(clientAddress("::ffff:192.0.2.7")).toBe("192.0.2.7");
     expect(clientAddress("127.0.0.1")).toBe("127.0.0.1");

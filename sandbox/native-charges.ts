@@ -54,6 +54,9 @@ const both: Units = (self, result, args) =>
   selfLength(self, result, args) + resultLength(self, result, args);
 const textArgument: Units = (_self, _result, args) =>
   typeof args[0] === "string" ? args[0].length : 0;
+/** Entries of the array it was given (`Object.fromEntries`). */
+const arrayArgument: Units = (_self, _result, args) =>
+  isArray(args[0]) ? (args[0] as unknown[]).length : 0;
 
 /**
  * Typed-array bytes worth one unit: a 16 MiB `set` or `fill` is a few milliseconds of memcpy
@@ -74,6 +77,17 @@ const typedUnits = (value: unknown): number => {
   }
 };
 const typedSelf: Units = (self) => typedUnits(self);
+const typedResult: Units = (_self, result) => typedUnits(result);
+const bufferByteLength = getOwnPropertyDescriptor(ArrayBuffer.prototype, "byteLength")?.get;
+/** An ArrayBuffer's size in units; 0 for anything else. */
+const bufferResult: Units = (_self, result) => {
+  if (!bufferByteLength) return 0;
+  try {
+    return floor((apply(bufferByteLength, result, []) as number) / TYPED_BYTES_PER_UNIT);
+  } catch {
+    return 0;
+  }
+};
 /** `set(source)`: the copy is the source's size (an array source: its elements). */
 const typedSource: Units = (_self, _result, args) =>
   isArray(args[0]) ? (args[0] as unknown[]).length : typedUnits(args[0]);
@@ -116,17 +130,44 @@ export function installCharges(charge: (interrupts: number) => void): void {
   for (const name of ["repeat", "padStart", "padEnd"]) wrap(String.prototype, name, resultLength);
   for (const name of ["indexOf", "lastIndexOf", "includes", "split", "replace", "replaceAll"])
     wrap(String.prototype, name, both);
-  for (const name of ["toUpperCase", "toLowerCase"]) wrap(String.prototype, name, resultLength);
-  for (const name of ["fill", "indexOf", "lastIndexOf", "includes", "reverse", "sort"])
+  for (const name of ["toUpperCase", "toLowerCase", "normalize", "concat"])
+    wrap(String.prototype, name, resultLength);
+  for (const name of ["match", "search", "localeCompare"]) wrap(String.prototype, name, both);
+  // Not `exec`: V8's fast paths for replace, match and split hold only while it is the original.
+  wrap(RegExp.prototype, "test", textArgument);
+  for (const name of [
+    "fill",
+    "indexOf",
+    "lastIndexOf",
+    "includes",
+    "reverse",
+    "sort",
+    "splice",
+    "unshift",
+    "copyWithin",
+    "toSorted",
+    "toReversed",
+    "toSpliced",
+    "with",
+  ])
     wrap(Array.prototype, name, selfLength);
   for (const name of ["join", "slice", "concat", "flat", "toString"])
     wrap(Array.prototype, name, both);
   wrap(Array, "from", resultLength);
   for (const name of ["keys", "values", "entries"]) wrap(Object, name, resultLength);
+  wrap(Object, "fromEntries", arrayArgument);
   wrap(JSON, "stringify", resultLength);
   wrap(JSON, "parse", textArgument);
   // Typed arrays: bulk copies, fills and scans run natively over every byte.
   wrap(TYPED_ARRAY_PROTOTYPE, "set", typedSource);
+  wrap(getPrototypeOf(Uint8Array) as object, "from", typedResult);
+  wrap(ArrayBuffer.prototype, "slice", bufferResult);
+  // Text to bytes and back (native in the V8 isolate; the engine's polyfills count their own
+  // steps as well).
+  if (typeof TextEncoder === "function") {
+    for (const name of ["encode", "encodeInto"]) wrap(TextEncoder.prototype, name, textArgument);
+  }
+  if (typeof TextDecoder === "function") wrap(TextDecoder.prototype, "decode", resultLength);
   for (const name of [
     "fill",
     "copyWithin",

@@ -41,6 +41,38 @@ const PROBES: [string, string][] = [
   ["a sort loop", "const a = Array.from({ length: 1e5 }, (_, i) => i); while (true) a.sort()"],
 ];
 
+/**
+ * Probes of built-ins charged since 2026-12-05. Their set-up (a string or array of ~10⁶) costs
+ * tens of interrupts itself, so they run on a larger budget than {@link PROBES}: uncharged, each
+ * turn still counted a few operations, and the loops ran past the test's timeout.
+ */
+const LARGE_PROBES: [string, string][] = [
+  ["a normalize loop", "const s = 'e\\u0301'.repeat(5e4); while (true) s.normalize('NFC')"],
+  ["a regex test loop", "const s = 'x'.repeat(1e6); while (true) /y/.test(s)"],
+  ["a match loop", "const s = 'x'.repeat(1e6); while (true) s.match(/y/)"],
+  ["a toReversed loop", "const a = new Array(1e6).fill(0); while (true) a.toReversed()"],
+  ["a typed-array from loop", "const a = new Array(1e6).fill(1); while (true) Uint8Array.from(a)"],
+  [
+    "an ArrayBuffer slice loop",
+    "const b = new ArrayBuffer(16 * 1024 * 1024); while (true) b.slice(0)",
+  ],
+  [
+    "a TextEncoder loop",
+    "const s = 'x'.repeat(1e6); const e = new TextEncoder(); while (true) e.encode(s)",
+  ],
+  [
+    "a TextDecoder loop",
+    "const b = new Uint8Array(1e6).fill(120); const d = new TextDecoder(); while (true) d.decode(b)",
+  ],
+  [
+    "a fromEntries loop",
+    "const e = Array.from({ length: 1e5 }, (_, i) => ['k' + i, i]); while (true) Object.fromEntries(e)",
+  ],
+];
+
+/** The budget of {@link LARGE_PROBES}: room for their set-up, far too little for their loops. */
+const LARGE_BUDGET = 2_000_000;
+
 describeExecutors((Executor, kind) => {
   // Low budgets: the probes end soon either way, and a regression shows as the test's timeout.
   const executor = new Executor({ loader: env.LOADER, limits: { timeoutMs: 20_000 } });
@@ -54,6 +86,19 @@ describeExecutors((Executor, kind) => {
         const outcome = await executor.execute({
           code: guardProbe(code),
           limits: { maxOperations: 100_000 },
+        });
+        expect(outcome).toMatchObject({ status: "limit", error: { name: "LimitError" } });
+        await alive();
+      },
+      HELD_MS,
+    );
+
+    it.each(LARGE_PROBES)(
+      "stops %s with status limit",
+      async (_label, code) => {
+        const outcome = await executor.execute({
+          code: guardProbe(code),
+          limits: { maxOperations: LARGE_BUDGET },
         });
         expect(outcome).toMatchObject({ status: "limit", error: { name: "LimitError" } });
         await alive();

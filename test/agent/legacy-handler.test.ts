@@ -86,6 +86,32 @@ async function clientFor(fetch: (request: Request) => Promise<Response>, elicita
   return { client, transport };
 }
 
+/**
+ * A session served by a fresh server per request: its record in `storage`, its events in
+ * in-memory Durable Object storage.
+ */
+function perRequestSession() {
+  const state: { record?: SessionRecord } = {};
+  const storage = {
+    get: () => state.record,
+    set: (value: SessionRecord) => void (state.record = value),
+  };
+  const events = memoryStorage();
+  const handle = (request: Request) =>
+    createLegacyMcpHandler(buildServer(), {
+      storage,
+      eventStore: new DurableObjectEventStore(events),
+    }).fetch(request);
+  /** The headers of a raw request in that session, once it has begun. */
+  const headers = () => ({
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    "mcp-session-id": state.record!.sessionId,
+    "mcp-protocol-version": "2025-11-25",
+  });
+  return { state, events, handle, headers };
+}
+
 describe("createLegacyMcpHandler", () => {
   // In-process, every request shares the test's I/O context, so the elicitation answer can reach
   // the asking request's stream; a plain Worker forbids that across requests (see the TSDoc of
@@ -125,17 +151,9 @@ describe("createLegacyMcpHandler", () => {
   });
 
   it("per request: a fresh server per request restores the session from storage and replays events", async () => {
-    let record: SessionRecord | undefined;
-    const storage = { get: () => record, set: (value: SessionRecord) => void (record = value) };
-    const events = memoryStorage();
-    const handle = (request: Request) =>
-      createLegacyMcpHandler(buildServer(), {
-        storage,
-        eventStore: new DurableObjectEventStore(events),
-      }).fetch(request);
-
+    const { state, events, handle, headers: sessionHeaders } = perRequestSession();
     const { client, transport } = await clientFor(handle, true);
-    expect(record?.sessionId).toBe(transport.sessionId);
+    expect(state.record?.sessionId).toBe(transport.sessionId);
     expect(text(await client.callTool({ name: "echo", arguments: { text: "again" } }))).toBe(
       "again",
     );
@@ -145,12 +163,7 @@ describe("createLegacyMcpHandler", () => {
     await client.close();
 
     // Raw: drop a counting stream after two progress events and resume it on a new server.
-    const headers = {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-session-id": record!.sessionId,
-      "mcp-protocol-version": "2025-11-25",
-    };
+    const headers = sessionHeaders();
     const post = await handle(
       new Request(URL_LOCAL, {
         method: "POST",
@@ -184,22 +197,10 @@ describe("createLegacyMcpHandler", () => {
 
   it("per request: a resume that comes while the tool still runs in the other server gets the rest as it comes", async () => {
     gate = opening();
-    let record: SessionRecord | undefined;
-    const storage = { get: () => record, set: (value: SessionRecord) => void (record = value) };
-    const events = memoryStorage();
-    const handle = (request: Request) =>
-      createLegacyMcpHandler(buildServer(), {
-        storage,
-        eventStore: new DurableObjectEventStore(events),
-      }).fetch(request);
+    const { events, handle, headers: sessionHeaders } = perRequestSession();
     const { client } = await clientFor(handle);
     await client.close();
-    const headers = {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-session-id": record!.sessionId,
-      "mcp-protocol-version": "2025-11-25",
-    };
+    const headers = sessionHeaders();
     const post = await handle(
       new Request(URL_LOCAL, {
         method: "POST",

@@ -11,6 +11,7 @@
  * ends, and the client resumes again from its last event, as after any dropped stream).
  */
 import type { EventStore } from "@modelcontextprotocol/server";
+import type { AliasingTransport } from "./request-id-aliases";
 
 /** The first pause between two looks at the store, and again after each event found. */
 export const FIRST_LOOK_MS = 25;
@@ -31,16 +32,9 @@ interface RegisteredStream {
   cleanup(): void;
 }
 
-/** The SDK transport fields this reads. */
-export interface FollowingTransport {
+/** The SDK transport fields this reads (beyond those request-id-aliases.ts reads). */
+export interface FollowingTransport extends AliasingTransport {
   _streamMapping?: Map<string, RegisteredStream>;
-  _requestToStreamMapping?: Map<unknown, string>;
-  writeSSEEvent?(
-    controller: unknown,
-    encoder: unknown,
-    message: unknown,
-    eventId?: string,
-  ): boolean;
 }
 
 /**

@@ -86,6 +86,20 @@ async function clientFor(fetch: (request: Request) => Promise<Response>, elicita
   return { client, transport };
 }
 
+/** A raw `tools/call` POST in a session. */
+function toolCall(headers: Record<string, string>, id: number, name: string, args: object) {
+  return new Request(URL_LOCAL, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name, arguments: args },
+    }),
+  });
+}
+
 /**
  * A session served by a fresh server per request: its record in `storage`, its events in
  * in-memory Durable Object storage.
@@ -164,18 +178,7 @@ describe("createLegacyMcpHandler", () => {
 
     // Raw: drop a counting stream after two progress events and resume it on a new server.
     const headers = sessionHeaders();
-    const post = await handle(
-      new Request(URL_LOCAL, {
-        method: "POST",
-        headers,
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: 7,
-          method: "tools/call",
-          params: { name: "count", arguments: { n: 5 } },
-        }),
-      }),
-    );
+    const post = await handle(toolCall(headers, 7, "count", { n: 5 }));
     const reader = new SseReader(post.body!);
     let lastId: string | undefined;
     let progress = 0;
@@ -201,18 +204,7 @@ describe("createLegacyMcpHandler", () => {
     const { client } = await clientFor(handle);
     await client.close();
     const headers = sessionHeaders();
-    const post = await handle(
-      new Request(URL_LOCAL, {
-        method: "POST",
-        headers,
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: 9,
-          method: "tools/call",
-          params: { name: "gated", arguments: {} },
-        }),
-      }),
-    );
+    const post = await handle(toolCall(headers, 9, "gated", {}));
     const reader = new SseReader(post.body!);
     let lastId: string | undefined;
     for (;;) {

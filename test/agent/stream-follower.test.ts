@@ -41,9 +41,10 @@ function setUp(options: { ownedHere?: boolean } = {}) {
       return true;
     },
   };
-  const resume = (lastEventId: string, followMs?: number) =>
+  const resume = async (lastEventId: string, followMs?: number) =>
     followStoredStream(
       new Request("http://localhost/mcp", { headers: { "last-event-id": lastEventId } }),
+      await store.getStreamIdForEventId(lastEventId),
       transport,
       store,
       new Response("", { status: 200 }),

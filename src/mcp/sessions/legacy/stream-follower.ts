@@ -43,30 +43,31 @@ export interface FollowingTransport extends AliasingTransport {
  * at once; the following runs while the stream is open.
  *
  * @param request - the resuming request
+ * @param streamId - the stream it resumes (stream-takeover.ts found it), if any
  * @param transport - the SDK transport that answered it
  * @param eventStore - the session's event store, if any
  * @param response - the transport's answer (only a 200 event stream is followed)
  * @param followMs - how long to follow (tests shorten it)
  */
-export async function followStoredStream(
+export function followStoredStream(
   request: Request,
+  streamId: string | undefined,
   transport: FollowingTransport,
   eventStore: EventStore | undefined,
   response: Response,
   followMs = FOLLOW_MS,
-): Promise<void> {
+): void {
   const lastEventId = request.headers.get("last-event-id");
   if (
-    request.method.toUpperCase() !== "GET" ||
+    streamId === undefined ||
+    streamId === STANDALONE_STREAM_ID ||
     lastEventId === null ||
     response.status !== 200 ||
-    eventStore?.getStreamIdForEventId === undefined ||
+    eventStore === undefined ||
     transport.writeSSEEvent === undefined
   ) {
     return;
   }
-  const streamId = await eventStore.getStreamIdForEventId(lastEventId);
-  if (streamId === undefined || streamId === STANDALONE_STREAM_ID) return;
   const stream = transport._streamMapping?.get(streamId);
   if (stream === undefined) return;
   // A request of this transport writes to the stream as it goes: nothing to follow.

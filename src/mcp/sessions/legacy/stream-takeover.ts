@@ -28,12 +28,13 @@ interface TakeoverTransport {
  * @param request - the incoming request
  * @param transport - the connected SDK transport
  * @param eventStore - the session's event store, if any
+ * @returns the resumed stream's id, or undefined when this is no resume of the session's own
  */
 export async function releaseResumedStream(
   request: Request,
   transport: TakeoverTransport,
   eventStore: EventStore | undefined,
-): Promise<void> {
+): Promise<string | undefined> {
   const lastEventId = request.headers.get("last-event-id");
   if (
     request.method.toUpperCase() !== "GET" ||
@@ -42,11 +43,12 @@ export async function releaseResumedStream(
     transport.sessionId === undefined ||
     request.headers.get("mcp-session-id") !== transport.sessionId
   ) {
-    return;
+    return undefined;
   }
   const streamId = await eventStore.getStreamIdForEventId(lastEventId);
-  if (streamId === undefined) return;
+  if (streamId === undefined) return undefined;
   // Ends the stale response (EOF) and unregisters it; the tool keeps running, its events are
   // stored and reach the resumed stream, which registers under the same stream id.
   transport._streamMapping?.get(streamId)?.cleanup();
+  return streamId;
 }

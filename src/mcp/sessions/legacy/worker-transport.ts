@@ -167,10 +167,11 @@ export class WorkerTransport {
     const request = withSessionVersion(incoming, this.#version, SUPPORTED_PROTOCOL_VERSIONS);
     const transport = this.#transport!;
     if (!isPost) {
-      await releaseResumedStream(request, transport, this.#options.eventStore);
+      const store = this.#options.eventStore;
+      const streamId = await releaseResumedStream(request, transport, store);
       const resumed = await transport.handleRequest(request, auth);
       // A resumed stream whose request runs in another server reads its events from the store.
-      await followStoredStream(request, transport as never, this.#options.eventStore, resumed);
+      followStoredStream(request, streamId, transport as never, store, resumed);
       return this.#watch(resumed);
     }
     if (initialize !== undefined) this.#pendingInitialize = initialize;

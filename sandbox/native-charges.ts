@@ -63,28 +63,23 @@ const textArgument: Units = (_self, _result, args) =>
 export const TYPED_BYTES_PER_UNIT = 16;
 // Captured before any user code: a program that redefines `byteLength` cannot shrink its charge.
 const TYPED_ARRAY_PROTOTYPE = getPrototypeOf(Uint8Array.prototype) as object;
-const byteLengthGetter = getOwnPropertyDescriptor(TYPED_ARRAY_PROTOTYPE, "byteLength")?.get;
-/** The typed array's size in units; 0 for anything else (the getter throws on it). */
-const typedUnits = (value: unknown): number => {
-  if (!byteLengthGetter) return 0;
+const typedByteLength = getOwnPropertyDescriptor(TYPED_ARRAY_PROTOTYPE, "byteLength")?.get;
+const bufferByteLength = getOwnPropertyDescriptor(ArrayBuffer.prototype, "byteLength")?.get;
+/** `value`'s size in units, read with a captured `byteLength` getter; 0 when it throws on it. */
+const byteUnits = (getter: (() => unknown) | undefined, value: unknown): number => {
+  if (!getter) return 0;
   try {
-    return floor((apply(byteLengthGetter, value, []) as number) / TYPED_BYTES_PER_UNIT);
+    return floor((apply(getter, value, []) as number) / TYPED_BYTES_PER_UNIT);
   } catch {
     return 0;
   }
 };
+/** A typed array's size in units; 0 for anything else. */
+const typedUnits = (value: unknown): number => byteUnits(typedByteLength, value);
 const typedSelf: Units = (self) => typedUnits(self);
 const typedResult: Units = (_self, result) => typedUnits(result);
-const bufferByteLength = getOwnPropertyDescriptor(ArrayBuffer.prototype, "byteLength")?.get;
-/** An ArrayBuffer's size in units; 0 for anything else. */
-const bufferResult: Units = (_self, result) => {
-  if (!bufferByteLength) return 0;
-  try {
-    return floor((apply(bufferByteLength, result, []) as number) / TYPED_BYTES_PER_UNIT);
-  } catch {
-    return 0;
-  }
-};
+/** An ArrayBuffer result's size in units; 0 for anything else. */
+const bufferResult: Units = (_self, result) => byteUnits(bufferByteLength, result);
 /** `set(source)`: the copy is the source's size (an array source: its elements). */
 const typedSource: Units = (_self, _result, args) =>
   isArray(args[0]) ? (args[0] as unknown[]).length : typedUnits(args[0]);

@@ -74,6 +74,46 @@ const LARGE_PROBES: [string, string, string][] = [
     "TextEncoder.prototype.encode",
     "const s = 'x'.repeat(1e6); const e = new TextEncoder(); while (true) e.encode(s)",
   ],
+  [
+    "a string concat loop",
+    "String.prototype.concat",
+    "const s = 'x'.repeat(1e6); while (true) s.concat(s)",
+  ],
+  [
+    "a localeCompare loop",
+    "String.prototype.localeCompare",
+    "const a = 'x'.repeat(1e6); const b = a + 'y'; while (true) a.localeCompare(b)",
+  ],
+  [
+    "a toSorted loop",
+    "Array.prototype.toSorted",
+    "const a = new Array(1e6).fill(0); while (true) a.toSorted()",
+  ],
+  [
+    "a toSpliced loop",
+    "Array.prototype.toSpliced",
+    "const a = new Array(1e6).fill(0); while (true) a.toSpliced(0, 1)",
+  ],
+  [
+    "a with loop",
+    "Array.prototype.with",
+    "const a = new Array(1e6).fill(0); while (true) a.with(0, 1)",
+  ],
+  [
+    "a copyWithin loop",
+    "Array.prototype.copyWithin",
+    "const a = new Array(1e6).fill(0); while (true) a.copyWithin(0, 1)",
+  ],
+  [
+    "a splice loop",
+    "Array.prototype.splice",
+    "const a = new Array(1e6).fill(0); while (true) { a.splice(0, 1); a.push(0) }",
+  ],
+  [
+    "an unshift loop",
+    "Array.prototype.unshift",
+    "const a = new Array(1e6).fill(0); while (true) { a.unshift(1); a.pop() }",
+  ],
 ];
 
 /** The budget of {@link LARGE_PROBES}: room for their set-up, far too little for their loops. */

@@ -53,6 +53,40 @@ export function retirementDue(maxRuns, index, runners, first) {
 }
 
 /**
+ * @typedef {{ index: number, retired: number, counts: { begun: number, retiring: boolean } | null }} RetirementCandidate
+ * A live runner as the supervisor last saw it: its slot, how many runners that slot has retired,
+ * and its counts from the watchdog's latest probe (null: none yet).
+ */
+
+/**
+ * The runner to retire next, or undefined when none is due: the one most past its due count,
+ * and before all, one found retiring that the supervisor did not ask (it begins no run, so
+ * waiting would cost the pool a runner). Taken in slot order, the first slots came due again
+ * while the last one's turn never came under a steady load (runner 3 of 3 served 1,395 runs past
+ * its due 100 at SANDBOX_RUNNER_MAX_RUNS=100). `unasked` picks the log's wording: a runner
+ * retiring before its due count was asked by something else on the machine.
+ * @param {RetirementCandidate[]} candidates - the live runners, in slot order
+ * @param {number} maxRuns - `SANDBOX_RUNNER_MAX_RUNS` (0: never)
+ * @param {number} runners - how many slots
+ * @returns {{ index: number, begun: number, unasked: boolean } | undefined}
+ */
+export function nextRetirement(candidates, maxRuns, runners) {
+  /** @type {{ index: number, begun: number, unasked: boolean } | undefined} */
+  let chosen;
+  let chosenOver = -1;
+  for (const { index, retired, counts } of candidates) {
+    if (!counts) continue;
+    const due = retirementDue(maxRuns, index, runners, retired === 0);
+    const over = counts.retiring ? Infinity : counts.begun - due;
+    if (over >= 0 && over > chosenOver) {
+      chosen = { index, begun: counts.begun, unasked: counts.begun < due };
+      chosenOver = over;
+    }
+  }
+  return chosen;
+}
+
+/**
  * How many runs a runner serves before it is retired: `SANDBOX_RUNNER_MAX_RUNS` when set (0:
  * never), else {@link DEFAULT_MAX_RUNS}.
  * @param {string | undefined} setting

@@ -27,9 +27,9 @@ import {
   askToRetire,
   CHECK_EVERY_MS,
   countsOf,
-  retirementDue,
   DEFAULT_MAX_RUNS,
   drained,
+  nextRetirement,
 } from "./runner-retirement.mjs";
 import { createRuntimeHost, probe, waitReady } from "./runtime.mjs";
 
@@ -265,35 +265,26 @@ export async function supervise({
   };
 
   /**
-   * Retires the runner of the slot most past its runs (`maxRunsPerRunner`, the
-   * slots' first runners in steps: retirementDue; with two or more runners; 0: never), or that
-   * is retiring without being asked, one at a time (runner-retirement.mjs), until the server
-   * stops.
+   * Retires one runner at a time, the one nextRetirement picks (runner-retirement.mjs: the most
+   * past its due runs, or one retiring without being asked), until the server stops.
    */
   const retireRunners = async () => {
     while (!state.stopping) {
       await new Promise((r) => setTimeout(r, CHECK_EVERY_MS));
-      // The most overdue first (one retiring unasked before all): taken in slot order, the first
-      // slots came due again while the last one's turn never came under a steady load (runner 3
-      // of 3 served 1,395 runs past its due 100 at SANDBOX_RUNNER_MAX_RUNS=100).
-      /** @type {{ slot: RunnerSlot, runtime: Runtime, begun: number, unasked: boolean } | undefined} */
-      let chosen;
-      let chosenOver = -1;
-      for (const slot of slots) {
-        const runtime = slot.runtime;
-        if (state.stopping || !runtime || runtime.killedBecause) continue;
-        // From the watchdog's latest probe (every 500 ms): no request of its own.
-        const counts = countsOf(runtime.lastHeaders);
-        const due = retirementDue(maxRunsPerRunner, slot.index, slots.length, slot.retired === 0);
-        if (!counts) continue;
-        const over = counts.retiring ? Infinity : counts.begun - due;
-        if (over >= 0 && over > chosenOver) {
-          chosen = { slot, runtime, begun: counts.begun, unasked: counts.begun < due };
-          chosenOver = over;
-        }
-      }
-      if (chosen && !state.stopping)
-        await retireRunner(chosen.slot, chosen.runtime, chosen.begun, chosen.unasked);
+      // From the watchdog's latest probe of each (every 500 ms): no request of its own.
+      const live = slots.flatMap((slot) =>
+        slot.runtime && !slot.runtime.killedBecause
+          ? [{ slot, runtime: slot.runtime, counts: countsOf(slot.runtime.lastHeaders) }]
+          : [],
+      );
+      const next = nextRetirement(
+        live.map(({ slot, counts }) => ({ index: slot.index, retired: slot.retired, counts })),
+        maxRunsPerRunner,
+        slots.length,
+      );
+      const chosen = next && live.find(({ slot }) => slot.index === next.index);
+      if (next && chosen && !state.stopping)
+        await retireRunner(chosen.slot, chosen.runtime, next.begun, next.unasked);
     }
   };
 

@@ -5,11 +5,7 @@
  */
 import { cpus } from "node:os";
 import { describe, expect, it } from "vitest";
-import {
-  DEFAULT_MAX_RUNS,
-  maxRunsSetting,
-  retirementDue,
-} from "../../../cli/local-server/runner-retirement.mjs";
+import { DEFAULT_MAX_RUNS, maxRunsSetting } from "../../../cli/local-server/runner-retirement.mjs";
 import { logRequestsSetting, runnerCount } from "../../../cli/local-server/worker-options.mjs";
 
 describe("the launcher's settings", () => {
@@ -25,20 +21,6 @@ describe("the launcher's settings", () => {
         ok: false,
         message: expect.stringMatching(/^- SANDBOX_RUNNERS: .*\n {2}Fix: SANDBOX_RUNNERS=2/s),
       });
-  });
-
-  it("retirements are spread: each slot's first runner comes due at its share of the runs", () => {
-    // 3 runners serving equal shares: one retires every 667 runs of each, not all at 2,000.
-    expect([1, 2, 3].map((slot) => retirementDue(2_000, slot, 3, true))).toEqual([
-      667, 1_333, 2_000,
-    ]);
-    expect([1, 2, 3].map((slot) => retirementDue(2_000, slot, 3, false))).toEqual([
-      2_000, 2_000, 2_000,
-    ]);
-    // Never with 0, nor with a single runner (runs would have no runner meanwhile).
-    expect(retirementDue(0, 1, 3, true)).toBe(Infinity);
-    expect(retirementDue(2_000, 1, 1, true)).toBe(Infinity);
-    expect(retirementDue(1, 1, 4, true)).toBe(1);
   });
 
   it("SANDBOX_RUNNER_MAX_RUNS: 2,000 by default, 0 for never, whole numbers only", () => {

@@ -15,7 +15,7 @@ import {
   HOOK_PROTOTYPES,
   PROTOTYPE_NAMES,
   TAKE_OVER_LOG_BUFFER,
-} from "../executor/hostile-snippets";
+} from "../executor/hostile/snippets";
 import { CANARY, cloudflare, cloudflareUpstream } from "./cloudflare";
 import { BLOCKED_TASKS, BLOCKED_TASKS_PROGRAM, v2Upstream } from "./fixtures";
 import { connect } from "../../helpers/mcp-client";

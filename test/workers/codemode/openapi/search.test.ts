@@ -1,0 +1,166 @@
+// openApiMcpServer search over the Cloudflare spec, and runaway search programs.
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { openApiMcpServer } from "../../../../src/codemode/openapi-mcp-server";
+import { describeExecutors } from "../../../helpers/executor-matrix";
+import { createMcpHandler } from "../../../../src/index";
+import { CANARY, cloudflare, cloudflareUpstream } from "../cloudflare";
+import { connect } from "../../../helpers/mcp-client";
+import { text } from "../../../helpers/tool-result";
+
+describeExecutors((Executor) => {
+  const executor = new Executor({ loader: env.LOADER, limits: { timeoutMs: 20_000 } });
+  const upstream = cloudflareUpstream();
+  const handler = createMcpHandler(
+    openApiMcpServer({ spec: cloudflare, executor, request: upstream.handler, secrets: [CANARY] }),
+  );
+
+  async function search(code: string) {
+    const client = await connect(handler);
+    const result = await client.callTool({ name: "search", arguments: { code } });
+    await client.close();
+    expect(result.isError, text(result)).toBeFalsy();
+    const body = text(result).split("\n\nConsole output:")[0]!;
+    // String results come back as they are; everything else as JSON.
+    return /^[[{"]/.test(body) ? JSON.parse(body) : body;
+  }
+
+  describe("search over the Cloudflare spec", () => {
+    it("finds the rulesets operations", async () => {
+      const ops = await search(`async () => {
+      const s = await codemode.spec();
+      return Object.entries(s.paths).filter(([p]) => p.endsWith("/rulesets")).flatMap(([p, ops]) => Object.entries(ops).map(([m, o]) => m.toUpperCase() + " " + p + " " + o.operationId));
+    }`);
+      expect(ops).toContain("GET /zones/{zone_id}/rulesets listZoneRulesets");
+      expect(ops).toContain("POST /accounts/{account_id}/rulesets createAccountRuleset");
+    });
+
+    it("finds the DNS-records operations under /zones/{zone_id}", async () => {
+      const ops = await search(`const s = await codemode.spec();
+      return Object.keys(s.paths).filter((p) => p.startsWith("/zones/{zone_id}/dns_records")).sort()`);
+      expect(ops).toContain("/zones/{zone_id}/dns_records");
+      expect(ops).toContain("/zones/{zone_id}/dns_records/{dns_record_id}");
+      expect(ops).toContain("/zones/{zone_id}/dns_records/export");
+    });
+
+    it("reads one operation by operationId with its parameters and request-body schema, refs resolved", async () => {
+      const op = await search(`async () => {
+      const s = await codemode.spec();
+      for (const ops of Object.values(s.paths)) for (const o of Object.values(ops)) {
+        if (o.operationId === "dns-records-for-a-zone-create-dns-record") {
+          const schema = o.requestBody.content["application/json"].schema;
+          return { params: o.parameters.map((p) => p.name + ":" + p.in), variants: schema.oneOf.length, firstType: schema.oneOf[0].allOf?.length ?? 0 };
+        }
+      }
+    }`);
+      expect(op.params).toContain("zone_id:path");
+      expect(op.variants).toBeGreaterThan(10);
+    });
+
+    it("counts tags across all operations, matching the host's count", async () => {
+      const counts = await search(`const s = await codemode.spec(); const c = {};
+      for (const ops of Object.values(s.paths)) for (const o of Object.values(ops)) for (const t of o.tags ?? []) c[t] = (c[t] ?? 0) + 1;
+      return { tags: Object.keys(c).length, dns: c["DNS Records for a Zone"] }`);
+      const expected = new Map<string, number>();
+      for (const op of cloudflare.operations)
+        for (const t of op.tags ?? []) expected.set(t, (expected.get(t) ?? 0) + 1);
+      expect(counts).toEqual({ tags: expected.size, dns: expected.get("DNS Records for a Zone") });
+    });
+
+    it("returns TypeScript declarations for an operation", async () => {
+      const declaration = await search(
+        `return await codemode.declaration("dns-records-for-a-zone-create-dns-record")`,
+      );
+      expect(declaration).toContain("interface DnsRecordsForAZoneCreateDnsRecordRequest");
+      expect(declaration).toContain('method: "POST"');
+    });
+
+    it("marks cycles instead of expanding them, and the sandbox never sees the credential", async () => {
+      const found = await search(
+        `const text = JSON.stringify((await codemode.spec()).components); return { circular: text.includes('"$circular"'), bytes: text.length, canary: text.includes(${JSON.stringify(CANARY)}) }`,
+      );
+      expect(found.circular).toBe(true);
+      expect(found.canary).toBe(false);
+    });
+  });
+
+  describe("one run's changes to the spec", () => {
+    it("are never seen by a later run, in search or in execute", async () => {
+      // Every place a program can write: the index, an operation's decoded fields, a component
+      // (through a ref and through the tables), the document itself, and the built-in prototypes.
+      const change = `
+      const create = s.paths["/zones/{zone_id}/dns_records"].post;
+      create.summary = "MUTATED";
+      create.parameters.push({ name: "MUTATED", in: "query" });
+      create.requestBody.content["application/json"].schema.oneOf.length = 0;
+      for (const schema of Object.values(s.components.schemas)) if (schema && typeof schema === "object") schema.MUTATED = true;
+      delete s.paths["/zones/{zone_id}/rulesets"];
+      s.paths["/MUTATED"] = { get: { operationId: "MUTATED" } };
+      s.info.title = "MUTATED";
+      Object.prototype.MUTATED = true;`;
+      // Lists each change it can see; "clean" when there is none.
+      const check = `
+      const now = s.paths["/zones/{zone_id}/dns_records"].post;
+      const seen = Object.entries({
+        summary: now.summary === "MUTATED",
+        params: now.parameters.some((p) => p.name === "MUTATED"),
+        variants: now.requestBody.content["application/json"].schema.oneOf.length === 0,
+        schema: Object.values(s.components.schemas).some((x) => x && typeof x === "object" && Object.hasOwn(x, "MUTATED")),
+        deleted: !("/zones/{zone_id}/rulesets" in s.paths),
+        added: "/MUTATED" in s.paths,
+        title: s.info.title === "MUTATED",
+        proto: "MUTATED" in {},
+      }).filter(([, v]) => v).map(([k]) => k);
+      return seen.length ? seen.join(",") : "clean";`;
+      const mutate = `async () => { const s = await codemode.spec(); ${change} return "mutated"; }`;
+      const read = `async () => { const s = await codemode.spec(); ${check} }`;
+      const client = await connect(handler);
+      try {
+        expect(text(await client.callTool({ name: "search", arguments: { code: read } }))).toBe(
+          "clean",
+        );
+        // The check sees every change made in its own run (so "clean" below means something).
+        const same = `async () => { const s = await codemode.spec(); ${change} ${check} }`;
+        expect(text(await client.callTool({ name: "search", arguments: { code: same } }))).toBe(
+          "summary,params,variants,schema,deleted,added,title,proto",
+        );
+        for (const tool of ["search", "execute"]) {
+          const done = await client.callTool({ name: tool, arguments: { code: mutate } });
+          expect(text(done), tool).toBe("mutated");
+          for (const next of ["search", "execute"]) {
+            const answer = await client.callTool({ name: next, arguments: { code: read } });
+            expect(text(answer), `${tool} then ${next}`).toBe("clean");
+          }
+        }
+      } finally {
+        await client.close();
+      }
+    });
+  });
+
+  describe("runaway search programs", () => {
+    it("stops a program that serializes the whole spec, via the operation budget", async () => {
+      const tight = createMcpHandler(
+        openApiMcpServer({
+          spec: cloudflare,
+          executor,
+          request: upstream.handler,
+          limits: { maxOperations: 100_000 },
+        }),
+      );
+      const client = await connect(tight);
+      const result = await client.callTool({
+        name: "search",
+        arguments: { code: "return JSON.stringify(await codemode.spec()).length" },
+      });
+      expect(result.isError).toBe(true);
+      expect(text(result)).toMatch(/^LIMIT: LimitError: Operation budget of 100000 exceeded/);
+      // The server keeps serving.
+      const ok = await client.callTool({
+        name: "search",
+        arguments: { code: "return Object.keys((await codemode.spec()).paths).length" },
+      });
+      expect(text(ok)).toBe("965");
+    });
+  });
+});

@@ -1,0 +1,236 @@
+/**
+ * Built-ins whose native work grows with their data are charged to the run's budget by that
+ * work (sandbox/native-charges.ts), on both executors. Counted only by the program's loop turns,
+ * `while (true) a.set(b)` over 16 MiB (~3 ms a turn) ran for minutes: the shared worker's
+ * engine held its worker (issue #19), and the per-run isolate held its runner until the local
+ * server's watchdog replaced it after 10 s, ending every other run on it (issue #28). Each probe
+ * must end as `limit` while the executor keeps serving. Every probe first passes the
+ * instrumentation guard; no elapsed time is asserted beyond the test's own timeout.
+ */
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { describeExecutors } from "../../../helpers/executor-matrix";
+import { guardProbe } from "../../../helpers/instrumentation-check";
+
+/** A probe held for longer than this fails by timeout (each ends within ~1 s now). */
+const HELD_MS = 20_000;
+
+/** Probes whose turns are cheap to count but expensive to run. */
+const PROBES: [string, string][] = [
+  ["a repeat loop that keeps nothing", "while (true) 'x'.repeat(1e5)"],
+  ["a memory fill", "const a = []; while (true) a.push('x'.repeat(1e5))"],
+  ["a padEnd loop", "while (true) ''.padEnd(1e5, 'ab')"],
+  ["a join loop over holes", "const a = new Array(1e5); while (true) a.join()"],
+  ["a scan loop", "const a = new Array(1e5).fill(0); while (true) a.indexOf(1)"],
+  ["a stringify loop", "const o = { s: 'x'.repeat(1e5) }; while (true) JSON.stringify(o)"],
+  ["a parse loop", "const t = JSON.stringify('x'.repeat(1e5)); while (true) JSON.parse(t)"],
+  [
+    "a keys loop",
+    "const o = {}; for (let i = 0; i < 2e4; i++) o['k' + i] = i; while (true) Object.keys(o)",
+  ],
+  ["a loop that swallows the limit", "while (true) { try { 'x'.repeat(1e5) } catch (e) {} }"],
+  [
+    "a 16 MiB typed-array copy loop",
+    "const a = new Uint8Array(16 * 1024 * 1024); const b = new Uint8Array(a.length); while (true) a.set(b)",
+  ],
+  ["a typed-array fill loop", "const a = new Float64Array(2 ** 21); while (true) a.fill(1)"],
+  [
+    "a copy loop that hides its byteLength",
+    "Object.defineProperty(Object.getPrototypeOf(Uint8Array.prototype), 'byteLength', { get: () => 0 }); const a = new Uint8Array(16 * 1024 * 1024); const b = new Uint8Array(a.length); while (true) a.set(b)",
+  ],
+  ["a sort loop", "const a = Array.from({ length: 1e5 }, (_, i) => i); while (true) a.sort()"],
+];
+
+/**
+ * Probes of built-ins charged since 2026-12-05: label, the built-in charged, the loop. Their
+ * set-up (a string or array of ~10⁶) costs tens of interrupts itself, so they run on a larger
+ * budget than {@link PROBES}. Uncharged, each turn counted a few operations and a probe held the
+ * test pool for minutes (its thread runs the sandbox): each runs only once a first program has
+ * seen that its built-in is wrapped.
+ */
+const LARGE_PROBES: [string, string, string][] = [
+  [
+    "a normalize loop",
+    "String.prototype.normalize",
+    "const s = 'e\\u0301'.repeat(5e4); while (true) s.normalize('NFC')",
+  ],
+  [
+    "a toReversed loop",
+    "Array.prototype.toReversed",
+    "const a = new Array(1e6).fill(0); while (true) a.toReversed()",
+  ],
+  [
+    "a typed-array from loop",
+    "Uint8Array.from",
+    "const a = new Array(1e6).fill(1); while (true) Uint8Array.from(a)",
+  ],
+  [
+    "an ArrayBuffer slice loop",
+    "ArrayBuffer.prototype.slice",
+    "const b = new ArrayBuffer(16 * 1024 * 1024); while (true) b.slice(0)",
+  ],
+  [
+    "a TextEncoder loop",
+    "TextEncoder.prototype.encode",
+    "const s = 'x'.repeat(1e6); const e = new TextEncoder(); while (true) e.encode(s)",
+  ],
+  [
+    "a string concat loop",
+    "String.prototype.concat",
+    "const s = 'x'.repeat(1e6); while (true) s.concat(s)",
+  ],
+  [
+    "a localeCompare loop",
+    "String.prototype.localeCompare",
+    "const a = 'x'.repeat(1e6); const b = a + 'y'; while (true) a.localeCompare(b)",
+  ],
+  [
+    "a toSorted loop",
+    "Array.prototype.toSorted",
+    "const a = new Array(1e6).fill(0); while (true) a.toSorted()",
+  ],
+  [
+    "a toSpliced loop",
+    "Array.prototype.toSpliced",
+    "const a = new Array(1e6).fill(0); while (true) a.toSpliced(0, 1)",
+  ],
+  [
+    "a with loop",
+    "Array.prototype.with",
+    "const a = new Array(1e6).fill(0); while (true) a.with(0, 1)",
+  ],
+  [
+    "a copyWithin loop",
+    "Array.prototype.copyWithin",
+    "const a = new Array(1e6).fill(0); while (true) a.copyWithin(0, 1)",
+  ],
+  [
+    "a splice loop",
+    "Array.prototype.splice",
+    "const a = new Array(1e6).fill(0); while (true) { a.splice(0, 1); a.push(0) }",
+  ],
+  [
+    "an unshift loop",
+    "Array.prototype.unshift",
+    "const a = new Array(1e6).fill(0); while (true) { a.unshift(1); a.pop() }",
+  ],
+];
+
+/** The budget of {@link LARGE_PROBES}: room for their set-up, far too little for their loops. */
+const LARGE_BUDGET = 2_000_000;
+
+describeExecutors((Executor, kind) => {
+  // Low budgets: the probes end soon either way, and a regression shows as the test's timeout.
+  const executor = new Executor({ loader: env.LOADER, limits: { timeoutMs: 20_000 } });
+  const alive = async () =>
+    expect(await executor.execute({ code: "return 'alive'" })).toMatchObject({ result: "alive" });
+
+  describe("slow built-ins are charged by the data they produce or scan", () => {
+    it.each(PROBES)(
+      "stops %s with status limit",
+      async (_label, code) => {
+        const outcome = await executor.execute({
+          code: guardProbe(code),
+          limits: { maxOperations: 100_000 },
+        });
+        expect(outcome).toMatchObject({ status: "limit", error: { name: "LimitError" } });
+        await alive();
+      },
+      HELD_MS,
+    );
+
+    it.each(LARGE_PROBES)(
+      "stops %s with status limit",
+      async (_label, builtIn, code) => {
+        const seen = await executor.execute({
+          code: `return String(${builtIn}).includes("[native code]")`,
+        });
+        if (seen.result !== false)
+          throw new Error(
+            `${builtIn} is not charged (${JSON.stringify(seen.result)}): refusing to run a probe that would hold the test pool for minutes`,
+          );
+        const outcome = await executor.execute({
+          code: guardProbe(code),
+          limits: { maxOperations: LARGE_BUDGET },
+        });
+        expect(outcome).toMatchObject({ status: "limit", error: { name: "LimitError" } });
+        await alive();
+      },
+      HELD_MS,
+    );
+
+    // A size the program controls (a Proxy's `length`) must not poison the charge: NaN made
+    // the V8 isolate's count NaN, so no later operation ever passed the budget; −Infinity
+    // stopped every later charge. Bounded probes: before the fix they ended `ok`, not hung.
+    it.each([
+      ["NaN", "for (let i = 0; i < 1e6; i++) {}"],
+      [
+        "-Infinity",
+        "const a = new Uint8Array(16 * 1024 * 1024); const b = new Uint8Array(a.length); for (let i = 0; i < 20; i++) a.set(b)",
+      ],
+    ])("keeps charging after a Proxy reports its length as %s", async (length, rest) => {
+      const outcome = await executor.execute({
+        code: guardProbe(
+          `const p = new Proxy([], { get: (t, k) => (k === "length" ? ${length} : Reflect.get(t, k)) }); new Uint8Array(1).set(p); [].concat.call(p); ${rest}; return "done"`,
+        ),
+        limits: { maxOperations: 100_000 },
+      });
+      expect(outcome).toMatchObject({ status: "limit", error: { name: "LimitError" } });
+      await alive();
+    });
+
+    it("says the built-ins spent the budget, when they did", async () => {
+      const outcome = await executor.execute({
+        code: guardProbe(
+          "const a = new Uint8Array(16 * 1024 * 1024); const b = new Uint8Array(a.length); while (true) a.set(b)",
+        ),
+        limits: { maxOperations: 1_000_000 },
+      });
+      expect(outcome.error?.message).toMatch(
+        kind === "isolate-per-run"
+          ? /^Operation budget of 1000000 exceeded, \d+ of it by built-ins working on large data/
+          : /^Operation budget of 1000000 exceeded: the engine stopped the code/,
+      );
+    });
+
+    it("keeps built-ins working as before", async () => {
+      const outcome = await executor.execute({
+        code: "return ['ab'.repeat(3), 'x'.padStart(3, '-'), 'y'.padEnd(2), [1, 2].join('+'), [1, 2].indexOf(2), [3].includes(3), Array.from({ length: 2 }, (_, i) => i), new Array(3).fill(7), String.prototype.repeat.name, String.prototype.repeat.length, [3, 1, 2].sort(), JSON.parse(JSON.stringify({ a: [1] })), Object.keys({ x: 1, y: 2 })]",
+      });
+      expect(outcome).toMatchObject({
+        status: "ok",
+        result: [
+          "ababab",
+          "--x",
+          "y ",
+          "1+2",
+          1,
+          true,
+          [0, 1],
+          [7, 7, 7],
+          "repeat",
+          1,
+          [1, 2, 3],
+          { a: [1] },
+          ["x", "y"],
+        ],
+      });
+      const typed = await executor.execute({
+        code: "const a = new Uint8Array(4); a.set([1, 2], 1); a.fill(9, 3); return [Array.from(a), a.indexOf(2), a.includes(9), Array.from(a.slice(1, 3)), a.join('-'), Uint8Array.prototype.set.name, Uint8Array.prototype.set.length]",
+      });
+      expect(typed).toMatchObject({
+        status: "ok",
+        result: [[0, 1, 2, 9], 2, true, [1, 2], "0-1-2-9", "set", 1],
+      });
+    });
+
+    it("lets honest work on large data finish within the default budget", async () => {
+      // 8 MiB of copies, a 1 MB string searched, a 100,000-element sort: well under a second of
+      // native work, far under the default budget's allowance.
+      const outcome = await executor.execute({
+        code: "const a = new Uint8Array(1 << 20); const b = new Uint8Array(a.length); for (let i = 0; i < 8; i++) a.set(b); const s = 'x'.repeat(1e6) + 'y'; const n = Array.from({ length: 1e5 }, (_, i) => (i * 7919) % 100003).sort((x, y) => x - y); return [s.indexOf('y'), n[0], n.length]",
+      });
+      expect(outcome).toMatchObject({ status: "ok", result: [1e6, 0, 1e5] });
+    });
+  });
+});

@@ -14,7 +14,7 @@
  *    settles" and "never-settling thenable" cases): the executor reports a timeout; workerd then
  *    cancels the abandoned isolate's request as hung and logs that as an "uncaught exception".
  * 3. A client that goes away in the middle of a streamed answer (test/agent: fault-injection's
- *    100 random mid-stream disconnects, serve-sse, streams, durability): workerd logs the
+ *    100 random mid-stream disconnects, serve/sse, streams, durability): workerd logs the
  *    stream pump it cancels ("disconnected: abortRead() has been called", "pump canceled",
  *    "read end of pipe was aborted", "fixed-length pipe ended prematurely"). The pool already
  *    drops the same kind of line for WebSockets ("disconnected: WebSocket peer disconnected").

@@ -2,10 +2,10 @@
 // (src/app/config-rules.ts): one row per setting name, documented; unset means missing or blank;
 // every rule relates settings of the table; problems are listed in the table's order.
 import { describe, expect, it } from "vitest";
-import configurationDoc from "../../../docs/configuration.md?raw";
-import { CONFIG_RULES } from "../../../src/app/config/config-rules";
-import { readConfig, SETTING_NAMES } from "../../../src/app/config/config";
-import { readSettings, SETTING_TABLE } from "../../../src/app/config/setting-table";
+import configurationDoc from "../../../../docs/configuration.md?raw";
+import { CONFIG_RULES } from "../../../../src/app/config/config-rules";
+import { readConfig, SETTING_NAMES } from "../../../../src/app/config/config";
+import { readSettings, SETTING_TABLE } from "../../../../src/app/config/setting-table";
 
 const SPECS = ["demo-api", "petstore"];
 

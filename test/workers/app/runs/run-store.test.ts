@@ -7,8 +7,8 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { expect, it } from "vitest";
-import type { RunStore, StoredRun } from "../../../src/app/runs/run-store";
-import { sampleRun } from "../../helpers/run-records";
+import type { RunStore, StoredRun } from "../../../../src/app/runs/run-store";
+import { sampleRun } from "../../../helpers/run-records";
 
 const run = (n: number): StoredRun => ({
   ...sampleRun(

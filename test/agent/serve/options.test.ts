@@ -5,10 +5,10 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_KEEP_ALIVE_MS } from "../../src/index";
-import { captureConsole } from "../helpers/console-capture";
-import { NotesAgent } from "./fixtures/other-agents";
-import { connectClient, initializeBody, text, withoutStandaloneStream } from "./helpers";
+import { DEFAULT_KEEP_ALIVE_MS } from "../../../src/index";
+import { captureConsole } from "../../helpers/console-capture";
+import { NotesAgent } from "../fixtures/other-agents";
+import { connectClient, initializeBody, text, withoutStandaloneStream } from "../helpers";
 
 /**
  * A real namespace that records the jurisdiction asked for. workerd does not implement

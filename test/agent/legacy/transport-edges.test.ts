@@ -8,9 +8,9 @@ import {
   type SessionRecord,
   type SessionStorage,
 } from "code-mode-mcp/mcp";
-import { initializeBody } from "./helpers";
-import { memoryStorage } from "./memory-storage";
-import { messageOf, SseReader } from "./sse";
+import { initializeBody } from "../helpers";
+import { memoryStorage } from "../memory-storage";
+import { messageOf, SseReader } from "../sse";
 
 const URL_LOCAL = "http://localhost/mcp";
 const ACCEPT = "application/json, text/event-stream";

@@ -6,8 +6,8 @@ import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { initializeBody, text, workerFetch } from "./helpers";
-import { messageOf, SseReader } from "./sse";
+import { initializeBody, text, workerFetch } from "../helpers";
+import { messageOf, SseReader } from "../sse";
 
 /** Connects a real SDK v1 client over the 2024-11-05 HTTP+SSE transport. */
 async function connectSse(path = "/sse", capabilities: Record<string, unknown> = {}) {

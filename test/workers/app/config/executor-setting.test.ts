@@ -4,11 +4,11 @@
  * configuration problem naming the accepted values.
  */
 import { describe, expect, it } from "vitest";
-import { readConfig } from "../../../src/app/config/config";
-import { parseExecutorSetting } from "../../../src/app/config/executor-setting";
-import { connect } from "../../helpers/mcp-client";
-import { text } from "../../helpers/tool-result";
-import { configured } from "./helpers";
+import { readConfig } from "../../../../src/app/config/config";
+import { parseExecutorSetting } from "../../../../src/app/config/executor-setting";
+import { connect } from "../../../helpers/mcp-client";
+import { text } from "../../../helpers/tool-result";
+import { configured } from "../helpers";
 
 const PROBE =
   "async () => ({ intl: typeof Intl, tasks: typeof (await codemode.request({ method: 'GET', path: '/tasks' })) === 'object' })";

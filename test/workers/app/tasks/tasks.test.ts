@@ -4,9 +4,9 @@
  * declares the extension, and keeps answering synchronously for one that does not.
  */
 import { describe, expect, it } from "vitest";
-import { TASKS_EXTENSION_ID } from "../../../src/index";
-import { modernRequest, rpcBody } from "../mcp/fixtures";
-import { entry } from "./helpers";
+import { TASKS_EXTENSION_ID } from "../../../../src/index";
+import { modernRequest, rpcBody } from "../../mcp/fixtures";
+import { entry } from "../helpers";
 
 const WITH_TASKS = { extensions: { [TASKS_EXTENSION_ID]: {} } };
 const PROGRAM = `async () => { const r = await codemode.request({ method: "GET", path: "/projects", response: "full" }); return r.status; }`;

@@ -1,7 +1,7 @@
 // readConfig: the product's settings read, checked and reported.
 import { describe, expect, it } from "vitest";
-import { formatProblems, readConfig } from "../../../src/app/config/config";
-import { configuredSecrets } from "../../../src/app/endpoints";
+import { formatProblems, readConfig } from "../../../../src/app/config/config";
+import { configuredSecrets } from "../../../../src/app/endpoints";
 
 const SPECS = ["demo-api", "petstore", "relative"];
 const servers = (name: string) =>

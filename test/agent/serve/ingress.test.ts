@@ -4,7 +4,7 @@
 import { listDurableObjectIds } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { initializeBody, rpc, workerFetch } from "./helpers";
+import { initializeBody, rpc, workerFetch } from "../helpers";
 
 const initialized = { jsonrpc: "2.0", method: "notifications/initialized" };
 

@@ -7,9 +7,9 @@
  * answer is replayed (concurrently and after the run ended).
  */
 import { describe, expect, it } from "vitest";
-import { accessToken, registerClient } from "../../helpers/oauth-client";
-import { rpcBody } from "../mcp/fixtures";
-import { configured, type WorkerFetch } from "./helpers";
+import { accessToken, registerClient } from "../../../helpers/oauth-client";
+import { rpcBody } from "../../mcp/fixtures";
+import { configured, type WorkerFetch } from "../helpers";
 
 const base = "http://localhost";
 const SLOW = `async () => { for (let i = 0; i < 40; i++) await codemode.request({ method: "GET", path: "/projects" }); return "done"; }`;

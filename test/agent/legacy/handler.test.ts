@@ -11,10 +11,10 @@ import {
   DurableObjectEventStore,
   type LegacyMcpHandler,
   type SessionRecord,
-} from "../../src/index";
-import { initializeBody, text } from "./helpers";
-import { memoryStorage } from "./memory-storage";
-import { messageOf, SseReader } from "./sse";
+} from "../../../src/index";
+import { initializeBody, text } from "../helpers";
+import { memoryStorage } from "../memory-storage";
+import { messageOf, SseReader } from "../sse";
 
 const URL_LOCAL = "http://localhost/mcp";
 

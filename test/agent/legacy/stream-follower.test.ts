@@ -5,12 +5,12 @@
  * storage; the transport is the SDK's registration shape, recorded write by write.
  */
 import { describe, expect, it } from "vitest";
-import { DurableObjectEventStore } from "../../src/index";
+import { DurableObjectEventStore } from "../../../src/index";
 import {
   followStoredStream,
   type FollowingTransport,
-} from "../../src/mcp/sessions/legacy/stream-follower";
-import { memoryStorage } from "./memory-storage";
+} from "../../../src/mcp/sessions/legacy/stream-follower";
+import { memoryStorage } from "../memory-storage";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const progress = (n: number) => ({

@@ -6,9 +6,9 @@
  * each get their record written.
  */
 import { describe, expect, it } from "vitest";
-import { afterResponse, deliverThenRun } from "../../../src/app/runs/after-response";
-import { connect, type WorkerFetch } from "../../helpers/mcp-client";
-import { configured } from "./helpers";
+import { afterResponse, deliverThenRun } from "../../../../src/app/runs/after-response";
+import { connect, type WorkerFetch } from "../../../helpers/mcp-client";
+import { configured } from "../helpers";
 
 type Page = { runs: { preview: string }[] };
 

@@ -8,9 +8,9 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CallToolResultSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
-import { text } from "../../helpers/tool-result";
-import { rpcBody } from "../mcp/fixtures";
-import { configured, entry, type WorkerFetch } from "./helpers";
+import { text } from "../../../helpers/tool-result";
+import { rpcBody } from "../../mcp/fixtures";
+import { configured, entry, type WorkerFetch } from "../helpers";
 
 const STATE_KEY = "app-test-request-state-key-0123456789abcdef";
 const READ = `async () => { const r = await codemode.request({ method: "GET", path: "/projects", response: "full" }); return r.status; }`;

@@ -11,7 +11,7 @@ import { createExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createLegacyMcpHandler } from "code-mode-mcp/mcp";
-import { text } from "./helpers";
+import { text } from "../helpers";
 
 const URL_LOCAL = "http://localhost/mcp";
 

@@ -11,7 +11,7 @@
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { fileURLToPath } from "node:url";
-import { startServer } from "../../test/e2e/server.mjs";
+import { startServer } from "../../test/e2e/support/server.mjs";
 import { p50, p95, ratio, round1 } from "./stats.mjs";
 
 const PROGRAM = `async () => {

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort } from "../../cli/local-server/free-port.mjs";
-import { check, npmStartArgs } from "./server.mjs";
+import { check, npmStartArgs } from "./support/server.mjs";
 
 const dir = mkdtempSync(join(tmpdir(), "codemode-badconfig-"));
 const invalidSpec = join(dir, "broken.yaml");

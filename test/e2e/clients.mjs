@@ -6,8 +6,8 @@ import {
 } from "@modelcontextprotocol/client";
 import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as V1Transport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { CODE, EXECUTE, SEARCH, text } from "./programs.mjs";
-import { check, withServer } from "./server.mjs";
+import { CODE, EXECUTE, SEARCH, text } from "./support/programs.mjs";
+import { check, withServer } from "./support/server.mjs";
 
 /** @type {Record<string, (url: URL) => Promise<any>>} */
 const CLIENTS = {

@@ -4,12 +4,12 @@
 // warm-up so neither figure pays the first runs: ~300 searches at 4, enough for a rate; the
 // issue's 30 s is the 16 clients' phase). Meanwhile the resident memory of the whole server
 // (every process of its tree, summed) peaks under 1.5 GB. The figures are printed.
-import { withServerUnderLoad } from "./busy-load.mjs";
-import { connect, timedCall } from "./load-clients.mjs";
-import { SEARCH } from "./programs.mjs";
-import { replacements } from "./replacements.mjs";
-import { check } from "./server.mjs";
-import { sampleTreeMemory } from "./tree-memory.mjs";
+import { withServerUnderLoad } from "./support/busy-load.mjs";
+import { connect, timedCall } from "./support/load-clients.mjs";
+import { SEARCH } from "./support/programs.mjs";
+import { replacements } from "./support/replacements.mjs";
+import { check } from "./support/server.mjs";
+import { sampleTreeMemory } from "./support/tree-memory.mjs";
 
 const PHASE_MS = 30_000;
 const REFERENCE_MS = 10_000;

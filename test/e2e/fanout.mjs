@@ -4,10 +4,10 @@
 // replaced; and a second client's trivial `search`, polled every 100 ms meanwhile, never waits
 // more than 2 s. Before the runner design, this program made the supervisor replace the runtime
 // and its caller got no answer for 120 s.
-import { withServerUnderLoad } from "./busy-load.mjs";
-import { connect, pollSearch, timedCall } from "./load-clients.mjs";
-import { replacements } from "./replacements.mjs";
-import { check } from "./server.mjs";
+import { withServerUnderLoad } from "./support/busy-load.mjs";
+import { connect, pollSearch, timedCall } from "./support/load-clients.mjs";
+import { replacements } from "./support/replacements.mjs";
+import { check } from "./support/server.mjs";
 
 const GETS = 1_000;
 const ROUNDS = 2;

@@ -2,8 +2,8 @@
 // clients), the workerd running the Worker is SIGKILLed. The supervisor must replace the runtime
 // and serve again within seconds (measured and printed), every write that was acknowledged must be
 // there afterwards, and the writes cut off must get a clear 503 JSON error, never a hang.
-import { activeWorkerd, processTree, stillRunning } from "./processes.mjs";
-import { check, withServer } from "./server.mjs";
+import { activeWorkerd, processTree, stillRunning } from "./support/processes.mjs";
+import { check, withServer } from "./support/server.mjs";
 
 const WRITERS = 2;
 const HEAL_WITHIN_MS = 5_000;

@@ -7,10 +7,10 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { createHash } from "node:crypto";
 import { request } from "node:http";
 import { z } from "zod";
-import { ECHOES, startHostileApi, SPEC_PATHS } from "./hostile-api.mjs";
-import { json, mcpUpstream } from "./mcp-upstream.mjs";
-import { text } from "./programs.mjs";
-import { check, withServer } from "./server.mjs";
+import { ECHOES, startHostileApi, SPEC_PATHS } from "./support/hostile-api.mjs";
+import { json, mcpUpstream } from "./support/mcp-upstream.mjs";
+import { text } from "./support/programs.mjs";
+import { check, withServer } from "./support/server.mjs";
 
 const API_SECRET = `api-canary-${crypto.randomUUID()}`;
 const MCP_SECRET = `mcp-canary-${crypto.randomUUID()}`;

@@ -4,7 +4,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { check, withServer } from "./server.mjs";
+import { check, withServer } from "./support/server.mjs";
 
 const home = mkdtempSync(join(tmpdir(), "codemode-inspector-"));
 /**

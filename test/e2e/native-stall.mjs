@@ -8,8 +8,8 @@
 // The programs: a catastrophic regex with the `i` flag (V8's linear fallback does not take `i`,
 // so it backtracks for days) and the `new Array(2**31).fill(0)` the issue reported.
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { SEARCH, text } from "./programs.mjs";
-import { check, withServer } from "./server.mjs";
+import { SEARCH, text } from "./support/programs.mjs";
+import { check, withServer } from "./support/server.mjs";
 
 const MAX_GAP_MS = 2_000;
 const STALLS = [

@@ -2,7 +2,7 @@
 // product without the repository: `check` prints a spec's summary, `deploy --dry-run` bundles the
 // prebuilt Worker, `serve --spec --base-url` answers an MCP client (search + execute reach a local
 // API with the credential from API_TOKEN), and a stdio session started exactly as
-// test/e2e/desktop-config.json says (the README's desktop client snippet, placeholders replaced),
+// test/e2e/support/desktop-config.json says (the README's desktop client snippet, placeholders replaced),
 // from a folder that is not the install folder, lists the tools and runs a search. Everything it starts
 // is stopped at the end. Needs the npm registry for the tarball's dependencies (run by .ci/run).
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
@@ -23,12 +23,14 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort } from "../../cli/local-server/free-port.mjs";
-import { text } from "./programs.mjs";
-import { allProcesses, processTree, stillRunning } from "./processes.mjs";
-import { check } from "./server.mjs";
+import { text } from "./support/programs.mjs";
+import { allProcesses, processTree, stillRunning } from "./support/processes.mjs";
+import { check } from "./support/server.mjs";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const SNIPPET = JSON.parse(readFileSync(new URL("./desktop-config.json", import.meta.url), "utf8"));
+const SNIPPET = JSON.parse(
+  readFileSync(new URL("./support/desktop-config.json", import.meta.url), "utf8"),
+);
 const CANARY = `npx-e2e-canary-${crypto.randomUUID()}`;
 const tmp = mkdtempSync(join(tmpdir(), "code-mode-mcp-npx-"));
 const project = join(tmp, "empty-project");

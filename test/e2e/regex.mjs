@@ -6,8 +6,8 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { text } from "./programs.mjs";
-import { check, withServer } from "./server.mjs";
+import { text } from "./support/programs.mjs";
+import { check, withServer } from "./support/server.mjs";
 
 // Coarse liveness bound; without the fallback each call backtracks for days.
 const FAST_MS = 3_000;

@@ -14,7 +14,7 @@
 //    puts the machine under an artificial load of its own on purpose and measures how long a
 //    second client waits (issue #28's bounds), so other work beside them would be measured too.
 //    Those marked `shared` run last, taking turns on a server started for their group
-//    (shared-server.mjs: ~10 s saved per script), stopped after the last of the group.
+//    (support/shared-server.mjs: ~10 s saved per script), stopped after the last of the group.
 // `--part pooled` or `--part alone` runs only that step (after the build).
 // Output: every line prefixed by its script's name as it comes; a failing script's whole output
 // again, unprefixed, at the end.
@@ -26,8 +26,12 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startServer } from "./server.mjs";
-import { describeSharedServer, SHARED_SERVER_ENV, SHARED_SETTINGS } from "./shared-server.mjs";
+import { startServer } from "./support/server.mjs";
+import {
+  describeSharedServer,
+  SHARED_SERVER_ENV,
+  SHARED_SETTINGS,
+} from "./support/shared-server.mjs";
 
 /**
  * @typedef {object} Job
@@ -307,7 +311,7 @@ async function pool(jobs, width, step) {
 }
 
 /**
- * The alone step's shared server (shared-server.mjs), while one runs: its group, and `value`,
+ * The alone step's shared server (support/shared-server.mjs), while one runs: its group, and `value`,
  * what the group's jobs get in E2E_SHARED_SERVER.
  * @type {{ group?: string, value?: string, stop?: () => Promise<void>, logFile?: string }}
  */

@@ -10,11 +10,11 @@
 //
 // RUNAWAY_EXECUTORS (comma-separated) runs only some executors: run.mjs runs the default one on
 // its shared server and shared-worker on a server of its own, as two jobs.
-import { withServerUnderLoad } from "./busy-load.mjs";
-import { connect, pollSearch, timedCall } from "./load-clients.mjs";
-import { hostReplacements, replacements } from "./replacements.mjs";
-import { check } from "./server.mjs";
-import { runnerRestMs, unsettled } from "./shared-server.mjs";
+import { withServerUnderLoad } from "./support/busy-load.mjs";
+import { connect, pollSearch, timedCall } from "./support/load-clients.mjs";
+import { hostReplacements, replacements } from "./support/replacements.mjs";
+import { check } from "./support/server.mjs";
+import { runnerRestMs, unsettled } from "./support/shared-server.mjs";
 
 const MAX_WAIT_MS = 1_000;
 const ALL_EXECUTORS = ["isolate-per-run", "shared-worker"];
@@ -66,7 +66,7 @@ const RUNNER_LOST = "the sandbox runner running this program stopped";
 /**
  * How a runaway ended for its caller: "limit", "runner lost", another clear error, or a failure
  * (no error, or no answer).
- * @param {import("./load-clients.mjs").Outcome} outcome
+ * @param {import("./support/load-clients.mjs").Outcome} outcome
  */
 function ending(outcome) {
   if (outcome.thrown !== undefined) return `no answer (${outcome.thrown})`;
@@ -84,9 +84,9 @@ for (const executor of EXECUTORS)
     const { client: other } = await connect(url, { name: "e2e-honest" });
     const poller = await pollSearch(url);
     // The other client keeps one honest run in flight all along.
-    /** @type {import("./load-clients.mjs").Outcome[]} */
+    /** @type {import("./support/load-clients.mjs").Outcome[]} */
     const honest = [];
-    /** @type {Set<import("./load-clients.mjs").Outcome>} */
+    /** @type {Set<import("./support/load-clients.mjs").Outcome>} */
     const reported = new Set();
     const state = { running: true };
     const otherLoop = (async () => {

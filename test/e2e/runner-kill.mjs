@@ -5,10 +5,10 @@
 // happened; the others finish; runs are served again within seconds; and every write a run
 // acknowledged (tasks created through the demo API, returned by the run) reads back afterwards.
 // Only the killed runner is replaced.
-import { withServerUnderLoad } from "./busy-load.mjs";
-import { connect, timedCall } from "./load-clients.mjs";
-import { replacements } from "./replacements.mjs";
-import { check } from "./server.mjs";
+import { withServerUnderLoad } from "./support/busy-load.mjs";
+import { connect, timedCall } from "./support/load-clients.mjs";
+import { replacements } from "./support/replacements.mjs";
+import { check } from "./support/server.mjs";
 
 const CLIENTS = 8;
 const WRITES = 12;
@@ -58,7 +58,7 @@ await withServerUnderLoad({}, async ({ url, output, log }) => {
   const { client: prober } = await connect(url, { name: "e2e-kill-prober" });
   /** @type {{ id: number, title: string }[]} */
   const acknowledged = [];
-  const acknowledge = (/** @type {import("./load-clients.mjs").Outcome} */ o) => {
+  const acknowledge = (/** @type {import("./support/load-clients.mjs").Outcome} */ o) => {
     if (o.ok) acknowledged.push(...JSON.parse(o.text));
   };
 

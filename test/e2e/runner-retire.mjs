@@ -6,10 +6,10 @@
 // is followed by a fresh runner that serves, nothing is replaced, and the retired processes are
 // gone. Then another process sends a runner POST /retire: it is replaced as well.
 import { readFileSync } from "node:fs";
-import { connect, timedCall } from "./load-clients.mjs";
-import { EXECUTE, SEARCH } from "./programs.mjs";
-import { replacements } from "./replacements.mjs";
-import { check, withServer } from "./server.mjs";
+import { connect, timedCall } from "./support/load-clients.mjs";
+import { EXECUTE, SEARCH } from "./support/programs.mjs";
+import { replacements } from "./support/replacements.mjs";
+import { check, withServer } from "./support/server.mjs";
 
 const MAX_RUNS = 40;
 const CLIENTS = 8;

@@ -11,8 +11,8 @@ import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { freePort } from "../../cli/local-server/free-port.mjs";
 import { z } from "zod";
-import { json, mcpUpstream } from "./mcp-upstream.mjs";
-import { check, withServer } from "./server.mjs";
+import { json, mcpUpstream } from "./support/mcp-upstream.mjs";
+import { check, withServer } from "./support/server.mjs";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 if (!existsSync(CHROMIUM))

@@ -6,10 +6,10 @@
 // more are allowed for a loaded machine's timers).
 import { connect as connectSocket } from "node:net";
 import { BODY_TIMEOUT_MS } from "../../cli/local-server/front.mjs";
-import { withServerUnderLoad } from "./busy-load.mjs";
-import { pollSearch } from "./load-clients.mjs";
-import { replacements } from "./replacements.mjs";
-import { check } from "./server.mjs";
+import { withServerUnderLoad } from "./support/busy-load.mjs";
+import { pollSearch } from "./support/load-clients.mjs";
+import { replacements } from "./support/replacements.mjs";
+import { check } from "./support/server.mjs";
 
 const SOCKETS = 400;
 const MAX_WAIT_MS = 1_000;

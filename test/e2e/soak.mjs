@@ -20,13 +20,13 @@
 // and +85 MiB) the same day through the entry Worker, with the host's own collections, and
 // +23.8 % (host +166) without them. The runners' retirements are spread, so they no longer
 // swing the sum together.
-import { withServerUnderLoad } from "./busy-load.mjs";
-import { connect, timedCall } from "./load-clients.mjs";
-import { EXECUTE, SEARCH } from "./programs.mjs";
-import { activeRuntime } from "./processes.mjs";
-import { replacements } from "./replacements.mjs";
-import { check } from "./server.mjs";
-import { treeRssByProcess, treeRssMiB } from "./tree-memory.mjs";
+import { withServerUnderLoad } from "./support/busy-load.mjs";
+import { connect, timedCall } from "./support/load-clients.mjs";
+import { EXECUTE, SEARCH } from "./support/programs.mjs";
+import { activeRuntime } from "./support/processes.mjs";
+import { replacements } from "./support/replacements.mjs";
+import { check } from "./support/server.mjs";
+import { treeRssByProcess, treeRssMiB } from "./support/tree-memory.mjs";
 
 const CALLS = Number(process.env.SOAK_CALLS ?? 18_000);
 const WARM_UP_CALLS = Number(process.env.SOAK_WARM_UP ?? 2_000);

@@ -8,9 +8,9 @@ import { existsSync } from "node:fs";
 import { createServer } from "node:http";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { text } from "./programs.mjs";
+import { text } from "./support/programs.mjs";
 import { freePort } from "../../cli/local-server/free-port.mjs";
-import { check, withServer } from "./server.mjs";
+import { check, withServer } from "./support/server.mjs";
 import { CLOUDFLARE_SPEC_PATH } from "../helpers/shared-specs.mjs";
 
 const SPEC = CLOUDFLARE_SPEC_PATH;

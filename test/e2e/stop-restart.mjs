@@ -8,11 +8,11 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort } from "../../cli/local-server/free-port.mjs";
-import { processTree, stillRunning } from "./processes.mjs";
-import { check, startServer } from "./server.mjs";
+import { processTree, stillRunning } from "./support/processes.mjs";
+import { check, startServer } from "./support/server.mjs";
 
 const GONE_WITHIN_MS = 5_000;
-/** @type {[string, (npm: number, tree: import("./processes.mjs").Proc[]) => void][]} */
+/** @type {[string, (npm: number, tree: import("./support/processes.mjs").Proc[]) => void][]} */
 const STOPS = [
   ["SIGTERM to the process group", (npm) => process.kill(-npm, "SIGTERM")],
   ["SIGINT (Ctrl-C) to the process group", (npm) => process.kill(-npm, "SIGINT")],

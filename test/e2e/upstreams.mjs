@@ -4,9 +4,9 @@
 // both through their prefixed names; the credential reaches only its own server and never shows.
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { z } from "zod";
-import { json, mcpUpstream } from "./mcp-upstream.mjs";
-import { text } from "./programs.mjs";
-import { check, withServer } from "./server.mjs";
+import { json, mcpUpstream } from "./support/mcp-upstream.mjs";
+import { text } from "./support/programs.mjs";
+import { check, withServer } from "./support/server.mjs";
 
 const CANARY = `gh-e2e-canary-${crypto.randomUUID()}`;
 

@@ -29,7 +29,7 @@ const SETTLE_MS = 60_000;
  */
 export function runnerRestMs() {
   const source = readFileSync(
-    new URL("../../src/executor/runners/runner-loader.ts", import.meta.url),
+    new URL("../../../src/executor/runners/runner-loader.ts", import.meta.url),
     "utf8",
   );
   const ms = Number(
@@ -37,7 +37,7 @@ export function runnerRestMs() {
   );
   if (!Number.isFinite(ms) || ms <= 0)
     throw new Error(
-      "e2e: no `export const RUNNER_REST_MS = <ms>;` in src/executor/runners/runner-loader.ts (test/e2e/shared-server.mjs reads it): update runnerRestMs() to where it is now",
+      "e2e: no `export const RUNNER_REST_MS = <ms>;` in src/executor/runners/runner-loader.ts (test/e2e/support/shared-server.mjs reads it): update runnerRestMs() to where it is now",
     );
   return ms;
 }

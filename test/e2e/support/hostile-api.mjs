@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort } from "../../cli/local-server/free-port.mjs";
+import { freePort } from "../../../cli/local-server/free-port.mjs";
 
 /** The spec's paths (anything else the server receives is a request outside the spec). */
 export const SPEC_PATHS = /^\/(items(\/[A-Za-z0-9_.~%-]+)?|echo|echo-forms\/\d+)(\?.*)?$/;
@@ -16,10 +16,10 @@ export const SPEC_PATHS = /^\/(items(\/[A-Za-z0-9_.~%-]+)?|echo|echo-forms\/\d+)
  * The echoes the vitest suites use (one layer, then two), each with the decoder a program would
  * apply. Loaded as TypeScript (Node 22 strips the types); the specifier is computed so the
  * typecheck does not ask for `.ts` imports in scripts.
- * @type {import("../helpers/credential-echoes").CredentialEcho[]}
+ * @type {import("../../helpers/credential-echoes").CredentialEcho[]}
  */
 export const ECHOES = await (async () => {
-  const echoes = await import(new URL("../helpers/credential-echoes.ts", import.meta.url).href);
+  const echoes = await import(new URL("../../helpers/credential-echoes.ts", import.meta.url).href);
   return [...echoes.SINGLE_LAYER, ...echoes.TWO_LAYERS];
 })();
 

@@ -4,7 +4,7 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { createServer } from "node:http";
-import { freePort } from "../../cli/local-server/free-port.mjs";
+import { freePort } from "../../../cli/local-server/free-port.mjs";
 
 /**
  * Starts the server.

@@ -5,7 +5,7 @@ import { spawn } from "node:child_process";
 import { appendFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort } from "../../cli/local-server/free-port.mjs";
+import { freePort } from "../../../cli/local-server/free-port.mjs";
 import { attachSharedServer } from "./shared-server.mjs";
 
 /**

@@ -179,6 +179,25 @@ describeExecutors((Executor, kind) => {
       await alive();
     });
 
+    // `Uint8Array.from(array)` reads element by element, as `Array.from` does: charged by bytes
+    // (a sixteenth of its elements), a loop of it ran 13 s on a 2,000,000 budget. The set-up
+    // (`fill` of a million) costs ~152,500 operations; each `from` of it ~152,500 more by
+    // elements, ~9,500 by bytes, so 250,000 ends the first two and not the bulk copy.
+    it.each([
+      ["Array.from(a)", "limit"],
+      ["Uint8Array.from(a)", "limit"],
+      ["Uint8Array.from(new Uint8Array(a.length))", "ok"],
+    ])("charges %s by what it reads", async (call, status) => {
+      const outcome = await executor.execute({
+        // The loop after it: the isolate checks its count at the program's next counted operation.
+        code: guardProbe(
+          `const a = new Array(1e6).fill(1); ${call}; for (let i = 0; i < 2; i++) {} return "done"`,
+        ),
+        limits: { maxOperations: 250_000 },
+      });
+      expect(outcome.status).toBe(status);
+    });
+
     it("says the built-ins spent the budget, when they did", async () => {
       const outcome = await executor.execute({
         code: guardProbe(

@@ -26,6 +26,9 @@ const { keys, hasOwn, getPrototypeOf, is, defineProperty } = Object;
 const { isArray } = Array;
 const { isNaN, isFinite } = Number;
 const objectPrototype = Object.prototype;
+// Captured before any program runs: the sandbox charges a program's own typed-array
+// constructions (native-charges.ts), not the codec's decoding of what the host sent.
+const Bytes = Uint8Array;
 
 /** Maximum nesting the encoder follows; deeper values become a marker (stack safety). */
 const MAX_DEPTH = 200;
@@ -251,7 +254,7 @@ function toBase64(bytes: Uint8Array): string {
 
 function fromBase64(text: string): Uint8Array {
   const clean = text.replace(/[^A-Za-z0-9+/]/g, "");
-  const out = new Uint8Array(Math.floor((clean.length * 3) / 4));
+  const out = new Bytes(Math.floor((clean.length * 3) / 4));
   let n = 0;
   for (let i = 0; i < clean.length; i += 4) {
     const a = B64.indexOf(clean[i] ?? "A");

@@ -42,7 +42,8 @@ type Method = (this: unknown, ...args: unknown[]) => unknown;
 type Units = (self: unknown, result: unknown, args: unknown[]) => number;
 
 const { defineProperty, getOwnPropertyDescriptor, getPrototypeOf } = Object;
-const { apply } = Reflect;
+const { apply, construct } = Reflect;
+const ProxyClass = Proxy;
 const { isArray } = Array;
 const { floor } = Math;
 
@@ -97,6 +98,34 @@ const typedSource: Units = (_self, _result, args) =>
   isArray(args[0]) ? (args[0] as unknown[]).length : typedUnits(args[0]);
 
 /**
+ * `new Uint8Array(x)` and its kin: a length allocates (and zeroes) that many bytes, a typed array
+ * is copied in bulk (by bytes), an array or iterable is read element by element (by elements, as
+ * `Array.from`), and a buffer is only viewed (nothing). Uncharged, a loop of 16 MiB allocations
+ * or copies held its runner until the watchdog replaced it (10 s), on both executors.
+ */
+const typedConstruct: Units = (_self, result, args) => {
+  const source = args[0];
+  if (source === null || typeof source !== "object") return typedUnits(result);
+  if (read(bufferByteLength, source) > 0) return 0;
+  return typedFrom(undefined, result, args);
+};
+/** The typed-array constructors (Float16Array where the engine has it). */
+const TYPED_ARRAY_NAMES = [
+  "Int8Array",
+  "Uint8Array",
+  "Uint8ClampedArray",
+  "Int16Array",
+  "Uint16Array",
+  "Int32Array",
+  "Uint32Array",
+  "Float16Array",
+  "Float32Array",
+  "Float64Array",
+  "BigInt64Array",
+  "BigUint64Array",
+];
+
+/**
  * Wraps the built-ins whose native cost grows with data and charges `charge(n)` interrupts per
  * {@link UNITS_PER_INTERRUPT} units (one interrupt is ~10,000 cheap engine steps, ~0.17 ms;
  * `'x'.repeat(16384)` measured ~0.13 ms). Small calls accumulate, so the native charge is called
@@ -130,6 +159,28 @@ export function installCharges(charge: (interrupts: number) => void): void {
     }[name]!;
     defineProperty(wrapped, "length", { value: original.length });
     defineProperty(target, name, { ...descriptor, value: wrapped });
+  };
+  /**
+   * A constructor is wrapped in a Proxy that charges what each construction produced: it stays
+   * a constructor for `new`, `instanceof`, subclasses and `Symbol.species` (its `prototype` is the
+   * original's, whose `constructor` now names the wrapper, so `x.constructor === Uint8Array`
+   * holds and species-made arrays are charged too). Calling it without `new` throws as before.
+   */
+  const wrapConstructor = (name: string, units: Units): void => {
+    const descriptor = getOwnPropertyDescriptor(globalThis, name);
+    const original = descriptor?.value as (new (...args: unknown[]) => object) | undefined;
+    if (typeof original !== "function") return;
+    const wrapped = new ProxyClass(original, {
+      construct(target, args, newTarget) {
+        const result = construct(target, args, newTarget);
+        pay(units(undefined, result, args));
+        return result;
+      },
+    });
+    defineProperty(globalThis, name, { ...descriptor, value: wrapped });
+    const prototype = original.prototype as object;
+    const named = getOwnPropertyDescriptor(prototype, "constructor");
+    if (named) defineProperty(prototype, "constructor", { ...named, value: wrapped });
   };
   for (const name of ["repeat", "padStart", "padEnd"]) wrap(String.prototype, name, resultLength);
   for (const name of ["indexOf", "lastIndexOf", "includes", "split", "replace", "replaceAll"])
@@ -188,4 +239,7 @@ export function installCharges(charge: (interrupts: number) => void): void {
     "toReversed",
   ])
     wrap(TYPED_ARRAY_PROTOTYPE, name, typedSelf);
+  // Last: the wrappers above reach the prototypes through the originals, captured already.
+  for (const name of TYPED_ARRAY_NAMES) wrapConstructor(name, typedConstruct);
+  wrapConstructor("ArrayBuffer", bufferResult);
 }

@@ -17,6 +17,9 @@ const nativeUtf8 = g["__cm$utf8"] as
 delete g["__cm$utf8"];
 /** Inputs at least this long are decoded natively. */
 const NATIVE_DECODE_BYTES = 16_384;
+// Captured at load: the sandbox charges a program's own typed-array constructions
+// (native-charges.ts); `encode` is charged by its text already, `decode` reads views.
+const Bytes = Uint8Array;
 
 /** UTF-8 bytes of a string (lone surrogates become U+FFFD, as the Web API does). */
 function encode(text: string): Uint8Array {
@@ -36,7 +39,7 @@ function encode(text: string): Uint8Array {
     else
       out.push(0xf0 | (c >> 18), 0x80 | ((c >> 12) & 63), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
   }
-  return new Uint8Array(out);
+  return new Bytes(out);
 }
 
 /** A string from UTF-8 bytes (malformed sequences become U+FFFD). */
@@ -48,8 +51,8 @@ function decode(input?: ArrayBuffer | ArrayBufferView): string {
       : nativeUtf8(input, 0, input.byteLength);
   }
   const bytes = ArrayBuffer.isView(input)
-    ? new Uint8Array(input.buffer, input.byteOffset, input.byteLength)
-    : new Uint8Array(input);
+    ? new Bytes(input.buffer, input.byteOffset, input.byteLength)
+    : new Bytes(input);
   // Code units are gathered in chunks and turned into text by one native call per chunk: in an
   // interpreter, one string concatenation per character would dominate a spec's decoding.
   const parts: string[] = [];

@@ -119,6 +119,29 @@ const LARGE_PROBES: [string, string, string][] = [
 /** The budget of {@link LARGE_PROBES}: room for their set-up, far too little for their loops. */
 const LARGE_BUDGET = 2_000_000;
 
+/**
+ * Constructor loops (charged since 2026-12-05): each turn allocates or copies 16 MiB (or reads
+ * a million elements) natively, and counted one operation. Uncharged, each held its local runner
+ * until the watchdog replaced it (10 s), on both executors; in the test pool it would hold the
+ * pool's thread. A constructor wrapped in a Proxy still prints `[native code]`, so each probe runs
+ * only once {@link CONSTRUCTOR_GUARD}, bounded either way, has ended as `limit`.
+ */
+const CONSTRUCTOR_PROBES: [string, string][] = [
+  ["a typed-array allocation loop", "while (true) new Uint8Array(16 * 1024 * 1024)"],
+  [
+    "a typed-array copy loop",
+    "const b = new Float64Array(2 ** 21); while (true) new Float64Array(b)",
+  ],
+  [
+    "a typed array made from an array, in a loop",
+    "const a = new Array(1e6).fill(1); while (true) new Int32Array(a)",
+  ],
+  ["an ArrayBuffer allocation loop", "while (true) new ArrayBuffer(16 * 1024 * 1024)"],
+];
+/** Eight 16 MiB allocations: ~64 interrupts each when charged, so `limit` at 100,000. */
+const CONSTRUCTOR_GUARD =
+  "for (let i = 0; i < 8; i++) new Uint8Array(16 * 1024 * 1024); for (let i = 0; i < 2; i++) {} return 'uncharged'";
+
 describeExecutors((Executor, kind) => {
   // Low budgets: the probes end soon either way, and a regression shows as the test's timeout.
   const executor = new Executor({ loader: env.LOADER, limits: { timeoutMs: 20_000 } });
@@ -158,6 +181,73 @@ describeExecutors((Executor, kind) => {
       },
       HELD_MS,
     );
+
+    it.each(CONSTRUCTOR_PROBES)(
+      "stops %s with status limit",
+      async (_label, code) => {
+        const seen = await executor.execute({
+          code: guardProbe(CONSTRUCTOR_GUARD),
+          limits: { maxOperations: 100_000 },
+        });
+        if (seen.status !== "limit")
+          throw new Error(
+            `typed-array constructors are not charged (${JSON.stringify(seen.result ?? seen.error)}): refusing to run a probe that would hold the test pool for minutes`,
+          );
+        const outcome = await executor.execute({
+          code: guardProbe(code),
+          limits: { maxOperations: LARGE_BUDGET },
+        });
+        expect(outcome).toMatchObject({ status: "limit", error: { name: "LimitError" } });
+        await alive();
+      },
+      HELD_MS,
+    );
+
+    it("keeps the wrapped constructors what they were: new, instanceof, subclasses, species, views", async () => {
+      const outcome = await executor.execute({
+        code: `class Sub extends Uint8Array {}
+        const s = new Sub(4);
+        const u = new Uint8Array([1, 2, 3]);
+        const view = new Uint8Array(new ArrayBuffer(8), 2, 3);
+        let called;
+        try { Uint8Array(2); called = "no error" } catch (e) { called = e.constructor.name }
+        return [u instanceof Uint8Array, u.constructor === Uint8Array, s instanceof Sub,
+          s instanceof Uint8Array, s.slice(1) instanceof Sub, Uint8Array.name,
+          Uint8Array.BYTES_PER_ELEMENT, Uint8Array.length,
+          Object.getPrototypeOf(Uint8Array) === Object.getPrototypeOf(Int8Array),
+          Array.from(Uint8Array.from([4, 5])), Array.from(Uint8Array.of(6)),
+          Array.from(u.subarray(1)), Array.from(u.map((x) => x * 2)), new ArrayBuffer(8).byteLength,
+          view.length, view.byteOffset, called, Object.prototype.toString.call(u),
+          ArrayBuffer.isView(u), new ArrayBuffer(4).constructor === ArrayBuffer,
+          Array.from(new Float64Array(new Uint8Array([7, 8])))]`,
+      });
+      expect(outcome).toMatchObject({
+        status: "ok",
+        result: [
+          true,
+          true,
+          true,
+          true,
+          true,
+          "Uint8Array",
+          1,
+          3,
+          true,
+          [4, 5],
+          [6],
+          [2, 3],
+          [2, 4, 6],
+          8,
+          3,
+          2,
+          "TypeError",
+          "[object Uint8Array]",
+          true,
+          true,
+          [7, 8],
+        ],
+      });
+    });
 
     // A size the program controls (a Proxy's `length`) must not poison the charge: NaN made
     // the V8 isolate's count NaN, so no later operation ever passed the budget; −Infinity

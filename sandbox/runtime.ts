@@ -90,7 +90,7 @@ function exhaustedMessage(): string {
   if (refusals > 0)
     return `Operation budget of ${budget} exceeded, ${refusals} refused host calls included (each costs ${REFUSED_CALL_COST} operations or more): the code kept calling after its calls were refused. Stop calling once a call is refused for a limit, or ask the host for a larger limit.`;
   if (native * 2 > budget)
-    return `Operation budget of ${budget} exceeded, ${native} of it by built-ins working on large data (string repeats and searches, JSON, sorts, typed-array copies and fills are charged by their size): make the work bounded, work on less data, or ask the host for a larger maxOperations.`;
+    return `Operation budget of ${budget} exceeded, ${native} of it by built-ins working on large data (string repeats and searches, JSON, sorts, typed-array allocations, copies and fills are charged by their size): make the work bounded, work on less data, or ask the host for a larger maxOperations.`;
   return `Operation budget of ${budget} exceeded: the code ran too many loop iterations or function calls (a runaway loop?). Make the loop bounded or ask the host for a larger maxOperations.`;
 }
 

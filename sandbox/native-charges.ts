@@ -170,13 +170,17 @@ export function installCharges(charge: (interrupts: number) => void): void {
     const descriptor = getOwnPropertyDescriptor(globalThis, name);
     const original = descriptor?.value as (new (...args: unknown[]) => object) | undefined;
     if (typeof original !== "function") return;
-    const wrapped = new ProxyClass(original, {
+    // A handler without a prototype: traps the program adds to Object.prototype (`get`,
+    // `apply`, …) would otherwise become this Proxy's traps, and the harness reads the wrapper too.
+    const handler: ProxyHandler<new (...args: unknown[]) => object> = {
+      __proto__: null,
       construct(target, args, newTarget) {
         const result = construct(target, args, newTarget);
         pay(units(undefined, result, args));
         return result;
       },
-    });
+    } as ProxyHandler<new (...args: unknown[]) => object>;
+    const wrapped = new ProxyClass(original, handler);
     defineProperty(globalThis, name, { ...descriptor, value: wrapped });
     const prototype = original.prototype as object;
     const named = getOwnPropertyDescriptor(prototype, "constructor");

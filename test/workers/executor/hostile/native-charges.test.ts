@@ -259,6 +259,22 @@ describeExecutors((Executor, kind) => {
       });
     });
 
+    // The wrappers are Proxies: traps a program adds to Object.prototype must not become theirs
+    // (before the fix, this program read 99 and called the constructor without `new`).
+    it("keeps the wrapped constructors' behaviour when Object.prototype grows Proxy traps", async () => {
+      const outcome = await executor.execute({
+        code: `Object.prototype.get = (t, k, r) => (k === "BYTES_PER_ELEMENT" ? 99 : Reflect.get(t, k, r));
+        Object.prototype.apply = () => "called";
+        let called;
+        try { called = Uint8Array(1) } catch (e) { called = e.constructor.name }
+        const seen = [Uint8Array.BYTES_PER_ELEMENT, called, new Uint8Array(2).length];
+        delete Object.prototype.get;
+        delete Object.prototype.apply;
+        return seen;`,
+      });
+      expect(outcome).toMatchObject({ status: "ok", result: [1, "TypeError", 2] });
+    });
+
     // A size the program controls (a Proxy's `length`) must not poison the charge: NaN made
     // the V8 isolate's count NaN, so no later operation ever passed the budget; −Infinity
     // stopped every later charge. Bounded probes: before the fix they ended `ok`, not hung.

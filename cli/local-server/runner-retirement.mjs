@@ -65,21 +65,24 @@ export function retirementDue(maxRuns, index, runners, first) {
  * while the last one's turn never came under a steady load (runner 3 of 3 served 1,395 runs past
  * its due 100 at SANDBOX_RUNNER_MAX_RUNS=100). `unasked` picks the log's wording: a runner
  * retiring before its due count was asked by something else on the machine.
- * @param {RetirementCandidate[]} candidates - the live runners, in slot order
+ * @template {RetirementCandidate} C
+ * @param {C[]} candidates - the live runners, in slot order
  * @param {number} maxRuns - `SANDBOX_RUNNER_MAX_RUNS` (0: never)
  * @param {number} runners - how many slots
- * @returns {{ index: number, begun: number, unasked: boolean } | undefined}
+ * @returns {{ candidate: C, begun: number, unasked: boolean } | undefined} the chosen candidate
+ *   itself (with whatever else the caller keeps in it), its runs begun, and the wording
  */
 export function nextRetirement(candidates, maxRuns, runners) {
-  /** @type {{ index: number, begun: number, unasked: boolean } | undefined} */
+  /** @type {{ candidate: C, begun: number, unasked: boolean } | undefined} */
   let chosen;
   let chosenOver = -1;
-  for (const { index, retired, counts } of candidates) {
+  for (const candidate of candidates) {
+    const { index, retired, counts } = candidate;
     if (!counts) continue;
     const due = retirementDue(maxRuns, index, runners, retired === 0);
     const over = counts.retiring ? Infinity : counts.begun - due;
     if (over >= 0 && over > chosenOver) {
-      chosen = { index, begun: counts.begun, unasked: counts.begun < due };
+      chosen = { candidate, begun: counts.begun, unasked: counts.begun < due };
       chosenOver = over;
     }
   }

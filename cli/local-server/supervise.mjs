@@ -272,19 +272,25 @@ export async function supervise({
     while (!state.stopping) {
       await new Promise((r) => setTimeout(r, CHECK_EVERY_MS));
       // From the watchdog's latest probe of each (every 500 ms): no request of its own.
-      const live = slots.flatMap((slot) =>
-        slot.runtime && !slot.runtime.killedBecause
-          ? [{ slot, runtime: slot.runtime, counts: countsOf(slot.runtime.lastHeaders) }]
-          : [],
-      );
       const next = nextRetirement(
-        live.map(({ slot, counts }) => ({ index: slot.index, retired: slot.retired, counts })),
+        slots.flatMap((slot) =>
+          slot.runtime && !slot.runtime.killedBecause
+            ? [
+                {
+                  index: slot.index,
+                  retired: slot.retired,
+                  counts: countsOf(slot.runtime.lastHeaders),
+                  slot,
+                  runtime: slot.runtime,
+                },
+              ]
+            : [],
+        ),
         maxRunsPerRunner,
         slots.length,
       );
-      const chosen = next && live.find(({ slot }) => slot.index === next.index);
-      if (next && chosen && !state.stopping)
-        await retireRunner(chosen.slot, chosen.runtime, next.begun, next.unasked);
+      if (next && !state.stopping)
+        await retireRunner(next.candidate.slot, next.candidate.runtime, next.begun, next.unasked);
     }
   };
 

@@ -179,6 +179,7 @@ export async function serve({ label, product, env, persist, log, progress, clean
     port: Number(port),
     runners: runners.count,
     maxRunsPerRunner: maxRuns.runs,
+    runTimeoutMs: checked.config.limits.timeoutMs ?? product.DEFAULT_LIMITS.timeoutMs,
     logRequests: logRequests.on,
     host: (addresses) =>
       hostMessage({

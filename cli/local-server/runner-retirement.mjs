@@ -8,11 +8,9 @@
  *
  * The runner's side is src/executor/runners/runner-life.ts: `/health` carries its counts of runs
  * begun and under way; after `POST /retire` it begins no run (the host sends each elsewhere:
- * runner-loader.ts). Here: which runner is due, and its retirement — asked to retire, waited for
- * until none of its runs is under way (a run cannot outlast its timeout), then ended and started
- * afresh. One runner at a time, and only with two or more, so runs always have a runner. A runner
- * found retiring that the supervisor did not ask (anything on the machine can reach its loopback
- * port) is replaced the same way, with one runner too: left so, it would begin no run again.
+ * runner-loader.ts). Here: which runner is due, the setting, and the requests that read a
+ * runner's counts and ask it to retire. The retirement itself (one at a time, with a deadline)
+ * is the runner pool's (runner-pool.mjs).
  */
 
 import { healthRequest } from "./health-request.mjs";
@@ -29,8 +27,6 @@ export const CHECK_EVERY_MS = 2_000;
  * finished. A retiring runner begins nothing meanwhile, so waiting costs only its memory.
  */
 export const ANSWER_GRACE_MS = 1_000;
-/** Pause between two looks at a retiring runner's runs under way. */
-const DRAIN_LOOK_MS = 200;
 /** Time allowed to one count request (a runner held by a program is the watchdog's affair). */
 const COUNT_TIMEOUT_MS = 5_000;
 
@@ -133,21 +129,6 @@ export async function askToRetire(port) {
     timeoutMs: COUNT_TIMEOUT_MS,
   });
   return answer?.status === 204;
-}
-
-/**
- * Resolves once the runner has no run under way, or `gone()` says it ended meanwhile (stopped,
- * replaced). A count that fails to come is looked for again: a runner held by a program is
- * replaced by the watchdog, which `gone()` then reports.
- * @param {number} port
- * @param {() => boolean} gone
- */
-export async function drained(port, gone) {
-  while (!gone()) {
-    const counts = await runnerCounts(port);
-    if (counts?.underWay === 0) return;
-    await new Promise((r) => setTimeout(r, DRAIN_LOOK_MS));
-  }
 }
 
 /**

@@ -1,0 +1,272 @@
+/**
+ * The sandbox runners (docs/local-runtime.md): workerd processes that run every program, each in
+ * a slot with a fixed RPC port (chosen by the OS at the slot's first start, then kept: a
+ * replacement binds the same port, so the host's service binding holds). Two decisions live
+ * here, each unit-tested with fake runtimes and a fake clock (test/unit/cli/runner-pool.test.ts):
+ *
+ * - **Replace.** A runner that exits, reports a crash or shows no progress for
+ *   {@link RUNNER_STUCK_MS} (a program holds its thread for good) is ended and the slot's next
+ *   one started; its runs in flight fail at once on the host with a clear error, and the other
+ *   runners go on. A slot failing {@link RUNNER_FAILURES} times in a row stops the server.
+ * - **Retire.** After a number of runs a runner is asked to begin no more, its runs under way are
+ *   waited for, and it is ended and started afresh (runner-retirement.mjs says why and which one
+ *   goes next). The wait has a deadline: a run the host gave up on (its timeout passed) may still
+ *   be counted under way by its runner, and a retirement waiting on it for good would hold the
+ *   pool's only retirement turn forever (one runner served 6× its due runs, and once every runner
+ *   stayed retiring). Past the run timeout plus {@link DRAIN_MARGIN_MS} the runner is ended
+ *   anyway. One asked retirement at a time, so runs always have a runner; a runner found
+ *   retiring unasked begins no run, so it is replaced at once, beside any other.
+ */
+import {
+  ANSWER_GRACE_MS,
+  CHECK_EVERY_MS,
+  DEFAULT_MAX_RUNS,
+  countsOf,
+  nextRetirement,
+} from "./runner-retirement.mjs";
+
+/**
+ * No sign of progress from a runner for this long means a program holds its thread for good. An
+ * honest program's longest stretch without yielding is bounded by its operation budget (20
+ * million operations: 0.1–2 s even on a loaded machine); ten seconds is far past that, and far
+ * below the 30 s run timeout, so the runs sharing the runner learn of it early.
+ */
+export const RUNNER_STUCK_MS = 10_000;
+/** A runner that fails this many times in a row within a minute of starting stops the server. */
+export const RUNNER_FAILURES = 5;
+/**
+ * Past the run timeout, how long a retiring runner's runs under way are still waited for: the
+ * host's own timeout fires at the run timeout, and its answer needs a moment to cross.
+ */
+export const DRAIN_MARGIN_MS = 10_000;
+/** Pause between two looks at a retiring runner's runs under way. */
+export const DRAIN_LOOK_MS = 200;
+/**
+ * A runner that fails within this long of its start adds to its slot's failures in a row; one
+ * that served longer starts the count again.
+ */
+const FAILURE_WINDOW_MS = 60_000;
+
+/**
+ * @typedef {import("./runtime.mjs").Runtime} Runtime
+ * @typedef {{ index: number, rpcPort: number, runtime: Runtime | null, failures: number, retired: number, retiring: boolean, startedAt: number }} RunnerSlot
+ * @typedef {{ begun: number, underWay: number, retiring: boolean }} RunnerCounts
+ */
+
+/**
+ * @typedef {object} RunnerPool
+ * @property {RunnerSlot[]} slots
+ * @property {() => Promise<boolean>} start - starts every slot's runner; whether all started
+ * @property {() => string[]} addresses - the runners' RPC addresses (host:port), once started
+ * @property {(slot: RunnerSlot, runtime: Runtime, reason: string) => Promise<void>} replace
+ * @property {() => Promise<void>} retireLoop - retires runners as they come due, until stopped
+ * @property {(slot: RunnerSlot, runtime: Runtime, begun: number, unasked?: boolean) => Promise<void>} retire
+ * @property {() => void} stop - from now on, nothing is started, replaced or retired
+ */
+
+/**
+ * Creates the pool of `count` slots. Nothing starts before {@link RunnerPool.start}.
+ * @param {object} options
+ * @param {number} options.count
+ * @param {(slot: RunnerSlot, onCrash: (runtime: Runtime) => void) => Promise<Runtime | null>} options.launch -
+ *   starts the slot's runner on `slot.rpcPort` (0: any) and resolves once it answers (null: it did
+ *   not start); the pool keeps the port from the runtime's `rpcUrl`
+ * @param {(runtime: Runtime, onStuck: (reason: string) => void) => void} options.watch - starts
+ *   its watchdog (watchdog.mjs, with {@link RUNNER_STUCK_MS})
+ * @param {(runtime: Runtime) => Promise<boolean>} options.askToRetire - POST /retire; agreed?
+ * @param {(runtime: Runtime) => Promise<RunnerCounts | null>} options.counts - its counts now
+ * @param {(code: number) => void} options.fail - a slot keeps failing: stop the server
+ * @param {(line: string) => void} options.log
+ * @param {string} options.label
+ * @param {import("./clock.mjs").Clock} options.clock
+ * @param {number} [options.maxRuns] - runs after which a runner is retired (0: never)
+ * @param {number} [options.runTimeoutMs] - the runs' timeout (the drain deadline's base)
+ * @returns {RunnerPool}
+ */
+export function createRunnerPool({
+  count,
+  launch,
+  watch,
+  askToRetire,
+  counts,
+  fail,
+  log,
+  label,
+  clock,
+  maxRuns = DEFAULT_MAX_RUNS,
+  runTimeoutMs = 30_000,
+}) {
+  // An object, not a variable: loops wait on it across awaits (the linter reads a plain
+  // variable as never changing there).
+  const state = { stopping: false };
+  /** @type {RunnerSlot[]} */
+  const slots = [];
+  for (let index = 1; index <= count; index++)
+    slots.push({
+      index,
+      rpcPort: 0,
+      runtime: null,
+      failures: 0,
+      retired: 0,
+      retiring: false,
+      startedAt: 0,
+    });
+  const describe = (/** @type {Runtime} */ r) => `${r.name} (workerd pid ${r.pid}, port ${r.port})`;
+
+  /** Starts the slot's runner; resolves once it answers. @param {RunnerSlot} slot */
+  const start = async (slot) => {
+    const runtime = await launch(
+      slot,
+      (/** @type {Runtime} */ crashed) => void replace(slot, crashed, "it crashed"),
+    );
+    if (!runtime) return false;
+    const started = runtime;
+    // Ended while starting: a failure to start, which the caller counts.
+    if (!started.isRunning()) return false;
+    slot.runtime = started;
+    if (started.rpcUrl) slot.rpcPort = Number(new URL(started.rpcUrl).port);
+    void started.exited.then(() => {
+      if (slot.runtime === started) void replace(slot, started, "it exited");
+    });
+    log(`${label}: ${describe(started)} ${slot.failures > 0 ? "serves again" : "is ready"}.`);
+    slot.startedAt = clock.now();
+    watch(started, (reason) => void replace(slot, started, reason));
+    return true;
+  };
+
+  /** @type {RunnerPool["replace"]} */
+  const replace = async (slot, runtime, reason) => {
+    if (state.stopping || slot.runtime !== runtime || runtime.killedBecause) return;
+    log(
+      `${label}: ${runtime.name} is replaced because ${reason}; its runs in flight end with a clear error, other runners go on.`,
+    );
+    await runtime.kill(reason);
+    if (slot.runtime !== runtime) return;
+    slot.runtime = null;
+    // A runner that served a while before failing starts a new count: only failures in a row,
+    // each soon after its start, mean the slot cannot run.
+    if (clock.now() - slot.startedAt >= FAILURE_WINDOW_MS) slot.failures = 0;
+    await restart(slot, true);
+  };
+
+  /**
+   * Starts the slot's next runner after a failure (`failed`) or a retirement, and again while
+   * it fails to start, less and less often; {@link RUNNER_FAILURES} failures in a row stop the
+   * server.
+   * @param {RunnerSlot} slot
+   * @param {boolean} failed - the slot's last runner failed
+   */
+  const restart = async (slot, failed) => {
+    let failing = failed;
+    while (!state.stopping) {
+      if (failing) {
+        slot.failures++;
+        if (slot.failures >= RUNNER_FAILURES) {
+          log(`${label}: runner ${slot.index} failed ${slot.failures} times in a row; stopping.`);
+          return fail(1);
+        }
+        await clock.sleep(250 * (slot.failures - 1));
+        if (state.stopping) return;
+      }
+      if (await start(slot)) return;
+      failing = true;
+    }
+  };
+
+  /**
+   * Waits until `runtime` has no run under way, it is gone, or the deadline passes.
+   * @returns {Promise<"drained" | "gone" | number>} a number: runs still under way at the deadline
+   */
+  const drain = async (/** @type {() => boolean} */ gone, /** @type {Runtime} */ runtime) => {
+    const deadline = clock.now() + runTimeoutMs + DRAIN_MARGIN_MS;
+    /** @type {number} */
+    let underWay = -1;
+    while (!gone()) {
+      const now = await counts(runtime);
+      if (now) underWay = now.underWay;
+      if (underWay === 0) return "drained";
+      if (clock.now() >= deadline) return Math.max(underWay, 0);
+      await clock.sleep(DRAIN_LOOK_MS);
+    }
+    return "gone";
+  };
+
+  /** @type {RunnerPool["retire"]} */
+  const retire = async (slot, runtime, begun, unasked = false) => {
+    const gone = () => state.stopping || slot.runtime !== runtime || !!runtime.killedBecause;
+    slot.retiring = true;
+    try {
+      // Unasked, it is retiring already; asked, it must agree (a runner that does not answer
+      // is the watchdog's affair).
+      if (!unasked && !(await askToRetire(runtime))) return;
+      const drained = await drain(gone, runtime);
+      if (drained === "gone") return;
+      // The answers of its last runs may still be on their way to the host.
+      if (drained === "drained") await clock.sleep(ANSWER_GRACE_MS);
+      if (gone()) return;
+      log(
+        drained !== "drained"
+          ? `${label}: ${runtime.name} is retired after ${begun} runs although ${drained} ${drained === 1 ? "run is" : "runs are"} still counted under way ${(runTimeoutMs + DRAIN_MARGIN_MS) / 1000} s after it was asked (past the run timeout: runs the host already gave up on); a fresh one takes its place.`
+          : unasked
+            ? `${label}: ${runtime.name} was retiring without the supervisor asking; after ${begun} runs, none under way, a fresh one takes its place.`
+            : `${label}: ${runtime.name} is retired after ${begun} runs, none under way (a fresh process gives back the memory runs leave in workerd); a fresh one takes its place.`,
+      );
+      // Off the slot first: its exit is not a failure to replace.
+      slot.runtime = null;
+      slot.retired++;
+      await runtime.kill("it was retired");
+      await restart(slot, false);
+    } finally {
+      slot.retiring = false;
+    }
+  };
+
+  /** @type {Promise<void> | null} the asked retirement under way (one at a time) */
+  let asked = null;
+
+  return {
+    slots,
+    // At the server's start a runner that does not start stops the server (the cause is in its
+    // output, which the launcher shows): no retries.
+    start: async () => (await Promise.all(slots.map((slot) => start(slot)))).every(Boolean),
+    addresses: () => slots.map((slot) => `127.0.0.1:${slot.rpcPort}`),
+    replace,
+    retire,
+    stop: () => {
+      state.stopping = true;
+    },
+    retireLoop: async () => {
+      while (!state.stopping) {
+        await clock.sleep(CHECK_EVERY_MS);
+        if (state.stopping) return;
+        // From the watchdog's latest probe of each (every 500 ms): no request of its own.
+        const next = nextRetirement(
+          slots.flatMap((slot) =>
+            slot.runtime && !slot.runtime.killedBecause && !slot.retiring
+              ? [
+                  {
+                    index: slot.index,
+                    retired: slot.retired,
+                    counts: countsOf(slot.runtime.lastHeaders),
+                    slot,
+                    runtime: slot.runtime,
+                  },
+                ]
+              : [],
+          ),
+          maxRuns,
+          slots.length,
+        );
+        if (!next) continue;
+        const { slot, runtime } = next.candidate;
+        // A runner retiring unasked serves nothing: replaced at once, beside any other. An
+        // asked retirement waits for the one under way.
+        if (next.unasked) void retire(slot, runtime, next.begun, true);
+        else if (!asked)
+          asked = retire(slot, runtime, next.begun).finally(() => {
+            asked = null;
+          });
+      }
+    },
+  };
+}

@@ -1,0 +1,151 @@
+/**
+ * The host pair's decisions (cli/local-server/host-pair.mjs), with fake runtimes and a fake
+ * clock: a request that comes while the first host starts waits for it and is never told the
+ * server is stopping; the standby takes over a host that exits or is stuck; with no standby a
+ * new host is started, and with none at all the server stops.
+ */
+import { describe, expect, it } from "vitest";
+import {
+  START_WAIT_MS,
+  STARTING,
+  createHostPair,
+} from "../../../../cli/local-server/host-pair.mjs";
+import { fakeClock, settle } from "./fake-clock";
+import { fakeRuntime, type FakeRuntime } from "./fake-runtime";
+
+/** A pair whose launches the test settles one by one. */
+function pairWithLaunches() {
+  const clock = fakeClock();
+  const launches: { resolve: (runtime: FakeRuntime | null) => void; onCrash: (r: any) => void }[] =
+    [];
+  const lines: string[] = [];
+  const cutOff: string[] = [];
+  const stuck = new Map<FakeRuntime, (reason: string) => void>();
+  const failed: number[] = [];
+  const pair = createHostPair({
+    clock,
+    label: "test",
+    log: (line: string) => lines.push(line),
+    fail: (code: number) => failed.push(code),
+    cutOff: (runtime: any, reason: string) => cutOff.push(`${runtime.name}: ${reason}`),
+    serving: () => {},
+    watch: (runtime: any, onStuck: (reason: string) => void) => stuck.set(runtime, onStuck),
+    launch: (onCrash: (runtime: any) => void) =>
+      new Promise<any>((resolve) => launches.push({ resolve, onCrash })),
+  });
+  return { clock, pair, launches, lines, cutOff, stuck, failed };
+}
+
+describe("the host pair", () => {
+  it("a request that comes while the first host starts waits for it (never 'stopping')", async () => {
+    const { clock, pair, launches } = pairWithLaunches();
+    // The front listens before the runners and the host have started: a request comes first.
+    let answer: unknown = "pending";
+    void pair.target().then((target) => (answer = target));
+    await clock.advance(5_000);
+    expect(answer).toBe("pending");
+    const starting = pair.start();
+    await clock.advance(3_000);
+    expect(answer).toBe("pending");
+    const first = fakeRuntime("runtime 1");
+    launches[0]!.resolve(first);
+    await clock.advance(100);
+    expect(answer).toBe(first);
+    expect(await starting).toBe(first);
+    // And its standby starts once it serves.
+    expect(launches).toHaveLength(2);
+  });
+
+  it("a request waits at most START_WAIT_MS for the first host, then hears 'starting'", async () => {
+    const { clock, pair } = pairWithLaunches();
+    void pair.start();
+    let answer: unknown = "pending";
+    void pair.target().then((target) => (answer = target));
+    await clock.advance(START_WAIT_MS - 1_000);
+    expect(answer).toBe("pending");
+    await clock.advance(2_000);
+    expect(answer).toBe(STARTING);
+  });
+
+  it("null (stopping) is the answer only once the pair is stopped", async () => {
+    const { clock, pair } = pairWithLaunches();
+    let answer: unknown = "pending";
+    void pair.target().then((target) => (answer = target));
+    await clock.advance(1_000);
+    pair.stop();
+    await clock.advance(2_000);
+    expect(answer).toBeNull();
+  });
+
+  it("the standby takes over a host that exits; its requests are cut off; a new standby starts", async () => {
+    const { clock, pair, launches, cutOff, lines } = pairWithLaunches();
+    const starting = pair.start();
+    const first = fakeRuntime("runtime 1");
+    launches[0]!.resolve(first);
+    await starting;
+    const standby = fakeRuntime("runtime 2");
+    launches[1]!.resolve(standby);
+    await settle();
+    first.exit();
+    await clock.advance(10);
+    expect(pair.active()).toBe(standby);
+    expect(cutOff).toEqual(["runtime 1: it exited"]);
+    expect(lines.some((l) => l.includes("runtime 2 (workerd pid"))).toBe(true);
+    expect(launches).toHaveLength(3);
+    // A request during the switch gets the new host.
+    expect(await pair.target()).toBe(standby);
+  });
+
+  it("a stuck host is replaced, and its kill is what ends it", async () => {
+    const { clock, pair, launches, stuck } = pairWithLaunches();
+    const starting = pair.start();
+    const first = fakeRuntime("runtime 1");
+    launches[0]!.resolve(first);
+    await starting;
+    launches[1]!.resolve(fakeRuntime("runtime 2"));
+    stuck.get(first)!("it stopped answering (no /health answer for 30 s)");
+    await clock.advance(10);
+    expect(first.killedBecause).toBe("it stopped answering (no /health answer for 30 s)");
+    expect(pair.active()?.name).toBe("runtime 2");
+  });
+
+  it("a crash line replaces the active host; a crash of the standby does not", async () => {
+    const { clock, pair, launches } = pairWithLaunches();
+    const starting = pair.start();
+    const first = fakeRuntime("runtime 1");
+    launches[0]!.resolve(first);
+    await starting;
+    const standby = fakeRuntime("runtime 2");
+    launches[1]!.resolve(standby);
+    await settle();
+    launches[1]!.onCrash(standby);
+    await clock.advance(10);
+    expect(pair.active()).toBe(first);
+    launches[0]!.onCrash(first);
+    await clock.advance(10);
+    expect(pair.active()).toBe(standby);
+  });
+
+  it("with no live standby a new host is started; with none at all the server stops", async () => {
+    const { clock, pair, launches, failed, lines } = pairWithLaunches();
+    const starting = pair.start();
+    const first = fakeRuntime("runtime 1");
+    launches[0]!.resolve(first);
+    await starting;
+    const standby = fakeRuntime("runtime 2");
+    launches[1]!.resolve(standby);
+    await settle();
+    // Both die together (their runtime host process died): the dead standby is not promoted.
+    standby.exit();
+    first.exit();
+    await clock.advance(10);
+    expect(launches).toHaveLength(3);
+    launches[2]!.resolve(null);
+    await clock.advance(10);
+    expect(launches).toHaveLength(4);
+    launches[3]!.resolve(null);
+    await clock.advance(10);
+    expect(failed).toEqual([1]);
+    expect(lines.at(-1)).toContain("no runtime could be started; stopping.");
+  });
+});

@@ -58,6 +58,8 @@ const SCRIPTS = [
   { name: "heal" },
   // issue #28: runners retired after SANDBOX_RUNNER_MAX_RUNS runs, no run lost
   { name: "runner-retire" },
+  // issue #40: runs the host gave up on never hold a retirement up
+  { name: "stuck-runs" },
   { name: "inspector" },
   // issue #17: the run history and its console
   { name: "runs-console" },

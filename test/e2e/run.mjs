@@ -60,6 +60,8 @@ const SCRIPTS = [
   { name: "runner-retire" },
   // issue #40: runs the host gave up on never hold a retirement up
   { name: "stuck-runs" },
+  // issue #40: requests sent while the server starts wait for it, never hear "stopping"
+  { name: "starting" },
   { name: "inspector" },
   // issue #17: the run history and its console
   { name: "runs-console" },

@@ -97,7 +97,6 @@ const persist = ownData
   : resolve(/** @type {string} */ (env.PERSIST_TO));
 const served = serve({
   label: LABEL,
-  product,
   env,
   persist,
   log: (line) => console.log(line),

@@ -68,11 +68,19 @@ export function wranglerBin() {
  * @returns {Promise<any>}
  */
 export async function loadProduct(label) {
+  checkBuilt(label);
+  return import(PRODUCT_MODULE);
+}
+
+/**
+ * Exits with the fix when the prebuilt Worker, runner or product module is missing.
+ * @param {string} label - who asks ("npm start", "code-mode-mcp")
+ */
+export function checkBuilt(label) {
   if (!existsSync(PRODUCT_MODULE) || !existsSync(WORKER_CONFIG) || !existsSync(RUNNER_SCRIPT)) {
     console.error(
       `${label}: the prebuilt Worker is missing (${WORKER_CONFIG}).\n  Fix: in a clone, run npm run build:worker (npm start does it itself); a published package ships it.`,
     );
     process.exit(1);
   }
-  return import(PRODUCT_MODULE);
 }

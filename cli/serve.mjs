@@ -7,6 +7,7 @@
 // host runtime and its sandbox runners behind it. Bad configuration stops here, before any
 // runtime starts, with the setting's name and the fix.
 import { existsSync, readFileSync, statSync } from "node:fs";
+import { Worker } from "node:worker_threads";
 import { basename, extname, resolve } from "node:path";
 import { supervise } from "./local-server/supervise.mjs";
 import { workerdV8Flags } from "./local-server/v8-flags.mjs";
@@ -23,7 +24,6 @@ import { openSpecCache, specCacheFolder } from "./spec-cache.mjs";
 /**
  * @typedef {object} ServeOptions
  * @property {string} label - message prefix: "npm start" or "code-mode-mcp"
- * @property {any} product - the product module (cli/product/, prebuilt as dist/cli/product.js)
  * @property {NodeJS.ProcessEnv} env - where the settings come from (SPEC_FILE, PORT, PERSIST_TO too)
  * @property {string} persist - the runtime's local data folder (`--persist-to`)
  * @property {(line: string) => void} log - where status lines go (stderr under --stdio)
@@ -34,16 +34,125 @@ import { openSpecCache, specCacheFolder } from "./spec-cache.mjs";
 /**
  * Checks the settings in `env` and serves them; exits the process on bad configuration or at the
  * end. Resolves never.
+ *
+ * The checks and the spec's compilation run in a worker thread that ends before the server
+ * starts (plan-launch-thread.mjs): the product module (the validator, both MCP SDKs, the
+ * tokenizer: ~100 MB) and a large spec's validation (~170 MB more for Cloudflare's) were held by
+ * the supervisor for the server's whole life, which needs none of it (issue #43: the supervisor
+ * was 250–345 MB idle). A thread's heap goes with it.
  * @param {ServeOptions} options
  * @returns {Promise<void>}
  */
-export async function serve({ label, product, env, persist, log, progress, cleanup }) {
-  /** @param {string} message @returns {never} */
-  const fail = (message) => {
-    console.error(`\n${label}: the configuration is invalid, nothing was started.\n${message}\n`);
+export async function serve({ label, env, persist, log, progress, cleanup }) {
+  const plan = await planInThread({ label, env, log, progress });
+  if (!plan.ok) {
+    console.error(
+      `\n${label}: the configuration is invalid, nothing was started.\n${plan.message}\n`,
+    );
     // A refused start leaves nothing behind (the launcher's temporary data folder included).
     cleanup?.();
-    process.exit(1);
+    process.exit(plan.exitCode ?? 1);
+  }
+  const { port, runners, maxRuns, runTimeoutMs, logRequests, bindings } = plan.plan;
+  // The prebuilt Worker's configuration, given straight to Miniflare. The settings (secrets
+  // among them) and SPEC_FILE's compiled spec go to the runtime over its IPC channel: never
+  // into a file or a process environment (a large spec there made spawning workerd fail, E2BIG).
+  const worker = JSON.parse(readFileSync(WORKER_CONFIG, "utf8"));
+  await supervise({
+    port,
+    runners,
+    maxRunsPerRunner: maxRuns,
+    runTimeoutMs,
+    logRequests,
+    host: (addresses) =>
+      hostMessage({
+        configFile: WORKER_CONFIG,
+        config: worker,
+        bindings,
+        persist,
+        runners: addresses,
+      }),
+    runner: (rpcPort) =>
+      runnerMessage({
+        scriptPath: RUNNER_SCRIPT,
+        compatibilityDate: worker.compatibility_date,
+        rpcPort,
+      }),
+    env: {
+      ...process.env,
+      CLOUDFLARE_CF_FETCH_ENABLED: "false",
+      WRANGLER_SEND_METRICS: "false",
+      MINIFLARE_WORKERD_V8_FLAGS: workerdV8Flags(process.env.MINIFLARE_WORKERD_V8_FLAGS),
+    },
+    log,
+    label,
+    cleanup: () => cleanup?.(),
+  });
+}
+
+/**
+ * @typedef {object} LaunchPlan
+ * @property {number} port
+ * @property {number} runners
+ * @property {number} maxRuns
+ * @property {number} runTimeoutMs
+ * @property {boolean} logRequests
+ * @property {Record<string, string>} bindings - the host Worker's settings and vars
+ */
+
+/**
+ * Runs {@link planLaunch} in a worker thread (plan-launch-thread.mjs) and waits for its plan,
+ * passing its log and progress lines on as they come.
+ * @param {{ label: string, env: NodeJS.ProcessEnv, log: (line: string) => void, progress: (line: string) => void }} options
+ * @returns {Promise<{ ok: true, plan: LaunchPlan } | { ok: false, message: string, exitCode?: number }>}
+ */
+function planInThread({ label, env, log, progress }) {
+  return new Promise((settle) => {
+    const thread = new Worker(new URL("./plan-launch-thread.mjs", import.meta.url), {
+      workerData: { label, env: { ...env } },
+      // Its console goes to this process's stderr (never stdout: under --stdio that is the
+      // protocol's); what it logs comes as messages.
+      stdout: true,
+    });
+    thread.stdout.on("data", (chunk) => process.stderr.write(chunk));
+    /** @type {{ ok: true, plan: LaunchPlan } | { ok: false, message: string } | undefined} */
+    let answer;
+    thread.on("message", (/** @type {any} */ message) => {
+      if (typeof message.log === "string") log(message.log);
+      else if (typeof message.progress === "string") progress(message.progress);
+      else if (message.plan) answer = { ok: true, plan: message.plan };
+      else if (typeof message.fail === "string") answer = { ok: false, message: message.fail };
+    });
+    thread.on("error", (error) => {
+      answer ??= { ok: false, message: String(error?.stack ?? error) };
+    });
+    // The thread ends on its own once its plan is sent (or it exited: a missing build).
+    thread.on("exit", (code) =>
+      settle(
+        answer ?? /** @type {any} */ ({
+          ok: false,
+          message: `the launch check ended (exit code ${code}) without a plan.`,
+          exitCode: code || 1,
+        }),
+      ),
+    );
+  });
+}
+
+/** What {@link planLaunch}'s `fail` throws: the configuration's problem, for the caller. */
+export class LaunchProblem extends Error {}
+
+/**
+ * Checks the settings in `env` and plans the launch: the port, the runners, the host Worker's
+ * bindings (with SPEC_FILE validated and compiled, or taken from the spec cache). Bad
+ * configuration throws a {@link LaunchProblem} with the setting's name and the fix.
+ * @param {{ label: string, product: any, env: NodeJS.ProcessEnv, log: (line: string) => void, progress: (line: string) => void, warn: (line: string) => void }} options
+ * @returns {Promise<LaunchPlan>}
+ */
+export async function planLaunch({ label, product, env, log, progress, warn }) {
+  /** @param {string} message @returns {never} */
+  const fail = (message) => {
+    throw new LaunchProblem(message);
   };
   const port = env.PORT ?? "8787";
   if (!/^\d{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65535)
@@ -75,7 +184,7 @@ export async function serve({ label, product, env, persist, log, progress, clean
       );
     const name = basename(file, extname(file));
     if (specTexts[name] && settings.SPEC === undefined)
-      console.warn(`${label}: SPEC_FILE ${name} replaces the compiled spec of the same name.`);
+      warn(`${label}: SPEC_FILE ${name} replaces the compiled spec of the same name.`);
     const cache = openSpecCache(specCacheFolder(env), PRODUCT_MODULE);
     /** @type {any} */
     let compact;
@@ -127,7 +236,7 @@ export async function serve({ label, product, env, persist, log, progress, clean
     servers,
   );
   if (!checked.ok) fail(product.formatProblems(checked.problems));
-  for (const warning of checked.config.warnings) console.warn(`${label}: note: ${warning}`);
+  for (const warning of checked.config.warnings) warn(`${label}: note: ${warning}`);
 
   // /mcp's tools/list in o200k tokens, counted here (the Worker ships no tokenizer) over the text
   // the Worker will list for these settings; the status page shows it (src/app/tools-list-count.ts).
@@ -164,10 +273,6 @@ export async function serve({ label, product, env, persist, log, progress, clean
   );
   progress(`${label}: starting the local Workers runtime (workerd; a few seconds) …`);
 
-  // The prebuilt Worker's configuration, given straight to Miniflare. The settings (secrets
-  // among them) and SPEC_FILE's compiled spec go to the runtime over its IPC channel: never
-  // into a file or a process environment (a large spec there made spawning workerd fail, E2BIG).
-  const worker = JSON.parse(readFileSync(WORKER_CONFIG, "utf8"));
   const bindings = {
     ...settings,
     ...(Object.keys(launchSpecs).length > 0
@@ -175,34 +280,12 @@ export async function serve({ label, product, env, persist, log, progress, clean
       : {}),
     [product.LAUNCH_TOKENS_VAR]: JSON.stringify(launchTokens),
   };
-  await supervise({
+  return {
     port: Number(port),
     runners: runners.count,
-    maxRunsPerRunner: maxRuns.runs,
+    maxRuns: maxRuns.runs,
     runTimeoutMs: checked.config.limits.timeoutMs ?? product.DEFAULT_LIMITS.timeoutMs,
     logRequests: logRequests.on,
-    host: (addresses) =>
-      hostMessage({
-        configFile: WORKER_CONFIG,
-        config: worker,
-        bindings,
-        persist,
-        runners: addresses,
-      }),
-    runner: (rpcPort) =>
-      runnerMessage({
-        scriptPath: RUNNER_SCRIPT,
-        compatibilityDate: worker.compatibility_date,
-        rpcPort,
-      }),
-    env: {
-      ...process.env,
-      CLOUDFLARE_CF_FETCH_ENABLED: "false",
-      WRANGLER_SEND_METRICS: "false",
-      MINIFLARE_WORKERD_V8_FLAGS: workerdV8Flags(process.env.MINIFLARE_WORKERD_V8_FLAGS),
-    },
-    log,
-    label,
-    cleanup: () => cleanup?.(),
-  });
+    bindings,
+  };
 }

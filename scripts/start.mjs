@@ -9,14 +9,13 @@
 // (npm's prestart ran build:worker): the settings are the ones src/app/config/setting-names.ts lists,
 // checked by the Worker's own check, and SPEC_FILE is compiled and handed to the Worker in a var.
 import { join, resolve } from "node:path";
-import { loadProduct } from "../cli/runtime-paths.mjs";
+import { checkBuilt } from "../cli/runtime-paths.mjs";
 import { serve } from "../cli/serve.mjs";
 import { ROOT } from "./import-ts.mjs";
 
-const product = await loadProduct("npm start");
+checkBuilt("npm start");
 await serve({
   label: "npm start",
-  product,
   env: process.env,
   // PERSIST_TO gives a run its own local data (the e2e scripts use a fresh folder each).
   persist: resolve(process.env.PERSIST_TO ?? join(ROOT, ".wrangler/state")),

@@ -3,21 +3,28 @@
 // with the credential, which never shows in any output (tool results, server output). The status
 // page's /mcp token figure is the o200k count `code-mode-mcp check` prints for the same spec.
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { execFile } from "node:child_process";
-import { existsSync } from "node:fs";
+import { execFile, execFileSync } from "node:child_process";
 import { createServer } from "node:http";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { text } from "./support/programs.mjs";
 import { freePort } from "../../cli/local-server/free-port.mjs";
 import { check, withServer } from "./support/server.mjs";
-import { CLOUDFLARE_SPEC_PATH } from "../helpers/shared-specs.mjs";
+import { CLOUDFLARE_SPEC_PATH } from "../helpers/fixture-specs.mjs";
 
 const SPEC = CLOUDFLARE_SPEC_PATH;
 const execFileAsync = promisify(execFile);
 const BIN = fileURLToPath(new URL("../../bin/code-mode-mcp.mjs", import.meta.url));
-if (!existsSync(SPEC))
-  throw new Error(`e2e spec-file: ${SPEC} is missing (shared/ must sit beside the repository)`);
+// The vendored spec, unpacked into test/.fixtures/ by the fixtures step (only this file: no
+// download, so it never races npm test's own fixtures step for the others).
+execFileSync(
+  process.execPath,
+  [
+    fileURLToPath(new URL("../../scripts/fetch-fixture-specs.mjs", import.meta.url)),
+    "cloudflare-api-2024-08-06.json",
+  ],
+  { stdio: "inherit" },
+);
 const CANARY = `cf-e2e-canary-${crypto.randomUUID()}`;
 const ZONE = "023e105f4ecef8ad9ca31a8372d0c353";
 

@@ -18,6 +18,7 @@ import {
   runnerMessage,
 } from "./local-server/worker-options.mjs";
 import { PRODUCT_MODULE, RUNNER_SCRIPT, WORKER_CONFIG } from "./runtime-paths.mjs";
+import { specCacheKeyFile } from "./spec-cache-key.mjs";
 import { openSpecCache, specCacheFolder } from "./spec-cache.mjs";
 
 /**
@@ -76,7 +77,7 @@ export async function serve({ label, product, env, persist, log, progress, clean
     const name = basename(file, extname(file));
     if (specTexts[name] && settings.SPEC === undefined)
       console.warn(`${label}: SPEC_FILE ${name} replaces the compiled spec of the same name.`);
-    const cache = openSpecCache(specCacheFolder(env), PRODUCT_MODULE);
+    const cache = openSpecCache(specCacheFolder(env), PRODUCT_MODULE, specCacheKeyFile(env));
     /** @type {any} */
     let compact;
     /** @type {string[]} */

@@ -17,6 +17,7 @@ import {
   runnerCount,
   runnerMessage,
 } from "./local-server/worker-options.mjs";
+import { portInUse } from "./port-in-use.mjs";
 import { PRODUCT_MODULE, RUNNER_SCRIPT, WORKER_CONFIG } from "./runtime-paths.mjs";
 import { specCacheKeyFile } from "./spec-cache-key.mjs";
 import { openSpecCache, specCacheFolder } from "./spec-cache.mjs";
@@ -30,7 +31,15 @@ import { openSpecCache, specCacheFolder } from "./spec-cache.mjs";
  * @property {(line: string) => void} log - where status lines go (stderr under --stdio)
  * @property {(line: string) => void} progress - progress on slow steps (always stderr)
  * @property {() => void} [cleanup] - more to remove on exit
+ * @property {(message: string) => Promise<void>} [refuse] - a refused start's message for a
+ *   client that cannot read stderr (`--stdio`: answer-with-error.mjs); the process exits once it
+ *   resolves
+ * @property {() => void} [passed] - called once every setting, the spec and the port passed,
+ *   before any runtime starts
  */
+
+/** Thrown by a refusal with a `refuse` hook: ends the launch while the client is answered. */
+class StartRefused extends Error {}
 
 /**
  * Checks the settings in `env` and serves them; exits the process on bad configuration or at the
@@ -38,13 +47,31 @@ import { openSpecCache, specCacheFolder } from "./spec-cache.mjs";
  * @param {ServeOptions} options
  * @returns {Promise<void>}
  */
-export async function serve({ label, product, env, persist, log, progress, cleanup }) {
+export async function serve(options) {
+  try {
+    return await launch(options);
+  } catch (error) {
+    // Refused: the process exits once the client has the message (`refuse`); never resolves.
+    if (error instanceof StartRefused) return new Promise(() => {});
+    throw error;
+  }
+}
+
+/**
+ * {@link serve}'s work: checks, then supervises.
+ * @param {ServeOptions} options
+ * @returns {Promise<void>}
+ */
+async function launch({ label, product, env, persist, log, progress, cleanup, refuse, passed }) {
   /** @param {string} message @returns {never} */
   const fail = (message) => {
-    console.error(`\n${label}: the configuration is invalid, nothing was started.\n${message}\n`);
+    const text = `${label}: the configuration is invalid, nothing was started.\n${message}`;
+    console.error(`\n${text}\n`);
     // A refused start leaves nothing behind (the launcher's temporary data folder included).
     cleanup?.();
-    process.exit(1);
+    if (!refuse) process.exit(1);
+    void refuse(text).finally(() => process.exit(1));
+    throw new StartRefused(text);
   };
   const port = env.PORT ?? "8787";
   if (!/^\d{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65535)
@@ -144,6 +171,11 @@ export async function serve({ label, product, env, persist, log, progress, clean
   if (!maxRuns.ok) fail(maxRuns.message);
   const logRequests = logRequestsSetting(env.LOG_REQUESTS);
   if (!logRequests.ok) fail(logRequests.message);
+  if (await portInUse(Number(port)))
+    fail(
+      `- PORT: 127.0.0.1:${port} is in use by another program.\n  Fix: stop what uses the port, or choose another: ${label === "npm start" ? "PORT=8788 npm start" : "--port 8788"}`,
+    );
+  passed?.();
 
   const what =
     checked.config.api.kind === "demo"

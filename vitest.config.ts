@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import { defineConfig, type UserWorkspaceConfig } from "vitest/config";
 import { REGEXP_FALLBACK_FLAGS, workerdV8Flags } from "./cli/local-server/v8-flags.mjs";
 import { dropExpectedRuntimeLogs } from "./test/helpers/expected-runtime-logs.mjs";
-import { SHARED_SPECS_DIR } from "./test/helpers/shared-specs.mjs";
+import { FIXTURES_DIR } from "./test/helpers/fixture-specs.mjs";
 import { stripDependencySourceMaps } from "./test/helpers/strip-dependency-source-maps.mjs";
 import { TimingReporter } from "./test/helpers/timing-reporter.mjs";
 
@@ -35,8 +35,8 @@ const alias = [
     find: /^code-mode-mcp$/,
     replacement: fileURLToPath(new URL("./src/index.ts", import.meta.url)),
   },
-  // The shared API specs outside the repository (`import text from "#shared-specs/x.json?raw"`).
-  { find: /^#shared-specs\//, replacement: SHARED_SPECS_DIR },
+  // The big API specs of test/.fixtures/ (`npm run fixtures`): `import text from "#fixtures/x.json?raw"`.
+  { find: /^#fixtures\//, replacement: FIXTURES_DIR },
 ];
 
 /**

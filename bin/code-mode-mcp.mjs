@@ -5,9 +5,9 @@
 // spec; `deploy` runs `wrangler deploy` on the prebuilt Worker; `init` writes a Worker project of
 // the user's own (cli/init.mjs). See `--help` (cli/args.mjs).
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createInterface } from "node:readline";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { answerWithError } from "../cli/answer-with-error.mjs";
 import { HELP, parseArgs } from "../cli/args.mjs";
 import { PACKAGE_ROOT, findWrangler, loadProduct, wranglerProblem } from "../cli/runtime-paths.mjs";
 
@@ -18,6 +18,8 @@ const progress = (line) => console.error(line);
 const args = parseArgs(process.argv.slice(2));
 if (!args.ok) {
   console.error(`${LABEL}: ${args.message}`);
+  // A desktop client's command line: the client gets the reason too (answer-with-error.mjs).
+  if (process.argv.includes("--stdio")) await answerWithError(`${LABEL}: ${args.message}`);
   process.exit(2);
 }
 const { parsed } = args;
@@ -95,6 +97,9 @@ const ownData = env.PERSIST_TO === undefined;
 const persist = ownData
   ? mkdtempSync(join(tmpdir(), "code-mode-mcp-data-"))
   : resolve(/** @type {string} */ (env.PERSIST_TO));
+/** @type {() => void} */
+let passed = () => {};
+const settingsPassed = new Promise((done) => (passed = () => done(undefined)));
 const served = serve({
   label: LABEL,
   env,
@@ -104,9 +109,15 @@ const served = serve({
   cleanup: () => {
     if (ownData) rmSync(persist, { recursive: true, force: true });
   },
+  // Under --stdio a refused start (a missing or broken spec, a bad setting, a port in use)
+  // answers the client's `initialize` with the same message before the process exits. The
+  // bridge reads stdin only once the settings passed (the client's messages wait in the pipe
+  // meanwhile), so the refusal has stdin to itself.
+  ...(parsed.stdio ? { refuse: answerWithError, passed } : {}),
 });
 
 if (parsed.stdio) {
+  await settingsPassed;
   const base = `http://127.0.0.1:${env.PORT}`;
   const codeOnly = env.UPSTREAM_MCP_URL !== undefined && env.SPEC_FILE === undefined;
   const route = parsed.route ?? (codeOnly ? "/mcp/code" : "/mcp");
@@ -141,35 +152,4 @@ async function waitHealthy(base) {
     }
     await new Promise((r) => setTimeout(r, 250));
   }
-}
-
-/**
- * Answers the first JSON-RPC request on stdin with an MCP error carrying `message`, then returns
- * (notifications are skipped; gives up after 10 s or when stdin ends).
- * @param {string} message
- * @returns {Promise<void>}
- */
-async function answerWithError(message) {
-  const lines = createInterface({ input: process.stdin });
-  const timer = setTimeout(() => lines.close(), 10_000);
-  for await (const line of lines) {
-    /** @type {any} */
-    let request;
-    try {
-      request = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    if (request?.id === undefined) continue;
-    const error = { code: -32603, message };
-    await new Promise((written) =>
-      process.stdout.write(
-        `${JSON.stringify({ jsonrpc: "2.0", id: request.id, error })}\n`,
-        written,
-      ),
-    );
-    break;
-  }
-  clearTimeout(timer);
-  lines.close();
 }

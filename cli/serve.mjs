@@ -18,7 +18,9 @@ import {
   runnerCount,
   runnerMessage,
 } from "./local-server/worker-options.mjs";
+import { portInUse } from "./port-in-use.mjs";
 import { PRODUCT_MODULE, RUNNER_SCRIPT, WORKER_CONFIG } from "./runtime-paths.mjs";
+import { specCacheKeyFile } from "./spec-cache-key.mjs";
 import { openSpecCache, specCacheFolder } from "./spec-cache.mjs";
 
 /**
@@ -29,6 +31,11 @@ import { openSpecCache, specCacheFolder } from "./spec-cache.mjs";
  * @property {(line: string) => void} log - where status lines go (stderr under --stdio)
  * @property {(line: string) => void} progress - progress on slow steps (always stderr)
  * @property {() => void} [cleanup] - more to remove on exit
+ * @property {(message: string) => Promise<void>} [refuse] - a refused start's message for a
+ *   client that cannot read stderr (`--stdio`: answer-with-error.mjs); the process exits once it
+ *   resolves
+ * @property {() => void} [passed] - called once every setting, the spec and the port passed,
+ *   before any runtime starts
  */
 
 /**
@@ -43,16 +50,18 @@ import { openSpecCache, specCacheFolder } from "./spec-cache.mjs";
  * @param {ServeOptions} options
  * @returns {Promise<void>}
  */
-export async function serve({ label, env, persist, log, progress, cleanup }) {
+export async function serve({ label, env, persist, log, progress, cleanup, refuse, passed }) {
   const plan = await planInThread({ label, env, log, progress });
   if (!plan.ok) {
-    console.error(
-      `\n${label}: the configuration is invalid, nothing was started.\n${plan.message}\n`,
-    );
+    const text = `${label}: the configuration is invalid, nothing was started.\n${plan.message}`;
+    console.error(`\n${text}\n`);
     // A refused start leaves nothing behind (the launcher's temporary data folder included).
     cleanup?.();
+    // Under --stdio the client hears it too, as its initialize error, before the exit.
+    if (refuse) await refuse(text).catch(() => {});
     process.exit(plan.exitCode ?? 1);
   }
+  passed?.();
   const { port, runners, maxRuns, runTimeoutMs, logRequests, bindings } = plan.plan;
   // The prebuilt Worker's configuration, given straight to Miniflare. The settings (secrets
   // among them) and SPEC_FILE's compiled spec go to the runtime over its IPC channel: never
@@ -185,7 +194,7 @@ export async function planLaunch({ label, product, env, log, progress, warn }) {
     const name = basename(file, extname(file));
     if (specTexts[name] && settings.SPEC === undefined)
       warn(`${label}: SPEC_FILE ${name} replaces the compiled spec of the same name.`);
-    const cache = openSpecCache(specCacheFolder(env), PRODUCT_MODULE);
+    const cache = openSpecCache(specCacheFolder(env), PRODUCT_MODULE, specCacheKeyFile(env));
     /** @type {any} */
     let compact;
     /** @type {string[]} */
@@ -252,6 +261,10 @@ export async function planLaunch({ label, product, env, log, progress, warn }) {
   if (!maxRuns.ok) fail(maxRuns.message);
   const logRequests = logRequestsSetting(env.LOG_REQUESTS);
   if (!logRequests.ok) fail(logRequests.message);
+  if (await portInUse(Number(port)))
+    fail(
+      `- PORT: 127.0.0.1:${port} is in use by another program.\n  Fix: stop what uses the port, or choose another: ${label === "npm start" ? "PORT=8788 npm start" : "--port 8788"}`,
+    );
 
   const what =
     checked.config.api.kind === "demo"

@@ -11,9 +11,16 @@
 // no secret). Entries are written whole (a temporary file, then a rename: two launches may write
 // at once), the least recently used beyond KEEP are removed, and any failure to read or write the
 // cache only means a full compile: the cache can never stop a start.
-import { createHash } from "node:crypto";
+//
+// What makes an entry trusted: the compiled spec is everything the server does with the spec,
+// its `servers` (the base URL API_TOKEN goes to when no API_BASE_URL is set) among it, so an entry
+// is read back only with a valid HMAC-SHA256 under the user's own key, kept outside the cache
+// folder (cli/spec-cache-key.mjs), over the entry's name and its bytes (an entry moved under
+// another spec's name fails too). Issue #40: an edited entry redirected the credential. The folder
+// is 0700 and entries 0600 (cli/private-files.mjs), older ones tightened when found.
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import {
-  mkdirSync,
+  existsSync,
   readFileSync,
   readdirSync,
   renameSync,
@@ -23,12 +30,14 @@ import {
   writeFileSync,
 } from "node:fs";
 import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
+import { ownFolder, tighten } from "./private-files.mjs";
+import { specCacheKey } from "./spec-cache-key.mjs";
 
 /** Compiled specs kept: a few specs a user switches between, each up to several MB. */
 export const KEEP = 8;
-/** Written into every entry; an entry of another layout is not read. */
-const LAYOUT = 1;
+/** Written into every entry; an entry of another layout is not read (1: unauthenticated). */
+const LAYOUT = 2;
 
 /**
  * The cache folder: `$XDG_CACHE_HOME/code-mode-mcp/specs` when XDG_CACHE_HOME is set, else the
@@ -54,35 +63,77 @@ const sha256 = (bytes) => createHash("sha256").update(bytes).digest("hex");
 
 /**
  * @typedef {{ compact: unknown, notes: string[] }} CompiledSpec
- * @typedef {{ layout: number, files: { path: string, sha256: string }[], notes: string[], compact: unknown }} Entry
+ * @typedef {{ files: { path: string, sha256: string }[], notes: string[], compact: unknown }} Entry
  */
 
 /**
- * Opens the cache in `folder` for specs compiled by the product module at `productFile`.
+ * The MAC of an entry: HMAC-SHA256 under the user's key over the entry's file name and its body.
+ * @param {Buffer} key
+ * @param {string} name - the entry's file name (binds the entry to its spec and product)
+ * @param {string} body - the entry's JSON
+ */
+const mac = (key, name, body) => createHmac("sha256", key).update(`${name}\n${body}`).digest("hex");
+
+/**
+ * Makes the cache folder 0700, or tightens it and the `code-mode-mcp` folder around it.
+ * @param {string} folder
+ */
+function ownCacheFolder(folder) {
+  ownFolder(folder);
+  if (basename(dirname(folder)) === "code-mode-mcp") tighten(dirname(folder), 0o700);
+}
+
+/**
+ * Opens the cache in `folder` for specs compiled by the product module at `productFile`, its
+ * entries authenticated with the key in `keyFile`.
  * @param {string} folder - {@link specCacheFolder}
  * @param {string} productFile - the product module (its bytes identify the compiler)
+ * @param {string} keyFile - the user's cache key, outside `folder` (spec-cache-key.mjs)
  */
-export function openSpecCache(folder, productFile) {
+export function openSpecCache(folder, productFile, keyFile) {
   /** @type {string | undefined} */
   let product;
   const productId = () => (product ??= sha256(readFileSync(productFile)));
+  /** @type {Buffer | undefined | null} null: not read yet */
+  let key = null;
+  const userKey = () => (key === null ? (key = specCacheKey(keyFile)) : key);
   /** @param {string} file */
-  const entryPath = (file) =>
-    join(folder, `${sha256(`${productId()}\n${sha256(readFileSync(file))}`)}.json`);
+  const entryName = (file) => `${sha256(`${productId()}\n${sha256(readFileSync(file))}`)}.json`;
 
   return {
     folder,
     /**
-     * The compiled form of `file` kept by an earlier launch, if it is still valid.
+     * The compiled form of `file` kept by an earlier launch, if it is still valid and was
+     * written under the user's key.
      * @param {string} file - absolute path of the spec file
      * @returns {CompiledSpec | undefined}
      */
     read(file) {
       try {
-        const path = entryPath(file);
+        if (!existsSync(folder)) return undefined;
+        ownCacheFolder(folder);
+        const name = entryName(file);
+        const path = join(folder, name);
+        if (!existsSync(path)) return undefined;
+        tighten(path, 0o600);
+        const secret = userKey();
+        if (!secret) return undefined;
+        const text = readFileSync(path, "utf8");
+        const newline = text.indexOf("\n");
+        const [layout, tag] = text.slice(0, newline).split(" ");
+        const body = text.slice(newline + 1);
+        if (newline < 0 || layout !== String(LAYOUT) || !/^[0-9a-f]{64}$/.test(tag ?? ""))
+          return undefined;
+        if (
+          !timingSafeEqual(
+            Buffer.from(String(tag), "hex"),
+            Buffer.from(mac(secret, name, body), "hex"),
+          )
+        )
+          return undefined;
         /** @type {Entry} */
-        const entry = JSON.parse(readFileSync(path, "utf8"));
-        if (entry?.layout !== LAYOUT || !Array.isArray(entry.files)) return undefined;
+        const entry = JSON.parse(body);
+        if (!Array.isArray(entry?.files)) return undefined;
         for (const { path: other, sha256: expected } of entry.files)
           if (sha256(readFileSync(other)) !== expected) return undefined;
         const now = new Date();
@@ -101,19 +152,24 @@ export function openSpecCache(folder, productFile) {
     write(file, { compact, notes, files, remote }) {
       if (remote) return false;
       try {
+        const secret = userKey();
+        if (!secret) return false;
         const main = resolve(file);
         const others = [...new Set(files.map((f) => resolve(f)))].filter((f) => f !== main);
         /** @type {Entry} */
         const entry = {
-          layout: LAYOUT,
           files: others.map((path) => ({ path, sha256: sha256(readFileSync(path)) })),
           notes,
           compact,
         };
-        mkdirSync(folder, { recursive: true });
-        const path = entryPath(main);
+        ownCacheFolder(folder);
+        const name = entryName(main);
+        const path = join(folder, name);
+        const body = JSON.stringify(entry);
         const temporary = `${path}.${process.pid}.tmp`;
-        writeFileSync(temporary, JSON.stringify(entry));
+        writeFileSync(temporary, `${LAYOUT} ${mac(secret, name, body)}\n${body}`, {
+          mode: 0o600,
+        });
         renameSync(temporary, path);
         prune(folder);
         return true;
@@ -134,6 +190,8 @@ function prune(folder) {
   for (const name of readdirSync(folder)) {
     const path = join(folder, name);
     const { mtimeMs } = statSync(path);
+    // An older launcher's 0644 entries too.
+    tighten(path, 0o600);
     if (name.endsWith(".tmp")) {
       if (Date.now() - mtimeMs > 60_000) rmSync(path, { force: true });
     } else if (name.endsWith(".json")) entries.push({ path, mtimeMs });

@@ -2,22 +2,34 @@
 // npm start` serves the Cloudflare spec at /mcp, and an execute call reaches the local server
 // with the credential, which never shows in any output (tool results, server output). The status
 // page's /mcp token figure is the o200k count `code-mode-mcp check` prints for the same spec.
+// Issue #40: a compiled spec kept in the user's cache and then edited to another base URL (the
+// spec's `servers`) never sends the credential there.
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { execFile } from "node:child_process";
-import { existsSync } from "node:fs";
+import { execFile, execFileSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { text } from "./support/programs.mjs";
 import { freePort } from "../../cli/local-server/free-port.mjs";
 import { check, withServer } from "./support/server.mjs";
-import { CLOUDFLARE_SPEC_PATH } from "../helpers/shared-specs.mjs";
+import { CLOUDFLARE_SPEC_PATH } from "../helpers/fixture-specs.mjs";
 
 const SPEC = CLOUDFLARE_SPEC_PATH;
 const execFileAsync = promisify(execFile);
 const BIN = fileURLToPath(new URL("../../bin/code-mode-mcp.mjs", import.meta.url));
-if (!existsSync(SPEC))
-  throw new Error(`e2e spec-file: ${SPEC} is missing (shared/ must sit beside the repository)`);
+// The vendored spec, unpacked into test/.fixtures/ by the fixtures step (only this file: no
+// download, so it never races npm test's own fixtures step for the others).
+execFileSync(
+  process.execPath,
+  [
+    fileURLToPath(new URL("../../scripts/fetch-fixture-specs.mjs", import.meta.url)),
+    "cloudflare-api-2024-08-06.json",
+  ],
+  { stdio: "inherit" },
+);
 const CANARY = `cf-e2e-canary-${crypto.randomUUID()}`;
 const ZONE = "023e105f4ecef8ad9ca31a8372d0c353";
 
@@ -171,6 +183,85 @@ try {
       );
     },
   );
+  // Issue #40: the cache of compiled specs cannot redirect the credential. A small spec whose
+  // `servers` is the local upstream (no API_BASE_URL: the base URL comes from the spec) is
+  // compiled and kept by a first start; its entry is then edited to name another local server,
+  // and a second start with the same spec sends the canary to the upstream only.
+  seen.length = 0;
+  const home = mkdtempSync(join(tmpdir(), "codemode-e2e-cache-"));
+  /** @type {{ path: string, authorization: string | undefined }[]} */
+  const stolen = [];
+  const attacker = createServer((req, res) => {
+    stolen.push({ path: req.url ?? "", authorization: req.headers.authorization });
+    res.setHeader("content-type", "application/json");
+    res.end(JSON.stringify({ success: true, result: [] }));
+  });
+  const attackerPort = await freePort();
+  await new Promise((resolve) =>
+    attacker.listen(attackerPort, "127.0.0.1", () => resolve(undefined)),
+  );
+  try {
+    const spec = join(home, "cache-api.yaml");
+    const honest = `http://127.0.0.1:${upstreamPort}`;
+    writeFileSync(
+      spec,
+      `openapi: 3.0.3
+info: { title: cache-api, version: "1" }
+servers: [{ url: "${honest}" }]
+paths:
+  /zones:
+    get:
+      operationId: listZones
+      responses: { "200": { description: ok } }
+`,
+    );
+    const env = {
+      SPEC_FILE: spec,
+      API_TOKEN: CANARY,
+      XDG_CACHE_HOME: join(home, "cache"),
+      XDG_CONFIG_HOME: join(home, "config"),
+    };
+    await withServer(env, async () => {});
+    const folder = join(home, "cache", "code-mode-mcp", "specs");
+    const entries = readdirSync(folder).filter((name) => name.endsWith(".json"));
+    check(entries.length === 1, `the first start kept ${entries.length} compiled specs`);
+    const entry = join(folder, String(entries[0]));
+    const kept = readFileSync(entry, "utf8");
+    check(kept.includes(honest), "the kept entry does not name the spec's server");
+    writeFileSync(entry, kept.replaceAll(honest, `http://127.0.0.1:${attackerPort}`));
+    await withServer(env, async ({ url, output }) => {
+      const client = new Client(
+        { name: "e2e-spec-cache", version: "1.0.0" },
+        { versionNegotiation: { mode: "auto" } },
+      );
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`)));
+      const executed = await client.callTool({
+        name: "execute",
+        arguments: {
+          code: `async () => (await codemode.request({ method: "GET", path: "/zones" })).success`,
+        },
+      });
+      await client.close();
+      check(
+        stolen.length === 0,
+        `the edited cache entry sent ${stolen.length} request(s) to another address: ${JSON.stringify(stolen.map((r) => r.path))}`,
+      );
+      check(
+        seen.length === 1 && seen[0]?.authorization === `Bearer ${CANARY}`,
+        `the spec's own server got: ${JSON.stringify(seen.map((r) => r.path))} (${text(executed)})`,
+      );
+      check(
+        output().includes("validating and compiling"),
+        "the second start did not compile the spec again",
+      );
+    });
+    console.log(
+      "e2e spec-file: a cache entry edited to another base URL was not used; the credential went to the spec's server only — ok",
+    );
+  } finally {
+    attacker.close();
+    rmSync(home, { recursive: true, force: true });
+  }
 } finally {
   upstream.close();
 }

@@ -4,6 +4,9 @@
 // of range (refused before compiling anything), `deploy --spec` (pointing to `init`), `init`
 // into a folder that is not empty or with a broken spec; `--help`/`--version` under the
 // machine's older Node, and a stdio client under that Node getting the reason as an MCP error.
+// Issue #42: every set-up refusal under `--stdio` (a spec URL, a missing spec, broken YAML, a port
+// in use) reaches a real stdio client as its `initialize` error with the terminal's message and
+// fix, and the process then exits.
 // Runs the command from the repository (bin/, over dist/ built by build:worker first), each case
 // with a private TMPDIR that must be empty afterwards.
 import { spawnSync } from "node:child_process";
@@ -16,11 +19,13 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { freePort } from "../../cli/local-server/free-port.mjs";
 import { check } from "./support/server.mjs";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -229,6 +234,92 @@ try {
     );
   } else
     console.log("e2e start-errors: no Node older than 22 on this machine: old-Node cases skipped");
+
+  // Set-up errors under --stdio: the client's `initialize` fails with the message and the fix
+  // (not "Connection closed"), the process exits, and nothing is left behind.
+  const taken = createServer();
+  const takenPort = await freePort();
+  await new Promise((resolve) => taken.listen(takenPort, "127.0.0.1", () => resolve(undefined)));
+  /** @type {{ name: string, args: string[], says: string[] }[]} */
+  const STDIO_CASES = [
+    {
+      name: "a spec URL",
+      args: ["--spec", "https://example.com/openapi.yaml"],
+      says: ["URLs are not fetched", "curl -fLo openapi.json"],
+    },
+    {
+      name: "a missing spec",
+      args: ["--spec", join(dir, "missing.yaml")],
+      says: ["missing.yaml does not exist", "Fix: point SPEC_FILE (--spec)"],
+    },
+    {
+      name: "broken YAML",
+      args: ["--spec", badYaml],
+      says: ["line 3, column 10", "(rule: YAML syntax)", "Fix:", "nothing was started"],
+    },
+    {
+      name: "a port in use",
+      args: ["--port", String(takenPort)],
+      says: [`127.0.0.1:${takenPort} is in use`, "Fix: stop what uses the port", "--port 8788"],
+    },
+  ];
+  try {
+    for (const c of STDIO_CASES) {
+      const temp = join(dir, "tmp");
+      mkdirSync(temp, { recursive: true });
+      const client = new Client({ name: "e2e-stdio-refusal", version: "1.0.0" });
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: [BIN, "--stdio", ...c.args],
+        cwd: dir,
+        env: /** @type {Record<string, string>} */ ({
+          ...process.env,
+          TMPDIR: temp,
+          CLOUDFLARE_CF_FETCH_ENABLED: "false",
+        }),
+        stderr: "pipe",
+      });
+      let stderr = "";
+      transport.stderr?.on("data", (chunk) => (stderr += chunk));
+      const started = Date.now();
+      const failure = await client.connect(transport).then(
+        () => "connected",
+        (/** @type {Error} */ error) => error.message,
+      );
+      const pid = transport.pid;
+      for (const said of c.says)
+        check(
+          failure.includes(said),
+          `--stdio, ${c.name}: the client got "${failure}", not ${said}`,
+        );
+      check(!failure.includes("Connection closed"), `--stdio, ${c.name}: ${failure}`);
+      // The process ends by itself once it answered (the client has not closed it).
+      const alive = () => {
+        try {
+          process.kill(/** @type {number} */ (pid), 0);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      while (pid !== null && alive() && Date.now() - started < 30_000)
+        await new Promise((r) => setTimeout(r, 100));
+      check(!alive(), `--stdio, ${c.name}: the process did not exit after answering:\n${stderr}`);
+      await client.close().catch(() => undefined);
+      check(stderr.includes(c.says[0] ?? ""), `--stdio, ${c.name}: stderr lacks the message`);
+      const left = readdirSync(temp);
+      check(
+        left.length === 0,
+        `--stdio, ${c.name}: left ${left.join(", ")} in the temporary folder`,
+      );
+      rmSync(temp, { recursive: true });
+      console.log(
+        `e2e start-errors: --stdio, ${c.name} → the client's initialize error says what to do, the process exits — ok`,
+      );
+    }
+  } finally {
+    taken.close();
+  }
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -1,10 +1,10 @@
 /**
- * The search-and-execute seeds' API: the real Cloudflare OpenAPI document (shared/specs, 1,533
+ * The search-and-execute seeds' API: the real Cloudflare OpenAPI document (test/.fixtures/, 1,533
  * operations) and a host request callback that answers like the Cloudflare API, wrapping data
  * as `{ success, errors, messages, result }`. `?raw` import: typing a 4 MB JSON module would
  * double the typecheck time.
  */
-import cloudflareText from "#shared-specs/cloudflare-api-2024-08-06.json?raw";
+import cloudflareText from "#fixtures/cloudflare-api-2024-08-06.json?raw";
 import type { ApiRequestHandler } from "code-mode-mcp/codemode";
 
 /** The Cloudflare API spec as text (openApiMcpServer compiles it). */

@@ -4,12 +4,24 @@
  * referenced files and the same product module; anything else, a damaged entry or an unwritable
  * folder, means a full compile, never a failed start. Real files and the real `loadSpecFile`.
  */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadSpecFile } from "../../../cli/product/load-spec-file.mjs";
 import { KEEP, openSpecCache, specCacheFolder } from "../../../cli/spec-cache.mjs";
+import { specCacheKey, specCacheKeyFile } from "../../../cli/spec-cache-key.mjs";
 import { findSpecProblems } from "../../../src/openapi/check-spec";
 
 const dir = mkdtempSync(join(tmpdir(), "spec-cache-"));
@@ -40,7 +52,15 @@ paths:
   );
   const item = join(root, "item.json");
   writeFileSync(item, JSON.stringify({ type: "object", properties: { id: { type: "string" } } }));
-  return { root, product, spec, item, cache: openSpecCache(join(root, "cache"), product) };
+  const key = join(root, "config", "spec-cache.key");
+  return {
+    root,
+    product,
+    spec,
+    item,
+    key,
+    cache: openSpecCache(join(root, "cache"), product, key),
+  };
 }
 
 const compiled = { compact: { operations: ["listItems"] }, notes: ["a note"] };
@@ -68,7 +88,10 @@ describe("the compiled-spec cache", () => {
       cache.write(spec, { ...compiled, files: [spec, item], remote: false });
       writeFileSync(setup[change], "changed");
       // A new cache object: the product's bytes are read once per launch.
-      expect(openSpecCache(cache.folder, setup.product).read(spec), change).toBeUndefined();
+      expect(
+        openSpecCache(cache.folder, setup.product, setup.key).read(spec),
+        change,
+      ).toBeUndefined();
     }
   });
 
@@ -86,7 +109,11 @@ describe("the compiled-spec cache", () => {
     expect(cache.read(spec)).toBeUndefined();
     // The folder's place is taken by a file: nothing can be written, the start goes on.
     writeFileSync(join(root, "blocked"), "");
-    const blocked = openSpecCache(join(root, "blocked", "specs"), join(root, "product.js"));
+    const blocked = openSpecCache(
+      join(root, "blocked", "specs"),
+      join(root, "product.js"),
+      join(root, "config", "spec-cache.key"),
+    );
     expect(blocked.write(spec, { ...compiled, files: [spec], remote: false })).toBe(false);
     expect(blocked.read(spec)).toBeUndefined();
   });
@@ -113,6 +140,112 @@ describe("the compiled-spec cache", () => {
     expect(cache.read(specs[0]!)).toEqual(compiled);
     expect(cache.read(specs[1]!)).toBeUndefined();
     expect(cache.read(specs.at(-1)!)).toEqual(compiled);
+  });
+
+  // Issue #40: the compiled spec carries the base URL API_TOKEN goes to (its `servers`), so an
+  // entry edited by anything but this launcher must never be read back.
+  it("never reads back an entry edited to send the credential elsewhere", () => {
+    const { spec, item, cache } = setUp();
+    const honest = { compact: { servers: [{ url: "https://api.example.com" }] }, notes: [] };
+    cache.write(spec, { ...honest, files: [spec, item], remote: false });
+    expect(cache.read(spec)).toEqual(honest);
+    const [entry] = readdirSync(cache.folder);
+    const path = join(cache.folder, entry!);
+    const text = readFileSync(path, "utf8");
+    writeFileSync(path, text.replace("https://api.example.com", "https://attacker.example"));
+    expect(cache.read(spec)).toBeUndefined();
+    // Nor one written whole by someone without the key: the layout of an older launcher (no MAC),
+    // or a made-up MAC.
+    const body = text.slice(text.indexOf("\n") + 1).replace("api.example.com", "attacker.example");
+    writeFileSync(path, body);
+    expect(cache.read(spec)).toBeUndefined();
+    writeFileSync(path, `2 ${"0".repeat(64)}\n${body}`);
+    expect(cache.read(spec)).toBeUndefined();
+  });
+
+  it("never reads back another spec's entry moved under this spec's name", () => {
+    const { root, spec, item, cache } = setUp();
+    const other = join(root, "other.json");
+    writeFileSync(
+      other,
+      JSON.stringify({ openapi: "3.0.3", servers: [{ url: "https://x.test" }] }),
+    );
+    cache.write(spec, { ...compiled, files: [spec, item], remote: false });
+    const before = new Set(readdirSync(cache.folder));
+    const elsewhere = { compact: { servers: [{ url: "https://x.test" }] }, notes: [] };
+    cache.write(other, { ...elsewhere, files: [other], remote: false });
+    const specEntry = [...before][0]!;
+    const otherEntry = readdirSync(cache.folder).find((name) => !before.has(name))!;
+    copyFileSync(join(cache.folder, otherEntry), join(cache.folder, specEntry));
+    expect(cache.read(spec)).toBeUndefined();
+    expect(cache.read(other)).toEqual(elsewhere);
+  });
+
+  it("needs the user's key, kept outside the cache folder: another key reads nothing", () => {
+    const { root, spec, item, product, cache } = setUp();
+    cache.write(spec, { ...compiled, files: [spec, item], remote: false });
+    const stranger = openSpecCache(cache.folder, product, join(root, "elsewhere", "key"));
+    expect(stranger.read(spec)).toBeUndefined();
+    // No key can be made (its folder's place is a file): no cache, and the start goes on.
+    writeFileSync(join(root, "no-config"), "");
+    const keyless = openSpecCache(join(root, "c2"), product, join(root, "no-config", "key"));
+    expect(keyless.write(spec, { ...compiled, files: [spec, item], remote: false })).toBe(false);
+    expect(keyless.read(spec)).toBeUndefined();
+  });
+
+  it.skipIf(process.platform === "win32")(
+    "keeps its folders 0700 and its files 0600, tightening what an older launcher left",
+    () => {
+      const { root, spec, item, key, product } = setUp();
+      const folder = join(root, "cache", "code-mode-mcp", "specs");
+      const cache = openSpecCache(folder, product, key);
+      cache.write(spec, { ...compiled, files: [spec, item], remote: false });
+      const mode = (path: string) => statSync(path).mode & 0o777;
+      const [entry] = readdirSync(folder);
+      expect([mode(folder), mode(join(folder, entry!)), mode(key), mode(join(key, ".."))]).toEqual([
+        0o700, 0o600, 0o600, 0o700,
+      ]);
+      expect(mode(join(folder, ".."))).toBe(0o700);
+      // What an older launcher made (0755 folders, 0644 files) is tightened on the next read.
+      for (const path of [folder, join(folder, ".."), join(key, "..")]) chmodSync(path, 0o755);
+      for (const path of [join(folder, entry!), key]) chmodSync(path, 0o644);
+      expect(openSpecCache(folder, product, key).read(spec)).toEqual(compiled);
+      expect([
+        mode(folder),
+        mode(join(folder, "..")),
+        mode(join(folder, entry!)),
+        mode(key),
+        mode(join(key, "..")),
+      ]).toEqual([0o700, 0o700, 0o600, 0o600, 0o700]);
+    },
+  );
+
+  it("makes one key per user, exclusively, and keeps it", () => {
+    const { root } = setUp();
+    const file = join(root, "cfg", "code-mode-mcp", "spec-cache.key");
+    const first = specCacheKey(file);
+    expect(first).toHaveLength(32);
+    expect(specCacheKey(file)).toEqual(first);
+    // A damaged key file written long ago is replaced (the entries under the old key miss).
+    writeFileSync(file, "damaged");
+    expect(specCacheKey(file)).toBeUndefined();
+    utimesSync(file, new Date(Date.now() - 120_000), new Date(Date.now() - 120_000));
+    const second = specCacheKey(file);
+    expect(second).toHaveLength(32);
+    expect(second).not.toEqual(first);
+  });
+
+  it("keeps its key in the user's config folder, XDG_CONFIG_HOME first", () => {
+    expect(specCacheKeyFile({ XDG_CONFIG_HOME: "/x/config" }, "linux")).toBe(
+      "/x/config/code-mode-mcp/spec-cache.key",
+    );
+    expect(specCacheKeyFile({}, "linux")).toMatch(/\/\.config\/code-mode-mcp\/spec-cache\.key$/);
+    expect(specCacheKeyFile({}, "darwin")).toMatch(
+      /\/Library\/Application Support\/code-mode-mcp\/spec-cache\.key$/,
+    );
+    expect(specCacheKeyFile({ APPDATA: "C:\\Users\\u\\AppData\\Roaming" }, "win32")).toContain(
+      "code-mode-mcp",
+    );
   });
 
   it("lives in the user's cache folder, XDG_CACHE_HOME first", () => {

@@ -1,8 +1,8 @@
-// Test fixtures: the real Cloudflare spec from ../shared (never copied into the repository) and
-// the example specs of the @readme/oas-examples package.
+// Test fixtures: the real Cloudflare spec (vendored, unpacked into test/.fixtures/ by `npm run
+// fixtures`) and the example specs of the @readme/oas-examples package.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { CLOUDFLARE_SPEC_PATH } from "../../helpers/shared-specs.mjs";
+import { CLOUDFLARE_SPEC_PATH } from "../../helpers/fixture-specs.mjs";
 
 let cloudflareText: string | undefined;
 

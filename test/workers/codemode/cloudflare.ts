@@ -3,7 +3,7 @@
  * upstream that answers like the Cloudflare API and records what reached it. `?raw` import:
  * typing a 4 MB JSON module would double the typecheck time.
  */
-import cloudflareText from "#shared-specs/cloudflare-api-2024-08-06.json?raw";
+import cloudflareText from "#fixtures/cloudflare-api-2024-08-06.json?raw";
 import { loadSpec } from "../../../src/openapi/openapi-spec";
 import type { ApiRequest, ApiRequestHandler } from "../../../src/codemode/request/api-request";
 

@@ -1,7 +1,7 @@
-// The real Cloudflare spec (4.2 MB, from ../shared, imported rather than copied) inside workerd:
+// The real Cloudflare spec (4.2 MB, vendored and unpacked by `npm run fixtures`) inside workerd:
 // load, index, lazy search, lookups, validation and a declaration, with timings bounded.
 // `?raw` (text): typing a 4 MB JSON import would double the repository's typecheck time.
-import cloudflareText from "#shared-specs/cloudflare-api-2024-08-06.json?raw";
+import cloudflareText from "#fixtures/cloudflare-api-2024-08-06.json?raw";
 import { expect, it } from "vitest";
 import { SpecDeclarations } from "../../../src/declarations/spec-declarations";
 import { loadSpec } from "../../../src/openapi/openapi-spec";

@@ -320,6 +320,7 @@ export function projectFiles({ name, manifest, worker, tarball, specDoc, apiBase
       upstream === undefined ? "src/code-sample.ts" : "src/code-upstream.ts",
     );
   if (sample) files["test/api-sample.test.ts"] = template("test/api-sample.test.ts");
+  else files["test/approvals.test.ts"] = template("test/approvals.test.ts");
   if (withCode && upstream === undefined)
     files["test/code-sample.test.ts"] = template("test/code-sample.test.ts");
   return files;

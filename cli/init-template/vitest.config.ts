@@ -16,5 +16,5 @@ export default defineConfig({
       },
     }),
   ],
-  test: { testTimeout: 30_000 },
+  test: { testTimeout: 120_000 },
 });

@@ -338,9 +338,9 @@ function replaceOnce(text, from, to) {
   return text.replace(from, to);
 }
 
-/** @returns {string} a random key: 32 bytes, base64url (43 characters) */
+/** @returns {string} a random key: 32 bytes as hex (64 characters) */
 function randomKey() {
-  return randomBytes(32).toString("base64url");
+  return Buffer.from(randomBytes(32)).toString("hex");
 }
 
 /**

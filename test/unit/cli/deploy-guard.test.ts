@@ -51,7 +51,7 @@ describe("the deploy guard", () => {
       {
         encoding: "utf8",
         timeout: 30_000,
-        env: { PATH: process.env.PATH, HOME: process.env.HOME, API_TOKEN: TOKEN },
+        env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", API_TOKEN: TOKEN },
       },
     );
     expect(result.status).toBe(1);

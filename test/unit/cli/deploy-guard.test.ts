@@ -51,7 +51,12 @@ describe("the deploy guard", () => {
       {
         encoding: "utf8",
         timeout: 30_000,
-        env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", API_TOKEN: TOKEN },
+        // Only what the command needs: no caller check, no opt-out, one credential.
+        env: {
+          PATH: process.env.PATH,
+          HOME: process.env.HOME,
+          API_TOKEN: TOKEN,
+        } as unknown as NodeJS.ProcessEnv,
       },
     );
     expect(result.status).toBe(1);

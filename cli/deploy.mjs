@@ -1,11 +1,19 @@
 // `code-mode-mcp deploy`: `wrangler deploy` of the prebuilt product Worker. In a clone the build
 // steps run first (build:worker, which runs wrangler.jsonc's build: sandbox modules and specs/);
 // a published package ships them built. Either way wrangler never deploys an unbuilt tree.
+// Secrets set in deploy's environment (API_TOKEN, MCP_API_KEY, …) go up with the version
+// (`--secrets-file`, a 0600 file removed after), and the switches that decide who may call
+// (ALLOW_ANONYMOUS, OAUTH, FORWARD_CALLER_TOKEN) as vars; a credential with no caller check is
+// refused before anything is built (deploy-guard.mjs).
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { deploySecrets, unguardedDeploy } from "./deploy-guard.mjs";
 import { PACKAGE_ROOT, WORKER_CONFIG, wranglerBin } from "./runtime-paths.mjs";
+
+/** Switches deploy passes from its environment to the Worker as vars. */
+const SWITCHES = ["ALLOW_ANONYMOUS", "OAUTH", "FORWARD_CALLER_TOKEN"];
 
 /**
  * Builds (in a clone) and deploys.
@@ -13,9 +21,15 @@ import { PACKAGE_ROOT, WORKER_CONFIG, wranglerBin } from "./runtime-paths.mjs";
  * @param {boolean} options.dryRun - bundle and check only (`wrangler deploy --dry-run`)
  * @param {string[]} options.passThrough - more `wrangler deploy` options (e.g. --name)
  * @param {(line: string) => void} options.progress - stderr
+ * @param {Record<string, string | undefined>} [options.env] - where secrets and switches are read
  * @returns {number} the exit code
  */
-export function deploy({ dryRun, passThrough, progress }) {
+export function deploy({ dryRun, passThrough, progress, env = process.env }) {
+  const unguarded = unguardedDeploy(env, configVars());
+  if (unguarded !== undefined) {
+    console.error(`code-mode-mcp ${unguarded}`);
+    return 1;
+  }
   const build = join(PACKAGE_ROOT, "scripts/build-worker.mjs");
   if (existsSync(build) && existsSync(join(PACKAGE_ROOT, "src"))) {
     progress("code-mode-mcp deploy: building (sandbox modules, specs, Worker bundle) …");
@@ -31,21 +45,48 @@ export function deploy({ dryRun, passThrough, progress }) {
     );
     return 1;
   }
-  const out = dryRun ? mkdtempSync(join(tmpdir(), "code-mode-mcp-dry-run-")) : undefined;
+  const work = mkdtempSync(join(tmpdir(), "code-mode-mcp-deploy-"));
+  const secrets = deploySecrets(env);
+  const secretsFile = join(work, "secrets.json");
+  if (Object.keys(secrets).length > 0)
+    writeFileSync(secretsFile, JSON.stringify(secrets), { mode: 0o600 });
+  const switches = SWITCHES.filter((name) => (env[name] ?? "").trim() !== "").flatMap((name) => [
+    "--var",
+    `${name}:${env[name]?.trim()}`,
+  ]);
   const args = [
     "deploy",
     "--config",
     WORKER_CONFIG,
-    ...(out ? ["--dry-run", "--outdir", out] : []),
+    ...(dryRun ? ["--dry-run", "--outdir", join(work, "out")] : []),
+    ...switches,
   ];
-  progress(`code-mode-mcp deploy: wrangler ${[...args, ...passThrough].join(" ")}`);
-  const run = spawnSync(process.execPath, [wranglerBin(), ...args, ...passThrough], {
-    stdio: "inherit",
-  });
-  if (out) rmSync(out, { recursive: true, force: true });
+  // Secret names only, never their values, in what is printed.
+  const shown = Object.keys(secrets).length
+    ? [`--secrets-file <${Object.keys(secrets).join(", ")}>`]
+    : [];
+  progress(`code-mode-mcp deploy: wrangler ${[...args, ...shown, ...passThrough].join(" ")}`);
+  const secretArgs = shown.length ? ["--secrets-file", secretsFile] : [];
+  let run;
+  try {
+    run = spawnSync(process.execPath, [wranglerBin(), ...args, ...secretArgs, ...passThrough], {
+      stdio: "inherit",
+    });
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
   if (run.status === 0 && !dryRun)
     progress(
       "code-mode-mcp deploy: done. Settings are Worker vars; credentials go in secrets: npx wrangler secret put API_TOKEN --name <worker>",
     );
   return run.status ?? 1;
+}
+
+/** @returns {Record<string, unknown>} the prebuilt Worker's vars (none when it is not built yet) */
+function configVars() {
+  try {
+    return JSON.parse(readFileSync(WORKER_CONFIG, "utf8")).vars ?? {};
+  } catch {
+    return {};
+  }
 }

@@ -12,7 +12,14 @@
 //   and written as src/openapi.json (YAML becomes JSON: the Worker imports it as a module).
 // - `--spec` without `--upstream` serves /mcp only, as `serve --spec` does.
 // - Nothing is written unless the folder is new or empty, and a refused init leaves nothing.
+// - Guarded from the first deploy: the MCP endpoints answer only callers that send
+//   `Authorization: Bearer <MCP_API_KEY>` (src/caller-check.ts). init writes a random key to
+//   .dev.vars (git-ignored) for `npm run dev`, and prints and documents the command that sets it
+//   on Cloudflare; a deployed Worker without one refuses every caller unless ALLOW_ANONYMOUS=on.
+//   The `--spec` template also asks a person before every non-GET request (approvals), with a
+//   random REQUEST_STATE_KEY to seal the approval state.
 import { spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { PACKAGE_ROOT, WORKER_CONFIG } from "./runtime-paths.mjs";
@@ -124,6 +131,12 @@ export async function init({ folder, spec, upstream, baseUrl, install, product, 
     "  npm test          # type-check, then MCP clients against the Worker in workerd",
     "  npm run deploy    # to your Cloudflare account (npx wrangler login first)",
     "",
+    "  Protected: MCP clients must send Authorization: Bearer <MCP_API_KEY>. A random key for",
+    "  npm run dev is in .dev.vars (git-ignored); before the first deploy, set the deployed one:",
+    ...secretCommands(specDoc !== undefined).map((command) => `    ${command}`),
+    "  Until it is set, the deployed Worker refuses every MCP request (README.md says how clients",
+    "  send the key, and the ALLOW_ANONYMOUS=on opt-out).",
+    "",
     ...(specDoc !== undefined
       ? [
           `  execute sends requests to ${apiBase ?? "API_BASE_URL (set it in wrangler.jsonc)"}; the token goes in .dev.vars (API_TOKEN=…)`,
@@ -212,7 +225,7 @@ function packSelf(dir) {
  *   apiBase: string | undefined, upstream: string | undefined }} options
  * @returns {Record<string, string>}
  */
-function projectFiles({ name, manifest, worker, tarball, specDoc, apiBase, upstream }) {
+export function projectFiles({ name, manifest, worker, tarball, specDoc, apiBase, upstream }) {
   const template = (/** @type {string} */ path) => readFileSync(join(TEMPLATE, path), "utf8");
   const sample = specDoc === undefined;
   const withCode = sample || upstream !== undefined;
@@ -255,14 +268,24 @@ function projectFiles({ name, manifest, worker, tarball, specDoc, apiBase, upstr
   // Object is needed: both endpoints are stateless (add one for McpAgent sessions or a shared
   // approval ledger, see code-mode-mcp's docs/library.md).
   "worker_loaders": [{ "binding": "LOADER" }],
-  // Settings; secrets (API_TOKEN, UPSTREAM_TOKEN) go in .dev.vars locally and
-  // \`npx wrangler secret put NAME\` deployed, never here.
+  // Settings; secrets (MCP_API_KEY, API_TOKEN, REQUEST_STATE_KEY, UPSTREAM_TOKEN) go in .dev.vars
+  // locally and \`npx wrangler secret put NAME\` deployed, never here. Without MCP_API_KEY the
+  // Worker refuses every MCP caller; "ALLOW_ANONYMOUS": "on" here would serve anyone instead.
   "vars": ${JSON.stringify(vars)},
 }
 `;
   const devVars = [
     "# Secrets for `npm run dev` (git-ignored). Deployed: npx wrangler secret put NAME",
-    ...(sample ? ["# (the sample needs none)"] : ["API_TOKEN="]),
+    "# The key MCP clients send as `Authorization: Bearer <key>` (random, made by init).",
+    `MCP_API_KEY=${randomKey()}`,
+    ...(sample
+      ? []
+      : [
+          "# Seals the approval state between a client's rounds (random, made by init).",
+          `REQUEST_STATE_KEY=${randomKey()}`,
+          "# The API's credential, sent by src/api.ts (at least 8 characters).",
+          "API_TOKEN=",
+        ]),
     ...(upstream !== undefined ? ["UPSTREAM_TOKEN="] : []),
     "",
   ].join("\n");
@@ -275,6 +298,7 @@ function projectFiles({ name, manifest, worker, tarball, specDoc, apiBase, upstr
     ".gitignore": template("gitignore"),
     ".dev.vars": devVars,
     "src/env.d.ts": template("src/env.d.ts"),
+    "src/caller-check.ts": template("src/caller-check.ts"),
     "src/index.ts": template(withCode ? "src/index-both.ts" : "src/index-api.ts"),
     "src/api.ts": template(sample ? "src/api-sample.ts" : "src/api-fetch.ts"),
     "src/openapi.json": sample
@@ -282,6 +306,11 @@ function projectFiles({ name, manifest, worker, tarball, specDoc, apiBase, upstr
       : `${JSON.stringify(specDoc, null, 2)}\n`,
     "test/client.ts": template("test/client.ts"),
     "test/mcp.test.ts": template("test/mcp.test.ts"),
+    "test/caller-check.test.ts": replaceOnce(
+      template("test/caller-check.test.ts"),
+      'const ENDPOINTS = ["/mcp"];',
+      `const ENDPOINTS = ${JSON.stringify(withCode ? ["/mcp", "/mcp/code"] : ["/mcp"])};`,
+    ),
     "README.md": readme({ name, sample, upstream }),
   };
   // The sample data serves the sample API (and the sample code server when there is one).
@@ -291,19 +320,103 @@ function projectFiles({ name, manifest, worker, tarball, specDoc, apiBase, upstr
       upstream === undefined ? "src/code-sample.ts" : "src/code-upstream.ts",
     );
   if (sample) files["test/api-sample.test.ts"] = template("test/api-sample.test.ts");
+  else files["test/approvals.test.ts"] = template("test/approvals.test.ts");
   if (withCode && upstream === undefined)
     files["test/code-sample.test.ts"] = template("test/code-sample.test.ts");
   return files;
 }
 
 /**
- * The project's README: what is where and the three commands.
+ * `text` with `from` replaced by `to`, once; a template that no longer holds `from` is a bug in
+ * this package, so it fails loudly rather than writing a project whose tests miss an endpoint.
+ * @param {string} text
+ * @param {string} from
+ * @param {string} to
+ */
+function replaceOnce(text, from, to) {
+  if (!text.includes(from)) throw new Error(`init template: "${from}" not found`);
+  return text.replace(from, to);
+}
+
+/** @returns {string} a random key: 32 bytes as hex (64 characters) */
+function randomKey() {
+  return Buffer.from(randomBytes(32)).toString("hex");
+}
+
+/**
+ * The commands that set the deployed Worker's keys (each asks for the value; use .dev.vars' or
+ * a new random one).
+ * @param {boolean} withSpec - the `--spec` template (approvals, API_TOKEN)
+ * @returns {string[]}
+ */
+export function secretCommands(withSpec) {
+  return [
+    "npx wrangler secret put MCP_API_KEY",
+    ...(withSpec
+      ? ["npx wrangler secret put REQUEST_STATE_KEY", "npx wrangler secret put API_TOKEN"]
+      : []),
+  ];
+}
+
+/**
+ * The project's README: first how the endpoint is protected and how a client sends the key, then
+ * what is where and the three commands.
  * @param {{ name: string, sample: boolean, upstream: string | undefined }} options
  */
 function readme({ name, sample, upstream }) {
+  const url = `https://${name}.<your-subdomain>.workers.dev/mcp`;
+  const desktop = {
+    mcpServers: {
+      [name]: {
+        command: "npx",
+        args: ["-y", "mcp-remote", url, "--header", "Authorization:${AUTH_HEADER}"],
+        env: { AUTH_HEADER: "Bearer <MCP_API_KEY>" },
+      },
+    },
+  };
   return `# ${name}
 
 A Code Mode MCP server on Cloudflare Workers, made by \`code-mode-mcp init\`.
+
+## Who can call it
+
+Only MCP clients that send this Worker's key: \`Authorization: Bearer <MCP_API_KEY>\` on every
+request (src/caller-check.ts compares it in constant time). A request without it gets \`401\` naming
+the header. The endpoints run code against ${sample ? "the API" : "your API with your API_TOKEN"}, so
+an open endpoint would let anyone who learns the URL make every request the spec allows.${
+    sample
+      ? ""
+      : `
+Every request but a GET also waits for a person's approval in the client (\`approval: true\` in
+src/api.ts): the client shows the exact request and nothing is sent unless it is accepted.`
+  }
+
+- **Locally** (\`npm run dev\`): the key is \`MCP_API_KEY\` in \`.dev.vars\`, a random one written by
+  init (git-ignored: never commit it).
+- **Deployed**: set it before or right after the first deploy (each command asks for the value;
+  reuse .dev.vars' or make a new one, e.g. \`openssl rand -base64 32\`):
+
+  \`\`\`sh
+${secretCommands(!sample)
+  .map((command) => `  ${command}`)
+  .join("\n")}
+  \`\`\`
+
+  Until \`MCP_API_KEY\` is set, the deployed Worker refuses every MCP request (\`403\`). To serve
+  anyone without a key, say so explicitly: \`"ALLOW_ANONYMOUS": "on"\` in wrangler.jsonc \`vars\`.
+
+A client sends the key as a header. A desktop client (Claude Desktop, Cursor, …) through
+[\`mcp-remote\`](https://www.npmjs.com/package/mcp-remote), with the key in \`env\` (the header
+value has no space in \`args\`, which some clients split):
+
+\`\`\`json
+${JSON.stringify(desktop, null, 2)}
+\`\`\`
+
+From a shell: \`npx mcp-remote ${url} --header "Authorization: Bearer $MCP_API_KEY"\`. A client that
+speaks Streamable HTTP itself takes the URL and the header (\`Authorization\`, value \`Bearer <key>\`).
+
+## What is where
 
 - \`/mcp\`: ${sample ? "the sample API in src/openapi.json" : "your API (src/openapi.json)"} as two tools, \`search\` and \`execute\` (src/api.ts).
 ${sample || upstream !== undefined ? `- \`/mcp/code\`: ${upstream ?? "a sample MCP server"}'s tools as one \`code\` tool (src/code.ts).\n` : ""}

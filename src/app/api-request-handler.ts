@@ -32,7 +32,7 @@ import type { ApiTarget } from "./config/config";
 import { demoApiFetch } from "./demo/demo-api-fetch";
 import type { DemoStore } from "./demo/demo-store";
 import { CodeModeError } from "../errors";
-import { networkError } from "./network-error";
+import { networkError } from "../codemode/request/network-error";
 
 /** The origin `demoApiFetch` puts in front of a path. */
 const DEMO_BASE = "http://demo-api.internal";

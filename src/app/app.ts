@@ -4,9 +4,12 @@
  * protection in front (`MCP_API_KEY`, or OAuth via oauth.ts).
  *
  * Security defaults: with `MCP_API_KEY` set, every route but `/health` and the status page
- * needs the key; an invalid configuration serves no MCP traffic (`503` naming the settings).
+ * needs the key; with no caller check at all, a deployed Worker refuses those routes unless
+ * `ALLOW_ANONYMOUS=on` (anonymous-guard.ts; local servers keep serving the offline demo); an
+ * invalid configuration serves no MCP traffic (`503` naming the settings).
  */
 import type { AuthInfo } from "@modelcontextprotocol/server";
+import { refuseAnonymous } from "./anonymous-guard";
 import { checkApiKey } from "./api-key";
 import { HttpError, renderHttpError, wantsHtml } from "./errors/http-error";
 import { readConfig, type AppConfig, type AppSettings, type ConfigProblem } from "./config/config";
@@ -142,6 +145,7 @@ export function createApp(options: AppOptions): App {
     const { config: c } = checked;
     // Preflights carry no credentials; the MCP handler answers them with its CORS policy.
     if (c.apiKey && request.method !== "OPTIONS") await checkApiKey(request, c.apiKey);
+    refuseAnonymous(request, c);
     if (url.pathname === "/api/search") return runSearch(request, endpoints);
     if (isRuns) return runsApi(request, endpoints.runs, runsReader(c, authInfo));
     if (url.pathname.startsWith(DEMO_API_BASE)) {

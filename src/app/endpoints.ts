@@ -18,7 +18,7 @@ import { codeToolText } from "./code-tool-text";
 import { durableApprovalLedger } from "./approval-ledger-store";
 import type { AppConfig } from "./config/config";
 import { demoUpstreamServer } from "./demo/demo-upstream";
-import { namingFetch } from "./network-error";
+import { namingFetch } from "../codemode/request/network-error";
 import type { RunRecorder } from "../codemode/runs/run-record";
 import { callerOf } from "./runs/caller";
 import { runHistory, type RunHistory } from "./runs/run-history";

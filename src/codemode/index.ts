@@ -47,6 +47,8 @@ export {
   type ApprovalCheck,
 } from "./request/api-request";
 export type { ApiResult, ApiResponseInit } from "./request/api-response";
+// A fetch for request callbacks whose network failures are a `NetworkError` naming the host.
+export { namingFetch, type NetworkTarget } from "./request/network-error";
 export type { ApiCallbackAnswer } from "./request/api-request";
 export { MemoryApprovalLedger, type ApprovalLedger } from "./approvals/approval-ledger";
 export { outcomeToToolResult } from "./outcome-result";

@@ -23,7 +23,7 @@ import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort } from "../../cli/local-server/free-port.mjs";
 import { exportNames, resolveTypes } from "./export-names.mjs";
-import { checkInitProject, runDocsExamples } from "./init-project.mjs";
+import { checkInitProject, compileReadmeExamples, runDocsExamples } from "./init-project.mjs";
 import { checkServers } from "./mcp-checks.mjs";
 import { run, start, waitForHttp } from "./steps.mjs";
 
@@ -289,6 +289,7 @@ try {
     log,
     started: (server) => (initDev = server),
   });
+  await compileReadmeExamples({ project: generated, repo, log });
   await runDocsExamples({ project: generated, repo, log });
   const examples = await createProject(tarball);
   await checkTypes(examples);

@@ -4,7 +4,7 @@
 // real MCP clients: `search` and `execute` at /mcp, `code` at /mcp/code. The docs' examples are
 // then copied into the project's examples/ and run there by test/package/examples/ (their own
 // vitest project over the same installed package), so what the README shows is what runs.
-import { cp, mkdir, readdir, readFile } from "node:fs/promises";
+import { cp, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { freePort } from "../../cli/local-server/free-port.mjs";
@@ -35,13 +35,20 @@ function text(result) {
   return result?.content?.[0]?.text ?? "";
 }
 
-/** @param {string} url */
-async function connect(url) {
+/**
+ * @param {string} url
+ * @param {string} key - the project's MCP_API_KEY, sent as a client must
+ */
+async function connect(url, key) {
   const client = new Client(
     { name: "fresh-project-init", version: "1.0.0" },
     { versionNegotiation: { mode: "auto" } },
   );
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { authorization: `Bearer ${key}` } },
+    }),
+  );
   return client;
 }
 
@@ -67,6 +74,11 @@ export async function checkInitProject({ work, tarball, log, started }) {
   log(`init wrote ${written}`);
   const ignored = await readFile(join(project, ".gitignore"), "utf8");
   check(/^\.dev\.vars$/m.test(ignored), `.dev.vars is not git-ignored:\n${ignored}`);
+  // init generated the key `npm run dev` checks (issue #41: guarded from the first run).
+  const key = (await readFile(join(project, ".dev.vars"), "utf8")).match(
+    /^MCP_API_KEY=(.+)$/m,
+  )?.[1];
+  check(key !== undefined && key.length >= 32, "init wrote no MCP_API_KEY to .dev.vars");
 
   const tested = await run("npm", ["test"], { cwd: project, timeoutMs: 300_000 });
   const passed = passedTests(tested);
@@ -92,7 +104,17 @@ export async function checkInitProject({ work, tarball, log, started }) {
   started(dev);
   const base = `http://127.0.0.1:${port}`;
   await waitForHttp(`${base}/`, dev);
-  const api = await connect(`${base}/mcp`);
+  const anonymous = await fetch(`${base}/mcp`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+  });
+  const refusal = await anonymous.text();
+  check(
+    anonymous.status === 401 && refusal.includes("Authorization: Bearer"),
+    `npm run dev answered a request without the key: ${anonymous.status} ${refusal}`,
+  );
+  const api = await connect(`${base}/mcp`, /** @type {string} */ (key));
   const tools = (await api.listTools()).tools.map((t) => t.name).toSorted();
   check(tools.join(",") === "execute,search", `/mcp tools: ${tools}`);
   const search = await api.callTool({
@@ -108,7 +130,7 @@ export async function checkInitProject({ work, tarball, log, started }) {
   });
   check(!executed.isError && text(executed) === "2", `execute → ${JSON.stringify(executed)}`);
   await api.close();
-  const code = await connect(`${base}/mcp/code`);
+  const code = await connect(`${base}/mcp/code`, /** @type {string} */ (key));
   const ran = await code.callTool({
     name: "code",
     arguments: {
@@ -118,7 +140,9 @@ export async function checkInitProject({ work, tarball, log, started }) {
   check(!ran.isError && text(ran).includes("ana+bo+ana+cy"), `code → ${JSON.stringify(ran)}`);
   await code.close();
   await dev.stop();
-  log(`npm run dev: search, execute (/mcp) and code (/mcp/code) answer real MCP clients`);
+  log(
+    "npm run dev: refuses a request without the key (401); search, execute (/mcp) and code (/mcp/code) answer real MCP clients with it",
+  );
   return { project };
 }
 
@@ -143,4 +167,38 @@ export async function runDocsExamples({ project, repo, log }) {
   check(passed !== undefined, `the docs' examples:\n${output}`);
   await run("npx", ["tsc", "-p", "examples/tsconfig.json"], { cwd: project });
   log(`the docs' examples type-check and run in the generated project (${passed} tests)`);
+}
+
+/**
+ * The README's library examples exactly as a user pastes them into the project `init` wrote:
+ * each ```ts block of README.md becomes a module beside the project's src/ and is type-checked
+ * with the project's own bindings (src/env.d.ts), not the docs' (docs/examples/env.d.ts), so a
+ * secret the project types differently from the docs fails here (issue #42: TS2322 on
+ * `secrets: [env.API_TOKEN]` when init typed it optional).
+ * @param {object} options
+ * @param {string} options.project - the generated project
+ * @param {string} options.repo
+ * @param {(line: string) => void} options.log
+ * @returns {Promise<number>} how many examples were checked
+ */
+export async function compileReadmeExamples({ project, repo, log }) {
+  const readme = await readFile(join(repo, "README.md"), "utf8");
+  const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1] ?? "");
+  check(
+    blocks.length >= 4,
+    `README.md has ${blocks.length} ts examples, expected the 4 library ones`,
+  );
+  const dir = join(project, "readme-examples");
+  await mkdir(dir, { recursive: true });
+  // `import spec from "./openapi.json"` as in a project's src/.
+  await cp(join(project, "src/openapi.json"), join(dir, "openapi.json"));
+  for (const [i, block] of blocks.entries())
+    await writeFile(join(dir, `example-${i + 1}.ts`), block);
+  await writeFile(
+    join(dir, "tsconfig.json"),
+    `${JSON.stringify({ extends: "../tsconfig.json", include: [".", "../src/env.d.ts"] }, null, 2)}\n`,
+  );
+  await run("npx", ["tsc", "-p", "readme-examples/tsconfig.json"], { cwd: project });
+  log(`the README's ${blocks.length} examples type-check as pasted into the generated project`);
+  return blocks.length;
 }

@@ -2,11 +2,17 @@
 // spec; `execute` runs it with `codemode.request()`, which reaches this file's `request` callback
 // and nothing else (the sandbox has no network). The callback adds the credential: API_TOKEN
 // lives here, in the host, never in the sandbox, and is redacted from anything the API echoes.
+// Every request but a GET waits for a person's approval (`approval: true`): the client shows the
+// exact request and nothing is sent unless they accept.
 import { createMcpHandler, openApiMcpServer, WorkerLoaderExecutor } from "code-mode-mcp";
 import { env } from "cloudflare:workers";
 import spec from "./openapi.json";
 
+// Secrets are undefined when not set (.dev.vars locally, `wrangler secret put` deployed): an
+// unset token is simply not sent, an unset state key leaves approvals unanswerable (every write
+// is refused, nothing is sent).
 const token = env.API_TOKEN ?? "";
+const stateKey = env.REQUEST_STATE_KEY ?? "";
 
 /** The MCP endpoint `/mcp` (created once per isolate; each request gets a fresh server). */
 export const apiHandler = createMcpHandler(
@@ -28,6 +34,9 @@ export const apiHandler = createMcpHandler(
     },
     // A secret must be at least 8 characters: an unset token is simply not sent.
     secrets: token ? [token] : [],
+    // Ask a person before every request that is not a GET.
+    approval: true,
   }),
-  { route: "/mcp" },
+  // The approval's state travels sealed between the client's rounds (MRTR, protocol 2026-07-28).
+  { route: "/mcp", ...(stateKey ? { requestState: { key: stateKey } } : {}) },
 );

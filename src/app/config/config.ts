@@ -65,6 +65,8 @@ export interface AppConfig {
   executor: ExecutorKind;
   apiKey?: string;
   oauth: boolean;
+  /** Serve callers with no check when deployed (`ALLOW_ANONYMOUS=on`, anonymous-guard.ts). */
+  allowAnonymous: boolean;
   /** Host names the Worker answers to (`ALLOWED_HOSTNAMES`, see allowed-hosts.ts). */
   allowedHostnames: string[];
   /** The run history (`RUNS`, `RUNS_RETENTION_*`; runs/run-settings.ts). */
@@ -115,6 +117,7 @@ export function readConfig(
       executor: values.EXECUTOR,
       ...(values.MCP_API_KEY ? { apiKey: values.MCP_API_KEY } : {}),
       oauth: values.OAUTH,
+      allowAnonymous: values.ALLOW_ANONYMOUS,
       allowedHostnames: values.ALLOWED_HOSTNAMES,
       runs: {
         enabled: values.RUNS,

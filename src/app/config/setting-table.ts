@@ -156,6 +156,10 @@ export const SETTING_TABLE = {
     "MCP_API_KEY is shorter than 16 characters.",
     "Use a long random key, e.g. `openssl rand -hex 32`.",
   ]),
+  ALLOW_ANONYMOUS: onOff(
+    "ALLOW_ANONYMOUS",
+    "serve MCP callers without MCP_API_KEY or OAuth on a deployed Worker (anonymous-guard.ts)",
+  ),
   OAUTH_PASSWORD: text("the password the OAuth /authorize page asks for (OAUTH=on)"),
   ALLOWED_HOSTNAMES: {
     doc: "host names the Worker answers to (allowed-hosts.ts)",

@@ -25,6 +25,8 @@ export const HTTP_ERROR_CODES = {
   body_too_large: "the request body is over the route's limit",
   body_timeout: "the request body did not arrive in time (local server)",
   unauthorized: "the route needs `Authorization: Bearer <MCP_API_KEY>` and it was missing or wrong",
+  no_caller_check:
+    "a deployed server with no MCP_API_KEY or OAuth refuses all (opt out: ALLOW_ANONYMOUS=on)",
   forbidden_host: "the Host header names a host this server does not answer to (ALLOWED_HOSTNAMES)",
   misconfigured: "the configuration is invalid, so the server serves nothing but its problems",
   code_endpoint_off: "/mcp/code is off: no upstream MCP server is configured",

@@ -87,7 +87,13 @@ export interface Redactor {
  */
 export function assertRedactableSecrets(secrets: readonly string[], where: string): void {
   secrets.forEach((secret, index) => {
-    if (typeof secret !== "string" || (secret.length > 0 && secret.length < MIN_SECRET_LENGTH))
+    // An unset Worker secret reads as undefined: say that, not "too short".
+    if (typeof secret !== "string")
+      throw new CodeModeError(
+        "secret_too_short",
+        `${where}: secrets[${index}] is ${secret === null ? "null" : typeof secret}, not a string: is the secret it names set? A Worker secret that is not set reads as undefined. Set it (locally in .dev.vars, e.g. API_TOKEN=…; deployed with \`npx wrangler secret put API_TOKEN\`), or leave it out of \`secrets\` when there is none.`,
+      );
+    if (secret.length > 0 && secret.length < MIN_SECRET_LENGTH)
       throw new CodeModeError(
         "secret_too_short",
         `${where}: secrets[${index}] is shorter than ${MIN_SECRET_LENGTH} characters. Secrets must be at least ${MIN_SECRET_LENGTH} characters: a shorter one matches ordinary text and JSON structure, so redacting it would corrupt responses and results (and it is too short to be a real credential). Pass the full credential, e.g. the token and the whole header value.`,

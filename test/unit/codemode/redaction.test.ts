@@ -203,6 +203,14 @@ describe("secret lengths and credential forms", () => {
     expect(() => assertRedactableSecrets(["", "exactly8"], "test")).not.toThrow();
   });
 
+  it("names an unset secret as unset, not as too short (issue #42)", () => {
+    // What `secrets: [env.API_TOKEN]` passes when the Worker secret is not set.
+    const unset = () => assertRedactableSecrets([undefined as unknown as string], "test");
+    expect(unset).toThrow(/secrets\[0\] is undefined, not a string: is the secret it names set\?/);
+    expect(unset).toThrow(/npx wrangler secret put/);
+    expect(unset).not.toThrow(/shorter than/);
+  });
+
   it("derives the whole header value, the bare token and Basic's user:password", () => {
     expect(credentialSecrets("Bearer abcdefgh12")).toEqual(["Bearer abcdefgh12", "abcdefgh12"]);
     expect(credentialSecrets("X".repeat(10))).toEqual(["X".repeat(10)]);

@@ -43,7 +43,12 @@ describe("Host allowlist", () => {
   });
 
   it("answers exactly the configured names when ALLOWED_HOSTNAMES is set", async () => {
-    const worker = configured({ ALLOWED_HOSTNAMES: "mcp.example.com, *.example.org" });
+    // ALLOW_ANONYMOUS: names other than localhost are deployments, which need a caller check
+    // (anonymous-guard.test.ts); this test is about the host names alone.
+    const worker = configured({
+      ALLOWED_HOSTNAMES: "mcp.example.com, *.example.org",
+      ALLOW_ANONYMOUS: "on",
+    });
     // As deployed: the URL's host is the Host header's.
     const status = async (host: string) =>
       (await worker(`http://${host}/mcp`, withHost(host, INIT))).status;

@@ -2,7 +2,7 @@
  * `/mcp/code` over an upstream MCP URL where nothing listens (issue #32): the client gets a named
  * error (the host, the reason, the setting to check) as a JSON-RPC error, not an HTTP 500
  * "Internal server error"; the same holds for `tools/call`, and the upstream's fetch failure is
- * named as the API's is (src/app/network-error.ts).
+ * named as the API's is (src/codemode/request/network-error.ts).
  */
 import { describe, expect, it } from "vitest";
 import { connect } from "../../helpers/mcp-client";

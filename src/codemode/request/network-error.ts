@@ -7,6 +7,9 @@
  * fails too, nothing accepted a connection and nothing was sent; if it opens, the connection was
  * lost after it was made, and the request may have reached the API.
  *
+ * Exported (`namingFetch`) so a library user's request callback names network failures as the
+ * product's does: `request: (r) => send(url, init)` with `const send = namingFetch({ what: "the API" })`.
+ *
  * Security defaults: the message names the host and port only (never the path, query or user
  * info of the URL, where a credential could sit) and is redacted again with the response
  * secrets by the server before the sandbox sees it.
@@ -20,8 +23,8 @@ export const PROBE_MS = 2_000;
 export interface NetworkTarget {
   /** e.g. "the API", "the upstream MCP server" */
   what: string;
-  /** The setting that holds its address, e.g. `API_BASE_URL`. */
-  setting: string;
+  /** The setting that holds its address, e.g. `API_BASE_URL` (default: "its address"). */
+  setting?: string;
 }
 
 /** The API of `/mcp` (`API_BASE_URL`): the default target. */
@@ -45,7 +48,7 @@ export async function networkError(
   const error = new Error(
     reached
       ? `connection to ${address} lost before an answer came (${detail}); the request may have reached ${target.what}`
-      : `connection refused to ${address} (or the host is unknown or unreachable); nothing was sent. Check that ${target.what} is running and ${target.setting} is right.`,
+      : `connection refused to ${address} (or the host is unknown or unreachable); nothing was sent. Check that ${target.what} is running and ${target.setting ?? "its address"} is right.`,
   );
   error.name = "NetworkError";
   return error;

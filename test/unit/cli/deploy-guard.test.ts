@@ -1,0 +1,68 @@
+/**
+ * `code-mode-mcp deploy` refuses to publish a credential behind no caller check (issue #41,
+ * cli/deploy-guard.mjs): the decision with the environment and the Worker's vars given, and the
+ * real command, whose refusal comes before anything is built or sent.
+ */
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { deploySecrets, unguardedDeploy } from "../../../cli/deploy-guard.mjs";
+
+const ROOT = join(import.meta.dirname, "../../..");
+const TOKEN = "api-token-for-the-test-0123456789";
+
+describe("the deploy guard", () => {
+  it("refuses a credential with no caller check, naming the key to add and the opt-out", () => {
+    for (const credential of ["API_TOKEN", "UPSTREAM_MCP_AUTH"]) {
+      const refusal = unguardedDeploy({ [credential]: TOKEN }, {});
+      expect(refusal, credential).toContain(`${credential} is set`);
+      expect(refusal).toContain("MCP_API_KEY=");
+      expect(refusal).toContain("Authorization: Bearer <key>");
+      expect(refusal).toContain("ALLOW_ANONYMOUS=on");
+      expect(refusal).not.toContain(TOKEN);
+    }
+  });
+
+  it("lets a guarded, an opted-out or a credential-less Worker go", () => {
+    const key = "k".repeat(32);
+    expect(unguardedDeploy({ API_TOKEN: TOKEN, MCP_API_KEY: key }, {})).toBeUndefined();
+    expect(unguardedDeploy({ API_TOKEN: TOKEN, OAUTH: "on" }, {})).toBeUndefined();
+    expect(unguardedDeploy({ API_TOKEN: TOKEN, FORWARD_CALLER_TOKEN: "on" }, {})).toBeUndefined();
+    expect(unguardedDeploy({ API_TOKEN: TOKEN, ALLOW_ANONYMOUS: "on" }, {})).toBeUndefined();
+    expect(unguardedDeploy({ API_TOKEN: TOKEN }, { ALLOW_ANONYMOUS: "on" })).toBeUndefined();
+    expect(unguardedDeploy({}, {})).toBeUndefined();
+    // Blank is unset; an opt-out must say "on".
+    expect(unguardedDeploy({ API_TOKEN: TOKEN, MCP_API_KEY: " " }, {})).toBeDefined();
+    expect(unguardedDeploy({ API_TOKEN: TOKEN, ALLOW_ANONYMOUS: "sure" }, {})).toBeDefined();
+    // A credential in the Worker's vars counts too.
+    expect(unguardedDeploy({}, { API_TOKEN: TOKEN })).toBeDefined();
+  });
+
+  it("uploads only the product's secrets that are set", () => {
+    expect(
+      deploySecrets({ API_TOKEN: TOKEN, MCP_API_KEY: "", HOME: "/root", PATH: "/bin" }),
+    ).toEqual({ API_TOKEN: TOKEN });
+  });
+
+  it("deploy --dry-run with a credential and no caller check is refused, nothing built", () => {
+    const result = spawnSync(
+      process.execPath,
+      [join(ROOT, "bin/code-mode-mcp.mjs"), "deploy", "--dry-run"],
+      {
+        encoding: "utf8",
+        timeout: 30_000,
+        // Only what the command needs: no caller check, no opt-out, one credential.
+        env: {
+          PATH: process.env.PATH,
+          HOME: process.env.HOME,
+          API_TOKEN: TOKEN,
+        } as unknown as NodeJS.ProcessEnv,
+      },
+    );
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain("ALLOW_ANONYMOUS=on");
+    expect(result.stderr).toContain("Nothing was deployed");
+    expect(result.stderr).not.toContain("building");
+    expect(`${result.stdout}${result.stderr}`).not.toContain(TOKEN);
+  });
+});

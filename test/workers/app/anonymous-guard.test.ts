@@ -1,0 +1,92 @@
+/**
+ * No anonymous callers on a deployed Worker (issue #41, src/app/anonymous-guard.ts): with no
+ * caller check configured, a request to an app route under a deployment's name (workers.dev, a
+ * custom domain) is refused with 403 naming the key, the header and the ALLOW_ANONYMOUS=on
+ * opt-out; the same Worker reached as localhost (npm start's offline demo) serves it.
+ */
+import { describe, expect, it } from "vitest";
+import { isLoopbackHostname } from "../../../src/app/anonymous-guard";
+import { configured, entry } from "./helpers";
+
+const KEY = "anonymous-guard-test-key-0123456789";
+const TOOLS_LIST = {
+  method: "POST",
+  headers: {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    "mcp-protocol-version": "2025-06-18",
+  },
+  body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+};
+const DEPLOYED = "https://my-app.me.workers.dev";
+
+type Refusal = { error: { code: string; message: string; fix: string } };
+
+describe("a deployed Worker with no caller check", () => {
+  it("refuses every app route, naming the key, the header and the opt-out", async () => {
+    for (const [path, init] of [
+      ["/mcp", TOOLS_LIST],
+      ["/mcp/code", TOOLS_LIST],
+      ["/demo-api/projects", {}],
+      ["/api/runs", {}],
+    ] as const) {
+      const response = await entry(`${DEPLOYED}${path}`, init);
+      expect(response.status, path).toBe(403);
+      const { error } = (await response.json()) as Refusal;
+      expect(error.code).toBe("no_caller_check");
+      expect(error.fix).toContain("npx wrangler secret put MCP_API_KEY");
+      expect(error.fix).toContain("Authorization: Bearer <MCP_API_KEY>");
+      expect(error.fix).toContain("ALLOW_ANONYMOUS=on");
+    }
+  });
+
+  it("still answers /health and the status page", async () => {
+    expect((await entry(`${DEPLOYED}/health`)).status).toBe(200);
+    expect((await entry(`${DEPLOYED}/`)).status).toBe(200);
+  });
+
+  it("serves anyone with ALLOW_ANONYMOUS=on, and only with on", async () => {
+    const open = configured({ ALLOW_ANONYMOUS: "on" });
+    expect((await open(`${DEPLOYED}/mcp`, TOOLS_LIST)).status).toBe(200);
+    const closed = configured({ ALLOW_ANONYMOUS: "off" });
+    expect((await closed(`${DEPLOYED}/mcp`, TOOLS_LIST)).status).toBe(403);
+  });
+
+  it("with MCP_API_KEY: 401 without the key, served with it", async () => {
+    const keyed = configured({ MCP_API_KEY: KEY });
+    const refused = await keyed(`${DEPLOYED}/mcp`, TOOLS_LIST);
+    expect(refused.status).toBe(401);
+    expect(((await refused.json()) as Refusal).error.fix).toContain("Authorization: Bearer");
+    const served = await keyed(`${DEPLOYED}/mcp`, {
+      ...TOOLS_LIST,
+      headers: { ...TOOLS_LIST.headers, authorization: `Bearer ${KEY}` },
+    });
+    expect(served.status).toBe(200);
+  });
+
+  it("lets a CORS preflight through (it carries no credentials)", async () => {
+    const response = await entry(`${DEPLOYED}/mcp`, { method: "OPTIONS" });
+    expect(response.status).not.toBe(403);
+  });
+});
+
+describe("a local server (npm start's offline demo)", () => {
+  it("serves the app routes with no key under a loopback name", async () => {
+    for (const origin of ["http://localhost:8787", "http://127.0.0.1:8787", "http://[::1]:8787"])
+      expect((await entry(`${origin}/mcp`, TOOLS_LIST)).status, origin).toBe(200);
+  });
+
+  it("counts only loopback names as local", () => {
+    for (const local of ["localhost", "127.0.0.1", "127.1.2.3", "[::1]"])
+      expect(isLoopbackHostname(local), local).toBe(true);
+    for (const remote of [
+      "my-app.me.workers.dev",
+      "localhost.evil.example",
+      "127.0.0.1.nip.io",
+      "10.0.0.2",
+      "[::2]",
+      "mcp.example.com",
+    ])
+      expect(isLoopbackHostname(remote), remote).toBe(false);
+  });
+});

@@ -7,6 +7,7 @@
  * everything else of the parsed list (the SDK's codec work, its filtering) stays as it is.
  */
 import type { Client, Tool } from "@modelcontextprotocol/client";
+import { putBackProtoKey } from "./own-proto-key";
 
 type RequestId = string | number;
 
@@ -103,34 +104,14 @@ const MAX_DEPTH = 64;
 function restoreProtoKeys(parsed: unknown, raw: unknown, depth: number): void {
   if (!isObject(parsed) || !isObject(raw) || depth > MAX_DEPTH) return;
   if (Array.isArray(parsed) !== Array.isArray(raw)) return;
-  let restored = false;
   for (const key of Object.keys(raw)) {
     const value = (raw as Record<string, unknown>)[key];
     if (key === "__proto__") {
-      if (Object.hasOwn(parsed, key)) continue;
-      // Defined, not assigned: an assignment would set the prototype and add no key.
-      Object.defineProperty(parsed, key, dataProperty(structuredClone(value)));
-      restored = true;
+      if (!Object.hasOwn(parsed, key)) putBackProtoKey(parsed, structuredClone(value), raw);
     } else if (Object.hasOwn(parsed, key)) {
       restoreProtoKeys((parsed as Record<string, unknown>)[key], value, depth + 1);
     }
   }
-  if (restored) orderLike(parsed, raw);
-}
-
-/** Puts `parsed`'s keys in `raw`'s order (declarations list properties in schema order). */
-function orderLike(parsed: object, raw: object): void {
-  const order = [
-    ...Object.keys(raw).filter((key) => Object.hasOwn(parsed, key)),
-    ...Object.keys(parsed).filter((key) => !Object.hasOwn(raw, key)),
-  ];
-  const descriptors = order.map((key) => Object.getOwnPropertyDescriptor(parsed, key)!);
-  for (const key of order) Reflect.deleteProperty(parsed, key);
-  order.forEach((key, i) => Object.defineProperty(parsed, key, descriptors[i]!));
-}
-
-function dataProperty(value: unknown): PropertyDescriptor {
-  return { value, writable: true, enumerable: true, configurable: true };
 }
 
 function isObject(value: unknown): value is object {

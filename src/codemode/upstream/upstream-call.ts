@@ -12,8 +12,11 @@
  * sends) extra keys. So an in-process call is a plain `tools/call` request whose answer is
  * checked only for the shape code mode reads (an object, `content` an array when present), and
  * reaches the sandbox as the upstream sent it, as a per-run connection's answers always did.
+ * A remote answer's `structuredContent` gets back a top-level `__proto__` key that the
+ * client's 2025-era parse drops (raw-call-result.ts).
  */
 import type { CallToolResult, Client, StandardSchemaV1 } from "@modelcontextprotocol/client";
+import { withRawProtoKey } from "./raw-call-result";
 import type { UpstreamSession } from "./upstream-connection";
 
 /** The arguments of `Client.callTool`. */
@@ -59,7 +62,10 @@ export function callUpstreamTool(
   options: CallOptions,
 ): Promise<CallToolResult> {
   if (!session.inProcess)
-    return session.client.callTool(params, options) as Promise<CallToolResult>;
+    return withRawProtoKey(
+      session.client,
+      () => session.client.callTool(params, options) as Promise<CallToolResult>,
+    );
   return session.client.request(
     { method: "tools/call", params: params as Record<string, unknown> },
     IN_PROCESS_RESULT,

@@ -1,10 +1,13 @@
-// issue #15: the packed tarball's `code-mode-mcp` command, installed in an empty folder, runs the
-// product without the repository: `check` prints a spec's summary, `deploy --dry-run` bundles the
+// issue #15: the packed tarball's `code-mode-mcp` command, installed as the README says
+// (`npm install -g`, into a prefix of its own) and run from an empty folder, runs the product
+// without the repository: `check` prints a spec's summary, `deploy --dry-run` bundles the
 // prebuilt Worker, `serve --spec --base-url` answers an MCP client (search + execute reach a local
-// API with the credential from API_TOKEN), and a stdio session started exactly as
-// test/e2e/support/desktop-config.json says (the README's desktop client snippet, placeholders replaced),
-// from a folder that is not the install folder, lists the tools and runs a search. Everything it starts
-// is stopped at the end. Needs the npm registry for the tarball's dependencies (run by .ci/run).
+// API with the credential from API_TOKEN), and stdio sessions started exactly as the README's
+// desktop client snippets say (placeholders replaced), from a folder that is not the install
+// folder, list the tools and run a search: test/e2e/support/desktop-config.json, the installed
+// command, with the npm registry unreachable (issue #42: it needs
+// none at launch), and desktop-config-npx.json, the `npx` alternative. Everything it starts is
+// stopped at the end. Needs the npm registry for the installs (run by .ci/run).
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { Client as StdioClient } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -28,12 +31,15 @@ import { allProcesses, processTree, stillRunning } from "./support/processes.mjs
 import { check } from "./support/server.mjs";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const SNIPPET = JSON.parse(
-  readFileSync(new URL("./support/desktop-config.json", import.meta.url), "utf8"),
-);
+/** @param {string} name */
+const snippet = (name) =>
+  JSON.parse(readFileSync(new URL(`./support/${name}`, import.meta.url), "utf8"));
 const CANARY = `npx-e2e-canary-${crypto.randomUUID()}`;
 const tmp = mkdtempSync(join(tmpdir(), "code-mode-mcp-npx-"));
 const project = join(tmp, "empty-project");
+/** Where `npm install -g --prefix` puts the package, and its command. */
+const prefix = join(tmp, "global");
+const COMMAND = join(prefix, "bin", "code-mode-mcp");
 // The repository's Node 22 (and npm, npx) first, as `npm run` sets it up.
 const env = {
   ...process.env,
@@ -74,8 +80,8 @@ const apiUrl = `http://127.0.0.1:${apiPort}`;
 
 /** @type {number[]} process groups this script started */
 const groups = [];
-/** @type {number[]} the stdio session's processes (npx's install lives outside tmp) */
-let stdioTree = [];
+/** @type {number[]} the stdio sessions' processes (npx's install lives outside tmp) */
+const stdioTree = [];
 let failed = false;
 try {
   // 1. Pack (or take the tarball run.mjs packed once for this and test:package) and install
@@ -101,21 +107,19 @@ try {
     check(packed.status === 0, `npm pack failed:\n${packed.stdout}\n${packed.stderr}`);
     tarball = join(tmp, packed.stdout.trim().split("\n").at(-1) ?? "");
   }
+  // Installed once, as the README says (`npm install -g`, here into a prefix of this script's),
+  // then run from an empty folder.
   mkdirSync(project);
-  writeFileSync(
-    join(project, "package.json"),
-    JSON.stringify({ name: "empty-project", private: true, type: "module" }),
-  );
-  console.log("e2e npx-bin: npm install <tarball> in an empty folder …");
+  console.log("e2e npx-bin: npm install -g <tarball> (a prefix of its own) …");
   const installed = spawnSync(
     "npm",
-    ["install", tarball, "--no-audit", "--no-fund", "--prefer-offline"],
-    { cwd: project, env, encoding: "utf8" },
+    ["install", "-g", "--prefix", prefix, tarball, "--no-audit", "--no-fund", "--prefer-offline"],
+    { cwd: tmp, env, encoding: "utf8" },
   );
-  check(installed.status === 0, `npm install failed:\n${installed.stdout}\n${installed.stderr}`);
+  check(installed.status === 0, `npm install -g failed:\n${installed.stdout}\n${installed.stderr}`);
 
   // 2. check: the summary of the spec.
-  const checked = spawnSync("npx", ["code-mode-mcp", "check", SPEC], {
+  const checked = spawnSync(COMMAND, ["check", SPEC], {
     cwd: project,
     env,
     encoding: "utf8",
@@ -124,7 +128,7 @@ try {
   check(/operations: +2\n/.test(checked.stdout), `check: ${checked.stdout}`);
   check(/tools\/list: +\d+ o200k tokens/.test(checked.stdout), `check: ${checked.stdout}`);
   check(/compiled: +\d+ bytes/.test(checked.stdout), `check: ${checked.stdout}`);
-  const refused = spawnSync("npx", ["code-mode-mcp", "serve", "--api-token", CANARY], {
+  const refused = spawnSync(COMMAND, ["serve", "--api-token", CANARY], {
     cwd: project,
     env,
     encoding: "utf8",
@@ -133,7 +137,7 @@ try {
     refused.status === 2 && refused.stderr.includes("never taken from flags"),
     `--api-token was not refused: ${refused.status} ${refused.stderr}`,
   );
-  const dry = spawnSync("npx", ["code-mode-mcp", "deploy", "--dry-run"], {
+  const dry = spawnSync(COMMAND, ["deploy", "--dry-run"], {
     cwd: project,
     env,
     encoding: "utf8",
@@ -149,8 +153,8 @@ try {
   // 3. serve --spec --base-url over HTTP, the credential from the environment.
   const port = await freePort();
   const server = spawn(
-    "npx",
-    ["code-mode-mcp", "serve", "--spec", SPEC, "--base-url", apiUrl, "--port", String(port)],
+    COMMAND,
+    ["serve", "--spec", SPEC, "--base-url", apiUrl, "--port", String(port)],
     {
       cwd: project,
       env: { ...env, API_TOKEN: CANARY },
@@ -200,69 +204,29 @@ try {
   check(!output.includes(CANARY), "serve's output contains the credential");
   console.log("e2e npx-bin: serve --spec --base-url answers search and execute — ok");
 
-  // 4. A desktop client's stdio session, started as the snippet says, from a folder that is not
-  // the install folder (a desktop client starts servers from anywhere): npx installs the tarball
-  // the snippet names.
-  const entry = SNIPPET.mcpServers["my-api"];
-  const elsewhere = join(tmp, "elsewhere");
-  mkdirSync(elsewhere);
-  /** @param {string} value */
-  const fill = (value) =>
-    value === "/path/to/openapi.yaml"
-      ? SPEC
-      : value === "https://api.example.com"
-        ? apiUrl
-        : value.startsWith("/path/to/code-mode-mcp-")
-          ? tarball
-          : value;
-  const transport = new StdioClientTransport({
-    command: entry.command,
-    args: entry.args.map(fill),
-    env: { ...env, ...entry.env, API_TOKEN: CANARY },
-    cwd: elsewhere,
-    stderr: "pipe",
+  // 4. A desktop client's stdio session from the README's first snippet: the installed command,
+  // started with the npm registry unreachable (a dead registry and proxy): no launch step may
+  // need it.
+  const dead = `http://127.0.0.1:${await freePort()}`;
+  await desktopSession(snippet("desktop-config.json"), tarball, {
+    ...env,
+    PATH: `${join(prefix, "bin")}:${env.PATH}`,
+    npm_config_registry: `${dead}/`,
+    HTTP_PROXY: dead,
+    HTTPS_PROXY: dead,
+    http_proxy: dead,
+    https_proxy: dead,
+    NO_PROXY: "127.0.0.1,localhost",
+    no_proxy: "127.0.0.1,localhost",
   });
-  let stderr = "";
-  transport.stderr?.on("data", (d) => (stderr += d));
-  const stdio = new StdioClient({ name: "e2e-desktop", version: "1.0.0" });
-  // Any line on stdout that is not a JSON-RPC message (a log line) would show up here.
-  /** @type {Error[]} */
-  const stdoutErrors = [];
-  // oxlint-disable-next-line unicorn/prefer-add-event-listener -- the SDK client has only this callback
-  stdio.onerror = (error) => stdoutErrors.push(error);
-  await stdio.connect(transport);
-  const pid = transport.pid;
-  const listed = (await stdio.listTools()).tools.map((t) => t.name).toSorted();
-  check(JSON.stringify(listed) === '["execute","search"]', `stdio tools: ${listed}\n${stderr}`);
-  const found = await stdio.callTool({
-    name: "search",
-    arguments: {
-      code: `async () => Object.values((await codemode.spec()).paths["/items"]).map((o) => o.summary)`,
-    },
-  });
-  check(
-    text(found).includes("Lists the items in stock"),
-    `stdio search → ${text(found)}\n${stderr}`,
-  );
-  check(stdoutErrors.length === 0, `stdout carried more than protocol: ${stdoutErrors.join("; ")}`);
-  // Closing stdin stops the server and its runtimes (npx, the bin, the supervisor, workerd).
-  const tree = processTree(/** @type {number} */ (pid)).map((p) => p.pid);
-  stdioTree = tree;
-  check(tree.length > 2, `the stdio session's processes were not found (pid ${pid})`);
-  await stdio.close();
-  const gone = Date.now() + 15_000;
-  while (Date.now() < gone && stillRunning(tree).length > 0)
-    await new Promise((r) => setTimeout(r, 250));
-  check(
-    stillRunning(tree).length === 0,
-    `processes left after the stdio client closed (pid ${pid}):\n${allProcesses()
-      .filter((p) => stillRunning(tree).includes(p.pid))
-      .map((p) => `${p.pid} ${p.command}`)
-      .join("\n")}`,
-  );
-  check(!stderr.includes(CANARY), "the stdio server's stderr contains the credential");
   console.log(
-    "e2e npx-bin: a stdio session from the desktop-client snippet, started in another folder, lists tools and searches — ok",
+    "e2e npx-bin: the installed command, as the README's first desktop snippet starts it with the registry unreachable, lists tools and searches — ok",
+  );
+
+  // 5. The npx alternative (desktop-config-npx.json): npx installs the tarball the snippet names.
+  await desktopSession(snippet("desktop-config-npx.json"), tarball, env);
+  console.log(
+    "e2e npx-bin: a stdio session from the npx desktop-client snippet, started in another folder, lists tools and searches — ok",
   );
 } catch (error) {
   failed = true;
@@ -284,7 +248,7 @@ try {
   }
   // Whatever still runs from the installed package (a runtime of a failed session).
   for (const p of allProcesses())
-    if (p.command.includes(project)) {
+    if (p.command.includes(prefix)) {
       try {
         process.kill(p.pid, "SIGKILL");
       } catch {
@@ -295,3 +259,80 @@ try {
   rmSync(tmp, { recursive: true, force: true });
 }
 process.exit(failed ? 1 : 0);
+
+/**
+ * A desktop client's stdio session, started as `config` (a README snippet) says with its
+ * placeholders replaced, from a folder that is not the install folder (a desktop client starts
+ * servers from anywhere): it lists the tools and searches, stdout carries protocol only, and
+ * closing the client ends every process of the session.
+ * @param {any} config - the snippet's JSON
+ * @param {string} tarball - replaces the snippet's tarball path
+ * @param {NodeJS.ProcessEnv} sessionEnv - the client's environment
+ */
+async function desktopSession(config, tarball, sessionEnv) {
+  const entry = config.mcpServers["my-api"];
+  const elsewhere = mkdtempSync(join(tmp, "elsewhere-"));
+  /** @param {string} value */
+  const fill = (value) =>
+    value === "/path/to/openapi.yaml"
+      ? SPEC
+      : value === "https://api.example.com"
+        ? apiUrl
+        : value.startsWith("/path/to/code-mode-mcp-")
+          ? tarball
+          : value;
+  const transport = new StdioClientTransport({
+    command: entry.command,
+    args: entry.args.map(fill),
+    env: { ...sessionEnv, ...entry.env, API_TOKEN: CANARY },
+    cwd: elsewhere,
+    stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (d) => (stderr += d));
+  const stdio = new StdioClient({ name: "e2e-desktop", version: "1.0.0" });
+  // Any line on stdout that is not a JSON-RPC message (a log line) would show up here.
+  /** @type {Error[]} */
+  const stdoutErrors = [];
+  // oxlint-disable-next-line unicorn/prefer-add-event-listener -- the SDK client has only this callback
+  stdio.onerror = (error) => stdoutErrors.push(error);
+  const started = Date.now();
+  // npx resolves the package's dependencies from the registry before the command even starts
+  // (its caveat in the README): on a loaded machine that alone passed the SDK's 60 s default.
+  await stdio.connect(transport, { timeout: 240_000 }).catch((/** @type {Error} */ error) => {
+    throw new Error(
+      `${entry.command}: initialize failed after ${Date.now() - started} ms: ${error.message}\nits stderr:\n${stderr}`,
+    );
+  });
+  console.log(`e2e npx-bin: ${entry.command}: initialize answered in ${Date.now() - started} ms`);
+  const pid = transport.pid;
+  const listed = (await stdio.listTools()).tools.map((t) => t.name).toSorted();
+  check(JSON.stringify(listed) === '["execute","search"]', `stdio tools: ${listed}\n${stderr}`);
+  const found = await stdio.callTool({
+    name: "search",
+    arguments: {
+      code: `async () => Object.values((await codemode.spec()).paths["/items"]).map((o) => o.summary)`,
+    },
+  });
+  check(
+    text(found).includes("Lists the items in stock"),
+    `stdio search → ${text(found)}\n${stderr}`,
+  );
+  check(stdoutErrors.length === 0, `stdout carried more than protocol: ${stdoutErrors.join("; ")}`);
+  // Closing stdin stops the server and its runtimes (npx, the bin, the supervisor, workerd).
+  const tree = processTree(/** @type {number} */ (pid)).map((p) => p.pid);
+  stdioTree.push(...tree);
+  check(tree.length > 2, `the stdio session's processes were not found (pid ${pid})`);
+  await stdio.close();
+  const gone = Date.now() + 15_000;
+  while (Date.now() < gone && stillRunning(tree).length > 0)
+    await new Promise((r) => setTimeout(r, 250));
+  check(
+    stillRunning(tree).length === 0,
+    `processes left after the stdio client closed (pid ${pid}):\n${allProcesses()
+      .filter((p) => stillRunning(tree).includes(p.pid))
+      .map((p) => `${p.pid} ${p.command}`)
+      .join("\n")}`,
+  );
+  check(!stderr.includes(CANARY), "the stdio server's stderr contains the credential");
+}

@@ -42,13 +42,16 @@ import {
  * @property {string} [file] - the script, when not <name>.mjs (one script run as two jobs)
  * @property {string} [lock] - jobs with the same lock never run at the same time
  * @property {string[]} [command] - what runs (default: node <name>.mjs)
+ * @property {number} [deadlineMs] - its deadline, when not DEADLINE_MS
  * @property {Record<string, string>} [env]
  */
 
 /** @type {Job[]} The pooled ones longest first (times of a sequential CI run), then the alone ones. */
 const SCRIPTS = [
-  // issue #15: the packed tarball's `code-mode-mcp` command (needs the npm registry)
-  { name: "npx-bin", lock: "pack" },
+  // issue #15: the packed tarball's `code-mode-mcp` command (needs the npm registry); issue #42:
+  // two installs (`npm install -g`, npx) and two desktop sessions, each of which waits on
+  // registry installs or a first compile: ~5 min on a loaded machine.
+  { name: "npx-bin", lock: "pack", deadlineMs: 10 * 60_000 },
   // issue #13: the supervised local server (4 ways to stop it, 5 starts)
   { name: "stop-restart" },
   { name: "spec-file" },
@@ -250,7 +253,7 @@ function runJob(job, step) {
     };
     child.stdout.setEncoding("utf8").on("data", (c) => take("stdout", c));
     child.stderr.setEncoding("utf8").on("data", (c) => take("stderr", c));
-    const deadline = extra.includes(job) ? WITH_DEADLINE_MS : DEADLINE_MS;
+    const deadline = extra.includes(job) ? WITH_DEADLINE_MS : (job.deadlineMs ?? DEADLINE_MS);
     const timer = setTimeout(() => {
       const line = `e2e ${job.name}: no result after ${deadline / 1000} s, stopping it`;
       output += `\n${line}\n`;

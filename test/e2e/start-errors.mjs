@@ -287,6 +287,7 @@ try {
         (/** @type {Error} */ error) => error.message,
       );
       const pid = transport.pid;
+      check(pid !== null, `--stdio, ${c.name}: no process was started`);
       for (const said of c.says)
         check(
           failure.includes(said),
@@ -302,8 +303,7 @@ try {
           return false;
         }
       };
-      while (pid !== null && alive() && Date.now() - started < 30_000)
-        await new Promise((r) => setTimeout(r, 100));
+      while (alive() && Date.now() - started < 30_000) await new Promise((r) => setTimeout(r, 100));
       check(!alive(), `--stdio, ${c.name}: the process did not exit after answering:\n${stderr}`);
       await client.close().catch(() => undefined);
       check(stderr.includes(c.says[0] ?? ""), `--stdio, ${c.name}: stderr lacks the message`);

@@ -8,6 +8,7 @@
 // runtime starts, with the setting's name and the fix.
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { basename, extname, resolve } from "node:path";
+import { clusterSecret, shareSecretWithParent } from "./local-server/cluster-secret.mjs";
 import { supervise } from "./local-server/supervise.mjs";
 import { workerdV8Flags } from "./local-server/v8-flags.mjs";
 import { maxRunsSetting } from "./local-server/runner-retirement.mjs";
@@ -175,6 +176,10 @@ export async function serve({ label, product, env, persist, log, progress, clean
       : {}),
     [product.LAUNCH_TOKENS_VAR]: JSON.stringify(launchTokens),
   };
+  // Only the server's own processes talk to its runtimes: they send this launch's secret, which
+  // travels to the runtimes in their messages (cluster-secret.mjs). A bench that measures the
+  // runtimes' own ports may ask for it over its IPC channel.
+  shareSecretWithParent(env);
   await supervise({
     port: Number(port),
     runners: runners.count,
@@ -187,12 +192,14 @@ export async function serve({ label, product, env, persist, log, progress, clean
         bindings,
         persist,
         runners: addresses,
+        secret: clusterSecret,
       }),
     runner: (rpcPort) =>
       runnerMessage({
         scriptPath: RUNNER_SCRIPT,
         compatibilityDate: worker.compatibility_date,
         rpcPort,
+        secret: clusterSecret,
       }),
     env: {
       ...process.env,

@@ -23,7 +23,8 @@ export function listeningPorts(pid) {
   for (const line of readFileSync(`/proc/${pid}/net/tcp`, "utf8").split("\n").slice(1)) {
     const f = line.trim().split(/\s+/);
     // f[1] local address:port (hex), f[3] state (0A: listening), f[9] inode
-    if (f[3] === "0A" && inodes.has(f[9])) ports.push(parseInt(String(f[1]).split(":")[1], 16));
+    if (f[3] === "0A" && inodes.has(f[9]))
+      ports.push(parseInt(String(String(f[1]).split(":")[1]), 16));
   }
   return ports;
 }

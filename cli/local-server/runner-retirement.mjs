@@ -11,8 +11,9 @@
  * runner-loader.ts). Here: which runner is due, and its retirement — asked to retire, waited for
  * until none of its runs is under way (a run cannot outlast its timeout), then ended and started
  * afresh. One runner at a time, and only with two or more, so runs always have a runner. A runner
- * found retiring that the supervisor did not ask (anything on the machine can reach its loopback
- * port) is replaced the same way, with one runner too: left so, it would begin no run again.
+ * found retiring that the supervisor did not ask is replaced the same way, with one runner too:
+ * left so, it would begin no run again (no other process can ask since `/retire` needs the
+ * cluster secret, which every request here carries: health-request.mjs).
  */
 
 import { healthRequest } from "./health-request.mjs";

@@ -18,7 +18,6 @@
  * answering (docs/local-runtime.md), and every run in flight on it then fails on the host at once.
  */
 import { RpcTarget, WorkerEntrypoint } from "cloudflare:workers";
-import { DEFAULT_LIMITS } from "../limits";
 import { clusterSecretOf, isClusterSecret } from "./cluster-secret";
 import { codeHash } from "./code-hash";
 import { runnerLife } from "./runner-life";
@@ -41,8 +40,14 @@ export interface RunnerEnv {
 export const RUN_END_MARGIN_MS = 2_000;
 
 /**
+ * The timeout of a run whose request names none (a host older than `timeoutMs` in the request):
+ * the executors' default (executor/limits.ts, not imported: the runner Worker stays tiny).
+ */
+export const DEFAULT_RUN_TIMEOUT_MS = 30_000;
+
+/**
  * When the runner gives a run up: the run's `timeoutMs` from the request the host built, plus
- * {@link RUN_END_MARGIN_MS}; the default timeout when the request names none.
+ * {@link RUN_END_MARGIN_MS}; {@link DEFAULT_RUN_TIMEOUT_MS} when the request names none.
  * @param request - the run's request (the host's, passed on unchanged)
  */
 export function runDeadlineFor(request: unknown): number {
@@ -53,7 +58,7 @@ export function runDeadlineFor(request: unknown): number {
   const ms =
     typeof timeout === "number" && Number.isSafeInteger(timeout) && timeout >= 1
       ? timeout
-      : DEFAULT_LIMITS.timeoutMs;
+      : DEFAULT_RUN_TIMEOUT_MS;
   return ms + RUN_END_MARGIN_MS;
 }
 

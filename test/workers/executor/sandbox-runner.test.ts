@@ -8,11 +8,13 @@
  */
 import { createExecutionContext, env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { DEFAULT_LIMITS } from "../../../src/executor/limits";
 import { WorkerLoaderExecutor } from "../../../src/executor/loader/worker-loader-executor";
 import { codeHash } from "../../../src/executor/runners/code-hash";
 import { RUNS_UNDER_WAY_HEADER, runnerLife } from "../../../src/executor/runners/runner-life";
 import { RunnerLoader } from "../../../src/executor/runners/runner-loader";
 import {
+  DEFAULT_RUN_TIMEOUT_MS,
   REFUSED,
   RUN_END_MARGIN_MS,
   runDeadlineFor,
@@ -99,7 +101,8 @@ describe("SandboxRunner keeps stable code only under its own hash", () => {
 describe("SandboxRunner gives up a run the host gave up on", () => {
   it("ends its side at the run's timeout plus a margin", () => {
     expect(runDeadlineFor({ timeoutMs: 300 })).toBe(300 + RUN_END_MARGIN_MS);
-    expect(runDeadlineFor({})).toBe(30_000 + RUN_END_MARGIN_MS);
+    expect(runDeadlineFor({})).toBe(DEFAULT_LIMITS.timeoutMs + RUN_END_MARGIN_MS);
+    expect(DEFAULT_RUN_TIMEOUT_MS).toBe(DEFAULT_LIMITS.timeoutMs);
     expect(runDeadlineFor({ timeoutMs: "1" })).toBe(30_000 + RUN_END_MARGIN_MS);
   });
 

@@ -9,6 +9,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { Worker } from "node:worker_threads";
 import { basename, extname, resolve } from "node:path";
+import { clusterSecret, shareSecretWithParent } from "./local-server/cluster-secret.mjs";
 import { supervise } from "./local-server/supervise.mjs";
 import { workerdV8Flags } from "./local-server/v8-flags.mjs";
 import { maxRunsSetting } from "./local-server/runner-retirement.mjs";
@@ -67,6 +68,10 @@ export async function serve({ label, env, persist, log, progress, cleanup, refus
   // among them) and SPEC_FILE's compiled spec go to the runtime over its IPC channel: never
   // into a file or a process environment (a large spec there made spawning workerd fail, E2BIG).
   const worker = JSON.parse(readFileSync(WORKER_CONFIG, "utf8"));
+  // Only the server's own processes talk to its runtimes: they send this launch's secret, which
+  // travels to the runtimes in their messages (cluster-secret.mjs). A bench that measures the
+  // runtimes' own ports may ask for it over its IPC channel.
+  shareSecretWithParent(env);
   await supervise({
     port,
     runners,
@@ -80,12 +85,14 @@ export async function serve({ label, env, persist, log, progress, cleanup, refus
         bindings,
         persist,
         runners: addresses,
+        secret: clusterSecret,
       }),
     runner: (rpcPort) =>
       runnerMessage({
         scriptPath: RUNNER_SCRIPT,
         compatibilityDate: worker.compatibility_date,
         rpcPort,
+        secret: clusterSecret,
       }),
     env: {
       ...process.env,

@@ -4,6 +4,11 @@
  * program that blocks its thread never blocks the host. Deployed, there is no runner: the
  * platform already runs every Dynamic Worker apart.
  */
+import {
+  CLUSTER_SECRET_HEADER,
+  clusterSecretOf,
+  isClusterSecret,
+} from "./executor/runners/cluster-secret";
 import { runnerLife } from "./executor/runners/runner-life";
 
 export { SandboxRunner } from "./executor/runners/sandbox-runner";
@@ -13,9 +18,20 @@ export default {
    * `/health` answers while the runner's thread is free (the supervisor's sign of progress),
    * with the runner's counts of runs begun and under way; `POST /retire` makes it begin no more
    * runs (the supervisor then waits for those under way and replaces it: runner-life.ts). Both
-   * on the runner's loopback port, which only the local server uses.
+   * only to the supervisor: a request without this launch's cluster secret
+   * (executor/runners/cluster-secret.ts) gets a 403 and no counts, whoever else on the machine
+   * reaches the loopback port. A runner started without a secret serves no one.
    */
-  fetch(request: Request): Response {
+  fetch(request: Request, env: unknown): Response {
+    const secret = clusterSecretOf(env);
+    if (
+      secret === undefined ||
+      !isClusterSecret(request.headers.get(CLUSTER_SECRET_HEADER), secret)
+    )
+      return new Response(
+        "A sandbox runner of the local server: only the server's own processes may use this port.",
+        { status: 403, headers: { "content-type": "text/plain" } },
+      );
     const path = new URL(request.url).pathname;
     if (path === "/retire" && request.method === "POST") {
       runnerLife.retire();

@@ -17,6 +17,7 @@ import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from "no
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { CLUSTER_SECRET_HEADER } from "../../cli/local-server/cluster-secret.mjs";
 import { freePort } from "../../cli/local-server/free-port.mjs";
 import { runnerCount } from "../../cli/local-server/worker-options.mjs";
 import { rawToolCall } from "./raw-client.mjs";
@@ -28,7 +29,9 @@ const SEARCH = `async () => Object.keys((await codemode.spec()).paths).filter((p
 const EXECUTE = `async () => (await codemode.request({ method: "GET", path: "/projects", query: { limit: 2 } }))`;
 
 /**
- * @typedef {{ public: string, own: string, direct: string, group: number, stop(): Promise<void> }} LocalServer
+ * @typedef {{ public: string, own: string, direct: string, secret: string, group: number, stop(): Promise<void> }} LocalServer
+ * `secret`: the server's cluster secret, which its runtimes' own ports ask for (the front adds it
+ * to every request it passes on); the launcher sends it over the IPC channel it was started with.
  */
 
 /**
@@ -41,13 +44,23 @@ async function startLocal(runners) {
   const persist = mkdtempSync(join(tmpdir(), "code-mode-bench-local-"));
   const child = spawn(process.execPath, [START], {
     detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
+    // The IPC channel carries the cluster secret to this process alone (cli/local-server/
+    // cluster-secret.mjs): L1 measures the runtimes' own ports, which answer no one without it.
+    stdio: ["ignore", "pipe", "pipe", "ipc"],
     env: {
       ...process.env,
       PORT: String(port),
       PERSIST_TO: persist,
       SANDBOX_RUNNERS: String(runners),
+      LOCAL_CLUSTER_SECRET_TO_PARENT: "1",
     },
+  });
+  let secret = "";
+  child.on("message", (/** @type {any} */ m) => {
+    if (typeof m?.clusterSecret === "string") {
+      secret = m.clusterSecret;
+      child.disconnect();
+    }
   });
   const group = /** @type {number} */ (child.pid);
   let output = "";
@@ -69,7 +82,7 @@ async function startLocal(runners) {
   const deadline = Date.now() + 120_000;
   for (;;) {
     const ready = /ready on \S+ \(runtime \d+ \(workerd pid (\d+), port (\d+)\)/.exec(output);
-    if (ready && output.includes("stands by.")) {
+    if (ready && output.includes("stands by.") && secret) {
       const direct = Number(ready[2]);
       const own = listeningPorts(Number(ready[1])).filter((p) => p !== direct);
       if (own.length !== 1) {
@@ -80,6 +93,7 @@ async function startLocal(runners) {
         public: `http://127.0.0.1:${port}`,
         own: `http://127.0.0.1:${own[0]}`,
         direct: `http://127.0.0.1:${direct}`,
+        secret,
         group,
         stop,
       };
@@ -159,8 +173,9 @@ export function treeRssBytes(root) {
  * @param {string} base
  * @param {number} id
  * @param {"ping" | "execute"} what
+ * @param {string} [secret] - the cluster secret, for a runtime's own port
  */
-async function call(base, id, what) {
+async function call(base, id, what, secret = "") {
   // `ping` is gone from the 2026-07-28 revision: it is sent as a 2025-11-25 client sends it.
   const { headers, body } =
     what === "execute"
@@ -174,7 +189,12 @@ async function call(base, id, what) {
           body: JSON.stringify({ jsonrpc: "2.0", id, method: "ping" }),
         };
   const t0 = performance.now();
-  const res = await fetch(`${base}/mcp`, { method: "POST", headers, body });
+  const res = await fetch(`${base}/mcp`, {
+    method: "POST",
+    // The runtimes' own ports answer only with the cluster secret; the front adds it itself.
+    headers: secret ? { ...headers, [CLUSTER_SECRET_HEADER]: secret } : headers,
+    body,
+  });
   const text = await res.text();
   const ms = performance.now() - t0;
   if (res.status !== 200 || text.includes('"error"'))
@@ -209,7 +229,7 @@ async function hops(server, reps) {
       // port always first, its `ping` took ~1 ms more than when it went second (2026-12-05).
       for (let k = 0; k < PORTS.length; k++) {
         const side = PORTS[(i + k) % PORTS.length] ?? "public";
-        const ms = await call(server[side], ++id, what);
+        const ms = await call(server[side], ++id, what, side === "public" ? "" : server.secret);
         if (i >= WARM_UP_REPS) (times[`${what} ${side}`] ??= []).push(ms);
       }
     }

@@ -7,6 +7,7 @@
  * (cut-off-reply.mjs), also when its event stream had begun, never a bare cut.
  */
 import { request } from "node:http";
+import { CLUSTER_SECRET_HEADER, clusterSecret } from "./cluster-secret.mjs";
 import { jsonRpcIds, replyCutOff } from "./cut-off-reply.mjs";
 
 /**
@@ -17,9 +18,14 @@ import { jsonRpcIds, replyCutOff } from "./cut-off-reply.mjs";
 const MAX_HELD_ANSWER_BYTES = 4 * 1_048_576;
 /**
  * Request headers the front sets itself: the body's framing (it sends the body whole, with its
- * length) and the client's address.
+ * length), the client's address and the cluster secret (a client's own is dropped).
  */
-const SET_BY_FRONT = new Set(["content-length", "transfer-encoding", "cf-connecting-ip"]);
+const SET_BY_FRONT = new Set([
+  "content-length",
+  "transfer-encoding",
+  "cf-connecting-ip",
+  CLUSTER_SECRET_HEADER,
+]);
 /**
  * Errors of a kept-alive connection the runtime closed as the request went out on it: workerd
  * closes a connection idle for 5 s, and a request sent at that moment meets a reset or a closed
@@ -96,6 +102,9 @@ export class Exchange {
     // A client's own header used to reach the Worker, so it could choose its count's key.
     const address = clientAddress(req.socket.remoteAddress);
     if (address) headers.push("CF-Connecting-IP", address);
+    // The runtime serves only the server's own processes (cluster-secret.mjs); it trusts the
+    // address above because this comes with it.
+    headers.push(CLUSTER_SECRET_HEADER, clusterSecret);
     // A client that goes away stops its request in the runtime too.
     this.#res.on("close", () => {
       if (!this.#ended) {

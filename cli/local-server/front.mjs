@@ -12,6 +12,7 @@
  */
 import { Agent, STATUS_CODES, createServer } from "node:http";
 import { connect } from "node:net";
+import { CLUSTER_SECRET_HEADER, clusterSecret } from "./cluster-secret.mjs";
 import { cutOffMessage, replyCutOff } from "./cut-off-reply.mjs";
 import { Exchange, clientAddress } from "./exchange.mjs";
 import { BODY_TIMEOUT_MS, MAX_BODY_BYTES, readBody, refuseBody } from "./request-body.mjs";
@@ -130,11 +131,16 @@ function pipeUpgrade(req, socket, rest, runtime, inFlight) {
   const to = connect(runtime.port, "127.0.0.1", () => {
     const lines = [`${req.method} ${req.url} HTTP/${req.httpVersion}`];
     for (let i = 0; i < req.rawHeaders.length; i += 2)
-      if (String(req.rawHeaders[i]).toLowerCase() !== "cf-connecting-ip")
+      if (
+        !["cf-connecting-ip", CLUSTER_SECRET_HEADER].includes(
+          String(req.rawHeaders[i]).toLowerCase(),
+        )
+      )
         lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
-    // The client's address, as for every other request (exchange.mjs).
+    // The client's address and the cluster secret, as for every other request (exchange.mjs).
     const address = clientAddress(req.socket.remoteAddress);
     if (address) lines.push(`CF-Connecting-IP: ${address}`);
+    lines.push(`${CLUSTER_SECRET_HEADER}: ${clusterSecret}`);
     to.write(lines.join("\r\n") + "\r\n\r\n");
     to.write(rest);
     socket.pipe(to).pipe(socket);

@@ -4,8 +4,12 @@
  * second for as long as the server runs: with `fetch`, every probe opened a new connection and
  * tore it down with an error (undici), ~20 ms of the supervisor's CPU a second on an idle server,
  * plus the runtimes' side of it.
+ *
+ * Each carries this server's cluster secret (cluster-secret.mjs): a runtime answers nothing
+ * without it.
  */
 import { Agent, request } from "node:http";
+import { CLUSTER_SECRET_HEADER, clusterSecret } from "./cluster-secret.mjs";
 
 const agent = new Agent({ keepAlive: true, maxSockets: 8 });
 
@@ -38,7 +42,14 @@ export async function healthRequest(port, options) {
 function once(port, { method, path, timeoutMs }, fresh = false) {
   return new Promise((resolve) => {
     const req = request(
-      { host: "127.0.0.1", port, method, path, agent: fresh ? false : agent },
+      {
+        host: "127.0.0.1",
+        port,
+        method,
+        path,
+        headers: { [CLUSTER_SECRET_HEADER]: clusterSecret },
+        agent: fresh ? false : agent,
+      },
       (res) => {
         res.resume();
         res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers }));

@@ -9,8 +9,9 @@
  * The runner's side is src/executor/runners/runner-life.ts: `/health` carries its counts of runs
  * begun and under way; after `POST /retire` it begins no run (the host sends each elsewhere:
  * runner-loader.ts). Here: which runner is due, the setting, and the requests that read a
- * runner's counts and ask it to retire. The retirement itself (one at a time, with a deadline)
- * is the runner pool's (runner-pool.mjs).
+ * runner's counts and ask it to retire (each carries the cluster secret: health-request.mjs, so
+ * no other process can ask). The retirement itself (one at a time, with a deadline) is the
+ * runner pool's (runner-pool.mjs).
  */
 
 import { healthRequest } from "./health-request.mjs";

@@ -16,12 +16,22 @@
 // The process ends, with every workerd it started, when the supervisor goes away (the channel
 // closes) or on SIGTERM.
 //
+// Miniflare's loopback server (one per runtime, in this process, on 127.0.0.1) is where workerd
+// sends what Miniflare handles in Node: log lines (`/core/log`), pretty error pages, files written
+// to its temporary folder, browser sessions, dev registry look-ups. Anything on the machine reaches
+// it, and it checks no caller (a forged "runner 1 is replaced because …" line appeared in the
+// server's output). None of it is used by this server's runtimes (request lines are the front's,
+// errors the Worker's own, console output comes on workerd's stdout, no email, browser or dev
+// registry binding), so each loopback server is created here answering 403 to every request and
+// upgrade (closedLoopback below), and the TCP port Miniflare's code needs stays useless.
+//
 // Diagnostics only: WORKERD_INSPECTOR_PORT=<port> opens workerd's V8 inspector (Chrome DevTools
 // Protocol; `/json/list` names each Worker's socket) on 127.0.0.1 for every runtime started, the
 // first on <port>, the next on <port>+1 and so on (a replacement takes the next port); each
 // runtime prints its address. For finding leaks and stalls (heap snapshots, CPU profiles): it
 // lets anyone on this machine run code in the runtimes, so never set it on a shared machine.
 import childProcess from "node:child_process";
+import http from "node:http";
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import { withFlags } from "./v8-flags.mjs";
@@ -71,6 +81,37 @@ childProcess.spawn = /** @type {typeof spawn} */ (
   }
 );
 
+// Miniflare creates its loopback server with its private `#handleLoopback` as the handler (a
+// function's name is the private field's): that server is created closed instead (see the
+// header). Counted, so a Miniflare that creates it otherwise is noticed (`start` says so).
+let loopbacksClosed = 0;
+const createServer = http.createServer;
+http.createServer = /** @type {typeof createServer} */ (
+  (/** @type {any[]} */ ...args) => {
+    const handler = args.find((arg) => typeof arg === "function");
+    if (handler?.name !== "#handleLoopback") return /** @type {any} */ (createServer)(...args);
+    loopbacksClosed++;
+    return closedLoopback();
+  }
+);
+
+/**
+ * An HTTP server that answers every request 403 and ends every upgrade: Miniflare's loopback
+ * server as this server needs it. Its `on("upgrade", …)` keeps Miniflare's own handler off.
+ */
+function closedLoopback() {
+  const server = createServer((_req, res) => {
+    res.writeHead(403, { "content-type": "text/plain", connection: "close" });
+    res.end("Not used by this server.\n");
+  });
+  const on = server.on.bind(server);
+  server.on = /** @type {typeof server.on} */ (
+    (/** @type {string} */ event, /** @type {(...args: any[]) => void} */ listener) =>
+      on(event, event === "upgrade" ? (_req, socket) => socket.destroy() : listener)
+  );
+  return server;
+}
+
 /** @param {Record<string, unknown>} message */
 const send = (message) => {
   if (process.connected) process.send?.(message);
@@ -96,6 +137,7 @@ async function end(id, reason) {
 }
 
 let creating = Promise.resolve();
+let warnedLoopback = false;
 
 const inspectorBase = inspectorPortSetting(process.env.WORKERD_INSPECTOR_PORT);
 let inspectors = 0;
@@ -143,6 +185,7 @@ function start(id, message) {
     // Miniflare reads its V8 flags from the environment while it builds the workerd config, and
     // creations run one at a time: this runtime's flags are set for its creation only.
     process.env.MINIFLARE_WORKERD_V8_FLAGS = withFlags(serverFlags, message.v8Flags ?? []);
+    const closedBefore = loopbacksClosed;
     try {
       const mf = new Miniflare(
         convertV4MiniflareOptions({
@@ -163,6 +206,12 @@ function start(id, message) {
       runtime.mf = mf;
       const url = await mf.ready;
       process.env.MINIFLARE_WORKERD_V8_FLAGS = serverFlags;
+      if (loopbacksClosed === closedBefore && !warnedLoopback) {
+        warnedLoopback = true;
+        line(
+          'Note: Miniflare\'s loopback server was not recognised (a newer Miniflare?), so it stays open to local processes (docs/security.md, "Who can reach what").',
+        );
+      }
       capture = undefined;
       const rpcUrl = message.rpc
         ? (await mf.unsafeGetDirectURL(message.rpc.worker, message.rpc.entrypoint)).href

@@ -5,6 +5,7 @@
  */
 import { cpus } from "node:os";
 import { join, resolve, dirname } from "node:path";
+import { CLUSTER_SECRET_BINDING } from "./cluster-secret.mjs";
 import { hostFlags } from "./v8-flags.mjs";
 
 /** The runner Worker's entrypoint the host calls (src/executor/runners/sandbox-runner.ts). */
@@ -58,9 +59,11 @@ export function logRequestsSetting(setting) {
  * @param {Record<string, string>} options.bindings - settings and vars (strings)
  * @param {string} options.persist - the local data folder (`--persist-to` of wrangler dev)
  * @param {string[]} options.runners - the runners' RPC addresses (host:port)
+ * @param {string} options.secret - this server's cluster secret (cluster-secret.mjs): the Worker
+ *   refuses every request that does not carry it, and sends it on every runner call
  * @returns {import("./runtime-host.mjs").RuntimeMessage}
  */
-export function hostMessage({ configFile, config, bindings, persist, runners }) {
+export function hostMessage({ configFile, config, bindings, persist, runners, secret }) {
   const sqlite = new Set(
     (config.migrations ?? []).flatMap((/** @type {any} */ m) => m.new_sqlite_classes ?? []),
   );
@@ -87,6 +90,8 @@ export function hostMessage({ configFile, config, bindings, persist, runners }) 
             ...config.vars,
             ...bindings,
             ...(runners.length > 0 ? { SANDBOX_RUNNERS: String(runners.length) } : {}),
+            // Last: no setting or var can replace it.
+            [CLUSTER_SECRET_BINDING]: secret,
           },
           workerLoaders: Object.fromEntries(
             (config.worker_loaders ?? []).map((/** @type {any} */ l) => [l.binding, {}]),
@@ -122,9 +127,11 @@ export function hostMessage({ configFile, config, bindings, persist, runners }) 
  * @param {string} options.scriptPath - dist/worker/runner.js
  * @param {string} options.compatibilityDate
  * @param {number} options.rpcPort
+ * @param {string} options.secret - this server's cluster secret: the runner serves RPC, `/health`
+ *   and `/retire` only to callers that send it
  * @returns {import("./runtime-host.mjs").RuntimeMessage}
  */
-export function runnerMessage({ scriptPath, compatibilityDate, rpcPort }) {
+export function runnerMessage({ scriptPath, compatibilityDate, rpcPort, secret }) {
   return {
     options: {
       host: "127.0.0.1",
@@ -139,6 +146,7 @@ export function runnerMessage({ scriptPath, compatibilityDate, rpcPort }) {
           modulesRoot: dirname(scriptPath),
           compatibilityDate,
           workerLoaders: { LOADER: {} },
+          bindings: { [CLUSTER_SECRET_BINDING]: secret },
           unsafeDirectSockets: [
             { entrypoint: RUNNER_ENTRYPOINT, host: "127.0.0.1", port: rpcPort },
           ],

@@ -2,9 +2,17 @@
  * The Worker's `fetch` export over the app router: plain, or behind
  * `@cloudflare/workers-oauth-provider` when `OAUTH=on` (see oauth/oauth-worker.ts).
  *
- * Security defaults: every request, on every route, must name an allowed host
- * (`ALLOWED_HOSTNAMES`, see allowed-hosts.ts) before anything else runs.
+ * Security defaults: on the local server (the `LOCAL_CLUSTER_SECRET` binding set by its
+ * launcher), a request that does not carry the cluster secret is refused before anything else,
+ * and the secret is removed before the app sees the request (localOnly below). Then every
+ * request, on every route, must name an allowed host (`ALLOWED_HOSTNAMES`, see allowed-hosts.ts)
+ * before anything else runs.
  */
+import {
+  CLUSTER_SECRET_HEADER,
+  clusterSecretOf,
+  isClusterSecret,
+} from "../executor/runners/cluster-secret";
 import type { App } from "./app";
 import { DEFAULT_ALLOWED_HOSTNAMES, refuseUnknownHost } from "./config/allowed-hosts";
 import { renderHttpError, wantsHtml } from "./errors/http-error";
@@ -47,7 +55,9 @@ export function createWorker(app: App): ExportedHandler<Cloudflare.Env> {
     return app.route(request, env);
   };
   return {
-    async fetch(request, env, ctx) {
+    async fetch(given, env, ctx) {
+      const request = localOnly(given, env);
+      if (!request) return refusedLocal();
       try {
         const response = await handle(request, env, ctx);
         if (!collection.enabled || new URL(request.url).pathname !== "/health") return response;
@@ -60,4 +70,32 @@ export function createWorker(app: App): ExportedHandler<Cloudflare.Env> {
       }
     },
   };
+}
+
+/**
+ * The request as the app should see it: unchanged when no cluster secret is set (deployed: the
+ * edge sets `CF-Connecting-IP`); on the local server, a copy without the secret's header when it
+ * carries the secret, else null (refused). The host runtime's ports (the direct socket the front
+ * sends to, Miniflare's own) are on 127.0.0.1, where every process on the machine reaches them;
+ * only the front and the supervisor send the secret, and the front sets `CF-Connecting-IP` to the
+ * client's real address (cli/local-server/exchange.mjs), so the address the OAuth attempt
+ * limiter counts by (oauth/attempt-limiter.ts) is trusted only from the front.
+ * @param request - the incoming request
+ * @param env - the Worker's bindings
+ */
+export function localOnly(request: Request, env: unknown): Request | null {
+  const secret = clusterSecretOf(env);
+  if (secret === undefined) return request;
+  if (!isClusterSecret(request.headers.get(CLUSTER_SECRET_HEADER), secret)) return null;
+  const copy = new Request(request);
+  copy.headers.delete(CLUSTER_SECRET_HEADER);
+  return copy;
+}
+
+/** The answer to a request on an internal port of the local server that lacks the secret. */
+function refusedLocal(): Response {
+  return new Response(
+    "This is an internal port of the local server: only the server's own processes may use it.\nFix: send requests to the server's public port (the address `npm start` or `code-mode-mcp serve` printed: http://127.0.0.1:8787 by default).\n",
+    { status: 403, headers: { "content-type": "text/plain; charset=utf-8" } },
+  );
 }

@@ -1,9 +1,11 @@
 /**
  * Where the product's sandboxes load: the Worker Loader binding, or, when the local server runs
  * them in runner processes (docs/local-runtime.md), the runners behind the service bindings
- * `SANDBOX_RUNNER_1` … `SANDBOX_RUNNER_<n>`, `n` given by the `SANDBOX_RUNNERS` var. The local
- * launcher sets both; a deployment sets neither.
+ * `SANDBOX_RUNNER_1` … `SANDBOX_RUNNER_<n>`, `n` given by the `SANDBOX_RUNNERS` var, called
+ * with the cluster secret the launcher gave the host (`LOCAL_CLUSTER_SECRET`). The local
+ * launcher sets them; a deployment sets none.
  */
+import { clusterSecretOf } from "../executor/runners/cluster-secret";
 import { RunnerLoader } from "../executor/runners/runner-loader";
 import { trackHostCalls } from "../executor/runners/tracked-host";
 import type { RunnerApi } from "../executor/runners/runner-protocol";
@@ -26,6 +28,11 @@ export function sandboxLoader(env: Cloudflare.Env): WorkerLoader {
     if (runner) runners.push(runner as RunnerApi);
   }
   return runners.length > 0
-    ? (new RunnerLoader(runners, Date.now, trackHostCalls) as unknown as WorkerLoader)
+    ? (new RunnerLoader(
+        runners,
+        Date.now,
+        trackHostCalls,
+        clusterSecretOf(env) ?? "",
+      ) as unknown as WorkerLoader)
     : env.LOADER;
 }

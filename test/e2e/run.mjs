@@ -72,6 +72,8 @@ const SCRIPTS = [
   { name: "regex" },
   { name: "clients" },
   { name: "hostile" },
+  // issue #40: only the cluster talks to the cluster (internal sockets refuse other processes)
+  { name: "sealed" },
   { name: "upstreams" },
   // issue #32: refusals that say what to do, leave nothing behind, and work on an older Node
   { name: "start-errors" },

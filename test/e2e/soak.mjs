@@ -23,7 +23,6 @@
 import { withServerUnderLoad } from "./support/busy-load.mjs";
 import { connect, timedCall } from "./support/load-clients.mjs";
 import { EXECUTE, SEARCH } from "./support/programs.mjs";
-import { activeRuntime } from "./support/processes.mjs";
 import { replacements } from "./support/replacements.mjs";
 import { check } from "./support/server.mjs";
 import { treeRssByProcess, treeRssMiB } from "./support/tree-memory.mjs";
@@ -58,7 +57,7 @@ check(
   Number.isInteger(WARM_UP_CALLS) && WARM_UP_CALLS >= 100,
   `SOAK_WARM_UP must be a whole number ≥ 100`,
 );
-await withServerUnderLoad({}, async ({ url, pid, output, log }) => {
+await withServerUnderLoad({}, async ({ url, pid, output }) => {
   /** @type {{ at: number, mib: number }[]} */
   const samples = [];
   const sampler = setInterval(() => samples.push({ at: Date.now(), mib: treeRssMiB(pid) }), 500);
@@ -119,9 +118,9 @@ await withServerUnderLoad({}, async ({ url, pid, output, log }) => {
       `  pid ${p.pid} (group ${p.group}) ${p.command.replace(/^\S*\/(node|workerd)\b/, "$1").slice(0, 70)}: ${p.mib.toFixed(0)} MiB (${before.has(p.pid) ? `${(p.mib - (before.get(p.pid) ?? 0)).toFixed(0)} MiB since warm-up` : "new since warm-up"})`,
     );
   // The host collected its own garbage (src/app/host-collection.ts): at least once per 1,000
-  // requests, and every call was one. Its port is in the server's whole log (a shared server's
-  // `output()` starts after the scripts before this one).
-  const health = await fetch(`http://127.0.0.1:${activeRuntime(log()).port}/health`);
+  // requests, and every call was one. Asked through the front, which passes the header on: the
+  // runtime's own port answers only the server's own processes (issue #40).
+  const health = await fetch(`${url}/health`);
   const collections = Number(health.headers.get("x-host-collections"));
   console.log(`e2e soak: the host ran ${collections} full collections of its own`);
   check(

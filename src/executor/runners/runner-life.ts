@@ -19,7 +19,7 @@ export const RUNS_BEGUN_HEADER = "x-runs-begun";
 export const RUNS_UNDER_WAY_HEADER = "x-runs-under-way";
 /**
  * Present (`1`) once the runner is retiring. The supervisor replaces a retiring runner whoever
- * asked: any process on the machine can reach the loopback port, and a runner left retiring
+ * asked (only a caller with the cluster secret can: src/runner.ts), since a runner left retiring
  * would begin no run again.
  */
 export const RETIRING_HEADER = "x-runner-retiring";

@@ -16,6 +16,7 @@
  * Does not do: load anything on the host. Deployed, the real `LOADER` binding is used instead.
  */
 import { CodeModeError } from "../../errors";
+import { codeHash } from "./code-hash";
 import type { RunnerAnswer, RunnerApi } from "./runner-protocol";
 
 /**
@@ -134,20 +135,28 @@ function hostCalls(host: unknown): number {
   return typeof calls === "number" ? calls : 1;
 }
 
+/** The start of the message of a run its runner gave up (sandbox-runner.ts: `timedOut`). */
+export const RUNNER_GAVE_UP = "TimeoutError: the sandbox runner gave this run up";
+
 /** Routes loads to runners; see the module comment. */
 export class RunnerLoader {
   private readonly slots: Slot[];
   private next = 0;
+  /** Stable workers' code hashes by id, each computed once (code-hash.ts). */
+  private readonly hashes = new Map<string, Promise<string>>();
 
   /**
    * @param runners - the runner bindings (at least one)
    * @param now - the clock (tests pass their own)
    * @param track - how a run's host bridge is wrapped to watch its calls (see {@link HostTracker})
+   * @param secret - the local cluster's secret (cluster-secret.ts), sent first in every call: a
+   *   runner refuses calls without it
    */
   constructor(
     runners: readonly RunnerApi[],
     private readonly now: () => number = Date.now,
     private readonly track: HostTracker = plainTracker,
+    private readonly secret: string = "",
   ) {
     if (runners.length === 0)
       throw new CodeModeError("invalid_option", "RunnerLoader needs at least one runner binding.");
@@ -170,20 +179,39 @@ export class RunnerLoader {
 
   /** A fresh worker per run, on a runner chosen when the run starts. */
   load(code: WorkerLoaderWorkerCode): WorkerStub {
-    return this.stub((runner, request, host) => runner.load(code, request, host));
+    return this.stub((runner, request, host) => runner.load(this.secret, code, request, host));
   }
 
-  /** The stable worker `id` on the runner chosen when the run starts (its code sent once). */
+  /**
+   * The stable worker `id` on the runner chosen when the run starts (its code sent once). A
+   * runner knows it by its code's hash, computed here once per id (the code built once for it),
+   * so a runner runs under that name only the code the name was made from.
+   */
   get(
     id: string | null,
     getCode: () => WorkerLoaderWorkerCode | Promise<WorkerLoaderWorkerCode>,
   ): WorkerStub {
     const key = id ?? "default";
     return this.stub(async (runner, request, host) => {
-      const first = await runner.get(key, null, request, host);
+      const hash = await this.hashOf(key, getCode);
+      const first = await runner.get(this.secret, hash, null, request, host);
       if (!("missingCode" in first)) return first;
-      return runner.get(key, await getCode(), request, host);
+      return runner.get(this.secret, hash, await getCode(), request, host);
     });
+  }
+
+  /** The code hash of stable worker `key` (a failed build is tried again next time). */
+  private hashOf(
+    key: string,
+    getCode: () => WorkerLoaderWorkerCode | Promise<WorkerLoaderWorkerCode>,
+  ): Promise<string> {
+    let hash = this.hashes.get(key);
+    if (!hash) {
+      hash = (async () => codeHash(await getCode()))();
+      this.hashes.set(key, hash);
+      hash.catch(() => this.hashes.delete(key));
+    }
+    return hash;
   }
 
   private stub(dispatch: Dispatch): WorkerStub {
@@ -275,6 +303,12 @@ export class RunnerLoader {
         );
       }
       if ("answer" in answer) return answer.answer;
+      if ("timedOut" in answer)
+        // Read by no one in practice: the host's own clock, started before the run was sent,
+        // ended the run (TimeoutError) before the runner's, which adds a margin.
+        throw new Error(
+          `${RUNNER_GAVE_UP}: it was still going past its timeout. Make the program finish within its timeoutMs.`,
+        );
       // The loaded worker's own failure, as the in-process loader would have thrown it.
       throw new Error("thrown" in answer ? answer.thrown : "the runner did not send the code");
     }

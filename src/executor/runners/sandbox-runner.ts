@@ -4,14 +4,22 @@
  * and hands the host bridge stub to the loaded worker untouched, so the sandbox's host calls go
  * straight back to the host; the runner itself holds no secret and no host function.
  *
- * Security defaults: the runner adds nothing to the loaded worker's code (the host built it with
- * `globalOutbound: null` and an empty env: src/executor/loader/sandbox-worker-code.ts); it keeps only
- * the code of stable workers by id (at most {@link MAX_STABLE_WORKERS}).
+ * Security defaults: every call must carry this launch's cluster secret (cluster-secret.ts),
+ * checked before anything else: the RPC port is on 127.0.0.1, where any process on the machine
+ * reaches it. The runner adds nothing to the loaded worker's code (the host built it with
+ * `globalOutbound: null` and an empty env: src/executor/loader/sandbox-worker-code.ts); it keeps
+ * the code of stable workers only under the hash it computed of that code itself (code-hash.ts,
+ * at most {@link MAX_STABLE_WORKERS}). A run the host has given up on (its timeout passed) is
+ * given up here too, {@link RUN_END_MARGIN_MS} later: the runner stops waiting for it, frees its
+ * stubs and counts it ended, so a program that keeps awaiting forever cannot hold the runner's
+ * retirement, which waits for the runs under way.
  *
  * Does not do: stop a run that blocks its thread. The supervisor replaces a runner that stops
  * answering (docs/local-runtime.md), and every run in flight on it then fails on the host at once.
  */
 import { RpcTarget, WorkerEntrypoint } from "cloudflare:workers";
+import { clusterSecretOf, isClusterSecret } from "./cluster-secret";
+import { codeHash } from "./code-hash";
 import { runnerLife } from "./runner-life";
 import type { RunnerAnswer, RunnerApi } from "./runner-protocol";
 
@@ -19,6 +27,39 @@ import type { RunnerAnswer, RunnerApi } from "./runner-protocol";
 export interface RunnerEnv {
   /** The Worker Loader binding the runs are loaded through. */
   LOADER: WorkerLoader;
+  /** This launch's cluster secret (cluster-secret.ts); a runner without one serves no call. */
+  LOCAL_CLUSTER_SECRET?: string;
+}
+
+/**
+ * How long after a run's own timeout (`timeoutMs` in the host's request) the runner gives the
+ * run up. The host's clock starts before it sends the run and this one after it arrived, so the
+ * host has always answered the client by then (its `TimeoutError`); the margin covers a host
+ * whose timer fires late on a busy machine.
+ */
+export const RUN_END_MARGIN_MS = 2_000;
+
+/**
+ * The timeout of a run whose request names none (a host older than `timeoutMs` in the request):
+ * the executors' default (executor/limits.ts, not imported: the runner Worker stays tiny).
+ */
+export const DEFAULT_RUN_TIMEOUT_MS = 30_000;
+
+/**
+ * When the runner gives a run up: the run's `timeoutMs` from the request the host built, plus
+ * {@link RUN_END_MARGIN_MS}; {@link DEFAULT_RUN_TIMEOUT_MS} when the request names none.
+ * @param request - the run's request (the host's, passed on unchanged)
+ */
+export function runDeadlineFor(request: unknown): number {
+  const timeout =
+    typeof request === "object" && request !== null
+      ? (request as { timeoutMs?: unknown }).timeoutMs
+      : undefined;
+  const ms =
+    typeof timeout === "number" && Number.isSafeInteger(timeout) && timeout >= 1
+      ? timeout
+      : DEFAULT_RUN_TIMEOUT_MS;
+  return ms + RUN_END_MARGIN_MS;
 }
 
 /** Stable worker codes kept (one per executor setting; more means a misconfigured host). */
@@ -185,34 +226,54 @@ interface RunEntrypoint {
   run(request: unknown, host: unknown): Promise<unknown>;
 }
 
+/** What a call without this launch's cluster secret gets (it learns nothing else). */
+export const REFUSED = "This sandbox runner serves only the local server that started it.";
+
 /** Runs sandbox workers for the host runtime. See the module comment. */
 export class SandboxRunner extends WorkerEntrypoint<RunnerEnv> implements RunnerApi {
   /** Loads `code` and runs it (see {@link RunnerApi.load}). */
-  async load(code: WorkerLoaderWorkerCode, request: unknown, host: unknown): Promise<RunnerAnswer> {
+  async load(
+    secret: string,
+    code: WorkerLoaderWorkerCode,
+    request: unknown,
+    host: unknown,
+  ): Promise<RunnerAnswer> {
+    this.#admit(secret);
     return counted(async () => {
       if (!(await announce(host))) return CANCELLED;
       return runOn(() => this.env.LOADER.load(code), request, paced(host, request));
     });
   }
 
-  /** Runs on the stable worker `id` (see {@link RunnerApi.get}). */
+  /** Runs on the stable worker named `hash` (see {@link RunnerApi.get}). */
   async get(
-    id: string,
+    secret: string,
+    hash: string,
     code: WorkerLoaderWorkerCode | null,
     request: unknown,
     host: unknown,
   ): Promise<RunnerAnswer> {
+    this.#admit(secret);
     if (code) {
-      if (!stableCodes.has(id) && stableCodes.size >= MAX_STABLE_WORKERS)
+      // Kept only under its own hash: a name never stands for other code than it was made from.
+      if ((await codeHash(code)) !== hash)
+        return { thrown: "The stable worker's code does not match its name (its SHA-256)." };
+      if (!stableCodes.has(hash) && stableCodes.size >= MAX_STABLE_WORKERS)
         stableCodes.delete(stableCodes.keys().next().value!);
-      stableCodes.set(id, code);
+      stableCodes.set(hash, code);
     }
-    const known = stableCodes.get(id);
+    const known = stableCodes.get(hash);
     if (!known) return { missingCode: true };
     return counted(async () => {
       if (!(await announce(host))) return CANCELLED;
-      return runOn(() => this.env.LOADER.get(id, () => known), request, paced(host, request));
+      return runOn(() => this.env.LOADER.get(hash, () => known), request, paced(host, request));
     });
+  }
+
+  /** Throws {@link REFUSED} unless `secret` is this launch's cluster secret (and one is set). */
+  #admit(secret: unknown): void {
+    const own = clusterSecretOf(this.env);
+    if (own === undefined || !isClusterSecret(secret, own)) throw new Error(REFUSED);
   }
 }
 
@@ -257,11 +318,16 @@ async function announce(host: unknown): Promise<boolean> {
 /** The answer of a copy the host no longer wants (it never reads it). */
 const CANCELLED: RunnerAnswer = { thrown: "This run was moved to another runner." };
 
+/** Settles a wait that the runner gave up ({@link runDeadlineFor}). */
+const GAVE_UP = Symbol("gave up");
+
 /**
  * Calls `run` on the worker's entrypoint and frees both stubs after, where they can be freed
  * (in workerd 1.20260815 the Worker Loader's stubs offer no `[Symbol.dispose]`: they go with the
  * garbage collector; see run-end.ts). A failure of the load or the run is answered as data, so
- * the host tells it from a lost runner.
+ * the host tells it from a lost runner. A run still going at {@link runDeadlineFor} is given up:
+ * answered `{ timedOut: true }` (the host answered its client long before) and, with this call
+ * returning, counted ended and its call to the loaded worker cancelled with this request.
  */
 async function runOn(
   load: () => WorkerStub,
@@ -270,14 +336,33 @@ async function runOn(
 ): Promise<RunnerAnswer> {
   let worker: (WorkerStub & Partial<Disposable>) | undefined;
   let entry: (RunEntrypoint & Partial<Disposable>) | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
   try {
     worker = load();
     entry = worker.getEntrypoint() as unknown as RunEntrypoint & Partial<Disposable>;
-    return { answer: await entry.run(request, host) };
+    const running = entry.run(request, host);
+    const gaveUp = new Promise<typeof GAVE_UP>((resolve) => {
+      timer = setTimeout(() => resolve(GAVE_UP), runDeadlineFor(request));
+    });
+    const answer = await Promise.race([running, gaveUp]);
+    if (answer !== GAVE_UP) return { answer };
+    // Its late answer or failure goes nowhere (and is no unhandled rejection).
+    running.then(disposeQuietly, () => {});
+    return { timedOut: true };
   } catch (error) {
     return { thrown: error instanceof Error ? error.message : String(error) };
   } finally {
+    clearTimeout(timer);
     entry?.[Symbol.dispose]?.();
     worker?.[Symbol.dispose]?.();
+  }
+}
+
+/** Disposes an RPC result that may carry stubs, if it can be. */
+function disposeQuietly(value: unknown): void {
+  try {
+    (value as Partial<Disposable> | null)?.[Symbol.dispose]?.();
+  } catch {
+    // nothing to free
   }
 }

@@ -15,6 +15,7 @@ const message = (runners: string[]) =>
     bindings: {},
     persist: "/x/state",
     runners,
+    secret: "s",
   });
 
 describe("the host runtime's V8 flags", () => {

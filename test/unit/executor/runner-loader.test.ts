@@ -6,11 +6,13 @@ import { describe, expect, it } from "vitest";
 import {
   MOVED,
   RUNNER_BEGIN_MS,
+  RUNNER_GAVE_UP,
   RUNNER_LOST,
   RUNNER_REST_MS,
   RUNNER_STALL_MS,
   RunnerLoader,
 } from "../../../src/executor/runners/runner-loader";
+import { codeHash } from "../../../src/executor/runners/code-hash";
 import type { RunnerAnswer, RunnerApi } from "../../../src/executor/runners/runner-protocol";
 
 type Handler = (kind: "load" | "get", code: unknown, host: unknown) => Promise<RunnerAnswer>;
@@ -30,8 +32,8 @@ function runner(name: string, handler: Handler = async () => ({ answer: name }),
     return handler(kind, code, host);
   };
   const api: RunnerApi = {
-    load: (code, _request, host) => start("load", code, host),
-    get: (_id, code, _request, host) => start("get", code, host),
+    load: (_secret, code, _request, host) => start("load", code, host),
+    get: (_secret, _hash, code, _request, host) => start("get", code, host),
   };
   return { api, sent };
 }
@@ -100,12 +102,18 @@ describe("RunnerLoader", () => {
     );
   });
 
-  it("sends a stable worker's code only when the runner asks for it", async () => {
+  it("sends a stable worker's code only when the runner asks for it, named by its hash", async () => {
     let held: unknown = null;
+    const names: string[] = [];
     const a = runner("a", async (kind, code) => {
       if (kind === "get" && code) held = code;
       return held ? { answer: "ran" } : { missingCode: true };
     });
+    const get = a.api.get;
+    a.api.get = (secret, hash, code, request, host) => (
+      names.push(hash),
+      get(secret, hash, code, request, host)
+    );
     const loader = new RunnerLoader([a.api]);
     let built = 0;
     const stub = () =>
@@ -114,8 +122,42 @@ describe("RunnerLoader", () => {
       };
     expect(await stub().run({}, {})).toBe("ran");
     expect(await stub().run({}, {})).toBe("ran");
-    expect(built).toBe(1);
-    expect(a.sent.map((s) => s.code === null)).toEqual([true, false, true]);
+    expect(await stub().run({}, {})).toBe("ran");
+    // Built once for its name, once to send it; never again.
+    expect(built).toBe(2);
+    expect(a.sent.map((s) => s.code === null)).toEqual([true, false, true, true]);
+    // The name is the code's own hash, not the id the executor chose.
+    expect(new Set(names)).toEqual(new Set([await codeHash(CODE)]));
+  });
+
+  it("sends the cluster secret first in every call", async () => {
+    const secrets: string[] = [];
+    const api: RunnerApi = {
+      load: async (secret, _code, _request, host) => (
+        secrets.push(secret),
+        begin(host),
+        { answer: 1 }
+      ),
+      get: async (secret, _hash, _code, _request, host) => (
+        secrets.push(secret),
+        begin(host),
+        { answer: 2 }
+      ),
+    };
+    const loader = new RunnerLoader([api], Date.now, undefined, "the-secret");
+    expect(await run(loader)).toBe(1);
+    const entry = loader.get("x", () => CODE).getEntrypoint() as unknown as {
+      run(request: unknown, host: unknown): Promise<unknown>;
+    };
+    expect(await entry.run({}, {})).toBe(2);
+    expect(secrets).toEqual(["the-secret", "the-secret"]);
+  });
+
+  it("reads a runner's `timedOut` (it gave the run up) as a timeout, not a lost runner", async () => {
+    const a = runner("a", async () => ({ timedOut: true }));
+    const error = (await run(new RunnerLoader([a.api])).catch((e: unknown) => e)) as Error;
+    expect(error.message).toMatch(new RegExp(`^${RUNNER_GAVE_UP}`));
+    expect(error.message).not.toContain(RUNNER_LOST);
   });
 
   it("fails a run whose runner went away with a clear error, and rests that runner", async () => {

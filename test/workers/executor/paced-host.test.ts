@@ -166,8 +166,11 @@ describe("calls refused for waiting argument text, in a flood", () => {
 describe("a real run through a SandboxRunner", () => {
   // The runner in this isolate, as its own workerd process holds it locally: same class, same
   // Worker Loader, the host bridge crossing real RPC.
-  const runner = new SandboxRunner(createExecutionContext(), { LOADER: env.LOADER });
-  const loader = new RunnerLoader([runner], Date.now, trackHostCalls);
+  const runner = new SandboxRunner(createExecutionContext(), {
+    LOADER: env.LOADER,
+    LOCAL_CLUSTER_SECRET: "paced-host-test",
+  });
+  const loader = new RunnerLoader([runner], Date.now, trackHostCalls, "paced-host-test");
   const executor = new WorkerLoaderExecutor({
     loader: loader as unknown as WorkerLoader,
     limits: { timeoutMs: 60_000 },

@@ -1,0 +1,67 @@
+/**
+ * The host Worker on the local server (src/app/create-worker.ts, `localOnly`): its ports are on
+ * 127.0.0.1, where every process on the machine reaches them, so with the launcher's cluster
+ * secret set (`LOCAL_CLUSTER_SECRET`) a request without the secret is refused before any routing,
+ * and one with it reaches the app without it. Deployed (no secret), nothing changes.
+ */
+import { describe, expect, it } from "vitest";
+import type { AppSettings } from "../../../src/app/config/config";
+import { localOnly } from "../../../src/app/create-worker";
+import { CLUSTER_SECRET_HEADER } from "../../../src/executor/runners/cluster-secret";
+import { configured } from "./helpers";
+
+const SECRET = "local-cluster-test-secret";
+const base = "http://localhost";
+const local = configured({ LOCAL_CLUSTER_SECRET: SECRET } as AppSettings);
+const deployed = configured({});
+
+describe("the host Worker with a cluster secret (the local server)", () => {
+  it("refuses a request without the secret, or with a wrong one, on every route, with a clear 403", async () => {
+    for (const path of ["/health", "/mcp", "/", "/authorize", "/no-such-route"])
+      for (const headers of <Record<string, string>[]>[
+        {},
+        { [CLUSTER_SECRET_HEADER]: "guess" },
+        { [CLUSTER_SECRET_HEADER]: `${SECRET}x` },
+        // A client's own address is what the OAuth attempt limit counts by: never trusted here.
+        { "cf-connecting-ip": "203.0.113.7" },
+      ]) {
+        const answer = await local(`${base}${path}`, { headers });
+        expect(answer.status, `${path} ${JSON.stringify(headers)}`).toBe(403);
+        const text = await answer.text();
+        expect(text).toMatch(/internal port of the local server/);
+        expect(text).toMatch(/Fix: send requests to the server's public port/);
+        expect(text).not.toContain(SECRET);
+      }
+  });
+
+  it("serves a request carrying the secret as before", async () => {
+    const answer = await local(`${base}/health`, { headers: { [CLUSTER_SECRET_HEADER]: SECRET } });
+    expect(answer.status).toBe(200);
+  });
+
+  it("removes the secret before the app sees the request, and keeps everything else", async () => {
+    const request = new Request(`${base}/mcp?x=1`, {
+      method: "POST",
+      headers: {
+        [CLUSTER_SECRET_HEADER]: SECRET,
+        "cf-connecting-ip": "192.0.2.1",
+        "x-other": "kept",
+      },
+      body: "{}",
+    });
+    const seen = localOnly(request, { LOCAL_CLUSTER_SECRET: SECRET })!;
+    expect(seen.headers.has(CLUSTER_SECRET_HEADER)).toBe(false);
+    expect(seen.headers.get("cf-connecting-ip")).toBe("192.0.2.1");
+    expect(seen.headers.get("x-other")).toBe("kept");
+    expect([seen.method, seen.url, await seen.text()]).toEqual(["POST", `${base}/mcp?x=1`, "{}"]);
+    expect(localOnly(new Request(base), { LOCAL_CLUSTER_SECRET: SECRET })).toBeNull();
+  });
+});
+
+describe("the host Worker without a cluster secret (deployed)", () => {
+  it("serves requests without the header exactly as before", async () => {
+    expect((await deployed(`${base}/health`)).status).toBe(200);
+    const request = new Request(base, { headers: { [CLUSTER_SECRET_HEADER]: "x" } });
+    expect(localOnly(request, {})).toBe(request);
+  });
+});

@@ -1,0 +1,159 @@
+/**
+ * SandboxRunner (src/executor/runners/sandbox-runner.ts), the RPC face of a local sandbox runner,
+ * in the real Worker Loader: it serves only callers with this launch's cluster secret (its port is
+ * open to every process on the machine), keeps a stable worker's code only under the code's own
+ * hash (no caller can place other code under the shared worker's name), and gives up a run the
+ * host has given up on, so its count of runs under way (which retirement waits for) comes back to
+ * zero within the run's timeout and a margin.
+ */
+import { createExecutionContext, env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { DEFAULT_LIMITS } from "../../../src/executor/limits";
+import { WorkerLoaderExecutor } from "../../../src/executor/loader/worker-loader-executor";
+import { codeHash } from "../../../src/executor/runners/code-hash";
+import { RUNS_UNDER_WAY_HEADER, runnerLife } from "../../../src/executor/runners/runner-life";
+import { RunnerLoader } from "../../../src/executor/runners/runner-loader";
+import {
+  DEFAULT_RUN_TIMEOUT_MS,
+  REFUSED,
+  RUN_END_MARGIN_MS,
+  runDeadlineFor,
+  SandboxRunner,
+} from "../../../src/executor/runners/sandbox-runner";
+import { trackHostCalls } from "../../../src/executor/runners/tracked-host";
+
+const SECRET = "sandbox-runner-test-secret";
+
+/** A loaded worker that reports it ran (it needs no host). */
+const CODE: WorkerLoaderWorkerCode = {
+  compatibilityDate: "2026-08-01",
+  mainModule: "main.js",
+  modules: {
+    "main.js": `import { WorkerEntrypoint } from "cloudflare:workers";
+export default class extends WorkerEntrypoint { run() { return "ran"; } }`,
+  },
+  globalOutbound: null,
+  env: {},
+};
+const OTHER: WorkerLoaderWorkerCode = {
+  ...CODE,
+  modules: {
+    "main.js": `import { WorkerEntrypoint } from "cloudflare:workers";
+export default class extends WorkerEntrypoint { run() { return "planted"; } }`,
+  },
+};
+
+/** A host bridge that counts whether the runner began anything. */
+function host() {
+  const seen = { begun: 0 };
+  return { seen, bridge: { begin: () => (seen.begun++, true), call: () => null } };
+}
+
+const runner = (secret: string | undefined = SECRET) =>
+  new SandboxRunner(createExecutionContext(), {
+    LOADER: env.LOADER,
+    ...(secret === undefined ? {} : { LOCAL_CLUSTER_SECRET: secret }),
+  });
+
+describe("SandboxRunner refuses callers without the cluster secret", () => {
+  it("refuses load and get without the secret, or with a wrong one, before anything runs", async () => {
+    const { seen, bridge } = host();
+    const hash = await codeHash(CODE);
+    for (const wrong of ["", "guess", `${SECRET}x`, SECRET.slice(0, -1)]) {
+      await expect(runner().load(wrong, CODE, {}, bridge)).rejects.toThrow(REFUSED);
+      await expect(runner().get(wrong, hash, CODE, {}, bridge)).rejects.toThrow(REFUSED);
+      await expect(runner().get(wrong, hash, null, {}, bridge)).rejects.toThrow(REFUSED);
+    }
+    // Nor as the old face (code first): the code is not the secret.
+    await expect(
+      (runner().load as unknown as (...a: unknown[]) => Promise<unknown>)(CODE, {}, bridge),
+    ).rejects.toThrow(REFUSED);
+    expect(seen.begun).toBe(0);
+  });
+
+  it("serves no one when it was started without a secret", async () => {
+    const { seen, bridge } = host();
+    await expect(runner(undefined).load("", CODE, {}, bridge)).rejects.toThrow(REFUSED);
+    await expect(runner(undefined).load("undefined", CODE, {}, bridge)).rejects.toThrow(REFUSED);
+    expect(seen.begun).toBe(0);
+  });
+
+  it("serves a caller with the secret", async () => {
+    const { seen, bridge } = host();
+    expect(await runner().load(SECRET, CODE, {}, bridge)).toEqual({ answer: "ran" });
+    expect(seen.begun).toBe(1);
+  });
+});
+
+describe("SandboxRunner keeps stable code only under its own hash", () => {
+  it("does not keep code sent under another code's name; the name still runs only its own code", async () => {
+    const { bridge } = host();
+    const name = await codeHash(CODE);
+    const planted = await runner().get(SECRET, name, OTHER, {}, bridge);
+    expect(planted).toEqual({ thrown: expect.stringMatching(/does not match its name/) });
+    // Nothing was kept under the name: the host is asked for the code, and its own runs.
+    expect(await runner().get(SECRET, name, null, {}, bridge)).toEqual({ missingCode: true });
+    expect(await runner().get(SECRET, name, CODE, {}, bridge)).toEqual({ answer: "ran" });
+    expect(await runner().get(SECRET, name, null, {}, bridge)).toEqual({ answer: "ran" });
+  });
+});
+
+describe("SandboxRunner gives up a run the host gave up on", () => {
+  it("ends its side at the run's timeout plus a margin", () => {
+    expect(runDeadlineFor({ timeoutMs: 300 })).toBe(300 + RUN_END_MARGIN_MS);
+    expect(runDeadlineFor({})).toBe(DEFAULT_LIMITS.timeoutMs + RUN_END_MARGIN_MS);
+    expect(DEFAULT_RUN_TIMEOUT_MS).toBe(DEFAULT_LIMITS.timeoutMs);
+    expect(runDeadlineFor({ timeoutMs: "1" })).toBe(30_000 + RUN_END_MARGIN_MS);
+  });
+
+  const underWay = () => Number(runnerLife.headers()[RUNS_UNDER_WAY_HEADER]);
+  // A loaded worker that never answers and keeps a timer going (so workerd never calls it hung):
+  // what a program that defeats the harness's own end would leave (the harness lives in the
+  // sandbox, the program's side; the runner is the host's side of it).
+  const NEVER: WorkerLoaderWorkerCode = {
+    ...CODE,
+    modules: {
+      "main.js": `import { WorkerEntrypoint } from "cloudflare:workers";
+export default class extends WorkerEntrypoint { run() { return new Promise(() => { setInterval(() => {}, 20); }); } }`,
+    },
+  };
+
+  for (const face of ["load", "get"] as const) {
+    it(`${face}: answers timedOut and counts the run ended at its timeout plus the margin`, async () => {
+      const before = underWay();
+      const { bridge } = host();
+      const timeoutMs = 300;
+      const runs = runner();
+      const started = Date.now();
+      const hash = await codeHash(NEVER);
+      const answer =
+        face === "load"
+          ? runs.load(SECRET, NEVER, { timeoutMs }, bridge)
+          : runs.get(SECRET, hash, NEVER, { timeoutMs }, bridge);
+      // Before, the call never answered and the run stayed under way for good.
+      const settled = await Promise.race([
+        answer,
+        new Promise((r) => setTimeout(r, timeoutMs + RUN_END_MARGIN_MS + 5_000, "still waiting")),
+      ]);
+      expect(settled).toEqual({ timedOut: true });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(timeoutMs + RUN_END_MARGIN_MS - 50);
+      expect(underWay()).toBe(before);
+    });
+  }
+
+  it("a whole run through the loader: the host times out first, the runner counts it ended", async () => {
+    const before = underWay();
+    const loader = new RunnerLoader([runner()], Date.now, trackHostCalls, SECRET);
+    const executor = new WorkerLoaderExecutor({ loader: loader as unknown as WorkerLoader });
+    const outcome = await executor.execute({
+      code: `async () => { for (;;) { try { await new Promise((r) => setTimeout(r, 20)); } catch {} } }`,
+      namespaces: {},
+      limits: { timeoutMs: 300 },
+    });
+    expect(outcome).toMatchObject({ status: "timeout", error: { name: "TimeoutError" } });
+    const until = Date.now() + RUN_END_MARGIN_MS + 3_000;
+    while (underWay() > before && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    expect(underWay()).toBe(before);
+    expect(loader.busy()).toEqual([0]);
+  });
+});

@@ -40,6 +40,7 @@ const FRONT = [
   "cli/local-server/request-body.mjs",
   "cli/local-server/exchange.mjs",
   "cli/local-server/cut-off-reply.mjs",
+  "cli/local-server/front-api-key.mjs",
 ];
 
 /** The codes listed in a table of docs/errors.md: the first cell of each row, in backticks. */
@@ -121,7 +122,14 @@ describe("error policy", () => {
     const fromFront = FRONT.map(code).join("\n");
     // The Node front writes the shape by hand (it cannot import the Worker's TypeScript).
     const frontCodes = [...fromFront.matchAll(/\bcode: "([a-z_]+)"/g)].map((m) => m[1]!);
-    expect(frontCodes.toSorted()).toEqual(["body_timeout", "body_too_large", "runtime_restarted"]);
+    expect(frontCodes.toSorted()).toEqual([
+      "body_timeout",
+      "body_too_large",
+      "runtime_restarted",
+      "server_busy",
+      "server_starting",
+      "unauthorized",
+    ]);
     for (const c of frontCodes) expect(Object.keys(HTTP_ERROR_CODES)).toContain(c);
     const unused = Object.keys(HTTP_ERROR_CODES).filter(
       (c) => !fromSrc.includes(`"${c}"`) && !frontCodes.includes(c),

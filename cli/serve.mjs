@@ -8,6 +8,7 @@
 // runtime starts, with the setting's name and the fix.
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { basename, extname, resolve } from "node:path";
+import { bodyBudgetSetting } from "./local-server/body-budget.mjs";
 import { supervise } from "./local-server/supervise.mjs";
 import { workerdV8Flags } from "./local-server/v8-flags.mjs";
 import { maxRunsSetting } from "./local-server/runner-retirement.mjs";
@@ -143,6 +144,16 @@ export async function serve({ label, product, env, persist, log, progress, clean
   if (!maxRuns.ok) fail(maxRuns.message);
   const logRequests = logRequestsSetting(env.LOG_REQUESTS);
   if (!logRequests.ok) fail(logRequests.message);
+  const bodyBudget = bodyBudgetSetting(env.FRONT_BODY_BUDGET_MB);
+  if (!bodyBudget.ok) fail(bodyBudget.message);
+  // The front's own options (front.mjs createFront): the memory budget for request bodies, and
+  // the key it checks from a request's headers before reading its body (the Worker checks too).
+  // supervise() passes its `front` on to createFront as it is (typed there by createFront's
+  // options, hence the cast until supervise's own type lists them).
+  const front = /** @type {{ maxBodyBytes?: number }} */ ({
+    bodyBudgetBytes: bodyBudget.bytes,
+    ...(checked.config.apiKey ? { apiKey: checked.config.apiKey } : {}),
+  });
 
   const what =
     checked.config.api.kind === "demo"
@@ -180,6 +191,7 @@ export async function serve({ label, product, env, persist, log, progress, clean
     runners: runners.count,
     maxRunsPerRunner: maxRuns.runs,
     logRequests: logRequests.on,
+    front,
     host: (addresses) =>
       hostMessage({
         configFile: WORKER_CONFIG,

@@ -17,17 +17,37 @@ const MAX_BUDGET_MB = 4_096;
  * `release()` (idempotent: a request ends in one way, but may be told so more than once).
  * @typedef {object} BodyHold
  * @property {(bytes: number) => boolean} add - counts `bytes` more; false (nothing counted) when
- *   they would cross the total
+ *   they would cross the total and no larger body being read can make room
  * @property {() => void} release - gives back everything this request holds
  * @property {() => number} held - bytes this request holds
+ * @property {(() => void) | undefined} onEvict - set while its body is being read: called when
+ *   the budget refuses this request to make room for a smaller one (it must then release)
  */
 
 /**
  * The budget: one counter shared by every request.
+ *
+ * Who is refused when a body's bytes would cross the total: the largest body still being read,
+ * when it is larger than what the arriving one would then hold, else the arriving one. So a
+ * client that fills the budget with large bodies cannot keep small requests (an MCP `ping`, a
+ * tool call) out: they make room by ending the largest upload instead.
  * @param {number} totalBytes - the most all bodies together may hold
  */
 export function createBodyBudget(totalBytes) {
   let used = 0;
+  /** @type {Set<BodyHold>} the holds whose body is being read (they may be evicted) */
+  const reading = new Set();
+  /**
+   * The hold being read that holds the most, other than `except`.
+   * @param {BodyHold} except
+   */
+  const largest = (except) => {
+    /** @type {BodyHold | undefined} */
+    let found;
+    for (const hold of reading)
+      if (hold !== except && hold.onEvict && (!found || hold.held() > found.held())) found = hold;
+    return found;
+  };
   return {
     totalBytes,
     /** Bytes held now by all requests together. */
@@ -36,14 +56,29 @@ export function createBodyBudget(totalBytes) {
     hold() {
       let mine = 0;
       let released = false;
-      return {
+      /** @type {BodyHold} */
+      const hold = {
+        onEvict: undefined,
         add(bytes) {
-          if (released || used + bytes > totalBytes) return false;
+          if (released) return false;
+          while (used + bytes > totalBytes) {
+            const victim = largest(hold);
+            if (!victim || victim.held() <= mine + bytes) return false;
+            const evict = /** @type {() => void} */ (victim.onEvict);
+            reading.delete(victim);
+            victim.onEvict = undefined;
+            evict();
+            // An evicted hold that did not give its bytes back must not loop here forever.
+            victim.release();
+          }
           used += bytes;
           mine += bytes;
+          if (hold.onEvict) reading.add(hold);
           return true;
         },
         release() {
+          reading.delete(hold);
+          hold.onEvict = undefined;
           if (released) return;
           released = true;
           used -= mine;
@@ -51,6 +86,7 @@ export function createBodyBudget(totalBytes) {
         },
         held: () => mine,
       };
+      return hold;
     },
   };
 }

@@ -23,7 +23,8 @@ export const BODY_TIMEOUT_MS = 10_000;
 /**
  * Reads a request's body whole, or settles with why not: `413` over `maxBytes` (a declared
  * length at once, before any byte is read), `408` not whole within `timeoutMs`, `503` its bytes
- * would cross the budget (`hold.add` said no), `gone` the client went away. Every byte is
+ * would cross the budget (`hold.add` said no, or the budget ended this read to make room for
+ * a smaller body: body-budget.mjs), `gone` the client went away. Every byte is
  * counted in `hold` as it arrives; on any outcome but a body, `hold` is released here (the body's
  * bytes stay held until its request ends: the caller releases them then).
  *
@@ -46,6 +47,8 @@ export function readBody(req, { maxBytes, timeoutMs, hold }) {
     const chunks = [];
     let size = 0;
     const timer = setTimeout(() => finish({ refused: 408 }), timeoutMs);
+    // The budget may end this read to make room for a smaller body (body-budget.mjs).
+    hold.onEvict = () => finish({ refused: 503 });
     /** @param {BodyRead} result */
     function settle(result) {
       if (!("body" in result)) hold.release();
@@ -54,6 +57,8 @@ export function readBody(req, { maxBytes, timeoutMs, hold }) {
     /** @param {BodyRead} result */
     function finish(result) {
       clearTimeout(timer);
+      // Read whole (or refused): no longer the budget's to end.
+      hold.onEvict = undefined;
       req.removeListener("data", onData);
       req.removeListener("end", onEnd);
       chunks.length = 0;

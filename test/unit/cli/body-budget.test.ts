@@ -55,3 +55,51 @@ describe("the front's body budget", () => {
       });
   });
 });
+
+describe("who the full budget refuses", () => {
+  it("ends the largest body being read to make room for a smaller one, never one read whole", () => {
+    const budget = createBodyBudget(100);
+    const evicted: string[] = [];
+    const reading = (name: string, bytes: number) => {
+      const hold = budget.hold();
+      hold.onEvict = () => {
+        evicted.push(name);
+        hold.release();
+      };
+      expect(hold.add(bytes)).toBe(true);
+      return hold;
+    };
+    const big = reading("big", 50);
+    reading("middle", 30);
+    // Read whole and passed on: no longer evictable, though it holds its bytes.
+    const done = budget.hold();
+    done.add(15);
+    const small = budget.hold();
+    small.onEvict = () => evicted.push("small");
+    // 95 + 10 > 100: the largest one being read (50) is ended for the small one.
+    expect(small.add(10)).toBe(true);
+    expect(evicted).toEqual(["big"]);
+    expect(big.held()).toBe(0);
+    expect(budget.used()).toBe(55);
+    expect(done.held()).toBe(15);
+  });
+
+  it("refuses the arriving body when none being read is larger than it would be", () => {
+    const budget = createBodyBudget(100);
+    const evicted: string[] = [];
+    const a = budget.hold();
+    a.onEvict = () => evicted.push("a");
+    a.add(40);
+    const b = budget.hold();
+    b.onEvict = () => evicted.push("b");
+    b.add(40);
+    // b would hold 61 > 40: b itself is refused, a stays.
+    expect(b.add(21)).toBe(false);
+    expect(evicted).toEqual([]);
+    expect(budget.used()).toBe(80);
+    // Nor one that would be larger than every body being read (45 > 40).
+    const c = budget.hold();
+    expect(c.add(45)).toBe(false);
+    expect(budget.used()).toBe(80);
+  });
+});

@@ -491,6 +491,33 @@ describe("the front's memory budget for bodies (issue #40)", () => {
     expect(seen.map((body) => body.length)).toEqual([CALL.length, call.length]);
   });
 
+  it("serves a small request while large uploads fill the budget: the largest upload makes room", async () => {
+    const { port, front } = await setUp(
+      (_req, body, res) => {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ got: body.length }));
+      },
+      { bodyBudgetBytes: 10_000 },
+    );
+    const a = rawClient(port, `POST /mcp HTTP/1.1\nHost: x\nContent-Length: 8000`);
+    a.write("x".repeat(5_000));
+    const b = rawClient(port, `POST /mcp HTTP/1.1\nHost: x\nContent-Length: 8000`);
+    b.write("x".repeat(4_990));
+    await until(() => front.bodyBytesHeld() === 9_990);
+    // A ping does not fit beside them: the largest upload (a) is refused to make room.
+    const ping = await send(port, JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }));
+    expect(ping.status).toBe(200);
+    await a.closed;
+    expect(a.status()).toBe(503);
+    expect(JSON.parse(a.body())).toMatchObject({
+      id: null,
+      error: { message: expect.stringContaining("(server_busy)") },
+    });
+    expect(b.status()).toBe(0);
+    expect(front.bodyBytesHeld()).toBe(4_990);
+    b.socket.destroy();
+  });
+
   it("gives the bytes back however a request ends: answered, refused, timed out, client gone", async () => {
     let hang = false;
     const { port, front } = await setUp(

@@ -61,7 +61,9 @@ export function createBodyBudget(totalBytes) {
         onEvict: undefined,
         add(bytes) {
           if (released) return false;
-          while (used + bytes > totalBytes) {
+          // Each turn evicts one body being read (its release lowers `used`), or gives up.
+          for (;;) {
+            if (used + bytes <= totalBytes) break;
             const victim = largest(hold);
             if (!victim || victim.held() <= mine + bytes) return false;
             const evict = /** @type {() => void} */ (victim.onEvict);

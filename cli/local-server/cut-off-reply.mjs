@@ -26,6 +26,13 @@ const CUT_OFF_CODE = -32603;
  * code for transport-level refusals (it answers an oversized body with it).
  */
 export const REFUSED_CODE = -32000;
+/**
+ * How long the connection of a request refused before its body was read keeps reading (and
+ * dropping) what its client still sends, so that the client reads the answer first: a socket
+ * closed with bytes unread sends a reset, which can make the client discard the answer it had
+ * received (seen in e2e front-memory: 5 of 120 uploads got no answer). nginx's lingering close.
+ */
+export const LINGER_MS = 2_000;
 
 /**
  * The message for a cut-off request.
@@ -191,8 +198,30 @@ export function replyFrontError(
     ...headers,
     ...(keepAlive ? {} : { connection: "close" }),
   });
+  if (!keepAlive) {
+    res.shouldKeepAlive = false;
+    lingerBeforeClose(res);
+  }
   res.end(body);
-  if (!keepAlive) res.shouldKeepAlive = false;
+}
+
+/**
+ * Makes the close that Node does after a `Connection: close` answer linger (see
+ * {@link LINGER_MS}): the answer is written and the sending side closed at once, as before, but
+ * the socket is ended only when its client closes, or after LINGER_MS. Meanwhile what the client
+ * still sends is read and dropped (Node discards the body of a request that was answered), so
+ * nothing is held.
+ * @param {import("node:http").ServerResponse} res
+ */
+function lingerBeforeClose(res) {
+  const socket = res.socket;
+  if (!socket) return;
+  // Node calls it once the answer is written (its resOnFinish); this socket's own only.
+  socket.destroySoon = () => {
+    socket.end();
+    const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+    socket.once("close", () => clearTimeout(timer));
+  };
 }
 
 /**

@@ -20,6 +20,7 @@ import { createBodyBudget, DEFAULT_BODY_BUDGET_BYTES } from "./body-budget.mjs";
 import { cutOffMessage, replyFrontError, replyNotServing } from "./cut-off-reply.mjs";
 import { Exchange, clientAddress } from "./exchange.mjs";
 import { apiKeyCheck } from "./front-api-key.mjs";
+import { startIdleCollection } from "./idle-collection.mjs";
 import { BODY_TIMEOUT_MS, MAX_BODY_BYTES, readBody, refuseBody } from "./request-body.mjs";
 import { bodyLimitOf, needsApiKey, pathOf } from "./route-bodies.mjs";
 
@@ -127,6 +128,9 @@ export function createFront({
     if ("starting" in runtime) return replyNotServing(res, "starting", read.body);
     new Exchange({ res, body: read.body, runtime, inFlight, message }).send(req, agentOf(runtime));
   });
+  // Dead body buffers are freed only by a collection; after a burst nothing else triggers one.
+  const collection = startIdleCollection({ held: budget.used });
+  server.once("close", collection.stop);
   server.headersTimeout = HEADERS_TIMEOUT_MS;
   // Bodies are timed by readBody; answers (event streams) may last as long as they need.
   server.requestTimeout = 0;

@@ -10,6 +10,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { Worker } from "node:worker_threads";
 import { basename, extname, resolve } from "node:path";
 import { clusterSecret, shareSecretWithParent } from "./local-server/cluster-secret.mjs";
+import { bodyBudgetSetting } from "./local-server/body-budget.mjs";
 import { supervise } from "./local-server/supervise.mjs";
 import { workerdV8Flags } from "./local-server/v8-flags.mjs";
 import { maxRunsSetting } from "./local-server/runner-retirement.mjs";
@@ -63,7 +64,7 @@ export async function serve({ label, env, persist, log, progress, cleanup, refus
     process.exit(plan.exitCode ?? 1);
   }
   passed?.();
-  const { port, runners, maxRuns, runTimeoutMs, logRequests, bindings } = plan.plan;
+  const { port, runners, maxRuns, runTimeoutMs, logRequests, front, bindings } = plan.plan;
   // The prebuilt Worker's configuration, given straight to Miniflare. The settings (secrets
   // among them) and SPEC_FILE's compiled spec go to the runtime over its IPC channel: never
   // into a file or a process environment (a large spec there made spawning workerd fail, E2BIG).
@@ -78,6 +79,7 @@ export async function serve({ label, env, persist, log, progress, cleanup, refus
     maxRunsPerRunner: maxRuns,
     runTimeoutMs,
     logRequests,
+    front,
     host: (addresses) =>
       hostMessage({
         configFile: WORKER_CONFIG,
@@ -113,6 +115,7 @@ export async function serve({ label, env, persist, log, progress, cleanup, refus
  * @property {number} maxRuns
  * @property {number} runTimeoutMs
  * @property {boolean} logRequests
+ * @property {{ bodyBudgetBytes: number, apiKey?: string }} front - the front's own limits
  * @property {Record<string, string>} bindings - the host Worker's settings and vars
  */
 
@@ -272,6 +275,14 @@ export async function planLaunch({ label, product, env, log, progress, warn }) {
     fail(
       `- PORT: 127.0.0.1:${port} is in use by another program.\n  Fix: stop what uses the port, or choose another: ${label === "npm start" ? "PORT=8788 npm start" : "--port 8788"}`,
     );
+  const bodyBudget = bodyBudgetSetting(env.FRONT_BODY_BUDGET_MB);
+  if (!bodyBudget.ok) fail(bodyBudget.message);
+  // The front's own options (front.mjs createFront): the memory budget for request bodies, and
+  // the key it checks from a request's headers before reading its body (the Worker checks too).
+  const front = {
+    bodyBudgetBytes: bodyBudget.bytes,
+    ...(checked.config.apiKey ? { apiKey: checked.config.apiKey } : {}),
+  };
 
   const what =
     checked.config.api.kind === "demo"
@@ -306,6 +317,7 @@ export async function planLaunch({ label, product, env, log, progress, warn }) {
     maxRuns: maxRuns.runs,
     runTimeoutMs: checked.config.limits.timeoutMs ?? product.DEFAULT_LIMITS.timeoutMs,
     logRequests: logRequests.on,
+    front,
     bindings,
   };
 }

@@ -1,25 +1,33 @@
 /**
  * The `npm start` front: a Node HTTP server on the public port. It reads each request body
- * completely first (at most {@link MAX_BODY_BYTES}, within {@link BODY_TIMEOUT_MS}: a slow or
- * oversized upload gets 408/413 here and never holds a runtime), then passes the request (method,
- * path, Host and all other headers unchanged) to the active runtime and streams its answer back,
- * event streams included. The runtime behind it can be swapped at any time; a request cut off
- * by a swap gets a clear error (cut-off-reply.mjs), also when its event stream had begun.
+ * completely first (at most its route's limit, within {@link BODY_TIMEOUT_MS}, and within the
+ * memory budget all bodies share: a slow, oversized or untimely upload gets 408/413/503 here and
+ * never holds a runtime), then passes the request (method, path, Host and all other headers
+ * unchanged) to the active runtime and streams its answer back, event streams included. With
+ * `MCP_API_KEY` set, a request without the key on a route the key protects is refused from its
+ * headers, before any byte of its body is read. The runtime behind it can be swapped at any time;
+ * a request cut off by a swap gets a clear error (cut-off-reply.mjs), also when its event stream
+ * had begun.
  *
- * Its parts: reading the body with its limits (request-body.mjs), one request's way to a runtime
- * and back (exchange.mjs), upgrades piped byte for byte (below), and the list of requests in
- * flight that a swap cuts off.
+ * Its parts: the key check (front-api-key.mjs), what it knows of the routes (route-bodies.mjs),
+ * the memory budget (body-budget.mjs), reading the body with its limits (request-body.mjs), one
+ * request's way to a runtime and back (exchange.mjs), upgrades piped byte for byte (below), and
+ * the list of requests in flight that a swap cuts off.
  */
 import { Agent, STATUS_CODES, createServer } from "node:http";
 import { connect } from "node:net";
+import { createBodyBudget, DEFAULT_BODY_BUDGET_BYTES } from "./body-budget.mjs";
 import { CLUSTER_SECRET_HEADER, clusterSecret } from "./cluster-secret.mjs";
-import { cutOffMessage, replyCutOff } from "./cut-off-reply.mjs";
+import { cutOffMessage, replyFrontError, replyNotServing } from "./cut-off-reply.mjs";
 import { Exchange, clientAddress } from "./exchange.mjs";
+import { apiKeyCheck } from "./front-api-key.mjs";
+import { startIdleCollection } from "./idle-collection.mjs";
 import { BODY_TIMEOUT_MS, MAX_BODY_BYTES, readBody, refuseBody } from "./request-body.mjs";
+import { bodyLimitOf, needsApiKey, pathOf } from "./route-bodies.mjs";
 
 // The limits are part of the front's options (their defaults); tests and the e2e scripts read
 // them here.
-export { BODY_TIMEOUT_MS, MAX_BODY_BYTES };
+export { BODY_TIMEOUT_MS, DEFAULT_BODY_BUDGET_BYTES, MAX_BODY_BYTES };
 
 /** How long a kept-alive connection to a runtime may sit unused (workerd's own bound is 5 s). */
 const IDLE_MS = 4_000;
@@ -32,13 +40,38 @@ const HEADERS_TIMEOUT_MS = 10_000;
  */
 
 /**
- * Creates the front. `target()` resolves to the runtime that should serve now (it waits while a
- * replacement is being promoted), or null when none will come (stopping).
+ * What `target()` resolves to when no runtime serves yet and one is coming: the request is
+ * answered `503` "the server is starting; try again in a few seconds" (`Retry-After: 2`), as a
+ * JSON-RPC error on the MCP endpoints (its id echoed), else `{ error: { code: "server_starting",
+ * … } }`. An upgrade (WebSocket) is closed.
+ * @typedef {{ starting: true }} Starting
+ */
+
+/**
+ * Creates the front.
+ *
+ * `target()` says who serves a request whose body was read: a runtime (it may wait while a
+ * replacement is promoted, or, bounded, for the first runtime to be ready); `{ starting: true }`
+ * ({@link Starting}) when the first runtime is not ready yet (the request gets the "starting"
+ * error, never "stopping"); or `null` only when none will come because the server is stopping
+ * (`503` "the server is stopping").
+ *
+ * Security defaults: every body is bounded by its route's limit (route-bodies.mjs; at most
+ * `maxBodyBytes`) and all bodies held at once by `bodyBudgetBytes`, counted as bytes arrive and
+ * given back when the request ends in any way (answered, refused, timed out, client gone); with
+ * `apiKey`, a request that carries a body to a route the key protects is refused from its
+ * headers (`401`, as the Worker answers it) before any byte of the body is read. The Worker
+ * checks the key again.
  * @param {object} options
- * @param {() => Promise<Runtime | null>} options.target
+ * @param {() => Promise<Runtime | Starting | null>} options.target
  * @param {(reason: string) => string} [options.message] - text for cut-off requests
- * @param {number} [options.maxBodyBytes] - default {@link MAX_BODY_BYTES}
+ * @param {number} [options.maxBodyBytes] - the most any route's body may be (each route's own
+ *   limit applies under it); default {@link MAX_BODY_BYTES}
  * @param {number} [options.bodyTimeoutMs] - default {@link BODY_TIMEOUT_MS}
+ * @param {number} [options.bodyBudgetBytes] - the most all bodies held at once may be
+ *   (`FRONT_BODY_BUDGET_MB`); default {@link DEFAULT_BODY_BUDGET_BYTES}
+ * @param {string} [options.apiKey] - `MCP_API_KEY`, checked from the headers before a body is
+ *   read (none: no check here)
  * @param {(line: string) => void} [options.logRequest] - given a line per request once its
  *   answer has ended (`LOG_REQUESTS`)
  */
@@ -47,6 +80,8 @@ export function createFront({
   message = cutOffMessage,
   maxBodyBytes = MAX_BODY_BYTES,
   bodyTimeoutMs = BODY_TIMEOUT_MS,
+  bodyBudgetBytes = DEFAULT_BODY_BUDGET_BYTES,
+  apiKey,
   logRequest,
 }) {
   /** @type {Set<InFlight>} */
@@ -60,17 +95,43 @@ export function createFront({
     if (!agent) agents.set(runtime, (agent = new Agent({ keepAlive: true, timeout: IDLE_MS })));
     return agent;
   };
+  const budget = createBodyBudget(bodyBudgetBytes);
+  const checkKey = apiKey ? apiKeyCheck(apiKey) : undefined;
 
   // No Nagle delay on either side: requests and answers are small and latency is what counts.
   const server = createServer({ noDelay: true }, async (req, res) => {
     if (logRequest) logWhenEnded(req, res, logRequest);
-    const read = await readBody(req, maxBodyBytes, bodyTimeoutMs);
+    const path = pathOf(req.url);
+    // Only a request that carries a body: one without costs nothing here, and the Worker's own
+    // check answers it (with its HTML page for a browser's navigation).
+    if (checkKey && hasBody(req) && needsApiKey(req.method, path)) {
+      const refused = checkKey(req);
+      if (refused)
+        return replyFrontError(res, refused.status, refused.error, {
+          headers: refused.headers,
+          jsonRpc: false,
+        });
+    }
+    const hold = budget.hold();
+    // The body's bytes are held until the request ends, however it ends.
+    res.once("close", hold.release);
+    const limit = Math.min(bodyLimitOf(path), maxBodyBytes);
+    const read = await readBody(req, { maxBytes: limit, timeoutMs: bodyTimeoutMs, hold });
     if ("gone" in read) return;
-    if ("refused" in read) return refuseBody(res, read.refused, { maxBodyBytes, bodyTimeoutMs });
+    if ("refused" in read)
+      return refuseBody(res, read.refused, {
+        maxBodyBytes: limit,
+        bodyTimeoutMs,
+        budgetBytes: bodyBudgetBytes,
+      });
     const runtime = await target();
-    if (!runtime) return replyCutOff(res, [], "the server is stopping");
+    if (!runtime) return replyNotServing(res, "stopping", read.body);
+    if ("starting" in runtime) return replyNotServing(res, "starting", read.body);
     new Exchange({ res, body: read.body, runtime, inFlight, message }).send(req, agentOf(runtime));
   });
+  // Dead body buffers are freed only by a collection; after a burst nothing else triggers one.
+  const collection = startIdleCollection({ held: budget.used });
+  server.once("close", collection.stop);
   server.headersTimeout = HEADERS_TIMEOUT_MS;
   // Bodies are timed by readBody; answers (event streams) may last as long as they need.
   server.requestTimeout = 0;
@@ -78,7 +139,7 @@ export function createFront({
   // WebSocket and other upgrades: a byte pipe to the runtime, cut with it.
   server.on("upgrade", async (req, socket, rest) => {
     const runtime = await target();
-    if (!runtime) return socket.destroy();
+    if (!runtime || "starting" in runtime) return socket.destroy();
     pipeUpgrade(req, socket, rest, runtime, inFlight);
   });
 
@@ -95,7 +156,18 @@ export function createFront({
     },
     /** How many requests are being served. */
     inFlightCount: () => inFlight.size,
+    /** Bytes of request bodies held now (all requests together). */
+    bodyBytesHeld: () => budget.used(),
   };
+}
+
+/**
+ * Whether a request carries a body: a declared length over 0, or a chunked one.
+ * @param {import("node:http").IncomingMessage} req
+ */
+function hasBody(req) {
+  const length = req.headers["content-length"];
+  return (length !== undefined && length !== "0") || req.headers["transfer-encoding"] !== undefined;
 }
 
 /**

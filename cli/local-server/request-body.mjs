@@ -1,50 +1,83 @@
 /**
- * The front's first step for every request: read its body whole, within a size and a time limit,
- * before any runtime sees it (as reverse proxies do), so a slow or oversized upload gets 408/413
- * here and never holds a runtime.
+ * The front's first step for every request: read its body whole, within the route's size limit,
+ * a time limit and the front's memory budget for bodies (body-budget.mjs), before any runtime
+ * sees it (as reverse proxies do), so a slow, oversized or untimely upload gets 408/413/503 here
+ * and never holds a runtime, nor more of the front's memory than the budget.
  */
 import { replyFrontError } from "./cut-off-reply.mjs";
+import { MAX_ROUTE_BODY_BYTES } from "./route-bodies.mjs";
 
 /**
- * The largest request body passed on. Every route of the product takes far less (MCP messages
- * at most 4 MiB, the search form 64 KiB); anything larger is refused before a runtime sees it.
+ * The largest request body passed on: the largest any route takes (4 MiB, the MCP endpoints';
+ * route-bodies.mjs has each route's own, which the front applies).
  */
-export const MAX_BODY_BYTES = 16 * 1_048_576;
+export const MAX_BODY_BYTES = MAX_ROUTE_BODY_BYTES;
 /**
  * Time allowed for a request's body once its headers arrived. Clients are on the same machine
- * (the front listens on 127.0.0.1): even a 16 MiB body takes milliseconds.
+ * (the front listens on 127.0.0.1): even a 4 MiB body takes milliseconds.
  */
 export const BODY_TIMEOUT_MS = 10_000;
 
-/** @typedef {{ body: Buffer } | { refused: 408 | 413 } | { gone: true }} BodyRead */
+/** @typedef {{ body: Buffer } | { refused: 408 | 413 | 503 } | { gone: true }} BodyRead */
 
 /**
- * Reads a request's body whole, or settles with why not.
+ * Reads a request's body whole, or settles with why not: `413` over `maxBytes` (a declared
+ * length at once, before any byte is read), `408` not whole within `timeoutMs`, `503` its bytes
+ * would cross the budget (`hold.add` said no, or the budget ended this read to make room for
+ * a smaller body: body-budget.mjs), `gone` the client went away. Every byte is
+ * counted in `hold` as it arrives; on any outcome but a body, `hold` is released here (the body's
+ * bytes stay held until its request ends: the caller releases them then).
+ *
+ * Memory: a body with a declared length is copied into one buffer of that length as it comes
+ * (each chunk is let go at once), so a connection holds its bytes once, never a growing list
+ * and then a copy of it; a chunked body is joined once at its end.
  * @param {import("node:http").IncomingMessage} req
- * @param {number} maxBytes
- * @param {number} timeoutMs
+ * @param {{ maxBytes: number, timeoutMs: number, hold: import("./body-budget.mjs").BodyHold }} limits
  * @returns {Promise<BodyRead>}
  */
-export function readBody(req, maxBytes, timeoutMs) {
+export function readBody(req, { maxBytes, timeoutMs, hold }) {
   return new Promise((resolve) => {
-    const declared = Number(req.headers["content-length"] ?? 0);
-    if (declared > maxBytes) return resolve({ refused: 413 });
-    /** @type {Buffer[]} */
+    const header = req.headers["content-length"];
+    const declared = header === undefined ? undefined : Number(header);
+    if (declared !== undefined && declared > maxBytes) return settle({ refused: 413 });
+    if (declared === 0) return resolve({ body: Buffer.alloc(0) });
+    /** A declared body's one buffer (pages are touched only as bytes are written into it). */
+    const whole = declared === undefined ? undefined : Buffer.allocUnsafeSlow(declared);
+    /** @type {Buffer[]} a chunked body's chunks */
     const chunks = [];
     let size = 0;
     const timer = setTimeout(() => finish({ refused: 408 }), timeoutMs);
+    // The budget may end this read to make room for a smaller body (body-budget.mjs).
+    hold.onEvict = () => finish({ refused: 503 });
     /** @param {BodyRead} result */
-    const finish = (result) => {
-      clearTimeout(timer);
-      req.removeAllListeners("data");
+    function settle(result) {
+      if (!("body" in result)) hold.release();
       resolve(result);
-    };
-    req.on("data", (/** @type {Buffer} */ chunk) => {
+    }
+    /** @param {BodyRead} result */
+    function finish(result) {
+      clearTimeout(timer);
+      // Read whole (or refused): no longer the budget's to end.
+      hold.onEvict = undefined;
+      req.removeListener("data", onData);
+      req.removeListener("end", onEnd);
+      chunks.length = 0;
+      settle(result);
+    }
+    /** @param {Buffer} chunk */
+    function onData(chunk) {
+      if (size + chunk.length > maxBytes) return finish({ refused: 413 });
+      if (!hold.add(chunk.length)) return finish({ refused: 503 });
+      if (whole) whole.set(chunk, size);
+      else chunks.push(chunk);
       size += chunk.length;
-      if (size > maxBytes) return finish({ refused: 413 });
-      chunks.push(chunk);
-    });
-    req.on("end", () => finish({ body: Buffer.concat(chunks) }));
+    }
+    function onEnd() {
+      const body = whole ? whole.subarray(0, size) : Buffer.concat(chunks, size);
+      finish({ body });
+    }
+    req.on("data", onData);
+    req.on("end", onEnd);
     req.on("error", () => finish({ gone: true }));
     req.on("close", () => {
       if (!req.complete) finish({ gone: true });
@@ -53,27 +86,35 @@ export function readBody(req, maxBytes, timeoutMs) {
 }
 
 /**
- * Answers a request whose body was refused (413 too large, 408 too slow) and closes its
- * connection after the answer: the rest of a refused body is not read.
+ * Answers a request whose body was refused (413 too large, 408 too slow, 503 over the budget) and
+ * closes its connection after the answer: the rest of a refused body is not read. An MCP request
+ * gets a JSON-RPC error (id null: its body was not read whole), others the product's shape.
  * @param {import("node:http").ServerResponse} res
- * @param {408 | 413} status
- * @param {{ maxBodyBytes: number, bodyTimeoutMs: number }} limits - as named in the message
+ * @param {408 | 413 | 503} status
+ * @param {{ maxBodyBytes: number, bodyTimeoutMs: number, budgetBytes: number }} limits - as named
+ *   in the message (`maxBodyBytes`: the route's)
  */
-export function refuseBody(res, status, { maxBodyBytes, bodyTimeoutMs }) {
+export function refuseBody(res, status, { maxBodyBytes, bodyTimeoutMs, budgetBytes }) {
   replyFrontError(
     res,
     status,
     status === 413
       ? {
           code: "body_too_large",
-          message: `The request body is over ${maxBodyBytes} bytes.`,
-          fix: "Send less per request (every route of this server takes at most 4 MiB).",
+          message: `The request body is over ${maxBodyBytes} bytes, the most this route takes.`,
+          fix: "Send less per request (the MCP endpoints take at most 4 MiB, other routes less).",
         }
-      : {
-          code: "body_timeout",
-          message: `The request body did not arrive within ${bodyTimeoutMs / 1000} s.`,
-          fix: "Send the whole body at once; the server reads it before serving the request.",
-        },
+      : status === 408
+        ? {
+            code: "body_timeout",
+            message: `The request body did not arrive within ${bodyTimeoutMs / 1000} s.`,
+            fix: "Send the whole body at once; the server reads it before serving the request.",
+          }
+        : {
+            code: "server_busy",
+            message: `The server holds ${Math.round(budgetBytes / 1_048_576)} MiB of request bodies already (FRONT_BODY_BUDGET_MB), the most it holds at once.`,
+            fix: "Retry in a moment, when other requests have been served; send smaller bodies, or raise FRONT_BODY_BUDGET_MB.",
+          },
+    status === 503 ? { headers: { "retry-after": "1" } } : {},
   );
-  res.shouldKeepAlive = false;
 }

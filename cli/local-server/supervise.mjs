@@ -78,7 +78,8 @@ const describe = (runtime) => `${runtime.name} (workerd pid ${runtime.pid}, port
  * @param {() => void} options.cleanup - runs before the process exits
  * @param {(line: string) => void} [options.log]
  * @param {string} [options.label] - message prefix ("npm start", "code-mode-mcp")
- * @param {{ maxBodyBytes?: number, bodyTimeoutMs?: number }} [options.front] - the front's limits
+ * @param {{ maxBodyBytes?: number, bodyTimeoutMs?: number, bodyBudgetBytes?: number, apiKey?: string }} [options.front] -
+ *   the front's limits and the key it checks before reading a body (front.mjs)
  * @param {boolean} [options.logRequests] - a line per request from the front (`LOG_REQUESTS`)
  * @param {number} [options.maxRunsPerRunner] - runs after which a runner is retired and a fresh
  *   one started (runner-retirement.mjs); 0 never. Default {@link DEFAULT_MAX_RUNS}.
@@ -195,10 +196,11 @@ export async function supervise({
   const front = createFront({
     ...frontLimits,
     ...(logRequests ? { logRequest: log } : {}),
+    // Before the first host is ready a request waits for it, then hears "starting" (never
+    // "stopping": host-pair.mjs).
     target: async () => {
       const runtime = await hosts.target();
-      // TODO(front): a "starting" answer of its own; until then the front's cut-off wording.
-      return runtime === STARTING ? null : runtime;
+      return runtime === STARTING ? { starting: true } : runtime;
     },
   });
 

@@ -101,6 +101,9 @@ const SCRIPTS = [
     alone: true,
     env: { RUNAWAY_EXECUTORS: "shared-worker" },
   },
+  // issue #40: the front's memory budget; measures the supervisor+front's memory, so alone, on
+  // a server of its own (a shared server's memory would carry the scripts before it)
+  { name: "front-memory", alone: true },
   { name: "fanout", alone: true, shared: "quiet" },
   { name: "slow-bodies", alone: true, shared: "quiet" },
   { name: "clients16", alone: true, shared: "quiet" },

@@ -40,6 +40,7 @@ const FRONT = [
   "cli/local-server/request-body.mjs",
   "cli/local-server/exchange.mjs",
   "cli/local-server/cut-off-reply.mjs",
+  "cli/local-server/front-api-key.mjs",
 ];
 
 /** The codes listed in a table of docs/errors.md: the first cell of each row, in backticks. */
@@ -57,9 +58,13 @@ const OTHER_THROWS: Record<string, number> = {
   "src/codemode/code-mcp-server.ts": 2, // an unknown tool or invalid input from sandbox code
   "src/mcp/tasks/task-support.ts": 1, // SDK v2 ProtocolError: a JSON-RPC error the SDK answers
   "src/mcp/tasks/legacy-task-support.ts": 2, // the same, on the 2025 lane (task support refusals)
-  // a lost runner, every runner retiring at once, or the loaded worker's own failure, thrown as
-  // the Worker Loader throws them: the executors turn each into the run's SandboxError outcome
-  "src/executor/runners/runner-loader.ts": 3,
+  // a lost runner, every runner retiring at once, a run its runner gave up past its timeout, or
+  // the loaded worker's own failure, thrown as the Worker Loader throws them: the executors turn
+  // each into the run's SandboxError outcome
+  "src/executor/runners/runner-loader.ts": 4,
+  // a runner RPC call without this launch's cluster secret: refused as a Workers RPC method
+  // throws, to a caller that is not the host (no CodeModeError crosses to a stranger)
+  "src/executor/runners/sandbox-runner.ts": 1,
 };
 
 describe("error policy", () => {
@@ -121,7 +126,14 @@ describe("error policy", () => {
     const fromFront = FRONT.map(code).join("\n");
     // The Node front writes the shape by hand (it cannot import the Worker's TypeScript).
     const frontCodes = [...fromFront.matchAll(/\bcode: "([a-z_]+)"/g)].map((m) => m[1]!);
-    expect(frontCodes.toSorted()).toEqual(["body_timeout", "body_too_large", "runtime_restarted"]);
+    expect(frontCodes.toSorted()).toEqual([
+      "body_timeout",
+      "body_too_large",
+      "runtime_restarted",
+      "server_busy",
+      "server_starting",
+      "unauthorized",
+    ]);
     for (const c of frontCodes) expect(Object.keys(HTTP_ERROR_CODES)).toContain(c);
     const unused = Object.keys(HTTP_ERROR_CODES).filter(
       (c) => !fromSrc.includes(`"${c}"`) && !frontCodes.includes(c),

@@ -8,6 +8,7 @@
 import { createServer, request, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import { connect, type Socket } from "node:net";
 import { clientAddress } from "../../../cli/local-server/exchange.mjs";
 import { createFront } from "../../../cli/local-server/front.mjs";
 
@@ -32,6 +33,8 @@ async function setUp(
   limits: {
     maxBodyBytes?: number;
     bodyTimeoutMs?: number;
+    bodyBudgetBytes?: number;
+    apiKey?: string;
     logRequest?: (line: string) => void;
   } = {},
 ) {
@@ -56,7 +59,7 @@ async function setUp(
 function send(
   port: number,
   body: string | undefined,
-  options: { headers?: Record<string, string>; slow?: boolean } = {},
+  options: { headers?: Record<string, string>; slow?: boolean; path?: string } = {},
 ): Promise<{ status: number; text: string; headers: IncomingMessage["headers"] }> {
   return new Promise((resolve, reject) => {
     const req = request(
@@ -64,7 +67,7 @@ function send(
         host: "127.0.0.1",
         port,
         method: "POST",
-        path: "/mcp",
+        path: options.path ?? "/mcp",
         headers: { "content-type": "application/json", ...options.headers },
       },
       (res) => {
@@ -189,9 +192,20 @@ describe("the local server's front", () => {
     const { port, seen } = await setUp((_req, _body, res) => res.end("no"), {
       maxBodyBytes: 1_000,
     });
-    const answer = await send(port, "x".repeat(5_000));
+    const answer = await send(port, "x".repeat(5_000), { path: "/demo-api/projects" });
     expect(answer.status).toBe(413);
     expect(JSON.parse(answer.text)).toMatchObject({ error: { code: "body_too_large" } });
+    // An MCP request: the same refusal as a JSON-RPC error (its body was not read: id null).
+    const mcp = await send(port, "x".repeat(5_000));
+    expect(mcp.status).toBe(413);
+    expect(JSON.parse(mcp.text)).toEqual({
+      jsonrpc: "2.0",
+      id: null,
+      error: {
+        code: -32000,
+        message: expect.stringMatching(/over 1000 bytes.*\(body_too_large\)$/),
+      },
+    });
     expect(seen).toEqual([]);
   });
 
@@ -199,11 +213,21 @@ describe("the local server's front", () => {
     const { port, seen } = await setUp((_req, _body, res) => res.end("no"), { bodyTimeoutMs: 300 });
     const answer = await send(port, CALL, {
       slow: true,
+      path: "/api/search",
       headers: { "content-length": String(CALL.length) },
     });
     expect(answer.status).toBe(408);
     expect(JSON.parse(answer.text)).toMatchObject({
       error: { code: "body_timeout", fix: expect.stringContaining("whole body") },
+    });
+    const mcp = await send(port, CALL, {
+      slow: true,
+      headers: { "content-length": String(CALL.length) },
+    });
+    expect(mcp.status).toBe(408);
+    expect(JSON.parse(mcp.text)).toMatchObject({
+      id: null,
+      error: { code: -32000, message: expect.stringContaining("(body_timeout)") },
     });
     expect(seen).toEqual([]);
   });
@@ -348,9 +372,10 @@ describe("the local server's front", () => {
     expect(large.text.length).toBe(5 + big.length);
   });
 
-  it("answers every request it refuses itself in the product's one HTTP error shape", async () => {
+  it("answers every non-MCP request it refuses itself in the product's one HTTP error shape", async () => {
     // 413, 408, and a non-MCP request cut off by a runtime replacement (an MCP request keeps
     // its JSON-RPC error, above): each body is exactly { error: { code, message, fix } }.
+    const path = "/demo-api/projects";
     const shapes: Record<string, string[]> = {};
     const keys = (text: string) => {
       const body = JSON.parse(text) as { error: Record<string, unknown> };
@@ -359,16 +384,17 @@ describe("the local server's front", () => {
       return Object.keys(body.error).toSorted();
     };
     const big = await setUp((_req, _body, res) => res.end("no"), { maxBodyBytes: 10 });
-    const tooLarge = await send(big.port, "x".repeat(100));
+    const tooLarge = await send(big.port, "x".repeat(100), { path });
     shapes[`${tooLarge.status}`] = keys(tooLarge.text);
     const slow = await setUp((_req, _body, res) => res.end("no"), { bodyTimeoutMs: 200 });
     const timedOut = await send(slow.port, CALL, {
       slow: true,
+      path,
       headers: { "content-length": String(CALL.length) },
     });
     shapes[`${timedOut.status}`] = keys(timedOut.text);
     const { port, front, runtime } = await setUp(() => {});
-    const pending = send(port, "not json-rpc");
+    const pending = send(port, "not json-rpc", { path });
     await new Promise((r) => setTimeout(r, 100));
     front.cutOff(runtime, "it stopped answering");
     const cut = await pending;
@@ -383,5 +409,345 @@ describe("the local server's front", () => {
       "413": ["code", "fix", "message"],
       "503": ["code", "fix", "message"],
     });
+  });
+});
+
+/** Waits until `condition()` holds (polled every 10 ms, at most 5 s). */
+async function until(condition: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("a condition did not come true within 5 s");
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/**
+ * A raw client: sends `head` (request line and headers) and then whatever `write` is given;
+ * `answer` resolves with what came back (status and text) once the server closes or answers.
+ */
+function rawClient(port: number, head: string) {
+  const socket: Socket = connect(port, "127.0.0.1");
+  let text = "";
+  let answeredAt = 0;
+  socket.on("data", (chunk) => {
+    text += String(chunk);
+    answeredAt ||= Date.now();
+  });
+  socket.on("error", () => {});
+  const closed = new Promise<void>((r) => socket.on("close", () => r()));
+  socket.write(`${head.trim().replaceAll("\n", "\r\n")}\r\n\r\n`);
+  return {
+    socket,
+    write: (data: string) => socket.write(data),
+    text: () => text,
+    answeredAt: () => answeredAt,
+    closed,
+    status: () => Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0),
+    body: () => text.slice(text.indexOf("\r\n\r\n") + 4),
+  };
+}
+
+describe("the front's memory budget for bodies (issue #40)", () => {
+  it("refuses with 503 the request whose bytes would cross the budget, counted as they arrive", async () => {
+    const { port, front, seen } = await setUp(
+      (_req, body, res) => {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ got: body.length }));
+      },
+      { bodyBudgetBytes: 10_000 },
+    );
+    // A holds 6,000 bytes of a declared 8,000 and waits: counted before its body is whole.
+    const a = rawClient(port, `POST /mcp HTTP/1.1\nHost: x\nContent-Length: 8000`);
+    a.write("x".repeat(6_000));
+    await until(() => front.bodyBytesHeld() === 6_000);
+    // B's 6,000 would make 12,000: refused, in its protocol's shape, with what to do.
+    const call = JSON.stringify({ jsonrpc: "2.0", id: 9, method: "ping", pad: "y".repeat(6_000) });
+    const b = await send(port, call);
+    expect(b.status).toBe(503);
+    expect(b.headers["retry-after"]).toBe("1");
+    expect(JSON.parse(b.text)).toEqual({
+      jsonrpc: "2.0",
+      id: null,
+      error: {
+        code: -32000,
+        message: expect.stringMatching(
+          /holds 0 MiB .*FRONT_BODY_BUDGET_MB.*Retry in a moment.*\(server_busy\)$/,
+        ),
+      },
+    });
+    const other = await send(port, "z".repeat(6_000), { path: "/demo-api/projects" });
+    expect(other.status).toBe(503);
+    expect(JSON.parse(other.text)).toMatchObject({
+      error: { code: "server_busy", message: expect.stringContaining("FRONT_BODY_BUDGET_MB") },
+    });
+    // The refused bytes were given back at once; A still holds its own.
+    expect(front.bodyBytesHeld()).toBe(6_000);
+    // A small one still fits and is served meanwhile.
+    expect((await send(port, CALL)).status).toBe(200);
+    // A goes away: its bytes are given back, and B's body now fits.
+    a.socket.destroy();
+    await until(() => front.bodyBytesHeld() === 0);
+    expect((await send(port, call)).status).toBe(200);
+    expect(seen.map((body) => body.length)).toEqual([CALL.length, call.length]);
+  });
+
+  it("serves a small request while large uploads fill the budget: the largest upload makes room", async () => {
+    const { port, front } = await setUp(
+      (_req, body, res) => {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ got: body.length }));
+      },
+      { bodyBudgetBytes: 10_000 },
+    );
+    const a = rawClient(port, `POST /mcp HTTP/1.1\nHost: x\nContent-Length: 8000`);
+    a.write("x".repeat(5_000));
+    const b = rawClient(port, `POST /mcp HTTP/1.1\nHost: x\nContent-Length: 8000`);
+    b.write("x".repeat(4_990));
+    await until(() => front.bodyBytesHeld() === 9_990);
+    // A ping does not fit beside them: the largest upload (a) is refused to make room.
+    const ping = await send(port, JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }));
+    expect(ping.status).toBe(200);
+    await a.closed;
+    expect(a.status()).toBe(503);
+    expect(JSON.parse(a.body())).toMatchObject({
+      id: null,
+      error: { message: expect.stringContaining("(server_busy)") },
+    });
+    expect(b.status()).toBe(0);
+    expect(front.bodyBytesHeld()).toBe(4_990);
+    b.socket.destroy();
+  });
+
+  it("gives the bytes back however a request ends: answered, refused, timed out, client gone", async () => {
+    let hang = false;
+    const { port, front } = await setUp(
+      (_req, _body, res) => {
+        if (hang) return;
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end("{}");
+      },
+      { bodyTimeoutMs: 300, maxBodyBytes: 5_000 },
+    );
+    // Answered.
+    await send(port, CALL);
+    expect(front.bodyBytesHeld()).toBe(0);
+    // Refused as too large (chunked: counted until it crossed the limit).
+    const large = rawClient(port, `POST /mcp HTTP/1.1\nHost: x\nTransfer-Encoding: chunked`);
+    large.write(`1000\r\n${"x".repeat(4_096)}\r\n`);
+    large.write(`1000\r\n${"x".repeat(4_096)}\r\n`);
+    await large.closed;
+    expect(large.status()).toBe(413);
+    expect(front.bodyBytesHeld()).toBe(0);
+    // Timed out half-way.
+    const slow = rawClient(port, `POST /mcp HTTP/1.1\nHost: x\nContent-Length: 100`);
+    slow.write("x".repeat(50));
+    await until(() => front.bodyBytesHeld() === 50);
+    await slow.closed;
+    expect(slow.status()).toBe(408);
+    expect(front.bodyBytesHeld()).toBe(0);
+    // Gone after its body was read whole, while the runtime works on it: held until then.
+    hang = true;
+    const gone = rawClient(port, `POST /mcp HTTP/1.1\nHost: x\nContent-Length: ${CALL.length}`);
+    gone.write(CALL);
+    await until(() => front.inFlightCount() === 1);
+    expect(front.bodyBytesHeld()).toBe(CALL.length);
+    gone.socket.destroy();
+    await until(() => front.bodyBytesHeld() === 0);
+  });
+
+  it("takes at most each route's largest body: 4 MiB on MCP, 192 KiB on /api/search, 64 KiB elsewhere", async () => {
+    const { port, seen } = await setUp((_req, body, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ got: body.length }));
+    });
+    const status = async (path: string, bytes: number) =>
+      (await send(port, "x".repeat(bytes), { path })).status;
+    expect(await status("/mcp", 4 * 1_048_576)).toBe(200);
+    expect(await status("/mcp", 4 * 1_048_576 + 1)).toBe(413);
+    expect(await status("/mcp/code", 4 * 1_048_576 + 1)).toBe(413);
+    expect(await status("/api/search", 3 * 65_536)).toBe(200);
+    expect(await status("/api/search", 3 * 65_536 + 1)).toBe(413);
+    expect(await status("/demo-api/tasks", 65_536)).toBe(200);
+    expect(await status("/demo-api/tasks", 65_537)).toBe(413);
+    expect(await status("/health", 65_537)).toBe(413);
+    expect(seen.map((b) => b.length)).toEqual([4 * 1_048_576, 3 * 65_536, 65_536]);
+  });
+});
+
+describe("the front's API key check (issue #40)", () => {
+  const KEY = "k".repeat(24);
+  const answer = (text: string) => JSON.parse(text) as { error: Record<string, string> };
+
+  it("refuses a body without the key from its headers: no byte of the body is read", async () => {
+    const { port, front, seen } = await setUp(() => {}, { apiKey: KEY, bodyTimeoutMs: 60_000 });
+    // Headers only: a front that read bodies first would wait here for the 16 MiB (60 s).
+    const client = rawClient(
+      port,
+      `POST /mcp HTTP/1.1\nHost: x\nContent-Type: application/json\nContent-Length: ${16 * 1_048_576 - 1}`,
+    );
+    await client.closed;
+    expect(client.status()).toBe(401);
+    expect(client.text()).toMatch(/\r\nwww-authenticate: Bearer realm="mcp"\r\n/i);
+    expect(client.text()).toMatch(/\r\nconnection: close\r\n/i);
+    expect(answer(client.body())).toEqual({
+      error: {
+        code: "unauthorized",
+        message: "This route needs the server's API key.",
+        fix: "Send the API key as `Authorization: Bearer <MCP_API_KEY>`.",
+      },
+    });
+    expect(front.bodyBytesHeld()).toBe(0);
+    expect(seen).toEqual([]);
+  });
+
+  it("passes the right key on, refuses a wrong one, and leaves unprotected routes and body-less requests to the Worker", async () => {
+    const { port, seen } = await setUp(
+      (req, body, res) => {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ path: req.url, got: body.length }));
+      },
+      { apiKey: KEY },
+    );
+    const right = await send(port, CALL, { headers: { authorization: `Bearer ${KEY}` } });
+    expect(right.status).toBe(200);
+    const lower = await send(port, CALL, { headers: { authorization: `bearer   ${KEY}  ` } });
+    expect(lower.status).toBe(200);
+    const wrong = await send(port, CALL, { headers: { authorization: `Bearer ${KEY}x` } });
+    expect(wrong.status).toBe(401);
+    expect(answer(wrong.text).error!.message).toBe("The API key sent is not this server's.");
+    expect(wrong.text).not.toContain(KEY);
+    for (const path of ["/mcp/code", "/api/search", "/api/runs/abc", "/demo-api/projects"])
+      expect((await send(port, CALL, { path })).status).toBe(401);
+    // Not protected by the Worker: passed on.
+    for (const path of ["/health", "/api/status", "/nowhere", "/mcpx", "/demo-apix"])
+      expect((await send(port, CALL, { path })).status).toBe(200);
+    // A preflight, and a request without a body: the Worker answers them.
+    const preflight = await new Promise<number>((resolve) =>
+      request({ host: "127.0.0.1", port, method: "OPTIONS", path: "/mcp" }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      }).end(),
+    );
+    expect(preflight).toBe(200);
+    const get = await new Promise<number>((resolve) =>
+      request({ host: "127.0.0.1", port, method: "GET", path: "/mcp" }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      }).end(),
+    );
+    expect(get).toBe(200);
+    expect(seen).toHaveLength(2 + 5 + 2);
+  });
+
+  it("checks the path as the Worker reads it (dot segments resolved)", async () => {
+    const { port } = await setUp((_req, _body, res) => res.end("{}"), { apiKey: KEY });
+    expect((await send(port, CALL, { path: "/x/../mcp" })).status).toBe(401);
+    expect((await send(port, CALL, { path: "/mcp?x=1" })).status).toBe(401);
+  });
+});
+
+describe("the front's answers when no runtime serves (issue #40)", () => {
+  /** A front whose target says `state`. */
+  async function notServing(state: { starting: true } | null) {
+    const front = createFront({ target: async () => state as never });
+    return listen(front.server);
+  }
+
+  it("answers a request before the first runtime with 'starting', in the request's own shape", async () => {
+    const port = await notServing({ starting: true });
+    const one = await send(port, CALL);
+    expect(one.status).toBe(503);
+    expect(one.headers["retry-after"]).toBe("2");
+    expect(JSON.parse(one.text)).toEqual({
+      jsonrpc: "2.0",
+      id: 7,
+      error: {
+        code: -32000,
+        message: expect.stringMatching(
+          /^the server is starting; try again in a few seconds\. It answers as soon as its runtime is ready.*\(server_starting\)$/,
+        ),
+      },
+    });
+    const batch = await send(
+      port,
+      JSON.stringify([
+        { jsonrpc: "2.0", id: "a", method: "ping" },
+        { jsonrpc: "2.0", method: "notifications/initialized" },
+        { jsonrpc: "2.0", id: 2, method: "tools/list" },
+      ]),
+    );
+    expect(JSON.parse(batch.text).map((e: { id: unknown }) => e.id)).toEqual(["a", 2]);
+    const notification = await send(
+      port,
+      JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+    );
+    expect(JSON.parse(notification.text)).toMatchObject({ jsonrpc: "2.0", id: null });
+    // A client that takes event streams gets the same JSON answer (its status says it failed).
+    const sse = await send(port, CALL, {
+      headers: { accept: "application/json, text/event-stream" },
+    });
+    expect(sse.headers["content-type"]).toBe("application/json");
+    expect(JSON.parse(sse.text)).toMatchObject({ id: 7 });
+    const plain = await send(port, JSON.stringify({ code: "async () => 1" }), {
+      path: "/api/search",
+    });
+    expect(plain.status).toBe(503);
+    expect(JSON.parse(plain.text)).toEqual({
+      error: {
+        code: "server_starting",
+        message: "the server is starting; try again in a few seconds",
+        fix: expect.stringContaining("GET /health"),
+      },
+    });
+    for (const answer of [one, batch, notification, sse, plain])
+      expect(answer.text).not.toContain("stopping");
+  });
+
+  it("answers 'stopping' only when the target says none will come, as a JSON-RPC error on MCP", async () => {
+    const port = await notServing(null);
+    const mcp = await send(port, CALL);
+    expect(mcp.status).toBe(503);
+    expect(JSON.parse(mcp.text)).toEqual({
+      jsonrpc: "2.0",
+      id: 7,
+      error: { code: -32603, message: "the server is stopping" },
+    });
+    const noId = await send(port, "{}");
+    expect(JSON.parse(noId.text)).toEqual({
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32603, message: "the server is stopping" },
+    });
+    const plain = await send(port, "{}", { path: "/demo-api/projects" });
+    expect(JSON.parse(plain.text)).toMatchObject({
+      error: { code: "runtime_restarted", message: "the server is stopping" },
+    });
+  });
+
+  it("cuts off an MCP request without JSON-RPC ids with a JSON-RPC error (id null)", async () => {
+    const { port, front, runtime } = await setUp(() => {});
+    const pending = send(port, "not json-rpc");
+    await until(() => front.inFlightCount() === 1);
+    front.cutOff(runtime, "it stopped answering");
+    const cut = await pending;
+    expect(cut.status).toBe(503);
+    expect(JSON.parse(cut.text)).toEqual({
+      jsonrpc: "2.0",
+      id: null,
+      error: {
+        code: -32603,
+        message: "the runtime was restarted because it stopped answering; retry",
+      },
+    });
+  });
+
+  it("closes an upgrade that comes while the server starts", async () => {
+    const port = await notServing({ starting: true });
+    const client = rawClient(
+      port,
+      "GET /socket HTTP/1.1\nHost: x\nConnection: Upgrade\nUpgrade: test",
+    );
+    await client.closed;
+    expect(client.text()).toBe("");
   });
 });

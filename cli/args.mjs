@@ -275,5 +275,7 @@ Credentials come from the environment only, never from flags:
   API_TOKEN           sent to the API (API_AUTH_HEADER / API_AUTH_SCHEME shape it)
   UPSTREAM_MCP_AUTH   sent to the upstream MCP server(s)
   MCP_API_KEY         the key clients must send to this server
+deploy uploads these as secrets, and refuses a credential with no caller check (MCP_API_KEY or
+OAUTH=on) unless ALLOW_ANONYMOUS=on; deployed, a server with none refuses every MCP caller.
 Every other setting of npm start is read from the environment too (APPROVALS, LIMIT_*, …);
 PERSIST_TO keeps local data (default: a temporary folder removed on exit).`;

@@ -21,15 +21,11 @@ const upstream = createMcpHandler(() => {
   return server;
 });
 
-/**
- * The Worker's outbound requests: mcp.example.com is the upstream above; anything else fails as
- * a request to an unreachable host does (a rejected fetch), so the README's request callback shows
- * what a program sees then.
- */
+/** The Worker's outbound requests: mcp.example.com is the upstream above; anything else is refused. */
 async function outbound(request: Request): Promise<Response> {
   const url = new URL(request.url);
   if (url.hostname !== "mcp.example.com")
-    throw new Error(`no network in this test: ${url.hostname}`);
+    return new Response(`no network in this test: ${url.hostname}`, { status: 502 });
   const headers = new Headers(request.headers);
   // The README's example sends it as x-api-key, docs/library.md's as a bearer token.
   const sent = headers.get("x-api-key") ?? headers.get("authorization")?.replace(/^Bearer /, "");

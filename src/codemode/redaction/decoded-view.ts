@@ -17,9 +17,9 @@
  * Does not do: JavaScript's legacy octal escapes (`\141`: read as CSS hex), `+` as a space
  * (a form-encoded secret with a space is matched as a literal form instead), MIME encoded words.
  */
+import { compose, SequenceMap, ViewBuilder, type Origin } from "./view-builder";
 
-/** Where position `i` of a view lies in its original: as the start or the end of a range. */
-export type Origin = (i: number, end: boolean) => number;
+export type { Origin } from "./view-builder";
 
 /** A text and where its characters came from in the original. */
 export interface View {
@@ -27,10 +27,11 @@ export interface View {
   /** The offset in the original of position `i` of `text` (`text.length` maps to the end). */
   readonly origin: Origin | null;
   /**
-   * For a decoded view, the characters its step produced, as `[start, end)` pairs in order: a
-   * sequence for the next step must include one of them (any other was already there to decode).
+   * For a decoded view, the sequences its step replaced: their outputs are the characters it
+   * produced, and a sequence for the next step must include one of them (any other was already
+   * there to decode).
    */
-  readonly changed?: Int32Array;
+  readonly changed?: SequenceMap;
   /** For a decoded view, the families of the digit sequences its step decoded (bits). */
   readonly digitFamilies?: number;
 }
@@ -205,55 +206,45 @@ function sequenceAt(text: string, at: number, families: number): Sequence | unde
 /**
  * One decoding step over a view (see the file header), or undefined when nothing in it decodes.
  * When the view was itself decoded, only sequences touching what that step produced are tried.
+ * Linear in the view's length: every position is tried at most once.
  * @param view - a text and its map to the original
  * @param families - which families to decode (bits), every family by default
  */
 export function decodeStep(view: View, families = ALL_FAMILIES): View | undefined {
   const { text, changed } = view;
-  // Each decoded sequence: where it starts in the output and in `text`, and both lengths.
-  const tokens = new Tokens();
-  // `+=` builds a rope, flattened once at the end (see flat()).
-  let result = "";
-  let [at, out] = [0, 0];
+  const builder = new ViewBuilder(text);
   let decodedFamilies = 0;
-  const windows = changed ?? Int32Array.of(0, text.length);
-  for (let w = 0; w < windows.length; w += 2) {
-    const end = Math.min(text.length, windows[w + 1]! + 1);
-    for (let i = Math.max(at, windows[w]! - LONGEST_SEQUENCE); i < end; i++) {
+  const windows = changed?.count ?? 1;
+  // Positions before `scanned` were tried under an earlier window: a sequence there either was
+  // decoded or ends before that window's start, so before this one's too. Trying them again made
+  // a step over a text of adjacent sequences (`%25%25…`) cost LONGEST_SEQUENCE times its length.
+  let scanned = 0;
+  for (let w = 0; w < windows; w++) {
+    const from = changed ? changed.outStart(w) : 0;
+    const to = changed ? from + changed.outLength(w) : text.length;
+    const end = Math.min(text.length, to + 1);
+    for (let i = Math.max(builder.consumed, scanned, from - LONGEST_SEQUENCE); i < end; i++) {
       const c = text.charCodeAt(i);
       // % & \ =
       if (c !== 37 && c !== 38 && c !== 92 && c !== 61) continue;
       const found = sequenceAt(text, i, families);
       if (!found) continue;
       const [decoded, length, family] = found;
-      if (changed && i + length <= windows[w]!) continue;
+      if (changed && i + length <= from) continue;
       decodedFamilies |= family;
-      result += text.slice(at, i) + decoded;
-      out += i - at;
-      tokens.add(out, decoded.length, i, length);
-      out += decoded.length;
-      at = i + length;
-      i = at - 1;
+      builder.replace(i, length, decoded);
+      i += length - 1;
     }
+    scanned = Math.max(scanned, end);
   }
-  if (tokens.count === 0) return undefined;
-  result += text.slice(at);
+  const decoded = builder.finish();
+  if (decoded === undefined) return undefined;
   return {
-    text: flat(result),
-    origin: compose(view.origin, tokens.origin()),
-    changed: tokens.outputs(),
+    text: decoded,
+    origin: compose(view.origin, builder.map.origin()),
+    changed: builder.map,
     digitFamilies: decodedFamilies,
   };
-}
-
-/**
- * The rope `+=` built, made flat: character access on a rope of thousands of pieces is several
- * times slower than on a flat string, and V8 flattens a regular expression's subject in place.
- * (Building with `+=` and flattening once beat joining an array of parts by 2× on 0.5 MB.)
- */
-function flat(text: string): string {
-  /\0/.test(text);
-  return text;
 }
 
 /**
@@ -263,101 +254,37 @@ function flat(text: string): string {
 export function withoutNuls(view: View): View | undefined {
   const { text } = view;
   if (!text.includes("\0")) return undefined;
-  const tokens = new Tokens();
-  let out = 0;
-  for (let i = 0; i < text.length; i++) {
-    if (text.charCodeAt(i) !== 0) {
-      out++;
-      continue;
-    }
+  const builder = new ViewBuilder(text);
+  for (let i = text.indexOf("\0"); i >= 0; i = text.indexOf("\0", i)) {
     let end = i + 1;
     while (end < text.length && text.charCodeAt(end) === 0) end++;
     // A run of NULs decodes to nothing; trailing NULs of a UTF-16 or UTF-32 character thus
     // belong to the range of the character before them.
-    tokens.add(out, 0, i, end - i);
-    i = end - 1;
+    builder.replace(i, end - i, "");
+    i = end;
   }
-  return { text: text.replaceAll("\0", ""), origin: compose(view.origin, tokens.origin()) };
-}
-
-/** Decoded sequences of one step, in order: a sparse map from the output to the input. */
-class Tokens {
-  count = 0;
-  private data = new Int32Array(256);
-  add(outStart: number, outLength: number, inStart: number, inLength: number) {
-    if ((this.count + 1) * 4 > this.data.length) {
-      const grown = new Int32Array(this.data.length * 2);
-      grown.set(this.data);
-      this.data = grown;
-    }
-    const at = this.count * 4;
-    this.data[at] = outStart;
-    this.data[at + 1] = outLength;
-    this.data[at + 2] = inStart;
-    this.data[at + 3] = inLength;
-    this.count++;
-  }
-  /** The output ranges of the sequences, as `[start, end)` pairs. */
-  outputs(): Int32Array {
-    const ranges = new Int32Array(this.count * 2);
-    for (let t = 0; t < this.count; t++) {
-      ranges[t * 2] = this.data[t * 4]!;
-      ranges[t * 2 + 1] = this.data[t * 4]! + this.data[t * 4 + 1]!;
-    }
-    return ranges;
-  }
-  origin(): Origin {
-    const { data, count } = this;
-    return (i, end) => {
-      // The last sequence starting at or before i in the output.
-      let [lo, hi] = [0, count - 1];
-      let found = -1;
-      while (lo <= hi) {
-        const mid = (lo + hi) >> 1;
-        if (data[mid * 4]! <= i) {
-          found = mid;
-          lo = mid + 1;
-        } else hi = mid - 1;
-      }
-      // Sequences that decode to nothing (NUL runs, soft line breaks) at i: a start lies after
-      // them, an end before them.
-      if (end)
-        while (found > 0 && data[(found - 1) * 4] === i && data[(found - 1) * 4 + 1] === 0) found--;
-      if (found < 0) return i;
-      const [outStart, outLength, inStart, inLength] = data.subarray(found * 4, found * 4 + 4);
-      // Inside what one sequence decoded to: a start is the sequence's start, an end its end.
-      if (i === outStart && (end || outLength! > 0)) return inStart!;
-      if (i < outStart! + outLength!) return end ? inStart! + inLength! : inStart!;
-      return inStart! + inLength! + (i - outStart! - outLength!);
-    };
-  }
-}
-
-function compose(outer: Origin | null, local: Origin): Origin {
-  return outer ? (i, end) => outer(local(i, end), end) : local;
+  return { text: builder.finish()!, origin: compose(view.origin, builder.map.origin()) };
 }
 
 /** How many decoding steps are tried in a row: three layers of character-level encoding. */
 export const MAX_STEPS = 3;
 
 /** Steps of the given families from a view, each on the last one's output. */
-function steps(start: View, families: number, views: View[]): View | undefined {
+function* steps(start: View, families: number): Generator<View> {
   let view: View | undefined = start;
-  let first: View | undefined;
   for (let step = 0; step < MAX_STEPS && view; step++) {
     view = decodeStep(view, families);
-    if (view) views.push(view);
-    first ??= view;
+    if (view) yield view;
   }
-  return first;
 }
 
 /** At most how many characters of a copy a sequence placed before it can swallow (`&#1234567`). */
 export const MAX_SWALLOWED = 7;
 
 /**
- * The text and every view worth searching: the text, its NUL-free view, and from each, up to
- * {@link MAX_STEPS} steps decoding every family.
+ * The text and every view worth searching, one at a time: the text, its NUL-free view, and from
+ * each, up to {@link MAX_STEPS} steps decoding every family. Views are made as they are asked
+ * for, so only the one being searched and the maps behind it are held at once.
  *
  * A sequence that reads digits can swallow the first characters of a copy that another family
  * encodes (`=de&#97;dbeef`: quoted-printable takes `=de`, and the view shows `Þadbeef`). Such a
@@ -368,19 +295,23 @@ export const MAX_SWALLOWED = 7;
  * @param mayHideCopy - whether some form of a secret, less its first characters, follows a
  *   decoded sequence of the view
  */
-export function decodedViews(text: string, mayHideCopy: (view: View) => boolean): View[] {
+export function* decodedViews(text: string, mayHideCopy: (view: View) => boolean): Generator<View> {
   const base: View = { text, origin: null };
-  const views: View[] = [base];
+  yield base;
   const nulFree = withoutNuls(base);
-  if (nulFree) views.push(nulFree);
+  if (nulFree) yield nulFree;
   for (const start of nulFree ? [base, nulFree] : [base]) {
-    const from = views.length;
-    const first = steps(start, ALL_FAMILIES, views);
-    const digits = first?.digitFamilies ?? 0;
-    if (digits === 0 || !views.slice(from).some(mayHideCopy)) continue;
-    for (const family of FAMILIES) if (digits & family) steps(start, ALL_FAMILIES & ~family, views);
+    let digits: number | undefined;
+    let suspect = false;
+    for (const view of steps(start, ALL_FAMILIES)) {
+      // The families whose digits the first step read: those that can have swallowed a copy.
+      digits ??= view.digitFamilies ?? 0;
+      suspect ||= digits !== 0 && mayHideCopy(view);
+      yield view;
+    }
+    if (!suspect || !digits) continue;
+    for (const family of FAMILIES) if (digits & family) yield* steps(start, ALL_FAMILIES & ~family);
   }
-  return views;
 }
 
 const FAMILIES = [PERCENT, CHARACTER_REFERENCE, SCRIPT_ESCAPE, CSS_ESCAPE, QUOTED_PRINTABLE];

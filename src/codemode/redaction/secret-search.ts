@@ -85,10 +85,10 @@ function swallowedCopyCheck(forms: readonly string[]): (view: View) => boolean {
   // of an ordinary body's redaction). Keys fold more than case, so they only add candidates.
   const restKeys = new Set([...rests].filter((r) => r.length === GRAM).map((r) => windowKey(r, 0)));
   return (view: View) => {
-    const { changed: ends, text } = view;
-    if (!ends) return false;
-    for (let i = 1; i < ends.length; i += 2) {
-      const end = ends[i]!;
+    const { changed, text } = view;
+    if (!changed) return false;
+    for (let t = 0; t < changed.count; t++) {
+      const end = changed.outStart(t) + changed.outLength(t);
       if (
         end + GRAM <= text.length
           ? restKeys.has(windowKey(text, end))

@@ -372,3 +372,237 @@ export const TWO_LAYERS: CredentialEcho[] = [
  */
 export const holds = (text: string, secret: string) =>
   text.toLowerCase().includes(secret.toLowerCase());
+
+// Issue #41: spellings rather than encodings, and what a program would do to read them back.
+const rot13 = (t: string) =>
+  t.replace(/[a-z]/gi, (c) => {
+    const base = c <= "Z" ? 65 : 97;
+    return String.fromCharCode(((c.charCodeAt(0) - base + 13) % 26) + base);
+  });
+const fullWidth = (t: string) =>
+  [...t]
+    .map((c) => (c > " " && c <= "~" ? String.fromCharCode(c.charCodeAt(0) + 0xfee0) : c))
+    .join("");
+const hexPairs = (t: string) => codes(t).map(hex2);
+const bits = (t: string) => codes(t).map((b) => b.toString(2).padStart(8, "0"));
+const BASE32HEX = "0123456789ABCDEFGHIJKLMNOPQRSTUV";
+const base32hex = (t: string) => [...base32(t)].map((c) => BASE32HEX[BASE32.indexOf(c)]).join("");
+/** `hexdump -C` of a text, as the tool prints it (offset, two groups of 8 bytes, text column). */
+export const hexdumpC = (t: string) => {
+  const bytes = utf8(t);
+  const lines: string[] = [];
+  for (let at = 0; at < bytes.length; at += 16) {
+    const row = [...bytes.subarray(at, at + 16)];
+    const hexes = row.map(hex2);
+    const left = hexes.slice(0, 8).join(" ");
+    const right = hexes.slice(8).join(" ");
+    const columns = `${left.padEnd(23)}  ${right.padEnd(23)}`;
+    const shown = row.map((b) => (b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : ".")).join("");
+    lines.push(`${at.toString(16).padStart(8, "0")}  ${columns}  |${shown}|`);
+  }
+  lines.push(bytes.length.toString(16).padStart(8, "0"));
+  return lines.join("\n");
+};
+
+const unDecimal = (t: string) =>
+  t.replace(/\d{1,7}(?:[\s,.:;]+\d{1,7}){7,}/g, (run) =>
+    (run.match(/\d+/g) ?? [])
+      .map((n) => (Number(n) <= 0x10ffff ? String.fromCodePoint(Number(n)) : ""))
+      .join(""),
+  );
+const unHexList = (t: string) =>
+  t.replace(/(?:0x)?[0-9a-f]{2}(?:[\s,.:;]+(?:0x)?[0-9a-f]{2}){7,}/gi, (run) =>
+    (run.match(/(?:0x)?[0-9a-f]{2}/gi) ?? [])
+      .map((h) => String.fromCharCode(Number.parseInt(h.replace(/^0x/i, ""), 16)))
+      .join(""),
+  );
+const unBinary = (t: string) =>
+  t.replace(/[01]{8}(?:\s*[01]{8}){7,}/g, (run) =>
+    (run.replace(/\s/g, "").match(/.{8}/g) ?? [])
+      .map((b) => String.fromCharCode(Number.parseInt(b, 2)))
+      .join(""),
+  );
+const unHexdump = (t: string) => {
+  const lines = [...t.matchAll(/[0-9a-f]{8} +((?:[0-9a-f]{2} +)+) *\|([^|\n]*)\|/g)];
+  const hex = lines.map((m) => m[1]).join(" ");
+  return `${unHexList(hex.trim().replace(/\s+/g, " "))} ${lines.map((m) => m[2]).join("")}`;
+};
+const unChars = (t: string) =>
+  t.replace(/\[\s*"(?:[^"\\]|\\.)"(?:\s*,\s*"(?:[^"\\]|\\.)")*\s*\]/g, (array) => {
+    try {
+      return (JSON.parse(array) as string[]).join("");
+    } catch {
+      return array;
+    }
+  });
+const nfkc = (t: string) => t.normalize("NFKC");
+const noSpaces = (t: string) => t.replace(/\s+/g, "");
+const noZeroWidth = (t: string) => t.replace(/[\u200b-\u200d\u2060\ufeff]/g, "");
+const unBase32hex = (t: string) =>
+  runs(t, /[0-9A-V]{8,}=*/gi, (run) => {
+    let [bits_, value, out] = [0, 0, ""];
+    for (const c of run.toUpperCase().replace(/=+$/, "")) {
+      value = ((value << 5) | BASE32HEX.indexOf(c)) & 0xffff;
+      bits_ += 5;
+      if (bits_ >= 8) {
+        out += String.fromCharCode((value >>> (bits_ - 8)) & 0xff);
+        bits_ -= 8;
+      }
+    }
+    return out;
+  });
+const unUtf8Percent = (t: string) =>
+  t.replace(/(?:%[0-9a-f]{2})+/gi, (run) => {
+    try {
+      return decodeURIComponent(run);
+    } catch {
+      return run;
+    }
+  });
+
+/** An echo whose encoding is a JSON value, placed in the envelope as JSON (not in a string). */
+const jsonEcho = (
+  name: string,
+  encode: (s: string) => unknown,
+  recover: (t: string) => string,
+): CredentialEcho => ({
+  name,
+  contentType: "application/json",
+  body: (s) => `{"note":"you sent","authorization":${JSON.stringify(encode(s))}}`,
+  recover,
+});
+
+/** Spelled-out echoes (issue #41): numbers, lists, dumps, folding, ROT13, base32hex. */
+export const SPELLED: CredentialEcho[] = [
+  jsonEcho("a Node Buffer as JSON", (s) => ({ type: "Buffer", data: codes(s) }), unDecimal),
+  jsonEcho("a JSON array of bytes", (s) => codes(s), unDecimal),
+  textEcho("decimal codes joined by ','", "text/plain", (s) => codes(s).join(","), unDecimal),
+  textEcho("decimal codes joined by '.'", "text/plain", (s) => codes(s).join("."), unDecimal),
+  textEcho("decimal codes joined by spaces", "text/plain", (s) => codes(s).join(" "), unDecimal),
+  textEcho("decimal codes joined by ':'", "text/plain", (s) => codes(s).join(":"), unDecimal),
+  textEcho("hex bytes joined by spaces", "text/plain", (s) => hexPairs(s).join(" "), unHexList),
+  textEcho("hex bytes joined by ':'", "text/plain", (s) => hexPairs(s).join(":"), unHexList),
+  textEcho(
+    "0x-prefixed hex bytes joined by ', '",
+    "text/plain",
+    (s) =>
+      hexPairs(s)
+        .map((h) => `0x${h}`)
+        .join(", "),
+    unHexList,
+  ),
+  {
+    name: "a hexdump -C dump",
+    contentType: "text/plain",
+    body: (s) => `request headers:\n${hexdumpC(`Authorization: Bearer ${s}\r\n`)}\n`,
+    recover: unHexdump,
+  },
+  textEcho("8-bit binary joined by spaces", "text/plain", (s) => bits(s).join(" "), unBinary),
+  textEcho("8-bit binary as one run", "text/plain", (s) => bits(s).join(""), unBinary),
+  jsonEcho("a JSON array of characters", (s) => [...s], unChars),
+  textEcho(
+    "base64 with a space every 4 characters",
+    "text/plain",
+    (s) => base64(s).replace(/(.{4})/g, "$1 "),
+    (t) => unBase64(noSpaces(t)),
+  ),
+  textEcho(
+    "base64 in lines of 16",
+    "text/plain",
+    (s) => base64(`Bearer ${s}`).replace(/(.{16})/g, "$1\\r\\n"),
+    (t) => unBase64(t.replace(/\\r\\n/g, "")),
+  ),
+  textEcho("ROT13", "text/plain", rot13, rot13),
+  textEcho(
+    "ROT13 of the reversed secret",
+    "text/plain",
+    (s) => rot13(reverse(s)),
+    (t) => reverse(rot13(t)),
+  ),
+  textEcho("full-width letters", "text/plain", fullWidth, nfkc),
+  textEcho("base32hex", "text/plain", base32hex, unBase32hex),
+  textEcho("U+200B between characters", "text/plain", (s) => [...s].join("\u200b"), noZeroWidth),
+  textEcho("spaces between characters", "text/plain", (s) => [...s].join(" "), noSpaces),
+];
+
+/** Spellings composed with a form read before (the inner one first). */
+export const SPELLED_PAIRS: CredentialEcho[] = [
+  textEcho(
+    "percent-encoded Node Buffer JSON",
+    "text/plain",
+    (s) => encodeURIComponent(JSON.stringify({ type: "Buffer", data: codes(s) })),
+    (t) => unDecimal(unPercent(t)),
+  ),
+  textEcho(
+    "base64 of decimal codes",
+    "text/plain",
+    (s) => base64(codes(s).join(",")),
+    (t) => unDecimal(unBase64(t)),
+  ),
+  textEcho(
+    "decimal codes of a percent-encoding",
+    "text/plain",
+    (s) => codes(percent(s)).join(","),
+    (t) => unPercent(unDecimal(t)),
+  ),
+  textEcho(
+    "HTML references of full-width letters",
+    "text/html",
+    (s) => htmlDecimal(fullWidth(s)),
+    (t) => nfkc(unHtml(t)),
+  ),
+  textEcho(
+    "percent-encoded full-width letters",
+    "text/plain",
+    (s) => percent(fullWidth(s)),
+    (t) => nfkc(unUtf8Percent(t)),
+  ),
+  textEcho(
+    "full-width base64",
+    "text/plain",
+    (s) => fullWidth(base64(s)),
+    (t) => unBase64(nfkc(t)),
+  ),
+  textEcho(
+    "ROT13 of base64",
+    "text/plain",
+    (s) => rot13(base64(s)),
+    (t) => unBase64(rot13(t)),
+  ),
+  textEcho(
+    "base64 of ROT13",
+    "text/plain",
+    (s) => base64(rot13(s)),
+    (t) => rot13(unBase64(t)),
+  ),
+  textEcho(
+    "hex bytes joined by ':' of base64",
+    "text/plain",
+    (s) => hexPairs(base64(s)).join(":"),
+    (t) => unBase64(unHexList(t)),
+  ),
+  textEcho(
+    "JSON \\u escapes of U+200B-joined characters",
+    "application/json",
+    (s) => jsUnicode([...s].join("\u200b")),
+    (t) => noZeroWidth(unJs(t)),
+  ),
+  textEcho(
+    "base64 of full-width letters",
+    "text/plain",
+    (s) => base64(fullWidth(s)),
+    (t) => nfkc(unUtf8(unBase64(t))),
+  ),
+  textEcho(
+    "8-bit binary of a percent-encoding",
+    "text/plain",
+    (s) => bits(percent(s)).join(" "),
+    (t) => unPercent(unBinary(t)),
+  ),
+  textEcho(
+    "spaces between the characters of base64",
+    "text/plain",
+    (s) => [...base64(s)].join(" "),
+    (t) => unBase64(noSpaces(t)),
+  ),
+];

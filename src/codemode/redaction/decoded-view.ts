@@ -17,6 +17,7 @@
  * Does not do: JavaScript's legacy octal escapes (`\141`: read as CSS hex), `+` as a space
  * (a form-encoded secret with a space is matched as a literal form instead), MIME encoded words.
  */
+import { compactView, dumpTextView, listsView } from "./spelling-views";
 import { compose, SequenceMap, ViewBuilder, type Origin } from "./view-builder";
 
 export type { Origin } from "./view-builder";
@@ -270,9 +271,9 @@ export function withoutNuls(view: View): View | undefined {
 export const MAX_STEPS = 3;
 
 /** Steps of the given families from a view, each on the last one's output. */
-function* steps(start: View, families: number): Generator<View> {
+function* steps(start: View, families: number, max = MAX_STEPS): Generator<View> {
   let view: View | undefined = start;
-  for (let step = 0; step < MAX_STEPS && view; step++) {
+  for (let step = 0; step < max && view; step++) {
     view = decodeStep(view, families);
     if (view) yield view;
   }
@@ -298,12 +299,19 @@ export const MAX_SWALLOWED = 7;
 export function* decodedViews(text: string, mayHideCopy: (view: View) => boolean): Generator<View> {
   const base: View = { text, origin: null };
   yield base;
+  yield* spelledViews(base);
+  const dump = dumpTextView(base);
+  if (dump) yield dump;
   const nulFree = withoutNuls(base);
-  if (nulFree) yield nulFree;
+  if (nulFree) {
+    yield nulFree;
+    yield* spelledViews(nulFree);
+  }
   for (const start of nulFree ? [base, nulFree] : [base]) {
     let digits: number | undefined;
     let suspect = false;
     for (const view of steps(start, ALL_FAMILIES)) {
+      yield* spelledViews(view);
       // The families whose digits the first step read: those that can have swallowed a copy.
       digits ??= view.digitFamilies ?? 0;
       suspect ||= digits !== 0 && mayHideCopy(view);
@@ -313,6 +321,32 @@ export function* decodedViews(text: string, mayHideCopy: (view: View) => boolean
     for (const family of FAMILIES) if (digits & family) yield* steps(start, ALL_FAMILIES & ~family);
   }
 }
+
+/**
+ * The spelled-out readings of a view (./spelling-views.ts): its lists read as characters (both
+ * ways when two-digit numbers could be hex or decimal), then compacted and folded, and up to
+ * {@link MAX_SPELLED_STEPS} decoding steps on what those produced (char codes of a
+ * percent-encoding, full-width `％７４`).
+ */
+function* spelledViews(view: View): Generator<View> {
+  const lists = listsView(view);
+  const readings = lists.ambiguous ? [lists.view, listsView(view, true).view] : [lists.view];
+  for (const listed of readings) {
+    if (!listed) continue;
+    yield listed;
+    yield* steps(listed, ALL_FAMILIES, MAX_SPELLED_STEPS);
+  }
+  const listed = readings.filter((reading) => reading !== undefined);
+  for (const from of listed.length > 0 ? listed : [view]) {
+    const compact = compactView(from);
+    if (!compact) continue;
+    yield compact;
+    yield* steps(compact, ALL_FAMILIES, MAX_SPELLED_STEPS);
+  }
+}
+
+/** Decoding steps after a spelled-out reading: two layers of character-level encoding. */
+const MAX_SPELLED_STEPS = 2;
 
 const FAMILIES = [PERCENT, CHARACTER_REFERENCE, SCRIPT_ESCAPE, CSS_ESCAPE, QUOTED_PRINTABLE];
 

@@ -57,24 +57,34 @@ export function byteView(bytes: Uint8Array): string {
 
 const hex = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
 const BASE32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+/** RFC 4648's "extended hex" alphabet (base32hex): the same bits, other letters. */
+const BASE32HEX = "0123456789ABCDEFGHIJKLMNOPQRSTUV";
 
-function base32(bytes: Uint8Array): string {
+/** ROT13: each ASCII letter 13 places on, everything else as it is (its own inverse). */
+export const rot13 = (text: string) =>
+  text.replace(/[a-z]/gi, (c) => {
+    const base = c <= "Z" ? 65 : 97;
+    return String.fromCharCode(((c.charCodeAt(0) - base + 13) % 26) + base);
+  });
+
+function base32(bytes: Uint8Array, alphabet = BASE32): string {
   let out = "";
   let [bits, value] = [0, 0];
   for (const byte of bytes) {
     value = ((value << 8) | byte) & 0xffff;
     bits += 8;
     while (bits >= 5) {
-      out += BASE32[(value >>> (bits - 5)) & 31];
+      out += alphabet[(value >>> (bits - 5)) & 31];
       bits -= 5;
     }
   }
-  return bits > 0 ? out + BASE32[(value << (5 - bits)) & 31] : out;
+  return bits > 0 ? out + alphabet[(value << (5 - bits)) & 31] : out;
 }
 
 /**
  * The letters of a run encoding that depend on the given bytes alone, at every alignment the
- * bytes can have inside a longer run: base64 and base64url (3 alignments), base32 (5), hex.
+ * bytes can have inside a longer run: base64 and base64url (3 alignments), base32 and base32hex
+ * (5 each), hex.
  * @param bytes - what was encoded
  */
 export function runForms(bytes: Uint8Array): string[] {
@@ -84,10 +94,11 @@ export function runForms(bytes: Uint8Array): string[] {
     const core = encoded.slice(Math.ceil((8 * k) / 6), Math.floor((8 * (k + bytes.length)) / 6));
     forms.push(core, core.replaceAll("+", "-").replaceAll("/", "_"));
   }
-  for (let k = 0; k < 5; k++) {
-    const encoded = base32(new Uint8Array([...new Uint8Array(k), ...bytes]));
-    forms.push(encoded.slice(Math.ceil((8 * k) / 5), Math.floor((8 * (k + bytes.length)) / 5)));
-  }
+  for (let k = 0; k < 5; k++)
+    for (const alphabet of [BASE32, BASE32HEX]) {
+      const encoded = base32(new Uint8Array([...new Uint8Array(k), ...bytes]), alphabet);
+      forms.push(encoded.slice(Math.ceil((8 * k) / 5), Math.floor((8 * (k + bytes.length)) / 5)));
+    }
   return forms;
 }
 
@@ -131,7 +142,20 @@ const CHARACTER_ENCODINGS: ((secret: string) => string)[] = [
   (s) => [...s].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`).join(""),
   (s) => byteEscapes("=", "", true)(utf8(s)),
   (s) => JSON.stringify(s).slice(1, -1),
+  // Spelled out: the inner layer of a run encoding over a list (base64 of `116,111,…`).
+  (s) => [...utf8(s)].join(","),
+  (s) => [...utf8(s)].join(", "),
+  (s) => JSON.stringify({ type: "Buffer", data: [...utf8(s)] }),
+  (s) => byteEscapes("", " ")(utf8(s)).trim(),
+  (s) => [...utf8(s)].map((b) => b.toString(16).padStart(2, "0")).join(":"),
+  (s) => [...utf8(s)].map((b) => b.toString(2).padStart(8, "0")).join(" "),
+  (s) => JSON.stringify([...s]),
+  (s) => [...s].map((c) => String.fromCodePoint(fullWidth(c.codePointAt(0)!))).join(""),
+  rot13,
 ];
+
+/** The full-width form of a printable ASCII code point (U+FF01–U+FF5E), others as they are. */
+const fullWidth = (code: number) => (code > 0x20 && code < 0x7f ? code + 0xfee0 : code);
 
 /**
  * Every literal form of one secret searched in text (see the file header for what is decoded
@@ -151,6 +175,10 @@ export function secretForms(secret: string): string[] {
   for (const variant of variants(secret)) {
     const bytes = utf8(variant);
     add(variant);
+    // ROT13 of the variant, and the run encodings of that and of the variant read back ROT13.
+    add(rot13(variant));
+    for (const form of runForms(utf8(rot13(variant)))) add(form);
+    for (const form of runForms(bytes)) add(rot13(form));
     add(latin1(bytes));
     for (const form of runForms(bytes)) add(form);
     if (/[^\0-\xff]/.test(variant)) {

@@ -5,6 +5,8 @@ import {
   ECHO_SECRET,
   holds,
   SINGLE_LAYER,
+  SPELLED,
+  SPELLED_PAIRS,
   TWO_LAYERS,
   type CredentialEcho,
 } from "../../helpers/credential-echoes";
@@ -34,6 +36,8 @@ async function echo(case_: CredentialEcho): Promise<ApiResult> {
 describe.each([
   ["one layer", SINGLE_LAYER],
   ["two layers", TWO_LAYERS],
+  ["a spelling", SPELLED],
+  ["a spelling composed with an encoding", SPELLED_PAIRS],
 ])("an echoed credential in %s of encoding is not recoverable", (_layers, cases) => {
   it.each(cases.map((c) => [c.name, c] as const))("%s", async (_name, case_) => {
     // The echo really holds it: the same decoding recovers it from what was sent.

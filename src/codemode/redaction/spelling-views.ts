@@ -1,0 +1,307 @@
+/**
+ * Views that undo the ways a text can be spelled out rather than encoded: an API that echoes
+ * raw header bytes (a Node `Buffer` as JSON, a hex dump), a debugging page that lists character
+ * codes, a text rendered in full-width letters or with zero-width characters between its
+ * letters, and the same spellings a program could give a credential it recovered. Each view is
+ * made like a decoding step (./view-builder.ts), so a secret found in it is cut out of the
+ * original where its spelled-out form was, and the search then treats it like any other view
+ * (./decoded-view.ts composes them with the character-level decodings).
+ *
+ * - {@link listsView}: runs of at least {@link MIN_ITEMS} numbers or one-character strings read as
+ *   the characters they stand for: decimal codes (`116,111,107`, `116.111`, `116 111`, a JSON
+ *   array, a Node Buffer's `data`), hex bytes with a separator (`74 6f`, `74:6f`, `0x74,0x6f`,
+ *   the hex columns of `hexdump -C`, whose offsets and text column count as separators), 8-bit
+ *   binary (`01110100 01101111` or one run of bits), and JSON arrays of characters
+ *   (`["t","o"]`). A separator is whitespace around at most one of `, . : ;`.
+ * - {@link compactView}: whitespace and zero-width or formatting characters (U+200B–U+200F,
+ *   U+2060–U+2064, U+FEFF, soft hyphen, bidi controls) dropped, and every other non-ASCII
+ *   character folded by Unicode compatibility (NFKC: full-width and styled letters become
+ *   ASCII); UTF-8 read one character per byte (what percent-decoding produces) is read as UTF-8
+ *   first.
+ * - {@link dumpTextView}: the text columns of a `hexdump -C` dump joined, so a copy split across
+ *   its lines reads as one.
+ *
+ * Ordinary text is left as it was wherever no such run exists; a view is made only when one
+ * does (whitespace always does: the compact view of ordinary text is the text without it).
+ */
+import type { View } from "./decoded-view";
+import { compose, ViewBuilder } from "./view-builder";
+
+/** The fewest items a run needs: a form of a secret is at least 8 characters. */
+export const MIN_ITEMS = 8;
+
+const isDigit = (c: number) => c >= 48 && c <= 57;
+const isHex = (c: number) => isDigit(c) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70);
+const isWord = (c: number) => isHex(c) || (c >= 71 && c <= 90) || (c >= 103 && c <= 122);
+const isSpace = (c: number) => c === 32 || (c >= 9 && c <= 13);
+
+type Kind = "decimal" | "hex" | "binary" | "chars";
+
+/** One item of a run: the character it stands for and its length, or undefined. */
+function itemAt(text: string, at: number, kind: Kind): [string, number] | undefined {
+  const c = text.charCodeAt(at);
+  if (kind === "chars") {
+    if (c !== 34 && c !== 39) return undefined;
+    const inner = text.charCodeAt(at + 1);
+    if (inner === 92) {
+      const next = text[at + 2];
+      if (next === "u") {
+        const code = Number.parseInt(text.slice(at + 3, at + 7), 16);
+        return /^[0-9a-f]{4}$/i.test(text.slice(at + 3, at + 7)) && text.charCodeAt(at + 7) === c
+          ? [String.fromCharCode(code), 8]
+          : undefined;
+      }
+      return next !== undefined && text.charCodeAt(at + 3) === c ? [next, 4] : undefined;
+    }
+    if (Number.isNaN(inner) || inner === c) return undefined;
+    const width = inner >= 0xd800 && inner <= 0xdbff ? 2 : 1;
+    return text.charCodeAt(at + 1 + width) === c
+      ? [text.slice(at + 1, at + 1 + width), width + 2]
+      : undefined;
+  }
+  if (kind === "binary") {
+    for (let k = 0; k < 8; k++) {
+      const bit = text.charCodeAt(at + k);
+      if (bit !== 48 && bit !== 49) return undefined;
+    }
+    const after = text.charCodeAt(at + 8);
+    // Followed by more bits (one run of bits) or by no letter or digit.
+    return isWord(after) && after !== 48 && after !== 49
+      ? undefined
+      : [String.fromCharCode(Number.parseInt(text.slice(at, at + 8), 2)), 8];
+  }
+  if (kind === "hex") {
+    const prefixed = c === 48 && (text[at + 1] === "x" || text[at + 1] === "X");
+    const start = prefixed ? at + 2 : at;
+    let end = start;
+    while (end < start + 2 && isHex(text.charCodeAt(end))) end++;
+    if (end === start || (!prefixed && end - start < 2) || isWord(text.charCodeAt(end)))
+      return undefined;
+    return [String.fromCharCode(Number.parseInt(text.slice(start, end), 16)), end - at];
+  }
+  let end = at;
+  while (end < at + 8 && isDigit(text.charCodeAt(end))) end++;
+  if (end === at || end - at > 7 || isWord(text.charCodeAt(end))) return undefined;
+  const code = Number(text.slice(at, end));
+  return code <= 0x10ffff ? [String.fromCodePoint(code), end - at] : undefined;
+}
+
+/** `hexdump -C`'s line end: its text column, the line break and the next line's offset. */
+const DUMP_LINE_END = /^ *\|[\x20-\x7e]{1,16}\|\r?\n[0-9a-f]{8} +/;
+
+/** The separator's length at `at` (0 when there is none). */
+function separatorAt(text: string, at: number, kind: Kind): number {
+  let end = at;
+  while (isSpace(text.charCodeAt(end))) end++;
+  const c = text.charCodeAt(end);
+  if (c === 44 || c === 46 || c === 58 || c === 59) {
+    end++;
+    while (isSpace(text.charCodeAt(end))) end++;
+  } else if (kind === "hex" && c === 124) {
+    const tail = DUMP_LINE_END.exec(text.slice(end, end + 64));
+    if (tail) end += tail[0].length;
+  }
+  return end - at;
+}
+
+/** A run of items from `at`: their starts, lengths (separator included) and characters. */
+function runAt(text: string, at: number, kind: Kind): { items: number; end: number } {
+  let [items, i] = [0, at];
+  for (;;) {
+    const item = itemAt(text, i, kind);
+    if (!item) break;
+    items++;
+    const next = i + item[1];
+    const sep = separatorAt(text, next, kind);
+    // A run of bits needs no separator; numbers do (digits side by side are one number).
+    if (sep === 0 && !(kind === "binary" && itemAt(text, next, kind))) {
+      i = next;
+      break;
+    }
+    if (!itemAt(text, next + sep, kind)) {
+      i = next;
+      break;
+    }
+    i = next + sep;
+  }
+  return { items, end: i };
+}
+
+/**
+ * The view with every run of numbers or one-character strings read as its characters, or
+ * undefined when there is none.
+ * @param view - a text and its map to the original
+ * @param hexFirst - read a run of two-digit numbers as hex (a second view reads them as decimal)
+ * @returns the view, and whether a run could be read both ways
+ */
+export function listsView(
+  view: View,
+  hexFirst = false,
+): { view: View | undefined; ambiguous: boolean } {
+  const { text } = view;
+  const builder = new ViewBuilder(text);
+  let ambiguous = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (!isHex(c) && c !== 34 && c !== 39) continue;
+    if (i > 0 && isWord(text.charCodeAt(i - 1))) continue;
+    let best: { kind: Kind; end: number } | undefined;
+    let furthest = i;
+    const kinds: Kind[] =
+      c === 34 || c === 39
+        ? ["chars"]
+        : hexFirst
+          ? ["binary", "hex", "decimal"]
+          : ["binary", "decimal", "hex"];
+    const runs = new Map<Kind, { items: number; end: number }>();
+    for (const kind of kinds) {
+      const run = runAt(text, i, kind);
+      runs.set(kind, run);
+      furthest = Math.max(furthest, run.end);
+      if (!best && run.items >= MIN_ITEMS) best = { kind, end: run.end };
+    }
+    // Hex digits among the numbers decide for hex; otherwise both readings are worth a view.
+    const [hex, decimal] = [runs.get("hex"), runs.get("decimal")];
+    if (best?.kind === "decimal" && hex && hex.items >= MIN_ITEMS) {
+      if (hex.end > decimal!.end) best = { kind: "hex", end: hex.end };
+      else ambiguous = true;
+    }
+    if (!best) {
+      i = Math.max(i, furthest - 1);
+      continue;
+    }
+    let at = i;
+    while (at < best.end) {
+      const [decoded, length] = itemAt(text, at, best.kind)!;
+      const next = at + length;
+      const sep = next < best.end ? separatorAt(text, next, best.kind) : 0;
+      builder.replace(at, length + sep, decoded);
+      at = next + sep;
+    }
+    i = best.end - 1;
+  }
+  const decoded = builder.finish();
+  return {
+    view:
+      decoded === undefined
+        ? undefined
+        : {
+            text: decoded,
+            origin: compose(view.origin, builder.map.origin()),
+            changed: builder.map,
+          },
+    ambiguous,
+  };
+}
+
+/** Zero-width and formatting characters that show nothing between letters. */
+const INVISIBLE =
+  /[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]/;
+const UNICODE_SPACE = /[\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]/;
+
+const folded = new Map<number, string>();
+
+/** A code point after compatibility folding, with invisible characters and spaces dropped. */
+function fold(code: number): string {
+  let out = folded.get(code);
+  if (out === undefined) {
+    const char = String.fromCodePoint(code);
+    out = INVISIBLE.test(char) || UNICODE_SPACE.test(char) ? "" : char.normalize("NFKC");
+    // Folding may itself produce a space (U+3000 is handled above; `¨` gives " ̈").
+    out = out.replace(/\s/g, "");
+    if (folded.size < 65_536) folded.set(code, out);
+  }
+  return out;
+}
+
+/** UTF-8 read one character per byte at `at`: [code point, length], or undefined. */
+function utf8At(text: string, at: number): [number, number] | undefined {
+  const lead = text.charCodeAt(at);
+  const length =
+    lead >= 0xc2 && lead <= 0xdf
+      ? 2
+      : lead >= 0xe0 && lead <= 0xef
+        ? 3
+        : lead >= 0xf0 && lead <= 0xf4
+          ? 4
+          : 0;
+  if (length === 0) return undefined;
+  let code = lead & (0xff >> (length + 1));
+  for (let k = 1; k < length; k++) {
+    const c = text.charCodeAt(at + k);
+    if (!(c >= 0x80 && c <= 0xbf)) return undefined;
+    code = (code << 6) | (c & 0x3f);
+  }
+  const min = [0, 0, 0x80, 0x800, 0x10000][length]!;
+  return code >= min && code <= 0x10ffff && !(code >= 0xd800 && code <= 0xdfff)
+    ? [code, length]
+    : undefined;
+}
+
+/**
+ * The view with whitespace and invisible characters dropped and other characters folded (see
+ * the file header), or undefined when that changes nothing.
+ * @param view - a text and its map to the original
+ */
+export function compactView(view: View): View | undefined {
+  const { text } = view;
+  const builder = new ViewBuilder(text);
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) {
+      if (!isSpace(c)) continue;
+      let end = i + 1;
+      while (end < text.length && isSpace(text.charCodeAt(end))) end++;
+      builder.replace(i, end - i, "");
+      i = end - 1;
+      continue;
+    }
+    const bytes = c <= 0xf4 ? utf8At(text, i) : undefined;
+    const code = bytes ? bytes[0] : text.codePointAt(i)!;
+    const length = bytes ? bytes[1] : code > 0xffff ? 2 : 1;
+    const out = fold(code);
+    const same =
+      !bytes &&
+      (length === 1
+        ? out.length === 1 && out.charCodeAt(0) === c
+        : out.length === 2 && out.codePointAt(0) === code);
+    if (!same) builder.replace(i, length, out);
+    i += length - 1;
+  }
+  const decoded = builder.finish();
+  return decoded === undefined
+    ? undefined
+    : { text: decoded, origin: compose(view.origin, builder.map.origin()), changed: builder.map };
+}
+
+/** One `hexdump -C` line: offset, hex columns, text column. */
+const DUMP_LINE = /^[0-9a-f]{8} +(?:[0-9a-f]{2} +){1,16}\|([\x20-\x7e]{1,16})\|\r?$/gm;
+
+/**
+ * The view with the text columns of a `hexdump -C` dump joined (everything else on its lines
+ * dropped), or undefined when there is no dump of at least two lines.
+ * @param view - a text and its map to the original
+ */
+export function dumpTextView(view: View): View | undefined {
+  const { text } = view;
+  if (!/^[0-9a-f]{8} {2}[0-9a-f]{2} /m.test(text)) return undefined;
+  const builder = new ViewBuilder(text);
+  let lines = 0;
+  for (const match of text.matchAll(DUMP_LINE)) {
+    const start = match.index;
+    const column = start + match[0].indexOf("|") + 1;
+    const end = start + match[0].length;
+    // What lies between the previous line's column and this one (its `|`, the line break, the
+    // offset and the hex columns) goes, so the columns of consecutive lines read as one text.
+    const from = lines > 0 && start - builder.consumed <= 2 ? builder.consumed : start;
+    builder.replace(from, column - from, "");
+    const close = column + match[1]!.length;
+    builder.replace(close, end - close, "");
+    lines++;
+  }
+  if (lines < 2) return undefined;
+  const decoded = builder.finish();
+  return decoded === undefined
+    ? undefined
+    : { text: decoded, origin: compose(view.origin, builder.map.origin()) };
+}

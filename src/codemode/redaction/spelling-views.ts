@@ -194,9 +194,23 @@ export function listsView(
   };
 }
 
-/** Zero-width and formatting characters that show nothing between letters. */
-const INVISIBLE =
-  /[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]/;
+/** Zero-width and formatting characters that show nothing between letters, as code point ranges. */
+const INVISIBLE_RANGES = [
+  [0xad, 0xad],
+  [0x34f, 0x34f],
+  [0x61c, 0x61c],
+  [0x115f, 0x1160],
+  [0x17b4, 0x17b5],
+  [0x180b, 0x180f],
+  [0x200b, 0x200f],
+  [0x202a, 0x202e],
+  [0x2060, 0x206f],
+  [0x3164, 0x3164],
+  [0xfe00, 0xfe0f],
+  [0xfeff, 0xfeff],
+  [0xffa0, 0xffa0],
+] as const;
+const invisible = (code: number) => INVISIBLE_RANGES.some(([lo, hi]) => code >= lo && code <= hi);
 const UNICODE_SPACE = /[\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]/;
 
 const folded = new Map<number, string>();
@@ -206,7 +220,7 @@ function fold(code: number): string {
   let out = folded.get(code);
   if (out === undefined) {
     const char = String.fromCodePoint(code);
-    out = INVISIBLE.test(char) || UNICODE_SPACE.test(char) ? "" : char.normalize("NFKC");
+    out = invisible(code) || UNICODE_SPACE.test(char) ? "" : char.normalize("NFKC");
     // Folding may itself produce a space (U+3000 is handled above; `¨` gives " ̈").
     out = out.replace(/\s/g, "");
     if (folded.size < 65_536) folded.set(code, out);

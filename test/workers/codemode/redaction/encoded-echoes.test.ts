@@ -1,6 +1,8 @@
 /**
  * A hostile program against an API that echoes the credential in every encoding of
- * test/helpers/credential-echoes.ts (30 one-layer forms, 16 two-layer compositions), in the body
+ * test/helpers/credential-echoes.ts (30 one-layer forms, 16 two-layer compositions, 21
+ * spellings such as a Node Buffer as JSON, a hex dump or full-width letters, and 13 spellings
+ * composed with an encoding), in the body
  * and in a response header, read with `response: "full"`. The program sends out everything it
  * received with `|` between the characters (so the final result redaction cannot undo a leak),
  * and the test applies each echo's own decoder to it: the credential must not come back from any.
@@ -18,13 +20,15 @@ import {
   ECHO_SECRET,
   holds,
   SINGLE_LAYER,
+  SPELLED,
+  SPELLED_PAIRS,
   TWO_LAYERS,
   type CredentialEcho,
 } from "../../../helpers/credential-echoes";
 
 describeExecutors((Executor) => {
   const executor = new Executor({ loader: env.LOADER, limits: { timeoutMs: 30_000 } });
-  const ECHOES = [...SINGLE_LAYER, ...TWO_LAYERS];
+  const ECHOES = [...SINGLE_LAYER, ...TWO_LAYERS, ...SPELLED, ...SPELLED_PAIRS];
 
   const spec = {
     openapi: "3.0.3",

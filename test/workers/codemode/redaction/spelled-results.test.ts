@@ -1,0 +1,124 @@
+/**
+ * The second line (issue #41): a program that got hold of the credential anyway (here in two
+ * halves from two responses, information split across responses, which no reading of one body
+ * can catch) spells it out before sending it on: full-width, one space or U+200B between the
+ * characters, as character codes (a list and a JSON array), ROT13, hex bytes with spaces. None of
+ * them may reach the client's result, the run record (what `/api/runs` serves) or the server's
+ * console, through the return value, `console.log` or a thrown error. Runs on both executors.
+ */
+import { env } from "cloudflare:workers";
+import { expect, it } from "vitest";
+import { openApiMcpServer } from "../../../../src/codemode/openapi-mcp-server";
+import type { RunRecord } from "../../../../src/codemode/runs/run-record";
+import { createMcpHandler } from "../../../../src/index";
+import { captureConsole } from "../../../helpers/console-capture";
+import { ECHO_SECRET, holds } from "../../../helpers/credential-echoes";
+import { describeExecutors } from "../../../helpers/executor-matrix";
+import { connect } from "../../../helpers/mcp-client";
+import { text } from "../../../helpers/tool-result";
+
+/** What a reader would do to each spelling to read the credential back. */
+const READINGS: Record<string, (t: string) => string> = {
+  "as it is": (t) => t,
+  "NFKC (full-width)": (t) => t.normalize("NFKC"),
+  "without spaces": (t) => t.replace(/\s+/g, ""),
+  "without U+200B": (t) => t.replace(/\u200b/g, ""),
+  "char codes": (t) =>
+    t.replace(/\d{1,7}(?:[\s,]+\d{1,7}){7,}/g, (run) =>
+      String.fromCodePoint(...(run.match(/\d+/g) ?? []).map(Number)),
+    ),
+  "hex bytes": (t) =>
+    t.replace(/[0-9a-f]{2}(?: [0-9a-f]{2}){7,}/gi, (run) =>
+      String.fromCharCode(...run.split(" ").map((h) => Number.parseInt(h, 16))),
+    ),
+  ROT13: (t) =>
+    t.replace(/[a-z]/gi, (c) => {
+      const base = c <= "Z" ? 65 : 97;
+      return String.fromCharCode(((c.charCodeAt(0) - base + 13) % 26) + base);
+    }),
+};
+
+/** Which readings give the credential back from a text (empty when none). */
+const recovered = (output: string) =>
+  Object.entries(READINGS)
+    .filter(([, read]) => holds(read(output), ECHO_SECRET))
+    .map(([name]) => name);
+
+const SPEC = {
+  openapi: "3.0.3",
+  info: { title: "Halves", version: "1" },
+  paths: {
+    "/half/{index}": {
+      get: {
+        operationId: "half",
+        parameters: [{ name: "index", in: "path", required: true, schema: { type: "integer" } }],
+        responses: { "200": { description: "one half of what you sent" } },
+      },
+    },
+  },
+};
+
+/** Reassembles the credential, then sends it out in every spelling, each on every channel. */
+const PROGRAM = `async () => {
+  const a = await codemode.request({ method: "GET", path: "/half/0" });
+  const b = await codemode.request({ method: "GET", path: "/half/1" });
+  const t = a.half + b.half;
+  const chars = [...t];
+  const spelled = {
+    fullWidth: chars.map((c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0)).join(""),
+    spaced: chars.join(" "),
+    zeroWidth: chars.join("\\u200b"),
+    codes: chars.map((c) => c.charCodeAt(0)).join(","),
+    codeArray: chars.map((c) => c.charCodeAt(0)),
+    rot13: t.replace(/[a-z]/gi, (c) => {
+      const base = c <= "Z" ? 65 : 97;
+      return String.fromCharCode(((c.charCodeAt(0) - base + 13) % 26) + base);
+    }),
+    hex: chars.map((c) => c.charCodeAt(0).toString(16).padStart(2, "0")).join(" "),
+  };
+  for (const [name, value] of Object.entries(spelled)) console.log(name, JSON.stringify(value));
+  if (THROW) throw new Error("spelled: " + Object.values(spelled).join(" ~ "));
+  return spelled;
+}`;
+
+describeExecutors((Executor) => {
+  const executor = new Executor({ loader: env.LOADER, limits: { timeoutMs: 20_000 } });
+
+  it.each([
+    ["returned and logged", false],
+    ["thrown and logged", true],
+  ])(
+    "a recovered credential spelled out and %s reaches neither the client, the run record nor the server log",
+    async (_how, thrown) => {
+      const logs = [captureConsole("log"), captureConsole("warn"), captureConsole("error")];
+      const records: RunRecord[] = [];
+      const halves = [ECHO_SECRET.slice(0, 11), ECHO_SECRET.slice(11)];
+      const factory = openApiMcpServer({
+        spec: SPEC,
+        executor,
+        secrets: [`Bearer ${ECHO_SECRET}`, ECHO_SECRET],
+        onRun: (record) => void records.push(record),
+        request: (request) => ({
+          status: 200,
+          body: { half: halves[Number(request.path.split("/").pop())] },
+        }),
+      });
+      const client = await connect(createMcpHandler(factory));
+      const result = await client.callTool({
+        name: "execute",
+        arguments: { code: PROGRAM.replace("THROW", String(thrown)) },
+      });
+      await client.close();
+      for (let i = 0; i < 400 && records.length === 0; i++)
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      const output = text(result);
+      // The program did run and put its spellings out (redacted where they were found).
+      expect(output).toContain("fullWidth");
+      expect(output).toContain("[REDACTED]");
+      expect(records).toHaveLength(1);
+      expect(recovered(output)).toEqual([]);
+      expect(recovered(JSON.stringify(records[0]))).toEqual([]);
+      expect(recovered(logs.map((read) => read()).join("\n"))).toEqual([]);
+    },
+  );
+});

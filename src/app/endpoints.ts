@@ -89,6 +89,7 @@ export function endpointsFor(
       request: apiRequestHandler(config.api, env.DEMO_STORE, spec),
       secrets,
       approval: config.approvals,
+      withholdResponseBodies: config.withheldOperations,
       // Single use across isolates: a replayed approval round finds its id claimed here.
       ...(config.approvals ? { approvalLedger: durableApprovalLedger(env.APPROVAL_LEDGER) } : {}),
       // The description note and limits: the text Node counts in o200k (api-tool-text.ts).

@@ -24,6 +24,7 @@ import {
 import { secretRedactor } from "./redaction/redaction";
 import { methodOverrideRefusal } from "./request/method-override";
 import { partialContentRefusal } from "./request/request-headers";
+import { withoutBody } from "./request/withheld-bodies";
 
 /** Everything one run's `codemode.request()` needs. */
 export interface ApiRequesterOptions {
@@ -38,6 +39,8 @@ export interface ApiRequesterOptions {
     operation: CompactOperation | undefined,
   ) => Promise<ApprovalDecision>;
   needsApproval?: ApprovalCheck;
+  /** Operation ids whose response bodies never reach the program (./request/withheld-bodies.ts). */
+  withhold?: ReadonlySet<string>;
 }
 
 /**
@@ -51,6 +54,13 @@ export function apiRequester(options: ApiRequesterOptions) {
     response instanceof Response
       ? toApiResult(response, options.secrets)
       : plainApiResult(asResponseInit(response), options.secrets);
+  // An operation known to reflect the request: its body is dropped unread, before redaction.
+  const finishFor = (operation: CompactOperation | undefined) => {
+    const id = operation?.operationId;
+    return id !== undefined && options.withhold?.has(id)
+      ? (response: unknown) => plainApiResult(withoutBody(response, id), options.secrets)
+      : finish;
+  };
   // What the callback throws enters the sandbox as an exception: never with a secret in it.
   const redactor = secretRedactor(options.secrets);
   const refuse = (error: unknown): never => {
@@ -72,9 +82,10 @@ export function apiRequester(options: ApiRequesterOptions) {
       return refuse(error);
     }
     // Awaited only when it is a promise (or any thenable): a plain answer stays synchronous.
+    const shape = finishFor(operation);
     return typeof (reply as { then?: unknown } | null)?.then === "function"
-      ? Promise.resolve(reply).then(finish).catch(refuse)
-      : settleSync(finish(reply));
+      ? Promise.resolve(reply).then(shape).catch(refuse)
+      : settleSync(shape(reply));
   };
   const approved = async (
     request: ApiRequest,

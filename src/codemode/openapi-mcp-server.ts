@@ -29,6 +29,7 @@ import { APPROVAL_TIMEOUT_MS, approvalFlow } from "./approvals/approval-flow";
 import { isolateApprovalLedger, type ApprovalLedger } from "./approvals/approval-ledger";
 import { outcomeToToolResult } from "./outcome-result";
 import { assertRedactableSecrets, secretRedactor, type Redactor } from "./redaction/redaction";
+import { withheldOperations } from "./request/withheld-bodies";
 import { redactToolResult } from "./redaction/result-redaction";
 import { executeDescription, searchDescription } from "./openapi-tool-descriptions";
 import type { RunRecorder } from "./runs/run-record";
@@ -76,6 +77,14 @@ export interface OpenApiMcpServerOptions {
    * the run does not wait for it (see `RunRecorder`). For a run history.
    */
   onRun?: RunRecorder;
+  /**
+   * Operation ids whose response bodies never reach the program: it gets the status, the
+   * (redacted) headers and a note instead. For operations known to reflect the request (an echo
+   * or debug endpoint), whose answers could carry the credential in a form redaction cannot read
+   * (split across responses, XOR, compressed inside the body). An id the spec does not declare
+   * is refused at start (`invalid_option`).
+   */
+  withholdResponseBodies?: readonly string[];
 }
 
 /**
@@ -119,6 +128,8 @@ interface Setup {
   shippedSpec: () => string | Uint8Array;
   /** A trace of one run, when the host records runs. */
   trace: (tool: "search" | "execute", code: string) => RunTrace | undefined;
+  /** Operation ids whose response bodies are withheld (checked against the spec). */
+  withhold: ReadonlySet<string>;
 }
 
 /** Checks the options and builds what every server shares (bad config fails here, at start). */
@@ -157,6 +168,11 @@ function prepare(options: OpenApiMcpServerOptions): Setup {
     declaration: operationDeclarations(spec, redactor),
     shippedSpec: shippedSpecOnce(spec, redactor),
     trace: (tool, code) => options.onRun && new RunTrace(tool, serverName, code, redactor),
+    withhold: withheldOperations(
+      spec,
+      options.withholdResponseBodies,
+      "openApiMcpServer: withholdResponseBodies",
+    ),
   };
 }
 
@@ -263,6 +279,7 @@ function registerExecute(
           handler: options.request,
           validate: options.validateRequests !== false,
           secrets: setup.secrets,
+          withhold: setup.withhold,
           mcp: ctx as ServerContext,
           ...(approvals && needsApproval ? { approve: approvals.approve, needsApproval } : {}),
         });

@@ -58,6 +58,8 @@ export interface AppConfig {
   api: ApiTarget;
   upstream: UpstreamTarget;
   approvals: boolean;
+  /** Operation ids whose response bodies never reach the program (`WITHHOLD_RESPONSE_BODIES`). */
+  withheldOperations: string[];
   /** The sealing key for approvals (`REQUEST_STATE_KEY`), when set. */
   requestStateKey?: string;
   limits: Partial<ExecutorLimits>;
@@ -110,6 +112,7 @@ export function readConfig(
         : { kind: "demo" },
       upstream,
       approvals: values.APPROVALS,
+      withheldOperations: values.WITHHOLD_RESPONSE_BODIES,
       ...(values.REQUEST_STATE_KEY ? { requestStateKey: values.REQUEST_STATE_KEY } : {}),
       limits,
       executor: values.EXECUTOR,

@@ -195,6 +195,20 @@ export const SETTING_TABLE = {
   UPSTREAM_MCP_AUTH: text("the upstream MCP servers' credential (one, or JSON per server name)"),
   UPSTREAM_MCP_AUTH_HEADER: text("the header carrying UPSTREAM_MCP_AUTH", "Authorization"),
   APPROVALS: onOff("APPROVALS", "ask the user before a write request or a tool call is sent"),
+  WITHHOLD_RESPONSE_BODIES: {
+    doc: "operation ids of /mcp's spec whose response bodies never reach the program",
+    default: [],
+    parse: (t, report) => {
+      const ids = t.split(/[\s,]+/).filter((id) => id !== "");
+      const odd = ids.filter((id) => !/^[\w.\-/:{}]+$/.test(id));
+      if (odd.length > 0)
+        report(
+          `WITHHOLD_RESPONSE_BODIES must list operation ids; ${odd.map((id) => `"${id}"`).join(", ")} is not one.`,
+          "List the spec's operationId values separated by commas, e.g. WITHHOLD_RESPONSE_BODIES=echoHeaders,debugRequest.",
+        );
+      return ids;
+    },
+  } satisfies Setting<string[]>,
   REQUEST_STATE_KEY: secret(
     "the key approvals are sealed with (needed across Cloudflare isolates)",
     { bytes: 32 },

@@ -59,6 +59,23 @@ describe("the settings table", () => {
     ]);
   });
 
+  it("reads WITHHOLD_RESPONSE_BODIES as a list of operation ids, refusing what is not one", () => {
+    const read = readConfig({ WITHHOLD_RESPONSE_BODIES: " echoHeaders, debug.request  x " }, SPECS);
+    expect(read.ok && read.config.withheldOperations).toEqual([
+      "echoHeaders",
+      "debug.request",
+      "x",
+    ]);
+    const unset = readConfig({}, SPECS);
+    expect(unset.ok && unset.config.withheldOperations).toEqual([]);
+    const bad = readConfig({ WITHHOLD_RESPONSE_BODIES: "echo,<script>" }, SPECS);
+    expect(bad.ok).toBe(false);
+    expect(!bad.ok && bad.problems[0]).toMatchObject({
+      setting: "WITHHOLD_RESPONSE_BODIES",
+      message: expect.stringContaining('"<script>" is not one'),
+    });
+  });
+
   it("lists every rule's settings from the table, and problems in the table's order", () => {
     for (const rule of CONFIG_RULES)
       for (const name of rule.settings) expect(Object.keys(SETTING_TABLE)).toContain(name);

@@ -327,23 +327,53 @@ export function* decodedViews(text: string, mayHideCopy: (view: View) => boolean
  * ways when two-digit numbers could be hex or decimal), then compacted and folded, and up to
  * {@link MAX_SPELLED_STEPS} decoding steps on what those produced (char codes of a
  * percent-encoding, full-width `％７４`).
+ *
+ * A decoded view is read again only for what its step produced: lists when the step produced a
+ * digit or a separator, compaction when it produced whitespace or a character beyond ASCII, steps
+ * when a reading produced the start of a sequence. An ordinary JSON body (its `\n` and `\"`
+ * escapes decoded) costs one compacted view of its decoded view, no more.
  */
 function* spelledViews(view: View): Generator<View> {
-  const lists = listsView(view);
+  const decoded = view.changed !== undefined;
+  const lists =
+    !decoded || produced(view, LIST_CHARACTER)
+      ? listsView(view)
+      : { view: undefined, ambiguous: false };
   const readings = lists.ambiguous ? [lists.view, listsView(view, true).view] : [lists.view];
   for (const listed of readings) {
     if (!listed) continue;
     yield listed;
-    yield* steps(listed, ALL_FAMILIES, MAX_SPELLED_STEPS);
+    if (produced(listed, SEQUENCE_LEAD)) yield* steps(listed, ALL_FAMILIES, MAX_SPELLED_STEPS);
   }
+  if (decoded && !produced(view, COMPACTED)) return;
   const listed = readings.filter((reading) => reading !== undefined);
   for (const from of listed.length > 0 ? listed : [view]) {
     const compact = compactView(from);
     if (!compact) continue;
     yield compact;
-    yield* steps(compact, ALL_FAMILIES, MAX_SPELLED_STEPS);
+    if (produced(compact, SEQUENCE_LEAD)) yield* steps(compact, ALL_FAMILIES, MAX_SPELLED_STEPS);
   }
 }
+
+/** Whether a view's step produced a character of the class (a view made by no step: true). */
+function produced(view: View, matches: (code: number) => boolean): boolean {
+  const { changed, text } = view;
+  if (!changed) return true;
+  for (let t = 0; t < changed.count; t++) {
+    const start = changed.outStart(t);
+    const end = start + changed.outLength(t);
+    for (let i = start; i < end; i++) if (matches(text.charCodeAt(i))) return true;
+  }
+  return false;
+}
+
+/** Digits, separators and quotes: what a list is made of. */
+const LIST_CHARACTER = (c: number) =>
+  (c >= 48 && c <= 57) || c === 44 || c === 46 || c === 58 || c === 59 || c === 39;
+/** Whitespace or anything beyond ASCII: what compaction drops or folds. */
+const COMPACTED = (c: number) => c === 32 || (c >= 9 && c <= 13) || c > 0x7f;
+/** `% & \ =`: what starts a character-level sequence. */
+const SEQUENCE_LEAD = (c: number) => c === 37 || c === 38 || c === 92 || c === 61;
 
 /** Decoding steps after a spelled-out reading: two layers of character-level encoding. */
 const MAX_SPELLED_STEPS = 2;

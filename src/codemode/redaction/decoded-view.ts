@@ -205,6 +205,13 @@ function sequenceAt(text: string, at: number, families: number): Sequence | unde
 }
 
 /**
+ * Positions tried by {@link decodeStep} since the isolate started: a count that does not depend
+ * on the machine, so a test can bound the work per character (targets in time live in the
+ * benchmark, bench/redaction.mjs --heavy).
+ */
+export const decodeWork = { positions: 0 };
+
+/**
  * One decoding step over a view (see the file header), or undefined when nothing in it decodes.
  * When the view was itself decoded, only sequences touching what that step produced are tried.
  * Linear in the view's length: every position is tried at most once.
@@ -224,7 +231,9 @@ export function decodeStep(view: View, families = ALL_FAMILIES): View | undefine
     const from = changed ? changed.outStart(w) : 0;
     const to = changed ? from + changed.outLength(w) : text.length;
     const end = Math.min(text.length, to + 1);
-    for (let i = Math.max(builder.consumed, scanned, from - LONGEST_SEQUENCE); i < end; i++) {
+    const first = Math.max(builder.consumed, scanned, from - LONGEST_SEQUENCE);
+    decodeWork.positions += Math.max(0, end - first);
+    for (let i = first; i < end; i++) {
       const c = text.charCodeAt(i);
       // % & \ =
       if (c !== 37 && c !== 38 && c !== 92 && c !== 61) continue;

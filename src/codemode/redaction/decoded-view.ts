@@ -14,6 +14,9 @@
  * percent-encoding), so compositions of character layers are undone too. A separate view drops
  * NULs: text with NULs between its characters is UTF-16 or UTF-32 read one byte at a time.
  *
+ * Spelled-out readings (./spelling-views.ts) are made of the text, of its NUL-free view and of
+ * every decoded view, and decoded again where they produced a sequence's start.
+ *
  * Does not do: JavaScript's legacy octal escapes (`\141`: read as CSS hex), `+` as a space
  * (a form-encoded secret with a space is matched as a literal form instead), MIME encoded words.
  */

@@ -8,7 +8,10 @@
  * `--against <git ref>` also bundles that commit's `src/` and interleaves the two, so a loaded
  * machine slows both alike: compare the ratio, not the milliseconds.
  *
- * Run: `npm exec -- node bench/redaction.mjs [--against main]` (Node 22 from the `node` devDependency).
+ * `--heavy`: the 4 MB rows instead (see below).
+ *
+ * Run: `npm exec -- node bench/redaction.mjs [--against main] [--heavy]` (Node 22 from the `node`
+ * devDependency).
  */
 import { build } from "esbuild";
 import { execFileSync } from "node:child_process";
@@ -69,6 +72,52 @@ function body() {
     size += JSON.stringify(record).length + 1;
   }
   return JSON.stringify({ success: true, errors: [], messages: [], result: records });
+}
+
+/**
+ * `--heavy`: the cost on a 4 MB body (issue #40's bound: at most 100 ms of the host's thread per
+ * MB), for an ordinary JSON body and for bodies a hostile program can make an echoing API return:
+ * nothing but percent sequences (`%25`, 1.3 million of them), sequences that decode again
+ * (`%2541`), and a mix of every family with text between. Median of 5 runs after one warm-up.
+ */
+if (process.argv.includes("--heavy")) {
+  const MB = 4_000_000;
+  const fill = (unit) => unit.repeat(Math.floor(MB / unit.length));
+  const big = () => {
+    const one = body();
+    return `[${Array.from({ length: Math.ceil(MB / one.length) }, () => one).join(",")}]`;
+  };
+  const heavy = {
+    "4 MB of ordinary JSON": [big(), "application/json"],
+    "4 MB of %25": [fill("%25"), "text/plain"],
+    "4 MB of %2541": [fill("%2541"), "text/plain"],
+    "4 MB of mixed sequences": [fill("a%25b%2541&#37;\\x25=25 "), "text/plain"],
+  };
+  const secrets = Object.freeze([
+    "Bearer cf-canary-token-6f1d2c9a8b7e",
+    "cf-canary-token-6f1d2c9a8b7e",
+  ]);
+  const names = Object.keys(sides);
+  for (const [label, [payload, type]] of Object.entries(heavy)) {
+    const samples = Object.fromEntries(names.map((name) => [name, []]));
+    for (let round = 0; round < 6; round++)
+      for (const name of round % 2 ? names : names.toReversed()) {
+        const response = new Response(payload, { headers: { "content-type": type } });
+        const start = performance.now();
+        await sides[name](response, secrets);
+        if (round > 0) samples[name].push(performance.now() - start);
+      }
+    const median = (list) => list.toSorted((a, b) => a - b)[list.length >> 1];
+    const mb = payload.length / 1e6;
+    const row = names
+      .map((name) => {
+        const ms = median(samples[name]);
+        return `${name} ${ms.toFixed(0)} ms (${(ms / mb).toFixed(0)} ms/MB)`;
+      })
+      .join(", ");
+    console.log(`toApiResult, ${label}: ${row}`);
+  }
+  process.exit(0);
 }
 
 const text = body();

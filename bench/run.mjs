@@ -8,6 +8,7 @@
  * our robustness probes; (2) a fresh one for the anchor: P6 on the fresh workerd, its probes, and
  * last `while(true){}`, which hangs that workerd (then killed); (3) one more for `for(;;){}`.
  */
+import { execFileSync } from "node:child_process";
 import { cpus, release, totalmem } from "node:os";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -262,6 +263,15 @@ built.remove();
 if (!quick) results.runs = await runsLatency({ log });
 // L: the local server (front, host, runners; full run only).
 if (!quick) results.local = await localServerRows({ reps: 200, windowMs: 10_000 }, log);
+// Redaction of 4 MB bodies (issues #40, #41; full run only): bench/redaction.mjs --heavy, in a
+// process of its own, its lines kept as they are (README: "Redaction of a 4 MB body").
+if (!quick) {
+  const script = fileURLToPath(new URL("redaction.mjs", import.meta.url));
+  results.redaction = execFileSync(process.execPath, [script, "--heavy"], { encoding: "utf8" })
+    .split("\n")
+    .filter((line) => line.startsWith("toApiResult"));
+  for (const line of results.redaction) log(line);
+}
 results.robustness = robustness;
 results.durationSec = Math.round((Date.now() - started) / 1000);
 results.table = [...tableRows(results), ...runsRows(results.runs), ...localRows(results.local)];

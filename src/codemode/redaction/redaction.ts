@@ -10,9 +10,11 @@
  * How a secret is found ("decode before you look"): the text is searched as it is, without NULs
  * (UTF-16/32 read one byte at a time), and in decoded views (./decoded-view.ts: percent-encoding
  * repeated, HTML/XML character references, JavaScript/JSON/CSS escapes, quoted-printable, up to
- * three layers deep) for the literal forms of ./secret-forms.ts: the secret, reversed and
- * case-changed, and its base16/32/64/64url encodings, also of those copies and of its
- * character-level, run and UTF-16 encodings. A match in a view is cut out of the original where
+ * three layers deep), in spelled-out readings (./spelling-views.ts: byte and character lists,
+ * hex dumps, bit strings, whitespace and zero-width characters dropped, NFKC folding) and in
+ * both composed, for the literal forms of ./secret-forms.ts: the secret, reversed,
+ * case-changed and ROT13, and its base16/32/32hex/64/64url encodings, also of those copies and
+ * of its character-level, list, run and UTF-16 encodings. A match in a view is cut out of the original where
  * its encoded form was, then the text is searched again (./secret-search.ts); a text that still
  * holds a secret after three rounds is not made safe (`cleanText` and `cleanBytes` answer
  * undefined, and response bodies are withheld). Bytes are searched one character per byte, so a
@@ -20,7 +22,8 @@
  * layout (./marker.ts). Data values are copied with every string, key and byte array redacted
  * (./redacted-copy.ts).
  *
- * What it cannot catch: a copy split into pieces or interleaved with other characters, XOR or
+ * What it cannot catch (docs/security.md, "Honest limits", says what an operator does about it):
+ * a copy split into pieces (across responses) or interleaved with other characters, XOR or
  * encryption, three or more layers mixing run and character encodings, run encodings other than
  * base16/32/64 (base58, base85, uuencode), character encodings it does not decode (legacy octal
  * escapes, `+` for space beyond the literal form), and compressed or archived bodies (a gzip or

@@ -9,7 +9,10 @@
  * (`variants`), and for two-layer compositions whose outer layer is a run encoding: a run encoding
  * of a character-level encoding (base64 of `%XX…`), of another run encoding (base64 of hex), or of
  * UTF-16 bytes (UTF-7 is base64 of UTF-16BE). A composition whose outer layer is character-level
- * (a percent-encoded base64 form) is found by decoding, then matching these literals.
+ * (a percent-encoded base64 form) is found by decoding, then matching these literals. Spellings
+ * (lists, dumps, full-width: ./spelling-views.ts) are read, not listed, except as the inner layer
+ * of a run encoding; ROT13 and base32hex are listed (a letter substitution and an alphabet cost
+ * nothing as literal forms).
  */
 
 /** Bytes as text, one character per byte (code points 0–255). */

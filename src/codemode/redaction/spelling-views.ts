@@ -30,10 +30,25 @@ import { compose, ViewBuilder } from "./view-builder";
 /** The fewest items a run needs: a form of a secret is at least 8 characters. */
 export const MIN_ITEMS = 8;
 
-const isDigit = (c: number) => c >= 48 && c <= 57;
-const isHex = (c: number) => isDigit(c) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70);
-const isWord = (c: number) => isHex(c) || (c >= 71 && c <= 90) || (c >= 103 && c <= 122);
-const isSpace = (c: number) => c === 32 || (c >= 9 && c <= 13);
+// Character classes of ASCII, as bits in a table (the lists pass looks at every character).
+const DIGIT = 1;
+const HEX = 2;
+const WORD = 4;
+const SPACE = 8;
+const CLASSES = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  const char = String.fromCharCode(c);
+  CLASSES[c] =
+    (/\d/.test(char) ? DIGIT : 0) |
+    (/[\da-f]/i.test(char) ? HEX : 0) |
+    (/[\da-z]/i.test(char) ? WORD : 0) |
+    (c === 32 || (c >= 9 && c <= 13) ? SPACE : 0);
+}
+const is = (c: number, kind: number) => c < 128 && (CLASSES[c]! & kind) !== 0;
+const isDigit = (c: number) => is(c, DIGIT);
+const isHex = (c: number) => is(c, HEX);
+const isWord = (c: number) => is(c, WORD);
+const isSpace = (c: number) => is(c, SPACE);
 
 type Kind = "decimal" | "hex" | "binary" | "chars";
 
@@ -127,6 +142,87 @@ function runAt(text: string, at: number, kind: Kind): { items: number; end: numb
   return { items, end: i };
 }
 
+/** Characters that may stand between two items of a run. */
+const isSeparator = (c: number) => isSpace(c) || c === 44 || c === 46 || c === 58 || c === 59;
+
+/**
+ * Where runs of items may be, as `[from, to)` ranges: a quick left-to-right pass over tokens
+ * (no allocation per token) that finds streaks of at least {@link MIN_ITEMS} short hex-digit
+ * tokens between separators, long runs of bits, and single-character strings. Only these get
+ * the exact reading: trying it at every number of an ordinary JSON body cost more than
+ * everything else redaction does.
+ */
+function* candidateRegions(text: string): Generator<[number, number]> {
+  let [start, count, last] = [-1, 0, 0];
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (isWord(c) || c === 120 || c === 88) {
+      const token = i;
+      let hexOnly = true;
+      let bits = true;
+      while (i < n) {
+        const d = text.charCodeAt(i);
+        if (!(isWord(d) || d === 95)) break;
+        if (!isHex(d) && !((d === 120 || d === 88) && i === token + 1)) hexOnly = false;
+        if (d !== 48 && d !== 49) bits = false;
+        i++;
+      }
+      const length = i - token;
+      if (bits && length >= 8 * MIN_ITEMS) {
+        if (count >= MIN_ITEMS) yield [start, last];
+        yield [token, i];
+        count = 0;
+      } else if (hexOnly && length <= 8) {
+        if (count === 0) start = token;
+        count++;
+        last = i;
+      } else {
+        if (count >= MIN_ITEMS) yield [start, last];
+        count = 0;
+      }
+      continue;
+    }
+    if (isSeparator(c)) {
+      const from = i;
+      while (i < n && isSeparator(text.charCodeAt(i))) i++;
+      if (i - from > 6 && text.charCodeAt(i) !== 124) {
+        if (count >= MIN_ITEMS) yield [start, last];
+        count = 0;
+      }
+      continue;
+    }
+    if (c === 124 && count > 0) {
+      // hexdump -C: a line's text column, the line break and the next offset go on the run.
+      const tail = DUMP_LINE_END.exec(text.slice(i, i + 64));
+      if (tail) {
+        i += tail[0].length;
+        continue;
+      }
+    }
+    if (
+      (c === 34 || c === 39) &&
+      text.charCodeAt(i + 2) === c &&
+      isSeparator(text.charCodeAt(i + 3))
+    ) {
+      // A one-character string followed by a separator: maybe an array of characters.
+      const run = runAt(text, i, "chars");
+      if (run.items >= MIN_ITEMS) {
+        if (count >= MIN_ITEMS) yield [start, last];
+        count = 0;
+        yield [i, run.end];
+        i = run.end;
+        continue;
+      }
+    }
+    if (count >= MIN_ITEMS) yield [start, last];
+    count = 0;
+    i++;
+  }
+  if (count >= MIN_ITEMS) yield [start, last];
+}
+
 /**
  * The view with every run of numbers or one-character strings read as its characters, or
  * undefined when there is none.
@@ -141,45 +237,47 @@ export function listsView(
   const { text } = view;
   const builder = new ViewBuilder(text);
   let ambiguous = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (!isHex(c) && c !== 34 && c !== 39) continue;
-    if (i > 0 && isWord(text.charCodeAt(i - 1))) continue;
-    let best: { kind: Kind; end: number } | undefined;
-    let furthest = i;
-    const kinds: Kind[] =
-      c === 34 || c === 39
-        ? ["chars"]
-        : hexFirst
-          ? ["binary", "hex", "decimal"]
-          : ["binary", "decimal", "hex"];
-    const runs = new Map<Kind, { items: number; end: number }>();
-    for (const kind of kinds) {
-      const run = runAt(text, i, kind);
-      runs.set(kind, run);
-      furthest = Math.max(furthest, run.end);
-      if (!best && run.items >= MIN_ITEMS) best = { kind, end: run.end };
+  for (const [from, to] of candidateRegions(text))
+    for (let i = from; i < to; i++) {
+      const c = text.charCodeAt(i);
+      if (!isHex(c) && c !== 34 && c !== 39) continue;
+      if (i > 0 && isWord(text.charCodeAt(i - 1))) continue;
+      if (i < builder.consumed) continue;
+      let best: { kind: Kind; end: number } | undefined;
+      let furthest = i;
+      const kinds: Kind[] =
+        c === 34 || c === 39
+          ? ["chars"]
+          : hexFirst
+            ? ["binary", "hex", "decimal"]
+            : ["binary", "decimal", "hex"];
+      const runs = new Map<Kind, { items: number; end: number }>();
+      for (const kind of kinds) {
+        const run = runAt(text, i, kind);
+        runs.set(kind, run);
+        furthest = Math.max(furthest, run.end);
+        if (!best && run.items >= MIN_ITEMS) best = { kind, end: run.end };
+      }
+      // Hex digits among the numbers decide for hex; otherwise both readings are worth a view.
+      const [hex, decimal] = [runs.get("hex"), runs.get("decimal")];
+      if (best?.kind === "decimal" && hex && hex.items >= MIN_ITEMS) {
+        if (hex.end > decimal!.end) best = { kind: "hex", end: hex.end };
+        else ambiguous = true;
+      }
+      if (!best) {
+        i = Math.max(i, furthest - 1);
+        continue;
+      }
+      let at = i;
+      while (at < best.end) {
+        const [decoded, length] = itemAt(text, at, best.kind)!;
+        const next = at + length;
+        const sep = next < best.end ? separatorAt(text, next, best.kind) : 0;
+        builder.replace(at, length + sep, decoded);
+        at = next + sep;
+      }
+      i = best.end - 1;
     }
-    // Hex digits among the numbers decide for hex; otherwise both readings are worth a view.
-    const [hex, decimal] = [runs.get("hex"), runs.get("decimal")];
-    if (best?.kind === "decimal" && hex && hex.items >= MIN_ITEMS) {
-      if (hex.end > decimal!.end) best = { kind: "hex", end: hex.end };
-      else ambiguous = true;
-    }
-    if (!best) {
-      i = Math.max(i, furthest - 1);
-      continue;
-    }
-    let at = i;
-    while (at < best.end) {
-      const [decoded, length] = itemAt(text, at, best.kind)!;
-      const next = at + length;
-      const sep = next < best.end ? separatorAt(text, next, best.kind) : 0;
-      builder.replace(at, length + sep, decoded);
-      at = next + sep;
-    }
-    i = best.end - 1;
-  }
   const decoded = builder.finish();
   return {
     view:

@@ -120,10 +120,13 @@ export class SequenceMap {
 export class ViewBuilder {
   /** The sequences replaced so far. */
   readonly map = new SequenceMap();
-  // One byte per character while every character fits (most bodies), two once one does not.
+  // What is built so far: finished pieces (slices of the text, or flushed buffer contents), then
+  // the buffer. One byte per character while every character fits, two once one does not.
+  private pieces = "";
   private out: Uint8Array | Uint16Array | undefined;
   private length = 0;
   private copied = 0;
+  private total = 0;
 
   /** @param text - the text the view is made from */
   constructor(private readonly text: string) {}
@@ -141,7 +144,7 @@ export class ViewBuilder {
    */
   replace(at: number, inLength: number, decoded: string): void {
     this.copy(at);
-    this.map.add(this.length, decoded.length, inLength);
+    this.map.add(this.total, decoded.length, inLength);
     this.write(decoded, 0, decoded.length);
     this.copied = at + inLength;
   }
@@ -150,24 +153,39 @@ export class ViewBuilder {
   finish(): string | undefined {
     if (this.map.count === 0) return undefined;
     this.copy(this.text.length);
-    const out = this.out!;
-    let result = "";
-    for (let k = 0; k < this.length; k += 8192)
-      result += String.fromCharCode.apply(
-        null,
-        out.subarray(k, Math.min(this.length, k + 8192)) as unknown as number[],
-      );
-    this.out = undefined;
-    // A rope of a few hundred pieces, flattened once (character access on a rope is slow; V8
-    // flattens a regular expression's subject in place).
+    this.flush();
+    const result = this.pieces;
+    this.pieces = "";
+    // Flattened once (character access on a rope is slow; V8 flattens a regular expression's
+    // subject in place).
     /\0/.test(result);
     return result;
   }
 
-  /** Copies the text up to `to` as it is. */
+  /**
+   * Copies the text up to `to` as it is: a long span as a slice of the text (no per-character
+   * work: ordinary text changes in few places), a short one into the buffer (a text of adjacent
+   * sequences would otherwise make a piece per sequence).
+   */
   private copy(to: number): void {
-    this.write(this.text, this.copied, to);
+    if (to - this.copied >= LONG_SPAN) {
+      this.flush();
+      this.pieces += this.text.slice(this.copied, to);
+      this.total += to - this.copied;
+    } else this.write(this.text, this.copied, to);
     this.copied = to;
+  }
+
+  /** Moves the buffer's contents to the pieces. */
+  private flush(): void {
+    const { out, length } = this;
+    if (!out || length === 0) return;
+    for (let k = 0; k < length; k += 8192)
+      this.pieces += String.fromCharCode.apply(
+        null,
+        out.subarray(k, Math.min(length, k + 8192)) as unknown as number[],
+      );
+    this.length = 0;
   }
 
   private write(from: string, start: number, end: number): void {
@@ -181,17 +199,16 @@ export class ViewBuilder {
       }
       out[length++] = code;
     }
+    this.total += length - this.length;
     this.length = length;
   }
 
   private reserve(more: number): Uint8Array | Uint16Array {
     const need = this.length + more;
-    if (!this.out) this.out = new Uint8Array(Math.max(need, this.text.length));
+    if (!this.out) this.out = new Uint8Array(Math.max(need, 1024));
     else if (need > this.out.length) {
-      const grown =
-        this.out instanceof Uint8Array
-          ? new Uint8Array(Math.max(need, this.out.length * 2))
-          : new Uint16Array(Math.max(need, this.out.length * 2));
+      const size = Math.max(need, this.out.length * 2);
+      const grown = this.out instanceof Uint8Array ? new Uint8Array(size) : new Uint16Array(size);
       grown.set(this.out.subarray(0, this.length));
       this.out = grown;
     }
@@ -205,6 +222,9 @@ export class ViewBuilder {
     return wide;
   }
 }
+
+/** A copied span at least this long is kept as a slice of the text, not copied. */
+const LONG_SPAN = 64;
 
 /**
  * The origin of a view made from another view: through the local map, then the outer one.

@@ -17,6 +17,7 @@ describe("readConfig", () => {
         api: { kind: "demo" },
         upstream: { kind: "demo" },
         approvals: false,
+        withheldOperations: [],
         limits: {},
         executor: "isolate-per-run",
         oauth: false,

@@ -6,6 +6,7 @@
  */
 import { RunnerLoader } from "../executor/runners/runner-loader";
 import { trackHostCalls } from "../executor/runners/tracked-host";
+import { currentCaller } from "./placement-caller";
 import type { RunnerApi } from "../executor/runners/runner-protocol";
 
 /** The most runner bindings read (the launcher starts at most this many). */
@@ -26,6 +27,11 @@ export function sandboxLoader(env: Cloudflare.Env): WorkerLoader {
     if (runner) runners.push(runner as RunnerApi);
   }
   return runners.length > 0
-    ? (new RunnerLoader(runners, Date.now, trackHostCalls) as unknown as WorkerLoader)
+    ? (new RunnerLoader(
+        runners,
+        Date.now,
+        trackHostCalls,
+        currentCaller,
+      ) as unknown as WorkerLoader)
     : env.LOADER;
 }

@@ -20,12 +20,12 @@
  *
  * A runner that fails under a run (the supervisor replaced it because it stopped answering, or it
  * crashed) fails that run at once with {@link RUNNER_LOST}; runs on other runners go on. A runner
- * that failed is skipped for {@link RUNNER_REST_MS}; one that refused a run at once (its slot's
- * runner is not running yet: connection refused) only for {@link RUNNER_RETRY_MS}, doubled for
- * each refusal in a row, so a runner that just started is used within a moment. A run that failed
- * before reaching the host is sent to the next runner, so a runner being replaced costs no run
- * that had not started. A runner being retired (runner-life.ts) begins no run: the run goes to
- * another runner, and the retiring one is passed over like one that failed.
+ * that failed, or refused a run (its slot's runner is not running yet: connection refused), is
+ * skipped for {@link RUNNER_RETRY_MS}, doubled for each failure in a row, so a runner that just
+ * started is used within a moment. A run that failed before reaching the host is sent to the next
+ * runner, so a runner being replaced costs no run that had not started. A runner being retired
+ * (runner-life.ts) begins no run: the run goes to another runner, and the retiring one is passed
+ * over for {@link RUNNER_REST_MS}.
  *
  * Does not do: load anything on the host. Deployed, the real `LOADER` binding is used instead.
  */
@@ -33,8 +33,10 @@ import { CodeModeError } from "../../errors";
 import type { RunnerAnswer, RunnerApi } from "./runner-protocol";
 
 /**
- * How long a runner that failed is passed over: the supervisor replaces a runner in 1–2 s on a
- * 2-core machine (3 s leaves room on a loaded one).
+ * How long a runner that said it is retiring is passed over, and the longest pause after failures
+ * in a row (see {@link RUNNER_RETRY_MS}): the supervisor replaces a runner in 1–2 s on a 2-core
+ * machine (3 s leaves room on a loaded one). A run that failed later than this after it was sent
+ * is never sent again (it may have been the program holding the runner).
  */
 export const RUNNER_REST_MS = 3_000;
 
@@ -68,14 +70,22 @@ export const RUNNER_BEGIN_MS = 250;
 export const RUNNER_HELD_MAX_MS = 15_000;
 
 /**
- * How long a runner that refused a run at once (before beginning it, within
- * {@link RUNNER_BEGIN_MS}: its slot's runner is not running yet, or is being started again, so
- * the connection is refused) is passed over; doubled for each such refusal in a row, at most
- * {@link RUNNER_REST_MS}. Short on purpose: a refusal costs a run only a retry on another runner,
- * while a rest of seconds would hide a runner that has just started (a spare the supervisor
- * brought up because every other runner is held) for that long.
+ * How long a runner that failed is passed over the first time: doubled for each failure in a row
+ * (a run it begins resets the count), at most {@link RUNNER_REST_MS}. Short on purpose: the
+ * supervisor replaces a failed runner within 1–2 s, and its slot refuses connections at once
+ * until then, so trying it again costs a run only a retry on another runner, while a rest of
+ * seconds hid a runner that had just started (its replacement, or a spare the supervisor brought
+ * up because every other runner is held) for that long: in e2e fair-share, a round of stalls 11 s
+ * after the first found two runners resting and all three went to the third.
  */
 export const RUNNER_RETRY_MS = 100;
+
+/**
+ * How long a run that no runner began is sent on to other runners when they fail or refuse it:
+ * while every runner is being replaced (a round of blocking programs on all of them), a run is
+ * held on the host until one serves again, rather than failing.
+ */
+export const RUNNER_RETRY_WINDOW_MS = 5_000;
 
 /**
  * Runs of one caller that may wait at once for a runner it may use (see {@link CALLER_BUSY});
@@ -265,16 +275,18 @@ export class RunnerLoader {
   }
 
   /**
-   * Sends one run to a runner. A runner that fails is passed over for {@link RUNNER_REST_MS}
-   * (the supervisor is replacing it), or briefly when it refused the run at once; a run whose
-   * runner failed before the run reached any host function had no effect outside its sandbox
-   * and is sent to another runner (at most once per other runner). A run its runner has not
+   * Sends one run to a runner. A runner that fails is passed over for a moment that doubles
+   * while it keeps failing ({@link RUNNER_RETRY_MS}); a run whose runner failed before the run
+   * reached any host function had no effect outside its sandbox and is sent to another runner:
+   * any number of times within {@link RUNNER_RETRY_WINDOW_MS} when no runner began it, once when
+   * one did. A run its runner has not
    * begun within {@link RUNNER_BEGIN_MS} is moved to an idle runner or one whose runs show
    * progress, if there is one, never to one that may be blocked (at most once per other runner).
    */
   private async run(dispatch: Dispatch, request: unknown, host: unknown): Promise<unknown> {
     const caller = this.callerOf();
-    let retries = 0;
+    const firstSent = this.now();
+    let retriesBegun = 0;
     let moves = 0;
     let retirements = 0;
     let chosen: Slot | undefined;
@@ -329,16 +341,17 @@ export class RunnerLoader {
       }
       if ("error" in outcome) {
         const failedAt = this.now();
-        const atOnce = !begun && failedAt - sent <= RUNNER_BEGIN_MS;
-        // A runner that refused at once is not running (yet): tried again soon, see RUNNER_RETRY_MS.
+        // Passed over briefly, doubling while it keeps failing (see RUNNER_RETRY_MS): a runner
+        // being replaced serves again within 1–2 s, and trying it costs a refused connection.
         slot.restUntil =
-          failedAt +
-          (atOnce
-            ? Math.min(RUNNER_REST_MS, RUNNER_RETRY_MS * 2 ** slot.refusals++)
-            : RUNNER_REST_MS);
+          failedAt + Math.min(RUNNER_REST_MS, RUNNER_RETRY_MS * 2 ** slot.refusals++);
         const harmless = failedAt - sent < RUNNER_REST_MS && hostCalls(host) === 0;
-        if (harmless && retries < this.slots.length - 1) {
-          retries++;
+        // Never begun: the program did not run, so runners are tried until one takes it (within
+        // RUNNER_RETRY_WINDOW_MS). Begun: one more runner only, so a program that crashes its
+        // runner at once cannot crash them all.
+        const again = begun ? retriesBegun++ < 1 : failedAt - firstSent < RUNNER_RETRY_WINDOW_MS;
+        if (harmless && again) {
+          await this.firstRestEnd();
           continue;
         }
         throw new Error(
@@ -360,6 +373,13 @@ export class RunnerLoader {
       // The loaded worker's own failure, as the in-process loader would have thrown it.
       throw new Error("thrown" in answer ? answer.thrown : "the runner did not send the code");
     }
+  }
+
+  /** Waits until the first runner's rest ends, when every runner rests (a retry would fail). */
+  private async firstRestEnd(): Promise<void> {
+    const now = this.now();
+    const ends = Math.min(...this.slots.map((slot) => slot.restUntil));
+    if (ends > now) await new Promise((resolve) => setTimeout(resolve, ends - now));
   }
 
   /** Settles with "late" after `ms` (the timer does not keep anything alive once it fired). */

@@ -13,6 +13,7 @@ import {
   RUNNER_LOST,
   RUNNER_REST_MS,
   RUNNER_RETRY_MS,
+  RUNNER_RETRY_WINDOW_MS,
   RUNNER_STALL_MS,
   RunnerLoader,
 } from "../../../src/executor/runners/runner-loader";
@@ -473,6 +474,40 @@ describe("RunnerLoader", () => {
       const loader = new RunnerLoader([a.api, b.api, c.api], () => 0);
       expect(await run(loader)).toBe("c");
       expect([a.sent.length, b.sent.length, c.sent.length]).toEqual([1, 1, 1]);
+    });
+
+    it("tries a runner that failed under a run again after RUNNER_RETRY_MS, not after a rest of seconds (its replacement serves within 1–2 s)", async () => {
+      let now = 1_000;
+      let replaced = false;
+      const a = runner("a", async () => {
+        if (replaced) return { answer: "a" };
+        now += 10_000; // held until the supervisor replaced it
+        throw new Error("Network connection lost.");
+      });
+      const b = runner("b", waitsOnHost);
+      const loader = new RunnerLoader([a.api, b.api], () => now);
+      await expect(run(loader)).rejects.toThrow(RUNNER_LOST);
+      replaced = true;
+      void run(loader, waitingHost()); // a rests: → b, which then waits on the host
+      now += RUNNER_RETRY_MS + 1;
+      expect(await run(loader)).toBe("a");
+    });
+
+    it("holds a run no runner began while every runner is being replaced, until one serves (within RUNNER_RETRY_WINDOW_MS)", async () => {
+      const started = Date.now();
+      const refusing = (name: string) =>
+        runner(
+          name,
+          async (_kind, _code, host) => {
+            if (Date.now() - started < 400) throw new Error("connect ECONNREFUSED");
+            begin(host);
+            return { answer: name };
+          },
+          false,
+        );
+      const loader = new RunnerLoader([refusing("a").api, refusing("b").api]);
+      expect(["a", "b"]).toContain(await run(loader));
+      expect(Date.now() - started).toBeLessThan(RUNNER_RETRY_WINDOW_MS);
     });
   });
 });

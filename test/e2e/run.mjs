@@ -94,6 +94,19 @@ const SCRIPTS = [
     alone: true,
     env: { RUNAWAY_EXECUTORS: "shared-worker" },
   },
+  // issue #40: one client's native stalls on every runner; the others stay served (own servers:
+  // SANDBOX_RUNNERS=3, each executor in turn)
+  {
+    name: "fair-share",
+    alone: true,
+    env: { FAIR_SHARE_EXECUTORS: "isolate-per-run" },
+  },
+  {
+    name: "fair-share-shared-worker",
+    file: "fair-share",
+    alone: true,
+    env: { FAIR_SHARE_EXECUTORS: "shared-worker" },
+  },
   { name: "fanout", alone: true, shared: "quiet" },
   { name: "slow-bodies", alone: true, shared: "quiet" },
   { name: "clients16", alone: true, shared: "quiet" },

@@ -21,8 +21,9 @@
  * A runner that fails under a run (the supervisor replaced it because it stopped answering, or it
  * crashed) fails that run at once with {@link RUNNER_LOST}; runs on other runners go on. A runner
  * that failed, or refused a run (its slot's runner is not running yet: connection refused), is
- * skipped for {@link RUNNER_RETRY_MS}, doubled for each failure in a row, so a runner that just
- * started is used within a moment. A run that failed before reaching the host is sent to the next
+ * skipped for {@link RUNNER_RETRY_MS}, doubled for each failure in a row up to
+ * {@link RUNNER_RETRY_MAX_MS}, so a runner that just started is used within a moment; a run
+ * whose best runner may be blocked waits for such a rest to end rather than go there. A run that failed before reaching the host is sent to the next
  * runner, so a runner being replaced costs no run that had not started. A runner being retired
  * (runner-life.ts) begins no run: the run goes to another runner, and the retiring one is passed
  * over for {@link RUNNER_REST_MS}.
@@ -33,10 +34,9 @@ import { CodeModeError } from "../../errors";
 import type { RunnerAnswer, RunnerApi } from "./runner-protocol";
 
 /**
- * How long a runner that said it is retiring is passed over, and the longest pause after failures
- * in a row (see {@link RUNNER_RETRY_MS}): the supervisor replaces a runner in 1–2 s on a 2-core
- * machine (3 s leaves room on a loaded one). A run that failed later than this after it was sent
- * is never sent again (it may have been the program holding the runner).
+ * How long a runner that said it is retiring is passed over: the supervisor replaces a runner in
+ * 1–2 s on a 2-core machine (3 s leaves room on a loaded one). A run that failed later than this
+ * after it was sent is never sent again (it may have been the program holding the runner).
  */
 export const RUNNER_REST_MS = 3_000;
 
@@ -71,7 +71,7 @@ export const RUNNER_HELD_MAX_MS = 15_000;
 
 /**
  * How long a runner that failed is passed over the first time: doubled for each failure in a row
- * (a run it begins resets the count), at most {@link RUNNER_REST_MS}. Short on purpose: the
+ * (a run it begins resets the count), at most {@link RUNNER_RETRY_MAX_MS}. Short on purpose: the
  * supervisor replaces a failed runner within 1–2 s, and its slot refuses connections at once
  * until then, so trying it again costs a run only a retry on another runner, while a rest of
  * seconds hid a runner that had just started (its replacement, or a spare the supervisor brought
@@ -79,6 +79,14 @@ export const RUNNER_HELD_MAX_MS = 15_000;
  * after the first found two runners resting and all three went to the third.
  */
 export const RUNNER_RETRY_MS = 100;
+
+/**
+ * The longest pause after failures in a row: a slot is tried at least this often while it keeps
+ * refusing (a refused connection costs next to nothing), so a runner that has just started is
+ * used within this long. A run whose best runner may be blocked waits this long at most for a
+ * resting runner instead.
+ */
+export const RUNNER_RETRY_MAX_MS = 400;
 
 /**
  * How long a run that no runner began is sent on to other runners when they fail or refuse it:
@@ -292,7 +300,15 @@ export class RunnerLoader {
     let chosen: Slot | undefined;
     for (;;) {
       // Placed at once when it can be (no await: the run is under way before this call returns).
-      const slot = chosen ?? this.pick(caller) ?? (await this.wait(caller));
+      let slot = chosen ?? this.pick(caller) ?? (await this.wait(caller));
+      // A runner that may be blocked costs a run up to 10 s and then its failure; one whose short
+      // rest is about to end costs a refused connection at worst: wait for that one (bounded).
+      while (!chosen && this.tier(slot, this.now()) >= MAYBE_BLOCKED) {
+        const soon = this.restEndingSoon();
+        if (soon === undefined || soon - firstSent > RUNNER_RETRY_WINDOW_MS) break;
+        await new Promise((resolve) => setTimeout(resolve, Math.max(1, soon - this.now())));
+        slot = this.pick(caller) ?? (await this.wait(caller));
+      }
       chosen = undefined;
       const sent = this.now();
       const mine: RunOnSlot = { caller, lastProgress: sent, inCall: 0, called: false };
@@ -344,7 +360,7 @@ export class RunnerLoader {
         // Passed over briefly, doubling while it keeps failing (see RUNNER_RETRY_MS): a runner
         // being replaced serves again within 1–2 s, and trying it costs a refused connection.
         slot.restUntil =
-          failedAt + Math.min(RUNNER_REST_MS, RUNNER_RETRY_MS * 2 ** slot.refusals++);
+          failedAt + Math.min(RUNNER_RETRY_MAX_MS, RUNNER_RETRY_MS * 2 ** slot.refusals++);
         const harmless = failedAt - sent < RUNNER_REST_MS && hostCalls(host) === 0;
         // Never begun: the program did not run, so runners are tried until one takes it (within
         // RUNNER_RETRY_WINDOW_MS). Begun: one more runner only, so a program that crashes its
@@ -373,6 +389,16 @@ export class RunnerLoader {
       // The loaded worker's own failure, as the in-process loader would have thrown it.
       throw new Error("thrown" in answer ? answer.thrown : "the runner did not send the code");
     }
+  }
+
+  /** When the first rest of at most RUNNER_RETRY_MAX_MS from now ends, if one does. */
+  private restEndingSoon(): number | undefined {
+    const now = this.now();
+    let soon: number | undefined;
+    for (const slot of this.slots)
+      if (slot.restUntil > now && slot.restUntil - now <= RUNNER_RETRY_MAX_MS)
+        soon = Math.min(soon ?? slot.restUntil, slot.restUntil);
+    return soon;
   }
 
   /** Waits until the first runner's rest ends, when every runner rests (a retry would fail). */

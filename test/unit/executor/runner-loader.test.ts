@@ -509,5 +509,25 @@ describe("RunnerLoader", () => {
       expect(["a", "b"]).toContain(await run(loader));
       expect(Date.now() - started).toBeLessThan(RUNNER_RETRY_WINDOW_MS);
     });
+
+    it("waits for a runner whose short rest is about to end rather than send a run to one that may be blocked", async () => {
+      let refusals = 1;
+      const blocked = runner("blocked", holds);
+      const restarting = runner(
+        "restarting",
+        async (_kind, _code, host) => {
+          if (refusals-- > 0) throw new Error("connect ECONNREFUSED");
+          begin(host);
+          return { answer: "restarting" };
+        },
+        false,
+      );
+      const loader = new RunnerLoader([blocked.api, restarting.api]);
+      void run(loader); // → blocked (in turn), which holds its thread from now on
+      // → restarting, refused at once; blocked may be held, restarting's rest ends in a moment.
+      const answer = await Promise.race([run(loader), tick(3_000).then(() => "no answer")]);
+      expect(answer).toBe("restarting");
+      expect(blocked.sent).toHaveLength(1);
+    });
   });
 });

@@ -287,9 +287,9 @@ export class RunnerLoader {
    * while it keeps failing ({@link RUNNER_RETRY_MS}); a run whose runner failed before the run
    * reached any host function had no effect outside its sandbox and is sent to another runner:
    * any number of times within {@link RUNNER_RETRY_WINDOW_MS} when no runner began it, once when
-   * one did. A run its runner has not
-   * begun within {@link RUNNER_BEGIN_MS} is moved to an idle runner or one whose runs show
-   * progress, if there is one, never to one that may be blocked (at most once per other runner).
+   * one did. A run its runner has not begun within {@link RUNNER_BEGIN_MS} is moved to an idle
+   * runner or one whose runs show progress, if there is one, never to one that may be blocked (at
+   * most once per other runner).
    */
   private async run(dispatch: Dispatch, request: unknown, host: unknown): Promise<unknown> {
     const caller = this.callerOf();
@@ -303,7 +303,11 @@ export class RunnerLoader {
       let slot = chosen ?? this.pick(caller) ?? (await this.wait(caller));
       // A runner that may be blocked costs a run up to 10 s and then its failure; one whose short
       // rest is about to end costs a refused connection at worst: wait for that one (bounded).
-      while (!chosen && this.tier(slot, this.now()) >= MAYBE_BLOCKED) {
+      for (
+        let looks = 0;
+        !chosen && looks < 8 && this.tier(slot, this.now()) >= MAYBE_BLOCKED;
+        looks++
+      ) {
         const soon = this.restEndingSoon();
         if (soon === undefined || soon - firstSent > RUNNER_RETRY_WINDOW_MS) break;
         await new Promise((resolve) => setTimeout(resolve, Math.max(1, soon - this.now())));

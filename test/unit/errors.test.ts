@@ -57,9 +57,10 @@ const OTHER_THROWS: Record<string, number> = {
   "src/codemode/code-mcp-server.ts": 2, // an unknown tool or invalid input from sandbox code
   "src/mcp/tasks/task-support.ts": 1, // SDK v2 ProtocolError: a JSON-RPC error the SDK answers
   "src/mcp/tasks/legacy-task-support.ts": 2, // the same, on the 2025 lane (task support refusals)
-  // a lost runner, every runner retiring at once, or the loaded worker's own failure, thrown as
-  // the Worker Loader throws them: the executors turn each into the run's SandboxError outcome
-  "src/executor/runners/runner-loader.ts": 3,
+  // a lost runner, every runner retiring at once, the loaded worker's own failure, or a caller
+  // whose runs may use no free runner (too many waiting, or waited too long), thrown as the
+  // Worker Loader throws its failures: the executors turn each into the run's SandboxError outcome
+  "src/executor/runners/runner-loader.ts": 5,
 };
 
 describe("error policy", () => {

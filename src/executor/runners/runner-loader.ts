@@ -288,8 +288,8 @@ export class RunnerLoader {
    * reached any host function had no effect outside its sandbox and is sent to another runner:
    * any number of times within {@link RUNNER_RETRY_WINDOW_MS} when no runner began it, once when
    * one did. A run its runner has not begun within {@link RUNNER_BEGIN_MS} is moved to an idle
-   * runner or one whose runs show progress, if there is one, never to one that may be blocked (at
-   * most once per other runner).
+   * runner or one whose runs show progress as soon as there is one, never to one that may be
+   * blocked (at most once per other runner).
    */
   private async run(dispatch: Dispatch, request: unknown, host: unknown): Promise<unknown> {
     const caller = this.callerOf();
@@ -346,19 +346,26 @@ export class RunnerLoader {
       this.slots.length - 1
         ? Promise.race([settled, this.after(RUNNER_BEGIN_MS)])
         : settled);
-      if (outcome === "late") {
-        const better = begun ? undefined : this.pick(caller, slot);
+      // Not begun in time: moved as soon as a better runner is there (looked for again every
+      // RUNNER_BEGIN_MS: a runner may be slow to begin for a while, e.g. a fresh one loading the
+      // shared worker's engine, while the others' runs are at a moment that may be blocking).
+      while (outcome === "late" && !begun) {
+        const better = this.pick(caller, slot);
         if (better && this.tier(better, this.now()) <= PROGRESSING) {
-          tracked.close();
-          slot.lateUntil = this.now() + RUNNER_STALL_MS;
-          // The cancelled copy begins nothing: it no longer counts as its caller's.
-          mine.caller = "";
-          moves++;
           chosen = better;
-          continue;
+          break;
         }
-        outcome = await settled;
+        outcome = await Promise.race([settled, this.after(RUNNER_BEGIN_MS)]);
       }
+      if (chosen) {
+        tracked.close();
+        slot.lateUntil = this.now() + RUNNER_STALL_MS;
+        // The cancelled copy begins nothing: it no longer counts as its caller's.
+        mine.caller = "";
+        moves++;
+        continue;
+      }
+      if (outcome === "late") outcome = await settled;
       if ("error" in outcome) {
         const failedAt = this.now();
         // Passed over briefly, doubling while it keeps failing (see RUNNER_RETRY_MS): a runner

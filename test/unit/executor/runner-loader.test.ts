@@ -529,5 +529,31 @@ describe("RunnerLoader", () => {
       expect(answer).toBe("restarting");
       expect(blocked.sent).toHaveLength(1);
     });
+
+    it("keeps looking for a better runner while its runner has not begun a run, and moves it once one shows progress", async () => {
+      // "cold" begins what it is sent only after 1.5 s (a fresh runner loading the engine).
+      const cold = runner(
+        "cold",
+        async (_kind, _code, host) => {
+          await tick(1_500);
+          begin(host);
+          return { answer: "cold" };
+        },
+        false,
+      );
+      // "busy"'s first run calls the host only after 400 ms (until then it may be blocking);
+      // later runs answer at once.
+      const busy = runner("busy", async (_kind, _code, host) => {
+        if (busy.sent.length > 1) return { answer: "busy" };
+        await tick(400);
+        void (host as { call(): Promise<unknown> }).call();
+        return new Promise(() => {});
+      });
+      const loader = new RunnerLoader([busy.api, cold.api]);
+      void run(loader, waitingHost()); // → busy (in turn)
+      const started = Date.now();
+      expect(await run(loader)).toBe("busy"); // → cold; moved once busy's run shows progress
+      expect(Date.now() - started).toBeLessThan(1_200);
+    });
   });
 });

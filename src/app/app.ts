@@ -18,6 +18,7 @@ import { isConfigKeyEntry, specsWithLaunch } from "./config/launch-specs";
 import { API_ROUTE, CODE_ROUTE, endpointsFor, type Endpoints } from "./endpoints";
 import { runSearch } from "./search-endpoint";
 import { callerOf } from "./runs/caller";
+import { placementCaller, runAsCaller } from "./placement-caller";
 import { RUNS_ROUTE, runsApi, type RunsReader } from "./runs/runs-api";
 import { FAVICON_SVG, statusPage } from "./status-page";
 import { statusReport } from "./status-report";
@@ -146,7 +147,10 @@ export function createApp(options: AppOptions): App {
     // Preflights carry no credentials; the MCP handler answers them with its CORS policy.
     if (c.apiKey && request.method !== "OPTIONS") await checkApiKey(request, c.apiKey);
     refuseAnonymous(request, c);
-    if (url.pathname === "/api/search") return runSearch(request, endpoints);
+    // Every run the request starts is placed for its caller (placement-caller.ts).
+    const caller = placementCaller(request, c, authInfo);
+    if (url.pathname === "/api/search")
+      return runAsCaller(caller, () => runSearch(request, endpoints));
     if (isRuns) return runsApi(request, endpoints.runs, runsReader(c, authInfo));
     if (url.pathname.startsWith(DEMO_API_BASE)) {
       const path = url.pathname.slice(DEMO_API_BASE.length) || "/";
@@ -156,7 +160,9 @@ export function createApp(options: AppOptions): App {
         ...(request.body ? { body: await request.arrayBuffer() } : {}),
       });
     }
-    return mcp(request, endpoints, url.pathname, callerAuth(request, c, authInfo));
+    return runAsCaller(caller, () =>
+      mcp(request, endpoints, url.pathname, callerAuth(request, c, authInfo)),
+    );
   };
   return { config, endpoints: endpointsOf, route };
 }

@@ -8,6 +8,7 @@
 import { clusterSecretOf } from "../executor/runners/cluster-secret";
 import { RunnerLoader } from "../executor/runners/runner-loader";
 import { trackHostCalls } from "../executor/runners/tracked-host";
+import { currentCaller } from "./placement-caller";
 import type { RunnerApi } from "../executor/runners/runner-protocol";
 
 /** The most runner bindings read (the launcher starts at most this many). */
@@ -33,6 +34,7 @@ export function sandboxLoader(env: Cloudflare.Env): WorkerLoader {
         Date.now,
         trackHostCalls,
         clusterSecretOf(env) ?? "",
+        currentCaller,
       ) as unknown as WorkerLoader)
     : env.LOADER;
 }

@@ -101,6 +101,9 @@ const SCRIPTS = [
     alone: true,
     env: { RUNAWAY_EXECUTORS: "shared-worker" },
   },
+  // Not listed: fair-share.mjs (issue #40: one client's native stalls on every runner, another
+  // client's searches never fail and never wait > 1 s). It fails until the pool keeps a spare
+  // runner (docs/local-runtime.md, "Placement"); run it by hand: node test/e2e/fair-share.mjs.
   // issue #40: the front's memory budget; measures the supervisor+front's memory, so alone, on
   // a server of its own (a shared server's memory would carry the scripts before it)
   { name: "front-memory", alone: true },

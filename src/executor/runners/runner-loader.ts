@@ -1,17 +1,32 @@
 /**
  * The host side of local sandbox runners: a Worker Loader look-alike that the executors use in
  * place of `env.LOADER` when the local server runs its sandboxes in runner processes
- * (docs/local-runtime.md). Each run goes to the least busy runner over Workers RPC; the executors
- * keep everything else on the host (code preparation, the host bridge and its limits, the run's
- * clock, reading the answer), so a runner only ever holds what the sandbox holds.
+ * (docs/local-runtime.md). The executors keep everything else on the host (code preparation, the
+ * host bridge and its limits, the run's clock, reading the answer), so a runner only ever holds
+ * what the sandbox holds.
  *
- * Runs avoid a runner whose runs have shown no progress for {@link RUNNER_STALL_MS} (a program
- * may be holding its thread). A runner that fails under a run (the supervisor replaced it because it stopped answering, or it
+ * Placement (docs/local-runtime.md, "Placement"): each run goes to the best runner by
+ * {@link RunnerTier}: one with nothing under way, then one whose runs all show progress (they
+ * call the host), then one that may be blocked (its newest run began less than
+ * {@link RUNNER_STALL_MS} ago and has neither called the host nor finished: a program that holds
+ * its thread looks exactly like this at first), then a stalled one (a run quiet for longer),
+ * then a resting one; within a tier the one with the fewest runs using its thread, ties in turn.
+ * A run quiet for longer than {@link RUNNER_HELD_MAX_MS} is not holding its runner's thread (the
+ * supervisor replaces a runner held that long, and its runs then fail): it waits on something
+ * (a run the host gave up on may live on in its runner) and stops counting against its runner,
+ * so such a run never keeps a runner out of use. One caller (src/app/placement-caller.ts) may have runs
+ * on at most all runners but one; its further runs go to runners it already uses, or wait
+ * (bounded) when all of those are stalled, so the last runner stays free for others.
+ *
+ * A runner that fails under a run (the supervisor replaced it because it stopped answering, or it
  * crashed) fails that run at once with {@link RUNNER_LOST}; runs on other runners go on. A runner
- * that failed is skipped for {@link RUNNER_REST_MS}, and a run that failed at once without
- * reaching the host is sent to the next runner, so a runner being replaced costs no run that had
- * not started. A runner being retired (runner-life.ts) begins no run: the run goes to another
- * runner, and the retiring one is passed over like one that failed.
+ * that failed, or refused a run (its slot's runner is not running yet: connection refused), is
+ * skipped for {@link RUNNER_RETRY_MS}, doubled for each failure in a row up to
+ * {@link RUNNER_RETRY_MAX_MS}, so a runner that just started is used within a moment; a run
+ * whose best runner may be blocked waits for such a rest to end rather than go there. A run that failed before reaching the host is sent to the next
+ * runner, so a runner being replaced costs no run that had not started. A runner being retired
+ * (runner-life.ts) begins no run: the run goes to another runner, and the retiring one is passed
+ * over for {@link RUNNER_REST_MS}.
  *
  * Does not do: load anything on the host. Deployed, the real `LOADER` binding is used instead.
  */
@@ -20,8 +35,9 @@ import { codeHash } from "./code-hash";
 import type { RunnerAnswer, RunnerApi } from "./runner-protocol";
 
 /**
- * How long a runner that failed is passed over: the supervisor replaces a runner in 1–2 s on a
- * 2-core machine (3 s leaves room on a loaded one).
+ * How long a runner that said it is retiring is passed over: the supervisor replaces a runner in
+ * 1–2 s on a 2-core machine (3 s leaves room on a loaded one). A run that failed later than this
+ * after it was sent is never sent again (it may have been the program holding the runner).
  */
 export const RUNNER_REST_MS = 3_000;
 
@@ -43,6 +59,62 @@ export const RUNNER_STALL_MS = 500;
  * with effects.
  */
 export const RUNNER_BEGIN_MS = 250;
+
+/**
+ * How long a run may go without a sign of progress and still be taken to hold its runner's
+ * thread. The supervisor replaces a runner whose `/health` goes unanswered for 10 s, and its runs
+ * then fail; so a run quiet for longer holds no thread: it waits on something (timers, or it is a
+ * run the host gave up on that lives on in its runner). Without this bound such a run marked its
+ * runner stalled for as long as it lived, and the host stopped sending runs to a healthy runner
+ * for minutes. 15 s: the watchdog's 10 s, its probe pause, and a loaded machine's slack.
+ */
+export const RUNNER_HELD_MAX_MS = 15_000;
+
+/**
+ * How long a runner that failed is passed over the first time: doubled for each failure in a row
+ * (a run it begins resets the count), at most {@link RUNNER_RETRY_MAX_MS}. Short on purpose: the
+ * supervisor replaces a failed runner within 1–2 s, and its slot refuses connections at once
+ * until then, so trying it again costs a run only a retry on another runner, while a rest of
+ * seconds hid a runner that had just started (its replacement, or a spare the supervisor brought
+ * up because every other runner is held) for that long: in e2e fair-share, a round of stalls 11 s
+ * after the first found two runners resting and all three went to the third.
+ */
+export const RUNNER_RETRY_MS = 100;
+
+/**
+ * The longest pause after failures in a row: a slot is tried at least this often while it keeps
+ * refusing (a refused connection costs next to nothing), so a runner that has just started is
+ * used within this long. A run whose best runner may be blocked waits this long at most for a
+ * resting runner instead.
+ */
+export const RUNNER_RETRY_MAX_MS = 400;
+
+/**
+ * How long a run that no runner began is sent on to other runners when they fail or refuse it:
+ * while every runner is being replaced (a round of blocking programs on all of them), a run is
+ * held on the host until one serves again, rather than failing.
+ */
+export const RUNNER_RETRY_WINDOW_MS = 5_000;
+
+/**
+ * Runs of one caller that may wait at once for a runner it may use (see {@link CALLER_BUSY});
+ * one more fails at once. Bounds what a caller that starts many blocking programs parks here.
+ */
+export const CALLER_QUEUE_MAX = 16;
+
+/**
+ * How long a caller's run waits for a runner it may use before it fails: past the time the
+ * supervisor takes to replace a runner that a program holds (10 s and a moment), after which the
+ * caller's runs there have failed and its runners serve again; below {@link RUNNER_HELD_MAX_MS}.
+ */
+export const CALLER_WAIT_MS = 12_000;
+
+/** Pause between two looks for a runner while a caller's run waits. */
+const CALLER_LOOK_MS = 50;
+
+/** The start of the message of a run that found no runner its caller may use. */
+export const CALLER_BUSY =
+  "this caller's runs already use every sandbox runner one caller may use, and none of them is free";
 
 /** What a {@link HostTracker} reports about one run on one runner. */
 export interface HostEvents {
@@ -107,21 +179,38 @@ const plainTracker: HostTracker = (host, events) => {
 /** What a cancelled copy of a run gets for a host call (it is never read: the run moved). */
 export const MOVED = "This run was moved to another runner; this copy may not call the host.";
 
+/** One run on one runner, as placement sees it. */
+interface RunOnSlot {
+  /** Whose run it is ("": no caller named, never capped). */
+  caller: string;
+  /** When it was sent, began, or a host call of it began or ended: its last sign of progress. */
+  lastProgress: number;
+  /** Host calls of it under way (it waits on the host, not on the runner's thread). */
+  inCall: number;
+  /** Whether it has called the host at all (one that has not may be holding the thread). */
+  called: boolean;
+}
+
 interface Slot {
   runner: RunnerApi;
-  busy: number;
+  /** Runs sent to it and not settled. */
+  runs: Set<RunOnSlot>;
   restUntil: number;
-  /** Host calls under way from its runs. */
-  calls: number;
-  /** Its runs with a host call under way (they wait on the host, not on the runner's thread). */
-  waiting: number;
-  /** When its runs last showed progress (a host call began or ended, a run finished). */
-  lastProgress: number;
-  /** When its current busy stretch began. */
-  since: number;
+  /** Refusals at once in a row (see RUNNER_RETRY_MS); a run it begins resets them. */
+  refusals: number;
   /** Until when it counts as stalled after failing to begin a run in time. */
   lateUntil: number;
 }
+
+/**
+ * How fit a runner is for a new run, best first (the module comment says why in this order).
+ * A runner's tier is the worst of its runs', or idle, stalled or resting by its own state.
+ */
+const IDLE = 0;
+const PROGRESSING = 1;
+const MAYBE_BLOCKED = 2;
+const STALLED = 3;
+const RESTING = 4;
 
 /** What the executors call on a loaded worker's entrypoint. */
 type Dispatch = (runner: RunnerApi, request: unknown, host: unknown) => Promise<RunnerAnswer>;
@@ -144,6 +233,8 @@ export class RunnerLoader {
   private next = 0;
   /** Stable workers' code hashes by id, each computed once (code-hash.ts). */
   private readonly hashes = new Map<string, Promise<string>>();
+  /** Runs waiting for a runner, per caller. */
+  private readonly waiting = new Map<string, number>();
 
   /**
    * @param runners - the runner bindings (at least one)
@@ -151,30 +242,30 @@ export class RunnerLoader {
    * @param track - how a run's host bridge is wrapped to watch its calls (see {@link HostTracker})
    * @param secret - the local cluster's secret (cluster-secret.ts), sent first in every call: a
    *   runner refuses calls without it
+   * @param callerOf - who is starting the run now ("": nobody in particular, never capped); the
+   *   Worker passes the caller of the request being served (src/app/placement-caller.ts)
    */
   constructor(
     runners: readonly RunnerApi[],
     private readonly now: () => number = Date.now,
     private readonly track: HostTracker = plainTracker,
     private readonly secret: string = "",
+    private readonly callerOf: () => string = () => "",
   ) {
     if (runners.length === 0)
       throw new CodeModeError("invalid_option", "RunnerLoader needs at least one runner binding.");
     this.slots = runners.map((runner) => ({
       runner,
-      busy: 0,
+      runs: new Set(),
       restUntil: 0,
-      calls: 0,
-      waiting: 0,
-      lastProgress: 0,
-      since: 0,
+      refusals: 0,
       lateUntil: 0,
     }));
   }
 
   /** Runs in flight per runner, in binding order (for the status report and tests). */
   busy(): number[] {
-    return this.slots.map((slot) => slot.busy);
+    return this.slots.map((slot) => slot.runs.size);
   }
 
   /** A fresh worker per run, on a runner chosen when the run starts. */
@@ -220,37 +311,54 @@ export class RunnerLoader {
   }
 
   /**
-   * Sends one run to a runner. A runner that fails is passed over for {@link RUNNER_REST_MS}
-   * (the supervisor is replacing it); a run whose runner failed at once, before the run reached
-   * any host function, had no effect outside its sandbox and is sent to another runner once. A
-   * run its runner has not begun within {@link RUNNER_BEGIN_MS} is moved to a runner that shows
-   * progress, if there is one (at most once per other runner).
+   * Sends one run to a runner. A runner that fails is passed over for a moment that doubles
+   * while it keeps failing ({@link RUNNER_RETRY_MS}); a run whose runner failed before the run
+   * reached any host function had no effect outside its sandbox and is sent to another runner:
+   * any number of times within {@link RUNNER_RETRY_WINDOW_MS} when no runner began it, once when
+   * one did. A run its runner has not begun within {@link RUNNER_BEGIN_MS} is moved to an idle
+   * runner or one whose runs show progress as soon as there is one, never to one that may be
+   * blocked (at most once per other runner).
    */
   private async run(dispatch: Dispatch, request: unknown, host: unknown): Promise<unknown> {
-    let retried = false;
+    const caller = this.callerOf();
+    const firstSent = this.now();
+    let retriesBegun = 0;
     let moves = 0;
     let retirements = 0;
+    let chosen: Slot | undefined;
     for (;;) {
-      const slot = this.pick();
+      // Placed at once when it can be (no await: the run is under way before this call returns).
+      let slot = chosen ?? this.pick(caller) ?? (await this.wait(caller));
+      // A runner that may be blocked costs a run up to 10 s and then its failure; one whose short
+      // rest is about to end costs a refused connection at worst: wait for that one (bounded).
+      for (
+        let looks = 0;
+        !chosen && looks < 8 && this.tier(slot, this.now()) >= MAYBE_BLOCKED;
+        looks++
+      ) {
+        const soon = this.restEndingSoon();
+        if (soon === undefined || soon - firstSent > RUNNER_RETRY_WINDOW_MS) break;
+        await new Promise((resolve) => setTimeout(resolve, Math.max(1, soon - this.now())));
+        slot = this.pick(caller) ?? (await this.wait(caller));
+      }
+      chosen = undefined;
       const sent = this.now();
-      if (slot.busy++ === 0) slot.since = sent;
+      const mine: RunOnSlot = { caller, lastProgress: sent, inCall: 0, called: false };
+      slot.runs.add(mine);
       let begun = false;
-      let ownCalls = 0;
       // Calls that end after their run settled (aborted with it) are no longer this slot's.
       let settledYet = false;
       const tracked = this.track(host, {
         onCall: (phase) => {
           if (settledYet) return;
-          const delta = phase === "start" ? 1 : -1;
-          slot.calls += delta;
-          ownCalls += delta;
-          // This run waits on the host while it has a call under way.
-          if (phase === "start" ? ownCalls === 1 : ownCalls === 0) slot.waiting += delta;
-          slot.lastProgress = this.now();
+          mine.inCall += phase === "start" ? 1 : -1;
+          mine.called = true;
+          mine.lastProgress = this.now();
         },
         onBegin: () => {
           begun = true;
-          slot.lastProgress = this.now();
+          slot.refusals = 0;
+          mine.lastProgress = this.now();
         },
       });
       const settled = dispatch(slot.runner, request, tracked.target).then(
@@ -260,31 +368,45 @@ export class RunnerLoader {
       // Registered first, so it runs before this function goes on.
       void settled.then(() => {
         settledYet = true;
-        slot.busy--;
-        if (ownCalls > 0) slot.waiting--;
-        slot.calls -= ownCalls;
-        ownCalls = 0;
-        slot.lastProgress = this.now();
+        slot.runs.delete(mine);
       });
       let outcome: { answer: RunnerAnswer } | { error: unknown } | "late" = await (moves <
       this.slots.length - 1
         ? Promise.race([settled, this.after(RUNNER_BEGIN_MS)])
         : settled);
-      if (outcome === "late") {
-        if (!begun && this.progressElsewhere(slot)) {
-          tracked.close();
-          slot.lateUntil = this.now() + RUNNER_STALL_MS;
-          moves++;
-          continue;
+      // Not begun in time: moved as soon as a better runner is there (looked for again every
+      // RUNNER_BEGIN_MS: a runner may be slow to begin for a while, e.g. a fresh one loading the
+      // shared worker's engine, while the others' runs are at a moment that may be blocking).
+      while (outcome === "late" && !begun) {
+        const better = this.pick(caller, slot);
+        if (better && this.tier(better, this.now()) <= PROGRESSING) {
+          chosen = better;
+          break;
         }
-        outcome = await settled;
+        outcome = await Promise.race([settled, this.after(RUNNER_BEGIN_MS)]);
       }
+      if (chosen) {
+        tracked.close();
+        slot.lateUntil = this.now() + RUNNER_STALL_MS;
+        // The cancelled copy begins nothing: it no longer counts as its caller's.
+        mine.caller = "";
+        moves++;
+        continue;
+      }
+      if (outcome === "late") outcome = await settled;
       if ("error" in outcome) {
         const failedAt = this.now();
-        slot.restUntil = failedAt + RUNNER_REST_MS;
+        // Passed over briefly, doubling while it keeps failing (see RUNNER_RETRY_MS): a runner
+        // being replaced serves again within 1–2 s, and trying it costs a refused connection.
+        slot.restUntil =
+          failedAt + Math.min(RUNNER_RETRY_MAX_MS, RUNNER_RETRY_MS * 2 ** slot.refusals++);
         const harmless = failedAt - sent < RUNNER_REST_MS && hostCalls(host) === 0;
-        if (!retried && harmless && this.slots.length > 1) {
-          retried = true;
+        // Never begun: the program did not run, so runners are tried until one takes it (within
+        // RUNNER_RETRY_WINDOW_MS). Begun: one more runner only, so a program that crashes its
+        // runner at once cannot crash them all.
+        const again = begun ? retriesBegun++ < 1 : failedAt - firstSent < RUNNER_RETRY_WINDOW_MS;
+        if (harmless && again) {
+          await this.firstRestEnd();
           continue;
         }
         throw new Error(
@@ -314,57 +436,133 @@ export class RunnerLoader {
     }
   }
 
+  /** When the first rest of at most RUNNER_RETRY_MAX_MS from now ends, if one does. */
+  private restEndingSoon(): number | undefined {
+    const now = this.now();
+    let soon: number | undefined;
+    for (const slot of this.slots)
+      if (slot.restUntil > now && slot.restUntil - now <= RUNNER_RETRY_MAX_MS)
+        soon = Math.min(soon ?? slot.restUntil, slot.restUntil);
+    return soon;
+  }
+
+  /** Waits until the first runner's rest ends, when every runner rests (a retry would fail). */
+  private async firstRestEnd(): Promise<void> {
+    const now = this.now();
+    const ends = Math.min(...this.slots.map((slot) => slot.restUntil));
+    if (ends > now) await new Promise((resolve) => setTimeout(resolve, ends - now));
+  }
+
   /** Settles with "late" after `ms` (the timer does not keep anything alive once it fired). */
   private after(ms: number): Promise<"late"> {
     return new Promise((resolve) => setTimeout(() => resolve("late"), ms));
   }
 
-  /** Whether another runner than `slot` is neither resting nor stalled. */
-  private progressElsewhere(slot: Slot): boolean {
-    const now = this.now();
-    return this.slots.some((other) => other !== slot && this.rank(other, now) === 0);
-  }
-
-  /** 0: ready; 1: stalled (busy without progress, or late to begin a run); 2: resting. */
-  private rank(slot: Slot, now: number): number {
-    if (slot.restUntil > now) return 2;
-    if (slot.lateUntil > now) return 1;
-    const stalled =
-      slot.busy > 0 &&
-      slot.calls === 0 &&
-      now - Math.max(slot.lastProgress, slot.since) > RUNNER_STALL_MS;
-    return stalled ? 1 : 0;
+  /**
+   * The runner for a run of `caller` that {@link pick} found none for: the run waits, looking
+   * again every {@link CALLER_LOOK_MS}, at most {@link CALLER_WAIT_MS}, with at most
+   * {@link CALLER_QUEUE_MAX} runs of the caller waiting at once.
+   */
+  private async wait(caller: string): Promise<Slot> {
+    const waiting = this.waiting.get(caller) ?? 0;
+    if (waiting >= CALLER_QUEUE_MAX)
+      throw new Error(
+        `${CALLER_BUSY}, and ${CALLER_QUEUE_MAX} more of its runs already wait for one. One caller (an OAuth user, or a client address) may use all runners but one, so that other callers always find one; its runs there have shown no progress for a while (programs holding their runner's thread). Wait for your runs to finish, then retry: the program did not start.`,
+      );
+    this.waiting.set(caller, waiting + 1);
+    try {
+      const deadline = this.now() + CALLER_WAIT_MS;
+      for (;;) {
+        await new Promise((resolve) => setTimeout(resolve, CALLER_LOOK_MS));
+        const slot = this.pick(caller);
+        if (slot) return slot;
+        if (this.now() >= deadline)
+          throw new Error(
+            `${CALLER_BUSY} (waited ${CALLER_WAIT_MS} ms). One caller (an OAuth user, or a client address) may use all runners but one, so that other callers always find one; its runs there have shown no progress (programs holding their runner's thread). Retry once they ended: the program did not start.`,
+          );
+      }
+    } finally {
+      const left = (this.waiting.get(caller) ?? 1) - 1;
+      if (left > 0) this.waiting.set(caller, left);
+      else this.waiting.delete(caller);
+    }
   }
 
   /**
-   * The runner for the next run: one that is neither resting nor stalled if there is one; among
-   * those the one with the fewest runs using its thread (runs waiting on a host call do not), then
-   * the fewest runs in all; ties taken in turn.
+   * How fit `slot` is for a new run (IDLE … RESTING): its own rest or lateness, else the worst of
+   * its runs' tiers. A run is progressing while it waits in a host call, or when it has called
+   * the host and shown progress within {@link RUNNER_STALL_MS}; it may be blocking when it has
+   * not called the host yet and began less than that ago; stalled when quiet for longer; and
+   * quiet past {@link RUNNER_HELD_MAX_MS} it holds no thread (see there) and counts as waiting.
    */
-  private pick(): Slot {
+  private tier(slot: Slot, now: number): number {
+    if (slot.restUntil > now) return RESTING;
+    if (slot.lateUntil > now) return STALLED;
+    let tier = IDLE;
+    for (const run of slot.runs) {
+      const quiet = now - run.lastProgress;
+      const own =
+        run.inCall > 0 || quiet > RUNNER_HELD_MAX_MS
+          ? PROGRESSING
+          : quiet > RUNNER_STALL_MS
+            ? STALLED
+            : run.called
+              ? PROGRESSING
+              : MAYBE_BLOCKED;
+      if (own > tier) tier = own;
+    }
+    return tier;
+  }
+
+  /**
+   * The runner for the next run of `caller` (other than `except`): the best tier, then the
+   * fewest runs using its thread, then the fewest runs, ties in turn. A caller with runs on all
+   * runners but one already is kept to those runners: it gets the best of them unless every one
+   * is stalled or resting, and then none (its run waits: {@link wait}).
+   */
+  private pick(caller: string, except?: Slot): Slot | undefined {
     const now = this.now();
     const count = this.slots.length;
+    const capped =
+      caller !== "" &&
+      count > 1 &&
+      this.slots.filter((slot) => usedBy(slot, caller)).length >= count - 1;
     let best: Slot | undefined;
-    let bestRank = 3;
+    let bestTier = RESTING + 1;
+    let bestLoad = 0;
     for (let i = 0; i < count; i++) {
       const slot = this.slots[(this.next + i) % count]!;
-      const r = this.rank(slot, now);
-      if (!best || r < bestRank || (r === bestRank && load(slot) < load(best))) {
+      if (slot === except || (capped && !usedBy(slot, caller))) continue;
+      const tier = this.tier(slot, now);
+      const load = threadLoad(slot, now);
+      if (!best || tier < bestTier || (tier === bestTier && load < bestLoad)) {
         best = slot;
-        bestRank = r;
+        bestTier = tier;
+        bestLoad = load;
       }
     }
     this.next = (this.next + 1) % count;
-    return best!;
+    if (capped && bestTier >= STALLED) return undefined;
+    return best;
   }
 }
 
+/** Whether `caller` has a run on `slot`. */
+function usedBy(slot: Slot, caller: string): boolean {
+  for (const run of slot.runs) if (run.caller === caller) return true;
+  return false;
+}
+
 /**
- * How loaded a runner's thread is, for choosing: runs on it that are not waiting on the host
- * first (a program computing, or holding the thread, delays every run beside it), then all runs.
+ * How loaded a runner's thread is, for choosing within a tier: its runs that may be using the
+ * thread first (not waiting in a host call, not quiet past RUNNER_HELD_MAX_MS: a program
+ * computing, or holding the thread, delays every run beside it), then all its runs.
  */
-function load(slot: Slot): number {
-  return (slot.busy - slot.waiting) * 1_000 + slot.busy;
+function threadLoad(slot: Slot, now: number): number {
+  let using = 0;
+  for (const run of slot.runs)
+    if (run.inCall === 0 && now - run.lastProgress <= RUNNER_HELD_MAX_MS) using++;
+  return using * 1_000 + slot.runs.size;
 }
 
 function errorText(error: unknown): string {

@@ -4,11 +4,17 @@
 // runaway, runner-kill, native-stall).
 import { describe, expect, it } from "vitest";
 import {
+  CALLER_BUSY,
+  CALLER_QUEUE_MAX,
+  CALLER_WAIT_MS,
   MOVED,
   RUNNER_BEGIN_MS,
   RUNNER_GAVE_UP,
+  RUNNER_HELD_MAX_MS,
   RUNNER_LOST,
   RUNNER_REST_MS,
+  RUNNER_RETRY_MS,
+  RUNNER_RETRY_WINDOW_MS,
   RUNNER_STALL_MS,
   RunnerLoader,
 } from "../../../src/executor/runners/runner-loader";
@@ -47,6 +53,28 @@ function run(loader: RunnerLoader, host: unknown = { calls: 0 }) {
   };
   return entry.run({}, host);
 }
+
+/** Runs once through the loader's `get` face, as the shared-worker executor does. */
+function runShared(loader: RunnerLoader, host: unknown = { calls: 0 }) {
+  const entry = loader.get("engine", () => CODE).getEntrypoint() as unknown as {
+    run(request: unknown, host: unknown): Promise<unknown>;
+  };
+  return entry.run({}, host);
+}
+
+/** A host bridge whose calls never end (a run waiting on the host), counting as one made. */
+const waitingHost = () => ({ calls: 0, call: () => new Promise(() => {}) });
+
+/** A handler whose run calls the host once and then never ends (it waits on the host). */
+const waitsOnHost: Handler = (_kind, _code, host) => {
+  void (host as { call(): Promise<unknown> }).call();
+  return new Promise(() => {});
+};
+
+/** A handler whose run never calls the host and never ends (a program holding its thread). */
+const holds: Handler = () => new Promise(() => {});
+
+const tick = (ms = 0) => new Promise((r) => setTimeout(r, ms));
 
 describe("RunnerLoader", () => {
   it("sends each run to the least busy runner, ties in turn", async () => {
@@ -275,5 +303,309 @@ describe("RunnerLoader", () => {
     void run(loader, host);
     void run(loader, host);
     expect(loader.busy()).toEqual([1, 3]);
+  });
+
+  describe("placement (issue 40: one client can starve everyone)", () => {
+    for (const [face, start] of [
+      ["load", run],
+      ["get (the shared worker)", runShared],
+    ] as const) {
+      it(`through ${face}: passes over a runner whose newest run began < RUNNER_STALL_MS ago without calling the host, for one whose runs show progress`, async () => {
+        let now = 1_000;
+        const blocked = runner("blocked", holds);
+        // "working"'s runs call the host once (the call ends at once) and go on computing.
+        const working = runner("working", (_kind, _code, host) => {
+          void (host as { call(): Promise<unknown> }).call();
+          return new Promise(() => {});
+        });
+        const loader = new RunnerLoader([blocked.api, working.api], () => now);
+        const host = { calls: 0, call: async () => "ok" };
+        // Each run begins before the next starts (through get, the code's hash is computed first,
+        // by crypto.subtle: a few milliseconds).
+        void start(loader, host); // both idle: taken in turn → blocked, which holds its thread
+        await tick(20);
+        void start(loader, host); // → working
+        await tick(20);
+        void start(loader, host); // → working (blocked's run has not called the host)
+        await tick(20);
+        expect(loader.busy()).toEqual([1, 2]);
+        // 100 ms after the blocking program began: working is busier, but its runs have shown
+        // progress and blocked's has not, so blocked may be held.
+        now += 100;
+        void start(loader, host);
+        await tick(20);
+        now += RUNNER_STALL_MS - 200;
+        void start(loader, host);
+        await tick(20);
+        expect(loader.busy()).toEqual([1, 4]);
+        expect(blocked.sent).toHaveLength(1);
+      });
+    }
+
+    it("never moves a run its runner is late to begin onto a runner that may be blocked (a shared worker's first run asks for its code)", async () => {
+      const blocked = runner("blocked", holds);
+      // A runner without the engine's code asks for it first, slowly (a loaded machine).
+      const fresh = runner(
+        "fresh",
+        async (_kind, code, host) => {
+          if (code === null) {
+            await tick(RUNNER_BEGIN_MS + 100);
+            return { missingCode: true };
+          }
+          begin(host);
+          return { answer: "fresh" };
+        },
+        false,
+      );
+      const loader = new RunnerLoader([blocked.api, fresh.api]);
+      void runShared(loader); // → blocked, which holds its thread from now on
+      const answer = await Promise.race([runShared(loader), tick(3_000).then(() => "no answer")]);
+      expect(answer).toBe("fresh");
+      expect(blocked.sent).toHaveLength(1);
+    });
+
+    it("keeps one caller to all runners but one: its run waits while its runners are stalled, another caller's takes the last", async () => {
+      let now = 1_000;
+      let who = "address:203.0.113.7";
+      const gates: (() => void)[] = [];
+      // a's first run waits for the test; every other run holds its runner.
+      const a = runner("a", () =>
+        a.sent.length > 1
+          ? new Promise(() => {})
+          : new Promise((r) => gates.push(() => r({ answer: "a" }))),
+      );
+      const b = runner("b", holds);
+      const c = runner("c", holds);
+      const loader = new RunnerLoader(
+        [a.api, b.api, c.api],
+        () => now,
+        undefined,
+        "",
+        () => who,
+      );
+      void run(loader); // → a
+      void run(loader); // → b
+      now += RUNNER_STALL_MS + 1; // both stalled
+      void run(loader); // its third: waits, though c is free
+      await tick(120);
+      expect(loader.busy()).toEqual([1, 1, 0]);
+      who = "oauth:someone-else";
+      void run(loader); // another caller's run takes the last runner
+      expect(loader.busy()).toEqual([1, 1, 1]);
+      // Once one of its runs ends, its waiting run takes that runner.
+      gates.shift()!();
+      await tick(120);
+      expect(loader.busy()).toEqual([1, 1, 1]);
+      expect([a.sent.length, b.sent.length, c.sent.length]).toEqual([2, 1, 1]);
+    });
+
+    it("lets a capped caller add runs to its own runners while they show progress, never the last one", async () => {
+      const who = "oauth:heavy-user";
+      const a = runner("a", waitsOnHost);
+      const b = runner("b", waitsOnHost);
+      const c = runner("c", waitsOnHost);
+      const loader = new RunnerLoader(
+        [a.api, b.api, c.api],
+        () => 0,
+        undefined,
+        "",
+        () => who,
+      );
+      for (let i = 0; i < 6; i++) void run(loader, waitingHost());
+      expect(loader.busy()).toEqual([3, 3, 0]);
+    });
+
+    it("does not cap runs that name no caller (a local server's clients all share one address)", async () => {
+      let now = 1_000;
+      const [a, b, c] = ["a", "b", "c"].map((name) => runner(name, holds));
+      const loader = new RunnerLoader(
+        [a!.api, b!.api, c!.api],
+        () => now,
+        undefined,
+        "",
+        () => "",
+      );
+      void run(loader);
+      void run(loader);
+      now += RUNNER_STALL_MS + 1;
+      void run(loader);
+      expect(loader.busy()).toEqual([1, 1, 1]);
+    });
+
+    it("bounds a caller's waiting runs and their wait, each with a clear error", async () => {
+      let now = 1_000;
+      const a = runner("a", holds);
+      const b = runner("b", holds);
+      const loader = new RunnerLoader(
+        [a.api, b.api],
+        () => now,
+        undefined,
+        "",
+        () => "oauth:u1",
+      );
+      void run(loader); // → a: all runners but one
+      now += RUNNER_STALL_MS + 1;
+      const waiting = Array.from({ length: CALLER_QUEUE_MAX }, () =>
+        run(loader).then(
+          () => new Error("ran"),
+          (e: unknown) => e as Error,
+        ),
+      );
+      const over = (await run(loader).catch((e: unknown) => e)) as Error;
+      expect(over.message).toContain(CALLER_BUSY);
+      expect(over.message).toMatch(
+        /16 more of its runs already wait.*the program did not start\.$/,
+      );
+      expect(loader.busy()).toEqual([1, 0]);
+      now += CALLER_WAIT_MS;
+      const errors = await Promise.all(waiting);
+      for (const error of errors) {
+        expect(error).toBeInstanceOf(Error);
+        expect(error.message).toContain(`${CALLER_BUSY} (waited ${CALLER_WAIT_MS} ms)`);
+      }
+      expect(b.sent).toHaveLength(0);
+    });
+
+    it("stops counting a run quiet past RUNNER_HELD_MAX_MS against its runner (it holds no thread), so the runner is used again", async () => {
+      let now = 1_000;
+      // a's first run never calls the host and never ends (a run the host gave up on, living on
+      // in its runner); every later run waits on the host.
+      const a = runner("a", (kind, code, host) =>
+        a.sent.length === 1 ? new Promise(() => {}) : waitsOnHost(kind, code, host),
+      );
+      const b = runner("b", waitsOnHost);
+      const loader = new RunnerLoader([a.api, b.api], () => now);
+      void run(loader, waitingHost()); // → a (in turn)
+      void run(loader, waitingHost()); // → b
+      now += RUNNER_STALL_MS + 1;
+      void run(loader, waitingHost()); // a is stalled: → b
+      expect(a.sent).toHaveLength(1);
+      now += RUNNER_HELD_MAX_MS;
+      void run(loader, waitingHost());
+      void run(loader, waitingHost());
+      expect(a.sent.length).toBeGreaterThan(1);
+    });
+
+    it("tries a runner that refused a run at once (not running yet) again after RUNNER_RETRY_MS, doubling in a row", async () => {
+      let now = 1_000;
+      let down = true;
+      const a = runner(
+        "a",
+        async (_kind, _code, host) => {
+          if (down) throw new Error("connect ECONNREFUSED 127.0.0.1:40001");
+          begin(host);
+          return { answer: "a" };
+        },
+        false,
+      );
+      // b's first run waits on the host for good (b is busy from then on); later ones answer.
+      const b = runner("b", (kind, code, host) =>
+        b.sent.length === 1 ? waitsOnHost(kind, code, host) : Promise.resolve({ answer: "b" }),
+      );
+      const loader = new RunnerLoader([a.api, b.api], () => now);
+      void run(loader, waitingHost()); // → a, refused at once → b
+      await tick();
+      expect([a.sent.length, b.sent.length]).toEqual([1, 1]);
+      now += RUNNER_RETRY_MS + 1;
+      expect(await run(loader)).toBe("b"); // a tried again, refused again: it rests twice as long
+      expect(a.sent).toHaveLength(2);
+      now += RUNNER_RETRY_MS * 1.5;
+      expect(await run(loader)).toBe("b");
+      expect(a.sent).toHaveLength(2);
+      down = false; // its runner has started
+      now += RUNNER_RETRY_MS;
+      expect(await run(loader)).toBe("a");
+      expect(a.sent).toHaveLength(3);
+    });
+
+    it("sends a run refused at once on to every other runner in turn until one takes it", async () => {
+      const refuses = () =>
+        runner("down", async () => Promise.reject(new Error("ECONNREFUSED")), false);
+      const [a, b] = [refuses(), refuses()];
+      const c = runner("c");
+      const loader = new RunnerLoader([a.api, b.api, c.api], () => 0);
+      expect(await run(loader)).toBe("c");
+      expect([a.sent.length, b.sent.length, c.sent.length]).toEqual([1, 1, 1]);
+    });
+
+    it("tries a runner that failed under a run again after RUNNER_RETRY_MS, not after a rest of seconds (its replacement serves within 1–2 s)", async () => {
+      let now = 1_000;
+      let replaced = false;
+      const a = runner("a", async () => {
+        if (replaced) return { answer: "a" };
+        now += 10_000; // held until the supervisor replaced it
+        throw new Error("Network connection lost.");
+      });
+      const b = runner("b", waitsOnHost);
+      const loader = new RunnerLoader([a.api, b.api], () => now);
+      await expect(run(loader)).rejects.toThrow(RUNNER_LOST);
+      replaced = true;
+      void run(loader, waitingHost()); // a rests: → b, which then waits on the host
+      now += RUNNER_RETRY_MS + 1;
+      expect(await run(loader)).toBe("a");
+    });
+
+    it("holds a run no runner began while every runner is being replaced, until one serves (within RUNNER_RETRY_WINDOW_MS)", async () => {
+      const started = Date.now();
+      const refusing = (name: string) =>
+        runner(
+          name,
+          async (_kind, _code, host) => {
+            if (Date.now() - started < 400) throw new Error("connect ECONNREFUSED");
+            begin(host);
+            return { answer: name };
+          },
+          false,
+        );
+      const loader = new RunnerLoader([refusing("a").api, refusing("b").api]);
+      expect(["a", "b"]).toContain(await run(loader));
+      expect(Date.now() - started).toBeLessThan(RUNNER_RETRY_WINDOW_MS);
+    });
+
+    it("waits for a runner whose short rest is about to end rather than send a run to one that may be blocked", async () => {
+      let refusals = 1;
+      const blocked = runner("blocked", holds);
+      const restarting = runner(
+        "restarting",
+        async (_kind, _code, host) => {
+          if (refusals-- > 0) throw new Error("connect ECONNREFUSED");
+          begin(host);
+          return { answer: "restarting" };
+        },
+        false,
+      );
+      const loader = new RunnerLoader([blocked.api, restarting.api]);
+      void run(loader); // → blocked (in turn), which holds its thread from now on
+      // → restarting, refused at once; blocked may be held, restarting's rest ends in a moment.
+      const answer = await Promise.race([run(loader), tick(3_000).then(() => "no answer")]);
+      expect(answer).toBe("restarting");
+      expect(blocked.sent).toHaveLength(1);
+    });
+
+    it("keeps looking for a better runner while its runner has not begun a run, and moves it once one shows progress", async () => {
+      // "cold" begins what it is sent only after 1.5 s (a fresh runner loading the engine).
+      const cold = runner(
+        "cold",
+        async (_kind, _code, host) => {
+          await tick(1_500);
+          begin(host);
+          return { answer: "cold" };
+        },
+        false,
+      );
+      // "busy"'s first run calls the host only after 400 ms (until then it may be blocking);
+      // later runs answer at once.
+      const busy = runner("busy", async (_kind, _code, host) => {
+        if (busy.sent.length > 1) return { answer: "busy" };
+        await tick(400);
+        void (host as { call(): Promise<unknown> }).call();
+        return new Promise(() => {});
+      });
+      const loader = new RunnerLoader([busy.api, cold.api]);
+      void run(loader, waitingHost()); // → busy (in turn)
+      const started = Date.now();
+      expect(await run(loader)).toBe("busy"); // → cold; moved once busy's run shows progress
+      expect(Date.now() - started).toBeLessThan(1_200);
+    });
   });
 });

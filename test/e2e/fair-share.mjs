@@ -1,0 +1,111 @@
+// Issue #40, "Fair share": one client runs as many native-code stalls as there are runners, twice,
+// 11 s apart (the second round meets runners that the first got replaced, coming back). On each
+// executor (EXECUTOR=isolate-per-run and shared-worker, FAIR_SHARE_EXECUTORS picks) another
+// client's trivial `search`, every 100 ms, never fails and never waits more than 1 s, and a third
+// client's searches started 100–500 ms after each round's stalls never land on a stall's runner
+// (a run that does waits for the runner's replacement and fails naming it).
+//
+// The stalls hold their runner's thread in native code, where no operation budget counts: a
+// catastrophic `/i` regex in the per-run isolate (V8's linear fallback does not take `i`), and in
+// the shared worker, whose engine ends that regex by its step budget, a scan over an array-like
+// object of length 2³² − 1 (the engine's `indexOf` walks every index in native code; it is not
+// an array, so the native charges, which go by an array's length, do not see it; V8 answers it
+// at once).
+//
+// On a local server every client comes from the same loopback address, so the per-caller cap
+// (src/app/placement-caller.ts) does not separate these clients: what keeps the others served is
+// the pool itself (placement away from blocked runners, and a spare runner when every runner is
+// held: docs/local-runtime.md, "Placement").
+import { connect, pollSearch, timedCall, TRIVIAL_SEARCH } from "./support/load-clients.mjs";
+import { hostReplacements, replacements } from "./support/replacements.mjs";
+import { check, withServer } from "./support/server.mjs";
+
+const RUNNERS = 3;
+const MAX_WAIT_MS = 1_000;
+const ROUND_GAP_MS = 11_000;
+const PROBE_DELAYS_MS = [100, 200, 300, 400, 500];
+const ALL_EXECUTORS = ["isolate-per-run", "shared-worker"];
+const EXECUTORS = (process.env.FAIR_SHARE_EXECUTORS ?? ALL_EXECUTORS.join(","))
+  .split(",")
+  .map((e) => e.trim());
+check(
+  EXECUTORS.length > 0 && EXECUTORS.every((e) => ALL_EXECUTORS.includes(e)),
+  `FAIR_SHARE_EXECUTORS must list ${ALL_EXECUTORS.join(" and/or ")}, comma-separated; got "${process.env.FAIR_SHARE_EXECUTORS}"`,
+);
+const REGEX = `async () => /(a+)+$/i.test("a".repeat(45) + "!")`;
+const SCAN = `async () => Array.prototype.indexOf.call({ length: 2 ** 32 - 1 }, 1)`;
+/** @type {Record<string, string[]>} */
+const STALLS = {
+  "isolate-per-run": [REGEX, REGEX, REGEX],
+  "shared-worker": [SCAN, SCAN, SCAN],
+};
+
+/**
+ * Which runner a "runner stopped" error names ("… stopped (runner 2: …)"), if any.
+ * @param {import("./support/load-clients.mjs").Outcome} outcome
+ */
+const runnerOf = (outcome) => /stopped \(runner (\d+)/.exec(outcome.text)?.[1];
+
+/** @param {number} ms */
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** @type {string[]} */
+const failures = [];
+for (const executor of EXECUTORS)
+  await withServer(
+    { EXECUTOR: executor, SANDBOX_RUNNERS: String(RUNNERS) },
+    async ({ url, output }) => {
+      const { client: staller } = await connect(url, { name: "e2e-staller" });
+      const { client: prober } = await connect(url, { name: "e2e-prober" });
+      const poller = await pollSearch(url);
+      await sleep(1_000);
+      const replacedBefore = replacements(output()).length;
+      /** @type {{ round: number, stalls: Promise<import("./support/load-clients.mjs").Outcome>[], probes: Promise<import("./support/load-clients.mjs").Outcome & { delay: number }>[] }[]} */
+      const rounds = [];
+      const firstAt = Date.now();
+      for (const round of [1, 2]) {
+        await sleep(firstAt + (round - 1) * ROUND_GAP_MS - Date.now());
+        const stalls = (STALLS[executor] ?? []).map((code) => timedCall(staller, "execute", code));
+        const probes = PROBE_DELAYS_MS.map(async (delay) => {
+          await sleep(delay);
+          return { delay, ...(await timedCall(prober, "search", TRIVIAL_SEARCH, 60_000)) };
+        });
+        rounds.push({ round, stalls, probes });
+      }
+      for (const { round, stalls, probes } of rounds) {
+        const ended = await Promise.all(stalls);
+        const stallRunners = new Set(ended.map(runnerOf).filter((r) => r !== undefined));
+        console.log(
+          `e2e fair-share: ${executor}: round ${round}: the stalls ended after ${ended.map((s) => s.ms).join(", ")} ms: ${ended.map((s) => (runnerOf(s) ? `runner ${runnerOf(s)} lost` : (s.thrown ?? s.text).slice(0, 60))).join("; ")}`,
+        );
+        for (const probe of await Promise.all(probes)) {
+          const on = runnerOf(probe);
+          const where = `${executor}: round ${round}: a search started ${probe.delay} ms after the stalls`;
+          console.log(
+            `e2e fair-share: ${where}: ${probe.ok ? "answered" : "failed"} after ${probe.ms} ms${on ? ` (on runner ${on})` : ""}`,
+          );
+          if (on && stallRunners.has(on))
+            failures.push(`${where} landed on a stall's runner (${on})`);
+          if (!probe.ok || probe.text !== "2")
+            failures.push(`${where} failed: ${(probe.thrown ?? probe.text).slice(0, 200)}`);
+          else if (probe.ms > MAX_WAIT_MS)
+            failures.push(`${where} waited ${probe.ms} ms (> ${MAX_WAIT_MS})`);
+        }
+      }
+      await sleep(1_000);
+      const polled = await poller.stop();
+      console.log(
+        `e2e fair-share: ${executor}: the other client: ${polled.calls} searches, p50 ${polled.p50Ms} ms, longest ${polled.longestMs} ms, ${polled.failures.length} failed; ${replacements(output()).length - replacedBefore} runner(s) replaced`,
+      );
+      for (const f of polled.failures) failures.push(`${executor}: a trivial search failed: ${f}`);
+      if (polled.longestMs > MAX_WAIT_MS)
+        failures.push(
+          `${executor}: a trivial search waited ${polled.longestMs} ms (> ${MAX_WAIT_MS})`,
+        );
+      for (const line of hostReplacements(output())) failures.push(`${executor}: ${line}`);
+      await staller.close().catch(() => {});
+      await prober.close().catch(() => {});
+    },
+  );
+check(failures.length === 0, `\n${failures.join("\n")}`);
+console.log("e2e fair-share: another client was served throughout, on every executor — ok");

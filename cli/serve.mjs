@@ -11,6 +11,7 @@ import { Worker } from "node:worker_threads";
 import { basename, extname, resolve } from "node:path";
 import { clusterSecret, shareSecretWithParent } from "./local-server/cluster-secret.mjs";
 import { bodyBudgetSetting } from "./local-server/body-budget.mjs";
+import { createSocketFolder } from "./local-server/socket-folder.mjs";
 import { supervise } from "./local-server/supervise.mjs";
 import { workerdV8Flags } from "./local-server/v8-flags.mjs";
 import { maxRunsSetting } from "./local-server/runner-retirement.mjs";
@@ -73,6 +74,8 @@ export async function serve({ label, env, persist, log, progress, cleanup, refus
   // travels to the runtimes in their messages (cluster-secret.mjs). A bench that measures the
   // runtimes' own ports may ask for it over its IPC channel.
   shareSecretWithParent(env);
+  // The runners' RPC sockets: in a folder only this user can enter (socket-folder.mjs).
+  const sockets = createSocketFolder();
   await supervise({
     port,
     runners,
@@ -89,13 +92,14 @@ export async function serve({ label, env, persist, log, progress, cleanup, refus
         runners: addresses,
         secret: clusterSecret,
       }),
-    runner: (rpcPort) =>
+    runner: (index) =>
       runnerMessage({
         scriptPath: RUNNER_SCRIPT,
         compatibilityDate: worker.compatibility_date,
-        rpcPort,
+        rpcHost: sockets.runner(index).host,
         secret: clusterSecret,
       }),
+    runnerSocket: (index) => sockets.runner(index),
     env: {
       ...process.env,
       CLOUDFLARE_CF_FETCH_ENABLED: "false",
@@ -104,7 +108,10 @@ export async function serve({ label, env, persist, log, progress, cleanup, refus
     },
     log,
     label,
-    cleanup: () => cleanup?.(),
+    cleanup: () => {
+      sockets.remove();
+      cleanup?.();
+    },
   });
 }
 

@@ -1,7 +1,7 @@
 /**
  * The sandbox runners (docs/local-runtime.md): workerd processes that run every program, each in
- * a slot with a fixed RPC port (chosen by the OS at the slot's first start, then kept: a
- * replacement binds the same port, so the host's service binding holds). Two decisions live
+ * a slot with a fixed RPC address (a Unix socket in the server's private folder:
+ * socket-folder.mjs; a replacement binds the same name, so the host's service binding holds). Two decisions live
  * here, each unit-tested with fake runtimes and a fake clock (test/unit/cli/runner-pool.test.ts):
  *
  * - **Replace.** A runner that exits, reports a crash or shows no progress for
@@ -49,7 +49,7 @@ const FAILURE_WINDOW_MS = 60_000;
 
 /**
  * @typedef {import("./runtime.mjs").Runtime} Runtime
- * @typedef {{ index: number, rpcPort: number, runtime: Runtime | null, failures: number, retired: number, retiring: boolean, startedAt: number }} RunnerSlot
+ * @typedef {{ index: number, runtime: Runtime | null, failures: number, retired: number, retiring: boolean, startedAt: number }} RunnerSlot
  * @typedef {{ begun: number, underWay: number, retiring: boolean }} RunnerCounts
  */
 
@@ -57,7 +57,7 @@ const FAILURE_WINDOW_MS = 60_000;
  * @typedef {object} RunnerPool
  * @property {RunnerSlot[]} slots
  * @property {() => Promise<boolean>} start - starts every slot's runner; whether all started
- * @property {() => string[]} addresses - the runners' RPC addresses (host:port), once started
+ * @property {() => string[]} addresses - the runners' RPC addresses, slot by slot
  * @property {(slot: RunnerSlot, runtime: Runtime, reason: string) => Promise<void>} replace
  * @property {() => Promise<void>} retireLoop - retires runners as they come due, until stopped
  * @property {(slot: RunnerSlot, runtime: Runtime, begun: number, unasked?: boolean) => Promise<void>} retire
@@ -69,8 +69,10 @@ const FAILURE_WINDOW_MS = 60_000;
  * @param {object} options
  * @param {number} options.count
  * @param {(slot: RunnerSlot, onCrash: (runtime: Runtime) => void) => Promise<Runtime | null>} options.launch -
- *   starts the slot's runner on `slot.rpcPort` (0: any) and resolves once it answers (null: it did
- *   not start); the pool keeps the port from the runtime's `rpcUrl`
+ *   starts the slot's runner on its RPC address and resolves once it answers (null: it did not
+ *   start)
+ * @param {(index: number) => string} options.addressOf - slot `index`'s RPC address, as the
+ *   host's service binding connects to it
  * @param {(runtime: Runtime, onStuck: (reason: string) => void) => void} options.watch - starts
  *   its watchdog (watchdog.mjs, with {@link RUNNER_STUCK_MS})
  * @param {(runtime: Runtime) => Promise<boolean>} options.askToRetire - POST /retire; agreed?
@@ -86,6 +88,7 @@ const FAILURE_WINDOW_MS = 60_000;
 export function createRunnerPool({
   count,
   launch,
+  addressOf,
   watch,
   askToRetire,
   counts,
@@ -104,7 +107,6 @@ export function createRunnerPool({
   for (let index = 1; index <= count; index++)
     slots.push({
       index,
-      rpcPort: 0,
       runtime: null,
       failures: 0,
       retired: 0,
@@ -124,7 +126,6 @@ export function createRunnerPool({
     // Ended while starting: a failure to start, which the caller counts.
     if (!started.isRunning()) return false;
     slot.runtime = started;
-    if (started.rpcUrl) slot.rpcPort = Number(new URL(started.rpcUrl).port);
     void started.exited.then(() => {
       if (slot.runtime === started) void replace(slot, started, "it exited");
     });
@@ -229,7 +230,7 @@ export function createRunnerPool({
     // At the server's start a runner that does not start stops the server (the cause is in its
     // output, which the launcher shows): no retries.
     start: async () => (await Promise.all(slots.map((slot) => start(slot)))).every(Boolean),
-    addresses: () => slots.map((slot) => `127.0.0.1:${slot.rpcPort}`),
+    addresses: () => slots.map((slot) => addressOf(slot.index)),
     replace,
     retire,
     stop: () => {

@@ -73,7 +73,9 @@ const describe = (runtime) => `${runtime.name} (workerd pid ${runtime.pid}, port
  * @param {(runnerAddresses: string[]) => RuntimeMessage} options.host - the host runtime's
  *   options, given the runners' RPC addresses
  * @param {number} options.runners - how many sandbox runners (0: sandboxes run in the host)
- * @param {(rpcPort: number) => RuntimeMessage} options.runner - a runner's options
+ * @param {(index: number) => RuntimeMessage} options.runner - runner `index`'s options
+ * @param {(index: number) => { address: string, clear: () => void }} options.runnerSocket - runner
+ *   `index`'s RPC socket: the address the host connects to, and the clearing of a stale file
  * @param {NodeJS.ProcessEnv} options.env - the runtimes' process environment
  * @param {() => void} options.cleanup - runs before the process exits
  * @param {(line: string) => void} [options.log]
@@ -92,6 +94,7 @@ export async function supervise({
   host,
   runners,
   runner,
+  runnerSocket,
   env,
   cleanup,
   log = console.log,
@@ -154,11 +157,14 @@ export async function supervise({
     log,
     label,
     fail,
+    addressOf: (index) => runnerSocket(index).address,
     launch: async (slot, onCrash) => {
+      // A runner that ended leaves its socket file: its replacement binds the same name.
+      runnerSocket(slot.index).clear();
       /** @type {Runtime} */
       const runtime = runtimes.start({
         name: `runner ${slot.index}`,
-        message: runner(slot.rpcPort),
+        message: runner(slot.index),
         onCrashLine: () => onCrash(runtime),
       });
       const started = await ready(runtime);

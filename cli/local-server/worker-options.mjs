@@ -121,17 +121,19 @@ export function hostMessage({ configFile, config, bindings, persist, runners, se
 }
 
 /**
- * A runner's message: the runner Worker with the Worker Loader, its RPC entrypoint on a fixed
- * loopback port (a replacement takes the same port, so the host's binding stays valid).
+ * A runner's message: the runner Worker with the Worker Loader, its RPC entrypoint on a Unix
+ * socket of a fixed name in the server's private folder (socket-folder.mjs: a replacement binds
+ * the same name, so the host's binding stays valid, and no other user can reach or take it).
  * @param {object} options
  * @param {string} options.scriptPath - dist/worker/runner.js
  * @param {string} options.compatibilityDate
- * @param {number} options.rpcPort
+ * @param {string} options.rpcHost - the host of its RPC socket: `unix:<path>` in the server's
+ *   private socket folder (socket-folder.mjs)
  * @param {string} options.secret - this server's cluster secret: the runner serves RPC, `/health`
  *   and `/retire` only to callers that send it
  * @returns {import("./runtime-host.mjs").RuntimeMessage}
  */
-export function runnerMessage({ scriptPath, compatibilityDate, rpcPort, secret }) {
+export function runnerMessage({ scriptPath, compatibilityDate, rpcHost, secret }) {
   return {
     options: {
       host: "127.0.0.1",
@@ -147,12 +149,9 @@ export function runnerMessage({ scriptPath, compatibilityDate, rpcPort, secret }
           compatibilityDate,
           workerLoaders: { LOADER: {} },
           bindings: { [CLUSTER_SECRET_BINDING]: secret },
-          unsafeDirectSockets: [
-            { entrypoint: RUNNER_ENTRYPOINT, host: "127.0.0.1", port: rpcPort },
-          ],
+          unsafeDirectSockets: [{ entrypoint: RUNNER_ENTRYPOINT, host: rpcHost, port: 0 }],
         },
       ],
     },
-    rpc: { worker: "sandbox-runner", entrypoint: RUNNER_ENTRYPOINT },
   };
 }

@@ -5,7 +5,9 @@
 // runtime's direct socket (with a forged CF-Connecting-IP) and its Miniflare port, and
 // Miniflare's loopback servers (a forged log line). Meanwhile and after, the public front serves,
 // no runner retires or is replaced, and the forged line never reaches the server's output.
+import { readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
+import { dirname } from "node:path";
 import { pathToFileURL } from "node:url";
 import { listeningPorts, parentOf } from "./support/listening-ports.mjs";
 import { connect, timedCall } from "./support/load-clients.mjs";
@@ -50,11 +52,39 @@ export default {
 };`;
 
 /**
- * Tries the runner RPC socket at `port` from a workerd of this script's own.
- * @param {number} port
+ * The Unix sockets the processes `pids` listen on (/proc/net/unix, matched by the sockets in
+ * each process's open files): a runner's RPC socket file.
+ * @param {number[]} pids
+ * @returns {string[]}
+ */
+function unixSocketsOf(pids) {
+  const inodes = new Set();
+  for (const pid of pids)
+    for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+      try {
+        const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+        if (m) inodes.add(m[1]);
+      } catch {
+        // closed meanwhile
+      }
+    }
+  return [
+    ...new Set(
+      readFileSync("/proc/net/unix", "utf8")
+        .split("\n")
+        .map((line) => line.trim().split(/\s+/))
+        .filter((f) => f.length >= 8 && inodes.has(f[6]) && /runner-\d+\.sock:0$/.test(f[7] ?? ""))
+        .map((f) => /** @type {string} */ (f[7])),
+    ),
+  ];
+}
+
+/**
+ * Tries the runner RPC socket at `address` from a workerd of this script's own.
+ * @param {string} address - an external service address (`unix:<path>`)
  * @returns {Promise<Record<string, { answered?: unknown, refused?: string }>>}
  */
-async function attackRpc(port) {
+async function attackRpc(address) {
   const mf = new Miniflare(
     convertV4MiniflareOptions({
       log: new Log(LogLevel.NONE),
@@ -64,7 +94,7 @@ async function attackRpc(port) {
           modules: true,
           script: ATTACKER,
           compatibilityDate: "2026-08-01",
-          serviceBindings: { RUNNER: { external: { address: `127.0.0.1:${port}`, http: {} } } },
+          serviceBindings: { RUNNER: { external: { address, http: {} } } },
         },
       ],
     }),
@@ -122,10 +152,21 @@ await withServer({ SANDBOX_RUNNERS: "2" }, async ({ url, output }) => {
   check(loopbacks.length >= 3, `Miniflare's loopback ports: ${loopbacks.join(", ") || "none"}`);
   const failures = [];
 
-  // A runner's RPC socket: load/get refused, in both forms.
-  for (const runner of runners) {
-    check(runner.rpc.length === 1, `runner RPC port is not one of ${runner.rpc.join(", ")}`);
-    const tries = await attackRpc(/** @type {number} */ (runner.rpc[0]));
+  // A runner's RPC: on no TCP port at all (a port is open to every process and free to take
+  // between a runner's end and its replacement's start), but a Unix socket in a folder only this
+  // user can enter (cli/local-server/socket-folder.mjs). A process of this user may reach it:
+  // load/get are still refused without the cluster secret, in both forms.
+  for (const runner of runners)
+    check(runner.rpc.length === 0, `runner RPC on TCP port(s) ${runner.rpc.join(", ")}`);
+  const sockets = unixSocketsOf(runners.map((r) => r.pid));
+  check(sockets.length === 2, `expected 2 runner sockets, found: ${sockets.join(", ")}`);
+  for (const file of sockets) {
+    const folder = statSync(dirname(file));
+    if ((folder.mode & 0o077) !== 0 || folder.uid !== process.getuid?.())
+      failures.push(
+        `runner socket folder ${dirname(file)} is mode ${(folder.mode & 0o777).toString(8)}`,
+      );
+    const tries = await attackRpc(`unix:${file}`);
     for (const [name, outcome] of Object.entries(tries))
       if (!outcome.refused?.includes("serves only the local server that started it"))
         failures.push(`runner RPC ${name}: ${JSON.stringify(outcome).slice(0, 300)}`);

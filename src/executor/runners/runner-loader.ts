@@ -324,7 +324,8 @@ export class RunnerLoader {
     const firstSent = this.now();
     let retriesBegun = 0;
     let moves = 0;
-    let retirements = 0;
+    /** The runners that answered they are retiring, during this run's placement. */
+    const retiring = new Set<Slot>();
     let chosen: Slot | undefined;
     for (;;) {
       // Placed at once when it can be (no await: the run is under way before this call returns).
@@ -418,8 +419,12 @@ export class RunnerLoader {
       if ("retiring" in answer) {
         // The supervisor is retiring this runner (runner-life.ts): it began nothing. Passed
         // over until its fresh successor serves; the run goes to another runner.
+        // Counted by runner, not by answer: a retiring runner may be looked at again once its
+        // rest ends (placement holds runs while every runner rests), and two answers of one
+        // runner are not "every runner".
         slot.restUntil = this.now() + RUNNER_REST_MS;
-        if (++retirements < this.slots.length) continue;
+        retiring.add(slot);
+        if (retiring.size < this.slots.length) continue;
         throw new Error(
           `${RUNNER_LOST}: every runner was retiring at once (the local server retires one at a time; with a single runner, or when another process on this machine sent them POST /retire, it is replaced within seconds). Retrying is safe: the program did not start.`,
         );

@@ -79,7 +79,7 @@ describe("the launcher's side (cli/local-server/cluster-secret.mjs)", () => {
     const runner = runnerMessage({
       scriptPath: "/x/runner.js",
       compatibilityDate: "2026-01-01",
-      rpcPort: 1,
+      rpcHost: "unix:/private/runner-1.sock",
       secret,
     });
     for (const message of [host, runner]) {

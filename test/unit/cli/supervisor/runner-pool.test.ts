@@ -33,12 +33,13 @@ function poolOf(count: number, { maxRuns = 20, failLaunches = 0 } = {}) {
     label: "test",
     log: (line: string) => lines.push(line),
     fail: (code: number) => failed.push(code),
+    addressOf: (index: number) => `unix:/private/runner-${index}.sock:0`,
     launch: async (slot: any) => {
       if (failing > 0) {
         failing--;
         return null;
       }
-      const runtime = fakeRuntime(`runner ${slot.index}`, slot.rpcPort || 30_000 + slot.index);
+      const runtime = fakeRuntime(`runner ${slot.index}`);
       launched.push(runtime);
       return runtime as any;
     },
@@ -60,14 +61,16 @@ function poolOf(count: number, { maxRuns = 20, failLaunches = 0 } = {}) {
 const live = (pool: any) => pool.slots.map((slot: any) => slot.runtime?.name ?? null);
 
 describe("the runner pool", () => {
-  it("keeps each slot's RPC port for its next runner", async () => {
+  it("gives the host each slot's RPC address, the same for its next runner", async () => {
     const { pool, stuck, clock, launched } = poolOf(2);
     expect(await pool.start()).toBe(true);
-    expect(pool.addresses()).toEqual(["127.0.0.1:30001", "127.0.0.1:30002"]);
+    const addresses = pool.addresses();
+    expect(addresses).toEqual(["unix:/private/runner-1.sock:0", "unix:/private/runner-2.sock:0"]);
     stuck.get(launched[0]!)!("it stopped answering");
     await clock.advance(1_000);
     expect(launched).toHaveLength(3);
-    expect(launched[2]!.rpcUrl).toBe("http://127.0.0.1:30001");
+    expect(pool.slots[0]!.runtime).toBe(launched[2]);
+    expect(pool.addresses()).toEqual(addresses);
   });
 
   it("a retirement whose runs stay under way (given up on by the host) ends at its deadline", async () => {
@@ -178,6 +181,7 @@ describe("the runner pool", () => {
     await clockless.pool.start();
     // Later starts fail three times, then succeed.
     let failures = 3;
+    let starts = 0;
     const original = clockless.launched;
     const pool = createRunnerPool({
       count: 1,
@@ -185,9 +189,10 @@ describe("the runner pool", () => {
       label: "test",
       log: () => {},
       fail: () => {},
-      launch: async (slot: any) => {
-        if (slot.rpcPort && failures-- > 0) return null;
-        const runtime = fakeRuntime("runner 1", 30_001);
+      addressOf: () => "unix:/private/runner-1.sock:0",
+      launch: async () => {
+        if (starts++ > 0 && failures-- > 0) return null;
+        const runtime = fakeRuntime("runner 1");
         original.push(runtime);
         return runtime as any;
       },

@@ -12,6 +12,7 @@ export {
 } from "../../src/app/config/setting-names";
 export { apiToolText } from "../../src/app/api-tool-text";
 export { readConfig, formatProblems } from "../../src/app/config/config";
+export { specDefinesAuth } from "../../src/app/config/spec-auth";
 export { COMPACT_SPECS } from "../../src/app/generated/specs";
 export { compileSpec } from "../../src/openapi/compile-spec";
 export { findSpecProblems, specVersionOf } from "../../src/openapi/check-spec";

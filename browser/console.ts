@@ -96,6 +96,8 @@ const svg = (tag: string, attrs: Record<string, string | number>, text?: unknown
 const ms = (n: number): string =>
   n >= 1000 ? (n / 1000).toFixed(1) + " s" : Math.round(n) + " ms";
 const time = (t: number): string => new Date(t).toLocaleString();
+/** `1 host call`, `2 host calls`: a count with its noun in the right number. */
+const count = (n: number, noun: string): string => n + " " + noun + (n === 1 ? "" : "s");
 
 async function load(more: boolean): Promise<void> {
   const status = $("runs-status", HTMLElement);
@@ -116,7 +118,7 @@ async function load(more: boolean): Promise<void> {
     next = data.nextCursor;
     $("runs-more", HTMLButtonElement).hidden = !next;
     render();
-    status.textContent = runs.length + " runs";
+    status.textContent = count(runs.length, "run");
     table.dataset.state = "loaded";
   } catch (error) {
     status.textContent = String((error as Error).message || error);
@@ -250,9 +252,9 @@ async function detail(id: string): Promise<void> {
     "caller " + run.caller,
     "server " + run.server,
     ms(run.durationMs),
-    run.operations + " operations",
-    run.hostCalls + " host calls",
-    run.resultBytes + " result bytes",
+    count(run.operations, "operation"),
+    count(run.hostCalls, "host call"),
+    count(run.resultBytes, "result byte"),
     run.error ? run.error.name + ": " + run.error.message : "",
   ]
     .filter(Boolean)
@@ -279,7 +281,8 @@ async function detail(id: string): Promise<void> {
         return row;
       }),
     );
-    if (run.droppedCalls) calls.append(el("tr", "… " + run.droppedCalls + " more calls not kept"));
+    if (run.droppedCalls)
+      calls.append(el("tr", "… " + count(run.droppedCalls, "more call") + " not kept"));
   }
   $("run-logs", HTMLElement).textContent =
     run.logs.map((l) => (l.level === "log" ? "" : "[" + l.level + "] ") + l.message).join("\n") ||

@@ -260,6 +260,14 @@ export async function planLaunch({ label, product, env, log, progress, warn }) {
     { SPEC: "demo-api", APPROVALS: "off", ...settings },
     Object.keys(specTexts),
     servers,
+    // A missing API_TOKEN is noted below unless the spec defines no authentication.
+    (/** @type {string} */ name) => {
+      try {
+        return product.specDefinesAuth(JSON.parse(specTexts[name] ?? "{}"));
+      } catch {
+        return true;
+      }
+    },
   );
   if (!checked.ok) fail(product.formatProblems(checked.problems));
   for (const warning of checked.config.warnings) warn(`${label}: note: ${warning}`);

@@ -2,8 +2,8 @@
  * Sandbox extension for OpenAPI search (shipped as `ext-openapi.js`): `codemode.spec()` answers
  * inside the isolate, from the compact spec shipped with the run, so a search program can walk
  * thousands of operations without a host round trip per read. `$ref`s resolve lazily on first
- * read, each place its own object (the resolution work is shared); refs within a cycle group read
- * as `{ $circular: "#/components/schemas/X" }` (see src/openapi/lazy-view.ts). Nothing is decoded before the code calls `spec()`, and then only what it reads.
+ * read and are memoized; refs within a cycle group read as `{ $circular: "#/components/schemas/X" }`
+ * (see src/openapi/lazy-view.ts). Nothing is decoded before the code calls `spec()`, and then only what it reads.
  *
  * Every read of a lazy value counts against the run's operation budget, so a program that
  * serializes an enormous spec is stopped like a runaway loop instead of holding the isolate.

@@ -35,6 +35,29 @@ export function calledWhileLoading(label: string): string {
   return `${label}() was called from the program's top level, while its module was still loading: host calls work only once the run has started. Call it inside the default export (\`export default async () => { … }\`).`;
 }
 
+/**
+ * Why `fetch()` fails in a program, naming what to use instead. The sandbox has no network (the
+ * per-run isolate's `globalOutbound: null`; the engine has no fetch): workerd's own refusal
+ * tells the program to use "bindings in env", which a program does not have. So both harnesses
+ * put a `fetch` in place that says where calls go: `<namespace>.request()` when the run has one
+ * (an OpenAPI server's execute), else the functions the run does have.
+ * @param namespaces - the run's namespaces (functions by name) as the program will see them
+ * @returns the error message
+ */
+export function fetchRefusal(namespaces: ReadonlyMap<string, Record<string, unknown>>): string {
+  const why = "fetch() is not available here: programs have no network access.";
+  for (const [namespace, api] of namespaces)
+    if (typeof api["request"] === "function")
+      return `${why} Call the API with ${namespace}.request({ method, path, query, body }) instead; the host adds the credentials.`;
+  const names: string[] = [];
+  for (const [namespace, api] of namespaces)
+    for (const name of Object.keys(api))
+      if (typeof api[name] === "function") names.push(`${namespace}.${name}()`);
+  if (names.length === 0) return why;
+  const list = names.length > 6 ? `${names.slice(0, 6).join(", ")}, …` : names.join(", ");
+  return `${why} Use the functions this tool provides instead (${list}: see the tool's description).`;
+}
+
 /** An extension module: adds functions to a namespace. */
 export interface SandboxExtension {
   install(api: Record<string, unknown>, data: string | Uint8Array): void;

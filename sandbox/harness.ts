@@ -15,7 +15,13 @@
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { createConsoleCapture, type ConsoleCapture } from "./console-capture";
 import { encodeValue, decodeValue } from "./codec";
-import { calledWhileLoading, loadExtension, resultText, toSandboxError } from "./harness-shared";
+import {
+  calledWhileLoading,
+  fetchRefusal,
+  loadExtension,
+  resultText,
+  toSandboxError,
+} from "./harness-shared";
 import {
   OVERTIME_MS,
   type HostBridgeApi,
@@ -48,6 +54,7 @@ const setTimer = setTimeout;
 const clearTimer = clearTimeout;
 const ErrorClass = Error;
 const RangeErrorClass = RangeError;
+const TypeErrorClass = TypeError;
 
 /**
  * Whether this isolate's built-ins are wrapped for their native work (sandbox/native-charges.ts):
@@ -109,6 +116,14 @@ export default class SandboxHarness extends WorkerEntrypoint {
           writable: false,
         });
       }
+      // The isolate has no network (globalOutbound: null), but workerd's refusal points to
+      // "bindings in env", which a program has none of: say what to call instead.
+      const refusal = fetchRefusal(namespaces);
+      defineProperty(globalThis, "fetch", {
+        value: () => reject(new TypeErrorClass(refusal)),
+        configurable: true,
+        writable: true,
+      });
       // Last before the program's module: the extensions' own set-up is not charged.
       if (!chargesInstalled) {
         chargesInstalled = true;

@@ -69,6 +69,7 @@ export class CodeModeError extends Error {
 export const SANDBOX_ERRORS = {
   ApiError: "a non-2xx answer; has status, headers, body",
   RequestRefusedError: "not sent: off-spec or not approved; the message says what to fix",
+  NetworkError: "the API could not be reached; the message names the host and if anything was sent",
   UpstreamToolError: "the tool reported an error; the message is its text",
   LimitError: "a run limit was hit; catching it does not help",
 } as const;

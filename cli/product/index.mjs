@@ -13,6 +13,7 @@ export {
 export { apiToolText } from "../../src/app/api-tool-text";
 export { readConfig, formatProblems } from "../../src/app/config/config";
 export { DEFAULT_LIMITS } from "../../src/executor/limits";
+export { specDefinesAuth } from "../../src/app/config/spec-auth";
 export { COMPACT_SPECS } from "../../src/app/generated/specs";
 export { compileSpec } from "../../src/openapi/compile-spec";
 export { findSpecProblems, specVersionOf } from "../../src/openapi/check-spec";

@@ -16,7 +16,13 @@ import { blockCodeGeneration, blockNetwork, capProxyKeys, installTimers } from "
 import { installCharges } from "../native-charges";
 import { createConsoleCapture } from "../console-capture";
 import { decodeValue, encodeValue } from "../codec";
-import { calledWhileLoading, loadExtension, resultText, toSandboxError } from "../harness-shared";
+import {
+  calledWhileLoading,
+  fetchRefusal,
+  loadExtension,
+  resultText,
+  toSandboxError,
+} from "../harness-shared";
 import type { SandboxError, SandboxExtensionRequest, SandboxResponse } from "../protocol";
 import { configure, usage } from "../runtime.js";
 import { utf8Bytes } from "../truncate";
@@ -137,7 +143,7 @@ export async function run(
     }
     installCharges(charge);
     blockCodeGeneration();
-    blockNetwork();
+    blockNetwork(fetchRefusal(namespaces));
     // Every error walks the stack in native code the interrupt handler cannot see: a program
     // that overflows the stack in a loop would spend its time there. V8's default depth.
     defineProperty(ErrorClass, "stackTraceLimit", {

@@ -7,6 +7,7 @@
 const g = globalThis as unknown as Record<string, unknown>;
 const { defineProperty } = Object;
 const reject = Promise.reject.bind(Promise);
+const TypeErrorClass = TypeError;
 
 /**
  * `setTimeout` and `clearTimeout` on the runner's clock (the engine has no timers of its own);
@@ -38,14 +39,12 @@ export function installTimers(timer: (ms: number) => Promise<void>): void {
   }
 }
 
-/** `fetch` fails as it does in the per-run isolate: the sandbox has no network. */
-export function blockNetwork(): void {
-  const refuse = (): Promise<never> =>
-    reject(
-      new TypeError(
-        "This worker is not permitted to access the internet: reach the outside world through the provided namespaces (for example codemode.*).",
-      ),
-    );
+/**
+ * `fetch` fails as it does in the per-run isolate: the sandbox has no network.
+ * @param message - what the error says instead (harness-shared.ts `fetchRefusal`)
+ */
+export function blockNetwork(message: string): void {
+  const refuse = (): Promise<never> => reject(new TypeErrorClass(message));
   defineProperty(g, "fetch", { value: refuse, configurable: true, writable: true });
 }
 

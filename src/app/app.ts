@@ -23,6 +23,7 @@ import { RUNS_ROUTE, runsApi, type RunsReader } from "./runs/runs-api";
 import { FAVICON_SVG, statusPage } from "./status-page";
 import { statusReport } from "./status-report";
 import { toolsListCountsWithLaunch, type ToolsListCounts } from "./tools-list-count";
+import { specDefinesAuth } from "./config/spec-auth";
 
 /** Options of {@link createApp}. */
 export interface AppOptions {
@@ -60,12 +61,20 @@ export function createApp(options: AppOptions): App {
       Object.entries(settings).filter(([k, v]) => typeof v === "string" && isConfigKeyEntry(k)),
     );
     if (memo?.key !== key || memo.specs !== specs) {
-      const servers = (name: string) =>
-        (JSON.parse(specs[name] ?? "{}") as { servers?: { url?: unknown }[] }).servers ?? [];
+      const parsed = new Map<string, unknown>();
+      const doc = (name: string) => {
+        if (!parsed.has(name)) parsed.set(name, JSON.parse(specs[name] ?? "{}"));
+        return parsed.get(name) as { servers?: { url?: unknown }[] };
+      };
       memo = {
         key,
         specs,
-        checked: readConfig(settings, Object.keys(specs), servers),
+        checked: readConfig(
+          settings,
+          Object.keys(specs),
+          (name) => doc(name).servers ?? [],
+          (name) => specDefinesAuth(doc(name)),
+        ),
       };
     }
     return memo.checked;

@@ -40,9 +40,10 @@ export function statusPage(
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Code Mode MCP server</title><link rel="icon" href="/favicon.ico" type="image/svg+xml">
 <style>
+*,*::before,*::after{box-sizing:border-box}
 body{font:15px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:60rem;padding:0 1rem;color:#1d1d1f}
 h1{font-size:1.5rem}h2{font-size:1.1rem;margin-top:1.8rem;border-bottom:1px solid #ddd}
-table{border-collapse:collapse;margin:.4rem 0}td,th{border:1px solid #ddd;padding:.25rem .6rem;text-align:left;overflow-wrap:anywhere}
+table{border-collapse:collapse;margin:.4rem 0;display:block;max-width:100%;overflow-x:auto}td,th{border:1px solid #ddd;padding:.25rem .6rem;text-align:left;overflow-wrap:break-word}
 th{background:#f5f5f7}code,pre,textarea{font:13px ui-monospace,monospace}
 textarea{width:100%;min-height:9rem}pre{background:#f5f5f7;padding:.6rem;overflow:auto;max-height:28rem;white-space:pre-wrap;overflow-wrap:anywhere}
 .warn{color:#8a5300}.bad{color:#b00020}.muted{color:#666}${CONSOLE_STYLE}

@@ -112,7 +112,8 @@ export function apiRequester(options: ApiRequesterOptions) {
     let pathParams: Record<string, string> = {};
     if (options.validate) {
       const checked = validateRequest(options.spec, request);
-      if (!checked.ok) throw new RequestRefusedError(`${checked.message} Nothing was sent.`);
+      if (!checked.ok)
+        throw new RequestRefusedError(`${endSentence(checked.message)} Nothing was sent.`);
       operation = checked.operation;
       pathParams = checked.pathParams;
     } else {
@@ -132,4 +133,9 @@ export function apiRequester(options: ApiRequesterOptions) {
       return approved(request, operation, pathParams, signal);
     return send(request, operation, pathParams, signal);
   };
+}
+
+/** `text` ending as a sentence: a validation list ends with a problem, not with a period. */
+function endSentence(text: string): string {
+  return /[.!?]$/.test(text) ? text : `${text}.`;
 }

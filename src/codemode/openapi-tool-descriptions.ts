@@ -57,7 +57,7 @@ export function executeDescription(input: OpenApiDescriptionInput): string {
     "type Req = { method: string; path: string; query?: Record<string, unknown>; body?: unknown; headers?: Record<string, string> };",
     'request<T = any>(r: Req & { response?: "body" }): Promise<T>; // the 2xx body (parsed JSON, text, bytes or null); any other status throws ApiError { status, headers, body }',
     'request(r: Req & { response: "full" }): Promise<{ status: number; ok: boolean; headers: Record<string, string>; body: any }>; // every status, no throw (Link headers, 404 vs 200)',
-    `${sandboxErrorsLine(["ApiError", "RequestRefusedError", "LimitError"])} codemode.spec() works here too.`,
+    `${sandboxErrorsLine(["ApiError", "RequestRefusedError", "NetworkError", "LimitError"])} codemode.spec() works here too.`,
     `Chain calls and filter; return only the answer (max ${kb(input.maxResultBytes)} KB).`,
     `Example: async () => { try { return await codemode.request({ method: "GET", path: "${example}" }); } catch (e) { if (e.name === "ApiError") return { status: e.status, body: e.body }; throw e; } }`,
     input.extra?.trim() ?? "",

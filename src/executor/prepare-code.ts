@@ -109,13 +109,9 @@ function syntaxError(error: unknown): PrepareError {
   const message = String(err.message ?? error).replace(/ \(\d+:\d+\)$/, "");
   const line = err.loc?.line ?? 1;
   const column = (err.loc?.column ?? 0) + 1;
-  return {
-    ok: false,
-    name: "SyntaxError",
-    message: `${message} (line ${line}, column ${column})`,
-    line,
-    column,
-  };
+  // The position travels in `line`/`column` (the tool result prints it once, after the
+  // message), as it does for runtime errors: in the message too, it was printed twice.
+  return { ok: false, name: "SyntaxError", message, line, column };
 }
 
 const FENCE = /^([ \t]*)(`{3,}|~{3,})[ \t]*([\w+-]*)[^\n]*\n([\s\S]*?)^\1?\2[ \t]*$/m;

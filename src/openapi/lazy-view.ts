@@ -14,12 +14,8 @@
  * hundreds of schemas, and one `JSON.stringify` never finished. To follow a marked ref, read the
  * schema it names (`components.schemas.X`).
  *
- * Every place gets its own view: two `$ref`s to one schema (or a schema reached through a ref and
- * through `components`) read as two objects, so a program that changes one never sees the change
- * in the other, as with a fully inlined document. What is reused is the resolution work, never a
- * mutable object: the raw target of each pointer (a packed spec decodes a component once), the
- * merge of a ref's siblings into its target, the cycle group of each pointer. A view costs one
- * object with an accessor per nested value, made only when its place is read.
+ * Memoization: a node's view depends only on the group of the target that encloses it, so views
+ * are memoized per (node, enclosing group): at most one view per node and group.
  */
 import { getAtPointer } from "./json-pointer";
 import type { CircularMarker } from "./types";
@@ -27,6 +23,7 @@ import type { CircularMarker } from "./types";
 /** The cycle group of the target enclosing a node; `undefined` outside every group. */
 interface Context {
   group: number;
+  key: string;
 }
 
 type Node = Record<string, unknown> | unknown[];
@@ -57,21 +54,6 @@ export function deferredObject(
 
 /** Marks an accessor that has not materialized yet (`undefined` is a legitimate view). */
 const UNSET: unique symbol = Symbol("unset");
-
-/** Marks a pointer that resolves to nothing (`null` is a legitimate target). */
-const MISSING: unique symbol = Symbol("missing");
-
-/** Sets an own data property; a key named `__proto__` stays a key (assigning would set the prototype). */
-function defineOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === "__proto__")
-    Object.defineProperty(target, key, {
-      value,
-      writable: true,
-      enumerable: true,
-      configurable: true,
-    });
-  else target[key] = value;
-}
 
 /**
  * Defines `key` on `target` as an enumerable accessor that computes its value once and calls
@@ -113,12 +95,8 @@ export function lazyField(
 export class LazyResolver {
   readonly #root: unknown;
   readonly #groupOf: Map<string, number>;
-  /** One context per cycle group (contexts are compared by group only). */
-  readonly #contexts: Context[] = [];
-  /** Pointer → raw target ({@link MISSING} when the pointer resolves to nothing). */
-  readonly #targets = new Map<string, unknown>();
-  /** A ref node with siblings → its target with the siblings merged in (raw, never shown). */
-  readonly #merged = new WeakMap<object, Record<string, unknown>>();
+  readonly #free = new WeakMap<object, unknown>();
+  readonly #scoped = new Map<string, WeakMap<object, unknown>>();
 
   readonly #tick: (() => void) | undefined;
   readonly #lookup: ((pointer: string) => unknown) | undefined;
@@ -164,9 +142,14 @@ export class LazyResolver {
     if (value === null || typeof value !== "object") return value;
     const ref = (value as { $ref?: unknown }).$ref;
     if (typeof ref === "string") return this.#enter(ref, value as Record<string, unknown>, ctx);
-    return Array.isArray(value)
+    const memo = this.#memo(ctx);
+    const cached = memo.get(value);
+    if (cached !== undefined) return cached;
+    const made = Array.isArray(value)
       ? this.#array(value, ctx)
       : this.#object(value as Record<string, unknown>, ctx);
+    memo.set(value, made);
+    return made;
   }
 
   /** Follows a ref: a circular marker, or the target's view in the context the target opens. */
@@ -178,33 +161,34 @@ export class LazyResolver {
     const group = this.#groupOf.get(ref);
     if (group !== undefined && ctx?.group === group)
       return { $circular: ref } satisfies CircularMarker;
-    const target = this.#target(ref);
+    let target = this.#lookup ? this.#lookup(ref) : getAtPointer(this.#root, ref);
     if (target === undefined) return refNode ? this.#object(refNode, undefined) : undefined;
-    const next = group === undefined ? undefined : (this.#contexts[group] ??= { group });
+    const next: Context | undefined =
+      group === undefined ? undefined : { group, key: String(group) };
     // OpenAPI 3.1 lets a reference carry its own summary/description (and a 3.1 schema may
     // carry any keyword beside $ref): siblings override the target's fields.
     if (refNode && target !== null && typeof target === "object" && !Array.isArray(target)) {
-      let merged = this.#merged.get(refNode);
-      if (merged === undefined) {
-        const keys = Object.keys(refNode);
-        if (keys.length > 1) {
-          merged = { ...(target as Record<string, unknown>) };
-          for (const key of keys) if (key !== "$ref") defineOwn(merged, key, refNode[key]);
-          this.#merged.set(refNode, merged);
-        }
+      const keys = Object.keys(refNode);
+      if (keys.length > 1) {
+        const memo = this.#memo(next);
+        const cached = memo.get(refNode);
+        if (cached !== undefined) return cached;
+        const merged: Record<string, unknown> = { ...(target as Record<string, unknown>) };
+        for (const key of keys) if (key !== "$ref") merged[key] = refNode[key];
+        target = merged;
+        const made = this.#object(merged, next);
+        memo.set(refNode, made);
+        return made;
       }
-      if (merged !== undefined) return this.#object(merged, next);
     }
     return this.#view(target, next);
   }
 
-  /** The raw value `ref` points to, looked up once per pointer. */
-  #target(ref: string): unknown {
-    const known = this.#targets.get(ref);
-    if (known !== undefined) return known === MISSING ? undefined : known;
-    const target = this.#lookup ? this.#lookup(ref) : getAtPointer(this.#root, ref);
-    this.#targets.set(ref, target === undefined ? MISSING : target);
-    return target;
+  #memo(ctx: Context | undefined): WeakMap<object, unknown> {
+    if (!ctx) return this.#free;
+    let memo = this.#scoped.get(ctx.key);
+    if (!memo) this.#scoped.set(ctx.key, (memo = new WeakMap()));
+    return memo;
   }
 
   #object(raw: Record<string, unknown>, ctx: Context | undefined): Record<string, unknown> {
@@ -221,8 +205,16 @@ export class LazyResolver {
         }
       }
       const value = raw[key];
-      if (value === null || typeof value !== "object") defineOwn(out, key, value);
-      else this.#lazy(out, key, value, ctx);
+      if (value === null || typeof value !== "object") {
+        if (key === "__proto__")
+          Object.defineProperty(out, key, {
+            value,
+            writable: true,
+            enumerable: true,
+            configurable: true,
+          });
+        else out[key] = value;
+      } else this.#lazy(out, key, value, ctx);
     }
     return out;
   }

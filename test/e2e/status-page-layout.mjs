@@ -1,8 +1,9 @@
 // issue #32: the status page with runs in it, in headless Chromium (Debian `chromium`), shows none
 // of the layout defects users saw: the duration chart's top label inside the chart (a 3-digit
 // "ms" label lost its first digit), the outcome legend clear of every bar, a long program and a
-// long result wrapped inside the page (no horizontal scrolling), and a favicon. Saves
-// screenshots to test/.artifacts/status-page-layout*.png.
+// long result wrapped inside the page (no horizontal scrolling), and a favicon. At 1280 and 390 px
+// (issue #42): no sideways scrolling, no word broken mid-letter, program lines that say something.
+// Saves screenshots to test/.artifacts/status-page-layout*.png.
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -123,6 +124,60 @@ try {
       console.log(
         `e2e status-page-layout: label "${layout.label}" inside the chart, legend clear of ${layout.bars} bars, long run wraps, favicon — ok; screenshots in test/.artifacts/`,
       );
+
+      // issue #42: at a desktop and a phone width, nothing scrolls the page sideways and no word
+      // is broken across lines ("outco me"), the runs and a run's detail included.
+      for (const width of [1280, 390]) {
+        await page.setViewportSize({ width, height: 1400 });
+        await page.goto(`${url}/`, { waitUntil: "load" });
+        await page.waitForSelector('#runs-table[data-state="loaded"]');
+        await page.locator("#runs-table tbody tr").first().click();
+        await page.waitForSelector('#run-detail[data-state="loaded"]');
+        /** @type {{ scroll: number, client: number, broken: string[], previews: string[] }} */
+        const seen = await page.evaluate(`(() => {
+          const broken = [];
+          const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+          for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+            const host = node.parentElement;
+            // Program text, results and logs wrap long tokens on purpose.
+            if (!host || host.closest("pre, ol.program, textarea, script, style, svg")) continue;
+            if (host.getClientRects().length === 0) continue;
+            // A line may end after a hyphen or a slash ("code-mode-" / "mcp"): only a run of
+            // letters split inside is a broken word.
+            for (const m of node.textContent.matchAll(/[^\\s\\/-]+/g)) {
+              if (m[0].length > 40) continue; // a long token may wrap where it must
+              const range = document.createRange();
+              range.setStart(node, m.index);
+              range.setEnd(node, m.index + m[0].length);
+              const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+              if (tops.size > 1) broken.push(m[0]);
+            }
+          }
+          const previews = [...document.querySelectorAll("#runs-table tbody tr td:last-child")].map((td) => td.textContent);
+          return { scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth, broken, previews };
+        })()`);
+        await page.screenshot({
+          path: join(artifacts, `status-page-layout-${width}.png`),
+          fullPage: true,
+        });
+        check(
+          seen.scroll <= seen.client,
+          `at ${width} px the page scrolls sideways: ${seen.scroll} px of content in ${seen.client} px`,
+        );
+        check(
+          seen.broken.length === 0,
+          `at ${width} px words break mid-letter: ${JSON.stringify(seen.broken.slice(0, 10))}`,
+        );
+        check(
+          seen.previews.length > 0 && seen.previews.every((p) => p !== "async () => {"),
+          `the runs table shows a wrapper line as a program: ${JSON.stringify(seen.previews)}`,
+        );
+        const facts = (await page.textContent("#run-facts")) ?? "";
+        check(!/\b1 (host calls|operations|result bytes)\b/.test(facts), `plurals: ${facts}`);
+        console.log(
+          `e2e status-page-layout: at ${width} px no sideways scroll, no word broken mid-letter, program lines shown — ok`,
+        );
+      }
     } finally {
       await browser.close();
     }

@@ -15,6 +15,7 @@ import {
   jsonRpcError,
   PROTOCOL_CODES,
   SANDBOX_ERRORS,
+  SandboxError,
   sandboxErrorsLine,
 } from "../../src/errors";
 
@@ -160,6 +161,7 @@ describe("error policy", () => {
     const names = [
       new ApiError("m", reply).name,
       new RequestRefusedError("m").name,
+      new SandboxError("NetworkError", "m").name, // src/app/network-error.ts (needs workerd)
       new UpstreamToolError("m").name,
       new LimitError("m").name,
     ];
@@ -167,6 +169,33 @@ describe("error policy", () => {
     expect(sandboxErrorsLine(["LimitError"])).toBe(
       `Errors you can catch (by .name): LimitError (${SANDBOX_ERRORS.LimitError}).`,
     );
+  });
+
+  it("docs/errors.md lists every error name a program can catch, and the product sets no other", () => {
+    // Every error name the product gives an error it throws or builds: a class's own name, a
+    // SandboxError's, or a plain Error renamed. Not listed here, it would reach a program (or a
+    // caller) undocumented, as NetworkError once did.
+    const texts = [...SRC, "src/errors.ts", ...sources("sandbox")].map(code).join("\n");
+    const named = new Set(
+      [
+        ...texts.matchAll(/\.name = "([A-Za-z]+Error)"/g),
+        ...texts.matchAll(/super\("([A-Za-z]+Error)"/g),
+        ...texts.matchAll(/new SandboxError\(\s*"([A-Za-z]+)"/g),
+      ].map((m) => m[1]!),
+    );
+    // Not a program's to catch: host-side errors (sections 1 and 4) and the platform's own
+    // names, which the sandbox gives its polyfills as the platform does.
+    const elsewhere = ["CodeModeError", "HttpError", "RangeError", "InvalidCharacterError"];
+    const unlisted = [...named].filter(
+      (name) => !elsewhere.includes(name) && !Object.hasOwn(SANDBOX_ERRORS, name),
+    );
+    expect(unlisted).toEqual([]);
+    expect(named).toContain("NetworkError");
+    const doc = readFileSync(join(ROOT, "docs/errors.md"), "utf8");
+    const section = doc.slice(doc.indexOf("## 2."), doc.indexOf("## 3."));
+    const documented = [...section.matchAll(/^\| `([A-Za-z]+)` +\|/gm)].map((m) => m[1]!);
+    expect(documented.toSorted()).toEqual(Object.keys(SANDBOX_ERRORS).toSorted());
+    for (const name of elsewhere.slice(0, 2)) expect(doc).toContain(`\`${name}\``);
   });
 
   it("pins the JSON-RPC protocol codes and builds error responses with them", async () => {

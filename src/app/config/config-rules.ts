@@ -19,6 +19,8 @@ export interface RuleInput extends ReadSettings {
   specNames: readonly string[];
   /** The first absolute `servers` URL of the selected spec, if it has one. */
   specServerUrl: string | undefined;
+  /** Whether the selected spec defines any security scheme (`undefined`: not known). */
+  specAuth?: boolean | undefined;
 }
 
 /** What a rule found. */
@@ -121,6 +123,22 @@ export const CONFIG_RULES: readonly ConfigRule[] = [
         ? {
             warnings: [
               "API_TOKEN / FORWARD_CALLER_TOKEN are ignored: /mcp serves the in-process demo API (set API_BASE_URL to use them).",
+            ],
+          }
+        : undefined,
+  },
+  {
+    // Without a token requests go out with no credentials: a user who forgot API_TOKEN would
+    // otherwise learn it only from the API's 401s. Quiet for a spec that defines no auth.
+    settings: ["API_TOKEN", "FORWARD_CALLER_TOKEN", "API_BASE_URL"],
+    check: ({ values, specServerUrl, specAuth }) =>
+      servesHttpApi(values, specServerUrl) &&
+      !values.API_TOKEN &&
+      !values.FORWARD_CALLER_TOKEN &&
+      specAuth !== false
+        ? {
+            warnings: [
+              "API_TOKEN is not set: requests to the API go out without credentials. Set API_TOKEN (or FORWARD_CALLER_TOKEN=on to pass each caller's token) if the API needs authentication.",
             ],
           }
         : undefined,

@@ -84,12 +84,15 @@ export interface AppConfig {
  * @param settings - the Worker's env (only the settings of the table and `LIMIT_*` are read)
  * @param specNames - names of the compiled specs available (`COMPACT_SPECS` keys)
  * @param specServers - the `servers` of the selected spec, for a default base URL
+ * @param specAuth - whether a spec defines any security scheme (spec-auth.ts); without it, a
+ *   missing `API_TOKEN` is always noted
  * @returns the configuration, or every problem found
  */
 export function readConfig(
   settings: AppSettings,
   specNames: readonly string[],
   specServers: (name: string) => readonly { url?: unknown }[] = () => [],
+  specAuth?: (name: string) => boolean,
 ): { ok: true; config: AppConfig } | { ok: false; problems: ConfigProblem[] } {
   const read = readSettings(settings);
   const { values, limits } = read;
@@ -99,7 +102,12 @@ export function readConfig(
   const problems = [...read.problems];
   const warnings: string[] = [];
   for (const rule of CONFIG_RULES) {
-    const found = rule.check({ ...read, specNames, specServerUrl });
+    const found = rule.check({
+      ...read,
+      specNames,
+      specServerUrl,
+      specAuth: specAuth && specNames.includes(values.SPEC) ? specAuth(values.SPEC) : undefined,
+    });
     problems.push(...(found?.problems ?? []));
     warnings.push(...(found?.warnings ?? []));
   }

@@ -20,7 +20,7 @@ export interface ConsoleOptions {
 
 /** The console's CSS (joins the page's style block). */
 export const CONSOLE_STYLE = `
-#runs-table{width:100%;font-size:13px}#runs-table tbody tr{cursor:pointer}#runs-table tbody tr:hover{background:#f0f4ff}
+.table-scroll{max-width:100%;overflow-x:auto}#runs-table{display:table;width:100%;font-size:13px}#runs-table td:not(:last-child),#runs-table th{white-space:nowrap}#runs-table td:last-child{min-width:14rem;font-family:ui-monospace,monospace;font-size:12px}#runs-table tbody tr{cursor:pointer}#runs-table tbody tr:hover{background:#f0f4ff}
 .o-ok{color:#0a7d32}.o-error{color:#b00020}.o-timeout,.o-limit{color:#8a5300}
 .charts{display:flex;gap:1rem;flex-wrap:wrap}.charts figure{margin:0;flex:1 1 26rem}.charts figcaption{font-size:13px;color:#666}
 svg.chart{width:100%;height:190px;background:#fafafa;border:1px solid #e5e5e5}svg.chart text{font:11px system-ui,sans-serif;fill:#555}svg.chart text.hint{font-size:14px;fill:#8a5300}
@@ -44,7 +44,7 @@ export function consoleSection(options: ConsoleOptions): string {
 <figure><figcaption>Run durations over time (ms)</figcaption><svg id="chart-durations" class="chart" viewBox="0 0 520 190" role="img" aria-label="run durations over time"></svg></figure>
 <figure><figcaption>Outcomes per tool</figcaption><svg id="chart-outcomes" class="chart" viewBox="0 0 520 190" role="img" aria-label="outcomes per tool"></svg></figure>
 </div>
-<table id="runs-table" data-state="idle"><thead><tr><th>time</th><th>tool</th><th>outcome</th><th>duration</th><th>calls</th><th>caller</th><th>program</th></tr></thead><tbody></tbody></table>
+<div class="table-scroll"><table id="runs-table" data-state="idle"><thead><tr><th>time</th><th>tool</th><th>outcome</th><th>duration</th><th>calls</th><th>caller</th><th>program</th></tr></thead><tbody></tbody></table></div>
 <p><button id="runs-more" type="button" hidden>Older runs</button></p>
 <section id="run-detail" hidden>
 <h3 id="run-title"></h3>

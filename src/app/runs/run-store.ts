@@ -11,6 +11,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import type { RunRecord } from "../../codemode/runs/run-record";
+import { programPreview } from "./program-preview";
 
 const encoder = new TextEncoder();
 
@@ -100,7 +101,7 @@ export class RunStore extends DurableObject<Cloudflare.Env> {
       durationMs: run.durationMs,
       calls: run.calls.length + run.droppedCalls,
       failedCalls: run.calls.filter((c) => !c.ok).length,
-      preview: (run.code.trim().split("\n")[0] ?? "").slice(0, 120),
+      preview: programPreview(run.code),
       ...(run.error ? { error: run.error.message.slice(0, 300) } : {}),
     };
     const rows = this.rows ?? this.count();

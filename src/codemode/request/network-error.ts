@@ -15,6 +15,7 @@
  * secrets by the server before the sandbox sees it.
  */
 import { connect } from "cloudflare:sockets";
+import { SandboxError } from "../../errors";
 
 /** How long the reachability probe may take. */
 export const PROBE_MS = 2_000;
@@ -45,13 +46,12 @@ export async function networkError(
   const address = `${url.hostname}:${port}`;
   const detail = cause instanceof Error ? cause.message : String(cause);
   const reached = await accepts(url.hostname, Number(port));
-  const error = new Error(
+  return new SandboxError(
+    "NetworkError",
     reached
       ? `connection to ${address} lost before an answer came (${detail}); the request may have reached ${target.what}`
       : `connection refused to ${address} (or the host is unknown or unreachable); nothing was sent. Check that ${target.what} is running and ${target.setting ?? "its address"} is right.`,
   );
-  error.name = "NetworkError";
-  return error;
 }
 
 /**

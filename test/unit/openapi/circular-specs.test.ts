@@ -67,7 +67,7 @@ describe("cyclic specs (@readme/oas-examples)", () => {
     expect(a.properties.b).toEqual({ $circular: "#/components/schemas/B" });
     const b = resolver.resolve("#/components/schemas/B") as any;
     expect(b.properties.a).toEqual({ $circular: "#/components/schemas/A" });
-    // C is outside every cycle: expanded wherever it is reached.
+    // C is outside every cycle: one shared view wherever it is reached.
     expect(b.properties.c).toEqual({ type: "string" });
     const fromOperation = (spec.document() as any).paths["/a"].get.responses["200"].content[
       "application/json"

@@ -89,19 +89,14 @@ describe("Cloudflare API spec (4.2 MB, 1,533 operations)", () => {
     expect(JSON.stringify(spec.compact).length).toBeLessThan(5_000_000);
   });
 
-  it("returns fresh, mutable views per document() call and per place within one", () => {
+  it("returns fresh, mutable views per document() call and shares targets within one", () => {
     const a = spec.document() as any;
     const b = spec.document() as any;
     a.paths["/zones/{zone_id}/dns_records"].post.summary = "edited";
     expect(b.paths["/zones/{zone_id}/dns_records"].post.summary).toBe("Create DNS Record");
-    // Two refs to one schema: equal views, two objects; a change to one stays there.
     const post = a.paths["/zones/{zone_id}/dns_records"].post;
     const patch = a.paths["/zones/{zone_id}/dns_records/{dns_record_id}"].patch;
-    expect(post.parameters[0].schema).toEqual(patch.parameters[0].schema);
-    expect(post.parameters[0].schema).not.toBe(patch.parameters[0].schema);
-    post.parameters[0].schema.maxLength = 1;
-    expect(patch.parameters[0].schema.maxLength).toBe(32);
-    expect(post.parameters[0].schema.maxLength).toBe(1);
+    expect(post.parameters[0].schema).toBe(patch.parameters[0].schema);
   });
 
   it("loads a compact spec without re-checking or re-indexing", () => {

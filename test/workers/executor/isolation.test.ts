@@ -5,7 +5,7 @@ import { prepareCode } from "../../../src/executor/prepare-code";
 import { sandboxWorkerCode } from "../../../src/executor/loader/sandbox-worker-code";
 import { describeExecutors } from "../../helpers/executor-matrix";
 
-describeExecutors((Executor) => {
+describeExecutors((Executor, kind) => {
   const executor = new Executor({ loader: env.LOADER, limits: { timeoutMs: 10_000 } });
 
   describe("network is blocked", () => {
@@ -13,8 +13,24 @@ describeExecutors((Executor) => {
       const outcome = await executor.execute({ code: "return await fetch('http://127.0.0.1:1')" });
       expect(outcome).toMatchObject({
         status: "error",
-        error: { message: expect.stringMatching(/not permitted to access the internet/) },
+        error: {
+          name: "TypeError",
+          message: expect.stringMatching(
+            /^fetch\(\) is not available here: programs have no network access\./,
+          ),
+        },
       });
+    });
+    it("fails the platform's own fetch() too, once the program removed the harness's", async () => {
+      // The harness's fetch only words the refusal; the block is the platform's (globalOutbound).
+      const outcome = await executor.execute({
+        code: "delete globalThis.fetch; const f = globalThis.fetch; if (typeof f !== 'function') return 'no fetch'; try { await f('http://127.0.0.1:1'); return 'sent'; } catch (e) { return String(e.message); }",
+      });
+      expect(outcome.status).toBe("ok");
+      // workerd's refusal in the per-run isolate; the engine has no fetch of its own.
+      expect(outcome.result).toMatch(
+        kind === "isolate-per-run" ? /not permitted to access the internet/ : /^no fetch$/,
+      );
     });
     it("fails connect() in an isolate with the sandbox's loader configuration", async () => {
       // User code cannot import cloudflare:sockets (imports are refused), so probe the platform

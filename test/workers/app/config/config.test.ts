@@ -58,6 +58,30 @@ describe("readConfig", () => {
     });
   });
 
+  it("notes a missing API_TOKEN when the spec defines authentication (issue #42)", () => {
+    const note =
+      /^API_TOKEN is not set: requests to the API go out without credentials\. Set API_TOKEN/;
+    const warned = (settings: Record<string, string>, auth?: boolean) => {
+      const checked = readConfig(
+        settings,
+        SPECS,
+        servers,
+        auth === undefined ? undefined : () => auth,
+      );
+      if (!checked.ok) throw new Error(formatProblems(checked.problems));
+      return checked.config.warnings.filter((w) => note.test(w));
+    };
+    expect(warned({ SPEC: "petstore" }, true)).toHaveLength(1);
+    expect(warned({ API_BASE_URL: "https://api.example.com" }, true)).toHaveLength(1);
+    // Not known whether the spec needs auth: noted too.
+    expect(warned({ SPEC: "petstore" })).toHaveLength(1);
+    // A spec without security schemes, a token, a forwarded token, or the demo API: quiet.
+    expect(warned({ SPEC: "petstore" }, false)).toEqual([]);
+    expect(warned({ SPEC: "petstore", API_TOKEN: "t0k3n-long" }, true)).toEqual([]);
+    expect(warned({ SPEC: "petstore", FORWARD_CALLER_TOKEN: "on" }, true)).toEqual([]);
+    expect(warned({}, true)).toEqual([]);
+  });
+
   it("reads the upstream MCP server, approvals and limits", () => {
     const checked = readConfig(
       {

@@ -26,6 +26,7 @@ import { validationSchema } from "../upstream/tool-input-schema";
 import { checkSkillDraft } from "./skill-draft";
 import type { SkillLimits } from "./skill-limits";
 import { calledSkillNames, skillPrelude } from "./skill-prelude";
+import { skillNameProblem } from "./skill-name";
 import type { SkillDraft, SkillStore, SkillSummary, StoredSkill } from "./skill-store";
 
 /** What a run of a program that uses skills adds to its executor request. */
@@ -50,6 +51,8 @@ export class SkillRun {
   private readonly pending = new Map<string, SkillDraft>();
   private readonly uses = new Map<string, SkillUse>();
   private readonly validators = new Map<string, Validator>();
+  /** `save` calls so far: each parses up to `maxCodeChars` on the host, so they are bounded. */
+  private saveCalls = 0;
 
   private constructor(
     private readonly store: SkillStore,
@@ -74,7 +77,9 @@ export class SkillRun {
     limits: Readonly<SkillLimits>,
   ): Promise<SkillRun | undefined> {
     if (!MENTIONS_SKILLS.test(code)) return undefined;
-    const listed = await store.list(owner);
+    // A store the library user fills may hold names no save would take: those are left out,
+    // since each listed name becomes a property of the sandbox's `skills` object.
+    const listed = (await store.list(owner)).filter((s) => skillNameProblem(s.name) === undefined);
     const known = new Set(listed.map((s) => s.name));
     const loaded = new Map<string, StoredSkill>();
     // The names called literally, then the names those skills call, and so on (bounded by
@@ -143,6 +148,13 @@ export class SkillRun {
   }
 
   private readonly save: HostFunction = ([definition], context) => {
+    // Refused before any parsing: a loop of saves (each up to 32,000 characters to parse) would
+    // otherwise spend the host's time up to the run's maxHostCalls.
+    if (++this.saveCalls > this.limits.maxSavesPerRun * 4)
+      throw new CodeModeError(
+        "skill_invalid",
+        `skills.save() was called ${this.limits.maxSavesPerRun * 4} times in this run, the most allowed; save at most ${this.limits.maxSavesPerRun} skills per run.`,
+      );
     const draft = checkSkillDraft(programText(definition, context), this.limits);
     if (!this.pending.has(draft.name) && this.pending.size >= this.limits.maxSavesPerRun)
       throw new CodeModeError(

@@ -230,3 +230,33 @@ describeExecutors((Executor) => {
     });
   });
 });
+
+describe("a run's skills on the host", () => {
+  it("stops parsing saves after four times maxSavesPerRun calls", async () => {
+    const skillRun = (await SkillRun.open(new MemorySkillStore(), "a", "skills", limits))!;
+    const save = skillRun.request().namespaces.skills["save"]!;
+    const context = { namespace: "skills", name: "save", signal: new AbortController().signal };
+    const bad = { name: "x", description: "d", input: {}, code: "async () => nope" };
+    for (let i = 0; i < limits.maxSavesPerRun * 4; i++)
+      expect(() => save([bad], context)).toThrow(/uses `nope`/);
+    expect(() => save([bad], context)).toThrow(
+      "skills.save() was called 20 times in this run, the most allowed; save at most 5 skills per run.",
+    );
+  });
+
+  it("leaves out stored names no save would take", async () => {
+    const store = new MemorySkillStore();
+    await store.save(
+      "a",
+      { name: "__proto__", description: "d", input: {}, code: "async () => 1" },
+      limits,
+    );
+    await store.save(
+      "a",
+      { name: "fine", description: "d", input: {}, code: "async () => 1" },
+      limits,
+    );
+    const skillRun = (await SkillRun.open(store, "a", "skills.fine()", limits))!;
+    expect(skillRun.request().extensions[0]!.data).toBe(JSON.stringify({ names: ["fine"] }));
+  });
+});

@@ -207,6 +207,7 @@ async function runCode(
       ...(added?.prelude === undefined ? {} : { prelude: added.prelude }),
     });
     const notes = (await skillRun?.commit(outcome)) ?? [];
+    if (skillRun) run?.usedSkills(skillRun.used());
     // Second line: no configured secret (or a simple transform of one) leaves in the result.
     const result = redactToolResult(withNotes(outcomeToToolResult(outcome), notes), redactor);
     run?.finish(outcome, result, options.onRun!, {

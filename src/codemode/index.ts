@@ -59,6 +59,7 @@ export {
   type RunRecord,
   type RunRecorder,
   type RunRequestCall,
+  type RunSkillUse,
   type RunTool,
   type RunToolCall,
 } from "./runs/run-record";

@@ -313,6 +313,7 @@ function registerExecute(
         const pending = await approvals?.finish(outcome);
         // A run waiting for an approval is run again once answered: that run saves, not this one.
         const notes = pending ? [] : ((await skillRun?.commit(outcome)) ?? []);
+        if (skillRun) run?.usedSkills(skillRun.used());
         // Second line: whatever the code did, no configured secret leaves in the result.
         const result = redactToolResult(
           pending ?? withNotes(outcomeToToolResult(outcome), notes),

@@ -5,6 +5,7 @@ import type { AuthInfo } from "@modelcontextprotocol/server";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { codeMcpServer } from "../../../../src/codemode/code-mcp-server";
+import type { RunRecord } from "../../../../src/codemode/runs/run-record";
 import { MemorySkillStore } from "../../../../src/codemode/skills/memory-skill-store";
 import { WorkerLoaderExecutor } from "../../../../src/executor/loader/worker-loader-executor";
 import { createMcpHandler } from "../../../../src/index";
@@ -35,11 +36,13 @@ const SAVE = `async () => {
 
 describe("codeMcpServer with skills", () => {
   const store = new MemorySkillStore();
+  const records: RunRecord[] = [];
   const handler = createMcpHandler(
     codeMcpServer({
       upstream: v2Upstream(),
       executor,
       skills: { store, owner: (authInfo) => authInfo?.clientId },
+      onRun: (record) => void records.push(record),
     }),
   );
   /** A new client connection as `user`. */
@@ -71,6 +74,7 @@ describe("codeMcpServer with skills", () => {
     expect(tool!.description!.length).toBeLessThanOrEqual(2_048);
     const called = await call(again, "async () => skills.blockedIn({ status: 'archived' })");
     expect(called.content[0]!.text).toBe(JSON.stringify(["Old thing"]));
+    expect(records.at(-1)?.skills).toEqual([{ name: "blockedIn", version: 1, calls: 1 }]);
     const refused = await call(again, "async () => skills.blockedIn({ status: 'gone' })");
     expect(refused.isError).toBe(true);
     expect(refused.content[0]!.text).toMatch(
@@ -85,5 +89,21 @@ describe("codeMcpServer with skills", () => {
     expect(denied.isError).toBe(true);
     expect(denied.content[0]!.text).toMatch(/skills\.blockedIn is not a function/);
     await bob.close();
+  });
+
+  it("runs the current version after a roll back, and the record names it", async () => {
+    const client = await clientOf("carol");
+    const save = (n: number) =>
+      call(
+        client,
+        `async () => { const v = async () => ${n}; await v(); await skills.save({ name: "which", description: "Says its version.", input: {}, run: v }); }`,
+      );
+    expect((await save(1)).content[1]!.text).toMatch(/as version 1/);
+    expect((await save(2)).content[1]!.text).toMatch(/as version 2/);
+    expect((await call(client, "async () => skills.which({})")).content[0]!.text).toBe("2");
+    await store.rollBack("carol", "which", 1);
+    expect((await call(client, "async () => skills.which({})")).content[0]!.text).toBe("1");
+    expect(records.at(-1)?.skills).toEqual([{ name: "which", version: 1, calls: 1 }]);
+    await client.close();
   });
 });

@@ -74,6 +74,8 @@ export async function loadExtension(name: SandboxExtensionName): Promise<Sandbox
       return (await import("./ext-openapi.js")) as SandboxExtension;
     case "request":
       return (await import("./ext-request.js")) as SandboxExtension;
+    case "skills":
+      return (await import("./ext-skills.js")) as SandboxExtension;
   }
 }
 

@@ -41,7 +41,7 @@ export interface SandboxRequest {
 export const OVERTIME_MS = 1_000;
 
 /** Names of the sandbox extensions (modules `ext-<name>.js`). */
-export type SandboxExtensionName = "openapi" | "request";
+export type SandboxExtensionName = "openapi" | "request" | "skills";
 
 /** One extension to install: its functions join `namespace`, reading `data`. */
 export interface SandboxExtensionRequest {

@@ -23,6 +23,7 @@ const entries = {
   "runtime.js": "sandbox/runtime.ts",
   "ext-openapi.js": "sandbox/ext-openapi.ts",
   "ext-request.js": "sandbox/ext-request.ts",
+  "ext-skills.js": "sandbox/ext-skills.ts",
 };
 
 /**
@@ -123,6 +124,7 @@ const version = createHash("sha256")
   .update(texts["runtime.js"] ?? "")
   .update(texts["ext-openapi.js"] ?? "")
   .update(texts["ext-request.js"] ?? "")
+  .update(texts["ext-skills.js"] ?? "")
   .update(wasm)
   .digest("hex")
   .slice(0, 16);

@@ -20,7 +20,7 @@ import type { HostBridgeApi, HostReply } from "../protocol";
 
 /** Engine module texts shipped beside the runner (see src/executor/shared-worker/shared-worker-code.ts). */
 const TEXTS = modules as Record<
-  "guest.js" | "runtime.js" | "ext-openapi.js" | "ext-request.js",
+  "guest.js" | "runtime.js" | "ext-openapi.js" | "ext-request.js" | "ext-skills.js",
   string
 >;
 /** Interrupts the guest may use to drain its logs after the budget stopped the program. */

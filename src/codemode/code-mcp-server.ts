@@ -44,6 +44,9 @@ import { runSessions, type RunSessions } from "./upstream/run-sessions";
 import { RunTrace } from "./runs/run-trace";
 import { setTaskSupport } from "../mcp/tasks/task-tools";
 import type { CodeMcpServerOptions, CodeServerRequest } from "./code-server-options";
+import { SkillRun } from "./skills/skill-run";
+import { SKILLS_ROOM, skillsSection } from "./skills/skill-listing";
+import { skillsFor, withNotes, type CallerSkills } from "./skills/caller-skills";
 
 export type { CodeMcpServerOptions, CodeServerRequest } from "./code-server-options";
 
@@ -89,7 +92,8 @@ export function codeMcpServer(
       (options.upstreams
         ? Object.keys(options.upstreams).join(", ")
         : (options.name ?? "the upstream server")),
-    budget: options.descriptionBudget ?? 2_048,
+    // With skills on, the last SKILLS_ROOM characters of the budget are theirs.
+    budget: (options.descriptionBudget ?? 2_048) - (options.skills ? SKILLS_ROOM + 2 : 0),
     maxResultBytes,
     ...(options.description === undefined ? {} : { extra: options.description }),
   });
@@ -111,6 +115,12 @@ export function codeMcpServer(
     const deferred = isCodeCallRequest(request?.requestInfo);
     if (deferred) listing.catch(() => {}); // awaited by the handler; never unhandled meanwhile
     const tools = deferred ? undefined : await listing;
+    // Whose skills this request uses, and (for a listing) which they are.
+    const skills = options.skills && skillsFor(options.skills, request?.authInfo);
+    const skillsText =
+      skills && !deferred && !(tools instanceof Error)
+        ? `\n\n${skillsSection(await skills.store.list(skills.owner), SKILLS_ROOM)}`
+        : "";
     const server = new McpServer(
       {
         name: options.name ?? "code-mode",
@@ -130,14 +140,14 @@ export function codeMcpServer(
             ? "Run JavaScript against the upstream's tools."
             : tools instanceof Error
               ? `Unavailable for this caller: ${tools.message}`
-              : tools.description,
+              : tools.description + skillsText,
         inputSchema: CODE_INPUT,
       },
       async ({ code }, ctx) => {
         if (tools !== undefined)
           return tools instanceof Error
             ? refused(tools)
-            : runCode(code, ctx, tools, options, limits);
+            : runCode(code, ctx, tools, options, limits, skills);
         const prestarted = options.executor.prestart?.({ code, limits });
         const listed = await listing.catch((error: unknown) => {
           prestarted?.dispose();
@@ -147,7 +157,7 @@ export function codeMcpServer(
           prestarted?.dispose();
           return refused(listed);
         }
-        return runCode(code, ctx, listed, options, limits, prestarted);
+        return runCode(code, ctx, listed, options, limits, skills, prestarted);
       },
     );
     setTaskSupport(tool, "optional"); // a task where the handler has `tasks` and the client opts in
@@ -165,6 +175,7 @@ async function runCode(
   tools: CallerTools,
   options: CodeMcpServerOptions,
   limits: Partial<ExecutorLimits>,
+  skills: CallerSkills | undefined,
   prestarted?: PrestartedRun,
 ): Promise<CallToolResult> {
   const { catalog, routes, scopes, redactor } = tools;
@@ -183,15 +194,22 @@ async function runCode(
   Object.assign(fns, catalogHelpers(catalog));
   const namespaces: HostNamespaces = { codemode: fns };
   try {
+    const skillRun =
+      skills && (await SkillRun.open(skills.store, skills.owner, code, skills.limits));
+    const added = skillRun?.request();
     const outcome = await options.executor.execute({
       code,
-      namespaces,
+      namespaces: added ? { ...namespaces, ...added.namespaces } : namespaces,
       limits,
       signal: ctx.mcpReq.signal,
       ...(prestarted ? { prestarted } : {}),
+      ...(added ? { extensions: added.extensions } : {}),
+      ...(added?.prelude === undefined ? {} : { prelude: added.prelude }),
     });
+    const notes = (await skillRun?.commit(outcome)) ?? [];
+    if (skillRun) run?.usedSkills(skillRun.used());
     // Second line: no configured secret (or a simple transform of one) leaves in the result.
-    const result = redactToolResult(outcomeToToolResult(outcome), redactor);
+    const result = redactToolResult(withNotes(outcomeToToolResult(outcome), notes), redactor);
     run?.finish(outcome, result, options.onRun!, {
       authInfo: ctx.http?.authInfo,
     });

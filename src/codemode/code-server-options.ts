@@ -4,6 +4,7 @@
  */
 import type { ExecutorLimits, Executor } from "../executor/types";
 import type { RunRecorder } from "./runs/run-record";
+import type { SkillsOptions } from "./skills/skills-options";
 import type { CodeUpstream, UpstreamCaller } from "./upstream/upstream-connection";
 
 /** Options of `codeMcpServer()`. */
@@ -42,6 +43,12 @@ export interface CodeMcpServerOptions {
    * success and time, redacted result), once the result is built; not awaited (see `RunRecorder`).
    */
   onRun?: RunRecorder;
+  /**
+   * Saved skills (docs/skills.md): programs save functions with `skills.save()` and call them as
+   * `skills.<name>(input)`; the description lists the caller's skills in the last
+   * `SKILLS_ROOM` characters of its budget.
+   */
+  skills?: SkillsOptions;
 }
 
 /** What the factory reads from the handler's per-request context (`createMcpHandler` passes it). */

@@ -61,6 +61,20 @@ export {
   type RunRecord,
   type RunRecorder,
   type RunRequestCall,
+  type RunSkillUse,
   type RunTool,
   type RunToolCall,
 } from "./runs/run-record";
+// Saved skills (docs/skills.md): the stores and the servers' `skills` option.
+export { MemorySkillStore } from "./skills/memory-skill-store";
+export { SqlSkillStore, type SkillSql } from "./skills/sql-skill-store";
+export { DEFAULT_SKILL_LIMITS, type SkillLimits } from "./skills/skill-limits";
+export type {
+  JsonSchema,
+  SkillDraft,
+  SkillStore,
+  SkillSummary,
+  SkillVersionInfo,
+  StoredSkill,
+} from "./skills/skill-store";
+export type { SkillsOptions } from "./skills/skills-options";

@@ -34,6 +34,10 @@ import { redactToolResult } from "./redaction/result-redaction";
 import { executeDescription, searchDescription } from "./openapi-tool-descriptions";
 import type { RunRecorder } from "./runs/run-record";
 import { RunTrace } from "./runs/run-trace";
+import { skillsFor, withNotes } from "./skills/caller-skills";
+import { SKILLS_ROOM, skillsSection } from "./skills/skill-listing";
+import { SkillRun } from "./skills/skill-run";
+import type { SkillsOptions } from "./skills/skills-options";
 
 /** Options of {@link openApiMcpServer}. */
 export interface OpenApiMcpServerOptions {
@@ -85,6 +89,12 @@ export interface OpenApiMcpServerOptions {
    * is refused at start (`invalid_option`).
    */
   withholdResponseBodies?: readonly string[];
+  /**
+   * Saved skills in `execute` (docs/skills.md): programs save functions with `skills.save()` and
+   * call them as `skills.<name>(input)`. The description says how; it does not list the
+   * caller's skills yet (this factory is synchronous).
+   */
+  skills?: SkillsOptions;
 }
 
 /**
@@ -158,7 +168,9 @@ function prepare(options: OpenApiMcpServerOptions): Setup {
     serverName,
     // The descriptions quote the spec, which may carry an example key.
     searchText: redactor.text(searchDescription(describeInput)),
-    executeText: redactor.text(executeDescription(describeInput)),
+    executeText:
+      redactor.text(executeDescription(describeInput)) +
+      (options.skills ? `\n\n${skillsSection([], SKILLS_ROOM)}` : ""),
     needsApproval:
       options.approval === true
         ? nonReadRequests
@@ -294,10 +306,15 @@ function registerExecute(
           approvals?.holdsRun && options.limits?.timeoutMs === undefined
             ? { ...limits, timeoutMs: APPROVAL_TIMEOUT_MS + 30_000 }
             : limits;
+        const skills = options.skills && skillsFor(options.skills, ctx.http?.authInfo);
+        const skillRun =
+          skills && (await SkillRun.open(skills.store, skills.owner, code, skills.limits));
+        const added = skillRun?.request();
         const outcome = await options.executor.execute({
           code,
-          namespaces,
+          namespaces: added ? { ...namespaces, ...added.namespaces } : namespaces,
           limits: runLimits,
+          ...(added?.prelude === undefined ? {} : { prelude: added.prelude }),
           signal: ctx.mcpReq.signal,
           // Presents the host's { status, ok, headers, body } as the body or an ApiError; and
           // `codemode.spec()` as in search (as @cloudflare/codemode offers it in execute), shipped
@@ -307,11 +324,18 @@ function registerExecute(
             ...(/\bspec\b/.test(code)
               ? [{ name: "openapi" as const, data: setup.shippedSpec() }]
               : []),
+            ...(added?.extensions ?? []),
           ],
         });
         const pending = await approvals?.finish(outcome);
+        // A run waiting for an approval is run again once answered: that run saves, not this one.
+        const notes = pending ? [] : ((await skillRun?.commit(outcome)) ?? []);
+        if (skillRun) run?.usedSkills(skillRun.used());
         // Second line: whatever the code did, no configured secret leaves in the result.
-        const result = redactToolResult(pending ?? outcomeToToolResult(outcome), redactor);
+        const result = redactToolResult(
+          pending ?? withNotes(outcomeToToolResult(outcome), notes),
+          redactor,
+        );
         run?.finish(outcome, result, options.onRun!, {
           authInfo: ctx.http?.authInfo,
         });

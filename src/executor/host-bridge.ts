@@ -50,9 +50,15 @@ export class HostBridge extends RpcTarget implements HostBridgeApi {
   private inFlightChars = 0;
   private readonly maxInFlightChars: number;
 
+  /**
+   * @param namespaces - the run's host functions
+   * @param limits - what the bridge enforces
+   * @param originalText - maps module text back to the program's (see `HostCallContext`)
+   */
   constructor(
     private readonly namespaces: HostNamespaces,
     private readonly limits: HostBridgeLimits,
+    private readonly originalText?: (generated: string) => string | undefined,
   ) {
     super();
     this.budget = createLogBudget(limits.maxLogBytes);
@@ -157,6 +163,7 @@ export class HostBridge extends RpcTarget implements HostBridgeApi {
         namespace,
         name,
         signal: this.controller.signal,
+        originalText: this.originalText,
       });
       if (typeof (value as { then?: unknown } | null)?.then !== "function")
         return encodeValue(value);

@@ -62,8 +62,14 @@ const FUNCTIONS = new Set(["FunctionDeclaration", "FunctionExpression", "ArrowFu
  * Plans the insertions for `program` (parsed from code of length `length`).
  * @param program - acorn AST of the (fence-blanked, type-stripped) code
  * @param length - length of that code
+ * @param options - `bare`: only the budget ticks, no entry form and no import (for a function
+ *   the host places before the program, see prelude-function.ts; the form is then "body")
  */
-export function instrument(program: Program, length: number): InstrumentResult {
+export function instrument(
+  program: Program,
+  length: number,
+  options: { bare?: boolean } = {},
+): InstrumentResult {
   const pending: Pending[] = [];
   const open = (at: number, text: string, depth: number) =>
     pending.push({ at, text, kind: 1, depth });
@@ -95,9 +101,10 @@ export function instrument(program: Program, length: number): InstrumentResult {
   }
   if (form !== "module" && only?.type === "FunctionDeclaration") form = "declaration";
 
-  open(0, IMPORT_TICK, -2);
-  if (form === "function" || form === "declaration") open(only!.start, "export default ", -1);
-  if (form === "body") {
+  if (!options.bare) open(0, IMPORT_TICK, -2);
+  if (options.bare) form = "body";
+  else if (form === "function" || form === "declaration") open(only!.start, "export default ", -1);
+  else if (form === "body") {
     open(0, `export default async function ${RESERVED_PREFIX}main() {${TICK_CALL}`, -1);
     const last = body.at(-1);
     if (last?.type === "ExpressionStatement" && typeof last["directive"] !== "string")

@@ -26,7 +26,7 @@ const RESERVED_WORDS = new Set(
  * global scope happens to hold (the host may run with other compatibility flags). The host's
  * globals are refused too: the sandbox runs on the same runtime.
  */
-const SANDBOX_GLOBALS = new Set(
+export const SANDBOX_GLOBALS: ReadonlySet<string> = new Set(
   // ECMAScript
   (
     "globalThis Infinity NaN undefined eval isFinite isNaN parseFloat parseInt decodeURI " +

@@ -39,8 +39,10 @@ export interface PrepareError {
 /**
  * Normalizes, parses and instruments `code`.
  * @param code - the model's code: a function, a function body, a fenced block or a module
+ * @param prelude - trusted module text placed first (see `ExecuteRequest.prelude`); it is one
+ *   more insertion at offset 0, so positions in the program map back as before
  */
-export function prepareCode(code: string): PreparedCode | PrepareError {
+export function prepareCode(code: string, prelude?: string): PreparedCode | PrepareError {
   const source = blankOutsideFence(code);
   if (source.trim() === "")
     return {
@@ -72,11 +74,16 @@ export function prepareCode(code: string): PreparedCode | PrepareError {
     const pos = positionOf(used, planned.problem.at);
     return { ok: false, name: "SyntaxError", message: planned.problem.message, ...pos };
   }
+  // First of everything at offset 0: before the body form's `export default … {`, so the
+  // prelude's bindings are module-level in every form.
+  const insertions = prelude
+    ? [{ at: 0, text: `${prelude}\n` }, ...planned.insertions]
+    : planned.insertions;
   return {
     ok: true,
-    module: applyInsertions(used, planned.insertions),
+    module: applyInsertions(used, insertions),
     source: used,
-    insertions: planned.insertions,
+    insertions,
     form: planned.form,
     strippedTypes,
   };

@@ -61,7 +61,7 @@ export function emptyCounters(): Pick<
  *   a bad namespace name, a syntax error with its line and column)
  */
 export function startRun(
-  request: Pick<ExecuteRequest, "code" | "limits" | "namespaces">,
+  request: Pick<ExecuteRequest, "code" | "limits" | "namespaces" | "prelude">,
   defaults: ExecutorLimits,
   ready?: PreparedCode,
 ): RunStart {
@@ -85,7 +85,7 @@ export function startRun(
     const { name, message } = error as Error;
     return ended({ name, message });
   }
-  const prepared = ready ?? prepareCode(request.code);
+  const prepared = ready ?? prepareCode(request.code, request.prelude);
   if (!prepared.ok) {
     const { name, message, line, column } = prepared;
     return ended({ name, message, line, column });

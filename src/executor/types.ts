@@ -53,6 +53,11 @@ export interface HostCallContext {
   name: string;
   /** Aborted when the run ends (finished, timed out or cancelled) before the call settles. */
   signal: AbortSignal;
+  /**
+   * Maps a piece of the run's module (a function's `toString()` in the sandbox, budget ticks
+   * included) back to the program's own text; undefined when it is not part of the program.
+   */
+  originalText?: ((generated: string) => string | undefined) | undefined;
 }
 
 /**
@@ -77,6 +82,15 @@ export interface ExecuteRequest {
   signal?: AbortSignal;
   /** Sandbox-side helper modules to install. */
   extensions?: SandboxExtension[];
+  /**
+   * Module text the host trusts, placed before the program in the program's own module and
+   * evaluated before any of the program's code runs (saved skills: src/codemode/skills/). Not
+   * checked or instrumented here: build each function in it with `preludeFunction`, so it
+   * carries the same budget ticks, and name its own bindings with the `__cm$` prefix, which
+   * programs may not use. An error inside it is reported at line 1, column 1 of the program.
+   * A run with a prelude does not use a prestarted sandbox (that was built without it).
+   */
+  prelude?: string;
   /**
    * What {@link Executor.prestart} returned for this same code and limits: the run uses the
    * sandbox it already started loading. Ignored when it does not match (or by executors that

@@ -12,5 +12,6 @@ const texts: Record<string, string> = {
   "runtime.js": SANDBOX_MODULES["runtime.js"],
   "ext-openapi.js": SANDBOX_MODULES["ext-openapi.js"],
   "ext-request.js": SANDBOX_MODULES["ext-request.js"],
+  "ext-skills.js": SANDBOX_MODULES["ext-skills.js"],
 };
 export default texts;

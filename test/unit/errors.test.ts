@@ -57,6 +57,7 @@ function documentedCodes(): Set<string> {
 const OTHER_THROWS: Record<string, number> = {
   "src/codemode/openapi-mcp-server.ts": 1, // codemode.operation("unknown id") from sandbox code
   "src/codemode/code-mcp-server.ts": 2, // an unknown tool or invalid input from sandbox code
+  "src/codemode/skills/skill-run.ts": 1, // invalid input to a skill from sandbox code
   "src/mcp/tasks/task-support.ts": 1, // SDK v2 ProtocolError: a JSON-RPC error the SDK answers
   "src/mcp/tasks/legacy-task-support.ts": 2, // the same, on the 2025 lane (task support refusals)
   // a lost runner, every runner retiring at once, a run its runner gave up past its timeout, the
@@ -86,6 +87,7 @@ describe("error policy", () => {
       "not_supported",
       "secret_too_short",
       "server_connected",
+      "skill_invalid",
       "spec_invalid",
       "stream_closed",
       "task_conflict",

@@ -25,6 +25,7 @@ const CODEMODE = [
   "src/codemode/approvals/",
   "src/codemode/redaction/",
   "src/codemode/runs/",
+  "src/codemode/skills/",
 ];
 
 /** Every room of the executor, for the layers above it that may use all of it. */
@@ -183,6 +184,17 @@ const RULES: {
       "src/errors.ts",
     ],
     why: "the upstream MCP client (connections, cache, callers, tool catalog): knows nothing of the request pipeline or the servers",
+  },
+  {
+    area: "src/codemode/skills/",
+    may: [
+      "src/codemode/upstream/",
+      "src/executor/",
+      "src/errors.ts",
+      "src/is-record.ts",
+      "sandbox/protocol.ts",
+    ],
+    why: "saved skills (checks, stores, a run's skills): the upstream room only for its safe copy of a JSON Schema; knows nothing of the servers",
   },
   {
     area: "src/codemode/runs/",

@@ -41,6 +41,13 @@ export interface RunToolCall {
 /** A call the run made to the outside. */
 export type RunCall = RunRequestCall | RunToolCall;
 
+/** A saved skill the run called (docs/skills.md): which version ran, how often. */
+export interface RunSkillUse {
+  name: string;
+  version: number;
+  calls: number;
+}
+
 /** What one run did. */
 export interface RunRecord {
   /** Random id (the product prefixes it with its storage shard). */
@@ -79,6 +86,8 @@ export interface RunRecord {
   resultBytes: number;
   /** Whether a field of this record was cut to fit its bound. */
   clipped: boolean;
+  /** The skills the run called, with the version that ran (at most `skills` of them). */
+  skills?: RunSkillUse[];
 }
 
 /** What the recorder learns about the request besides the record. */
@@ -102,6 +111,8 @@ export const RUN_RECORD_LIMITS = Object.freeze({
   logChars: 8_000,
   errorChars: 2_000,
   calls: 200,
+  /** Skills named per record (names are at most 64 characters). */
+  skills: 100,
   /** The whole record as JSON, in bytes: the largest record any run can write. */
   recordBytes: 65_536,
 });

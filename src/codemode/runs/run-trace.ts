@@ -19,6 +19,7 @@ import {
   type RunContext,
   type RunRecord,
   type RunRecorder,
+  type RunSkillUse,
   type RunTool,
 } from "./run-record";
 
@@ -30,6 +31,7 @@ export class RunTrace {
   /** The latest calls after those, as a ring of the other half. */
   private readonly latest: RunCall[] = [];
   private dropped = 0;
+  private skillUses: RunSkillUse[] = [];
 
   /**
    * @param tool - the tool the run belongs to
@@ -123,6 +125,18 @@ export class RunTrace {
    * @param recorder - the `onRun` option
    * @param context - the caller's identity
    */
+  /**
+   * Names the skills the run called (from `SkillRun.used()`), before {@link finish}.
+   * @param uses - each skill with the version that ran and its call count
+   */
+  usedSkills(uses: readonly RunSkillUse[]): void {
+    this.skillUses = uses.slice(0, LIMITS.skills).map(({ name, version, calls }) => ({
+      name,
+      version,
+      calls,
+    }));
+  }
+
   finish(
     outcome: ExecutionOutcome,
     result: CallToolResult,
@@ -206,6 +220,7 @@ export class RunTrace {
       result: cut(text, LIMITS.resultChars),
       resultBytes: outcome.resultBytes,
       clipped: clipped || this.dropped > 0,
+      ...(this.skillUses.length > 0 ? { skills: this.skillUses } : {}),
     };
   }
 }

@@ -26,6 +26,7 @@
  * and logs (never past the limits above, and never anyone else's run).
  */
 import type { SandboxExtensionName, SandboxRequest } from "../../../sandbox/protocol";
+import { originalTextOf } from "../original-text";
 import { HostBridge } from "../host-bridge";
 import { LoaderPrestart } from "./loader-prestart";
 import { loaderSettings, type LoaderSettings } from "../loader-settings";
@@ -92,6 +93,7 @@ export class WorkerLoaderExecutor implements Executor {
   async execute(request: ExecuteRequest): Promise<ExecutionOutcome> {
     const ahead =
       request.prestarted instanceof LoaderPrestart &&
+      request.prelude === undefined &&
       request.prestarted.preparedFor(this, request.code)
         ? request.prestarted
         : undefined;
@@ -108,7 +110,7 @@ export class WorkerLoaderExecutor implements Executor {
       namespace: e.namespace ?? "codemode",
       data: e.data,
     }));
-    const bridge = new HostBridge(namespaces, limits);
+    const bridge = new HostBridge(namespaces, limits, originalTextOf(prepared));
     const run = new RunEnd(bridge, started, request.signal);
     try {
       const names = extensions.map((e) => e.name);

@@ -58,6 +58,7 @@ export function sharedWorkerCode(options: SharedWorkerOptions): WorkerLoaderWork
           "runtime.js": SANDBOX_MODULES["runtime.js"],
           "ext-openapi.js": SANDBOX_MODULES["ext-openapi.js"],
           "ext-request.js": SANDBOX_MODULES["ext-request.js"],
+          "ext-skills.js": SANDBOX_MODULES["ext-skills.js"],
         },
       },
     },

@@ -27,6 +27,7 @@ import type {
   EngineStop,
 } from "../../../sandbox/engine/protocol";
 import { engineErrorLikeV8 } from "./shared-error-position";
+import { originalTextOf } from "../original-text";
 import { HostBridge } from "../host-bridge";
 import { loaderSettings, type LoaderSettings } from "../loader-settings";
 import { RunEnd } from "../run-end";
@@ -104,7 +105,7 @@ export class SharedWorkerExecutor implements Executor {
     const start = startRun(request, this.settings.limits);
     if (!start.ok) return start.outcome;
     const { started, limits, namespaces, prepared } = start;
-    const bridge = new HostBridge(namespaces, limits);
+    const bridge = new HostBridge(namespaces, limits, originalTextOf(prepared));
     const run = new RunEnd(bridge, started, request.signal);
     try {
       const settings = {

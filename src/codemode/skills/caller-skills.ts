@@ -1,0 +1,40 @@
+/**
+ * What a code mode server needs of its `skills` option for one request: the store, the owner
+ * the caller maps to and the resolved limits; and how a run's skill notes (saved, not saved)
+ * join its tool result.
+ */
+import type { AuthInfo, CallToolResult } from "@modelcontextprotocol/server";
+import { skillLimits, type SkillLimits } from "./skill-limits";
+import type { SkillStore } from "./skill-store";
+import type { SkillsOptions } from "./skills-options";
+
+/** The skills of one caller. */
+export interface CallerSkills {
+  store: SkillStore;
+  owner: string;
+  limits: Readonly<SkillLimits>;
+}
+
+/**
+ * The caller's skills, or undefined when the option maps the caller to no owner.
+ * @param options - the server's `skills` option
+ * @param authInfo - the verified caller, if any
+ */
+export function skillsFor(
+  options: SkillsOptions,
+  authInfo: AuthInfo | undefined,
+): CallerSkills | undefined {
+  const owner = options.owner(authInfo);
+  if (owner === undefined) return undefined;
+  return { store: options.store, owner, limits: skillLimits(options.limits) };
+}
+
+/**
+ * The result with one more text block holding the notes, when there are any.
+ * @param result - the run's tool result
+ * @param notes - lines from `SkillRun.commit`
+ */
+export function withNotes(result: CallToolResult, notes: readonly string[]): CallToolResult {
+  if (notes.length === 0) return result;
+  return { ...result, content: [...result.content, { type: "text", text: notes.join("\n") }] };
+}

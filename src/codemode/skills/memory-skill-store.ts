@@ -1,0 +1,133 @@
+/**
+ * A {@link SkillStore} in memory: for tests and for a single isolate that keeps nothing across
+ * restarts. Same behaviour as the Durable Object store (durable-skill-store.ts), which the shared
+ * store tests check side by side.
+ *
+ * Layout: owner → name → { current, versions by number }. Nothing expires; limits are the
+ * caller's (`save` enforces `maxSkills` and `maxVersions`).
+ */
+import { CodeModeError } from "../../errors";
+import type { SkillLimits } from "./skill-limits";
+import type {
+  SkillDraft,
+  SkillStore,
+  SkillSummary,
+  SkillVersionInfo,
+  StoredSkill,
+} from "./skill-store";
+
+interface Entry {
+  current: number;
+  versions: Map<number, StoredSkill>;
+}
+
+/** Skills kept in this isolate's memory. */
+export class MemorySkillStore implements SkillStore {
+  private readonly owners = new Map<string, Map<string, Entry>>();
+
+  /** @param now - the clock (injected by tests) */
+  constructor(private readonly now: () => number = Date.now) {}
+
+  /** {@inheritDoc SkillStore.list} */
+  list(owner: string): Promise<SkillSummary[]> {
+    const skills = this.owners.get(owner) ?? new Map<string, Entry>();
+    return Promise.resolve(
+      [...skills]
+        .map(([name, entry]) => {
+          const current = entry.versions.get(entry.current)!;
+          return {
+            name,
+            description: current.description,
+            version: entry.current,
+            latest: Math.max(...entry.versions.keys()),
+          };
+        })
+        .toSorted((a, b) => (a.name < b.name ? -1 : 1)),
+    );
+  }
+
+  /** {@inheritDoc SkillStore.get} */
+  get(owner: string, name: string, version?: number): Promise<StoredSkill | undefined> {
+    const entry = this.owners.get(owner)?.get(name);
+    const found = entry?.versions.get(version ?? entry.current);
+    return Promise.resolve(found && structuredClone(found));
+  }
+
+  /** {@inheritDoc SkillStore.versions} */
+  versions(owner: string, name: string): Promise<SkillVersionInfo[]> {
+    const entry = this.owners.get(owner)?.get(name);
+    if (!entry) return Promise.resolve([]);
+    return Promise.resolve(
+      [...entry.versions.values()]
+        .map((v) => ({
+          version: v.version,
+          savedAt: v.savedAt,
+          current: v.version === entry.current,
+        }))
+        .toSorted((a, b) => b.version - a.version),
+    );
+  }
+
+  /** {@inheritDoc SkillStore.save} */
+  save(
+    owner: string,
+    draft: SkillDraft,
+    limits: Pick<SkillLimits, "maxSkills" | "maxVersions">,
+  ): Promise<StoredSkill> {
+    let skills = this.owners.get(owner);
+    if (!skills) this.owners.set(owner, (skills = new Map()));
+    let entry = skills.get(draft.name);
+    if (!entry) {
+      if (skills.size >= limits.maxSkills) return Promise.reject(tooMany(limits.maxSkills));
+      entry = { current: 0, versions: new Map() };
+      skills.set(draft.name, entry);
+    }
+    const version = Math.max(0, ...entry.versions.keys()) + 1;
+    const stored: StoredSkill = { ...structuredClone(draft), version, savedAt: this.now() };
+    entry.versions.set(version, stored);
+    entry.current = version;
+    // Oldest first, never the current one.
+    for (const old of [...entry.versions.keys()].toSorted((a, b) => a - b)) {
+      if (entry.versions.size <= limits.maxVersions) break;
+      if (old !== entry.current) entry.versions.delete(old);
+    }
+    return Promise.resolve(structuredClone(stored));
+  }
+
+  /** {@inheritDoc SkillStore.delete} */
+  delete(owner: string, name: string): Promise<boolean> {
+    return Promise.resolve(this.owners.get(owner)?.delete(name) ?? false);
+  }
+
+  /** {@inheritDoc SkillStore.rollBack} */
+  rollBack(owner: string, name: string, version: number): Promise<StoredSkill> {
+    const entry = this.owners.get(owner)?.get(name);
+    const found = entry?.versions.get(version);
+    if (!entry || !found) return Promise.reject(notKept(name, version));
+    entry.current = version;
+    return Promise.resolve(structuredClone(found));
+  }
+}
+
+/**
+ * The refusal of a save past `maxSkills` (shared with the Durable Object store).
+ * @param max - the limit
+ */
+export function tooMany(max: number): CodeModeError {
+  return new CodeModeError(
+    "skill_invalid",
+    `You already have ${max} skills, the most allowed: delete one you no longer need before saving a new one.`,
+  );
+}
+
+/**
+ * The refusal of a roll back to a version that is not kept (shared with the Durable Object store).
+ * @param name - the skill
+ * @param version - the version asked for
+ */
+export function notKept(name: string, version: number): CodeModeError {
+  return new CodeModeError(
+    "skill_invalid",
+    `Skill "${name}" has no kept version ${version}: list its versions and pick one of those.`,
+  );
+}

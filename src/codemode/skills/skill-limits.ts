@@ -1,0 +1,40 @@
+/**
+ * The bounds on saved skills, per skill and per owner. Every field has a default; the product
+ * reads overrides from its settings. Checked when a skill is saved (skill-draft.ts) and again by
+ * the store (a library user may call a store directly).
+ */
+
+/** Bounds on what one owner may keep. */
+export interface SkillLimits {
+  /** Skills one owner may keep (each with its versions). */
+  maxSkills: number;
+  /** Versions kept per skill; saving past it drops the oldest that is not current. */
+  maxVersions: number;
+  /** Characters of one skill's code. */
+  maxCodeChars: number;
+  /** Characters of one skill's description (its first line is what the tool lists). */
+  maxDescriptionChars: number;
+  /** Characters of one JSON Schema (input or output) as JSON text. */
+  maxSchemaChars: number;
+  /** Skills one run may save. */
+  maxSavesPerRun: number;
+}
+
+/** The defaults: generous for real skills, small enough that a listing stays cheap. */
+export const DEFAULT_SKILL_LIMITS: Readonly<SkillLimits> = Object.freeze({
+  maxSkills: 100,
+  maxVersions: 20,
+  maxCodeChars: 32_000,
+  maxDescriptionChars: 1_000,
+  maxSchemaChars: 8_000,
+  maxSavesPerRun: 5,
+});
+
+/**
+ * The limits with `overrides` applied over the defaults.
+ * @param overrides - fields to change
+ * @returns a complete, frozen set of limits
+ */
+export function skillLimits(overrides: Partial<SkillLimits> = {}): Readonly<SkillLimits> {
+  return Object.freeze({ ...DEFAULT_SKILL_LIMITS, ...overrides });
+}

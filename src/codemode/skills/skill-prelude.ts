@@ -1,0 +1,43 @@
+/**
+ * The module text that places a run's skills before its program (`ExecuteRequest.prelude`):
+ * each skill's function, instrumented like the program, handed to the sandbox's skills
+ * extension (sandbox/ext-skills.ts) by name. The functions are evaluated at the module's top
+ * level, before any of the program's code runs; their free variables can only be the sandbox's
+ * globals, `codemode` and `skills` (checked at save, skill-draft.ts).
+ */
+import { preludeFunction } from "../../executor/prelude-function";
+import type { StoredSkill } from "./skill-store";
+
+/** The binding the prelude imports `register` as (the `__cm$` prefix is refused in programs). */
+const REGISTER = "__cm$skill";
+
+/**
+ * The prelude for `skills`, or undefined when there are none.
+ * @param skills - the skills whose code the run needs (checked when saved; parsed again here)
+ * @returns the module text
+ */
+export function skillPrelude(skills: readonly StoredSkill[]): string | undefined {
+  if (skills.length === 0) return undefined;
+  const parts = [`import { register as ${REGISTER} } from "./ext-skills.js";`];
+  for (const skill of skills) {
+    const fn = preludeFunction(skill.code);
+    // A stored skill that no longer prepares (a store edited by hand) is left out: calling it
+    // says it was not loaded, and the other skills still work.
+    if (!fn.ok) continue;
+    parts.push(`${REGISTER}(${JSON.stringify(skill.name)}, ${fn.text});`);
+  }
+  return parts.join("\n");
+}
+
+/**
+ * The skill names a text calls literally: `skills.name` and `skills["name"]`.
+ * @param text - a program or a skill's code
+ * @returns the names, each once
+ */
+export function calledSkillNames(text: string): string[] {
+  const names = new Set<string>();
+  const pattern =
+    /\bskills\s*(?:\?\.|\.)\s*([A-Za-z]\w*)|\bskills\s*(?:\?\.)?\s*\[\s*(["'`])([A-Za-z]\w*)\2\s*\]/g;
+  for (const m of text.matchAll(pattern)) names.add((m[1] ?? m[3])!);
+  return [...names];
+}

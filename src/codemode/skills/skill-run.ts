@@ -1,0 +1,222 @@
+/**
+ * The skills of one run, on the host: what the run may call (its owner's skills, their code
+ * loaded only for the names the program and those skills call literally), the host functions
+ * behind `skills.*`, and the saves the run asked for, committed only once the run has succeeded.
+ *
+ * Host functions (namespace `skills`; sandbox/ext-skills.ts presents them):
+ * - `save(definition)`: checks the definition (skill-draft.ts) and the owner's count limit, and
+ *   keeps it pending; answers `{ name, saved: "when the run succeeds" }`.
+ * - `$call(name, input)`: checks `input` against the skill's input schema and answers the
+ *   checked copy, which the sandbox then hands to the skill's function. Each call costs one host
+ *   call of the run's `maxHostCalls`. Records which version ran.
+ *
+ * Whose skills: the owner key the caller passes (docs/skills.md); a run never loads another
+ * owner's skills, so one user's skill never runs for another.
+ */
+import { Validator, type Schema } from "@cfworker/json-schema";
+import type {
+  ExecutionOutcome,
+  HostCallContext,
+  HostFunction,
+  SandboxExtension,
+} from "../../executor/types";
+import { isRecord } from "../../is-record";
+import { CodeModeError } from "../../errors";
+import { validationSchema } from "../upstream/tool-input-schema";
+import { checkSkillDraft } from "./skill-draft";
+import type { SkillLimits } from "./skill-limits";
+import { calledSkillNames, skillPrelude } from "./skill-prelude";
+import { skillNameProblem } from "./skill-name";
+import type { SkillDraft, SkillStore, SkillSummary, StoredSkill } from "./skill-store";
+
+/** What a run of a program that uses skills adds to its executor request. */
+export interface SkillRunRequest {
+  namespaces: { skills: Record<string, HostFunction> };
+  extensions: SandboxExtension[];
+  prelude?: string;
+}
+
+/** One version of a skill a run called. */
+export interface SkillUse {
+  name: string;
+  version: number;
+  calls: number;
+}
+
+/** Whether a program may use skills: it mentions `skills` at all (else nothing is shipped). */
+const MENTIONS_SKILLS = /\bskills\b/;
+
+/** The skills side of one run. */
+export class SkillRun {
+  private readonly pending = new Map<string, SkillDraft>();
+  private readonly uses = new Map<string, SkillUse>();
+  private readonly validators = new Map<string, Validator>();
+  /** `save` calls so far: each parses up to `maxCodeChars` on the host, so they are bounded. */
+  private saveCalls = 0;
+
+  private constructor(
+    private readonly store: SkillStore,
+    private readonly owner: string,
+    private readonly limits: Readonly<SkillLimits>,
+    private readonly listed: readonly SkillSummary[],
+    private readonly loaded: ReadonlyMap<string, StoredSkill>,
+  ) {}
+
+  /**
+   * Prepares the skills of a run of `code`, or returns undefined when the program does not
+   * mention `skills` (the run then gets no `skills` namespace and costs nothing more).
+   * @param store - where the owner's skills are
+   * @param owner - whose skills the run may use and save
+   * @param code - the program
+   * @param limits - the skill limits
+   */
+  static async open(
+    store: SkillStore,
+    owner: string,
+    code: string,
+    limits: Readonly<SkillLimits>,
+  ): Promise<SkillRun | undefined> {
+    if (!MENTIONS_SKILLS.test(code)) return undefined;
+    // A store the library user fills may hold names no save would take: those are left out,
+    // since each listed name becomes a property of the sandbox's `skills` object.
+    const listed = (await store.list(owner)).filter((s) => skillNameProblem(s.name) === undefined);
+    const known = new Set(listed.map((s) => s.name));
+    const loaded = new Map<string, StoredSkill>();
+    // The names called literally, then the names those skills call, and so on (bounded by
+    // the owner's skills: each is loaded once).
+    let wanted = calledSkillNames(code).filter((n) => known.has(n));
+    while (wanted.length > 0) {
+      const found = await Promise.all(wanted.map((n) => store.get(owner, n)));
+      const next: string[] = [];
+      for (const skill of found) {
+        if (!skill || loaded.has(skill.name)) continue;
+        loaded.set(skill.name, skill);
+        for (const n of calledSkillNames(skill.code))
+          if (known.has(n) && !loaded.has(n)) next.push(n);
+      }
+      wanted = [...new Set(next)];
+    }
+    return new SkillRun(store, owner, limits, listed, loaded);
+  }
+
+  /** The namespace, extension and prelude to add to the run's executor request. */
+  request(): SkillRunRequest {
+    const prelude = skillPrelude([...this.loaded.values()]);
+    return {
+      namespaces: { skills: { save: this.save, $call: this.call } },
+      extensions: [
+        {
+          name: "skills",
+          namespace: "skills",
+          data: JSON.stringify({ names: this.listed.map((s) => s.name) }),
+        },
+      ],
+      ...(prelude === undefined ? {} : { prelude }),
+    };
+  }
+
+  /** The skill versions the run called, for its record. */
+  used(): SkillUse[] {
+    return [...this.uses.values()];
+  }
+
+  /**
+   * Saves what the run asked to save, if it succeeded; otherwise drops it.
+   * @param outcome - how the run ended
+   * @returns one line per skill the run asked to save, for the tool result
+   */
+  async commit(outcome: Pick<ExecutionOutcome, "status">): Promise<string[]> {
+    const notes: string[] = [];
+    for (const draft of this.pending.values()) {
+      if (outcome.status !== "ok") {
+        notes.push(
+          `Skill "${draft.name}" was not saved: the run ended with ${outcome.status}, and only a run that succeeds saves its skills. Fix the program and run it again.`,
+        );
+        continue;
+      }
+      try {
+        const saved = await this.store.save(this.owner, draft, this.limits);
+        notes.push(
+          `Saved skill "${saved.name}" as version ${saved.version}: later programs call it as skills.${saved.name}(input).`,
+        );
+      } catch (error) {
+        notes.push(`Skill "${draft.name}" was not saved: ${(error as Error).message}`);
+      }
+    }
+    this.pending.clear();
+    return notes;
+  }
+
+  private readonly save: HostFunction = ([definition], context) => {
+    // Refused before any parsing: a loop of saves (each up to 32,000 characters to parse) would
+    // otherwise spend the host's time up to the run's maxHostCalls.
+    if (++this.saveCalls > this.limits.maxSavesPerRun * 4)
+      throw new CodeModeError(
+        "skill_invalid",
+        `skills.save() was called ${this.limits.maxSavesPerRun * 4} times in this run, the most allowed; save at most ${this.limits.maxSavesPerRun} skills per run.`,
+      );
+    const draft = checkSkillDraft(programText(definition, context), this.limits);
+    if (!this.pending.has(draft.name) && this.pending.size >= this.limits.maxSavesPerRun)
+      throw new CodeModeError(
+        "skill_invalid",
+        `A run may save at most ${this.limits.maxSavesPerRun} skills; save the others in another run.`,
+      );
+    const existing = new Set([...this.listed.map((s) => s.name), ...this.pending.keys()]);
+    if (!existing.has(draft.name) && existing.size >= this.limits.maxSkills)
+      throw new CodeModeError(
+        "skill_invalid",
+        `You already have ${this.limits.maxSkills} skills, the most allowed: delete one you no longer need before saving a new one.`,
+      );
+    this.pending.set(draft.name, draft);
+    return { name: draft.name, saved: "when the run succeeds" };
+  };
+
+  private readonly call: HostFunction = ([name, input]) => {
+    const skill = typeof name === "string" ? this.loaded.get(name) : undefined;
+    if (!skill)
+      throw new CodeModeError(
+        "skill_invalid",
+        `skills.${String(name)}() was not loaded for this run: call a skill by its literal name, skills.<name>(input), so the host ships its code.`,
+      );
+    let validator = this.validators.get(skill.name);
+    if (!validator) {
+      validator = new Validator(validationSchema(skill.input) as Schema, "2020-12", false);
+      this.validators.set(skill.name, validator);
+    }
+    const result = validator.validate(input);
+    if (!result.valid) {
+      const problems = result.errors
+        .filter((e) => e.keyword !== "properties" && e.keyword !== "items" && e.keyword !== "$ref")
+        .slice(0, 5)
+        .map(
+          (e) =>
+            `${e.instanceLocation.replace(/^#/, "input") || "input"}: ${e.error.replace(/\.$/, "")}`,
+        );
+      throw new TypeError(
+        `skills.${skill.name}() got invalid input: ${problems.join("; ")}. The skill did not run.`,
+      );
+    }
+    const use = this.uses.get(skill.name) ?? { name: skill.name, version: skill.version, calls: 0 };
+    use.calls++;
+    this.uses.set(skill.name, use);
+    return input;
+  };
+}
+
+/**
+ * The definition with its `code` as the program wrote it: the sandbox sends the function's
+ * `toString()`, which includes the budget ticks the host inserted; the executor maps it back to
+ * the program's text. A text that is not part of the program (sent straight to the host
+ * function) is refused: a skill is code the run itself contained.
+ */
+function programText(definition: unknown, context: HostCallContext): unknown {
+  if (!isRecord(definition) || typeof definition["code"] !== "string" || !context.originalText)
+    return definition;
+  const code = context.originalText(definition["code"]);
+  if (code === undefined)
+    throw new CodeModeError(
+      "skill_invalid",
+      "skills.save() got a function that is not written in this program: save a function the program itself defines.",
+    );
+  return { ...definition, code };
+}

@@ -1,0 +1,102 @@
+/**
+ * Where skills are kept: one interface, so the product's Durable Object store
+ * (durable-skill-store.ts), the in-memory one (tests, a single isolate) and a library user's own
+ * store are interchangeable.
+ *
+ * Model: an owner (an opaque key the host derives from the caller, see docs/skills.md) has
+ * skills by name; each save of a name adds a version (1, 2, …) and makes it current; a roll back
+ * makes an older version current again without deleting the newer ones; delete removes the name
+ * with every version at once, so no later run can call it.
+ */
+import type { SkillLimits } from "./skill-limits";
+
+/** A JSON Schema, as JSON data. */
+export type JsonSchema = Record<string, unknown>;
+
+/** What a save carries, already checked (skill-draft.ts). */
+export interface SkillDraft {
+  name: string;
+  /** What the skill does; its first line is what tool descriptions list. */
+  description: string;
+  /** JSON Schema of the skill's one argument, checked on the host before every call. */
+  input: JsonSchema;
+  /** JSON Schema of what it returns, when the saver gave one (documentation only). */
+  output?: JsonSchema;
+  /** The function's source: one function expression (prelude-function.ts). */
+  code: string;
+}
+
+/** One stored version of a skill. */
+export interface StoredSkill extends SkillDraft {
+  version: number;
+  /** When this version was saved (ms since the epoch). */
+  savedAt: number;
+}
+
+/** A skill as a listing shows it: its current version, without the code. */
+export interface SkillSummary {
+  name: string;
+  description: string;
+  /** The current version. */
+  version: number;
+  /** The highest version saved (current may be lower after a roll back). */
+  latest: number;
+}
+
+/** One version in a skill's history. */
+export interface SkillVersionInfo {
+  version: number;
+  savedAt: number;
+  current: boolean;
+}
+
+/** A place to keep skills, per owner. Every method may be called concurrently. */
+export interface SkillStore {
+  /**
+   * The owner's skills, by name.
+   * @param owner - whose skills
+   */
+  list(owner: string): Promise<SkillSummary[]>;
+  /**
+   * One skill: the current version, or the version asked for.
+   * @param owner - whose skill
+   * @param name - its name
+   * @param version - a version number; the current one when omitted
+   */
+  get(owner: string, name: string, version?: number): Promise<StoredSkill | undefined>;
+  /**
+   * A skill's kept versions, newest first (empty when there is no such skill).
+   * @param owner - whose skill
+   * @param name - its name
+   */
+  versions(owner: string, name: string): Promise<SkillVersionInfo[]>;
+  /**
+   * Saves a new version of `draft.name` and makes it current.
+   * @param owner - whose skill
+   * @param draft - the checked skill
+   * @param limits - count limits to enforce (`maxSkills`, `maxVersions`)
+   * @returns the stored version
+   * @throws CodeModeError `skill_invalid` when the owner already has `maxSkills` other skills
+   */
+  save(
+    owner: string,
+    draft: SkillDraft,
+    limits: Pick<SkillLimits, "maxSkills" | "maxVersions">,
+  ): Promise<StoredSkill>;
+  /**
+   * Deletes a skill with all its versions.
+   * @param owner - whose skill
+   * @param name - its name
+   * @returns whether there was one
+   */
+  delete(owner: string, name: string): Promise<boolean>;
+  /**
+   * Makes a kept version current again.
+   * @param owner - whose skill
+   * @param name - its name
+   * @param version - the version to make current
+   * @returns that version
+   * @throws CodeModeError `skill_invalid` when the skill or the version is not kept
+   */
+  rollBack(owner: string, name: string, version: number): Promise<StoredSkill>;
+}

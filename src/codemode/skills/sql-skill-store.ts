@@ -1,0 +1,230 @@
+/**
+ * A {@link SkillStore} in a Durable Object's SQLite (`ctx.storage.sql`): the product's store.
+ * Construct it inside the Durable Object that owns the database (one object per owner, or one
+ * for all: every row carries its owner). Each method runs its statements synchronously, with no
+ * `await` in between, so a Durable Object applies it as one step: two saves of one name cannot
+ * both take the same version number.
+ *
+ * Key layout (created on first use):
+ * - `skills (owner, name) → current, latest`: one row per skill; `current` is the version runs
+ *   use, `latest` the highest saved (numbers are never reused, even after a roll back);
+ * - `skill_versions (owner, name, version) → description, input, output, code, saved_at`: the
+ *   kept versions (JSON text for the schemas).
+ *
+ * Lifecycle and limits: a save adds a version and makes it current, refusing a new name past
+ * `maxSkills` and dropping the oldest versions that are not current past `maxVersions`; delete
+ * removes the skill's rows at once (a run that starts later cannot load it); nothing expires.
+ */
+import type { SkillLimits } from "./skill-limits";
+import { notKept, tooMany } from "./memory-skill-store";
+import type {
+  JsonSchema,
+  SkillDraft,
+  SkillStore,
+  SkillSummary,
+  SkillVersionInfo,
+  StoredSkill,
+} from "./skill-store";
+
+/** The part of a Durable Object's `SqlStorage` the store uses. */
+export interface SkillSql {
+  exec(query: string, ...bindings: (string | number | null)[]): { toArray(): unknown[] };
+}
+
+interface VersionRow {
+  name: string;
+  version: number;
+  description: string;
+  input: string;
+  output: string | null;
+  code: string;
+  saved_at: number;
+}
+
+/** Skills in SQLite. */
+export class SqlSkillStore implements SkillStore {
+  private ready = false;
+
+  /**
+   * @param sql - the Durable Object's `ctx.storage.sql`
+   * @param now - the clock (injected by tests)
+   */
+  constructor(
+    private readonly sql: SkillSql,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** {@inheritDoc SkillStore.list} */
+  list(owner: string): Promise<SkillSummary[]> {
+    const rows = this.rows<{ name: string; description: string; current: number; latest: number }>(
+      `SELECT s.name, v.description, s.current, s.latest FROM skills s
+       JOIN skill_versions v ON v.owner = s.owner AND v.name = s.name AND v.version = s.current
+       WHERE s.owner = ? ORDER BY s.name`,
+      owner,
+    );
+    return Promise.resolve(
+      rows.map((r) => ({
+        name: r.name,
+        description: r.description,
+        version: r.current,
+        latest: r.latest,
+      })),
+    );
+  }
+
+  /** {@inheritDoc SkillStore.get} */
+  get(owner: string, name: string, version?: number): Promise<StoredSkill | undefined> {
+    const rows =
+      version === undefined
+        ? this.rows<VersionRow>(
+            `SELECT v.* FROM skills s JOIN skill_versions v
+             ON v.owner = s.owner AND v.name = s.name AND v.version = s.current
+             WHERE s.owner = ? AND s.name = ?`,
+            owner,
+            name,
+          )
+        : this.rows<VersionRow>(
+            "SELECT * FROM skill_versions WHERE owner = ? AND name = ? AND version = ?",
+            owner,
+            name,
+            version,
+          );
+    const row = rows[0];
+    return Promise.resolve(row && toSkill(row));
+  }
+
+  /** {@inheritDoc SkillStore.versions} */
+  versions(owner: string, name: string): Promise<SkillVersionInfo[]> {
+    const current = this.current(owner, name);
+    if (current === undefined) return Promise.resolve([]);
+    const rows = this.rows<{ version: number; saved_at: number }>(
+      "SELECT version, saved_at FROM skill_versions WHERE owner = ? AND name = ? ORDER BY version DESC",
+      owner,
+      name,
+    );
+    return Promise.resolve(
+      rows.map((r) => ({
+        version: r.version,
+        savedAt: r.saved_at,
+        current: r.version === current,
+      })),
+    );
+  }
+
+  /** {@inheritDoc SkillStore.save} */
+  save(
+    owner: string,
+    draft: SkillDraft,
+    limits: Pick<SkillLimits, "maxSkills" | "maxVersions">,
+  ): Promise<StoredSkill> {
+    const head = this.rows<{ latest: number }>(
+      "SELECT latest FROM skills WHERE owner = ? AND name = ?",
+      owner,
+      draft.name,
+    )[0];
+    if (!head) {
+      const [{ n }] = this.rows<{ n: number }>(
+        "SELECT COUNT(*) AS n FROM skills WHERE owner = ?",
+        owner,
+      ) as [{ n: number }];
+      if (n >= limits.maxSkills) return Promise.reject(tooMany(limits.maxSkills));
+    }
+    const version = (head?.latest ?? 0) + 1;
+    const savedAt = this.now();
+    this.sql.exec(
+      `INSERT INTO skill_versions (owner, name, version, description, input, output, code, saved_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      owner,
+      draft.name,
+      version,
+      draft.description,
+      JSON.stringify(draft.input),
+      draft.output === undefined ? null : JSON.stringify(draft.output),
+      draft.code,
+      savedAt,
+    );
+    this.sql.exec(
+      `INSERT INTO skills (owner, name, current, latest) VALUES (?, ?, ?, ?)
+       ON CONFLICT (owner, name) DO UPDATE SET current = excluded.current, latest = excluded.latest`,
+      owner,
+      draft.name,
+      version,
+      version,
+    );
+    // Oldest first, never the current one (just saved: the newest).
+    this.sql.exec(
+      `DELETE FROM skill_versions WHERE owner = ? AND name = ? AND version IN (
+         SELECT version FROM skill_versions WHERE owner = ? AND name = ?
+         ORDER BY version DESC LIMIT -1 OFFSET ?)`,
+      owner,
+      draft.name,
+      owner,
+      draft.name,
+      limits.maxVersions,
+    );
+    return Promise.resolve({ ...structuredClone(draft), version, savedAt });
+  }
+
+  /** {@inheritDoc SkillStore.delete} */
+  delete(owner: string, name: string): Promise<boolean> {
+    const existed = this.current(owner, name) !== undefined;
+    this.sql.exec("DELETE FROM skills WHERE owner = ? AND name = ?", owner, name);
+    this.sql.exec("DELETE FROM skill_versions WHERE owner = ? AND name = ?", owner, name);
+    return Promise.resolve(existed);
+  }
+
+  /** {@inheritDoc SkillStore.rollBack} */
+  rollBack(owner: string, name: string, version: number): Promise<StoredSkill> {
+    const row = this.rows<VersionRow>(
+      "SELECT * FROM skill_versions WHERE owner = ? AND name = ? AND version = ?",
+      owner,
+      name,
+      version,
+    )[0];
+    if (!row) return Promise.reject(notKept(name, version));
+    this.sql.exec(
+      "UPDATE skills SET current = ? WHERE owner = ? AND name = ?",
+      version,
+      owner,
+      name,
+    );
+    return Promise.resolve(toSkill(row));
+  }
+
+  private current(owner: string, name: string): number | undefined {
+    return this.rows<{ current: number }>(
+      "SELECT current FROM skills WHERE owner = ? AND name = ?",
+      owner,
+      name,
+    )[0]?.current;
+  }
+
+  private rows<T>(query: string, ...bindings: (string | number)[]): T[] {
+    this.migrate();
+    return this.sql.exec(query, ...bindings).toArray() as T[];
+  }
+
+  private migrate(): void {
+    if (this.ready) return;
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS skills (
+      owner TEXT NOT NULL, name TEXT NOT NULL, current INTEGER NOT NULL, latest INTEGER NOT NULL,
+      PRIMARY KEY (owner, name))`);
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS skill_versions (
+      owner TEXT NOT NULL, name TEXT NOT NULL, version INTEGER NOT NULL,
+      description TEXT NOT NULL, input TEXT NOT NULL, output TEXT, code TEXT NOT NULL,
+      saved_at INTEGER NOT NULL, PRIMARY KEY (owner, name, version))`);
+    this.ready = true;
+  }
+}
+
+function toSkill(row: VersionRow): StoredSkill {
+  return {
+    name: row.name,
+    description: row.description,
+    input: JSON.parse(row.input) as JsonSchema,
+    ...(row.output === null ? {} : { output: JSON.parse(row.output) as JsonSchema }),
+    code: row.code,
+    version: row.version,
+    savedAt: row.saved_at,
+  };
+}

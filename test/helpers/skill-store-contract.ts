@@ -1,0 +1,85 @@
+/**
+ * What every SkillStore must do (src/codemode/skills/skill-store.ts), as checks a test file runs
+ * against its store: the in-memory one in Node (test/unit/codemode/skills/), the SQLite one in
+ * a real Durable Object (test/workers/app/skills/).
+ */
+import { expect } from "vitest";
+import type { SkillDraft, SkillStore } from "../../src/codemode/skills/skill-store";
+
+const draft = (name: string, code = "async () => 1"): SkillDraft => ({
+  name,
+  description: `${name} does it.`,
+  input: { type: "object" },
+  code,
+});
+const limits = { maxSkills: 2, maxVersions: 3 };
+
+/** The checks, by name; each gets a fresh store whose clock starts at 1,000 and ticks by 1. */
+export const SKILL_STORE_CONTRACT: Record<string, (store: SkillStore) => Promise<void>> = {
+  "makes each save a new current version, and rolls back": async (store) => {
+    expect((await store.save("a", draft("s", "async () => 1"), limits)).version).toBe(1);
+    expect(
+      (
+        await store.save(
+          "a",
+          { ...draft("s", "async () => 2"), output: { type: "number" } },
+          limits,
+        )
+      ).version,
+    ).toBe(2);
+    expect(await store.get("a", "s")).toEqual({
+      ...draft("s", "async () => 2"),
+      output: { type: "number" },
+      version: 2,
+      savedAt: 1_001,
+    });
+    expect((await store.rollBack("a", "s", 1)).code).toBe("async () => 1");
+    expect((await store.get("a", "s"))?.version).toBe(1);
+    expect((await store.get("a", "s", 2))?.code).toBe("async () => 2");
+    expect(await store.list("a")).toEqual([
+      { name: "s", description: "s does it.", version: 1, latest: 2 },
+    ]);
+    expect(await store.versions("a", "s")).toEqual([
+      { version: 2, savedAt: 1_001, current: false },
+      { version: 1, savedAt: 1_000, current: true },
+    ]);
+    // A save after a roll back continues the numbering.
+    expect((await store.save("a", draft("s"), limits)).version).toBe(3);
+  },
+  "keeps owners apart": async (store) => {
+    await store.save("a", draft("s"), limits);
+    expect(await store.get("b", "s")).toBeUndefined();
+    expect(await store.list("b")).toEqual([]);
+    expect(await store.versions("b", "s")).toEqual([]);
+    expect(await store.delete("b", "s")).toBe(false);
+    expect((await store.get("a", "s"))?.name).toBe("s");
+  },
+  "bounds skills per owner and versions per skill": async (store) => {
+    await store.save("a", draft("one"), limits);
+    await store.save("a", draft("two"), limits);
+    await expect(store.save("a", draft("three"), limits)).rejects.toThrow(
+      "You already have 2 skills, the most allowed",
+    );
+    for (let i = 0; i < 4; i++) await store.save("a", draft("one"), limits);
+    expect((await store.versions("a", "one")).map((v) => v.version)).toEqual([5, 4, 3]);
+    await expect(store.rollBack("a", "one", 1)).rejects.toThrow(
+      'Skill "one" has no kept version 1',
+    );
+  },
+  "deletes every version at once": async (store) => {
+    await store.save("a", draft("s"), limits);
+    await store.save("a", draft("s"), limits);
+    expect(await store.delete("a", "s")).toBe(true);
+    expect(await store.get("a", "s", 1)).toBeUndefined();
+    expect(await store.list("a")).toEqual([]);
+    expect(await store.delete("a", "s")).toBe(false);
+    // A new skill of the same name starts again at 1.
+    expect((await store.save("a", draft("s"), limits)).version).toBe(1);
+  },
+};
+
+/** A clock for the contract: 1,000, 1,001, … */
+export function contractClock(): () => number {
+  let now = 1_000;
+  return () => now++;
+}

@@ -1,0 +1,35 @@
+// The SQLite SkillStore (src/codemode/skills/sql-skill-store.ts) in a real Durable Object's
+// storage, against the contract every SkillStore meets (test/helpers/skill-store-contract.ts).
+// It borrows the product's RUN_HISTORY objects for their SQLite: the store makes its own tables.
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { SqlSkillStore } from "../../../../src/codemode/skills/sql-skill-store";
+import { SKILL_STORE_CONTRACT, contractClock } from "../../../helpers/skill-store-contract";
+
+/** Runs `check` with a store over a fresh object's SQLite. */
+async function inObject(check: (store: SqlSkillStore, sql: SqlStorage) => Promise<void>) {
+  const stub = env.RUN_HISTORY.get(env.RUN_HISTORY.idFromName(`skills-${crypto.randomUUID()}`));
+  await runInDurableObject(stub, (_object: unknown, state) =>
+    check(new SqlSkillStore(state.storage.sql, contractClock()), state.storage.sql),
+  );
+}
+
+describe("SqlSkillStore", () => {
+  for (const [name, check] of Object.entries(SKILL_STORE_CONTRACT))
+    it(name, () => inObject((store) => check(store)));
+
+  it("keeps skills across store instances over the same database", async () => {
+    await inObject(async (store, sql) => {
+      await store.save(
+        "a",
+        { name: "s", description: "d", input: {}, code: "async () => 1" },
+        {
+          maxSkills: 5,
+          maxVersions: 5,
+        },
+      );
+      expect((await new SqlSkillStore(sql).get("a", "s"))?.code).toBe("async () => 1");
+    });
+  });
+});

@@ -1,0 +1,73 @@
+// Skills in openApiMcpServer's `execute` with a real MCP client: a program saves a function
+// that sends a request, a new connection's program calls it, and the description says how
+// (src/codemode/openapi-mcp-server.ts, src/codemode/skills/).
+import type { AuthInfo } from "@modelcontextprotocol/server";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { openApiMcpServer } from "../../../../src/codemode/openapi-mcp-server";
+import { MemorySkillStore } from "../../../../src/codemode/skills/memory-skill-store";
+import { WorkerLoaderExecutor } from "../../../../src/executor/loader/worker-loader-executor";
+import { createMcpHandler } from "../../../../src/index";
+import { connect } from "../../../helpers/mcp-client";
+import { NOTES_SPEC } from "../../../helpers/notes-spec";
+
+const executor = new WorkerLoaderExecutor({ loader: env.LOADER, limits: { timeoutMs: 10_000 } });
+
+describe("openApiMcpServer with skills", () => {
+  const store = new MemorySkillStore();
+  const sent: string[] = [];
+  const handler = createMcpHandler(
+    openApiMcpServer({
+      spec: NOTES_SPEC,
+      executor,
+      request: (req) => {
+        sent.push(`${req.method} ${req.path}`);
+        return Response.json(
+          { id: "n1", text: (req.body as { text: string }).text },
+          { status: 201 },
+        );
+      },
+      skills: { store, owner: (authInfo) => authInfo?.clientId },
+    }),
+  );
+  const clientOf = (user: string) => {
+    const authInfo: AuthInfo = { token: `token-${user}`, clientId: user, scopes: [] };
+    return connect((input, init) => handler.fetch(new Request(input, init), { authInfo }));
+  };
+  const execute = async (client: Awaited<ReturnType<typeof clientOf>>, code: string) =>
+    (await client.callTool({ name: "execute", arguments: { code } })) as {
+      isError?: boolean;
+      content: { text: string }[];
+    };
+
+  it("saves a skill in execute; a new connection calls it with the caller's request function", async () => {
+    const first = await clientOf("alice");
+    const [, tool] = (await first.listTools()).tools;
+    expect(tool!.description).toContain("await skills.save({ name, description, input");
+    const saved = await execute(
+      first,
+      `async () => {
+        const note = async ({ text }) => (await codemode.request({ method: "POST", path: "/notes", body: { text } })).id;
+        const id = await note({ text: "first" });
+        await skills.save({ name: "note", description: "Creates a note; returns its id.", input: { type: "object", properties: { text: { type: "string" } }, required: ["text"] }, run: note });
+        return id;
+      }`,
+    );
+    expect(saved.content.map((c) => c.text)).toEqual([
+      "n1",
+      'Saved skill "note" as version 1: later programs call it as skills.note(input).',
+    ]);
+    await first.close();
+
+    const second = await clientOf("alice");
+    const called = await execute(second, "async () => skills.note({ text: 'again' })");
+    expect(called.content[0]!.text).toBe("n1");
+    expect(sent).toEqual(["POST /notes", "POST /notes"]);
+    const refused = await execute(second, "async () => skills.note({})");
+    expect(refused.content[0]!.text).toMatch(
+      /^ERROR: TypeError: skills\.note\(\) got invalid input/,
+    );
+    expect(sent).toHaveLength(2);
+    await second.close();
+  });
+});

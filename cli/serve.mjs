@@ -10,7 +10,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { Worker } from "node:worker_threads";
 import { basename, extname, resolve } from "node:path";
 import { clusterSecret, shareSecretWithParent } from "./local-server/cluster-secret.mjs";
-import { bodyBudgetSetting } from "./local-server/body-budget.mjs";
+import { bodyBudgetSetting } from "./local-server/front/body-budget.mjs";
 import { createSocketFolder } from "./local-server/socket-folder.mjs";
 import { supervise } from "./local-server/supervise.mjs";
 import { workerdV8Flags } from "./local-server/v8-flags.mjs";

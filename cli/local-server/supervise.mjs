@@ -19,7 +19,7 @@
  * (runtime.mjs), the front, the signals and the port.
  */
 import { systemClock } from "./clock.mjs";
-import { createFront } from "./front.mjs";
+import { createFront } from "./front/front.mjs";
 import { HOST_STUCK_MS, STARTING, createHostPair } from "./host-pair.mjs";
 import { RUNNER_STUCK_MS, createRunnerPool } from "./runner-pool.mjs";
 import { DEFAULT_MAX_RUNS, askToRetire, runnerCounts } from "./runner-retirement.mjs";

@@ -78,7 +78,7 @@ export function createWorker(app: App): ExportedHandler<Cloudflare.Env> {
  * carries the secret, else null (refused). The host runtime's ports (the direct socket the front
  * sends to, Miniflare's own) are on 127.0.0.1, where every process on the machine reaches them;
  * only the front and the supervisor send the secret, and the front sets `CF-Connecting-IP` to the
- * client's real address (cli/local-server/exchange.mjs), so the address the OAuth attempt
+ * client's real address (cli/local-server/front/exchange.mjs), so the address the OAuth attempt
  * limiter counts by (oauth/attempt-limiter.ts) is trusted only from the front.
  * @param request - the incoming request
  * @param env - the Worker's bindings

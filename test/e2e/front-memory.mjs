@@ -16,7 +16,7 @@
 // but for its last byte, then held 5 s. Only 127.0.0.1; every loop is bounded in count and time.
 import { readFileSync } from "node:fs";
 import { connect as connectSocket } from "node:net";
-import { DEFAULT_BODY_BUDGET_BYTES, MAX_BODY_BYTES } from "../../cli/local-server/front.mjs";
+import { DEFAULT_BODY_BUDGET_BYTES, MAX_BODY_BYTES } from "../../cli/local-server/front/front.mjs";
 import { connect, timedCall, TRIVIAL_SEARCH } from "./support/load-clients.mjs";
 import { processTree } from "./support/processes.mjs";
 import { check, startServer } from "./support/server.mjs";

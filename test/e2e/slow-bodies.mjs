@@ -5,7 +5,7 @@
 // the front's 408 (body_timeout) about 10 s after its headers (the front's BODY_TIMEOUT_MS; 2 s
 // more are allowed for a loaded machine's timers).
 import { connect as connectSocket } from "node:net";
-import { BODY_TIMEOUT_MS } from "../../cli/local-server/front.mjs";
+import { BODY_TIMEOUT_MS } from "../../cli/local-server/front/front.mjs";
 import { withServerUnderLoad } from "./support/busy-load.mjs";
 import { pollSearch } from "./support/load-clients.mjs";
 import { replacements } from "./support/replacements.mjs";

@@ -37,11 +37,11 @@ function code(file: string): string {
 const SRC = sources("src").filter((f) => f !== "src/errors.ts");
 /** The local server's Node front, which answers a few requests itself (in the HTTP error shape). */
 const FRONT = [
-  "cli/local-server/front.mjs",
-  "cli/local-server/request-body.mjs",
-  "cli/local-server/exchange.mjs",
-  "cli/local-server/cut-off-reply.mjs",
-  "cli/local-server/front-api-key.mjs",
+  "cli/local-server/front/front.mjs",
+  "cli/local-server/front/request-body.mjs",
+  "cli/local-server/front/exchange.mjs",
+  "cli/local-server/front/cut-off-reply.mjs",
+  "cli/local-server/front/front-api-key.mjs",
 ];
 
 /** The codes listed in a table of docs/errors.md: the first cell of each row, in backticks. */

@@ -21,24 +21,9 @@
  * (a form-encoded secret with a space is matched as a literal form instead), MIME encoded words.
  */
 import { compactView, dumpTextView, listsView } from "./spelling-views";
-import { compose, SequenceMap, ViewBuilder, type Origin } from "./view-builder";
+import { compose, ViewBuilder, type View } from "./view-builder";
 
 export type { Origin } from "./view-builder";
-
-/** A text and where its characters came from in the original. */
-export interface View {
-  readonly text: string;
-  /** The offset in the original of position `i` of `text` (`text.length` maps to the end). */
-  readonly origin: Origin | null;
-  /**
-   * For a decoded view, the sequences its step replaced: their outputs are the characters it
-   * produced, and a sequence for the next step must include one of them (any other was already
-   * there to decode).
-   */
-  readonly changed?: SequenceMap;
-  /** For a decoded view, the families of the digit sequences its step decoded (bits). */
-  readonly digitFamilies?: number;
-}
 
 /** The longest sequence a step decodes (`&DiacriticalGrave;`). */
 const LONGEST_SEQUENCE = 18;

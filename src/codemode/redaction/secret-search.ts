@@ -7,7 +7,8 @@
  * Bytes are searched one character per byte, so a secret's UTF-8, UTF-16 and UTF-32 forms are
  * found at any offset.
  */
-import { decodedViews, MAX_SWALLOWED, originalRange, type View } from "./decoded-view";
+import { decodedViews, MAX_SWALLOWED, originalRange } from "./decoded-view";
+import type { View } from "./view-builder";
 import { formScanner, GRAM, windowKey, type FormScanner, type Range } from "./form-scanner";
 import { cutBytes, cutText } from "./marker";
 import { byteView, fromLatin1, secretForms, utf8 } from "./secret-forms";

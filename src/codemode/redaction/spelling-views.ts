@@ -24,8 +24,7 @@
  * Ordinary text is left as it was wherever no such run exists; a view is made only when one
  * does (whitespace always does: the compact view of ordinary text is the text without it).
  */
-import type { View } from "./decoded-view";
-import { compose, ViewBuilder } from "./view-builder";
+import { compose, ViewBuilder, type View } from "./view-builder";
 
 /** The fewest items a run needs: a form of a secret is at least 8 characters. */
 export const MIN_ITEMS = 8;

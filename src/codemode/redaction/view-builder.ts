@@ -234,3 +234,18 @@ const LONG_SPAN = 64;
 export function compose(outer: Origin | null, local: Origin): Origin {
   return outer ? (i, end) => outer(local(i, end), end) : local;
 }
+
+/** A text and where its characters came from in the original. */
+export interface View {
+  readonly text: string;
+  /** The offset in the original of position `i` of `text` (`text.length` maps to the end). */
+  readonly origin: Origin | null;
+  /**
+   * For a decoded view, the sequences its step replaced: their outputs are the characters it
+   * produced, and a sequence for the next step must include one of them (any other was already
+   * there to decode).
+   */
+  readonly changed?: SequenceMap;
+  /** For a decoded view, the families of the digit sequences its step decoded (bits). */
+  readonly digitFamilies?: number;
+}

@@ -332,8 +332,10 @@ export class RunnerLoader {
       let slot = chosen ?? this.pick(caller) ?? (await this.wait(caller));
       // A runner that may be blocked costs a run up to 10 s and then its failure; one whose short
       // rest is about to end costs a refused connection at worst: wait for that one (bounded).
+      // Only a run not being moved here waits (`chosen` is set by the code after this loop).
       for (
         let looks = 0;
+        // eslint-disable-next-line no-unmodified-loop-condition
         !chosen && looks < 8 && this.tier(slot, this.now()) >= MAYBE_BLOCKED;
         looks++
       ) {
@@ -378,6 +380,8 @@ export class RunnerLoader {
       // Not begun in time: moved as soon as a better runner is there (looked for again every
       // RUNNER_BEGIN_MS: a runner may be slow to begin for a while, e.g. a fresh one loading the
       // shared worker's engine, while the others' runs are at a moment that may be blocking).
+      // `begun` is set by the tracker's onBegin callback while this loop awaits.
+      // eslint-disable-next-line no-unmodified-loop-condition
       while (outcome === "late" && !begun) {
         const better = this.pick(caller, slot);
         if (better && this.tier(better, this.now()) <= PROGRESSING) {

@@ -1,5 +1,5 @@
 /**
- * The front's memory budget for request bodies (cli/local-server/body-budget.mjs): one total for
+ * The front's memory budget for request bodies (cli/local-server/front/body-budget.mjs): one total for
  * every body held at once, counted per request as bytes arrive, given back once per request,
  * and its setting, `FRONT_BODY_BUDGET_MB`.
  */
@@ -8,7 +8,7 @@ import {
   bodyBudgetSetting,
   createBodyBudget,
   DEFAULT_BODY_BUDGET_BYTES,
-} from "../../../cli/local-server/body-budget.mjs";
+} from "../../../cli/local-server/front/body-budget.mjs";
 
 describe("the front's body budget", () => {
   it("counts every request's bytes against one total and refuses what would cross it", () => {

@@ -9,7 +9,7 @@ import { createServer, request, type IncomingHttpHeaders, type Server } from "no
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { CLUSTER_SECRET_HEADER, clusterSecret } from "../../../cli/local-server/cluster-secret.mjs";
-import { createFront } from "../../../cli/local-server/front.mjs";
+import { createFront } from "../../../cli/local-server/front/front.mjs";
 import { healthRequest } from "../../../cli/local-server/health-request.mjs";
 
 const servers: Server[] = [];

@@ -1,11 +1,11 @@
 /**
- * The front's `MCP_API_KEY` check (cli/local-server/front-api-key.mjs) against the Worker's own
+ * The front's `MCP_API_KEY` check (cli/local-server/front/front-api-key.mjs) against the Worker's own
  * (src/app/api-key.ts rendered by src/app/errors/http-error.ts): for the same headers, the same
  * verdict and the same answer (status, headers, body), so a client cannot tell which refused it.
  */
 import type { IncomingMessage } from "node:http";
 import { describe, expect, it } from "vitest";
-import { apiKeyCheck } from "../../../cli/local-server/front-api-key.mjs";
+import { apiKeyCheck } from "../../../cli/local-server/front/front-api-key.mjs";
 import { checkApiKey } from "../../../src/app/api-key";
 import { renderHttpError } from "../../../src/app/errors/http-error";
 

@@ -1,5 +1,5 @@
 /**
- * The local server's Node front (cli/local-server/front.mjs), over real sockets: it reads a
+ * The local server's Node front (cli/local-server/front/front.mjs), over real sockets: it reads a
  * body whole before a runtime sees it (408 for a slow body, 413 for a large one), passes requests
  * on unchanged, and ends an event stream cut off mid-way with the JSON-RPC error for its request
  * instead of letting it end silently (issue #28: SDK clients waited until their own timeout).
@@ -9,8 +9,8 @@ import { createServer, request, type IncomingMessage, type Server } from "node:h
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { connect, type Socket } from "node:net";
-import { clientAddress } from "../../../cli/local-server/exchange.mjs";
-import { createFront } from "../../../cli/local-server/front.mjs";
+import { clientAddress } from "../../../cli/local-server/front/exchange.mjs";
+import { createFront } from "../../../cli/local-server/front/front.mjs";
 
 const servers: Server[] = [];
 afterEach(async () => {

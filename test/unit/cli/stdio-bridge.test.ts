@@ -12,7 +12,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { cutOffBody, cutOffMessage } from "../../../cli/local-server/cut-off-reply.mjs";
+import { cutOffBody, cutOffMessage } from "../../../cli/local-server/front/cut-off-reply.mjs";
 
 const BRIDGE = fileURLToPath(new URL("../../../cli/product/stdio-bridge.mjs", import.meta.url));
 const servers: Server[] = [];

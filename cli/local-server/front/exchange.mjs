@@ -7,7 +7,7 @@
  * (cut-off-reply.mjs), also when its event stream had begun, never a bare cut.
  */
 import { request } from "node:http";
-import { CLUSTER_SECRET_HEADER, clusterSecret } from "./cluster-secret.mjs";
+import { CLUSTER_SECRET_HEADER, clusterSecret } from "../cluster-secret.mjs";
 import { jsonRpcIds, replyCutOff } from "./cut-off-reply.mjs";
 
 /**
@@ -35,7 +35,7 @@ const SET_BY_FRONT = new Set([
 const STALE_CONNECTION = new Set(["ECONNRESET", "EPIPE"]);
 
 /**
- * @typedef {import("./runtime.mjs").Runtime} Runtime
+ * @typedef {import("../runtime.mjs").Runtime} Runtime
  * @typedef {{ runtime: Runtime, cutOff: (reason: string) => void }} InFlight
  */
 

@@ -17,7 +17,7 @@
 import { Agent, STATUS_CODES, createServer } from "node:http";
 import { connect } from "node:net";
 import { createBodyBudget, DEFAULT_BODY_BUDGET_BYTES } from "./body-budget.mjs";
-import { CLUSTER_SECRET_HEADER, clusterSecret } from "./cluster-secret.mjs";
+import { CLUSTER_SECRET_HEADER, clusterSecret } from "../cluster-secret.mjs";
 import { cutOffMessage, replyFrontError, replyNotServing } from "./cut-off-reply.mjs";
 import { Exchange, clientAddress } from "./exchange.mjs";
 import { apiKeyCheck } from "./front-api-key.mjs";
@@ -35,7 +35,7 @@ const IDLE_MS = 4_000;
 const HEADERS_TIMEOUT_MS = 10_000;
 
 /**
- * @typedef {import("./runtime.mjs").Runtime} Runtime
+ * @typedef {import("../runtime.mjs").Runtime} Runtime
  * @typedef {import("./exchange.mjs").InFlight} InFlight
  */
 

@@ -35,6 +35,16 @@ const IDLE_MS = 4_000;
 const HEADERS_TIMEOUT_MS = 10_000;
 
 /**
+ * Whether the request names this machine as its Host (localhost, 127.x, [::1], any port): the
+ * names the local server answers to by default.
+ * @param {import("node:http").IncomingMessage} req
+ */
+function localHost(req) {
+  const host = String(req.headers.host ?? "").toLowerCase();
+  return /^(localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\])(:\d+)?$/.test(host);
+}
+
+/**
  * @typedef {import("../runtime.mjs").Runtime} Runtime
  * @typedef {import("./exchange.mjs").InFlight} InFlight
  */
@@ -103,8 +113,10 @@ export function createFront({
     if (logRequest) logWhenEnded(req, res, logRequest);
     const path = pathOf(req.url);
     // Only a request that carries a body: one without costs nothing here, and the Worker's own
-    // check answers it (with its HTML page for a browser's navigation).
-    if (checkKey && hasBody(req) && needsApiKey(req.method, path)) {
+    // check answers it (with its HTML page for a browser's navigation). And only under a local
+    // name: the Worker refuses any other Host first (403, its DNS-rebinding guard), and the
+    // front answers as the Worker would; such a body is still bounded by the budget.
+    if (checkKey && hasBody(req) && localHost(req) && needsApiKey(req.method, path)) {
       const refused = checkKey(req);
       if (refused)
         return replyFrontError(res, refused.status, refused.error, {

@@ -583,7 +583,7 @@ describe("the front's API key check (issue #40)", () => {
     // Headers only: a front that read bodies first would wait here for the 16 MiB (60 s).
     const client = rawClient(
       port,
-      `POST /mcp HTTP/1.1\nHost: x\nContent-Type: application/json\nContent-Length: ${16 * 1_048_576 - 1}`,
+      `POST /mcp HTTP/1.1\nHost: localhost\nContent-Type: application/json\nContent-Length: ${16 * 1_048_576 - 1}`,
     );
     await client.closed;
     expect(client.status()).toBe(401);

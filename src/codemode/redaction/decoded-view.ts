@@ -342,6 +342,12 @@ function* spelledViews(view: View): Generator<View> {
     if (!compact) continue;
     yield compact;
     yield* steps(compact, ALL_FAMILIES, MAX_SPELLED_STEPS);
+    // A list spelled in folded characters (full-width digits `１１６，１１１`) reads as one only
+    // after folding; only a text with non-ASCII characters can hold one, so ASCII costs nothing.
+    if (from === view && /[^\0-\x7f]/.test(from.text)) {
+      const relisted = listsView(compact).view;
+      if (relisted) yield relisted;
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 /**
  * No anonymous callers on a deployed Worker: with no caller check configured (`MCP_API_KEY`,
- * `OAUTH=on`, or `FORWARD_CALLER_TOKEN=on`, where the API checks each caller's own token), the
+ * `OAUTH=on`, or `FORWARD_CALLER_TOKEN=on` with no `API_TOKEN` or `UPSTREAM_MCP_AUTH`, where the
+ * API checks each caller's own token), the
  * app routes (`/mcp`, `/mcp/code`, `/api/search`, `/api/runs`, `/demo-api`) refuse requests
  * unless `ALLOW_ANONYMOUS=on` says the server is meant to be open. Those routes run code with the
  * server's credential (`API_TOKEN`, `UPSTREAM_MCP_AUTH`) or write to the demo's data, so an open
@@ -33,6 +34,20 @@ export function isLoopbackHostname(hostname: string): boolean {
 }
 
 /**
+ * Whether `FORWARD_CALLER_TOKEN=on` is a caller check here: only when the Worker sends no
+ * credential of its own. A caller who sends no token gets `API_TOKEN` in its place
+ * (api-request-handler.ts), and `/mcp/code` always sends `UPSTREAM_MCP_AUTH`, so beside either
+ * one forwarding checks nobody.
+ * @param config - the checked configuration
+ */
+function forwardsOnlyCallerTokens(config: AppConfig): boolean {
+  if (config.api.kind !== "http" || !config.api.forwardCallerToken) return false;
+  if (config.api.credential) return false;
+  const servers = config.upstream.kind === "url" ? config.upstream.servers : [];
+  return servers.every((server) => Object.keys(server.headers).length === 0);
+}
+
+/**
  * Refuses a request to an app route of a deployed Worker that has no caller check.
  * @param request - the incoming request (preflights are the caller's business: not refused)
  * @param config - the checked configuration
@@ -41,7 +56,7 @@ export function isLoopbackHostname(hostname: string): boolean {
 export function refuseAnonymous(request: Request, config: AppConfig): void {
   if (request.method === "OPTIONS") return;
   if (config.apiKey !== undefined || config.oauth || config.allowAnonymous) return;
-  if (config.api.kind === "http" && config.api.forwardCallerToken) return;
+  if (forwardsOnlyCallerTokens(config)) return;
   if (isLoopbackHostname(requestHostname(request))) return;
   throw new HttpError(
     403,

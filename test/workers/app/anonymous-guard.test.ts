@@ -70,6 +70,36 @@ describe("a deployed Worker with no caller check", () => {
   });
 });
 
+describe("FORWARD_CALLER_TOKEN=on beside a credential of the server's own", () => {
+  // Forwarding counts as a caller check only because the API checks each caller's token. A
+  // caller who sends none gets API_TOKEN instead (api-request-handler.ts `credentialFor`), and
+  // /mcp/code always sends UPSTREAM_MCP_AUTH: both were served to anyone (attack review).
+  const API = { API_BASE_URL: "http://127.0.0.1:9/api", FORWARD_CALLER_TOKEN: "on" };
+
+  it("refuses an anonymous caller when API_TOKEN would be sent in its place", async () => {
+    const worker = configured({ ...API, API_TOKEN: "server-token-0123456789" });
+    const response = await worker(`${DEPLOYED}/mcp`, TOOLS_LIST);
+    expect(response.status).toBe(403);
+    expect(((await response.json()) as Refusal).error.code).toBe("no_caller_check");
+  });
+
+  it("refuses an anonymous caller of /mcp/code when UPSTREAM_MCP_AUTH is set", async () => {
+    const worker = configured({
+      ...API,
+      UPSTREAM_MCP_URL: "http://127.0.0.1:9/mcp",
+      UPSTREAM_MCP_AUTH: "Bearer upstream-token-0123456789",
+    });
+    const response = await worker(`${DEPLOYED}/mcp/code`, TOOLS_LIST);
+    expect(response.status).toBe(403);
+    expect(((await response.json()) as Refusal).error.code).toBe("no_caller_check");
+  });
+
+  it("still serves callers when the server holds no credential of its own", async () => {
+    const response = await configured(API)(`${DEPLOYED}/mcp`, TOOLS_LIST);
+    expect(response.status).toBe(200);
+  });
+});
+
 describe("a local server (npm start's offline demo)", () => {
   it("serves the app routes with no key under a loopback name", async () => {
     for (const origin of ["http://localhost:8787", "http://127.0.0.1:8787", "http://[::1]:8787"])

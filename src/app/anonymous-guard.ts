@@ -16,6 +16,7 @@
  * passes was the other choice; it was not taken, because a setting can be copied into a deployed
  * Worker's vars, and then it would open the deployment silently. A local server reached under
  * another name (a LAN address, a tunnel) counts as deployed: it refuses, and says how to open it.
+ * So does one relayed to a loopback name by a proxy that says so ({@link isLocalRequest}).
  *
  * Does not do: authenticate (api-key.ts and oauth/ do), or guard `/health` and the status page,
  * which show no secrets and run nothing.
@@ -31,6 +32,40 @@ import { HttpError } from "./errors/http-error";
 export function isLoopbackHostname(hostname: string): boolean {
   if (hostname === "localhost" || hostname === "[::1]") return true;
   return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+}
+
+/** Headers a proxy or tunnel adds for the client it relays (`CF-Connecting-IP` is read apart). */
+const RELAY_HEADERS = [
+  "forwarded",
+  "x-forwarded-for",
+  "x-forwarded-host",
+  "x-real-ip",
+  "true-client-ip",
+];
+
+/**
+ * Whether an address names this machine (`127.x`, `::1`, `::ffff:127.x`).
+ * @param address - a client address as `CF-Connecting-IP` carries it
+ */
+export function isLoopbackAddress(address: string): boolean {
+  const ip = address.trim().toLowerCase();
+  return ip === "::1" || /^(?:::ffff:)?127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(ip);
+}
+
+/**
+ * Whether a request came from this machine itself: sent to a loopback name, with no sign of a
+ * relay. A tunnel or reverse proxy that rewrites `Host` to `localhost` (`ngrok
+ * --host-header=rewrite`, a proxy to `http://127.0.0.1:8787`) made a remote caller look local;
+ * most add `X-Forwarded-For` or `Forwarded`, and the local front, `wrangler dev` and Cloudflare
+ * set `CF-Connecting-IP` to the client's real address. A relay that adds none of them (nginx's
+ * default `proxy_pass`) cannot be told from a local client: docs/configuration.md says so.
+ * @param request - the incoming request
+ */
+export function isLocalRequest(request: Request): boolean {
+  if (!isLoopbackHostname(requestHostname(request))) return false;
+  if (RELAY_HEADERS.some((name) => request.headers.has(name))) return false;
+  const client = request.headers.get("cf-connecting-ip");
+  return client === null || isLoopbackAddress(client);
 }
 
 /**
@@ -57,7 +92,7 @@ export function refuseAnonymous(request: Request, config: AppConfig): void {
   if (request.method === "OPTIONS") return;
   if (config.apiKey !== undefined || config.oauth || config.allowAnonymous) return;
   if (forwardsOnlyCallerTokens(config)) return;
-  if (isLoopbackHostname(requestHostname(request))) return;
+  if (isLocalRequest(request)) return;
   throw new HttpError(
     403,
     "no_caller_check",

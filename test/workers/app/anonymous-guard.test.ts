@@ -106,6 +106,33 @@ describe("a local server (npm start's offline demo)", () => {
       expect((await entry(`${origin}/mcp`, TOOLS_LIST)).status, origin).toBe(200);
   });
 
+  it("counts a relayed request as remote, even sent to a loopback name", async () => {
+    // A tunnel or proxy that rewrites Host to localhost (ngrok --host-header=rewrite) made any
+    // remote caller local (attack review); the relay's own headers give it away.
+    for (const [header, value] of [
+      ["x-forwarded-for", "203.0.113.7"],
+      ["x-forwarded-host", "abc.ngrok-free.app"],
+      ["forwarded", "for=203.0.113.7;host=abc.trycloudflare.com"],
+      ["x-real-ip", "203.0.113.7"],
+      ["cf-connecting-ip", "203.0.113.7"],
+      ["cf-connecting-ip", "2001:db8::7"],
+    ] as const) {
+      const response = await entry("http://localhost:8787/mcp", {
+        ...TOOLS_LIST,
+        headers: { ...TOOLS_LIST.headers, [header]: value },
+      });
+      expect(response.status, `${header}: ${value}`).toBe(403);
+    }
+    // The local front and wrangler dev name the client: on this machine, still local.
+    for (const client of ["127.0.0.1", "::1", "::ffff:127.0.0.1"]) {
+      const response = await entry("http://localhost:8787/mcp", {
+        ...TOOLS_LIST,
+        headers: { ...TOOLS_LIST.headers, "cf-connecting-ip": client },
+      });
+      expect(response.status, client).toBe(200);
+    }
+  });
+
   it("counts only loopback names as local", () => {
     for (const local of ["localhost", "127.0.0.1", "127.1.2.3", "[::1]"])
       expect(isLoopbackHostname(local), local).toBe(true);

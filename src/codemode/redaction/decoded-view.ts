@@ -14,9 +14,6 @@
  * percent-encoding), so compositions of character layers are undone too. A separate view drops
  * NULs: text with NULs between its characters is UTF-16 or UTF-32 read one byte at a time.
  *
- * Spelled-out readings (./spelling-views.ts) are made of the text, of its NUL-free view and of
- * every decoded view, and decoded again where they produced a sequence's start.
- *
  * Does not do: JavaScript's legacy octal escapes (`\141`: read as CSS hex), `+` as a space
  * (a form-encoded secret with a space is matched as a literal form instead), MIME encoded words.
  */
@@ -208,13 +205,6 @@ function sequenceAt(text: string, at: number, families: number): Sequence | unde
 }
 
 /**
- * Positions tried by {@link decodeStep} since the isolate started: a count that does not depend
- * on the machine, so a test can bound the work per character (targets in time live in the
- * benchmark, bench/redaction.mjs --heavy).
- */
-export const decodeWork = { positions: 0 };
-
-/**
  * One decoding step over a view (see the file header), or undefined when nothing in it decodes.
  * When the view was itself decoded, only sequences touching what that step produced are tried.
  * Linear in the view's length: every position is tried at most once.
@@ -234,9 +224,7 @@ export function decodeStep(view: View, families = ALL_FAMILIES): View | undefine
     const from = changed ? changed.outStart(w) : 0;
     const to = changed ? from + changed.outLength(w) : text.length;
     const end = Math.min(text.length, to + 1);
-    const first = Math.max(builder.consumed, scanned, from - LONGEST_SEQUENCE);
-    decodeWork.positions += Math.max(0, end - first);
-    for (let i = first; i < end; i++) {
+    for (let i = Math.max(builder.consumed, scanned, from - LONGEST_SEQUENCE); i < end; i++) {
       const c = text.charCodeAt(i);
       // % & \ =
       if (c !== 37 && c !== 38 && c !== 92 && c !== 61) continue;
@@ -339,53 +327,23 @@ export function* decodedViews(text: string, mayHideCopy: (view: View) => boolean
  * ways when two-digit numbers could be hex or decimal), then compacted and folded, and up to
  * {@link MAX_SPELLED_STEPS} decoding steps on what those produced (char codes of a
  * percent-encoding, full-width `％７４`).
- *
- * A decoded view is read again only for what its step produced: lists when the step produced a
- * digit or a separator, compaction when it produced whitespace or a character beyond ASCII, steps
- * when a reading produced the start of a sequence. An ordinary JSON body (its `\n` and `\"`
- * escapes decoded) costs one compacted view of its decoded view, no more.
  */
 function* spelledViews(view: View): Generator<View> {
-  const decoded = view.changed !== undefined;
-  const lists =
-    !decoded || produced(view, LIST_CHARACTER)
-      ? listsView(view)
-      : { view: undefined, ambiguous: false };
+  const lists = listsView(view);
   const readings = lists.ambiguous ? [lists.view, listsView(view, true).view] : [lists.view];
   for (const listed of readings) {
     if (!listed) continue;
     yield listed;
-    if (produced(listed, SEQUENCE_LEAD)) yield* steps(listed, ALL_FAMILIES, MAX_SPELLED_STEPS);
+    yield* steps(listed, ALL_FAMILIES, MAX_SPELLED_STEPS);
   }
-  if (decoded && !produced(view, COMPACTED)) return;
   const listed = readings.filter((reading) => reading !== undefined);
   for (const from of listed.length > 0 ? listed : [view]) {
     const compact = compactView(from);
     if (!compact) continue;
     yield compact;
-    if (produced(compact, SEQUENCE_LEAD)) yield* steps(compact, ALL_FAMILIES, MAX_SPELLED_STEPS);
+    yield* steps(compact, ALL_FAMILIES, MAX_SPELLED_STEPS);
   }
 }
-
-/** Whether a view's step produced a character of the class (a view made by no step: true). */
-function produced(view: View, matches: (code: number) => boolean): boolean {
-  const { changed, text } = view;
-  if (!changed) return true;
-  for (let t = 0; t < changed.count; t++) {
-    const start = changed.outStart(t);
-    const end = start + changed.outLength(t);
-    for (let i = start; i < end; i++) if (matches(text.charCodeAt(i))) return true;
-  }
-  return false;
-}
-
-/** Digits, separators and quotes: what a list is made of. */
-const LIST_CHARACTER = (c: number) =>
-  (c >= 48 && c <= 57) || c === 44 || c === 46 || c === 58 || c === 59 || c === 39;
-/** Whitespace or anything beyond ASCII: what compaction drops or folds. */
-const COMPACTED = (c: number) => c === 32 || (c >= 9 && c <= 13) || c > 0x7f;
-/** `% & \ =`: what starts a character-level sequence. */
-const SEQUENCE_LEAD = (c: number) => c === 37 || c === 38 || c === 92 || c === 61;
 
 /** Decoding steps after a spelled-out reading: two layers of character-level encoding. */
 const MAX_SPELLED_STEPS = 2;

@@ -656,6 +656,12 @@ export const SPELLED_PAIRS: CredentialEcho[] = [
     (t) => unPercent(unBinary(t)),
   ),
   textEcho(
+    "full-width decimal codes",
+    "text/plain",
+    (s) => fullWidth(codes(s).join(",")),
+    (t) => unDecimal(nfkc(t)),
+  ),
+  textEcho(
     "base64 of U+200B-joined characters",
     "text/plain",
     (s) => base64([...s].join("\u200b")),

@@ -342,8 +342,17 @@ function* spelledViews(view: View): Generator<View> {
     if (!compact) continue;
     yield compact;
     yield* steps(compact, ALL_FAMILIES, MAX_SPELLED_STEPS);
+    // A list spelled in folded characters (full-width digits `１１６，１１１`) reads as one only
+    // after folding; only a text with such characters can hold one, so others cost nothing.
+    if (from === view && FOLDED_DIGITS.test(from.text)) {
+      const relisted = listsView(compact).view;
+      if (relisted) yield relisted;
+    }
   }
 }
+
+/** Characters NFKC folds to ASCII digits or hex letters: full-width and mathematical digits. */
+const FOLDED_DIGITS = /[\uff10-\uff19\uff21-\uff26\uff41-\uff46\u{1d7ce}-\u{1d7ff}]/u;
 
 /** Decoding steps after a spelled-out reading: two layers of character-level encoding. */
 const MAX_SPELLED_STEPS = 2;

@@ -1,6 +1,5 @@
 // `code-mode-mcp deploy` does not publish an open door: a Worker that would hold a credential
-// (API_TOKEN, UPSTREAM_MCP_AUTH) and check no caller (no MCP_API_KEY, OAUTH=on or
-// FORWARD_CALLER_TOKEN=on) would let anyone who learns its URL make requests as the owner. The
+// (API_TOKEN, UPSTREAM_MCP_AUTH) and check no caller (no MCP_API_KEY or OAUTH=on) would let anyone who learns its URL make requests as the owner. The
 // deployed Worker refuses such callers itself (src/app/anonymous-guard.ts), but a deploy that
 // knows it is about to publish one says so first, with the key to add, rather than leaving the
 // operator to find out from a 403. The credential counts when deploy can see it: in the
@@ -38,11 +37,12 @@ export function unguardedDeploy(env, vars) {
   const value = (name) => env[name] ?? (typeof vars[name] === "string" ? vars[name] : undefined);
   const credentials = CREDENTIALS.filter((name) => set(value(name)));
   if (credentials.length === 0) return undefined;
-  if (set(value("MCP_API_KEY")) || on(value("OAUTH")) || on(value("FORWARD_CALLER_TOKEN")))
-    return undefined;
+  // FORWARD_CALLER_TOKEN=on is no check here: a caller who sends no token gets API_TOKEN in its
+  // place, and /mcp/code sends UPSTREAM_MCP_AUTH to anyone (src/app/anonymous-guard.ts).
+  if (set(value("MCP_API_KEY")) || on(value("OAUTH"))) return undefined;
   if (on(value("ALLOW_ANONYMOUS"))) return undefined;
   return [
-    `deploy: ${credentials.join(" and ")} ${credentials.length > 1 ? "are" : "is"} set, but nothing checks who calls the Worker (no MCP_API_KEY, OAUTH=on or FORWARD_CALLER_TOKEN=on): anyone who learns its URL could make requests with ${credentials.length > 1 ? "those credentials" : "that credential"}. Nothing was deployed.`,
+    `deploy: ${credentials.join(" and ")} ${credentials.length > 1 ? "are" : "is"} set, but nothing checks who calls the Worker (no MCP_API_KEY or OAUTH=on; FORWARD_CALLER_TOKEN=on checks no one while the Worker holds a credential of its own): anyone who learns its URL could make requests with ${credentials.length > 1 ? "those credentials" : "that credential"}. Nothing was deployed.`,
     "  Fix: add a key clients must send as `Authorization: Bearer <key>`:",
     "    MCP_API_KEY=$(openssl rand -hex 32) npx code-mode-mcp deploy   (keep the key for your clients; docs/clients.md)",
     "  or set OAUTH=on with OAUTH_PASSWORD; or, for a server meant to be open to anyone, ALLOW_ANONYMOUS=on.",

@@ -20,18 +20,23 @@
 // is 0700 and entries 0600 (cli/private-files.mjs), older ones tightened when found.
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import {
+  closeSync,
   existsSync,
+  fchmodSync,
+  fstatSync,
+  lstatSync,
+  openSync,
   readFileSync,
+  readSync,
   readdirSync,
   renameSync,
   rmSync,
-  statSync,
   utimesSync,
   writeFileSync,
 } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
-import { ownFolder, tighten } from "./private-files.mjs";
+import { OPEN_OWN, ownFolder, tighten } from "./private-files.mjs";
 import { specCacheKey } from "./spec-cache-key.mjs";
 
 /** Compiled specs kept: a few specs a user switches between, each up to several MB. */
@@ -56,6 +61,36 @@ export function specCacheFolder(env, platform = process.platform) {
         ? (env.LOCALAPPDATA ?? join(homedir(), "AppData", "Local"))
         : join(homedir(), ".cache");
   return join(base, "code-mode-mcp", "specs");
+}
+
+/** The largest entry read back: a compiled spec is a few MB; far more is not one of ours. */
+export const MAX_ENTRY_BYTES = 128 * 1024 * 1024;
+
+/**
+ * An entry's text, read through one descriptor opened without following a link or waiting on a
+ * FIFO; undefined for anything but a regular file of at most {@link MAX_ENTRY_BYTES} (a link to
+ * /dev/zero or a FIFO planted under an entry's name made the launcher grow without bound or hang).
+ * @param {string} path
+ * @returns {string | undefined}
+ */
+function readEntry(path) {
+  const fd = openSync(path, OPEN_OWN);
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile() || stat.size > MAX_ENTRY_BYTES) return undefined;
+    // An older launcher's 0644 entry.
+    if (process.platform !== "win32" && (stat.mode & 0o777) !== 0o600) fchmodSync(fd, 0o600);
+    const bytes = Buffer.alloc(stat.size);
+    let at = 0;
+    while (at < bytes.length) {
+      const read = readSync(fd, bytes, at, bytes.length - at, at);
+      if (read === 0) return undefined;
+      at += read;
+    }
+    return bytes.toString("utf8");
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** @param {Buffer | string} bytes */
@@ -115,10 +150,10 @@ export function openSpecCache(folder, productFile, keyFile) {
         const name = entryName(file);
         const path = join(folder, name);
         if (!existsSync(path)) return undefined;
-        tighten(path, 0o600);
         const secret = userKey();
         if (!secret) return undefined;
-        const text = readFileSync(path, "utf8");
+        const text = readEntry(path);
+        if (text === undefined) return undefined;
         const newline = text.indexOf("\n");
         const [layout, tag] = text.slice(0, newline).split(" ");
         const body = text.slice(newline + 1);
@@ -189,7 +224,10 @@ function prune(folder) {
   const entries = [];
   for (const name of readdirSync(folder)) {
     const path = join(folder, name);
-    const { mtimeMs } = statSync(path);
+    const stat = lstatSync(path);
+    // Not written here (a link, a FIFO, a folder): never followed, tightened or counted.
+    if (!stat.isFile()) continue;
+    const { mtimeMs } = stat;
     // An older launcher's 0644 entries too.
     tighten(path, 0o600);
     if (name.endsWith(".tmp")) {

@@ -460,6 +460,16 @@ const unUtf8Percent = (t: string) =>
     }
   });
 
+// Found by the attack review: list separators and bit prefixes beyond `, . : ;`, invisible
+// characters outside the first list of ranges, and spellings over a folding or an invisible join.
+const unSeparated = (t: string, base: number, item: string) =>
+  t.replace(new RegExp(`${item}(?:[\\s,.:;|/-]+${item}){7,}`, "gi"), (run) =>
+    (run.match(new RegExp(item, "gi")) ?? [])
+      .map((n) => String.fromCodePoint(Number.parseInt(n.replace(/^0[bx]/i, ""), base)))
+      .join(""),
+  );
+const noInvisible = (t: string) => t.replace(/[\p{Default_Ignorable_Code_Point}\p{Cf}]/gu, "");
+
 /** An echo whose encoding is a JSON value, placed in the envelope as JSON (not in a string). */
 const jsonEcho = (
   name: string,
@@ -523,6 +533,52 @@ export const SPELLED: CredentialEcho[] = [
   textEcho("base32hex", "text/plain", base32hex, unBase32hex),
   textEcho("U+200B between characters", "text/plain", (s) => [...s].join("\u200b"), noZeroWidth),
   textEcho("spaces between characters", "text/plain", (s) => [...s].join(" "), noSpaces),
+  textEcho(
+    "hex bytes joined by '-' (.NET BitConverter)",
+    "text/plain",
+    (s) => hexPairs(s).join("-").toUpperCase(),
+    (t) => unSeparated(t, 16, "[0-9a-f]{2}"),
+  ),
+  textEcho(
+    "decimal codes joined by '|'",
+    "text/plain",
+    (s) => codes(s).join("|"),
+    (t) => unSeparated(t, 10, "\\d{1,7}"),
+  ),
+  textEcho(
+    "decimal codes joined by '/'",
+    "text/plain",
+    (s) => codes(s).join("/"),
+    (t) => unSeparated(t, 10, "\\d{1,7}"),
+  ),
+  textEcho(
+    "Python bin() of each byte (0b, 7 bits)",
+    "text/plain",
+    (s) =>
+      codes(s)
+        .map((b) => `0b${b.toString(2)}`)
+        .join(" "),
+    (t) => unSeparated(t, 2, "0b[01]{1,8}"),
+  ),
+  textEcho(
+    "U+E0020 (tag space) between characters",
+    "text/plain",
+    (s) => [...s].join("\u{E0020}"),
+    noInvisible,
+  ),
+  textEcho(
+    "U+E0100 (variation selector 17) between characters",
+    "text/plain",
+    (s) => [...s].join("\u{E0100}"),
+    noInvisible,
+  ),
+  textEcho("U+FFF9 between characters", "text/plain", (s) => [...s].join("\ufff9"), noInvisible),
+  textEcho(
+    "U+2800 (braille blank) between characters",
+    "text/plain",
+    (s) => [...s].join("\u2800"),
+    (t) => t.replaceAll("\u2800", ""),
+  ),
 ];
 
 /** Spellings composed with a form read before (the inner one first). */
@@ -598,6 +654,24 @@ export const SPELLED_PAIRS: CredentialEcho[] = [
     "text/plain",
     (s) => bits(percent(s)).join(" "),
     (t) => unPercent(unBinary(t)),
+  ),
+  textEcho(
+    "full-width decimal codes",
+    "text/plain",
+    (s) => fullWidth(codes(s).join(",")),
+    (t) => unDecimal(nfkc(t)),
+  ),
+  textEcho(
+    "base64 of U+200B-joined characters",
+    "text/plain",
+    (s) => base64([...s].join("\u200b")),
+    (t) => noZeroWidth(unUtf8(unBase64(t))),
+  ),
+  textEcho(
+    "percent-encoded tag-joined characters",
+    "text/plain",
+    (s) => percent([...s].join("\u{E0020}")),
+    (t) => noInvisible(unUtf8Percent(t)),
   ),
   textEcho(
     "spaces between the characters of base64",

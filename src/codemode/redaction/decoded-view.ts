@@ -349,6 +349,12 @@ function* spelledViews(view: View): Generator<View> {
     if (!compact) continue;
     yield compact;
     if (produced(compact, SEQUENCE_LEAD)) yield* steps(compact, ALL_FAMILIES, MAX_SPELLED_STEPS);
+    // A list spelled in folded characters (full-width digits `１１６，１１１`) reads as one only
+    // after folding; only a text with such characters can hold one, so others cost nothing.
+    if (from === view && FOLDED_DIGITS.test(from.text)) {
+      const relisted = listsView(compact).view;
+      if (relisted) yield relisted;
+    }
   }
 }
 
@@ -371,6 +377,9 @@ const LIST_CHARACTER = (c: number) =>
 const COMPACTED = (c: number) => c === 32 || (c >= 9 && c <= 13) || c > 0x7f;
 /** `% & \ =`: what starts a character-level sequence. */
 const SEQUENCE_LEAD = (c: number) => c === 37 || c === 38 || c === 92 || c === 61;
+
+/** Characters NFKC folds to ASCII digits or hex letters: full-width and mathematical digits. */
+const FOLDED_DIGITS = /[\uff10-\uff19\uff21-\uff26\uff41-\uff46\u{1d7ce}-\u{1d7ff}]/u;
 
 /** Decoding steps after a spelled-out reading: two layers of character-level encoding. */
 const MAX_SPELLED_STEPS = 2;

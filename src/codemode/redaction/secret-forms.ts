@@ -155,6 +155,7 @@ const CHARACTER_ENCODINGS: ((secret: string) => string)[] = [
   (s) => JSON.stringify([...s]),
   (s) => [...s].map((c) => String.fromCodePoint(fullWidth(c.codePointAt(0)!))).join(""),
   rot13,
+  (s) => [...s].join("\u200b"),
 ];
 
 /** The full-width form of a printable ASCII code point (U+FF01–U+FF5E), others as they are. */

@@ -11,10 +11,11 @@
  *   the characters they stand for: decimal codes (`116,111,107`, `116.111`, `116 111`, a JSON
  *   array, a Node Buffer's `data`), hex bytes with a separator (`74 6f`, `74:6f`, `0x74,0x6f`,
  *   the hex columns of `hexdump -C`, whose offsets and text column count as separators), 8-bit
- *   binary (`01110100 01101111` or one run of bits), and JSON arrays of characters
- *   (`["t","o"]`). A separator is whitespace around at most one of `, . : ;`.
- * - {@link compactView}: whitespace and zero-width or formatting characters (U+200B–U+200F,
- *   U+2060–U+2064, U+FEFF, soft hyphen, bidi controls) dropped, and every other non-ASCII
+ *   binary (`01110100 01101111` or one run of bits; `0b`-prefixed, 1 to 8 bits), and JSON arrays of characters
+ *   (`["t","o"]`). A separator is whitespace around at most one of `, . : ; - | /`.
+ * - {@link compactView}: whitespace and zero-width or formatting characters (every default-ignorable
+ *   code point and format character: U+200B–U+200F, U+2060–U+2064, U+FEFF, soft hyphen, bidi
+ *   controls, variation selectors, tag characters) dropped, and every other non-ASCII
  *   character folded by Unicode compatibility (NFKC: full-width and styled letters become
  *   ASCII); UTF-8 read one character per byte (what percent-decoding produces) is read as UTF-8
  *   first.
@@ -74,6 +75,13 @@ function itemAt(text: string, at: number, kind: Kind): [string, number] | undefi
       : undefined;
   }
   if (kind === "binary") {
+    // `0b`-prefixed (Python's `bin()`, which drops leading zeros: 1 to 8 bits).
+    if (c === 48 && (text[at + 1] === "b" || text[at + 1] === "B")) {
+      let end = at + 2;
+      while (end < at + 10 && (text.charCodeAt(end) === 48 || text.charCodeAt(end) === 49)) end++;
+      if (end === at + 2 || isWord(text.charCodeAt(end))) return undefined;
+      return [String.fromCharCode(Number.parseInt(text.slice(at + 2, end), 2)), end - at];
+    }
     for (let k = 0; k < 8; k++) {
       const bit = text.charCodeAt(at + k);
       if (bit !== 48 && bit !== 49) return undefined;
@@ -108,7 +116,12 @@ function separatorAt(text: string, at: number, kind: Kind): number {
   let end = at;
   while (isSpace(text.charCodeAt(end))) end++;
   const c = text.charCodeAt(end);
-  if (c === 44 || c === 46 || c === 58 || c === 59) {
+  const dump = kind === "hex" && c === 124 && DUMP_LINE_END.test(text.slice(end, end + 64));
+  // `-` is .NET's `BitConverter.ToString` (`74-6F`); `|` and `/` join lists as often.
+  if (
+    !dump &&
+    (c === 44 || c === 46 || c === 58 || c === 59 || c === 45 || c === 124 || c === 47)
+  ) {
     end++;
     while (isSpace(text.charCodeAt(end))) end++;
   } else if (kind === "hex" && c === 124) {
@@ -291,24 +304,17 @@ export function listsView(
   };
 }
 
-/** Zero-width and formatting characters that show nothing between letters, as code point ranges. */
-const INVISIBLE_RANGES = [
-  [0xad, 0xad],
-  [0x34f, 0x34f],
-  [0x61c, 0x61c],
-  [0x115f, 0x1160],
-  [0x17b4, 0x17b5],
-  [0x180b, 0x180f],
-  [0x200b, 0x200f],
-  [0x202a, 0x202e],
-  [0x2060, 0x206f],
-  [0x3164, 0x3164],
-  [0xfe00, 0xfe0f],
-  [0xfeff, 0xfeff],
-  [0xffa0, 0xffa0],
-] as const;
-const invisible = (code: number) => INVISIBLE_RANGES.some(([lo, hi]) => code >= lo && code <= hi);
-const UNICODE_SPACE = /[\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]/;
+/**
+ * Characters that show nothing between letters: Unicode's default-ignorable code points (zero-width
+ * characters, soft hyphen, bidi controls, variation selectors with their supplement U+E0100–E01EF,
+ * tag characters U+E0000–E007F, Hangul fillers) and every other format character (`Cf`: U+FFF9–FFFB,
+ * musical formatting U+1D173–1D17A, …). A list of ranges missed the tags and the supplement, so a
+ * credential joined by them passed as plain text.
+ */
+const INVISIBLE = /^[\p{Default_Ignorable_Code_Point}\p{Cf}]$/u;
+const invisible = (code: number) => INVISIBLE.test(String.fromCodePoint(code));
+// U+2800 (braille blank) is a symbol, not a space, but shows as one.
+const UNICODE_SPACE = /[\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u2800\u3000]/;
 
 const folded = new Map<number, string>();
 

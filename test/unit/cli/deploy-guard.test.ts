@@ -27,7 +27,6 @@ describe("the deploy guard", () => {
     const key = "k".repeat(32);
     expect(unguardedDeploy({ API_TOKEN: TOKEN, MCP_API_KEY: key }, {})).toBeUndefined();
     expect(unguardedDeploy({ API_TOKEN: TOKEN, OAUTH: "on" }, {})).toBeUndefined();
-    expect(unguardedDeploy({ API_TOKEN: TOKEN, FORWARD_CALLER_TOKEN: "on" }, {})).toBeUndefined();
     expect(unguardedDeploy({ API_TOKEN: TOKEN, ALLOW_ANONYMOUS: "on" }, {})).toBeUndefined();
     expect(unguardedDeploy({ API_TOKEN: TOKEN }, { ALLOW_ANONYMOUS: "on" })).toBeUndefined();
     expect(unguardedDeploy({}, {})).toBeUndefined();
@@ -36,6 +35,17 @@ describe("the deploy guard", () => {
     expect(unguardedDeploy({ API_TOKEN: TOKEN, ALLOW_ANONYMOUS: "sure" }, {})).toBeDefined();
     // A credential in the Worker's vars counts too.
     expect(unguardedDeploy({}, { API_TOKEN: TOKEN })).toBeDefined();
+  });
+
+  it("does not count FORWARD_CALLER_TOKEN=on as a check beside a credential of the Worker's", () => {
+    // A caller who sends no token gets API_TOKEN in its place; /mcp/code sends UPSTREAM_MCP_AUTH
+    // to anyone (attack review): forwarding checks no one while the Worker holds either.
+    for (const credential of ["API_TOKEN", "UPSTREAM_MCP_AUTH"])
+      expect(
+        unguardedDeploy({ [credential]: TOKEN, FORWARD_CALLER_TOKEN: "on" }, {}),
+        credential,
+      ).toContain("FORWARD_CALLER_TOKEN=on checks no one");
+    expect(unguardedDeploy({ FORWARD_CALLER_TOKEN: "on" }, {})).toBeUndefined();
   });
 
   it("uploads only the product's secrets that are set", () => {

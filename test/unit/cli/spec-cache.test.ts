@@ -4,6 +4,7 @@
  * referenced files and the same product module; anything else, a damaged entry or an unwritable
  * folder, means a full compile, never a failed start. Real files and the real `loadSpecFile`.
  */
+import { execFileSync, spawnSync } from "node:child_process";
 import {
   chmodSync,
   copyFileSync,
@@ -13,6 +14,7 @@ import {
   readFileSync,
   rmSync,
   statSync,
+  symlinkSync,
   utimesSync,
   writeFileSync,
 } from "node:fs";
@@ -217,6 +219,66 @@ describe("the compiled-spec cache", () => {
         mode(key),
         mode(join(key, "..")),
       ]).toEqual([0o700, 0o700, 0o600, 0o600, 0o700]);
+    },
+  );
+
+  // Attack review: whatever may write the cache folder (the threat the HMAC is for) planted links
+  // and a FIFO. chmod followed links to what they named, and reading an entry followed a link to
+  // /dev/zero (memory without bound) or waited on a FIFO forever (the launcher hung).
+  it.skipIf(process.platform === "win32")(
+    "never changes what a link planted in the folder names, and reads no link as an entry",
+    () => {
+      const { root, spec, item, product, key, cache } = setUp();
+      cache.write(spec, { ...compiled, files: [spec, item], remote: false });
+      const [entry] = readdirSync(cache.folder);
+      const script = join(root, "script.sh");
+      writeFileSync(script, "#!/bin/sh\n");
+      chmodSync(script, 0o755);
+      const folder = join(root, "ssh");
+      mkdirSync(folder, { mode: 0o755 });
+      chmodSync(folder, 0o755);
+      symlinkSync(script, join(cache.folder, "planted.json"));
+      symlinkSync(folder, join(cache.folder, "planted-folder.json"));
+      // The entry itself replaced by a link to a copy of itself: not read either.
+      copyFileSync(join(cache.folder, entry!), join(root, "copy.json"));
+      chmodSync(join(root, "copy.json"), 0o644);
+      rmSync(join(cache.folder, entry!));
+      symlinkSync(join(root, "copy.json"), join(cache.folder, entry!));
+      const again = openSpecCache(cache.folder, product, key);
+      expect(again.read(spec)).toBeUndefined();
+      cache.write(join(root, "item.json"), { ...compiled, files: [], remote: false });
+      const mode = (path: string) => statSync(path).mode & 0o777;
+      expect([mode(script), mode(folder), mode(join(root, "copy.json"))]).toEqual([
+        0o755, 0o755, 0o644,
+      ]);
+    },
+  );
+
+  it.skipIf(process.platform === "win32")(
+    "a FIFO or a link to /dev/zero under an entry's name is a miss, at once",
+    () => {
+      for (const plant of ["fifo", "zero"] as const) {
+        const { spec, item, product, key, cache } = setUp();
+        cache.write(spec, { ...compiled, files: [spec, item], remote: false });
+        const [entry] = readdirSync(cache.folder);
+        const path = join(cache.folder, entry!);
+        rmSync(path);
+        if (plant === "fifo") execFileSync("mkfifo", [path]);
+        else symlinkSync("/dev/zero", path);
+        // In a child: a read that waits or grows would hang or exhaust this test's process.
+        const child = spawnSync(
+          process.execPath,
+          [
+            "--input-type=module",
+            "-e",
+            `const { openSpecCache } = await import(${JSON.stringify(new URL("../../../cli/spec-cache.mjs", import.meta.url).href)});
+             console.log(String(openSpecCache(${JSON.stringify(cache.folder)}, ${JSON.stringify(product)}, ${JSON.stringify(key)}).read(${JSON.stringify(spec)})));`,
+          ],
+          { encoding: "utf8", timeout: 20_000 },
+        );
+        expect(child.signal, plant).toBeNull();
+        expect(child.stdout.trim(), plant).toBe("undefined");
+      }
     },
   );
 

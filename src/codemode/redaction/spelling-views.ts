@@ -154,8 +154,9 @@ function runAt(text: string, at: number, kind: Kind): { items: number; end: numb
   return { items, end: i };
 }
 
-/** Characters that may stand between two items of a run. */
-const isSeparator = (c: number) => isSpace(c) || c === 44 || c === 46 || c === 58 || c === 59;
+/** Characters that may stand between two items of a run (as {@link separatorAt} reads them). */
+const isSeparator = (c: number) =>
+  isSpace(c) || c === 44 || c === 46 || c === 58 || c === 59 || c === 45 || c === 124 || c === 47;
 
 /**
  * Where runs of items may be, as `[from, to)` ranges: a quick left-to-right pass over tokens
@@ -177,6 +178,7 @@ function* candidateRegions(text: string): Generator<[number, number]> {
       while (i < n) {
         const d = text.charCodeAt(i);
         if (!(isWord(d) || d === 95)) break;
+        // `0x74` and `0b1110100` (Python's bin()) are items too.
         if (!isHex(d) && !((d === 120 || d === 88) && i === token + 1)) hexOnly = false;
         if (d !== 48 && d !== 49) bits = false;
         i++;
@@ -186,7 +188,7 @@ function* candidateRegions(text: string): Generator<[number, number]> {
         if (count >= MIN_ITEMS) yield [start, last];
         yield [token, i];
         count = 0;
-      } else if (hexOnly && length <= 8) {
+      } else if (hexOnly && length <= 10) {
         if (count === 0) start = token;
         count++;
         last = i;

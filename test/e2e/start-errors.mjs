@@ -282,11 +282,18 @@ try {
       let stderr = "";
       transport.stderr?.on("data", (chunk) => (stderr += chunk));
       const started = Date.now();
-      const failure = await client.connect(transport).then(
+      // The pid is read while the process runs: a transport whose process has exited (it
+      // answers, then exits at once) no longer reports one.
+      /** @type {number | null} */
+      let pid = null;
+      const seen = setInterval(() => (pid ??= transport.pid), 1);
+      const connecting = client.connect(transport);
+      pid ??= transport.pid;
+      const failure = await connecting.then(
         () => "connected",
         (/** @type {Error} */ error) => error.message,
       );
-      const pid = transport.pid;
+      clearInterval(seen);
       check(pid !== null, `--stdio, ${c.name}: no process was started`);
       for (const said of c.says)
         check(

@@ -21,6 +21,7 @@ describe("readConfig", () => {
         limits: {},
         executor: "isolate-per-run",
         oauth: false,
+        allowAnonymous: false,
         allowedHostnames: ["localhost", "127.0.0.1", "[::1]", "*.workers.dev"],
         runs: {
           enabled: true,

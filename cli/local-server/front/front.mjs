@@ -35,6 +35,20 @@ const IDLE_MS = 4_000;
 const HEADERS_TIMEOUT_MS = 10_000;
 
 /**
+ * Whether an upgrade may be piped: a GET without a body (`Content-Length` 0 or absent, no
+ * `Transfer-Encoding`).
+ * @param {import("node:http").IncomingMessage} req
+ */
+export function upgradeAllowed(req) {
+  const length = req.headers["content-length"];
+  return (
+    req.method === "GET" &&
+    req.headers["transfer-encoding"] === undefined &&
+    (length === undefined || length.trim() === "0")
+  );
+}
+
+/**
  * Whether the request names this machine as its Host (localhost, 127.x, [::1], any port): the
  * names the local server answers to by default.
  * @param {import("node:http").IncomingMessage} req
@@ -150,6 +164,13 @@ export function createFront({
 
   // WebSocket and other upgrades: a byte pipe to the runtime, cut with it.
   server.on("upgrade", async (req, socket, rest) => {
+    // An upgrade becomes a raw byte pipe past the body limits, the budget and the key check:
+    // only a bodyless GET may ask for one (a WebSocket's handshake). Anything else with an
+    // `Upgrade` header (a POST streaming 400 MiB to the host's search route) is refused here.
+    if (!upgradeAllowed(req)) {
+      socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
+      return;
+    }
     const runtime = await target();
     if (!runtime || "starting" in runtime) return socket.destroy();
     pipeUpgrade(req, socket, rest, runtime, inFlight);

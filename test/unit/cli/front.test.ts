@@ -741,6 +741,30 @@ describe("the front's answers when no runtime serves (issue #40)", () => {
     });
   });
 
+  it("refuses an upgrade that carries a body or is not a GET: never a pipe past its limits", async () => {
+    // Found by a review: `POST /api/search` with `Upgrade` and a 400 MiB chunked body was piped
+    // to the host, which read it all (107 → 672 MB). The target is never even asked.
+    let asked = 0;
+    const front = createFront({
+      target: async () => {
+        asked++;
+        return null;
+      },
+    });
+    const port = await listen(front.server);
+    {
+      for (const head of [
+        "POST /api/search HTTP/1.1\nHost: localhost\nConnection: Upgrade\nUpgrade: x\nTransfer-Encoding: chunked",
+        "GET /mcp HTTP/1.1\nHost: localhost\nConnection: Upgrade\nUpgrade: x\nContent-Length: 1000",
+      ]) {
+        const client = rawClient(port, head);
+        await client.closed;
+        expect(client.text()).toMatch(/^HTTP\/1\.1 400 /);
+      }
+      expect(asked).toBe(0);
+    }
+  });
+
   it("closes an upgrade that comes while the server starts", async () => {
     const port = await notServing({ starting: true });
     const client = rawClient(

@@ -60,11 +60,13 @@ const OTHER_THROWS: Record<string, number> = {
   "src/codemode/skills/skill-run.ts": 1, // invalid input to a skill from sandbox code
   "src/mcp/tasks/task-support.ts": 1, // SDK v2 ProtocolError: a JSON-RPC error the SDK answers
   "src/mcp/tasks/legacy-task-support.ts": 2, // the same, on the 2025 lane (task support refusals)
-  // a lost runner, every runner retiring at once, a run its runner gave up past its timeout, the
-  // loaded worker's own failure, or a caller whose runs may use no free runner (too many
-  // waiting, or waited too long), thrown as the Worker Loader throws its failures: the executors
-  // turn each into the run's SandboxError outcome
-  "src/executor/runners/runner-loader.ts": 6,
+  // a lost runner, every runner retiring at once, a run its runner gave up past its timeout, or
+  // the loaded worker's own failure, thrown as the Worker Loader throws its failures: the
+  // executors turn each into the run's SandboxError outcome
+  "src/executor/runners/runner-loader.ts": 4,
+  // a caller whose runs may use no free runner (too many waiting, or waited too long), thrown
+  // the same way from the loader's caller queue
+  "src/executor/runners/caller-queue.ts": 2,
   // a runner RPC call without this launch's cluster secret: refused as a Workers RPC method
   // throws, to a caller that is not the host (no CodeModeError crosses to a stranger)
   "src/executor/runners/sandbox-runner.ts": 1,

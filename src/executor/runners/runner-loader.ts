@@ -5,18 +5,9 @@
  * host bridge and its limits, the run's clock, reading the answer), so a runner only ever holds
  * what the sandbox holds.
  *
- * Placement (docs/local-runtime.md, "Placement"): each run goes to the best runner by
- * {@link RunnerTier}: one with nothing under way, then one whose runs all show progress (they
- * call the host), then one that may be blocked (its newest run began less than
- * {@link RUNNER_STALL_MS} ago and has neither called the host nor finished: a program that holds
- * its thread looks exactly like this at first), then a stalled one (a run quiet for longer),
- * then a resting one; within a tier the one with the fewest runs using its thread, ties in turn.
- * A run quiet for longer than {@link RUNNER_HELD_MAX_MS} is not holding its runner's thread (the
- * supervisor replaces a runner held that long, and its runs then fail): it waits on something
- * (a run the host gave up on may live on in its runner) and stops counting against its runner,
- * so such a run never keeps a runner out of use. One caller (src/app/placement-caller.ts) may have runs
- * on at most all runners but one; its further runs go to runners it already uses, or wait
- * (bounded) when all of those are stalled, so the last runner stays free for others.
+ * Placement (which runner a run goes to) is decided in runner-placement.ts; a run of a caller
+ * that may use no runner now waits in the caller queue (caller-queue.ts); how the loader learns
+ * of a run's progress is host-tracker.ts. This file sends runs and handles what runners answer.
  *
  * A runner that fails under a run (the supervisor replaced it because it stopped answering, or it
  * crashed) fails that run at once with {@link RUNNER_LOST}; runs on other runners go on. A runner
@@ -32,7 +23,18 @@
  */
 import { CodeModeError } from "../../errors";
 import { codeHash } from "./code-hash";
+import { CallerQueue } from "./caller-queue";
+import { plainTracker, type HostTracker } from "./host-tracker";
 import type { RunnerAnswer, RunnerApi } from "./runner-protocol";
+import {
+  MAYBE_BLOCKED,
+  PROGRESSING,
+  RUNNER_STALL_MS,
+  pickSlot,
+  tierOf,
+  type PlacedSlot,
+  type RunOnSlot,
+} from "./runner-placement";
 
 /**
  * How long a runner that said it is retiring is passed over: the supervisor replaces a runner in
@@ -45,30 +47,12 @@ export const RUNNER_REST_MS = 3_000;
 export const RUNNER_LOST = "the sandbox runner running this program stopped";
 
 /**
- * How long a busy runner may show no sign of progress (no host call under way or made, no run
- * finished) before new runs prefer other runners: a program blocking its thread blocks every run
- * sent after it to that runner, until the supervisor replaces it (10 s). Honest programs either
- * call the host or finish well within this, or only lose their preference among idle runners.
- */
-export const RUNNER_STALL_MS = 500;
-
-/**
  * How long a runner may take to begin a run it was sent before the run is moved to another
  * runner: a runner whose thread a program holds cannot even begin the runs queued behind it.
  * The first copy is cancelled (its host calls are refused), so a run is never carried out twice
  * with effects.
  */
 export const RUNNER_BEGIN_MS = 250;
-
-/**
- * How long a run may go without a sign of progress and still be taken to hold its runner's
- * thread. The supervisor replaces a runner whose `/health` goes unanswered for 10 s, and its runs
- * then fail; so a run quiet for longer holds no thread: it waits on something (timers, or it is a
- * run the host gave up on that lives on in its runner). Without this bound such a run marked its
- * runner stalled for as long as it lived, and the host stopped sending runs to a healthy runner
- * for minutes. 15 s: the watchdog's 10 s, its probe pause, and a loaded machine's slack.
- */
-export const RUNNER_HELD_MAX_MS = 15_000;
 
 /**
  * How long a runner that failed is passed over the first time: doubled for each failure in a row
@@ -96,121 +80,12 @@ export const RUNNER_RETRY_MAX_MS = 400;
  */
 export const RUNNER_RETRY_WINDOW_MS = 5_000;
 
-/**
- * Runs of one caller that may wait at once for a runner it may use (see {@link CALLER_BUSY});
- * one more fails at once. Bounds what a caller that starts many blocking programs parks here.
- */
-export const CALLER_QUEUE_MAX = 16;
-
-/**
- * How long a caller's run waits for a runner it may use before it fails: past the time the
- * supervisor takes to replace a runner that a program holds (10 s and a moment), after which the
- * caller's runs there have failed and its runners serve again; below {@link RUNNER_HELD_MAX_MS}.
- */
-export const CALLER_WAIT_MS = 12_000;
-
-/** Pause between two looks for a runner while a caller's run waits. */
-const CALLER_LOOK_MS = 50;
-
-/** The start of the message of a run that found no runner its caller may use. */
-export const CALLER_BUSY =
-  "this caller's runs already use every sandbox runner one caller may use, and none of them is free";
-
-/** What a {@link HostTracker} reports about one run on one runner. */
-export interface HostEvents {
-  /** A host call of the run began or ended. */
-  onCall(phase: "start" | "end"): void;
-  /** The runner is beginning the run (it waits for the tracker's yes before it does). */
-  onBegin(): void;
-}
-
-/**
- * Wraps a run's host bridge for one runner: the loader learns when the runner begins the run and
- * when its host calls start and end (its signs of progress), and can cut the run off from the
- * host (`close`: its calls are refused from then on). The Worker passes one that builds an
- * `RpcTarget` (tracked-host.ts): what the runner receives must cross Workers RPC.
- */
-export type HostTracker = (host: unknown, events: HostEvents) => { target: unknown; close(): void };
-
-interface HostCalls {
-  call(...args: unknown[]): unknown;
-}
-
-/** A plain wrapper, for callers outside a Worker (tests). */
-const plainTracker: HostTracker = (host, events) => {
-  let closed = false;
-  return {
-    target: {
-      begin: () => {
-        if (closed) return false;
-        events.onBegin();
-        return true;
-      },
-      overLimit: (namespace: unknown, name: unknown) =>
-        closed
-          ? { error: { name: "Error", message: MOVED } }
-          : (host as { refuseOverLimit?(ns: unknown, n: unknown): unknown }).refuseOverLimit?.(
-              namespace,
-              name,
-            ),
-      overWaiting: (namespace: unknown, name: unknown) =>
-        closed
-          ? { error: { name: "Error", message: MOVED } }
-          : (host as { refuseWaiting?(ns: unknown, n: unknown): unknown }).refuseWaiting?.(
-              namespace,
-              name,
-            ),
-      call: async (...args: unknown[]) => {
-        if (closed) return { error: { name: "Error", message: MOVED } };
-        events.onCall("start");
-        try {
-          return await (host as HostCalls).call(...args);
-        } finally {
-          events.onCall("end");
-        }
-      },
-    },
-    close: () => {
-      closed = true;
-    },
-  };
-};
-
-/** What a cancelled copy of a run gets for a host call (it is never read: the run moved). */
-export const MOVED = "This run was moved to another runner; this copy may not call the host.";
-
-/** One run on one runner, as placement sees it. */
-interface RunOnSlot {
-  /** Whose run it is ("": no caller named, never capped). */
-  caller: string;
-  /** When it was sent, began, or a host call of it began or ended: its last sign of progress. */
-  lastProgress: number;
-  /** Host calls of it under way (it waits on the host, not on the runner's thread). */
-  inCall: number;
-  /** Whether it has called the host at all (one that has not may be holding the thread). */
-  called: boolean;
-}
-
-interface Slot {
+/** One runner, as the loader holds it. */
+interface Slot extends PlacedSlot {
   runner: RunnerApi;
-  /** Runs sent to it and not settled. */
-  runs: Set<RunOnSlot>;
-  restUntil: number;
   /** Refusals at once in a row (see RUNNER_RETRY_MS); a run it begins resets them. */
   refusals: number;
-  /** Until when it counts as stalled after failing to begin a run in time. */
-  lateUntil: number;
 }
-
-/**
- * How fit a runner is for a new run, best first (the module comment says why in this order).
- * A runner's tier is the worst of its runs', or idle, stalled or resting by its own state.
- */
-const IDLE = 0;
-const PROGRESSING = 1;
-const MAYBE_BLOCKED = 2;
-const STALLED = 3;
-const RESTING = 4;
 
 /** What the executors call on a loaded worker's entrypoint. */
 type Dispatch = (runner: RunnerApi, request: unknown, host: unknown) => Promise<RunnerAnswer>;
@@ -233,8 +108,8 @@ export class RunnerLoader {
   private next = 0;
   /** Stable workers' code hashes by id, each computed once (code-hash.ts). */
   private readonly hashes = new Map<string, Promise<string>>();
-  /** Runs waiting for a runner, per caller. */
-  private readonly waiting = new Map<string, number>();
+  /** Runs waiting for a runner their caller may use. */
+  private readonly queue: CallerQueue;
 
   /**
    * @param runners - the runner bindings (at least one)
@@ -261,6 +136,7 @@ export class RunnerLoader {
       refusals: 0,
       lateUntil: 0,
     }));
+    this.queue = new CallerQueue(now);
   }
 
   /** Runs in flight per runner, in binding order (for the status report and tests). */
@@ -467,111 +343,22 @@ export class RunnerLoader {
     return new Promise((resolve) => setTimeout(() => resolve("late"), ms));
   }
 
-  /**
-   * The runner for a run of `caller` that {@link pick} found none for: the run waits, looking
-   * again every {@link CALLER_LOOK_MS}, at most {@link CALLER_WAIT_MS}, with at most
-   * {@link CALLER_QUEUE_MAX} runs of the caller waiting at once.
-   */
-  private async wait(caller: string): Promise<Slot> {
-    const waiting = this.waiting.get(caller) ?? 0;
-    if (waiting >= CALLER_QUEUE_MAX)
-      throw new Error(
-        `${CALLER_BUSY}, and ${CALLER_QUEUE_MAX} more of its runs already wait for one. One caller (an OAuth user, or a client address) may use all runners but one, so that other callers always find one; its runs there have shown no progress for a while (programs holding their runner's thread). Wait for your runs to finish, then retry: the program did not start.`,
-      );
-    this.waiting.set(caller, waiting + 1);
-    try {
-      const deadline = this.now() + CALLER_WAIT_MS;
-      for (;;) {
-        await new Promise((resolve) => setTimeout(resolve, CALLER_LOOK_MS));
-        const slot = this.pick(caller);
-        if (slot) return slot;
-        if (this.now() >= deadline)
-          throw new Error(
-            `${CALLER_BUSY} (waited ${CALLER_WAIT_MS} ms). One caller (an OAuth user, or a client address) may use all runners but one, so that other callers always find one; its runs there have shown no progress (programs holding their runner's thread). Retry once they ended: the program did not start.`,
-          );
-      }
-    } finally {
-      const left = (this.waiting.get(caller) ?? 1) - 1;
-      if (left > 0) this.waiting.set(caller, left);
-      else this.waiting.delete(caller);
-    }
+  /** Waits in the caller queue (caller-queue.ts) for a runner `caller` may use. */
+  private wait(caller: string): Promise<Slot> {
+    return this.queue.wait(caller, () => this.pick(caller));
   }
 
-  /**
-   * How fit `slot` is for a new run (IDLE … RESTING): its own rest or lateness, else the worst of
-   * its runs' tiers. A run is progressing while it waits in a host call, or when it has called
-   * the host and shown progress within {@link RUNNER_STALL_MS}; it may be blocking when it has
-   * not called the host yet and began less than that ago; stalled when quiet for longer; and
-   * quiet past {@link RUNNER_HELD_MAX_MS} it holds no thread (see there) and counts as waiting.
-   */
+  /** How fit `slot` is for a new run now (runner-placement.ts). */
   private tier(slot: Slot, now: number): number {
-    if (slot.restUntil > now) return RESTING;
-    if (slot.lateUntil > now) return STALLED;
-    let tier = IDLE;
-    for (const run of slot.runs) {
-      const quiet = now - run.lastProgress;
-      const own =
-        run.inCall > 0 || quiet > RUNNER_HELD_MAX_MS
-          ? PROGRESSING
-          : quiet > RUNNER_STALL_MS
-            ? STALLED
-            : run.called
-              ? PROGRESSING
-              : MAYBE_BLOCKED;
-      if (own > tier) tier = own;
-    }
-    return tier;
+    return tierOf(slot, now);
   }
 
-  /**
-   * The runner for the next run of `caller` (other than `except`): the best tier, then the
-   * fewest runs using its thread, then the fewest runs, ties in turn. A caller with runs on all
-   * runners but one already is kept to those runners: it gets the best of them unless every one
-   * is stalled or resting, and then none (its run waits: {@link wait}).
-   */
+  /** The runner for the next run of `caller` (runner-placement.ts), ties in turn. */
   private pick(caller: string, except?: Slot): Slot | undefined {
-    const now = this.now();
-    const count = this.slots.length;
-    const capped =
-      caller !== "" &&
-      count > 1 &&
-      this.slots.filter((slot) => usedBy(slot, caller)).length >= count - 1;
-    let best: Slot | undefined;
-    let bestTier = RESTING + 1;
-    let bestLoad = 0;
-    for (let i = 0; i < count; i++) {
-      const slot = this.slots[(this.next + i) % count]!;
-      if (slot === except || (capped && !usedBy(slot, caller))) continue;
-      const tier = this.tier(slot, now);
-      const load = threadLoad(slot, now);
-      if (!best || tier < bestTier || (tier === bestTier && load < bestLoad)) {
-        best = slot;
-        bestTier = tier;
-        bestLoad = load;
-      }
-    }
-    this.next = (this.next + 1) % count;
-    if (capped && bestTier >= STALLED) return undefined;
-    return best;
+    const slot = pickSlot(this.slots, this.next, caller, this.now(), except);
+    this.next = (this.next + 1) % this.slots.length;
+    return slot;
   }
-}
-
-/** Whether `caller` has a run on `slot`. */
-function usedBy(slot: Slot, caller: string): boolean {
-  for (const run of slot.runs) if (run.caller === caller) return true;
-  return false;
-}
-
-/**
- * How loaded a runner's thread is, for choosing within a tier: its runs that may be using the
- * thread first (not waiting in a host call, not quiet past RUNNER_HELD_MAX_MS: a program
- * computing, or holding the thread, delays every run beside it), then all its runs.
- */
-function threadLoad(slot: Slot, now: number): number {
-  let using = 0;
-  for (const run of slot.runs)
-    if (run.inCall === 0 && now - run.lastProgress <= RUNNER_HELD_MAX_MS) using++;
-  return using * 1_000 + slot.runs.size;
 }
 
 function errorText(error: unknown): string {

@@ -8,7 +8,7 @@
  * (the runner hands the sandbox its own `PacedHost`, never this).
  */
 import { RpcTarget } from "cloudflare:workers";
-import { MOVED, type HostEvents, type HostTracker } from "./runner-loader";
+import { MOVED, type HostEvents, type HostTracker } from "./host-tracker";
 
 interface HostCalls {
   call(...args: unknown[]): unknown;

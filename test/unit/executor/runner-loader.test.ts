@@ -4,20 +4,24 @@
 // runaway, runner-kill, native-stall).
 import { describe, expect, it } from "vitest";
 import {
-  CALLER_BUSY,
-  CALLER_QUEUE_MAX,
-  CALLER_WAIT_MS,
-  MOVED,
   RUNNER_BEGIN_MS,
   RUNNER_GAVE_UP,
-  RUNNER_HELD_MAX_MS,
   RUNNER_LOST,
   RUNNER_REST_MS,
   RUNNER_RETRY_MS,
   RUNNER_RETRY_WINDOW_MS,
-  RUNNER_STALL_MS,
   RunnerLoader,
 } from "../../../src/executor/runners/runner-loader";
+import {
+  CALLER_BUSY,
+  CALLER_QUEUE_MAX,
+  CALLER_WAIT_MS,
+} from "../../../src/executor/runners/caller-queue";
+import { MOVED } from "../../../src/executor/runners/host-tracker";
+import {
+  RUNNER_HELD_MAX_MS,
+  RUNNER_STALL_MS,
+} from "../../../src/executor/runners/runner-placement";
 import { codeHash } from "../../../src/executor/runners/code-hash";
 import type { RunnerAnswer, RunnerApi } from "../../../src/executor/runners/runner-protocol";
 

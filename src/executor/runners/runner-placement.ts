@@ -1,0 +1,150 @@
+/**
+ * Which local sandbox runner a new run goes to (docs/local-runtime.md, "Placement"): the best
+ * runner by tier: one with nothing under way, then one whose runs all show progress (they call
+ * the host), then one that may be blocked (its newest run began less than
+ * {@link RUNNER_STALL_MS} ago and has neither called the host nor finished: a program that holds
+ * its thread looks exactly like this at first), then a stalled one (a run quiet for longer), then
+ * a resting one; within a tier the one with the fewest runs using its thread, ties in turn.
+ *
+ * A run quiet for longer than {@link RUNNER_HELD_MAX_MS} is not holding its runner's thread (the
+ * supervisor replaces a runner held that long, and its runs then fail): it waits on something (a
+ * run the host gave up on may live on in its runner) and stops counting against its runner, so
+ * such a run never keeps a runner out of use. One caller (src/app/placement-caller.ts) may have
+ * runs on at most all runners but one; its further runs go to runners it already uses, or none
+ * when all of those are stalled (the caller queue then holds the run), so the last runner stays
+ * free for others.
+ *
+ * Pure: the runner loader (runner-loader.ts) owns the slots and the clock and passes both in.
+ */
+
+/**
+ * How long a busy runner may show no sign of progress (no host call under way or made, no run
+ * finished) before new runs prefer other runners: a program blocking its thread blocks every run
+ * sent after it to that runner, until the supervisor replaces it (10 s). Honest programs either
+ * call the host or finish well within this, or only lose their preference among idle runners.
+ */
+export const RUNNER_STALL_MS = 500;
+
+/**
+ * How long a run may go without a sign of progress and still be taken to hold its runner's
+ * thread. The supervisor replaces a runner whose `/health` goes unanswered for 10 s, and its runs
+ * then fail; so a run quiet for longer holds no thread: it waits on something (timers, or it is a
+ * run the host gave up on that lives on in its runner). Without this bound such a run marked its
+ * runner stalled for as long as it lived, and the host stopped sending runs to a healthy runner
+ * for minutes. 15 s: the watchdog's 10 s, its probe pause, and a loaded machine's slack.
+ */
+export const RUNNER_HELD_MAX_MS = 15_000;
+
+/** One run on one runner, as placement sees it. */
+export interface RunOnSlot {
+  /** Whose run it is ("": no caller named, never capped). */
+  caller: string;
+  /** When it was sent, began, or a host call of it began or ended: its last sign of progress. */
+  lastProgress: number;
+  /** Host calls of it under way (it waits on the host, not on the runner's thread). */
+  inCall: number;
+  /** Whether it has called the host at all (one that has not may be holding the thread). */
+  called: boolean;
+}
+
+/** One runner, as placement sees it. */
+export interface PlacedSlot {
+  /** Runs sent to it and not settled. */
+  readonly runs: Set<RunOnSlot>;
+  /** Until when it is passed over (it failed, refused, or said it is retiring). */
+  restUntil: number;
+  /** Until when it counts as stalled after failing to begin a run in time. */
+  lateUntil: number;
+}
+
+/**
+ * How fit a runner is for a new run, best first (the module comment says why in this order).
+ * A runner's tier is the worst of its runs', or stalled or resting by its own state.
+ */
+export const IDLE = 0;
+/** Every run under way calls the host, or has shown progress within {@link RUNNER_STALL_MS}. */
+export const PROGRESSING = 1;
+/** A run began less than {@link RUNNER_STALL_MS} ago and has not called the host yet. */
+export const MAYBE_BLOCKED = 2;
+/** A run quiet for longer than {@link RUNNER_STALL_MS}, or the runner was late to begin one. */
+export const STALLED = 3;
+/** The runner is passed over for now. */
+export const RESTING = 4;
+
+/**
+ * How fit `slot` is for a new run at `now` (IDLE … RESTING): its own rest or lateness, else the
+ * worst of its runs' tiers. A run is progressing while it waits in a host call, or when it has
+ * called the host and shown progress within {@link RUNNER_STALL_MS}; it may be blocking when it
+ * has not called the host yet and began less than that ago; stalled when quiet for longer; and
+ * quiet past {@link RUNNER_HELD_MAX_MS} it holds no thread (see there) and counts as waiting.
+ */
+export function tierOf(slot: PlacedSlot, now: number): number {
+  if (slot.restUntil > now) return RESTING;
+  if (slot.lateUntil > now) return STALLED;
+  let tier = IDLE;
+  for (const run of slot.runs) {
+    const quiet = now - run.lastProgress;
+    const own =
+      run.inCall > 0 || quiet > RUNNER_HELD_MAX_MS
+        ? PROGRESSING
+        : quiet > RUNNER_STALL_MS
+          ? STALLED
+          : run.called
+            ? PROGRESSING
+            : MAYBE_BLOCKED;
+    if (own > tier) tier = own;
+  }
+  return tier;
+}
+
+/**
+ * The runner for the next run of `caller` (other than `except`), looking from index `start` on
+ * so that ties go in turn: the best tier, then the fewest runs using its thread, then the fewest
+ * runs. A caller with runs on all runners but one already is kept to those runners: it gets the
+ * best of them unless every one is stalled or resting, and then none (its run waits).
+ */
+export function pickSlot<S extends PlacedSlot>(
+  slots: readonly S[],
+  start: number,
+  caller: string,
+  now: number,
+  except?: S,
+): S | undefined {
+  const count = slots.length;
+  const capped =
+    caller !== "" && count > 1 && slots.filter((slot) => usedBy(slot, caller)).length >= count - 1;
+  let best: S | undefined;
+  let bestTier = RESTING + 1;
+  let bestLoad = 0;
+  for (let i = 0; i < count; i++) {
+    const slot = slots[(start + i) % count]!;
+    if (slot === except || (capped && !usedBy(slot, caller))) continue;
+    const tier = tierOf(slot, now);
+    const load = threadLoad(slot, now);
+    if (!best || tier < bestTier || (tier === bestTier && load < bestLoad)) {
+      best = slot;
+      bestTier = tier;
+      bestLoad = load;
+    }
+  }
+  if (capped && bestTier >= STALLED) return undefined;
+  return best;
+}
+
+/** Whether `caller` has a run on `slot`. */
+function usedBy(slot: PlacedSlot, caller: string): boolean {
+  for (const run of slot.runs) if (run.caller === caller) return true;
+  return false;
+}
+
+/**
+ * How loaded a runner's thread is, for choosing within a tier: its runs that may be using the
+ * thread first (not waiting in a host call, not quiet past RUNNER_HELD_MAX_MS: a program
+ * computing, or holding the thread, delays every run beside it), then all its runs.
+ */
+function threadLoad(slot: PlacedSlot, now: number): number {
+  let using = 0;
+  for (const run of slot.runs)
+    if (run.inCall === 0 && now - run.lastProgress <= RUNNER_HELD_MAX_MS) using++;
+  return using * 1_000 + slot.runs.size;
+}

@@ -1,0 +1,90 @@
+// Placement (src/executor/runners/runner-placement.ts): which runner a new run goes to, decided
+// on plain slots at a given time. The loader's own tests (runner-loader.test.ts) cover how runs
+// move and retry; these pin the decision itself.
+import { describe, expect, it } from "vitest";
+import {
+  IDLE,
+  MAYBE_BLOCKED,
+  PROGRESSING,
+  RESTING,
+  RUNNER_HELD_MAX_MS,
+  RUNNER_STALL_MS,
+  STALLED,
+  pickSlot,
+  tierOf,
+  type PlacedSlot,
+  type RunOnSlot,
+} from "../../../src/executor/runners/runner-placement";
+
+const NOW = 1_000_000;
+
+function slot(name: string, runs: Partial<RunOnSlot>[] = [], own: Partial<PlacedSlot> = {}) {
+  return {
+    name,
+    runs: new Set(
+      runs.map((run) => ({ caller: "", lastProgress: NOW, inCall: 0, called: false, ...run })),
+    ),
+    restUntil: 0,
+    lateUntil: 0,
+    ...own,
+  };
+}
+
+describe("tierOf", () => {
+  it("ranks a runner by its own state, then by its worst run", () => {
+    expect(tierOf(slot("idle"), NOW)).toBe(IDLE);
+    expect(tierOf(slot("calling", [{ inCall: 1, lastProgress: NOW - 5_000 }]), NOW)).toBe(
+      PROGRESSING,
+    );
+    expect(tierOf(slot("called", [{ called: true, lastProgress: NOW - 10 }]), NOW)).toBe(
+      PROGRESSING,
+    );
+    expect(tierOf(slot("new", [{ lastProgress: NOW - 10 }]), NOW)).toBe(MAYBE_BLOCKED);
+    expect(tierOf(slot("quiet", [{ lastProgress: NOW - RUNNER_STALL_MS - 1 }]), NOW)).toBe(STALLED);
+    expect(tierOf(slot("late", [], { lateUntil: NOW + 1 }), NOW)).toBe(STALLED);
+    expect(tierOf(slot("rest", [{ inCall: 1 }], { restUntil: NOW + 1 }), NOW)).toBe(RESTING);
+    // The worst run decides.
+    expect(tierOf(slot("mixed", [{ inCall: 1 }, { lastProgress: NOW - 600 }]), NOW)).toBe(STALLED);
+  });
+
+  it("stops counting a run quiet past RUNNER_HELD_MAX_MS (it holds no thread: it waits)", () => {
+    const held = slot("held", [{ lastProgress: NOW - RUNNER_HELD_MAX_MS }]);
+    expect(tierOf(held, NOW)).toBe(STALLED);
+    expect(tierOf(held, NOW + 1)).toBe(PROGRESSING);
+  });
+});
+
+describe("pickSlot", () => {
+  it("takes the best tier, then the fewest runs using the thread, ties from `start` on", () => {
+    const a = slot("a", [{ called: true }]);
+    const b = slot("b", [{ inCall: 1 }]);
+    const c = slot("c", [{ lastProgress: NOW - 600 }]);
+    // a and b both progress; b's run waits on the host, a's may use the thread.
+    expect(pickSlot([a, b, c], 0, "", NOW)?.name).toBe("b");
+    const d = slot("d");
+    const e = slot("e");
+    expect(pickSlot([d, e], 0, "", NOW)?.name).toBe("d");
+    expect(pickSlot([d, e], 1, "", NOW)?.name).toBe("e");
+    expect(pickSlot([d, e], 0, "", NOW, d)?.name).toBe("e");
+  });
+
+  it("keeps a caller on all runners but one to its own runners, and to none when they stall", () => {
+    const mine1 = slot("mine1", [{ caller: "u1", called: true }]);
+    const mine2 = slot("mine2", [{ caller: "u1", called: true }]);
+    const free = slot("free");
+    expect(pickSlot([mine1, mine2, free], 0, "u1", NOW)?.name).toMatch(/^mine/);
+    expect(pickSlot([mine1, mine2, free], 0, "u2", NOW)?.name).toBe("free");
+    const stalled1 = slot("s1", [{ caller: "u1", lastProgress: NOW - 600 }]);
+    const stalled2 = slot("s2", [{ caller: "u1", lastProgress: NOW - 600 }]);
+    expect(pickSlot([stalled1, stalled2, free], 0, "u1", NOW)).toBeUndefined();
+    // A run naming no caller is never capped.
+    const anon1 = slot("n1", [{ lastProgress: NOW - 600 }]);
+    const anon2 = slot("n2", [{ lastProgress: NOW - 600 }]);
+    expect(pickSlot([anon1, anon2, free], 0, "", NOW)?.name).toBe("free");
+  });
+
+  it("never caps a caller when there is one runner", () => {
+    const only = slot("only", [{ caller: "u1", lastProgress: NOW - 600 }]);
+    expect(pickSlot([only], 0, "u1", NOW)?.name).toBe("only");
+  });
+});

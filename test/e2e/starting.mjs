@@ -5,32 +5,14 @@
 // the server has answered one: no answer may say the server is stopping; each is the request's
 // own answer (once the first host is ready: the requests wait for it), or a JSON-RPC error that
 // says the server is starting.
-import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { freePort } from "../../cli/local-server/free-port.mjs";
-import { check, npmStartArgs } from "./support/server.mjs";
+import { check, spawnServer } from "./support/server.mjs";
 
 const EVERY_MS = 100;
 const DEADLINE_MS = 180_000;
 
-const port = await freePort();
-const persist = mkdtempSync(join(tmpdir(), "codemode-e2e-starting-"));
-const child = spawn("npm", npmStartArgs(), {
-  stdio: ["ignore", "pipe", "pipe"],
-  detached: true,
-  env: {
-    ...process.env,
-    CLOUDFLARE_CF_FETCH_ENABLED: "false",
-    WRANGLER_SEND_METRICS: "false",
-    PORT: String(port),
-    PERSIST_TO: persist,
-  },
-});
-let output = "";
-child.stdout.on("data", (d) => (output += d));
-child.stderr.on("data", (d) => (output += d));
+const server = await spawnServer();
+const { port } = server;
+const output = server.output;
 
 /** @type {{ n: number, status: number, body: string, ms: number }[]} */
 const answers = [];
@@ -95,19 +77,11 @@ try {
       .map((a) => `${a.status} ${a.body.slice(0, 300)}`)
       .join("\n")}`,
   );
-  check(waited.length > 0, `no request was answered from before the runtime was ready:\n${output}`);
+  check(
+    waited.length > 0,
+    `no request was answered from before the runtime was ready:\n${output()}`,
+  );
   console.log("e2e starting: no request sent while starting heard 'stopping' — ok");
 } finally {
-  try {
-    process.kill(-(/** @type {number} */ (child.pid)), "SIGTERM");
-  } catch {
-    // gone
-  }
-  await new Promise((r) => setTimeout(r, 2_000));
-  try {
-    process.kill(-(/** @type {number} */ (child.pid)), "SIGKILL");
-  } catch {
-    // gone
-  }
-  rmSync(persist, { recursive: true, force: true });
+  await server.stop();
 }

@@ -26,15 +26,21 @@ export function npmStartArgs() {
 }
 
 /**
- * Runs `npm start` with extra environment and waits until /health answers 200. A PORT or
- * PERSIST_TO given in `env` is used (and that folder kept); otherwise a free port and a fresh
- * folder, removed on stop.
- * @param {Record<string, string>} [env] - settings (SPEC_FILE, API_TOKEN, …)
- * @param {{ timeoutMs?: number, logTo?: string }} [options] - `logTo`: a file that gets the
- *   server's output too, as it comes (the shared server's, read by other processes)
- * @returns {Promise<Started>}
+ * A spawned `npm start`, not yet known to be up.
+ * @typedef {{ url: string, port: number, pid: number, output: () => string, gone: () => boolean, exited: Promise<unknown>, stop: () => Promise<void> }} Spawned
  */
-export async function startServer(env = {}, options = {}) {
+
+/**
+ * Spawns `npm start` the way a user does (own process group) with extra environment, and returns
+ * at once: `stop` ends the whole group (SIGTERM, then SIGKILL after at most 10 s) and removes a
+ * folder it made. A PORT or PERSIST_TO given in `env` is used (and that folder kept); otherwise a
+ * free port and a fresh folder.
+ * @param {Record<string, string>} [env] - settings (SPEC_FILE, API_TOKEN, …)
+ * @param {{ logTo?: string }} [options] - `logTo`: a file that gets the server's output too, as
+ *   it comes (the shared server's, read by other processes)
+ * @returns {Promise<Spawned>}
+ */
+export async function spawnServer(env = {}, options = {}) {
   const port = env.PORT ? Number(env.PORT) : await freePort();
   const ownFolder = env.PERSIST_TO === undefined;
   const persist = env.PERSIST_TO ?? mkdtempSync(join(tmpdir(), "codemode-e2e-"));
@@ -79,9 +85,29 @@ export async function startServer(env = {}, options = {}) {
     }
     if (ownFolder) rmSync(persist, { recursive: true, force: true });
   };
-  const url = `http://127.0.0.1:${port}`;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    pid: /** @type {number} */ (child.pid),
+    output: () => output,
+    gone: () => state.gone,
+    exited,
+    stop,
+  };
+}
+
+/**
+ * Runs `npm start` with extra environment (see {@link spawnServer}) and waits until /health
+ * answers 200 and the standby stands by.
+ * @param {Record<string, string>} [env] - settings (SPEC_FILE, API_TOKEN, …)
+ * @param {{ timeoutMs?: number, logTo?: string }} [options] - see {@link spawnServer}
+ * @returns {Promise<Started>}
+ */
+export async function startServer(env = {}, options = {}) {
+  const spawned = await spawnServer(env, options);
+  const { url, port, pid, output, stop } = spawned;
   const deadline = Date.now() + (options.timeoutMs ?? 120_000);
-  while (Date.now() < deadline && !state.gone) {
+  while (Date.now() < deadline && !spawned.gone()) {
     try {
       const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2_000) });
       // Healthy, and the supervisor's standby has started too: while the standby's `wrangler
@@ -89,15 +115,8 @@ export async function startServer(env = {}, options = {}) {
       // to lose its first MCP request ("Network connection lost.", answered "…; retry"). The
       // suspected cause, a dev registry shared by both runtimes, is fixed in
       // cli/local-server/runtime.mjs; the scripts still wait, to test what comes after it.
-      if (res.status === 200 && output.includes("stands by."))
-        return {
-          url,
-          port,
-          pid: /** @type {number} */ (child.pid),
-          output: () => output,
-          log: () => output,
-          stop,
-        };
+      if (res.status === 200 && output().includes("stands by."))
+        return { url, port, pid, output, log: output, stop };
     } catch {
       // not up yet
     }
@@ -105,7 +124,7 @@ export async function startServer(env = {}, options = {}) {
   }
   await stop();
   throw new Error(
-    `npm start did not become healthy on ${url}, or its standby never stood by. Output:\n${output}`,
+    `npm start did not become healthy on ${url}, or its standby never stood by. Output:\n${output()}`,
   );
 }
 

@@ -66,6 +66,7 @@ if (parsed.command === "init") {
       upstream: parsed.settings.UPSTREAM_MCP_URL,
       baseUrl: parsed.settings.API_BASE_URL,
       install: parsed.install,
+      oauth: parsed.oauth,
       product,
       progress,
     }),

@@ -10,6 +10,10 @@ declare namespace Cloudflare {
     MCP_API_KEY: string;
     /** `on` serves MCP callers without a key (wrangler.jsonc vars); anything else refuses them. */
     ALLOW_ANONYMOUS?: string;
+    /** `init --oauth`: the owner's passphrase the consent page asks for (secret; src/consent.ts). */
+    OAUTH_PASSWORD: string;
+    /** `init --oauth`: OAuth clients, grants and tokens (wrangler.jsonc kv_namespaces). */
+    OAUTH_KV: KVNamespace;
     /** Where `execute` sends requests (wrangler.jsonc vars). */
     API_BASE_URL: string;
     /** The API's credential (secret); sent by src/api.ts, never seen by the sandbox. */

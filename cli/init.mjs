@@ -20,9 +20,10 @@
 //   random REQUEST_STATE_KEY to seal the approval state.
 // - `--oauth`: clients sign in with OAuth 2.1 instead (`@cloudflare/workers-oauth-provider`, as
 //   Cloudflare's remote MCP templates do): src/oauth.ts in front of the endpoints, a consent page
-//   (src/consent.ts) that grants only for the owner's OAUTH_PASSWORD (random in .dev.vars, limited
-//   guesses), grants in the OAUTH_KV namespace, which `wrangler deploy` creates (a binding with no
-//   id is provisioned). Without OAUTH_PASSWORD the deployed Worker grants no one.
+//   (src/consent.ts) that grants only for the owner's OAUTH_PASSWORD (random in .dev.vars; wrong
+//   guesses counted in a Durable Object before they are checked, so a burst is limited too),
+//   grants in the OAUTH_KV namespace, which `wrangler deploy` creates (a binding with no id is
+//   provisioned). Without OAUTH_PASSWORD the deployed Worker grants no one.
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -304,15 +305,21 @@ export function projectFiles({
   // nodejs_compat gives the MCP SDK node:async_hooks.
   "compatibility_date": ${JSON.stringify(worker.compatibility_date)},
   "compatibility_flags": ${JSON.stringify(worker.compatibility_flags ?? ["nodejs_compat"])},
-  // The sandbox: model-written code runs in isolates created through this binding. No Durable
-  // Object is needed: both endpoints are stateless (add one for McpAgent sessions or a shared
-  // approval ledger, see code-mode-mcp's docs/library.md).
+  // The sandbox: model-written code runs in isolates created through this binding. The MCP
+  // endpoints are stateless (add a Durable Object for McpAgent sessions or a shared approval
+  // ledger, see code-mode-mcp's docs/library.md).
   "worker_loaders": [{ "binding": "LOADER" }],${
     oauth
       ? `
   // OAuth clients, grants and tokens (src/oauth.ts). No id: the first \`wrangler deploy\` creates
   // the namespace and uses it from then on; \`npm run dev\` and \`npm test\` keep a local one.
   "kv_namespaces": [{ "binding": "OAUTH_KV" }],
+  // The consent page's wrong-passphrase counters (src/attempt-limiter.ts): a Durable Object runs
+  // one call at a time, so guesses sent at once are counted as they come.
+  "durable_objects": {
+    "bindings": [{ "name": "CONSENT_ATTEMPTS", "class_name": "ConsentAttempts" }],
+  },
+  "migrations": [{ "tag": "v1", "new_sqlite_classes": ["ConsentAttempts"] }],
   // Settings; secrets (OAUTH_PASSWORD, API_TOKEN, REQUEST_STATE_KEY, UPSTREAM_TOKEN) go in
   // .dev.vars locally and \`npx wrangler secret put NAME\` deployed, never here. Without
   // OAUTH_PASSWORD the consent page grants no one a token.`
@@ -528,7 +535,7 @@ How a client signs in (MCP clients do every step but one by themselves):
 3. **You** approve it there: the page names the client and the address the grant goes to, and
    asks for the owner passphrase, \`OAUTH_PASSWORD\` (src/consent.ts). Approve only a sign-in you
    started. After five wrong passphrases the page locks for 15 minutes (per client and per
-   address).
+   address; guesses sent at once count too).
 4. The client exchanges the code (with PKCE) at \`/token\` and sends \`Authorization: Bearer
    <access token>\` from then on (tokens last an hour; the client refreshes them).
 

@@ -41,8 +41,9 @@ export async function consent(request: Request, env: Cloudflare.Env): Promise<Re
   const client = await oauth.lookupClient(auth.clientId);
   const name = client?.clientName ?? auth.clientId;
   if (request.method === "POST") {
-    const attempts = consentAttempts(env.OAUTH_KV, auth.clientId, request);
-    const wait = await attempts.lockedForSeconds();
+    const attempts = consentAttempts(env.CONSENT_ATTEMPTS, auth.clientId, request);
+    // Counted before the check, so guesses sent at once are limited as guesses one by one are.
+    const wait = await attempts.begin();
     if (wait > 0)
       return page(
         429,
@@ -52,6 +53,7 @@ export async function consent(request: Request, env: Cloudflare.Env): Promise<Re
       );
     const form = await request.formData();
     if (await samePassphrase(String(form.get("passphrase") ?? ""), passphrase)) {
+      await attempts.succeeded();
       const { redirectTo } = await oauth.completeAuthorization({
         request: auth,
         userId: "owner",
@@ -61,7 +63,6 @@ export async function consent(request: Request, env: Cloudflare.Env): Promise<Re
       });
       return Response.redirect(redirectTo, 302);
     }
-    await attempts.recordFailure();
     return page(
       401,
       "Wrong passphrase",

@@ -3,6 +3,9 @@
 import { apiHandler } from "./api";
 import { withOAuth } from "./oauth";
 
+// The Durable Object that counts consent attempts (wrangler.jsonc durable_objects).
+export { ConsentAttempts } from "./attempt-limiter";
+
 export default withOAuth(
   { "/mcp": apiHandler },
   "MCP endpoint: /mcp (search, execute), for clients that sign in with OAuth\n",

@@ -4,6 +4,9 @@ import { apiHandler } from "./api";
 import { codeHandler } from "./code";
 import { withOAuth } from "./oauth";
 
+// The Durable Object that counts consent attempts (wrangler.jsonc durable_objects).
+export { ConsentAttempts } from "./attempt-limiter";
+
 export default withOAuth(
   { "/mcp": apiHandler, "/mcp/code": codeHandler },
   "MCP endpoints: /mcp (search, execute) and /mcp/code (code), for clients that sign in with OAuth\n",

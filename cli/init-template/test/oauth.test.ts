@@ -88,6 +88,22 @@ describe("the consent page", () => {
     expect(locked.headers.get("location")).toBeNull();
   });
 
+  it("checks five of a burst of guesses sent at once, and counts no right passphrase", async () => {
+    const { url } = await authorizeUrl(await register());
+    const address = "198.51.100.8";
+    const burst = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => approve(url, `burst-${i}`, address)),
+    );
+    const statuses = burst.map((r) => r.status);
+    expect(statuses.filter((s) => s === 401)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(15);
+    // The owner signs in again and again from one address: a right passphrase uses up nothing.
+    for (let i = 0; i < 6; i++) {
+      const fresh = await authorizeUrl(await register());
+      expect((await approve(fresh.url, env.OAUTH_PASSWORD, "198.51.100.9")).status).toBe(302);
+    }
+  });
+
   it("grants no one when OAUTH_PASSWORD is not set", async () => {
     const { url } = await authorizeUrl(await register());
     for (const unset of [undefined, ""]) {

@@ -100,6 +100,7 @@ describe("init --oauth's project", () => {
       expect(project["src/oauth.ts"]).toContain("new OAuthProvider");
       expect(project["src/consent.ts"]).toContain("timingSafeEqual");
       expect(project["src/attempt-limiter.ts"]).toContain("MAX_FAILURES = 5");
+      expect(project["src/attempt-limiter.ts"]).toContain("extends DurableObject");
       expect(project["test/oauth.test.ts"]).toContain(
         `const ENDPOINTS = ${JSON.stringify(endpoints)};`,
       );
@@ -121,6 +122,15 @@ describe("init --oauth's project", () => {
     );
     // No id: `wrangler deploy` provisions the namespace.
     expect(project["wrangler.jsonc"]).toContain('"kv_namespaces": [{ "binding": "OAUTH_KV" }]');
+    // The consent counters: a Durable Object (one call at a time), exported by the entry.
+    expect(project["wrangler.jsonc"]).toContain(
+      '{ "name": "CONSENT_ATTEMPTS", "class_name": "ConsentAttempts" }',
+    );
+    expect(project["wrangler.jsonc"]).toContain('"new_sqlite_classes": ["ConsentAttempts"]');
+    expect(project["src/index.ts"]).toContain(
+      'export { ConsentAttempts } from "./attempt-limiter";',
+    );
+    expect(files()["wrangler.jsonc"]).not.toContain("durable_objects");
   });
 
   it("has a random OAUTH_PASSWORD in .dev.vars and a test one in vitest.config.ts, no API key", () => {

@@ -66,6 +66,7 @@ if (parsed.command === "init") {
       upstream: parsed.settings.UPSTREAM_MCP_URL,
       baseUrl: parsed.settings.API_BASE_URL,
       install: parsed.install,
+      oauth: parsed.oauth,
       product,
       progress,
     }),
@@ -73,7 +74,7 @@ if (parsed.command === "init") {
 }
 if (parsed.command === "deploy") {
   const { deploy } = await import("../cli/deploy.mjs");
-  process.exit(deploy({ dryRun: parsed.dryRun, passThrough: parsed.passThrough, progress }));
+  process.exit(await deploy({ dryRun: parsed.dryRun, passThrough: parsed.passThrough, progress }));
 }
 
 // Under --stdio, stdout carries the protocol alone: every other line goes to stderr.

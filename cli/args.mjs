@@ -19,6 +19,7 @@ const OPTIONS = /** @type {const} */ ({
   stdio: { type: "boolean" },
   "dry-run": { type: "boolean" },
   "no-install": { type: "boolean" },
+  oauth: { type: "boolean" },
   route: { type: "string" },
   spec: { type: "string" },
   "base-url": { type: "string" },
@@ -39,6 +40,7 @@ const CREDENTIAL_FLAG = /token|auth|secret|passw|key|credential|bearer|cookie/i;
  * @property {boolean} stdio
  * @property {boolean} dryRun
  * @property {boolean} install - init: run npm install (off with --no-install)
+ * @property {boolean} oauth - init: protect the endpoints with OAuth instead of an API key
  * @property {string | undefined} route - the MCP route --stdio bridges (/mcp or /mcp/code)
  * @property {string[]} positional - check's spec file, init's folder
  * @property {string[]} passThrough - arguments after `--` (deploy passes them to wrangler)
@@ -62,6 +64,7 @@ export function parseArgs(argv) {
     stdio: false,
     dryRun: false,
     install: true,
+    oauth: false,
     route: undefined,
     positional: [],
     passThrough: [],
@@ -122,6 +125,7 @@ function applyOption(parsed, flag, value) {
     else if (name === "version" || name === "v") parsed.command = "version";
     else if (name === "stdio") parsed.stdio = true;
     else if (name === "dry-run") parsed.dryRun = true;
+    else if (name === "oauth") parsed.oauth = true;
     else parsed.install = false;
     return undefined;
   }
@@ -195,6 +199,18 @@ function commandRules(parsed) {
   /** @param {string} message @returns {ParseResult} */
   const refuse = (message) => ({ ok: false, message });
   if (parsed.command === "help" || parsed.command === "version") return { ok: true, parsed };
+  // --oauth writes a project (init); a server started here reads OAUTH=on from the environment,
+  // as npm start and the deployed Worker do, so the flag elsewhere is refused rather than ignored.
+  if (parsed.oauth && parsed.command !== "init")
+    return refuse(
+      `--oauth is an init option (a project whose MCP endpoints need OAuth), not one of ${parsed.command}.\n  Fix: ${
+        parsed.command === "deploy"
+          ? "OAUTH=on OAUTH_PASSWORD=<passphrase> npx code-mode-mcp deploy (deploy uploads both)"
+          : parsed.command === "check"
+            ? "npx code-mode-mcp check <spec> (a check needs no caller check)"
+            : "OAUTH=on OAUTH_PASSWORD=<passphrase> npx code-mode-mcp serve …, or npx code-mode-mcp init my-api --oauth for a project of your own"
+      }`,
+    );
   if (parsed.command === "check" && parsed.positional.length !== 1)
     return refuse(`check needs one spec file.\n  Fix: npx code-mode-mcp check ./openapi.yaml`);
   if (parsed.command === "init") {
@@ -207,7 +223,7 @@ function commandRules(parsed) {
     );
     if (other !== undefined || parsed.stdio || parsed.route !== undefined)
       return refuse(
-        `init takes only --spec, --upstream, --base-url and --no-install.\n  Fix: npx code-mode-mcp init my-mcp-server [--spec ./openapi.yaml] [--upstream https://mcp.example.com/mcp]`,
+        `init takes only --spec, --upstream, --base-url, --oauth and --no-install.\n  Fix: npx code-mode-mcp init my-mcp-server [--spec ./openapi.yaml] [--upstream https://mcp.example.com/mcp] [--oauth]`,
       );
     return { ok: true, parsed };
   }
@@ -247,7 +263,7 @@ Needs Node.js 22 or later (wrangler and the Workers runtime require it; --help a
 work on any Node.js).
 
 Usage:
-  npx code-mode-mcp init [folder] [--spec ./openapi.yaml] [--upstream <url>]
+  npx code-mode-mcp init [folder] [--spec ./openapi.yaml] [--upstream <url>] [--oauth]
                                                       a Worker project of your own: runs with
                                                       npm run dev, tested by npm test, npm run deploy
   npx code-mode-mcp                                   the offline demo on http://127.0.0.1:8787/mcp
@@ -269,6 +285,8 @@ Options:
                       with --upstream and no spec, else /mcp)
   --dry-run           deploy: bundle and check, upload nothing
   --no-install        init: write the project, skip npm install
+  --oauth             init: clients sign in with OAuth (the owner approves each one with
+                      OAUTH_PASSWORD) instead of sending MCP_API_KEY
   -h, --help          this text;  -v, --version  the version
 
 Credentials come from the environment only, never from flags:

@@ -18,6 +18,12 @@
 //   on Cloudflare; a deployed Worker without one refuses every caller unless ALLOW_ANONYMOUS=on.
 //   The `--spec` template also asks a person before every non-GET request (approvals), with a
 //   random REQUEST_STATE_KEY to seal the approval state.
+// - `--oauth`: clients sign in with OAuth 2.1 instead (`@cloudflare/workers-oauth-provider`, as
+//   Cloudflare's remote MCP templates do): src/oauth.ts in front of the endpoints, a consent page
+//   (src/consent.ts) that grants only for the owner's OAUTH_PASSWORD (random in .dev.vars; wrong
+//   guesses counted in a Durable Object before they are checked, so a burst is limited too),
+//   grants in the OAUTH_KV namespace, which `wrangler deploy` creates (a binding with no id is
+//   provisioned). Without OAUTH_PASSWORD the deployed Worker grants no one.
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -28,6 +34,8 @@ const TEMPLATE = join(PACKAGE_ROOT, "cli/init-template");
 
 /** Runtime dependencies of the generated project (versions from this package's manifest). */
 const DEPENDENCIES = ["@modelcontextprotocol/server", "@modelcontextprotocol/client", "zod"];
+/** What `--oauth` adds to the runtime dependencies. */
+const OAUTH_DEPENDENCIES = ["@cloudflare/workers-oauth-provider"];
 /** Development tools of the generated project. */
 const DEV_DEPENDENCIES = [
   "wrangler",
@@ -44,6 +52,7 @@ const DEV_DEPENDENCIES = [
  * @property {string | undefined} upstream - an MCP server URL for /mcp/code instead of the sample
  * @property {string | undefined} baseUrl - where `execute` sends requests (default: the spec's servers)
  * @property {boolean} install - run `npm install` after writing
+ * @property {boolean} [oauth] - clients sign in with OAuth instead of sending MCP_API_KEY
  * @property {any} product - the product module (spec validation)
  * @property {(line: string) => void} progress - stderr
  */
@@ -53,7 +62,16 @@ const DEV_DEPENDENCIES = [
  * @param {InitOptions} options
  * @returns {Promise<number>} the exit code: 0 written, 1 refused (nothing left behind)
  */
-export async function init({ folder, spec, upstream, baseUrl, install, product, progress }) {
+export async function init({
+  folder,
+  spec,
+  upstream,
+  baseUrl,
+  install,
+  oauth = false,
+  product,
+  progress,
+}) {
   /** @param {string} message */
   const refuse = (message) => {
     console.error(`code-mode-mcp init: ${message}`);
@@ -99,6 +117,7 @@ export async function init({ folder, spec, upstream, baseUrl, install, product, 
       specDoc,
       apiBase,
       upstream,
+      oauth,
     });
     for (const [path, text] of Object.entries(files)) {
       mkdirSync(join(target, path, ".."), { recursive: true });
@@ -131,11 +150,22 @@ export async function init({ folder, spec, upstream, baseUrl, install, product, 
     "  npm test          # type-check, then MCP clients against the Worker in workerd",
     "  npm run deploy    # to your Cloudflare account (npx wrangler login first)",
     "",
-    "  Protected: MCP clients must send Authorization: Bearer <MCP_API_KEY>. A random key for",
-    "  npm run dev is in .dev.vars (git-ignored); before the first deploy, set the deployed one:",
-    ...secretCommands(specDoc !== undefined).map((command) => `    ${command}`),
-    "  Until it is set, the deployed Worker refuses every MCP request (README.md says how clients",
-    "  send the key, and the ALLOW_ANONYMOUS=on opt-out).",
+    ...(oauth
+      ? [
+          "  Protected by OAuth: an MCP client signs in through the browser, where you approve it with",
+          "  OAUTH_PASSWORD. A random one for npm run dev is in .dev.vars (git-ignored); before the",
+          "  first deploy, set the deployed one:",
+          ...secretCommands(specDoc !== undefined, true).map((command) => `    ${command}`),
+          "  Until it is set, the deployed Worker grants no one a token (README.md says how a client",
+          "  signs in).",
+        ]
+      : [
+          "  Protected: MCP clients must send Authorization: Bearer <MCP_API_KEY>. A random key for",
+          "  npm run dev is in .dev.vars (git-ignored); before the first deploy, set the deployed one:",
+          ...secretCommands(specDoc !== undefined).map((command) => `    ${command}`),
+          "  Until it is set, the deployed Worker refuses every MCP request (README.md says how clients",
+          "  send the key, and the ALLOW_ANONYMOUS=on opt-out).",
+        ]),
     "",
     ...(specDoc !== undefined
       ? [
@@ -222,10 +252,19 @@ function packSelf(dir) {
 /**
  * The project's files: path → text.
  * @param {{ name: string, manifest: any, worker: any, tarball: string, specDoc: unknown,
- *   apiBase: string | undefined, upstream: string | undefined }} options
+ *   apiBase: string | undefined, upstream: string | undefined, oauth?: boolean }} options
  * @returns {Record<string, string>}
  */
-export function projectFiles({ name, manifest, worker, tarball, specDoc, apiBase, upstream }) {
+export function projectFiles({
+  name,
+  manifest,
+  worker,
+  tarball,
+  specDoc,
+  apiBase,
+  upstream,
+  oauth = false,
+}) {
   const template = (/** @type {string} */ path) => readFileSync(join(TEMPLATE, path), "utf8");
   const sample = specDoc === undefined;
   const withCode = sample || upstream !== undefined;
@@ -246,7 +285,9 @@ export function projectFiles({ name, manifest, worker, tarball, specDoc, apiBase
     },
     dependencies: {
       "code-mode-mcp": `file:vendor/${tarball}`,
-      ...Object.fromEntries(DEPENDENCIES.map((d) => [d, version(d)])),
+      ...Object.fromEntries(
+        [...DEPENDENCIES, ...(oauth ? OAUTH_DEPENDENCIES : [])].map((d) => [d, version(d)]),
+      ),
     },
     devDependencies: Object.fromEntries(DEV_DEPENDENCIES.map((d) => [d, version(d)])),
     // npm asks before running install scripts: these two fetch the Workers runtime and bundler.
@@ -264,20 +305,43 @@ export function projectFiles({ name, manifest, worker, tarball, specDoc, apiBase
   // nodejs_compat gives the MCP SDK node:async_hooks.
   "compatibility_date": ${JSON.stringify(worker.compatibility_date)},
   "compatibility_flags": ${JSON.stringify(worker.compatibility_flags ?? ["nodejs_compat"])},
-  // The sandbox: model-written code runs in isolates created through this binding. No Durable
-  // Object is needed: both endpoints are stateless (add one for McpAgent sessions or a shared
-  // approval ledger, see code-mode-mcp's docs/library.md).
-  "worker_loaders": [{ "binding": "LOADER" }],
+  // The sandbox: model-written code runs in isolates created through this binding. The MCP
+  // endpoints are stateless (add a Durable Object for McpAgent sessions or a shared approval
+  // ledger, see code-mode-mcp's docs/library.md).
+  "worker_loaders": [{ "binding": "LOADER" }],${
+    oauth
+      ? `
+  // OAuth clients, grants and tokens (src/oauth.ts). No id: the first \`wrangler deploy\` creates
+  // the namespace and uses it from then on; \`npm run dev\` and \`npm test\` keep a local one.
+  "kv_namespaces": [{ "binding": "OAUTH_KV" }],
+  // The consent page's wrong-passphrase counters (src/attempt-limiter.ts): a Durable Object runs
+  // one call at a time, so guesses sent at once are counted as they come.
+  "durable_objects": {
+    "bindings": [{ "name": "CONSENT_ATTEMPTS", "class_name": "ConsentAttempts" }],
+  },
+  "migrations": [{ "tag": "v1", "new_sqlite_classes": ["ConsentAttempts"] }],
+  // Settings; secrets (OAUTH_PASSWORD, API_TOKEN, REQUEST_STATE_KEY, UPSTREAM_TOKEN) go in
+  // .dev.vars locally and \`npx wrangler secret put NAME\` deployed, never here. Without
+  // OAUTH_PASSWORD the consent page grants no one a token.`
+      : `
   // Settings; secrets (MCP_API_KEY, API_TOKEN, REQUEST_STATE_KEY, UPSTREAM_TOKEN) go in .dev.vars
   // locally and \`npx wrangler secret put NAME\` deployed, never here. Without MCP_API_KEY the
-  // Worker refuses every MCP caller; "ALLOW_ANONYMOUS": "on" here would serve anyone instead.
+  // Worker refuses every MCP caller; "ALLOW_ANONYMOUS": "on" here would serve anyone instead.`
+  }
   "vars": ${JSON.stringify(vars)},
 }
 `;
   const devVars = [
     "# Secrets for `npm run dev` (git-ignored). Deployed: npx wrangler secret put NAME",
-    "# The key MCP clients send as `Authorization: Bearer <key>` (random, made by init).",
-    `MCP_API_KEY=${randomKey()}`,
+    ...(oauth
+      ? [
+          "# The passphrase that approves an OAuth client on /authorize (random, made by init).",
+          `OAUTH_PASSWORD=${randomKey()}`,
+        ]
+      : [
+          "# The key MCP clients send as `Authorization: Bearer <key>` (random, made by init).",
+          `MCP_API_KEY=${randomKey()}`,
+        ]),
     ...(sample
       ? []
       : [
@@ -294,25 +358,35 @@ export function projectFiles({ name, manifest, worker, tarball, specDoc, apiBase
     "package.json": `${JSON.stringify(pkg, null, 2)}\n`,
     "wrangler.jsonc": wrangler,
     "tsconfig.json": template("tsconfig.json"),
-    "vitest.config.ts": template("vitest.config.ts"),
+    "vitest.config.ts": oauth
+      ? replaceOnce(
+          template("vitest.config.ts"),
+          'MCP_API_KEY: "test-mcp-api-key-0123456789abcdef",',
+          'OAUTH_PASSWORD: "test-oauth-password-0123456789abcdef",',
+        )
+      : template("vitest.config.ts"),
     ".gitignore": template("gitignore"),
     ".dev.vars": devVars,
     "src/env.d.ts": template("src/env.d.ts"),
-    "src/caller-check.ts": template("src/caller-check.ts"),
-    "src/index.ts": template(withCode ? "src/index-both.ts" : "src/index-api.ts"),
+    "src/index.ts": template(`src/index-${oauth ? "oauth-" : ""}${withCode ? "both" : "api"}.ts`),
     "src/api.ts": template(sample ? "src/api-sample.ts" : "src/api-fetch.ts"),
     "src/openapi.json": sample
       ? template("src/openapi.json")
       : `${JSON.stringify(specDoc, null, 2)}\n`,
-    "test/client.ts": template("test/client.ts"),
+    "test/client.ts": template(oauth ? "test/client-oauth.ts" : "test/client.ts"),
     "test/mcp.test.ts": template("test/mcp.test.ts"),
-    "test/caller-check.test.ts": replaceOnce(
-      template("test/caller-check.test.ts"),
+    // The caller check's test, over every endpoint the Worker serves.
+    [`test/${oauth ? "oauth" : "caller-check"}.test.ts`]: replaceOnce(
+      template(`test/${oauth ? "oauth" : "caller-check"}.test.ts`),
       'const ENDPOINTS = ["/mcp"];',
       `const ENDPOINTS = ${JSON.stringify(withCode ? ["/mcp", "/mcp/code"] : ["/mcp"])};`,
     ),
-    "README.md": readme({ name, sample, upstream }),
+    "README.md": readme({ name, sample, upstream, oauth }),
   };
+  if (oauth)
+    for (const file of ["src/oauth.ts", "src/consent.ts", "src/attempt-limiter.ts"])
+      files[file] = template(file);
+  else files["src/caller-check.ts"] = template("src/caller-check.ts");
   // The sample data serves the sample API (and the sample code server when there is one).
   if (sample) files["src/sample-data.ts"] = template("src/sample-data.ts");
   if (withCode)
@@ -347,11 +421,12 @@ function randomKey() {
  * The commands that set the deployed Worker's keys (each asks for the value; use .dev.vars' or
  * a new random one).
  * @param {boolean} withSpec - the `--spec` template (approvals, API_TOKEN)
+ * @param {boolean} [oauth] - `--oauth`: the consent passphrase instead of the key
  * @returns {string[]}
  */
-export function secretCommands(withSpec) {
+export function secretCommands(withSpec, oauth = false) {
   return [
-    "npx wrangler secret put MCP_API_KEY",
+    `npx wrangler secret put ${oauth ? "OAUTH_PASSWORD" : "MCP_API_KEY"}`,
     ...(withSpec
       ? ["npx wrangler secret put REQUEST_STATE_KEY", "npx wrangler secret put API_TOKEN"]
       : []),
@@ -359,62 +434,30 @@ export function secretCommands(withSpec) {
 }
 
 /**
- * The project's README: first how the endpoint is protected and how a client sends the key, then
- * what is where and the three commands.
- * @param {{ name: string, sample: boolean, upstream: string | undefined }} options
+ * The project's README: first how the endpoint is protected and how a client gets in (the key,
+ * or the OAuth sign-in), then what is where and the three commands.
+ * @param {{ name: string, sample: boolean, upstream: string | undefined, oauth?: boolean }} options
  */
-function readme({ name, sample, upstream }) {
+function readme({ name, sample, upstream, oauth = false }) {
   const url = `https://${name}.<your-subdomain>.workers.dev/mcp`;
-  const desktop = {
-    mcpServers: {
-      [name]: {
-        command: "npx",
-        args: ["-y", "mcp-remote", url, "--header", "Authorization:${AUTH_HEADER}"],
-        env: { AUTH_HEADER: "Bearer <MCP_API_KEY>" },
-      },
-    },
-  };
-  return `# ${name}
-
-A Code Mode MCP server on Cloudflare Workers, made by \`code-mode-mcp init\`.
-
-## Who can call it
-
-Only MCP clients that send this Worker's key: \`Authorization: Bearer <MCP_API_KEY>\` on every
-request (src/caller-check.ts compares it in constant time). A request without it gets \`401\` naming
-the header. The endpoints run code against ${sample ? "the API" : "your API with your API_TOKEN"}, so
+  const risk = `The endpoints run code against ${sample ? "the API" : "your API with your API_TOKEN"}, so
 an open endpoint would let anyone who learns the URL make every request the spec allows.${
     sample
       ? ""
       : `
 Every request but a GET also waits for a person's approval in the client (\`approval: true\` in
 src/api.ts): the client shows the exact request and nothing is sent unless it is accepted.`
-  }
+  }`;
+  const secrets = secretCommands(!sample, oauth)
+    .map((command) => `  ${command}`)
+    .join("\n");
+  return `# ${name}
 
-- **Locally** (\`npm run dev\`): the key is \`MCP_API_KEY\` in \`.dev.vars\`, a random one written by
-  init (git-ignored: never commit it).
-- **Deployed**: set it before or right after the first deploy (each command asks for the value;
-  reuse .dev.vars' or make a new one, e.g. \`openssl rand -base64 32\`):
+A Code Mode MCP server on Cloudflare Workers, made by \`code-mode-mcp init\`.
 
-  \`\`\`sh
-${secretCommands(!sample)
-  .map((command) => `  ${command}`)
-  .join("\n")}
-  \`\`\`
+## Who can call it
 
-  Until \`MCP_API_KEY\` is set, the deployed Worker refuses every MCP request (\`403\`). To serve
-  anyone without a key, say so explicitly: \`"ALLOW_ANONYMOUS": "on"\` in wrangler.jsonc \`vars\`.
-
-A client sends the key as a header. A desktop client (Claude Desktop, Cursor, …) through
-[\`mcp-remote\`](https://www.npmjs.com/package/mcp-remote), with the key in \`env\` (the header
-value has no space in \`args\`, which some clients split):
-
-\`\`\`json
-${JSON.stringify(desktop, null, 2)}
-\`\`\`
-
-From a shell: \`npx mcp-remote ${url} --header "Authorization: Bearer $MCP_API_KEY"\`. A client that
-speaks Streamable HTTP itself takes the URL and the header (\`Authorization\`, value \`Bearer <key>\`).
+${oauth ? oauthSection({ name, url, risk, secrets }) : keySection({ name, url, risk, secrets })}
 
 ## What is where
 
@@ -430,4 +473,93 @@ Needs Node.js 22 or later. Secrets go in \`.dev.vars\` (git-ignored) for \`npm r
 \`npx wrangler secret put NAME\` when deployed. \`vendor/\` holds the code-mode-mcp package this
 project was made with: commit it.
 `;
+}
+
+/**
+ * "Who can call it" for a key-checked project: the header, where the key lives, how a client sends it.
+ * @param {{ name: string, url: string, risk: string, secrets: string }} parts
+ */
+function keySection({ name, url, risk, secrets }) {
+  const desktop = {
+    mcpServers: {
+      [name]: {
+        command: "npx",
+        args: ["-y", "mcp-remote", url, "--header", "Authorization:${AUTH_HEADER}"],
+        env: { AUTH_HEADER: "Bearer <MCP_API_KEY>" },
+      },
+    },
+  };
+  return `Only MCP clients that send this Worker's key: \`Authorization: Bearer <MCP_API_KEY>\` on every
+request (src/caller-check.ts compares it in constant time). A request without it gets \`401\` naming
+the header. ${risk}
+
+- **Locally** (\`npm run dev\`): the key is \`MCP_API_KEY\` in \`.dev.vars\`, a random one written by
+  init (git-ignored: never commit it).
+- **Deployed**: set it before or right after the first deploy (each command asks for the value;
+  reuse .dev.vars' or make a new one, e.g. \`openssl rand -base64 32\`):
+
+  \`\`\`sh
+${secrets}
+  \`\`\`
+
+  Until \`MCP_API_KEY\` is set, the deployed Worker refuses every MCP request (\`403\`). To serve
+  anyone without a key, say so explicitly: \`"ALLOW_ANONYMOUS": "on"\` in wrangler.jsonc \`vars\`.
+
+A client sends the key as a header. A desktop client (Claude Desktop, Cursor, …) through
+[\`mcp-remote\`](https://www.npmjs.com/package/mcp-remote), with the key in \`env\` (the header
+value has no space in \`args\`, which some clients split):
+
+\`\`\`json
+${JSON.stringify(desktop, null, 2)}
+\`\`\`
+
+From a shell: \`npx mcp-remote ${url} --header "Authorization: Bearer $MCP_API_KEY"\`. A client that
+speaks Streamable HTTP itself takes the URL and the header (\`Authorization\`, value \`Bearer <key>\`).`;
+}
+
+/**
+ * "Who can call it" for an `--oauth` project: how a client signs in, the passphrase, the limits.
+ * @param {{ name: string, url: string, risk: string, secrets: string }} parts
+ */
+function oauthSection({ name, url, risk, secrets }) {
+  const desktop = { mcpServers: { [name]: { command: "npx", args: ["-y", "mcp-remote", url] } } };
+  return `Only MCP clients that signed in with OAuth 2.1 and that you approved (src/oauth.ts, with
+[\`@cloudflare/workers-oauth-provider\`](https://www.npmjs.com/package/@cloudflare/workers-oauth-provider)).
+A request without a valid access token gets \`401\`. ${risk}
+
+How a client signs in (MCP clients do every step but one by themselves):
+
+1. It calls the endpoint, gets \`401\` with a \`WWW-Authenticate\` header, and reads
+   \`/.well-known/oauth-protected-resource\` and \`/.well-known/oauth-authorization-server\`.
+2. It registers itself (\`/register\`) and opens \`/authorize\` in your browser.
+3. **You** approve it there: the page names the client and the address the grant goes to, and
+   asks for the owner passphrase, \`OAUTH_PASSWORD\` (src/consent.ts). Approve only a sign-in you
+   started. After five wrong passphrases the page locks for 15 minutes (per client and per
+   address; guesses sent at once count too).
+4. The client exchanges the code (with PKCE) at \`/token\` and sends \`Authorization: Bearer
+   <access token>\` from then on (tokens last an hour; the client refreshes them).
+
+- **Locally** (\`npm run dev\`): the passphrase is \`OAUTH_PASSWORD\` in \`.dev.vars\`, a random one
+  written by init (git-ignored: never commit it).
+- **Deployed**: set it before or right after the first deploy (each command asks for the value;
+  reuse .dev.vars' or make a new one, e.g. \`openssl rand -base64 32\`):
+
+  \`\`\`sh
+${secrets}
+  \`\`\`
+
+  Until \`OAUTH_PASSWORD\` is set, the consent page grants no one a token. Grants and tokens live
+  in the \`OAUTH_KV\` namespace, which the first \`npm run deploy\` creates. To shut every client
+  out, change \`OAUTH_PASSWORD\` and delete the namespace's \`grant:\` and \`token:\` keys.
+
+A client that signs in itself (Claude, Cursor, VS Code, the MCP Inspector) takes only the URL,
+\`${url}\`. A desktop client that speaks only stdio, through
+[\`mcp-remote\`](https://www.npmjs.com/package/mcp-remote), which opens the browser for step 3:
+
+\`\`\`json
+${JSON.stringify(desktop, null, 2)}
+\`\`\`
+
+For real users instead of one owner, replace src/consent.ts with your identity provider's
+sign-in (its \`props\` reach the MCP handlers as \`authInfo\`).`;
 }

@@ -74,6 +74,9 @@ const SCRIPTS = [
   { name: "hostile" },
   // issue #40: only the cluster talks to the cluster (internal sockets refuse other processes)
   { name: "sealed" },
+  // issue #40: 60 OAuth passphrase guesses through the front (new clients, forged addresses, a
+  // burst at once) are limited to 5 checked
+  { name: "oauth-guesses" },
   { name: "upstreams" },
   // issue #32: refusals that say what to do, leave nothing behind, and work on an older Node
   { name: "start-errors" },

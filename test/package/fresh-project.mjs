@@ -4,7 +4,7 @@
 // 1. `code-mode-mcp init` from the tarball in an empty folder, the generated project's own
 //    `npm test` and `npm run dev` answering real MCP clients, with no edit; then the docs'
 //    examples (docs/examples/) copied into that project, type-checked and run there
-//    (init-project.mjs, examples/).
+//    (init-project.mjs, examples/); then `init --oauth --spec` and that project's own `npm test`.
 // 2. A Worker project from test/package/template/ that installs the tarball and its peers (the
 //    versions of our lock), checks that it holds one wrangler (a peer of the package, resolved to
 //    the project's own), checks the package's .d.ts, type-checks, bundles with
@@ -23,7 +23,12 @@ import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort } from "../../cli/local-server/free-port.mjs";
 import { exportNames, resolveTypes } from "./export-names.mjs";
-import { checkInitProject, compileReadmeExamples, runDocsExamples } from "./init-project.mjs";
+import {
+  checkInitOAuthProject,
+  checkInitProject,
+  compileReadmeExamples,
+  runDocsExamples,
+} from "./init-project.mjs";
 import { checkServers } from "./mcp-checks.mjs";
 import { run, start, waitForHttp } from "./steps.mjs";
 
@@ -291,6 +296,7 @@ try {
   });
   await compileReadmeExamples({ project: generated, repo, log });
   await runDocsExamples({ project: generated, repo, log });
+  await checkInitOAuthProject({ work, tarball, log });
   const examples = await createProject(tarball);
   await checkTypes(examples);
   await checkBundles();

@@ -202,3 +202,60 @@ export async function compileReadmeExamples({ project, repo, log }) {
   log(`the README's ${blocks.length} examples type-check as pasted into the generated project`);
   return blocks.length;
 }
+
+/**
+ * `init --oauth` (issue #41, "OAuth when asked"): a project for a spec with a write, whose own
+ * `npm test` type-checks it and passes with no edit: its OAuth test (no token and a forged one
+ * refused with 401 and the sign-in advertised, the consent page granting only for the
+ * passphrase and locking after five wrong ones, a signed-in client served) and its approvals
+ * test, run through a signed-in client (not skipped).
+ * @param {object} options
+ * @param {string} options.work - the test's temporary folder (removed by the caller)
+ * @param {string} options.tarball - the packed file's name, in `work`
+ * @param {(line: string) => void} options.log
+ */
+export async function checkInitOAuthProject({ work, tarball, log }) {
+  const folder = join(work, "init-oauth");
+  await mkdir(folder);
+  // The smallest spec with a write the approvals test can send: DELETE with a path parameter.
+  const spec = {
+    openapi: "3.0.3",
+    info: { title: "Items", version: "1" },
+    servers: [{ url: "https://api.example.com" }],
+    paths: {
+      "/items/{id}": {
+        parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
+        get: { operationId: "getItem", responses: { 200: { description: "the item" } } },
+        delete: { operationId: "deleteItem", responses: { 204: { description: "gone" } } },
+      },
+    },
+  };
+  await writeFile(join(folder, "items.json"), JSON.stringify(spec));
+  const output = await run(
+    "npx",
+    [
+      "--yes",
+      "--package",
+      join(work, tarball),
+      "code-mode-mcp",
+      "init",
+      "my-oauth-api",
+      "--oauth",
+      "--spec",
+      "items.json",
+    ],
+    { cwd: folder, timeoutMs: 300_000 },
+  );
+  const project = join(folder, "my-oauth-api");
+  check(output.includes("Protected by OAuth"), `init --oauth did not finish:\n${output}`);
+  const secrets = await readFile(join(project, ".dev.vars"), "utf8");
+  check(/^OAUTH_PASSWORD=.{32,}$/m.test(secrets), "init --oauth wrote no OAUTH_PASSWORD");
+  const tested = await run("npm", ["test"], { cwd: project, timeoutMs: 300_000 });
+  const passed = passedTests(tested);
+  check(passed !== undefined, `npm test (--oauth):\n${tested}`);
+  // oxlint-disable-next-line no-control-regex -- removing the terminal's colour codes
+  const plain = tested.replaceAll(/\u001b\[[0-9;]*m/g, "");
+  check(!/skipped/.test(plain), `npm test (--oauth) skipped a test:\n${tested}`);
+  check(/oauth\.test\.ts/.test(plain), `npm test (--oauth) ran no OAuth test:\n${tested}`);
+  log(`init --oauth: the project's npm test: tsc, then ${passed} tests in workerd passed`);
+}

@@ -10,6 +10,12 @@ declare namespace Cloudflare {
     MCP_API_KEY: string;
     /** `on` serves MCP callers without a key (wrangler.jsonc vars); anything else refuses them. */
     ALLOW_ANONYMOUS?: string;
+    /** `init --oauth`: the owner's passphrase the consent page asks for (secret; src/consent.ts). */
+    OAUTH_PASSWORD: string;
+    /** `init --oauth`: OAuth clients, grants and tokens (wrangler.jsonc kv_namespaces). */
+    OAUTH_KV: KVNamespace;
+    /** `init --oauth`: the consent page's attempt counters (src/attempt-limiter.ts). */
+    CONSENT_ATTEMPTS: DurableObjectNamespace<import("./attempt-limiter").ConsentAttempts>;
     /** Where `execute` sends requests (wrangler.jsonc vars). */
     API_BASE_URL: string;
     /** The API's credential (secret); sent by src/api.ts, never seen by the sandbox. */

@@ -3,10 +3,9 @@
 // spec's own writes whose only required inputs are path parameters (filled with a plain value),
 // so the check holds for any spec that has such an operation.
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import spec from "../src/openapi.json";
-import { text, worker } from "./client";
+import { callerHeaders, text, worker } from "./client";
 
 type Json = Record<string, unknown>;
 const WRITES = ["post", "put", "patch", "delete"];
@@ -62,7 +61,7 @@ describe("approvals", () => {
       await client.connect(
         new StreamableHTTPClientTransport(new URL("/mcp", "http://localhost"), {
           fetch: (url, init) => worker.fetch(new Request(url, init)),
-          requestInit: { headers: { authorization: `Bearer ${env.MCP_API_KEY}` } },
+          requestInit: { headers: await callerHeaders() },
         }),
       );
       const result = await client.callTool({

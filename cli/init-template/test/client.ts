@@ -9,6 +9,11 @@ export const worker = (
   exports as unknown as { default: { fetch(request: Request): Promise<Response> } }
 ).default;
 
+/** The headers that let a request through the caller check: the Worker's key. */
+export async function callerHeaders(): Promise<Record<string, string>> {
+  return { authorization: `Bearer ${env.MCP_API_KEY}` };
+}
+
 /**
  * Connects a client to one of the Worker's MCP endpoints.
  * @param path - `/mcp` or `/mcp/code`

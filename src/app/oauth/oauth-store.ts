@@ -56,6 +56,57 @@ export class OAuthStore extends DurableObject<Cloudflare.Env> {
     this.sql().exec("DELETE FROM kv WHERE key = ?", key);
   }
 
+  /**
+   * One attempt against the counters `keys`, in one step no other call interleaves with (a
+   * Durable Object runs one synchronous method at a time): when any counter has reached `max`
+   * within its window, the attempt is refused and nothing is counted; else every counter is
+   * counted up first, so a burst of attempts is counted as they come, not after they were
+   * checked. Counters are `{ count, resetAt }` rows of the same table, expiring with their window.
+   * @param keys - the counters (per client, per address)
+   * @param max - attempts allowed per window
+   * @param windowMs - the window, from a counter's first attempt
+   * @returns `waitMs` 0 when the attempt may go ahead, else how long until it may
+   */
+  countAttempt(keys: string[], max: number, windowMs: number): { waitMs: number } {
+    const now = Date.now();
+    const counters = keys.map((key) => ({ key, ...this.counter(key, now) }));
+    const full = counters.filter((c) => c.count >= max);
+    if (full.length > 0) return { waitMs: Math.max(1, ...full.map((c) => c.resetAt - now)) };
+    for (const c of counters) {
+      const resetAt = c.count === 0 ? now + windowMs : c.resetAt;
+      this.kvPut(c.key, JSON.stringify({ count: c.count + 1, resetAt }), resetAt);
+    }
+    return { waitMs: 0 };
+  }
+
+  /**
+   * Takes back one attempt {@link countAttempt} counted, for one that succeeded: the owner's
+   * right passphrase does not use up the window's budget.
+   * @param keys - the counters counted
+   */
+  uncountAttempt(keys: string[]): void {
+    const now = Date.now();
+    for (const key of keys) {
+      const { count, resetAt } = this.counter(key, now);
+      if (count > 0) this.kvPut(key, JSON.stringify({ count: count - 1, resetAt }), resetAt);
+    }
+  }
+
+  /** A counter's state; an absent, expired or unreadable one is empty. */
+  private counter(key: string, now: number): { count: number; resetAt: number } {
+    const value = this.kvGet(key);
+    try {
+      const parsed = value === null ? null : (JSON.parse(value) as Record<string, unknown>);
+      const count = Number(parsed?.count);
+      const resetAt = Number(parsed?.resetAt);
+      if (Number.isFinite(count) && Number.isFinite(resetAt) && resetAt > now)
+        return { count, resetAt };
+    } catch {
+      // unreadable: empty
+    }
+    return { count: 0, resetAt: now };
+  }
+
   /** Keys starting with `prefix`, in order, after `cursor` (the last key of the previous page). */
   kvList(
     prefix: string,

@@ -107,8 +107,9 @@ async function authorize(request: Request, env: Cloudflare.Env): Promise<Respons
   const client = await oauthEnv.OAUTH_PROVIDER.lookupClient(auth.clientId);
   const clientName = client?.clientName ?? auth.clientId;
   if (request.method === "POST") {
-    const attempts = consentAttempts(oauthEnv.OAUTH_KV, auth.clientId, request);
-    const wait = await attempts.lockedForSeconds();
+    const attempts = consentAttempts(env.OAUTH_STORE, auth.clientId, request);
+    // Counted before the check, so a burst sent at once is limited as guesses one by one are.
+    const wait = await attempts.begin();
     if (wait > 0)
       throw new HttpError(
         429,
@@ -120,6 +121,7 @@ async function authorize(request: Request, env: Cloudflare.Env): Promise<Respons
     const form = await request.formData();
     const user = String(form.get("user") ?? "").trim() || "owner";
     if (await samePassphrase(String(form.get("passphrase") ?? ""), oauthEnv.OAUTH_PASSWORD)) {
+      await attempts.succeeded();
       const userId = encodeURIComponent(user);
       const { redirectTo } = await oauthEnv.OAUTH_PROVIDER.completeAuthorization({
         request: auth,
@@ -130,7 +132,6 @@ async function authorize(request: Request, env: Cloudflare.Env): Promise<Respons
       });
       return Response.redirect(redirectTo, 302);
     }
-    await attempts.recordFailure();
     throw new HttpError(
       401,
       "wrong_passphrase",

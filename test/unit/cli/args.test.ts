@@ -124,6 +124,24 @@ describe("code-mode-mcp arguments", () => {
     expect(refused(["init", "--stdio"])).toContain("init takes only --spec");
   });
 
+  it("--oauth shapes an init project; elsewhere it is refused with the setting to use", () => {
+    expect(ok(["init", "mine", "--oauth"])).toMatchObject({ command: "init", oauth: true });
+    expect(ok(["init", "mine"]).oauth).toBe(false);
+    expect(refused(["init", "--oauth=yes"])).toContain("--oauth takes no value");
+    expect(refused(["init", "--oauth", "--stdio"])).toContain("init takes only --spec");
+    expect(refused(["init", "--oauth", "--port", "9000"])).toContain("--oauth and --no-install");
+    for (const [argv, fix] of [
+      [["--oauth"], "OAUTH=on OAUTH_PASSWORD=<passphrase> npx code-mode-mcp serve"],
+      [["serve", "--oauth", "--spec", "a.yaml"], "npx code-mode-mcp init my-api --oauth"],
+      [["deploy", "--oauth"], "OAUTH=on OAUTH_PASSWORD=<passphrase> npx code-mode-mcp deploy"],
+      [["check", "a.yaml", "--oauth"], "npx code-mode-mcp check <spec>"],
+    ] as const) {
+      const message = refused([...argv]);
+      expect(message, argv.join(" ")).toContain("--oauth is an init option");
+      expect(message, argv.join(" ")).toContain(fix);
+    }
+  });
+
   it("--help wins and its text shows every command", () => {
     expect(ok(["serve", "--help"]).command).toBe("help");
     for (const part of [

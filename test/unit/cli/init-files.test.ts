@@ -15,7 +15,7 @@ const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
 const worker = { compatibility_date: "2026-08-01", compatibility_flags: ["nodejs_compat"] };
 const spec = { openapi: "3.0.3", info: { title: "t", version: "1" }, paths: {} };
 
-const files = (options: { specDoc?: unknown; upstream?: string } = {}) =>
+const files = (options: { specDoc?: unknown; upstream?: string; oauth?: boolean } = {}) =>
   projectFiles({
     name: "my-api",
     manifest,
@@ -24,6 +24,7 @@ const files = (options: { specDoc?: unknown; upstream?: string } = {}) =>
     specDoc: options.specDoc,
     apiBase: options.specDoc === undefined ? undefined : "https://api.example.com",
     upstream: options.upstream,
+    oauth: options.oauth,
   });
 const key = (devVars: string | undefined, name: string) =>
   devVars?.match(new RegExp(`^${name}=(.*)$`, "m"))?.[1];
@@ -76,6 +77,98 @@ describe("init's project", () => {
         expect.arrayContaining(["mcp-remote", "--header", "Authorization:${AUTH_HEADER}"]),
       );
       expect(first).toMatch(/npx mcp-remote \S+ --header "Authorization: Bearer \$MCP_API_KEY"/);
+    }
+  });
+});
+
+describe("init --oauth's project", () => {
+  const variants = [
+    [files({ oauth: true }), ["/mcp", "/mcp/code"], false],
+    [files({ oauth: true, specDoc: spec }), ["/mcp"], true],
+    [
+      files({ oauth: true, specDoc: spec, upstream: "https://mcp.example.com/mcp" }),
+      ["/mcp", "/mcp/code"],
+      true,
+    ],
+  ] as const;
+
+  it("puts the OAuth provider in front of every endpoint, and tests each", () => {
+    for (const [project, endpoints] of variants) {
+      expect(project["src/index.ts"]).toContain('from "./oauth"');
+      const routes = project["src/index.ts"]!.match(/withOAuth\(\s*(\{[^}]*\})/)![1]!;
+      for (const endpoint of endpoints) expect(routes).toContain(`"${endpoint}":`);
+      expect(project["src/oauth.ts"]).toContain("new OAuthProvider");
+      expect(project["src/consent.ts"]).toContain("timingSafeEqual");
+      expect(project["src/attempt-limiter.ts"]).toContain("MAX_FAILURES = 5");
+      expect(project["src/attempt-limiter.ts"]).toContain("extends DurableObject");
+      expect(project["test/oauth.test.ts"]).toContain(
+        `const ENDPOINTS = ${JSON.stringify(endpoints)};`,
+      );
+      // The OAuth client helper takes the key client's place; no key check is left behind.
+      expect(project["test/client.ts"]).toContain("export async function signIn()");
+      expect(project["src/caller-check.ts"]).toBeUndefined();
+      expect(project["test/caller-check.test.ts"]).toBeUndefined();
+    }
+  });
+
+  it("depends on the provider at the version this package is tested with, and binds OAUTH_KV", () => {
+    const project = files({ oauth: true });
+    const pkg = JSON.parse(project["package.json"]!);
+    expect(pkg.dependencies["@cloudflare/workers-oauth-provider"]).toBe(
+      manifest.devDependencies["@cloudflare/workers-oauth-provider"],
+    );
+    expect(JSON.parse(files()["package.json"]!).dependencies).not.toHaveProperty(
+      "@cloudflare/workers-oauth-provider",
+    );
+    // No id: `wrangler deploy` provisions the namespace.
+    expect(project["wrangler.jsonc"]).toContain('"kv_namespaces": [{ "binding": "OAUTH_KV" }]');
+    // The consent counters: a Durable Object (one call at a time), exported by the entry.
+    expect(project["wrangler.jsonc"]).toContain(
+      '{ "name": "CONSENT_ATTEMPTS", "class_name": "ConsentAttempts" }',
+    );
+    expect(project["wrangler.jsonc"]).toContain('"new_sqlite_classes": ["ConsentAttempts"]');
+    expect(project["src/index.ts"]).toContain(
+      'export { ConsentAttempts } from "./attempt-limiter";',
+    );
+    expect(files()["wrangler.jsonc"]).not.toContain("durable_objects");
+  });
+
+  it("has a random OAUTH_PASSWORD in .dev.vars and a test one in vitest.config.ts, no API key", () => {
+    const [a, b] = [files({ oauth: true }), files({ oauth: true })];
+    expect(key(a[".dev.vars"], "OAUTH_PASSWORD")).toMatch(/^[0-9a-f]{64}$/);
+    expect(key(a[".dev.vars"], "OAUTH_PASSWORD")).not.toBe(key(b[".dev.vars"], "OAUTH_PASSWORD"));
+    expect(key(a[".dev.vars"], "MCP_API_KEY")).toBeUndefined();
+    expect(a["vitest.config.ts"]).toContain("OAUTH_PASSWORD:");
+    expect(a["vitest.config.ts"]).not.toContain("MCP_API_KEY");
+    expect(secretCommands(true, true)).toEqual([
+      "npx wrangler secret put OAUTH_PASSWORD",
+      "npx wrangler secret put REQUEST_STATE_KEY",
+      "npx wrangler secret put API_TOKEN",
+    ]);
+  });
+
+  it("says first in its README how a client signs in and how the owner approves it", () => {
+    for (const [project, , withSpec] of variants) {
+      const first = project["README.md"]!.split(/^## /m)[1]!;
+      expect(first).toMatch(/^Who can call it/);
+      for (const part of [
+        "/.well-known/oauth-protected-resource",
+        "/register",
+        "/authorize",
+        "OAUTH_PASSWORD",
+        "npx wrangler secret put OAUTH_PASSWORD",
+        "five wrong passphrases",
+        "/token",
+      ])
+        expect(first, part).toContain(part);
+      expect(first).not.toContain("MCP_API_KEY");
+      expect(first.includes("approval: true")).toBe(withSpec);
+      const desktop = JSON.parse(first.match(/```json\n([\s\S]*?)```/)![1]!);
+      expect(desktop.mcpServers["my-api"].args).toEqual([
+        "-y",
+        "mcp-remote",
+        "https://my-api.<your-subdomain>.workers.dev/mcp",
+      ]);
     }
   });
 });

@@ -250,6 +250,37 @@ describe("OAuth (OAUTH=on)", () => {
     // Another client from another address is served as before.
     expect((await guess(other.url, PASSWORD, "198.51.100.2")).status).toBe(302);
   });
+
+  it("checks at most five of a burst of wrong passphrases sent at once (issue #40: 60 guesses)", async () => {
+    // Each guess read the count before any was recorded, so a burst was checked whole: 30 of 30
+    // through the local server's front (test/e2e/oauth-guesses.mjs). Counting before checking,
+    // in one atomic step, leaves a burst the same five as one guess after another.
+    const attacked = await authorizeUrl();
+    const burst = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        worker(attacked.url, {
+          method: "POST",
+          headers: { "cf-connecting-ip": "203.0.113.99" },
+          body: new URLSearchParams({ user: "mallory", passphrase: `burst-${i}` }),
+          redirect: "manual",
+        }).then((r) => r.status),
+      ),
+    );
+    expect(burst.filter((s) => s === 401)).toHaveLength(5);
+    expect(burst.filter((s) => s === 429)).toHaveLength(25);
+    // The owner's right passphrase from another address, on a new client, still signs in, and
+    // a right passphrase does not use up the address's budget: five sign-ins in a row pass.
+    for (let i = 0; i < 6; i++) {
+      const fresh = await authorizeUrl();
+      const signedIn = await worker(fresh.url, {
+        method: "POST",
+        headers: { "cf-connecting-ip": "198.51.100.99" },
+        body: new URLSearchParams({ user: "owner", passphrase: PASSWORD }),
+        redirect: "manual",
+      });
+      expect(signedIn.status, `sign-in ${i + 1}`).toBe(302);
+    }
+  });
 });
 
 describe("approvals under OAuth (APPROVALS=on, OAUTH=on): only the user asked can answer", () => {

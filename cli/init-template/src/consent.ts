@@ -1,0 +1,119 @@
+// The consent page (/authorize): an MCP client that wants a token sends the owner here, in the
+// browser. The page shows which client asks and where the grant will go (its redirect address),
+// and grants only for the owner's passphrase, OAUTH_PASSWORD (compared in constant time, never
+// echoed). Wrong passphrases are limited (src/attempt-limiter.ts), so it cannot be guessed at
+// request speed. Nothing on the form decides what is granted: the authorization request is
+// parsed again from the URL on submit.
+//
+// For real users, replace this page with your identity provider's sign-in and put the user's
+// id (and, for per-user API credentials, their token) in `props`.
+import type { AuthRequest, OAuthHelpers } from "@cloudflare/workers-oauth-provider";
+import { consentAttempts } from "./attempt-limiter";
+
+/** What the OAuth provider adds to the env of its handlers. */
+type ConsentEnv = Cloudflare.Env & { OAUTH_PROVIDER: OAuthHelpers };
+
+/**
+ * Serves /authorize: the form on GET, the grant (a redirect back to the client) on a POST with
+ * the right passphrase.
+ * @param request - the browser's request
+ * @param env - the Worker's bindings, with the provider's helpers
+ */
+export async function consent(request: Request, env: Cloudflare.Env): Promise<Response> {
+  const { OAUTH_PROVIDER: oauth } = env as ConsentEnv;
+  const passphrase = typeof env.OAUTH_PASSWORD === "string" ? env.OAUTH_PASSWORD : "";
+  if (passphrase === "")
+    return page(
+      503,
+      "Sign-in is not set up",
+      "This MCP server has no OAUTH_PASSWORD, so it grants no one access. The owner sets it with <code>npx wrangler secret put OAUTH_PASSWORD</code> (.dev.vars for npm run dev).",
+    );
+  let auth: AuthRequest;
+  try {
+    auth = await oauth.parseAuthRequest(request);
+  } catch (error) {
+    return page(
+      400,
+      "Invalid sign-in request",
+      `${esc((error as Error).message)}. Start the sign-in again from your MCP client: it builds this link.`,
+    );
+  }
+  const client = await oauth.lookupClient(auth.clientId);
+  const name = client?.clientName ?? auth.clientId;
+  if (request.method === "POST") {
+    const attempts = consentAttempts(env.CONSENT_ATTEMPTS, auth.clientId, request);
+    // Counted before the check, so guesses sent at once are limited as guesses one by one are.
+    const wait = await attempts.begin();
+    if (wait > 0)
+      return page(
+        429,
+        "Too many wrong passphrases",
+        `Try again in ${Math.ceil(wait / 60)} minute(s).`,
+        { "retry-after": String(wait) },
+      );
+    const form = await request.formData();
+    if (await samePassphrase(String(form.get("passphrase") ?? ""), passphrase)) {
+      await attempts.succeeded();
+      const { redirectTo } = await oauth.completeAuthorization({
+        request: auth,
+        userId: "owner",
+        metadata: { label: name },
+        scope: auth.scope,
+        props: { userId: "owner", clientId: auth.clientId },
+      });
+      return Response.redirect(redirectTo, 302);
+    }
+    return page(
+      401,
+      "Wrong passphrase",
+      "Go back and enter the owner passphrase (OAUTH_PASSWORD) again; after five wrong ones the form locks for 15 minutes.",
+    );
+  }
+  const url = new URL(request.url);
+  return page(
+    200,
+    `Allow ${esc(name)}?`,
+    `<p><b>${esc(name)}</b> asks to use this MCP server, which runs code against its API with the owner's credentials. The grant goes to <code>${esc(auth.redirectUri)}</code>: approve only if you started this sign-in from that client.</p>
+<form method="post" action="${esc(url.pathname + url.search)}">
+<p><label>Owner passphrase (OAUTH_PASSWORD) <input name="passphrase" type="password" autocomplete="current-password" required></label></p>
+<p><button type="submit">Approve</button></p>
+</form>`,
+  );
+}
+
+/** Whether the passphrase sent is the owner's, in constant time (both are hashed first). */
+async function samePassphrase(sent: string, expected: string): Promise<boolean> {
+  if (sent === "") return false;
+  const hash = (text: string) => crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  const [a, b] = await Promise.all([hash(sent), hash(expected)]);
+  return crypto.subtle.timingSafeEqual(a, b);
+}
+
+/** An HTML page that no other site may frame (so the Approve button cannot be clickjacked). */
+function page(
+  status: number,
+  title: string,
+  body: string,
+  headers: Record<string, string> = {},
+): Response {
+  return new Response(
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head><body style="font:15px system-ui;max-width:36rem;margin:3rem auto"><h1>${title}</h1>${body.startsWith("<") ? body : `<p>${body}</p>`}</body></html>`,
+    {
+      status,
+      headers: {
+        "content-type": "text/html; charset=utf-8",
+        "x-frame-options": "DENY",
+        "content-security-policy": "frame-ancestors 'none'",
+        ...headers,
+      },
+    },
+  );
+}
+
+/** Text as HTML. */
+function esc(text: string): string {
+  return text.replace(
+    /[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!,
+  );
+}

@@ -1,0 +1,122 @@
+// Only clients that signed in get an answer (src/oauth.ts): an MCP request without an access
+// token, or with a forged one, is refused with 401 and a WWW-Authenticate header that tells the
+// client where to sign in; the consent page grants a token only for the owner's passphrase, and
+// locks after five wrong ones; a signed-in client is served.
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { consent } from "../src/consent";
+import { approve, authorizeUrl, call, connect, register } from "./client";
+
+/** The MCP endpoints this Worker serves. */
+const ENDPOINTS = ["/mcp"];
+
+/** An MCP `initialize` request as a client sends it, with these extra headers. */
+function initialize(path: string, headers: Record<string, string> = {}): RequestInit {
+  return {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      ...headers,
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-06-18",
+        capabilities: {},
+        clientInfo: { name: "test", version: "1.0.0" },
+      },
+    }),
+  };
+}
+
+describe.each(ENDPOINTS)("%s with a token and without", (path) => {
+  it("refuses a request without a token: 401, pointing the client at the sign-in", async () => {
+    const response = await call(path, initialize(path));
+    expect(response.status).toBe(401);
+    const challenge = response.headers.get("www-authenticate") ?? "";
+    expect(challenge).toMatch(/^Bearer/);
+    const metadata = /resource_metadata="([^"]+)"/.exec(challenge)?.[1];
+    expect(metadata).toBeDefined();
+    const resource = (await (await call(metadata!)).json()) as { authorization_servers: string[] };
+    const server = (await (
+      await call(`${resource.authorization_servers[0]}/.well-known/oauth-authorization-server`)
+    ).json()) as Record<string, string>;
+    expect(new URL(server.authorization_endpoint!).pathname).toBe("/authorize");
+    expect(new URL(server.registration_endpoint!).pathname).toBe("/register");
+  });
+
+  it("refuses a forged token", async () => {
+    const forged = { authorization: "Bearer owner:grant:0123456789abcdef0123456789abcdef" };
+    expect((await call(path, initialize(path, forged))).status).toBe(401);
+    await expect(connect(path, {})).rejects.toThrow(/401|nauthorized/);
+  });
+
+  it("serves a client that signed in", async () => {
+    const client = await connect(path);
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+    await client.close();
+  });
+});
+
+describe("the consent page", () => {
+  it("names the client and where the grant goes, in a page no site may frame", async () => {
+    const { url } = await authorizeUrl(await register("Desktop <b>client</b>"));
+    const page = await call(url);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("x-frame-options")).toBe("DENY");
+    const html = await page.text();
+    expect(html).toContain("Desktop &lt;b&gt;client&lt;/b&gt;");
+    expect(html).toContain("http://127.0.0.1:9999/callback");
+    expect(html).not.toContain(env.OAUTH_PASSWORD);
+  });
+
+  it("grants nothing for a wrong passphrase, and locks after five: then even the right one waits", async () => {
+    const { url } = await authorizeUrl(await register());
+    const address = "198.51.100.7";
+    for (let i = 0; i < 5; i++) {
+      const wrong = await approve(url, `wrong-${i}`, address);
+      expect(wrong.status).toBe(401);
+      expect(wrong.headers.get("location")).toBeNull();
+      expect(await wrong.text()).not.toContain(`wrong-${i}`);
+    }
+    const locked = await approve(url, env.OAUTH_PASSWORD, address);
+    expect(locked.status).toBe(429);
+    expect(Number(locked.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(locked.headers.get("location")).toBeNull();
+  });
+
+  it("checks five of a burst of guesses sent at once, and counts no right passphrase", async () => {
+    const { url } = await authorizeUrl(await register());
+    const address = "198.51.100.8";
+    const burst = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => approve(url, `burst-${i}`, address)),
+    );
+    const statuses = burst.map((r) => r.status);
+    expect(statuses.filter((s) => s === 401)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(15);
+    // The owner signs in again and again from one address: a right passphrase uses up nothing.
+    for (let i = 0; i < 6; i++) {
+      const fresh = await authorizeUrl(await register());
+      expect((await approve(fresh.url, env.OAUTH_PASSWORD, "198.51.100.9")).status).toBe(302);
+    }
+  });
+
+  it("grants no one when OAUTH_PASSWORD is not set", async () => {
+    const { url } = await authorizeUrl(await register());
+    for (const unset of [undefined, ""]) {
+      const request = new Request(new URL(url, "http://localhost"), {
+        method: "POST",
+        body: new URLSearchParams({ passphrase: "" }),
+      });
+      const refused = await consent(request, {
+        ...env,
+        OAUTH_PASSWORD: unset as unknown as string,
+      });
+      expect(refused.status).toBe(503);
+      expect(await refused.text()).toContain("npx wrangler secret put OAUTH_PASSWORD");
+    }
+  });
+});

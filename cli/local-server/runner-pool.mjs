@@ -184,7 +184,7 @@ export function createRunnerPool({
       if (slot.runtime === started) void replace(slot, started, "it exited");
     });
     log(
-      `${label}: ${describe(started)} ${slot.failures > 0 ? "serves again" : "is ready"}${slot.starting ? ` (started in ${clock.now() - asked} ms)` : ""}.`,
+      `${label}: ${describe(started)} ${slot.failures > 0 ? "serves again" : "is ready"}.${slot.starting ? ` It started in ${clock.now() - asked} ms.` : ""}`,
     );
     slot.startedAt = clock.now();
     slot.seenBegun = -1;

@@ -83,7 +83,7 @@ await withServer(
           /(runner \d+) (?:\(workerd pid \d+, port \d+\) (is ready)\.|(is retired) after|(is ended): no run)/.exec(
             line,
           );
-        if (event) last.set(event[1], event[2] ?? event[3] ?? event[4]);
+        if (event?.[1]) last.set(event[1], event[2] ?? event[3] ?? event[4] ?? "");
       }
       return last;
     };

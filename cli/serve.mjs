@@ -83,8 +83,9 @@ export async function serve({ label, env, persist, log, progress, cleanup, refus
     runTimeoutMs,
     logRequests,
     front,
-    host: (addresses) =>
+    host: (addresses, spares) =>
       hostMessage({
+        spares,
         configFile: WORKER_CONFIG,
         config: worker,
         bindings,

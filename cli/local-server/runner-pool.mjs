@@ -16,6 +16,19 @@
  *   stayed retiring). Past the run timeout plus {@link DRAIN_MARGIN_MS} the runner is ended
  *   anyway. One asked retirement at a time, so runs always have a runner; a runner found
  *   retiring unasked begins no run, so it is replaced at once, beside any other.
+ * - **Grow and shrink** (issue #43: an idle runner costs ~59 MB). With `keep` below `count`, only
+ *   `keep` runners start with the server; every other slot, and `spare` slots beyond `count`,
+ *   have a doorbell on their RPC address instead (a listener of the supervisor's own that ends
+ *   every connection at once, so the host sees the slot refuse). The host tries a slot without a
+ *   serving runner only when none of its serving runners is idle (runner-placement.ts: such a
+ *   slot ranks after an idle runner), so a connection there is the host asking for one more: the
+ *   slot's runner is started ({@link RunnerPool.wanted}). A spare slot's doorbell starts an
+ *   empty regular slot while there is one, so a spare runs only while all `count` runners run
+ *   and the host still finds none free (every one held by a stalling program): at most `spare`
+ *   temporary runners. A runner beyond the first `keep` that has begun no run and had none under
+ *   way for {@link IDLE_END_MS} ({@link SPARE_IDLE_END_MS} for a spare) is retired like any
+ *   other (it is asked, begins no run, its runs under way are waited for) and its slot gets its
+ *   doorbell back; a run sent there meanwhile is answered "retiring" and goes to another runner.
  */
 import {
   ANSWER_GRACE_MS,
@@ -42,6 +55,19 @@ export const DRAIN_MARGIN_MS = 10_000;
 /** Pause between two looks at a retiring runner's runs under way. */
 export const DRAIN_LOOK_MS = 200;
 /**
+ * How long a runner beyond the kept ones may sit idle (no run begun, none under way, as its
+ * `/health` counts show) before it is ended. A fresh runner costs the run that asked for it
+ * ~0.5–2 s (bench/README.md, "Runners on demand"), so a pause in the work shorter than this
+ * keeps it; an idle runner costs ~59 MB.
+ */
+export const IDLE_END_MS = 30_000;
+/**
+ * How long a spare runner (beyond the configured count) may sit idle before it is ended: it
+ * exists for a round of stalling programs, which ends within the watchdog's 10 s.
+ */
+export const SPARE_IDLE_END_MS = 10_000;
+
+/**
  * A runner that fails within this long of its start adds to its slot's failures in a row; one
  * that served longer starts the count again.
  */
@@ -49,25 +75,38 @@ const FAILURE_WINDOW_MS = 60_000;
 
 /**
  * @typedef {import("./runtime.mjs").Runtime} Runtime
- * @typedef {{ index: number, runtime: Runtime | null, failures: number, retired: number, retiring: boolean, startedAt: number }} RunnerSlot
+ * @typedef {{ index: number, runtime: Runtime | null, failures: number, retired: number, retiring: boolean, startedAt: number, spare: boolean, starting: boolean, doorbell: (() => Promise<void>) | null, seenBegun: number, idleSince: number }} RunnerSlot
+ *   `spare`: beyond the configured count; `starting`: its runner is being started (asked by the
+ *   host, or a replacement); `doorbell`: closes the slot's doorbell, while it has one;
+ *   `seenBegun`/`idleSince`: its runner's runs begun when last seen changing, and since when
  * @typedef {{ begun: number, underWay: number, retiring: boolean }} RunnerCounts
  */
 
 /**
  * @typedef {object} RunnerPool
  * @property {RunnerSlot[]} slots
- * @property {() => Promise<boolean>} start - starts every slot's runner; whether all started
- * @property {() => string[]} addresses - the runners' RPC addresses, slot by slot
+ * @property {() => Promise<boolean>} start - starts the kept slots' runners and the other
+ *   slots' doorbells; whether all started
+ * @property {() => string[]} addresses - the slots' RPC addresses, slot by slot (spares last)
+ * @property {(slot: RunnerSlot) => Promise<void>} wanted - the host rang `slot`'s doorbell
+ * @property {() => void} shrink - ends the runners idle for long enough (one look)
  * @property {(slot: RunnerSlot, runtime: Runtime, reason: string) => Promise<void>} replace
  * @property {() => Promise<void>} retireLoop - retires runners as they come due, until stopped
- * @property {(slot: RunnerSlot, runtime: Runtime, begun: number, unasked?: boolean) => Promise<void>} retire
+ * @property {(slot: RunnerSlot, runtime: Runtime, begun: number, unasked?: boolean, idleMs?: number) => Promise<void>} retire -
+ *   `idleMs` > 0: it is ended for being idle that long, and its slot gets its doorbell back
  * @property {() => void} stop - from now on, nothing is started, replaced or retired
  */
 
 /**
  * Creates the pool of `count` slots. Nothing starts before {@link RunnerPool.start}.
  * @param {object} options
- * @param {number} options.count
+ * @param {number} options.count - runners at most (besides the spares)
+ * @param {number} [options.keep] - runners kept running, started with the server (default:
+ *   `count`, a fixed pool); the others start when the host asks and end when idle
+ * @param {number} [options.spare] - slots beyond `count` for temporary runners (default 0)
+ * @param {(slot: RunnerSlot, onRing: () => void) => Promise<() => Promise<void>>} [options.doorbell] -
+ *   listens on the slot's RPC address and calls `onRing` when the host connects there; resolves
+ *   to what closes it (needed when `keep` < `count` or `spare` > 0)
  * @param {(slot: RunnerSlot, onCrash: (runtime: Runtime) => void) => Promise<Runtime | null>} options.launch -
  *   starts the slot's runner on its RPC address and resolves once it answers (null: it did not
  *   start)
@@ -87,6 +126,9 @@ const FAILURE_WINDOW_MS = 60_000;
  */
 export function createRunnerPool({
   count,
+  keep = count,
+  spare = 0,
+  doorbell = async () => async () => {},
   launch,
   addressOf,
   watch,
@@ -104,7 +146,7 @@ export function createRunnerPool({
   const state = { stopping: false };
   /** @type {RunnerSlot[]} */
   const slots = [];
-  for (let index = 1; index <= count; index++)
+  for (let index = 1; index <= count + spare; index++)
     slots.push({
       index,
       runtime: null,
@@ -112,11 +154,23 @@ export function createRunnerPool({
       retired: 0,
       retiring: false,
       startedAt: 0,
+      spare: index > count,
+      starting: false,
+      doorbell: null,
+      seenBegun: -1,
+      idleSince: 0,
     });
+  /** Whether the slot's runner is one of those kept running (the first `keep` slots). */
+  const kept = (/** @type {RunnerSlot} */ slot) => slot.index <= keep;
   const describe = (/** @type {Runtime} */ r) => `${r.name} (workerd pid ${r.pid}, port ${r.port})`;
 
   /** Starts the slot's runner; resolves once it answers. @param {RunnerSlot} slot */
   const start = async (slot) => {
+    const asked = clock.now();
+    // The runner binds the doorbell's address.
+    const closing = slot.doorbell;
+    slot.doorbell = null;
+    if (closing) await closing();
     const runtime = await launch(
       slot,
       (/** @type {Runtime} */ crashed) => void replace(slot, crashed, "it crashed"),
@@ -129,8 +183,12 @@ export function createRunnerPool({
     void started.exited.then(() => {
       if (slot.runtime === started) void replace(slot, started, "it exited");
     });
-    log(`${label}: ${describe(started)} ${slot.failures > 0 ? "serves again" : "is ready"}.`);
+    log(
+      `${label}: ${describe(started)} ${slot.failures > 0 ? "serves again" : "is ready"}.${slot.starting ? ` It started in ${clock.now() - asked} ms.` : ""}`,
+    );
     slot.startedAt = clock.now();
+    slot.seenBegun = -1;
+    slot.idleSince = clock.now();
     watch(started, (reason) => void replace(slot, started, reason));
     return true;
   };
@@ -192,8 +250,41 @@ export function createRunnerPool({
     return "gone";
   };
 
+  /**
+   * Gives the slot its doorbell (the host's connections there ask for a runner), unless it has a
+   * runner again or the server stops.
+   * @param {RunnerSlot} slot
+   */
+  const openDoorbell = async (slot) => {
+    if (state.stopping || slot.runtime || slot.starting || slot.doorbell) return;
+    const close = await doorbell(slot, () => void wanted(slot));
+    if (slot.doorbell || slot.runtime || slot.starting || state.stopping) await close();
+    else slot.doorbell = close;
+  };
+
+  /** @type {RunnerPool["wanted"]} */
+  const wanted = async (rung) => {
+    // A spare's doorbell starts a regular slot while one is empty: spares only beyond `count`.
+    const slot =
+      (rung.spare && slots.find((s) => !s.spare && !s.runtime && !s.starting && !s.retiring)) ||
+      rung;
+    if (state.stopping || slot.runtime || slot.starting || slot.retiring) return;
+    slot.starting = true;
+    try {
+      const running = slots.filter((s) => s.runtime && !s.runtime.killedBecause).length;
+      log(
+        slot.spare
+          ? `${label}: a spare runner (${slot.index}, beyond the ${count} configured) is started: the host found every runner held.`
+          : `${label}: runner ${slot.index} is started (${running + 1} of at most ${count}): the host found no runner free.`,
+      );
+      if (!(await start(slot))) await restart(slot, true);
+    } finally {
+      slot.starting = false;
+    }
+  };
+
   /** @type {RunnerPool["retire"]} */
-  const retire = async (slot, runtime, begun, unasked = false) => {
+  const retire = async (slot, runtime, begun, unasked = false, idleMs = 0) => {
     const gone = () => state.stopping || slot.runtime !== runtime || !!runtime.killedBecause;
     slot.retiring = true;
     try {
@@ -206,19 +297,44 @@ export function createRunnerPool({
       if (drained === "drained") await clock.sleep(ANSWER_GRACE_MS);
       if (gone()) return;
       log(
-        drained !== "drained"
-          ? `${label}: ${runtime.name} is retired after ${begun} runs although ${drained} ${drained === 1 ? "run is" : "runs are"} still counted under way ${(runTimeoutMs + DRAIN_MARGIN_MS) / 1000} s after it was asked (past the run timeout: runs the host already gave up on); a fresh one takes its place.`
-          : unasked
-            ? `${label}: ${runtime.name} was retiring without the supervisor asking; after ${begun} runs, none under way, a fresh one takes its place.`
-            : `${label}: ${runtime.name} is retired after ${begun} runs, none under way (a fresh process gives back the memory runs leave in workerd); a fresh one takes its place.`,
+        idleMs > 0 && drained === "drained"
+          ? `${label}: ${runtime.name} is ended: no run for ${idleMs / 1000} s (the host asks for it again when runs need it).`
+          : drained !== "drained"
+            ? `${label}: ${runtime.name} is retired after ${begun} runs although ${drained} ${drained === 1 ? "run is" : "runs are"} still counted under way ${(runTimeoutMs + DRAIN_MARGIN_MS) / 1000} s after it was asked (past the run timeout: runs the host already gave up on); a fresh one takes its place.`
+            : unasked
+              ? `${label}: ${runtime.name} was retiring without the supervisor asking; after ${begun} runs, none under way, a fresh one takes its place.`
+              : `${label}: ${runtime.name} is retired after ${begun} runs, none under way (a fresh process gives back the memory runs leave in workerd); a fresh one takes its place.`,
       );
       // Off the slot first: its exit is not a failure to replace.
       slot.runtime = null;
       slot.retired++;
-      await runtime.kill("it was retired");
-      await restart(slot, false);
+      await runtime.kill(idleMs > 0 ? "it was idle" : "it was retired");
+      // An idle runner's slot waits for the host to ask again; a retired one gets a fresh runner.
+      if (idleMs === 0) await restart(slot, false);
     } finally {
       slot.retiring = false;
+    }
+    if (idleMs > 0) await openDoorbell(slot);
+  };
+
+  /** @type {RunnerPool["shrink"]} */
+  const shrink = () => {
+    const now = clock.now();
+    for (const slot of slots) {
+      const runtime = slot.runtime;
+      if (!runtime || runtime.killedBecause || slot.retiring || slot.starting || kept(slot))
+        continue;
+      // From the watchdog's latest probe (every 500 ms): a run begun since the last look, or
+      // one under way, makes it busy.
+      const seen = countsOf(runtime.lastHeaders);
+      if (!seen) continue;
+      if (seen.underWay > 0 || seen.begun !== slot.seenBegun) {
+        slot.seenBegun = seen.begun;
+        slot.idleSince = now;
+        continue;
+      }
+      const idleMs = slot.spare ? SPARE_IDLE_END_MS : IDLE_END_MS;
+      if (now - slot.idleSince >= idleMs) void retire(slot, runtime, seen.begun, false, idleMs);
     }
   };
 
@@ -229,17 +345,29 @@ export function createRunnerPool({
     slots,
     // At the server's start a runner that does not start stops the server (the cause is in its
     // output, which the launcher shows): no retries.
-    start: async () => (await Promise.all(slots.map((slot) => start(slot)))).every(Boolean),
+    start: async () =>
+      (
+        await Promise.all(
+          slots.map(async (slot) => (kept(slot) ? start(slot) : (await openDoorbell(slot), true))),
+        )
+      ).every(Boolean),
     addresses: () => slots.map((slot) => addressOf(slot.index)),
     replace,
     retire,
+    wanted,
+    shrink,
     stop: () => {
       state.stopping = true;
+      for (const slot of slots) {
+        void slot.doorbell?.();
+        slot.doorbell = null;
+      }
     },
     retireLoop: async () => {
       while (!state.stopping) {
         await clock.sleep(CHECK_EVERY_MS);
         if (state.stopping) return;
+        shrink();
         // From the watchdog's latest probe of each (every 500 ms): no request of its own.
         const next = nextRetirement(
           slots.flatMap((slot) =>

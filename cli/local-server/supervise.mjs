@@ -18,6 +18,7 @@
  * making progress) and the clock (clock.mjs). This file wires them to the real runtimes
  * (runtime.mjs), the front, the signals and the port.
  */
+import { createServer } from "node:net";
 import { systemClock } from "./clock.mjs";
 import { createFront } from "./front/front.mjs";
 import { HOST_STUCK_MS, STARTING, createHostPair } from "./host-pair.mjs";
@@ -62,6 +63,72 @@ export function withoutShutdownNoise(log) {
   };
 }
 
+/**
+ * What the host's workerd prints when a run is sent to a runner slot that has no runner (yet):
+ * the connection refused or the socket file not there (a runner starting or being replaced), or
+ * ended at once by the slot's doorbell (runner-pool.mjs: the host asking for a runner), and the
+ * stack line after each. The host sends the run to another runner at once, so these are the
+ * pool at work, not faults: with runners started on demand they came every few hundred ms under
+ * load.
+ */
+export const EMPTY_SLOT_NOISE =
+  /RPC connection broken for non-DISCONNECTED reason.*connect\(\): (No such file or directory|Connection refused); address = unix:\S*runner-\d+\.sock|capnp\/rpc-twoparty\.c\+\+:\d+: failed: expected idle != this->idle/;
+
+/**
+ * Passes output lines on to `log`, without {@link EMPTY_SLOT_NOISE} and the `stack:` line that
+ * follows a dropped line.
+ * @param {(line: string) => void} log
+ * @returns {(line: string) => void}
+ */
+export function withoutEmptySlotNoise(log) {
+  let dropped = false;
+  return (line) => {
+    const drop = EMPTY_SLOT_NOISE.test(line) || (dropped && line.startsWith("stack: "));
+    dropped = drop && !line.startsWith("stack: ");
+    if (!drop) log(line);
+  };
+}
+
+/** The most runner slots the host reads (src/app/sandbox-loader.ts): 16 runners and a spare. */
+const MAX_SLOTS = 17;
+
+/**
+ * Spare slots beyond the configured runners (runner-pool.mjs): one, while the host can take it.
+ * @param {number} runners
+ */
+export const spareRunners = (runners) => (runners > 0 && runners < MAX_SLOTS ? 1 : 0);
+
+/**
+ * A runner slot's doorbell (runner-pool.mjs): listens on the slot's socket (in the server's
+ * private folder) while no runner does, ends every connection at once (the host sees the slot
+ * refuse and sends the run elsewhere) and calls `onRing`. Resolves to what closes it (Node
+ * removes the socket file then, and the runner binds the name).
+ * @param {{ file: string, clear: () => void }} socket
+ * @param {() => void} onRing
+ * @param {(line: string) => void} log
+ * @param {string} label
+ * @returns {Promise<() => Promise<void>>}
+ */
+export function ringOnConnect(socket, onRing, log, label) {
+  socket.clear();
+  const server = createServer((connection) => {
+    connection.destroy();
+    onRing();
+  });
+  return new Promise((resolve) => {
+    server.once("error", (error) => {
+      // The slot then refuses without asking: it only never grows.
+      log(
+        `${label}: cannot listen on ${socket.file} (${error.message}); that runner slot stays empty.`,
+      );
+      resolve(async () => {});
+    });
+    server.listen(socket.file, () =>
+      resolve(() => new Promise((closed) => server.close(() => closed(undefined)))),
+    );
+  });
+}
+
 /** @param {Runtime} runtime */
 const describe = (runtime) => `${runtime.name} (workerd pid ${runtime.pid}, port ${runtime.port})`;
 
@@ -70,12 +137,14 @@ const describe = (runtime) => `${runtime.name} (workerd pid ${runtime.pid}, port
  * stop signal. Never returns; exits the process.
  * @param {object} options
  * @param {number} options.port - the public port
- * @param {(runnerAddresses: string[]) => RuntimeMessage} options.host - the host runtime's
- *   options, given the runners' RPC addresses
- * @param {number} options.runners - how many sandbox runners (0: sandboxes run in the host)
+ * @param {(runnerAddresses: string[], spares: number) => RuntimeMessage} options.host - the host
+ *   runtime's options, given the runner slots' RPC addresses and how many of the last are spares
+ * @param {number} options.runners - how many sandbox runners at most (0: sandboxes run in the
+ *   host); one runs while idle, the others start when runs need them (runner-pool.mjs)
  * @param {(index: number) => RuntimeMessage} options.runner - runner `index`'s options
- * @param {(index: number) => { address: string, clear: () => void }} options.runnerSocket - runner
- *   `index`'s RPC socket: the address the host connects to, and the clearing of a stale file
+ * @param {(index: number) => { address: string, file: string, clear: () => void }} options.runnerSocket -
+ *   runner `index`'s RPC socket: the address the host connects to, its file (where the slot's
+ *   doorbell listens while it has no runner), and the clearing of a stale file
  * @param {NodeJS.ProcessEnv} options.env - the runtimes' process environment
  * @param {() => void} options.cleanup - runs before the process exits
  * @param {(line: string) => void} [options.log]
@@ -151,6 +220,11 @@ export async function supervise({
 
   const pool = createRunnerPool({
     count: runners,
+    // Memory follows the work (issue #43): one runner while idle, more when the host finds none
+    // free, one spare beyond the count while stalling programs hold every runner.
+    keep: Math.min(runners, 1),
+    spare: spareRunners(runners),
+    doorbell: (slot, onRing) => ringOnConnect(runnerSocket(slot.index), onRing, log, label),
     maxRuns: maxRunsPerRunner,
     runTimeoutMs,
     clock,
@@ -183,7 +257,7 @@ export async function supervise({
     fail,
     launch: async (onCrash) => {
       // The runners' ports are known once they have started (the host's bindings need them).
-      hostMessage ??= host(pool.addresses());
+      hostMessage ??= host(pool.addresses(), spareRunners(runners));
       /** @type {Runtime} */
       const runtime = runtimes.start({
         name: `runtime ${++count}`,
@@ -195,7 +269,7 @@ export async function supervise({
       return started;
     },
     watch: (runtime, onStuck) => watchOver(runtime, HOST_STUCK_MS, onStuck),
-    serving: (runtime) => runtime.showOutput((line) => output(line)),
+    serving: (runtime) => runtime.showOutput(withoutEmptySlotNoise((line) => output(line))),
     cutOff: (runtime, reason) => front.cutOff(runtime, reason),
   });
 
@@ -249,7 +323,9 @@ export async function supervise({
   const first = await hosts.start();
   if (!first) return stop(1);
   const described =
-    runners > 0 ? `${runners} sandbox runner${runners === 1 ? "" : "s"}` : "no runners";
+    runners > 0
+      ? `${runners} sandbox runner${runners === 1 ? "" : "s"} at most${spareRunners(runners) > 0 ? " and a spare" : ""}, ${pool.slots.filter((slot) => slot.runtime).length} running`
+      : "no runners";
   log(
     `${label}: ready on http://127.0.0.1:${port} (${describe(first)}; a standby is starting; ${described}).`,
   );

@@ -58,12 +58,21 @@ export function logRequestsSetting(setting) {
  * @param {any} options.config - its parsed content
  * @param {Record<string, string>} options.bindings - settings and vars (strings)
  * @param {string} options.persist - the local data folder (`--persist-to` of wrangler dev)
- * @param {string[]} options.runners - the runners' RPC addresses (host:port)
+ * @param {string[]} options.runners - the runner slots' RPC addresses (host:port)
+ * @param {number} [options.spares] - how many of the last are spare slots (runner-pool.mjs)
  * @param {string} options.secret - this server's cluster secret (cluster-secret.mjs): the Worker
  *   refuses every request that does not carry it, and sends it on every runner call
  * @returns {import("./runtime-host.mjs").RuntimeMessage}
  */
-export function hostMessage({ configFile, config, bindings, persist, runners, secret }) {
+export function hostMessage({
+  configFile,
+  config,
+  bindings,
+  persist,
+  runners,
+  spares = 0,
+  secret,
+}) {
   const sqlite = new Set(
     (config.migrations ?? []).flatMap((/** @type {any} */ m) => m.new_sqlite_classes ?? []),
   );
@@ -90,6 +99,7 @@ export function hostMessage({ configFile, config, bindings, persist, runners, se
             ...config.vars,
             ...bindings,
             ...(runners.length > 0 ? { SANDBOX_RUNNERS: String(runners.length) } : {}),
+            ...(spares > 0 ? { SANDBOX_SPARE_RUNNERS: String(spares) } : {}),
             // Last: no setting or var can replace it.
             [CLUSTER_SECRET_BINDING]: secret,
           },

@@ -1,7 +1,8 @@
 /**
  * Where the product's sandboxes load: the Worker Loader binding, or, when the local server runs
  * them in runner processes (docs/local-runtime.md), the runners behind the service bindings
- * `SANDBOX_RUNNER_1` … `SANDBOX_RUNNER_<n>`, `n` given by the `SANDBOX_RUNNERS` var, called
+ * `SANDBOX_RUNNER_1` … `SANDBOX_RUNNER_<n>`, `n` given by the `SANDBOX_RUNNERS` var (the last
+ * `SANDBOX_SPARE_RUNNERS` of them spare slots), called
  * with the cluster secret the launcher gave the host (`LOCAL_CLUSTER_SECRET`). The local
  * launcher sets them; a deployment sets none.
  */
@@ -11,8 +12,11 @@ import { trackHostCalls } from "../executor/runners/tracked-host";
 import { currentCaller } from "./placement-caller";
 import type { RunnerApi } from "../executor/runners/runner-protocol";
 
-/** The most runner bindings read (the launcher starts at most this many). */
-export const MAX_SANDBOX_RUNNERS = 16;
+/**
+ * The most runner bindings read: the launcher's most runners (16) and its spare slot
+ * (cli/local-server/runner-pool.mjs).
+ */
+export const MAX_SANDBOX_RUNNERS = 17;
 
 /**
  * The loader the executors should use.
@@ -35,6 +39,8 @@ export function sandboxLoader(env: Cloudflare.Env): WorkerLoader {
         trackHostCalls,
         clusterSecretOf(env) ?? "",
         currentCaller,
+        // The last bindings are spare slots, for a temporary runner while every other is held.
+        Math.min(Number(bindings["SANDBOX_SPARE_RUNNERS"] ?? 0) || 0, runners.length - 1),
       ) as unknown as WorkerLoader)
     : env.LOADER;
 }

@@ -5,6 +5,7 @@
 // happened; the others finish; runs are served again within seconds; and every write a run
 // acknowledged (tasks created through the demo API, returned by the run) reads back afterwards.
 // Only the killed runner is replaced.
+import { existsSync } from "node:fs";
 import { withServerUnderLoad } from "./support/busy-load.mjs";
 import { connect, timedCall } from "./support/load-clients.mjs";
 import { replacements } from "./support/replacements.mjs";
@@ -62,13 +63,15 @@ await withServerUnderLoad({}, async ({ url, output, log }) => {
     if (o.ok) acknowledged.push(...JSON.parse(o.text));
   };
 
-  // From the whole log: on the shared server, the runners may have started before this script.
-  const pids = runnerPids(log());
-  check(pids.length >= 2, `expected 2 runners or more, found ${pids.join(", ")}`);
-  const victim = /** @type {number} */ (pids[0]);
   const runs = clients.map(({ client }, i) => timedCall(client, "execute", WRITER(`kill-${i}`)));
   // Every run has started and made a few writes.
   await new Promise((r) => setTimeout(r, 1_500));
+  // From the whole log: on the shared server, the runners may have started before this script.
+  // Runners start when runs need them and end when idle (runner-pool.mjs): the live ones, read
+  // now that the runs are under way; the first (it serves from the start) is killed.
+  const pids = runnerPids(log()).filter((pid) => existsSync(`/proc/${pid}`));
+  check(pids.length >= 2, `expected 2 runners or more, found ${pids.join(", ")}`);
+  const victim = /** @type {number} */ (pids[0]);
   process.kill(victim, "SIGKILL");
   const killedAt = Date.now();
   // Serving again, measured from the kill: one new run after another until one succeeds.

@@ -5,7 +5,8 @@
 // after one retire request every runner could stay retiring. Here, with 2 runners retired every
 // 20 runs and a 4 s run timeout: after the two stuck programs, 150 trivial runs all succeed,
 // retirements complete (the runner pool ends a retiring runner at the run timeout plus a margin
-// at the latest: cli/local-server/runner-pool.mjs), and nothing is replaced.
+// at the latest: cli/local-server/runner-pool.mjs), and nothing is replaced. The runner counts the
+// stuck runs ended by itself (no retirement is ended "although … still counted").
 import { connect, timedCall } from "./support/load-clients.mjs";
 import { replacements } from "./support/replacements.mjs";
 import { check, withServer } from "./support/server.mjs";
@@ -65,6 +66,14 @@ await withServer(
     check(failures.length === 0, `runs failed:\n${failures.slice(0, 5).join("\n")}`);
     // Before the fix, none completed once a runner holding a stuck run came due.
     check(retired().length >= 4, `only ${retired().length} retirements completed:\n${output()}`);
+    // Issue #40, "a run that is given up on ends everywhere": the runner itself counts the stuck
+    // runs ended at their timeout plus its margin (sandbox-runner.ts), so no retirement needs
+    // the pool's deadline. Before the fix each stuck run stayed counted until its runner was
+    // ended ("… although 1 run is still counted under way 14 s after it was asked").
+    const counted = output()
+      .split("\n")
+      .filter((line) => /although .* still counted under way/.test(line));
+    check(counted.length === 0, `a runner still counted given-up runs:\n${counted.join("\n")}`);
     const replaced = replacements(output());
     check(replaced.length === 0, `the supervisor replaced:\n${replaced.join("\n")}`);
     console.log("e2e stuck-runs: runs given up on never held retirement up — ok");

@@ -24,26 +24,51 @@ export const RUNS_UNDER_WAY_HEADER = "x-runs-under-way";
  */
 export const RETIRING_HEADER = "x-runner-retiring";
 
-/** The counts and the retiring mark of one runner. */
+/**
+ * A run begun here, as {@link RunnerLife} counts it: `end()` it when it ends.
+ */
+export interface RunTicket {
+  /** Counts the run ended (again: nothing). */
+  end(): void;
+}
+
+/**
+ * The counts and the retiring mark of one runner. A run counts as under way until its ticket's
+ * `end()`, or until its deadline passes, whichever comes first: when the host gives a run up (its
+ * timeout) it cancels its call to the runner, and workerd then drops that call's context in the
+ * runner: its timers never fire and its code never resumes, so the `finally` that would end the
+ * run never runs (e2e stuck-runs: the runner's own give-up timer at the timeout plus its margin
+ * never fired, and the run stayed counted until the pool's deadline ended the runner). The
+ * deadline needs nothing of that context: it is read whenever the counts are.
+ */
 export class RunnerLife {
   #begun = 0;
-  #underWay = 0;
+  /** The runs under way, each with its deadline (ms since the epoch). */
+  #runs = new Set<{ until: number }>();
   #retiring = false;
+
+  /** @param now - the clock (tests pass their own) */
+  constructor(private readonly now: () => number = Date.now) {}
 
   /**
    * Counts a run begun, unless the runner is retiring.
-   * @returns whether the run may begin here
+   * @param forMs - how long it may count as under way at most (its timeout and the runner's
+   *   margin: sandbox-runner.ts `runDeadlineFor`); default: until it is ended
+   * @returns its ticket, or undefined when the run may not begin here
    */
-  begin(): boolean {
-    if (this.#retiring) return false;
+  begin(forMs: number = Infinity): RunTicket | undefined {
+    if (this.#retiring) return undefined;
     this.#begun++;
-    this.#underWay++;
-    return true;
+    const run = { until: this.now() + forMs };
+    this.#runs.add(run);
+    return { end: () => void this.#runs.delete(run) };
   }
 
-  /** Counts a begun run as ended (once per `begin()` that said yes). */
-  end(): void {
-    this.#underWay--;
+  /** Runs under way now: begun, not ended, deadline not passed (those past it are let go). */
+  underWay(): number {
+    const now = this.now();
+    for (const run of this.#runs) if (run.until <= now) this.#runs.delete(run);
+    return this.#runs.size;
   }
 
   /** From now on, no run begins here. */
@@ -55,7 +80,7 @@ export class RunnerLife {
   headers(): Record<string, string> {
     return {
       [RUNS_BEGUN_HEADER]: String(this.#begun),
-      [RUNS_UNDER_WAY_HEADER]: String(this.#underWay),
+      [RUNS_UNDER_WAY_HEADER]: String(this.underWay()),
       ...(this.#retiring ? { [RETIRING_HEADER]: "1" } : {}),
     };
   }

@@ -119,6 +119,8 @@ export class RunnerLoader {
    *   runner refuses calls without it
    * @param callerOf - who is starting the run now ("": nobody in particular, never capped); the
    *   Worker passes the caller of the request being served (src/app/placement-caller.ts)
+   * @param spares - how many of the last bindings are spare slots (runner-placement.ts: asked
+   *   for only when every other runner is held)
    */
   constructor(
     runners: readonly RunnerApi[],
@@ -126,15 +128,21 @@ export class RunnerLoader {
     private readonly track: HostTracker = plainTracker,
     private readonly secret: string = "",
     private readonly callerOf: () => string = () => "",
+    spares = 0,
   ) {
     if (runners.length === 0)
       throw new CodeModeError("invalid_option", "RunnerLoader needs at least one runner binding.");
-    this.slots = runners.map((runner) => ({
+    // Only the first slot is known to have a runner at the start: the supervisor starts the
+    // others when runs need them (cli/local-server/runner-pool.mjs), so they are cold until a
+    // run begins there, and a run goes to them only when no serving runner is idle.
+    this.slots = runners.map((runner, i) => ({
       runner,
       runs: new Set(),
       restUntil: 0,
       refusals: 0,
       lateUntil: 0,
+      cold: i > 0,
+      spare: i > 0 && i >= runners.length - spares,
     }));
     this.queue = new CallerQueue(now);
   }
@@ -237,6 +245,7 @@ export class RunnerLoader {
         onBegin: () => {
           begun = true;
           slot.refusals = 0;
+          slot.cold = false;
           mine.lastProgress = this.now();
         },
       });
@@ -281,6 +290,9 @@ export class RunnerLoader {
         // being replaced serves again within 1–2 s, and trying it costs a refused connection.
         slot.restUntil =
           failedAt + Math.min(RUNNER_RETRY_MAX_MS, RUNNER_RETRY_MS * 2 ** slot.refusals++);
+        // Its runner is gone or not started: tried again only when no serving runner is idle
+        // (which asks the supervisor for one, runner-pool.mjs).
+        if (!begun) slot.cold = true;
         const harmless = failedAt - sent < RUNNER_REST_MS && hostCalls(host) === 0;
         // Never begun: the program did not run, so runners are tried until one takes it (within
         // RUNNER_RETRY_WINDOW_MS). Begun: one more runner only, so a program that crashes its

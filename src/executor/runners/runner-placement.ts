@@ -51,6 +51,14 @@ export interface RunOnSlot {
 export interface PlacedSlot {
   /** Runs sent to it and not settled. */
   readonly runs: Set<RunOnSlot>;
+  /**
+   * Not known to have a runner serving: it began no run since the host started or since it last
+   * refused one. The supervisor starts runners when runs need them (cli/local-server/runner-pool.mjs):
+   * a slot without one refuses at once, and a run sent there is the host asking for one.
+   */
+  cold?: boolean;
+  /** A slot beyond the configured count, for a temporary runner when every runner is held. */
+  spare?: boolean;
   /** Until when it is passed over (it failed, refused, or said it is retiring). */
   restUntil: number;
   /** Until when it counts as stalled after failing to begin a run in time. */
@@ -59,27 +67,41 @@ export interface PlacedSlot {
 
 /**
  * How fit a runner is for a new run, best first (the module comment says why in this order).
- * A runner's tier is the worst of its runs', or stalled or resting by its own state.
+ * A runner's tier is the worst of its runs', or cold, stalled or resting by its own state.
  */
 export const IDLE = 0;
+/**
+ * A slot with no runner known to serve ({@link PlacedSlot.cold}): after an idle runner, before
+ * a busy one. Sending a run there costs a refused connection and asks the supervisor for a
+ * runner, which serves the runs after it: so the pool grows once every serving runner is busy.
+ */
+export const COLD = 1;
 /** Every run under way calls the host, or has shown progress within {@link RUNNER_STALL_MS}. */
-export const PROGRESSING = 1;
+export const PROGRESSING = 2;
+/**
+ * A cold spare slot: asked for only when no runner is idle or progressing, i.e. every one may be
+ * held by a program blocking its thread (or is stalled, or resting): a run waits for the spare
+ * to start rather than go where it may wait 10 s and fail with the runner. Under a load that
+ * only keeps the runners busy, the spare is not asked for.
+ */
+export const COLD_SPARE = 3;
 /** A run began less than {@link RUNNER_STALL_MS} ago and has not called the host yet. */
-export const MAYBE_BLOCKED = 2;
+export const MAYBE_BLOCKED = 4;
 /** A run quiet for longer than {@link RUNNER_STALL_MS}, or the runner was late to begin one. */
-export const STALLED = 3;
+export const STALLED = 5;
 /** The runner is passed over for now. */
-export const RESTING = 4;
+export const RESTING = 6;
 
 /**
- * How fit `slot` is for a new run at `now` (IDLE … RESTING): its own rest or lateness, else the
- * worst of its runs' tiers. A run is progressing while it waits in a host call, or when it has
+ * How fit `slot` is for a new run at `now` (IDLE … RESTING): its own rest, coldness or lateness,
+ * else the worst of its runs' tiers. A run is progressing while it waits in a host call, or when it has
  * called the host and shown progress within {@link RUNNER_STALL_MS}; it may be blocking when it
  * has not called the host yet and began less than that ago; stalled when quiet for longer; and
  * quiet past {@link RUNNER_HELD_MAX_MS} it holds no thread (see there) and counts as waiting.
  */
 export function tierOf(slot: PlacedSlot, now: number): number {
   if (slot.restUntil > now) return RESTING;
+  if (slot.cold) return slot.spare ? COLD_SPARE : COLD;
   if (slot.lateUntil > now) return STALLED;
   let tier = IDLE;
   for (const run of slot.runs) {

@@ -12,7 +12,9 @@
  * at most {@link MAX_STABLE_WORKERS}). A run the host has given up on (its timeout passed) is
  * given up here too, {@link RUN_END_MARGIN_MS} later: the runner stops waiting for it, frees its
  * stubs and counts it ended, so a program that keeps awaiting forever cannot hold the runner's
- * retirement, which waits for the runs under way.
+ * retirement, which waits for the runs under way. When the host cancels its call (it does at its
+ * own timeout), workerd drops the call's context here and none of that code runs again: the run
+ * then stops counting at that same deadline by itself (runner-life.ts).
  *
  * Does not do: stop a run that blocks its thread. The supervisor replaces a runner that stops
  * answering (docs/local-runtime.md), and every run in flight on it then fails on the host at once.
@@ -239,7 +241,7 @@ export class SandboxRunner extends WorkerEntrypoint<RunnerEnv> implements Runner
     host: unknown,
   ): Promise<RunnerAnswer> {
     this.#admit(secret);
-    return counted(async () => {
+    return counted(request, async () => {
       if (!(await announce(host))) return CANCELLED;
       return runOn(() => this.env.LOADER.load(code), request, paced(host, request));
     });
@@ -264,7 +266,7 @@ export class SandboxRunner extends WorkerEntrypoint<RunnerEnv> implements Runner
     }
     const known = stableCodes.get(hash);
     if (!known) return { missingCode: true };
-    return counted(async () => {
+    return counted(request, async () => {
       if (!(await announce(host))) return CANCELLED;
       return runOn(() => this.env.LOADER.get(hash, () => known), request, paced(host, request));
     });
@@ -281,12 +283,15 @@ export class SandboxRunner extends WorkerEntrypoint<RunnerEnv> implements Runner
  * Runs `run` as one of this runner's runs (runner-life.ts), or answers `{ retiring: true }`
  * without starting it when the runner is retiring: the host then sends it to another runner.
  */
-async function counted(run: () => Promise<RunnerAnswer>): Promise<RunnerAnswer> {
-  if (!runnerLife.begin()) return RETIRING;
+async function counted(request: unknown, run: () => Promise<RunnerAnswer>): Promise<RunnerAnswer> {
+  // Counted under way until it ends or its deadline passes: a call the host cancels never
+  // reaches the `finally` below (runner-life.ts says why), and must not stay counted.
+  const ticket = runnerLife.begin(runDeadlineFor(request));
+  if (!ticket) return RETIRING;
   try {
     return await run();
   } finally {
-    runnerLife.end();
+    ticket.end();
   }
 }
 

@@ -4,7 +4,11 @@
  * dropped, and every other line, an error of the product's own included, is kept.
  */
 import { describe, expect, it } from "vitest";
-import { withoutShutdownNoise } from "../../../cli/local-server/supervise.mjs";
+import {
+  spareRunners,
+  withoutEmptySlotNoise,
+  withoutShutdownNoise,
+} from "../../../cli/local-server/supervise.mjs";
 
 describe("withoutShutdownNoise", () => {
   it("drops workerd's shutdown exceptions with their stack lines, and keeps the rest", () => {
@@ -28,5 +32,35 @@ describe("withoutShutdownNoise", () => {
       "Error: the product's own failure",
       "    at handler (worker.js:10:5)",
     ]);
+  });
+});
+
+describe("withoutEmptySlotNoise", () => {
+  it("drops the host's lines about a runner slot without a runner, and keeps the rest", () => {
+    const shown: string[] = [];
+    const output = withoutEmptySlotNoise((line: string) => shown.push(line));
+    for (const line of [
+      "NOSENTRY RPC connection broken for non-DISCONNECTED reason.; exception = kj/async-io-unix.c++:1520: failed: connect(): No such file or directory; address = unix:/tmp/cmm-UnrnHe/runner-2.sock:0",
+      "stack: /x/workerd@5536ddd /x/workerd@58842bd",
+      "e = capnp/rpc-twoparty.c++:354: failed: expected idle != this->idle [false != false]",
+      "stack: /x/workerd@399a6a1",
+      "NOSENTRY RPC connection broken for non-DISCONNECTED reason.; exception = kj/async-io-unix.c++:1520: failed: connect(): Connection refused; address = unix:/tmp/cmm-UnrnHe/runner-17.sock:0",
+      "stack: /x/workerd@5536ddd",
+      "stack: a stack line of something else is kept",
+      "NOSENTRY RPC connection broken for non-DISCONNECTED reason.; exception = kj/async-io-unix.c++:1520: failed: connect(): Connection refused; address = 127.0.0.1:443",
+      "Error: the product's own failure",
+    ])
+      output(line);
+    expect(shown).toEqual([
+      "stack: a stack line of something else is kept",
+      "NOSENTRY RPC connection broken for non-DISCONNECTED reason.; exception = kj/async-io-unix.c++:1520: failed: connect(): Connection refused; address = 127.0.0.1:443",
+      "Error: the product's own failure",
+    ]);
+  });
+});
+
+describe("spareRunners", () => {
+  it("one spare slot beyond the runners, while the host reads that many bindings", () => {
+    expect([0, 1, 3, 16, 17].map(spareRunners)).toEqual([0, 1, 1, 1, 0]);
   });
 });

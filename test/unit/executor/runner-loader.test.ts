@@ -8,6 +8,7 @@ import {
   RUNNER_GAVE_UP,
   RUNNER_LOST,
   RUNNER_REST_MS,
+  RUNNER_RETRY_MAX_MS,
   RUNNER_RETRY_MS,
   RUNNER_RETRY_WINDOW_MS,
   RunnerLoader,
@@ -520,6 +521,45 @@ describe("RunnerLoader", () => {
       now += RUNNER_RETRY_MS;
       expect(await run(loader)).toBe("a");
       expect(a.sent).toHaveLength(3);
+    });
+
+    it("sends runs to the first runner while it is idle; a slot tried only when it is busy, cold again once it refuses", async () => {
+      // Slots 2 and 3 have no runner at first (the supervisor starts them when asked: a run sent
+      // there is refused, which asks). Idle runner 1 takes runs without the others being tried.
+      let up = false;
+      const a = runner("a");
+      const b = runner(
+        "b",
+        async (_kind, _code, host) => {
+          if (!up) throw new Error("connect(): No such file or directory");
+          begin(host);
+          return { answer: "b" };
+        },
+        false,
+      );
+      const c = runner("c", async () => Promise.reject(new Error("ECONNREFUSED")), false);
+      let now = 1_000;
+      const loader = new RunnerLoader([a.api, b.api, c.api], () => now);
+      for (let i = 0; i < 4; i++) expect(await run(loader)).toBe("a");
+      expect([b.sent.length, c.sent.length]).toEqual([0, 0]);
+      // Runner 1 busy (its first run waits on the host): the next run asks the cold slots (each
+      // refuses at once) and then shares runner 1; once slot 2's runner serves, it takes runs,
+      // and runner 1 idle again is preferred to the slot that still refuses.
+      const busy = runner("busy", (kind, code, host) =>
+        busy.sent.length === 1
+          ? waitsOnHost(kind, code, host)
+          : Promise.resolve({ answer: "busy" }),
+      );
+      const busyLoader = new RunnerLoader([busy.api, b.api, c.api], () => now);
+      void run(busyLoader, waitingHost());
+      await tick();
+      expect(await run(busyLoader)).toBe("busy");
+      expect([b.sent.length, c.sent.length]).toEqual([1, 1]);
+      up = true;
+      now += RUNNER_RETRY_MAX_MS + 1;
+      expect(await run(busyLoader)).toBe("b");
+      expect(await run(busyLoader)).toBe("b");
+      expect(c.sent).toHaveLength(1);
     });
 
     it("sends a run refused at once on to every other runner in turn until one takes it", async () => {

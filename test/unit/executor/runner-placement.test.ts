@@ -3,6 +3,8 @@
 // move and retry; these pin the decision itself.
 import { describe, expect, it } from "vitest";
 import {
+  COLD,
+  COLD_SPARE,
   IDLE,
   MAYBE_BLOCKED,
   PROGRESSING,
@@ -51,6 +53,33 @@ describe("tierOf", () => {
     const held = slot("held", [{ lastProgress: NOW - RUNNER_HELD_MAX_MS }]);
     expect(tierOf(held, NOW)).toBe(STALLED);
     expect(tierOf(held, NOW + 1)).toBe(PROGRESSING);
+  });
+});
+
+describe("cold slots (runners started on demand: cli/local-server/runner-pool.mjs)", () => {
+  it("ranks a slot with no runner known to serve after an idle runner and before a busy one", () => {
+    expect(tierOf(slot("cold", [], { cold: true }), NOW)).toBe(COLD);
+    expect(tierOf(slot("spare", [], { cold: true, spare: true }), NOW)).toBe(COLD_SPARE);
+    expect(tierOf(slot("resting", [], { cold: true, restUntil: NOW + 1 }), NOW)).toBe(RESTING);
+    expect([IDLE, COLD, PROGRESSING, COLD_SPARE, MAYBE_BLOCKED, STALLED, RESTING]).toEqual([
+      0, 1, 2, 3, 4, 5, 6,
+    ]);
+    const idle = slot("idle");
+    const cold = slot("cold", [], { cold: true });
+    const busy = slot("busy", [{ called: true }]);
+    // An idle runner first: no runner is started while one is free.
+    expect(pickSlot([cold, idle], 0, "", NOW)?.name).toBe("idle");
+    // Every runner busy: the cold slot (the host asks for a runner there).
+    expect(pickSlot([busy, cold], 0, "", NOW)?.name).toBe("cold");
+  });
+
+  it("asks for the spare only when every runner may be held, never while one progresses", () => {
+    const spare = slot("spare", [], { cold: true, spare: true });
+    const progressing = slot("progressing", [{ inCall: 1 }]);
+    const blocking = slot("blocking", [{ lastProgress: NOW - 10 }]);
+    const stalled = slot("stalled", [{ lastProgress: NOW - RUNNER_STALL_MS - 1 }]);
+    expect(pickSlot([spare, progressing], 0, "", NOW)?.name).toBe("progressing");
+    expect(pickSlot([spare, blocking, stalled], 1, "", NOW)?.name).toBe("spare");
   });
 });
 

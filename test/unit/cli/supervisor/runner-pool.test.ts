@@ -8,7 +8,9 @@
 import { describe, expect, it } from "vitest";
 import {
   DRAIN_MARGIN_MS,
+  IDLE_END_MS,
   RUNNER_FAILURES,
+  SPARE_IDLE_END_MS,
   createRunnerPool,
 } from "../../../../cli/local-server/runner-pool.mjs";
 import { CHECK_EVERY_MS } from "../../../../cli/local-server/runner-retirement.mjs";
@@ -17,9 +19,14 @@ import { countHeaders, fakeRuntime, type FakeRuntime } from "./fake-runtime";
 
 const RUN_TIMEOUT_MS = 30_000;
 
-/** A pool of `count` fake runners; each launch starts at once unless `failLaunches` says so. */
-function poolOf(count: number, { maxRuns = 20, failLaunches = 0 } = {}) {
+/**
+ * A pool of `count` fake runners; each launch starts at once unless `failLaunches` says so.
+ * `keep` below `count`, or a `spare`, makes it elastic: `doorbells` holds each slot's open
+ * doorbell (its ring: what a host connection there does).
+ */
+function poolOf(count: number, { maxRuns = 20, failLaunches = 0, keep = count, spare = 0 } = {}) {
   const clock = fakeClock();
+  const doorbells = new Map<number, () => void>();
   const lines: string[] = [];
   const failed: number[] = [];
   const launched: FakeRuntime[] = [];
@@ -27,6 +34,12 @@ function poolOf(count: number, { maxRuns = 20, failLaunches = 0 } = {}) {
   let failing = failLaunches;
   const pool = createRunnerPool({
     count,
+    keep,
+    spare,
+    doorbell: async (slot: any, onRing: () => void) => {
+      doorbells.set(slot.index, onRing);
+      return async () => void doorbells.delete(slot.index);
+    },
     maxRuns,
     runTimeoutMs: RUN_TIMEOUT_MS,
     clock,
@@ -55,7 +68,12 @@ function poolOf(count: number, { maxRuns = 20, failLaunches = 0 } = {}) {
     for (const slot of pool.slots)
       if (slot.runtime) slot.runtime.lastHeaders = countHeaders((slot.runtime as any).counts);
   };
-  return { clock, pool, lines, failed, launched, stuck, probe };
+  /** The host connects to slot `index` (its doorbell rings, if it has one). */
+  const ring = async (index: number) => {
+    doorbells.get(index)?.();
+    await clock.advance(0);
+  };
+  return { clock, pool, lines, failed, launched, stuck, probe, doorbells, ring };
 }
 
 const live = (pool: any) => pool.slots.map((slot: any) => slot.runtime?.name ?? null);
@@ -208,5 +226,109 @@ describe("the runner pool", () => {
     expect(pool.slots[0]!.runtime).not.toBe(first);
     // Four failures in a row so far (the exit and three failed starts): a fifth soon would stop it.
     expect(pool.slots[0]!.failures).toBe(4);
+  });
+});
+
+describe("the elastic runner pool (issue #43: memory follows the work)", () => {
+  const running = (pool: any) =>
+    pool.slots.filter((slot: any) => slot.runtime?.isRunning()).map((slot: any) => slot.index);
+
+  it("starts the kept runners only; the other slots and the spare get a doorbell", async () => {
+    const { pool, doorbells } = poolOf(3, { keep: 1, spare: 1 });
+    expect(await pool.start()).toBe(true);
+    expect(running(pool)).toEqual([1]);
+    expect([...doorbells.keys()]).toEqual([2, 3, 4]);
+    // The host binds every slot, the spare last.
+    expect(pool.addresses()).toHaveLength(4);
+    expect(pool.slots.map((slot: any) => slot.spare)).toEqual([false, false, false, true]);
+  });
+
+  it("a ring starts that slot's runner once, and its doorbell closes first", async () => {
+    const { pool, doorbells, ring, launched, lines } = poolOf(3, { keep: 1, spare: 1 });
+    await pool.start();
+    await ring(2);
+    await ring(2);
+    expect(running(pool)).toEqual([1, 2]);
+    expect(launched).toHaveLength(2);
+    expect(doorbells.has(2)).toBe(false);
+    expect(lines.join("\n")).toContain("runner 2 is started (2 of at most 3)");
+  });
+
+  it("the spare's ring starts an empty regular slot first; the spare only beyond the count", async () => {
+    const { pool, ring, lines } = poolOf(3, { keep: 1, spare: 1 });
+    await pool.start();
+    await ring(4);
+    expect(running(pool)).toEqual([1, 2]);
+    await ring(4);
+    expect(running(pool)).toEqual([1, 2, 3]);
+    await ring(4);
+    expect(running(pool)).toEqual([1, 2, 3, 4]);
+    expect(lines.join("\n")).toContain("a spare runner (4, beyond the 3 configured) is started");
+  });
+
+  it("a runner idle for IDLE_END_MS is ended and its slot gets its doorbell back; kept ones stay", async () => {
+    const { pool, clock, ring, probe, launched, doorbells, lines } = poolOf(3, {
+      keep: 1,
+      maxRuns: 0,
+    });
+    await pool.start();
+    void pool.retireLoop();
+    await ring(2);
+    await ring(3);
+    // Runner 2 keeps beginning runs; runner 3 and the kept runner 1 begin none.
+    for (let t = 0; t < IDLE_END_MS + 4 * CHECK_EVERY_MS; t += CHECK_EVERY_MS) {
+      launched[1]!.counts.begun++;
+      probe();
+      await clock.advance(CHECK_EVERY_MS);
+    }
+    expect(launched[2]!.killedBecause).toBe("it was idle");
+    expect(launched[1]!.isRunning()).toBe(true);
+    expect(launched[0]!.isRunning()).toBe(true);
+    expect(running(pool)).toEqual([1, 2]);
+    expect(doorbells.has(3)).toBe(true);
+    expect(lines.join("\n")).toMatch(/runner 3 is ended: no run for 30 s/);
+    // It was asked to retire first: a run sent to it meanwhile went to another runner.
+    expect(launched[2]!.counts.retiring).toBe(true);
+    // The host asks again: a fresh one.
+    await ring(3);
+    expect(running(pool)).toEqual([1, 2, 3]);
+  });
+
+  it("a runner with a run under way is not ended, however long the run", async () => {
+    const { pool, clock, ring, probe, launched } = poolOf(2, { keep: 1 });
+    await pool.start();
+    void pool.retireLoop();
+    await ring(2);
+    launched[1]!.counts = { begun: 1, underWay: 1, retiring: false };
+    probe();
+    await clock.advance(IDLE_END_MS * 3);
+    expect(launched[1]!.isRunning()).toBe(true);
+    launched[1]!.counts.underWay = 0;
+    probe();
+    await clock.advance(IDLE_END_MS + 2 * CHECK_EVERY_MS + 2_000);
+    expect(launched[1]!.killedBecause).toBe("it was idle");
+  });
+
+  it("a spare idle for SPARE_IDLE_END_MS is ended, sooner than a regular runner", async () => {
+    const { pool, clock, ring, probe, launched } = poolOf(1, { keep: 1, spare: 1 });
+    await pool.start();
+    void pool.retireLoop();
+    await ring(2);
+    expect(running(pool)).toEqual([1, 2]);
+    probe();
+    await clock.advance(SPARE_IDLE_END_MS + 2 * CHECK_EVERY_MS + 2_000);
+    expect(launched[1]!.killedBecause).toBe("it was idle");
+    expect(running(pool)).toEqual([1]);
+  });
+
+  it("stop closes every doorbell, and a ring after it starts nothing", async () => {
+    const { pool, doorbells, ring, launched } = poolOf(3, { keep: 1, spare: 1 });
+    await pool.start();
+    const rings = [...doorbells.values()];
+    pool.stop();
+    expect(doorbells.size).toBe(0);
+    rings[0]!();
+    await ring(2);
+    expect(launched).toHaveLength(1);
   });
 });

@@ -3,7 +3,8 @@
 // as `npm start` (cli/serve.mjs) over the Worker prebuilt into the package (dist/worker/);
 // `--stdio` bridges stdin/stdout to it for desktop clients; `check` validates and measures a
 // spec; `deploy` runs `wrangler deploy` on the prebuilt Worker; `init` writes a Worker project of
-// the user's own (cli/init.mjs). See `--help` (cli/args.mjs).
+// the user's own (cli/init.mjs); `desktop-config` prints a desktop client's JSON for it
+// (cli/desktop-config.mjs). See `--help` (cli/args.mjs).
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -69,6 +70,20 @@ if (parsed.command === "init") {
       oauth: parsed.oauth,
       product,
       progress,
+    }),
+  );
+}
+if (parsed.command === "desktop-config") {
+  const { runDesktopConfig } = await import("../cli/desktop-config.mjs");
+  process.exit(
+    runDesktopConfig({
+      settings: parsed.settings,
+      route: parsed.route,
+      name: parsed.name,
+      write: parsed.write,
+      bin: join(PACKAGE_ROOT, "bin/code-mode-mcp.mjs"),
+      progress,
+      print: (text) => process.stdout.write(text),
     }),
   );
 }

@@ -25,23 +25,27 @@ const OPTIONS = /** @type {const} */ ({
   "base-url": { type: "string" },
   upstream: { type: "string" },
   port: { type: "string" },
+  name: { type: "string" },
+  write: { type: "string" },
 });
 
 /** The commands; `serve` when none is named. */
-const COMMANDS = ["serve", "check", "deploy", "init", "help"];
+const COMMANDS = ["serve", "check", "deploy", "init", "desktop-config", "help"];
 
 /** A flag that names a credential is refused, whatever its spelling. */
 const CREDENTIAL_FLAG = /token|auth|secret|passw|key|credential|bearer|cookie/i;
 
 /**
  * @typedef {object} Parsed
- * @property {"serve" | "check" | "deploy" | "init" | "help" | "version"} command
+ * @property {"serve" | "check" | "deploy" | "init" | "desktop-config" | "help" | "version"} command
  * @property {Record<string, string>} settings - environment variables the flags set
  * @property {boolean} stdio
  * @property {boolean} dryRun
  * @property {boolean} install - init: run npm install (off with --no-install)
  * @property {boolean} oauth - init: protect the endpoints with OAuth instead of an API key
  * @property {string | undefined} route - the MCP route --stdio bridges (/mcp or /mcp/code)
+ * @property {string | undefined} name - desktop-config: the server's name in mcpServers
+ * @property {string | undefined} write - desktop-config: the client config file to merge into
  * @property {string[]} positional - check's spec file, init's folder
  * @property {string[]} passThrough - arguments after `--` (deploy passes them to wrangler)
  */
@@ -66,6 +70,8 @@ export function parseArgs(argv) {
     install: true,
     oauth: false,
     route: undefined,
+    name: undefined,
+    write: undefined,
     positional: [],
     passThrough: [],
   };
@@ -135,6 +141,10 @@ function applyOption(parsed, flag, value) {
     if (value !== "/mcp" && value !== "/mcp/code")
       return `--route: "${value}" is not an MCP route.\n  Fix: --route /mcp (the OpenAPI tools) or --route /mcp/code (the upstream MCP servers' code tool)`;
     parsed.route = value;
+    return undefined;
+  }
+  if (flag === "--name" || flag === "--write") {
+    parsed[flag === "--name" ? "name" : "write"] = value;
     return undefined;
   }
   if (flag === "--spec" && /^[a-z][a-z0-9+.-]*:\/\//i.test(value))
@@ -211,6 +221,21 @@ function commandRules(parsed) {
             : "OAUTH=on OAUTH_PASSWORD=<passphrase> npx code-mode-mcp serve …, or npx code-mode-mcp init my-api --oauth for a project of your own"
       }`,
     );
+  if (parsed.command === "desktop-config") {
+    if (parsed.positional.length > 0)
+      return refuse(
+        `${parsed.positional[0]}: unexpected argument.\n  Fix: npx code-mode-mcp desktop-config --spec ./openapi.yaml [--base-url <url>] [--name my-api] [--write <client config file>]`,
+      );
+    if (parsed.dryRun || !parsed.install)
+      return refuse(
+        `desktop-config takes the serve options (--spec, --base-url, --upstream, --port, --route) and --name, --write.\n  Fix: npx code-mode-mcp desktop-config --spec ./openapi.yaml [--name my-api] [--write <client config file>]`,
+      );
+    return { ok: true, parsed };
+  }
+  if (parsed.name !== undefined || parsed.write !== undefined)
+    return refuse(
+      `${parsed.name !== undefined ? "--name" : "--write"} belongs to desktop-config.\n  Fix: npx code-mode-mcp desktop-config --spec ./openapi.yaml [--name my-api] [--write <client config file>]`,
+    );
   if (parsed.command === "check" && parsed.positional.length !== 1)
     return refuse(`check needs one spec file.\n  Fix: npx code-mode-mcp check ./openapi.yaml`);
   if (parsed.command === "init") {
@@ -272,6 +297,9 @@ Usage:
   npx code-mode-mcp serve --upstream https://mcp.example.com/mcp
                                                       an MCP server's tools as one code tool at /mcp/code
   npx code-mode-mcp --stdio [serve options]           speak MCP on stdin/stdout (desktop clients)
+  code-mode-mcp desktop-config --spec ./openapi.yaml [--base-url <url>] [--name my-api]
+                [--write <client config file>]        the desktop client's JSON with absolute
+                                                      paths (this Node.js, this package's bin)
   npx code-mode-mcp check ./openapi.yaml              validate and measure a spec before serving it
   npx code-mode-mcp deploy [--dry-run] [-- <wrangler deploy options>]
 
@@ -287,6 +315,9 @@ Options:
   --no-install        init: write the project, skip npm install
   --oauth             init: clients sign in with OAuth (the owner approves each one with
                       OAUTH_PASSWORD) instead of sending MCP_API_KEY
+  --name <name>       desktop-config: the server's name (default: the spec file's name)
+  --write <file>      desktop-config: merge into this client config file (a copy of the
+                      old one is kept as <file>.bak) instead of printing
   -h, --help          this text;  -v, --version  the version
 
 Credentials come from the environment only, never from flags:

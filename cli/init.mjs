@@ -469,7 +469,8 @@ npm test         # type-check, then MCP clients against the Worker inside worker
 npm run deploy   # wrangler deploy (npx wrangler login first)
 \`\`\`
 
-Needs Node.js 22 or later. Secrets go in \`.dev.vars\` (git-ignored) for \`npm run dev\` and in
+Another port for \`npm run dev\`: \`npm run dev -- --port 9000\` (or \`"dev": { "port": 9000 }\` in
+wrangler.jsonc). Needs Node.js 22 or later. Secrets go in \`.dev.vars\` (git-ignored) for \`npm run dev\` and in
 \`npx wrangler secret put NAME\` when deployed. \`vendor/\` holds the code-mode-mcp package this
 project was made with: commit it.
 `;

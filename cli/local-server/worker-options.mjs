@@ -116,7 +116,7 @@ export function hostMessage({
           // through its entry Worker first (routing, the `cf` object, pretty errors, request
           // lines): a second isolate per request that cost ~0.35 ms of latency and ~0.3 ms of
           // the host's CPU per `ping`, and whose share of each request was the native memory
-          // the host gained over a long soak (docs/local-runtime.md, "Memory over time").
+          // the host gained over a long soak (bench/README.md, "Memory over time").
           unsafeDirectSockets: [{ host: "127.0.0.1", port: 0 }],
           serviceBindings: Object.fromEntries(
             runners.map((address, i) => [

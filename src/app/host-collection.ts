@@ -6,7 +6,7 @@
  * is no `gc` and this does nothing.
  *
  * Why: the host's resident memory rose for tens of thousands of calls although its live heap
- * stays ~20 MB (issue #28, docs/local-runtime.md "Memory over time"). What grows is memory that
+ * stays ~20 MB (issue #28, bench/README.md, "Memory over time"). What grows is memory that
  * only a full collection gives back: native memory held by the wrappers of finished requests,
  * streams and RPC results, which V8 counts as small and so collects late, and the heap pages
  * of objects that lived past a young collection. Measured under the soak's mix (concurrency 4,

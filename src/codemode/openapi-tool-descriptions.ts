@@ -35,7 +35,7 @@ export function searchDescription(input: OpenApiDescriptionInput): string {
   const word = pickWord(spec);
   return [
     `Search the ${apiTitle(spec)} API's OpenAPI spec (${spec.operations.length} operations) with JavaScript.`,
-    "`await codemode.spec()` returns the document: paths[path][method] is an operation (operationId, summary, tags, parameters, requestBody, responses); $refs are resolved, cycles read as { $circular }. `await codemode.declaration(operationId)` returns TypeScript types for its parameters, body and response.",
+    "`await codemode.spec()` returns the document: paths[path][method] is an operation (operationId, summary, tags, parameters, requestBody, responses); $refs are resolved (shared and read-only: copy to change), cycles read as { $circular }. `await codemode.declaration(operationId)` returns TypeScript types for its parameters, body and response.",
     `Return only what you need (max ${kb(input.maxResultBytes)} KB).`,
     `Example: async () => { const s = await codemode.spec(); return Object.entries(s.paths).filter(([p]) => p.includes("${word}")).flatMap(([p, ops]) => Object.entries(ops).map(([m, o]) => \`\${m.toUpperCase()} \${p} \${o.operationId}\`)); }`,
     input.extra?.trim() ?? "",

@@ -1,8 +1,7 @@
 /**
- * Lazy `$ref` resolution over a compact spec. A view is a plain, mutable object whose nested
- * values are materialized on first read (an accessor that replaces itself with a data property),
- * so a search program that reads ten operations pays for ten operations, not for the 23 MB a fully
- * inlined Cloudflare spec would take. `$ref`s read as their target's view; a ref whose target is
+ * Lazy `$ref` resolution over a compact spec. A view is a plain object whose nested values are
+ * materialized on first read (a caching accessor), so a search program that reads ten operations
+ * pays for ten operations, not for the 23 MB a fully inlined Cloudflare spec would take. `$ref`s read as their target's view; a ref whose target is
  * already being expanded above it reads as `{ $circular: "<pointer>" }`, which keeps every view a
  * finite tree (JSON.stringify and structured clone terminate).
  *
@@ -16,15 +15,31 @@
  *
  * Memoization: a node's view depends only on the group of the target that encloses it, so views
  * are memoized per (node, enclosing group): at most one view per node and group.
+ *
+ * Shared means read-only: what a `$ref` reaches is one object for every place that names it (that
+ * is the reuse: a whole-spec walk builds each schema's view once, not once per place, which kept
+ * the Stripe spec inside the operation budget). So those views are frozen: a program that assigns
+ * into one gets a TypeError instead of silently changing every other place that names the same
+ * schema. `components` is viewed the same way ({@link LazyResolver.shared}): it is what refs
+ * point to, and separate mutable copies of it cost a whole-spec walk about a fifth more time and
+ * memory. The rest of the document (paths, operations and their inline parts) is made per place
+ * and stays the program's to change. Views with a copy per place were tried (d2400bd) and
+ * reverted: a Stripe-sized walk in the shared worker went past its operation budget.
  */
 import { getAtPointer } from "./json-pointer";
 import type { CircularMarker } from "./types";
 
-/** The cycle group of the target enclosing a node; `undefined` outside every group. */
+/**
+ * The cycle group of the ref target enclosing a node, or {@link SHARED} for a target outside
+ * every group; `undefined` for a node no `$ref` reached (made for one place, mutable).
+ */
 interface Context {
   group: number;
   key: string;
 }
+
+/** The context of a `$ref` target outside every cycle group: shared, so read-only. */
+const SHARED: Context = { group: -1, key: "shared" };
 
 type Node = Record<string, unknown> | unknown[];
 
@@ -57,17 +72,21 @@ const UNSET: unique symbol = Symbol("unset");
 
 /**
  * Defines `key` on `target` as an enumerable accessor that computes its value once and calls
- * `tick` on every read; assigning replaces it with a plain data property holding the new value.
+ * `tick` on every read; assigning replaces it with a plain data property holding the new value,
+ * or, on a read-only view, throws a TypeError that says why and what to do.
  * @param target - the object (or array) to define the property on
  * @param key - the property name
  * @param compute - produces the value on first read
  * @param tick - called on every read (the sandbox's operation budget)
+ * @param readOnly - the view is shared by several `$ref` places (it is frozen after its fields
+ *   are defined)
  */
 export function lazyField(
   target: object,
   key: string,
   compute: () => unknown,
   tick?: () => void,
+  readOnly = false,
 ): void {
   let value: unknown = UNSET;
   Object.defineProperty(target, key, {
@@ -78,6 +97,7 @@ export function lazyField(
       return value === UNSET ? (value = compute()) : value;
     },
     set: (next: unknown) => {
+      if (readOnly) throw new TypeError(readOnlyMessage(key));
       Object.defineProperty(target, key, {
         value: next,
         writable: true,
@@ -86,6 +106,15 @@ export function lazyField(
       });
     },
   });
+}
+
+/**
+ * What a program that assigns into a shared view is told (the frozen view's engine message for
+ * its plain fields says less; this one names the cause and the fix).
+ * @param key - the property assigned
+ */
+export function readOnlyMessage(key: string): string {
+  return `Cannot set "${key}": this part of codemode.spec() is reached through a $ref and shared by every place that names the same target, so it is read-only. Copy what you change: { ...value } (one level) or JSON.parse(JSON.stringify(value)).`;
 }
 
 /**
@@ -131,6 +160,15 @@ export class LazyResolver {
   }
 
   /**
+   * The read-only view of a value that `$ref`s point into (the `components` object): the same
+   * frozen objects refs to its members read as.
+   * @param value - a value reachable from the root
+   */
+  shared<T = unknown>(value: T): T {
+    return this.#view(value, SHARED) as T;
+  }
+
+  /**
    * The lazy view of a `$ref` target, or `undefined` when the pointer resolves to nothing.
    * @param ref - a local pointer such as `#/components/schemas/X`
    */
@@ -162,9 +200,8 @@ export class LazyResolver {
     if (group !== undefined && ctx?.group === group)
       return { $circular: ref } satisfies CircularMarker;
     let target = this.#lookup ? this.#lookup(ref) : getAtPointer(this.#root, ref);
-    if (target === undefined) return refNode ? this.#object(refNode, undefined) : undefined;
-    const next: Context | undefined =
-      group === undefined ? undefined : { group, key: String(group) };
+    if (target === undefined) return refNode ? this.#object(refNode, ctx) : undefined;
+    const next: Context = group === undefined ? SHARED : { group, key: String(group) };
     // OpenAPI 3.1 lets a reference carry its own summary/description (and a 3.1 schema may
     // carry any keyword beside $ref): siblings override the target's fields.
     if (refNode && target !== null && typeof target === "object" && !Array.isArray(target)) {
@@ -216,7 +253,7 @@ export class LazyResolver {
         else out[key] = value;
       } else this.#lazy(out, key, value, ctx);
     }
-    return out;
+    return ctx ? Object.freeze(out) : out;
   }
 
   #array(raw: unknown[], ctx: Context | undefined): unknown[] {
@@ -227,7 +264,7 @@ export class LazyResolver {
       if (value === null || typeof value !== "object") out[i] = value;
       else this.#lazy(out, String(i), value, ctx);
     }
-    return out;
+    return ctx ? (Object.freeze(out) as unknown[]) : out;
   }
 
   /**
@@ -242,6 +279,6 @@ export class LazyResolver {
   #lazyRead(out: Node, key: string, read: () => unknown, ctx: Context | undefined): void {
     // Every read counts, not only the first: shared views can be traversed many times
     // (serializing a spec walks the same schema once per place it is used).
-    lazyField(out, key, () => this.#view(read(), ctx), this.#tick);
+    lazyField(out, key, () => this.#view(read(), ctx), this.#tick, ctx !== undefined);
   }
 }

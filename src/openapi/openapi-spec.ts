@@ -6,7 +6,7 @@
 import { CodeModeError } from "../errors";
 import { compileSpec } from "./compile-spec";
 import { getAtPointer } from "./json-pointer";
-import { LazyResolver } from "./lazy-view";
+import { LazyResolver, lazyField } from "./lazy-view";
 import { PathMatcher } from "./path-matcher";
 import {
   COMPACT_FORMAT,
@@ -82,11 +82,17 @@ export class OpenApiSpec {
    * A fresh lazy view of the whole document: `{ openapi, info, servers, tags, paths, components }`
    * with `paths[template][method]` the operations (path-level parameters merged in) and every
    * `$ref` resolved on read, cycles marked `{ $circular: pointer }`. Fresh per call so one run's
-   * edits never leak into the next; unread parts cost nothing.
+   * edits never leak into the next; unread parts cost nothing. `components` and everything a
+   * `$ref` reaches are shared by every place that names them, so frozen (see lazy-view.ts).
    * @param tick - optional per-materialization counter (the sandbox's operation budget)
    */
   document(tick?: () => void): JsonObject {
-    return this.resolver(tick).view(this.#rawDocument());
+    const resolver = this.resolver(tick);
+    const { components, ...rest } = this.#rawDocument();
+    const out = resolver.view(rest);
+    // Read-only, as every ref target is (lazy-view.ts): the objects refs read are these.
+    lazyField(out, "components", () => resolver.shared(components), tick);
+    return out;
   }
 
   /**

@@ -152,7 +152,8 @@ function asciiJson(value: unknown): string {
  * components }`. The index (paths, methods and each operation's short fields) is plain data;
  * an operation's other fields and every component are decoded on first read and come back as
  * lazy views (refs resolved on read, cycles marked; see lazy-view.ts), each read counted by
- * `tick`. Build one per run: the document is mutable by the program that reads it.
+ * `tick`. Build one per run: paths and operations are mutable by the program that reads them
+ * (`components` and everything a `$ref` reaches are shared, so frozen).
  * @param bytes - what {@link packSpec} produced
  * @param tick - called on every read of a lazy value (the sandbox's operation budget)
  */
@@ -201,7 +202,8 @@ export function openPackedSpec(bytes: Uint8Array, tick?: () => void): JsonObject
     components.lookup(pointer),
   );
   const document: JsonObject = { ...header.doc, paths: header.paths };
-  lazyField(document, "components", () => resolver.view(components.root["components"]), tick);
+  // Read-only, as every ref target is (lazy-view.ts): the objects refs read are these.
+  lazyField(document, "components", () => resolver.shared(components.root["components"]), tick);
   return document;
 }
 

@@ -15,7 +15,7 @@
 // to 6.4 % in the first four runs.
 //
 // The full soak passes since the front sends to the host Worker's direct socket, past
-// Miniflare's entry Worker (docs/local-runtime.md, "Memory over time"): 2026-12-05, two runs,
+// Miniflare's entry Worker (bench/README.md, "Memory over time"): 2026-12-05, two runs,
 // +5.1 % and +7.4 % (the host workerd +5 MiB in each), against +13.0 % and +14.5 % (host +59
 // and +85 MiB) the same day through the entry Worker, with the host's own collections, and
 // +23.8 % (host +166) without them. The runners' retirements are spread, so they no longer

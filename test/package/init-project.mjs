@@ -170,11 +170,12 @@ export async function runDocsExamples({ project, repo, log }) {
 }
 
 /**
- * The README's library examples exactly as a user pastes them into the project `init` wrote:
- * each ```ts block of README.md becomes a module beside the project's src/ and is type-checked
- * with the project's own bindings (src/env.d.ts), not the docs' (docs/examples/env.d.ts), so a
- * secret the project types differently from the docs fails here (issue #42: TS2322 on
- * `secrets: [env.API_TOKEN]` when init typed it optional).
+ * The library examples exactly as a user pastes them into the project `init` wrote: each ```ts
+ * block of docs/library.md's "Four examples to paste" section (between its `init-project
+ * examples` markers; the README links there) becomes a module beside the project's src/ and is
+ * type-checked with the project's own bindings (src/env.d.ts), not the docs'
+ * (docs/examples/env.d.ts), so a secret the project types differently from the docs fails here
+ * (issue #42: TS2322 on `secrets: [env.API_TOKEN]` when init typed it optional).
  * @param {object} options
  * @param {string} options.project - the generated project
  * @param {string} options.repo
@@ -182,11 +183,15 @@ export async function runDocsExamples({ project, repo, log }) {
  * @returns {Promise<number>} how many examples were checked
  */
 export async function compileReadmeExamples({ project, repo, log }) {
-  const readme = await readFile(join(repo, "README.md"), "utf8");
-  const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1] ?? "");
+  const page = await readFile(join(repo, "docs/library.md"), "utf8");
+  const section =
+    /<!-- init-project examples: start -->([\s\S]*?)<!-- init-project examples: end -->/.exec(
+      page,
+    )?.[1] ?? "";
+  const blocks = [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1] ?? "");
   check(
-    blocks.length >= 4,
-    `README.md has ${blocks.length} ts examples, expected the 4 library ones`,
+    blocks.length === 4,
+    `docs/library.md's "Four examples to paste" section has ${blocks.length} ts examples, expected 4`,
   );
   const dir = join(project, "readme-examples");
   await mkdir(dir, { recursive: true });
@@ -199,7 +204,7 @@ export async function compileReadmeExamples({ project, repo, log }) {
     `${JSON.stringify({ extends: "../tsconfig.json", include: [".", "../src/env.d.ts"] }, null, 2)}\n`,
   );
   await run("npx", ["tsc", "-p", "readme-examples/tsconfig.json"], { cwd: project });
-  log(`the README's ${blocks.length} examples type-check as pasted into the generated project`);
+  log(`the library's ${blocks.length} examples type-check as pasted into the generated project`);
   return blocks.length;
 }
 

@@ -89,7 +89,7 @@ describe("Cloudflare API spec (4.2 MB, 1,533 operations)", () => {
     expect(JSON.stringify(spec.compact).length).toBeLessThan(5_000_000);
   });
 
-  it("returns fresh, mutable views per document() call and shares targets within one", () => {
+  it("returns fresh, mutable views per document() call and shares read-only targets within one", () => {
     const a = spec.document() as any;
     const b = spec.document() as any;
     a.paths["/zones/{zone_id}/dns_records"].post.summary = "edited";
@@ -97,6 +97,9 @@ describe("Cloudflare API spec (4.2 MB, 1,533 operations)", () => {
     const post = a.paths["/zones/{zone_id}/dns_records"].post;
     const patch = a.paths["/zones/{zone_id}/dns_records/{dns_record_id}"].patch;
     expect(post.parameters[0].schema).toBe(patch.parameters[0].schema);
+    // Shared, so read-only: a change to one place can never show at the other (issue #42).
+    expect(() => (post.parameters[0].schema.maxLength = 1)).toThrow(TypeError);
+    expect(patch.parameters[0].schema.maxLength).toBe(32);
   });
 
   it("loads a compact spec without re-checking or re-indexing", () => {

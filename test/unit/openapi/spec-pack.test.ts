@@ -54,17 +54,39 @@ describe("packed specs", () => {
     expect(bytes.byteLength).toBeLessThan(5 * 1024 * 1024);
   });
 
-  it("keeps one view per schema, whether reached through a $ref or through components", () => {
+  it("shares one read-only view between two $refs to one schema (issue #42)", () => {
     const doc = packedView(loadSpec(cloudflareSpec()).compact);
-    const create = doc.paths["/zones/{zone_id}/dns_records"].post;
-    const variant = create.requestBody.content["application/json"].schema.oneOf[0];
-    const name = Object.keys(doc.components.schemas).find(
-      (key) => doc.components.schemas[key] === variant,
+    const post = doc.paths["/zones/{zone_id}/dns_records"].post;
+    const patch = doc.paths["/zones/{zone_id}/dns_records/{dns_record_id}"].patch;
+    // Both operations' zone_id schema is `$ref: #/components/schemas/dns-records_identifier`.
+    const here = post.parameters[0].schema;
+    const there = patch.parameters.find((p: { name: string }) => p.name === "zone_id").schema;
+    const original = JSON.stringify(there);
+    // The resolution work is reused (one object) and nothing can change it for the other place.
+    expect(here).toBe(there);
+    expect(Object.isFrozen(here)).toBe(true);
+    expect(() => (here.maxLength = 1)).toThrow(TypeError);
+    expect(() => (here.added = true)).toThrow(TypeError);
+    expect(() => delete here.maxLength).toThrow(TypeError);
+    expect(JSON.stringify(there)).toBe(original);
+    // An object-valued field says why and what to do.
+    const body = post.requestBody.content["application/json"].schema;
+    expect(Object.isFrozen(body.oneOf)).toBe(true);
+    expect(() => (body.oneOf = [])).toThrow(
+      /shared by every place .* read-only\. Copy what you change/,
     );
-    expect(name).toBeDefined();
-    // Reading the tables after the ref, and again, gives the same objects.
-    expect(doc.components.schemas[name!]).toBe(variant);
-    expect(create.requestBody).toBe(create.requestBody);
+    expect(() => body.oneOf.push({})).toThrow(TypeError);
+    // A copy is the program's own.
+    const copy = { ...here, maxLength: 1 };
+    expect(copy.maxLength).toBe(1);
+    expect(JSON.stringify(there)).toBe(original);
+    // The components are what refs point to: the same read-only objects.
+    expect(doc.components.schemas["dns-records_identifier"]).toBe(here);
+    expect(Object.isFrozen(doc.components.schemas)).toBe(true);
+    // The operation's own parts stay mutable, and stay one object per place.
+    post.requestBody.content["application/json"].schema = { replaced: true };
+    expect(post.requestBody.content["application/json"].schema).toEqual({ replaced: true });
+    expect(post.requestBody).toBe(post.requestBody);
   });
 
   it("operations keep their fields' order, enumerability and assignment semantics", () => {
@@ -120,12 +142,14 @@ describe("packed specs", () => {
   it("two opens of the same bytes share nothing a program can change", () => {
     const bytes = packSpec(loadSpec(oasExample("3.0/json/petstore.json")).compact)!;
     const first = openPackedSpec(bytes) as any;
-    first.paths["/pet"].post.requestBody.content = "changed";
-    first.components.schemas.Pet.properties = "changed";
+    // (requestBody is a $ref here, so read-only; the operation's field itself is the program's.)
+    first.paths["/pet"].post.requestBody = "changed";
+    expect(() => (first.components.schemas.Pet.properties = "changed")).toThrow(TypeError);
     first.paths["/pet"].put.summary = "changed";
     delete first.paths["/pet/{petId}"];
     const second = openPackedSpec(bytes) as any;
     expect(second.paths["/pet"].post.requestBody.content).toBeTypeOf("object");
+    expect(first.paths["/pet"].post.requestBody).toBe("changed");
     expect(second.components.schemas.Pet.properties).toBeTypeOf("object");
     expect(second.paths["/pet"].put.summary).not.toBe("changed");
     expect(second.paths["/pet/{petId}"]).toBeDefined();

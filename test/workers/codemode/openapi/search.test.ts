@@ -86,14 +86,15 @@ describeExecutors((Executor) => {
 
   describe("one run's changes to the spec", () => {
     it("are never seen by a later run, in search or in execute", async () => {
-      // Every place a program can write: the index, an operation's decoded fields, a component
-      // (through a ref and through the tables), the document itself, and the built-in prototypes.
+      // Every place a program can write: the index, an operation's decoded fields, the document
+      // itself, and the built-in prototypes (components and what refs reach are read-only; the
+      // check would see a change to them too).
       const change = `
       const create = s.paths["/zones/{zone_id}/dns_records"].post;
       create.summary = "MUTATED";
       create.parameters.push({ name: "MUTATED", in: "query" });
-      create.requestBody.content["application/json"].schema.oneOf.length = 0;
-      for (const schema of Object.values(s.components.schemas)) if (schema && typeof schema === "object") schema.MUTATED = true;
+      create.requestBody.content["application/json"].schema = { oneOf: [] };
+      try { s.components.schemas.MUTATED = true; } catch {}
       delete s.paths["/zones/{zone_id}/rulesets"];
       s.paths["/MUTATED"] = { get: { operationId: "MUTATED" } };
       s.info.title = "MUTATED";
@@ -105,7 +106,7 @@ describeExecutors((Executor) => {
         summary: now.summary === "MUTATED",
         params: now.parameters.some((p) => p.name === "MUTATED"),
         variants: now.requestBody.content["application/json"].schema.oneOf.length === 0,
-        schema: Object.values(s.components.schemas).some((x) => x && typeof x === "object" && Object.hasOwn(x, "MUTATED")),
+        schema: Object.hasOwn(s.components.schemas, "MUTATED"),
         deleted: !("/zones/{zone_id}/rulesets" in s.paths),
         added: "/MUTATED" in s.paths,
         title: s.info.title === "MUTATED",
@@ -122,7 +123,7 @@ describeExecutors((Executor) => {
         // The check sees every change made in its own run (so "clean" below means something).
         const same = `async () => { const s = await codemode.spec(); ${change} ${check} }`;
         expect(text(await client.callTool({ name: "search", arguments: { code: same } }))).toBe(
-          "summary,params,variants,schema,deleted,added,title,proto",
+          "summary,params,variants,deleted,added,title,proto",
         );
         for (const tool of ["search", "execute"]) {
           const done = await client.callTool({ name: tool, arguments: { code: mutate } });
@@ -131,6 +132,61 @@ describeExecutors((Executor) => {
             const answer = await client.callTool({ name: next, arguments: { code: read } });
             expect(text(answer), `${tool} then ${next}`).toBe("clean");
           }
+        }
+      } finally {
+        await client.close();
+      }
+    });
+  });
+
+  describe("views a search program changes", () => {
+    it("never share a mutable object between two $refs to one schema (issue #42)", async () => {
+      // Both operations' zone_id schema is `$ref: #/components/schemas/dns-records_identifier`.
+      const seen = await search(`async () => {
+      const s = await codemode.spec();
+      const post = s.paths["/zones/{zone_id}/dns_records"].post.parameters[0].schema;
+      const patch = s.paths["/zones/{zone_id}/dns_records/{dns_record_id}"].patch.parameters.find((p) => p.name === "zone_id").schema;
+      const before = JSON.stringify(patch);
+      const refused = [];
+      try { post.maxLength = 1; } catch (e) { refused.push(e.name); }
+      try { post.added = true; } catch (e) { refused.push(e.name); }
+      const body = s.paths["/zones/{zone_id}/dns_records"].post.requestBody.content["application/json"].schema;
+      try { body.oneOf = []; } catch (e) { refused.push(e.message); }
+      const copy = { ...post, maxLength: 1 };
+      const component = s.components.schemas["dns-records_identifier"];
+      return { refused, unchanged: JSON.stringify(patch) === before, maxLength: patch.maxLength, added: "added" in patch, component: component.maxLength, sameAsComponent: component === patch, copy: copy.maxLength };
+    }`);
+      expect(seen).toEqual({
+        refused: [
+          "TypeError",
+          "TypeError",
+          expect.stringMatching(/^Cannot set "oneOf": .* read-only\. Copy what you change/),
+        ],
+        unchanged: true,
+        maxLength: 32,
+        added: false,
+        component: 32,
+        sameAsComponent: true,
+        copy: 1,
+      });
+    });
+  });
+
+  describe("a program that writes into a shared view", () => {
+    it("is told why it cannot and what to do instead", async () => {
+      const client = await connect(handler);
+      try {
+        for (const write of ["schema.maxLength = 1", "schema.added = true", "delete schema.type"]) {
+          const result = await client.callTool({
+            name: "search",
+            arguments: {
+              code: `async () => { const s = await codemode.spec(); const schema = s.paths["/zones/{zone_id}/dns_records"].post.parameters[0].schema; ${write}; return "written"; }`,
+            },
+          });
+          expect(result.isError, write).toBe(true);
+          expect(text(result), write).toMatch(
+            /^ERROR: TypeError: .*If the object came from codemode\.spec\(\): what a \$ref reaches is shared .* read-only\. Copy what you change/,
+          );
         }
       } finally {
         await client.close();

@@ -19,7 +19,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CLUSTER_SECRET_HEADER } from "../../cli/local-server/cluster-secret.mjs";
 import { freePort } from "../../cli/local-server/free-port.mjs";
-import { runnerCount } from "../../cli/local-server/worker-options.mjs";
+import { defaultRunnerCount } from "../../cli/local-server/worker-options.mjs";
 import { rawToolCall } from "./raw-client.mjs";
 import { p50, round1 } from "./stats.mjs";
 
@@ -295,7 +295,7 @@ export async function localServerRows(config, log) {
   });
   if (built.status !== 0) throw new Error("build-worker failed");
   // The launcher's default pool (cli/local-server/worker-options.mjs).
-  const pool = runnerCount(undefined).count;
+  const pool = defaultRunnerCount();
   /** @type {Record<string, unknown>} */
   const rows = { cores: cpus().length, pool };
   for (const runners of [1, pool]) {

@@ -38,11 +38,12 @@ function commandOf(pid) {
 }
 
 /**
- * CPU ms of each kind of process below `root` (the launcher's process group leader).
+ * CPU ms so far of each process below `root` (the launcher's process group leader), with its role.
  * @param {number} root
  * @param {number} hostPid - the host workerd
+ * @returns {Map<number, { role: string, ms: number }>}
  */
-function cpuByRole(root, hostPid) {
+function cpuByProcess(root, hostPid) {
   /** @type {Map<number, number[]>} */
   const children = new Map();
   for (const name of readdirSync("/proc")) {
@@ -54,8 +55,8 @@ function cpuByRole(root, hostPid) {
       // gone meanwhile
     }
   }
-  /** @type {Record<string, number>} */
-  const roles = { front: 0, "runtime host": 0, host: 0, "runners+standby": 0 };
+  /** @type {Map<number, { role: string, ms: number }>} */
+  const found = new Map();
   const stack = [root];
   while (stack.length > 0) {
     const pid = /** @type {number} */ (stack.pop());
@@ -77,8 +78,22 @@ function cpuByRole(root, hostPid) {
             : /runtime-host/.test(command)
               ? "runtime host"
               : "front";
-    roles[role] = (roles[role] ?? 0) + ms;
+    found.set(pid, { role, ms });
   }
+  return found;
+}
+
+/**
+ * CPU ms each role spent between two readings: per process, so one that ended meanwhile (a
+ * retired runner) takes nothing away, and one that started (its replacement) counts from zero.
+ * @param {Map<number, { role: string, ms: number }>} before
+ * @param {Map<number, { role: string, ms: number }>} after
+ */
+function spentByRole(before, after) {
+  /** @type {Record<string, number>} */
+  const roles = { front: 0, "runtime host": 0, host: 0, "runners+standby": 0 };
+  for (const [pid, { role, ms }] of after)
+    roles[role] = (roles[role] ?? 0) + ms - (before.get(pid)?.ms ?? 0);
   return roles;
 }
 
@@ -118,16 +133,13 @@ export async function cpuPerCall({ calls, rounds, env = {}, kinds = KINDS }, log
       for (let i = 0; i < 100; i++) await oneCall(server.public, ++id, what);
     for (let round = 0; round < rounds; round++) {
       for (const what of kinds) {
-        const before = cpuByRole(server.group, server.hostPid);
+        const before = cpuByProcess(server.group, server.hostPid);
         const client = process.cpuUsage();
         for (let i = 0; i < calls; i++) await oneCall(server.public, ++id, what);
         const used = process.cpuUsage(client);
-        const after = cpuByRole(server.group, server.hostPid);
+        const spent = spentByRole(before, cpuByProcess(server.group, server.hostPid));
         const per = Object.fromEntries(
-          Object.keys(after).map((role) => [
-            role,
-            Math.round((((after[role] ?? 0) - (before[role] ?? 0)) / calls) * 100) / 100,
-          ]),
+          Object.entries(spent).map(([role, ms]) => [role, Math.round((ms / calls) * 100) / 100]),
         );
         per.client = Math.round(((used.user + used.system) / 1000 / calls) * 100) / 100;
         log(`${what} round ${round + 1}: ${JSON.stringify(per)}`);

@@ -10,17 +10,10 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { Worker } from "node:worker_threads";
 import { basename, extname, resolve } from "node:path";
 import { clusterSecret, shareSecretWithParent } from "./local-server/cluster-secret.mjs";
-import { bodyBudgetSetting } from "./local-server/front/body-budget.mjs";
 import { createSocketFolder } from "./local-server/socket-folder.mjs";
 import { supervise } from "./local-server/supervise.mjs";
 import { workerdV8Flags } from "./local-server/v8-flags.mjs";
-import { maxRunsSetting } from "./local-server/runner-retirement.mjs";
-import {
-  hostMessage,
-  logRequestsSetting,
-  runnerCount,
-  runnerMessage,
-} from "./local-server/worker-options.mjs";
+import { defaultRunnerCount, hostMessage, runnerMessage } from "./local-server/worker-options.mjs";
 import { portInUse } from "./port-in-use.mjs";
 import { PRODUCT_MODULE, RUNNER_SCRIPT, WORKER_CONFIG } from "./runtime-paths.mjs";
 import { specCacheKeyFile } from "./spec-cache-key.mjs";
@@ -181,11 +174,22 @@ export async function planLaunch({ label, product, env, log, progress, warn }) {
   const fail = (message) => {
     throw new LaunchProblem(message);
   };
-  const port = env.PORT ?? "8787";
-  if (!/^\d{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65535)
+  // The launcher's own settings (PORT, SANDBOX_RUNNERS, …): rows of the product's settings
+  // table (src/app/config/setting-table.ts), checked before anything else is done.
+  const launcher = product.readLauncherSettings(env);
+  if (launcher.problems.length > 0)
     fail(
-      `- PORT: "${port}" is not a port number (1 to 65535).\n  Fix: ${label === "npm start" ? "PORT=8787 npm start" : "--port 8787"}`,
+      product.formatProblems(
+        launcher.problems.map((/** @type {{ setting: string, fix: string }} */ p) =>
+          p.setting === "PORT"
+            ? { ...p, fix: label === "npm start" ? "PORT=8787 npm start" : "--port 8787" }
+            : p,
+        ),
+      ),
     );
+  /** @type {{ PORT: number, SPEC_FILE?: string, SANDBOX_RUNNERS?: number, SANDBOX_RUNNER_MAX_RUNS: number, LOG_REQUESTS: boolean, FRONT_BODY_BUDGET_MB: number }} */
+  const given = launcher.values;
+  const port = String(given.PORT);
 
   /** @type {Record<string, string>} */
   const settings = {};
@@ -198,7 +202,7 @@ export async function planLaunch({ label, product, env, log, progress, warn }) {
 
   /** @type {Record<string, unknown>} */
   const launchSpecs = {};
-  const specFile = env.SPEC_FILE?.trim();
+  const specFile = given.SPEC_FILE;
   if (specFile && /^[a-z][a-z0-9+.-]*:\/\//i.test(specFile))
     fail(
       `- SPEC_FILE: ${specFile} is a URL, and URLs are not fetched: download it first.\n  Fix: curl -fLo openapi.json '${specFile}', then SPEC_FILE=./openapi.json (--spec ./openapi.json).`,
@@ -281,22 +285,15 @@ export async function planLaunch({ label, product, env, log, progress, warn }) {
   );
   const launchTokens = { [measured.digest]: { tokens: measured.tokens, tools: measured.perTool } };
 
-  const runners = runnerCount(env.SANDBOX_RUNNERS);
-  if (!runners.ok) fail(runners.message);
-  const maxRuns = maxRunsSetting(env.SANDBOX_RUNNER_MAX_RUNS);
-  if (!maxRuns.ok) fail(maxRuns.message);
-  const logRequests = logRequestsSetting(env.LOG_REQUESTS);
-  if (!logRequests.ok) fail(logRequests.message);
+  const runners = given.SANDBOX_RUNNERS ?? defaultRunnerCount();
   if (await portInUse(Number(port)))
     fail(
       `- PORT: 127.0.0.1:${port} is in use by another program.\n  Fix: stop what uses the port, or choose another: ${label === "npm start" ? "PORT=8788 npm start" : "--port 8788"}`,
     );
-  const bodyBudget = bodyBudgetSetting(env.FRONT_BODY_BUDGET_MB);
-  if (!bodyBudget.ok) fail(bodyBudget.message);
   // The front's own options (front.mjs createFront): the memory budget for request bodies, and
   // the key it checks from a request's headers before reading its body (the Worker checks too).
   const front = {
-    bodyBudgetBytes: bodyBudget.bytes,
+    bodyBudgetBytes: given.FRONT_BODY_BUDGET_MB * 1_048_576,
     ...(checked.config.apiKey ? { apiKey: checked.config.apiKey } : {}),
   };
 
@@ -329,10 +326,10 @@ export async function planLaunch({ label, product, env, log, progress, warn }) {
   };
   return {
     port: Number(port),
-    runners: runners.count,
-    maxRuns: maxRuns.runs,
+    runners,
+    maxRuns: given.SANDBOX_RUNNER_MAX_RUNS,
     runTimeoutMs: checked.config.limits.timeoutMs ?? product.DEFAULT_LIMITS.timeoutMs,
-    logRequests: logRequests.on,
+    logRequests: given.LOG_REQUESTS,
     front,
     bindings,
   };

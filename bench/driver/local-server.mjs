@@ -19,7 +19,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CLUSTER_SECRET_HEADER } from "../../cli/local-server/cluster-secret.mjs";
 import { freePort } from "../../cli/local-server/free-port.mjs";
-import { runnerCount } from "../../cli/local-server/worker-options.mjs";
+import { defaultRunnerCount } from "../../cli/local-server/worker-options.mjs";
 import { rawToolCall } from "./raw-client.mjs";
 import { p50, round1 } from "./stats.mjs";
 
@@ -29,7 +29,7 @@ const SEARCH = `async () => Object.keys((await codemode.spec()).paths).filter((p
 const EXECUTE = `async () => (await codemode.request({ method: "GET", path: "/projects", query: { limit: 2 } }))`;
 
 /**
- * @typedef {{ public: string, own: string, direct: string, secret: string, group: number, stop(): Promise<void> }} LocalServer
+ * @typedef {{ hostPid: number, public: string, own: string, direct: string, secret: string, group: number, stop(): Promise<void> }} LocalServer
  * `secret`: the server's cluster secret, which its runtimes' own ports ask for (the front adds it
  * to every request it passes on); the launcher sends it over the IPC channel it was started with.
  */
@@ -37,9 +37,10 @@ const EXECUTE = `async () => (await codemode.request({ method: "GET", path: "/pr
 /**
  * Starts the launcher with `runners` sandbox runners; resolves once it and its standby are up.
  * @param {number} runners
+ * @param {Record<string, string>} [env] - more environment for the launcher
  * @returns {Promise<LocalServer>}
  */
-async function startLocal(runners) {
+export async function startLocal(runners, env = {}) {
   const port = await freePort();
   const persist = mkdtempSync(join(tmpdir(), "code-mode-bench-local-"));
   const child = spawn(process.execPath, [START], {
@@ -53,6 +54,7 @@ async function startLocal(runners) {
       PERSIST_TO: persist,
       SANDBOX_RUNNERS: String(runners),
       LOCAL_CLUSTER_SECRET_TO_PARENT: "1",
+      ...env,
     },
   });
   let secret = "";
@@ -84,12 +86,17 @@ async function startLocal(runners) {
     const ready = /ready on \S+ \(runtime \d+ \(workerd pid (\d+), port (\d+)\)/.exec(output);
     if (ready && output.includes("stands by.") && secret) {
       const direct = Number(ready[2]);
-      const own = listeningPorts(Number(ready[1])).filter((p) => p !== direct);
+      // An inspector (WORKERD_INSPECTOR_PORT, profile-host.mjs) listens from its base port up.
+      const inspector = Number(env.WORKERD_INSPECTOR_PORT ?? NaN);
+      const own = listeningPorts(Number(ready[1])).filter(
+        (p) => p !== direct && !(p >= inspector && p < inspector + 16),
+      );
       if (own.length !== 1) {
         await stop();
         throw new Error(`the host runtime's own port is not one of ${own.join(", ") || "none"}`);
       }
       return {
+        hostPid: Number(ready[1]),
         public: `http://127.0.0.1:${port}`,
         own: `http://127.0.0.1:${own[0]}`,
         direct: `http://127.0.0.1:${direct}`,
@@ -175,7 +182,7 @@ export function treeRssBytes(root) {
  * @param {"ping" | "execute"} what
  * @param {string} [secret] - the cluster secret, for a runtime's own port
  */
-async function call(base, id, what, secret = "") {
+export async function call(base, id, what, secret = "") {
   // `ping` is gone from the 2026-07-28 revision: it is sent as a 2025-11-25 client sends it.
   const { headers, body } =
     what === "execute"
@@ -288,7 +295,7 @@ export async function localServerRows(config, log) {
   });
   if (built.status !== 0) throw new Error("build-worker failed");
   // The launcher's default pool (cli/local-server/worker-options.mjs).
-  const pool = runnerCount(undefined).count;
+  const pool = defaultRunnerCount();
   /** @type {Record<string, unknown>} */
   const rows = { cores: cpus().length, pool };
   for (const runners of [1, pool]) {

@@ -16,7 +16,10 @@
 
 import { healthRequest } from "./health-request.mjs";
 
-/** Runs after which a runner is retired, when `SANDBOX_RUNNER_MAX_RUNS` is not set. */
+/**
+ * Runs after which a runner is retired, when `SANDBOX_RUNNER_MAX_RUNS` is not set (the setting
+ * is a row of src/app/config/setting-table.ts; a unit test keeps the two defaults equal).
+ */
 export const DEFAULT_MAX_RUNS = 2_000;
 /** How often the runners' counts (from the watchdog's latest probe of each) are looked at. */
 export const CHECK_EVERY_MS = 2_000;
@@ -84,23 +87,6 @@ export function nextRetirement(candidates, maxRuns, runners) {
     }
   }
   return chosen;
-}
-
-/**
- * How many runs a runner serves before it is retired: `SANDBOX_RUNNER_MAX_RUNS` when set (0:
- * never), else {@link DEFAULT_MAX_RUNS}.
- * @param {string | undefined} setting
- * @returns {{ ok: true, runs: number } | { ok: false, message: string }}
- */
-export function maxRunsSetting(setting) {
-  if (setting === undefined || setting.trim() === "") return { ok: true, runs: DEFAULT_MAX_RUNS };
-  const runs = Number(setting.trim());
-  if (!Number.isInteger(runs) || runs < 0 || runs > 10_000_000)
-    return {
-      ok: false,
-      message: `- SANDBOX_RUNNER_MAX_RUNS: "${setting}" is not a whole number from 0 to 10000000.\n  Fix: SANDBOX_RUNNER_MAX_RUNS=${DEFAULT_MAX_RUNS} (runs after which a sandbox runner is replaced by a fresh process; 0 never).`,
-    };
-  return { ok: true, runs };
 }
 
 /**

@@ -14,40 +14,15 @@ export const RUNNER_ENTRYPOINT = "SandboxRunner";
 const MAX_DEFAULT_CORES = 4;
 
 /**
- * How many sandbox runners to start: `SANDBOX_RUNNERS` when set (0 runs sandboxes in the host,
- * as before runners existed), else one per core (at most {@link MAX_DEFAULT_CORES}) plus one. The
- * one more is for the runner a program may be holding: a blocked runner keeps a core busy, and
- * the rest of the machine's cores still have a free runner each, so runs need not queue beside
- * the blocked one.
- * @param {string | undefined} setting
- * @returns {{ ok: true, count: number } | { ok: false, message: string }}
+ * How many sandbox runners to start when `SANDBOX_RUNNERS` is unset (the setting itself is a row
+ * of src/app/config/setting-table.ts, read by cli/serve.mjs): one per core (at most
+ * {@link MAX_DEFAULT_CORES}) plus one. The one more is for the runner a program may be holding: a
+ * blocked runner keeps a core busy, and the rest of the machine's cores still have a free runner
+ * each, so runs need not queue beside the blocked one.
+ * @returns {number}
  */
-export function runnerCount(setting) {
-  if (setting === undefined || setting.trim() === "")
-    return { ok: true, count: Math.max(1, Math.min(cpus().length, MAX_DEFAULT_CORES)) + 1 };
-  const count = Number(setting.trim());
-  if (!Number.isInteger(count) || count < 0 || count > 16)
-    return {
-      ok: false,
-      message: `- SANDBOX_RUNNERS: "${setting}" is not a whole number from 0 to 16.\n  Fix: SANDBOX_RUNNERS=2 (runner processes for sandbox runs; 0 runs them inside the host runtime).`,
-    };
-  return { ok: true, count };
-}
-
-/**
- * Whether the host prints a line per request: `LOG_REQUESTS` set to 1, true, yes or on (off when
- * unset; see runtime-host.mjs for why).
- * @param {string | undefined} setting
- * @returns {{ ok: true, on: boolean } | { ok: false, message: string }}
- */
-export function logRequestsSetting(setting) {
-  const value = (setting ?? "").trim().toLowerCase();
-  if (["", "0", "false", "no", "off"].includes(value)) return { ok: true, on: false };
-  if (["1", "true", "yes", "on"].includes(value)) return { ok: true, on: true };
-  return {
-    ok: false,
-    message: `- LOG_REQUESTS: "${setting}" is not a switch.\n  Fix: LOG_REQUESTS=1 (a line per request in the output) or leave it unset.`,
-  };
+export function defaultRunnerCount() {
+  return Math.max(1, Math.min(cpus().length, MAX_DEFAULT_CORES)) + 1;
 }
 
 /**

@@ -12,6 +12,7 @@ export {
 } from "../../src/app/config/setting-names";
 export { apiToolText } from "../../src/app/api-tool-text";
 export { readConfig, formatProblems } from "../../src/app/config/config";
+export { readLauncherSettings } from "../../src/app/config/setting-table";
 export { DEFAULT_LIMITS } from "../../src/executor/limits";
 export { specDefinesAuth } from "../../src/app/config/spec-auth";
 export { COMPACT_SPECS } from "../../src/app/generated/specs";

@@ -42,7 +42,7 @@ export interface Endpoints {
 }
 
 const specs = new Map<string, OpenApiSpec>();
-let built: { key: string; endpoints: Endpoints } | undefined;
+let built: { config: AppConfig; key: string; endpoints: Endpoints } | undefined;
 
 /**
  * Returns the endpoints for `config`, building them when the configuration changed.
@@ -55,8 +55,14 @@ export function endpointsFor(
   env: Cloudflare.Env,
   specTexts: Readonly<Record<string, string>>,
 ): Endpoints {
+  // Per request: the checked configuration is memoized by the app (app.ts), so the same object
+  // means the same endpoints without serialising it again.
+  if (built?.config === config) return built.endpoints;
   const key = JSON.stringify(config);
-  if (built?.key === key) return built.endpoints;
+  if (built?.key === key) {
+    built.config = config;
+    return built.endpoints;
+  }
   const text = specTexts[config.specName]!;
   let spec = specs.get(config.specName);
   if (!spec) {
@@ -106,6 +112,7 @@ export function endpointsFor(
   const code =
     config.upstream.kind === "off" ? undefined : codeHandler(config, env, executor, secrets, onRun);
   built = {
+    config,
     key,
     endpoints: {
       spec,

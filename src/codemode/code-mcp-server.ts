@@ -20,7 +20,7 @@ import {
   type LoggingLevel,
   type ServerContext,
 } from "@modelcontextprotocol/server";
-import { z } from "zod";
+import { CODE_INPUT } from "./code-input";
 import type {
   ExecutorLimits,
   HostFunction,
@@ -49,14 +49,6 @@ import { SKILLS_ROOM, skillsSection } from "./skills/skill-listing";
 import { skillsFor, withNotes, type CallerSkills } from "./skills/caller-skills";
 
 export type { CodeMcpServerOptions, CodeServerRequest } from "./code-server-options";
-
-/**
- * The `code` tool's input schema, built once per isolate: the server is rebuilt per request, and
- * building a zod object (with its clones for `.describe`) was most of that construction's cost.
- */
-const CODE_INPUT = z.object({
-  code: z.string().describe("JavaScript (or TypeScript): an async arrow function using codemode.*"),
-});
 
 /**
  * Creates a factory for `createMcpHandler` that builds the code-mode server per request. The

@@ -14,7 +14,7 @@
  * `openApiMcpServer()` is called; building the server per request is cheap.
  */
 import { McpServer, type CallToolResult, type ServerContext } from "@modelcontextprotocol/server";
-import { z } from "zod";
+import { CODE_INPUT } from "./code-input";
 import { SpecDeclarations } from "../declarations/spec-declarations";
 import { resolveLimits } from "../executor/limits";
 import { TOOL_LIMITS } from "./tool-limits";
@@ -224,11 +224,6 @@ function shippedSpecOnce(spec: OpenApiSpec, redactor: Redactor): () => string | 
     return specData;
   };
 }
-
-/** The input of both tools: the program. */
-const CODE_INPUT = z.object({
-  code: z.string().describe("JavaScript (or TypeScript): an async arrow function using codemode.*"),
-});
 
 /** The `search` tool: the program reads the spec (`codemode.spec()`), nothing is sent. */
 function registerSearch(server: McpServer, setup: Setup): void {

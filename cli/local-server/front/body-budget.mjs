@@ -7,10 +7,12 @@
  * the others go on.
  */
 
-/** The total when `FRONT_BODY_BUDGET_MB` is not set: 64 MiB, 16 MCP bodies of the largest size. */
+/**
+ * The total when `FRONT_BODY_BUDGET_MB` is not set: 64 MiB, 16 MCP bodies of the largest size.
+ * The setting (its default and its range, 8–4096) is a row of src/app/config/setting-table.ts;
+ * a unit test keeps this default equal to that row's.
+ */
 export const DEFAULT_BODY_BUDGET_BYTES = 64 * 1_048_576;
-/** The largest `FRONT_BODY_BUDGET_MB` taken (4 GiB). */
-const MAX_BUDGET_MB = 4_096;
 
 /**
  * What one request holds of the budget: bytes added as they arrive, all given back at once by
@@ -94,21 +96,3 @@ export function createBodyBudget(totalBytes) {
 }
 
 /** @typedef {ReturnType<typeof createBodyBudget>} BodyBudget */
-
-/**
- * The total from `FRONT_BODY_BUDGET_MB` (whole MiB, 8–4096), or the default when unset.
- * @param {string | undefined} setting
- * @returns {{ ok: true, bytes: number } | { ok: false, message: string }}
- */
-export function bodyBudgetSetting(setting) {
-  if (setting === undefined || setting.trim() === "")
-    return { ok: true, bytes: DEFAULT_BODY_BUDGET_BYTES };
-  const mb = Number(setting.trim());
-  // At least two of the largest bodies (4 MiB each), so one client's body never blocks all.
-  if (!/^\d+$/.test(setting.trim()) || mb < 8 || mb > MAX_BUDGET_MB)
-    return {
-      ok: false,
-      message: `- FRONT_BODY_BUDGET_MB: "${setting}" is not a whole number from 8 to ${MAX_BUDGET_MB}.\n  Fix: FRONT_BODY_BUDGET_MB=${DEFAULT_BODY_BUDGET_BYTES / 1_048_576} (MiB of request bodies the server holds at once; past it a request gets 503 and is asked to retry).`,
-    };
-  return { ok: true, bytes: mb * 1_048_576 };
-}

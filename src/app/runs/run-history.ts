@@ -147,12 +147,21 @@ function dayOf(time: number): string {
   return new Date(time).toISOString().slice(0, 10);
 }
 
+/** Keys of the callers this isolate recorded runs for lately (one digest per caller, not per run). */
+const callerKeys = new Map<string, string>();
+
 /** A short, stable key for a caller (names its shards without spelling out who it is). */
 async function callerKey(caller: string): Promise<string> {
+  const known = callerKeys.get(caller);
+  if (known !== undefined) return known;
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(caller));
-  return [...new Uint8Array(digest).slice(0, 8)]
+  const key = [...new Uint8Array(digest).slice(0, 8)]
     .map((b) => b.toString(16).padStart(2, "0"))
     .join("");
+  // Bounded as `registered` is: a flood of callers costs a digest each again, never memory.
+  if (callerKeys.size >= 10_000) callerKeys.clear();
+  callerKeys.set(caller, key);
+  return key;
 }
 
 function oneOf(name: string, value: string | undefined, allowed: readonly string[]): void {

@@ -69,18 +69,47 @@ export function preflightResponse(options: CorsOptions = {}): Response {
  * Returns `response` with the CORS headers set (replacing any the inner handler wrote).
  * The body is passed through untouched, so a streaming (SSE) body keeps streaming.
  *
+ * Per request this is on every answer's path, so it does little: the header values are
+ * worked out once per options object, and a response built in JavaScript (mutable headers,
+ * as the SDK's and this library's are) gets them set in place; only one whose headers are
+ * immutable (e.g. a `fetch` answer passed through) is copied into a new response.
+ *
  * @param response - the response to decorate
  * @param options - CORS overrides
- * @returns a new response sharing the original body
+ * @returns `response` itself, or a new response sharing its body
  */
 export function withCors(response: Response, options: CorsOptions = {}): Response {
+  const pairs = corsPairs(options);
+  try {
+    for (const [name, value] of pairs) response.headers.set(name, value);
+    return response;
+  } catch {
+    // Immutable headers: copied below.
+  }
   const headers = new Headers(response.headers);
-  for (const [name, value] of corsHeaders(options)) headers.set(name, value);
+  for (const [name, value] of pairs) headers.set(name, value);
   return new Response(response.body, {
     status: response.status,
     statusText: response.statusText,
     headers,
   });
+}
+
+/** The CORS header pairs of each options object a handler was given (built on first use). */
+const PAIRS = new WeakMap<CorsOptions, readonly (readonly [string, string])[]>();
+/** The pairs of the defaults, for calls without options (a fresh `{}` each time). */
+const DEFAULT_PAIRS = Object.freeze([...corsHeaders()].map(([n, v]) => [n, v] as const));
+
+/** The CORS header pairs for `options`, worked out once per options object. */
+function corsPairs(options: CorsOptions): readonly (readonly [string, string])[] {
+  let pairs = PAIRS.get(options);
+  if (pairs === undefined) {
+    pairs = Object.values(options).every((v) => v === undefined)
+      ? DEFAULT_PAIRS
+      : Object.freeze([...corsHeaders(options)].map(([n, v]) => [n, v] as const));
+    PAIRS.set(options, pairs);
+  }
+  return pairs;
 }
 
 /** Drops `undefined` fields so they do not overwrite defaults in a spread. */

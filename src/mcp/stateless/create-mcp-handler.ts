@@ -30,6 +30,7 @@ import type {
   StatelessMcpHandler,
 } from "./handler-types";
 import { refuseV1TransportOptions } from "./refuse-v1-options";
+import { pingAnswer } from "./ping-answer";
 import { createRequestStateSealer } from "./request-state";
 import { registerTaskRoundServer } from "../tasks/task-rounds";
 import { installTaskSupport } from "../tasks/task-support";
@@ -68,8 +69,9 @@ class SdkV1OnModernRequest extends Error {}
  *
  * Each request: exact `route` match (else `404`), Host/Origin guards (else `403`), CORS
  * preflight, then the SDK handler with a fresh server from `factory`. A POST whose client has
- * already gone (aborted signal) gets `499` and no server is built. Responses carry the CORS
- * headers.
+ * already gone (aborted signal) gets `499` and no server is built; nor is one for a plain
+ * 2025-era `ping` whose body was already read (with `tasks`), answered `{}` as JSON
+ * (ping-answer.ts). Responses carry the CORS headers.
  *
  * Security defaults: browser `Origin`s are limited to localhost, the `*.workers.dev`
  * hostname being served and a concrete `corsOptions.origin`; malformed, `null` and
@@ -330,6 +332,9 @@ function requestServer(
         : { parsedBody: requestOptions?.parsedBody };
     if (legacyTasks.answered !== undefined) return withCors(legacyTasks.answered, corsOptions);
     const { parsedBody } = legacyTasks;
+    // A plain 2025-era ping needs no server: answered here, as the SDK would (ping-answer.ts).
+    const pong = legacy === "stateless" ? pingAnswer(request, parsedBody) : undefined;
+    if (pong !== undefined) return withCors(pong, corsOptions);
     const sdkOptionsForRequest: McpHandlerRequestOptions = {
       ...(authInfo !== undefined && { authInfo }),
       ...(parsedBody !== undefined && { parsedBody }),

@@ -5,7 +5,11 @@ import { describe, expect, it } from "vitest";
 import configurationDoc from "../../../../docs/configuration.md?raw";
 import { CONFIG_RULES } from "../../../../src/app/config/config-rules";
 import { readConfig, SETTING_NAMES } from "../../../../src/app/config/config";
-import { readSettings, SETTING_TABLE } from "../../../../src/app/config/setting-table";
+import {
+  LAUNCHER_SETTING_TABLE,
+  readSettings,
+  SETTING_TABLE,
+} from "../../../../src/app/config/setting-table";
 
 const SPECS = ["demo-api", "petstore"];
 
@@ -16,6 +20,29 @@ describe("the settings table", () => {
       expect(row.doc.length, name).toBeGreaterThan(10);
       expect(configurationDoc, name).toContain(`\`${name}`);
     }
+  });
+
+  it("has the launcher's settings as rows too, each documented as a start-only setting", () => {
+    const rows = Object.entries(LAUNCHER_SETTING_TABLE);
+    expect(rows.map(([name]) => name)).toEqual(
+      expect.arrayContaining([
+        "PORT",
+        "SANDBOX_RUNNERS",
+        "SANDBOX_RUNNER_MAX_RUNS",
+        "LOG_REQUESTS",
+      ]),
+    );
+    // The table of docs/configuration.md: a row naming the setting and saying "(start only)".
+    const lines = configurationDoc.split("\n").filter((line) => line.startsWith("| `"));
+    for (const [name, row] of rows) {
+      expect(row.doc.length, name).toBeGreaterThan(10);
+      const line = lines.find((l) => l.split("|")[1]?.includes(`\`${name}\``));
+      expect(line, name).toBeDefined();
+      expect(line, name).toContain("(start only)");
+    }
+    // No launcher setting is passed to the Worker (they are not product settings).
+    for (const name of Object.keys(LAUNCHER_SETTING_TABLE))
+      expect(SETTING_NAMES as readonly string[]).not.toContain(name);
   });
 
   it("gives every unset setting its default; blank is unset, but a blank scheme means none", () => {

@@ -104,6 +104,21 @@ describe("the consent page", () => {
     }
   });
 
+  it("counts an IPv6 address by its /64: new clients from new addresses of one host are limited", async () => {
+    // One host holds a whole /64. Counted per full address, a guess from each new address, on a
+    // new client each time, was checked every time: 12 of 12, no limit at all.
+    const statuses: number[] = [];
+    for (let i = 1; i <= 12; i++) {
+      const { url } = await authorizeUrl(await register());
+      statuses.push((await approve(url, `rotated-${i}`, `2001:db8:7:7::${i.toString(16)}`)).status);
+    }
+    expect(statuses.filter((s) => s === 401)).toHaveLength(5);
+    expect(statuses.slice(5).every((s) => s === 429)).toBe(true);
+    // Another /64 is another address.
+    const { url } = await authorizeUrl(await register());
+    expect((await approve(url, env.OAUTH_PASSWORD, "2001:db8:7:8::1")).status).toBe(302);
+  });
+
   it("grants no one when OAUTH_PASSWORD is not set", async () => {
     const { url } = await authorizeUrl(await register());
     for (const unset of [undefined, ""]) {

@@ -251,6 +251,40 @@ describe("OAuth (OAUTH=on)", () => {
     expect((await guess(other.url, PASSWORD, "198.51.100.2")).status).toBe(302);
   });
 
+  it("counts an IPv6 address by its /64: a new client from a new address of one host per guess is limited", async () => {
+    // One host holds a whole /64. Counted per full address, an attacker who registered a new
+    // client per guess and sent each from another address of its /64 had all 12 of 12 checked.
+    const statuses: number[] = [];
+    for (let i = 1; i <= 12; i++) {
+      const { url } = await authorizeUrl();
+      const response = await worker(url, {
+        method: "POST",
+        headers: { "cf-connecting-ip": `2001:db8:40:1::${i.toString(16)}` },
+        body: new URLSearchParams({ user: "mallory", passphrase: `rotated-${i}` }),
+        redirect: "manual",
+      });
+      statuses.push(response.status);
+    }
+    expect(statuses).toEqual([...Array(5).fill(401), ...Array(7).fill(429)]);
+    // The same prefix written another way is the same address; another /64 is another one.
+    const mapped = await authorizeUrl();
+    const again = await worker(mapped.url, {
+      method: "POST",
+      headers: { "cf-connecting-ip": "2001:0DB8:0040:0001:ffff::9" },
+      body: new URLSearchParams({ user: "owner", passphrase: PASSWORD }),
+      redirect: "manual",
+    });
+    expect(again.status).toBe(429);
+    const owner = await authorizeUrl();
+    const signedIn = await worker(owner.url, {
+      method: "POST",
+      headers: { "cf-connecting-ip": "2001:db8:40:2::1" },
+      body: new URLSearchParams({ user: "owner", passphrase: PASSWORD }),
+      redirect: "manual",
+    });
+    expect(signedIn.status).toBe(302);
+  });
+
   it("checks at most five of a burst of wrong passphrases sent at once (issue #40: 60 guesses)", async () => {
     // Each guess read the count before any was recorded, so a burst was checked whole: 30 of 30
     // through the local server's front (test/e2e/oauth-guesses.mjs). Counting before checking,

@@ -2,9 +2,9 @@
 // token, or with a forged one, is refused with 401 and a WWW-Authenticate header that tells the
 // client where to sign in; the consent page grants a token only for the owner's passphrase, and
 // locks after five wrong ones; a signed-in client is served.
+import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { consent } from "../src/consent";
 import { approve, authorizeUrl, call, connect, register } from "./client";
 
 /** The MCP endpoints this Worker serves. */
@@ -119,18 +119,25 @@ describe("the consent page", () => {
     expect((await approve(url, env.OAUTH_PASSWORD, "2001:db8:7:8::1")).status).toBe(302);
   });
 
-  it("grants no one when OAUTH_PASSWORD is not set", async () => {
-    const { url } = await authorizeUrl(await register());
-    for (const unset of [undefined, ""]) {
+  it("grants no one when OAUTH_PASSWORD is not set, or too short to resist guessing", async () => {
+    // Through the whole Worker (the OAuth provider in front), with the passphrase itself sent:
+    // a short one, guessable despite the limit, granted a token before.
+    const worker = (await import("../src/index")).default as ExportedHandler<Cloudflare.Env>;
+    for (const unset of [undefined, "", "hunter2", "12345678901"]) {
+      const { url } = await authorizeUrl(await register());
       const request = new Request(new URL(url, "http://localhost"), {
         method: "POST",
-        body: new URLSearchParams({ passphrase: "" }),
+        body: new URLSearchParams({ passphrase: unset ?? "" }),
+        headers: { "cf-connecting-ip": "192.0.2.55" },
+        redirect: "manual",
       });
-      const refused = await consent(request, {
-        ...env,
-        OAUTH_PASSWORD: unset as unknown as string,
-      });
-      expect(refused.status).toBe(503);
+      const refused = await worker.fetch!(
+        request as Request<unknown, IncomingRequestCfProperties>,
+        { ...env, OAUTH_PASSWORD: unset as unknown as string },
+        createExecutionContext(),
+      );
+      expect(refused.status, String(unset)).toBe(503);
+      expect(refused.headers.get("location")).toBeNull();
       expect(await refused.text()).toContain("npx wrangler secret put OAUTH_PASSWORD");
     }
   });

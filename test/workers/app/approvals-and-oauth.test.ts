@@ -225,6 +225,28 @@ describe("OAuth (OAUTH=on)", () => {
     expect(JSON.stringify(await own.json())).toContain(marker);
   });
 
+  it("shows where the grant goes, so a client named after a trusted one cannot hide its redirect", async () => {
+    // A stranger registers "Claude" with a redirect of their own and sends the owner the link:
+    // the page said only "Authorize Claude", and the owner's passphrase sent the code there.
+    const registered = await worker(`${base}/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        client_name: "Claude",
+        redirect_uris: ["https://attacker.example/callback"],
+        token_endpoint_auth_method: "none",
+      }),
+    });
+    const { client_id } = (await registered.json()) as { client_id: string };
+    const { challenge } = await pkce();
+    const query = authorizeQuery(client_id, challenge, { scope: "mcp" });
+    query.set("redirect_uri", "https://attacker.example/callback");
+    const page = await worker(`${base}/authorize?${query}`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("<code>https://attacker.example/callback</code>");
+    expect(page.headers.get("content-security-policy")).toBe("frame-ancestors 'none'");
+  });
+
   it("limits wrong passphrases per client and per address: then even the right one is refused", async () => {
     const guess = (url: string, passphrase: string, ip: string) =>
       worker(url, {

@@ -95,6 +95,10 @@ export async function deploy({
       // Nothing is uploaded in a dry run, so no secret goes to disk for it.
       secrets: dryRun ? {} : secrets,
       tmp,
+      // Wrangler writes every log line, debug ones included, to ~/.wrangler/logs; unsanitized
+      // (WRANGLER_LOG_SANITIZE=false left in a shell), those hold the upload's body with each
+      // secret's value. Sanitized, they say the body was omitted.
+      env: { ...process.env, WRANGLER_LOG_SANITIZE: "true" },
     });
   } finally {
     if (out) rmSync(out, { recursive: true, force: true });

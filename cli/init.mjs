@@ -497,7 +497,8 @@ the header. ${risk}
 - **Locally** (\`npm run dev\`): the key is \`MCP_API_KEY\` in \`.dev.vars\`, a random one written by
   init (git-ignored: never commit it).
 - **Deployed**: set it before or right after the first deploy (each command asks for the value;
-  reuse .dev.vars' or make a new one, e.g. \`openssl rand -base64 32\`):
+  reuse .dev.vars' or make a new one, e.g. \`openssl rand -base64 32\`; one shorter than 12
+  characters grants no one):
 
   \`\`\`sh
 ${secrets}
@@ -543,7 +544,8 @@ How a client signs in (MCP clients do every step but one by themselves):
 - **Locally** (\`npm run dev\`): the passphrase is \`OAUTH_PASSWORD\` in \`.dev.vars\`, a random one
   written by init (git-ignored: never commit it).
 - **Deployed**: set it before or right after the first deploy (each command asks for the value;
-  reuse .dev.vars' or make a new one, e.g. \`openssl rand -base64 32\`):
+  reuse .dev.vars' or make a new one, e.g. \`openssl rand -base64 32\`; one shorter than 12
+  characters grants no one):
 
   \`\`\`sh
 ${secrets}

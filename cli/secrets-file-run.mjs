@@ -44,6 +44,7 @@ function signalExit(signal) {
  * @param {Record<string, string>} options.secrets - name → value; none runs without a file
  * @param {string} [options.flag] - the option that names the file (default --secrets-file)
  * @param {string} [options.tmp] - where the private folder is made (default: the OS's)
+ * @param {NodeJS.ProcessEnv} [options.env] - the command's environment (default: this process's)
  * @returns {Promise<number>} the command's exit code (128 + n when stopped by signal n)
  */
 export async function runWithSecretsFile({
@@ -52,6 +53,7 @@ export async function runWithSecretsFile({
   secrets,
   flag = "--secrets-file",
   tmp = tmpdir(),
+  env = process.env,
 }) {
   /** @type {string | undefined} */
   let folder;
@@ -102,7 +104,7 @@ export async function runWithSecretsFile({
     }
     /** @type {number} */
     const code = await new Promise((resolve) => {
-      child = spawn(command, [...args, ...fileArgs], { stdio: "inherit" });
+      child = spawn(command, [...args, ...fileArgs], { stdio: "inherit", env });
       child.once("error", (error) => {
         // The program could not be started: its name, never its arguments' file contents.
         console.error(`could not start ${command}: ${error.message}`);

@@ -1,5 +1,5 @@
 // A stand-in for `wrangler` in the deploy tests: it reports what a real one would be handed (its
-// arguments, the secrets file's path, modes and names) to the JSON file FAKE_WRANGLER_REPORT, then
+// arguments, the secrets file's path, modes and names, whether its logs are sanitized) to the JSON file FAKE_WRANGLER_REPORT, then
 // exits with FAKE_WRANGLER_EXIT (default 0), or, with FAKE_WRANGLER_WAIT=1, prints `ready` and
 // waits to be stopped, reporting the signal that stopped it.
 import { readFileSync, statSync, writeFileSync } from "node:fs";
@@ -9,7 +9,7 @@ const args = process.argv.slice(2);
 const at = args.indexOf("--secrets-file");
 const file = at === -1 ? undefined : args[at + 1];
 /** @type {Record<string, unknown>} */
-const report = { pid: process.pid, args, file };
+const report = { pid: process.pid, args, file, logSanitize: process.env.WRANGLER_LOG_SANITIZE };
 if (file !== undefined) {
   const secrets = JSON.parse(readFileSync(file, "utf8"));
   report.fileMode = statSync(file).mode & 0o777;

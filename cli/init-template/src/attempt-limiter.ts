@@ -2,7 +2,8 @@
 // the owner's passphrase cannot be guessed at request speed: after MAX_FAILURES wrong ones within
 // WINDOW_MS, the form is refused (429 with Retry-After) without checking the passphrase, so a
 // locked-out guess teaches nothing. The address is CF-Connecting-IP, which Cloudflare sets and a
-// client cannot; without it (`npm run dev`) every caller shares one address.
+// client cannot; an IPv6 address counts by its /64 (see addressKey); without it (`npm run dev`)
+// every caller shares one address.
 //
 // The counts live in a Durable Object (one instance), because it runs one call at a time: an
 // attempt is counted BEFORE its passphrase is checked, in the same step that reads the count,
@@ -68,6 +69,29 @@ export class ConsentAttempts extends DurableObject<Cloudflare.Env> {
 }
 
 /**
+ * The address a consent attempt is counted against: an IPv4 address as it is, an IPv6 one by its
+ * /64 prefix. One IPv6 host usually holds a whole /64 (a cloud VM gets 2^64 addresses), so
+ * counted per full address, an attacker who registers a new client per guess and sends each from
+ * another address of its /64 had every guess checked: no limit at all. An IPv4 address mapped
+ * into IPv6 (`::ffff:192.0.2.1`) counts as the IPv4 address.
+ * @param address - `CF-Connecting-IP` (absent: "unknown", shared by all)
+ */
+export function addressKey(address: string): string {
+  const ip = address.trim().toLowerCase().split("%")[0]!;
+  if (!ip.includes(":")) return ip.slice(0, 64);
+  const mapped = /^(?:0{0,4}:){0,5}:?ffff:(\d{1,3}(?:\.\d{1,3}){3})$/.exec(ip);
+  if (mapped) return mapped[1]!;
+  const [head = "", tail] = ip.split("::", 2);
+  const groups = head === "" ? [] : head.split(":");
+  if (tail !== undefined) {
+    const rest = tail === "" ? [] : tail.split(":");
+    groups.push(...Array<string>(Math.max(0, 8 - groups.length - rest.length)).fill("0"), ...rest);
+  }
+  const prefix = groups.slice(0, 4).map((group) => group.replace(/^0+(?=.)/, "").slice(0, 4));
+  return `${prefix.join(":")}::/64`;
+}
+
+/**
  * The limiter for one consent request.
  * @param namespace - the CONSENT_ATTEMPTS binding
  * @param clientId - the OAuth client asking
@@ -78,8 +102,8 @@ export function consentAttempts(
   clientId: string,
   request: Request,
 ) {
-  const address = request.headers.get("cf-connecting-ip") ?? "unknown";
-  const keys = [`client:${clientId.slice(0, 200)}`, `addr:${address.slice(0, 64)}`];
+  const address = addressKey(request.headers.get("cf-connecting-ip") ?? "unknown");
+  const keys = [`client:${clientId.slice(0, 200)}`, `addr:${address}`];
   const counters = () => namespace.get(namespace.idFromName("consent"));
   return {
     /** Counts this attempt: seconds to wait before trying again, or 0 to check it now. */

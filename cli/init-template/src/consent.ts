@@ -10,6 +10,9 @@
 import type { AuthRequest, OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import { consentAttempts } from "./attempt-limiter";
 
+/** The shortest OAUTH_PASSWORD that grants anything (the product's OAUTH=on asks the same). */
+export const MIN_PASSPHRASE_LENGTH = 12;
+
 /** What the OAuth provider adds to the env of its handlers. */
 type ConsentEnv = Cloudflare.Env & { OAUTH_PROVIDER: OAuthHelpers };
 
@@ -22,11 +25,13 @@ type ConsentEnv = Cloudflare.Env & { OAUTH_PROVIDER: OAuthHelpers };
 export async function consent(request: Request, env: Cloudflare.Env): Promise<Response> {
   const { OAUTH_PROVIDER: oauth } = env as ConsentEnv;
   const passphrase = typeof env.OAUTH_PASSWORD === "string" ? env.OAUTH_PASSWORD : "";
-  if (passphrase === "")
+  // A short passphrase falls to guessing despite the limit (5 per address per 15 minutes is
+  // ~480 a day from each address, or from each /64), so it grants nothing, as none does.
+  if (passphrase.length < MIN_PASSPHRASE_LENGTH)
     return page(
       503,
       "Sign-in is not set up",
-      "This MCP server has no OAUTH_PASSWORD, so it grants no one access. The owner sets it with <code>npx wrangler secret put OAUTH_PASSWORD</code> (.dev.vars for npm run dev).",
+      `This MCP server has ${passphrase === "" ? "no OAUTH_PASSWORD" : "an OAUTH_PASSWORD shorter than ${MIN_PASSPHRASE_LENGTH} characters"}, so it grants no one access. The owner sets one of at least ${MIN_PASSPHRASE_LENGTH} characters (e.g. <code>openssl rand -base64 32</code>) with <code>npx wrangler secret put OAUTH_PASSWORD</code> (.dev.vars for npm run dev).`,
     );
   let auth: AuthRequest;
   try {

@@ -2,9 +2,9 @@
 // token, or with a forged one, is refused with 401 and a WWW-Authenticate header that tells the
 // client where to sign in; the consent page grants a token only for the owner's passphrase, and
 // locks after five wrong ones; a signed-in client is served.
+import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { consent } from "../src/consent";
 import { approve, authorizeUrl, call, connect, register } from "./client";
 
 /** The MCP endpoints this Worker serves. */
@@ -104,18 +104,40 @@ describe("the consent page", () => {
     }
   });
 
-  it("grants no one when OAUTH_PASSWORD is not set", async () => {
+  it("counts an IPv6 address by its /64: new clients from new addresses of one host are limited", async () => {
+    // One host holds a whole /64. Counted per full address, a guess from each new address, on a
+    // new client each time, was checked every time: 12 of 12, no limit at all.
+    const statuses: number[] = [];
+    for (let i = 1; i <= 12; i++) {
+      const { url } = await authorizeUrl(await register());
+      statuses.push((await approve(url, `rotated-${i}`, `2001:db8:7:7::${i.toString(16)}`)).status);
+    }
+    expect(statuses.filter((s) => s === 401)).toHaveLength(5);
+    expect(statuses.slice(5).every((s) => s === 429)).toBe(true);
+    // Another /64 is another address.
     const { url } = await authorizeUrl(await register());
-    for (const unset of [undefined, ""]) {
+    expect((await approve(url, env.OAUTH_PASSWORD, "2001:db8:7:8::1")).status).toBe(302);
+  });
+
+  it("grants no one when OAUTH_PASSWORD is not set, or too short to resist guessing", async () => {
+    // Through the whole Worker (the OAuth provider in front), with the passphrase itself sent:
+    // a short one, guessable despite the limit, granted a token before.
+    const worker = (await import("../src/index")).default as ExportedHandler<Cloudflare.Env>;
+    for (const unset of [undefined, "", "hunter2", "12345678901"]) {
+      const { url } = await authorizeUrl(await register());
       const request = new Request(new URL(url, "http://localhost"), {
         method: "POST",
-        body: new URLSearchParams({ passphrase: "" }),
+        body: new URLSearchParams({ passphrase: unset ?? "" }),
+        headers: { "cf-connecting-ip": "192.0.2.55" },
+        redirect: "manual",
       });
-      const refused = await consent(request, {
-        ...env,
-        OAUTH_PASSWORD: unset as unknown as string,
-      });
-      expect(refused.status).toBe(503);
+      const refused = await worker.fetch!(
+        request as Request<unknown, IncomingRequestCfProperties>,
+        { ...env, OAUTH_PASSWORD: unset as unknown as string },
+        createExecutionContext(),
+      );
+      expect(refused.status, String(unset)).toBe(503);
+      expect(refused.headers.get("location")).toBeNull();
       expect(await refused.text()).toContain("npx wrangler secret put OAUTH_PASSWORD");
     }
   });

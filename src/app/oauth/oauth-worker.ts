@@ -140,9 +140,12 @@ async function authorize(request: Request, env: Cloudflare.Env): Promise<Respons
     );
   }
   const url = new URL(request.url);
+  // The client names itself at /register, so the name proves nothing: a stranger registers
+  // "Claude" with a redirect of their own and sends the owner the link. Where the code goes is
+  // what the owner can check, so the page shows it.
   return page(
     `<h1>Authorize ${esc(clientName)}</h1>
-<p>${esc(clientName)} asks to use this Code Mode MCP server${auth.scope.length ? ` (scopes: ${esc(auth.scope.join(", "))})` : ""}.</p>
+<p>${esc(clientName)} asks to use this Code Mode MCP server${auth.scope.length ? ` (scopes: ${esc(auth.scope.join(", "))})` : ""}. The grant goes to <code>${esc(auth.redirectUri)}</code>: approve only if you started this sign-in from that client.</p>
 <form method="post" action="${esc(url.pathname + url.search)}">
 <p><label>Your name <input name="user" autocomplete="username"></label></p>
 <p><label>Owner passphrase (OAUTH_PASSWORD) <input name="passphrase" type="password" autocomplete="current-password"></label></p>
@@ -162,7 +165,11 @@ function page(body: string): Response {
   return new Response(
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Authorize</title></head><body style="font:15px system-ui;max-width:36rem;margin:3rem auto">${body}</body></html>`,
     {
-      headers: { "content-type": "text/html; charset=utf-8", "x-frame-options": "DENY" },
+      headers: {
+        "content-type": "text/html; charset=utf-8",
+        "x-frame-options": "DENY",
+        "content-security-policy": "frame-ancestors 'none'",
+      },
     },
   );
 }

@@ -131,6 +131,15 @@ describe("deploy's secret upload", () => {
     for (const value of VALUES) expect(run.output).not.toContain(value);
   });
 
+  it("keeps wrangler's logs sanitized, so its upload body with every value is never logged", async () => {
+    // With WRANGLER_LOG_SANITIZE=false left in the shell, wrangler wrote each API request's body,
+    // the secrets' values included, to ~/.wrangler/logs (it logs debug lines to disk always).
+    const run = await runDeploy({ env: { WRANGLER_LOG_SANITIZE: "false" } });
+    expect(run.status).toBe(0);
+    expect(run.report.file).toBeDefined();
+    expect(run.report.logSanitize).toBe("true");
+  });
+
   it("a dry run names the secrets a deploy would upload and writes none of them", async () => {
     const run = await runDeploy({ dryRun: true });
     expect(run.status).toBe(0);

@@ -225,6 +225,28 @@ describe("OAuth (OAUTH=on)", () => {
     expect(JSON.stringify(await own.json())).toContain(marker);
   });
 
+  it("shows where the grant goes, so a client named after a trusted one cannot hide its redirect", async () => {
+    // A stranger registers "Claude" with a redirect of their own and sends the owner the link:
+    // the page said only "Authorize Claude", and the owner's passphrase sent the code there.
+    const registered = await worker(`${base}/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        client_name: "Claude",
+        redirect_uris: ["https://attacker.example/callback"],
+        token_endpoint_auth_method: "none",
+      }),
+    });
+    const { client_id } = (await registered.json()) as { client_id: string };
+    const { challenge } = await pkce();
+    const query = authorizeQuery(client_id, challenge, { scope: "mcp" });
+    query.set("redirect_uri", "https://attacker.example/callback");
+    const page = await worker(`${base}/authorize?${query}`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("<code>https://attacker.example/callback</code>");
+    expect(page.headers.get("content-security-policy")).toBe("frame-ancestors 'none'");
+  });
+
   it("limits wrong passphrases per client and per address: then even the right one is refused", async () => {
     const guess = (url: string, passphrase: string, ip: string) =>
       worker(url, {
@@ -249,6 +271,40 @@ describe("OAuth (OAUTH=on)", () => {
     expect((await guess(other.url, PASSWORD, "203.0.113.7")).status).toBe(429);
     // Another client from another address is served as before.
     expect((await guess(other.url, PASSWORD, "198.51.100.2")).status).toBe(302);
+  });
+
+  it("counts an IPv6 address by its /64: a new client from a new address of one host per guess is limited", async () => {
+    // One host holds a whole /64. Counted per full address, an attacker who registered a new
+    // client per guess and sent each from another address of its /64 had all 12 of 12 checked.
+    const statuses: number[] = [];
+    for (let i = 1; i <= 12; i++) {
+      const { url } = await authorizeUrl();
+      const response = await worker(url, {
+        method: "POST",
+        headers: { "cf-connecting-ip": `2001:db8:40:1::${i.toString(16)}` },
+        body: new URLSearchParams({ user: "mallory", passphrase: `rotated-${i}` }),
+        redirect: "manual",
+      });
+      statuses.push(response.status);
+    }
+    expect(statuses).toEqual([...Array(5).fill(401), ...Array(7).fill(429)]);
+    // The same prefix written another way is the same address; another /64 is another one.
+    const mapped = await authorizeUrl();
+    const again = await worker(mapped.url, {
+      method: "POST",
+      headers: { "cf-connecting-ip": "2001:0DB8:0040:0001:ffff::9" },
+      body: new URLSearchParams({ user: "owner", passphrase: PASSWORD }),
+      redirect: "manual",
+    });
+    expect(again.status).toBe(429);
+    const owner = await authorizeUrl();
+    const signedIn = await worker(owner.url, {
+      method: "POST",
+      headers: { "cf-connecting-ip": "2001:db8:40:2::1" },
+      body: new URLSearchParams({ user: "owner", passphrase: PASSWORD }),
+      redirect: "manual",
+    });
+    expect(signedIn.status).toBe(302);
   });
 
   it("checks at most five of a burst of wrong passphrases sent at once (issue #40: 60 guesses)", async () => {

@@ -74,7 +74,8 @@ export async function serve({ label, env, persist, log, progress, cleanup, refus
   // travels to the runtimes in their messages (cluster-secret.mjs). A bench that measures the
   // runtimes' own ports may ask for it over its IPC channel.
   shareSecretWithParent(env);
-  // The runners' RPC sockets: in a folder only this user can enter (socket-folder.mjs).
+  // Every internal socket (runner RPC, the runtimes' HTTP sockets, Miniflare's): in a folder only
+  // this user can enter (socket-folder.mjs).
   const sockets = createSocketFolder();
   await supervise({
     port,
@@ -100,6 +101,7 @@ export async function serve({ label, env, persist, log, progress, cleanup, refus
         secret: clusterSecret,
       }),
     runnerSocket: (index) => sockets.runner(index),
+    socketFolder: sockets.path,
     env: {
       ...process.env,
       CLOUDFLARE_CF_FETCH_ENABLED: "false",

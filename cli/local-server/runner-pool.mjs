@@ -113,7 +113,7 @@ export function createRunnerPool({
       retiring: false,
       startedAt: 0,
     });
-  const describe = (/** @type {Runtime} */ r) => `${r.name} (workerd pid ${r.pid}, port ${r.port})`;
+  const describe = (/** @type {Runtime} */ r) => `${r.name} (workerd pid ${r.pid})`;
 
   /** Starts the slot's runner; resolves once it answers. @param {RunnerSlot} slot */
   const start = async (slot) => {

@@ -49,6 +49,39 @@ export function createSocketFolder(parent = tmpdir()) {
 }
 
 /**
+ * @typedef {object} RuntimeSockets
+ * @property {string} entry - Miniflare's entry socket (workerd binds this path as given)
+ * @property {string} loopback - Miniflare's loopback server (closed: it answers 403)
+ * @property {{ host: string, file: string }} direct - a Worker's direct socket: the host given
+ *   to Miniflare (`unix:<path>`) and the file workerd creates (`<path>:0`)
+ * @property {() => void} clear - removes the three files (at the runtime's end)
+ */
+
+/**
+ * The sockets of runtime `id` (runtime-host.mjs names them; one id is never used twice in a
+ * server's life): its HTTP sockets, which answer the supervisor's probes and the front's
+ * requests, are files in the private folder too, not loopback ports.
+ * @param {string} folder
+ * @param {string} id - "r1", "r2", …
+ * @returns {RuntimeSockets}
+ */
+export function runtimeSockets(folder, id) {
+  const base = join(folder, id);
+  const sockets = {
+    entry: `${base}.entry.sock`,
+    loopback: `${base}.loopback.sock`,
+    direct: { host: `unix:${base}.direct.sock`, file: `${base}.direct.sock:0` },
+  };
+  return {
+    ...sockets,
+    clear: () => {
+      for (const file of [sockets.entry, sockets.loopback, sockets.direct.file])
+        rmSync(file, { force: true });
+    },
+  };
+}
+
+/**
  * Runner `index`'s socket in `folder`.
  * @param {string} folder
  * @param {number} index

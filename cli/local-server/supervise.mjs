@@ -63,7 +63,7 @@ export function withoutShutdownNoise(log) {
 }
 
 /** @param {Runtime} runtime */
-const describe = (runtime) => `${runtime.name} (workerd pid ${runtime.pid}, port ${runtime.port})`;
+const describe = (runtime) => `${runtime.name} (workerd pid ${runtime.pid})`;
 
 /**
  * Runs the front on `port` and keeps a healthy host runtime and its runners behind it until a
@@ -76,6 +76,8 @@ const describe = (runtime) => `${runtime.name} (workerd pid ${runtime.pid}, port
  * @param {(index: number) => RuntimeMessage} options.runner - runner `index`'s options
  * @param {(index: number) => { address: string, clear: () => void }} options.runnerSocket - runner
  *   `index`'s RPC socket: the address the host connects to, and the clearing of a stale file
+ * @param {string} options.socketFolder - the private folder of every runtime's sockets
+ *   (socket-folder.mjs)
  * @param {NodeJS.ProcessEnv} options.env - the runtimes' process environment
  * @param {() => void} options.cleanup - runs before the process exits
  * @param {(line: string) => void} [options.log]
@@ -95,6 +97,7 @@ export async function supervise({
   runners,
   runner,
   runnerSocket,
+  socketFolder,
   env,
   cleanup,
   log = console.log,
@@ -109,7 +112,7 @@ export async function supervise({
   let stopping = false;
   /** Where the runtimes' output goes (see {@link withoutShutdownNoise}). */
   let output = log;
-  const runtimes = createRuntimeHost(env);
+  const runtimes = createRuntimeHost(env, socketFolder);
   /** @type {RuntimeMessage | undefined} */
   let hostMessage;
 
@@ -131,7 +134,7 @@ export async function supervise({
       onStuck,
       clock,
       stopping: () => stopping,
-      probe: (watched, timeoutMs) => probe(/** @type {Runtime} */ (watched).port, timeoutMs),
+      probe: (watched, timeoutMs) => probe(/** @type {Runtime} */ (watched).socket, timeoutMs),
     });
 
   /**
@@ -172,8 +175,8 @@ export async function supervise({
       return started;
     },
     watch: (runtime, onStuck) => watchOver(runtime, RUNNER_STUCK_MS, onStuck),
-    askToRetire: (runtime) => askToRetire(runtime.port),
-    counts: (runtime) => runnerCounts(runtime.port),
+    askToRetire: (runtime) => askToRetire(runtime.socket),
+    counts: (runtime) => runnerCounts(runtime.socket),
   });
 
   const hosts = createHostPair({

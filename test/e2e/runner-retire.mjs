@@ -77,8 +77,8 @@ await withServer(
       const text = output();
       return [1, 2, 3].every(
         (n) =>
-          (text.match(new RegExp(`runner ${n} \\(workerd pid \\d+, port \\d+\\) is ready\\.`, "g"))
-            ?.length ?? 0) ===
+          (text.match(new RegExp(`runner ${n} \\(workerd pid \\d+\\) is ready\\.`, "g"))?.length ??
+            0) ===
           (text.match(new RegExp(`runner ${n} is retired after`, "g"))?.length ?? 0) + 1,
       );
     };
@@ -100,7 +100,7 @@ await withServer(
     // Each retired runner's process is gone and a fresh one serves in its slot.
     const pids = new Map();
     for (const line of lines) {
-      const ready = /(runner \d+) \(workerd pid (\d+), port \d+\) is ready\./.exec(line);
+      const ready = /(runner \d+) \(workerd pid (\d+)\) is ready\./.exec(line);
       if (ready) pids.set(ready[1], [...(pids.get(ready[1]) ?? []), Number(ready[2])]);
     }
     for (const [runner, list] of pids) {

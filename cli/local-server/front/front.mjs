@@ -233,7 +233,7 @@ function logWhenEnded(req, res, log) {
  * @param {Set<InFlight>} inFlight
  */
 function pipeUpgrade(req, socket, rest, runtime, inFlight) {
-  const to = connect(runtime.port, "127.0.0.1", () => {
+  const to = connect(runtime.socket, () => {
     const lines = [`${req.method} ${req.url} HTTP/${req.httpVersion}`];
     for (let i = 0; i < req.rawHeaders.length; i += 2)
       if (

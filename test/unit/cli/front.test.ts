@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { connect, type Socket } from "node:net";
 import { clientAddress } from "../../../cli/local-server/front/exchange.mjs";
 import { createFront } from "../../../cli/local-server/front/front.mjs";
+import { listenUnix } from "../../helpers/unix-socket.js";
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -27,6 +28,12 @@ async function listen(server: Server): Promise<number> {
   return (server.address() as AddressInfo).port;
 }
 
+/** A runtime stand-in listens on a Unix socket, as the runtimes do. */
+async function listenRuntime(server: Server): Promise<string> {
+  servers.push(server);
+  return listenUnix(server);
+}
+
 /** A runtime stand-in and a front before it; `seen` holds the bodies the runtime received. */
 async function setUp(
   handler: (req: IncomingMessage, body: string, res: import("node:http").ServerResponse) => void,
@@ -39,7 +46,7 @@ async function setUp(
   } = {},
 ) {
   const seen: string[] = [];
-  const runtimePort = await listen(
+  const runtimeSocket = await listenRuntime(
     createServer((req, res) => {
       let body = "";
       req.on("data", (c) => (body += c));
@@ -49,7 +56,7 @@ async function setUp(
       });
     }),
   );
-  const runtime = { name: "runtime 1", port: runtimePort, killedBecause: undefined } as never;
+  const runtime = { name: "runtime 1", socket: runtimeSocket, killedBecause: undefined } as never;
   const front = createFront({ target: async () => runtime, ...limits });
   const port = await listen(front.server);
   return { port, seen, front, runtime };
@@ -301,7 +308,7 @@ describe("the local server's front", () => {
     // runaway) with the runtime well. The stand-in closes every connection at its second
     // request, unread, as workerd does at its idle bound.
     const served: string[] = [];
-    const runtimePort = await listen(
+    const runtimeSocket = await listenRuntime(
       createServer((req, res) => {
         const socket = req.socket as typeof req.socket & { requests?: number };
         socket.requests = (socket.requests ?? 0) + 1;
@@ -315,7 +322,7 @@ describe("the local server's front", () => {
         });
       }),
     );
-    const runtime = { name: "runtime 1", port: runtimePort, killedBecause: undefined } as never;
+    const runtime = { name: "runtime 1", socket: runtimeSocket, killedBecause: undefined } as never;
     const port = await listen(createFront({ target: async () => runtime }).server);
     const first = await send(port, CALL);
     const second = await send(port, CALL.replace('"id":7', '"id":8'));

@@ -124,7 +124,8 @@ export async function serve({ label, env, persist, log, progress, cleanup, refus
  * @property {number} maxRuns
  * @property {number} runTimeoutMs
  * @property {boolean} logRequests
- * @property {{ bodyBudgetBytes: number, apiKey?: string }} front - the front's own limits
+ * @property {{ bodyBudgetBytes: number, allowedHostnames: string[], apiKey?: string }} front - the
+ *   front's own limits and checks
  * @property {Record<string, string>} bindings - the host Worker's settings and vars
  */
 
@@ -295,9 +296,11 @@ export async function planLaunch({ label, product, env, log, progress, warn }) {
   const bodyBudget = bodyBudgetSetting(env.FRONT_BODY_BUDGET_MB);
   if (!bodyBudget.ok) fail(bodyBudget.message);
   // The front's own options (front.mjs createFront): the memory budget for request bodies, and
-  // the key it checks from a request's headers before reading its body (the Worker checks too).
+  // the host names and the key it checks from a request's headers before reading its body (the
+  // Worker checks too).
   const front = {
     bodyBudgetBytes: bodyBudget.bytes,
+    allowedHostnames: checked.config.allowedHostnames,
     ...(checked.config.apiKey ? { apiKey: checked.config.apiKey } : {}),
   };
 

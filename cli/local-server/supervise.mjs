@@ -82,8 +82,8 @@ const describe = (runtime) => `${runtime.name} (workerd pid ${runtime.pid})`;
  * @param {() => void} options.cleanup - runs before the process exits
  * @param {(line: string) => void} [options.log]
  * @param {string} [options.label] - message prefix ("npm start", "code-mode-mcp")
- * @param {{ maxBodyBytes?: number, bodyTimeoutMs?: number, bodyBudgetBytes?: number, apiKey?: string }} [options.front] -
- *   the front's limits and the key it checks before reading a body (front.mjs)
+ * @param {{ maxBodyBytes?: number, bodyTimeoutMs?: number, bodyBudgetBytes?: number, apiKey?: string, allowedHostnames?: string[] }} [options.front] -
+ *   the front's limits, and the host names and key it checks before reading a body (front.mjs)
  * @param {boolean} [options.logRequests] - a line per request from the front (`LOG_REQUESTS`)
  * @param {number} [options.maxRunsPerRunner] - runs after which a runner is retired and a fresh
  *   one started (runner-retirement.mjs); 0 never. Default {@link DEFAULT_MAX_RUNS}.

@@ -16,6 +16,12 @@
  */
 import { Agent, STATUS_CODES, createServer } from "node:http";
 import { connect } from "node:net";
+import {
+  DEFAULT_ALLOWED_HOSTNAMES,
+  hostnameAllowed,
+  hostnameOf,
+  unknownHostRefusal,
+} from "../../../src/app/config/host-names.mjs";
 import { createBodyBudget, DEFAULT_BODY_BUDGET_BYTES } from "./body-budget.mjs";
 import { CLUSTER_SECRET_HEADER, clusterSecret } from "../cluster-secret.mjs";
 import { cutOffMessage, replyFrontError, replyNotServing } from "./cut-off-reply.mjs";
@@ -49,16 +55,6 @@ export function upgradeAllowed(req) {
 }
 
 /**
- * Whether the request names this machine as its Host (localhost, 127.x, [::1], any port): the
- * names the local server answers to by default.
- * @param {import("node:http").IncomingMessage} req
- */
-function localHost(req) {
-  const host = String(req.headers.host ?? "").toLowerCase();
-  return /^(localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\])(:\d+)?$/.test(host);
-}
-
-/**
  * @typedef {import("../runtime.mjs").Runtime} Runtime
  * @typedef {import("./exchange.mjs").InFlight} InFlight
  */
@@ -82,10 +78,12 @@ function localHost(req) {
  *
  * Security defaults: every body is bounded by its route's limit (route-bodies.mjs; at most
  * `maxBodyBytes`) and all bodies held at once by `bodyBudgetBytes`, counted as bytes arrive and
- * given back when the request ends in any way (answered, refused, timed out, client gone); with
- * `apiKey`, a request that carries a body to a route the key protects is refused from its
- * headers (`401`, as the Worker answers it) before any byte of the body is read. The Worker
- * checks the key again.
+ * given back when the request ends in any way (answered, refused, timed out, client gone). A
+ * request that carries a body is checked from its headers before any byte of the body is read,
+ * as the Worker checks it, in the Worker's order: a `Host` not in `allowedHostnames` gets the
+ * Worker's `403 forbidden_host` (the same rule: src/app/config/host-names.mjs), then, with
+ * `apiKey`, a route the key protects without the key gets its `401`. The Worker checks both
+ * again.
  * @param {object} options
  * @param {() => Promise<Runtime | Starting | null>} options.target
  * @param {(reason: string) => string} [options.message] - text for cut-off requests
@@ -96,6 +94,8 @@ function localHost(req) {
  *   (`FRONT_BODY_BUDGET_MB`); default {@link DEFAULT_BODY_BUDGET_BYTES}
  * @param {string} [options.apiKey] - `MCP_API_KEY`, checked from the headers before a body is
  *   read (none: no check here)
+ * @param {readonly string[]} [options.allowedHostnames] - the Worker's resolved
+ *   `ALLOWED_HOSTNAMES`; default the Worker's default
  * @param {(line: string) => void} [options.logRequest] - given a line per request once its
  *   answer has ended (`LOG_REQUESTS`)
  */
@@ -106,6 +106,7 @@ export function createFront({
   bodyTimeoutMs = BODY_TIMEOUT_MS,
   bodyBudgetBytes = DEFAULT_BODY_BUDGET_BYTES,
   apiKey,
+  allowedHostnames = DEFAULT_ALLOWED_HOSTNAMES,
   logRequest,
 }) {
   /** @type {Set<InFlight>} */
@@ -127,11 +128,17 @@ export function createFront({
     if (logRequest) logWhenEnded(req, res, logRequest);
     const path = pathOf(req.url);
     // Only a request that carries a body: one without costs nothing here, and the Worker's own
-    // check answers it (with its HTML page for a browser's navigation). And only under a local
-    // name: the Worker refuses any other Host first (403, its DNS-rebinding guard), and the
-    // front answers as the Worker would; such a body is still bounded by the budget.
-    if (checkKey && hasBody(req) && localHost(req) && needsApiKey(req.method, path)) {
-      const refused = checkKey(req);
+    // checks answer it (with its HTML page for a browser's navigation). Its Host first, as the
+    // Worker checks it first (its DNS-rebinding guard): any name the Worker would refuse (not
+    // only a non-local one: `*.workers.dev` and ALLOWED_HOSTNAMES pass there) is refused here
+    // before the body, else a keyless client could make the front hold 4 MiB for a 403.
+    if (hasBody(req)) {
+      const hostname = hostnameOf(String(req.headers.host ?? ""));
+      if (!hostnameAllowed(hostname, allowedHostnames)) {
+        const { status, ...error } = unknownHostRefusal(hostname);
+        return replyFrontError(res, status, error, { jsonRpc: false });
+      }
+      const refused = checkKey && needsApiKey(req.method, path) ? checkKey(req) : undefined;
       if (refused)
         return replyFrontError(res, refused.status, refused.error, {
           headers: refused.headers,

@@ -11,6 +11,8 @@ import { Worker } from "node:worker_threads";
 import { basename, extname, resolve } from "node:path";
 import { clusterSecret, shareSecretWithParent } from "./local-server/cluster-secret.mjs";
 import { bodyBudgetSetting } from "./local-server/front/body-budget.mjs";
+import { maxConnectionsSetting } from "./local-server/front/connection-cap.mjs";
+import { runtimeEnv } from "./local-server/runtime-env.mjs";
 import { createSocketFolder } from "./local-server/socket-folder.mjs";
 import { supervise } from "./local-server/supervise.mjs";
 import { workerdV8Flags } from "./local-server/v8-flags.mjs";
@@ -102,12 +104,13 @@ export async function serve({ label, env, persist, log, progress, cleanup, refus
       }),
     runnerSocket: (index) => sockets.runner(index),
     socketFolder: sockets.path,
-    env: {
-      ...process.env,
+    // An allow-list: no setting or secret of the launcher's environment reaches a workerd
+    // (runtime-env.mjs).
+    env: runtimeEnv(process.env, {
       CLOUDFLARE_CF_FETCH_ENABLED: "false",
       WRANGLER_SEND_METRICS: "false",
       MINIFLARE_WORKERD_V8_FLAGS: workerdV8Flags(process.env.MINIFLARE_WORKERD_V8_FLAGS),
-    },
+    }),
     log,
     label,
     cleanup: () => {
@@ -124,7 +127,7 @@ export async function serve({ label, env, persist, log, progress, cleanup, refus
  * @property {number} maxRuns
  * @property {number} runTimeoutMs
  * @property {boolean} logRequests
- * @property {{ bodyBudgetBytes: number, allowedHostnames: string[], apiKey?: string }} front - the
+ * @property {{ bodyBudgetBytes: number, maxConnections: number, allowedHostnames: string[], apiKey?: string }} front - the
  *   front's own limits and checks
  * @property {Record<string, string>} bindings - the host Worker's settings and vars
  */
@@ -295,11 +298,14 @@ export async function planLaunch({ label, product, env, log, progress, warn }) {
     );
   const bodyBudget = bodyBudgetSetting(env.FRONT_BODY_BUDGET_MB);
   if (!bodyBudget.ok) fail(bodyBudget.message);
+  const maxConnections = maxConnectionsSetting(env.FRONT_MAX_CONNECTIONS);
+  if (!maxConnections.ok) fail(maxConnections.message);
   // The front's own options (front.mjs createFront): the memory budget for request bodies, and
   // the host names and the key it checks from a request's headers before reading its body (the
   // Worker checks too).
   const front = {
     bodyBudgetBytes: bodyBudget.bytes,
+    maxConnections: maxConnections.connections,
     allowedHostnames: checked.config.allowedHostnames,
     ...(checked.config.apiKey ? { apiKey: checked.config.apiKey } : {}),
   };

@@ -49,7 +49,7 @@ const PROBE_LINE = /\bHEAD \/health\b/;
 /**
  * The process that holds the runtimes, started when the first runtime is, and again after it
  * died (every runtime it held is then reported exited, and the supervisor starts new ones).
- * @param {NodeJS.ProcessEnv} env - its environment (V8 flags; no settings)
+ * @param {Record<string, string>} env - its environment (runtime-env.mjs: no settings)
  * @param {string} folder - the server's private socket folder (socket-folder.mjs): every
  *   runtime's sockets are made there
  * @returns {RuntimeHost}
@@ -66,7 +66,8 @@ export function createRuntimeHost(env, folder) {
     const started = spawn(process.execPath, [HOST, folder], {
       detached: true,
       stdio: ["ignore", "pipe", "pipe", "ipc"],
-      env,
+      // Only this: the launcher's own environment stays out (runtime-env.mjs).
+      env: /** @type {NodeJS.ProcessEnv} */ (/** @type {unknown} */ (env)),
     });
     child = started;
     started.on("message", (/** @type {any} */ m) => {

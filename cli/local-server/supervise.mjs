@@ -78,11 +78,11 @@ const describe = (runtime) => `${runtime.name} (workerd pid ${runtime.pid})`;
  *   `index`'s RPC socket: the address the host connects to, and the clearing of a stale file
  * @param {string} options.socketFolder - the private folder of every runtime's sockets
  *   (socket-folder.mjs)
- * @param {NodeJS.ProcessEnv} options.env - the runtimes' process environment
+ * @param {Record<string, string>} options.env - the runtimes' process environment (runtime-env.mjs)
  * @param {() => void} options.cleanup - runs before the process exits
  * @param {(line: string) => void} [options.log]
  * @param {string} [options.label] - message prefix ("npm start", "code-mode-mcp")
- * @param {{ maxBodyBytes?: number, bodyTimeoutMs?: number, bodyBudgetBytes?: number, apiKey?: string, allowedHostnames?: string[] }} [options.front] -
+ * @param {{ maxBodyBytes?: number, bodyTimeoutMs?: number, bodyBudgetBytes?: number, maxConnections?: number, apiKey?: string, allowedHostnames?: string[] }} [options.front] -
  *   the front's limits, and the host names and key it checks before reading a body (front.mjs)
  * @param {boolean} [options.logRequests] - a line per request from the front (`LOG_REQUESTS`)
  * @param {number} [options.maxRunsPerRunner] - runs after which a runner is retired and a fresh

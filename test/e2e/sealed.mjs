@@ -9,7 +9,7 @@
 // (with a forged CF-Connecting-IP), and the loopback servers (a forged log line). Meanwhile and
 // after, the public front serves, no runner retires or is replaced, and the forged line never
 // reaches the server's output.
-import { statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { request } from "node:http";
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
@@ -106,7 +106,13 @@ function knock(socket, path, { method = "GET", headers = {}, body } = {}) {
   });
 }
 
-await withServer({ SANDBOX_RUNNERS: "2" }, async ({ url, pid, output }) => {
+// A secret in the launcher's environment (as a user's shell holds one): it must not reach the
+// environment of any runtime process (cli/local-server/runtime-env.mjs).
+const ENV_SECRET = `e2e-sealed-env-${process.pid}-${Date.now()}`;
+
+const SETTINGS = { SANDBOX_RUNNERS: "2", E2E_SEALED_SECRET: ENV_SECRET };
+
+await withServer(SETTINGS, async ({ url, pid, output }) => {
   const { client } = await connect(url, { name: "e2e-sealed" });
   const served = async (/** @type {string} */ when) => {
     const outcome = await timedCall(client, "search", SEARCH, 60_000);
@@ -150,6 +156,17 @@ await withServer({ SANDBOX_RUNNERS: "2" }, async ({ url, pid, output }) => {
     `expected a loopback server per runtime and nothing else: ${unix.join(", ")}`,
   );
   const failures = [];
+
+  // The runtime host and every workerd: started with an allow-listed environment only.
+  const runtimeProcesses = processTree(pid).filter((p) =>
+    /workerd|runtime-host\.mjs/.test(p.command),
+  );
+  check(runtimeProcesses.length >= 5, `runtime processes: ${runtimeProcesses.length}`);
+  for (const p of runtimeProcesses) {
+    const environ = readFileSync(`/proc/${p.pid}/environ`, "utf8");
+    if (environ.includes(ENV_SECRET))
+      failures.push(`the launcher's secret is in the environment of ${p.command.slice(0, 80)}`);
+  }
 
   // A runner's RPC: a process of this user may reach it; load/get are still refused without the
   // cluster secret, in both forms.
@@ -214,6 +231,6 @@ await withServer({ SANDBOX_RUNNERS: "2" }, async ({ url, pid, output }) => {
     `internal sockets answered another process:\n${failures.join("\n")}`,
   );
   console.log(
-    `e2e sealed: one TCP port (the front's); ${unix.length} Unix sockets in a 0700 folder: ${rpc.length} runner RPC, ${runnerEntries.length} runner HTTP, ${direct.length + hostEntries.length} host, ${loopbacks.length} loopback: all refused without the secret; the front served — ok`,
+    `e2e sealed: ${runtimeProcesses.length} runtime processes without the launcher's environment; one TCP port (the front's); ${unix.length} Unix sockets in a 0700 folder: ${rpc.length} runner RPC, ${runnerEntries.length} runner HTTP, ${direct.length + hostEntries.length} host, ${loopbacks.length} loopback: all refused without the secret; the front served — ok`,
   );
 });

@@ -23,6 +23,7 @@ import {
   unknownHostRefusal,
 } from "../../../src/app/config/host-names.mjs";
 import { createBodyBudget, DEFAULT_BODY_BUDGET_BYTES } from "./body-budget.mjs";
+import { capConnections, DEFAULT_MAX_CONNECTIONS, tooManyConnections } from "./connection-cap.mjs";
 import { CLUSTER_SECRET_HEADER, clusterSecret } from "../cluster-secret.mjs";
 import { cutOffMessage, replyFrontError, replyNotServing } from "./cut-off-reply.mjs";
 import { Exchange, clientAddress } from "./exchange.mjs";
@@ -33,7 +34,7 @@ import { bodyLimitOf, needsApiKey, pathOf } from "./route-bodies.mjs";
 
 // The limits are part of the front's options (their defaults); tests and the e2e scripts read
 // them here.
-export { BODY_TIMEOUT_MS, DEFAULT_BODY_BUDGET_BYTES, MAX_BODY_BYTES };
+export { BODY_TIMEOUT_MS, DEFAULT_BODY_BUDGET_BYTES, DEFAULT_MAX_CONNECTIONS, MAX_BODY_BYTES };
 
 /** How long a kept-alive connection to a runtime may sit unused (workerd's own bound is 5 s). */
 const IDLE_MS = 4_000;
@@ -94,6 +95,8 @@ export function upgradeAllowed(req) {
  *   (`FRONT_BODY_BUDGET_MB`); default {@link DEFAULT_BODY_BUDGET_BYTES}
  * @param {string} [options.apiKey] - `MCP_API_KEY`, checked from the headers before a body is
  *   read (none: no check here)
+ * @param {number} [options.maxConnections] - connections open at once (`FRONT_MAX_CONNECTIONS`;
+ *   connection-cap.mjs); default {@link DEFAULT_MAX_CONNECTIONS}
  * @param {readonly string[]} [options.allowedHostnames] - the Worker's resolved
  *   `ALLOWED_HOSTNAMES`; default the Worker's default
  * @param {(line: string) => void} [options.logRequest] - given a line per request once its
@@ -106,6 +109,7 @@ export function createFront({
   bodyTimeoutMs = BODY_TIMEOUT_MS,
   bodyBudgetBytes = DEFAULT_BODY_BUDGET_BYTES,
   apiKey,
+  maxConnections = DEFAULT_MAX_CONNECTIONS,
   allowedHostnames = DEFAULT_ALLOWED_HOSTNAMES,
   logRequest,
 }) {
@@ -126,6 +130,11 @@ export function createFront({
   // No Nagle delay on either side: requests and answers are small and latency is what counts.
   const server = createServer({ noDelay: true }, async (req, res) => {
     if (logRequest) logWhenEnded(req, res, logRequest);
+    // A connection past the bound: told so at once, its body unread (connection-cap.mjs).
+    if (connections.over(req.socket))
+      return replyFrontError(res, 503, tooManyConnections(maxConnections), {
+        headers: { "retry-after": "1" },
+      });
     const path = pathOf(req.url);
     // Only a request that carries a body: one without costs nothing here, and the Worker's own
     // checks answer it (with its HTML page for a browser's navigation). Its Host first, as the
@@ -162,6 +171,7 @@ export function createFront({
     if ("starting" in runtime) return replyNotServing(res, "starting", read.body);
     new Exchange({ res, body: read.body, runtime, inFlight, message }).send(req, agentOf(runtime));
   });
+  const connections = capConnections(server, maxConnections);
   // Dead body buffers are freed only by a collection; after a burst nothing else triggers one.
   const collection = startIdleCollection({ held: budget.used });
   server.once("close", collection.stop);
@@ -176,6 +186,12 @@ export function createFront({
     // `Upgrade` header (a POST streaming 400 MiB to the host's search route) is refused here.
     if (!upgradeAllowed(req)) {
       socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
+      return;
+    }
+    if (connections.over(req.socket)) {
+      socket.end(
+        "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",
+      );
       return;
     }
     const runtime = await target();
@@ -198,6 +214,8 @@ export function createFront({
     inFlightCount: () => inFlight.size,
     /** Bytes of request bodies held now (all requests together). */
     bodyBytesHeld: () => budget.used(),
+    /** Connections open now. */
+    connectionsOpen: () => connections.open(),
   };
 }
 

@@ -10,6 +10,10 @@ import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { connect, type Socket } from "node:net";
 import { clientAddress } from "../../../cli/local-server/front/exchange.mjs";
+import {
+  DEFAULT_MAX_CONNECTIONS,
+  maxConnectionsSetting,
+} from "../../../cli/local-server/front/connection-cap.mjs";
 import { createFront } from "../../../cli/local-server/front/front.mjs";
 import {
   DEFAULT_ALLOWED_HOSTNAMES,
@@ -48,6 +52,7 @@ async function setUp(
     bodyBudgetBytes?: number;
     apiKey?: string;
     allowedHostnames?: string[];
+    maxConnections?: number;
     logRequest?: (line: string) => void;
   } = {},
 ) {
@@ -753,6 +758,58 @@ describe("the front's Host check (issue #40)", () => {
     );
     expect(get).toBe(200);
     expect(seen).toHaveLength(1);
+  });
+});
+
+describe("the front's bound on connections (issue #40)", () => {
+  it("answers a request on a connection past the bound 503 at once, body unread; serves again once one closes", async () => {
+    const { port, front, seen } = await setUp((_req, _body, res) => res.end("{}"), {
+      maxConnections: 2,
+      bodyTimeoutMs: 60_000,
+    });
+    // Two connections hold the bound (one idle, one in the middle of a body).
+    const idle = connect(port, "127.0.0.1");
+    idle.on("error", () => {});
+    const slow = rawClient(port, `POST /mcp HTTP/1.1\nHost: localhost\nContent-Length: 8000`);
+    await until(() => front.connectionsOpen() === 2);
+    // The third: a 4 MiB body declared, only its headers sent; answered from them.
+    const third = rawClient(
+      port,
+      `POST /mcp HTTP/1.1\nHost: localhost\nContent-Type: application/json\nContent-Length: ${4 * 1_048_576}`,
+    );
+    await third.closed;
+    expect(third.status()).toBe(503);
+    expect(third.text()).toMatch(/\r\nretry-after: 1\r\n/i);
+    expect(JSON.parse(third.body())).toEqual({
+      jsonrpc: "2.0",
+      id: null,
+      error: {
+        code: expect.any(Number),
+        message: expect.stringMatching(
+          /2 connections open .*FRONT_MAX_CONNECTIONS.*\(server_busy\)$/,
+        ),
+      },
+    });
+    expect(front.bodyBytesHeld()).toBe(0);
+    // One of the two closes: a new connection is served.
+    idle.destroy();
+    await until(() => front.connectionsOpen() === 1);
+    expect((await send(port, CALL)).status).toBe(200);
+    expect(seen).toHaveLength(1);
+    slow.socket.destroy();
+  });
+
+  it("FRONT_MAX_CONNECTIONS: 1,000 by default, 16–60000 when set", () => {
+    expect(DEFAULT_MAX_CONNECTIONS).toBe(1_000);
+    expect(maxConnectionsSetting(undefined)).toEqual({ ok: true, connections: 1_000 });
+    expect(maxConnectionsSetting(" 64 ")).toEqual({ ok: true, connections: 64 });
+    for (const bad of ["15", "60001", "1.5", "many"])
+      expect(maxConnectionsSetting(bad)).toMatchObject({
+        ok: false,
+        message: expect.stringMatching(
+          /^- FRONT_MAX_CONNECTIONS: .*\n {2}Fix: FRONT_MAX_CONNECTIONS=1000 /s,
+        ),
+      });
   });
 });
 

@@ -78,7 +78,15 @@ export async function serve({ label, env, persist, log, progress, cleanup, refus
   shareSecretWithParent(env);
   // Every internal socket (runner RPC, the runtimes' HTTP sockets, Miniflare's): in a folder only
   // this user can enter (socket-folder.mjs).
-  const sockets = createSocketFolder();
+  /** @type {import("./local-server/socket-folder.mjs").SocketFolder} */
+  let sockets;
+  try {
+    sockets = createSocketFolder();
+  } catch (error) {
+    console.error(`\n${label}: ${/** @type {Error} */ (error).message}\n`);
+    cleanup?.();
+    process.exit(1);
+  }
   await supervise({
     port,
     runners,

@@ -10,6 +10,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { Worker } from "node:worker_threads";
 import { basename, extname, resolve } from "node:path";
 import { clusterSecret, shareSecretWithParent } from "./local-server/cluster-secret.mjs";
+import { runtimeEnv } from "./local-server/runtime-env.mjs";
 import { createSocketFolder } from "./local-server/socket-folder.mjs";
 import { supervise } from "./local-server/supervise.mjs";
 import { workerdV8Flags } from "./local-server/v8-flags.mjs";
@@ -67,8 +68,17 @@ export async function serve({ label, env, persist, log, progress, cleanup, refus
   // travels to the runtimes in their messages (cluster-secret.mjs). A bench that measures the
   // runtimes' own ports may ask for it over its IPC channel.
   shareSecretWithParent(env);
-  // The runners' RPC sockets: in a folder only this user can enter (socket-folder.mjs).
-  const sockets = createSocketFolder();
+  // Every internal socket (runner RPC, the runtimes' HTTP sockets, Miniflare's): in a folder only
+  // this user can enter (socket-folder.mjs).
+  /** @type {import("./local-server/socket-folder.mjs").SocketFolder} */
+  let sockets;
+  try {
+    sockets = createSocketFolder();
+  } catch (error) {
+    console.error(`\n${label}: ${/** @type {Error} */ (error).message}\n`);
+    cleanup?.();
+    process.exit(1);
+  }
   await supervise({
     port,
     runners,
@@ -94,12 +104,14 @@ export async function serve({ label, env, persist, log, progress, cleanup, refus
         secret: clusterSecret,
       }),
     runnerSocket: (index) => sockets.runner(index),
-    env: {
-      ...process.env,
+    socketFolder: sockets.path,
+    // An allow-list: no setting or secret of the launcher's environment reaches a workerd
+    // (runtime-env.mjs).
+    env: runtimeEnv(process.env, {
       CLOUDFLARE_CF_FETCH_ENABLED: "false",
       WRANGLER_SEND_METRICS: "false",
       MINIFLARE_WORKERD_V8_FLAGS: workerdV8Flags(process.env.MINIFLARE_WORKERD_V8_FLAGS),
-    },
+    }),
     log,
     label,
     cleanup: () => {
@@ -116,7 +128,8 @@ export async function serve({ label, env, persist, log, progress, cleanup, refus
  * @property {number} maxRuns
  * @property {number} runTimeoutMs
  * @property {boolean} logRequests
- * @property {{ bodyBudgetBytes: number, apiKey?: string }} front - the front's own limits
+ * @property {{ bodyBudgetBytes: number, maxConnections: number, allowedHostnames: string[], apiKey?: string }} front - the
+ *   front's own limits and checks
  * @property {Record<string, string>} bindings - the host Worker's settings and vars
  */
 
@@ -187,7 +200,7 @@ export async function planLaunch({ label, product, env, log, progress, warn }) {
         ),
       ),
     );
-  /** @type {{ PORT: number, SPEC_FILE?: string, SANDBOX_RUNNERS?: number, SANDBOX_RUNNER_MAX_RUNS: number, LOG_REQUESTS: boolean, FRONT_BODY_BUDGET_MB: number }} */
+  /** @type {{ PORT: number, SPEC_FILE?: string, SANDBOX_RUNNERS?: number, SANDBOX_RUNNER_MAX_RUNS: number, LOG_REQUESTS: boolean, FRONT_BODY_BUDGET_MB: number, FRONT_MAX_CONNECTIONS: number }} */
   const given = launcher.values;
   const port = String(given.PORT);
 
@@ -291,9 +304,12 @@ export async function planLaunch({ label, product, env, log, progress, warn }) {
       `- PORT: 127.0.0.1:${port} is in use by another program.\n  Fix: stop what uses the port, or choose another: ${label === "npm start" ? "PORT=8788 npm start" : "--port 8788"}`,
     );
   // The front's own options (front.mjs createFront): the memory budget for request bodies, and
-  // the key it checks from a request's headers before reading its body (the Worker checks too).
+  // the host names and the key it checks from a request's headers before reading its body (the
+  // Worker checks too).
   const front = {
     bodyBudgetBytes: given.FRONT_BODY_BUDGET_MB * 1_048_576,
+    maxConnections: given.FRONT_MAX_CONNECTIONS,
+    allowedHostnames: checked.config.allowedHostnames,
     ...(checked.config.apiKey ? { apiKey: checked.config.apiKey } : {}),
   };
 

@@ -13,6 +13,7 @@
  * port, stopped by group at the end whatever happens.
  */
 import { spawn, spawnSync } from "node:child_process";
+import { Agent, request } from "node:http";
 import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -83,23 +84,21 @@ export async function startLocal(runners, env = {}) {
   };
   const deadline = Date.now() + 120_000;
   for (;;) {
-    const ready = /ready on \S+ \(runtime \d+ \(workerd pid (\d+), port (\d+)\)/.exec(output);
+    const ready = /ready on \S+ \(runtime \d+ \(workerd pid (\d+)\)/.exec(output);
     if (ready && output.includes("stands by.") && secret) {
-      const direct = Number(ready[2]);
-      // An inspector (WORKERD_INSPECTOR_PORT, profile-host.mjs) listens from its base port up.
-      const inspector = Number(env.WORKERD_INSPECTOR_PORT ?? NaN);
-      const own = listeningPorts(Number(ready[1])).filter(
-        (p) => p !== direct && !(p >= inspector && p < inspector + 16),
-      );
-      if (own.length !== 1) {
+      // The host's sockets are Unix sockets in the server's private folder (runtime-host.mjs).
+      const sockets = listeningUnixSockets(Number(ready[1]));
+      const own = sockets.filter((file) => file.endsWith(".entry.sock"));
+      const direct = sockets.filter((file) => file.endsWith(".direct.sock:0"));
+      if (own.length !== 1 || direct.length !== 1) {
         await stop();
-        throw new Error(`the host runtime's own port is not one of ${own.join(", ") || "none"}`);
+        throw new Error(`the host runtime's sockets are not recognised: ${sockets.join(", ")}`);
       }
       return {
         hostPid: Number(ready[1]),
         public: `http://127.0.0.1:${port}`,
-        own: `http://127.0.0.1:${own[0]}`,
-        direct: `http://127.0.0.1:${direct}`,
+        own: `unix:${own[0]}`,
+        direct: `unix:${direct[0]}`,
         secret,
         group,
         stop,
@@ -114,12 +113,13 @@ export async function startLocal(runners, env = {}) {
 }
 
 /**
- * The TCP ports process `pid` listens on (Linux: its socket descriptors matched against the
- * listening sockets of /proc/net/tcp). The supervisor names the port the front sends to; the
- * host workerd's other listening socket is Miniflare's own.
+ * The Unix sockets process `pid` listens on (Linux: its socket descriptors matched against the
+ * listening sockets of /proc/net/unix). The host workerd's are its direct socket (the front's
+ * target) and Miniflare's entry socket.
  * @param {number} pid
+ * @returns {string[]}
  */
-function listeningPorts(pid) {
+function listeningUnixSockets(pid) {
   const inodes = new Set();
   for (const fd of readdirSync(`/proc/${pid}/fd`)) {
     try {
@@ -130,14 +130,12 @@ function listeningPorts(pid) {
       // closed meanwhile
     }
   }
-  /** @type {number[]} */
-  const ports = [];
-  for (const line of readFileSync(`/proc/${pid}/net/tcp`, "utf8").split("\n").slice(1)) {
-    const f = line.trim().split(/\s+/);
-    // f[1] local address:port (hex), f[3] state (0A: listening), f[9] inode
-    if (f[3] === "0A" && inodes.has(f[9])) ports.push(parseInt(String(f[1]).split(":")[1], 16));
-  }
-  return ports;
+  return readFileSync(`/proc/${pid}/net/unix`, "utf8")
+    .split("\n")
+    .slice(1)
+    .map((line) => line.trim().split(/\s+/))
+    .filter((f) => f.length >= 8 && f[3] === "00010000" && inodes.has(String(f[6])))
+    .map((f) => f.slice(7).join(" "));
 }
 
 /**
@@ -196,17 +194,51 @@ export async function call(base, id, what, secret = "") {
           body: JSON.stringify({ jsonrpc: "2.0", id, method: "ping" }),
         };
   const t0 = performance.now();
-  const res = await fetch(`${base}/mcp`, {
-    method: "POST",
-    // The runtimes' own ports answer only with the cluster secret; the front adds it itself.
-    headers: secret ? { ...headers, [CLUSTER_SECRET_HEADER]: secret } : headers,
-    body,
-  });
-  const text = await res.text();
+  // The runtimes' own sockets answer only with the cluster secret; the front adds it itself.
+  const sent = secret ? { ...headers, [CLUSTER_SECRET_HEADER]: secret } : headers;
+  const { status, text } = base.startsWith("unix:")
+    ? await postUnix(base.slice("unix:".length), sent, body)
+    : await fetch(`${base}/mcp`, { method: "POST", headers: sent, body }).then(async (res) => ({
+        status: res.status,
+        text: await res.text(),
+      }));
   const ms = performance.now() - t0;
-  if (res.status !== 200 || text.includes('"error"'))
-    throw new Error(`${what}: ${res.status} ${text.slice(0, 200)}`);
+  if (status !== 200 || text.includes('"error"'))
+    throw new Error(`${what}: ${status} ${text.slice(0, 200)}`);
   return ms;
+}
+
+/** Kept-alive connections to the runtimes' Unix sockets, as fetch keeps them to a port. */
+const unixAgent = new Agent({ keepAlive: true });
+
+/**
+ * POST /mcp to a runtime's Unix socket.
+ * @param {string} socket
+ * @param {Record<string, string>} headers
+ * @param {string} body
+ * @returns {Promise<{ status: number, text: string }>}
+ */
+function postUnix(socket, headers, body) {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        socketPath: socket,
+        host: "127.0.0.1",
+        method: "POST",
+        path: "/mcp",
+        headers,
+        agent: unixAgent,
+      },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk) => (text += chunk));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
 }
 
 /**

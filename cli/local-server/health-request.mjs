@@ -1,6 +1,8 @@
 /**
- * One small request from the supervisor to a runtime's own HTTP port (its `/health` probes, a
- * runner's counts, `/retire`), over kept-alive connections. Each runtime is asked about twice a
+ * One small request from the supervisor to a runtime's own HTTP socket (its `/health` probes, a
+ * runner's counts, `/retire`), over kept-alive connections. The socket is a Unix socket in the
+ * server's private folder (runtime-host.mjs): no other user can reach it or take its name, so
+ * neither the secret below nor a retry after a runtime's exit can reach anyone else. Each runtime is asked about twice a
  * second for as long as the server runs: with `fetch`, every probe opened a new connection and
  * tore it down with an error (undici), ~20 ms of the supervisor's CPU a second on an idle server,
  * plus the runtimes' side of it.
@@ -18,33 +20,34 @@ const agent = new Agent({ keepAlive: true, maxSockets: 8 });
  */
 
 /**
- * Sends `method path` to 127.0.0.1:`port` and resolves to the answer's status and headers (its
- * body read and dropped), or null when none came within `timeoutMs` or the connection failed. A
- * kept-alive connection that turns out closed (the runtime was replaced on the same port) is
- * tried once more on a fresh one.
- * @param {number} port
+ * Sends `method path` to the Unix socket `socket` and resolves to the answer's status and headers
+ * (its body read and dropped), or null when none came within `timeoutMs` or the connection
+ * failed. A kept-alive connection that turns out closed (the runtime was replaced) is tried once
+ * more on a fresh one.
+ * @param {string} socket
  * @param {{ method: "HEAD" | "GET" | "POST", path: string, timeoutMs: number }} options
  * @returns {Promise<HealthAnswer | null>}
  */
-export async function healthRequest(port, options) {
-  const first = await once(port, options);
+export async function healthRequest(socket, options) {
+  const first = await once(socket, options);
   if (first !== "stale") return first;
-  const again = await once(port, options, true);
+  const again = await once(socket, options, true);
   return again === "stale" ? null : again;
 }
 
 /**
- * @param {number} port
+ * @param {string} socket
  * @param {{ method: string, path: string, timeoutMs: number }} options
  * @param {boolean} [fresh] - on a new connection
  * @returns {Promise<HealthAnswer | "stale" | null>}
  */
-function once(port, { method, path, timeoutMs }, fresh = false) {
+function once(socket, { method, path, timeoutMs }, fresh = false) {
   return new Promise((resolve) => {
     const req = request(
       {
+        socketPath: socket,
+        // What the Worker sees as its URL's host: a loopback name, as it was over TCP.
         host: "127.0.0.1",
-        port,
         method,
         path,
         headers: { [CLUSTER_SECRET_HEADER]: clusterSecret },

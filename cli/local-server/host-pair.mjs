@@ -135,7 +135,7 @@ export function createHostPair({
       }
       serve(next);
       log(
-        `${label}: ${next.name} (workerd pid ${next.pid}, port ${next.port}) serves now (${clock.now() - began} ms after the switch).`,
+        `${label}: ${next.name} (workerd pid ${next.pid}) serves now (${clock.now() - began} ms after the switch).`,
       );
       standby = launchHost();
       return next;

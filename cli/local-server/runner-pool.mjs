@@ -162,7 +162,7 @@ export function createRunnerPool({
     });
   /** Whether the slot's runner is one of those kept running (the first `keep` slots). */
   const kept = (/** @type {RunnerSlot} */ slot) => slot.index <= keep;
-  const describe = (/** @type {Runtime} */ r) => `${r.name} (workerd pid ${r.pid}, port ${r.port})`;
+  const describe = (/** @type {Runtime} */ r) => `${r.name} (workerd pid ${r.pid})`;
 
   /** Starts the slot's runner; resolves once it answers. @param {RunnerSlot} slot */
   const start = async (slot) => {

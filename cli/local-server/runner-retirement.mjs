@@ -92,11 +92,11 @@ export function nextRetirement(candidates, maxRuns, runners) {
 /**
  * A runner's counts, read from its `/health` headers; null when it did not answer in time or
  * sent none (an older runner).
- * @param {number} port - the runner's HTTP port
+ * @param {string} socket - the runner's HTTP socket (Runtime.socket)
  * @returns {Promise<{ begun: number, underWay: number, retiring: boolean } | null>}
  */
-export async function runnerCounts(port) {
-  const answer = await healthRequest(port, {
+export async function runnerCounts(socket) {
+  const answer = await healthRequest(socket, {
     method: "HEAD",
     path: "/health",
     timeoutMs: COUNT_TIMEOUT_MS,
@@ -106,11 +106,11 @@ export async function runnerCounts(port) {
 
 /**
  * Asks the runner to begin no more runs.
- * @param {number} port
+ * @param {string} socket - the runner's HTTP socket (Runtime.socket)
  * @returns {Promise<boolean>} whether it agreed
  */
-export async function askToRetire(port) {
-  const answer = await healthRequest(port, {
+export async function askToRetire(socket) {
+  const answer = await healthRequest(socket, {
     method: "POST",
     path: "/retire",
     timeoutMs: COUNT_TIMEOUT_MS,

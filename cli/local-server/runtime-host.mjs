@@ -9,21 +9,32 @@
 //                                       or a process environment)
 //               { kill: id }            end one runtime now: SIGKILL its workerd (a blocked
 //                                       thread handles no gentler signal), then dispose
-// Messages out: { id, ready: { url, rpcUrl, pid } }, { id, line }, { id, exited: reason }
+// Messages out: { id, ready: { socket, pid } }, { id, line }, { id, exited: reason }
+//
+// Argument: the server's private socket folder (socket-folder.mjs). Every socket a runtime
+// listens on is a Unix socket there, none a loopback TCP port (issue #40): a port is open to
+// every process on the machine, and one freed by a crashed workerd can be taken by another user
+// before the supervisor learns of the exit, who then receives the cluster secret and the
+// clients' Authorization headers that the front and the supervisor send. Miniflare takes a Unix
+// socket for a Worker's direct socket (`unix:<path>`; the host's, named here) but not for its
+// own entry socket and loopback server: workerd's arguments for those two are rewritten as it is
+// spawned (spawn below), and the loopback server listens on its file (closedLoopback). A
+// runtime's `socket` (ready) is the file it serves HTTP on: the host's direct socket, or a
+// runner's entry socket (its `/health` and `/retire`).
 //
 // A workerd that dies on its own is not restarted here (Miniflare would, and a restarted runtime
 // was seen to never answer again): the runtime is reported exited and the supervisor replaces it.
 // The process ends, with every workerd it started, when the supervisor goes away (the channel
 // closes) or on SIGTERM.
 //
-// Miniflare's loopback server (one per runtime, in this process, on 127.0.0.1) is where workerd
+// Miniflare's loopback server (one per runtime, in this process) is where workerd
 // sends what Miniflare handles in Node: log lines (`/core/log`), pretty error pages, files written
 // to its temporary folder, browser sessions, dev registry look-ups. Anything on the machine reaches
 // it, and it checks no caller (a forged "runner 1 is replaced because …" line appeared in the
 // server's output). None of it is used by this server's runtimes (request lines are the front's,
 // errors the Worker's own, console output comes on workerd's stdout, no email, browser or dev
 // registry binding), so each loopback server is created here answering 403 to every request and
-// upgrade (closedLoopback below), and the TCP port Miniflare's code needs stays useless.
+// upgrade (closedLoopback below), on a Unix socket in the private folder.
 //
 // Diagnostics only: WORKERD_INSPECTOR_PORT=<port> opens workerd's V8 inspector (Chrome DevTools
 // Protocol; `/json/list` names each Worker's socket) on 127.0.0.1 for every runtime started, the
@@ -34,6 +45,8 @@ import childProcess from "node:child_process";
 import http from "node:http";
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
+import { runtimeSockets } from "./socket-folder.mjs";
+import { unixArguments } from "./workerd-arguments.mjs";
 import { withFlags } from "./v8-flags.mjs";
 
 // The Miniflare that wrangler (a peer dependency of this package) brings, wherever npm placed it.
@@ -47,10 +60,9 @@ const { Miniflare, Log, LogLevel, convertV4MiniflareOptions } = await import(
 /**
  * @typedef {object} RuntimeMessage
  * @property {Record<string, unknown>} options - Miniflare (V4-style) options, plain data
- * @property {{ worker: string, entrypoint: string } | undefined} [rpc] - the entrypoint whose
- *   direct socket this runtime reports as `rpcUrl` (runners)
- * @property {{ worker: string } | undefined} [direct] - the Worker whose direct socket (its
- *   default entrypoint, not Miniflare's entry Worker) this runtime reports as its `url` (the host)
+ * @property {{ worker: string } | undefined} [direct] - the Worker given a direct socket (its
+ *   default entrypoint, not Miniflare's entry Worker) in the private folder, which this runtime
+ *   reports as its `socket` (the host); without, its entry socket is reported (runners)
  * @property {string[]} [v8Flags] - V8 flags for this runtime's workerd only, after the server's
  *   own (a flag the user set in MINIFLARE_WORKERD_V8_FLAGS keeps the user's value)
  */
@@ -65,6 +77,10 @@ const { Miniflare, Log, LogLevel, convertV4MiniflareOptions } = await import(
 /** @type {Map<string, Held>} */
 const held = new Map();
 
+/** The server's private socket folder (the argument; see the header). */
+const folder = process.argv[2] ?? "";
+if (folder === "") throw new Error("runtime-host.mjs: the private socket folder is not given");
+
 /** The V8 flags every runtime of this server gets (the user's and the project's, serve.mjs). */
 const serverFlags = process.env.MINIFLARE_WORKERD_V8_FLAGS ?? "";
 
@@ -72,11 +88,19 @@ const serverFlags = process.env.MINIFLARE_WORKERD_V8_FLAGS ?? "";
 // being created is that instance's. Creations run one at a time, so the capture is unambiguous.
 /** @type {((child: import("node:child_process").ChildProcess) => void) | undefined} */
 let capture;
+/**
+ * The sockets of the runtime being created (its workerd's arguments and loopback server).
+ * @type {import("./socket-folder.mjs").RuntimeSockets | undefined}
+ */
+let creatingSockets;
 const spawn = childProcess.spawn;
 childProcess.spawn = /** @type {typeof spawn} */ (
   (/** @type {any[]} */ ...args) => {
+    const workerd = /workerd/.test(String(args[0]));
+    if (workerd && creatingSockets && Array.isArray(args[1]))
+      args[1] = unixArguments(args[1], creatingSockets);
     const child = /** @type {any} */ (spawn)(...args);
-    if (/workerd/.test(String(args[0]))) capture?.(child);
+    if (workerd) capture?.(child);
     return child;
   }
 );
@@ -104,6 +128,19 @@ function closedLoopback() {
     res.writeHead(403, { "content-type": "text/plain", connection: "close" });
     res.end("Not used by this server.\n");
   });
+  const file = creatingSockets?.loopback;
+  if (!file) throw new Error("Miniflare made a loopback server outside a runtime's creation");
+  // On the runtime's file, not the 127.0.0.1 port Miniflare asks for. Miniflare reads a port
+  // from `address()` for workerd's arguments, which are rewritten to the file
+  // (workerd-arguments.mjs).
+  const listen = server.listen.bind(server);
+  server.listen = /** @type {typeof server.listen} */ (
+    (/** @type {any[]} */ ...args) => {
+      const done = args.find((arg) => typeof arg === "function");
+      return listen(file, done);
+    }
+  );
+  server.address = () => ({ address: "127.0.0.1", family: "IPv4", port: 0 });
   const on = server.on.bind(server);
   server.on = /** @type {typeof server.on} */ (
     (/** @type {string} */ event, /** @type {(...args: any[]) => void} */ listener) =>
@@ -132,6 +169,7 @@ async function end(id, reason) {
   } catch {
     // already gone
   }
+  runtimeSockets(folder, id).clear();
   held.delete(id);
   send({ id, exited: reason });
 }
@@ -179,6 +217,8 @@ function start(id, message) {
       // A workerd that exits on its own (a crash, an out-of-memory kill) ends the runtime.
       child.once("exit", () => void end(id, "it exited"));
     };
+    const sockets = runtimeSockets(folder, id);
+    creatingSockets = sockets;
     const inspectorPort = inspectorBase === undefined ? undefined : inspectorBase + inspectors++;
     if (inspectorPort !== undefined)
       line(`V8 inspector: http://127.0.0.1:${inspectorPort}/json/list`);
@@ -189,7 +229,7 @@ function start(id, message) {
     try {
       const mf = new Miniflare(
         convertV4MiniflareOptions({
-          ...message.options,
+          ...withDirectSocket(message, sockets.direct.host),
           ...(inspectorPort === undefined ? {} : { inspectorPort }),
           log,
           // Request lines (LOG_REQUESTS) are the front's: Miniflare's come from its entry
@@ -204,7 +244,8 @@ function start(id, message) {
         }),
       );
       runtime.mf = mf;
-      const url = await mf.ready;
+      // Its URL says 127.0.0.1:0: the entry socket is the file (workerd-arguments.mjs).
+      await mf.ready;
       process.env.MINIFLARE_WORKERD_V8_FLAGS = serverFlags;
       if (loopbacksClosed === closedBefore && !warnedLoopback) {
         warnedLoopback = true;
@@ -213,19 +254,41 @@ function start(id, message) {
         );
       }
       capture = undefined;
-      const rpcUrl = message.rpc
-        ? (await mf.unsafeGetDirectURL(message.rpc.worker, message.rpc.entrypoint)).href
-        : undefined;
-      const served = message.direct ? await mf.unsafeGetDirectURL(message.direct.worker) : url;
-      if (!runtime.ended)
-        send({ id, ready: { url: served.href, rpcUrl, pid: runtime.workerd?.pid } });
+      creatingSockets = undefined;
+      const socket = message.direct ? sockets.direct.file : sockets.entry;
+      if (!runtime.ended) send({ id, ready: { socket, pid: runtime.workerd?.pid } });
     } catch (error) {
       process.env.MINIFLARE_WORKERD_V8_FLAGS = serverFlags;
       capture = undefined;
+      creatingSockets = undefined;
       line(error instanceof Error ? (error.stack ?? error.message) : String(error));
       await end(id, "it did not start");
     }
   });
+}
+
+/**
+ * The message's options with a direct socket at `host` for its `direct` Worker (the host), added
+ * to any the Worker declares (a runner's RPC socket).
+ * @param {RuntimeMessage} message
+ * @param {string} host - `unix:<path>`
+ * @returns {Record<string, unknown>}
+ */
+function withDirectSocket(message, host) {
+  const direct = message.direct;
+  if (!direct) return message.options;
+  const workers = /** @type {any[]} */ (message.options.workers ?? []);
+  return {
+    ...message.options,
+    workers: workers.map((worker) =>
+      worker.name === direct.worker
+        ? {
+            ...worker,
+            unsafeDirectSockets: [...(worker.unsafeDirectSockets ?? []), { host, port: 0 }],
+          }
+        : worker,
+    ),
+  };
 }
 
 let stopping = false;

@@ -21,8 +21,8 @@ const PROBE_LINE = /\bHEAD \/health\b/;
 /**
  * @typedef {object} Runtime
  * @property {string} name - "runtime 1", "runner 2", … (for messages)
- * @property {number} port - its HTTP port on 127.0.0.1 (0 until ready)
- * @property {string | undefined} rpcUrl - a runner's RPC socket (once ready)
+ * @property {string} socket - the Unix socket it serves HTTP on, in the server's private folder
+ *   ("" until ready): the host's direct socket, a runner's `/health` and `/retire`
  * @property {number} pid - its workerd's process id (0 until ready)
  * @property {Promise<void>} exited - settles when it has ended
  * @property {Promise<boolean>} ready - settles with whether it started
@@ -49,10 +49,12 @@ const PROBE_LINE = /\bHEAD \/health\b/;
 /**
  * The process that holds the runtimes, started when the first runtime is, and again after it
  * died (every runtime it held is then reported exited, and the supervisor starts new ones).
- * @param {NodeJS.ProcessEnv} env - its environment (V8 flags; no settings)
+ * @param {Record<string, string>} env - its environment (runtime-env.mjs: no settings)
+ * @param {string} folder - the server's private socket folder (socket-folder.mjs): every
+ *   runtime's sockets are made there
  * @returns {RuntimeHost}
  */
-export function createRuntimeHost(env) {
+export function createRuntimeHost(env, folder) {
   /** @type {import("node:child_process").ChildProcess | undefined} */
   let child;
   /** @type {Map<string, { onLine: (line: string) => void, onReady: (ready: any) => void, onExit: (reason: string) => void }>} */
@@ -61,10 +63,11 @@ export function createRuntimeHost(env) {
 
   const ensure = () => {
     if (child && child.exitCode === null && child.signalCode === null) return child;
-    const started = spawn(process.execPath, [HOST], {
+    const started = spawn(process.execPath, [HOST, folder], {
       detached: true,
       stdio: ["ignore", "pipe", "pipe", "ipc"],
-      env,
+      // Only this: the launcher's own environment stays out (runtime-env.mjs).
+      env: /** @type {NodeJS.ProcessEnv} */ (/** @type {unknown} */ (env)),
     });
     child = started;
     started.on("message", (/** @type {any} */ m) => {
@@ -123,8 +126,7 @@ export function createRuntimeHost(env) {
           if (line.includes(CRASH_LINE)) onCrashLine();
         },
         onReady: (info) => {
-          runtime.port = Number(new URL(info.url).port);
-          runtime.rpcUrl = info.rpcUrl;
+          runtime.socket = String(info.socket);
           runtime.pid = Number(info.pid ?? 0);
           runtime.lastAnswer = Date.now();
           settleReady(true);
@@ -141,8 +143,7 @@ export function createRuntimeHost(env) {
       /** @type {Runtime} */
       const runtime = {
         name,
-        port: 0,
-        rpcUrl: undefined,
+        socket: "",
         pid: 0,
         exited: /** @type {Promise<void>} */ (exited),
         ready: /** @type {Promise<boolean>} */ (ready),
@@ -192,7 +193,7 @@ export async function waitReady(runtime, timeoutMs) {
   ]);
   if (!started) return false;
   while (runtime.isRunning() && Date.now() < deadline) {
-    if (await probe(runtime.port, 5_000)) {
+    if (await probe(runtime.socket, 5_000)) {
       runtime.lastAnswer = Date.now();
       return true;
     }
@@ -205,12 +206,12 @@ export async function waitReady(runtime, timeoutMs) {
  * One health probe: the Worker's `/health` answer when it came within `timeoutMs` and shows the
  * runtime alive, else null. A 503 (a configuration problem the Worker reports there, as JSON)
  * still means the runtime is alive.
- * @param {number} port
+ * @param {string} socket - the runtime's (Runtime.socket)
  * @param {number} timeoutMs
  * @returns {Promise<import("./health-request.mjs").HealthAnswer | null>}
  */
-export async function probe(port, timeoutMs) {
-  const answer = await healthRequest(port, { method: "HEAD", path: "/health", timeoutMs });
+export async function probe(socket, timeoutMs) {
+  const answer = await healthRequest(socket, { method: "HEAD", path: "/health", timeoutMs });
   if (!answer) return null;
   const json = String(answer.headers["content-type"] ?? "").startsWith("application/json");
   return answer.status === 200 || (answer.status === 503 && json) ? answer : null;

@@ -1,18 +1,188 @@
 /**
- * The folder of a local server's runner sockets: each runner serves Workers RPC on a Unix socket
- * here, not on a loopback TCP port. A TCP port is open to every process on the machine, and it
+ * The folder of a local server's sockets: each runner serves Workers RPC on a Unix socket here,
+ * and every runtime its HTTP (runtime-host.mjs), not on a loopback TCP port. A TCP port is open to every process on the machine, and it
  * is free for anyone to take between a runner's end and its replacement's start: a process that
  * bound it then would have received the host's next runs, the cluster secret among them. A
  * socket in a folder only this user can enter (0700, made by mkdtemp) is reachable only by this
  * user's processes, and its name cannot be taken by anyone else (issue #40; a process of the same
  * user that can read the server's memory is out of scope, docs/security.md).
  *
+ * Where it is made, and what it cleans first (each decided by a function below, tested with a
+ * fake file system owner, environment and process table): a parent that is safe (this user's or
+ * root's, and sticky when others may write to it) and short enough for a socket path, else the
+ * next candidate, else a refusal naming TMPDIR; the folders of this user's servers that were
+ * killed (their owner pid, in the folder's name, is gone) are removed.
+ *
  * workerd names a direct socket `<host>:<port>`, so a socket asked for at `unix:<path>` with port
  * 0 is the file `<path>:0`: {@link runnerSocket} gives both the file and the address to bind to.
  */
-import { lstatSync, mkdtempSync, rmSync } from "node:fs";
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { specCacheFolder } from "../spec-cache.mjs";
+
+/**
+ * The longest socket path taken: a Unix socket's path must fit `sun_path` (108 bytes on Linux,
+ * 104 on macOS, each with its closing NUL); past it workerd cannot bind.
+ */
+export const MAX_SOCKET_PATH_BYTES = 103;
+/** Room for the longest name in a folder (`r123456.loopback.sock`, `runner-16.sock:0`). */
+const NAME_ROOM = 24;
+/** A folder's name: `cmm-<owner pid>-<6 random>` (mkdtemp adds the 6). */
+const FOLDER = /^cmm-(\d{1,10})-[A-Za-z0-9]{6}$/;
+/** The longest folder name (a pid of 10 digits). */
+const FOLDER_ROOM = "cmm-".length + 10 + 1 + 6;
+
+/**
+ * What the folder's making depends on, given by tests (the defaults are this process's).
+ * @typedef {object} FolderDeps
+ * @property {Record<string, string | undefined>} [env] - TMPDIR, XDG_RUNTIME_DIR, XDG_CACHE_HOME
+ * @property {NodeJS.Platform} [platform]
+ * @property {number | undefined} [uid] - this user's id (undefined where there is none: Windows)
+ * @property {number} [pid] - this process's id, written into the folder's name
+ * @property {(pid: number) => boolean} [alive] - whether a process runs (a folder's owner)
+ * @property {(path: string) => { uid: number, mode: number, isDirectory(): boolean }} [stat] -
+ *   a candidate parent's owner and mode (following links: the parent the user named)
+ */
+
+/**
+ * {@link FolderDeps} with every default filled in.
+ * @typedef {object} Deps
+ * @property {Record<string, string | undefined>} env
+ * @property {NodeJS.Platform} platform
+ * @property {number | undefined} uid
+ * @property {number} pid
+ * @property {(pid: number) => boolean} alive
+ * @property {(path: string) => { uid: number, mode: number, isDirectory(): boolean }} stat
+ */
+
+/**
+ * A parent the folder may be made in: a folder owned by this user or by root, that no one else
+ * can write to, or only with the sticky bit set (as /tmp: others cannot rename or remove what
+ * is ours there). In a folder others may write without it (a world-writable, non-sticky TMPDIR),
+ * another user could swap our folder for one of theirs between its making and its use.
+ * @param {string} path
+ * @param {Deps["stat"]} stat
+ * @param {number | undefined} uid
+ * @returns {string | undefined} why not, or undefined when it may
+ */
+export function unsafeParent(path, stat, uid) {
+  let info;
+  try {
+    info = stat(path);
+  } catch {
+    return "does not exist";
+  }
+  if (!info.isDirectory()) return "is not a folder";
+  if (uid !== undefined && info.uid !== uid && info.uid !== 0)
+    return `belongs to another user (uid ${info.uid})`;
+  if ((info.mode & 0o022) !== 0 && (info.mode & 0o1000) === 0)
+    return "is writable by other users without the sticky bit";
+  return undefined;
+}
+
+/**
+ * Whether sockets made under `base` fit {@link MAX_SOCKET_PATH_BYTES}.
+ * @param {string} base
+ */
+export function shortEnough(base) {
+  return Buffer.byteLength(base) + 1 + FOLDER_ROOM + 1 + NAME_ROOM <= MAX_SOCKET_PATH_BYTES;
+}
+
+/**
+ * Where the folder is made, first that is safe and short enough: the temporary folder (TMPDIR),
+ * the user's runtime folder (XDG_RUNTIME_DIR: /run/user/<uid>, private and short), then a
+ * private folder of our own in the user's cache folder (made 0700).
+ * @param {Deps} deps
+ * @returns {{ base: string } | { refused: string }}
+ */
+export function chooseBase({ env, platform, uid, stat }) {
+  const temporary = env.TMPDIR?.trim() || env.TEMP?.trim() || env.TMP?.trim() || tmpdir();
+  /** @type {{ path: string, ours?: boolean }[]} */
+  const candidates = [{ path: temporary }];
+  if (env.XDG_RUNTIME_DIR?.trim()) candidates.push({ path: env.XDG_RUNTIME_DIR.trim() });
+  candidates.push({ path: join(dirname(specCacheFolder(env, platform)), "run"), ours: true });
+  /** @type {string[]} */
+  const reasons = [];
+  for (const { path, ours } of candidates) {
+    if (!shortEnough(path)) {
+      reasons.push(`${path} is too long for a socket path`);
+      continue;
+    }
+    if (ours) {
+      try {
+        mkdirSync(path, { recursive: true, mode: 0o700 });
+        if (platform !== "win32") chmodSync(path, 0o700);
+      } catch (error) {
+        reasons.push(`${path} cannot be made (${/** @type {Error} */ (error).message})`);
+        continue;
+      }
+    }
+    const why = unsafeParent(path, stat, uid);
+    if (!why) return { base: path };
+    reasons.push(`${path} ${why}`);
+  }
+  return {
+    refused: `the local server's private socket folder cannot be made: ${reasons.join("; ")}.\n  Fix: point TMPDIR at a short folder of yours or a sticky one like /tmp (its path at most ${MAX_SOCKET_PATH_BYTES - 2 - FOLDER_ROOM - NAME_ROOM} bytes), e.g. TMPDIR=/tmp`,
+  };
+}
+
+/**
+ * Removes the folders that servers of this user left behind when they were killed (SIGKILL
+ * runs no clean-up): in `base`, only folders named as ours whose owner process is gone, only
+ * this user's, never following a link.
+ * @param {string} base
+ * @param {Deps} deps
+ * @returns {string[]} the folders removed
+ */
+export function removeStaleFolders(base, { uid, pid, alive }) {
+  /** @type {string[]} */
+  const removed = [];
+  let names;
+  try {
+    names = readdirSync(base);
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    const owner = FOLDER.exec(name)?.[1];
+    if (!owner || Number(owner) === pid || alive(Number(owner))) continue;
+    const path = join(base, name);
+    try {
+      const info = lstatSync(path);
+      // A link (to anywhere) or a file under our pattern is not ours to remove.
+      if (!info.isDirectory() || info.isSymbolicLink()) continue;
+      if (uid !== undefined && info.uid !== uid) continue;
+      rmSync(path, { recursive: true, force: true });
+      removed.push(path);
+    } catch {
+      // gone meanwhile, or not ours to remove
+    }
+  }
+  return removed;
+}
+
+/**
+ * Whether process `pid` runs (for a folder's owner): a signal 0 reaches it, or it belongs to
+ * another user (EPERM: alive, not ours).
+ * @param {number} pid
+ */
+function processAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return /** @type {NodeJS.ErrnoException} */ (error).code === "EPERM";
+  }
+}
 
 /**
  * @typedef {object} SocketFolder
@@ -31,20 +201,79 @@ import { join } from "node:path";
  */
 
 /**
- * Makes the folder: fresh, private, this user's.
- * @param {string} [parent] - where (default: the system's temporary folder)
+ * Makes the folder: fresh, private, this user's, in a safe and short parent (chooseBase), after
+ * removing the folders killed servers left there (removeStaleFolders).
+ *
+ * Windows: Node reaches local sockets there only as named pipes, not Unix socket files, so the
+ * local cluster cannot run; this throws the message that says so (serve.mjs prints it, nothing
+ * is started). Where the platform has no user ids, the owner checks are skipped.
+ * @param {FolderDeps} [given]
  * @returns {SocketFolder}
+ * @throws Error with a message for the user (the fix included) when no folder can be made
  */
-export function createSocketFolder(parent = tmpdir()) {
-  // Short: a Unix socket's path is limited to 107 bytes.
-  const path = mkdtempSync(join(parent, "cmm-"));
+export function createSocketFolder(given = {}) {
+  /** @type {Deps} */
+  const deps = {
+    env: process.env,
+    platform: process.platform,
+    uid: process.getuid?.(),
+    pid: process.pid,
+    alive: processAlive,
+    stat: statSync,
+    ...given,
+  };
+  if (deps.platform === "win32")
+    throw new Error(
+      "the local server runs its parts on Unix sockets, which Node does not offer on Windows.\n  Fix: run it in WSL (Windows Subsystem for Linux), or deploy it to Cloudflare (npm run deploy).",
+    );
+  const chosen = chooseBase(deps);
+  if ("refused" in chosen) throw new Error(chosen.refused);
+  removeStaleFolders(chosen.base, deps);
+  const path = mkdtempSync(join(chosen.base, `cmm-${deps.pid}-`));
   const made = lstatSync(path);
-  if (!made.isDirectory() || (made.mode & 0o077) !== 0 || made.uid !== process.getuid?.())
+  if (
+    !made.isDirectory() ||
+    (made.mode & 0o077) !== 0 ||
+    (deps.uid !== undefined && made.uid !== deps.uid)
+  )
     throw new Error(`the runner socket folder ${path} is not a private folder of this user`);
   return {
     path,
     runner: (index) => runnerSocket(path, index),
     remove: () => rmSync(path, { recursive: true, force: true }),
+  };
+}
+
+/**
+ * @typedef {object} RuntimeSockets
+ * @property {string} entry - Miniflare's entry socket (workerd binds this path as given)
+ * @property {string} loopback - Miniflare's loopback server (closed: it answers 403)
+ * @property {{ host: string, file: string }} direct - a Worker's direct socket: the host given
+ *   to Miniflare (`unix:<path>`) and the file workerd creates (`<path>:0`)
+ * @property {() => void} clear - removes the three files (at the runtime's end)
+ */
+
+/**
+ * The sockets of runtime `id` (runtime-host.mjs names them; one id is never used twice in a
+ * server's life): its HTTP sockets, which answer the supervisor's probes and the front's
+ * requests, are files in the private folder too, not loopback ports.
+ * @param {string} folder
+ * @param {string} id - "r1", "r2", …
+ * @returns {RuntimeSockets}
+ */
+export function runtimeSockets(folder, id) {
+  const base = join(folder, id);
+  const sockets = {
+    entry: `${base}.entry.sock`,
+    loopback: `${base}.loopback.sock`,
+    direct: { host: `unix:${base}.direct.sock`, file: `${base}.direct.sock:0` },
+  };
+  return {
+    ...sockets,
+    clear: () => {
+      for (const file of [sockets.entry, sockets.loopback, sockets.direct.file])
+        rmSync(file, { force: true });
+    },
   };
 }
 

@@ -130,7 +130,7 @@ export function ringOnConnect(socket, onRing, log, label) {
 }
 
 /** @param {Runtime} runtime */
-const describe = (runtime) => `${runtime.name} (workerd pid ${runtime.pid}, port ${runtime.port})`;
+const describe = (runtime) => `${runtime.name} (workerd pid ${runtime.pid})`;
 
 /**
  * Runs the front on `port` and keeps a healthy host runtime and its runners behind it until a
@@ -145,12 +145,14 @@ const describe = (runtime) => `${runtime.name} (workerd pid ${runtime.pid}, port
  * @param {(index: number) => { address: string, file: string, clear: () => void }} options.runnerSocket -
  *   runner `index`'s RPC socket: the address the host connects to, its file (where the slot's
  *   doorbell listens while it has no runner), and the clearing of a stale file
- * @param {NodeJS.ProcessEnv} options.env - the runtimes' process environment
+ * @param {string} options.socketFolder - the private folder of every runtime's sockets
+ *   (socket-folder.mjs)
+ * @param {Record<string, string>} options.env - the runtimes' process environment (runtime-env.mjs)
  * @param {() => void} options.cleanup - runs before the process exits
  * @param {(line: string) => void} [options.log]
  * @param {string} [options.label] - message prefix ("npm start", "code-mode-mcp")
- * @param {{ maxBodyBytes?: number, bodyTimeoutMs?: number, bodyBudgetBytes?: number, apiKey?: string }} [options.front] -
- *   the front's limits and the key it checks before reading a body (front.mjs)
+ * @param {{ maxBodyBytes?: number, bodyTimeoutMs?: number, bodyBudgetBytes?: number, maxConnections?: number, apiKey?: string, allowedHostnames?: string[] }} [options.front] -
+ *   the front's limits, and the host names and key it checks before reading a body (front.mjs)
  * @param {boolean} [options.logRequests] - a line per request from the front (`LOG_REQUESTS`)
  * @param {number} [options.maxRunsPerRunner] - runs after which a runner is retired and a fresh
  *   one started (runner-retirement.mjs); 0 never. Default {@link DEFAULT_MAX_RUNS}.
@@ -164,6 +166,7 @@ export async function supervise({
   runners,
   runner,
   runnerSocket,
+  socketFolder,
   env,
   cleanup,
   log = console.log,
@@ -178,7 +181,7 @@ export async function supervise({
   let stopping = false;
   /** Where the runtimes' output goes (see {@link withoutShutdownNoise}). */
   let output = log;
-  const runtimes = createRuntimeHost(env);
+  const runtimes = createRuntimeHost(env, socketFolder);
   /** @type {RuntimeMessage | undefined} */
   let hostMessage;
 
@@ -200,7 +203,7 @@ export async function supervise({
       onStuck,
       clock,
       stopping: () => stopping,
-      probe: (watched, timeoutMs) => probe(/** @type {Runtime} */ (watched).port, timeoutMs),
+      probe: (watched, timeoutMs) => probe(/** @type {Runtime} */ (watched).socket, timeoutMs),
     });
 
   /**
@@ -246,8 +249,8 @@ export async function supervise({
       return started;
     },
     watch: (runtime, onStuck) => watchOver(runtime, RUNNER_STUCK_MS, onStuck),
-    askToRetire: (runtime) => askToRetire(runtime.port),
-    counts: (runtime) => runnerCounts(runtime.port),
+    askToRetire: (runtime) => askToRetire(runtime.socket),
+    counts: (runtime) => runnerCounts(runtime.socket),
   });
 
   const hosts = createHostPair({

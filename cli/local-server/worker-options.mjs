@@ -33,7 +33,7 @@ export function defaultRunnerCount() {
  * @param {any} options.config - its parsed content
  * @param {Record<string, string>} options.bindings - settings and vars (strings)
  * @param {string} options.persist - the local data folder (`--persist-to` of wrangler dev)
- * @param {string[]} options.runners - the runner slots' RPC addresses (host:port)
+ * @param {string[]} options.runners - the runner slots' RPC addresses (`unix:<path>`)
  * @param {number} [options.spares] - how many of the last are spare slots (runner-pool.mjs)
  * @param {string} options.secret - this server's cluster secret (cluster-secret.mjs): the Worker
  *   refuses every request that does not carry it, and sends it on every runner call
@@ -53,8 +53,16 @@ export function hostMessage({
   );
   return {
     v8Flags: hostFlags(runners.length),
+    // The front sends requests to this Worker's direct socket (a Unix socket runtime-host.mjs
+    // adds in the private folder), straight to the Worker. Miniflare's entry socket goes through
+    // its entry Worker first (routing, the `cf` object, pretty errors, request lines): a second
+    // isolate per request that cost ~0.35 ms of latency and ~0.3 ms of the host's CPU per
+    // `ping`, and whose share of each request was the native memory the host gained over a
+    // long soak (docs/local-runtime.md, "Memory over time").
     direct: { worker: config.name },
     options: {
+      // Miniflare's entry socket: moved to a Unix socket as workerd starts
+      // (workerd-arguments.mjs). 127.0.0.1, so Miniflare adds no second, local entry socket.
       host: "127.0.0.1",
       port: 0,
       cf: false,
@@ -87,12 +95,6 @@ export function hostMessage({
               { className: b.class_name, useSQLite: sqlite.has(b.class_name) },
             ]),
           ),
-          // The front sends requests here, straight to the Worker. Miniflare's own port goes
-          // through its entry Worker first (routing, the `cf` object, pretty errors, request
-          // lines): a second isolate per request that cost ~0.35 ms of latency and ~0.3 ms of
-          // the host's CPU per `ping`, and whose share of each request was the native memory
-          // the host gained over a long soak (bench/README.md, "Memory over time").
-          unsafeDirectSockets: [{ host: "127.0.0.1", port: 0 }],
           serviceBindings: Object.fromEntries(
             runners.map((address, i) => [
               `SANDBOX_RUNNER_${i + 1}`,
@@ -121,6 +123,7 @@ export function hostMessage({
 export function runnerMessage({ scriptPath, compatibilityDate, rpcHost, secret }) {
   return {
     options: {
+      // As the host's: its entry socket (`/health`, `/retire`) becomes a Unix socket.
       host: "127.0.0.1",
       port: 0,
       cf: false,

@@ -6,6 +6,7 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createHash } from "node:crypto";
 import { request } from "node:http";
+import { connect as netConnect } from "node:net";
 import { z } from "zod";
 import { ECHOES, startHostileApi, SPEC_PATHS } from "./support/hostile-api.mjs";
 import { json, mcpUpstream } from "./support/mcp-upstream.mjs";
@@ -24,6 +25,38 @@ const HASH_WORDS = `const hashWords = async (all) => {
   const hex = async (w) => [...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(w)))].map((b) => b.toString(16).padStart(2, "0")).join("");
   return Promise.all(words.map(hex));
 };`;
+
+/**
+ * Sends only the headers of `POST /mcp` declaring a `length`-byte body, and resolves to the
+ * status the server answers within 5 s (0: none).
+ * @param {string} url
+ * @param {string} host
+ * @param {number} length
+ * @returns {Promise<number>}
+ */
+function headersOnly(url, host, length) {
+  return new Promise((resolve) => {
+    const socket = netConnect(Number(new URL(url).port), "127.0.0.1");
+    let head = "";
+    const done = (/** @type {number} */ status) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(status);
+    };
+    const timer = setTimeout(() => done(0), 5_000);
+    socket.on("connect", () =>
+      socket.write(
+        `POST /mcp HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`,
+      ),
+    );
+    socket.on("data", (chunk) => {
+      head += chunk;
+      const m = /^HTTP\/1\.1 (\d{3})/.exec(head);
+      if (m) done(Number(m[1]));
+    });
+    socket.on("error", () => done(0));
+  });
+}
 
 const api = await startHostileApi();
 const upstream = await mcpUpstream((server, req) => {
@@ -117,6 +150,21 @@ try {
           .end("{}");
       });
       soft(rebound === 403, `Host: evil.example → ${rebound}`);
+
+      // 1b. The front checks the Host and the key from the headers, before any byte of a body:
+      // a keyless client under a name the Worker takes (`*.workers.dev`, not only a loopback
+      // name) is refused at once, and so is one under a name it refuses. Only the headers are
+      // sent; a front that waited for the declared 4 MiB would answer nothing in 5 s.
+      for (const [host, expected] of /** @type {const} */ ([
+        ["a.workers.dev", 401],
+        ["evil.example", 403],
+      ])) {
+        const status = await headersOnly(url, host, 4 * 1_048_576);
+        soft(
+          status === expected,
+          `keyless POST with Host: ${host} and a 4 MiB body not yet sent → ${status} (expected ${expected} from the headers)`,
+        );
+      }
 
       const mcp = await connect(url, "/mcp");
       // A thrown client error (e.g. an approval this client cannot answer) counts as a refusal.

@@ -38,14 +38,14 @@ const ONE_WRITE = (/** @type {string} */ title) => `async () => {
 }`;
 
 /**
- * The runners' workerd processes, from the supervisor's "runner N (workerd pid P, …)" lines (the
+ * The runners' workerd processes, from the supervisor's "runner N (workerd pid P)" lines (the
  * latest per runner).
  * @param {string} output
  */
 function runnerPids(output) {
   /** @type {Map<string, number>} */
   const latest = new Map();
-  for (const m of output.matchAll(/runner (\d+) \(workerd pid (\d+),/g))
+  for (const m of output.matchAll(/runner (\d+) \(workerd pid (\d+)\)/g))
     latest.set(String(m[1]), Number(m[2]));
   return [...latest.values()];
 }

@@ -80,7 +80,7 @@ await withServer(
       const last = new Map();
       for (const line of output().split("\n")) {
         const event =
-          /(runner \d+) (?:\(workerd pid \d+, port \d+\) (is ready)\.|(is retired) after|(is ended): no run)/.exec(
+          /(runner \d+) (?:\(workerd pid \d+\) (is ready)\.|(is retired) after|(is ended): no run)/.exec(
             line,
           );
         if (event?.[1]) last.set(event[1], event[2] ?? event[3] ?? event[4] ?? "");
@@ -107,7 +107,7 @@ await withServer(
     // Each retired runner's process is gone and a fresh one serves in its slot.
     const pids = new Map();
     for (const line of lines) {
-      const ready = /(runner \d+) \(workerd pid (\d+), port \d+\) is ready\./.exec(line);
+      const ready = /(runner \d+) \(workerd pid (\d+)\) is ready\./.exec(line);
       if (ready) pids.set(ready[1], [...(pids.get(ready[1]) ?? []), Number(ready[2])]);
     }
     const ended = lastEvents();

@@ -1,16 +1,22 @@
-// Issue #40, "only the cluster talks to the cluster": from another process on the machine (this
-// script), every internal socket of a running local server refuses: a runner's Workers RPC port
+// Issue #40, "only the cluster talks to the cluster": a running local server listens on one TCP
+// port, its front's; every internal socket (a runner's Workers RPC, a runner's `/health` and
+// `/retire`, the host runtime's direct socket and Miniflare entry socket, Miniflare's loopback
+// servers) is a Unix socket in one folder only this user can enter (0700), which no other
+// user can reach or take over after a runtime's exit. From another process of this user
+// (beyond that folder's guard), each still refuses without the cluster secret: a runner's RPC
 // (`load`/`get`, in the old form and with a guessed secret, from a real workerd the way the
-// attack was made), a runner's own port (`/health` without counts, `POST /retire`), the host
-// runtime's direct socket (with a forged CF-Connecting-IP) and its Miniflare port, and
-// Miniflare's loopback servers (a forged log line). Meanwhile and after, the public front serves,
-// no runner retires or is replaced, and the forged line never reaches the server's output.
-import { readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
+// attack was made), a runner's `/health` (no counts) and `POST /retire`, the host's sockets
+// (with a forged CF-Connecting-IP), and the loopback servers (a forged log line). Meanwhile and
+// after, the public front serves, no runner retires or is replaced, and the forged line never
+// reaches the server's output.
+import { readFileSync, statSync } from "node:fs";
+import { request } from "node:http";
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import { pathToFileURL } from "node:url";
-import { listeningPorts, parentOf } from "./support/listening-ports.mjs";
+import { listeningPorts, listeningUnixSockets } from "./support/listening-ports.mjs";
 import { connect, timedCall } from "./support/load-clients.mjs";
+import { processTree } from "./support/processes.mjs";
 import { SEARCH } from "./support/programs.mjs";
 import { replacements } from "./support/replacements.mjs";
 import { check, withServer } from "./support/server.mjs";
@@ -52,34 +58,6 @@ export default {
 };`;
 
 /**
- * The Unix sockets the processes `pids` listen on (/proc/net/unix, matched by the sockets in
- * each process's open files): a runner's RPC socket file.
- * @param {number[]} pids
- * @returns {string[]}
- */
-function unixSocketsOf(pids) {
-  const inodes = new Set();
-  for (const pid of pids)
-    for (const fd of readdirSync(`/proc/${pid}/fd`)) {
-      try {
-        const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
-        if (m) inodes.add(m[1]);
-      } catch {
-        // closed meanwhile
-      }
-    }
-  return [
-    ...new Set(
-      readFileSync("/proc/net/unix", "utf8")
-        .split("\n")
-        .map((line) => line.trim().split(/\s+/))
-        .filter((f) => f.length >= 8 && inodes.has(f[6]) && /runner-\d+\.sock:0$/.test(f[7] ?? ""))
-        .map((f) => /** @type {string} */ (f[7])),
-    ),
-  ];
-}
-
-/**
  * Tries the runner RPC socket at `address` from a workerd of this script's own.
  * @param {string} address - an external service address (`unix:<path>`)
  * @returns {Promise<Record<string, { answered?: unknown, refused?: string }>>}
@@ -108,21 +86,33 @@ async function attackRpc(address) {
 }
 
 /**
- * One request to a port of the server, as any local process may send it.
- * @param {number} port
+ * One request to a Unix socket of the server, as any process of this user may send it.
+ * @param {string} socket
  * @param {string} path
- * @param {RequestInit} [init]
+ * @param {{ method?: string, headers?: Record<string, string>, body?: string }} [init]
+ * @returns {Promise<{ status: number, headers: import("node:http").IncomingHttpHeaders, text: string }>}
  */
-async function knock(port, path, init = {}) {
-  try {
-    const answer = await fetch(`http://127.0.0.1:${port}${path}`, init);
-    return { status: answer.status, headers: answer.headers, text: await answer.text() };
-  } catch (error) {
-    return { status: 0, headers: new Headers(), text: String(error) };
-  }
+function knock(socket, path, { method = "GET", headers = {}, body } = {}) {
+  return new Promise((resolve) => {
+    const req = request({ socketPath: socket, path, method, headers }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk) => (text += chunk));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+    });
+    req.setTimeout(10_000, () => req.destroy(new Error("no answer in 10 s")));
+    req.on("error", (error) => resolve({ status: 0, headers: {}, text: String(error) }));
+    req.end(body);
+  });
 }
 
-await withServer({ SANDBOX_RUNNERS: "2" }, async ({ url, output }) => {
+// A secret in the launcher's environment (as a user's shell holds one): it must not reach the
+// environment of any runtime process (cli/local-server/runtime-env.mjs).
+const ENV_SECRET = `e2e-sealed-env-${process.pid}-${Date.now()}`;
+
+const SETTINGS = { SANDBOX_RUNNERS: "2", E2E_SEALED_SECRET: ENV_SECRET };
+
+await withServer(SETTINGS, async ({ url, pid, output }) => {
   const { client } = await connect(url, { name: "e2e-sealed" });
   const served = async (/** @type {string} */ when) => {
     const outcome = await timedCall(client, "search", SEARCH, 60_000);
@@ -133,84 +123,97 @@ await withServer({ SANDBOX_RUNNERS: "2" }, async ({ url, output }) => {
   };
   await served("before");
 
-  // The sockets, found as another process would (the supervisor's lines name the workerd pids
-  // and the ports it uses; the rest of each process's listening ports are the other sockets).
-  const log = output();
-  const host = /ready on \S+ \(runtime \d+ \(workerd pid (\d+), port (\d+)\)/.exec(log);
-  check(host, `no ready line:\n${log}`);
-  const [hostPid, direct] = [Number(host[1]), Number(host[2])];
-  const hostOwn = listeningPorts(hostPid).filter((p) => p !== direct);
-  const runners = [...log.matchAll(/runner \d+ \(workerd pid (\d+), port (\d+)\) is ready\./g)].map(
-    (m) => {
-      const [pid, port] = [Number(m[1]), Number(m[2])];
-      return { pid, port, rpc: listeningPorts(pid).filter((p) => p !== port) };
-    },
+  // Every socket the server's processes listen on, found as another process would (/proc).
+  const tree = processTree(pid).map((p) => p.pid);
+  const tcp = [...new Set(tree.flatMap((p) => listeningPorts(p)))];
+  const front = Number(new URL(url).port);
+  check(
+    tcp.length === 1 && tcp[0] === front,
+    `TCP ports listened on besides the front's ${front}: ${tcp.filter((p) => p !== front).join(", ") || "none"} (the front's own: ${tcp.includes(front)})`,
   );
-  check(runners.length === 2, `expected 2 runners:\n${log}`);
-  const loopbacks = listeningPorts(parentOf(hostPid));
-  check(hostOwn.length === 1, `the host's Miniflare port is not one of ${hostOwn.join(", ")}`);
-  check(loopbacks.length >= 3, `Miniflare's loopback ports: ${loopbacks.join(", ") || "none"}`);
+  const unix = [...new Set(tree.flatMap((p) => listeningUnixSockets(p)))];
+  const folders = [...new Set(unix.map((file) => dirname(file)))];
+  check(folders.length === 1, `the Unix sockets are not in one folder: ${unix.join(", ")}`);
+  const folder = statSync(/** @type {string} */ (folders[0]));
+  check(
+    (folder.mode & 0o077) === 0 && folder.uid === process.getuid?.(),
+    `socket folder ${folders[0]} is mode ${(folder.mode & 0o777).toString(8)}, owner ${folder.uid}`,
+  );
+  const named = (/** @type {RegExp} */ pattern) => unix.filter((file) => pattern.test(file));
+  const rpc = named(/\/runner-\d+\.sock:0$/);
+  const direct = named(/\/r\d+\.direct\.sock:0$/);
+  const hostIds = new Set(direct.map((file) => /\/(r\d+)\./.exec(file)?.[1]));
+  const entries = named(/\/r\d+\.entry\.sock$/);
+  const hostEntries = entries.filter((file) => hostIds.has(/\/(r\d+)\./.exec(file)?.[1]));
+  const runnerEntries = entries.filter((file) => !hostEntries.includes(file));
+  const loopbacks = named(/\/r\d+\.loopback\.sock$/);
+  check(
+    rpc.length === 2 && runnerEntries.length === 2 && direct.length === 2,
+    `expected 2 runners and 2 host runtimes, found: ${unix.join(", ")}`,
+  );
+  check(
+    loopbacks.length === 4 && unix.length === 12,
+    `expected a loopback server per runtime and nothing else: ${unix.join(", ")}`,
+  );
   const failures = [];
 
-  // A runner's RPC: on no TCP port at all (a port is open to every process and free to take
-  // between a runner's end and its replacement's start), but a Unix socket in a folder only this
-  // user can enter (cli/local-server/socket-folder.mjs). A process of this user may reach it:
-  // load/get are still refused without the cluster secret, in both forms.
-  for (const runner of runners)
-    check(runner.rpc.length === 0, `runner RPC on TCP port(s) ${runner.rpc.join(", ")}`);
-  const sockets = unixSocketsOf(runners.map((r) => r.pid));
-  check(sockets.length === 2, `expected 2 runner sockets, found: ${sockets.join(", ")}`);
-  for (const file of sockets) {
-    const folder = statSync(dirname(file));
-    if ((folder.mode & 0o077) !== 0 || folder.uid !== process.getuid?.())
-      failures.push(
-        `runner socket folder ${dirname(file)} is mode ${(folder.mode & 0o777).toString(8)}`,
-      );
+  // The runtime host and every workerd: started with an allow-listed environment only.
+  const runtimeProcesses = processTree(pid).filter((p) =>
+    /workerd|runtime-host\.mjs/.test(p.command),
+  );
+  check(runtimeProcesses.length >= 5, `runtime processes: ${runtimeProcesses.length}`);
+  for (const p of runtimeProcesses) {
+    const environ = readFileSync(`/proc/${p.pid}/environ`, "utf8");
+    if (environ.includes(ENV_SECRET))
+      failures.push(`the launcher's secret is in the environment of ${p.command.slice(0, 80)}`);
+  }
+
+  // A runner's RPC: a process of this user may reach it; load/get are still refused without the
+  // cluster secret, in both forms.
+  for (const file of rpc) {
     const tries = await attackRpc(`unix:${file}`);
     for (const [name, outcome] of Object.entries(tries))
       if (!outcome.refused?.includes("serves only the local server that started it"))
         failures.push(`runner RPC ${name}: ${JSON.stringify(outcome).slice(0, 300)}`);
   }
 
-  // A runner's own port: no counts, no retiring; its RPC port takes no HTTP either.
-  for (const runner of runners) {
-    const health = await knock(runner.port, "/health", { method: "HEAD" });
-    if (health.status !== 403 || health.headers.has("x-runs-begun"))
+  // A runner's HTTP socket: no counts, no retiring; its RPC socket takes no HTTP either.
+  for (const file of runnerEntries) {
+    const health = await knock(file, "/health", { method: "HEAD" });
+    if (health.status !== 403 || health.headers["x-runs-begun"] !== undefined)
       failures.push(
-        `runner /health answered ${health.status} (counts: ${health.headers.get("x-runs-begun")})`,
+        `runner /health answered ${health.status} (counts: ${health.headers["x-runs-begun"]})`,
       );
-    for (const port of [runner.port, ...runner.rpc]) {
-      const retire = await knock(port, "/retire", { method: "POST" });
-      if (retire.status < 400 || retire.headers.has("x-runs-begun"))
-        failures.push(`runner POST /retire on port ${port} answered ${retire.status}`);
-    }
+  }
+  for (const file of [...runnerEntries, ...rpc]) {
+    const retire = await knock(file, "/retire", { method: "POST" });
+    if (
+      retire.status !== 0 &&
+      (retire.status < 400 || retire.headers["x-runs-begun"] !== undefined)
+    )
+      failures.push(`runner POST /retire on ${file} answered ${retire.status}`);
   }
 
-  // The host: its direct socket with a forged client address, and Miniflare's port.
-  for (const [name, port] of [
-    ["direct socket", direct],
-    ["Miniflare port", hostOwn[0]],
-  ]) {
+  // The host runtimes: their direct sockets with a forged client address, and Miniflare's.
+  for (const file of [...direct, ...hostEntries]) {
     for (const path of ["/health", "/mcp", "/authorize"]) {
-      const answer = await knock(/** @type {number} */ (port), path, {
-        headers: { "cf-connecting-ip": "203.0.113.77" },
-      });
+      const answer = await knock(file, path, { headers: { "cf-connecting-ip": "203.0.113.77" } });
       if (answer.status !== 403 || !answer.text.includes("internal port of the local server"))
         failures.push(
-          `host ${name} ${path} answered ${answer.status}: ${answer.text.slice(0, 200)}`,
+          `host ${file} ${path} answered ${answer.status}: ${answer.text.slice(0, 200)}`,
         );
     }
   }
 
   // Miniflare's loopback servers: a forged log line.
-  for (const port of loopbacks) {
-    const answer = await knock(port, "/core/log", {
+  for (const file of loopbacks) {
+    const answer = await knock(file, "/core/log", {
       method: "POST",
       headers: { "MF-Log-Level": "3" },
       body: FORGED,
     });
     if (answer.status !== 403)
-      failures.push(`loopback ${port} /core/log answered ${answer.status}`);
+      failures.push(`loopback ${file} /core/log answered ${answer.status}`);
   }
 
   // Two looks of the supervisor at the runners' counts, then the front again.
@@ -228,6 +231,6 @@ await withServer({ SANDBOX_RUNNERS: "2" }, async ({ url, output }) => {
     `internal sockets answered another process:\n${failures.join("\n")}`,
   );
   console.log(
-    `e2e sealed: ${runners.length} runner RPC sockets, ${runners.length * 3} runner HTTP requests, the host's direct socket and Miniflare port, ${loopbacks.length} loopback servers: all refused; the front served — ok`,
+    `e2e sealed: ${runtimeProcesses.length} runtime processes without the launcher's environment; one TCP port (the front's); ${unix.length} Unix sockets in a 0700 folder: ${rpc.length} runner RPC, ${runnerEntries.length} runner HTTP, ${direct.length + hostEntries.length} host, ${loopbacks.length} loopback: all refused without the secret; the front served — ok`,
   );
 });

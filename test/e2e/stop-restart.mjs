@@ -3,7 +3,7 @@
 // server with its warm standby running is stopped, every process it had (checked by pid: npm, the
 // supervisor, the runtime host and every workerd: host, standby and runners) must be gone within a few seconds and the
 // port free; the next server then starts on the same port with the same local data and serves it.
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -20,7 +20,10 @@ const STOPS = [
   [
     "SIGKILL of the supervisor",
     (_npm, tree) => {
-      const supervisor = tree.find((p) => p.command.endsWith("scripts/start.mjs"));
+      // The Node process itself: npm runs it through `sh -c`, whose command line ends the same.
+      const supervisor = tree.find(
+        (p) => p.command.endsWith("scripts/start.mjs") && !/^(\S*\/)?sh -c /.test(p.command),
+      );
       check(supervisor, `no supervisor in ${JSON.stringify(tree)}`);
       process.kill(supervisor.pid, "SIGKILL");
     },
@@ -38,6 +41,8 @@ const listening = (port) =>
 const port = String(await freePort());
 const persist = mkdtempSync(join(tmpdir(), "codemode-e2e-restart-"));
 let taskId = 0;
+/** The private socket folder of the server that was SIGKILLed (left behind until the next start). */
+let killedFolder = "";
 try {
   for (const [label, stop] of STOPS) {
     const server = await startServer({ PORT: port, PERSIST_TO: persist });
@@ -68,6 +73,12 @@ try {
         `expected host + standby + ${runners} runners = ${2 + runners} workerd, found ${workerd}`,
       );
       const pids = tree.map((p) => p.pid);
+      // The server's private socket folder: the runtime host's argument.
+      const folder = tree
+        .find((p) => p.command.includes("runtime-host.mjs"))
+        ?.command.split(" ")
+        .at(-1);
+      check(folder && existsSync(folder), `no socket folder in ${JSON.stringify(tree)}`);
       stop(server.pid, tree);
       const stopped = Date.now();
       let left = stillRunning(pids);
@@ -81,6 +92,9 @@ try {
         .map((p) => `${p.pid} ${p.command.slice(0, 100)}`);
       check(left.length === 0, `${label}: still running after ${ms} ms:\n${leftover.join("\n")}`);
       check(!(await listening(Number(port))), `${label}: port ${port} still taken`);
+      // A stop removes the socket folder; a SIGKILLed supervisor cannot: the next start does.
+      if (label.startsWith("SIGKILL")) killedFolder = folder;
+      else check(!existsSync(folder), `${label}: the socket folder ${folder} is left`);
       console.log(
         `e2e stop-restart: ${label}: all ${pids.length} processes gone in ${ms} ms, port free — ok`,
       );
@@ -92,10 +106,16 @@ try {
   try {
     const res = await fetch(`${last.url}/demo-api/tasks/${taskId}`);
     check(res.status === 200, `the restarted server lost task ${taskId}: ${res.status}`);
+    check(
+      killedFolder && !existsSync(killedFolder),
+      `the SIGKILLed server's socket folder ${killedFolder} is still there after the next start`,
+    );
   } finally {
     await last.stop();
   }
-  console.log("e2e stop-restart: restarted on the same port and folder, data intact — ok");
+  console.log(
+    "e2e stop-restart: restarted on the same port and folder, data intact, the killed server's socket folder removed — ok",
+  );
 } finally {
   rmSync(persist, { recursive: true, force: true });
 }

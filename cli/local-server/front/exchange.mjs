@@ -125,7 +125,9 @@ export class Exchange {
    * @param {boolean} retried
    */
   #attempt(head, agent, retried) {
-    const upstream = request({ host: "127.0.0.1", port: this.runtime.port, ...head, agent });
+    // The runtime's Unix socket in the server's private folder (runtime-host.mjs): the secret
+    // and the clients' Authorization headers sent here can reach no other user's process.
+    const upstream = request({ socketPath: this.runtime.socket, ...head, agent });
     this.#upstream = upstream;
     let answered = false;
     // No Nagle delay toward the runtime either: the agent's sockets leave it on.

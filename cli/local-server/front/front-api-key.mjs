@@ -7,10 +7,10 @@
  *
  * Security defaults: the answer never echoes what was sent; the key is only compared.
  *
- * Does not do: the Worker's other checks that come before its key check (an unknown Host gets
- * its `403` from the Worker, a wrong key with an unknown Host gets the front's `401`: both are
- * refusals), and the HTML page the Worker renders for a browser's GET: browsers send no body
- * with a GET, and the front checks only requests that carry a body (front.mjs).
+ * Does not do: the Worker's Host check that comes before its key check (front.mjs applies it
+ * first, with the Worker's own rule), and the HTML page the Worker renders for a browser's GET:
+ * browsers send no body with a GET, and the front checks only requests that carry a body
+ * (front.mjs).
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 

@@ -3,20 +3,28 @@
  * completely first (at most its route's limit, within {@link BODY_TIMEOUT_MS}, and within the
  * memory budget all bodies share: a slow, oversized or untimely upload gets 408/413/503 here and
  * never holds a runtime), then passes the request (method, path, Host and all other headers
- * unchanged) to the active runtime and streams its answer back, event streams included. With
- * `MCP_API_KEY` set, a request without the key on a route the key protects is refused from its
- * headers, before any byte of its body is read. The runtime behind it can be swapped at any time;
- * a request cut off by a swap gets a clear error (cut-off-reply.mjs), also when its event stream
- * had begun.
+ * unchanged) to the active runtime's Unix socket and streams its answer back, event streams
+ * included. A request with a body under a Host the Worker refuses, or (with `MCP_API_KEY` set)
+ * without the key on a route the key protects, is refused from its headers, before any byte of
+ * its body is read. The runtime behind it can be swapped at any time; a request cut off by a swap
+ * gets a clear error (cut-off-reply.mjs), also when its event stream had begun.
  *
- * Its parts: the key check (front-api-key.mjs), what it knows of the routes (route-bodies.mjs),
- * the memory budget (body-budget.mjs), reading the body with its limits (request-body.mjs), one
- * request's way to a runtime and back (exchange.mjs), upgrades piped byte for byte (below), and
- * the list of requests in flight that a swap cuts off.
+ * Its parts: the Host rule it shares with the Worker (src/app/config/host-names.mjs), the key
+ * check (front-api-key.mjs), what it knows of the routes (route-bodies.mjs), the memory budget
+ * (body-budget.mjs), the bound on connections (connection-cap.mjs), reading the body with its
+ * limits (request-body.mjs), one request's way to a runtime and back (exchange.mjs), upgrades
+ * piped byte for byte (below), and the list of requests in flight that a swap cuts off.
  */
 import { Agent, STATUS_CODES, createServer } from "node:http";
 import { connect } from "node:net";
+import {
+  DEFAULT_ALLOWED_HOSTNAMES,
+  hostnameAllowed,
+  hostnameOf,
+  unknownHostRefusal,
+} from "../../../src/app/config/host-names.mjs";
 import { createBodyBudget, DEFAULT_BODY_BUDGET_BYTES } from "./body-budget.mjs";
+import { capConnections, DEFAULT_MAX_CONNECTIONS, tooManyConnections } from "./connection-cap.mjs";
 import { CLUSTER_SECRET_HEADER, clusterSecret } from "../cluster-secret.mjs";
 import { cutOffMessage, replyFrontError, replyNotServing } from "./cut-off-reply.mjs";
 import { Exchange, clientAddress } from "./exchange.mjs";
@@ -27,7 +35,7 @@ import { bodyLimitOf, needsApiKey, pathOf } from "./route-bodies.mjs";
 
 // The limits are part of the front's options (their defaults); tests and the e2e scripts read
 // them here.
-export { BODY_TIMEOUT_MS, DEFAULT_BODY_BUDGET_BYTES, MAX_BODY_BYTES };
+export { BODY_TIMEOUT_MS, DEFAULT_BODY_BUDGET_BYTES, DEFAULT_MAX_CONNECTIONS, MAX_BODY_BYTES };
 
 /** How long a kept-alive connection to a runtime may sit unused (workerd's own bound is 5 s). */
 const IDLE_MS = 4_000;
@@ -46,16 +54,6 @@ export function upgradeAllowed(req) {
     req.headers["transfer-encoding"] === undefined &&
     (length === undefined || length.trim() === "0")
   );
-}
-
-/**
- * Whether the request names this machine as its Host (localhost, 127.x, [::1], any port): the
- * names the local server answers to by default.
- * @param {import("node:http").IncomingMessage} req
- */
-function localHost(req) {
-  const host = String(req.headers.host ?? "").toLowerCase();
-  return /^(localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\])(:\d+)?$/.test(host);
 }
 
 /**
@@ -82,10 +80,12 @@ function localHost(req) {
  *
  * Security defaults: every body is bounded by its route's limit (route-bodies.mjs; at most
  * `maxBodyBytes`) and all bodies held at once by `bodyBudgetBytes`, counted as bytes arrive and
- * given back when the request ends in any way (answered, refused, timed out, client gone); with
- * `apiKey`, a request that carries a body to a route the key protects is refused from its
- * headers (`401`, as the Worker answers it) before any byte of the body is read. The Worker
- * checks the key again.
+ * given back when the request ends in any way (answered, refused, timed out, client gone). A
+ * request that carries a body is checked from its headers before any byte of the body is read,
+ * as the Worker checks it, in the Worker's order: a `Host` not in `allowedHostnames` gets the
+ * Worker's `403 forbidden_host` (the same rule: src/app/config/host-names.mjs), then, with
+ * `apiKey`, a route the key protects without the key gets its `401`. The Worker checks both
+ * again.
  * @param {object} options
  * @param {() => Promise<Runtime | Starting | null>} options.target
  * @param {(reason: string) => string} [options.message] - text for cut-off requests
@@ -96,6 +96,10 @@ function localHost(req) {
  *   (`FRONT_BODY_BUDGET_MB`); default {@link DEFAULT_BODY_BUDGET_BYTES}
  * @param {string} [options.apiKey] - `MCP_API_KEY`, checked from the headers before a body is
  *   read (none: no check here)
+ * @param {number} [options.maxConnections] - connections open at once (`FRONT_MAX_CONNECTIONS`;
+ *   connection-cap.mjs); default {@link DEFAULT_MAX_CONNECTIONS}
+ * @param {readonly string[]} [options.allowedHostnames] - the Worker's resolved
+ *   `ALLOWED_HOSTNAMES`; default the Worker's default
  * @param {(line: string) => void} [options.logRequest] - given a line per request once its
  *   answer has ended (`LOG_REQUESTS`)
  */
@@ -106,6 +110,8 @@ export function createFront({
   bodyTimeoutMs = BODY_TIMEOUT_MS,
   bodyBudgetBytes = DEFAULT_BODY_BUDGET_BYTES,
   apiKey,
+  maxConnections = DEFAULT_MAX_CONNECTIONS,
+  allowedHostnames = DEFAULT_ALLOWED_HOSTNAMES,
   logRequest,
 }) {
   /** @type {Set<InFlight>} */
@@ -125,13 +131,24 @@ export function createFront({
   // No Nagle delay on either side: requests and answers are small and latency is what counts.
   const server = createServer({ noDelay: true }, async (req, res) => {
     if (logRequest) logWhenEnded(req, res, logRequest);
+    // A connection past the bound: told so at once, its body unread (connection-cap.mjs).
+    if (connections.over(req.socket))
+      return replyFrontError(res, 503, tooManyConnections(maxConnections), {
+        headers: { "retry-after": "1" },
+      });
     const path = pathOf(req.url);
     // Only a request that carries a body: one without costs nothing here, and the Worker's own
-    // check answers it (with its HTML page for a browser's navigation). And only under a local
-    // name: the Worker refuses any other Host first (403, its DNS-rebinding guard), and the
-    // front answers as the Worker would; such a body is still bounded by the budget.
-    if (checkKey && hasBody(req) && localHost(req) && needsApiKey(req.method, path)) {
-      const refused = checkKey(req);
+    // checks answer it (with its HTML page for a browser's navigation). Its Host first, as the
+    // Worker checks it first (its DNS-rebinding guard): any name the Worker would refuse (not
+    // only a non-local one: `*.workers.dev` and ALLOWED_HOSTNAMES pass there) is refused here
+    // before the body, else a keyless client could make the front hold 4 MiB for a 403.
+    if (hasBody(req)) {
+      const hostname = hostnameOf(String(req.headers.host ?? ""));
+      if (!hostnameAllowed(hostname, allowedHostnames)) {
+        const { status, ...error } = unknownHostRefusal(hostname);
+        return replyFrontError(res, status, error, { jsonRpc: false });
+      }
+      const refused = checkKey && needsApiKey(req.method, path) ? checkKey(req) : undefined;
       if (refused)
         return replyFrontError(res, refused.status, refused.error, {
           headers: refused.headers,
@@ -155,6 +172,7 @@ export function createFront({
     if ("starting" in runtime) return replyNotServing(res, "starting", read.body);
     new Exchange({ res, body: read.body, runtime, inFlight, message }).send(req, agentOf(runtime));
   });
+  const connections = capConnections(server, maxConnections);
   // Dead body buffers are freed only by a collection; after a burst nothing else triggers one.
   const collection = startIdleCollection({ held: budget.used });
   server.once("close", collection.stop);
@@ -169,6 +187,12 @@ export function createFront({
     // `Upgrade` header (a POST streaming 400 MiB to the host's search route) is refused here.
     if (!upgradeAllowed(req)) {
       socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
+      return;
+    }
+    if (connections.over(req.socket)) {
+      socket.end(
+        "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",
+      );
       return;
     }
     const runtime = await target();
@@ -191,6 +215,8 @@ export function createFront({
     inFlightCount: () => inFlight.size,
     /** Bytes of request bodies held now (all requests together). */
     bodyBytesHeld: () => budget.used(),
+    /** Connections open now. */
+    connectionsOpen: () => connections.open(),
   };
 }
 
@@ -233,7 +259,7 @@ function logWhenEnded(req, res, log) {
  * @param {Set<InFlight>} inFlight
  */
 function pipeUpgrade(req, socket, rest, runtime, inFlight) {
-  const to = connect(runtime.port, "127.0.0.1", () => {
+  const to = connect(runtime.socket, () => {
     const lines = [`${req.method} ${req.url} HTTP/${req.httpVersion}`];
     for (let i = 0; i < req.rawHeaders.length; i += 2)
       if (

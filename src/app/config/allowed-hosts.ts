@@ -13,14 +13,15 @@
  * Does not do: check `Origin` (the MCP handlers do that) or authenticate.
  */
 import { HttpError } from "../errors/http-error";
+import {
+  DEFAULT_ALLOWED_HOSTNAMES,
+  hostnameAllowed,
+  hostnameOf,
+  unknownHostRefusal,
+} from "./host-names.mjs";
 
-/** The allowlist used when `ALLOWED_HOSTNAMES` is not set. */
-export const DEFAULT_ALLOWED_HOSTNAMES: readonly string[] = [
-  "localhost",
-  "127.0.0.1",
-  "[::1]",
-  "*.workers.dev",
-];
+// The rule itself lives in host-names.mjs, which the local server's front applies too.
+export { DEFAULT_ALLOWED_HOSTNAMES, hostnameAllowed };
 
 const HOSTNAME = /^(\*\.)?([a-z0-9]([a-z0-9-]*[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/;
 const IPV6 = /^\[[0-9a-f:.]+\]$/;
@@ -60,23 +61,7 @@ export function parseAllowedHostnames(
  * @param request - the incoming request
  */
 export function requestHostname(request: Request): string {
-  const host = (request.headers.get("host") ?? new URL(request.url).host).trim().toLowerCase();
-  if (host.startsWith("[")) return host.slice(0, host.indexOf("]") + 1);
-  const colon = host.lastIndexOf(":");
-  return colon === -1 ? host : host.slice(0, colon);
-}
-
-/**
- * Whether `hostname` is on the list (`*.example.com` matches subdomains, not the apex).
- * @param hostname - from {@link requestHostname}
- * @param allowed - the configured list
- */
-export function hostnameAllowed(hostname: string, allowed: readonly string[]): boolean {
-  return allowed.some((entry) =>
-    entry.startsWith("*.")
-      ? hostname.endsWith(entry.slice(1)) && hostname.length > entry.length - 1
-      : hostname === entry,
-  );
+  return hostnameOf(request.headers.get("host") ?? new URL(request.url).host);
 }
 
 /**
@@ -88,10 +73,6 @@ export function hostnameAllowed(hostname: string, allowed: readonly string[]): b
 export function refuseUnknownHost(request: Request, allowed: readonly string[]): void {
   const hostname = requestHostname(request);
   if (hostnameAllowed(hostname, allowed)) return;
-  throw new HttpError(
-    403,
-    "forbidden_host",
-    `This server does not answer to the host name "${hostname.slice(0, 253)}".`,
-    "If it should, add that name to the ALLOWED_HOSTNAMES setting.",
-  );
+  const refusal = unknownHostRefusal(hostname);
+  throw new HttpError(refusal.status, refusal.code, refusal.message, refusal.fix);
 }

@@ -362,6 +362,11 @@ function launcherNumber<T extends number | undefined>(
 export const DEFAULT_RUNNER_MAX_RUNS = 2_000;
 /** `FRONT_BODY_BUDGET_MB` when unset: 16 MCP bodies of the largest size. */
 export const DEFAULT_FRONT_BODY_BUDGET_MB = 64;
+/**
+ * `FRONT_MAX_CONNECTIONS` when unset: far more than clients a local server serves, far fewer
+ * than a process's usual open-files limit (cli/local-server/front/connection-cap.mjs).
+ */
+export const DEFAULT_FRONT_MAX_CONNECTIONS = 1_000;
 
 /**
  * The local launcher's settings (`npm start`, `code-mode-mcp serve`), read from its environment
@@ -414,6 +419,13 @@ export const LAUNCHER_SETTING_TABLE = {
     DEFAULT_FRONT_BODY_BUDGET_MB,
     [8, 4096],
     `${DEFAULT_FRONT_BODY_BUDGET_MB} (MiB of request bodies the server holds at once; past it a request gets 503 and is asked to retry).`,
+  ),
+  FRONT_MAX_CONNECTIONS: launcherNumber(
+    "FRONT_MAX_CONNECTIONS",
+    "connections the front keeps open at once (past it a request gets 503 at once, asked to retry)",
+    DEFAULT_FRONT_MAX_CONNECTIONS,
+    [16, 60_000],
+    `${DEFAULT_FRONT_MAX_CONNECTIONS} (connections the server keeps open at once; past it a request gets 503 and is asked to retry).`,
   ),
 } satisfies Record<string, Setting<unknown>>;
 

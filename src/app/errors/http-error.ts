@@ -37,7 +37,8 @@ export const HTTP_ERROR_CODES = {
   too_many_attempts: "too many wrong passphrases; wait as Retry-After says",
   runtime_restarted: "the local runtime serving the request was replaced; retry (local server)",
   server_starting: "no runtime is ready yet: the server is starting; retry soon (local server)",
-  server_busy: "the request bodies held at once reached FRONT_BODY_BUDGET_MB (local server)",
+  server_busy:
+    "bodies held reached FRONT_BODY_BUDGET_MB, or connections FRONT_MAX_CONNECTIONS (local)",
   internal_error: "the server failed on this request (a bug; the server log has the details)",
 } as const;
 

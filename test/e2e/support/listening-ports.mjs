@@ -1,14 +1,13 @@
-// The TCP ports a process listens on and its parent, from /proc (Linux): the e2e scripts that
-// reach the local server's internal sockets the way any other process on the machine could.
+// The TCP ports and Unix sockets a process listens on and its parent, from /proc (Linux): the
+// e2e scripts that reach the local server's internal sockets the way another process could.
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 
 /**
- * The TCP ports process `pid` listens on (its socket descriptors matched against the listening
- * sockets of /proc/net/tcp).
+ * The socket inodes among process `pid`'s open files.
  * @param {number} pid
- * @returns {number[]}
+ * @returns {Set<string>}
  */
-export function listeningPorts(pid) {
+export function socketInodes(pid) {
   const inodes = new Set();
   for (const fd of readdirSync(`/proc/${pid}/fd`)) {
     try {
@@ -18,15 +17,50 @@ export function listeningPorts(pid) {
       // closed meanwhile
     }
   }
+  return inodes;
+}
+
+/**
+ * The TCP ports (IPv4 and IPv6) process `pid` listens on (its socket descriptors matched against
+ * the listening sockets of /proc/net/tcp and tcp6).
+ * @param {number} pid
+ * @returns {number[]}
+ */
+export function listeningPorts(pid) {
+  const inodes = socketInodes(pid);
   /** @type {number[]} */
   const ports = [];
-  for (const line of readFileSync(`/proc/${pid}/net/tcp`, "utf8").split("\n").slice(1)) {
-    const f = line.trim().split(/\s+/);
-    // f[1] local address:port (hex), f[3] state (0A: listening), f[9] inode
-    if (f[3] === "0A" && inodes.has(f[9]))
-      ports.push(parseInt(String(String(f[1]).split(":")[1]), 16));
+  for (const table of ["tcp", "tcp6"]) {
+    let text = "";
+    try {
+      text = readFileSync(`/proc/${pid}/net/${table}`, "utf8");
+    } catch {
+      continue; // no IPv6
+    }
+    for (const line of text.split("\n").slice(1)) {
+      const f = line.trim().split(/\s+/);
+      // f[1] local address:port (hex), f[3] state (0A: listening), f[9] inode
+      if (f[3] === "0A" && inodes.has(String(f[9])))
+        ports.push(parseInt(String(String(f[1]).split(":").at(-1)), 16));
+    }
   }
   return ports;
+}
+
+/**
+ * The Unix sockets process `pid` listens on: their paths (/proc/net/unix, matched by the
+ * sockets among its open files; flag 00010000 is a listening socket).
+ * @param {number} pid
+ * @returns {string[]}
+ */
+export function listeningUnixSockets(pid) {
+  const inodes = socketInodes(pid);
+  return readFileSync(`/proc/${pid}/net/unix`, "utf8")
+    .split("\n")
+    .slice(1)
+    .map((line) => line.trim().split(/\s+/))
+    .filter((f) => f.length >= 8 && f[3] === "00010000" && inodes.has(String(f[6])))
+    .map((f) => f.slice(7).join(" "));
 }
 
 /**

@@ -57,16 +57,14 @@ export function activeWorkerd(output) {
 }
 
 /**
- * The host runtime that serves now (its workerd's pid and its own HTTP port), from the
- * supervisor's last "serves"/"ready" line in the output.
+ * The host runtime that serves now (its workerd's pid), from the supervisor's last
+ * "serves"/"ready" line in the output.
  * @param {string} output
- * @returns {{ pid: number, port: number }}
+ * @returns {{ pid: number }}
  */
 export function activeRuntime(output) {
-  const found = [
-    ...output.matchAll(/runtime \d+ \(workerd pid (\d+), port (\d+)\)( serves now|; a standby)/g),
-  ];
+  const found = [...output.matchAll(/runtime \d+ \(workerd pid (\d+)\)( serves now|; a standby)/g)];
   const last = found.at(-1);
   if (!last) throw new Error(`no runtime in the output:\n${output}`);
-  return { pid: Number(last[1]), port: Number(last[2]) };
+  return { pid: Number(last[1]) };
 }

@@ -68,9 +68,7 @@ export function unsettled(log) {
   const runners = new Set([...log.matchAll(/runner (\d+) is replaced because/g)].map((m) => m[1]));
   for (const runner of runners) {
     const replaced = count(new RegExp(`runner ${runner} is replaced because`, "g"));
-    const back = count(
-      new RegExp(`runner ${runner} \\(workerd pid \\d+, port \\d+\\) serves again`, "g"),
-    );
+    const back = count(new RegExp(`runner ${runner} \\(workerd pid \\d+\\) serves again`, "g"));
     if (back < replaced) return `runner ${runner} was replaced and does not serve again yet`;
   }
   if (count(/runtime \d+ is replaced because/g) > count(/ serves now /g))

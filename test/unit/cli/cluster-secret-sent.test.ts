@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { CLUSTER_SECRET_HEADER, clusterSecret } from "../../../cli/local-server/cluster-secret.mjs";
 import { createFront } from "../../../cli/local-server/front/front.mjs";
 import { healthRequest } from "../../../cli/local-server/health-request.mjs";
+import { listenUnix } from "../../helpers/unix-socket.js";
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -37,7 +38,8 @@ async function runtime() {
     seen.push({ raw: req.rawHeaders, headers: req.headers });
     socket.end("HTTP/1.1 101 Switching Protocols\r\nUpgrade: test\r\nConnection: Upgrade\r\n\r\n");
   });
-  return { seen, port: await listen(server) };
+  servers.push(server);
+  return { seen, socket: await listenUnix(server) };
 }
 
 const FORGED = "forged-by-a-client";
@@ -49,16 +51,16 @@ const secretsIn = (raw: string[]) =>
 
 describe("the cluster secret on the supervisor's requests", () => {
   it("goes with every probe and retire request", async () => {
-    const { seen, port } = await runtime();
-    await healthRequest(port, { method: "HEAD", path: "/health", timeoutMs: 2_000 });
-    await healthRequest(port, { method: "POST", path: "/retire", timeoutMs: 2_000 });
+    const { seen, socket } = await runtime();
+    await healthRequest(socket, { method: "HEAD", path: "/health", timeoutMs: 2_000 });
+    await healthRequest(socket, { method: "POST", path: "/retire", timeoutMs: 2_000 });
     expect(seen.map((s) => secretsIn(s.raw))).toEqual([[clusterSecret], [clusterSecret]]);
   });
 
   it("goes with every request the front passes on, once, replacing a client's own", async () => {
-    const { seen, port: runtimePort } = await runtime();
+    const { seen, socket } = await runtime();
     const front = createFront({
-      target: async () => ({ name: "runtime 1", port: runtimePort }) as never,
+      target: async () => ({ name: "runtime 1", socket }) as never,
     });
     const port = await listen(front.server);
     const answer = await fetch(`http://127.0.0.1:${port}/mcp`, {
@@ -71,9 +73,9 @@ describe("the cluster secret on the supervisor's requests", () => {
   });
 
   it("goes with an upgraded request too, replacing a client's own", async () => {
-    const { seen, port: runtimePort } = await runtime();
+    const { seen, socket } = await runtime();
     const front = createFront({
-      target: async () => ({ name: "runtime 1", port: runtimePort }) as never,
+      target: async () => ({ name: "runtime 1", socket }) as never,
     });
     const port = await listen(front.server);
     await new Promise<void>((resolve, reject) => {
@@ -83,7 +85,7 @@ describe("the cluster secret on the supervisor's requests", () => {
         path: "/socket",
         headers: { connection: "Upgrade", upgrade: "test", [CLUSTER_SECRET_HEADER]: FORGED },
       });
-      req.on("upgrade", (_res, socket) => (socket.destroy(), resolve()));
+      req.on("upgrade", (_res, upgraded) => (upgraded.destroy(), resolve()));
       req.on("error", reject);
       req.end();
     });

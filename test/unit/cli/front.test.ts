@@ -11,6 +11,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import { connect, type Socket } from "node:net";
 import { clientAddress } from "../../../cli/local-server/front/exchange.mjs";
 import { createFront } from "../../../cli/local-server/front/front.mjs";
+import {
+  DEFAULT_ALLOWED_HOSTNAMES,
+  refuseUnknownHost,
+} from "../../../src/app/config/allowed-hosts.js";
+import type { HttpError } from "../../../src/app/errors/http-error.js";
+import { listenUnix } from "../../helpers/unix-socket.js";
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -27,6 +33,12 @@ async function listen(server: Server): Promise<number> {
   return (server.address() as AddressInfo).port;
 }
 
+/** A runtime stand-in listens on a Unix socket, as the runtimes do. */
+async function listenRuntime(server: Server): Promise<string> {
+  servers.push(server);
+  return listenUnix(server);
+}
+
 /** A runtime stand-in and a front before it; `seen` holds the bodies the runtime received. */
 async function setUp(
   handler: (req: IncomingMessage, body: string, res: import("node:http").ServerResponse) => void,
@@ -35,11 +47,13 @@ async function setUp(
     bodyTimeoutMs?: number;
     bodyBudgetBytes?: number;
     apiKey?: string;
+    allowedHostnames?: string[];
+    maxConnections?: number;
     logRequest?: (line: string) => void;
   } = {},
 ) {
   const seen: string[] = [];
-  const runtimePort = await listen(
+  const runtimeSocket = await listenRuntime(
     createServer((req, res) => {
       let body = "";
       req.on("data", (c) => (body += c));
@@ -49,7 +63,7 @@ async function setUp(
       });
     }),
   );
-  const runtime = { name: "runtime 1", port: runtimePort, killedBecause: undefined } as never;
+  const runtime = { name: "runtime 1", socket: runtimeSocket, killedBecause: undefined } as never;
   const front = createFront({ target: async () => runtime, ...limits });
   const port = await listen(front.server);
   return { port, seen, front, runtime };
@@ -301,7 +315,7 @@ describe("the local server's front", () => {
     // runaway) with the runtime well. The stand-in closes every connection at its second
     // request, unread, as workerd does at its idle bound.
     const served: string[] = [];
-    const runtimePort = await listen(
+    const runtimeSocket = await listenRuntime(
       createServer((req, res) => {
         const socket = req.socket as typeof req.socket & { requests?: number };
         socket.requests = (socket.requests ?? 0) + 1;
@@ -315,7 +329,7 @@ describe("the local server's front", () => {
         });
       }),
     );
-    const runtime = { name: "runtime 1", port: runtimePort, killedBecause: undefined } as never;
+    const runtime = { name: "runtime 1", socket: runtimeSocket, killedBecause: undefined } as never;
     const port = await listen(createFront({ target: async () => runtime }).server);
     const first = await send(port, CALL);
     const second = await send(port, CALL.replace('"id":7', '"id":8'));
@@ -457,7 +471,7 @@ describe("the front's memory budget for bodies (issue #40)", () => {
       { bodyBudgetBytes: 10_000 },
     );
     // A holds 6,000 bytes of a declared 8,000 and waits: counted before its body is whole.
-    const a = rawClient(port, `POST /mcp HTTP/1.1\nHost: x\nContent-Length: 8000`);
+    const a = rawClient(port, `POST /mcp HTTP/1.1\nHost: localhost\nContent-Length: 8000`);
     a.write("x".repeat(6_000));
     await until(() => front.bodyBytesHeld() === 6_000);
     // B's 6,000 would make 12,000: refused, in its protocol's shape, with what to do.
@@ -499,9 +513,9 @@ describe("the front's memory budget for bodies (issue #40)", () => {
       },
       { bodyBudgetBytes: 10_000 },
     );
-    const a = rawClient(port, `POST /mcp HTTP/1.1\nHost: x\nContent-Length: 8000`);
+    const a = rawClient(port, `POST /mcp HTTP/1.1\nHost: localhost\nContent-Length: 8000`);
     a.write("x".repeat(5_000));
-    const b = rawClient(port, `POST /mcp HTTP/1.1\nHost: x\nContent-Length: 8000`);
+    const b = rawClient(port, `POST /mcp HTTP/1.1\nHost: localhost\nContent-Length: 8000`);
     b.write("x".repeat(4_990));
     await until(() => front.bodyBytesHeld() === 9_990);
     // A ping does not fit beside them: the largest upload (a) is refused to make room.
@@ -532,14 +546,17 @@ describe("the front's memory budget for bodies (issue #40)", () => {
     await send(port, CALL);
     expect(front.bodyBytesHeld()).toBe(0);
     // Refused as too large (chunked: counted until it crossed the limit).
-    const large = rawClient(port, `POST /mcp HTTP/1.1\nHost: x\nTransfer-Encoding: chunked`);
+    const large = rawClient(
+      port,
+      `POST /mcp HTTP/1.1\nHost: localhost\nTransfer-Encoding: chunked`,
+    );
     large.write(`1000\r\n${"x".repeat(4_096)}\r\n`);
     large.write(`1000\r\n${"x".repeat(4_096)}\r\n`);
     await large.closed;
     expect(large.status()).toBe(413);
     expect(front.bodyBytesHeld()).toBe(0);
     // Timed out half-way.
-    const slow = rawClient(port, `POST /mcp HTTP/1.1\nHost: x\nContent-Length: 100`);
+    const slow = rawClient(port, `POST /mcp HTTP/1.1\nHost: localhost\nContent-Length: 100`);
     slow.write("x".repeat(50));
     await until(() => front.bodyBytesHeld() === 50);
     await slow.closed;
@@ -547,7 +564,10 @@ describe("the front's memory budget for bodies (issue #40)", () => {
     expect(front.bodyBytesHeld()).toBe(0);
     // Gone after its body was read whole, while the runtime works on it: held until then.
     hang = true;
-    const gone = rawClient(port, `POST /mcp HTTP/1.1\nHost: x\nContent-Length: ${CALL.length}`);
+    const gone = rawClient(
+      port,
+      `POST /mcp HTTP/1.1\nHost: localhost\nContent-Length: ${CALL.length}`,
+    );
     gone.write(CALL);
     await until(() => front.inFlightCount() === 1);
     expect(front.bodyBytesHeld()).toBe(CALL.length);
@@ -639,10 +659,140 @@ describe("the front's API key check (issue #40)", () => {
     expect(seen).toHaveLength(2 + 5 + 2);
   });
 
+  it("checks the key under every Host the Worker takes, before the body: *.workers.dev too", async () => {
+    // Found by a review: the early check ran only under a loopback Host, so `Host:
+    // a.workers.dev` (on the Worker's default list) made the front hold the whole body before
+    // the Worker's 401.
+    const { port, front, seen } = await setUp(() => {}, { apiKey: KEY, bodyTimeoutMs: 60_000 });
+    for (const host of ["a.workers.dev", "localhost:8787", "[::1]"]) {
+      const client = rawClient(
+        port,
+        `POST /mcp HTTP/1.1\nHost: ${host}\nContent-Type: application/json\nContent-Length: ${4 * 1_048_576}`,
+      );
+      await client.closed;
+      expect(client.status()).toBe(401);
+    }
+    expect(front.bodyBytesHeld()).toBe(0);
+    expect(seen).toEqual([]);
+  });
+
+  it("checks the key under a configured ALLOWED_HOSTNAMES name too", async () => {
+    const { port, seen } = await setUp(() => {}, {
+      apiKey: KEY,
+      bodyTimeoutMs: 60_000,
+      allowedHostnames: ["mcp.example.com", "*.example.org"],
+    });
+    for (const host of ["mcp.example.com:443", "a.example.org"]) {
+      const client = rawClient(
+        port,
+        `POST /mcp HTTP/1.1\nHost: ${host}\nContent-Length: ${4 * 1_048_576}`,
+      );
+      await client.closed;
+      expect(client.status()).toBe(401);
+    }
+    expect(seen).toEqual([]);
+  });
+
   it("checks the path as the Worker reads it (dot segments resolved)", async () => {
     const { port } = await setUp((_req, _body, res) => res.end("{}"), { apiKey: KEY });
     expect((await send(port, CALL, { path: "/x/../mcp" })).status).toBe(401);
     expect((await send(port, CALL, { path: "/mcp?x=1" })).status).toBe(401);
+  });
+});
+
+describe("the front's Host check (issue #40)", () => {
+  it("refuses a body under a Host the Worker refuses, before reading it, as the Worker answers", async () => {
+    // With or without a key: the Worker refuses such a name before anything else, so holding
+    // its body would only cost the front memory.
+    for (const limits of [{}, { apiKey: "k".repeat(24) }]) {
+      const { port, front, seen } = await setUp(() => {}, { ...limits, bodyTimeoutMs: 60_000 });
+      const client = rawClient(
+        port,
+        `POST /mcp HTTP/1.1\nHost: evil.example:8787\nContent-Type: application/json\nContent-Length: ${4 * 1_048_576}`,
+      );
+      await client.closed;
+      expect(client.status()).toBe(403);
+      // The Worker's own refusal (src/app/config/allowed-hosts.ts), word for word.
+      let worker: unknown;
+      try {
+        refuseUnknownHost(
+          new Request("http://x/mcp", { headers: { host: "evil.example:8787" } }),
+          DEFAULT_ALLOWED_HOSTNAMES,
+        );
+      } catch (error) {
+        worker = (error as HttpError).body();
+      }
+      expect(worker).toMatchObject({ error: { code: "forbidden_host" } });
+      expect(JSON.parse(client.body())).toEqual(worker);
+      expect(front.bodyBytesHeld()).toBe(0);
+      expect(seen).toEqual([]);
+    }
+  });
+
+  it("follows the configured list: a default name not on it is refused, one on it passes", async () => {
+    const { port, seen } = await setUp((_req, _body, res) => res.end("{}"), {
+      allowedHostnames: ["mcp.example.com"],
+    });
+    expect((await send(port, CALL, { headers: { host: "a.workers.dev" } })).status).toBe(403);
+    expect((await send(port, CALL, { headers: { host: "localhost" } })).status).toBe(403);
+    expect((await send(port, CALL, { headers: { host: "MCP.example.com:8443" } })).status).toBe(
+      200,
+    );
+    expect(seen).toHaveLength(1);
+  });
+
+  it("leaves a request without a body to the Worker (its HTML page for a browser)", async () => {
+    const { port, seen } = await setUp((_req, _body, res) => res.end("{}"));
+    const get = await new Promise<number>((resolve) =>
+      request(
+        { host: "127.0.0.1", port, method: "GET", path: "/", headers: { host: "evil.example" } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      ).end(),
+    );
+    expect(get).toBe(200);
+    expect(seen).toHaveLength(1);
+  });
+});
+
+describe("the front's bound on connections (issue #40)", () => {
+  it("answers a request on a connection past the bound 503 at once, body unread; serves again once one closes", async () => {
+    const { port, front, seen } = await setUp((_req, _body, res) => res.end("{}"), {
+      maxConnections: 2,
+      bodyTimeoutMs: 60_000,
+    });
+    // Two connections hold the bound (one idle, one in the middle of a body).
+    const idle = connect(port, "127.0.0.1");
+    idle.on("error", () => {});
+    const slow = rawClient(port, `POST /mcp HTTP/1.1\nHost: localhost\nContent-Length: 8000`);
+    await until(() => front.connectionsOpen() === 2);
+    // The third: a 4 MiB body declared, only its headers sent; answered from them.
+    const third = rawClient(
+      port,
+      `POST /mcp HTTP/1.1\nHost: localhost\nContent-Type: application/json\nContent-Length: ${4 * 1_048_576}`,
+    );
+    await third.closed;
+    expect(third.status()).toBe(503);
+    expect(third.text()).toMatch(/\r\nretry-after: 1\r\n/i);
+    expect(JSON.parse(third.body())).toEqual({
+      jsonrpc: "2.0",
+      id: null,
+      error: {
+        code: expect.any(Number),
+        message: expect.stringMatching(
+          /2 connections open .*FRONT_MAX_CONNECTIONS.*\(server_busy\)$/,
+        ),
+      },
+    });
+    expect(front.bodyBytesHeld()).toBe(0);
+    // One of the two closes: a new connection is served.
+    idle.destroy();
+    await until(() => front.connectionsOpen() === 1);
+    expect((await send(port, CALL)).status).toBe(200);
+    expect(seen).toHaveLength(1);
+    slow.socket.destroy();
   });
 });
 
@@ -769,7 +919,7 @@ describe("the front's answers when no runtime serves (issue #40)", () => {
     const port = await notServing({ starting: true });
     const client = rawClient(
       port,
-      "GET /socket HTTP/1.1\nHost: x\nConnection: Upgrade\nUpgrade: test",
+      "GET /socket HTTP/1.1\nHost: localhost\nConnection: Upgrade\nUpgrade: test",
     );
     await client.closed;
     expect(client.text()).toBe("");

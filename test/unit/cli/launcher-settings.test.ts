@@ -13,6 +13,7 @@ import {
   SETTING_TABLE,
 } from "../../../src/app/config/setting-table";
 import { DEFAULT_BODY_BUDGET_BYTES } from "../../../cli/local-server/front/body-budget.mjs";
+import { DEFAULT_MAX_CONNECTIONS } from "../../../cli/local-server/front/connection-cap.mjs";
 import { DEFAULT_MAX_RUNS } from "../../../cli/local-server/runner-retirement.mjs";
 import { defaultRunnerCount } from "../../../cli/local-server/worker-options.mjs";
 
@@ -32,6 +33,7 @@ describe("the launcher's settings", () => {
       SANDBOX_RUNNER_MAX_RUNS: DEFAULT_MAX_RUNS,
       LOG_REQUESTS: false,
       FRONT_BODY_BUDGET_MB: DEFAULT_BODY_BUDGET_BYTES / 1_048_576,
+      FRONT_MAX_CONNECTIONS: DEFAULT_MAX_CONNECTIONS,
     });
     expect(readLauncherSettings({ PORT: " ", SANDBOX_RUNNERS: "" }).values).toMatchObject({
       PORT: 8787,
@@ -95,6 +97,17 @@ describe("the launcher's settings", () => {
     for (const bad of ["7", "4097", "1.5", "-8", "64MB", "lots"])
       expect(problemsOf({ FRONT_BODY_BUDGET_MB: bad })).toMatch(
         /^- FRONT_BODY_BUDGET_MB: ".*" is not a whole number from 8 to 4096\.\n {2}Fix: FRONT_BODY_BUDGET_MB=64 /,
+      );
+  });
+
+  it("FRONT_MAX_CONNECTIONS: 1,000 by default, whole numbers from 16 to 60000", () => {
+    expect(DEFAULT_MAX_CONNECTIONS).toBe(1_000);
+    expect(readLauncherSettings({ FRONT_MAX_CONNECTIONS: " 64 " }).values).toMatchObject({
+      FRONT_MAX_CONNECTIONS: 64,
+    });
+    for (const bad of ["15", "60001", "1.5", "many"])
+      expect(problemsOf({ FRONT_MAX_CONNECTIONS: bad })).toMatch(
+        /^- FRONT_MAX_CONNECTIONS: ".*" is not a whole number from 16 to 60000\.\n {2}Fix: FRONT_MAX_CONNECTIONS=1000 /,
       );
   });
 

@@ -7,9 +7,8 @@ import type { IncomingHttpHeaders } from "node:http";
 /** A fake runtime and its controls. */
 export interface FakeRuntime {
   name: string;
-  port: number;
+  socket: string;
   pid: number;
-  rpcUrl: string | undefined;
   exited: Promise<void>;
   ready: Promise<boolean>;
   isRunning: () => boolean;
@@ -29,16 +28,15 @@ export interface FakeRuntime {
 
 let pids = 1000;
 
-/** A running fake runtime named `name`, its RPC socket on `rpcPort` (runners). */
-export function fakeRuntime(name: string, rpcPort = 0): FakeRuntime {
+/** A running fake runtime named `name`. */
+export function fakeRuntime(name: string): FakeRuntime {
   let running = true;
   let settleExit: () => void = () => {};
   const exited = new Promise<void>((resolve) => (settleExit = resolve));
   const runtime: FakeRuntime = {
     name,
-    port: 40_000 + (pids % 1000),
+    socket: `/tmp/cmm-fake/r${pids}.entry.sock`,
     pid: pids++,
-    rpcUrl: `http://127.0.0.1:${rpcPort || 30_000 + (pids % 1000)}`,
     exited,
     ready: Promise.resolve(true),
     isRunning: () => running,

@@ -1,0 +1,174 @@
+/**
+ * Where the local server's private socket folder is made, and what it cleans first
+ * (cli/local-server/socket-folder.mjs): a safe, short parent or the next candidate or a refusal
+ * naming TMPDIR; no uid check where there is none; a clear refusal on Windows; the folders of
+ * killed servers removed, and nothing else. Real folders in a scratch folder; owners, the
+ * platform and the process table are given.
+ */
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import {
+  chooseBase,
+  createSocketFolder,
+  MAX_SOCKET_PATH_BYTES,
+  removeStaleFolders,
+  unsafeParent,
+} from "../../../cli/local-server/socket-folder.mjs";
+
+const scratch = mkdtempSync(join(tmpdir(), "cmm-test-folder-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+let count = 0;
+/** A fresh folder in the scratch folder, with `mode`. */
+function folder(mode = 0o700): string {
+  const path = join(scratch, `f${++count}`);
+  mkdirSync(path);
+  chmodSync(path, mode);
+  return path;
+}
+
+const uid = process.getuid?.();
+/** What the real parent looks like, with its owner replaced. */
+const ownedBy = (owner: number) => (path: string) => ({
+  ...statSync(path),
+  uid: owner,
+  isDirectory: () => statSync(path).isDirectory(),
+});
+
+describe("unsafeParent", () => {
+  it("takes a folder of this user's or root's that others cannot write, or a sticky one", () => {
+    expect(unsafeParent(folder(0o700), statSync, uid)).toBeUndefined();
+    expect(unsafeParent(folder(0o755), statSync, uid)).toBeUndefined();
+    expect(unsafeParent(folder(0o1777), statSync, uid)).toBeUndefined();
+    expect(unsafeParent(folder(0o1777), ownedBy(0), 1234)).toBeUndefined();
+  });
+
+  it("refuses a world- or group-writable folder without the sticky bit (a swap is possible)", () => {
+    expect(unsafeParent(folder(0o777), statSync, uid)).toBe(
+      "is writable by other users without the sticky bit",
+    );
+    expect(unsafeParent(folder(0o775), statSync, uid)).toMatch(/without the sticky bit/);
+  });
+
+  it("refuses another user's folder, a missing one and a file; skips the owner check without uids", () => {
+    expect(unsafeParent(folder(0o755), ownedBy(4321), 1234)).toBe(
+      "belongs to another user (uid 4321)",
+    );
+    expect(unsafeParent(folder(0o755), ownedBy(4321), undefined)).toBeUndefined();
+    expect(unsafeParent(join(scratch, "none"), statSync, uid)).toBe("does not exist");
+    const file = join(scratch, "a-file");
+    writeFileSync(file, "");
+    expect(unsafeParent(file, statSync, uid)).toBe("is not a folder");
+  });
+});
+
+describe("chooseBase", () => {
+  const deps = (env: Record<string, string>) => ({
+    env,
+    platform: "linux" as const,
+    uid,
+    pid: 1,
+    alive: () => true,
+    stat: statSync,
+  });
+
+  it("uses TMPDIR when it is safe and short", () => {
+    const tmp = folder(0o1777);
+    expect(chooseBase(deps({ TMPDIR: tmp }))).toEqual({ base: tmp });
+  });
+
+  it("falls back from an unsafe TMPDIR to XDG_RUNTIME_DIR, then to a private folder of ours", () => {
+    const unsafe = folder(0o777);
+    const runtime = folder(0o700);
+    expect(chooseBase(deps({ TMPDIR: unsafe, XDG_RUNTIME_DIR: runtime }))).toEqual({
+      base: runtime,
+    });
+    const cache = folder(0o755);
+    const chosen = chooseBase(deps({ TMPDIR: unsafe, XDG_CACHE_HOME: cache }));
+    expect(chosen).toEqual({ base: join(cache, "code-mode-mcp", "run") });
+    expect(lstatSync(join(cache, "code-mode-mcp", "run")).mode & 0o777).toBe(0o700);
+  });
+
+  it("falls back from a TMPDIR too long for a socket path, and refuses naming TMPDIR when nothing fits", () => {
+    const long = join(folder(0o700), "x".repeat(70));
+    mkdirSync(long);
+    const runtime = folder(0o700);
+    expect(chooseBase(deps({ TMPDIR: long, XDG_RUNTIME_DIR: runtime }))).toEqual({
+      base: runtime,
+    });
+    const refused = chooseBase(deps({ TMPDIR: long, XDG_CACHE_HOME: long }));
+    expect(refused).toMatchObject({
+      refused: expect.stringMatching(/too long for a socket path.*\n {2}Fix: .*TMPDIR=\/tmp$/s),
+    });
+  });
+});
+
+describe("removeStaleFolders", () => {
+  it("removes this user's folders of servers that are gone, and nothing else", () => {
+    const base = folder(0o1777);
+    const gone = join(base, "cmm-4001-AbC123");
+    const running = join(base, "cmm-4002-AbC123");
+    const own = join(base, "cmm-77-AbC123");
+    const older = join(base, "cmm-AbC123"); // an older server's: no owner to look up
+    const elsewhere = folder(0o700);
+    writeFileSync(join(elsewhere, "keep"), "");
+    const link = join(base, "cmm-4004-AbC123");
+    const file = join(base, "cmm-4005-AbC123");
+    for (const path of [gone, running, own, older]) mkdirSync(path);
+    writeFileSync(join(gone, "runner-1.sock:0"), "");
+    symlinkSync(elsewhere, link);
+    writeFileSync(file, "");
+    const deps = {
+      env: {},
+      platform: "linux" as const,
+      uid,
+      pid: 77,
+      alive: (pid: number) => pid === 4002,
+      stat: statSync,
+    };
+    // Seen as another user: not ours to remove.
+    if (uid !== undefined) expect(removeStaleFolders(base, { ...deps, uid: uid + 1 })).toEqual([]);
+    expect(removeStaleFolders(base, deps)).toEqual([gone]);
+    expect([gone, running, own, older, link, file].map((p) => existsSync(p))).toEqual([
+      false,
+      true,
+      true,
+      true,
+      true,
+      true,
+    ]);
+    expect(existsSync(join(elsewhere, "keep"))).toBe(true);
+  });
+});
+
+describe("createSocketFolder", () => {
+  it("makes a private folder named with its owner's pid, its sockets within the path limit", () => {
+    const made = createSocketFolder({ env: { TMPDIR: folder(0o1777) }, pid: 4242 });
+    try {
+      expect(made.path).toMatch(/\/cmm-4242-[A-Za-z0-9]{6}$/);
+      expect(lstatSync(made.path).mode & 0o777).toBe(0o700);
+      expect(Buffer.byteLength(made.runner(16).file)).toBeLessThanOrEqual(MAX_SOCKET_PATH_BYTES);
+    } finally {
+      made.remove();
+    }
+  });
+
+  it("does not throw where there are no user ids; refuses Windows with what to do", () => {
+    const made = createSocketFolder({ env: { TMPDIR: folder(0o1777) }, uid: undefined });
+    made.remove();
+    expect(() => createSocketFolder({ platform: "win32" })).toThrow(
+      /Unix sockets, which Node does not offer on Windows.*\n {2}Fix: run it in WSL/s,
+    );
+  });
+});

@@ -12,6 +12,7 @@ import { basename, extname, resolve } from "node:path";
 import { clusterSecret, shareSecretWithParent } from "./local-server/cluster-secret.mjs";
 import { bodyBudgetSetting } from "./local-server/front/body-budget.mjs";
 import { createSocketFolder } from "./local-server/socket-folder.mjs";
+import { standbySetting } from "./local-server/host-pair.mjs";
 import { supervise } from "./local-server/supervise.mjs";
 import { workerdV8Flags } from "./local-server/v8-flags.mjs";
 import { maxRunsSetting } from "./local-server/runner-retirement.mjs";
@@ -65,7 +66,8 @@ export async function serve({ label, env, persist, log, progress, cleanup, refus
     process.exit(plan.exitCode ?? 1);
   }
   passed?.();
-  const { port, runners, maxRuns, runTimeoutMs, logRequests, front, bindings } = plan.plan;
+  const { port, runners, maxRuns, runTimeoutMs, logRequests, warmStandby, front, bindings } =
+    plan.plan;
   // The prebuilt Worker's configuration, given straight to Miniflare. The settings (secrets
   // among them) and SPEC_FILE's compiled spec go to the runtime over its IPC channel: never
   // into a file or a process environment (a large spec there made spawning workerd fail, E2BIG).
@@ -82,6 +84,7 @@ export async function serve({ label, env, persist, log, progress, cleanup, refus
     maxRunsPerRunner: maxRuns,
     runTimeoutMs,
     logRequests,
+    warmStandby,
     front,
     host: (addresses) =>
       hostMessage({
@@ -122,6 +125,7 @@ export async function serve({ label, env, persist, log, progress, cleanup, refus
  * @property {number} maxRuns
  * @property {number} runTimeoutMs
  * @property {boolean} logRequests
+ * @property {boolean} warmStandby - keep a warm standby host runtime (`HOST_STANDBY=warm`)
  * @property {{ bodyBudgetBytes: number, apiKey?: string }} front - the front's own limits
  * @property {Record<string, string>} bindings - the host Worker's settings and vars
  */
@@ -286,6 +290,8 @@ export async function planLaunch({ label, product, env, log, progress, warn }) {
   if (!maxRuns.ok) fail(maxRuns.message);
   const logRequests = logRequestsSetting(env.LOG_REQUESTS);
   if (!logRequests.ok) fail(logRequests.message);
+  const standby = standbySetting(env.HOST_STANDBY);
+  if (!standby.ok) fail(standby.message);
   if (await portInUse(Number(port)))
     fail(
       `- PORT: 127.0.0.1:${port} is in use by another program.\n  Fix: stop what uses the port, or choose another: ${label === "npm start" ? "PORT=8788 npm start" : "--port 8788"}`,
@@ -332,6 +338,7 @@ export async function planLaunch({ label, product, env, log, progress, warn }) {
     maxRuns: maxRuns.runs,
     runTimeoutMs: checked.config.limits.timeoutMs ?? product.DEFAULT_LIMITS.timeoutMs,
     logRequests: logRequests.on,
+    warmStandby: standby.warm,
     front,
     bindings,
   };

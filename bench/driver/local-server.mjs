@@ -82,7 +82,8 @@ async function startLocal(runners) {
   const deadline = Date.now() + 120_000;
   for (;;) {
     const ready = /ready on \S+ \(runtime \d+ \(workerd pid (\d+), port (\d+)\)/.exec(output);
-    if (ready && output.includes("stands by.") && secret) {
+    const serving = output.includes("stands by.") || output.includes("; no standby;");
+    if (ready && serving && secret) {
       const direct = Number(ready[2]);
       const own = listeningPorts(Number(ready[1])).filter((p) => p !== direct);
       if (own.length !== 1) {

@@ -64,7 +64,9 @@ export function activeWorkerd(output) {
  */
 export function activeRuntime(output) {
   const found = [
-    ...output.matchAll(/runtime \d+ \(workerd pid (\d+), port (\d+)\)( serves now|; a standby)/g),
+    ...output.matchAll(
+      /runtime \d+ \(workerd pid (\d+), port (\d+)\)( serves now|; a standby|; no standby)/g,
+    ),
   ];
   const last = found.at(-1);
   if (!last) throw new Error(`no runtime in the output:\n${output}`);

@@ -13,6 +13,7 @@ import { clusterSecret, shareSecretWithParent } from "./local-server/cluster-sec
 import { bodyBudgetSetting } from "./local-server/front/body-budget.mjs";
 import { createSocketFolder } from "./local-server/socket-folder.mjs";
 import { standbySetting } from "./local-server/host-pair.mjs";
+import { withMallocSettings } from "./local-server/malloc-env.mjs";
 import { supervise } from "./local-server/supervise.mjs";
 import { workerdV8Flags } from "./local-server/v8-flags.mjs";
 import { maxRunsSetting } from "./local-server/runner-retirement.mjs";
@@ -104,7 +105,7 @@ export async function serve({ label, env, persist, log, progress, cleanup, refus
       }),
     runnerSocket: (index) => sockets.runner(index),
     env: {
-      ...process.env,
+      ...withMallocSettings(process.env),
       CLOUDFLARE_CF_FETCH_ENABLED: "false",
       WRANGLER_SEND_METRICS: "false",
       MINIFLARE_WORKERD_V8_FLAGS: workerdV8Flags(process.env.MINIFLARE_WORKERD_V8_FLAGS),

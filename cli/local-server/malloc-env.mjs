@@ -21,8 +21,8 @@ export const MALLOC_SETTINGS = {
 
 /**
  * `env` with {@link MALLOC_SETTINGS} added where it sets none of them itself.
- * @param {NodeJS.ProcessEnv} env
- * @returns {NodeJS.ProcessEnv}
+ * @param {Record<string, string | undefined>} env
+ * @returns {Record<string, string | undefined>}
  */
 export function withMallocSettings(env) {
   const added = Object.fromEntries(

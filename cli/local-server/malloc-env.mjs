@@ -21,8 +21,9 @@ export const MALLOC_SETTINGS = {
 
 /**
  * `env` with {@link MALLOC_SETTINGS} added where it sets none of them itself.
- * @param {Record<string, string | undefined>} env
- * @returns {Record<string, string | undefined>}
+ * @template {Record<string, string | undefined>} Env
+ * @param {Env} env
+ * @returns {Env}
  */
 export function withMallocSettings(env) {
   const added = Object.fromEntries(

@@ -12,7 +12,10 @@ describe("the runtime host's malloc settings", () => {
   });
 
   it("keep each value the user set, even an empty one", () => {
-    const env = withMallocSettings({ MALLOC_ARENA_MAX: "8", MALLOC_TRIM_THRESHOLD_: "" });
+    const env: Record<string, string | undefined> = withMallocSettings({
+      MALLOC_ARENA_MAX: "8",
+      MALLOC_TRIM_THRESHOLD_: "",
+    });
     expect(env.MALLOC_ARENA_MAX).toBe("8");
     expect(env.MALLOC_TRIM_THRESHOLD_).toBe("");
     expect(env.MALLOC_MMAP_THRESHOLD_).toBe(MALLOC_SETTINGS.MALLOC_MMAP_THRESHOLD_);

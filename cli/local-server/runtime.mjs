@@ -3,7 +3,8 @@
  * Node process (runtime-host.mjs) in a process group of its own, so the whole set can be ended at
  * once and a SIGKILLed supervisor leaves nothing behind (the host process notices its channel
  * close). Each runtime is still ended on its own (its workerd is SIGKILLed). The `npm start`
- * supervisor keeps a host runtime (with a warm standby) and a few sandbox runners.
+ * supervisor keeps a host runtime (a warm standby beside it with HOST_STANDBY=warm) and a few
+ * sandbox runners.
  */
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";

@@ -84,8 +84,8 @@ export async function startServer(env = {}, options = {}) {
   while (Date.now() < deadline && !state.gone) {
     try {
       const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2_000) });
-      // Healthy, and the supervisor's standby (HOST_STANDBY=warm) has started too: while the standby's `wrangler
-      // dev` starts beside the active runtime, the active one has been seen (about 1 run in 8)
+      // Healthy, and with HOST_STANDBY=warm the standby has started too: while the standby's
+      // `wrangler dev` starts beside the active runtime, the active one has been seen (about 1 run in 8)
       // to lose its first MCP request ("Network connection lost.", answered "…; retry"). The
       // suspected cause, a dev registry shared by both runtimes, is fixed in
       // cli/local-server/runtime.mjs; the scripts still wait, to test what comes after it.

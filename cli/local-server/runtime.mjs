@@ -12,6 +12,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { healthRequest } from "./health-request.mjs";
 import { groupMembers, killGroup, signalGroup } from "./process-group.mjs";
+import { RUNTIME_HOST_NODE_FLAGS } from "./v8-flags.mjs";
 
 const HOST = fileURLToPath(new URL("./runtime-host.mjs", import.meta.url));
 // The line a runtime prints when its workerd crashed (it is then ended: runtime-host.mjs).
@@ -62,7 +63,7 @@ export function createRuntimeHost(env) {
 
   const ensure = () => {
     if (child && child.exitCode === null && child.signalCode === null) return child;
-    const started = spawn(process.execPath, [HOST], {
+    const started = spawn(process.execPath, [...RUNTIME_HOST_NODE_FLAGS, HOST], {
       detached: true,
       stdio: ["ignore", "pipe", "pipe", "ipc"],
       env,

@@ -12,6 +12,7 @@ import { basename, extname, resolve } from "node:path";
 import { clusterSecret, shareSecretWithParent } from "./local-server/cluster-secret.mjs";
 import { runtimeEnv } from "./local-server/runtime-env.mjs";
 import { createSocketFolder } from "./local-server/socket-folder.mjs";
+import { withMallocSettings } from "./local-server/malloc-env.mjs";
 import { supervise } from "./local-server/supervise.mjs";
 import { workerdV8Flags } from "./local-server/v8-flags.mjs";
 import { defaultRunnerCount, hostMessage, runnerMessage } from "./local-server/worker-options.mjs";
@@ -59,7 +60,8 @@ export async function serve({ label, env, persist, log, progress, cleanup, refus
     process.exit(plan.exitCode ?? 1);
   }
   passed?.();
-  const { port, runners, maxRuns, runTimeoutMs, logRequests, front, bindings } = plan.plan;
+  const { port, runners, maxRuns, runTimeoutMs, logRequests, warmStandby, front, bindings } =
+    plan.plan;
   // The prebuilt Worker's configuration, given straight to Miniflare. The settings (secrets
   // among them) and SPEC_FILE's compiled spec go to the runtime over its IPC channel: never
   // into a file or a process environment (a large spec there made spawning workerd fail, E2BIG).
@@ -85,6 +87,7 @@ export async function serve({ label, env, persist, log, progress, cleanup, refus
     maxRunsPerRunner: maxRuns,
     runTimeoutMs,
     logRequests,
+    warmStandby,
     front,
     host: (addresses, spares) =>
       hostMessage({
@@ -107,11 +110,14 @@ export async function serve({ label, env, persist, log, progress, cleanup, refus
     socketFolder: sockets.path,
     // An allow-list: no setting or secret of the launcher's environment reaches a workerd
     // (runtime-env.mjs).
-    env: runtimeEnv(process.env, {
-      CLOUDFLARE_CF_FETCH_ENABLED: "false",
-      WRANGLER_SEND_METRICS: "false",
-      MINIFLARE_WORKERD_V8_FLAGS: workerdV8Flags(process.env.MINIFLARE_WORKERD_V8_FLAGS),
-    }),
+    // glibc's malloc settings (malloc-env.mjs) are added where the user set none.
+    env: withMallocSettings(
+      runtimeEnv(process.env, {
+        CLOUDFLARE_CF_FETCH_ENABLED: "false",
+        WRANGLER_SEND_METRICS: "false",
+        MINIFLARE_WORKERD_V8_FLAGS: workerdV8Flags(process.env.MINIFLARE_WORKERD_V8_FLAGS),
+      }),
+    ),
     log,
     label,
     cleanup: () => {
@@ -128,6 +134,7 @@ export async function serve({ label, env, persist, log, progress, cleanup, refus
  * @property {number} maxRuns
  * @property {number} runTimeoutMs
  * @property {boolean} logRequests
+ * @property {boolean} warmStandby - keep a warm standby host runtime (`HOST_STANDBY=warm`)
  * @property {{ bodyBudgetBytes: number, maxConnections: number, allowedHostnames: string[], apiKey?: string }} front - the
  *   front's own limits and checks
  * @property {Record<string, string>} bindings - the host Worker's settings and vars
@@ -200,7 +207,7 @@ export async function planLaunch({ label, product, env, log, progress, warn }) {
         ),
       ),
     );
-  /** @type {{ PORT: number, SPEC_FILE?: string, SANDBOX_RUNNERS?: number, SANDBOX_RUNNER_MAX_RUNS: number, LOG_REQUESTS: boolean, FRONT_BODY_BUDGET_MB: number, FRONT_MAX_CONNECTIONS: number }} */
+  /** @type {{ PORT: number, SPEC_FILE?: string, SANDBOX_RUNNERS?: number, SANDBOX_RUNNER_MAX_RUNS: number, LOG_REQUESTS: boolean, FRONT_BODY_BUDGET_MB: number, FRONT_MAX_CONNECTIONS: number, HOST_STANDBY: boolean }} */
   const given = launcher.values;
   const port = String(given.PORT);
 
@@ -346,6 +353,7 @@ export async function planLaunch({ label, product, env, log, progress, warn }) {
     maxRuns: given.SANDBOX_RUNNER_MAX_RUNS,
     runTimeoutMs: checked.config.limits.timeoutMs ?? product.DEFAULT_LIMITS.timeoutMs,
     logRequests: given.LOG_REQUESTS,
+    warmStandby: given.HOST_STANDBY,
     front,
     bindings,
   };

@@ -85,7 +85,8 @@ export async function startLocal(runners, env = {}) {
   const deadline = Date.now() + 120_000;
   for (;;) {
     const ready = /ready on \S+ \(runtime \d+ \(workerd pid (\d+)\)/.exec(output);
-    if (ready && output.includes("stands by.") && secret) {
+    const serving = output.includes("stands by.") || output.includes("; no standby;");
+    if (ready && serving && secret) {
       // The host's sockets are Unix sockets in the server's private folder (runtime-host.mjs).
       const sockets = listeningUnixSockets(Number(ready[1]));
       const own = sockets.filter((file) => file.endsWith(".entry.sock"));

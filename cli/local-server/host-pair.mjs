@@ -1,9 +1,12 @@
 /**
- * The host runtime and its warm standby (docs/local-runtime.md): the active host serves MCP, the
- * status page and the Durable Objects; the standby stands beside it, ready. The active host is
- * replaced when it exits, reports a crash, or shows no progress for {@link HOST_STUCK_MS}: the
- * standby takes its place (or a new host when no standby is ready), the requests it had in
- * flight are cut off with a clear error, and a new standby starts.
+ * The host runtime and, when asked for, its warm standby (docs/local-runtime.md): the active host
+ * serves MCP, the status page and the Durable Objects. The active host is replaced when it exits,
+ * reports a crash, or shows no progress for {@link HOST_STUCK_MS}: the requests it had in flight
+ * are cut off with a clear error, and a new host takes its place. By default that new host starts
+ * then (a few seconds, during which requests wait for it as they do for the first host): a warm
+ * standby is a second host runtime (~155 MB resident with Cloudflare's spec) kept only to make
+ * that switch near-instant. With `HOST_STANDBY=warm` (src/app/config/setting-table.ts) one stands
+ * beside the active host, takes its place, and a new standby starts.
  *
  * Both runtimes use the same local data folder. workerd opens a Durable Object's SQLite file only
  * when the object is first used, and only the active host gets requests (the standby only
@@ -43,8 +46,8 @@ export const STARTING = Symbol("starting");
  * @property {() => Promise<Runtime | null>} start - starts the first host and, once it serves,
  *   its standby; resolves to the first host, or null when none could be started
  * @property {() => Promise<Runtime | null | typeof STARTING>} target - the runtime to serve a
- *   request now: waits while the first host starts or a standby is promoted; {@link STARTING}
- *   when the first host is not ready within {@link START_WAIT_MS}; null only when stopping
+ *   request now: waits while the first host starts or a replacement is under way;
+ *   {@link STARTING} when no host is ready within {@link START_WAIT_MS}; null only when stopping
  * @property {(runtime: Runtime, reason: string) => Promise<void>} replace - ends `runtime` if it
  *   is the active host, and puts the standby (or a new host) in its place
  * @property {() => Runtime | null} active
@@ -68,6 +71,8 @@ export const STARTING = Symbol("starting");
  * @param {string} options.label
  * @param {import("./clock.mjs").Clock} options.clock
  * @param {number} [options.startWaitMs] - default {@link START_WAIT_MS}
+ * @param {boolean} [options.warmStandby] - keep a warm standby (default true here; the
+ *   launcher's default is none: `HOST_STANDBY` in src/app/config/setting-table.ts)
  * @returns {HostPair}
  */
 export function createHostPair({
@@ -80,6 +85,7 @@ export function createHostPair({
   label,
   clock,
   startWaitMs = START_WAIT_MS,
+  warmStandby = true,
 }) {
   // An object, not a variable: loops wait on it across awaits (the linter reads a plain
   // variable as never changing there).
@@ -102,6 +108,9 @@ export function createHostPair({
       });
     return runtime;
   };
+
+  /** Starts the standby, when one is kept. */
+  const startStandby = () => (warmStandby ? launchHost() : null);
 
   /** Makes `runtime` the active host and watches it. @param {Runtime} runtime */
   const serve = (runtime) => {
@@ -137,7 +146,7 @@ export function createHostPair({
       log(
         `${label}: ${next.name} (workerd pid ${next.pid}) serves now (${clock.now() - began} ms after the switch).`,
       );
-      standby = launchHost();
+      standby = startStandby();
       return next;
     })();
     await promoting;
@@ -157,7 +166,7 @@ export function createHostPair({
       started = true;
       if (!first || state.stopping) return null;
       serve(first);
-      standby = launchHost();
+      standby = startStandby();
       return first;
     },
     target: async () => {
@@ -172,7 +181,11 @@ export function createHostPair({
           continue;
         }
         if (!promoting) return null;
-        await promoting;
+        // A replacement under way: with no warm standby it starts a host now, which takes as
+        // long as a first start. Bounded the same way, so no request hangs on it.
+        const left = waitUntil - clock.now();
+        if (left <= 0) return STARTING;
+        await Promise.race([promoting, clock.sleep(Math.min(left, 1_000))]);
       }
       return null;
     },

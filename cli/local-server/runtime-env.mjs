@@ -56,6 +56,10 @@ export const RUNTIME_ENV_NAMES = Object.freeze([
   "CLOUDFLARE_CF_FETCH_ENABLED",
   "WRANGLER_SEND_METRICS",
   "NO_COLOR",
+  // glibc's malloc tunables, when the user set them (else malloc-env.mjs sets its own).
+  "MALLOC_ARENA_MAX",
+  "MALLOC_MMAP_THRESHOLD_",
+  "MALLOC_TRIM_THRESHOLD_",
   "FORCE_COLOR",
 ]);
 

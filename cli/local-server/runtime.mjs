@@ -3,7 +3,8 @@
  * Node process (runtime-host.mjs) in a process group of its own, so the whole set can be ended at
  * once and a SIGKILLed supervisor leaves nothing behind (the host process notices its channel
  * close). Each runtime is still ended on its own (its workerd is SIGKILLed). The `npm start`
- * supervisor keeps a host runtime (with a warm standby) and a few sandbox runners.
+ * supervisor keeps a host runtime (a warm standby beside it with HOST_STANDBY=warm) and a few
+ * sandbox runners.
  */
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -11,6 +12,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { healthRequest } from "./health-request.mjs";
 import { groupMembers, killGroup, signalGroup } from "./process-group.mjs";
+import { RUNTIME_HOST_NODE_FLAGS } from "./v8-flags.mjs";
 
 const HOST = fileURLToPath(new URL("./runtime-host.mjs", import.meta.url));
 // The line a runtime prints when its workerd crashed (it is then ended: runtime-host.mjs).
@@ -63,7 +65,7 @@ export function createRuntimeHost(env, folder) {
 
   const ensure = () => {
     if (child && child.exitCode === null && child.signalCode === null) return child;
-    const started = spawn(process.execPath, [HOST, folder], {
+    const started = spawn(process.execPath, [...RUNTIME_HOST_NODE_FLAGS, HOST, folder], {
       detached: true,
       stdio: ["ignore", "pipe", "pipe", "ipc"],
       // Only this: the launcher's own environment stays out (runtime-env.mjs).

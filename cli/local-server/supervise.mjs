@@ -3,9 +3,9 @@
  *
  * - A Node front (front.mjs) on the public port reads each request body completely (size and
  *   time limits) and passes it to the active host runtime.
- * - The host runtime serves MCP, the status page and the Durable Objects; a warm standby stands
- *   beside it. It runs only bounded host work, so it is replaced only when it gives no sign of
- *   progress for {@link HOST_STUCK_MS}, exits or reports a crash.
+ * - The host runtime serves MCP, the status page and the Durable Objects (a warm standby beside it
+ *   only with `HOST_STANDBY=warm`). It runs only bounded host work, so it is replaced only when it
+ *   gives no sign of progress for {@link HOST_STUCK_MS}, exits or reports a crash.
  * - Sandbox runners (one per core, at most 4, plus one by default) run every program:
  *   the host sends each run to the least busy one over Workers RPC. A program that blocks its
  *   runner's thread blocks only that runner; a runner giving no sign of progress for
@@ -154,6 +154,7 @@ const describe = (runtime) => `${runtime.name} (workerd pid ${runtime.pid})`;
  * @param {{ maxBodyBytes?: number, bodyTimeoutMs?: number, bodyBudgetBytes?: number, maxConnections?: number, apiKey?: string, allowedHostnames?: string[] }} [options.front] -
  *   the front's limits, and the host names and key it checks before reading a body (front.mjs)
  * @param {boolean} [options.logRequests] - a line per request from the front (`LOG_REQUESTS`)
+ * @param {boolean} [options.warmStandby] - keep a warm standby host (`HOST_STANDBY=warm`)
  * @param {number} [options.maxRunsPerRunner] - runs after which a runner is retired and a fresh
  *   one started (runner-retirement.mjs); 0 never. Default {@link DEFAULT_MAX_RUNS}.
  * @param {number} [options.runTimeoutMs] - the runs' timeout (`LIMIT_TIMEOUT_MS`): a retiring
@@ -173,6 +174,7 @@ export async function supervise({
   label = "npm start",
   front: frontLimits = {},
   logRequests = false,
+  warmStandby = false,
   maxRunsPerRunner = DEFAULT_MAX_RUNS,
   runTimeoutMs = 30_000,
 }) {
@@ -254,6 +256,7 @@ export async function supervise({
   });
 
   const hosts = createHostPair({
+    warmStandby,
     clock,
     log,
     label,
@@ -330,7 +333,7 @@ export async function supervise({
       ? `${runners} sandbox runner${runners === 1 ? "" : "s"} at most${spareRunners(runners) > 0 ? " and a spare" : ""}, ${pool.slots.filter((slot) => slot.runtime).length} running`
       : "no runners";
   log(
-    `${label}: ready on http://127.0.0.1:${port} (${describe(first)}; a standby is starting; ${described}).`,
+    `${label}: ready on http://127.0.0.1:${port} (${describe(first)}; ${warmStandby ? "a standby is starting" : "no standby"}; ${described}).`,
   );
   if (runners > 0) void pool.retireLoop();
 }

@@ -45,7 +45,8 @@ let taskId = 0;
 let killedFolder = "";
 try {
   for (const [label, stop] of STOPS) {
-    const server = await startServer({ PORT: port, PERSIST_TO: persist });
+    // With a warm standby: every process the server can have must be gone.
+    const server = await startServer({ PORT: port, PERSIST_TO: persist, HOST_STANDBY: "warm" });
     try {
       // The data of the earlier server is there; write one for the next.
       if (taskId) {

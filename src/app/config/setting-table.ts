@@ -420,6 +420,20 @@ export const LAUNCHER_SETTING_TABLE = {
     [8, 4096],
     `${DEFAULT_FRONT_BODY_BUDGET_MB} (MiB of request bodies the server holds at once; past it a request gets 503 and is asked to retry).`,
   ),
+  HOST_STANDBY: {
+    doc: "keep a warm second host runtime, so a replaced host is switched at once (~155 MB more)",
+    default: false,
+    parse: (t, report) => {
+      const v = t.toLowerCase();
+      if (["warm", "on", "1", "true", "yes"].includes(v)) return true;
+      if (!["off", "cold", "0", "false", "no"].includes(v))
+        report(
+          `"${t}" is neither warm nor off.`,
+          "HOST_STANDBY=warm (a second host runtime kept ready: a replaced host is switched at once, for ~155 MB more) or leave it unset.",
+        );
+      return false;
+    },
+  } satisfies Setting<boolean>,
   FRONT_MAX_CONNECTIONS: launcherNumber(
     "FRONT_MAX_CONNECTIONS",
     "connections the front keeps open at once (past it a request gets 503 at once, asked to retry)",

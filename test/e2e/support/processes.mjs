@@ -63,7 +63,9 @@ export function activeWorkerd(output) {
  * @returns {{ pid: number }}
  */
 export function activeRuntime(output) {
-  const found = [...output.matchAll(/runtime \d+ \(workerd pid (\d+)\)( serves now|; a standby)/g)];
+  const found = [
+    ...output.matchAll(/runtime \d+ \(workerd pid (\d+)\)( serves now|; a standby|; no standby)/g),
+  ];
   const last = found.at(-1);
   if (!last) throw new Error(`no runtime in the output:\n${output}`);
   return { pid: Number(last[1]) };

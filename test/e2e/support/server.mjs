@@ -110,12 +110,15 @@ export async function startServer(env = {}, options = {}) {
   while (Date.now() < deadline && !spawned.gone()) {
     try {
       const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2_000) });
-      // Healthy, and the supervisor's standby has started too: while the standby's `wrangler
-      // dev` starts beside the active runtime, the active one has been seen (about 1 run in 8)
+      // Healthy, and with HOST_STANDBY=warm the standby has started too: while the standby's
+      // `wrangler dev` starts beside the active runtime, the active one has been seen (about 1 run in 8)
       // to lose its first MCP request ("Network connection lost.", answered "…; retry"). The
       // suspected cause, a dev registry shared by both runtimes, is fixed in
       // cli/local-server/runtime.mjs; the scripts still wait, to test what comes after it.
-      if (res.status === 200 && output().includes("stands by."))
+      if (
+        res.status === 200 &&
+        (output().includes("stands by.") || output().includes("; no standby;"))
+      )
         return { url, port, pid, output, log: output, stop };
     } catch {
       // not up yet

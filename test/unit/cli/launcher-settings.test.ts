@@ -34,6 +34,7 @@ describe("the launcher's settings", () => {
       LOG_REQUESTS: false,
       FRONT_BODY_BUDGET_MB: DEFAULT_BODY_BUDGET_BYTES / 1_048_576,
       FRONT_MAX_CONNECTIONS: DEFAULT_MAX_CONNECTIONS,
+      HOST_STANDBY: false,
     });
     expect(readLauncherSettings({ PORT: " ", SANDBOX_RUNNERS: "" }).values).toMatchObject({
       PORT: 8787,
@@ -109,6 +110,16 @@ describe("the launcher's settings", () => {
       expect(problemsOf({ FRONT_MAX_CONNECTIONS: bad })).toMatch(
         /^- FRONT_MAX_CONNECTIONS: ".*" is not a whole number from 16 to 60000\.\n {2}Fix: FRONT_MAX_CONNECTIONS=1000 /,
       );
+  });
+
+  it("HOST_STANDBY: none by default, warm when asked, anything else refused with a fix", () => {
+    for (const off of ["", "0", "off", "No", "cold"])
+      expect(readLauncherSettings({ HOST_STANDBY: off }).values.HOST_STANDBY).toBe(false);
+    for (const on of ["warm", " WARM ", "1", "true", "on"])
+      expect(readLauncherSettings({ HOST_STANDBY: on }).values.HOST_STANDBY).toBe(true);
+    expect(problemsOf({ HOST_STANDBY: "hot" })).toMatch(
+      /^- HOST_STANDBY: "hot" is neither warm nor off\.\n {2}Fix: HOST_STANDBY=warm /,
+    );
   });
 
   it("lists every problem at once, in the table's order", () => {

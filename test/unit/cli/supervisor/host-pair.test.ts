@@ -2,7 +2,9 @@
  * The host pair's decisions (cli/local-server/host-pair.mjs), with fake runtimes and a fake
  * clock: a request that comes while the first host starts waits for it and is never told the
  * server is stopping; the standby takes over a host that exits or is stuck; with no standby a
- * new host is started, and with none at all the server stops.
+ * new host is started, and with none at all the server stops. Without a warm standby (the
+ * launcher's default) nothing starts beside the active host; a replaced host's place is taken by
+ * a host started then, and requests meanwhile wait for it, bounded like the first start.
  */
 import { describe, expect, it } from "vitest";
 import {
@@ -14,7 +16,7 @@ import { fakeClock, settle } from "./fake-clock";
 import { fakeRuntime, type FakeRuntime } from "./fake-runtime";
 
 /** A pair whose launches the test settles one by one. */
-function pairWithLaunches() {
+function pairWithLaunches(options: { warmStandby?: boolean } = {}) {
   const clock = fakeClock();
   const launches: { resolve: (runtime: FakeRuntime | null) => void; onCrash: (r: any) => void }[] =
     [];
@@ -23,6 +25,7 @@ function pairWithLaunches() {
   const stuck = new Map<FakeRuntime, (reason: string) => void>();
   const failed: number[] = [];
   const pair = createHostPair({
+    ...options,
     clock,
     label: "test",
     log: (line: string) => lines.push(line),
@@ -147,5 +150,47 @@ describe("the host pair", () => {
     await clock.advance(10);
     expect(failed).toEqual([1]);
     expect(lines.at(-1)).toContain("no runtime could be started; stopping.");
+  });
+
+  it("with no warm standby, nothing starts beside the host; a replacement starts then, requests wait for it, bounded", async () => {
+    const { clock, pair, launches, cutOff, lines } = pairWithLaunches({ warmStandby: false });
+    const starting = pair.start();
+    const first = fakeRuntime("runtime 1");
+    launches[0]!.resolve(first);
+    await starting;
+    await clock.advance(60_000);
+    expect(launches).toHaveLength(1);
+    first.exit();
+    await clock.advance(10);
+    // The replacement is launched at once; the old host's requests are cut off.
+    expect(launches).toHaveLength(2);
+    expect(cutOff).toEqual(["runtime 1: it exited"]);
+    expect(pair.active()).toBeNull();
+    // A request during the start waits for it …
+    let answer: unknown = "pending";
+    void pair.target().then((target) => (answer = target));
+    await clock.advance(4_000);
+    expect(answer).toBe("pending");
+    const second = fakeRuntime("runtime 2");
+    launches[1]!.resolve(second);
+    await clock.advance(10);
+    expect(answer).toBe(second);
+    expect(pair.active()).toBe(second);
+    expect(
+      lines.some((l) => /runtime 2 .* serves now \(4\d{3} ms after the switch\)/.test(l)),
+    ).toBe(true);
+    // … and again no standby starts beside the new host.
+    await clock.advance(60_000);
+    expect(launches).toHaveLength(2);
+    // A replacement that takes longer than START_WAIT_MS: the request hears "starting".
+    second.exit();
+    await clock.advance(10);
+    expect(launches).toHaveLength(3);
+    let late: unknown = "pending";
+    void pair.target().then((target) => (late = target));
+    await clock.advance(START_WAIT_MS - 1_000);
+    expect(late).toBe("pending");
+    await clock.advance(2_000);
+    expect(late).toBe(STARTING);
   });
 });

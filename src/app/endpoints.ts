@@ -24,6 +24,11 @@ import { callerOf } from "./runs/caller";
 import { runHistory, type RunHistory } from "./runs/run-history";
 import { afterResponse, deliverThenRun } from "./runs/after-response";
 import { sandboxLoader } from "./sandbox-loader";
+import type { SkillsOptions } from "../codemode/skills/skills-options";
+import { withReadOnlySkills } from "../codemode/skills/read-only-skills";
+import { durableSkillStore } from "./skills/durable-skill-store";
+import { operatorSkills } from "./skills/operator-skills";
+import { skillOwner } from "./skills/skill-owner";
 
 /** The MCP routes. */
 export const API_ROUTE = "/mcp";
@@ -39,6 +44,10 @@ export interface Endpoints {
   code?: StatelessMcpHandler;
   /** The run history (`RUNS`, on by default), undefined when off. */
   runs?: RunHistory;
+  /** Saved skills (`SKILLS`, on by default), undefined when off: the store and whose skills. */
+  skills?: SkillsOptions;
+  /** Operator skills left out (a bad `LAUNCH_SKILLS`), for the status page. */
+  skillProblems?: string[];
 }
 
 const specs = new Map<string, OpenApiSpec>();
@@ -82,8 +91,10 @@ export function endpointsFor(
           ),
       }
     : {};
+  const skills = productSkills(config, env);
   const api = createMcpHandler(
     openApiMcpServer({
+      ...(skills ? { skills: skills.options } : {}),
       spec,
       executor,
       request: apiRequestHandler(config.api, env.DEMO_STORE, spec),
@@ -104,7 +115,9 @@ export function endpointsFor(
     },
   );
   const code =
-    config.upstream.kind === "off" ? undefined : codeHandler(config, env, executor, secrets, onRun);
+    config.upstream.kind === "off"
+      ? undefined
+      : codeHandler(config, env, executor, secrets, onRun, skills?.options);
   built = {
     key,
     endpoints: {
@@ -113,9 +126,30 @@ export function endpointsFor(
       api: runs ? holdingRunWrites(api) : api,
       ...(code ? { code: runs ? holdingRunWrites(code) : code } : {}),
       ...(runs ? { runs } : {}),
+      ...(skills ? { skills: skills.options, skillProblems: skills.problems } : {}),
     },
   };
   return built.endpoints;
+}
+
+/**
+ * The product's skills: each principal's in their own `SkillStoreObject`, behind the
+ * operator's read-only ones; undefined with `SKILLS=off`.
+ */
+function productSkills(
+  config: AppConfig,
+  env: Cloudflare.Env,
+): { options: SkillsOptions; problems: string[] } | undefined {
+  if (!config.skills.enabled) return undefined;
+  const operator = operatorSkills(env, config.skills.limits);
+  return {
+    options: {
+      store: withReadOnlySkills(durableSkillStore(env.SKILLS), operator.skills),
+      owner: (authInfo) => skillOwner(config, authInfo),
+      limits: config.skills.limits,
+    },
+    problems: operator.problems,
+  };
 }
 
 /** Upstream MCP requests: an unreachable server is named (host, reason, the setting to check). */
@@ -131,6 +165,7 @@ function codeHandler(
   executor: ReturnType<typeof createExecutor>,
   secrets: string[],
   onRun: { onRun?: RunRecorder },
+  skills: SkillsOptions | undefined,
 ): StatelessMcpHandler {
   const servers = config.upstream.kind === "url" ? config.upstream.servers : [];
   const upstream: CodeUpstream | undefined =
@@ -156,6 +191,7 @@ function codeHandler(
       // The upstream's name and limits: the text the build step counts for the demo.
       ...codeToolText(config),
       ...onRun,
+      ...(skills ? { skills } : {}),
       name: "code-mode-tools",
     }),
     { route: CODE_ROUTE, tasks: { namespace: () => env.MCP_TASKS } },

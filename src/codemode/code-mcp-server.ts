@@ -46,7 +46,7 @@ import { setTaskSupport } from "../mcp/tasks/task-tools";
 import type { CodeMcpServerOptions, CodeServerRequest } from "./code-server-options";
 import { SkillRun } from "./skills/skill-run";
 import { SKILLS_ROOM, skillsSection } from "./skills/skill-listing";
-import { skillsFor, withNotes, type CallerSkills } from "./skills/caller-skills";
+import { errorText, skillsFor, withNotes, type CallerSkills } from "./skills/caller-skills";
 
 export type { CodeMcpServerOptions, CodeServerRequest } from "./code-server-options";
 
@@ -213,6 +213,7 @@ async function runCode(
     run?.finish(outcome, result, options.onRun!, {
       authInfo: ctx.http?.authInfo,
     });
+    await skillRun?.recordUses(result.isError ? errorText(result) : undefined);
     return result;
   } finally {
     prestarted?.dispose(); // a no-op once the run took it; frees it if the run never started

@@ -34,7 +34,7 @@ import { redactToolResult } from "./redaction/result-redaction";
 import { executeDescription, searchDescription } from "./openapi-tool-descriptions";
 import type { RunRecorder } from "./runs/run-record";
 import { RunTrace } from "./runs/run-trace";
-import { skillsFor, withNotes } from "./skills/caller-skills";
+import { errorText, skillsFor, withNotes } from "./skills/caller-skills";
 import { SKILLS_ROOM, skillsSection } from "./skills/skill-listing";
 import { SkillRun } from "./skills/skill-run";
 import type { SkillsOptions } from "./skills/skills-options";
@@ -91,8 +91,8 @@ export interface OpenApiMcpServerOptions {
   withholdResponseBodies?: readonly string[];
   /**
    * Saved skills in `execute` (docs/skills.md): programs save functions with `skills.save()` and
-   * call them as `skills.<name>(input)`. The description says how; it does not list the
-   * caller's skills yet (this factory is synchronous).
+   * call them as `skills.<name>(input)`; the description says how and lists the caller's skills.
+   * With this option the factory is asynchronous (it reads the caller's list from the store).
    */
   skills?: SkillsOptions;
 }
@@ -105,17 +105,41 @@ export interface OpenApiMcpServerOptions {
  *   secret shorter than 8 characters
  */
 export function openApiMcpServer(
+  options: OpenApiMcpServerOptions & { skills: SkillsOptions },
+): (ctx?: McpServerFactoryContext) => Promise<McpServer>;
+export function openApiMcpServer(
+  options: OpenApiMcpServerOptions & { skills?: undefined },
+): (ctx?: McpServerFactoryContext) => McpServer;
+export function openApiMcpServer(
   options: OpenApiMcpServerOptions,
-): (ctx?: McpServerFactoryContext) => McpServer {
+): (ctx?: McpServerFactoryContext) => McpServer | Promise<McpServer>;
+export function openApiMcpServer(
+  options: OpenApiMcpServerOptions,
+): (ctx?: McpServerFactoryContext) => McpServer | Promise<McpServer> {
   const setup = prepare(options);
-  return (factoryCtx?: McpServerFactoryContext) => {
+  const build = (factoryCtx: McpServerFactoryContext | undefined, executeText: string) => {
     const server = new McpServer(
       { name: setup.serverName, version: options.version ?? "0.1.0" },
       { capabilities: { tools: {} } },
     );
     registerSearch(server, setup);
-    registerExecute(server, setup, factoryCtx);
+    registerExecute(server, setup, factoryCtx, executeText);
     return server;
+  };
+  const skillsOption = options.skills;
+  if (!skillsOption)
+    return (factoryCtx?: McpServerFactoryContext) => build(factoryCtx, setup.executeText);
+  // With skills, `execute` lists the caller's (read from the store); a call of a tool shows no
+  // description, so it skips the read.
+  return async (factoryCtx?: McpServerFactoryContext) => {
+    const skills = skillsFor(skillsOption, factoryCtx?.authInfo);
+    // A caller with no owner has no skills: the description says nothing of them.
+    if (!skills) return build(factoryCtx, setup.executeText);
+    const listed =
+      factoryCtx?.requestInfo?.headers.get("mcp-method") !== "tools/call"
+        ? await skills.store.list(skills.owner)
+        : [];
+    return build(factoryCtx, `${setup.executeText}\n\n${skillsSection(listed, SKILLS_ROOM)}`);
   };
 }
 
@@ -168,9 +192,7 @@ function prepare(options: OpenApiMcpServerOptions): Setup {
     serverName,
     // The descriptions quote the spec, which may carry an example key.
     searchText: redactor.text(searchDescription(describeInput)),
-    executeText:
-      redactor.text(executeDescription(describeInput)) +
-      (options.skills ? `\n\n${skillsSection([], SKILLS_ROOM)}` : ""),
+    executeText: redactor.text(executeDescription(describeInput)),
     needsApproval:
       options.approval === true
         ? nonReadRequests
@@ -269,6 +291,7 @@ function registerExecute(
   server: McpServer,
   setup: Setup,
   factoryCtx: McpServerFactoryContext | undefined,
+  executeText: string,
 ): void {
   const { options, redactor, limits, declaration, needsApproval } = setup;
   // Long programs (approvals, paging, fan-out) may run as MCP tasks where the handler has the
@@ -277,7 +300,7 @@ function registerExecute(
     server.registerTool(
       "execute",
       {
-        description: setup.executeText,
+        description: executeText,
         inputSchema: CODE_INPUT,
         annotations: { readOnlyHint: false, openWorldHint: true },
       },
@@ -339,6 +362,7 @@ function registerExecute(
         run?.finish(outcome, result, options.onRun!, {
           authInfo: ctx.http?.authInfo,
         });
+        await skillRun?.recordUses(result.isError ? errorText(result) : undefined);
         return result;
       },
     ),

@@ -244,6 +244,8 @@ const RULES: {
     may: [
       "src/app/errors/",
       "src/codemode/redaction/",
+      // The skill limits' defaults (data only, imports nothing): SKILLS_MAX_* default to them.
+      "src/codemode/skills/skill-limits",
       "src/executor/",
       "src/openapi/",
       "src/errors.ts",

@@ -13,6 +13,7 @@ import { resolveLimits } from "../../executor/limits";
 import { DEFAULT_EXECUTOR, parseExecutorSetting, type ExecutorKind } from "./executor-setting";
 import type { ExecutorLimits } from "../../executor/types";
 import { DEFAULT_RUN_SETTINGS } from "./run-settings";
+import { DEFAULT_SKILL_LIMITS } from "../../codemode/skills/skill-limits";
 import type { AppSettings, SettingName } from "./setting-names";
 
 /** One bad setting: which, what is wrong, how to fix it. */
@@ -255,6 +256,42 @@ export const SETTING_TABLE = {
       return DEFAULT_EXECUTOR;
     },
   } satisfies Setting<ExecutorKind>,
+  SKILLS: onOff(
+    "SKILLS",
+    "saved skills: programs save functions as skills.<name>() for later programs (docs/skills.md)",
+    true,
+    "Set SKILLS=on (the default) or SKILLS=off.",
+  ),
+  SKILLS_MAX_PER_PRINCIPAL: wholeNumber(
+    "SKILLS_MAX_PER_PRINCIPAL",
+    "skills one principal (OAuth user, API key, the open server) may keep",
+    DEFAULT_SKILL_LIMITS.maxSkills,
+    10_000,
+  ),
+  SKILLS_MAX_VERSIONS: wholeNumber(
+    "SKILLS_MAX_VERSIONS",
+    "versions kept per skill",
+    DEFAULT_SKILL_LIMITS.maxVersions,
+    1_000,
+  ),
+  SKILLS_MAX_CODE_CHARS: wholeNumber(
+    "SKILLS_MAX_CODE_CHARS",
+    "characters of one skill's code",
+    DEFAULT_SKILL_LIMITS.maxCodeChars,
+    1_000_000,
+  ),
+  SKILLS_MAX_DESCRIPTION_CHARS: wholeNumber(
+    "SKILLS_MAX_DESCRIPTION_CHARS",
+    "characters of one skill's description",
+    DEFAULT_SKILL_LIMITS.maxDescriptionChars,
+    100_000,
+  ),
+  SKILLS_MAX_SCHEMA_CHARS: wholeNumber(
+    "SKILLS_MAX_SCHEMA_CHARS",
+    "characters of one skill's input or output JSON Schema",
+    DEFAULT_SKILL_LIMITS.maxSchemaChars,
+    1_000_000,
+  ),
 } satisfies { [name in SettingName]: Setting<unknown> };
 
 /** The value of each setting, as read by {@link readSettings}. */

@@ -38,3 +38,12 @@ export function withNotes(result: CallToolResult, notes: readonly string[]): Cal
   if (notes.length === 0) return result;
   return { ...result, content: [...result.content, { type: "text", text: notes.join("\n") }] };
 }
+
+/**
+ * The text of a failed run's result (its first text block), as a skill's last error.
+ * @param result - the run's redacted tool result
+ */
+export function errorText(result: CallToolResult): string {
+  const first = result.content.find((c) => c.type === "text");
+  return first && "text" in first ? first.text : "the run failed";
+}

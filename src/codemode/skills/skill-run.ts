@@ -121,6 +121,21 @@ export class SkillRun {
   }
 
   /**
+   * Counts the run's calls of skills in the store (when it keeps them), with the run's error as
+   * each called skill's last error when the run failed. Never throws: the answer does not depend
+   * on the bookkeeping.
+   * @param error - the run's error as the caller sees it (already redacted), when it failed
+   */
+  async recordUses(error?: string): Promise<void> {
+    if (this.uses.size === 0 || !this.store.recordUses) return;
+    try {
+      await this.store.recordUses(this.owner, this.used(), error);
+    } catch (problem) {
+      console.warn(`skills: the uses of a run were not counted: ${String(problem)}`);
+    }
+  }
+
+  /**
    * Saves what the run asked to save, if it succeeded; otherwise drops it.
    * @param outcome - how the run ended
    * @returns one line per skill the run asked to save, for the tool result
@@ -161,7 +176,15 @@ export class SkillRun {
         "skill_invalid",
         `A run may save at most ${this.limits.maxSavesPerRun} skills; save the others in another run.`,
       );
-    const existing = new Set([...this.listed.map((s) => s.name), ...this.pending.keys()]);
+    // An operator's read-only skill is refused now, where the program can catch it, not when
+    // the run ends.
+    if (this.listed.some((s) => s.readOnly && s.name === draft.name))
+      throw new CodeModeError(
+        "skill_invalid",
+        `Skill "${draft.name}" is a read-only skill the operator ships with this server: it cannot be overwritten. Save yours under another name.`,
+      );
+    const own = this.listed.filter((s) => !s.readOnly).map((s) => s.name);
+    const existing = new Set([...own, ...this.pending.keys()]);
     if (!existing.has(draft.name) && existing.size >= this.limits.maxSkills)
       throw new CodeModeError(
         "skill_invalid",

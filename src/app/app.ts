@@ -126,10 +126,12 @@ export function createApp(options: AppOptions): App {
     if (url.pathname === "/" && request.method === "GET") {
       const report = await statusReport(checked, endpoints, countsOf(env));
       const c = checked.ok ? checked.config : undefined;
-      const page = statusPage(report, !!c?.apiKey, {
-        enabled: !!c?.runs.enabled,
-        needsToken: !!(c?.apiKey || c?.oauth),
-      });
+      const page = statusPage(
+        report,
+        !!c?.apiKey,
+        { enabled: !!c?.runs.enabled, needsToken: !!(c?.apiKey || c?.oauth) },
+        !!c?.skills.enabled,
+      );
       return new Response(page, {
         status: checked.ok ? 200 : 503,
         headers: { "content-type": "text/html; charset=utf-8" },

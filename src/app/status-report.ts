@@ -117,7 +117,8 @@ export async function statusReport(
   return {
     ok: true,
     problems: [],
-    warnings: c.warnings,
+    // Operator skills left out (a hand-set LAUNCH_SKILLS the launcher did not check).
+    warnings: [...c.warnings, ...(endpoints.skillProblems ?? [])],
     spec: {
       name: c.specName,
       title: String(info.title ?? c.specName),

@@ -218,3 +218,17 @@ describe("skills in the product", () => {
     expect((await api(alice, "")).body.skills.map((s: { name: string }) => s.name)).toEqual([name]);
   });
 });
+
+describe("the status page's skills section", () => {
+  it("loads skills with the page's key and writes descriptions as text, never markup", async () => {
+    const page = await (await configured({})("http://localhost/")).text();
+    expect(page).toContain('<table id="skills-table"');
+    // The page holds no one's skills: they are read by its script from /api/skills.
+    expect(page).toMatch(/fetch\("\/api\/skills", \{ headers \}\)/);
+    expect(page).toMatch(/td\.textContent = String\(text\)/);
+    expect(page).not.toMatch(/innerHTML/);
+    const off = await (await configured({ SKILLS: "off" })("http://localhost/")).text();
+    expect(off).toContain('id="skills-off"');
+    expect(off).not.toContain("skills-table");
+  });
+});

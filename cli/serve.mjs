@@ -6,6 +6,7 @@
 // then serves 127.0.0.1:PORT through the supervisor (cli/local-server/), which keeps a healthy
 // host runtime and its sandbox runners behind it. Bad configuration stops here, before any
 // runtime starts, with the setting's name and the fix.
+import { readSkillFolders } from "./skills.mjs";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { Worker } from "node:worker_threads";
 import { basename, extname, resolve } from "node:path";
@@ -280,6 +281,30 @@ export async function planLaunch({ label, product, env, log, progress, warn }) {
   );
   const launchTokens = { [measured.digest]: { tokens: measured.tokens, tools: measured.perTool } };
 
+  // The operator's read-only skills (SKILLS_DIR): read and checked here, like a save, so a
+  // malformed SKILL.md stops the start naming the folder and the problem.
+  /** @type {unknown[]} */
+  let operatorSkills = [];
+  const skillsDir = env.SKILLS_DIR?.trim();
+  if (skillsDir) {
+    /** @type {{ folder: string, files: Record<string, string> }[]} */
+    let folders = [];
+    try {
+      folders = readSkillFolders(resolve(skillsDir));
+    } catch (error) {
+      fail(`- SKILLS_DIR: ${/** @type {Error} */ (error).message}`);
+    }
+    const read = product.readSkillsDir(folders, checked.config.skills.limits);
+    if (!read.ok)
+      fail(
+        `- SKILLS_DIR: ${read.message}\n  Fix: correct that folder (docs/skills.md, "Operator skills", shows the layout) or remove it.`,
+      );
+    operatorSkills = read.skills;
+    log(
+      `${label}: ${operatorSkills.length} operator skill(s) from ${resolve(skillsDir)} (read-only).`,
+    );
+  }
+
   const runners = runnerCount(env.SANDBOX_RUNNERS);
   if (!runners.ok) fail(runners.message);
   const maxRuns = maxRunsSetting(env.SANDBOX_RUNNER_MAX_RUNS);
@@ -325,6 +350,9 @@ export async function planLaunch({ label, product, env, log, progress, warn }) {
       ? { [product.LAUNCH_SPECS_VAR]: JSON.stringify(launchSpecs) }
       : {}),
     [product.LAUNCH_TOKENS_VAR]: JSON.stringify(launchTokens),
+    ...(operatorSkills.length > 0
+      ? { [product.LAUNCH_SKILLS_VAR]: JSON.stringify(operatorSkills) }
+      : {}),
   };
   return {
     port: Number(port),

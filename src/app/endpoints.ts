@@ -29,6 +29,7 @@ import { withReadOnlySkills } from "../codemode/skills/read-only-skills";
 import { durableSkillStore } from "./skills/durable-skill-store";
 import { operatorSkills } from "./skills/operator-skills";
 import { skillOwner } from "./skills/skill-owner";
+import { LAUNCH_SKILLS_VAR } from "./config/setting-names";
 
 /** The MCP routes. */
 export const API_ROUTE = "/mcp";
@@ -64,7 +65,9 @@ export function endpointsFor(
   env: Cloudflare.Env,
   specTexts: Readonly<Record<string, string>>,
 ): Endpoints {
-  const key = JSON.stringify(config);
+  // The operator's skills come with the env, not the configuration: part of the key too.
+  const shipped = (env as unknown as Record<string, unknown>)[LAUNCH_SKILLS_VAR];
+  const key = `${JSON.stringify(config)}\n${typeof shipped === "string" ? shipped : ""}`;
   if (built?.key === key) return built.endpoints;
   const text = specTexts[config.specName]!;
   let spec = specs.get(config.specName);

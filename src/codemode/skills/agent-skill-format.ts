@@ -19,6 +19,7 @@
 import { CodeModeError } from "../../errors";
 import { checkSkillDraft } from "./skill-draft";
 import type { SkillLimits } from "./skill-limits";
+import { skillNameProblem } from "./skill-name";
 import type { SkillDraft } from "./skill-store";
 
 /** One folder: its files by path relative to the folder (`SKILL.md`, `scripts/x.js`). */
@@ -88,6 +89,9 @@ export function readSkillFolder(
   const body = text.slice(head[0].length);
   const name = front.get("name");
   if (name === undefined) fail("SKILL.md's front matter has no `name:` line.");
+  // Before the script is looked up by it: a name that is no identifier is named as such.
+  const nameProblem = skillNameProblem(name);
+  if (nameProblem !== undefined) fail(`SKILL.md: ${nameProblem}`);
   if (front.get("description") === undefined)
     fail("SKILL.md's front matter has no `description:` line.");
   const input = schemaBlock(body, "Input schema", fail);

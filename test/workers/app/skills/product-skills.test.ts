@@ -219,6 +219,55 @@ describe("skills in the product", () => {
   });
 });
 
+describe("operator skills (SKILLS_DIR, handed over as LAUNCH_SKILLS)", () => {
+  const shipped = {
+    name: "double",
+    description: "Doubles n (shipped by the operator).",
+    input: { type: "object", properties: { n: { type: "number" } }, required: ["n"] },
+    code: "async ({ n }) => n * 2",
+  };
+  const launch = { LAUNCH_SKILLS: JSON.stringify([shipped]) } as AppSettings;
+
+  it("are callable by every principal, listed read-only, and cannot be overwritten", async () => {
+    const keyA = `key-a-${unique()}-0123456789`;
+    const keyB = `key-b-${unique()}-0123456789`;
+    for (const key of [keyA, keyB]) {
+      const app = configured({ MCP_API_KEY: key, ...launch });
+      const auth = { authorization: `Bearer ${key}` };
+      const called = await call(app, "async () => skills.double({ n: 21 })", "/mcp", auth);
+      expect(called.content[0]!.text).toBe("42");
+      const listed = (await api(app, "", {}, auth)).body.skills;
+      expect(listed).toEqual([expect.objectContaining({ name: "double", readOnly: true })]);
+    }
+    const app = configured({ MCP_API_KEY: keyA, ...launch });
+    const auth = { authorization: `Bearer ${keyA}` };
+    const overwrite = await call(
+      app,
+      `async () => skills.save({ name: "double", description: "mine", input: { type: "object" }, run: async () => 0 })`,
+      "/mcp",
+      auth,
+    );
+    expect(overwrite.isError).toBe(true);
+    expect(overwrite.content[0]!.text).toMatch(
+      /Skill "double" is a read-only skill the operator ships with this server: it cannot be overwritten/,
+    );
+    const deleted = await api(app, "/double", { method: "DELETE" }, auth);
+    expect(deleted.status).toBe(400);
+    expect(deleted.body.error.message).toMatch(/cannot be deleted/);
+    // Not exported as the principal's own.
+    expect((await api(app, "/export", {}, auth)).body.folders).toEqual([]);
+  });
+
+  it("a shipped skill that fails the checks is left out and named on the status page", async () => {
+    const bad = { ...shipped, name: "constructor" };
+    const app = configured({ LAUNCH_SKILLS: JSON.stringify([bad]) } as AppSettings);
+    const status = (await (await app("http://localhost/api/status")).json()) as {
+      warnings: string[];
+    };
+    expect(status.warnings.join("\n")).toMatch(/operator skill left out: .*"constructor"/);
+  });
+});
+
 describe("the status page's skills section", () => {
   it("loads skills with the page's key and writes descriptions as text, never markup", async () => {
     const page = await (await configured({})("http://localhost/")).text();

@@ -268,6 +268,24 @@ describe("operator skills (SKILLS_DIR, handed over as LAUNCH_SKILLS)", () => {
   });
 });
 
+describe("the public status page", () => {
+  it("measures the tools as no principal: a principal's skills change nothing it shows", async () => {
+    const key = `key-${unique()}-0123456789`;
+    const auth = { authorization: `Bearer ${key}` };
+    const app = configured({ MCP_API_KEY: key });
+    const status = async () => (await app("http://localhost/api/status")).text();
+    const before = await status();
+    const name = unique();
+    await call(app, saving(name), "/mcp/code", auth);
+    expect((await api(app, "", {}, auth)).body.skills).toHaveLength(1);
+    // Neither the key holder's skill names nor their descriptions' lengths reach the page.
+    const after = await status();
+    expect(after).not.toContain(name);
+    expect(after).toBe(before);
+    expect(await (await app("http://localhost/")).text()).not.toContain(name);
+  });
+});
+
 describe("the status page's skills section", () => {
   it("loads skills with the page's key and writes descriptions as text, never markup", async () => {
     const page = await (await configured({})("http://localhost/")).text();

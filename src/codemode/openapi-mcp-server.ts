@@ -34,7 +34,7 @@ import { redactToolResult } from "./redaction/result-redaction";
 import { executeDescription, searchDescription } from "./openapi-tool-descriptions";
 import type { RunRecorder } from "./runs/run-record";
 import { RunTrace } from "./runs/run-trace";
-import { errorText, skillsFor, withNotes } from "./skills/caller-skills";
+import { errorText, mayListTools, skillsFor, withNotes } from "./skills/caller-skills";
 import { SKILLS_ROOM, skillsSection } from "./skills/skill-listing";
 import { SkillRun } from "./skills/skill-run";
 import type { SkillsOptions } from "./skills/skills-options";
@@ -129,16 +129,15 @@ export function openApiMcpServer(
   const skillsOption = options.skills;
   if (!skillsOption)
     return (factoryCtx?: McpServerFactoryContext) => build(factoryCtx, setup.executeText);
-  // With skills, `execute` lists the caller's (read from the store); a call of a tool shows no
-  // description, so it skips the read.
+  // With skills, `execute` lists the caller's (read from the store); a request that lists no
+  // tools (a call, a discovery) skips the read.
   return async (factoryCtx?: McpServerFactoryContext) => {
     const skills = skillsFor(skillsOption, factoryCtx?.authInfo);
     // A caller with no owner has no skills: the description says nothing of them.
     if (!skills) return build(factoryCtx, setup.executeText);
-    const listed =
-      factoryCtx?.requestInfo?.headers.get("mcp-method") !== "tools/call"
-        ? await skills.store.list(skills.owner)
-        : [];
+    const listed = mayListTools(factoryCtx?.requestInfo)
+      ? await skills.store.list(skills.owner)
+      : [];
     return build(factoryCtx, `${setup.executeText}\n\n${skillsSection(listed, SKILLS_ROOM)}`);
   };
 }

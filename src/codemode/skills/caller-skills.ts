@@ -47,3 +47,14 @@ export function errorText(result: CallToolResult): string {
   const first = result.content.find((c) => c.type === "text");
   return first && "text" in first ? first.text : "the run failed";
 }
+
+/**
+ * Whether a request may show tool descriptions, so the caller's skills are worth reading for
+ * them: a request naming its method (`Mcp-Method`, 2026-07-28) shows them only for `tools/list`;
+ * one that does not name it (2025-era) might be a listing.
+ * @param request - the HTTP request, when there is one
+ */
+export function mayListTools(request: Request | undefined): boolean {
+  const method = request?.headers.get("mcp-method");
+  return method === null || method === undefined || method === "tools/list";
+}

@@ -189,6 +189,8 @@ const RULES: {
     area: "src/codemode/skills/",
     may: [
       "src/codemode/upstream/",
+      // skills.declarations(): the same TypeScript emitter as upstream tools.
+      "src/declarations/",
       "src/executor/",
       "src/errors.ts",
       "src/is-record.ts",

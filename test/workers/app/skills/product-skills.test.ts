@@ -12,6 +12,8 @@ import { configured, type WorkerFetch } from "../helpers";
 
 type Result = { isError?: boolean; content: { text: string }[] };
 
+const text0 = (result: Result) => result.content[0]!.text;
+
 const unique = () => `s${crypto.randomUUID().replaceAll("-", "").slice(0, 10)}`;
 
 /** A program that runs a function and saves it as `name` (version marks the answer). */
@@ -98,6 +100,13 @@ describe("skills in the product", () => {
     // The last failed run that called it: the `execute` one above, with the version it ran.
     expect(listed.lastError).toMatchObject({ version: 1 });
     expect(listed.lastError.message).toMatch(/codemode.list_projects is not a function/);
+
+    // The skills' TypeScript, for when the description lists names only.
+    const declared = text0(await call(app, "async () => skills.declarations()"));
+    expect(declared).toMatch(/declare const skills: \{/);
+    expect(declared).toMatch(new RegExp(`${name}\\(input: \\w+Input\\)`));
+    expect(declared).toMatch(/a: number;/);
+    expect(declared).toContain("Adds a and b (version 1)."); // rolled back above
 
     // Delete: gone for new runs at once.
     expect((await api(app, `/${name}`, { method: "DELETE" })).body).toEqual({

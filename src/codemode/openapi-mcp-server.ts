@@ -263,7 +263,14 @@ function registerSearch(server: McpServer, setup: Setup): void {
     },
     async ({ code }, ctx) => {
       const run = setup.trace("search", code);
-      const namespaces: HostNamespaces = { codemode: { declaration } };
+      // `skills.declarations()`: the caller's skills as TypeScript, next to the spec's.
+      const skills = options.skills && skillsFor(options.skills, ctx.http?.authInfo);
+      const skillRun =
+        skills && (await SkillRun.open(skills.store, skills.owner, code, skills.limits));
+      const namespaces: HostNamespaces = {
+        codemode: { declaration },
+        ...skillRun?.searchRequest().namespaces,
+      };
       const outcome = await options.executor.execute({
         code,
         namespaces,

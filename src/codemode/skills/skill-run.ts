@@ -119,6 +119,14 @@ export class SkillRun {
     };
   }
 
+  /**
+   * What a `search` run gets: only `skills.declarations()` (a search reads; it neither saves
+   * nor calls skills).
+   */
+  searchRequest(): { namespaces: { skills: Record<string, HostFunction> } } {
+    return { namespaces: { skills: { declarations: this.declarations } } };
+  }
+
   /** The skill versions the run called, for its record. */
   used(): SkillUse[] {
     return [...this.uses.values()];

@@ -107,6 +107,14 @@ describe("skills in the product", () => {
     expect(declared).toMatch(new RegExp(`${name}\\(input: \\w+Input\\)`));
     expect(declared).toMatch(/a: number;/);
     expect(declared).toContain("Adds a and b (version 1)."); // rolled back above
+    // `search` on /mcp gets the same declarations (and nothing else of skills).
+    const client = await connect(app, "/mcp");
+    const searched = (await client.callTool({
+      name: "search",
+      arguments: { code: "async () => [await skills.declarations(), typeof skills.save]" },
+    })) as Result;
+    await client.close();
+    expect(JSON.parse(text0(searched))).toEqual([declared, "undefined"]);
 
     // Delete: gone for new runs at once.
     expect((await api(app, `/${name}`, { method: "DELETE" })).body).toEqual({

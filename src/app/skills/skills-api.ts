@@ -26,8 +26,11 @@ import { HttpError } from "../errors/http-error";
 /** The route; one skill is at `${SKILLS_ROUTE}/<name>`. */
 export const SKILLS_ROUTE = "/api/skills";
 
-/** Largest import body, in bytes: 100 skills of 32,000 characters fit with room. */
-const MAX_IMPORT_BYTES = 8 * 1024 * 1024;
+/**
+ * Largest import body, in bytes: 100 skills of 32,000 characters fit with room; the local
+ * front's limit for this route is the same (cli/local-server/front/route-bodies.mjs).
+ */
+const MAX_IMPORT_BYTES = 4 * 1024 * 1024;
 
 /**
  * Answers a skills request.

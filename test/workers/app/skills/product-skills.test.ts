@@ -8,6 +8,7 @@ import { createApp } from "../../../../src/app/app";
 import type { AppSettings } from "../../../../src/app/config/config";
 import { COMPACT_SPECS, TOOLS_LIST_TOKENS } from "../../../../src/app/generated/specs";
 import { connect } from "../../../helpers/mcp-client";
+import { accessToken, registerClient } from "../../../helpers/oauth-client";
 import { configured, type WorkerFetch } from "../helpers";
 
 type Result = { isError?: boolean; content: { text: string }[] };
@@ -233,6 +234,36 @@ describe("skills in the product", () => {
     expect((await api(bob, `/${name}`)).status).toBe(404);
     expect((await api(bob, `/${name}`, { method: "DELETE" })).status).toBe(404);
     expect((await api(alice, "")).body.skills.map((s: { name: string }) => s.name)).toEqual([name]);
+  });
+});
+
+describe("OAuth through the provider (real access tokens)", () => {
+  it("two users of one client: each saves, lists and calls only their own over /mcp/code and /api/skills", async () => {
+    const PASSWORD = "correct horse battery staple";
+    const worker = configured({ OAUTH: "on", OAUTH_PASSWORD: PASSWORD });
+    const client = await registerClient(worker);
+    const ana = {
+      authorization: `Bearer ${await accessToken(worker, `ana-${unique()}`, client, PASSWORD)}`,
+    };
+    const bob = {
+      authorization: `Bearer ${await accessToken(worker, `bob-${unique()}`, client, PASSWORD)}`,
+    };
+    const name = unique();
+    const saved = await call(worker, saving(name), "/mcp/code", ana);
+    expect(saved.isError, saved.content.at(-1)?.text).toBeFalsy();
+    expect(
+      (await call(worker, `async () => skills.${name}({ a: 1, b: 2 })`, "/mcp/code", ana)).isError,
+    ).toBeFalsy();
+    expect(
+      (await call(worker, `async () => skills.${name}({ a: 1, b: 2 })`, "/mcp/code", bob)).isError,
+    ).toBe(true);
+    const anas = await api(worker, "", {}, ana);
+    expect(anas.status, JSON.stringify(anas.body)).toBe(200);
+    expect(anas.body.skills.map((s: { name: string }) => s.name)).toEqual([name]);
+    expect((await api(worker, "", {}, bob)).body.skills).toEqual([]);
+    expect((await api(worker, `/${name}`, { method: "DELETE" }, bob)).status).toBe(404);
+    // No token: the provider refuses before the route.
+    expect((await worker("http://localhost/api/skills")).status).toBe(401);
   });
 });
 

@@ -31,7 +31,11 @@ const SKILLS_SCRIPT = `(() => {
     try {
       const response = await fetch("/api/skills", { headers });
       const data = await response.json();
-      if (!response.ok) throw new Error(data && data.error ? data.error.message : "HTTP " + response.status);
+      if (!response.ok) {
+        table.dataset.state = "error";
+        status.textContent = "failed: " + (data && data.error ? data.error.message : "HTTP " + response.status);
+        return;
+      }
       body.replaceChildren();
       for (const s of data.skills) {
         const row = document.createElement("tr");

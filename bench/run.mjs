@@ -22,6 +22,7 @@ import { PROBES, RUNAWAY, runProbe } from "./driver/robustness.mjs";
 import { searchBySpec, searchMemory } from "./driver/search-specs.mjs";
 import { mixedLoad } from "./driver/throughput.mjs";
 import { runsLatency, runsRows } from "./driver/runs-latency.mjs";
+import { skillsLatency, skillsRows } from "./driver/skills-latency.mjs";
 import { localRows, localServerRows } from "./driver/local-server.mjs";
 import { buildBenchWorker, healthy, startServer } from "./driver/server-process.mjs";
 
@@ -261,6 +262,8 @@ if (config.anchorProbes) {
 built.remove();
 // R: the product's run history on vs off (two npm start pairs; full run only).
 if (!quick) results.runs = await runsLatency({ log });
+// K: a three-step task again in a new connection, with and without the skill (one npm start).
+if (!quick) results.skills = await skillsLatency({ log });
 // L: the local server (front, host, runners; full run only).
 if (!quick) results.local = await localServerRows({ reps: 200, windowMs: 10_000 }, log);
 // Redaction of 4 MB bodies (issues #40, #41; full run only): bench/redaction.mjs --heavy, in a
@@ -274,7 +277,12 @@ if (!quick) {
 }
 results.robustness = robustness;
 results.durationSec = Math.round((Date.now() - started) / 1000);
-results.table = [...tableRows(results), ...runsRows(results.runs), ...localRows(results.local)];
+results.table = [
+  ...tableRows(results),
+  ...runsRows(results.runs),
+  ...skillsRows(results.skills),
+  ...localRows(results.local),
+];
 const table = [
   markdown(
     results.table,

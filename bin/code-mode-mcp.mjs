@@ -57,6 +57,18 @@ if (parsed.command === "serve" || parsed.command === "deploy") {
   }
 }
 
+if (parsed.command === "skills") {
+  const { skillsCommand } = await import("../cli/skills.mjs");
+  process.exit(
+    await skillsCommand({
+      positional: parsed.positional,
+      url: parsed.url,
+      env: { ...process.env, ...parsed.settings },
+      out: (line) => console.log(line),
+      err: (line) => console.error(line),
+    }),
+  );
+}
 if (parsed.command === "init") {
   const product = await loadProduct(LABEL);
   const { init } = await import("../cli/init.mjs");

@@ -3,6 +3,7 @@
 // UPSTREAM_MCP_URL, PORT); credentials are taken from the environment only, since a command line
 // shows in process lists, shell history and desktop clients' config files.
 import util from "node:util";
+import { SKILLS_USAGE } from "./skills.mjs";
 
 /** Flags that stand for a setting (flag → environment variable). */
 export const SETTING_FLAGS = /** @type {const} */ ({
@@ -27,17 +28,18 @@ const OPTIONS = /** @type {const} */ ({
   port: { type: "string" },
   name: { type: "string" },
   write: { type: "string" },
+  url: { type: "string" },
 });
 
 /** The commands; `serve` when none is named. */
-const COMMANDS = ["serve", "check", "deploy", "init", "desktop-config", "help"];
+const COMMANDS = ["serve", "check", "deploy", "init", "desktop-config", "skills", "help"];
 
 /** A flag that names a credential is refused, whatever its spelling. */
 const CREDENTIAL_FLAG = /token|auth|secret|passw|key|credential|bearer|cookie/i;
 
 /**
  * @typedef {object} Parsed
- * @property {"serve" | "check" | "deploy" | "init" | "desktop-config" | "help" | "version"} command
+ * @property {"serve" | "check" | "deploy" | "init" | "desktop-config" | "skills" | "help" | "version"} command
  * @property {Record<string, string>} settings - environment variables the flags set
  * @property {boolean} stdio
  * @property {boolean} dryRun
@@ -46,6 +48,7 @@ const CREDENTIAL_FLAG = /token|auth|secret|passw|key|credential|bearer|cookie/i;
  * @property {string | undefined} route - the MCP route --stdio bridges (/mcp or /mcp/code)
  * @property {string | undefined} name - desktop-config: the server's name in mcpServers
  * @property {string | undefined} write - desktop-config: the client config file to merge into
+ * @property {string | undefined} url - skills: the running server's address
  * @property {string[]} positional - check's spec file, init's folder
  * @property {string[]} passThrough - arguments after `--` (deploy passes them to wrangler)
  */
@@ -72,6 +75,7 @@ export function parseArgs(argv) {
     route: undefined,
     name: undefined,
     write: undefined,
+    url: undefined,
     positional: [],
     passThrough: [],
   };
@@ -145,6 +149,12 @@ function applyOption(parsed, flag, value) {
   }
   if (flag === "--name" || flag === "--write") {
     parsed[flag === "--name" ? "name" : "write"] = value;
+    return undefined;
+  }
+  if (flag === "--url") {
+    if (!/^https?:\/\//.test(value))
+      return `--url: "${value}" is not an http(s) address.\n  Fix: --url http://127.0.0.1:8787`;
+    parsed.url = value;
     return undefined;
   }
   if (flag === "--spec" && /^[a-z][a-z0-9+.-]*:\/\//i.test(value))
@@ -236,6 +246,23 @@ function commandRules(parsed) {
     return refuse(
       `${parsed.name !== undefined ? "--name" : "--write"} belongs to desktop-config.\n  Fix: npx code-mode-mcp desktop-config --spec ./openapi.yaml [--name my-api] [--write <client config file>]`,
     );
+  if (parsed.command === "skills") {
+    const other = Object.keys(parsed.settings).find((s) => s !== "PORT");
+    if (
+      other !== undefined ||
+      parsed.stdio ||
+      parsed.route !== undefined ||
+      parsed.positional.length === 0
+    )
+      return refuse(
+        `skills takes a subcommand and --url (or --port) only.\n  Usage: ${SKILLS_USAGE}`,
+      );
+    return { ok: true, parsed };
+  }
+  if (parsed.url !== undefined)
+    return refuse(
+      `--url is for the skills command.\n  Fix: npx code-mode-mcp skills list --url ${parsed.url}`,
+    );
   if (parsed.command === "check" && parsed.positional.length !== 1)
     return refuse(`check needs one spec file.\n  Fix: npx code-mode-mcp check ./openapi.yaml`);
   if (parsed.command === "init") {
@@ -302,6 +329,8 @@ Usage:
                                                       paths (this Node.js, this package's bin)
   npx code-mode-mcp check ./openapi.yaml              validate and measure a spec before serving it
   npx code-mode-mcp deploy [--dry-run] [-- <wrangler deploy options>]
+  npx code-mode-mcp skills list|show|delete|rollback|export|import … [--url <server>]
+                                                      your saved skills on a running server
 
 Options:
   --spec <file>       OpenAPI 2.0/3.0/3.1 file, JSON or YAML             (SPEC_FILE)
@@ -311,6 +340,7 @@ Options:
   --stdio             bridge stdin/stdout to the local server; logs go to stderr
   --route <route>     what --stdio bridges: /mcp or /mcp/code (default: /mcp/code
                       with --upstream and no spec, else /mcp)
+  --url <server>      skills: the running server (default http://127.0.0.1:8787)
   --dry-run           deploy: bundle and check, upload nothing
   --no-install        init: write the project, skip npm install
   --oauth             init: clients sign in with OAuth (the owner approves each one with

@@ -6,6 +6,7 @@
 // then serves 127.0.0.1:PORT through the supervisor (cli/local-server/), which keeps a healthy
 // host runtime and its sandbox runners behind it. Bad configuration stops here, before any
 // runtime starts, with the setting's name and the fix.
+import { readSkillFolders } from "./skills.mjs";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { Worker } from "node:worker_threads";
 import { basename, extname, resolve } from "node:path";
@@ -207,7 +208,7 @@ export async function planLaunch({ label, product, env, log, progress, warn }) {
         ),
       ),
     );
-  /** @type {{ PORT: number, SPEC_FILE?: string, SANDBOX_RUNNERS?: number, SANDBOX_RUNNER_MAX_RUNS: number, LOG_REQUESTS: boolean, FRONT_BODY_BUDGET_MB: number, FRONT_MAX_CONNECTIONS: number, HOST_STANDBY: boolean }} */
+  /** @type {{ PORT: number, SPEC_FILE?: string, SANDBOX_RUNNERS?: number, SANDBOX_RUNNER_MAX_RUNS: number, LOG_REQUESTS: boolean, FRONT_BODY_BUDGET_MB: number, FRONT_MAX_CONNECTIONS: number, HOST_STANDBY: boolean, SKILLS_DIR?: string }} */
   const given = launcher.values;
   const port = String(given.PORT);
 
@@ -305,6 +306,30 @@ export async function planLaunch({ label, product, env, log, progress, warn }) {
   );
   const launchTokens = { [measured.digest]: { tokens: measured.tokens, tools: measured.perTool } };
 
+  // The operator's read-only skills (SKILLS_DIR): read and checked here, like a save, so a
+  // malformed SKILL.md stops the start naming the folder and the problem.
+  /** @type {unknown[]} */
+  let operatorSkills = [];
+  const skillsDir = given.SKILLS_DIR;
+  if (skillsDir) {
+    /** @type {{ folder: string, files: Record<string, string> }[]} */
+    let folders = [];
+    try {
+      folders = readSkillFolders(resolve(skillsDir));
+    } catch (error) {
+      fail(`- SKILLS_DIR: ${/** @type {Error} */ (error).message}`);
+    }
+    const read = product.readSkillsDir(folders, checked.config.skills.limits);
+    if (!read.ok)
+      fail(
+        `- SKILLS_DIR: ${read.message}\n  Fix: correct that folder (docs/skills.md, "Operator skills", shows the layout) or remove it.`,
+      );
+    operatorSkills = read.skills;
+    log(
+      `${label}: ${operatorSkills.length} operator skill(s) from ${resolve(skillsDir)} (read-only).`,
+    );
+  }
+
   const runners = given.SANDBOX_RUNNERS ?? defaultRunnerCount();
   if (await portInUse(Number(port)))
     fail(
@@ -346,6 +371,9 @@ export async function planLaunch({ label, product, env, log, progress, warn }) {
       ? { [product.LAUNCH_SPECS_VAR]: JSON.stringify(launchSpecs) }
       : {}),
     [product.LAUNCH_TOKENS_VAR]: JSON.stringify(launchTokens),
+    ...(operatorSkills.length > 0
+      ? { [product.LAUNCH_SKILLS_VAR]: JSON.stringify(operatorSkills) }
+      : {}),
   };
   return {
     port: Number(port),

@@ -6,6 +6,7 @@ import { measureServerTools } from "../cli/product/tools-list-tokens.mjs";
 import { codeToolText } from "../src/app/code-tool-text";
 import { demoUpstreamServer } from "../src/app/demo/demo-upstream";
 import { codeMcpServer } from "../src/codemode/code-mcp-server";
+import { MemorySkillStore } from "../src/codemode/skills/memory-skill-store";
 
 /** Listing tools never runs code nor calls a tool; both would fail loudly. */
 const noExecutor = { execute: () => Promise.reject(new Error("not used")) };
@@ -31,6 +32,9 @@ export function measureDemoCodeTools() {
       executor: noExecutor,
       name: "code-mode-tools",
       ...codeToolText({ upstream: { kind: "demo" }, limits: {} }),
+      // Skills are on by default: they keep room in the description; the status page lists the
+      // tools as no principal (src/app/self-client.ts), so no skills are listed.
+      skills: { store: new MemorySkillStore(), owner: () => undefined },
     }),
   );
 }

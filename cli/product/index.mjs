@@ -9,7 +9,9 @@ export {
   isSettingName,
   LAUNCH_SPECS_VAR,
   LAUNCH_TOKENS_VAR,
+  LAUNCH_SKILLS_VAR,
 } from "../../src/app/config/setting-names";
+export { readSkillsDir } from "../../src/app/skills/operator-skills";
 export { apiToolText } from "../../src/app/api-tool-text";
 export { readConfig, formatProblems } from "../../src/app/config/config";
 export { readLauncherSettings } from "../../src/app/config/setting-table";

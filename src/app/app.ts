@@ -20,6 +20,8 @@ import { runSearch } from "./search-endpoint";
 import { callerOf } from "./runs/caller";
 import { placementCaller, runAsCaller } from "./placement-caller";
 import { RUNS_ROUTE, runsApi, type RunsReader } from "./runs/runs-api";
+import { SKILLS_ROUTE, skillsApi } from "./skills/skills-api";
+import { skillOwner } from "./skills/skill-owner";
 import { FAVICON_SVG, statusPage } from "./status-page";
 import { statusReport } from "./status-report";
 import { toolsListCountsWithLaunch, type ToolsListCounts } from "./tools-list-count";
@@ -124,10 +126,12 @@ export function createApp(options: AppOptions): App {
     if (url.pathname === "/" && request.method === "GET") {
       const report = await statusReport(checked, endpoints, countsOf(env));
       const c = checked.ok ? checked.config : undefined;
-      const page = statusPage(report, !!c?.apiKey, {
-        enabled: !!c?.runs.enabled,
-        needsToken: !!(c?.apiKey || c?.oauth),
-      });
+      const page = statusPage(
+        report,
+        !!c?.apiKey,
+        { enabled: !!c?.runs.enabled, needsToken: !!(c?.apiKey || c?.oauth) },
+        !!c?.skills.enabled,
+      );
       return new Response(page, {
         status: checked.ok ? 200 : 503,
         headers: { "content-type": "text/html; charset=utf-8" },
@@ -137,8 +141,10 @@ export function createApp(options: AppOptions): App {
       return Response.json(await statusReport(checked, endpoints, countsOf(env)));
 
     const isRuns = url.pathname === RUNS_ROUTE || url.pathname.startsWith(`${RUNS_ROUTE}/`);
+    const isSkills = url.pathname === SKILLS_ROUTE || url.pathname.startsWith(`${SKILLS_ROUTE}/`);
     const isApp =
       isRuns ||
+      isSkills ||
       url.pathname === API_ROUTE ||
       url.pathname === CODE_ROUTE ||
       url.pathname === "/api/search" ||
@@ -161,6 +167,8 @@ export function createApp(options: AppOptions): App {
     if (url.pathname === "/api/search")
       return runAsCaller(caller, () => runSearch(request, endpoints));
     if (isRuns) return runsApi(request, endpoints.runs, runsReader(c, authInfo));
+    if (isSkills)
+      return skillsApi(request, endpoints.skills, skillOwner(c, callerAuth(request, c, authInfo)));
     if (url.pathname.startsWith(DEMO_API_BASE)) {
       const path = url.pathname.slice(DEMO_API_BASE.length) || "/";
       return demoApiFetch(env.DEMO_STORE, `${path}${url.search}`, {

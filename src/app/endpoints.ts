@@ -24,6 +24,12 @@ import { callerOf } from "./runs/caller";
 import { runHistory, type RunHistory } from "./runs/run-history";
 import { afterResponse, deliverThenRun } from "./runs/after-response";
 import { sandboxLoader } from "./sandbox-loader";
+import type { SkillsOptions } from "../codemode/skills/skills-options";
+import { withReadOnlySkills } from "../codemode/skills/read-only-skills";
+import { durableSkillStore } from "./skills/durable-skill-store";
+import { operatorSkills } from "./skills/operator-skills";
+import { skillOwner } from "./skills/skill-owner";
+import { LAUNCH_SKILLS_VAR } from "./config/setting-names";
 
 /** The MCP routes. */
 export const API_ROUTE = "/mcp";
@@ -39,10 +45,14 @@ export interface Endpoints {
   code?: StatelessMcpHandler;
   /** The run history (`RUNS`, on by default), undefined when off. */
   runs?: RunHistory;
+  /** Saved skills (`SKILLS`, on by default), undefined when off: the store and whose skills. */
+  skills?: SkillsOptions;
+  /** Operator skills left out (a bad `LAUNCH_SKILLS`), for the status page. */
+  skillProblems?: string[];
 }
 
 const specs = new Map<string, OpenApiSpec>();
-let built: { config: AppConfig; key: string; endpoints: Endpoints } | undefined;
+let built: { config: AppConfig; launched: string; key: string; endpoints: Endpoints } | undefined;
 
 /**
  * Returns the endpoints for `config`, building them when the configuration changed.
@@ -55,12 +65,16 @@ export function endpointsFor(
   env: Cloudflare.Env,
   specTexts: Readonly<Record<string, string>>,
 ): Endpoints {
+  // The operator's skills come with the env, not the configuration: part of the key too.
+  const shipped = (env as unknown as Record<string, unknown>)[LAUNCH_SKILLS_VAR];
+  const launched = typeof shipped === "string" ? shipped : "";
   // Per request: the checked configuration is memoized by the app (app.ts), so the same object
-  // means the same endpoints without serialising it again.
-  if (built?.config === config) return built.endpoints;
-  const key = JSON.stringify(config);
+  // (with the same operator skills) means the same endpoints without serialising it again.
+  if (built?.config === config && built.launched === launched) return built.endpoints;
+  const key = `${JSON.stringify(config)}\n${launched}`;
   if (built?.key === key) {
     built.config = config;
+    built.launched = launched;
     return built.endpoints;
   }
   const text = specTexts[config.specName]!;
@@ -88,8 +102,10 @@ export function endpointsFor(
           ),
       }
     : {};
+  const skills = productSkills(config, env);
   const api = createMcpHandler(
     openApiMcpServer({
+      ...(skills ? { skills: skills.options } : {}),
       spec,
       executor,
       request: apiRequestHandler(config.api, env.DEMO_STORE, spec),
@@ -110,9 +126,12 @@ export function endpointsFor(
     },
   );
   const code =
-    config.upstream.kind === "off" ? undefined : codeHandler(config, env, executor, secrets, onRun);
+    config.upstream.kind === "off"
+      ? undefined
+      : codeHandler(config, env, executor, secrets, onRun, skills?.options);
   built = {
     config,
+    launched,
     key,
     endpoints: {
       spec,
@@ -120,9 +139,30 @@ export function endpointsFor(
       api: runs ? holdingRunWrites(api) : api,
       ...(code ? { code: runs ? holdingRunWrites(code) : code } : {}),
       ...(runs ? { runs } : {}),
+      ...(skills ? { skills: skills.options, skillProblems: skills.problems } : {}),
     },
   };
   return built.endpoints;
+}
+
+/**
+ * The product's skills: each principal's in their own `SkillStoreObject`, behind the
+ * operator's read-only ones; undefined with `SKILLS=off`.
+ */
+function productSkills(
+  config: AppConfig,
+  env: Cloudflare.Env,
+): { options: SkillsOptions; problems: string[] } | undefined {
+  if (!config.skills.enabled) return undefined;
+  const operator = operatorSkills(env, config.skills.limits);
+  return {
+    options: {
+      store: withReadOnlySkills(durableSkillStore(env.SKILLS), operator.skills),
+      owner: (authInfo) => skillOwner(config, authInfo),
+      limits: config.skills.limits,
+    },
+    problems: operator.problems,
+  };
 }
 
 /** Upstream MCP requests: an unreachable server is named (host, reason, the setting to check). */
@@ -138,6 +178,7 @@ function codeHandler(
   executor: ReturnType<typeof createExecutor>,
   secrets: string[],
   onRun: { onRun?: RunRecorder },
+  skills: SkillsOptions | undefined,
 ): StatelessMcpHandler {
   const servers = config.upstream.kind === "url" ? config.upstream.servers : [];
   const upstream: CodeUpstream | undefined =
@@ -163,6 +204,7 @@ function codeHandler(
       // The upstream's name and limits: the text the build step counts for the demo.
       ...codeToolText(config),
       ...onRun,
+      ...(skills ? { skills } : {}),
       name: "code-mode-tools",
     }),
     { route: CODE_ROUTE, tasks: { namespace: () => env.MCP_TASKS } },

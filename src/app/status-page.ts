@@ -10,6 +10,7 @@
 import type { EndpointReport, StatusReport } from "./status-report";
 import { CONSOLE_STYLE, consoleSection, type ConsoleOptions } from "./runs/console-section";
 import { SEARCH_FORM_SCRIPT } from "./generated/browser-scripts";
+import { skillsSection } from "./skills/skills-console";
 
 /** The program the search form starts with. */
 export const DEFAULT_SEARCH_PROGRAM = `async () => {
@@ -24,18 +25,22 @@ export const DEFAULT_SEARCH_PROGRAM = `async () => {
  * @param report - the status data
  * @param needsKey - whether the search endpoint needs the API key (shows the page's one key field)
  * @param runs - the run console's options (default: off)
+ * @param skills - whether saved skills are on (the skills section loads them with the page's key)
  */
 export function statusPage(
   report: StatusReport,
   needsKey: boolean,
   runs: ConsoleOptions = { enabled: false, needsToken: needsKey },
+  skills = false,
 ): string {
   // One key box for the whole page (the search form and the runs), at the top, when either needs it.
   const keyBox =
-    needsKey || (runs.enabled && runs.needsToken)
+    needsKey || ((runs.enabled || skills) && runs.needsToken)
       ? `<p id="page-key-box"><label>API key or OAuth access token for this page <input id="page-key" type="password" autocomplete="off"></label> <span class="muted">sent as a bearer token by the search form and the runs below; kept in this page only</span></p>\n`
       : "";
-  const body = report.ok ? `${keyBox}${healthy(report)}\n${consoleSection(runs)}` : broken(report);
+  const body = report.ok
+    ? `${keyBox}${healthy(report)}\n${consoleSection(runs)}\n${skillsSection(skills)}`
+    : broken(report);
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Code Mode MCP server</title><link rel="icon" href="/favicon.ico" type="image/svg+xml">

@@ -11,7 +11,7 @@ import { TOOL_LIMITS } from "../codemode/tool-limits";
 import type { AppConfig, ConfigProblem } from "./config/config";
 import { DEMO_TOOL_NAMES } from "./demo/demo-upstream";
 import { API_ROUTE, CODE_ROUTE, type Endpoints } from "./endpoints";
-import { withSelfClient } from "./self-client";
+import { STATUS_VIEWER, withSelfClient } from "./self-client";
 import {
   toolEntryText,
   toolsListDigest,
@@ -117,7 +117,8 @@ export async function statusReport(
   return {
     ok: true,
     problems: [],
-    warnings: c.warnings,
+    // Operator skills left out (a hand-set LAUNCH_SKILLS the launcher did not check).
+    warnings: [...c.warnings, ...(endpoints.skillProblems ?? [])],
     spec: {
       name: c.specName,
       title: String(info.title ?? c.specName),
@@ -165,7 +166,12 @@ async function endpointReport(
   const kind = route === API_ROUTE ? "search + execute" : "code";
   const handler = route === API_ROUTE ? endpoints.api : endpoints.code!;
   try {
-    const { tools } = await withSelfClient(handler, route, (client) => client.listTools());
+    const { tools } = await withSelfClient(
+      handler,
+      route,
+      (client) => client.listTools(),
+      STATUS_VIEWER,
+    );
     const text = toolsListText(tools);
     // Exact only when Node counted this very text; anything else is labelled an estimate.
     const counted = counts[await toolsListDigest(text)];

@@ -46,7 +46,13 @@ import { setTaskSupport } from "../mcp/tasks/task-tools";
 import type { CodeMcpServerOptions, CodeServerRequest } from "./code-server-options";
 import { SkillRun } from "./skills/skill-run";
 import { SKILLS_ROOM, skillsSection } from "./skills/skill-listing";
-import { skillsFor, withNotes, type CallerSkills } from "./skills/caller-skills";
+import {
+  errorText,
+  mayListTools,
+  skillsFor,
+  withNotes,
+  type CallerSkills,
+} from "./skills/caller-skills";
 
 export type { CodeMcpServerOptions, CodeServerRequest } from "./code-server-options";
 
@@ -110,7 +116,7 @@ export function codeMcpServer(
     // Whose skills this request uses, and (for a listing) which they are.
     const skills = options.skills && skillsFor(options.skills, request?.authInfo);
     const skillsText =
-      skills && !deferred && !(tools instanceof Error)
+      skills && !deferred && !(tools instanceof Error) && mayListTools(request?.requestInfo)
         ? `\n\n${skillsSection(await skills.store.list(skills.owner), SKILLS_ROOM)}`
         : "";
     const server = new McpServer(
@@ -205,6 +211,7 @@ async function runCode(
     run?.finish(outcome, result, options.onRun!, {
       authInfo: ctx.http?.authInfo,
     });
+    await skillRun?.recordUses(result.isError ? errorText(result) : undefined);
     return result;
   } finally {
     prestarted?.dispose(); // a no-op once the run took it; frees it if the run never started

@@ -34,7 +34,7 @@ import { redactToolResult } from "./redaction/result-redaction";
 import { executeDescription, searchDescription } from "./openapi-tool-descriptions";
 import type { RunRecorder } from "./runs/run-record";
 import { RunTrace } from "./runs/run-trace";
-import { skillsFor, withNotes } from "./skills/caller-skills";
+import { errorText, mayListTools, skillsFor, withNotes } from "./skills/caller-skills";
 import { SKILLS_ROOM, skillsSection } from "./skills/skill-listing";
 import { SkillRun } from "./skills/skill-run";
 import type { SkillsOptions } from "./skills/skills-options";
@@ -91,8 +91,8 @@ export interface OpenApiMcpServerOptions {
   withholdResponseBodies?: readonly string[];
   /**
    * Saved skills in `execute` (docs/skills.md): programs save functions with `skills.save()` and
-   * call them as `skills.<name>(input)`. The description says how; it does not list the
-   * caller's skills yet (this factory is synchronous).
+   * call them as `skills.<name>(input)`; the description says how and lists the caller's skills.
+   * With this option the factory is asynchronous (it reads the caller's list from the store).
    */
   skills?: SkillsOptions;
 }
@@ -105,17 +105,40 @@ export interface OpenApiMcpServerOptions {
  *   secret shorter than 8 characters
  */
 export function openApiMcpServer(
+  options: OpenApiMcpServerOptions & { skills: SkillsOptions },
+): (ctx?: McpServerFactoryContext) => Promise<McpServer>;
+export function openApiMcpServer(
+  options: OpenApiMcpServerOptions & { skills?: undefined },
+): (ctx?: McpServerFactoryContext) => McpServer;
+export function openApiMcpServer(
   options: OpenApiMcpServerOptions,
-): (ctx?: McpServerFactoryContext) => McpServer {
+): (ctx?: McpServerFactoryContext) => McpServer | Promise<McpServer>;
+export function openApiMcpServer(
+  options: OpenApiMcpServerOptions,
+): (ctx?: McpServerFactoryContext) => McpServer | Promise<McpServer> {
   const setup = prepare(options);
-  return (factoryCtx?: McpServerFactoryContext) => {
+  const build = (factoryCtx: McpServerFactoryContext | undefined, executeText: string) => {
     const server = new McpServer(
       { name: setup.serverName, version: options.version ?? "0.1.0" },
       { capabilities: { tools: {} } },
     );
     registerSearch(server, setup);
-    registerExecute(server, setup, factoryCtx);
+    registerExecute(server, setup, factoryCtx, executeText);
     return server;
+  };
+  const skillsOption = options.skills;
+  if (!skillsOption)
+    return (factoryCtx?: McpServerFactoryContext) => build(factoryCtx, setup.executeText);
+  // With skills, `execute` lists the caller's (read from the store); a request that lists no
+  // tools (a call, a discovery) skips the read.
+  return async (factoryCtx?: McpServerFactoryContext) => {
+    const skills = skillsFor(skillsOption, factoryCtx?.authInfo);
+    // A caller with no owner has no skills: the description says nothing of them.
+    if (!skills) return build(factoryCtx, setup.executeText);
+    const listed = mayListTools(factoryCtx?.requestInfo)
+      ? await skills.store.list(skills.owner)
+      : [];
+    return build(factoryCtx, `${setup.executeText}\n\n${skillsSection(listed, SKILLS_ROOM)}`);
   };
 }
 
@@ -168,9 +191,7 @@ function prepare(options: OpenApiMcpServerOptions): Setup {
     serverName,
     // The descriptions quote the spec, which may carry an example key.
     searchText: redactor.text(searchDescription(describeInput)),
-    executeText:
-      redactor.text(executeDescription(describeInput)) +
-      (options.skills ? `\n\n${skillsSection([], SKILLS_ROOM)}` : ""),
+    executeText: redactor.text(executeDescription(describeInput)),
     needsApproval:
       options.approval === true
         ? nonReadRequests
@@ -237,7 +258,14 @@ function registerSearch(server: McpServer, setup: Setup): void {
     },
     async ({ code }, ctx) => {
       const run = setup.trace("search", code);
-      const namespaces: HostNamespaces = { codemode: { declaration } };
+      // `skills.declarations()`: the caller's skills as TypeScript, next to the spec's.
+      const skills = options.skills && skillsFor(options.skills, ctx.http?.authInfo);
+      const skillRun =
+        skills && (await SkillRun.open(skills.store, skills.owner, code, skills.limits));
+      const namespaces: HostNamespaces = {
+        codemode: { declaration },
+        ...skillRun?.searchRequest().namespaces,
+      };
       const outcome = await options.executor.execute({
         code,
         namespaces,
@@ -264,6 +292,7 @@ function registerExecute(
   server: McpServer,
   setup: Setup,
   factoryCtx: McpServerFactoryContext | undefined,
+  executeText: string,
 ): void {
   const { options, redactor, limits, declaration, needsApproval } = setup;
   // Long programs (approvals, paging, fan-out) may run as MCP tasks where the handler has the
@@ -272,7 +301,7 @@ function registerExecute(
     server.registerTool(
       "execute",
       {
-        description: setup.executeText,
+        description: executeText,
         inputSchema: CODE_INPUT,
         annotations: { readOnlyHint: false, openWorldHint: true },
       },
@@ -334,6 +363,7 @@ function registerExecute(
         run?.finish(outcome, result, options.onRun!, {
           authInfo: ctx.http?.authInfo,
         });
+        await skillRun?.recordUses(result.isError ? errorText(result) : undefined);
         return result;
       },
     ),

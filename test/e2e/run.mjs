@@ -68,6 +68,8 @@ const SCRIPTS = [
   { name: "inspector" },
   // issue #17: the run history and its console
   { name: "runs-console" },
+  // issue #44: skills saved, kept across a restart, rolled back, exported and imported
+  { name: "skills" },
   { name: "status-page" },
   { name: "regex" },
   { name: "clients" },

@@ -189,6 +189,8 @@ const RULES: {
     area: "src/codemode/skills/",
     may: [
       "src/codemode/upstream/",
+      // skills.declarations(): the same TypeScript emitter as upstream tools.
+      "src/declarations/",
       "src/executor/",
       "src/errors.ts",
       "src/is-record.ts",
@@ -244,6 +246,8 @@ const RULES: {
     may: [
       "src/app/errors/",
       "src/codemode/redaction/",
+      // The skill limits' defaults (data only, imports nothing): SKILLS_MAX_* default to them.
+      "src/codemode/skills/skill-limits",
       "src/executor/",
       "src/openapi/",
       "src/errors.ts",

@@ -53,7 +53,8 @@ export function isMcpRoute(path) {
  * @param {string} path - from {@link pathOf}
  */
 export function bodyLimitOf(path) {
-  if (MCP_ROUTES.has(path)) return MCP_MAX_BODY_BYTES;
+  // A skills import carries whole skills (src/app/skills/skills-api.ts bounds it the same).
+  if (MCP_ROUTES.has(path) || path === "/api/skills/import") return MCP_MAX_BODY_BYTES;
   if (path === "/api/search") return SEARCH_MAX_BODY_BYTES;
   return OTHER_MAX_BODY_BYTES;
 }
@@ -61,7 +62,7 @@ export function bodyLimitOf(path) {
 /**
  * Whether the Worker asks this request for `MCP_API_KEY` (src/app/app.ts): every method but
  * `OPTIONS` (a preflight carries no credentials) on the MCP endpoints, `/api/search`,
- * `/api/runs` (and below) and the demo API (`/demo-api` and below). `/health`, the status page,
+ * `/api/runs` and `/api/skills` (and below) and the demo API (`/demo-api` and below). `/health`, the status page,
  * `/api/status`, `/favicon.ico` and unknown paths are answered without it.
  * @param {string | undefined} method
  * @param {string} path - from {@link pathOf}
@@ -73,6 +74,8 @@ export function needsApiKey(method, path) {
     path === "/api/search" ||
     path === "/api/runs" ||
     path.startsWith("/api/runs/") ||
+    path === "/api/skills" ||
+    path.startsWith("/api/skills/") ||
     path === "/demo-api" ||
     path.startsWith("/demo-api/")
   );

@@ -13,6 +13,7 @@ import { parseUpstreams, shortUpstreamCredentials, type UpstreamServer } from ".
 import type { ExecutorKind } from "./executor-setting";
 import type { ExecutorLimits } from "../../executor/types";
 import type { AppSettings } from "./setting-names";
+import type { SkillLimits } from "../../codemode/skills/skill-limits";
 import type { RunSettings } from "./run-settings";
 import {
   DEFAULT_SPEC,
@@ -73,6 +74,8 @@ export interface AppConfig {
   allowedHostnames: string[];
   /** The run history (`RUNS`, `RUNS_RETENTION_*`; runs/run-settings.ts). */
   runs: RunSettings;
+  /** Saved skills (`SKILLS`, `SKILLS_MAX_*`; docs/skills.md): off, or the limits. */
+  skills: { enabled: boolean; limits: Partial<SkillLimits> };
   /** Non-fatal notes shown on the status page. */
   warnings: string[];
 }
@@ -135,6 +138,16 @@ export function readConfig(
         retentionDays: values.RUNS_RETENTION_DAYS,
         retentionCount: values.RUNS_RETENTION_COUNT,
         retentionBytes: values.RUNS_RETENTION_BYTES,
+      },
+      skills: {
+        enabled: values.SKILLS,
+        limits: {
+          maxSkills: values.SKILLS_MAX_PER_PRINCIPAL,
+          maxVersions: values.SKILLS_MAX_VERSIONS,
+          maxCodeChars: values.SKILLS_MAX_CODE_CHARS,
+          maxDescriptionChars: values.SKILLS_MAX_DESCRIPTION_CHARS,
+          maxSchemaChars: values.SKILLS_MAX_SCHEMA_CHARS,
+        },
       },
       warnings,
     },

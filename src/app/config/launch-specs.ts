@@ -6,7 +6,7 @@
  * var holds JSON text: spec name → compact spec. The launcher's o200k counts of what `/mcp`
  * lists come the same way, in {@link LAUNCH_TOKENS_VAR} (read by ../tools-list-count.ts).
  */
-import { LAUNCH_SPECS_VAR, LAUNCH_TOKENS_VAR } from "./setting-names";
+import { LAUNCH_SKILLS_VAR, LAUNCH_SPECS_VAR, LAUNCH_TOKENS_VAR } from "./setting-names";
 
 let memo: { text: string; base: object; specs: Readonly<Record<string, string>> } | undefined;
 
@@ -45,5 +45,5 @@ export function specsWithLaunch(
  * @param name - an env entry's name
  */
 export function isConfigKeyEntry(name: string): boolean {
-  return name !== LAUNCH_SPECS_VAR && name !== LAUNCH_TOKENS_VAR;
+  return name !== LAUNCH_SPECS_VAR && name !== LAUNCH_TOKENS_VAR && name !== LAUNCH_SKILLS_VAR;
 }

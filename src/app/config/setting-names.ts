@@ -29,6 +29,12 @@ export const SETTING_NAMES = [
   "RUNS_RETENTION_COUNT",
   "RUNS_RETENTION_BYTES",
   "EXECUTOR",
+  "SKILLS",
+  "SKILLS_MAX_PER_PRINCIPAL",
+  "SKILLS_MAX_VERSIONS",
+  "SKILLS_MAX_CODE_CHARS",
+  "SKILLS_MAX_DESCRIPTION_CHARS",
+  "SKILLS_MAX_SCHEMA_CHARS",
 ] as const;
 
 /** One of {@link SETTING_NAMES}. */
@@ -53,6 +59,13 @@ export function isSettingName(name: string): boolean {
  * writes it (see launch-specs.ts), so the Worker entry is the same prebuilt one for every spec.
  */
 export const LAUNCH_SPECS_VAR = "LAUNCH_SPECS";
+
+/**
+ * The Worker var through which a launcher hands the Worker the operator's read-only skills it read
+ * from `SKILLS_DIR` at start (JSON: a list of checked skills; see src/app/skills/operator-skills.ts).
+ * Not a user setting.
+ */
+export const LAUNCH_SKILLS_VAR = "LAUNCH_SKILLS";
 
 /**
  * The Worker var through which a launcher hands the Worker the o200k counts it made at start of

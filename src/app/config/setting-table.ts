@@ -18,6 +18,7 @@ import { resolveLimits } from "../../executor/limits";
 import { DEFAULT_EXECUTOR, parseExecutorSetting, type ExecutorKind } from "./executor-setting";
 import type { ExecutorLimits } from "../../executor/types";
 import { DEFAULT_RUN_SETTINGS } from "./run-settings";
+import { DEFAULT_SKILL_LIMITS } from "../../codemode/skills/skill-limits";
 import type { AppSettings, SettingName } from "./setting-names";
 
 /** One bad setting: which, what is wrong, how to fix it. */
@@ -260,6 +261,42 @@ export const SETTING_TABLE = {
       return DEFAULT_EXECUTOR;
     },
   } satisfies Setting<ExecutorKind>,
+  SKILLS: onOff(
+    "SKILLS",
+    "saved skills: programs save functions as skills.<name>() for later programs (docs/skills.md)",
+    true,
+    "Set SKILLS=on (the default) or SKILLS=off.",
+  ),
+  SKILLS_MAX_PER_PRINCIPAL: wholeNumber(
+    "SKILLS_MAX_PER_PRINCIPAL",
+    "skills one principal (OAuth user, API key, the open server) may keep",
+    DEFAULT_SKILL_LIMITS.maxSkills,
+    10_000,
+  ),
+  SKILLS_MAX_VERSIONS: wholeNumber(
+    "SKILLS_MAX_VERSIONS",
+    "versions kept per skill",
+    DEFAULT_SKILL_LIMITS.maxVersions,
+    1_000,
+  ),
+  SKILLS_MAX_CODE_CHARS: wholeNumber(
+    "SKILLS_MAX_CODE_CHARS",
+    "characters of one skill's code",
+    DEFAULT_SKILL_LIMITS.maxCodeChars,
+    1_000_000,
+  ),
+  SKILLS_MAX_DESCRIPTION_CHARS: wholeNumber(
+    "SKILLS_MAX_DESCRIPTION_CHARS",
+    "characters of one skill's description",
+    DEFAULT_SKILL_LIMITS.maxDescriptionChars,
+    100_000,
+  ),
+  SKILLS_MAX_SCHEMA_CHARS: wholeNumber(
+    "SKILLS_MAX_SCHEMA_CHARS",
+    "characters of one skill's input or output JSON Schema",
+    DEFAULT_SKILL_LIMITS.maxSchemaChars,
+    1_000_000,
+  ),
 } satisfies { [name in SettingName]: Setting<unknown> };
 
 /** The value of each setting, as read by {@link readSettings}. */
@@ -420,6 +457,11 @@ export const LAUNCHER_SETTING_TABLE = {
     [8, 4096],
     `${DEFAULT_FRONT_BODY_BUDGET_MB} (MiB of request bodies the server holds at once; past it a request gets 503 and is asked to retry).`,
   ),
+  SKILLS_DIR: {
+    doc: "a folder of read-only operator skills in the Agent Skills layout, read and checked at start",
+    default: undefined,
+    parse: (t) => t,
+  } satisfies Setting<string | undefined>,
   HOST_STANDBY: {
     doc: "keep a warm second host runtime, so a replaced host is switched at once (~155 MB more)",
     default: false,

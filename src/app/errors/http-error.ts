@@ -32,6 +32,8 @@ export const HTTP_ERROR_CODES = {
   code_endpoint_off: "/mcp/code is off: no upstream MCP server is configured",
   runs_off: "the run history is off (RUNS=off)",
   runs_private: "the run history cannot be read with FORWARD_CALLER_TOKEN=on",
+  skills_off: "saved skills are off (SKILLS=off)",
+  skill_invalid: "a skill to save or import breaks a rule (name, size, format, read-only, limit)",
   invalid_authorization: "the OAuth authorization request is malformed or from an unknown client",
   wrong_passphrase: "the OAuth consent form was sent with a wrong owner passphrase",
   too_many_attempts: "too many wrong passphrases; wait as Retry-After says",

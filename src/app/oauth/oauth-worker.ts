@@ -5,7 +5,7 @@
  * Verified grants reach MCP handlers as `authInfo` (`context.http.authInfo`) and through
  * `getMcpAuthContext()` (props `{ userId, clientId, scopes }`).
  *
- * Security defaults: `/mcp`, `/mcp/code`, `/api/search`, `/api/runs` and `/demo-api` need a valid access
+ * Security defaults: `/mcp`, `/mcp/code`, `/api/search`, `/api/runs`, `/api/skills` and `/demo-api` need a valid access
  * token; the passphrase is compared in constant time and never echoed; the consent form
  * re-parses the original authorization request on submit (nothing is rebuilt from form
  * fields). Storage: the `OAUTH_KV` namespace when bound, else the `OAUTH_STORE` Durable Object.
@@ -27,7 +27,7 @@ import { consentAttempts } from "./attempt-limiter";
 import { storeKv } from "./store-kv";
 
 /** Routes that need an access token when OAuth is on. */
-export const OAUTH_API_ROUTES = ["/mcp", "/api/search", "/api/runs", "/demo-api"];
+export const OAUTH_API_ROUTES = ["/mcp", "/api/search", "/api/runs", "/api/skills", "/demo-api"];
 
 const providers = new WeakMap<App, Map<string, OAuthProvider<Cloudflare.Env>>>();
 

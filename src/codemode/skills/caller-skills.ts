@@ -38,3 +38,23 @@ export function withNotes(result: CallToolResult, notes: readonly string[]): Cal
   if (notes.length === 0) return result;
   return { ...result, content: [...result.content, { type: "text", text: notes.join("\n") }] };
 }
+
+/**
+ * The text of a failed run's result (its first text block), as a skill's last error.
+ * @param result - the run's redacted tool result
+ */
+export function errorText(result: CallToolResult): string {
+  const first = result.content.find((c) => c.type === "text");
+  return first && "text" in first ? first.text : "the run failed";
+}
+
+/**
+ * Whether a request may show tool descriptions, so the caller's skills are worth reading for
+ * them: a request naming its method (`Mcp-Method`, 2026-07-28) shows them only for `tools/list`;
+ * one that does not name it (2025-era) might be a listing.
+ * @param request - the HTTP request, when there is one
+ */
+export function mayListTools(request: Request | undefined): boolean {
+  const method = request?.headers.get("mcp-method");
+  return method === null || method === undefined || method === "tools/list";
+}

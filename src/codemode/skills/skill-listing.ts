@@ -30,7 +30,7 @@ export function skillsSection(skills: readonly SkillSummary[], room: number): st
   if (skills.length === 0) return HOW;
   const full = `${HOW}\nYours:\n${skills.map((s) => `- ${s.name}: ${shown(s.description)}`).join("\n")}`;
   if (full.length <= room) return full;
-  let listed = `${HOW}\nYours (names only):`;
+  let listed = `${HOW}\nYours (names only; \`await skills.declarations()\` gives their types):`;
   for (let i = 0; i < skills.length; i++) {
     const next = `${listed}${i === 0 ? " " : ", "}${skills[i]!.name}`;
     const rest = skills.length - i - 1;

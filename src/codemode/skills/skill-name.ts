@@ -15,6 +15,7 @@ const NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
 const TAKEN = new Set([
   // the `skills` object's own functions
   "save",
+  "declarations",
   // what objects inherit or promise machinery reads
   "constructor",
   "hasOwnProperty",

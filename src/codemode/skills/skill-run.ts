@@ -6,6 +6,7 @@
  * Host functions (namespace `skills`; sandbox/ext-skills.ts presents them):
  * - `save(definition)`: checks the definition (skill-draft.ts) and the owner's count limit, and
  *   keeps it pending; answers `{ name, saved: "when the run succeeds" }`.
+ * - `declarations()`: the TypeScript declarations of the caller's skills (`skills.declarations()`).
  * - `$call(name, input)`: checks `input` against the skill's input schema and answers the
  *   checked copy, which the sandbox then hands to the skill's function. Each call costs one host
  *   call of the run's `maxHostCalls`. Records which version ran.
@@ -24,6 +25,7 @@ import { isRecord } from "../../is-record";
 import { CodeModeError } from "../../errors";
 import { validationSchema } from "../upstream/tool-input-schema";
 import { checkSkillDraft } from "./skill-draft";
+import { toolDeclarations } from "../../declarations/tool-declarations";
 import type { SkillLimits } from "./skill-limits";
 import { calledSkillNames, skillPrelude } from "./skill-prelude";
 import { skillNameProblem } from "./skill-name";
@@ -103,7 +105,9 @@ export class SkillRun {
   request(): SkillRunRequest {
     const prelude = skillPrelude([...this.loaded.values()]);
     return {
-      namespaces: { skills: { save: this.save, $call: this.call } },
+      namespaces: {
+        skills: { save: this.save, $call: this.call, declarations: this.declarations },
+      },
       extensions: [
         {
           name: "skills",
@@ -115,9 +119,32 @@ export class SkillRun {
     };
   }
 
+  /**
+   * What a `search` run gets: only `skills.declarations()` (a search reads; it neither saves
+   * nor calls skills).
+   */
+  searchRequest(): { namespaces: { skills: Record<string, HostFunction> } } {
+    return { namespaces: { skills: { declarations: this.declarations } } };
+  }
+
   /** The skill versions the run called, for its record. */
   used(): SkillUse[] {
     return [...this.uses.values()];
+  }
+
+  /**
+   * Counts the run's calls of skills in the store (when it keeps them), with the run's error as
+   * each called skill's last error when the run failed. Never throws: the answer does not depend
+   * on the bookkeeping.
+   * @param error - the run's error as the caller sees it (already redacted), when it failed
+   */
+  async recordUses(error?: string): Promise<void> {
+    if (this.uses.size === 0 || !this.store.recordUses) return;
+    try {
+      await this.store.recordUses(this.owner, this.used(), error);
+    } catch (problem) {
+      console.warn(`skills: the uses of a run were not counted: ${String(problem)}`);
+    }
   }
 
   /**
@@ -161,7 +188,15 @@ export class SkillRun {
         "skill_invalid",
         `A run may save at most ${this.limits.maxSavesPerRun} skills; save the others in another run.`,
       );
-    const existing = new Set([...this.listed.map((s) => s.name), ...this.pending.keys()]);
+    // An operator's read-only skill is refused now, where the program can catch it, not when
+    // the run ends.
+    if (this.listed.some((s) => s.readOnly && s.name === draft.name))
+      throw new CodeModeError(
+        "skill_invalid",
+        `Skill "${draft.name}" is a read-only skill the operator ships with this server: it cannot be overwritten. Save yours under another name.`,
+      );
+    const own = this.listed.filter((s) => !s.readOnly).map((s) => s.name);
+    const existing = new Set([...own, ...this.pending.keys()]);
     if (!existing.has(draft.name) && existing.size >= this.limits.maxSkills)
       throw new CodeModeError(
         "skill_invalid",
@@ -170,6 +205,35 @@ export class SkillRun {
     this.pending.set(draft.name, draft);
     return { name: draft.name, saved: "when the run succeeds" };
   };
+
+  /**
+   * `skills.declarations()`: TypeScript declarations of every skill the caller may call (what
+   * the tool description cannot hold past its room), as `declare const skills: { … }` with each
+   * description as a doc comment. Reads each skill once per run.
+   */
+  private readonly declarations: HostFunction = async () => {
+    this.declared ??= (async () => {
+      const found = await Promise.all(
+        this.listed.map((s) => this.loaded.get(s.name) ?? this.store.get(this.owner, s.name)),
+      );
+      const tools = found.flatMap((s) =>
+        s
+          ? [
+              {
+                name: s.name,
+                description: s.description,
+                inputSchema: s.input,
+                ...(s.output === undefined ? {} : { outputSchema: s.output }),
+              },
+            ]
+          : [],
+      );
+      return toolDeclarations(tools, { namespace: "skills" }).text;
+    })();
+    return this.declared;
+  };
+
+  private declared: Promise<string> | undefined;
 
   private readonly call: HostFunction = ([name, input]) => {
     const skill = typeof name === "string" ? this.loaded.get(name) : undefined;

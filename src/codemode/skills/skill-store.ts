@@ -41,6 +41,19 @@ export interface SkillSummary {
   version: number;
   /** The highest version saved (current may be lower after a roll back). */
   latest: number;
+  /** An operator's skill shipped with the server: callable by all, not saved over (read-only-skills.ts). */
+  readOnly?: boolean;
+  /** Calls of the skill by runs so far, all versions (stores that keep {@link SkillStore.recordUses}). */
+  uses?: number;
+  /** The error of the last run that called the skill and failed, when the store keeps it. */
+  lastError?: { message: string; at: number; version: number };
+}
+
+/** What one run did with one skill, for {@link SkillStore.recordUses}. */
+export interface SkillUseRecord {
+  name: string;
+  version: number;
+  calls: number;
 }
 
 /** One version in a skill's history. */
@@ -99,4 +112,12 @@ export interface SkillStore {
    * @throws CodeModeError `skill_invalid` when the skill or the version is not kept
    */
   rollBack(owner: string, name: string, version: number): Promise<StoredSkill>;
+  /**
+   * Optional: counts a run's calls of skills and, when the run failed, keeps its error as each
+   * skill's last error (what a listing shows as `uses` and `lastError`).
+   * @param owner - whose skills
+   * @param uses - the skills and versions the run called
+   * @param error - the run's error message, when it did not succeed
+   */
+  recordUses?(owner: string, uses: readonly SkillUseRecord[], error?: string): Promise<void>;
 }

@@ -9,7 +9,9 @@
  * - `skills (owner, name) → current, latest`: one row per skill; `current` is the version runs
  *   use, `latest` the highest saved (numbers are never reused, even after a roll back);
  * - `skill_versions (owner, name, version) → description, input, output, code, saved_at`: the
- *   kept versions (JSON text for the schemas).
+ *   kept versions (JSON text for the schemas);
+ * - `skill_uses (owner, name) → calls, error, error_at, error_version`: calls by runs and the
+ *   last failed run's error (`recordUses`), removed with the skill.
  *
  * Lifecycle and limits: a save adds a version and makes it current, refusing a new name past
  * `maxSkills` and dropping the oldest versions that are not current past `maxVersions`; delete
@@ -23,8 +25,12 @@ import type {
   SkillStore,
   SkillSummary,
   SkillVersionInfo,
+  SkillUseRecord,
   StoredSkill,
 } from "./skill-store";
+
+/** Characters of a run's error kept as a skill's last error. */
+const MAX_ERROR_CHARS = 500;
 
 /** The part of a Durable Object's `SqlStorage` the store uses. */
 export interface SkillSql {
@@ -56,9 +62,20 @@ export class SqlSkillStore implements SkillStore {
 
   /** {@inheritDoc SkillStore.list} */
   list(owner: string): Promise<SkillSummary[]> {
-    const rows = this.rows<{ name: string; description: string; current: number; latest: number }>(
-      `SELECT s.name, v.description, s.current, s.latest FROM skills s
+    const rows = this.rows<{
+      name: string;
+      description: string;
+      current: number;
+      latest: number;
+      calls: number | null;
+      error: string | null;
+      error_at: number | null;
+      error_version: number | null;
+    }>(
+      `SELECT s.name, v.description, s.current, s.latest, u.calls, u.error, u.error_at,
+       u.error_version FROM skills s
        JOIN skill_versions v ON v.owner = s.owner AND v.name = s.name AND v.version = s.current
+       LEFT JOIN skill_uses u ON u.owner = s.owner AND u.name = s.name
        WHERE s.owner = ? ORDER BY s.name`,
       owner,
     );
@@ -68,6 +85,12 @@ export class SqlSkillStore implements SkillStore {
         description: r.description,
         version: r.current,
         latest: r.latest,
+        uses: r.calls ?? 0,
+        ...(r.error === null
+          ? {}
+          : {
+              lastError: { message: r.error, at: r.error_at ?? 0, version: r.error_version ?? 0 },
+            }),
       })),
     );
   }
@@ -170,7 +193,34 @@ export class SqlSkillStore implements SkillStore {
     const existed = this.current(owner, name) !== undefined;
     this.sql.exec("DELETE FROM skills WHERE owner = ? AND name = ?", owner, name);
     this.sql.exec("DELETE FROM skill_versions WHERE owner = ? AND name = ?", owner, name);
+    this.sql.exec("DELETE FROM skill_uses WHERE owner = ? AND name = ?", owner, name);
     return Promise.resolve(existed);
+  }
+
+  /** {@inheritDoc SkillStore.recordUses} */
+  recordUses(owner: string, uses: readonly SkillUseRecord[], error?: string): Promise<void> {
+    const at = this.now();
+    for (const use of uses) {
+      // Only skills that still exist: a run that called a skill deleted meanwhile adds nothing.
+      if (this.current(owner, use.name) === undefined) continue;
+      this.sql.exec(
+        `INSERT INTO skill_uses (owner, name, calls) VALUES (?, ?, ?)
+         ON CONFLICT (owner, name) DO UPDATE SET calls = calls + excluded.calls`,
+        owner,
+        use.name,
+        use.calls,
+      );
+      if (error !== undefined)
+        this.sql.exec(
+          "UPDATE skill_uses SET error = ?, error_at = ?, error_version = ? WHERE owner = ? AND name = ?",
+          error.slice(0, MAX_ERROR_CHARS),
+          at,
+          use.version,
+          owner,
+          use.name,
+        );
+    }
+    return Promise.resolve();
   }
 
   /** {@inheritDoc SkillStore.rollBack} */
@@ -213,6 +263,9 @@ export class SqlSkillStore implements SkillStore {
       owner TEXT NOT NULL, name TEXT NOT NULL, version INTEGER NOT NULL,
       description TEXT NOT NULL, input TEXT NOT NULL, output TEXT, code TEXT NOT NULL,
       saved_at INTEGER NOT NULL, PRIMARY KEY (owner, name, version))`);
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS skill_uses (
+      owner TEXT NOT NULL, name TEXT NOT NULL, calls INTEGER NOT NULL DEFAULT 0,
+      error TEXT, error_at INTEGER, error_version INTEGER, PRIMARY KEY (owner, name))`);
     this.ready = true;
   }
 }

@@ -28,6 +28,25 @@ describe("code-mode-mcp arguments", () => {
     expect(ok([])).toMatchObject({ command: "serve", settings: {}, stdio: false });
   });
 
+  it("skills: a subcommand with its arguments, and --url only here", () => {
+    expect(
+      ok(["skills", "rollback", "blockedIn", "1", "--url", "http://127.0.0.1:9000"]),
+    ).toMatchObject({
+      command: "skills",
+      positional: ["rollback", "blockedIn", "1"],
+      url: "http://127.0.0.1:9000",
+    });
+    expect(refused(["skills"])).toMatch(/skills takes a subcommand[\s\S]*skills list/);
+    expect(refused(["skills", "list", "--spec", "x.yaml"])).toMatch(/skills takes a subcommand/);
+    expect(refused(["skills", "list", "--url", "ftp://x"])).toMatch(
+      /--url: "ftp:\/\/x" is not an http/,
+    );
+    expect(refused(["serve", "--url", "http://x"])).toMatch(/--url is for the skills command/);
+    expect(refused(["skills", "list", "--api-key", "k"])).toMatch(
+      /credentials are never taken from flags/,
+    );
+  });
+
   it("maps flags to the settings npm start reads", () => {
     expect(
       ok([

@@ -11,7 +11,7 @@ describe("runtimeEnv", () => {
   it("passes only the allowed names that are set, then what the server sets itself", () => {
     const launcher: Record<string, string> = {
       PATH: "/usr/bin",
-      HOME: "/home/u",
+      HOME: "/nonexistent/u",
       TMPDIR: "/tmp",
       LANG: "C.UTF-8",
       MINIFLARE_WORKERD_V8_FLAGS: "--user-flag",
@@ -25,7 +25,7 @@ describe("runtimeEnv", () => {
     };
     expect(runtimeEnv(launcher, { MINIFLARE_WORKERD_V8_FLAGS: "--server-flag" })).toEqual({
       PATH: "/usr/bin",
-      HOME: "/home/u",
+      HOME: "/nonexistent/u",
       TMPDIR: "/tmp",
       LANG: "C.UTF-8",
       MINIFLARE_WORKERD_V8_FLAGS: "--server-flag",

@@ -10,7 +10,8 @@ describe("the status page", () => {
       const html = await (await configured(settings)("http://localhost/")).text();
       expect(html).toContain(`<script>${SEARCH_FORM_SCRIPT}</script>`);
       expect(html).toContain(`<script>${CONSOLE_SCRIPT}</script>`);
-      expect(html.match(/<script>/g)).toHaveLength(2);
+      // The third: the skills section's (src/app/skills/skills-console.ts).
+      expect(html.match(/<script>/g)).toHaveLength(3);
     }
   });
 });

@@ -29,6 +29,16 @@ describe("readConfig", () => {
           retentionCount: 1_000,
           retentionBytes: 16 * 1024 * 1024,
         },
+        skills: {
+          enabled: true,
+          limits: {
+            maxSkills: 100,
+            maxVersions: 20,
+            maxCodeChars: 32_000,
+            maxDescriptionChars: 1_000,
+            maxSchemaChars: 8_000,
+          },
+        },
         warnings: [],
       },
     });

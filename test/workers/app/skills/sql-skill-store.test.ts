@@ -19,6 +19,34 @@ describe("SqlSkillStore", () => {
   for (const [name, check] of Object.entries(SKILL_STORE_CONTRACT))
     it(name, () => inObject((store) => check(store)));
 
+  it("counts uses per skill and keeps the last failed run's error with its version", async () => {
+    await inObject(async (store) => {
+      const limits = { maxSkills: 5, maxVersions: 5 };
+      await store.save(
+        "a",
+        { name: "s", description: "d", input: {}, code: "async () => 1" },
+        limits,
+      );
+      await store.recordUses("a", [{ name: "s", version: 1, calls: 2 }]);
+      await store.recordUses("a", [{ name: "s", version: 1, calls: 1 }], "Error: boom");
+      // Another owner's runs, and a skill that does not exist, change nothing here.
+      await store.recordUses("b", [{ name: "s", version: 1, calls: 9 }], "theirs");
+      await store.recordUses("a", [{ name: "gone", version: 1, calls: 9 }]);
+      const [listed] = await store.list("a");
+      expect(listed).toMatchObject({ uses: 3, lastError: { message: "Error: boom", version: 1 } });
+      expect(await store.list("b")).toEqual([]);
+      // Deleting the skill drops its counts: a new skill of that name starts from zero.
+      await store.delete("a", "s");
+      await store.save(
+        "a",
+        { name: "s", description: "d", input: {}, code: "async () => 1" },
+        limits,
+      );
+      expect((await store.list("a"))[0]).toMatchObject({ uses: 0 });
+      expect((await store.list("a"))[0]?.lastError).toBeUndefined();
+    });
+  });
+
   it("keeps skills across store instances over the same database", async () => {
     await inObject(async (store, sql) => {
       await store.save(

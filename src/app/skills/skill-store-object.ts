@@ -1,0 +1,44 @@
+/**
+ * `SkillStoreObject`: the product's skills in a Durable Object's SQLite, one object per
+ * principal (named by its owner key, skill-owner.ts), so one principal's skills are not even in
+ * the same database as another's. The object holds a `SqlSkillStore` (its header documents the
+ * tables) and answers one RPC, {@link SkillStoreObject.op}, whose answers carry a refusal as
+ * data: an error thrown across RPC loses its class and code, and the API answers a refusal
+ * (`skill_invalid`) with 400, anything else with 500.
+ */
+import { DurableObject } from "cloudflare:workers";
+import { CodeModeError } from "../../errors";
+import { SqlSkillStore } from "../../codemode/skills/sql-skill-store";
+import type { SkillStore } from "../../codemode/skills/skill-store";
+
+/** One store method and its arguments, as sent over RPC. */
+export type SkillOp = {
+  [K in keyof Required<SkillStore>]: { method: K; args: Parameters<Required<SkillStore>[K]> };
+}[keyof SkillStore];
+
+/** A method's answer, or its refusal as data. */
+export type SkillOpAnswer =
+  | { ok: true; value: unknown }
+  | { ok: false; code: string; message: string };
+
+/** The skills of one principal. */
+export class SkillStoreObject extends DurableObject<Cloudflare.Env> {
+  private readonly store = new SqlSkillStore(this.ctx.storage.sql);
+
+  /**
+   * Runs one store method.
+   * @param op - the method and its arguments
+   */
+  async op(op: SkillOp): Promise<SkillOpAnswer> {
+    const store = this.store as Required<SkillStore>;
+    try {
+      const method = store[op.method] as (...args: unknown[]) => Promise<unknown>;
+      const value = await method.apply(store, op.args);
+      return { ok: true, value: value ?? null };
+    } catch (error) {
+      if (error instanceof CodeModeError)
+        return { ok: false, code: error.code, message: error.message };
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,189 @@
+/**
+ * `/api/skills`: the caller's saved skills, managed over HTTP (the CLI's `skills` command uses
+ * it; docs/skills.md). The router protects it like `/mcp` (API key, OAuth) and names the owner;
+ * every route reads and writes only that owner's skills, plus the operator's read-only ones.
+ *
+ * - `GET /api/skills`: `{ skills }`, each `{ name, description, version, latest, uses, lastError?, readOnly? }`
+ * - `GET /api/skills/<name>[?version=n]`: `{ skill, versions }` (the code of the current version or
+ *   of version n, and every kept version)
+ * - `DELETE /api/skills/<name>`: `{ deleted: true }`; new runs no longer find it
+ * - `POST /api/skills/<name>/rollback` with `{ "version": n }`: `{ skill }`, now current
+ * - `GET /api/skills/export`: `{ folders }`, each `{ folder, files }` in the Agent Skills layout
+ *   (agent-skill-format.ts); the operator's skills are not exported
+ * - `POST /api/skills/import` with `{ folders }`: every folder is checked like a save first; one
+ *   bad folder refuses the whole import (400 naming it), else each is saved (a new version when
+ *   the name exists): `{ imported: [{ name, version }] }`
+ *
+ * (`export` and `import` are reserved words, so no skill can be named like them.)
+ */
+import { CodeModeError } from "../../errors";
+import { isRecord } from "../../is-record";
+import { readSkillFolder, skillFolder } from "../../codemode/skills/agent-skill-format";
+import { skillLimits } from "../../codemode/skills/skill-limits";
+import type { SkillsOptions } from "../../codemode/skills/skills-options";
+import { HttpError } from "../errors/http-error";
+
+/** The route; one skill is at `${SKILLS_ROUTE}/<name>`. */
+export const SKILLS_ROUTE = "/api/skills";
+
+/**
+ * Largest import body, in bytes: 100 skills of 32,000 characters fit with room; the local
+ * front's limit for this route is the same (cli/local-server/front/route-bodies.mjs).
+ */
+const MAX_IMPORT_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Answers a skills request.
+ * @param request - a request under {@link SKILLS_ROUTE}
+ * @param skills - the product's skills option, undefined with `SKILLS=off`
+ * @param owner - whose skills (skill-owner.ts), undefined when the caller has none
+ */
+export async function skillsApi(
+  request: Request,
+  skills: SkillsOptions | undefined,
+  owner: string | undefined,
+): Promise<Response> {
+  if (!skills)
+    throw new HttpError(404, "skills_off", "Saved skills are off (SKILLS=off).", "Set SKILLS=on.");
+  if (owner === undefined)
+    throw new HttpError(
+      403,
+      "unauthorized",
+      "This request names no principal, so it has no skills (with FORWARD_CALLER_TOKEN=on, send your token).",
+      "Send `Authorization: Bearer <token>` as for /mcp.",
+    );
+  const { store } = skills;
+  const limits = skillLimits(skills.limits);
+  const url = new URL(request.url);
+  const rest = url.pathname.slice(SKILLS_ROUTE.length + 1);
+  const [rawName, action] = rest.split("/", 3);
+  const name = decodeURIComponent(rawName ?? "");
+  const method = request.method;
+  try {
+    if (rest === "" && method === "GET") return Response.json({ skills: await store.list(owner) });
+    if (rest === "export" && method === "GET") {
+      const listed = (await store.list(owner)).filter((s) => !s.readOnly);
+      const found = await Promise.all(listed.map((s) => store.get(owner, s.name)));
+      return Response.json({ folders: found.flatMap((s) => (s ? [skillFolder(s)] : [])) });
+    }
+    if (rest === "import" && method === "POST") {
+      const body = await jsonBody(request);
+      const folders =
+        isRecord(body) && Array.isArray(body["folders"]) ? body["folders"] : undefined;
+      if (!folders)
+        throw new HttpError(
+          400,
+          "invalid_request",
+          'The import body is not { folders: [{ folder, files: { "SKILL.md": …, "scripts/<name>.js": … } }] }.',
+          "Send what GET /api/skills/export answers (the CLI's `skills import <dir>` builds it from folders).",
+        );
+      // Every folder is checked before anything is saved: a bad one refuses the whole import.
+      const drafts = folders.map((folder, index) => {
+        const files = isRecord(folder) && isRecord(folder["files"]) ? folder["files"] : undefined;
+        if (!files || !Object.values(files).every((f) => typeof f === "string"))
+          throw new CodeModeError(
+            "skill_invalid",
+            `Folder ${index + 1} of the import has no { files } of text.`,
+          );
+        const label = typeof folder["folder"] === "string" ? folder["folder"] : `#${index + 1}`;
+        return readSkillFolder({ folder: label, files: files as Record<string, string> }, limits);
+      });
+      const listed = await store.list(owner);
+      for (const draft of drafts)
+        if (listed.some((s) => s.readOnly && s.name === draft.name))
+          throw new CodeModeError(
+            "skill_invalid",
+            `Skill "${draft.name}" is a read-only skill the operator ships with this server: it cannot be overwritten. Rename the folder's skill and import again.`,
+          );
+      const imported = [];
+      for (const draft of drafts) {
+        const saved = await store.save(owner, draft, limits);
+        imported.push({ name: saved.name, version: saved.version });
+      }
+      return Response.json({ imported });
+    }
+    if (rawName && action === undefined && method === "GET") {
+      const v = url.searchParams.get("version");
+      const version = v === null ? undefined : Number(v);
+      if (version !== undefined && !Number.isInteger(version))
+        throw new HttpError(
+          400,
+          "invalid_request",
+          `version "${v}" is not a whole number.`,
+          "Use ?version=<n> from the skill's versions.",
+        );
+      const skill = await store.get(owner, name, version);
+      if (!skill) throw notFound(name, version);
+      return Response.json({ skill, versions: await store.versions(owner, name) });
+    }
+    if (rawName && action === undefined && method === "DELETE") {
+      if (!(await store.delete(owner, name))) throw notFound(name);
+      return Response.json({ deleted: true, name });
+    }
+    if (rawName && action === "rollback" && method === "POST") {
+      const body = await jsonBody(request);
+      const version = isRecord(body) ? body["version"] : undefined;
+      if (typeof version !== "number" || !Number.isInteger(version))
+        throw new HttpError(
+          400,
+          "invalid_request",
+          'The roll back body is not { "version": <n> }.',
+          'Send the version to make current, e.g. { "version": 1 }.',
+        );
+      return Response.json({ skill: await store.rollBack(owner, name, version) });
+    }
+  } catch (error) {
+    if (error instanceof CodeModeError && error.code === "skill_invalid")
+      throw new HttpError(
+        400,
+        "skill_invalid",
+        error.message,
+        "Fix what the message names and send it again.",
+      );
+    throw error;
+  }
+  throw new HttpError(
+    405,
+    "method_not_allowed",
+    `${method} ${url.pathname.slice(0, 200)} is not a skills route.`,
+    "Use GET /api/skills, GET or DELETE /api/skills/<name>, POST /api/skills/<name>/rollback, GET /api/skills/export or POST /api/skills/import.",
+  );
+}
+
+function notFound(name: string, version?: number): HttpError {
+  return new HttpError(
+    404,
+    "not_found",
+    `No skill "${name.slice(0, 100)}"${version === undefined ? "" : ` version ${version}`} for this caller.`,
+    "List your skills with GET /api/skills (npx code-mode-mcp skills list).",
+  );
+}
+
+async function jsonBody(request: Request): Promise<unknown> {
+  const length = Number(request.headers.get("content-length") ?? "0");
+  if (length > MAX_IMPORT_BYTES)
+    throw new HttpError(
+      413,
+      "body_too_large",
+      `The body is ${length} bytes; the limit is ${MAX_IMPORT_BYTES}.`,
+      "Import fewer skills at once.",
+    );
+  const text = await request.text();
+  if (text.length > MAX_IMPORT_BYTES)
+    throw new HttpError(
+      413,
+      "body_too_large",
+      `The body is over ${MAX_IMPORT_BYTES} bytes.`,
+      "Import fewer skills at once.",
+    );
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new HttpError(
+      400,
+      "invalid_request",
+      "The body is not JSON.",
+      "Send a JSON body with content-type application/json.",
+    );
+  }
+}

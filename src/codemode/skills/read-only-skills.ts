@@ -1,0 +1,73 @@
+/**
+ * An operator's read-only skills over a principal store: a {@link SkillStore} that lists the
+ * operator's skills (marked `readOnly`) with every owner's own, answers them for any owner, and
+ * refuses to save over, delete or roll back one, naming it. The operator's skills are fixed when
+ * the server starts (the product reads them from `SKILLS_DIR`, docs/skills.md); they have one
+ * version and are never written to the principal store, so no principal can change what another
+ * runs under that name. Use counts are kept per owner in the principal store, not for them.
+ */
+import { CodeModeError } from "../../errors";
+import type { SkillDraft, SkillStore, StoredSkill } from "./skill-store";
+
+/**
+ * The store with `operator`'s skills in front.
+ * @param store - each principal's own skills
+ * @param operator - the operator's skills (checked drafts)
+ */
+export function withReadOnlySkills(store: SkillStore, operator: readonly SkillDraft[]): SkillStore {
+  if (operator.length === 0) return store;
+  const fixed = new Map<string, StoredSkill>(
+    operator.map((d) => [d.name, Object.freeze({ ...structuredClone(d), version: 1, savedAt: 0 })]),
+  );
+  const refuse = (name: string, what: string): Promise<never> =>
+    Promise.reject(
+      new CodeModeError(
+        "skill_invalid",
+        `Skill "${name}" is a read-only skill the operator ships with this server: it cannot be ${what}. Save yours under another name (e.g. "my${name[0]!.toUpperCase()}${name.slice(1)}").`,
+      ),
+    );
+  return {
+    async list(owner) {
+      const own = (await store.list(owner)).filter((s) => !fixed.has(s.name));
+      const shipped = [...fixed.values()].map((s) => ({
+        name: s.name,
+        description: s.description,
+        version: 1,
+        latest: 1,
+        readOnly: true,
+      }));
+      return [...shipped, ...own].toSorted((a, b) => (a.name < b.name ? -1 : 1));
+    },
+    get(owner, name, version) {
+      const skill = fixed.get(name);
+      if (skill) return Promise.resolve(version === undefined || version === 1 ? skill : undefined);
+      return store.get(owner, name, version);
+    },
+    versions(owner, name) {
+      if (fixed.has(name)) return Promise.resolve([{ version: 1, savedAt: 0, current: true }]);
+      return store.versions(owner, name);
+    },
+    save(owner, draft, limits) {
+      if (fixed.has(draft.name)) return refuse(draft.name, "overwritten");
+      return store.save(owner, draft, limits);
+    },
+    delete(owner, name) {
+      if (fixed.has(name)) return refuse(name, "deleted");
+      return store.delete(owner, name);
+    },
+    rollBack(owner, name, version) {
+      if (fixed.has(name)) return refuse(name, "rolled back");
+      return store.rollBack(owner, name, version);
+    },
+    ...(store.recordUses
+      ? {
+          recordUses: (owner, uses, error) =>
+            store.recordUses!(
+              owner,
+              uses.filter((u) => !fixed.has(u.name)),
+              error,
+            ),
+        }
+      : {}),
+  };
+}

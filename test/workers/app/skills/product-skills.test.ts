@@ -1,0 +1,349 @@
+// Skills in the product (#44): the Worker's /mcp/code and /mcp save and call skills in the
+// SKILLS Durable Object, per principal (open server: one set; API key: per key; OAuth: per
+// user), and /api/skills lists, shows, deletes, rolls back, exports and imports them.
+import type { AuthInfo } from "@modelcontextprotocol/server";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { createApp } from "../../../../src/app/app";
+import type { AppSettings } from "../../../../src/app/config/config";
+import { COMPACT_SPECS, TOOLS_LIST_TOKENS } from "../../../../src/app/generated/specs";
+import { connect } from "../../../helpers/mcp-client";
+import { accessToken, registerClient } from "../../../helpers/oauth-client";
+import { configured, type WorkerFetch } from "../helpers";
+
+type Result = { isError?: boolean; content: { text: string }[] };
+
+const text0 = (result: Result) => result.content[0]!.text;
+
+const unique = () => `s${crypto.randomUUID().replaceAll("-", "").slice(0, 10)}`;
+
+/** A program that runs a function and saves it as `name` (version marks the answer). */
+const saving = (name: string, version = 1) => `async () => {
+  const add = async ({ a, b }) => {
+    const listed = await codemode.list_projects({});
+    return { sum: a + b + ${version - 1}, projects: JSON.stringify(listed).length > 2 };
+  };
+  const answer = await add({ a: 1, b: 2 });
+  await skills.save({
+    name: "${name}",
+    description: "Adds a and b (version ${version}).",
+    input: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] },
+    run: add,
+  });
+  return answer;
+}`;
+
+async function call(fetch: WorkerFetch, code: string, path = "/mcp/code", headers = {}) {
+  const client = await connect(fetch, path, { headers });
+  try {
+    const tool = path === "/mcp" ? "execute" : "code";
+    return (await client.callTool({ name: tool, arguments: { code } })) as Result;
+  } finally {
+    await client.close();
+  }
+}
+
+async function api(fetch: WorkerFetch, path: string, init: RequestInit = {}, headers = {}) {
+  const response = await fetch(`http://localhost/api/skills${path}`, {
+    ...init,
+    headers: { "content-type": "application/json", ...headers },
+  });
+  return { status: response.status, body: (await response.json()) as any };
+}
+
+describe("skills in the product", () => {
+  it("save from /mcp/code, call from /mcp's execute, manage over /api/skills", async () => {
+    const app = configured({});
+    const name = unique();
+    const saved = await call(app, saving(name));
+    expect(saved.isError, saved.content[0]?.text).toBeFalsy();
+    expect(saved.content.at(-1)!.text).toBe(
+      `Saved skill "${name}" as version 1: later programs call it as skills.${name}(input).`,
+    );
+    // Both tools list it.
+    for (const path of ["/mcp/code", "/mcp"]) {
+      const client = await connect(app, path);
+      const tools = (await client.listTools()).tools;
+      await client.close();
+      const tool = tools.find((t) => t.name === (path === "/mcp" ? "execute" : "code"))!;
+      expect(tool.description).toMatch(new RegExp(`${name}`));
+      expect(tool.description!.length).toBeLessThanOrEqual(2_048);
+    }
+    const called = await call(app, `async () => skills.${name}({ a: 40, b: 2 })`);
+    expect(called.content[0]!.text).toBe(JSON.stringify({ sum: 42, projects: true }));
+    // `execute` runs it too, with its own codemode (request(), no upstream tools).
+    const viaExecute = await call(app, `async () => skills.${name}({ a: 40, b: 2 })`, "/mcp");
+    expect(viaExecute.content[0]!.text).toMatch(/codemode.list_projects is not a function/);
+    const refused = await call(app, `async () => skills.${name}({ a: "x", b: 2 })`, "/mcp");
+    expect(refused.isError).toBe(true);
+    expect(refused.content[0]!.text).toMatch(/invalid input: input\/a: .*The skill did not run/);
+
+    // Version 2, then roll back to 1: runs use 1.
+    await call(app, saving(name, 2));
+    expect((await call(app, `async () => skills.${name}({ a: 1, b: 1 })`)).content[0]!.text).toBe(
+      JSON.stringify({ sum: 3, projects: true }),
+    );
+    const shown = await api(app, `/${name}`);
+    expect(shown.body.skill.version).toBe(2);
+    expect(shown.body.skill.code).toMatch(/^async \(\{ a, b \}\) =>/);
+    expect(shown.body.versions.map((v: { version: number }) => v.version)).toEqual([2, 1]);
+    const rolled = await api(app, `/${name}/rollback`, {
+      method: "POST",
+      body: JSON.stringify({ version: 1 }),
+    });
+    expect(rolled.status).toBe(200);
+    expect((await call(app, `async () => skills.${name}({ a: 1, b: 1 })`)).content[0]!.text).toBe(
+      JSON.stringify({ sum: 2, projects: true }),
+    );
+    const listed = (await api(app, "")).body.skills.find((s: { name: string }) => s.name === name);
+    expect(listed).toMatchObject({ name, version: 1, latest: 2 });
+    expect(listed.uses).toBeGreaterThanOrEqual(4);
+    // The last failed run that called it: the `execute` one above, with the version it ran.
+    expect(listed.lastError).toMatchObject({ version: 1 });
+    expect(listed.lastError.message).toMatch(/codemode.list_projects is not a function/);
+
+    // The skills' TypeScript, for when the description lists names only.
+    const declared = text0(await call(app, "async () => skills.declarations()"));
+    expect(declared).toMatch(/declare const skills: \{/);
+    expect(declared).toMatch(new RegExp(`${name}\\(input: \\w+Input\\)`));
+    expect(declared).toMatch(/a: number;/);
+    expect(declared).toContain("Adds a and b (version 1)."); // rolled back above
+    // `search` on /mcp gets the same declarations (and nothing else of skills).
+    const client = await connect(app, "/mcp");
+    const searched = (await client.callTool({
+      name: "search",
+      arguments: { code: "async () => [await skills.declarations(), typeof skills.save]" },
+    })) as Result;
+    await client.close();
+    expect(JSON.parse(text0(searched))).toEqual([declared, "undefined"]);
+
+    // Delete: gone for new runs at once.
+    expect((await api(app, `/${name}`, { method: "DELETE" })).body).toEqual({
+      deleted: true,
+      name,
+    });
+    const gone = await call(app, `async () => skills.${name}({ a: 1, b: 1 })`);
+    expect(gone.isError).toBe(true);
+    expect((await api(app, `/${name}`)).status).toBe(404);
+  });
+
+  it("refuses a save from a failed run and one with a free variable, with clear messages", async () => {
+    const app = configured({});
+    const name = unique();
+    const failed = await call(
+      app,
+      saving(name).replace("return answer;", 'throw new Error("boom");'),
+    );
+    expect(failed.isError).toBe(true);
+    expect(failed.content.at(-1)!.text).toMatch(
+      new RegExp(`Skill "${name}" was not saved: the run ended with error`),
+    );
+    const free = await call(
+      app,
+      `async () => { const base = 1; await skills.save({ name: "${name}", description: "d", input: { type: "object" }, run: async () => base }); }`,
+    );
+    expect(free.isError).toBe(true);
+    expect(free.content[0]!.text).toMatch(/uses `base`, defined outside its function/);
+    expect((await api(app, `/${name}`)).status).toBe(404);
+  });
+
+  it("an API key has its own set: export from one key, import under another, same answers", async () => {
+    const keyA = `key-a-${unique()}-0123456789`;
+    const keyB = `key-b-${unique()}-0123456789`;
+    const appA = configured({ MCP_API_KEY: keyA });
+    const appB = configured({ MCP_API_KEY: keyB });
+    const authA = { authorization: `Bearer ${keyA}` };
+    const authB = { authorization: `Bearer ${keyB}` };
+    const name = unique();
+    await call(appA, saving(name), "/mcp/code", authA);
+    const answerA = await call(
+      appA,
+      `async () => skills.${name}({ a: 2, b: 3 })`,
+      "/mcp/code",
+      authA,
+    );
+    expect(answerA.content[0]!.text).toBe(JSON.stringify({ sum: 5, projects: true }));
+    // Key B does not see key A's skill.
+    const notB = await call(appB, `async () => skills.${name}({ a: 2, b: 3 })`, "/mcp/code", authB);
+    expect(notB.isError).toBe(true);
+    expect((await api(appB, "", {}, authB)).body.skills).toEqual([]);
+    expect((await api(appB, "")).status).toBe(401);
+
+    const exported = await api(appA, "/export", {}, authA);
+    expect(exported.body.folders).toHaveLength(1);
+    const [folder] = exported.body.folders;
+    expect(folder.files["SKILL.md"]).toMatch(new RegExp(`^---\\nname: ${name}\\ndescription: `));
+    expect(Object.keys(folder.files)).toEqual(["SKILL.md", `scripts/${name}.js`]);
+
+    // A malformed SKILL.md is refused naming the problem; nothing is imported.
+    const broken = structuredClone(folder);
+    broken.files["SKILL.md"] = broken.files["SKILL.md"].replace(/^---\n/, "");
+    const refused = await api(
+      appB,
+      "/import",
+      { method: "POST", body: JSON.stringify({ folders: [folder, broken] }) },
+      authB,
+    );
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.message).toMatch(/SKILL.md does not start with YAML front matter/);
+    expect((await api(appB, "", {}, authB)).body.skills).toEqual([]);
+
+    const imported = await api(
+      appB,
+      "/import",
+      { method: "POST", body: JSON.stringify(exported.body) },
+      authB,
+    );
+    expect(imported.body).toEqual({ imported: [{ name, version: 1 }] });
+    const answerB = await call(
+      appB,
+      `async () => skills.${name}({ a: 2, b: 3 })`,
+      "/mcp/code",
+      authB,
+    );
+    expect(answerB.content[0]!.text).toBe(answerA.content[0]!.text);
+  });
+
+  it("OAuth users each see and call only their own skills", async () => {
+    const settings = { ...env, OAUTH: "on", OAUTH_PASSWORD: "correct horse battery staple" };
+    const app = createApp({ specs: COMPACT_SPECS, toolsListTokens: TOOLS_LIST_TOKENS });
+    const as = (user: string): WorkerFetch => {
+      const authInfo: AuthInfo = {
+        token: `t-${user}`,
+        clientId: "client",
+        scopes: [],
+        extra: { props: { userId: user } },
+      };
+      return (input, init) =>
+        app.route(
+          new Request(input, init),
+          settings as unknown as Cloudflare.Env & AppSettings,
+          authInfo,
+        );
+    };
+    const alice = as(`alice-${unique()}`);
+    const bob = as(`bob-${unique()}`);
+    const name = unique();
+    const saved = await call(alice, saving(name));
+    expect(saved.isError, saved.content.at(-1)?.text).toBeFalsy();
+    expect((await call(alice, `async () => skills.${name}({ a: 1, b: 2 })`)).isError).toBeFalsy();
+    const byBob = await call(bob, `async () => skills.${name}({ a: 1, b: 2 })`);
+    expect(byBob.isError).toBe(true);
+    expect(byBob.content[0]!.text).toMatch(/skills\..* is not a function|not loaded/);
+    expect((await api(bob, "")).body.skills).toEqual([]);
+    expect((await api(bob, `/${name}`)).status).toBe(404);
+    expect((await api(bob, `/${name}`, { method: "DELETE" })).status).toBe(404);
+    expect((await api(alice, "")).body.skills.map((s: { name: string }) => s.name)).toEqual([name]);
+  });
+});
+
+describe("OAuth through the provider (real access tokens)", () => {
+  it("two users of one client: each saves, lists and calls only their own over /mcp/code and /api/skills", async () => {
+    const PASSWORD = "correct horse battery staple";
+    const worker = configured({ OAUTH: "on", OAUTH_PASSWORD: PASSWORD });
+    const client = await registerClient(worker);
+    const ana = {
+      authorization: `Bearer ${await accessToken(worker, `ana-${unique()}`, client, PASSWORD)}`,
+    };
+    const bob = {
+      authorization: `Bearer ${await accessToken(worker, `bob-${unique()}`, client, PASSWORD)}`,
+    };
+    const name = unique();
+    const saved = await call(worker, saving(name), "/mcp/code", ana);
+    expect(saved.isError, saved.content.at(-1)?.text).toBeFalsy();
+    expect(
+      (await call(worker, `async () => skills.${name}({ a: 1, b: 2 })`, "/mcp/code", ana)).isError,
+    ).toBeFalsy();
+    expect(
+      (await call(worker, `async () => skills.${name}({ a: 1, b: 2 })`, "/mcp/code", bob)).isError,
+    ).toBe(true);
+    const anas = await api(worker, "", {}, ana);
+    expect(anas.status, JSON.stringify(anas.body)).toBe(200);
+    expect(anas.body.skills.map((s: { name: string }) => s.name)).toEqual([name]);
+    expect((await api(worker, "", {}, bob)).body.skills).toEqual([]);
+    expect((await api(worker, `/${name}`, { method: "DELETE" }, bob)).status).toBe(404);
+    // No token: the provider refuses before the route.
+    expect((await worker("http://localhost/api/skills")).status).toBe(401);
+  });
+});
+
+describe("operator skills (SKILLS_DIR, handed over as LAUNCH_SKILLS)", () => {
+  const shipped = {
+    name: "double",
+    description: "Doubles n (shipped by the operator).",
+    input: { type: "object", properties: { n: { type: "number" } }, required: ["n"] },
+    code: "async ({ n }) => n * 2",
+  };
+  const launch = { LAUNCH_SKILLS: JSON.stringify([shipped]) } as AppSettings;
+
+  it("are callable by every principal, listed read-only, and cannot be overwritten", async () => {
+    const keyA = `key-a-${unique()}-0123456789`;
+    const keyB = `key-b-${unique()}-0123456789`;
+    for (const key of [keyA, keyB]) {
+      const app = configured({ MCP_API_KEY: key, ...launch });
+      const auth = { authorization: `Bearer ${key}` };
+      const called = await call(app, "async () => skills.double({ n: 21 })", "/mcp", auth);
+      expect(called.content[0]!.text).toBe("42");
+      const listed = (await api(app, "", {}, auth)).body.skills;
+      expect(listed).toEqual([expect.objectContaining({ name: "double", readOnly: true })]);
+    }
+    const app = configured({ MCP_API_KEY: keyA, ...launch });
+    const auth = { authorization: `Bearer ${keyA}` };
+    const overwrite = await call(
+      app,
+      `async () => skills.save({ name: "double", description: "mine", input: { type: "object" }, run: async () => 0 })`,
+      "/mcp",
+      auth,
+    );
+    expect(overwrite.isError).toBe(true);
+    expect(overwrite.content[0]!.text).toMatch(
+      /Skill "double" is a read-only skill the operator ships with this server: it cannot be overwritten/,
+    );
+    const deleted = await api(app, "/double", { method: "DELETE" }, auth);
+    expect(deleted.status).toBe(400);
+    expect(deleted.body.error.message).toMatch(/cannot be deleted/);
+    // Not exported as the principal's own.
+    expect((await api(app, "/export", {}, auth)).body.folders).toEqual([]);
+  });
+
+  it("a shipped skill that fails the checks is left out and named on the status page", async () => {
+    const bad = { ...shipped, name: "constructor" };
+    const app = configured({ LAUNCH_SKILLS: JSON.stringify([bad]) } as AppSettings);
+    const status = (await (await app("http://localhost/api/status")).json()) as {
+      warnings: string[];
+    };
+    expect(status.warnings.join("\n")).toMatch(/operator skill left out: .*"constructor"/);
+  });
+});
+
+describe("the public status page", () => {
+  it("measures the tools as no principal: a principal's skills change nothing it shows", async () => {
+    const key = `key-${unique()}-0123456789`;
+    const auth = { authorization: `Bearer ${key}` };
+    const app = configured({ MCP_API_KEY: key });
+    const status = async () => (await app("http://localhost/api/status")).text();
+    const before = await status();
+    const name = unique();
+    await call(app, saving(name), "/mcp/code", auth);
+    expect((await api(app, "", {}, auth)).body.skills).toHaveLength(1);
+    // Neither the key holder's skill names nor their descriptions' lengths reach the page.
+    const after = await status();
+    expect(after).not.toContain(name);
+    expect(after).toBe(before);
+    expect(await (await app("http://localhost/")).text()).not.toContain(name);
+  });
+});
+
+describe("the status page's skills section", () => {
+  it("loads skills with the page's key and writes descriptions as text, never markup", async () => {
+    const page = await (await configured({})("http://localhost/")).text();
+    expect(page).toContain('<table id="skills-table"');
+    // The page holds no one's skills: they are read by its script from /api/skills.
+    expect(page).toMatch(/fetch\("\/api\/skills", \{ headers \}\)/);
+    expect(page).toMatch(/td\.textContent = String\(text\)/);
+    expect(page).not.toMatch(/innerHTML/);
+    const off = await (await configured({ SKILLS: "off" })("http://localhost/")).text();
+    expect(off).toContain('id="skills-off"');
+    expect(off).not.toContain("skills-table");
+  });
+});

@@ -21,6 +21,7 @@ import {
   holds,
   SINGLE_LAYER,
   SPELLED,
+  SPELLED_MORE,
   SPELLED_PAIRS,
   TWO_LAYERS,
   type CredentialEcho,
@@ -28,7 +29,7 @@ import {
 
 describeExecutors((Executor) => {
   const executor = new Executor({ loader: env.LOADER, limits: { timeoutMs: 30_000 } });
-  const ECHOES = [...SINGLE_LAYER, ...TWO_LAYERS, ...SPELLED, ...SPELLED_PAIRS];
+  const ECHOES = [...SINGLE_LAYER, ...TWO_LAYERS, ...SPELLED, ...SPELLED_PAIRS, ...SPELLED_MORE];
 
   const spec = {
     openapi: "3.0.3",

@@ -20,7 +20,8 @@
  * Does not do: JavaScript's legacy octal escapes (`\141`: read as CSS hex), `+` as a space
  * (a form-encoded secret with a space is matched as a literal form instead), MIME encoded words.
  */
-import { compactView, dumpTextView, listsView } from "./spelling-views";
+import { dumpBytesView, dumpTextView } from "./dump-views";
+import { compactView, listsView, rot13View, tagView } from "./spelling-views";
 import { compose, ViewBuilder, type View } from "./view-builder";
 
 export type { Origin } from "./view-builder";
@@ -299,6 +300,14 @@ export function* decodedViews(text: string, mayHideCopy: (view: View) => boolean
   yield* spelledViews(base);
   const dump = dumpTextView(base);
   if (dump) yield dump;
+  const dumped = dumpBytesView(base);
+  if (dumped) {
+    yield dumped;
+    yield* steps(dumped, ALL_FAMILIES, MAX_SPELLED_STEPS);
+  }
+  // ROT13 over a character-level encoding: decoded once turned back.
+  const rotated = rot13View(base);
+  if (rotated) yield* steps(rotated, ALL_FAMILIES);
   const nulFree = withoutNuls(base);
   if (nulFree) {
     yield nulFree;
@@ -343,6 +352,11 @@ function* spelledViews(view: View): Generator<View> {
     if (produced(listed, SEQUENCE_LEAD)) yield* steps(listed, ALL_FAMILIES, MAX_SPELLED_STEPS);
   }
   if (decoded && !produced(view, COMPACTED)) return;
+  const tags = tagView(view);
+  if (tags) {
+    yield tags;
+    if (produced(tags, SEQUENCE_LEAD)) yield* steps(tags, ALL_FAMILIES, MAX_SPELLED_STEPS);
+  }
   const listed = readings.filter((reading) => reading !== undefined);
   for (const from of listed.length > 0 ? listed : [view]) {
     const compact = compactView(from);

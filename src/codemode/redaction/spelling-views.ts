@@ -49,12 +49,23 @@ const isDigit = (c: number) => is(c, DIGIT);
 const isHex = (c: number) => is(c, HEX);
 const isWord = (c: number) => is(c, WORD);
 const isSpace = (c: number) => is(c, SPACE);
+const isBit = (c: number) => c === 48 || c === 49;
+const isX = (c: number) => c === 120 || c === 88;
+const isQuote = (c: number) => c === 34 || c === 39;
 
 type Kind = "decimal" | "hex" | "binary" | "chars";
+/** The readings of a run of numbers, in the order tried. */
+const DECIMAL_FIRST: Kind[] = ["binary", "decimal", "hex"];
+const HEX_FIRST: Kind[] = ["binary", "hex", "decimal"];
 
 /** One item of a run: the character it stands for and its length, or undefined. */
 function itemAt(text: string, at: number, kind: Kind): [string, number] | undefined {
   const c = text.charCodeAt(at);
+  if (kind !== "chars" && (c === 34 || c === 39)) {
+    // A number in a string (`["116","111"]`, `['0x74']`): the same item between its quotes.
+    const inner = itemAt(text, at + 1, kind);
+    return inner && text.charCodeAt(at + 1 + inner[1]) === c ? [inner[0], inner[1] + 2] : undefined;
+  }
   if (kind === "chars") {
     if (c !== 34 && c !== 39) return undefined;
     const inner = text.charCodeAt(at + 1);
@@ -82,22 +93,23 @@ function itemAt(text: string, at: number, kind: Kind): [string, number] | undefi
       if (end === at + 2 || isWord(text.charCodeAt(end))) return undefined;
       return [String.fromCharCode(Number.parseInt(text.slice(at + 2, end), 2)), end - at];
     }
-    for (let k = 0; k < 8; k++) {
-      const bit = text.charCodeAt(at + k);
-      if (bit !== 48 && bit !== 49) return undefined;
-    }
-    const after = text.charCodeAt(at + 8);
-    // Followed by more bits (one run of bits) or by no letter or digit.
-    return isWord(after) && after !== 48 && after !== 49
-      ? undefined
-      : [String.fromCharCode(Number.parseInt(text.slice(at, at + 8), 2)), 8];
+    let bits = 0;
+    while (bits < 8 && isBit(text.charCodeAt(at + bits))) bits++;
+    // Eight bits may be followed by more (one run of bits); six or seven (a code without its
+    // leading zeros: `1110100`, digits and punctuation need six) by no letter or digit.
+    const after = text.charCodeAt(at + bits);
+    if (bits < 6 || (isWord(after) && (bits < 8 || !isBit(after)))) return undefined;
+    return [String.fromCharCode(Number.parseInt(text.slice(at, at + bits), 2)), bits];
   }
   if (kind === "hex") {
     const prefixed = c === 48 && (text[at + 1] === "x" || text[at + 1] === "X");
     const start = prefixed ? at + 2 : at;
     let end = start;
     while (end < start + 2 && isHex(text.charCodeAt(end))) end++;
-    if (end === start || (!prefixed && end - start < 2) || isWord(text.charCodeAt(end)))
+    // `0x74` may be followed at once by the next `0x` (`0x740x6f…`, bytes printed back to back).
+    const next = text.charCodeAt(end);
+    const chained = prefixed && end - start === 2 && next === 48 && isX(text.charCodeAt(end + 1));
+    if (end === start || (!prefixed && end - start < 2) || (isWord(next) && !chained))
       return undefined;
     return [String.fromCharCode(Number.parseInt(text.slice(start, end), 16)), end - at];
   }
@@ -140,8 +152,10 @@ function runAt(text: string, at: number, kind: Kind): { items: number; end: numb
     items++;
     const next = i + item[1];
     const sep = separatorAt(text, next, kind);
-    // A run of bits needs no separator; numbers do (digits side by side are one number).
-    if (sep === 0 && !(kind === "binary" && itemAt(text, next, kind))) {
+    // A run of bits needs no separator, nor do `0x` bytes; other numbers do (digits side by side
+    // are one number).
+    const adjacent = kind === "binary" || (kind === "hex" && isX(text.charCodeAt(next + 1)));
+    if (sep === 0 && !(adjacent && itemAt(text, next, kind))) {
       i = next;
       break;
     }
@@ -184,14 +198,20 @@ function* candidateRegions(text: string): Generator<[number, number]> {
         i++;
       }
       const length = i - token;
-      if (bits && length >= 8 * MIN_ITEMS) {
+      if (
+        (bits && length >= 8 * MIN_ITEMS) ||
+        (length >= 4 * MIN_ITEMS && c === 48 && isX(text.charCodeAt(token + 1)))
+      ) {
+        // One run of bits, or `0x` bytes back to back (`0x740x6f…`, checked exactly later).
         if (count >= MIN_ITEMS) yield [start, last];
         yield [token, i];
         count = 0;
       } else if (hexOnly && length <= 10) {
-        if (count === 0) start = token;
+        // A number in quotes: the region starts at its opening quote and ends after its closing one.
+        const quoted = isQuote(text.charCodeAt(token - 1));
+        if (count === 0) start = quoted ? token - 1 : token;
         count++;
-        last = i;
+        last = quoted && text.charCodeAt(i) === text.charCodeAt(token - 1) ? i + 1 : i;
       } else {
         if (count >= MIN_ITEMS) yield [start, last];
         count = 0;
@@ -230,6 +250,11 @@ function* candidateRegions(text: string): Generator<[number, number]> {
         continue;
       }
     }
+    if (c === 34 || c === 39) {
+      // Quotes count as separators: numbers in strings (`["116","111"]`) are items too.
+      i++;
+      continue;
+    }
     if (count >= MIN_ITEMS) yield [start, last];
     count = 0;
     i++;
@@ -254,17 +279,17 @@ export function listsView(
   for (const [from, to] of candidateRegions(text))
     for (let i = from; i < to; i++) {
       const c = text.charCodeAt(i);
-      if (!isHex(c) && c !== 34 && c !== 39) continue;
+      const quote = c === 34 || c === 39;
+      if (!isHex(c) && !quote) continue;
       if (i > 0 && isWord(text.charCodeAt(i - 1))) continue;
       if (i < builder.consumed) continue;
       let best: { kind: Kind; end: number } | undefined;
       let furthest = i;
-      const kinds: Kind[] =
-        c === 34 || c === 39
-          ? ["chars"]
-          : hexFirst
-            ? ["binary", "hex", "decimal"]
-            : ["binary", "decimal", "hex"];
+      const kinds: Kind[] = quote
+        ? ["chars", ...(hexFirst ? HEX_FIRST : DECIMAL_FIRST)]
+        : hexFirst
+          ? HEX_FIRST
+          : DECIMAL_FIRST;
       const runs = new Map<Kind, { items: number; end: number }>();
       for (const kind of kinds) {
         const run = runAt(text, i, kind);
@@ -393,34 +418,79 @@ export function compactView(view: View): View | undefined {
     : { text: decoded, origin: compose(view.origin, builder.map.origin()), changed: builder.map };
 }
 
-/** One `hexdump -C` line: offset, hex columns, text column. */
-const DUMP_LINE = /^[0-9a-f]{8} +(?:[0-9a-f]{2} +){1,16}\|([\x20-\x7e]{1,16})\|\r?$/gm;
+/** A tag character (U+E0020–U+E007E) at `at`, as UTF-16 or as UTF-8 read one character per byte. */
+function tagAt(text: string, at: number): [string, number] | undefined {
+  const c = text.charCodeAt(at);
+  if (c === 0xdb40) {
+    const low = text.charCodeAt(at + 1);
+    return low >= 0xdc20 && low <= 0xdc7e ? [String.fromCharCode(low - 0xdc00), 2] : undefined;
+  }
+  if (c !== 0xf3 || text.charCodeAt(at + 1) !== 0xa0) return undefined;
+  const [b2, b3] = [text.charCodeAt(at + 2), text.charCodeAt(at + 3)];
+  if ((b2 !== 0x80 && b2 !== 0x81) || b3 < 0x80 || b3 > 0xbf) return undefined;
+  const code = ((b2 & 0x3f) << 6) | (b3 & 0x3f);
+  return code >= 0x20 && code <= 0x7e ? [String.fromCharCode(code), 4] : undefined;
+}
 
 /**
- * The view with the text columns of a `hexdump -C` dump joined (everything else on its lines
- * dropped), or undefined when there is no dump of at least two lines.
+ * The view of a text's Unicode tag characters read as the ASCII they mirror (U+E0074 is `t`),
+ * everything else dropped, or undefined when it has fewer than {@link MIN_ITEMS}. Tags are
+ * invisible, so the compact view drops them (a copy joined by them reads as one); a copy written
+ * in them ("ASCII smuggling") is read here, also between visible characters.
  * @param view - a text and its map to the original
  */
-export function dumpTextView(view: View): View | undefined {
+export function tagView(view: View): View | undefined {
   const { text } = view;
-  if (!/^[0-9a-f]{8} {2}[0-9a-f]{2} /m.test(text)) return undefined;
+  if (!text.includes("\udb40") && !text.includes("\xf3\xa0")) return undefined;
   const builder = new ViewBuilder(text);
-  let lines = 0;
-  for (const match of text.matchAll(DUMP_LINE)) {
-    const start = match.index;
-    const column = start + match[0].indexOf("|") + 1;
-    const end = start + match[0].length;
-    // What lies between the previous line's column and this one (its `|`, the line break, the
-    // offset and the hex columns) goes, so the columns of consecutive lines read as one text.
-    const from = lines > 0 && start - builder.consumed <= 2 ? builder.consumed : start;
-    builder.replace(from, column - from, "");
-    const close = column + match[1]!.length;
-    builder.replace(close, end - close, "");
-    lines++;
+  let tags = 0;
+  let other = 0;
+  for (let i = 0; i < text.length;) {
+    const tag = tagAt(text, i);
+    if (!tag) {
+      i++;
+      continue;
+    }
+    if (i > other) builder.replace(other, i - other, "");
+    builder.replace(i, tag[1], tag[0]);
+    tags++;
+    i += tag[1];
+    other = i;
   }
-  if (lines < 2) return undefined;
-  const decoded = builder.finish();
-  return decoded === undefined
-    ? undefined
-    : { text: decoded, origin: compose(view.origin, builder.map.origin()) };
+  if (tags < MIN_ITEMS) return undefined;
+  if (text.length > other) builder.replace(other, text.length - other, "");
+  return {
+    text: builder.finish()!,
+    origin: compose(view.origin, builder.map.origin()),
+    changed: builder.map,
+  };
+}
+
+/**
+ * A sequence of a character-level encoding written in ROT13 (`%6F` → `%6S`, `\x74` → `\k74`,
+ * `&#x74;` → `&#k74;`, `=6F` → `=6S`): digits and hex letters past `m`, which no encoding has.
+ */
+const ROT13_SEQUENCE =
+  /%(?:[0-9][n-sN-S]|[n-sN-S][0-9n-sN-S])|=(?:[0-9][N-S]|[N-S][0-9N-S])|\\[kKhH][0-9n-sN-S]{2}|&#[kK][0-9n-sN-S]/;
+
+/**
+ * The view of a text in ROT13 (same length, so the same map), or undefined when it holds no
+ * sequence of a character-level encoding written in ROT13: the decoding steps run on it then
+ * undo a ROT13 applied over a percent-encoding or escapes (ROT13 of the secret itself is a
+ * literal form, ./secret-forms.ts).
+ * @param view - a text and its map to the original
+ */
+export function rot13View(view: View): View | undefined {
+  const { text } = view;
+  if (!ROT13_SEQUENCE.test(text)) return undefined;
+  const out = new Uint16Array(text.length);
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    const lower = c | 32;
+    out[i] = lower >= 97 && lower <= 122 ? c + (lower <= 109 ? 13 : -13) : c;
+  }
+  let rotated = "";
+  for (let k = 0; k < out.length; k += 8192)
+    rotated += String.fromCharCode.apply(null, out.subarray(k, k + 8192) as unknown as number[]);
+  return { text: rotated, origin: view.origin };
 }

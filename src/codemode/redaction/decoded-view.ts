@@ -341,35 +341,55 @@ export function* decodedViews(text: string, mayHideCopy: (view: View) => boolean
  */
 function* spelledViews(view: View): Generator<View> {
   const decoded = view.changed !== undefined;
-  const lists =
-    !decoded || produced(view, LIST_CHARACTER)
-      ? listsView(view)
-      : { view: undefined, ambiguous: false };
-  const readings = lists.ambiguous ? [lists.view, listsView(view, true).view] : [lists.view];
-  for (const listed of readings) {
-    if (!listed) continue;
-    yield listed;
-    if (produced(listed, SEQUENCE_LEAD)) yield* steps(listed, ALL_FAMILIES, MAX_SPELLED_STEPS);
+  const compacting = !decoded || produced(view, COMPACTED);
+  let listed = false;
+  if (!decoded || produced(view, LIST_CHARACTER)) {
+    // One reading at a time: the second (two-digit numbers read as hex) is made only after the
+    // first and what comes of it were searched, so the two are never held at once.
+    const lists = listsView(view);
+    let reading = lists.view;
+    if (reading) {
+      listed = true;
+      yield* readingViews(reading, compacting);
+    }
+    reading = undefined;
+    lists.view = undefined;
+    if (lists.ambiguous) {
+      reading = listsView(view, true, lists.regions).view;
+      if (reading) yield* readingViews(reading, compacting);
+    }
   }
-  if (decoded && !produced(view, COMPACTED)) return;
+  if (!compacting) return;
   const tags = tagView(view);
   if (tags) {
     yield tags;
     if (produced(tags, SEQUENCE_LEAD)) yield* steps(tags, ALL_FAMILIES, MAX_SPELLED_STEPS);
   }
-  const listed = readings.filter((reading) => reading !== undefined);
-  for (const from of listed.length > 0 ? listed : [view]) {
-    const compact = compactView(from);
-    if (!compact) continue;
-    yield compact;
-    if (produced(compact, SEQUENCE_LEAD)) yield* steps(compact, ALL_FAMILIES, MAX_SPELLED_STEPS);
-    // A list spelled in folded characters (full-width digits `１１６，１１１`) reads as one only
-    // after folding; only a text with such characters can hold one, so others cost nothing.
-    if (from === view && FOLDED_DIGITS.test(from.text)) {
-      const relisted = listsView(compact).view;
-      if (relisted) yield relisted;
-    }
+  // A text with lists was compacted with its lists read; one without, as it is.
+  if (listed) return;
+  const compact = compactView(view);
+  if (!compact) return;
+  yield* afterReading(compact);
+  // A list spelled in folded characters (full-width digits `１１６，１１１`) reads as one only
+  // after folding; only a text with such characters can hold one, so others cost nothing.
+  if (FOLDED_DIGITS.test(view.text)) {
+    const relisted = listsView(compact).view;
+    if (relisted) yield relisted;
   }
+}
+
+/** A list reading, the decoding steps on what it produced, and its compact view. */
+function* readingViews(reading: View, compacting: boolean): Generator<View> {
+  yield* afterReading(reading);
+  if (!compacting) return;
+  const compact = compactView(reading);
+  if (compact) yield* afterReading(compact);
+}
+
+/** A reading, then up to {@link MAX_SPELLED_STEPS} decoding steps when it produced a sequence's start. */
+function* afterReading(reading: View): Generator<View> {
+  yield reading;
+  if (produced(reading, SEQUENCE_LEAD)) yield* steps(reading, ALL_FAMILIES, MAX_SPELLED_STEPS);
 }
 
 /** Whether a view's step produced a character of the class (a view made by no step: true). */

@@ -57,67 +57,88 @@ type Kind = "decimal" | "hex" | "binary" | "chars";
 /** The readings of a run of numbers, in the order tried. */
 const DECIMAL_FIRST: Kind[] = ["binary", "decimal", "hex"];
 const HEX_FIRST: Kind[] = ["binary", "hex", "decimal"];
+const QUOTED_DECIMAL_FIRST: Kind[] = ["chars", ...DECIMAL_FIRST];
+const QUOTED_HEX_FIRST: Kind[] = ["chars", ...HEX_FIRST];
 
-/** One item of a run: the character it stands for and its length, or undefined. */
-function itemAt(text: string, at: number, kind: Kind): [string, number] | undefined {
+/** The code point of the item {@link itemAt} read last: set on success, so no item allocates. */
+let itemCode = 0;
+
+/** `count` digits of `radix` at `at` as a number (the caller checked they are digits). */
+function valueAt(text: string, at: number, count: number, radix: number): number {
+  let value = 0;
+  for (let k = at; k < at + count; k++) {
+    const c = text.charCodeAt(k) | 32;
+    value = value * radix + (c <= 57 ? c - 48 : c - 87);
+  }
+  return value;
+}
+
+/** The length of the item of a run at `at` (0: none); the character it stands for goes to itemCode. */
+function itemAt(text: string, at: number, kind: Kind): number {
   const c = text.charCodeAt(at);
-  if (kind !== "chars" && (c === 34 || c === 39)) {
+  if (kind !== "chars" && isQuote(c)) {
     // A number in a string (`["116","111"]`, `['0x74']`): the same item between its quotes.
     const inner = itemAt(text, at + 1, kind);
-    return inner && text.charCodeAt(at + 1 + inner[1]) === c ? [inner[0], inner[1] + 2] : undefined;
+    return inner > 0 && text.charCodeAt(at + 1 + inner) === c ? inner + 2 : 0;
   }
   if (kind === "chars") {
-    if (c !== 34 && c !== 39) return undefined;
+    if (!isQuote(c)) return 0;
     const inner = text.charCodeAt(at + 1);
     if (inner === 92) {
-      const next = text[at + 2];
-      if (next === "u") {
-        const code = Number.parseInt(text.slice(at + 3, at + 7), 16);
-        return /^[0-9a-f]{4}$/i.test(text.slice(at + 3, at + 7)) && text.charCodeAt(at + 7) === c
-          ? [String.fromCharCode(code), 8]
-          : undefined;
+      const next = text.charCodeAt(at + 2);
+      if (next === 117) {
+        for (let k = at + 3; k < at + 7; k++) if (!isHex(text.charCodeAt(k))) return 0;
+        if (text.charCodeAt(at + 7) !== c) return 0;
+        itemCode = valueAt(text, at + 3, 4, 16);
+        return 8;
       }
-      return next !== undefined && text.charCodeAt(at + 3) === c ? [next, 4] : undefined;
+      if (Number.isNaN(next) || text.charCodeAt(at + 3) !== c) return 0;
+      itemCode = next;
+      return 4;
     }
-    if (Number.isNaN(inner) || inner === c) return undefined;
+    if (Number.isNaN(inner) || inner === c) return 0;
     const width = inner >= 0xd800 && inner <= 0xdbff ? 2 : 1;
-    return text.charCodeAt(at + 1 + width) === c
-      ? [text.slice(at + 1, at + 1 + width), width + 2]
-      : undefined;
+    if (text.charCodeAt(at + 1 + width) !== c) return 0;
+    itemCode = text.codePointAt(at + 1)!;
+    return width + 2;
   }
   if (kind === "binary") {
     // `0b`-prefixed (Python's `bin()`, which drops leading zeros: 1 to 8 bits).
-    if (c === 48 && (text[at + 1] === "b" || text[at + 1] === "B")) {
+    if (c === 48 && (text.charCodeAt(at + 1) | 32) === 98) {
       let end = at + 2;
-      while (end < at + 10 && (text.charCodeAt(end) === 48 || text.charCodeAt(end) === 49)) end++;
-      if (end === at + 2 || isWord(text.charCodeAt(end))) return undefined;
-      return [String.fromCharCode(Number.parseInt(text.slice(at + 2, end), 2)), end - at];
+      while (end < at + 10 && isBit(text.charCodeAt(end))) end++;
+      if (end === at + 2 || isWord(text.charCodeAt(end))) return 0;
+      itemCode = valueAt(text, at + 2, end - at - 2, 2);
+      return end - at;
     }
     let bits = 0;
     while (bits < 8 && isBit(text.charCodeAt(at + bits))) bits++;
     // Eight bits may be followed by more (one run of bits); six or seven (a code without its
     // leading zeros: `1110100`, digits and punctuation need six) by no letter or digit.
     const after = text.charCodeAt(at + bits);
-    if (bits < 6 || (isWord(after) && (bits < 8 || !isBit(after)))) return undefined;
-    return [String.fromCharCode(Number.parseInt(text.slice(at, at + bits), 2)), bits];
+    if (bits < 6 || (isWord(after) && (bits < 8 || !isBit(after)))) return 0;
+    itemCode = valueAt(text, at, bits, 2);
+    return bits;
   }
   if (kind === "hex") {
-    const prefixed = c === 48 && (text[at + 1] === "x" || text[at + 1] === "X");
+    const prefixed = c === 48 && isX(text.charCodeAt(at + 1));
     const start = prefixed ? at + 2 : at;
     let end = start;
     while (end < start + 2 && isHex(text.charCodeAt(end))) end++;
     // `0x74` may be followed at once by the next `0x` (`0x740x6f…`, bytes printed back to back).
     const next = text.charCodeAt(end);
     const chained = prefixed && end - start === 2 && next === 48 && isX(text.charCodeAt(end + 1));
-    if (end === start || (!prefixed && end - start < 2) || (isWord(next) && !chained))
-      return undefined;
-    return [String.fromCharCode(Number.parseInt(text.slice(start, end), 16)), end - at];
+    if (end === start || (!prefixed && end - start < 2) || (isWord(next) && !chained)) return 0;
+    itemCode = valueAt(text, start, end - start, 16);
+    return end - at;
   }
   let end = at;
   while (end < at + 8 && isDigit(text.charCodeAt(end))) end++;
-  if (end === at || end - at > 7 || isWord(text.charCodeAt(end))) return undefined;
-  const code = Number(text.slice(at, end));
-  return code <= 0x10ffff ? [String.fromCodePoint(code), end - at] : undefined;
+  if (end === at || end - at > 7 || isWord(text.charCodeAt(end))) return 0;
+  const code = valueAt(text, at, end - at, 10);
+  if (code > 0x10ffff) return 0;
+  itemCode = code;
+  return end - at;
 }
 
 /** `hexdump -C`'s line end: its text column, the line break and the next line's offset. */
@@ -143,29 +164,27 @@ function separatorAt(text: string, at: number, kind: Kind): number {
   return end - at;
 }
 
-/** A run of items from `at`: their starts, lengths (separator included) and characters. */
-function runAt(text: string, at: number, kind: Kind): { items: number; end: number } {
-  let [items, i] = [0, at];
-  for (;;) {
-    const item = itemAt(text, i, kind);
-    if (!item) break;
+/** Where the run {@link runAt} read last ends. */
+let runEnd = 0;
+
+/** How many items a run from `at` has (its end goes to runEnd). */
+function runAt(text: string, at: number, kind: Kind): number {
+  let items = 0;
+  let i = at;
+  runEnd = at;
+  for (let length = itemAt(text, i, kind); length > 0;) {
     items++;
-    const next = i + item[1];
+    const next = i + length;
+    runEnd = next;
     const sep = separatorAt(text, next, kind);
     // A run of bits needs no separator, nor do `0x` bytes; other numbers do (digits side by side
     // are one number).
-    const adjacent = kind === "binary" || (kind === "hex" && isX(text.charCodeAt(next + 1)));
-    if (sep === 0 && !(adjacent && itemAt(text, next, kind))) {
-      i = next;
+    if (sep === 0 && !(kind === "binary" || (kind === "hex" && isX(text.charCodeAt(next + 1)))))
       break;
-    }
-    if (!itemAt(text, next + sep, kind)) {
-      i = next;
-      break;
-    }
     i = next + sep;
+    length = itemAt(text, i, kind);
   }
-  return { items, end: i };
+  return items;
 }
 
 /** Characters that may stand between two items of a run (as {@link separatorAt} reads them). */
@@ -241,12 +260,12 @@ function* candidateRegions(text: string): Generator<[number, number]> {
       isSeparator(text.charCodeAt(i + 3))
     ) {
       // A one-character string followed by a separator: maybe an array of characters.
-      const run = runAt(text, i, "chars");
-      if (run.items >= MIN_ITEMS) {
+      if (runAt(text, i, "chars") >= MIN_ITEMS) {
         if (count >= MIN_ITEMS) yield [start, last];
         count = 0;
-        yield [i, run.end];
-        i = run.end;
+        const end = runEnd;
+        yield [i, end];
+        i = end;
         continue;
       }
     }
@@ -267,55 +286,63 @@ function* candidateRegions(text: string): Generator<[number, number]> {
  * undefined when there is none.
  * @param view - a text and its map to the original
  * @param hexFirst - read a run of two-digit numbers as hex (a second view reads them as decimal)
- * @returns the view, and whether a run could be read both ways
+ * @param regions - the candidate regions a first reading of the same text returned
+ * @returns the view, whether a run could be read both ways, and the candidate regions
  */
 export function listsView(
   view: View,
   hexFirst = false,
-): { view: View | undefined; ambiguous: boolean } {
+  regions?: readonly number[],
+): { view: View | undefined; ambiguous: boolean; regions: number[] } {
   const { text } = view;
   const builder = new ViewBuilder(text);
   let ambiguous = false;
-  for (const [from, to] of candidateRegions(text))
-    for (let i = from; i < to; i++) {
+  // The regions as `from, to` pairs: a second reading of the same text reuses the first's.
+  const found = regions ? [...regions] : [];
+  if (!regions) for (const [from, to] of candidateRegions(text)) found.push(from, to);
+  for (let r = 0; r < found.length; r += 2)
+    for (let i = found[r]!, to = found[r + 1]!; i < to; i++) {
       const c = text.charCodeAt(i);
       const quote = c === 34 || c === 39;
       if (!isHex(c) && !quote) continue;
       if (i > 0 && isWord(text.charCodeAt(i - 1))) continue;
       if (i < builder.consumed) continue;
-      let best: { kind: Kind; end: number } | undefined;
+      let [best, bestEnd, hexEnd, decimalEnd, hexItems] = [-1, 0, 0, 0, 0];
       let furthest = i;
-      const kinds: Kind[] = quote
-        ? ["chars", ...(hexFirst ? HEX_FIRST : DECIMAL_FIRST)]
+      const kinds = quote
+        ? hexFirst
+          ? QUOTED_HEX_FIRST
+          : QUOTED_DECIMAL_FIRST
         : hexFirst
           ? HEX_FIRST
           : DECIMAL_FIRST;
-      const runs = new Map<Kind, { items: number; end: number }>();
-      for (const kind of kinds) {
-        const run = runAt(text, i, kind);
-        runs.set(kind, run);
-        furthest = Math.max(furthest, run.end);
-        if (!best && run.items >= MIN_ITEMS) best = { kind, end: run.end };
+      for (let k = 0; k < kinds.length; k++) {
+        const kind = kinds[k]!;
+        const items = runAt(text, i, kind);
+        furthest = Math.max(furthest, runEnd);
+        if (kind === "hex") [hexEnd, hexItems] = [runEnd, items];
+        if (kind === "decimal") decimalEnd = runEnd;
+        if (best < 0 && items >= MIN_ITEMS) [best, bestEnd] = [k, runEnd];
       }
+      let kind = best < 0 ? undefined : kinds[best]!;
       // Hex digits among the numbers decide for hex; otherwise both readings are worth a view.
-      const [hex, decimal] = [runs.get("hex"), runs.get("decimal")];
-      if (best?.kind === "decimal" && hex && hex.items >= MIN_ITEMS) {
-        if (hex.end > decimal!.end) best = { kind: "hex", end: hex.end };
+      if (kind === "decimal" && hexItems >= MIN_ITEMS) {
+        if (hexEnd > decimalEnd) [kind, bestEnd] = ["hex", hexEnd];
         else ambiguous = true;
       }
-      if (!best) {
+      if (kind === undefined) {
         i = Math.max(i, furthest - 1);
         continue;
       }
       let at = i;
-      while (at < best.end) {
-        const [decoded, length] = itemAt(text, at, best.kind)!;
+      while (at < bestEnd) {
+        const length = itemAt(text, at, kind);
         const next = at + length;
-        const sep = next < best.end ? separatorAt(text, next, best.kind) : 0;
-        builder.replace(at, length + sep, decoded);
+        const sep = next < bestEnd ? separatorAt(text, next, kind) : 0;
+        builder.replaceCode(at, length + sep, itemCode);
         at = next + sep;
       }
-      i = best.end - 1;
+      i = bestEnd - 1;
     }
   const decoded = builder.finish();
   return {
@@ -328,6 +355,7 @@ export function listsView(
             changed: builder.map,
           },
     ambiguous,
+    regions: found,
   };
 }
 

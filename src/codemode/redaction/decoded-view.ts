@@ -342,6 +342,8 @@ export function* decodedViews(text: string, mayHideCopy: (view: View) => boolean
 function* spelledViews(view: View): Generator<View> {
   const decoded = view.changed !== undefined;
   const compacting = !decoded || produced(view, COMPACTED);
+  // Whether compaction met a tag character: only then is the tag view made.
+  const seen = { tags: false };
   let listed = false;
   if (!decoded || produced(view, LIST_CHARACTER)) {
     // One reading at a time: the second (two-digit numbers read as hex) is made only after the
@@ -350,39 +352,40 @@ function* spelledViews(view: View): Generator<View> {
     let reading = lists.view;
     if (reading) {
       listed = true;
-      yield* readingViews(reading, compacting);
+      yield* readingViews(reading, compacting, seen);
     }
     reading = undefined;
     lists.view = undefined;
     if (lists.ambiguous) {
       reading = listsView(view, true, lists.regions).view;
-      if (reading) yield* readingViews(reading, compacting);
+      if (reading) yield* readingViews(reading, compacting, seen);
     }
   }
   if (!compacting) return;
-  const tags = tagView(view);
-  if (tags) {
-    yield tags;
-    if (produced(tags, SEQUENCE_LEAD)) yield* steps(tags, ALL_FAMILIES, MAX_SPELLED_STEPS);
-  }
   // A text with lists was compacted with its lists read; one without, as it is.
-  if (listed) return;
-  const compact = compactView(view);
-  if (!compact) return;
-  yield* afterReading(compact);
-  // A list spelled in folded characters (full-width digits `１１６，１１１`) reads as one only
-  // after folding; only a text with such characters can hold one, so others cost nothing.
-  if (FOLDED_DIGITS.test(view.text)) {
-    const relisted = listsView(compact).view;
-    if (relisted) yield relisted;
+  const compact = listed ? undefined : compactView(view, seen);
+  if (compact) {
+    yield* afterReading(compact);
+    // A list spelled in folded characters (full-width digits `１１６，１１１`) reads as one only
+    // after folding; only a text with such characters can hold one, so others cost nothing.
+    if (FOLDED_DIGITS.test(view.text)) {
+      const relisted = listsView(compact).view;
+      if (relisted) yield relisted;
+    }
   }
+  const tags = seen.tags ? tagView(view) : undefined;
+  if (tags) yield* afterReading(tags);
 }
 
 /** A list reading, the decoding steps on what it produced, and its compact view. */
-function* readingViews(reading: View, compacting: boolean): Generator<View> {
+function* readingViews(
+  reading: View,
+  compacting: boolean,
+  seen: { tags: boolean },
+): Generator<View> {
   yield* afterReading(reading);
   if (!compacting) return;
-  const compact = compactView(reading);
+  const compact = compactView(reading, seen);
   if (compact) yield* afterReading(compact);
 }
 

@@ -414,8 +414,10 @@ function utf8At(text: string, at: number): [number, number] | undefined {
  * The view with whitespace and invisible characters dropped and other characters folded (see
  * the file header), or undefined when that changes nothing.
  * @param view - a text and its map to the original
+ * @param seen - set to true when the text holds a tag character (then {@link tagView} is worth
+ *   making: this pass looks at every character beyond ASCII anyway)
  */
-export function compactView(view: View): View | undefined {
+export function compactView(view: View, seen?: { tags: boolean }): View | undefined {
   const { text } = view;
   const builder = new ViewBuilder(text);
   for (let i = 0; i < text.length; i++) {
@@ -428,6 +430,7 @@ export function compactView(view: View): View | undefined {
       i = end - 1;
       continue;
     }
+    if (seen && (c === 0xdb40 || (c === 0xf3 && text.charCodeAt(i + 1) === 0xa0))) seen.tags = true;
     const bytes = c <= 0xf4 ? utf8At(text, i) : undefined;
     const code = bytes ? bytes[0] : text.codePointAt(i)!;
     const length = bytes ? bytes[1] : code > 0xffff ? 2 : 1;
@@ -469,7 +472,6 @@ function tagAt(text: string, at: number): [string, number] | undefined {
  */
 export function tagView(view: View): View | undefined {
   const { text } = view;
-  if (!text.includes("\udb40") && !text.includes("\xf3\xa0")) return undefined;
   const builder = new ViewBuilder(text);
   let tags = 0;
   let other = 0;

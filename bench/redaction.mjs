@@ -123,7 +123,7 @@ if (process.argv.includes("--heavy")) {
         Number(
           execFileSync(
             process.execPath,
-            ["--expose-gc", ...args, "--memory-one", label, name, bare],
+            ["--expose-gc", "--max-semi-space-size=1", ...args, "--memory-one", label, name, bare],
             { encoding: "utf8" },
           )
             .trim()

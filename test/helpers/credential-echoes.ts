@@ -713,6 +713,24 @@ const odX = (t: string) => {
   lines.push(bytes.length.toString(8).padStart(7, "0"));
   return lines.join("\n");
 };
+/** `od -t x1` (hex bytes) or `od -b` (octal bytes) of a text: octal offsets, 16 bytes a line. */
+const odBytes = (t: string, radix: 8 | 16) => {
+  const bytes = utf8(t);
+  const lines: string[] = [];
+  for (let at = 0; at < bytes.length; at += 16) {
+    const row = [...bytes.subarray(at, at + 16)].map((b) =>
+      b.toString(radix).padStart(radix === 8 ? 3 : 2, "0"),
+    );
+    lines.push(`${at.toString(8).padStart(7, "0")} ${row.join(" ")}`);
+  }
+  lines.push(bytes.length.toString(8).padStart(7, "0"));
+  return lines.join("\n");
+};
+const unOdBytes = (t: string, radix: 8 | 16) =>
+  [...t.matchAll(/^[0-7]{7}((?: [0-9a-f]{2,3})+)$/gm)]
+    .flatMap((m) => m[1]!.trim().split(" "))
+    .map((b) => String.fromCharCode(Number.parseInt(b, radix)))
+    .join("");
 const unXxd = (t: string) => {
   const lines = [...t.matchAll(/^[0-9a-f]{8}: ((?:[0-9a-f]{2,4} )+) *(.*)$/gm)];
   const hex = lines.map((m) => m[1]!.replace(/\s+/g, "")).join("");
@@ -751,6 +769,18 @@ export const SPELLED_MORE: CredentialEcho[] = [
     contentType: "text/plain",
     body: (s) => `request headers:\n${odX(`Authorization: Bearer ${s}\r\n`)}\n`,
     recover: unOdX,
+  },
+  {
+    name: "an od -t x1 dump (hex bytes)",
+    contentType: "text/plain",
+    body: (s) => `request headers:\n${odBytes(`Authorization: Bearer ${s}\r\n`, 16)}\n`,
+    recover: (t) => unOdBytes(t, 16),
+  },
+  {
+    name: "an od -b dump (octal bytes)",
+    contentType: "text/plain",
+    body: (s) => `request headers:\n${odBytes(`Authorization: Bearer ${s}\r\n`, 8)}\n`,
+    recover: (t) => unOdBytes(t, 8),
   },
   textEcho(
     "7-bit binary without prefix",

@@ -1,8 +1,9 @@
 /**
  * Readings of a dump, the way debugging endpoints print raw request bytes: `hexdump -C` (offset,
  * hex pairs, `|text|`), `xxd` (offset and `:`, groups of two bytes, the text after two spaces),
- * and `od -x`/`hexdump` (offset, 16-bit words in little-endian order) or plain `od` (the same
- * words in octal). A dump breaks a credential across lines, so no line alone holds it:
+ * and `od -x`/`hexdump` (offset, 16-bit words in little-endian order), plain `od` (the same words
+ * in octal), `od -b` and `od -t x1` (bytes in octal or hex). A dump breaks a credential across
+ * lines, so no line alone holds it:
  *
  * - {@link dumpBytesView} reads the hex (or octal) columns of consecutive lines as one run of
  *   bytes (one character per byte), words in the order the tool printed them (`xxd`: as bytes
@@ -20,8 +21,12 @@ const HEXDUMP_LINE = /^[0-9a-f]{8} +(?:[0-9a-f]{2} +){1,16}\|([\x20-\x7e]{1,16})
 /** One `xxd` line: offset and `:`, groups of hex digits, two or more spaces, the text column. */
 const XXD_LINE =
   /^[0-9a-f]{7,8}: ((?:[0-9a-f]{2}){1,16}(?: (?:[0-9a-f]{2}){1,16})*) {2,}([\x20-\x7e]{1,32})\r?$/gm;
-/** One `od -x` or `hexdump` line (4 hex digits a word), or plain `od` (6 octal digits a word). */
-const OD_LINE = /^[0-9a-f]{7}((?: [0-9a-f]{4}){1,8}|(?: [0-7]{6}){1,8})\r?$/gm;
+/**
+ * One `od -x` or `hexdump` line (4 hex digits a word), plain `od` (6 octal digits a word), `od -b`
+ * (3 octal digits a byte) or `od -t x1` (2 hex digits a byte).
+ */
+const OD_LINE =
+  /^[0-9a-f]{7}((?: [0-9a-f]{4}){1,8}|(?: [0-7]{6}){1,8}|(?: [0-7]{3}){1,16}|(?: [0-9a-f]{2}){1,16})\r?$/gm;
 /** What every dump line starts with: an offset, then hex or octal digits (tried where a line starts). */
 const DUMP_START = /[0-9a-f]{7,8}:? +[0-9a-f]{2}/y;
 
@@ -80,8 +85,9 @@ export function dumpBytesView(view: View): View | undefined {
     : { text: decoded, origin: compose(view.origin, builder.map.origin()) };
 }
 
-/** A column group's bytes, one character each: hex pairs in order, or 16-bit words. */
+/** A column group's bytes, one character each: hex pairs in order, 16-bit words, octal bytes. */
 function groupBytes(group: string, littleEndian: boolean): string {
+  if (group.length === 3) return String.fromCharCode(Number.parseInt(group, 8) & 0xff);
   if (group.length === 6) {
     // An octal word (plain `od`), low byte first.
     const word = Number.parseInt(group, 8);

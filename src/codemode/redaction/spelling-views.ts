@@ -10,17 +10,23 @@
  * - {@link listsView}: runs of at least {@link MIN_ITEMS} numbers or one-character strings read as
  *   the characters they stand for: decimal codes (`116,111,107`, `116.111`, `116 111`, a JSON
  *   array, a Node Buffer's `data`), hex bytes with a separator (`74 6f`, `74:6f`, `0x74,0x6f`,
- *   the hex columns of `hexdump -C`, whose offsets and text column count as separators), 8-bit
- *   binary (`01110100 01101111` or one run of bits; `0b`-prefixed, 1 to 8 bits), and JSON arrays of characters
- *   (`["t","o"]`). A separator is whitespace around at most one of `, . : ; - | /`.
+ *   the hex columns of `hexdump -C`, whose offsets and text column count as separators; `0x`
+ *   bytes also back to back), binary (`01110100 01101111` or one run of 8-bit bytes; 6 or 7 bits
+ *   standing alone, as a code without its leading zeros; `0b`-prefixed, 1 to 8 bits), any of
+ *   these inside quotes (`["116","111"]`), and JSON arrays of characters (`["t","o"]`). A
+ *   separator is whitespace around at most one of `, . : ; - | /`.
  * - {@link compactView}: whitespace and zero-width or formatting characters (every default-ignorable
  *   code point and format character: U+200B–U+200F, U+2060–U+2064, U+FEFF, soft hyphen, bidi
  *   controls, variation selectors, tag characters) dropped, and every other non-ASCII
  *   character folded by Unicode compatibility (NFKC: full-width and styled letters become
  *   ASCII); UTF-8 read one character per byte (what percent-decoding produces) is read as UTF-8
  *   first.
- * - {@link dumpTextView}: the text columns of a `hexdump -C` dump joined, so a copy split across
- *   its lines reads as one.
+ * - {@link tagView}: Unicode tag characters read as the ASCII they mirror (a copy written in
+ *   them), everything else dropped.
+ * - {@link rot13View}: the text in ROT13 when it holds a sequence of a character-level encoding
+ *   written in ROT13 (`%6S`), for the decoding steps to undo.
+ *
+ * Dumps (`hexdump -C`, `xxd`, `od`) are read by ./dump-views.ts.
  *
  * Ordinary text is left as it was wherever no such run exists; a view is made only when one
  * does (whitespace always does: the compact view of ordinary text is the text without it).

@@ -87,6 +87,9 @@ describeExecutors((Executor) => {
       executor,
       request: echoApi,
       secrets: [`Bearer ${ECHO_SECRET}`, ECHO_SECRET],
+      // Every echo's dump in one result: more than the tool's default limit, which would cut the
+      // middle of it (and leave echoes untested).
+      limits: { maxResultBytes: 1_048_576 },
     });
     const client = await connect(createMcpHandler(factory));
     const result = await client.callTool({ name: "execute", arguments: { code: PROGRAM } });

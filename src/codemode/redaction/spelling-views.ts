@@ -31,7 +31,7 @@
  * Ordinary text is left as it was wherever no such run exists; a view is made only when one
  * does (whitespace always does: the compact view of ordinary text is the text without it).
  */
-import { compose, ViewBuilder, type View } from "./view-builder";
+import { compose, SequenceMap, ViewBuilder, type Origin, type View } from "./view-builder";
 
 /** The fewest items a run needs: a form of a secret is at least 8 characters. */
 export const MIN_ITEMS = 8;
@@ -425,6 +425,7 @@ function utf8At(text: string, at: number): [number, number] | undefined {
  */
 export function compactView(view: View, seen?: { tags: boolean }): View | undefined {
   const { text } = view;
+  if (!NON_ASCII.test(text)) return asciiCompactView(view);
   const builder = new ViewBuilder(text);
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
@@ -529,4 +530,41 @@ export function rot13View(view: View): View | undefined {
   for (let k = 0; k < out.length; k += 8192)
     rotated += String.fromCharCode.apply(null, out.subarray(k, k + 8192) as unknown as number[]);
   return { text: rotated, origin: view.origin };
+}
+
+const NON_ASCII = /[^\0-\x7f]/;
+const ASCII_SPACE_RUN = /[\t-\r ]+/g;
+
+/**
+ * Sequences for a view whose step produced no character: a whitespace run removed from ASCII text
+ * decodes to nothing, so no step or list reading is owed to what it produced.
+ */
+const NOTHING_PRODUCED = new SequenceMap();
+
+/**
+ * {@link compactView} of ASCII text: its whitespace runs removed by the engine's own replace (as
+ * fast as looking at each character once), the map to the original built only when a copy is
+ * found in the view. Building the view and its map run by run cost a fifth of an ordinary JSON
+ * body's redaction, and the map 6 bytes per whitespace run.
+ */
+function asciiCompactView(view: View): View | undefined {
+  const { text } = view;
+  const compact = text.replace(ASCII_SPACE_RUN, "");
+  if (compact.length === text.length) return undefined;
+  let local: Origin | undefined;
+  const origin: Origin = (i, end) => {
+    if (!local) {
+      const map = new SequenceMap();
+      let out = 0;
+      let last = 0;
+      for (const run of text.matchAll(ASCII_SPACE_RUN)) {
+        out += run.index - last;
+        map.add(out, 0, run[0].length);
+        last = run.index + run[0].length;
+      }
+      local = map.origin();
+    }
+    return local(i, end);
+  };
+  return { text: compact, origin: compose(view.origin, origin), changed: NOTHING_PRODUCED };
 }

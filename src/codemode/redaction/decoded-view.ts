@@ -357,7 +357,7 @@ function* spelledViews(view: View): Generator<View> {
     reading = undefined;
     lists.view = undefined;
     if (lists.ambiguous) {
-      reading = listsView(view, true, lists.regions).view;
+      reading = listsView(view, true, lists).view;
       if (reading) yield* readingViews(reading, compacting, seen);
     }
   }

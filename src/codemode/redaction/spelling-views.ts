@@ -292,17 +292,21 @@ function* candidateRegions(text: string): Generator<[number, number]> {
  * undefined when there is none.
  * @param view - a text and its map to the original
  * @param hexFirst - read a run of two-digit numbers as hex (a second view reads them as decimal)
- * @param regions - the candidate regions a first reading of the same text returned
- * @returns the view, whether a run could be read both ways, and the candidate regions
+ * @param first - what the first (decimal-first) reading of the same text returned, for the second
+ * @returns the view, whether a run could be read both ways, and what a second reading reuses
  */
 export function listsView(
   view: View,
   hexFirst = false,
-  regions?: readonly number[],
-): { view: View | undefined; ambiguous: boolean; regions: number[] } {
+  first?: FirstReading,
+): { view: View | undefined; ambiguous: boolean } & FirstReading {
   const { text } = view;
   const builder = new ViewBuilder(text);
   let ambiguous = false;
+  const regions = first?.regions;
+  // Where this (decimal-first) reading found a run both ways: the hex-first reading reads hex
+  // there, to the end recorded, without reading the run again.
+  const hexRuns = first ? undefined : new Map<number, number>();
   // The regions as `from, to` pairs: a second reading of the same text reuses the first's.
   const found = regions ? [...regions] : [];
   if (!regions) for (const [from, to] of candidateRegions(text)) found.push(from, to);
@@ -313,6 +317,11 @@ export function listsView(
       if (!isHex(c) && !quote) continue;
       if (i > 0 && isWord(text.charCodeAt(i - 1))) continue;
       if (i < builder.consumed) continue;
+      const known = first?.hexRuns.get(i);
+      if (known !== undefined) {
+        i = readRun(text, builder, i, known, "hex") - 1;
+        continue;
+      }
       let [best, bestEnd, hexEnd, decimalEnd, hexItems] = [-1, 0, 0, 0, 0];
       let furthest = i;
       const kinds = quote
@@ -334,21 +343,16 @@ export function listsView(
       // Hex digits among the numbers decide for hex; otherwise both readings are worth a view.
       if (kind === "decimal" && hexItems >= MIN_ITEMS) {
         if (hexEnd > decimalEnd) [kind, bestEnd] = ["hex", hexEnd];
-        else ambiguous = true;
+        else {
+          ambiguous = true;
+          hexRuns?.set(i, hexEnd);
+        }
       }
       if (kind === undefined) {
         i = Math.max(i, furthest - 1);
         continue;
       }
-      let at = i;
-      while (at < bestEnd) {
-        const length = itemAt(text, at, kind);
-        const next = at + length;
-        const sep = next < bestEnd ? separatorAt(text, next, kind) : 0;
-        builder.replaceCode(at, length + sep, itemCode);
-        at = next + sep;
-      }
-      i = bestEnd - 1;
+      i = readRun(text, builder, i, bestEnd, kind) - 1;
     }
   const decoded = builder.finish();
   return {
@@ -362,7 +366,35 @@ export function listsView(
           },
     ambiguous,
     regions: found,
+    hexRuns: hexRuns ?? new Map(),
   };
+}
+
+/** What a second reading of the same text takes from the first: see {@link listsView}. */
+export interface FirstReading {
+  /** The candidate regions, as `from, to` pairs. */
+  regions: number[];
+  /** Starts of runs read both ways, and where their hex reading ends. */
+  hexRuns: Map<number, number>;
+}
+
+/** Replaces the items of a run (`[from, end)`, of one kind) by their characters; returns `end`. */
+function readRun(
+  text: string,
+  builder: ViewBuilder,
+  from: number,
+  end: number,
+  kind: Kind,
+): number {
+  let at = from;
+  while (at < end) {
+    const length = itemAt(text, at, kind);
+    const next = at + length;
+    const sep = next < end ? separatorAt(text, next, kind) : 0;
+    builder.replaceCode(at, length + sep, itemCode);
+    at = next + sep;
+  }
+  return end;
 }
 
 /**

@@ -27,22 +27,20 @@ const XXD_LINE =
  */
 const OD_LINE =
   /^[0-9a-f]{7}((?: [0-9a-f]{4}){1,8}|(?: [0-7]{6}){1,8}|(?: [0-7]{3}){1,16}|(?: [0-9a-f]{2}){1,16})\r?$/gm;
-/** What every dump line starts with: an offset, then hex or octal digits (tried where a line starts). */
+/** What every dump line starts with: an offset, then hex or octal digits. */
 const DUMP_START = /[0-9a-f]{7,8}:? +[0-9a-f]{2}/y;
+/** The same after a line break (a literal first character: the engine skips to each `\n`). */
+const DUMP_LINE_START = /\n[0-9a-f]{7,8}:? +[0-9a-f]{2}/;
 
 /**
- * Whether some line of the text starts like a dump line. Tried at each line start found by
- * `indexOf` rather than by a multiline regular expression, which tested every position of a
- * one-line body (3% of an ordinary JSON body's redaction).
+ * Whether some line of the text starts like a dump line. A multiline `^` tested every position of
+ * a one-line body (3% of an ordinary JSON body's redaction), and trying each line start from
+ * JavaScript cost 150 ms for 4 MB of line breaks; a pattern that begins with the line break is
+ * searched natively, skipping to each one.
  */
 function hasDumpLine(text: string): boolean {
-  for (let at = 0; at >= 0 && at < text.length;) {
-    DUMP_START.lastIndex = at;
-    if (DUMP_START.test(text)) return true;
-    const next = text.indexOf("\n", at);
-    at = next < 0 ? -1 : next + 1;
-  }
-  return false;
+  DUMP_START.lastIndex = 0;
+  return DUMP_START.test(text) || DUMP_LINE_START.test(text);
 }
 
 /** Consecutive lines count as one dump when at most this many characters (a line break) part them. */

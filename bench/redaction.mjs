@@ -96,6 +96,8 @@ if (process.argv.includes("--heavy")) {
     // Small numbers: every one is a list item (issue #41's review: ~530 ms/MB).
     "4 MB of `12 12 12 …`": [fill("12 "), "text/plain"],
     "4 MB of words": [fill("abcdefghij "), "text/plain"],
+    // Percent sequences written in ROT13 (`%6S` is `%6F`): the ROT13 view is decoded too.
+    "4 MB of `%6S` (ROT13 of `%6F`)": [fill("%6S"), "text/plain"],
   };
   const secrets = Object.freeze([
     "Bearer cf-canary-token-6f1d2c9a8b7e",

@@ -829,4 +829,10 @@ export const SPELLED_MORE: CredentialEcho[] = [
   ),
   textEcho("Unicode tag characters", "text/plain", asTags, unTags),
   jsonEcho("Unicode tag characters in a JSON string", asTags, unTags),
+  textEcho(
+    "base64 of Unicode tag characters",
+    "text/plain",
+    (s) => base64(asTags(s)),
+    (t) => unTags(unUtf8(unBase64(t))),
+  ),
 ];

@@ -3,7 +3,8 @@
  * halves from two responses, information split across responses, which no reading of one body
  * can catch) spells it out before sending it on: full-width, one space or U+200B between the
  * characters, as character codes (a list, a JSON array, an array of numeric strings), ROT13, hex
- * bytes with spaces or `0x` bytes back to back, bits without prefix, Unicode tag characters. None of
+ * bytes with spaces or `0x` bytes back to back, bits without prefix, Unicode tag characters, a
+ * Caesar shift. None of
  * them may reach the client's result, the run record (what `/api/runs` serves) or the server's
  * console, through the return value, `console.log` or a thrown error. Runs on both executors.
  */
@@ -50,6 +51,11 @@ const READINGS: Record<string, (t: string) => string> = {
     t.replace(/[01]{6,8}(?: [01]{6,8}){7,}/g, (run) =>
       String.fromCharCode(...run.split(" ").map((b) => Number.parseInt(b, 2))),
     ),
+  "Caesar shift back by 3": (t) =>
+    t.replace(/[a-z]/gi, (c) => {
+      const base = c <= "Z" ? 65 : 97;
+      return String.fromCharCode(((c.charCodeAt(0) - base + 23) % 26) + base);
+    }),
   ROT13: (t) =>
     t.replace(/[a-z]/gi, (c) => {
       const base = c <= "Z" ? 65 : 97;
@@ -98,6 +104,10 @@ const PROGRAM = `async () => {
     codeStrings: chars.map((c) => String(c.charCodeAt(0))),
     hexBackToBack: chars.map((c) => "0x" + c.charCodeAt(0).toString(16)).join(""),
     sevenBits: chars.map((c) => c.charCodeAt(0).toString(2)).join(" "),
+    caesar3: t.replace(/[a-z]/gi, (c) => {
+      const base = c <= "Z" ? 65 : 97;
+      return String.fromCharCode(((c.charCodeAt(0) - base + 3) % 26) + base);
+    }),
   };
   for (const [name, value] of Object.entries(spelled)) console.log(name, JSON.stringify(value));
   if (THROW) throw new Error("spelled: " + Object.values(spelled).join(" ~ "));

@@ -596,11 +596,11 @@ function asciiCompactView(view: View): View | undefined {
   const origin: Origin = (i, end) => {
     if (!local) {
       const map = new SequenceMap();
-      let out = 0;
+      let kept = 0;
       let last = 0;
       for (const run of text.matchAll(ASCII_SPACE_RUN)) {
-        out += run.index - last;
-        map.add(out, 0, run[0].length);
+        kept += run.index - last;
+        map.add(kept, 0, run[0].length);
         last = run.index + run[0].length;
       }
       local = map.origin();

@@ -8,7 +8,8 @@
  * `--against <git ref>` also bundles that commit's `src/` and interleaves the two, so a loaded
  * machine slows both alike: compare the ratio, not the milliseconds.
  *
- * `--heavy`: the 4 MB rows instead (see below).
+ * `--heavy`: the 4 MB rows instead (see below); `--heavy --memory`: their peak memory, one fresh
+ * process per body and tree.
  *
  * Run: `npm exec -- node bench/redaction.mjs [--against main] [--heavy]` (Node 22 from the `node`
  * devDependency).
@@ -92,27 +93,76 @@ if (process.argv.includes("--heavy")) {
     "4 MB of %25": [fill("%25"), "text/plain"],
     "4 MB of %2541": [fill("%2541"), "text/plain"],
     "4 MB of mixed sequences": [fill("a%25b%2541&#37;\\x25=25 "), "text/plain"],
+    // Small numbers: every one is a list item (issue #41's review: ~530 ms/MB).
+    "4 MB of `12 12 12 …`": [fill("12 "), "text/plain"],
+    "4 MB of words": [fill("abcdefghij "), "text/plain"],
+    // Percent sequences written in ROT13 (`%6S` is `%6F`): the ROT13 view is decoded too.
+    "4 MB of `%6S` (ROT13 of `%6F`)": [fill("%6S"), "text/plain"],
   };
   const secrets = Object.freeze([
     "Bearer cf-canary-token-6f1d2c9a8b7e",
     "cf-canary-token-6f1d2c9a8b7e",
   ]);
   const names = Object.keys(sides);
+  const memoryOne = process.argv.indexOf("--memory-one");
+  if (memoryOne > 0) {
+    // In a fresh process: the peak RSS growth over one call (what the host pays at most).
+    const [label, name, bare] = process.argv.slice(memoryOne + 1, memoryOne + 4);
+    const [payload, type] = heavy[label];
+    const response = new Response(payload, { headers: { "content-type": type } });
+    globalThis.gc?.();
+    const before = process.resourceUsage().maxRSS;
+    // "bare": no secret configured, so no redaction: what reading the body costs anyway.
+    await sides[name](response, bare === "bare" ? Object.freeze([]) : secrets);
+    console.log(String((process.resourceUsage().maxRSS - before) / 1024));
+    process.exit(0);
+  }
+  if (process.argv.includes("--memory")) {
+    // One fresh process per body and tree: a peak is only seen once per process.
+    const args = process.argv.slice(1).filter((arg) => arg !== "--memory");
+    for (const label of Object.keys(heavy)) {
+      const peak = (name, bare) =>
+        Number(
+          execFileSync(
+            process.execPath,
+            ["--expose-gc", "--max-semi-space-size=1", ...args, "--memory-one", label, name, bare],
+            { encoding: "utf8" },
+          )
+            .trim()
+            .split("\n")
+            .pop(),
+        );
+      const row = names.map((name) => {
+        const [mb, bare] = [peak(name, "secrets"), peak(name, "bare")];
+        const share = mb - bare;
+        return `${name} +${mb.toFixed(0)} MB peak RSS, ${bare.toFixed(0)} MB without redaction: redaction ${share.toFixed(0)} MB (${(share / 4).toFixed(1)}× the body)`;
+      });
+      console.log(`toApiResult, ${label}: ${row.join(", ")}`);
+    }
+    process.exit(0);
+  }
   for (const [label, [payload, type]] of Object.entries(heavy)) {
     const samples = Object.fromEntries(names.map((name) => [name, []]));
+    const cpu = Object.fromEntries(names.map((name) => [name, []]));
     for (let round = 0; round < 6; round++)
       for (const name of round % 2 ? names : names.toReversed()) {
         const response = new Response(payload, { headers: { "content-type": type } });
         const start = performance.now();
+        const used = process.cpuUsage();
         await sides[name](response, secrets);
-        if (round > 0) samples[name].push(performance.now() - start);
+        if (round > 0) {
+          samples[name].push(performance.now() - start);
+          const { user, system } = process.cpuUsage(used);
+          cpu[name].push((user + system) / 1000);
+        }
       }
     const median = (list) => list.toSorted((a, b) => a - b)[list.length >> 1];
     const mb = payload.length / 1e6;
     const row = names
       .map((name) => {
         const ms = median(samples[name]);
-        return `${name} ${ms.toFixed(0)} ms (${(ms / mb).toFixed(0)} ms/MB)`;
+        const cpuMs = Math.min(...cpu[name]);
+        return `${name} ${ms.toFixed(0)} ms (${(ms / mb).toFixed(0)} ms/MB; CPU min ${cpuMs.toFixed(0)} ms, ${(cpuMs / mb).toFixed(0)}/MB)`;
       })
       .join(", ");
     console.log(`toApiResult, ${label}: ${row}`);

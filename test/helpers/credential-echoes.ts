@@ -680,3 +680,159 @@ export const SPELLED_PAIRS: CredentialEcho[] = [
     (t) => unBase64(noSpaces(t)),
   ),
 ];
+
+/** `xxd` of a text: offset and `:`, eight groups of two bytes, two spaces, the text column. */
+export const xxd = (t: string) => {
+  const bytes = utf8(t);
+  const lines: string[] = [];
+  for (let at = 0; at < bytes.length; at += 16) {
+    const row = [...bytes.subarray(at, at + 16)];
+    const groups: string[] = [];
+    for (let k = 0; k < row.length; k += 2)
+      groups.push(
+        row
+          .slice(k, k + 2)
+          .map(hex2)
+          .join(""),
+      );
+    const shown = row.map((b) => (b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : ".")).join("");
+    lines.push(`${at.toString(16).padStart(8, "0")}: ${groups.join(" ").padEnd(39)}  ${shown}`);
+  }
+  return lines.join("\n");
+};
+/** `od -x` of a text: octal offsets, 16-bit words in little-endian order (bytes swapped). */
+const odX = (t: string) => {
+  const bytes = utf8(t);
+  const lines: string[] = [];
+  for (let at = 0; at < bytes.length; at += 16) {
+    const words: string[] = [];
+    for (let k = at; k < Math.min(at + 16, bytes.length); k += 2)
+      words.push(hex2(bytes[k + 1] ?? 0) + hex2(bytes[k]!));
+    lines.push(`${at.toString(8).padStart(7, "0")} ${words.join(" ")}`);
+  }
+  lines.push(bytes.length.toString(8).padStart(7, "0"));
+  return lines.join("\n");
+};
+/** `od -t x1` (hex bytes) or `od -b` (octal bytes) of a text: octal offsets, 16 bytes a line. */
+const odBytes = (t: string, radix: 8 | 16) => {
+  const bytes = utf8(t);
+  const lines: string[] = [];
+  for (let at = 0; at < bytes.length; at += 16) {
+    const row = [...bytes.subarray(at, at + 16)].map((b) =>
+      b.toString(radix).padStart(radix === 8 ? 3 : 2, "0"),
+    );
+    lines.push(`${at.toString(8).padStart(7, "0")} ${row.join(" ")}`);
+  }
+  lines.push(bytes.length.toString(8).padStart(7, "0"));
+  return lines.join("\n");
+};
+const unOdBytes = (t: string, radix: 8 | 16) =>
+  [...t.matchAll(/^[0-7]{7}((?: [0-9a-f]{2,3})+)$/gm)]
+    .flatMap((m) => m[1]!.trim().split(" "))
+    .map((b) => String.fromCharCode(Number.parseInt(b, radix)))
+    .join("");
+const unXxd = (t: string) => {
+  const lines = [...t.matchAll(/^[0-9a-f]{8}: ((?:[0-9a-f]{2,4} )+) *(.*)$/gm)];
+  const hex = lines.map((m) => m[1]!.replace(/\s+/g, "")).join("");
+  const bytes = hex.match(/../g) ?? [];
+  const decoded = bytes.map((h) => String.fromCharCode(Number.parseInt(h, 16))).join("");
+  return `${decoded} ${lines.map((m) => m[2]).join("")}`;
+};
+const unOdX = (t: string) =>
+  (t.match(/\b[0-9a-f]{4}\b/g) ?? [])
+    .map((w) =>
+      String.fromCharCode(Number.parseInt(w.slice(2), 16), Number.parseInt(w.slice(0, 2), 16)),
+    )
+    .join("");
+const TAG = 0xe0000;
+const asTags = (t: string) =>
+  [...t].map((c) => String.fromCodePoint(TAG + c.charCodeAt(0))).join("");
+const unTags = (t: string) =>
+  [...t]
+    .map((c) => {
+      const code = c.codePointAt(0)!;
+      return code > TAG && code < TAG + 0x80 ? String.fromCharCode(code - TAG) : c;
+    })
+    .join("");
+const unQuoted = (t: string) => t.replace(/["']/g, "");
+
+/** Spellings a second review recovered the credential from (issue #41, after SPELLED). */
+export const SPELLED_MORE: CredentialEcho[] = [
+  {
+    name: "an xxd dump",
+    contentType: "text/plain",
+    body: (s) => `request headers:\n${xxd(`Authorization: Bearer ${s}\r\n`)}\n`,
+    recover: unXxd,
+  },
+  {
+    name: "an od -x dump (little-endian words)",
+    contentType: "text/plain",
+    body: (s) => `request headers:\n${odX(`Authorization: Bearer ${s}\r\n`)}\n`,
+    recover: unOdX,
+  },
+  {
+    name: "an od -t x1 dump (hex bytes)",
+    contentType: "text/plain",
+    body: (s) => `request headers:\n${odBytes(`Authorization: Bearer ${s}\r\n`, 16)}\n`,
+    recover: (t) => unOdBytes(t, 16),
+  },
+  {
+    name: "an od -b dump (octal bytes)",
+    contentType: "text/plain",
+    body: (s) => `request headers:\n${odBytes(`Authorization: Bearer ${s}\r\n`, 8)}\n`,
+    recover: (t) => unOdBytes(t, 8),
+  },
+  textEcho(
+    "7-bit binary without prefix",
+    "text/plain",
+    (s) =>
+      codes(s)
+        .map((b) => b.toString(2))
+        .join(" "),
+    (t) => unSeparated(t, 2, "[01]{6,8}"),
+  ),
+  textEcho(
+    "ROT13 of a percent-encoding",
+    "text/plain",
+    (s) => rot13(percent(s)),
+    (t) => unPercent(rot13(t)),
+  ),
+  textEcho(
+    "ROT13 of a lower-case percent-encoding",
+    "text/plain",
+    (s) => rot13(percent(s).toLowerCase()),
+    (t) => unPercent(rot13(t)),
+  ),
+  jsonEcho(
+    "a JSON array of decimal strings",
+    (s) => codes(s).map(String),
+    (t) => unDecimal(unQuoted(t)),
+  ),
+  jsonEcho(
+    "a JSON array of hex strings",
+    (s) => hexPairs(s),
+    (t) => unHexList(unQuoted(t)),
+  ),
+  textEcho(
+    "0x-prefixed hex bytes without separators",
+    "text/plain",
+    (s) =>
+      hexPairs(s)
+        .map((h) => `0x${h}`)
+        .join(""),
+    (t) => unHexList(t.replace(/(0x[0-9a-f]{2})(?=0x)/gi, "$1 ")),
+  ),
+  jsonEcho(
+    "\\x escapes in a JSON string",
+    (s) => jsHex(s),
+    (t) => unJs(t.replaceAll("\\\\", "\\")),
+  ),
+  textEcho("Unicode tag characters", "text/plain", asTags, unTags),
+  jsonEcho("Unicode tag characters in a JSON string", asTags, unTags),
+  textEcho(
+    "base64 of Unicode tag characters",
+    "text/plain",
+    (s) => base64(asTags(s)),
+    (t) => unTags(unUtf8(unBase64(t))),
+  ),
+];

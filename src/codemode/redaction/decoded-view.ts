@@ -20,7 +20,8 @@
  * Does not do: JavaScript's legacy octal escapes (`\141`: read as CSS hex), `+` as a space
  * (a form-encoded secret with a space is matched as a literal form instead), MIME encoded words.
  */
-import { compactView, dumpTextView, listsView } from "./spelling-views";
+import { dumpBytesView, dumpTextView } from "./dump-views";
+import { compactView, listsView, rot13View, tagView } from "./spelling-views";
 import { compose, ViewBuilder, type View } from "./view-builder";
 
 export type { Origin } from "./view-builder";
@@ -299,6 +300,14 @@ export function* decodedViews(text: string, mayHideCopy: (view: View) => boolean
   yield* spelledViews(base);
   const dump = dumpTextView(base);
   if (dump) yield dump;
+  const dumped = dumpBytesView(base);
+  if (dumped) {
+    yield dumped;
+    yield* steps(dumped, ALL_FAMILIES, MAX_SPELLED_STEPS);
+  }
+  // ROT13 over a character-level encoding: decoded once turned back.
+  const rotated = rot13View(base);
+  if (rotated) yield* steps(rotated, ALL_FAMILIES);
   const nulFree = withoutNuls(base);
   if (nulFree) {
     yield nulFree;
@@ -332,30 +341,58 @@ export function* decodedViews(text: string, mayHideCopy: (view: View) => boolean
  */
 function* spelledViews(view: View): Generator<View> {
   const decoded = view.changed !== undefined;
-  const lists =
-    !decoded || produced(view, LIST_CHARACTER)
-      ? listsView(view)
-      : { view: undefined, ambiguous: false };
-  const readings = lists.ambiguous ? [lists.view, listsView(view, true).view] : [lists.view];
-  for (const listed of readings) {
-    if (!listed) continue;
-    yield listed;
-    if (produced(listed, SEQUENCE_LEAD)) yield* steps(listed, ALL_FAMILIES, MAX_SPELLED_STEPS);
+  const compacting = !decoded || produced(view, COMPACTED);
+  // Whether compaction met a tag character: only then is the tag view made.
+  const seen = { tags: false };
+  let listed = false;
+  if (!decoded || produced(view, LIST_CHARACTER)) {
+    // One reading at a time: the second (two-digit numbers read as hex) is made only after the
+    // first and what comes of it were searched, so the two are never held at once.
+    const lists = listsView(view);
+    let reading = lists.view;
+    if (reading) {
+      listed = true;
+      yield* readingViews(reading, compacting, seen);
+    }
+    reading = undefined;
+    lists.view = undefined;
+    if (lists.ambiguous) {
+      reading = listsView(view, true, lists).view;
+      if (reading) yield* readingViews(reading, compacting, seen);
+    }
   }
-  if (decoded && !produced(view, COMPACTED)) return;
-  const listed = readings.filter((reading) => reading !== undefined);
-  for (const from of listed.length > 0 ? listed : [view]) {
-    const compact = compactView(from);
-    if (!compact) continue;
-    yield compact;
-    if (produced(compact, SEQUENCE_LEAD)) yield* steps(compact, ALL_FAMILIES, MAX_SPELLED_STEPS);
+  if (!compacting) return;
+  // A text with lists was compacted with its lists read; one without, as it is.
+  const compact = listed ? undefined : compactView(view, seen);
+  if (compact) {
+    yield* afterReading(compact);
     // A list spelled in folded characters (full-width digits `１１６，１１１`) reads as one only
     // after folding; only a text with such characters can hold one, so others cost nothing.
-    if (from === view && FOLDED_DIGITS.test(from.text)) {
+    if (FOLDED_DIGITS.test(view.text)) {
       const relisted = listsView(compact).view;
       if (relisted) yield relisted;
     }
   }
+  const tags = seen.tags ? tagView(view) : undefined;
+  if (tags) yield* afterReading(tags);
+}
+
+/** A list reading, the decoding steps on what it produced, and its compact view. */
+function* readingViews(
+  reading: View,
+  compacting: boolean,
+  seen: { tags: boolean },
+): Generator<View> {
+  yield* afterReading(reading);
+  if (!compacting) return;
+  const compact = compactView(reading, seen);
+  if (compact) yield* afterReading(compact);
+}
+
+/** A reading, then up to {@link MAX_SPELLED_STEPS} decoding steps when it produced a sequence's start. */
+function* afterReading(reading: View): Generator<View> {
+  yield reading;
+  if (produced(reading, SEQUENCE_LEAD)) yield* steps(reading, ALL_FAMILIES, MAX_SPELLED_STEPS);
 }
 
 /** Whether a view's step produced a character of the class (a view made by no step: true). */

@@ -11,7 +11,9 @@
  * (UTF-16/32 read one byte at a time), and in decoded views (./decoded-view.ts: percent-encoding
  * repeated, HTML/XML character references, JavaScript/JSON/CSS escapes, quoted-printable, up to
  * three layers deep), in spelled-out readings (./spelling-views.ts: byte and character lists,
- * hex dumps, bit strings, whitespace and zero-width characters dropped, NFKC folding) and in
+ * bit strings, whitespace and zero-width characters dropped, NFKC folding, Unicode tag characters
+ * read as ASCII, ROT13 over a character-level encoding; ./dump-views.ts: `hexdump -C`, `xxd` and
+ * `od` dumps) and in
  * both composed, for the literal forms of ./secret-forms.ts: the secret, reversed,
  * case-changed and ROT13, and its base16/32/32hex/64/64url encodings, also of those copies and
  * of its character-level, list, run and UTF-16 encodings. A match in a view is cut out of the original where

@@ -63,6 +63,19 @@ const BASE32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
 /** RFC 4648's "extended hex" alphabet (base32hex): the same bits, other letters. */
 const BASE32HEX = "0123456789ABCDEFGHIJKLMNOPQRSTUV";
 
+/** Each ASCII letter `shift` places on in its alphabet (a Caesar shift), everything else as it is. */
+export const caesar = (text: string, shift: number) =>
+  text.replace(/[a-z]/gi, (c) => {
+    const base = c <= "Z" ? 65 : 97;
+    return String.fromCharCode(((c.charCodeAt(0) - base + shift) % 26) + base);
+  });
+
+/**
+ * Letters a secret needs before its other Caesar shifts are forms: a shift of a mostly-digit
+ * secret (`x1234567` → `y1234567`) is too likely to be an ordinary id.
+ */
+const SHIFTED_LETTERS = 8;
+
 /** ROT13: each ASCII letter 13 places on, everything else as it is (its own inverse). */
 export const rot13 = (text: string) =>
   text.replace(/[a-z]/gi, (c) => {
@@ -156,7 +169,12 @@ const CHARACTER_ENCODINGS: ((secret: string) => string)[] = [
   (s) => [...s].map((c) => String.fromCodePoint(fullWidth(c.codePointAt(0)!))).join(""),
   rot13,
   (s) => [...s].join("\u200b"),
+  // Tag characters (U+E0000 + ASCII): read as text by the tag view, but under a run encoding
+  // (base64 of them) only as a literal form.
+  (s) => [...s].map((c) => String.fromCodePoint(TAG_BASE + (c.codePointAt(0)! & 0x7f))).join(""),
 ];
+
+const TAG_BASE = 0xe0000;
 
 /** The full-width form of a printable ASCII code point (U+FF01–U+FF5E), others as they are. */
 const fullWidth = (code: number) => (code > 0x20 && code < 0x7f ? code + 0xfee0 : code);
@@ -181,6 +199,10 @@ export function secretForms(secret: string): string[] {
     add(variant);
     // ROT13 of the variant, and the run encodings of that and of the variant read back ROT13.
     add(rot13(variant));
+    // The other 24 shifts (a program that recovered the secret may return it shifted), as literal
+    // text only: their run encodings would multiply the forms by 24 for a form no API produces.
+    if ((variant.match(/[a-z]/gi)?.length ?? 0) >= SHIFTED_LETTERS)
+      for (let shift = 1; shift < 26; shift++) if (shift !== 13) add(caesar(variant, shift));
     for (const form of runForms(utf8(rot13(variant)))) add(form);
     for (const form of runForms(bytes)) add(rot13(form));
     add(latin1(bytes));

@@ -149,6 +149,24 @@ export class ViewBuilder {
     this.copied = at + inLength;
   }
 
+  /**
+   * Like {@link ViewBuilder.replace} with one character given by its code point (no string made
+   * per sequence: a list of a million numbers is a million sequences).
+   */
+  replaceCode(at: number, inLength: number, code: number): void {
+    if (code > 0xffff) {
+      this.replace(at, inLength, String.fromCodePoint(code));
+      return;
+    }
+    this.copy(at);
+    this.map.add(this.total, 1, inLength);
+    let out = this.reserve(1);
+    if (code > 0xff && out instanceof Uint8Array) out = this.widen();
+    out[this.length++] = code;
+    this.total++;
+    this.copied = at + inLength;
+  }
+
   /** The view's text, or undefined when nothing was replaced. */
   finish(): string | undefined {
     if (this.map.count === 0) return undefined;

@@ -6,6 +6,7 @@ import {
   holds,
   SINGLE_LAYER,
   SPELLED,
+  SPELLED_MORE,
   SPELLED_PAIRS,
   TWO_LAYERS,
   type CredentialEcho,
@@ -38,6 +39,7 @@ describe.each([
   ["two layers", TWO_LAYERS],
   ["a spelling", SPELLED],
   ["a spelling composed with an encoding", SPELLED_PAIRS],
+  ["a spelling the second review found", SPELLED_MORE],
 ])("an echoed credential in %s of encoding is not recoverable", (_layers, cases) => {
   it.each(cases.map((c) => [c.name, c] as const))("%s", async (_name, case_) => {
     // The echo really holds it: the same decoding recovers it from what was sent.

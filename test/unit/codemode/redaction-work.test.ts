@@ -27,4 +27,16 @@ describe("decoding work per character", () => {
       expect(large).toBeLessThan(small * 1.1 + 0.1);
     },
   );
+
+  // Sequences written in ROT13 (`%6S` is `%6F`) make a ROT13 view that is decoded too: the text's
+  // own steps plus the view's, 3.0 per character at most here.
+  it.each(["%6S", "%25%6S", "\\k25", "%2R%6S"])(
+    "stays bounded with ROT13 sequences: %s repeated",
+    (unit) => {
+      const small = workPerCharacter(unit.repeat(Math.ceil(20_000 / unit.length)));
+      const large = workPerCharacter(unit.repeat(Math.ceil(200_000 / unit.length)));
+      expect(large).toBeLessThan(3.3);
+      expect(large).toBeLessThan(small * 1.1 + 0.1);
+    },
+  );
 });

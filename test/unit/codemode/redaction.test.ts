@@ -71,6 +71,18 @@ describe("secretRedactor: the forms of a secret it finds", () => {
       expect(r.text(`<${form}>`)).toBe("<[REDACTED]>");
   });
 
+  it("reads hex bytes made only of digits as hex too, not only as decimal codes", () => {
+    // Every byte of this secret is two decimal digits in hex (`50 68 69 …`): the run reads as
+    // decimal codes and as hex bytes, and the second reading (which reuses the first's runs) must
+    // still be made, also in a list of numeric strings and after other numbers.
+    const secret = "Phi2Qaxy7Pq";
+    const r = secretRedactor([secret]);
+    const hex = [...secret].map((c) => c.charCodeAt(0).toString(16));
+    expect(r.text(`x ${hex.join(" ")} y`)).toBe("x [REDACTED] y");
+    expect(r.text(`12 34 ${hex.join(" ")}`)).toBe("12 34 [REDACTED]");
+    expect(r.text(JSON.stringify({ a: hex }))).toBe('{"a":[[REDACTED]]}');
+  });
+
   it("replaces bytes in place, in the encoding it found them, at any offset", () => {
     const body = Uint8Array.from([
       0xff,

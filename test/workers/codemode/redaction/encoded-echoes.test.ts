@@ -21,6 +21,7 @@ import {
   holds,
   SINGLE_LAYER,
   SPELLED,
+  SPELLED_MORE,
   SPELLED_PAIRS,
   TWO_LAYERS,
   type CredentialEcho,
@@ -28,7 +29,7 @@ import {
 
 describeExecutors((Executor) => {
   const executor = new Executor({ loader: env.LOADER, limits: { timeoutMs: 30_000 } });
-  const ECHOES = [...SINGLE_LAYER, ...TWO_LAYERS, ...SPELLED, ...SPELLED_PAIRS];
+  const ECHOES = [...SINGLE_LAYER, ...TWO_LAYERS, ...SPELLED, ...SPELLED_PAIRS, ...SPELLED_MORE];
 
   const spec = {
     openapi: "3.0.3",
@@ -86,6 +87,9 @@ describeExecutors((Executor) => {
       executor,
       request: echoApi,
       secrets: [`Bearer ${ECHO_SECRET}`, ECHO_SECRET],
+      // Every echo's dump in one result: more than the tool's default limit, which would cut the
+      // middle of it (and leave echoes untested).
+      limits: { maxResultBytes: 1_048_576 },
     });
     const client = await connect(createMcpHandler(factory));
     const result = await client.callTool({ name: "execute", arguments: { code: PROGRAM } });

@@ -2,7 +2,9 @@
  * The second line (issue #41): a program that got hold of the credential anyway (here in two
  * halves from two responses, information split across responses, which no reading of one body
  * can catch) spells it out before sending it on: full-width, one space or U+200B between the
- * characters, as character codes (a list and a JSON array), ROT13, hex bytes with spaces. None of
+ * characters, as character codes (a list, a JSON array, an array of numeric strings), ROT13, hex
+ * bytes with spaces or `0x` bytes back to back, bits without prefix, Unicode tag characters, a
+ * Caesar shift. None of
  * them may reach the client's result, the run record (what `/api/runs` serves) or the server's
  * console, through the return value, `console.log` or a thrown error. Runs on both executors.
  */
@@ -31,6 +33,29 @@ const READINGS: Record<string, (t: string) => string> = {
     t.replace(/[0-9a-f]{2}(?: [0-9a-f]{2}){7,}/gi, (run) =>
       String.fromCharCode(...run.split(" ").map((h) => Number.parseInt(h, 16))),
     ),
+  "tag characters as ASCII": (t) =>
+    t.replace(/[\u{e0020}-\u{e007e}]/gu, (c) => String.fromCharCode(c.codePointAt(0)! - 0xe0000)),
+  "char codes without quotes": (t) =>
+    t
+      .replace(/"/g, "")
+      .replace(/\d{1,7}(?:[\s,]+\d{1,7}){7,}/g, (run) =>
+        String.fromCodePoint(...(run.match(/\d+/g) ?? []).map(Number)),
+      ),
+  "0x bytes back to back": (t) =>
+    t.replace(/(?:0x[0-9a-f]{2}){8,}/gi, (run) =>
+      String.fromCharCode(
+        ...(run.match(/[0-9a-f]{2}(?=0x|$)/gi) ?? []).map((h) => Number.parseInt(h, 16)),
+      ),
+    ),
+  "bits without prefix": (t) =>
+    t.replace(/[01]{6,8}(?: [01]{6,8}){7,}/g, (run) =>
+      String.fromCharCode(...run.split(" ").map((b) => Number.parseInt(b, 2))),
+    ),
+  "Caesar shift back by 3": (t) =>
+    t.replace(/[a-z]/gi, (c) => {
+      const base = c <= "Z" ? 65 : 97;
+      return String.fromCharCode(((c.charCodeAt(0) - base + 23) % 26) + base);
+    }),
   ROT13: (t) =>
     t.replace(/[a-z]/gi, (c) => {
       const base = c <= "Z" ? 65 : 97;
@@ -75,6 +100,14 @@ const PROGRAM = `async () => {
       return String.fromCharCode(((c.charCodeAt(0) - base + 13) % 26) + base);
     }),
     hex: chars.map((c) => c.charCodeAt(0).toString(16).padStart(2, "0")).join(" "),
+    tags: chars.map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join(""),
+    codeStrings: chars.map((c) => String(c.charCodeAt(0))),
+    hexBackToBack: chars.map((c) => "0x" + c.charCodeAt(0).toString(16)).join(""),
+    sevenBits: chars.map((c) => c.charCodeAt(0).toString(2)).join(" "),
+    caesar3: t.replace(/[a-z]/gi, (c) => {
+      const base = c <= "Z" ? 65 : 97;
+      return String.fromCharCode(((c.charCodeAt(0) - base + 3) % 26) + base);
+    }),
   };
   for (const [name, value] of Object.entries(spelled)) console.log(name, JSON.stringify(value));
   if (THROW) throw new Error("spelled: " + Object.values(spelled).join(" ~ "));

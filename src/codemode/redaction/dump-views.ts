@@ -1,0 +1,133 @@
+/**
+ * Readings of a dump, the way debugging endpoints print raw request bytes: `hexdump -C` (offset,
+ * hex pairs, `|text|`), `xxd` (offset and `:`, groups of two bytes, the text after two spaces),
+ * and `od -x`/`hexdump` (offset, 16-bit words in little-endian order), plain `od` (the same words
+ * in octal), `od -b` and `od -t x1` (bytes in octal or hex). A dump breaks a credential across
+ * lines, so no line alone holds it:
+ *
+ * - {@link dumpBytesView} reads the hex (or octal) columns of consecutive lines as one run of
+ *   bytes (one character per byte), words in the order the tool printed them (`xxd`: as bytes
+ *   read; `od`, `hexdump`: low byte first);
+ * - {@link dumpTextView} joins the text columns of consecutive lines.
+ *
+ * `hexdump -C`'s hex columns are read by the lists view (./spelling-views.ts), whose separators
+ * take its text column and offsets. Both views are made like a decoding step (./view-builder.ts),
+ * so a copy found in them is cut out of the original where its lines were.
+ */
+import { compose, ViewBuilder, type View } from "./view-builder";
+
+/** One `hexdump -C` line: offset, hex columns, text column. */
+const HEXDUMP_LINE = /^[0-9a-f]{8} +(?:[0-9a-f]{2} +){1,16}\|([\x20-\x7e]{1,16})\|\r?$/gm;
+/** One `xxd` line: offset and `:`, groups of hex digits, two or more spaces, the text column. */
+const XXD_LINE =
+  /^[0-9a-f]{7,8}: ((?:[0-9a-f]{2}){1,16}(?: (?:[0-9a-f]{2}){1,16})*) {2,}([\x20-\x7e]{1,32})\r?$/gm;
+/**
+ * One `od -x` or `hexdump` line (4 hex digits a word), plain `od` (6 octal digits a word), `od -b`
+ * (3 octal digits a byte) or `od -t x1` (2 hex digits a byte).
+ */
+const OD_LINE =
+  /^[0-9a-f]{7}((?: [0-9a-f]{4}){1,8}|(?: [0-7]{6}){1,8}|(?: [0-7]{3}){1,16}|(?: [0-9a-f]{2}){1,16})\r?$/gm;
+/** What every dump line starts with: an offset, then hex or octal digits. */
+const DUMP_START = /[0-9a-f]{7,8}:? +[0-9a-f]{2}/y;
+/** The same after a line break (a literal first character: the engine skips to each `\n`). */
+const DUMP_LINE_START = /\n[0-9a-f]{7,8}:? +[0-9a-f]{2}/;
+
+/**
+ * Whether some line of the text starts like a dump line. A multiline `^` tested every position of
+ * a one-line body (3% of an ordinary JSON body's redaction), and trying each line start from
+ * JavaScript cost 150 ms for 4 MB of line breaks; a pattern that begins with the line break is
+ * searched natively, skipping to each one.
+ */
+function hasDumpLine(text: string): boolean {
+  DUMP_START.lastIndex = 0;
+  return DUMP_START.test(text) || DUMP_LINE_START.test(text);
+}
+
+/** Consecutive lines count as one dump when at most this many characters (a line break) part them. */
+const LINE_BREAK = 2;
+
+/**
+ * The view with the hex (or octal) columns of `xxd`, `od -x`, `hexdump` and `od` dumps read as
+ * bytes, the rest of their lines dropped, or undefined when there is no such dump of at least two
+ * lines.
+ * @param view - a text and its map to the original
+ */
+export function dumpBytesView(view: View): View | undefined {
+  const { text } = view;
+  if (!hasDumpLine(text)) return undefined;
+  const builder = new ViewBuilder(text);
+  let lines = 0;
+  const read = (start: number, end: number, columns: string, at: number, littleEndian: boolean) => {
+    // The offset, and before it the previous line's end, go with the first group.
+    let from = lines > 0 && start - builder.consumed <= LINE_BREAK ? builder.consumed : start;
+    for (const group of columns.matchAll(/\S+/g)) {
+      const groupEnd = at + group.index + group[0].length;
+      builder.replace(from, groupEnd - from, groupBytes(group[0], littleEndian));
+      from = groupEnd;
+    }
+    // The text column goes (dumpTextView reads it).
+    if (end > from) builder.replace(from, end - from, "");
+    lines++;
+  };
+  for (const match of text.matchAll(XXD_LINE)) {
+    const at = match.index + match[0].indexOf(":") + 2;
+    read(match.index, match.index + match[0].length, match[1]!, at, false);
+  }
+  if (lines === 0)
+    for (const match of text.matchAll(OD_LINE))
+      read(match.index, match.index + match[0].length, match[1]!, match.index + 7, true);
+  if (lines < 2) return undefined;
+  const decoded = builder.finish();
+  return decoded === undefined
+    ? undefined
+    : { text: decoded, origin: compose(view.origin, builder.map.origin()) };
+}
+
+/** A column group's bytes, one character each: hex pairs in order, 16-bit words, octal bytes. */
+function groupBytes(group: string, littleEndian: boolean): string {
+  if (group.length === 3) return String.fromCharCode(Number.parseInt(group, 8) & 0xff);
+  if (group.length === 6) {
+    // An octal word (plain `od`), low byte first.
+    const word = Number.parseInt(group, 8);
+    return String.fromCharCode(word & 0xff, word >> 8);
+  }
+  let out = "";
+  for (let k = 0; k + 2 <= group.length; k += 2)
+    out += String.fromCharCode(Number.parseInt(group.slice(k, k + 2), 16));
+  return littleEndian ? [...out].toReversed().join("") : out;
+}
+
+/**
+ * The view with the text columns of a `hexdump -C` or `xxd` dump joined (everything else on its
+ * lines dropped), or undefined when there is no dump of at least two lines.
+ * @param view - a text and its map to the original
+ */
+export function dumpTextView(view: View): View | undefined {
+  const { text } = view;
+  if (!hasDumpLine(text)) return undefined;
+  const builder = new ViewBuilder(text);
+  let lines = 0;
+  const join = (start: number, column: number, close: number, end: number) => {
+    // What lies between the previous line's column and this one (its `|`, the line break, the
+    // offset and the hex columns) goes, so the columns of consecutive lines read as one text.
+    const from = lines > 0 && start - builder.consumed <= LINE_BREAK ? builder.consumed : start;
+    builder.replace(from, column - from, "");
+    builder.replace(close, end - close, "");
+    lines++;
+  };
+  for (const match of text.matchAll(HEXDUMP_LINE)) {
+    const column = match.index + match[0].indexOf("|") + 1;
+    join(match.index, column, column + match[1]!.length, match.index + match[0].length);
+  }
+  if (lines === 0)
+    for (const match of text.matchAll(XXD_LINE)) {
+      const end = match.index + match[0].length;
+      const close = match.index + match[0].trimEnd().length;
+      join(match.index, close - match[2]!.trimEnd().length, close, end);
+    }
+  if (lines < 2) return undefined;
+  const decoded = builder.finish();
+  return decoded === undefined
+    ? undefined
+    : { text: decoded, origin: compose(view.origin, builder.map.origin()) };
+}

@@ -64,14 +64,15 @@ try {
         check(Date.now() < deadline, `no standby:\n${server.output()}`);
         await new Promise((r) => setTimeout(r, 200));
       }
-      // The host, its standby and every sandbox runner is one workerd each (the start line says
-      // how many runners this machine gets: one per core, at most 4, plus one).
+      // The host, its standby and every running sandbox runner is one workerd each: at least one
+      // runner runs, more only while runs need them (runners on demand), at most the count the
+      // start line gives and the spare.
       const runners = Number(/(\d+) sandbox runners?\b/.exec(server.output())?.[1] ?? 0);
       const tree = processTree(server.pid);
       const workerd = tree.filter((p) => p.command.includes("workerd serve")).length;
       check(
-        workerd === 2 + runners,
-        `expected host + standby + ${runners} runners = ${2 + runners} workerd, found ${workerd}`,
+        workerd >= 3 && workerd <= 3 + runners,
+        `expected host + standby + 1 to ${runners + 1} runners = 3 to ${3 + runners} workerd, found ${workerd}`,
       );
       const pids = tree.map((p) => p.pid);
       // The server's private socket folder: the runtime host's argument.

@@ -14,13 +14,14 @@
  */
 import { spawn, spawnSync } from "node:child_process";
 import { Agent, request } from "node:http";
-import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CLUSTER_SECRET_HEADER } from "../../cli/local-server/cluster-secret.mjs";
 import { freePort } from "../../cli/local-server/free-port.mjs";
 import { defaultRunnerCount } from "../../cli/local-server/worker-options.mjs";
+import { listeningUnixSockets } from "../../test/e2e/support/listening-ports.mjs";
 import { rawToolCall } from "./raw-client.mjs";
 import { p50, round1 } from "./stats.mjs";
 
@@ -111,32 +112,6 @@ export async function startLocal(runners, env = {}) {
     }
     await new Promise((r) => setTimeout(r, 250));
   }
-}
-
-/**
- * The Unix sockets process `pid` listens on (Linux: its socket descriptors matched against the
- * listening sockets of /proc/net/unix). The host workerd's are its direct socket (the front's
- * target) and Miniflare's entry socket.
- * @param {number} pid
- * @returns {string[]}
- */
-function listeningUnixSockets(pid) {
-  const inodes = new Set();
-  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
-    try {
-      const target = readlinkSync(`/proc/${pid}/fd/${fd}`);
-      const m = /^socket:\[(\d+)\]$/.exec(target);
-      if (m) inodes.add(m[1]);
-    } catch {
-      // closed meanwhile
-    }
-  }
-  return readFileSync(`/proc/${pid}/net/unix`, "utf8")
-    .split("\n")
-    .slice(1)
-    .map((line) => line.trim().split(/\s+/))
-    .filter((f) => f.length >= 8 && f[3] === "00010000" && inodes.has(String(f[6])))
-    .map((f) => f.slice(7).join(" "));
 }
 
 /**

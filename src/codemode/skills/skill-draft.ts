@@ -17,6 +17,7 @@ import { SANDBOX_GLOBALS } from "../../executor/namespace-names";
 import { preludeFunction } from "../../executor/prelude-function";
 import { validationSchema } from "../upstream/tool-input-schema";
 import { freeVariables } from "./free-variables";
+import { schemaExpansionProblem } from "./schema-expansion";
 import type { SkillLimits } from "./skill-limits";
 import { skillNameProblem } from "./skill-name";
 import type { JsonSchema, SkillDraft } from "./skill-store";
@@ -99,6 +100,11 @@ function schema(value: unknown, label: string, maxChars: number): JsonSchema | u
   if (text.length > maxChars)
     refuse(`${label} is ${text.length} characters of JSON; the limit is ${maxChars}.`);
   const copy = JSON.parse(text) as JsonSchema;
+  // Before the validator reads it: a few `$ref`s can stand for millions of subschemas, which
+  // it would walk for every value (schema-expansion.ts). Written out, the schema must still
+  // be no more subschemas than its character limit.
+  const expansion = schemaExpansionProblem(copy, maxChars);
+  if (expansion !== undefined) refuse(`${label} ${expansion}`);
   try {
     // Checking one value makes the validator read the whole schema (it compiles lazily).
     new Validator(validationSchema(copy) as Schema, "2020-12", false).validate({});

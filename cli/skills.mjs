@@ -3,8 +3,18 @@
 // Skills folders and import from them. Whose skills: the caller the server sees, so the key or
 // token comes from the environment (MCP_API_KEY, or CODE_MODE_MCP_TOKEN for an OAuth access
 // token), never from a flag.
-import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join, relative, resolve, sep } from "node:path";
+import {
+  closeSync,
+  constants,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { join, relative, resolve, sep } from "node:path";
 
 /** The subcommands and their positional arguments (after the subcommand). */
 export const SKILLS_USAGE = `npx code-mode-mcp skills list
@@ -94,14 +104,10 @@ export async function skillsCommand({ positional, url, env, out, err, fetch = gl
     if (sub === "export" && first) {
       const { folders } = await call("/export");
       const root = resolve(first);
+      mkdirSync(root, { recursive: true });
       for (const folder of folders)
-        for (const [path, text] of Object.entries(folder.files)) {
-          const file = join(root, folder.folder, path);
-          // Names are identifiers and paths are the server's own, but never write outside.
-          if (!file.startsWith(root + sep)) throw new Error(`refused to write ${file}`);
-          mkdirSync(dirname(file), { recursive: true });
-          writeFileSync(file, String(text));
-        }
+        for (const [path, text] of Object.entries(folder.files))
+          writeInside(root, join(String(folder.folder), path), String(text));
       out(`Exported ${folders.length} skill(s) to ${root}.`);
       return 0;
     }
@@ -122,6 +128,42 @@ export async function skillsCommand({ positional, url, env, out, err, fetch = gl
     `code-mode-mcp skills: "${positional.join(" ")}" is not a skills command.\n  Usage: ${SKILLS_USAGE}`,
   );
   return 2;
+}
+
+/**
+ * Writes `text` to `path` under `root`, refusing to leave it: no `..` and no symbolic link on
+ * the way, the file included. The folder may hold what an imported skill pack brought (a link
+ * `blockedIn -> pack/inner` whose `SKILL.md` links to ~/.bashrc is skipped by the import, and
+ * would make an export write a description the pack chose into that file).
+ * @param {string} root - the export folder (absolute, existing)
+ * @param {string} path - relative to `root`
+ * @param {string} text
+ */
+export function writeInside(root, path, text) {
+  const file = resolve(root, path);
+  if (!file.startsWith(root + sep)) throw new Error(`refused to write ${file}: outside ${root}.`);
+  const parts = relative(root, file).split(sep);
+  let at = root;
+  for (const [index, part] of parts.entries()) {
+    at = join(at, part);
+    const found = lstatSync(at, { throwIfNoEntry: false });
+    if (found?.isSymbolicLink())
+      throw new Error(
+        `refused to write ${file}: ${at} is a symbolic link.\n  Fix: export into a new folder, or remove the link.`,
+      );
+    if (index < parts.length - 1 && !found) mkdirSync(at);
+  }
+  // O_NOFOLLOW: a link made between the check and the write is refused too.
+  const fd = openSync(
+    file,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0),
+    0o644,
+  );
+  try {
+    writeFileSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**

@@ -1,0 +1,91 @@
+// `code-mode-mcp skills export` (cli/skills.mjs) writes only inside its folder: a skill pack
+// imported from that folder may hold symbolic links the import skipped, and the export must not
+// write through them (the pack chose the description it would write).
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { skillsCommand, writeInside } from "../../../cli/skills.mjs";
+import { readSkillFolder, skillFolder } from "../../../src/codemode/skills/agent-skill-format";
+import { skillLimits } from "../../../src/codemode/skills/skill-limits";
+
+const SKILL_MD = `---
+name: evil
+description: "$(touch /tmp/pwned) runs when a shell reads this line"
+---
+
+## Input schema
+
+\`\`\`json
+{ "type": "object" }
+\`\`\`
+`;
+
+/** A server that keeps what is imported and exports it, through the real format code. */
+function fakeServer() {
+  let kept: ReturnType<typeof skillFolder>[] = [];
+  return (async (url: string, init?: RequestInit) => {
+    if (url.endsWith("/import")) {
+      const { folders } = JSON.parse(String(init?.body)) as {
+        folders: Parameters<typeof readSkillFolder>[0][];
+      };
+      const drafts = folders.map((f) => readSkillFolder(f, skillLimits()));
+      kept = drafts.map(skillFolder);
+      return Response.json({ imported: drafts.map((d) => ({ name: d.name, version: 1 })) });
+    }
+    return Response.json({ folders: kept });
+  }) as typeof fetch;
+}
+
+describe("skills export", () => {
+  it("does not write through a link an imported pack left in the folder", async () => {
+    const work = mkdtempSync(join(tmpdir(), "skills-export-"));
+    const victim = join(work, "victim.txt");
+    writeFileSync(victim, "precious\n");
+    const pack = join(work, "pack");
+    // trap/ is a real skill folder (named evil); trap/inner/SKILL.md links to the victim, and
+    // evil -> trap/inner: the import skips both links, the export writes evil/SKILL.md.
+    mkdirSync(join(pack, "trap", "scripts"), { recursive: true });
+    mkdirSync(join(pack, "trap", "inner"));
+    writeFileSync(join(pack, "trap", "SKILL.md"), SKILL_MD);
+    writeFileSync(join(pack, "trap", "scripts", "evil.js"), "async () => 1\n");
+    symlinkSync(victim, join(pack, "trap", "inner", "SKILL.md"));
+    symlinkSync(join(pack, "trap", "inner"), join(pack, "evil"));
+    const fetch = fakeServer();
+    const lines: string[] = [];
+    const io = {
+      url: "http://x",
+      env: {},
+      out: (l: string) => lines.push(l),
+      err: (l: string) => lines.push(l),
+      fetch,
+    } as unknown as Omit<Parameters<typeof skillsCommand>[0], "positional">;
+    expect(await skillsCommand({ ...io, positional: ["import", pack] })).toBe(0);
+    expect(await skillsCommand({ ...io, positional: ["export", pack] })).toBe(1);
+    expect(readFileSync(victim, "utf8")).toBe("precious\n");
+    expect(lines.at(-1)).toMatch(
+      /refused to write .*evil.*: .*evil is a symbolic link\.\n {2}Fix: export into a new folder/,
+    );
+  });
+
+  it("refuses a file link and a path out of the folder, and writes a fresh folder", () => {
+    const root = mkdtempSync(join(tmpdir(), "skills-export-"));
+    const outside = join(root, "..", `${root.split("/").at(-1)}-outside.txt`);
+    writeFileSync(outside, "kept\n");
+    mkdirSync(join(root, "a"));
+    symlinkSync(outside, join(root, "a", "SKILL.md"));
+    expect(() => writeInside(root, "a/SKILL.md", "x")).toThrow(/is a symbolic link/);
+    expect(() => writeInside(root, "../x.txt", "x")).toThrow(/outside/);
+    expect(readFileSync(outside, "utf8")).toBe("kept\n");
+    writeInside(root, "b/scripts/b.js", "async () => 1\n");
+    expect(readFileSync(join(root, "b", "scripts", "b.js"), "utf8")).toBe("async () => 1\n");
+    expect(lstatSync(join(root, "b")).isDirectory()).toBe(true);
+  });
+});

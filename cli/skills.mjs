@@ -33,7 +33,17 @@ const MAX_FILE_BYTES = 1024 * 1024;
  * @param {{ positional: string[], url: string | undefined, env: NodeJS.ProcessEnv, out: (line: string) => void, err: (line: string) => void, fetch?: typeof fetch }} options
  * @returns {Promise<number>} the exit code
  */
-export async function skillsCommand({ positional, url, env, out, err, fetch = globalThis.fetch }) {
+export async function skillsCommand({
+  positional,
+  url,
+  env,
+  out: print,
+  err: printError,
+  fetch = globalThis.fetch,
+}) {
+  // Every line shows text the server sent (a program's error, a skill's code): printable only.
+  const out = (/** @type {string} */ line) => print(printable(line));
+  const err = (/** @type {string} */ line) => printError(printable(line));
   const [sub, first, second] = positional;
   const base = (url ?? `http://127.0.0.1:${env.PORT ?? "8787"}`).replace(/\/+$/, "");
   const token = env.CODE_MODE_MCP_TOKEN ?? env.MCP_API_KEY;
@@ -199,6 +209,20 @@ export function readSkillFolders(root) {
     folders.push({ folder: entry.name, files });
   }
   return folders;
+}
+
+/**
+ * `text` with the characters a terminal would act on written as `\\u` escapes: escape sequences
+ * (a program's error can hold ESC: `]52;` sets the clipboard, others rewrite the screen) and
+ * bidirectional overrides that reorder what is shown. Tabs and newlines stay.
+ * @param {string} text
+ */
+export function printable(text) {
+  return String(text).replace(
+    // oxlint-disable-next-line no-control-regex -- matching control characters is the point
+    /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }
 
 /** @param {string} text */

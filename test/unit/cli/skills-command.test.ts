@@ -1,6 +1,7 @@
-// `code-mode-mcp skills export` (cli/skills.mjs) writes only inside its folder: a skill pack
-// imported from that folder may hold symbolic links the import skipped, and the export must not
-// write through them (the pack chose the description it would write).
+// `code-mode-mcp skills` (cli/skills.mjs) against what others wrote: export writes only inside
+// its folder (a skill pack imported from that folder may hold symbolic links the import
+// skipped, and the pack chose the description the export would write through them), and list
+// and show print a program's text without handing its escape sequences to the terminal.
 import {
   lstatSync,
   mkdirSync,
@@ -87,5 +88,55 @@ describe("skills export", () => {
     writeInside(root, "b/scripts/b.js", "async () => 1\n");
     expect(readFileSync(join(root, "b", "scripts", "b.js"), "utf8")).toBe("async () => 1\n");
     expect(lstatSync(join(root, "b")).isDirectory()).toBe(true);
+  });
+});
+
+describe("skills list and show", () => {
+  it("print a program's escape sequences as text, not to the terminal", async () => {
+    // A program wrote the error (its run failed) and the code (an ESC inside a string literal).
+    const fetch = (async (url: string) =>
+      url.endsWith("/api/skills")
+        ? Response.json({
+            skills: [
+              {
+                name: "evil",
+                description: "Fine.",
+                version: 1,
+                latest: 1,
+                uses: 1,
+                lastError: {
+                  message: "Error: \u001b]52;c;cm0gLXJmIH4=\u0007 \u202egnp.exe",
+                  at: 0,
+                  version: 1,
+                },
+              },
+            ],
+          })
+        : Response.json({
+            skill: {
+              name: "evil",
+              description: "Fine.",
+              input: {},
+              code: 'async () => "\u001b[2J\u001b[H"',
+              version: 1,
+              savedAt: 0,
+            },
+            versions: [{ version: 1, savedAt: 0, current: true }],
+          })) as typeof globalThis.fetch;
+    const lines: string[] = [];
+    const io = {
+      url: "http://x",
+      env: {},
+      out: (l: string) => lines.push(l),
+      err: (l: string) => lines.push(l),
+      fetch,
+    } as unknown as Omit<Parameters<typeof skillsCommand>[0], "positional">;
+    expect(await skillsCommand({ ...io, positional: ["list"] })).toBe(0);
+    expect(await skillsCommand({ ...io, positional: ["show", "evil"] })).toBe(0);
+    const printed = lines.join("\n");
+    // oxlint-disable-next-line no-control-regex -- the point
+    expect(printed).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/);
+    expect(printed).toContain("Error: \\u001b]52;c;cm0gLXJmIH4=\\u0007 \\u202egnp.exe");
+    expect(printed).toContain('async () => "\\u001b[2J\\u001b[H"');
   });
 });

@@ -29,6 +29,13 @@ export const SKILLS_USAGE = `npx code-mode-mcp skills list
 const MAX_FILE_BYTES = 1024 * 1024;
 
 /**
+ * Most bytes read from an import folder in all: the server's import limit
+ * (src/app/skills/skills-api.ts). A skill pack is someone else's folder; one holding a
+ * `node_modules` would otherwise be read whole into memory before the server refused it.
+ */
+const MAX_IMPORT_BYTES = 4 * 1024 * 1024;
+
+/**
  * Runs one `skills` subcommand.
  * @param {{ positional: string[], url: string | undefined, env: NodeJS.ProcessEnv, out: (line: string) => void, err: (line: string) => void, fetch?: typeof fetch }} options
  * @returns {Promise<number>} the exit code
@@ -187,6 +194,7 @@ export function readSkillFolders(root) {
       `${root} is not a folder.\n  Fix: give the folder that holds one folder per skill (<name>/SKILL.md).`,
     );
   const folders = [];
+  let total = 0;
   for (const entry of readdirSync(root, { withFileTypes: true })) {
     if (!entry.isDirectory()) continue;
     const dir = join(root, entry.name);
@@ -197,9 +205,15 @@ export function readSkillFolders(root) {
         const path = join(at, item.name);
         if (item.isDirectory()) walk(path);
         else if (item.isFile() && (item.name === "SKILL.md" || /\.(js|mjs)$/.test(item.name))) {
-          if (statSync(path).size > MAX_FILE_BYTES)
+          const { size } = statSync(path);
+          if (size > MAX_FILE_BYTES)
             throw new Error(
               `${path} is over ${MAX_FILE_BYTES} bytes.\n  Fix: a skill's files are small text; remove this one.`,
+            );
+          total += size;
+          if (total > MAX_IMPORT_BYTES)
+            throw new Error(
+              `${root} holds over ${MAX_IMPORT_BYTES} bytes of SKILL.md and .js files (the server's import limit), at ${path}.\n  Fix: import fewer skills at once, or remove what is not a skill (each folder: SKILL.md and scripts/<name>.js).`,
             );
           files[relative(dir, path).split(sep).join("/")] = readFileSync(path, "utf8");
         }

@@ -140,3 +140,30 @@ describe("skills list and show", () => {
     expect(printed).toContain('async () => "\\u001b[2J\\u001b[H"');
   });
 });
+
+describe("skills import", () => {
+  it("stops reading a folder past the server's import limit, before sending anything", async () => {
+    const pack = mkdtempSync(join(tmpdir(), "skills-import-"));
+    // A pack with a node_modules: many scripts under the size of one file, 5 MB in all.
+    mkdirSync(join(pack, "a", "node_modules", "x"), { recursive: true });
+    for (let i = 0; i < 5; i++)
+      writeFileSync(join(pack, "a", "node_modules", "x", `f${i}.js`), "x".repeat(1024 * 1024 - 1));
+    let sent = false;
+    const lines: string[] = [];
+    const io = {
+      url: "http://x",
+      env: {},
+      out: (l: string) => lines.push(l),
+      err: (l: string) => lines.push(l),
+      fetch: (async () => {
+        sent = true;
+        return Response.json({ imported: [] });
+      }) as unknown as typeof globalThis.fetch,
+    } as unknown as Omit<Parameters<typeof skillsCommand>[0], "positional">;
+    expect(await skillsCommand({ ...io, positional: ["import", pack] })).toBe(1);
+    expect(sent).toBe(false);
+    expect(lines.at(-1)).toMatch(
+      /holds over 4194304 bytes of SKILL\.md and \.js files \(the server's import limit\)/,
+    );
+  });
+});

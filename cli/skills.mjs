@@ -3,8 +3,18 @@
 // Skills folders and import from them. Whose skills: the caller the server sees, so the key or
 // token comes from the environment (MCP_API_KEY, or CODE_MODE_MCP_TOKEN for an OAuth access
 // token), never from a flag.
-import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join, relative, resolve, sep } from "node:path";
+import {
+  closeSync,
+  constants,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { join, relative, resolve, sep } from "node:path";
 
 /** The subcommands and their positional arguments (after the subcommand). */
 export const SKILLS_USAGE = `npx code-mode-mcp skills list
@@ -19,11 +29,28 @@ export const SKILLS_USAGE = `npx code-mode-mcp skills list
 const MAX_FILE_BYTES = 1024 * 1024;
 
 /**
+ * Most bytes read from an import folder in all: the server's import limit
+ * (src/app/skills/skills-api.ts). A skill pack is someone else's folder; one holding a
+ * `node_modules` would otherwise be read whole into memory before the server refused it.
+ */
+const MAX_IMPORT_BYTES = 4 * 1024 * 1024;
+
+/**
  * Runs one `skills` subcommand.
  * @param {{ positional: string[], url: string | undefined, env: NodeJS.ProcessEnv, out: (line: string) => void, err: (line: string) => void, fetch?: typeof fetch }} options
  * @returns {Promise<number>} the exit code
  */
-export async function skillsCommand({ positional, url, env, out, err, fetch = globalThis.fetch }) {
+export async function skillsCommand({
+  positional,
+  url,
+  env,
+  out: print,
+  err: printError,
+  fetch = globalThis.fetch,
+}) {
+  // Every line shows text the server sent (a program's error, a skill's code): printable only.
+  const out = (/** @type {string} */ line) => print(printable(line));
+  const err = (/** @type {string} */ line) => printError(printable(line));
   const [sub, first, second] = positional;
   const base = (url ?? `http://127.0.0.1:${env.PORT ?? "8787"}`).replace(/\/+$/, "");
   const token = env.CODE_MODE_MCP_TOKEN ?? env.MCP_API_KEY;
@@ -94,14 +121,10 @@ export async function skillsCommand({ positional, url, env, out, err, fetch = gl
     if (sub === "export" && first) {
       const { folders } = await call("/export");
       const root = resolve(first);
+      mkdirSync(root, { recursive: true });
       for (const folder of folders)
-        for (const [path, text] of Object.entries(folder.files)) {
-          const file = join(root, folder.folder, path);
-          // Names are identifiers and paths are the server's own, but never write outside.
-          if (!file.startsWith(root + sep)) throw new Error(`refused to write ${file}`);
-          mkdirSync(dirname(file), { recursive: true });
-          writeFileSync(file, String(text));
-        }
+        for (const [path, text] of Object.entries(folder.files))
+          writeInside(root, join(String(folder.folder), path), String(text));
       out(`Exported ${folders.length} skill(s) to ${root}.`);
       return 0;
     }
@@ -125,6 +148,42 @@ export async function skillsCommand({ positional, url, env, out, err, fetch = gl
 }
 
 /**
+ * Writes `text` to `path` under `root`, refusing to leave it: no `..` and no symbolic link on
+ * the way, the file included. The folder may hold what an imported skill pack brought (a link
+ * `blockedIn -> pack/inner` whose `SKILL.md` links to ~/.bashrc is skipped by the import, and
+ * would make an export write a description the pack chose into that file).
+ * @param {string} root - the export folder (absolute, existing)
+ * @param {string} path - relative to `root`
+ * @param {string} text
+ */
+export function writeInside(root, path, text) {
+  const file = resolve(root, path);
+  if (!file.startsWith(root + sep)) throw new Error(`refused to write ${file}: outside ${root}.`);
+  const parts = relative(root, file).split(sep);
+  let at = root;
+  for (const [index, part] of parts.entries()) {
+    at = join(at, part);
+    const found = lstatSync(at, { throwIfNoEntry: false });
+    if (found?.isSymbolicLink())
+      throw new Error(
+        `refused to write ${file}: ${at} is a symbolic link.\n  Fix: export into a new folder, or remove the link.`,
+      );
+    if (index < parts.length - 1 && !found) mkdirSync(at);
+  }
+  // O_NOFOLLOW: a link made between the check and the write is refused too.
+  const fd = openSync(
+    file,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0),
+    0o644,
+  );
+  try {
+    writeFileSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
  * The skill folders under `root` (each sub-folder with a SKILL.md), with their text files.
  * @param {string} root
  * @returns {{ folder: string, files: Record<string, string> }[]}
@@ -135,6 +194,7 @@ export function readSkillFolders(root) {
       `${root} is not a folder.\n  Fix: give the folder that holds one folder per skill (<name>/SKILL.md).`,
     );
   const folders = [];
+  let total = 0;
   for (const entry of readdirSync(root, { withFileTypes: true })) {
     if (!entry.isDirectory()) continue;
     const dir = join(root, entry.name);
@@ -145,9 +205,15 @@ export function readSkillFolders(root) {
         const path = join(at, item.name);
         if (item.isDirectory()) walk(path);
         else if (item.isFile() && (item.name === "SKILL.md" || /\.(js|mjs)$/.test(item.name))) {
-          if (statSync(path).size > MAX_FILE_BYTES)
+          const { size } = statSync(path);
+          if (size > MAX_FILE_BYTES)
             throw new Error(
               `${path} is over ${MAX_FILE_BYTES} bytes.\n  Fix: a skill's files are small text; remove this one.`,
+            );
+          total += size;
+          if (total > MAX_IMPORT_BYTES)
+            throw new Error(
+              `${root} holds over ${MAX_IMPORT_BYTES} bytes of SKILL.md and .js files (the server's import limit), at ${path}.\n  Fix: import fewer skills at once, or remove what is not a skill (each folder: SKILL.md and scripts/<name>.js).`,
             );
           files[relative(dir, path).split(sep).join("/")] = readFileSync(path, "utf8");
         }
@@ -157,6 +223,20 @@ export function readSkillFolders(root) {
     folders.push({ folder: entry.name, files });
   }
   return folders;
+}
+
+/**
+ * `text` with the characters a terminal would act on written as `\\u` escapes: escape sequences
+ * (a program's error can hold ESC: `]52;` sets the clipboard, others rewrite the screen) and
+ * bidirectional overrides that reorder what is shown. Tabs and newlines stay.
+ * @param {string} text
+ */
+export function printable(text) {
+  return String(text).replace(
+    // oxlint-disable-next-line no-control-regex -- matching control characters is the point
+    /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }
 
 /** @param {string} text */

@@ -57,7 +57,7 @@ export async function skillsApi(
   const url = new URL(request.url);
   const rest = url.pathname.slice(SKILLS_ROUTE.length + 1);
   const [rawName, action] = rest.split("/", 3);
-  const name = decodeURIComponent(rawName ?? "");
+  const name = decodedName(rawName ?? "");
   const method = request.method;
   try {
     if (rest === "" && method === "GET") return Response.json({ skills: await store.list(owner) });
@@ -148,6 +148,20 @@ export async function skillsApi(
     `${method} ${url.pathname.slice(0, 200)} is not a skills route.`,
     "Use GET /api/skills, GET or DELETE /api/skills/<name>, POST /api/skills/<name>/rollback, GET /api/skills/export or POST /api/skills/import.",
   );
+}
+
+/** The skill name in the path; a broken `%` escape is the caller's mistake, not a 500. */
+function decodedName(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new HttpError(
+      400,
+      "invalid_request",
+      `The skill name in the path is not valid percent-encoding: ${JSON.stringify(raw.slice(0, 100))}.`,
+      "Encode the name with encodeURIComponent (skill names are letters, digits and _).",
+    );
+  }
 }
 
 function notFound(name: string, version?: number): HttpError {

@@ -17,6 +17,7 @@ import { SANDBOX_GLOBALS } from "../../executor/namespace-names";
 import { preludeFunction } from "../../executor/prelude-function";
 import { validationSchema } from "../upstream/tool-input-schema";
 import { freeVariables } from "./free-variables";
+import { schemaExpansionProblem } from "./schema-expansion";
 import type { SkillLimits } from "./skill-limits";
 import { skillNameProblem } from "./skill-name";
 import type { JsonSchema, SkillDraft } from "./skill-store";
@@ -24,9 +25,15 @@ import type { JsonSchema, SkillDraft } from "./skill-store";
 /** Names a skill may use without declaring them, besides the sandbox's globals. */
 export const SKILL_NAMESPACES: readonly string[] = ["codemode", "skills"];
 
-/** Control characters other than tab and newline: never part of a description. */
-// oxlint-disable-next-line no-control-regex -- matching control characters is the point
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f\u2028\u2029]/;
+/**
+ * Never part of a description: control characters other than tab and newline (C1 too: U+009B
+ * starts an escape sequence in some terminals), line separators, and the invisible ones a person
+ * reading the listing (status page, CLI) cannot see but a model reads: bidirectional controls,
+ * zero-width characters, and Unicode tags (U+E0000–E007F, which spell out ASCII unseen).
+ */
+const CONTROL =
+  // oxlint-disable-next-line no-control-regex -- matching control characters is the point
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb\u{e0000}-\u{e007f}]/u;
 
 /**
  * Checks a save request and returns the skill to store.
@@ -53,7 +60,9 @@ export function checkSkillDraft(
       `${label}'s description is ${description.length} characters; the limit is ${limits.maxDescriptionChars}. Say what it does in a line or two.`,
     );
   if (CONTROL.test(description))
-    refuse(`${label}'s description contains control characters; use plain text.`);
+    refuse(
+      `${label}'s description contains control or invisible characters (such as U+${codePoint(description)}); use plain text.`,
+    );
   const input = schema(field("input"), `${label}'s \`input\``, limits.maxSchemaChars);
   if (input === undefined)
     refuse(
@@ -99,6 +108,11 @@ function schema(value: unknown, label: string, maxChars: number): JsonSchema | u
   if (text.length > maxChars)
     refuse(`${label} is ${text.length} characters of JSON; the limit is ${maxChars}.`);
   const copy = JSON.parse(text) as JsonSchema;
+  // Before the validator reads it: a few `$ref`s can stand for millions of subschemas, which
+  // it would walk for every value (schema-expansion.ts). Written out, the schema must still
+  // be no more subschemas than its character limit.
+  const expansion = schemaExpansionProblem(copy, maxChars);
+  if (expansion !== undefined) refuse(`${label} ${expansion}`);
   try {
     // Checking one value makes the validator read the whole schema (it compiles lazily).
     new Validator(validationSchema(copy) as Schema, "2020-12", false).validate({});
@@ -106,6 +120,12 @@ function schema(value: unknown, label: string, maxChars: number): JsonSchema | u
     refuse(`${label} is not a usable JSON Schema: ${(error as Error).message}`);
   }
   return copy;
+}
+
+/** The first refused character of `text`, as hex digits. */
+function codePoint(text: string): string {
+  const found = CONTROL.exec(text)![0];
+  return found.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0");
 }
 
 function refuse(message: string): never {

@@ -36,8 +36,11 @@ export function skillPrelude(skills: readonly StoredSkill[]): string | undefined
  */
 export function calledSkillNames(text: string): string[] {
   const names = new Set<string>();
+  // One `\s*` between each two tokens, never two in a row: `skills\s*(?:\?\.)?\s*\[` split a
+  // run of spaces both ways and took quadratic time ("skills" and 200,000 spaces in a comment:
+  // a minute of the host's thread before the run started).
   const pattern =
-    /\bskills\s*(?:\?\.|\.)\s*([A-Za-z]\w*)|\bskills\s*(?:\?\.)?\s*\[\s*(["'`])([A-Za-z]\w*)\2\s*\]/g;
+    /\bskills\s*(?:\?\.\s*|\.\s*(?=[A-Za-z])|(?=\[))(?:([A-Za-z]\w*)|\[\s*(["'`])([A-Za-z]\w*)\2\s*\])/g;
   for (const m of text.matchAll(pattern)) names.add((m[1] ?? m[3])!);
   return [...names];
 }

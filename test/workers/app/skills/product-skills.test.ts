@@ -147,6 +147,15 @@ describe("skills in the product", () => {
     expect((await api(app, `/${name}`)).status).toBe(404);
   });
 
+  it("answers a name that is not valid percent-encoding with 400, not a server error", async () => {
+    const app = configured({});
+    const answer = await api(app, "/%E0%A4%A");
+    expect(answer.status).toBe(400);
+    expect(answer.body.error.message).toBe(
+      'The skill name in the path is not valid percent-encoding: "%E0%A4%A".',
+    );
+  });
+
   it("an API key has its own set: export from one key, import under another, same answers", async () => {
     const keyA = `key-a-${unique()}-0123456789`;
     const keyB = `key-b-${unique()}-0123456789`;

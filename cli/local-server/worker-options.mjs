@@ -37,7 +37,7 @@ export function defaultRunnerCount() {
  * @param {number} [options.spares] - how many of the last are spare slots (runner-pool.mjs)
  * @param {string} options.secret - this server's cluster secret (cluster-secret.mjs): the Worker
  *   refuses every request that does not carry it, and sends it on every runner call
- * @returns {import("./runtime-host.mjs").RuntimeMessage}
+ * @returns {import("./runtime.mjs").RuntimeMessage}
  */
 export function hostMessage({
   configFile,
@@ -118,7 +118,7 @@ export function hostMessage({
  *   private socket folder (socket-folder.mjs)
  * @param {string} options.secret - this server's cluster secret: the runner serves RPC, `/health`
  *   and `/retire` only to callers that send it
- * @returns {import("./runtime-host.mjs").RuntimeMessage}
+ * @returns {import("./runtime.mjs").RuntimeMessage}
  */
 export function runnerMessage({ scriptPath, compatibilityDate, rpcHost, secret }) {
   return {

@@ -64,9 +64,9 @@ try {
         check(Date.now() < deadline, `no standby:\n${server.output()}`);
         await new Promise((r) => setTimeout(r, 200));
       }
-      // The host, its standby and every sandbox runner is one workerd each (the start line says
-      // how many runners this machine gets: one per core, at most 4, plus one).
-      const runners = Number(/(\d+) sandbox runners?\b/.exec(server.output())?.[1] ?? 0);
+      // The host, its standby and every sandbox runner running is one workerd each (the start
+      // line says how many runners run: they start on demand, issue #43).
+      const runners = Number(/, (\d+) running\)/.exec(server.output())?.[1] ?? 0);
       const tree = processTree(server.pid);
       const workerd = tree.filter((p) => p.command.includes("workerd serve")).length;
       check(
@@ -74,11 +74,11 @@ try {
         `expected host + standby + ${runners} runners = ${2 + runners} workerd, found ${workerd}`,
       );
       const pids = tree.map((p) => p.pid);
-      // The server's private socket folder: the runtime host's argument.
-      const folder = tree
-        .find((p) => p.command.includes("runtime-host.mjs"))
-        ?.command.split(" ")
-        .at(-1);
+      // The server's private socket folder: where a workerd's entry socket is.
+      const entry = tree
+        .map((p) => /--socket-addr=entry=unix:(\S+)\/r\d+\.entry\.sock/.exec(p.command)?.[1])
+        .find(Boolean);
+      const folder = entry;
       check(folder && existsSync(folder), `no socket folder in ${JSON.stringify(tree)}`);
       stop(server.pid, tree);
       const stopped = Date.now();

@@ -358,7 +358,8 @@ function configBuilder(env) {
         waiter.resolve({
           command: String(m.command),
           args: /** @type {string[]} */ (m.args).map(String),
-          config: new Uint8Array(m.config),
+          // As it came (a copy would hold the bytes twice until a collection).
+          config: m.config instanceof Uint8Array ? m.config : new Uint8Array(m.config),
         });
       if (pending.size === 0) {
         clearTimeout(idle);

@@ -10,7 +10,8 @@
  *   node bench/driver/cpu-per-call.mjs [calls=400] [rounds=3] [ping,execute,search]
  *
  * Runs with `SANDBOX_RUNNERS=3` on the offline demo; `WORKERD_INSPECTOR_PORT` passes through
- * (cli/local-server/runtime-host.mjs) for a profile of the same load.
+ * (cli/local-server/runtime.mjs) for a profile of the same load. "runtime host": the Node
+ * process that held the runtimes before issue 43, now the config builder and workerd lifelines.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -75,7 +76,7 @@ function cpuByProcess(root, hostPid) {
           ? "host"
           : /workerd/.test(command)
             ? "runners+standby"
-            : /runtime-host/.test(command)
+            : /runtime-host|workerd-config-builder|lifeline/.test(command)
               ? "runtime host"
               : "front";
     found.set(pid, { role, ms });

@@ -88,7 +88,7 @@ export async function startLocal(runners, env = {}) {
     const ready = /ready on \S+ \(runtime \d+ \(workerd pid (\d+)\)/.exec(output);
     const serving = output.includes("stands by.") || output.includes("; no standby;");
     if (ready && serving && secret) {
-      // The host's sockets are Unix sockets in the server's private folder (runtime-host.mjs).
+      // The host's sockets are Unix sockets in the server's private folder (runtime.mjs).
       const sockets = listeningUnixSockets(Number(ready[1]));
       const own = sockets.filter((file) => file.endsWith(".entry.sock"));
       const direct = sockets.filter((file) => file.endsWith(".direct.sock:0"));

@@ -1,7 +1,7 @@
 /**
  * One small request from the supervisor to a runtime's own HTTP socket (its `/health` probes, a
  * runner's counts, `/retire`), over kept-alive connections. The socket is a Unix socket in the
- * server's private folder (runtime-host.mjs): no other user can reach it or take its name, so
+ * server's private folder (runtime.mjs): no other user can reach it or take its name, so
  * neither the secret below nor a retry after a runtime's exit can reach anyone else. Each runtime is asked about twice a
  * second for as long as the server runs: with `fetch`, every probe opened a new connection and
  * tore it down with an error (undici), ~20 ms of the supervisor's CPU a second on an idle server,

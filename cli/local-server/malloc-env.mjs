@@ -1,5 +1,5 @@
 /**
- * glibc malloc settings for the runtime host process (runtime-host.mjs) and the workerd processes
+ * glibc malloc settings for the configuration builder (workerd-config-builder.mjs) and the workerd processes
  * it starts: a process's environment is the only way to give them (glibc reads them at start).
  *
  * Why: an idle runtime host process held ~130 MB outside its JavaScript heap (2026-12-06, Node 22,

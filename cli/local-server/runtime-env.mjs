@@ -49,7 +49,7 @@ export const RUNTIME_ENV_NAMES = Object.freeze([
   "APPDATA",
   "LOCALAPPDATA",
   "ProgramData",
-  // Miniflare's and this server's runtime switches (runtime-host.mjs, v8-flags.mjs).
+  // Miniflare's and this server's runtime switches (runtime.mjs, v8-flags.mjs).
   "MINIFLARE_WORKERD_PATH",
   "MINIFLARE_WORKERD_V8_FLAGS",
   "WORKERD_INSPECTOR_PORT",

@@ -1,31 +1,60 @@
 /**
- * The local runtimes of one server: workerd processes started through Miniflare, all held by one
- * Node process (runtime-host.mjs) in a process group of its own, so the whole set can be ended at
- * once and a SIGKILLed supervisor leaves nothing behind (the host process notices its channel
- * close). Each runtime is still ended on its own (its workerd is SIGKILLed). The `npm start`
- * supervisor keeps a host runtime (a warm standby beside it with HOST_STANDBY=warm) and a few
- * sandbox runners.
+ * The local runtimes of one server: one workerd process each, started by this (the supervisor's)
+ * process with a configuration Miniflare built in a short-lived Node process
+ * (workerd-config-builder.mjs), behind a lifeline that ends it when the supervisor is gone, even
+ * SIGKILLed (workerd-launch.mjs). No Node process stays beside the runtimes to hold Miniflare
+ * (issue #43: that one was ~130 MB resident idle). The `npm start` supervisor keeps a host runtime
+ * (a warm standby beside it with HOST_STANDBY=warm) and a few sandbox runners.
+ *
+ * One configuration serves every runtime started from the same options: the host and each of its
+ * replacements, every runner (their sockets differ only on the command line). The bytes are kept
+ * here for the next start (they hold the settings and secrets: in memory only, given to workerd
+ * on its stdin, never in a file or a process environment).
  */
+import { createHash } from "node:crypto";
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { healthRequest } from "./health-request.mjs";
-import { groupMembers, killGroup, signalGroup } from "./process-group.mjs";
-import { RUNTIME_HOST_NODE_FLAGS } from "./v8-flags.mjs";
+import { killGroup } from "./process-group.mjs";
+import { runtimeSockets } from "./socket-folder.mjs";
+import { RUNTIME_HOST_NODE_FLAGS, withFlags } from "./v8-flags.mjs";
+import { controlLine, logText, spawnWorkerd, workerdArguments } from "./workerd-launch.mjs";
 
-const HOST = fileURLToPath(new URL("./runtime-host.mjs", import.meta.url));
-// The line a runtime prints when its workerd crashed (it is then ended: runtime-host.mjs).
+const BUILDER = fileURLToPath(new URL("./workerd-config-builder.mjs", import.meta.url));
+/**
+ * How long one configuration build may take before it fails: Miniflare builds a configuration in
+ * well under a second (a few seconds with a big spec on a loaded machine). A build that never
+ * answers (a Miniflare that no longer hands workerd its configuration the way the builder
+ * expects) would otherwise leave every later start waiting on the same cached promise; failed,
+ * the builder is ended and the next start builds anew.
+ */
+export const BUILD_TIMEOUT_MS = 60_000;
+/** How long the configuration builder stays after its last build (the next start's may follow). */
+export const BUILDER_IDLE_MS = 15_000;
+// The line a runtime prints when its workerd crashed (a fatal banner of workerd's own).
 const CRASH_LINE = "The Workers runtime crashed unexpectedly";
 // Request lines of the supervisor's own probes (several a second) would drown the rest.
 const PROBE_LINE = /\bHEAD \/health\b/;
+
+/**
+ * @typedef {object} RuntimeMessage
+ * @property {Record<string, unknown>} options - Miniflare (V4-style) options, plain data
+ * @property {{ worker: string } | undefined} [direct] - the Worker given a direct socket (its
+ *   default entrypoint, not Miniflare's entry Worker) in the private folder, which this runtime
+ *   reports as its `socket` (the host); without, its entry socket is reported (runners)
+ * @property {string[]} [v8Flags] - V8 flags for this runtime's workerd only, after the server's
+ *   own (a flag the user set in MINIFLARE_WORKERD_V8_FLAGS keeps the user's value)
+ */
 
 /**
  * @typedef {object} Runtime
  * @property {string} name - "runtime 1", "runner 2", … (for messages)
  * @property {string} socket - the Unix socket it serves HTTP on, in the server's private folder
  *   ("" until ready): the host's direct socket, a runner's `/health` and `/retire`
- * @property {number} pid - its workerd's process id (0 until ready)
+ * @property {number} pid - its workerd's process id (0 until started)
  * @property {Promise<void>} exited - settles when it has ended
  * @property {Promise<boolean>} ready - settles with whether it started
  * @property {() => boolean} isRunning
@@ -43,105 +72,150 @@ const PROBE_LINE = /\bHEAD \/health\b/;
 
 /**
  * @typedef {object} RuntimeHost
- * @property {(options: { name: string, message: import("./runtime-host.mjs").RuntimeMessage, onCrashLine: () => void }) => Runtime} start
- * @property {() => Promise<void>} stop - ends every runtime and the host process
- * @property {() => number | undefined} group - the host process's group, while it runs
+ * @property {(options: { name: string, message: RuntimeMessage, onCrashLine: () => void }) => Runtime} start
+ * @property {() => Promise<void>} stop - ends every runtime (and the configuration builder)
+ * @property {() => number[]} pids - the workerd processes running now
  */
 
 /**
- * The process that holds the runtimes, started when the first runtime is, and again after it
- * died (every runtime it held is then reported exited, and the supervisor starts new ones).
- * @param {Record<string, string>} env - its environment (runtime-env.mjs: no settings)
+ * @typedef {object} Built
+ * @property {string} command - workerd's path
+ * @property {string[]} args - workerd's command line as Miniflare built it
+ * @property {Uint8Array} config - the configuration (Cap'n Proto)
+ */
+
+/**
+ * What of a message makes its configuration, and what differs from runtime to runtime: each
+ * direct socket's address leaves the options for a placeholder (it is given on workerd's command
+ * line instead, by the socket's name, `direct:<worker index>:<entrypoint>` as Miniflare names
+ * it), and the `direct` Worker (the host) gets one more direct socket, whose address each runtime
+ * gives. The placeholder is in a folder that does not exist: a socket whose address were not given
+ * could not be bound, and the runtime would not start.
+ * @param {RuntimeMessage} message
+ * @param {string} placeholder - `unix:<path>` that cannot be bound
+ * @returns {{ options: Record<string, unknown>, named: Record<string, string>, direct: string | undefined }}
+ *   named: socket name → address from the message; direct: the name of the runtime's own direct
+ *   socket (the host), to be given its address at start
+ */
+export function configParts(message, placeholder) {
+  /** @type {Record<string, string>} */
+  const named = {};
+  /** @type {string | undefined} */
+  let direct;
+  const workers = /** @type {any[]} */ (message.options.workers ?? []).map((worker, index) => {
+    /** @type {any[]} */
+    const sockets = [...(worker.unsafeDirectSockets ?? [])];
+    const own = message.direct?.worker === worker.name;
+    if (own) direct = `direct:${index}:default`;
+    if (sockets.length === 0 && !own) return worker;
+    return {
+      ...worker,
+      unsafeDirectSockets: [
+        ...sockets.map((socket) => {
+          const name = `direct:${index}:${socket.entrypoint ?? "default"}`;
+          named[name] = `${socket.host}:${socket.port ?? 0}`;
+          return { ...socket, host: placeholder, port: 0 };
+        }),
+        ...(own ? [{ host: placeholder, port: 0 }] : []),
+      ],
+    };
+  });
+  if (message.direct && direct === undefined)
+    throw new Error(`the Worker ${message.direct.worker} given a direct socket is not configured`);
+  return { options: { ...message.options, workers }, named, direct };
+}
+
+/**
+ * The local runtimes of one server (see the header).
+ * @param {Record<string, string>} env - workerd's environment (runtime-env.mjs: no settings)
  * @param {string} folder - the server's private socket folder (socket-folder.mjs): every
- *   runtime's sockets are made there
+ *   runtime's sockets are made there, and Miniflare's temporary files (`tmp`)
  * @returns {RuntimeHost}
  */
 export function createRuntimeHost(env, folder) {
-  /** @type {import("node:child_process").ChildProcess | undefined} */
-  let child;
-  /** @type {Map<string, { onLine: (line: string) => void, onReady: (ready: any) => void, onExit: (reason: string) => void }>} */
-  const runtimes = new Map();
+  const serverFlags = env.MINIFLARE_WORKERD_V8_FLAGS ?? "";
+  const placeholder = `unix:${join(folder, "unbound", "placeholder.sock")}`;
+  const inspectorBase = inspectorPortSetting(env.WORKERD_INSPECTOR_PORT);
+  let inspectors = 0;
   let count = 0;
+  let stopped = false;
+  /** @type {Set<{ pid: number, kill: (reason: string) => Promise<void> }>} */
+  const live = new Set();
+  /** @type {WeakMap<RuntimeMessage, { key: string, parts: ReturnType<typeof configParts> }>} */
+  const seen = new WeakMap();
+  /** @type {Map<string, Promise<Built>>} */
+  const configs = new Map();
+  const builder = configBuilder({ ...env, TMPDIR: join(folder, "tmp") });
 
-  const ensure = () => {
-    if (child && child.exitCode === null && child.signalCode === null) return child;
-    const started = spawn(process.execPath, [...RUNTIME_HOST_NODE_FLAGS, HOST, folder], {
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe", "ipc"],
-      // Only this: the launcher's own environment stays out (runtime-env.mjs).
-      env: /** @type {NodeJS.ProcessEnv} */ (/** @type {unknown} */ (env)),
-    });
-    child = started;
-    started.on("message", (/** @type {any} */ m) => {
-      const runtime = runtimes.get(m?.id);
-      if (!runtime) return;
-      if (typeof m.line === "string") runtime.onLine(m.line);
-      else if (m.ready) runtime.onReady(m.ready);
-      else if (typeof m.exited === "string") runtime.onExit(m.exited);
-    });
-    // Anything the host process itself prints goes to every runtime's output.
-    for (const stream of [started.stdout, started.stderr]) {
-      if (!stream) continue;
-      createInterface({ input: stream }).on("line", (line) => {
-        for (const runtime of runtimes.values()) runtime.onLine(line);
-      });
+  /**
+   * The configuration of a message, built once.
+   * @param {RuntimeMessage} message
+   */
+  const configOf = (message) => {
+    let known = seen.get(message);
+    if (!known) {
+      const parts = configParts(message, placeholder);
+      const v8Flags = withFlags(serverFlags, message.v8Flags ?? []);
+      const key = createHash("sha256")
+        .update(JSON.stringify([parts.options, v8Flags]))
+        .digest("hex");
+      known = { key, parts };
+      seen.set(message, known);
     }
-    started.once("exit", () => {
-      // Its workerd processes outlive it (nothing kills a child whose parent was SIGKILLed):
-      // they are in its process group, so end them before they are reported gone.
-      void killGroup(/** @type {number} */ (started.pid)).then(() => {
-        for (const runtime of runtimes.values()) runtime.onExit("its runtime host process exited");
-      });
-    });
-    return started;
+    const { key, parts } = known;
+    let built = configs.get(key);
+    if (!built) {
+      built = builder.build(parts.options, withFlags(serverFlags, message.v8Flags ?? []));
+      configs.set(key, built);
+      // A failed build is tried again by the next start.
+      built.catch(() => configs.delete(key));
+    }
+    return built.then((b) => ({ ...b, named: parts.named, direct: parts.direct }));
   };
 
   return {
-    group: () => (child && child.exitCode === null ? child.pid : undefined),
+    pids: () => [...live].map((r) => r.pid).filter((pid) => pid > 0),
     stop: async () => {
-      const group = child?.pid;
-      if (group === undefined || child?.exitCode !== null) return;
-      signalGroup(group, "SIGTERM");
-      const exited = new Promise((r) => child?.once("exit", r));
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 3_000))]);
-      await killGroup(group);
+      stopped = true;
+      builder.end();
+      const all = [...live];
+      await Promise.race([
+        Promise.all(all.map((r) => r.kill("the server is stopping"))),
+        new Promise((r) => setTimeout(r, 3_000)),
+      ]);
+      await Promise.all(all.filter((r) => r.pid > 0).map((r) => killGroup(r.pid)));
     },
     start: ({ name, message, onCrashLine }) => {
       const id = `r${++count}`;
-      const host = ensure();
+      const sockets = runtimeSockets(folder, id);
       /** @type {string[]} */
       const recent = [];
       /** @type {((line: string) => void) | null} */
       let sink = null;
       let running = true;
+      /** @type {import("node:child_process").ChildProcess | undefined} */
+      let child;
       /** @type {(value: boolean) => void} */
       let settleReady = () => {};
       /** @type {() => void} */
       let settleExit = () => {};
       const ready = new Promise((r) => (settleReady = r));
       const exited = new Promise((r) => (settleExit = () => r(undefined)));
-      runtimes.set(id, {
-        onLine: (line) => {
-          recent.push(line);
-          if (recent.length > 40) recent.shift();
-          if (!PROBE_LINE.test(line)) sink?.(line);
-          if (line.includes(CRASH_LINE)) onCrashLine();
-        },
-        onReady: (info) => {
-          runtime.socket = String(info.socket);
-          runtime.pid = Number(info.pid ?? 0);
-          runtime.lastAnswer = Date.now();
-          settleReady(true);
-        },
-        onExit: (reason) => {
-          if (!running) return;
-          running = false;
-          runtime.endedBecause = reason;
-          runtimes.delete(id);
-          settleReady(false);
-          settleExit();
-        },
-      });
+      const line = (/** @type {string} */ text) => {
+        recent.push(text);
+        if (recent.length > 40) recent.shift();
+        if (!PROBE_LINE.test(text)) sink?.(text);
+        if (text.includes(CRASH_LINE)) onCrashLine();
+      };
+      const ended = (/** @type {string} */ reason) => {
+        if (!running) return;
+        running = false;
+        runtime.endedBecause = reason;
+        live.delete(record);
+        sockets.clear();
+        settleReady(false);
+        settleExit();
+      };
       /** @type {Runtime} */
       const runtime = {
         name,
@@ -161,23 +235,210 @@ export function createRuntimeHost(env, folder) {
         kill: async (reason) => {
           runtime.killedBecause ??= reason;
           if (!running) return;
-          // At once, here too: the host process may be slow to answer on a loaded machine.
-          if (runtime.pid > 0) {
-            try {
-              process.kill(runtime.pid, "SIGKILL");
-            } catch {
-              // already gone
-            }
+          if (!child) return ended("it was ended");
+          try {
+            // At once: a blocked thread handles no gentler signal.
+            child.kill("SIGKILL");
+          } catch {
+            // already gone
           }
-          if (host.connected) host.send({ kill: id });
-          else runtimes.get(id)?.onExit(reason);
           await exited;
         },
       };
-      host.send({ start: id, message });
+      const record = {
+        get pid() {
+          return runtime.pid;
+        },
+        kill: runtime.kill,
+      };
+      live.add(record);
+      const launch = async () => {
+        let built;
+        try {
+          built = await configOf(message);
+        } catch (error) {
+          for (const part of String(error instanceof Error ? error.message : error).split("\n"))
+            line(part);
+          return ended("it did not start");
+        }
+        if (!running) return;
+        /** @type {Record<string, string>} */
+        const named = { ...built.named };
+        if (built.direct) named[built.direct] = `unix:${sockets.direct.file}`;
+        const inspectorPort =
+          inspectorBase === undefined ? undefined : inspectorBase + inspectors++;
+        if (inspectorPort !== undefined)
+          line(`V8 inspector: http://127.0.0.1:${inspectorPort}/json/list`);
+        let args;
+        try {
+          args = workerdArguments(
+            built.args,
+            { entry: sockets.entry, loopback: sockets.loopback, named },
+            inspectorPort,
+          );
+        } catch (error) {
+          line(error instanceof Error ? error.message : String(error));
+          return ended("it did not start");
+        }
+        sockets.clear();
+        const started = spawnWorkerd({
+          command: built.command,
+          args,
+          config: built.config,
+          env: { ...env, TZ: "UTC", FORCE_COLOR: "0" },
+        });
+        child = started;
+        runtime.pid = started.pid ?? 0;
+        const lifeline = /** @type {import("node:stream").Writable} */ (started.stdio[4]);
+        lifeline.on("error", () => {});
+        for (const stream of [started.stdout, started.stderr]) {
+          if (!stream) continue;
+          createInterface({ input: stream }).on("line", (text) => {
+            const shown = logText(text);
+            if (shown !== null) line(shown);
+          });
+        }
+        const waiting = new Set(["entry", ...Object.keys(named)]);
+        const control = /** @type {import("node:stream").Readable} */ (started.stdio[3]);
+        createInterface({ input: control }).on("line", (text) => {
+          if (!running || !controlLine(waiting, text)) return;
+          runtime.socket = built.direct ? sockets.direct.file : sockets.entry;
+          runtime.lastAnswer = Date.now();
+          settleReady(true);
+        });
+        started.once("exit", () => {
+          // The lifeline's watcher leaves without killing (workerd-launch.mjs).
+          lifeline.end("x\n");
+          ended(runtime.killedBecause === undefined ? "it exited" : "it was ended");
+        });
+        if (runtime.killedBecause !== undefined) started.kill("SIGKILL");
+      };
+      if (stopped) ended("the server is stopping");
+      else void launch();
       return runtime;
     },
   };
+}
+
+/**
+ * The configuration builder (workerd-config-builder.mjs), started when a configuration is needed
+ * and ended {@link BUILDER_IDLE_MS} after its last one.
+ * @param {Record<string, string>} env - its environment (TMPDIR: Miniflare's temporary folder)
+ */
+function configBuilder(env) {
+  /** @type {import("node:child_process").ChildProcess | undefined} */
+  let child;
+  /** @type {Map<string, { resolve: (built: Built) => void, reject: (error: Error) => void }>} */
+  const pending = new Map();
+  /** @type {string[]} */
+  const output = [];
+  /** @type {NodeJS.Timeout | undefined} */
+  let idle;
+  let builds = 0;
+
+  const end = () => {
+    clearTimeout(idle);
+    if (child?.connected) child.disconnect();
+  };
+  const ensure = () => {
+    if (child && child.exitCode === null && child.signalCode === null && child.connected)
+      return child;
+    mkdirSync(/** @type {string} */ (env.TMPDIR), { recursive: true, mode: 0o700 });
+    const started = spawn(process.execPath, [...RUNTIME_HOST_NODE_FLAGS, BUILDER], {
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe", "ipc"],
+      serialization: "advanced",
+      env: /** @type {NodeJS.ProcessEnv} */ (/** @type {unknown} */ (env)),
+    });
+    child = started;
+    for (const stream of [started.stdout, started.stderr])
+      if (stream)
+        createInterface({ input: stream }).on("line", (text) => {
+          output.push(text);
+          if (output.length > 20) output.shift();
+        });
+    started.on("message", (/** @type {any} */ m) => {
+      const waiter = pending.get(m?.id);
+      if (!waiter) return;
+      pending.delete(m.id);
+      if (typeof m.error === "string") waiter.reject(new Error(m.error));
+      else
+        waiter.resolve({
+          command: String(m.command),
+          args: /** @type {string[]} */ (m.args).map(String),
+          // As it came (a copy would hold the bytes twice until a collection).
+          config: m.config instanceof Uint8Array ? m.config : new Uint8Array(m.config),
+        });
+      if (pending.size === 0) {
+        clearTimeout(idle);
+        idle = setTimeout(end, BUILDER_IDLE_MS);
+        idle.unref();
+      }
+    });
+    started.once("exit", (code, signal) => {
+      const why = new Error(
+        `The configuration builder exited (${signal ?? `code ${code}`}) before it answered.${output.length > 0 ? ` Its last output:\n${output.join("\n")}` : ""}`,
+      );
+      for (const waiter of pending.values()) waiter.reject(why);
+      pending.clear();
+    });
+    return started;
+  };
+
+  return {
+    end,
+    /**
+     * @param {Record<string, unknown>} options
+     * @param {string} v8Flags
+     * @returns {Promise<Built>}
+     */
+    build: (options, v8Flags) => {
+      clearTimeout(idle);
+      const id = `b${++builds}`;
+      const started = ensure();
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          if (!pending.delete(id)) return;
+          reject(
+            new Error(
+              `The configuration builder did not answer within ${BUILD_TIMEOUT_MS / 1_000} s (a Miniflare version this server does not know?).${output.length > 0 ? ` Its last output:\n${output.join("\n")}` : ""}`,
+            ),
+          );
+          // A builder stuck once is not trusted with the next build: a fresh one starts.
+          if (started.exitCode === null) started.kill("SIGKILL");
+        }, BUILD_TIMEOUT_MS);
+        timer.unref();
+        pending.set(id, {
+          resolve: (built) => {
+            clearTimeout(timer);
+            resolve(built);
+          },
+          reject: (error) => {
+            clearTimeout(timer);
+            reject(error);
+          },
+        });
+        started.send({ build: id, options, v8Flags });
+      });
+    },
+  };
+}
+
+/**
+ * The first inspector port from WORKERD_INSPECTOR_PORT, or undefined when unset. Diagnostics only:
+ * the runtimes then take that port, the next one, and so on (each prints its address); it lets
+ * anyone on this machine run code in the runtimes, so never set it on a shared machine.
+ * @param {string | undefined} setting
+ * @returns {number | undefined}
+ */
+export function inspectorPortSetting(setting) {
+  if (setting === undefined || setting.trim() === "") return undefined;
+  const port = Number(setting.trim());
+  if (Number.isInteger(port) && port >= 1024 && port <= 65_000) return port;
+  console.error(
+    `WORKERD_INSPECTOR_PORT: "${setting}" is not a port from 1024 to 65000; the inspector stays off.\n  Fix: WORKERD_INSPECTOR_PORT=9230 (runtimes then take 9230, 9231, …).`,
+  );
+  return undefined;
 }
 
 /**
@@ -220,14 +481,12 @@ export async function probe(socket, timeoutMs) {
 }
 
 /**
- * Resident memory in KiB of the runtime host process group (every runtime's workerd and the one
- * Node process holding them; Linux, 0 elsewhere).
+ * Resident memory in KiB of every runtime's workerd (Linux, 0 elsewhere).
  * @param {RuntimeHost} host
  */
 export function runtimesMemoryKiB(host) {
-  const group = host.group();
   let total = 0;
-  for (const pid of group === undefined ? [] : (groupMembers(group) ?? [])) {
+  for (const pid of host.pids()) {
     try {
       const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
       total += Number(m?.[1] ?? 0);

@@ -1,6 +1,6 @@
 /**
  * The folder of a local server's sockets: each runner serves Workers RPC on a Unix socket here,
- * and every runtime its HTTP (runtime-host.mjs), not on a loopback TCP port. A TCP port is open to every process on the machine, and it
+ * and every runtime its HTTP (runtime.mjs), not on a loopback TCP port. A TCP port is open to every process on the machine, and it
  * is free for anyone to take between a runner's end and its replacement's start: a process that
  * bound it then would have received the host's next runs, the cluster secret among them. A
  * socket in a folder only this user can enter (0700, made by mkdtemp) is reachable only by this
@@ -254,7 +254,7 @@ export function createSocketFolder(given = {}) {
  */
 
 /**
- * The sockets of runtime `id` (runtime-host.mjs names them; one id is never used twice in a
+ * The sockets of runtime `id` (runtime.mjs names them; one id is never used twice in a
  * server's life): its HTTP sockets, which answer the supervisor's probes and the front's
  * requests, are files in the private folder too, not loopback ports.
  * @param {string} folder

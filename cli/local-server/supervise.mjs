@@ -32,7 +32,7 @@ const READY_TIMEOUT_MS = 120_000;
 
 /**
  * @typedef {import("./runtime.mjs").Runtime} Runtime
- * @typedef {import("./runtime-host.mjs").RuntimeMessage} RuntimeMessage
+ * @typedef {import("./runtime.mjs").RuntimeMessage} RuntimeMessage
  */
 
 /**

@@ -71,10 +71,10 @@ export function hostFlags(runners) {
 }
 
 /**
- * Node's flags for the runtime host process (runtime-host.mjs, started by runtime.mjs): V8's
+ * Node's flags for the configuration builder (workerd-config-builder.mjs, started by runtime.mjs
+ * for a few seconds; it once was the runtime host process that held every runtime): V8's
  * settings that favour memory over speed, and a young generation of at most 2 × 1 MiB. Its work
- * is starting runtimes and passing their output lines on, never a request, so its speed does not
- * matter; idle with Cloudflare's spec it held 127–131 MB from 20 s after the start with them,
+ * is building configurations, never a request, so its speed does not matter; as the runtime host, idle with Cloudflare's spec it held 127–131 MB from 20 s after the start with them,
  * and 188–195 MB until V8 happened to collect (a minute or more) without (2026-12-06, Node 22,
  * with the malloc settings of malloc-env.mjs). `--lite-mode` would save more but leaves Node
  * without WebAssembly, which its own `fetch` (undici) needs at load: the process did not start.

@@ -1,7 +1,7 @@
 /**
  * The Miniflare options of the local runtimes, from the prebuilt Worker's wrangler config
  * (dist/worker/wrangler.json): what `wrangler dev` would have configured, given straight to
- * Miniflare (runtime-host.mjs), plus the runner bindings.
+ * Miniflare (workerd-config-builder.mjs), plus the runner bindings.
  */
 import { cpus } from "node:os";
 import { join, resolve, dirname } from "node:path";
@@ -37,7 +37,7 @@ export function defaultRunnerCount() {
  * @param {number} [options.spares] - how many of the last are spare slots (runner-pool.mjs)
  * @param {string} options.secret - this server's cluster secret (cluster-secret.mjs): the Worker
  *   refuses every request that does not carry it, and sends it on every runner call
- * @returns {import("./runtime-host.mjs").RuntimeMessage}
+ * @returns {import("./runtime.mjs").RuntimeMessage}
  */
 export function hostMessage({
   configFile,
@@ -53,7 +53,7 @@ export function hostMessage({
   );
   return {
     v8Flags: hostFlags(runners.length),
-    // The front sends requests to this Worker's direct socket (a Unix socket runtime-host.mjs
+    // The front sends requests to this Worker's direct socket (a Unix socket runtime.mjs
     // adds in the private folder), straight to the Worker. Miniflare's entry socket goes through
     // its entry Worker first (routing, the `cf` object, pretty errors, request lines): a second
     // isolate per request that cost ~0.35 ms of latency and ~0.3 ms of the host's CPU per
@@ -118,7 +118,7 @@ export function hostMessage({
  *   private socket folder (socket-folder.mjs)
  * @param {string} options.secret - this server's cluster secret: the runner serves RPC, `/health`
  *   and `/retire` only to callers that send it
- * @returns {import("./runtime-host.mjs").RuntimeMessage}
+ * @returns {import("./runtime.mjs").RuntimeMessage}
  */
 export function runnerMessage({ scriptPath, compatibilityDate, rpcHost, secret }) {
   return {

@@ -147,25 +147,23 @@ await withServer(SETTINGS, async ({ url, pid, output }) => {
   const hostEntries = entries.filter((file) => hostIds.has(/\/(r\d+)\./.exec(file)?.[1]));
   const runnerEntries = entries.filter((file) => !hostEntries.includes(file));
   const loopbacks = named(/\/r\d+\.loopback\.sock$/);
-  // Every runner slot (2 and the spare) has its RPC socket: a running runner's, or the
-  // supervisor's doorbell while the slot has none (runners start on demand: runner-pool.mjs);
-  // one host runtime (no warm standby unless HOST_STANDBY=warm).
+  // SANDBOX_RUNNERS 2 and a spare: 3 runner slots, each RPC socket listened on by its runner or,
+  // for a slot not running (runners start on demand, issue #43), by the supervisor's doorbell;
+  // one runner and one host running (no standby by default).
   check(
-    rpc.length === 3 && direct.length === 1 && runnerEntries.length >= 1,
-    `expected 3 runner slots, 1 host runtime and at least 1 running runner, found: ${unix.join(", ")}`,
+    rpc.length === 3 && runnerEntries.length >= 1 && direct.length === 1,
+    `expected 3 runner slots, a runner and a host runtime, found: ${unix.join(", ")}`,
   );
+  // No loopback server at all (runtime.mjs: workerd's loopback service points at no listener).
   check(
-    loopbacks.length === runnerEntries.length + 1 &&
-      unix.length === rpc.length + direct.length + entries.length + loopbacks.length,
-    `expected a loopback server per runtime and nothing else: ${unix.join(", ")}`,
+    loopbacks.length === 0 && unix.length === rpc.length + entries.length + direct.length,
+    `expected the runners' and hosts' sockets and nothing else: ${unix.join(", ")}`,
   );
   const failures = [];
 
-  // The runtime host and every workerd: started with an allow-listed environment only.
-  const runtimeProcesses = processTree(pid).filter((p) =>
-    /workerd|runtime-host\.mjs/.test(p.command),
-  );
-  check(runtimeProcesses.length >= 3, `runtime processes: ${runtimeProcesses.length}`);
+  // Every workerd and its lifeline: started with an allow-listed environment only.
+  const runtimeProcesses = processTree(pid).filter((p) => /workerd|lifeline/.test(p.command));
+  check(runtimeProcesses.length >= 4, `runtime processes: ${runtimeProcesses.length}`);
   for (const p of runtimeProcesses) {
     const environ = readFileSync(`/proc/${p.pid}/environ`, "utf8");
     if (environ.includes(ENV_SECRET))
@@ -173,25 +171,20 @@ await withServer(SETTINGS, async ({ url, pid, output }) => {
   }
 
   // A runner's RPC: a process of this user may reach it; load/get are still refused without the
-  // cluster secret, in both forms. A slot with no runner has the supervisor's doorbell there
-  // (runner-pool.mjs), which ends every connection unanswered.
+  // cluster secret, in both forms.
+  // The running runners' (a slot's doorbell, in the supervisor, only starts its runner).
   const workerdSockets = new Set(
     processTree(pid)
-      .filter((p) => /workerd/.test(p.command))
+      .filter((p) => p.command.includes("workerd"))
       .flatMap((p) => listeningUnixSockets(p.pid)),
   );
-  for (const file of rpc) {
-    const doorbell = !workerdSockets.has(file);
+  const runningRpc = rpc.filter((f) => workerdSockets.has(f));
+  check(runningRpc.length >= 1, `no runner RPC socket held by a workerd: ${rpc.join(", ")}`);
+  for (const file of runningRpc) {
     const tries = await attackRpc(`unix:${file}`);
     for (const [name, outcome] of Object.entries(tries))
-      if (
-        doorbell
-          ? outcome.refused === undefined
-          : !outcome.refused?.includes("serves only the local server that started it")
-      )
-        failures.push(
-          `runner ${doorbell ? "slot's doorbell" : "RPC"} ${name}: ${JSON.stringify(outcome).slice(0, 300)}`,
-        );
+      if (!outcome.refused?.includes("serves only the local server that started it"))
+        failures.push(`runner RPC ${name}: ${JSON.stringify(outcome).slice(0, 300)}`);
   }
 
   // A runner's HTTP socket: no counts, no retiring; its RPC socket takes no HTTP either.

@@ -64,22 +64,21 @@ try {
         check(Date.now() < deadline, `no standby:\n${server.output()}`);
         await new Promise((r) => setTimeout(r, 200));
       }
-      // The host, its standby and every running sandbox runner is one workerd each: at least one
-      // runner runs, more only while runs need them (runners on demand), at most the count the
-      // start line gives and the spare.
-      const runners = Number(/(\d+) sandbox runners?\b/.exec(server.output())?.[1] ?? 0);
+      // The host, its standby and every sandbox runner running is one workerd each (the start
+      // line says how many runners run: they start on demand, issue #43).
+      const runners = Number(/, (\d+) running\)/.exec(server.output())?.[1] ?? 0);
       const tree = processTree(server.pid);
       const workerd = tree.filter((p) => p.command.includes("workerd serve")).length;
       check(
-        workerd >= 3 && workerd <= 3 + runners,
-        `expected host + standby + 1 to ${runners + 1} runners = 3 to ${3 + runners} workerd, found ${workerd}`,
+        workerd === 2 + runners,
+        `expected host + standby + ${runners} runners = ${2 + runners} workerd, found ${workerd}`,
       );
       const pids = tree.map((p) => p.pid);
-      // The server's private socket folder: the runtime host's argument.
-      const folder = tree
-        .find((p) => p.command.includes("runtime-host.mjs"))
-        ?.command.split(" ")
-        .at(-1);
+      // The server's private socket folder: where a workerd's entry socket is.
+      const entry = tree
+        .map((p) => /--socket-addr=entry=unix:(\S+)\/r\d+\.entry\.sock/.exec(p.command)?.[1])
+        .find(Boolean);
+      const folder = entry;
       check(folder && existsSync(folder), `no socket folder in ${JSON.stringify(tree)}`);
       stop(server.pid, tree);
       const stopped = Date.now();

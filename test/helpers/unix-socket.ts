@@ -1,6 +1,6 @@
 /**
  * A Unix socket for a test's stand-in runtime: the local server's runtimes serve HTTP on Unix
- * sockets in a private folder (cli/local-server/runtime-host.mjs), so their stand-ins do too.
+ * sockets in a private folder (cli/local-server/runtime.mjs), so their stand-ins do too.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import type { Server } from "node:http";

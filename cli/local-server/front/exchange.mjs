@@ -125,7 +125,7 @@ export class Exchange {
    * @param {boolean} retried
    */
   #attempt(head, agent, retried) {
-    // The runtime's Unix socket in the server's private folder (runtime-host.mjs): the secret
+    // The runtime's Unix socket in the server's private folder (runtime.mjs): the secret
     // and the clients' Authorization headers sent here can reach no other user's process.
     const upstream = request({ socketPath: this.runtime.socket, ...head, agent });
     this.#upstream = upstream;

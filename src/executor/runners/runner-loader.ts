@@ -82,6 +82,15 @@ export const RUNNER_RETRY_MAX_MS = 400;
 export const RUNNER_RETRY_WINDOW_MS = 5_000;
 
 /**
+ * How often a run whose every runner may be blocked looks again, while some runner's run may
+ * still be an honest one about to finish (it began < RUNNER_STALL_MS ago): a trivial run ends
+ * in milliseconds and frees its runner, a blocking program never does and turns stalled. Before,
+ * such a run was placed at once, in turn among equals, and one in three joined a stall (e2e
+ * fair-share: a search beside a stall, failing with it 10 s later).
+ */
+export const RUNNER_LOOK_MS = 50;
+
+/**
  * The name a reserve ring asks a slot for ({@link RunnerLoader}, `reserve`): a stable worker
  * that never exists (a runner keeps stable code only under its SHA-256), so a runner that
  * serves answers `missingCode` and runs nothing, and a slot without one (its doorbell,
@@ -250,7 +259,7 @@ export class RunnerLoader {
         !chosen && looks < 1_000 && this.tier(slot, this.now()) >= MAYBE_BLOCKED;
         looks++
       ) {
-        const soon = this.restEndingSoon();
+        const soon = this.restEndingSoon() ?? this.maybeFreeSoon();
         if (soon === undefined || soon - firstSent > RUNNER_RETRY_WINDOW_MS) break;
         // One millisecond past the rest's end: a timer may fire within the millisecond before
         // it by the clock, and a look then found the rest not over, no other rest ending
@@ -385,6 +394,17 @@ export class RunnerLoader {
     Promise.resolve()
       .then(() => next.runner.get(this.secret, RESERVE_RING, null, null, null))
       .catch(() => {});
+  }
+
+  /**
+   * When to look again for a runner that a run which may be honest is about to free
+   * ({@link RUNNER_LOOK_MS} from now), if any runner's worst run may still be one.
+   */
+  private maybeFreeSoon(): number | undefined {
+    const now = this.now();
+    return this.slots.some((slot) => this.tier(slot, now) === MAYBE_BLOCKED)
+      ? now + RUNNER_LOOK_MS
+      : undefined;
   }
 
   /** When the first rest of at most RUNNER_RETRY_MAX_MS from now ends, if one does. */

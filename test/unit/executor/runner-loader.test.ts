@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import {
   RUNNER_BEGIN_MS,
   RUNNER_GAVE_UP,
+  RUNNER_LOOK_MS,
   RUNNER_LOST,
   RUNNER_REST_MS,
   RUNNER_RETRY_MAX_MS,
@@ -761,6 +762,28 @@ describe("RunnerLoader", () => {
       // a and b both idle: a run takes one, the other stays idle, nothing is rung.
       expect(["a", "b"]).toContain(await run(loader));
       expect([b.rings.length, c.rings.length]).toEqual([1, 1]);
+    });
+
+    it("waits for a runner whose young run finishes rather than join one that may be blocking", async () => {
+      // Both runners have a run that began a moment ago and has not called the host: one is a
+      // trivial search (ends in 100 ms), the other a stall. In turn the next run would go to the
+      // stall's runner (ties in turn, runner 1 first); it waits a few looks instead and takes
+      // the trivial one's runner once that is idle.
+      const holder = runner("holder", holds);
+      const trivial = runner("trivial", async () => {
+        await tick(100);
+        return { answer: "trivial" };
+      });
+      const loader = new RunnerLoader([holder.api, trivial.api], () => Date.now());
+      void run(loader); // → holder
+      void run(loader); // → trivial
+      await tick();
+      expect([holder.sent.length, trivial.sent.length]).toEqual([1, 1]);
+      const started = Date.now();
+      const answer = await Promise.race([run(loader), tick(2_000).then(() => "no answer")]);
+      expect(answer).toBe("trivial");
+      expect(holder.sent).toHaveLength(1);
+      expect(Date.now() - started).toBeLessThan(100 + 4 * RUNNER_LOOK_MS + 500);
     });
 
     it("waits for a starting runner past many short rests rather than join a run that may be blocking", async () => {

@@ -41,6 +41,8 @@ export function sandboxLoader(env: Cloudflare.Env): WorkerLoader {
         currentCaller,
         // The last bindings are spare slots, for a temporary runner while every other is held.
         Math.min(Number(bindings["SANDBOX_SPARE_RUNNERS"] ?? 0) || 0, runners.length - 1),
+        // Runners start on demand there: keep one started ahead of the runs that need it.
+        true,
       ) as unknown as WorkerLoader)
     : env.LOADER;
 }

@@ -107,11 +107,11 @@ const SCRIPTS = [
     env: { RUNAWAY_EXECUTORS: "shared-worker" },
   },
   // Not listed: fair-share.mjs (issue #40: one client's native stalls on every runner, another
-  // client's searches never fail and never wait > 1 s). The pool now starts a spare when every
-  // runner may be held, and the other client's searches wait for it (or for a runner started on
-  // demand) instead of failing with a held runner, but a start takes 0.5–2.3 s on a loaded
-  // 2-core machine, past the 1 s bound, and a few searches still land beside a stall
-  // (docs/local-runtime.md, "Placement"); run it by hand: node test/e2e/fair-share.mjs.
+  // client's searches never fail and never wait > 1 s). No search lands beside a stall or fails
+  // any more (a warm reserve, the spare, placement that waits for a starting runner), but they
+  // wait for a runner to start: 0.75–3.4 s, 3–7 s for three replacements at once, on a loaded
+  // 2-core machine, past the 1 s bound (bench/README.md, "Fair share"); run it by hand, alone:
+  // node test/e2e/fair-share.mjs (Node 22: node_modules/.bin first on PATH).
   // issue #40: the front's memory budget; measures the supervisor+front's memory, so alone, on
   // a server of its own (a shared server's memory would carry the scripts before it)
   { name: "front-memory", alone: true },

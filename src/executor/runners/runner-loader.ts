@@ -27,6 +27,7 @@ import { CallerQueue } from "./caller-queue";
 import { plainTracker, type HostTracker } from "./host-tracker";
 import type { RunnerAnswer, RunnerApi } from "./runner-protocol";
 import {
+  IDLE,
   MAYBE_BLOCKED,
   PROGRESSING,
   RUNNER_STALL_MS,
@@ -74,17 +75,46 @@ export const RUNNER_RETRY_MS = 100;
 export const RUNNER_RETRY_MAX_MS = 400;
 
 /**
- * How long a run that no runner began is sent on to other runners when they fail or refuse it:
- * while every runner is being replaced (a round of blocking programs on all of them), a run is
- * held on the host until one serves again, rather than failing.
+ * How long a run that no runner began is sent on to other runners when they fail or refuse it,
+ * and waits for a runner being started rather than join one that may be blocked: while every
+ * runner is being replaced (a round of blocking programs on all of them), a run is held on the
+ * host until one serves again, rather than failing. 10 s: replacements took 3–7 s on a 2-core
+ * machine at load 15 (e2e fair-share, three at once); with 5 s a search gave up waiting,
+ * joined a stalled runner and failed with it.
  */
-export const RUNNER_RETRY_WINDOW_MS = 5_000;
+export const RUNNER_RETRY_WINDOW_MS = 10_000;
+
+/**
+ * How often a run whose every runner may be blocked looks again, while some runner's run may
+ * still be an honest one about to finish (it began < RUNNER_STALL_MS ago): a trivial run ends
+ * in milliseconds and frees its runner, a blocking program never does and turns stalled. Before,
+ * such a run was placed at once, in turn among equals, and one in three joined a stall (e2e
+ * fair-share: a search beside a stall, failing with it 10 s later).
+ */
+export const RUNNER_LOOK_MS = 50;
+
+/**
+ * The name a reserve ring asks a slot for ({@link RunnerLoader}, `reserve`): a stable worker
+ * that never exists (a runner keeps stable code only under its SHA-256), so a runner that
+ * serves answers `missingCode` and runs nothing, and a slot without one (its doorbell,
+ * cli/local-server/runner-pool.mjs) ends the connection, which asks the supervisor for a runner.
+ */
+export const RESERVE_RING = "reserve";
+
+/**
+ * How long a rung slot counts as the reserve on its way: no other slot is rung meanwhile. A
+ * runner starts in 0.5–3 s on a loaded 2-core machine (bench/README.md, "Runners on demand");
+ * past this a slot still cold is rung again (its start may have failed), or another one.
+ */
+export const RESERVE_PENDING_MS = 3_000;
 
 /** One runner, as the loader holds it. */
 interface Slot extends PlacedSlot {
   runner: RunnerApi;
   /** Refusals at once in a row (see RUNNER_RETRY_MS); a run it begins resets them. */
   refusals: number;
+  /** When the reserve last rang it (0: never). */
+  rungAt: number;
 }
 
 /** What the executors call on a loaded worker's entrypoint. */
@@ -121,6 +151,10 @@ export class RunnerLoader {
    *   Worker passes the caller of the request being served (src/app/placement-caller.ts)
    * @param spares - how many of the last bindings are spare slots (runner-placement.ts: asked
    *   for only when every other runner is held)
+   * @param reserve - keep a warm reserve: when a run takes the last idle runner, ring a regular
+   *   cold slot at once (see {@link RESERVE_RING}), so the supervisor starts its runner before a
+   *   run needs it (the local server passes true; off, a slot is asked for only by a run sent
+   *   there, which then waits for the start)
    */
   constructor(
     runners: readonly RunnerApi[],
@@ -129,6 +163,7 @@ export class RunnerLoader {
     private readonly secret: string = "",
     private readonly callerOf: () => string = () => "",
     spares = 0,
+    private readonly reserve = false,
   ) {
     if (runners.length === 0)
       throw new CodeModeError("invalid_option", "RunnerLoader needs at least one runner binding.");
@@ -143,6 +178,7 @@ export class RunnerLoader {
       lateUntil: 0,
       cold: i > 0,
       spare: i > 0 && i >= runners.length - spares,
+      rungAt: 0,
     }));
     this.queue = new CallerQueue(now);
   }
@@ -217,21 +253,28 @@ export class RunnerLoader {
       // A runner that may be blocked costs a run up to 10 s and then its failure; one whose short
       // rest is about to end costs a refused connection at worst: wait for that one (bounded).
       // Only a run not being moved here waits (`chosen` is set by the code after this loop).
+      // Bounded by the retry window, not by a count of looks: while runners are being started
+      // on a loaded machine (3 s and more) rests keep ending, and a run that stopped looking
+      // after a few of them went to a held runner and failed with it 10 s later.
       for (
         let looks = 0;
         // eslint-disable-next-line no-unmodified-loop-condition
-        !chosen && looks < 8 && this.tier(slot, this.now()) >= MAYBE_BLOCKED;
+        !chosen && looks < 1_000 && this.tier(slot, this.now()) >= MAYBE_BLOCKED;
         looks++
       ) {
-        const soon = this.restEndingSoon();
+        const soon = this.restEndingSoon() ?? this.maybeFreeSoon();
         if (soon === undefined || soon - firstSent > RUNNER_RETRY_WINDOW_MS) break;
-        await new Promise((resolve) => setTimeout(resolve, Math.max(1, soon - this.now())));
+        // One millisecond past the rest's end: a timer may fire within the millisecond before
+        // it by the clock, and a look then found the rest not over, no other rest ending
+        // soon, and sent the run to the blocked runner.
+        await new Promise((resolve) => setTimeout(resolve, Math.max(1, soon - this.now() + 1)));
         slot = this.pick(caller) ?? (await this.wait(caller));
       }
       chosen = undefined;
       const sent = this.now();
       const mine: RunOnSlot = { caller, lastProgress: sent, inCall: 0, called: false };
       slot.runs.add(mine);
+      this.keepReserve();
       let begun = false;
       // Calls that end after their run settled (aborted with it) are no longer this slot's.
       let settledYet = false;
@@ -331,6 +374,40 @@ export class RunnerLoader {
       // The loaded worker's own failure, as the in-process loader would have thrown it.
       throw new Error("thrown" in answer ? answer.thrown : "the runner did not send the code");
     }
+  }
+
+  /**
+   * The warm reserve (`reserve` in the constructor): when no runner known to serve is idle any
+   * more, rings one regular cold slot, so its runner starts now rather than when a run needs it
+   * and waits 0.5–3 s for it. Nothing while a runner is idle (an idle server keeps its one
+   * runner), nor while a rung slot's runner is still on its way ({@link RESERVE_PENDING_MS}),
+   * nor for the spare (asked for only by placement, when every runner may be held). A ring
+   * costs the supervisor one refused connection, or a serving runner one `missingCode` answer.
+   */
+  private keepReserve(): void {
+    if (!this.reserve) return;
+    const now = this.now();
+    if (this.slots.some((slot) => !slot.cold && this.tier(slot, now) === IDLE)) return;
+    const cold = this.slots.filter((slot) => slot.cold && !slot.spare && slot.runs.size === 0);
+    if (cold.some((slot) => slot.rungAt > 0 && now - slot.rungAt < RESERVE_PENDING_MS)) return;
+    // A slot resting has just refused a run: the supervisor is starting its runner already.
+    const next = cold.find((slot) => slot.restUntil <= now);
+    if (!next) return;
+    next.rungAt = now;
+    Promise.resolve()
+      .then(() => next.runner.get(this.secret, RESERVE_RING, null, null, null))
+      .catch(() => {});
+  }
+
+  /**
+   * When to look again for a runner that a run which may be honest is about to free
+   * ({@link RUNNER_LOOK_MS} from now), if any runner's worst run may still be one.
+   */
+  private maybeFreeSoon(): number | undefined {
+    const now = this.now();
+    return this.slots.some((slot) => this.tier(slot, now) === MAYBE_BLOCKED)
+      ? now + RUNNER_LOOK_MS
+      : undefined;
   }
 
   /** When the first rest of at most RUNNER_RETRY_MAX_MS from now ends, if one does. */

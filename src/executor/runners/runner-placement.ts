@@ -93,15 +93,20 @@ export const STALLED = 5;
 export const RESTING = 6;
 
 /**
- * How fit `slot` is for a new run at `now` (IDLE … RESTING): its own rest, coldness or lateness,
- * else the worst of its runs' tiers. A run is progressing while it waits in a host call, or when it has
+ * How fit `slot` is for a new run at `now` (IDLE … RESTING): its own rest, coldness (while no
+ * run is on its way there) or lateness, else the worst of its runs' tiers. A run is progressing while it waits in a host call, or when it has
  * called the host and shown progress within {@link RUNNER_STALL_MS}; it may be blocking when it
  * has not called the host yet and began less than that ago; stalled when quiet for longer; and
  * quiet past {@link RUNNER_HELD_MAX_MS} it holds no thread (see there) and counts as waiting.
  */
 export function tierOf(slot: PlacedSlot, now: number): number {
   if (slot.restUntil > now) return RESTING;
-  if (slot.cold) return slot.spare ? COLD_SPARE : COLD;
+  // A cold slot with a run on its way is no longer an empty promise: the run was sent there,
+  // and if the slot's runner has just come up the run may be a blocking program it is about to
+  // begin. Ranked by that run, so a second run does not follow it onto the fresh runner (seen in
+  // e2e fair-share: a search and a stall reached a fresh runner together, and the search failed
+  // with it 10 s later). A slot still refusing answers within milliseconds, so this costs little.
+  if (slot.cold && slot.runs.size === 0) return slot.spare ? COLD_SPARE : COLD;
   if (slot.lateUntil > now) return STALLED;
   let tier = IDLE;
   for (const run of slot.runs) {

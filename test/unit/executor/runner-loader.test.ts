@@ -6,11 +6,14 @@ import { describe, expect, it } from "vitest";
 import {
   RUNNER_BEGIN_MS,
   RUNNER_GAVE_UP,
+  RUNNER_LOOK_MS,
   RUNNER_LOST,
   RUNNER_REST_MS,
   RUNNER_RETRY_MAX_MS,
   RUNNER_RETRY_MS,
   RUNNER_RETRY_WINDOW_MS,
+  RESERVE_PENDING_MS,
+  RESERVE_RING,
   RunnerLoader,
 } from "../../../src/executor/runners/runner-loader";
 import {
@@ -650,6 +653,159 @@ describe("RunnerLoader", () => {
       const started = Date.now();
       expect(await run(loader)).toBe("busy"); // → cold; moved once busy's run shows progress
       expect(Date.now() - started).toBeLessThan(1_200);
+    });
+  });
+
+  describe("the warm reserve (runners started on demand: cli/local-server/runner-pool.mjs)", () => {
+    /** A slot whose runner records reserve rings apart from runs. */
+    function ringable(name: string, handler?: Handler, begins?: boolean) {
+      const made = runner(name, handler, begins);
+      const rings: number[] = [];
+      const api: RunnerApi = {
+        load: made.api.load,
+        get: (secret, hash, code, request, host) => {
+          if (hash === RESERVE_RING) {
+            rings.push(rings.length);
+            return Promise.reject(new Error("connect ECONNREFUSED (its doorbell)"));
+          }
+          return made.api.get(secret, hash, code, request, host);
+        },
+      };
+      return { ...made, api, rings };
+    }
+
+    it("rings a regular cold slot once the last idle runner takes a run, and only then", async () => {
+      let now = 1_000;
+      const a = ringable("a", waitsOnHost);
+      const b = ringable("b");
+      const c = ringable("c");
+      const spare = ringable("spare");
+      const loader = new RunnerLoader(
+        [a.api, b.api, c.api, spare.api],
+        () => now,
+        undefined,
+        "",
+        () => "",
+        1,
+        true,
+      );
+      // Runner 1 idle: a run takes it, and now no runner known to serve is idle: slot 2 is rung
+      // (its runner starts before a run needs it); slot 3 and the spare are not.
+      void run(loader, waitingHost());
+      await tick();
+      expect([b.rings.length, c.rings.length, spare.rings.length]).toEqual([1, 0, 0]);
+      // A run sent to slot 2 (its runner is up by then) is demand: slot 3 becomes the reserve.
+      now += RESERVE_PENDING_MS;
+      expect(await run(loader)).toBe("b");
+      expect([b.rings.length, c.rings.length, spare.rings.length]).toEqual([1, 1, 0]);
+    });
+
+    it("rings nothing while a runner is idle (an idle server keeps its one runner), nor when off", async () => {
+      let now = 1_000;
+      const a = ringable("a");
+      const b = ringable("b");
+      const c = ringable("c");
+      const on = new RunnerLoader(
+        [a.api, b.api, c.api],
+        () => now,
+        undefined,
+        "",
+        () => "",
+        0,
+        true,
+      );
+      // Each run ends before the next: runner 1 is idle again every time, and is taken the
+      // moment a run is sent to it, so the first run rings slot 2; no other is rung while slot
+      // 2's runner is on its way (RESERVE_PENDING_MS), however many runs come.
+      for (let i = 0; i < 3; i++) expect(await run(on)).toBe("a");
+      expect([b.rings.length, c.rings.length]).toEqual([1, 0]);
+      // Past that, slot 2 counts as failed to come: rung again, or the next one.
+      now += RESERVE_PENDING_MS;
+      expect(await run(on)).toBe("a");
+      expect(b.rings.length + c.rings.length).toBe(2);
+      const e = ringable("e", waitsOnHost);
+      const f = ringable("f");
+      const off = new RunnerLoader([e.api, f.api], () => 1_000);
+      void run(off, waitingHost());
+      await tick();
+      expect(f.rings).toHaveLength(0);
+    });
+
+    it("rings nothing when a run leaves another runner known to serve idle", async () => {
+      let now = 1_000;
+      let endFirst = () => {};
+      const a = ringable("a", async (_kind, _code, host) => {
+        if (a.sent.length > 1) return { answer: "a" };
+        void (host as { call(): Promise<unknown> }).call();
+        return new Promise((resolve) => (endFirst = () => resolve({ answer: "a" })));
+      });
+      const b = ringable("b");
+      const c = ringable("c");
+      const loader = new RunnerLoader(
+        [a.api, b.api, c.api],
+        () => now,
+        undefined,
+        "",
+        () => "",
+        0,
+        true,
+      );
+      const first = run(loader, waitingHost()); // → a; no idle runner left: rings b
+      await tick();
+      now += RESERVE_PENDING_MS;
+      // b's runner is up: the next run (a is busy) takes it, and rings c (none idle again).
+      expect(await run(loader)).toBe("b");
+      expect([b.rings.length, c.rings.length]).toEqual([1, 1]);
+      endFirst();
+      await first;
+      now += RESERVE_PENDING_MS;
+      // a and b both idle: a run takes one, the other stays idle, nothing is rung.
+      expect(["a", "b"]).toContain(await run(loader));
+      expect([b.rings.length, c.rings.length]).toEqual([1, 1]);
+    });
+
+    it("waits for a runner whose young run finishes rather than join one that may be blocking", async () => {
+      // Both runners have a run that began a moment ago and has not called the host: one is a
+      // trivial search (ends in 100 ms), the other a stall. In turn the next run would go to the
+      // stall's runner (ties in turn, runner 1 first); it waits a few looks instead and takes
+      // the trivial one's runner once that is idle.
+      const holder = runner("holder", holds);
+      const trivial = runner("trivial", async () => {
+        await tick(100);
+        return { answer: "trivial" };
+      });
+      const loader = new RunnerLoader([holder.api, trivial.api], () => Date.now());
+      void run(loader); // → holder
+      void run(loader); // → trivial
+      await tick();
+      expect([holder.sent.length, trivial.sent.length]).toEqual([1, 1]);
+      const started = Date.now();
+      const answer = await Promise.race([run(loader), tick(2_000).then(() => "no answer")]);
+      expect(answer).toBe("trivial");
+      expect(holder.sent).toHaveLength(1);
+      expect(Date.now() - started).toBeLessThan(100 + 4 * RUNNER_LOOK_MS + 500);
+    });
+
+    it("waits for a starting runner past many short rests rather than join a run that may be blocking", async () => {
+      // The slot refuses for 3.2 s (its runner starting on a loaded machine), resting 100–400 ms
+      // between tries; the other runner holds its thread. Before, the run stopped looking after
+      // 8 rests and joined the blocking program.
+      const started = Date.now();
+      const blocked = runner("blocked", holds);
+      const starting = runner(
+        "starting",
+        async (_kind, _code, host) => {
+          if (Date.now() - started < 3_200) throw new Error("connect ECONNREFUSED");
+          begin(host);
+          return { answer: "starting" };
+        },
+        false,
+      );
+      const loader = new RunnerLoader([blocked.api, starting.api]);
+      void run(loader); // → blocked, which holds its thread from now on
+      const answer = await Promise.race([run(loader), tick(4_800).then(() => "no answer")]);
+      expect(answer).toBe("starting");
+      expect(blocked.sent).toHaveLength(1);
     });
   });
 });

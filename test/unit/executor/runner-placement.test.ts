@@ -83,6 +83,24 @@ describe("cold slots (runners started on demand: cli/local-server/runner-pool.mj
   });
 });
 
+describe("a cold slot a run was just sent to (a fresh runner may be about to begin it)", () => {
+  it("ranks by that run, so a second run does not follow it onto the fresh runner", () => {
+    // The first run sent to a slot whose runner has just come up: it may be a blocking program,
+    // and until the runner begins it the slot is still cold. Before, it stayed COLD, and a
+    // search sent a moment later joined the stall there (e2e fair-share) and failed with it.
+    const fresh = slot("fresh", [{ lastProgress: NOW - 10 }], { cold: true });
+    expect(tierOf(fresh, NOW)).toBe(MAYBE_BLOCKED);
+    expect(tierOf(fresh, NOW + RUNNER_STALL_MS + 11)).toBe(STALLED);
+    const spare = slot("spare", [], { cold: true, spare: true });
+    const held = slot("held", [{ lastProgress: NOW - 10 }]);
+    // Every other runner may be held: the other cold slot (the spare) is asked, not the one the
+    // first run went to.
+    expect(pickSlot([fresh, held, spare], 0, "", NOW)?.name).toBe("spare");
+    // With nothing on its way there it is an ordinary cold slot again.
+    expect(tierOf(slot("empty", [], { cold: true }), NOW)).toBe(COLD);
+  });
+});
+
 describe("pickSlot", () => {
   it("takes the best tier, then the fewest runs using the thread, ties from `start` on", () => {
     const a = slot("a", [{ called: true }]);

@@ -11,8 +11,12 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_LIMITS } from "../../../src/executor/limits";
 import { WorkerLoaderExecutor } from "../../../src/executor/loader/worker-loader-executor";
 import { codeHash } from "../../../src/executor/runners/code-hash";
-import { RUNS_UNDER_WAY_HEADER, runnerLife } from "../../../src/executor/runners/runner-life";
-import { RunnerLoader } from "../../../src/executor/runners/runner-loader";
+import {
+  RUNS_BEGUN_HEADER,
+  RUNS_UNDER_WAY_HEADER,
+  runnerLife,
+} from "../../../src/executor/runners/runner-life";
+import { RESERVE_RING, RunnerLoader } from "../../../src/executor/runners/runner-loader";
 import {
   DEFAULT_RUN_TIMEOUT_MS,
   REFUSED,
@@ -99,6 +103,18 @@ describe("SandboxRunner keeps stable code only under its own hash", () => {
 });
 
 describe("SandboxRunner gives up a run the host gave up on", () => {
+  it("answers the host's reserve ring (runner-loader.ts) without running or counting anything", async () => {
+    // The host rings a slot it believes has no runner; when one has just started there, the
+    // ring reaches it: it must cost nothing (no run begun: the pool would not end it as idle).
+    const begunBefore = runnerLife.headers()[RUNS_BEGUN_HEADER];
+    expect(await runner().get(SECRET, RESERVE_RING, null, null, null)).toEqual({
+      missingCode: true,
+    });
+    expect(runnerLife.headers()[RUNS_BEGUN_HEADER]).toBe(begunBefore);
+    // And with a wrong secret it is refused like any call.
+    await expect(runner().get("guess", RESERVE_RING, null, null, null)).rejects.toThrow();
+  });
+
   it("ends its side at the run's timeout plus a margin", () => {
     expect(runDeadlineFor({ timeoutMs: 300 })).toBe(300 + RUN_END_MARGIN_MS);
     expect(runDeadlineFor({})).toBe(DEFAULT_LIMITS.timeoutMs + RUN_END_MARGIN_MS);

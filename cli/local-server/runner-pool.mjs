@@ -75,9 +75,11 @@ const FAILURE_WINDOW_MS = 60_000;
 
 /**
  * @typedef {import("./runtime.mjs").Runtime} Runtime
- * @typedef {{ index: number, runtime: Runtime | null, failures: number, retired: number, retiring: boolean, startedAt: number, spare: boolean, starting: boolean, doorbell: (() => Promise<void>) | null, seenBegun: number, idleSince: number }} RunnerSlot
- *   `spare`: beyond the configured count; `starting`: its runner is being started (asked by the
- *   host, or a replacement); `doorbell`: closes the slot's doorbell, while it has one;
+ * @typedef {{ index: number, runtime: Runtime | null, failures: number, retired: number, retiring: boolean, startedAt: number, spare: boolean, starting: boolean, restarting: boolean, doorbell: (() => Promise<void>) | null, seenBegun: number, idleSince: number }} RunnerSlot
+ *   `spare`: beyond the configured count; `starting`: its runner is being started because the
+ *   host asked; `restarting`: its next runner is being started after a failure or retirement
+ *   (either way no second start may begin: it would bind the same socket); `doorbell`: closes
+ *   the slot's doorbell, while it has one;
  *   `seenBegun`/`idleSince`: its runner's runs begun when last seen changing, and since when
  * @typedef {{ begun: number, underWay: number, retiring: boolean }} RunnerCounts
  */
@@ -156,6 +158,7 @@ export function createRunnerPool({
       startedAt: 0,
       spare: index > count,
       starting: false,
+      restarting: false,
       doorbell: null,
       seenBegun: -1,
       idleSince: 0,
@@ -195,7 +198,10 @@ export function createRunnerPool({
 
   /** @type {RunnerPool["replace"]} */
   const replace = async (slot, runtime, reason) => {
-    if (state.stopping || slot.runtime !== runtime || runtime.killedBecause) return;
+    if (state.stopping || runtime.killedBecause) return;
+    // A runner that is no slot's (none should be) is ended, never left running unwatched: it
+    // would keep a blocked program's core, and the host's kept connection to it.
+    if (slot.runtime !== runtime) return void (await runtime.kill(reason));
     log(
       `${label}: ${runtime.name} is replaced because ${reason}; its runs in flight end with a clear error, other runners go on.`,
     );
@@ -216,6 +222,17 @@ export function createRunnerPool({
    * @param {boolean} failed - the slot's last runner failed
    */
   const restart = async (slot, failed) => {
+    const was = slot.restarting;
+    slot.restarting = true;
+    try {
+      await restartLoop(slot, failed);
+    } finally {
+      slot.restarting = was;
+    }
+  };
+
+  /** {@link restart}'s tries, while the slot is marked `restarting`. */
+  const restartLoop = async (/** @type {RunnerSlot} */ slot, /** @type {boolean} */ failed) => {
     let failing = failed;
     while (!state.stopping) {
       if (failing) {
@@ -256,19 +273,22 @@ export function createRunnerPool({
    * @param {RunnerSlot} slot
    */
   const openDoorbell = async (slot) => {
-    if (state.stopping || slot.runtime || slot.starting || slot.doorbell) return;
+    if (state.stopping || slot.runtime || slot.starting || slot.restarting || slot.doorbell) return;
     const close = await doorbell(slot, () => void wanted(slot));
-    if (slot.doorbell || slot.runtime || slot.starting || state.stopping) await close();
+    if (slot.doorbell || slot.runtime || slot.starting || slot.restarting || state.stopping)
+      await close();
     else slot.doorbell = close;
   };
 
   /** @type {RunnerPool["wanted"]} */
   const wanted = async (rung) => {
     // A spare's doorbell starts a regular slot while one is empty: spares only beyond `count`.
-    const slot =
-      (rung.spare && slots.find((s) => !s.spare && !s.runtime && !s.starting && !s.retiring)) ||
-      rung;
-    if (state.stopping || slot.runtime || slot.starting || slot.retiring) return;
+    // A slot whose runner is being replaced is not empty: its next runner is on its way, and a
+    // second start there would leave one of the two running outside the pool.
+    const empty = (/** @type {RunnerSlot} */ s) =>
+      !s.runtime && !s.starting && !s.restarting && !s.retiring;
+    const slot = (rung.spare && slots.find((s) => !s.spare && empty(s))) || rung;
+    if (state.stopping || !empty(slot)) return;
     slot.starting = true;
     try {
       const running = slots.filter((s) => s.runtime && !s.runtime.killedBecause).length;

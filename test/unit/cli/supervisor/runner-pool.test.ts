@@ -321,6 +321,64 @@ describe("the elastic runner pool (issue #43: memory follows the work)", () => {
     expect(running(pool)).toEqual([1]);
   });
 
+  it("a ring while a slot's runner is being replaced starts no second runner there", async () => {
+    // Real starts take a while (0.5–2 s): the slot is empty meanwhile. A spare's ring then (the
+    // host found no runner free while runner 1 was replaced) started slot 1 a second time; the
+    // loser kept running unwatched, holding its blocked program and the host's kept connection,
+    // so every later run on slot 1 timed out (found with a blocking /i regex and npm start).
+    const clock = fakeClock();
+    const doorbells = new Map<number, () => void>();
+    const launched: FakeRuntime[] = [];
+    const stuck = new Map<FakeRuntime, (reason: string) => void>();
+    const pool = createRunnerPool({
+      count: 1,
+      keep: 1,
+      spare: 1,
+      doorbell: async (slot: any, onRing: () => void) => {
+        doorbells.set(slot.index, onRing);
+        return async () => void doorbells.delete(slot.index);
+      },
+      clock,
+      label: "test",
+      log: () => {},
+      fail: () => {},
+      addressOf: (index: number) => `unix:/private/runner-${index}.sock:0`,
+      launch: async (slot: any) => {
+        await clock.sleep(1_000);
+        const runtime = fakeRuntime(`runner ${slot.index}`);
+        launched.push(runtime);
+        return runtime as any;
+      },
+      watch: (runtime: any, onStuck: (reason: string) => void) => stuck.set(runtime, onStuck),
+      askToRetire: async () => true,
+      counts: async () => null,
+    });
+    const started = pool.start();
+    await clock.advance(1_000);
+    expect(await started).toBe(true);
+    stuck.get(launched[0]!)!("it stopped answering");
+    await clock.advance(100);
+    // The replacement is starting; the host, finding no runner, rings the spare.
+    doorbells.get(2)!();
+    await clock.advance(5_000);
+    const alive = launched.filter((runtime) => runtime.isRunning());
+    const held = pool.slots.map((slot: any) => slot.runtime).filter(Boolean);
+    // Every runner still running is a slot's: none left outside the pool.
+    expect(alive.every((runtime) => held.includes(runtime))).toBe(true);
+    expect(launched.filter((r) => r.name === "runner 1" && r.isRunning())).toHaveLength(1);
+  });
+
+  it("a runner that is no slot's any more is ended when found stuck, not left running", async () => {
+    const { pool, clock, launched, stuck } = poolOf(1);
+    await pool.start();
+    const first = launched[0]!;
+    // Taken off its slot (as a second start of the slot did), then found stuck.
+    pool.slots[0]!.runtime = null;
+    stuck.get(first)!("it stopped answering");
+    await clock.advance(10);
+    expect(first.killedBecause).toBe("it stopped answering");
+  });
+
   it("stop closes every doorbell, and a ring after it starts nothing", async () => {
     const { pool, doorbells, ring, launched } = poolOf(3, { keep: 1, spare: 1 });
     await pool.start();

@@ -57,7 +57,7 @@ export async function skillsApi(
   const url = new URL(request.url);
   const rest = url.pathname.slice(SKILLS_ROUTE.length + 1);
   const [rawName, action] = rest.split("/", 3);
-  const name = decodeURIComponent(rawName ?? "");
+  const name = skillNameOf(rawName ?? "");
   const method = request.method;
   try {
     if (rest === "" && method === "GET") return Response.json({ skills: await store.list(owner) });
@@ -184,6 +184,25 @@ async function jsonBody(request: Request): Promise<unknown> {
       "invalid_request",
       "The body is not JSON.",
       "Send a JSON body with content-type application/json.",
+    );
+  }
+}
+
+/**
+ * A skill's name from its path segment, percent-decoded.
+ * @param segment - the path segment as sent
+ * @throws HttpError `400 invalid_request` when it is not valid percent-encoding (a bare
+ *   `decodeURIComponent` threw a URIError, which answered the server's internal error)
+ */
+function skillNameOf(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new HttpError(
+      400,
+      "invalid_request",
+      `The skill name "${segment.slice(0, 100)}" in the path is not valid percent-encoding.`,
+      "Encode the name with encodeURIComponent (a skill name is a letter, then letters, digits and _).",
     );
   }
 }

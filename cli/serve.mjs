@@ -13,6 +13,7 @@ import { basename, extname, resolve } from "node:path";
 import { clusterSecret, shareSecretWithParent } from "./local-server/cluster-secret.mjs";
 import { runtimeEnv } from "./local-server/runtime-env.mjs";
 import { createSocketFolder } from "./local-server/socket-folder.mjs";
+import { privateDataFolder } from "./local-server/data-folder.mjs";
 import { withMallocSettings } from "./local-server/malloc-env.mjs";
 import { supervise } from "./local-server/supervise.mjs";
 import { workerdV8Flags } from "./local-server/v8-flags.mjs";
@@ -76,6 +77,9 @@ export async function serve({ label, env, persist, log, progress, cleanup, refus
   /** @type {import("./local-server/socket-folder.mjs").SocketFolder} */
   let sockets;
   try {
+    // The runtimes' local data (run history, tasks, skills, OAuth grants) in a folder only this
+    // user can enter (data-folder.mjs): workerd writes its files world-readable.
+    privateDataFolder(persist);
     sockets = createSocketFolder();
   } catch (error) {
     console.error(`\n${label}: ${/** @type {Error} */ (error).message}\n`);

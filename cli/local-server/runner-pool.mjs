@@ -7,7 +7,9 @@
  * - **Replace.** A runner that exits, reports a crash or shows no progress for
  *   {@link RUNNER_STUCK_MS} (a program holds its thread for good) is ended and the slot's next
  *   one started; its runs in flight fail at once on the host with a clear error, and the other
- *   runners go on. A slot failing {@link RUNNER_FAILURES} times in a row stops the server.
+ *   runners go on. A slot whose runners keep failing to start ({@link RUNNER_FAILURES} failures
+ *   in a row) stops the server; a runner that started and then failed (a program held or crashed
+ *   it) never counts toward that, however often.
  * - **Retire.** After a number of runs a runner is asked to begin no more, its runs under way are
  *   waited for, and it is ended and started afresh (runner-retirement.mjs says why and which one
  *   goes next). The wait has a deadline: a run the host gave up on (its timeout passed) may still
@@ -45,7 +47,10 @@ import {
  * below the 30 s run timeout, so the runs sharing the runner learn of it early.
  */
 export const RUNNER_STUCK_MS = 10_000;
-/** A runner that fails this many times in a row within a minute of starting stops the server. */
+/**
+ * A slot failing this many times in a row stops the server: a runner that fails and then this
+ * many less one starts of its replacement that fail (the slot cannot run).
+ */
 export const RUNNER_FAILURES = 5;
 /**
  * Past the run timeout, how long a retiring runner's runs under way are still waited for: the
@@ -68,16 +73,12 @@ export const IDLE_END_MS = 30_000;
 export const SPARE_IDLE_END_MS = 10_000;
 
 /**
- * A runner that fails within this long of its start adds to its slot's failures in a row; one
- * that served longer starts the count again.
- */
-const FAILURE_WINDOW_MS = 60_000;
-
-/**
  * @typedef {import("./runtime.mjs").Runtime} Runtime
- * @typedef {{ index: number, runtime: Runtime | null, failures: number, retired: number, retiring: boolean, startedAt: number, spare: boolean, starting: boolean, doorbell: (() => Promise<void>) | null, seenBegun: number, idleSince: number }} RunnerSlot
- *   `spare`: beyond the configured count; `starting`: its runner is being started (asked by the
- *   host, or a replacement); `doorbell`: closes the slot's doorbell, while it has one;
+ * @typedef {{ index: number, runtime: Runtime | null, failures: number, retired: number, retiring: boolean, spare: boolean, starting: boolean, restarting: boolean, doorbell: (() => Promise<void>) | null, seenBegun: number, idleSince: number }} RunnerSlot
+ *   `spare`: beyond the configured count; `starting`: its runner is being started because the
+ *   host asked; `restarting`: its next runner is being started after a failure or retirement
+ *   (either way no second start may begin: it would bind the same socket); `doorbell`: closes
+ *   the slot's doorbell, while it has one;
  *   `seenBegun`/`idleSince`: its runner's runs begun when last seen changing, and since when
  * @typedef {{ begun: number, underWay: number, retiring: boolean }} RunnerCounts
  */
@@ -153,9 +154,9 @@ export function createRunnerPool({
       failures: 0,
       retired: 0,
       retiring: false,
-      startedAt: 0,
       spare: index > count,
       starting: false,
+      restarting: false,
       doorbell: null,
       seenBegun: -1,
       idleSince: 0,
@@ -186,7 +187,6 @@ export function createRunnerPool({
     log(
       `${label}: ${describe(started)} ${slot.failures > 0 ? "serves again" : "is ready"}.${slot.starting ? ` It started in ${clock.now() - asked} ms.` : ""}`,
     );
-    slot.startedAt = clock.now();
     slot.seenBegun = -1;
     slot.idleSince = clock.now();
     watch(started, (reason) => void replace(slot, started, reason));
@@ -195,16 +195,21 @@ export function createRunnerPool({
 
   /** @type {RunnerPool["replace"]} */
   const replace = async (slot, runtime, reason) => {
-    if (state.stopping || slot.runtime !== runtime || runtime.killedBecause) return;
+    if (state.stopping || runtime.killedBecause) return;
+    // A runner that is no slot's (none should be) is ended, never left running unwatched: it
+    // would keep a blocked program's core, and the host's kept connection to it.
+    if (slot.runtime !== runtime) return void (await runtime.kill(reason));
     log(
       `${label}: ${runtime.name} is replaced because ${reason}; its runs in flight end with a clear error, other runners go on.`,
     );
     await runtime.kill(reason);
     if (slot.runtime !== runtime) return;
     slot.runtime = null;
-    // A runner that served a while before failing starts a new count: only failures in a row,
-    // each soon after its start, mean the slot cannot run.
-    if (clock.now() - slot.startedAt >= FAILURE_WINDOW_MS) slot.failures = 0;
+    // A runner that started and then failed starts a new count: the stop is for a slot whose
+    // runner cannot start. A runner failing soon after its start is most often a program's doing
+    // (one that holds its thread, or crashes it), and any client can send such programs: counted,
+    // a dozen of them in a row stopped the whole server.
+    slot.failures = 0;
     await restart(slot, true);
   };
 
@@ -216,6 +221,17 @@ export function createRunnerPool({
    * @param {boolean} failed - the slot's last runner failed
    */
   const restart = async (slot, failed) => {
+    const was = slot.restarting;
+    slot.restarting = true;
+    try {
+      await restartLoop(slot, failed);
+    } finally {
+      slot.restarting = was;
+    }
+  };
+
+  /** {@link restart}'s tries, while the slot is marked `restarting`. */
+  const restartLoop = async (/** @type {RunnerSlot} */ slot, /** @type {boolean} */ failed) => {
     let failing = failed;
     while (!state.stopping) {
       if (failing) {
@@ -256,19 +272,22 @@ export function createRunnerPool({
    * @param {RunnerSlot} slot
    */
   const openDoorbell = async (slot) => {
-    if (state.stopping || slot.runtime || slot.starting || slot.doorbell) return;
+    if (state.stopping || slot.runtime || slot.starting || slot.restarting || slot.doorbell) return;
     const close = await doorbell(slot, () => void wanted(slot));
-    if (slot.doorbell || slot.runtime || slot.starting || state.stopping) await close();
+    if (slot.doorbell || slot.runtime || slot.starting || slot.restarting || state.stopping)
+      await close();
     else slot.doorbell = close;
   };
 
   /** @type {RunnerPool["wanted"]} */
   const wanted = async (rung) => {
     // A spare's doorbell starts a regular slot while one is empty: spares only beyond `count`.
-    const slot =
-      (rung.spare && slots.find((s) => !s.spare && !s.runtime && !s.starting && !s.retiring)) ||
-      rung;
-    if (state.stopping || slot.runtime || slot.starting || slot.retiring) return;
+    // A slot whose runner is being replaced is not empty: its next runner is on its way, and a
+    // second start there would leave one of the two running outside the pool.
+    const empty = (/** @type {RunnerSlot} */ s) =>
+      !s.runtime && !s.starting && !s.restarting && !s.retiring;
+    const slot = (rung.spare && slots.find((s) => !s.spare && empty(s))) || rung;
+    if (state.stopping || !empty(slot)) return;
     slot.starting = true;
     try {
       const running = slots.filter((s) => s.runtime && !s.runtime.killedBecause).length;

@@ -22,6 +22,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  realpathSync,
   rmSync,
   statSync,
 } from "node:fs";
@@ -51,6 +52,7 @@ const FOLDER_ROOM = "cmm-".length + 10 + 1 + 6;
  * @property {(pid: number) => boolean} [alive] - whether a process runs (a folder's owner)
  * @property {(path: string) => { uid: number, mode: number, isDirectory(): boolean }} [stat] -
  *   a candidate parent's owner and mode (following links: the parent the user named)
+ * @property {(path: string) => string} [realpath] - a candidate's path with every link resolved
  */
 
 /**
@@ -62,6 +64,7 @@ const FOLDER_ROOM = "cmm-".length + 10 + 1 + 6;
  * @property {number} pid
  * @property {(pid: number) => boolean} alive
  * @property {(path: string) => { uid: number, mode: number, isDirectory(): boolean }} stat
+ * @property {(path: string) => string} realpath
  */
 
 /**
@@ -90,6 +93,26 @@ export function unsafeParent(path, stat, uid) {
 }
 
 /**
+ * Why a folder may not hold ours, looking at it and at every folder above it: each must pass
+ * {@link unsafeParent}. The last folder alone is not enough: a folder above it that another user
+ * may change (theirs, or writable without the sticky bit) lets them rename it away and put one
+ * of their own in its place between the check and the sockets' use.
+ * @param {string} real - the folder's real path (no link in it: {@link chooseBase} resolves them)
+ * @param {Deps["stat"]} stat
+ * @param {number | undefined} uid
+ * @returns {string | undefined} why not, or undefined when it may
+ */
+export function unsafePath(real, stat, uid) {
+  const why = unsafeParent(real, stat, uid);
+  if (why) return why;
+  for (let at = dirname(real); ; at = dirname(at)) {
+    const above = unsafeParent(at, stat, uid);
+    if (above) return `is inside ${at}, which ${above}`;
+    if (dirname(at) === at) return undefined;
+  }
+}
+
+/**
  * Whether sockets made under `base` fit {@link MAX_SOCKET_PATH_BYTES}.
  * @param {string} base
  */
@@ -101,10 +124,16 @@ export function shortEnough(base) {
  * Where the folder is made, first that is safe and short enough: the temporary folder (TMPDIR),
  * the user's runtime folder (XDG_RUNTIME_DIR: /run/user/<uid>, private and short), then a
  * private folder of our own in the user's cache folder (made 0700).
+ *
+ * The base is the candidate's real path, links resolved, and every folder on it is checked
+ * ({@link unsafePath}): a link on the way is read again at every use of a socket's path, and
+ * whoever owns it can point it elsewhere after the check. `TMPDIR=/tmp/$USER`, with
+ * `/tmp/$USER` a link another user planted to `/tmp`, passed the old check (it looked at `/tmp`),
+ * and the link's owner could then turn it to a folder of theirs holding sockets of the same names.
  * @param {Deps} deps
  * @returns {{ base: string } | { refused: string }}
  */
-export function chooseBase({ env, platform, uid, stat }) {
+export function chooseBase({ env, platform, uid, stat, realpath }) {
   const temporary = env.TMPDIR?.trim() || env.TEMP?.trim() || env.TMP?.trim() || tmpdir();
   /** @type {{ path: string, ours?: boolean }[]} */
   const candidates = [{ path: temporary }];
@@ -126,9 +155,20 @@ export function chooseBase({ env, platform, uid, stat }) {
         continue;
       }
     }
-    const why = unsafeParent(path, stat, uid);
-    if (!why) return { base: path };
-    reasons.push(`${path} ${why}`);
+    let real;
+    try {
+      real = realpath(path);
+    } catch {
+      reasons.push(`${path} does not exist`);
+      continue;
+    }
+    if (real !== path && !shortEnough(real)) {
+      reasons.push(`${path} (${real}) is too long for a socket path`);
+      continue;
+    }
+    const why = unsafePath(real, stat, uid);
+    if (!why) return { base: real };
+    reasons.push(`${real === path ? path : `${path} (${real})`} ${why}`);
   }
   return {
     refused: `the local server's private socket folder cannot be made: ${reasons.join("; ")}.\n  Fix: point TMPDIR at a short folder of yours or a sticky one like /tmp (its path at most ${MAX_SOCKET_PATH_BYTES - 2 - FOLDER_ROOM - NAME_ROOM} bytes), e.g. TMPDIR=/tmp`,
@@ -220,6 +260,7 @@ export function createSocketFolder(given = {}) {
     pid: process.pid,
     alive: processAlive,
     stat: statSync,
+    realpath: realpathSync,
     ...given,
   };
   if (deps.platform === "win32")

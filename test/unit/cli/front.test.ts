@@ -763,11 +763,11 @@ describe("the front's bound on connections (issue #40)", () => {
       maxConnections: 2,
       bodyTimeoutMs: 60_000,
     });
-    // Two connections hold the bound (one idle, one in the middle of a body).
-    const idle = connect(port, "127.0.0.1");
-    idle.on("error", () => {});
+    // Two connections hold the bound, each in the middle of a body.
+    const idle = rawClient(port, `POST /mcp HTTP/1.1\nHost: localhost\nContent-Length: 8000`);
     const slow = rawClient(port, `POST /mcp HTTP/1.1\nHost: localhost\nContent-Length: 8000`);
     await until(() => front.connectionsOpen() === 2);
+    await new Promise((r) => setTimeout(r, 50));
     // The third: a 4 MiB body declared, only its headers sent; answered from them.
     const third = rawClient(
       port,
@@ -788,11 +788,42 @@ describe("the front's bound on connections (issue #40)", () => {
     });
     expect(front.bodyBytesHeld()).toBe(0);
     // One of the two closes: a new connection is served.
-    idle.destroy();
+    idle.socket.destroy();
     await until(() => front.connectionsOpen() === 1);
     expect((await send(port, CALL)).status).toBe(200);
     expect(seen).toHaveLength(1);
     slow.socket.destroy();
+  });
+});
+
+describe("the front's bound on connections: idle ones make room (issue #40)", () => {
+  it("a connection past the bound closes the oldest that has no request, and is served", async () => {
+    // One local process opening FRONT_MAX_CONNECTIONS sockets that never send a request locked
+    // every client out (503 server_busy) for ~30 s a round, at no cost, with no key: on npm
+    // start, 1,000 idle sockets did. Such sockets hold nothing; a new connection takes the place
+    // of the oldest of them, and requests under way are never closed.
+    const { port, front, seen } = await setUp((_req, _body, res) => res.end("{}"), {
+      maxConnections: 3,
+      bodyTimeoutMs: 60_000,
+    });
+    const busy = rawClient(port, `POST /mcp HTTP/1.1\nHost: localhost\nContent-Length: 8000`);
+    await until(() => front.connectionsOpen() === 1);
+    await new Promise((r) => setTimeout(r, 50));
+    const oldest = connect(port, "127.0.0.1");
+    await until(() => front.connectionsOpen() === 2);
+    const newer = connect(port, "127.0.0.1");
+    for (const socket of [oldest, newer]) socket.on("error", () => {});
+    const closed = new Promise((r) => oldest.on("close", r));
+    await until(() => front.connectionsOpen() === 3);
+    expect((await send(port, CALL, { headers: { connection: "close" } })).status).toBe(200);
+    await closed;
+    expect(seen).toHaveLength(1);
+    // The oldest idle one made room; the newer one is still open.
+    expect(newer.destroyed).toBe(false);
+    newer.destroy();
+    // The one with a request under way was kept.
+    expect(busy.socket.destroyed).toBe(false);
+    busy.socket.destroy();
   });
 });
 

@@ -11,6 +11,7 @@ import {
   lstatSync,
   mkdirSync,
   mkdtempSync,
+  realpathSync,
   rmSync,
   statSync,
   symlinkSync,
@@ -81,6 +82,7 @@ describe("chooseBase", () => {
     pid: 1,
     alive: () => true,
     stat: statSync,
+    realpath: realpathSync,
   });
 
   it("uses TMPDIR when it is safe and short", () => {
@@ -98,6 +100,32 @@ describe("chooseBase", () => {
     const chosen = chooseBase(deps({ TMPDIR: unsafe, XDG_CACHE_HOME: cache }));
     expect(chosen).toEqual({ base: join(cache, "code-mode-mcp", "run") });
     expect(lstatSync(join(cache, "code-mode-mcp", "run")).mode & 0o777).toBe(0o700);
+  });
+
+  it("takes a linked TMPDIR's real path: the link's owner cannot repoint it after the check", () => {
+    // TMPDIR=/tmp/$USER with /tmp/$USER a link another user planted to /tmp: the check saw /tmp
+    // (root's, sticky), and every later use of a socket's path went through the link again.
+    const sticky = folder(0o1777);
+    const link = join(scratch, `link${++count}`);
+    symlinkSync(sticky, link);
+    expect(chooseBase(deps({ TMPDIR: link }))).toEqual({ base: realpathSync(sticky) });
+  });
+
+  it("refuses a safe TMPDIR inside a folder others may change, and says which", () => {
+    // Others may rename the inner folder away and put theirs in its place.
+    const open = folder(0o777);
+    const inner = join(open, "mine");
+    mkdirSync(inner, { mode: 0o700 });
+    const runtime = folder(0o700);
+    expect(chooseBase(deps({ TMPDIR: inner, XDG_RUNTIME_DIR: runtime }))).toEqual({
+      base: runtime,
+    });
+    const refused = chooseBase(deps({ TMPDIR: inner, XDG_CACHE_HOME: inner }));
+    expect(refused).toMatchObject({
+      refused: expect.stringContaining(
+        `${inner} is inside ${open}, which is writable by other users without the sticky bit`,
+      ),
+    });
   });
 
   it("falls back from a TMPDIR too long for a socket path, and refuses naming TMPDIR when nothing fits", () => {
@@ -136,6 +164,7 @@ describe("removeStaleFolders", () => {
       pid: 77,
       alive: (pid: number) => pid === 4002,
       stat: statSync,
+      realpath: realpathSync,
     };
     // Seen as another user: not ours to remove.
     if (uid !== undefined) expect(removeStaleFolders(base, { ...deps, uid: uid + 1 })).toEqual([]);

@@ -127,6 +127,18 @@ describe("skills in the product", () => {
     expect((await api(app, `/${name}`)).status).toBe(404);
   });
 
+  it("a skill name that is not percent-encoding gets a 400 naming it, not a 500", async () => {
+    // `decodeURIComponent("%ff")` threw before the route's checks: any client got the
+    // server's bare internal error for a typo.
+    const app = configured({});
+    for (const init of [{}, { method: "DELETE" }]) {
+      const answer = await api(app, "/%ff", init);
+      expect(answer.status).toBe(400);
+      expect(answer.body.error.code).toBe("invalid_request");
+      expect(answer.body.error.message).toContain("%ff");
+    }
+  });
+
   it("refuses a save from a failed run and one with a free variable, with clear messages", async () => {
     const app = configured({});
     const name = unique();

@@ -24,13 +24,17 @@ import type { JsonSchema, SkillDraft } from "./skill-store";
 /** Names a skill may use without declaring them, besides the sandbox's globals. */
 export const SKILL_NAMESPACES: readonly string[] = ["codemode", "skills"];
 
+/** A tool name a skill may be tagged with ({@link SkillDraft.tool}). */
+const TOOL_NAME = /^[a-z][a-z0-9_-]{0,63}$/i;
+
 /** Control characters other than tab and newline: never part of a description. */
 // oxlint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f\u2028\u2029]/;
 
 /**
  * Checks a save request and returns the skill to store.
- * @param raw - what the program sent: `{ name, description, input, output?, code }`
+ * @param raw - what the program sent: `{ name, description, input, output?, code }`, and
+ *   `tool` (the tool the save came from, set by the host, or an imported skill's)
  * @param limits - the size limits
  * @returns the checked skill (fresh copies of the schemas)
  * @throws CodeModeError `skill_invalid` naming the first problem and how to fix it
@@ -69,9 +73,13 @@ export function checkSkillDraft(
     );
   const prepared = preludeFunction(code);
   if (!prepared.ok) refuse(`${label}: ${prepared.message}`);
-  const outside = freeVariables(prepared.program).filter(
-    (v) => !SKILL_NAMESPACES.includes(v) && !SANDBOX_GLOBALS.has(v),
-  );
+  const free = freeVariables(prepared.program);
+  const tool = field("tool");
+  if (tool !== undefined && (typeof tool !== "string" || !TOOL_NAME.test(tool)))
+    refuse(
+      `${label}'s \`tool\` must be the name of the tool whose codemode it calls, such as "code" or "execute".`,
+    );
+  const outside = free.filter((v) => !SKILL_NAMESPACES.includes(v) && !SANDBOX_GLOBALS.has(v));
   if (outside.length > 0)
     refuse(
       `${label} uses ${outside.map((v) => `\`${v}\``).join(", ")}, defined outside its function: a skill runs later in other programs, so it may use only its input, codemode.*, skills.* and the sandbox's globals. Move ${outside.length === 1 ? "it" : "them"} inside the function or pass ${outside.length === 1 ? "it" : "them"} in the input.`,
@@ -82,6 +90,8 @@ export function checkSkillDraft(
     input,
     ...(output === undefined ? {} : { output }),
     code,
+    // Only a skill that calls `codemode` needs a tool's; one that does not works in every tool.
+    ...(tool !== undefined && free.includes("codemode") ? { tool } : {}),
   };
 }
 

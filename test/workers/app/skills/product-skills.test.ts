@@ -6,6 +6,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../../../src/app/app";
 import type { AppSettings } from "../../../../src/app/config/config";
+import { BUNDLED_SKILLS_KEY } from "../../../../src/app/config/setting-names";
 import { COMPACT_SPECS, TOOLS_LIST_TOKENS } from "../../../../src/app/generated/specs";
 import { connect } from "../../../helpers/mcp-client";
 import { accessToken, registerClient } from "../../../helpers/oauth-client";
@@ -315,6 +316,32 @@ describe("operator skills (SKILLS_DIR, handed over as LAUNCH_SKILLS)", () => {
     expect(deleted.body.error.message).toMatch(/cannot be deleted/);
     // Not exported as the principal's own.
     expect((await api(app, "/export", {}, auth)).body.folders).toEqual([]);
+  });
+
+  it("bundled by deploy (the global its module sets), they serve the same way, read-only", async () => {
+    const at = Symbol.for(BUNDLED_SKILLS_KEY);
+    const global = globalThis as Record<symbol, unknown>;
+    // What cli/deploy-skills.mjs's operator-skills.js sets before the Worker's module runs.
+    global[at] = JSON.stringify([{ ...shipped, name: "triple", code: "async ({ n }) => n * 3" }]);
+    try {
+      const key = `key-d-${unique()}-0123456789`;
+      const auth = { authorization: `Bearer ${key}` };
+      const app = configured({ MCP_API_KEY: key });
+      const called = await call(app, "async () => skills.triple({ n: 14 })", "/mcp/code", auth);
+      expect(called.content[0]!.text).toBe("42");
+      const listed = (await api(app, "", {}, auth)).body.skills;
+      expect(listed).toEqual([expect.objectContaining({ name: "triple", readOnly: true })]);
+      const rolled = await api(
+        app,
+        "/triple/rollback",
+        { method: "POST", body: JSON.stringify({ version: 1 }) },
+        auth,
+      );
+      expect(rolled.status).toBe(400);
+      expect(rolled.body.error.message).toMatch(/read-only skill .* cannot be rolled back/);
+    } finally {
+      delete global[at];
+    }
   });
 
   it("a shipped skill that fails the checks is left out and named on the status page", async () => {

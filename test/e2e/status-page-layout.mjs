@@ -34,7 +34,7 @@ const LONG = `async () => {
 const LONG_NAME = "summarizeOpenIssuesByAuthorAcrossEveryRepositoryPageAndJoinThem1";
 const HTML_TEXT = "<b>bold</b> <img src=x onerror=alert(1)> <script>alert(2)</script>";
 const SAVE_SKILLS = `async () => {
-  const byAuthor = async ({ n }) => n + 1;
+  const byAuthor = async ({ n }) => n + (await codemode.list_projects({})).projects.length;
   const wide = async (n) => n * 2;
   await skills.save({ name: "${LONG_NAME}", description: ${JSON.stringify(
     `${HTML_TEXT} Counts open issues per author over every page of every repository, then joins each author with their profile. `.repeat(
@@ -188,7 +188,8 @@ try {
         check(
           skillsTable.markup === 0 &&
             skillsTable.texts.includes("<b>bold</b>") &&
-            skillsTable.texts.includes("<i>failed</i>"),
+            skillsTable.texts.includes("<i>failed</i>") &&
+            skillsTable.texts.includes("v1 code only"),
           `at ${width} px skill text is not shown as text: ${skillsTable.markup} elements`,
         );
         check(

@@ -39,7 +39,7 @@ const SKILLS_SCRIPT = `(() => {
       body.replaceChildren();
       for (const s of data.skills) {
         const row = document.createElement("tr");
-        const version = "v" + s.version + (s.latest !== s.version ? " (latest v" + s.latest + ")" : "") + (s.readOnly ? " read-only" : "");
+        const version = "v" + s.version + (s.latest !== s.version ? " (latest v" + s.latest + ")" : "") + (s.readOnly ? " read-only" : "") + (s.tool ? " " + s.tool + " only" : "");
         const error = s.lastError ? "v" + s.lastError.version + " " + new Date(s.lastError.at).toISOString() + ": " + s.lastError.message : "";
         row.append(cell(s.name), cell(version), cell(s.uses ?? 0), cell(s.description), cell(error));
         body.append(row);

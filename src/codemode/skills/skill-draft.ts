@@ -24,8 +24,8 @@ import type { JsonSchema, SkillDraft } from "./skill-store";
 /** Names a skill may use without declaring them, besides the sandbox's globals. */
 export const SKILL_NAMESPACES: readonly string[] = ["codemode", "skills"];
 
-/** A tool name a skill may be tagged with ({@link SkillDraft.tool}). */
-const TOOL_NAME = /^[a-z][a-z0-9_-]{0,63}$/i;
+/** The tools a skill may be tagged with ({@link SkillDraft.tool}): those that run skills. */
+const TOOLS: readonly string[] = ["code", "execute"];
 
 /** Control characters other than tab and newline: never part of a description. */
 // oxlint-disable-next-line no-control-regex -- matching control characters is the point
@@ -75,9 +75,10 @@ export function checkSkillDraft(
   if (!prepared.ok) refuse(`${label}: ${prepared.message}`);
   const free = freeVariables(prepared.program);
   const tool = field("tool");
-  if (tool !== undefined && (typeof tool !== "string" || !TOOL_NAME.test(tool)))
+  // Another name would make a skill no tool lists or runs.
+  if (tool !== undefined && (typeof tool !== "string" || !TOOLS.includes(tool)))
     refuse(
-      `${label}'s \`tool\` must be the name of the tool whose codemode it calls, such as "code" or "execute".`,
+      `${label}'s \`tool\` must be the name of the tool whose codemode it calls: "code" or "execute".`,
     );
   const outside = free.filter((v) => !SKILL_NAMESPACES.includes(v) && !SANDBOX_GLOBALS.has(v));
   if (outside.length > 0)

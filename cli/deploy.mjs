@@ -7,13 +7,15 @@
 // (ALLOW_ANONYMOUS, OAUTH, FORWARD_CALLER_TOKEN) as vars; a credential with no caller check is
 // refused before anything is built (deploy-guard.mjs). Secret values are never on a command
 // line or in output: only their names are printed. A dry run writes no secret anywhere: it names
-// the secrets a deploy would upload and bundles without them.
+// the secrets a deploy would upload and bundles without them. SKILLS_DIR in the environment
+// bundles the operator's read-only skills with the Worker (deploy-skills.mjs).
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { deploySecrets, unguardedDeploy } from "./deploy-guard.mjs";
-import { PACKAGE_ROOT, WORKER_CONFIG, wranglerBin } from "./runtime-paths.mjs";
+import { readOperatorSkills, stageWithSkills } from "./deploy-skills.mjs";
+import { PACKAGE_ROOT, PRODUCT_MODULE, WORKER_CONFIG, wranglerBin } from "./runtime-paths.mjs";
 import { runWithSecretsFile } from "./secrets-file-run.mjs";
 
 /** Switches deploy passes from its environment to the Worker as vars. */
@@ -30,6 +32,8 @@ const SWITCHES = ["ALLOW_ANONYMOUS", "OAUTH", "FORWARD_CALLER_TOKEN"];
  * @param {string} [options.config] - the prebuilt Worker's config (tests: a stand-in)
  * @param {boolean} [options.build] - run the build steps first (default: in a clone)
  * @param {string} [options.tmp] - where the secrets file's private folder is made
+ * @param {{ readSkillsDir: Function, BUNDLED_SKILLS_KEY: string }} [options.product] - the
+ *   product module's skill checks (default: the built one; tests: the sources)
  * @returns {Promise<number>} the exit code
  */
 export async function deploy({
@@ -41,6 +45,7 @@ export async function deploy({
   config = WORKER_CONFIG,
   build,
   tmp = tmpdir(),
+  product,
 }) {
   const unguarded = unguardedDeploy(env, configVars(config));
   if (unguarded !== undefined) {
@@ -65,6 +70,23 @@ export async function deploy({
     );
     return 1;
   }
+  // The operator's skills: checked before anything is uploaded; a bad one stops the deploy.
+  const skillsDir = (env.SKILLS_DIR ?? "").trim();
+  let staged;
+  if (skillsDir !== "") {
+    const checks = product ?? (await import(PRODUCT_MODULE));
+    const read = readOperatorSkills(skillsDir, checks);
+    if (!read.ok) {
+      console.error(
+        `code-mode-mcp deploy: SKILLS_DIR: ${read.message}\n  Fix: correct that folder (docs/skills.md, "Operator skills", shows the layout) or unset SKILLS_DIR. Nothing was deployed.`,
+      );
+      return 1;
+    }
+    staged = stageWithSkills({ config, skills: read.skills, key: checks.BUNDLED_SKILLS_KEY, tmp });
+    progress(
+      `code-mode-mcp deploy: bundling ${read.skills.length} operator skill(s) from ${resolve(skillsDir)} (read-only).`,
+    );
+  }
   const secrets = deploySecrets(env);
   const names = Object.keys(secrets).join(", ");
   const switches = SWITCHES.filter((name) => (env[name] ?? "").trim() !== "").flatMap((name) => [
@@ -76,7 +98,7 @@ export async function deploy({
   const args = [
     "deploy",
     "--config",
-    config,
+    staged?.config ?? config,
     ...(out ? ["--dry-run", "--outdir", join(out, "bundle")] : []),
     ...switches,
   ];
@@ -102,6 +124,7 @@ export async function deploy({
     });
   } finally {
     if (out) rmSync(out, { recursive: true, force: true });
+    if (staged) rmSync(staged.dir, { recursive: true, force: true });
   }
   if (code === 0 && !dryRun)
     progress(

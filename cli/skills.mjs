@@ -88,7 +88,7 @@ export async function skillsCommand({
       if (skills.length === 0) out("No skills yet: a program saves one with skills.save().");
       for (const s of skills)
         out(
-          `${s.name}  v${s.version}${s.latest !== s.version ? ` (latest v${s.latest})` : ""}${s.readOnly ? "  read-only (operator)" : ""}  uses ${s.uses ?? 0}  ${oneLine(s.description)}${s.lastError ? `\n    last error (v${s.lastError.version}): ${oneLine(s.lastError.message)}` : ""}`,
+          `${s.name}  v${s.version}${s.latest !== s.version ? ` (latest v${s.latest})` : ""}${s.readOnly ? "  read-only (operator)" : ""}${s.tool ? `  ${s.tool} only` : ""}  uses ${s.uses ?? 0}  ${oneLine(s.description)}${s.lastError ? `\n    last error (v${s.lastError.version}): ${oneLine(s.lastError.message)}` : ""}`,
         );
       return 0;
     }

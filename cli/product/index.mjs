@@ -10,6 +10,7 @@ export {
   LAUNCH_SPECS_VAR,
   LAUNCH_TOKENS_VAR,
   LAUNCH_SKILLS_VAR,
+  BUNDLED_SKILLS_KEY,
 } from "../../src/app/config/setting-names";
 export { readSkillsDir } from "../../src/app/skills/operator-skills";
 export { apiToolText } from "../../src/app/api-tool-text";

@@ -27,9 +27,8 @@ import { sandboxLoader } from "./sandbox-loader";
 import type { SkillsOptions } from "../codemode/skills/skills-options";
 import { withReadOnlySkills } from "../codemode/skills/read-only-skills";
 import { durableSkillStore } from "./skills/durable-skill-store";
-import { operatorSkills } from "./skills/operator-skills";
+import { operatorSkills, shippedSkillsText } from "./skills/operator-skills";
 import { skillOwner } from "./skills/skill-owner";
-import { LAUNCH_SKILLS_VAR } from "./config/setting-names";
 
 /** The MCP routes. */
 export const API_ROUTE = "/mcp";
@@ -66,8 +65,7 @@ export function endpointsFor(
   specTexts: Readonly<Record<string, string>>,
 ): Endpoints {
   // The operator's skills come with the env, not the configuration: part of the key too.
-  const shipped = (env as unknown as Record<string, unknown>)[LAUNCH_SKILLS_VAR];
-  const launched = typeof shipped === "string" ? shipped : "";
+  const launched = shippedSkillsText(env);
   // Per request: the checked configuration is memoized by the app (app.ts), so the same object
   // (with the same operator skills) means the same endpoints without serialising it again.
   if (built?.config === config && built.launched === launched) return built.endpoints;

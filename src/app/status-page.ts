@@ -50,6 +50,7 @@ body{font:15px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:60rem;paddin
 h1{font-size:1.5rem}h2{font-size:1.1rem;margin-top:1.8rem;border-bottom:1px solid #ddd}
 table{border-collapse:collapse;margin:.4rem 0;display:block;max-width:100%;overflow-x:auto}td,th{border:1px solid #ddd;padding:.25rem .6rem;text-align:left;overflow-wrap:break-word}
 th{background:#f5f5f7}code,pre,textarea{font:13px ui-monospace,monospace}
+table.skills td:first-child{min-width:8rem;overflow-wrap:anywhere}table.skills td:nth-child(n+4){min-width:16rem;overflow-wrap:anywhere}
 textarea{width:100%;min-height:9rem}pre{background:#f5f5f7;padding:.6rem;overflow:auto;max-height:28rem;white-space:pre-wrap;overflow-wrap:anywhere}
 .warn{color:#8a5300}.bad{color:#b00020}.muted{color:#666}${CONSOLE_STYLE}
 </style></head><body>

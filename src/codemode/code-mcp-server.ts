@@ -50,6 +50,7 @@ import {
   errorText,
   mayListTools,
   skillsFor,
+  usableIn,
   withNotes,
   type CallerSkills,
 } from "./skills/caller-skills";
@@ -114,10 +115,10 @@ export function codeMcpServer(
     if (deferred) listing.catch(() => {}); // awaited by the handler; never unhandled meanwhile
     const tools = deferred ? undefined : await listing;
     // Whose skills this request uses, and (for a listing) which they are.
-    const skills = options.skills && skillsFor(options.skills, request?.authInfo);
+    const skills = options.skills && skillsFor(options.skills, request?.authInfo, "code");
     const skillsText =
       skills && !deferred && !(tools instanceof Error) && mayListTools(request?.requestInfo)
-        ? `\n\n${skillsSection(await skills.store.list(skills.owner), SKILLS_ROOM)}`
+        ? `\n\n${skillsSection(usableIn(await skills.store.list(skills.owner), "code"), SKILLS_ROOM)}`
         : "";
     const server = new McpServer(
       {
@@ -192,8 +193,7 @@ async function runCode(
   Object.assign(fns, catalogHelpers(catalog));
   const namespaces: HostNamespaces = { codemode: fns };
   try {
-    const skillRun =
-      skills && (await SkillRun.open(skills.store, skills.owner, code, skills.limits));
+    const skillRun = skills && (await SkillRun.open(skills, code));
     const added = skillRun?.request();
     const outcome = await options.executor.execute({
       code,

@@ -34,7 +34,7 @@ import { redactToolResult } from "./redaction/result-redaction";
 import { executeDescription, searchDescription } from "./openapi-tool-descriptions";
 import type { RunRecorder } from "./runs/run-record";
 import { RunTrace } from "./runs/run-trace";
-import { errorText, mayListTools, skillsFor, withNotes } from "./skills/caller-skills";
+import { errorText, mayListTools, skillsFor, usableIn, withNotes } from "./skills/caller-skills";
 import { SKILLS_ROOM, skillsSection } from "./skills/skill-listing";
 import { SkillRun } from "./skills/skill-run";
 import type { SkillsOptions } from "./skills/skills-options";
@@ -132,11 +132,11 @@ export function openApiMcpServer(
   // With skills, `execute` lists the caller's (read from the store); a request that lists no
   // tools (a call, a discovery) skips the read.
   return async (factoryCtx?: McpServerFactoryContext) => {
-    const skills = skillsFor(skillsOption, factoryCtx?.authInfo);
+    const skills = skillsFor(skillsOption, factoryCtx?.authInfo, "execute");
     // A caller with no owner has no skills: the description says nothing of them.
     if (!skills) return build(factoryCtx, setup.executeText);
     const listed = mayListTools(factoryCtx?.requestInfo)
-      ? await skills.store.list(skills.owner)
+      ? usableIn(await skills.store.list(skills.owner), "execute")
       : [];
     return build(factoryCtx, `${setup.executeText}\n\n${skillsSection(listed, SKILLS_ROOM)}`);
   };
@@ -259,9 +259,8 @@ function registerSearch(server: McpServer, setup: Setup): void {
     async ({ code }, ctx) => {
       const run = setup.trace("search", code);
       // `skills.declarations()`: the caller's skills as TypeScript, next to the spec's.
-      const skills = options.skills && skillsFor(options.skills, ctx.http?.authInfo);
-      const skillRun =
-        skills && (await SkillRun.open(skills.store, skills.owner, code, skills.limits));
+      const skills = options.skills && skillsFor(options.skills, ctx.http?.authInfo, "execute");
+      const skillRun = skills && (await SkillRun.open(skills, code));
       const namespaces: HostNamespaces = {
         codemode: { declaration },
         ...skillRun?.searchRequest().namespaces,
@@ -330,9 +329,8 @@ function registerExecute(
           approvals?.holdsRun && options.limits?.timeoutMs === undefined
             ? { ...limits, timeoutMs: APPROVAL_TIMEOUT_MS + 30_000 }
             : limits;
-        const skills = options.skills && skillsFor(options.skills, ctx.http?.authInfo);
-        const skillRun =
-          skills && (await SkillRun.open(skills.store, skills.owner, code, skills.limits));
+        const skills = options.skills && skillsFor(options.skills, ctx.http?.authInfo, "execute");
+        const skillRun = skills && (await SkillRun.open(skills, code));
         const added = skillRun?.request();
         const outcome = await options.executor.execute({
           code,

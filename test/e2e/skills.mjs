@@ -179,7 +179,7 @@ try {
   const listed = cli(server.url, ["list"]);
   check(
     listed.status === 0 &&
-      /blockedIn {2}v1 \(latest v2\) {2}uses \d+/.test(listed.out) &&
+      /blockedIn {2}v1 \(latest v2\) {2}code only {2}uses \d+/.test(listed.out) &&
       /double {2}v1 {2}read-only/.test(listed.out),
     `skills list: ${listed.out}${listed.err}`,
   );

@@ -2,7 +2,9 @@
 // of the layout defects users saw: the duration chart's top label inside the chart (a 3-digit
 // "ms" label lost its first digit), the outcome legend clear of every bar, a long program and a
 // long result wrapped inside the page (no horizontal scrolling), and a favicon. At 1280 and 390 px
-// (issue #42): no sideways scrolling, no word broken mid-letter, program lines that say something.
+// (issue #42): no sideways scrolling, no word broken mid-letter, program lines that say something;
+// the skills table (issue #44) with long names, long descriptions, HTML in them and a long last
+// error: shown as text, inside the page.
 // Saves screenshots to test/.artifacts/status-page-layout*.png.
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -28,6 +30,21 @@ const LONG = `async () => {
   return "${"x".repeat(3000)}";
 }`;
 
+/** A 64-character skill name (the longest allowed) and untrusted text with markup in it. */
+const LONG_NAME = "summarizeOpenIssuesByAuthorAcrossEveryRepositoryPageAndJoinThem1";
+const HTML_TEXT = "<b>bold</b> <img src=x onerror=alert(1)> <script>alert(2)</script>";
+const SAVE_SKILLS = `async () => {
+  const byAuthor = async ({ n }) => n + (await codemode.list_projects({})).projects.length;
+  const wide = async (n) => n * 2;
+  await skills.save({ name: "${LONG_NAME}", description: ${JSON.stringify(
+    `${HTML_TEXT} Counts open issues per author over every page of every repository, then joins each author with their profile. `.repeat(
+      5,
+    ),
+  )}, input: { type: "object", properties: { n: { type: "number" } } }, run: byAuthor });
+  await skills.save({ name: "wide", description: "A token: ${"https://example.com/".padEnd(180, "x")}", input: { type: "number" }, run: wide });
+  return 1;
+}`;
+
 try {
   await withServer({}, async ({ url }) => {
     const client = new Client(
@@ -48,6 +65,20 @@ try {
     );
     await code.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp/code`)));
     await code.callTool({ name: "code", arguments: { code: "async () => 2" } });
+    const saved = /** @type {any} */ (
+      await code.callTool({ name: "code", arguments: { code: SAVE_SKILLS } })
+    );
+    check(
+      !saved.isError && (saved.content.at(-1)?.text.match(/^Saved skill /gm) ?? []).length === 2,
+      `saving the skills: ${JSON.stringify(saved.content)}`,
+    );
+    // A last error with markup and a long word.
+    await code.callTool({
+      name: "code",
+      arguments: {
+        code: 'async () => { await skills.wide(1); const lt = "<"; const m = lt + "i>failed" + lt + "/i> " + "y".repeat(300); throw new Error(m); }',
+      },
+    });
     await code.close();
 
     const favicon = await fetch(`${url}/favicon.ico`);
@@ -133,6 +164,42 @@ try {
         await page.waitForSelector('#runs-table[data-state="loaded"]');
         await page.locator("#runs-table tbody tr").first().click();
         await page.waitForSelector('#run-detail[data-state="loaded"]');
+        await page.click("#skills-load");
+        await page.waitForSelector('#skills-table[data-state="loaded"]');
+        /** @type {{ rows: number, markup: number, texts: string, right: number, cellRight: number, client: number }} */
+        const skillsTable = await page.evaluate(`(() => {
+          const table = document.getElementById("skills-table");
+          const cells = [...table.querySelectorAll("tbody td")];
+          const wrap = table.parentElement.getBoundingClientRect();
+          return {
+            rows: table.querySelectorAll("tbody tr").length,
+            markup: table.querySelectorAll("tbody img, tbody b, tbody i, tbody script").length,
+            texts: cells.map((c) => c.textContent).join("\\n"),
+            right: wrap.right,
+            // Every cell: descriptions and errors wrapped inside the table's box, not as wide as their text.
+            cellRight: Math.max(...cells.map((c) => c.getBoundingClientRect().right)),
+            client: document.documentElement.clientWidth,
+          };
+        })()`);
+        check(
+          skillsTable.rows === 2,
+          `at ${width} px the skills table has ${skillsTable.rows} rows`,
+        );
+        check(
+          skillsTable.markup === 0 &&
+            skillsTable.texts.includes("<b>bold</b>") &&
+            skillsTable.texts.includes("<i>failed</i>") &&
+            skillsTable.texts.includes("v1 code only"),
+          `at ${width} px skill text is not shown as text: ${skillsTable.markup} elements`,
+        );
+        check(
+          skillsTable.right <= skillsTable.client + 1,
+          `at ${width} px the skills table ends at ${skillsTable.right} px, past the page's ${skillsTable.client}`,
+        );
+        check(
+          width !== 1280 || skillsTable.cellRight <= skillsTable.right + 1,
+          `at ${width} px the skills table's cells end at ${skillsTable.cellRight} px, past its box (${skillsTable.right} px): it scrolls`,
+        );
         /** @type {{ scroll: number, client: number, broken: string[], previews: string[] }} */
         const seen = await page.evaluate(`(() => {
           const broken = [];
@@ -150,7 +217,21 @@ try {
               range.setStart(node, m.index);
               range.setEnd(node, m.index + m[0].length);
               const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
-              if (tops.size > 1) broken.push(m[0]);
+              if (tops.size < 2) continue;
+              // Where the line ends inside the token: a break between two letters or digits is
+              // a broken word; one next to punctuation (after a quote or an angle bracket) is a line break the
+              // browser may make.
+              const topAt = (i) => {
+                const r = document.createRange();
+                r.setStart(node, m.index + i);
+                r.setEnd(node, m.index + i + 1);
+                return Math.round(r.getBoundingClientRect().top);
+              };
+              for (let i = 1; i < m[0].length; i++)
+                if (topAt(i) !== topAt(i - 1) && /[\\p{L}\\p{N}]/u.test(m[0][i]) && /[\\p{L}\\p{N}]/u.test(m[0][i - 1])) {
+                  broken.push(m[0]);
+                  break;
+                }
             }
           }
           const previews = [...document.querySelectorAll("#runs-table tbody tr td:last-child")].map((td) => td.textContent);
@@ -175,7 +256,7 @@ try {
         const facts = (await page.textContent("#run-facts")) ?? "";
         check(!/\b1 (host calls|operations|result bytes)\b/.test(facts), `plurals: ${facts}`);
         console.log(
-          `e2e status-page-layout: at ${width} px no sideways scroll, no word broken mid-letter, program lines shown — ok`,
+          `e2e status-page-layout: at ${width} px no sideways scroll, no word broken mid-letter, program lines shown, skills table as text inside the page — ok`,
         );
       }
     } finally {

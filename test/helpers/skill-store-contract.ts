@@ -47,6 +47,15 @@ export const SKILL_STORE_CONTRACT: Record<string, (store: SkillStore) => Promise
     // A save after a roll back continues the numbering.
     expect((await store.save("a", draft("s"), limits)).version).toBe(3);
   },
+  "keeps each version's tool, and lists the current one's": async (store) => {
+    await store.save("a", { ...draft("s", "async () => codemode.x()"), tool: "code" }, limits);
+    await store.save("a", draft("s", "async () => 2"), limits);
+    expect((await store.get("a", "s", 1))?.tool).toBe("code");
+    expect(await store.get("a", "s")).not.toHaveProperty("tool");
+    expect((await store.list("a"))[0]).not.toHaveProperty("tool");
+    await store.rollBack("a", "s", 1);
+    expect((await store.list("a"))[0]).toMatchObject({ name: "s", version: 1, tool: "code" });
+  },
   "keeps owners apart": async (store) => {
     await store.save("a", draft("s"), limits);
     expect(await store.get("b", "s")).toBeUndefined();

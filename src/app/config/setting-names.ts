@@ -68,6 +68,13 @@ export const LAUNCH_SPECS_VAR = "LAUNCH_SPECS";
 export const LAUNCH_SKILLS_VAR = "LAUNCH_SKILLS";
 
 /**
+ * The `Symbol.for` key of the global through which a deployed Worker gets the operator's skills:
+ * `code-mode-mcp deploy` with `SKILLS_DIR` adds a module that sets it (same JSON as
+ * {@link LAUNCH_SKILLS_VAR}), since a var holds at most 5 KB (cli/deploy-skills.mjs).
+ */
+export const BUNDLED_SKILLS_KEY = "code-mode-mcp.operator-skills";
+
+/**
  * The Worker var through which a launcher hands the Worker the o200k counts it made at start of
  * the tools `/mcp` lists (JSON, digest → counts; see src/app/tools-list-count.ts): the launcher
  * has the tokenizer, the Worker does not. Not a user setting.

@@ -458,7 +458,7 @@ export const LAUNCHER_SETTING_TABLE = {
     `${DEFAULT_FRONT_BODY_BUDGET_MB} (MiB of request bodies the server holds at once; past it a request gets 503 and is asked to retry).`,
   ),
   SKILLS_DIR: {
-    doc: "a folder of read-only operator skills in the Agent Skills layout, read and checked at start",
+    doc: "a folder of read-only operator skills in the Agent Skills layout, read and checked at start (and bundled by deploy)",
     default: undefined,
     parse: (t) => t,
   } satisfies Setting<string | undefined>,

@@ -25,7 +25,8 @@ export const CONSOLE_STYLE = `
 .charts{display:flex;gap:1rem;flex-wrap:wrap}.charts figure{margin:0;flex:1 1 26rem}.charts figcaption{font-size:13px;color:#666}
 svg.chart{width:100%;height:190px;background:#fafafa;border:1px solid #e5e5e5}svg.chart text{font:11px system-ui,sans-serif;fill:#555}svg.chart text.hint{font-size:14px;fill:#8a5300}
 ol.program{background:#f5f5f7;padding:.5rem .5rem .5rem 3rem;font:13px ui-monospace,monospace;max-height:24rem;overflow:auto}
-ol.program li{white-space:pre-wrap;overflow-wrap:anywhere}ol.program li::marker{color:#999}`;
+ol.program li{white-space:pre-wrap;overflow-wrap:anywhere}ol.program li::marker{color:#999}
+#run-facts{overflow-wrap:anywhere}`;
 
 /**
  * The console's HTML.

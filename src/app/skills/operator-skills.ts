@@ -1,16 +1,18 @@
 /**
  * The operator's read-only skills (`SKILLS_DIR`, docs/skills.md): read from the folder by the
  * local launcher (cli/serve.mjs, with this module's {@link readSkillsDir} check through the
- * product module) and handed to the Worker as JSON in {@link LAUNCH_SKILLS_VAR}; checked again
- * here, since a var is just text. A skill that fails the check is left out and named on the
- * status page; the launcher refuses to start with one, so that happens only with a hand-set var.
+ * product module) and handed to the Worker as JSON in {@link LAUNCH_SKILLS_VAR}; or, deployed,
+ * read by `code-mode-mcp deploy` and bundled as a module that sets the global
+ * `Symbol.for(BUNDLED_SKILLS_KEY)` to the same JSON (a var is limited to 5 KB). Checked again
+ * here, since either is just text. A skill that fails the check is left out and named on the
+ * status page; the launcher and deploy refuse one, so that happens only with a hand-made value.
  */
 import { CodeModeError } from "../../errors";
 import { readSkillFolder, type SkillFolder } from "../../codemode/skills/agent-skill-format";
 import { checkSkillDraft } from "../../codemode/skills/skill-draft";
 import { skillLimits, type SkillLimits } from "../../codemode/skills/skill-limits";
 import type { SkillDraft } from "../../codemode/skills/skill-store";
-import { LAUNCH_SKILLS_VAR } from "../config/setting-names";
+import { BUNDLED_SKILLS_KEY, LAUNCH_SKILLS_VAR } from "../config/setting-names";
 
 /** The operator's skills and the problems of those left out. */
 export interface OperatorSkills {
@@ -21,13 +23,25 @@ export interface OperatorSkills {
 const memo = new Map<string, OperatorSkills>();
 
 /**
+ * The JSON text of the operator's skills: the launcher's var, else what deploy bundled; "" when
+ * there are none.
+ * @param env - the Worker's env
+ */
+export function shippedSkillsText(env: Cloudflare.Env): string {
+  const launched = (env as unknown as Record<string, unknown>)[LAUNCH_SKILLS_VAR];
+  if (typeof launched === "string" && launched !== "") return launched;
+  const bundled = (globalThis as Record<symbol, unknown>)[Symbol.for(BUNDLED_SKILLS_KEY)];
+  return typeof bundled === "string" ? bundled : "";
+}
+
+/**
  * The operator's skills handed to the Worker in its env.
  * @param env - the Worker's env
  * @param limits - the size limits (`SKILLS_MAX_*`)
  */
 export function operatorSkills(env: Cloudflare.Env, limits: Partial<SkillLimits>): OperatorSkills {
-  const text = (env as unknown as Record<string, unknown>)[LAUNCH_SKILLS_VAR];
-  if (typeof text !== "string" || text === "") return { skills: [], problems: [] };
+  const text = shippedSkillsText(env);
+  if (text === "") return { skills: [], problems: [] };
   const key = `${JSON.stringify(limits)}\n${text}`;
   const kept = memo.get(key);
   if (kept) return kept;

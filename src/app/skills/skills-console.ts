@@ -13,7 +13,7 @@ export function skillsSection(enabled: boolean): string {
     return `<h2>Skills</h2><p id="skills-off" class="muted">Saved skills are off (SKILLS=off).</p>`;
   return `<h2>Skills</h2>
 <p><button id="skills-load" type="button">Load skills</button> <span id="skills-status" class="muted"></span></p>
-<div class="table-scroll"><table id="skills-table" data-state="idle"><thead><tr><th>name</th><th>version</th><th>uses</th><th>description</th><th>last error</th></tr></thead><tbody></tbody></table></div>
+<div class="table-scroll"><table id="skills-table" class="skills" data-state="idle"><thead><tr><th>name</th><th>version</th><th>uses</th><th>description</th><th>last error</th></tr></thead><tbody></tbody></table></div>
 <script>${SKILLS_SCRIPT}</script>`;
 }
 
@@ -39,7 +39,7 @@ const SKILLS_SCRIPT = `(() => {
       body.replaceChildren();
       for (const s of data.skills) {
         const row = document.createElement("tr");
-        const version = "v" + s.version + (s.latest !== s.version ? " (latest v" + s.latest + ")" : "") + (s.readOnly ? " read-only" : "");
+        const version = "v" + s.version + (s.latest !== s.version ? " (latest v" + s.latest + ")" : "") + (s.readOnly ? " read-only" : "") + (s.tool ? " " + s.tool + " only" : "");
         const error = s.lastError ? "v" + s.lastError.version + " " + new Date(s.lastError.at).toISOString() + ": " + s.lastError.message : "";
         row.append(cell(s.name), cell(version), cell(s.uses ?? 0), cell(s.description), cell(error));
         body.append(row);

@@ -4,7 +4,8 @@
  * read-only skills. One skill is:
  *
  * ```
- * <name>/SKILL.md            front matter: name, description; body: the input (and output)
+ * <name>/SKILL.md            front matter: name, description, and for a skill that calls one
+ *                            tool's `codemode`, `metadata:` with `tool: "code"`; body: the input (and output)
  *                            JSON Schema as ```json blocks under "## Input schema" ("## Output
  *                            schema"), and how to call it
  * <name>/scripts/<name>.js   the function, as saved: one function expression
@@ -13,8 +14,8 @@
  * Reading is strict and names the problem: a folder is untrusted (an import comes over HTTP),
  * and what it holds goes through the same checks as a save (skill-draft.ts). The front matter is
  * read as the subset of YAML this format writes: `key: value` lines, the value plain, or quoted
- * ("…" as JSON, '…' with '' for a quote); other keys (license, metadata, …) and indented lines
- * are ignored.
+ * ("…" as JSON, '…' with '' for a quote); of `metadata:`'s indented entries only `tool` is read;
+ * other keys (license, compatibility, …) are ignored.
  */
 import { CodeModeError } from "../../errors";
 import { checkSkillDraft } from "./skill-draft";
@@ -45,6 +46,8 @@ export function skillFolder(skill: SkillDraft): SkillFolder {
     `name: ${skill.name}`,
     // A JSON string is a YAML double-quoted scalar: any description stays one safe line.
     `description: ${JSON.stringify(skill.description)}`,
+    // The spec's place for a client's own keys: the tool whose codemode the skill calls.
+    ...(skill.tool === undefined ? [] : ["metadata:", `  tool: ${JSON.stringify(skill.tool)}`]),
     "---",
     "",
     `# ${skill.name}`,
@@ -112,6 +115,7 @@ export function readSkillFolder(
         input,
         ...(output === undefined ? {} : { output }),
         code: code!.trim(),
+        ...(front.has("metadata.tool") ? { tool: front.get("metadata.tool") } : {}),
       },
       limits,
     );
@@ -123,11 +127,19 @@ export function readSkillFolder(
 /** The `key: value` lines of the front matter. */
 function frontMatter(text: string, fail: (message: string) => never): Map<string, string> {
   const found = new Map<string, string>();
+  let inMetadata = false;
   for (const [index, line] of text.split("\n").entries()) {
-    if (line.trim() === "" || line.startsWith("#") || /^\s/.test(line)) continue;
+    if (line.trim() === "" || line.startsWith("#")) continue;
+    if (/^\s/.test(line)) {
+      // `metadata:`'s entries: only `tool` is read (as "metadata.tool"); others are ignored.
+      const entry = inMetadata ? /^\s+tool:\s*(.*)$/.exec(line) : null;
+      if (entry) found.set("metadata.tool", scalar(entry[1]!.trim(), "tool", index + 2, fail));
+      continue;
+    }
     const match = /^([A-Za-z][\w-]*):\s*(.*)$/.exec(line);
     if (!match) fail(`SKILL.md front matter line ${index + 2} is not \`key: value\`: ${cut(line)}`);
     const [, key, raw] = match!;
+    inMetadata = key === "metadata" && raw!.trim() === "";
     if (key !== "name" && key !== "description") continue;
     found.set(key!, scalar(raw!.trim(), key!, index + 2, fail));
   }

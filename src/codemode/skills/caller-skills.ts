@@ -5,7 +5,7 @@
  */
 import type { AuthInfo, CallToolResult } from "@modelcontextprotocol/server";
 import { skillLimits, type SkillLimits } from "./skill-limits";
-import type { SkillStore } from "./skill-store";
+import type { SkillStore, SkillSummary } from "./skill-store";
 import type { SkillsOptions } from "./skills-options";
 
 /** The skills of one caller. */
@@ -13,20 +13,38 @@ export interface CallerSkills {
   store: SkillStore;
   owner: string;
   limits: Readonly<SkillLimits>;
+  /** The tool the request is for (`code`, `execute`): what saves are tagged with. */
+  tool: string;
 }
 
 /**
  * The caller's skills, or undefined when the option maps the caller to no owner.
  * @param options - the server's `skills` option
  * @param authInfo - the verified caller, if any
+ * @param tool - the tool the request is for
  */
 export function skillsFor(
   options: SkillsOptions,
   authInfo: AuthInfo | undefined,
+  tool: string,
 ): CallerSkills | undefined {
   const owner = options.owner(authInfo);
   if (owner === undefined) return undefined;
-  return { store: options.store, owner, limits: skillLimits(options.limits) };
+  return { store: options.store, owner, limits: skillLimits(options.limits), tool };
+}
+
+/**
+ * The skills a tool can run: those that call no tool's `codemode` and those saved from it. A
+ * skill saved from `code` calls upstream tools, which `execute`'s `codemode` does not have (and
+ * `execute`'s calls `codemode.request`, which `code`'s does not), so each tool lists only its own.
+ * @param skills - the owner's skills
+ * @param tool - the tool
+ */
+export function usableIn<T extends Pick<SkillSummary, "tool">>(
+  skills: readonly T[],
+  tool: string,
+): T[] {
+  return skills.filter((s) => s.tool === undefined || s.tool === tool);
 }
 
 /**

@@ -40,6 +40,7 @@ export class MemorySkillStore implements SkillStore {
             description: current.description,
             version: entry.current,
             latest: Math.max(...entry.versions.keys()),
+            ...(current.tool === undefined ? {} : { tool: current.tool }),
           };
         })
         .toSorted((a, b) => (a.name < b.name ? -1 : 1)),

@@ -34,6 +34,7 @@ export function withReadOnlySkills(store: SkillStore, operator: readonly SkillDr
         description: s.description,
         version: 1,
         latest: 1,
+        ...(s.tool === undefined ? {} : { tool: s.tool }),
         readOnly: true,
       }));
       return [...shipped, ...own].toSorted((a, b) => (a.name < b.name ? -1 : 1));

@@ -25,6 +25,9 @@ import type { JsonSchema, SkillDraft } from "./skill-store";
 /** Names a skill may use without declaring them, besides the sandbox's globals. */
 export const SKILL_NAMESPACES: readonly string[] = ["codemode", "skills"];
 
+/** The tools a skill may be tagged with ({@link SkillDraft.tool}): those that run skills. */
+const TOOLS: readonly string[] = ["code", "execute"];
+
 /**
  * Never part of a description: control characters other than tab and newline (C1 too: U+009B
  * starts an escape sequence in some terminals), line separators, and the invisible ones a person
@@ -37,7 +40,8 @@ const CONTROL =
 
 /**
  * Checks a save request and returns the skill to store.
- * @param raw - what the program sent: `{ name, description, input, output?, code }`
+ * @param raw - what the program sent: `{ name, description, input, output?, code }`, and
+ *   `tool` (the tool the save came from, set by the host, or an imported skill's)
  * @param limits - the size limits
  * @returns the checked skill (fresh copies of the schemas)
  * @throws CodeModeError `skill_invalid` naming the first problem and how to fix it
@@ -78,9 +82,14 @@ export function checkSkillDraft(
     );
   const prepared = preludeFunction(code);
   if (!prepared.ok) refuse(`${label}: ${prepared.message}`);
-  const outside = freeVariables(prepared.program).filter(
-    (v) => !SKILL_NAMESPACES.includes(v) && !SANDBOX_GLOBALS.has(v),
-  );
+  const free = freeVariables(prepared.program);
+  const tool = field("tool");
+  // Another name would make a skill no tool lists or runs.
+  if (tool !== undefined && (typeof tool !== "string" || !TOOLS.includes(tool)))
+    refuse(
+      `${label}'s \`tool\` must be the name of the tool whose codemode it calls: "code" or "execute".`,
+    );
+  const outside = free.filter((v) => !SKILL_NAMESPACES.includes(v) && !SANDBOX_GLOBALS.has(v));
   if (outside.length > 0)
     refuse(
       `${label} uses ${outside.map((v) => `\`${v}\``).join(", ")}, defined outside its function: a skill runs later in other programs, so it may use only its input, codemode.*, skills.* and the sandbox's globals. Move ${outside.length === 1 ? "it" : "them"} inside the function or pass ${outside.length === 1 ? "it" : "them"} in the input.`,
@@ -91,6 +100,8 @@ export function checkSkillDraft(
     input,
     ...(output === undefined ? {} : { output }),
     code,
+    // Only a skill that calls `codemode` needs a tool's; one that does not works in every tool.
+    ...(tool !== undefined && free.includes("codemode") ? { tool } : {}),
   };
 }
 

@@ -27,6 +27,7 @@ import { validationSchema } from "../upstream/tool-input-schema";
 import { checkSkillDraft } from "./skill-draft";
 import { toolDeclarations } from "../../declarations/tool-declarations";
 import type { SkillLimits } from "./skill-limits";
+import { usableIn, type CallerSkills } from "./caller-skills";
 import { calledSkillNames, skillPrelude } from "./skill-prelude";
 import { skillNameProblem } from "./skill-name";
 import type { SkillDraft, SkillStore, SkillSummary, StoredSkill } from "./skill-store";
@@ -60,6 +61,7 @@ export class SkillRun {
     private readonly store: SkillStore,
     private readonly owner: string,
     private readonly limits: Readonly<SkillLimits>,
+    private readonly tool: string,
     private readonly listed: readonly SkillSummary[],
     private readonly loaded: ReadonlyMap<string, StoredSkill>,
   ) {}
@@ -67,17 +69,11 @@ export class SkillRun {
   /**
    * Prepares the skills of a run of `code`, or returns undefined when the program does not
    * mention `skills` (the run then gets no `skills` namespace and costs nothing more).
-   * @param store - where the owner's skills are
-   * @param owner - whose skills the run may use and save
+   * @param caller - where the owner's skills are, whose they are, the limits and the tool
    * @param code - the program
-   * @param limits - the skill limits
    */
-  static async open(
-    store: SkillStore,
-    owner: string,
-    code: string,
-    limits: Readonly<SkillLimits>,
-  ): Promise<SkillRun | undefined> {
+  static async open(caller: CallerSkills, code: string): Promise<SkillRun | undefined> {
+    const { store, owner, limits, tool } = caller;
     if (!MENTIONS_SKILLS.test(code)) return undefined;
     // A store the library user fills may hold names no save would take: those are left out,
     // since each listed name becomes a property of the sandbox's `skills` object.
@@ -98,7 +94,7 @@ export class SkillRun {
       }
       wanted = [...new Set(next)];
     }
-    return new SkillRun(store, owner, limits, listed, loaded);
+    return new SkillRun(store, owner, limits, tool, listed, loaded);
   }
 
   /** The namespace, extension and prelude to add to the run's executor request. */
@@ -182,7 +178,18 @@ export class SkillRun {
         "skill_invalid",
         `skills.save() was called ${this.limits.maxSavesPerRun * 4} times in this run, the most allowed; save at most ${this.limits.maxSavesPerRun} skills per run.`,
       );
-    const draft = checkSkillDraft(programText(definition, context), this.limits);
+    // The tool is the host's to say, never the program's.
+    const sent = programText(definition, context);
+    const draft = checkSkillDraft(
+      isRecord(sent) ? { ...sent, tool: this.tool } : sent,
+      this.limits,
+    );
+    const other = this.listed.find((s) => s.name === draft.name && !this.runsHere(s));
+    if (other)
+      throw new CodeModeError(
+        "skill_invalid",
+        `Skill "${draft.name}" is saved from the \`${other.tool}\` tool and calls its codemode; saving it here would break it there. Save this one under another name (or delete that one first).`,
+      );
     if (!this.pending.has(draft.name) && this.pending.size >= this.limits.maxSavesPerRun)
       throw new CodeModeError(
         "skill_invalid",
@@ -214,7 +221,9 @@ export class SkillRun {
   private readonly declarations: HostFunction = async () => {
     this.declared ??= (async () => {
       const found = await Promise.all(
-        this.listed.map((s) => this.loaded.get(s.name) ?? this.store.get(this.owner, s.name)),
+        usableIn(this.listed, this.tool).map(
+          (s) => this.loaded.get(s.name) ?? this.store.get(this.owner, s.name),
+        ),
       );
       const tools = found.flatMap((s) =>
         s
@@ -235,12 +244,24 @@ export class SkillRun {
 
   private declared: Promise<string> | undefined;
 
+  /** Whether this tool can run the skill: it needs no tool's codemode, or this one's. */
+  private runsHere(skill: Pick<SkillSummary, "tool">): boolean {
+    return usableIn([skill], this.tool).length === 1;
+  }
+
   private readonly call: HostFunction = ([name, input]) => {
     const skill = typeof name === "string" ? this.loaded.get(name) : undefined;
     if (!skill)
       throw new CodeModeError(
         "skill_invalid",
         `skills.${String(name)}() was not loaded for this run: call a skill by its literal name, skills.<name>(input), so the host ships its code.`,
+      );
+    // Before the input check and before the skill's code runs: its codemode calls would fail
+    // here half-way through, with a less helpful "is not a function".
+    if (!this.runsHere(skill))
+      throw new CodeModeError(
+        "skill_invalid",
+        `skills.${skill.name}() was saved from the \`${skill.tool}\` tool and calls its codemode functions, which this tool (\`${this.tool}\`) does not have: call it from \`${skill.tool}\`. The skill did not run.`,
       );
     let validator = this.validators.get(skill.name);
     if (!validator) {

@@ -24,6 +24,12 @@ export interface SkillDraft {
   output?: JsonSchema;
   /** The function's source: one function expression (prelude-function.ts). */
   code: string;
+  /**
+   * The tool whose `codemode` the skill calls (`code`: upstream tools; `execute`: `request`):
+   * set by a save when the code uses `codemode`, so the skill is listed and callable only in
+   * that tool. Absent: the skill uses no `codemode` and works in every tool (docs/skills.md).
+   */
+  tool?: string;
 }
 
 /** One stored version of a skill. */
@@ -41,6 +47,8 @@ export interface SkillSummary {
   version: number;
   /** The highest version saved (current may be lower after a roll back). */
   latest: number;
+  /** The tool the skill needs ({@link SkillDraft.tool}); absent: every tool. */
+  tool?: string;
   /** An operator's skill shipped with the server: callable by all, not saved over (read-only-skills.ts). */
   readOnly?: boolean;
   /** Calls of the skill by runs so far, all versions (stores that keep {@link SkillStore.recordUses}). */

@@ -8,8 +8,9 @@
  * Key layout (created on first use):
  * - `skills (owner, name) → current, latest`: one row per skill; `current` is the version runs
  *   use, `latest` the highest saved (numbers are never reused, even after a roll back);
- * - `skill_versions (owner, name, version) → description, input, output, code, saved_at`: the
- *   kept versions (JSON text for the schemas);
+ * - `skill_versions (owner, name, version) → description, input, output, code, saved_at, tool`:
+ *   the kept versions (JSON text for the schemas; `tool` null for a skill every tool may call,
+ *   a column added to tables made before it);
  * - `skill_uses (owner, name) → calls, error, error_at, error_version`: calls by runs and the
  *   last failed run's error (`recordUses`), removed with the skill.
  *
@@ -45,6 +46,7 @@ interface VersionRow {
   output: string | null;
   code: string;
   saved_at: number;
+  tool: string | null;
 }
 
 /** Skills in SQLite. */
@@ -67,12 +69,13 @@ export class SqlSkillStore implements SkillStore {
       description: string;
       current: number;
       latest: number;
+      tool: string | null;
       calls: number | null;
       error: string | null;
       error_at: number | null;
       error_version: number | null;
     }>(
-      `SELECT s.name, v.description, s.current, s.latest, u.calls, u.error, u.error_at,
+      `SELECT s.name, v.description, s.current, s.latest, v.tool, u.calls, u.error, u.error_at,
        u.error_version FROM skills s
        JOIN skill_versions v ON v.owner = s.owner AND v.name = s.name AND v.version = s.current
        LEFT JOIN skill_uses u ON u.owner = s.owner AND u.name = s.name
@@ -85,6 +88,7 @@ export class SqlSkillStore implements SkillStore {
         description: r.description,
         version: r.current,
         latest: r.latest,
+        ...(r.tool === null ? {} : { tool: r.tool }),
         uses: r.calls ?? 0,
         ...(r.error === null
           ? {}
@@ -155,8 +159,8 @@ export class SqlSkillStore implements SkillStore {
     const version = (head?.latest ?? 0) + 1;
     const savedAt = this.now();
     this.sql.exec(
-      `INSERT INTO skill_versions (owner, name, version, description, input, output, code, saved_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO skill_versions (owner, name, version, description, input, output, code, saved_at,
+       tool) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       owner,
       draft.name,
       version,
@@ -165,6 +169,7 @@ export class SqlSkillStore implements SkillStore {
       draft.output === undefined ? null : JSON.stringify(draft.output),
       draft.code,
       savedAt,
+      draft.tool ?? null,
     );
     this.sql.exec(
       `INSERT INTO skills (owner, name, current, latest) VALUES (?, ?, ?, ?)
@@ -262,7 +267,13 @@ export class SqlSkillStore implements SkillStore {
     this.sql.exec(`CREATE TABLE IF NOT EXISTS skill_versions (
       owner TEXT NOT NULL, name TEXT NOT NULL, version INTEGER NOT NULL,
       description TEXT NOT NULL, input TEXT NOT NULL, output TEXT, code TEXT NOT NULL,
-      saved_at INTEGER NOT NULL, PRIMARY KEY (owner, name, version))`);
+      saved_at INTEGER NOT NULL, tool TEXT, PRIMARY KEY (owner, name, version))`);
+    // Tables made before skills were tagged with their tool: every kept skill then works in
+    // every tool (null), as it did.
+    const columns = this.sql
+      .exec("SELECT name FROM pragma_table_info('skill_versions') WHERE name = 'tool'")
+      .toArray();
+    if (columns.length === 0) this.sql.exec("ALTER TABLE skill_versions ADD COLUMN tool TEXT");
     this.sql.exec(`CREATE TABLE IF NOT EXISTS skill_uses (
       owner TEXT NOT NULL, name TEXT NOT NULL, calls INTEGER NOT NULL DEFAULT 0,
       error TEXT, error_at INTEGER, error_version INTEGER, PRIMARY KEY (owner, name))`);
@@ -277,6 +288,7 @@ function toSkill(row: VersionRow): StoredSkill {
     input: JSON.parse(row.input) as JsonSchema,
     ...(row.output === null ? {} : { output: JSON.parse(row.output) as JsonSchema }),
     code: row.code,
+    ...(row.tool === null || row.tool === undefined ? {} : { tool: row.tool }),
     version: row.version,
     savedAt: row.saved_at,
   };

@@ -33,6 +33,19 @@ describe("Agent Skills folders", () => {
     expect(read(folder)).toEqual(skill);
   });
 
+  it("keeps the tool a skill needs in metadata, and drops it when the code calls no codemode", () => {
+    const tagged = skillFolder({ ...skill, tool: "code" });
+    expect(tagged.files["SKILL.md"]).toMatch(/\n---\n\n# addUp/);
+    expect(tagged.files["SKILL.md"]).toContain('\nmetadata:\n  tool: "code"\n---\n');
+    expect(read(tagged)).toEqual({ ...skill, tool: "code" });
+    const pure = skillFolder({ ...skill, code: "async ({ a }) => a", tool: "code" });
+    expect(read(pure)).not.toHaveProperty("tool");
+    const md = tagged.files["SKILL.md"]!.replace('tool: "code"', 'tool: "no such tool!"');
+    expect(() => read(withMd(md))).toThrow(
+      /Skill folder "addUp": Skill "addUp"'s `tool` must be the name of the tool whose codemode it calls/,
+    );
+  });
+
   it("reads plain and single-quoted values, and ignores other keys and indented lines", () => {
     const md = skillFolder(skill).files["SKILL.md"]!.replace(
       /^---\nname: addUp\ndescription: .*\n---/,

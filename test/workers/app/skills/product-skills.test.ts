@@ -6,6 +6,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../../../src/app/app";
 import type { AppSettings } from "../../../../src/app/config/config";
+import { BUNDLED_SKILLS_KEY } from "../../../../src/app/config/setting-names";
 import { COMPACT_SPECS, TOOLS_LIST_TOKENS } from "../../../../src/app/generated/specs";
 import { connect } from "../../../helpers/mcp-client";
 import { accessToken, registerClient } from "../../../helpers/oauth-client";
@@ -52,7 +53,7 @@ async function api(fetch: WorkerFetch, path: string, init: RequestInit = {}, hea
 }
 
 describe("skills in the product", () => {
-  it("save from /mcp/code, call from /mcp's execute, manage over /api/skills", async () => {
+  it("save from /mcp/code, refused by /mcp's execute (other codemode), manage over /api/skills", async () => {
     const app = configured({});
     const name = unique();
     const saved = await call(app, saving(name));
@@ -60,21 +61,25 @@ describe("skills in the product", () => {
     expect(saved.content.at(-1)!.text).toBe(
       `Saved skill "${name}" as version 1: later programs call it as skills.${name}(input).`,
     );
-    // Both tools list it.
+    // It calls upstream tools (codemode.list_projects): `code` lists it; `execute`, whose
+    // codemode has request() instead, neither lists nor runs it, and says where it runs.
     for (const path of ["/mcp/code", "/mcp"]) {
       const client = await connect(app, path);
       const tools = (await client.listTools()).tools;
       await client.close();
       const tool = tools.find((t) => t.name === (path === "/mcp" ? "execute" : "code"))!;
-      expect(tool.description).toMatch(new RegExp(`${name}`));
+      if (path === "/mcp") expect(tool.description).not.toContain(name);
+      else expect(tool.description).toContain(name);
       expect(tool.description!.length).toBeLessThanOrEqual(2_048);
     }
     const called = await call(app, `async () => skills.${name}({ a: 40, b: 2 })`);
     expect(called.content[0]!.text).toBe(JSON.stringify({ sum: 42, projects: true }));
-    // `execute` runs it too, with its own codemode (request(), no upstream tools).
     const viaExecute = await call(app, `async () => skills.${name}({ a: 40, b: 2 })`, "/mcp");
-    expect(viaExecute.content[0]!.text).toMatch(/codemode.list_projects is not a function/);
-    const refused = await call(app, `async () => skills.${name}({ a: "x", b: 2 })`, "/mcp");
+    expect(viaExecute.isError).toBe(true);
+    expect(viaExecute.content[0]!.text).toContain(
+      `skills.${name}() was saved from the \`code\` tool and calls its codemode functions, which this tool (\`execute\`) does not have: call it from \`code\`.`,
+    );
+    const refused = await call(app, `async () => skills.${name}({ a: "x", b: 2 })`);
     expect(refused.isError).toBe(true);
     expect(refused.content[0]!.text).toMatch(/invalid input: input\/a: .*The skill did not run/);
 
@@ -95,12 +100,17 @@ describe("skills in the product", () => {
     expect((await call(app, `async () => skills.${name}({ a: 1, b: 1 })`)).content[0]!.text).toBe(
       JSON.stringify({ sum: 2, projects: true }),
     );
+    const after = await call(
+      app,
+      `async () => { await skills.${name}({ a: 1, b: 1 }); throw new Error("after the skill"); }`,
+    );
+    expect(after.isError).toBe(true);
     const listed = (await api(app, "")).body.skills.find((s: { name: string }) => s.name === name);
-    expect(listed).toMatchObject({ name, version: 1, latest: 2 });
+    expect(listed).toMatchObject({ name, version: 1, latest: 2, tool: "code" });
     expect(listed.uses).toBeGreaterThanOrEqual(4);
-    // The last failed run that called it: the `execute` one above, with the version it ran.
+    // The last failed run that called it: the one above, with the version it ran.
     expect(listed.lastError).toMatchObject({ version: 1 });
-    expect(listed.lastError.message).toMatch(/codemode.list_projects is not a function/);
+    expect(listed.lastError.message).toMatch(/after the skill/);
 
     // The skills' TypeScript, for when the description lists names only.
     const declared = text0(await call(app, "async () => skills.declarations()"));
@@ -108,14 +118,16 @@ describe("skills in the product", () => {
     expect(declared).toMatch(new RegExp(`${name}\\(input: \\w+Input\\)`));
     expect(declared).toMatch(/a: number;/);
     expect(declared).toContain("Adds a and b (version 1)."); // rolled back above
-    // `search` on /mcp gets the same declarations (and nothing else of skills).
+    // `search` on /mcp gets its tool's declarations (and nothing else of skills): not this one.
     const client = await connect(app, "/mcp");
     const searched = (await client.callTool({
       name: "search",
       arguments: { code: "async () => [await skills.declarations(), typeof skills.save]" },
     })) as Result;
     await client.close();
-    expect(JSON.parse(text0(searched))).toEqual([declared, "undefined"]);
+    const [searchDeclared, save] = JSON.parse(text0(searched)) as [string, string];
+    expect(save).toBe("undefined");
+    expect(searchDeclared).not.toContain(name);
 
     // Delete: gone for new runs at once.
     expect((await api(app, `/${name}`, { method: "DELETE" })).body).toEqual({
@@ -325,6 +337,32 @@ describe("operator skills (SKILLS_DIR, handed over as LAUNCH_SKILLS)", () => {
     expect(deleted.body.error.message).toMatch(/cannot be deleted/);
     // Not exported as the principal's own.
     expect((await api(app, "/export", {}, auth)).body.folders).toEqual([]);
+  });
+
+  it("bundled by deploy (the global its module sets), they serve the same way, read-only", async () => {
+    const at = Symbol.for(BUNDLED_SKILLS_KEY);
+    const global = globalThis as Record<symbol, unknown>;
+    // What cli/deploy-skills.mjs's operator-skills.js sets before the Worker's module runs.
+    global[at] = JSON.stringify([{ ...shipped, name: "triple", code: "async ({ n }) => n * 3" }]);
+    try {
+      const key = `key-d-${unique()}-0123456789`;
+      const auth = { authorization: `Bearer ${key}` };
+      const app = configured({ MCP_API_KEY: key });
+      const called = await call(app, "async () => skills.triple({ n: 14 })", "/mcp/code", auth);
+      expect(called.content[0]!.text).toBe("42");
+      const listed = (await api(app, "", {}, auth)).body.skills;
+      expect(listed).toEqual([expect.objectContaining({ name: "triple", readOnly: true })]);
+      const rolled = await api(
+        app,
+        "/triple/rollback",
+        { method: "POST", body: JSON.stringify({ version: 1 }) },
+        auth,
+      );
+      expect(rolled.status).toBe(400);
+      expect(rolled.body.error.message).toMatch(/read-only skill .* cannot be rolled back/);
+    } finally {
+      delete global[at];
+    }
   });
 
   it("a shipped skill that fails the checks is left out and named on the status page", async () => {

@@ -19,6 +19,31 @@ describe("SqlSkillStore", () => {
   for (const [name, check] of Object.entries(SKILL_STORE_CONTRACT))
     it(name, () => inObject((store) => check(store)));
 
+  it("adds the tool column to a table made before it; kept skills work in every tool", async () => {
+    await inObject(async (_store, sql) => {
+      // The table as the first release made it, with one skill in it.
+      sql.exec(`CREATE TABLE skill_versions (
+        owner TEXT NOT NULL, name TEXT NOT NULL, version INTEGER NOT NULL,
+        description TEXT NOT NULL, input TEXT NOT NULL, output TEXT, code TEXT NOT NULL,
+        saved_at INTEGER NOT NULL, PRIMARY KEY (owner, name, version))`);
+      sql.exec(`CREATE TABLE skills (owner TEXT NOT NULL, name TEXT NOT NULL,
+        current INTEGER NOT NULL, latest INTEGER NOT NULL, PRIMARY KEY (owner, name))`);
+      sql.exec(
+        "INSERT INTO skill_versions VALUES ('a', 'old', 1, 'd', '{}', NULL, 'async () => 1', 5)",
+      );
+      sql.exec("INSERT INTO skills VALUES ('a', 'old', 1, 1)");
+      const store = new SqlSkillStore(sql, contractClock());
+      expect(await store.get("a", "old")).not.toHaveProperty("tool");
+      const limits = { maxSkills: 5, maxVersions: 5 };
+      const code = "async () => codemode.x()";
+      await store.save("a", { name: "s", description: "d", input: {}, code, tool: "code" }, limits);
+      expect((await store.list("a")).map((s) => [s.name, s.tool])).toEqual([
+        ["old", undefined],
+        ["s", "code"],
+      ]);
+    });
+  });
+
   it("counts uses per skill and keeps the last failed run's error with its version", async () => {
     await inObject(async (store) => {
       const limits = { maxSkills: 5, maxVersions: 5 };

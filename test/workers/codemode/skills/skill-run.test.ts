@@ -55,8 +55,9 @@ describeExecutors((Executor) => {
     owner: string,
     code: string,
     extra: Partial<ExecuteRequest> = {},
+    tool = "code",
   ): Promise<{ outcome: ExecutionOutcome; notes: string[]; skillRun: SkillRun | undefined }> {
-    const skillRun = await SkillRun.open(store, owner, code, limits);
+    const skillRun = await SkillRun.open({ store, owner, limits, tool }, code);
     const added = skillRun?.request();
     const outcome = await executor.execute({
       code,
@@ -121,6 +122,58 @@ describeExecutors((Executor) => {
     expect(await store.list("alice")).toEqual([]);
   });
 
+  it("a skill that calls codemode runs only in the tool it was saved from", async () => {
+    const store = new MemorySkillStore();
+    await run(store, "alice", SAVE_COUNT);
+    await run(
+      store,
+      "alice",
+      `async () => skills.save({ name: "double", description: "Twice n.", input: { type: "number" }, run: async (n) => n * 2 })`,
+    );
+    expect((await store.get("alice", "countByAuthor"))?.tool).toBe("code");
+    expect(await store.get("alice", "double")).not.toHaveProperty("tool");
+    // Another tool (its codemode has no list_issues): the skill is refused before it runs, the
+    // one that uses no codemode runs, and the declarations name only what runs there.
+    const before = (await store.list("alice")).find((s) => s.name === "countByAuthor")!;
+    const elsewhere = await run(
+      store,
+      "alice",
+      "async () => skills.countByAuthor({})",
+      {},
+      "execute",
+    );
+    expect(elsewhere.outcome.status).toBe("error");
+    expect(JSON.stringify(elsewhere.outcome)).toContain(
+      "skills.countByAuthor() was saved from the `code` tool and calls its codemode functions, which this tool (`execute`) does not have: call it from `code`. The skill did not run.",
+    );
+    expect(elsewhere.skillRun?.used()).toEqual([]);
+    expect(before.tool).toBe("code");
+    const pure = await run(
+      store,
+      "alice",
+      "async () => [await skills.double(21), await skills.declarations()]",
+      {},
+      "execute",
+    );
+    expect(pure.outcome.status).toBe("ok");
+    const [doubled, declared] = (pure.outcome as { result: [number, string] }).result;
+    expect(doubled).toBe(42);
+    expect(declared).toContain("double(input?: DoubleInput)");
+    expect(declared).not.toContain("countByAuthor");
+    // Saving that name from the other tool would break it where it works: refused.
+    const over = await run(
+      store,
+      "alice",
+      `async () => skills.save({ name: "countByAuthor", description: "d", input: {}, run: async () => codemode.request({}) })`,
+      {},
+      "execute",
+    );
+    expect(JSON.stringify(over.outcome)).toContain(
+      'Skill \\"countByAuthor\\" is saved from the `code` tool and calls its codemode',
+    );
+    expect((await store.get("alice", "countByAuthor"))?.version).toBe(1);
+  });
+
   it("runs one owner's skills only for that owner", async () => {
     const store = new MemorySkillStore();
     await run(store, "alice", SAVE_COUNT);
@@ -180,7 +233,10 @@ describeExecutors((Executor) => {
     it("refuses a source sent straight to the host function that the program does not contain", async () => {
       const store = new MemorySkillStore();
       const code = "async () => skills.save({})";
-      const skillRun = (await SkillRun.open(store, "alice", code, limits))!;
+      const skillRun = (await SkillRun.open(
+        { store, owner: "alice", limits, tool: "code" },
+        code,
+      ))!;
       const save = skillRun.request().namespaces.skills["save"]!;
       const context = {
         namespace: "skills",
@@ -264,7 +320,10 @@ describeExecutors((Executor) => {
 
 describe("a run's skills on the host", () => {
   it("stops parsing saves after four times maxSavesPerRun calls", async () => {
-    const skillRun = (await SkillRun.open(new MemorySkillStore(), "a", "skills", limits))!;
+    const skillRun = (await SkillRun.open(
+      { store: new MemorySkillStore(), owner: "a", limits, tool: "code" },
+      "skills",
+    ))!;
     const save = skillRun.request().namespaces.skills["save"]!;
     const context = { namespace: "skills", name: "save", signal: new AbortController().signal };
     const bad = { name: "x", description: "d", input: {}, code: "async () => nope" };
@@ -287,7 +346,10 @@ describe("a run's skills on the host", () => {
       { name: "fine", description: "d", input: {}, code: "async () => 1" },
       limits,
     );
-    const skillRun = (await SkillRun.open(store, "a", "skills.fine()", limits))!;
+    const skillRun = (await SkillRun.open(
+      { store, owner: "a", limits, tool: "code" },
+      "skills.fine()",
+    ))!;
     expect(skillRun.request().extensions[0]!.data).toBe(JSON.stringify({ names: ["fine"] }));
   });
 });

@@ -96,7 +96,11 @@ export async function toApiResult(
     );
   // The raw bytes first: a secret in a charset other than the declared one is caught here.
   const ascii = asciiText(raw);
-  const bytes = redactor.cleanBytes(raw, ascii);
+  // A large body is searched in slices, the host's thread given to other clients between them.
+  const sliced = raw.byteLength >= SLICED_BODY;
+  const bytes = sliced
+    ? await redactor.cleanBytesInSlices(raw, ascii)
+    : redactor.cleanBytes(raw, ascii);
   if (!bytes) return withheld(UNSAFE);
   if (bytes.byteLength === 0)
     return { status: response.status, ok: response.ok, headers, body: null };
@@ -106,11 +110,23 @@ export async function toApiResult(
   const decoded = decodeBody(bytes, type, bytes === raw ? ascii : undefined);
   if (decoded.kind === "unreadable") return withheld(decoded.reason);
   // Text that reads exactly as the bytes did (ASCII) was searched already, in every view.
-  const text = decoded.sameAsBytes ? decoded.text : redactor.cleanText(decoded.text);
+  const text = decoded.sameAsBytes
+    ? decoded.text
+    : sliced
+      ? await redactor.cleanTextInSlices(decoded.text)
+      : redactor.cleanText(decoded.text);
   if (text === undefined) return withheld(UNSAFE);
   const body = /json/i.test(type) ? jsonBody(text, redactor) : text;
   return { status: response.status, ok: response.ok, headers, body };
 }
+
+/**
+ * Bodies from this size on are redacted in slices (../redaction/slices.ts): the local server's
+ * host serves every client in one thread, and a program chooses what an echoing API returns (a
+ * few MB of escapes held it for seconds: issue #40). Smaller ones, the common case, are redacted
+ * at once: a pause costs a macrotask hop, and their redaction takes a few milliseconds.
+ */
+export const SLICED_BODY = 65_536;
 
 const UNSAFE =
   "a configured credential was found in it in a form that could not be cut out cleanly, so it is not handed to the program";

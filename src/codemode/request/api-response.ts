@@ -22,6 +22,8 @@
  */
 import { asciiText, decodeBody } from "./body-charset";
 import { secretRedactor, type Redactor } from "../redaction/redaction";
+import { yieldThread } from "../redaction/slices";
+import { collectAfterLargeBody, collectingPause } from "./large-body-collection";
 
 /** What sandbox code receives from `codemode.request()`. */
 export interface ApiResult {
@@ -82,7 +84,7 @@ export async function toApiResult(
     if (!DROPPED_HEADERS.has(key)) headers[redactor.text(key)] = redactor.text(value);
   });
   const type = response.headers.get("content-type") ?? "";
-  const raw = new Uint8Array(await response.arrayBuffer());
+  let raw = new Uint8Array(await response.arrayBuffer());
   const withheld = (reason: string) => ({
     status: response.status,
     ok: response.ok,
@@ -98,8 +100,9 @@ export async function toApiResult(
   const ascii = asciiText(raw);
   // A large body is searched in slices, the host's thread given to other clients between them.
   const sliced = raw.byteLength >= SLICED_BODY;
+  const pause = collectingPause(raw.byteLength, yieldThread);
   const bytes = sliced
-    ? await redactor.cleanBytesInSlices(raw, ascii)
+    ? await redactor.cleanBytesInSlices(raw, ascii, pause)
     : redactor.cleanBytes(raw, ascii);
   if (!bytes) return withheld(UNSAFE);
   if (bytes.byteLength === 0)
@@ -113,12 +116,18 @@ export async function toApiResult(
   const text = decoded.sameAsBytes
     ? decoded.text
     : sliced
-      ? await redactor.cleanTextInSlices(decoded.text)
+      ? await redactor.cleanTextInSlices(decoded.text, pause)
       : redactor.cleanText(decoded.text);
   if (text === undefined) return withheld(UNSAFE);
   const body = /json/i.test(type) ? jsonBody(text, redactor) : text;
+  const size = raw.byteLength;
+  // The body's bytes are garbage now (the program gets the text): let the collection free them.
+  raw = EMPTY;
+  collectAfterLargeBody(size);
   return { status: response.status, ok: response.ok, headers, body };
 }
+
+const EMPTY = new Uint8Array(0);
 
 /**
  * Bodies from this size on are redacted in slices (../redaction/slices.ts): the local server's

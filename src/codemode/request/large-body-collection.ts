@@ -1,16 +1,16 @@
 /**
- * A memory-reducing full collection of the host isolate after it redacted a large response
- * body, where the runtime exposes V8's `gc` (only the local server's host with runner
- * processes: cli/local-server/v8-flags.mjs; elsewhere this does nothing, as in
- * src/app/host-collection.ts, whose collection after every 250 requests this complements).
+ * Full collections of the host isolate during and after the redaction of a large response body,
+ * where the runtime exposes V8's `gc` (only the local server's host with runner processes:
+ * cli/local-server/v8-flags.mjs; elsewhere this does nothing, as in src/app/host-collection.ts,
+ * whose collection after every 250 requests this complements).
  *
  * Why: a program chooses how many large bodies an API returns, and redacting one leaves tens of
  * megabytes of garbage (its decoded views, their maps, copies of the body) in the old
- * generation, where V8 collects late and keeps the pages. Reading 4 bodies of 4 MiB of `%25`
- * escapes grew the host by 168 MiB; with a collection after each, by 54 (issue #40, measured by
- * test/e2e/heavy-bodies.mjs under 2 busy processes). A collection of the host's heap takes tens
- * of milliseconds; only bodies of {@link COLLECT_AFTER_BYTES} or more pay it, whose redaction
- * costs several times that.
+ * generation, where V8 collects late. Reading 4 bodies of 4 MiB of `%25` escapes grew the host
+ * by 168 MiB; with a collection after each, by 54; with collections during each too, by 40
+ * (issue #40, test/e2e/heavy-bodies.mjs under 2 busy processes). A collection of the host's
+ * heap takes tens of milliseconds; only bodies of {@link COLLECT_AFTER_BYTES} or more pay it,
+ * whose redaction costs several times that.
  */
 
 /** Bodies from this size on are followed by a collection. */
@@ -18,13 +18,10 @@ export const COLLECT_AFTER_BYTES = 1_048_576;
 
 /**
  * Pauses of a sliced redaction (../redaction/slices.ts) between two collections during a large
- * body's redaction: ~1 million positions decoded or read, about a quarter of a 4 MiB body's
+ * body's redaction: ~1.5 million positions decoded or read, about a third of a 4 MiB body's
  * garbage.
  */
-export const COLLECT_EVERY_PAUSES = 32;
-
-/** V8's memory-reducing collection, as src/app/host-collection.ts asks for it. */
-const REDUCING = { type: "major", execution: "sync", flavor: "last-resort" };
+export const COLLECT_EVERY_PAUSES = 48;
 
 /** V8's `gc` as `--expose-gc` installs it; read once, when this module loads. */
 const exposedGc: unknown = (globalThis as { gc?: unknown }).gc;
@@ -37,13 +34,7 @@ const exposedGc: unknown = (globalThis as { gc?: unknown }).gc;
  */
 export function collectAfterLargeBody(bytes: number, gc: unknown = exposedGc): boolean {
   if (bytes < COLLECT_AFTER_BYTES || typeof gc !== "function") return false;
-  const collect = gc as (options?: object) => void;
-  try {
-    collect(REDUCING);
-  } catch {
-    // A V8 too old for the options object: a plain full collection is the next best.
-    collect();
-  }
+  plainCollection(gc as (options?: object) => void);
   return true;
 }
 
@@ -64,14 +55,17 @@ export function collectingPause(
   let pauses = 0;
   const collect = gc as (options?: object) => void;
   return () => {
-    // A plain full collection here (one pass): V8's memory-reducing one repeats until nothing
-    // more is freed, which is worth it once, at the end, not every million positions.
     if (++pauses % COLLECT_EVERY_PAUSES === 0) plainCollection(collect);
     return yieldThread();
   };
 }
 
-/** One full collection, without V8's repeated memory-reducing passes. */
+/**
+ * One full collection (a V8 too old for the options object: a plain `gc()`). Not V8's
+ * memory-reducing one (src/app/host-collection.ts runs that every 250 requests): it repeats
+ * until nothing more is freed, and each of those held the thread while other clients waited;
+ * freed garbage is reused by the next body, which is what bounds the peak.
+ */
 function plainCollection(collect: (options?: object) => void): void {
   try {
     collect({ type: "major", execution: "sync" });

@@ -93,6 +93,17 @@ export interface Redactor {
     view?: string,
     pause?: () => Promise<void>,
   ): Promise<Uint8Array | undefined>;
+  /**
+   * {@link Redactor.cleanBytesInSlices} for an all-ASCII body given as its text (one character
+   * per byte), so its bytes need not be held while it is searched: the same text when clean,
+   * the bytes with every secret cut out, or undefined when they cannot be made safe.
+   * @param text - the body's bytes as ASCII text
+   * @param pause - what a pause does (a macrotask by default)
+   */
+  cleanAsciiBytesInSlices(
+    text: string,
+    pause?: () => Promise<void>,
+  ): Promise<string | Uint8Array | undefined>;
   /** A copy of a data value (API or tool data) with secrets removed from strings, keys and bytes. */
   data<T>(value: T): T;
   /** Like {@link Redactor.data}, but object keys stay: for documents whose keys are structure. */
@@ -172,6 +183,7 @@ const INACTIVE: Redactor = {
   cleanBytes: (value) => value,
   cleanTextInSlices: async (value) => value,
   cleanBytesInSlices: async (value) => value,
+  cleanAsciiBytesInSlices: async (text) => text,
   data: (value) => value,
   values: (value) => value,
   error: (error) => (error instanceof Error ? error : new Error(String(error))),
@@ -180,7 +192,8 @@ const INACTIVE: Redactor = {
 
 /** The redactor for a non-empty list of distinct secrets: the search plus what is built on it. */
 function buildRedactor(secrets: readonly string[]): Redactor {
-  const { cleanText, cleanBytes, cleanTextInSlices, cleanBytesInSlices } = secretSearch(secrets);
+  const search = secretSearch(secrets);
+  const { cleanText, cleanBytes, cleanTextInSlices, cleanBytesInSlices } = search;
   const text = (value: string) => cleanText(value) ?? REDACTED;
   const bytes = (value: Uint8Array) => cleanBytes(value) ?? fromLatin1(REDACTED);
   const error = (raw: unknown): Error => {
@@ -212,6 +225,7 @@ function buildRedactor(secrets: readonly string[]): Redactor {
     cleanBytes,
     cleanTextInSlices,
     cleanBytesInSlices,
+    cleanAsciiBytesInSlices: search.cleanAsciiBytesInSlices,
     data: redactedCopy(parts, true, numeric),
     values: redactedCopy(parts, false, numeric),
     error,

@@ -46,6 +46,17 @@ export interface SecretSearch {
     view?: string,
     pause?: () => Promise<void>,
   ): Promise<Uint8Array | undefined>;
+  /**
+   * {@link SecretSearch.cleanBytesInSlices} for bytes that are all ASCII, given as their text
+   * (one character per byte) so the caller need not hold the bytes too: the same text when
+   * clean, the bytes with every secret cut out, or undefined.
+   * @param text - the bytes as ASCII text
+   * @param pause - what a pause does (a macrotask by default)
+   */
+  cleanAsciiBytesInSlices(
+    text: string,
+    pause?: () => Promise<void>,
+  ): Promise<string | Uint8Array | undefined>;
 }
 
 /**
@@ -60,15 +71,25 @@ export function secretSearch(secrets: readonly string[]): SecretSearch {
 
   const textRounds = (value: string): Sliced<string | undefined> =>
     cleanRounds(value, (text) => find(text, textScanner, mayHideCopy), cutText);
-  function* byteRounds(value: Uint8Array, view?: string): Sliced<Uint8Array | undefined> {
-    if (value.byteLength === 0) return value;
-    let current = value;
+  // `value` as an ASCII text stands for its own bytes (one byte per character): they are made
+  // only when something is cut, so a clean body's bytes need not be held while it is searched.
+  function* byteRounds<T extends Uint8Array | string>(
+    value: T,
+    view?: string,
+  ): Sliced<T | Uint8Array | undefined> {
+    if (value.length === 0) return value;
+    let current: T | Uint8Array = value;
     for (let round = 0; round <= MAX_ROUNDS; round++) {
-      const shown = round === 0 && view?.length === value.byteLength ? view : byteView(current);
+      const shown =
+        typeof current === "string"
+          ? current
+          : round === 0 && view?.length === current.byteLength
+            ? view
+            : byteView(current);
       const ranges = yield* find(shown, byteScanner, mayHideCopy);
       if (ranges.length === 0) return current;
       if (round === MAX_ROUNDS) return undefined;
-      current = cutBytes(current, ranges);
+      current = cutBytes(typeof current === "string" ? fromLatin1(current) : current, ranges);
     }
     return undefined;
   }
@@ -77,6 +98,7 @@ export function secretSearch(secrets: readonly string[]): SecretSearch {
     cleanBytes: (value, view) => runToEnd(byteRounds(value, view)),
     cleanTextInSlices: (value, pause) => runInSlices(textRounds(value), pause),
     cleanBytesInSlices: (value, view, pause) => runInSlices(byteRounds(value, view), pause),
+    cleanAsciiBytesInSlices: (text, pause) => runInSlices(byteRounds(text), pause),
   };
 }
 

@@ -98,19 +98,34 @@ export async function toApiResult(
     );
   // The raw bytes first: a secret in a charset other than the declared one is caught here.
   const ascii = asciiText(raw);
+  const size = raw.byteLength;
   // A large body is searched in slices, the host's thread given to other clients between them.
-  const sliced = raw.byteLength >= SLICED_BODY;
-  const pause = collectingPause(raw.byteLength, yieldThread);
-  const bytes = sliced
-    ? await redactor.cleanBytesInSlices(raw, ascii, pause)
-    : redactor.cleanBytes(raw, ascii);
-  if (!bytes) return withheld(UNSAFE);
+  const sliced = size >= SLICED_BODY;
+  const pause = collectingPause(size, yieldThread);
+  // Whether nothing was cut: then the bytes are the body's, and `ascii` (if any) reads them.
+  let untouched: boolean;
+  let bytes: Uint8Array | undefined;
+  if (sliced && ascii !== undefined) {
+    // A large ASCII body's text stands for its bytes (one byte per character): the bytes are let
+    // go while it is searched, and made again only if needed (issue #40: the host's memory).
+    raw = EMPTY;
+    const found = await redactor.cleanAsciiBytesInSlices(ascii, pause);
+    if (found === undefined) return withheld(UNSAFE);
+    untouched = typeof found === "string";
+    bytes = typeof found === "string" ? asciiEncoder.encode(found) : found;
+  } else {
+    bytes = sliced
+      ? await redactor.cleanBytesInSlices(raw, ascii, pause)
+      : redactor.cleanBytes(raw, ascii);
+    if (!bytes) return withheld(UNSAFE);
+    untouched = bytes === raw;
+  }
   if (bytes.byteLength === 0)
     return { status: response.status, ok: response.ok, headers, body: null };
   const textual = /json|^text\/|xml|x-www-form-urlencoded|javascript/i.test(type) || type === "";
   if (!textual) return { status: response.status, ok: response.ok, headers, body: bytes };
   // Bytes nothing was cut from read as the ASCII text already decoded, in an ASCII charset.
-  const decoded = decodeBody(bytes, type, bytes === raw ? ascii : undefined);
+  const decoded = decodeBody(bytes, type, untouched ? ascii : undefined);
   if (decoded.kind === "unreadable") return withheld(decoded.reason);
   // Text that reads exactly as the bytes did (ASCII) was searched already, in every view.
   const text = decoded.sameAsBytes
@@ -120,14 +135,15 @@ export async function toApiResult(
       : redactor.cleanText(decoded.text);
   if (text === undefined) return withheld(UNSAFE);
   const body = /json/i.test(type) ? jsonBody(text, redactor) : text;
-  const size = raw.byteLength;
   // The body's bytes are garbage now (the program gets the text): let the collection free them.
   raw = EMPTY;
+  bytes = undefined;
   collectAfterLargeBody(size);
   return { status: response.status, ok: response.ok, headers, body };
 }
 
 const EMPTY = new Uint8Array(0);
+const asciiEncoder = new TextEncoder();
 
 /**
  * Bodies from this size on are redacted in slices (../redaction/slices.ts): the local server's

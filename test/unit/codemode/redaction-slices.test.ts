@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { decodeWork } from "../../../src/codemode/redaction/decoded-view";
 import { REDACTED, secretRedactor } from "../../../src/codemode/redaction/redaction";
 import { SLICE_POSITIONS } from "../../../src/codemode/redaction/slices";
+import { SLICED_BODY, toApiResult } from "../../../src/codemode/request/api-response";
 
 const TOKEN = "tok_Live.9f8e/7d6c-5b4a";
 const secrets = Object.freeze([`Bearer ${TOKEN}`, TOKEN]);
@@ -87,5 +88,44 @@ describe("redaction in slices", () => {
       pauses++;
     });
     expect(pauses).toBe(0);
+  });
+
+  // A large ASCII body is searched as its text, its bytes let go meanwhile: every kind of body
+  // still comes back as the synchronous redaction makes it.
+  it.each([
+    ["text/plain", "text"],
+    ["application/json", "json"],
+    ["application/octet-stream", "bytes"],
+    ["text/plain; charset=utf-16le", "utf-16"],
+  ])("answers a large ASCII body as before: %s", async (type) => {
+    const plain = fill("%2541%25 ", SLICED_BODY);
+    const json = JSON.stringify({ a: plain, echo: TOKEN, b: percent(TOKEN) });
+    const body = type === "application/json" ? json : `${plain}${TOKEN}${plain}${percent(TOKEN)}`;
+    const result = await toApiResult(
+      new Response(body, { headers: { "content-type": type } }),
+      secrets,
+    );
+    const bytes = new TextEncoder().encode(body);
+    const expected = redactor.cleanBytes(bytes, body)!;
+    expect(expected).not.toBe(bytes);
+    if (type === "application/octet-stream") {
+      expect([...(result.body as Uint8Array)]).toEqual([...expected]);
+      return;
+    }
+    const text = new TextDecoder(type.includes("utf-16") ? "utf-16le" : "utf-8").decode(expected);
+    const shown = typeof result.body === "string" ? result.body : JSON.stringify(result.body);
+    expect(shown).not.toContain(TOKEN);
+    expect(shown).not.toContain(percent(TOKEN));
+    if (type === "text/plain") expect(shown).toBe(text);
+    if (type === "application/json") expect(result.body).toEqual(JSON.parse(text));
+  });
+
+  it("hands a clean large ASCII body over unchanged", async () => {
+    const body = fill("%2541%25%41a%2525", SLICED_BODY * 2);
+    const result = await toApiResult(
+      new Response(body, { headers: { "content-type": "text/plain" } }),
+      secrets,
+    );
+    expect(result.body).toBe(body);
   });
 });

@@ -20,7 +20,7 @@
  * decoded here (UTF-7, EBCDIC), and a body still holding a secret after it was cut out. The
  * status text never enters the sandbox, and `set-cookie` is dropped.
  */
-import { asciiText, decodeBody } from "./body-charset";
+import { asciiBodyText, asciiText, decodeBody } from "./body-charset";
 import { secretRedactor, type Redactor } from "../redaction/redaction";
 import { yieldThread } from "../redaction/slices";
 import { collectAfterLargeBody, collectingPause } from "./large-body-collection";
@@ -105,13 +105,17 @@ export async function toApiResult(
   // Whether nothing was cut: then the bytes are the body's, and `ascii` (if any) reads them.
   let untouched: boolean;
   let bytes: Uint8Array | undefined;
-  if (sliced && ascii !== undefined) {
+  if (sliced && ascii !== undefined && redactor.active) {
     // A large ASCII body's text stands for its bytes (one byte per character): the bytes are let
     // go while it is searched, and made again only if needed (issue #40: the host's memory).
     raw = EMPTY;
     const found = await redactor.cleanAsciiBytesInSlices(ascii, pause);
     if (found === undefined) return withheld(UNSAFE);
     untouched = typeof found === "string";
+    const textual = TEXTUAL.test(type) || type === "";
+    // A clean ASCII text body in an ASCII charset is handed over as its text: no bytes again.
+    const text = untouched && textual ? asciiBodyText(ascii, type) : undefined;
+    if (text !== undefined) return finished(text);
     bytes = typeof found === "string" ? asciiEncoder.encode(found) : found;
   } else {
     bytes = sliced
@@ -122,7 +126,7 @@ export async function toApiResult(
   }
   if (bytes.byteLength === 0)
     return { status: response.status, ok: response.ok, headers, body: null };
-  const textual = /json|^text\/|xml|x-www-form-urlencoded|javascript/i.test(type) || type === "";
+  const textual = TEXTUAL.test(type) || type === "";
   if (!textual) return { status: response.status, ok: response.ok, headers, body: bytes };
   // Bytes nothing was cut from read as the ASCII text already decoded, in an ASCII charset.
   const decoded = decodeBody(bytes, type, untouched ? ascii : undefined);
@@ -134,13 +138,21 @@ export async function toApiResult(
       ? await redactor.cleanTextInSlices(decoded.text, pause)
       : redactor.cleanText(decoded.text);
   if (text === undefined) return withheld(UNSAFE);
-  const body = /json/i.test(type) ? jsonBody(text, redactor) : text;
-  // The body's bytes are garbage now (the program gets the text): let the collection free them.
   raw = EMPTY;
   bytes = undefined;
-  collectAfterLargeBody(size);
-  return { status: response.status, ok: response.ok, headers, body };
+  return finished(text);
+
+  /** The answer with a searched text as its body (parsed when JSON). */
+  function finished(searched: string): ApiResult {
+    const body = /json/i.test(type) ? jsonBody(searched, redactor) : searched;
+    // The body's bytes are garbage now (the program gets the text): let the collection free them.
+    collectAfterLargeBody(size);
+    return { status: (response as Response).status, ok: (response as Response).ok, headers, body };
+  }
 }
+
+/** Media types whose body the program gets as text (or parsed JSON), not bytes. */
+const TEXTUAL = /json|^text\/|xml|x-www-form-urlencoded|javascript/i;
 
 const EMPTY = new Uint8Array(0);
 const asciiEncoder = new TextEncoder();

@@ -21,7 +21,8 @@
  * (a form-encoded secret with a space is matched as a literal form instead), MIME encoded words.
  */
 import { dumpBytesView, dumpTextView } from "./dump-views";
-import { compactView, listsView, rot13View, tagView } from "./spelling-views";
+import { compactView, listsViewInSlices, rot13View, tagView } from "./spelling-views";
+import { PAUSE, runToEnd, SLICE_POSITIONS, type Pause, type Sliced } from "./slices";
 import { compose, ViewBuilder, type View } from "./view-builder";
 
 export type { Origin } from "./view-builder";
@@ -208,7 +209,18 @@ export const decodeWork = { positions: 0 };
  * @param families - which families to decode (bits), every family by default
  */
 export function decodeStep(view: View, families = ALL_FAMILIES): View | undefined {
+  return runToEnd(decodeStepInSlices(view, families));
+}
+
+/**
+ * {@link decodeStep} as a sliced pass (./slices.ts): pauses every {@link SLICE_POSITIONS}
+ * positions (and windows), so a step over megabytes of sequences does not hold the thread.
+ * @param view - a text and its map to the original
+ * @param families - which families to decode (bits)
+ */
+function* decodeStepInSlices(view: View, families: number): Sliced<View | undefined> {
   const { text, changed } = view;
+  let budget = SLICE_POSITIONS;
   const builder = new ViewBuilder(text);
   let decodedFamilies = 0;
   const windows = changed?.count ?? 1;
@@ -222,7 +234,16 @@ export function decodeStep(view: View, families = ALL_FAMILIES): View | undefine
     const end = Math.min(text.length, to + 1);
     const first = Math.max(builder.consumed, scanned, from - LONGEST_SEQUENCE);
     decodeWork.positions += Math.max(0, end - first);
+    // A window costs a little even when it tries no position (a million of them in 4 MiB).
+    if (--budget <= 0) {
+      budget = SLICE_POSITIONS;
+      yield PAUSE;
+    }
     for (let i = first; i < end; i++) {
+      if (--budget <= 0) {
+        budget = SLICE_POSITIONS;
+        yield PAUSE;
+      }
       const c = text.charCodeAt(i);
       // % & \ =
       if (c !== 37 && c !== 38 && c !== 92 && c !== 61) continue;
@@ -269,10 +290,10 @@ export function withoutNuls(view: View): View | undefined {
 export const MAX_STEPS = 3;
 
 /** Steps of the given families from a view, each on the last one's output. */
-function* steps(start: View, families: number, max = MAX_STEPS): Generator<View> {
+function* steps(start: View, families: number, max = MAX_STEPS): Generator<View | Pause> {
   let view: View | undefined = start;
   for (let step = 0; step < max && view; step++) {
-    view = decodeStep(view, families);
+    view = yield* decodeStepInSlices(view, families);
     if (view) yield view;
   }
 }
@@ -295,6 +316,19 @@ export const MAX_SWALLOWED = 7;
  *   decoded sequence of the view
  */
 export function* decodedViews(text: string, mayHideCopy: (view: View) => boolean): Generator<View> {
+  for (const view of decodedViewsInSlices(text, mayHideCopy)) if (view !== PAUSE) yield view;
+}
+
+/**
+ * {@link decodedViews} with the pauses of its decoding steps (./slices.ts) between the views: a
+ * caller that gives the thread away at each {@link PAUSE} holds it for a bounded slice only.
+ * @param text - what the program would receive
+ * @param mayHideCopy - as for {@link decodedViews}
+ */
+export function* decodedViewsInSlices(
+  text: string,
+  mayHideCopy: (view: View) => boolean,
+): Generator<View | Pause> {
   const base: View = { text, origin: null };
   yield base;
   yield* spelledViews(base);
@@ -317,6 +351,10 @@ export function* decodedViews(text: string, mayHideCopy: (view: View) => boolean
     let digits: number | undefined;
     let suspect = false;
     for (const view of steps(start, ALL_FAMILIES)) {
+      if (view === PAUSE) {
+        yield view;
+        continue;
+      }
       yield* spelledViews(view);
       // The families whose digits the first step read: those that can have swallowed a copy.
       digits ??= view.digitFamilies ?? 0;
@@ -339,7 +377,7 @@ export function* decodedViews(text: string, mayHideCopy: (view: View) => boolean
  * when a reading produced the start of a sequence. An ordinary JSON body (its `\n` and `\"`
  * escapes decoded) costs one compacted view of its decoded view, no more.
  */
-function* spelledViews(view: View): Generator<View> {
+function* spelledViews(view: View): Generator<View | Pause> {
   const decoded = view.changed !== undefined;
   const compacting = !decoded || produced(view, COMPACTED);
   // Whether compaction met a tag character: only then is the tag view made.
@@ -348,7 +386,7 @@ function* spelledViews(view: View): Generator<View> {
   if (!decoded || produced(view, LIST_CHARACTER)) {
     // One reading at a time: the second (two-digit numbers read as hex) is made only after the
     // first and what comes of it were searched, so the two are never held at once.
-    const lists = listsView(view);
+    const lists = yield* listsViewInSlices(view);
     let reading = lists.view;
     if (reading) {
       listed = true;
@@ -357,7 +395,7 @@ function* spelledViews(view: View): Generator<View> {
     reading = undefined;
     lists.view = undefined;
     if (lists.ambiguous) {
-      reading = listsView(view, true, lists).view;
+      reading = (yield* listsViewInSlices(view, true, lists)).view;
       if (reading) yield* readingViews(reading, compacting, seen);
     }
   }
@@ -369,7 +407,7 @@ function* spelledViews(view: View): Generator<View> {
     // A list spelled in folded characters (full-width digits `１１６，１１１`) reads as one only
     // after folding; only a text with such characters can hold one, so others cost nothing.
     if (FOLDED_DIGITS.test(view.text)) {
-      const relisted = listsView(compact).view;
+      const relisted = (yield* listsViewInSlices(compact)).view;
       if (relisted) yield relisted;
     }
   }
@@ -382,7 +420,7 @@ function* readingViews(
   reading: View,
   compacting: boolean,
   seen: { tags: boolean },
-): Generator<View> {
+): Generator<View | Pause> {
   yield* afterReading(reading);
   if (!compacting) return;
   const compact = compactView(reading, seen);
@@ -390,7 +428,7 @@ function* readingViews(
 }
 
 /** A reading, then up to {@link MAX_SPELLED_STEPS} decoding steps when it produced a sequence's start. */
-function* afterReading(reading: View): Generator<View> {
+function* afterReading(reading: View): Generator<View | Pause> {
   yield reading;
   if (produced(reading, SEQUENCE_LEAD)) yield* steps(reading, ALL_FAMILIES, MAX_SPELLED_STEPS);
 }

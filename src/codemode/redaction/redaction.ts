@@ -74,6 +74,36 @@ export interface Redactor {
    *   ASCII body's text): saves converting them again
    */
   cleanBytes(value: Uint8Array, view?: string): Uint8Array | undefined;
+  /**
+   * {@link Redactor.cleanText} in bounded slices, giving the thread away between them
+   * (./slices.ts): for large response bodies, so one program's body does not hold every other
+   * client of the host. The same answer as the synchronous one.
+   * @param value - the text
+   * @param pause - what a pause does (a macrotask by default)
+   */
+  cleanTextInSlices(value: string, pause?: () => Promise<void>): Promise<string | undefined>;
+  /**
+   * {@link Redactor.cleanBytes} in bounded slices (see {@link Redactor.cleanTextInSlices}).
+   * @param value - the bytes
+   * @param view - the bytes one character per byte, when the caller has them already
+   * @param pause - what a pause does (a macrotask by default)
+   */
+  cleanBytesInSlices(
+    value: Uint8Array,
+    view?: string,
+    pause?: () => Promise<void>,
+  ): Promise<Uint8Array | undefined>;
+  /**
+   * {@link Redactor.cleanBytesInSlices} for an all-ASCII body given as its text (one character
+   * per byte), so its bytes need not be held while it is searched: the same text when clean,
+   * the bytes with every secret cut out, or undefined when they cannot be made safe.
+   * @param text - the body's bytes as ASCII text
+   * @param pause - what a pause does (a macrotask by default)
+   */
+  cleanAsciiBytesInSlices(
+    text: string,
+    pause?: () => Promise<void>,
+  ): Promise<string | Uint8Array | undefined>;
   /** A copy of a data value (API or tool data) with secrets removed from strings, keys and bytes. */
   data<T>(value: T): T;
   /** Like {@link Redactor.data}, but object keys stay: for documents whose keys are structure. */
@@ -151,6 +181,9 @@ const INACTIVE: Redactor = {
   bytes: (value) => value,
   cleanText: (value) => value,
   cleanBytes: (value) => value,
+  cleanTextInSlices: async (value) => value,
+  cleanBytesInSlices: async (value) => value,
+  cleanAsciiBytesInSlices: async (text) => text,
   data: (value) => value,
   values: (value) => value,
   error: (error) => (error instanceof Error ? error : new Error(String(error))),
@@ -159,7 +192,8 @@ const INACTIVE: Redactor = {
 
 /** The redactor for a non-empty list of distinct secrets: the search plus what is built on it. */
 function buildRedactor(secrets: readonly string[]): Redactor {
-  const { cleanText, cleanBytes } = secretSearch(secrets);
+  const search = secretSearch(secrets);
+  const { cleanText, cleanBytes, cleanTextInSlices, cleanBytesInSlices } = search;
   const text = (value: string) => cleanText(value) ?? REDACTED;
   const bytes = (value: Uint8Array) => cleanBytes(value) ?? fromLatin1(REDACTED);
   const error = (raw: unknown): Error => {
@@ -189,6 +223,9 @@ function buildRedactor(secrets: readonly string[]): Redactor {
     bytes,
     cleanText,
     cleanBytes,
+    cleanTextInSlices,
+    cleanBytesInSlices,
+    cleanAsciiBytesInSlices: search.cleanAsciiBytesInSlices,
     data: redactedCopy(parts, true, numeric),
     values: redactedCopy(parts, false, numeric),
     error,

@@ -7,7 +7,8 @@
  * Bytes are searched one character per byte, so a secret's UTF-8, UTF-16 and UTF-32 forms are
  * found at any offset.
  */
-import { decodedViews, MAX_SWALLOWED, originalRange } from "./decoded-view";
+import { decodedViewsInSlices, MAX_SWALLOWED, originalRange } from "./decoded-view";
+import { PAUSE, runInSlices, runToEnd, SLICE_POSITIONS, type Sliced } from "./slices";
 import type { View } from "./view-builder";
 import { formScanner, GRAM, windowKey, type FormScanner, type Range } from "./form-scanner";
 import { cutBytes, cutText } from "./marker";
@@ -27,6 +28,35 @@ export interface SecretSearch {
    * @param view - the bytes one character per byte, when the caller has them already
    */
   cleanBytes(value: Uint8Array, view?: string): Uint8Array | undefined;
+  /**
+   * {@link SecretSearch.cleanText} in bounded slices (./slices.ts): the same answer, with the
+   * thread given away (`pause`) between slices, for bodies too large to hold it for.
+   * @param value - the text
+   * @param pause - what a pause does (a macrotask by default)
+   */
+  cleanTextInSlices(value: string, pause?: () => Promise<void>): Promise<string | undefined>;
+  /**
+   * {@link SecretSearch.cleanBytes} in bounded slices (./slices.ts): the same answer.
+   * @param value - the bytes
+   * @param view - the bytes one character per byte, when the caller has them already
+   * @param pause - what a pause does (a macrotask by default)
+   */
+  cleanBytesInSlices(
+    value: Uint8Array,
+    view?: string,
+    pause?: () => Promise<void>,
+  ): Promise<Uint8Array | undefined>;
+  /**
+   * {@link SecretSearch.cleanBytesInSlices} for bytes that are all ASCII, given as their text
+   * (one character per byte) so the caller need not hold the bytes too: the same text when
+   * clean, the bytes with every secret cut out, or undefined.
+   * @param text - the bytes as ASCII text
+   * @param pause - what a pause does (a macrotask by default)
+   */
+  cleanAsciiBytesInSlices(
+    text: string,
+    pause?: () => Promise<void>,
+  ): Promise<string | Uint8Array | undefined>;
 }
 
 /**
@@ -39,21 +69,37 @@ export function secretSearch(secrets: readonly string[]): SecretSearch {
   const byteScanner = formScanner(byteForms(forms));
   const mayHideCopy = swallowedCopyCheck(forms);
 
-  const cleanText = (value: string): string | undefined =>
+  const textRounds = (value: string): Sliced<string | undefined> =>
     cleanRounds(value, (text) => find(text, textScanner, mayHideCopy), cutText);
-  const cleanBytes = (value: Uint8Array, view?: string): Uint8Array | undefined => {
-    if (value.byteLength === 0) return value;
-    let current = value;
+  // `value` as an ASCII text stands for its own bytes (one byte per character): they are made
+  // only when something is cut, so a clean body's bytes need not be held while it is searched.
+  function* byteRounds<T extends Uint8Array | string>(
+    value: T,
+    view?: string,
+  ): Sliced<T | Uint8Array | undefined> {
+    if (value.length === 0) return value;
+    let current: T | Uint8Array = value;
     for (let round = 0; round <= MAX_ROUNDS; round++) {
-      const shown = round === 0 && view?.length === value.byteLength ? view : byteView(current);
-      const ranges = find(shown, byteScanner, mayHideCopy);
+      const shown =
+        typeof current === "string"
+          ? current
+          : round === 0 && view?.length === current.byteLength
+            ? view
+            : byteView(current);
+      const ranges = yield* find(shown, byteScanner, mayHideCopy);
       if (ranges.length === 0) return current;
       if (round === MAX_ROUNDS) return undefined;
-      current = cutBytes(current, ranges);
+      current = cutBytes(typeof current === "string" ? fromLatin1(current) : current, ranges);
     }
     return undefined;
+  }
+  return {
+    cleanText: (value) => runToEnd(textRounds(value)),
+    cleanBytes: (value, view) => runToEnd(byteRounds(value, view)),
+    cleanTextInSlices: (value, pause) => runInSlices(textRounds(value), pause),
+    cleanBytesInSlices: (value, view, pause) => runInSlices(byteRounds(value, view), pause),
+    cleanAsciiBytesInSlices: (text, pause) => runInSlices(byteRounds(text), pause),
   };
-  return { cleanText, cleanBytes };
 }
 
 /**
@@ -111,12 +157,31 @@ const REST_BITS = 16;
 /** ASCII letters in lower case (as the scanner compares). */
 const fold = (text: string) => text.replace(/[A-Z]+/g, (s) => s.toLowerCase());
 
-/** Every place a secret is found in the text or one of its decoded views, merged, in order. */
-function find(text: string, scanner: FormScanner, mayHideCopy: (view: View) => boolean): Range[] {
+/**
+ * Every place a secret is found in the text or one of its decoded views, merged, in order; a
+ * sliced pass that also pauses after views whose texts add up to {@link SLICE_POSITIONS}.
+ */
+function* find(
+  text: string,
+  scanner: FormScanner,
+  mayHideCopy: (view: View) => boolean,
+): Sliced<Range[]> {
   const ranges: [number, number][] = [];
-  for (const view of decodedViews(text, mayHideCopy))
+  let work = 0;
+  for (const view of decodedViewsInSlices(text, mayHideCopy)) {
+    if (view === PAUSE) {
+      work = 0;
+      yield PAUSE;
+      continue;
+    }
     for (const [start, end] of scanner.scan(view.text))
       ranges.push(originalRange(view, start, end));
+    work += view.text.length;
+    if (work >= SLICE_POSITIONS) {
+      work = 0;
+      yield PAUSE;
+    }
+  }
   if (ranges.length < 2) return ranges;
   ranges.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
   const merged: [number, number][] = [ranges[0]!];
@@ -129,14 +194,14 @@ function find(text: string, scanner: FormScanner, mayHideCopy: (view: View) => b
 }
 
 /** Cuts and re-checks until nothing is found; undefined when a secret survives the rounds. */
-function cleanRounds(
+function* cleanRounds(
   value: string,
-  search: (text: string) => Range[],
+  search: (text: string) => Sliced<Range[]>,
   cutOut: (text: string, ranges: Range[]) => string,
-): string | undefined {
+): Sliced<string | undefined> {
   let current = value;
   for (let round = 0; round <= MAX_ROUNDS; round++) {
-    const ranges = search(current);
+    const ranges = yield* search(current);
     if (ranges.length === 0) return current;
     if (round === MAX_ROUNDS) return undefined;
     current = cutOut(current, ranges);

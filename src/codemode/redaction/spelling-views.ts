@@ -32,6 +32,7 @@
  * does (whitespace always does: the compact view of ordinary text is the text without it).
  */
 import { byteView } from "./secret-forms";
+import { PAUSE, runToEnd, SLICE_POSITIONS, type Pause, type Sliced } from "./slices";
 import { compose, SequenceMap, ViewBuilder, type Origin, type View } from "./view-builder";
 
 /** The fewest items a run needs: a form of a secret is at least 8 characters. */
@@ -205,11 +206,17 @@ const isSeparator = (c: number) =>
  * the exact reading: trying it at every number of an ordinary JSON body cost more than
  * everything else redaction does.
  */
-function* candidateRegions(text: string): Generator<[number, number]> {
+function* candidateRegions(text: string): Generator<[number, number] | Pause> {
   let [start, count, last] = [-1, 0, 0];
   const n = text.length;
   let i = 0;
+  let budget = SLICE_POSITIONS;
   while (i < n) {
+    // A token or a separator run per turn: at least a position each.
+    if (--budget <= 0) {
+      budget = SLICE_POSITIONS;
+      yield PAUSE;
+    }
     const c = text.charCodeAt(i);
     if (isWord(c) || c === 120 || c === 88) {
       const token = i;
@@ -296,12 +303,27 @@ function* candidateRegions(text: string): Generator<[number, number]> {
  * @param first - what the first (decimal-first) reading of the same text returned, for the second
  * @returns the view, whether a run could be read both ways, and what a second reading reuses
  */
-export function listsView(
+export function listsView(view: View, hexFirst = false, first?: FirstReading): ListsReading {
+  return runToEnd(listsViewInSlices(view, hexFirst, first));
+}
+
+/** What {@link listsView} answers. */
+export type ListsReading = { view: View | undefined; ambiguous: boolean } & FirstReading;
+
+/**
+ * {@link listsView} as a sliced pass (./slices.ts): pauses every {@link SLICE_POSITIONS}
+ * positions (4 MB of `12 12 12 …` is a million items, ~1 s of one pass on a loaded machine).
+ * @param view - a text and its map to the original
+ * @param hexFirst - as for {@link listsView}
+ * @param first - as for {@link listsView}
+ */
+export function* listsViewInSlices(
   view: View,
   hexFirst = false,
   first?: FirstReading,
-): { view: View | undefined; ambiguous: boolean } & FirstReading {
+): Sliced<ListsReading> {
   const { text } = view;
+  let budget = SLICE_POSITIONS;
   const builder = new ViewBuilder(text);
   let ambiguous = false;
   const regions = first?.regions;
@@ -310,9 +332,18 @@ export function listsView(
   const hexRuns = first ? undefined : new Map<number, number>();
   // The regions as `from, to` pairs: a second reading of the same text reuses the first's.
   const found = regions ? [...regions] : [];
-  if (!regions) for (const [from, to] of candidateRegions(text)) found.push(from, to);
+  if (!regions)
+    for (const region of candidateRegions(text)) {
+      if (region === PAUSE) yield region;
+      else found.push(region[0], region[1]);
+    }
   for (let r = 0; r < found.length; r += 2)
     for (let i = found[r]!, to = found[r + 1]!; i < to; i++) {
+      // A turn reads a run (many positions) or skips one position: a position each at least.
+      if (--budget <= 0) {
+        budget = SLICE_POSITIONS;
+        yield PAUSE;
+      }
       const c = text.charCodeAt(i);
       const quote = c === 34 || c === 39;
       if (!isHex(c) && !quote) continue;
@@ -579,14 +610,22 @@ const NOTHING_PRODUCED = new SequenceMap();
  * built only when a copy is found in the view. Building the view and its map run by run cost a
  * fifth of an ordinary JSON body's redaction, and the map 6 bytes per whitespace run.
  */
+/** An ASCII whitespace character (what ASCII compaction drops). */
+const ASCII_SPACE = /[\t-\r ]/;
+
 function asciiCompactView(view: View): View | undefined {
   const { text } = view;
   // One byte per character (the text is ASCII), read back by the engine's decoder: the engine's
   // own replace made a part per whitespace run, and a body of a million runs spent half its
   // redaction collecting them.
+  // Nothing to drop: no buffer of the text's size (a body of escapes has no whitespace, and
+  // this was 4 MB of garbage per 4 MB view: issue #40).
+  const first = text.search(ASCII_SPACE);
+  if (first < 0) return undefined;
   const out = new Uint8Array(text.length);
-  let length = 0;
-  for (let i = 0; i < text.length; i++) {
+  for (let i = 0; i < first; i++) out[i] = text.charCodeAt(i);
+  let length = first;
+  for (let i = first; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c !== 32 && (c < 9 || c > 13)) out[length++] = c;
   }

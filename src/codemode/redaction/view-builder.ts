@@ -198,6 +198,13 @@ export class ViewBuilder {
   private flush(): void {
     const { out, length } = this;
     if (!out || length === 0) return;
+    // ASCII bytes (what a flood of escapes decodes to) become one flat string natively: chunks
+    // joined and flattened held the view's text three times over at its end (issue #40).
+    if (out instanceof Uint8Array && isAscii(out, length)) {
+      this.pieces += asciiDecoder.decode(out.subarray(0, length));
+      this.length = 0;
+      return;
+    }
     for (let k = 0; k < length; k += 8192)
       this.pieces += String.fromCharCode.apply(
         null,
@@ -225,7 +232,13 @@ export class ViewBuilder {
     const need = this.length + more;
     if (!this.out) this.out = new Uint8Array(Math.max(need, 1024));
     else if (need > this.out.length) {
-      const size = Math.max(need, this.out.length * 2);
+      // Grown to the size the whole view is heading for (its output so far per input character
+      // read, times the text, an eighth more), not doubled: doubling left as much garbage as
+      // the final buffer, for a flood of escapes megabytes per step (issue #40).
+      const projected = Math.ceil(
+        ((this.total + more) / Math.max(1, this.copied)) * this.text.length * 1.125,
+      );
+      const size = Math.max(need + 1024, Math.min(this.out.length * 2, projected));
       const grown = this.out instanceof Uint8Array ? new Uint8Array(size) : new Uint16Array(size);
       grown.set(this.out.subarray(0, this.length));
       this.out = grown;
@@ -239,6 +252,14 @@ export class ViewBuilder {
     this.out = wide;
     return wide;
   }
+}
+
+const asciiDecoder = new TextDecoder();
+
+/** Whether the first `length` bytes are all below 0x80 (so UTF-8 reads each as itself). */
+function isAscii(bytes: Uint8Array, length: number): boolean {
+  for (let i = 0; i < length; i++) if (bytes[i]! >= 0x80) return false;
+  return true;
 }
 
 /** A copied span at least this long is kept as a slice of the text, not copied. */

@@ -20,8 +20,10 @@
  * decoded here (UTF-7, EBCDIC), and a body still holding a secret after it was cut out. The
  * status text never enters the sandbox, and `set-cookie` is dropped.
  */
-import { asciiText, decodeBody } from "./body-charset";
+import { asciiBodyText, asciiText, decodeBody } from "./body-charset";
 import { secretRedactor, type Redactor } from "../redaction/redaction";
+import { yieldThread } from "../redaction/slices";
+import { collectAfterLargeBody, collectingPause } from "./large-body-collection";
 
 /** What sandbox code receives from `codemode.request()`. */
 export interface ApiResult {
@@ -82,7 +84,7 @@ export async function toApiResult(
     if (!DROPPED_HEADERS.has(key)) headers[redactor.text(key)] = redactor.text(value);
   });
   const type = response.headers.get("content-type") ?? "";
-  const raw = new Uint8Array(await response.arrayBuffer());
+  let raw = new Uint8Array(await response.arrayBuffer());
   const withheld = (reason: string) => ({
     status: response.status,
     ok: response.ok,
@@ -96,21 +98,72 @@ export async function toApiResult(
     );
   // The raw bytes first: a secret in a charset other than the declared one is caught here.
   const ascii = asciiText(raw);
-  const bytes = redactor.cleanBytes(raw, ascii);
-  if (!bytes) return withheld(UNSAFE);
+  const size = raw.byteLength;
+  // A large body is searched in slices, the host's thread given to other clients between them.
+  const sliced = size >= SLICED_BODY;
+  const pause = collectingPause(size, yieldThread);
+  // Whether nothing was cut: then the bytes are the body's, and `ascii` (if any) reads them.
+  let untouched: boolean;
+  let bytes: Uint8Array | undefined;
+  if (sliced && ascii !== undefined && redactor.active) {
+    // A large ASCII body's text stands for its bytes (one byte per character): the bytes are let
+    // go while it is searched, and made again only if needed (issue #40: the host's memory).
+    raw = EMPTY;
+    const found = await redactor.cleanAsciiBytesInSlices(ascii, pause);
+    if (found === undefined) return withheld(UNSAFE);
+    untouched = typeof found === "string";
+    const textual = TEXTUAL.test(type) || type === "";
+    // A clean ASCII text body in an ASCII charset is handed over as its text: no bytes again.
+    const text = untouched && textual ? asciiBodyText(ascii, type) : undefined;
+    if (text !== undefined) return finished(text);
+    bytes = typeof found === "string" ? asciiEncoder.encode(found) : found;
+  } else {
+    bytes = sliced
+      ? await redactor.cleanBytesInSlices(raw, ascii, pause)
+      : redactor.cleanBytes(raw, ascii);
+    if (!bytes) return withheld(UNSAFE);
+    untouched = bytes === raw;
+  }
   if (bytes.byteLength === 0)
     return { status: response.status, ok: response.ok, headers, body: null };
-  const textual = /json|^text\/|xml|x-www-form-urlencoded|javascript/i.test(type) || type === "";
+  const textual = TEXTUAL.test(type) || type === "";
   if (!textual) return { status: response.status, ok: response.ok, headers, body: bytes };
   // Bytes nothing was cut from read as the ASCII text already decoded, in an ASCII charset.
-  const decoded = decodeBody(bytes, type, bytes === raw ? ascii : undefined);
+  const decoded = decodeBody(bytes, type, untouched ? ascii : undefined);
   if (decoded.kind === "unreadable") return withheld(decoded.reason);
   // Text that reads exactly as the bytes did (ASCII) was searched already, in every view.
-  const text = decoded.sameAsBytes ? decoded.text : redactor.cleanText(decoded.text);
+  const text = decoded.sameAsBytes
+    ? decoded.text
+    : sliced
+      ? await redactor.cleanTextInSlices(decoded.text, pause)
+      : redactor.cleanText(decoded.text);
   if (text === undefined) return withheld(UNSAFE);
-  const body = /json/i.test(type) ? jsonBody(text, redactor) : text;
-  return { status: response.status, ok: response.ok, headers, body };
+  raw = EMPTY;
+  bytes = undefined;
+  return finished(text);
+
+  /** The answer with a searched text as its body (parsed when JSON). */
+  function finished(searched: string): ApiResult {
+    const body = /json/i.test(type) ? jsonBody(searched, redactor) : searched;
+    // The body's bytes are garbage now (the program gets the text): let the collection free them.
+    collectAfterLargeBody(size);
+    return { status: (response as Response).status, ok: (response as Response).ok, headers, body };
+  }
 }
+
+/** Media types whose body the program gets as text (or parsed JSON), not bytes. */
+const TEXTUAL = /json|^text\/|xml|x-www-form-urlencoded|javascript/i;
+
+const EMPTY = new Uint8Array(0);
+const asciiEncoder = new TextEncoder();
+
+/**
+ * Bodies from this size on are redacted in slices (../redaction/slices.ts): the local server's
+ * host serves every client in one thread, and a program chooses what an echoing API returns (a
+ * few MB of escapes held it for seconds: issue #40). Smaller ones, the common case, are redacted
+ * at once: a pause costs a macrotask hop, and their redaction takes a few milliseconds.
+ */
+export const SLICED_BODY = 65_536;
 
 const UNSAFE =
   "a configured credential was found in it in a form that could not be cut out cleanly, so it is not handed to the program";

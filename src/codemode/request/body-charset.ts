@@ -54,6 +54,18 @@ export function decodeBody(bytes: Uint8Array, contentType: string, ascii?: strin
   return { kind: "text", text, sameAsBytes };
 }
 
+/**
+ * An all-ASCII body's text as {@link decodeBody} would read it, without its bytes: the text
+ * itself when the declared charset reads ASCII as itself (no byte order mark can be ASCII),
+ * else undefined (then the caller decodes the bytes).
+ * @param ascii - the body's bytes as ASCII text ({@link asciiText})
+ * @param contentType - the `Content-Type` header value
+ */
+export function asciiBodyText(ascii: string, contentType: string): string | undefined {
+  const label = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType)?.[1]?.toLowerCase();
+  return label === undefined || ASCII_AS_ITSELF.test(label) ? ascii : undefined;
+}
+
 /** Charsets that read every ASCII byte as that character (the common ones; others decode). */
 const ASCII_AS_ITSELF =
   /^(?:utf-?8|unicode-1-1-utf-8|us-ascii|ascii|iso-?8859-\d+|latin-?1|l1|windows-125\d|cp125\d)$/;

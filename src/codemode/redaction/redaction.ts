@@ -41,7 +41,7 @@ import { CodeModeError } from "../../errors";
 import { REDACTED } from "./marker";
 import { redactedCopy } from "./redacted-copy";
 import { fromLatin1 } from "./secret-forms";
-import { secretSearch } from "./secret-search";
+import { secretSearch, type SecretSearch } from "./secret-search";
 
 export { REDACTED } from "./marker";
 
@@ -49,7 +49,13 @@ export { REDACTED } from "./marker";
 export const MIN_SECRET_LENGTH = 8;
 
 /** Redacts a fixed set of secrets; build it once with {@link secretRedactor}. */
-export interface Redactor {
+export interface Redactor
+  // The sliced passes of the search itself (./secret-search.ts): for large response bodies, so
+  // one program's body does not hold every other client of the host.
+  extends Pick<
+    SecretSearch,
+    "cleanTextInSlices" | "cleanBytesInSlices" | "cleanAsciiBytesInSlices"
+  > {
   /** False when no secret is configured (then every method returns its input). */
   readonly active: boolean;
   /**
@@ -74,36 +80,6 @@ export interface Redactor {
    *   ASCII body's text): saves converting them again
    */
   cleanBytes(value: Uint8Array, view?: string): Uint8Array | undefined;
-  /**
-   * {@link Redactor.cleanText} in bounded slices, giving the thread away between them
-   * (./slices.ts): for large response bodies, so one program's body does not hold every other
-   * client of the host. The same answer as the synchronous one.
-   * @param value - the text
-   * @param pause - what a pause does (a macrotask by default)
-   */
-  cleanTextInSlices(value: string, pause?: () => Promise<void>): Promise<string | undefined>;
-  /**
-   * {@link Redactor.cleanBytes} in bounded slices (see {@link Redactor.cleanTextInSlices}).
-   * @param value - the bytes
-   * @param view - the bytes one character per byte, when the caller has them already
-   * @param pause - what a pause does (a macrotask by default)
-   */
-  cleanBytesInSlices(
-    value: Uint8Array,
-    view?: string,
-    pause?: () => Promise<void>,
-  ): Promise<Uint8Array | undefined>;
-  /**
-   * {@link Redactor.cleanBytesInSlices} for an all-ASCII body given as its text (one character
-   * per byte), so its bytes need not be held while it is searched: the same text when clean,
-   * the bytes with every secret cut out, or undefined when they cannot be made safe.
-   * @param text - the body's bytes as ASCII text
-   * @param pause - what a pause does (a macrotask by default)
-   */
-  cleanAsciiBytesInSlices(
-    text: string,
-    pause?: () => Promise<void>,
-  ): Promise<string | Uint8Array | undefined>;
   /** A copy of a data value (API or tool data) with secrets removed from strings, keys and bytes. */
   data<T>(value: T): T;
   /** Like {@link Redactor.data}, but object keys stay: for documents whose keys are structure. */

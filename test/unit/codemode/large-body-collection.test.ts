@@ -53,6 +53,6 @@ describe("the pause of a large body's sliced redaction", () => {
     const pause = collectingPause(COLLECT_AFTER_BYTES, async () => void yielded++, gc);
     for (let i = 0; i < 3 * COLLECT_EVERY_PAUSES + 1; i++) await pause();
     expect(yielded).toBe(3 * COLLECT_EVERY_PAUSES + 1);
-    expect(calls).toEqual(Array(3).fill({ type: "major", execution: "sync" }));
+    expect(calls).toEqual(Array.from({ length: 3 }, () => ({ type: "major", execution: "sync" })));
   });
 });

@@ -200,7 +200,7 @@ export async function planLaunch({ label, product, env, log, progress, warn }) {
     throw new LaunchProblem(message);
   };
   // The launcher's own settings (PORT, SANDBOX_RUNNERS, …): rows of the product's settings
-  // table (src/app/config/setting-table.ts), checked before anything else is done.
+  // table (src/app/config/launcher-settings.ts), checked before anything else is done.
   const launcher = product.readLauncherSettings(env);
   if (launcher.problems.length > 0)
     fail(

@@ -5,7 +5,7 @@
  * are cut off with a clear error, and a new host takes its place. By default that new host starts
  * then (a few seconds, during which requests wait for it as they do for the first host): a warm
  * standby is a second host runtime (~155 MB resident with Cloudflare's spec) kept only to make
- * that switch near-instant. With `HOST_STANDBY=warm` (src/app/config/setting-table.ts) one stands
+ * that switch near-instant. With `HOST_STANDBY=warm` (src/app/config/launcher-settings.ts) one stands
  * beside the active host, takes its place, and a new standby starts.
  *
  * Both runtimes use the same local data folder. workerd opens a Durable Object's SQLite file only
@@ -72,7 +72,7 @@ export const STARTING = Symbol("starting");
  * @param {import("./clock.mjs").Clock} options.clock
  * @param {number} [options.startWaitMs] - default {@link START_WAIT_MS}
  * @param {boolean} [options.warmStandby] - keep a warm standby (default true here; the
- *   launcher's default is none: `HOST_STANDBY` in src/app/config/setting-table.ts)
+ *   launcher's default is none: `HOST_STANDBY` in src/app/config/launcher-settings.ts)
  * @returns {HostPair}
  */
 export function createHostPair({

@@ -18,7 +18,7 @@ import { healthRequest } from "./health-request.mjs";
 
 /**
  * Runs after which a runner is retired, when `SANDBOX_RUNNER_MAX_RUNS` is not set (the setting
- * is a row of src/app/config/setting-table.ts; a unit test keeps the two defaults equal).
+ * is a row of src/app/config/launcher-settings.ts; a unit test keeps the two defaults equal).
  */
 export const DEFAULT_MAX_RUNS = 2_000;
 /** How often the runners' counts (from the watchdog's latest probe of each) are looked at. */

@@ -15,7 +15,7 @@ const MAX_DEFAULT_CORES = 4;
 
 /**
  * How many sandbox runners to start when `SANDBOX_RUNNERS` is unset (the setting itself is a row
- * of src/app/config/setting-table.ts, read by cli/serve.mjs): one per core (at most
+ * of src/app/config/launcher-settings.ts, read by cli/serve.mjs): one per core (at most
  * {@link MAX_DEFAULT_CORES}) plus one. The one more is for the runner a program may be holding: a
  * blocked runner keeps a core busy, and the rest of the machine's cores still have a free runner
  * each, so runs need not queue beside the blocked one.

@@ -15,7 +15,7 @@ export {
 export { readSkillsDir } from "../../src/app/skills/operator-skills";
 export { apiToolText } from "../../src/app/api-tool-text";
 export { readConfig, formatProblems } from "../../src/app/config/config";
-export { readLauncherSettings } from "../../src/app/config/setting-table";
+export { readLauncherSettings } from "../../src/app/config/launcher-settings";
 export { DEFAULT_LIMITS } from "../../src/executor/limits";
 export { specDefinesAuth } from "../../src/app/config/spec-auth";
 export { COMPACT_SPECS } from "../../src/app/generated/specs";

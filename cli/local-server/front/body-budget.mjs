@@ -9,7 +9,7 @@
 
 /**
  * The total when `FRONT_BODY_BUDGET_MB` is not set: 64 MiB, 16 MCP bodies of the largest size.
- * The setting (its default and its range, 8–4096) is a row of src/app/config/setting-table.ts;
+ * The setting (its default and its range, 8–4096) is a row of src/app/config/launcher-settings.ts;
  * a unit test keeps this default equal to that row's.
  */
 export const DEFAULT_BODY_BUDGET_BYTES = 64 * 1_048_576;

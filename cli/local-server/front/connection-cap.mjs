@@ -17,7 +17,7 @@
 
 /**
  * Connections open at once when the front is given no bound: the settings table's default for
- * `FRONT_MAX_CONNECTIONS` (src/app/config/setting-table.ts; a unit test keeps them equal).
+ * `FRONT_MAX_CONNECTIONS` (src/app/config/launcher-settings.ts; a unit test keeps them equal).
  */
 export const DEFAULT_MAX_CONNECTIONS = 1_000;
 /**

@@ -5,12 +5,8 @@
  *
  * Security defaults: no rule puts a setting's value in a message (most of these are secrets).
  */
-import {
-  DEFAULT_SPEC,
-  type ConfigProblem,
-  type ReadSettings,
-  type SettingValues,
-} from "./setting-table";
+import { DEFAULT_SPEC, type ReadSettings, type SettingValues } from "./setting-table";
+import type { ConfigProblem } from "./setting-rows";
 import type { SettingName } from "./setting-names";
 
 /** What a rule sees: the settings as read, and the specs the Worker has. */

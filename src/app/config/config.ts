@@ -15,18 +15,14 @@ import type { ExecutorLimits } from "../../executor/types";
 import type { AppSettings } from "./setting-names";
 import type { SkillLimits } from "../../codemode/skills/skill-limits";
 import type { RunSettings } from "./run-settings";
-import {
-  DEFAULT_SPEC,
-  readSettings,
-  SETTING_TABLE,
-  type ConfigProblem,
-  type SettingValues,
-} from "./setting-table";
+import { DEFAULT_SPEC, readSettings, SETTING_TABLE, type SettingValues } from "./setting-table";
+import type { ConfigProblem } from "./setting-rows";
 import { CONFIG_RULES, servesHttpApi } from "./config-rules";
 
 export type { AppSettings } from "./setting-names";
 export { SETTING_NAMES, isSettingName } from "./setting-names";
-export { DEFAULT_SPEC, LIMIT_SETTINGS, SETTING_TABLE, type ConfigProblem } from "./setting-table";
+export { DEFAULT_SPEC, LIMIT_SETTINGS, SETTING_TABLE } from "./setting-table";
+export type { ConfigProblem } from "./setting-rows";
 
 /** Where `/mcp`'s request callback sends requests. */
 export type ApiTarget =

@@ -7,10 +7,9 @@
  * A setting is "unset" when missing or blank (spaces only); set, its text is trimmed. Secrets
  * are never part of a problem message.
  *
- * The local launcher's own settings (`npm start`, `code-mode-mcp serve`: the port, the runners,
- * the front's budget) are rows of the same kind in {@link LAUNCHER_SETTING_TABLE}, read by the
- * launcher with {@link readLauncherSettings} (through dist/cli/product.js; the Worker never sees
- * them). docs/configuration.md is tested against both tables.
+ * The rows' kinds and the reader live in setting-rows.ts; the local launcher's own settings
+ * (`npm start`) are a table of their own in launcher-settings.ts. docs/configuration.md is tested
+ * against both tables.
  */
 import { parseAllowedHostnames, DEFAULT_ALLOWED_HOSTNAMES } from "./allowed-hosts";
 import { MIN_SECRET_LENGTH } from "../../codemode/redaction/redaction";
@@ -20,68 +19,10 @@ import type { ExecutorLimits } from "../../executor/types";
 import { DEFAULT_RUN_SETTINGS } from "./run-settings";
 import { DEFAULT_SKILL_LIMITS } from "../../codemode/skills/skill-limits";
 import type { AppSettings, SettingName } from "./setting-names";
-
-/** One bad setting: which, what is wrong, how to fix it. */
-export interface ConfigProblem {
-  setting: string;
-  message: string;
-  fix: string;
-}
+import { onOff, readTable, text, type ConfigProblem, type Setting } from "./setting-rows";
 
 /** The spec `/mcp` serves when `SPEC` is not set. */
 export const DEFAULT_SPEC = "demo-api";
-
-/** Reports a problem with the setting being read (its name is added). */
-type Report = (message: string, fix: string) => void;
-
-/** One row of the table. */
-export interface Setting<T> {
-  /** What the setting is for, in a line (docs/configuration.md says more). */
-  doc: string;
-  /** Its value when unset. */
-  default: T;
-  /**
-   * Reads the set text; a problem is reported (and the value then does not matter: the
-   * configuration is refused).
-   */
-  parse: (text: string, report: Report) => T;
-  /** Blank text counts as set (`API_AUTH_SCHEME=""` means no scheme). */
-  keepBlank?: boolean;
-}
-
-const ON = ["on", "true", "1", "yes"];
-const OFF = ["off", "false", "0", "no"];
-
-/**
- * An on/off switch.
- * @param name - the setting
- * @param doc - what it is for
- * @param defaultOn - its value when unset
- * @param fix - the fix for a value that is neither
- */
-function onOff(name: string, doc: string, defaultOn = false, fix?: string): Setting<boolean> {
-  return {
-    doc,
-    default: defaultOn,
-    parse: (text, report) => {
-      const v = text.toLowerCase();
-      if (ON.includes(v)) return true;
-      if (!OFF.includes(v))
-        report(
-          `${name} must be on or off; got "${text}".`,
-          fix ?? `Set ${name}=on or ${name}=off.`,
-        );
-      return false;
-    },
-  };
-}
-
-/** Any text, as given. */
-function text(doc: string): Setting<string | undefined>;
-function text(doc: string, fallback: string): Setting<string>;
-function text(doc: string, fallback?: string): Setting<string | undefined> {
-  return { doc, default: fallback, parse: (t) => t };
-}
 
 /**
  * A secret: at least `min` long (characters, or UTF-8 bytes), never echoed.
@@ -340,173 +281,6 @@ export function readSettings(settings: AppSettings): ReadSettings {
     limits: readLimits(settings, problems),
     problems,
   };
-}
-
-/**
- * Reads each row of `table` from `settings`: a missing or blank one (unless `keepBlank`) takes
- * its default; a set one its trimmed text, parsed, problems added to `problems`.
- */
-function readTable(
-  table: Readonly<Record<string, Setting<unknown>>>,
-  settings: Readonly<Record<string, string | undefined>>,
-  problems: ConfigProblem[],
-): { values: Record<string, unknown>; given: Set<string> } {
-  const given = new Set<string>();
-  const values: Record<string, unknown> = {};
-  for (const [name, row] of Object.entries(table)) {
-    const raw = settings[name];
-    const set = typeof raw === "string" && (row.keepBlank || raw.trim() !== "");
-    if (!set) {
-      values[name] = row.default;
-      continue;
-    }
-    given.add(name);
-    values[name] = row.parse(row.keepBlank ? raw : raw.trim(), (message, fix) =>
-      problems.push({ setting: name, message, fix }),
-    );
-  }
-  return { values, given };
-}
-
-/**
- * A whole number from `min` to `max`, its problem worded as the launcher words it.
- * @param name - the setting
- * @param doc - what it is for
- * @param fallback - its value when unset
- * @param range - the smallest and largest taken
- * @param fix - the fix, after "Set NAME=…"
- */
-function launcherNumber<T extends number | undefined>(
-  name: string,
-  doc: string,
-  fallback: T,
-  [min, max]: [number, number],
-  fix: string,
-): Setting<number | T> {
-  return {
-    doc,
-    default: fallback,
-    parse: (t, report) => {
-      const n = Number(t);
-      if (/^\d+$/.test(t) && n >= min && n <= max) return n;
-      report(`"${t}" is not a whole number from ${min} to ${max}.`, `${name}=${fix}`);
-      return fallback;
-    },
-  };
-}
-
-/** `SANDBOX_RUNNER_MAX_RUNS` when unset (cli/local-server/runner-retirement.mjs says why). */
-export const DEFAULT_RUNNER_MAX_RUNS = 2_000;
-/** `FRONT_BODY_BUDGET_MB` when unset: 16 MCP bodies of the largest size. */
-export const DEFAULT_FRONT_BODY_BUDGET_MB = 64;
-/**
- * `FRONT_MAX_CONNECTIONS` when unset: far more than clients a local server serves, far fewer
- * than a process's usual open-files limit (cli/local-server/front/connection-cap.mjs).
- */
-export const DEFAULT_FRONT_MAX_CONNECTIONS = 1_000;
-
-/**
- * The local launcher's settings (`npm start`, `code-mode-mcp serve`), read from its environment
- * before anything starts; a problem stops the start with the setting's name and its fix. Only
- * the launcher reads them: they are not passed to the Worker.
- */
-export const LAUNCHER_SETTING_TABLE = {
-  PORT: {
-    doc: "the local port the launcher serves on 127.0.0.1",
-    default: 8787,
-    parse: (t, report) => {
-      const n = Number(t);
-      if (/^\d{1,5}$/.test(t) && n >= 1 && n <= 65535) return n;
-      report(
-        `"${t}" is not a port number (1 to 65535).`,
-        "PORT=8787 (the code-mode-mcp command: --port 8787)",
-      );
-      return 8787;
-    },
-  } satisfies Setting<number>,
-  PERSIST_TO: text(
-    "the local data folder (npm start: .wrangler/state; the command: a temporary folder removed on exit)",
-  ),
-  SPEC_FILE: text(
-    "an OpenAPI 2.0/3.0/3.1 file (JSON or YAML) the launcher validates and compiles, served at /mcp",
-  ),
-  SANDBOX_RUNNERS: launcherNumber(
-    "SANDBOX_RUNNERS",
-    "sandbox runner processes; unset: one per core (at most 4) plus one, counted by the launcher",
-    undefined,
-    [0, 16],
-    "2 (runner processes for sandbox runs; 0 runs them inside the host runtime).",
-  ),
-  SANDBOX_RUNNER_MAX_RUNS: launcherNumber(
-    "SANDBOX_RUNNER_MAX_RUNS",
-    "runs after which a sandbox runner is replaced by a fresh process (0: never)",
-    DEFAULT_RUNNER_MAX_RUNS,
-    [0, 10_000_000],
-    `${DEFAULT_RUNNER_MAX_RUNS} (runs after which a sandbox runner is replaced by a fresh process; 0 never).`,
-  ),
-  LOG_REQUESTS: onOff(
-    "LOG_REQUESTS",
-    "a line per request in the launcher's output (method, path, status, time)",
-    false,
-    "LOG_REQUESTS=1 (a line per request in the output) or leave it unset.",
-  ),
-  FRONT_BODY_BUDGET_MB: launcherNumber(
-    "FRONT_BODY_BUDGET_MB",
-    "MiB of request bodies the front holds at once (past it a request gets 503, asked to retry)",
-    DEFAULT_FRONT_BODY_BUDGET_MB,
-    [8, 4096],
-    `${DEFAULT_FRONT_BODY_BUDGET_MB} (MiB of request bodies the server holds at once; past it a request gets 503 and is asked to retry).`,
-  ),
-  SKILLS_DIR: {
-    doc: "a folder of read-only operator skills in the Agent Skills layout, read and checked at start (and bundled by deploy)",
-    default: undefined,
-    parse: (t) => t,
-  } satisfies Setting<string | undefined>,
-  HOST_STANDBY: {
-    doc: "keep a warm second host runtime, so a replaced host is switched at once (~155 MB more)",
-    default: false,
-    parse: (t, report) => {
-      const v = t.toLowerCase();
-      if (["warm", "on", "1", "true", "yes"].includes(v)) return true;
-      if (!["off", "cold", "0", "false", "no"].includes(v))
-        report(
-          `"${t}" is neither warm nor off.`,
-          "HOST_STANDBY=warm (a second host runtime kept ready: a replaced host is switched at once, for ~155 MB more) or leave it unset.",
-        );
-      return false;
-    },
-  } satisfies Setting<boolean>,
-  FRONT_MAX_CONNECTIONS: launcherNumber(
-    "FRONT_MAX_CONNECTIONS",
-    "connections the front keeps open at once (past it a request gets 503 at once, asked to retry)",
-    DEFAULT_FRONT_MAX_CONNECTIONS,
-    [16, 60_000],
-    `${DEFAULT_FRONT_MAX_CONNECTIONS} (connections the server keeps open at once; past it a request gets 503 and is asked to retry).`,
-  ),
-} satisfies Record<string, Setting<unknown>>;
-
-/** One of the launcher's settings. */
-export type LauncherSettingName = keyof typeof LAUNCHER_SETTING_TABLE;
-
-/** The value of each launcher setting, as read by {@link readLauncherSettings}. */
-export type LauncherSettingValues = {
-  [name in LauncherSettingName]:
-    | (typeof LAUNCHER_SETTING_TABLE)[name]["default"]
-    | ReturnType<(typeof LAUNCHER_SETTING_TABLE)[name]["parse"]>;
-};
-
-/**
- * Reads the launcher's settings from its environment, each on its own, problems in the table's
- * order (`formatProblems` words them for the terminal).
- * @param env - the launcher's environment
- */
-export function readLauncherSettings(env: Readonly<Record<string, string | undefined>>): {
-  values: LauncherSettingValues;
-  problems: ConfigProblem[];
-} {
-  const problems: ConfigProblem[] = [];
-  const { values } = readTable(LAUNCHER_SETTING_TABLE, env, problems);
-  return { values: values as LauncherSettingValues, problems };
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * The local server's own settings, read by the launcher before anything starts (cli/serve.mjs):
- * rows of the product's settings table (src/app/config/setting-table.ts, `LAUNCHER_SETTING_TABLE`).
+ * rows of the product's settings table (src/app/config/launcher-settings.ts, `LAUNCHER_SETTING_TABLE`).
  * Each takes its documented values, and anything else is refused with the setting's name and a
  * fix; the defaults the launcher's parts use are the table's.
  */
@@ -10,8 +10,8 @@ import { formatProblems } from "../../../src/app/config/config";
 import {
   LAUNCHER_SETTING_TABLE,
   readLauncherSettings,
-  SETTING_TABLE,
-} from "../../../src/app/config/setting-table";
+} from "../../../src/app/config/launcher-settings";
+import { SETTING_TABLE } from "../../../src/app/config/setting-table";
 import { DEFAULT_BODY_BUDGET_BYTES } from "../../../cli/local-server/front/body-budget.mjs";
 import { DEFAULT_MAX_CONNECTIONS } from "../../../cli/local-server/front/connection-cap.mjs";
 import { DEFAULT_MAX_RUNS } from "../../../cli/local-server/runner-retirement.mjs";

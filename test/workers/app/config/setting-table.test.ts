@@ -5,11 +5,8 @@ import { describe, expect, it } from "vitest";
 import configurationDoc from "../../../../docs/configuration.md?raw";
 import { CONFIG_RULES } from "../../../../src/app/config/config-rules";
 import { readConfig, SETTING_NAMES } from "../../../../src/app/config/config";
-import {
-  LAUNCHER_SETTING_TABLE,
-  readSettings,
-  SETTING_TABLE,
-} from "../../../../src/app/config/setting-table";
+import { LAUNCHER_SETTING_TABLE } from "../../../../src/app/config/launcher-settings";
+import { readSettings, SETTING_TABLE } from "../../../../src/app/config/setting-table";
 
 const SPECS = ["demo-api", "petstore"];
 

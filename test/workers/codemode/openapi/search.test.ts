@@ -220,9 +220,13 @@ describeExecutors((Executor) => {
       const schema = s.paths["/zones/{zone_id}/dns_records"].post.parameters[0].schema;
       const child = Object.create(schema);
       child.added = true;
-      return { child: child.added, inherited: child.maxLength, view: "added" in schema, frozen: Object.isFrozen(schema) };
+      return { child: child.added, inherited: child.maxLength, view: "added" in schema, frozen: Object.isFrozen(schema), schema, list: s.components.schemas["dns-records_identifier"] && [schema, schema] };
     }`);
-      expect(seen).toEqual({ child: true, inherited: 32, view: false, frozen: true });
+      // A view returned as the result reaches the client as its JSON, as any object does.
+      const schema = { type: "string", maxLength: 32, description: "Identifier" };
+      expect(seen).toMatchObject({ child: true, inherited: 32, view: false, frozen: true });
+      expect(seen.schema).toMatchObject(schema);
+      expect(seen.list).toEqual([seen.schema, seen.schema]);
     });
   });
 

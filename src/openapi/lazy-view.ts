@@ -25,10 +25,13 @@
  * engine's own words for a frozen object name neither, and only a trap knows the object written
  * is a shared view (a hint added to every frozen-object TypeError also misled programs that
  * froze objects of their own). Reads have no trap: they go to the frozen view as before, but
- * through V8's proxy path. Measured in Node on the packed specs: a walk reading every
- * operation's parameters and JSON body properties showed no change beyond noise; serializing the
- * whole document (`JSON.stringify(await codemode.spec())`, which enumerates every shared view
- * once per place) took about twice as long (Cloudflare ~3 s → ~5 s, Stripe ~4 s → ~9 s). `components` is viewed the same way ({@link LazyResolver.shared}): it is what refs
+ * through the engine's proxy path. Measured on the Cloudflare spec (search runs in workerd, 3
+ * each, on a loaded machine): a walk reading every operation's parameters and JSON body
+ * properties, no change beyond noise in either executor (0.2–0.5 s isolate-per-run, 2.2–3.6 s
+ * shared worker); serializing the whole document (`JSON.stringify(await codemode.spec())`,
+ * every shared view once per place) 3.7–4.5 s → 4.8–5.0 s isolate-per-run (the shared worker
+ * runs out of memory on it either way). In plain Node that serialization takes about twice as
+ * long. `components` is viewed the same way ({@link LazyResolver.shared}): it is what refs
  * point to, and separate mutable copies of it cost a whole-spec walk about a fifth more time and
  * memory. The rest of the document (paths, operations and their inline parts) is made per place
  * and stays the program's to change. Views with a copy per place were tried (d2400bd) and

@@ -22,19 +22,6 @@ const MAX_STACK = 8_000;
 
 const { stringify } = JSON;
 const ErrorClass = Error;
-const { apply } = Reflect;
-const regExpTest = RegExp.prototype.test;
-
-/**
- * The engines' words for a write into a frozen object (V8: "Cannot assign to read only
- * property", "Cannot add property x, object is not extensible", "Cannot delete property";
- * QuickJS: "'x' is read-only", "object is not extensible", "could not delete property").
- */
-const FROZEN_WRITE = /read[ -]only|not extensible|delete property/i;
-
-/** Added to such an error: the likely frozen object is the spec's shared `$ref` targets. */
-const FROZEN_HINT =
-  " If the object came from codemode.spec(): what a $ref reaches is shared by every place that names the same target, so it is read-only. Copy what you change: { ...value } (one level) or JSON.parse(JSON.stringify(value)).";
 
 /**
  * Why a host call made while the program's module loads is refused. Its top level runs before
@@ -101,15 +88,9 @@ export async function loadExtension(name: SandboxExtensionName): Promise<Sandbox
 export function toSandboxError(thrown: unknown): SandboxError {
   if (thrown instanceof ErrorClass) {
     const name = readString(thrown, "name") ?? "Error";
-    let message = readString(thrown, "message") ?? "";
-    // The engine's own words for a write into a frozen object name neither the likely cause nor
-    // the fix (lazy-view.ts's setters do, and need no hint).
-    if (
-      name === "TypeError" &&
-      apply(regExpTest, FROZEN_WRITE, [message]) &&
-      !message.includes("codemode.spec()")
-    )
-      message += FROZEN_HINT;
+    // A write into the spec's shared views throws its own message with the cause and the fix
+    // (src/openapi/lazy-view.ts); any other error is reported in the engine's words.
+    const message = readString(thrown, "message") ?? "";
     const out: SandboxError = {
       name: capText(name, MAX_ERROR_NAME),
       message: capText(message, MAX_ERROR_MESSAGE),

@@ -20,7 +20,18 @@
  * is the reuse: a whole-spec walk builds each schema's view once, not once per place, which kept
  * the Stripe spec inside the operation budget). So those views are frozen: a program that assigns
  * into one gets a TypeError instead of silently changing every other place that names the same
- * schema. `components` is viewed the same way ({@link LazyResolver.shared}): it is what refs
+ * schema. The frozen view is wrapped in a Proxy whose write traps (set, add, delete, define,
+ * prototype) throw that TypeError with the cause and the fix ({@link readOnlyMessage}): the
+ * engine's own words for a frozen object name neither, and only a trap knows the object written
+ * is a shared view (a hint added to every frozen-object TypeError also misled programs that
+ * froze objects of their own). Reads have no trap: they go to the frozen view as before, but
+ * through the engine's proxy path. Measured on the Cloudflare spec (search runs in workerd, 3
+ * each, on a loaded machine): a walk reading every operation's parameters and JSON body
+ * properties, no change beyond noise in either executor (0.2–0.5 s isolate-per-run, 2.2–3.6 s
+ * shared worker); serializing the whole document (`JSON.stringify(await codemode.spec())`,
+ * every shared view once per place) 3.7–4.5 s → 4.8–5.0 s isolate-per-run (the shared worker
+ * runs out of memory on it either way). In plain Node that serialization takes about twice as
+ * long. `components` is viewed the same way ({@link LazyResolver.shared}): it is what refs
  * point to, and separate mutable copies of it cost a whole-spec walk about a fifth more time and
  * memory. The rest of the document (paths, operations and their inline parts) is made per place
  * and stays the program's to change. Views with a copy per place were tried (d2400bd) and
@@ -97,7 +108,7 @@ export function lazyField(
       return value === UNSET ? (value = compute()) : value;
     },
     set: (next: unknown) => {
-      if (readOnly) throw new TypeError(readOnlyMessage(key));
+      if (readOnly) refuseWrite("set", key);
       Object.defineProperty(target, key, {
         value: next,
         writable: true,
@@ -109,12 +120,62 @@ export function lazyField(
 }
 
 /**
- * What a program that assigns into a shared view is told (the frozen view's engine message for
- * its plain fields says less; this one names the cause and the fix).
- * @param key - the property assigned
+ * What a program that writes into a shared view is told (the frozen view's engine message says
+ * less; this one names the cause and the fix).
+ * @param key - the property assigned, added, deleted or defined
+ * @param verb - what the program tried (`set`, `delete`, `define`)
  */
-export function readOnlyMessage(key: string): string {
-  return `Cannot set "${key}": this part of codemode.spec() is reached through a $ref and shared by every place that names the same target, so it is read-only. Copy what you change: { ...value } (one level) or JSON.parse(JSON.stringify(value)).`;
+export function readOnlyMessage(key: string, verb: "set" | "delete" | "define" = "set"): string {
+  return `Cannot ${verb} "${key}": this part of codemode.spec() is reached through a $ref and shared by every place that names the same target, so it is read-only. Copy what you change: { ...value } (one level) or JSON.parse(JSON.stringify(value)).`;
+}
+
+/**
+ * The intrinsics as this module loaded: in the sandbox this module is evaluated before the
+ * program, which may replace the globals (`TypeError`, `Proxy`) and the built-in prototypes'
+ * methods (`WeakSet.prototype.has`) later.
+ */
+const IntrinsicTypeError = TypeError;
+const ProxyClass = Proxy;
+const { freeze } = Object;
+const { apply, set: reflectSet } = Reflect;
+const { add: weakAdd, has: weakHas } = WeakSet.prototype;
+
+/**
+ * Throws the read-only TypeError for a write into a shared view.
+ * @param verb - what the program tried
+ * @param key - the property
+ */
+function refuseWrite(verb: "set" | "delete" | "define", key: string | symbol): never {
+  throw new IntrinsicTypeError(readOnlyMessage(String(key), verb));
+}
+
+/**
+ * The shared views handed out (the proxies): a `set` whose receiver is one of them is a write
+ * into a shared view; any other receiver inherits from one (`Object.create(view)`) and gets what
+ * a frozen prototype gives it. A WeakSet of this module's, not a mark on the object: the
+ * program can change a view's prototype chain, never this set.
+ */
+const SHARED_VIEWS = new WeakSet<object>();
+
+/** The write traps of a shared view (reads have none: they reach the frozen view directly). */
+const READ_ONLY: ProxyHandler<object> = {
+  set: (target, key, value, receiver) =>
+    apply(weakHas, SHARED_VIEWS, [receiver])
+      ? refuseWrite("set", key)
+      : reflectSet(target, key, value, receiver),
+  deleteProperty: (_target, key) => refuseWrite("delete", key),
+  defineProperty: (_target, key) => refuseWrite("define", key),
+  setPrototypeOf: () => refuseWrite("set", "__proto__"),
+};
+
+/**
+ * `out` frozen, behind the write traps that say why it cannot change.
+ * @param out - a view just made (its fields defined)
+ */
+function readOnlyView<T extends object>(out: T): T {
+  const view = new ProxyClass(freeze(out), READ_ONLY) as T;
+  apply(weakAdd, SHARED_VIEWS, [view]);
+  return view;
 }
 
 /**
@@ -253,7 +314,7 @@ export class LazyResolver {
         else out[key] = value;
       } else this.#lazy(out, key, value, ctx);
     }
-    return ctx ? Object.freeze(out) : out;
+    return ctx ? readOnlyView(out) : out;
   }
 
   #array(raw: unknown[], ctx: Context | undefined): unknown[] {
@@ -264,7 +325,7 @@ export class LazyResolver {
       if (value === null || typeof value !== "object") out[i] = value;
       else this.#lazy(out, String(i), value, ctx);
     }
-    return ctx ? (Object.freeze(out) as unknown[]) : out;
+    return ctx ? readOnlyView(out) : out;
   }
 
   /**

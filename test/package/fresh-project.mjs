@@ -4,7 +4,10 @@
 // 1. `code-mode-mcp init` from the tarball in an empty folder, the generated project's own
 //    `npm test` and `npm run dev` answering real MCP clients, with no edit; then the docs'
 //    examples (docs/examples/) copied into that project, type-checked and run there
-//    (init-project.mjs, examples/); then `init --oauth --spec` and that project's own `npm test`.
+//    (init-project.mjs, examples/), and the library's four examples pasted from docs/library.md,
+//    type-checked and each answering a real MCP client (readme-examples/); then
+//    `init --oauth --spec` and that project's own `npm test`; then `init --spec` with the
+//    Cloudflare and the GitHub spec and each project's own `npm test` (init-real-specs.mjs).
 // 2. A Worker project from test/package/template/ that installs the tarball and its peers (the
 //    versions of our lock), checks that it holds one wrangler (a peer of the package, resolved to
 //    the project's own), checks the package's .d.ts, type-checks, bundles with
@@ -26,9 +29,10 @@ import { exportNames, resolveTypes } from "./export-names.mjs";
 import {
   checkInitOAuthProject,
   checkInitProject,
-  compileReadmeExamples,
+  checkReadmeExamples,
   runDocsExamples,
 } from "./init-project.mjs";
+import { checkInitRealSpecs } from "./init-real-specs.mjs";
 import { checkServers } from "./mcp-checks.mjs";
 import { run, start, waitForHttp } from "./steps.mjs";
 
@@ -283,11 +287,12 @@ async function cleanUp() {
   else await rm(work, { recursive: true, force: true });
 }
 
-// The whole test is bounded: a stuck step fails the run instead of hanging CI.
+// The whole test is bounded: a stuck step fails the run instead of hanging CI (where
+// test/e2e/run.mjs also stops an npm script it runs after 15 minutes).
 const watchdog = setTimeout(() => {
-  console.error("fresh-project: took longer than 15 minutes; stopping");
+  console.error("fresh-project: took longer than 20 minutes; stopping");
   void cleanUp().then(() => process.exit(1));
-}, 900_000);
+}, 1_200_000);
 
 try {
   const tarball = await pack();
@@ -297,9 +302,10 @@ try {
     log,
     started: (server) => (initDev = server),
   });
-  await compileReadmeExamples({ project: generated, repo, log });
+  await checkReadmeExamples({ project: generated, repo, log });
   await runDocsExamples({ project: generated, repo, log });
   await checkInitOAuthProject({ work, tarball, log });
+  await checkInitRealSpecs({ work, tarball, repo, installed: generated, log });
   const examples = await createProject(tarball);
   await checkTypes(examples);
   await checkBundles();

@@ -8,7 +8,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { projectFiles, secretCommands } from "../../../cli/init.mjs";
+import { projectFiles } from "../../../cli/init.mjs";
+import { secretCommands } from "../../../cli/init-readme.mjs";
 
 const ROOT = join(import.meta.dirname, "../../..");
 const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));

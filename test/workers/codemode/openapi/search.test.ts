@@ -185,12 +185,48 @@ describeExecutors((Executor) => {
           });
           expect(result.isError, write).toBe(true);
           expect(text(result), write).toMatch(
-            /^ERROR: TypeError: .*If the object came from codemode\.spec\(\): what a \$ref reaches is shared .* read-only\. Copy what you change/,
+            /^ERROR: TypeError: Cannot (set|delete) "(maxLength|added|type)": this part of codemode\.spec\(\) is reached through a \$ref and shared .* read-only\. Copy what you change/,
           );
         }
       } finally {
         await client.close();
       }
+    });
+  });
+
+  describe("a program that writes into a frozen object of its own", () => {
+    it("gets the engine's words, with no hint about the spec (issue #42)", async () => {
+      const client = await connect(handler);
+      try {
+        for (const write of ["mine.maxLength = 1", "mine.added = true", "delete mine.type"]) {
+          const result = await client.callTool({
+            name: "search",
+            arguments: {
+              code: `async () => { const s = await codemode.spec(); const mine = Object.freeze({ ...s.paths["/zones/{zone_id}/dns_records"].post.parameters[0].schema }); ${write}; return "written"; }`,
+            },
+          });
+          expect(result.isError, write).toBe(true);
+          expect(text(result), write).toMatch(/^ERROR: TypeError: /);
+          expect(text(result), write).not.toMatch(/codemode\.spec|\$ref|Copy what you change/);
+        }
+      } finally {
+        await client.close();
+      }
+    });
+
+    it("inherits from a shared view as from any frozen object", async () => {
+      const seen = await search(`async () => {
+      const s = await codemode.spec();
+      const schema = s.paths["/zones/{zone_id}/dns_records"].post.parameters[0].schema;
+      const child = Object.create(schema);
+      child.added = true;
+      return { child: child.added, inherited: child.maxLength, view: "added" in schema, frozen: Object.isFrozen(schema), schema, list: s.components.schemas["dns-records_identifier"] && [schema, schema] };
+    }`);
+      // A view returned as the result reaches the client as its JSON, as any object does.
+      const schema = { type: "string", maxLength: 32, description: "Identifier" };
+      expect(seen).toMatchObject({ child: true, inherited: 32, view: false, frozen: true });
+      expect(seen.schema).toMatchObject(schema);
+      expect(seen.list).toEqual([seen.schema, seen.schema]);
     });
   });
 

@@ -7,7 +7,8 @@
  *
  * Placement (which runner a run goes to) is decided in runner-placement.ts; a run of a caller
  * that may use no runner now waits in the caller queue (caller-queue.ts); how the loader learns
- * of a run's progress is host-tracker.ts. This file sends runs and handles what runners answer.
+ * of a run's progress is host-tracker.ts; which cold slot is rung ahead of the work (the warm
+ * reserve) is runner-reserve.ts. This file sends runs and handles what runners answer.
  *
  * A runner that fails under a run (the supervisor replaced it because it stopped answering, or it
  * crashed) fails that run at once with {@link RUNNER_LOST}; runs on other runners go on. A runner
@@ -27,15 +28,14 @@ import { CallerQueue } from "./caller-queue";
 import { plainTracker, type HostTracker } from "./host-tracker";
 import type { RunnerAnswer, RunnerApi } from "./runner-protocol";
 import {
-  IDLE,
   MAYBE_BLOCKED,
   PROGRESSING,
   RUNNER_STALL_MS,
   pickSlot,
   tierOf,
-  type PlacedSlot,
   type RunOnSlot,
 } from "./runner-placement";
+import { RESERVE_RING, slotToRing, type ReserveSlot } from "./runner-reserve";
 
 /**
  * How long a runner that said it is retiring is passed over: the supervisor replaces a runner in
@@ -93,28 +93,11 @@ export const RUNNER_RETRY_WINDOW_MS = 10_000;
  */
 export const RUNNER_LOOK_MS = 50;
 
-/**
- * The name a reserve ring asks a slot for ({@link RunnerLoader}, `reserve`): a stable worker
- * that never exists (a runner keeps stable code only under its SHA-256), so a runner that
- * serves answers `missingCode` and runs nothing, and a slot without one (its doorbell,
- * cli/local-server/runner-pool.mjs) ends the connection, which asks the supervisor for a runner.
- */
-export const RESERVE_RING = "reserve";
-
-/**
- * How long a rung slot counts as the reserve on its way: no other slot is rung meanwhile. A
- * runner starts in 0.5–3 s on a loaded 2-core machine (bench/README.md, "Runners on demand");
- * past this a slot still cold is rung again (its start may have failed), or another one.
- */
-export const RESERVE_PENDING_MS = 3_000;
-
 /** One runner, as the loader holds it. */
-interface Slot extends PlacedSlot {
+interface Slot extends ReserveSlot {
   runner: RunnerApi;
   /** Refusals at once in a row (see RUNNER_RETRY_MS); a run it begins resets them. */
   refusals: number;
-  /** When the reserve last rang it (0: never). */
-  rungAt: number;
 }
 
 /** What the executors call on a loaded worker's entrypoint. */
@@ -152,7 +135,7 @@ export class RunnerLoader {
    * @param spares - how many of the last bindings are spare slots (runner-placement.ts: asked
    *   for only when every other runner is held)
    * @param reserve - keep a warm reserve: when a run takes the last idle runner, ring a regular
-   *   cold slot at once (see {@link RESERVE_RING}), so the supervisor starts its runner before a
+   *   cold slot at once (runner-reserve.ts), so the supervisor starts its runner before a
    *   run needs it (the local server passes true; off, a slot is asked for only by a run sent
    *   there, which then waits for the start)
    */
@@ -377,23 +360,15 @@ export class RunnerLoader {
   }
 
   /**
-   * The warm reserve (`reserve` in the constructor): when no runner known to serve is idle any
-   * more, rings one regular cold slot, so its runner starts now rather than when a run needs it
-   * and waits 0.5–3 s for it. Nothing while a runner is idle (an idle server keeps its one
-   * runner), nor while a rung slot's runner is still on its way ({@link RESERVE_PENDING_MS}),
-   * nor for the spare (asked for only by placement, when every runner may be held). A ring
-   * costs the supervisor one refused connection, or a serving runner one `missingCode` answer.
+   * The warm reserve (`reserve` in the constructor; which slot: runner-reserve.ts): rings the
+   * slot chosen, so its runner starts now rather than when a run needs it. A ring costs the
+   * supervisor one refused connection, or a serving runner one `missingCode` answer.
    */
   private keepReserve(): void {
     if (!this.reserve) return;
-    const now = this.now();
-    if (this.slots.some((slot) => !slot.cold && this.tier(slot, now) === IDLE)) return;
-    const cold = this.slots.filter((slot) => slot.cold && !slot.spare && slot.runs.size === 0);
-    if (cold.some((slot) => slot.rungAt > 0 && now - slot.rungAt < RESERVE_PENDING_MS)) return;
-    // A slot resting has just refused a run: the supervisor is starting its runner already.
-    const next = cold.find((slot) => slot.restUntil <= now);
+    const next = slotToRing(this.slots, this.now());
     if (!next) return;
-    next.rungAt = now;
+    next.rungAt = this.now();
     Promise.resolve()
       .then(() => next.runner.get(this.secret, RESERVE_RING, null, null, null))
       .catch(() => {});

@@ -12,10 +12,9 @@ import {
   RUNNER_RETRY_MAX_MS,
   RUNNER_RETRY_MS,
   RUNNER_RETRY_WINDOW_MS,
-  RESERVE_PENDING_MS,
-  RESERVE_RING,
   RunnerLoader,
 } from "../../../src/executor/runners/runner-loader";
+import { RESERVE_PENDING_MS, RESERVE_RING } from "../../../src/executor/runners/runner-reserve";
 import {
   CALLER_BUSY,
   CALLER_QUEUE_MAX,

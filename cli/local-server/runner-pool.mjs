@@ -279,27 +279,66 @@ export function createRunnerPool({
     else slot.doorbell = close;
   };
 
-  /** @type {RunnerPool["wanted"]} */
-  const wanted = async (rung) => {
-    // A spare's doorbell starts a regular slot while one is empty: spares only beyond `count`.
-    // A slot whose runner is being replaced is not empty: its next runner is on its way, and a
-    // second start there would leave one of the two running outside the pool.
-    const empty = (/** @type {RunnerSlot} */ s) =>
-      !s.runtime && !s.starting && !s.restarting && !s.retiring;
-    const slot = (rung.spare && slots.find((s) => !s.spare && empty(s))) || rung;
+  /**
+   * Whether the slot has no runner and none on its way. A slot whose runner is being replaced is
+   * not empty: its next runner is on its way, and a second start there would leave one of the
+   * two running outside the pool.
+   * @param {RunnerSlot} slot
+   */
+  const empty = (slot) => !slot.runtime && !slot.starting && !slot.restarting && !slot.retiring;
+
+  /**
+   * Whether a runner beyond the kept ones runs (the host asked for one: the pool is busy).
+   */
+  const busy = () =>
+    slots.some((s) => !s.spare && !kept(s) && s.runtime && !s.runtime.killedBecause);
+
+  /**
+   * Starts an empty slot's runner, and again while it fails to start.
+   * @param {RunnerSlot} slot
+   * @param {string} why - the log line
+   */
+  const grow = async (slot, why) => {
     if (state.stopping || !empty(slot)) return;
     slot.starting = true;
     try {
-      const running = slots.filter((s) => s.runtime && !s.runtime.killedBecause).length;
-      log(
-        slot.spare
-          ? `${label}: a spare runner (${slot.index}, beyond the ${count} configured) is started: the host found every runner held.`
-          : `${label}: runner ${slot.index} is started (${running + 1} of at most ${count}): the host found no runner free.`,
-      );
+      log(why);
       if (!(await start(slot))) await restart(slot, true);
     } finally {
       slot.starting = false;
     }
+  };
+
+  /** @type {RunnerPool["wanted"]} */
+  const wanted = async (rung) => {
+    // A spare's doorbell starts a regular slot while one is empty: spares only beyond `count`.
+    const slot = (rung.spare && slots.find((s) => !s.spare && empty(s))) || rung;
+    const running = slots.filter((s) => !s.spare && s.runtime && !s.runtime.killedBecause).length;
+    await grow(
+      slot,
+      slot.spare
+        ? `${label}: a spare runner (${slot.index}, beyond the ${count} configured) is started: the host found every runner held.`
+        : `${label}: runner ${slot.index} is started (${running + 1} of at most ${count}): the host found no runner free.`,
+    );
+    if (!slot.spare) await warmSpares();
+  };
+
+  /**
+   * The warm spare: while the pool is busy, each spare slot's runner runs too, started after the
+   * regular runner the host asked for (one start at a time: on a 2-core machine two starts at
+   * once take ~1.5–3 s each, one alone 0.3–0.9 s). The host takes the spare only when every
+   * regular runner may be held (runner-placement.ts, SPARE), so a run that arrives while one
+   * client's blocking programs hold every runner is served at once instead of waiting for a
+   * start (e2e fair-share); it costs one runner (~55 MB) while the pool is busy, nothing idle.
+   * Ended with the pool's last runner beyond the kept ones ({@link RunnerPool.shrink}).
+   */
+  const warmSpares = async () => {
+    for (const slot of slots)
+      if (slot.spare && busy())
+        await grow(
+          slot,
+          `${label}: the spare runner (${slot.index}, beyond the ${count} configured) is started beside them: it stands ready for runs that find every runner held.`,
+        );
   };
 
   /** @type {RunnerPool["retire"]} */
@@ -353,6 +392,8 @@ export function createRunnerPool({
         continue;
       }
       const idleMs = slot.spare ? SPARE_IDLE_END_MS : IDLE_END_MS;
+      // The warm spare stays while the pool is busy (see warmSpares).
+      if (slot.spare && busy()) continue;
       if (now - slot.idleSince >= idleMs) void retire(slot, runtime, seen.begun, false, idleMs);
     }
   };

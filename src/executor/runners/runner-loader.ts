@@ -33,6 +33,8 @@ import {
   RUNNER_STALL_MS,
   pickSlot,
   tierOf,
+  waitsForClaim,
+  type Claim,
   type RunOnSlot,
 } from "./runner-placement";
 import { RESERVE_RING, slotToRing, type ReserveSlot } from "./runner-reserve";
@@ -64,15 +66,17 @@ export const RUNNER_BEGIN_MS = 250;
  * up because every other runner is held) for that long: in e2e fair-share, a round of stalls 11 s
  * after the first found two runners resting and all three went to the third.
  */
-export const RUNNER_RETRY_MS = 100;
+export const RUNNER_RETRY_MS = 50;
 
 /**
  * The longest pause after failures in a row: a slot is tried at least this often while it keeps
  * refusing (a refused connection costs next to nothing), so a runner that has just started is
  * used within this long. A run whose best runner may be blocked waits this long at most for a
- * resting runner instead.
+ * resting runner instead. 100 ms: with 400, a run waiting for a runner being started began on
+ * it 0.2–0.55 s after the supervisor had it ready (e2e fair-share), half of the 1 s that the
+ * other client may wait there.
  */
-export const RUNNER_RETRY_MAX_MS = 400;
+export const RUNNER_RETRY_MAX_MS = 100;
 
 /**
  * How long a run that no runner began is sent on to other runners when they fail or refuse it,
@@ -230,22 +234,24 @@ export class RunnerLoader {
     /** The runners that answered they are retiring, during this run's placement. */
     const retiring = new Set<Slot>();
     let chosen: Slot | undefined;
+    /** The regular slot that refused this run before it began: its runner is on its way. */
+    let claim: Claim<Slot> | undefined;
     for (;;) {
       // Placed at once when it can be (no await: the run is under way before this call returns).
       let slot = chosen ?? this.pick(caller) ?? (await this.wait(caller));
       // A runner that may be blocked costs a run up to 10 s and then its failure; one whose short
       // rest is about to end costs a refused connection at worst: wait for that one (bounded).
-      // Only a run not being moved here waits (`chosen` is set by the code after this loop).
-      // Bounded by the retry window, not by a count of looks: while runners are being started
-      // on a loaded machine (3 s and more) rests keep ending, and a run that stopped looking
-      // after a few of them went to a held runner and failed with it 10 s later.
-      for (
-        let looks = 0;
-        // eslint-disable-next-line no-unmodified-loop-condition
-        !chosen && looks < 1_000 && this.tier(slot, this.now()) >= MAYBE_BLOCKED;
-        looks++
-      ) {
-        const soon = this.restEndingSoon() ?? this.maybeFreeSoon();
+      // A run that claimed a slot waits for it rather than take the spare (runner-placement.ts,
+      // waitsForClaim). Only a run not being moved here waits (`chosen` is set by the code after
+      // this loop). Bounded by the retry window, not by a count of looks: while runners are
+      // being started on a loaded machine (3 s and more) rests keep ending, and a run that
+      // stopped looking after a few of them went to a held runner and failed with it 10 s later.
+      for (let looks = chosen ? 1_000 : 0; looks < 1_000; looks++) {
+        const claimed = waitsForClaim(slot, claim, this.now());
+        if (!claimed && this.tier(slot, this.now()) < MAYBE_BLOCKED) break;
+        const soon = claimed
+          ? claim!.slot.restUntil
+          : (this.restEndingSoon() ?? this.maybeFreeSoon());
         if (soon === undefined || soon - firstSent > RUNNER_RETRY_WINDOW_MS) break;
         // One millisecond past the rest's end: a timer may fire within the millisecond before
         // it by the clock, and a look then found the rest not over, no other rest ending
@@ -324,6 +330,9 @@ export class RunnerLoader {
         // RUNNER_RETRY_WINDOW_MS). Begun: one more runner only, so a program that crashes its
         // runner at once cannot crash them all.
         const again = begun ? retriesBegun++ < 1 : failedAt - firstSent < RUNNER_RETRY_WINDOW_MS;
+        // Refused before it began by a regular slot: this run asked for its runner, and waits
+        // for it (runner-placement.ts, waitsForClaim), from the first refusal there.
+        if (!begun && !slot.spare && claim?.slot !== slot) claim = { slot, at: failedAt };
         if (harmless && again) {
           await this.firstRestEnd();
           continue;

@@ -274,8 +274,9 @@ describe("the elastic runner pool (issue #43: memory follows the work)", () => {
     await pool.start();
     await ring(2);
     await ring(2);
-    expect(running(pool)).toEqual([1, 2]);
-    expect(launched).toHaveLength(2);
+    // Runner 2, and the warm spare after it (below).
+    expect(running(pool)).toEqual([1, 2, 4]);
+    expect(launched.map((r) => r.name)).toEqual(["runner 1", "runner 2", "runner 4"]);
     expect(doorbells.has(2)).toBe(false);
     expect(lines.join("\n")).toContain("runner 2 is started (2 of at most 3)");
   });
@@ -284,12 +285,55 @@ describe("the elastic runner pool (issue #43: memory follows the work)", () => {
     const { pool, ring, lines } = poolOf(3, { keep: 1, spare: 1 });
     await pool.start();
     await ring(4);
-    expect(running(pool)).toEqual([1, 2]);
-    await ring(4);
-    expect(running(pool)).toEqual([1, 2, 3]);
-    await ring(4);
-    expect(running(pool)).toEqual([1, 2, 3, 4]);
-    expect(lines.join("\n")).toContain("a spare runner (4, beyond the 3 configured) is started");
+    // Slot 2 for the ring; the spare then only as the warm spare, after it (below).
+    expect(running(pool)).toEqual([1, 2, 4]);
+    expect(lines.join("\n")).toContain("runner 2 is started (2 of at most 3)");
+    expect(lines.join("\n")).not.toContain("the host found every runner held");
+    // Every regular slot running: the spare's ring starts the spare itself.
+    const full = poolOf(1, { keep: 1, spare: 1 });
+    await full.pool.start();
+    await full.ring(2);
+    expect(running(full.pool)).toEqual([1, 2]);
+    expect(full.lines.join("\n")).toContain(
+      "a spare runner (2, beyond the 1 configured) is started: the host found every runner held",
+    );
+  });
+
+  it("the warm spare: started after the first runner the host asks for, kept while one runs", async () => {
+    // The spare is taken only when every regular runner may be held (runner-placement.ts); kept
+    // running while the pool is busy, it serves such a run at once, where before the run waited
+    // for its start (0.6–3 s on a loaded machine; e2e fair-share).
+    const starts: string[] = [];
+    const { pool, clock, ring, probe, launched, lines } = poolOf(3, {
+      keep: 1,
+      spare: 1,
+      maxRuns: 0,
+    });
+    await pool.start();
+    void pool.retireLoop();
+    expect(running(pool)).toEqual([1]);
+    await ring(2);
+    for (const r of launched) starts.push(r.name);
+    // One start at a time: runner 2 first (a run waits for it), the spare after it.
+    expect(starts).toEqual(["runner 1", "runner 2", "runner 4"]);
+    expect(lines.join("\n")).toContain(
+      "the spare runner (4, beyond the 3 configured) is started beside them",
+    );
+    // Runner 2 keeps beginning runs: the idle spare stays, past SPARE_IDLE_END_MS.
+    for (let t = 0; t < SPARE_IDLE_END_MS * 2; t += CHECK_EVERY_MS) {
+      launched[1]!.counts.begun++;
+      probe();
+      await clock.advance(CHECK_EVERY_MS);
+    }
+    expect(running(pool)).toEqual([1, 2, 4]);
+    // Runner 2 idle: it ends after IDLE_END_MS, and the spare with it (the pool is idle again).
+    for (let t = 0; t < IDLE_END_MS + 4 * CHECK_EVERY_MS + 4_000; t += CHECK_EVERY_MS) {
+      probe();
+      await clock.advance(CHECK_EVERY_MS);
+    }
+    expect(launched[1]!.killedBecause).toBe("it was idle");
+    expect(launched[2]!.killedBecause).toBe("it was idle");
+    expect(running(pool)).toEqual([1]);
   });
 
   it("a runner idle for IDLE_END_MS is ended and its slot gets its doorbell back; kept ones stay", async () => {

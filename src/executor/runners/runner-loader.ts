@@ -301,7 +301,11 @@ export class RunnerLoader {
       // eslint-disable-next-line no-unmodified-loop-condition
       while (outcome === "late" && !begun) {
         const better = this.pick(caller, slot);
-        if (better && this.tier(better, this.now()) <= PROGRESSING) {
+        // Never onto the spare: it is for runs that arrive while every runner is held, and a
+        // run slow to begin may be a blocking program (seen in e2e fair-share, shared worker: a
+        // stall slow to begin on a fresh runner, loading the engine, moved beside a search on
+        // the spare and held it into the next round).
+        if (better && !better.spare && this.tier(better, this.now()) <= PROGRESSING) {
           chosen = better;
           break;
         }

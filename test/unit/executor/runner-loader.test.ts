@@ -825,6 +825,37 @@ describe("RunnerLoader", () => {
       expect(held.sent).toHaveLength(1);
     });
 
+    it("never moves a run slow to begin onto the spare, even where it progresses", async () => {
+      // A run slow to begin may be a blocking program (a stall on a fresh runner, loading the
+      // shared worker's engine): moved beside a search on the spare, it held the spare into the
+      // next round of e2e fair-share.
+      const started = Date.now();
+      const held = runner("held", holds);
+      const slow = runner(
+        "slow",
+        async (_kind, _code, host) => {
+          await tick(Math.max(0, 600 - (Date.now() - started)));
+          begin(host);
+          return { answer: "slow" };
+        },
+        false,
+      );
+      const spare = runner("spare", waitsOnHost);
+      const loader = new RunnerLoader(
+        [held.api, slow.api, spare.api],
+        () => Date.now(),
+        undefined,
+        "",
+        () => "",
+        1,
+      );
+      void run(loader); // → held
+      const late = run(loader); // → slow (cold), which takes 600 ms to begin it
+      void run(loader, waitingHost()); // → the spare (every other runner may be held): progresses
+      expect(await late).toBe("slow");
+      expect(spare.sent).toHaveLength(1);
+    });
+
     it("waits for a starting runner past many short rests rather than join a run that may be blocking", async () => {
       // The slot refuses for 3.2 s (its runner starting on a loaded machine), resting 100–400 ms
       // between tries; the other runner holds its thread. Before, the run stopped looking after

@@ -13,6 +13,7 @@ import {
   SPARE_IDLE_END_MS,
   createRunnerPool,
 } from "../../../../cli/local-server/runner-pool.mjs";
+import { PREPARE_AFTER_MS } from "../../../../cli/local-server/prepared-replacement.mjs";
 import { CHECK_EVERY_MS } from "../../../../cli/local-server/runner-retirement.mjs";
 import { fakeClock } from "./fake-clock";
 import { countHeaders, fakeRuntime, type FakeRuntime } from "./fake-runtime";
@@ -24,7 +25,10 @@ const RUN_TIMEOUT_MS = 30_000;
  * `keep` below `count`, or a `spare`, makes it elastic: `doorbells` holds each slot's open
  * doorbell (its ring: what a host connection there does).
  */
-function poolOf(count: number, { maxRuns = 20, failLaunches = 0, keep = count, spare = 0 } = {}) {
+function poolOf(
+  count: number,
+  { maxRuns = 20, failLaunches = 0, keep = count, spare = 0, aside = false } = {},
+) {
   const clock = fakeClock();
   const doorbells = new Map<number, () => void>();
   const lines: string[] = [];
@@ -32,6 +36,9 @@ function poolOf(count: number, { maxRuns = 20, failLaunches = 0, keep = count, s
   const launched: FakeRuntime[] = [];
   const stuck = new Map<FakeRuntime, (reason: string) => void>();
   let failing = failLaunches;
+  /** Runners started beside a slot's (prepared replacements), and those moved onto a slot. */
+  const prepared: FakeRuntime[] = [];
+  const promoted: FakeRuntime[] = [];
   const pool = createRunnerPool({
     count,
     keep,
@@ -56,6 +63,13 @@ function poolOf(count: number, { maxRuns = 20, failLaunches = 0, keep = count, s
       launched.push(runtime);
       return runtime as any;
     },
+    ...(aside && {
+      launchAside: async (slot: any) => {
+        const runtime = fakeRuntime(`runner ${slot.index}`);
+        prepared.push(runtime);
+        return { runtime: runtime as any, promote: () => void promoted.push(runtime) };
+      },
+    }),
     watch: (runtime: any, onStuck: (reason: string) => void) => stuck.set(runtime, onStuck),
     askToRetire: async (runtime: any) => {
       runtime.counts.retiring = true;
@@ -63,17 +77,32 @@ function poolOf(count: number, { maxRuns = 20, failLaunches = 0, keep = count, s
     },
     counts: async (runtime: any) => (runtime.answers ? { ...runtime.counts } : null),
   });
-  /** What the watchdog's probes would record: each live runner's counts. */
+  /** What the watchdog's probes would record: each live runner's counts, and when it answered. */
   const probe = () => {
     for (const slot of pool.slots)
-      if (slot.runtime) slot.runtime.lastHeaders = countHeaders((slot.runtime as any).counts);
+      if (slot.runtime && (slot.runtime as any).answers) {
+        slot.runtime.lastHeaders = countHeaders((slot.runtime as any).counts);
+        slot.runtime.lastAnswer = clock.now();
+      }
   };
   /** The host connects to slot `index` (its doorbell rings, if it has one). */
   const ring = async (index: number) => {
     doorbells.get(index)?.();
     await clock.advance(0);
   };
-  return { clock, pool, lines, failed, launched, stuck, probe, doorbells, ring };
+  return {
+    clock,
+    pool,
+    lines,
+    failed,
+    launched,
+    stuck,
+    probe,
+    doorbells,
+    ring,
+    prepared,
+    promoted,
+  };
 }
 
 const live = (pool: any) => pool.slots.map((slot: any) => slot.runtime?.name ?? null);
@@ -458,5 +487,75 @@ describe("the elastic runner pool (issue #43: memory follows the work)", () => {
     rings[0]!();
     await ring(2);
     expect(launched).toHaveLength(1);
+  });
+});
+
+describe("prepared replacements (prepared-replacement.mjs)", () => {
+  /** Runs the pool's loops for `ms`, the watchdog's probes recording answers every 500 ms. */
+  async function run(env: ReturnType<typeof poolOf>, ms: number) {
+    for (let t = 0; t < ms; t += 500) {
+      env.probe();
+      await env.clock.advance(500);
+    }
+  }
+
+  it("a runner silent for PREPARE_AFTER_MS gets a replacement beside it, which takes its place at once", async () => {
+    const env = poolOf(2, { aside: true, maxRuns: 0 });
+    const { pool, launched, prepared, promoted, stuck, lines } = env;
+    await pool.start();
+    void pool.retireLoop();
+    await run(env, 2_000);
+    expect(prepared).toHaveLength(0);
+    // Runner 1's thread is held: its probes go unanswered.
+    launched[0]!.answers = false;
+    await run(env, PREPARE_AFTER_MS - 1_000);
+    expect(prepared).toHaveLength(0);
+    await run(env, 1_500);
+    expect(prepared.map((r) => r.name)).toEqual(["runner 1"]);
+    expect(lines.join("\n")).toMatch(
+      /runner 1 has not answered for \d+ s; a replacement stands ready/,
+    );
+    // Found stuck (the watchdog's 10 s): the prepared runner takes the slot, no launch then.
+    stuck.get(launched[0]!)!("it stopped answering (no /health answer for 10 s)");
+    await env.clock.advance(0);
+    expect(launched[0]!.killedBecause).toMatch(/stopped answering/);
+    expect(promoted).toEqual([prepared[0]]);
+    expect(pool.slots[0]!.runtime).toBe(prepared[0]);
+    expect(launched).toHaveLength(2);
+    expect(lines.join("\n")).toContain("serves again at once");
+    // It is watched as any runner, and not taken for silent: no second one is prepared.
+    expect(stuck.has(prepared[0]!)).toBe(true);
+    await run(env, 2_000);
+    expect(prepared).toHaveLength(1);
+  });
+
+  it("a runner that answers again gives its prepared replacement up", async () => {
+    const env = poolOf(2, { aside: true, maxRuns: 0 });
+    const { pool, launched, prepared, promoted, stuck } = env;
+    await pool.start();
+    void pool.retireLoop();
+    launched[1]!.answers = false;
+    await run(env, PREPARE_AFTER_MS + 1_000);
+    expect(prepared).toHaveLength(1);
+    // It was busy, not held: it answers, and the replacement is ended.
+    launched[1]!.answers = true;
+    await run(env, 1_000);
+    expect(prepared[0]!.killedBecause).toBe("its runner answers again");
+    expect(pool.slots[1]!.prepared).toBeNull();
+    // A replacement later starts afresh (none prepared).
+    stuck.get(launched[1]!)!("it crashed");
+    await env.clock.advance(0);
+    expect(promoted).toHaveLength(0);
+    expect(launched).toHaveLength(3);
+  });
+
+  it("without launchAside nothing is prepared", async () => {
+    const env = poolOf(1, { maxRuns: 0 });
+    await env.pool.start();
+    void env.pool.retireLoop();
+    env.launched[0]!.answers = false;
+    await run(env, PREPARE_AFTER_MS * 2);
+    expect(env.pool.slots[0]!.prepared).toBeNull();
+    expect(env.pool.slots[0]!.preparing).toBe(false);
   });
 });

@@ -1,8 +1,9 @@
 /**
  * The sandbox runners (docs/local-runtime.md): workerd processes that run every program, each in
  * a slot with a fixed RPC address (a Unix socket in the server's private folder:
- * socket-folder.mjs; a replacement binds the same name, so the host's service binding holds). Two decisions live
- * here, each unit-tested with fake runtimes and a fake clock (test/unit/cli/runner-pool.test.ts):
+ * socket-folder.mjs; a replacement binds the same name, or its socket is renamed onto it, so the
+ * host's service binding holds). Its decisions live here, each unit-tested with fake runtimes
+ * and a fake clock (test/unit/cli/supervisor/runner-pool.test.ts):
  *
  * - **Replace.** A runner that exits, reports a crash or shows no progress for
  *   {@link RUNNER_STUCK_MS} (a program holds its thread for good) is ended and the slot's next
@@ -229,8 +230,8 @@ export function createRunnerPool({
     log(
       `${label}: ${runtime.name} is replaced because ${reason}; its runs in flight end with a clear error, other runners go on.`,
     );
-    // Taken first: the slot's runner is ended now, and its prepared replacement is no longer
-    // "unwanted" for that (prepared-replacement.mjs).
+    // Taken before the kill: once the runner is ended, the prepare loop would find its prepared
+    // replacement unwanted (prepared-replacement.mjs) and end it.
     const prepared = slot.prepared;
     slot.prepared = null;
     await runtime.kill(reason);

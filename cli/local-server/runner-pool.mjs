@@ -1,8 +1,9 @@
 /**
  * The sandbox runners (docs/local-runtime.md): workerd processes that run every program, each in
  * a slot with a fixed RPC address (a Unix socket in the server's private folder:
- * socket-folder.mjs; a replacement binds the same name, so the host's service binding holds). Two decisions live
- * here, each unit-tested with fake runtimes and a fake clock (test/unit/cli/runner-pool.test.ts):
+ * socket-folder.mjs; a replacement binds the same name, or its socket is renamed onto it, so the
+ * host's service binding holds). Its decisions live here, each unit-tested with fake runtimes
+ * and a fake clock (test/unit/cli/supervisor/runner-pool.test.ts):
  *
  * - **Replace.** A runner that exits, reports a crash or shows no progress for
  *   {@link RUNNER_STUCK_MS} (a program holds its thread for good) is ended and the slot's next
@@ -18,6 +19,8 @@
  *   stayed retiring). Past the run timeout plus {@link DRAIN_MARGIN_MS} the runner is ended
  *   anyway. One asked retirement at a time, so runs always have a runner; a runner found
  *   retiring unasked begins no run, so it is replaced at once, beside any other.
+ * - **Prepare.** A runner silent for a while gets its replacement started beside it, which takes
+ *   its place at once if it is replaced (prepared-replacement.mjs says when, and why).
  * - **Grow and shrink** (issue #43: an idle runner costs ~59 MB). With `keep` below `count`, only
  *   `keep` runners start with the server; every other slot, and `spare` slots beyond `count`,
  *   have a doorbell on their RPC address instead (a listener of the supervisor's own that ends
@@ -32,6 +35,7 @@
  *   other (it is asked, begins no run, its runs under way are waited for) and its slot gets its
  *   doorbell back; a run sent there meanwhile is answered "retiring" and goes to another runner.
  */
+import { needsPrepared, preparedUnwanted } from "./prepared-replacement.mjs";
 import {
   ANSWER_GRACE_MS,
   CHECK_EVERY_MS,
@@ -72,14 +76,21 @@ export const IDLE_END_MS = 30_000;
  */
 export const SPARE_IDLE_END_MS = 10_000;
 
+/** How often the runners are looked at for a replacement to prepare (prepared-replacement.mjs). */
+export const PREPARE_LOOK_MS = 500;
+
 /**
  * @typedef {import("./runtime.mjs").Runtime} Runtime
- * @typedef {{ index: number, runtime: Runtime | null, failures: number, retired: number, retiring: boolean, spare: boolean, starting: boolean, restarting: boolean, doorbell: (() => Promise<void>) | null, seenBegun: number, idleSince: number }} RunnerSlot
+ * @typedef {{ index: number, runtime: Runtime | null, failures: number, retired: number, retiring: boolean, spare: boolean, starting: boolean, restarting: boolean, doorbell: (() => Promise<void>) | null, seenBegun: number, idleSince: number, preparing: boolean, prepared: Prepared | null }} RunnerSlot
  *   `spare`: beyond the configured count; `starting`: its runner is being started because the
  *   host asked; `restarting`: its next runner is being started after a failure or retirement
  *   (either way no second start may begin: it would bind the same socket); `doorbell`: closes
  *   the slot's doorbell, while it has one;
- *   `seenBegun`/`idleSince`: its runner's runs begun when last seen changing, and since when
+ *   `seenBegun`/`idleSince`: its runner's runs begun when last seen changing, and since when;
+ *   `preparing`/`prepared`: its runner's replacement, being started or ready beside it
+ *   (prepared-replacement.mjs)
+ * @typedef {{ runtime: Runtime, promote: () => void }} Prepared - a runner started beside a
+ *   slot's runner on a socket of its own; `promote` moves its socket onto the slot's address
  * @typedef {{ begun: number, underWay: number, retiring: boolean }} RunnerCounts
  */
 
@@ -92,7 +103,8 @@ export const SPARE_IDLE_END_MS = 10_000;
  * @property {(slot: RunnerSlot) => Promise<void>} wanted - the host rang `slot`'s doorbell
  * @property {() => void} shrink - ends the runners idle for long enough (one look)
  * @property {(slot: RunnerSlot, runtime: Runtime, reason: string) => Promise<void>} replace
- * @property {() => Promise<void>} retireLoop - retires runners as they come due, until stopped
+ * @property {() => Promise<void>} retireLoop - retires runners as they come due, ends idle ones
+ *   and prepares replacements for silent ones, until stopped
  * @property {(slot: RunnerSlot, runtime: Runtime, begun: number, unasked?: boolean, idleMs?: number) => Promise<void>} retire -
  *   `idleMs` > 0: it is ended for being idle that long, and its slot gets its doorbell back
  * @property {() => void} stop - from now on, nothing is started, replaced or retired
@@ -111,6 +123,9 @@ export const SPARE_IDLE_END_MS = 10_000;
  * @param {(slot: RunnerSlot, onCrash: (runtime: Runtime) => void) => Promise<Runtime | null>} options.launch -
  *   starts the slot's runner on its RPC address and resolves once it answers (null: it did not
  *   start)
+ * @param {(slot: RunnerSlot, onCrash: (runtime: Runtime) => void) => Promise<Prepared | null>} [options.launchAside] -
+ *   starts a replacement for the slot's runner beside it, on a socket of its own, and resolves
+ *   once it answers (null: it did not start); without it, no replacement is prepared
  * @param {(index: number) => string} options.addressOf - slot `index`'s RPC address, as the
  *   host's service binding connects to it
  * @param {(runtime: Runtime, onStuck: (reason: string) => void) => void} options.watch - starts
@@ -131,6 +146,7 @@ export function createRunnerPool({
   spare = 0,
   doorbell = async () => async () => {},
   launch,
+  launchAside,
   addressOf,
   watch,
   askToRetire,
@@ -160,22 +176,30 @@ export function createRunnerPool({
       doorbell: null,
       seenBegun: -1,
       idleSince: 0,
+      preparing: false,
+      prepared: null,
     });
   /** Whether the slot's runner is one of those kept running (the first `keep` slots). */
   const kept = (/** @type {RunnerSlot} */ slot) => slot.index <= keep;
   const describe = (/** @type {Runtime} */ r) => `${r.name} (workerd pid ${r.pid})`;
 
-  /** Starts the slot's runner; resolves once it answers. @param {RunnerSlot} slot */
-  const start = async (slot) => {
+  /**
+   * Starts the slot's runner, or promotes the one prepared for it; resolves once it answers.
+   * @param {RunnerSlot} slot
+   * @param {Prepared} [prepared] - a replacement started beside the slot's last runner
+   */
+  const start = async (slot, prepared) => {
     const asked = clock.now();
     // The runner binds the doorbell's address.
     const closing = slot.doorbell;
     slot.doorbell = null;
     if (closing) await closing();
-    const runtime = await launch(
-      slot,
-      (/** @type {Runtime} */ crashed) => void replace(slot, crashed, "it crashed"),
-    );
+    const runtime = prepared
+      ? promoted(prepared)
+      : await launch(
+          slot,
+          (/** @type {Runtime} */ crashed) => void replace(slot, crashed, "it crashed"),
+        );
     if (!runtime) return false;
     const started = runtime;
     // Ended while starting: a failure to start, which the caller counts.
@@ -185,8 +209,12 @@ export function createRunnerPool({
       if (slot.runtime === started) void replace(slot, started, "it exited");
     });
     log(
-      `${label}: ${describe(started)} ${slot.failures > 0 ? "serves again" : "is ready"}.${slot.starting ? ` It started in ${clock.now() - asked} ms.` : ""}`,
+      prepared
+        ? `${label}: ${describe(started)} serves again at once (it was started while its predecessor did not answer).`
+        : `${label}: ${describe(started)} ${slot.failures > 0 ? "serves again" : "is ready"}.${slot.starting ? ` It started in ${clock.now() - asked} ms.` : ""}`,
     );
+    // Its own watchdog starts now: the answer it gave when it started counts as its last.
+    started.lastAnswer = clock.now();
     slot.seenBegun = -1;
     slot.idleSince = clock.now();
     watch(started, (reason) => void replace(slot, started, reason));
@@ -202,15 +230,90 @@ export function createRunnerPool({
     log(
       `${label}: ${runtime.name} is replaced because ${reason}; its runs in flight end with a clear error, other runners go on.`,
     );
+    // Taken before the kill: once the runner is ended, the prepare loop would find its prepared
+    // replacement unwanted (prepared-replacement.mjs) and end it.
+    const prepared = slot.prepared;
+    slot.prepared = null;
     await runtime.kill(reason);
-    if (slot.runtime !== runtime) return;
+    if (slot.runtime !== runtime) {
+      if (prepared) await prepared.runtime.kill("it was not needed");
+      return;
+    }
     slot.runtime = null;
     // A runner that started and then failed starts a new count: the stop is for a slot whose
     // runner cannot start. A runner failing soon after its start is most often a program's doing
     // (one that holds its thread, or crashes it), and any client can send such programs: counted,
     // a dozen of them in a row stopped the whole server.
     slot.failures = 0;
+    if (prepared?.runtime.isRunning() && !state.stopping) {
+      slot.restarting = true;
+      try {
+        if (await start(slot, prepared)) return;
+      } finally {
+        slot.restarting = false;
+      }
+    }
     await restart(slot, true);
+  };
+
+  /**
+   * The prepared runner, moved onto its slot's address (null: it could not be, and is ended).
+   * @param {Prepared} prepared
+   * @returns {Runtime | null}
+   */
+  const promoted = (prepared) => {
+    try {
+      prepared.promote();
+      return prepared.runtime;
+    } catch (error) {
+      log(
+        `${label}: the replacement prepared for ${prepared.runtime.name} could not take its place (${/** @type {Error} */ (error).message}); a fresh one is started.`,
+      );
+      void prepared.runtime.kill("it could not take its place");
+      return null;
+    }
+  };
+
+  /**
+   * Starts a replacement beside the slot's runner, which has not answered for a while
+   * (prepared-replacement.mjs); it takes the slot's place if the runner is replaced.
+   * @param {RunnerSlot} slot
+   */
+  const prepare = async (slot) => {
+    if (!launchAside) return;
+    slot.preparing = true;
+    try {
+      const aside = await launchAside(slot, (crashed) => {
+        if (slot.runtime === crashed) void replace(slot, crashed, "it crashed");
+        else void crashed.kill("it crashed");
+      });
+      if (!aside) return;
+      if (state.stopping || !slot.runtime || slot.runtime.killedBecause || slot.retiring) {
+        await aside.runtime.kill("it was not needed");
+        return;
+      }
+      slot.prepared = aside;
+      void aside.runtime.exited.then(() => {
+        if (slot.prepared === aside) slot.prepared = null;
+      });
+      log(
+        `${label}: ${slot.runtime.name} has not answered for ${Math.round((clock.now() - slot.runtime.lastAnswer) / 1000)} s; a replacement stands ready beside it.`,
+      );
+    } finally {
+      slot.preparing = false;
+    }
+  };
+
+  /** One look at every slot: a replacement prepared, or one no longer wanted ended. */
+  const prepareStep = () => {
+    const now = clock.now();
+    for (const slot of slots) {
+      if (preparedUnwanted(slot, now)) {
+        const unwanted = /** @type {Prepared} */ (slot.prepared);
+        slot.prepared = null;
+        void unwanted.runtime.kill("its runner answers again");
+      } else if (launchAside && needsPrepared(slot, now)) void prepare(slot);
+    }
   };
 
   /**
@@ -279,27 +382,66 @@ export function createRunnerPool({
     else slot.doorbell = close;
   };
 
-  /** @type {RunnerPool["wanted"]} */
-  const wanted = async (rung) => {
-    // A spare's doorbell starts a regular slot while one is empty: spares only beyond `count`.
-    // A slot whose runner is being replaced is not empty: its next runner is on its way, and a
-    // second start there would leave one of the two running outside the pool.
-    const empty = (/** @type {RunnerSlot} */ s) =>
-      !s.runtime && !s.starting && !s.restarting && !s.retiring;
-    const slot = (rung.spare && slots.find((s) => !s.spare && empty(s))) || rung;
+  /**
+   * Whether the slot has no runner and none on its way. A slot whose runner is being replaced is
+   * not empty: its next runner is on its way, and a second start there would leave one of the
+   * two running outside the pool.
+   * @param {RunnerSlot} slot
+   */
+  const empty = (slot) => !slot.runtime && !slot.starting && !slot.restarting && !slot.retiring;
+
+  /**
+   * Whether a runner beyond the kept ones runs (the host asked for one: the pool is busy).
+   */
+  const busy = () =>
+    slots.some((s) => !s.spare && !kept(s) && s.runtime && !s.runtime.killedBecause);
+
+  /**
+   * Starts an empty slot's runner, and again while it fails to start.
+   * @param {RunnerSlot} slot
+   * @param {string} why - the log line
+   */
+  const grow = async (slot, why) => {
     if (state.stopping || !empty(slot)) return;
     slot.starting = true;
     try {
-      const running = slots.filter((s) => s.runtime && !s.runtime.killedBecause).length;
-      log(
-        slot.spare
-          ? `${label}: a spare runner (${slot.index}, beyond the ${count} configured) is started: the host found every runner held.`
-          : `${label}: runner ${slot.index} is started (${running + 1} of at most ${count}): the host found no runner free.`,
-      );
+      log(why);
       if (!(await start(slot))) await restart(slot, true);
     } finally {
       slot.starting = false;
     }
+  };
+
+  /** @type {RunnerPool["wanted"]} */
+  const wanted = async (rung) => {
+    // A spare's doorbell starts a regular slot while one is empty: spares only beyond `count`.
+    const slot = (rung.spare && slots.find((s) => !s.spare && empty(s))) || rung;
+    const running = slots.filter((s) => !s.spare && s.runtime && !s.runtime.killedBecause).length;
+    await grow(
+      slot,
+      slot.spare
+        ? `${label}: a spare runner (${slot.index}, beyond the ${count} configured) is started: the host found every runner held.`
+        : `${label}: runner ${slot.index} is started (${running + 1} of at most ${count}): the host found no runner free.`,
+    );
+    if (!slot.spare) await warmSpares();
+  };
+
+  /**
+   * The warm spare: while the pool is busy, each spare slot's runner runs too, started after the
+   * regular runner the host asked for (one start at a time: on a 2-core machine two starts at
+   * once take ~1.5–3 s each, one alone 0.3–0.9 s). The host takes the spare only when every
+   * regular runner may be held (runner-placement.ts, SPARE), so a run that arrives while one
+   * client's blocking programs hold every runner is served at once instead of waiting for a
+   * start (e2e fair-share); it costs one runner (~55 MB) while the pool is busy, nothing idle.
+   * Ended with the pool's last runner beyond the kept ones ({@link RunnerPool.shrink}).
+   */
+  const warmSpares = async () => {
+    for (const slot of slots)
+      if (slot.spare && busy())
+        await grow(
+          slot,
+          `${label}: the spare runner (${slot.index}, beyond the ${count} configured) is started beside them: it stands ready for runs that find every runner held.`,
+        );
   };
 
   /** @type {RunnerPool["retire"]} */
@@ -353,6 +495,8 @@ export function createRunnerPool({
         continue;
       }
       const idleMs = slot.spare ? SPARE_IDLE_END_MS : IDLE_END_MS;
+      // The warm spare stays while the pool is busy (see warmSpares).
+      if (slot.spare && busy()) continue;
       if (now - slot.idleSince >= idleMs) void retire(slot, runtime, seen.begun, false, idleMs);
     }
   };
@@ -383,6 +527,12 @@ export function createRunnerPool({
       }
     },
     retireLoop: async () => {
+      void (async () => {
+        while (!state.stopping) {
+          await clock.sleep(PREPARE_LOOK_MS);
+          if (!state.stopping) prepareStep();
+        }
+      })();
       while (!state.stopping) {
         await clock.sleep(CHECK_EVERY_MS);
         if (state.stopping) return;

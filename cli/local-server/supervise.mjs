@@ -18,6 +18,7 @@
  * making progress) and the clock (clock.mjs). This file wires them to the real runtimes
  * (runtime.mjs), the front, the signals and the port.
  */
+import { renameSync } from "node:fs";
 import { createServer } from "node:net";
 import { systemClock } from "./clock.mjs";
 import { createFront } from "./front/front.mjs";
@@ -91,6 +92,12 @@ export function withoutEmptySlotNoise(log) {
 
 /** The most runner slots the host reads (src/app/sandbox-loader.ts): 16 runners and a spare. */
 const MAX_SLOTS = 17;
+
+/**
+ * Added to a slot's index for the socket of a replacement prepared beside its runner
+ * (runner-pool.mjs): a name no slot has.
+ */
+const ASIDE = 100;
 
 /**
  * Spare slots beyond the configured runners (runner-pool.mjs): one, while the host can take it.
@@ -249,6 +256,30 @@ export async function supervise({
       const started = await ready(runtime);
       started?.showOutput((line) => output(line));
       return started;
+    },
+    // A replacement prepared for a silent runner (prepared-replacement.mjs) serves on a socket
+    // of its own until it takes the slot's place: its file is renamed onto the slot's (the
+    // listening socket goes with its file), so the host's binding reaches it at once.
+    launchAside: async (slot, onCrash) => {
+      const aside = runnerSocket(ASIDE + slot.index);
+      aside.clear();
+      /** @type {Runtime} */
+      const runtime = runtimes.start({
+        name: `runner ${slot.index}`,
+        message: runner(ASIDE + slot.index),
+        onCrashLine: () => onCrash(runtime),
+      });
+      const started = await ready(runtime);
+      if (!started) return null;
+      started.showOutput((line) => output(line));
+      return {
+        runtime: started,
+        promote: () => {
+          const own = runnerSocket(slot.index);
+          own.clear();
+          renameSync(aside.file, own.file);
+        },
+      };
     },
     watch: (runtime, onStuck) => watchOver(runtime, RUNNER_STUCK_MS, onStuck),
     askToRetire: (runtime) => askToRetire(runtime.socket),

@@ -14,8 +14,10 @@
 //
 // On a local server every client comes from the same loopback address, so the per-caller cap
 // (src/app/placement-caller.ts) does not separate these clients: what keeps the others served is
-// the pool itself (placement away from blocked runners, and a spare runner when every runner is
-// held: docs/local-runtime.md, "Placement").
+// the pool itself (placement away from blocked runners, a spare runner already running when
+// every runner is held, and replacements ready the moment held runners are ended:
+// docs/local-runtime.md, "Placement" and "Runners on demand"). `npm run e2e` runs the
+// isolate-per-run half (test/e2e/run.mjs says why not the shared worker's).
 import { connect, pollSearch, timedCall, TRIVIAL_SEARCH } from "./support/load-clients.mjs";
 import { hostReplacements, replacements } from "./support/replacements.mjs";
 import { check, withServer } from "./support/server.mjs";

@@ -7,7 +7,8 @@
  *
  * Placement (which runner a run goes to) is decided in runner-placement.ts; a run of a caller
  * that may use no runner now waits in the caller queue (caller-queue.ts); how the loader learns
- * of a run's progress is host-tracker.ts. This file sends runs and handles what runners answer.
+ * of a run's progress is host-tracker.ts; which cold slot is rung ahead of the work (the warm
+ * reserve) is runner-reserve.ts. This file sends runs and handles what runners answer.
  *
  * A runner that fails under a run (the supervisor replaced it because it stopped answering, or it
  * crashed) fails that run at once with {@link RUNNER_LOST}; runs on other runners go on. A runner
@@ -27,15 +28,16 @@ import { CallerQueue } from "./caller-queue";
 import { plainTracker, type HostTracker } from "./host-tracker";
 import type { RunnerAnswer, RunnerApi } from "./runner-protocol";
 import {
-  IDLE,
   MAYBE_BLOCKED,
   PROGRESSING,
   RUNNER_STALL_MS,
   pickSlot,
   tierOf,
-  type PlacedSlot,
+  waitsForClaim,
+  type Claim,
   type RunOnSlot,
 } from "./runner-placement";
+import { RESERVE_RING, slotToRing, type ReserveSlot } from "./runner-reserve";
 
 /**
  * How long a runner that said it is retiring is passed over: the supervisor replaces a runner in
@@ -64,15 +66,17 @@ export const RUNNER_BEGIN_MS = 250;
  * up because every other runner is held) for that long: in e2e fair-share, a round of stalls 11 s
  * after the first found two runners resting and all three went to the third.
  */
-export const RUNNER_RETRY_MS = 100;
+export const RUNNER_RETRY_MS = 50;
 
 /**
  * The longest pause after failures in a row: a slot is tried at least this often while it keeps
  * refusing (a refused connection costs next to nothing), so a runner that has just started is
  * used within this long. A run whose best runner may be blocked waits this long at most for a
- * resting runner instead.
+ * resting runner instead. 100 ms: with 400, a run waiting for a runner being started began on
+ * it 0.2–0.55 s after the supervisor had it ready (e2e fair-share), half of the 1 s that the
+ * other client may wait there.
  */
-export const RUNNER_RETRY_MAX_MS = 400;
+export const RUNNER_RETRY_MAX_MS = 100;
 
 /**
  * How long a run that no runner began is sent on to other runners when they fail or refuse it,
@@ -93,28 +97,11 @@ export const RUNNER_RETRY_WINDOW_MS = 10_000;
  */
 export const RUNNER_LOOK_MS = 50;
 
-/**
- * The name a reserve ring asks a slot for ({@link RunnerLoader}, `reserve`): a stable worker
- * that never exists (a runner keeps stable code only under its SHA-256), so a runner that
- * serves answers `missingCode` and runs nothing, and a slot without one (its doorbell,
- * cli/local-server/runner-pool.mjs) ends the connection, which asks the supervisor for a runner.
- */
-export const RESERVE_RING = "reserve";
-
-/**
- * How long a rung slot counts as the reserve on its way: no other slot is rung meanwhile. A
- * runner starts in 0.5–3 s on a loaded 2-core machine (bench/README.md, "Runners on demand");
- * past this a slot still cold is rung again (its start may have failed), or another one.
- */
-export const RESERVE_PENDING_MS = 3_000;
-
 /** One runner, as the loader holds it. */
-interface Slot extends PlacedSlot {
+interface Slot extends ReserveSlot {
   runner: RunnerApi;
   /** Refusals at once in a row (see RUNNER_RETRY_MS); a run it begins resets them. */
   refusals: number;
-  /** When the reserve last rang it (0: never). */
-  rungAt: number;
 }
 
 /** What the executors call on a loaded worker's entrypoint. */
@@ -152,7 +139,7 @@ export class RunnerLoader {
    * @param spares - how many of the last bindings are spare slots (runner-placement.ts: asked
    *   for only when every other runner is held)
    * @param reserve - keep a warm reserve: when a run takes the last idle runner, ring a regular
-   *   cold slot at once (see {@link RESERVE_RING}), so the supervisor starts its runner before a
+   *   cold slot at once (runner-reserve.ts), so the supervisor starts its runner before a
    *   run needs it (the local server passes true; off, a slot is asked for only by a run sent
    *   there, which then waits for the start)
    */
@@ -247,22 +234,24 @@ export class RunnerLoader {
     /** The runners that answered they are retiring, during this run's placement. */
     const retiring = new Set<Slot>();
     let chosen: Slot | undefined;
+    /** The regular slot that refused this run before it began: its runner is on its way. */
+    let claim: Claim<Slot> | undefined;
     for (;;) {
       // Placed at once when it can be (no await: the run is under way before this call returns).
       let slot = chosen ?? this.pick(caller) ?? (await this.wait(caller));
       // A runner that may be blocked costs a run up to 10 s and then its failure; one whose short
       // rest is about to end costs a refused connection at worst: wait for that one (bounded).
-      // Only a run not being moved here waits (`chosen` is set by the code after this loop).
-      // Bounded by the retry window, not by a count of looks: while runners are being started
-      // on a loaded machine (3 s and more) rests keep ending, and a run that stopped looking
-      // after a few of them went to a held runner and failed with it 10 s later.
-      for (
-        let looks = 0;
-        // eslint-disable-next-line no-unmodified-loop-condition
-        !chosen && looks < 1_000 && this.tier(slot, this.now()) >= MAYBE_BLOCKED;
-        looks++
-      ) {
-        const soon = this.restEndingSoon() ?? this.maybeFreeSoon();
+      // A run that claimed a slot waits for it rather than take the spare (runner-placement.ts,
+      // waitsForClaim). Only a run not being moved here waits (`chosen` is set by the code after
+      // this loop). Bounded by the retry window, not by a count of looks: while runners are
+      // being started on a loaded machine (3 s and more) rests keep ending, and a run that
+      // stopped looking after a few of them went to a held runner and failed with it 10 s later.
+      for (let looks = chosen ? 1_000 : 0; looks < 1_000; looks++) {
+        const claimed = waitsForClaim(slot, claim, this.now());
+        if (!claimed && this.tier(slot, this.now()) < MAYBE_BLOCKED) break;
+        const soon = claimed
+          ? claim!.slot.restUntil
+          : (this.restEndingSoon() ?? this.maybeFreeSoon());
         if (soon === undefined || soon - firstSent > RUNNER_RETRY_WINDOW_MS) break;
         // One millisecond past the rest's end: a timer may fire within the millisecond before
         // it by the clock, and a look then found the rest not over, no other rest ending
@@ -312,7 +301,11 @@ export class RunnerLoader {
       // eslint-disable-next-line no-unmodified-loop-condition
       while (outcome === "late" && !begun) {
         const better = this.pick(caller, slot);
-        if (better && this.tier(better, this.now()) <= PROGRESSING) {
+        // Never onto the spare: it is for runs that arrive while every runner is held, and a
+        // run slow to begin may be a blocking program (seen in e2e fair-share, shared worker: a
+        // stall slow to begin on a fresh runner, loading the engine, moved beside a search on
+        // the spare and held it into the next round).
+        if (better && !better.spare && this.tier(better, this.now()) <= PROGRESSING) {
           chosen = better;
           break;
         }
@@ -341,6 +334,9 @@ export class RunnerLoader {
         // RUNNER_RETRY_WINDOW_MS). Begun: one more runner only, so a program that crashes its
         // runner at once cannot crash them all.
         const again = begun ? retriesBegun++ < 1 : failedAt - firstSent < RUNNER_RETRY_WINDOW_MS;
+        // Refused before it began by a regular slot: this run asked for its runner, and waits
+        // for it (runner-placement.ts, waitsForClaim), from the first refusal there.
+        if (!begun && !slot.spare && claim?.slot !== slot) claim = { slot, at: failedAt };
         if (harmless && again) {
           await this.firstRestEnd();
           continue;
@@ -377,23 +373,15 @@ export class RunnerLoader {
   }
 
   /**
-   * The warm reserve (`reserve` in the constructor): when no runner known to serve is idle any
-   * more, rings one regular cold slot, so its runner starts now rather than when a run needs it
-   * and waits 0.5–3 s for it. Nothing while a runner is idle (an idle server keeps its one
-   * runner), nor while a rung slot's runner is still on its way ({@link RESERVE_PENDING_MS}),
-   * nor for the spare (asked for only by placement, when every runner may be held). A ring
-   * costs the supervisor one refused connection, or a serving runner one `missingCode` answer.
+   * The warm reserve (`reserve` in the constructor; which slot: runner-reserve.ts): rings the
+   * slot chosen, so its runner starts now rather than when a run needs it. A ring costs the
+   * supervisor one refused connection, or a serving runner one `missingCode` answer.
    */
   private keepReserve(): void {
     if (!this.reserve) return;
-    const now = this.now();
-    if (this.slots.some((slot) => !slot.cold && this.tier(slot, now) === IDLE)) return;
-    const cold = this.slots.filter((slot) => slot.cold && !slot.spare && slot.runs.size === 0);
-    if (cold.some((slot) => slot.rungAt > 0 && now - slot.rungAt < RESERVE_PENDING_MS)) return;
-    // A slot resting has just refused a run: the supervisor is starting its runner already.
-    const next = cold.find((slot) => slot.restUntil <= now);
+    const next = slotToRing(this.slots, this.now());
     if (!next) return;
-    next.rungAt = now;
+    next.rungAt = this.now();
     Promise.resolve()
       .then(() => next.runner.get(this.secret, RESERVE_RING, null, null, null))
       .catch(() => {});

@@ -79,12 +79,15 @@ export const COLD = 1;
 /** Every run under way calls the host, or has shown progress within {@link RUNNER_STALL_MS}. */
 export const PROGRESSING = 2;
 /**
- * A cold spare slot: asked for only when no runner is idle or progressing, i.e. every one may be
- * held by a program blocking its thread (or is stalled, or resting): a run waits for the spare
- * to start rather than go where it may wait 10 s and fail with the runner. Under a load that
- * only keeps the runners busy, the spare is not asked for.
+ * The spare slot with nothing under way, whether its runner is running or not: taken only when no
+ * runner is idle or progressing and no regular slot is cold, i.e. every one may be held by a
+ * program blocking its thread (or is stalled, resting, or being started for a run that asked for
+ * it): a run goes there rather than where it may wait 10 s and fail with the runner. The
+ * supervisor keeps the spare's runner running while the pool is busy (cli/local-server/runner-pool.mjs,
+ * "the warm spare"), so such a run need not wait for a start; ranked after the regular runners
+ * even then, so honest load grows the regular slots and leaves the spare free for that moment.
  */
-export const COLD_SPARE = 3;
+export const SPARE = 3;
 /** A run began less than {@link RUNNER_STALL_MS} ago and has not called the host yet. */
 export const MAYBE_BLOCKED = 4;
 /** A run quiet for longer than {@link RUNNER_STALL_MS}, or the runner was late to begin one. */
@@ -94,7 +97,7 @@ export const RESTING = 6;
 
 /**
  * How fit `slot` is for a new run at `now` (IDLE … RESTING): its own rest, coldness (while no
- * run is on its way there) or lateness, else the worst of its runs' tiers. A run is progressing while it waits in a host call, or when it has
+ * run is on its way there), lateness or being the spare, else the worst of its runs' tiers. A run is progressing while it waits in a host call, or when it has
  * called the host and shown progress within {@link RUNNER_STALL_MS}; it may be blocking when it
  * has not called the host yet and began less than that ago; stalled when quiet for longer; and
  * quiet past {@link RUNNER_HELD_MAX_MS} it holds no thread (see there) and counts as waiting.
@@ -106,8 +109,9 @@ export function tierOf(slot: PlacedSlot, now: number): number {
   // begin. Ranked by that run, so a second run does not follow it onto the fresh runner (seen in
   // e2e fair-share: a search and a stall reached a fresh runner together, and the search failed
   // with it 10 s later). A slot still refusing answers within milliseconds, so this costs little.
-  if (slot.cold && slot.runs.size === 0) return slot.spare ? COLD_SPARE : COLD;
+  if (slot.cold && slot.runs.size === 0) return slot.spare ? SPARE : COLD;
   if (slot.lateUntil > now) return STALLED;
+  if (slot.spare && slot.runs.size === 0) return SPARE;
   let tier = IDLE;
   for (const run of slot.runs) {
     const quiet = now - run.lastProgress;
@@ -174,4 +178,40 @@ function threadLoad(slot: PlacedSlot, now: number): number {
   for (const run of slot.runs)
     if (run.inCall === 0 && now - run.lastProgress <= RUNNER_HELD_MAX_MS) using++;
   return using * 1_000 + slot.runs.size;
+}
+
+/**
+ * How long a run that a regular slot refused before it began keeps waiting for that slot (see
+ * {@link waitsForClaim}). A runner starts in 0.3–1 s alone on a loaded 2-core machine, up to 3 s
+ * beside others (bench/README.md, "Runners on demand"); past this the run takes what placement
+ * offers, the spare included.
+ */
+export const RUNNER_CLAIM_MS = 3_000;
+
+/** The slot a run was refused by before it began (its runner being started), and when. */
+export interface Claim<S extends PlacedSlot = PlacedSlot> {
+  slot: S;
+  at: number;
+}
+
+/**
+ * Whether a run that claimed a slot waits for it rather than go to `best`. A run that a regular
+ * slot refused before it began asked the supervisor for that slot's runner (its doorbell, or a
+ * replacement on its way); it waits for that runner rather than go to the spare or to a runner
+ * that may be held: the spare is the pool's one runner for runs that arrive while every runner is
+ * held and none can be asked for, and a run that can wait for its own slot would take it from
+ * them (e2e fair-share: of three stalls arriving at once, the third, refused by the slot it had
+ * asked for, went on to the spare, and the other client's search waited for a start). It goes to
+ * a better runner (idle, cold or progressing) at once; it waits only while its slot's rest after
+ * the refusal is still to end (the slot is tried again then) and for at most
+ * {@link RUNNER_CLAIM_MS} from the first refusal.
+ */
+export function waitsForClaim<S extends PlacedSlot>(
+  best: S,
+  claim: Claim<S> | undefined,
+  now: number,
+): boolean {
+  if (!claim || best === claim.slot || claim.slot.spare) return false;
+  if (now - claim.at >= RUNNER_CLAIM_MS || claim.slot.restUntil <= now) return false;
+  return tierOf(best, now) >= SPARE;
 }

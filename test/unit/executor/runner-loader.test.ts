@@ -12,10 +12,9 @@ import {
   RUNNER_RETRY_MAX_MS,
   RUNNER_RETRY_MS,
   RUNNER_RETRY_WINDOW_MS,
-  RESERVE_PENDING_MS,
-  RESERVE_RING,
   RunnerLoader,
 } from "../../../src/executor/runners/runner-loader";
+import { RESERVE_PENDING_MS, RESERVE_RING } from "../../../src/executor/runners/runner-reserve";
 import {
   CALLER_BUSY,
   CALLER_QUEUE_MAX,
@@ -784,6 +783,77 @@ describe("RunnerLoader", () => {
       expect(answer).toBe("trivial");
       expect(holder.sent).toHaveLength(1);
       expect(Date.now() - started).toBeLessThan(100 + 4 * RUNNER_LOOK_MS + 500);
+    });
+
+    it("a run refused by the slot it asked for waits for it; the spare stays for the next run", async () => {
+      // Runner 1 holds its thread; slot 2 refuses for 600 ms (its runner starting); the spare's
+      // runner serves (the supervisor keeps it running while the pool is busy). Before, the run
+      // refused by slot 2 went on to the spare, and a run arriving after it found the spare
+      // taken (e2e fair-share: the third of three stalls took the spare, and the other client's
+      // search waited for a start).
+      const started = Date.now();
+      const held = runner("held", holds);
+      const starting = runner(
+        "starting",
+        async (_kind, _code, host) => {
+          if (Date.now() - started < 600) throw new Error("connect ECONNREFUSED");
+          begin(host);
+          return { answer: "starting" };
+        },
+        false,
+      );
+      const spare = runner("spare", async () => {
+        await tick(200);
+        return { answer: "spare" };
+      });
+      const loader = new RunnerLoader(
+        [held.api, starting.api, spare.api],
+        () => Date.now(),
+        undefined,
+        "",
+        () => "",
+        1,
+      );
+      void run(loader); // → held: it holds its thread from now on
+      const asked = run(loader); // → slot 2, refused: it waits for slot 2's runner
+      await tick(100);
+      const later = Date.now();
+      expect(await run(loader)).toBe("spare"); // → the spare, at once
+      expect(Date.now() - later).toBeLessThan(450);
+      expect(await asked).toBe("starting");
+      expect(spare.sent).toHaveLength(1);
+      expect(held.sent).toHaveLength(1);
+    });
+
+    it("never moves a run slow to begin onto the spare, even where it progresses", async () => {
+      // A run slow to begin may be a blocking program (a stall on a fresh runner, loading the
+      // shared worker's engine): moved beside a search on the spare, it held the spare into the
+      // next round of e2e fair-share.
+      const started = Date.now();
+      const held = runner("held", holds);
+      const slow = runner(
+        "slow",
+        async (_kind, _code, host) => {
+          await tick(Math.max(0, 600 - (Date.now() - started)));
+          begin(host);
+          return { answer: "slow" };
+        },
+        false,
+      );
+      const spare = runner("spare", waitsOnHost);
+      const loader = new RunnerLoader(
+        [held.api, slow.api, spare.api],
+        () => Date.now(),
+        undefined,
+        "",
+        () => "",
+        1,
+      );
+      void run(loader); // → held
+      const late = run(loader); // → slow (cold), which takes 600 ms to begin it
+      void run(loader, waitingHost()); // → the spare (every other runner may be held): progresses
+      expect(await late).toBe("slow");
+      expect(spare.sent).toHaveLength(1);
     });
 
     it("waits for a starting runner past many short rests rather than join a run that may be blocking", async () => {

@@ -4,16 +4,18 @@
 import { describe, expect, it } from "vitest";
 import {
   COLD,
-  COLD_SPARE,
   IDLE,
   MAYBE_BLOCKED,
   PROGRESSING,
   RESTING,
+  RUNNER_CLAIM_MS,
   RUNNER_HELD_MAX_MS,
   RUNNER_STALL_MS,
+  SPARE,
   STALLED,
   pickSlot,
   tierOf,
+  waitsForClaim,
   type PlacedSlot,
   type RunOnSlot,
 } from "../../../src/executor/runners/runner-placement";
@@ -59,9 +61,9 @@ describe("tierOf", () => {
 describe("cold slots (runners started on demand: cli/local-server/runner-pool.mjs)", () => {
   it("ranks a slot with no runner known to serve after an idle runner and before a busy one", () => {
     expect(tierOf(slot("cold", [], { cold: true }), NOW)).toBe(COLD);
-    expect(tierOf(slot("spare", [], { cold: true, spare: true }), NOW)).toBe(COLD_SPARE);
+    expect(tierOf(slot("spare", [], { cold: true, spare: true }), NOW)).toBe(SPARE);
     expect(tierOf(slot("resting", [], { cold: true, restUntil: NOW + 1 }), NOW)).toBe(RESTING);
-    expect([IDLE, COLD, PROGRESSING, COLD_SPARE, MAYBE_BLOCKED, STALLED, RESTING]).toEqual([
+    expect([IDLE, COLD, PROGRESSING, SPARE, MAYBE_BLOCKED, STALLED, RESTING]).toEqual([
       0, 1, 2, 3, 4, 5, 6,
     ]);
     const idle = slot("idle");
@@ -80,6 +82,59 @@ describe("cold slots (runners started on demand: cli/local-server/runner-pool.mj
     const stalled = slot("stalled", [{ lastProgress: NOW - RUNNER_STALL_MS - 1 }]);
     expect(pickSlot([spare, progressing], 0, "", NOW)?.name).toBe("progressing");
     expect(pickSlot([spare, blocking, stalled], 1, "", NOW)?.name).toBe("spare");
+  });
+});
+
+describe("the warm spare (its runner kept running while the pool is busy)", () => {
+  it("ranks the spare after every regular runner that is idle, cold or progressing, running or not", () => {
+    const warm = slot("spare", [], { spare: true });
+    expect(tierOf(warm, NOW)).toBe(SPARE);
+    // Honest load grows the regular slots: a cold regular slot before an idle spare.
+    const cold = slot("cold", [], { cold: true });
+    const busy = slot("busy", [{ called: true }]);
+    expect(pickSlot([warm, busy, cold], 0, "", NOW)?.name).toBe("cold");
+    expect(pickSlot([warm, busy], 0, "", NOW)?.name).toBe("busy");
+    // Every regular runner may be held (a young quiet run, a stalled one): the spare at once.
+    const young = slot("young", [{ lastProgress: NOW - 10 }]);
+    const stalled = slot("stalled", [{ lastProgress: NOW - RUNNER_STALL_MS - 1 }]);
+    expect(pickSlot([young, stalled, warm], 0, "", NOW)?.name).toBe("spare");
+    // Once a run is on it, it ranks by that run, as any runner.
+    expect(tierOf(slot("spare", [{ lastProgress: NOW - 10 }], { spare: true }), NOW)).toBe(
+      MAYBE_BLOCKED,
+    );
+  });
+});
+
+describe("waitsForClaim (a run refused by the slot whose runner it asked for)", () => {
+  const spare = slot("spare", [], { spare: true });
+  const starting = slot("starting", [], { cold: true, restUntil: NOW + 50 });
+  const claim = { slot: starting, at: NOW - 500 };
+
+  it("waits for its slot rather than take the spare or a runner that may be held", () => {
+    expect(waitsForClaim(spare, claim, NOW)).toBe(true);
+    expect(waitsForClaim(slot("young", [{ lastProgress: NOW - 10 }]), claim, NOW)).toBe(true);
+  });
+
+  it("goes at once to a better runner, or to its slot when its rest is over", () => {
+    expect(waitsForClaim(slot("idle"), claim, NOW)).toBe(false);
+    expect(waitsForClaim(slot("cold", [], { cold: true }), claim, NOW)).toBe(false);
+    expect(waitsForClaim(slot("calling", [{ inCall: 1 }]), claim, NOW)).toBe(false);
+    expect(waitsForClaim(starting, claim, NOW)).toBe(false);
+    expect(waitsForClaim(spare, claim, NOW + 50)).toBe(false);
+  });
+
+  it("holds for RUNNER_CLAIM_MS at most, never for a spare slot, nor without a claim", () => {
+    const late = {
+      slot: slot("starting", [], { cold: true, restUntil: NOW + 50 }),
+      at: NOW - RUNNER_CLAIM_MS,
+    };
+    expect(waitsForClaim(spare, late, NOW)).toBe(false);
+    const spareClaim = {
+      slot: slot("spare2", [], { spare: true, cold: true, restUntil: NOW + 50 }),
+      at: NOW,
+    };
+    expect(waitsForClaim(slot("young", [{ lastProgress: NOW - 10 }]), spareClaim, NOW)).toBe(false);
+    expect(waitsForClaim(spare, undefined, NOW)).toBe(false);
   });
 });
 

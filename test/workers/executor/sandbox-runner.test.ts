@@ -16,7 +16,8 @@ import {
   RUNS_UNDER_WAY_HEADER,
   runnerLife,
 } from "../../../src/executor/runners/runner-life";
-import { RESERVE_RING, RunnerLoader } from "../../../src/executor/runners/runner-loader";
+import { RunnerLoader } from "../../../src/executor/runners/runner-loader";
+import { RESERVE_RING } from "../../../src/executor/runners/runner-reserve";
 import {
   DEFAULT_RUN_TIMEOUT_MS,
   REFUSED,
@@ -103,7 +104,7 @@ describe("SandboxRunner keeps stable code only under its own hash", () => {
 });
 
 describe("SandboxRunner gives up a run the host gave up on", () => {
-  it("answers the host's reserve ring (runner-loader.ts) without running or counting anything", async () => {
+  it("answers the host's reserve ring (runner-reserve.ts) without running or counting anything", async () => {
     // The host rings a slot it believes has no runner; when one has just started there, the
     // ring reaches it: it must cost nothing (no run begun: the pool would not end it as idle).
     const begunBefore = runnerLife.headers()[RUNS_BEGUN_HEADER];

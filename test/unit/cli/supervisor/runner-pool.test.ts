@@ -13,6 +13,7 @@ import {
   SPARE_IDLE_END_MS,
   createRunnerPool,
 } from "../../../../cli/local-server/runner-pool.mjs";
+import { PREPARE_AFTER_MS } from "../../../../cli/local-server/prepared-replacement.mjs";
 import { CHECK_EVERY_MS } from "../../../../cli/local-server/runner-retirement.mjs";
 import { fakeClock } from "./fake-clock";
 import { countHeaders, fakeRuntime, type FakeRuntime } from "./fake-runtime";
@@ -24,7 +25,10 @@ const RUN_TIMEOUT_MS = 30_000;
  * `keep` below `count`, or a `spare`, makes it elastic: `doorbells` holds each slot's open
  * doorbell (its ring: what a host connection there does).
  */
-function poolOf(count: number, { maxRuns = 20, failLaunches = 0, keep = count, spare = 0 } = {}) {
+function poolOf(
+  count: number,
+  { maxRuns = 20, failLaunches = 0, keep = count, spare = 0, aside = false } = {},
+) {
   const clock = fakeClock();
   const doorbells = new Map<number, () => void>();
   const lines: string[] = [];
@@ -32,6 +36,9 @@ function poolOf(count: number, { maxRuns = 20, failLaunches = 0, keep = count, s
   const launched: FakeRuntime[] = [];
   const stuck = new Map<FakeRuntime, (reason: string) => void>();
   let failing = failLaunches;
+  /** Runners started beside a slot's (prepared replacements), and those moved onto a slot. */
+  const prepared: FakeRuntime[] = [];
+  const promoted: FakeRuntime[] = [];
   const pool = createRunnerPool({
     count,
     keep,
@@ -56,6 +63,13 @@ function poolOf(count: number, { maxRuns = 20, failLaunches = 0, keep = count, s
       launched.push(runtime);
       return runtime as any;
     },
+    ...(aside && {
+      launchAside: async (slot: any) => {
+        const runtime = fakeRuntime(`runner ${slot.index}`);
+        prepared.push(runtime);
+        return { runtime: runtime as any, promote: () => void promoted.push(runtime) };
+      },
+    }),
     watch: (runtime: any, onStuck: (reason: string) => void) => stuck.set(runtime, onStuck),
     askToRetire: async (runtime: any) => {
       runtime.counts.retiring = true;
@@ -63,17 +77,32 @@ function poolOf(count: number, { maxRuns = 20, failLaunches = 0, keep = count, s
     },
     counts: async (runtime: any) => (runtime.answers ? { ...runtime.counts } : null),
   });
-  /** What the watchdog's probes would record: each live runner's counts. */
+  /** What the watchdog's probes would record: each live runner's counts, and when it answered. */
   const probe = () => {
     for (const slot of pool.slots)
-      if (slot.runtime) slot.runtime.lastHeaders = countHeaders((slot.runtime as any).counts);
+      if (slot.runtime && (slot.runtime as any).answers) {
+        slot.runtime.lastHeaders = countHeaders((slot.runtime as any).counts);
+        slot.runtime.lastAnswer = clock.now();
+      }
   };
   /** The host connects to slot `index` (its doorbell rings, if it has one). */
   const ring = async (index: number) => {
     doorbells.get(index)?.();
     await clock.advance(0);
   };
-  return { clock, pool, lines, failed, launched, stuck, probe, doorbells, ring };
+  return {
+    clock,
+    pool,
+    lines,
+    failed,
+    launched,
+    stuck,
+    probe,
+    doorbells,
+    ring,
+    prepared,
+    promoted,
+  };
 }
 
 const live = (pool: any) => pool.slots.map((slot: any) => slot.runtime?.name ?? null);
@@ -274,8 +303,9 @@ describe("the elastic runner pool (issue #43: memory follows the work)", () => {
     await pool.start();
     await ring(2);
     await ring(2);
-    expect(running(pool)).toEqual([1, 2]);
-    expect(launched).toHaveLength(2);
+    // Runner 2, and the warm spare after it (below).
+    expect(running(pool)).toEqual([1, 2, 4]);
+    expect(launched.map((r) => r.name)).toEqual(["runner 1", "runner 2", "runner 4"]);
     expect(doorbells.has(2)).toBe(false);
     expect(lines.join("\n")).toContain("runner 2 is started (2 of at most 3)");
   });
@@ -284,12 +314,55 @@ describe("the elastic runner pool (issue #43: memory follows the work)", () => {
     const { pool, ring, lines } = poolOf(3, { keep: 1, spare: 1 });
     await pool.start();
     await ring(4);
-    expect(running(pool)).toEqual([1, 2]);
-    await ring(4);
-    expect(running(pool)).toEqual([1, 2, 3]);
-    await ring(4);
-    expect(running(pool)).toEqual([1, 2, 3, 4]);
-    expect(lines.join("\n")).toContain("a spare runner (4, beyond the 3 configured) is started");
+    // Slot 2 for the ring; the spare then only as the warm spare, after it (below).
+    expect(running(pool)).toEqual([1, 2, 4]);
+    expect(lines.join("\n")).toContain("runner 2 is started (2 of at most 3)");
+    expect(lines.join("\n")).not.toContain("the host found every runner held");
+    // Every regular slot running: the spare's ring starts the spare itself.
+    const full = poolOf(1, { keep: 1, spare: 1 });
+    await full.pool.start();
+    await full.ring(2);
+    expect(running(full.pool)).toEqual([1, 2]);
+    expect(full.lines.join("\n")).toContain(
+      "a spare runner (2, beyond the 1 configured) is started: the host found every runner held",
+    );
+  });
+
+  it("the warm spare: started after the first runner the host asks for, kept while one runs", async () => {
+    // The spare is taken only when every regular runner may be held (runner-placement.ts); kept
+    // running while the pool is busy, it serves such a run at once, where before the run waited
+    // for its start (0.6–3 s on a loaded machine; e2e fair-share).
+    const starts: string[] = [];
+    const { pool, clock, ring, probe, launched, lines } = poolOf(3, {
+      keep: 1,
+      spare: 1,
+      maxRuns: 0,
+    });
+    await pool.start();
+    void pool.retireLoop();
+    expect(running(pool)).toEqual([1]);
+    await ring(2);
+    for (const r of launched) starts.push(r.name);
+    // One start at a time: runner 2 first (a run waits for it), the spare after it.
+    expect(starts).toEqual(["runner 1", "runner 2", "runner 4"]);
+    expect(lines.join("\n")).toContain(
+      "the spare runner (4, beyond the 3 configured) is started beside them",
+    );
+    // Runner 2 keeps beginning runs: the idle spare stays, past SPARE_IDLE_END_MS.
+    for (let t = 0; t < SPARE_IDLE_END_MS * 2; t += CHECK_EVERY_MS) {
+      launched[1]!.counts.begun++;
+      probe();
+      await clock.advance(CHECK_EVERY_MS);
+    }
+    expect(running(pool)).toEqual([1, 2, 4]);
+    // Runner 2 idle: it ends after IDLE_END_MS, and the spare with it (the pool is idle again).
+    for (let t = 0; t < IDLE_END_MS + 4 * CHECK_EVERY_MS + 4_000; t += CHECK_EVERY_MS) {
+      probe();
+      await clock.advance(CHECK_EVERY_MS);
+    }
+    expect(launched[1]!.killedBecause).toBe("it was idle");
+    expect(launched[2]!.killedBecause).toBe("it was idle");
+    expect(running(pool)).toEqual([1]);
   });
 
   it("a runner idle for IDLE_END_MS is ended and its slot gets its doorbell back; kept ones stay", async () => {
@@ -414,5 +487,75 @@ describe("the elastic runner pool (issue #43: memory follows the work)", () => {
     rings[0]!();
     await ring(2);
     expect(launched).toHaveLength(1);
+  });
+});
+
+describe("prepared replacements (prepared-replacement.mjs)", () => {
+  /** Runs the pool's loops for `ms`, the watchdog's probes recording answers every 500 ms. */
+  async function run(env: ReturnType<typeof poolOf>, ms: number) {
+    for (let t = 0; t < ms; t += 500) {
+      env.probe();
+      await env.clock.advance(500);
+    }
+  }
+
+  it("a runner silent for PREPARE_AFTER_MS gets a replacement beside it, which takes its place at once", async () => {
+    const env = poolOf(2, { aside: true, maxRuns: 0 });
+    const { pool, launched, prepared, promoted, stuck, lines } = env;
+    await pool.start();
+    void pool.retireLoop();
+    await run(env, 2_000);
+    expect(prepared).toHaveLength(0);
+    // Runner 1's thread is held: its probes go unanswered.
+    launched[0]!.answers = false;
+    await run(env, PREPARE_AFTER_MS - 1_000);
+    expect(prepared).toHaveLength(0);
+    await run(env, 1_500);
+    expect(prepared.map((r) => r.name)).toEqual(["runner 1"]);
+    expect(lines.join("\n")).toMatch(
+      /runner 1 has not answered for \d+ s; a replacement stands ready/,
+    );
+    // Found stuck (the watchdog's 10 s): the prepared runner takes the slot, no launch then.
+    stuck.get(launched[0]!)!("it stopped answering (no /health answer for 10 s)");
+    await env.clock.advance(0);
+    expect(launched[0]!.killedBecause).toMatch(/stopped answering/);
+    expect(promoted).toEqual([prepared[0]]);
+    expect(pool.slots[0]!.runtime).toBe(prepared[0]);
+    expect(launched).toHaveLength(2);
+    expect(lines.join("\n")).toContain("serves again at once");
+    // It is watched as any runner, and not taken for silent: no second one is prepared.
+    expect(stuck.has(prepared[0]!)).toBe(true);
+    await run(env, 2_000);
+    expect(prepared).toHaveLength(1);
+  });
+
+  it("a runner that answers again gives its prepared replacement up", async () => {
+    const env = poolOf(2, { aside: true, maxRuns: 0 });
+    const { pool, launched, prepared, promoted, stuck } = env;
+    await pool.start();
+    void pool.retireLoop();
+    launched[1]!.answers = false;
+    await run(env, PREPARE_AFTER_MS + 1_000);
+    expect(prepared).toHaveLength(1);
+    // It was busy, not held: it answers, and the replacement is ended.
+    launched[1]!.answers = true;
+    await run(env, 1_000);
+    expect(prepared[0]!.killedBecause).toBe("its runner answers again");
+    expect(pool.slots[1]!.prepared).toBeNull();
+    // A replacement later starts afresh (none prepared).
+    stuck.get(launched[1]!)!("it crashed");
+    await env.clock.advance(0);
+    expect(promoted).toHaveLength(0);
+    expect(launched).toHaveLength(3);
+  });
+
+  it("without launchAside nothing is prepared", async () => {
+    const env = poolOf(1, { maxRuns: 0 });
+    await env.pool.start();
+    void env.pool.retireLoop();
+    env.launched[0]!.answers = false;
+    await run(env, PREPARE_AFTER_MS * 2);
+    expect(env.pool.slots[0]!.prepared).toBeNull();
+    expect(env.pool.slots[0]!.preparing).toBe(false);
   });
 });

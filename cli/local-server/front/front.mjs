@@ -159,13 +159,21 @@ export function createFront({
     // The body's bytes are held until the request ends, however it ends.
     res.once("close", hold.release);
     const limit = Math.min(bodyLimitOf(path), maxBodyBytes);
-    const read = await readBody(req, { maxBytes: limit, timeoutMs: bodyTimeoutMs, hold });
+    const read = await readBody(req, {
+      maxBytes: limit,
+      timeoutMs: bodyTimeoutMs,
+      hold,
+      // At the connection bound, the oldest body still arriving makes room (connection-cap.mjs).
+      arriving: (makeRoom) => connections.reading(req.socket, makeRoom),
+    });
     if ("gone" in read) return;
     if ("refused" in read)
       return refuseBody(res, read.refused, {
         maxBodyBytes: limit,
         bodyTimeoutMs,
         budgetBytes: bodyBudgetBytes,
+        maxConnections,
+        crowded: read.crowded,
       });
     const runtime = await target();
     if (!runtime) return replyNotServing(res, "stopping", read.body);

@@ -4,6 +4,7 @@
  * sees it (as reverse proxies do), so a slow, oversized or untimely upload gets 408/413/503 here
  * and never holds a runtime, nor more of the front's memory than the budget.
  */
+import { collectBody, freeNow } from "./body-collector.mjs";
 import { replyFrontError } from "./cut-off-reply.mjs";
 import { MAX_ROUTE_BODY_BYTES } from "./route-bodies.mjs";
 
@@ -30,13 +31,13 @@ export const BODY_TIMEOUT_MS = 10_000;
  * would cross the budget (`hold.add` said no, or the budget ended this read to make room for
  * a smaller body: body-budget.mjs), `408` with `crowded` when `arriving`'s room-maker was
  * called (a new connection took its place at the front's bound), `gone` the client went away.
- * Every byte is
- * counted in `hold` as it arrives; on any outcome but a body, `hold` is released here (the body's
- * bytes stay held until its request ends: the caller releases them then).
+ * Every byte is counted in `hold` as it arrives; on any outcome but a body, `hold` is released
+ * here (the body's bytes stay held until its request ends: the caller releases them then).
  *
- * Memory: a body with a declared length is copied into one buffer of that length as it comes
- * (each chunk is let go at once), so a connection holds its bytes once, never a growing list
- * and then a copy of it; a chunked body is joined once at its end.
+ * Memory: each piece the parser hands over is copied once into the body's storage and freed at
+ * once, and the storage is freed at once when the body is refused (body-collector.mjs): a
+ * connection holds its bytes once, and nothing of a refused body waits for a collection. Past a
+ * refusal nothing more of the body is read (the request is paused).
  * @param {import("node:http").IncomingMessage} req
  * @param {{ maxBytes: number, timeoutMs: number, hold: import("./body-budget.mjs").BodyHold, arriving?: (makeRoom: () => void) => () => void }} limits
  *   `arriving`: told while the body arrives (ConnectionCap.reading, for this connection)
@@ -48,11 +49,7 @@ export function readBody(req, { maxBytes, timeoutMs, hold, arriving }) {
     const declared = header === undefined ? undefined : Number(header);
     if (declared !== undefined && declared > maxBytes) return settle({ refused: 413 });
     if (declared === 0) return resolve({ body: Buffer.alloc(0) });
-    /** A declared body's one buffer (pages are touched only as bytes are written into it). */
-    const whole = declared === undefined ? undefined : Buffer.allocUnsafeSlow(declared);
-    /** @type {Buffer[]} a chunked body's chunks */
-    const chunks = [];
-    let size = 0;
+    const stored = collectBody(declared);
     const timer = setTimeout(() => finish({ refused: 408 }), timeoutMs);
     // The budget may end this read to make room for a smaller body (body-budget.mjs).
     hold.onEvict = () => finish({ refused: 503 });
@@ -71,20 +68,24 @@ export function readBody(req, { maxBytes, timeoutMs, hold, arriving }) {
       arrived();
       req.removeListener("data", onData);
       req.removeListener("end", onEnd);
-      chunks.length = 0;
+      if (!("body" in result)) {
+        stored.discard();
+        // Nothing more of it is read: what its client still sends waits unread in the kernel
+        // until the answer's lingering close ends the connection (cut-off-reply.mjs).
+        req.pause();
+      }
       settle(result);
     }
     /** @param {Buffer} chunk */
     function onData(chunk) {
-      if (size + chunk.length > maxBytes) return finish({ refused: 413 });
+      if (stored.size() + chunk.length > maxBytes) return finish({ refused: 413 });
       if (!hold.add(chunk.length)) return finish({ refused: 503 });
-      if (whole) whole.set(chunk, size);
-      else chunks.push(chunk);
-      size += chunk.length;
+      stored.add(chunk);
+      // Only this reader had the parser's piece: its memory goes back now, not at a collection.
+      freeNow(chunk);
     }
     function onEnd() {
-      const body = whole ? whole.subarray(0, size) : Buffer.concat(chunks, size);
-      finish({ body });
+      finish({ body: stored.body() });
     }
     req.on("data", onData);
     req.on("end", onEnd);

@@ -757,6 +757,59 @@ describe("the front's Host check (issue #40)", () => {
   });
 });
 
+describe("the front's refusal of a Host that is no host (issue #40 review)", () => {
+  // workerd builds each request's URL from its Host and answered every one of these a bare
+  // `500 Internal Server Error` before the Worker ran (measured on npm start).
+  const MALFORMED = [
+    "localhost:abc",
+    "localhost:99999",
+    "localhost:8787:1",
+    "a@localhost",
+    "localhost/x",
+    "localhost?x",
+    "%6cocalhost",
+    "a!b",
+    "a~b",
+    "[::1",
+    "[::1]x",
+    "[1:2:3]",
+    "1.2.3.4.5",
+    "\u00e9.com",
+  ];
+
+  it("answers 400 invalid_host, saying what is wrong and how to send it; the runtime never sees it", async () => {
+    const { port, seen } = await setUp((_req, _body, res) => res.end("{}"));
+    for (const host of MALFORMED)
+      for (const body of [undefined, CALL]) {
+        const method = body === undefined ? "GET" : "POST";
+        const framing = body === undefined ? "" : `\nContent-Length: ${Buffer.byteLength(body)}`;
+        const client = rawClient(port, `${method} /mcp HTTP/1.1\nHost: ${host}${framing}`);
+        if (body !== undefined) client.write(body);
+        await client.closed;
+        expect([host, method, client.status()]).toEqual([host, method, 400]);
+        expect(JSON.parse(client.body())).toEqual({
+          error: {
+            code: "invalid_host",
+            message: expect.stringContaining("is not a host name or address with an optional port"),
+            fix: expect.stringContaining("Host: localhost:8787"),
+          },
+        });
+      }
+    expect(seen).toEqual([]);
+  });
+
+  it("passes on every Host shape workerd takes (names, addresses, ports)", async () => {
+    const { port, seen } = await setUp((_req, _body, res) => res.end("{}"));
+    const taken = ["localhost", "LOCALHOST:8787", "localhost:", "127.0.0.1:0080", "[::1]:8787"];
+    for (const host of [...taken, "a_b.workers.dev", "-a", "evil.example"]) {
+      const client = rawClient(port, `GET /mcp HTTP/1.1\nHost: ${host}\nConnection: close`);
+      await client.closed;
+      expect([host, client.status()]).toEqual([host, 200]);
+    }
+    expect(seen).toHaveLength(8);
+  });
+});
+
 describe("the front's bound on connections (issue #40)", () => {
   it("answers a request on a connection past the bound 503 at once, body unread; serves again once one closes", async () => {
     // The runtime answers a request only once told to (its body was read: it is served).

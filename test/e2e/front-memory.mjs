@@ -8,8 +8,9 @@
 //   nothing more of a refused body is read (front/body-collector.mjs, request-body.mjs); the
 //   supervisor runs with glibc's malloc settings (malloc-env.mjs: it restarts itself in place
 //   with them), so body buffers are mapped on their own and unmapped when freed. Measured on
-//   2026-12-06 (2-core machine, load 11–18): growth +69 MiB, +8 MiB left 0.5 s after; before
-//   these, +255…+308 and +88…+108 MiB left 30 s after, with 2.1 GB kept before the budget;
+//   2026-12-06 (2-core machine, load 11–18; 3 runs): growth +67…+69 MiB, +4…+8 MiB left
+//   0.5–0.7 s after; before these, +255…+308 and +88…+108 MiB left 30 s after, with 2.1 GB
+//   kept before the budget;
 // - another client's MCP `tools/list` and trivial `search` (in turn, every 100 ms) are served
 //   throughout (`ping` is not a method of the 2026-07-28 protocol the client speaks);
 // - every upload gets a clear answer: 413 for a body over the route's limit (at once when its

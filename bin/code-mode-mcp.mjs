@@ -57,6 +57,14 @@ if (parsed.command === "serve" || parsed.command === "deploy") {
   }
 }
 
+// The server's process hosts the front, which needs glibc's malloc settings to give request
+// bodies' memory back: it starts again in place with them, before anything is read or started
+// (cli/local-server/malloc-env.mjs).
+if (parsed.command === "serve") {
+  const { restartWithMallocSettings } = await import("../cli/local-server/malloc-env.mjs");
+  restartWithMallocSettings();
+}
+
 if (parsed.command === "skills") {
   const { skillsCommand } = await import("../cli/skills.mjs");
   process.exit(

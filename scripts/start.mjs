@@ -9,9 +9,15 @@
 // (npm's prestart ran build:worker): the settings are the ones src/app/config/setting-names.ts lists,
 // checked by the Worker's own check, and SPEC_FILE is compiled and handed to the Worker in a var.
 import { join, resolve } from "node:path";
-import { checkBuilt } from "../cli/runtime-paths.mjs";
-import { serve } from "../cli/serve.mjs";
-import { ROOT } from "./import-ts.mjs";
+import { restartWithMallocSettings } from "../cli/local-server/malloc-env.mjs";
+
+// First of all: this process hosts the front, which needs glibc's malloc settings to give request
+// bodies' memory back; glibc reads them only at start, so the process starts again in place with
+// them (malloc-env.mjs). The rest is imported after.
+restartWithMallocSettings();
+const { checkBuilt } = await import("../cli/runtime-paths.mjs");
+const { serve } = await import("../cli/serve.mjs");
+const { ROOT } = await import("./import-ts.mjs");
 
 checkBuilt("npm start");
 await serve({

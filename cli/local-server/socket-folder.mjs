@@ -11,11 +11,24 @@
  * fake file system owner, environment and process table): a parent that is safe (this user's or
  * root's, and sticky when others may write to it) and short enough for a socket path, else the
  * next candidate, else a refusal naming TMPDIR; the folders of this user's servers that were
- * killed (their owner pid, in the folder's name, is gone) are removed.
+ * killed are removed (staleFolder decides which, with a fake probe and process table in tests).
+ *
+ * **Which folder is stale: its lock.** Each server listens on `lock.sock` in its folder for as
+ * long as its process lives (it accepts and closes; nothing is read or said). A killed process's
+ * listening socket is closed by the kernel and its file stays, so a connection to it is refused:
+ * that folder is stale. A folder whose lock answers is a live server's, whatever its owner pid
+ * looks like from here: in another PID namespace sharing /tmp (a container) that pid may be a
+ * live server while no process of that number runs here, or an unrelated process here while the
+ * server is gone (the pid alone removed a live container's sockets, issue #40 review). The
+ * kernel answers for a listening socket even while its process's thread is busy. A folder
+ * without a lock (a server older than the lock, or one made a moment ago) is removed only when
+ * its owner pid is gone here, none of its sockets answers, and it is older than
+ * {@link LOCKLESS_GRACE_MS}.
  *
  * workerd names a direct socket `<host>:<port>`, so a socket asked for at `unix:<path>` with port
  * 0 is the file `<path>:0`: {@link runnerSocket} gives both the file and the address to bind to.
  */
+import { connect, createServer } from "node:net";
 import {
   chmodSync,
   lstatSync,
@@ -41,6 +54,12 @@ const NAME_ROOM = 24;
 const FOLDER = /^cmm-(\d{1,10})-[A-Za-z0-9]{6}$/;
 /** The longest folder name (a pid of 10 digits). */
 const FOLDER_ROOM = "cmm-".length + 10 + 1 + 6;
+/** The lock's socket in a server's folder (see the header). */
+export const LOCK_NAME = "lock.sock";
+/** How old a folder without a lock must be before it may be removed (see the header). */
+export const LOCKLESS_GRACE_MS = 60_000;
+/** How long a probe of a socket waits for its connection. */
+const PROBE_MS = 2_000;
 
 /**
  * What the folder's making depends on, given by tests (the defaults are this process's).
@@ -53,6 +72,15 @@ const FOLDER_ROOM = "cmm-".length + 10 + 1 + 6;
  * @property {(path: string) => { uid: number, mode: number, isDirectory(): boolean }} [stat] -
  *   a candidate parent's owner and mode (following links: the parent the user named)
  * @property {(path: string) => string} [realpath] - a candidate's path with every link resolved
+ * @property {(path: string) => Promise<Probe>} [probe] - a connection to a socket file
+ * @property {() => number} [now] - the time (Date.now())
+ */
+
+/**
+ * What a connection to a socket file came to: `answers` (something listens), `refused` (the
+ * file is there and nothing listens: its process is gone), `missing` (no such file), `unknown`
+ * (anything else: a full backlog, a timeout, no permission; taken as alive).
+ * @typedef {"answers" | "refused" | "missing" | "unknown"} Probe
  */
 
 /**
@@ -65,6 +93,8 @@ const FOLDER_ROOM = "cmm-".length + 10 + 1 + 6;
  * @property {(pid: number) => boolean} alive
  * @property {(path: string) => { uid: number, mode: number, isDirectory(): boolean }} stat
  * @property {(path: string) => string} realpath
+ * @property {(path: string) => Promise<Probe>} probe
+ * @property {() => number} now
  */
 
 /**
@@ -130,7 +160,7 @@ export function shortEnough(base) {
  * whoever owns it can point it elsewhere after the check. `TMPDIR=/tmp/$USER`, with
  * `/tmp/$USER` a link another user planted to `/tmp`, passed the old check (it looked at `/tmp`),
  * and the link's owner could then turn it to a folder of theirs holding sockets of the same names.
- * @param {Deps} deps
+ * @param {Pick<Deps, "env" | "platform" | "uid" | "stat" | "realpath">} deps
  * @returns {{ base: string } | { refused: string }}
  */
 export function chooseBase({ env, platform, uid, stat, realpath }) {
@@ -176,14 +206,43 @@ export function chooseBase({ env, platform, uid, stat, realpath }) {
 }
 
 /**
+ * Whether the folder at `path`, named for owner pid `owner`, is stale: its server is gone (see
+ * the header). A lock that answers (or cannot be told: a full backlog, a timeout) keeps it; a
+ * refused lock removes it, whatever the pid; without a lock, the pid, the other sockets and the
+ * folder's age decide.
+ * @param {string} path
+ * @param {number} owner - the pid in its name
+ * @param {{ mtimeMs: number }} info - the folder's own stat
+ * @param {Pick<Deps, "pid" | "alive" | "probe" | "now">} deps
+ * @returns {Promise<boolean>}
+ */
+export async function staleFolder(path, owner, info, { pid, alive, probe, now }) {
+  if (owner === pid) return false;
+  const lock = await probe(join(path, LOCK_NAME));
+  if (lock === "answers" || lock === "unknown") return false;
+  if (lock === "refused") return true;
+  // No lock: a server older than the lock, or one that is making its folder right now.
+  if (alive(owner) || now() - info.mtimeMs < LOCKLESS_GRACE_MS) return false;
+  let names;
+  try {
+    names = readdirSync(path);
+  } catch {
+    return false;
+  }
+  for (const name of names.filter((n) => n.includes(".sock")))
+    if ((await probe(join(path, name))) !== "refused") return false;
+  return true;
+}
+
+/**
  * Removes the folders that servers of this user left behind when they were killed (SIGKILL
- * runs no clean-up): in `base`, only folders named as ours whose owner process is gone, only
- * this user's, never following a link.
+ * runs no clean-up): in `base`, only folders named as ours that {@link staleFolder} finds stale,
+ * only this user's, never following a link.
  * @param {string} base
  * @param {Deps} deps
- * @returns {string[]} the folders removed
+ * @returns {Promise<string[]>} the folders removed
  */
-export function removeStaleFolders(base, { uid, pid, alive }) {
+export async function removeStaleFolders(base, deps) {
   /** @type {string[]} */
   const removed = [];
   let names;
@@ -194,13 +253,14 @@ export function removeStaleFolders(base, { uid, pid, alive }) {
   }
   for (const name of names) {
     const owner = FOLDER.exec(name)?.[1];
-    if (!owner || Number(owner) === pid || alive(Number(owner))) continue;
+    if (!owner) continue;
     const path = join(base, name);
     try {
       const info = lstatSync(path);
       // A link (to anywhere) or a file under our pattern is not ours to remove.
       if (!info.isDirectory() || info.isSymbolicLink()) continue;
-      if (uid !== undefined && info.uid !== uid) continue;
+      if (deps.uid !== undefined && info.uid !== deps.uid) continue;
+      if (!(await staleFolder(path, Number(owner), info, deps))) continue;
       rmSync(path, { recursive: true, force: true });
       removed.push(path);
     } catch {
@@ -208,6 +268,44 @@ export function removeStaleFolders(base, { uid, pid, alive }) {
     }
   }
   return removed;
+}
+
+/**
+ * A connection to the socket file at `path`, closed at once (see {@link Probe}).
+ * @param {string} path
+ * @returns {Promise<Probe>}
+ */
+export function probeSocket(path) {
+  return new Promise((resolve) => {
+    const socket = connect(path);
+    const done = (/** @type {Probe} */ result) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(result);
+    };
+    const timer = setTimeout(() => done("unknown"), PROBE_MS);
+    socket.once("connect", () => done("answers"));
+    socket.once("error", (/** @type {NodeJS.ErrnoException} */ error) =>
+      done(
+        error.code === "ECONNREFUSED" ? "refused" : error.code === "ENOENT" ? "missing" : "unknown",
+      ),
+    );
+  });
+}
+
+/**
+ * Listens on the folder's lock (see the header) for as long as this process lives: every
+ * connection is closed at once. Never keeps the process alive.
+ * @param {string} folder
+ * @returns {() => void} stops listening (the folder's removal)
+ */
+export function holdLock(folder) {
+  const server = createServer((socket) => socket.destroy());
+  // A failure to listen leaves the folder lockless: the older rule keeps it while this pid runs.
+  server.on("error", () => {});
+  server.listen(join(folder, LOCK_NAME));
+  server.unref();
+  return () => server.close();
 }
 
 /**
@@ -241,8 +339,9 @@ function processAlive(pid) {
  */
 
 /**
- * Makes the folder: fresh, private, this user's, in a safe and short parent (chooseBase), after
- * removing the folders killed servers left there (removeStaleFolders).
+ * Makes the folder: fresh, private, this user's, in a safe and short parent (chooseBase), with
+ * its lock held (holdLock); then removes, in the background, the folders killed servers left
+ * there (removeStaleFolders).
  *
  * Windows: Node reaches local sockets there only as named pipes, not Unix socket files, so the
  * local cluster cannot run; this throws the message that says so (serve.mjs prints it, nothing
@@ -261,6 +360,8 @@ export function createSocketFolder(given = {}) {
     alive: processAlive,
     stat: statSync,
     realpath: realpathSync,
+    probe: probeSocket,
+    now: Date.now,
     ...given,
   };
   if (deps.platform === "win32")
@@ -269,7 +370,6 @@ export function createSocketFolder(given = {}) {
     );
   const chosen = chooseBase(deps);
   if ("refused" in chosen) throw new Error(chosen.refused);
-  removeStaleFolders(chosen.base, deps);
   const path = mkdtempSync(join(chosen.base, `cmm-${deps.pid}-`));
   const made = lstatSync(path);
   if (
@@ -278,10 +378,18 @@ export function createSocketFolder(given = {}) {
     (deps.uid !== undefined && made.uid !== deps.uid)
   )
     throw new Error(`the runner socket folder ${path} is not a private folder of this user`);
+  // Bound before anything else is made here, so the folder is never seen without its lock
+  // for longer than this call (Node binds a Unix socket within listen()).
+  const unlock = holdLock(path);
+  // Its probes take a moment each; meanwhile the server starts.
+  void removeStaleFolders(chosen.base, deps).catch(() => {});
   return {
     path,
     runner: (index) => runnerSocket(path, index),
-    remove: () => rmSync(path, { recursive: true, force: true }),
+    remove: () => {
+      unlock();
+      rmSync(path, { recursive: true, force: true });
+    },
   };
 }
 

@@ -166,6 +166,30 @@ try {
         );
       }
 
+      // 1c. A Host that is no host name or address (issue #40 review): workerd answered each a
+      // bare 500 before the Worker ran; the front answers 400 invalid_host, with or without a
+      // body, before the key check.
+      for (const host of ["localhost:abc", "a@localhost", "a!b"]) {
+        const posted = await headersOnly(url, host, 4 * 1_048_576);
+        const got = await new Promise((resolve) => {
+          const req = request(
+            { host: "127.0.0.1", port: new URL(url).port, path: "/health", headers: { host } },
+            (res) => {
+              let body = "";
+              res.on("data", (chunk) => (body += chunk));
+              res.on("end", () => resolve(`${res.statusCode} ${body}`));
+            },
+          );
+          req.on("error", (error) => resolve(String(error)));
+          req.end();
+        });
+        soft(posted === 400, `POST with Host: ${host} → ${posted} (expected 400 invalid_host)`);
+        soft(
+          /^400 .*"invalid_host"/.test(String(got)),
+          `GET /health with Host: ${host} → ${String(got).slice(0, 200)} (expected 400 invalid_host)`,
+        );
+      }
+
       const mcp = await connect(url, "/mcp");
       // A thrown client error (e.g. an approval this client cannot answer) counts as a refusal.
       // The supervisor answers a request cut off by a runtime restart with "…; retry" (its

@@ -147,6 +147,7 @@ describe("error policy", () => {
       "body_timeout",
       "body_too_large",
       "forbidden_host",
+      "invalid_host",
       "runtime_restarted",
       "server_busy",
       "server_starting",

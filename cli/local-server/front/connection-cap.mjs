@@ -8,11 +8,16 @@
  * request under way (it has sent none yet, or sits idle between two): that one is closed. Such
  * connections hold nothing, and one local process opening the bound's worth of sockets that
  * never send a request locked every client out (`503`) for ~30 s a round, with no key (issue
- * #40 review). A request under way is never cut. Only when every connection has one is the new
- * connection past the bound: it is still accepted, and its first request is answered at once
- * (`503 server_busy`, `Retry-After: 1`, then closed), from its headers, its body unread: a
- * client hears why instead of seeing its connection reset. Past twice the bound, Node drops new
- * connections unanswered (`server.maxConnections`).
+ * #40 review). With none idle, the oldest connection whose request's body is still arriving
+ * makes room: its request is refused (`408`, request-body.mjs) and the connection closed. A
+ * local client sends its body in milliseconds, so one still arriving when the bound is reached
+ * is a slow one: ~1,000 requests trickling their bodies a byte at a time held every place for
+ * the front's whole body time (10 s) and locked every other client out meanwhile (issue #40
+ * review). A request whose body was read whole (its runtime serves it) is never cut. Only when
+ * every connection has one is the new connection past the bound: it is still accepted, and its
+ * first request is answered at once (`503 server_busy`, `Retry-After: 1`, then closed), from its
+ * headers, its body unread: a client hears why instead of seeing its connection reset. Past
+ * twice the bound, Node drops new connections unanswered (`server.maxConnections`).
  */
 
 /**
@@ -21,12 +26,24 @@
  */
 export const DEFAULT_MAX_CONNECTIONS = 1_000;
 /**
- * Counts `server`'s open connections, closes the oldest idle one to make room at the bound, and
- * marks each one accepted past it.
+ * The front's view of its connections (see {@link capConnections}).
+ * @typedef {object} ConnectionCap
+ * @property {(socket: import("node:net").Socket) => boolean} over - whether the connection came
+ *   past the bound (its requests get 503)
+ * @property {() => number} open - connections open now
+ * @property {(socket: import("node:net").Socket, makeRoom: () => void) => () => void} reading -
+ *   says that the connection's request body is arriving; `makeRoom` is called (once) when a new
+ *   connection needs its place (it must refuse the request and close the connection); the
+ *   function returned says the body is read (or refused): the connection may no longer be
+ *   taken for room
+ */
+
+/**
+ * Counts `server`'s open connections, closes the oldest idle one (else refuses the oldest body
+ * still arriving) to make room at the bound, and marks each one accepted past it.
  * @param {import("node:http").Server} server
  * @param {number} max
- * @returns {{ over: (socket: import("node:net").Socket) => boolean, open: () => number }}
- *   `over`: whether the connection came past the bound (its requests get 503)
+ * @returns {ConnectionCap}
  */
 export function capConnections(server, max) {
   /** @type {WeakSet<import("node:net").Socket>} */
@@ -36,6 +53,11 @@ export function capConnections(server, max) {
    * @type {Map<import("node:net").Socket, true>}
    */
   const idle = new Map();
+  /**
+   * Connections whose request body is arriving, oldest first, each with what makes room.
+   * @type {Map<import("node:net").Socket, () => void>}
+   */
+  const arriving = new Map();
   /** @type {WeakMap<import("node:net").Socket, number>} requests under way per connection */
   const underWay = new WeakMap();
   let open = 0;
@@ -43,9 +65,13 @@ export function capConnections(server, max) {
   server.prependListener("connection", (/** @type {import("node:net").Socket} */ socket) => {
     if (open >= max) {
       const oldest = idle.keys().next().value;
+      const slowest = arriving.entries().next().value;
       if (oldest) {
         idle.delete(oldest);
         oldest.destroy();
+      } else if (slowest) {
+        arriving.delete(slowest[0]);
+        slowest[1]();
       } else past.add(socket);
     }
     open++;
@@ -53,6 +79,7 @@ export function capConnections(server, max) {
     socket.once("close", () => {
       open--;
       idle.delete(socket);
+      arriving.delete(socket);
     });
   });
   server.prependListener("request", (req, res) => {
@@ -68,7 +95,16 @@ export function capConnections(server, max) {
   });
   // An upgraded connection (a WebSocket) is a stream under way for as long as it lasts.
   server.prependListener("upgrade", (req) => void idle.delete(req.socket));
-  return { over: (socket) => past.has(socket), open: () => open };
+  return {
+    over: (socket) => past.has(socket),
+    open: () => open,
+    reading: (socket, makeRoom) => {
+      arriving.set(socket, makeRoom);
+      return () => {
+        if (arriving.get(socket) === makeRoom) arriving.delete(socket);
+      };
+    },
+  };
 }
 
 /**

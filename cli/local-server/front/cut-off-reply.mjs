@@ -27,10 +27,11 @@ const CUT_OFF_CODE = -32603;
  */
 export const REFUSED_CODE = -32000;
 /**
- * How long the connection of a request refused before its body was read keeps reading (and
- * dropping) what its client still sends, so that the client reads the answer first: a socket
- * closed with bytes unread sends a reset, which can make the client discard the answer it had
- * received (seen in e2e front-memory: 5 of 120 uploads got no answer). nginx's lingering close.
+ * How long the connection of a request refused before its body was read stays open after the
+ * answer (its sending side closed, nothing more read), so that the client reads the answer
+ * first: a socket closed with bytes unread sends a reset, which can make the client discard the
+ * answer it had received (seen in e2e front-memory: 5 of 120 uploads got no answer). nginx's
+ * lingering close, without reading.
  */
 export const LINGER_MS = 2_000;
 
@@ -208,9 +209,9 @@ export function replyFrontError(
 /**
  * Makes the close that Node does after a `Connection: close` answer linger (see
  * {@link LINGER_MS}): the answer is written and the sending side closed at once, as before, but
- * the socket is ended only when its client closes, or after LINGER_MS. Meanwhile what the client
- * still sends is read and dropped (Node discards the body of a request that was answered), so
- * nothing is held.
+ * the socket is destroyed only after LINGER_MS (or when it closes before). Meanwhile nothing
+ * more is read: what the client still sends waits in the kernel's buffers, not in this
+ * process's memory.
  * @param {import("node:http").ServerResponse} res
  */
 function lingerBeforeClose(res) {
@@ -219,6 +220,12 @@ function lingerBeforeClose(res) {
   // Node calls it once the answer is written (its resOnFinish); this socket's own only.
   socket.destroySoon = () => {
     socket.end();
+    // Nothing more is read: each piece read would be a buffer for the collector, and a client
+    // may send 16 MiB after its refusal (issue #40). What it sends waits in the kernel, and the
+    // reset that closing with it unread sends comes LINGER_MS later. Node resumes the socket to
+    // drop a request's unread body (its req._dump): paused again at once.
+    socket.pause();
+    socket.on("resume", () => socket.pause());
     const timer = setTimeout(() => socket.destroy(), LINGER_MS);
     socket.once("close", () => clearTimeout(timer));
   };

@@ -21,7 +21,9 @@ import {
   DEFAULT_ALLOWED_HOSTNAMES,
   hostnameAllowed,
   hostnameOf,
+  malformedHostRefusal,
   unknownHostRefusal,
+  wellFormedHost,
 } from "../../../src/app/config/host-names.mjs";
 import { createBodyBudget, DEFAULT_BODY_BUDGET_BYTES } from "./body-budget.mjs";
 import { capConnections, DEFAULT_MAX_CONNECTIONS, tooManyConnections } from "./connection-cap.mjs";
@@ -136,6 +138,13 @@ export function createFront({
       return replyFrontError(res, 503, tooManyConnections(maxConnections), {
         headers: { "retry-after": "1" },
       });
+    // A Host that is no host name or address: workerd answers it a bare 500 before the Worker
+    // runs (host-names.mjs). Told here what is wrong instead, with or without a body.
+    const host = req.headers.host;
+    if (host !== undefined && !wellFormedHost(host)) {
+      const { status, ...error } = malformedHostRefusal(host);
+      return replyFrontError(res, status, error, { jsonRpc: false });
+    }
     const path = pathOf(req.url);
     // Only a request that carries a body: one without costs nothing here, and the Worker's own
     // checks answer it (with its HTML page for a browser's navigation). Its Host first, as the
@@ -159,13 +168,21 @@ export function createFront({
     // The body's bytes are held until the request ends, however it ends.
     res.once("close", hold.release);
     const limit = Math.min(bodyLimitOf(path), maxBodyBytes);
-    const read = await readBody(req, { maxBytes: limit, timeoutMs: bodyTimeoutMs, hold });
+    const read = await readBody(req, {
+      maxBytes: limit,
+      timeoutMs: bodyTimeoutMs,
+      hold,
+      // At the connection bound, the oldest body still arriving makes room (connection-cap.mjs).
+      arriving: (makeRoom) => connections.reading(req.socket, makeRoom),
+    });
     if ("gone" in read) return;
     if ("refused" in read)
       return refuseBody(res, read.refused, {
         maxBodyBytes: limit,
         bodyTimeoutMs,
         budgetBytes: bodyBudgetBytes,
+        maxConnections,
+        crowded: read.crowded,
       });
     const runtime = await target();
     if (!runtime) return replyNotServing(res, "stopping", read.body);
@@ -184,8 +201,9 @@ export function createFront({
   server.on("upgrade", async (req, socket, rest) => {
     // An upgrade becomes a raw byte pipe past the body limits, the budget and the key check:
     // only a bodyless GET may ask for one (a WebSocket's handshake). Anything else with an
-    // `Upgrade` header (a POST streaming 400 MiB to the host's search route) is refused here.
-    if (!upgradeAllowed(req)) {
+    // `Upgrade` header (a POST streaming 400 MiB to the host's search route) is refused here, as
+    // is one whose Host is no host (workerd's bare 500 otherwise: host-names.mjs).
+    if (!upgradeAllowed(req) || !wellFormedHost(req.headers.host ?? "localhost")) {
       socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
       return;
     }

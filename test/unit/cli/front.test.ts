@@ -757,17 +757,76 @@ describe("the front's Host check (issue #40)", () => {
   });
 });
 
+describe("the front's refusal of a Host that is no host (issue #40 review)", () => {
+  // workerd builds each request's URL from its Host and answered every one of these a bare
+  // `500 Internal Server Error` before the Worker ran (measured on npm start).
+  const MALFORMED = [
+    "localhost:abc",
+    "localhost:99999",
+    "localhost:8787:1",
+    "a@localhost",
+    "localhost/x",
+    "localhost?x",
+    "%6cocalhost",
+    "a!b",
+    "a~b",
+    "[::1",
+    "[::1]x",
+    "[1:2:3]",
+    "1.2.3.4.5",
+    "\u00e9.com",
+  ];
+
+  it("answers 400 invalid_host, saying what is wrong and how to send it; the runtime never sees it", async () => {
+    const { port, seen } = await setUp((_req, _body, res) => res.end("{}"));
+    for (const host of MALFORMED)
+      for (const body of [undefined, CALL]) {
+        const method = body === undefined ? "GET" : "POST";
+        const framing = body === undefined ? "" : `\nContent-Length: ${Buffer.byteLength(body)}`;
+        const client = rawClient(port, `${method} /mcp HTTP/1.1\nHost: ${host}${framing}`);
+        if (body !== undefined) client.write(body);
+        await client.closed;
+        expect([host, method, client.status()]).toEqual([host, method, 400]);
+        expect(JSON.parse(client.body())).toEqual({
+          error: {
+            code: "invalid_host",
+            message: expect.stringContaining("is not a host name or address with an optional port"),
+            fix: expect.stringContaining("Host: localhost:8787"),
+          },
+        });
+      }
+    expect(seen).toEqual([]);
+  });
+
+  it("passes on every Host shape workerd takes (names, addresses, ports)", async () => {
+    const { port, seen } = await setUp((_req, _body, res) => res.end("{}"));
+    const taken = ["localhost", "LOCALHOST:8787", "localhost:", "127.0.0.1:0080", "[::1]:8787"];
+    for (const host of [...taken, "a_b.workers.dev", "-a", "evil.example"]) {
+      const client = rawClient(port, `GET /mcp HTTP/1.1\nHost: ${host}\nConnection: close`);
+      await client.closed;
+      expect([host, client.status()]).toEqual([host, 200]);
+    }
+    expect(seen).toHaveLength(8);
+  });
+});
+
 describe("the front's bound on connections (issue #40)", () => {
   it("answers a request on a connection past the bound 503 at once, body unread; serves again once one closes", async () => {
-    const { port, front, seen } = await setUp((_req, _body, res) => res.end("{}"), {
-      maxConnections: 2,
-      bodyTimeoutMs: 60_000,
-    });
-    // Two connections hold the bound, each in the middle of a body.
-    const idle = rawClient(port, `POST /mcp HTTP/1.1\nHost: localhost\nContent-Length: 8000`);
-    const slow = rawClient(port, `POST /mcp HTTP/1.1\nHost: localhost\nContent-Length: 8000`);
-    await until(() => front.connectionsOpen() === 2);
-    await new Promise((r) => setTimeout(r, 50));
+    // The runtime answers a request only once told to (its body was read: it is served).
+    const waiting: (() => void)[] = [];
+    const { port, front, seen } = await setUp(
+      (_req, _body, res) => {
+        if (waiting.length < 2) waiting.push(() => res.end("{}"));
+        else res.end("{}");
+      },
+      { maxConnections: 2, bodyTimeoutMs: 60_000 },
+    );
+    // Two connections hold the bound, each with a request its runtime is serving.
+    const head = `POST /mcp HTTP/1.1\nHost: localhost\nContent-Length: ${CALL.length}`;
+    const idle = rawClient(port, head);
+    const slow = rawClient(port, head);
+    for (const client of [idle, slow]) client.write(CALL);
+    await until(() => waiting.length === 2);
     // The third: a 4 MiB body declared, only its headers sent; answered from them.
     const third = rawClient(
       port,
@@ -786,13 +845,73 @@ describe("the front's bound on connections (issue #40)", () => {
         ),
       },
     });
-    expect(front.bodyBytesHeld()).toBe(0);
+    expect(front.bodyBytesHeld()).toBe(CALL.length * 2);
     // One of the two closes: a new connection is served.
     idle.socket.destroy();
     await until(() => front.connectionsOpen() === 1);
     expect((await send(port, CALL)).status).toBe(200);
-    expect(seen).toHaveLength(1);
+    expect(seen).toHaveLength(3);
     slow.socket.destroy();
+    for (const answer of waiting) answer();
+  });
+
+  it("makes room with the oldest body still arriving: trickled bodies cannot hold the bound", async () => {
+    // ~1,000 requests trickling their bodies a byte at a time held every place of
+    // FRONT_MAX_CONNECTIONS for the front's body time (10 s) each, and every other client got
+    // 503 meanwhile (issue #40 review). A local client's body arrives in milliseconds: one still
+    // arriving when the bound is reached is slow, and its place goes to the new connection.
+    const { port, front, seen } = await setUp((_req, _body, res) => res.end("{}"), {
+      maxConnections: 3,
+      bodyTimeoutMs: 60_000,
+    });
+    const trickles: ReturnType<typeof rawClient>[] = [];
+    /** Opens trickles until every place holds one. */
+    const fill = async () => {
+      while (front.connectionsOpen() < 3) {
+        const open = front.connectionsOpen();
+        const client = rawClient(port, `POST /mcp HTTP/1.1\nHost: localhost\nContent-Length: 8000`);
+        client.write("{");
+        trickles.push(client);
+        await until(() => front.connectionsOpen() === open + 1);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    const timer = setInterval(() => {
+      for (const client of trickles) if (!client.socket.destroyed) client.write(" ");
+    }, 20);
+    try {
+      // Two clients in turn, each with every place taken by a trickle: each is served, and the
+      // oldest trickle still arriving gave its place.
+      for (const oldest of [0, 1]) {
+        await fill();
+        await new Promise((r) => setTimeout(r, 100));
+        const answer = await send(port, CALL, { headers: { connection: "close" } });
+        expect(answer.status).toBe(200);
+        const refused = trickles[oldest]!;
+        await refused.closed;
+        expect(refused.status()).toBe(408);
+        expect(JSON.parse(refused.body())).toEqual({
+          jsonrpc: "2.0",
+          id: null,
+          error: {
+            code: expect.any(Number),
+            message: expect.stringMatching(
+              /still arriving .* 3 connections \(FRONT_MAX_CONNECTIONS\).*\(body_timeout\)$/,
+            ),
+          },
+        });
+        await until(() => front.connectionsOpen() === 2);
+      }
+      expect(seen).toEqual([CALL, CALL]);
+      // The newer trickles are still being read.
+      for (const client of trickles.slice(2)) {
+        expect(client.socket.destroyed).toBe(false);
+        expect(client.status()).toBe(0);
+      }
+    } finally {
+      clearInterval(timer);
+      for (const client of trickles) client.socket.destroy();
+    }
   });
 });
 

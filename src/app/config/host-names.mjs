@@ -61,13 +61,7 @@ const HOST_SHAPE = /^(?:\[[0-9a-f:.]+\]|[a-z0-9._-]+)(?::[0-9]*)?$/i;
  * @returns {boolean}
  */
 export function wellFormedHost(host) {
-  if (!HOST_SHAPE.test(host)) return false;
-  try {
-    new URL(`http://${host}/`);
-    return true;
-  } catch {
-    return false;
-  }
+  return HOST_SHAPE.test(host) && URL.canParse(`http://${host}/`);
 }
 
 /**

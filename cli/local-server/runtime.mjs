@@ -1,10 +1,11 @@
 /**
  * The local runtimes of one server: one workerd process each, started by this (the supervisor's)
  * process with a configuration Miniflare built in a short-lived Node process
- * (workerd-config-builder.mjs, driven by config-builder-client.mjs), behind a lifeline that ends it when the supervisor is gone, even
- * SIGKILLed (workerd-launch.mjs). No Node process stays beside the runtimes to hold Miniflare
- * (issue #43: that one was ~130 MB resident idle). The `npm start` supervisor keeps a host runtime
- * (a warm standby beside it with HOST_STANDBY=warm) and a few sandbox runners.
+ * (workerd-config-builder.mjs, driven by config-builder-client.mjs), behind a lifeline that ends
+ * it when the supervisor is gone, even SIGKILLed (workerd-launch.mjs). No Node process stays
+ * beside the runtimes to hold Miniflare (issue #43: that one was ~130 MB resident idle). The
+ * `npm start` supervisor keeps a host runtime (a warm standby beside it with HOST_STANDBY=warm)
+ * and a few sandbox runners.
  *
  * One configuration serves every runtime started from the same options: the host and each of its
  * replacements, every runner (their sockets differ only on the command line). The bytes are kept

@@ -15,7 +15,8 @@
  *
  * Usage: `npm exec -- node bench/driver/tree-memory.mjs` (Linux; the machine's load is printed
  * with the figures: on a shared machine they move with it). Environment: `TREE_ENV` (JSON of more
- * settings for the server, e.g. '{"SANDBOX_RUNNERS":"2"}'), `LOAD_MS`, `IDLE_SETTLE_MS`.
+ * settings for the server, e.g. '{"SANDBOX_RUNNERS":"2"}'), `LOAD_MS`, `IDLE_SETTLE_MS`,
+ * `TREE_LAUNCH=node-run` (`node --run start` instead of `npm start`).
  */
 import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -44,6 +45,7 @@ export function role(command) {
   if (/workerd-config-builder/.test(command)) return "config builder";
   if (/^(\/bin\/)?sh /.test(command)) return "sh";
   if (/scripts\/start\.mjs|serve\.mjs/.test(command)) return "supervisor+front";
+  if (/--run start/.test(command)) return "node --run";
   if (/\bnpm\b|npm-cli/.test(command)) return "npm";
   return command.split(" ")[0] ?? "?";
 }
@@ -153,7 +155,12 @@ execFileSync(
 );
 const port = await freePort();
 const persist = mkdtempSync(join(tmpdir(), "code-mode-tree-memory-"));
-const child = spawn("npm", ["start"], {
+// `TREE_LAUNCH=node-run`: `node --run start` (Node 22's script runner, no npm process; it runs
+// no prestart, so the Worker is built here first) instead of `npm start`.
+const nodeRun = process.env.TREE_LAUNCH === "node-run";
+if (nodeRun)
+  execFileSync(process.execPath, [join(ROOT, "scripts/build-worker.mjs")], { stdio: "inherit" });
+const child = spawn(nodeRun ? process.execPath : "npm", nodeRun ? ["--run", "start"] : ["start"], {
   cwd: ROOT,
   detached: true,
   stdio: ["ignore", "pipe", "pipe"],

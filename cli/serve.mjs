@@ -22,6 +22,7 @@ import { portInUse } from "./port-in-use.mjs";
 import { PRODUCT_MODULE, RUNNER_SCRIPT, WORKER_CONFIG } from "./runtime-paths.mjs";
 import { specCacheKeyFile } from "./spec-cache-key.mjs";
 import { openSpecCache, specCacheFolder } from "./spec-cache.mjs";
+import { asciiJson } from "./ascii-json.mjs";
 
 /**
  * @typedef {object} ServeOptions
@@ -372,7 +373,7 @@ export async function planLaunch({ label, product, env, log, progress, warn }) {
   const bindings = {
     ...settings,
     ...(Object.keys(launchSpecs).length > 0
-      ? { [product.LAUNCH_SPECS_VAR]: JSON.stringify(launchSpecs) }
+      ? { [product.LAUNCH_SPECS_VAR]: asciiJson(launchSpecs) }
       : {}),
     [product.LAUNCH_TOKENS_VAR]: JSON.stringify(launchTokens),
     ...(operatorSkills.length > 0

@@ -10,7 +10,7 @@
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { build } from "esbuild";
+import { build, transform } from "esbuild";
 import ts from "typescript";
 import { buildProduct } from "./build-product.mjs";
 import { ROOT } from "./import-ts.mjs";
@@ -60,6 +60,20 @@ writeFileSync(
   join(STAGE, "wrangler.json"),
   JSON.stringify({ ...config, main: "worker.js", no_bundle: true }, null, 2) + "\n",
 );
+// ASCII only: V8 holds a script with any character past Latin-1 as UTF-16, and the bundle has a
+// few (dashes and arrows in messages): 9.2 MB of the host runtime's heap for its 4.8 MB, for the
+// runtime's life. esbuild's ascii charset escapes them in strings, templates, regular
+// expressions and names without changing what the code does: 4.6 MB (issue #43).
+const bundle = join(STAGE, "worker.js");
+const ascii = await transform(readFileSync(bundle, "utf8"), {
+  charset: "ascii",
+  format: "esm",
+  target: "esnext",
+  loader: "js",
+  logLevel: "warning",
+});
+// What esbuild leaves past ASCII is in comments it keeps (escapes mean nothing there).
+writeFileSync(bundle, ascii.code.replace(/[\u0080-\uffff]/g, "?"));
 // Only what runs: the source map (twice the bundle) and wrangler's note stay behind.
 mkdirSync(OUT, { recursive: true });
 await build({

@@ -1,10 +1,11 @@
 /**
  * The local runtimes of one server: one workerd process each, started by this (the supervisor's)
  * process with a configuration Miniflare built in a short-lived Node process
- * (workerd-config-builder.mjs), behind a lifeline that ends it when the supervisor is gone, even
- * SIGKILLed (workerd-launch.mjs). No Node process stays beside the runtimes to hold Miniflare
- * (issue #43: that one was ~130 MB resident idle). The `npm start` supervisor keeps a host runtime
- * (a warm standby beside it with HOST_STANDBY=warm) and a few sandbox runners.
+ * (workerd-config-builder.mjs, driven by config-builder-client.mjs), behind a lifeline that ends
+ * it when the supervisor is gone, even SIGKILLed (workerd-launch.mjs). No Node process stays
+ * beside the runtimes to hold Miniflare (issue #43: that one was ~130 MB resident idle). The
+ * `npm start` supervisor keeps a host runtime (a warm standby beside it with HOST_STANDBY=warm)
+ * and a few sandbox runners.
  *
  * One configuration serves every runtime started from the same options: the host and each of its
  * replacements, every runner (their sockets differ only on the command line). The bytes are kept
@@ -12,28 +13,16 @@
  * on its stdin, never in a file or a process environment).
  */
 import { createHash } from "node:crypto";
-import { spawn } from "node:child_process";
-import { mkdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
+import { configBuilder } from "./config-builder-client.mjs";
 import { healthRequest } from "./health-request.mjs";
 import { killGroup } from "./process-group.mjs";
 import { runtimeSockets } from "./socket-folder.mjs";
-import { RUNTIME_HOST_NODE_FLAGS, withFlags } from "./v8-flags.mjs";
+import { withFlags } from "./v8-flags.mjs";
 import { controlLine, logText, spawnWorkerd, workerdArguments } from "./workerd-launch.mjs";
 
-const BUILDER = fileURLToPath(new URL("./workerd-config-builder.mjs", import.meta.url));
-/**
- * How long one configuration build may take before it fails: Miniflare builds a configuration in
- * well under a second (a few seconds with a big spec on a loaded machine). A build that never
- * answers (a Miniflare that no longer hands workerd its configuration the way the builder
- * expects) would otherwise leave every later start waiting on the same cached promise; failed,
- * the builder is ended and the next start builds anew.
- */
-export const BUILD_TIMEOUT_MS = 60_000;
-/** How long the configuration builder stays after its last build (the next start's may follow). */
-export const BUILDER_IDLE_MS = 15_000;
 // The line a runtime prints when its workerd crashed (a fatal banner of workerd's own).
 const CRASH_LINE = "The Workers runtime crashed unexpectedly";
 // Request lines of the supervisor's own probes (several a second) would drown the rest.
@@ -75,13 +64,6 @@ const PROBE_LINE = /\bHEAD \/health\b/;
  * @property {(options: { name: string, message: RuntimeMessage, onCrashLine: () => void }) => Runtime} start
  * @property {() => Promise<void>} stop - ends every runtime (and the configuration builder)
  * @property {() => number[]} pids - the workerd processes running now
- */
-
-/**
- * @typedef {object} Built
- * @property {string} command - workerd's path
- * @property {string[]} args - workerd's command line as Miniflare built it
- * @property {Uint8Array} config - the configuration (Cap'n Proto)
  */
 
 /**
@@ -143,7 +125,7 @@ export function createRuntimeHost(env, folder) {
   const live = new Set();
   /** @type {WeakMap<RuntimeMessage, { key: string, parts: ReturnType<typeof configParts> }>} */
   const seen = new WeakMap();
-  /** @type {Map<string, Promise<Built>>} */
+  /** @type {Map<string, Promise<import("./config-builder-client.mjs").Built>>} */
   const configs = new Map();
   const builder = configBuilder({ ...env, TMPDIR: join(folder, "tmp") });
 
@@ -316,110 +298,6 @@ export function createRuntimeHost(env, folder) {
       if (stopped) ended("the server is stopping");
       else void launch();
       return runtime;
-    },
-  };
-}
-
-/**
- * The configuration builder (workerd-config-builder.mjs), started when a configuration is needed
- * and ended {@link BUILDER_IDLE_MS} after its last one.
- * @param {Record<string, string>} env - its environment (TMPDIR: Miniflare's temporary folder)
- */
-function configBuilder(env) {
-  /** @type {import("node:child_process").ChildProcess | undefined} */
-  let child;
-  /** @type {Map<string, { resolve: (built: Built) => void, reject: (error: Error) => void }>} */
-  const pending = new Map();
-  /** @type {string[]} */
-  const output = [];
-  /** @type {NodeJS.Timeout | undefined} */
-  let idle;
-  let builds = 0;
-
-  const end = () => {
-    clearTimeout(idle);
-    if (child?.connected) child.disconnect();
-  };
-  const ensure = () => {
-    if (child && child.exitCode === null && child.signalCode === null && child.connected)
-      return child;
-    mkdirSync(/** @type {string} */ (env.TMPDIR), { recursive: true, mode: 0o700 });
-    const started = spawn(process.execPath, [...RUNTIME_HOST_NODE_FLAGS, BUILDER], {
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe", "ipc"],
-      serialization: "advanced",
-      env: /** @type {NodeJS.ProcessEnv} */ (/** @type {unknown} */ (env)),
-    });
-    child = started;
-    for (const stream of [started.stdout, started.stderr])
-      if (stream)
-        createInterface({ input: stream }).on("line", (text) => {
-          output.push(text);
-          if (output.length > 20) output.shift();
-        });
-    started.on("message", (/** @type {any} */ m) => {
-      const waiter = pending.get(m?.id);
-      if (!waiter) return;
-      pending.delete(m.id);
-      if (typeof m.error === "string") waiter.reject(new Error(m.error));
-      else
-        waiter.resolve({
-          command: String(m.command),
-          args: /** @type {string[]} */ (m.args).map(String),
-          // As it came (a copy would hold the bytes twice until a collection).
-          config: m.config instanceof Uint8Array ? m.config : new Uint8Array(m.config),
-        });
-      if (pending.size === 0) {
-        clearTimeout(idle);
-        idle = setTimeout(end, BUILDER_IDLE_MS);
-        idle.unref();
-      }
-    });
-    started.once("exit", (code, signal) => {
-      const why = new Error(
-        `The configuration builder exited (${signal ?? `code ${code}`}) before it answered.${output.length > 0 ? ` Its last output:\n${output.join("\n")}` : ""}`,
-      );
-      for (const waiter of pending.values()) waiter.reject(why);
-      pending.clear();
-    });
-    return started;
-  };
-
-  return {
-    end,
-    /**
-     * @param {Record<string, unknown>} options
-     * @param {string} v8Flags
-     * @returns {Promise<Built>}
-     */
-    build: (options, v8Flags) => {
-      clearTimeout(idle);
-      const id = `b${++builds}`;
-      const started = ensure();
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => {
-          if (!pending.delete(id)) return;
-          reject(
-            new Error(
-              `The configuration builder did not answer within ${BUILD_TIMEOUT_MS / 1_000} s (a Miniflare version this server does not know?).${output.length > 0 ? ` Its last output:\n${output.join("\n")}` : ""}`,
-            ),
-          );
-          // A builder stuck once is not trusted with the next build: a fresh one starts.
-          if (started.exitCode === null) started.kill("SIGKILL");
-        }, BUILD_TIMEOUT_MS);
-        timer.unref();
-        pending.set(id, {
-          resolve: (built) => {
-            clearTimeout(timer);
-            resolve(built);
-          },
-          reject: (error) => {
-            clearTimeout(timer);
-            reject(error);
-          },
-        });
-        started.send({ build: id, options, v8Flags });
-      });
     },
   };
 }

@@ -33,10 +33,27 @@ export function specsWithLaunch(
   }
   // Written only by the launchers; a broken value leaves the built-in specs (and SPEC's check
   // then names the spec it cannot find).
-  if (parsed && typeof parsed === "object" && !Array.isArray(parsed))
-    for (const [name, compact] of Object.entries(parsed)) specs[name] = JSON.stringify(compact);
+  if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) {
+    const entries = Object.entries(parsed);
+    for (const [name, compact] of entries)
+      specs[name] = (entries.length === 1 && ownText(text, name)) || JSON.stringify(compact);
+  }
   memo = { text, base, specs };
   return specs;
+}
+
+/**
+ * The one spec's text inside the launch var, as a slice of it, or `undefined` when the var is not
+ * `{"<name>":<spec>}` exactly (the launchers write it so: one spec, JSON.stringify, non-ASCII
+ * escaped). Why: the var's text stays in the isolate's env for its life anyway, and V8 makes a
+ * slice a view of it, where `JSON.stringify` of the parsed spec held a second copy (8 MB for
+ * Cloudflare's spec, in UTF-16 since the spec has a few non-Latin-1 characters; issue #43).
+ * @param text - the launch var (parsed already: valid JSON, one key)
+ * @param name - its one key
+ */
+function ownText(text: string, name: string): string | undefined {
+  const prefix = `{${JSON.stringify(name)}:`;
+  return text.startsWith(prefix) && text.endsWith("}") ? text.slice(prefix.length, -1) : undefined;
 }
 
 /**

@@ -21,6 +21,7 @@ import { RESERVE_RING } from "../../../src/executor/runners/runner-reserve";
 import {
   DEFAULT_RUN_TIMEOUT_MS,
   REFUSED,
+  releaseBytes,
   RUN_END_MARGIN_MS,
   runDeadlineFor,
   SandboxRunner,
@@ -172,5 +173,46 @@ export default class extends WorkerEntrypoint { run() { return new Promise(() =>
     while (underWay() > before && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
     expect(underWay()).toBe(before);
     expect(loader.busy()).toEqual([0]);
+  });
+});
+
+describe("SandboxRunner frees a run's bytes once it has sent them on (issue #43)", () => {
+  // A loaded worker that answers the size and a checksum of the extension data it received.
+  const SUMS: WorkerLoaderWorkerCode = {
+    ...CODE,
+    modules: {
+      "main.js": `import { WorkerEntrypoint } from "cloudflare:workers";
+export default class extends WorkerEntrypoint { run(request) {
+  const data = request.extensions[0].data;
+  let sum = 0;
+  for (let i = 0; i < data.length; i += 4096) sum = (sum + data[i]) % 65521;
+  return { length: data.length, sum };
+} }`,
+    },
+  };
+
+  it("the loaded worker gets the whole data, and the runner's copy is detached right after", async () => {
+    // 4 MiB, a packed spec's size (Cloudflare's is 4.2 MB): before, each search left such a copy
+    // in the runner's isolate until its next collection, and the runners grew ~100 MB each under
+    // 16 clients' searches.
+    const data = new Uint8Array(4 * 1_048_576);
+    for (let i = 0; i < data.length; i += 4096) data[i] = i % 251;
+    let sum = 0;
+    for (let i = 0; i < data.length; i += 4096) sum = (sum + (data[i] ?? 0)) % 65521;
+    const { bridge } = host();
+    // Called in this isolate, the test's request stands for the copy RPC hands a runner.
+    const request = { extensions: [{ name: "openapi", namespace: "codemode", data }] };
+    expect(await runner().load(SECRET, SUMS, request, bridge)).toEqual({
+      answer: { length: 4 * 1_048_576, sum },
+    });
+    expect(data.buffer.byteLength).toBe(0);
+  });
+
+  it("leaves strings and requests without extensions alone", () => {
+    const request = { extensions: [{ name: "request", data: "text" }, null, { data: 5 }] };
+    releaseBytes(request);
+    releaseBytes(null);
+    releaseBytes({ extensions: "no" });
+    expect(request.extensions[0]).toEqual({ name: "request", data: "text" });
   });
 });

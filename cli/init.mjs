@@ -282,6 +282,11 @@ export function projectFiles({
       test: "tsc --noEmit && vitest run",
       deploy: "wrangler deploy",
       typecheck: "tsc --noEmit",
+      // The operator's read-only skills (skills/README.md), bundled for the Worker to import.
+      skills: "code-mode-mcp skills pack skills src/skills.json",
+      predev: "npm run skills",
+      pretest: "npm run skills",
+      predeploy: "npm run skills",
     },
     dependencies: {
       "code-mode-mcp": `file:vendor/${tarball}`,
@@ -382,6 +387,8 @@ export function projectFiles({
       `const ENDPOINTS = ${JSON.stringify(withCode ? ["/mcp", "/mcp/code"] : ["/mcp"])};`,
     ),
     "README.md": readme({ name, sample, upstream, oauth }),
+    "skills/README.md": template("skills/README.md"),
+    "src/skills.json": "[]\n",
   };
   if (oauth)
     for (const file of ["src/oauth.ts", "src/consent.ts", "src/attempt-limiter.ts"])
@@ -462,7 +469,8 @@ ${oauth ? oauthSection({ name, url, risk, secrets }) : keySection({ name, url, r
 ## What is where
 
 - \`/mcp\`: ${sample ? "the sample API in src/openapi.json" : "your API (src/openapi.json)"} as two tools, \`search\` and \`execute\` (src/api.ts).
-${sample || upstream !== undefined ? `- \`/mcp/code\`: ${upstream ?? "a sample MCP server"}'s tools as one \`code\` tool (src/code.ts).\n` : ""}
+${sample || upstream !== undefined ? `- \`/mcp/code\`: ${upstream ?? "a sample MCP server"}'s tools as one \`code\` tool (src/code.ts).\n` : ""}- \`skills/\`: read-only skills this server ships to every caller, one Agent Skills folder each (skills/README.md).
+
 \`\`\`sh
 npm run dev      # http://localhost:8787/mcp
 npm test         # type-check, then MCP clients against the Worker inside workerd

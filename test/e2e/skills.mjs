@@ -281,7 +281,11 @@ async function grant(url, user) {
   });
   const approved = await fetch(`${url}/authorize?${query}`, {
     method: "POST",
-    body: new URLSearchParams({ user, passphrase: PASSWORD }),
+    body: new URLSearchParams({
+      user,
+      passphrase: PASSWORD,
+      user_passphrase: `${user} own passphrase`,
+    }),
     redirect: "manual",
   });
   check(approved.status === 302, `/authorize for ${user} answered ${approved.status}`);

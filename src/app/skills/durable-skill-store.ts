@@ -21,7 +21,7 @@ import {
   type SkillStoreObject,
 } from "./skill-store-object";
 
-/** Token owners this isolate has seen registered (a cache: registration is never undone). */
+/** Most token owners an isolate remembers as registered (a cache: registration is never undone). */
 const KNOWN_MAX = 10_000;
 
 /**

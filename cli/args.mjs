@@ -331,6 +331,7 @@ Usage:
   npx code-mode-mcp deploy [--dry-run] [-- <wrangler deploy options>]
   npx code-mode-mcp skills list|show|delete|rollback|export|import … [--url <server>]
                                                       your saved skills on a running server
+  npx code-mode-mcp skills pack <folder> <file.json>  operator skills as JSON for a library Worker
 
 Options:
   --spec <file>       OpenAPI 2.0/3.0/3.1 file, JSON or YAML             (SPEC_FILE)

@@ -118,7 +118,8 @@ ${whoCanCall(oauth ? ACCESS.oauth : ACCESS.key, { name, url, sample, oauth })}
 ## What is where
 
 - \`/mcp\`: ${sample ? "the sample API in src/openapi.json" : "your API (src/openapi.json)"} as two tools, \`search\` and \`execute\` (src/api.ts).
-${sample || upstream !== undefined ? `- \`/mcp/code\`: ${upstream ?? "a sample MCP server"}'s tools as one \`code\` tool (src/code.ts).\n` : ""}
+${sample || upstream !== undefined ? `- \`/mcp/code\`: ${upstream ?? "a sample MCP server"}'s tools as one \`code\` tool (src/code.ts).\n` : ""}- \`skills/\`: read-only skills this server ships to every caller, one Agent Skills folder each (skills/README.md).
+
 \`\`\`sh
 npm run dev      # http://localhost:8787/mcp
 npm test         # type-check, then MCP clients against the Worker inside workerd

@@ -283,6 +283,11 @@ export function projectFiles({
       test: "tsc --noEmit && vitest run",
       deploy: "wrangler deploy",
       typecheck: "tsc --noEmit",
+      // The operator's read-only skills (skills/README.md), bundled for the Worker to import.
+      skills: "code-mode-mcp skills pack skills src/skills.json",
+      predev: "npm run skills",
+      pretest: "npm run skills",
+      predeploy: "npm run skills",
     },
     dependencies: {
       "code-mode-mcp": `file:vendor/${tarball}`,
@@ -383,6 +388,8 @@ export function projectFiles({
       `const ENDPOINTS = ${JSON.stringify(withCode ? ["/mcp", "/mcp/code"] : ["/mcp"])};`,
     ),
     "README.md": projectReadme({ name, sample, upstream, oauth }),
+    "skills/README.md": template("skills/README.md"),
+    "src/skills.json": "[]\n",
   };
   if (oauth)
     for (const file of ["src/oauth.ts", "src/consent.ts", "src/attempt-limiter.ts"])

@@ -1,6 +1,7 @@
 // `code-mode-mcp skills …`: a principal's saved skills on a running server, over its HTTP API
 // (/api/skills, src/app/skills/skills-api.ts): list, show, delete, roll back, export to Agent
-// Skills folders and import from them. Whose skills: the caller the server sees, so the key or
+// Skills folders and import from them; and `pack`, which needs no server: a folder of operator
+// skills bundled as JSON for a library project's Worker. Whose skills: the caller the server sees, so the key or
 // token comes from the environment (MCP_API_KEY, or CODE_MODE_MCP_TOKEN for an OAuth access
 // token), never from a flag.
 import {
@@ -23,6 +24,7 @@ export const SKILLS_USAGE = `npx code-mode-mcp skills list
   npx code-mode-mcp skills rollback <name> <version>
   npx code-mode-mcp skills export <folder>
   npx code-mode-mcp skills import <folder>
+  npx code-mode-mcp skills pack <folder> <file.json>
 (--url <server>, default http://127.0.0.1:$PORT or :8787; MCP_API_KEY or CODE_MODE_MCP_TOKEN from the environment)`;
 
 /** Largest file read from an import folder: a SKILL.md or a script (the server bounds them again). */
@@ -105,8 +107,8 @@ export async function skillsCommand({
       return 0;
     }
     if (sub === "delete" && first) {
-      await call(`/${encodeURIComponent(first)}`, { method: "DELETE" });
-      out(`Deleted skill "${first}" (every version); new runs no longer find it.`);
+      const answer = await call(`/${encodeURIComponent(first)}`, { method: "DELETE" });
+      out(answer?.note ?? `Deleted skill "${first}" (every version); new runs no longer find it.`);
       return 0;
     }
     if (sub === "rollback" && first && second) {
@@ -126,6 +128,17 @@ export async function skillsCommand({
         for (const [path, text] of Object.entries(folder.files))
           writeInside(root, join(String(folder.folder), path), String(text));
       out(`Exported ${folders.length} skill(s) to ${root}.`);
+      return 0;
+    }
+    if (sub === "pack" && first && second) {
+      // No server: the operator's read-only skills of a library project (`init`), bundled at
+      // build time as JSON its Worker imports (`skills: { readOnly }`, docs/skills.md), which
+      // checks each like a save when the server is created.
+      const folders = readSkillFolders(resolve(first));
+      writeFileSync(resolve(second), `${JSON.stringify(folders, null, 2)}\n`);
+      out(
+        `Packed ${folders.length} skill folder(s) from ${resolve(first)} into ${resolve(second)}.`,
+      );
       return 0;
     }
     if (sub === "import" && first) {

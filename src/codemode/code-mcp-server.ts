@@ -44,6 +44,7 @@ import { runSessions, type RunSessions } from "./upstream/run-sessions";
 import { RunTrace } from "./runs/run-trace";
 import { setTaskSupport } from "../mcp/tasks/task-tools";
 import type { CodeMcpServerOptions, CodeServerRequest } from "./code-server-options";
+import { resolveSkills } from "./skills/resolved-skills";
 import { SkillRun } from "./skills/skill-run";
 import { SKILLS_ROOM, skillsSection } from "./skills/skill-listing";
 import {
@@ -85,6 +86,8 @@ export function codeMcpServer(
   // each run, so limits configured on the executor itself (e.g. its timeout) still apply.
   const limits: Partial<ExecutorLimits> = { ...TOOL_LIMITS, ...options.limits };
   const { maxResultBytes } = resolveLimits(limits);
+  // Resolved now, so a bad read-only skill fails at start; no store and no read-only skills: off.
+  const skillsOption = options.skills && resolveSkills(options.skills) ? options.skills : undefined;
   const catalogs = new CodeCatalogs(upstreams, options.secrets ?? [], {
     serverName:
       options.upstreamName ??
@@ -92,7 +95,7 @@ export function codeMcpServer(
         ? Object.keys(options.upstreams).join(", ")
         : (options.name ?? "the upstream server")),
     // With skills on, the last SKILLS_ROOM characters of the budget are theirs.
-    budget: (options.descriptionBudget ?? 2_048) - (options.skills ? SKILLS_ROOM + 2 : 0),
+    budget: (options.descriptionBudget ?? 2_048) - (skillsOption ? SKILLS_ROOM + 2 : 0),
     maxResultBytes,
     ...(options.description === undefined ? {} : { extra: options.description }),
   });
@@ -115,7 +118,7 @@ export function codeMcpServer(
     if (deferred) listing.catch(() => {}); // awaited by the handler; never unhandled meanwhile
     const tools = deferred ? undefined : await listing;
     // Whose skills this request uses, and (for a listing) which they are.
-    const skills = options.skills && skillsFor(options.skills, request?.authInfo, "code");
+    const skills = skillsOption && skillsFor(skillsOption, request?.authInfo, "code");
     const skillsText =
       skills && !deferred && !(tools instanceof Error) && mayListTools(request?.requestInfo)
         ? `\n\n${skillsSection(usableIn(await skills.store.list(skills.owner), "code"), SKILLS_ROOM)}`

@@ -78,3 +78,4 @@ export type {
   StoredSkill,
 } from "./skills/skill-store";
 export type { SkillsOptions } from "./skills/skills-options";
+export type { SkillFolder } from "./skills/agent-skill-format";

@@ -36,6 +36,7 @@ import type { RunRecorder } from "./runs/run-record";
 import { RunTrace } from "./runs/run-trace";
 import { errorText, mayListTools, skillsFor, usableIn, withNotes } from "./skills/caller-skills";
 import { SKILLS_ROOM, skillsSection } from "./skills/skill-listing";
+import { resolveSkills } from "./skills/resolved-skills";
 import { SkillRun } from "./skills/skill-run";
 import type { SkillsOptions } from "./skills/skills-options";
 
@@ -126,7 +127,8 @@ export function openApiMcpServer(
     registerExecute(server, setup, factoryCtx, executeText);
     return server;
   };
-  const skillsOption = options.skills;
+  // Resolved now, so a bad read-only skill fails at start; no store and no read-only skills: off.
+  const skillsOption = options.skills && resolveSkills(options.skills) ? options.skills : undefined;
   if (!skillsOption)
     return (factoryCtx?: McpServerFactoryContext) => build(factoryCtx, setup.executeText);
   // With skills, `execute` lists the caller's (read from the store); a request that lists no

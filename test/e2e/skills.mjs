@@ -4,7 +4,8 @@
 // the skill with typed input and an invalid input is refused before it runs; the CLI rolls back
 // to version 1, runs use 1 and the run history names it; an operator skill from SKILLS_DIR is
 // callable and cannot be overwritten; the CLI exports, a fresh server imports, the calls give the
-// same answers; a malformed SKILL.md is refused naming the problem.
+// same answers; a malformed SKILL.md is refused naming the problem; two OAuth users (real
+// grants) see and call only their own skills and both call the operator's, read-only.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -56,24 +57,25 @@ const saving = (version) => `async () => {
   return answer;
 }`;
 
-/** @param {string} url @param {"v1" | "v2"} sdk */
-async function open(url, sdk) {
+/** @param {string} url @param {"v1" | "v2"} sdk @param {string} [token] an OAuth access token */
+async function open(url, sdk, token) {
+  const requestInit = token ? { headers: { authorization: `Bearer ${token}` } } : {};
   if (sdk === "v1") {
     const client = new V1Client({ name: "e2e-skills-v1", version: "1.0.0" });
-    await client.connect(new V1Transport(new URL(`${url}/mcp/code`)));
+    await client.connect(new V1Transport(new URL(`${url}/mcp/code`), { requestInit }));
     return client;
   }
   const client = new V2Client(
     { name: "e2e-skills-v2", version: "1.0.0" },
     { versionNegotiation: { mode: "auto" } },
   );
-  await client.connect(new V2Transport(new URL(`${url}/mcp/code`)));
+  await client.connect(new V2Transport(new URL(`${url}/mcp/code`), { requestInit }));
   return client;
 }
 
-/** One `code` call over a fresh client. @param {string} url @param {string} code @param {"v1" | "v2"} [sdk] */
-async function run(url, code, sdk = "v2") {
-  const client = await open(url, sdk);
+/** One `code` call over a fresh client. @param {string} url @param {string} code @param {"v1" | "v2"} [sdk] @param {string} [token] */
+async function run(url, code, sdk = "v2", token) {
+  const client = await open(url, sdk, token);
   try {
     return /** @type {any} */ (await client.callTool({ name: "code", arguments: { code } }));
   } finally {
@@ -239,6 +241,118 @@ try {
   );
   console.log(
     "e2e skills: exported, imported into a fresh server, same answers; malformed SKILL.md refused — ok",
+  );
+} finally {
+  await server.stop();
+}
+
+// Two OAuth users, each with a real grant (register, consent with OAUTH_PASSWORD, token): each
+// sees and calls only their own skills (ana through SDK v1, bob through SDK v2); the operator's
+// read-only skill is callable by both and neither can overwrite it.
+const PASSWORD = "e2e skills passphrase 0123456789";
+const REDIRECT_URI = "http://127.0.0.1:9/callback";
+/** @param {Uint8Array} bytes */
+const base64url = (bytes) => Buffer.from(bytes).toString("base64url");
+/** @param {string} url @param {string} user @returns {Promise<string>} an access token */
+async function grant(url, user) {
+  const registered = await fetch(`${url}/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      client_name: "e2e skills",
+      redirect_uris: [REDIRECT_URI],
+      token_endpoint_auth_method: "none",
+    }),
+  });
+  check(registered.status === 201, `/register answered ${registered.status}`);
+  const { client_id } = /** @type {{ client_id: string }} */ (await registered.json());
+  const verifier = base64url(crypto.getRandomValues(new Uint8Array(32)));
+  const challenge = base64url(
+    new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))),
+  );
+  const query = new URLSearchParams({
+    response_type: "code",
+    client_id,
+    redirect_uri: REDIRECT_URI,
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+    scope: "mcp",
+    state: "s",
+  });
+  const approved = await fetch(`${url}/authorize?${query}`, {
+    method: "POST",
+    body: new URLSearchParams({
+      user,
+      passphrase: PASSWORD,
+      user_passphrase: `${user} own passphrase`,
+    }),
+    redirect: "manual",
+  });
+  check(approved.status === 302, `/authorize for ${user} answered ${approved.status}`);
+  const code = new URL(/** @type {string} */ (approved.headers.get("location"))).searchParams.get(
+    "code",
+  );
+  const token = await fetch(`${url}/token`, {
+    method: "POST",
+    body: new URLSearchParams({
+      grant_type: "authorization_code",
+      code: /** @type {string} */ (code),
+      redirect_uri: REDIRECT_URI,
+      client_id,
+      code_verifier: verifier,
+    }),
+  });
+  check(token.status === 200, `/token for ${user} answered ${token.status}`);
+  return /** @type {{ access_token: string }} */ (await token.json()).access_token;
+}
+
+server = await startServer({ OAUTH: "on", OAUTH_PASSWORD: PASSWORD, SKILLS_DIR: operator });
+try {
+  const ana = await grant(server.url, "ana");
+  const bob = await grant(server.url, "bob");
+  const saved = await run(server.url, saving(1), "v1", ana);
+  check(
+    !saved.isError && /Saved skill "blockedIn" as version 1/.test(saved.content.at(-1)?.text),
+    `ana saves over SDK v1: ${JSON.stringify(saved.content)}`,
+  );
+  const byAna = await run(server.url, CALL, "v1", ana);
+  check(!byAna.isError && JSON.parse(text(byAna)).version === 1, `ana calls hers: ${text(byAna)}`);
+  const byBob = await run(server.url, CALL, "v2", bob);
+  check(byBob.isError === true, `bob cannot call ana's skill: ${text(byBob)}`);
+  /** @param {string} token */
+  const listed = async (token) =>
+    (
+      await (
+        await fetch(`${server.url}/api/skills`, { headers: { authorization: `Bearer ${token}` } })
+      ).json()
+    ).skills.map((/** @type {{ name: string }} */ s) => s.name);
+  check(
+    JSON.stringify(await listed(ana)) === JSON.stringify(["blockedIn", "double"]),
+    `ana lists hers and the operator's: ${await listed(ana)}`,
+  );
+  check(
+    JSON.stringify(await listed(bob)) === JSON.stringify(["double"]),
+    `bob lists only the operator's: ${await listed(bob)}`,
+  );
+  for (const [token, sdk] of /** @type {const} */ ([
+    [ana, "v1"],
+    [bob, "v2"],
+  ])) {
+    const doubled = await run(server.url, "async () => skills.double({ n: 21 })", sdk, token);
+    check(text(doubled) === "42", `the operator's skill runs for each user: ${text(doubled)}`);
+    const over = await run(
+      server.url,
+      `async () => skills.save({ name: "double", description: "mine", input: { type: "object" }, run: async () => 0 })`,
+      sdk,
+      token,
+    );
+    check(
+      over.isError && /read-only skill the operator ships/.test(text(over)),
+      `no user overwrites the operator's skill: ${text(over)}`,
+    );
+  }
+  console.log(
+    "e2e skills: two OAuth users (real grants, SDK v1 and v2) see and call only their own; the operator's runs for both, read-only — ok",
   );
 } finally {
   await server.stop();

@@ -61,6 +61,15 @@ export function tokenRequest(code: string, clientId: string, verifier: string): 
   };
 }
 
+/**
+ * The passphrase the tests' user `user` sets at their first sign-in and sends at every later one
+ * (src/app/oauth/user-passphrase.ts): one per name, so files sharing the OAuth store agree.
+ * @param user - the user name
+ */
+export function userPassphrase(user: string): string {
+  return `${user} own passphrase`;
+}
+
 /** What the flows below call: a Worker's fetch (the tests' `configured(...)`). */
 type Fetch = (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
 
@@ -103,7 +112,7 @@ export async function accessToken(
   const url = `${base}/authorize?${authorizeQuery(clientId, challenge, { scope: "mcp" })}`;
   const approved = await worker(url, {
     method: "POST",
-    body: new URLSearchParams({ user, passphrase }),
+    body: new URLSearchParams({ user, passphrase, user_passphrase: userPassphrase(user) }),
     redirect: "manual",
   });
   if (approved.status !== 302) throw new Error(`authorize answered ${approved.status}`);

@@ -83,8 +83,39 @@ export const SKILL_STORE_CONTRACT: Record<string, (store: SkillStore) => Promise
     expect(await store.get("a", "s", 1)).toBeUndefined();
     expect(await store.list("a")).toEqual([]);
     expect(await store.delete("a", "s")).toBe(false);
-    // A new skill of the same name starts again at 1.
-    expect((await store.save("a", draft("s"), limits)).version).toBe(1);
+  },
+  "never reuses a version number of a deleted name": async (store) => {
+    await store.save("a", draft("s", "async () => 1"), limits);
+    await store.save("a", draft("s", "async () => 2"), limits);
+    expect(await store.delete("a", "s")).toBe(true);
+    // Saved again, the name continues its numbering: a run record naming v2 names one code.
+    const again = await store.save("a", draft("s", "async () => 3"), limits);
+    expect(again.version).toBe(3);
+    expect((await store.list("a")).map((s) => [s.name, s.version, s.latest])).toEqual([
+      ["s", 3, 3],
+    ]);
+    expect(await store.get("a", "s", 2)).toBeUndefined();
+    expect((await store.versions("a", "s")).map((v) => v.version)).toEqual([3]);
+    await store.delete("a", "s");
+    expect((await store.save("a", draft("s"), limits)).version).toBe(4);
+    // Another owner's numbering is their own.
+    expect((await store.save("b", draft("s"), limits)).version).toBe(1);
+  },
+  "saves several all or none": async (store) => {
+    // Optional in the interface; both of ours have it.
+    expect(store.saveAll).toBeTypeOf("function");
+    await store.save("a", draft("one"), limits);
+    // One kept and two new names would be three skills: none of them is saved.
+    await expect(
+      store.saveAll!("a", [draft("one", "async () => 9"), draft("two"), draft("three")], limits),
+    ).rejects.toThrow("You already have 2 skills, the most allowed");
+    expect((await store.list("a")).map((s) => [s.name, s.version])).toEqual([["one", 1]]);
+    const saved = await store.saveAll!("a", [draft("one", "async () => 9"), draft("two")], limits);
+    expect(saved.map((s) => [s.name, s.version])).toEqual([
+      ["one", 2],
+      ["two", 1],
+    ]);
+    expect((await store.get("a", "one"))?.code).toBe("async () => 9");
   },
 };
 

@@ -85,6 +85,18 @@ export async function checkInitProject({ work, tarball, log, started }) {
   check(passed !== undefined, `npm test:\n${tested}`);
   log(`the project's npm test: tsc, then ${passed} tests in workerd passed`);
 
+  // An operator skill dropped into skills/ (skills/README.md): `npm run dev` bundles it
+  // (predev: code-mode-mcp skills pack) and both tools call it, read-only.
+  await mkdir(join(project, "skills", "double", "scripts"), { recursive: true });
+  await writeFile(
+    join(project, "skills", "double", "SKILL.md"),
+    '---\nname: double\ndescription: "Doubles n."\n---\n\n## Input schema\n\n```json\n{ "type": "object", "properties": { "n": { "type": "number" } }, "required": ["n"] }\n```\n',
+  );
+  await writeFile(
+    join(project, "skills", "double", "scripts", "double.js"),
+    "async ({ n }) => n * 2\n",
+  );
+
   const [port, inspector] = [await freePort(), await freePort()];
   const dev = start(
     "npm",
@@ -129,6 +141,21 @@ export async function checkInitProject({ work, tarball, log, started }) {
     },
   });
   check(!executed.isError && text(executed) === "2", `execute → ${JSON.stringify(executed)}`);
+  const doubled = await api.callTool({
+    name: "execute",
+    arguments: { code: "async () => skills.double({ n: 21 })" },
+  });
+  check(!doubled.isError && text(doubled) === "42", `skills.double → ${JSON.stringify(doubled)}`);
+  const overwrite = await api.callTool({
+    name: "execute",
+    arguments: {
+      code: `async () => skills.save({ name: "double", description: "d", input: { type: "object" }, run: async () => 0 })`,
+    },
+  });
+  check(
+    overwrite.isError === true && /read-only skill/.test(text(overwrite)),
+    `skills.save over double → ${JSON.stringify(overwrite)}`,
+  );
   await api.close();
   const code = await connect(`${base}/mcp/code`, /** @type {string} */ (key));
   const ran = await code.callTool({
@@ -138,10 +165,15 @@ export async function checkInitProject({ work, tarball, log, started }) {
     },
   });
   check(!ran.isError && text(ran).includes("ana+bo+ana+cy"), `code → ${JSON.stringify(ran)}`);
+  const viaCode = await code.callTool({
+    name: "code",
+    arguments: { code: "async () => skills.double({ n: 5 })" },
+  });
+  check(text(viaCode) === "10", `code: skills.double → ${JSON.stringify(viaCode)}`);
   await code.close();
   await dev.stop();
   log(
-    "npm run dev: refuses a request without the key (401); search, execute (/mcp) and code (/mcp/code) answer real MCP clients with it",
+    "npm run dev: refuses a request without the key (401); search, execute (/mcp) and code (/mcp/code) answer real MCP clients with it; the operator skill in skills/ is callable in both, read-only",
   );
   return { project };
 }

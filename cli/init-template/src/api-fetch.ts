@@ -7,6 +7,7 @@
 import { createMcpHandler, openApiMcpServer, WorkerLoaderExecutor } from "code-mode-mcp";
 import { env } from "cloudflare:workers";
 import spec from "./openapi.json";
+import operatorSkills from "./skills.json";
 
 // Secrets are undefined when not set (.dev.vars locally, `wrangler secret put` deployed): an
 // unset token is simply not sent, an unset state key leaves approvals unanswerable (every write
@@ -36,6 +37,8 @@ export const apiHandler = createMcpHandler(
     secrets: token ? [token] : [],
     // Ask a person before every request that is not a GET.
     approval: true,
+    // The operator's read-only skills: skills/ bundled by `npm run skills` (skills/README.md).
+    skills: { readOnly: operatorSkills },
   }),
   // The approval's state travels sealed between the client's rounds (MRTR, protocol 2026-07-28).
   { route: "/mcp", ...(stateKey ? { requestState: { key: stateKey } } : {}) },

@@ -5,6 +5,7 @@
 import { createMcpHandler, openApiMcpServer, WorkerLoaderExecutor } from "code-mode-mcp";
 import { env } from "cloudflare:workers";
 import spec from "./openapi.json";
+import operatorSkills from "./skills.json";
 import { TASKS } from "./sample-data";
 
 /** The sample API: what a real API would answer for the two operations of the spec. */
@@ -24,6 +25,8 @@ export const apiHandler = createMcpHandler(
     spec,
     executor: new WorkerLoaderExecutor({ loader: env.LOADER }),
     request: async ({ method, path, query }) => sampleApi(method, path, query ?? {}),
+    // The operator's read-only skills: skills/ bundled by `npm run skills` (skills/README.md).
+    skills: { readOnly: operatorSkills },
   }),
   { route: "/mcp" },
 );

@@ -6,6 +6,7 @@ import { env } from "cloudflare:workers";
 import { codeMcpServer, createMcpHandler, WorkerLoaderExecutor } from "code-mode-mcp";
 import { z } from "zod";
 import { TASKS } from "./sample-data";
+import operatorSkills from "./skills.json";
 
 const task = z.object({
   id: z.number(),
@@ -30,6 +31,11 @@ tasks.registerTool(
 
 /** The MCP endpoint `/mcp/code`. */
 export const codeHandler = createMcpHandler(
-  codeMcpServer({ upstream: tasks, executor: new WorkerLoaderExecutor({ loader: env.LOADER }) }),
+  codeMcpServer({
+    upstream: tasks,
+    executor: new WorkerLoaderExecutor({ loader: env.LOADER }),
+    // The operator's read-only skills: skills/ bundled by `npm run skills` (skills/README.md).
+    skills: { readOnly: operatorSkills },
+  }),
   { route: "/mcp/code" },
 );

@@ -4,6 +4,7 @@
 // sent as a bearer token by this Worker, never seen by the sandbox.
 import { env } from "cloudflare:workers";
 import { codeMcpServer, createMcpHandler, WorkerLoaderExecutor } from "code-mode-mcp";
+import operatorSkills from "./skills.json";
 
 const token = env.UPSTREAM_TOKEN ?? "";
 
@@ -16,6 +17,8 @@ export const codeHandler = createMcpHandler(
     },
     executor: new WorkerLoaderExecutor({ loader: env.LOADER }),
     secrets: token ? [token] : [],
+    // The operator's read-only skills: skills/ bundled by `npm run skills` (skills/README.md).
+    skills: { readOnly: operatorSkills },
   }),
   { route: "/mcp/code" },
 );

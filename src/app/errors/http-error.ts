@@ -36,7 +36,9 @@ export const HTTP_ERROR_CODES = {
   skills_off: "saved skills are off (SKILLS=off)",
   skill_invalid: "a skill to save or import breaks a rule (name, size, format, read-only, limit)",
   invalid_authorization: "the OAuth authorization request is malformed or from an unknown client",
-  wrong_passphrase: "the OAuth consent form was sent with a wrong owner passphrase",
+  wrong_passphrase: "the OAuth consent form was sent with a wrong owner or user passphrase",
+  user_passphrase_needed:
+    "a first OAuth sign-in under a user name did not set that user's passphrase",
   too_many_attempts: "too many wrong passphrases; wait as Retry-After says",
   runtime_restarted: "the local runtime serving the request was replaced; retry (local server)",
   server_starting: "no runtime is ready yet: the server is starting; retry soon (local server)",

@@ -10,7 +10,9 @@
  * re-parses the original authorization request on submit (nothing is rebuilt from form
  * fields). Storage: the `OAUTH_KV` namespace when bound, else the `OAUTH_STORE` Durable Object.
  *
- * Wrong passphrases are limited per client and per address (attempt-limiter.ts).
+ * Wrong passphrases are limited per client and per address (attempt-limiter.ts). Each user name
+ * is bound to a passphrase of its own, set by its first grant (user-passphrase.ts), so holding
+ * `OAUTH_PASSWORD` does not let one user sign in as another.
  *
  * Does not do: federate to an identity provider (swap `/authorize` for your IdP's flow and put
  * the user's upstream token in `props` for per-user credentials).
@@ -25,6 +27,7 @@ import type { App } from "../app";
 import { HttpError, renderHttpError } from "../errors/http-error";
 import { consentAttempts } from "./attempt-limiter";
 import { storeKv } from "./store-kv";
+import { checkUserPassphrase, MIN_USER_PASSPHRASE } from "./user-passphrase";
 
 /** Routes that need an access token when OAuth is on. */
 export const OAUTH_API_ROUTES = ["/mcp", "/api/search", "/api/runs", "/api/skills", "/demo-api"];
@@ -121,8 +124,29 @@ async function authorize(request: Request, env: Cloudflare.Env): Promise<Respons
     const form = await request.formData();
     const user = String(form.get("user") ?? "").trim() || "owner";
     if (await samePassphrase(String(form.get("passphrase") ?? ""), oauthEnv.OAUTH_PASSWORD)) {
-      await attempts.succeeded();
       const userId = encodeURIComponent(user);
+      // The name is bound to its own passphrase (user-passphrase.ts): the owner's passphrase
+      // alone does not let one user sign in as another. A wrong one stays counted.
+      const own = await checkUserPassphrase(
+        oauthEnv.OAUTH_KV,
+        userId,
+        String(form.get("user_passphrase") ?? ""),
+      );
+      if (own === "wrong")
+        throw new HttpError(
+          401,
+          "wrong_passphrase",
+          `Wrong passphrase for the user "${user.slice(0, 100)}".`,
+          "Enter the passphrase you set at your first sign-in under this name, or sign in under another name; after five wrong ones the form locks for a while.",
+        );
+      if (own === "too_short")
+        throw new HttpError(
+          400,
+          "user_passphrase_needed",
+          `The first sign-in as "${user.slice(0, 100)}" sets that user's own passphrase: it needs at least ${MIN_USER_PASSPHRASE} characters.`,
+          "Go back and enter a passphrase of your own (it is asked at every later sign-in under this name).",
+        );
+      await attempts.succeeded();
       const { redirectTo } = await oauthEnv.OAUTH_PROVIDER.completeAuthorization({
         request: auth,
         userId,
@@ -148,6 +172,7 @@ async function authorize(request: Request, env: Cloudflare.Env): Promise<Respons
 <p>${esc(clientName)} asks to use this Code Mode MCP server${auth.scope.length ? ` (scopes: ${esc(auth.scope.join(", "))})` : ""}. The grant goes to <code>${esc(auth.redirectUri)}</code>: approve only if you started this sign-in from that client.</p>
 <form method="post" action="${esc(url.pathname + url.search)}">
 <p><label>Your name <input name="user" autocomplete="username"></label></p>
+<p><label>Your passphrase (your first sign-in under this name sets it) <input name="user_passphrase" type="password" autocomplete="new-password"></label></p>
 <p><label>Owner passphrase (OAUTH_PASSWORD) <input name="passphrase" type="password" autocomplete="current-password"></label></p>
 <p><button type="submit">Approve</button></p>
 </form>`,

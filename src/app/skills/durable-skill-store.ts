@@ -2,10 +2,27 @@
  * The product's {@link SkillStore}: each owner's skills in their own `SkillStoreObject`
  * (skill-store-object.ts), reached by name. A refusal the object answered as data is thrown
  * again here as the `CodeModeError` it was.
+ *
+ * Owners of forwarded tokens (`token:…`, skill-owner.ts) are anyone who sends a bearer token, so
+ * reaching their object on a read would leave one (an empty SQLite database) per random token:
+ * their first save registers them in one directory object ({@link OWNER_DIRECTORY}), and reads
+ * for a token owner it does not list answer "no skills" without touching an object. Other owners
+ * are bounded by authentication (the API key, OAuth grants, the one open set) and are read
+ * directly; their objects' reads write nothing (sql-skill-store.ts).
  */
 import { CodeModeError } from "../../errors";
+import { notKept } from "../../codemode/skills/memory-skill-store";
 import type { SkillStore } from "../../codemode/skills/skill-store";
-import type { SkillOp, SkillOpAnswer, SkillStoreObject } from "./skill-store-object";
+import { TOKEN_OWNER_PREFIX } from "./skill-owner";
+import {
+  OWNER_DIRECTORY,
+  type SkillOp,
+  type SkillOpAnswer,
+  type SkillStoreObject,
+} from "./skill-store-object";
+
+/** Most token owners an isolate remembers as registered (a cache: registration is never undone). */
+const KNOWN_MAX = 10_000;
 
 /**
  * A store over the `SKILLS` binding.
@@ -18,19 +35,57 @@ export function durableSkillStore(namespace: DurableObjectNamespace<SkillStoreOb
     if (!answer.ok) throw new CodeModeError(answer.code as "skill_invalid", answer.message);
     return (answer.value ?? undefined) as never;
   };
+  const directory = () => namespace.get(namespace.idFromName(OWNER_DIRECTORY));
+  const known = new Set<string>();
+  const gated = (owner: string) => owner.startsWith(TOKEN_OWNER_PREFIX) && !known.has(owner);
+  /** Whether the owner may have skills: false only for a token owner that never saved. */
+  const mayHave = async (owner: string): Promise<boolean> => {
+    if (!gated(owner)) return true;
+    if (!(await directory().hasOwner(owner))) return false;
+    remember(owner);
+    return true;
+  };
+  const register = async (owner: string): Promise<void> => {
+    if (!gated(owner)) return;
+    await directory().registerOwner(owner);
+    remember(owner);
+  };
+  const remember = (owner: string) => {
+    if (known.size >= KNOWN_MAX) known.clear();
+    known.add(owner);
+  };
   return {
-    list: (owner) => send(owner, { method: "list", args: [owner] }),
-    get: (owner, name, version) => send(owner, { method: "get", args: [owner, name, version] }),
-    versions: (owner, name) => send(owner, { method: "versions", args: [owner, name] }),
-    save: (owner, draft, limits) =>
-      send(owner, {
+    list: async (owner) =>
+      (await mayHave(owner)) ? send(owner, { method: "list", args: [owner] }) : [],
+    get: async (owner, name, version) =>
+      (await mayHave(owner))
+        ? send(owner, { method: "get", args: [owner, name, version] })
+        : undefined,
+    versions: async (owner, name) =>
+      (await mayHave(owner)) ? send(owner, { method: "versions", args: [owner, name] }) : [],
+    save: async (owner, draft, limits) => {
+      await register(owner);
+      return send(owner, {
         method: "save",
         args: [owner, draft, { maxSkills: limits.maxSkills, maxVersions: limits.maxVersions }],
-      }),
-    delete: (owner, name) => send(owner, { method: "delete", args: [owner, name] }),
-    rollBack: (owner, name, version) =>
-      send(owner, { method: "rollBack", args: [owner, name, version] }),
-    recordUses: (owner, uses, error) =>
-      send(owner, { method: "recordUses", args: [owner, uses, error] }),
+      });
+    },
+    saveAll: async (owner, drafts, limits) => {
+      await register(owner);
+      return send(owner, {
+        method: "saveAll",
+        args: [owner, drafts, { maxSkills: limits.maxSkills, maxVersions: limits.maxVersions }],
+      });
+    },
+    delete: async (owner, name) =>
+      (await mayHave(owner)) ? send(owner, { method: "delete", args: [owner, name] }) : false,
+    rollBack: async (owner, name, version) => {
+      if (!(await mayHave(owner))) throw notKept(name, version);
+      return send(owner, { method: "rollBack", args: [owner, name, version] });
+    },
+    recordUses: async (owner, uses, error) => {
+      if (await mayHave(owner))
+        await send(owner, { method: "recordUses", args: [owner, uses, error] });
+    },
   };
 }

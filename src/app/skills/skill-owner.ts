@@ -13,6 +13,9 @@ import type { AuthInfo } from "@modelcontextprotocol/server";
 import type { AppConfig } from "../config/config";
 import { STATUS_VIEWER } from "../self-client";
 
+/** How the owner key of a forwarded token starts (durable-skill-store.ts gates them). */
+export const TOKEN_OWNER_PREFIX = "token:";
+
 /** The owner key of the open server's one shared set. */
 export const OPEN_OWNER = "open";
 
@@ -30,7 +33,7 @@ export function skillOwner(config: AppConfig, authInfo: AuthInfo | undefined): s
   }
   if (config.apiKey) return `key:${hash(config.apiKey)}`;
   if (config.api.kind === "http" && config.api.forwardCallerToken)
-    return authInfo?.token ? `token:${hash(authInfo.token)}` : undefined;
+    return authInfo?.token ? `${TOKEN_OWNER_PREFIX}${hash(authInfo.token)}` : undefined;
   return OPEN_OWNER;
 }
 

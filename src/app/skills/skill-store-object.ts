@@ -41,4 +41,35 @@ export class SkillStoreObject extends DurableObject<Cloudflare.Env> {
       throw error;
     }
   }
+
+  /**
+   * On the one object named {@link OWNER_DIRECTORY}: notes that `owner` has a store (before its
+   * first save), so reads for owners it does not know need not reach (and create) theirs.
+   * @param owner - the owner key
+   */
+  registerOwner(owner: string): void {
+    this.directory().exec("INSERT OR IGNORE INTO owners (owner) VALUES (?)", owner);
+  }
+
+  /**
+   * On the one object named {@link OWNER_DIRECTORY}: whether `owner` was registered.
+   * @param owner - the owner key
+   */
+  hasOwner(owner: string): boolean {
+    return (
+      this.directory().exec("SELECT 1 FROM owners WHERE owner = ?", owner).toArray().length > 0
+    );
+  }
+
+  private directory(): SqlStorage {
+    const sql = this.ctx.storage.sql;
+    sql.exec("CREATE TABLE IF NOT EXISTS owners (owner TEXT PRIMARY KEY)");
+    return sql;
+  }
 }
+
+/**
+ * The name of the `SKILLS` object that lists the owners of forwarded tokens who have saved (no
+ * owner key starts with `#`): see durable-skill-store.ts.
+ */
+export const OWNER_DIRECTORY = "#owners";

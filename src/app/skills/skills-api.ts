@@ -6,20 +6,23 @@
  * - `GET /api/skills`: `{ skills }`, each `{ name, description, version, latest, uses, lastError?, readOnly? }`
  * - `GET /api/skills/<name>[?version=n]`: `{ skill, versions }` (the code of the current version or
  *   of version n, and every kept version)
- * - `DELETE /api/skills/<name>`: `{ deleted: true }`; new runs no longer find it
+ * - `DELETE /api/skills/<name>`: `{ deleted: true, name, note? }`; new runs no longer find it
+ *   (`note`: the caller's own skill hidden by an operator's of that name is deleted, the
+ *   operator's stays callable)
  * - `POST /api/skills/<name>/rollback` with `{ "version": n }`: `{ skill }`, now current
  * - `GET /api/skills/export`: `{ folders }`, each `{ folder, files }` in the Agent Skills layout
  *   (agent-skill-format.ts); the operator's skills are not exported
- * - `POST /api/skills/import` with `{ folders }`: every folder is checked like a save first; one
- *   bad folder refuses the whole import (400 naming it), else each is saved (a new version when
- *   the name exists): `{ imported: [{ name, version }] }`
+ * - `POST /api/skills/import` with `{ folders }`: all or none: every folder is checked like a
+ *   save first, and one bad folder (or one too many skills) refuses the whole import (400 naming
+ *   it); else all are saved in one step (a new version when the name exists):
+ *   `{ imported: [{ name, version }] }`
  *
  * (`export` and `import` are reserved words, so no skill can be named like them.)
  */
 import { CodeModeError } from "../../errors";
 import { isRecord } from "../../is-record";
 import { readSkillFolder, skillFolder } from "../../codemode/skills/agent-skill-format";
-import { skillLimits } from "../../codemode/skills/skill-limits";
+import { resolveSkills } from "../../codemode/skills/resolved-skills";
 import type { SkillsOptions } from "../../codemode/skills/skills-options";
 import { HttpError } from "../errors/http-error";
 
@@ -52,8 +55,10 @@ export async function skillsApi(
       "This request names no principal, so it has no skills (with FORWARD_CALLER_TOKEN=on, send your token).",
       "Send `Authorization: Bearer <token>` as for /mcp.",
     );
-  const { store } = skills;
-  const limits = skillLimits(skills.limits);
+  const ready = resolveSkills(skills);
+  if (!ready)
+    throw new HttpError(404, "skills_off", "Saved skills are off (SKILLS=off).", "Set SKILLS=on.");
+  const { store, limits } = ready;
   const url = new URL(request.url);
   const rest = url.pathname.slice(SKILLS_ROUTE.length + 1);
   const [rawName, action] = rest.split("/", 3);
@@ -95,12 +100,19 @@ export async function skillsApi(
             "skill_invalid",
             `Skill "${draft.name}" is a read-only skill the operator ships with this server: it cannot be overwritten. Rename the folder's skill and import again.`,
           );
-      const imported = [];
+      const names = new Set<string>();
       for (const draft of drafts) {
-        const saved = await store.save(owner, draft, limits);
-        imported.push({ name: saved.name, version: saved.version });
+        if (names.has(draft.name))
+          throw new CodeModeError(
+            "skill_invalid",
+            `Two folders of the import hold a skill named "${draft.name}": import one of them.`,
+          );
+        names.add(draft.name);
       }
-      return Response.json({ imported });
+      // All or none: the product's store (durable-skill-store.ts) saves them in one step of the
+      // principal's Durable Object, so a refusal (too many skills) leaves nothing half-imported.
+      const saved = await store.saveAll!(owner, drafts, limits);
+      return Response.json({ imported: saved.map((s) => ({ name: s.name, version: s.version })) });
     }
     if (rawName && action === undefined && method === "GET") {
       const v = url.searchParams.get("version");
@@ -118,7 +130,18 @@ export async function skillsApi(
     }
     if (rawName && action === undefined && method === "DELETE") {
       if (!(await store.delete(owner, name))) throw notFound(name);
-      return Response.json({ deleted: true, name });
+      // The caller's own skill may have been hidden by an operator's of the same name: say
+      // which one programs now call.
+      const shipped = (await store.list(owner)).some((s) => s.readOnly && s.name === name);
+      return Response.json({
+        deleted: true,
+        name,
+        ...(shipped
+          ? {
+              note: `Your own skill "${name}" is deleted. skills.${name}() still calls the operator's read-only skill of that name, which this server ships for every caller.`,
+            }
+          : {}),
+      });
     }
     if (rawName && action === "rollback" && method === "POST") {
       const body = await jsonBody(request);

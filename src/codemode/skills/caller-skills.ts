@@ -4,7 +4,8 @@
  * join its tool result.
  */
 import type { AuthInfo, CallToolResult } from "@modelcontextprotocol/server";
-import { skillLimits, type SkillLimits } from "./skill-limits";
+import { resolveSkills } from "./resolved-skills";
+import type { SkillLimits } from "./skill-limits";
 import type { SkillStore, SkillSummary } from "./skill-store";
 import type { SkillsOptions } from "./skills-options";
 
@@ -18,7 +19,8 @@ export interface CallerSkills {
 }
 
 /**
- * The caller's skills, or undefined when the option maps the caller to no owner.
+ * The caller's skills, or undefined when the option maps the caller to no owner (or turns
+ * skills off: no store and no read-only skills).
  * @param options - the server's `skills` option
  * @param authInfo - the verified caller, if any
  * @param tool - the tool the request is for
@@ -28,9 +30,10 @@ export function skillsFor(
   authInfo: AuthInfo | undefined,
   tool: string,
 ): CallerSkills | undefined {
-  const owner = options.owner(authInfo);
-  if (owner === undefined) return undefined;
-  return { store: options.store, owner, limits: skillLimits(options.limits), tool };
+  const ready = resolveSkills(options);
+  const owner = ready?.owner(authInfo);
+  if (!ready || owner === undefined) return undefined;
+  return { store: ready.store, owner, limits: ready.limits, tool };
 }
 
 /**

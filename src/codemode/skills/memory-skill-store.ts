@@ -3,7 +3,8 @@
  * restarts. Same behaviour as the Durable Object store (durable-skill-store.ts), which the shared
  * store tests check side by side.
  *
- * Layout: owner → name → { current, versions by number }. Nothing expires; limits are the
+ * Layout: owner → name → { current, versions by number }, and owner → deleted name → its highest
+ * version (so a name saved again continues its numbering). Nothing expires; limits are the
  * caller's (`save` enforces `maxSkills` and `maxVersions`).
  */
 import { CodeModeError } from "../../errors";
@@ -19,11 +20,14 @@ import type {
 interface Entry {
   current: number;
   versions: Map<number, StoredSkill>;
+  /** The highest version ever saved (kept versions may have lost it past `maxVersions`). */
+  latest: number;
 }
 
 /** Skills kept in this isolate's memory. */
 export class MemorySkillStore implements SkillStore {
   private readonly owners = new Map<string, Map<string, Entry>>();
+  private readonly deleted = new Map<string, Map<string, number>>();
 
   /** @param now - the clock (injected by tests) */
   constructor(private readonly now: () => number = Date.now) {}
@@ -39,7 +43,7 @@ export class MemorySkillStore implements SkillStore {
             name,
             description: current.description,
             version: entry.current,
-            latest: Math.max(...entry.versions.keys()),
+            latest: entry.latest,
             ...(current.tool === undefined ? {} : { tool: current.tool }),
           };
         })
@@ -75,15 +79,55 @@ export class MemorySkillStore implements SkillStore {
     draft: SkillDraft,
     limits: Pick<SkillLimits, "maxSkills" | "maxVersions">,
   ): Promise<StoredSkill> {
+    const problem = this.countProblem(owner, [draft.name], limits);
+    if (problem) return Promise.reject(problem);
+    return Promise.resolve(this.write(owner, draft, limits));
+  }
+
+  /** {@inheritDoc SkillStore.saveAll} */
+  saveAll(
+    owner: string,
+    drafts: readonly SkillDraft[],
+    limits: Pick<SkillLimits, "maxSkills" | "maxVersions">,
+  ): Promise<StoredSkill[]> {
+    const problem = this.countProblem(
+      owner,
+      drafts.map((d) => d.name),
+      limits,
+    );
+    if (problem) return Promise.reject(problem);
+    return Promise.resolve(drafts.map((draft) => this.write(owner, draft, limits)));
+  }
+
+  private countProblem(
+    owner: string,
+    names: readonly string[],
+    limits: Pick<SkillLimits, "maxSkills">,
+  ): CodeModeError | undefined {
+    const skills = this.owners.get(owner) ?? new Map<string, Entry>();
+    const added = new Set(names.filter((n) => !skills.has(n)));
+    return added.size > 0 && skills.size + added.size > limits.maxSkills
+      ? tooMany(limits.maxSkills)
+      : undefined;
+  }
+
+  private write(
+    owner: string,
+    draft: SkillDraft,
+    limits: Pick<SkillLimits, "maxVersions">,
+  ): StoredSkill {
     let skills = this.owners.get(owner);
     if (!skills) this.owners.set(owner, (skills = new Map()));
     let entry = skills.get(draft.name);
+    // A name deleted before continues its numbering.
+    const gone = this.deleted.get(owner)?.get(draft.name) ?? 0;
+    this.deleted.get(owner)?.delete(draft.name);
     if (!entry) {
-      if (skills.size >= limits.maxSkills) return Promise.reject(tooMany(limits.maxSkills));
-      entry = { current: 0, versions: new Map() };
+      entry = { current: 0, versions: new Map(), latest: gone };
       skills.set(draft.name, entry);
     }
-    const version = Math.max(0, ...entry.versions.keys()) + 1;
+    const version = Math.max(entry.latest, ...entry.versions.keys()) + 1;
+    entry.latest = version;
     const stored: StoredSkill = { ...structuredClone(draft), version, savedAt: this.now() };
     entry.versions.set(version, stored);
     entry.current = version;
@@ -92,12 +136,17 @@ export class MemorySkillStore implements SkillStore {
       if (entry.versions.size <= limits.maxVersions) break;
       if (old !== entry.current) entry.versions.delete(old);
     }
-    return Promise.resolve(structuredClone(stored));
+    return structuredClone(stored);
   }
 
   /** {@inheritDoc SkillStore.delete} */
   delete(owner: string, name: string): Promise<boolean> {
-    return Promise.resolve(this.owners.get(owner)?.delete(name) ?? false);
+    const entry = this.owners.get(owner)?.get(name);
+    if (!entry) return Promise.resolve(false);
+    let deleted = this.deleted.get(owner);
+    if (!deleted) this.deleted.set(owner, (deleted = new Map()));
+    deleted.set(name, entry.latest);
+    return Promise.resolve(this.owners.get(owner)!.delete(name));
   }
 
   /** {@inheritDoc SkillStore.rollBack} */

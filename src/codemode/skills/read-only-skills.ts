@@ -1,7 +1,8 @@
 /**
  * An operator's read-only skills over a principal store: a {@link SkillStore} that lists the
  * operator's skills (marked `readOnly`) with every owner's own, answers them for any owner, and
- * refuses to save over, delete or roll back one, naming it. The operator's skills are fixed when
+ * refuses to save over, delete or roll back one, naming it. An owner's own skill of an operator
+ * skill's name (saved before the operator shipped it) is hidden by it and may be deleted. The operator's skills are fixed when
  * the server starts (the product reads them from `SKILLS_DIR`, docs/skills.md); they have one
  * version and are never written to the principal store, so no principal can change what another
  * runs under that name. Use counts are kept per owner in the principal store, not for them.
@@ -52,8 +53,19 @@ export function withReadOnlySkills(store: SkillStore, operator: readonly SkillDr
       if (fixed.has(draft.name)) return refuse(draft.name, "overwritten");
       return store.save(owner, draft, limits);
     },
-    delete(owner, name) {
-      if (fixed.has(name)) return refuse(name, "deleted");
+    ...(store.saveAll
+      ? {
+          saveAll: (owner, drafts, limits) => {
+            const shipped = drafts.find((d) => fixed.has(d.name));
+            if (shipped) return refuse(shipped.name, "overwritten");
+            return store.saveAll!(owner, drafts, limits);
+          },
+        }
+      : {}),
+    async delete(owner, name) {
+      // The principal's own skill of that name (saved before the operator shipped theirs) is
+      // theirs to delete; the operator's stays, so a deletion that finds none is refused.
+      if (fixed.has(name)) return (await store.delete(owner, name)) || refuse(name, "deleted");
       return store.delete(owner, name);
     },
     rollBack(owner, name, version) {

@@ -6,7 +6,8 @@
  * Model: an owner (an opaque key the host derives from the caller, see docs/skills.md) has
  * skills by name; each save of a name adds a version (1, 2, …) and makes it current; a roll back
  * makes an older version current again without deleting the newer ones; delete removes the name
- * with every version at once, so no later run can call it.
+ * with every version at once, so no later run can call it. Version numbers are never reused for a
+ * name, even after a delete: a run record naming a version names one code for ever.
  */
 import type { SkillLimits } from "./skill-limits";
 
@@ -105,7 +106,23 @@ export interface SkillStore {
     limits: Pick<SkillLimits, "maxSkills" | "maxVersions">,
   ): Promise<StoredSkill>;
   /**
-   * Deletes a skill with all its versions.
+   * Optional: saves several drafts as {@link SkillStore.save} would, all or none: a refusal
+   * (`maxSkills`) leaves the store as it was. An import uses it when the store has it; without
+   * it, an import saves one by one after checking the count itself.
+   * @param owner - whose skills
+   * @param drafts - the checked skills, distinct names
+   * @param limits - count limits to enforce (`maxSkills`, `maxVersions`)
+   * @returns the stored versions, in the drafts' order
+   * @throws CodeModeError `skill_invalid` when the owner would have more than `maxSkills` skills
+   */
+  saveAll?(
+    owner: string,
+    drafts: readonly SkillDraft[],
+    limits: Pick<SkillLimits, "maxSkills" | "maxVersions">,
+  ): Promise<StoredSkill[]>;
+  /**
+   * Deletes a skill with all its versions. Its name's version numbers are not reused: a later
+   * save of the name continues after the highest it had.
    * @param owner - whose skill
    * @param name - its name
    * @returns whether there was one

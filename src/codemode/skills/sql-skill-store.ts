@@ -12,11 +12,17 @@
  *   the kept versions (JSON text for the schemas; `tool` null for a skill every tool may call,
  *   a column added to tables made before it);
  * - `skill_uses (owner, name) → calls, error, error_at, error_version`: calls by runs and the
- *   last failed run's error (`recordUses`), removed with the skill.
+ *   last failed run's error (`recordUses`), removed with the skill;
+ * - `skill_deleted (owner, name) → latest`: the highest version a deleted skill had, so a skill
+ *   saved again under its name continues the numbering (a run record naming "v2" names one
+ *   version for ever); one small row per deleted name, removed when the name is saved again.
  *
- * Lifecycle and limits: a save adds a version and makes it current, refusing a new name past
- * `maxSkills` and dropping the oldest versions that are not current past `maxVersions`; delete
- * removes the skill's rows at once (a run that starts later cannot load it); nothing expires.
+ * Lifecycle and limits: the tables are created by the first write; reads of a database without
+ * them answer "none" and create nothing (with `FORWARD_CALLER_TOKEN` every token is an owner, so
+ * a listing must not leave a database behind). A save adds a version and makes it current,
+ * refusing a new name past `maxSkills` and dropping the oldest versions that are not current
+ * past `maxVersions`; {@link SqlSkillStore.saveAll} saves several or none; delete removes the
+ * skill's rows at once (a run that starts later cannot load it); nothing expires.
  */
 import type { SkillLimits } from "./skill-limits";
 import { notKept, tooMany } from "./memory-skill-store";
@@ -64,7 +70,7 @@ export class SqlSkillStore implements SkillStore {
 
   /** {@inheritDoc SkillStore.list} */
   list(owner: string): Promise<SkillSummary[]> {
-    const rows = this.rows<{
+    const rows = this.read<{
       name: string;
       description: string;
       current: number;
@@ -103,14 +109,14 @@ export class SqlSkillStore implements SkillStore {
   get(owner: string, name: string, version?: number): Promise<StoredSkill | undefined> {
     const rows =
       version === undefined
-        ? this.rows<VersionRow>(
+        ? this.read<VersionRow>(
             `SELECT v.* FROM skills s JOIN skill_versions v
              ON v.owner = s.owner AND v.name = s.name AND v.version = s.current
              WHERE s.owner = ? AND s.name = ?`,
             owner,
             name,
           )
-        : this.rows<VersionRow>(
+        : this.read<VersionRow>(
             "SELECT * FROM skill_versions WHERE owner = ? AND name = ? AND version = ?",
             owner,
             name,
@@ -124,7 +130,7 @@ export class SqlSkillStore implements SkillStore {
   versions(owner: string, name: string): Promise<SkillVersionInfo[]> {
     const current = this.current(owner, name);
     if (current === undefined) return Promise.resolve([]);
-    const rows = this.rows<{ version: number; saved_at: number }>(
+    const rows = this.read<{ version: number; saved_at: number }>(
       "SELECT version, saved_at FROM skill_versions WHERE owner = ? AND name = ? ORDER BY version DESC",
       owner,
       name,
@@ -144,19 +150,63 @@ export class SqlSkillStore implements SkillStore {
     draft: SkillDraft,
     limits: Pick<SkillLimits, "maxSkills" | "maxVersions">,
   ): Promise<StoredSkill> {
+    const problem = this.countProblem(owner, [draft.name], limits);
+    if (problem) return Promise.reject(problem);
+    return Promise.resolve(this.write(owner, draft, limits));
+  }
+
+  /** {@inheritDoc SkillStore.saveAll} */
+  saveAll(
+    owner: string,
+    drafts: readonly SkillDraft[],
+    limits: Pick<SkillLimits, "maxSkills" | "maxVersions">,
+  ): Promise<StoredSkill[]> {
+    // Every check before the first write, and no `await` between the writes: the Durable
+    // Object applies them as one step, so a refusal leaves nothing half-imported.
+    const problem = this.countProblem(
+      owner,
+      drafts.map((d) => d.name),
+      limits,
+    );
+    if (problem) return Promise.reject(problem);
+    return Promise.resolve(drafts.map((draft) => this.write(owner, draft, limits)));
+  }
+
+  /** The refusal when saving `names` would take the owner past `maxSkills`, if it would. */
+  private countProblem(
+    owner: string,
+    names: readonly string[],
+    limits: Pick<SkillLimits, "maxSkills">,
+  ): ReturnType<typeof tooMany> | undefined {
+    const kept = new Set(
+      this.read<{ name: string }>("SELECT name FROM skills WHERE owner = ?", owner).map(
+        (r) => r.name,
+      ),
+    );
+    const added = new Set(names.filter((n) => !kept.has(n)));
+    return added.size > 0 && kept.size + added.size > limits.maxSkills
+      ? tooMany(limits.maxSkills)
+      : undefined;
+  }
+
+  /** Saves one checked draft (its count already allowed). */
+  private write(
+    owner: string,
+    draft: SkillDraft,
+    limits: Pick<SkillLimits, "maxVersions">,
+  ): StoredSkill {
     const head = this.rows<{ latest: number }>(
       "SELECT latest FROM skills WHERE owner = ? AND name = ?",
       owner,
       draft.name,
     )[0];
-    if (!head) {
-      const [{ n }] = this.rows<{ n: number }>(
-        "SELECT COUNT(*) AS n FROM skills WHERE owner = ?",
-        owner,
-      ) as [{ n: number }];
-      if (n >= limits.maxSkills) return Promise.reject(tooMany(limits.maxSkills));
-    }
-    const version = (head?.latest ?? 0) + 1;
+    // A name deleted before continues its numbering.
+    const gone = this.rows<{ latest: number }>(
+      "SELECT latest FROM skill_deleted WHERE owner = ? AND name = ?",
+      owner,
+      draft.name,
+    )[0];
+    const version = Math.max(head?.latest ?? 0, gone?.latest ?? 0) + 1;
     const savedAt = this.now();
     this.sql.exec(
       `INSERT INTO skill_versions (owner, name, version, description, input, output, code, saved_at,
@@ -190,16 +240,29 @@ export class SqlSkillStore implements SkillStore {
       draft.name,
       limits.maxVersions,
     );
-    return Promise.resolve({ ...structuredClone(draft), version, savedAt });
+    if (gone)
+      this.sql.exec("DELETE FROM skill_deleted WHERE owner = ? AND name = ?", owner, draft.name);
+    return { ...structuredClone(draft), version, savedAt };
   }
 
   /** {@inheritDoc SkillStore.delete} */
   delete(owner: string, name: string): Promise<boolean> {
-    const existed = this.current(owner, name) !== undefined;
+    const latest = this.read<{ latest: number }>(
+      "SELECT latest FROM skills WHERE owner = ? AND name = ?",
+      owner,
+      name,
+    )[0]?.latest;
+    if (latest === undefined) return Promise.resolve(false);
+    this.sql.exec(
+      "INSERT OR REPLACE INTO skill_deleted (owner, name, latest) VALUES (?, ?, ?)",
+      owner,
+      name,
+      latest,
+    );
     this.sql.exec("DELETE FROM skills WHERE owner = ? AND name = ?", owner, name);
     this.sql.exec("DELETE FROM skill_versions WHERE owner = ? AND name = ?", owner, name);
     this.sql.exec("DELETE FROM skill_uses WHERE owner = ? AND name = ?", owner, name);
-    return Promise.resolve(existed);
+    return Promise.resolve(true);
   }
 
   /** {@inheritDoc SkillStore.recordUses} */
@@ -230,7 +293,7 @@ export class SqlSkillStore implements SkillStore {
 
   /** {@inheritDoc SkillStore.rollBack} */
   rollBack(owner: string, name: string, version: number): Promise<StoredSkill> {
-    const row = this.rows<VersionRow>(
+    const row = this.read<VersionRow>(
       "SELECT * FROM skill_versions WHERE owner = ? AND name = ? AND version = ?",
       owner,
       name,
@@ -247,16 +310,28 @@ export class SqlSkillStore implements SkillStore {
   }
 
   private current(owner: string, name: string): number | undefined {
-    return this.rows<{ current: number }>(
+    return this.read<{ current: number }>(
       "SELECT current FROM skills WHERE owner = ? AND name = ?",
       owner,
       name,
     )[0]?.current;
   }
 
+  /** Rows of a write's query: the tables are created first. */
   private rows<T>(query: string, ...bindings: (string | number)[]): T[] {
     this.migrate();
     return this.sql.exec(query, ...bindings).toArray() as T[];
+  }
+
+  /** Rows of a read: none, and nothing created, while no write has made the tables. */
+  private read<T>(query: string, ...bindings: (string | number)[]): T[] {
+    if (!this.ready) {
+      const made = this.sql
+        .exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'skills'")
+        .toArray();
+      if (made.length === 0) return [];
+    }
+    return this.rows<T>(query, ...bindings);
   }
 
   private migrate(): void {
@@ -277,6 +352,9 @@ export class SqlSkillStore implements SkillStore {
     this.sql.exec(`CREATE TABLE IF NOT EXISTS skill_uses (
       owner TEXT NOT NULL, name TEXT NOT NULL, calls INTEGER NOT NULL DEFAULT 0,
       error TEXT, error_at INTEGER, error_version INTEGER, PRIMARY KEY (owner, name))`);
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS skill_deleted (
+      owner TEXT NOT NULL, name TEXT NOT NULL, latest INTEGER NOT NULL,
+      PRIMARY KEY (owner, name))`);
     this.ready = true;
   }
 }

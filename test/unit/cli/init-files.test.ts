@@ -31,6 +31,27 @@ const key = (devVars: string | undefined, name: string) =>
   devVars?.match(new RegExp(`^${name}=(.*)$`, "m"))?.[1];
 
 describe("init's project", () => {
+  it("ships the operator's read-only skills from skills/, bundled before dev, test and deploy", () => {
+    for (const options of [
+      {},
+      { specDoc: spec },
+      { oauth: true },
+      { upstream: "https://u.example/mcp" },
+    ]) {
+      const project = files(options);
+      const scripts = JSON.parse(project["package.json"]!).scripts;
+      expect(scripts.skills).toBe("code-mode-mcp skills pack skills src/skills.json");
+      for (const step of ["predev", "pretest", "predeploy"])
+        expect(scripts[step]).toBe("npm run skills");
+      expect(project["src/skills.json"]).toBe("[]\n");
+      expect(project["skills/README.md"]).toMatch(/scripts\/double\.js/);
+      expect(project["README.md"]).toContain("- `skills/`: read-only skills this server ships");
+      // Every server the project builds takes them.
+      for (const file of ["src/api.ts", "src/code.ts"])
+        if (project[file]) expect(project[file]).toContain("skills: { readOnly: operatorSkills }");
+    }
+  });
+
   it("has a random MCP_API_KEY in .dev.vars, which git ignores", () => {
     const [a, b] = [files(), files()];
     expect(key(a[".dev.vars"], "MCP_API_KEY")).toMatch(/^[0-9a-f]{64}$/);

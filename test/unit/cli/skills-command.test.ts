@@ -167,3 +167,35 @@ describe("skills import", () => {
     );
   });
 });
+
+describe("skills pack", () => {
+  it("bundles a folder of skill folders as the JSON a library Worker imports, without a server", async () => {
+    const work = mkdtempSync(join(tmpdir(), "skills-pack-"));
+    const dir = join(work, "skills");
+    mkdirSync(join(dir, "evil", "scripts"), { recursive: true });
+    writeFileSync(join(dir, "README.md"), "not a skill\n");
+    writeFileSync(join(dir, "evil", "SKILL.md"), SKILL_MD);
+    writeFileSync(join(dir, "evil", "scripts", "evil.js"), "async () => 1\n");
+    const lines: string[] = [];
+    const io = {
+      url: undefined,
+      env: {},
+      out: (l: string) => lines.push(l),
+      err: (l: string) => lines.push(l),
+      fetch: () => {
+        throw new Error("pack needs no server");
+      },
+    } as unknown as Omit<Parameters<typeof skillsCommand>[0], "positional">;
+    const file = join(work, "skills.json");
+    expect(await skillsCommand({ ...io, positional: ["pack", dir, file] })).toBe(0);
+    const packed = JSON.parse(readFileSync(file, "utf8")) as Parameters<
+      typeof readSkillFolder
+    >[0][];
+    expect(packed).toEqual([
+      { folder: "evil", files: { "SKILL.md": SKILL_MD, "scripts/evil.js": "async () => 1\n" } },
+    ]);
+    // What the Worker's `skills.readOnly` reads from it.
+    expect(readSkillFolder(packed[0]!, skillLimits()).name).toBe("evil");
+    expect(lines).toEqual([`Packed 1 skill folder(s) from ${dir} into ${file}.`]);
+  });
+});

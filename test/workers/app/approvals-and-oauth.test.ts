@@ -12,6 +12,7 @@ import {
   pkce,
   registerClient,
   tokenRequest,
+  userPassphrase,
 } from "../../helpers/oauth-client";
 
 const STATE_KEY = "app-test-request-state-key-0123456789abcdef";
@@ -136,7 +137,11 @@ describe("OAuth (OAUTH=on)", () => {
     expect(wrong.status).toBe(401);
     const approved = await worker(url, {
       method: "POST",
-      body: new URLSearchParams({ user: "ana", passphrase: PASSWORD }),
+      body: new URLSearchParams({
+        user: "ana",
+        passphrase: PASSWORD,
+        user_passphrase: userPassphrase("ana"),
+      }),
       redirect: "manual",
     });
     expect(approved.status).toBe(302);
@@ -189,7 +194,11 @@ describe("OAuth (OAUTH=on)", () => {
     const { url, client_id, verifier } = await authorizeUrl();
     const approved = await worker(url, {
       method: "POST",
-      body: new URLSearchParams({ user, passphrase: PASSWORD }),
+      body: new URLSearchParams({
+        user,
+        passphrase: PASSWORD,
+        user_passphrase: userPassphrase(user),
+      }),
       redirect: "manual",
     });
     expect(approved.status).toBe(302);
@@ -198,6 +207,41 @@ describe("OAuth (OAUTH=on)", () => {
     expect(token.status).toBe(200);
     return ((await token.json()) as { access_token: string }).access_token;
   }
+
+  it("binds a user name to its own passphrase: OAUTH_PASSWORD alone cannot sign in as another user", async () => {
+    // Before, the name typed on the form was taken as is: anyone with the owner's passphrase
+    // got a grant as "alice" and with it alice's skills, runs and tasks.
+    const alice = `alice-${crypto.randomUUID().slice(0, 8)}`;
+    const consent = async (user: string, own: string | undefined) => {
+      const { url } = await authorizeUrl();
+      return worker(url, {
+        method: "POST",
+        headers: { "cf-connecting-ip": `198.51.100.${Math.floor(Math.random() * 250) + 1}` },
+        body: new URLSearchParams({
+          user,
+          passphrase: PASSWORD,
+          ...(own === undefined ? {} : { user_passphrase: own }),
+        }),
+        redirect: "manual",
+      });
+    };
+    // The first sign-in under a name must set its passphrase.
+    const none = await consent(alice, undefined);
+    expect(none.status).toBe(400);
+    expect(await none.text()).toMatch(
+      new RegExp(
+        `The first sign-in as &quot;${alice}&quot; sets that user.* at least 8 characters`,
+      ),
+    );
+    expect((await consent(alice, "alice's own secret")).status).toBe(302);
+    // Mallory holds OAUTH_PASSWORD but not alice's passphrase.
+    for (const guess of [undefined, "", "mallory's guess", userPassphrase(alice)]) {
+      const refused = await consent(alice, guess);
+      expect(refused.status).toBe(401);
+      expect(await refused.text()).toContain(`Wrong passphrase for the user &quot;${alice}&quot;`);
+    }
+    expect((await consent(alice, "alice's own secret")).status).toBe(302);
+  });
 
   it("shows each OAuth user only their own runs: another user's program and result stay hidden", async () => {
     const [ana, bob] = [await tokenFor("ana"), await tokenFor("bob")];
@@ -252,7 +296,11 @@ describe("OAuth (OAUTH=on)", () => {
       worker(url, {
         method: "POST",
         headers: { "cf-connecting-ip": ip },
-        body: new URLSearchParams({ user: "mallory", passphrase }),
+        body: new URLSearchParams({
+          user: "mallory",
+          passphrase,
+          user_passphrase: userPassphrase("mallory"),
+        }),
         redirect: "manual",
       });
     const attacked = await authorizeUrl();
@@ -293,7 +341,11 @@ describe("OAuth (OAUTH=on)", () => {
     const again = await worker(mapped.url, {
       method: "POST",
       headers: { "cf-connecting-ip": "2001:0DB8:0040:0001:ffff::9" },
-      body: new URLSearchParams({ user: "owner", passphrase: PASSWORD }),
+      body: new URLSearchParams({
+        user: "owner",
+        passphrase: PASSWORD,
+        user_passphrase: userPassphrase("owner"),
+      }),
       redirect: "manual",
     });
     expect(again.status).toBe(429);
@@ -301,7 +353,11 @@ describe("OAuth (OAUTH=on)", () => {
     const signedIn = await worker(owner.url, {
       method: "POST",
       headers: { "cf-connecting-ip": "2001:db8:40:2::1" },
-      body: new URLSearchParams({ user: "owner", passphrase: PASSWORD }),
+      body: new URLSearchParams({
+        user: "owner",
+        passphrase: PASSWORD,
+        user_passphrase: userPassphrase("owner"),
+      }),
       redirect: "manual",
     });
     expect(signedIn.status).toBe(302);
@@ -331,7 +387,11 @@ describe("OAuth (OAUTH=on)", () => {
       const signedIn = await worker(fresh.url, {
         method: "POST",
         headers: { "cf-connecting-ip": "198.51.100.99" },
-        body: new URLSearchParams({ user: "owner", passphrase: PASSWORD }),
+        body: new URLSearchParams({
+          user: "owner",
+          passphrase: PASSWORD,
+          user_passphrase: userPassphrase("owner"),
+        }),
         redirect: "manual",
       });
       expect(signedIn.status, `sign-in ${i + 1}`).toBe(302);

@@ -237,6 +237,77 @@ describe("skills in the product", () => {
     expect(answerB.content[0]!.text).toBe(answerA.content[0]!.text);
   });
 
+  it("an import that would pass the skills limit saves none of its skills", async () => {
+    // The folders were checked first, but the saves went one by one: the first was kept when
+    // the second went past SKILLS_MAX_PER_PRINCIPAL, and the caller got only a 400.
+    const key = `key-i-${unique()}-0123456789`;
+    const auth = { authorization: `Bearer ${key}` };
+    const app = configured({ MCP_API_KEY: key, SKILLS_MAX_PER_PRINCIPAL: "2" } as AppSettings);
+    const kept = unique();
+    await call(app, saving(kept), "/mcp/code", auth);
+    const exported = (await api(app, "/export", {}, auth)).body;
+    const [folder] = exported.folders;
+    const renamed = (to: string) => ({
+      folder: to,
+      files: {
+        "SKILL.md": folder.files["SKILL.md"].replaceAll(kept, to),
+        [`scripts/${to}.js`]: folder.files[`scripts/${kept}.js`],
+      },
+    });
+    const [first, second] = [unique(), unique()];
+    const refused = await api(
+      app,
+      "/import",
+      { method: "POST", body: JSON.stringify({ folders: [renamed(first), renamed(second)] }) },
+      auth,
+    );
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.message).toMatch(/You already have 2 skills, the most allowed/);
+    expect((await api(app, "", {}, auth)).body.skills.map((s: { name: string }) => s.name)).toEqual(
+      [kept],
+    );
+    // One new name fits: it is imported, with a new version of the kept one beside it.
+    const imported = await api(
+      app,
+      "/import",
+      { method: "POST", body: JSON.stringify({ folders: [folder, renamed(first)] }) },
+      auth,
+    );
+    expect(imported.body).toEqual({
+      imported: [
+        { name: kept, version: 2 },
+        { name: first, version: 1 },
+      ],
+    });
+    // Two folders of one name are refused, naming it, before anything is saved.
+    const twice = await api(
+      app,
+      "/import",
+      { method: "POST", body: JSON.stringify({ folders: [folder, folder] }) },
+      auth,
+    );
+    expect(twice.status).toBe(400);
+    expect(twice.body.error.message).toContain(
+      `Two folders of the import hold a skill named "${kept}"`,
+    );
+    expect((await api(app, `/${kept}`, {}, auth)).body.skill.version).toBe(2);
+  });
+
+  it("a deleted skill saved again continues its numbering (run records stay unambiguous)", async () => {
+    const key = `key-v-${unique()}-0123456789`;
+    const auth = { authorization: `Bearer ${key}` };
+    const app = configured({ MCP_API_KEY: key });
+    const name = unique();
+    await call(app, saving(name), "/mcp/code", auth);
+    await call(app, saving(name, 2), "/mcp/code", auth);
+    expect((await api(app, `/${name}`, { method: "DELETE" }, auth)).status).toBe(200);
+    const again = await call(app, saving(name, 3), "/mcp/code", auth);
+    expect(again.content.at(-1)!.text).toBe(
+      `Saved skill "${name}" as version 3: later programs call it as skills.${name}(input).`,
+    );
+    expect((await api(app, `/${name}?version=2`, {}, auth)).status).toBe(404);
+  });
+
   it("OAuth users each see and call only their own skills", async () => {
     const settings = { ...env, OAUTH: "on", OAUTH_PASSWORD: "correct horse battery staple" };
     const app = createApp({ specs: COMPACT_SPECS, toolsListTokens: TOOLS_LIST_TOKENS });
@@ -273,7 +344,18 @@ describe("skills in the product", () => {
 describe("OAuth through the provider (real access tokens)", () => {
   it("two users of one client: each saves, lists and calls only their own over /mcp/code and /api/skills", async () => {
     const PASSWORD = "correct horse battery staple";
-    const worker = configured({ OAUTH: "on", OAUTH_PASSWORD: PASSWORD });
+    // With an operator's read-only skill shipped beside the users' own.
+    const shipped = {
+      name: "double",
+      description: "Doubles n (shipped by the operator).",
+      input: { type: "object", properties: { n: { type: "number" } }, required: ["n"] },
+      code: "async ({ n }) => n * 2",
+    };
+    const worker = configured({
+      OAUTH: "on",
+      OAUTH_PASSWORD: PASSWORD,
+      LAUNCH_SKILLS: JSON.stringify([shipped]),
+    } as AppSettings);
     const client = await registerClient(worker);
     const ana = {
       authorization: `Bearer ${await accessToken(worker, `ana-${unique()}`, client, PASSWORD)}`,
@@ -292,9 +374,37 @@ describe("OAuth through the provider (real access tokens)", () => {
     ).toBe(true);
     const anas = await api(worker, "", {}, ana);
     expect(anas.status, JSON.stringify(anas.body)).toBe(200);
-    expect(anas.body.skills.map((s: { name: string }) => s.name)).toEqual([name]);
-    expect((await api(worker, "", {}, bob)).body.skills).toEqual([]);
+    expect(anas.body.skills.map((s: { name: string }) => s.name).toSorted()).toEqual(
+      ["double", name].toSorted(),
+    );
+    expect((await api(worker, "", {}, bob)).body.skills).toEqual([
+      expect.objectContaining({ name: "double", readOnly: true }),
+    ]);
     expect((await api(worker, `/${name}`, { method: "DELETE" }, bob)).status).toBe(404);
+    // The operator's skill: both call it; neither overwrites, deletes or rolls it back.
+    for (const user of [ana, bob]) {
+      const doubled = await call(worker, "async () => skills.double({ n: 21 })", "/mcp/code", user);
+      expect(doubled.content[0]!.text).toBe("42");
+      const overwrite = await call(
+        worker,
+        `async () => skills.save({ name: "double", description: "mine", input: { type: "object" }, run: async () => 0 })`,
+        "/mcp/code",
+        user,
+      );
+      expect(overwrite.isError).toBe(true);
+      expect(overwrite.content[0]!.text).toMatch(
+        /read-only skill the operator ships .* cannot be overwritten/,
+      );
+      expect((await api(worker, "/double", { method: "DELETE" }, user)).status).toBe(400);
+      expect(
+        (await api(worker, "/double/rollback", { method: "POST", body: '{"version":1}' }, user))
+          .status,
+      ).toBe(400);
+    }
+    expect(
+      (await call(worker, "async () => skills.double({ n: 5 })", "/mcp/code", bob)).content[0]!
+        .text,
+    ).toBe("10");
     // No token: the provider refuses before the route.
     expect((await worker("http://localhost/api/skills")).status).toBe(401);
   });
@@ -337,6 +447,40 @@ describe("operator skills (SKILLS_DIR, handed over as LAUNCH_SKILLS)", () => {
     expect(deleted.body.error.message).toMatch(/cannot be deleted/);
     // Not exported as the principal's own.
     expect((await api(app, "/export", {}, auth)).body.folders).toEqual([]);
+  });
+
+  it("a principal's own skill hidden by an operator's of the same name can be deleted", async () => {
+    const key = `key-h-${unique()}-0123456789`;
+    const auth = { authorization: `Bearer ${key}` };
+    // Saved before the operator shipped a skill named "double".
+    const before = configured({ MCP_API_KEY: key });
+    const saved = await call(
+      before,
+      `async () => { await skills.save({ name: "double", description: "Mine: adds one.", input: { type: "object" }, run: async ({ n }) => n + 1 }); return 0; }`,
+      "/mcp",
+      auth,
+    );
+    expect(saved.content.at(-1)!.text).toMatch(/Saved skill "double" as version 1/);
+    const app = configured({ MCP_API_KEY: key, ...launch });
+    expect(
+      (await call(app, "async () => skills.double({ n: 21 })", "/mcp", auth)).content[0]!.text,
+    ).toBe("42");
+    const deleted = await api(app, "/double", { method: "DELETE" }, auth);
+    expect(deleted.status).toBe(200);
+    expect(deleted.body).toEqual({
+      deleted: true,
+      name: "double",
+      note: `Your own skill "double" is deleted. skills.double() still calls the operator's read-only skill of that name, which this server ships for every caller.`,
+    });
+    // Gone from the principal's store (the server without the operator's skill no longer has it) …
+    expect((await api(before, "", {}, auth)).body.skills).toEqual([]);
+    // … and the operator's stays callable and cannot be deleted.
+    expect(
+      (await call(app, "async () => skills.double({ n: 21 })", "/mcp", auth)).content[0]!.text,
+    ).toBe("42");
+    const again = await api(app, "/double", { method: "DELETE" }, auth);
+    expect(again.status).toBe(400);
+    expect(again.body.error.message).toMatch(/read-only skill .* cannot be deleted/);
   });
 
   it("bundled by deploy (the global its module sets), they serve the same way, read-only", async () => {

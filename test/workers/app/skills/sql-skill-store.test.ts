@@ -19,6 +19,30 @@ describe("SqlSkillStore", () => {
   for (const [name, check] of Object.entries(SKILL_STORE_CONTRACT))
     it(name, () => inObject((store) => check(store)));
 
+  it("reads of a database no save has written create no tables (no storage per caller)", async () => {
+    await inObject(async (store, sql) => {
+      expect(await store.list("a")).toEqual([]);
+      expect(await store.get("a", "s")).toBeUndefined();
+      expect(await store.get("a", "s", 1)).toBeUndefined();
+      expect(await store.versions("a", "s")).toEqual([]);
+      expect(await store.delete("a", "s")).toBe(false);
+      await expect(store.rollBack("a", "s", 1)).rejects.toThrow('Skill "s" has no kept version 1');
+      await store.recordUses("a", [{ name: "s", version: 1, calls: 1 }], "boom");
+      expect(sql.exec("SELECT name FROM sqlite_master").toArray()).toEqual([]);
+      await store.save(
+        "a",
+        { name: "s", description: "d", input: {}, code: "async () => 1" },
+        {
+          maxSkills: 5,
+          maxVersions: 5,
+        },
+      );
+      expect(sql.exec("SELECT name FROM sqlite_master WHERE type = 'table'").toArray()).not.toEqual(
+        [],
+      );
+    });
+  });
+
   it("adds the tool column to a table made before it; kept skills work in every tool", async () => {
     await inObject(async (_store, sql) => {
       // The table as the first release made it, with one skill in it.

@@ -172,26 +172,47 @@ function separatorAt(text: string, at: number, kind: Kind): number {
   return end - at;
 }
 
+/**
+ * List items read since the isolate started (runs counted and read): a count that does not
+ * depend on the machine, so a test can bound the items read between two pauses.
+ */
+export const listWork = { items: 0 };
+
 /** Where the run {@link runAt} read last ends. */
 let runEnd = 0;
 
 /** How many items a run from `at` has (its end goes to runEnd). */
 function runAt(text: string, at: number, kind: Kind): number {
+  return runToEnd(runAtInSlices(text, at, kind));
+}
+
+/**
+ * {@link runAt} as a sliced pass: one run can be a million numbers (`12 12 12 …`, 4 MB), read in
+ * one turn it held the thread ~1 s at load (issue #40). Its end goes to runEnd on return.
+ */
+function* runAtInSlices(text: string, at: number, kind: Kind): Sliced<number> {
   let items = 0;
   let i = at;
-  runEnd = at;
+  let end = at;
+  let budget = SLICE_POSITIONS;
   for (let length = itemAt(text, i, kind); length > 0;) {
     items++;
+    listWork.items++;
     const next = i + length;
-    runEnd = next;
+    end = next;
     const sep = separatorAt(text, next, kind);
     // A run of bits needs no separator, nor do `0x` bytes; other numbers do (digits side by side
     // are one number).
     if (sep === 0 && !(kind === "binary" || (kind === "hex" && isX(text.charCodeAt(next + 1)))))
       break;
     i = next + sep;
+    if (--budget <= 0) {
+      budget = SLICE_POSITIONS;
+      yield PAUSE;
+    }
     length = itemAt(text, i, kind);
   }
+  runEnd = end;
   return items;
 }
 
@@ -351,7 +372,7 @@ export function* listsViewInSlices(
       if (i < builder.consumed) continue;
       const known = first?.hexRuns.get(i);
       if (known !== undefined) {
-        i = readRun(text, builder, i, known, "hex") - 1;
+        i = (yield* readRun(text, builder, i, known, "hex")) - 1;
         continue;
       }
       let [best, bestEnd, hexEnd, decimalEnd, hexItems] = [-1, 0, 0, 0, 0];
@@ -365,7 +386,7 @@ export function* listsViewInSlices(
           : DECIMAL_FIRST;
       for (let k = 0; k < kinds.length; k++) {
         const kind = kinds[k]!;
-        const items = runAt(text, i, kind);
+        const items = yield* runAtInSlices(text, i, kind);
         furthest = Math.max(furthest, runEnd);
         if (kind === "hex") [hexEnd, hexItems] = [runEnd, items];
         if (kind === "decimal") decimalEnd = runEnd;
@@ -384,7 +405,7 @@ export function* listsViewInSlices(
         i = Math.max(i, furthest - 1);
         continue;
       }
-      i = readRun(text, builder, i, bestEnd, kind) - 1;
+      i = (yield* readRun(text, builder, i, bestEnd, kind)) - 1;
     }
   const decoded = builder.finish();
   return {
@@ -410,21 +431,30 @@ export interface FirstReading {
   hexRuns: Map<number, number>;
 }
 
-/** Replaces the items of a run (`[from, end)`, of one kind) by their characters; returns `end`. */
-function readRun(
+/**
+ * Replaces the items of a run (`[from, end)`, of one kind) by their characters; returns `end`.
+ * A sliced pass, like {@link runAtInSlices}.
+ */
+function* readRun(
   text: string,
   builder: ViewBuilder,
   from: number,
   end: number,
   kind: Kind,
-): number {
+): Sliced<number> {
   let at = from;
+  let budget = SLICE_POSITIONS;
   while (at < end) {
     const length = itemAt(text, at, kind);
     const next = at + length;
     const sep = next < end ? separatorAt(text, next, kind) : 0;
     builder.replaceCode(at, length + sep, itemCode);
+    listWork.items++;
     at = next + sep;
+    if (--budget <= 0) {
+      budget = SLICE_POSITIONS;
+      yield PAUSE;
+    }
   }
   return end;
 }
@@ -488,10 +518,28 @@ function utf8At(text: string, at: number): [number, number] | undefined {
  *   making: this pass looks at every character beyond ASCII anyway)
  */
 export function compactView(view: View, seen?: { tags: boolean }): View | undefined {
+  return runToEnd(compactViewInSlices(view, seen));
+}
+
+/**
+ * {@link compactView} as a sliced pass (./slices.ts): a text of a million folded characters (a
+ * decoded flood of `%AA`) is a million replacements.
+ * @param view - a text and its map to the original
+ * @param seen - as for {@link compactView}
+ */
+export function* compactViewInSlices(
+  view: View,
+  seen?: { tags: boolean },
+): Sliced<View | undefined> {
   const { text } = view;
   if (!NON_ASCII.test(text)) return asciiCompactView(view);
   const builder = new ViewBuilder(text);
+  let budget = SLICE_POSITIONS;
   for (let i = 0; i < text.length; i++) {
+    if (--budget <= 0) {
+      budget = SLICE_POSITIONS;
+      yield PAUSE;
+    }
     const c = text.charCodeAt(i);
     if (c < 0x80) {
       if (!isSpace(c)) continue;

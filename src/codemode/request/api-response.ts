@@ -116,6 +116,8 @@ export async function toApiResult(
   if (sliced && ascii !== undefined && redactor.active) {
     // A large ASCII body's text stands for its bytes (one byte per character): the bytes are let
     // go while it is searched, and made again only if needed (issue #40: the host's memory).
+    // Given back at once, not at the next collection: detaching a buffer frees its memory.
+    release(raw);
     raw = EMPTY;
     const found = await redactor.cleanAsciiBytesInSlices(ascii, pause);
     if (found === undefined) return withheld(UNSAFE);
@@ -163,6 +165,16 @@ export async function toApiResult(
 const TEXTUAL = /json|^text\/|xml|x-www-form-urlencoded|javascript/i;
 
 const EMPTY = new Uint8Array(0);
+
+/**
+ * Frees the memory of bytes nothing else holds (their buffer detached), where the runtime can
+ * (`ArrayBuffer.prototype.transfer`); elsewhere the next collection frees it.
+ */
+function release(bytes: Uint8Array): void {
+  const buffer = bytes.buffer as ArrayBuffer & { transfer?: (length: number) => ArrayBuffer };
+  if (bytes.byteLength === buffer.byteLength && typeof buffer.transfer === "function")
+    buffer.transfer(0);
+}
 const asciiEncoder = new TextEncoder();
 
 /**

@@ -172,8 +172,12 @@ const EMPTY = new Uint8Array(0);
  */
 function release(bytes: Uint8Array): void {
   const buffer = bytes.buffer as ArrayBuffer & { transfer?: (length: number) => ArrayBuffer };
-  if (bytes.byteLength === buffer.byteLength && typeof buffer.transfer === "function")
+  if (bytes.byteLength !== buffer.byteLength || typeof buffer.transfer !== "function") return;
+  try {
     buffer.transfer(0);
+  } catch {
+    // a buffer the runtime will not detach: the next collection frees it
+  }
 }
 const asciiEncoder = new TextEncoder();
 

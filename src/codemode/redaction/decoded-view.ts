@@ -382,11 +382,13 @@ export function* decodedViewsInSlices(
  */
 function* spelledViews(view: View): Generator<View | Pause> {
   const decoded = view.changed !== undefined;
-  const compacting = !decoded || (yield* produced(view, COMPACTED));
+  // One pass for both classes (a step of a flood of escapes produced a million characters).
+  const classes = decoded ? yield* producedClasses(view) : COMPACTED_BIT | LIST_BIT;
+  const compacting = (classes & COMPACTED_BIT) !== 0;
   // Whether compaction met a tag character: only then is the tag view made.
   const seen = { tags: false };
   let listed = false;
-  if (!decoded || (yield* produced(view, LIST_CHARACTER))) {
+  if (classes & LIST_BIT) {
     // One reading at a time: the second (two-digit numbers read as hex) is made only after the
     // first and what comes of it were searched, so the two are never held at once.
     const lists = yield* listsViewInSlices(view);
@@ -455,6 +457,36 @@ function* produced(view: View, matches: (code: number) => boolean): Sliced<boole
     }
   }
   return false;
+}
+
+/** The classes {@link producedClasses} tells apart, as bits. */
+const COMPACTED_BIT = 1;
+const LIST_BIT = 2;
+
+/**
+ * Which of {@link COMPACTED} and {@link LIST_CHARACTER} a decoded view's step produced (bits),
+ * in one sliced pass that ends once both are found.
+ */
+function* producedClasses(view: View): Sliced<number> {
+  const { changed, text } = view;
+  if (!changed) return COMPACTED_BIT | LIST_BIT;
+  let classes = 0;
+  let budget = SLICE_POSITIONS;
+  for (let t = 0; t < changed.count; t++) {
+    const start = changed.outStart(t);
+    const end = start + changed.outLength(t);
+    for (let i = start; i < end; i++) {
+      const c = text.charCodeAt(i);
+      if (COMPACTED(c)) classes |= COMPACTED_BIT;
+      else if (LIST_CHARACTER(c)) classes |= LIST_BIT;
+    }
+    if (classes === (COMPACTED_BIT | LIST_BIT)) return classes;
+    if (--budget <= 0) {
+      budget = SLICE_POSITIONS;
+      yield PAUSE;
+    }
+  }
+  return classes;
 }
 
 /** Digits, separators and quotes: what a list is made of. */

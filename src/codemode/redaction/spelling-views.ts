@@ -180,39 +180,53 @@ export const listWork = { items: 0 };
 
 /** Where the run {@link runAt} read last ends. */
 let runEnd = 0;
-
-/** How many items a run from `at` has (its end goes to runEnd). */
-function runAt(text: string, at: number, kind: Kind): number {
-  return runToEnd(runAtInSlices(text, at, kind));
-}
+/** Where {@link runAt} stopped at its limit, to go on from (-1: the run ended). */
+let runNext = -1;
 
 /**
- * {@link runAt} as a sliced pass: one run can be a million numbers (`12 12 12 …`, 4 MB), read in
- * one turn it held the thread ~1 s at load (issue #40). Its end goes to runEnd on return.
+ * How many items a run from `at` has, reading at most `limit` (its end goes to runEnd; where it
+ * stopped at the limit, to runNext). A plain function, not a pass: it is tried at every
+ * candidate start, most runs are short, and a generator per try cost ordinary bodies ~10%.
  */
-function* runAtInSlices(text: string, at: number, kind: Kind): Sliced<number> {
+function runAt(text: string, at: number, kind: Kind, limit = Number.POSITIVE_INFINITY): number {
   let items = 0;
   let i = at;
-  let end = at;
-  let budget = SLICE_POSITIONS;
+  runEnd = at;
+  runNext = -1;
   for (let length = itemAt(text, i, kind); length > 0;) {
     items++;
-    listWork.items++;
     const next = i + length;
-    end = next;
+    runEnd = next;
     const sep = separatorAt(text, next, kind);
     // A run of bits needs no separator, nor do `0x` bytes; other numbers do (digits side by side
     // are one number).
     if (sep === 0 && !(kind === "binary" || (kind === "hex" && isX(text.charCodeAt(next + 1)))))
       break;
     i = next + sep;
-    if (--budget <= 0) {
-      budget = SLICE_POSITIONS;
-      yield PAUSE;
+    if (items >= limit) {
+      runNext = i;
+      break;
     }
     length = itemAt(text, i, kind);
   }
-  runEnd = end;
+  listWork.items += items;
+  return items;
+}
+
+/**
+ * The rest of a run {@link runAt} stopped at its limit (from runNext), as a sliced pass: one run
+ * can be a million numbers (`12 12 12 …`, 4 MB), read in one turn it held the thread ~1 s at load
+ * (issue #40). Returns the items read; the run's end goes to runEnd on return.
+ */
+function* restOfRun(text: string, kind: Kind): Sliced<number> {
+  let items = 0;
+  while (runNext >= 0) {
+    const [from, end] = [runNext, runEnd];
+    yield PAUSE;
+    items += runAt(text, from, kind, SLICE_POSITIONS);
+    // Nothing more at `from`: the run ended with the item before it.
+    if (runEnd === from) runEnd = end;
+  }
   return items;
 }
 
@@ -386,7 +400,9 @@ export function* listsViewInSlices(
           : DECIMAL_FIRST;
       for (let k = 0; k < kinds.length; k++) {
         const kind = kinds[k]!;
-        const items = yield* runAtInSlices(text, i, kind);
+        // Most runs are short: read at once, and in slices only past a slice's worth.
+        let items = runAt(text, i, kind, SLICE_POSITIONS);
+        if (runNext >= 0) items += yield* restOfRun(text, kind);
         furthest = Math.max(furthest, runEnd);
         if (kind === "hex") [hexEnd, hexItems] = [runEnd, items];
         if (kind === "decimal") decimalEnd = runEnd;
@@ -433,7 +449,7 @@ export interface FirstReading {
 
 /**
  * Replaces the items of a run (`[from, end)`, of one kind) by their characters; returns `end`.
- * A sliced pass, like {@link runAtInSlices}.
+ * A sliced pass, like {@link restOfRun}.
  */
 function* readRun(
   text: string,

@@ -55,7 +55,10 @@ export class SequenceMap {
   private inEnd = 0;
   // The record read last (reading in order decodes each record once).
   private at = -1;
-  private nextPos = 0;
+  // Where the record after it starts: a block and an offset in it.
+  private readBlock: Uint8Array = new Uint8Array(0);
+  private readIndex = 0;
+  private readAt = 0;
   private atOut = 0;
   private atOutLength = 0;
   private atIn = 0;
@@ -146,50 +149,60 @@ export class SequenceMap {
     if (t === this.at) return;
     // Forward from the record read last when it lies after t's checkpoint, else from that.
     if (!(this.at >= 0 && t > this.at && this.at >= t - (t % CHECK_EVERY))) {
-      // From the checkpoint at or before t.
       const k = Math.floor(t / CHECK_EVERY);
-      this.at = k * CHECK_EVERY;
-      this.read(this.checks[k * 3]!, this.checks[k * 3 + 1]!, this.checks[k * 3 + 2]!);
+      const pos = this.checks[k * 3]!;
+      this.readIndex = pos >>> BLOCK_BITS;
+      this.readBlock = this.blockAt(this.readIndex);
+      this.readAt = pos & BLOCK_MASK;
+      // The record before the checkpoint's ended where the checkpoint's starts, less its gap.
+      [this.atOut, this.atOutLength, this.atIn, this.atInLength] = [0, 0, 0, 0];
+      this.at = k * CHECK_EVERY - 1;
+      this.next(this.checks[k * 3 + 1]!, this.checks[k * 3 + 2]!);
     }
-    while (this.at < t) {
-      this.at++;
-      this.read(this.nextPos, this.atOut + this.atOutLength, this.atIn + this.atInLength, true);
-    }
+    while (this.at < t) this.next();
   }
 
   /**
-   * Reads the record at `pos` into the `at…` fields: `out` and `in` are where the previous one
-   * ended (`gapped`) or, at a checkpoint, the record's own starts.
+   * Decodes the record after the one read last into the `at…` fields (in order: each record is
+   * decoded once). At a checkpoint, `out` and `inn` are its own starts.
    */
-  private read(pos: number, out: number, inn: number, gapped = false): void {
-    let index = pos >>> BLOCK_BITS;
-    let block = index < this.blocks.length ? this.blocks[index]! : this.block;
-    let p = pos & BLOCK_MASK;
+  private next(out = -1, inn = -1): void {
+    let block = this.readBlock;
+    let p = this.readAt;
     if (p >= block.length || block[p] === SKIP) {
       // Past the last record of a full block: the next one starts the next block.
-      index++;
+      block = this.readBlock = this.blockAt(++this.readIndex);
       p = 0;
-      block = index < this.blocks.length ? this.blocks[index]! : this.block;
     }
     const lead = block[p++]!;
-    let gap: number;
+    let [gap, outLength, inLength] = [0, 0, 0];
     if (lead < LONG) {
       gap = lead >> 5;
-      this.atOutLength = (lead >> 4) & 1;
-      this.atInLength = (lead & 15) + 1;
+      outLength = (lead >> 4) & 1;
+      inLength = (lead & 15) + 1;
     } else {
       gap = readVarint(block, p);
-      this.atOutLength = readVarint(block, varintEnd);
-      this.atInLength = readVarint(block, varintEnd);
+      outLength = readVarint(block, varintEnd);
+      inLength = readVarint(block, varintEnd);
       p = varintEnd;
     }
-    this.atOut = gapped ? out + gap : out;
-    this.atIn = gapped ? inn + gap : inn;
-    this.nextPos = (index << BLOCK_BITS) + p;
+    this.atOut = out >= 0 ? out : this.atOut + this.atOutLength + gap;
+    this.atIn = inn >= 0 ? inn : this.atIn + this.atInLength + gap;
+    this.atOutLength = outLength;
+    this.atInLength = inLength;
+    this.readAt = p;
+    this.at++;
+  }
+
+  /** Storage block `index` (full ones, then the one being written). */
+  private blockAt(index: number): Uint8Array {
+    return index < this.blocks.length ? this.blocks[index]! : this.block;
   }
 
   /** Room for a record: the block doubled, or (full) put aside for a new one. */
   private grow(): void {
+    // The block read last may be replaced: the next read starts from a checkpoint.
+    this.at = -1;
     if (this.block.length >= BLOCK_BYTES) {
       if (this.used < BLOCK_BYTES) this.block[this.used] = SKIP;
       this.blocks.push(this.block);

@@ -15,10 +15,11 @@
 // (src/codemode/request/large-body-collection.ts); a view's map keeps ~1.4 bytes per decoded
 // sequence (it was 6), so one 4 MiB body's views and maps hold ~10 MB at their deepest (~20
 // before), and its bytes are freed as soon as its text is made. Margins, 2026-12-06 on 2 cores
-// at load 11–17: growth +32…+36 MiB against +48 (+38…+47 before); the same program with no
+// at load 11–17: growth +32…+38 MiB against +48 (+39…+47 before); the same program with no
 // credential configured (no redaction at all) grew +34 in the same hour, so what is left is
-// reading and handing over the bodies. Waits 742–1,267 ms with redaction, 842 ms without any:
-// at that load the 1 s bound is mostly the machine's.
+// reading and handing over the bodies. Waits 360–841 ms (1,176 and 1,267 before every pass
+// over a view paused), 842 ms without any redaction: at that load the 1 s bound is mostly the
+// machine's.
 import { createServer } from "node:http";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -22,6 +22,7 @@ import {
   type ApiResult,
 } from "./request/api-response";
 import { secretRedactor } from "./redaction/redaction";
+import { collectionBudget } from "./request/large-body-collection";
 import { methodOverrideRefusal } from "./request/method-override";
 import { partialContentRefusal } from "./request/request-headers";
 import { withoutBody } from "./request/withheld-bodies";
@@ -50,9 +51,11 @@ export interface ApiRequesterOptions {
  * @param options - spec, callback, validation and approval settings
  */
 export function apiRequester(options: ApiRequesterOptions) {
+  // Forced collections around large bodies are bounded per run: the program chose the bodies.
+  const collections = collectionBudget();
   const finish = (response: unknown): ApiResult | Promise<ApiResult> =>
     response instanceof Response
-      ? toApiResult(response, options.secrets)
+      ? toApiResult(response, options.secrets, collections)
       : plainApiResult(asResponseInit(response), options.secrets);
   // An operation known to reflect the request: its body is dropped unread, before redaction.
   const finishFor = (operation: CompactOperation | undefined) => {

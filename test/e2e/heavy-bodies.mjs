@@ -7,16 +7,19 @@
 // Run under the artificial load the load scripts use (2 busy processes): a user's machine is
 // rarely idle, and the host's passes over the bodies share its cores with them.
 //
-// What holds the bounds (bench/README.md, "Redaction in slices"): redaction of a body from
-// 64 KiB pauses every 32,768 positions and the host gives its thread away at each pause
-// (src/codemode/redaction/slices.ts), and a body from 1 MiB gets full collections during and
-// after its redaction (src/codemode/request/large-body-collection.ts). Margins, 2026-12-06 on
-// 2 cores at load 7–17: waits 338–838 ms (the floor with no redaction at all: 716 ms at load
-// 14), growth +43…+51 MiB against +48 (+43, +47, +47 with the shipped code): the memory bound
-// is met narrowly. What sets it is one body's working set while it is searched (its text, its
-// decoded views and their maps, ~8× the body in Node) on top of what reading and handing over a
-// 4 MiB body costs anyway (+29 MiB with no redaction); garbage no longer piles up across bodies
-// (+168 MiB before collections).
+// What holds the bounds (bench/README.md, "Redaction in slices" and "A byte per sequence"):
+// redaction of a body from 64 KiB pauses every 32,768 positions (every pass over a view, runs of
+// numbers included) and the host gives its thread away at each pause
+// (src/codemode/redaction/slices.ts); a body from 1 MiB gets full collections during and after
+// its redaction, at most 24 a run and one per 250 ms in the host
+// (src/codemode/request/large-body-collection.ts); a view's map keeps ~1.4 bytes per decoded
+// sequence (it was 6), so one 4 MiB body's views and maps hold ~10 MB at their deepest (~20
+// before), and its bytes are freed as soon as its text is made. Margins, 2026-12-06 on 2 cores
+// at load 11–17: growth +32…+38 MiB against +48 (+39…+47 before); the same program with no
+// credential configured (no redaction at all) grew +34 in the same hour, so what is left is
+// reading and handing over the bodies. Waits 360–841 ms (1,176 and 1,267 before every pass
+// over a view paused), 842 ms without any redaction: at that load the 1 s bound is mostly the
+// machine's.
 import { createServer } from "node:http";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -21,7 +21,7 @@
  * (a form-encoded secret with a space is matched as a literal form instead), MIME encoded words.
  */
 import { dumpBytesView, dumpTextView } from "./dump-views";
-import { compactView, listsViewInSlices, rot13View, tagView } from "./spelling-views";
+import { compactViewInSlices, listsViewInSlices, rot13View, tagView } from "./spelling-views";
 import { PAUSE, runToEnd, SLICE_POSITIONS, type Pause, type Sliced } from "./slices";
 import { compose, ViewBuilder, type View } from "./view-builder";
 
@@ -315,7 +315,10 @@ export const MAX_SWALLOWED = 7;
  * @param mayHideCopy - whether some form of a secret, less its first characters, follows a
  *   decoded sequence of the view
  */
-export function* decodedViews(text: string, mayHideCopy: (view: View) => boolean): Generator<View> {
+export function* decodedViews(
+  text: string,
+  mayHideCopy: (view: View) => Sliced<boolean>,
+): Generator<View> {
   for (const view of decodedViewsInSlices(text, mayHideCopy)) if (view !== PAUSE) yield view;
 }
 
@@ -327,7 +330,7 @@ export function* decodedViews(text: string, mayHideCopy: (view: View) => boolean
  */
 export function* decodedViewsInSlices(
   text: string,
-  mayHideCopy: (view: View) => boolean,
+  mayHideCopy: (view: View) => Sliced<boolean>,
 ): Generator<View | Pause> {
   const base: View = { text, origin: null };
   yield base;
@@ -358,7 +361,7 @@ export function* decodedViewsInSlices(
       yield* spelledViews(view);
       // The families whose digits the first step read: those that can have swallowed a copy.
       digits ??= view.digitFamilies ?? 0;
-      suspect ||= digits !== 0 && mayHideCopy(view);
+      if (!suspect && digits !== 0) suspect = yield* mayHideCopy(view);
       yield view;
     }
     if (!suspect || !digits) continue;
@@ -379,11 +382,13 @@ export function* decodedViewsInSlices(
  */
 function* spelledViews(view: View): Generator<View | Pause> {
   const decoded = view.changed !== undefined;
-  const compacting = !decoded || produced(view, COMPACTED);
+  // One pass for both classes (a step of a flood of escapes produced a million characters).
+  const classes = decoded ? yield* producedClasses(view) : COMPACTED_BIT | LIST_BIT;
+  const compacting = (classes & COMPACTED_BIT) !== 0;
   // Whether compaction met a tag character: only then is the tag view made.
   const seen = { tags: false };
   let listed = false;
-  if (!decoded || produced(view, LIST_CHARACTER)) {
+  if (classes & LIST_BIT) {
     // One reading at a time: the second (two-digit numbers read as hex) is made only after the
     // first and what comes of it were searched, so the two are never held at once.
     const lists = yield* listsViewInSlices(view);
@@ -401,7 +406,7 @@ function* spelledViews(view: View): Generator<View | Pause> {
   }
   if (!compacting) return;
   // A text with lists was compacted with its lists read; one without, as it is.
-  const compact = listed ? undefined : compactView(view, seen);
+  const compact = listed ? undefined : yield* compactViewInSlices(view, seen);
   if (compact) {
     yield* afterReading(compact);
     // A list spelled in folded characters (full-width digits `１１６，１１１`) reads as one only
@@ -423,26 +428,65 @@ function* readingViews(
 ): Generator<View | Pause> {
   yield* afterReading(reading);
   if (!compacting) return;
-  const compact = compactView(reading, seen);
+  const compact = yield* compactViewInSlices(reading, seen);
   if (compact) yield* afterReading(compact);
 }
 
 /** A reading, then up to {@link MAX_SPELLED_STEPS} decoding steps when it produced a sequence's start. */
 function* afterReading(reading: View): Generator<View | Pause> {
   yield reading;
-  if (produced(reading, SEQUENCE_LEAD)) yield* steps(reading, ALL_FAMILIES, MAX_SPELLED_STEPS);
+  if (yield* produced(reading, SEQUENCE_LEAD))
+    yield* steps(reading, ALL_FAMILIES, MAX_SPELLED_STEPS);
 }
 
-/** Whether a view's step produced a character of the class (a view made by no step: true). */
-function produced(view: View, matches: (code: number) => boolean): boolean {
+/**
+ * Whether a view's step produced a character of the class (a view made by no step: true); a
+ * sliced pass (a step of a flood of escapes produced a million characters).
+ */
+function* produced(view: View, matches: (code: number) => boolean): Sliced<boolean> {
   const { changed, text } = view;
   if (!changed) return true;
+  let budget = SLICE_POSITIONS;
   for (let t = 0; t < changed.count; t++) {
     const start = changed.outStart(t);
     const end = start + changed.outLength(t);
     for (let i = start; i < end; i++) if (matches(text.charCodeAt(i))) return true;
+    if (--budget <= 0) {
+      budget = SLICE_POSITIONS;
+      yield PAUSE;
+    }
   }
   return false;
+}
+
+/** The classes {@link producedClasses} tells apart, as bits. */
+const COMPACTED_BIT = 1;
+const LIST_BIT = 2;
+
+/**
+ * Which of {@link COMPACTED} and {@link LIST_CHARACTER} a decoded view's step produced (bits),
+ * in one sliced pass that ends once both are found.
+ */
+function* producedClasses(view: View): Sliced<number> {
+  const { changed, text } = view;
+  if (!changed) return COMPACTED_BIT | LIST_BIT;
+  let classes = 0;
+  let budget = SLICE_POSITIONS;
+  for (let t = 0; t < changed.count; t++) {
+    const start = changed.outStart(t);
+    const end = start + changed.outLength(t);
+    for (let i = start; i < end; i++) {
+      const c = text.charCodeAt(i);
+      if (COMPACTED(c)) classes |= COMPACTED_BIT;
+      else if (LIST_CHARACTER(c)) classes |= LIST_BIT;
+    }
+    if (classes === (COMPACTED_BIT | LIST_BIT)) return classes;
+    if (--budget <= 0) {
+      budget = SLICE_POSITIONS;
+      yield PAUSE;
+    }
+  }
+  return classes;
 }
 
 /** Digits, separators and quotes: what a list is made of. */

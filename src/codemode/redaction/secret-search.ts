@@ -122,7 +122,7 @@ function byteForms(forms: readonly string[]): string[] {
  * (a copy of an 8-character secret that lost 5 or more) is not looked for: common two- and
  * three-letter texts would make every view suspect; docs/security.md lists it.
  */
-function swallowedCopyCheck(forms: readonly string[]): (view: View) => boolean {
+function swallowedCopyCheck(forms: readonly string[]): (view: View) => Sliced<boolean> {
   const rests = new Set(
     forms.flatMap((form) =>
       Array.from({ length: MAX_SWALLOWED }, (_, k) => fold(form.slice(k + 1, k + 1 + GRAM))),
@@ -136,10 +136,16 @@ function swallowedCopyCheck(forms: readonly string[]): (view: View) => boolean {
   const bits = new Uint32Array(1 << (REST_BITS - 5));
   const slot = (key: number) => Math.imul(key, 0x9e3779b1) >>> (32 - REST_BITS);
   for (const key of restKeys) bits[slot(key) >>> 5]! |= 1 << (slot(key) & 31);
-  return (view: View) => {
+  // A sliced pass: a step of a flood of escapes replaced a million sequences.
+  return function* (view: View) {
     const { changed, text } = view;
     if (!changed) return false;
+    let budget = SLICE_POSITIONS;
     for (let t = 0; t < changed.count; t++) {
+      if (--budget <= 0) {
+        budget = SLICE_POSITIONS;
+        yield PAUSE;
+      }
       const end = changed.outStart(t) + changed.outLength(t);
       if (end + GRAM <= text.length) {
         const key = windowKey(text, end);
@@ -164,7 +170,7 @@ const fold = (text: string) => text.replace(/[A-Z]+/g, (s) => s.toLowerCase());
 function* find(
   text: string,
   scanner: FormScanner,
-  mayHideCopy: (view: View) => boolean,
+  mayHideCopy: (view: View) => Sliced<boolean>,
 ): Sliced<Range[]> {
   const ranges: [number, number][] = [];
   let work = 0;

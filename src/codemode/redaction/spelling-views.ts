@@ -172,14 +172,27 @@ function separatorAt(text: string, at: number, kind: Kind): number {
   return end - at;
 }
 
+/**
+ * List items read since the isolate started (runs counted and read): a count that does not
+ * depend on the machine, so a test can bound the items read between two pauses.
+ */
+export const listWork = { items: 0 };
+
 /** Where the run {@link runAt} read last ends. */
 let runEnd = 0;
+/** Where {@link runAt} stopped at its limit, to go on from (-1: the run ended). */
+let runNext = -1;
 
-/** How many items a run from `at` has (its end goes to runEnd). */
-function runAt(text: string, at: number, kind: Kind): number {
+/**
+ * How many items a run from `at` has, reading at most `limit` (its end goes to runEnd; where it
+ * stopped at the limit, to runNext). A plain function, not a pass: it is tried at every
+ * candidate start, most runs are short, and a generator per try cost ordinary bodies ~10%.
+ */
+function runAt(text: string, at: number, kind: Kind, limit = Number.POSITIVE_INFINITY): number {
   let items = 0;
   let i = at;
   runEnd = at;
+  runNext = -1;
   for (let length = itemAt(text, i, kind); length > 0;) {
     items++;
     const next = i + length;
@@ -190,7 +203,29 @@ function runAt(text: string, at: number, kind: Kind): number {
     if (sep === 0 && !(kind === "binary" || (kind === "hex" && isX(text.charCodeAt(next + 1)))))
       break;
     i = next + sep;
+    if (items >= limit) {
+      runNext = i;
+      break;
+    }
     length = itemAt(text, i, kind);
+  }
+  listWork.items += items;
+  return items;
+}
+
+/**
+ * The rest of a run {@link runAt} stopped at its limit (from runNext), as a sliced pass: one run
+ * can be a million numbers (`12 12 12 …`, 4 MB), read in one turn it held the thread ~1 s at load
+ * (issue #40). Returns the items read; the run's end goes to runEnd on return.
+ */
+function* restOfRun(text: string, kind: Kind): Sliced<number> {
+  let items = 0;
+  while (runNext >= 0) {
+    const [from, end] = [runNext, runEnd];
+    yield PAUSE;
+    items += runAt(text, from, kind, SLICE_POSITIONS);
+    // Nothing more at `from`: the run ended with the item before it.
+    if (runEnd === from) runEnd = end;
   }
   return items;
 }
@@ -351,7 +386,7 @@ export function* listsViewInSlices(
       if (i < builder.consumed) continue;
       const known = first?.hexRuns.get(i);
       if (known !== undefined) {
-        i = readRun(text, builder, i, known, "hex") - 1;
+        i = (yield* readRun(text, builder, i, known, "hex")) - 1;
         continue;
       }
       let [best, bestEnd, hexEnd, decimalEnd, hexItems] = [-1, 0, 0, 0, 0];
@@ -365,7 +400,9 @@ export function* listsViewInSlices(
           : DECIMAL_FIRST;
       for (let k = 0; k < kinds.length; k++) {
         const kind = kinds[k]!;
-        const items = runAt(text, i, kind);
+        // Most runs are short: read at once, and in slices only past a slice's worth.
+        let items = runAt(text, i, kind, SLICE_POSITIONS);
+        if (runNext >= 0) items += yield* restOfRun(text, kind);
         furthest = Math.max(furthest, runEnd);
         if (kind === "hex") [hexEnd, hexItems] = [runEnd, items];
         if (kind === "decimal") decimalEnd = runEnd;
@@ -384,7 +421,7 @@ export function* listsViewInSlices(
         i = Math.max(i, furthest - 1);
         continue;
       }
-      i = readRun(text, builder, i, bestEnd, kind) - 1;
+      i = (yield* readRun(text, builder, i, bestEnd, kind)) - 1;
     }
   const decoded = builder.finish();
   return {
@@ -410,21 +447,30 @@ export interface FirstReading {
   hexRuns: Map<number, number>;
 }
 
-/** Replaces the items of a run (`[from, end)`, of one kind) by their characters; returns `end`. */
-function readRun(
+/**
+ * Replaces the items of a run (`[from, end)`, of one kind) by their characters; returns `end`.
+ * A sliced pass, like {@link restOfRun}.
+ */
+function* readRun(
   text: string,
   builder: ViewBuilder,
   from: number,
   end: number,
   kind: Kind,
-): number {
+): Sliced<number> {
   let at = from;
+  let budget = SLICE_POSITIONS;
   while (at < end) {
     const length = itemAt(text, at, kind);
     const next = at + length;
     const sep = next < end ? separatorAt(text, next, kind) : 0;
     builder.replaceCode(at, length + sep, itemCode);
+    listWork.items++;
     at = next + sep;
+    if (--budget <= 0) {
+      budget = SLICE_POSITIONS;
+      yield PAUSE;
+    }
   }
   return end;
 }
@@ -488,10 +534,28 @@ function utf8At(text: string, at: number): [number, number] | undefined {
  *   making: this pass looks at every character beyond ASCII anyway)
  */
 export function compactView(view: View, seen?: { tags: boolean }): View | undefined {
+  return runToEnd(compactViewInSlices(view, seen));
+}
+
+/**
+ * {@link compactView} as a sliced pass (./slices.ts): a text of a million folded characters (a
+ * decoded flood of `%AA`) is a million replacements.
+ * @param view - a text and its map to the original
+ * @param seen - as for {@link compactView}
+ */
+export function* compactViewInSlices(
+  view: View,
+  seen?: { tags: boolean },
+): Sliced<View | undefined> {
   const { text } = view;
   if (!NON_ASCII.test(text)) return asciiCompactView(view);
   const builder = new ViewBuilder(text);
+  let budget = SLICE_POSITIONS;
   for (let i = 0; i < text.length; i++) {
+    if (--budget <= 0) {
+      budget = SLICE_POSITIONS;
+      yield PAUSE;
+    }
     const c = text.charCodeAt(i);
     if (c < 0x80) {
       if (!isSpace(c)) continue;

@@ -7,110 +7,239 @@
  * but sequences (`%25%25%25…`, 1.3 million in 4 MB). Building the view by `+=` made one string
  * per sequence, and the map held four numbers per sequence in a doubling array: 9–34 s of the
  * host's thread and ~21× the body's bytes for a few MB. Here the text goes into one buffer of
- * code units (copied spans character by character) and is made a string once; the map keeps
- * per sequence its output start (4 bytes) and its two lengths (2 bytes), and derives input
- * positions from a running sum kept every {@link SUM_EVERY} sequences.
+ * code units (copied spans character by character) and is made a string once; the map keeps a
+ * record of one byte per sequence in the common case ({@link SequenceMap}).
  */
 
 /** Where position `i` of a view lies in its original: as the start or the end of a range. */
 export type Origin = (i: number, end: boolean) => number;
 
-/** Sequences per stored running sum: a lookup adds at most this many lengths. */
-const SUM_EVERY = 32;
-/** Sequences per storage block. */
-const BLOCK_BITS = 13;
-const BLOCK_SIZE = 1 << BLOCK_BITS;
-const BLOCK_MASK = BLOCK_SIZE - 1;
-/** Lengths up to these fit in the packed 16 bits (6 for the output, 10 for the input). */
-const MAX_OUT = 63;
-const MAX_IN = 1023;
+/** Sequences per checkpoint: a random lookup decodes at most this many records. */
+const CHECK_EVERY = 32;
+/** Bytes per full storage block (records never straddle two). */
+const BLOCK_BITS = 16;
+const BLOCK_BYTES = 1 << BLOCK_BITS;
+const BLOCK_MASK = BLOCK_BYTES - 1;
+/** The longest record: a lead byte and three 5-byte varints. */
+const MAX_RECORD = 16;
+/** A record's lead byte: this one is followed by three varints. */
+const LONG = 0x80;
+/** A lead byte that ends a full block early: the next record starts the next block. */
+const SKIP = 0xff;
 
 /**
  * The replaced sequences of one view, in order: output start and both lengths. Answers where a
  * view position lies in the text the view was made from.
+ *
+ * Stored as a byte stream (issue #40: a body of escapes is a million sequences a view, and the
+ * map was 6 bytes each, more than the view's text): a record per sequence holds the number of
+ * characters copied since the previous one (its gap: the same in input and output) and its two
+ * lengths; one byte when the gap is 0–3, the output 0–1 characters and the input 1–16 (every
+ * sequence of a flood of escapes, every list item), else a lead byte and three varints. Every
+ * {@link CHECK_EVERY} sequences a checkpoint keeps the absolute positions. Reading in order (what
+ * the next decoding step and the checks do) decodes each record once; a random lookup (an origin,
+ * only when a copy is found) starts from a checkpoint.
  */
 export class SequenceMap {
   /** How many sequences were replaced. */
   count = 0;
-  // Fixed-size blocks, not one doubling array: no copies while growing and no slack after.
-  private starts: Int32Array[] = [];
-  private lengths: Uint16Array[] = [];
-  private sums: number[] = [];
-  private sum = 0;
-  /** Lengths that do not fit the packed form (a NUL run, an expansion), by sequence. */
-  private long: Map<number, [number, number]> | undefined;
+  // Full blocks of BLOCK_BYTES, then the block being written (grown by doubling up to
+  // BLOCK_BYTES: a map of three sequences needs no 64 KiB).
+  private blocks: Uint8Array[] = [];
+  private block = new Uint8Array(0);
+  private used = 0;
+  // Per checkpoint: where its record starts (block index × BLOCK_BYTES + offset), its output
+  // start and its input start.
+  private checks = new Int32Array(0);
+  private outEnd = 0;
+  private inEnd = 0;
+  // The record read last (reading in order decodes each record once).
+  private at = -1;
+  // Where the record after it starts: a block and an offset in it.
+  private readBlock: Uint8Array = new Uint8Array(0);
+  private readIndex = 0;
+  private readAt = 0;
+  private atOut = 0;
+  private atOutLength = 0;
+  private atIn = 0;
+  private atInLength = 0;
 
   /** Adds a sequence: `inLength` input characters became `outLength` at `outStart`. */
   add(outStart: number, outLength: number, inLength: number): void {
+    const gap = outStart - this.outEnd;
+    if (gap < 0) throw new RangeError("sequences must be added in order");
     const t = this.count;
-    const [block, at] = [t >>> BLOCK_BITS, t & BLOCK_MASK];
-    if (at === 0) {
-      this.starts.push(new Int32Array(BLOCK_SIZE));
-      this.lengths.push(new Uint16Array(BLOCK_SIZE));
+    if (this.used + MAX_RECORD > this.block.length) this.grow();
+    const pos = this.blocks.length * BLOCK_BYTES + this.used;
+    if (t % CHECK_EVERY === 0) {
+      const k = (t / CHECK_EVERY) * 3;
+      if (k + 3 > this.checks.length) {
+        const grown = new Int32Array(Math.max(48, this.checks.length * 2));
+        grown.set(this.checks);
+        this.checks = grown;
+      }
+      this.checks[k] = pos;
+      this.checks[k + 1] = outStart;
+      this.checks[k + 2] = this.inEnd + gap;
     }
-    if (t % SUM_EVERY === 0) this.sums.push(this.sum);
-    this.starts[block]![at] = outStart;
-    if (outLength <= MAX_OUT && inLength <= MAX_IN)
-      this.lengths[block]![at] = (outLength << 10) | inLength;
+    const block = this.block;
+    if (gap <= 3 && outLength <= 1 && inLength >= 1 && inLength <= 16)
+      block[this.used++] = (gap << 5) | (outLength << 4) | (inLength - 1);
     else {
-      this.lengths[block]![at] = 0xffff;
-      (this.long ??= new Map()).set(t, [outLength, inLength]);
+      block[this.used++] = LONG;
+      this.used = writeVarint(block, this.used, gap);
+      this.used = writeVarint(block, this.used, outLength);
+      this.used = writeVarint(block, this.used, inLength);
     }
-    this.sum += inLength - outLength;
+    this.inEnd += gap + inLength;
+    this.outEnd = outStart + outLength;
     this.count = t + 1;
   }
 
   /** The output start of sequence `t`. */
   outStart(t: number): number {
-    return this.starts[t >>> BLOCK_BITS]![t & BLOCK_MASK]!;
+    this.seek(t);
+    return this.atOut;
   }
 
   /** The output length of sequence `t`. */
   outLength(t: number): number {
-    const packed = this.lengths[t >>> BLOCK_BITS]![t & BLOCK_MASK]!;
-    return packed === 0xffff ? this.long!.get(t)![0] : packed >> 10;
-  }
-
-  private inLength(t: number): number {
-    const packed = this.lengths[t >>> BLOCK_BITS]![t & BLOCK_MASK]!;
-    return packed === 0xffff ? this.long!.get(t)![1] : packed & MAX_IN;
-  }
-
-  /** The input start of sequence `t`: its output start plus what earlier sequences shrank by. */
-  private inStart(t: number): number {
-    let shrink = this.sums[Math.floor(t / SUM_EVERY)]!;
-    for (let u = t - (t % SUM_EVERY); u < t; u++) shrink += this.inLength(u) - this.outLength(u);
-    return this.outStart(t) + shrink;
+    this.seek(t);
+    return this.atOutLength;
   }
 
   /** The map as a function (see {@link Origin}). */
   origin(): Origin {
     return (i, end) => {
-      // The last sequence starting at or before i in the output.
-      let [lo, hi] = [0, this.count - 1];
-      let found = -1;
-      while (lo <= hi) {
-        const mid = (lo + hi) >> 1;
-        if (this.outStart(mid) <= i) {
-          found = mid;
-          lo = mid + 1;
-        } else hi = mid - 1;
-      }
+      let found = this.lastStartingAt(i);
       // Sequences that decode to nothing (NUL runs, soft line breaks) at i: a start lies after
       // them, an end before them.
       if (end)
         while (found > 0 && this.outStart(found - 1) === i && this.outLength(found - 1) === 0)
           found--;
       if (found < 0) return i;
-      const outStart = this.outStart(found);
-      const outLength = this.outLength(found);
-      const inStart = this.inStart(found);
-      const inLength = this.inLength(found);
+      this.seek(found);
+      const { atOut: outStart, atOutLength: outLength, atIn: inStart, atInLength: inLength } = this;
       // Inside what one sequence decoded to: a start is the sequence's start, an end its end.
       if (i === outStart && (end || outLength > 0)) return inStart;
       if (i < outStart + outLength) return end ? inStart + inLength : inStart;
       return inStart + inLength + (i - outStart - outLength);
     };
+  }
+
+  /** The last sequence starting at or before output position `i` (-1: none). */
+  private lastStartingAt(i: number): number {
+    const checks = Math.ceil(this.count / CHECK_EVERY);
+    let [lo, hi, found] = [0, checks - 1, -1];
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.checks[mid * 3 + 1]! <= i) {
+        found = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    if (found < 0) return -1;
+    let t = found * CHECK_EVERY;
+    while (t + 1 < this.count && this.outStart(t + 1) <= i) t++;
+    return t;
+  }
+
+  /** Decodes record `t` into the `at…` fields. */
+  private seek(t: number): void {
+    if (t === this.at) return;
+    // Forward from the record read last when it lies after t's checkpoint, else from that.
+    if (!(this.at >= 0 && t > this.at && this.at >= t - (t % CHECK_EVERY))) {
+      const k = Math.floor(t / CHECK_EVERY);
+      const pos = this.checks[k * 3]!;
+      this.readIndex = pos >>> BLOCK_BITS;
+      this.readBlock = this.blockAt(this.readIndex);
+      this.readAt = pos & BLOCK_MASK;
+      // The record before the checkpoint's ended where the checkpoint's starts, less its gap.
+      [this.atOut, this.atOutLength, this.atIn, this.atInLength] = [0, 0, 0, 0];
+      this.at = k * CHECK_EVERY - 1;
+      this.next(this.checks[k * 3 + 1]!, this.checks[k * 3 + 2]!);
+    }
+    while (this.at < t) this.next();
+  }
+
+  /**
+   * Decodes the record after the one read last into the `at…` fields (in order: each record is
+   * decoded once). At a checkpoint, `out` and `inn` are its own starts.
+   */
+  private next(out = -1, inn = -1): void {
+    let block = this.readBlock;
+    let p = this.readAt;
+    if (p >= block.length || block[p] === SKIP) {
+      // Past the last record of a full block: the next one starts the next block.
+      block = this.readBlock = this.blockAt(++this.readIndex);
+      p = 0;
+    }
+    const lead = block[p++]!;
+    let [gap, outLength, inLength] = [0, 0, 0];
+    if (lead < LONG) {
+      gap = lead >> 5;
+      outLength = (lead >> 4) & 1;
+      inLength = (lead & 15) + 1;
+    } else {
+      gap = readVarint(block, p);
+      outLength = readVarint(block, varintEnd);
+      inLength = readVarint(block, varintEnd);
+      p = varintEnd;
+    }
+    this.atOut = out >= 0 ? out : this.atOut + this.atOutLength + gap;
+    this.atIn = inn >= 0 ? inn : this.atIn + this.atInLength + gap;
+    this.atOutLength = outLength;
+    this.atInLength = inLength;
+    this.readAt = p;
+    this.at++;
+  }
+
+  /** Storage block `index` (full ones, then the one being written). */
+  private blockAt(index: number): Uint8Array {
+    return index < this.blocks.length ? this.blocks[index]! : this.block;
+  }
+
+  /** Room for a record: the block doubled, or (full) put aside for a new one. */
+  private grow(): void {
+    // The block read last may be replaced: the next read starts from a checkpoint.
+    this.at = -1;
+    if (this.block.length >= BLOCK_BYTES) {
+      if (this.used < BLOCK_BYTES) this.block[this.used] = SKIP;
+      this.blocks.push(this.block);
+      this.block = new Uint8Array(BLOCK_BYTES);
+      this.used = 0;
+      return;
+    }
+    const grown = new Uint8Array(Math.min(BLOCK_BYTES, Math.max(64, this.block.length * 2)));
+    grown.set(this.block.subarray(0, this.used));
+    this.block = grown;
+  }
+}
+
+/** Writes `value` (≥ 0) as a little-endian base-128 varint at `at`; returns where it ends. */
+function writeVarint(bytes: Uint8Array, at: number, value: number): number {
+  while (value >= 0x80) {
+    bytes[at++] = (value & 0x7f) | 0x80;
+    value = Math.floor(value / 128);
+  }
+  bytes[at++] = value;
+  return at;
+}
+
+/** Where the varint {@link readVarint} read last ends (no array per record read). */
+let varintEnd = 0;
+
+/** The varint at `at` (its end goes to varintEnd). */
+function readVarint(bytes: Uint8Array, at: number): number {
+  let [value, scale] = [0, 1];
+  for (;;) {
+    const b = bytes[at++]!;
+    value += (b & 0x7f) * scale;
+    if (b < 0x80) {
+      varintEnd = at;
+      return value;
+    }
+    scale *= 128;
   }
 }
 

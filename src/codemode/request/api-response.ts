@@ -23,7 +23,12 @@
 import { asciiBodyText, asciiText, decodeBody } from "./body-charset";
 import { secretRedactor, type Redactor } from "../redaction/redaction";
 import { yieldThread } from "../redaction/slices";
-import { collectAfterLargeBody, collectingPause } from "./large-body-collection";
+import {
+  collectAfterLargeBody,
+  collectingPause,
+  collectionBudget,
+  type CollectionBudget,
+} from "./large-body-collection";
 
 /** What sandbox code receives from `codemode.request()`. */
 export interface ApiResult {
@@ -72,10 +77,13 @@ export function asResponseInit(answer: unknown): ApiResponseInit {
  * Normalizes the host callback's answer for the sandbox.
  * @param response - a `Response` or `{ status, headers?, body? }`
  * @param secrets - strings that must never reach the sandbox
+ * @param collections - the run's budget of forced collections around large bodies
+ *   (./large-body-collection.ts; default: one of its own, bounded only by the host's gap)
  */
 export async function toApiResult(
   response: Response | ApiResponseInit,
   secrets: readonly string[],
+  collections: CollectionBudget = collectionBudget(),
 ): Promise<ApiResult> {
   if (!(response instanceof Response)) return plainApiResult(response, secrets);
   const redactor = secretRedactor(secrets);
@@ -101,13 +109,15 @@ export async function toApiResult(
   const size = raw.byteLength;
   // A large body is searched in slices, the host's thread given to other clients between them.
   const sliced = size >= SLICED_BODY;
-  const pause = collectingPause(size, yieldThread);
+  const pause = collectingPause(size, yieldThread, collections);
   // Whether nothing was cut: then the bytes are the body's, and `ascii` (if any) reads them.
   let untouched: boolean;
   let bytes: Uint8Array | undefined;
   if (sliced && ascii !== undefined && redactor.active) {
     // A large ASCII body's text stands for its bytes (one byte per character): the bytes are let
     // go while it is searched, and made again only if needed (issue #40: the host's memory).
+    // Given back at once, not at the next collection: detaching a buffer frees its memory.
+    release(raw);
     raw = EMPTY;
     const found = await redactor.cleanAsciiBytesInSlices(ascii, pause);
     if (found === undefined) return withheld(UNSAFE);
@@ -146,7 +156,7 @@ export async function toApiResult(
   function finished(searched: string): ApiResult {
     const body = /json/i.test(type) ? jsonBody(searched, redactor) : searched;
     // The body's bytes are garbage now (the program gets the text): let the collection free them.
-    collectAfterLargeBody(size);
+    collectAfterLargeBody(size, collections);
     return { status: (response as Response).status, ok: (response as Response).ok, headers, body };
   }
 }
@@ -155,6 +165,20 @@ export async function toApiResult(
 const TEXTUAL = /json|^text\/|xml|x-www-form-urlencoded|javascript/i;
 
 const EMPTY = new Uint8Array(0);
+
+/**
+ * Frees the memory of bytes nothing else holds (their buffer detached), where the runtime can
+ * (`ArrayBuffer.prototype.transfer`); elsewhere the next collection frees it.
+ */
+function release(bytes: Uint8Array): void {
+  const buffer = bytes.buffer as ArrayBuffer & { transfer?: (length: number) => ArrayBuffer };
+  if (bytes.byteLength !== buffer.byteLength || typeof buffer.transfer !== "function") return;
+  try {
+    buffer.transfer(0);
+  } catch {
+    // a buffer the runtime will not detach: the next collection frees it
+  }
+}
 const asciiEncoder = new TextEncoder();
 
 /**

@@ -11,6 +11,11 @@
  * (issue #40, test/e2e/heavy-bodies.mjs under 2 busy processes). A collection of the host's
  * heap takes tens of milliseconds; only bodies of {@link COLLECT_AFTER_BYTES} or more pay it,
  * whose redaction costs several times that.
+ *
+ * Bounded per run ({@link collectionBudget}): a program that reads large bodies in a row chose
+ * every one of those collections, and each holds the host's thread for every client (~100 ms
+ * at load 17). A run may force at most {@link MAX_COLLECTIONS_PER_RUN}, and the host at most one
+ * per {@link MIN_COLLECTION_GAP_MS} whoever asks; past that, V8 collects when it decides to.
  */
 
 /** Bodies from this size on are followed by a collection. */
@@ -26,36 +31,120 @@ export const COLLECT_EVERY_PAUSES = 64;
 /** V8's `gc` as `--expose-gc` installs it; read once, when this module loads. */
 const exposedGc: unknown = (globalThis as { gc?: unknown }).gc;
 
+/** Forced collections one run may cause (4 bodies of 4 MiB take ~16). */
+export const MAX_COLLECTIONS_PER_RUN = 24;
+
 /**
- * Collects the host's garbage when a body of `bytes` was large enough to leave much of it.
+ * The least time between two forced collections of the host, whichever runs ask: with a
+ * collection costing up to ~100 ms of the thread, forced ones take at most about a third of it.
+ */
+export const MIN_COLLECTION_GAP_MS = 250;
+
+/** What {@link mayCollect} decides on: one run's collections, and the host's last one. */
+export interface CollectionState {
+  /** Forced collections this run caused so far. */
+  used: number;
+  /** When the host last ran a forced collection (ms, the clock's), shared by every run. */
+  readonly host: { lastAt: number };
+}
+
+/**
+ * Whether a forced collection may run now: the run has budget left and the host's last one is
+ * at least {@link MIN_COLLECTION_GAP_MS} ago.
+ * @param state - the run's collections and the host's last
+ * @param now - the clock's time now (ms)
+ * @param max - the run's budget (default {@link MAX_COLLECTIONS_PER_RUN})
+ * @param gap - the host's least gap (default {@link MIN_COLLECTION_GAP_MS})
+ */
+export function mayCollect(
+  state: CollectionState,
+  now: number,
+  max = MAX_COLLECTIONS_PER_RUN,
+  gap = MIN_COLLECTION_GAP_MS,
+): boolean {
+  return state.used < max && now - state.host.lastAt >= gap;
+}
+
+/** The forced collections of one run: ask before each, and it is counted when it runs. */
+export interface CollectionBudget {
+  /** Forced collections this run caused so far. */
+  readonly used: number;
+  /**
+   * Runs a collection when the budget allows it (see {@link mayCollect}).
+   * @param collect - the collection
+   * @returns whether it ran
+   */
+  collect(collect: () => void): boolean;
+}
+
+/** The host's last forced collection: one host isolate, one record, whichever run asked. */
+const HOST = { lastAt: Number.NEGATIVE_INFINITY };
+
+/**
+ * A budget for one run (build one per run: ../api-requester.ts).
+ * @param clock - the time now in ms (default `Date.now`: workerd's clock stands still while
+ *   JavaScript runs, but moves at each pause of a sliced redaction, which is I/O)
+ * @param host - the host's last collection (default: this isolate's)
+ */
+export function collectionBudget(
+  clock: () => number = Date.now,
+  host: { lastAt: number } = HOST,
+): CollectionBudget {
+  const state: CollectionState = { used: 0, host };
+  return {
+    get used() {
+      return state.used;
+    },
+    collect(collect) {
+      const now = clock();
+      if (!mayCollect(state, now)) return false;
+      state.used++;
+      host.lastAt = now;
+      collect();
+      return true;
+    },
+  };
+}
+
+/**
+ * Collects the host's garbage when a body of `bytes` was large enough to leave much of it, and
+ * the run's budget allows it.
  * @param bytes - the body's size
+ * @param budget - the run's forced collections (default: a budget of its own, bounded only by
+ *   the host's gap between collections)
  * @param gc - the collection (default: the runtime's exposed `gc`, when there is one)
  * @returns whether a collection ran
  */
-export function collectAfterLargeBody(bytes: number, gc: unknown = exposedGc): boolean {
+export function collectAfterLargeBody(
+  bytes: number,
+  budget: CollectionBudget = collectionBudget(),
+  gc: unknown = exposedGc,
+): boolean {
   if (bytes < COLLECT_AFTER_BYTES || typeof gc !== "function") return false;
-  plainCollection(gc as (options?: object) => void);
-  return true;
+  return budget.collect(() => plainCollection(gc as (options?: object) => void));
 }
 
 /**
  * The pause for a sliced redaction of a body of `bytes`: gives the thread away (`yieldThread`)
  * and, for a large body where `gc` is exposed, collects every {@link COLLECT_EVERY_PAUSES}
- * pauses first, so the garbage of views already searched does not pile up to the end.
+ * pauses first (when the run's budget allows), so the garbage of views already searched does
+ * not pile up to the end.
  * @param bytes - the body's size
  * @param yieldThread - how the thread is given away
+ * @param budget - the run's forced collections (default: a budget of its own)
  * @param gc - the collection (default: the runtime's exposed `gc`, when there is one)
  */
 export function collectingPause(
   bytes: number,
   yieldThread: () => Promise<void>,
+  budget: CollectionBudget = collectionBudget(),
   gc: unknown = exposedGc,
 ): () => Promise<void> {
   if (bytes < COLLECT_AFTER_BYTES || typeof gc !== "function") return yieldThread;
   let pauses = 0;
-  const collect = gc as (options?: object) => void;
+  const collect = () => plainCollection(gc as (options?: object) => void);
   return () => {
-    if (++pauses % COLLECT_EVERY_PAUSES === 0) plainCollection(collect);
+    if (++pauses % COLLECT_EVERY_PAUSES === 0) budget.collect(collect);
     return yieldThread();
   };
 }

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { decodeWork } from "../../../src/codemode/redaction/decoded-view";
 import { REDACTED, secretRedactor } from "../../../src/codemode/redaction/redaction";
 import { SLICE_POSITIONS } from "../../../src/codemode/redaction/slices";
+import { listWork } from "../../../src/codemode/redaction/spelling-views";
 import { SLICED_BODY, toApiResult } from "../../../src/codemode/request/api-response";
 
 const TOKEN = "tok_Live.9f8e/7d6c-5b4a";
@@ -67,6 +68,22 @@ describe("redaction in slices", () => {
     });
     expect(pauses).toBeGreaterThan(20);
   });
+
+  // One run of a million numbers was counted three times and read in one turn: ~1 s of the
+  // host's thread at load (issue #40).
+  it.each(["12 ", "0x12,", "01100001 "])(
+    "reads a long run of numbers in slices: %s repeated",
+    async (unit) => {
+      let [last, most] = [listWork.items, 0];
+      await redactor.cleanTextInSlices(fill(unit, 2_097_152), async () => {
+        most = Math.max(most, listWork.items - last);
+        last = listWork.items;
+      });
+      most = Math.max(most, listWork.items - last);
+      expect(most).toBeGreaterThan(0);
+      expect(most).toBeLessThanOrEqual(4 * SLICE_POSITIONS);
+    },
+  );
 
   it("lets other tasks run meanwhile with the default pause", async () => {
     let ticks = 0;

@@ -1,0 +1,107 @@
+// The map from a view back to the text it was made from (issue #40: a flood of escapes is a
+// million sequences a view, so it is stored as a byte per sequence in the common case): it must
+// answer exactly what a plain array of every sequence's positions answers, for short and long
+// records, across storage blocks, read in order and at random.
+import { describe, expect, it } from "vitest";
+import { SequenceMap } from "../../../src/codemode/redaction/view-builder";
+
+/** A sequence as a plain record, input start included. */
+type Plain = { outStart: number; outLength: number; inStart: number; inLength: number };
+
+/** The same map kept as plain records, answering as the map's origin is documented to. */
+function plainOrigin(all: Plain[]) {
+  return (i: number, end: boolean): number => {
+    let found = -1;
+    for (let t = 0; t < all.length; t++) if (all[t]!.outStart <= i) found = t;
+    if (end)
+      while (found > 0 && all[found - 1]!.outStart === i && all[found - 1]!.outLength === 0)
+        found--;
+    if (found < 0) return i;
+    const { outStart, outLength, inStart, inLength } = all[found]!;
+    if (i === outStart && (end || outLength > 0)) return inStart;
+    if (i < outStart + outLength) return end ? inStart + inLength : inStart;
+    return inStart + inLength + (i - outStart - outLength);
+  };
+}
+
+/** A deterministic stream of numbers in [0, 1). */
+function random(seed: number) {
+  return () => {
+    seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0;
+    return seed / 2 ** 32;
+  };
+}
+
+/** `count` sequences with gaps and lengths drawn to hit every record form. */
+function sequences(count: number, seed: number): Plain[] {
+  const next = random(seed);
+  const all: Plain[] = [];
+  let [out, inn] = [0, 0];
+  for (let t = 0; t < count; t++) {
+    const r = next();
+    // Mostly what floods of escapes make (one byte a record), sometimes long gaps, long
+    // inputs, empty inputs, outputs of 0 or 2+ characters.
+    const gap = r < 0.7 ? Math.floor(next() * 4) : r < 0.9 ? Math.floor(next() * 300) : 70_000;
+    const outLength = next() < 0.8 ? 1 : next() < 0.5 ? 0 : 2 + Math.floor(next() * 200);
+    const inLength = next() < 0.8 ? 1 + Math.floor(next() * 16) : Math.floor(next() * 5000);
+    out += gap;
+    inn += gap;
+    all.push({ outStart: out, outLength, inStart: inn, inLength });
+    out += outLength;
+    inn += inLength;
+  }
+  return all;
+}
+
+describe("SequenceMap", () => {
+  it.each([0, 1, 31, 32, 33, 5_000, 150_000])(
+    "answers as plain records do for %i sequences",
+    (count) => {
+      const all = sequences(count, count + 7);
+      const map = new SequenceMap();
+      for (const s of all) map.add(s.outStart, s.outLength, s.inLength);
+      expect(map.count).toBe(count);
+      // In order (as a decoding step reads its windows), then backwards (every lookup seeks).
+      const wrong: number[] = [];
+      for (let t = 0; t < count; t++)
+        if (map.outStart(t) !== all[t]!.outStart || map.outLength(t) !== all[t]!.outLength)
+          wrong.push(t);
+      for (let t = count - 1; t >= 0; t -= 97)
+        if (map.outStart(t) !== all[t]!.outStart) wrong.push(t);
+      expect(wrong).toEqual([]);
+      const origin = map.origin();
+      const plain = plainOrigin(all.slice(0, Math.min(count, 3_000)));
+      const last = count === 0 ? 10 : all[Math.min(count, 3_000) - 1]!.outStart;
+      const next = random(count);
+      for (let k = 0; k < 400; k++) {
+        const i = Math.floor(next() * (last + 2));
+        for (const end of [false, true])
+          expect([i, end, origin(i, end)]).toEqual([i, end, plain(i, end)]);
+      }
+      // Exactly at every sequence's bounds, where the rules differ.
+      for (const s of all.slice(0, 200))
+        for (const i of [s.outStart, s.outStart + s.outLength])
+          for (const end of [false, true])
+            expect([i, end, origin(i, end)]).toEqual([i, end, plain(i, end)]);
+    },
+  );
+
+  it("keeps a flood of escapes in about a byte and a half per sequence", () => {
+    // `%25` repeated: every sequence 3 characters to 1, no gap.
+    const map = new SequenceMap();
+    for (let t = 0; t < 1_000_000; t++) map.add(t, 1, 3);
+    const bytes = (map as unknown as { blocks: Uint8Array[]; checks: Int32Array }).blocks.reduce(
+      (sum, block) => sum + block.byteLength,
+      0,
+    );
+    expect(bytes).toBeLessThan(1_050_000);
+    expect((map as unknown as { checks: Int32Array }).checks.byteLength).toBeLessThan(600_000);
+    expect(map.origin()(999_999, false)).toBe(2_999_997);
+  });
+
+  it("refuses a sequence added before the end of the last", () => {
+    const map = new SequenceMap();
+    map.add(5, 1, 3);
+    expect(() => map.add(5, 1, 3)).toThrow(RangeError);
+  });
+});

@@ -22,6 +22,7 @@
  */
 import { dumpBytesView, dumpTextView } from "./dump-views";
 import { compactView, listsViewInSlices, rot13View, tagView } from "./spelling-views";
+import { notationViews } from "./notation-views";
 import { PAUSE, runToEnd, SLICE_POSITIONS, type Pause, type Sliced } from "./slices";
 import { compose, ViewBuilder, type View } from "./view-builder";
 
@@ -378,6 +379,7 @@ export function* decodedViewsInSlices(
  * escapes decoded) costs one compacted view of its decoded view, no more.
  */
 function* spelledViews(view: View): Generator<View | Pause> {
+  for (const notation of notationViews(view)) yield* afterReading(notation);
   const decoded = view.changed !== undefined;
   const compacting = !decoded || produced(view, COMPACTED);
   // Whether compaction met a tag character: only then is the tag view made.

@@ -37,6 +37,7 @@ export const HTTP_ERROR_CODES = {
   invalid_authorization: "the OAuth authorization request is malformed or from an unknown client",
   wrong_passphrase: "the OAuth consent form was sent with a wrong owner passphrase",
   too_many_attempts: "too many wrong passphrases; wait as Retry-After says",
+  too_many_registrations: "too many OAuth client registrations; wait as Retry-After says",
   runtime_restarted: "the local runtime serving the request was replaced; retry (local server)",
   server_starting: "no runtime is ready yet: the server is starting; retry soon (local server)",
   server_busy:

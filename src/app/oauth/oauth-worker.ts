@@ -10,7 +10,8 @@
  * re-parses the original authorization request on submit (nothing is rebuilt from form
  * fields). Storage: the `OAUTH_KV` namespace when bound, else the `OAUTH_STORE` Durable Object.
  *
- * Wrong passphrases are limited per client and per address (attempt-limiter.ts).
+ * Wrong passphrases are limited per client and per address (attempt-limiter.ts); client
+ * registrations per address per hour and in total per day (registration-limiter.ts).
  *
  * Does not do: federate to an identity provider (swap `/authorize` for your IdP's flow and put
  * the user's upstream token in `props` for per-user credentials).
@@ -24,7 +25,10 @@ import { authInfoFromOAuthProps } from "../../mcp/common/auth-context";
 import type { App } from "../app";
 import { HttpError, renderHttpError } from "../errors/http-error";
 import { consentAttempts } from "./attempt-limiter";
+import { countRegistration } from "./registration-limiter";
 import { storeKv } from "./store-kv";
+import { readSettings } from "../config/setting-table";
+import type { AppSettings } from "../config/config";
 
 /** Routes that need an access token when OAuth is on. */
 export const OAUTH_API_ROUTES = ["/mcp", "/api/search", "/api/runs", "/api/skills", "/demo-api"];
@@ -38,7 +42,7 @@ const providers = new WeakMap<App, Map<string, OAuthProvider<Cloudflare.Env>>>()
  * @param env - bindings and settings
  * @param ctx - the execution context (the provider puts the grant's props on `ctx.props`)
  */
-export function oauthFetch(
+export async function oauthFetch(
   app: App,
   request: Request,
   env: Cloudflare.Env,
@@ -78,6 +82,18 @@ export function oauthFetch(
   // OAUTH_KV is optional, so wrangler.jsonc does not bind it and `wrangler types` cannot know it.
   const bound = (env as OptionalBindings).OAUTH_KV;
   const withKv = bound ? env : { ...env, OAUTH_KV: storeKv(env.OAUTH_STORE) };
+  if (request.method === "POST" && new URL(request.url).pathname === "/register") {
+    // Counted before the provider stores anything (registration-limiter.ts).
+    const { values } = readSettings(env as unknown as AppSettings);
+    try {
+      await countRegistration(env.OAUTH_STORE, request, {
+        perHour: values.OAUTH_REGISTRATIONS_PER_HOUR,
+        perDay: values.OAUTH_REGISTRATIONS_PER_DAY,
+      });
+    } catch (error) {
+      return renderHttpError(error, false);
+    }
+  }
   return provider.fetch(request, withKv, ctx);
 }
 

@@ -17,7 +17,8 @@
  * Spelled-out readings (./spelling-views.ts) are made of the text, of its NUL-free view and of
  * every decoded view, and decoded again where they produced a sequence's start.
  *
- * Does not do: JavaScript's legacy octal escapes (`\141`: read as CSS hex), `+` as a space
+ * Does not do: JavaScript's legacy octal escapes (`\141`: CSS hex here; ./octal-view.ts reads
+ * them as octal in a view of its own), `+` as a space
  * (a form-encoded secret with a space is matched as a literal form instead), MIME encoded words.
  */
 import { dumpBytesView, dumpTextView } from "./dump-views";

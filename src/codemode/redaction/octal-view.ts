@@ -55,7 +55,9 @@ const ESCAPES: Notation = {
 
 /** Bare numbers (`164`, and `0164` with C's leading zero), in runs only. */
 const NUMBERS: Notation = {
-  lead: /\b[0-7]{2,4}\b/g,
+  // A number followed by a separator and another digit: a number alone (`%25%25…`, an id) is
+  // no run, and trying each one cost a body of escapes as much as its decoding.
+  lead: /\b[0-7]{2,4}(?:\s+|\s*[,.:;|/-]\s*)[0-7]/g,
   minItems: MIN_OCTAL_ITEMS,
   joined: false,
   item(text, at, code) {

@@ -55,9 +55,9 @@ const ESCAPES: Notation = {
 
 /** Bare numbers (`164`, and `0164` with C's leading zero), in runs only. */
 const NUMBERS: Notation = {
-  // A number followed by a separator and another digit: a number alone (`%25%25…`, an id) is
-  // no run, and trying each one cost a body of escapes as much as its decoding.
-  lead: /\b[0-7]{2,4}(?:\s+|\s*[,.:;|/-]\s*)[0-7]/g,
+  // Two numbers, each followed by a separator: a number alone (`%25%25…`, an id) or two (a date's
+  // `2023-11`) is no run, and trying each one cost a body of escapes as much as its decoding.
+  lead: /\b0?[0-7]{2,3}(?:\s+|\s*[,.:;|/-]\s*)0?[0-7]{2,3}(?:\s+|\s*[,.:;|/-]\s*)[0-7]/g,
   minItems: MIN_OCTAL_ITEMS,
   joined: false,
   item(text, at, code) {

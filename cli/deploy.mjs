@@ -14,6 +14,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { deploySecrets, unguardedDeploy } from "./deploy-guard.mjs";
+import { shortSecrets } from "./deploy-secret-lengths.mjs";
 import { readOperatorSkills, stageWithSkills } from "./deploy-skills.mjs";
 import { PACKAGE_ROOT, PRODUCT_MODULE, WORKER_CONFIG, wranglerBin } from "./runtime-paths.mjs";
 import { runWithSecretsFile } from "./secrets-file-run.mjs";
@@ -50,6 +51,11 @@ export async function deploy({
   const unguarded = unguardedDeploy(env, configVars(config));
   if (unguarded !== undefined) {
     console.error(`code-mode-mcp ${unguarded}`);
+    return 1;
+  }
+  const short = shortSecrets(deploySecrets(env));
+  if (short !== undefined) {
+    console.error(`code-mode-mcp ${short}`);
     return 1;
   }
   const buildScript = join(PACKAGE_ROOT, "scripts/build-worker.mjs");

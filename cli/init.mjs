@@ -392,7 +392,12 @@ export function projectFiles({
     "src/skills.json": "[]\n",
   };
   if (oauth)
-    for (const file of ["src/oauth.ts", "src/consent.ts", "src/attempt-limiter.ts"])
+    for (const file of [
+      "src/oauth.ts",
+      "src/consent.ts",
+      "src/attempt-limiter.ts",
+      "src/registration-limit.ts",
+    ])
       files[file] = template(file);
   else files["src/caller-check.ts"] = template("src/caller-check.ts");
   // The sample data serves the sample API (and the sample code server when there is one).

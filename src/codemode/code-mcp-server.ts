@@ -247,7 +247,8 @@ interface RunCall {
 
 /**
  * `codemode.<tool>(input)`: the input checked against the tool's schema, the call sent to its
- * upstream (with the client's log level and progress token), the result redacted. A failed
+ * upstream (with the client's log level and progress token) with its arguments redacted, the
+ * result redacted. A failed
  * call's message may quote the credential (an upstream echoing its headers): redacted too.
  */
 function upstreamToolFunction(
@@ -268,7 +269,9 @@ function upstreamToolFunction(
         session,
         {
           name: route.name,
-          arguments: (input ?? {}) as Record<string, unknown>,
+          // What the program sends goes through the same search as what it returns: a
+          // credential it pieced together must not leave through an upstream tool either.
+          arguments: redactor.data((input ?? {}) as Record<string, unknown>),
           ...(logLevel && session.client.getProtocolEra() === "modern"
             ? { _meta: { [LOG_LEVEL_META_KEY]: logLevel } }
             : {}),

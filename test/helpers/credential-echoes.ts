@@ -836,3 +836,271 @@ export const SPELLED_MORE: CredentialEcho[] = [
     (t) => unTags(unUtf8(unBase64(t))),
   ),
 ];
+
+// Issue #41, third review: notations none of the readings above took, and dumps whose lines a log
+// interleaves with its own.
+const octal3 = (b: number) => b.toString(8).padStart(3, "0");
+const atbash = (t: string) =>
+  t.replace(/[a-z]/gi, (c) => {
+    const base = c <= "Z" ? 65 : 97;
+    return String.fromCharCode(base + 25 - (c.charCodeAt(0) - base));
+  });
+const MORSE: Record<string, string> = Object.fromEntries(
+  (
+    "A.- B-... C-.-. D-.. E. F..-. G--. H.... I.. J.--- K-.- L.-.. M-- N-. O--- P.--. Q--.- R.-. " +
+    "S... T- U..- V...- W.-- X-..- Y-.-- Z--.. 0----- 1.---- 2..--- 3...-- 4....- 5..... " +
+    "6-.... 7--... 8---.. 9----. ..-.-.- /-..-. --....- _..--.-"
+  )
+    .split(" ")
+    .map((entry) => [entry[0]!, entry.slice(1)]),
+);
+const morse = (t: string) => [...t.toUpperCase()].map((c) => MORSE[c] ?? "").join(" ");
+const unMorse = (t: string) => {
+  const back = Object.fromEntries(Object.entries(MORSE).map(([c, code]) => [code, c]));
+  return t.replace(/[.-]+(?: [.-]+){7,}/g, (run) =>
+    run
+      .split(" ")
+      .map((code) => back[code] ?? "")
+      .join(""),
+  );
+};
+const unOctalList = (t: string) =>
+  t.replace(/(?:0o|0)?[0-7]{2,3}(?:[\s,.:;]+(?:0o|0)?[0-7]{2,3}){7,}/g, (run) =>
+    (run.match(/(?:0o|0)?[0-7]{2,3}/g) ?? [])
+      .map((n) => String.fromCharCode(Number.parseInt(n.replace(/^0o/, ""), 8)))
+      .join(""),
+  );
+const unOctalEscapes = (t: string) =>
+  t.replace(/\\([0-7]{1,3})/g, (_, o: string) => String.fromCharCode(Number.parseInt(o, 8)));
+const unCodePoints = (t: string) =>
+  t.replace(/(?:U\+([0-9a-f]{2,6})|\\x\{([0-9a-f]{1,6})\})\s*/gi, (_, u?: string, x?: string) =>
+    String.fromCodePoint(Number.parseInt((u ?? x)!, 16)),
+  );
+/** `xxd -e` of a text: offset and `:`, four little-endian groups of four bytes, the text column. */
+export const xxdE = (t: string) => {
+  const bytes = utf8(t);
+  const lines: string[] = [];
+  for (let at = 0; at < bytes.length; at += 16) {
+    const row = [...bytes.subarray(at, at + 16)];
+    const groups: string[] = [];
+    for (let k = 0; k < 16; k += 4)
+      groups.push(
+        row
+          .slice(k, k + 4)
+          .toReversed()
+          .map(hex2)
+          .join("")
+          .padStart(8),
+      );
+    const shown = row.map((b) => (b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : ".")).join("");
+    lines.push(`${at.toString(16).padStart(8, "0")}: ${groups.join(" ")}  ${shown}`);
+  }
+  return lines.join("\n");
+};
+const unXxdE = (t: string) => {
+  const lines = [...t.matchAll(/^[0-9a-f]{8}: (.{35}) {2}(.*)$/gm)];
+  const bytes = lines.flatMap((m) =>
+    m[1]!.split(" ").flatMap((g) => (g.match(/../g) ?? []).toReversed()),
+  );
+  const decoded = bytes.map((h) => String.fromCharCode(Number.parseInt(h, 16))).join("");
+  return `${decoded} ${lines.map((m) => m[2]).join("")}`;
+};
+const ESCAPED: Record<number, string> = { 0: "\\0", 9: "\\t", 10: "\\n", 13: "\\r" };
+/** `od -c` (octal offsets) or `hexdump -c` (hex offsets) of a text: a character a cell. */
+export const charDump = (t: string, offsetRadix: 8 | 16) => {
+  const bytes = utf8(t);
+  const lines: string[] = [];
+  for (let at = 0; at < bytes.length; at += 16) {
+    const cells = [...bytes.subarray(at, at + 16)].map((b) =>
+      (ESCAPED[b] ?? (b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : octal3(b))).padStart(4),
+    );
+    lines.push(`${at.toString(offsetRadix).padStart(7, "0")}${cells.join("")}`);
+  }
+  lines.push(bytes.length.toString(offsetRadix).padStart(7, "0"));
+  return lines.join("\n");
+};
+const unCharDump = (t: string) =>
+  [...t.matchAll(/^[0-9a-f]{7}((?:.{4})+)$/gm)]
+    .flatMap((m) => m[1]!.match(/.{4}/g) ?? [])
+    .map((cell) => (cell.trim() === "" ? " " : cell.trim()))
+    .join("");
+/** A dump whose lines a log interleaves with its own. */
+const interleaved = (dump: string) =>
+  dump.split("\n").join("\n[trace] request 42: still reading the request headers\n");
+
+/** A dump echo: the request's header line, dumped, after a line of text. */
+const dumpEcho = (
+  name: string,
+  dump: (t: string) => string,
+  recover: (t: string) => string,
+): CredentialEcho => ({
+  name,
+  contentType: "text/plain",
+  body: (s) => `request headers:\n${dump(`Authorization: Bearer ${s}\r\n`)}\n`,
+  recover,
+});
+
+/** Spellings a third review recovered the credential from (issue #41, after SPELLED_MORE). */
+export const SPELLED_THIRD: CredentialEcho[] = [
+  textEcho(
+    "octal bytes joined by spaces",
+    "text/plain",
+    (s) => codes(s).map(octal3).join(" "),
+    unOctalList,
+  ),
+  textEcho(
+    "octal bytes without padding (printf %o)",
+    "text/plain",
+    (s) =>
+      codes(s)
+        .map((b) => b.toString(8))
+        .join(" "),
+    unOctalList,
+  ),
+  textEcho(
+    "0-prefixed octal bytes joined by ','",
+    "text/plain",
+    (s) =>
+      codes(s)
+        .map((b) => `0${octal3(b)}`)
+        .join(","),
+    unOctalList,
+  ),
+  textEcho(
+    "Python oct() of each byte",
+    "text/plain",
+    (s) =>
+      codes(s)
+        .map((b) => `0o${b.toString(8)}`)
+        .join(", "),
+    unOctalList,
+  ),
+  textEcho(
+    "octal escapes",
+    "text/plain",
+    (s) =>
+      codes(s)
+        .map((b) => `\\${octal3(b)}`)
+        .join(""),
+    unOctalEscapes,
+  ),
+  textEcho(
+    "octal escapes of some characters",
+    "text/plain",
+    (s) => s.replace(/[_./-]/g, (c) => `\\${octal3(c.charCodeAt(0))}`),
+    unOctalEscapes,
+  ),
+  textEcho(
+    "U+ code points joined by spaces",
+    "text/plain",
+    (s) =>
+      [...s]
+        .map((c) => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`)
+        .join(" "),
+    unCodePoints,
+  ),
+  textEcho(
+    "U+ code points without padding, back to back",
+    "text/plain",
+    (s) => [...s].map((c) => `U+${c.codePointAt(0)!.toString(16)}`).join(""),
+    unCodePoints,
+  ),
+  textEcho(
+    "\\x{…} escapes (Perl)",
+    "text/plain",
+    (s) => [...s].map((c) => `\\x{${c.codePointAt(0)!.toString(16)}}`).join(""),
+    unCodePoints,
+  ),
+  dumpEcho("an xxd -e dump (little-endian groups)", xxdE, unXxdE),
+  dumpEcho("an od -c dump", (t) => charDump(t, 8), unCharDump),
+  dumpEcho("a hexdump -c dump", (t) => charDump(t, 16), unCharDump),
+  dumpEcho("an xxd dump with other lines between", (t) => interleaved(xxd(t)), unXxd),
+  dumpEcho("an od -x dump with other lines between", (t) => interleaved(odX(t)), unOdX),
+  dumpEcho(
+    "an od -b dump with other lines between",
+    (t) => interleaved(odBytes(t, 8)),
+    (t) => unOdBytes(t, 8),
+  ),
+  dumpEcho(
+    "a hexdump -C dump with other lines between",
+    (t) => interleaved(hexdumpC(t)),
+    unHexdump,
+  ),
+  dumpEcho(
+    "an od -c dump with other lines between",
+    (t) => interleaved(charDump(t, 8)),
+    unCharDump,
+  ),
+  dumpEcho("an xxd -e dump with other lines between", (t) => interleaved(xxdE(t)), unXxdE),
+  jsonEcho(
+    "an xxd dump in a JSON string",
+    (s) => xxd(`Authorization: Bearer ${s}\r\n`),
+    (t) => unXxd(t.replaceAll("\\n", "\n")),
+  ),
+  textEcho("Atbash", "text/plain", atbash, atbash),
+  textEcho(
+    "Atbash of the reversed secret",
+    "text/plain",
+    (s) => atbash(reverse(s)),
+    (t) => reverse(atbash(t)),
+  ),
+  textEcho("Morse code", "text/plain", morse, unMorse),
+];
+
+/** The third review's notations composed with a form read before (the inner one first). */
+export const SPELLED_THIRD_PAIRS: CredentialEcho[] = [
+  textEcho(
+    "percent-encoded octal escapes",
+    "text/plain",
+    (s) =>
+      percent(
+        codes(s)
+          .map((b) => `\\${octal3(b)}`)
+          .join(""),
+      ),
+    (t) => unOctalEscapes(unPercent(t)),
+  ),
+  jsonEcho(
+    "octal escapes in a JSON string",
+    (s) =>
+      codes(s)
+        .map((b) => `\\${octal3(b)}`)
+        .join(""),
+    (t) => unOctalEscapes(t.replaceAll("\\\\", "\\")),
+  ),
+  textEcho(
+    "base64 of octal bytes joined by spaces",
+    "text/plain",
+    (s) => base64(codes(s).map(octal3).join(" ")),
+    (t) => unOctalList(unBase64(t)),
+  ),
+  textEcho(
+    "HTML references of U+ code points",
+    "text/html",
+    (s) => htmlDecimal([...s].map((c) => `U+${c.codePointAt(0)!.toString(16)}`).join(" ")),
+    (t) => unCodePoints(unHtml(t)),
+  ),
+  textEcho(
+    "base64 of U+ code points joined by spaces",
+    "text/plain",
+    (s) =>
+      base64(
+        [...s]
+          .map((c) => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`)
+          .join(" "),
+      ),
+    (t) => unCodePoints(unBase64(t)),
+  ),
+  textEcho(
+    "U+ code points of full-width letters",
+    "text/plain",
+    (s) => [...fullWidth(s)].map((c) => `U+${c.codePointAt(0)!.toString(16)}`).join(" "),
+    (t) => nfkc(unCodePoints(t)),
+  ),
+  textEcho(
+    "octal bytes of a percent-encoding",
+    "text/plain",
+    (s) => codes(percent(s)).map(octal3).join(" "),
+    (t) => unPercent(unOctalList(t)),
+  ),
+];

@@ -58,6 +58,18 @@ export class ConsentAttempts extends DurableObject<Cloudflare.Env> {
     return 0;
   }
 
+  /**
+   * Counts one event against `key`, at most `max` within `windowMs` (src/registration-limit.ts).
+   * @returns milliseconds until one may be counted again; 0 when this one was counted
+   */
+  countWithin(key: string, max: number, windowMs: number): number {
+    const now = Date.now();
+    const { count, resetAt } = this.counter(key, now);
+    if (count >= max) return Math.max(1, resetAt - now);
+    this.store(key, count + 1, count === 0 ? now + windowMs : resetAt);
+    return 0;
+  }
+
   /** Takes back an attempt {@link count} counted: its passphrase was right. */
   uncount(keys: string[]): void {
     const now = Date.now();

@@ -14,6 +14,10 @@ declare namespace Cloudflare {
     OAUTH_PASSWORD: string;
     /** `init --oauth`: OAuth clients, grants and tokens (wrangler.jsonc kv_namespaces). */
     OAUTH_KV: KVNamespace;
+    /** `init --oauth`: client registrations allowed per address per hour (default 10). */
+    OAUTH_REGISTRATIONS_PER_HOUR?: string;
+    /** `init --oauth`: client registrations allowed in total per day (default 1000). */
+    OAUTH_REGISTRATIONS_PER_DAY?: string;
     /** `init --oauth`: the consent page's attempt counters (src/attempt-limiter.ts). */
     CONSENT_ATTEMPTS: DurableObjectNamespace<import("./attempt-limiter").ConsentAttempts>;
     /** Where `execute` sends requests (wrangler.jsonc vars). */

@@ -10,6 +10,7 @@
 // the passphrase: a Worker without OAUTH_PASSWORD grants none.
 import { OAuthProvider } from "@cloudflare/workers-oauth-provider";
 import { consent } from "./consent";
+import { limitRegistration } from "./registration-limit";
 
 /** A Worker fetch handler, as createMcpHandler returns it. */
 type Handler = (request: Request, env: Cloudflare.Env, ctx: ExecutionContext) => Promise<Response>;
@@ -52,6 +53,14 @@ export function withOAuth(
     return made;
   };
   return {
-    fetch: (request, env, ctx) => provider(new URL(request.url).origin).fetch(request, env, ctx),
+    async fetch(request, env, ctx) {
+      const url = new URL(request.url);
+      // Every registration is a KV write kept for good: bounded (src/registration-limit.ts).
+      if (request.method === "POST" && url.pathname === "/register") {
+        const refused = await limitRegistration(request, env);
+        if (refused) return refused;
+      }
+      return provider(url.origin).fetch(request, env, ctx);
+    },
   };
 }

@@ -142,3 +142,30 @@ describe("the consent page", () => {
     }
   });
 });
+
+describe("client registration (src/registration-limit.ts)", () => {
+  it("is bounded per address: ten an hour, then 429 naming the setting; another address is served", async () => {
+    const send = (address: string) =>
+      call("/register", {
+        method: "POST",
+        headers: { "content-type": "application/json", "cf-connecting-ip": address },
+        body: JSON.stringify({
+          client_name: "flood",
+          redirect_uris: ["https://client.example/callback"],
+          token_endpoint_auth_method: "none",
+        }),
+      });
+    // Sent at once: counted as they come, before anything is stored.
+    const statuses = (await Promise.all(Array.from({ length: 13 }, () => send("203.0.113.9")))).map(
+      (r) => r.status,
+    );
+    expect(statuses.filter((s) => s === 201)).toHaveLength(10);
+    const refused = await send("203.0.113.9");
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    const body = (await refused.json()) as { error: string; error_description: string };
+    expect(body.error).toBe("too_many_registrations");
+    expect(body.error_description).toContain("OAUTH_REGISTRATIONS_PER_HOUR");
+    expect((await send("198.51.100.9")).status).toBe(201);
+  });
+});

@@ -108,6 +108,18 @@ export const SETTING_TABLE = {
     "serve MCP callers without MCP_API_KEY or OAuth on a deployed Worker (anonymous-guard.ts)",
   ),
   OAUTH_PASSWORD: text("the password the OAuth /authorize page asks for (OAUTH=on)"),
+  OAUTH_REGISTRATIONS_PER_HOUR: wholeNumber(
+    "OAUTH_REGISTRATIONS_PER_HOUR",
+    "OAuth client registrations allowed per address per hour (oauth/registration-limiter.ts)",
+    10,
+    100_000,
+  ),
+  OAUTH_REGISTRATIONS_PER_DAY: wholeNumber(
+    "OAUTH_REGISTRATIONS_PER_DAY",
+    "OAuth client registrations allowed in total per day (oauth/registration-limiter.ts)",
+    1000,
+    1_000_000,
+  ),
   ALLOWED_HOSTNAMES: {
     doc: "host names the Worker answers to (allowed-hosts.ts)",
     default: [...DEFAULT_ALLOWED_HOSTNAMES],

@@ -40,6 +40,7 @@ export const HTTP_ERROR_CODES = {
   user_passphrase_needed:
     "a first OAuth sign-in under a user name did not set that user's passphrase",
   too_many_attempts: "too many wrong passphrases; wait as Retry-After says",
+  too_many_registrations: "too many OAuth client registrations; wait as Retry-After says",
   runtime_restarted: "the local runtime serving the request was replaced; retry (local server)",
   server_starting: "no runtime is ready yet: the server is starting; retry soon (local server)",
   server_busy:

@@ -13,6 +13,8 @@
  * Wrong passphrases are limited per client and per address (attempt-limiter.ts). Each user name
  * is bound to a passphrase of its own, set by its first grant (user-passphrase.ts), so holding
  * `OAUTH_PASSWORD` does not let one user sign in as another.
+ * Wrong passphrases are limited per client and per address (attempt-limiter.ts); client
+ * registrations per address per hour and in total per day (registration-limiter.ts).
  *
  * Does not do: federate to an identity provider (swap `/authorize` for your IdP's flow and put
  * the user's upstream token in `props` for per-user credentials).
@@ -26,8 +28,11 @@ import { authInfoFromOAuthProps } from "../../mcp/common/auth-context";
 import type { App } from "../app";
 import { HttpError, renderHttpError } from "../errors/http-error";
 import { consentAttempts } from "./attempt-limiter";
+import { countRegistration } from "./registration-limiter";
 import { storeKv } from "./store-kv";
 import { checkUserPassphrase, MIN_USER_PASSPHRASE } from "./user-passphrase";
+import { readSettings } from "../config/setting-table";
+import type { AppSettings } from "../config/config";
 
 /** Routes that need an access token when OAuth is on. */
 export const OAUTH_API_ROUTES = ["/mcp", "/api/search", "/api/runs", "/api/skills", "/demo-api"];
@@ -41,7 +46,7 @@ const providers = new WeakMap<App, Map<string, OAuthProvider<Cloudflare.Env>>>()
  * @param env - bindings and settings
  * @param ctx - the execution context (the provider puts the grant's props on `ctx.props`)
  */
-export function oauthFetch(
+export async function oauthFetch(
   app: App,
   request: Request,
   env: Cloudflare.Env,
@@ -81,6 +86,18 @@ export function oauthFetch(
   // OAUTH_KV is optional, so wrangler.jsonc does not bind it and `wrangler types` cannot know it.
   const bound = (env as OptionalBindings).OAUTH_KV;
   const withKv = bound ? env : { ...env, OAUTH_KV: storeKv(env.OAUTH_STORE) };
+  if (request.method === "POST" && new URL(request.url).pathname === "/register") {
+    // Counted before the provider stores anything (registration-limiter.ts).
+    const { values } = readSettings(env as unknown as AppSettings);
+    try {
+      await countRegistration(env.OAUTH_STORE, request, {
+        perHour: values.OAUTH_REGISTRATIONS_PER_HOUR,
+        perDay: values.OAUTH_REGISTRATIONS_PER_DAY,
+      });
+    } catch (error) {
+      return renderHttpError(error, false);
+    }
+  }
   return provider.fetch(request, withKv, ctx);
 }
 

@@ -17,11 +17,13 @@
  * Spelled-out readings (./spelling-views.ts) are made of the text, of its NUL-free view and of
  * every decoded view, and decoded again where they produced a sequence's start.
  *
- * Does not do: JavaScript's legacy octal escapes (`\141`: read as CSS hex), `+` as a space
+ * Does not do: JavaScript's legacy octal escapes (`\141`: CSS hex here; ./octal-view.ts reads
+ * them as octal in a view of its own), `+` as a space
  * (a form-encoded secret with a space is matched as a literal form instead), MIME encoded words.
  */
 import { dumpBytesView, dumpTextView } from "./dump-views";
 import { compactViewInSlices, listsViewInSlices, rot13View, tagView } from "./spelling-views";
+import { notationViews } from "./notation-views";
 import { PAUSE, runToEnd, SLICE_POSITIONS, type Pause, type Sliced } from "./slices";
 import { compose, ViewBuilder, type View } from "./view-builder";
 
@@ -381,6 +383,7 @@ export function* decodedViewsInSlices(
  * escapes decoded) costs one compacted view of its decoded view, no more.
  */
 function* spelledViews(view: View): Generator<View | Pause> {
+  for (const notation of notationViews(view)) yield* afterReading(notation);
   const decoded = view.changed !== undefined;
   // One pass for both classes (a step of a flood of escapes produced a million characters).
   const classes = decoded ? yield* producedClasses(view) : COMPACTED_BIT | LIST_BIT;

@@ -3,7 +3,8 @@
  * hex pairs, `|text|`), `xxd` (offset and `:`, groups of two bytes, the text after two spaces),
  * and `od -x`/`hexdump` (offset, 16-bit words in little-endian order), plain `od` (the same words
  * in octal), `od -b` and `od -t x1` (bytes in octal or hex). A dump breaks a credential across
- * lines, so no line alone holds it:
+ * lines, so no line alone holds it (and a log may put other lines between a dump's lines, so
+ * every dump line of the text is joined, consecutive or not):
  *
  * - {@link dumpBytesView} reads the hex (or octal) columns of consecutive lines as one run of
  *   bytes (one character per byte), words in the order the tool printed them (`xxd`: as bytes
@@ -43,9 +44,6 @@ function hasDumpLine(text: string): boolean {
   return DUMP_START.test(text) || DUMP_LINE_START.test(text);
 }
 
-/** Consecutive lines count as one dump when at most this many characters (a line break) part them. */
-const LINE_BREAK = 2;
-
 /**
  * The view with the hex (or octal) columns of `xxd`, `od -x`, `hexdump` and `od` dumps read as
  * bytes, the rest of their lines dropped, or undefined when there is no such dump of at least two
@@ -58,8 +56,9 @@ export function dumpBytesView(view: View): View | undefined {
   const builder = new ViewBuilder(text);
   let lines = 0;
   const read = (start: number, end: number, columns: string, at: number, littleEndian: boolean) => {
-    // The offset, and before it the previous line's end, go with the first group.
-    let from = lines > 0 && start - builder.consumed <= LINE_BREAK ? builder.consumed : start;
+    // The offset, and before it whatever stood since the previous dump line (its line break, or
+    // other lines a log put between the dump's lines), go with the first group.
+    let from = lines > 0 ? builder.consumed : start;
     for (const group of columns.matchAll(/\S+/g)) {
       const groupEnd = at + group.index + group[0].length;
       builder.replace(from, groupEnd - from, groupBytes(group[0], littleEndian));
@@ -108,9 +107,9 @@ export function dumpTextView(view: View): View | undefined {
   const builder = new ViewBuilder(text);
   let lines = 0;
   const join = (start: number, column: number, close: number, end: number) => {
-    // What lies between the previous line's column and this one (its `|`, the line break, the
-    // offset and the hex columns) goes, so the columns of consecutive lines read as one text.
-    const from = lines > 0 && start - builder.consumed <= LINE_BREAK ? builder.consumed : start;
+    // What lies between the previous line's column and this one (its `|`, the line break, other
+    // lines between the two, the offset and the hex columns) goes, so the columns read as one text.
+    const from = lines > 0 ? builder.consumed : start;
     builder.replace(from, column - from, "");
     builder.replace(close, end - close, "");
     lines++;

@@ -11,8 +11,8 @@
  * UTF-16 bytes (UTF-7 is base64 of UTF-16BE). A composition whose outer layer is character-level
  * (a percent-encoded base64 form) is found by decoding, then matching these literals. Spellings
  * (lists, dumps, full-width: ./spelling-views.ts) are read, not listed, except as the inner layer
- * of a run encoding; ROT13 and base32hex are listed (a letter substitution and an alphabet cost
- * nothing as literal forms).
+ * of a run encoding; ROT13, Atbash and base32hex are listed (letter substitutions and an alphabet
+ * cost nothing as literal forms).
  */
 
 /** Bytes as text, one character per byte (code points 0–255). */
@@ -75,6 +75,16 @@ export const caesar = (text: string, shift: number) =>
  * secret (`x1234567` → `y1234567`) is too likely to be an ordinary id.
  */
 const SHIFTED_LETTERS = 8;
+
+/**
+ * Atbash: each ASCII letter mirrored in its alphabet (`a` ↔ `z`), everything else as it is (its
+ * own inverse). A letter substitution without a key, like ROT13: one literal form per variant.
+ */
+export const atbash = (text: string) =>
+  text.replace(/[a-z]/gi, (c) => {
+    const base = c <= "Z" ? 65 : 97;
+    return String.fromCharCode(base + 25 - (c.charCodeAt(0) - base));
+  });
 
 /** ROT13: each ASCII letter 13 places on, everything else as it is (its own inverse). */
 export const rot13 = (text: string) =>
@@ -169,6 +179,13 @@ const CHARACTER_ENCODINGS: ((secret: string) => string)[] = [
   (s) => [...s].map((c) => String.fromCodePoint(fullWidth(c.codePointAt(0)!))).join(""),
   rot13,
   (s) => [...s].join("\u200b"),
+  // Octal bytes and code point notation (./octal-view.ts, ./code-point-view.ts) under a run
+  // encoding: base64 of `164 157 153 …`, of `U+0074 U+006F …`.
+  (s) => [...utf8(s)].map((b) => b.toString(8).padStart(3, "0")).join(" "),
+  (s) =>
+    [...s]
+      .map((c) => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`)
+      .join(" "),
   // Tag characters (U+E0000 + ASCII): read as text by the tag view, but under a run encoding
   // (base64 of them) only as a literal form.
   (s) => [...s].map((c) => String.fromCodePoint(TAG_BASE + (c.codePointAt(0)! & 0x7f))).join(""),
@@ -199,6 +216,7 @@ export function secretForms(secret: string): string[] {
     add(variant);
     // ROT13 of the variant, and the run encodings of that and of the variant read back ROT13.
     add(rot13(variant));
+    add(atbash(variant));
     // The other 24 shifts (a program that recovered the secret may return it shifted), as literal
     // text only: their run encodings would multiply the forms by 24 for a form no API produces.
     if ((variant.match(/[a-z]/gi)?.length ?? 0) >= SHIFTED_LETTERS)

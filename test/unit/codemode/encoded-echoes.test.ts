@@ -8,6 +8,8 @@ import {
   SPELLED,
   SPELLED_MORE,
   SPELLED_PAIRS,
+  SPELLED_THIRD,
+  SPELLED_THIRD_PAIRS,
   TWO_LAYERS,
   type CredentialEcho,
 } from "../../helpers/credential-echoes";
@@ -40,6 +42,8 @@ describe.each([
   ["a spelling", SPELLED],
   ["a spelling composed with an encoding", SPELLED_PAIRS],
   ["a spelling the second review found", SPELLED_MORE],
+  ["a notation the third review found", SPELLED_THIRD],
+  ["a third review's notation composed with an encoding", SPELLED_THIRD_PAIRS],
 ])("an echoed credential in %s of encoding is not recoverable", (_layers, cases) => {
   it.each(cases.map((c) => [c.name, c] as const))("%s", async (_name, case_) => {
     // The echo really holds it: the same decoding recovers it from what was sent.

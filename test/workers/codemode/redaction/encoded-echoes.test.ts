@@ -23,13 +23,23 @@ import {
   SPELLED,
   SPELLED_MORE,
   SPELLED_PAIRS,
+  SPELLED_THIRD,
+  SPELLED_THIRD_PAIRS,
   TWO_LAYERS,
   type CredentialEcho,
 } from "../../../helpers/credential-echoes";
 
 describeExecutors((Executor) => {
   const executor = new Executor({ loader: env.LOADER, limits: { timeoutMs: 30_000 } });
-  const ECHOES = [...SINGLE_LAYER, ...TWO_LAYERS, ...SPELLED, ...SPELLED_PAIRS, ...SPELLED_MORE];
+  const ECHOES = [
+    ...SINGLE_LAYER,
+    ...TWO_LAYERS,
+    ...SPELLED,
+    ...SPELLED_PAIRS,
+    ...SPELLED_MORE,
+    ...SPELLED_THIRD,
+    ...SPELLED_THIRD_PAIRS,
+  ];
 
   const spec = {
     openapi: "3.0.3",

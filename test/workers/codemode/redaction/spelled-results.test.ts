@@ -4,7 +4,7 @@
  * can catch) spells it out before sending it on: full-width, one space or U+200B between the
  * characters, as character codes (a list, a JSON array, an array of numeric strings), ROT13, hex
  * bytes with spaces or `0x` bytes back to back, bits without prefix, Unicode tag characters, a
- * Caesar shift. None of
+ * Caesar shift, octal bytes or escapes, `U+` code points, Atbash. None of
  * them may reach the client's result, the run record (what `/api/runs` serves) or the server's
  * console, through the return value, `console.log` or a thrown error. Runs on both executors.
  */
@@ -55,6 +55,23 @@ const READINGS: Record<string, (t: string) => string> = {
     t.replace(/[a-z]/gi, (c) => {
       const base = c <= "Z" ? 65 : 97;
       return String.fromCharCode(((c.charCodeAt(0) - base + 23) % 26) + base);
+    }),
+  "octal bytes": (t) =>
+    t.replace(/[0-7]{2,3}(?: [0-7]{2,3}){7,}/g, (run) =>
+      String.fromCharCode(...run.split(" ").map((o) => Number.parseInt(o, 8))),
+    ),
+  "octal escapes": (t) =>
+    t
+      .replaceAll("\\\\", "\\")
+      .replace(/\\([0-7]{1,3})/g, (_, o: string) => String.fromCharCode(Number.parseInt(o, 8))),
+  "code points": (t) =>
+    t.replace(/U\+([0-9a-f]{2,6}) ?/gi, (_, h: string) =>
+      String.fromCodePoint(Number.parseInt(h, 16)),
+    ),
+  Atbash: (t) =>
+    t.replace(/[a-z]/gi, (c) => {
+      const base = c <= "Z" ? 65 : 97;
+      return String.fromCharCode(base + 25 - (c.charCodeAt(0) - base));
     }),
   ROT13: (t) =>
     t.replace(/[a-z]/gi, (c) => {
@@ -107,6 +124,13 @@ const PROGRAM = `async () => {
     caesar3: t.replace(/[a-z]/gi, (c) => {
       const base = c <= "Z" ? 65 : 97;
       return String.fromCharCode(((c.charCodeAt(0) - base + 3) % 26) + base);
+    }),
+    octal: chars.map((c) => c.charCodeAt(0).toString(8)).join(" "),
+    octalEscapes: chars.map((c) => "\\\\" + c.charCodeAt(0).toString(8).padStart(3, "0")).join(""),
+    codePoints: chars.map((c) => "U+" + c.charCodeAt(0).toString(16).padStart(4, "0")).join(" "),
+    atbash: t.replace(/[a-z]/gi, (c) => {
+      const base = c <= "Z" ? 65 : 97;
+      return String.fromCharCode(base + 25 - (c.charCodeAt(0) - base));
     }),
   };
   for (const [name, value] of Object.entries(spelled)) console.log(name, JSON.stringify(value));

@@ -1,0 +1,110 @@
+/**
+ * Reading a text's runs of spelled-out items (a number, an escape, a code point) as the
+ * characters they stand for, for the notations ./spelling-views.ts does not read (octal bytes,
+ * `U+` code points, Morse): one left-to-right pass, each item replaced by its character in a
+ * view (./view-builder.ts), so a copy found in the view is cut out where its items were.
+ *
+ * Why one shared pass: each notation only says what an item is; where a run starts, what may
+ * stand between two items and how many a run needs are the same for all, and keeping the pass
+ * in one place keeps it linear (each position is looked at a bounded number of times, whatever
+ * the body: `test/unit/codemode/notation-views.test.ts` counts them).
+ */
+import { compose, ViewBuilder, type View } from "./view-builder";
+
+/**
+ * One notation's items.
+ * - `lead`: a global pattern that finds where an item may start (searched natively; it must
+ *   begin with a literal or a small class, so the search is linear);
+ * - `item`: the length of the item at a position (0: none), its code point in `code.value`;
+ * - `minItems`: how many items a run needs before it is read (1: every item alone);
+ * - `joined`: whether two items may stand side by side with no separator.
+ */
+export interface Notation {
+  lead: RegExp;
+  item: (text: string, at: number, code: { value: number }) => number;
+  minItems: number;
+  joined: boolean;
+  /** Separator characters beyond whitespace (one of them, with whitespace around it). */
+  separators?: string;
+}
+
+/** List separators: whitespace around at most one of these (as the lists view reads them). */
+export const LIST_SEPARATORS = ",.:;-|/";
+
+const isSpace = (c: number) => c === 32 || (c >= 9 && c <= 13);
+
+/**
+ * The separator's length at `at`: whitespace around at most one separator character; 0 when
+ * there is none.
+ * @param text - the text
+ * @param at - where the separator would start
+ * @param separators - the separator characters allowed
+ */
+export function separatorAt(text: string, at: number, separators: string): number {
+  let end = at;
+  while (isSpace(text.charCodeAt(end))) end++;
+  if (end < text.length && separators.includes(text[end]!)) {
+    end++;
+    while (isSpace(text.charCodeAt(end))) end++;
+  }
+  return end - at;
+}
+
+/** Positions looked at by {@link notationView} since the isolate started (tests bound it). */
+export const notationWork = { positions: 0 };
+
+/**
+ * The view with every run of the notation's items read as characters, or undefined when there
+ * is none.
+ * @param view - a text and its map to the original
+ * @param notation - what an item is
+ */
+export function notationView(view: View, notation: Notation): View | undefined {
+  const { text } = view;
+  const lead = new RegExp(notation.lead.source, notation.lead.flags);
+  lead.lastIndex = 0;
+  if (!lead.test(text)) return undefined;
+  const separators = notation.separators ?? LIST_SEPARATORS;
+  const builder = new ViewBuilder(text);
+  const code = { value: 0 };
+  const { minItems } = notation;
+  // The first items of a run, until it has minItems (then every item is replaced as the next
+  // one is found: a run of a million escapes holds no array of a million entries).
+  const starts = new Int32Array(minItems);
+  const codes = new Int32Array(minItems);
+  lead.lastIndex = 0;
+  for (let match = lead.exec(text); match; match = lead.exec(text)) {
+    let at = match.index;
+    let count = 0;
+    let end = at;
+    // The item read last, replaced once the next one's start (or the run's end) is known: an
+    // item takes the separator after it when another item follows (`U+74 U+6F` reads `to`).
+    let [lastStart, lastCode] = [0, 0];
+    const ok = at >= builder.consumed;
+    for (;;) {
+      const length = notation.item(text, at, code);
+      notationWork.positions += Math.max(1, length);
+      if (length === 0) break;
+      if (count < minItems) [starts[count], codes[count]] = [at, code.value];
+      else if (ok) builder.replaceCode(lastStart, at - lastStart, lastCode);
+      count++;
+      if (count === minItems && ok)
+        for (let k = 0; k + 1 < minItems; k++)
+          builder.replaceCode(starts[k]!, starts[k + 1]! - starts[k]!, codes[k]!);
+      [lastStart, lastCode] = [at, code.value];
+      end = at + length;
+      const sep = separatorAt(text, end, separators);
+      notationWork.positions += sep;
+      if (sep === 0 && !notation.joined) break;
+      at = end + sep;
+    }
+    if (count >= minItems && ok) builder.replaceCode(lastStart, end - lastStart, lastCode);
+    // The run's items are read: the next search starts after them (a position is looked at by
+    // one run only, so the pass is linear).
+    lead.lastIndex = Math.max(end, match.index + 1);
+  }
+  const decoded = builder.finish();
+  return decoded === undefined
+    ? undefined
+    : { text: decoded, origin: compose(view.origin, builder.map.origin()), changed: builder.map };
+}

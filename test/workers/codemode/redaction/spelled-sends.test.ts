@@ -1,0 +1,123 @@
+/**
+ * The second line for what a program sends (issue #41): a program that pieced the credential
+ * together (two halves from two answers: split across responses, which no reading of one body
+ * catches) sends it to an upstream MCP tool as an argument, spelled out: plain, full-width,
+ * spaced, U+200B-joined, as character codes, ROT13, octal, `U+` code points, Atbash. The
+ * upstream must receive none of them. Runs on both executors.
+ */
+import { McpServer } from "@modelcontextprotocol/server";
+import { env } from "cloudflare:workers";
+import { expect, it } from "vitest";
+import { z } from "zod";
+import { codeMcpServer } from "../../../../src/codemode/code-mcp-server";
+import { createMcpHandler } from "../../../../src/index";
+import { ECHO_SECRET, holds } from "../../../helpers/credential-echoes";
+import { describeExecutors } from "../../../helpers/executor-matrix";
+import { connect, direct } from "../../../helpers/mcp-client";
+import { text } from "../../../helpers/tool-result";
+
+const AUTH = `Bearer ${ECHO_SECRET}`;
+const rot = (t: string, f: (c: number, base: number) => number) =>
+  t.replace(/[a-z]/gi, (c) => {
+    const base = c <= "Z" ? 65 : 97;
+    return String.fromCharCode(f(c.charCodeAt(0) - base, base));
+  });
+
+/** What a reader does to each spelling to read the credential back. */
+const READINGS: Record<string, (t: string) => string> = {
+  "as it is": (t) => t,
+  NFKC: (t) => t.normalize("NFKC"),
+  "without spaces and U+200B": (t) => t.replace(/[\s\u200b]+/g, ""),
+  "char codes": (t) =>
+    t.replace(/\d{1,7}(?:,\d{1,7}){7,}/g, (run) =>
+      String.fromCodePoint(...run.split(",").map(Number)),
+    ),
+  ROT13: (t) => rot(t, (k, base) => ((k + 13) % 26) + base),
+  Atbash: (t) => rot(t, (k, base) => 25 - k + base),
+  octal: (t) =>
+    t.replace(/[0-7]{2,3}(?: [0-7]{2,3}){7,}/g, (run) =>
+      String.fromCharCode(...run.split(" ").map((o) => Number.parseInt(o, 8))),
+    ),
+  "code points": (t) =>
+    t.replace(/U\+([0-9a-f]{2,6}) ?/gi, (_, h: string) =>
+      String.fromCodePoint(Number.parseInt(h, 16)),
+    ),
+};
+const recovered = (sent: string) =>
+  Object.entries(READINGS)
+    .filter(([, read]) => holds(read(sent), ECHO_SECRET))
+    .map(([name]) => name);
+
+const PROGRAM = `async () => {
+  const a = await codemode.half({ index: 0 });
+  const b = await codemode.half({ index: 1 });
+  // A text result arrives as its text (JSON parsed when it is JSON).
+  const half = (r) => (typeof r === "string" ? JSON.parse(r) : r).half;
+  const t = half(a) + half(b);
+  const chars = [...t];
+  const shift = (f) => t.replace(/[a-z]/gi, (c) => {
+    const base = c <= "Z" ? 65 : 97;
+    return String.fromCharCode(f(c.charCodeAt(0) - base) + base);
+  });
+  const spelled = [
+    t,
+    chars.map((c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0)).join(""),
+    chars.join(" "),
+    chars.join("\\u200b"),
+    chars.map((c) => c.charCodeAt(0)).join(","),
+    shift((k) => (k + 13) % 26),
+    shift((k) => 25 - k),
+    chars.map((c) => c.charCodeAt(0).toString(8)).join(" "),
+    chars.map((c) => "U+" + c.charCodeAt(0).toString(16).padStart(4, "0")).join(" "),
+  ];
+  for (const note of spelled) await codemode.post_note({ note, tags: [note] });
+  return "sent " + spelled.length;
+}`;
+
+describeExecutors((Executor) => {
+  const executor = new Executor({ loader: env.LOADER, limits: { timeoutMs: 20_000 } });
+
+  it("a recovered credential spelled out is not sent to an upstream tool in any spelling", async () => {
+    const received: string[] = [];
+    const halves = [ECHO_SECRET.slice(0, 11), ECHO_SECRET.slice(11)];
+    const upstream = () => {
+      const server = new McpServer({ name: "notes", version: "1.0.0" });
+      server.registerTool(
+        "half",
+        { description: "One half.", inputSchema: z.object({ index: z.number() }) },
+        async ({ index }) => ({
+          content: [{ type: "text", text: JSON.stringify({ half: halves[index] }) }],
+        }),
+      );
+      server.registerTool(
+        "post_note",
+        {
+          description: "Posts a note publicly.",
+          inputSchema: z.object({ note: z.string(), tags: z.array(z.string()) }),
+        },
+        async (args) => {
+          received.push(JSON.stringify(args));
+          return { content: [{ type: "text", text: "posted" }] };
+        },
+      );
+      return server;
+    };
+    const factory = codeMcpServer({
+      upstream: {
+        url: "http://notes.local/mcp",
+        headers: { authorization: AUTH },
+        fetch: (url: string | URL | Request, init?: RequestInit) =>
+          direct(createMcpHandler(upstream))(url, init),
+      },
+      executor,
+      secrets: [AUTH, ECHO_SECRET],
+    });
+    const client = await connect(createMcpHandler(factory));
+    const result = await client.callTool({ name: "code", arguments: { code: PROGRAM } });
+    await client.close();
+    expect(text(result)).toContain("sent 9");
+    expect(received).toHaveLength(9);
+    expect(recovered(received.join("\n"))).toEqual([]);
+    expect(received.join("\n")).toContain("[REDACTED]");
+  });
+});

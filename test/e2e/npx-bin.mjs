@@ -146,8 +146,36 @@ try {
     dry.status === 0 && /--dry-run: exiting now/.test(dry.stdout + dry.stderr),
     `deploy --dry-run failed:\n${dry.stdout}\n${dry.stderr}`,
   );
+  // Issue #41: a credential with no caller check is an open door once deployed: refused before
+  // anything is built, naming the opt-out; with MCP_API_KEY the same deploy builds. The secrets'
+  // values never reach the output.
+  const key = `npx-e2e-key-${crypto.randomUUID()}`;
+  const open = spawnSync(COMMAND, ["deploy", "--dry-run"], {
+    cwd: project,
+    env: { ...env, API_TOKEN: CANARY },
+    encoding: "utf8",
+  });
+  const openOutput = open.stdout + open.stderr;
+  check(
+    open.status !== 0 &&
+      openOutput.includes("ALLOW_ANONYMOUS=on") &&
+      !/exiting now/.test(openOutput),
+    `deploy --dry-run with API_TOKEN and no caller check was not refused:\n${openOutput}`,
+  );
+  const guarded = spawnSync(COMMAND, ["deploy", "--dry-run"], {
+    cwd: project,
+    env: { ...env, API_TOKEN: CANARY, MCP_API_KEY: key },
+    encoding: "utf8",
+  });
+  const guardedOutput = guarded.stdout + guarded.stderr;
+  check(
+    guarded.status === 0 && /--dry-run: exiting now/.test(guardedOutput),
+    `deploy --dry-run with API_TOKEN and MCP_API_KEY failed:\n${guardedOutput}`,
+  );
+  for (const secret of [CANARY, key])
+    check(![openOutput, guardedOutput].some((o) => o.includes(secret)), "deploy printed a secret");
   console.log(
-    "e2e npx-bin: check prints the summary; a credential flag is refused; deploy --dry-run bundles — ok",
+    "e2e npx-bin: check prints the summary; a credential flag is refused; deploy --dry-run bundles, refuses a credential with no caller check and builds with MCP_API_KEY — ok",
   );
 
   // 3. serve --spec --base-url over HTTP, the credential from the environment.

@@ -46,15 +46,18 @@ const INITIALIZE = `${JSON.stringify({
 
 /**
  * CPU ms (user + system) spent so far by `root` and every process below it (the workerds are
- * the launcher's children in process groups of their own). Less disturbed by a shared machine's
- * load than the wall time, so it says what a launch costs on a quiet one.
+ * the launcher's children in process groups of their own), in all and per process. Less
+ * disturbed by a shared machine's load than the wall time, so it says what a launch costs on a
+ * quiet one.
  * @param {number} root
  */
-function treeCpuMs(root) {
+function treeCpu(root) {
   /** @type {Map<number, number[]>} */
   const children = new Map();
   /** @type {Map<number, number>} */
   const cpu = new Map();
+  /** @type {string[]} */
+  const parts = [];
   for (const name of readdirSync("/proc")) {
     if (!/^\d+$/.test(name)) continue;
     try {
@@ -72,9 +75,21 @@ function treeCpuMs(root) {
   while (stack.length > 0) {
     const pid = /** @type {number} */ (stack.pop());
     total += cpu.get(pid) ?? 0;
+    let command = "";
+    try {
+      command = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").slice(0, 2).join(" ");
+    } catch {
+      // gone
+    }
+    const name = /workerd/.test(command)
+      ? "workerd"
+      : /code-mode-mcp/.test(command)
+        ? "launcher"
+        : (command.split("/").pop() ?? "?");
+    parts.push(`${name} ${cpu.get(pid) ?? 0}`);
     stack.push(...(children.get(pid) ?? []));
   }
-  return total;
+  return { total, parts };
 }
 
 /**
@@ -126,11 +141,9 @@ export async function launchOnce(spec, cacheHome, timeoutMs = 180_000) {
         reject(new Error(`the launch exited (${code}) before answering:\n${lines.join("\n")}`));
       });
     });
-    return {
-      ms: /** @type {number} */ (ms),
-      cpuMs: treeCpuMs(/** @type {number} */ (child.pid)),
-      lines,
-    };
+    const cpu = treeCpu(/** @type {number} */ (child.pid));
+    lines.push(`CPU ms by process at the answer: ${cpu.parts.join(", ")}`);
+    return { ms: /** @type {number} */ (ms), cpuMs: cpu.total, lines };
   } finally {
     child.removeAllListeners("exit");
     try {

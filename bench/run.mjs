@@ -9,7 +9,7 @@
  * last `while(true){}`, which hangs that workerd (then killed); (3) one more for `for(;;){}`.
  */
 import { execFileSync } from "node:child_process";
-import { cpus, release, totalmem } from "node:os";
+import { cpus, loadavg, release, totalmem } from "node:os";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { codeDescription, toolsListTokens } from "./driver/context.mjs";
@@ -24,6 +24,9 @@ import { mixedLoad } from "./driver/throughput.mjs";
 import { runsLatency, runsRows } from "./driver/runs-latency.mjs";
 import { skillsLatency, skillsRows } from "./driver/skills-latency.mjs";
 import { localRows, localServerRows } from "./driver/local-server.mjs";
+import { cpuPerCall, cpuRows } from "./driver/cpu-per-call.mjs";
+import { localMemory, memoryRows } from "./driver/local-memory.mjs";
+import { stdioLaunches, stdioRows } from "./driver/stdio-launch.mjs";
 import { buildBenchWorker, healthy, startServer } from "./driver/server-process.mjs";
 
 const quick = process.argv.includes("--quick");
@@ -34,6 +37,17 @@ if (process.argv.includes("--local")) {
     console.log(`[bench ${((Date.now() - t0) / 1000).toFixed(0).padStart(3)}s] ${line}`),
   );
   console.log(`\n${markdown(localRows(rows), undefined)}\n`);
+  process.exit(0);
+}
+// `--lean`: issue #43's local rows alone (C, M, I: leanRows below), on their own servers.
+if (process.argv.includes("--lean")) {
+  const t0 = Date.now();
+  const lean = await leanRows((line) =>
+    console.log(`[bench ${((Date.now() - t0) / 1000).toFixed(0).padStart(3)}s] ${line}`),
+  );
+  console.log(
+    `\n${markdown([...cpuRows(lean.cpu), ...memoryRows(lean.memory), ...stdioRows(lean.stdio)], undefined)}\n`,
+  );
   process.exit(0);
 }
 // `--only p7` (and/or p8): the `code` rows alone, on their own server (driver/code-only.mjs).
@@ -70,10 +84,16 @@ const config = quick
       probeTimeoutMs: 45_000,
       code: { reps: 60, warmUp: 5, toolCounts: [5, 50], delayMs: 50 },
     };
-const DEADLINE_MS = quick ? 240_000 : 20 * 60_000;
+// The full run grew past 20 minutes on a loaded 2-core machine with the local server's rows
+// (R, K, L, and issue #43's C, M, I): its hard deadline is 50.
+const DEADLINE_MS = quick ? 240_000 : 50 * 60_000;
 const started = Date.now();
+// Every line carries the machine's 1-minute load average: the machine may be shared, and a
+// figure means little without it.
 const log = (line) =>
-  console.log(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(3)}s] ${line}`);
+  console.log(
+    `[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(3)}s, load ${loadavg()[0].toFixed(1)}] ${line}`,
+  );
 const live = new Set();
 const deadline = setTimeout(async () => {
   log(`hard deadline of ${DEADLINE_MS / 1000} s reached; stopping every server`);
@@ -117,6 +137,7 @@ const results = {
   machine: machine(),
   failures: {},
   restarts: [],
+  loadAverageAtStart: loadavg(),
 };
 
 /**
@@ -266,6 +287,8 @@ if (!quick) results.runs = await runsLatency({ log });
 if (!quick) results.skills = await skillsLatency({ log });
 // L: the local server (front, host, runners; full run only).
 if (!quick) results.local = await localServerRows({ reps: 200, windowMs: 10_000 }, log);
+// C, M, I: issue #43's rows of the local server (full run only).
+if (!quick) Object.assign(results, await leanRows(log));
 // Redaction of 4 MB bodies (issues #40, #41; full run only): bench/redaction.mjs --heavy, in a
 // process of its own, its lines kept as they are (README: "Redaction of a 4 MB body").
 if (!quick) {
@@ -277,11 +300,15 @@ if (!quick) {
 }
 results.robustness = robustness;
 results.durationSec = Math.round((Date.now() - started) / 1000);
+results.loadAverageAtEnd = loadavg();
 results.table = [
   ...tableRows(results),
   ...runsRows(results.runs),
   ...skillsRows(results.skills),
   ...localRows(results.local),
+  ...cpuRows(results.cpu),
+  ...memoryRows(results.memory),
+  ...stdioRows(results.stdio),
 ];
 const table = [
   markdown(
@@ -299,11 +326,44 @@ if (!quick) {
   writeFileSync(`${dir}${day}.json`, `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(
     `${dir}${day}.md`,
-    `# Benchmark ${results.date}\n\n${describeMachine(results.machine)}\n\n${table}\n`,
+    `# Benchmark ${results.date}\n\n${describeMachine(results.machine)} Load average (1, 5, 15 min) at the start ${results.loadAverageAtStart.map((x) => x.toFixed(1)).join(", ")}, at the end ${results.loadAverageAtEnd.map((x) => x.toFixed(1)).join(", ")}.\n\n${table}\n`,
   );
   log(`wrote bench/results/${day}.json and .md`);
 }
 clearTimeout(deadline);
+
+/**
+ * Issue #43's rows of the local server, each group on servers of its own; a group that fails is
+ * logged and left out (the others still run). C: CPU per call per process (`ping`, a trivial
+ * `execute`, a search; driver/cpu-per-call.mjs). M: the whole tree's memory with Cloudflare's
+ * spec, idle and under 16 clients (driver/local-memory.mjs). I: `--stdio` launches to
+ * `initialize`, cold and warm, both specs (driver/stdio-launch.mjs).
+ * @param {(line: string) => void} say
+ */
+async function leanRows(say) {
+  /** @type {Record<string, any>} */
+  const out = {};
+  /** @param {string} name @param {() => Promise<unknown>} work */
+  const group = async (name, work) => {
+    try {
+      return await work();
+    } catch (error) {
+      say(`${name} failed: ${error instanceof Error ? error.message : String(error)}`);
+      return undefined;
+    }
+  };
+  say("C CPU per call per process (ping, execute, search)");
+  // No runner retired during the rounds: a retirement's fresh runner (~1.5 s of CPU to start)
+  // landed in one round and read as 3 ms more per call there.
+  out.cpu = await group("C", () =>
+    cpuPerCall({ calls: 200, rounds: 3, env: { SANDBOX_RUNNER_MAX_RUNS: "0" } }, say),
+  );
+  say("M the local tree's memory, Cloudflare spec, idle then 16 clients");
+  out.memory = await group("M", () => localMemory({ idleSeconds: 40, loadSeconds: 15 }, say));
+  say("I --stdio launch to initialize, cold and warm, Cloudflare and GitHub specs");
+  out.stdio = await group("I", () => stdioLaunches({ warm: 3 }, say));
+  return out;
+}
 
 function machine() {
   const pkg = (name) =>

@@ -10,7 +10,13 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { answerWithError } from "../cli/answer-with-error.mjs";
 import { HELP, parseArgs } from "../cli/args.mjs";
-import { PACKAGE_ROOT, findWrangler, loadProduct, wranglerProblem } from "../cli/runtime-paths.mjs";
+import {
+  PACKAGE_ROOT,
+  checkBuilt,
+  findWrangler,
+  loadProduct,
+  wranglerProblem,
+} from "../cli/runtime-paths.mjs";
 
 const LABEL = "code-mode-mcp";
 /** @param {string} line */
@@ -115,14 +121,19 @@ if (parsed.command === "deploy") {
 // Under --stdio, stdout carries the protocol alone: every other line goes to stderr.
 if (parsed.stdio) console.log = console.error;
 progress(`${LABEL}: loading …`);
-const product = await loadProduct(LABEL);
 if (parsed.command === "check") {
+  const product = await loadProduct(LABEL);
   const { checkSpecFile } = await import("../cli/check.mjs");
   process.exit(
     await checkSpecFile(product, /** @type {string} */ (parsed.positional[0]), progress),
   );
 }
 
+// Serving needs the product here only for --stdio's bridge: loaded while serve's own thread
+// loads it and plans the launch (serve.mjs), not before (issue #43: ~0.45 s of CPU each; one
+// after the other, a desktop launch waited for both).
+// A missing build still stops here, with its fix, before anything starts.
+checkBuilt(LABEL);
 const { serve } = await import("../cli/serve.mjs");
 const { freePort } = await import("../cli/local-server/free-port.mjs");
 /** @type {NodeJS.ProcessEnv} */
@@ -153,6 +164,7 @@ const served = serve({
 });
 
 if (parsed.stdio) {
+  const product = await loadProduct(LABEL);
   await settingsPassed;
   const base = `http://127.0.0.1:${env.PORT}`;
   const codeOnly = env.UPSTREAM_MCP_URL !== undefined && env.SPEC_FILE === undefined;

@@ -29,6 +29,20 @@ function statOf(pid) {
   return { ppid: Number(f[1]), cpuMs: ((Number(f[11]) + Number(f[12])) * 1000) / TICKS };
 }
 
+/**
+ * Resident MiB of one process (0 once it is gone): the host's, printed with each round, since
+ * how often the host collects its garbage trades its CPU per call against this.
+ * @param {number} pid
+ */
+function hostRssMiB(pid) {
+  try {
+    const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return Math.round(Number(m?.[1] ?? 0) / 1024);
+  } catch {
+    return 0;
+  }
+}
+
 /** @param {number} pid */
 function commandOf(pid) {
   try {
@@ -143,7 +157,9 @@ export async function cpuPerCall({ calls, rounds, env = {}, kinds = KINDS }, log
           Object.entries(spent).map(([role, ms]) => [role, Math.round((ms / calls) * 100) / 100]),
         );
         per.client = Math.round(((used.user + used.system) / 1000 / calls) * 100) / 100;
-        log(`${what} round ${round + 1}: ${JSON.stringify(per)}`);
+        log(
+          `${what} round ${round + 1}: ${JSON.stringify(per)}; host workerd RSS ${hostRssMiB(server.hostPid)} MiB`,
+        );
         for (const [role, ms] of Object.entries(per))
           ((results[what] ??= {})[role] ??= []).push(ms);
       }
@@ -152,6 +168,47 @@ export async function cpuPerCall({ calls, rounds, env = {}, kinds = KINDS }, log
     await server.stop();
   }
   return results;
+}
+
+/** Targets of issue #43, ms of CPU per call: by role, then by kind of call. */
+const CPU_TARGETS = /** @type {Record<string, Record<string, number>>} */ ({
+  host: { ping: 0.5, execute: 2.5 },
+  front: { ping: 0.5, execute: 0.5, search: 0.5 },
+});
+
+/** What each role's row calls it. */
+const ROLE_NAMES = /** @type {Record<string, string>} */ ({
+  host: "host workerd (the Worker serving MCP)",
+  front: "front (launcher: supervisor and front)",
+  "runners+standby": "runner workerds (and the standby, if any)",
+  client: "this benchmark's client",
+});
+
+/**
+ * The table rows of C (same shape as report.mjs's rows): the median over the rounds of each
+ * role's CPU ms per call, for each kind of call.
+ * @param {Record<string, Record<string, number[]>> | undefined} results - what {@link cpuPerCall} returned
+ */
+export function cpuRows(results) {
+  if (!results) return [];
+  const rows = [];
+  for (const role of ["host", "front", "runners+standby", "client"])
+    for (const [what, roles] of Object.entries(results)) {
+      const values = roles[role];
+      if (!values?.length) continue;
+      const sorted = values.toSorted((a, b) => a - b);
+      const median = sorted[Math.floor((sorted.length - 1) / 2)] ?? null;
+      const target = CPU_TARGETS[role]?.[what];
+      rows.push({
+        metric: `C CPU ms per \`${what}\` (${what === "execute" ? "`async () => 1`" : what === "search" ? "the demo spec's paths" : "2025-11-25 framing"}), ${ROLE_NAMES[role] ?? role}: median of ${values.length} rounds (range ${sorted[0]}–${sorted.at(-1)})`,
+        ours: median,
+        anchor: null,
+        ratio: null,
+        target: target === undefined ? "" : `≤ ${target}`,
+        met: target === undefined || median === null ? null : median <= target,
+      });
+    }
+  return rows;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -355,10 +355,12 @@ export async function supervise({
     exit(1);
   });
 
-  // Runners first (the host's bindings need their ports), then the host.
-  if (!(await pool.start())) return stop(1);
-  const first = await hosts.start();
-  if (!first) return stop(1);
+  // Runners and the host start together: the host's bindings need only the runners' socket
+  // addresses, known before any of them starts, and a run sent to a runner not yet listening
+  // is sent again (runner-loader.ts). One after the other, a desktop launch waited for both
+  // starts in turn (issue #43).
+  const [poolStarted, first] = await Promise.all([pool.start(), hosts.start()]);
+  if (!poolStarted || !first) return stop(1);
   const described =
     runners > 0
       ? `${runners} sandbox runner${runners === 1 ? "" : "s"} at most${spareRunners(runners) > 0 ? " and a spare" : ""}, ${pool.slots.filter((slot) => slot.runtime).length} running`

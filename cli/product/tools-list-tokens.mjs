@@ -22,7 +22,8 @@ const noExecutor = { execute: () => Promise.reject(new Error("not used")) };
 
 /**
  * Lists the tools `/mcp` would serve for a compiled spec and counts their tokens.
- * @param {string} compactText - a compiled spec (JSON text)
+ * @param {string | object} compactText - a compiled spec (JSON text, or the parsed object: the
+ *   launcher has it parsed already, and a second parse of a large spec cost a launch ~0.1 s)
  * @param {{ description?: string, limits?: Record<string, number> }} [text] - what else shapes the
  *   tools' text, as the Worker passes it (src/app/api-tool-text.ts); none for `check`
  * @returns {Promise<ToolsListMeasure>}

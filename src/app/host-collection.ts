@@ -24,6 +24,23 @@
 /** Requests between two full collections of the host isolate. */
 export const COLLECT_EVERY_REQUESTS = 250;
 
+/**
+ * Every how many collections one is memory-reducing ({@link REDUCING_COLLECTION}); the others
+ * are plain full collections ({@link PLAIN_COLLECTION}). So the garbage, and the native memory
+ * its wrappers hold, is freed every 250 requests as before, and freed heap pages go back to the
+ * system every 1,000.
+ *
+ * Why not every collection memory-reducing (the setting until 2026-12-06): V8 runs a
+ * memory-reducing collection as several full collections in a row, so it costs 2–3× a plain
+ * one (Node 22, a 34 MB heap like the host's, load ~19 on 2 cores: 89 against 34 ms of CPU,
+ * median of 20), and the host's CPU per call is what issue #43 cuts (its profile: collections
+ * were ~20 % of the samples of a trivial `execute` and most of a `ping`'s). Per 1,000 requests
+ * that is 3 × 34 + 89 ≈ 190 ms of the host's thread instead of 4 × 89 ≈ 360: ~0.17 ms less per
+ * request. What it gives up is the heap pages of up to 750 requests, a few MiB on a 20–35 MB
+ * heap; the native memory, which was what grew (bench/README.md), is freed as often as before.
+ */
+export const REDUCE_EVERY_COLLECTIONS = 4;
+
 /** V8's `gc` as `--expose-gc` installs it; read once, when this module loads. */
 const exposedGc: unknown = (globalThis as { gc?: unknown }).gc;
 
@@ -38,10 +55,13 @@ const exposedGc: unknown = (globalThis as { gc?: unknown }).gc;
  */
 export const REDUCING_COLLECTION = { type: "major", execution: "sync", flavor: "last-resort" };
 
-/** One memory-reducing collection, or a plain one where V8 refuses the options. */
-function collectReducingMemory(collect: (options?: object) => void): void {
+/** A plain full collection: the garbage is freed, the heap's pages are kept for reuse. */
+export const PLAIN_COLLECTION = { type: "major", execution: "sync", flavor: "regular" };
+
+/** One collection of the given kind, or V8's default one where it refuses the options. */
+function collectWith(collect: (options?: object) => void, options: object): void {
   try {
-    collect(REDUCING_COLLECTION);
+    collect(options);
   } catch {
     collect();
   }
@@ -64,10 +84,13 @@ export interface HostCollection {
  * Creates the counter.
  * @param every - requests between collections (default {@link COLLECT_EVERY_REQUESTS})
  * @param gc - the collection (default: the runtime's exposed `gc`, when there is one)
+ * @param reduceEvery - every how many collections one is memory-reducing (default
+ *   {@link REDUCE_EVERY_COLLECTIONS}; the first one is)
  */
 export function hostCollection(
   every: number = COLLECT_EVERY_REQUESTS,
   gc: unknown = exposedGc,
+  reduceEvery: number = REDUCE_EVERY_COLLECTIONS,
 ): HostCollection {
   const collect = typeof gc === "function" ? (gc as (options?: object) => void) : undefined;
   let requests = 0;
@@ -84,7 +107,10 @@ export function hostCollection(
       ctx.waitUntil(
         new Promise<void>((resolve) =>
           setTimeout(() => {
-            collectReducingMemory(collect);
+            collectWith(
+              collect,
+              collections % reduceEvery === 0 ? REDUCING_COLLECTION : PLAIN_COLLECTION,
+            );
             collections++;
             resolve();
           }, 0),

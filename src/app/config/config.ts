@@ -100,13 +100,11 @@ export function readConfig(
     .find((u) => /^https?:\/\//.test(u));
   const problems = [...read.problems];
   const warnings: string[] = [];
+  // Asked once, not once per rule: the launchers answer it by parsing the spec's text (4 MB
+  // for Cloudflare's), and asking per rule parsed it a dozen times per launch (issue #43).
+  const auth = specAuth && specNames.includes(values.SPEC) ? specAuth(values.SPEC) : undefined;
   for (const rule of CONFIG_RULES) {
-    const found = rule.check({
-      ...read,
-      specNames,
-      specServerUrl,
-      specAuth: specAuth && specNames.includes(values.SPEC) ? specAuth(values.SPEC) : undefined,
-    });
+    const found = rule.check({ ...read, specNames, specServerUrl, specAuth: auth });
     problems.push(...(found?.problems ?? []));
     warnings.push(...(found?.warnings ?? []));
   }

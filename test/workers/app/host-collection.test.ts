@@ -6,7 +6,12 @@
  */
 import { describe, expect, it } from "vitest";
 import { COLLECTIONS_HEADER } from "../../../src/app/create-worker";
-import { REDUCING_COLLECTION, hostCollection } from "../../../src/app/host-collection";
+import {
+  PLAIN_COLLECTION,
+  REDUCE_EVERY_COLLECTIONS,
+  REDUCING_COLLECTION,
+  hostCollection,
+} from "../../../src/app/host-collection";
 import { entry } from "./helpers";
 
 /** A request context that keeps what it was asked to wait for. */
@@ -33,8 +38,21 @@ describe("the host's own collections", () => {
       collections: 2,
       enabled: true,
     });
-    // The memory-reducing flavor: a plain full collection keeps the freed pages resident.
-    expect(asked).toEqual([REDUCING_COLLECTION, REDUCING_COLLECTION]);
+    // The first is memory-reducing: a plain full collection keeps the freed pages resident.
+    expect(asked).toEqual([REDUCING_COLLECTION, PLAIN_COLLECTION]);
+  });
+
+  it("makes every 4th collection memory-reducing, the others plain (issue #43: CPU per call)", async () => {
+    // A memory-reducing collection is several full ones in a row (2–3× the CPU of a plain one):
+    // garbage is freed every 250 requests, heap pages given back every 1,000.
+    expect(REDUCE_EVERY_COLLECTIONS).toBe(4);
+    const asked: unknown[] = [];
+    const collection = hostCollection(250, (options: unknown) => void asked.push(options));
+    const ctx = context();
+    for (let i = 0; i < 2_000; i++) collection.afterRequest(ctx);
+    await Promise.all(ctx.tasks);
+    const reducing = [REDUCING_COLLECTION, PLAIN_COLLECTION, PLAIN_COLLECTION, PLAIN_COLLECTION];
+    expect(asked).toEqual([...reducing, ...reducing]);
   });
 
   it("falls back to a plain collection where V8 refuses the options", async () => {
@@ -46,9 +64,11 @@ describe("the host's own collections", () => {
     const ctx = context();
     collection.afterRequest(ctx);
     await Promise.all(ctx.tasks);
+    collection.afterRequest(ctx);
+    await Promise.all(ctx.tasks);
     expect({ asked, collections: collection.collections }).toEqual({
-      asked: [REDUCING_COLLECTION, undefined],
-      collections: 1,
+      asked: [REDUCING_COLLECTION, undefined, PLAIN_COLLECTION, undefined],
+      collections: 2,
     });
   });
 

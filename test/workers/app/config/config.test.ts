@@ -93,6 +93,18 @@ describe("readConfig", () => {
     expect(warned({}, true)).toEqual([]);
   });
 
+  it("asks whether the spec defines authentication once per check (issue #43)", () => {
+    // The launchers answer by parsing the spec's text (4 MB for Cloudflare's): it was asked once
+    // per rule, a dozen parses per launch.
+    const asked: string[] = [];
+    const checked = readConfig({ SPEC: "petstore" }, SPECS, servers, (name) => {
+      asked.push(name);
+      return true;
+    });
+    expect(checked.ok).toBe(true);
+    expect(asked).toEqual(["petstore"]);
+  });
+
   it("reads the upstream MCP server, approvals and limits", () => {
     const checked = readConfig(
       {

@@ -2,12 +2,15 @@
  * Where the local server's private socket folder is made, and what it cleans first
  * (cli/local-server/socket-folder.mjs): a safe, short parent or the next candidate or a refusal
  * naming TMPDIR; no uid check where there is none; a clear refusal on Windows; the folders of
- * killed servers removed, and nothing else. Real folders in a scratch folder; owners, the
- * platform and the process table are given.
+ * killed servers removed, and nothing else; a prepared runner's socket moved onto its slot's
+ * without a moment where the slot's name points at nothing. Real folders in a scratch folder;
+ * owners, the platform and the process table are given.
  */
+import { createConnection, createServer, type Server } from "node:net";
 import {
   chmodSync,
   existsSync,
+  renameSync,
   lstatSync,
   mkdirSync,
   mkdtempSync,
@@ -24,6 +27,7 @@ import {
   chooseBase,
   createSocketFolder,
   MAX_SOCKET_PATH_BYTES,
+  moveSocketOnto,
   removeStaleFolders,
   unsafeParent,
 } from "../../../cli/local-server/socket-folder.mjs";
@@ -199,5 +203,52 @@ describe("createSocketFolder", () => {
     expect(() => createSocketFolder({ platform: "win32" })).toThrow(
       /Unix sockets, which Node does not offer on Windows.*\n {2}Fix: run it in WSL/s,
     );
+  });
+});
+
+describe("moveSocketOnto (a prepared replacement takes its slot's socket)", () => {
+  /** Listens on `file`; each connection is answered with `name`. */
+  const listen = (file: string, name: string) =>
+    new Promise<Server>((resolve) => {
+      const server = createServer((socket) => socket.end(name));
+      server.listen(file, () => resolve(server));
+    });
+  /** What the listener on `file` answers. */
+  const reach = (file: string) =>
+    new Promise<string>((resolve, reject) => {
+      let text = "";
+      createConnection(file)
+        .on("data", (d) => (text += d))
+        .on("end", () => resolve(text))
+        .on("error", reject);
+    });
+
+  it("the slot's name reaches the new runner, and never names nothing on the way", async () => {
+    const folder = mkdtempSync(join(scratch, "move-"));
+    const slot = join(folder, "runner-1.sock:0");
+    const aside = join(folder, "runner-101.sock:0");
+    // The ended runner's file is still there (a killed workerd leaves it); the new one listens.
+    const old = await listen(slot, "old");
+    old.close();
+    writeFileSync(slot, "");
+    const fresh = await listen(aside, "fresh");
+    // Between any two steps, a host connecting to the slot's name must find a file there: a
+    // name pointing at nothing is "No such file or directory" for the runs sent at that moment.
+    const absent: string[] = [];
+    const watched = {
+      rmSync: (path: string, options: { force: boolean }) => {
+        rmSync(path, options);
+        if (!existsSync(slot)) absent.push(`after removing ${path}`);
+      },
+      renameSync: (from: string, to: string) => {
+        renameSync(from, to);
+        if (!existsSync(slot)) absent.push(`after renaming ${from}`);
+      },
+    };
+    moveSocketOnto(aside, slot, watched);
+    expect(absent).toEqual([]);
+    expect(await reach(slot)).toBe("fresh");
+    expect(existsSync(aside)).toBe(false);
+    fresh.close();
   });
 });

@@ -319,6 +319,11 @@ export function createRunnerPool({
       if (preparedUnwanted(slot, now)) {
         const unwanted = /** @type {Prepared} */ (slot.prepared);
         slot.prepared = null;
+        // Said, or the output's last word on it is "a replacement stands ready beside it".
+        if (slot.runtime && !slot.runtime.killedBecause && !slot.retiring)
+          log(
+            `${label}: ${slot.runtime.name} answers again; the replacement prepared for it (workerd pid ${unwanted.runtime.pid}) is ended.`,
+          );
         void unwanted.runtime.kill("its runner answers again");
       } else if (launchAside && needsPrepared(slot, now)) void prepare(slot);
     }

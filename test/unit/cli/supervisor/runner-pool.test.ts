@@ -551,6 +551,10 @@ describe("prepared replacements (prepared-replacement.mjs)", () => {
     await run(env, 1_000);
     expect(prepared[0]!.killedBecause).toBe("its runner answers again");
     expect(pool.slots[1]!.prepared).toBeNull();
+    // The output says so: its last word on it is not "a replacement stands ready beside it".
+    expect(env.lines.at(-1)).toMatch(
+      /runner 2 answers again; the replacement prepared for it \(workerd pid \d+\) is ended/,
+    );
     // A replacement later starts afresh (none prepared).
     stuck.get(launched[1]!)!("it crashed");
     await env.clock.advance(0);

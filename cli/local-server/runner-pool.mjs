@@ -288,7 +288,15 @@ export function createRunnerPool({
         else void crashed.kill("it crashed");
       });
       if (!aside) return;
-      if (state.stopping || !slot.runtime || slot.runtime.killedBecause || slot.retiring) {
+      // Wanted only while the slot's runner is still silent: a start takes 0.3–7 s on a loaded
+      // machine, and meanwhile the runner may have answered again, or been ended and followed
+      // by a fresh one. Kept then, it was announced as standing ready beside a runner that
+      // answers ("has not answered for 0 s") and ended at the next look.
+      if (
+        state.stopping ||
+        !slot.runtime ||
+        preparedUnwanted({ ...slot, prepared: aside }, clock.now())
+      ) {
         await aside.runtime.kill("it was not needed");
         return;
       }
@@ -311,6 +319,11 @@ export function createRunnerPool({
       if (preparedUnwanted(slot, now)) {
         const unwanted = /** @type {Prepared} */ (slot.prepared);
         slot.prepared = null;
+        // Said, or the output's last word on it is "a replacement stands ready beside it".
+        if (slot.runtime && !slot.runtime.killedBecause && !slot.retiring)
+          log(
+            `${label}: ${slot.runtime.name} answers again; the replacement prepared for it (workerd pid ${unwanted.runtime.pid}) is ended.`,
+          );
         void unwanted.runtime.kill("its runner answers again");
       } else if (launchAside && needsPrepared(slot, now)) void prepare(slot);
     }

@@ -36,6 +36,7 @@ import {
   mkdtempSync,
   readdirSync,
   realpathSync,
+  renameSync,
   rmSync,
   statSync,
 } from "node:fs";
@@ -424,6 +425,21 @@ export function runtimeSockets(folder, id) {
         rmSync(file, { force: true });
     },
   };
+}
+
+/**
+ * Moves a runner's socket file onto another name (a prepared replacement's socket onto its
+ * slot's: runner-pool.mjs, prepared-replacement.mjs). The listening socket goes with its file.
+ * One rename, which replaces the slot's file (the ended runner's) in one step: a host
+ * connecting at that moment finds the old file (refused: the run is sent on) or the new
+ * runner, never no file. The slot's file was removed first before, and a run sent in between
+ * met "No such file or directory".
+ * @param {string} from - the file the runner listens on
+ * @param {string} to - the slot's file, which the host's service binding connects to
+ * @param {{ renameSync: (from: string, to: string) => void }} [fs]
+ */
+export function moveSocketOnto(from, to, fs = { renameSync }) {
+  fs.renameSync(from, to);
 }
 
 /**

@@ -18,7 +18,6 @@
  * making progress) and the clock (clock.mjs). This file wires them to the real runtimes
  * (runtime.mjs), the front, the signals and the port.
  */
-import { renameSync } from "node:fs";
 import { createServer } from "node:net";
 import { systemClock } from "./clock.mjs";
 import { createFront } from "./front/front.mjs";
@@ -26,6 +25,7 @@ import { HOST_STUCK_MS, STARTING, createHostPair } from "./host-pair.mjs";
 import { RUNNER_STUCK_MS, createRunnerPool } from "./runner-pool.mjs";
 import { DEFAULT_MAX_RUNS, askToRetire, runnerCounts } from "./runner-retirement.mjs";
 import { createRuntimeHost, probe, waitReady } from "./runtime.mjs";
+import { moveSocketOnto } from "./socket-folder.mjs";
 import { watch } from "./watchdog.mjs";
 
 /** How long a runtime may take to start and answer its first probe. */
@@ -274,11 +274,7 @@ export async function supervise({
       started.showOutput((line) => output(line));
       return {
         runtime: started,
-        promote: () => {
-          const own = runnerSocket(slot.index);
-          own.clear();
-          renameSync(aside.file, own.file);
-        },
+        promote: () => moveSocketOnto(aside.file, runnerSocket(slot.index).file),
       };
     },
     watch: (runtime, onStuck) => watchOver(runtime, RUNNER_STUCK_MS, onStuck),

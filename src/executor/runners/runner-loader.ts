@@ -30,6 +30,7 @@ import type { RunnerAnswer, RunnerApi } from "./runner-protocol";
 import {
   MAYBE_BLOCKED,
   PROGRESSING,
+  RUNNER_HELD_MAX_MS,
   RUNNER_STALL_MS,
   pickSlot,
   tierOf,
@@ -163,6 +164,7 @@ export class RunnerLoader {
       restUntil: 0,
       refusals: 0,
       lateUntil: 0,
+      slowUntil: 0,
       cold: i > 0,
       spare: i > 0 && i >= runners.length - spares,
       rungAt: 0,
@@ -300,6 +302,9 @@ export class RunnerLoader {
       // `begun` is set by the tracker's onBegin callback while this loop awaits.
       // eslint-disable-next-line no-unmodified-loop-condition
       while (outcome === "late" && !begun) {
+        // Something holds its thread: a run quiet there for long may be what holds it, not a
+        // run waiting on something (runner-placement.ts, PlacedSlot.slowUntil).
+        slot.slowUntil = this.now() + RUNNER_HELD_MAX_MS;
         const better = this.pick(caller, slot);
         // Never onto the spare: it is for runs that arrive while every runner is held, and a
         // run slow to begin may be a blocking program (seen in e2e fair-share, shared worker: a

@@ -63,6 +63,14 @@ export interface PlacedSlot {
   restUntil: number;
   /** Until when it counts as stalled after failing to begin a run in time. */
   lateUntil: number;
+  /**
+   * Until when its runs quiet past {@link RUNNER_HELD_MAX_MS} still count as holding its thread:
+   * it was late to begin a run sent to it (runner-loader.ts sets it), so something holds its
+   * thread now. A program can hold it in stretches under the supervisor's 10 s (a catastrophic
+   * regex, a timer, again): never replaced, and quiet for long, it looked like a run waiting on
+   * something, and every new run went there (not to the idle spare) and waited out a stretch.
+   */
+  slowUntil?: number;
 }
 
 /**
@@ -100,7 +108,8 @@ export const RESTING = 6;
  * run is on its way there), lateness or being the spare, else the worst of its runs' tiers. A run is progressing while it waits in a host call, or when it has
  * called the host and shown progress within {@link RUNNER_STALL_MS}; it may be blocking when it
  * has not called the host yet and began less than that ago; stalled when quiet for longer; and
- * quiet past {@link RUNNER_HELD_MAX_MS} it holds no thread (see there) and counts as waiting.
+ * quiet past {@link RUNNER_HELD_MAX_MS} it holds no thread (see there) and counts as waiting,
+ * unless its runner was late to begin a run lately ({@link PlacedSlot.slowUntil}).
  */
 export function tierOf(slot: PlacedSlot, now: number): number {
   if (slot.restUntil > now) return RESTING;
@@ -116,7 +125,7 @@ export function tierOf(slot: PlacedSlot, now: number): number {
   for (const run of slot.runs) {
     const quiet = now - run.lastProgress;
     const own =
-      run.inCall > 0 || quiet > RUNNER_HELD_MAX_MS
+      run.inCall > 0 || (quiet > RUNNER_HELD_MAX_MS && !slow(slot, now))
         ? PROGRESSING
         : quiet > RUNNER_STALL_MS
           ? STALLED
@@ -176,8 +185,14 @@ function usedBy(slot: PlacedSlot, caller: string): boolean {
 function threadLoad(slot: PlacedSlot, now: number): number {
   let using = 0;
   for (const run of slot.runs)
-    if (run.inCall === 0 && now - run.lastProgress <= RUNNER_HELD_MAX_MS) using++;
+    if (run.inCall === 0 && (now - run.lastProgress <= RUNNER_HELD_MAX_MS || slow(slot, now)))
+      using++;
   return using * 1_000 + slot.runs.size;
+}
+
+/** Whether `slot` was late to begin a run lately ({@link PlacedSlot.slowUntil}). */
+function slow(slot: PlacedSlot, now: number): boolean {
+  return (slot.slowUntil ?? 0) > now;
 }
 
 /**

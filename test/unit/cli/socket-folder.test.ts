@@ -4,14 +4,17 @@
  * naming TMPDIR; no uid check where there is none; a clear refusal on Windows; the folders of
  * killed servers removed, and nothing else: a folder is stale when its lock socket refuses (its
  * process is gone), never only because its owner pid looks gone from here (another PID
- * namespace sharing /tmp, issue #40 review). Real folders and sockets in a scratch folder;
- * owners, the platform, the process table and the clock are given; one lock is held by a real
- * child process that is then SIGKILLed.
+ * namespace sharing /tmp, issue #40 review); a prepared runner's socket moved onto its slot's
+ * without a moment where the slot's name points at nothing. Real folders and sockets in a
+ * scratch folder; owners, the platform, the process table and the clock are given; one lock is
+ * held by a real child process that is then SIGKILLed.
  */
 import { spawn } from "node:child_process";
+import { createConnection, createServer, type Server } from "node:net";
 import {
   chmodSync,
   existsSync,
+  renameSync,
   lstatSync,
   mkdirSync,
   mkdtempSync,
@@ -31,6 +34,7 @@ import {
   LOCK_NAME,
   LOCKLESS_GRACE_MS,
   MAX_SOCKET_PATH_BYTES,
+  moveSocketOnto,
   probeSocket,
   removeStaleFolders,
   staleFolder,
@@ -297,5 +301,52 @@ describe("createSocketFolder", () => {
     expect(() => createSocketFolder({ platform: "win32" })).toThrow(
       /Unix sockets, which Node does not offer on Windows.*\n {2}Fix: run it in WSL/s,
     );
+  });
+});
+
+describe("moveSocketOnto (a prepared replacement takes its slot's socket)", () => {
+  /** Listens on `file`; each connection is answered with `name`. */
+  const listen = (file: string, name: string) =>
+    new Promise<Server>((resolve) => {
+      const server = createServer((socket) => socket.end(name));
+      server.listen(file, () => resolve(server));
+    });
+  /** What the listener on `file` answers. */
+  const reach = (file: string) =>
+    new Promise<string>((resolve, reject) => {
+      let text = "";
+      createConnection(file)
+        .on("data", (d) => (text += d))
+        .on("end", () => resolve(text))
+        .on("error", reject);
+    });
+
+  it("the slot's name reaches the new runner, and never names nothing on the way", async () => {
+    const moves = mkdtempSync(join(scratch, "move-"));
+    const slot = join(moves, "runner-1.sock:0");
+    const aside = join(moves, "runner-101.sock:0");
+    // The ended runner's file is still there (a killed workerd leaves it); the new one listens.
+    const old = await listen(slot, "old");
+    old.close();
+    writeFileSync(slot, "");
+    const fresh = await listen(aside, "fresh");
+    // Between any two steps, a host connecting to the slot's name must find a file there: a
+    // name pointing at nothing is "No such file or directory" for the runs sent at that moment.
+    const absent: string[] = [];
+    const watched = {
+      rmSync: (path: string, options: { force: boolean }) => {
+        rmSync(path, options);
+        if (!existsSync(slot)) absent.push(`after removing ${path}`);
+      },
+      renameSync: (from: string, to: string) => {
+        renameSync(from, to);
+        if (!existsSync(slot)) absent.push(`after renaming ${from}`);
+      },
+    };
+    moveSocketOnto(aside, slot, watched);
+    expect(absent).toEqual([]);
+    expect(await reach(slot)).toBe("fresh");
+    expect(existsSync(aside)).toBe(false);
+    fresh.close();
   });
 });

@@ -493,6 +493,41 @@ describe("RunnerLoader", () => {
       expect(a.sent.length).toBeGreaterThan(1);
     });
 
+    it("marks a runner late to begin a run as held: its quiet runs count against it again, the next run takes the spare", async () => {
+      let now = 1_000;
+      // a's first run never calls the host and never ends, and holds a's thread in stretches
+      // (a regex under 10 s, a timer, again): a's later runs begin only after 400 ms.
+      const a = runner(
+        "a",
+        async (_kind, _code, host) => {
+          if (a.sent.length === 1) return new Promise(() => {});
+          await tick(400);
+          begin(host);
+          return { answer: "a" };
+        },
+        false,
+      );
+      const spare = runner("spare");
+      const loader = new RunnerLoader(
+        [a.api, spare.api],
+        () => now,
+        undefined,
+        "",
+        () => "",
+        1,
+      );
+      void run(loader); // → a
+      now += RUNNER_HELD_MAX_MS + 1;
+      // Quiet past RUNNER_HELD_MAX_MS, a's run counts as waiting: the next run tries a.
+      expect(await run(loader)).toBe("a");
+      expect(a.sent).toHaveLength(2);
+      // a was late to begin it (its thread is held): the next runs, one after another, go to the
+      // spare, not behind a's held thread (each would wait out a stretch).
+      expect(await run(loader)).toBe("spare");
+      expect(await run(loader)).toBe("spare");
+      expect(a.sent).toHaveLength(2);
+    });
+
     it("tries a runner that refused a run at once (not running yet) again after RUNNER_RETRY_MS, doubling in a row", async () => {
       let now = 1_000;
       let down = true;

@@ -56,6 +56,19 @@ describe("tierOf", () => {
     expect(tierOf(held, NOW)).toBe(STALLED);
     expect(tierOf(held, NOW + 1)).toBe(PROGRESSING);
   });
+
+  it("keeps counting a quiet run on a runner that was slow to begin a run (its thread is held)", () => {
+    // A program holding its thread in stretches under the supervisor's 10 s (a catastrophic
+    // regex, a timer, again) is never replaced, and quiet past RUNNER_HELD_MAX_MS it looked like
+    // a run waiting on something: new runs went there, not to the idle spare, and waited out
+    // each stretch (e2e attack: another client's searches waited 1-2 s, again and again).
+    const quiet = [{ lastProgress: NOW - RUNNER_HELD_MAX_MS - 1 }];
+    const slow = slot("slow", quiet, { slowUntil: NOW + 1 });
+    expect(tierOf(slow, NOW)).toBe(STALLED);
+    expect(tierOf(slot("slow", quiet, { slowUntil: NOW }), NOW)).toBe(PROGRESSING);
+    const spare = slot("spare", [], { spare: true });
+    expect(pickSlot([slow, spare], 0, "", NOW)?.name).toBe("spare");
+  });
 });
 
 describe("cold slots (runners started on demand: cli/local-server/runner-pool.mjs)", () => {

@@ -27,7 +27,14 @@ const RUN_TIMEOUT_MS = 30_000;
  */
 function poolOf(
   count: number,
-  { maxRuns = 20, failLaunches = 0, keep = count, spare = 0, aside = false } = {},
+  {
+    maxRuns = 20,
+    failLaunches = 0,
+    keep = count,
+    spare = 0,
+    aside = false,
+    asideStarts = async () => {},
+  } = {},
 ) {
   const clock = fakeClock();
   const doorbells = new Map<number, () => void>();
@@ -67,6 +74,8 @@ function poolOf(
       launchAside: async (slot: any) => {
         const runtime = fakeRuntime(`runner ${slot.index}`);
         prepared.push(runtime);
+        // A start takes its time (0.3–7 s on a loaded machine): the test says when it is ready.
+        await asideStarts();
         return { runtime: runtime as any, promote: () => void promoted.push(runtime) };
       },
     }),
@@ -542,11 +551,65 @@ describe("prepared replacements (prepared-replacement.mjs)", () => {
     await run(env, 1_000);
     expect(prepared[0]!.killedBecause).toBe("its runner answers again");
     expect(pool.slots[1]!.prepared).toBeNull();
+    // The output says so: its last word on it is not "a replacement stands ready beside it".
+    expect(env.lines.at(-1)).toMatch(
+      /runner 2 answers again; the replacement prepared for it \(workerd pid \d+\) is ended/,
+    );
     // A replacement later starts afresh (none prepared).
     stuck.get(launched[1]!)!("it crashed");
     await env.clock.advance(0);
     expect(promoted).toHaveLength(0);
     expect(launched).toHaveLength(3);
+  });
+
+  it("a replacement ready after its runner answered again is ended at once, never announced", async () => {
+    let ready = () => {};
+    const env = poolOf(2, {
+      aside: true,
+      maxRuns: 0,
+      asideStarts: () => new Promise<void>((resolve) => (ready = resolve)),
+    });
+    const { pool, launched, prepared, lines } = env;
+    await pool.start();
+    void pool.retireLoop();
+    launched[1]!.answers = false;
+    await run(env, PREPARE_AFTER_MS + 1_000);
+    expect(prepared).toHaveLength(1);
+    expect(pool.slots[1]!.preparing).toBe(true);
+    // The program let go of the thread while its replacement was starting.
+    launched[1]!.answers = true;
+    await run(env, 1_000);
+    ready();
+    await env.clock.advance(0);
+    expect(prepared[0]!.killedBecause).toBe("it was not needed");
+    expect(pool.slots[1]!.prepared).toBeNull();
+    expect(lines.join("\n")).not.toMatch(/stands ready/);
+  });
+
+  it("a replacement ready after its runner was replaced by a fresh one is ended, not given to it", async () => {
+    let ready = () => {};
+    const env = poolOf(2, {
+      aside: true,
+      maxRuns: 0,
+      asideStarts: () => new Promise<void>((resolve) => (ready = resolve)),
+    });
+    const { pool, launched, prepared, stuck, lines } = env;
+    await pool.start();
+    void pool.retireLoop();
+    launched[1]!.answers = false;
+    await run(env, PREPARE_AFTER_MS + 1_000);
+    expect(prepared).toHaveLength(1);
+    // Ended at the watchdog's 10 s before its replacement was ready: a fresh one took the slot,
+    // and is itself held at once (it does not answer either).
+    stuck.get(launched[1]!)!("it stopped answering (no /health answer for 10 s)");
+    await env.clock.advance(0);
+    expect(launched).toHaveLength(3);
+    launched[2]!.answers = false;
+    ready();
+    await env.clock.advance(0);
+    expect(prepared[0]!.killedBecause).toBe("it was not needed");
+    expect(pool.slots[1]!.prepared).toBeNull();
+    expect(lines.join("\n")).not.toMatch(/has not answered for 0 s/);
   });
 
   it("without launchAside nothing is prepared", async () => {

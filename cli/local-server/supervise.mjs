@@ -14,7 +14,7 @@
  *
  * Its parts, each deciding one thing with its runtimes and clock given (unit-tested with fakes):
  * the host pair (host-pair.mjs: replace, promote, wait while starting), the runner pool
- * (runner-pool.mjs: replace, retire with a deadline), the watchdog (watchdog.mjs: is a runtime
+ * (runners/runner-pool.mjs: replace, retire with a deadline), the watchdog (watchdog.mjs: is a runtime
  * making progress) and the clock (clock.mjs). This file wires them to the real runtimes
  * (runtime.mjs), the front, the signals and the port.
  */
@@ -22,8 +22,8 @@ import { createServer } from "node:net";
 import { systemClock } from "./clock.mjs";
 import { createFront } from "./front/front.mjs";
 import { HOST_STUCK_MS, STARTING, createHostPair } from "./host-pair.mjs";
-import { RUNNER_STUCK_MS, createRunnerPool } from "./runner-pool.mjs";
-import { DEFAULT_MAX_RUNS, askToRetire, runnerCounts } from "./runner-retirement.mjs";
+import { RUNNER_STUCK_MS, createRunnerPool } from "./runners/runner-pool.mjs";
+import { DEFAULT_MAX_RUNS, askToRetire, runnerCounts } from "./runners/runner-retirement.mjs";
 import { createRuntimeHost, probe, waitReady } from "./runtime.mjs";
 import { moveSocketOnto } from "./socket-folder.mjs";
 import { watch } from "./watchdog.mjs";
@@ -67,7 +67,7 @@ export function withoutShutdownNoise(log) {
 /**
  * What the host's workerd prints when a run is sent to a runner slot that has no runner (yet):
  * the connection refused or the socket file not there (a runner starting or being replaced), or
- * ended at once by the slot's doorbell (runner-pool.mjs: the host asking for a runner), and the
+ * ended at once by the slot's doorbell (runners/runner-pool.mjs: the host asking for a runner), and the
  * stack line after each. The host sends the run to another runner at once, so these are the
  * pool at work, not faults: with runners started on demand they came every few hundred ms under
  * load.
@@ -95,18 +95,18 @@ const MAX_SLOTS = 17;
 
 /**
  * Added to a slot's index for the socket of a replacement prepared beside its runner
- * (runner-pool.mjs): a name no slot has.
+ * (runners/runner-pool.mjs): a name no slot has.
  */
 const ASIDE = 100;
 
 /**
- * Spare slots beyond the configured runners (runner-pool.mjs): one, while the host can take it.
+ * Spare slots beyond the configured runners (runners/runner-pool.mjs): one, while the host can take it.
  * @param {number} runners
  */
 export const spareRunners = (runners) => (runners > 0 && runners < MAX_SLOTS ? 1 : 0);
 
 /**
- * A runner slot's doorbell (runner-pool.mjs): listens on the slot's socket (in the server's
+ * A runner slot's doorbell (runners/runner-pool.mjs): listens on the slot's socket (in the server's
  * private folder) while no runner does, ends every connection at once (the host sees the slot
  * refuse and sends the run elsewhere) and calls `onRing`. Resolves to what closes it (Node
  * removes the socket file then, and the runner binds the name).
@@ -147,7 +147,7 @@ const describe = (runtime) => `${runtime.name} (workerd pid ${runtime.pid})`;
  * @param {(runnerAddresses: string[], spares: number) => RuntimeMessage} options.host - the host
  *   runtime's options, given the runner slots' RPC addresses and how many of the last are spares
  * @param {number} options.runners - how many sandbox runners at most (0: sandboxes run in the
- *   host); one runs while idle, the others start when runs need them (runner-pool.mjs)
+ *   host); one runs while idle, the others start when runs need them (runners/runner-pool.mjs)
  * @param {(index: number) => RuntimeMessage} options.runner - runner `index`'s options
  * @param {(index: number) => { address: string, file: string, clear: () => void }} options.runnerSocket -
  *   runner `index`'s RPC socket: the address the host connects to, its file (where the slot's
@@ -165,7 +165,7 @@ const describe = (runtime) => `${runtime.name} (workerd pid ${runtime.pid})`;
  * @param {number} [options.maxRunsPerRunner] - runs after which a runner is retired and a fresh
  *   one started (runner-retirement.mjs); 0 never. Default {@link DEFAULT_MAX_RUNS}.
  * @param {number} [options.runTimeoutMs] - the runs' timeout (`LIMIT_TIMEOUT_MS`): a retiring
- *   runner's runs under way are waited for this long plus a margin (runner-pool.mjs)
+ *   runner's runs under way are waited for this long plus a margin (runners/runner-pool.mjs)
  * @returns {Promise<void>}
  */
 export async function supervise({

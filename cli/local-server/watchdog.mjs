@@ -2,7 +2,7 @@
  * The watchdog of one runtime: is it still making progress? Progress is a `/health` answer: one
  * probe at a time, each allowed the whole bound, so a machine that is merely busy (a probe
  * answered in 3 s) is never taken for a stuck runtime. Used for the host runtime (host-pair.mjs)
- * and for each sandbox runner (runner-pool.mjs), with their own bounds.
+ * and for each sandbox runner (runners/runner-pool.mjs), with their own bounds.
  */
 
 /** Pause between two probes of one runtime. */

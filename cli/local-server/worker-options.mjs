@@ -34,7 +34,7 @@ export function defaultRunnerCount() {
  * @param {Record<string, string>} options.bindings - settings and vars (strings)
  * @param {string} options.persist - the local data folder (`--persist-to` of wrangler dev)
  * @param {string[]} options.runners - the runner slots' RPC addresses (`unix:<path>`)
- * @param {number} [options.spares] - how many of the last are spare slots (runner-pool.mjs)
+ * @param {number} [options.spares] - how many of the last are spare slots (runners/runner-pool.mjs)
  * @param {string} options.secret - this server's cluster secret (cluster-secret.mjs): the Worker
  *   refuses every request that does not carry it, and sends it on every runner call
  * @returns {import("./runtime.mjs").RuntimeMessage}

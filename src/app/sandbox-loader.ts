@@ -14,7 +14,7 @@ import type { RunnerApi } from "../executor/runners/runner-protocol";
 
 /**
  * The most runner bindings read: the launcher's most runners (16) and its spare slot
- * (cli/local-server/runner-pool.mjs).
+ * (cli/local-server/runners/runner-pool.mjs).
  */
 export const MAX_SANDBOX_RUNNERS = 17;
 

@@ -1,5 +1,5 @@
 // Issue #28, memory flat: a sandbox runner is retired after SANDBOX_RUNNER_MAX_RUNS runs and a
-// fresh process takes its place (cli/local-server/runner-retirement.mjs, runner-life.ts), with
+// fresh process takes its place (cli/local-server/runners/runner-retirement.mjs, runner-life.ts), with
 // no run lost or cut off. Here a runner retires after 40 runs, so 3 runners retire several times
 // while 8 clients run searches, writes and slow programs (each slow one is under way while its
 // runner is asked to retire, and must finish there): every call answers right, each retirement

@@ -5,7 +5,7 @@
 // after one retire request every runner could stay retiring. Here, with 2 runners retired every
 // 20 runs and a 4 s run timeout: after the two stuck programs, 150 trivial runs all succeed,
 // retirements complete (the runner pool ends a retiring runner at the run timeout plus a margin
-// at the latest: cli/local-server/runner-pool.mjs), and nothing is replaced. The runner counts the
+// at the latest: cli/local-server/runners/runner-pool.mjs), and nothing is replaced. The runner counts the
 // stuck runs ended by itself (no retirement is ended "although … still counted").
 import { connect, timedCall } from "./support/load-clients.mjs";
 import { replacements } from "./support/replacements.mjs";

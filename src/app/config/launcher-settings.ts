@@ -34,7 +34,7 @@ function launcherNumber<T extends number | undefined>(
   };
 }
 
-/** `SANDBOX_RUNNER_MAX_RUNS` when unset (cli/local-server/runner-retirement.mjs says why). */
+/** `SANDBOX_RUNNER_MAX_RUNS` when unset (cli/local-server/runners/runner-retirement.mjs says why). */
 export const DEFAULT_RUNNER_MAX_RUNS = 2_000;
 /** `FRONT_BODY_BUDGET_MB` when unset: 16 MCP bodies of the largest size. */
 export const DEFAULT_FRONT_BODY_BUDGET_MB = 64;

@@ -156,7 +156,7 @@ export class RunnerLoader {
     if (runners.length === 0)
       throw new CodeModeError("invalid_option", "RunnerLoader needs at least one runner binding.");
     // Only the first slot is known to have a runner at the start: the supervisor starts the
-    // others when runs need them (cli/local-server/runner-pool.mjs), so they are cold until a
+    // others when runs need them (cli/local-server/runners/runner-pool.mjs), so they are cold until a
     // run begins there, and a run goes to them only when no serving runner is idle.
     this.slots = runners.map((runner, i) => ({
       runner,

@@ -53,7 +53,7 @@ export interface PlacedSlot {
   readonly runs: Set<RunOnSlot>;
   /**
    * Not known to have a runner serving: it began no run since the host started or since it last
-   * refused one. The supervisor starts runners when runs need them (cli/local-server/runner-pool.mjs):
+   * refused one. The supervisor starts runners when runs need them (cli/local-server/runners/runner-pool.mjs):
    * a slot without one refuses at once, and a run sent there is the host asking for one.
    */
   cold?: boolean;
@@ -91,7 +91,7 @@ export const PROGRESSING = 2;
  * runner is idle or progressing and no regular slot is cold, i.e. every one may be held by a
  * program blocking its thread (or is stalled, resting, or being started for a run that asked for
  * it): a run goes there rather than where it may wait 10 s and fail with the runner. The
- * supervisor keeps the spare's runner running while the pool is busy (cli/local-server/runner-pool.mjs,
+ * supervisor keeps the spare's runner running while the pool is busy (cli/local-server/runners/runner-pool.mjs,
  * "the warm spare"), so such a run need not wait for a start; ranked after the regular runners
  * even then, so honest load grows the regular slots and leaves the spare free for that moment.
  */

@@ -1,7 +1,7 @@
 /**
  * The warm reserve (docs/local-runtime.md, "Runners on demand"): which runner slot the host rings
  * so that the supervisor starts its runner before a run needs it. The local server starts
- * runners on demand (cli/local-server/runner-pool.mjs): a slot without a runner has a doorbell
+ * runners on demand (cli/local-server/runners/runner-pool.mjs): a slot without a runner has a doorbell
  * that starts one when the host connects there. A run that had to ring it itself waits for the
  * start (0.5–3 s on a loaded 2-core machine); the reserve rings one slot ahead of the work
  * instead, the moment no runner known to serve is idle any more.
@@ -14,7 +14,7 @@ import { IDLE, tierOf, type PlacedSlot } from "./runner-placement";
 /**
  * The name a reserve ring asks a slot for: a stable worker that never exists (a runner keeps
  * stable code only under its SHA-256), so a runner that serves answers `missingCode` and runs
- * nothing, and a slot without one (its doorbell, cli/local-server/runner-pool.mjs) ends the
+ * nothing, and a slot without one (its doorbell, cli/local-server/runners/runner-pool.mjs) ends the
  * connection, which asks the supervisor for a runner.
  */
 export const RESERVE_RING = "reserve";

@@ -14,7 +14,7 @@ import {
 import { SETTING_TABLE } from "../../../src/app/config/setting-table";
 import { DEFAULT_BODY_BUDGET_BYTES } from "../../../cli/local-server/front/body-budget.mjs";
 import { DEFAULT_MAX_CONNECTIONS } from "../../../cli/local-server/front/connection-cap.mjs";
-import { DEFAULT_MAX_RUNS } from "../../../cli/local-server/runner-retirement.mjs";
+import { DEFAULT_MAX_RUNS } from "../../../cli/local-server/runners/runner-retirement.mjs";
 import { defaultRunnerCount } from "../../../cli/local-server/worker-options.mjs";
 
 /** The terminal text of the problems reading `env` gives (empty when none). */

@@ -1,5 +1,5 @@
 /**
- * Which sandbox runner the supervisor retires next (cli/local-server/runner-retirement.mjs):
+ * Which sandbox runner the supervisor retires next (cli/local-server/runners/runner-retirement.mjs):
  * each slot's first runner comes due at its share of the runs, the most overdue goes first, one
  * found retiring unasked goes before all, and the log's wording says whether the supervisor asked.
  */
@@ -8,7 +8,7 @@ import {
   countsOf,
   nextRetirement,
   retirementDue,
-} from "../../../cli/local-server/runner-retirement.mjs";
+} from "../../../cli/local-server/runners/runner-retirement.mjs";
 
 const counts = (begun: number, retiring = false) => ({ begun, retiring });
 

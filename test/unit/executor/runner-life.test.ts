@@ -51,10 +51,10 @@ describe("RunnerLife", () => {
     expect(life.headers()).toEqual({ [RUNS_BEGUN_HEADER]: "3", [RUNS_UNDER_WAY_HEADER]: "1" });
   });
 
-  it("names the headers the supervisor reads (cli/local-server/runner-retirement.mjs)", async () => {
+  it("names the headers the supervisor reads (cli/local-server/runners/runner-retirement.mjs)", async () => {
     const { readFileSync } = await import("node:fs");
     const reader = readFileSync(
-      new URL("../../../cli/local-server/runner-retirement.mjs", import.meta.url),
+      new URL("../../../cli/local-server/runners/runner-retirement.mjs", import.meta.url),
       "utf8",
     );
     for (const name of [RUNS_BEGUN_HEADER, RUNS_UNDER_WAY_HEADER, RETIRING_HEADER])

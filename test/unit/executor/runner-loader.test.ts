@@ -690,7 +690,7 @@ describe("RunnerLoader", () => {
     });
   });
 
-  describe("the warm reserve (runners started on demand: cli/local-server/runner-pool.mjs)", () => {
+  describe("the warm reserve (runners started on demand: cli/local-server/runners/runner-pool.mjs)", () => {
     /** A slot whose runner records reserve rings apart from runs. */
     function ringable(name: string, handler?: Handler, begins?: boolean) {
       const made = runner(name, handler, begins);

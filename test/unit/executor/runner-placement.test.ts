@@ -71,7 +71,7 @@ describe("tierOf", () => {
   });
 });
 
-describe("cold slots (runners started on demand: cli/local-server/runner-pool.mjs)", () => {
+describe("cold slots (runners started on demand: cli/local-server/runners/runner-pool.mjs)", () => {
   it("ranks a slot with no runner known to serve after an idle runner and before a busy one", () => {
     expect(tierOf(slot("cold", [], { cold: true }), NOW)).toBe(COLD);
     expect(tierOf(slot("spare", [], { cold: true, spare: true }), NOW)).toBe(SPARE);

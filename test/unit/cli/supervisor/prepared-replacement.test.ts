@@ -1,6 +1,6 @@
 /**
  * When a silent runner's replacement is prepared beside it, and when a prepared one is ended
- * (cli/local-server/prepared-replacement.mjs), decided on plain slots at a given time. How the
+ * (cli/local-server/runners/prepared-replacement.mjs), decided on plain slots at a given time. How the
  * pool starts, promotes and ends them: runner-pool.test.ts ("prepared replacements").
  */
 import { describe, expect, it } from "vitest";
@@ -8,7 +8,7 @@ import {
   PREPARE_AFTER_MS,
   needsPrepared,
   preparedUnwanted,
-} from "../../../../cli/local-server/prepared-replacement.mjs";
+} from "../../../../cli/local-server/runners/prepared-replacement.mjs";
 
 const NOW = 1_000_000;
 

@@ -1,5 +1,5 @@
 /**
- * The runner pool's decisions (cli/local-server/runner-pool.mjs), with fake runtimes and a fake
+ * The runner pool's decisions (cli/local-server/runners/runner-pool.mjs), with fake runtimes and a fake
  * clock: a retirement whose runs stay counted under way (runs the host gave up on) ends at its
  * deadline, so retirements go on; runners found retiring unasked are all replaced at once, so
  * the pool is never left with every runner retiring; a failing runner is replaced, retried less
@@ -12,9 +12,9 @@ import {
   RUNNER_FAILURES,
   SPARE_IDLE_END_MS,
   createRunnerPool,
-} from "../../../../cli/local-server/runner-pool.mjs";
-import { PREPARE_AFTER_MS } from "../../../../cli/local-server/prepared-replacement.mjs";
-import { CHECK_EVERY_MS } from "../../../../cli/local-server/runner-retirement.mjs";
+} from "../../../../cli/local-server/runners/runner-pool.mjs";
+import { PREPARE_AFTER_MS } from "../../../../cli/local-server/runners/prepared-replacement.mjs";
+import { CHECK_EVERY_MS } from "../../../../cli/local-server/runners/runner-retirement.mjs";
 import { fakeClock } from "./fake-clock";
 import { countHeaders, fakeRuntime, type FakeRuntime } from "./fake-runtime";
 

@@ -80,7 +80,7 @@ export const SPARE_IDLE_END_MS = 10_000;
 export const PREPARE_LOOK_MS = 500;
 
 /**
- * @typedef {import("./runtime.mjs").Runtime} Runtime
+ * @typedef {import("../runtime.mjs").Runtime} Runtime
  * @typedef {{ index: number, runtime: Runtime | null, failures: number, retired: number, retiring: boolean, spare: boolean, starting: boolean, restarting: boolean, doorbell: (() => Promise<void>) | null, seenBegun: number, idleSince: number, preparing: boolean, prepared: Prepared | null }} RunnerSlot
  *   `spare`: beyond the configured count; `starting`: its runner is being started because the
  *   host asked; `restarting`: its next runner is being started after a failure or retirement
@@ -135,7 +135,7 @@ export const PREPARE_LOOK_MS = 500;
  * @param {(code: number) => void} options.fail - a slot keeps failing: stop the server
  * @param {(line: string) => void} options.log
  * @param {string} options.label
- * @param {import("./clock.mjs").Clock} options.clock
+ * @param {import("../clock.mjs").Clock} options.clock
  * @param {number} [options.maxRuns] - runs after which a runner is retired (0: never)
  * @param {number} [options.runTimeoutMs] - the runs' timeout (the drain deadline's base)
  * @returns {RunnerPool}

@@ -14,7 +14,7 @@
  * runner pool's (runner-pool.mjs).
  */
 
-import { healthRequest } from "./health-request.mjs";
+import { healthRequest } from "../health-request.mjs";
 
 /**
  * Runs after which a runner is retired, when `SANDBOX_RUNNER_MAX_RUNS` is not set (the setting

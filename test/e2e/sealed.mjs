@@ -160,6 +160,9 @@ await withServer(SETTINGS, async ({ url, pid, output }) => {
   const hostEntries = entries.filter((file) => hostIds.has(/\/(r\d+)\./.exec(file)?.[1]));
   const runnerEntries = entries.filter((file) => !hostEntries.includes(file));
   const loopbacks = named(/\/r\d+\.loopback\.sock$/);
+  // The server's lock (socket-folder.mjs): while it listens, no other server's clean-up takes
+  // this folder for stale. It answers nothing.
+  const locks = named(/\/lock\.sock$/);
   // SANDBOX_RUNNERS 2 and a spare: 3 runner slots, each RPC socket listened on by its runner or,
   // for a slot not running (runners start on demand, issue #43), by the supervisor's doorbell;
   // one runner and one host running (no standby by default).
@@ -169,7 +172,9 @@ await withServer(SETTINGS, async ({ url, pid, output }) => {
   );
   // No loopback server at all (runtime.mjs: workerd's loopback service points at no listener).
   check(
-    loopbacks.length === 0 && unix.length === rpc.length + entries.length + direct.length,
+    loopbacks.length === 0 &&
+      locks.length === 1 &&
+      unix.length === rpc.length + entries.length + direct.length + locks.length,
     `expected the runners' and hosts' sockets and nothing else: ${unix.join(", ")}`,
   );
   const failures = [];

@@ -190,7 +190,7 @@ try {
   );
   const files = readdirSync(join(made, "src")).toSorted().join(" ");
   check(
-    files === "api.ts caller-check.ts code.ts env.d.ts index.ts openapi.json",
+    files === "api.ts caller-check.ts code.ts env.d.ts index.ts openapi.json skills.json",
     `init --spec wrote src/: ${files}`,
   );
   const wrangler = readFileSync(join(made, "wrangler.jsonc"), "utf8");

@@ -8,20 +8,20 @@
  * 2. **On the final tool result** (a second line): results, console output and error messages.
  *
  * How a secret is found ("decode before you look"): the text is searched as it is, without NULs
- * (UTF-16/32 read one byte at a time), and in decoded views (./decoded-view.ts: percent-encoding
+ * (UTF-16/32 read one byte at a time), and in decoded views (./decoding/decoded-view.ts: percent-encoding
  * repeated, HTML/XML character references, JavaScript/JSON/CSS escapes, quoted-printable, up to
- * three layers deep), in spelled-out readings (./spelling-views.ts: byte and character lists,
+ * three layers deep), in spelled-out readings (./spellings/spelling-views.ts: byte and character lists,
  * bit strings, whitespace and zero-width characters dropped, NFKC folding, Unicode tag characters
- * read as ASCII, ROT13 over a character-level encoding; ./dump-views.ts: `hexdump -C`, `xxd` and
+ * read as ASCII, ROT13 over a character-level encoding; ./spellings/dump-views.ts: `hexdump -C`, `xxd` and
  * `od` dumps) and in
- * both composed, for the literal forms of ./secret-forms.ts: the secret, reversed,
+ * both composed, for the literal forms of ./search/secret-forms.ts: the secret, reversed,
  * case-changed and ROT13, and its base16/32/32hex/64/64url encodings, also of those copies and
  * of its character-level, list, run and UTF-16 encodings. A match in a view is cut out of the original where
- * its encoded form was, then the text is searched again (./secret-search.ts); a text that still
+ * its encoded form was, then the text is searched again (./search/secret-search.ts); a text that still
  * holds a secret after three rounds is not made safe (`cleanText` and `cleanBytes` answer
  * undefined, and response bodies are withheld). Bytes are searched one character per byte, so a
  * secret's UTF-8, UTF-16 and UTF-32 forms are found at any offset and replaced in the same
- * layout (./marker.ts). Data values are copied with every string, key and byte array redacted
+ * layout (./search/marker.ts). Data values are copied with every string, key and byte array redacted
  * (./redacted-copy.ts).
  *
  * What it cannot catch (docs/security.md, "Honest limits", says what an operator does about it):
@@ -38,19 +38,19 @@
  * shorter than that is guessable anyway, so it is refused at start instead.
  */
 import { CodeModeError } from "../../errors";
-import { REDACTED } from "./marker";
+import { REDACTED } from "./search/marker";
 import { redactedCopy } from "./redacted-copy";
-import { fromLatin1 } from "./secret-forms";
-import { secretSearch, type SecretSearch } from "./secret-search";
+import { fromLatin1 } from "./search/secret-forms";
+import { secretSearch, type SecretSearch } from "./search/secret-search";
 
-export { REDACTED } from "./marker";
+export { REDACTED } from "./search/marker";
 
 /** Secrets shorter than this are refused: see the file header for why. */
 export const MIN_SECRET_LENGTH = 8;
 
 /** Redacts a fixed set of secrets; build it once with {@link secretRedactor}. */
 export interface Redactor
-  // The sliced passes of the search itself (./secret-search.ts): for large response bodies, so
+  // The sliced passes of the search itself (./search/secret-search.ts): for large response bodies, so
   // one program's body does not hold every other client of the host.
   extends Pick<
     SecretSearch,

@@ -3,9 +3,9 @@
  * raw header bytes (a Node `Buffer` as JSON, a hex dump), a debugging page that lists character
  * codes, a text rendered in full-width letters or with zero-width characters between its
  * letters, and the same spellings a program could give a credential it recovered. Each view is
- * made like a decoding step (./view-builder.ts), so a secret found in it is cut out of the
+ * made like a decoding step (../view-builder.ts), so a secret found in it is cut out of the
  * original where its spelled-out form was, and the search then treats it like any other view
- * (./decoded-view.ts composes them with the character-level decodings).
+ * (../decoding/decoded-view.ts composes them with the character-level decodings).
  *
  * - {@link listsView}: runs of at least {@link MIN_ITEMS} numbers or one-character strings read as
  *   the characters they stand for: decimal codes (`116,111,107`, `116.111`, `116 111`, a JSON
@@ -31,9 +31,9 @@
  * Ordinary text is left as it was wherever no such run exists; a view is made only when one
  * does (whitespace always does: the compact view of ordinary text is the text without it).
  */
-import { byteView } from "./secret-forms";
-import { PAUSE, runToEnd, SLICE_POSITIONS, type Pause, type Sliced } from "./slices";
-import { compose, SequenceMap, ViewBuilder, type Origin, type View } from "./view-builder";
+import { byteView } from "../search/secret-forms";
+import { PAUSE, runToEnd, SLICE_POSITIONS, type Pause, type Sliced } from "../slices";
+import { compose, SequenceMap, ViewBuilder, type Origin, type View } from "../view-builder";
 
 /** The fewest items a run needs: a form of a secret is at least 8 characters. */
 export const MIN_ITEMS = 8;
@@ -346,7 +346,7 @@ export function listsView(view: View, hexFirst = false, first?: FirstReading): L
 export type ListsReading = { view: View | undefined; ambiguous: boolean } & FirstReading;
 
 /**
- * {@link listsView} as a sliced pass (./slices.ts): pauses every {@link SLICE_POSITIONS}
+ * {@link listsView} as a sliced pass (../slices.ts): pauses every {@link SLICE_POSITIONS}
  * positions (4 MB of `12 12 12 …` is a million items, ~1 s of one pass on a loaded machine).
  * @param view - a text and its map to the original
  * @param hexFirst - as for {@link listsView}
@@ -538,7 +538,7 @@ export function compactView(view: View, seen?: { tags: boolean }): View | undefi
 }
 
 /**
- * {@link compactView} as a sliced pass (./slices.ts): a text of a million folded characters (a
+ * {@link compactView} as a sliced pass (../slices.ts): a text of a million folded characters (a
  * decoded flood of `%AA`) is a million replacements.
  * @param view - a text and its map to the original
  * @param seen - as for {@link compactView}
@@ -642,7 +642,7 @@ const ROT13_SEQUENCE =
  * The view of a text in ROT13 (same length, so the same map), or undefined when it holds no
  * sequence of a character-level encoding written in ROT13: the decoding steps run on it then
  * undo a ROT13 applied over a percent-encoding or escapes (ROT13 of the secret itself is a
- * literal form, ./secret-forms.ts).
+ * literal form, ../search/secret-forms.ts).
  * @param view - a text and its map to the original
  */
 export function rot13View(view: View): View | undefined {

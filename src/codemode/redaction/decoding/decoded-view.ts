@@ -14,20 +14,25 @@
  * percent-encoding), so compositions of character layers are undone too. A separate view drops
  * NULs: text with NULs between its characters is UTF-16 or UTF-32 read one byte at a time.
  *
- * Spelled-out readings (./spelling-views.ts) are made of the text, of its NUL-free view and of
+ * Spelled-out readings (../spellings/spelling-views.ts) are made of the text, of its NUL-free view and of
  * every decoded view, and decoded again where they produced a sequence's start.
  *
- * Does not do: JavaScript's legacy octal escapes (`\141`: CSS hex here; ./octal-view.ts reads
+ * Does not do: JavaScript's legacy octal escapes (`\141`: CSS hex here; ../spellings/octal-view.ts reads
  * them as octal in a view of its own), `+` as a space
  * (a form-encoded secret with a space is matched as a literal form instead), MIME encoded words.
  */
-import { dumpBytesView, dumpTextView } from "./dump-views";
-import { compactViewInSlices, listsViewInSlices, rot13View, tagView } from "./spelling-views";
-import { notationViews } from "./notation-views";
-import { PAUSE, runToEnd, SLICE_POSITIONS, type Pause, type Sliced } from "./slices";
-import { compose, ViewBuilder, type View } from "./view-builder";
+import { dumpBytesView, dumpTextView } from "../spellings/dump-views";
+import {
+  compactViewInSlices,
+  listsViewInSlices,
+  rot13View,
+  tagView,
+} from "../spellings/spelling-views";
+import { notationViews } from "../spellings/notation-views";
+import { PAUSE, runToEnd, SLICE_POSITIONS, type Pause, type Sliced } from "../slices";
+import { compose, ViewBuilder, type View } from "../view-builder";
 
-export type { Origin } from "./view-builder";
+export type { Origin } from "../view-builder";
 
 /** The longest sequence a step decodes (`&DiacriticalGrave;`). */
 const LONGEST_SEQUENCE = 18;
@@ -215,7 +220,7 @@ export function decodeStep(view: View, families = ALL_FAMILIES): View | undefine
 }
 
 /**
- * {@link decodeStep} as a sliced pass (./slices.ts): pauses every {@link SLICE_POSITIONS}
+ * {@link decodeStep} as a sliced pass (../slices.ts): pauses every {@link SLICE_POSITIONS}
  * positions (and windows), so a step over megabytes of sequences does not hold the thread.
  * @param view - a text and its map to the original
  * @param families - which families to decode (bits)
@@ -325,7 +330,7 @@ export function* decodedViews(
 }
 
 /**
- * {@link decodedViews} with the pauses of its decoding steps (./slices.ts) between the views: a
+ * {@link decodedViews} with the pauses of its decoding steps (../slices.ts) between the views: a
  * caller that gives the thread away at each {@link PAUSE} holds it for a bounded slice only.
  * @param text - what the program would receive
  * @param mayHideCopy - as for {@link decodedViews}
@@ -372,7 +377,7 @@ export function* decodedViewsInSlices(
 }
 
 /**
- * The spelled-out readings of a view (./spelling-views.ts): its lists read as characters (both
+ * The spelled-out readings of a view (../spellings/spelling-views.ts): its lists read as characters (both
  * ways when two-digit numbers could be hex or decimal), then compacted and folded, and up to
  * {@link MAX_SPELLED_STEPS} decoding steps on what those produced (char codes of a
  * percent-encoding, full-width `％７４`).

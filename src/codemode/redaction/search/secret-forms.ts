@@ -3,14 +3,14 @@
  *
  * Two kinds of encoding, two mechanisms. Character-level encodings (percent, character
  * references, escapes, quoted-printable, NULs between characters) are undone by decoding the text
- * (./decoded-view.ts), so they are not listed here. Run encodings (base16/32/64/64url) turn every
+ * (../decoding/decoded-view.ts), so they are not listed here. Run encodings (base16/32/64/64url) turn every
  * byte into other letters and cannot be undone without guessing where a run starts, so each is
  * listed as the literal text it produces: for the secret and its reversed and case-changed copies
  * (`variants`), and for two-layer compositions whose outer layer is a run encoding: a run encoding
  * of a character-level encoding (base64 of `%XX…`), of another run encoding (base64 of hex), or of
  * UTF-16 bytes (UTF-7 is base64 of UTF-16BE). A composition whose outer layer is character-level
  * (a percent-encoded base64 form) is found by decoding, then matching these literals. Spellings
- * (lists, dumps, full-width: ./spelling-views.ts) are read, not listed, except as the inner layer
+ * (lists, dumps, full-width: ../spellings/spelling-views.ts) are read, not listed, except as the inner layer
  * of a run encoding; ROT13, Atbash and base32hex are listed (letter substitutions and an alphabet
  * cost nothing as literal forms).
  */
@@ -179,7 +179,7 @@ const CHARACTER_ENCODINGS: ((secret: string) => string)[] = [
   (s) => [...s].map((c) => String.fromCodePoint(fullWidth(c.codePointAt(0)!))).join(""),
   rot13,
   (s) => [...s].join("\u200b"),
-  // Octal bytes and code point notation (./octal-view.ts, ./code-point-view.ts) under a run
+  // Octal bytes and code point notation (../spellings/octal-view.ts, ../spellings/code-point-view.ts) under a run
   // encoding: base64 of `164 157 153 …`, of `U+0074 U+006F …`.
   (s) => [...utf8(s)].map((b) => b.toString(8).padStart(3, "0")).join(" "),
   (s) =>

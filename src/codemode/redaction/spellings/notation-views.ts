@@ -1,5 +1,5 @@
 /**
- * The readings of issue #41's third review, in one place for ./decoded-view.ts to ask for: octal
+ * The readings of issue #41's third review, in one place for ../decoding/decoded-view.ts to ask for: octal
  * bytes outside a dump (./octal-view.ts), Unicode code point notation (./code-point-view.ts),
  * character dumps (`od -c`, ./char-dump-view.ts), `xxd -e` (./xxd-little-endian-view.ts) and
  * Morse (./morse-view.ts). Each is made of the text and of every decoded view (a dump inside a
@@ -11,7 +11,7 @@ import { codePointView } from "./code-point-view";
 import { dumpBytesView, dumpTextView } from "./dump-views";
 import { morseView } from "./morse-view";
 import { octalViews } from "./octal-view";
-import type { View } from "./view-builder";
+import type { View } from "../view-builder";
 import { xxdLittleEndianViews } from "./xxd-little-endian-view";
 import { compactView } from "./spelling-views";
 
@@ -27,7 +27,7 @@ export function* notationViews(view: View): Generator<View> {
     () => [charDumpView(view)],
     () => xxdLittleEndianViews(view),
     () => [morseView(view)],
-    // The text's own dumps are read by ./decoded-view.ts; a decoded view's (a dump in a JSON
+    // The text's own dumps are read by ../decoding/decoded-view.ts; a decoded view's (a dump in a JSON
     // string) only here.
     () => (decoded ? [dumpBytesView(view), dumpTextView(view)] : []),
   ];

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { charDumpView } from "../../../src/codemode/redaction/spellings/char-dump-view";
 import { codePointView } from "../../../src/codemode/redaction/spellings/code-point-view";
-import { decodeWork } from "../../../src/codemode/redaction/decoding/decoded-view";
+import { decodeWork } from "../../../src/codemode/redaction/decoding/decode-step";
 import { notationWork } from "../../../src/codemode/redaction/spellings/item-runs";
 import { morseView } from "../../../src/codemode/redaction/spellings/morse-view";
 import { notationViews } from "../../../src/codemode/redaction/spellings/notation-views";

@@ -1,18 +1,19 @@
 /**
  * Finding a fixed set of secrets and cutting them out: the search behind every method of a
  * `Redactor` (../redaction.ts tells what is found and what is not). A text is searched as it is
- * and in its decoded views (../decoding/decoded-view.ts) for the literal forms of each secret
+ * and in its decoded views (../decoding/decoded-views.ts) for the literal forms of each secret
  * (./secret-forms.ts), with one scanner for all forms (./form-scanner.ts); what is found is cut
  * out of the original and the text searched again, for at most {@link MAX_ROUNDS} rounds.
  * Bytes are searched one character per byte, so a secret's UTF-8, UTF-16 and UTF-32 forms are
  * found at any offset.
  */
-import { decodedViewsInSlices, MAX_SWALLOWED, originalRange } from "../decoding/decoded-view";
+import { decodedViewsInSlices, MAX_SWALLOWED, originalRange } from "../decoding/decoded-views";
 import { PAUSE, runInSlices, runToEnd, SLICE_POSITIONS, type Sliced } from "../slices";
 import type { View } from "../view-builder";
 import { formScanner, GRAM, windowKey, type FormScanner, type Range } from "./form-scanner";
 import { cutBytes, cutText } from "./marker";
-import { byteView, fromLatin1, secretForms, utf8 } from "./secret-forms";
+import { byteView, fromLatin1, utf8 } from "../byte-text";
+import { secretForms } from "./secret-forms";
 
 /** Rounds of cutting before a text that still holds a secret is given up on. */
 export const MAX_ROUNDS = 3;

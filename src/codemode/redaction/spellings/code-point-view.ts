@@ -3,7 +3,7 @@
  * `U+0074U+006F`) and Perl's and PCRE's `\x{74}`. Each
  * item is read alone, with the separator between two items dropped (./item-runs.ts), so a copy
  * with some characters written this way reads whole. (`&#x74;` and `&#116;` are character
- * references, decoded by ../decoding/decoded-view.ts.)
+ * references, decoded by ../decoding/decode-step.ts.)
  */
 import { notationView, type Notation } from "./item-runs";
 import type { View } from "../view-builder";

@@ -11,7 +11,7 @@
  *   read; `od`, `hexdump`: low byte first);
  * - {@link dumpTextView} joins the text columns of consecutive lines.
  *
- * `hexdump -C`'s hex columns are read by the lists view (./spelling-views.ts), whose separators
+ * `hexdump -C`'s hex columns are read by the lists view (./lists-view.ts), whose separators
  * take its text column and offsets. Both views are made like a decoding step (../view-builder.ts),
  * so a copy found in them is cut out of the original where its lines were.
  */

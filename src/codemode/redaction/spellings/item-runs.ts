@@ -1,6 +1,6 @@
 /**
  * Reading a text's runs of spelled-out items (a number, an escape, a code point) as the
- * characters they stand for, for the notations ./spelling-views.ts does not read (octal bytes,
+ * characters they stand for, for the notations ./lists-view.ts does not read (octal bytes,
  * `U+` code points, Morse): one left-to-right pass, each item replaced by its character in a
  * view (../view-builder.ts), so a copy found in the view is cut out where its items were.
  *

@@ -160,9 +160,38 @@ const RULES: {
     why: "the `code-mode-mcp/codemode` entry: the servers and the executors they run on",
   },
   {
+    area: "src/codemode/redaction/spellings/",
+    may: [
+      "src/codemode/redaction/view-builder.ts",
+      "src/codemode/redaction/slices.ts",
+      "src/codemode/redaction/byte-text.ts",
+    ],
+    why: "redaction's spelled-out readings: views over the view builder, never the search (a view holds no secret)",
+  },
+  {
+    area: "src/codemode/redaction/decoding/",
+    may: [
+      "src/codemode/redaction/spellings/",
+      "src/codemode/redaction/view-builder.ts",
+      "src/codemode/redaction/slices.ts",
+    ],
+    why: "redaction's decoding steps and the order of the views searched: never the search (a view holds no secret)",
+  },
+  {
+    area: "src/codemode/redaction/search/",
+    may: [
+      "src/codemode/redaction/decoding/",
+      "src/codemode/redaction/view-builder.ts",
+      "src/codemode/redaction/slices.ts",
+      "src/codemode/redaction/byte-text.ts",
+      "src/errors.ts",
+    ],
+    why: "redaction's search (forms, scanner, rounds, marker): over the decoded views, never the entry points",
+  },
+  {
     area: "src/codemode/redaction/",
-    may: ["src/errors.ts"],
-    why: "redaction (decoded views, secret forms): a leaf of code mode that every room uses",
+    may: ["src/codemode/redaction/search/", "src/errors.ts"],
+    why: "redaction's entry points and shared leaves: a leaf of code mode that every room uses; its rooms stay inside",
   },
   {
     area: "src/codemode/request/",

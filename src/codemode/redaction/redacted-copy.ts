@@ -5,7 +5,7 @@
  * common case) costs no allocation. Cycles and very deep nesting are marked as the wire codec
  * marks them.
  */
-import { REDACTED } from "./marker";
+import { REDACTED } from "./search/marker";
 
 /** How the parts of a value are redacted: the redactor's own methods. */
 export interface PartRedaction {

@@ -8,21 +8,20 @@
  * 2. **On the final tool result** (a second line): results, console output and error messages.
  *
  * How a secret is found ("decode before you look"): the text is searched as it is, without NULs
- * (UTF-16/32 read one byte at a time), and in decoded views (./decoded-view.ts: percent-encoding
- * repeated, HTML/XML character references, JavaScript/JSON/CSS escapes, quoted-printable, up to
- * three layers deep), in spelled-out readings (./spelling-views.ts: byte and character lists,
- * bit strings, whitespace and zero-width characters dropped, NFKC folding, Unicode tag characters
- * read as ASCII, ROT13 over a character-level encoding; ./dump-views.ts: `hexdump -C`, `xxd` and
- * `od` dumps) and in
- * both composed, for the literal forms of ./secret-forms.ts: the secret, reversed,
- * case-changed and ROT13, and its base16/32/32hex/64/64url encodings, also of those copies and
- * of its character-level, list, run and UTF-16 encodings. A match in a view is cut out of the original where
- * its encoded form was, then the text is searched again (./secret-search.ts); a text that still
- * holds a secret after three rounds is not made safe (`cleanText` and `cleanBytes` answer
- * undefined, and response bodies are withheld). Bytes are searched one character per byte, so a
- * secret's UTF-8, UTF-16 and UTF-32 forms are found at any offset and replaced in the same
- * layout (./marker.ts). Data values are copied with every string, key and byte array redacted
- * (./redacted-copy.ts).
+ * (UTF-16/32 read one byte at a time), and in decoded views (./decoding/decoded-views.ts:
+ * percent-encoding repeated, HTML/XML character references, JavaScript/JSON/CSS escapes,
+ * quoted-printable, up to three layers deep), in spelled-out readings (./spellings/: byte and
+ * character lists, bit strings, whitespace and zero-width characters dropped, NFKC folding, Unicode
+ * tag characters read as ASCII, ROT13 over a character-level encoding; ./spellings/dump-views.ts:
+ * `hexdump -C`, `xxd` and `od` dumps) and in both composed, for the literal forms of
+ * ./search/secret-forms.ts: the secret, reversed, case-changed and ROT13, and its
+ * base16/32/32hex/64/64url encodings, also of those copies and of its character-level, list, run
+ * and UTF-16 encodings. A match in a view is cut out of the original where its encoded form was,
+ * then the text is searched again (./search/secret-search.ts); a text that still holds a secret
+ * after three rounds is not made safe (`cleanText` and `cleanBytes` answer undefined, and response
+ * bodies are withheld). Bytes are searched one character per byte, so a secret's UTF-8, UTF-16 and
+ * UTF-32 forms are found at any offset and replaced in the same layout (./search/marker.ts). Data
+ * values are copied with every string, key and byte array redacted (./redacted-copy.ts).
  *
  * What it cannot catch (docs/security.md, "Honest limits", says what an operator does about it):
  * a copy split into pieces (across responses) or interleaved with other characters, XOR or
@@ -36,22 +35,40 @@
  * keys and random bytes (with `x` every `"type": "text"` was rewritten), and its base64 forms are
  * shorter still; from 8 characters on, a chance match in real data is negligible. A credential
  * shorter than that is guessable anyway, so it is refused at start instead.
+ *
+ * Layout, by the question each room answers (imports run down this list, never up):
+ * - here: the entry points other rooms of code mode import (this file, ./result-redaction.ts,
+ *   ./tool-list-redaction.ts, ./redacted-copy.ts, ./slices.ts for its pause) and the three
+ *   leaves every room below shares: ./view-builder.ts (what a view is: a text with a map back to
+ *   the original), ./slices.ts (how a long pass gives the thread away) and ./byte-text.ts (bytes
+ *   as text, one character per byte);
+ * - ./search/: what is looked for and how a find is cut out (the literal forms of a secret, one
+ *   scanner for all of them, the rounds of the search, the marker);
+ * - ./decoding/: which views of a text are searched, in what order (the character-level
+ *   decoding step, the NUL-free view, the spelled-out readings and the steps after them);
+ * - ./spellings/: one file per way a text can be spelled out (number lists, compaction, tag
+ *   characters, ROT13, dumps, octal, code points, Morse, …), each a view made like a decoding
+ *   step that knows nothing of the search, nor of the other spellings but through the notation
+ *   registry (./spellings/notation-views.ts).
+ * A new spelling goes into ./spellings/ and is asked for by the registry or by
+ * ./decoding/spelled-views.ts. The views never import the search, so they never hold a secret;
+ * test/unit/import-boundaries.test.ts pins these arrows.
  */
 import { CodeModeError } from "../../errors";
-import { REDACTED } from "./marker";
+import { REDACTED } from "./search/marker";
 import { redactedCopy } from "./redacted-copy";
-import { fromLatin1 } from "./secret-forms";
-import { secretSearch, type SecretSearch } from "./secret-search";
+import { fromLatin1 } from "./byte-text";
+import { secretSearch, type SecretSearch } from "./search/secret-search";
 
-export { REDACTED } from "./marker";
+export { REDACTED } from "./search/marker";
 
 /** Secrets shorter than this are refused: see the file header for why. */
 export const MIN_SECRET_LENGTH = 8;
 
 /** Redacts a fixed set of secrets; build it once with {@link secretRedactor}. */
 export interface Redactor
-  // The sliced passes of the search itself (./secret-search.ts): for large response bodies, so
-  // one program's body does not hold every other client of the host.
+  // The sliced passes of the search itself (./search/secret-search.ts): for large response
+  // bodies, so one program's body does not hold every other client of the host.
   extends Pick<
     SecretSearch,
     "cleanTextInSlices" | "cleanBytesInSlices" | "cleanAsciiBytesInSlices"

@@ -2,16 +2,16 @@
 // what each reads, that ordinary text makes none, and that their work stays linear in the body
 // (counted in positions looked at, never timed).
 import { describe, expect, it } from "vitest";
-import { charDumpView } from "../../../src/codemode/redaction/char-dump-view";
-import { codePointView } from "../../../src/codemode/redaction/code-point-view";
-import { decodeWork } from "../../../src/codemode/redaction/decoded-view";
-import { notationWork } from "../../../src/codemode/redaction/item-runs";
-import { morseView } from "../../../src/codemode/redaction/morse-view";
-import { notationViews } from "../../../src/codemode/redaction/notation-views";
-import { octalViews } from "../../../src/codemode/redaction/octal-view";
+import { charDumpView } from "../../../src/codemode/redaction/spellings/char-dump-view";
+import { codePointView } from "../../../src/codemode/redaction/spellings/code-point-view";
+import { decodeWork } from "../../../src/codemode/redaction/decoding/decode-step";
+import { notationWork } from "../../../src/codemode/redaction/spellings/item-runs";
+import { morseView } from "../../../src/codemode/redaction/spellings/morse-view";
+import { notationViews } from "../../../src/codemode/redaction/spellings/notation-views";
+import { octalViews } from "../../../src/codemode/redaction/spellings/octal-view";
 import { secretRedactor } from "../../../src/codemode/redaction/redaction";
 import type { View } from "../../../src/codemode/redaction/view-builder";
-import { xxdLittleEndianViews } from "../../../src/codemode/redaction/xxd-little-endian-view";
+import { xxdLittleEndianViews } from "../../../src/codemode/redaction/spellings/xxd-little-endian-view";
 import { charDump, xxdE } from "../../helpers/credential-echoes";
 
 const base = (text: string): View => ({ text, origin: null });

@@ -3,10 +3,10 @@
 // slices, and find exactly what the synchronous pass finds. Slices are counted in work
 // (positions tried), not timed: workerd's clocks stand still while JavaScript runs.
 import { describe, expect, it } from "vitest";
-import { decodeWork } from "../../../src/codemode/redaction/decoded-view";
+import { decodeWork } from "../../../src/codemode/redaction/decoding/decode-step";
 import { REDACTED, secretRedactor } from "../../../src/codemode/redaction/redaction";
 import { SLICE_POSITIONS } from "../../../src/codemode/redaction/slices";
-import { listWork } from "../../../src/codemode/redaction/spelling-views";
+import { listWork } from "../../../src/codemode/redaction/spellings/lists-view";
 import { SLICED_BODY, toApiResult } from "../../../src/codemode/request/api-response";
 
 const TOKEN = "tok_Live.9f8e/7d6c-5b4a";

@@ -1,7 +1,7 @@
 // The host's redaction work is linear in the body, whatever the body is (issue #40): counted in
 // positions tried, not timed (the time target, ≤ 100 ms per MB, is in bench/redaction.mjs --heavy).
 import { describe, expect, it } from "vitest";
-import { decodeWork } from "../../../src/codemode/redaction/decoded-view";
+import { decodeWork } from "../../../src/codemode/redaction/decoding/decode-step";
 import { secretRedactor } from "../../../src/codemode/redaction/redaction";
 
 const secrets = Object.freeze(["Bearer tok_Live.9f8e/7d6c-5b4a", "tok_Live.9f8e/7d6c-5b4a"]);

@@ -11,7 +11,7 @@
  * (`tok\137Live`) reads whole.
  */
 import { notationView, type Notation } from "./item-runs";
-import type { View } from "./view-builder";
+import type { View } from "../view-builder";
 
 /** The fewest bare octal numbers a run needs (a secret's shortest form is 8 characters). */
 export const MIN_OCTAL_ITEMS = 8;

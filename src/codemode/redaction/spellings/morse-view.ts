@@ -6,7 +6,7 @@
  * {@link MIN_MORSE_ITEMS} codes only: dots and dashes side by side are common in text.
  */
 import { notationView, type Notation } from "./item-runs";
-import type { View } from "./view-builder";
+import type { View } from "../view-builder";
 
 /** The fewest codes a run needs (a secret's shortest form is 8 characters). */
 export const MIN_MORSE_ITEMS = 8;

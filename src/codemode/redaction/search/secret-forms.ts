@@ -1,62 +1,20 @@
 /**
- * The literal forms a secret is searched for, and the byte/text conversions redaction needs.
+ * The literal forms a secret is searched for.
  *
- * Two kinds of encoding, two mechanisms. Character-level encodings (percent, character
- * references, escapes, quoted-printable, NULs between characters) are undone by decoding the text
- * (./decoded-view.ts), so they are not listed here. Run encodings (base16/32/64/64url) turn every
- * byte into other letters and cannot be undone without guessing where a run starts, so each is
- * listed as the literal text it produces: for the secret and its reversed and case-changed copies
- * (`variants`), and for two-layer compositions whose outer layer is a run encoding: a run encoding
- * of a character-level encoding (base64 of `%XX…`), of another run encoding (base64 of hex), or of
- * UTF-16 bytes (UTF-7 is base64 of UTF-16BE). A composition whose outer layer is character-level
- * (a percent-encoded base64 form) is found by decoding, then matching these literals. Spellings
- * (lists, dumps, full-width: ./spelling-views.ts) are read, not listed, except as the inner layer
- * of a run encoding; ROT13, Atbash and base32hex are listed (letter substitutions and an alphabet
- * cost nothing as literal forms).
+ * Two kinds of encoding, two mechanisms. Character-level encodings (percent, character references,
+ * escapes, quoted-printable, NULs between characters) are undone by decoding the text
+ * (../decoding/decode-step.ts), so they are not listed here. Run encodings (base16/32/64/64url)
+ * turn every byte into other letters and cannot be undone without guessing where a run starts, so
+ * each is listed as the literal text it produces: for the secret and its reversed and case-changed
+ * copies (`variants`), and for two-layer compositions whose outer layer is a run encoding: a run
+ * encoding of a character-level encoding (base64 of `%XX…`), of another run encoding (base64 of
+ * hex), or of UTF-16 bytes (UTF-7 is base64 of UTF-16BE). A composition whose outer layer is
+ * character-level (a percent-encoded base64 form) is found by decoding, then matching these
+ * literals. Spellings (lists, dumps, full-width: ../spellings/) are read, not listed, except as the
+ * inner layer of a run encoding; ROT13, Atbash and base32hex are listed (letter substitutions and
+ * an alphabet cost nothing as literal forms).
  */
-
-/** Bytes as text, one character per byte (code points 0–255). */
-export const latin1 = (bytes: Uint8Array) => {
-  let out = "";
-  for (let i = 0; i < bytes.length; i += 0x8000)
-    out += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return out;
-};
-/** The inverse of {@link latin1}. */
-export const fromLatin1 = (text: string) => Uint8Array.from(text, (c) => c.charCodeAt(0));
-/** UTF-8 bytes of a text. */
-export const utf8 = (text: string) => new TextEncoder().encode(text);
-/** UTF-16 bytes of a text, little- or big-endian. */
-export const utf16 = (text: string, bigEndian: boolean) => {
-  const out = new Uint8Array(text.length * 2);
-  for (let i = 0; i < text.length; i++) {
-    const [lo, hi] = [text.charCodeAt(i) & 0xff, text.charCodeAt(i) >> 8];
-    out.set(bigEndian ? [hi, lo] : [lo, hi], i * 2);
-  }
-  return out;
-};
-
-let windows1252: TextDecoder | null | undefined;
-
-/**
- * Bytes as text for searching, one character per byte: windows-1252 decodes natively (fast) and
- * keeps one character per byte; patterns for bytes go through the same function, so matches
- * line up with byte offsets. Falls back to {@link latin1}.
- * @param bytes - the bytes to view
- */
-export function byteView(bytes: Uint8Array): string {
-  if (windows1252 === undefined) {
-    try {
-      const probe = new TextDecoder("windows-1252");
-      windows1252 =
-        probe.decode(new Uint8Array([0x41, 0x81, 0x9d, 0xff])).length === 4 ? probe : null;
-    } catch {
-      windows1252 = null;
-    }
-  }
-  const view = windows1252 ? windows1252.decode(bytes) : latin1(bytes);
-  return view.length === bytes.length ? view : latin1(bytes);
-}
+import { latin1, utf16, utf8 } from "../byte-text";
 
 const hex = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
 const BASE32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
@@ -179,8 +137,9 @@ const CHARACTER_ENCODINGS: ((secret: string) => string)[] = [
   (s) => [...s].map((c) => String.fromCodePoint(fullWidth(c.codePointAt(0)!))).join(""),
   rot13,
   (s) => [...s].join("\u200b"),
-  // Octal bytes and code point notation (./octal-view.ts, ./code-point-view.ts) under a run
-  // encoding: base64 of `164 157 153 …`, of `U+0074 U+006F …`.
+  // Octal bytes and code point notation (../spellings/octal-view.ts,
+  // ../spellings/code-point-view.ts) under a run encoding: base64 of `164 157 153 …`,
+  // of `U+0074 U+006F …`.
   (s) => [...utf8(s)].map((b) => b.toString(8).padStart(3, "0")).join(" "),
   (s) =>
     [...s]

@@ -12,7 +12,7 @@
  * looked up in a bit set, and only on a hit (rare in ordinary text) are the forms compared.
  */
 
-import { CodeModeError } from "../../errors";
+import { CodeModeError } from "../../../errors";
 
 /** The sampled window length; every form is at least this long. */
 export const GRAM = 4;

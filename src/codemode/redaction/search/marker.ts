@@ -5,7 +5,7 @@
  * rest of the text still reads in its encoding.
  */
 import type { Range } from "./form-scanner";
-import { fromLatin1 } from "./secret-forms";
+import { fromLatin1 } from "../byte-text";
 
 /** What a secret is replaced with. */
 export const REDACTED = "[REDACTED]";

@@ -3,10 +3,10 @@
  * `U+0074U+006F`) and Perl's and PCRE's `\x{74}`. Each
  * item is read alone, with the separator between two items dropped (./item-runs.ts), so a copy
  * with some characters written this way reads whole. (`&#x74;` and `&#116;` are character
- * references, decoded by ./decoded-view.ts.)
+ * references, decoded by ../decoding/decode-step.ts.)
  */
 import { notationView, type Notation } from "./item-runs";
-import type { View } from "./view-builder";
+import type { View } from "../view-builder";
 
 const hexValue = (c: number) =>
   c >= 48 && c <= 57 ? c - 48 : (c | 32) >= 97 && (c | 32) <= 102 ? (c | 32) - 87 : -1;

@@ -11,11 +11,11 @@
  *   read; `od`, `hexdump`: low byte first);
  * - {@link dumpTextView} joins the text columns of consecutive lines.
  *
- * `hexdump -C`'s hex columns are read by the lists view (./spelling-views.ts), whose separators
- * take its text column and offsets. Both views are made like a decoding step (./view-builder.ts),
+ * `hexdump -C`'s hex columns are read by the lists view (./lists-view.ts), whose separators
+ * take its text column and offsets. Both views are made like a decoding step (../view-builder.ts),
  * so a copy found in them is cut out of the original where its lines were.
  */
-import { compose, ViewBuilder, type View } from "./view-builder";
+import { compose, ViewBuilder, type View } from "../view-builder";
 
 /** One `hexdump -C` line: offset, hex columns, text column. */
 const HEXDUMP_LINE = /^[0-9a-f]{8} +(?:[0-9a-f]{2} +){1,16}\|([\x20-\x7e]{1,16})\|\r?$/gm;

@@ -12,7 +12,7 @@
  * its fixed width: the groups' bytes in memory order, and the text columns joined, the lines
  * joined also when other lines stand between them.
  */
-import { compose, ViewBuilder, type View } from "./view-builder";
+import { compose, ViewBuilder, type View } from "../view-builder";
 
 /** One line: offset and `:`, the 35 columns of four groups, two spaces, the text column. */
 const XXD_E_LINE = /^[0-9a-f]{8}: ([0-9a-f ]{35})  ([\x20-\x7e]{1,16})\r?$/gm;

@@ -1,15 +1,15 @@
 /**
  * Reading a text's runs of spelled-out items (a number, an escape, a code point) as the
- * characters they stand for, for the notations ./spelling-views.ts does not read (octal bytes,
+ * characters they stand for, for the notations ./lists-view.ts does not read (octal bytes,
  * `U+` code points, Morse): one left-to-right pass, each item replaced by its character in a
- * view (./view-builder.ts), so a copy found in the view is cut out where its items were.
+ * view (../view-builder.ts), so a copy found in the view is cut out where its items were.
  *
  * Why one shared pass: each notation only says what an item is; where a run starts, what may
  * stand between two items and how many a run needs are the same for all, and keeping the pass
  * in one place keeps it linear (each position is looked at a bounded number of times, whatever
  * the body: `test/unit/codemode/notation-views.test.ts` counts them).
  */
-import { compose, ViewBuilder, type View } from "./view-builder";
+import { compose, ViewBuilder, type View } from "../view-builder";
 
 /**
  * One notation's items.

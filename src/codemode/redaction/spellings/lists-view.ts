@@ -1,39 +1,25 @@
 /**
- * Views that undo the ways a text can be spelled out rather than encoded: an API that echoes
- * raw header bytes (a Node `Buffer` as JSON, a hex dump), a debugging page that lists character
- * codes, a text rendered in full-width letters or with zero-width characters between its
- * letters, and the same spellings a program could give a credential it recovered. Each view is
- * made like a decoding step (./view-builder.ts), so a secret found in it is cut out of the
- * original where its spelled-out form was, and the search then treats it like any other view
- * (./decoded-view.ts composes them with the character-level decodings).
+ * The lists view: runs of numbers or one-character strings read as the characters they stand
+ * for. An API that echoes raw header bytes (a Node `Buffer` as JSON, a hex dump) or a debugging
+ * page that lists character codes spells a credential out this way, and so can a program that
+ * recovered one. The view is made like a decoding step (../view-builder.ts), so a secret found in
+ * it is cut out of the original where its spelled-out form was, and the search then treats it
+ * like any other view (../decoding/spelled-views.ts composes it with the decoding steps).
  *
- * - {@link listsView}: runs of at least {@link MIN_ITEMS} numbers or one-character strings read as
- *   the characters they stand for: decimal codes (`116,111,107`, `116.111`, `116 111`, a JSON
- *   array, a Node Buffer's `data`), hex bytes with a separator (`74 6f`, `74:6f`, `0x74,0x6f`,
- *   the hex columns of `hexdump -C`, whose offsets and text column count as separators; `0x`
- *   bytes also back to back), binary (`01110100 01101111` or one run of 8-bit bytes; 6 or 7 bits
- *   standing alone, as a code without its leading zeros; `0b`-prefixed, 1 to 8 bits), any of
- *   these inside quotes (`["116","111"]`), and JSON arrays of characters (`["t","o"]`). A
- *   separator is whitespace around at most one of `, . : ; - | /`.
- * - {@link compactView}: whitespace and zero-width or formatting characters (every default-ignorable
- *   code point and format character: U+200B–U+200F, U+2060–U+2064, U+FEFF, soft hyphen, bidi
- *   controls, variation selectors, tag characters) dropped, and every other non-ASCII
- *   character folded by Unicode compatibility (NFKC: full-width and styled letters become
- *   ASCII); UTF-8 read one character per byte (what percent-decoding produces) is read as UTF-8
- *   first.
- * - {@link tagView}: Unicode tag characters read as the ASCII they mirror (a copy written in
- *   them), everything else dropped.
- * - {@link rot13View}: the text in ROT13 when it holds a sequence of a character-level encoding
- *   written in ROT13 (`%6S`), for the decoding steps to undo.
+ * A run is at least {@link MIN_ITEMS} items of one kind: decimal codes (`116,111,107`,
+ * `116.111`, `116 111`, a JSON array, a Node Buffer's `data`), hex bytes with a separator
+ * (`74 6f`, `74:6f`, `0x74,0x6f`, the hex columns of `hexdump -C`, whose offsets and text column
+ * count as separators; `0x` bytes also back to back), binary (`01110100 01101111` or one run of
+ * 8-bit bytes; 6 or 7 bits standing alone, as a code without its leading zeros; `0b`-prefixed, 1
+ * to 8 bits), any of these inside quotes (`["116","111"]`), and JSON arrays of characters
+ * (`["t","o"]`). A separator is whitespace around at most one of `, . : ; - | /`.
  *
- * Dumps (`hexdump -C`, `xxd`, `od`) are read by ./dump-views.ts.
- *
- * Ordinary text is left as it was wherever no such run exists; a view is made only when one
- * does (whitespace always does: the compact view of ordinary text is the text without it).
+ * Other dumps (`hexdump -C`'s text column, `xxd`, `od`) are read by ./dump-views.ts; notations
+ * read item by item (octal, code points, Morse) by ./item-runs.ts. Ordinary text is left as it
+ * was wherever no run exists; a view is made only when one does.
  */
-import { byteView } from "./secret-forms";
-import { PAUSE, runToEnd, SLICE_POSITIONS, type Pause, type Sliced } from "./slices";
-import { compose, SequenceMap, ViewBuilder, type Origin, type View } from "./view-builder";
+import { PAUSE, runToEnd, SLICE_POSITIONS, type Pause, type Sliced } from "../slices";
+import { compose, ViewBuilder, type View } from "../view-builder";
 
 /** The fewest items a run needs: a form of a secret is at least 8 characters. */
 export const MIN_ITEMS = 8;
@@ -346,7 +332,7 @@ export function listsView(view: View, hexFirst = false, first?: FirstReading): L
 export type ListsReading = { view: View | undefined; ambiguous: boolean } & FirstReading;
 
 /**
- * {@link listsView} as a sliced pass (./slices.ts): pauses every {@link SLICE_POSITIONS}
+ * {@link listsView} as a sliced pass (../slices.ts): pauses every {@link SLICE_POSITIONS}
  * positions (4 MB of `12 12 12 …` is a million items, ~1 s of one pass on a loaded machine).
  * @param view - a text and its map to the original
  * @param hexFirst - as for {@link listsView}
@@ -473,242 +459,4 @@ function* readRun(
     }
   }
   return end;
-}
-
-/**
- * Characters that show nothing between letters: Unicode's default-ignorable code points (zero-width
- * characters, soft hyphen, bidi controls, variation selectors with their supplement U+E0100–E01EF,
- * tag characters U+E0000–E007F, Hangul fillers) and every other format character (`Cf`: U+FFF9–FFFB,
- * musical formatting U+1D173–1D17A, …). A list of ranges missed the tags and the supplement, so a
- * credential joined by them passed as plain text.
- */
-const INVISIBLE = /^[\p{Default_Ignorable_Code_Point}\p{Cf}]$/u;
-const invisible = (code: number) => INVISIBLE.test(String.fromCodePoint(code));
-// U+2800 (braille blank) is a symbol, not a space, but shows as one.
-const UNICODE_SPACE = /[\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u2800\u3000]/;
-
-const folded = new Map<number, string>();
-
-/** A code point after compatibility folding, with invisible characters and spaces dropped. */
-function fold(code: number): string {
-  let out = folded.get(code);
-  if (out === undefined) {
-    const char = String.fromCodePoint(code);
-    out = invisible(code) || UNICODE_SPACE.test(char) ? "" : char.normalize("NFKC");
-    // Folding may itself produce a space (U+3000 is handled above; `¨` gives " ̈").
-    out = out.replace(/\s/g, "");
-    if (folded.size < 65_536) folded.set(code, out);
-  }
-  return out;
-}
-
-/** UTF-8 read one character per byte at `at`: [code point, length], or undefined. */
-function utf8At(text: string, at: number): [number, number] | undefined {
-  const lead = text.charCodeAt(at);
-  const length =
-    lead >= 0xc2 && lead <= 0xdf
-      ? 2
-      : lead >= 0xe0 && lead <= 0xef
-        ? 3
-        : lead >= 0xf0 && lead <= 0xf4
-          ? 4
-          : 0;
-  if (length === 0) return undefined;
-  let code = lead & (0xff >> (length + 1));
-  for (let k = 1; k < length; k++) {
-    const c = text.charCodeAt(at + k);
-    if (!(c >= 0x80 && c <= 0xbf)) return undefined;
-    code = (code << 6) | (c & 0x3f);
-  }
-  const min = [0, 0, 0x80, 0x800, 0x10000][length]!;
-  return code >= min && code <= 0x10ffff && !(code >= 0xd800 && code <= 0xdfff)
-    ? [code, length]
-    : undefined;
-}
-
-/**
- * The view with whitespace and invisible characters dropped and other characters folded (see
- * the file header), or undefined when that changes nothing.
- * @param view - a text and its map to the original
- * @param seen - set to true when the text holds a tag character (then {@link tagView} is worth
- *   making: this pass looks at every character beyond ASCII anyway)
- */
-export function compactView(view: View, seen?: { tags: boolean }): View | undefined {
-  return runToEnd(compactViewInSlices(view, seen));
-}
-
-/**
- * {@link compactView} as a sliced pass (./slices.ts): a text of a million folded characters (a
- * decoded flood of `%AA`) is a million replacements.
- * @param view - a text and its map to the original
- * @param seen - as for {@link compactView}
- */
-export function* compactViewInSlices(
-  view: View,
-  seen?: { tags: boolean },
-): Sliced<View | undefined> {
-  const { text } = view;
-  if (!NON_ASCII.test(text)) return asciiCompactView(view);
-  const builder = new ViewBuilder(text);
-  let budget = SLICE_POSITIONS;
-  for (let i = 0; i < text.length; i++) {
-    if (--budget <= 0) {
-      budget = SLICE_POSITIONS;
-      yield PAUSE;
-    }
-    const c = text.charCodeAt(i);
-    if (c < 0x80) {
-      if (!isSpace(c)) continue;
-      let end = i + 1;
-      while (end < text.length && isSpace(text.charCodeAt(end))) end++;
-      builder.replace(i, end - i, "");
-      i = end - 1;
-      continue;
-    }
-    if (seen && (c === 0xdb40 || (c === 0xf3 && text.charCodeAt(i + 1) === 0xa0))) seen.tags = true;
-    const bytes = c <= 0xf4 ? utf8At(text, i) : undefined;
-    const code = bytes ? bytes[0] : text.codePointAt(i)!;
-    const length = bytes ? bytes[1] : code > 0xffff ? 2 : 1;
-    const out = fold(code);
-    const same =
-      !bytes &&
-      (length === 1
-        ? out.length === 1 && out.charCodeAt(0) === c
-        : out.length === 2 && out.codePointAt(0) === code);
-    if (!same) builder.replace(i, length, out);
-    i += length - 1;
-  }
-  const decoded = builder.finish();
-  return decoded === undefined
-    ? undefined
-    : { text: decoded, origin: compose(view.origin, builder.map.origin()), changed: builder.map };
-}
-
-/** A tag character (U+E0020–U+E007E) at `at`, as UTF-16 or as UTF-8 read one character per byte. */
-function tagAt(text: string, at: number): [string, number] | undefined {
-  const c = text.charCodeAt(at);
-  if (c === 0xdb40) {
-    const low = text.charCodeAt(at + 1);
-    return low >= 0xdc20 && low <= 0xdc7e ? [String.fromCharCode(low - 0xdc00), 2] : undefined;
-  }
-  if (c !== 0xf3 || text.charCodeAt(at + 1) !== 0xa0) return undefined;
-  const [b2, b3] = [text.charCodeAt(at + 2), text.charCodeAt(at + 3)];
-  if ((b2 !== 0x80 && b2 !== 0x81) || b3 < 0x80 || b3 > 0xbf) return undefined;
-  const code = ((b2 & 0x3f) << 6) | (b3 & 0x3f);
-  return code >= 0x20 && code <= 0x7e ? [String.fromCharCode(code), 4] : undefined;
-}
-
-/**
- * The view of a text's Unicode tag characters read as the ASCII they mirror (U+E0074 is `t`),
- * everything else dropped, or undefined when it has fewer than {@link MIN_ITEMS}. Tags are
- * invisible, so the compact view drops them (a copy joined by them reads as one); a copy written
- * in them ("ASCII smuggling") is read here, also between visible characters.
- * @param view - a text and its map to the original
- */
-export function tagView(view: View): View | undefined {
-  const { text } = view;
-  const builder = new ViewBuilder(text);
-  let tags = 0;
-  let other = 0;
-  for (let i = 0; i < text.length;) {
-    const tag = tagAt(text, i);
-    if (!tag) {
-      i++;
-      continue;
-    }
-    if (i > other) builder.replace(other, i - other, "");
-    builder.replace(i, tag[1], tag[0]);
-    tags++;
-    i += tag[1];
-    other = i;
-  }
-  if (tags < MIN_ITEMS) return undefined;
-  if (text.length > other) builder.replace(other, text.length - other, "");
-  return {
-    text: builder.finish()!,
-    origin: compose(view.origin, builder.map.origin()),
-    changed: builder.map,
-  };
-}
-
-/**
- * A sequence of a character-level encoding written in ROT13 (`%6F` → `%6S`, `\x74` → `\k74`,
- * `&#x74;` → `&#k74;`, `=6F` → `=6S`): digits and hex letters past `m`, which no encoding has.
- */
-const ROT13_SEQUENCE =
-  /%(?:[0-9][n-sN-S]|[n-sN-S][0-9n-sN-S])|=(?:[0-9][N-S]|[N-S][0-9N-S])|\\[kKhH][0-9n-sN-S]{2}|&#[kK][0-9n-sN-S]/;
-
-/**
- * The view of a text in ROT13 (same length, so the same map), or undefined when it holds no
- * sequence of a character-level encoding written in ROT13: the decoding steps run on it then
- * undo a ROT13 applied over a percent-encoding or escapes (ROT13 of the secret itself is a
- * literal form, ./secret-forms.ts).
- * @param view - a text and its map to the original
- */
-export function rot13View(view: View): View | undefined {
-  const { text } = view;
-  if (!ROT13_SEQUENCE.test(text)) return undefined;
-  const out = new Uint16Array(text.length);
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    const lower = c | 32;
-    out[i] = lower >= 97 && lower <= 122 ? c + (lower <= 109 ? 13 : -13) : c;
-  }
-  let rotated = "";
-  for (let k = 0; k < out.length; k += 8192)
-    rotated += String.fromCharCode.apply(null, out.subarray(k, k + 8192) as unknown as number[]);
-  return { text: rotated, origin: view.origin };
-}
-
-const NON_ASCII = /[^\0-\x7f]/;
-const ASCII_SPACE_RUN = /[\t-\r ]+/g;
-
-/**
- * Sequences for a view whose step produced no character: a whitespace run removed from ASCII text
- * decodes to nothing, so no step or list reading is owed to what it produced.
- */
-const NOTHING_PRODUCED = new SequenceMap();
-
-/**
- * {@link compactView} of ASCII text: its whitespace removed in one pass, the map to the original
- * built only when a copy is found in the view. Building the view and its map run by run cost a
- * fifth of an ordinary JSON body's redaction, and the map 6 bytes per whitespace run.
- */
-/** An ASCII whitespace character (what ASCII compaction drops). */
-const ASCII_SPACE = /[\t-\r ]/;
-
-function asciiCompactView(view: View): View | undefined {
-  const { text } = view;
-  // One byte per character (the text is ASCII), read back by the engine's decoder: the engine's
-  // own replace made a part per whitespace run, and a body of a million runs spent half its
-  // redaction collecting them.
-  // Nothing to drop: no buffer of the text's size (a body of escapes has no whitespace, and
-  // this was 4 MB of garbage per 4 MB view: issue #40).
-  const first = text.search(ASCII_SPACE);
-  if (first < 0) return undefined;
-  const out = new Uint8Array(text.length);
-  for (let i = 0; i < first; i++) out[i] = text.charCodeAt(i);
-  let length = first;
-  for (let i = first; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c !== 32 && (c < 9 || c > 13)) out[length++] = c;
-  }
-  if (length === text.length) return undefined;
-  const compact = byteView(out.subarray(0, length));
-  let local: Origin | undefined;
-  const origin: Origin = (i, end) => {
-    if (!local) {
-      const map = new SequenceMap();
-      let kept = 0;
-      let last = 0;
-      for (const run of text.matchAll(ASCII_SPACE_RUN)) {
-        kept += run.index - last;
-        map.add(kept, 0, run[0].length);
-        last = run.index + run[0].length;
-      }
-      local = map.origin();
-    }
-    return local(i, end);
-  };
-  return { text: compact, origin: compose(view.origin, origin), changed: NOTHING_PRODUCED };
 }

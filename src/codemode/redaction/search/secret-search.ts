@@ -1,18 +1,19 @@
 /**
  * Finding a fixed set of secrets and cutting them out: the search behind every method of a
- * `Redactor` (./redaction.ts tells what is found and what is not). A text is searched as it is
- * and in its decoded views (./decoded-view.ts) for the literal forms of each secret
+ * `Redactor` (../redaction.ts tells what is found and what is not). A text is searched as it is
+ * and in its decoded views (../decoding/decoded-views.ts) for the literal forms of each secret
  * (./secret-forms.ts), with one scanner for all forms (./form-scanner.ts); what is found is cut
  * out of the original and the text searched again, for at most {@link MAX_ROUNDS} rounds.
  * Bytes are searched one character per byte, so a secret's UTF-8, UTF-16 and UTF-32 forms are
  * found at any offset.
  */
-import { decodedViewsInSlices, MAX_SWALLOWED, originalRange } from "./decoded-view";
-import { PAUSE, runInSlices, runToEnd, SLICE_POSITIONS, type Sliced } from "./slices";
-import type { View } from "./view-builder";
+import { decodedViewsInSlices, MAX_SWALLOWED, originalRange } from "../decoding/decoded-views";
+import { PAUSE, runInSlices, runToEnd, SLICE_POSITIONS, type Sliced } from "../slices";
+import type { View } from "../view-builder";
 import { formScanner, GRAM, windowKey, type FormScanner, type Range } from "./form-scanner";
 import { cutBytes, cutText } from "./marker";
-import { byteView, fromLatin1, secretForms, utf8 } from "./secret-forms";
+import { byteView, fromLatin1, utf8 } from "../byte-text";
+import { secretForms } from "./secret-forms";
 
 /** Rounds of cutting before a text that still holds a secret is given up on. */
 export const MAX_ROUNDS = 3;
@@ -29,14 +30,14 @@ export interface SecretSearch {
    */
   cleanBytes(value: Uint8Array, view?: string): Uint8Array | undefined;
   /**
-   * {@link SecretSearch.cleanText} in bounded slices (./slices.ts): the same answer, with the
+   * {@link SecretSearch.cleanText} in bounded slices (../slices.ts): the same answer, with the
    * thread given away (`pause`) between slices, for bodies too large to hold it for.
    * @param value - the text
    * @param pause - what a pause does (a macrotask by default)
    */
   cleanTextInSlices(value: string, pause?: () => Promise<void>): Promise<string | undefined>;
   /**
-   * {@link SecretSearch.cleanBytes} in bounded slices (./slices.ts): the same answer.
+   * {@link SecretSearch.cleanBytes} in bounded slices (../slices.ts): the same answer.
    * @param value - the bytes
    * @param view - the bytes one character per byte, when the caller has them already
    * @param pause - what a pause does (a macrotask by default)

@@ -12,7 +12,7 @@
  * characters (bytes, one character each) and joins the lines, also when other lines stand
  * between them (a dump interleaved with a log's other lines).
  */
-import { compose, ViewBuilder, type View } from "./view-builder";
+import { compose, ViewBuilder, type View } from "../view-builder";
 
 /**
  * One dump line: an offset (7 octal or hex digits, 8 for some tools), then 1–16 cells of four

@@ -1,0 +1,285 @@
+/**
+ * One decoding step: the same text with one layer of character-level encoding undone, and for
+ * every character of the view where it came from in the original, so a secret found in a view
+ * is cut out of the original exactly where its encoded form was.
+ *
+ * A step undoes, left to right in one pass, every sequence of:
+ * - percent-encoding: `%XX` (a byte, one character per byte) and `%uXXXX`;
+ * - HTML/XML character references: `&#97;`, `&#x61;` (the `;` optional, as HTML reads them) and
+ *   the named references for ASCII punctuation (`&sol;`, `&colon;`, `&period;`, …);
+ * - JavaScript, JSON and CSS escapes: `\xHH`, `\uHHHH`, `\u{H…}`, CSS `\H…` (1–6 hex digits and
+ *   one optional space), and `\` before any other character (`\n`, `\/`, `\"`, `\-`);
+ * - quoted-printable: `=XX` and soft line breaks (`=` at the end of a line).
+ * Steps repeat on their own output ({@link decodeSteps}: percent-encoded twice, a character
+ * reference inside a percent-encoding), so compositions of character layers are undone too.
+ *
+ * Does not do: JavaScript's legacy octal escapes (`\141`: CSS hex here;
+ * ../spellings/octal-view.ts reads them as octal in a view of its own), `+` as a space (a
+ * form-encoded secret with a space is matched as a literal form instead), MIME encoded words.
+ */
+import { PAUSE, runToEnd, SLICE_POSITIONS, type Pause, type Sliced } from "../slices";
+import { compose, ViewBuilder, type View } from "../view-builder";
+
+/** The longest sequence a step decodes (`&DiacriticalGrave;`). */
+const LONGEST_SEQUENCE = 18;
+
+const NAMED: Record<string, string> = {
+  Tab: "\t",
+  NewLine: "\n",
+  excl: "!",
+  quot: '"',
+  QUOT: '"',
+  num: "#",
+  dollar: "$",
+  percnt: "%",
+  amp: "&",
+  AMP: "&",
+  apos: "'",
+  lpar: "(",
+  rpar: ")",
+  ast: "*",
+  midast: "*",
+  plus: "+",
+  comma: ",",
+  period: ".",
+  sol: "/",
+  colon: ":",
+  semi: ";",
+  lt: "<",
+  LT: "<",
+  equals: "=",
+  gt: ">",
+  GT: ">",
+  quest: "?",
+  commat: "@",
+  lsqb: "[",
+  lbrack: "[",
+  bsol: "\\",
+  rsqb: "]",
+  rbrack: "]",
+  Hat: "^",
+  lowbar: "_",
+  UnderBar: "_",
+  grave: "`",
+  DiacriticalGrave: "`",
+  lcub: "{",
+  lbrace: "{",
+  verbar: "|",
+  vert: "|",
+  VerticalLine: "|",
+  rcub: "}",
+  rbrace: "}",
+  nbsp: "\xa0",
+};
+
+const SINGLE: Record<string, string> = { n: "\n", r: "\r", t: "\t", v: "\v", "0": "\0" };
+
+/** Families of character-level encoding, as bits: a step decodes the families it is given. */
+export const PERCENT = 1;
+export const CHARACTER_REFERENCE = 2;
+export const SCRIPT_ESCAPE = 4;
+export const CSS_ESCAPE = 8;
+export const QUOTED_PRINTABLE = 16;
+/** Every family. */
+export const ALL_FAMILIES = 31;
+/** Each family on its own, for a caller that decodes all but one. */
+export const FAMILIES = [PERCENT, CHARACTER_REFERENCE, SCRIPT_ESCAPE, CSS_ESCAPE, QUOTED_PRINTABLE];
+
+const hexValue = (c: number) =>
+  c >= 48 && c <= 57 ? c - 48 : c >= 65 && c <= 70 ? c - 55 : c >= 97 && c <= 102 ? c - 87 : -1;
+
+/** `count` hex digits at `at` as a number, or -1. */
+function hexAt(text: string, at: number, count: number): number {
+  if (at + count > text.length) return -1;
+  let value = 0;
+  for (let i = at; i < at + count; i++) {
+    const digit = hexValue(text.charCodeAt(i));
+    if (digit < 0) return -1;
+    value = value * 16 + digit;
+  }
+  return value;
+}
+
+/** The longest run of at most `max` digits (hex or decimal) at `at`: [value, length]. */
+function digitsAt(text: string, at: number, max: number, radix: 10 | 16): [number, number] {
+  let [value, length] = [0, 0];
+  while (length < max && at + length < text.length) {
+    const c = text.charCodeAt(at + length);
+    const digit = radix === 16 ? hexValue(c) : c >= 48 && c <= 57 ? c - 48 : -1;
+    if (digit < 0) break;
+    value = value * radix + digit;
+    length++;
+  }
+  return [value, length];
+}
+
+const fromCode = (code: number) => (code <= 0x10ffff ? String.fromCodePoint(code) : undefined);
+
+/**
+ * A decoded sequence: what it decodes to, its length, and its family when it read digits (0 for
+ * `\n`, `&sol;`, a soft line break: sequences that cannot swallow a secret's characters).
+ */
+type Sequence = [decoded: string, length: number, digitFamily: number];
+
+/** The sequence starting at `at` (a lead character) in one of `families`. */
+function sequenceAt(text: string, at: number, families: number): Sequence | undefined {
+  const lead = text[at];
+  const next = text.charCodeAt(at + 1);
+  if (lead === "%" && families & PERCENT) {
+    if (next === 117 || next === 85) {
+      const unit = hexAt(text, at + 2, 4);
+      if (unit >= 0) return [String.fromCharCode(unit), 6, PERCENT];
+    }
+    const byte = hexAt(text, at + 1, 2);
+    return byte >= 0 ? [String.fromCharCode(byte), 3, PERCENT] : undefined;
+  }
+  if (lead === "&" && families & CHARACTER_REFERENCE) {
+    if (next === 35) {
+      const hex = text.charCodeAt(at + 2) === 120 || text.charCodeAt(at + 2) === 88;
+      const [code, length] = hex ? digitsAt(text, at + 3, 6, 16) : digitsAt(text, at + 2, 7, 10);
+      if (length === 0) return undefined;
+      const end = at + (hex ? 3 : 2) + length;
+      const decoded = fromCode(code);
+      return decoded === undefined
+        ? undefined
+        : [decoded, end - at + (text[end] === ";" ? 1 : 0), CHARACTER_REFERENCE];
+    }
+    // Names are at most 16 letters: look no further (an indexOf to the end is quadratic).
+    const semi = text.slice(at + 1, at + 18).indexOf(";");
+    if (semi < 0) return undefined;
+    const name = text.slice(at + 1, at + 1 + semi);
+    return Object.hasOwn(NAMED, name) ? [NAMED[name]!, semi + 2, 0] : undefined;
+  }
+  if (lead === "\\" && at + 1 < text.length) {
+    if (families & SCRIPT_ESCAPE) {
+      if (next === 120) {
+        const byte = hexAt(text, at + 2, 2);
+        if (byte >= 0) return [String.fromCharCode(byte), 4, SCRIPT_ESCAPE];
+      }
+      if (next === 117 && text[at + 2] === "{") {
+        const [code, length] = digitsAt(text, at + 3, 6, 16);
+        const decoded = length > 0 && text[at + 3 + length] === "}" ? fromCode(code) : undefined;
+        if (decoded !== undefined) return [decoded, length + 4, SCRIPT_ESCAPE];
+      }
+      if (next === 117) {
+        const unit = hexAt(text, at + 2, 4);
+        if (unit >= 0) return [String.fromCharCode(unit), 6, SCRIPT_ESCAPE];
+      }
+    }
+    if (hexValue(next) >= 0) {
+      if (!(families & CSS_ESCAPE)) return undefined;
+      const [code, length] = digitsAt(text, at + 1, 6, 16);
+      const decoded = fromCode(code);
+      if (decoded === undefined) return undefined;
+      const space = /[ \t\n\r\f]/.test(text[at + 1 + length] ?? "") ? 1 : 0;
+      return [decoded, 1 + length + space, CSS_ESCAPE];
+    }
+    if (!(families & (SCRIPT_ESCAPE | CSS_ESCAPE))) return undefined;
+    const single = text[at + 1]!;
+    return families & SCRIPT_ESCAPE
+      ? [Object.hasOwn(SINGLE, single) ? SINGLE[single]! : single, 2, 0]
+      : [single, 2, 0];
+  }
+  if (lead === "=" && families & QUOTED_PRINTABLE) {
+    const byte = hexAt(text, at + 1, 2);
+    if (byte >= 0) return [String.fromCharCode(byte), 3, QUOTED_PRINTABLE];
+    if (text[at + 1] === "\n") return ["", 2, 0];
+    if (text[at + 1] === "\r" && text[at + 2] === "\n") return ["", 3, 0];
+  }
+  return undefined;
+}
+
+/**
+ * Positions tried by {@link decodeStep} since the isolate started: a count that does not depend
+ * on the machine, so a test can bound the work per character (targets in time live in the
+ * benchmark, bench/redaction.mjs --heavy).
+ */
+export const decodeWork = { positions: 0 };
+
+/**
+ * One decoding step over a view (see the file header), or undefined when nothing in it decodes.
+ * When the view was itself decoded, only sequences touching what that step produced are tried.
+ * Linear in the view's length: every position is tried at most once.
+ * @param view - a text and its map to the original
+ * @param families - which families to decode (bits), every family by default
+ */
+export function decodeStep(view: View, families = ALL_FAMILIES): View | undefined {
+  return runToEnd(decodeStepInSlices(view, families));
+}
+
+/**
+ * {@link decodeStep} as a sliced pass (../slices.ts): pauses every {@link SLICE_POSITIONS}
+ * positions (and windows), so a step over megabytes of sequences does not hold the thread.
+ * @param view - a text and its map to the original
+ * @param families - which families to decode (bits)
+ */
+function* decodeStepInSlices(view: View, families: number): Sliced<View | undefined> {
+  const { text, changed } = view;
+  let budget = SLICE_POSITIONS;
+  const builder = new ViewBuilder(text);
+  let decodedFamilies = 0;
+  const windows = changed?.count ?? 1;
+  // Positions before `scanned` were tried under an earlier window: a sequence there either was
+  // decoded or ends before that window's start, so before this one's too. Trying them again made
+  // a step over a text of adjacent sequences (`%25%25…`) cost LONGEST_SEQUENCE times its length.
+  let scanned = 0;
+  for (let w = 0; w < windows; w++) {
+    const from = changed ? changed.outStart(w) : 0;
+    const to = changed ? from + changed.outLength(w) : text.length;
+    const end = Math.min(text.length, to + 1);
+    const first = Math.max(builder.consumed, scanned, from - LONGEST_SEQUENCE);
+    decodeWork.positions += Math.max(0, end - first);
+    // A window costs a little even when it tries no position (a million of them in 4 MiB).
+    if (--budget <= 0) {
+      budget = SLICE_POSITIONS;
+      yield PAUSE;
+    }
+    for (let i = first; i < end; i++) {
+      if (--budget <= 0) {
+        budget = SLICE_POSITIONS;
+        yield PAUSE;
+      }
+      const c = text.charCodeAt(i);
+      // % & \ =
+      if (c !== 37 && c !== 38 && c !== 92 && c !== 61) continue;
+      const found = sequenceAt(text, i, families);
+      if (!found) continue;
+      const [decoded, length, family] = found;
+      if (changed && i + length <= from) continue;
+      decodedFamilies |= family;
+      builder.replace(i, length, decoded);
+      i += length - 1;
+    }
+    scanned = Math.max(scanned, end);
+  }
+  const decoded = builder.finish();
+  if (decoded === undefined) return undefined;
+  return {
+    text: decoded,
+    origin: compose(view.origin, builder.map.origin()),
+    changed: builder.map,
+    digitFamilies: decodedFamilies,
+  };
+}
+
+/** How many decoding steps are tried in a row: three layers of character-level encoding. */
+export const MAX_STEPS = 3;
+
+/**
+ * Up to `max` decoding steps of the given families from a view, each on the last one's output,
+ * with the pauses of their sliced passes (../slices.ts) between them.
+ * @param start - the view the first step decodes
+ * @param families - which families to decode (bits)
+ * @param max - how many steps at most ({@link MAX_STEPS} by default)
+ */
+export function* decodeSteps(
+  start: View,
+  families: number,
+  max = MAX_STEPS,
+): Generator<View | Pause> {
+  let view: View | undefined = start;
+  for (let step = 0; step < max && view; step++) {
+    view = yield* decodeStepInSlices(view, families);
+    if (view) yield view;
+  }
+}

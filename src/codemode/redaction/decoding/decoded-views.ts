@@ -1,0 +1,97 @@
+/**
+ * The views a text is searched in, one at a time: the text, its NUL-free view
+ * (./nul-free-view.ts), up to three decoding steps from each (./decode-step.ts), the spelled-out
+ * readings of all of these and the steps after them (./spelled-views.ts), and the text's own
+ * dumps and ROT13 (../spellings/). For every character of a view, its map tells where it came
+ * from in the original, so a secret found in a view is cut out of the original exactly where its
+ * encoded form was.
+ */
+import { dumpBytesView, dumpTextView } from "../spellings/dump-views";
+import { rot13View } from "../spellings/rot13-view";
+import { PAUSE, type Pause, type Sliced } from "../slices";
+import type { View } from "../view-builder";
+import { ALL_FAMILIES, decodeSteps, FAMILIES } from "./decode-step";
+import { withoutNuls } from "./nul-free-view";
+import { MAX_SPELLED_STEPS, spelledViews } from "./spelled-views";
+
+/** At most how many characters of a copy a sequence placed before it can swallow (`&#1234567`). */
+export const MAX_SWALLOWED = 7;
+
+/**
+ * The text and every view worth searching, one at a time: the text, its NUL-free view, and from
+ * each, up to `MAX_STEPS` steps (./decode-step.ts) decoding every family. Views are made as they
+ * are asked for, so only the one being searched and the maps behind it are held at once.
+ *
+ * A sequence that reads digits can swallow the first characters of a copy that another family
+ * encodes (`=de&#97;dbeef`: quoted-printable takes `=de`, and the view shows `Þadbeef`). Such a
+ * view shows the rest of the copy right after what the swallowing sequence decoded to; when
+ * `mayHideCopy` finds the rest of a form there, steps decoding every family but the one whose
+ * digits were read are added too. Ordinary text costs no extra view.
+ * @param text - what the program would receive
+ * @param mayHideCopy - whether some form of a secret, less its first characters, follows a
+ *   decoded sequence of the view
+ */
+export function* decodedViews(
+  text: string,
+  mayHideCopy: (view: View) => Sliced<boolean>,
+): Generator<View> {
+  for (const view of decodedViewsInSlices(text, mayHideCopy)) if (view !== PAUSE) yield view;
+}
+
+/**
+ * {@link decodedViews} with the pauses of its decoding steps (../slices.ts) between the views: a
+ * caller that gives the thread away at each {@link PAUSE} holds it for a bounded slice only.
+ * @param text - what the program would receive
+ * @param mayHideCopy - as for {@link decodedViews}
+ */
+export function* decodedViewsInSlices(
+  text: string,
+  mayHideCopy: (view: View) => Sliced<boolean>,
+): Generator<View | Pause> {
+  const base: View = { text, origin: null };
+  yield base;
+  yield* spelledViews(base);
+  const dump = dumpTextView(base);
+  if (dump) yield dump;
+  const dumped = dumpBytesView(base);
+  if (dumped) {
+    yield dumped;
+    yield* decodeSteps(dumped, ALL_FAMILIES, MAX_SPELLED_STEPS);
+  }
+  // ROT13 over a character-level encoding: decoded once turned back.
+  const rotated = rot13View(base);
+  if (rotated) yield* decodeSteps(rotated, ALL_FAMILIES);
+  const nulFree = withoutNuls(base);
+  if (nulFree) {
+    yield nulFree;
+    yield* spelledViews(nulFree);
+  }
+  for (const start of nulFree ? [base, nulFree] : [base]) {
+    let digits: number | undefined;
+    let suspect = false;
+    for (const view of decodeSteps(start, ALL_FAMILIES)) {
+      if (view === PAUSE) {
+        yield view;
+        continue;
+      }
+      yield* spelledViews(view);
+      // The families whose digits the first step read: those that can have swallowed a copy.
+      digits ??= view.digitFamilies ?? 0;
+      if (!suspect && digits !== 0) suspect = yield* mayHideCopy(view);
+      yield view;
+    }
+    if (!suspect || !digits) continue;
+    for (const family of FAMILIES)
+      if (digits & family) yield* decodeSteps(start, ALL_FAMILIES & ~family);
+  }
+}
+
+/**
+ * Where a range of a view lies in the original text.
+ * @param view - the view searched
+ * @param start - start of the match in the view
+ * @param end - end of the match in the view
+ */
+export function originalRange(view: View, start: number, end: number): [number, number] {
+  return view.origin ? [view.origin(start, false), view.origin(end, true)] : [start, end];
+}

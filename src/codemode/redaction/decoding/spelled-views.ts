@@ -1,0 +1,149 @@
+/**
+ * The spelled-out readings of a view, and the decoding steps after them: which of the readings
+ * in ../spellings/ are made of a view, in what order, and when what they produced is decoded
+ * again (char codes of a percent-encoding, full-width `％７４`). Each reading is made only when
+ * the view can hold what it reads, so an ordinary body costs little.
+ */
+import { compactViewInSlices } from "../spellings/compact-view";
+import { listsViewInSlices } from "../spellings/lists-view";
+import { notationViews } from "../spellings/notation-views";
+import { tagView } from "../spellings/tag-view";
+import { PAUSE, SLICE_POSITIONS, type Pause, type Sliced } from "../slices";
+import type { View } from "../view-builder";
+import { ALL_FAMILIES, decodeSteps } from "./decode-step";
+
+/**
+ * The spelled-out readings of a view (../spellings/): its lists read as characters (both
+ * ways when two-digit numbers could be hex or decimal), then compacted and folded, and up to
+ * {@link MAX_SPELLED_STEPS} decoding steps on what those produced (char codes of a
+ * percent-encoding, full-width `％７４`).
+ *
+ * A decoded view is read again only for what its step produced: lists when the step produced a
+ * digit or a separator, compaction when it produced whitespace or a character beyond ASCII, steps
+ * when a reading produced the start of a sequence. An ordinary JSON body (its `\n` and `\"`
+ * escapes decoded) costs one compacted view of its decoded view, no more.
+ * @param view - the text, its NUL-free view or a decoded view
+ */
+export function* spelledViews(view: View): Generator<View | Pause> {
+  for (const notation of notationViews(view)) yield* afterReading(notation);
+  const decoded = view.changed !== undefined;
+  // One pass for both classes (a step of a flood of escapes produced a million characters).
+  const classes = decoded ? yield* producedClasses(view) : COMPACTED_BIT | LIST_BIT;
+  const compacting = (classes & COMPACTED_BIT) !== 0;
+  // Whether compaction met a tag character: only then is the tag view made.
+  const seen = { tags: false };
+  let listed = false;
+  if (classes & LIST_BIT) {
+    // One reading at a time: the second (two-digit numbers read as hex) is made only after the
+    // first and what comes of it were searched, so the two are never held at once.
+    const lists = yield* listsViewInSlices(view);
+    let reading = lists.view;
+    if (reading) {
+      listed = true;
+      yield* readingViews(reading, compacting, seen);
+    }
+    reading = undefined;
+    lists.view = undefined;
+    if (lists.ambiguous) {
+      reading = (yield* listsViewInSlices(view, true, lists)).view;
+      if (reading) yield* readingViews(reading, compacting, seen);
+    }
+  }
+  if (!compacting) return;
+  // A text with lists was compacted with its lists read; one without, as it is.
+  const compact = listed ? undefined : yield* compactViewInSlices(view, seen);
+  if (compact) {
+    yield* afterReading(compact);
+    // A list spelled in folded characters (full-width digits `１１６，１１１`) reads as one only
+    // after folding; only a text with such characters can hold one, so others cost nothing.
+    if (FOLDED_DIGITS.test(view.text)) {
+      const relisted = (yield* listsViewInSlices(compact)).view;
+      if (relisted) yield relisted;
+    }
+  }
+  const tags = seen.tags ? tagView(view) : undefined;
+  if (tags) yield* afterReading(tags);
+}
+
+/** A list reading, the decoding steps on what it produced, and its compact view. */
+function* readingViews(
+  reading: View,
+  compacting: boolean,
+  seen: { tags: boolean },
+): Generator<View | Pause> {
+  yield* afterReading(reading);
+  if (!compacting) return;
+  const compact = yield* compactViewInSlices(reading, seen);
+  if (compact) yield* afterReading(compact);
+}
+
+/** A reading, then up to {@link MAX_SPELLED_STEPS} decoding steps when it produced a sequence's start. */
+function* afterReading(reading: View): Generator<View | Pause> {
+  yield reading;
+  if (yield* produced(reading, SEQUENCE_LEAD))
+    yield* decodeSteps(reading, ALL_FAMILIES, MAX_SPELLED_STEPS);
+}
+
+/**
+ * Whether a view's step produced a character of the class (a view made by no step: true); a
+ * sliced pass (a step of a flood of escapes produced a million characters).
+ */
+function* produced(view: View, matches: (code: number) => boolean): Sliced<boolean> {
+  const { changed, text } = view;
+  if (!changed) return true;
+  let budget = SLICE_POSITIONS;
+  for (let t = 0; t < changed.count; t++) {
+    const start = changed.outStart(t);
+    const end = start + changed.outLength(t);
+    for (let i = start; i < end; i++) if (matches(text.charCodeAt(i))) return true;
+    if (--budget <= 0) {
+      budget = SLICE_POSITIONS;
+      yield PAUSE;
+    }
+  }
+  return false;
+}
+
+/** The classes {@link producedClasses} tells apart, as bits. */
+const COMPACTED_BIT = 1;
+const LIST_BIT = 2;
+
+/**
+ * Which of {@link COMPACTED} and {@link LIST_CHARACTER} a decoded view's step produced (bits),
+ * in one sliced pass that ends once both are found.
+ */
+function* producedClasses(view: View): Sliced<number> {
+  const { changed, text } = view;
+  if (!changed) return COMPACTED_BIT | LIST_BIT;
+  let classes = 0;
+  let budget = SLICE_POSITIONS;
+  for (let t = 0; t < changed.count; t++) {
+    const start = changed.outStart(t);
+    const end = start + changed.outLength(t);
+    for (let i = start; i < end; i++) {
+      const c = text.charCodeAt(i);
+      if (COMPACTED(c)) classes |= COMPACTED_BIT;
+      else if (LIST_CHARACTER(c)) classes |= LIST_BIT;
+    }
+    if (classes === (COMPACTED_BIT | LIST_BIT)) return classes;
+    if (--budget <= 0) {
+      budget = SLICE_POSITIONS;
+      yield PAUSE;
+    }
+  }
+  return classes;
+}
+
+/** Digits, separators and quotes: what a list is made of. */
+const LIST_CHARACTER = (c: number) =>
+  (c >= 48 && c <= 57) || c === 44 || c === 46 || c === 58 || c === 59 || c === 39;
+/** Whitespace or anything beyond ASCII: what compaction drops or folds. */
+const COMPACTED = (c: number) => c === 32 || (c >= 9 && c <= 13) || c > 0x7f;
+/** `% & \ =`: what starts a character-level sequence. */
+const SEQUENCE_LEAD = (c: number) => c === 37 || c === 38 || c === 92 || c === 61;
+
+/** Characters NFKC folds to ASCII digits or hex letters: full-width and mathematical digits. */
+const FOLDED_DIGITS = /[\uff10-\uff19\uff21-\uff26\uff41-\uff46\u{1d7ce}-\u{1d7ff}]/u;
+
+/** Decoding steps after a spelled-out reading: two layers of character-level encoding. */
+export const MAX_SPELLED_STEPS = 2;

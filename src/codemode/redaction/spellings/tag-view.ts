@@ -1,0 +1,56 @@
+/**
+ * The tag view: Unicode tag characters read as the ASCII they mirror, everything else dropped.
+ * Tags are invisible, so a copy written in them ("ASCII smuggling") passes every reader but this
+ * one. Made like a decoding step (../view-builder.ts).
+ */
+import { compose, ViewBuilder, type View } from "../view-builder";
+
+/** The fewest tag characters read: a form of a secret is at least 8 characters. */
+const MIN_TAGS = 8;
+
+/** A tag character (U+E0020–U+E007E) at `at`, as UTF-16 or as UTF-8 read one character per byte. */
+function tagAt(text: string, at: number): [string, number] | undefined {
+  const c = text.charCodeAt(at);
+  if (c === 0xdb40) {
+    const low = text.charCodeAt(at + 1);
+    return low >= 0xdc20 && low <= 0xdc7e ? [String.fromCharCode(low - 0xdc00), 2] : undefined;
+  }
+  if (c !== 0xf3 || text.charCodeAt(at + 1) !== 0xa0) return undefined;
+  const [b2, b3] = [text.charCodeAt(at + 2), text.charCodeAt(at + 3)];
+  if ((b2 !== 0x80 && b2 !== 0x81) || b3 < 0x80 || b3 > 0xbf) return undefined;
+  const code = ((b2 & 0x3f) << 6) | (b3 & 0x3f);
+  return code >= 0x20 && code <= 0x7e ? [String.fromCharCode(code), 4] : undefined;
+}
+
+/**
+ * The view of a text's Unicode tag characters read as the ASCII they mirror (U+E0074 is `t`),
+ * everything else dropped, or undefined when it has fewer than {@link MIN_TAGS}. Tags are
+ * invisible, so the compact view drops them (a copy joined by them reads as one); a copy written
+ * in them ("ASCII smuggling") is read here, also between visible characters.
+ * @param view - a text and its map to the original
+ */
+export function tagView(view: View): View | undefined {
+  const { text } = view;
+  const builder = new ViewBuilder(text);
+  let tags = 0;
+  let other = 0;
+  for (let i = 0; i < text.length;) {
+    const tag = tagAt(text, i);
+    if (!tag) {
+      i++;
+      continue;
+    }
+    if (i > other) builder.replace(other, i - other, "");
+    builder.replace(i, tag[1], tag[0]);
+    tags++;
+    i += tag[1];
+    other = i;
+  }
+  if (tags < MIN_TAGS) return undefined;
+  if (text.length > other) builder.replace(other, text.length - other, "");
+  return {
+    text: builder.finish()!,
+    origin: compose(view.origin, builder.map.origin()),
+    changed: builder.map,
+  };
+}

@@ -161,7 +161,7 @@ async function authorize(request: Request, env: Cloudflare.Env): Promise<Respons
       // The name is bound to its own passphrase (user-passphrase.ts): the owner's passphrase
       // alone does not let one user sign in as another. A wrong one stays counted.
       const own = await checkUserPassphrase(
-        oauthEnv.OAUTH_KV,
+        env.OAUTH_STORE,
         userId,
         String(form.get("user_passphrase") ?? ""),
       );

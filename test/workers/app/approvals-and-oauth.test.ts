@@ -243,6 +243,33 @@ describe("OAuth (OAUTH=on)", () => {
     expect((await consent(alice, "alice's own secret")).status).toBe(302);
   });
 
+  it("lets one of two first sign-ins racing for a new name claim it: the other is refused", async () => {
+    // The claim was a read, a 100,000-round hash, then a write: two first sign-ins sent at once
+    // both read "no passphrase yet" and both got a grant as the new user (with OAUTH_KV,
+    // eventually consistent, the window was the 60 s a write takes to be seen everywhere).
+    const name = `claim-${crypto.randomUUID().slice(0, 8)}`;
+    const [first, second] = [await authorizeUrl(), await authorizeUrl()];
+    const consent = (url: string, own: string, ip: string) =>
+      worker(url, {
+        method: "POST",
+        headers: { "cf-connecting-ip": ip },
+        body: new URLSearchParams({ user: name, passphrase: PASSWORD, user_passphrase: own }),
+        redirect: "manual",
+      });
+    const statuses = (
+      await Promise.all([
+        consent(first.url, "the real user's passphrase", "198.51.100.201"),
+        consent(second.url, "mallory's passphrase", "203.0.113.201"),
+      ])
+    ).map((r) => r.status);
+    expect(statuses.toSorted()).toEqual([302, 401]);
+    // Whoever won keeps the name; the other passphrase stays wrong.
+    const winner = statuses[0] === 302 ? "the real user's passphrase" : "mallory's passphrase";
+    const loser = statuses[0] === 302 ? "mallory's passphrase" : "the real user's passphrase";
+    expect((await consent((await authorizeUrl()).url, loser, "192.0.2.201")).status).toBe(401);
+    expect((await consent((await authorizeUrl()).url, winner, "192.0.2.202")).status).toBe(302);
+  });
+
   it("refuses a user name too long to name its owner whole: two long names shared one owner", async () => {
     // Skills and runs name their owner by the user id cut to 200 characters (skill-owner.ts,
     // runs/caller.ts), while the passphrase was bound to the whole id: "<victim's long name>x"

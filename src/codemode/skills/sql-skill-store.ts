@@ -26,7 +26,7 @@
  * skill's rows at once (a run that starts later cannot load it); nothing expires.
  */
 import type { SkillLimits } from "./skill-limits";
-import { notKept, tooMany } from "./memory-skill-store";
+import { MAX_DELETED_NAMES, notKept, tooMany } from "./memory-skill-store";
 import type {
   JsonSchema,
   SkillDraft,
@@ -39,14 +39,6 @@ import type {
 
 /** Characters of a run's error kept as a skill's last error. */
 const MAX_ERROR_CHARS = 500;
-
-/**
- * Deleted names whose numbering is kept one by one, per owner. Past it, the oldest are folded
- * into one floor row (name "", which no skill can have): every name saved new starts above it,
- * so no version number is reused while the rows stay bounded (save and delete under new names
- * grew them without end, outside the skill count).
- */
-export const MAX_DELETED_NAMES = 1000;
 
 /** The part of a Durable Object's `SqlStorage` the store uses. */
 export interface SkillSql {

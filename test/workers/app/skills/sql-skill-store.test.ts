@@ -4,7 +4,8 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { MAX_DELETED_NAMES, SqlSkillStore } from "../../../../src/codemode/skills/sql-skill-store";
+import { MAX_DELETED_NAMES } from "../../../../src/codemode/skills/memory-skill-store";
+import { SqlSkillStore } from "../../../../src/codemode/skills/sql-skill-store";
 import { SKILL_STORE_CONTRACT, contractClock } from "../../../helpers/skill-store-contract";
 
 /** Runs `check` with a store over a fresh object's SQLite. */

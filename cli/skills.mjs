@@ -15,7 +15,7 @@ import {
   statSync,
   writeFileSync,
 } from "node:fs";
-import { join, relative, resolve, sep } from "node:path";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
 
 /** The subcommands and their positional arguments (after the subcommand). */
 export const SKILLS_USAGE = `npx code-mode-mcp skills list
@@ -135,10 +135,11 @@ export async function skillsCommand({
       // build time as JSON its Worker imports (`skills: { readOnly }`, docs/skills.md), which
       // checks each like a save when the server is created.
       const folders = readSkillFolders(resolve(first));
-      writeFileSync(resolve(second), `${JSON.stringify(folders, null, 2)}\n`);
-      out(
-        `Packed ${folders.length} skill folder(s) from ${resolve(first)} into ${resolve(second)}.`,
-      );
+      // Not through a link planted where the bundle goes (a cloned project's `skills.json ->
+      // ~/.bashrc`): the bundle's lines hold text the skill folders chose.
+      const target = resolve(second);
+      writeInside(dirname(target), basename(target), `${JSON.stringify(folders, null, 2)}\n`);
+      out(`Packed ${folders.length} skill folder(s) from ${resolve(first)} into ${target}.`);
       return 0;
     }
     if (sub === "import" && first) {
@@ -179,7 +180,7 @@ export function writeInside(root, path, text) {
     const found = lstatSync(at, { throwIfNoEntry: false });
     if (found?.isSymbolicLink())
       throw new Error(
-        `refused to write ${file}: ${at} is a symbolic link.\n  Fix: export into a new folder, or remove the link.`,
+        `refused to write ${file}: ${at} is a symbolic link.\n  Fix: write into a new folder or file, or remove the link.`,
       );
     if (index < parts.length - 1 && !found) mkdirSync(at);
   }

@@ -264,14 +264,23 @@ function upstreamToolFunction(
           `codemode.${entry.identifier}() got invalid input: ${problems.join("; ")}. Check its declaration with codemode.${catalog.helperNames.describe}("${entry.identifier}").`,
         );
     }
+    // What the program sends goes through the same search as what it returns: a credential it
+    // pieced together must not leave through an upstream tool either.
+    const args = redactor.data((input ?? {}) as Record<string, unknown>);
+    // Value by value, `[...token]` (or its codes) is clean: one character is no credential. The
+    // arguments as they go on the wire are read whole, as an API's body is (arrays of
+    // characters and of codes are forms it reads), and such a call is not sent.
+    const wire = JSON.stringify(args);
+    if (wire !== undefined && redactor.text(wire) !== wire)
+      throw new TypeError(
+        `codemode.${entry.identifier}() was not called: its input holds the credential spread over several values (e.g. an array of its characters or character codes). Nothing was sent; send the upstream only the data it needs.`,
+      );
     const result = await sessions.call(route.upstream, (session) =>
       callUpstreamTool(
         session,
         {
           name: route.name,
-          // What the program sends goes through the same search as what it returns: a
-          // credential it pieced together must not leave through an upstream tool either.
-          arguments: redactor.data((input ?? {}) as Record<string, unknown>),
+          arguments: args,
           ...(logLevel && session.client.getProtocolEra() === "modern"
             ? { _meta: { [LOG_LEVEL_META_KEY]: logLevel } }
             : {}),

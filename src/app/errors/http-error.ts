@@ -39,6 +39,7 @@ export const HTTP_ERROR_CODES = {
   wrong_passphrase: "the OAuth consent form was sent with a wrong owner or user passphrase",
   user_passphrase_needed:
     "a first OAuth sign-in under a user name did not set that user's passphrase",
+  user_name_too_long: "an OAuth user name is over 200 characters once URL-encoded",
   too_many_attempts: "too many wrong passphrases; wait as Retry-After says",
   too_many_registrations: "too many OAuth client registrations; wait as Retry-After says",
   runtime_restarted: "the local runtime serving the request was replaced; retry (local server)",

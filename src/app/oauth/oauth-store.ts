@@ -52,6 +52,17 @@ export class OAuthStore extends DurableObject<Cloudflare.Env> {
     );
   }
 
+  /**
+   * Stores `value` under `key` only when the key is absent (or expired), in one step no other
+   * call interleaves with: a claim two requests race for has one winner.
+   * @returns whether this call stored it
+   */
+  kvPutIfAbsent(key: string, value: string): boolean {
+    if (this.kvGet(key) !== null) return false;
+    this.kvPut(key, value, null);
+    return true;
+  }
+
   kvDelete(key: string): void {
     this.sql().exec("DELETE FROM kv WHERE key = ?", key);
   }

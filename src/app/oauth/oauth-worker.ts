@@ -37,6 +37,9 @@ import type { AppSettings } from "../config/config";
 /** Routes that need an access token when OAuth is on. */
 export const OAUTH_API_ROUTES = ["/mcp", "/api/search", "/api/runs", "/api/skills", "/demo-api"];
 
+/** Longest user id (the URL-encoded name) a grant may carry: owners keep this many characters. */
+export const MAX_USER_ID = 200;
+
 const providers = new WeakMap<App, Map<string, OAuthProvider<Cloudflare.Env>>>();
 
 /**
@@ -140,12 +143,25 @@ async function authorize(request: Request, env: Cloudflare.Env): Promise<Respons
       );
     const form = await request.formData();
     const user = String(form.get("user") ?? "").trim() || "owner";
+    // Skills and runs name their owner by the id cut to MAX_USER_ID characters
+    // (skill-owner.ts, runs/caller.ts), the passphrase binds the whole id: a longer id let
+    // "<someone's long name>x", a new user, reach that someone's skills and runs.
+    if (encodeURIComponent(user).length > MAX_USER_ID) {
+      // Nothing was checked: this is no guess.
+      await attempts.succeeded();
+      throw new HttpError(
+        400,
+        "user_name_too_long",
+        `The user name is too long: at most ${MAX_USER_ID} characters once URL-encoded (a letter outside ASCII takes 6 to 12).`,
+        "Go back and sign in under a shorter name.",
+      );
+    }
     if (await samePassphrase(String(form.get("passphrase") ?? ""), oauthEnv.OAUTH_PASSWORD)) {
       const userId = encodeURIComponent(user);
       // The name is bound to its own passphrase (user-passphrase.ts): the owner's passphrase
       // alone does not let one user sign in as another. A wrong one stays counted.
       const own = await checkUserPassphrase(
-        oauthEnv.OAUTH_KV,
+        env.OAUTH_STORE,
         userId,
         String(form.get("user_passphrase") ?? ""),
       );

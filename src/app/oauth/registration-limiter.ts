@@ -10,8 +10,10 @@
  * Storage: the `OAuthStore` counters (`countAttempt`, one step no other call interleaves with, so
  * a burst is counted as it comes): `register:addr:<address>` (an IPv6 address by its /64, as
  * for passphrases; a request without `CF-Connecting-IP`, which Cloudflare and the local server's
- * front always set, is counted in the total only) and `register:all:<origin>` (the Worker's
- * origin: one provider per origin).
+ * front always set, is counted in the total only) and `register:all`: one total for the storage,
+ * whatever the origin. Kept per origin before, the total was as many totals as Host headers the
+ * Worker accepts (every port of localhost, every `*.workers.dev` name on the local server, every
+ * subdomain of a wildcard route), while every client lands in the same storage.
  * A registration is counted before the provider checks it, so malformed ones count too.
  *
  * Does not do: take back clients registered and never used (the provider keeps them); an
@@ -36,7 +38,7 @@ export interface RegistrationLimits {
  * Counts one registration, or throws `429 too_many_registrations` with `Retry-After` when the
  * address's hour or the Worker's day is full (nothing is counted then).
  * @param store - the `OAUTH_STORE` binding
- * @param request - the `POST /register` request (its `CF-Connecting-IP` and origin)
+ * @param request - the `POST /register` request (its `CF-Connecting-IP`)
  * @param limits - per address per hour, in total per day
  */
 export async function countRegistration(
@@ -49,7 +51,7 @@ export async function countRegistration(
   // a service binding) only the total applies.
   const ip = request.headers.get("cf-connecting-ip");
   const own = ip ? [`register:addr:${addressKey(ip)}`] : [];
-  const all = [`register:all:${new URL(request.url).origin}`];
+  const all = ["register:all"];
   const perAddress =
     own.length > 0 ? await stub.countAttempt(own, limits.perHour, HOUR_MS) : { waitMs: 0 };
   if (perAddress.waitMs > 0)

@@ -4,13 +4,18 @@
  * the owner's `OAUTH_PASSWORD` could sign in as any user and reach that user's skills, runs and
  * tasks (docs/security.md, "OAuth users under one passphrase").
  *
- * Storage: one key per user in the OAuth provider's KV (`OAUTH_KV`, or the `OAuthStore` view of
- * it), `user-passphrase:<user id>` → `{ salt, hash }` (PBKDF2-SHA-256, 100,000 iterations,
- * base64), never expiring. The provider's own keys are `client:`, `grant:` and `token:`.
+ * Storage: one key per user in the `OAuthStore` Durable Object (instance `oauth`, also with
+ * `OAUTH_KV` bound), `user-passphrase:<user id>` → `{ salt, hash }` (PBKDF2-SHA-256, 100,000
+ * iterations, base64), never expiring, claimed with `kvPutIfAbsent`. A read, a hash and a write
+ * (as over KV before) let two first sign-ins racing for a new name both get a grant as that
+ * user, and over `OAUTH_KV` a write is seen elsewhere only up to 60 s later, so the race was
+ * open for a minute after a user's first sign-in: one claim, one winner, the other's
+ * passphrase is then checked like any later one.
  *
- * Does not do: reset a forgotten passphrase (the operator deletes the key), or stop two first
- * sign-ins for one new name racing (both need `OAUTH_PASSWORD`; the last write wins).
+ * Does not do: reset a forgotten passphrase (the operator deletes the key).
  */
+import type { OAuthStore } from "./oauth-store";
+
 const ITERATIONS = 100_000;
 
 /** Shortest passphrase a first sign-in may set. */
@@ -19,31 +24,45 @@ export const MIN_USER_PASSPHRASE = 8;
 /** What a check found. */
 export type UserPassphraseCheck = "matches" | "set" | "wrong" | "too_short";
 
+/** A user's kept passphrase. */
+interface Kept {
+  salt: string;
+  hash: string;
+}
+
 /**
  * Checks `sent` against the user's passphrase, setting it on the user's first grant.
- * @param kv - the OAuth provider's KV
+ * @param store - the `OAUTH_STORE` binding
  * @param userId - the user id the grant will carry
  * @param sent - the passphrase from the form
  */
 export async function checkUserPassphrase(
-  kv: KVNamespace,
+  store: DurableObjectNamespace<OAuthStore>,
   userId: string,
   sent: string,
 ): Promise<UserPassphraseCheck> {
+  const stub = store.get(store.idFromName("oauth"));
   const key = `user-passphrase:${userId}`;
-  const kept = (await kv.get(key, "json")) as { salt: string; hash: string } | null;
-  if (kept) {
-    const hash = await derive(sent, fromBase64(kept.salt));
-    const expected = fromBase64(kept.hash);
-    return hash.byteLength === expected.byteLength && crypto.subtle.timingSafeEqual(hash, expected)
-      ? "matches"
-      : "wrong";
-  }
+  const read = async () => {
+    const value = await stub.kvGet(key);
+    return value === null ? null : (JSON.parse(value) as Kept);
+  };
+  const kept = await read();
+  if (kept) return (await same(sent, kept)) ? "matches" : "wrong";
   if (sent.length < MIN_USER_PASSPHRASE) return "too_short";
   const salt = crypto.getRandomValues(new Uint8Array(16));
   const hash = await derive(sent, salt);
-  await kv.put(key, JSON.stringify({ salt: toBase64(salt), hash: toBase64(new Uint8Array(hash)) }));
-  return "set";
+  const value = JSON.stringify({ salt: toBase64(salt), hash: toBase64(new Uint8Array(hash)) });
+  if (await stub.kvPutIfAbsent(key, value)) return "set";
+  // Another first sign-in claimed the name meanwhile: its passphrase is the name's now.
+  const claimed = await read();
+  return claimed && (await same(sent, claimed)) ? "matches" : "wrong";
+}
+
+async function same(sent: string, kept: Kept): Promise<boolean> {
+  const hash = await derive(sent, fromBase64(kept.salt));
+  const expected = fromBase64(kept.hash);
+  return hash.byteLength === expected.byteLength && crypto.subtle.timingSafeEqual(hash, expected);
 }
 
 async function derive(passphrase: string, salt: Uint8Array): Promise<ArrayBuffer> {

@@ -24,6 +24,14 @@ interface Entry {
   latest: number;
 }
 
+/**
+ * Deleted names whose numbering is kept one by one, per owner (here and in sql-skill-store.ts).
+ * Past it, the oldest are folded into one floor under the name "" (no skill can have it): every
+ * name saved new starts above it, so no version number is reused while the record stays bounded
+ * (save and delete under new names grew it without end, outside the skill count).
+ */
+export const MAX_DELETED_NAMES = 1000;
+
 /** Skills kept in this isolate's memory. */
 export class MemorySkillStore implements SkillStore {
   private readonly owners = new Map<string, Map<string, Entry>>();
@@ -120,8 +128,10 @@ export class MemorySkillStore implements SkillStore {
     if (!skills) this.owners.set(owner, (skills = new Map()));
     let entry = skills.get(draft.name);
     // A name deleted before continues its numbering.
-    const gone = this.deleted.get(owner)?.get(draft.name) ?? 0;
-    this.deleted.get(owner)?.delete(draft.name);
+    // A new name may have been deleted long ago, its entry folded into the floor ("").
+    const deleted = this.deleted.get(owner);
+    const gone = deleted?.get(draft.name) ?? (entry ? 0 : (deleted?.get("") ?? 0));
+    deleted?.delete(draft.name);
     if (!entry) {
       entry = { current: 0, versions: new Map(), latest: gone };
       skills.set(draft.name, entry);
@@ -145,7 +155,15 @@ export class MemorySkillStore implements SkillStore {
     if (!entry) return Promise.resolve(false);
     let deleted = this.deleted.get(owner);
     if (!deleted) this.deleted.set(owner, (deleted = new Map()));
+    // Last in insertion order, so the oldest fold first.
+    deleted.delete(name);
     deleted.set(name, entry.latest);
+    for (const [old, latest] of deleted) {
+      if (deleted.size <= MAX_DELETED_NAMES + (deleted.has("") ? 1 : 0)) break;
+      if (old === "") continue;
+      deleted.set("", Math.max(deleted.get("") ?? 0, latest));
+      deleted.delete(old);
+    }
     return Promise.resolve(this.owners.get(owner)!.delete(name));
   }
 

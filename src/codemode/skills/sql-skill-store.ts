@@ -15,7 +15,8 @@
  *   last failed run's error (`recordUses`), removed with the skill;
  * - `skill_deleted (owner, name) → latest`: the highest version a deleted skill had, so a skill
  *   saved again under its name continues the numbering (a run record naming "v2" names one
- *   version for ever); one small row per deleted name, removed when the name is saved again.
+ *   version for ever); one small row per deleted name, removed when the name is saved again, at
+ *   most {@link MAX_DELETED_NAMES} per owner (older ones fold into a floor row named "").
  *
  * Lifecycle and limits: the tables are created by the first write; reads of a database without
  * them answer "none" and create nothing (with `FORWARD_CALLER_TOKEN` every token is an owner, so
@@ -25,7 +26,7 @@
  * skill's rows at once (a run that starts later cannot load it); nothing expires.
  */
 import type { SkillLimits } from "./skill-limits";
-import { notKept, tooMany } from "./memory-skill-store";
+import { MAX_DELETED_NAMES, notKept, tooMany } from "./memory-skill-store";
 import type {
   JsonSchema,
   SkillDraft,
@@ -206,7 +207,15 @@ export class SqlSkillStore implements SkillStore {
       owner,
       draft.name,
     )[0];
-    const version = Math.max(head?.latest ?? 0, gone?.latest ?? 0) + 1;
+    // A new name may have been deleted long ago, its row folded into the floor.
+    const floor =
+      head || gone
+        ? undefined
+        : this.rows<{ latest: number }>(
+            "SELECT latest FROM skill_deleted WHERE owner = ? AND name = ''",
+            owner,
+          )[0];
+    const version = Math.max(head?.latest ?? 0, gone?.latest ?? 0, floor?.latest ?? 0) + 1;
     const savedAt = this.now();
     this.sql.exec(
       `INSERT INTO skill_versions (owner, name, version, description, input, output, code, saved_at,
@@ -259,6 +268,7 @@ export class SqlSkillStore implements SkillStore {
       name,
       latest,
     );
+    this.foldDeleted(owner);
     this.sql.exec("DELETE FROM skills WHERE owner = ? AND name = ?", owner, name);
     this.sql.exec("DELETE FROM skill_versions WHERE owner = ? AND name = ?", owner, name);
     this.sql.exec("DELETE FROM skill_uses WHERE owner = ? AND name = ?", owner, name);
@@ -321,6 +331,24 @@ export class SqlSkillStore implements SkillStore {
   private rows<T>(query: string, ...bindings: (string | number)[]): T[] {
     this.migrate();
     return this.sql.exec(query, ...bindings).toArray() as T[];
+  }
+
+  /** Folds the oldest deleted names past {@link MAX_DELETED_NAMES} into the owner's floor row. */
+  private foldDeleted(owner: string): void {
+    const old = this.rows<{ rowid: number; latest: number }>(
+      `SELECT rowid, latest FROM skill_deleted WHERE owner = ? AND name != ''
+       ORDER BY rowid DESC LIMIT -1 OFFSET ?`,
+      owner,
+      MAX_DELETED_NAMES,
+    );
+    if (old.length === 0) return;
+    this.sql.exec(
+      `INSERT INTO skill_deleted (owner, name, latest) VALUES (?, '', ?)
+       ON CONFLICT (owner, name) DO UPDATE SET latest = max(latest, excluded.latest)`,
+      owner,
+      Math.max(...old.map((r) => r.latest)),
+    );
+    for (const { rowid } of old) this.sql.exec("DELETE FROM skill_deleted WHERE rowid = ?", rowid);
   }
 
   /** Rows of a read: none, and nothing created, while no write has made the tables. */

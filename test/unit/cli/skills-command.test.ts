@@ -72,7 +72,7 @@ describe("skills export", () => {
     expect(await skillsCommand({ ...io, positional: ["export", pack] })).toBe(1);
     expect(readFileSync(victim, "utf8")).toBe("precious\n");
     expect(lines.at(-1)).toMatch(
-      /refused to write .*evil.*: .*evil is a symbolic link\.\n {2}Fix: export into a new folder/,
+      /refused to write .*evil.*: .*evil is a symbolic link\.\n {2}Fix: write into a new folder/,
     );
   });
 
@@ -197,5 +197,33 @@ describe("skills pack", () => {
     // What the Worker's `skills.readOnly` reads from it.
     expect(readSkillFolder(packed[0]!, skillLimits()).name).toBe("evil");
     expect(lines).toEqual([`Packed 1 skill folder(s) from ${dir} into ${file}.`]);
+  });
+
+  it("does not write the bundle through a link planted where it goes", async () => {
+    // A cloned project may hold `skills.json -> ~/.bashrc`: the bundle written through it put
+    // lines like `"SKILL.md": "… $(touch /tmp/pwned) …"` into a file a shell runs.
+    const work = mkdtempSync(join(tmpdir(), "skills-pack-link-"));
+    const dir = join(work, "skills");
+    mkdirSync(join(dir, "evil", "scripts"), { recursive: true });
+    writeFileSync(join(dir, "evil", "SKILL.md"), SKILL_MD);
+    writeFileSync(join(dir, "evil", "scripts", "evil.js"), "async () => 1\n");
+    const victim = join(work, "bashrc");
+    writeFileSync(victim, "precious\n");
+    const file = join(work, "skills.json");
+    symlinkSync(victim, file);
+    const lines: string[] = [];
+    const code = await skillsCommand({
+      positional: ["pack", dir, file],
+      url: "http://x",
+      env: {},
+      out: (l: string) => lines.push(l),
+      err: (l: string) => lines.push(l),
+      fetch: (() => {
+        throw new Error("pack needs no server");
+      }) as never,
+    } as unknown as Parameters<typeof skillsCommand>[0]);
+    expect(readFileSync(victim, "utf8")).toBe("precious\n");
+    expect(code).toBe(1);
+    expect(lines.at(-1)).toMatch(/skills\.json is a symbolic link\.\n {2}Fix: /);
   });
 });

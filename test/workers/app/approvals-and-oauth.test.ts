@@ -243,6 +243,59 @@ describe("OAuth (OAUTH=on)", () => {
     expect((await consent(alice, "alice's own secret")).status).toBe(302);
   });
 
+  it("lets one of two first sign-ins racing for a new name claim it: the other is refused", async () => {
+    // The claim was a read, a 100,000-round hash, then a write: two first sign-ins sent at once
+    // both read "no passphrase yet" and both got a grant as the new user (with OAUTH_KV,
+    // eventually consistent, the window was the 60 s a write takes to be seen everywhere).
+    const name = `claim-${crypto.randomUUID().slice(0, 8)}`;
+    const [first, second] = [await authorizeUrl(), await authorizeUrl()];
+    const consent = (url: string, own: string, ip: string) =>
+      worker(url, {
+        method: "POST",
+        headers: { "cf-connecting-ip": ip },
+        body: new URLSearchParams({ user: name, passphrase: PASSWORD, user_passphrase: own }),
+        redirect: "manual",
+      });
+    const statuses = (
+      await Promise.all([
+        consent(first.url, "the real user's passphrase", "198.51.100.201"),
+        consent(second.url, "mallory's passphrase", "203.0.113.201"),
+      ])
+    ).map((r) => r.status);
+    expect(statuses.toSorted()).toEqual([302, 401]);
+    // Whoever won keeps the name; the other passphrase stays wrong.
+    const winner = statuses[0] === 302 ? "the real user's passphrase" : "mallory's passphrase";
+    const loser = statuses[0] === 302 ? "mallory's passphrase" : "the real user's passphrase";
+    expect((await consent((await authorizeUrl()).url, loser, "192.0.2.201")).status).toBe(401);
+    expect((await consent((await authorizeUrl()).url, winner, "192.0.2.202")).status).toBe(302);
+  });
+
+  it("refuses a user name too long to name its owner whole: two long names shared one owner", async () => {
+    // Skills and runs name their owner by the user id cut to 200 characters (skill-owner.ts,
+    // runs/caller.ts), while the passphrase was bound to the whole id: "<victim's long name>x"
+    // was a new user with a passphrase of its own, and its grant reached the victim's skills
+    // and runs. A letter outside ASCII is 6 to 12 characters of the id: 34 Cyrillic ones do it.
+    const stem = `${crypto.randomUUID().slice(0, 8)}-${"Я".repeat(40)}`;
+    const consent = async (user: string) => {
+      const { url } = await authorizeUrl();
+      return worker(url, {
+        method: "POST",
+        headers: { "cf-connecting-ip": `198.51.100.${Math.floor(Math.random() * 250) + 1}` },
+        body: new URLSearchParams({ user, passphrase: PASSWORD, user_passphrase: `${user} own` }),
+        redirect: "manual",
+      });
+    };
+    for (const user of [`${stem}-victim`, `${stem}-mallory`]) {
+      const refused = await consent(user);
+      expect(refused.status, user).toBe(400);
+      expect(await refused.text()).toContain("at most 200 characters");
+    }
+    // A name whose id fits is served.
+    expect((await consent(`${crypto.randomUUID().slice(0, 8)}-${"Я".repeat(30)}`)).status).toBe(
+      302,
+    );
+  });
+
   it("shows each OAuth user only their own runs: another user's program and result stay hidden", async () => {
     const [ana, bob] = [await tokenFor("ana"), await tokenFor("bob")];
     const as = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });

@@ -1,8 +1,13 @@
 // OAuth dynamic client registration (`POST /register`) is bounded (registration-limiter.ts): per
 // address per hour and in total per day, with settings, a 429 naming the limit and the setting,
 // and `Retry-After`. Before, a script registered clients without end, each a stored row.
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { configured } from "./helpers";
+
+/** Empties the day's total (one counter for the whole provider storage, shared by the files). */
+const resetTotal = () =>
+  env.OAUTH_STORE.get(env.OAUTH_STORE.idFromName("oauth")).kvDelete("register:all");
 
 const PASSWORD = "registration-limit-passphrase-0123";
 
@@ -70,6 +75,7 @@ describe("OAuth client registration is bounded", () => {
       OAUTH_REGISTRATIONS_PER_DAY: "5",
     });
     const base = "https://registrations-c.example.workers.dev";
+    await resetTotal();
     const statuses: number[] = [];
     for (let i = 1; i <= 7; i++)
       statuses.push((await register(worker, base, `192.0.2.${i}`)).status);
@@ -80,6 +86,30 @@ describe("OAuth client registration is bounded", () => {
     expect(body.error.fix).toContain("OAUTH_REGISTRATIONS_PER_DAY");
     // A request with no address at all counts in the total too.
     expect((await register(worker, base, undefined)).status).toBe(429);
+  });
+
+  it("the day's total is one for the storage: a new Host per registration is not a new total", async () => {
+    // Before, the total was kept per origin, and the origin is the request's Host: the local
+    // server passes any port of localhost and any *.workers.dev name, a wildcard route any
+    // subdomain. New names from new addresses registered without end into the one storage.
+    const worker = configured({
+      OAUTH: "on",
+      OAUTH_PASSWORD: PASSWORD,
+      OAUTH_REGISTRATIONS_PER_DAY: "3",
+    });
+    await resetTotal();
+    const statuses: number[] = [];
+    for (let i = 1; i <= 5; i++)
+      statuses.push(
+        (await register(worker, `https://spoof-${i}.example.workers.dev`, `192.0.2.${100 + i}`))
+          .status,
+      );
+    for (let i = 1; i <= 2; i++)
+      statuses.push(
+        (await register(worker, `http://localhost:${9200 + i}`, `198.51.100.${100 + i}`)).status,
+      );
+    expect(statuses).toEqual([201, 201, 201, 429, 429, 429, 429]);
+    await resetTotal();
   });
 
   it("refuses a limit that is not a whole number, naming the setting", async () => {

@@ -4,6 +4,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { MAX_DELETED_NAMES } from "../../../../src/codemode/skills/memory-skill-store";
 import { SqlSkillStore } from "../../../../src/codemode/skills/sql-skill-store";
 import { SKILL_STORE_CONTRACT, contractClock } from "../../../helpers/skill-store-contract";
 
@@ -18,6 +19,37 @@ async function inObject(check: (store: SqlSkillStore, sql: SqlStorage) => Promis
 describe("SqlSkillStore", () => {
   for (const [name, check] of Object.entries(SKILL_STORE_CONTRACT))
     it(name, () => inObject((store) => check(store)));
+
+  it("keeps a bounded record of deleted names, and still never reuses a version number", async () => {
+    // Each deleted name left a row for ever (its numbering continues when saved again), outside
+    // the skill count: save and delete under new names grew a principal's storage without end.
+    await inObject(async (store, sql) => {
+      const limits = { maxSkills: 5, maxVersions: 5 };
+      const draft = (name: string) => ({
+        name,
+        description: "d",
+        input: {},
+        code: "async () => 1",
+      });
+      await store.save("a", draft("first"), limits);
+      await store.save("a", draft("first"), limits);
+      await store.delete("a", "first");
+      let lastVersion = 0;
+      for (let i = 0; i < MAX_DELETED_NAMES + 40; i++) {
+        lastVersion = (await store.save("a", draft(`s${i}`), limits)).version;
+        await store.delete("a", `s${i}`);
+      }
+      const [{ n }] = sql
+        .exec<{ n: number }>("SELECT COUNT(*) AS n FROM skill_deleted WHERE owner = 'a'")
+        .toArray() as [{ n: number }];
+      expect(n).toBeLessThanOrEqual(MAX_DELETED_NAMES + 1);
+      // "first" was version 2 when deleted; its row is gone, its number is not reused.
+      expect((await store.save("a", draft("first"), limits)).version).toBeGreaterThan(2);
+      // A name deleted lately continues exactly (new names start above the folded ones).
+      const last = `s${MAX_DELETED_NAMES + 39}`;
+      expect((await store.save("a", draft(last), limits)).version).toBe(lastVersion + 1);
+    });
+  });
 
   it("reads of a database no save has written create no tables (no storage per caller)", async () => {
     await inObject(async (store, sql) => {

@@ -120,4 +120,58 @@ describeExecutors((Executor) => {
     expect(recovered(received.join("\n"))).toEqual([]);
     expect(received.join("\n")).toContain("[REDACTED]");
   });
+
+  it("a credential sent as an array of its characters or codes reaches no upstream tool", async () => {
+    // The arguments were redacted value by value: one character, or one code, is no credential,
+    // so `items: [...token]` reached the upstream whole, to be joined back there.
+    const received: unknown[][] = [];
+    const upstream = () => {
+      const server = new McpServer({ name: "lists", version: "1.0.0" });
+      server.registerTool(
+        "post_list",
+        {
+          description: "Posts a list publicly.",
+          inputSchema: z.object({ items: z.array(z.union([z.string(), z.number()])) }),
+        },
+        async ({ items }) => {
+          received.push(items);
+          return { content: [{ type: "text", text: "posted" }] };
+        },
+      );
+      return server;
+    };
+    const factory = codeMcpServer({
+      upstream: {
+        url: "http://lists.local/mcp",
+        headers: { authorization: AUTH },
+        fetch: (url: string | URL | Request, init?: RequestInit) =>
+          direct(createMcpHandler(upstream))(url, init),
+      },
+      executor,
+      secrets: [AUTH, ECHO_SECRET],
+    });
+    const client = await connect(createMcpHandler(factory));
+    const program = `async () => {
+      const t = ${JSON.stringify(ECHO_SECRET.slice(0, 11))} + ${JSON.stringify(ECHO_SECRET.slice(11))};
+      const notes = [];
+      for (const items of [[...t], [...t].map((c) => c.charCodeAt(0)), ["safe", "list"]]) {
+        try {
+          await codemode.post_list({ items });
+          notes.push("sent");
+        } catch (error) {
+          notes.push(String(error.message));
+        }
+      }
+      return notes;
+    }`;
+    const result = await client.callTool({ name: "code", arguments: { code: program } });
+    await client.close();
+    const joined = received.map((items) =>
+      items.map((x) => (typeof x === "number" ? String.fromCharCode(x) : x)).join(""),
+    );
+    expect(joined.some((t) => holds(t, ECHO_SECRET))).toBe(false);
+    // A list without the credential is sent; the refusals say why.
+    expect(joined).toContain("safelist");
+    expect(text(result)).toContain("spread over several values");
+  });
 });

@@ -155,7 +155,10 @@ function productSkills(
   const operator = operatorSkills(env, config.skills.limits);
   return {
     options: {
-      store: withReadOnlySkills(durableSkillStore(env.SKILLS), operator.skills),
+      store: withReadOnlySkills(
+        durableSkillStore(env.SKILLS, config.skills.maxTokenOwners),
+        operator.skills,
+      ),
       owner: (authInfo) => skillOwner(config, authInfo),
       limits: config.skills.limits,
     },

@@ -71,7 +71,8 @@ export interface AppConfig {
   /** The run history (`RUNS`, `RUNS_RETENTION_*`; runs/run-settings.ts). */
   runs: RunSettings;
   /** Saved skills (`SKILLS`, `SKILLS_MAX_*`; docs/skills.md): off, or the limits. */
-  skills: { enabled: boolean; limits: Partial<SkillLimits> };
+  /** `maxTokenOwners`: forwarded tokens that may keep skills (token-owners.ts). */
+  skills: { enabled: boolean; limits: Partial<SkillLimits>; maxTokenOwners: number };
   /** Non-fatal notes shown on the status page. */
   warnings: string[];
 }
@@ -142,6 +143,7 @@ export function readConfig(
           maxDescriptionChars: values.SKILLS_MAX_DESCRIPTION_CHARS,
           maxSchemaChars: values.SKILLS_MAX_SCHEMA_CHARS,
         },
+        maxTokenOwners: values.SKILLS_MAX_TOKEN_OWNERS,
       },
       warnings,
     },

@@ -18,6 +18,7 @@ import { DEFAULT_EXECUTOR, parseExecutorSetting, type ExecutorKind } from "./exe
 import type { ExecutorLimits } from "../../executor/types";
 import { DEFAULT_RUN_SETTINGS } from "./run-settings";
 import { DEFAULT_SKILL_LIMITS } from "../../codemode/skills/skill-limits";
+import { DEFAULT_TOKEN_OWNERS } from "../skills/token-owners";
 import type { AppSettings, SettingName } from "./setting-names";
 import { onOff, readTable, text, type ConfigProblem, type Setting } from "./setting-rows";
 
@@ -248,6 +249,12 @@ export const SETTING_TABLE = {
     "SKILLS_MAX_SCHEMA_CHARS",
     "characters of one skill's input or output JSON Schema",
     DEFAULT_SKILL_LIMITS.maxSchemaChars,
+    1_000_000,
+  ),
+  SKILLS_MAX_TOKEN_OWNERS: wholeNumber(
+    "SKILLS_MAX_TOKEN_OWNERS",
+    "forwarded tokens (FORWARD_CALLER_TOKEN) that may keep skills, each a principal of its own",
+    DEFAULT_TOKEN_OWNERS,
     1_000_000,
   ),
 } satisfies { [name in SettingName]: Setting<unknown> };

@@ -14,6 +14,7 @@ import { CodeModeError } from "../../errors";
 import { notKept } from "../../codemode/skills/memory-skill-store";
 import type { SkillStore } from "../../codemode/skills/skill-store";
 import { TOKEN_OWNER_PREFIX } from "./skill-owner";
+import { DEFAULT_TOKEN_OWNERS, tokenOwnersFull } from "./token-owners";
 import {
   OWNER_DIRECTORY,
   type SkillOp,
@@ -27,8 +28,12 @@ const KNOWN_MAX = 10_000;
 /**
  * A store over the `SKILLS` binding.
  * @param namespace - the Durable Object namespace of `SkillStoreObject`
+ * @param maxTokenOwners - the most token owners that may save (`SKILLS_MAX_TOKEN_OWNERS`)
  */
-export function durableSkillStore(namespace: DurableObjectNamespace<SkillStoreObject>): SkillStore {
+export function durableSkillStore(
+  namespace: DurableObjectNamespace<SkillStoreObject>,
+  maxTokenOwners = DEFAULT_TOKEN_OWNERS,
+): SkillStore {
   const send = async (owner: string, op: SkillOp): Promise<never> => {
     const stub = namespace.get(namespace.idFromName(owner));
     const answer = (await stub.op(op)) as SkillOpAnswer;
@@ -47,7 +52,8 @@ export function durableSkillStore(namespace: DurableObjectNamespace<SkillStoreOb
   };
   const register = async (owner: string): Promise<void> => {
     if (!gated(owner)) return;
-    await directory().registerOwner(owner);
+    if (!(await directory().registerOwner(owner, maxTokenOwners)))
+      throw tokenOwnersFull(maxTokenOwners);
     remember(owner);
   };
   const remember = (owner: string) => {

@@ -10,6 +10,7 @@ import { DurableObject } from "cloudflare:workers";
 import { CodeModeError } from "../../errors";
 import { SqlSkillStore } from "../../codemode/skills/sql-skill-store";
 import type { SkillStore } from "../../codemode/skills/skill-store";
+import { mayRegisterOwner } from "./token-owners";
 
 /** One store method and its arguments, as sent over RPC. */
 export type SkillOp = {
@@ -44,11 +45,19 @@ export class SkillStoreObject extends DurableObject<Cloudflare.Env> {
 
   /**
    * On the one object named {@link OWNER_DIRECTORY}: notes that `owner` has a store (before its
-   * first save), so reads for owners it does not know need not reach (and create) theirs.
+   * first save), so reads for owners it does not know need not reach (and create) theirs. A new
+   * owner past `max` registered ones is not noted (token-owners.ts).
    * @param owner - the owner key
+   * @param max - the most owners listed (`SKILLS_MAX_TOKEN_OWNERS`)
+   * @returns whether `owner` is listed now
    */
-  registerOwner(owner: string): void {
-    this.directory().exec("INSERT OR IGNORE INTO owners (owner) VALUES (?)", owner);
+  registerOwner(owner: string, max: number): boolean {
+    const sql = this.directory();
+    if (sql.exec("SELECT 1 FROM owners WHERE owner = ?", owner).toArray().length > 0) return true;
+    const registered = sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM owners").one().n;
+    if (!mayRegisterOwner(registered, max)) return false;
+    sql.exec("INSERT INTO owners (owner) VALUES (?)", owner);
+    return true;
   }
 
   /**

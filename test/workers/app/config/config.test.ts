@@ -38,6 +38,7 @@ describe("readConfig", () => {
             maxDescriptionChars: 1_000,
             maxSchemaChars: 8_000,
           },
+          maxTokenOwners: 1_000,
         },
         warnings: [],
       },

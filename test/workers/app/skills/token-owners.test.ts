@@ -1,0 +1,54 @@
+// Forwarded tokens that may keep skills are bounded (#44, attack-e): with FORWARD_CALLER_TOKEN=on
+// anyone may send any bearer token and each is a principal, so a loop of random tokens saving
+// one skill each would leave a Durable Object per token for ever. Past SKILLS_MAX_TOKEN_OWNERS
+// registered owners a new token's save is refused, naming the setting; registered owners keep
+// saving.
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import type { AppSettings } from "../../../../src/app/config/config";
+import { connect } from "../../../helpers/mcp-client";
+import { configured } from "../helpers";
+
+const SAVE = `async () => { await skills.save({ name: "twice", description: "Doubles n.", input: { type: "object" }, run: async ({ n }) => n * 2 }); return 1; }`;
+
+describe("forwarded-token owners that keep skills", () => {
+  it(
+    "past SKILLS_MAX_TOKEN_OWNERS a new token's save is refused; a listed one still saves",
+    {
+      timeout: 300_000,
+    },
+    async () => {
+      const app = configured({
+        API_BASE_URL: "https://api.example.com",
+        FORWARD_CALLER_TOKEN: "on",
+        SKILLS_MAX_TOKEN_OWNERS: "2",
+      } as AppSettings);
+      const save = async (token: string) => {
+        const client = await connect(app, "/mcp", {
+          headers: { authorization: `Bearer ${token}` },
+        });
+        const result = (await client.callTool({
+          name: "execute",
+          arguments: { code: SAVE },
+        })) as { content: { text: string }[]; isError?: boolean };
+        await client.close();
+        return result.content.map((c) => c.text).join("\n");
+      };
+      const tokens = Array.from({ length: 4 }, () => `tok-${crypto.randomUUID()}`);
+      const answers = [];
+      for (const token of tokens) answers.push(await save(token));
+      expect(answers.slice(0, 2).every((a) => /Saved skill "twice" as version 1/.test(a))).toBe(
+        true,
+      );
+      for (const refused of answers.slice(2)) {
+        expect(refused).toMatch(/at most 2 forwarded tokens/);
+        expect(refused).toMatch(/SKILLS_MAX_TOKEN_OWNERS/);
+      }
+      // An owner already listed is not a new one: its next save goes through.
+      expect(await save(tokens[0]!)).toMatch(/Saved skill "twice" as version 2/);
+      // The directory lists the two, and no store was made for the refused tokens.
+      const directory = env.SKILLS.get(env.SKILLS.idFromName("#owners"));
+      expect(await directory.registerOwner("token:probe", 2)).toBe(false);
+    },
+  );
+});

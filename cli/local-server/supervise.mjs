@@ -24,6 +24,7 @@ import { systemClock } from "./clock.mjs";
 import { createFront } from "./front/front.mjs";
 import { HOST_STUCK_MS, STARTING, createHostPair } from "./host-pair.mjs";
 import { RUNNER_STUCK_MS, createRunnerPool } from "./runner-pool.mjs";
+import { readStableCode, warmWith } from "./stable-code-request.mjs";
 import { DEFAULT_MAX_RUNS, askToRetire, runnerCounts } from "./runner-retirement.mjs";
 import { createRuntimeHost, probe, waitReady } from "./runtime.mjs";
 import { watch } from "./watchdog.mjs";
@@ -284,6 +285,8 @@ export async function supervise({
     watch: (runtime, onStuck) => watchOver(runtime, RUNNER_STUCK_MS, onStuck),
     askToRetire: (runtime) => askToRetire(runtime.socket),
     counts: (runtime) => runnerCounts(runtime.socket),
+    readCode: (runtime, hash) => readStableCode(runtime.socket, hash),
+    warm: (runtime, code) => warmWith(runtime.socket, code),
   });
 
   const hosts = createHostPair({

@@ -227,8 +227,9 @@ export function createRunnerPool({
   const warmStep = () => {
     if (!readCode || !warm || state.stopping) return;
     /** @type {Runtime[]} */
+    // Not a retiring runner: it begins no run, and the engine would cost it memory for nothing.
     const running = slots.flatMap((slot) => [
-      ...(slot.runtime ? [slot.runtime] : []),
+      ...(slot.runtime && !slot.retiring ? [slot.runtime] : []),
       ...(slot.prepared ? [slot.prepared.runtime] : []),
     ]);
     const learn = codeToLearn(running, new Set(known.keys()));

@@ -119,4 +119,20 @@ describe("the runner pool's warm runners", () => {
     expect(warmed).toContain("runner 2 (aside):true");
     pool.stop();
   });
+
+  it("does not warm a runner being retired", async () => {
+    const { pool, clock, launched, doorbells, warmed, probe } = warmingPool(3);
+    await pool.start();
+    void pool.retireLoop();
+    doorbells.get(2)!();
+    await clock.advance(0);
+    pool.slots[1]!.retiring = true;
+    probe([launched[0]!]);
+    await clock.advance(PREPARE_LOOK_MS);
+    expect(warmed).toEqual([]);
+    pool.slots[1]!.retiring = false;
+    await clock.advance(PREPARE_LOOK_MS);
+    expect(warmed).toEqual(["runner 2:true"]);
+    pool.stop();
+  });
 });

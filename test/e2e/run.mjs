@@ -111,7 +111,7 @@ const SCRIPTS = [
   // replacements). Alone: it measures waits, on a server of its own (3 runners). The isolate-
   // per-run half only: on the shared worker fresh runners now hold the engine before their first
   // run (the supervisor warms them) and no search failed in 3 runs, but round 1's searches still
-  // waited up to 1.05–1.26 s on a loaded machine (a stall may take the spare, and shared-worker
+  // waited up to 1.05–1.26 s at load 10–16 (3 of 3 passed at load 4–5; a stall may take the spare, and shared-worker
   // searches then queue on the one free runner: bench/README.md, "Fair share"). Run that half by
   // hand: FAIR_SHARE_EXECUTORS=shared-worker node test/e2e/fair-share.mjs (Node 22).
   { name: "fair-share", alone: true, env: { FAIR_SHARE_EXECUTORS: "isolate-per-run" } },

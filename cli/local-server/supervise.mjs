@@ -24,6 +24,7 @@ import { createFront } from "./front/front.mjs";
 import { HOST_STUCK_MS, STARTING, createHostPair } from "./host-pair.mjs";
 import { RUNNER_STUCK_MS, createRunnerPool } from "./runners/runner-pool.mjs";
 import { DEFAULT_MAX_RUNS, askToRetire, runnerCounts } from "./runners/runner-retirement.mjs";
+import { readStableCode, warmWith } from "./runners/stable-code-request.mjs";
 import { createRuntimeHost, probe, waitReady } from "./runtime.mjs";
 import { moveSocketOnto } from "./socket-folder.mjs";
 import { watch } from "./watchdog.mjs";
@@ -280,6 +281,8 @@ export async function supervise({
     watch: (runtime, onStuck) => watchOver(runtime, RUNNER_STUCK_MS, onStuck),
     askToRetire: (runtime) => askToRetire(runtime.socket),
     counts: (runtime) => runnerCounts(runtime.socket),
+    readCode: (runtime, hash) => readStableCode(runtime.socket, hash),
+    warm: (runtime, code) => warmWith(runtime.socket, code),
   });
 
   const hosts = createHostPair({

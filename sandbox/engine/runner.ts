@@ -37,6 +37,19 @@ function loadEngine(): Promise<QuickJSWASMModule> {
 /** RPC entrypoint of the shared sandbox worker. */
 export default class EngineRunner extends WorkerEntrypoint {
   /**
+   * Loads the engine now, before any run needs it: a local sandbox runner calls this when it is
+   * started (src/runner.ts, `POST /warm`), so a fresh runner's first run does not wait for it.
+   */
+  async warm(): Promise<void> {
+    try {
+      await loadEngine();
+    } catch {
+      // The next run loads it again and reports the failure.
+      engine = undefined;
+    }
+  }
+
+  /**
    * Runs one program in a fresh engine context.
    * @param request - the instrumented program and the run's limits
    * @param host - the run's host bridge (an RpcTarget on the host)

@@ -221,6 +221,13 @@ await withServer(SETTINGS, async ({ url, pid, output }) => {
     )
       failures.push(`runner POST /retire on ${file} answered ${retire.status}`);
   }
+  // Nor does it hand out or take stable worker code (the supervisor's warm runners).
+  for (const file of runnerEntries) {
+    const code = await knock(file, `/stable?hash=${"0".repeat(64)}`);
+    const warm = await knock(file, "/warm", { method: "POST" });
+    if (code.status !== 403 || warm.status !== 403)
+      failures.push(`runner GET /stable answered ${code.status}, POST /warm ${warm.status}`);
+  }
 
   // The host runtimes: their direct sockets with a forged client address, and Miniflare's.
   for (const file of [...direct, ...hostEntries]) {

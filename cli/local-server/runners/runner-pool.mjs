@@ -21,6 +21,9 @@
  *   retiring unasked begins no run, so it is replaced at once, beside any other.
  * - **Prepare.** A runner silent for a while gets its replacement started beside it, which takes
  *   its place at once if it is replaced (prepared-replacement.mjs says when, and why).
+ * - **Warm.** With the shared-worker executor, every runner started gets the engine's code,
+ *   copied from a runner the host sent it to, and loads it before a run needs it
+ *   (stable-warmth.mjs says why and when).
  * - **Grow and shrink** (issue #43: an idle runner costs ~59 MB). With `keep` below `count`, only
  *   `keep` runners start with the server; every other slot, and `spare` slots beyond `count`,
  *   have a doorbell on their RPC address instead (a listener of the supervisor's own that ends
@@ -36,6 +39,7 @@
  *   doorbell back; a run sent there meanwhile is answered "retiring" and goes to another runner.
  */
 import { needsPrepared, preparedUnwanted } from "./prepared-replacement.mjs";
+import { codeToLearn, hashesToWarm } from "./stable-warmth.mjs";
 import {
   ANSWER_GRACE_MS,
   CHECK_EVERY_MS,
@@ -136,6 +140,11 @@ export const PREPARE_LOOK_MS = 500;
  * @param {(line: string) => void} options.log
  * @param {string} options.label
  * @param {import("../clock.mjs").Clock} options.clock
+ * @param {(runtime: Runtime, hash: string) => Promise<Buffer | null>} [options.readCode] - the
+ *   stable code a runner holds under `hash` (stable-warmth.mjs); without it and `warm`, no
+ *   runner is warmed
+ * @param {(runtime: Runtime, code: Buffer) => Promise<boolean>} [options.warm] - sends a runner
+ *   that code to load now; whether it did
  * @param {number} [options.maxRuns] - runs after which a runner is retired (0: never)
  * @param {number} [options.runTimeoutMs] - the runs' timeout (the drain deadline's base)
  * @returns {RunnerPool}
@@ -157,6 +166,8 @@ export function createRunnerPool({
   clock,
   maxRuns = DEFAULT_MAX_RUNS,
   runTimeoutMs = 30_000,
+  readCode,
+  warm,
 }) {
   // An object, not a variable: loops wait on it across awaits (the linter reads a plain
   // variable as never changing there).
@@ -182,6 +193,56 @@ export function createRunnerPool({
   /** Whether the slot's runner is one of those kept running (the first `keep` slots). */
   const kept = (/** @type {RunnerSlot} */ slot) => slot.index <= keep;
   const describe = (/** @type {Runtime} */ r) => `${r.name} (workerd pid ${r.pid})`;
+
+  /** Stable code copied from a runner, by hash (null: being read). */
+  /** @type {Map<string, Buffer | null>} */
+  const known = new Map();
+  /** What each runner was sent to warm with (warmed, or on its way). */
+  /** @type {WeakMap<Runtime, Set<string>>} */
+  const sent = new WeakMap();
+
+  /**
+   * Sends `runtime` the known stable code it lacks, to load now (stable-warmth.mjs).
+   * @param {Runtime} runtime
+   */
+  const warmRuntime = (runtime) => {
+    if (!warm || state.stopping) return;
+    const ready = [...known].flatMap(([hash, code]) => (code ? [hash] : []));
+    for (const hash of hashesToWarm(runtime, ready, sent.get(runtime))) {
+      const code = /** @type {Buffer} */ (known.get(hash));
+      const mine = sent.get(runtime) ?? new Set();
+      mine.add(hash);
+      sent.set(runtime, mine);
+      const asked = clock.now();
+      void warm(runtime, code).then((ok) => {
+        if (ok)
+          log(
+            `${label}: ${describe(runtime)} loaded the shared worker's engine ahead of its runs, in ${clock.now() - asked} ms.`,
+          );
+      });
+    }
+  };
+
+  /** One look: learn stable code a runner holds, and warm every runner lacking what is known. */
+  const warmStep = () => {
+    if (!readCode || !warm || state.stopping) return;
+    /** @type {Runtime[]} */
+    // Not a retiring runner: it begins no run, and the engine would cost it memory for nothing.
+    const running = slots.flatMap((slot) => [
+      ...(slot.runtime && !slot.retiring ? [slot.runtime] : []),
+      ...(slot.prepared ? [slot.prepared.runtime] : []),
+    ]);
+    const learn = codeToLearn(running, new Set(known.keys()));
+    if (learn) {
+      known.set(learn.hash, null);
+      void readCode(/** @type {Runtime} */ (learn.runtime), learn.hash).then((code) => {
+        if (code) known.set(learn.hash, code);
+        else known.delete(learn.hash);
+        if (code) warmStep();
+      });
+    }
+    for (const runtime of running) warmRuntime(runtime);
+  };
 
   /**
    * Starts the slot's runner, or promotes the one prepared for it; resolves once it answers.
@@ -218,6 +279,8 @@ export function createRunnerPool({
     slot.seenBegun = -1;
     slot.idleSince = clock.now();
     watch(started, (reason) => void replace(slot, started, reason));
+    // A prepared one was warmed beside its predecessor.
+    if (!prepared) warmRuntime(started);
     return true;
   };
 
@@ -301,6 +364,7 @@ export function createRunnerPool({
         return;
       }
       slot.prepared = aside;
+      warmRuntime(aside.runtime);
       void aside.runtime.exited.then(() => {
         if (slot.prepared === aside) slot.prepared = null;
       });
@@ -544,6 +608,7 @@ export function createRunnerPool({
         while (!state.stopping) {
           await clock.sleep(PREPARE_LOOK_MS);
           if (!state.stopping) prepareStep();
+          warmStep();
         }
       })();
       while (!state.stopping) {

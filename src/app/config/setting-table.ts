@@ -18,7 +18,6 @@ import { DEFAULT_EXECUTOR, parseExecutorSetting, type ExecutorKind } from "./exe
 import type { ExecutorLimits } from "../../executor/types";
 import { DEFAULT_RUN_SETTINGS } from "./run-settings";
 import { DEFAULT_SKILL_LIMITS } from "../../codemode/skills/skill-limits";
-import { DEFAULT_TOKEN_OWNERS } from "../skills/token-owners";
 import type { AppSettings, SettingName } from "./setting-names";
 import { onOff, readTable, text, type ConfigProblem, type Setting } from "./setting-rows";
 
@@ -91,6 +90,12 @@ function wholeNumber(
     },
   };
 }
+
+/**
+ * `SKILLS_MAX_TOKEN_OWNERS` when unset: forwarded tokens that may keep skills
+ * (src/app/skills/token-owners.ts says why they are bounded).
+ */
+export const DEFAULT_TOKEN_OWNERS = 1_000;
 
 /** Every setting of {@link SettingName}, in the order problems are listed. */
 export const SETTING_TABLE = {

@@ -14,7 +14,8 @@ import { CodeModeError } from "../../errors";
 import { notKept } from "../../codemode/skills/memory-skill-store";
 import type { SkillStore } from "../../codemode/skills/skill-store";
 import { TOKEN_OWNER_PREFIX } from "./skill-owner";
-import { DEFAULT_TOKEN_OWNERS, tokenOwnersFull } from "./token-owners";
+import { DEFAULT_TOKEN_OWNERS } from "../config/setting-table";
+import { tokenOwnersFull } from "./token-owners";
 import {
   OWNER_DIRECTORY,
   type SkillOp,

@@ -8,9 +8,6 @@
  */
 import { CodeModeError } from "../../errors";
 
-/** `SKILLS_MAX_TOKEN_OWNERS` when unset. */
-export const DEFAULT_TOKEN_OWNERS = 1_000;
-
 /**
  * Whether one more owner may be registered beside `registered` ones.
  * @param registered - owners the directory lists

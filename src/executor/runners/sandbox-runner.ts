@@ -224,6 +224,58 @@ export class PacedHost extends RpcTarget {
 
 const stableCodes = new Map<string, WorkerLoaderWorkerCode>();
 
+/** Keeps `code` under `hash` (its own SHA-256), dropping the oldest past MAX_STABLE_WORKERS. */
+function keepStable(hash: string, code: WorkerLoaderWorkerCode): void {
+  if (!stableCodes.has(hash) && stableCodes.size >= MAX_STABLE_WORKERS)
+    stableCodes.delete(stableCodes.keys().next().value!);
+  stableCodes.set(hash, code);
+}
+
+/**
+ * `/health` header listing the hashes of the stable workers' code this runner holds
+ * (src/runner.ts): the supervisor copies such code to the runners it starts
+ * (cli/local-server/runners/stable-warmth.mjs).
+ */
+export const STABLE_HEADER = "x-runner-stable";
+
+/** The hashes of the stable workers' code this runner holds (its `/health` reports them). */
+export function stableHashes(): string[] {
+  return [...stableCodes.keys()];
+}
+
+/** The stable worker code held under `hash`, if any. */
+export function stableCode(hash: string): WorkerLoaderWorkerCode | undefined {
+  return stableCodes.get(hash);
+}
+
+/**
+ * Warms this runner for a stable worker before any run needs it: keeps `code` under its own
+ * hash, loads the worker and calls its entrypoint's `warm()` (the shared worker's engine loads
+ * its WebAssembly there), so the first run here finds it loaded. The supervisor sends the code
+ * of a worker another runner holds to each runner it starts (cli/local-server/runners/stable-warmth.mjs):
+ * a fresh runner's first shared-worker run waited 0.8–2.3 s for the engine on a loaded machine.
+ * A worker without `warm()` is loaded all the same (the failed call still starts it).
+ * @param loader - the runner's Worker Loader
+ * @param code - the stable worker's code
+ * @returns its hash, the name runs will ask for it by
+ */
+export async function warmStable(
+  loader: WorkerLoader,
+  code: WorkerLoaderWorkerCode,
+): Promise<string> {
+  const hash = await codeHash(code);
+  keepStable(hash, code);
+  const entry = loader.get(hash, () => code).getEntrypoint() as unknown as {
+    warm(): Promise<unknown>;
+  };
+  try {
+    await entry.warm();
+  } catch {
+    // no warm() there: loaded anyway
+  }
+  return hash;
+}
+
 interface RunEntrypoint {
   run(request: unknown, host: unknown): Promise<unknown>;
 }
@@ -260,9 +312,7 @@ export class SandboxRunner extends WorkerEntrypoint<RunnerEnv> implements Runner
       // Kept only under its own hash: a name never stands for other code than it was made from.
       if ((await codeHash(code)) !== hash)
         return { thrown: "The stable worker's code does not match its name (its SHA-256)." };
-      if (!stableCodes.has(hash) && stableCodes.size >= MAX_STABLE_WORKERS)
-        stableCodes.delete(stableCodes.keys().next().value!);
-      stableCodes.set(hash, code);
+      keepStable(hash, code);
     }
     const known = stableCodes.get(hash);
     if (!known) return { missingCode: true };

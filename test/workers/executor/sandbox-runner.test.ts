@@ -25,7 +25,11 @@ import {
   RUN_END_MARGIN_MS,
   runDeadlineFor,
   SandboxRunner,
+  stableHashes,
+  warmStable,
 } from "../../../src/executor/runners/sandbox-runner";
+import { decodeCode, encodeCode } from "../../../src/executor/runners/code-wire";
+import { sharedWorkerCode } from "../../../src/executor/shared-worker/shared-worker-code";
 import { trackHostCalls } from "../../../src/executor/runners/tracked-host";
 
 const SECRET = "sandbox-runner-test-secret";
@@ -105,6 +109,28 @@ describe("SandboxRunner keeps stable code only under its own hash", () => {
 });
 
 describe("SandboxRunner gives up a run the host gave up on", () => {
+  it("warmed with stable code sent as text, runs under its hash without asking for the code", async () => {
+    // What the supervisor copies between runners (cli/local-server/runners/stable-warmth.mjs): the
+    // shared worker's code, its Wasm as base64, names the same hash on the way back.
+    const engine = sharedWorkerCode({ compatibilityDate: "2026-08-01", cpuMs: 30_000 });
+    expect(await codeHash(decodeCode(encodeCode(engine)))).toBe(await codeHash(engine));
+    const WARMED: WorkerLoaderWorkerCode = {
+      ...CODE,
+      modules: {
+        "main.js": `import { WorkerEntrypoint } from "cloudflare:workers";
+let warmed = false;
+export default class extends WorkerEntrypoint { warm() { warmed = true; } run() { return warmed ? "warm" : "cold"; } }`,
+      },
+    };
+    const hash = await codeHash(WARMED);
+    const { bridge } = host();
+    expect(await runner().get(SECRET, hash, null, {}, bridge)).toEqual({ missingCode: true });
+    expect(await warmStable(env.LOADER, decodeCode(encodeCode(WARMED)))).toBe(hash);
+    expect(stableHashes()).toContain(hash);
+    // The same loaded worker, warmed before this first run.
+    expect(await runner().get(SECRET, hash, null, {}, bridge)).toEqual({ answer: "warm" });
+  });
+
   it("answers the host's reserve ring (runner-reserve.ts) without running or counting anything", async () => {
     // The host rings a slot it believes has no runner; when one has just started there, the
     // ring reaches it: it must cost nothing (no run begun: the pool would not end it as idle).

@@ -1,0 +1,69 @@
+/**
+ * The supervisor's two requests that carry stable worker code (stable-warmth.mjs): reading it
+ * from a runner that holds it, and sending it to one to warm. Over the runner's own HTTP socket
+ * (a Unix socket in the server's private folder), with this server's cluster secret.
+ */
+import { request } from "node:http";
+import { CLUSTER_SECRET_HEADER, clusterSecret } from "../cluster-secret.mjs";
+
+/** How long a copy may take (the shared worker's code is ~1 MB; its load takes ~1 s loaded). */
+export const CODE_REQUEST_MS = 20_000;
+
+/**
+ * `method path` with `body` to the Unix socket `socket`: the answer's status and body, or null.
+ * @param {string} socket
+ * @param {"GET" | "POST"} method
+ * @param {string} path
+ * @param {Buffer} [body]
+ * @returns {Promise<{ status: number, body: Buffer } | null>}
+ */
+function send(socket, method, path, body) {
+  return new Promise((resolve) => {
+    const req = request(
+      {
+        socketPath: socket,
+        host: "127.0.0.1",
+        method,
+        path,
+        headers: {
+          [CLUSTER_SECRET_HEADER]: clusterSecret,
+          ...(body ? { "content-type": "application/json", "content-length": body.length } : {}),
+        },
+        agent: false,
+        timeout: CODE_REQUEST_MS,
+      },
+      (res) => {
+        /** @type {Buffer[]} */
+        const parts = [];
+        res.on("data", (part) => parts.push(part));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(parts) }));
+        res.on("error", () => resolve(null));
+      },
+    );
+    req.on("timeout", () => req.destroy(new Error("timed out")));
+    req.on("error", () => resolve(null));
+    req.end(body);
+  });
+}
+
+/**
+ * The stable code a runner holds under `hash`, as text (src/executor/runners/code-wire.ts).
+ * @param {string} socket - the runner's HTTP socket (Runtime.socket)
+ * @param {string} hash
+ * @returns {Promise<Buffer | null>} null: it does not hold it, or did not answer
+ */
+export async function readStableCode(socket, hash) {
+  const answer = await send(socket, "GET", `/stable?hash=${hash}`);
+  return answer?.status === 200 ? answer.body : null;
+}
+
+/**
+ * Sends `code` (as {@link readStableCode} read it) to a runner to load now.
+ * @param {string} socket - the runner's HTTP socket (Runtime.socket)
+ * @param {Buffer} code
+ * @returns {Promise<boolean>} whether it loaded it
+ */
+export async function warmWith(socket, code) {
+  const answer = await send(socket, "POST", "/warm", code);
+  return answer?.status === 200;
+}

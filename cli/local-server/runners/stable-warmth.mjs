@@ -1,0 +1,66 @@
+/**
+ * Warm runners (docs/local-runtime.md, "Runners on demand"): with the shared-worker executor a
+ * fresh runner's first run used to load the engine first (it asked the host for the code, then
+ * compiled and started the WebAssembly): 0.8–2.3 s on a loaded 2-core machine, and the warm
+ * spare and every prepared replacement are fresh runners, so another client's searches waited
+ * that long exactly when one client's stalls held every other runner (e2e fair-share).
+ *
+ * The host has the engine's code, the supervisor starts the runners; so the supervisor copies
+ * the code from a runner that holds it (each runner's `/health` lists the hashes of the stable
+ * code it holds) to every runner it starts, and to those running that lack it (src/runner.ts,
+ * `GET /stable` and `POST /warm`). A runner is warmed only with code a runner was sent by the
+ * host: with the isolate-per-run executor no runner holds any, and nothing is warmed (issue #43:
+ * an engine costs a runner memory).
+ *
+ * Pure: runner-pool.mjs holds the runners and asks here what to learn and whom to warm.
+ */
+
+/** The stable code the supervisor keeps at most (the host uses one per executor setting). */
+export const MAX_KNOWN_CODES = 2;
+
+/**
+ * The hashes in a runner's `/health` header `x-runner-stable` (src/runner.ts), or none.
+ * @param {import("node:http").IncomingHttpHeaders | undefined} headers
+ * @returns {string[]}
+ */
+export function stableHashesOf(headers) {
+  const value = headers?.["x-runner-stable"];
+  if (typeof value !== "string" || value === "") return [];
+  return value.split(",").filter((hash) => /^[0-9a-f]{64}$/.test(hash));
+}
+
+/**
+ * @typedef {{ killedBecause: string | undefined, isRunning: () => boolean, lastHeaders: import("node:http").IncomingHttpHeaders | undefined }} WarmableRuntime
+ */
+
+/**
+ * A hash a running runner holds that the supervisor does not know yet, and that runner: the
+ * code to copy from it. Null when there is none, or the supervisor keeps its most already.
+ * @param {WarmableRuntime[]} runtimes - the running runners
+ * @param {ReadonlySet<string>} known - hashes whose code the supervisor has, or is fetching
+ * @returns {{ runtime: WarmableRuntime, hash: string } | null}
+ */
+export function codeToLearn(runtimes, known) {
+  if (known.size >= MAX_KNOWN_CODES) return null;
+  for (const runtime of runtimes) {
+    if (runtime.killedBecause !== undefined || !runtime.isRunning()) continue;
+    for (const hash of stableHashesOf(runtime.lastHeaders))
+      if (!known.has(hash)) return { runtime, hash };
+  }
+  return null;
+}
+
+/**
+ * The known hashes `runtime` should be warmed with: those it does not report holding and has not
+ * been sent (`sent`: what was sent to it, warmed or on its way). None for a runner ended or
+ * being ended.
+ * @param {WarmableRuntime} runtime
+ * @param {Iterable<string>} known - hashes whose code the supervisor has
+ * @param {ReadonlySet<string> | undefined} sent
+ * @returns {string[]}
+ */
+export function hashesToWarm(runtime, known, sent) {
+  if (runtime.killedBecause !== undefined || !runtime.isRunning()) return [];
+  const held = new Set(stableHashesOf(runtime.lastHeaders));
+  return [...known].filter((hash) => !held.has(hash) && !sent?.has(hash));
+}

@@ -1,0 +1,138 @@
+/**
+ * The runner pool warms runners (cli/local-server/runners/runner-pool.mjs, stable-warmth.mjs), with fake
+ * runtimes and a fake clock: once a runner reports holding the shared worker's code, the pool
+ * reads it from that runner and sends it to every other runner, to each runner it starts (the
+ * warm spare) and to each replacement prepared beside a silent runner, before it takes its place;
+ * while no runner holds any (isolate-per-run), nothing is read or sent.
+ */
+import { describe, expect, it } from "vitest";
+import { createRunnerPool, PREPARE_LOOK_MS } from "../../../../cli/local-server/runners/runner-pool.mjs";
+import { PREPARE_AFTER_MS } from "../../../../cli/local-server/runners/prepared-replacement.mjs";
+import { fakeClock } from "./fake-clock";
+import { countHeaders, fakeRuntime, type FakeRuntime } from "./fake-runtime";
+
+const HASH = "c".repeat(64);
+const CODE = Buffer.from('{"mainModule":"runner.js"}');
+
+function warmingPool(count: number, spare = 0) {
+  const clock = fakeClock();
+  const launched: FakeRuntime[] = [];
+  const prepared: FakeRuntime[] = [];
+  const doorbells = new Map<number, () => void>();
+  const reads: string[] = [];
+  const warmed: string[] = [];
+  const lines: string[] = [];
+  const pool = createRunnerPool({
+    count,
+    keep: 1,
+    spare,
+    doorbell: async (slot: any, onRing: () => void) => {
+      doorbells.set(slot.index, onRing);
+      return async () => void doorbells.delete(slot.index);
+    },
+    clock,
+    label: "test",
+    log: (line: string) => lines.push(line),
+    fail: () => {},
+    addressOf: (index: number) => `unix:/private/runner-${index}.sock:0`,
+    launch: async (slot: any) => {
+      const runtime = fakeRuntime(`runner ${slot.index}`);
+      launched.push(runtime);
+      return runtime as any;
+    },
+    launchAside: async (slot: any) => {
+      const runtime = fakeRuntime(`runner ${slot.index} (aside)`);
+      prepared.push(runtime);
+      return { runtime: runtime as any, promote: () => {} };
+    },
+    watch: () => {},
+    askToRetire: async () => true,
+    counts: async (runtime: any) => ({ ...runtime.counts }),
+    readCode: async (runtime: any, hash: string) => {
+      reads.push(`${runtime.name}:${hash === HASH}`);
+      return CODE;
+    },
+    warm: async (runtime: any, code: Buffer) => {
+      warmed.push(`${runtime.name}:${code === CODE}`);
+      return true;
+    },
+  });
+  /** Each runner's /health as the watchdog would record it, `stable` for those that hold code. */
+  const probe = (holders: FakeRuntime[] = []) => {
+    for (const slot of pool.slots)
+      if (slot.runtime) {
+        const runtime = slot.runtime as unknown as FakeRuntime;
+        runtime.lastHeaders = {
+          ...countHeaders(runtime.counts),
+          "x-runner-stable": holders.includes(runtime) ? HASH : "",
+        };
+        runtime.lastAnswer = clock.now();
+      }
+  };
+  return { clock, pool, launched, prepared, doorbells, reads, warmed, lines, probe };
+}
+
+describe("the runner pool's warm runners", () => {
+  it("reads and sends nothing while no runner holds stable code", async () => {
+    const { pool, clock, doorbells, reads, warmed, probe } = warmingPool(3, 1);
+    await pool.start();
+    void pool.retireLoop();
+    doorbells.get(2)!();
+    await clock.advance(0);
+    probe();
+    await clock.advance(PREPARE_LOOK_MS * 4);
+    expect(reads).toEqual([]);
+    expect(warmed).toEqual([]);
+    pool.stop();
+  });
+
+  it("copies a runner's engine to the others, to each runner it starts, and to a prepared one", async () => {
+    const { pool, clock, launched, prepared, doorbells, reads, warmed, lines, probe } = warmingPool(
+      3,
+      1,
+    );
+    await pool.start();
+    void pool.retireLoop();
+    // Runner 2 and the warm spare start before the host sent runner 1 the shared worker's code.
+    doorbells.get(2)!();
+    await clock.advance(0);
+    expect(launched.map((r) => r.name)).toEqual(["runner 1", "runner 2", "runner 4"]);
+    expect(warmed).toEqual([]);
+    probe([launched[0]!]);
+    await clock.advance(PREPARE_LOOK_MS);
+    expect(reads).toEqual(["runner 1:true"]);
+    expect(warmed.toSorted()).toEqual(["runner 2:true", "runner 4:true"]);
+    expect(lines.some((l) => /runner 2 .* loaded the shared worker's engine/.test(l))).toBe(true);
+    // Looks later send nothing again: each runner got it once.
+    await clock.advance(PREPARE_LOOK_MS * 3);
+    expect(reads).toHaveLength(1);
+    expect(warmed).toHaveLength(2);
+    // A runner started now gets it at once.
+    doorbells.get(3)!();
+    await clock.advance(0);
+    expect(warmed).toContain("runner 3:true");
+    // A replacement prepared beside a silent runner gets it before it may take its place.
+    probe([launched[0]!]);
+    launched[1]!.lastAnswer = clock.now() - PREPARE_AFTER_MS;
+    await clock.advance(PREPARE_LOOK_MS);
+    expect(prepared.map((r) => r.name)).toEqual(["runner 2 (aside)"]);
+    expect(warmed).toContain("runner 2 (aside):true");
+    pool.stop();
+  });
+
+  it("does not warm a runner being retired", async () => {
+    const { pool, clock, launched, doorbells, warmed, probe } = warmingPool(3);
+    await pool.start();
+    void pool.retireLoop();
+    doorbells.get(2)!();
+    await clock.advance(0);
+    pool.slots[1]!.retiring = true;
+    probe([launched[0]!]);
+    await clock.advance(PREPARE_LOOK_MS);
+    expect(warmed).toEqual([]);
+    pool.slots[1]!.retiring = false;
+    await clock.advance(PREPARE_LOOK_MS);
+    expect(warmed).toEqual(["runner 2:true"]);
+    pool.stop();
+  });
+});

@@ -66,6 +66,19 @@ export function apiRequester(options: ApiRequesterOptions) {
   };
   // What the callback throws enters the sandbox as an exception: never with a secret in it.
   const redactor = secretRedactor(options.secrets);
+  /** Whether the request, as the program gave it, holds a secret in a form the redaction reads. */
+  const holdsSecret = (request: ApiRequest): boolean => {
+    const raw = request.rawBody;
+    const wire = JSON.stringify([
+      request.path,
+      request.query,
+      request.headers,
+      request.body,
+      request.contentType,
+      raw instanceof Uint8Array ? new TextDecoder().decode(raw) : raw,
+    ]);
+    return wire !== undefined && redactor.text(wire) !== wire;
+  };
   const refuse = (error: unknown): never => {
     throw redactor.error(error);
   };
@@ -132,11 +145,21 @@ export function apiRequester(options: ApiRequesterOptions) {
     }
     const override = methodOverrideRefusal(request, options.spec, operation);
     if (override) throw new RequestRefusedError(`codemode.request(): ${override}`);
+    // What the program sends goes through the same search as what it returns (issue #41): the
+    // host adds the credential itself, so a request the program built never needs it, and one
+    // that holds it (pieced together from answers split across responses, in any spelling the
+    // redaction reads, in the path, query, headers or body, whole or as an array of its
+    // characters) would leave it with an API that may keep or show what it is sent.
+    if (holdsSecret(request)) throw new RequestRefusedError(CREDENTIAL_IN_REQUEST);
     if (options.approve !== undefined && options.needsApproval?.(request, operation) === true)
       return approved(request, operation, pathParams, signal);
     return send(request, operation, pathParams, signal);
   };
 }
+
+/** The refusal of a request that holds the credential (see `holdsSecret`). */
+const CREDENTIAL_IN_REQUEST =
+  "codemode.request() was not sent: the request holds the credential (in its path, query, headers or body, in some spelling). Nothing was sent; the host adds the credential itself, so send the API only the data it needs.";
 
 /** `text` ending as a sentence: a validation list ends with a problem, not with a period. */
 function endSentence(text: string): string {

@@ -8,7 +8,6 @@
  */
 import { createConnection, createServer, type Server } from "node:net";
 import {
-  chmodSync,
   existsSync,
   renameSync,
   lstatSync,
@@ -20,9 +19,8 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   chooseBase,
   createSocketFolder,
@@ -31,17 +29,9 @@ import {
   unsafeParent,
 } from "../../../cli/local-server/socket-folder.mjs";
 import { LOCK_NAME, probeSocket } from "../../../cli/local-server/stale-folders.mjs";
+import { scratchFolders } from "../../helpers/scratch-folders";
 
-const scratch = mkdtempSync(join(tmpdir(), "cmm-test-folder-"));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-let count = 0;
-/** A fresh folder in the scratch folder, with `mode`. */
-function folder(mode = 0o700): string {
-  const path = join(scratch, `f${++count}`);
-  mkdirSync(path);
-  chmodSync(path, mode);
-  return path;
-}
+const { root: scratch, folder, unusedPath } = scratchFolders("cmm-test-folder-");
 
 const uid = process.getuid?.();
 /** What the real parent looks like, with its owner replaced. */
@@ -110,7 +100,7 @@ describe("chooseBase", () => {
     // TMPDIR=/tmp/$USER with /tmp/$USER a link another user planted to /tmp: the check saw /tmp
     // (root's, sticky), and every later use of a socket's path went through the link again.
     const sticky = folder(0o1777);
-    const link = join(scratch, `link${++count}`);
+    const link = unusedPath("link");
     symlinkSync(sticky, link);
     expect(chooseBase(deps({ TMPDIR: link }))).toEqual({ base: realpathSync(sticky) });
   });

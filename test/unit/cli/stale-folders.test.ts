@@ -8,18 +8,9 @@
  * held by a real child process that is then SIGKILLed.
  */
 import { spawn } from "node:child_process";
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   holdLock,
   LOCK_NAME,
@@ -28,17 +19,9 @@ import {
   removeStaleFolders,
   staleFolder,
 } from "../../../cli/local-server/stale-folders.mjs";
+import { scratchFolders } from "../../helpers/scratch-folders";
 
-const scratch = mkdtempSync(join(tmpdir(), "cmm-test-stale-"));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-let count = 0;
-/** A fresh folder in the scratch folder, with `mode`. */
-function folder(mode = 0o700): string {
-  const path = join(scratch, `f${++count}`);
-  mkdirSync(path);
-  chmodSync(path, mode);
-  return path;
-}
+const { folder } = scratchFolders("cmm-test-stale-");
 
 const uid = process.getuid?.();
 

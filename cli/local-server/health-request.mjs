@@ -20,6 +20,28 @@ const agent = new Agent({ keepAlive: true, maxSockets: 8 });
  */
 
 /**
+ * What every request of the supervisor to a runtime's own socket is addressed with: the Unix
+ * socket, the host name its Worker sees, and this server's cluster secret (a runtime answers
+ * nothing without it; set last, so no header given beside it can replace it). The supervisor's
+ * other requests to runners (runners/stable-code-request.mjs) take it too.
+ * @param {string} socket - the runtime's HTTP socket (Runtime.socket)
+ * @param {string} method
+ * @param {string} path
+ * @param {import("node:http").OutgoingHttpHeaders} [headers] - more headers (a body's type, length)
+ * @returns {import("node:http").RequestOptions}
+ */
+export function runtimeRequestOptions(socket, method, path, headers = {}) {
+  return {
+    socketPath: socket,
+    // What the Worker sees as its URL's host: a loopback name, as it was over TCP.
+    host: "127.0.0.1",
+    method,
+    path,
+    headers: { ...headers, [CLUSTER_SECRET_HEADER]: clusterSecret },
+  };
+}
+
+/**
  * Sends `method path` to the Unix socket `socket` and resolves to the answer's status and headers
  * (its body read and dropped), or null when none came within `timeoutMs` or the connection
  * failed. A kept-alive connection that turns out closed (the runtime was replaced) is tried once
@@ -44,15 +66,7 @@ export async function healthRequest(socket, options) {
 function once(socket, { method, path, timeoutMs }, fresh = false) {
   return new Promise((resolve) => {
     const req = request(
-      {
-        socketPath: socket,
-        // What the Worker sees as its URL's host: a loopback name, as it was over TCP.
-        host: "127.0.0.1",
-        method,
-        path,
-        headers: { [CLUSTER_SECRET_HEADER]: clusterSecret },
-        agent: fresh ? false : agent,
-      },
+      { ...runtimeRequestOptions(socket, method, path), agent: fresh ? false : agent },
       (res) => {
         res.resume();
         res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers }));

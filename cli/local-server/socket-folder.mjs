@@ -7,34 +7,21 @@
  * user's processes, and its name cannot be taken by anyone else (issue #40; a process of the same
  * user that can read the server's memory is out of scope, docs/security.md).
  *
- * Where it is made, and what it cleans first (each decided by a function below, tested with a
- * fake file system owner, environment and process table): a parent that is safe (this user's or
- * root's, and sticky when others may write to it) and short enough for a socket path, else the
- * next candidate, else a refusal naming TMPDIR; the folders of this user's servers that were
- * killed are removed (staleFolder decides which, with a fake probe and process table in tests).
- *
- * **Which folder is stale: its lock.** Each server listens on `lock.sock` in its folder for as
- * long as its process lives (it accepts and closes; nothing is read or said). A killed process's
- * listening socket is closed by the kernel and its file stays, so a connection to it is refused:
- * that folder is stale. A folder whose lock answers is a live server's, whatever its owner pid
- * looks like from here: in another PID namespace sharing /tmp (a container) that pid may be a
- * live server while no process of that number runs here, or an unrelated process here while the
- * server is gone (the pid alone removed a live container's sockets, issue #40 review). The
- * kernel answers for a listening socket even while its process's thread is busy. A folder
- * without a lock (a server older than the lock, or one made a moment ago) is removed only when
- * its owner pid is gone here, none of its sockets answers, and it is older than
- * {@link LOCKLESS_GRACE_MS}.
+ * Where it is made (each decided by a function below, tested with a fake file system owner and
+ * environment): a parent that is safe (this user's or root's, and sticky when others may write
+ * to it) and short enough for a socket path, else the next candidate, else a refusal naming
+ * TMPDIR. The folder holds its lock from its making, and the folders of this user's servers
+ * that were killed are removed: which those are, and the lock that tells, is
+ * stale-folders.mjs's.
  *
  * workerd names a direct socket `<host>:<port>`, so a socket asked for at `unix:<path>` with port
  * 0 is the file `<path>:0`: {@link runnerSocket} gives both the file and the address to bind to.
  */
-import { connect, createServer } from "node:net";
 import {
   chmodSync,
   lstatSync,
   mkdirSync,
   mkdtempSync,
-  readdirSync,
   realpathSync,
   renameSync,
   rmSync,
@@ -43,6 +30,14 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { specCacheFolder } from "../spec-cache.mjs";
+import {
+  FOLDER_NAME_MAX,
+  folderPrefix,
+  holdLock,
+  probeSocket,
+  processAlive,
+  removeStaleFolders,
+} from "./stale-folders.mjs";
 
 /**
  * The longest socket path taken: a Unix socket's path must fit `sun_path` (108 bytes on Linux,
@@ -51,51 +46,26 @@ import { specCacheFolder } from "../spec-cache.mjs";
 export const MAX_SOCKET_PATH_BYTES = 103;
 /** Room for the longest name in a folder (`r123456.loopback.sock`, `runner-16.sock:0`). */
 const NAME_ROOM = 24;
-/** A folder's name: `cmm-<owner pid>-<6 random>` (mkdtemp adds the 6). */
-const FOLDER = /^cmm-(\d{1,10})-[A-Za-z0-9]{6}$/;
-/** The longest folder name (a pid of 10 digits). */
-const FOLDER_ROOM = "cmm-".length + 10 + 1 + 6;
-/** The lock's socket in a server's folder (see the header). */
-export const LOCK_NAME = "lock.sock";
-/** How old a folder without a lock must be before it may be removed (see the header). */
-export const LOCKLESS_GRACE_MS = 60_000;
-/** How long a probe of a socket waits for its connection. */
-const PROBE_MS = 2_000;
 
 /**
- * What the folder's making depends on, given by tests (the defaults are this process's).
- * @typedef {object} FolderDeps
- * @property {Record<string, string | undefined>} [env] - TMPDIR, XDG_RUNTIME_DIR, XDG_CACHE_HOME
- * @property {NodeJS.Platform} [platform]
- * @property {number | undefined} [uid] - this user's id (undefined where there is none: Windows)
- * @property {number} [pid] - this process's id, written into the folder's name
- * @property {(pid: number) => boolean} [alive] - whether a process runs (a folder's owner)
- * @property {(path: string) => { uid: number, mode: number, isDirectory(): boolean }} [stat] -
- *   a candidate parent's owner and mode (following links: the parent the user named)
- * @property {(path: string) => string} [realpath] - a candidate's path with every link resolved
- * @property {(path: string) => Promise<Probe>} [probe] - a connection to a socket file
- * @property {() => number} [now] - the time (Date.now())
- */
-
-/**
- * What a connection to a socket file came to: `answers` (something listens), `refused` (the
- * file is there and nothing listens: its process is gone), `missing` (no such file), `unknown`
- * (anything else: a full backlog, a timeout, no permission; taken as alive).
- * @typedef {"answers" | "refused" | "missing" | "unknown"} Probe
- */
-
-/**
- * {@link FolderDeps} with every default filled in.
- * @typedef {object} Deps
- * @property {Record<string, string | undefined>} env
+ * Where the folder's making looks (the defaults are this process's).
+ * @typedef {object} PlaceDeps
+ * @property {Record<string, string | undefined>} env - TMPDIR, XDG_RUNTIME_DIR, XDG_CACHE_HOME
  * @property {NodeJS.Platform} platform
- * @property {number | undefined} uid
- * @property {number} pid
- * @property {(pid: number) => boolean} alive
- * @property {(path: string) => { uid: number, mode: number, isDirectory(): boolean }} stat
- * @property {(path: string) => string} realpath
- * @property {(path: string) => Promise<Probe>} probe
- * @property {() => number} now
+ * @property {(path: string) => { uid: number, mode: number, isDirectory(): boolean }} stat -
+ *   a candidate parent's owner and mode (following links: the parent the user named)
+ * @property {(path: string) => string} realpath - a candidate's path with every link resolved
+ */
+
+/**
+ * All the folder's making depends on: where it looks, and what the clean-up of killed servers'
+ * folders asks (its `uid`, `pid`, `alive`, `probe` and `now`: stale-folders.mjs).
+ * @typedef {PlaceDeps & import("./stale-folders.mjs").StaleDeps} Deps
+ */
+
+/**
+ * {@link Deps} as tests give them: each one missing is this process's.
+ * @typedef {Partial<Deps>} FolderDeps
  */
 
 /**
@@ -148,7 +118,7 @@ export function unsafePath(real, stat, uid) {
  * @param {string} base
  */
 export function shortEnough(base) {
-  return Buffer.byteLength(base) + 1 + FOLDER_ROOM + 1 + NAME_ROOM <= MAX_SOCKET_PATH_BYTES;
+  return Buffer.byteLength(base) + 1 + FOLDER_NAME_MAX + 1 + NAME_ROOM <= MAX_SOCKET_PATH_BYTES;
 }
 
 /**
@@ -202,125 +172,8 @@ export function chooseBase({ env, platform, uid, stat, realpath }) {
     reasons.push(`${real === path ? path : `${path} (${real})`} ${why}`);
   }
   return {
-    refused: `the local server's private socket folder cannot be made: ${reasons.join("; ")}.\n  Fix: point TMPDIR at a short folder of yours or a sticky one like /tmp (its path at most ${MAX_SOCKET_PATH_BYTES - 2 - FOLDER_ROOM - NAME_ROOM} bytes), e.g. TMPDIR=/tmp`,
+    refused: `the local server's private socket folder cannot be made: ${reasons.join("; ")}.\n  Fix: point TMPDIR at a short folder of yours or a sticky one like /tmp (its path at most ${MAX_SOCKET_PATH_BYTES - 2 - FOLDER_NAME_MAX - NAME_ROOM} bytes), e.g. TMPDIR=/tmp`,
   };
-}
-
-/**
- * Whether the folder at `path`, named for owner pid `owner`, is stale: its server is gone (see
- * the header). A lock that answers (or cannot be told: a full backlog, a timeout) keeps it; a
- * refused lock removes it, whatever the pid; without a lock, the pid, the other sockets and the
- * folder's age decide.
- * @param {string} path
- * @param {number} owner - the pid in its name
- * @param {{ mtimeMs: number }} info - the folder's own stat
- * @param {Pick<Deps, "pid" | "alive" | "probe" | "now">} deps
- * @returns {Promise<boolean>}
- */
-export async function staleFolder(path, owner, info, { pid, alive, probe, now }) {
-  if (owner === pid) return false;
-  const lock = await probe(join(path, LOCK_NAME));
-  if (lock === "answers" || lock === "unknown") return false;
-  if (lock === "refused") return true;
-  // No lock: a server older than the lock, or one that is making its folder right now.
-  if (alive(owner) || now() - info.mtimeMs < LOCKLESS_GRACE_MS) return false;
-  let names;
-  try {
-    names = readdirSync(path);
-  } catch {
-    return false;
-  }
-  for (const name of names.filter((n) => n.includes(".sock")))
-    if ((await probe(join(path, name))) !== "refused") return false;
-  return true;
-}
-
-/**
- * Removes the folders that servers of this user left behind when they were killed (SIGKILL
- * runs no clean-up): in `base`, only folders named as ours that {@link staleFolder} finds stale,
- * only this user's, never following a link.
- * @param {string} base
- * @param {Deps} deps
- * @returns {Promise<string[]>} the folders removed
- */
-export async function removeStaleFolders(base, deps) {
-  /** @type {string[]} */
-  const removed = [];
-  let names;
-  try {
-    names = readdirSync(base);
-  } catch {
-    return removed;
-  }
-  for (const name of names) {
-    const owner = FOLDER.exec(name)?.[1];
-    if (!owner) continue;
-    const path = join(base, name);
-    try {
-      const info = lstatSync(path);
-      // A link (to anywhere) or a file under our pattern is not ours to remove.
-      if (!info.isDirectory() || info.isSymbolicLink()) continue;
-      if (deps.uid !== undefined && info.uid !== deps.uid) continue;
-      if (!(await staleFolder(path, Number(owner), info, deps))) continue;
-      rmSync(path, { recursive: true, force: true });
-      removed.push(path);
-    } catch {
-      // gone meanwhile, or not ours to remove
-    }
-  }
-  return removed;
-}
-
-/**
- * A connection to the socket file at `path`, closed at once (see {@link Probe}).
- * @param {string} path
- * @returns {Promise<Probe>}
- */
-export function probeSocket(path) {
-  return new Promise((resolve) => {
-    const socket = connect(path);
-    const done = (/** @type {Probe} */ result) => {
-      clearTimeout(timer);
-      socket.destroy();
-      resolve(result);
-    };
-    const timer = setTimeout(() => done("unknown"), PROBE_MS);
-    socket.once("connect", () => done("answers"));
-    socket.once("error", (/** @type {NodeJS.ErrnoException} */ error) =>
-      done(
-        error.code === "ECONNREFUSED" ? "refused" : error.code === "ENOENT" ? "missing" : "unknown",
-      ),
-    );
-  });
-}
-
-/**
- * Listens on the folder's lock (see the header) for as long as this process lives: every
- * connection is closed at once. Never keeps the process alive.
- * @param {string} folder
- * @returns {() => void} stops listening (the folder's removal)
- */
-export function holdLock(folder) {
-  const server = createServer((socket) => socket.destroy());
-  // A failure to listen leaves the folder lockless: the older rule keeps it while this pid runs.
-  server.on("error", () => {});
-  server.listen(join(folder, LOCK_NAME));
-  server.unref();
-  return () => server.close();
-}
-
-/**
- * Whether process `pid` runs (for a folder's owner): a signal 0 reaches it, or it belongs to
- * another user (EPERM: alive, not ours).
- * @param {number} pid
- */
-function processAlive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return /** @type {NodeJS.ErrnoException} */ (error).code === "EPERM";
-  }
 }
 
 /**
@@ -371,7 +224,7 @@ export function createSocketFolder(given = {}) {
     );
   const chosen = chooseBase(deps);
   if ("refused" in chosen) throw new Error(chosen.refused);
-  const path = mkdtempSync(join(chosen.base, `cmm-${deps.pid}-`));
+  const path = mkdtempSync(join(chosen.base, folderPrefix(deps.pid)));
   const made = lstatSync(path);
   if (
     !made.isDirectory() ||

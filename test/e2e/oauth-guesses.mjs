@@ -9,15 +9,13 @@
 //   atomic step, src/app/oauth/attempt-limiter.ts, all 30 were checked);
 // - then 30 one after another, the last with the right passphrase: none is checked (all 429 with
 //   Retry-After), none grants a code.
+import { beginGrant, submitConsent } from "./support/oauth-grant.mjs";
 import { check, withServer } from "./support/server.mjs";
 
 const PASSWORD = "e2e oauth guesses correct horse battery staple";
 const REDIRECT_URI = "http://127.0.0.1:9999/callback";
 /** How many wrong guesses may be checked per client and per address (MAX_FAILURES). */
 const BURST_CHECKED_AT_MOST = 5;
-
-/** @param {Uint8Array} bytes */
-const base64url = (bytes) => Buffer.from(bytes).toString("base64url");
 
 /**
  * One guess, as a new client from a new (forged) address would make it.
@@ -34,36 +32,12 @@ async function guess(url, i, passphrase) {
     "x-real-ip": forged,
     "true-client-ip": forged,
   };
-  const registered = await fetch(`${url}/register`, {
-    method: "POST",
-    headers: { "content-type": "application/json", ...spoof },
-    body: JSON.stringify({
-      client_name: `guesser ${i}`,
-      redirect_uris: [REDIRECT_URI],
-      token_endpoint_auth_method: "none",
-    }),
+  const begun = await beginGrant(url, {
+    clientName: `guesser ${i}`,
+    redirectUri: REDIRECT_URI,
+    headers: spoof,
   });
-  check(registered.status === 201, `/register answered ${registered.status}`);
-  const { client_id } = /** @type {{ client_id: string }} */ (await registered.json());
-  const verifier = base64url(crypto.getRandomValues(new Uint8Array(32)));
-  const challenge = base64url(
-    new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))),
-  );
-  const query = new URLSearchParams({
-    response_type: "code",
-    client_id,
-    redirect_uri: REDIRECT_URI,
-    code_challenge: challenge,
-    code_challenge_method: "S256",
-    scope: "mcp",
-    state: "s",
-  });
-  const answer = await fetch(`${url}/authorize?${query}`, {
-    method: "POST",
-    headers: { ...spoof },
-    body: new URLSearchParams({ user: "mallory", passphrase }),
-    redirect: "manual",
-  });
+  const answer = await submitConsent(begun, { user: "mallory", passphrase }, spoof);
   await answer.arrayBuffer();
   return {
     status: answer.status,

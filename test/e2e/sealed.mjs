@@ -160,7 +160,7 @@ await withServer(SETTINGS, async ({ url, pid, output }) => {
   const hostEntries = entries.filter((file) => hostIds.has(/\/(r\d+)\./.exec(file)?.[1]));
   const runnerEntries = entries.filter((file) => !hostEntries.includes(file));
   const loopbacks = named(/\/r\d+\.loopback\.sock$/);
-  // The server's lock (socket-folder.mjs): while it listens, no other server's clean-up takes
+  // The server's lock (stale-folders.mjs): while it listens, no other server's clean-up takes
   // this folder for stale. It answers nothing.
   const locks = named(/\/lock\.sock$/);
   // SANDBOX_RUNNERS 2 and a spare: 3 runner slots, each RPC socket listened on by its runner or,

@@ -18,6 +18,7 @@ import {
 import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as V1Transport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { freePort } from "../../cli/local-server/free-port.mjs";
+import { beginGrant, redeemCode, submitConsent } from "./support/oauth-grant.mjs";
 import { text } from "./support/programs.mjs";
 import { check, startServer } from "./support/server.mjs";
 
@@ -251,57 +252,19 @@ try {
 // read-only skill is callable by both and neither can overwrite it.
 const PASSWORD = "e2e skills passphrase 0123456789";
 const REDIRECT_URI = "http://127.0.0.1:9/callback";
-/** @param {Uint8Array} bytes */
-const base64url = (bytes) => Buffer.from(bytes).toString("base64url");
 /** @param {string} url @param {string} user @returns {Promise<string>} an access token */
 async function grant(url, user) {
-  const registered = await fetch(`${url}/register`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      client_name: "e2e skills",
-      redirect_uris: [REDIRECT_URI],
-      token_endpoint_auth_method: "none",
-    }),
-  });
-  check(registered.status === 201, `/register answered ${registered.status}`);
-  const { client_id } = /** @type {{ client_id: string }} */ (await registered.json());
-  const verifier = base64url(crypto.getRandomValues(new Uint8Array(32)));
-  const challenge = base64url(
-    new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))),
-  );
-  const query = new URLSearchParams({
-    response_type: "code",
-    client_id,
-    redirect_uri: REDIRECT_URI,
-    code_challenge: challenge,
-    code_challenge_method: "S256",
-    scope: "mcp",
-    state: "s",
-  });
-  const approved = await fetch(`${url}/authorize?${query}`, {
-    method: "POST",
-    body: new URLSearchParams({
-      user,
-      passphrase: PASSWORD,
-      user_passphrase: `${user} own passphrase`,
-    }),
-    redirect: "manual",
+  const begun = await beginGrant(url, { clientName: "e2e skills", redirectUri: REDIRECT_URI });
+  const approved = await submitConsent(begun, {
+    user,
+    passphrase: PASSWORD,
+    user_passphrase: `${user} own passphrase`,
   });
   check(approved.status === 302, `/authorize for ${user} answered ${approved.status}`);
   const code = new URL(/** @type {string} */ (approved.headers.get("location"))).searchParams.get(
     "code",
   );
-  const token = await fetch(`${url}/token`, {
-    method: "POST",
-    body: new URLSearchParams({
-      grant_type: "authorization_code",
-      code: /** @type {string} */ (code),
-      redirect_uri: REDIRECT_URI,
-      client_id,
-      code_verifier: verifier,
-    }),
-  });
+  const token = await redeemCode(begun, /** @type {string} */ (code));
   check(token.status === 200, `/token for ${user} answered ${token.status}`);
   return /** @type {{ access_token: string }} */ (await token.json()).access_token;
 }

@@ -179,6 +179,18 @@ export async function checkInitProject({ work, tarball, log, started }) {
 }
 
 /**
+ * Copies what both example suites import (test/package/example-support/: the in-process MCP
+ * client, the greeting upstream) into the generated project, beside examples/ and
+ * readme-examples/, whichever of them runs first.
+ * @param {{ project: string, repo: string }} options
+ */
+async function copyExampleSupport({ project, repo }) {
+  await cp(join(repo, "test/package/example-support"), join(project, "example-support"), {
+    recursive: true,
+  });
+}
+
+/**
  * Copies docs/examples/ and the examples' test Worker (test/package/examples/) into the
  * generated project and runs them there: each example module is loaded and served by the
  * package as installed, the way a user pastes it.
@@ -191,6 +203,7 @@ export async function runDocsExamples({ project, repo, log }) {
   const examples = join(project, "examples");
   await cp(join(repo, "docs/examples"), examples, { recursive: true });
   await cp(join(repo, "test/package/examples"), examples, { recursive: true });
+  await copyExampleSupport({ project, repo });
   const output = await run("npx", ["vitest", "run", "--config", "examples/vitest.config.ts"], {
     cwd: project,
     timeoutMs: 300_000,
@@ -235,6 +248,7 @@ export async function checkReadmeExamples({ project, repo, log }) {
   for (const [i, block] of blocks.entries())
     await writeFile(join(dir, `example-${i + 1}.ts`), block);
   await cp(join(repo, "test/package/readme-examples"), dir, { recursive: true });
+  await copyExampleSupport({ project, repo });
   await writeFile(
     join(dir, "tsconfig.json"),
     `${JSON.stringify({ extends: "../tsconfig.json", include: [".", "../src/env.d.ts"], exclude: ["vitest.config.ts"] }, null, 2)}\n`,

@@ -4,7 +4,7 @@
  * (a Unix socket in the server's private folder), with this server's cluster secret.
  */
 import { request } from "node:http";
-import { CLUSTER_SECRET_HEADER, clusterSecret } from "../cluster-secret.mjs";
+import { runtimeRequestOptions } from "../health-request.mjs";
 
 /** How long a copy may take (the shared worker's code is ~1 MB; its load takes ~1 s loaded). */
 export const CODE_REQUEST_MS = 20_000;
@@ -21,14 +21,12 @@ function send(socket, method, path, body) {
   return new Promise((resolve) => {
     const req = request(
       {
-        socketPath: socket,
-        host: "127.0.0.1",
-        method,
-        path,
-        headers: {
-          [CLUSTER_SECRET_HEADER]: clusterSecret,
-          ...(body ? { "content-type": "application/json", "content-length": body.length } : {}),
-        },
+        ...runtimeRequestOptions(
+          socket,
+          method,
+          path,
+          body ? { "content-type": "application/json", "content-length": body.length } : {},
+        ),
         agent: false,
         timeout: CODE_REQUEST_MS,
       },

@@ -8,6 +8,7 @@
  * caller's (`save` enforces `maxSkills` and `maxVersions`).
  */
 import { CodeModeError } from "../../errors";
+import { saveWithinCount } from "./skill-count";
 import type { SkillLimits } from "./skill-limits";
 import type {
   SkillDraft,
@@ -87,9 +88,7 @@ export class MemorySkillStore implements SkillStore {
     draft: SkillDraft,
     limits: Pick<SkillLimits, "maxSkills" | "maxVersions">,
   ): Promise<StoredSkill> {
-    const problem = this.countProblem(owner, [draft.name], limits);
-    if (problem) return Promise.reject(problem);
-    return Promise.resolve(this.write(owner, draft, limits));
+    return this.saveAll(owner, [draft], limits).then(([stored]) => stored!);
   }
 
   /** {@inheritDoc SkillStore.saveAll} */
@@ -98,25 +97,9 @@ export class MemorySkillStore implements SkillStore {
     drafts: readonly SkillDraft[],
     limits: Pick<SkillLimits, "maxSkills" | "maxVersions">,
   ): Promise<StoredSkill[]> {
-    const problem = this.countProblem(
-      owner,
-      drafts.map((d) => d.name),
-      limits,
+    return saveWithinCount(this.owners.get(owner) ?? new Map(), drafts, limits, (draft) =>
+      this.write(owner, draft, limits),
     );
-    if (problem) return Promise.reject(problem);
-    return Promise.resolve(drafts.map((draft) => this.write(owner, draft, limits)));
-  }
-
-  private countProblem(
-    owner: string,
-    names: readonly string[],
-    limits: Pick<SkillLimits, "maxSkills">,
-  ): CodeModeError | undefined {
-    const skills = this.owners.get(owner) ?? new Map<string, Entry>();
-    const added = new Set(names.filter((n) => !skills.has(n)));
-    return added.size > 0 && skills.size + added.size > limits.maxSkills
-      ? tooMany(limits.maxSkills)
-      : undefined;
   }
 
   private write(
@@ -175,17 +158,6 @@ export class MemorySkillStore implements SkillStore {
     entry.current = version;
     return Promise.resolve(structuredClone(found));
   }
-}
-
-/**
- * The refusal of a save past `maxSkills` (shared with the Durable Object store).
- * @param max - the limit
- */
-export function tooMany(max: number): CodeModeError {
-  return new CodeModeError(
-    "skill_invalid",
-    `You already have ${max} skills, the most allowed: delete one you no longer need before saving a new one.`,
-  );
 }
 
 /**

@@ -26,7 +26,8 @@
  * skill's rows at once (a run that starts later cannot load it); nothing expires.
  */
 import type { SkillLimits } from "./skill-limits";
-import { MAX_DELETED_NAMES, notKept, tooMany } from "./memory-skill-store";
+import { MAX_DELETED_NAMES, notKept } from "./memory-skill-store";
+import { saveWithinCount } from "./skill-count";
 import type {
   JsonSchema,
   SkillDraft,
@@ -151,9 +152,7 @@ export class SqlSkillStore implements SkillStore {
     draft: SkillDraft,
     limits: Pick<SkillLimits, "maxSkills" | "maxVersions">,
   ): Promise<StoredSkill> {
-    const problem = this.countProblem(owner, [draft.name], limits);
-    if (problem) return Promise.reject(problem);
-    return Promise.resolve(this.write(owner, draft, limits));
+    return this.saveAll(owner, [draft], limits).then(([stored]) => stored!);
   }
 
   /** {@inheritDoc SkillStore.saveAll} */
@@ -164,30 +163,12 @@ export class SqlSkillStore implements SkillStore {
   ): Promise<StoredSkill[]> {
     // Every check before the first write, and no `await` between the writes: the Durable
     // Object applies them as one step, so a refusal leaves nothing half-imported.
-    const problem = this.countProblem(
-      owner,
-      drafts.map((d) => d.name),
-      limits,
-    );
-    if (problem) return Promise.reject(problem);
-    return Promise.resolve(drafts.map((draft) => this.write(owner, draft, limits)));
-  }
-
-  /** The refusal when saving `names` would take the owner past `maxSkills`, if it would. */
-  private countProblem(
-    owner: string,
-    names: readonly string[],
-    limits: Pick<SkillLimits, "maxSkills">,
-  ): ReturnType<typeof tooMany> | undefined {
     const kept = new Set(
       this.read<{ name: string }>("SELECT name FROM skills WHERE owner = ?", owner).map(
         (r) => r.name,
       ),
     );
-    const added = new Set(names.filter((n) => !kept.has(n)));
-    return added.size > 0 && kept.size + added.size > limits.maxSkills
-      ? tooMany(limits.maxSkills)
-      : undefined;
+    return saveWithinCount(kept, drafts, limits, (draft) => this.write(owner, draft, limits));
   }
 
   /** Saves one checked draft (its count already allowed). */

@@ -5,40 +5,20 @@
 // process (vitest.config.ts routes the Worker's requests for that host to it).
 // The client examples (sdk-v1-client.ts, sdk-v2-client.ts) are Node programs against `npm start`;
 // they are type-checked only.
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { createMcpHandler } from "code-mode-mcp";
 import { describe, expect, it } from "vitest";
+import {
+  connect as connectInProcess,
+  text,
+  toolNames,
+  type Handler,
+} from "../example-support/in-process-client";
 import spec from "./openapi.json";
 
-type Handler = { fetch(request: Request, env: Cloudflare.Env, ctx: ExecutionContext): unknown };
-
-/** A real MCP client whose requests go to `handler` in-process (no socket). */
-async function connect(handler: Handler, path = "/mcp"): Promise<Client> {
-  const client = new Client(
-    { name: "docs-examples", version: "1.0.0" },
-    { versionNegotiation: { mode: "auto" } },
-  );
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(path, "http://localhost"), {
-      fetch: async (url, init) => {
-        // No standalone GET stream: nothing stays open after a test.
-        if ((init?.method ?? "GET") === "GET") return new Response(null, { status: 405 });
-        const ctx = createExecutionContext();
-        const response = (await handler.fetch(new Request(url, init), env, ctx)) as Response;
-        await waitOnExecutionContext(ctx);
-        return response;
-      },
-    }),
-  );
-  return client;
-}
-
-const names = async (client: Client) =>
-  (await client.listTools()).tools.map((t) => t.name).toSorted();
-const text = (result: unknown) =>
-  (result as { content?: { text?: string }[] }).content?.[0]?.text ?? "";
+/** A real MCP client for `handler`, in-process (example-support/in-process-client.ts). */
+const connect = (handler: Handler) => connectInProcess(handler, "docs-examples");
 
 describe("the docs' examples, run", () => {
   it.each([
@@ -47,7 +27,7 @@ describe("the docs' examples, run", () => {
   ])("%s serves search and execute, and search reads the spec", async (_name, load) => {
     const example = (await load()) as { default: Handler };
     const client = await connect(example.default);
-    expect(await names(client)).toEqual(["execute", "search"]);
+    expect(await toolNames(client)).toEqual(["execute", "search"]);
     const found = await client.callTool({
       name: "search",
       arguments: { code: "async () => Object.keys((await codemode.spec()).paths)" },
@@ -62,7 +42,7 @@ describe("the docs' examples, run", () => {
   ])("%s wraps its upstream's tools in one code tool", async (_name, load) => {
     const example = (await load()) as { default: Handler };
     const client = await connect(example.default);
-    expect(await names(client)).toEqual(["code"]);
+    expect(await toolNames(client)).toEqual(["code"]);
     const result = await client.callTool({
       name: "code",
       arguments: { code: `async () => await codemode.greet({ name: "docs" })` },
@@ -75,7 +55,7 @@ describe("the docs' examples, run", () => {
   it("stateless-server greets", async () => {
     const example = (await import("./stateless-server")) as { default: Handler };
     const client = await connect(example.default);
-    expect(await names(client)).toEqual(["hello"]);
+    expect(await toolNames(client)).toEqual(["hello"]);
     const greeting = await client.callTool({ name: "hello", arguments: { name: "docs" } });
     expect(text(greeting)).toBe("Hello, docs!");
     await client.close();
@@ -84,7 +64,7 @@ describe("the docs' examples, run", () => {
   it("stateful-agent adds in its Durable Object session", async () => {
     const example = (await import("./stateful-agent")) as unknown as { default: Handler };
     const client = await connect(example.default);
-    expect(await names(client)).toEqual(["add"]);
+    expect(await toolNames(client)).toEqual(["add"]);
     const sum = await client.callTool({ name: "add", arguments: { a: 2, b: 3 } });
     expect(text(sum)).toBe("5");
     await client.close();
@@ -93,7 +73,7 @@ describe("the docs' examples, run", () => {
   it("tasks-server answers a plain call of its task tool", async () => {
     const example = (await import("./tasks-server")) as { default: Handler };
     const client = await connect(example.default);
-    expect(await names(client)).toEqual(["report"]);
+    expect(await toolNames(client)).toEqual(["report"]);
     expect(text(await client.callTool({ name: "report", arguments: {} }))).toBe("done");
     await client.close();
   });

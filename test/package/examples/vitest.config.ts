@@ -4,34 +4,25 @@
 // real MCP server (SDK v2) running here in Node, which checks the example's bearer token.
 import { readFileSync } from "node:fs";
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
-import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 import { defineConfig } from "vitest/config";
-import { z } from "zod";
+import { greetUpstream } from "../example-support/greet-upstream";
 
 const spec = readFileSync(new URL("./openapi.json", import.meta.url), "utf8");
 const UPSTREAM_TOKEN = "docs-example-upstream-token";
 
-const upstream = createMcpHandler(() => {
-  const server = new McpServer({ name: "example-upstream", version: "1.0.0" });
-  server.registerTool(
-    "greet",
-    { description: "Greets someone", inputSchema: z.object({ name: z.string() }) },
-    async ({ name }) => ({ content: [{ type: "text", text: `Hello, ${name}!` }] }),
-  );
-  return server;
-});
+const upstream = greetUpstream("example-upstream");
 
 /** The Worker's outbound requests: mcp.example.com is the upstream above; anything else is refused. */
 async function outbound(request: Request): Promise<Response> {
   const url = new URL(request.url);
   if (url.hostname !== "mcp.example.com")
     return new Response(`no network in this test: ${url.hostname}`, { status: 502 });
-  const headers = new Headers(request.headers);
   // The README's example sends it as x-api-key, docs/library.md's as a bearer token.
-  const sent = headers.get("x-api-key") ?? headers.get("authorization")?.replace(/^Bearer /, "");
+  const sent =
+    request.headers.get("x-api-key") ??
+    request.headers.get("authorization")?.replace(/^Bearer /, "");
   if (sent !== UPSTREAM_TOKEN) return new Response("unauthorized", { status: 401 });
-  const body = request.method === "GET" ? undefined : await request.arrayBuffer();
-  return upstream.fetch(new Request(request.url, { method: request.method, headers, body }));
+  return upstream(request);
 }
 
 export default defineConfig({

@@ -2,39 +2,17 @@
 // into the project `init` wrote (readme-examples/example-<n>.ts), each served and asked by a
 // real MCP client (SDK v2) for its tools and a call's answer. Example 1 calls a stand-in tasks
 // API with its token and example 2 a stand-in MCP server (vitest.config.ts).
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import {
+  connect as connectInProcess,
+  text,
+  toolNames,
+  type Handler,
+} from "../example-support/in-process-client";
 import spec from "./openapi.json";
 
-type Handler = { fetch(request: Request, env: Cloudflare.Env, ctx: ExecutionContext): unknown };
-
-/** A real MCP client whose requests go to `handler` in-process (no socket). */
-async function connect(handler: Handler): Promise<Client> {
-  const client = new Client(
-    { name: "readme-examples", version: "1.0.0" },
-    { versionNegotiation: { mode: "auto" } },
-  );
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL("http://localhost/mcp"), {
-      fetch: async (url, init) => {
-        // No standalone GET stream: nothing stays open after a test.
-        if ((init?.method ?? "GET") === "GET") return new Response(null, { status: 405 });
-        const ctx = createExecutionContext();
-        const response = (await handler.fetch(new Request(url, init), env, ctx)) as Response;
-        await waitOnExecutionContext(ctx);
-        return response;
-      },
-    }),
-  );
-  return client;
-}
-
-const names = async (client: Client) =>
-  (await client.listTools()).tools.map((t) => t.name).toSorted();
-const text = (result: unknown) =>
-  (result as { content?: { text?: string }[] }).content?.[0]?.text ?? "";
+/** A real MCP client for `handler`, in-process (example-support/in-process-client.ts). */
+const connect = (handler: Handler) => connectInProcess(handler, "readme-examples");
 /** The examples' modules (example 4's default export is McpAgent.serve's handler). */
 const EXAMPLES = {
   1: () => import("./example-1"),
@@ -48,7 +26,7 @@ const load = async (n: keyof typeof EXAMPLES) =>
 describe("the library's examples, pasted into the project init wrote", () => {
   it("example 1 (openApiMcpServer) searches the spec and calls the API with its token", async () => {
     const client = await connect(await load(1));
-    expect(await names(client)).toEqual(["execute", "search"]);
+    expect(await toolNames(client)).toEqual(["execute", "search"]);
     const found = await client.callTool({
       name: "search",
       arguments: { code: "async () => Object.keys((await codemode.spec()).paths)" },
@@ -67,7 +45,7 @@ describe("the library's examples, pasted into the project init wrote", () => {
 
   it("example 2 (codeMcpServer) wraps its upstream's tools in one code tool", async () => {
     const client = await connect(await load(2));
-    expect(await names(client)).toEqual(["code"]);
+    expect(await toolNames(client)).toEqual(["code"]);
     const result = await client.callTool({
       name: "code",
       arguments: { code: `async () => await codemode.greet({ name: "README" })` },
@@ -79,7 +57,7 @@ describe("the library's examples, pasted into the project init wrote", () => {
 
   it("example 3 (createMcpHandler) greets", async () => {
     const client = await connect(await load(3));
-    expect(await names(client)).toEqual(["hello"]);
+    expect(await toolNames(client)).toEqual(["hello"]);
     const greeting = await client.callTool({ name: "hello", arguments: { name: "README" } });
     expect(text(greeting)).toBe("Hello, README!");
     await client.close();
@@ -87,7 +65,7 @@ describe("the library's examples, pasted into the project init wrote", () => {
 
   it("example 4 (McpAgent) adds in its Durable Object session, bound as the page says", async () => {
     const client = await connect(await load(4));
-    expect(await names(client)).toEqual(["add"]);
+    expect(await toolNames(client)).toEqual(["add"]);
     const sum = await client.callTool({ name: "add", arguments: { a: 2, b: 3 } });
     expect(text(sum)).toBe("5");
     await client.close();

@@ -4,22 +4,13 @@
 // request callback) and those to mcp.example.com a real MCP server, SDK v2 (example 2's
 // upstream); each checks the credential the example sends, and any other host is refused.
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
-import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 import { defineConfig } from "vitest/config";
-import { z } from "zod";
+import { greetUpstream } from "../example-support/greet-upstream";
 
 const API_TOKEN = "readme-example-api-token";
 const UPSTREAM_TOKEN = "readme-example-upstream-token";
 
-const upstream = createMcpHandler(() => {
-  const server = new McpServer({ name: "readme-upstream", version: "1.0.0" });
-  server.registerTool(
-    "greet",
-    { description: "Greets someone", inputSchema: z.object({ name: z.string() }) },
-    async ({ name }) => ({ content: [{ type: "text", text: `Hello, ${name}!` }] }),
-  );
-  return server;
-});
+const upstream = greetUpstream("readme-upstream");
 
 /** api.example.com: GET /tasks answers two tasks to the example's bearer token. */
 function api(request: Request): Response {
@@ -39,10 +30,7 @@ function api(request: Request): Response {
 async function mcp(request: Request): Promise<Response> {
   if (request.headers.get("x-api-key") !== UPSTREAM_TOKEN)
     return new Response("unauthorized", { status: 401 });
-  const body = request.method === "GET" ? undefined : await request.arrayBuffer();
-  return upstream.fetch(
-    new Request(request.url, { method: request.method, headers: request.headers, body }),
-  );
+  return upstream(request);
 }
 
 /** The Worker's outbound requests: the two stand-ins; anything else is refused. */

@@ -1,7 +1,8 @@
 /**
  * Every request the supervisor's process sends a runtime carries this launch's cluster secret
  * (cli/local-server/cluster-secret.mjs), which the runtimes ask for before anything else: the
- * supervisor's probes and retire requests (health-request.mjs), and what the front passes on,
+ * supervisor's probes and retire requests (health-request.mjs), its copies of a runner's stable
+ * code (runners/stable-code-request.mjs), and what the front passes on,
  * plain or upgraded (exchange.mjs, front.mjs). A client's own header of that name never reaches
  * a runtime: only the front's. The "runtime" is a plain Node HTTP server.
  */
@@ -11,6 +12,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { CLUSTER_SECRET_HEADER, clusterSecret } from "../../../cli/local-server/cluster-secret.mjs";
 import { createFront } from "../../../cli/local-server/front/front.mjs";
 import { healthRequest } from "../../../cli/local-server/health-request.mjs";
+import {
+  readStableCode,
+  warmWith,
+} from "../../../cli/local-server/runners/stable-code-request.mjs";
 import { listenUnix } from "../../helpers/unix-socket.js";
 
 const servers: Server[] = [];
@@ -55,6 +60,14 @@ describe("the cluster secret on the supervisor's requests", () => {
     await healthRequest(socket, { method: "HEAD", path: "/health", timeoutMs: 2_000 });
     await healthRequest(socket, { method: "POST", path: "/retire", timeoutMs: 2_000 });
     expect(seen.map((s) => secretsIn(s.raw))).toEqual([[clusterSecret], [clusterSecret]]);
+  });
+
+  it("goes with every read and send of a runner's stable code", async () => {
+    const { seen, socket } = await runtime();
+    expect((await readStableCode(socket, "abc"))?.toString()).toBe("ok");
+    expect(await warmWith(socket, Buffer.from("{}"))).toBe(true);
+    expect(seen.map((s) => secretsIn(s.raw))).toEqual([[clusterSecret], [clusterSecret]]);
+    expect(seen[1]!.headers["content-type"]).toBe("application/json");
   });
 
   it("goes with every request the front passes on, once, replacing a client's own", async () => {

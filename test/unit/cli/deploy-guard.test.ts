@@ -3,12 +3,10 @@
  * cli/deploy-guard.mjs): the decision with the environment and the Worker's vars given, and the
  * real command, whose refusal comes before anything is built or sent.
  */
-import { spawnSync } from "node:child_process";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { deploySecrets, unguardedDeploy } from "../../../cli/deploy-guard.mjs";
+import { deployDryRun, expectRefusedUnbuilt } from "../../helpers/deploy-refusal";
 
-const ROOT = join(import.meta.dirname, "../../..");
 const TOKEN = "api-token-for-the-test-0123456789";
 
 describe("the deploy guard", () => {
@@ -55,24 +53,7 @@ describe("the deploy guard", () => {
   });
 
   it("deploy --dry-run with a credential and no caller check is refused, nothing built", () => {
-    const result = spawnSync(
-      process.execPath,
-      [join(ROOT, "bin/code-mode-mcp.mjs"), "deploy", "--dry-run"],
-      {
-        encoding: "utf8",
-        timeout: 30_000,
-        // Only what the command needs: no caller check, no opt-out, one credential.
-        env: {
-          PATH: process.env.PATH,
-          HOME: process.env.HOME,
-          API_TOKEN: TOKEN,
-        } as unknown as NodeJS.ProcessEnv,
-      },
-    );
-    expect(result.status).toBe(1);
-    expect(result.stderr).toContain("ALLOW_ANONYMOUS=on");
-    expect(result.stderr).toContain("Nothing was deployed");
-    expect(result.stderr).not.toContain("building");
-    expect(`${result.stdout}${result.stderr}`).not.toContain(TOKEN);
+    // Only what the command needs: no caller check, no opt-out, one credential.
+    expectRefusedUnbuilt(deployDryRun({ API_TOKEN: TOKEN }), "ALLOW_ANONYMOUS=on", TOKEN);
   });
 });

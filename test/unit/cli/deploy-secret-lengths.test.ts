@@ -4,13 +4,11 @@
  * check at each minimum (one character short: both refuse; at the minimum: both accept), and the
  * real command, which refuses before anything is built or sent and never prints a value.
  */
-import { spawnSync } from "node:child_process";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { SECRET_MINIMUMS, shortSecrets } from "../../../cli/deploy-secret-lengths.mjs";
 import { readConfig } from "../../../src/app/config/config";
+import { deployDryRun, expectRefusedUnbuilt } from "../../helpers/deploy-refusal";
 
-const ROOT = join(import.meta.dirname, "../../..");
 /** What the product needs beside the secret under test, so only the secret decides. */
 const BASE = {
   SPEC: "petstore",
@@ -59,24 +57,10 @@ describe("deploy's secret lengths are the Worker's", () => {
 
   it("deploy --dry-run with a short secret is refused before anything is built, naming it", () => {
     const short = "tok-1234";
-    const result = spawnSync(
-      process.execPath,
-      [join(ROOT, "bin/code-mode-mcp.mjs"), "deploy", "--dry-run"],
-      {
-        encoding: "utf8",
-        timeout: 30_000,
-        env: {
-          PATH: process.env.PATH,
-          HOME: process.env.HOME,
-          API_TOKEN: "api-token-0123456789",
-          MCP_API_KEY: short,
-        } as unknown as NodeJS.ProcessEnv,
-      },
+    expectRefusedUnbuilt(
+      deployDryRun({ API_TOKEN: "api-token-0123456789", MCP_API_KEY: short }),
+      "MCP_API_KEY is shorter than 16 characters",
+      short,
     );
-    expect(result.status).toBe(1);
-    expect(result.stderr).toContain("MCP_API_KEY is shorter than 16 characters");
-    expect(result.stderr).toContain("Nothing was deployed");
-    expect(result.stderr).not.toContain("building");
-    expect(`${result.stdout}${result.stderr}`).not.toContain(short);
   });
 });

@@ -1,18 +1,13 @@
 /**
- * Where the local server's private socket folder is made, and what it cleans first
- * (cli/local-server/socket-folder.mjs): a safe, short parent or the next candidate or a refusal
- * naming TMPDIR; no uid check where there is none; a clear refusal on Windows; the folders of
- * killed servers removed, and nothing else: a folder is stale when its lock socket refuses (its
- * process is gone), never only because its owner pid looks gone from here (another PID
- * namespace sharing /tmp, issue #40 review); a prepared runner's socket moved onto its slot's
- * without a moment where the slot's name points at nothing. Real folders and sockets in a
- * scratch folder; owners, the platform, the process table and the clock are given; one lock is
- * held by a real child process that is then SIGKILLed.
+ * Where the local server's private socket folder is made (cli/local-server/socket-folder.mjs):
+ * a safe, short parent or the next candidate or a refusal naming TMPDIR; no uid check where
+ * there is none; a clear refusal on Windows; its lock held from its making; a prepared runner's
+ * socket moved onto its slot's without a moment where the slot's name points at nothing. Real
+ * folders and sockets in a scratch folder; owners and the platform are given. (Which folders are
+ * stale and their lock: stale-folders.test.ts.)
  */
-import { spawn } from "node:child_process";
 import { createConnection, createServer, type Server } from "node:net";
 import {
-  chmodSync,
   existsSync,
   renameSync,
   lstatSync,
@@ -24,33 +19,19 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   chooseBase,
   createSocketFolder,
-  holdLock,
-  LOCK_NAME,
-  LOCKLESS_GRACE_MS,
   MAX_SOCKET_PATH_BYTES,
   moveSocketOnto,
-  probeSocket,
-  removeStaleFolders,
-  staleFolder,
   unsafeParent,
 } from "../../../cli/local-server/socket-folder.mjs";
+import { LOCK_NAME, probeSocket } from "../../../cli/local-server/stale-folders.mjs";
+import { scratchFolders } from "../../helpers/scratch-folders";
 
-const scratch = mkdtempSync(join(tmpdir(), "cmm-test-folder-"));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-let count = 0;
-/** A fresh folder in the scratch folder, with `mode`. */
-function folder(mode = 0o700): string {
-  const path = join(scratch, `f${++count}`);
-  mkdirSync(path);
-  chmodSync(path, mode);
-  return path;
-}
+const { root: scratch, folder, unusedPath } = scratchFolders("cmm-test-folder-");
 
 const uid = process.getuid?.();
 /** What the real parent looks like, with its owner replaced. */
@@ -119,7 +100,7 @@ describe("chooseBase", () => {
     // TMPDIR=/tmp/$USER with /tmp/$USER a link another user planted to /tmp: the check saw /tmp
     // (root's, sticky), and every later use of a socket's path went through the link again.
     const sticky = folder(0o1777);
-    const link = join(scratch, `link${++count}`);
+    const link = unusedPath("link");
     symlinkSync(sticky, link);
     expect(chooseBase(deps({ TMPDIR: link }))).toEqual({ base: realpathSync(sticky) });
   });
@@ -152,131 +133,6 @@ describe("chooseBase", () => {
     expect(refused).toMatchObject({
       refused: expect.stringMatching(/too long for a socket path.*\n {2}Fix: .*TMPDIR=\/tmp$/s),
     });
-  });
-});
-
-describe("removeStaleFolders", () => {
-  it("removes this user's folders of servers that are gone, and nothing else", async () => {
-    const base = folder(0o1777);
-    const gone = join(base, "cmm-4001-AbC123");
-    const running = join(base, "cmm-4002-AbC123");
-    const own = join(base, "cmm-77-AbC123");
-    const older = join(base, "cmm-AbC123"); // an older server's: no owner to look up
-    const elsewhere = folder(0o700);
-    writeFileSync(join(elsewhere, "keep"), "");
-    const link = join(base, "cmm-4004-AbC123");
-    const file = join(base, "cmm-4005-AbC123");
-    for (const path of [gone, running, own, older]) mkdirSync(path);
-    writeFileSync(join(gone, "runner-1.sock:0"), "");
-    symlinkSync(elsewhere, link);
-    writeFileSync(file, "");
-    const deps = {
-      env: {},
-      platform: "linux" as const,
-      uid,
-      pid: 77,
-      alive: (pid: number) => pid === 4002,
-      stat: statSync,
-      realpath: realpathSync,
-      probe: probeSocket,
-      // Lockless folders (servers older than the lock), past their grace.
-      now: () => Date.now() + LOCKLESS_GRACE_MS + 1,
-    };
-    // Seen as another user: not ours to remove.
-    if (uid !== undefined)
-      expect(await removeStaleFolders(base, { ...deps, uid: uid + 1 })).toEqual([]);
-    expect(await removeStaleFolders(base, deps)).toEqual([gone]);
-    expect([gone, running, own, older, link, file].map((p) => existsSync(p))).toEqual([
-      false,
-      true,
-      true,
-      true,
-      true,
-      true,
-    ]);
-    expect(existsSync(join(elsewhere, "keep"))).toBe(true);
-  });
-});
-
-describe("a folder's lock decides whether it is stale (issue #40 review)", () => {
-  const base = () => folder(0o1777);
-  const deps = (over: object = {}) => ({
-    env: {},
-    platform: "linux" as const,
-    uid,
-    pid: 77,
-    alive: () => false,
-    stat: statSync,
-    realpath: realpathSync,
-    probe: probeSocket,
-    now: () => Date.now() + LOCKLESS_GRACE_MS + 1,
-    ...over,
-  });
-
-  it("keeps a folder whose lock answers, though its owner pid runs nowhere here (another PID namespace)", async () => {
-    // A server in a container sharing /tmp: its pid is not a process here, yet it serves. The
-    // pid check alone removed its folder, sockets and all.
-    const parent = base();
-    const live = join(parent, "cmm-4242-AbC123");
-    mkdirSync(live);
-    writeFileSync(join(live, "runner-1.sock:0"), "");
-    const unlock = holdLock(live);
-    try {
-      expect(await probeSocket(join(live, LOCK_NAME))).toBe("answers");
-      expect(await removeStaleFolders(parent, deps())).toEqual([]);
-      expect(existsSync(join(live, "runner-1.sock:0"))).toBe(true);
-    } finally {
-      unlock();
-    }
-  });
-
-  it("removes a folder whose lock is refused, though a process of its owner's pid runs here (a pid reused)", async () => {
-    const parent = base();
-    const dead = join(parent, "cmm-4343-AbC123");
-    mkdirSync(dead);
-    // A real server process holds the lock, then is SIGKILLed: its socket file stays.
-    const module = new URL("../../../cli/local-server/socket-folder.mjs", import.meta.url).href;
-    const child = spawn(
-      process.execPath,
-      [
-        "--input-type=module",
-        "-e",
-        `const { holdLock } = await import(${JSON.stringify(module)}); holdLock(${JSON.stringify(dead)}); setInterval(() => {}, 1000); console.log("held");`,
-      ],
-      { stdio: ["ignore", "pipe", "inherit"] },
-    );
-    await new Promise((r) => child.stdout.once("data", r));
-    expect(await probeSocket(join(dead, LOCK_NAME))).toBe("answers");
-    expect(await removeStaleFolders(parent, deps({ alive: () => true }))).toEqual([]);
-    child.kill("SIGKILL");
-    await new Promise((r) => child.once("exit", r));
-    expect(existsSync(join(dead, LOCK_NAME))).toBe(true);
-    expect(await probeSocket(join(dead, LOCK_NAME))).toBe("refused");
-    expect(await removeStaleFolders(parent, deps({ alive: () => true }))).toEqual([dead]);
-  });
-
-  it("without a lock (an older server's folder): kept while young, while its pid runs here, or while a socket in it answers", async () => {
-    const path = join(base(), "cmm-4444-AbC123");
-    mkdirSync(path);
-    writeFileSync(join(path, "r1.entry.sock"), "");
-    const info = { mtimeMs: 1_000_000 };
-    const answers = new Set<string>();
-    const probe = async (p: string) =>
-      p.endsWith(LOCK_NAME) ? "missing" : answers.has(p) ? "answers" : "refused";
-    const given = { pid: 77, probe, alive: () => false, now: () => 1_000_000 + LOCKLESS_GRACE_MS };
-    expect(await staleFolder(path, 4444, info, given as never)).toBe(true);
-    expect(await staleFolder(path, 4444, info, { ...given, now: () => 1_000_001 } as never)).toBe(
-      false,
-    );
-    expect(await staleFolder(path, 4444, info, { ...given, alive: () => true } as never)).toBe(
-      false,
-    );
-    answers.add(join(path, "r1.entry.sock"));
-    expect(await staleFolder(path, 4444, info, given as never)).toBe(false);
-    // Never this process's own, nor one whose lock cannot be told (a full backlog, a timeout).
-    expect(await staleFolder(path, 77, info, given as never)).toBe(false);
-    const unknown = async () => "unknown" as const;
-    expect(await staleFolder(path, 4444, info, { ...given, probe: unknown } as never)).toBe(false);
   });
 });
 

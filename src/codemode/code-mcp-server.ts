@@ -269,7 +269,8 @@ function upstreamToolFunction(
   route: CallerTools["routes"][number],
   { ctx, tools: { catalog, redactor }, options, sessions, logLevel, progress, check }: RunCall,
 ): HostFunction {
-  return redactingErrors(redactor, async ([input], { signal }) => {
+  return redactingErrors(redactor, async ([input], call) => {
+    const signal = call?.signal;
     if (options.validateInput !== false) {
       const problems = catalog.validate(entry, input);
       if (problems.length > 0)

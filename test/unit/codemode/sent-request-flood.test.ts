@@ -70,6 +70,32 @@ describe("a program flooding codemode.request() with large bodies", () => {
     expect(sent).toHaveLength(0);
   });
 
+  it("asks for approval only after a large request was checked, and sends it once approved", async () => {
+    const events: string[] = [];
+    const request = apiRequester({
+      spec,
+      handler: () => {
+        events.push("sent");
+        return { status: 201 };
+      },
+      validate: true,
+      secrets,
+      mcp: {} as never,
+      needsApproval: () => true,
+      approve: async () => {
+        events.push("asked");
+        return { kind: "send", record: () => void events.push("recorded") };
+      },
+    });
+    const large = upload("a".repeat(1_048_576));
+    await request(large, signal);
+    const codes = [...TOKEN].map((c) => c.charCodeAt(0)).join(",");
+    await expect(request(upload(`${"a ".repeat(100_000)}[${codes}]`), signal)).rejects.toThrow(
+      /holds the credential/,
+    );
+    expect(events).toEqual(["asked", "sent", "recorded"]);
+  });
+
   it("refuses requests past the run's budget, naming it, with nothing sent", async () => {
     const sent: unknown[] = [];
     const request = run(sent);
@@ -91,5 +117,6 @@ describe("a program flooding codemode.request() with large bodies", () => {
     const next: unknown[] = [];
     await run(next)(upload(body), signal);
     expect(next).toHaveLength(1);
-  });
+    // 68 MiB searched: seconds of a core on a loaded machine.
+  }, 90_000);
 });

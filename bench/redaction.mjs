@@ -11,12 +11,14 @@
  * `--heavy`: the 4 MB rows instead (see below); `--heavy --memory`: their peak memory, one fresh
  * process per body and tree.
  *
- * Run: `npm exec -- node bench/redaction.mjs [--against main] [--heavy]` (Node 22 from the `node`
- * devDependency).
+ * `--request`: the credential check over a request a program sends instead (see below).
+ *
+ * Run: `npm exec -- node bench/redaction.mjs [--against main] [--heavy | --request]` (Node 22 from
+ * the `node` devDependency).
  */
 import { build } from "esbuild";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -45,16 +47,151 @@ async function load(srcRoot, name) {
   return (await import(pathToFileURL(outfile).href)).toApiResult;
 }
 
-const sides = { current: await load(root, "current") };
+/**
+ * `--request`: the credential check over what a program sends (issue #41, sliced and charged to
+ * the run for issue #40): apiRequester, the host function behind `codemode.request()`, one per
+ * run as `execute` builds it, called once with the request, its callback answering at once.
+ */
+async function loadRequester(srcRoot, name) {
+  const entry = join(dir, `${name}-requester-entry.ts`);
+  writeFileSync(
+    entry,
+    `export { apiRequester } from ${JSON.stringify(join(srcRoot, "src/codemode/api-requester.ts"))};\n` +
+      `export { loadSpec } from ${JSON.stringify(join(srcRoot, "src/openapi/openapi-spec.ts"))};\n`,
+  );
+  const outfile = join(dir, `${name}-requester.mjs`);
+  await build({
+    entryPoints: [entry],
+    bundle: true,
+    format: "esm",
+    platform: "node",
+    outfile,
+    logLevel: "error",
+  });
+  return await import(pathToFileURL(outfile).href);
+}
+
+const requesting = process.argv.includes("--request");
+const sides = {};
+const requesters = {};
+let old;
 if (against) {
-  const old = join(dir, "against");
+  old = join(dir, "against");
   execFileSync("sh", [
     "-c",
     `mkdir -p "${old}" && git -C "${root}" archive "${against}" src | tar -x -C "${old}"`,
   ]);
-  sides[against] = await load(old, "against");
+}
+if (requesting) {
+  requesters.current = await loadRequester(root, "current");
+  if (against) requesters[against] = await loadRequester(old, "against");
+} else {
+  sides.current = await load(root, "current");
+  if (against) sides[against] = await load(old, "against");
 }
 rmSync(dir, { recursive: true });
+
+if (requesting) {
+  const spec = requesters.current.loadSpec({
+    openapi: "3.0.3",
+    info: { title: "notes", version: "1" },
+    paths: {
+      "/notes": {
+        post: {
+          operationId: "post",
+          requestBody: {
+            content: { "application/json": { schema: {} }, "text/plain": { schema: {} } },
+          },
+          responses: { 201: { description: "ok" } },
+        },
+      },
+    },
+  });
+  const words = "abcdefghij ".repeat(95_326); // 1 MiB
+  const requests = {
+    "a small JSON request": { method: "POST", path: "/notes", body: { note: "an ordinary note" } },
+    "a 1 MiB raw body of words": {
+      method: "POST",
+      path: "/notes",
+      rawBody: words,
+      contentType: "text/plain",
+    },
+    "a 1 MiB raw body of `%2541%25%41a%2525`": {
+      method: "POST",
+      path: "/notes",
+      rawBody: "%2541%25%41a%2525".repeat(65_536),
+      contentType: "text/plain",
+    },
+  };
+  const secrets = Object.freeze([
+    "Bearer cf-canary-token-6f1d2c9a8b7e",
+    "cf-canary-token-6f1d2c9a8b7e",
+  ]);
+  const none = Object.freeze([]);
+  const signal = new AbortController().signal;
+  const names = Object.keys(requesters);
+  /** CPU ms of one call by a fresh requester (one run), and its wall ms. */
+  const once = async (name, request, withSecrets) => {
+    const { apiRequester } = requesters[name];
+    const requester = apiRequester({
+      spec,
+      handler: () => ({ status: 201, body: { ok: true } }),
+      validate: true,
+      secrets: withSecrets ? secrets : none,
+      mcp: {},
+    });
+    // Another task's turns meanwhile: the longest gap between two is how long the call held
+    // the thread at once.
+    let [last, held] = [performance.now(), 0];
+    const other = setInterval(() => {
+      const now = performance.now();
+      held = Math.max(held, now - last);
+      last = now;
+    }, 0);
+    const start = (last = performance.now());
+    const used = process.cpuUsage();
+    await requester(request, signal);
+    const { user, system } = process.cpuUsage(used);
+    const end = performance.now();
+    clearInterval(other);
+    return [(user + system) / 1000, end - start, Math.max(held, end - last)];
+  };
+  console.log(
+    "apiRequester, one call per run: CPU min of the rounds (the check: with secrets less without); wall and longest hold of the thread: medians",
+  );
+  for (const [label, request] of Object.entries(requests)) {
+    const rounds = label.includes("small") ? 400 : 8;
+    const cpu = Object.fromEntries(
+      names.flatMap((n) => [
+        [`${n} on`, []],
+        [`${n} off`, []],
+      ]),
+    );
+    const wall = Object.fromEntries(names.map((n) => [n, []]));
+    const holds = Object.fromEntries(names.map((n) => [n, []]));
+    for (let round = 0; round < rounds + 1; round++)
+      for (const name of round % 2 ? names : names.toReversed())
+        for (const on of [true, false]) {
+          const [ms, w, h] = await once(name, request, on);
+          if (round === 0) continue;
+          cpu[`${name} ${on ? "on" : "off"}`].push(ms);
+          if (on) wall[name].push(w);
+          if (on) holds[name].push(h);
+        }
+    const min = (list) => Math.min(...list);
+    const median = (list) => list.toSorted((a, b) => a - b)[list.length >> 1];
+    const unit = label.includes("small") ? 1000 : 1;
+    const shown = (ms) => (unit === 1000 ? `${(ms * 1000).toFixed(0)} µs` : `${ms.toFixed(1)} ms`);
+    const row = names
+      .map((name) => {
+        const [on, off] = [min(cpu[`${name} on`]), min(cpu[`${name} off`])];
+        return `${name} check ${shown(on - off)} (call ${shown(on)}, without secrets ${shown(off)}; wall ${shown(median(wall[name]))}, thread held at once ≤ ${shown(median(holds[name]))})`;
+      })
+      .join("; ");
+    console.log(`${label}: ${row}`);
+  }
+  process.exit(0);
+}
 
 /** About 0.5 MB of API-like JSON: ids, names, URLs with queries, escapes, nested settings. */
 function body() {

@@ -26,6 +26,7 @@ import { collectionBudget } from "./request/large-body-collection";
 import { methodOverrideRefusal } from "./request/method-override";
 import { partialContentRefusal } from "./request/request-headers";
 import { withoutBody } from "./request/withheld-bodies";
+import { sentCheck } from "./request/sent-check";
 
 /** Everything one run's `codemode.request()` needs. */
 export interface ApiRequesterOptions {
@@ -66,10 +67,13 @@ export function apiRequester(options: ApiRequesterOptions) {
   };
   // What the callback throws enters the sandbox as an exception: never with a secret in it.
   const redactor = secretRedactor(options.secrets);
-  /** Whether the request, as the program gave it, holds a secret in a form the redaction reads. */
-  const holdsSecret = (request: ApiRequest): boolean => {
+  // What the program sends is searched too, charged to the run and in slices when large
+  // (./request/sent-check.ts): the program chooses how much and how often it sends.
+  const check = sentCheck(redactor, { collections });
+  /** The request, as the program gave it, as the one text the search reads. */
+  const wireOf = (request: ApiRequest): string | undefined => {
     const raw = request.rawBody;
-    const wire = JSON.stringify([
+    return JSON.stringify([
       request.path,
       request.query,
       request.headers,
@@ -77,7 +81,6 @@ export function apiRequester(options: ApiRequesterOptions) {
       request.contentType,
       raw instanceof Uint8Array ? new TextDecoder().decode(raw) : raw,
     ]);
-    return wire !== undefined && redactor.text(wire) !== wire;
   };
   const refuse = (error: unknown): never => {
     throw redactor.error(error);
@@ -150,14 +153,26 @@ export function apiRequester(options: ApiRequesterOptions) {
     // that holds it (pieced together from answers split across responses, in any spelling the
     // redaction reads, in the path, query, headers or body, whole or as an array of its
     // characters) would leave it with an API that may keep or show what it is sent.
-    if (holdsSecret(request)) throw new RequestRefusedError(CREDENTIAL_IN_REQUEST);
-    if (options.approve !== undefined && options.needsApproval?.(request, operation) === true)
-      return approved(request, operation, pathParams, signal);
-    return send(request, operation, pathParams, signal);
+    const go = () =>
+      options.approve !== undefined && options.needsApproval?.(request, operation) === true
+        ? approved(request, operation, pathParams, signal)
+        : send(request, operation, pathParams, signal);
+    const wire = wireOf(request);
+    if (wire === undefined) return go();
+    const searched = check.text(wire, "codemode.request()", signal);
+    if (typeof searched === "string") {
+      if (searched !== wire) throw new RequestRefusedError(CREDENTIAL_IN_REQUEST);
+      return go();
+    }
+    // A large request: searched in slices, sent (or refused) once the search is done.
+    return searched.then((clean) => {
+      if (clean !== wire) throw new RequestRefusedError(CREDENTIAL_IN_REQUEST);
+      return go();
+    });
   };
 }
 
-/** The refusal of a request that holds the credential (see `holdsSecret`). */
+/** The refusal of a request that holds the credential (see `wireOf`). */
 const CREDENTIAL_IN_REQUEST =
   "codemode.request() was not sent: the request holds the credential (in its path, query, headers or body, in some spelling). Nothing was sent; the host adds the credential itself, so send the API only the data it needs.";
 

@@ -36,6 +36,8 @@ import { assertRedactableSecrets } from "./redaction/redaction";
 import { redactToolResult } from "./redaction/result-redaction";
 import type { ToolCatalog } from "./upstream/tool-catalog";
 import type { Redactor } from "./redaction/redaction";
+import { sentCheck, type SentCheck } from "./request/sent-check";
+import { sentData } from "./request/sent-data";
 import { UpstreamSet } from "./upstream/upstream-set";
 import { redactingErrors, upstreamResultValue } from "./upstream/upstream-result";
 import { callUpstreamTool, type CallOptions } from "./upstream/upstream-call";
@@ -187,7 +189,16 @@ async function runCode(
   // No prototype: an upstream's tool names are keys here, and none may reach an inherited one.
   const fns: Record<string, HostFunction> = Object.create(null) as Record<string, HostFunction>;
   const run = options.onRun && new RunTrace("code", options.name ?? "code-mode", code, redactor);
-  const call = { ctx, tools, options, sessions, logLevel, progress: progressRelay(ctx, redactor) };
+  const call = {
+    ctx,
+    tools,
+    options,
+    sessions,
+    logLevel,
+    progress: progressRelay(ctx, redactor),
+    // The run's budget and slices for searching what it sends (./request/sent-check.ts).
+    check: sentCheck(redactor),
+  };
   for (const [index, entry] of catalog.entries.entries()) {
     // By position: merged names may coincide across upstreams (upstream-set.ts).
     const fn = upstreamToolFunction(entry, routes[index]!, call);
@@ -243,6 +254,8 @@ interface RunCall {
   logLevel: LoggingLevel | undefined;
   /** The call option that passes the upstream's progress on, if the client asked for it. */
   progress: Pick<NonNullable<CallOptions>, "onprogress">;
+  /** The run's search of what it sends: charged to the run, large parts in slices. */
+  check: SentCheck;
 }
 
 /**
@@ -254,9 +267,10 @@ interface RunCall {
 function upstreamToolFunction(
   entry: ToolCatalog["entries"][number],
   route: CallerTools["routes"][number],
-  { ctx, tools: { catalog, redactor }, options, sessions, logLevel, progress }: RunCall,
+  { ctx, tools: { catalog, redactor }, options, sessions, logLevel, progress, check }: RunCall,
 ): HostFunction {
-  return redactingErrors(redactor, async ([input]) => {
+  return redactingErrors(redactor, async ([input], call) => {
+    const signal = call?.signal;
     if (options.validateInput !== false) {
       const problems = catalog.validate(entry, input);
       if (problems.length > 0)
@@ -266,12 +280,20 @@ function upstreamToolFunction(
     }
     // What the program sends goes through the same search as what it returns: a credential it
     // pieced together must not leave through an upstream tool either.
-    const args = redactor.data((input ?? {}) as Record<string, unknown>);
+    // The program chose their size: searched in slices and charged to the run (issue #40).
+    const what = `codemode.${entry.identifier}()`;
+    const args = await sentData(
+      (input ?? {}) as Record<string, unknown>,
+      redactor,
+      check,
+      what,
+      signal,
+    );
     // Value by value, `[...token]` (or its codes) is clean: one character is no credential. The
     // arguments as they go on the wire are read whole, as an API's body is (arrays of
     // characters and of codes are forms it reads), and such a call is not sent.
     const wire = JSON.stringify(args);
-    if (wire !== undefined && redactor.text(wire) !== wire)
+    if (wire !== undefined && (await check.text(wire, what, signal)) !== wire)
       throw new TypeError(
         `codemode.${entry.identifier}() was not called: its input holds the credential spread over several values (e.g. an array of its characters or character codes). Nothing was sent; send the upstream only the data it needs.`,
       );

@@ -1,0 +1,191 @@
+/**
+ * `redactor.data(value)` for data a program sends (an upstream tool's arguments), with the
+ * searches charged to the run and given the thread between slices (./sent-check.ts, issue #40):
+ * the arguments are up to `maxCallBytes` of the program's choosing, and `redactor.data` searches
+ * every string, key and byte array in one synchronous walk.
+ *
+ * Two passes. The first walks the value and searches each distinct string, key, number and byte
+ * array through the run's {@link SentCheck} (a large one in slices, small ones at once with a
+ * pause after every {@link SLICE_POSITIONS} characters), remembering each answer; the second
+ * builds the copy exactly as `redactor.data` does (../redaction/redacted-copy.ts: copy on write,
+ * cycles and depth marked the same way), reading those answers. A part the first pass did not
+ * meet is searched at once by the redactor itself, so the copy is always `redactor.data`'s
+ * (test/unit/codemode/sent-data.test.ts compares them).
+ */
+import type { Redactor } from "../redaction/redaction";
+import { SLICE_POSITIONS } from "../redaction/slices";
+import type { SentCheck } from "./sent-check";
+
+/** Nesting the copy follows (redacted-copy.ts's bound: deeper objects become a marker). */
+const MAX_DEPTH = 200;
+
+/**
+ * Work a small part costs besides its characters (a search's fixed cost): a million one-letter
+ * strings are paused between like a long text.
+ */
+const PART_COST = 64;
+
+/**
+ * A copy of `value` with the secrets removed as `redactor.data` removes them, searched in slices
+ * and charged to the run.
+ * @param value - what the program sends (decoded host-call arguments)
+ * @param redactor - the configured secrets
+ * @param check - the run's search of what it sends
+ * @param what - the call being checked, for a refusal
+ * @param signal - the run's
+ * @throws SandboxError `LimitError` past the run's budget (./sent-check.ts)
+ */
+export async function sentData<T>(
+  value: T,
+  redactor: Redactor,
+  check: SentCheck,
+  what: string,
+  signal?: AbortSignal,
+): Promise<T> {
+  if (!redactor.active) return value;
+  const texts = new Map<string, string>();
+  const numbers = new Map<unknown, unknown>();
+  const objects = new Map<object, unknown>();
+  let work = 0;
+  const spent = async (size: number) => {
+    work += size + PART_COST;
+    if (work >= SLICE_POSITIONS) {
+      work = 0;
+      await check.pause(signal);
+    }
+  };
+  const text = async (part: string) => {
+    if (texts.has(part)) return texts.get(part)!;
+    const found = check.text(part, what, signal);
+    const clean = typeof found === "string" ? found : await found;
+    texts.set(part, clean);
+    await spent(part.length);
+    return clean;
+  };
+  const bytes = async (part: Uint8Array) => {
+    const found = check.bytes(part, what, signal);
+    const clean = found instanceof Promise ? await found : found;
+    await spent(part.byteLength);
+    return clean;
+  };
+
+  // First pass: every part searched, depth first, each object once (where it is first met
+  // within the depth the copy follows).
+  const seen = new Set<object>();
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    switch (typeof item) {
+      case "string":
+        await text(item);
+        continue;
+      case "number":
+      case "bigint":
+        if (!numbers.has(item)) {
+          // The redactor's own answer: it knows whether numbers can hold a secret at all.
+          numbers.set(item, redactor.data(item));
+          await spent(0);
+        }
+        continue;
+      case "object":
+        break;
+      default:
+        continue;
+    }
+    if (item === null || item instanceof Date || seen.has(item) || depth > MAX_DEPTH) continue;
+    seen.add(item);
+    if (item instanceof Uint8Array) objects.set(item, await bytes(item));
+    else if (item instanceof ArrayBuffer) {
+      const clean = await bytes(new Uint8Array(item));
+      objects.set(item, clean.buffer === item ? item : clean.buffer);
+    } else if (ArrayBuffer.isView(item)) {
+      const view = new Uint8Array(item.buffer, item.byteOffset, item.byteLength);
+      const clean = await bytes(view);
+      objects.set(item, clean === view ? item : clean);
+    } else if (item instanceof Error) {
+      const [message, name] = [String(item.message), String(item.name)];
+      const [cleanMessage, cleanName] = [await text(message), await text(name)];
+      if (cleanMessage === item.message && cleanName === item.name) objects.set(item, item);
+      else {
+        // As `redactor.error` makes it: a plain Error with the searched name and message.
+        const safe = new Error(cleanMessage);
+        safe.name = cleanName;
+        objects.set(item, safe);
+      }
+    } else if (Array.isArray(item)) {
+      for (let i = item.length - 1; i >= 0; i--) stack.push([item[i], depth + 1]);
+    } else if (item instanceof Set) {
+      for (const member of item) stack.push([member, depth + 1]);
+    } else if (item instanceof Map) {
+      for (const [key, member] of item) stack.push([key, depth + 1], [member, depth + 1]);
+    } else
+      for (const key of Object.keys(item)) {
+        await text(key);
+        stack.push([(item as Record<string, unknown>)[key], depth + 1]);
+      }
+  }
+
+  // Second pass: the copy, as redacted-copy.ts makes it, from the answers of the first.
+  const textOf = (part: string) => texts.get(part) ?? redactor.text(part);
+  const deep = (item: unknown, path: Set<object>, depth: number): unknown => {
+    switch (typeof item) {
+      case "string":
+        return textOf(item);
+      case "number":
+      case "bigint":
+        return numbers.has(item) ? numbers.get(item) : redactor.data(item);
+      case "object":
+        break;
+      default:
+        return item;
+    }
+    if (item === null || item instanceof Date) return item;
+    if (path.has(item)) return "[Circular]";
+    if (depth > MAX_DEPTH) return "[Too deep]";
+    path.add(item);
+    try {
+      return copyOf(item, (v) => deep(v, path, depth + 1));
+    } finally {
+      path.delete(item);
+    }
+  };
+  const copyOf = (item: object, inner: (v: unknown) => unknown): unknown => {
+    if (objects.has(item)) return objects.get(item);
+    if (
+      item instanceof Uint8Array ||
+      item instanceof ArrayBuffer ||
+      ArrayBuffer.isView(item) ||
+      item instanceof Error
+    )
+      return redactor.data(item);
+    if (Array.isArray(item)) {
+      let out: unknown[] | undefined;
+      item.forEach((member, i) => {
+        const clean = inner(member);
+        if (clean !== member) (out ??= [...item])[i] = clean;
+      });
+      return out ?? item;
+    }
+    if (item instanceof Set) {
+      const members = [...item];
+      const clean = members.map(inner);
+      return clean.some((member, i) => member !== members[i]) ? new Set(clean) : item;
+    }
+    if (item instanceof Map) {
+      const entries = [...item];
+      const clean = entries.map(([k, v]) => [inner(k), inner(v)] as const);
+      return clean.some(([k, v], i) => k !== entries[i]![0] || v !== entries[i]![1])
+        ? new Map(clean)
+        : item;
+    }
+    let changed = false;
+    const entries = Object.keys(item).map((k) => {
+      const member = (item as Record<string, unknown>)[k];
+      const [ck, cv] = [textOf(k), inner(member)];
+      if (ck !== k || cv !== member) changed = true;
+      return [ck, cv] as const;
+    });
+    return changed ? Object.fromEntries(entries) : item;
+  };
+  return deep(value, new Set(), 0) as T;
+}

@@ -27,6 +27,7 @@ import { methodOverrideRefusal } from "./request/method-override";
 import { partialContentRefusal } from "./request/request-headers";
 import { withoutBody } from "./request/withheld-bodies";
 import { sentCheck } from "./request/sent-check";
+import { plainAnswer } from "./request/plain-answer";
 
 /** Everything one run's `codemode.request()` needs. */
 export interface ApiRequesterOptions {
@@ -54,22 +55,27 @@ export interface ApiRequesterOptions {
 export function apiRequester(options: ApiRequesterOptions) {
   // Forced collections around large bodies are bounded per run: the program chose the bodies.
   const collections = collectionBudget();
-  const finish = (response: unknown): ApiResult | Promise<ApiResult> =>
-    response instanceof Response
-      ? toApiResult(response, options.secrets, collections)
-      : plainApiResult(asResponseInit(response), options.secrets);
-  // An operation known to reflect the request: its body is dropped unread, before redaction.
-  const finishFor = (operation: CompactOperation | undefined) => {
-    const id = operation?.operationId;
-    return id !== undefined && options.withhold?.has(id)
-      ? (response: unknown) => plainApiResult(withoutBody(response, id), options.secrets)
-      : finish;
-  };
   // What the callback throws enters the sandbox as an exception: never with a secret in it.
   const redactor = secretRedactor(options.secrets);
   // What the program sends is searched too, charged to the run and in slices when large
   // (./request/sent-check.ts): the program chooses how much and how often it sends.
   const check = sentCheck(redactor, { collections });
+  // A plain answer's large body is searched in slices as well (./request/plain-answer.ts); its
+  // size is the callback's, so it is not charged to what the run sends.
+  const answers = sentCheck(redactor, { collections, maxChars: Number.POSITIVE_INFINITY });
+  const finish =
+    (signal: AbortSignal) =>
+    (response: unknown): ApiResult | Promise<ApiResult> =>
+      response instanceof Response
+        ? toApiResult(response, options.secrets, collections)
+        : plainAnswer(asResponseInit(response), redactor, answers, signal);
+  // An operation known to reflect the request: its body is dropped unread, before redaction.
+  const finishFor = (operation: CompactOperation | undefined, signal: AbortSignal) => {
+    const id = operation?.operationId;
+    return id !== undefined && options.withhold?.has(id)
+      ? (response: unknown) => plainApiResult(withoutBody(response, id), options.secrets)
+      : finish(signal);
+  };
   /** The request, as the program gave it, as the one text the search reads. */
   const wireOf = (request: ApiRequest): string | undefined => {
     const raw = request.rawBody;
@@ -101,7 +107,7 @@ export function apiRequester(options: ApiRequesterOptions) {
       return refuse(error);
     }
     // Awaited only when it is a promise (or any thenable): a plain answer stays synchronous.
-    const shape = finishFor(operation);
+    const shape = finishFor(operation, signal);
     return typeof (reply as { then?: unknown } | null)?.then === "function"
       ? Promise.resolve(reply).then(shape).catch(refuse)
       : settleSync(shape(reply));

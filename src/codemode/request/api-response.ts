@@ -202,6 +202,21 @@ export function plainApiResult(response: ApiResponseInit, secrets: readonly stri
   const redactor = secretRedactor(secrets);
   // With no secrets configured there is nothing to redact: the body is not walked or copied.
   const body = response.body === undefined ? null : redactor.data(response.body);
+  return plainResultWith(response, redactor, body);
+}
+
+/**
+ * A plain answer with its headers redacted and `body` (already redacted by the caller, e.g. in
+ * slices: ./plain-answer.ts) as its body.
+ * @param response - what the host callback returned
+ * @param redactor - the configured secrets
+ * @param body - the answer's body, redacted
+ */
+export function plainResultWith(
+  response: ApiResponseInit,
+  redactor: Redactor,
+  body: unknown,
+): ApiResult {
   const headers: Record<string, string> = {};
   if (response.headers)
     for (const [k, v] of Object.entries(response.headers))

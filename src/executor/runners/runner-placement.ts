@@ -134,12 +134,14 @@ export const RESTING = 8;
  * sent at once) reach placement within milliseconds of each other, a few tens on a loaded
  * machine; another client's run arriving then waits this long at most.
  */
-export const SPARE_BURST_MS = 100;
+export const SPARE_BURST_MS = 80;
 
 /**
- * Whether a burst of runs is still asking for regular runners at `now`: a regular cold slot had
- * a run sent to it less than {@link SPARE_BURST_MS} ago (it may be refused, asking for the
- * slot's runner) or was first asked for less than that ago. Meanwhile the spare ranks {@link SPARE_IN_BURST}. Why: a
+ * Whether a burst of runs is still asking for regular runners at `now`: a regular cold slot not
+ * asked for yet had a run sent to it less than {@link SPARE_BURST_MS} ago (it may be refused,
+ * asking for the slot's runner), or one was first asked for less than that ago. Runs that
+ * claimed the slot and try it again do not make a burst last (e2e fair-share, load 19: their
+ * tries kept it going, and another client's searches joined the claim). Meanwhile the spare ranks {@link SPARE_IN_BURST}. Why: a
  * burst of blocking programs as large as the pool (one client's, e2e fair-share) takes every
  * running regular runner, asks for a cold one, and its last program, finding the others may be
  * blocked, took the idle spare at once (the spare ranked before them); then every other
@@ -151,7 +153,7 @@ export function spareInBurst(slots: readonly PlacedSlot[], now: number): boolean
     (slot) =>
       slot.cold &&
       !slot.spare &&
-      (sentLately(slot, now) || (asked(slot, now) && now - (slot.askedAt ?? 0) < SPARE_BURST_MS)),
+      (asked(slot, now) ? now - (slot.askedAt ?? 0) < SPARE_BURST_MS : sentLately(slot, now)),
   );
 }
 
@@ -321,5 +323,8 @@ export function claimedSlot<S extends PlacedSlot>(
 ): S {
   if (!claim || best === claim.slot || claim.slot.spare) return best;
   if (now - claim.at >= RUNNER_CLAIM_MS || claim.slot.restUntil > now) return best;
+  // Not while another run is on its way there (it ranks by that run): two claimants sent to a
+  // fresh runner together, a stall and a search, and the search failed with the stall.
+  if (tierOf(claim.slot, now) !== COLD) return best;
   return tierOf(best, now) >= SPARE ? claim.slot : best;
 }

@@ -175,6 +175,12 @@ describe("a burst asking for regular runners (spareInBurst), and asked slots (AS
     const sent = slot("sent", [{ lastProgress: NOW - 5 }], { cold: true });
     expect(spareInBurst([sent], NOW)).toBe(true);
     expect(spareInBurst([sent], NOW - 5 + SPARE_BURST_MS)).toBe(false);
+    // A claimed run trying the asked slot again does not make the burst last.
+    const retried = slot("retried", [{ lastProgress: NOW - 5 }], {
+      cold: true,
+      askedAt: NOW - SPARE_BURST_MS,
+    });
+    expect(spareInBurst([retried], NOW)).toBe(false);
     // Not the spare's own refusals, nor a slot never asked for, nor a serving one.
     expect(spareInBurst([slot("s", [], { cold: true, spare: true, askedAt: NOW })], NOW)).toBe(
       false,
@@ -236,6 +242,9 @@ describe("a burst asking for regular runners (spareInBurst), and asked slots (AS
     );
     expect(claimedSlot(spare, { slot: starting, at: NOW - RUNNER_CLAIM_MS }, NOW)).toBe(spare);
     expect(claimedSlot(spare, undefined, NOW)).toBe(spare);
+    // Another run on its way there (a second claimant): not after it onto a fresh runner.
+    const taken = slot("starting", [{ lastProgress: NOW - 5 }], { cold: true, askedAt: NOW - 500 });
+    expect(claimedSlot(spare, { slot: taken, at: NOW - 500 }, NOW)).toBe(spare);
   });
 });
 

@@ -33,20 +33,31 @@ export function stableHashesOf(headers) {
 }
 
 /**
- * @typedef {{ killedBecause: string | undefined, isRunning: () => boolean, lastHeaders: import("node:http").IncomingHttpHeaders | undefined }} WarmableRuntime
+ * How long a runner may have left its `/health` probes (every 500 ms) unanswered and still be
+ * read from. A runner whose thread a program holds answers no read either: one read started just
+ * as one client's stall took runner 1 (e2e fair-share, load 17) hung until that runner was ended
+ * 10 s later, and no runner was warmed before the round of stalls it was meant for.
+ */
+export const LEARN_SILENT_MS = 2_000;
+
+/**
+ * @typedef {{ killedBecause: string | undefined, isRunning: () => boolean, lastHeaders: import("node:http").IncomingHttpHeaders | undefined, lastAnswer?: number }} WarmableRuntime
  */
 
 /**
  * A hash a running runner holds that the supervisor does not know yet, and that runner: the
- * code to copy from it. Null when there is none, or the supervisor keeps its most already.
+ * code to copy from it. Null when there is none, or the supervisor keeps its most already. Not
+ * from a runner silent for {@link LEARN_SILENT_MS} at `now` (its thread may be held).
  * @param {WarmableRuntime[]} runtimes - the running runners
  * @param {ReadonlySet<string>} known - hashes whose code the supervisor has, or is fetching
+ * @param {number} [now] - the clock now (without it, silence is not looked at)
  * @returns {{ runtime: WarmableRuntime, hash: string } | null}
  */
-export function codeToLearn(runtimes, known) {
+export function codeToLearn(runtimes, known, now) {
   if (known.size >= MAX_KNOWN_CODES) return null;
   for (const runtime of runtimes) {
     if (runtime.killedBecause !== undefined || !runtime.isRunning()) continue;
+    if (now !== undefined && now - (runtime.lastAnswer ?? now) >= LEARN_SILENT_MS) continue;
     for (const hash of stableHashesOf(runtime.lastHeaders))
       if (!known.has(hash)) return { runtime, hash };
   }
@@ -124,7 +135,7 @@ export function createWarmth({ readCode, warm, running, stopping, log, label, cl
   const warmStep = () => {
     if (!readCode || !warm || stopping()) return;
     const runtimes = running();
-    const learn = codeToLearn(runtimes, new Set(known.keys()));
+    const learn = codeToLearn(runtimes, new Set(known.keys()), clock.now());
     if (learn) {
       known.set(learn.hash, null);
       void readCode(/** @type {Runtime} */ (learn.runtime), learn.hash).then((code) => {

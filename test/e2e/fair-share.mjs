@@ -18,6 +18,7 @@
 // every runner is held, and replacements ready the moment held runners are ended:
 // docs/local-runtime.md, "Placement" and "Runners on demand"). `npm run e2e` runs the
 // isolate-per-run half (test/e2e/run.mjs says why not the shared worker's).
+import { writeFileSync } from "node:fs";
 import { connect, pollSearch, timedCall, TRIVIAL_SEARCH } from "./support/load-clients.mjs";
 import { hostReplacements, replacements } from "./support/replacements.mjs";
 import { check, withServer } from "./support/server.mjs";
@@ -67,6 +68,8 @@ for (const executor of EXECUTORS)
       const firstAt = Date.now();
       for (const round of [1, 2]) {
         await sleep(firstAt + (round - 1) * ROUND_GAP_MS - Date.now());
+        if (process.env.FAIR_SHARE_LOG)
+          console.log(`e2e fair-share: ${executor}: round ${round} at ${new Date().toISOString()}`);
         const stalls = (STALLS[executor] ?? []).map((code) => timedCall(staller, "execute", code));
         const probes = PROBE_DELAYS_MS.map(async (delay) => {
           await sleep(delay);
@@ -105,6 +108,9 @@ for (const executor of EXECUTORS)
           `${executor}: a trivial search waited ${polled.longestMs} ms (> ${MAX_WAIT_MS})`,
         );
       for (const line of hostReplacements(output())) failures.push(`${executor}: ${line}`);
+      // By hand: the server's output, to see which runners started when (FAIR_SHARE_LOG=<prefix>).
+      if (process.env.FAIR_SHARE_LOG)
+        writeFileSync(`${process.env.FAIR_SHARE_LOG}-${executor}.log`, output());
       await staller.close().catch(() => {});
       await prober.close().catch(() => {});
     },

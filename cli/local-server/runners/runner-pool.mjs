@@ -37,9 +37,12 @@
  *   way for {@link IDLE_END_MS} ({@link SPARE_IDLE_END_MS} for a spare) is retired like any
  *   other (it is asked, begins no run, its runs under way are waited for) and its slot gets its
  *   doorbell back; a run sent there meanwhile is answered "retiring" and goes to another runner.
+ *   While the pool is busy the spare runs too, ahead of the run that needs it (the warm spare:
+ *   warm-spare.mjs says why and how long).
  */
 import { needsPrepared, preparedUnwanted } from "./prepared-replacement.mjs";
-import { codeToLearn, hashesToWarm } from "./stable-warmth.mjs";
+import { createWarmth } from "./stable-warmth.mjs";
+import { poolBusy, slotForRing, spareStays, sparesToStart } from "./warm-spare.mjs";
 import {
   ANSWER_GRACE_MS,
   CHECK_EVERY_MS,
@@ -194,55 +197,21 @@ export function createRunnerPool({
   const kept = (/** @type {RunnerSlot} */ slot) => slot.index <= keep;
   const describe = (/** @type {Runtime} */ r) => `${r.name} (workerd pid ${r.pid})`;
 
-  /** Stable code copied from a runner, by hash (null: being read). */
-  /** @type {Map<string, Buffer | null>} */
-  const known = new Map();
-  /** What each runner was sent to warm with (warmed, or on its way). */
-  /** @type {WeakMap<Runtime, Set<string>>} */
-  const sent = new WeakMap();
-
-  /**
-   * Sends `runtime` the known stable code it lacks, to load now (stable-warmth.mjs).
-   * @param {Runtime} runtime
-   */
-  const warmRuntime = (runtime) => {
-    if (!warm || state.stopping) return;
-    const ready = [...known].flatMap(([hash, code]) => (code ? [hash] : []));
-    for (const hash of hashesToWarm(runtime, ready, sent.get(runtime))) {
-      const code = /** @type {Buffer} */ (known.get(hash));
-      const mine = sent.get(runtime) ?? new Set();
-      mine.add(hash);
-      sent.set(runtime, mine);
-      const asked = clock.now();
-      void warm(runtime, code).then((ok) => {
-        if (ok)
-          log(
-            `${label}: ${describe(runtime)} loaded the shared worker's engine ahead of its runs, in ${clock.now() - asked} ms.`,
-          );
-      });
-    }
-  };
-
-  /** One look: learn stable code a runner holds, and warm every runner lacking what is known. */
-  const warmStep = () => {
-    if (!readCode || !warm || state.stopping) return;
-    /** @type {Runtime[]} */
-    // Not a retiring runner: it begins no run, and the engine would cost it memory for nothing.
-    const running = slots.flatMap((slot) => [
-      ...(slot.runtime && !slot.retiring ? [slot.runtime] : []),
-      ...(slot.prepared ? [slot.prepared.runtime] : []),
-    ]);
-    const learn = codeToLearn(running, new Set(known.keys()));
-    if (learn) {
-      known.set(learn.hash, null);
-      void readCode(/** @type {Runtime} */ (learn.runtime), learn.hash).then((code) => {
-        if (code) known.set(learn.hash, code);
-        else known.delete(learn.hash);
-        if (code) warmStep();
-      });
-    }
-    for (const runtime of running) warmRuntime(runtime);
-  };
+  // Stable code copied between runners (stable-warmth.mjs): not to a retiring runner (it
+  // begins no run, and the engine would cost it memory for nothing).
+  const { warmRuntime, warmStep } = createWarmth({
+    readCode,
+    warm,
+    running: () =>
+      slots.flatMap((slot) => [
+        ...(slot.runtime && !slot.retiring ? [slot.runtime] : []),
+        ...(slot.prepared ? [slot.prepared.runtime] : []),
+      ]),
+    stopping: () => state.stopping,
+    log,
+    label,
+    clock,
+  });
 
   /**
    * Starts the slot's runner, or promotes the one prepared for it; resolves once it answers.
@@ -468,12 +437,6 @@ export function createRunnerPool({
   const empty = (slot) => !slot.runtime && !slot.starting && !slot.restarting && !slot.retiring;
 
   /**
-   * Whether a runner beyond the kept ones runs (the host asked for one: the pool is busy).
-   */
-  const busy = () =>
-    slots.some((s) => !s.spare && !kept(s) && s.runtime && !s.runtime.killedBecause);
-
-  /**
    * Starts an empty slot's runner, and again while it fails to start.
    * @param {RunnerSlot} slot
    * @param {string} why - the log line
@@ -491,8 +454,8 @@ export function createRunnerPool({
 
   /** @type {RunnerPool["wanted"]} */
   const wanted = async (rung) => {
-    // A spare's doorbell starts a regular slot while one is empty: spares only beyond `count`.
-    const slot = (rung.spare && slots.find((s) => !s.spare && empty(s))) || rung;
+    // A spare's doorbell starts a regular slot while one is empty (warm-spare.mjs).
+    const slot = slotForRing(rung, slots, empty);
     const running = slots.filter((s) => !s.spare && s.runtime && !s.runtime.killedBecause).length;
     await grow(
       slot,
@@ -503,18 +466,11 @@ export function createRunnerPool({
     if (!slot.spare) await warmSpares();
   };
 
-  /**
-   * The warm spare: while the pool is busy, each spare slot's runner runs too, started after the
-   * regular runner the host asked for (one start at a time: on a 2-core machine two starts at
-   * once take ~1.5–3 s each, one alone 0.3–0.9 s). The host takes the spare only when every
-   * regular runner may be held (runner-placement.ts, SPARE), so a run that arrives while one
-   * client's blocking programs hold every runner is served at once instead of waiting for a
-   * start (e2e fair-share); it costs one runner (~55 MB) while the pool is busy, nothing idle.
-   * Ended with the pool's last runner beyond the kept ones ({@link RunnerPool.shrink}).
-   */
+  /** Starts the warm spare (warm-spare.mjs) once the host asked for a runner beyond the kept. */
   const warmSpares = async () => {
-    for (const slot of slots)
-      if (slot.spare && busy())
+    // One start at a time; the pool may be idle again by the next.
+    for (const slot of sparesToStart(slots, keep, empty))
+      if (poolBusy(slots, keep))
         await grow(
           slot,
           `${label}: the spare runner (${slot.index}, beyond the ${count} configured) is started beside them: it stands ready for runs that find every runner held.`,
@@ -572,8 +528,8 @@ export function createRunnerPool({
         continue;
       }
       const idleMs = slot.spare ? SPARE_IDLE_END_MS : IDLE_END_MS;
-      // The warm spare stays while the pool is busy (see warmSpares).
-      if (slot.spare && busy()) continue;
+      // The warm spare stays while the pool is busy (warm-spare.mjs).
+      if (spareStays(slot, slots, keep)) continue;
       if (now - slot.idleSince >= idleMs) void retire(slot, runtime, seen.begun, false, idleMs);
     }
   };

@@ -8,6 +8,12 @@ import { runtimeRequestOptions } from "../health-request.mjs";
 
 /** How long a copy may take (the shared worker's code is ~1 MB; its load takes ~1 s loaded). */
 export const CODE_REQUEST_MS = 20_000;
+/**
+ * How long a read of a runner's code may go without a byte: a runner answers it from memory in
+ * milliseconds, and one whose thread a program holds never does; given up, the next look reads
+ * from another runner (stable-warmth.mjs).
+ */
+export const CODE_READ_MS = 4_000;
 
 /**
  * `method path` with `body` to the Unix socket `socket`: the answer's status and body, or null.
@@ -15,9 +21,10 @@ export const CODE_REQUEST_MS = 20_000;
  * @param {"GET" | "POST"} method
  * @param {string} path
  * @param {Buffer} [body]
+ * @param {number} [timeoutMs] - the most time without a byte
  * @returns {Promise<{ status: number, body: Buffer } | null>}
  */
-function send(socket, method, path, body) {
+function send(socket, method, path, body, timeoutMs = CODE_REQUEST_MS) {
   return new Promise((resolve) => {
     const req = request(
       {
@@ -28,7 +35,7 @@ function send(socket, method, path, body) {
           body ? { "content-type": "application/json", "content-length": body.length } : {},
         ),
         agent: false,
-        timeout: CODE_REQUEST_MS,
+        timeout: timeoutMs,
       },
       (res) => {
         /** @type {Buffer[]} */
@@ -51,7 +58,7 @@ function send(socket, method, path, body) {
  * @returns {Promise<Buffer | null>} null: it does not hold it, or did not answer
  */
 export async function readStableCode(socket, hash) {
-  const answer = await send(socket, "GET", `/stable?hash=${hash}`);
+  const answer = await send(socket, "GET", `/stable?hash=${hash}`, undefined, CODE_READ_MS);
   return answer?.status === 200 ? answer.body : null;
 }
 

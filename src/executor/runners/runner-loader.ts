@@ -32,7 +32,10 @@ import {
   PROGRESSING,
   RUNNER_HELD_MAX_MS,
   RUNNER_STALL_MS,
+  asked,
+  claimedSlot,
   pickSlot,
+  spareInBurst,
   tierOf,
   waitsForClaim,
   type Claim,
@@ -231,6 +234,8 @@ export class RunnerLoader {
   private async run(dispatch: Dispatch, request: unknown, host: unknown): Promise<unknown> {
     const caller = this.callerOf();
     const firstSent = this.now();
+    // Arrived during a burst asking for runners: placed as in one throughout (runner-placement.ts).
+    const inBurst = spareInBurst(this.slots, firstSent);
     let retriesBegun = 0;
     let moves = 0;
     /** The runners that answered they are retiring, during this run's placement. */
@@ -240,7 +245,9 @@ export class RunnerLoader {
     let claim: Claim<Slot> | undefined;
     for (;;) {
       // Placed at once when it can be (no await: the run is under way before this call returns).
-      let slot = chosen ?? this.pick(caller) ?? (await this.wait(caller));
+      let slot =
+        chosen ??
+        this.claimed(this.pick(caller, undefined, inBurst) ?? (await this.wait(caller)), claim);
       // A runner that may be blocked costs a run up to 10 s and then its failure; one whose short
       // rest is about to end costs a refused connection at worst: wait for that one (bounded).
       // A run that claimed a slot waits for it rather than take the spare (runner-placement.ts,
@@ -251,15 +258,23 @@ export class RunnerLoader {
       for (let looks = chosen ? 1_000 : 0; looks < 1_000; looks++) {
         const claimed = waitsForClaim(slot, claim, this.now());
         if (!claimed && this.tier(slot, this.now()) < MAYBE_BLOCKED) break;
-        const soon = claimed
-          ? claim!.slot.restUntil
-          : (this.restEndingSoon() ?? this.maybeFreeSoon());
+        // The earliest moment something may change: a rest ending, or a look again while a run
+        // may be an honest one about to finish (a rest of up to 100 ms hid a runner freed
+        // meanwhile, and a burst's stall took the spare's place in the queue for it).
+        const soon = earliest(
+          claimed ? claim!.slot.restUntil : undefined,
+          this.restEndingSoon(),
+          this.maybeFreeSoon(),
+        );
         if (soon === undefined || soon - firstSent > RUNNER_RETRY_WINDOW_MS) break;
         // One millisecond past the rest's end: a timer may fire within the millisecond before
         // it by the clock, and a look then found the rest not over, no other rest ending
         // soon, and sent the run to the blocked runner.
         await new Promise((resolve) => setTimeout(resolve, Math.max(1, soon - this.now() + 1)));
-        slot = this.pick(caller) ?? (await this.wait(caller));
+        slot = this.claimed(
+          this.pick(caller, undefined, inBurst) ?? (await this.wait(caller)),
+          claim,
+        );
       }
       chosen = undefined;
       const sent = this.now();
@@ -280,6 +295,7 @@ export class RunnerLoader {
           begun = true;
           slot.refusals = 0;
           slot.cold = false;
+          slot.askedAt = 0;
           mine.lastProgress = this.now();
         },
       });
@@ -333,7 +349,12 @@ export class RunnerLoader {
           failedAt + Math.min(RUNNER_RETRY_MAX_MS, RUNNER_RETRY_MS * 2 ** slot.refusals++);
         // Its runner is gone or not started: tried again only when no serving runner is idle
         // (which asks the supervisor for one, runner-pool.mjs).
-        if (!begun) slot.cold = true;
+        if (!begun) {
+          // Its first refusal asked for its runner (runner-placement.ts, ASKED): later ones, a
+          // claimed run trying it again, do not move when.
+          if (!slot.cold || !asked(slot, failedAt)) slot.askedAt = failedAt;
+          slot.cold = true;
+        }
         const harmless = failedAt - sent < RUNNER_REST_MS && hostCalls(host) === 0;
         // Never begun: the program did not run, so runners are tried until one takes it (within
         // RUNNER_RETRY_WINDOW_MS). Begun: one more runner only, so a program that crashes its
@@ -387,6 +408,7 @@ export class RunnerLoader {
     const next = slotToRing(this.slots, this.now());
     if (!next) return;
     next.rungAt = this.now();
+    if (!asked(next, next.rungAt)) next.askedAt = next.rungAt;
     Promise.resolve()
       .then(() => next.runner.get(this.secret, RESERVE_RING, null, null, null))
       .catch(() => {});
@@ -430,17 +452,28 @@ export class RunnerLoader {
     return this.queue.wait(caller, () => this.pick(caller));
   }
 
+  /** Where a run that claimed a slot goes instead of `best` (runner-placement.ts). */
+  private claimed(best: Slot, claim: Claim<Slot> | undefined): Slot {
+    return claimedSlot(best, claim, this.now());
+  }
+
   /** How fit `slot` is for a new run now (runner-placement.ts). */
   private tier(slot: Slot, now: number): number {
     return tierOf(slot, now);
   }
 
   /** The runner for the next run of `caller` (runner-placement.ts), ties in turn. */
-  private pick(caller: string, except?: Slot): Slot | undefined {
-    const slot = pickSlot(this.slots, this.next, caller, this.now(), except);
+  private pick(caller: string, except?: Slot, inBurst = false): Slot | undefined {
+    const slot = pickSlot(this.slots, this.next, caller, this.now(), except, inBurst);
     this.next = (this.next + 1) % this.slots.length;
     return slot;
   }
+}
+
+/** The earliest of the moments given, if any. */
+function earliest(...moments: (number | undefined)[]): number | undefined {
+  const given = moments.filter((m): m is number => m !== undefined);
+  return given.length > 0 ? Math.min(...given) : undefined;
 }
 
 function errorText(error: unknown): string {

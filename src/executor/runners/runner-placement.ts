@@ -59,6 +59,12 @@ export interface PlacedSlot {
   cold?: boolean;
   /** A slot beyond the configured count, for a temporary runner when every runner is held. */
   spare?: boolean;
+  /**
+   * When the host first asked for this cold slot's runner (a run it refused before it began, or
+   * the warm reserve's ring: runner-reserve.ts), since it last began a run; 0 or absent: not
+   * asked. Its runner is on its way from then ({@link ASKED}, {@link spareInBurst}).
+   */
+  askedAt?: number;
   /** Until when it is passed over (it failed, refused, or said it is retiring). */
   restUntil: number;
   /** Until when it counts as stalled after failing to begin a run in time. */
@@ -91,17 +97,77 @@ export const PROGRESSING = 2;
  * runner is idle or progressing and no regular slot is cold, i.e. every one may be held by a
  * program blocking its thread (or is stalled, resting, or being started for a run that asked for
  * it): a run goes there rather than where it may wait 10 s and fail with the runner. The
- * supervisor keeps the spare's runner running while the pool is busy (cli/local-server/runners/runner-pool.mjs,
- * "the warm spare"), so such a run need not wait for a start; ranked after the regular runners
- * even then, so honest load grows the regular slots and leaves the spare free for that moment.
+ * supervisor keeps the spare's runner running while the pool is busy (cli/local-server/runners/warm-spare.mjs),
+ * so such a run need not wait for a start; ranked after the regular runners even then, so
+ * honest load grows the regular slots and leaves the spare free for that moment. Not while a
+ * burst of runs is still asking for regular runners ({@link spareInBurst}).
  */
 export const SPARE = 3;
+/**
+ * A regular cold slot with nothing on its way whose runner the host asked for less than
+ * {@link RUNNER_CLAIM_MS} ago ({@link PlacedSlot.askedAt}: its runner is being started), while
+ * the spare's runner serves and is free ({@link pickSlot} ranks it so; otherwise it is
+ * {@link COLD}). After the warm spare: a run sent there is refused and waits for that start
+ * (0.3–3 s on a loaded 2-core machine) while the spare would serve it at once (e2e fair-share,
+ * shared worker: with every regular runner held by a stall and the spare idle, searches went to
+ * the slot the third stall had asked for and waited 0.86–0.9 s for its start). Before a runner
+ * that may be blocked. The run that asked for it still goes back to it ({@link claimedSlot}).
+ */
+export const ASKED = 4;
 /** A run began less than {@link RUNNER_STALL_MS} ago and has not called the host yet. */
-export const MAYBE_BLOCKED = 4;
+export const MAYBE_BLOCKED = 5;
+/**
+ * The spare while a burst of runs is still asking for regular runners ({@link spareInBurst}):
+ * after a runner that may be blocked, so a run of the burst waits (looking every 50 ms:
+ * runner-loader.ts) for a runner an honest run frees or for the runner it asked for, and leaves
+ * the spare to the runs that come after the burst.
+ */
+export const SPARE_IN_BURST = 6;
 /** A run quiet for longer than {@link RUNNER_STALL_MS}, or the runner was late to begin one. */
-export const STALLED = 5;
+export const STALLED = 7;
 /** The runner is passed over for now. */
-export const RESTING = 6;
+export const RESTING = 8;
+
+/**
+ * How long after the host first asked for a regular cold slot's runner the spare is kept for
+ * the runs after the burst ({@link spareInBurst}). The runs of one burst (a client's programs
+ * sent at once) reach placement within milliseconds of each other, a few tens on a loaded
+ * machine; another client's run arriving then waits this long at most.
+ */
+export const SPARE_BURST_MS = 80;
+
+/**
+ * Whether a burst of runs is still asking for regular runners at `now`: a regular cold slot not
+ * asked for yet had a run sent to it less than {@link SPARE_BURST_MS} ago (it may be refused,
+ * asking for the slot's runner), or one was first asked for less than that ago. Runs that
+ * claimed the slot and try it again do not make a burst last (e2e fair-share, load 19: their
+ * tries kept it going, and another client's searches joined the claim). Meanwhile the spare ranks {@link SPARE_IN_BURST}. Why: a
+ * burst of blocking programs as large as the pool (one client's, e2e fair-share) takes every
+ * running regular runner, asks for a cold one, and its last program, finding the others may be
+ * blocked, took the idle spare at once (the spare ranked before them); then every other
+ * client's run waited for the asked runner's start. Kept out for a moment, that program waits
+ * for the asked runner (or a runner an honest run frees), and the spare serves the runs after.
+ */
+export function spareInBurst(slots: readonly PlacedSlot[], now: number): boolean {
+  return slots.some(
+    (slot) =>
+      slot.cold &&
+      !slot.spare &&
+      (asked(slot, now) ? now - (slot.askedAt ?? 0) < SPARE_BURST_MS : sentLately(slot, now)),
+  );
+}
+
+/** Whether a run was sent to `slot` less than {@link SPARE_BURST_MS} ago and has not begun. */
+function sentLately(slot: PlacedSlot, now: number): boolean {
+  for (const run of slot.runs) if (now - run.lastProgress < SPARE_BURST_MS) return true;
+  return false;
+}
+
+/** Whether `slot`'s runner was asked for less than {@link RUNNER_CLAIM_MS} ago. */
+export function asked(slot: PlacedSlot, now: number): boolean {
+  const at = slot.askedAt ?? 0;
+  return at > 0 && now - at < RUNNER_CLAIM_MS;
+}
 
 /**
  * How fit `slot` is for a new run at `now` (IDLE … RESTING): its own rest, coldness (while no
@@ -142,6 +208,7 @@ export function tierOf(slot: PlacedSlot, now: number): number {
  * so that ties go in turn: the best tier, then the fewest runs using its thread, then the fewest
  * runs. A caller with runs on all runners but one already is kept to those runners: it gets the
  * best of them unless every one is stalled or resting, and then none (its run waits).
+ * `inBurst`: the run arrived during a burst ({@link spareInBurst}), and is ranked as in one.
  */
 export function pickSlot<S extends PlacedSlot>(
   slots: readonly S[],
@@ -149,6 +216,7 @@ export function pickSlot<S extends PlacedSlot>(
   caller: string,
   now: number,
   except?: S,
+  inBurst = false,
 ): S | undefined {
   const count = slots.length;
   const capped =
@@ -156,10 +224,19 @@ export function pickSlot<S extends PlacedSlot>(
   let best: S | undefined;
   let bestTier = RESTING + 1;
   let bestLoad = 0;
+  // A run that arrived during a burst keeps the burst's ranking for good: it waits for the
+  // runner it (or the burst) asked for, or one an honest run frees, never the spare's place.
+  const burst = inBurst || spareInBurst(slots, now);
+  // A spare whose runner serves, free and open: a run goes there rather than wait for a start.
+  const warmSpare =
+    !burst &&
+    slots.some((s) => s.spare && !s.cold && s.runs.size === 0 && tierOf(s, now) === SPARE);
   for (let i = 0; i < count; i++) {
     const slot = slots[(start + i) % count]!;
     if (slot === except || (capped && !usedBy(slot, caller))) continue;
-    const tier = tierOf(slot, now);
+    let tier = tierOf(slot, now);
+    if (tier === SPARE && slot.spare && burst) tier = SPARE_IN_BURST;
+    else if (tier === COLD && warmSpare && asked(slot, now)) tier = ASKED;
     const load = threadLoad(slot, now);
     if (!best || tier < bestTier || (tier === bestTier && load < bestLoad)) {
       best = slot;
@@ -229,4 +306,25 @@ export function waitsForClaim<S extends PlacedSlot>(
   if (!claim || best === claim.slot || claim.slot.spare) return false;
   if (now - claim.at >= RUNNER_CLAIM_MS || claim.slot.restUntil <= now) return false;
   return tierOf(best, now) >= SPARE;
+}
+
+/**
+ * Where a run that claimed a slot goes now, given `best` from {@link pickSlot}: back to its
+ * claimed slot once that slot's rest after the refusal is over, when `best` is the spare or a
+ * runner that may be held (it waits for the runner it asked for: {@link waitsForClaim}), for at
+ * most {@link RUNNER_CLAIM_MS} from the first refusal; else `best`. Needed because pickSlot ranks
+ * an asked slot after a warm spare ({@link ASKED}): the run that asked would otherwise take the
+ * spare the moment its slot's rest ends.
+ */
+export function claimedSlot<S extends PlacedSlot>(
+  best: S,
+  claim: Claim<S> | undefined,
+  now: number,
+): S {
+  if (!claim || best === claim.slot || claim.slot.spare) return best;
+  if (now - claim.at >= RUNNER_CLAIM_MS || claim.slot.restUntil > now) return best;
+  // Not while another run is on its way there (it ranks by that run): two claimants sent to a
+  // fresh runner together, a stall and a search, and the search failed with the stall.
+  if (tierOf(claim.slot, now) !== COLD) return best;
+  return tierOf(best, now) >= SPARE ? claim.slot : best;
 }

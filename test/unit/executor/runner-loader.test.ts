@@ -860,6 +860,48 @@ describe("RunnerLoader", () => {
       expect(held.sent).toHaveLength(1);
     });
 
+    it("a burst of stalls leaves the spare to the runs after it (they find it at once)", async () => {
+      // e2e fair-share, shared worker: an honest search is on runner a when one client's three
+      // stalls arrive; b is idle, slot c has no runner yet (it refuses for 600 ms while it
+      // starts), the spare's runner serves. Before, the third stall took the spare at once (it
+      // ranked before runners that may be blocked), the second took a when the search ended,
+      // and a run arriving after the burst went to c and waited for its start (placement of
+      // that run: runner-placement.test.ts, ASKED).
+      const started = Date.now();
+      const a = runner("a", (kind, code, host) =>
+        a.sent.length === 1 ? tick(60).then(() => ({ answer: "a" })) : holds(kind, code, host),
+      );
+      const b = runner("b", holds);
+      const c = runner(
+        "c",
+        async (kind, code, host) => {
+          if (Date.now() - started < 600) throw new Error("connect ECONNREFUSED");
+          begin(host);
+          return holds(kind, code, host);
+        },
+        false,
+      );
+      const spare = runner("spare", async () => ({ answer: "spare" }));
+      const loader = new RunnerLoader(
+        [a.api, b.api, c.api, spare.api],
+        () => Date.now(),
+        undefined,
+        "",
+        () => "",
+        1,
+      );
+      const search = run(loader); // → a: a trivial run, 60 ms
+      for (let i = 0; i < 3; i++) void run(loader); // the stalls
+      await tick(150);
+      // No stall took the spare: one on b, one on a once the search ended, one waiting for c.
+      expect(spare.sent).toHaveLength(0);
+      expect(await search).toBe("a");
+      expect([a.sent.length, b.sent.length]).toEqual([2, 1]);
+      await tick(600);
+      expect(c.sent.length).toBeGreaterThanOrEqual(2);
+      expect(loader.busy()).toEqual([1, 1, 1, 0]);
+    });
+
     it("never moves a run slow to begin onto the spare, even where it progresses", async () => {
       // A run slow to begin may be a blocking program (a stall on a fresh runner, loading the
       // shared worker's engine): moved beside a search on the spare, it held the spare into the

@@ -3,6 +3,7 @@
 // move and retry; these pin the decision itself.
 import { describe, expect, it } from "vitest";
 import {
+  ASKED,
   COLD,
   IDLE,
   MAYBE_BLOCKED,
@@ -12,8 +13,12 @@ import {
   RUNNER_HELD_MAX_MS,
   RUNNER_STALL_MS,
   SPARE,
+  SPARE_BURST_MS,
+  SPARE_IN_BURST,
   STALLED,
+  claimedSlot,
   pickSlot,
+  spareInBurst,
   tierOf,
   waitsForClaim,
   type PlacedSlot,
@@ -76,9 +81,17 @@ describe("cold slots (runners started on demand: cli/local-server/runners/runner
     expect(tierOf(slot("cold", [], { cold: true }), NOW)).toBe(COLD);
     expect(tierOf(slot("spare", [], { cold: true, spare: true }), NOW)).toBe(SPARE);
     expect(tierOf(slot("resting", [], { cold: true, restUntil: NOW + 1 }), NOW)).toBe(RESTING);
-    expect([IDLE, COLD, PROGRESSING, SPARE, MAYBE_BLOCKED, STALLED, RESTING]).toEqual([
-      0, 1, 2, 3, 4, 5, 6,
-    ]);
+    expect([
+      IDLE,
+      COLD,
+      PROGRESSING,
+      SPARE,
+      ASKED,
+      MAYBE_BLOCKED,
+      SPARE_IN_BURST,
+      STALLED,
+      RESTING,
+    ]).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
     const idle = slot("idle");
     const cold = slot("cold", [], { cold: true });
     const busy = slot("busy", [{ called: true }]);
@@ -151,6 +164,90 @@ describe("waitsForClaim (a run refused by the slot whose runner it asked for)", 
   });
 });
 
+describe("a burst asking for regular runners (spareInBurst), and asked slots (ASKED)", () => {
+  const warmSpare = () => slot("spare", [], { spare: true });
+  const young = (name: string) => slot(name, [{ lastProgress: NOW - 10 }]);
+  const asked = (at: number) => slot("asked", [], { cold: true, askedAt: at });
+
+  it("is a burst while a regular cold slot was asked for, or sent a run, < SPARE_BURST_MS ago", () => {
+    expect(spareInBurst([young("a"), asked(NOW - 5), warmSpare()], NOW)).toBe(true);
+    expect(spareInBurst([young("a"), asked(NOW - SPARE_BURST_MS), warmSpare()], NOW)).toBe(false);
+    const sent = slot("sent", [{ lastProgress: NOW - 5 }], { cold: true });
+    expect(spareInBurst([sent], NOW)).toBe(true);
+    expect(spareInBurst([sent], NOW - 5 + SPARE_BURST_MS)).toBe(false);
+    // A claimed run trying the asked slot again does not make the burst last.
+    const retried = slot("retried", [{ lastProgress: NOW - 5 }], {
+      cold: true,
+      askedAt: NOW - SPARE_BURST_MS,
+    });
+    expect(spareInBurst([retried], NOW)).toBe(false);
+    // Not the spare's own refusals, nor a slot never asked for, nor a serving one.
+    expect(spareInBurst([slot("s", [], { cold: true, spare: true, askedAt: NOW })], NOW)).toBe(
+      false,
+    );
+    expect(spareInBurst([slot("cold", [], { cold: true })], NOW)).toBe(false);
+    expect(spareInBurst([slot("up", [], { askedAt: NOW })], NOW)).toBe(false);
+  });
+
+  it("keeps the spare for the runs after a burst: the burst's runs go to the slot they asked for", () => {
+    // e2e fair-share, shared worker: an honest search on runner a, a stall just taken runner b,
+    // slot c asked for by the stalls (its runner starting), the spare running and free. The third
+    // stall took the spare (it ranked before a runner that may be blocked), and every search
+    // after it waited for c's start.
+    const slots = [young("a"), young("b"), asked(NOW - 5), warmSpare()];
+    expect(pickSlot(slots, 0, "", NOW)?.name).toBe("asked");
+    // The first stall still on its way to c, or c resting after refusing it: not the spare
+    // (before, it went there at once); a runner that may be blocked, where the loader waits.
+    const onItsWay = slot("c", [{ lastProgress: NOW - 5 }], { cold: true });
+    const resting = slot("c", [], { cold: true, askedAt: NOW - 5, restUntil: NOW + 45 });
+    for (const c of [onItsWay, resting]) {
+      const best = pickSlot([young("a"), young("b"), c, warmSpare()], 0, "", NOW)!;
+      expect(best.name).not.toBe("spare");
+      expect(tierOf(best, NOW)).toBeGreaterThanOrEqual(MAYBE_BLOCKED);
+    }
+    // After the burst a run goes to the spare at once, not to the slot being started.
+    const after = NOW - 5 + SPARE_BURST_MS;
+    const later = [young("a"), young("b"), asked(NOW - 5), warmSpare()];
+    for (const s of later) for (const run of s.runs) run.lastProgress = after - 10;
+    expect(tierOf(later[2]!, after)).toBe(COLD);
+    expect(pickSlot(later, 0, "", after)?.name).toBe("spare");
+  });
+
+  it("ranks an asked slot after the spare only while the spare's runner serves and is free", () => {
+    const honest = slot("busy", [{ called: true }]);
+    // Warm spare: a progressing runner, then the spare, before the slot being started.
+    const at = NOW - SPARE_BURST_MS;
+    expect(pickSlot([asked(at), honest, warmSpare()], 0, "", NOW)?.name).toBe("busy");
+    expect(pickSlot([asked(at), young("y"), warmSpare()], 0, "", NOW)?.name).toBe("spare");
+    // No spare running (cold): the asked slot is an ordinary cold slot, first as before.
+    const coldSpare = slot("spare", [], { spare: true, cold: true });
+    expect(pickSlot([asked(at), honest, coldSpare], 0, "", NOW)?.name).toBe("asked");
+    // Asked RUNNER_CLAIM_MS ago or more: no runner known to be on its way; cold again.
+    expect(
+      pickSlot([asked(NOW - RUNNER_CLAIM_MS), young("y"), warmSpare()], 0, "", NOW)?.name,
+    ).toBe("asked");
+  });
+
+  it("sends a run that claimed a slot back to it once its rest is over, not to the spare", () => {
+    const starting = slot("starting", [], { cold: true, askedAt: NOW - 500, restUntil: NOW });
+    const claim = { slot: starting, at: NOW - 500 };
+    expect(claimedSlot(warmSpare(), claim, NOW)).toBe(starting);
+    expect(claimedSlot(young("y"), claim, NOW)).toBe(starting);
+    // A better runner at once; its slot still resting; the claim expired; no claim.
+    const idle = slot("idle");
+    expect(claimedSlot(idle, claim, NOW)).toBe(idle);
+    const spare = warmSpare();
+    expect(claimedSlot(spare, { slot: { ...starting, restUntil: NOW + 1 }, at: NOW }, NOW)).toBe(
+      spare,
+    );
+    expect(claimedSlot(spare, { slot: starting, at: NOW - RUNNER_CLAIM_MS }, NOW)).toBe(spare);
+    expect(claimedSlot(spare, undefined, NOW)).toBe(spare);
+    // Another run on its way there (a second claimant): not after it onto a fresh runner.
+    const taken = slot("starting", [{ lastProgress: NOW - 5 }], { cold: true, askedAt: NOW - 500 });
+    expect(claimedSlot(spare, { slot: taken, at: NOW - 500 }, NOW)).toBe(spare);
+  });
+});
+
 describe("a cold slot a run was just sent to (a fresh runner may be about to begin it)", () => {
   it("ranks by that run, so a second run does not follow it onto the fresh runner", () => {
     // The first run sent to a slot whose runner has just come up: it may be a blocking program,
@@ -161,9 +258,15 @@ describe("a cold slot a run was just sent to (a fresh runner may be about to beg
     expect(tierOf(fresh, NOW + RUNNER_STALL_MS + 11)).toBe(STALLED);
     const spare = slot("spare", [], { cold: true, spare: true });
     const held = slot("held", [{ lastProgress: NOW - 10 }]);
-    // Every other runner may be held: the other cold slot (the spare) is asked, not the one the
-    // first run went to.
-    expect(pickSlot([fresh, held, spare], 0, "", NOW)?.name).toBe("spare");
+    // Every other runner may be held: not the fresh slot the first run went to (it ranks by that
+    // run); and while that run may be asking for the slot's runner (a burst), not the spare
+    // either: the best is a runner that may be blocked, where the loader waits and looks again.
+    expect(tierOf(pickSlot([fresh, held, spare], 0, "", NOW)!, NOW)).toBe(MAYBE_BLOCKED);
+    // Once the burst is over, the spare is asked, not the fresh slot.
+    const later = NOW + SPARE_BURST_MS;
+    const fresher = slot("fresh", [{ lastProgress: NOW - 10 }], { cold: true });
+    const heldLater = slot("held", [{ lastProgress: later - 10 }]);
+    expect(pickSlot([fresher, heldLater, spare], 0, "", later)?.name).toBe("spare");
     // With nothing on its way there it is an ordinary cold slot again.
     expect(tierOf(slot("empty", [], { cold: true }), NOW)).toBe(COLD);
   });

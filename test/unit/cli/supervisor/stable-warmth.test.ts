@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import {
+  LEARN_SILENT_MS,
   MAX_KNOWN_CODES,
   codeToLearn,
   hashesToWarm,
@@ -43,6 +44,17 @@ describe("warm runners", () => {
     expect(codeToLearn([held], new Set([A]))).toBeNull();
     const full = new Set(Array.from({ length: MAX_KNOWN_CODES }, (_, i) => String(i)));
     expect(codeToLearn([held], full)).toBeNull();
+  });
+
+  it("does not learn from a runner silent for LEARN_SILENT_MS (its thread may be held)", () => {
+    const silent = { ...runner(A), lastAnswer: 1_000 };
+    const answering = { ...runner(A), lastAnswer: 1_000 + LEARN_SILENT_MS };
+    expect(codeToLearn([silent], new Set(), 1_000 + LEARN_SILENT_MS)).toBeNull();
+    expect(codeToLearn([silent, answering], new Set(), 1_000 + LEARN_SILENT_MS)).toEqual({
+      runtime: answering,
+      hash: A,
+    });
+    expect(codeToLearn([silent], new Set(), 1_000 + LEARN_SILENT_MS - 1)?.runtime).toBe(silent);
   });
 
   it("warms a fresh runner with what is known, once, and not one that holds it", () => {

@@ -15,6 +15,9 @@
  * - its resident memory is {@link GROWN_BY_BYTES} or more above its own first look's (taken
  *   when it was new; unknown where the system does not say, and then it is never retired here).
  *
+ * The pool asks this only with two slots or more and a retirement setting other than 0
+ * (`SANDBOX_RUNNER_MAX_RUNS=0` never retires), one asked retirement at a time.
+ *
  * The cost: starting a runner (~1.5 s of CPU, off any run's path, once per quiet spell after
  * work), and a run right after it finds a runner that has not run a program yet.
  */

@@ -634,9 +634,11 @@ export function createRunnerPool({
           ),
           clock.now(),
         );
-        // Like the retirement after runs, only with two slots or more.
+        // Like the retirement after runs: only with two slots or more, never with maxRuns 0.
         const grownSlot =
-          grown && !asked && slots.length > 1 ? slots.find((s) => s.runtime === grown) : undefined;
+          grown && !asked && slots.length > 1 && maxRuns > 0
+            ? slots.find((s) => s.runtime === grown)
+            : undefined;
         if (grown && grownSlot)
           asked = retire(grownSlot, grown, countsOf(grown.lastHeaders)?.begun ?? 0).finally(() => {
             asked = null;

@@ -95,7 +95,7 @@ describe("residentBytes", () => {
 });
 
 describe("the pool retires a grown kept runner once idle", () => {
-  function pool(count: number) {
+  function pool(count: number, maxRuns = 100_000) {
     const clock = fakeClock();
     const lines: string[] = [];
     const launched: FakeRuntime[] = [];
@@ -104,7 +104,7 @@ describe("the pool retires a grown kept runner once idle", () => {
       count,
       keep: 1,
       doorbell: async () => async () => {},
-      maxRuns: 0,
+      maxRuns,
       runTimeoutMs: 30_000,
       clock,
       label: "test",
@@ -159,8 +159,11 @@ describe("the pool retires a grown kept runner once idle", () => {
     expect(launched).toHaveLength(2);
   });
 
-  it("with a single slot nothing is retired for its size", async () => {
-    const { clock, launched, rss, pool: p, probe } = pool(1);
+  it.each([
+    ["a single slot", 1, 100_000],
+    ["SANDBOX_RUNNER_MAX_RUNS=0 (never retire)", 3, 0],
+  ])("with %s nothing is retired for its size", async (_, count, maxRuns) => {
+    const { clock, launched, rss, pool: p, probe } = pool(count, maxRuns);
     await p.start();
     void p.retireLoop();
     probe();

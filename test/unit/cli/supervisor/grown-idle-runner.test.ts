@@ -95,7 +95,7 @@ describe("residentBytes", () => {
 });
 
 describe("the pool retires a grown kept runner once idle", () => {
-  function pool(count: number, maxRuns = 100_000) {
+  function grownPool(count: number, maxRuns = 100_000) {
     const clock = fakeClock();
     const lines: string[] = [];
     const launched: FakeRuntime[] = [];
@@ -133,7 +133,7 @@ describe("the pool retires a grown kept runner once idle", () => {
   }
 
   it("asks, drains and replaces it; the fresh one stays until it runs something", async () => {
-    const { clock, lines, launched, rss, pool: p, probe } = pool(3);
+    const { clock, lines, launched, rss, pool: p, probe } = grownPool(3);
     await p.start();
     void p.retireLoop();
     expect(launched).toHaveLength(1);
@@ -163,7 +163,7 @@ describe("the pool retires a grown kept runner once idle", () => {
     ["a single slot", 1, 100_000],
     ["SANDBOX_RUNNER_MAX_RUNS=0 (never retire)", 3, 0],
   ])("with %s nothing is retired for its size", async (_, count, maxRuns) => {
-    const { clock, launched, rss, pool: p, probe } = pool(count, maxRuns);
+    const { clock, launched, rss, pool: p, probe } = grownPool(count, maxRuns);
     await p.start();
     void p.retireLoop();
     probe();

@@ -8,7 +8,8 @@
 // runtime starts, with the setting's name and the fix.
 import { readSkillFolders } from "./skills.mjs";
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { Worker } from "node:worker_threads";
+import { fork } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { basename, extname, resolve } from "node:path";
 import { clusterSecret, shareSecretWithParent } from "./local-server/cluster-secret.mjs";
 import { runtimeEnv } from "./local-server/runtime-env.mjs";
@@ -43,16 +44,17 @@ import { asciiJson } from "./ascii-json.mjs";
  * Checks the settings in `env` and serves them; exits the process on bad configuration or at the
  * end. Resolves never.
  *
- * The checks and the spec's compilation run in a worker thread that ends before the server
- * starts (plan-launch-thread.mjs): the product module (the validator, both MCP SDKs, the
+ * The checks and the spec's compilation run in a Node process that ends before the server
+ * starts (plan-launch-child.mjs): the product module (the validator, both MCP SDKs, the
  * tokenizer: ~100 MB) and a large spec's validation (~170 MB more for Cloudflare's) were held by
  * the supervisor for the server's whole life, which needs none of it (issue #43: the supervisor
- * was 250–345 MB idle). A thread's heap goes with it.
+ * was 250–345 MB idle). A process's memory all goes with it (a worker thread's left ~24 MiB of
+ * free holes in this process's malloc arenas).
  * @param {ServeOptions} options
  * @returns {Promise<void>}
  */
 export async function serve({ label, env, persist, log, progress, cleanup, refuse, passed }) {
-  const plan = await planInThread({ label, env, log, progress });
+  const plan = await planInProcess({ label, env, log, progress });
   if (!plan.ok) {
     const text = `${label}: the configuration is invalid, nothing was started.\n${plan.message}`;
     console.error(`\n${text}\n`);
@@ -147,37 +149,41 @@ export async function serve({ label, env, persist, log, progress, cleanup, refus
  */
 
 /**
- * Runs {@link planLaunch} in a worker thread (plan-launch-thread.mjs) and waits for its plan,
- * passing its log and progress lines on as they come.
+ * Runs {@link planLaunch} in a short-lived Node process (plan-launch-child.mjs) and waits for
+ * its plan, passing its log and progress lines on as they come. The settings reach it over its
+ * IPC channel, never in its environment or arguments.
  * @param {{ label: string, env: NodeJS.ProcessEnv, log: (line: string) => void, progress: (line: string) => void }} options
  * @returns {Promise<{ ok: true, plan: LaunchPlan } | { ok: false, message: string, exitCode?: number }>}
  */
-function planInThread({ label, env, log, progress }) {
+function planInProcess({ label, env, log, progress }) {
   return new Promise((settle) => {
-    const thread = new Worker(new URL("./plan-launch-thread.mjs", import.meta.url), {
-      workerData: { label, env: { ...env } },
-      // Its console goes to this process's stderr (never stdout: under --stdio that is the
-      // protocol's); what it logs comes as messages.
-      stdout: true,
+    const child = fork(fileURLToPath(new URL("./plan-launch-child.mjs", import.meta.url)), [], {
+      // Its stdout goes to this process's stderr (never stdout: under --stdio that is the
+      // protocol's); what it logs comes as messages. No stdin: under --stdio that is the client's.
+      stdio: ["ignore", "pipe", "inherit", "ipc"],
+      serialization: "advanced",
+      // None of this process's Node flags (a bench's inspector, say) applies to the check.
+      execArgv: [],
     });
-    thread.stdout.on("data", (chunk) => process.stderr.write(chunk));
+    child.stdout?.on("data", (chunk) => process.stderr.write(chunk));
     /** @type {{ ok: true, plan: LaunchPlan } | { ok: false, message: string } | undefined} */
     let answer;
-    thread.on("message", (/** @type {any} */ message) => {
+    child.on("message", (/** @type {any} */ message) => {
       if (typeof message.log === "string") log(message.log);
       else if (typeof message.progress === "string") progress(message.progress);
       else if (message.plan) answer = { ok: true, plan: message.plan };
       else if (typeof message.fail === "string") answer = { ok: false, message: message.fail };
     });
-    thread.on("error", (error) => {
+    child.on("error", (error) => {
       answer ??= { ok: false, message: String(error?.stack ?? error) };
     });
-    // The thread ends on its own once its plan is sent (or it exited: a missing build).
-    thread.on("exit", (code) =>
+    child.send({ label, env: { ...env } });
+    // The process ends on its own once its plan is sent (or it exited: a missing build).
+    child.on("exit", (code, signal) =>
       settle(
         answer ?? /** @type {any} */ ({
           ok: false,
-          message: `the launch check ended (exit code ${code}) without a plan.`,
+          message: `the launch check ended (${signal ? `signal ${signal}` : `exit code ${code}`}) without a plan.`,
           exitCode: code || 1,
         }),
       ),

@@ -65,7 +65,9 @@ function treeCpu(root) {
       const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
       const ppid = Number(f[1]);
       children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
-      cpu.set(Number(name), (Number(f[11]) + Number(f[12])) * 10);
+      // Its own time and its ended children's (the launch check's process, which has ended
+      // by the answer: cli/plan-launch-child.mjs), as the launcher's.
+      cpu.set(Number(name), (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * 10);
     } catch {
       // gone meanwhile
     }

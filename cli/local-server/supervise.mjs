@@ -18,10 +18,12 @@
  * making progress) and the clock (clock.mjs). This file wires them to the real runtimes
  * (runtime.mjs), the front, the signals and the port.
  */
+import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { systemClock } from "./clock.mjs";
 import { createFront } from "./front/front.mjs";
 import { HOST_STUCK_MS, STARTING, createHostPair } from "./host-pair.mjs";
+import { residentBytes } from "./runners/grown-idle-runner.mjs";
 import { RUNNER_STUCK_MS, createRunnerPool } from "./runners/runner-pool.mjs";
 import { DEFAULT_MAX_RUNS, askToRetire, runnerCounts } from "./runners/runner-retirement.mjs";
 import { readStableCode, warmWith } from "./runners/stable-code-request.mjs";
@@ -283,6 +285,7 @@ export async function supervise({
     counts: (runtime) => runnerCounts(runtime.socket),
     readCode: (runtime, hash) => readStableCode(runtime.socket, hash),
     warm: (runtime, code) => warmWith(runtime.socket, code),
+    rssOf: (runtime) => residentBytes(runtime.pid, (path) => readFileSync(path, "utf8")),
   });
 
   const hosts = createHostPair({

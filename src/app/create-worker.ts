@@ -58,15 +58,17 @@ export function createWorker(app: App): ExportedHandler<Cloudflare.Env> {
     async fetch(given, env, ctx) {
       const request = localOnly(given, env);
       if (!request) return refusedLocal();
+      // A `/health` request is a probe, not work (host-collection.ts: the quiet collection).
+      const probe = collection.enabled && new URL(request.url).pathname === "/health";
       try {
         const response = await handle(request, env, ctx);
-        if (!collection.enabled || new URL(request.url).pathname !== "/health") return response;
+        if (!probe) return response;
         // A copy: an answer's headers may be immutable.
         const counted = new Response(response.body, response);
         counted.headers.set(COLLECTIONS_HEADER, String(collection.collections));
         return counted;
       } finally {
-        collection.afterRequest(ctx);
+        collection.afterRequest(ctx, probe);
       }
     },
   };

@@ -40,6 +40,7 @@
  *   While the pool is busy the spare runs too, ahead of the run that needs it (the warm spare:
  *   warm-spare.mjs says why and how long).
  */
+import { grownIdleWatch } from "./grown-idle-runner.mjs";
 import { needsPrepared, preparedUnwanted } from "./prepared-replacement.mjs";
 import { createWarmth } from "./stable-warmth.mjs";
 import { poolBusy, slotForRing, spareStays, sparesToStart } from "./warm-spare.mjs";
@@ -150,6 +151,8 @@ export const PREPARE_LOOK_MS = 500;
  *   that code to load now; whether it did
  * @param {number} [options.maxRuns] - runs after which a runner is retired (0: never)
  * @param {number} [options.runTimeoutMs] - the runs' timeout (the drain deadline's base)
+ * @param {(runtime: Runtime) => number | undefined} [options.rssOf] - a runner's resident bytes
+ *   (grown-idle-runner.mjs); without it, no kept runner is retired for its size
  * @returns {RunnerPool}
  */
 export function createRunnerPool({
@@ -171,6 +174,7 @@ export function createRunnerPool({
   runTimeoutMs = 30_000,
   readCode,
   warm,
+  rssOf = () => undefined,
 }) {
   // An object, not a variable: loops wait on it across awaits (the linter reads a plain
   // variable as never changing there).
@@ -536,6 +540,7 @@ export function createRunnerPool({
 
   /** @type {Promise<void> | null} the asked retirement under way (one at a time) */
   let asked = null;
+  const grownIdle = grownIdleWatch();
 
   return {
     slots,
@@ -571,6 +576,29 @@ export function createRunnerPool({
         await clock.sleep(CHECK_EVERY_MS);
         if (state.stopping) return;
         shrink();
+        // A kept runner grown by past work is retired once idle (grown-idle-runner.mjs).
+        const grown = grownIdle(
+          slots.flatMap((s) =>
+            kept(s) && s.runtime && !s.runtime.killedBecause && !s.retiring && !s.starting
+              ? [
+                  {
+                    runtime: s.runtime,
+                    look: { counts: countsOf(s.runtime.lastHeaders), rss: rssOf(s.runtime) },
+                  },
+                ]
+              : [],
+          ),
+          clock.now(),
+        );
+        // Like the retirement after runs: only with two slots or more, never with maxRuns 0.
+        const grownSlot =
+          grown && !asked && slots.length > 1 && maxRuns > 0
+            ? slots.find((s) => s.runtime === grown)
+            : undefined;
+        if (grown && grownSlot)
+          asked = retire(grownSlot, grown, countsOf(grown.lastHeaders)?.begun ?? 0).finally(() => {
+            asked = null;
+          });
         // From the watchdog's latest probe of each (every 500 ms): no request of its own.
         const next = nextRetirement(
           slots.flatMap((slot) =>

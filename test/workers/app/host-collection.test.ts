@@ -2,12 +2,14 @@
  * The host's own full collections (src/app/host-collection.ts, issue #28): after every N
  * requests, a collection runs once the answer that reached the count is out; where the runtime
  * exposes no `gc` (Cloudflare, this pool) nothing is scheduled and `/health` says nothing of it.
+ * A quiet spell after work (only probes for 10 s) gets one memory-reducing collection.
  * The local server's wiring (`--expose-gc` for a host with runners) is checked by e2e `soak`.
  */
 import { describe, expect, it } from "vitest";
 import { COLLECTIONS_HEADER } from "../../../src/app/create-worker";
 import {
   PLAIN_COLLECTION,
+  QUIET_COLLECT_MS,
   REDUCE_EVERY_COLLECTIONS,
   REDUCING_COLLECTION,
   hostCollection,
@@ -70,6 +72,73 @@ describe("the host's own collections", () => {
       asked: [REDUCING_COLLECTION, undefined, PLAIN_COLLECTION, undefined],
       collections: 2,
     });
+  });
+
+  it("collects once, memory-reducing, when only probes came for the quiet time after work", async () => {
+    // Issue #43: what the start-up or a burst left is given back seconds after the work stops,
+    // not at the count (~2 minutes of probes) or its 4th turn (~8 minutes).
+    expect(QUIET_COLLECT_MS).toBe(10_000);
+    let time = 1_000_000;
+    const asked: unknown[] = [];
+    const collection = hostCollection(
+      250,
+      (options: unknown) => void asked.push(options),
+      4,
+      () => time,
+      10_000,
+    );
+    const ctx = context();
+    /** Probes every 500 ms for `ms`. */
+    const probes = (ms: number) => {
+      for (let t = 0; t < ms; t += 500) {
+        time += 500;
+        collection.afterRequest(ctx, true);
+      }
+    };
+    // The start: the first request is a probe; the start-up's work counts as work.
+    collection.afterRequest(ctx, true);
+    probes(9_500);
+    expect(ctx.tasks.length).toBe(0);
+    probes(500);
+    expect(ctx.tasks.length).toBe(1);
+    // Once per quiet spell: more probes, nothing more.
+    probes(60_000);
+    expect(ctx.tasks.length).toBe(1);
+    // Work, then quiet again: one more. Work less than the quiet time apart: none between.
+    collection.afterRequest(ctx, false);
+    probes(5_000);
+    collection.afterRequest(ctx, false);
+    probes(9_500);
+    expect(ctx.tasks.length).toBe(1);
+    probes(500);
+    expect(ctx.tasks.length).toBe(2);
+    await Promise.all(ctx.tasks);
+    expect({ asked, collections: collection.collections }).toEqual({
+      asked: [REDUCING_COLLECTION, REDUCING_COLLECTION],
+      collections: 2,
+    });
+  });
+
+  it("counts probes as requests and keeps the counted turn of plain and reducing ones", async () => {
+    let time = 0;
+    const asked: unknown[] = [];
+    const collection = hostCollection(
+      3,
+      (options: unknown) => void asked.push(options),
+      2,
+      () => time,
+      10_000,
+    );
+    const ctx = context();
+    // Work at every request: never quiet, so only the count collects.
+    for (let i = 0; i < 6; i++) {
+      time += 20_000;
+      collection.afterRequest(ctx, false);
+    }
+    // Probes right after work: counted, not quiet yet.
+    for (let i = 0; i < 3; i++) collection.afterRequest(ctx, true);
+    await Promise.all(ctx.tasks);
+    expect(asked).toEqual([REDUCING_COLLECTION, PLAIN_COLLECTION, REDUCING_COLLECTION]);
   });
 
   it("does nothing where the runtime exposes no gc", async () => {

@@ -1,0 +1,49 @@
+// The short-lived Node process in which `serve` (serve.mjs) checks the settings and compiles the
+// spec: it loads the product module, plans the launch, sends the plan (or the problem) over its
+// IPC channel and ends, and the memory all of that took goes with it. Its log and progress lines
+// travel as messages, so the launcher sends each where it belongs (stderr under --stdio).
+//
+// A process, not a worker thread: a thread's JavaScript heap goes with it, but what it took
+// from malloc (the compilers' and parser's zones for the product module, the validation's native
+// buffers) stays in the launcher's malloc arenas as free holes that glibc never gives back while
+// anything lives above them: ~24 MiB of the supervisor's idle memory with Cloudflare's spec
+// (issue #43; bench/README.md). A process's memory all goes back when it exits.
+//
+// The settings come as the first message (never in this process's environment or arguments:
+// secrets may be among them); nothing else is read from the launcher.
+import { loadProduct } from "./runtime-paths.mjs";
+import { LaunchProblem, planLaunch } from "./serve.mjs";
+
+/** @param {unknown} message */
+const send = (message) =>
+  new Promise((sent) => {
+    // The launcher may be gone (ended meanwhile): nothing is left to tell.
+    if (!process.connected) return sent(undefined);
+    process.send?.(message, undefined, {}, () => sent(undefined));
+  });
+
+// With the launcher gone there is no one to plan for.
+process.on("disconnect", () => process.exit(0));
+const { label, env } = await new Promise((settings) =>
+  process.once("message", (/** @type {any} */ message) => settings(message)),
+);
+const product = await loadProduct(label);
+try {
+  const plan = await planLaunch({
+    label,
+    product,
+    env,
+    log: (line) => void send({ log: line }),
+    progress: (line) => void send({ progress: line }),
+    warn: (line) => void send({ progress: line }),
+  });
+  await send({ plan });
+} catch (error) {
+  await send({
+    fail:
+      error instanceof LaunchProblem
+        ? error.message
+        : `${label}: the launch check failed: ${/** @type {Error} */ (error)?.stack ?? error}`,
+  });
+}
+process.disconnect();

@@ -8,8 +8,9 @@
  * checked before anything else: the RPC port is on 127.0.0.1, where any process on the machine
  * reaches it. The runner adds nothing to the loaded worker's code (the host built it with
  * `globalOutbound: null` and an empty env: src/executor/loader/sandbox-worker-code.ts); it keeps
- * the code of stable workers only under the hash it computed of that code itself (code-hash.ts,
- * at most {@link MAX_STABLE_WORKERS}). A run the host has given up on (its timeout passed) is
+ * the code of stable workers, and the bases of runs (run-base.ts: a run then sends only its
+ * program module), only under the hash it computed of that code itself (code-hash.ts, at most
+ * {@link MAX_STABLE_WORKERS} and {@link MAX_RUN_BASES}). A run the host has given up on (its timeout passed) is
  * given up here too, {@link RUN_END_MARGIN_MS} later: the runner stops waiting for it, frees its
  * stubs and counts it ended, so a program that keeps awaiting forever cannot hold the runner's
  * retirement, which waits for the runs under way. When the host cancels its call (it does at its
@@ -22,6 +23,7 @@
 import { RpcTarget, WorkerEntrypoint } from "cloudflare:workers";
 import { clusterSecretOf, isClusterSecret } from "./cluster-secret";
 import { codeHash } from "./code-hash";
+import { composeRunCode } from "./run-base";
 import { runnerLife } from "./runner-life";
 import type { RunnerAnswer, RunnerApi } from "./runner-protocol";
 
@@ -231,6 +233,18 @@ function keepStable(hash: string, code: WorkerLoaderWorkerCode): void {
   stableCodes.set(hash, code);
 }
 
+/** Runs' bases kept (one per executor setting and extension set; more are dropped oldest first). */
+export const MAX_RUN_BASES = 16;
+
+const runBases = new Map<string, WorkerLoaderWorkerCode>();
+
+/** Keeps a run's `base` under `hash` (its own SHA-256), dropping the oldest past MAX_RUN_BASES. */
+function keepBase(hash: string, base: WorkerLoaderWorkerCode): void {
+  if (!runBases.has(hash) && runBases.size >= MAX_RUN_BASES)
+    runBases.delete(runBases.keys().next().value!);
+  runBases.set(hash, base);
+}
+
 /**
  * `/health` header listing the hashes of the stable workers' code this runner holds
  * (src/runner.ts): the supervisor copies such code to the runners it starts
@@ -293,6 +307,33 @@ export class SandboxRunner extends WorkerEntrypoint<RunnerEnv> implements Runner
     host: unknown,
   ): Promise<RunnerAnswer> {
     this.#admit(secret);
+    return counted(request, async () => {
+      if (!(await announce(host))) return CANCELLED;
+      return runOn(() => this.env.LOADER.load(code), request, paced(host, request));
+    });
+  }
+
+  /** Loads a run's base plus its program module and runs it (see {@link RunnerApi.loadWithBase}). */
+  async loadWithBase(
+    secret: string,
+    baseHash: string,
+    base: WorkerLoaderWorkerCode | null,
+    name: string,
+    text: string,
+    request: unknown,
+    host: unknown,
+  ): Promise<RunnerAnswer> {
+    this.#admit(secret);
+    if (base) {
+      // Kept only under its own hash, as stable code is (run-base.ts).
+      if ((await codeHash(base)) !== baseHash)
+        return { thrown: "The run's base code does not match its name (its SHA-256)." };
+      keepBase(baseHash, base);
+    }
+    const known = runBases.get(baseHash);
+    if (!known) return { missingCode: true };
+    const code = composeRunCode(known, name, text);
+    if (typeof code === "string") return { thrown: code };
     return counted(request, async () => {
       if (!(await announce(host))) return CANCELLED;
       return runOn(() => this.env.LOADER.load(code), request, paced(host, request));

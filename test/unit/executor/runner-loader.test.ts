@@ -209,15 +209,13 @@ describe("RunnerLoader", () => {
     expect(await runOf("p4")).toBe("user.js:p4");
     const { "user.js": _program, ...baseModules } = runCode("").modules as Record<string, string>;
     const hash = await codeHash({ ...runCode(""), modules: baseModules });
-    const used = [a, b].filter((runner) => runner.calls.length > 0);
+    const used = [a, b].filter((one) => one.calls.length > 0);
     expect(used.length).toBeGreaterThan(0);
-    for (const runner of used) {
+    for (const one of used) {
       // Asked with no base first; sent once on `missingCode`; never again.
-      expect(runner.calls.map((c) => c.base === null)).toEqual(
-        runner.calls.map((_c, i) => i !== 1),
-      );
-      expect(runner.calls[1]!.base).toEqual({ ...runCode(""), modules: baseModules });
-      expect(new Set(runner.calls.map((c) => c.hash))).toEqual(new Set([hash]));
+      expect(one.calls.map((c) => c.base === null)).toEqual(one.calls.map((_c, i) => i !== 1));
+      expect(one.calls[1]!.base).toEqual({ ...runCode(""), modules: baseModules });
+      expect(new Set(one.calls.map((c) => c.hash))).toEqual(new Set([hash]));
     }
     // Each run's program went with it (twice for a runner's first run: asked, then with its base).
     expect([...a.calls, ...b.calls].length).toBe(4 + used.length);

@@ -25,9 +25,8 @@ import {
   RUN_END_MARGIN_MS,
   runDeadlineFor,
   SandboxRunner,
-  stableHashes,
-  warmStable,
 } from "../../../src/executor/runners/sandbox-runner";
+import { stableHashes, warmStable } from "../../../src/executor/runners/held-code";
 import { decodeCode, encodeCode } from "../../../src/executor/runners/code-wire";
 import { sharedWorkerCode } from "../../../src/executor/shared-worker/shared-worker-code";
 import { trackHostCalls } from "../../../src/executor/runners/tracked-host";

@@ -11,12 +11,7 @@ import {
 } from "./executor/runners/cluster-secret";
 import { decodeCode, encodeCode } from "./executor/runners/code-wire";
 import { runnerLife } from "./executor/runners/runner-life";
-import {
-  STABLE_HEADER,
-  stableCode,
-  stableHashes,
-  warmStable,
-} from "./executor/runners/sandbox-runner";
+import { STABLE_HEADER, stableCode, stableHashes, warmStable } from "./executor/runners/held-code";
 
 export { SandboxRunner } from "./executor/runners/sandbox-runner";
 
@@ -31,7 +26,7 @@ export default {
    *
    * `GET /stable?hash=…` answers the stable worker code held under that hash as text
    * (code-wire.ts), and `POST /warm` with such text loads it here before any run asks
-   * (sandbox-runner.ts, `warmStable`): the supervisor warms a runner it has just started with
+   * (held-code.ts, `warmStable`): the supervisor warms a runner it has just started with
    * the shared worker's engine that another runner holds.
    */
   async fetch(request: Request, env: { LOADER: WorkerLoader }): Promise<Response> {

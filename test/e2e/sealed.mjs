@@ -47,6 +47,7 @@ export default {
       "load with a guessed secret": () => env.RUNNER.load("guess", code, {}, new Host()),
       "get(id, code, …), the old form": () => env.RUNNER.get("code-mode-shared:default", code, {}, new Host()),
       "get with a guessed secret": () => env.RUNNER.get("guess", "0".repeat(64), code, {}, new Host()),
+      "loadWithBase with a guessed secret": () => env.RUNNER.loadWithBase("guess", "0".repeat(64), code, "b.js", "", {}, new Host()),
     };
     const out = {};
     for (const [name, attempt] of Object.entries(tries)) {

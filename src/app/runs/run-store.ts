@@ -15,6 +15,11 @@ import { programPreview } from "./program-preview";
 
 const encoder = new TextEncoder();
 
+/** Bytes of `text` as UTF-8: its length when it is ASCII (no copy made), else encoded. */
+export function utf8Length(text: string): number {
+  return /[\u0080-\uffff]/.test(text) ? encoder.encode(text).byteLength : text.length;
+}
+
 /** The index instance's name. */
 export const RUN_INDEX_NAME = "runs-index";
 
@@ -67,6 +72,12 @@ export class RunStore extends DurableObject<Cloudflare.Env> {
   private rows: number | undefined;
   /** Bytes of stored records in this shard, summed once per wake-up and kept by {@link add}. */
   private stored: number | undefined;
+  /**
+   * At or before the earliest `started_at` held (Infinity: none), read once per wake-up and kept
+   * by {@link add}: a write runs the retention's cutoff delete only when something may be due,
+   * one statement fewer per run (issue #43: the write shares the Worker's thread locally).
+   */
+  private oldest: number | undefined;
 
   private sql(): SqlStorage {
     const sql = this.ctx.storage.sql;
@@ -106,25 +117,32 @@ export class RunStore extends DurableObject<Cloudflare.Env> {
     };
     const rows = this.rows ?? this.count();
     const stored = this.stored ?? this.bytes();
+    const oldest = this.oldest ?? this.oldestHeld();
     const record = JSON.stringify(run);
-    const size =
-      encoder.encode(record).byteLength + encoder.encode(JSON.stringify(summary)).byteLength;
+    const summaryText = JSON.stringify(summary);
+    const size = utf8Length(record) + utf8Length(summaryText);
     const added = sql.exec(
       "INSERT OR REPLACE INTO runs (id, started_at, tool, outcome, summary, record, size) VALUES (?, ?, ?, ?, ?, ?, ?)",
       run.id,
       run.startedAt,
       run.tool,
       run.outcome,
-      JSON.stringify(summary),
+      summaryText,
       record,
       size,
     );
+    // Deletes below only raise the true earliest: this stays at or before it.
+    this.oldest = Math.min(oldest, run.startedAt);
     // Run ids are random: a replaced id (never seen in practice) is counted again from the table.
     [this.rows, this.stored] =
       added.rowsRead > 0 ? [undefined, undefined] : [rows + 1, stored + size];
-    // A shard holds one day, so this finds nothing unless the clock moved: an index seek.
-    if (sql.exec("DELETE FROM runs WHERE started_at <= ?", retention.cutoff).rowsWritten > 0)
-      [this.rows, this.stored] = [undefined, undefined];
+    // A shard holds one day, so this finds nothing unless the clock moved: run only when a
+    // record held may be at or before the cutoff.
+    if (
+      this.oldest <= retention.cutoff &&
+      sql.exec("DELETE FROM runs WHERE started_at <= ?", retention.cutoff).rowsWritten > 0
+    )
+      [this.rows, this.stored, this.oldest] = [undefined, undefined, undefined];
     // Over the byte budget: the oldest records go, one at a time (a record is at most 64 KiB, so
     // a write frees one or two), until it fits.
     while ((this.stored ?? this.bytes()) > retention.bytes) {
@@ -150,6 +168,14 @@ export class RunStore extends DurableObject<Cloudflare.Env> {
       this.rows = retention.count;
       if (this.stored !== undefined) this.stored -= freed.reduce((n, row) => n + row.size, 0);
     }
+  }
+
+  /** The earliest `started_at` held, or Infinity when the shard is empty. */
+  private oldestHeld(): number {
+    return (
+      this.sql().exec<{ t: number | null }>("SELECT min(started_at) AS t FROM runs").one().t ??
+      Infinity
+    );
   }
 
   /** Bytes of the records held, as counted when they were stored (tests and the budget). */
@@ -209,6 +235,7 @@ export class RunStore extends DurableObject<Cloudflare.Env> {
     this.ready = false;
     this.rows = undefined;
     this.stored = undefined;
+    this.oldest = undefined;
   }
 
   /**

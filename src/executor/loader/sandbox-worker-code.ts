@@ -5,6 +5,9 @@
 import type { SandboxExtensionName } from "../../../sandbox/protocol";
 import { SANDBOX_MODULES } from "../generated/sandbox-modules";
 
+/** The module holding the run's own (instrumented) program; the rest is the same for every run. */
+export const USER_MODULE = "user.js";
+
 /** Options for {@link sandboxWorkerCode}. */
 export interface SandboxWorkerOptions {
   compatibilityDate: string;
@@ -33,7 +36,7 @@ export function sandboxWorkerCode(
     modules: {
       "harness.js": SANDBOX_MODULES["harness.js"],
       "runtime.js": SANDBOX_MODULES["runtime.js"],
-      "user.js": userModule,
+      [USER_MODULE]: userModule,
       ...Object.fromEntries(
         (options.extensions ?? []).map((name) => [
           `ext-${name}.js`,

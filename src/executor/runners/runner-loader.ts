@@ -24,6 +24,8 @@
  */
 import { CodeModeError } from "../../errors";
 import { codeHash } from "./code-hash";
+import { splitRunCode, type RunCodeSplit } from "./run-base";
+import { USER_MODULE } from "../loader/sandbox-worker-code";
 import { CallerQueue } from "./caller-queue";
 import { plainTracker, type HostTracker } from "./host-tracker";
 import type { RunnerAnswer, RunnerApi } from "./runner-protocol";
@@ -101,6 +103,9 @@ export const RUNNER_RETRY_WINDOW_MS = 10_000;
  */
 export const RUNNER_LOOK_MS = 50;
 
+/** Runs' base hashes kept (a few per executor setting and extension set; see run-base.ts). */
+const MAX_BASE_HASHES = 32;
+
 /** One runner, as the loader holds it. */
 interface Slot extends ReserveSlot {
   runner: RunnerApi;
@@ -129,6 +134,8 @@ export class RunnerLoader {
   private next = 0;
   /** Stable workers' code hashes by id, each computed once (code-hash.ts). */
   private readonly hashes = new Map<string, Promise<string>>();
+  /** Runs' base hashes by the base's key (run-base.ts), each computed once. */
+  private readonly baseHashes = new Map<string, Promise<string>>();
   /** Runs waiting for a runner their caller may use. */
   private readonly queue: CallerQueue;
 
@@ -180,9 +187,34 @@ export class RunnerLoader {
     return this.slots.map((slot) => slot.runs.size);
   }
 
-  /** A fresh worker per run, on a runner chosen when the run starts. */
+  /**
+   * A fresh worker per run, on a runner chosen when the run starts. The executors' code goes as
+   * its base, sent once per runner and named by its hash, and this run's program module
+   * (run-base.ts); other code goes whole.
+   */
   load(code: WorkerLoaderWorkerCode): WorkerStub {
-    return this.stub((runner, request, host) => runner.load(this.secret, code, request, host));
+    const split = splitRunCode(code, USER_MODULE);
+    if (!split)
+      return this.stub((runner, request, host) => runner.load(this.secret, code, request, host));
+    const { base, name, text } = split;
+    return this.stub(async (runner, request, host) => {
+      const hash = await this.baseHashOf(split);
+      const first = await runner.loadWithBase(this.secret, hash, null, name, text, request, host);
+      if (!("missingCode" in first)) return first;
+      return runner.loadWithBase(this.secret, hash, base, name, text, request, host);
+    });
+  }
+
+  /** The code hash of a run's base, computed once per kind of base (bounded). */
+  private baseHashOf(split: RunCodeSplit): Promise<string> {
+    let hash = this.baseHashes.get(split.key);
+    if (!hash) {
+      if (this.baseHashes.size >= MAX_BASE_HASHES) this.baseHashes.clear();
+      hash = codeHash(split.base);
+      this.baseHashes.set(split.key, hash);
+      hash.catch(() => this.baseHashes.delete(split.key));
+    }
+    return hash;
   }
 
   /**

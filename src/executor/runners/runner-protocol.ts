@@ -43,6 +43,28 @@ export interface RunnerApi {
     host: unknown,
   ): Promise<RunnerAnswer>;
   /**
+   * Loads a fresh Dynamic Worker from the base named `baseHash` plus the program module `name`
+   * (run-base.ts) and calls `run(request, host)` on its entrypoint: as {@link load}, with the
+   * base sent once per runner (`null` until the runner asks for it with `missingCode`). The
+   * runner keeps a base only under its own SHA-256 (code-hash.ts).
+   * @param secret - the cluster secret
+   * @param baseHash - the base's code hash
+   * @param base - the base (harness, runtime, extensions, settings), or null
+   * @param name - the program module's name
+   * @param text - the program module's text (this run's own)
+   * @param request - the run's request, passed on unchanged
+   * @param host - the host bridge (an RPC stub back to the host)
+   */
+  loadWithBase(
+    secret: string,
+    baseHash: string,
+    base: WorkerLoaderWorkerCode | null,
+    name: string,
+    text: string,
+    request: unknown,
+    host: unknown,
+  ): Promise<RunnerAnswer>;
+  /**
    * Calls `run(request, host)` on the stable Dynamic Worker named `hash`, loading it from `code`
    * (sent once per runner; `null` until the runner asks for it). The runner keeps code only
    * under its own SHA-256 (code-hash.ts): code that does not match `hash` is not kept.

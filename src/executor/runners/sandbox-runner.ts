@@ -8,8 +8,9 @@
  * checked before anything else: the RPC port is on 127.0.0.1, where any process on the machine
  * reaches it. The runner adds nothing to the loaded worker's code (the host built it with
  * `globalOutbound: null` and an empty env: src/executor/loader/sandbox-worker-code.ts); it keeps
- * the code of stable workers only under the hash it computed of that code itself (code-hash.ts,
- * at most {@link MAX_STABLE_WORKERS}). A run the host has given up on (its timeout passed) is
+ * the code of stable workers, and the bases of runs (run-base.ts: a run then sends only its
+ * program module), only under the hash it computed of that code itself (code-hash.ts, at most
+ * held-code.ts). A run the host has given up on (its timeout passed) is
  * given up here too, {@link RUN_END_MARGIN_MS} later: the runner stops waiting for it, frees its
  * stubs and counts it ended, so a program that keeps awaiting forever cannot hold the runner's
  * retirement, which waits for the runs under way. When the host cancels its call (it does at its
@@ -22,6 +23,8 @@
 import { RpcTarget, WorkerEntrypoint } from "cloudflare:workers";
 import { clusterSecretOf, isClusterSecret } from "./cluster-secret";
 import { codeHash } from "./code-hash";
+import { keepBase, keepStable, runBase, stableCode } from "./held-code";
+import { composeRunCode } from "./run-base";
 import { runnerLife } from "./runner-life";
 import type { RunnerAnswer, RunnerApi } from "./runner-protocol";
 
@@ -63,9 +66,6 @@ export function runDeadlineFor(request: unknown): number {
       : DEFAULT_RUN_TIMEOUT_MS;
   return ms + RUN_END_MARGIN_MS;
 }
-
-/** Stable worker codes kept (one per executor setting; more means a misconfigured host). */
-export const MAX_STABLE_WORKERS = 8;
 
 /**
  * Host calls of one run sent on to the host at once. A program that starts 1,000 requests at
@@ -222,60 +222,6 @@ export class PacedHost extends RpcTarget {
   }
 }
 
-const stableCodes = new Map<string, WorkerLoaderWorkerCode>();
-
-/** Keeps `code` under `hash` (its own SHA-256), dropping the oldest past MAX_STABLE_WORKERS. */
-function keepStable(hash: string, code: WorkerLoaderWorkerCode): void {
-  if (!stableCodes.has(hash) && stableCodes.size >= MAX_STABLE_WORKERS)
-    stableCodes.delete(stableCodes.keys().next().value!);
-  stableCodes.set(hash, code);
-}
-
-/**
- * `/health` header listing the hashes of the stable workers' code this runner holds
- * (src/runner.ts): the supervisor copies such code to the runners it starts
- * (cli/local-server/runners/stable-warmth.mjs).
- */
-export const STABLE_HEADER = "x-runner-stable";
-
-/** The hashes of the stable workers' code this runner holds (its `/health` reports them). */
-export function stableHashes(): string[] {
-  return [...stableCodes.keys()];
-}
-
-/** The stable worker code held under `hash`, if any. */
-export function stableCode(hash: string): WorkerLoaderWorkerCode | undefined {
-  return stableCodes.get(hash);
-}
-
-/**
- * Warms this runner for a stable worker before any run needs it: keeps `code` under its own
- * hash, loads the worker and calls its entrypoint's `warm()` (the shared worker's engine loads
- * its WebAssembly there), so the first run here finds it loaded. The supervisor sends the code
- * of a worker another runner holds to each runner it starts (cli/local-server/runners/stable-warmth.mjs):
- * a fresh runner's first shared-worker run waited 0.8–2.3 s for the engine on a loaded machine.
- * A worker without `warm()` is loaded all the same (the failed call still starts it).
- * @param loader - the runner's Worker Loader
- * @param code - the stable worker's code
- * @returns its hash, the name runs will ask for it by
- */
-export async function warmStable(
-  loader: WorkerLoader,
-  code: WorkerLoaderWorkerCode,
-): Promise<string> {
-  const hash = await codeHash(code);
-  keepStable(hash, code);
-  const entry = loader.get(hash, () => code).getEntrypoint() as unknown as {
-    warm(): Promise<unknown>;
-  };
-  try {
-    await entry.warm();
-  } catch {
-    // no warm() there: loaded anyway
-  }
-  return hash;
-}
-
 interface RunEntrypoint {
   run(request: unknown, host: unknown): Promise<unknown>;
 }
@@ -299,6 +245,33 @@ export class SandboxRunner extends WorkerEntrypoint<RunnerEnv> implements Runner
     });
   }
 
+  /** Loads a run's base plus its program module and runs it (see {@link RunnerApi.loadWithBase}). */
+  async loadWithBase(
+    secret: string,
+    baseHash: string,
+    base: WorkerLoaderWorkerCode | null,
+    name: string,
+    text: string,
+    request: unknown,
+    host: unknown,
+  ): Promise<RunnerAnswer> {
+    this.#admit(secret);
+    if (base) {
+      // Kept only under its own hash, as stable code is (run-base.ts).
+      if ((await codeHash(base)) !== baseHash)
+        return { thrown: "The run's base code does not match its name (its SHA-256)." };
+      keepBase(baseHash, base);
+    }
+    const known = runBase(baseHash);
+    if (!known) return { missingCode: true };
+    const code = composeRunCode(known, name, text);
+    if (typeof code === "string") return { thrown: code };
+    return counted(request, async () => {
+      if (!(await announce(host))) return CANCELLED;
+      return runOn(() => this.env.LOADER.load(code), request, paced(host, request));
+    });
+  }
+
   /** Runs on the stable worker named `hash` (see {@link RunnerApi.get}). */
   async get(
     secret: string,
@@ -314,7 +287,7 @@ export class SandboxRunner extends WorkerEntrypoint<RunnerEnv> implements Runner
         return { thrown: "The stable worker's code does not match its name (its SHA-256)." };
       keepStable(hash, code);
     }
-    const known = stableCodes.get(hash);
+    const known = stableCode(hash);
     if (!known) return { missingCode: true };
     return counted(request, async () => {
       if (!(await announce(host))) return CANCELLED;

@@ -31,6 +31,7 @@ import type {
 } from "./handler-types";
 import { refuseV1TransportOptions } from "./refuse-v1-options";
 import { pingAnswer } from "./ping-answer";
+import { readBodyOnce } from "./body-once";
 import { createRequestStateSealer } from "./request-state";
 import { registerTaskRoundServer } from "../tasks/task-rounds";
 import { installTaskSupport } from "../tasks/task-support";
@@ -70,8 +71,8 @@ class SdkV1OnModernRequest extends Error {}
  * Each request: exact `route` match (else `404`), Host/Origin guards (else `403`), CORS
  * preflight, then the SDK handler with a fresh server from `factory`. A POST whose client has
  * already gone (aborted signal) gets `499` and no server is built; nor is one for a plain
- * 2025-era `ping` whose body was already read (with `tasks`), answered `{}` as JSON
- * (ping-answer.ts). Responses carry the CORS headers.
+ * 2025-era `ping` (with `tasks`), answered `{}` as JSON (ping-answer.ts). A JSON body is read once, from the
+ * request itself (body-once.ts), and handed to the SDK parsed. Responses carry the CORS headers.
  *
  * Security defaults: browser `Origin`s are limited to localhost, the `*.workers.dev`
  * hostname being served and a concrete `corsOptions.origin`; malformed, `null` and
@@ -302,6 +303,7 @@ function requestServer(
   marks: RequestMarks,
 ) {
   const { route, corsOptions, guard, tasks, legacy, fixedAuthContext } = settings;
+  const maxBodyBytes = settings.sdkOptions.maxRequestBodySize;
   return async (
     request: Request,
     requestOptions: McpHandlerRequestOptions | undefined,
@@ -324,16 +326,22 @@ function requestServer(
       authInfoFromOAuthProps(request, workerCtx?.props, workerCtx?.auth);
     // `authContext` overrides what getMcpAuthContext() returns (as agents' option does).
     const authContext = fixedAuthContext ?? authContextFrom(authInfo);
-    // 2025-11-25 tasks/* and answers to a task's questions: served from the task object; what
-    // it read of any other request's body goes on to the SDK, read once.
+    // The body, read once for the task check, the ping answer and the SDK (body-once.ts).
+    const once = await readBodyOnce(request, maxBodyBytes, requestOptions?.parsedBody);
+    const read = once.request;
+    // 2025-11-25 tasks/* and answers to a task's questions: served from the task object; any
+    // other request's body goes on to the SDK as it was read.
     const legacyTasks =
       tasks !== undefined && legacy === "stateless"
-        ? await serveLegacyTaskRequest(tasks, request, authInfo, requestOptions?.parsedBody)
-        : { parsedBody: requestOptions?.parsedBody };
+        ? await serveLegacyTaskRequest(tasks, read, authInfo, once.parsedBody)
+        : { parsedBody: once.parsedBody };
     if (legacyTasks.answered !== undefined) return withCors(legacyTasks.answered, corsOptions);
     const { parsedBody } = legacyTasks;
     // A plain 2025-era ping needs no server: answered here, as the SDK would (ping-answer.ts).
-    const pong = legacy === "stateless" ? pingAnswer(request, parsedBody) : undefined;
+    // Only with `tasks` (as before the body was read once): without, a ping still reaches the
+    // factory, whose server checks (a server still serving is refused) callers may rely on.
+    const pong =
+      legacy === "stateless" && tasks !== undefined ? pingAnswer(read, parsedBody) : undefined;
     if (pong !== undefined) return withCors(pong, corsOptions);
     const sdkOptionsForRequest: McpHandlerRequestOptions = {
       ...(authInfo !== undefined && { authInfo }),
@@ -341,9 +349,9 @@ function requestServer(
     };
     const failure: { error?: CodeModeError } = {};
     let response = await marks.factoryFailure.run(failure, () =>
-      runWithAuthContext(authContext, () => sdk.fetch(request, sdkOptionsForRequest)),
+      runWithAuthContext(authContext, () => sdk.fetch(read, sdkOptionsForRequest)),
     );
-    if (marks.v1OnModern.has(request)) response = await legacyOnlyResponse(response);
+    if (marks.v1OnModern.has(read)) response = await legacyOnlyResponse(response);
     if (failure.error !== undefined && response.status === 500)
       response = await upstreamUnreachableResponse(response, failure.error);
     return withCors(withAuthContextBody(response, authContext), corsOptions);

@@ -46,6 +46,7 @@ function runner(name: string, handler: Handler = async () => ({ answer: name }),
   };
   const api: RunnerApi = {
     load: (_secret, code, _request, host) => start("load", code, host),
+    loadWithBase: (_secret, _hash, base, _name, _text, _request, host) => start("load", base, host),
     get: (_secret, _hash, code, _request, host) => start("get", code, host),
   };
   return { api, sent };
@@ -165,6 +166,78 @@ describe("RunnerLoader", () => {
     expect(new Set(names)).toEqual(new Set([await codeHash(CODE)]));
   });
 
+  it("sends a run's base once per runner, named by its hash, and each run's program module every time (issue #43)", async () => {
+    /** The executors' code of one run: the same base, this run's own program module. */
+    const runCode = (program: string) =>
+      ({
+        compatibilityDate: "2026-08-01",
+        mainModule: "harness.js",
+        modules: { "harness.js": "export default {}", "user.js": program },
+        globalOutbound: null,
+        env: {},
+        limits: { cpuMs: 50 },
+      }) as unknown as WorkerLoaderWorkerCode;
+    /** A runner that keeps bases by hash, as sandbox-runner.ts does, and answers what it ran. */
+    function baseRunner() {
+      const bases = new Map<string, unknown>();
+      const calls: { hash: string; base: unknown; text: string }[] = [];
+      const api: RunnerApi = {
+        load: async () => ({ thrown: "sent whole" }),
+        get: async () => ({ thrown: "not stable" }),
+        loadWithBase: async (_secret, hash, base, name, text, _request, host) => {
+          calls.push({ hash, base, text });
+          if (base) bases.set(hash, base);
+          if (!bases.has(hash)) return { missingCode: true };
+          begin(host);
+          return { answer: `${name}:${text}` };
+        },
+      };
+      return { api, calls };
+    }
+    const a = baseRunner();
+    const b = baseRunner();
+    const loader = new RunnerLoader([a.api, b.api]);
+    const runOf = (program: string) =>
+      (
+        loader.load(runCode(program)).getEntrypoint() as unknown as {
+          run(request: unknown, host: unknown): Promise<unknown>;
+        }
+      ).run({}, { calls: 0 });
+    expect(await runOf("p1")).toBe("user.js:p1");
+    expect(await runOf("p2")).toBe("user.js:p2");
+    expect(await runOf("p3")).toBe("user.js:p3");
+    expect(await runOf("p4")).toBe("user.js:p4");
+    const { "user.js": _program, ...baseModules } = runCode("").modules as Record<string, string>;
+    const hash = await codeHash({ ...runCode(""), modules: baseModules });
+    const used = [a, b].filter((one) => one.calls.length > 0);
+    expect(used.length).toBeGreaterThan(0);
+    for (const one of used) {
+      // Asked with no base first; sent once on `missingCode`; never again.
+      expect(one.calls.map((c) => c.base === null)).toEqual(one.calls.map((_c, i) => i !== 1));
+      expect(one.calls[1]!.base).toEqual({ ...runCode(""), modules: baseModules });
+      expect(new Set(one.calls.map((c) => c.hash))).toEqual(new Set([hash]));
+    }
+    // Each run's program went with it (twice for a runner's first run: asked, then with its base).
+    expect([...a.calls, ...b.calls].length).toBe(4 + used.length);
+  });
+
+  it("sends code that is not plain data whole, every time (run-base.ts)", async () => {
+    const a = runner("a");
+    const loader = new RunnerLoader([a.api]);
+    const withEnv = {
+      compatibilityDate: "2026-08-01",
+      mainModule: "harness.js",
+      modules: { "harness.js": "", "user.js": "" },
+      globalOutbound: null,
+      env: { BINDING: {} },
+    } as unknown as WorkerLoaderWorkerCode;
+    const entry = loader.load(withEnv).getEntrypoint() as unknown as {
+      run(request: unknown, host: unknown): Promise<unknown>;
+    };
+    expect(await entry.run({}, { calls: 0 })).toBe("a");
+    expect(a.sent).toEqual([{ kind: "load", code: withEnv }]);
+  });
+
   it("sends the cluster secret first in every call", async () => {
     const secrets: string[] = [];
     const api: RunnerApi = {
@@ -172,6 +245,11 @@ describe("RunnerLoader", () => {
         secrets.push(secret),
         begin(host),
         { answer: 1 }
+      ),
+      loadWithBase: async (secret, _hash, _base, _name, _text, _request, host) => (
+        secrets.push(secret),
+        begin(host),
+        { answer: 3 }
       ),
       get: async (secret, _hash, _code, _request, host) => (
         secrets.push(secret),
@@ -697,6 +775,7 @@ describe("RunnerLoader", () => {
       const rings: number[] = [];
       const api: RunnerApi = {
         load: made.api.load,
+        loadWithBase: made.api.loadWithBase,
         get: (secret, hash, code, request, host) => {
           if (hash === RESERVE_RING) {
             rings.push(rings.length);

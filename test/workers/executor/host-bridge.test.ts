@@ -136,6 +136,37 @@ describe("the host bridge trusts nothing it is sent", () => {
     expect(seen).toEqual([]);
   });
 
+  it("aborts the signal of every call in flight when the run ends, once, and each call's is the same", async () => {
+    const signals: AbortSignal[] = [];
+    const b = new HostBridge(
+      {
+        codemode: {
+          wait: (_args, context) => {
+            signals.push(context.signal);
+            return new Promise((resolve) =>
+              context.signal.addEventListener("abort", () => resolve("stopped")),
+            );
+          },
+        },
+      },
+      LIMITS,
+    );
+    const first = b.call("codemode", "wait", "[]", undefined);
+    const second = b.call("codemode", "wait", "[]", undefined);
+    expect(signals).toHaveLength(2);
+    expect(signals[0]).toBe(signals[1]);
+    expect(signals[0]!.aborted).toBe(false);
+    b.close();
+    b.close();
+    expect(signals[0]!.aborted).toBe(true);
+    expect((signals[0]!.reason as Error).message).toBe("The run ended.");
+    expect(await first).toEqual(await second);
+    expect(b.call("codemode", "wait", "[]", undefined)).toMatchObject({
+      error: { message: expect.stringMatching(/after the run ended/) },
+    });
+    expect(signals).toHaveLength(2);
+  });
+
   it("bounds the argument text held by calls still running", async () => {
     const big = JSON.stringify(["y".repeat(1_000_000)]);
     const b = bridge({ maxHostCalls: 1_000, maxCallBytes: 2_000_000, maxLogBytes: 100 });

@@ -25,9 +25,8 @@ import {
   RUN_END_MARGIN_MS,
   runDeadlineFor,
   SandboxRunner,
-  stableHashes,
-  warmStable,
 } from "../../../src/executor/runners/sandbox-runner";
+import { stableHashes, warmStable } from "../../../src/executor/runners/held-code";
 import { decodeCode, encodeCode } from "../../../src/executor/runners/code-wire";
 import { sharedWorkerCode } from "../../../src/executor/shared-worker/shared-worker-code";
 import { trackHostCalls } from "../../../src/executor/runners/tracked-host";
@@ -105,6 +104,78 @@ describe("SandboxRunner keeps stable code only under its own hash", () => {
     expect(await runner().get(SECRET, name, null, {}, bridge)).toEqual({ missingCode: true });
     expect(await runner().get(SECRET, name, CODE, {}, bridge)).toEqual({ answer: "ran" });
     expect(await runner().get(SECRET, name, null, {}, bridge)).toEqual({ answer: "ran" });
+  });
+});
+
+describe("SandboxRunner keeps a run's base only under its own hash (issue #43)", () => {
+  /** A base whose main module runs the program module `prog.js` the call sends. */
+  const BASE: WorkerLoaderWorkerCode = {
+    compatibilityDate: "2026-08-01",
+    mainModule: "main.js",
+    modules: {
+      "main.js": `import { WorkerEntrypoint } from "cloudflare:workers";
+import program from "./prog.js";
+export default class extends WorkerEntrypoint { run() { return program(); } }`,
+    },
+    globalOutbound: null,
+    env: {},
+  };
+  const PLANTED: WorkerLoaderWorkerCode = {
+    ...BASE,
+    modules: {
+      "main.js": `import { WorkerEntrypoint } from "cloudflare:workers";
+export default class extends WorkerEntrypoint { run() { return "planted"; } }`,
+    },
+  };
+  const program = (value: string) => `export default () => ${JSON.stringify(value)};`;
+
+  it("runs the base with the program module sent in the same call, asking for the base once", async () => {
+    const { bridge } = host();
+    const hash = await codeHash(BASE);
+    const send = (base: WorkerLoaderWorkerCode | null, value: string) =>
+      runner().loadWithBase(SECRET, hash, base, "prog.js", program(value), {}, bridge);
+    expect(await send(null, "one")).toEqual({ missingCode: true });
+    expect(await send(BASE, "one")).toEqual({ answer: "one" });
+    // Kept: later runs send only their program, each its own.
+    expect(await send(null, "two")).toEqual({ answer: "two" });
+    expect(await send(null, "three")).toEqual({ answer: "three" });
+  });
+
+  it("does not keep a base sent under another code's name", async () => {
+    const { bridge, seen } = host();
+    const hash = await codeHash({ ...BASE, compatibilityDate: "2026-08-02" });
+    const planted = await runner().loadWithBase(SECRET, hash, PLANTED, "prog.js", "", {}, bridge);
+    expect(planted).toEqual({ thrown: expect.stringMatching(/does not match its name/) });
+    expect(
+      await runner().loadWithBase(SECRET, hash, null, "prog.js", program("x"), {}, bridge),
+    ).toEqual({ missingCode: true });
+    expect(seen.begun).toBe(0);
+  });
+
+  it("refuses a program module that would replace one of the base's modules", async () => {
+    const { bridge, seen } = host();
+    const hash = await codeHash(BASE);
+    const replaced = await runner().loadWithBase(
+      SECRET,
+      hash,
+      BASE,
+      "main.js",
+      `import { WorkerEntrypoint } from "cloudflare:workers";
+export default class extends WorkerEntrypoint { run() { return "replaced"; } }`,
+      {},
+      bridge,
+    );
+    expect(replaced).toEqual({ thrown: expect.stringMatching(/may not replace/) });
+    expect(seen.begun).toBe(0);
+  });
+
+  it("refuses a call without the secret before anything runs", async () => {
+    const { bridge, seen } = host();
+    const hash = await codeHash(BASE);
+    await expect(
+      runner().loadWithBase("wrong", hash, BASE, "prog.js", program("x"), {}, bridge),
+    ).rejects.toThrow(REFUSED);
+    expect(seen.begun).toBe(0);
   });
 });
 

@@ -7,7 +7,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { expect, it } from "vitest";
-import type { RunStore, StoredRun } from "../../../../src/app/runs/run-store";
+import { utf8Length, type RunStore, type StoredRun } from "../../../../src/app/runs/run-store";
 import { sampleRun } from "../../../helpers/run-records";
 
 const run = (n: number): StoredRun => ({
@@ -62,4 +62,52 @@ it("keeps a shard under its byte budget, dropping the oldest records first", asy
     expect(kept.length).toBeLessThan(5);
     expect(kept).not.toContain("async () => 0");
   });
+});
+
+it("runs the cutoff delete only when a record held may be past the cutoff, and still drops those (issue #43)", async () => {
+  const stub = env.RUN_HISTORY.get(env.RUN_HISTORY.idFromName(`store-${crypto.randomUUID()}`));
+  await runInDurableObject(stub, async (store: RunStore, state) => {
+    const sql = state.storage.sql;
+    const exec = sql.exec.bind(sql);
+    let cutoffDeletes = 0;
+    sql.exec = ((query: string, ...bindings: unknown[]) => {
+      if (query.startsWith("DELETE FROM runs WHERE started_at <=")) cutoffDeletes++;
+      return exec(query, ...bindings);
+    }) as typeof sql.exec;
+    try {
+      const start = run(0).startedAt;
+      const keepAll = { cutoff: start - 1, count: 1_000, bytes: 2 ** 40 };
+      for (let n = 0; n < 20; n++) store.add(run(n), keepAll);
+      expect(cutoffDeletes).toBe(0);
+      expect(store.count()).toBe(20);
+      // The clock moved: runs 0–9 are past the cutoff and go with the next write.
+      store.add(run(20), { ...keepAll, cutoff: start + 9 });
+      expect(cutoffDeletes).toBe(1);
+      expect(store.count()).toBe(11);
+      expect(store.list({ limit: 100 }).at(-1)!.preview).toBe("async () => 10");
+      // Emptied and written again: the earliest is read back, nothing deleted needlessly.
+      await store.clear();
+      store.add(run(30), { ...keepAll, cutoff: start + 9 });
+      expect(cutoffDeletes).toBe(1);
+      store.add(run(31), { ...keepAll, cutoff: start + 30 });
+      expect(cutoffDeletes).toBe(2);
+      expect(store.list({ limit: 10 }).map((s) => s.preview)).toEqual(["async () => 31"]);
+    } finally {
+      sql.exec = exec;
+    }
+  });
+});
+
+it("counts a record's UTF-8 bytes without encoding ASCII text", () => {
+  const encoder = new TextEncoder();
+  for (const text of [
+    "",
+    'plain ascii {"a":1}',
+    "é",
+    "日本語",
+    "\ud800 lone",
+    "\u{1f600}",
+    "a\u007fb",
+  ])
+    expect(utf8Length(text)).toBe(encoder.encode(text).byteLength);
 });

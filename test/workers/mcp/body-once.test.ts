@@ -1,0 +1,127 @@
+// A POST's JSON body is read once, from the request itself, and handed to the SDK parsed
+// (src/mcp/stateless/body-once.ts): no clone on either lane; bodies that are not JSON, too
+// large or unreadable still get the SDK's own answers.
+import { env } from "cloudflare:workers";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { createMcpHandler } from "../../../src/index";
+import { readBodyOnce } from "../../../src/mcp/stateless/body-once";
+import { buildServer, legacyRequest, modernRequest, rpcBody, URL_LOCAL } from "./fixtures";
+
+const JSON_POST = {
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+};
+
+/** A body streamed in `parts` (no Content-Length, as a chunked upload arrives). */
+function streamed(parts: string[]): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  let next = 0;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (next < parts.length) controller.enqueue(encoder.encode(parts[next++]));
+      else controller.close();
+    },
+  });
+}
+
+afterEach(() => vi.restoreAllMocks());
+
+describe("readBodyOnce", () => {
+  it("parses a JSON POST from the request itself", async () => {
+    const request = legacyRequest({ jsonrpc: "2.0", id: 1, method: "ping" });
+    const once = await readBodyOnce(request, 1024);
+    expect(once.parsedBody).toEqual({ jsonrpc: "2.0", id: 1, method: "ping" });
+    expect(once.request).toBe(request);
+    expect(request.bodyUsed).toBe(true);
+  });
+
+  it("leaves alone what the SDK would not read: other methods, content types, a parsed body, a declared size over the limit", async () => {
+    const get = new Request(URL_LOCAL, { method: "GET" });
+    const text = new Request(URL_LOCAL, {
+      method: "POST",
+      headers: { "content-type": "text/plain" },
+      body: "{}",
+    });
+    const declared = legacyRequest({ text: "x".repeat(2048) }, { "content-length": "2062" });
+    for (const request of [get, text, declared]) {
+      const once = await readBodyOnce(request, 1024);
+      expect(once.request).toBe(request);
+      expect(once.parsedBody).toBeUndefined();
+      expect(request.bodyUsed).toBe(false);
+    }
+    const given = legacyRequest("{}");
+    expect(await readBodyOnce(given, 1024, { already: true })).toEqual({
+      request: given,
+      parsedBody: { already: true },
+    });
+    expect(given.bodyUsed).toBe(false);
+  });
+
+  it("passes a body that is not JSON, or empty, on as the same bytes", async () => {
+    for (const body of ["{not json", ""]) {
+      const once = await readBodyOnce(legacyRequest(body), 1024);
+      expect(once.parsedBody).toBeUndefined();
+      expect(await once.request.text()).toBe(body);
+      expect(once.request.headers.get("content-type")).toBe("application/json");
+    }
+  });
+
+  it("stops reading a streamed body past the limit and passes every byte on", async () => {
+    const parts = ["[", "1,".repeat(400), "2,".repeat(400), "3]"];
+    let pulled = 0;
+    const source = streamed(parts);
+    const counting = source.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          pulled++;
+          controller.enqueue(chunk);
+        },
+      }),
+    );
+    const request = new Request(URL_LOCAL, { method: "POST", headers: JSON_POST, body: counting });
+    const once = await readBodyOnce(request, 1000);
+    expect(once.parsedBody).toBeUndefined();
+    // Read up to the chunk that crossed the limit, not to the end.
+    expect(pulled).toBeLessThan(parts.length);
+    expect(await once.request.text()).toBe(parts.join(""));
+  });
+});
+
+describe("the handler reads a body once", () => {
+  const handler = createMcpHandler(buildServer, {
+    tasks: { namespace: () => env.MCP_TASKS, name: "body-once-test" },
+  });
+
+  it("clones no request on either lane", async () => {
+    const clone = vi.spyOn(Request.prototype, "clone");
+    const pong = await handler.fetch(legacyRequest({ jsonrpc: "2.0", id: 7, method: "ping" }));
+    expect(await pong.json()).toEqual({ result: {}, jsonrpc: "2.0", id: 7 });
+    const listed = await rpcBody(await handler.fetch(modernRequest("tools/list")));
+    expect(listed.result.tools.length).toBeGreaterThan(0);
+    const legacyList = await rpcBody(
+      await handler.fetch(legacyRequest({ jsonrpc: "2.0", id: 8, method: "tools/list" })),
+    );
+    expect(legacyList.result.tools.length).toBeGreaterThan(0);
+    expect(clone).not.toHaveBeenCalled();
+  });
+
+  it("still answers a streamed body over the limit with the SDK's 413, and bad JSON with -32700", async () => {
+    const small = createMcpHandler(buildServer, { maxRequestBodySize: 1024 });
+    const big = new Request(URL_LOCAL, {
+      method: "POST",
+      headers: JSON_POST,
+      body: streamed([
+        '{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"',
+        "y".repeat(4096),
+        '"}}',
+      ]),
+    });
+    expect((await small.fetch(big)).status).toBe(413);
+    const bad = new Request(URL_LOCAL, {
+      method: "POST",
+      headers: JSON_POST,
+      body: streamed(["{not", " json"]),
+    });
+    expect((await rpcBody(await small.fetch(bad))).error.code).toBe(-32700);
+  });
+});

@@ -20,6 +20,7 @@ import { workerdV8Flags } from "./local-server/v8-flags.mjs";
 import { defaultRunnerCount, hostMessage, runnerMessage } from "./local-server/worker-options.mjs";
 import { portInUse } from "./port-in-use.mjs";
 import { PRODUCT_MODULE, RUNNER_SCRIPT, WORKER_CONFIG } from "./runtime-paths.mjs";
+import { configCacheFolder, openConfigCache } from "./local-server/config-cache.mjs";
 import { specCacheKeyFile } from "./spec-cache-key.mjs";
 import { openSpecCache, specCacheFolder } from "./spec-cache.mjs";
 import { asciiJson } from "./ascii-json.mjs";
@@ -114,6 +115,10 @@ export async function serve({ label, env, persist, log, progress, cleanup, refus
       }),
     runnerSocket: (index) => sockets.runner(index),
     socketFolder: sockets.path,
+    persist,
+    // workerd's configurations kept between launches, without this launch's settings, secrets
+    // or folders (config-cache.mjs): a launch with nothing changed loads no Miniflare.
+    configCache: openConfigCache(configCacheFolder(env), specCacheKeyFile(env)),
     // An allow-list: no setting or secret of the launcher's environment reaches a workerd
     // (runtime-env.mjs).
     // glibc's malloc settings (malloc-env.mjs) are added where the user set none.

@@ -7,8 +7,9 @@
  *
  * **Key.** An entry's name is a SHA-256 of everything the build reads: the template options (the
  * binding names among them), the V8 flags, the builder's environment (but its temporary folder),
- * every file in each Worker's modules folder (the bundles Miniflare embeds), Miniflare's module
- * and the builder's own source (their sizes, times and bytes), and this layout. workerd's binary is
+ * every file in each Worker's modules folder (the bundles Miniflare embeds: their bytes),
+ * Miniflare's module (its path, size, time and package.json), the builder's own source (its
+ * bytes), Node's version and this layout. workerd's binary is
  * checked on read (its size and time as written).
  *
  * **Trust.** An entry is what workerd runs (every Worker's code, workerd's path and command line),
@@ -90,19 +91,47 @@ function fileId(file) {
 }
 
 /**
+ * A package's module as a key part: its path, size and time, and its package.json's bytes (its
+ * version). Not its bytes: Miniflare's module is ~5 MB, hashed on every launch for nothing.
+ * @param {string} file
+ */
+function packageFileId(file) {
+  const { size, mtimeMs } = statSync(file);
+  let folder = dirname(file);
+  for (let up = 0; up < 6 && !existsSync(join(folder, "package.json")); up++)
+    folder = dirname(folder);
+  const manifest = join(folder, "package.json");
+  return `${file} ${size} ${mtimeMs} ${existsSync(manifest) ? sha256(readFileSync(manifest)) : ""}`;
+}
+
+/**
+ * Hashes of a folder's files by folder, reused while every file's size and time are the same
+ * (a host and its runners read the same ~5 MB bundle folder in one launch).
+ * @type {Map<string, { stats: string, ids: string[] }>}
+ */
+const folderMemo = new Map();
+
+/**
  * Every regular file under `folder` (a Worker's modules folder), sorted, with its bytes' hash.
  * @param {string} folder
  * @returns {string[]}
  */
 function folderIds(folder) {
-  /** @type {string[]} */
-  const out = [];
-  for (const entry of readdirSync(folder, { withFileTypes: true, recursive: true })) {
-    if (!entry.isFile()) continue;
-    const path = join(entry.parentPath, entry.name);
-    out.push(`${path} ${sha256(readFileSync(path))}`);
-  }
-  return out.toSorted();
+  const files = readdirSync(folder, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name))
+    .toSorted();
+  const stats = files
+    .map((path) => {
+      const { size, mtimeMs, ino } = statSync(path);
+      return `${path} ${size} ${mtimeMs} ${ino}`;
+    })
+    .join("\n");
+  const memo = folderMemo.get(folder);
+  if (memo?.stats === stats) return memo.ids;
+  const ids = files.map((path) => `${path} ${sha256(readFileSync(path))}`);
+  folderMemo.set(folder, { stats, ids });
+  return ids;
 }
 
 /** Miniflare's module, as the builder finds it (workerd-config-builder.mjs). */
@@ -137,7 +166,7 @@ export function configKey({ options, v8Flags, env }, files = {}) {
       v8Flags,
       Object.entries(stable).toSorted(([a], [b]) => (a < b ? -1 : 1)),
       folders.map((folder) => folderIds(folder)),
-      fileId(files.miniflare ?? miniflareFile()),
+      packageFileId(files.miniflare ?? miniflareFile()),
       fileId(files.builder ?? BUILDER),
     ]),
   );

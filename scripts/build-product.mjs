@@ -17,7 +17,10 @@ export async function buildProduct(outfile) {
   // The stdio bridge alone (`code-mode-mcp --stdio` loads it in the launcher's main thread): the
   // whole product module there cost a desktop launch ~0.5–1 s of CPU to compile and run
   // (its tokenizer's tables among it) only to reach the bridge (issue #43).
-  await bundle(join(ROOT, "cli/product/stdio-bridge.mjs"), join(dirname(outfile), "stdio-bridge.js"));
+  await bundle(
+    join(ROOT, "cli/product/stdio-bridge.mjs"),
+    join(dirname(outfile), "stdio-bridge.js"),
+  );
 }
 
 /**

@@ -23,6 +23,7 @@ import { PRODUCT_MODULE, RUNNER_SCRIPT, WORKER_CONFIG } from "./runtime-paths.mj
 import { configCacheFolder, openConfigCache } from "./local-server/config-cache.mjs";
 import { specCacheKeyFile } from "./spec-cache-key.mjs";
 import { openSpecCache, specCacheFolder } from "./spec-cache.mjs";
+import { openToolsListCache, toolsListCacheFolder, toolsListKey } from "./tools-list-cache.mjs";
 import { asciiJson } from "./ascii-json.mjs";
 
 /**
@@ -323,10 +324,29 @@ export async function planLaunch({ label, product, env, log, progress, warn }) {
 
   // /mcp's tools/list in o200k tokens, counted here (the Worker ships no tokenizer) over the text
   // the Worker will list for these settings; the status page shows it (src/app/tools-list-count.ts).
-  const measured = await product.measureToolsList(
-    parsedSpec(checked.config.specName),
-    product.apiToolText(checked.config),
-  );
+  // Kept between launches for the same spec text, tool text and product (tools-list-cache.mjs):
+  // counting loads the tokenizer and lists through an MCP client, ~0.5 s a launch (issue #43).
+  const toolText = product.apiToolText(checked.config);
+  const counts = openToolsListCache(toolsListCacheFolder(env), specCacheKeyFile(env));
+  /** @type {string | undefined} */
+  let countKey;
+  try {
+    countKey = toolsListKey(
+      PRODUCT_MODULE,
+      specTexts[checked.config.specName] ?? "",
+      JSON.parse(JSON.stringify(toolText)),
+    );
+  } catch {
+    // the product module unreadable: counted, not kept
+  }
+  /** @type {import("./tools-list-cache.mjs").ToolsListMeasure} */
+  let measured;
+  const kept = countKey === undefined ? undefined : counts.read(countKey);
+  if (kept) measured = kept;
+  else {
+    measured = await product.measureToolsList(parsedSpec(checked.config.specName), toolText);
+    if (countKey !== undefined) counts.write(countKey, measured);
+  }
   const launchTokens = { [measured.digest]: { tokens: measured.tokens, tools: measured.perTool } };
 
   // The operator's read-only skills (SKILLS_DIR): read and checked here, like a save, so a

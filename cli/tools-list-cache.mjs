@@ -22,10 +22,10 @@ import {
   lstatSync,
   openSync,
   readSync,
+  readFileSync,
   readdirSync,
   renameSync,
   rmSync,
-  statSync,
   writeSync,
 } from "node:fs";
 import { dirname, join } from "node:path";
@@ -56,14 +56,19 @@ const sha256 = (text) => createHash("sha256").update(text).digest("hex");
 
 /**
  * The name of a count's entry.
- * @param {string} productFile - the product module that lists and counts (its path, size, time)
+ * @param {string} productFile - the product module that lists and counts (its bytes: `npm start`
+ *   rebuilds it, same bytes, new file, before every start)
  * @param {string} specText - the compiled spec's text
  * @param {unknown} toolText - what the settings add to the tools' text (apiToolText)
  */
 export function toolsListKey(productFile, specText, toolText) {
-  const { size, mtimeMs, ino } = statSync(productFile);
   return sha256(
-    JSON.stringify([LAYOUT, productFile, size, mtimeMs, ino, sha256(specText), toolText]),
+    JSON.stringify([
+      LAYOUT,
+      createHash("sha256").update(readFileSync(productFile)).digest("hex"),
+      sha256(specText),
+      toolText,
+    ]),
   );
 }
 

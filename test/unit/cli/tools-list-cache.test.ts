@@ -54,12 +54,16 @@ function setUp(now = () => 1_700_000_000_000) {
 }
 
 describe("toolsListKey", () => {
-  it("changes with the spec text, the tool text and the product module", () => {
+  it("changes with the spec text, the tool text and the product module's bytes", () => {
     const s = setUp();
     const base = toolsListKey(s.product, "{spec}", { limits: {} });
     expect(toolsListKey(s.product, "{spec}", { limits: {} })).toBe(base);
     expect(toolsListKey(s.product, "{spec2}", { limits: {} })).not.toBe(base);
     expect(toolsListKey(s.product, "{spec}", { limits: { timeoutMs: 1 } })).not.toBe(base);
+    // Rebuilt with the same bytes (npm start's prestart): the same count.
+    rmSync(s.product);
+    writeFileSync(s.product, "export {}");
+    expect(toolsListKey(s.product, "{spec}", { limits: {} })).toBe(base);
     writeFileSync(s.product, "export const rebuilt = 1;");
     expect(toolsListKey(s.product, "{spec}", { limits: {} })).not.toBe(base);
   });

@@ -20,10 +20,14 @@ import { workerdV8Flags } from "./local-server/v8-flags.mjs";
 import { defaultRunnerCount, hostMessage, runnerMessage } from "./local-server/worker-options.mjs";
 import { portInUse } from "./port-in-use.mjs";
 import { PRODUCT_MODULE, RUNNER_SCRIPT, WORKER_CONFIG } from "./runtime-paths.mjs";
-import { configCacheFolder, openConfigCache } from "./local-server/config-cache.mjs";
-import { specCacheKeyFile } from "./spec-cache-key.mjs";
-import { openSpecCache, specCacheFolder } from "./spec-cache.mjs";
-import { openToolsListCache, toolsListCacheFolder, toolsListKey } from "./tools-list-cache.mjs";
+import { configCacheFolder, openConfigCache } from "./local-server/workerd-config/config-cache.mjs";
+import { specCacheKeyFile } from "./kept/spec-cache-key.mjs";
+import { openSpecCache, specCacheFolder } from "./kept/spec-cache.mjs";
+import {
+  openToolsListCache,
+  toolsListCacheFolder,
+  toolsListKey,
+} from "./kept/tools-list-cache.mjs";
 import { asciiJson } from "./ascii-json.mjs";
 
 /**
@@ -339,7 +343,7 @@ export async function planLaunch({ label, product, env, log, progress, warn }) {
   } catch {
     // the product module unreadable: counted, not kept
   }
-  /** @type {import("./tools-list-cache.mjs").ToolsListMeasure} */
+  /** @type {import("./kept/tools-list-cache.mjs").ToolsListMeasure} */
   let measured;
   const kept = countKey === undefined ? undefined : counts.read(countKey);
   if (kept) measured = kept;

@@ -18,8 +18,8 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { configBuilder } from "./config-builder-client.mjs";
-import { runtimeConfig } from "./runtime-config.mjs";
+import { configBuilder } from "./workerd-config/config-builder-client.mjs";
+import { runtimeConfig } from "./workerd-config/runtime-config.mjs";
 import { healthRequest } from "./health-request.mjs";
 import { killGroup } from "./process-group.mjs";
 import { runtimeSockets } from "./socket-folder.mjs";
@@ -117,7 +117,7 @@ export function configParts(message, placeholder) {
  *   runtime's sockets are made there, and Miniflare's temporary files (`tmp`)
  * @param {object} [kept]
  * @param {string} [kept.persist] - the local data folder (a slot of the kept configurations)
- * @param {import("./runtime-config.mjs").ConfigSources["cache"]} [kept.cache] - the
+ * @param {import("./workerd-config/runtime-config.mjs").ConfigSources["cache"]} [kept.cache] - the
  *   configuration cache (config-cache.mjs); without, every launch builds
  * @param {(line: string) => void} [kept.note] - told whether each configuration was kept
  * @returns {RuntimeHost}
@@ -133,7 +133,7 @@ export function createRuntimeHost(env, folder, kept = {}) {
   const live = new Set();
   /** @type {WeakMap<RuntimeMessage, { key: string, parts: ReturnType<typeof configParts> }>} */
   const seen = new WeakMap();
-  /** @type {Map<string, Promise<import("./config-builder-client.mjs").Built>>} */
+  /** @type {Map<string, Promise<import("./workerd-config/config-builder-client.mjs").Built>>} */
   const configs = new Map();
   const builderEnv = { ...env, TMPDIR: join(folder, "tmp") };
   const builder = configBuilder(builderEnv);

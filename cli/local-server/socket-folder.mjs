@@ -42,7 +42,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { specCacheFolder } from "../spec-cache.mjs";
+import { specCacheFolder } from "../kept/spec-cache.mjs";
 
 /**
  * The longest socket path taken: a Unix socket's path must fit `sun_path` (108 bytes on Linux,

@@ -168,7 +168,7 @@ const describe = (runtime) => `${runtime.name} (workerd pid ${runtime.pid})`;
  * @param {number} [options.runTimeoutMs] - the runs' timeout (`LIMIT_TIMEOUT_MS`): a retiring
  *   runner's runs under way are waited for this long plus a margin (runners/runner-pool.mjs)
  * @param {string} [options.persist] - the local data folder (a slot of kept configurations)
- * @param {import("./runtime-config.mjs").ConfigSources["cache"] & { folder?: string }} [options.configCache] -
+ * @param {import("./workerd-config/runtime-config.mjs").ConfigSources["cache"] & { folder?: string }} [options.configCache] -
  *   workerd configurations kept between launches (config-cache.mjs); without, each launch builds
  * @returns {Promise<void>}
  */

@@ -53,7 +53,7 @@ export async function measureServerTools(factory) {
   await client.close();
   // Loaded when first counted, not with the product module: its tables (~3 MB of source, a
   // 200,000-entry map built at load) cost every launch ~0.3 s of CPU, and a launch whose count
-  // is kept counts nothing (cli/tools-list-cache.mjs; issue #43).
+  // is kept counts nothing (cli/kept/tools-list-cache.mjs; issue #43).
   const { countTokens } = await import("gpt-tokenizer/encoding/o200k_base");
   const listed = toolsListText(tools);
   return {

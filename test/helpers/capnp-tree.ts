@@ -1,5 +1,5 @@
 /**
- * Cap'n Proto messages for tests of cli/local-server/capnp-copy.mjs, written and read here
+ * Cap'n Proto messages for tests of cli/local-server/workerd-config/capnp-copy.mjs, written and read here
  * independently of it: `encode` lays a tree out in one or more segments (with far pointers, single
  * and double landing pads, when asked), `decode` reads any message back into the same tree. A
  * copy is right when `decode(copy)` equals `decode(original)` (with the expected texts changed).

@@ -1,5 +1,5 @@
 /**
- * cli/local-server/config-cache.mjs: workerd configurations kept between launches. An entry is read
+ * cli/local-server/workerd-config/config-cache.mjs: workerd configurations kept between launches. An entry is read
  * back only under the name its inputs give, written under the user's key (kept outside the cache
  * folder) and with the workerd it was built for; an edited, moved or planted entry, a link, a FIFO
  * or a missing key means a build, never a failed start and never a file outside the folder
@@ -28,7 +28,7 @@ import {
   configCacheFolder,
   configKey,
   openConfigCache,
-} from "../../../cli/local-server/config-cache.mjs";
+} from "../../../cli/local-server/workerd-config/config-cache.mjs";
 
 const dir = mkdtempSync(join(tmpdir(), "config-cache-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,5 +1,5 @@
 /**
- * cli/local-server/config-template.mjs: what of a runtime's options differs from launch to launch
+ * cli/local-server/workerd-config/config-template.mjs: what of a runtime's options differs from launch to launch
  * is taken out (a slot each), so that one kept configuration serves every launch and holds no
  * setting, secret or folder of any launch; options whose values cannot all be taken out are not
  * templated (the caller builds them as they are).
@@ -10,7 +10,7 @@ import {
   SLOT_MARKER,
   configTemplate,
   pathSlot,
-} from "../../../cli/local-server/config-template.mjs";
+} from "../../../cli/local-server/workerd-config/config-template.mjs";
 
 const folders = { sockets: "/tmp/cmm-42-abcdef", persist: "/home/u/data" };
 const options = (bindings: Record<string, unknown> = {}) => ({

@@ -10,7 +10,10 @@ import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { configCacheFolder, openConfigCache } from "../../../cli/local-server/config-cache.mjs";
+import {
+  configCacheFolder,
+  openConfigCache,
+} from "../../../cli/local-server/workerd-config/config-cache.mjs";
 import { createRuntimeHost } from "../../../cli/local-server/runtime.mjs";
 import { runnerMessage } from "../../../cli/local-server/worker-options.mjs";
 

@@ -1,5 +1,5 @@
 /**
- * cli/local-server/runtime-config.mjs: a runtime's configuration for this launch, kept between
+ * cli/local-server/workerd-config/runtime-config.mjs: a runtime's configuration for this launch, kept between
  * launches without any launch's values. With a builder that stands in for Miniflare (it lays the
  * options' strings out as a Cap'n Proto message and makes the folders they name, as Miniflare
  * does) and the real cache on disk: the first launch builds and keeps, the next one with other
@@ -11,9 +11,15 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { openConfigCache } from "../../../cli/local-server/config-cache.mjs";
-import { PROXY_SLOT, configTemplate } from "../../../cli/local-server/config-template.mjs";
-import { fillTemplate, runtimeConfig } from "../../../cli/local-server/runtime-config.mjs";
+import { openConfigCache } from "../../../cli/local-server/workerd-config/config-cache.mjs";
+import {
+  PROXY_SLOT,
+  configTemplate,
+} from "../../../cli/local-server/workerd-config/config-template.mjs";
+import {
+  fillTemplate,
+  runtimeConfig,
+} from "../../../cli/local-server/workerd-config/runtime-config.mjs";
 import { decode, encode, text, texts } from "../../helpers/capnp-tree";
 
 const dir = mkdtempSync(join(tmpdir(), "runtime-config-"));

@@ -1,5 +1,5 @@
 /**
- * cli/tools-list-cache.mjs: the o200k count of what /mcp lists, kept between launches. Read back
+ * cli/kept/tools-list-cache.mjs: the o200k count of what /mcp lists, kept between launches. Read back
  * only under the name the same product, spec text and tool text give, and only when written under
  * the user's key; an edited or forged entry, a link or a FIFO in its place means counting again,
  * never a failed start and never a file outside the folder touched. Real files; the clock given.
@@ -23,7 +23,7 @@ import {
   openToolsListCache,
   toolsListCacheFolder,
   toolsListKey,
-} from "../../../cli/tools-list-cache.mjs";
+} from "../../../cli/kept/tools-list-cache.mjs";
 
 const dir = mkdtempSync(join(tmpdir(), "tools-list-cache-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -13,7 +13,7 @@ import { spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { RUNTIME_HOST_NODE_FLAGS } from "./v8-flags.mjs";
+import { RUNTIME_HOST_NODE_FLAGS } from "../v8-flags.mjs";
 
 const BUILDER = fileURLToPath(new URL("./workerd-config-builder.mjs", import.meta.url));
 

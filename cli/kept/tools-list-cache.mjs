@@ -29,7 +29,7 @@ import {
   writeSync,
 } from "node:fs";
 import { dirname, join } from "node:path";
-import { OPEN_OWN, ownFolder } from "./private-files.mjs";
+import { OPEN_OWN, ownFolder } from "../private-files.mjs";
 import { specCacheKey } from "./spec-cache-key.mjs";
 import { specCacheFolder } from "./spec-cache.mjs";
 

@@ -14,7 +14,7 @@
  *
  * **Trust.** An entry is what workerd runs (every Worker's code, workerd's path and command line),
  * so it is read back only with a valid HMAC-SHA256 under the user's key (the spec cache's,
- * cli/spec-cache-key.mjs, kept outside the cache folder) over the entry's name and all its bytes:
+ * cli/kept/spec-cache-key.mjs, kept outside the cache folder) over the entry's name and all its bytes:
  * an entry edited, written by anything else or moved under another name is built anew. What
  * carries a credential is never read from an entry: the bindings, the folders and Miniflare's
  * proxy secret are this launch's own, put into the slots (runtime-config.mjs). The folder is 0700
@@ -47,9 +47,9 @@ import {
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { OPEN_OWN, ownFolder } from "../private-files.mjs";
-import { specCacheKey } from "../spec-cache-key.mjs";
-import { specCacheFolder } from "../spec-cache.mjs";
+import { OPEN_OWN, ownFolder } from "../../private-files.mjs";
+import { specCacheKey } from "../../kept/spec-cache-key.mjs";
+import { specCacheFolder } from "../../kept/spec-cache.mjs";
 
 /** @typedef {ReturnType<typeof Buffer.alloc>} Bytes Node's Buffer (as `Buffer.alloc` gives it) */
 

@@ -15,7 +15,7 @@
 // What makes an entry trusted: the compiled spec is everything the server does with the spec,
 // its `servers` (the base URL API_TOKEN goes to when no API_BASE_URL is set) among it, so an entry
 // is read back only with a valid HMAC-SHA256 under the user's own key, kept outside the cache
-// folder (cli/spec-cache-key.mjs), over the entry's name and its bytes (an entry moved under
+// folder (cli/kept/spec-cache-key.mjs), over the entry's name and its bytes (an entry moved under
 // another spec's name fails too). Issue #40: an edited entry redirected the credential. The folder
 // is 0700 and entries 0600 (cli/private-files.mjs), older ones tightened when found.
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
@@ -36,7 +36,7 @@ import {
 } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
-import { OPEN_OWN, ownFolder, tighten } from "./private-files.mjs";
+import { OPEN_OWN, ownFolder, tighten } from "../private-files.mjs";
 import { specCacheKey } from "./spec-cache-key.mjs";
 
 /** Compiled specs kept: a few specs a user switches between, each up to several MB. */

@@ -21,6 +21,7 @@
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import {
   closeSync,
+  constants,
   existsSync,
   fchmodSync,
   fstatSync,
@@ -32,7 +33,7 @@ import {
   renameSync,
   rmSync,
   utimesSync,
-  writeFileSync,
+  writeSync,
 } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
@@ -202,9 +203,20 @@ export function openSpecCache(folder, productFile, keyFile) {
         const path = join(folder, name);
         const body = JSON.stringify(entry);
         const temporary = `${path}.${process.pid}.tmp`;
-        writeFileSync(temporary, `${LAYOUT} ${mac(secret, name, body)}\n${body}`, {
-          mode: 0o600,
-        });
+        // A new file only, never through a link planted at the temporary name (a pid is easy to
+        // guess): writeFileSync followed one and overwrote the file it named.
+        const fd = openSync(
+          temporary,
+          constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0),
+          0o600,
+        );
+        try {
+          const bytes = Buffer.from(`${LAYOUT} ${mac(secret, name, body)}\n${body}`);
+          let at = 0;
+          while (at < bytes.length) at += writeSync(fd, bytes, at, bytes.length - at);
+        } finally {
+          closeSync(fd);
+        }
         renameSync(temporary, path);
         prune(folder);
         return true;

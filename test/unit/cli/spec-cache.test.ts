@@ -254,6 +254,25 @@ describe("the compiled-spec cache", () => {
     },
   );
 
+  // A link planted at the temporary file's name (`<entry>.<pid>.tmp`: a pid is easy to guess)
+  // made the write follow it: the user's file it named was overwritten with the entry, and the
+  // link then renamed into the entry's place.
+  it.skipIf(process.platform === "win32")(
+    "writes no file through a link planted at its temporary name",
+    () => {
+      const { root, spec, item, cache } = setUp();
+      cache.write(spec, { ...compiled, files: [spec, item], remote: false });
+      const [entry] = readdirSync(cache.folder);
+      rmSync(join(cache.folder, entry!));
+      const victim = join(root, "victim.txt");
+      writeFileSync(victim, "the user's file");
+      symlinkSync(victim, join(cache.folder, `${entry}.${process.pid}.tmp`));
+      expect(cache.write(spec, { ...compiled, files: [spec, item], remote: false })).toBe(false);
+      expect(readFileSync(victim, "utf8")).toBe("the user's file");
+      expect(cache.read(spec)).toBeUndefined();
+    },
+  );
+
   it.skipIf(process.platform === "win32")(
     "a FIFO or a link to /dev/zero under an entry's name is a miss, at once",
     () => {

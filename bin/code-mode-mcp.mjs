@@ -15,6 +15,7 @@ import {
   checkBuilt,
   findWrangler,
   loadProduct,
+  loadStdioBridge,
   wranglerProblem,
 } from "../cli/runtime-paths.mjs";
 
@@ -129,9 +130,9 @@ if (parsed.command === "check") {
   );
 }
 
-// Serving needs the product here only for --stdio's bridge: loaded while serve's own thread
-// loads it and plans the launch (serve.mjs), not before (issue #43: ~0.45 s of CPU each; one
-// after the other, a desktop launch waited for both).
+// Serving needs only --stdio's bridge here, a bundle of its own (not the product module: ~0.5–1 s
+// of CPU to compile and run, issue #43): loaded while serve's own thread loads the product and
+// plans the launch (serve.mjs), not before.
 // A missing build still stops here, with its fix, before anything starts.
 checkBuilt(LABEL);
 const { serve } = await import("../cli/serve.mjs");
@@ -164,12 +165,12 @@ const served = serve({
 });
 
 if (parsed.stdio) {
-  const product = await loadProduct(LABEL);
+  const bridge = await loadStdioBridge(LABEL);
   await settingsPassed;
   const base = `http://127.0.0.1:${env.PORT}`;
   const codeOnly = env.UPSTREAM_MCP_URL !== undefined && env.SPEC_FILE === undefined;
   const route = parsed.route ?? (codeOnly ? "/mcp/code" : "/mcp");
-  await product.runStdioBridge({
+  await bridge.runStdioBridge({
     url: `${base}${route}`,
     ready: waitHealthy(base),
     log: progress,

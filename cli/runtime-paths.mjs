@@ -14,6 +14,8 @@ export const WORKER_CONFIG = join(PACKAGE_ROOT, "dist/worker/wrangler.json");
 export const RUNNER_SCRIPT = join(PACKAGE_ROOT, "dist/worker/runner.js");
 /** The bundled product module (cli/product/). */
 export const PRODUCT_MODULE = join(PACKAGE_ROOT, "dist/cli/product.js");
+/** The stdio bridge alone (cli/product/stdio-bridge.mjs), bundled beside the product module. */
+export const STDIO_BRIDGE_MODULE = join(PACKAGE_ROOT, "dist/cli/stdio-bridge.js");
 
 /** The wrangler versions the prebuilt Worker runs on (`^4.124.0`: package.json `peerDependencies`). */
 export const WRANGLER_RANGE = String(
@@ -73,11 +75,25 @@ export async function loadProduct(label) {
 }
 
 /**
+ * Imports the prebuilt stdio bridge (`runStdioBridge`), or says how to build it.
+ * @param {string} label - who asks ("code-mode-mcp")
+ * @returns {Promise<any>}
+ */
+export async function loadStdioBridge(label) {
+  checkBuilt(label);
+  return import(STDIO_BRIDGE_MODULE);
+}
+
+/**
  * Exits with the fix when the prebuilt Worker, runner or product module is missing.
  * @param {string} label - who asks ("npm start", "code-mode-mcp")
  */
 export function checkBuilt(label) {
-  if (!existsSync(PRODUCT_MODULE) || !existsSync(WORKER_CONFIG) || !existsSync(RUNNER_SCRIPT)) {
+  if (
+    ![PRODUCT_MODULE, STDIO_BRIDGE_MODULE, WORKER_CONFIG, RUNNER_SCRIPT].every((file) =>
+      existsSync(file),
+    )
+  ) {
     console.error(
       `${label}: the prebuilt Worker is missing (${WORKER_CONFIG}).\n  Fix: in a clone, run npm run build:worker (npm start does it itself); a published package ships it.`,
     );

@@ -21,8 +21,14 @@ import { workerdV8Flags } from "./local-server/v8-flags.mjs";
 import { defaultRunnerCount, hostMessage, runnerMessage } from "./local-server/worker-options.mjs";
 import { portInUse } from "./port-in-use.mjs";
 import { PRODUCT_MODULE, RUNNER_SCRIPT, WORKER_CONFIG } from "./runtime-paths.mjs";
-import { specCacheKeyFile } from "./spec-cache-key.mjs";
-import { openSpecCache, specCacheFolder } from "./spec-cache.mjs";
+import { configCacheFolder, openConfigCache } from "./local-server/workerd-config/config-cache.mjs";
+import { specCacheKeyFile } from "./kept/spec-cache-key.mjs";
+import { openSpecCache, specCacheFolder } from "./kept/spec-cache.mjs";
+import {
+  openToolsListCache,
+  toolsListCacheFolder,
+  toolsListKey,
+} from "./kept/tools-list-cache.mjs";
 import { asciiJson } from "./ascii-json.mjs";
 
 /**
@@ -116,6 +122,10 @@ export async function serve({ label, env, persist, log, progress, cleanup, refus
       }),
     runnerSocket: (index) => sockets.runner(index),
     socketFolder: sockets.path,
+    persist,
+    // workerd's configurations kept between launches, without this launch's settings, secrets
+    // or folders (config-cache.mjs): a launch with nothing changed loads no Miniflare.
+    configCache: openConfigCache(configCacheFolder(env), specCacheKeyFile(env)),
     // An allow-list: no setting or secret of the launcher's environment reaches a workerd
     // (runtime-env.mjs).
     // glibc's malloc settings (malloc-env.mjs) are added where the user set none.
@@ -324,10 +334,29 @@ export async function planLaunch({ label, product, env, log, progress, warn }) {
 
   // /mcp's tools/list in o200k tokens, counted here (the Worker ships no tokenizer) over the text
   // the Worker will list for these settings; the status page shows it (src/app/tools-list-count.ts).
-  const measured = await product.measureToolsList(
-    parsedSpec(checked.config.specName),
-    product.apiToolText(checked.config),
-  );
+  // Kept between launches for the same spec text, tool text and product (tools-list-cache.mjs):
+  // counting loads the tokenizer and lists through an MCP client, ~0.5 s a launch (issue #43).
+  const toolText = product.apiToolText(checked.config);
+  const counts = openToolsListCache(toolsListCacheFolder(env), specCacheKeyFile(env));
+  /** @type {string | undefined} */
+  let countKey;
+  try {
+    countKey = toolsListKey(
+      PRODUCT_MODULE,
+      specTexts[checked.config.specName] ?? "",
+      JSON.parse(JSON.stringify(toolText)),
+    );
+  } catch {
+    // the product module unreadable: counted, not kept
+  }
+  /** @type {import("./kept/tools-list-cache.mjs").ToolsListMeasure} */
+  let measured;
+  const kept = countKey === undefined ? undefined : counts.read(countKey);
+  if (kept) measured = kept;
+  else {
+    measured = await product.measureToolsList(parsedSpec(checked.config.specName), toolText);
+    if (countKey !== undefined) counts.write(countKey, measured);
+  }
   const launchTokens = { [measured.digest]: { tokens: measured.tokens, tools: measured.perTool } };
 
   // The operator's read-only skills (SKILLS_DIR): read and checked here, like a save, so a

@@ -8,15 +8,31 @@ import { fileURLToPath } from "node:url";
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 
 /**
- * Bundles the product module to `outfile`.
+ * Bundles the product module to `outfile`, and the stdio bridge beside it (`stdio-bridge.js`).
  * @param {string} outfile - e.g. dist/cli/product.js
  * @returns {Promise<void>}
  */
 export async function buildProduct(outfile) {
+  await bundle(join(ROOT, "cli/product/index.mjs"), outfile);
+  // The stdio bridge alone (`code-mode-mcp --stdio` loads it in the launcher's main thread): the
+  // whole product module there cost a desktop launch ~0.5–1 s of CPU to compile and run
+  // (its tokenizer's tables among it) only to reach the bridge (issue #43).
+  await bundle(
+    join(ROOT, "cli/product/stdio-bridge.mjs"),
+    join(dirname(outfile), "stdio-bridge.js"),
+  );
+}
+
+/**
+ * Bundles one entry for Node.
+ * @param {string} entry
+ * @param {string} outfile
+ */
+async function bundle(entry, outfile) {
   // Written beside and renamed into place: a running launcher may import it meanwhile.
   const staged = `${outfile}.${process.pid}.tmp`;
   await build({
-    entryPoints: [join(ROOT, "cli/product/index.mjs")],
+    entryPoints: [entry],
     outfile: staged,
     bundle: true,
     platform: "node",

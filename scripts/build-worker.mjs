@@ -7,6 +7,7 @@
 //   dist/worker/runner.js     the sandbox runner Worker (src/runner.ts), bundled by esbuild: it
 //                             imports nothing but the Workers runtime
 //   dist/cli/product.js       cli/product/ bundled for Node (settings check, spec compiler, …)
+//   dist/cli/stdio-bridge.js  the stdio bridge alone (what `--stdio` loads in its main thread)
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

@@ -4,7 +4,7 @@
  * Cloudflare's spec and with GitHub's, timed from the spawn to the `initialize` answer on
  * stdout. Cold: an empty cache folder (XDG_CACHE_HOME of its own), so the launch validates and
  * compiles the spec; warm: the same folder again, as a desktop client's second start finds it
- * (cli/spec-cache.mjs). Each launch is stopped (its process group) once it answered.
+ * (cli/kept/spec-cache.mjs). Each launch is stopped (its process group) once it answered.
  *
  *   node bench/driver/stdio-launch.mjs [warm launches=3] [cloudflare,github]
  *

@@ -10,13 +10,16 @@
  * One configuration serves every runtime started from the same options: the host and each of its
  * replacements, every runner (their sockets differ only on the command line). The bytes are kept
  * here for the next start (they hold the settings and secrets: in memory only, given to workerd
- * on its stdin, never in a file or a process environment).
+ * on its stdin, never in a file or a process environment). Between launches, the configuration
+ * cache keeps each configuration without this launch's values (runtime-config.mjs,
+ * config-cache.mjs): a launch with nothing changed starts its runtimes without Miniflare.
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { configBuilder } from "./config-builder-client.mjs";
+import { configBuilder } from "./workerd-config/config-builder-client.mjs";
+import { runtimeConfig } from "./workerd-config/runtime-config.mjs";
 import { healthRequest } from "./health-request.mjs";
 import { killGroup } from "./process-group.mjs";
 import { runtimeSockets } from "./socket-folder.mjs";
@@ -112,9 +115,14 @@ export function configParts(message, placeholder) {
  * @param {Record<string, string>} env - workerd's environment (runtime-env.mjs: no settings)
  * @param {string} folder - the server's private socket folder (socket-folder.mjs): every
  *   runtime's sockets are made there, and Miniflare's temporary files (`tmp`)
+ * @param {object} [kept]
+ * @param {string} [kept.persist] - the local data folder (a slot of the kept configurations)
+ * @param {import("./workerd-config/runtime-config.mjs").ConfigSources["cache"]} [kept.cache] - the
+ *   configuration cache (config-cache.mjs); without, every launch builds
+ * @param {(line: string) => void} [kept.note] - told whether each configuration was kept
  * @returns {RuntimeHost}
  */
-export function createRuntimeHost(env, folder) {
+export function createRuntimeHost(env, folder, kept = {}) {
   const serverFlags = env.MINIFLARE_WORKERD_V8_FLAGS ?? "";
   const placeholder = `unix:${join(folder, "unbound", "placeholder.sock")}`;
   const inspectorBase = inspectorPortSetting(env.WORKERD_INSPECTOR_PORT);
@@ -125,9 +133,10 @@ export function createRuntimeHost(env, folder) {
   const live = new Set();
   /** @type {WeakMap<RuntimeMessage, { key: string, parts: ReturnType<typeof configParts> }>} */
   const seen = new WeakMap();
-  /** @type {Map<string, Promise<import("./config-builder-client.mjs").Built>>} */
+  /** @type {Map<string, Promise<import("./workerd-config/config-builder-client.mjs").Built>>} */
   const configs = new Map();
-  const builder = configBuilder({ ...env, TMPDIR: join(folder, "tmp") });
+  const builderEnv = { ...env, TMPDIR: join(folder, "tmp") };
+  const builder = configBuilder(builderEnv);
 
   /**
    * The configuration of a message, built once.
@@ -138,8 +147,16 @@ export function createRuntimeHost(env, folder) {
     if (!known) {
       const parts = configParts(message, placeholder);
       const v8Flags = withFlags(serverFlags, message.v8Flags ?? []);
+      // Long strings (the compiled spec, ~4 MB, in a binding) by their hash: stringified, a
+      // JSON text inside JSON is escaped character by character (issue #43: ~0.2 s a launch).
       const key = createHash("sha256")
-        .update(JSON.stringify([parts.options, v8Flags]))
+        .update(
+          JSON.stringify([parts.options, v8Flags], (_name, value) =>
+            typeof value === "string" && value.length > 4_096
+              ? `#${createHash("sha256").update(value).digest("hex")}`
+              : value,
+          ),
+        )
         .digest("hex");
       known = { key, parts };
       seen.set(message, known);
@@ -147,7 +164,14 @@ export function createRuntimeHost(env, folder) {
     const { key, parts } = known;
     let built = configs.get(key);
     if (!built) {
-      built = builder.build(parts.options, withFlags(serverFlags, message.v8Flags ?? []));
+      built = runtimeConfig(
+        {
+          options: parts.options,
+          v8Flags: withFlags(serverFlags, message.v8Flags ?? []),
+          folders: { sockets: folder, ...(kept.persist ? { persist: kept.persist } : {}) },
+        },
+        { builder, cache: kept.cache, env: builderEnv, onKey: kept.note },
+      );
       configs.set(key, built);
       // A failed build is tried again by the next start.
       built.catch(() => configs.delete(key));

@@ -29,7 +29,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { specCacheFolder } from "../spec-cache.mjs";
+import { specCacheFolder } from "../kept/spec-cache.mjs";
 import {
   FOLDER_NAME_MAX,
   folderPrefix,

@@ -169,6 +169,9 @@ const describe = (runtime) => `${runtime.name} (workerd pid ${runtime.pid})`;
  *   one started (runner-retirement.mjs); 0 never. Default {@link DEFAULT_MAX_RUNS}.
  * @param {number} [options.runTimeoutMs] - the runs' timeout (`LIMIT_TIMEOUT_MS`): a retiring
  *   runner's runs under way are waited for this long plus a margin (runners/runner-pool.mjs)
+ * @param {string} [options.persist] - the local data folder (a slot of kept configurations)
+ * @param {import("./workerd-config/runtime-config.mjs").ConfigSources["cache"] & { folder?: string }} [options.configCache] -
+ *   workerd configurations kept between launches (config-cache.mjs); without, each launch builds
  * @returns {Promise<void>}
  */
 export async function supervise({
@@ -187,13 +190,22 @@ export async function supervise({
   warmStandby = false,
   maxRunsPerRunner = DEFAULT_MAX_RUNS,
   runTimeoutMs = 30_000,
+  persist,
+  configCache,
 }) {
   const clock = systemClock;
   let count = 0;
   let stopping = false;
   /** Where the runtimes' output goes (see {@link withoutShutdownNoise}). */
   let output = log;
-  const runtimes = createRuntimeHost(env, socketFolder);
+  const runtimes = createRuntimeHost(env, socketFolder, {
+    persist,
+    cache: configCache,
+    note: (line) =>
+      log(
+        `${label}: workerd configuration ${line.endsWith("kept") ? "read from" : "built, kept in"} ${configCache?.folder ?? "memory"}.`,
+      ),
+  });
   /** @type {RuntimeMessage | undefined} */
   let hostMessage;
 

@@ -5,7 +5,7 @@
 // v1, as desktop clients use), and no runtime or runner may be replaced. Launches: STDIO_LAUNCHES
 // (default 3); the time to `initialize` and to the first search is printed for each. The first
 // launch starts with an empty cache folder (XDG_CACHE_HOME of its own) and validates and compiles
-// the spec; every later one must find the compiled spec that launch kept (cli/spec-cache.mjs), as
+// the spec; every later one must find the compiled spec that launch kept (cli/kept/spec-cache.mjs), as
 // a desktop client's second start does.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";

@@ -1,5 +1,5 @@
 /**
- * The configuration builder's bound (cli/local-server/config-builder-client.mjs), with the
+ * The configuration builder's bound (cli/local-server/workerd-config/config-builder-client.mjs), with the
  * builder process injected and a clock the test moves: a build that never answers fails after
  * BUILD_TIMEOUT_MS with a message that says so, the stuck builder is SIGKILLed, and the next
  * build goes to a fresh builder; an answered build resolves with its bytes; the builder is let
@@ -12,7 +12,7 @@ import {
   BUILD_TIMEOUT_MS,
   BUILDER_IDLE_MS,
   configBuilder,
-} from "../../../cli/local-server/config-builder-client.mjs";
+} from "../../../cli/local-server/workerd-config/config-builder-client.mjs";
 import { fakeClock, settle } from "./supervisor/fake-clock";
 
 /** A builder process that records what it is sent and answers only when the test says. */

@@ -1,5 +1,5 @@
 /**
- * cli/spec-cache.mjs: a compiled SPEC_FILE kept between launches (#28: GitHub's spec spent ~34 s
+ * cli/kept/spec-cache.mjs: a compiled SPEC_FILE kept between launches (#28: GitHub's spec spent ~34 s
  * validating on every start). An entry is read back only for the same spec bytes, the same
  * referenced files and the same product module; anything else, a damaged entry or an unwritable
  * folder, means a full compile, never a failed start. Real files and the real `loadSpecFile`.
@@ -22,8 +22,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadSpecFile } from "../../../cli/product/load-spec-file.mjs";
-import { KEEP, openSpecCache, specCacheFolder } from "../../../cli/spec-cache.mjs";
-import { specCacheKey, specCacheKeyFile } from "../../../cli/spec-cache-key.mjs";
+import { KEEP, openSpecCache, specCacheFolder } from "../../../cli/kept/spec-cache.mjs";
+import { specCacheKey, specCacheKeyFile } from "../../../cli/kept/spec-cache-key.mjs";
 import { findSpecProblems } from "../../../src/openapi/check-spec";
 
 const dir = mkdtempSync(join(tmpdir(), "spec-cache-"));
@@ -254,6 +254,25 @@ describe("the compiled-spec cache", () => {
     },
   );
 
+  // A link planted at the temporary file's name (`<entry>.<pid>.tmp`: a pid is easy to guess)
+  // made the write follow it: the user's file it named was overwritten with the entry, and the
+  // link then renamed into the entry's place.
+  it.skipIf(process.platform === "win32")(
+    "writes no file through a link planted at its temporary name",
+    () => {
+      const { root, spec, item, cache } = setUp();
+      cache.write(spec, { ...compiled, files: [spec, item], remote: false });
+      const [entry] = readdirSync(cache.folder);
+      rmSync(join(cache.folder, entry!));
+      const victim = join(root, "victim.txt");
+      writeFileSync(victim, "the user's file");
+      symlinkSync(victim, join(cache.folder, `${entry}.${process.pid}.tmp`));
+      expect(cache.write(spec, { ...compiled, files: [spec, item], remote: false })).toBe(false);
+      expect(readFileSync(victim, "utf8")).toBe("the user's file");
+      expect(cache.read(spec)).toBeUndefined();
+    },
+  );
+
   it.skipIf(process.platform === "win32")(
     "a FIFO or a link to /dev/zero under an entry's name is a miss, at once",
     () => {
@@ -271,7 +290,7 @@ describe("the compiled-spec cache", () => {
           [
             "--input-type=module",
             "-e",
-            `const { openSpecCache } = await import(${JSON.stringify(new URL("../../../cli/spec-cache.mjs", import.meta.url).href)});
+            `const { openSpecCache } = await import(${JSON.stringify(new URL("../../../cli/kept/spec-cache.mjs", import.meta.url).href)});
              console.log(String(openSpecCache(${JSON.stringify(cache.folder)}, ${JSON.stringify(product)}, ${JSON.stringify(key)}).read(${JSON.stringify(spec)})));`,
           ],
           { encoding: "utf8", timeout: 20_000 },

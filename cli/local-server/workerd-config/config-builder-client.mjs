@@ -13,7 +13,7 @@ import { spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { RUNTIME_HOST_NODE_FLAGS } from "./v8-flags.mjs";
+import { RUNTIME_HOST_NODE_FLAGS } from "../v8-flags.mjs";
 
 const BUILDER = fileURLToPath(new URL("./workerd-config-builder.mjs", import.meta.url));
 
@@ -44,8 +44,9 @@ export const BUILDER_IDLE_MS = 15_000;
 
 /**
  * @typedef {object} ConfigBuilder
- * @property {(options: Record<string, unknown>, v8Flags: string) => Promise<Built>} build -
- *   one configuration; rejects with the builder's reason, its exit, or the bound's message
+ * @property {(options: Record<string, unknown>, v8Flags: string, tmpdir?: string) => Promise<Built>} build -
+ *   one configuration (tmpdir: Miniflare's temporary folder for it); rejects with the builder's
+ *   reason, its exit, or the bound's message
  * @property {() => void} end - lets the builder go (it exits when its channel closes)
  */
 
@@ -144,7 +145,7 @@ export function configBuilder(env, inject = {}) {
 
   return {
     end,
-    build: (options, v8Flags) => {
+    build: (options, v8Flags, tmpdir) => {
       cancelIdle();
       const id = `b${++builds}`;
       const started = ensure();
@@ -171,7 +172,7 @@ export function configBuilder(env, inject = {}) {
             reject(error);
           },
         });
-        started.send({ build: id, options, v8Flags });
+        started.send({ build: id, options, v8Flags, ...(tmpdir ? { tmpdir } : {}) });
       });
     },
   };

@@ -6,7 +6,8 @@
 // ends as soon as the supervisor has them (it closes the channel), so no Node process stays beside
 // the runtimes only to hold Miniflare (issue #43).
 //
-// Messages in:  { build: id, options, v8Flags }  options: Miniflare (V4-style) options, plain data
+// Messages in:  { build: id, options, v8Flags, tmpdir }  options: Miniflare (V4-style) options,
+//                                                 plain data; tmpdir: Miniflare's temporary folder
 // Messages out: { id, command, args, config }     config: the bytes (a Uint8Array: the channel
 //                                                  uses Node's "advanced" serialization)
 //               { id, error }
@@ -21,7 +22,14 @@
 // names (the Cache API's storage) and removes it as its process exits. TMPDIR is set by the
 // supervisor to a folder inside its private socket folder, and the removal is skipped (the exit
 // hooks are dropped before exiting): the folder lives until the server's socket folder is removed.
+// A build may name a temporary folder of its own (runtime-config.mjs builds in a folder of its own).
+//
+// Miniflare's proxy secret (16 random bytes Miniflare makes as it loads and binds to its entry
+// Worker): made here as the template's slot (config-template.mjs PROXY_SLOT), so that a
+// configuration can be kept without it and each launch puts fresh bytes there
+// (runtime-config.mjs). A configuration that does not hold the slot once is never kept.
 import childProcess from "node:child_process";
+import crypto from "node:crypto";
 import { EventEmitter } from "node:events";
 import http from "node:http";
 import { createRequire } from "node:module";
@@ -32,9 +40,23 @@ import { pathToFileURL } from "node:url";
 const require = createRequire(import.meta.url);
 const wranglerMain = require.resolve("wrangler/package.json");
 const miniflarePath = createRequire(wranglerMain).resolve("miniflare");
+const { PROXY_SLOT } = await import("./config-template.mjs");
+const randomBytes = crypto.randomBytes;
+let proxySlotGiven = false;
+crypto.randomBytes = /** @type {typeof randomBytes} */ (
+  (/** @type {any[]} */ ...args) => {
+    if (!proxySlotGiven && args.length === 1 && args[0] === 16) {
+      proxySlotGiven = true;
+      return Buffer.from(PROXY_SLOT);
+    }
+    return /** @type {any} */ (randomBytes)(...args);
+  }
+);
 const { Miniflare, Log, LogLevel, convertV4MiniflareOptions } = await import(
   pathToFileURL(miniflarePath).href
-);
+).finally(() => {
+  crypto.randomBytes = randomBytes;
+});
 
 /** @type {((spawned: { command: string, args: string[], config: Buffer }) => void) | undefined} */
 let capture;
@@ -104,6 +126,7 @@ http.createServer = /** @type {typeof createServer} */ (
 );
 
 const serverFlags = process.env.MINIFLARE_WORKERD_V8_FLAGS ?? "";
+const serverTmpdir = process.env.TMPDIR;
 let building = Promise.resolve();
 
 /**
@@ -112,11 +135,14 @@ let building = Promise.resolve();
  * @param {Record<string, unknown>} options
  * @param {string} v8Flags - the runtime's V8 flags, space-separated (Miniflare reads them from
  *   the environment while it builds)
+ * @param {string | undefined} tmpdir - Miniflare's temporary folder for this build (read from
+ *   the environment too)
  */
-function build(id, options, v8Flags) {
+function build(id, options, v8Flags, tmpdir) {
   building = building.then(async () => {
     try {
       process.env.MINIFLARE_WORKERD_V8_FLAGS = v8Flags;
+      if (tmpdir) process.env.TMPDIR = tmpdir;
       const log = new Log(LogLevel.WARN);
       const spawned = await new Promise((resolve, reject) => {
         capture = resolve;
@@ -139,6 +165,8 @@ function build(id, options, v8Flags) {
     } finally {
       capture = undefined;
       process.env.MINIFLARE_WORKERD_V8_FLAGS = serverFlags;
+      if (serverTmpdir === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = serverTmpdir;
     }
   });
 }
@@ -152,5 +180,11 @@ function end() {
 process.on("disconnect", end);
 process.on("SIGTERM", end);
 process.on("message", (/** @type {any} */ m) => {
-  if (typeof m?.build === "string") build(m.build, m.options, String(m.v8Flags ?? ""));
+  if (typeof m?.build === "string")
+    build(
+      m.build,
+      m.options,
+      String(m.v8Flags ?? ""),
+      typeof m.tmpdir === "string" ? m.tmpdir : undefined,
+    );
 });

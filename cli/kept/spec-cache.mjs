@@ -15,12 +15,13 @@
 // What makes an entry trusted: the compiled spec is everything the server does with the spec,
 // its `servers` (the base URL API_TOKEN goes to when no API_BASE_URL is set) among it, so an entry
 // is read back only with a valid HMAC-SHA256 under the user's own key, kept outside the cache
-// folder (cli/spec-cache-key.mjs), over the entry's name and its bytes (an entry moved under
+// folder (cli/kept/spec-cache-key.mjs), over the entry's name and its bytes (an entry moved under
 // another spec's name fails too). Issue #40: an edited entry redirected the credential. The folder
 // is 0700 and entries 0600 (cli/private-files.mjs), older ones tightened when found.
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import {
   closeSync,
+  constants,
   existsSync,
   fchmodSync,
   fstatSync,
@@ -32,11 +33,11 @@ import {
   renameSync,
   rmSync,
   utimesSync,
-  writeFileSync,
+  writeSync,
 } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
-import { OPEN_OWN, ownFolder, tighten } from "./private-files.mjs";
+import { OPEN_OWN, ownFolder, tighten } from "../private-files.mjs";
 import { specCacheKey } from "./spec-cache-key.mjs";
 
 /** Compiled specs kept: a few specs a user switches between, each up to several MB. */
@@ -202,9 +203,20 @@ export function openSpecCache(folder, productFile, keyFile) {
         const path = join(folder, name);
         const body = JSON.stringify(entry);
         const temporary = `${path}.${process.pid}.tmp`;
-        writeFileSync(temporary, `${LAYOUT} ${mac(secret, name, body)}\n${body}`, {
-          mode: 0o600,
-        });
+        // A new file only, never through a link planted at the temporary name (a pid is easy to
+        // guess): writeFileSync followed one and overwrote the file it named.
+        const fd = openSync(
+          temporary,
+          constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0),
+          0o600,
+        );
+        try {
+          const bytes = Buffer.from(`${LAYOUT} ${mac(secret, name, body)}\n${body}`);
+          let at = 0;
+          while (at < bytes.length) at += writeSync(fd, bytes, at, bytes.length - at);
+        } finally {
+          closeSync(fd);
+        }
         renameSync(temporary, path);
         prune(folder);
         return true;

@@ -1,4 +1,4 @@
-// The per-user key that authenticates the compiled-spec cache's entries (cli/spec-cache.mjs). An
+// The per-user key that authenticates the compiled-spec cache's entries (cli/kept/spec-cache.mjs). An
 // entry carries everything the server does with a spec, the base URL the credential goes to
 // among it, so an entry the launcher did not write itself must never be read back (issue #40: an
 // edited entry redirected API_TOKEN to another address). The key lives in the user's config
@@ -10,7 +10,7 @@ import { randomBytes } from "node:crypto";
 import { readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { ownFolder, tighten } from "./private-files.mjs";
+import { ownFolder, tighten } from "../private-files.mjs";
 
 /** A key file younger than this that cannot be read whole may be another launch writing it. */
 const WRITING_MS = 60_000;

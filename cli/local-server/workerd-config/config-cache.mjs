@@ -1,0 +1,339 @@
+/**
+ * workerd configurations kept between launches. Building one takes a Node process that loads
+ * Miniflare (~0.8 s of CPU) and builds (~0.5–2 s more for the host's): a desktop launch paid it on
+ * every start with nothing changed (issue #43). A configuration is built from a template with a
+ * slot for every value of a launch (config-template.mjs): it holds no setting, no secret, no spec,
+ * no folder of a launch, and a launch with the same inputs reads it back instead of building it.
+ *
+ * **Key.** An entry's name is a SHA-256 of everything the build reads: the template options (the
+ * binding names among them), the V8 flags, the builder's environment (but its temporary folder),
+ * every file in each Worker's modules folder (the bundles Miniflare embeds: their bytes),
+ * Miniflare's module (its path, size, time and package.json), the builder's own source (its
+ * bytes), Node's version and this layout. workerd's binary is
+ * checked on read (its size and time as written).
+ *
+ * **Trust.** An entry is what workerd runs (every Worker's code, workerd's path and command line),
+ * so it is read back only with a valid HMAC-SHA256 under the user's key (the spec cache's,
+ * cli/kept/spec-cache-key.mjs, kept outside the cache folder) over the entry's name and all its bytes:
+ * an entry edited, written by anything else or moved under another name is built anew. What
+ * carries a credential is never read from an entry: the bindings, the folders and Miniflare's
+ * proxy secret are this launch's own, put into the slots (runtime-config.mjs). The folder is 0700
+ * and entries 0600 (cli/private-files.mjs), read through one descriptor opened without following
+ * a link or waiting on a FIFO, a regular file of at most {@link MAX_ENTRY_BYTES}; written to a
+ * fresh file (never through a link planted at its name) and renamed into place. The least
+ * recently used beyond {@link KEEP} are removed. A failure to read or write only means a build:
+ * the cache never stops a start.
+ *
+ * Layout of an entry: `<LAYOUT> <hmac hex>\n<header JSON>\n<configuration bytes>`.
+ */
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fchmodSync,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  readSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeSync,
+} from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { OPEN_OWN, ownFolder } from "../../private-files.mjs";
+import { specCacheKey } from "../../kept/spec-cache-key.mjs";
+import { specCacheFolder } from "../../kept/spec-cache.mjs";
+
+/** @typedef {ReturnType<typeof Buffer.alloc>} Bytes Node's Buffer (as `Buffer.alloc` gives it) */
+
+/** Configurations kept: a host's and a runner's per set of binding names and build. */
+export const KEEP = 8;
+/** The largest entry read back: the host's configuration is ~6 MB (its bundle). */
+export const MAX_ENTRY_BYTES = 256 * 1024 * 1024;
+/** Written into every entry and into every key. */
+const LAYOUT = 1;
+
+/**
+ * @typedef {object} KeptConfig
+ * @property {string} command - workerd's path
+ * @property {string[]} args - workerd's command line as Miniflare built it
+ * @property {Bytes} config - the configuration with its slots (config-template.mjs)
+ * @property {string[]} folders - folders the configuration names, with their slots (made before
+ *   workerd starts: Miniflare made them while building)
+ */
+
+/**
+ * The cache folder: `code-mode-mcp/workerd` beside the spec cache's `code-mode-mcp/specs`.
+ * @param {Record<string, string | undefined>} env - the launcher's environment
+ * @param {NodeJS.Platform} [platform]
+ */
+export function configCacheFolder(env, platform = process.platform) {
+  return join(dirname(specCacheFolder(env, platform)), "workerd");
+}
+
+/** @param {Bytes | string} bytes */
+const sha256 = (bytes) => createHash("sha256").update(bytes).digest("hex");
+
+/**
+ * Size, time and bytes of a file, as a key part.
+ * @param {string} file
+ */
+function fileId(file) {
+  const { size, mtimeMs } = statSync(file);
+  return `${file} ${size} ${mtimeMs} ${sha256(readFileSync(file))}`;
+}
+
+/**
+ * A package's module as a key part: its path, size and time, and its package.json's bytes (its
+ * version). Not its bytes: Miniflare's module is ~5 MB, hashed on every launch for nothing.
+ * @param {string} file
+ */
+function packageFileId(file) {
+  const { size, mtimeMs } = statSync(file);
+  let folder = dirname(file);
+  for (let up = 0; up < 6 && !existsSync(join(folder, "package.json")); up++)
+    folder = dirname(folder);
+  const manifest = join(folder, "package.json");
+  return `${file} ${size} ${mtimeMs} ${existsSync(manifest) ? sha256(readFileSync(manifest)) : ""}`;
+}
+
+/**
+ * Hashes of a folder's files by folder, reused while every file's size and time are the same
+ * (a host and its runners read the same ~5 MB bundle folder in one launch).
+ * @type {Map<string, { stats: string, ids: string[] }>}
+ */
+const folderMemo = new Map();
+
+/**
+ * Every regular file under `folder` (a Worker's modules folder), sorted, with its bytes' hash.
+ * @param {string} folder
+ * @returns {string[]}
+ */
+function folderIds(folder) {
+  const files = readdirSync(folder, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name))
+    .toSorted();
+  const stats = files
+    .map((path) => {
+      const { size, mtimeMs, ino } = statSync(path);
+      return `${path} ${size} ${mtimeMs} ${ino}`;
+    })
+    .join("\n");
+  const memo = folderMemo.get(folder);
+  if (memo?.stats === stats) return memo.ids;
+  const ids = files.map((path) => `${path} ${sha256(readFileSync(path))}`);
+  folderMemo.set(folder, { stats, ids });
+  return ids;
+}
+
+/** Miniflare's module, as the builder finds it (workerd-config-builder.mjs). */
+function miniflareFile() {
+  const require = createRequire(import.meta.url);
+  return createRequire(require.resolve("wrangler/package.json")).resolve("miniflare");
+}
+
+const BUILDER = fileURLToPath(new URL("./workerd-config-builder.mjs", import.meta.url));
+
+/**
+ * The name of the entry for a build's inputs (see the header).
+ * @param {object} inputs
+ * @param {Record<string, unknown>} inputs.options - the template options
+ * @param {string} inputs.v8Flags
+ * @param {Record<string, string>} inputs.env - the builder's environment
+ * @param {{ miniflare?: string, builder?: string }} [files] - Miniflare's module and the
+ *   builder's source (tests give their own)
+ * @returns {string}
+ */
+export function configKey({ options, v8Flags, env }, files = {}) {
+  const { TMPDIR: _tmp, ...stable } = env;
+  const workers = /** @type {any[]} */ (options.workers ?? []);
+  const folders = [
+    ...new Set(workers.map((w) => String(w.modulesRoot ?? dirname(String(w.scriptPath))))),
+  ].toSorted();
+  return sha256(
+    JSON.stringify([
+      LAYOUT,
+      process.version,
+      options,
+      v8Flags,
+      Object.entries(stable).toSorted(([a], [b]) => (a < b ? -1 : 1)),
+      folders.map((folder) => folderIds(folder)),
+      packageFileId(files.miniflare ?? miniflareFile()),
+      fileId(files.builder ?? BUILDER),
+    ]),
+  );
+}
+
+/**
+ * The text of an entry, through one descriptor opened without following a link or waiting on a
+ * FIFO; undefined for anything but a regular file of at most {@link MAX_ENTRY_BYTES}.
+ * @param {string} path
+ * @returns {Bytes | undefined}
+ */
+function readEntry(path) {
+  const fd = openSync(path, OPEN_OWN);
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile() || stat.size > MAX_ENTRY_BYTES) return undefined;
+    if (process.platform !== "win32" && (stat.mode & 0o777) !== 0o600) fchmodSync(fd, 0o600);
+    const bytes = Buffer.alloc(stat.size);
+    let at = 0;
+    while (at < bytes.length) {
+      const read = readSync(fd, bytes, at, bytes.length - at, at);
+      if (read === 0) return undefined;
+      at += read;
+    }
+    return bytes;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The MAC of an entry: HMAC-SHA256 under the user's key over its name, header and configuration.
+ * @param {Bytes} key
+ * @param {string} name
+ * @param {Bytes} header
+ * @param {Bytes} config
+ * @returns {Bytes}
+ */
+const mac = (key, name, header, config) =>
+  createHmac("sha256", key).update(`${name}\n`).update(header).update("\n").update(config).digest();
+
+/**
+ * Opens the configuration cache in `folder`, its entries authenticated with the key in `keyFile`.
+ * @param {string} folder - {@link configCacheFolder}
+ * @param {string} keyFile - the user's cache key (spec-cache-key.mjs), outside `folder`
+ * @param {{ now?: () => number }} [inject] - the clock (tests)
+ */
+export function openConfigCache(folder, keyFile, inject = {}) {
+  const now = inject.now ?? Date.now;
+  /** @type {Buffer | undefined | null} null: not read yet */
+  let secret = null;
+  const userKey = () => (secret === null ? (secret = specCacheKey(keyFile)) : secret);
+
+  return {
+    folder,
+    /**
+     * The configuration kept for `key`, if there is one written under the user's key and its
+     * workerd is the one it was built for.
+     * @param {string} key - {@link configKey}
+     * @returns {KeptConfig | undefined}
+     */
+    read(key) {
+      try {
+        const path = join(folder, `${key}.bin`);
+        if (!existsSync(path)) return undefined;
+        ownFolder(folder);
+        const userSecret = userKey();
+        if (!userSecret) return undefined;
+        const bytes = readEntry(path);
+        if (!bytes) return undefined;
+        const first = bytes.indexOf(10);
+        const second = first < 0 ? -1 : bytes.indexOf(10, first + 1);
+        if (second < 0) return undefined;
+        const [layout, tag] = bytes.subarray(0, first).toString("latin1").split(" ");
+        if (layout !== String(LAYOUT) || !/^[0-9a-f]{64}$/.test(tag ?? "")) return undefined;
+        const header = bytes.subarray(first + 1, second);
+        const config = bytes.subarray(second + 1);
+        const expected = mac(userSecret, `${key}.bin`, header, config);
+        if (!timingSafeEqual(Buffer.from(String(tag), "hex"), expected)) return undefined;
+        const h = JSON.parse(header.toString("utf8"));
+        if (
+          typeof h?.command !== "string" ||
+          !Array.isArray(h.args) ||
+          !Array.isArray(h.folders) ||
+          ![...h.args, ...h.folders].every((s) => typeof s === "string")
+        )
+          return undefined;
+        // workerd updated in place since: built anew.
+        const { size, mtimeMs } = statSync(h.command);
+        if (size !== h.commandSize || mtimeMs !== h.commandMtimeMs) return undefined;
+        const at = new Date(now());
+        utimesSync(path, at, at);
+        return { command: h.command, args: h.args, config, folders: h.folders };
+      } catch {
+        return undefined;
+      }
+    },
+    /**
+     * Keeps a configuration under `key`.
+     * @param {string} key - {@link configKey}
+     * @param {KeptConfig} kept
+     * @returns {boolean} whether it was kept
+     */
+    write(key, kept) {
+      try {
+        const userSecret = userKey();
+        if (!userSecret) return false;
+        ownFolder(folder);
+        const name = `${key}.bin`;
+        const { size, mtimeMs } = statSync(kept.command);
+        const header = Buffer.from(
+          JSON.stringify({
+            command: kept.command,
+            args: kept.args,
+            commandSize: size,
+            commandMtimeMs: mtimeMs,
+            folders: kept.folders,
+          }),
+        );
+        const tag = mac(userSecret, name, header, kept.config).toString("hex");
+        const path = join(folder, name);
+        const temporary = `${path}.${process.pid}.${now()}.tmp`;
+        // A new file only: never through a link (or anything) planted at the temporary name.
+        const fd = openSync(
+          temporary,
+          constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0),
+          0o600,
+        );
+        try {
+          for (const part of [
+            Buffer.from(`${LAYOUT} ${tag}\n`),
+            header,
+            Buffer.from("\n"),
+            kept.config,
+          ]) {
+            let at = 0;
+            while (at < part.length) at += writeSync(fd, part, at, part.length - at);
+          }
+        } finally {
+          closeSync(fd);
+        }
+        renameSync(temporary, path);
+        prune(folder, now());
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  };
+}
+
+/**
+ * Removes the least recently used entries past {@link KEEP}, and temporary files a killed launch
+ * left once they are a minute old; never follows, counts or removes anything but regular files.
+ * @param {string} folder
+ * @param {number} now
+ */
+function prune(folder, now) {
+  const entries = [];
+  for (const name of readdirSync(folder)) {
+    const path = join(folder, name);
+    const stat = lstatSync(path);
+    if (!stat.isFile()) continue;
+    if (name.endsWith(".tmp")) {
+      if (now - stat.mtimeMs > 60_000) rmSync(path, { force: true });
+    } else if (name.endsWith(".bin")) entries.push({ path, mtimeMs: stat.mtimeMs });
+  }
+  entries.sort((a, b) => b.mtimeMs - a.mtimeMs);
+  for (const { path } of entries.slice(KEEP)) rmSync(path, { force: true });
+}

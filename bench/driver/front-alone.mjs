@@ -7,12 +7,14 @@
  * the front and the supervisor's probes of every runtime, whose CPU per call grows with the
  * time a call takes; this measures the front alone.
  *
- *   node bench/driver/front-alone.mjs [calls=2000] [rounds=3] [front.mjs …]
+ *   node bench/driver/front-alone.mjs [calls=2000] [rounds=3] [--floors] [--gap=ms] [front.mjs …]
  *
  * With several front modules (another tree's, for a before/after), each round runs each of them
  * in turn on a fresh process. `--floors` adds two references per round: a Node server that
  * answers itself (no hop: the HTTP server's own cost) and a bare Node proxy (`node:http` server
- * and client, no limits).
+ * and client, no limits). `--gap=ms` waits that long between two calls, as a call that takes
+ * the host and a runner that long leaves the front idle (a process woken after a pause on a busy
+ * machine runs its same work slower: its caches were others').
  */
 import { fork } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -127,10 +129,10 @@ async function ping(port) {
 
 /**
  * CPU ms per request of each subject, `rounds` times.
- * @param {{ calls: number, rounds: number, fronts: string[], floors: boolean }} options
+ * @param {{ calls: number, rounds: number, fronts: string[], floors: boolean, gapMs?: number }} options
  * @param {(line: string) => void} log
  */
-export async function frontAlone({ calls, rounds, fronts, floors }, log) {
+export async function frontAlone({ calls, rounds, fronts, floors, gapMs = 0 }, log) {
   const folder = mkdtempSync(join(tmpdir(), "front-alone-"));
   const socket = join(folder, "runtime.sock");
   const runtime = await start(["runtime", socket]);
@@ -149,7 +151,10 @@ export async function frontAlone({ calls, rounds, fronts, floors }, log) {
           // Warm-up: V8 compiles the path first.
           for (let i = 0; i < 500; i++) await ping(first.port);
           const before = await cpuOf(proc);
-          for (let i = 0; i < calls; i++) await ping(first.port);
+          for (let i = 0; i < calls; i++) {
+            await ping(first.port);
+            if (gapMs > 0) await new Promise((r) => setTimeout(r, gapMs));
+          }
           const perCall = Math.round((((await cpuOf(proc)) - before) / calls) * 1000) / 1000;
           (results[name] ??= []).push(perCall);
           log(`round ${round}: ${name}: ${perCall} ms of CPU per request`);
@@ -168,7 +173,7 @@ if (process.argv[2] === "--child") await child(process.argv.slice(3));
 else if (process.argv[1] === HERE) {
   const [calls = "2000", rounds = "3", ...rest] = process.argv
     .slice(2)
-    .filter((a) => a !== "--floors");
+    .filter((a) => !a.startsWith("--"));
   const fronts = rest.length > 0 ? rest.map((path) => resolve(path)) : [FRONT];
   const results = await frontAlone(
     {
@@ -176,6 +181,9 @@ else if (process.argv[1] === HERE) {
       rounds: Number(rounds),
       fronts,
       floors: process.argv.includes("--floors"),
+      gapMs: Number(
+        /^--gap=(\d+)$/.exec(process.argv.find((a) => a.startsWith("--gap=")) ?? "")?.[1] ?? 0,
+      ),
     },
     (line) => console.log(line),
   );

@@ -151,6 +151,7 @@ describe("error policy", () => {
       "body_too_large",
       "forbidden_host",
       "invalid_host",
+      "invalid_request",
       "runtime_restarted",
       "server_busy",
       "server_starting",

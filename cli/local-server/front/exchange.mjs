@@ -6,9 +6,9 @@
  * runtime replaced, crashed or lost): the client then gets a clear error for its request
  * (cut-off-reply.mjs), also when its event stream had begun, never a bare cut.
  */
-import { request } from "node:http";
 import { CLUSTER_SECRET_HEADER, clusterSecret } from "../cluster-secret.mjs";
-import { jsonRpcIds, replyCutOff } from "./cut-off-reply.mjs";
+import { AnswerParser } from "./answer-parser.mjs";
+import { jsonRpcIds, replyCutOff, replyFrontError } from "./cut-off-reply.mjs";
 
 /**
  * An answer that is not an event stream is held whole up to this size before it goes out, so a
@@ -47,8 +47,8 @@ export class Exchange {
   #body;
   #inFlight;
   #message;
-  /** @type {import("node:http").ClientRequest | undefined} */
-  #upstream;
+  /** @type {import("./runtime-connections.mjs").RuntimeConnection | undefined} */
+  #connection;
   #ended = false;
   /** @type {string | undefined} the answer's content type, once its headers are out */
   #answerType;
@@ -78,75 +78,101 @@ export class Exchange {
     if (this.#ended) return;
     this.#ended = true;
     this.#inFlight.delete(this);
-    this.#upstream?.destroy();
+    this.#connection?.destroy();
     replyCutOff(this.#res, jsonRpcIds(this.#body), this.#message(reason), this.#answerType);
   }
 
   /**
    * Sends the request to the runtime and relays its answer to the client.
    * @param {import("node:http").IncomingMessage} req - the client's request (its body was read)
-   * @param {import("node:http").Agent} agent - the keep-alive connections to this runtime
+   * @param {import("./runtime-connections.mjs").RuntimeConnections} connections - the
+   *   kept-alive connections to this runtime
    */
-  send(req, agent) {
-    const body = this.#body;
-    /** @type {string[]} */
-    const headers = [];
-    const raw = req.rawHeaders;
-    for (let i = 0; i + 1 < raw.length; i += 2)
-      if (!SET_BY_FRONT.has(String(raw[i]).toLowerCase()))
-        headers.push(String(raw[i]), String(raw[i + 1]));
-    if (body.length > 0 || !["GET", "HEAD"].includes(req.method ?? "GET"))
-      headers.push("Content-Length", String(body.length));
-    // The client's address, as Cloudflare's edge sets it (replacing any the client sent): the
-    // consent page's attempt limit counts guesses per address (src/app/oauth/attempt-limiter.ts).
-    // A client's own header used to reach the Worker, so it could choose its count's key.
-    const address = clientAddress(req.socket.remoteAddress);
-    if (address) headers.push("CF-Connecting-IP", address);
-    // The runtime serves only the server's own processes (cluster-secret.mjs); it trusts the
-    // address above because this comes with it.
-    headers.push(CLUSTER_SECRET_HEADER, clusterSecret);
+  send(req, connections) {
+    const head = requestHead(req, this.#body.length);
+    if (head === undefined) {
+      this.#done();
+      return replyFrontError(this.#res, 400, {
+        code: "invalid_request",
+        message:
+          "A part of the request's head holds a control character the server does not pass on.",
+        fix: "Send the method, path and header values as visible characters, spaces and tabs only.",
+      });
+    }
     // A client that goes away stops its request in the runtime too.
     this.#res.on("close", () => {
       if (!this.#ended) {
         this.#done();
-        this.#upstream?.destroy();
+        this.#connection?.destroy();
       }
     });
-    this.#attempt({ method: req.method, path: req.url, headers }, agent, false);
+    this.#attempt(head, req.method === "HEAD", connections, false);
   }
 
   /**
    * One try at sending the request; a kept-alive connection found closed before any answer
-   * (STALE_CONNECTION) gets one more try on a new connection. Seen in CI's e2e runaway: a
-   * trivial `search` answered "its connection broke" 41 ms after it was sent, with the host
-   * well.
-   * @param {{ method?: string, path?: string, headers: string[] }} head
-   * @param {import("node:http").Agent | false} agent - false for a new connection
-   * @param {boolean} retried
+   * (STALE_CONNECTION, or closed in order by the runtime) gets one more try on a new
+   * connection. Seen in CI's e2e runaway: a trivial `search` answered "its connection broke"
+   * 41 ms after it was sent, with the host well.
+   * @param {string} head - the request line and headers
+   * @param {boolean} isHead - a HEAD request (its answer has no body)
+   * @param {import("./runtime-connections.mjs").RuntimeConnections} connections
+   * @param {boolean} retried - this is the one more try (on a new connection)
    */
-  #attempt(head, agent, retried) {
+  #attempt(head, isHead, connections, retried) {
     // The runtime's Unix socket in the server's private folder (runtime.mjs): the secret
     // and the clients' Authorization headers sent here can reach no other user's process.
-    const upstream = request({ socketPath: this.runtime.socket, ...head, agent });
-    this.#upstream = upstream;
+    const connection = connections.take(retried);
+    this.#connection = connection;
     let answered = false;
-    // No Nagle delay toward the runtime either: the agent's sockets leave it on.
-    upstream.on("socket", (socket) => socket.setNoDelay(true));
-    upstream.on("response", (answer) => {
-      answered = true;
-      const status = answer.statusCode ?? 502;
-      const type = String(answer.headers["content-type"] ?? "");
-      if (type.startsWith("text/event-stream")) this.#relayStream(answer, status, type);
-      else this.#holdAnswer(answer, status);
-    });
-    upstream.on("error", (/** @type {NodeJS.ErrnoException} */ error) => {
-      if (this.#ended) return;
-      const stale =
-        !retried && !answered && upstream.reusedSocket && STALE_CONNECTION.has(error.code ?? "");
-      if (stale && !this.runtime.killedBecause) this.#attempt(head, false, true);
-      else this.#lost();
-    });
-    upstream.end(this.#body);
+    /** @type {Relay | undefined} */
+    let relay;
+    const parser = new AnswerParser(
+      {
+        head: (answer) => {
+          relay = answer.contentType?.startsWith("text/event-stream")
+            ? this.#relayStream(answer, connection)
+            : this.#holdAnswer(answer, connection);
+        },
+        data: (bytes) => relay?.data(bytes),
+        end: () => relay?.end(),
+      },
+      { head: isHead },
+    );
+    connection.send(
+      {
+        data: (bytes) => {
+          answered = true;
+          if (this.#ended) return connection.destroy();
+          try {
+            parser.feed(bytes);
+          } catch {
+            connection.destroy();
+            return this.#lost();
+          }
+          if (parser.done) connections.giveBack(connection, parser.reusable);
+        },
+        closed: (error) => {
+          if (this.#ended) return;
+          try {
+            // A body that lasts until the connection closes ends here.
+            parser.close();
+            return;
+          } catch {
+            // cut short
+          }
+          const stale =
+            !retried &&
+            !answered &&
+            connection.reused &&
+            (error === undefined || STALE_CONNECTION.has(error.code ?? ""));
+          if (stale && !this.runtime.killedBecause) this.#attempt(head, isHead, connections, true);
+          else this.#lost();
+        },
+      },
+      head,
+      this.#body,
+    );
   }
 
   /** The answer went out whole. */
@@ -161,39 +187,43 @@ export class Exchange {
   }
 
   /**
-   * Passes an event stream on as it comes (its client waits for the headers). Not piped with
-   * its end: an answer cut short (the runtime died mid-stream) must end with the clear error,
-   * not as if it had finished.
+   * Passes an event stream on as it comes (its client waits for the headers). Not ended before
+   * the answer's own end: an answer cut short (the runtime died mid-stream) must end with the
+   * clear error, not as if it had finished.
    *
    * Fewer writes, same bytes: the headers go out with the first event when it is already here
    * (a short answer, as for `ping` or a quick tool call, arrives with its headers), or on their
    * own at the next turn of the event loop when it is not (a stream that waits for its first
-   * event still has its headers at once); the stream ends on the answer's `end`, a turn before
-   * its `close`. Each write saved is a wake-up of the client and of this process: the front's
-   * cost per request is mostly such wake-ups (issue #28, bench L1).
-   * @param {import("node:http").IncomingMessage} answer
-   * @param {number} status
-   * @param {string} type - its content type
+   * event still has its headers at once). Each write saved is a wake-up of the client and of
+   * this process: the front's cost per request is mostly such wake-ups (issue #28, bench L1).
+   * @param {import("./answer-parser.mjs").AnswerHead} answer
+   * @param {import("./runtime-connections.mjs").RuntimeConnection} connection
+   * @returns {Relay}
    */
-  #relayStream(answer, status, type) {
+  #relayStream(answer, connection) {
     const res = this.#res;
-    res.writeHead(status, answer.statusMessage, answer.rawHeaders);
-    this.#answerType = type;
+    res.writeHead(answer.status, answer.statusMessage, answer.rawHeaders);
+    this.#answerType = answer.contentType;
     let wrote = false;
-    answer.once("data", () => (wrote = true));
     setImmediate(() => {
       if (!wrote && !res.writableEnded) res.flushHeaders();
     });
-    answer.pipe(res, { end: false });
-    answer.on("end", () => {
-      if (this.#ended) return;
-      res.end();
-      this.#done();
-    });
-    answer.on("close", () => {
-      if (!this.#ended) this.#lost();
-    });
-    answer.on("error", () => this.#lost());
+    return {
+      data: (bytes) => {
+        if (this.#ended) return;
+        wrote = true;
+        // Backpressure: a slow client pauses the runtime's answer rather than filling memory.
+        if (!res.write(bytes)) {
+          connection.pause();
+          res.once("drain", () => connection.resume());
+        }
+      },
+      end: () => {
+        if (this.#ended) return;
+        res.end();
+        this.#done();
+      },
+    };
   }
 
   /**
@@ -201,54 +231,99 @@ export class Exchange {
    * MAX_HELD_ANSWER_BYTES; past that it streams): a runtime that dies after its headers but
    * before its body's end then still gets the client a clear 503, where headers already sent
    * would leave only a cut connection (seen in e2e heal: 1 run in 4 ended "terminated").
-   * @param {import("node:http").IncomingMessage} answer
-   * @param {number} status
+   * @param {import("./answer-parser.mjs").AnswerHead} answer
+   * @param {import("./runtime-connections.mjs").RuntimeConnection} connection
+   * @returns {Relay}
    */
-  #holdAnswer(answer, status) {
+  #holdAnswer(answer, connection) {
     const res = this.#res;
     /** @type {Buffer[]} */
     const held = [];
     let size = 0;
     let streaming = false;
-    const startStreaming = () => {
-      streaming = true;
-      res.writeHead(status, answer.statusMessage, answer.rawHeaders);
-      this.#answerType = String(answer.headers["content-type"] ?? "");
-      for (const chunk of held.splice(0)) res.write(chunk);
+    const writeHead = () => {
+      res.writeHead(answer.status, answer.statusMessage, answer.rawHeaders);
+      this.#answerType = answer.contentType ?? "";
     };
-    answer.on("data", (chunk) => {
-      if (this.#ended) return;
-      if (!streaming && size + chunk.length <= MAX_HELD_ANSWER_BYTES) {
-        held.push(chunk);
-        size += chunk.length;
-        return;
-      }
-      if (!streaming) startStreaming();
-      // Backpressure: a slow client pauses the runtime's answer rather than filling memory.
-      if (!res.write(chunk)) {
-        answer.pause();
-        res.once("drain", () => answer.resume());
-      }
-    });
-    // On `end` (the whole answer is here), a turn before `close`.
-    answer.on("end", () => {
-      if (this.#ended) return;
-      if (streaming) res.end();
-      else {
-        // Headers and the whole body in one write.
-        res.writeHead(status, answer.statusMessage, answer.rawHeaders);
-        this.#answerType = String(answer.headers["content-type"] ?? "");
-        res.end(held.length === 1 ? held[0] : Buffer.concat(held));
-      }
-      this.#done();
-    });
-    // Closed before its end: the runtime's connection broke mid-answer.
-    answer.on("close", () => {
-      if (!this.#ended) this.#lost();
-    });
-    answer.on("error", () => this.#lost());
+    return {
+      data: (bytes) => {
+        if (this.#ended) return;
+        if (!streaming && size + bytes.length <= MAX_HELD_ANSWER_BYTES) {
+          // Each piece read from a socket is a buffer of its own: kept as it is.
+          held.push(bytes);
+          size += bytes.length;
+          return;
+        }
+        if (!streaming) {
+          streaming = true;
+          writeHead();
+          for (const chunk of held.splice(0)) res.write(chunk);
+        }
+        if (!res.write(bytes)) {
+          connection.pause();
+          res.once("drain", () => connection.resume());
+        }
+      },
+      end: () => {
+        if (this.#ended) return;
+        if (streaming) res.end();
+        else {
+          // Headers and the whole body in one write.
+          writeHead();
+          res.end(held.length === 1 ? held[0] : Buffer.concat(held, size));
+        }
+        this.#done();
+      },
+    };
   }
 }
+
+/**
+ * @typedef {{ data: (bytes: Buffer) => void, end: () => void }} Relay
+ */
+
+/**
+ * The head the runtime gets for `req`: its method, target, and every header as the client sent
+ * it (name case and order kept) but those the front sets itself (SET_BY_FRONT), then the body's
+ * length, the client's address and the cluster secret. Undefined when a part holds a byte that
+ * could end a line (Node's parser lets none through; checked again here, where the head is
+ * written by hand, so that nothing could be smuggled into a second request).
+ * @param {import("node:http").IncomingMessage} req
+ * @param {number} bodyLength
+ * @returns {string | undefined}
+ */
+export function requestHead(req, bodyLength) {
+  const method = req.method ?? "GET";
+  const target = req.url ?? "/";
+  if (!TOKEN.test(method) || !TARGET.test(target)) return undefined;
+  let head = `${method} ${target} HTTP/1.1\r\n`;
+  const raw = req.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = /** @type {string} */ (raw[i]);
+    const value = /** @type {string} */ (raw[i + 1]);
+    if (SET_BY_FRONT.has(name.toLowerCase())) continue;
+    if (!TOKEN.test(name) || NOT_IN_VALUE.test(value)) return undefined;
+    head += `${name}: ${value}\r\n`;
+  }
+  if (bodyLength > 0 || (method !== "GET" && method !== "HEAD"))
+    head += `Content-Length: ${bodyLength}\r\n`;
+  // The client's address, as Cloudflare's edge sets it (replacing any the client sent): the
+  // consent page's attempt limit counts guesses per address (src/app/oauth/attempt-limiter.ts).
+  // A client's own header used to reach the Worker, so it could choose its count's key.
+  const address = clientAddress(req.socket.remoteAddress);
+  if (address && !NOT_IN_VALUE.test(address)) head += `CF-Connecting-IP: ${address}\r\n`;
+  // The runtime serves only the server's own processes (cluster-secret.mjs); it trusts the
+  // address above because this comes with it.
+  return `${head}${CLUSTER_SECRET_HEADER}: ${clusterSecret}\r\n\r\n`;
+}
+
+/** An HTTP token (a method, a header's name). */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** A request target: visible ASCII and bytes past it, nothing that ends a line or the target. */
+const TARGET = /^[\x21-\x7e\x80-\xff]+$/;
+/** What a header value may not hold: control characters but tab (CR, LF, NUL among them). */
+// oxlint-disable-next-line no-control-regex -- control characters are what it looks for
+const NOT_IN_VALUE = /[\x00-\x08\x0a-\x1f\x7f]/;
 
 /**
  * A socket's remote address as Cloudflare writes it: an IPv4 client on a dual-stack socket

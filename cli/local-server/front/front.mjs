@@ -15,7 +15,7 @@
  * limits (request-body.mjs), one request's way to a runtime and back (exchange.mjs), upgrades
  * piped byte for byte (below), and the list of requests in flight that a swap cuts off.
  */
-import { Agent, STATUS_CODES, createServer } from "node:http";
+import { STATUS_CODES, createServer } from "node:http";
 import { connect } from "node:net";
 import {
   DEFAULT_ALLOWED_HOSTNAMES,
@@ -33,14 +33,13 @@ import { Exchange, clientAddress } from "./exchange.mjs";
 import { apiKeyCheck } from "./front-api-key.mjs";
 import { startIdleCollection } from "./idle-collection.mjs";
 import { BODY_TIMEOUT_MS, MAX_BODY_BYTES, readBody, refuseBody } from "./request-body.mjs";
+import { runtimeConnections } from "./runtime-connections.mjs";
 import { bodyLimitOf, needsApiKey, pathOf } from "./route-bodies.mjs";
 
 // The limits are part of the front's options (their defaults); tests and the e2e scripts read
 // them here.
 export { BODY_TIMEOUT_MS, DEFAULT_BODY_BUDGET_BYTES, DEFAULT_MAX_CONNECTIONS, MAX_BODY_BYTES };
 
-/** How long a kept-alive connection to a runtime may sit unused (workerd's own bound is 5 s). */
-const IDLE_MS = 4_000;
 /** Time allowed for a request's headers (Node's own default is a minute). */
 const HEADERS_TIMEOUT_MS = 10_000;
 
@@ -118,14 +117,12 @@ export function createFront({
 }) {
   /** @type {Set<InFlight>} */
   const inFlight = new Set();
-  /** @type {WeakMap<Runtime, Agent>} */
-  const agents = new WeakMap();
-  const agentOf = (/** @type {Runtime} */ runtime) => {
-    let agent = agents.get(runtime);
-    // An idle connection is let go after 4 s, before workerd closes it at 5 s: a request sent
-    // just as workerd closes one would meet a reset (exchange.mjs sends it again, once).
-    if (!agent) agents.set(runtime, (agent = new Agent({ keepAlive: true, timeout: IDLE_MS })));
-    return agent;
+  /** @type {WeakMap<Runtime, import("./runtime-connections.mjs").RuntimeConnections>} */
+  const pools = new WeakMap();
+  const connectionsTo = (/** @type {Runtime} */ runtime) => {
+    let pool = pools.get(runtime);
+    if (!pool) pools.set(runtime, (pool = runtimeConnections(runtime.socket)));
+    return pool;
   };
   const budget = createBodyBudget(bodyBudgetBytes);
   const checkKey = apiKey ? apiKeyCheck(apiKey) : undefined;
@@ -187,7 +184,10 @@ export function createFront({
     const runtime = await target();
     if (!runtime) return replyNotServing(res, "stopping", read.body);
     if ("starting" in runtime) return replyNotServing(res, "starting", read.body);
-    new Exchange({ res, body: read.body, runtime, inFlight, message }).send(req, agentOf(runtime));
+    new Exchange({ res, body: read.body, runtime, inFlight, message }).send(
+      req,
+      connectionsTo(runtime),
+    );
   });
   const connections = capConnections(server, maxConnections);
   // Dead body buffers are freed only by a collection; after a burst nothing else triggers one.
@@ -227,7 +227,7 @@ export function createFront({
      */
     cutOff(runtime, reason) {
       for (const entry of inFlight) if (entry.runtime === runtime) entry.cutOff(reason);
-      agents.get(runtime)?.destroy();
+      pools.get(runtime)?.destroy();
     },
     /** How many requests are being served. */
     inFlightCount: () => inFlight.size,

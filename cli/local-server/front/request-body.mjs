@@ -50,11 +50,23 @@ export function readBody(req, { maxBytes, timeoutMs, hold, arriving }) {
     if (declared !== undefined && declared > maxBytes) return settle({ refused: 413 });
     if (declared === 0) return resolve({ body: Buffer.alloc(0) });
     const stored = collectBody(declared);
-    const timer = setTimeout(() => finish({ refused: 408 }), timeoutMs);
+    /** @type {NodeJS.Timeout | undefined} */
+    let timer;
+    let arrived = () => {};
+    let settled = false;
     // The budget may end this read to make room for a smaller body (body-budget.mjs).
     hold.onEvict = () => finish({ refused: 503 });
-    // A new connection at the front's bound may take this one's place (connection-cap.mjs).
-    const arrived = arriving?.(() => finish({ refused: 408, crowded: true })) ?? (() => {});
+    // Most bodies come whole with their headers: once the event loop is done with the bytes
+    // read with them, Node's parser has read all of it (`req.complete`), and such a body needs
+    // neither a timer nor a place among the bodies still arriving (issue #43: a timer per
+    // request was a timer list made and dropped per request). Any other body is timed from
+    // then on (the parser's callbacks run their own ticks: a tick is too early to tell).
+    setImmediate(() => {
+      if (settled || req.complete) return;
+      timer = setTimeout(() => finish({ refused: 408 }), timeoutMs);
+      // A new connection at the front's bound may take this one's place (connection-cap.mjs).
+      arrived = arriving?.(() => finish({ refused: 408, crowded: true })) ?? arrived;
+    });
     /** @param {BodyRead} result */
     function settle(result) {
       if (!("body" in result)) hold.release();
@@ -62,6 +74,7 @@ export function readBody(req, { maxBytes, timeoutMs, hold, arriving }) {
     }
     /** @param {BodyRead} result */
     function finish(result) {
+      settled = true;
       clearTimeout(timer);
       // Read whole (or refused): no longer the budget's to end.
       hold.onEvict = undefined;

@@ -28,11 +28,20 @@ export const OTHER_MAX_BODY_BYTES = 65_536;
 export const MAX_ROUTE_BODY_BYTES = MCP_MAX_BODY_BYTES;
 
 /**
+ * A target the URL parser would give back unchanged: a slash, then letters, digits, `-`, `_`,
+ * `~` and single slashes (no dot segment, escape, backslash, query, or `//` that would start a
+ * host).
+ */
+const PLAIN_PATH = /^\/(?:[\w~-]+\/)*[\w~-]*$/;
+
+/**
  * The path of a request as the Worker reads it (`new URL(request.url).pathname`: dot segments
  * resolved, percent-escapes kept), or "" for a target that is no URL path (`OPTIONS *`).
  * @param {string | undefined} target - the request line's target (`req.url`)
  */
 export function pathOf(target) {
+  // A plain path (what clients send: `/mcp`) is its own pathname: no URL parse for it.
+  if (target !== undefined && PLAIN_PATH.test(target)) return target;
   try {
     return new URL(target ?? "/", "http://front.invalid").pathname;
   } catch {

@@ -1,0 +1,279 @@
+/**
+ * Reads a runtime's HTTP/1.1 answer from the bytes of its connection, as they come: its status
+ * line and headers, then its body's bytes (de-chunked) and its end. The front's hop to a runtime
+ * is a plain Unix socket (runtime-connection.mjs), not `node:http`'s client: that client's
+ * request, agent and answer objects were a fifth of the front's CPU per request (issue #43,
+ * bench/README.md), for answers that come from one known peer (our own workerd) in a few known
+ * shapes.
+ *
+ * Framing, as RFC 9112 §6.3 orders it: an answer to `HEAD` and a `204` or `304` have no body; an
+ * interim `1xx` (a `100 Continue`) is skipped (its headers dropped, the next answer read); a
+ * `Transfer-Encoding` ending in `chunked` is de-chunked (its trailers dropped); else a
+ * `Content-Length` counts the body; else the body lasts until the connection closes. An answer
+ * that comes apart from that (a malformed status line, header or chunk, a head over
+ * {@link MAX_HEAD_BYTES}, bytes past a complete answer, a connection closed before the end) is
+ * an error: the exchange then ends with the cut-off error, as for a runtime lost mid-answer.
+ *
+ * Does not do: HTTP/1.0 keep-alive (an HTTP/1.0 answer is never reused), `101 Switching
+ * Protocols` (upgrades are piped byte for byte by front.mjs, never sent this way).
+ */
+
+/** The most a status line and headers may take (workerd's own bound on a head is 64 KiB). */
+export const MAX_HEAD_BYTES = 64 * 1024;
+
+/**
+ * @typedef {object} AnswerHead
+ * @property {number} status
+ * @property {string} statusMessage
+ * @property {string[]} rawHeaders - names and values in turn, as `IncomingMessage.rawHeaders`
+ * @property {string | undefined} contentType - the first `Content-Type`, lower-cased
+ * @property {boolean} keepAlive - whether the connection may carry another request after it
+ */
+
+/**
+ * @typedef {object} AnswerEvents
+ * @property {(head: AnswerHead) => void} head - the final answer's head (not an interim 1xx)
+ * @property {(bytes: Buffer) => void} data - a piece of its body
+ * @property {() => void} end - its body is whole
+ */
+
+const CRLF = Buffer.from("\r\n");
+const HEAD_END = Buffer.from("\r\n\r\n");
+const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: (.*))?$/;
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const CHUNK_SIZE = /^([0-9A-Fa-f]{1,12})[ \t]*(?:;.*)?$/;
+
+/** An answer that cannot be read: the exchange treats it as a runtime lost mid-answer. */
+export class AnswerError extends Error {}
+
+/**
+ * An incremental reader of one answer: `feed` each piece of the connection's bytes in order,
+ * `close` when the connection ended. Calls `events` as the answer's parts become known; throws
+ * {@link AnswerError} when the bytes are no such answer.
+ */
+export class AnswerParser {
+  /** @type {AnswerEvents} */
+  #events;
+  #noBody;
+  /** @type {"head" | "length" | "chunk-size" | "chunk-data" | "chunk-end" | "trailers" | "close" | "done"} */
+  #state = "head";
+  /** Bytes of a head, a chunk-size line or trailers not yet whole. */
+  #pending = Buffer.alloc(0);
+  /** Length of #pending's bytes once a delimiter was found in them (set by #collect). */
+  #pendingLength = 0;
+  /** Body bytes still due: of the whole body (length) or of the current chunk. */
+  #left = 0;
+  #keepAlive = false;
+
+  /**
+   * @param {AnswerEvents} events
+   * @param {{ head?: boolean }} [request] - `head`: the request was `HEAD` (its answer has no body)
+   */
+  constructor(events, request = {}) {
+    this.#events = events;
+    this.#noBody = request.head === true;
+  }
+
+  /** Whether the whole answer was read. */
+  get done() {
+    return this.#state === "done";
+  }
+
+  /** Whether the connection may carry another request (known once the answer is done). */
+  get reusable() {
+    return this.#state === "done" && this.#keepAlive;
+  }
+
+  /**
+   * Reads the next bytes of the connection.
+   * @param {Buffer} bytes
+   */
+  feed(bytes) {
+    let at = 0;
+    while (at < bytes.length) {
+      switch (this.#state) {
+        case "head": {
+          const end = this.#collect(bytes, at, HEAD_END, MAX_HEAD_BYTES, "head");
+          if (end < 0) return;
+          at = end;
+          this.#readHead();
+          break;
+        }
+        case "length": {
+          const n = Math.min(this.#left, bytes.length - at);
+          this.#left -= n;
+          this.#events.data(bytes.subarray(at, at + n));
+          at += n;
+          if (this.#left === 0) this.#finish();
+          break;
+        }
+        case "close":
+          this.#events.data(at === 0 ? bytes : bytes.subarray(at));
+          return;
+        case "chunk-size": {
+          const end = this.#collect(bytes, at, CRLF, 1024, "chunk size line");
+          if (end < 0) return;
+          at = end;
+          const line = this.#take().toString("latin1", 0, this.#pendingLength - 2);
+          const size = CHUNK_SIZE.exec(line);
+          if (!size) throw new AnswerError(`a malformed chunk size line: ${JSON.stringify(line)}`);
+          this.#left = Number.parseInt(/** @type {string} */ (size[1]), 16);
+          this.#state = this.#left === 0 ? "trailers" : "chunk-data";
+          break;
+        }
+        case "chunk-data": {
+          const n = Math.min(this.#left, bytes.length - at);
+          this.#left -= n;
+          this.#events.data(bytes.subarray(at, at + n));
+          at += n;
+          if (this.#left === 0) {
+            this.#state = "chunk-end";
+            this.#left = 2;
+          }
+          break;
+        }
+        case "chunk-end": {
+          // The CRLF after a chunk's data, possibly split between two pieces.
+          const expected = this.#left === 2 ? 13 : 10;
+          if (bytes[at] !== expected) throw new AnswerError("a chunk not ended by CRLF");
+          at++;
+          if (--this.#left === 0) this.#state = "chunk-size";
+          break;
+        }
+        case "trailers": {
+          // Trailer lines up to an empty line; none of them is passed on.
+          const end = this.#collect(bytes, at, CRLF, MAX_HEAD_BYTES, "trailers");
+          if (end < 0) return;
+          at = end;
+          const empty = this.#pendingLength === 2;
+          this.#take();
+          if (empty) this.#finish();
+          break;
+        }
+        case "done":
+          throw new AnswerError("bytes after the end of the answer");
+      }
+    }
+  }
+
+  /**
+   * The connection ended: the end of a body that lasts until then, else an answer cut short.
+   */
+  close() {
+    if (this.#state === "close") return this.#finish();
+    if (this.#state !== "done")
+      throw new AnswerError("the connection closed before the answer's end");
+  }
+
+  /**
+   * Gathers bytes into #pending up to and including `delimiter`; returns the index in `bytes`
+   * just past it, or -1 (all of `bytes` taken, the delimiter not there yet).
+   * @param {Buffer} bytes
+   * @param {number} at
+   * @param {Buffer} delimiter
+   * @param {number} max
+   * @param {string} what
+   */
+  #collect(bytes, at, delimiter, max, what) {
+    const before = this.#pending.length;
+    // Searched from where a delimiter split between two pieces could start.
+    const joined =
+      before === 0 ? bytes.subarray(at) : Buffer.concat([this.#pending, bytes.subarray(at)]);
+    const from = Math.max(0, before - delimiter.length + 1);
+    const found = joined.indexOf(delimiter, from);
+    if (found < 0 || found + delimiter.length > max) {
+      if (joined.length > max || (found >= 0 && found + delimiter.length > max))
+        throw new AnswerError(`the answer's ${what} is over ${max} bytes`);
+      // Kept as a copy: the connection's piece may be reused by whoever gave it.
+      this.#pending = Buffer.from(joined);
+      return -1;
+    }
+    this.#pending = joined.subarray(0, found + delimiter.length);
+    this.#pendingLength = found + delimiter.length;
+    return at + (found + delimiter.length - before);
+  }
+
+  /** Takes #pending (and empties it). */
+  #take() {
+    const taken = this.#pending;
+    this.#pending = Buffer.alloc(0);
+    return taken;
+  }
+
+  /** Reads the head #collect gathered (its final empty line included). */
+  #readHead() {
+    const lines = this.#take()
+      .toString("latin1", 0, this.#pendingLength - 4)
+      .split("\r\n");
+    const statusLine = STATUS_LINE.exec(/** @type {string} */ (lines[0]));
+    if (!statusLine) throw new AnswerError(`a malformed status line: ${JSON.stringify(lines[0])}`);
+    const status = Number(statusLine[2]);
+    /** @type {string[]} */
+    const rawHeaders = [];
+    let contentType;
+    let contentLength;
+    let transferEncoding = "";
+    let connection = "";
+    for (let i = 1; i < lines.length; i++) {
+      const line = /** @type {string} */ (lines[i]);
+      const colon = line.indexOf(":");
+      const name = colon > 0 ? line.slice(0, colon) : "";
+      if (!TOKEN.test(name))
+        throw new AnswerError(`a malformed header line: ${JSON.stringify(line)}`);
+      const value = line.slice(colon + 1).trim();
+      rawHeaders.push(name, value);
+      switch (name.toLowerCase()) {
+        case "content-length":
+          if (
+            !/^\d{1,15}$/.test(value) ||
+            (contentLength !== undefined && contentLength !== Number(value))
+          )
+            throw new AnswerError(`a malformed Content-Length: ${JSON.stringify(value)}`);
+          contentLength = Number(value);
+          break;
+        case "content-type":
+          contentType ??= value.toLowerCase();
+          break;
+        case "transfer-encoding":
+          transferEncoding += `${transferEncoding ? "," : ""}${value.toLowerCase()}`;
+          break;
+        case "connection":
+          connection += `,${value.toLowerCase()}`;
+          break;
+      }
+    }
+    // An interim answer (100 Continue): its headers are dropped, the final one follows.
+    if (status >= 100 && status < 200) {
+      if (status === 101) throw new AnswerError("a 101 answer to a request that asked no upgrade");
+      return;
+    }
+    const chunked = /(?:^|,)\s*chunked\s*$/.test(transferEncoding);
+    if (transferEncoding && !chunked)
+      throw new AnswerError(`an answer framed by ${JSON.stringify(transferEncoding)}, not chunked`);
+    const closes = statusLine[1] === "0" || /,\s*close\s*(?:,|$)/.test(connection);
+    this.#keepAlive = !closes;
+    this.#events.head({
+      status,
+      statusMessage: statusLine[3] ?? "",
+      rawHeaders,
+      contentType,
+      keepAlive: !closes,
+    });
+    if (this.#noBody || status === 204 || status === 304) return this.#finish();
+    if (chunked) this.#state = "chunk-size";
+    else if (contentLength !== undefined) {
+      this.#left = contentLength;
+      if (contentLength === 0) this.#finish();
+      else this.#state = "length";
+    } else {
+      // Until the connection closes: never reused.
+      this.#keepAlive = false;
+      this.#state = "close";
+    }
+  }
+
+  #finish() {
+    this.#state = "done";
+    this.#events.end();
+  }
+}

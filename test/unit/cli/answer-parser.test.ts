@@ -1,0 +1,152 @@
+/**
+ * The front's reader of a runtime's answer (cli/local-server/front/answer-parser.mjs): status
+ * and headers, the body by each framing HTTP/1.1 allows (length, chunked, until close, none),
+ * interim answers skipped, and every answer that comes apart refused, whatever way the bytes
+ * are split into pieces (a socket hands them over as they come).
+ */
+import { describe, expect, it } from "vitest";
+import {
+  AnswerError,
+  AnswerParser,
+  MAX_HEAD_BYTES,
+} from "../../../cli/local-server/front/answer-parser.mjs";
+
+type Head = {
+  status: number;
+  statusMessage: string;
+  rawHeaders: string[];
+  contentType: string | undefined;
+  keepAlive: boolean;
+};
+
+/** Feeds `text` in pieces of `size` bytes (all at once when 0); returns what was read. */
+function read(text: string, { size = 0, head = false, close = false } = {}) {
+  const heads: Head[] = [];
+  let body = "";
+  let ends = 0;
+  const parser = new AnswerParser(
+    {
+      head: (h: Head) => heads.push(h),
+      data: (bytes: Uint8Array) => (body += Buffer.from(bytes).toString("latin1")),
+      end: () => ends++,
+    },
+    { head },
+  );
+  const bytes = Buffer.from(text, "latin1");
+  const step = size || bytes.length;
+  for (let at = 0; at < bytes.length; at += step) parser.feed(bytes.subarray(at, at + step));
+  if (close) parser.close();
+  return { heads, body, ends, done: parser.done, reusable: parser.reusable };
+}
+
+/** Every way of splitting: whole, then pieces of 1, 2, 3, 5 and 7 bytes. */
+const SPLITS = [0, 1, 2, 3, 5, 7];
+
+describe("the front's reader of a runtime's answer", () => {
+  it("reads a Content-Length answer: status, headers as sent, body, end; reusable", () => {
+    const text =
+      "HTTP/1.1 201 Created\r\nContent-Type: Application/JSON\r\nX-Two:  a b \r\ncontent-length: 11\r\n\r\n" +
+      '{"ok":true}';
+    for (const size of SPLITS) {
+      const got = read(text, { size });
+      expect(got.heads).toEqual([
+        {
+          status: 201,
+          statusMessage: "Created",
+          rawHeaders: ["Content-Type", "Application/JSON", "X-Two", "a b", "content-length", "11"],
+          contentType: "application/json",
+          keepAlive: true,
+        },
+      ]);
+      expect(got).toMatchObject({ body: '{"ok":true}', ends: 1, done: true, reusable: true });
+    }
+  });
+
+  it("de-chunks a chunked answer (extensions and trailers dropped), in any pieces", () => {
+    const text =
+      "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n" +
+      "6\r\nevent:\r\n" +
+      '1a;ext=1\r\n data: {"id":1}\n\n and more\r\n' +
+      "0\r\nx-trailer: t\r\n\r\n";
+    for (const size of SPLITS) {
+      const got = read(text, { size });
+      expect(got.body).toBe('event: data: {"id":1}\n\n and more');
+      expect(got).toMatchObject({ ends: 1, done: true, reusable: true });
+      expect(got.heads[0]?.contentType).toBe("text/event-stream");
+    }
+  });
+
+  it("has no body for HEAD, 204 and 304; a zero length ends at once", () => {
+    const head = "HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\n\r\n";
+    expect(read(head, { head: true })).toMatchObject({ ends: 1, reusable: true });
+    expect(read("HTTP/1.1 204 No Content\r\n\r\n")).toMatchObject({ ends: 1, reusable: true });
+    expect(read("HTTP/1.1 304 Not Modified\r\ncontent-length: 9\r\n\r\n")).toMatchObject({
+      ends: 1,
+    });
+    expect(read("HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n")).toMatchObject({
+      body: "",
+      ends: 1,
+      reusable: true,
+    });
+  });
+
+  it("skips an interim 100 Continue and reads the final answer", () => {
+    const got = read(
+      "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok",
+      { size: 4 },
+    );
+    expect(got.heads.map((h) => h.status)).toEqual([200]);
+    expect(got).toMatchObject({ body: "ok", ends: 1 });
+  });
+
+  it("reads a body without length until the connection closes, and never reuses it", () => {
+    const text = "HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\n\r\nall of it";
+    const open = read(text);
+    expect(open).toMatchObject({ body: "all of it", ends: 0, done: false });
+    const closed = read(text, { close: true });
+    expect(closed).toMatchObject({ body: "all of it", ends: 1, done: true, reusable: false });
+  });
+
+  it("does not reuse a connection the runtime closes (Connection: close, HTTP/1.0)", () => {
+    expect(
+      read("HTTP/1.1 200 OK\r\nConnection: keep-alive, Close\r\ncontent-length: 0\r\n\r\n"),
+    ).toMatchObject({ done: true, reusable: false });
+    expect(read("HTTP/1.0 200 OK\r\ncontent-length: 0\r\n\r\n")).toMatchObject({
+      done: true,
+      reusable: false,
+    });
+  });
+
+  it("refuses an answer that comes apart: its client then gets the cut-off error", () => {
+    const bad = [
+      "HTTP/2 200\r\n\r\n",
+      "HTTP/1.1 200 OK\r\nno colon here\r\n\r\n",
+      "HTTP/1.1 200 OK\r\nbad name: x\r\n\r\n",
+      "HTTP/1.1 200 OK\r\ncontent-length: -1\r\n\r\n",
+      "HTTP/1.1 200 OK\r\ncontent-length: 2\r\ncontent-length: 3\r\n\r\nabc",
+      "HTTP/1.1 200 OK\r\ntransfer-encoding: gzip\r\n\r\n",
+      "HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n",
+      "HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n2\r\nabX\r\n",
+      "HTTP/1.1 101 Switching Protocols\r\n\r\n",
+      // Bytes past the end: a second answer nobody asked for.
+      "HTTP/1.1 200 OK\r\ncontent-length: 1\r\n\r\nxHTTP/1.1 200 OK\r\n\r\n",
+    ];
+    for (const text of bad) expect(() => read(text), text).toThrow(AnswerError);
+  });
+
+  it("refuses a head over its bound, even one whose end never comes", () => {
+    const long = `HTTP/1.1 200 OK\r\nx-big: ${"a".repeat(MAX_HEAD_BYTES)}\r\n\r\n`;
+    expect(() => read(long)).toThrow(/over 65536 bytes/);
+    expect(() => read(long.slice(0, MAX_HEAD_BYTES + 10), { size: 1000 })).toThrow(AnswerError);
+  });
+
+  it("refuses an answer cut short by the connection's close", () => {
+    for (const text of [
+      "",
+      "HTTP/1.1 200 OK\r\ncontent-len",
+      "HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\nab",
+      "HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n5\r\nab",
+    ])
+      expect(() => read(text, { close: true }), text).toThrow(/closed before the answer's end/);
+  });
+});

@@ -9,12 +9,15 @@
  * in one place keeps it linear (each position is looked at a bounded number of times, whatever
  * the body: `test/unit/codemode/notation-views.test.ts` counts them).
  */
+import { PAUSE, runToEnd, SLICE_POSITIONS, type Sliced } from "../slices";
 import { compose, ViewBuilder, type View } from "../view-builder";
+import { sliceBudget, WindowedSearch, type SliceBudget } from "../windowed-search";
 
 /**
  * One notation's items.
- * - `lead`: a global pattern that finds where an item may start (searched natively; it must
- *   begin with a literal or a small class, so the search is linear);
+ * - `lead`: a pattern that finds where an item may start (searched natively in windows,
+ *   ../windowed-search.ts: it must begin with a literal or a small class, so the search is
+ *   linear, and match at most that file's `OVERLAP` characters);
  * - `item`: the length of the item at a position (0: none), its code point in `code.value`;
  * - `minItems`: how many items a run needs before it is read (1: every item alone);
  * - `joined`: whether two items may stand side by side with no separator.
@@ -26,6 +29,12 @@ export interface Notation {
   joined: boolean;
   /** Separator characters beyond whitespace (one of them, with whitespace around it). */
   separators?: string;
+  /**
+   * Whether the text holds the characters every run of the notation has (native scans that
+   * cannot backtrack): a text without them is not searched for a lead at all, so a body pays
+   * only for the notations it could hold (issue #40).
+   */
+  mayHold: (text: string) => boolean;
 }
 
 /** List separators: whitespace around at most one of these (as the lists view reads them). */
@@ -60,10 +69,27 @@ export const notationWork = { positions: 0 };
  * @param notation - what an item is
  */
 export function notationView(view: View, notation: Notation): View | undefined {
+  return runToEnd(notationViewInSlices(view, notation));
+}
+
+/**
+ * {@link notationView} as a sliced pass (../slices.ts): the lead is searched in windows and the
+ * pass pauses every {@link SLICE_POSITIONS} positions, inside a run too (a run can be a million
+ * items: `12 12 12 …` is one of octal numbers).
+ * @param view - a text and its map to the original
+ * @param notation - what an item is
+ * @param budget - the slice budget of the pass it belongs to
+ */
+export function* notationViewInSlices(
+  view: View,
+  notation: Notation,
+  budget: SliceBudget = sliceBudget(),
+): Sliced<View | undefined> {
   const { text } = view;
-  const lead = new RegExp(notation.lead.source, notation.lead.flags);
-  lead.lastIndex = 0;
-  if (!lead.test(text)) return undefined;
+  if (!notation.mayHold(text)) return undefined;
+  const lead = new WindowedSearch(notation.lead, text, budget);
+  let match = yield* lead.next();
+  if (!match) return undefined;
   const separators = notation.separators ?? LIST_SEPARATORS;
   const builder = new ViewBuilder(text);
   const code = { value: 0 };
@@ -72,8 +98,7 @@ export function notationView(view: View, notation: Notation): View | undefined {
   // one is found: a run of a million escapes holds no array of a million entries).
   const starts = new Int32Array(minItems);
   const codes = new Int32Array(minItems);
-  lead.lastIndex = 0;
-  for (let match = lead.exec(text); match; match = lead.exec(text)) {
+  for (; match; match = yield* lead.next()) {
     let at = match.index;
     let count = 0;
     let end = at;
@@ -84,6 +109,7 @@ export function notationView(view: View, notation: Notation): View | undefined {
     for (;;) {
       const length = notation.item(text, at, code);
       notationWork.positions += Math.max(1, length);
+      budget.left -= Math.max(1, length);
       if (length === 0) break;
       if (count < minItems) [starts[count], codes[count]] = [at, code.value];
       else if (ok) builder.replaceCode(lastStart, at - lastStart, lastCode);
@@ -95,13 +121,18 @@ export function notationView(view: View, notation: Notation): View | undefined {
       end = at + length;
       const sep = separatorAt(text, end, separators);
       notationWork.positions += sep;
+      budget.left -= sep;
+      if (budget.left <= 0) {
+        budget.left = SLICE_POSITIONS;
+        yield PAUSE;
+      }
       if (sep === 0 && !notation.joined) break;
       at = end + sep;
     }
     if (count >= minItems && ok) builder.replaceCode(lastStart, end - lastStart, lastCode);
     // The run's items are read: the next search starts after them (a position is looked at by
     // one run only, so the pass is linear).
-    lead.lastIndex = Math.max(end, match.index + 1);
+    lead.from = Math.max(end, match.index + 1);
   }
   const decoded = builder.finish();
   return decoded === undefined

@@ -12,6 +12,7 @@
 import { PAUSE, runToEnd, SLICE_POSITIONS, type Sliced } from "../slices";
 import { compose, ViewBuilder, type View } from "../view-builder";
 import { sliceBudget, WindowedSearch, type SliceBudget } from "../windowed-search";
+import { LIST_SEPARATORS, separatorAt } from "./list-separators";
 
 /**
  * One notation's items.
@@ -35,28 +36,6 @@ export interface Notation {
    * only for the notations it could hold (issue #40).
    */
   mayHold: (text: string) => boolean;
-}
-
-/** List separators: whitespace around at most one of these (as the lists view reads them). */
-export const LIST_SEPARATORS = ",.:;-|/";
-
-const isSpace = (c: number) => c === 32 || (c >= 9 && c <= 13);
-
-/**
- * The separator's length at `at`: whitespace around at most one separator character; 0 when
- * there is none.
- * @param text - the text
- * @param at - where the separator would start
- * @param separators - the separator characters allowed
- */
-export function separatorAt(text: string, at: number, separators: string): number {
-  let end = at;
-  while (isSpace(text.charCodeAt(end))) end++;
-  if (end < text.length && separators.includes(text[end]!)) {
-    end++;
-    while (isSpace(text.charCodeAt(end))) end++;
-  }
-  return end - at;
 }
 
 /** Positions looked at by {@link notationView} since the isolate started (tests bound it). */

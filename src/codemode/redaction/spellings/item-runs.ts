@@ -69,52 +69,103 @@ export function* notationViewInSlices(
   const lead = new WindowedSearch(notation.lead, text, budget);
   let match = yield* lead.next();
   if (!match) return undefined;
-  const separators = notation.separators ?? LIST_SEPARATORS;
   const builder = new ViewBuilder(text);
-  const code = { value: 0 };
-  const { minItems } = notation;
-  // The first items of a run, until it has minItems (then every item is replaced as the next
-  // one is found: a run of a million escapes holds no array of a million entries).
-  const starts = new Int32Array(minItems);
-  const codes = new Int32Array(minItems);
+  const run = new RunReader(text, notation, builder);
   for (; match; match = yield* lead.next()) {
-    let at = match.index;
-    let count = 0;
-    let end = at;
-    // The item read last, replaced once the next one's start (or the run's end) is known: an
-    // item takes the separator after it when another item follows (`U+74 U+6F` reads `to`).
-    let [lastStart, lastCode] = [0, 0];
-    const ok = at >= builder.consumed;
-    for (;;) {
-      const length = notation.item(text, at, code);
-      notationWork.positions += Math.max(1, length);
-      budget.left -= Math.max(1, length);
-      if (length === 0) break;
-      if (count < minItems) [starts[count], codes[count]] = [at, code.value];
-      else if (ok) builder.replaceCode(lastStart, at - lastStart, lastCode);
-      count++;
-      if (count === minItems && ok)
-        for (let k = 0; k + 1 < minItems; k++)
-          builder.replaceCode(starts[k]!, starts[k + 1]! - starts[k]!, codes[k]!);
-      [lastStart, lastCode] = [at, code.value];
-      end = at + length;
-      const sep = separatorAt(text, end, separators);
-      notationWork.positions += sep;
-      budget.left -= sep;
-      if (budget.left <= 0) {
-        budget.left = SLICE_POSITIONS;
-        yield PAUSE;
-      }
-      if (sep === 0 && !notation.joined) break;
-      at = end + sep;
+    run.start(match.index);
+    // Read in turns of a plain function (a loop in a generator is slower, and most runs are
+    // short), pausing between turns: one run can be a million items.
+    while (run.read(budget)) {
+      budget.left = SLICE_POSITIONS;
+      yield PAUSE;
     }
-    if (count >= minItems && ok) builder.replaceCode(lastStart, end - lastStart, lastCode);
     // The run's items are read: the next search starts after them (a position is looked at by
     // one run only, so the pass is linear).
-    lead.from = Math.max(end, match.index + 1);
+    lead.from = Math.max(run.end, match.index + 1);
   }
   const decoded = builder.finish();
   return decoded === undefined
     ? undefined
     : { text: decoded, origin: compose(view.origin, builder.map.origin()), changed: builder.map };
+}
+
+/** One run of a notation's items at a time, read into the view being built. */
+class RunReader {
+  /** Where the run read last ends. */
+  end = 0;
+  private readonly separators: string;
+  private readonly code = { value: 0 };
+  // The first items of a run, until it has minItems (then every item is replaced as the next
+  // one is found: a run of a million escapes holds no array of a million entries).
+  private readonly starts: Int32Array;
+  private readonly codes: Int32Array;
+  private at = 0;
+  private count = 0;
+  // The item read last, replaced once the next one's start (or the run's end) is known: an item
+  // takes the separator after it when another item follows (`U+74 U+6F` reads `to`).
+  private lastStart = 0;
+  private lastCode = 0;
+  private ok = false;
+
+  constructor(
+    private readonly text: string,
+    private readonly notation: Notation,
+    private readonly builder: ViewBuilder,
+  ) {
+    this.separators = notation.separators ?? LIST_SEPARATORS;
+    this.starts = new Int32Array(notation.minItems);
+    this.codes = new Int32Array(notation.minItems);
+  }
+
+  /** Starts a run at a lead's position. */
+  start(at: number): void {
+    this.at = at;
+    this.end = at;
+    this.count = 0;
+    this.ok = at >= this.builder.consumed;
+  }
+
+  /**
+   * Reads the run's items until it ends (false) or the budget is spent (true: call again after
+   * a pause).
+   */
+  read(budget: SliceBudget): boolean {
+    const { text, notation, builder, code, starts, codes, separators, ok } = this;
+    const { minItems } = notation;
+    let { at, count, end, lastStart, lastCode } = this;
+    let more = false;
+    for (;;) {
+      const length = notation.item(text, at, code);
+      notationWork.positions += Math.max(1, length);
+      budget.left -= Math.max(1, length);
+      if (length === 0) break;
+      if (count < minItems) {
+        starts[count] = at;
+        codes[count] = code.value;
+      } else if (ok) builder.replaceCode(lastStart, at - lastStart, lastCode);
+      count++;
+      if (count === minItems && ok)
+        for (let k = 0; k + 1 < minItems; k++)
+          builder.replaceCode(starts[k]!, starts[k + 1]! - starts[k]!, codes[k]!);
+      lastStart = at;
+      lastCode = code.value;
+      end = at + length;
+      const sep = separatorAt(text, end, separators);
+      notationWork.positions += sep;
+      budget.left -= sep;
+      if (sep === 0 && !notation.joined) break;
+      at = end + sep;
+      if (budget.left <= 0) {
+        more = true;
+        break;
+      }
+    }
+    this.at = at;
+    this.count = count;
+    this.end = end;
+    this.lastStart = lastStart;
+    this.lastCode = lastCode;
+    if (!more && count >= minItems && ok) builder.replaceCode(lastStart, end - lastStart, lastCode);
+    return more;
+  }
 }

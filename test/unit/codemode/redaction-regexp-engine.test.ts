@@ -65,6 +65,8 @@ describe("redaction's searches stay on the backtracking engine", () => {
     ["code points almost", "U+7 \\x{7 "],
     ["od -c lines one cell short of a dump", "0000000   a   b  \\q\n"],
     ["offsets followed by spaces", "0000000        "],
+    // A repetition's failed steps count as backtracks: `\n[0-9a-f]{7}` switched on this one.
+    ["offsets one digit short", "\n000000x"],
     ["xxd lines with a bad group", "00000010: 6f74 6b5f 4c69 zz  tok_Li\n"],
     ["hexdump -C lines without a text column", "00000000  74 6f 6b 5f 4c 69 76 65  \n"],
     ["od lines of the wrong width", "0000000 0164 0157 0153\n"],

@@ -29,7 +29,7 @@ const CODE_POINTS: Notation = {
   lead: /[uU]\+[0-9a-fA-F]|\\x\{[0-9a-fA-F]/,
   minItems: 1,
   joined: true,
-  mayHold: (text) => text.includes("+") || text.includes("\\x{"),
+  mayHold: (text) => /[uU]\+[0-9a-fA-F]|\\x\{[0-9a-fA-F]/.test(text),
   item(text, at, code) {
     const brace = text.charCodeAt(at) === 92;
     const [value, count] = hexAt(text, at + (brace ? 3 : 2));

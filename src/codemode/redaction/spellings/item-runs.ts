@@ -31,9 +31,10 @@ export interface Notation {
   /** Separator characters beyond whitespace (one of them, with whitespace around it). */
   separators?: string;
   /**
-   * Whether the text holds the characters every run of the notation has (native scans that
-   * cannot backtrack): a text without them is not searched for a lead at all, so a body pays
-   * only for the notations it could hold (issue #40).
+   * Whether the text holds what every run of the notation has: a native search of a few fixed
+   * characters over the whole text (no repetition, so it never backtracks: ../windowed-search.ts
+   * says why that matters), so a body that cannot hold the notation is not searched in windows
+   * at all and pays no pause for it (issue #40).
    */
   mayHold: (text: string) => boolean;
 }

@@ -27,7 +27,7 @@ const MORSE: Notation = {
   minItems: MIN_MORSE_ITEMS,
   joined: false,
   separators: "/|",
-  mayHold: (text) => (text.includes(".") || text.includes("-")) && /[ \t]/.test(text),
+  mayHold: (text) => /[.-][ \t]/.test(text),
   item(text, at, code) {
     if (at > 0 && isMark(text.charCodeAt(at - 1))) return 0;
     let end = at;

@@ -37,7 +37,7 @@ const ESCAPES: Notation = {
   lead: /\\[0-7]|0o[0-7]/,
   minItems: 1,
   joined: true,
-  mayHold: (text) => text.includes("\\") || text.includes("0o"),
+  mayHold: (text) => /\\[0-7]|0o[0-7]/.test(text),
   item(text, at, code) {
     const c = text.charCodeAt(at);
     if (c === 92) {
@@ -71,8 +71,8 @@ const NUMBERS: Notation = {
   lead: new RegExp(`\\b0?[0-7]{2,3}(?:${LONG}|${SEP}0?[0-7]{2,3}(?:${LONG}|${SEP}[0-7]))`),
   minItems: MIN_OCTAL_ITEMS,
   joined: false,
-  // An octal digit and a separator: a flood of escapes (`%2541%25…`) has no separator at all.
-  mayHold: (text) => /[0-7]/.test(text) && /[\s,.:;|/-]/.test(text),
+  // Two octal digits before a separator: a flood of escapes (`%2541%25…`) has no separator.
+  mayHold: (text) => /[0-7][0-7][\s,.:;|/-]/.test(text),
   item(text, at, code) {
     if (at > 0 && isWord(text.charCodeAt(at - 1))) return 0;
     const [value, count] = octalAt(text, at, 4);

@@ -19,7 +19,10 @@
 // credential configured (no redaction at all) grew +34 in the same hour, so what is left is
 // reading and handing over the bodies. Waits 360–841 ms (1,176 and 1,267 before every pass
 // over a view paused), 842 ms without any redaction: at that load the 1 s bound is mostly the
-// machine's.
+// machine's. The notation views (octal, code points, Morse, dumps) once took it to +95 MiB: their
+// searches left V8's backtracking engine on this body (workerd's regexp flags); searched in
+// windows (src/codemode/redaction/windowed-search.ts), +31…+37 MiB and 359–765 ms over six
+// runs at load 7–23 (bench/README.md, "Notation views in windows").
 import { createServer } from "node:http";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -11,8 +11,8 @@
  * the sandbox (an upstream that echoes credentials cannot leak them), on every channel: header
  * names and values; the raw body bytes (any charset, any offset, NULs between characters); the
  * text in its declared charset (./body-charset.ts, UTF-32 included) when it differs from the
- * bytes; all of it decoded first (./redaction.ts: percent, character references, escapes,
- * quoted-printable, base16/32/64, two layers). A JSON body is parsed after redaction; its
+ * bytes; all of it decoded first (../redaction/redaction.ts: percent, character references,
+ * escapes, quoted-printable, base16/32/64, two layers). A JSON body is parsed after redaction; its
  * escapes were decoded in the search. Binary bodies are redacted in place (the secret's bytes
  * replaced by the marker), not refused. Withheld, with a note saying why, instead of handed
  * over: a body still compressed (`Content-Encoding: deflate`, which workerd does not decode, or a

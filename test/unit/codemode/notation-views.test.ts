@@ -7,7 +7,11 @@ import { codePointView } from "../../../src/codemode/redaction/spellings/code-po
 import { decodeWork } from "../../../src/codemode/redaction/decoding/decode-step";
 import { notationWork } from "../../../src/codemode/redaction/spellings/item-runs";
 import { morseView } from "../../../src/codemode/redaction/spellings/morse-view";
-import { notationViews } from "../../../src/codemode/redaction/spellings/notation-views";
+import {
+  notationViews,
+  notationViewsInSlices,
+} from "../../../src/codemode/redaction/spellings/notation-views";
+import { PAUSE, SLICE_POSITIONS } from "../../../src/codemode/redaction/slices";
 import { octalViews } from "../../../src/codemode/redaction/spellings/octal-view";
 import { secretRedactor } from "../../../src/codemode/redaction/redaction";
 import type { View } from "../../../src/codemode/redaction/view-builder";
@@ -114,4 +118,26 @@ describe("notation work per character", () => {
     expect(large.notation).toBeLessThan(small.notation * 1.1 + 0.1);
     expect(large.decode).toBeLessThan(small.decode * 1.1 + 0.2);
   });
+});
+
+describe("notation views in slices", () => {
+  // One run of octal numbers as long as the body (4 MB of `164 ` would be a million items):
+  // read in one turn, it held the host's thread for the whole run (issue #40).
+  it.each(["164 ", "\\164", "U+74 ", "- --- "])(
+    "pauses within a long run of %j, every slice of positions",
+    (unit) => {
+      const text = unit.repeat(Math.ceil(400_000 / unit.length));
+      let [pauses, views, most, since] = [0, 0, 0, notationWork.positions];
+      for (const step of notationViewsInSlices(base(text))) {
+        if (step === PAUSE) {
+          most = Math.max(most, notationWork.positions - since);
+          since = notationWork.positions;
+          pauses++;
+        } else views++;
+      }
+      expect(views).toBeGreaterThan(0);
+      expect(pauses).toBeGreaterThanOrEqual(Math.floor(text.length / SLICE_POSITIONS) - 1);
+      expect(most).toBeLessThanOrEqual(SLICE_POSITIONS + 64);
+    },
+  );
 });

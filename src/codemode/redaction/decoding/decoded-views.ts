@@ -6,7 +6,7 @@
  * from in the original, so a secret found in a view is cut out of the original exactly where its
  * encoded form was.
  */
-import { dumpBytesView, dumpTextView } from "../spellings/dump-views";
+import { dumpBytesViewInSlices, dumpTextViewInSlices } from "../spellings/dump-views";
 import { rot13View } from "../spellings/rot13-view";
 import { PAUSE, type Pause, type Sliced } from "../slices";
 import type { View } from "../view-builder";
@@ -51,9 +51,9 @@ export function* decodedViewsInSlices(
   const base: View = { text, origin: null };
   yield base;
   yield* spelledViews(base);
-  const dump = dumpTextView(base);
+  const dump = yield* dumpTextViewInSlices(base);
   if (dump) yield dump;
-  const dumped = dumpBytesView(base);
+  const dumped = yield* dumpBytesViewInSlices(base);
   if (dumped) {
     yield dumped;
     yield* decodeSteps(dumped, ALL_FAMILIES, MAX_SPELLED_STEPS);

@@ -6,7 +6,7 @@
  */
 import { compactViewInSlices } from "../spellings/compact-view";
 import { listsViewInSlices } from "../spellings/lists-view";
-import { notationViews } from "../spellings/notation-views";
+import { notationViewsInSlices } from "../spellings/notation-views";
 import { tagView } from "../spellings/tag-view";
 import { PAUSE, SLICE_POSITIONS, type Pause, type Sliced } from "../slices";
 import type { View } from "../view-builder";
@@ -25,7 +25,9 @@ import { ALL_FAMILIES, decodeSteps } from "./decode-step";
  * @param view - the text, its NUL-free view or a decoded view
  */
 export function* spelledViews(view: View): Generator<View | Pause> {
-  for (const notation of notationViews(view)) yield* afterReading(notation);
+  for (const notation of notationViewsInSlices(view))
+    if (notation === PAUSE) yield notation;
+    else yield* afterReading(notation);
   const decoded = view.changed !== undefined;
   // One pass for both classes (a step of a flood of escapes produced a million characters).
   const classes = decoded ? yield* producedClasses(view) : COMPACTED_BIT | LIST_BIT;

@@ -12,14 +12,17 @@
  * characters (bytes, one character each) and joins the lines, also when other lines stand
  * between them (a dump interleaved with a log's other lines).
  */
+import { runToEnd, type Sliced } from "../slices";
 import { compose, ViewBuilder, type View } from "../view-builder";
+import { holds, sliceBudget, WindowedSearch, type SliceBudget } from "../windowed-search";
+import { SECOND_LINE } from "./dump-line";
 
 /**
  * One dump line: an offset (7 octal or hex digits, 8 for some tools), then 1–16 cells of four
  * characters: a printable character right-aligned, a two-character escape, or an octal byte.
  */
 const CHAR_DUMP_LINE =
-  /^[0-9a-f]{7,8}((?: {3}[\x20-\x7e]| {2}\\[0abfnrtv]| [0-7]{3}| {2}\*\*){1,16}) *\r?$/gm;
+  /^[0-9a-f]{7,8}((?: {3}[\x20-\x7e]| {2}\\[0abfnrtv]| [0-7]{3}| {2}\*\*){1,16}) {0,64}\r?$/m;
 /** What a dump line starts with after a line break (a literal first: searched natively). */
 const CHAR_DUMP_START = /\n[0-9a-f]{7,8} {1,3}\S {1,3}\S/;
 const CHAR_DUMP_FIRST = /^[0-9a-f]{7,8} {1,3}\S {1,3}\S/;
@@ -41,11 +44,28 @@ function cellByte(cell: string): number {
  * @param view - a text and its map to the original
  */
 export function charDumpView(view: View): View | undefined {
+  return runToEnd(charDumpViewInSlices(view));
+}
+
+/**
+ * {@link charDumpView} as a sliced pass (../slices.ts): the lines are searched in windows
+ * (../windowed-search.ts) and the pass pauses between them.
+ * @param view - a text and its map to the original
+ * @param budget - the slice budget of the pass it belongs to
+ */
+export function* charDumpViewInSlices(
+  view: View,
+  budget: SliceBudget = sliceBudget(),
+): Sliced<View | undefined> {
   const { text } = view;
-  if (!CHAR_DUMP_FIRST.test(text) && !CHAR_DUMP_START.test(text)) return undefined;
+  // Two lines at least: a text without a line break and an offset after it holds none.
+  if (!SECOND_LINE.test(text)) return undefined;
+  if (!CHAR_DUMP_FIRST.test(text) && !(yield* holds(CHAR_DUMP_START, text, budget)))
+    return undefined;
   const builder = new ViewBuilder(text);
   let lines = 0;
-  for (const match of text.matchAll(CHAR_DUMP_LINE)) {
+  const search = new WindowedSearch(CHAR_DUMP_LINE, text, budget);
+  for (let match = yield* search.next(); match; match = yield* search.next()) {
     const cells = match[1]!;
     const first = match.index + match[0].indexOf(cells);
     // The offset, and before it whatever stood since the previous dump line, go with the first
@@ -61,6 +81,8 @@ export function charDumpView(view: View): View | undefined {
     const lineEnd = match.index + match[0].length;
     if (lineEnd > from) builder.replace(from, lineEnd - from, "");
     lines++;
+    budget.left -= match[0].length;
+    search.from = Math.max(search.from, lineEnd);
   }
   if (lines < 2) return undefined;
   const decoded = builder.finish();

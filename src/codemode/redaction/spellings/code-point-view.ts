@@ -5,8 +5,10 @@
  * with some characters written this way reads whole. (`&#x74;` and `&#116;` are character
  * references, decoded by ../decoding/decode-step.ts.)
  */
-import { notationView, type Notation } from "./item-runs";
+import { notationView, notationViewInSlices, type Notation } from "./item-runs";
+import type { Sliced } from "../slices";
 import type { View } from "../view-builder";
+import type { SliceBudget } from "../windowed-search";
 
 const hexValue = (c: number) =>
   c >= 48 && c <= 57 ? c - 48 : (c | 32) >= 97 && (c | 32) <= 102 ? (c | 32) - 87 : -1;
@@ -24,9 +26,10 @@ function hexAt(text: string, at: number): [number, number] {
 }
 
 const CODE_POINTS: Notation = {
-  lead: /[uU]\+[0-9a-fA-F]|\\x\{[0-9a-fA-F]/g,
+  lead: /[uU]\+[0-9a-fA-F]|\\x\{[0-9a-fA-F]/,
   minItems: 1,
   joined: true,
+  mayHold: (text) => /[uU]\+[0-9a-fA-F]|\\x\{[0-9a-fA-F]/.test(text),
   item(text, at, code) {
     const brace = text.charCodeAt(at) === 92;
     const [value, count] = hexAt(text, at + (brace ? 3 : 2));
@@ -49,4 +52,13 @@ const CODE_POINTS: Notation = {
  */
 export function codePointView(view: View): View | undefined {
   return notationView(view, CODE_POINTS);
+}
+
+/**
+ * {@link codePointView} as a sliced pass (../slices.ts).
+ * @param view - a text and its map to the original
+ * @param budget - the slice budget of the pass it belongs to
+ */
+export function codePointViewInSlices(view: View, budget: SliceBudget): Sliced<View | undefined> {
+  return notationViewInSlices(view, CODE_POINTS, budget);
 }

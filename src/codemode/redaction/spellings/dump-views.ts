@@ -15,33 +15,68 @@
  * take its text column and offsets. Both views are made like a decoding step (../view-builder.ts),
  * so a copy found in them is cut out of the original where its lines were.
  */
+import { runToEnd, type Sliced } from "../slices";
 import { compose, ViewBuilder, type View } from "../view-builder";
+import { holds, sliceBudget, WindowedSearch, type SliceBudget } from "../windowed-search";
+import { SECOND_LINE } from "./dump-line";
 
-/** One `hexdump -C` line: offset, hex columns, text column. */
-const HEXDUMP_LINE = /^[0-9a-f]{8} +(?:[0-9a-f]{2} +){1,16}\|([\x20-\x7e]{1,16})\|\r?$/gm;
-/** One `xxd` line: offset and `:`, groups of hex digits, two or more spaces, the text column. */
+/**
+ * One `hexdump -C` line: offset, hex columns, text column. Searched in windows
+ * (../windowed-search.ts), so every repetition is bounded: up to 4 spaces after the offset and
+ * between columns (hexdump prints 1 or 2), up to 52 before the text column (a short last line's
+ * padding is at most 49).
+ */
+const HEXDUMP_LINE =
+  /^[0-9a-f]{8} {1,4}(?:[0-9a-f]{2} {1,4}){0,15}[0-9a-f]{2} {1,52}\|([\x20-\x7e]{1,16})\|\r?$/m;
+/**
+ * One `xxd` line: offset and `:`, up to 16 groups of hex digits, 2 to 64 spaces (a short last
+ * line's padding), the text column (bounded: ../windowed-search.ts).
+ */
 const XXD_LINE =
-  /^[0-9a-f]{7,8}: ((?:[0-9a-f]{2}){1,16}(?: (?:[0-9a-f]{2}){1,16})*) {2,}([\x20-\x7e]{1,32})\r?$/gm;
+  /^[0-9a-f]{7,8}: ((?:[0-9a-f]{2}){1,16}(?: (?:[0-9a-f]{2}){1,16}){0,15}) {2,64}([\x20-\x7e]{1,32})\r?$/m;
 /**
  * One `od -x` or `hexdump` line (4 hex digits a word), plain `od` (6 octal digits a word), `od -b`
  * (3 octal digits a byte) or `od -t x1` (2 hex digits a byte).
  */
 const OD_LINE =
-  /^[0-9a-f]{7}((?: [0-9a-f]{4}){1,8}|(?: [0-7]{6}){1,8}|(?: [0-7]{3}){1,16}|(?: [0-9a-f]{2}){1,16})\r?$/gm;
+  /^[0-9a-f]{7}((?: [0-9a-f]{4}){1,8}|(?: [0-7]{6}){1,8}|(?: [0-7]{3}){1,16}|(?: [0-9a-f]{2}){1,16})\r?$/m;
 /** What every dump line starts with: an offset, then hex or octal digits. */
-const DUMP_START = /[0-9a-f]{7,8}:? +[0-9a-f]{2}/y;
+const DUMP_START = /[0-9a-f]{7,8}:? {1,4}[0-9a-f]{2}/y;
 /** The same after a line break (a literal first character: the engine skips to each `\n`). */
-const DUMP_LINE_START = /\n[0-9a-f]{7,8}:? +[0-9a-f]{2}/;
+const DUMP_LINE_START = /\n[0-9a-f]{7,8}:? {1,4}[0-9a-f]{2}/;
 
 /**
- * Whether some line of the text starts like a dump line. A multiline `^` tested every position of
- * a one-line body (3% of an ordinary JSON body's redaction), and trying each line start from
- * JavaScript cost 150 ms for 4 MB of line breaks; a pattern that begins with the line break is
- * searched natively, skipping to each one.
+ * Whether some line of the text starts like a dump line, and it has two lines at least. A
+ * multiline `^` tested every position of a one-line body (3% of an ordinary JSON body's
+ * redaction), and trying each line start from JavaScript cost 150 ms for 4 MB of line breaks; a
+ * pattern that begins with the line break is searched natively (in windows), skipping to each
+ * one.
  */
-function hasDumpLine(text: string): boolean {
+function* hasDumpLine(text: string, budget: SliceBudget): Sliced<boolean> {
+  if (!SECOND_LINE.test(text)) return false;
   DUMP_START.lastIndex = 0;
-  return DUMP_START.test(text) || DUMP_LINE_START.test(text);
+  return DUMP_START.test(text) || (yield* holds(DUMP_LINE_START, text, budget));
+}
+
+/**
+ * Reads every line of a pattern (in order, searched in windows) with `read`; returns how many
+ * lines it read.
+ */
+function* eachLine(
+  pattern: RegExp,
+  text: string,
+  budget: SliceBudget,
+  read: (match: RegExpExecArray) => void,
+): Sliced<number> {
+  const search = new WindowedSearch(pattern, text, budget);
+  let count = 0;
+  for (let match = yield* search.next(); match; match = yield* search.next()) {
+    search.from = Math.max(search.from, match.index + match[0].length);
+    budget.left -= match[0].length;
+    read(match);
+    count++;
+  }
+  return count;
 }
 
 /**
@@ -51,8 +86,20 @@ function hasDumpLine(text: string): boolean {
  * @param view - a text and its map to the original
  */
 export function dumpBytesView(view: View): View | undefined {
+  return runToEnd(dumpBytesViewInSlices(view));
+}
+
+/**
+ * {@link dumpBytesView} as a sliced pass (../slices.ts).
+ * @param view - a text and its map to the original
+ * @param budget - the slice budget of the pass it belongs to
+ */
+export function* dumpBytesViewInSlices(
+  view: View,
+  budget: SliceBudget = sliceBudget(),
+): Sliced<View | undefined> {
   const { text } = view;
-  if (!hasDumpLine(text)) return undefined;
+  if (!(yield* hasDumpLine(text, budget))) return undefined;
   const builder = new ViewBuilder(text);
   let lines = 0;
   const read = (start: number, end: number, columns: string, at: number, littleEndian: boolean) => {
@@ -68,13 +115,14 @@ export function dumpBytesView(view: View): View | undefined {
     if (end > from) builder.replace(from, end - from, "");
     lines++;
   };
-  for (const match of text.matchAll(XXD_LINE)) {
+  yield* eachLine(XXD_LINE, text, budget, (match) => {
     const at = match.index + match[0].indexOf(":") + 2;
     read(match.index, match.index + match[0].length, match[1]!, at, false);
-  }
+  });
   if (lines === 0)
-    for (const match of text.matchAll(OD_LINE))
-      read(match.index, match.index + match[0].length, match[1]!, match.index + 7, true);
+    yield* eachLine(OD_LINE, text, budget, (match) =>
+      read(match.index, match.index + match[0].length, match[1]!, match.index + 7, true),
+    );
   if (lines < 2) return undefined;
   const decoded = builder.finish();
   return decoded === undefined
@@ -102,8 +150,20 @@ function groupBytes(group: string, littleEndian: boolean): string {
  * @param view - a text and its map to the original
  */
 export function dumpTextView(view: View): View | undefined {
+  return runToEnd(dumpTextViewInSlices(view));
+}
+
+/**
+ * {@link dumpTextView} as a sliced pass (../slices.ts).
+ * @param view - a text and its map to the original
+ * @param budget - the slice budget of the pass it belongs to
+ */
+export function* dumpTextViewInSlices(
+  view: View,
+  budget: SliceBudget = sliceBudget(),
+): Sliced<View | undefined> {
   const { text } = view;
-  if (!hasDumpLine(text)) return undefined;
+  if (!(yield* hasDumpLine(text, budget))) return undefined;
   const builder = new ViewBuilder(text);
   let lines = 0;
   const join = (start: number, column: number, close: number, end: number) => {
@@ -114,16 +174,16 @@ export function dumpTextView(view: View): View | undefined {
     builder.replace(close, end - close, "");
     lines++;
   };
-  for (const match of text.matchAll(HEXDUMP_LINE)) {
+  yield* eachLine(HEXDUMP_LINE, text, budget, (match) => {
     const column = match.index + match[0].indexOf("|") + 1;
     join(match.index, column, column + match[1]!.length, match.index + match[0].length);
-  }
+  });
   if (lines === 0)
-    for (const match of text.matchAll(XXD_LINE)) {
+    yield* eachLine(XXD_LINE, text, budget, (match) => {
       const end = match.index + match[0].length;
       const close = match.index + match[0].trimEnd().length;
       join(match.index, close - match[2]!.trimEnd().length, close, end);
-    }
+    });
   if (lines < 2) return undefined;
   const decoded = builder.finish();
   return decoded === undefined

@@ -9,12 +9,16 @@
  * in one place keeps it linear (each position is looked at a bounded number of times, whatever
  * the body: `test/unit/codemode/notation-views.test.ts` counts them).
  */
+import { PAUSE, runToEnd, SLICE_POSITIONS, type Sliced } from "../slices";
 import { compose, ViewBuilder, type View } from "../view-builder";
+import { sliceBudget, WindowedSearch, type SliceBudget } from "../windowed-search";
+import { LIST_SEPARATORS, separatorAt } from "./list-separators";
 
 /**
  * One notation's items.
- * - `lead`: a global pattern that finds where an item may start (searched natively; it must
- *   begin with a literal or a small class, so the search is linear);
+ * - `lead`: a pattern that finds where an item may start (searched natively in windows,
+ *   ../windowed-search.ts: it must begin with a literal or a small class, so the search is
+ *   linear, and match at most that file's `OVERLAP` characters);
  * - `item`: the length of the item at a position (0: none), its code point in `code.value`;
  * - `minItems`: how many items a run needs before it is read (1: every item alone);
  * - `joined`: whether two items may stand side by side with no separator.
@@ -26,28 +30,13 @@ export interface Notation {
   joined: boolean;
   /** Separator characters beyond whitespace (one of them, with whitespace around it). */
   separators?: string;
-}
-
-/** List separators: whitespace around at most one of these (as the lists view reads them). */
-export const LIST_SEPARATORS = ",.:;-|/";
-
-const isSpace = (c: number) => c === 32 || (c >= 9 && c <= 13);
-
-/**
- * The separator's length at `at`: whitespace around at most one separator character; 0 when
- * there is none.
- * @param text - the text
- * @param at - where the separator would start
- * @param separators - the separator characters allowed
- */
-export function separatorAt(text: string, at: number, separators: string): number {
-  let end = at;
-  while (isSpace(text.charCodeAt(end))) end++;
-  if (end < text.length && separators.includes(text[end]!)) {
-    end++;
-    while (isSpace(text.charCodeAt(end))) end++;
-  }
-  return end - at;
+  /**
+   * Whether the text holds what every run of the notation has: a native search of a few fixed
+   * characters over the whole text (no repetition, so it never backtracks: ../windowed-search.ts
+   * says why that matters), so a body that cannot hold the notation is not searched in windows
+   * at all and pays no pause for it (issue #40).
+   */
+  mayHold: (text: string) => boolean;
 }
 
 /** Positions looked at by {@link notationView} since the isolate started (tests bound it). */
@@ -60,51 +49,124 @@ export const notationWork = { positions: 0 };
  * @param notation - what an item is
  */
 export function notationView(view: View, notation: Notation): View | undefined {
+  return runToEnd(notationViewInSlices(view, notation));
+}
+
+/**
+ * {@link notationView} as a sliced pass (../slices.ts): the lead is searched in windows and the
+ * pass pauses every {@link SLICE_POSITIONS} positions, inside a run too (a run can be a million
+ * items: `12 12 12 …` is one of octal numbers).
+ * @param view - a text and its map to the original
+ * @param notation - what an item is
+ * @param budget - the slice budget of the pass it belongs to
+ */
+export function* notationViewInSlices(
+  view: View,
+  notation: Notation,
+  budget: SliceBudget = sliceBudget(),
+): Sliced<View | undefined> {
   const { text } = view;
-  const lead = new RegExp(notation.lead.source, notation.lead.flags);
-  lead.lastIndex = 0;
-  if (!lead.test(text)) return undefined;
-  const separators = notation.separators ?? LIST_SEPARATORS;
+  if (!notation.mayHold(text)) return undefined;
+  const lead = new WindowedSearch(notation.lead, text, budget);
+  let match = yield* lead.next();
+  if (!match) return undefined;
   const builder = new ViewBuilder(text);
-  const code = { value: 0 };
-  const { minItems } = notation;
-  // The first items of a run, until it has minItems (then every item is replaced as the next
-  // one is found: a run of a million escapes holds no array of a million entries).
-  const starts = new Int32Array(minItems);
-  const codes = new Int32Array(minItems);
-  lead.lastIndex = 0;
-  for (let match = lead.exec(text); match; match = lead.exec(text)) {
-    let at = match.index;
-    let count = 0;
-    let end = at;
-    // The item read last, replaced once the next one's start (or the run's end) is known: an
-    // item takes the separator after it when another item follows (`U+74 U+6F` reads `to`).
-    let [lastStart, lastCode] = [0, 0];
-    const ok = at >= builder.consumed;
-    for (;;) {
-      const length = notation.item(text, at, code);
-      notationWork.positions += Math.max(1, length);
-      if (length === 0) break;
-      if (count < minItems) [starts[count], codes[count]] = [at, code.value];
-      else if (ok) builder.replaceCode(lastStart, at - lastStart, lastCode);
-      count++;
-      if (count === minItems && ok)
-        for (let k = 0; k + 1 < minItems; k++)
-          builder.replaceCode(starts[k]!, starts[k + 1]! - starts[k]!, codes[k]!);
-      [lastStart, lastCode] = [at, code.value];
-      end = at + length;
-      const sep = separatorAt(text, end, separators);
-      notationWork.positions += sep;
-      if (sep === 0 && !notation.joined) break;
-      at = end + sep;
+  const run = new RunReader(text, notation, builder);
+  for (; match; match = yield* lead.next()) {
+    run.start(match.index);
+    // Read in turns of a plain function (a loop in a generator is slower, and most runs are
+    // short), pausing between turns: one run can be a million items.
+    while (run.read(budget)) {
+      budget.left = SLICE_POSITIONS;
+      yield PAUSE;
     }
-    if (count >= minItems && ok) builder.replaceCode(lastStart, end - lastStart, lastCode);
     // The run's items are read: the next search starts after them (a position is looked at by
     // one run only, so the pass is linear).
-    lead.lastIndex = Math.max(end, match.index + 1);
+    lead.from = Math.max(run.end, match.index + 1);
   }
   const decoded = builder.finish();
   return decoded === undefined
     ? undefined
     : { text: decoded, origin: compose(view.origin, builder.map.origin()), changed: builder.map };
+}
+
+/** One run of a notation's items at a time, read into the view being built. */
+class RunReader {
+  /** Where the run read last ends. */
+  end = 0;
+  private readonly separators: string;
+  private readonly code = { value: 0 };
+  // The first items of a run, until it has minItems (then every item is replaced as the next
+  // one is found: a run of a million escapes holds no array of a million entries).
+  private readonly starts: Int32Array;
+  private readonly codes: Int32Array;
+  private at = 0;
+  private count = 0;
+  // The item read last, replaced once the next one's start (or the run's end) is known: an item
+  // takes the separator after it when another item follows (`U+74 U+6F` reads `to`).
+  private lastStart = 0;
+  private lastCode = 0;
+  private ok = false;
+
+  constructor(
+    private readonly text: string,
+    private readonly notation: Notation,
+    private readonly builder: ViewBuilder,
+  ) {
+    this.separators = notation.separators ?? LIST_SEPARATORS;
+    this.starts = new Int32Array(notation.minItems);
+    this.codes = new Int32Array(notation.minItems);
+  }
+
+  /** Starts a run at a lead's position. */
+  start(at: number): void {
+    this.at = at;
+    this.end = at;
+    this.count = 0;
+    this.ok = at >= this.builder.consumed;
+  }
+
+  /**
+   * Reads the run's items until it ends (false) or the budget is spent (true: call again after
+   * a pause).
+   */
+  read(budget: SliceBudget): boolean {
+    const { text, notation, builder, code, starts, codes, separators, ok } = this;
+    const { minItems } = notation;
+    let { at, count, end, lastStart, lastCode } = this;
+    let more = false;
+    for (;;) {
+      const length = notation.item(text, at, code);
+      notationWork.positions += Math.max(1, length);
+      budget.left -= Math.max(1, length);
+      if (length === 0) break;
+      if (count < minItems) {
+        starts[count] = at;
+        codes[count] = code.value;
+      } else if (ok) builder.replaceCode(lastStart, at - lastStart, lastCode);
+      count++;
+      if (count === minItems && ok)
+        for (let k = 0; k + 1 < minItems; k++)
+          builder.replaceCode(starts[k]!, starts[k + 1]! - starts[k]!, codes[k]!);
+      lastStart = at;
+      lastCode = code.value;
+      end = at + length;
+      const sep = separatorAt(text, end, separators);
+      notationWork.positions += sep;
+      budget.left -= sep;
+      if (sep === 0 && !notation.joined) break;
+      at = end + sep;
+      if (budget.left <= 0) {
+        more = true;
+        break;
+      }
+    }
+    this.at = at;
+    this.count = count;
+    this.end = end;
+    this.lastStart = lastStart;
+    this.lastCode = lastCode;
+    if (!more && count >= minItems && ok) builder.replaceCode(lastStart, end - lastStart, lastCode);
+    return more;
+  }
 }

@@ -20,6 +20,7 @@
  */
 import { PAUSE, runToEnd, SLICE_POSITIONS, type Pause, type Sliced } from "../slices";
 import { compose, ViewBuilder, type View } from "../view-builder";
+import { isListSeparator, separatorAt as listSeparatorAt } from "./list-separators";
 
 /** The fewest items a run needs: a form of a secret is at least 8 characters. */
 export const MIN_ITEMS = 8;
@@ -138,24 +139,20 @@ function itemAt(text: string, at: number, kind: Kind): number {
 /** `hexdump -C`'s line end: its text column, the line break and the next line's offset. */
 const DUMP_LINE_END = /^ *\|[\x20-\x7e]{1,16}\|\r?\n[0-9a-f]{8} +/;
 
-/** The separator's length at `at` (0 when there is none). */
+/**
+ * The separator's length at `at` (0 when there is none): a list separator (./list-separators.ts),
+ * or between hex items, `hexdump -C`'s line end (its text column and the next line's offset).
+ */
 function separatorAt(text: string, at: number, kind: Kind): number {
-  let end = at;
-  while (isSpace(text.charCodeAt(end))) end++;
-  const c = text.charCodeAt(end);
-  const dump = kind === "hex" && c === 124 && DUMP_LINE_END.test(text.slice(end, end + 64));
-  // `-` is .NET's `BitConverter.ToString` (`74-6F`); `|` and `/` join lists as often.
-  if (
-    !dump &&
-    (c === 44 || c === 46 || c === 58 || c === 59 || c === 45 || c === 124 || c === 47)
-  ) {
-    end++;
+  if (kind === "hex") {
+    let end = at;
     while (isSpace(text.charCodeAt(end))) end++;
-  } else if (kind === "hex" && c === 124) {
-    const tail = DUMP_LINE_END.exec(text.slice(end, end + 64));
-    if (tail) end += tail[0].length;
+    if (text.charCodeAt(end) === 124) {
+      const tail = DUMP_LINE_END.exec(text.slice(end, end + 64));
+      if (tail) return end + tail[0].length - at;
+    }
   }
-  return end - at;
+  return listSeparatorAt(text, at);
 }
 
 /**
@@ -217,8 +214,7 @@ function* restOfRun(text: string, kind: Kind): Sliced<number> {
 }
 
 /** Characters that may stand between two items of a run (as {@link separatorAt} reads them). */
-const isSeparator = (c: number) =>
-  isSpace(c) || c === 44 || c === 46 || c === 58 || c === 59 || c === 45 || c === 124 || c === 47;
+const isSeparator = (c: number) => isSpace(c) || isListSeparator(c);
 
 /**
  * Where runs of items may be, as `[from, to)` ranges: a quick left-to-right pass over tokens

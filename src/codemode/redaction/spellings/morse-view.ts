@@ -5,8 +5,10 @@
  * copy reads in upper case (the search matches a secret in upper case too). Runs of at least
  * {@link MIN_MORSE_ITEMS} codes only: dots and dashes side by side are common in text.
  */
-import { notationView, type Notation } from "./item-runs";
+import { notationView, notationViewInSlices, type Notation } from "./item-runs";
+import type { Sliced } from "../slices";
 import type { View } from "../view-builder";
+import type { SliceBudget } from "../windowed-search";
 
 /** The fewest codes a run needs (a secret's shortest form is 8 characters). */
 export const MIN_MORSE_ITEMS = 8;
@@ -19,10 +21,13 @@ const TABLE = new Map(CODES.split(" ").map((entry) => [entry.slice(1), entry[0]!
 const isMark = (c: number) => c === 46 || c === 45;
 
 const MORSE: Notation = {
-  lead: /[.-]{1,7}[ \t]+[.-]/g,
+  // Two codes apart by whitespace; searched in windows (../windowed-search.ts), so bounded: more
+  // than 16 spaces are matched by their first 17 (`item` reads the run, whatever its separators).
+  lead: /[.-]{1,7}(?:[ \t]{1,16}[.-]|[ \t]{17})/,
   minItems: MIN_MORSE_ITEMS,
   joined: false,
   separators: "/|",
+  mayHold: (text) => /[.-][ \t]/.test(text),
   item(text, at, code) {
     if (at > 0 && isMark(text.charCodeAt(at - 1))) return 0;
     let end = at;
@@ -40,4 +45,13 @@ const MORSE: Notation = {
  */
 export function morseView(view: View): View | undefined {
   return notationView(view, MORSE);
+}
+
+/**
+ * {@link morseView} as a sliced pass (../slices.ts).
+ * @param view - a text and its map to the original
+ * @param budget - the slice budget of the pass it belongs to
+ */
+export function morseViewInSlices(view: View, budget: SliceBudget): Sliced<View | undefined> {
+  return notationViewInSlices(view, MORSE, budget);
 }

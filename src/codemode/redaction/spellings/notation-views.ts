@@ -3,43 +3,76 @@
  * for: octal bytes outside a dump (./octal-view.ts), Unicode code point notation
  * (./code-point-view.ts), character dumps (`od -c`, ./char-dump-view.ts), `xxd -e`
  * (./xxd-little-endian-view.ts) and Morse (./morse-view.ts). Each is made of the text and of every
- * decoded view (a dump inside a JSON string has its line breaks only once `\n` is decoded), and
- * only when the text holds its notation: each starts with a native search for it.
+ * decoded view (a dump inside a JSON string has its line breaks only once `\n` is decoded).
+ *
+ * What a body pays for them (issue #40): each reading is made only when the text holds what it
+ * reads (the characters a notation cannot do without, then a native search for its start, in
+ * windows: ../windowed-search.ts), one view at a time (a reading is searched, and what comes of
+ * it, before the next is made), and every pass pauses like the decoding steps (../slices.ts).
  */
-import { charDumpView } from "./char-dump-view";
-import { codePointView } from "./code-point-view";
-import { dumpBytesView, dumpTextView } from "./dump-views";
-import { morseView } from "./morse-view";
-import { octalViews } from "./octal-view";
+import { charDumpViewInSlices } from "./char-dump-view";
+import { codePointViewInSlices } from "./code-point-view";
+import { dumpBytesViewInSlices, dumpTextViewInSlices } from "./dump-views";
+import { morseViewInSlices } from "./morse-view";
+import { octalViewsInSlices } from "./octal-view";
+import { PAUSE, type Pause, type Sliced } from "../slices";
 import type { View } from "../view-builder";
-import { xxdLittleEndianViews } from "./xxd-little-endian-view";
-import { compactView } from "./compact-view";
+import { sliceBudget } from "../windowed-search";
+import { xxdLittleEndianViewInSlices } from "./xxd-little-endian-view";
+import { compactViewInSlices } from "./compact-view";
 
 /**
- * The notation views of a view that exist, one at a time.
+ * The notation views of a view that exist, one at a time (a synchronous walk of
+ * {@link notationViewsInSlices}, for callers that need no pauses).
  * @param view - a text (or a decoded view) and its map to the original
  */
 export function* notationViews(view: View): Generator<View> {
-  const decoded = view.changed !== undefined;
-  const makers: (() => (View | undefined)[])[] = [
-    () => octalViews(view),
-    () => [codePointView(view)],
-    () => [charDumpView(view)],
-    () => xxdLittleEndianViews(view),
-    () => [morseView(view)],
-    // The text's own dumps are read by ../decoding/decoded-views.ts; a decoded view's (a dump in a
-    // JSON string) only here.
-    () => (decoded ? [dumpBytesView(view), dumpTextView(view)] : []),
-  ];
-  for (const make of makers)
-    for (const made of make()) {
-      if (!made) continue;
-      yield made;
-      // Code points of full-width letters read as full-width letters: folded (NFKC) here, as
-      // the compact view folds the text's own.
-      const compact = NON_ASCII.test(made.text) ? compactView(made) : undefined;
-      if (compact) yield compact;
-    }
+  for (const made of notationViewsInSlices(view)) if (made !== PAUSE) yield made;
+}
+
+/**
+ * The notation views of a view that exist, one at a time, with the pauses of their passes
+ * between them: a view is made only when the one before it (and what the caller made of it) is
+ * done with.
+ * @param view - a text (or a decoded view) and its map to the original
+ */
+export function* notationViewsInSlices(view: View): Generator<View | Pause> {
+  // Each reading first asks whether the text holds the characters it cannot do without (native
+  // scans: octal digits and a separator, `\` or `0o`; `+` or `\x{`; a line break, as every
+  // dump has two lines at least; Morse's marks and a space), then searches for its start.
+  const budget = sliceBudget();
+  yield* withCompact(octalViewsInSlices(view, budget));
+  yield* withCompact(madeBy(codePointViewInSlices(view, budget)));
+  yield* withCompact(madeBy(charDumpViewInSlices(view, budget)));
+  yield* withCompact(madeBy(xxdLittleEndianViewInSlices(view, "bytes", budget)));
+  yield* withCompact(madeBy(xxdLittleEndianViewInSlices(view, "columns", budget)));
+  yield* withCompact(madeBy(morseViewInSlices(view, budget)));
+  // The text's own dumps are read by ../decoding/decoded-views.ts; a decoded view's (a dump in a
+  // JSON string) only here.
+  if (view.changed !== undefined) {
+    yield* withCompact(madeBy(dumpBytesViewInSlices(view, budget)));
+    yield* withCompact(madeBy(dumpTextViewInSlices(view, budget)));
+  }
+}
+
+/** A sliced pass that makes one view, as a walk that yields the view when there is one. */
+function* madeBy(pass: Sliced<View | undefined>): Generator<View | Pause> {
+  const made = yield* pass;
+  if (made) yield made;
+}
+
+/**
+ * Each view the walk makes, then its compact view when it holds a character beyond ASCII: code
+ * points of full-width letters read as full-width letters, folded (NFKC) here, as the compact
+ * view folds the text's own.
+ */
+function* withCompact(made: Generator<View | Pause>): Generator<View | Pause> {
+  for (const view of made) {
+    yield view;
+    if (view === PAUSE || !NON_ASCII.test(view.text)) continue;
+    const compact = yield* compactViewInSlices(view);
+    if (compact) yield compact;
+  }
 }
 
 const NON_ASCII = /[^\0-\x7f]/;

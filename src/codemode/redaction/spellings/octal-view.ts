@@ -10,8 +10,10 @@
  * unambiguous and is read alone too, so a copy with only some characters escaped
  * (`tok\137Live`) reads whole.
  */
-import { notationView, type Notation } from "./item-runs";
+import { notationView, notationViewInSlices, type Notation } from "./item-runs";
+import type { Pause } from "../slices";
 import type { View } from "../view-builder";
+import type { SliceBudget } from "../windowed-search";
 
 /** The fewest bare octal numbers a run needs (a secret's shortest form is 8 characters). */
 export const MIN_OCTAL_ITEMS = 8;
@@ -32,9 +34,10 @@ function octalAt(text: string, at: number, max: number): [number, number] {
 
 /** Escapes and `0o` numbers: unambiguous, read alone or joined. */
 const ESCAPES: Notation = {
-  lead: /\\[0-7]|0o[0-7]/g,
+  lead: /\\[0-7]|0o[0-7]/,
   minItems: 1,
   joined: true,
+  mayHold: (text) => /\\[0-7]|0o[0-7]/.test(text),
   item(text, at, code) {
     const c = text.charCodeAt(at);
     if (c === 92) {
@@ -53,13 +56,23 @@ const ESCAPES: Notation = {
   },
 };
 
+/** A separator of at most 16 whitespace characters on each side of its character. */
+const SEP = String.raw`(?:\s{1,16}|\s{0,16}[,.:;|/-]\s{0,16})`;
+/** The start of a longer one: 17 whitespace characters, after its character or not. */
+const LONG = String.raw`(?:\s{17}|\s{0,16}[,.:;|/-]\s{17})`;
+
 /** Bare numbers (`164`, and `0164` with C's leading zero), in runs only. */
 const NUMBERS: Notation = {
   // Two numbers, each followed by a separator: a number alone (`%25%25…`, an id) or two (a date's
   // `2023-11`) is no run, and trying each one cost a body of escapes as much as its decoding.
-  lead: /\b0?[0-7]{2,3}(?:\s+|\s*[,.:;|/-]\s*)0?[0-7]{2,3}(?:\s+|\s*[,.:;|/-]\s*)[0-7]/g,
+  // Searched in windows (../windowed-search.ts), so no repetition is unbounded: a separator of
+  // up to 16 spaces on each side of its character is matched whole, a longer one by its first
+  // 17 spaces (and the run is then read by `item`, which takes any separator).
+  lead: new RegExp(`\\b0?[0-7]{2,3}(?:${LONG}|${SEP}0?[0-7]{2,3}(?:${LONG}|${SEP}[0-7]))`),
   minItems: MIN_OCTAL_ITEMS,
   joined: false,
+  // Two octal digits before a separator: a flood of escapes (`%2541%25…`) has no separator.
+  mayHold: (text) => /[0-7][0-7][\s,.:;|/-]/.test(text),
   item(text, at, code) {
     if (at > 0 && isWord(text.charCodeAt(at - 1))) return 0;
     const [value, count] = octalAt(text, at, 4);
@@ -78,4 +91,17 @@ const NUMBERS: Notation = {
  */
 export function octalViews(view: View): (View | undefined)[] {
   return [notationView(view, ESCAPES), notationView(view, NUMBERS)];
+}
+
+/**
+ * The octal views that exist, one at a time, as a sliced pass (../slices.ts): the second is
+ * made after the first was searched, so the two are never held at once.
+ * @param view - a text and its map to the original
+ * @param budget - the slice budget of the pass it belongs to
+ */
+export function* octalViewsInSlices(view: View, budget: SliceBudget): Generator<View | Pause> {
+  for (const notation of [ESCAPES, NUMBERS]) {
+    const made = yield* notationViewInSlices(view, notation, budget);
+    if (made) yield made;
+  }
 }

@@ -12,10 +12,13 @@
  * its fixed width: the groups' bytes in memory order, and the text columns joined, the lines
  * joined also when other lines stand between them.
  */
+import { runToEnd, type Sliced } from "../slices";
 import { compose, ViewBuilder, type View } from "../view-builder";
+import { holds, sliceBudget, WindowedSearch, type SliceBudget } from "../windowed-search";
+import { SECOND_LINE } from "./dump-line";
 
 /** One line: offset and `:`, the 35 columns of four groups, two spaces, the text column. */
-const XXD_E_LINE = /^[0-9a-f]{8}: ([0-9a-f ]{35})  ([\x20-\x7e]{1,16})\r?$/gm;
+const XXD_E_LINE = /^[0-9a-f]{8}: ([0-9a-f ]{35})  ([\x20-\x7e]{1,16})\r?$/m;
 const XXD_E_START = /\n[0-9a-f]{8}: [0-9a-f ]{8} [0-9a-f ]{8}/;
 const XXD_E_FIRST = /^[0-9a-f]{8}: [0-9a-f ]{8} [0-9a-f ]{8}/;
 
@@ -35,13 +38,37 @@ function groupBytes(group: string): number[] | undefined {
  * @param view - a text and its map to the original
  */
 export function xxdLittleEndianViews(view: View): [View | undefined, View | undefined] {
+  return [
+    runToEnd(xxdLittleEndianViewInSlices(view, "bytes")),
+    runToEnd(xxdLittleEndianViewInSlices(view, "columns")),
+  ];
+}
+
+/**
+ * One of the views of {@link xxdLittleEndianViews} as a sliced pass (../slices.ts): the lines
+ * are searched in windows (../windowed-search.ts), and each view is made alone, so the two are
+ * never held at once.
+ * @param view - a text and its map to the original
+ * @param reading - the dump's bytes, or its text columns
+ * @param budget - the slice budget of the pass it belongs to
+ */
+export function* xxdLittleEndianViewInSlices(
+  view: View,
+  reading: "bytes" | "columns",
+  budget: SliceBudget = sliceBudget(),
+): Sliced<View | undefined> {
   const { text } = view;
-  if (!XXD_E_FIRST.test(text) && !XXD_E_START.test(text)) return [undefined, undefined];
-  const bytes = new ViewBuilder(text);
-  const columns = new ViewBuilder(text);
+  // Two lines at least: a text without a line break and an offset after it holds none.
+  if (!SECOND_LINE.test(text)) return undefined;
+  if (!XXD_E_FIRST.test(text) && !(yield* holds(XXD_E_START, text, budget))) return undefined;
+  const builder = new ViewBuilder(text);
+  const [bytes, columns] = reading === "bytes" ? [builder, undefined] : [undefined, builder];
   let lines = 0;
   let lastLineEnd = 0;
-  for (const match of text.matchAll(XXD_E_LINE)) {
+  const search = new WindowedSearch(XXD_E_LINE, text, budget);
+  for (let match = yield* search.next(); match; match = yield* search.next()) {
+    search.from = Math.max(search.from, match.index + match[0].length);
+    budget.left -= match[0].length;
     const area = match[1]!;
     const groups = [0, 9, 18, 27].map((k) => area.slice(k, k + 8));
     const read = groups.map(groupBytes);
@@ -51,29 +78,28 @@ export function xxdLittleEndianViews(view: View): [View | undefined, View | unde
     const lineEnd = match.index + match[0].length;
     // Bytes: each group's bytes replace it, the offset (and whatever stood since the previous
     // line) goes with the first group, the text column goes.
-    let from = lines > 0 ? bytes.consumed : match.index;
-    for (let g = 0; g < 4; g++) {
-      const end = areaStart + 9 * g + 8;
-      bytes.replace(from, end - from, String.fromCharCode(...read[g]!));
-      from = end;
+    if (bytes) {
+      let from = lines > 0 ? bytes.consumed : match.index;
+      for (let g = 0; g < 4; g++) {
+        const end = areaStart + 9 * g + 8;
+        bytes.replace(from, end - from, String.fromCharCode(...read[g]!));
+        from = end;
+      }
+      bytes.replace(from, lineEnd - from, "");
     }
-    bytes.replace(from, lineEnd - from, "");
     // Text columns: everything but the column goes.
     // The column starts after the offset (10), the hex area (35) and two spaces.
     const column = match.index + 47;
     const columnEnd = column + match[2]!.length;
     const since = lines > 0 ? lastLineEnd : match.index;
-    columns.replace(since, column - since, "");
-    if (lineEnd > columnEnd) columns.replace(columnEnd, lineEnd - columnEnd, "");
+    columns?.replace(since, column - since, "");
+    if (lineEnd > columnEnd) columns?.replace(columnEnd, lineEnd - columnEnd, "");
     lastLineEnd = lineEnd;
     lines++;
   }
-  if (lines < 2) return [undefined, undefined];
-  const made = (builder: ViewBuilder): View | undefined => {
-    const decoded = builder.finish();
-    return decoded === undefined
-      ? undefined
-      : { text: decoded, origin: compose(view.origin, builder.map.origin()) };
-  };
-  return [made(bytes), made(columns)];
+  if (lines < 2) return undefined;
+  const decoded = builder.finish();
+  return decoded === undefined
+    ? undefined
+    : { text: decoded, origin: compose(view.origin, builder.map.origin()) };
 }

@@ -3,15 +3,15 @@
 // program chooses the bodies. A program that POSTs 16 MB of `%25`-heavy raw bodies (4 of ~4 MiB,
 // the most one call may carry) must not hold the host for other clients: another client's trivial
 // `search`, every 100 ms, waits at most 1 s while it runs. Under 2 busy processes, as
-// heavy-bodies.mjs (which reads such bodies instead). Not in run.mjs's list: run it by hand,
-// `node test/e2e/heavy-sends.mjs` (Node 22).
+// heavy-bodies.mjs (which reads such bodies instead). In run.mjs's list (alone).
 //
 // What holds the bound: a request of 64 KiB or more is searched in slices, the thread given away
 // between them, one such search at a time per run (src/codemode/request/sent-check.ts). Before,
 // each body was searched in one synchronous pass. 2026-12-06 at load 15-19 (bench/README.md):
 // waits 8,178 ms before, 2,162 ms after, 402 ms with no credential (nothing searched), and
-// heavy-bodies.mjs's reads of such bodies 2,202 ms in the same hour: the bound is missed by the
-// redaction's own slices at that load, as for responses, which is why it is run by hand.
+// heavy-bodies.mjs's reads of such bodies 2,202 ms in the same hour. The redaction's own slices
+// held the thread then (a notation search left V8's backtracking engine); with them searched in
+// windows, 173 ms at load 7 (2026-12-06 13:10).
 import { createServer } from "node:http";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

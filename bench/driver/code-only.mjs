@@ -1,49 +1,18 @@
 /**
- * `node bench/run.mjs --only p7[,p8] [--reps N] [--warm-up N]` (or `npm run bench -- --only p7`):
- * the `code` tool's rows alone, on their own server, without the rest of the benchmark (about a
- * minute for P7 at the default 60 rounds instead of the full run's many minutes). Prints the rows
+ * `node bench/run.mjs --only p7[,p8][,s] [--reps N] [--warm-up N]` (or `npm run bench -- --only
+ * p7`): the `code` tool's rows (P7, P8) or the search-by-spec rows (S) alone, on their own
+ * server, without the rest of the benchmark (about a minute for P7 at the default 60 rounds, two
+ * to five for S at its default 5, instead of the full run's many minutes). Prints the rows
  * and the machine's load (`uptime`) before and after; writes nothing (the full run owns
  * bench/results/).
  */
 import { loadavg } from "node:os";
 import { codeToolLatency, remoteUpstreamOverhead } from "./code-latency.mjs";
+import { searchBySpec } from "./search-specs.mjs";
+
+export { codeOnlyArgs } from "./only-args.mjs";
 import { markdown, tableRows } from "./report.mjs";
 import { buildBenchWorker, startServer } from "./server-process.mjs";
-
-/** The phases `--only` accepts. */
-const PHASES = new Set(["p7", "p8"]);
-
-/**
- * Reads `--only`, `--reps` and `--warm-up` from `argv`.
- * @param {string[]} argv
- * @returns {{ only: string[], reps: number, warmUp: number } | undefined} undefined without `--only`
- * @throws Error naming the bad flag value and what to give instead
- */
-export function codeOnlyArgs(argv) {
-  const value = (flag) => {
-    const i = argv.indexOf(flag);
-    return i < 0 ? undefined : argv[i + 1];
-  };
-  const only = value("--only");
-  if (only === undefined) return undefined;
-  const phases = only.split(",").map((p) => p.trim().toLowerCase());
-  const unknown = phases.filter((p) => !PHASES.has(p));
-  if (unknown.length > 0 || phases.length === 0)
-    throw new Error(`--only takes p7, p8 or p7,p8 (got "${only}")`);
-  const count = (flag, fallback) => {
-    const raw = value(flag);
-    if (raw === undefined) return fallback;
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < 0)
-      throw new Error(`${flag} takes a whole number (got "${raw}")`);
-    return n;
-  };
-  return {
-    only: phases,
-    reps: count("--reps", 60),
-    warmUp: count("--warm-up", 5),
-  };
-}
 
 const load = () =>
   loadavg()
@@ -52,14 +21,14 @@ const load = () =>
 
 /**
  * Runs the chosen phases on one fresh server and prints their rows.
- * @param {{ only: string[], reps: number, warmUp: number }} args
+ * @param {{ only: string[], reps: number, searchReps: number, warmUp: number }} args
  * @param {(line: string) => void} log
  */
-export async function runCodeOnly({ only, reps, warmUp }, log) {
+export async function runCodeOnly({ only, reps, searchReps, warmUp }, log) {
   log(`bundling bench/worker.ts (code rows only: ${only.join(", ")})`);
   const built = await buildBenchWorker();
   const server = await startServer({ label: "code", dir: built.dir });
-  const results = { p7: undefined, p8: undefined };
+  const results = { p7: undefined, p8: undefined, searchBySpec: undefined };
   const loads = { before: load() };
   try {
     log(`server ready in ${server.readyMs} ms; load average ${loads.before}`);
@@ -77,6 +46,8 @@ export async function runCodeOnly({ only, reps, warmUp }, log) {
         delayMs: 50,
         log,
       });
+    if (only.includes("s"))
+      results.searchBySpec = await searchBySpec(server.base, { reps: searchReps, log });
   } finally {
     await server.stop();
     built.remove();
@@ -94,6 +65,6 @@ export async function runCodeOnly({ only, reps, warmUp }, log) {
     }
   }
   console.log(
-    `\n${reps} timed rounds after ${warmUp} warm-up; load average (1, 5, 15 min) before ${loads.before}, after ${loads.after}`,
+    `\n${only.includes("s") ? `S: ${searchReps} rounds of 5 programs per spec; ` : ""}${only.some((p) => p !== "s") ? `${reps} timed rounds after ${warmUp} warm-up; ` : ""}load average (1, 5, 15 min) before ${loads.before}, after ${loads.after}`,
   );
 }

@@ -54,6 +54,55 @@ describe("packed specs", () => {
     expect(bytes.byteLength).toBeLessThan(5 * 1024 * 1024);
   });
 
+  it("keep descriptions out of the index: one decode for all of them, on first read", () => {
+    // Descriptions are most of the header's text (540 of GitHub's 754 KB): a program that never
+    // reads one no longer parses them, and one that reads them all pays one decode.
+    const spec = loadSpec(cloudflareSpec());
+    const bytes = packSpec(spec.compact)!;
+    const plain = spec.document() as any;
+    const decodes = { count: 0 };
+    const original = JSON.parse;
+    JSON.parse = ((text: string, reviver?: never) => (
+      decodes.count++,
+      original(text, reviver)
+    )) as typeof JSON.parse;
+    try {
+      const doc = openPackedSpec(bytes) as any;
+      const ops = Object.entries<any>(doc.paths).flatMap(([path, item]) =>
+        Object.entries<any>(item).map(([method, op]) => ({ path, method, op })),
+      );
+      expect(ops.map(({ op }) => op.summary).filter(Boolean).length).toBeGreaterThan(1000);
+      expect(decodes.count).toBe(1);
+      const described = ops.filter(({ op }) => typeof op.description === "string");
+      expect(described.length).toBeGreaterThan(100);
+      expect(decodes.count).toBe(2);
+      for (const { path, method, op } of ops) {
+        expect(op.description).toBe(plain.paths[path][method].description);
+        // Present exactly where the spec has one, listed right after the index fields.
+        expect(Object.hasOwn(op, "description")).toBe(
+          Object.hasOwn(plain.paths[path][method], "description"),
+        );
+      }
+      const op = described[0]!.op;
+      const keys = Object.keys(op);
+      expect(keys.indexOf("description")).toBe(
+        keys.filter((k) => ["operationId", "summary", "tags", "deprecated"].includes(k)).length,
+      );
+      expect(decodes.count).toBe(2);
+    } finally {
+      JSON.parse = original;
+    }
+    // Assigning replaces the description of that operation only; a second open is untouched.
+    const first = openPackedSpec(bytes) as any;
+    const post = first.paths["/zones/{zone_id}/dns_records"].post;
+    const before = post.description;
+    post.description = "changed";
+    expect(post.description).toBe("changed");
+    expect(
+      (openPackedSpec(bytes) as any).paths["/zones/{zone_id}/dns_records"].post.description,
+    ).toBe(before);
+  });
+
   it("shares one read-only view between two $refs to one schema (issue #42)", () => {
     const doc = packedView(loadSpec(cloudflareSpec()).compact);
     const post = doc.paths["/zones/{zone_id}/dns_records"].post;

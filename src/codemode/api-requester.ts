@@ -165,9 +165,10 @@ export function apiRequester(options: ApiRequesterOptions) {
         : send(request, operation, pathParams, signal);
     // Raw bytes are searched as bytes too: the wire reads them as UTF-8, where the credential
     // in UTF-16 (a form an API may store text in) is letters between NULs no text search reads.
-    const raw = request.rawBody;
+    // So is raw text with a NUL in it: sent as UTF-8, "t\0o\0k\0…" is that same UTF-16.
+    const raw = rawBytesOf(request.rawBody);
     const goAfterBytes = (): ApiResult | Promise<ApiResult> => {
-      if (!(raw instanceof Uint8Array)) return go();
+      if (raw === undefined) return go();
       const searched = check.bytes(raw, "codemode.request()", signal);
       if (!(searched instanceof Promise)) {
         if (changed(searched, raw)) throw new RequestRefusedError(CREDENTIAL_IN_REQUEST);
@@ -191,6 +192,12 @@ export function apiRequester(options: ApiRequesterOptions) {
       return goAfterBytes();
     });
   };
+}
+
+/** The bytes a raw body is sent as, when they need a search of their own (see its caller). */
+function rawBytesOf(raw: string | Uint8Array | undefined): Uint8Array | undefined {
+  if (raw instanceof Uint8Array) return raw;
+  return typeof raw === "string" && raw.includes("\0") ? new TextEncoder().encode(raw) : undefined;
 }
 
 /** Whether the byte search changed `bytes` (it answers the same array, or equal bytes, when clean). */

@@ -36,6 +36,24 @@ const bodies: Record<string, Uint8Array> = {
 };
 
 describe("codemode.request() with the credential in raw bytes", () => {
+  it("refuses raw text that is the credential's UTF-16 once sent as UTF-8, nothing sent", async () => {
+    const sent: unknown[] = [];
+    const request = apiRequester({
+      spec,
+      handler: (req) => {
+        sent.push(req.rawBody);
+        return { status: 201, body: { ok: true } };
+      },
+      validate: true,
+      secrets: Object.freeze([TOKEN]),
+      mcp: {} as never,
+    });
+    const rawBody = [...TOKEN].map((c) => `${c}\0`).join("");
+    const upload = { method: "POST", path: "/uploads", rawBody, contentType: "text/plain" };
+    await expect((async () => request(upload, signal))()).rejects.toThrow(/holds the credential/);
+    expect(sent).toEqual([]);
+  });
+
   it.each(Object.entries(bodies))("refuses it, nothing sent: %s", async (_, rawBody) => {
     const sent: unknown[] = [];
     const request = apiRequester({

@@ -195,7 +195,7 @@ export function apiRequester(options: ApiRequesterOptions) {
 }
 
 /** The bytes a raw body is sent as, when they need a search of their own (see its caller). */
-function rawBytesOf(raw: string | Uint8Array | undefined): Uint8Array | undefined {
+function rawBytesOf(raw: unknown): Uint8Array | undefined {
   if (raw instanceof Uint8Array) return raw;
   return typeof raw === "string" && raw.includes("\0") ? new TextEncoder().encode(raw) : undefined;
 }

@@ -163,19 +163,49 @@ export function apiRequester(options: ApiRequesterOptions) {
       options.approve !== undefined && options.needsApproval?.(request, operation) === true
         ? approved(request, operation, pathParams, signal)
         : send(request, operation, pathParams, signal);
+    // Raw bytes are searched as bytes too: the wire reads them as UTF-8, where the credential
+    // in UTF-16 (a form an API may store text in) is letters between NULs no text search reads.
+    // So is raw text with a NUL in it: sent as UTF-8, "t\0o\0k\0…" is that same UTF-16.
+    const raw = rawBytesOf(request.rawBody);
+    const goAfterBytes = (): ApiResult | Promise<ApiResult> => {
+      if (raw === undefined) return go();
+      const searched = check.bytes(raw, "codemode.request()", signal);
+      if (!(searched instanceof Promise)) {
+        if (changed(searched, raw)) throw new RequestRefusedError(CREDENTIAL_IN_REQUEST);
+        return go();
+      }
+      return searched.then((clean) => {
+        if (changed(clean, raw)) throw new RequestRefusedError(CREDENTIAL_IN_REQUEST);
+        return go();
+      });
+    };
     const wire = wireOf(request);
-    if (wire === undefined) return go();
+    if (wire === undefined) return goAfterBytes();
     const searched = check.text(wire, "codemode.request()", signal);
     if (typeof searched === "string") {
       if (searched !== wire) throw new RequestRefusedError(CREDENTIAL_IN_REQUEST);
-      return go();
+      return goAfterBytes();
     }
     // A large request: searched in slices, sent (or refused) once the search is done.
     return searched.then((clean) => {
       if (clean !== wire) throw new RequestRefusedError(CREDENTIAL_IN_REQUEST);
-      return go();
+      return goAfterBytes();
     });
   };
+}
+
+/** The bytes a raw body is sent as, when they need a search of their own (see its caller). */
+function rawBytesOf(raw: unknown): Uint8Array | undefined {
+  if (raw instanceof Uint8Array) return raw;
+  return typeof raw === "string" && raw.includes("\0") ? new TextEncoder().encode(raw) : undefined;
+}
+
+/** Whether the byte search changed `bytes` (it answers the same array, or equal bytes, when clean). */
+function changed(clean: Uint8Array, bytes: Uint8Array): boolean {
+  if (clean === bytes) return false;
+  if (clean.byteLength !== bytes.byteLength) return true;
+  for (let i = 0; i < bytes.byteLength; i++) if (clean[i] !== bytes[i]) return true;
+  return false;
 }
 
 /** The refusal of a request that holds the credential (see `wireOf`). */

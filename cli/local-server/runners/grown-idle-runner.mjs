@@ -12,8 +12,9 @@
  * - it has begun a run (a fresh runner that served nothing is never retired for its size: no
  *   loop of retirements, whatever a fresh runner weighs);
  * - it has begun no run and had none under way for {@link GROWN_IDLE_MS};
- * - its resident memory is {@link GROWN_BY_BYTES} or more above its own first look's (taken
- *   when it was new; unknown where the system does not say, and then it is never retired here).
+ * - its resident memory is {@link GROWN_BY_BYTES} or more above its weight before its first run
+ *   (the largest of its looks while it had begun none, the warm engine included; unknown where
+ *   the system does not say, and then it is never retired here).
  *
  * The pool asks this only with two slots or more and a retirement setting other than 0
  * (`SANDBOX_RUNNER_MAX_RUNS=0` never retires), one asked retirement at a time.
@@ -31,9 +32,9 @@ export const GROWN_IDLE_MS = 30_000;
 /**
  * How far above its first size a runner must be to be retired for it: above what a runner
  * that ran a few programs holds (its modules' code, ~5–10 MiB) and below what a burst leaves
- * (+38–82 MiB with Cloudflare's spec, bench/README.md); a runner warmed with the shared worker's
- * engine (~37 MiB) may be retired once after its work, and its fresh one is never again until
- * it runs something.
+ * (+38–82 MiB with Cloudflare's spec, bench/README.md). The shared worker's engine (~37 MiB)
+ * that a fresh runner is warmed with before its first run is part of its baseline, so a quiet
+ * client's occasional small run does not retire each fresh runner in turn.
  */
 export const GROWN_BY_BYTES = 32 * 1024 * 1024;
 
@@ -68,6 +69,12 @@ export function grownIdleWatch({ idleMs = GROWN_IDLE_MS, grownBy = GROWN_BY_BYTE
       known.firstRss ??= look.rss;
       const { counts, rss } = look;
       if (!counts) continue;
+      // Until it begins its first run, what it grows to is its own weight, not past work: the
+      // supervisor warms a fresh runner with the shared worker's engine (~37 MiB) after the
+      // first look. Measured from there, one tiny run every 30 s retired the kept runner each
+      // time (a start and a warm, ~1.5 s of CPU, per poll of a quiet client), endlessly.
+      if (counts.begun === 0 && rss !== undefined)
+        known.firstRss = Math.max(known.firstRss ?? rss, rss);
       if (counts.underWay > 0 || counts.begun !== known.seenBegun) {
         known.seenBegun = counts.begun;
         known.idleSince = now;

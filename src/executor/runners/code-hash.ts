@@ -19,7 +19,11 @@ export async function codeHash(code: unknown): Promise<string> {
   const parts: Uint8Array[] = [];
   const text = (value: string) => parts.push(encoder.encode(value));
   const walk = (value: unknown): void => {
-    if (value === null || ["string", "number", "boolean"].includes(typeof value)) {
+    if (typeof value === "number" && (!Number.isFinite(value) || Object.is(value, -0))) {
+      // JSON reads NaN and ±Infinity as `null` and -0 as `0`: named apart here, or two codes
+      // differing only there would share a name.
+      text(`#${Object.is(value, -0) ? "-0" : String(value)}`);
+    } else if (value === null || ["string", "number", "boolean"].includes(typeof value)) {
       text(JSON.stringify(value));
     } else if (value instanceof ArrayBuffer || ArrayBuffer.isView(value)) {
       const bytes = ArrayBuffer.isView(value)

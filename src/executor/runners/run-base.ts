@@ -62,8 +62,9 @@ function idOf(text: string): number {
 
 /**
  * Splits `code` into its base and the program module `name`, or undefined when it should go
- * whole: no string module of that name, a module that is not a string, a field that is not
- * plain data, a non-empty `env` or a `globalOutbound` other than null.
+ * whole: no string module of that name, a module that is not a string or is named `__proto__`,
+ * a field that is not plain data, a limit that is not a finite number (or is -0), a non-empty
+ * `env` or a `globalOutbound` other than null.
  * @param code - the loader code of one run
  * @param name - the program module's name (`user.js` for the executors' code)
  */
@@ -87,7 +88,9 @@ export function splitRunCode(code: WorkerLoaderWorkerCode, name: string): RunCod
   const rest: Record<string, string> = {};
   const ids: string[] = [];
   for (const [module, value] of Object.entries(modules)) {
-    if (typeof value !== "string") return undefined;
+    // `rest["__proto__"] = text` would set no module (a string is no prototype): the base
+    // would lose it and still compose. Such code goes whole, as it is.
+    if (typeof value !== "string" || module === "__proto__") return undefined;
     if (module === name) continue;
     rest[module] = value;
     ids.push(`${JSON.stringify(module)}:${idOf(value)}`);
@@ -131,6 +134,13 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
+/**
+ * Finite numbers other than -0 only: the key is JSON, where NaN and ±Infinity all read `null`
+ * and -0 reads `0`, so two different bases would share a key (and the host's cached hash).
+ */
 function isNumbers(value: unknown): boolean {
-  return isPlainObject(value) && Object.values(value).every((v) => typeof v === "number");
+  return (
+    isPlainObject(value) &&
+    Object.values(value).every((v) => Number.isFinite(v) && !Object.is(v, -0))
+  );
 }

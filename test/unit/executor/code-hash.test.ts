@@ -58,4 +58,13 @@ describe("codeHash", () => {
     );
     expect(await codeHash("x")).toBe(createHash("sha256").update('"x"').digest("hex"));
   });
+
+  it("names apart numbers JSON reads alike (NaN, ±Infinity, null; -0 and 0)", async () => {
+    const names = await Promise.all(
+      [NaN, Infinity, -Infinity, null, 0, -0, "NaN", "#NaN"].map((cpuMs) =>
+        codeHash({ ...code(), limits: { cpuMs } }),
+      ),
+    );
+    expect(new Set(names).size).toBe(names.length);
+  });
 });

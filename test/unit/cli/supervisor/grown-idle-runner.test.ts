@@ -66,6 +66,21 @@ describe("grownIdleWatch", () => {
     ).toBe(null);
   });
 
+  it("does not retire a fresh runner warmed before its first run for one small run (churn)", () => {
+    // A quiet client polls once a minute: each fresh runner is warmed with the shared worker's
+    // engine (+37 MiB) after its first look, runs one small program, idles 30 s. Measured from
+    // the first look it was "grown" and retired every time: a start and a warm per poll.
+    const due = grownIdleWatch<{ name: string }>();
+    const r = { name: "fresh kept runner" };
+    due([{ runtime: r, look: look(0, 0, 62) }], 0);
+    due([{ runtime: r, look: look(0, 0, 99) }], 2_000);
+    due([{ runtime: r, look: look(1, 0, 101) }], 10_000);
+    expect(due([{ runtime: r, look: look(1, 0, 101) }], 200_000)).toBe(null);
+    // Real growth after its first run still retires it.
+    due([{ runtime: r, look: look(300, 0, 140) }], 210_000);
+    expect(due([{ runtime: r, look: look(300, 0, 140) }], 240_000)).toBe(r);
+  });
+
   it("a run under way or begun restarts the idle time; no counts yet is no look", () => {
     const due = grownIdleWatch<{ name: string }>();
     const r = { name: "runner 1" };

@@ -261,9 +261,15 @@ export async function planLaunch({ label, product, env, log, progress, warn }) {
     );
   if (specFile) {
     const file = resolve(specFile);
-    if (!existsSync(file) || !statSync(file).isFile())
+    if (!existsSync(file))
       fail(
         `- SPEC_FILE: ${file} does not exist.\n  Fix: point SPEC_FILE (--spec) at an OpenAPI 2.0/3.0/3.1 file (JSON or YAML).`,
+      );
+    // A folder, a device or a pipe was told "does not exist", which sent the user looking for
+    // a typo in a path that is there.
+    if (!statSync(file).isFile())
+      fail(
+        `- SPEC_FILE: ${file} is not a file (a folder, a device or a pipe).\n  Fix: point SPEC_FILE (--spec) at an OpenAPI 2.0/3.0/3.1 file (JSON or YAML).`,
       );
     const name = basename(file, extname(file));
     if (specTexts[name] && settings.SPEC === undefined)

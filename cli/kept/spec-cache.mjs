@@ -18,7 +18,7 @@
 // folder (cli/kept/spec-cache-key.mjs), over the entry's name and its bytes (an entry moved under
 // another spec's name fails too). Issue #40: an edited entry redirected the credential. The folder
 // is 0700 and entries 0600 (cli/private-files.mjs), older ones tightened when found.
-import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac, randomUUID, timingSafeEqual } from "node:crypto";
 import {
   closeSync,
   constants,
@@ -202,9 +202,13 @@ export function openSpecCache(folder, productFile, keyFile) {
         const name = entryName(main);
         const path = join(folder, name);
         const body = JSON.stringify(entry);
-        const temporary = `${path}.${process.pid}.tmp`;
-        // A new file only, never through a link planted at the temporary name (a pid is easy to
-        // guess): writeFileSync followed one and overwrote the file it named.
+        // Random in its name: `<entry>.<pid>.tmp` was easy to guess and plant, and a killed
+        // launch's file under it stopped every later launch with the same pid (in a container
+        // the launcher's pid is the same every time) from keeping that entry, for good (prune
+        // runs only after a write).
+        const temporary = `${path}.${process.pid}.${randomUUID()}.tmp`;
+        // A new file only, never through a link planted at the temporary name: writeFileSync
+        // followed one and overwrote the file it named.
         const fd = openSync(
           temporary,
           constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0),

@@ -253,6 +253,12 @@ try {
       says: ["missing.yaml does not exist", "Fix: point SPEC_FILE (--spec)"],
     },
     {
+      // It exists: "does not exist" sent the user looking for a typo (attack2).
+      name: "a folder as the spec",
+      args: ["--spec", dir],
+      says: ["is not a file (a folder, a device or a pipe)", "Fix: point SPEC_FILE (--spec)"],
+    },
+    {
       name: "broken YAML",
       args: ["--spec", badYaml],
       says: ["line 3, column 10", "(rule: YAML syntax)", "Fix:", "nothing was started"],

@@ -42,6 +42,14 @@ const HEAD_END = Buffer.from("\r\n\r\n");
 const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: (.*))?$/;
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const CHUNK_SIZE = /^([0-9A-Fa-f]{1,12})[ \t]*(?:;.*)?$/;
+/**
+ * A character Node's `writeHead` refuses in a status message or header value (its own check):
+ * such an answer is refused here, as one that comes apart. Passed on, `writeHead` threw; the
+ * cut-off reply then threw again on the status message left behind, out of the socket's data
+ * handler: an uncaught exception that ended the server's process (supervisor and front).
+ */
+// oxlint-disable-next-line no-control-regex -- control characters are what it looks for
+const NOT_IN_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
 
 /** An answer that cannot be read: the exchange treats it as a runtime lost mid-answer. */
 export class AnswerError extends Error {}
@@ -208,6 +216,8 @@ export class AnswerParser {
     const statusLine = STATUS_LINE.exec(/** @type {string} */ (lines[0]));
     if (!statusLine) throw new AnswerError(`a malformed status line: ${JSON.stringify(lines[0])}`);
     const status = Number(statusLine[2]);
+    if (status < 100 || NOT_IN_VALUE.test(statusLine[3] ?? ""))
+      throw new AnswerError(`a malformed status line: ${JSON.stringify(lines[0])}`);
     /** @type {string[]} */
     const rawHeaders = [];
     let contentType;
@@ -220,7 +230,9 @@ export class AnswerParser {
       const name = colon > 0 ? line.slice(0, colon) : "";
       if (!TOKEN.test(name))
         throw new AnswerError(`a malformed header line: ${JSON.stringify(line)}`);
-      const value = line.slice(colon + 1).trim();
+      const value = trimSpaces(line, colon + 1);
+      if (NOT_IN_VALUE.test(value))
+        throw new AnswerError(`a malformed header value: ${JSON.stringify(line)}`);
       rawHeaders.push(name, value);
       switch (name.toLowerCase()) {
         case "content-length":
@@ -276,4 +288,19 @@ export class AnswerParser {
     this.#state = "done";
     this.#events.end();
   }
+}
+
+/**
+ * `line` from `from` without the spaces and tabs around it (HTTP's OWS; `String.trim` also takes
+ * away a vertical tab, a form feed or a no-break space that the value holds). A loop, not a
+ * regular expression: `/[ \t]+$/` on 64 KiB of spaces before a letter is quadratic.
+ * @param {string} line
+ * @param {number} from
+ */
+function trimSpaces(line, from) {
+  let start = from;
+  let end = line.length;
+  while (start < end && (line[start] === " " || line[start] === "\t")) start++;
+  while (end > start && (line[end - 1] === " " || line[end - 1] === "\t")) end--;
+  return line.slice(start, end);
 }

@@ -126,7 +126,8 @@ export function replyCutOff(res, ids, message, contentType) {
   if (res.writableEnded || res.destroyed) return;
   if (!res.headersSent) {
     const body = cutOffBody(ids, message, speaksJsonRpc(res.req, ids));
-    res.writeHead(503, {
+    // Its own status message: a runtime's answer that `writeHead` refused left its own on `res`.
+    res.writeHead(503, "Service Unavailable", {
       "content-type": "application/json",
       "content-length": Buffer.byteLength(body),
       "retry-after": "1",

@@ -67,6 +67,18 @@ export function readSegments(bytes) {
  */
 export function copyMessage(message, replace) {
   const segments = readSegments(message);
+  // What the walk may read, in words: twice the message's words (a tree reads each word once,
+  // plus one for each empty struct or element). Without it, pointers that share content (a DAG:
+  // two pointers to one struct, at each of 64 levels) or a composite list of 2^30 zero-size
+  // elements make a small message copy for hours and without bound in memory (Cap'n Proto's own
+  // readers bound it so: their traversal limit).
+  let budget = 2 * segments.reduce((words, segment) => words + segment.length / 8, 0) + 8;
+  /** @param {number} words */
+  const read = (words) => {
+    budget -= words;
+    if (budget < 0)
+      throw new Error("capnp: a message that reads more than it holds (shared content)");
+  };
   /** @type {Bytes} */
   let out = Buffer.alloc(Math.max(64, message.byteLength + 64));
   let used = 1; // word 0: the root pointer
@@ -101,6 +113,10 @@ export function copyMessage(message, replace) {
       const padSeg = segments[padSegment];
       if (!padSeg) throw new Error("capnp: a far pointer to no segment");
       if ((lo & 4) === 0) {
+        // A landing pad is a struct or list pointer (a far one there would be followed forever).
+        if ((pad + 1) * 8 > padSeg.length) throw new Error("capnp: a landing pad out of bounds");
+        if ((padSeg.readUInt32LE(pad * 8) & 3) === 2)
+          throw new Error("capnp: a far pointer's landing pad is another far pointer");
         const inner = resolve(padSegment, pad);
         if (!inner) return null;
         return inner;
@@ -154,11 +170,14 @@ export function copyMessage(message, replace) {
       out.writeUInt32LE(hi >>> 0, to * 8 + 4);
       return;
     }
+    // A negative offset before the segment's start: Buffer's subarray would read its end.
+    if (found.start < 0) throw new Error("capnp: a pointer out of bounds (before its segment)");
     if (kind === 0) {
       const dataWords = hi & 0xffff;
       const pointers = hi >>> 16;
       const size = dataWords + pointers;
       if ((found.start + size) * 8 > seg.length) throw new Error("capnp: a struct out of bounds");
+      read(Math.max(1, size));
       if (size === 0) {
         // An empty struct: offset −1, as Cap'n Proto writes it (not a null pointer).
         out.writeUInt32LE(0xfffffffc, to * 8);
@@ -185,6 +204,7 @@ export function copyMessage(message, replace) {
       const pointers = tagHi >>> 16;
       const each = dataWords + pointers;
       if (elements * each > count) throw new Error("capnp: a composite list larger than its words");
+      read(1 + Math.max(elements * each, elements));
       const at = allocate(1 + elements * each);
       out.writeUInt32LE(tagLo, at * 8);
       out.writeUInt32LE(tagHi, at * 8 + 4);
@@ -200,6 +220,7 @@ export function copyMessage(message, replace) {
     }
     if (elementSize === 6) {
       if ((found.start + count) * 8 > seg.length) throw new Error("capnp: a list out of bounds");
+      read(count);
       const at = allocate(count);
       point(to, at, 1, hi);
       for (let i = 0; i < count; i++)
@@ -208,6 +229,7 @@ export function copyMessage(message, replace) {
     }
     const bytes = Math.ceil((count * /** @type {number} */ (ELEMENT_BITS[elementSize])) / 8);
     if (found.start * 8 + bytes > seg.length) throw new Error("capnp: a list out of bounds");
+    read(Math.ceil(bytes / 8));
     let content = seg.subarray(found.start * 8, found.start * 8 + bytes);
     if (elementSize === 2 && content.includes(replace.marker)) {
       replace.seen?.(content);

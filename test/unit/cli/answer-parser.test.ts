@@ -150,3 +150,35 @@ describe("the front's reader of a runtime's answer", () => {
       expect(() => read(text, { close: true }), text).toThrow(/closed before the answer's end/);
   });
 });
+
+describe("the front's reader of a runtime's answer: what Node's writeHead would refuse (attack2)", () => {
+  it("refuses a status message or header value with a character writeHead throws on", () => {
+    for (const text of [
+      "HTTP/1.1 200 O\x7fK\r\nContent-Length: 0\r\n\r\n",
+      "HTTP/1.1 200 OK\r\nX-A: a\x7fb\r\nContent-Length: 0\r\n\r\n",
+      "HTTP/1.1 200 OK\r\nX-A: a\rb\r\nContent-Length: 0\r\n\r\n",
+      "HTTP/1.1 200 OK\r\nX-A: a\nb\r\nContent-Length: 0\r\n\r\n",
+      "HTTP/1.1 099 Odd\r\nContent-Length: 0\r\n\r\n",
+    ])
+      for (const size of SPLITS) expect(() => read(text, { size })).toThrow(AnswerError);
+  });
+
+  it("keeps obs-text (bytes 0x80–0xff) and takes only spaces and tabs from a value's ends", () => {
+    const got = read(
+      "HTTP/1.1 200 \xe9t\xe9\r\nX-A: \t\xa0caf\xe9\xa0 \r\nContent-Length: 0\r\n\r\n",
+    );
+    expect(got.heads[0]?.statusMessage).toBe("\xe9t\xe9");
+    expect(got.heads[0]?.rawHeaders).toEqual(["X-A", "\xa0caf\xe9\xa0", "Content-Length", "0"]);
+    // A no-break space is no OWS: "5\xa0" is no length (String.trim made it 5).
+    expect(() => read("HTTP/1.1 200 OK\r\nContent-Length: 5\xa0\r\n\r\nhello")).toThrow(
+      AnswerError,
+    );
+  });
+
+  it("reads a value of 60 KiB of spaces before a letter in linear time", () => {
+    const started = performance.now();
+    const got = read(`HTTP/1.1 200 OK\r\nX-A: ${" ".repeat(60_000)}x\r\nContent-Length: 0\r\n\r\n`);
+    expect(got.heads[0]?.rawHeaders[1]).toBe("x");
+    expect(performance.now() - started).toBeLessThan(500);
+  });
+});

@@ -121,7 +121,7 @@ describe("copyMessage", () => {
     loop.writeUInt32LE(1 << 16, 12); // 0 data words, 1 pointer
     loop.writeUInt32LE((-1 << 2) >>> 0, 16); // word 1: offset −1 → word 1 again
     loop.writeUInt32LE(1 << 16, 20);
-    expect(() => copyMessage(loop, none)).toThrow(/nested too deep/);
+    expect(() => copyMessage(loop, none)).toThrow(/nested too deep|reads more than it holds/);
   });
 });
 
@@ -136,5 +136,68 @@ describe("replaced", () => {
     ).toBe("x1y2z");
     const plain = Buffer.from("no slots here");
     expect(replaced(plain, { marker, slots: [slot("SLOT:b;", "2")] })).toBe(plain);
+  });
+});
+
+/** A stream-framed message of one segment holding `words` (each a [lo, hi] pair). */
+const message = (words: [number, number][]): Buffer => {
+  const bytes = Buffer.alloc(8 + words.length * 8);
+  bytes.writeUInt32LE(0, 0);
+  bytes.writeUInt32LE(words.length, 4);
+  words.forEach(([lo, hi], i) => {
+    bytes.writeUInt32LE(lo >>> 0, 8 + i * 8);
+    bytes.writeUInt32LE(hi >>> 0, 12 + i * 8);
+  });
+  return bytes;
+};
+/** A struct pointer: offset in words from the word after it, data words, pointers. */
+const structPointer = (offset: number, data: number, pointers: number): [number, number] => [
+  (offset << 2) >>> 0,
+  (pointers << 16) | data,
+];
+
+describe("copyMessage on hostile messages (attack2)", () => {
+  it("refuses pointers that share content instead of copying it again and again", () => {
+    // 24 levels of a struct whose two pointers both point at the next level's struct: 48 words
+    // that a walk without a bound copies 2^24 times (16M structs, 256 MiB); 64 levels, forever.
+    const levels = 24;
+    const words: [number, number][] = [structPointer(0, 0, 2)];
+    for (let i = 0; i < levels; i++) {
+      const last = i === levels - 1;
+      words.push(last ? [0, 0] : structPointer(1, 0, 2), last ? [0, 0] : structPointer(0, 0, 2));
+    }
+    const started = performance.now();
+    expect(() => copyMessage(message(words), none)).toThrow(/reads more than it holds/);
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+
+  it("refuses a composite list of millions of zero-size elements in a few words", () => {
+    // Root → a composite list of 0 words whose tag says 2^24 elements of 0 words each.
+    const list: [number, number] = [(0 << 2) | 1, (0 << 3) | 7];
+    const tag: [number, number] = [(1 << 24) << 2, 0];
+    const started = performance.now();
+    expect(() => copyMessage(message([list, tag]), none)).toThrow(/reads more than it holds/);
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+
+  it("refuses a far pointer whose landing pad is a far pointer (followed forever before)", () => {
+    // Word 0: far to word 0 of segment 0: itself.
+    expect(() => copyMessage(message([[2, 0]]), none)).toThrow(/landing pad is another far/);
+  });
+
+  it("refuses a pointer before its segment's start instead of reading the segment's end", () => {
+    // Word 1: a byte list of 8 bytes at offset −3 (before word 0); word 2 holds "SECRETS!".
+    const before = message([
+      structPointer(0, 0, 1),
+      [((-3 << 2) | 1) >>> 0, (8 << 3) | 2],
+      [0x52434553, 0x21535445],
+    ]);
+    expect(() => copyMessage(before, none)).toThrow(/out of bounds/);
+  });
+
+  it("still copies a message with many empty structs (each read counts one word)", () => {
+    const list: [number, number] = [(0 << 2) | 1, (100 << 3) | 6];
+    const empties = Array.from({ length: 100 }, (): [number, number] => [0xfffffffc, 0]);
+    expect(() => copyMessage(message([list, ...empties]), none)).not.toThrow();
   });
 });

@@ -70,6 +70,9 @@ const OTHER_THROWS: Record<string, number> = {
   // the redaction map's own invariant (sequences added in order): a bug of ours if ever thrown,
   // never reachable by a program's input
   "src/codemode/redaction/view-builder.ts": 1,
+  // what a run sends, checked for the credential: the LimitError a program meets past its
+  // budget (a SandboxError, the run's own outcome), and the run's end stopping a queued check
+  "src/codemode/request/sent-check.ts": 2,
   "src/mcp/tasks/task-support.ts": 1, // SDK v2 ProtocolError: a JSON-RPC error the SDK answers
   "src/mcp/tasks/legacy-task-support.ts": 2, // the same, on the 2025 lane (task support refusals)
   // a lost runner, every runner retiring at once, a run its runner gave up past its timeout, or

@@ -97,6 +97,8 @@ const RULES: {
     may: [
       "src/executor/",
       "src/executor/generated/",
+      // the program module's name, which the runners' room owns (it imports nothing of ours)
+      "src/executor/runners/run-base.ts",
       "sandbox/",
       "src/errors.ts",
       "src/is-record.ts",
@@ -165,6 +167,7 @@ const RULES: {
       "src/codemode/redaction/view-builder.ts",
       "src/codemode/redaction/slices.ts",
       "src/codemode/redaction/byte-text.ts",
+      "src/codemode/redaction/windowed-search.ts",
     ],
     why: "redaction's spelled-out readings: views over the view builder, never the search (a view holds no secret)",
   },

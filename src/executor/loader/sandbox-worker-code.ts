@@ -4,9 +4,10 @@
  */
 import type { SandboxExtensionName } from "../../../sandbox/protocol";
 import { SANDBOX_MODULES } from "../generated/sandbox-modules";
+import { PROGRAM_MODULE } from "../runners/run-base";
 
 /** The module holding the run's own (instrumented) program; the rest is the same for every run. */
-export const USER_MODULE = "user.js";
+export const USER_MODULE = PROGRAM_MODULE;
 
 /** Options for {@link sandboxWorkerCode}. */
 export interface SandboxWorkerOptions {

@@ -17,6 +17,13 @@
  * (`LOADER.load`).
  */
 
+/**
+ * The name of the module holding a run's own program in the executors' code
+ * (src/executor/loader/sandbox-worker-code.ts names its module with this constant). Kept here
+ * because the runners' room imports nothing of the executors (the runner Worker stays small).
+ */
+export const PROGRAM_MODULE = "user.js";
+
 /** A run's code split for a runner (see the module comment). */
 export interface RunCodeSplit {
   /** Everything but the program module. */

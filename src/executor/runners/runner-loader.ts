@@ -24,8 +24,7 @@
  */
 import { CodeModeError } from "../../errors";
 import { codeHash } from "./code-hash";
-import { splitRunCode, type RunCodeSplit } from "./run-base";
-import { USER_MODULE } from "../loader/sandbox-worker-code";
+import { PROGRAM_MODULE, splitRunCode, type RunCodeSplit } from "./run-base";
 import { CallerQueue } from "./caller-queue";
 import { plainTracker, type HostTracker } from "./host-tracker";
 import type { RunnerAnswer, RunnerApi } from "./runner-protocol";
@@ -193,7 +192,7 @@ export class RunnerLoader {
    * (run-base.ts); other code goes whole.
    */
   load(code: WorkerLoaderWorkerCode): WorkerStub {
-    const split = splitRunCode(code, USER_MODULE);
+    const split = splitRunCode(code, PROGRAM_MODULE);
     if (!split)
       return this.stub((runner, request, host) => runner.load(this.secret, code, request, host));
     const { base, name, text } = split;

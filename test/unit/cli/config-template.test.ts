@@ -12,10 +12,10 @@ import {
   pathSlot,
 } from "../../../cli/local-server/workerd-config/config-template.mjs";
 
-const folders = { sockets: "/tmp/cmm-42-abcdef", persist: "/home/u/data" };
+const folders = { sockets: "/tmp/cmm-42-abcdef", persist: "/srv/u/data" };
 const options = (bindings: Record<string, unknown> = {}) => ({
   host: "127.0.0.1",
-  resourcePersistencePath: "/home/u/data/v3",
+  resourcePersistencePath: "/srv/u/data/v3",
   workers: [
     {
       name: "code-mode-mcp",
@@ -41,7 +41,7 @@ describe("configTemplate", () => {
   it("puts a slot in place of every string binding and of this launch's folders", () => {
     const t = configTemplate(options(), folders)!;
     const text = JSON.stringify(t.options);
-    for (const value of ["tok-1234567890", "s1", "demo-api", "/tmp/cmm-42-abcdef", "/home/u/data"])
+    for (const value of ["tok-1234567890", "s1", "demo-api", "/tmp/cmm-42-abcdef", "/srv/u/data"])
       expect(text).not.toContain(value);
     expect(t.options).toMatchObject({
       resourcePersistencePath: `${pathSlot("persist")}/v3`,
@@ -60,7 +60,7 @@ describe("configTemplate", () => {
     expect(t.bindings).toContainEqual([`${SLOT_MARKER}:b:0:API_TOKEN;`, "tok-1234567890"]);
     expect(t.paths).toEqual([
       [pathSlot("sockets"), "/tmp/cmm-42-abcdef"],
-      [pathSlot("persist"), "/home/u/data"],
+      [pathSlot("persist"), "/srv/u/data"],
     ]);
   });
 
@@ -69,7 +69,7 @@ describe("configTemplate", () => {
       JSON.parse(
         JSON.stringify(options({ API_TOKEN: "another-token-value" }))
           .replaceAll("/tmp/cmm-42-abcdef", "/tmp/cmm-7-zzzzzz")
-          .replaceAll("/home/u/data", "/tmp/code-mode-mcp-data-1"),
+          .replaceAll("/srv/u/data", "/tmp/code-mode-mcp-data-1"),
       ),
       { sockets: "/tmp/cmm-7-zzzzzz", persist: "/tmp/code-mode-mcp-data-1" },
     )!;

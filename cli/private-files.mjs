@@ -1,4 +1,5 @@
-// Files only their user may read or write: the compiled-spec cache and its key (issue #40: the
+// Files only their user may read or write: the compiled-spec cache and its key, the kept workerd
+// configurations and tools/list counts (issue #40: the
 // cache folder was 0755 and its entries 0644, so every user of the machine could read which specs
 // a user serves, and the folder's own modes were the only guard). Folders are made 0700 and files
 // 0600; ones an older version made with looser modes are tightened when found. Windows has no
@@ -8,7 +9,22 @@
 // planted in the cache folder (by whatever may write it: the threat the entries' HMAC is for) used
 // to make chmod change the file or folder it pointed to (a script lost its execute bit, ~/.ssh
 // became untraversable), and a check then chmod by name could be raced.
-import { closeSync, constants, fchmodSync, fstatSync, mkdirSync, openSync } from "node:fs";
+import { randomUUID } from "node:crypto";
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from "node:fs";
+import { join } from "node:path";
 
 /** Open flags: never through a link, never waiting on a FIFO (0 where the platform lacks them). */
 export const OPEN_OWN =
@@ -38,4 +54,83 @@ export function tighten(path, mode) {
 export function ownFolder(folder) {
   mkdirSync(folder, { recursive: true, mode: 0o700 });
   tighten(folder, 0o700);
+}
+
+/**
+ * A kept file's bytes, read through one descriptor opened without following a link or waiting on
+ * a FIFO; undefined for anything but a regular file of at most `maxBytes` (a link to /dev/zero or
+ * a FIFO planted under an entry's name made the launcher grow without bound or hang). An older
+ * launcher's 0644 file is tightened through the same descriptor.
+ * @param {string} path
+ * @param {number} maxBytes - the largest file that can be one of ours
+ * @returns {ReturnType<typeof Buffer.alloc> | undefined}
+ */
+export function readOwnFile(path, maxBytes) {
+  const fd = openSync(path, OPEN_OWN);
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile() || stat.size > maxBytes) return undefined;
+    if (process.platform !== "win32" && (stat.mode & 0o777) !== 0o600) fchmodSync(fd, 0o600);
+    const bytes = Buffer.alloc(stat.size);
+    let at = 0;
+    while (at < bytes.length) {
+      const read = readSync(fd, bytes, at, bytes.length - at, at);
+      if (read === 0) return undefined;
+      at += read;
+    }
+    return bytes;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Writes `parts` as the file `path` (0600) in one step: into a new temporary file beside it, then
+ * renamed over it. The temporary file is created new only (never through a link or anything
+ * planted at its name: `writeFileSync` followed one and overwrote the file it named), and its name
+ * is random (`<entry>.<pid>.tmp` was easy to plant, and a killed launch's file under it stopped
+ * every later launch with the same pid, as in a container, from keeping that entry for good).
+ * @param {string} path
+ * @param {readonly Uint8Array[]} parts - written one after another
+ * @throws when the file cannot be written (the caller keeps nothing)
+ */
+export function writeOwnFile(path, parts) {
+  const temporary = `${path}.${process.pid}.${randomUUID()}.tmp`;
+  const fd = openSync(
+    temporary,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0),
+    0o600,
+  );
+  try {
+    for (const part of parts) {
+      let at = 0;
+      while (at < part.length) at += writeSync(fd, part, at, part.length - at);
+    }
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(temporary, path);
+}
+
+/**
+ * Removes the least recently written entries (names ending in `suffix`) past `keep`, and the
+ * temporary files a killed write left once they are a minute old. Only regular files are
+ * counted, tightened (an older launcher's 0644 ones) or removed: a link, a FIFO or a folder
+ * planted in the folder is never followed.
+ * @param {string} folder
+ * @param {{ keep: number, suffix: string, now: number }} options
+ */
+export function pruneOwnFolder(folder, { keep, suffix, now }) {
+  const entries = [];
+  for (const name of readdirSync(folder)) {
+    const path = join(folder, name);
+    const stat = lstatSync(path);
+    if (!stat.isFile()) continue;
+    if (process.platform !== "win32" && (stat.mode & 0o777) !== 0o600) tighten(path, 0o600);
+    if (name.endsWith(".tmp")) {
+      if (now - stat.mtimeMs > 60_000) rmSync(path, { force: true });
+    } else if (name.endsWith(suffix)) entries.push({ path, mtimeMs: stat.mtimeMs });
+  }
+  entries.sort((a, b) => b.mtimeMs - a.mtimeMs);
+  for (const { path } of entries.slice(keep)) rmSync(path, { force: true });
 }

@@ -18,26 +18,17 @@
 // folder (cli/kept/spec-cache-key.mjs), over the entry's name and its bytes (an entry moved under
 // another spec's name fails too). Issue #40: an edited entry redirected the credential. The folder
 // is 0700 and entries 0600 (cli/private-files.mjs), older ones tightened when found.
-import { createHash, createHmac, randomUUID, timingSafeEqual } from "node:crypto";
-import {
-  closeSync,
-  constants,
-  existsSync,
-  fchmodSync,
-  fstatSync,
-  lstatSync,
-  openSync,
-  readFileSync,
-  readSync,
-  readdirSync,
-  renameSync,
-  rmSync,
-  utimesSync,
-  writeSync,
-} from "node:fs";
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+import { existsSync, readFileSync, utimesSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
-import { OPEN_OWN, ownFolder, tighten } from "../private-files.mjs";
+import {
+  ownFolder,
+  pruneOwnFolder,
+  readOwnFile,
+  tighten,
+  writeOwnFile,
+} from "../private-files.mjs";
 import { specCacheKey } from "./spec-cache-key.mjs";
 
 /** Compiled specs kept: a few specs a user switches between, each up to several MB. */
@@ -68,30 +59,12 @@ export function specCacheFolder(env, platform = process.platform) {
 export const MAX_ENTRY_BYTES = 128 * 1024 * 1024;
 
 /**
- * An entry's text, read through one descriptor opened without following a link or waiting on a
- * FIFO; undefined for anything but a regular file of at most {@link MAX_ENTRY_BYTES} (a link to
- * /dev/zero or a FIFO planted under an entry's name made the launcher grow without bound or hang).
+ * An entry's text (see readOwnFile), or undefined.
  * @param {string} path
  * @returns {string | undefined}
  */
 function readEntry(path) {
-  const fd = openSync(path, OPEN_OWN);
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile() || stat.size > MAX_ENTRY_BYTES) return undefined;
-    // An older launcher's 0644 entry.
-    if (process.platform !== "win32" && (stat.mode & 0o777) !== 0o600) fchmodSync(fd, 0o600);
-    const bytes = Buffer.alloc(stat.size);
-    let at = 0;
-    while (at < bytes.length) {
-      const read = readSync(fd, bytes, at, bytes.length - at, at);
-      if (read === 0) return undefined;
-      at += read;
-    }
-    return bytes.toString("utf8");
-  } finally {
-    closeSync(fd);
-  }
+  return readOwnFile(path, MAX_ENTRY_BYTES)?.toString("utf8");
 }
 
 /** @param {Buffer | string} bytes */
@@ -202,26 +175,7 @@ export function openSpecCache(folder, productFile, keyFile) {
         const name = entryName(main);
         const path = join(folder, name);
         const body = JSON.stringify(entry);
-        // Random in its name: `<entry>.<pid>.tmp` was easy to guess and plant, and a killed
-        // launch's file under it stopped every later launch with the same pid (in a container
-        // the launcher's pid is the same every time) from keeping that entry, for good (prune
-        // runs only after a write).
-        const temporary = `${path}.${process.pid}.${randomUUID()}.tmp`;
-        // A new file only, never through a link planted at the temporary name: writeFileSync
-        // followed one and overwrote the file it named.
-        const fd = openSync(
-          temporary,
-          constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0),
-          0o600,
-        );
-        try {
-          const bytes = Buffer.from(`${LAYOUT} ${mac(secret, name, body)}\n${body}`);
-          let at = 0;
-          while (at < bytes.length) at += writeSync(fd, bytes, at, bytes.length - at);
-        } finally {
-          closeSync(fd);
-        }
-        renameSync(temporary, path);
+        writeOwnFile(path, [Buffer.from(`${LAYOUT} ${mac(secret, name, body)}\n${body}`)]);
         prune(folder);
         return true;
       } catch {
@@ -237,19 +191,5 @@ export function openSpecCache(folder, productFile, keyFile) {
  * @param {string} folder
  */
 function prune(folder) {
-  const entries = [];
-  for (const name of readdirSync(folder)) {
-    const path = join(folder, name);
-    const stat = lstatSync(path);
-    // Not written here (a link, a FIFO, a folder): never followed, tightened or counted.
-    if (!stat.isFile()) continue;
-    const { mtimeMs } = stat;
-    // An older launcher's 0644 entries too.
-    tighten(path, 0o600);
-    if (name.endsWith(".tmp")) {
-      if (Date.now() - mtimeMs > 60_000) rmSync(path, { force: true });
-    } else if (name.endsWith(".json")) entries.push({ path, mtimeMs });
-  }
-  entries.sort((a, b) => b.mtimeMs - a.mtimeMs);
-  for (const { path } of entries.slice(KEEP)) rmSync(path, { force: true });
+  pruneOwnFolder(folder, { keep: KEEP, suffix: ".json", now: Date.now() });
 }

@@ -13,23 +13,9 @@
 // 1 MiB), written to a new file opened without following a link and renamed into place. Any
 // failure means counting, never a failed start.
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
-import {
-  closeSync,
-  constants,
-  existsSync,
-  fchmodSync,
-  fstatSync,
-  lstatSync,
-  openSync,
-  readSync,
-  readFileSync,
-  readdirSync,
-  renameSync,
-  rmSync,
-  writeSync,
-} from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { OPEN_OWN, ownFolder } from "../private-files.mjs";
+import { ownFolder, pruneOwnFolder, readOwnFile, writeOwnFile } from "../private-files.mjs";
 import { specCacheKey } from "./spec-cache-key.mjs";
 import { specCacheFolder } from "./spec-cache.mjs";
 
@@ -113,23 +99,8 @@ export function openToolsListCache(folder, keyFile, inject = {}) {
         const path = join(folder, name);
         if (!existsSync(path) || !userKey()) return undefined;
         ownFolder(folder);
-        const fd = openSync(path, OPEN_OWN);
-        let text;
-        try {
-          const stat = fstatSync(fd);
-          if (!stat.isFile() || stat.size > MAX_ENTRY_BYTES) return undefined;
-          if (process.platform !== "win32" && (stat.mode & 0o777) !== 0o600) fchmodSync(fd, 0o600);
-          const bytes = Buffer.alloc(stat.size);
-          let at = 0;
-          while (at < bytes.length) {
-            const read = readSync(fd, bytes, at, bytes.length - at, at);
-            if (read === 0) return undefined;
-            at += read;
-          }
-          text = bytes.toString("utf8");
-        } finally {
-          closeSync(fd);
-        }
+        const text = readOwnFile(path, MAX_ENTRY_BYTES)?.toString("utf8");
+        if (text === undefined) return undefined;
         const newline = text.indexOf("\n");
         const [layout, tag] = text.slice(0, Math.max(0, newline)).split(" ");
         const body = text.slice(newline + 1);
@@ -162,20 +133,7 @@ export function openToolsListCache(folder, keyFile, inject = {}) {
           digest: measure.digest,
         });
         const bytes = Buffer.from(`${LAYOUT} ${mac(name, body)}\n${body}`);
-        const temporary = `${path}.${process.pid}.${now()}.tmp`;
-        // A new file only: never through a link (or anything) planted at the temporary name.
-        const fd = openSync(
-          temporary,
-          constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0),
-          0o600,
-        );
-        try {
-          let at = 0;
-          while (at < bytes.length) at += writeSync(fd, bytes, at, bytes.length - at);
-        } finally {
-          closeSync(fd);
-        }
-        renameSync(temporary, path);
+        writeOwnFile(path, [bytes]);
         prune(folder, now());
         return true;
       } catch {
@@ -192,15 +150,5 @@ export function openToolsListCache(folder, keyFile, inject = {}) {
  * @param {number} now
  */
 function prune(folder, now) {
-  const entries = [];
-  for (const name of readdirSync(folder)) {
-    const path = join(folder, name);
-    const stat = lstatSync(path);
-    if (!stat.isFile()) continue;
-    if (name.endsWith(".tmp")) {
-      if (now - stat.mtimeMs > 60_000) rmSync(path, { force: true });
-    } else if (name.endsWith(".json")) entries.push({ path, mtimeMs: stat.mtimeMs });
-  }
-  entries.sort((a, b) => b.mtimeMs - a.mtimeMs);
-  for (const { path } of entries.slice(KEEP)) rmSync(path, { force: true });
+  pruneOwnFolder(folder, { keep: KEEP, suffix: ".json", now });
 }

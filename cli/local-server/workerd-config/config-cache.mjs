@@ -27,27 +27,11 @@
  * Layout of an entry: `<LAYOUT> <hmac hex>\n<header JSON>\n<configuration bytes>`.
  */
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
-import {
-  closeSync,
-  constants,
-  existsSync,
-  fchmodSync,
-  fstatSync,
-  lstatSync,
-  openSync,
-  readFileSync,
-  readSync,
-  readdirSync,
-  renameSync,
-  rmSync,
-  statSync,
-  utimesSync,
-  writeSync,
-} from "node:fs";
+import { existsSync, readFileSync, readdirSync, statSync, utimesSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { OPEN_OWN, ownFolder } from "../../private-files.mjs";
+import { ownFolder, pruneOwnFolder, readOwnFile, writeOwnFile } from "../../private-files.mjs";
 import { specCacheKey } from "../../kept/spec-cache-key.mjs";
 import { specCacheFolder } from "../../kept/spec-cache.mjs";
 
@@ -173,28 +157,12 @@ export function configKey({ options, v8Flags, env }, files = {}) {
 }
 
 /**
- * The text of an entry, through one descriptor opened without following a link or waiting on a
- * FIFO; undefined for anything but a regular file of at most {@link MAX_ENTRY_BYTES}.
+ * An entry's bytes (see readOwnFile), or undefined.
  * @param {string} path
  * @returns {Bytes | undefined}
  */
 function readEntry(path) {
-  const fd = openSync(path, OPEN_OWN);
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile() || stat.size > MAX_ENTRY_BYTES) return undefined;
-    if (process.platform !== "win32" && (stat.mode & 0o777) !== 0o600) fchmodSync(fd, 0o600);
-    const bytes = Buffer.alloc(stat.size);
-    let at = 0;
-    while (at < bytes.length) {
-      const read = readSync(fd, bytes, at, bytes.length - at, at);
-      if (read === 0) return undefined;
-      at += read;
-    }
-    return bytes;
-  } finally {
-    closeSync(fd);
-  }
+  return readOwnFile(path, MAX_ENTRY_BYTES);
 }
 
 /**
@@ -288,27 +256,12 @@ export function openConfigCache(folder, keyFile, inject = {}) {
         );
         const tag = mac(userSecret, name, header, kept.config).toString("hex");
         const path = join(folder, name);
-        const temporary = `${path}.${process.pid}.${now()}.tmp`;
-        // A new file only: never through a link (or anything) planted at the temporary name.
-        const fd = openSync(
-          temporary,
-          constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0),
-          0o600,
-        );
-        try {
-          for (const part of [
-            Buffer.from(`${LAYOUT} ${tag}\n`),
-            header,
-            Buffer.from("\n"),
-            kept.config,
-          ]) {
-            let at = 0;
-            while (at < part.length) at += writeSync(fd, part, at, part.length - at);
-          }
-        } finally {
-          closeSync(fd);
-        }
-        renameSync(temporary, path);
+        writeOwnFile(path, [
+          Buffer.from(`${LAYOUT} ${tag}\n`),
+          header,
+          Buffer.from("\n"),
+          kept.config,
+        ]);
         prune(folder, now());
         return true;
       } catch {
@@ -325,15 +278,5 @@ export function openConfigCache(folder, keyFile, inject = {}) {
  * @param {number} now
  */
 function prune(folder, now) {
-  const entries = [];
-  for (const name of readdirSync(folder)) {
-    const path = join(folder, name);
-    const stat = lstatSync(path);
-    if (!stat.isFile()) continue;
-    if (name.endsWith(".tmp")) {
-      if (now - stat.mtimeMs > 60_000) rmSync(path, { force: true });
-    } else if (name.endsWith(".bin")) entries.push({ path, mtimeMs: stat.mtimeMs });
-  }
-  entries.sort((a, b) => b.mtimeMs - a.mtimeMs);
-  for (const { path } of entries.slice(KEEP)) rmSync(path, { force: true });
+  pruneOwnFolder(folder, { keep: KEEP, suffix: ".bin", now });
 }

@@ -189,9 +189,10 @@ describe.skipIf(process.platform === "win32")("openConfigCache", () => {
     const victim = join(s.root, "victim.txt");
     writeFileSync(victim, "the user's file");
     symlinkSync(victim, join(s.folder, `${key}.bin.${process.pid}.${now()}.tmp`));
-    expect(s.cache.write(key, s.kept)).toBe(false);
+    // The temporary name is random (cli/private-files.mjs): the write goes past the link.
+    expect(s.cache.write(key, s.kept)).toBe(true);
     expect(readFileSync(victim, "utf8")).toBe("the user's file");
-    expect(s.cache.read(key)).toBeUndefined();
+    expect(s.cache.read(key)).toBeDefined();
   });
 
   it("misses a FIFO in an entry's place without waiting on it", () => {

@@ -9,8 +9,10 @@
 // anything lives above them: ~24 MiB of the supervisor's idle memory with Cloudflare's spec
 // (issue #43; bench/README.md). A process's memory all goes back when it exits.
 //
-// The settings come as the first message (never in this process's environment or arguments:
-// secrets may be among them); nothing else is read from the launcher.
+// The settings (the launcher's reading of its environment, .dev.vars and flags) come as the first
+// message, never as arguments or added environment variables: secrets may be among them. The
+// process inherits the launcher's own environment as any child does, so nothing is exposed to
+// another process that the launcher's environment did not already show.
 import { loadProduct } from "./runtime-paths.mjs";
 import { LaunchProblem, planLaunch } from "./serve.mjs";
 

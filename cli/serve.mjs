@@ -161,7 +161,8 @@ export async function serve({ label, env, persist, log, progress, cleanup, refus
 /**
  * Runs {@link planLaunch} in a short-lived Node process (plan-launch-child.mjs) and waits for
  * its plan, passing its log and progress lines on as they come. The settings reach it over its
- * IPC channel, never in its environment or arguments.
+ * IPC channel, never as arguments or added environment variables (it inherits this process's
+ * own environment).
  * @param {{ label: string, env: NodeJS.ProcessEnv, log: (line: string) => void, progress: (line: string) => void }} options
  * @returns {Promise<{ ok: true, plan: LaunchPlan } | { ok: false, message: string, exitCode?: number }>}
  */

@@ -142,6 +142,19 @@ export function createFront({
       const { status, ...error } = malformedHostRefusal(host);
       return replyFrontError(res, status, error, { jsonRpc: false });
     }
+    // A target that is not a path (`GET http://elsewhere/mcp`, `CONNECT host:443`, `*`): the
+    // front is no proxy, and workerd answered such a request a bare 500. Told here instead.
+    if (!req.url?.startsWith("/"))
+      return replyFrontError(
+        res,
+        400,
+        {
+          code: "invalid_request",
+          message: `The request's target is not a path ("${String(req.url).slice(0, 60)}"): this server is not a proxy.`,
+          fix: "Send the path only (e.g. POST /mcp), with the server's address in the Host header.",
+        },
+        { jsonRpc: false },
+      );
     const path = pathOf(req.url);
     // Only a request that carries a body: one without costs nothing here, and the Worker's own
     // checks answer it (with its HTML page for a browser's navigation). Its Host first, as the

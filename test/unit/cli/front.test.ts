@@ -810,6 +810,26 @@ describe("the front's refusal of a Host that is no host (issue #40 review)", () 
   });
 });
 
+describe("the front's refusal of a target that is no path (issue #40 review)", () => {
+  // workerd answered `GET http://elsewhere/mcp` a bare 500 with `Connection: close`.
+  it("answers 400 invalid_request naming the target; the runtime never sees it", async () => {
+    const { port, seen } = await setUp((_req, _body, res) => res.end("{}"));
+    for (const target of ["http://evil.example/mcp", "http://localhost:8787/mcp?x=1"]) {
+      const client = rawClient(port, `GET ${target} HTTP/1.1\nHost: localhost\nConnection: close`);
+      await client.closed;
+      expect([target, client.status()]).toEqual([target, 400]);
+      expect(JSON.parse(client.body())).toEqual({
+        error: {
+          code: "invalid_request",
+          message: expect.stringContaining("this server is not a proxy"),
+          fix: expect.stringContaining("POST /mcp"),
+        },
+      });
+    }
+    expect(seen).toEqual([]);
+  });
+});
+
 describe("the front's bound on connections (issue #40)", () => {
   it("answers a request on a connection past the bound 503 at once, body unread; serves again once one closes", async () => {
     // The runtime answers a request only once told to (its body was read: it is served).

@@ -357,6 +357,32 @@ export const TWO_LAYERS: CredentialEcho[] = [
     body: (s) => utf16(percent(s), false),
     recover: (t) => unPercent(noNuls(t)),
   },
+  // UTF-16 under a character-level encoding: `q=%74%00%6f%00…` as an API would echo a query
+  // it decodes to UTF-16LE; the NULs exist only once the encoding is undone.
+  textEcho(
+    "percent-encoding of UTF-16LE",
+    "text/plain",
+    (s) => percent(latin1(utf16(s, false))),
+    (t) => noNuls(unPercent(t)),
+  ),
+  textEcho(
+    "percent-encoding of UTF-16BE",
+    "text/plain",
+    (s) => percent(latin1(utf16(s, true))),
+    (t) => noNuls(unPercent(t)),
+  ),
+  textEcho(
+    "JSON \\u escapes of UTF-16LE",
+    "application/json",
+    (s) => jsUnicode(latin1(utf16(s, false))),
+    (t) => noNuls(unJs(t)),
+  ),
+  textEcho(
+    "HTML references of UTF-16BE",
+    "text/html",
+    (s) => htmlDecimal(latin1(utf16(s, true))),
+    (t) => noNuls(unHtml(t)),
+  ),
   textEcho(
     "base64 of UTF-16LE",
     "text/plain",

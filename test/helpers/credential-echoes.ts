@@ -699,6 +699,18 @@ export const SPELLED_PAIRS: CredentialEcho[] = [
     (s) => percent([...s].join("\u{E0020}")),
     (t) => noInvisible(unUtf8Percent(t)),
   ),
+  // UTF-16 bytes spelled out: the reading shows NULs between the characters.
+  jsonEcho(
+    "a JSON array of UTF-16LE bytes",
+    (s) => [...utf16(s, false)],
+    (t) => noNuls(unDecimal(t)),
+  ),
+  textEcho(
+    "hex bytes of UTF-16LE joined by spaces",
+    "text/plain",
+    (s) => hexPairs(latin1(utf16(s, false))).join(" "),
+    (t) => noNuls(unHexList(t)),
+  ),
   textEcho(
     "spaces between the characters of base64",
     "text/plain",
@@ -789,6 +801,12 @@ export const SPELLED_MORE: CredentialEcho[] = [
     contentType: "text/plain",
     body: (s) => `request headers:\n${xxd(`Authorization: Bearer ${s}\r\n`)}\n`,
     recover: unXxd,
+  },
+  {
+    name: "an xxd dump of UTF-16LE",
+    contentType: "text/plain",
+    body: (s) => `request body:\n${xxd(latin1(utf16(`token=${s}`, false)))}\n`,
+    recover: (t) => noNuls(unXxd(t)),
   },
   {
     name: "an od -x dump (little-endian words)",

@@ -56,6 +56,9 @@ export function* decodedViewsInSlices(
   const dumped = yield* dumpBytesViewInSlices(base);
   if (dumped) {
     yield dumped;
+    // A dump of UTF-16 bytes (`74 00 6f 00`) reads as the text once its NULs are dropped.
+    const dumpedNulFree = yield* withoutNulsInSlices(dumped);
+    if (dumpedNulFree) yield dumpedNulFree;
     yield* decodeSteps(dumped, ALL_FAMILIES, MAX_SPELLED_STEPS);
   }
   // ROT13 over a character-level encoding: decoded once turned back.

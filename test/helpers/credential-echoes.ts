@@ -357,6 +357,32 @@ export const TWO_LAYERS: CredentialEcho[] = [
     body: (s) => utf16(percent(s), false),
     recover: (t) => unPercent(noNuls(t)),
   },
+  // UTF-16 under a character-level encoding: `q=%74%00%6f%00…` as an API would echo a query
+  // it decodes to UTF-16LE; the NULs exist only once the encoding is undone.
+  textEcho(
+    "percent-encoding of UTF-16LE",
+    "text/plain",
+    (s) => percent(latin1(utf16(s, false))),
+    (t) => noNuls(unPercent(t)),
+  ),
+  textEcho(
+    "percent-encoding of UTF-16BE",
+    "text/plain",
+    (s) => percent(latin1(utf16(s, true))),
+    (t) => noNuls(unPercent(t)),
+  ),
+  textEcho(
+    "JSON \\u escapes of UTF-16LE",
+    "application/json",
+    (s) => jsUnicode(latin1(utf16(s, false))),
+    (t) => noNuls(unJs(t)),
+  ),
+  textEcho(
+    "HTML references of UTF-16BE",
+    "text/html",
+    (s) => htmlDecimal(latin1(utf16(s, true))),
+    (t) => noNuls(unHtml(t)),
+  ),
   textEcho(
     "base64 of UTF-16LE",
     "text/plain",
@@ -673,6 +699,18 @@ export const SPELLED_PAIRS: CredentialEcho[] = [
     (s) => percent([...s].join("\u{E0020}")),
     (t) => noInvisible(unUtf8Percent(t)),
   ),
+  // UTF-16 bytes spelled out: the reading shows NULs between the characters.
+  jsonEcho(
+    "a JSON array of UTF-16LE bytes",
+    (s) => [...utf16(s, false)],
+    (t) => noNuls(unDecimal(t)),
+  ),
+  textEcho(
+    "hex bytes of UTF-16LE joined by spaces",
+    "text/plain",
+    (s) => hexPairs(latin1(utf16(s, false))).join(" "),
+    (t) => noNuls(unHexList(t)),
+  ),
   textEcho(
     "spaces between the characters of base64",
     "text/plain",
@@ -763,6 +801,12 @@ export const SPELLED_MORE: CredentialEcho[] = [
     contentType: "text/plain",
     body: (s) => `request headers:\n${xxd(`Authorization: Bearer ${s}\r\n`)}\n`,
     recover: unXxd,
+  },
+  {
+    name: "an xxd dump of UTF-16LE",
+    contentType: "text/plain",
+    body: (s) => `request body:\n${xxd(latin1(utf16(`token=${s}`, false)))}\n`,
+    recover: (t) => noNuls(unXxd(t)),
   },
   {
     name: "an od -x dump (little-endian words)",

@@ -39,4 +39,16 @@ describe("decoding work per character", () => {
       expect(large).toBeLessThan(small * 1.1 + 0.1);
     },
   );
+
+  // Steps that produce NULs add a NUL-free view and the steps left from it (UTF-16 under a
+  // character encoding): 1.83 per character at most here, the same for every size.
+  it.each(["%00a", "%2500", "a\\u0000", "%25%00%37%00", "&#0;1,", "%00%25"])(
+    "stays bounded with sequences that decode to NULs: %s repeated",
+    (unit) => {
+      const small = workPerCharacter(unit.repeat(Math.ceil(20_000 / unit.length)));
+      const large = workPerCharacter(unit.repeat(Math.ceil(200_000 / unit.length)));
+      expect(large).toBeLessThan(2.2);
+      expect(large).toBeLessThan(small * 1.1 + 0.1);
+    },
+  );
 });

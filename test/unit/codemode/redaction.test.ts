@@ -16,6 +16,8 @@ const latin1 = (b: Uint8Array) => String.fromCharCode(...b);
 const base64 = (b: Uint8Array) => btoa(latin1(b));
 const utf16 = (s: string, bigEndian: boolean) =>
   Uint8Array.from([...s].flatMap((c) => (bigEndian ? [0, c.charCodeAt(0)] : [c.charCodeAt(0), 0])));
+const percentBytes = (b: Uint8Array) =>
+  [...b].map((x) => `%${x.toString(16).padStart(2, "0")}`).join("");
 
 describe("secretRedactor: the forms of a secret it finds", () => {
   it.each([
@@ -51,12 +53,30 @@ describe("secretRedactor: the forms of a secret it finds", () => {
     ],
     ["UTF-16LE read as text", latin1(utf16(SECRET, false))],
     ["UTF-16BE read as text", latin1(utf16(SECRET, true))],
+    // UTF-16 spelled with a character-level encoding: the NULs appear only once decoded.
+    ["UTF-16LE percent-encoded", percentBytes(utf16(SECRET, false))],
+    ["UTF-16BE percent-encoded", percentBytes(utf16(SECRET, true))],
+    ["UTF-16LE as JSON \\u escapes", JSON.stringify(latin1(utf16(SECRET, false))).slice(1, -1)],
+    ["UTF-16BE as HTML references", [...utf16(SECRET, true)].map((b) => `&#${b};`).join("")],
+    ["UTF-16LE percent-encoded twice", percentBytes(utf16(SECRET, false)).replaceAll("%", "%25")],
   ])("%s", (_form, form) => {
     const out = redactor.text(`before ${form} after`);
     expect(out).toContain("before ");
     expect(out).toContain(" after");
     expect(out).not.toContain(form);
     expect(out).toMatch(/\[REDACTED\]|\[\0?R/);
+  });
+
+  // A program asks an API to echo `q=%74%00%6f%00…` (the token as UTF-16LE, percent-encoded) and
+  // returns the echo: the result is JSON text with the token spelled in it.
+  it("finds a percent-encoded UTF-16 token inside a program's JSON result", () => {
+    const token = "tok_Live.9f8e/7d6c-5b4a";
+    const q = [...token].map((c) => `%${c.charCodeAt(0).toString(16)}%00`).join("");
+    const result = JSON.stringify(["/x", { q }]);
+    const out = secretRedactor([token]).text(result);
+    expect(out).not.toContain(q);
+    expect(out).toContain("[REDACTED]");
+    expect(out).toContain('["/x",{"q":"');
   });
 
   it("finds percent-encoded and JSON-escaped copies of a secret with special characters", () => {

@@ -19,6 +19,7 @@
  */
 import { PAUSE, runToEnd, SLICE_POSITIONS, type Pause, type Sliced } from "../slices";
 import { compose, ViewBuilder, type View } from "../view-builder";
+import { withoutNulsInSlices } from "./nul-free-view";
 
 /** The longest sequence a step decodes (`&DiacriticalGrave;`). */
 const LONGEST_SEQUENCE = 18;
@@ -267,7 +268,10 @@ export const MAX_STEPS = 3;
 
 /**
  * Up to `max` decoding steps of the given families from a view, each on the last one's output,
- * with the pauses of their sliced passes (../slices.ts) between them.
+ * with the pauses of their sliced passes (../slices.ts) between them. After a step that produced
+ * a NUL, its NUL-free view (./nul-free-view.ts) too, and the steps left from it: UTF-16 under a
+ * character-level encoding (`%74%00%6f%00…`) reads as the text only once decoded and its NULs
+ * dropped. A body without NULs costs nothing more.
  * @param start - the view the first step decodes
  * @param families - which families to decode (bits)
  * @param max - how many steps at most ({@link MAX_STEPS} by default)
@@ -280,6 +284,12 @@ export function* decodeSteps(
   let view: View | undefined = start;
   for (let step = 0; step < max && view; step++) {
     view = yield* decodeStepInSlices(view, families);
-    if (view) yield view;
+    if (!view) return;
+    yield view;
+    const nulFree = yield* withoutNulsInSlices(view);
+    if (!nulFree) continue;
+    yield nulFree;
+    // The steps left, from the NUL-free view: `%25%00%37%00…` is percent-encoding once decoded.
+    yield* decodeSteps(nulFree, families, max - step - 1);
   }
 }

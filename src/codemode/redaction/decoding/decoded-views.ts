@@ -11,7 +11,7 @@ import { rot13View } from "../spellings/rot13-view";
 import { PAUSE, type Pause, type Sliced } from "../slices";
 import type { View } from "../view-builder";
 import { ALL_FAMILIES, decodeSteps, FAMILIES } from "./decode-step";
-import { withoutNuls } from "./nul-free-view";
+import { withoutNulsInSlices } from "./nul-free-view";
 import { MAX_SPELLED_STEPS, spelledViews } from "./spelled-views";
 
 /** At most how many characters of a copy a sequence placed before it can swallow (`&#1234567`). */
@@ -56,12 +56,15 @@ export function* decodedViewsInSlices(
   const dumped = yield* dumpBytesViewInSlices(base);
   if (dumped) {
     yield dumped;
+    // A dump of UTF-16 bytes (`74 00 6f 00`) reads as the text once its NULs are dropped.
+    const dumpedNulFree = yield* withoutNulsInSlices(dumped);
+    if (dumpedNulFree) yield dumpedNulFree;
     yield* decodeSteps(dumped, ALL_FAMILIES, MAX_SPELLED_STEPS);
   }
   // ROT13 over a character-level encoding: decoded once turned back.
   const rotated = rot13View(base);
   if (rotated) yield* decodeSteps(rotated, ALL_FAMILIES);
-  const nulFree = withoutNuls(base);
+  const nulFree = yield* withoutNulsInSlices(base);
   if (nulFree) {
     yield nulFree;
     yield* spelledViews(nulFree);

@@ -2,17 +2,26 @@
  * The NUL-free view: text with NULs between its characters is UTF-16 or UTF-32 read one byte at
  * a time, and reads as the text once they are dropped. Made like a decoding step
  * (../view-builder.ts), so a copy found in it is cut out with its NULs.
+ *
+ * Made of the text and after every decoding step that produced a NUL: UTF-16 spelled with a
+ * character-level encoding (`%74%00%6f%00…`, `t\u0000o\u0000…`, `&#116;&#0;…`) shows its NULs
+ * only once decoded.
  */
+import { PAUSE, SLICE_POSITIONS, type Sliced } from "../slices";
 import { compose, ViewBuilder, type View } from "../view-builder";
 
 /**
- * The view without NULs, or undefined when there are none.
+ * The view without NULs, or undefined when there are none, as a sliced pass (../slices.ts). For
+ * a decoded view, undefined unless its step produced a NUL: the NULs it kept from the view before
+ * were dropped in that view's own NUL-free view, and a body without NULs costs only a look at
+ * what the step produced.
  * @param view - a text and its map to the original
  */
-export function withoutNuls(view: View): View | undefined {
-  const { text } = view;
-  if (!text.includes("\0")) return undefined;
+export function* withoutNulsInSlices(view: View): Sliced<View | undefined> {
+  const { text, changed } = view;
+  if (changed ? !(yield* producedNul(view)) : !text.includes("\0")) return undefined;
   const builder = new ViewBuilder(text);
+  let budget = SLICE_POSITIONS;
   for (let i = text.indexOf("\0"); i >= 0; i = text.indexOf("\0", i)) {
     let end = i + 1;
     while (end < text.length && text.charCodeAt(end) === 0) end++;
@@ -20,6 +29,31 @@ export function withoutNuls(view: View): View | undefined {
     // belong to the range of the character before them.
     builder.replace(i, end - i, "");
     i = end;
+    if (--budget <= 0) {
+      budget = SLICE_POSITIONS;
+      yield PAUSE;
+    }
   }
-  return { text: builder.finish()!, origin: compose(view.origin, builder.map.origin()) };
+  const nulFree = builder.finish();
+  // Made by no step: the next step reads all of it, not only what this pass changed.
+  return nulFree === undefined
+    ? undefined
+    : { text: nulFree, origin: compose(view.origin, builder.map.origin()) };
+}
+
+/** Whether a decoded view's step produced a NUL; a sliced pass over what it produced. */
+function* producedNul(view: View): Sliced<boolean> {
+  const { changed, text } = view;
+  if (!changed) return text.includes("\0");
+  let budget = SLICE_POSITIONS;
+  for (let t = 0; t < changed.count; t++) {
+    const start = changed.outStart(t);
+    const end = start + changed.outLength(t);
+    for (let i = start; i < end; i++) if (text.charCodeAt(i) === 0) return true;
+    if (--budget <= 0) {
+      budget = SLICE_POSITIONS;
+      yield PAUSE;
+    }
+  }
+  return false;
 }

@@ -11,6 +11,7 @@ import { tagView } from "../spellings/tag-view";
 import { PAUSE, SLICE_POSITIONS, type Pause, type Sliced } from "../slices";
 import type { View } from "../view-builder";
 import { ALL_FAMILIES, decodeSteps } from "./decode-step";
+import { withoutNulsInSlices } from "./nul-free-view";
 
 /**
  * The spelled-out readings of a view (../spellings/): its lists read as characters (both
@@ -79,9 +80,14 @@ function* readingViews(
   if (compact) yield* afterReading(compact);
 }
 
-/** A reading, then up to {@link MAX_SPELLED_STEPS} decoding steps when it produced a sequence's start. */
+/**
+ * A reading, its NUL-free view when it produced a NUL (a list of UTF-16 bytes, `116,0,111,0,…`),
+ * then up to {@link MAX_SPELLED_STEPS} decoding steps when it produced a sequence's start.
+ */
 function* afterReading(reading: View): Generator<View | Pause> {
   yield reading;
+  const nulFree = yield* withoutNulsInSlices(reading);
+  if (nulFree) yield nulFree;
   if (yield* produced(reading, SEQUENCE_LEAD))
     yield* decodeSteps(reading, ALL_FAMILIES, MAX_SPELLED_STEPS);
 }

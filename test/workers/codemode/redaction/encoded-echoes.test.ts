@@ -1,7 +1,7 @@
 /**
  * A hostile program against an API that echoes the credential in every encoding of
- * test/helpers/credential-echoes.ts (30 one-layer forms, 16 two-layer compositions, 21
- * spellings such as a Node Buffer as JSON, a hex dump or full-width letters, and 13 spellings
+ * test/helpers/credential-echoes.ts (30 one-layer forms, 20 two-layer compositions, 21
+ * spellings such as a Node Buffer as JSON, a hex dump or full-width letters, and 15 spellings
  * composed with an encoding), in the body
  * and in a response header, read with `response: "full"`. The program sends out everything it
  * received with `|` between the characters (so the final result redaction cannot undo a leak),

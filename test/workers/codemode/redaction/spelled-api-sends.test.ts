@@ -1,8 +1,9 @@
 /**
  * The second line for what a program sends to the API itself (issue #41): a program that
  * pieced the credential together (two halves from two answers: split across responses, which
- * no reading of one body catches) posts it to the API, spelled out, in a body, a query or a
- * path: an API that keeps what it is sent (a public comment, a note) would publish it. The host
+ * no reading of one body catches) posts it to the API, spelled out (also as percent-encoded
+ * UTF-16 and with a NUL after each character), in a body, a query or a path: an API that keeps
+ * what it is sent (a public comment, a note) would publish it. The host
  * adds the credential to the request itself, so a request the program built never needs it:
  * such a request is refused with nothing sent. Runs on both executors.
  */
@@ -65,6 +66,8 @@ const PROGRAM = `async () => {
     chars.join("\\u200b"),
     chars.map((c) => c.charCodeAt(0)).join(","),
     t.replace(/[a-z]/gi, (c) => { const base = c <= "Z" ? 65 : 97; return String.fromCharCode(((c.charCodeAt(0) - base + 13) % 26) + base); }),
+    chars.map((c) => "%" + c.charCodeAt(0).toString(16) + "%00").join(""),
+    chars.map((c) => c + "\\0").join(""),
   ];
   const sends = [];
   for (const note of spelled) {
@@ -111,8 +114,8 @@ describeExecutors((Executor) => {
     // Every spelling, in the body and in the query, as an array of characters, in the path and in
     // raw bytes:
     // refused, saying why; the ordinary note is sent.
-    expect(answers).toHaveLength(16);
-    expect(answers.slice(0, 15).every((a) => a.includes("holds the credential"))).toBe(true);
+    expect(answers).toHaveLength(20);
+    expect(answers.slice(0, 19).every((a) => a.includes("holds the credential"))).toBe(true);
     expect(answers.at(-1)).toBe("sent");
     const joined = received.join("\n");
     const readings = [
@@ -123,6 +126,10 @@ describeExecutors((Executor) => {
         String.fromCharCode(...run.split(",").map(Number)),
       ),
     ];
+    // UTF-16 percent-encoded (`%74%00…`, once more in a query) or with a NUL after each character.
+    const unPercent = (t: string) =>
+      t.replace(/%([0-9a-f]{2})/gi, (_, h: string) => String.fromCharCode(Number.parseInt(h, 16)));
+    readings.push(unPercent(unPercent(joined)).replaceAll("\\u0000", "").replace(/\0/g, ""));
     expect(readings.some((r) => holds(r, ECHO_SECRET))).toBe(false);
     expect(received).toHaveLength(1);
   });

@@ -4,7 +4,8 @@
  * can catch) spells it out before sending it on: full-width, one space or U+200B between the
  * characters, as character codes (a list, a JSON array, an array of numeric strings), ROT13, hex
  * bytes with spaces or `0x` bytes back to back, bits without prefix, Unicode tag characters, a
- * Caesar shift, octal bytes or escapes, `U+` code points, Atbash. None of
+ * Caesar shift, octal bytes or escapes, `U+` code points, Atbash, UTF-16 percent-encoded or with a
+ * NUL after each character. None of
  * them may reach the client's result, the run record (what `/api/runs` serves) or the server's
  * console, through the return value, `console.log` or a thrown error. Runs on both executors.
  */
@@ -73,6 +74,12 @@ const READINGS: Record<string, (t: string) => string> = {
       const base = c <= "Z" ? 65 : 97;
       return String.fromCharCode(base + 25 - (c.charCodeAt(0) - base));
     }),
+  // UTF-16 under an encoding: `%74%00%6f%00…`, `t\u0000o\u0000…` once NULs are dropped.
+  "percent-decoded, NULs dropped": (t) =>
+    t
+      .replace(/%([0-9a-f]{2})/gi, (_, h: string) => String.fromCharCode(Number.parseInt(h, 16)))
+      .replace(/\0/g, ""),
+  "JSON NUL escapes dropped": (t) => t.replaceAll("\\u0000", "").replace(/\0/g, ""),
   ROT13: (t) =>
     t.replace(/[a-z]/gi, (c) => {
       const base = c <= "Z" ? 65 : 97;
@@ -128,6 +135,9 @@ const PROGRAM = `async () => {
     octal: chars.map((c) => c.charCodeAt(0).toString(8)).join(" "),
     octalEscapes: chars.map((c) => "\\\\" + c.charCodeAt(0).toString(8).padStart(3, "0")).join(""),
     codePoints: chars.map((c) => "U+" + c.charCodeAt(0).toString(16).padStart(4, "0")).join(" "),
+    utf16Percent: chars.map((c) => "%" + c.charCodeAt(0).toString(16) + "%00").join(""),
+    utf16BePercent: chars.map((c) => "%00%" + c.charCodeAt(0).toString(16)).join(""),
+    nulBetween: chars.map((c) => c + "\\0").join(""),
     atbash: t.replace(/[a-z]/gi, (c) => {
       const base = c <= "Z" ? 65 : 97;
       return String.fromCharCode(base + 25 - (c.charCodeAt(0) - base));

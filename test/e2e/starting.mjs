@@ -5,12 +5,22 @@
 // the server has answered one: no answer may say the server is stopping; each is the request's
 // own answer (once the first host is ready: the requests wait for it), or a JSON-RPC error that
 // says the server is starting.
+//
+// With an empty cache folder (XDG_CACHE_HOME of its own): a warm start reads its kept workerd
+// configurations and the window before the first runtime is ready can be shorter than the
+// requests' spacing, so the script could not tell it was exercised. A first start (nothing kept:
+// the configurations are built) is the start whose window every new user meets.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { check, spawnServer } from "./support/server.mjs";
 
 const EVERY_MS = 100;
 const DEADLINE_MS = 180_000;
 
-const server = await spawnServer();
+const cache = mkdtempSync(join(tmpdir(), "codemode-e2e-cache-"));
+process.on("exit", () => rmSync(cache, { recursive: true, force: true }));
+const server = await spawnServer({ XDG_CACHE_HOME: cache });
 const { port } = server;
 const output = server.output;
 

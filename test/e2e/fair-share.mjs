@@ -16,8 +16,8 @@
 // (src/app/placement-caller.ts) does not separate these clients: what keeps the others served is
 // the pool itself (placement away from blocked runners, a spare runner already running when
 // every runner is held, and replacements ready the moment held runners are ended:
-// docs/local-runtime.md, "Placement" and "Runners on demand"). `npm run e2e` runs the
-// isolate-per-run half (test/e2e/run.mjs says why not the shared worker's).
+// docs/local-runtime.md, "Placement" and "Runners on demand"). `npm run e2e` runs both halves
+// (test/e2e/run.mjs says under what load the shared worker's holds).
 import { writeFileSync } from "node:fs";
 import { connect, pollSearch, timedCall, TRIVIAL_SEARCH } from "./support/load-clients.mjs";
 import { hostReplacements, replacements } from "./support/replacements.mjs";

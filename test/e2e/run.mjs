@@ -108,14 +108,12 @@ const SCRIPTS = [
   },
   // issue #40: one client's native stalls on every runner, twice; another client's searches never
   // fail, never land on a stall's runner and never wait > 1 s (the warm spare, prepared
-  // replacements). Alone: it measures waits, on a server of its own (3 runners). The isolate-
-  // per-run half only (it passed at load 21–23). The shared-worker half (~40 s more) passes at
-  // load 4–9 but not at 15–21 (2026-12-06, 7 runs): a burst no longer takes the spare in round 1,
-  // yet in round 2 a runner whose round-1 stall ended late (11–11.8 s) is still held, the third
-  // stall takes the spare, and searches wait 1.2–3.4 s (bench/README.md, "Fair share"). Run
-  // that half by hand: FAIR_SHARE_EXECUTORS=shared-worker node test/e2e/fair-share.mjs (Node
-  // 22; FAIR_SHARE_LOG=<prefix> keeps the server's output).
-  { name: "fair-share", alone: true, env: { FAIR_SHARE_EXECUTORS: "isolate-per-run" } },
+  // replacements). Alone: it measures waits, on a server of its own (3 runners). Both executors
+  // (the shared-worker half ~45 s): on a machine with nothing else running, as CI's alone part is,
+  // the shared-worker half passed 4 of 4 (longest wait 133–743 ms, 2026-12-06 14:00); with other
+  // work at load 15–21 it fails (a round-1 stall that ends late holds its runner into round 2;
+  // bench/README.md, "Fair share"). FAIR_SHARE_LOG=<prefix> keeps the server's output.
+  { name: "fair-share", alone: true },
   // issue #40: the front's memory budget; measures the supervisor+front's memory, so alone, on
   // a server of its own (a shared server's memory would carry the scripts before it)
   { name: "front-memory", alone: true },

@@ -62,7 +62,7 @@ describe("the front's collection after a burst", () => {
     }
   });
 
-  it("gets V8's full collection without --expose-gc, and it frees dead buffers", () => {
+  it("gets V8's full collection without --expose-gc, and it frees dead buffers", async () => {
     const gc = exposedGc();
     expect(typeof gc).toBe("function");
     expect((globalThis as { gc?: unknown }).gc).toBeUndefined();
@@ -71,6 +71,13 @@ describe("the front's collection after a burst", () => {
     dead = undefined;
     void dead;
     gc();
-    expect(before - process.memoryUsage().arrayBuffers).toBeGreaterThanOrEqual(32 * MIB);
+    // V8 frees array buffers' memory on a concurrent sweeper thread after the collection, so on a
+    // busy machine the count can drop a little later (it read 0 bytes freed once under load).
+    let freed = before - process.memoryUsage().arrayBuffers;
+    for (let i = 0; i < 100 && freed < 32 * MIB; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      freed = before - process.memoryUsage().arrayBuffers;
+    }
+    expect(freed).toBeGreaterThanOrEqual(32 * MIB);
   });
 });

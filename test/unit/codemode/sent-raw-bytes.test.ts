@@ -24,7 +24,9 @@ const utf16 = (text: string, bigEndian: boolean) =>
   [...text].flatMap((c) => (bigEndian ? [0, c.charCodeAt(0)] : [c.charCodeAt(0), 0]));
 const padding = (size: number) => Array.from({ length: size }, () => 0x41);
 
-const bodies: Record<string, Uint8Array> = {
+const bodies: Record<string, Uint8Array | string> = {
+  // Raw text that is the credential's UTF-16 once sent as UTF-8.
+  "text with a NUL after each character": [...TOKEN].map((c) => `${c}\0`).join(""),
   "UTF-16LE": new Uint8Array(utf16(TOKEN, false)),
   "UTF-16BE": new Uint8Array(utf16(TOKEN, true)),
   "UTF-16LE with a BOM": new Uint8Array([0xff, 0xfe, ...utf16(TOKEN, false)]),
@@ -35,60 +37,35 @@ const bodies: Record<string, Uint8Array> = {
   ]),
 };
 
-describe("codemode.request() with the credential in raw bytes", () => {
-  it("refuses raw text that is the credential's UTF-16 once sent as UTF-8, nothing sent", async () => {
-    const sent: unknown[] = [];
-    const request = apiRequester({
-      spec,
-      handler: (req) => {
-        sent.push(req.rawBody);
-        return { status: 201, body: { ok: true } };
-      },
-      validate: true,
-      secrets: Object.freeze([TOKEN]),
-      mcp: {} as never,
-    });
-    const rawBody = [...TOKEN].map((c) => `${c}\0`).join("");
-    const upload = { method: "POST", path: "/uploads", rawBody, contentType: "text/plain" };
-    await expect((async () => request(upload, signal))()).rejects.toThrow(/holds the credential/);
-    expect(sent).toEqual([]);
+/** The real requester with the real redactor, and the raw bodies its handler was sent. */
+function uploader() {
+  const sent: unknown[] = [];
+  const request = apiRequester({
+    spec,
+    handler: (req) => {
+      sent.push(req.rawBody);
+      return { status: 201, body: { ok: true } };
+    },
+    validate: true,
+    secrets: Object.freeze([TOKEN]),
+    mcp: {} as never,
   });
+  const upload = (rawBody: Uint8Array | string) =>
+    request({ method: "POST", path: "/uploads", rawBody, contentType: "text/plain" }, signal);
+  return { sent, upload };
+}
 
+describe("codemode.request() with the credential in raw bytes", () => {
   it.each(Object.entries(bodies))("refuses it, nothing sent: %s", async (_, rawBody) => {
-    const sent: unknown[] = [];
-    const request = apiRequester({
-      spec,
-      handler: (req) => {
-        sent.push(req.rawBody);
-        return { status: 201, body: { ok: true } };
-      },
-      validate: true,
-      secrets: Object.freeze([TOKEN]),
-      mcp: {} as never,
-    });
-    const upload = { method: "POST", path: "/uploads", rawBody, contentType: "text/plain" };
-    await expect((async () => request(upload, signal))()).rejects.toThrow(/holds the credential/);
+    const { sent, upload } = uploader();
+    await expect((async () => upload(rawBody))()).rejects.toThrow(/holds the credential/);
     expect(sent).toEqual([]);
   });
 
   it("still sends clean raw bytes, small and large", async () => {
-    const sent: unknown[] = [];
-    const request = apiRequester({
-      spec,
-      handler: (req) => {
-        sent.push(req.rawBody);
-        return { status: 201, body: { ok: true } };
-      },
-      validate: true,
-      secrets: Object.freeze([TOKEN]),
-      mcp: {} as never,
-    });
+    const { sent, upload } = uploader();
     for (const size of [16, SLICED_BODY + 10]) {
-      const rawBody = new Uint8Array(utf16("x".repeat(size / 2), false));
-      await request(
-        { method: "POST", path: "/uploads", rawBody, contentType: "text/plain" },
-        signal,
-      );
+      await upload(new Uint8Array(utf16("x".repeat(size / 2), false)));
     }
     expect(sent).toHaveLength(2);
   });

@@ -23,13 +23,10 @@
 // searches left V8's backtracking engine on this body (workerd's regexp flags); searched in
 // windows (src/codemode/redaction/windowed-search.ts), +31…+37 MiB and 359–765 ms over six
 // runs at load 7–23 (bench/README.md, "Notation views in windows").
-import { createServer } from "node:http";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { freePort } from "../../cli/local-server/free-port.mjs";
+import { readFileSync } from "node:fs";
 import { withServerUnderLoad } from "./support/busy-load.mjs";
-import { connect, pollSearch, timedCall } from "./support/load-clients.mjs";
+import { runWhileSearching, startLocalApi } from "./support/heavy-program.mjs";
+import { connect, timedCall } from "./support/load-clients.mjs";
 import { activeWorkerd } from "./support/processes.mjs";
 import { check } from "./support/server.mjs";
 
@@ -46,26 +43,18 @@ function heavyBody() {
 }
 const BODY = heavyBody();
 
-const api = createServer((req, res) => {
-  res.setHeader("content-type", "text/plain");
-  res.end(/^\/blobs\/\d+$/.test(req.url ?? "") ? BODY : "not found");
-});
-const apiPort = await freePort();
-await new Promise((resolve) => api.listen(apiPort, "127.0.0.1", () => resolve(undefined)));
-const dir = mkdtempSync(join(tmpdir(), "codemode-heavy-bodies-"));
-const specFile = join(dir, "heavy-api.json");
-writeFileSync(
-  specFile,
-  JSON.stringify({
-    openapi: "3.0.3",
-    info: { title: "Heavy bodies e2e API", version: "1.0.0" },
-    paths: {
-      "/blobs/{n}": {
-        parameters: [{ name: "n", in: "path", required: true, schema: { type: "integer" } }],
-        get: { operationId: "getBlob", responses: { 200: { description: "A blob" } } },
-      },
+const api = await startLocalApi(
+  "Heavy bodies e2e API",
+  {
+    "/blobs/{n}": {
+      parameters: [{ name: "n", in: "path", required: true, schema: { type: "integer" } }],
+      get: { operationId: "getBlob", responses: { 200: { description: "A blob" } } },
     },
-  }),
+  },
+  (req, res) => {
+    res.setHeader("content-type", "text/plain");
+    res.end(/^\/blobs\/\d+$/.test(req.url ?? "") ? BODY : "not found");
+  },
 );
 
 /** @param {number} pid */
@@ -83,7 +72,7 @@ const PROGRAM = `async () => {
 
 try {
   await withServerUnderLoad(
-    { SPEC_FILE: specFile, API_BASE_URL: `http://127.0.0.1:${apiPort}`, API_TOKEN: TOKEN },
+    { SPEC_FILE: api.specFile, API_BASE_URL: api.baseUrl, API_TOKEN: TOKEN },
     async ({ url, output }) => {
       const { client } = await connect(url, { name: "e2e-heavy-reader" });
       // Warm: the first call compiles and loads what every later one uses.
@@ -99,14 +88,7 @@ try {
           // replaced meanwhile: the checks below say so
         }
       }, 50);
-      const poller = await pollSearch(url);
-      await new Promise((r) => setTimeout(r, 1_000));
-      const from = Date.now();
-      const heavy = await timedCall(client, "execute", PROGRAM, 300_000);
-      const to = Date.now();
-      await new Promise((r) => setTimeout(r, 500));
-      const waited = poller.longestWithin(from, to);
-      const polled = await poller.stop();
+      const { heavy, waited, polled } = await runWhileSearching(url, client, PROGRAM);
       clearInterval(sampler);
       await client.close().catch(() => {});
       const growth = peak - before;
@@ -133,5 +115,4 @@ try {
   );
 } finally {
   api.close();
-  rmSync(dir, { recursive: true, force: true });
 }

@@ -12,13 +12,9 @@
 // heavy-bodies.mjs's reads of such bodies 2,202 ms in the same hour. The redaction's own slices
 // held the thread then (a notation search left V8's backtracking engine); with them searched in
 // windows, 173 ms at load 7 (2026-12-06 13:10).
-import { createServer } from "node:http";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { freePort } from "../../cli/local-server/free-port.mjs";
 import { withServerUnderLoad } from "./support/busy-load.mjs";
-import { connect, pollSearch, timedCall } from "./support/load-clients.mjs";
+import { runWhileSearching, startLocalApi } from "./support/heavy-program.mjs";
+import { connect, timedCall } from "./support/load-clients.mjs";
 import { check } from "./support/server.mjs";
 
 const BODIES = 4;
@@ -28,35 +24,27 @@ const MAX_WAIT_MS = 1_000;
 const TOKEN = `heavy-sends-${crypto.randomUUID()}`;
 
 let received = 0;
-const api = createServer((req, res) => {
-  let size = 0;
-  req.on("data", (chunk) => (size += chunk.length));
-  req.on("end", () => {
-    if (size > 0) received++;
-    res.setHeader("content-type", "application/json");
-    res.statusCode = 201;
-    res.end(JSON.stringify({ stored: size }));
-  });
-});
-const apiPort = await freePort();
-await new Promise((resolve) => api.listen(apiPort, "127.0.0.1", () => resolve(undefined)));
-const dir = mkdtempSync(join(tmpdir(), "codemode-heavy-sends-"));
-const specFile = join(dir, "heavy-api.json");
-writeFileSync(
-  specFile,
-  JSON.stringify({
-    openapi: "3.0.3",
-    info: { title: "Heavy sends e2e API", version: "1.0.0" },
-    paths: {
-      "/uploads": {
-        post: {
-          operationId: "upload",
-          requestBody: { content: { "text/plain": { schema: { type: "string" } } } },
-          responses: { 201: { description: "Stored" } },
-        },
+const api = await startLocalApi(
+  "Heavy sends e2e API",
+  {
+    "/uploads": {
+      post: {
+        operationId: "upload",
+        requestBody: { content: { "text/plain": { schema: { type: "string" } } } },
+        responses: { 201: { description: "Stored" } },
       },
     },
-  }),
+  },
+  (req, res) => {
+    let size = 0;
+    req.on("data", (chunk) => (size += chunk.length));
+    req.on("end", () => {
+      if (size > 0) received++;
+      res.setHeader("content-type", "application/json");
+      res.statusCode = 201;
+      res.end(JSON.stringify({ stored: size }));
+    });
+  },
 );
 
 const PROGRAM = `async () => {
@@ -73,8 +61,8 @@ const PROGRAM = `async () => {
 try {
   await withServerUnderLoad(
     {
-      SPEC_FILE: specFile,
-      API_BASE_URL: `http://127.0.0.1:${apiPort}`,
+      SPEC_FILE: api.specFile,
+      API_BASE_URL: api.baseUrl,
       // HEAVY_SENDS_TOKEN=off: no credential, so nothing is searched: the floor of what sending
       // such bodies costs the host anyway.
       ...(process.env["HEAVY_SENDS_TOKEN"] === "off" ? {} : { API_TOKEN: TOKEN }),
@@ -83,14 +71,7 @@ try {
       const { client } = await connect(url, { name: "e2e-heavy-sender" });
       const warm = await timedCall(client, "execute", `async () => 1`);
       check(warm.ok, `a trivial execute failed: ${warm.thrown ?? warm.text}`);
-      const poller = await pollSearch(url);
-      await new Promise((r) => setTimeout(r, 1_000));
-      const from = Date.now();
-      const heavy = await timedCall(client, "execute", PROGRAM, 300_000);
-      const to = Date.now();
-      await new Promise((r) => setTimeout(r, 500));
-      const waited = poller.longestWithin(from, to);
-      const polled = await poller.stop();
+      const { heavy, waited, polled } = await runWhileSearching(url, client, PROGRAM);
       await client.close().catch(() => {});
       console.log(
         `e2e heavy-sends: ${BODIES} × ${(BODY_BYTES / 1_048_576).toFixed(2)} MiB sent in ${heavy.ms} ms (${heavy.ok ? "ok" : "failed"}, ${received} received); another client's search waited at most ${waited} ms meanwhile (${polled.calls} searches, p50 ${polled.p50Ms} ms)`,
@@ -110,5 +91,4 @@ try {
   );
 } finally {
   api.close();
-  rmSync(dir, { recursive: true, force: true });
 }

@@ -12,6 +12,7 @@ import { parse, type Program } from "acorn";
 import { transform } from "sucrase";
 import { instrument, type CodeForm } from "./instrument";
 import { applyInsertions, positionOf, type Insertion } from "./position-map";
+import { PreparedCache } from "./prepared-cache";
 
 /** Code ready to ship to the sandbox. */
 export interface PreparedCode {
@@ -36,13 +37,42 @@ export interface PrepareError {
   column: number;
 }
 
+/** The isolate's prepared programs by text (prepared-cache.ts: the result is a pure function). */
+const prepared = new PreparedCache<PreparedCode | PrepareError>((value) =>
+  value.ok ? value.module.length + value.source.length : value.message.length,
+);
+
 /**
- * Normalizes, parses and instruments `code`.
+ * Normalizes, parses and instruments `code`; the same code and prelude again get the kept
+ * (frozen) result without a parse (prepared-cache.ts).
  * @param code - the model's code: a function, a function body, a fenced block or a module
  * @param prelude - trusted module text placed first (see `ExecuteRequest.prelude`); it is one
  *   more insertion at offset 0, so positions in the program map back as before
  */
 export function prepareCode(code: string, prelude?: string): PreparedCode | PrepareError {
+  return prepared.get(code, prelude, () => frozen(prepareUncached(code, prelude)));
+}
+
+/**
+ * The preparation and its insertions frozen: the cache hands the same object to every run of
+ * the same text, so no run may change what another reads.
+ * @param value - a fresh preparation
+ */
+export function frozen(value: PreparedCode | PrepareError): PreparedCode | PrepareError {
+  if (value.ok) {
+    for (const insertion of value.insertions) Object.freeze(insertion);
+    Object.freeze(value.insertions);
+  }
+  return Object.freeze(value);
+}
+
+/**
+ * What `prepareCode` does on a cache miss. Everything it reads is its two arguments: it must
+ * stay a pure function of them, or the cache would hand one run another's preparation.
+ * @param code - as for `prepareCode`
+ * @param prelude - as for `prepareCode`
+ */
+export function prepareUncached(code: string, prelude?: string): PreparedCode | PrepareError {
   const source = blankOutsideFence(code);
   if (source.trim() === "")
     return {

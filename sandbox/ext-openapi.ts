@@ -11,14 +11,23 @@
 import { OpenApiSpec } from "../src/openapi/openapi-spec";
 import { openPackedSpec } from "../src/openapi/spec-pack";
 import type { CompactSpec } from "../src/openapi/types";
-import { t } from "./runtime.js";
+import { WHOLE_SPEC_NEEDED } from "./protocol";
+import { LimitError, stop, t } from "./runtime.js";
 
 /**
  * Adds `spec()` to a namespace object.
  * @param api - the namespace (e.g. `codemode`), still unfrozen
- * @param data - the packed spec (bytes), or the compact spec as JSON text
+ * @param data - the packed spec (bytes), its index part, or the compact spec as JSON text
+ * @param end - ends the run (the harness's); called when a program reads past an index part,
+ *   so that the host runs it again with the whole spec (see `WHOLE_SPEC_NEEDED`)
  */
-export function install(api: Record<string, unknown>, data: string | Uint8Array): void {
+export function install(
+  api: Record<string, unknown>,
+  data: string | Uint8Array,
+  // The harness's `EndRun` (harness-shared.ts, which imports this module: no import back).
+  end: (message: string) => never = stopHere,
+): void {
+  const missing = (): never => end(WHOLE_SPEC_NEEDED);
   let document: unknown;
   api["spec"] = async () => {
     if (document === undefined) {
@@ -26,9 +35,15 @@ export function install(api: Record<string, unknown>, data: string | Uint8Array)
         document = new OpenApiSpec(JSON.parse(data) as CompactSpec).document(t);
       } else {
         // Packed (src/openapi/spec-pack.ts): only what the program reads is decoded.
-        document = openPackedSpec(data, t);
+        document = openPackedSpec(data, t, missing);
       }
     }
     return document;
   };
+}
+
+/** Without the harness's end (the engine's guest): the budget stops the program at its next tick. */
+function stopHere(message: string): never {
+  stop(message);
+  throw new LimitError(message);
 }

@@ -58,9 +58,15 @@ export function fetchRefusal(namespaces: ReadonlyMap<string, Record<string, unkn
   return `${why} Use the functions this tool provides instead (${list}: see the tool's description).`;
 }
 
+/**
+ * Ends the run at once with a `LimitError` carrying `message`, whatever the program does after
+ * (the harness fails the run and every later budget tick throws); never returns.
+ */
+export type EndRun = (message: string) => never;
+
 /** An extension module: adds functions to a namespace. */
 export interface SandboxExtension {
-  install(api: Record<string, unknown>, data: string | Uint8Array): void;
+  install(api: Record<string, unknown>, data: string | Uint8Array, end?: EndRun): void;
 }
 
 /**

@@ -99,6 +99,17 @@ export default class SandboxHarness extends WorkerEntrypoint {
     // microtasks (the operation budget ends it; locally, the runner's watchdog) or await what
     // nothing settles (workerd ends the import: "Top-level await in module is unsettled").
     const overtime = overtimeOf(limits.timeoutMs);
+    // An extension's end of the run (ext-openapi: the program read past a spec's index). Once
+    // called, the run's outcome is that error: the program may catch it, or collect it with
+    // `Promise.allSettled` and go on without a tick, but the run is failed where it cannot reach.
+    let failRun: ((thrown: unknown) => void) | undefined;
+    let endedBy: LimitError | undefined;
+    const end = (message: string): never => {
+      stop(message);
+      endedBy ??= new LimitError(message);
+      failRun?.(endedBy);
+      throw endedBy;
+    };
     let result: string | undefined;
     let error: SandboxError | undefined;
     let truncated = false;
@@ -107,7 +118,7 @@ export default class SandboxHarness extends WorkerEntrypoint {
       for (const ext of limits.extensions) {
         let api = namespaces.get(ext.namespace);
         if (!api) namespaces.set(ext.namespace, (api = {}));
-        (await loadExtension(ext.name)).install(api, ext.data);
+        (await loadExtension(ext.name)).install(api, ext.data, end);
       }
       for (const [namespace, api] of namespaces) {
         defineProperty(globalThis, namespace, {
@@ -140,6 +151,9 @@ export default class SandboxHarness extends WorkerEntrypoint {
       // Promise.prototype (a replaced one makes `await` go through a replaced `then`).
       const ending = new PromiseClass<Settled>((deliver, fail) => {
         overtime.arm(fail);
+        failRun = fail;
+        // Ended while the module loaded (its top level read past the index).
+        if (endedBy) fail(endedBy);
         void settleWith(started, deliver, fail);
       });
       // A descriptor without a prototype: hooks on Object.prototype (get, set, …) are not read.

@@ -40,6 +40,14 @@ export interface SandboxRequest {
  */
 export const OVERTIME_MS = 1_000;
 
+/**
+ * The message of the `LimitError` that ends a search run shipped only the spec's index (see
+ * src/openapi/spec-pack.ts, `packedIndex`) once the program reads past it: the host then runs the
+ * program again with the whole spec (src/codemode/index-first-search.ts).
+ */
+export const WHOLE_SPEC_NEEDED =
+  "The program read past the spec's index; it runs again with the whole spec.";
+
 /** Names of the sandbox extensions (modules `ext-<name>.js`). */
 export type SandboxExtensionName = "openapi" | "request" | "skills";
 

@@ -22,7 +22,8 @@ import type { Executor, ExecutorLimits, HostFunction, HostNamespaces } from "../
 import type { McpServerFactoryContext } from "../mcp/stateless/handler-types";
 import { setTaskSupport } from "../mcp/tasks/task-tools";
 import { loadSpec, OpenApiSpec } from "../openapi/openapi-spec";
-import { packSpec } from "../openapi/spec-pack";
+import { packedIndex, packedOperationFields, packSpec } from "../openapi/spec-pack";
+import { indexFirstSearch, pastIndexWords, type ShippedSpec } from "./index-first-search";
 import { nonReadRequests, type ApiRequestHandler, type ApprovalCheck } from "./request/api-request";
 import { apiRequester } from "./api-requester";
 import { APPROVAL_TIMEOUT_MS, approvalFlow } from "./approvals/approval-flow";
@@ -161,6 +162,8 @@ interface Setup {
   declaration: HostFunction;
   /** The spec as the sandbox gets it. */
   shippedSpec: () => string | Uint8Array;
+  /** The spec as a search ships it: its index first where it has one (index-first-search.ts). */
+  searchSpec: () => ShippedSpec;
   /** A trace of one run, when the host records runs. */
   trace: (tool: "search" | "execute", code: string) => RunTrace | undefined;
   /** Operation ids whose response bodies are withheld (checked against the spec). */
@@ -184,6 +187,7 @@ function prepare(options: OpenApiMcpServerOptions): Setup {
     ...(options.description === undefined ? {} : { extra: options.description }),
   };
   const serverName = options.name ?? "openapi-code-mode";
+  const shippedSpec = shippedSpecOnce(spec, redactor);
   return {
     options,
     spec,
@@ -201,7 +205,8 @@ function prepare(options: OpenApiMcpServerOptions): Setup {
           ? options.approval
           : undefined,
     declaration: operationDeclarations(spec, redactor),
-    shippedSpec: shippedSpecOnce(spec, redactor),
+    shippedSpec,
+    searchSpec: searchSpecOnce(shippedSpec),
     trace: (tool, code) => options.onRun && new RunTrace(tool, serverName, code, redactor),
     withhold: withheldOperations(
       spec,
@@ -248,6 +253,25 @@ function shippedSpecOnce(spec: OpenApiSpec, redactor: Redactor): () => string | 
   };
 }
 
+/** The spec for `search`: the packed bytes and their index part, cut once. */
+function searchSpecOnce(shippedSpec: () => string | Uint8Array): () => ShippedSpec {
+  let shipped: ShippedSpec | undefined;
+  return () => {
+    if (shipped === undefined) {
+      const whole = shippedSpec();
+      shipped =
+        typeof whole === "string"
+          ? { whole }
+          : {
+              whole,
+              index: packedIndex(whole),
+              pastIndex: pastIndexWords(packedOperationFields(whole)),
+            };
+    }
+    return shipped;
+  };
+}
+
 /** The `search` tool: the program reads the spec (`codemode.spec()`), nothing is sent. */
 function registerSearch(server: McpServer, setup: Setup): void {
   const { options, redactor, limits, declaration } = setup;
@@ -267,13 +291,11 @@ function registerSearch(server: McpServer, setup: Setup): void {
         codemode: { declaration },
         ...skillRun?.searchRequest().namespaces,
       };
-      const outcome = await options.executor.execute({
-        code,
-        namespaces,
-        limits,
-        signal: ctx.mcpReq.signal,
-        extensions: [{ name: "openapi", data: setup.shippedSpec() }],
-      });
+      const outcome = await indexFirstSearch(
+        options.executor,
+        { code, namespaces, limits, signal: ctx.mcpReq.signal },
+        setup.searchSpec(),
+      );
       // Second line: no configured secret (or a simple transform of one) leaves in the result's
       // text; its structure (`type`, `isError`) is never touched.
       const result = redactToolResult(outcomeToToolResult(outcome), redactor);

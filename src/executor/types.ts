@@ -142,6 +142,12 @@ export interface ExecutionOutcome {
 /** Runs code in a sandbox. Implementations never throw: every failure is an outcome. */
 export interface Executor {
   /**
+   * True when the executor keeps a run's extension data for later runs (the shared worker keeps
+   * large data by content key), so shipping less of it per run saves nothing: `search` then ships
+   * the whole spec at once instead of its index first (src/codemode/index-first-search.ts).
+   */
+  readonly keepsExtensionData?: boolean;
+  /**
    * Runs one piece of code.
    * @param request - the code, host functions and limits
    */

@@ -8,11 +8,13 @@
  * programs read only the index (paths, methods, ids, summaries, tags) and a few schemas. Bytes
  * cross RPC about 3× faster than a string, and the header is a fraction of the spec.
  *
- * Layout: `[4-byte big-endian header length][header JSON][component tables JSON][descriptions
- * JSON][segments…]`. Header: `{ doc, paths: { [path]: { [method]: stub } }, shapes, ops, tables,
- * descriptions, cycles }` where `doc` holds the small top-level fields, `stub` the operation's
- * short fields (operationId, summary, tags, deprecated), `ops` each operation's shape (its heavy
- * keys) and segment length, `tables` the byte length of the component tables (`{ [type]: [names,
+ * Layout: `[4-byte big-endian header length][header JSON][descriptions JSON][component tables
+ * JSON][segments…]`: everything an index-only program reads comes first, so the first
+ * {@link packedIndexLength} bytes are a spec of their own (see {@link packedIndex}). Header:
+ * `{ doc, paths: { [path]: { [method]: stub } }, shapes, ops, tables, descriptions, cycles }`
+ * where `doc` holds the small top-level fields, `stub` the operation's short fields
+ * (operationId, summary, tags, deprecated), `ops` each operation's shape (its heavy keys) and
+ * segment length, `tables` the byte length of the component tables (`{ [type]: [names,
  * lengths] }`), which are decoded only when a program first reaches a component (a quarter of the
  * Cloudflare spec's header, which every run decodes), and `descriptions` the byte length of one
  * JSON array holding every operation's description (or null), in `paths` order.
@@ -58,9 +60,9 @@ interface Header {
   shapes: string[][];
   /** Per operation in `paths` order: shape index, segment length (offsets are cumulative). */
   ops: number[];
-  /** Byte length of the component tables (a {@link ComponentTables} JSON after the header). */
+  /** Byte length of the component tables (a {@link ComponentTables} JSON after the descriptions). */
   tables: number;
-  /** Byte length of the descriptions array (after the component tables). */
+  /** Byte length of the descriptions array (right after the header). */
   descriptions: number;
   cycles: string[][];
 }
@@ -149,8 +151,8 @@ export function packSpec(compact: CompactSpec): Uint8Array | undefined {
   );
   new DataView(out.buffer).setUint32(0, header.byteLength);
   out.set(header, 4);
-  out.set(tables, 4 + header.byteLength);
-  out.set(described, 4 + header.byteLength + tables.byteLength);
+  out.set(described, 4 + header.byteLength);
+  out.set(tables, 4 + header.byteLength + described.byteLength);
   let at = 4 + header.byteLength + tables.byteLength + described.byteLength;
   for (const segment of segments) {
     out.set(segment, at);
@@ -179,29 +181,81 @@ function asciiJson(value: unknown): string {
 }
 
 /**
+ * The byte length of a packed spec's index part: its header and descriptions, what a program
+ * that reads only paths, methods and operations' short fields and descriptions ever decodes.
+ * @param bytes - what {@link packSpec} produced
+ */
+export function packedIndexLength(bytes: Uint8Array): number {
+  const { headerLength, header } = readHeader(bytes);
+  return 4 + headerLength + header.descriptions;
+}
+
+/**
+ * The operation fields a packed spec keeps out of its index part (`parameters`, `requestBody`,
+ * `responses`, …): reading one of them, on any operation, needs the whole spec.
+ * @param bytes - what {@link packSpec} produced
+ */
+export function packedOperationFields(bytes: Uint8Array): string[] {
+  const fields = new Set(readHeader(bytes).header.shapes.flat());
+  fields.delete(DESCRIPTION);
+  return [...fields];
+}
+
+function readHeader(bytes: Uint8Array): { headerLength: number; header: Header } {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const headerLength = view.getUint32(0);
+  const text = new TextDecoder().decode(bytes.subarray(4, 4 + headerLength));
+  return { headerLength, header: JSON.parse(text) as Header };
+}
+
+/**
+ * A packed spec cut after its index part ({@link packedIndexLength}): opened by
+ * {@link openPackedSpec} it reads like the whole spec until a program reaches an operation's
+ * other fields or a component, where the opener's `missing` is called.
+ *
+ * Why: each run copies what it is shipped into a fresh isolate, and the bench's search programs
+ * mostly read the index. Measured as workerd CPU per call in the bench Worker (2026-12-06): a
+ * search of `async () => 1` cost 3.5 ms more than a trivial `execute` with Cloudflare's whole
+ * 4.2 MB pack shipped and 6–7 ms more with GitHub's 6.4 MB, 0.5–1 ms more with the index part
+ * alone (0.39 and 0.74 MB).
+ * @param bytes - what {@link packSpec} produced
+ */
+export function packedIndex(bytes: Uint8Array): Uint8Array {
+  return bytes.slice(0, packedIndexLength(bytes));
+}
+
+/**
  * Opens packed bytes as the document a search program reads: `{ openapi, info, …, paths,
  * components }`. The index (paths, methods and each operation's short fields) is plain data;
  * an operation's other fields and every component are decoded on first read and come back as
  * lazy views (refs resolved on read, cycles marked; see lazy-view.ts), each read counted by
  * `tick`. Build one per run: paths and operations are mutable by the program that reads them
  * (`components` and everything a `$ref` reaches are shared, so frozen).
- * @param bytes - what {@link packSpec} produced
+ * @param bytes - what {@link packSpec} produced, or its index part ({@link packedIndex})
  * @param tick - called on every read of a lazy value (the sandbox's operation budget)
+ * @param missing - called (and expected to throw) when a program reads what the bytes do not
+ *   hold: only with an index part; without it, such a read throws a `RangeError`
  */
-export function openPackedSpec(bytes: Uint8Array, tick?: () => void): JsonObject {
+export function openPackedSpec(
+  bytes: Uint8Array,
+  tick?: () => void,
+  missing: () => never = cutShort,
+): JsonObject {
   const decoder = new TextDecoder();
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const headerLength = view.getUint32(0);
   const header = JSON.parse(decoder.decode(bytes.subarray(4, 4 + headerLength))) as Header;
-  const decode = (at: number, length: number): unknown =>
-    JSON.parse(decoder.decode(bytes.subarray(at, at + length)));
+  const decode = (at: number, length: number): unknown => {
+    if (at + length > bytes.byteLength) missing();
+    return JSON.parse(decoder.decode(bytes.subarray(at, at + length)));
+  };
 
   // Operations: each heavy field is an accessor shared by every operation (one getter and setter
   // per field name, see shared-accessors.ts), defined with one call per operation. Per-operation
   // closures were most of opening the Cloudflare spec in a fresh isolate (7–8 ms of CPU for
   // ~7,000 fields, measured in Node; shared accessors 2.5 ms: V8 also shares the objects' maps).
-  const tablesAt = 4 + headerLength;
-  const descriptionsAt = tablesAt + header.tables;
+  const descriptionsAt = 4 + headerLength;
+  const tablesAt = descriptionsAt + header.descriptions;
   let descriptions: unknown[] | undefined;
   const fields = new SharedAccessors<OperationSegment>((segment, key) => {
     if (key === DESCRIPTION) {
@@ -221,7 +275,7 @@ export function openPackedSpec(bytes: Uint8Array, tick?: () => void): JsonObject
   const ops = header.ops;
   const items = values(header.paths);
   let index = 0;
-  let offset = descriptionsAt + header.descriptions;
+  let offset = tablesAt + header.tables;
   // Index loops: no array iterator (the program's to replace) and no iterator objects.
   for (let p = 0; p < items.length; p++) {
     const methods = values(items[p]!);
@@ -247,6 +301,10 @@ export function openPackedSpec(bytes: Uint8Array, tick?: () => void): JsonObject
   // Read-only, as every ref target is (lazy-view.ts): the objects refs read are these.
   lazyField(document, "components", () => resolver.shared(components.root["components"]), tick);
   return document;
+}
+
+function cutShort(): never {
+  throw new RangeError("The packed spec was cut after its index; the whole spec is needed.");
 }
 
 /** Where an operation's heavy fields are, and what has been read of them. */

@@ -79,6 +79,8 @@ interface EngineEntrypoint {
 
 /** Runs code in a WebAssembly engine inside one stable Dynamic Worker. See the module comment. */
 export class SharedWorkerExecutor implements Executor {
+  /** Large extension data is kept in the shared worker by content key (shared-data-key.ts). */
+  readonly keepsExtensionData = true;
   private readonly settings: LoaderSettings;
   private readonly name: string;
   private readonly memoryBytes: number;

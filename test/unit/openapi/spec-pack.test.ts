@@ -1,7 +1,13 @@
 // Packed specs: a program decodes only what it reads of the Cloudflare spec.
 import { describe, expect, it } from "vitest";
 import { loadSpec } from "../../../src/openapi/openapi-spec";
-import { openPackedSpec, packSpec } from "../../../src/openapi/spec-pack";
+import {
+  openPackedSpec,
+  packedIndex,
+  packedIndexLength,
+  packedOperationFields,
+  packSpec,
+} from "../../../src/openapi/spec-pack";
 import { cloudflareSpec, oasExample } from "./fixtures";
 
 function packedView(compact: ReturnType<typeof loadSpec>["compact"]) {
@@ -101,6 +107,51 @@ describe("packed specs", () => {
     expect(
       (openPackedSpec(bytes) as any).paths["/zones/{zone_id}/dns_records"].post.description,
     ).toBe(before);
+  });
+
+  it("cut after the index: reads the index and descriptions as the whole does, and nothing else", () => {
+    // A search ships this part first (src/codemode/index-first-search.ts): 0.39 of Cloudflare's
+    // 4.2 MB. Whatever a program reads of it must be what the whole spec answers, and a read of
+    // anything else must reach `missing`, never an answer made of fewer bytes.
+    const spec = loadSpec(cloudflareSpec());
+    const whole = packSpec(spec.compact)!;
+    const index = packedIndex(whole);
+    expect(index.byteLength).toBe(packedIndexLength(whole));
+    expect(index.byteLength).toBeLessThan(whole.byteLength / 8);
+    const missed: string[] = [];
+    const missing = (): never => {
+      missed.push("read");
+      throw new Error("past the index");
+    };
+    const cut = openPackedSpec(index, undefined, missing) as any;
+    const full = openPackedSpec(whole) as any;
+    const listed = (doc: any) =>
+      Object.entries<any>(doc.paths).flatMap(([path, item]) =>
+        Object.entries<any>(item).map(([method, op]) => ({
+          path,
+          method,
+          keys: Object.keys(op),
+          short: [op.operationId, op.summary, op.tags, op.deprecated, op.description],
+        })),
+      );
+    expect(listed(cut)).toEqual(listed(full));
+    expect(cut.info).toEqual(full.info);
+    expect(missed).toEqual([]);
+    const post = cut.paths["/zones/{zone_id}/dns_records"].post;
+    expect(() => post.requestBody).toThrow("past the index");
+    expect(() => cut.components).toThrow("past the index");
+    expect(missed).toEqual(["read", "read"]);
+    // Without a `missing`, a read past the cut says so instead of answering.
+    const bare = openPackedSpec(index) as any;
+    expect(() => bare.paths["/zones/{zone_id}/dns_records"].post.parameters).toThrow(RangeError);
+  });
+
+  it("name the operation fields kept out of the index", () => {
+    const fields = packedOperationFields(packSpec(loadSpec(cloudflareSpec()).compact)!);
+    expect(fields).toEqual(expect.arrayContaining(["parameters", "requestBody", "responses"]));
+    // Index fields and descriptions are read from the index part.
+    for (const field of ["operationId", "summary", "tags", "deprecated", "description"])
+      expect(fields).not.toContain(field);
   });
 
   it("shares one read-only view between two $refs to one schema (issue #42)", () => {

@@ -230,6 +230,45 @@ describeExecutors((Executor) => {
     });
   });
 
+  describe("a program that reads past the spec's index", () => {
+    // A search ships the spec's index first (src/codemode/index-first-search.ts); a program the
+    // guess missed (it names no field: the key is computed) reads past it, and whatever it does
+    // with that read's error, its answer is the one the whole spec gives, logged once.
+    const key = `["request", "Body"].join("")`;
+    const dnsCreate = `(await codemode.spec()).paths["/zones/{zone_id}/dns_records"].post`;
+
+    it("gets the whole spec's answer", async () => {
+      const body = await search(`const k = ${key}; const o = ${dnsCreate};
+      return Object.keys(o[k].content)`);
+      expect(body).toEqual(["application/json"]);
+    });
+
+    it("gets it even when it catches the read's error", async () => {
+      const body = await search(`const k = ${key}; const o = ${dnsCreate};
+      try { return Object.keys(o[k].content); } catch (e) { return "caught " + e.name; }`);
+      expect(body).toEqual(["application/json"]);
+    });
+
+    it("gets it even when it collects the error with Promise.allSettled and goes on", async () => {
+      // No budget tick runs between the collected error and the return: only the harness's
+      // own end of the run keeps the index run's answer ("rejected") from being the answer.
+      const client = await connect(handler);
+      const result = await client.callTool({
+        name: "search",
+        arguments: {
+          code: `const k = ${key}; const o = ${dnsCreate}; console.log("reading");
+          const [r] = await Promise.allSettled([Promise.resolve().then(() => o[k])]);
+          return r.status`,
+        },
+      });
+      await client.close();
+      expect(result.isError, text(result)).toBeFalsy();
+      const [answer, logs] = text(result).split("\n\nConsole output:");
+      expect(answer).toBe("fulfilled");
+      expect(logs!.match(/reading/g)).toHaveLength(1);
+    });
+  });
+
   describe("runaway search programs", () => {
     it("stops a program that serializes the whole spec, via the operation budget", async () => {
       const tight = createMcpHandler(

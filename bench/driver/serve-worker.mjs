@@ -28,9 +28,13 @@ for (const name of readdirSync(dir)) {
     modules[name] = { type: "text", contents: readFileSync(join(dir, name), "utf8") };
 }
 
+// Diagnostics only (profile-code.mjs): workerd's inspector on 127.0.0.1, never in a bench run.
+const inspectorPort = Number(process.env["BENCH_INSPECTOR_PORT"]) || undefined;
+
 const mf = new Miniflare({
   host: "127.0.0.1",
   port: Number(port),
+  ...(inspectorPort ? { inspectorPort } : {}),
   log: new Log(LogLevel.WARN),
   workers: [
     {

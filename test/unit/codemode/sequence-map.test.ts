@@ -105,3 +105,46 @@ describe("SequenceMap", () => {
     expect(() => map.add(5, 1, 3)).toThrow(RangeError);
   });
 });
+
+describe("a map before its first sequence", () => {
+  /** Counts the typed arrays of `Kind` made while `make` runs (the global swapped meanwhile). */
+  function counting<T>(
+    kind: "Uint8Array" | "Int32Array",
+    make: () => T,
+  ): { made: number; value: T } {
+    const real = globalThis[kind];
+    let made = 0;
+    // oxlint-disable-next-line typescript/no-explicit-any -- the constructor swapped for a count
+    (globalThis as any)[kind] = class extends (real as any) {
+      constructor(...args: unknown[]) {
+        super(...args);
+        made++;
+      }
+    };
+    try {
+      return { value: make(), made };
+    } finally {
+      (globalThis as Record<string, unknown>)[kind] = real;
+    }
+  }
+
+  it("allocates no typed array: every view of every small value makes one (issue #43)", () => {
+    const bytes = counting("Uint8Array", () => counting("Int32Array", () => new SequenceMap()));
+    expect(bytes.made).toBe(0);
+    expect(bytes.value.made).toBe(0);
+  });
+
+  it("still records and answers once sequences arrive, in two maps apart", () => {
+    const [a, b] = [new SequenceMap(), new SequenceMap()];
+    a.add(2, 1, 3);
+    b.add(0, 0, 5);
+    const plainA = plainOrigin([{ outStart: 2, outLength: 1, inStart: 2, inLength: 3 }]);
+    const plainB = plainOrigin([{ outStart: 0, outLength: 0, inStart: 0, inLength: 5 }]);
+    for (let i = 0; i < 6; i++)
+      for (const end of [false, true]) {
+        expect(a.origin()(i, end)).toBe(plainA(i, end));
+        expect(b.origin()(i, end)).toBe(plainB(i, end));
+        expect(new SequenceMap().origin()(i, end)).toBe(i);
+      }
+  });
+});

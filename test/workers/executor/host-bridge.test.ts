@@ -4,7 +4,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { HostBridge, MAX_IN_FLIGHT_CHARS } from "../../../src/executor/host-bridge";
+import { HostBridge, MAX_IN_FLIGHT_CHARS, RUN_ENDED } from "../../../src/executor/host-bridge";
 import type { HostNamespaces } from "../../../src/executor/types";
 
 const LIMITS = { maxHostCalls: 5, maxCallBytes: 1_000, maxLogBytes: 100 };
@@ -165,6 +165,30 @@ describe("the host bridge trusts nothing it is sent", () => {
       error: { message: expect.stringMatching(/after the run ended/) },
     });
     expect(signals).toHaveLength(2);
+  });
+
+  it("ends every run's signal with one frozen reason, built once, not per run", () => {
+    const reasons = [1, 2].map(() => {
+      let signal: AbortSignal | undefined;
+      const b = new HostBridge(
+        { codemode: { grab: (_args, context) => void (signal = context.signal) } },
+        LIMITS,
+      );
+      b.call("codemode", "grab", "[]", undefined);
+      b.close();
+      return signal!.reason as Error;
+    });
+    // A new Error per run captured a stack at every run's end (issue #43); the reason's name
+    // and message, all a host function's failure passes on, are the same either way.
+    expect(reasons[0]).toBe(reasons[1]);
+    expect(reasons[0]).toBe(RUN_ENDED);
+    expect(reasons[0]).toBeInstanceOf(Error);
+    expect(reasons[0]!.message).toBe("The run ended.");
+    // No run's host code can change what the next run's host code reads.
+    expect(Object.isFrozen(RUN_ENDED)).toBe(true);
+    expect(() => {
+      (RUN_ENDED as { message: string }).message = "changed";
+    }).toThrow(TypeError);
   });
 
   it("bounds the argument text held by calls still running", async () => {

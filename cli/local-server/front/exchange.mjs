@@ -1,8 +1,8 @@
 /**
  * One request the front passes to a runtime, and the runtime's answer passed back: the request
- * goes with its method, path, Host and all other headers unchanged and its body whole; an event
- * stream comes back as it is written, any other answer is held whole first (up to
- * {@link MAX_HELD_ANSWER_BYTES}). Until the answer has ended, the exchange can be cut off (its
+ * goes with its method, path, Host and all other end-to-end headers unchanged (hop-by-hop ones
+ * dropped) and its body whole; an event stream comes back as it is written, any other answer is
+ * held whole first (up to {@link MAX_HELD_ANSWER_BYTES}). Until the answer has ended, the exchange can be cut off (its
  * runtime replaced, crashed or lost): the client then gets a clear error for its request
  * (cut-off-reply.mjs), also when its event stream had begun, never a bare cut.
  */
@@ -25,6 +25,27 @@ const SET_BY_FRONT = new Set([
   "transfer-encoding",
   "cf-connecting-ip",
   CLUSTER_SECRET_HEADER,
+]);
+/**
+ * Hop-by-hop request headers (RFC 9110 §7.6.1): they speak of the client's connection to the
+ * front, not of the front's own kept-alive connection to the runtime, so none is passed on,
+ * nor any header a client names in its `Connection` header. A client's `Connection: close`
+ * closed the front's pooled connection, `Upgrade: h2c` asked workerd to switch protocols on
+ * it, and `Connection: …, x-local-cluster-secret` asked any hop that honours the list to drop
+ * the front's own secret. `Expect: 100-continue` was answered by the front's own server (it
+ * reads the body whole before passing the request on); `Proxy-*` is the front's to read, and
+ * it reads none.
+ */
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "proxy-authorization",
+  "proxy-authenticate",
+  "te",
+  "trailer",
+  "upgrade",
+  "expect",
 ]);
 /**
  * Errors of a kept-alive connection the runtime closed as the request went out on it: workerd
@@ -284,7 +305,8 @@ export class Exchange {
 
 /**
  * The head the runtime gets for `req`: its method, target, and every header as the client sent
- * it (name case and order kept) but those the front sets itself (SET_BY_FRONT), then the body's
+ * it (name case and order kept) but those the front sets itself (SET_BY_FRONT) and the
+ * hop-by-hop ones (HOP_BY_HOP and the names `Connection` lists), then the body's
  * length, the client's address and the cluster secret. Undefined when a part holds a byte that
  * could end a line (Node's parser lets none through; checked again here, where the head is
  * written by hand, so that nothing could be smuggled into a second request).
@@ -298,10 +320,12 @@ export function requestHead(req, bodyLength) {
   if (!TOKEN.test(method) || !TARGET.test(target)) return undefined;
   let head = `${method} ${target} HTTP/1.1\r\n`;
   const raw = req.rawHeaders;
+  const listed = connectionListed(req.headers?.connection);
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = /** @type {string} */ (raw[i]);
     const value = /** @type {string} */ (raw[i + 1]);
-    if (SET_BY_FRONT.has(name.toLowerCase())) continue;
+    const lower = name.toLowerCase();
+    if (SET_BY_FRONT.has(lower) || HOP_BY_HOP.has(lower) || listed?.has(lower)) continue;
     if (!TOKEN.test(name) || NOT_IN_VALUE.test(value)) return undefined;
     head += `${name}: ${value}\r\n`;
   }
@@ -315,6 +339,26 @@ export function requestHead(req, bodyLength) {
   // The runtime serves only the server's own processes (cluster-secret.mjs); it trusts the
   // address above because this comes with it.
   return `${head}${CLUSTER_SECRET_HEADER}: ${clusterSecret}\r\n\r\n`;
+}
+
+/**
+ * The header names a client's `Connection` header lists (all its lines, as Node joins them),
+ * lower-cased; undefined when it lists none but the usual options. `Host` is never dropped: the
+ * Worker's checks read it, and the front checked it already.
+ * @param {string | undefined} connection
+ * @returns {Set<string> | undefined}
+ */
+function connectionListed(connection) {
+  if (connection === undefined) return undefined;
+  const names = connection.toLowerCase().split(",");
+  /** @type {Set<string> | undefined} */
+  let listed;
+  for (const entry of names) {
+    const name = entry.trim();
+    if (name === "" || name === "keep-alive" || name === "close" || name === "host") continue;
+    (listed ??= new Set()).add(name);
+  }
+  return listed;
 }
 
 /** An HTTP token (a method, a header's name). */

@@ -2,12 +2,13 @@
  * The `npm start` front: a Node HTTP server on the public port. It reads each request body
  * completely first (at most its route's limit, within {@link BODY_TIMEOUT_MS}, and within the
  * memory budget all bodies share: a slow, oversized or untimely upload gets 408/413/503 here and
- * never holds a runtime), then passes the request (method, path, Host and all other headers
- * unchanged) to the active runtime's Unix socket and streams its answer back, event streams
- * included. A request with a body under a Host the Worker refuses, or (with `MCP_API_KEY` set)
- * without the key on a route the key protects, is refused from its headers, before any byte of
- * its body is read. The runtime behind it can be swapped at any time; a request cut off by a swap
- * gets a clear error (cut-off-reply.mjs), also when its event stream had begun.
+ * never holds a runtime), then passes the request (method, path, Host and all other end-to-end
+ * headers unchanged; hop-by-hop ones dropped) to the active runtime's Unix socket and streams its
+ * answer back, event streams included. A request with a body under a Host the Worker refuses,
+ * or (with `MCP_API_KEY` set) without the key on a route the key protects, is refused from its
+ * headers, before any byte of its body is read. The runtime behind it can be swapped at any
+ * time; a request cut off by a swap gets a clear error (cut-off-reply.mjs), also when its event
+ * stream had begun.
  *
  * Its parts: the Host rule it shares with the Worker (src/app/config/host-names.mjs), the key
  * check (front-api-key.mjs), what it knows of the routes (route-bodies.mjs), the memory budget

@@ -9,6 +9,7 @@
 import { CLUSTER_SECRET_HEADER, clusterSecret } from "../cluster-secret.mjs";
 import { AnswerParser } from "./answer-parser.mjs";
 import { jsonRpcIds, replyCutOff, replyFrontError } from "./cut-off-reply.mjs";
+import { mayResend } from "./resend-rule.mjs";
 
 /**
  * An answer that is not an event stream is held whole up to this size before it goes out, so a
@@ -47,13 +48,6 @@ const HOP_BY_HOP = new Set([
   "upgrade",
   "expect",
 ]);
-/**
- * Errors of a kept-alive connection the runtime closed as the request went out on it: workerd
- * closes a connection idle for 5 s, and a request sent at that moment meets a reset or a closed
- * pipe before any answer. The runtime never read it (it closes only while waiting for a request
- * to begin), so it is sent again once, on a new connection.
- */
-const STALE_CONNECTION = new Set(["ECONNRESET", "EPIPE"]);
 
 /**
  * @typedef {import("../runtime.mjs").Runtime} Runtime
@@ -127,20 +121,20 @@ export class Exchange {
         this.#connection?.destroy();
       }
     });
-    this.#attempt(head, req.method === "HEAD", connections, false);
+    this.#attempt(head, req.method ?? "GET", connections, false);
   }
 
   /**
-   * One try at sending the request; a kept-alive connection found closed before any answer
-   * (STALE_CONNECTION, or closed in order by the runtime) gets one more try on a new
-   * connection. Seen in CI's e2e runaway: a trivial `search` answered "its connection broke"
-   * 41 ms after it was sent, with the host well.
+   * One try at sending the request; a kept-alive connection found closed before any answer gets
+   * one more try on a new connection when sending it again cannot do its work twice
+   * (resend-rule.mjs). Seen in CI's e2e runaway: a trivial `search` answered "its connection
+   * broke" 41 ms after it was sent, with the host well.
    * @param {string} head - the request line and headers
-   * @param {boolean} isHead - a HEAD request (its answer has no body)
+   * @param {string} method - the request's method (an answer to HEAD has no body)
    * @param {import("./runtime-connections.mjs").RuntimeConnections} connections
    * @param {boolean} retried - this is the one more try (on a new connection)
    */
-  #attempt(head, isHead, connections, retried) {
+  #attempt(head, method, connections, retried) {
     // The runtime's Unix socket in the server's private folder (runtime.mjs): the secret
     // and the clients' Authorization headers sent here can reach no other user's process.
     const connection = connections.take(retried);
@@ -158,7 +152,7 @@ export class Exchange {
         data: (bytes) => relay?.data(bytes),
         end: () => relay?.end(),
       },
-      { head: isHead },
+      { head: method === "HEAD" },
     );
     connection.send(
       {
@@ -182,12 +176,12 @@ export class Exchange {
           } catch {
             // cut short
           }
-          const stale =
+          const again =
             !retried &&
             !answered &&
-            connection.reused &&
-            (error === undefined || STALE_CONNECTION.has(error.code ?? ""));
-          if (stale && !this.runtime.killedBecause) this.#attempt(head, isHead, connections, true);
+            !this.runtime.killedBecause &&
+            mayResend({ method, reused: connection.reused, unsent: connection.unsent, error });
+          if (again) this.#attempt(head, method, connections, true);
           else this.#lost();
         },
       },

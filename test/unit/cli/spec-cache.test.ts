@@ -332,6 +332,36 @@ describe("the compiled-spec cache", () => {
     expect(second).not.toEqual(first);
   });
 
+  // Attack2: the key file was read with readFileSync, through a link and waiting on a FIFO.
+  it.skipIf(process.platform === "win32")(
+    "reads its key through no link and waits on no FIFO in its place",
+    () => {
+      const { root } = setUp();
+      const file = join(root, "cfg", "code-mode-mcp", "spec-cache.key");
+      // A link to a key someone else knows: with it they could forge entries. No cache instead.
+      mkdirSync(join(file, ".."), { recursive: true });
+      const known = join(root, "known.key");
+      writeFileSync(known, `${"ab".repeat(32)}\n`, { mode: 0o600 });
+      symlinkSync(known, file);
+      expect(specCacheKey(file)).toBeUndefined();
+      rmSync(file);
+      execFileSync("mkfifo", [file]);
+      // In a child: a read that waits would hang this test's process.
+      const child = spawnSync(
+        process.execPath,
+        [
+          "--input-type=module",
+          "-e",
+          `const { specCacheKey } = await import(${JSON.stringify(new URL("../../../cli/kept/spec-cache-key.mjs", import.meta.url).href)});
+           console.log(String(specCacheKey(${JSON.stringify(file)})));`,
+        ],
+        { encoding: "utf8", timeout: 20_000 },
+      );
+      expect(child.signal).toBeNull();
+      expect(child.stdout.trim()).toBe("undefined");
+    },
+  );
+
   it("keeps its key in the user's config folder, XDG_CONFIG_HOME first", () => {
     expect(specCacheKeyFile({ XDG_CONFIG_HOME: "/x/config" }, "linux")).toBe(
       "/x/config/code-mode-mcp/spec-cache.key",

@@ -62,6 +62,7 @@ export class Exchange {
   #body;
   #inFlight;
   #message;
+  #budget;
   /** @type {import("./runtime-connections.mjs").RuntimeConnection | undefined} */
   #connection;
   #ended = false;
@@ -75,13 +76,16 @@ export class Exchange {
    * @param {Runtime} options.runtime - the runtime that serves it
    * @param {Set<InFlight>} options.inFlight - the front's requests in flight
    * @param {(reason: string) => string} options.message - text for a cut-off request
+   * @param {import("./body-budget.mjs").BodyBudget} options.budget - the front's memory budget,
+   *   which an answer held whole counts in
    */
-  constructor({ res, body, runtime, inFlight, message }) {
+  constructor({ res, body, runtime, inFlight, message, budget }) {
     this.runtime = runtime;
     this.#res = res;
     this.#body = body;
     this.#inFlight = inFlight;
     this.#message = message;
+    this.#budget = budget;
     inFlight.add(this);
   }
 
@@ -246,6 +250,11 @@ export class Exchange {
    * MAX_HELD_ANSWER_BYTES; past that it streams): a runtime that dies after its headers but
    * before its body's end then still gets the client a clear 503, where headers already sent
    * would leave only a cut connection (seen in e2e heal: 1 run in 4 ended "terminated").
+   *
+   * What it holds counts in the front's memory budget until its client's connection took the
+   * last byte (res "close"): a client that never read kept every answer it asked for in the
+   * front's memory. An answer the budget has no room for streams instead, read from the runtime
+   * only as fast as the client reads it (body-budget.mjs), so such clients hold little each.
    * @param {import("./answer-parser.mjs").AnswerHead} answer
    * @param {import("./runtime-connections.mjs").RuntimeConnection} connection
    * @returns {Relay}
@@ -256,6 +265,8 @@ export class Exchange {
     const held = [];
     let size = 0;
     let streaming = false;
+    const share = this.#budget.answerHold();
+    res.once("close", share.release);
     const writeHead = () => {
       res.writeHead(answer.status, answer.statusMessage, answer.rawHeaders);
       this.#answerType = answer.contentType ?? "";
@@ -263,7 +274,7 @@ export class Exchange {
     return {
       data: (bytes) => {
         if (this.#ended) return;
-        if (!streaming && size + bytes.length <= MAX_HELD_ANSWER_BYTES) {
+        if (!streaming && size + bytes.length <= MAX_HELD_ANSWER_BYTES && share.add(bytes.length)) {
           // Each piece read from a socket is a buffer of its own: kept as it is.
           held.push(bytes);
           size += bytes.length;

@@ -31,6 +31,7 @@ import { capConnections, DEFAULT_MAX_CONNECTIONS, tooManyConnections } from "./c
 import { CLUSTER_SECRET_HEADER, clusterSecret } from "../cluster-secret.mjs";
 import { cutOffMessage, replyFrontError, replyNotServing } from "./cut-off-reply.mjs";
 import { Exchange, clientAddress } from "./exchange.mjs";
+import { closeQueuedWithConnection } from "./pipelined-close.mjs";
 import { apiKeyCheck } from "./front-api-key.mjs";
 import { startIdleCollection } from "./idle-collection.mjs";
 import { BODY_TIMEOUT_MS, MAX_BODY_BYTES, readBody, refuseBody } from "./request-body.mjs";
@@ -82,7 +83,9 @@ export function upgradeAllowed(req) {
  *
  * Security defaults: every body is bounded by its route's limit (route-bodies.mjs; at most
  * `maxBodyBytes`) and all bodies held at once by `bodyBudgetBytes`, counted as bytes arrive and
- * given back when the request ends in any way (answered, refused, timed out, client gone). A
+ * given back when the request ends in any way (answered, refused, timed out, client gone, its
+ * connection closed while it waited behind another: pipelined-close.mjs). Answers held whole
+ * count in it too, at most half of it (body-budget.mjs, exchange.mjs). A
  * request that carries a body is checked from its headers before any byte of the body is read,
  * as the Worker checks it, in the Worker's order: a `Host` not in `allowedHostnames` gets the
  * Worker's `403 forbidden_host` (the same rule: src/app/config/host-names.mjs), then, with
@@ -198,12 +201,14 @@ export function createFront({
     const runtime = await target();
     if (!runtime) return replyNotServing(res, "stopping", read.body);
     if ("starting" in runtime) return replyNotServing(res, "starting", read.body);
-    new Exchange({ res, body: read.body, runtime, inFlight, message }).send(
+    new Exchange({ res, body: read.body, runtime, inFlight, message, budget }).send(
       req,
       connectionsTo(runtime),
     );
   });
   const connections = capConnections(server, maxConnections);
+  // Before the cap's own listener: a pipelined response gets "close" with its connection too.
+  closeQueuedWithConnection(server);
   // Dead body buffers are freed only by a collection; after a burst nothing else triggers one.
   const collection = startIdleCollection({ held: budget.used });
   server.once("close", collection.stop);
@@ -245,8 +250,10 @@ export function createFront({
     },
     /** How many requests are being served. */
     inFlightCount: () => inFlight.size,
-    /** Bytes of request bodies held now (all requests together). */
+    /** Bytes held now in the budget: request bodies and answers held whole, together. */
     bodyBytesHeld: () => budget.used(),
+    /** Bytes of answers held whole now (a part of {@link bodyBytesHeld}). */
+    answerBytesHeld: () => budget.answersHeld(),
     /** Connections open now. */
     connectionsOpen: () => connections.open(),
   };

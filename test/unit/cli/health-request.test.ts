@@ -5,9 +5,10 @@
  * The "runtime" is a plain Node HTTP server on a Unix socket, as the runtimes serve.
  */
 import { createServer, type Server } from "node:http";
+import { createServer as createNetServer } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { healthRequest } from "../../../cli/local-server/health-request.mjs";
-import { listenUnix } from "../../helpers/unix-socket.js";
+import { listenUnix, socketPath } from "../../helpers/unix-socket.js";
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -44,6 +45,37 @@ describe("healthRequest", () => {
         headers: { "x-runs-begun": "7" },
       });
     expect(seen).toEqual({ requests: 3, connections: 1 });
+  });
+
+  it("keeps one connection for a runner's HEAD answer, which has no length", async () => {
+    // A runner's workerd answers `HEAD /health` without a Content-Length: node:http's client
+    // kept no such connection, so every probe (twice a second per runner) opened a new one.
+    let connections = 0;
+    let requests = 0;
+    const server = createNetServer((socket) => {
+      connections++;
+      let text = "";
+      socket.on("data", (bytes) => {
+        text += String(bytes);
+        for (let end = text.indexOf("\r\n\r\n"); end >= 0; end = text.indexOf("\r\n\r\n")) {
+          text = text.slice(end + 4);
+          requests++;
+          socket.write("HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\nx-runs-begun: 7\r\n\r\n");
+        }
+      });
+    });
+    const socket = socketPath();
+    await new Promise<void>((r) => server.listen(socket, r));
+    try {
+      for (let i = 0; i < 3; i++)
+        expect(await healthRequest(socket, HEAD)).toMatchObject({
+          status: 200,
+          headers: { "content-type": "text/plain", "x-runs-begun": "7" },
+        });
+      expect({ requests, connections }).toEqual({ requests: 3, connections: 1 });
+    } finally {
+      server.close();
+    }
   });
 
   it("gives null when no answer comes within the bound, and asks only once", async () => {

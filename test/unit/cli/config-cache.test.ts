@@ -9,11 +9,9 @@ import {
   chmodSync,
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   renameSync,
-  rmSync,
   statSync,
   symlinkSync,
   truncateSync,
@@ -21,9 +19,9 @@ import {
   writeFileSync,
 } from "node:fs";
 import { execFileSync } from "node:child_process";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { scratchFolders } from "../../helpers/scratch-folders.js";
 import {
   KEEP,
   MAX_ENTRY_BYTES,
@@ -33,15 +31,13 @@ import {
   openConfigCache,
 } from "../../../cli/local-server/workerd-config/config-cache.mjs";
 
-const dir = mkdtempSync(join(tmpdir(), "config-cache-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-let n = 0;
+const scratch = scratchFolders("config-cache-");
 const modeOf = (path: string) => statSync(path).mode & 0o777;
 
 /** A fresh cache folder, key file, fake workerd and modules folder. */
 function setUp(now = () => 1_700_000_000_000) {
-  const root = join(dir, String(n++));
-  mkdirSync(join(root, "modules"), { recursive: true });
+  const root = scratch.folder();
+  mkdirSync(join(root, "modules"));
   const workerd = join(root, "workerd");
   writeFileSync(workerd, "#!/bin/sh\n");
   writeFileSync(join(root, "modules", "worker.js"), "export default {}");

@@ -11,7 +11,13 @@
  * the runtime only as fast as its client reads. Real sockets; the runtime is a Node server on a
  * Unix socket answering each request 1.5 MiB of JSON.
  */
-import { createServer, request, type Server } from "node:http";
+import {
+  createServer,
+  request,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import { connect, type AddressInfo, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { ANSWER_SHARE } from "../../../cli/local-server/front/body-budget.mjs";
@@ -31,25 +37,19 @@ const CLIENTS = 12;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** A front with an 8 MiB budget before a runtime answering ANSWER to every request. */
-async function setUp() {
-  let served = 0;
-  const runtime: Server = createServer((req, res) => {
-    req.resume();
-    req.on("end", () => {
-      served++;
-      res.writeHead(200, { "content-type": "application/json", "content-length": ANSWER.length });
-      res.end(ANSWER);
-    });
-  });
+/**
+ * A runtime stand-in on a Unix socket served by `handler`, and a front with an 8 MiB budget before
+ * it; `unwritten()` is every answer's bytes Node holds, not yet written to the system (a
+ * pipelined request's answer waits whole in its response until the ones before it are out).
+ */
+async function frontBefore(handler: (req: IncomingMessage, res: ServerResponse) => void) {
+  const runtime: Server = createServer(handler);
   const path = await listenUnix(runtime);
   const front = createFront({
     target: async () => ({ name: "runtime 1", socket: path, killedBecause: undefined }) as never,
     bodyBudgetBytes: BUDGET,
   });
-  // Every answer's bytes Node holds, not yet written to the system (a pipelined request's
-  // answer waits whole in its response until the ones before it are out).
-  const answers = new Set<import("node:http").ServerResponse>();
+  const answers = new Set<ServerResponse>();
   front.server.on("request", (_req, res) => answers.add(res));
   await new Promise<void>((r) => front.server.listen(0, "127.0.0.1", () => r()));
   closers.push(() => {
@@ -58,13 +58,25 @@ async function setUp() {
     runtime.closeAllConnections();
     runtime.close();
   });
-  const unwritten = () => [...answers].reduce((sum, res) => sum + res.writableLength, 0);
   return {
     port: (front.server.address() as AddressInfo).port,
     front,
-    served: () => served,
-    unwritten,
+    unwritten: () => [...answers].reduce((sum, res) => sum + res.writableLength, 0),
   };
+}
+
+/** A front before a runtime answering ANSWER to every request it read whole. */
+async function setUp() {
+  let served = 0;
+  const set = await frontBefore((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      served++;
+      res.writeHead(200, { "content-type": "application/json", "content-length": ANSWER.length });
+      res.end(ANSWER);
+    });
+  });
+  return { ...set, served: () => served };
 }
 
 /** A client that sends `count` MCP requests at once on one connection and never reads a byte. */
@@ -124,24 +136,13 @@ describe("requests pipelined on one connection (issue #40 review)", () => {
     // never heard their client went away, so their bodies stayed in the budget and their
     // runtime connections open, for good (pipelined-close.mjs).
     const waiting = new Set<Socket>();
-    const runtime: Server = createServer((req) => {
+    const { port, front } = await frontBefore((req) => {
       req.resume();
       waiting.add(req.socket);
       req.socket.once("close", () => waiting.delete(req.socket));
       // never answers
     });
-    const path = await listenUnix(runtime);
-    const front = createFront({
-      target: async () => ({ name: "runtime 1", socket: path, killedBecause: undefined }) as never,
-    });
-    await new Promise<void>((r) => front.server.listen(0, "127.0.0.1", () => r()));
-    closers.push(() => {
-      front.server.closeAllConnections();
-      front.server.close();
-      runtime.closeAllConnections();
-      runtime.close();
-    });
-    const client = neverReading((front.server.address() as AddressInfo).port, 5);
+    const client = neverReading(port, 5);
     for (let i = 0; i < 200 && waiting.size < 5; i++) await sleep(10);
     expect([waiting.size, front.inFlightCount()]).toEqual([5, 5]);
     expect(front.bodyBytesHeld()).toBeGreaterThan(0);

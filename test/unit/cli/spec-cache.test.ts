@@ -10,7 +10,6 @@ import {
   copyFileSync,
   lstatSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
@@ -19,21 +18,18 @@ import {
   utimesSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { scratchFolders } from "../../helpers/scratch-folders.js";
 import { loadSpecFile } from "../../../cli/product/load-spec-file.mjs";
 import { KEEP, openSpecCache, specCacheFolder } from "../../../cli/kept/spec-cache.mjs";
 import { specCacheKey, specCacheKeyFile } from "../../../cli/kept/spec-cache-key.mjs";
 import { findSpecProblems } from "../../../src/openapi/check-spec";
 
-const dir = mkdtempSync(join(tmpdir(), "spec-cache-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-let n = 0;
+const scratch = scratchFolders("spec-cache-");
 /** A fresh folder with a product module and a spec referring to a schema in another file. */
 function setUp() {
-  const root = join(dir, String(n++));
-  mkdirSync(root);
+  const root = scratch.folder();
   const product = join(root, "product.js");
   writeFileSync(product, "export const build = 1;");
   const spec = join(root, "api.yaml");

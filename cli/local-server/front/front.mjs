@@ -31,7 +31,7 @@ import { capConnections, DEFAULT_MAX_CONNECTIONS, tooManyConnections } from "./c
 import { CLUSTER_SECRET_HEADER, clusterSecret } from "../cluster-secret.mjs";
 import { cutOffMessage, replyFrontError, replyNotServing } from "./cut-off-reply.mjs";
 import { Exchange, clientAddress } from "./exchange.mjs";
-import { closeQueuedWithConnection } from "./pipelined-close.mjs";
+import { closeQueuedWithConnection, waitForTurn } from "./pipelined-requests.mjs";
 import { apiKeyCheck } from "./front-api-key.mjs";
 import { startIdleCollection } from "./idle-collection.mjs";
 import { BODY_TIMEOUT_MS, MAX_BODY_BYTES, readBody, refuseBody } from "./request-body.mjs";
@@ -84,7 +84,7 @@ export function upgradeAllowed(req) {
  * Security defaults: every body is bounded by its route's limit (route-bodies.mjs; at most
  * `maxBodyBytes`) and all bodies held at once by `bodyBudgetBytes`, counted as bytes arrive and
  * given back when the request ends in any way (answered, refused, timed out, client gone, its
- * connection closed while it waited behind another: pipelined-close.mjs). Answers held whole
+ * connection closed while it waited behind another: pipelined-requests.mjs). Answers held whole
  * count in it too, at most half of it (body-budget.mjs, exchange.mjs). A
  * request that carries a body is checked from its headers before any byte of the body is read,
  * as the Worker checks it, in the Worker's order: a `Host` not in `allowedHostnames` gets the
@@ -134,6 +134,9 @@ export function createFront({
   // No Nagle delay on either side: requests and answers are small and latency is what counts.
   const server = createServer({ noDelay: true }, async (req, res) => {
     if (logRequest) logWhenEnded(req, res, logRequest);
+    // A request pipelined behind others on its connection: served in its turn only.
+    const turn = waitForTurn(res);
+    if (turn) await turn;
     // A connection past the bound: told so at once, its body unread (connection-cap.mjs).
     if (connections.over(req.socket))
       return replyFrontError(res, 503, tooManyConnections(maxConnections), {
@@ -207,7 +210,7 @@ export function createFront({
     );
   });
   const connections = capConnections(server, maxConnections);
-  // Before the cap's own listener: a pipelined response gets "close" with its connection too.
+  // A pipelined response gets "close" with its connection too (pipelined-requests.mjs).
   closeQueuedWithConnection(server);
   // Dead body buffers are freed only by a collection; after a burst nothing else triggers one.
   const collection = startIdleCollection({ held: budget.used });

@@ -63,11 +63,31 @@ export async function healthRequest(socket, options) {
 }
 
 /**
- * The kept-alive connections to each runtime socket asked so far. A socket's name is reused by
- * the runtime that replaces its runtime (runtime.mjs), so this stays as small as the cluster.
+ * The kept-alive connections to the runtime sockets asked most recently, the latest last. Every
+ * runtime has sockets of its own name (socket-folder.mjs: an id is never used twice), so the
+ * pools of runtimes long gone are let go: past {@link MAX_POOLS}, the least recently asked.
  * @type {Map<string, import("./front/runtime-connections.mjs").RuntimeConnections>}
  */
 const pools = new Map();
+/** More than a cluster's runtimes (host pair, runners, their replacements being started). */
+export const MAX_POOLS = 64;
+
+/**
+ * The pool for `socket`, made on first use, the most recently asked from now.
+ * @param {string} socket
+ */
+function poolOf(socket) {
+  let pool = pools.get(socket);
+  if (pool) pools.delete(socket);
+  else pool = runtimeConnections(socket);
+  pools.set(socket, pool);
+  if (pools.size > MAX_POOLS) {
+    const [oldest, gone] = /** @type {[string, typeof pool]} */ (pools.entries().next().value);
+    pools.delete(oldest);
+    gone.destroy();
+  }
+  return pool;
+}
 
 /**
  * @param {string} socket
@@ -76,9 +96,7 @@ const pools = new Map();
  * @returns {Promise<HealthAnswer | "stale" | null>}
  */
 function once(socket, { method, path, timeoutMs }, fresh = false) {
-  let pool = pools.get(socket);
-  if (!pool) pools.set(socket, (pool = runtimeConnections(socket)));
-  const connections = pool;
+  const connections = poolOf(socket);
   return new Promise((resolve) => {
     const connection = connections.take(fresh);
     let answered = false;

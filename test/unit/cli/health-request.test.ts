@@ -7,7 +7,7 @@
 import { createServer, type Server } from "node:http";
 import { createServer as createNetServer } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { healthRequest } from "../../../cli/local-server/health-request.mjs";
+import { MAX_POOLS, healthRequest } from "../../../cli/local-server/health-request.mjs";
 import { listenUnix, socketPath } from "../../helpers/unix-socket.js";
 
 const servers: Server[] = [];
@@ -94,6 +94,21 @@ describe("healthRequest", () => {
     const second = await runtime(true, first.socket);
     expect(await healthRequest(first.socket, HEAD)).toMatchObject({ status: 200 });
     expect(second.seen.requests).toBe(1);
+  });
+
+  it("lets go of the connections to runtimes not asked for the longest, past its bound", async () => {
+    // Every runtime has sockets of its own name: the pools of long-gone runtimes must not pile up.
+    const kept = await runtime(true);
+    let closed = false;
+    kept.server.on("connection", (socket) => socket.once("close", () => (closed = true)));
+    expect(await healthRequest(kept.socket, HEAD)).toMatchObject({ status: 200 });
+    // Others asked since (nothing listens there: each a quick null).
+    for (let i = 0; i < MAX_POOLS - 1; i++)
+      expect(await healthRequest(socketPath(), HEAD)).toBeNull();
+    expect(closed).toBe(false);
+    expect(await healthRequest(socketPath(), HEAD)).toBeNull();
+    for (let i = 0; i < 100 && !closed; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(closed).toBe(true);
   });
 
   it("gives null when nothing listens on the socket", async () => {

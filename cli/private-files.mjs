@@ -60,16 +60,19 @@ export function ownFolder(folder) {
  * A kept file's bytes, read through one descriptor opened without following a link or waiting on
  * a FIFO; undefined for anything but a regular file of at most `maxBytes` (a link to /dev/zero or
  * a FIFO planted under an entry's name made the launcher grow without bound or hang). An older
- * launcher's 0644 file is tightened through the same descriptor.
+ * launcher's 0644 file is tightened through the same descriptor. A file over `maxBytes` is
+ * refused from its size, before any byte of it is read.
  * @param {string} path
  * @param {number} maxBytes - the largest file that can be one of ours
+ * @param {(size: number) => void} [tooLarge] - told the size of a file refused for it
  * @returns {ReturnType<typeof Buffer.alloc> | undefined}
  */
-export function readOwnFile(path, maxBytes) {
+export function readOwnFile(path, maxBytes, tooLarge) {
   const fd = openSync(path, OPEN_OWN);
   try {
     const stat = fstatSync(fd);
-    if (!stat.isFile() || stat.size > maxBytes) return undefined;
+    if (!stat.isFile()) return undefined;
+    if (stat.size > maxBytes) return void tooLarge?.(stat.size);
     if (process.platform !== "win32" && (stat.mode & 0o777) !== 0o600) fchmodSync(fd, 0o600);
     const bytes = Buffer.alloc(stat.size);
     let at = 0;

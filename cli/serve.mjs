@@ -125,7 +125,9 @@ export async function serve({ label, env, persist, log, progress, cleanup, refus
     persist,
     // workerd's configurations kept between launches, without this launch's settings, secrets
     // or folders (config-cache.mjs): a launch with nothing changed loads no Miniflare.
-    configCache: openConfigCache(configCacheFolder(env), specCacheKeyFile(env)),
+    configCache: openConfigCache(configCacheFolder(env), specCacheKeyFile(env), {
+      warn: (line) => log(`${label}: ${line}`),
+    }),
     // An allow-list: no setting or secret of the launcher's environment reaches a workerd
     // (runtime-env.mjs).
     // glibc's malloc settings (malloc-env.mjs) are added where the user set none.

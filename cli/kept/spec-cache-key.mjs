@@ -4,16 +4,19 @@
 // edited entry redirected API_TOKEN to another address). The key lives in the user's config
 // folder, not beside the entries: whatever can write the cache folder (a shared or synced cache,
 // a tool allowed to write caches, a restored backup) cannot forge an entry without it. 32 random
-// bytes, hex, in a 0600 file in a 0700 folder; loose modes found are tightened. Without a usable
-// key there is no cache (a full compile), never a failed start.
+// bytes, hex, in a 0600 file in a 0700 folder; loose modes found are tightened. The file is read
+// without following a link or waiting on a FIFO. Without a usable key there is no cache (a full
+// compile), never a failed start.
 import { randomBytes } from "node:crypto";
-import { readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { rmSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { ownFolder, tighten } from "../private-files.mjs";
+import { ownFolder, readOwnFile } from "../private-files.mjs";
 
 /** A key file younger than this that cannot be read whole may be another launch writing it. */
 const WRITING_MS = 60_000;
+/** The most a key file is read of: 64 hex digits and a line end, with room for a `\r\n`. */
+const MAX_KEY_FILE_BYTES = 128;
 
 /**
  * Where the key lives: `$XDG_CONFIG_HOME/code-mode-mcp/spec-cache.key` when XDG_CONFIG_HOME is
@@ -44,11 +47,11 @@ export function specCacheKey(file) {
     ownFolder(dirname(file));
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
-        const text = readFileSync(file, "utf8").trim();
-        if (/^[0-9a-f]{64}$/.test(text)) {
-          tighten(file, 0o600);
-          return Buffer.from(text, "hex");
-        }
+        // Through one descriptor, never through a link nor waiting on a FIFO (private-files.mjs):
+        // a key file linked to one whose key another knows let them forge entries, and a FIFO
+        // in its place hung the launcher. Tightened to 0600 as it is read.
+        const text = readOwnFile(file, MAX_KEY_FILE_BYTES)?.toString("utf8").trim();
+        if (text !== undefined && /^[0-9a-f]{64}$/.test(text)) return Buffer.from(text, "hex");
         // Unreadable: another launch may be writing it this instant, else it is damaged.
         if (Date.now() - statSync(file).mtimeMs < WRITING_MS) return undefined;
         rmSync(file, { force: true });

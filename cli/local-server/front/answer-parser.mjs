@@ -22,10 +22,20 @@
 export const MAX_HEAD_BYTES = 64 * 1024;
 
 /**
+ * Answer headers that speak of the runtime's connection to the front, not of the client's
+ * (RFC 9110 §7.6.1): not passed on. Node's server sets the client's own from its request; a
+ * runtime's `Connection: keep-alive` passed on overrode a client's `Connection: close` (Node
+ * keeps a connection whose answer says so), and its `Keep-Alive: timeout=…` spoke of workerd's
+ * bound, not the front's. (`Transfer-Encoding` is kept: Node frames the body by it.)
+ */
+const HOP_BY_HOP_ANSWER = new Set(["connection", "keep-alive", "proxy-connection", "upgrade"]);
+
+/**
  * @typedef {object} AnswerHead
  * @property {number} status
  * @property {string} statusMessage
- * @property {string[]} rawHeaders - names and values in turn, as `IncomingMessage.rawHeaders`
+ * @property {string[]} rawHeaders - names and values in turn, as `IncomingMessage.rawHeaders`,
+ *   but the hop-by-hop ones of {@link HOP_BY_HOP_ANSWER}
  * @property {string | undefined} contentType - the first `Content-Type`, lower-cased
  * @property {boolean} keepAlive - whether the connection may carry another request after it
  */
@@ -233,8 +243,9 @@ export class AnswerParser {
       const value = trimSpaces(line, colon + 1);
       if (NOT_IN_VALUE.test(value))
         throw new AnswerError(`a malformed header value: ${JSON.stringify(line)}`);
-      rawHeaders.push(name, value);
-      switch (name.toLowerCase()) {
+      const lower = name.toLowerCase();
+      if (!HOP_BY_HOP_ANSWER.has(lower)) rawHeaders.push(name, value);
+      switch (lower) {
         case "content-length":
           if (
             !/^\d{1,15}$/.test(value) ||

@@ -1,14 +1,15 @@
 /**
  * One request the front passes to a runtime, and the runtime's answer passed back: the request
- * goes with its method, path, Host and all other headers unchanged and its body whole; an event
- * stream comes back as it is written, any other answer is held whole first (up to
- * {@link MAX_HELD_ANSWER_BYTES}). Until the answer has ended, the exchange can be cut off (its
+ * goes with its method, path, Host and all other end-to-end headers unchanged (hop-by-hop ones
+ * dropped) and its body whole; an event stream comes back as it is written, any other answer is
+ * held whole first (up to {@link MAX_HELD_ANSWER_BYTES}). Until the answer has ended, the exchange can be cut off (its
  * runtime replaced, crashed or lost): the client then gets a clear error for its request
  * (cut-off-reply.mjs), also when its event stream had begun, never a bare cut.
  */
 import { CLUSTER_SECRET_HEADER, clusterSecret } from "../cluster-secret.mjs";
 import { AnswerParser } from "./answer-parser.mjs";
 import { jsonRpcIds, replyCutOff, replyFrontError } from "./cut-off-reply.mjs";
+import { mayResend } from "./resend-rule.mjs";
 
 /**
  * An answer that is not an event stream is held whole up to this size before it goes out, so a
@@ -27,12 +28,26 @@ const SET_BY_FRONT = new Set([
   CLUSTER_SECRET_HEADER,
 ]);
 /**
- * Errors of a kept-alive connection the runtime closed as the request went out on it: workerd
- * closes a connection idle for 5 s, and a request sent at that moment meets a reset or a closed
- * pipe before any answer. The runtime never read it (it closes only while waiting for a request
- * to begin), so it is sent again once, on a new connection.
+ * Hop-by-hop request headers (RFC 9110 §7.6.1): they speak of the client's connection to the
+ * front, not of the front's own kept-alive connection to the runtime, so none is passed on,
+ * nor any header a client names in its `Connection` header. A client's `Connection: close`
+ * closed the front's pooled connection, `Upgrade: h2c` asked workerd to switch protocols on
+ * it, and `Connection: …, x-local-cluster-secret` asked any hop that honours the list to drop
+ * the front's own secret. `Expect: 100-continue` was answered by the front's own server (it
+ * reads the body whole before passing the request on); `Proxy-*` is the front's to read, and
+ * it reads none.
  */
-const STALE_CONNECTION = new Set(["ECONNRESET", "EPIPE"]);
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "proxy-authorization",
+  "proxy-authenticate",
+  "te",
+  "trailer",
+  "upgrade",
+  "expect",
+]);
 
 /**
  * @typedef {import("../runtime.mjs").Runtime} Runtime
@@ -47,6 +62,7 @@ export class Exchange {
   #body;
   #inFlight;
   #message;
+  #budget;
   /** @type {import("./runtime-connections.mjs").RuntimeConnection | undefined} */
   #connection;
   #ended = false;
@@ -60,13 +76,16 @@ export class Exchange {
    * @param {Runtime} options.runtime - the runtime that serves it
    * @param {Set<InFlight>} options.inFlight - the front's requests in flight
    * @param {(reason: string) => string} options.message - text for a cut-off request
+   * @param {import("./body-budget.mjs").BodyBudget} options.budget - the front's memory budget,
+   *   which an answer held whole counts in
    */
-  constructor({ res, body, runtime, inFlight, message }) {
+  constructor({ res, body, runtime, inFlight, message, budget }) {
     this.runtime = runtime;
     this.#res = res;
     this.#body = body;
     this.#inFlight = inFlight;
     this.#message = message;
+    this.#budget = budget;
     inFlight.add(this);
   }
 
@@ -106,20 +125,20 @@ export class Exchange {
         this.#connection?.destroy();
       }
     });
-    this.#attempt(head, req.method === "HEAD", connections, false);
+    this.#attempt(head, req.method ?? "GET", connections, false);
   }
 
   /**
-   * One try at sending the request; a kept-alive connection found closed before any answer
-   * (STALE_CONNECTION, or closed in order by the runtime) gets one more try on a new
-   * connection. Seen in CI's e2e runaway: a trivial `search` answered "its connection broke"
-   * 41 ms after it was sent, with the host well.
+   * One try at sending the request; a kept-alive connection found closed before any answer gets
+   * one more try on a new connection when sending it again cannot do its work twice
+   * (resend-rule.mjs). Seen in CI's e2e runaway: a trivial `search` answered "its connection
+   * broke" 41 ms after it was sent, with the host well.
    * @param {string} head - the request line and headers
-   * @param {boolean} isHead - a HEAD request (its answer has no body)
+   * @param {string} method - the request's method (an answer to HEAD has no body)
    * @param {import("./runtime-connections.mjs").RuntimeConnections} connections
    * @param {boolean} retried - this is the one more try (on a new connection)
    */
-  #attempt(head, isHead, connections, retried) {
+  #attempt(head, method, connections, retried) {
     // The runtime's Unix socket in the server's private folder (runtime.mjs): the secret
     // and the clients' Authorization headers sent here can reach no other user's process.
     const connection = connections.take(retried);
@@ -137,7 +156,7 @@ export class Exchange {
         data: (bytes) => relay?.data(bytes),
         end: () => relay?.end(),
       },
-      { head: isHead },
+      { head: method === "HEAD" },
     );
     connection.send(
       {
@@ -161,12 +180,12 @@ export class Exchange {
           } catch {
             // cut short
           }
-          const stale =
+          const again =
             !retried &&
             !answered &&
-            connection.reused &&
-            (error === undefined || STALE_CONNECTION.has(error.code ?? ""));
-          if (stale && !this.runtime.killedBecause) this.#attempt(head, isHead, connections, true);
+            !this.runtime.killedBecause &&
+            mayResend({ method, reused: connection.reused, unsent: connection.unsent, error });
+          if (again) this.#attempt(head, method, connections, true);
           else this.#lost();
         },
       },
@@ -231,6 +250,11 @@ export class Exchange {
    * MAX_HELD_ANSWER_BYTES; past that it streams): a runtime that dies after its headers but
    * before its body's end then still gets the client a clear 503, where headers already sent
    * would leave only a cut connection (seen in e2e heal: 1 run in 4 ended "terminated").
+   *
+   * What it holds counts in the front's memory budget until its client's connection took the
+   * last byte (res "close"): a client that never read kept every answer it asked for in the
+   * front's memory. An answer the budget has no room for streams instead, read from the runtime
+   * only as fast as the client reads it (body-budget.mjs), so such clients hold little each.
    * @param {import("./answer-parser.mjs").AnswerHead} answer
    * @param {import("./runtime-connections.mjs").RuntimeConnection} connection
    * @returns {Relay}
@@ -241,6 +265,8 @@ export class Exchange {
     const held = [];
     let size = 0;
     let streaming = false;
+    const share = this.#budget.answerHold();
+    res.once("close", share.release);
     const writeHead = () => {
       res.writeHead(answer.status, answer.statusMessage, answer.rawHeaders);
       this.#answerType = answer.contentType ?? "";
@@ -248,7 +274,7 @@ export class Exchange {
     return {
       data: (bytes) => {
         if (this.#ended) return;
-        if (!streaming && size + bytes.length <= MAX_HELD_ANSWER_BYTES) {
+        if (!streaming && size + bytes.length <= MAX_HELD_ANSWER_BYTES && share.add(bytes.length)) {
           // Each piece read from a socket is a buffer of its own: kept as it is.
           held.push(bytes);
           size += bytes.length;
@@ -284,7 +310,8 @@ export class Exchange {
 
 /**
  * The head the runtime gets for `req`: its method, target, and every header as the client sent
- * it (name case and order kept) but those the front sets itself (SET_BY_FRONT), then the body's
+ * it (name case and order kept) but those the front sets itself (SET_BY_FRONT) and the
+ * hop-by-hop ones (HOP_BY_HOP and the names `Connection` lists), then the body's
  * length, the client's address and the cluster secret. Undefined when a part holds a byte that
  * could end a line (Node's parser lets none through; checked again here, where the head is
  * written by hand, so that nothing could be smuggled into a second request).
@@ -298,10 +325,12 @@ export function requestHead(req, bodyLength) {
   if (!TOKEN.test(method) || !TARGET.test(target)) return undefined;
   let head = `${method} ${target} HTTP/1.1\r\n`;
   const raw = req.rawHeaders;
+  const listed = connectionListed(req.headers?.connection);
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = /** @type {string} */ (raw[i]);
     const value = /** @type {string} */ (raw[i + 1]);
-    if (SET_BY_FRONT.has(name.toLowerCase())) continue;
+    const lower = name.toLowerCase();
+    if (SET_BY_FRONT.has(lower) || HOP_BY_HOP.has(lower) || listed?.has(lower)) continue;
     if (!TOKEN.test(name) || NOT_IN_VALUE.test(value)) return undefined;
     head += `${name}: ${value}\r\n`;
   }
@@ -315,6 +344,26 @@ export function requestHead(req, bodyLength) {
   // The runtime serves only the server's own processes (cluster-secret.mjs); it trusts the
   // address above because this comes with it.
   return `${head}${CLUSTER_SECRET_HEADER}: ${clusterSecret}\r\n\r\n`;
+}
+
+/**
+ * The header names a client's `Connection` header lists (all its lines, as Node joins them),
+ * lower-cased; undefined when it lists none but the usual options. `Host` is never dropped: the
+ * Worker's checks read it, and the front checked it already.
+ * @param {string | undefined} connection
+ * @returns {Set<string> | undefined}
+ */
+function connectionListed(connection) {
+  if (connection === undefined) return undefined;
+  const names = connection.toLowerCase().split(",");
+  /** @type {Set<string> | undefined} */
+  let listed;
+  for (const entry of names) {
+    const name = entry.trim();
+    if (name === "" || name === "keep-alive" || name === "close" || name === "host") continue;
+    (listed ??= new Set()).add(name);
+  }
+  return listed;
 }
 
 /** An HTTP token (a method, a header's name). */

@@ -2,12 +2,13 @@
  * The `npm start` front: a Node HTTP server on the public port. It reads each request body
  * completely first (at most its route's limit, within {@link BODY_TIMEOUT_MS}, and within the
  * memory budget all bodies share: a slow, oversized or untimely upload gets 408/413/503 here and
- * never holds a runtime), then passes the request (method, path, Host and all other headers
- * unchanged) to the active runtime's Unix socket and streams its answer back, event streams
- * included. A request with a body under a Host the Worker refuses, or (with `MCP_API_KEY` set)
- * without the key on a route the key protects, is refused from its headers, before any byte of
- * its body is read. The runtime behind it can be swapped at any time; a request cut off by a swap
- * gets a clear error (cut-off-reply.mjs), also when its event stream had begun.
+ * never holds a runtime), then passes the request (method, path, Host and all other end-to-end
+ * headers unchanged; hop-by-hop ones dropped) to the active runtime's Unix socket and streams its
+ * answer back, event streams included. A request with a body under a Host the Worker refuses,
+ * or (with `MCP_API_KEY` set) without the key on a route the key protects, is refused from its
+ * headers, before any byte of its body is read. The runtime behind it can be swapped at any
+ * time; a request cut off by a swap gets a clear error (cut-off-reply.mjs), also when its event
+ * stream had begun.
  *
  * Its parts: the Host rule it shares with the Worker (src/app/config/host-names.mjs), the key
  * check (front-api-key.mjs), what it knows of the routes (route-bodies.mjs), the memory budget
@@ -30,6 +31,7 @@ import { capConnections, DEFAULT_MAX_CONNECTIONS, tooManyConnections } from "./c
 import { CLUSTER_SECRET_HEADER, clusterSecret } from "../cluster-secret.mjs";
 import { cutOffMessage, replyFrontError, replyNotServing } from "./cut-off-reply.mjs";
 import { Exchange, clientAddress } from "./exchange.mjs";
+import { closeQueuedWithConnection, waitForTurn } from "./pipelined-requests.mjs";
 import { apiKeyCheck } from "./front-api-key.mjs";
 import { startIdleCollection } from "./idle-collection.mjs";
 import { BODY_TIMEOUT_MS, MAX_BODY_BYTES, readBody, refuseBody } from "./request-body.mjs";
@@ -81,7 +83,9 @@ export function upgradeAllowed(req) {
  *
  * Security defaults: every body is bounded by its route's limit (route-bodies.mjs; at most
  * `maxBodyBytes`) and all bodies held at once by `bodyBudgetBytes`, counted as bytes arrive and
- * given back when the request ends in any way (answered, refused, timed out, client gone). A
+ * given back when the request ends in any way (answered, refused, timed out, client gone, its
+ * connection closed while it waited behind another: pipelined-requests.mjs). Answers held whole
+ * count in it too, at most half of it (body-budget.mjs, exchange.mjs). A
  * request that carries a body is checked from its headers before any byte of the body is read,
  * as the Worker checks it, in the Worker's order: a `Host` not in `allowedHostnames` gets the
  * Worker's `403 forbidden_host` (the same rule: src/app/config/host-names.mjs), then, with
@@ -130,6 +134,9 @@ export function createFront({
   // No Nagle delay on either side: requests and answers are small and latency is what counts.
   const server = createServer({ noDelay: true }, async (req, res) => {
     if (logRequest) logWhenEnded(req, res, logRequest);
+    // A request pipelined behind others on its connection: served in its turn only.
+    const turn = waitForTurn(res);
+    if (turn) await turn;
     // A connection past the bound: told so at once, its body unread (connection-cap.mjs).
     if (connections.over(req.socket))
       return replyFrontError(res, 503, tooManyConnections(maxConnections), {
@@ -197,12 +204,14 @@ export function createFront({
     const runtime = await target();
     if (!runtime) return replyNotServing(res, "stopping", read.body);
     if ("starting" in runtime) return replyNotServing(res, "starting", read.body);
-    new Exchange({ res, body: read.body, runtime, inFlight, message }).send(
+    new Exchange({ res, body: read.body, runtime, inFlight, message, budget }).send(
       req,
       connectionsTo(runtime),
     );
   });
   const connections = capConnections(server, maxConnections);
+  // A pipelined response gets "close" with its connection too (pipelined-requests.mjs).
+  closeQueuedWithConnection(server);
   // Dead body buffers are freed only by a collection; after a burst nothing else triggers one.
   const collection = startIdleCollection({ held: budget.used });
   server.once("close", collection.stop);
@@ -244,8 +253,10 @@ export function createFront({
     },
     /** How many requests are being served. */
     inFlightCount: () => inFlight.size,
-    /** Bytes of request bodies held now (all requests together). */
+    /** Bytes held now in the budget: request bodies and answers held whole, together. */
     bodyBytesHeld: () => budget.used(),
+    /** Bytes of answers held whole now (a part of {@link bodyBytesHeld}). */
+    answerBytesHeld: () => budget.answersHeld(),
     /** Connections open now. */
     connectionsOpen: () => connections.open(),
   };

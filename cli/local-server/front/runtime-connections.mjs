@@ -11,8 +11,8 @@
  *
  * Idle connections: workerd closes a connection idle for 5 s. One idle for {@link IDLE_MS} or
  * more is not used again (closed when taken), so a request is rarely sent just as workerd closes
- * it; when that still happens (the answer never began), the exchange sends it again, once, on a
- * new connection (exchange.mjs). Nothing times them otherwise: no timer per request or
+ * it; when that still happens (the answer never began), the exchange may send it again, once,
+ * on a new connection (resend-rule.mjs). Nothing times them otherwise: no timer per request or
  * connection; one never taken again is closed by workerd.
  */
 import { connect } from "node:net";
@@ -32,6 +32,12 @@ export const IDLE_MS = 4_000;
 export class RuntimeConnection {
   /** Whether it carried a request before this one (a kept-alive connection taken again). */
   reused = false;
+  /**
+   * Whether the last request's write failed at once: the connection was found closed (a write
+   * to a closed peer's Unix socket is refused outright), so not one byte of it reached the
+   * runtime (resend-rule.mjs).
+   */
+  unsent = false;
   /** When it was last given back. */
   idleSince = 0;
   /** @type {ConnectionUser | null} */
@@ -81,6 +87,9 @@ export class RuntimeConnection {
     socket.write(head, "latin1");
     if (body.length > 0) socket.write(body);
     socket.uncork();
+    // A write the system refused outright is an error now, before any byte was taken (one it
+    // took in part fails later, if at all: then some of the request may have been read).
+    this.unsent = socket.errored != null;
   }
 
   /** Stops reading until {@link resume} (the client reads slower than the runtime writes). */

@@ -19,7 +19,8 @@
  * carries a credential is never read from an entry: the bindings, the folders and Miniflare's
  * proxy secret are this launch's own, put into the slots (runtime-config.mjs). The folder is 0700
  * and entries 0600 (cli/private-files.mjs), read through one descriptor opened without following
- * a link or waiting on a FIFO, a regular file of at most {@link MAX_ENTRY_BYTES}; written to a
+ * a link or waiting on a FIFO, a regular file of at most what its inputs can build
+ * ({@link entryBound}: refused from its size, with a warning, before a byte is read); written to a
  * fresh file (never through a link planted at its name) and renamed into place. The least
  * recently used beyond {@link KEEP} are removed. A failure to read or write only means a build:
  * the cache never stops a start.
@@ -39,8 +40,18 @@ import { specCacheFolder } from "../../kept/spec-cache.mjs";
 
 /** Configurations kept: a host's and a runner's per set of binding names and build. */
 export const KEEP = 8;
-/** The largest entry read back: the host's configuration is ~6 MB (its bundle). */
-export const MAX_ENTRY_BYTES = 256 * 1024 * 1024;
+/**
+ * The most any entry is read of, whatever its inputs: the host's configuration is ~6 MB (its
+ * 4.9 MB bundle and Miniflare's own Workers). Each read is bounded tighter by its inputs
+ * ({@link entryBound}).
+ */
+export const MAX_ENTRY_BYTES = 64 * 1024 * 1024;
+/**
+ * What a configuration holds beyond its Workers' modules and options: Miniflare's own Workers and
+ * the Cap'n Proto framing (~1 MB measured: 5.86 MB for the host's 4.9 MB of modules, 0.99 MB for
+ * a runner), with room to spare for Miniflare's growth.
+ */
+const BUILD_BYTES = 8 * 1024 * 1024;
 /** Written into every entry and into every key. */
 const LAYOUT = 1;
 
@@ -138,10 +149,7 @@ const BUILDER = fileURLToPath(new URL("./workerd-config-builder.mjs", import.met
  */
 export function configKey({ options, v8Flags, env }, files = {}) {
   const { TMPDIR: _tmp, ...stable } = env;
-  const workers = /** @type {any[]} */ (options.workers ?? []);
-  const folders = [
-    ...new Set(workers.map((w) => String(w.modulesRoot ?? dirname(String(w.scriptPath))))),
-  ].toSorted();
+  const folders = moduleFolders(options);
   return sha256(
     JSON.stringify([
       LAYOUT,
@@ -157,12 +165,32 @@ export function configKey({ options, v8Flags, env }, files = {}) {
 }
 
 /**
- * An entry's bytes (see readOwnFile), or undefined.
- * @param {string} path
- * @returns {Bytes | undefined}
+ * The most an entry built from `options` can be: its Workers' modules (their files' sizes), the
+ * options themselves and what Miniflare adds ({@link BUILD_BYTES}); at most
+ * {@link MAX_ENTRY_BYTES}. A larger file under the entry's name was not written by this build:
+ * it is refused from its size, before its HMAC could refuse it (a planted 256 MiB file was read
+ * whole first).
+ * @param {Record<string, unknown>} options - the template options
+ * @returns {number}
  */
-function readEntry(path) {
-  return readOwnFile(path, MAX_ENTRY_BYTES);
+export function entryBound(options) {
+  let bytes = BUILD_BYTES + Buffer.byteLength(JSON.stringify(options));
+  for (const folder of moduleFolders(options))
+    for (const entry of readdirSync(folder, { withFileTypes: true, recursive: true }))
+      if (entry.isFile()) bytes += statSync(join(entry.parentPath, entry.name)).size;
+  return Math.min(bytes, MAX_ENTRY_BYTES);
+}
+
+/**
+ * The folders of the options' Workers' modules (what Miniflare embeds), sorted.
+ * @param {Record<string, unknown>} options
+ * @returns {string[]}
+ */
+function moduleFolders(options) {
+  const workers = /** @type {any[]} */ (options.workers ?? []);
+  return [
+    ...new Set(workers.map((w) => String(w.modulesRoot ?? dirname(String(w.scriptPath))))),
+  ].toSorted();
 }
 
 /**
@@ -180,10 +208,12 @@ const mac = (key, name, header, config) =>
  * Opens the configuration cache in `folder`, its entries authenticated with the key in `keyFile`.
  * @param {string} folder - {@link configCacheFolder}
  * @param {string} keyFile - the user's cache key (spec-cache-key.mjs), outside `folder`
- * @param {{ now?: () => number }} [inject] - the clock (tests)
+ * @param {{ now?: () => number, warn?: (line: string) => void }} [inject] - the clock (tests);
+ *   where to say that an entry was refused for its size (a file this launcher did not write)
  */
 export function openConfigCache(folder, keyFile, inject = {}) {
   const now = inject.now ?? Date.now;
+  const warn = inject.warn ?? (() => {});
   /** @type {Buffer | undefined | null} null: not read yet */
   let secret = null;
   const userKey = () => (secret === null ? (secret = specCacheKey(keyFile)) : secret);
@@ -194,16 +224,21 @@ export function openConfigCache(folder, keyFile, inject = {}) {
      * The configuration kept for `key`, if there is one written under the user's key and its
      * workerd is the one it was built for.
      * @param {string} key - {@link configKey}
+     * @param {number} [maxBytes] - the most its entry can be ({@link entryBound} of its options)
      * @returns {KeptConfig | undefined}
      */
-    read(key) {
+    read(key, maxBytes = MAX_ENTRY_BYTES) {
       try {
         const path = join(folder, `${key}.bin`);
         if (!existsSync(path)) return undefined;
         ownFolder(folder);
         const userSecret = userKey();
         if (!userSecret) return undefined;
-        const bytes = readEntry(path);
+        const bytes = readOwnFile(path, Math.min(maxBytes, MAX_ENTRY_BYTES), (size) =>
+          warn(
+            `workerd configuration cache: ${path} is ${size} bytes, more than a configuration built from these modules can be (${maxBytes}); not read, built anew in its place. Nothing to fix; deleting ${folder} is always safe.`,
+          ),
+        );
         if (!bytes) return undefined;
         const first = bytes.indexOf(10);
         const second = first < 0 ? -1 : bytes.indexOf(10, first + 1);

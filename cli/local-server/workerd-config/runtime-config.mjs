@@ -13,7 +13,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { copyMessage } from "./capnp-copy.mjs";
-import { configKey } from "./config-cache.mjs";
+import { configKey, entryBound } from "./config-cache.mjs";
 import {
   PROXY_SLOT,
   SLOT_MARKER,
@@ -32,7 +32,7 @@ import {
 /**
  * @typedef {object} ConfigSources
  * @property {{ build: (options: Record<string, unknown>, v8Flags: string, tmpdir?: string) => Promise<Built> }} builder
- * @property {{ read: (key: string) => KeptConfig | undefined, write: (key: string, kept: KeptConfig) => boolean } | undefined} cache
+ * @property {{ read: (key: string, maxBytes?: number) => KeptConfig | undefined, write: (key: string, kept: KeptConfig) => boolean } | undefined} cache
  * @property {Record<string, string>} env - the builder's environment (part of the key)
  * @property {(size: number) => Bytes} [random] - Miniflare's proxy secret for this launch (tests)
  * @property {(key: string) => void} [onKey] - told each key and whether it was kept (tests, logs)
@@ -169,12 +169,18 @@ export async function runtimeConfig({ options, v8Flags, folders }, sources) {
   }
   /** @type {string | undefined} */
   let key;
+  /** @type {number | undefined} */
+  let bound;
   try {
-    if (sources.cache) key = configKey({ options: template.options, v8Flags, env: sources.env });
+    if (sources.cache) {
+      key = configKey({ options: template.options, v8Flags, env: sources.env });
+      bound = entryBound(template.options);
+    }
   } catch {
     // an input unreadable: built, not kept
+    key = undefined;
   }
-  let kept = key === undefined ? undefined : sources.cache?.read(key);
+  let kept = key === undefined ? undefined : sources.cache?.read(key, bound);
   if (key !== undefined) sources.onKey?.(`${key} ${kept ? "kept" : "built"}`);
   if (!kept) {
     const made = await buildTemplate(sources.builder, template, v8Flags, folders.sockets);

@@ -99,6 +99,16 @@ describe("the front's reader of a runtime's answer", () => {
     expect(got).toMatchObject({ body: "ok", ends: 1 });
   });
 
+  it("passes on no header of the runtime's own connection (RFC 9110 §7.6.1)", () => {
+    // A runtime's `Connection: keep-alive` passed on made Node keep a client's connection that
+    // asked `Connection: close`; its `Keep-Alive` spoke of workerd's bound, not the front's.
+    const got = read(
+      "HTTP/1.1 200 OK\r\nConnection: keep-alive\r\nKeep-Alive: timeout=5\r\nProxy-Connection: keep-alive\r\nUpgrade: h2c\r\nX-Kept: 1\r\ncontent-length: 0\r\n\r\n",
+    );
+    expect(got).toMatchObject({ done: true, reusable: true });
+    expect(got.heads[0]?.rawHeaders).toEqual(["X-Kept", "1", "content-length", "0"]);
+  });
+
   it("reads a body without length until the connection closes, and never reuses it", () => {
     const text = "HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\n\r\nall of it";
     const open = read(text);

@@ -4,7 +4,7 @@
  * Its setting, `FRONT_BODY_BUDGET_MB`, is tested with the launcher's settings.
  */
 import { describe, expect, it } from "vitest";
-import { createBodyBudget } from "../../../cli/local-server/front/body-budget.mjs";
+import { ANSWER_SHARE, createBodyBudget } from "../../../cli/local-server/front/body-budget.mjs";
 
 describe("the front's body budget", () => {
   it("counts every request's bytes against one total and refuses what would cross it", () => {
@@ -82,5 +82,33 @@ describe("who the full budget refuses", () => {
     const c = budget.hold();
     expect(c.add(45)).toBe(false);
     expect(budget.used()).toBe(80);
+  });
+});
+
+describe("answers held whole in the budget (issue #40)", () => {
+  it("counts them in the total, at most their share, and never ends a body for them", () => {
+    expect(ANSWER_SHARE).toBe(0.5);
+    const budget = createBodyBudget(100);
+    const evicted: string[] = [];
+    const body = budget.hold();
+    body.onEvict = () => evicted.push("body");
+    expect(body.add(40)).toBe(true);
+    const a = budget.answerHold();
+    const b = budget.answerHold();
+    expect(a.add(30)).toBe(true);
+    // 30 + 21 > the answers' 50: refused (the answer streams instead), nothing counted.
+    expect(b.add(21)).toBe(false);
+    expect(b.add(20)).toBe(true);
+    expect([budget.used(), budget.answersHeld()]).toEqual([90, 50]);
+    // Within the share but over the total: refused, and the body being read is left alone.
+    a.release();
+    body.add(40);
+    expect(b.add(15)).toBe(false);
+    expect(evicted).toEqual([]);
+    // Bodies keep their half: a body may still make room by ending the largest one being read.
+    b.release();
+    b.release();
+    expect([budget.used(), budget.answersHeld()]).toEqual([80, 0]);
+    expect(b.add(1)).toBe(false);
   });
 });

@@ -9,36 +9,35 @@ import {
   chmodSync,
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   renameSync,
-  rmSync,
   statSync,
   symlinkSync,
+  truncateSync,
   utimesSync,
   writeFileSync,
 } from "node:fs";
 import { execFileSync } from "node:child_process";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { scratchFolders } from "../../helpers/scratch-folders.js";
 import {
   KEEP,
+  MAX_ENTRY_BYTES,
   configCacheFolder,
   configKey,
+  entryBound,
   openConfigCache,
 } from "../../../cli/local-server/workerd-config/config-cache.mjs";
 
-const dir = mkdtempSync(join(tmpdir(), "config-cache-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-let n = 0;
+const scratch = scratchFolders("config-cache-");
 const modeOf = (path: string) => statSync(path).mode & 0o777;
 
 /** A fresh cache folder, key file, fake workerd and modules folder. */
 function setUp(now = () => 1_700_000_000_000) {
-  const root = join(dir, String(n++));
-  mkdirSync(join(root, "modules"), { recursive: true });
+  const root = scratch.folder();
+  mkdirSync(join(root, "modules"));
   const workerd = join(root, "workerd");
   writeFileSync(workerd, "#!/bin/sh\n");
   writeFileSync(join(root, "modules", "worker.js"), "export default {}");
@@ -201,6 +200,48 @@ describe.skipIf(process.platform === "win32")("openConfigCache", () => {
     mkdirSync(s.folder, { recursive: true });
     execFileSync("mkfifo", [join(s.folder, `${key}.bin`)]);
     expect(s.cache.read(key)).toBeUndefined();
+  });
+
+  // Attack2: a file planted under an entry's name was read whole (up to 256 MiB) before its HMAC
+  // refused it. Now one larger than its inputs can build is refused from its size, and said so.
+  it("refuses from its size, with a warning, a file larger than its inputs can build", () => {
+    const s = setUp();
+    const warnings: string[] = [];
+    const cache = openConfigCache(s.folder, s.keyFile, {
+      now: s.now,
+      warn: (l) => warnings.push(l),
+    });
+    const key = s.key();
+    const bound = entryBound(s.inputs.options);
+    // What Miniflare adds, the options and the modules: a real entry fits.
+    const modules = statSync(join(s.root, "modules", "worker.js")).size;
+    expect(bound).toBe(8 * 1_048_576 + JSON.stringify(s.inputs.options).length + modules);
+    expect(cache.write(key, s.kept)).toBe(true);
+    expect(cache.read(key, bound)).toBeDefined();
+    expect(warnings).toEqual([]);
+    // One byte past it: not read, and the launch says why.
+    const path = join(s.folder, `${key}.bin`);
+    truncateSync(path, bound + 1);
+    expect(cache.read(key, bound)).toBeUndefined();
+    expect(warnings).toEqual([
+      `workerd configuration cache: ${path} is ${bound + 1} bytes, more than a configuration built from these modules can be (${bound}); not read, built anew in its place. Nothing to fix; deleting ${s.folder} is always safe.`,
+    ]);
+    // Without a bound, the most any entry can be.
+    truncateSync(path, MAX_ENTRY_BYTES + 1);
+    expect(cache.read(key)).toBeUndefined();
+    expect(warnings).toHaveLength(2);
+    // A build writes over it.
+    expect(cache.write(key, s.kept)).toBe(true);
+    expect(cache.read(key, bound)).toBeDefined();
+  });
+
+  it("bounds an entry by its modules' sizes, up to the most any entry can be", () => {
+    const s = setUp();
+    const small = entryBound(s.inputs.options);
+    writeFileSync(join(s.root, "modules", "more.wasm"), Buffer.alloc(100_000));
+    expect(entryBound(s.inputs.options)).toBe(small + 100_000);
+    truncateSync(join(s.root, "modules", "more.wasm"), MAX_ENTRY_BYTES);
+    expect(entryBound(s.inputs.options)).toBe(MAX_ENTRY_BYTES);
   });
 
   it("tightens an entry and a folder an older or careless writer left open", () => {

@@ -309,53 +309,6 @@ describe("the local server's front", () => {
       error: { message: "the runtime was restarted because it stopped answering; retry" },
     });
   });
-  it("sends a request again on a new connection when the kept-alive one was closed under it", async () => {
-    // workerd closes a connection idle for 5 s; a request sent on it at that moment met a reset
-    // and its client got "the runtime was restarted because its connection broke" (CI, e2e
-    // runaway) with the runtime well. The stand-in closes every connection at its second
-    // request, unread, as workerd does at its idle bound.
-    const served: string[] = [];
-    const runtimeSocket = await listenRuntime(
-      createServer((req, res) => {
-        const socket = req.socket as typeof req.socket & { requests?: number };
-        socket.requests = (socket.requests ?? 0) + 1;
-        if (socket.requests > 1) return socket.destroy();
-        let body = "";
-        req.on("data", (c) => (body += c));
-        req.on("end", () => {
-          served.push(body);
-          res.writeHead(200, { "content-type": "application/json" });
-          res.end(body);
-        });
-      }),
-    );
-    const runtime = { name: "runtime 1", socket: runtimeSocket, killedBecause: undefined } as never;
-    const port = await listen(createFront({ target: async () => runtime }).server);
-    const first = await send(port, CALL);
-    const second = await send(port, CALL.replace('"id":7', '"id":8'));
-    expect([first.status, second.status]).toEqual([200, 200]);
-    expect(JSON.parse(second.text)).toMatchObject({ id: 8 });
-    // Each served once: the closed connection never read the second request.
-    expect(served.map((b) => JSON.parse(b).id)).toEqual([7, 8]);
-  });
-
-  it("does not send a request again when its runtime broke the connection while serving it", async () => {
-    // A new connection that breaks before an answer is a runtime that went away mid-request:
-    // the request may have done its work, so its client gets the cut-off error, never a resend.
-    let requests = 0;
-    const { port } = await setUp((req) => {
-      requests++;
-      req.socket.destroy();
-    });
-    const answer = await send(port, CALL);
-    expect(answer.status).toBe(503);
-    expect(JSON.parse(answer.text)).toMatchObject({
-      id: 7,
-      error: { message: "the runtime was restarted because its connection broke; retry" },
-    });
-    expect(requests).toBe(1);
-  });
-
   it("answers 503 with the JSON-RPC error when the runtime dies after its headers, mid-body", async () => {
     // A JSON answer's headers went out, then the runtime was killed before its body's end (e2e
     // heal saw this as a bare "terminated" on the client): the front held the answer, so the

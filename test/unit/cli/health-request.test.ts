@@ -5,9 +5,10 @@
  * The "runtime" is a plain Node HTTP server on a Unix socket, as the runtimes serve.
  */
 import { createServer, type Server } from "node:http";
+import { createServer as createNetServer } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { healthRequest } from "../../../cli/local-server/health-request.mjs";
-import { listenUnix } from "../../helpers/unix-socket.js";
+import { MAX_POOLS, healthRequest } from "../../../cli/local-server/health-request.mjs";
+import { listenUnix, socketPath } from "../../helpers/unix-socket.js";
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -46,6 +47,37 @@ describe("healthRequest", () => {
     expect(seen).toEqual({ requests: 3, connections: 1 });
   });
 
+  it("keeps one connection for a runner's HEAD answer, which has no length", async () => {
+    // A runner's workerd answers `HEAD /health` without a Content-Length: node:http's client
+    // kept no such connection, so every probe (twice a second per runner) opened a new one.
+    let connections = 0;
+    let requests = 0;
+    const server = createNetServer((socket) => {
+      connections++;
+      let text = "";
+      socket.on("data", (bytes) => {
+        text += String(bytes);
+        for (let end = text.indexOf("\r\n\r\n"); end >= 0; end = text.indexOf("\r\n\r\n")) {
+          text = text.slice(end + 4);
+          requests++;
+          socket.write("HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\nx-runs-begun: 7\r\n\r\n");
+        }
+      });
+    });
+    const socket = socketPath();
+    await new Promise<void>((r) => server.listen(socket, r));
+    try {
+      for (let i = 0; i < 3; i++)
+        expect(await healthRequest(socket, HEAD)).toMatchObject({
+          status: 200,
+          headers: { "content-type": "text/plain", "x-runs-begun": "7" },
+        });
+      expect({ requests, connections }).toEqual({ requests: 3, connections: 1 });
+    } finally {
+      server.close();
+    }
+  });
+
   it("gives null when no answer comes within the bound, and asks only once", async () => {
     const { socket, seen } = await runtime(false);
     const started = Date.now();
@@ -62,6 +94,21 @@ describe("healthRequest", () => {
     const second = await runtime(true, first.socket);
     expect(await healthRequest(first.socket, HEAD)).toMatchObject({ status: 200 });
     expect(second.seen.requests).toBe(1);
+  });
+
+  it("lets go of the connections to runtimes not asked for the longest, past its bound", async () => {
+    // Every runtime has sockets of its own name: the pools of long-gone runtimes must not pile up.
+    const kept = await runtime(true);
+    let closed = false;
+    kept.server.on("connection", (socket) => socket.once("close", () => (closed = true)));
+    expect(await healthRequest(kept.socket, HEAD)).toMatchObject({ status: 200 });
+    // Others asked since (nothing listens there: each a quick null).
+    for (let i = 0; i < MAX_POOLS - 1; i++)
+      expect(await healthRequest(socketPath(), HEAD)).toBeNull();
+    expect(closed).toBe(false);
+    expect(await healthRequest(socketPath(), HEAD)).toBeNull();
+    for (let i = 0; i < 100 && !closed; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(closed).toBe(true);
   });
 
   it("gives null when nothing listens on the socket", async () => {

@@ -25,9 +25,19 @@ afterEach(async () => {
   }
 });
 
-/** A client's request as Node's server hands it over. */
+/** A client's request as Node's server hands it over (its `Connection` lines joined, as Node does). */
 function clientRequest(method: string, url: string, rawHeaders: string[]) {
-  return { method, url, rawHeaders, socket: { remoteAddress: "::ffff:127.0.0.1" } } as never;
+  const connection = rawHeaders.filter(
+    (_, i) => i % 2 === 1 && /^connection$/i.test(rawHeaders[i - 1]!),
+  );
+  const headers = connection.length > 0 ? { connection: connection.join(", ") } : {};
+  return {
+    method,
+    url,
+    rawHeaders,
+    headers,
+    socket: { remoteAddress: "::ffff:127.0.0.1" },
+  } as never;
 }
 
 describe("the head the front writes for a runtime", () => {
@@ -56,6 +66,57 @@ describe("the head the front writes for a runtime", () => {
     );
     expect(head).not.toContain("forged");
     expect(head).not.toContain("6.6.6.6");
+  });
+
+  it("drops hop-by-hop headers and every name a client lists in Connection (RFC 9110 §7.6.1)", () => {
+    // They speak of the client's connection to the front, not of the front's kept-alive one to
+    // the runtime: `Connection: close` closed the pooled connection, `Upgrade: h2c` asked workerd
+    // to switch protocols on it, and a listed secret header asked any hop that honours the list
+    // to drop the front's own secret.
+    const head = requestHead(
+      clientRequest("POST", "/mcp", [
+        "Host",
+        "localhost:8787",
+        "Connection",
+        "close, X-Local-Cluster-Secret, X-Drop-Me",
+        "connection",
+        " x-drop-too , Host",
+        "Keep-Alive",
+        "timeout=5",
+        "TE",
+        "trailers",
+        "Trailer",
+        "X-Later",
+        "Upgrade",
+        "h2c",
+        "Proxy-Connection",
+        "keep-alive",
+        "Proxy-Authorization",
+        "Basic c2VjcmV0",
+        "Expect",
+        "100-continue",
+        "X-Drop-Me",
+        "1",
+        "X-Drop-Too",
+        "2",
+        "X-Kept",
+        "3",
+      ]),
+      2,
+    )!;
+    const names = head
+      .split("\r\n")
+      .slice(1, -2)
+      .map((line) => line.slice(0, line.indexOf(":")).toLowerCase());
+    expect(names).toEqual([
+      "host",
+      "x-kept",
+      "content-length",
+      "cf-connecting-ip",
+      CLUSTER_SECRET_HEADER,
+    ]);
+    // The front's own secret goes as ever, after everything the client sent.
+    expect(head).toMatch(new RegExp(`\\r\\n${CLUSTER_SECRET_HEADER}: [A-Za-z0-9_-]+\\r\\n\\r\\n$`));
   });
 
   it("sends no length for a bodiless GET, and 0 for a bodiless POST", () => {

@@ -10,7 +10,6 @@ import {
   copyFileSync,
   lstatSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
@@ -19,21 +18,18 @@ import {
   utimesSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { scratchFolders } from "../../helpers/scratch-folders.js";
 import { loadSpecFile } from "../../../cli/product/load-spec-file.mjs";
 import { KEEP, openSpecCache, specCacheFolder } from "../../../cli/kept/spec-cache.mjs";
 import { specCacheKey, specCacheKeyFile } from "../../../cli/kept/spec-cache-key.mjs";
 import { findSpecProblems } from "../../../src/openapi/check-spec";
 
-const dir = mkdtempSync(join(tmpdir(), "spec-cache-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-let n = 0;
+const scratch = scratchFolders("spec-cache-");
 /** A fresh folder with a product module and a spec referring to a schema in another file. */
 function setUp() {
-  const root = join(dir, String(n++));
-  mkdirSync(root);
+  const root = scratch.folder();
   const product = join(root, "product.js");
   writeFileSync(product, "export const build = 1;");
   const spec = join(root, "api.yaml");
@@ -331,6 +327,36 @@ describe("the compiled-spec cache", () => {
     expect(second).toHaveLength(32);
     expect(second).not.toEqual(first);
   });
+
+  // Attack2: the key file was read with readFileSync, through a link and waiting on a FIFO.
+  it.skipIf(process.platform === "win32")(
+    "reads its key through no link and waits on no FIFO in its place",
+    () => {
+      const { root } = setUp();
+      const file = join(root, "cfg", "code-mode-mcp", "spec-cache.key");
+      // A link to a key someone else knows: with it they could forge entries. No cache instead.
+      mkdirSync(join(file, ".."), { recursive: true });
+      const known = join(root, "known.key");
+      writeFileSync(known, `${"ab".repeat(32)}\n`, { mode: 0o600 });
+      symlinkSync(known, file);
+      expect(specCacheKey(file)).toBeUndefined();
+      rmSync(file);
+      execFileSync("mkfifo", [file]);
+      // In a child: a read that waits would hang this test's process.
+      const child = spawnSync(
+        process.execPath,
+        [
+          "--input-type=module",
+          "-e",
+          `const { specCacheKey } = await import(${JSON.stringify(new URL("../../../cli/kept/spec-cache-key.mjs", import.meta.url).href)});
+           console.log(String(specCacheKey(${JSON.stringify(file)})));`,
+        ],
+        { encoding: "utf8", timeout: 20_000 },
+      );
+      expect(child.signal).toBeNull();
+      expect(child.stdout.trim()).toBe("undefined");
+    },
+  );
 
   it("keeps its key in the user's config folder, XDG_CONFIG_HOME first", () => {
     expect(specCacheKeyFile({ XDG_CONFIG_HOME: "/x/config" }, "linux")).toBe(

@@ -8,7 +8,6 @@ import { execFileSync } from "node:child_process";
 import {
   chmodSync,
   mkdirSync,
-  mkdtempSync,
   readFileSync,
   renameSync,
   rmSync,
@@ -16,18 +15,16 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { scratchFolders } from "../../helpers/scratch-folders.js";
 import {
   openToolsListCache,
   toolsListCacheFolder,
   toolsListKey,
 } from "../../../cli/kept/tools-list-cache.mjs";
 
-const dir = mkdtempSync(join(tmpdir(), "tools-list-cache-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-let n = 0;
+const scratch = scratchFolders("tools-list-cache-");
 const modeOf = (path: string) => statSync(path).mode & 0o777;
 const measure = {
   tools: ["search", "execute"],
@@ -37,8 +34,7 @@ const measure = {
 };
 
 function setUp(now = () => 1_700_000_000_000) {
-  const root = join(dir, String(n++));
-  mkdirSync(root);
+  const root = scratch.folder();
   const product = join(root, "product.js");
   writeFileSync(product, "export {}");
   const folder = toolsListCacheFolder({ XDG_CACHE_HOME: join(root, "cache") });

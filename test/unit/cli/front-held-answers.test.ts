@@ -1,0 +1,212 @@
+/**
+ * What the front holds of its answers, for clients that never read them (issue #40 "a front with
+ * a memory budget"; cli/local-server/front/pipelined-requests.mjs, body-budget.mjs,
+ * exchange.mjs). The system's socket buffers take a few MiB per connection, but a client that
+ * sends many requests at once on one connection (HTTP/1.1 pipelining: Node's server starts each
+ * one it has parsed) had every answer but the first waiting whole in the front's memory, each
+ * with its own runtime connection: a few KiB sent could pin hundreds of answers. Now such
+ * requests are served in their turn, one at a time per connection. And the JSON answers the
+ * front holds whole until their end (so that a runtime lost mid-answer still gets its client a
+ * clear error) count in the budget, at most half of it; past that an answer streams, read from
+ * the runtime only as fast as its client reads. Real sockets; the runtime is a Node server on a
+ * Unix socket answering each request 1.5 MiB of JSON.
+ */
+import {
+  createServer,
+  request,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
+import { connect, type AddressInfo, type Socket } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { ANSWER_SHARE } from "../../../cli/local-server/front/body-budget.mjs";
+import { createFront } from "../../../cli/local-server/front/front.mjs";
+import { listenUnix } from "../../helpers/unix-socket.js";
+
+const closers: (() => void)[] = [];
+afterEach(() => {
+  for (const close of closers.splice(0)) close();
+});
+
+const ANSWER = Buffer.from(
+  JSON.stringify({ jsonrpc: "2.0", id: 1, result: "x".repeat(1_572_864) }),
+);
+const BUDGET = 8 * 1_048_576;
+const CLIENTS = 12;
+/** Requests each never-reading client pipelines: 15 MiB of answers, more than the system takes. */
+const PIPELINED = 10;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * A runtime stand-in on a Unix socket served by `handler`, and a front with an 8 MiB budget before
+ * it; `unwritten()` is every answer's bytes Node holds, not yet written to the system (a
+ * pipelined request's answer waits whole in its response until the ones before it are out).
+ */
+async function frontBefore(handler: (req: IncomingMessage, res: ServerResponse) => void) {
+  const runtime: Server = createServer(handler);
+  const path = await listenUnix(runtime);
+  const front = createFront({
+    target: async () => ({ name: "runtime 1", socket: path, killedBecause: undefined }) as never,
+    bodyBudgetBytes: BUDGET,
+  });
+  const answers = new Set<ServerResponse>();
+  front.server.on("request", (_req, res) => answers.add(res));
+  await new Promise<void>((r) => front.server.listen(0, "127.0.0.1", () => r()));
+  closers.push(() => {
+    front.server.closeAllConnections();
+    front.server.close();
+    runtime.closeAllConnections();
+    runtime.close();
+  });
+  return {
+    port: (front.server.address() as AddressInfo).port,
+    front,
+    unwritten: () => [...answers].reduce((sum, res) => sum + res.writableLength, 0),
+  };
+}
+
+/** A front before a runtime answering ANSWER to every request it read whole. */
+async function setUp() {
+  let served = 0;
+  const set = await frontBefore((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      served++;
+      res.writeHead(200, { "content-type": "application/json", "content-length": ANSWER.length });
+      res.end(ANSWER);
+    });
+  });
+  return { ...set, served: () => served };
+}
+
+/** A client that sends `count` MCP requests at once on one connection and never reads a byte. */
+function neverReading(port: number, count: number): Socket {
+  const socket = connect(port, "127.0.0.1");
+  socket.pause();
+  const body = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}';
+  const one = `POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+  socket.write(one.repeat(count));
+  closers.push(() => socket.destroy());
+  return socket;
+}
+
+/** Sends one request and reads its answer whole. */
+function readingClient(port: number): Promise<Buffer> {
+  return new Promise<Buffer>((resolve, reject) => {
+    const req = request(
+      {
+        host: "127.0.0.1",
+        port,
+        method: "POST",
+        path: "/mcp",
+        headers: { "content-type": "application/json" },
+      },
+      (res) => {
+        const parts: Buffer[] = [];
+        res.on("data", (c: Buffer) => parts.push(c));
+        res.on("end", () => resolve(Buffer.concat(parts)));
+      },
+    );
+    req.on("error", reject);
+    req.end('{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{}}');
+  });
+}
+
+/** Waits until `count()` stops changing for 300 ms (at most 5 s). */
+async function settled(count: () => number) {
+  let last = -1;
+  for (let i = 0; i < 50 && count() !== last; i++) {
+    last = count();
+    await sleep(300);
+  }
+}
+
+describe("requests pipelined on one connection (issue #40 review)", () => {
+  it("are served in their turn: a client that never reads holds one answer, not all", async () => {
+    // Node starts every request it parsed; each answer then waited whole behind the first,
+    // which the client never read: 2 × 6 pipelined requests left 12.6 MB of answers unwritten
+    // in the front (the system took ~3 MB of each connection), each with its own runtime
+    // connection. A few KiB of requests could pin hundreds of answers.
+    const { port, front, served, unwritten } = await setUp();
+    const clients = [neverReading(port, PIPELINED), neverReading(port, PIPELINED)];
+    await settled(served);
+    // The system takes an answer or two per connection; the rest never reached the runtime.
+    expect(served()).toBeLessThan(2 * PIPELINED);
+    expect(front.inFlightCount()).toBeLessThanOrEqual(2);
+    expect(unwritten()).toBeLessThanOrEqual(2 * (ANSWER.length + 256 * 1024));
+    // Another client is served whole meanwhile.
+    expect(Buffer.compare(await readingClient(port), ANSWER)).toBe(0);
+    // Clients that go away give everything back; what waited its turn is never sent.
+    const before = served();
+    for (const client of clients) client.destroy();
+    for (let i = 0; i < 100 && front.bodyBytesHeld() > 0; i++) await sleep(20);
+    expect([front.answerBytesHeld(), front.bodyBytesHeld(), front.inFlightCount()]).toEqual([
+      0, 0, 0,
+    ]);
+    await sleep(100);
+    expect(served()).toBe(before);
+  });
+
+  it("give everything back when their connection closes before their turn", async () => {
+    // Node emits "close" only for a connection's current response: the ones queued behind it
+    // never heard their client went away, so what the front gives back on "close" stayed
+    // taken for good (pipelined-requests.mjs).
+    const waiting = new Set<Socket>();
+    const { port, front } = await frontBefore((req) => {
+      req.resume();
+      waiting.add(req.socket);
+      req.socket.once("close", () => waiting.delete(req.socket));
+      // never answers
+    });
+    const client = neverReading(port, 5);
+    for (let i = 0; i < 200 && waiting.size < 1; i++) await sleep(10);
+    await sleep(200);
+    // One in its turn; the four behind it wait, holding nothing.
+    expect([waiting.size, front.inFlightCount()]).toEqual([1, 1]);
+    expect(front.bodyBytesHeld()).toBeGreaterThan(0);
+    client.destroy();
+    for (let i = 0; i < 200 && (waiting.size > 0 || front.bodyBytesHeld() > 0); i++)
+      await sleep(10);
+    expect([waiting.size, front.inFlightCount(), front.bodyBytesHeld()]).toEqual([0, 0, 0]);
+  });
+});
+
+describe("the answers the front holds whole (issue #40)", () => {
+  it("count in the budget, at most half of it; past that an answer streams as it comes", async () => {
+    // A runtime that sends 1 MiB of a 1.5 MiB answer, then waits: the front holds what came
+    // (a JSON answer goes out whole, so that a runtime lost mid-answer gets its client a clear
+    // error). Before, 12 such answers were all held, 12 MiB outside any bound.
+    const stalled: ServerResponse[] = [];
+    const { port, front } = await frontBefore((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        res.writeHead(200, { "content-type": "application/json", "content-length": ANSWER.length });
+        res.write(ANSWER.subarray(0, 1_048_576));
+        stalled.push(res);
+      });
+    });
+    const heads: boolean[] = [];
+    const clients = Array.from({ length: CLIENTS }, (_, i) => {
+      const socket = neverReading(port, 1);
+      heads[i] = false;
+      // These read: what stalls is the runtime.
+      socket.on("data", () => (heads[i] = true));
+      socket.resume();
+      return socket;
+    });
+    const share = BUDGET * ANSWER_SHARE;
+    const streamed = () => heads.filter(Boolean).length;
+    for (let i = 0; i < 200 && (stalled.length < CLIENTS || streamed() < 8); i++) await sleep(25);
+    await sleep(100);
+    expect(front.answerBytesHeld()).toBeLessThanOrEqual(share);
+    expect(front.answerBytesHeld()).toBeGreaterThan(0);
+    // The answers past the share stream: their clients have their headers and first bytes.
+    expect(streamed()).toBeGreaterThanOrEqual(CLIENTS - share / 1_048_576);
+    for (const res of stalled) res.end(ANSWER.subarray(1_048_576));
+    for (const client of clients) client.destroy();
+    for (let i = 0; i < 100 && front.bodyBytesHeld() > 0; i++) await sleep(20);
+    expect([front.answerBytesHeld(), front.bodyBytesHeld()]).toEqual([0, 0]);
+  });
+});

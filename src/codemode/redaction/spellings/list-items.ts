@@ -167,6 +167,7 @@ function runItems(kind: Kind): RunItems {
           ? (text, end) => isX(text.charCodeAt(end + 1))
           : false,
     separatorAt: kind === "hex" ? hexSeparatorAt : undefined,
+    perItem: true,
   };
 }
 

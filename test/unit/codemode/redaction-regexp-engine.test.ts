@@ -70,6 +70,12 @@ describe("redaction's searches stay on the backtracking engine", () => {
     ["xxd lines with a bad group", "00000010: 6f74 6b5f 4c69 zz  tok_Li\n"],
     ["hexdump -C lines without a text column", "00000000  74 6f 6b 5f 4c 69 76 65  \n"],
     ["od lines of the wrong width", "0000000 0164 0157 0153\n"],
+    // The ROT13 view's lead: `%` then a digit, short of a ROT13-written sequence.
+    ["percent signs before one digit", "%0%0%0%0"],
+    ["ROT13 escapes almost", "\\k0=0&#k"],
+    // The byte-swapped UTF-16 view's scan: none of its characters, then short runs of them.
+    ["CJK text without byte-swapped characters", "\u4e01\u4e02 "],
+    ["byte-swapped characters in short runs", "\u7400\u6f00\u6b00 a"],
   ])("%s", (_, unit) => {
     expect(switches([unit])).toEqual([]);
   });

@@ -5,8 +5,14 @@
 import { describe, expect, it } from "vitest";
 import { decodeWork } from "../../../src/codemode/redaction/decoding/decode-step";
 import { REDACTED, secretRedactor } from "../../../src/codemode/redaction/redaction";
-import { SLICE_POSITIONS } from "../../../src/codemode/redaction/slices";
+import { PAUSE, SLICE_POSITIONS, type Sliced } from "../../../src/codemode/redaction/slices";
 import { listWork } from "../../../src/codemode/redaction/spellings/lists-view";
+import { rot13ViewInSlices, rot13Work } from "../../../src/codemode/redaction/spellings/rot13-view";
+import {
+  swappedUtf16ViewInSlices,
+  swappedWork,
+} from "../../../src/codemode/redaction/spellings/swapped-utf16-view";
+import type { View } from "../../../src/codemode/redaction/view-builder";
 import { SLICED_BODY, toApiResult } from "../../../src/codemode/request/api-response";
 
 const TOKEN = "tok_Live.9f8e/7d6c-5b4a";
@@ -70,8 +76,10 @@ describe("redaction in slices", () => {
   });
 
   // One run of a million numbers was counted three times and read in one turn: ~1 s of the
-  // host's thread at load (issue #40).
-  it.each(["12 ", "0x12,", "01100001 "])(
+  // host's thread at load (issue #40). An array of a million one-character strings was still
+  // counted in one turn where the candidate regions are found, until the lists view read its
+  // runs with item-runs.ts's reader.
+  it.each(["12 ", "0x12,", "01100001 ", "'a',"])(
     "reads a long run of numbers in slices: %s repeated",
     async (unit) => {
       let [last, most] = [listWork.items, 0];
@@ -82,6 +90,30 @@ describe("redaction in slices", () => {
       most = Math.max(most, listWork.items - last);
       expect(most).toBeGreaterThan(0);
       expect(most).toBeLessThanOrEqual(4 * SLICE_POSITIONS);
+    },
+  );
+
+  // The ROT13 view was one pass over the whole body (issue #40: every per-character pass over a
+  // body a program chose is sliced); the byte-swapped UTF-16 view is new and sliced from the start.
+  it.each([
+    ["ROT13 view", "%6S", rot13ViewInSlices, rot13Work, "%6F"],
+    ["byte-swapped UTF-16 view", "\u7400\u6f00", swappedUtf16ViewInSlices, swappedWork, "to"],
+  ] as const)(
+    "makes the %s of a megabyte in slices",
+    (_, unit, make: (view: View) => Sliced<View | undefined>, work, reads) => {
+      const pass = make({ text: fill(unit, 1_048_576), origin: null });
+      let [pauses, most, since] = [0, 0, work.positions];
+      let step = pass.next();
+      for (; !step.done; step = pass.next()) {
+        expect(step.value).toBe(PAUSE);
+        most = Math.max(most, work.positions - since);
+        since = work.positions;
+        pauses++;
+      }
+      most = Math.max(most, work.positions - since);
+      expect(step.value?.text.startsWith(reads.repeat(8))).toBe(true);
+      expect(pauses).toBeGreaterThanOrEqual(Math.floor(1_048_576 / SLICE_POSITIONS) - 1);
+      expect(most).toBeLessThanOrEqual(SLICE_POSITIONS);
     },
   );
 

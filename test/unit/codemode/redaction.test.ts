@@ -18,6 +18,8 @@ const utf16 = (s: string, bigEndian: boolean) =>
   Uint8Array.from([...s].flatMap((c) => (bigEndian ? [0, c.charCodeAt(0)] : [c.charCodeAt(0), 0])));
 const percentBytes = (b: Uint8Array) =>
   [...b].map((x) => `%${x.toString(16).padStart(2, "0")}`).join("");
+/** UTF-16BE bytes decoded as UTF-16LE: `t` becomes U+7400. */
+const swapped = (s: string) => new TextDecoder("utf-16le").decode(utf16(s, true));
 
 describe("secretRedactor: the forms of a secret it finds", () => {
   it.each([
@@ -59,6 +61,27 @@ describe("secretRedactor: the forms of a secret it finds", () => {
     ["UTF-16LE as JSON \\u escapes", JSON.stringify(latin1(utf16(SECRET, false))).slice(1, -1)],
     ["UTF-16BE as HTML references", [...utf16(SECRET, true)].map((b) => `&#${b};`).join("")],
     ["UTF-16LE percent-encoded twice", percentBytes(utf16(SECRET, false)).replaceAll("%", "%25")],
+    // Three layers, run over character over UTF-16 (no decoding reaches it: literal forms).
+    ["base64 of UTF-16LE percent-encoded", btoa(percentBytes(utf16(SECRET, false)))],
+    ["base64 of UTF-16BE percent-encoded", btoa(percentBytes(utf16(SECRET, true)))],
+    [
+      "base64 of UTF-16LE percent-encoded in upper case",
+      btoa(percentBytes(utf16(SECRET, false)).toUpperCase()),
+    ],
+    [
+      "base64 of UTF-16LE as JSON \\u escapes",
+      btoa(JSON.stringify(latin1(utf16(SECRET, false))).slice(1, -1)),
+    ],
+    [
+      "base64 of UTF-16LE as HTML references",
+      btoa([...utf16(SECRET, false)].map((b) => `&#${b};`).join("")),
+    ],
+    // UTF-16BE decoded as UTF-16LE: one character per character, its code in the high byte.
+    ["UTF-16BE read as little-endian", swapped(SECRET)],
+    [
+      "UTF-16BE read as little-endian, \\u-escaped",
+      [...swapped(SECRET)].map((c) => `\\u${c.charCodeAt(0).toString(16)}`).join(""),
+    ],
   ])("%s", (_form, form) => {
     const out = redactor.text(`before ${form} after`);
     expect(out).toContain("before ");

@@ -2,12 +2,13 @@
  * The views a text is searched in, one at a time: the text, its NUL-free view
  * (./nul-free-view.ts), up to three decoding steps from each (./decode-step.ts), the spelled-out
  * readings of all of these and the steps after them (./spelled-views.ts), and the text's own
- * dumps and ROT13 (../spellings/). For every character of a view, its map tells where it came
+ * dumps, ROT13 and byte-swapped UTF-16 (../spellings/). For every character of a view, its map tells where it came
  * from in the original, so a secret found in a view is cut out of the original exactly where its
  * encoded form was.
  */
 import { dumpBytesViewInSlices, dumpTextViewInSlices } from "../spellings/dump-views";
-import { rot13View } from "../spellings/rot13-view";
+import { rot13ViewInSlices } from "../spellings/rot13-view";
+import { swappedUtf16ViewInSlices } from "../spellings/swapped-utf16-view";
 import { PAUSE, type Pause, type Sliced } from "../slices";
 import type { View } from "../view-builder";
 import { ALL_FAMILIES, decodeSteps, FAMILIES } from "./decode-step";
@@ -62,8 +63,15 @@ export function* decodedViewsInSlices(
     yield* decodeSteps(dumped, ALL_FAMILIES, MAX_SPELLED_STEPS);
   }
   // ROT13 over a character-level encoding: decoded once turned back.
-  const rotated = rot13View(base);
+  const rotated = yield* rot13ViewInSlices(base);
   if (rotated) yield* decodeSteps(rotated, ALL_FAMILIES);
+  // UTF-16BE read as little-endian (`t` is U+7400): read back, then decoded (its characters may
+  // spell a character-level encoding).
+  const unswapped = yield* swappedUtf16ViewInSlices(base);
+  if (unswapped) {
+    yield unswapped;
+    yield* decodeSteps(unswapped, ALL_FAMILIES);
+  }
   const nulFree = yield* withoutNulsInSlices(base);
   if (nulFree) {
     yield nulFree;
@@ -82,6 +90,9 @@ export function* decodedViewsInSlices(
       digits ??= view.digitFamilies ?? 0;
       if (!suspect && digits !== 0) suspect = yield* mayHideCopy(view);
       yield view;
+      // Byte-swapped UTF-16 that was escaped (`\u7400\u6f00…` in a JSON string).
+      const decodedUnswapped = yield* swappedUtf16ViewInSlices(view);
+      if (decodedUnswapped) yield decodedUnswapped;
     }
     if (!suspect || !digits) continue;
     for (const family of FAMILIES)

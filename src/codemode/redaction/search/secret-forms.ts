@@ -7,12 +7,12 @@
  * turn every byte into other letters and cannot be undone without guessing where a run starts, so
  * each is listed as the literal text it produces: for the secret and its reversed and case-changed
  * copies (`variants`), and for two-layer compositions whose outer layer is a run encoding: a run
- * encoding of a character-level encoding (base64 of `%XX…`), of another run encoding (base64 of
- * hex), or of UTF-16 bytes (UTF-7 is base64 of UTF-16BE). A composition whose outer layer is
- * character-level (a percent-encoded base64 form) is found by decoding, then matching these
- * literals. Spellings (lists, dumps, full-width: ../spellings/) are read, not listed, except as the
- * inner layer of a run encoding; ROT13, Atbash and base32hex are listed (letter substitutions and
- * an alphabet cost nothing as literal forms).
+ * encoding of a character-level encoding (base64 of `%XX…`, also of the UTF-16 bytes: base64 of
+ * `%74%00%6f%00…`), of another run encoding (base64 of hex), or of UTF-16 bytes (UTF-7 is base64
+ * of UTF-16BE). A composition whose outer layer is character-level (a percent-encoded base64
+ * form) is found by decoding, then matching these literals. Spellings (lists, dumps, full-width:
+ * ../spellings/) are read, not listed, except as the inner layer of a run encoding; ROT13, Atbash
+ * and base32hex are listed (letter substitutions and an alphabet cost nothing as literal forms).
  */
 import { latin1, utf16, utf8 } from "../byte-text";
 
@@ -113,10 +113,13 @@ const byteEscapes =
       .join("");
 
 /**
- * Whole-text character-level encodings of a secret, as an API writing every character encoded
+ * Whole-text character-level encodings of a text, as an API writing every character encoded
  * would produce them: the inner layer of a run-over-character composition (base64 of `%61%62…`).
+ * Applied to the secret and to its UTF-16 bytes read one character per byte (`t\0o\0…`): base64
+ * of `%74%00%6f%00…` is three layers (run over character over UTF-16), which no decoding reaches
+ * (run encodings are not decoded: see the file header), so it is a literal form too.
  */
-const CHARACTER_ENCODINGS: ((secret: string) => string)[] = [
+const CHARACTER_LEVEL: ((text: string) => string)[] = [
   (s) => encodeURIComponent(s),
   (s) => byteEscapes("%", "", true)(utf8(s)),
   (s) => byteEscapes("%")(utf8(s)),
@@ -126,6 +129,14 @@ const CHARACTER_ENCODINGS: ((secret: string) => string)[] = [
   (s) => [...s].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`).join(""),
   (s) => byteEscapes("=", "", true)(utf8(s)),
   (s) => JSON.stringify(s).slice(1, -1),
+];
+
+/**
+ * {@link CHARACTER_LEVEL}, then the spellings a run encoding may be laid over: the inner layers
+ * of the secret's run-over-character compositions.
+ */
+const CHARACTER_ENCODINGS: ((secret: string) => string)[] = [
+  ...CHARACTER_LEVEL,
   // Spelled out: the inner layer of a run encoding over a list (base64 of `116,111,…`).
   (s) => [...utf8(s)].join(","),
   (s) => [...utf8(s)].join(", "),
@@ -159,9 +170,9 @@ const fullWidth = (code: number) => (code > 0x20 && code < 0x7f ? code + 0xfee0 
  * Every literal form of one secret searched in text (see the file header for what is decoded
  * instead): its variants (also as UTF-8 read one character per byte and, with spaces as `+`, as
  * form encoding writes them), their run encodings, run encodings of its whole-text character
- * encodings, of its run encodings, and of its UTF-16 bytes; for characters beyond Latin-1, its
- * UTF-16 bytes read one character per byte (NULs between Latin-1 characters are removed by
- * decoding).
+ * encodings (also of its UTF-16 bytes), of its run encodings, and of its UTF-16 bytes; for
+ * characters beyond Latin-1, its UTF-16 bytes read one character per byte (NULs between Latin-1
+ * characters are removed by decoding).
  * @param secret - a configured secret
  */
 export function secretForms(secret: string): string[] {
@@ -192,6 +203,11 @@ export function secretForms(secret: string): string[] {
   const bytes = utf8(secret);
   for (const encode of CHARACTER_ENCODINGS)
     for (const form of runForms(utf8(encode(secret)))) add(form);
+  for (const bigEndian of [false, true]) {
+    const utf16Text = latin1(utf16(secret, bigEndian));
+    for (const encode of CHARACTER_LEVEL)
+      for (const form of runForms(utf8(encode(utf16Text)))) add(form);
+  }
   // Hex is written in either case, and the two cases are different bytes to the outer layer.
   const inner = runForms(bytes);
   for (const text of [...inner, inner[0]!.toUpperCase()])

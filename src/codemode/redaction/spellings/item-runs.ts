@@ -1,13 +1,16 @@
 /**
  * Reading a text's runs of spelled-out items (a number, an escape, a code point) as the
- * characters they stand for, for the notations ./lists-view.ts does not read (octal bytes,
- * `U+` code points, Morse): one left-to-right pass, each item replaced by its character in a
- * view (../view-builder.ts), so a copy found in the view is cut out where its items were.
+ * characters they stand for: one left-to-right pass, each item replaced by its character in a
+ * view (../view-builder.ts), so a copy found in the view is cut out where its items were. The
+ * notations (octal bytes, `U+` code points, Morse) are read by {@link notationViewInSlices}; the
+ * lists view (./lists-view.ts) reads its runs with the same {@link RunReader}, counting a run in
+ * each of its readings first and then reading the one it chose.
  *
- * Why one shared pass: each notation only says what an item is; where a run starts, what may
+ * Why one shared reader: each notation only says what an item is; where a run starts, what may
  * stand between two items and how many a run needs are the same for all, and keeping the pass
- * in one place keeps it linear (each position is looked at a bounded number of times, whatever
- * the body: `test/unit/codemode/notation-views.test.ts` counts them).
+ * in one place keeps it linear and sliced (each position is looked at a bounded number of
+ * times, whatever the body, `test/unit/codemode/notation-views.test.ts` counts them; a run of a
+ * million items pauses inside, issue #40).
  */
 import { PAUSE, runToEnd, SLICE_POSITIONS, type Sliced } from "../slices";
 import { compose, ViewBuilder, type View } from "../view-builder";
@@ -15,21 +18,37 @@ import { sliceBudget, WindowedSearch, type SliceBudget } from "../windowed-searc
 import { LIST_SEPARATORS, separatorAt } from "./list-separators";
 
 /**
- * One notation's items.
- * - `lead`: a pattern that finds where an item may start (searched natively in windows,
- *   ../windowed-search.ts: it must begin with a literal or a small class, so the search is
- *   linear, and match at most that file's `OVERLAP` characters);
+ * What a run is made of.
  * - `item`: the length of the item at a position (0: none), its code point in `code.value`;
  * - `minItems`: how many items a run needs before it is read (1: every item alone);
- * - `joined`: whether two items may stand side by side with no separator.
+ * - `joined`: whether an item may follow the one ending at `end` with no separator (always,
+ *   never, or as the text there says: `0x` bytes back to back).
  */
-export interface Notation {
-  lead: RegExp;
+export interface RunItems {
   item: (text: string, at: number, code: { value: number }) => number;
   minItems: number;
-  joined: boolean;
+  joined: boolean | ((text: string, end: number) => boolean);
   /** Separator characters beyond whitespace (one of them, with whitespace around it). */
   separators?: string;
+  /** The separator's length at `at`, when it is more than ./list-separators.ts reads. */
+  separatorAt?: (text: string, at: number) => number;
+  /**
+   * Charge the slice budget one per item rather than per position: the lists view's items are
+   * a few characters each and its slices were always counted in items (a slice in positions
+   * paused a run of `12 12 …` three times as often, +29% of its wall time in Node, each pause a
+   * macrotask, and the forced collections of a large body are counted in pauses).
+   */
+  perItem?: boolean;
+}
+
+/**
+ * One notation's items, and where its runs may start.
+ * - `lead`: a pattern that finds where an item may start (searched natively in windows,
+ *   ../windowed-search.ts: it must begin with a literal or a small class, so the search is
+ *   linear, and match at most that file's `OVERLAP` characters).
+ */
+export interface Notation extends RunItems {
+  lead: RegExp;
   /**
    * Whether the text holds what every run of the notation has: a native search of a few fixed
    * characters over the whole text (no repetition, so it never backtracks: ../windowed-search.ts
@@ -39,8 +58,14 @@ export interface Notation {
   mayHold: (text: string) => boolean;
 }
 
-/** Positions looked at by {@link notationView} since the isolate started (tests bound it). */
-export const notationWork = { positions: 0 };
+/** Positions looked at and items read by {@link notationView} since the isolate started (tests bound them). */
+export const notationWork = { positions: 0, items: 0 };
+
+/** Where a {@link RunReader} counts its work: positions looked at, items read. */
+export interface RunWork {
+  positions: number;
+  items: number;
+}
 
 /**
  * The view with every run of the notation's items read as characters, or undefined when there
@@ -90,10 +115,15 @@ export function* notationViewInSlices(
     : { text: decoded, origin: compose(view.origin, builder.map.origin()), changed: builder.map };
 }
 
-/** One run of a notation's items at a time, read into the view being built. */
-class RunReader {
-  /** Where the run read last ends. */
+/**
+ * One run of items at a time, read into the view being built (or only counted), in turns that
+ * end when the run does or the slice budget is spent.
+ */
+export class RunReader {
+  /** Where the run read last ends (its last item's end; its start when it has none). */
   end = 0;
+  /** How many items the run read last has so far. */
+  items = 0;
   private readonly separators: string;
   private readonly code = { value: 0 };
   // The first items of a run, until it has minItems (then every item is replaced as the next
@@ -101,29 +131,39 @@ class RunReader {
   private readonly starts: Int32Array;
   private readonly codes: Int32Array;
   private at = 0;
-  private count = 0;
   // The item read last, replaced once the next one's start (or the run's end) is known: an item
   // takes the separator after it when another item follows (`U+74 U+6F` reads `to`).
   private lastStart = 0;
   private lastCode = 0;
   private ok = false;
 
+  /**
+   * @param text - the text read
+   * @param runs - what its runs are made of
+   * @param builder - the view its items are read into
+   * @param work - where the positions looked at and the items read are counted (tests bound them)
+   */
   constructor(
     private readonly text: string,
-    private readonly notation: Notation,
+    private readonly runs: RunItems,
     private readonly builder: ViewBuilder,
+    private readonly work: RunWork = notationWork,
   ) {
-    this.separators = notation.separators ?? LIST_SEPARATORS;
-    this.starts = new Int32Array(notation.minItems);
-    this.codes = new Int32Array(notation.minItems);
+    this.separators = runs.separators ?? LIST_SEPARATORS;
+    this.starts = new Int32Array(runs.minItems);
+    this.codes = new Int32Array(runs.minItems);
   }
 
-  /** Starts a run at a lead's position. */
-  start(at: number): void {
+  /**
+   * Starts a run at `at`.
+   * @param at - where its first item would start
+   * @param replace - false to count its items only (a reading that may not be chosen)
+   */
+  start(at: number, replace = true): void {
     this.at = at;
     this.end = at;
-    this.count = 0;
-    this.ok = at >= this.builder.consumed;
+    this.items = 0;
+    this.ok = replace && at >= this.builder.consumed;
   }
 
   /**
@@ -131,15 +171,17 @@ class RunReader {
    * a pause).
    */
   read(budget: SliceBudget): boolean {
-    const { text, notation, builder, code, starts, codes, separators, ok } = this;
-    const { minItems } = notation;
-    let { at, count, end, lastStart, lastCode } = this;
+    const { text, runs, builder, code, starts, codes, separators, ok, work } = this;
+    const { minItems, joined, perItem } = runs;
+    const separatorOf = runs.separatorAt;
+    let { at, items: count, end, lastStart, lastCode } = this;
     let more = false;
     for (;;) {
-      const length = notation.item(text, at, code);
-      notationWork.positions += Math.max(1, length);
-      budget.left -= Math.max(1, length);
+      const length = runs.item(text, at, code);
+      work.positions += Math.max(1, length);
+      budget.left -= perItem ? 1 : Math.max(1, length);
       if (length === 0) break;
+      work.items++;
       if (count < minItems) {
         starts[count] = at;
         codes[count] = code.value;
@@ -151,10 +193,10 @@ class RunReader {
       lastStart = at;
       lastCode = code.value;
       end = at + length;
-      const sep = separatorAt(text, end, separators);
-      notationWork.positions += sep;
-      budget.left -= sep;
-      if (sep === 0 && !notation.joined) break;
+      const sep = separatorOf ? separatorOf(text, end) : separatorAt(text, end, separators);
+      work.positions += sep;
+      if (!perItem) budget.left -= sep;
+      if (sep === 0 && !(joined === true || (joined !== false && joined(text, end)))) break;
       at = end + sep;
       if (budget.left <= 0) {
         more = true;
@@ -162,7 +204,7 @@ class RunReader {
       }
     }
     this.at = at;
-    this.count = count;
+    this.items = count;
     this.end = end;
     this.lastStart = lastStart;
     this.lastCode = lastCode;

@@ -2,7 +2,8 @@
  * The second line for what a program sends to the API itself (issue #41): a program that
  * pieced the credential together (two halves from two answers: split across responses, which
  * no reading of one body catches) posts it to the API, spelled out (also as percent-encoded
- * UTF-16 and with a NUL after each character), in a body, a query or a path: an API that keeps
+ * UTF-16, base64 of that, UTF-16BE units read as little-endian, and with a NUL after each
+ * character), in a body, a query or a path: an API that keeps
  * what it is sent (a public comment, a note) would publish it. The host
  * adds the credential to the request itself, so a request the program built never needs it:
  * such a request is refused with nothing sent. Runs on both executors.
@@ -68,6 +69,8 @@ const PROGRAM = `async () => {
     t.replace(/[a-z]/gi, (c) => { const base = c <= "Z" ? 65 : 97; return String.fromCharCode(((c.charCodeAt(0) - base + 13) % 26) + base); }),
     chars.map((c) => "%" + c.charCodeAt(0).toString(16) + "%00").join(""),
     chars.map((c) => c + "\\0").join(""),
+    btoa(chars.map((c) => "%" + c.charCodeAt(0).toString(16) + "%00").join("")),
+    chars.map((c) => String.fromCharCode(c.charCodeAt(0) << 8)).join(""),
   ];
   const sends = [];
   for (const note of spelled) {
@@ -114,8 +117,8 @@ describeExecutors((Executor) => {
     // Every spelling, in the body and in the query, as an array of characters, in the path and in
     // raw bytes:
     // refused, saying why; the ordinary note is sent.
-    expect(answers).toHaveLength(20);
-    expect(answers.slice(0, 19).every((a) => a.includes("holds the credential"))).toBe(true);
+    expect(answers).toHaveLength(24);
+    expect(answers.slice(0, 23).every((a) => a.includes("holds the credential"))).toBe(true);
     expect(answers.at(-1)).toBe("sent");
     const joined = received.join("\n");
     const readings = [
@@ -130,6 +133,21 @@ describeExecutors((Executor) => {
     const unPercent = (t: string) =>
       t.replace(/%([0-9a-f]{2})/gi, (_, h: string) => String.fromCharCode(Number.parseInt(h, 16)));
     readings.push(unPercent(unPercent(joined)).replaceAll("\\u0000", "").replace(/\0/g, ""));
+    // Base64 of that, and UTF-16BE units read as little-endian (`t` is U+7400).
+    const unBase64 = (t: string) =>
+      t.replace(/[A-Za-z0-9+/]{16,}={0,2}/g, (run) => {
+        try {
+          return atob(run);
+        } catch {
+          return run;
+        }
+      });
+    readings.push(unPercent(unBase64(unPercent(joined))).replace(/\0/g, ""));
+    readings.push(
+      joined.replace(/[\u0100-\uff00]/g, (c) =>
+        (c.charCodeAt(0) & 0xff) === 0 ? String.fromCharCode(c.charCodeAt(0) >> 8) : c,
+      ),
+    );
     expect(readings.some((r) => holds(r, ECHO_SECRET))).toBe(false);
     expect(received).toHaveLength(1);
   });

@@ -5,7 +5,8 @@
  * characters, as character codes (a list, a JSON array, an array of numeric strings), ROT13, hex
  * bytes with spaces or `0x` bytes back to back, bits without prefix, Unicode tag characters, a
  * Caesar shift, octal bytes or escapes, `U+` code points, Atbash, UTF-16 percent-encoded or with a
- * NUL after each character. None of
+ * NUL after each character, base64 of UTF-16 percent-encoded, UTF-16BE read as little-endian.
+ * None of
  * them may reach the client's result, the run record (what `/api/runs` serves) or the server's
  * console, through the return value, `console.log` or a thrown error. Runs on both executors.
  */
@@ -80,6 +81,23 @@ const READINGS: Record<string, (t: string) => string> = {
       .replace(/%([0-9a-f]{2})/gi, (_, h: string) => String.fromCharCode(Number.parseInt(h, 16)))
       .replace(/\0/g, ""),
   "JSON NUL escapes dropped": (t) => t.replaceAll("\\u0000", "").replace(/\0/g, ""),
+  // Three layers: base64 of the UTF-16 bytes percent-encoded (`btoa("%74%00%6f%00…")`).
+  "base64 decoded, percent-decoded, NULs dropped": (t) =>
+    t
+      .replace(/[A-Za-z0-9+/]{16,}={0,2}/g, (run) => {
+        try {
+          return atob(run);
+        } catch {
+          return run;
+        }
+      })
+      .replace(/%([0-9a-f]{2})/gi, (_, h: string) => String.fromCharCode(Number.parseInt(h, 16)))
+      .replace(/\0/g, ""),
+  // UTF-16BE decoded as little-endian: `t` is U+7400.
+  "byte-swapped UTF-16 read back": (t) =>
+    t.replace(/[\u0100-\uff00]/g, (c) =>
+      (c.charCodeAt(0) & 0xff) === 0 ? String.fromCharCode(c.charCodeAt(0) >> 8) : c,
+    ),
   ROT13: (t) =>
     t.replace(/[a-z]/gi, (c) => {
       const base = c <= "Z" ? 65 : 97;
@@ -138,6 +156,8 @@ const PROGRAM = `async () => {
     utf16Percent: chars.map((c) => "%" + c.charCodeAt(0).toString(16) + "%00").join(""),
     utf16BePercent: chars.map((c) => "%00%" + c.charCodeAt(0).toString(16)).join(""),
     nulBetween: chars.map((c) => c + "\\0").join(""),
+    utf16PercentBase64: btoa(chars.map((c) => "%" + c.charCodeAt(0).toString(16) + "%00").join("")),
+    utf16Swapped: chars.map((c) => String.fromCharCode(c.charCodeAt(0) << 8)).join(""),
     atbash: t.replace(/[a-z]/gi, (c) => {
       const base = c <= "Z" ? 65 : 97;
       return String.fromCharCode(base + 25 - (c.charCodeAt(0) - base));

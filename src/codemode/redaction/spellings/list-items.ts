@@ -1,0 +1,180 @@
+/**
+ * What an item of a list is, for each reading of a run (./lists-view.ts): a decimal code, a hex
+ * byte (`74`, `0x74`, `0x` bytes back to back), binary (8 bits, or 6 or 7 standing alone, or
+ * `0b`-prefixed), any of these inside quotes, or a one-character string (`"t"`, `"\u0074"`);
+ * and what stands between two (./list-separators.ts, and between hex bytes `hexdump -C`'s line
+ * end). Given as ./item-runs.ts's {@link RunItems}, so the lists view reads its runs with the
+ * same reader as the notations.
+ */
+import type { RunItems } from "./item-runs";
+import { separatorAt as listSeparatorAt } from "./list-separators";
+
+// Character classes of ASCII, as bits in a table (the lists pass looks at every character).
+const DIGIT = 1;
+const HEX = 2;
+const WORD = 4;
+const SPACE = 8;
+const CLASSES = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  const char = String.fromCharCode(c);
+  CLASSES[c] =
+    (/\d/.test(char) ? DIGIT : 0) |
+    (/[\da-f]/i.test(char) ? HEX : 0) |
+    (/[\da-z]/i.test(char) ? WORD : 0) |
+    (c === 32 || (c >= 9 && c <= 13) ? SPACE : 0);
+}
+const is = (c: number, kind: number) => c < 128 && (CLASSES[c]! & kind) !== 0;
+const isDigit = (c: number) => is(c, DIGIT);
+/** Whether a character code is an ASCII hex digit. */
+export const isHex = (c: number) => is(c, HEX);
+/** Whether a character code is an ASCII letter or digit. */
+export const isWord = (c: number) => is(c, WORD);
+/** Whether a character code is ASCII whitespace. */
+export const isSpace = (c: number) => is(c, SPACE);
+const isBit = (c: number) => c === 48 || c === 49;
+/** Whether a character code is `x` or `X` (a `0x` prefix). */
+export const isX = (c: number) => c === 120 || c === 88;
+/** Whether a character code is a quote (`"` or `'`). */
+export const isQuote = (c: number) => c === 34 || c === 39;
+
+/** The kinds of list item: a reading of a run. */
+export type Kind = "decimal" | "hex" | "binary" | "chars";
+/** The readings of a run of numbers, in the order tried (decimal before hex). */
+export const DECIMAL_FIRST: Kind[] = ["binary", "decimal", "hex"];
+/** The readings of a run of numbers, hex before decimal (the second view). */
+export const HEX_FIRST: Kind[] = ["binary", "hex", "decimal"];
+/** {@link DECIMAL_FIRST} for a run that starts with a quote: a string of one character first. */
+export const QUOTED_DECIMAL_FIRST: Kind[] = ["chars", ...DECIMAL_FIRST];
+/** {@link HEX_FIRST} for a run that starts with a quote. */
+export const QUOTED_HEX_FIRST: Kind[] = ["chars", ...HEX_FIRST];
+
+/** The code point of the item {@link itemAt} read last: set on success, so no item allocates. */
+let itemCode = 0;
+
+/** `count` digits of `radix` at `at` as a number (the caller checked they are digits). */
+function valueAt(text: string, at: number, count: number, radix: number): number {
+  let value = 0;
+  for (let k = at; k < at + count; k++) {
+    const c = text.charCodeAt(k) | 32;
+    value = value * radix + (c <= 57 ? c - 48 : c - 87);
+  }
+  return value;
+}
+
+/** The length of the item of a run at `at` (0: none); the character it stands for goes to itemCode. */
+function itemAt(text: string, at: number, kind: Kind): number {
+  const c = text.charCodeAt(at);
+  if (kind !== "chars" && isQuote(c)) {
+    // A number in a string (`["116","111"]`, `['0x74']`): the same item between its quotes.
+    const inner = itemAt(text, at + 1, kind);
+    return inner > 0 && text.charCodeAt(at + 1 + inner) === c ? inner + 2 : 0;
+  }
+  if (kind === "chars") {
+    if (!isQuote(c)) return 0;
+    const inner = text.charCodeAt(at + 1);
+    if (inner === 92) {
+      const next = text.charCodeAt(at + 2);
+      if (next === 117) {
+        for (let k = at + 3; k < at + 7; k++) if (!isHex(text.charCodeAt(k))) return 0;
+        if (text.charCodeAt(at + 7) !== c) return 0;
+        itemCode = valueAt(text, at + 3, 4, 16);
+        return 8;
+      }
+      if (Number.isNaN(next) || text.charCodeAt(at + 3) !== c) return 0;
+      itemCode = next;
+      return 4;
+    }
+    if (Number.isNaN(inner) || inner === c) return 0;
+    const width = inner >= 0xd800 && inner <= 0xdbff ? 2 : 1;
+    if (text.charCodeAt(at + 1 + width) !== c) return 0;
+    itemCode = text.codePointAt(at + 1)!;
+    return width + 2;
+  }
+  if (kind === "binary") {
+    // `0b`-prefixed (Python's `bin()`, which drops leading zeros: 1 to 8 bits).
+    if (c === 48 && (text.charCodeAt(at + 1) | 32) === 98) {
+      let end = at + 2;
+      while (end < at + 10 && isBit(text.charCodeAt(end))) end++;
+      if (end === at + 2 || isWord(text.charCodeAt(end))) return 0;
+      itemCode = valueAt(text, at + 2, end - at - 2, 2);
+      return end - at;
+    }
+    let bits = 0;
+    while (bits < 8 && isBit(text.charCodeAt(at + bits))) bits++;
+    // Eight bits may be followed by more (one run of bits); six or seven (a code without its
+    // leading zeros: `1110100`, digits and punctuation need six) by no letter or digit.
+    const after = text.charCodeAt(at + bits);
+    if (bits < 6 || (isWord(after) && (bits < 8 || !isBit(after)))) return 0;
+    itemCode = valueAt(text, at, bits, 2);
+    return bits;
+  }
+  if (kind === "hex") {
+    const prefixed = c === 48 && isX(text.charCodeAt(at + 1));
+    const start = prefixed ? at + 2 : at;
+    let end = start;
+    while (end < start + 2 && isHex(text.charCodeAt(end))) end++;
+    // `0x74` may be followed at once by the next `0x` (`0x740x6f…`, bytes printed back to back).
+    const next = text.charCodeAt(end);
+    const chained = prefixed && end - start === 2 && next === 48 && isX(text.charCodeAt(end + 1));
+    if (end === start || (!prefixed && end - start < 2) || (isWord(next) && !chained)) return 0;
+    itemCode = valueAt(text, start, end - start, 16);
+    return end - at;
+  }
+  let end = at;
+  while (end < at + 8 && isDigit(text.charCodeAt(end))) end++;
+  if (end === at || end - at > 7 || isWord(text.charCodeAt(end))) return 0;
+  const code = valueAt(text, at, end - at, 10);
+  if (code > 0x10ffff) return 0;
+  itemCode = code;
+  return end - at;
+}
+
+/** `hexdump -C`'s line end: its text column, the line break and the next line's offset. */
+export const DUMP_LINE_END = /^ *\|[\x20-\x7e]{1,16}\|\r?\n[0-9a-f]{8} +/;
+
+/**
+ * The separator's length at `at` between hex items (0 when there is none): a list separator
+ * (./list-separators.ts), or `hexdump -C`'s line end (its text column and the next line's
+ * offset).
+ */
+function hexSeparatorAt(text: string, at: number): number {
+  let end = at;
+  while (isSpace(text.charCodeAt(end))) end++;
+  if (text.charCodeAt(end) === 124) {
+    const tail = DUMP_LINE_END.exec(text.slice(end, end + 64));
+    if (tail) return end + tail[0].length - at;
+  }
+  return listSeparatorAt(text, at);
+}
+
+/**
+ * A run of one kind, as ./item-runs.ts's {@link RunReader} reads it: every item alone (the lists
+ * view counts a run's items in each reading before it reads the one it chose). A run of bits
+ * needs no separator, nor do `0x` bytes; other numbers do (digits side by side are one number).
+ */
+function runItems(kind: Kind): RunItems {
+  return {
+    item: (text, at, code) => {
+      const length = itemAt(text, at, kind);
+      code.value = itemCode;
+      return length;
+    },
+    minItems: 1,
+    joined:
+      kind === "binary"
+        ? true
+        : kind === "hex"
+          ? (text, end) => isX(text.charCodeAt(end + 1))
+          : false,
+    separatorAt: kind === "hex" ? hexSeparatorAt : undefined,
+    perItem: true,
+  };
+}
+
+/** Each kind's items, as ./item-runs.ts reads runs. */
+export const RUN_ITEMS: Record<Kind, RunItems> = {
+  decimal: runItems("decimal"),
+  hex: runItems("hex"),
+  binary: runItems("binary"),
+  chars: runItems("chars"),
+};

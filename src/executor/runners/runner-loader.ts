@@ -24,7 +24,7 @@
  */
 import { CodeModeError } from "../../errors";
 import { codeHash } from "./code-hash";
-import { PROGRAM_MODULE, splitRunCode, type RunCodeSplit } from "./run-base";
+import { PROGRAM_MODULE, baseHashCache, splitRunCode } from "./run-base";
 import { CallerQueue } from "./caller-queue";
 import { plainTracker, type HostTracker } from "./host-tracker";
 import type { RunnerAnswer, RunnerApi } from "./runner-protocol";
@@ -102,9 +102,6 @@ export const RUNNER_RETRY_WINDOW_MS = 10_000;
  */
 export const RUNNER_LOOK_MS = 50;
 
-/** Runs' base hashes kept (a few per executor setting and extension set; see run-base.ts). */
-const MAX_BASE_HASHES = 32;
-
 /** One runner, as the loader holds it. */
 interface Slot extends ReserveSlot {
   runner: RunnerApi;
@@ -133,8 +130,8 @@ export class RunnerLoader {
   private next = 0;
   /** Stable workers' code hashes by id, each computed once (code-hash.ts). */
   private readonly hashes = new Map<string, Promise<string>>();
-  /** Runs' base hashes by the base's key (run-base.ts), each computed once. */
-  private readonly baseHashes = new Map<string, Promise<string>>();
+  /** Runs' base hashes by the base's key, each computed once (run-base.ts). */
+  private readonly baseHashOf = baseHashCache();
   /** Runs waiting for a runner their caller may use. */
   private readonly queue: CallerQueue;
 
@@ -202,18 +199,6 @@ export class RunnerLoader {
       if (!("missingCode" in first)) return first;
       return runner.loadWithBase(this.secret, hash, base, name, text, request, host);
     });
-  }
-
-  /** The code hash of a run's base, computed once per kind of base (bounded). */
-  private baseHashOf(split: RunCodeSplit): Promise<string> {
-    let hash = this.baseHashes.get(split.key);
-    if (!hash) {
-      if (this.baseHashes.size >= MAX_BASE_HASHES) this.baseHashes.clear();
-      hash = codeHash(split.base);
-      this.baseHashes.set(split.key, hash);
-      hash.catch(() => this.baseHashes.delete(split.key));
-    }
-    return hash;
   }
 
   /**

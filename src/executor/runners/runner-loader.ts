@@ -36,6 +36,7 @@ import {
   asked,
   claimedSlot,
   pickSlot,
+  replacementDue,
   spareInBurst,
   tierOf,
   waitsForClaim,
@@ -281,6 +282,7 @@ export class RunnerLoader {
           claimed ? claim!.slot.restUntil : undefined,
           this.restEndingSoon(),
           this.maybeFreeSoon(),
+          inBurst ? this.replacedSoon() : undefined,
         );
         if (soon === undefined || soon - firstSent > RUNNER_RETRY_WINDOW_MS) break;
         // One millisecond past the rest's end: a timer may fire within the millisecond before
@@ -439,6 +441,16 @@ export class RunnerLoader {
     return this.slots.some((slot) => this.tier(slot, now) === MAYBE_BLOCKED)
       ? now + RUNNER_LOOK_MS
       : undefined;
+  }
+
+  /**
+   * When a run of a burst looks again while a held runner's replacement is due
+   * (runner-placement.ts, replacementDue): every {@link RUNNER_LOOK_MS}, so it takes the fresh
+   * runner moments after it serves, and the spare stays free for the runs after the burst.
+   */
+  private replacedSoon(): number | undefined {
+    const now = this.now();
+    return replacementDue(this.slots, now) ? now + RUNNER_LOOK_MS : undefined;
   }
 
   /** When the first rest of at most RUNNER_RETRY_MAX_MS from now ends, if one does. */

@@ -260,6 +260,8 @@ export class RunnerLoader {
     let chosen: Slot | undefined;
     /** The regular slot that refused this run before it began: its runner is on its way. */
     let claim: Claim<Slot> | undefined;
+    /** Whether it has waited for a held runner's due replacement (see the placement loop). */
+    let dueSeen = false;
     for (;;) {
       // Placed at once when it can be (no await: the run is under way before this call returns).
       let slot =
@@ -274,7 +276,13 @@ export class RunnerLoader {
       // stopped looking after a few of them went to a held runner and failed with it 10 s later.
       for (let looks = chosen ? 1_000 : 0; looks < 1_000; looks++) {
         const claimed = waitsForClaim(slot, claim, this.now());
-        if (!claimed && this.tier(slot, this.now()) < MAYBE_BLOCKED) break;
+        // A burst's run leaves the spare alone while a held runner's replacement is due, and
+        // then while that runner's short rest after the failure ends: it waits for the fresh
+        // runner there (runner-placement.ts, replacementDue), bounded by the due window.
+        const due = inBurst && !!slot.spare && replacementDue(this.slots, this.now());
+        if (due) dueSeen = true;
+        const forDue = due || (dueSeen && !!slot.spare && this.restEndingSoon() !== undefined);
+        if (!claimed && !forDue && this.tier(slot, this.now()) < MAYBE_BLOCKED) break;
         // The earliest moment something may change: a rest ending, or a look again while a run
         // may be an honest one about to finish (a rest of up to 100 ms hid a runner freed
         // meanwhile, and a burst's stall took the spare's place in the queue for it).

@@ -22,6 +22,7 @@
  * The cost: starting a runner (~1.5 s of CPU, off any run's path, once per quiet spell after
  * work), and a run right after it finds a runner that has not run a program yet.
  */
+import { countsOf } from "./runner-retirement.mjs";
 
 /**
  * How long a kept runner must have begun no run before its size is weighed: as long as a runner
@@ -90,6 +91,50 @@ export function grownIdleWatch({ idleMs = GROWN_IDLE_MS, grownBy = GROWN_BY_BYTE
         return runtime;
     }
     return null;
+  };
+}
+
+/**
+ * @typedef {object} GrownSlot
+ * @property {number} index
+ * @property {{ killedBecause: string | undefined, lastHeaders: import("node:http").IncomingHttpHeaders | undefined } | null} runtime
+ * @property {boolean} retiring
+ * @property {boolean} starting
+ */
+
+/**
+ * The pool's side of it (runner-pool.mjs's retire loop): follows the kept slots' runners, one
+ * look at a time, and says which one to retire now for its size, if any. Every look is taken
+ * (the watch learns each runner's baseline and idle time), a due one is named only with two
+ * slots or more and `maxRuns` other than 0, like the retirement after runs.
+ * @template {GrownSlot} S
+ * @param {object} options
+ * @param {(slot: S) => boolean} options.kept - whether the slot's runner is one kept running
+ * @param {(runtime: NonNullable<S["runtime"]>) => number | undefined} options.rssOf - resident bytes
+ * @param {number} options.maxRuns - the retirement setting (0: never retire)
+ * @param {ReturnType<typeof grownIdleWatch>} [options.watch] - default a fresh {@link grownIdleWatch}
+ * @returns {(slots: readonly S[], now: number) => { slot: S, runtime: NonNullable<S["runtime"]>, begun: number } | null}
+ */
+export function grownIdleSlots({ kept, rssOf, maxRuns, watch = grownIdleWatch() }) {
+  return (slots, now) => {
+    const grown = watch(
+      slots.flatMap((s) =>
+        kept(s) && s.runtime && !s.runtime.killedBecause && !s.retiring && !s.starting
+          ? [
+              {
+                runtime: s.runtime,
+                look: { counts: countsOf(s.runtime.lastHeaders), rss: rssOf(s.runtime) },
+              },
+            ]
+          : [],
+      ),
+      now,
+    );
+    if (!grown || slots.length < 2 || maxRuns <= 0) return null;
+    const slot = slots.find((s) => s.runtime === grown);
+    const runtime = slot?.runtime;
+    if (!slot || !runtime) return null;
+    return { slot, runtime, begun: countsOf(runtime.lastHeaders)?.begun ?? 0 };
   };
 }
 

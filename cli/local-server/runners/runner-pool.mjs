@@ -40,7 +40,7 @@
  *   While the pool is busy the spare runs too, ahead of the run that needs it (the warm spare:
  *   warm-spare.mjs says why and how long).
  */
-import { grownIdleWatch } from "./grown-idle-runner.mjs";
+import { grownIdleSlots } from "./grown-idle-runner.mjs";
 import { needsPrepared, preparedUnwanted } from "./prepared-replacement.mjs";
 import { createWarmth } from "./stable-warmth.mjs";
 import { poolBusy, slotForRing, spareStays, sparesToStart } from "./warm-spare.mjs";
@@ -540,7 +540,7 @@ export function createRunnerPool({
 
   /** @type {Promise<void> | null} the asked retirement under way (one at a time) */
   let asked = null;
-  const grownIdle = grownIdleWatch();
+  const grownIdle = grownIdleSlots({ kept, rssOf, maxRuns });
 
   return {
     slots,
@@ -577,26 +577,9 @@ export function createRunnerPool({
         if (state.stopping) return;
         shrink();
         // A kept runner grown by past work is retired once idle (grown-idle-runner.mjs).
-        const grown = grownIdle(
-          slots.flatMap((s) =>
-            kept(s) && s.runtime && !s.runtime.killedBecause && !s.retiring && !s.starting
-              ? [
-                  {
-                    runtime: s.runtime,
-                    look: { counts: countsOf(s.runtime.lastHeaders), rss: rssOf(s.runtime) },
-                  },
-                ]
-              : [],
-          ),
-          clock.now(),
-        );
-        // Like the retirement after runs: only with two slots or more, never with maxRuns 0.
-        const grownSlot =
-          grown && !asked && slots.length > 1 && maxRuns > 0
-            ? slots.find((s) => s.runtime === grown)
-            : undefined;
-        if (grown && grownSlot)
-          asked = retire(grownSlot, grown, countsOf(grown.lastHeaders)?.begun ?? 0).finally(() => {
+        const grown = grownIdle(slots, clock.now());
+        if (grown && !asked)
+          asked = retire(grown.slot, grown.runtime, grown.begun).finally(() => {
             asked = null;
           });
         // From the watchdog's latest probe of each (every 500 ms): no request of its own.

@@ -16,6 +16,7 @@
  * Does not do: keep a loaded worker between runs. Each run is still a fresh isolate
  * (`LOADER.load`).
  */
+import { codeHash } from "./code-hash";
 
 /**
  * The name of the module holding a run's own program in the executors' code
@@ -113,6 +114,29 @@ export function splitRunCode(code: WorkerLoaderWorkerCode, name: string): RunCod
     record.allowExperimental,
   ]);
   return { base, key, name, text };
+}
+
+/** Runs' base hashes kept (a few per executor setting and extension set). */
+const MAX_BASE_HASHES = 32;
+
+/**
+ * The host's cache of base hashes: each kind of base (its {@link RunCodeSplit.key}) is hashed
+ * once, not per run (a base is ~60 KB); at most {@link MAX_BASE_HASHES} kept, a failed hash
+ * tried again next time.
+ * @returns the hash of a split's base, from the cache when known
+ */
+export function baseHashCache(): (split: RunCodeSplit) => Promise<string> {
+  const hashes = new Map<string, Promise<string>>();
+  return (split) => {
+    let hash = hashes.get(split.key);
+    if (!hash) {
+      if (hashes.size >= MAX_BASE_HASHES) hashes.clear();
+      hash = codeHash(split.base);
+      hashes.set(split.key, hash);
+      hash.catch(() => hashes.delete(split.key));
+    }
+    return hash;
+  };
 }
 
 /**

@@ -24,7 +24,7 @@
  */
 import { CodeModeError } from "../../errors";
 import { codeHash } from "./code-hash";
-import { PROGRAM_MODULE, splitRunCode, type RunCodeSplit } from "./run-base";
+import { PROGRAM_MODULE, baseHashCache, splitRunCode } from "./run-base";
 import { CallerQueue } from "./caller-queue";
 import { plainTracker, type HostTracker } from "./host-tracker";
 import type { RunnerAnswer, RunnerApi } from "./runner-protocol";
@@ -36,6 +36,7 @@ import {
   asked,
   claimedSlot,
   pickSlot,
+  replacementDue,
   spareInBurst,
   tierOf,
   waitsForClaim,
@@ -102,9 +103,6 @@ export const RUNNER_RETRY_WINDOW_MS = 10_000;
  */
 export const RUNNER_LOOK_MS = 50;
 
-/** Runs' base hashes kept (a few per executor setting and extension set; see run-base.ts). */
-const MAX_BASE_HASHES = 32;
-
 /** One runner, as the loader holds it. */
 interface Slot extends ReserveSlot {
   runner: RunnerApi;
@@ -133,8 +131,8 @@ export class RunnerLoader {
   private next = 0;
   /** Stable workers' code hashes by id, each computed once (code-hash.ts). */
   private readonly hashes = new Map<string, Promise<string>>();
-  /** Runs' base hashes by the base's key (run-base.ts), each computed once. */
-  private readonly baseHashes = new Map<string, Promise<string>>();
+  /** Runs' base hashes by the base's key, each computed once (run-base.ts). */
+  private readonly baseHashOf = baseHashCache();
   /** Runs waiting for a runner their caller may use. */
   private readonly queue: CallerQueue;
 
@@ -204,18 +202,6 @@ export class RunnerLoader {
     });
   }
 
-  /** The code hash of a run's base, computed once per kind of base (bounded). */
-  private baseHashOf(split: RunCodeSplit): Promise<string> {
-    let hash = this.baseHashes.get(split.key);
-    if (!hash) {
-      if (this.baseHashes.size >= MAX_BASE_HASHES) this.baseHashes.clear();
-      hash = codeHash(split.base);
-      this.baseHashes.set(split.key, hash);
-      hash.catch(() => this.baseHashes.delete(split.key));
-    }
-    return hash;
-  }
-
   /**
    * The stable worker `id` on the runner chosen when the run starts (its code sent once). A
    * runner knows it by its code's hash, computed here once per id (the code built once for it),
@@ -274,6 +260,8 @@ export class RunnerLoader {
     let chosen: Slot | undefined;
     /** The regular slot that refused this run before it began: its runner is on its way. */
     let claim: Claim<Slot> | undefined;
+    /** Whether it has waited for a held runner's due replacement (see the placement loop). */
+    let dueSeen = false;
     for (;;) {
       // Placed at once when it can be (no await: the run is under way before this call returns).
       let slot =
@@ -288,7 +276,13 @@ export class RunnerLoader {
       // stopped looking after a few of them went to a held runner and failed with it 10 s later.
       for (let looks = chosen ? 1_000 : 0; looks < 1_000; looks++) {
         const claimed = waitsForClaim(slot, claim, this.now());
-        if (!claimed && this.tier(slot, this.now()) < MAYBE_BLOCKED) break;
+        // A burst's run leaves the spare alone while a held runner's replacement is due, and
+        // then while that runner's short rest after the failure ends: it waits for the fresh
+        // runner there (runner-placement.ts, replacementDue), bounded by the due window.
+        const due = inBurst && !!slot.spare && replacementDue(this.slots, this.now());
+        if (due) dueSeen = true;
+        const forDue = due || (dueSeen && !!slot.spare && this.restEndingSoon() !== undefined);
+        if (!claimed && !forDue && this.tier(slot, this.now()) < MAYBE_BLOCKED) break;
         // The earliest moment something may change: a rest ending, or a look again while a run
         // may be an honest one about to finish (a rest of up to 100 ms hid a runner freed
         // meanwhile, and a burst's stall took the spare's place in the queue for it).
@@ -296,6 +290,7 @@ export class RunnerLoader {
           claimed ? claim!.slot.restUntil : undefined,
           this.restEndingSoon(),
           this.maybeFreeSoon(),
+          inBurst ? this.replacedSoon() : undefined,
         );
         if (soon === undefined || soon - firstSent > RUNNER_RETRY_WINDOW_MS) break;
         // One millisecond past the rest's end: a timer may fire within the millisecond before
@@ -454,6 +449,16 @@ export class RunnerLoader {
     return this.slots.some((slot) => this.tier(slot, now) === MAYBE_BLOCKED)
       ? now + RUNNER_LOOK_MS
       : undefined;
+  }
+
+  /**
+   * When a run of a burst looks again while a held runner's replacement is due
+   * (runner-placement.ts, replacementDue): every {@link RUNNER_LOOK_MS}, so it takes the fresh
+   * runner moments after it serves, and the spare stays free for the runs after the burst.
+   */
+  private replacedSoon(): number | undefined {
+    const now = this.now();
+    return replacementDue(this.slots, now) ? now + RUNNER_LOOK_MS : undefined;
   }
 
   /** When the first rest of at most RUNNER_RETRY_MAX_MS from now ends, if one does. */

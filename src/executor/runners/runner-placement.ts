@@ -137,6 +137,38 @@ export const RESTING = 8;
 export const SPARE_BURST_MS = 80;
 
 /**
+ * How long a run holding a regular runner's thread (quiet, no host call) must have been quiet for
+ * that runner's replacement to be due soon: the supervisor ends a runner 10 s after its last
+ * `/health` answer (cli/local-server/watchdog.mjs), which came before the run began, and its
+ * prepared replacement serves at once (cli/local-server/runners/prepared-replacement.mjs).
+ */
+export const REPLACEMENT_DUE_MS = 9_000;
+/**
+ * How long such a run may be quiet before its runner's replacement counts as late rather than
+ * due: the watchdog's 10 s, and a second for the kill and its news on a loaded machine.
+ */
+export const REPLACEMENT_LATE_MS = 11_000;
+
+/**
+ * Whether a regular runner's replacement is due (at `now`): it holds a run that has called no
+ * host function and shown no progress for between {@link REPLACEMENT_DUE_MS} and
+ * {@link REPLACEMENT_LATE_MS}, so the supervisor is about to end it and a fresh runner serves in
+ * its slot within moments. Not a run quiet that long that is known to wait on something (it is
+ * in a host call).
+ */
+export function replacementDue(slots: readonly PlacedSlot[], now: number): boolean {
+  for (const slot of slots) {
+    if (slot.spare) continue;
+    for (const run of slot.runs) {
+      const quiet = now - run.lastProgress;
+      if (run.inCall === 0 && quiet >= REPLACEMENT_DUE_MS && quiet < REPLACEMENT_LATE_MS)
+        return true;
+    }
+  }
+  return false;
+}
+
+/**
  * Whether a burst of runs is still asking for regular runners at `now`: a regular cold slot not
  * asked for yet had a run sent to it less than {@link SPARE_BURST_MS} ago (it may be refused,
  * asking for the slot's runner), or one was first asked for less than that ago. Runs that
@@ -149,12 +181,35 @@ export const SPARE_BURST_MS = 80;
  * for the asked runner (or a runner an honest run frees), and the spare serves the runs after.
  */
 export function spareInBurst(slots: readonly PlacedSlot[], now: number): boolean {
-  return slots.some(
-    (slot) =>
-      slot.cold &&
-      !slot.spare &&
-      (asked(slot, now) ? now - (slot.askedAt ?? 0) < SPARE_BURST_MS : sentLately(slot, now)),
+  return (
+    slots.some(
+      (slot) =>
+        slot.cold &&
+        !slot.spare &&
+        (asked(slot, now) ? now - (slot.askedAt ?? 0) < SPARE_BURST_MS : sentLately(slot, now)),
+    ) || burstBesideDue(slots, now)
   );
+}
+
+/**
+ * The other burst that keeps the spare for the runs after it: one that took serving regular
+ * runners (a run sent to one less than {@link SPARE_BURST_MS} ago has not called the host)
+ * while another regular runner's replacement is due ({@link replacementDue}). Why: in e2e
+ * fair-share's second round (load 15–21), one of the first round's stalls had begun late (its
+ * runner was being started) and still held its runner; the round's last stall, finding the
+ * others just taken, took the idle spare, and every other client's run then waited for that
+ * held runner's replacement (1.2–3.4 s). Kept out, the burst's run waits for the replacement
+ * (moments away, at most until {@link REPLACEMENT_LATE_MS}: runner-loader.ts looks again every
+ * 50 ms meanwhile), and the spare serves the runs after the burst.
+ */
+function burstBesideDue(slots: readonly PlacedSlot[], now: number): boolean {
+  if (!replacementDue(slots, now)) return false;
+  for (const slot of slots) {
+    if (slot.spare || slot.cold) continue;
+    for (const run of slot.runs)
+      if (!run.called && now - run.lastProgress < SPARE_BURST_MS) return true;
+  }
+  return false;
 }
 
 /** Whether a run was sent to `slot` less than {@link SPARE_BURST_MS} ago and has not begun. */

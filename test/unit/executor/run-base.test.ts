@@ -4,7 +4,11 @@
 // share a key (the host's hash cache) or a hash (the runner's name for what it keeps).
 import { describe, expect, it } from "vitest";
 import { codeHash } from "../../../src/executor/runners/code-hash";
-import { composeRunCode, splitRunCode } from "../../../src/executor/runners/run-base";
+import {
+  baseHashCache,
+  composeRunCode,
+  splitRunCode,
+} from "../../../src/executor/runners/run-base";
 
 /** Loader code shaped like the executors' (sandbox-worker-code.ts). */
 const code = (modules: Record<string, string>, limits: Record<string, number> = { cpuMs: 1 }) =>
@@ -53,5 +57,25 @@ describe("splitRunCode", () => {
       keys.set(split.key, i);
       hashes.set(hash, i);
     }
+  });
+});
+
+describe("baseHashCache", () => {
+  it("hashes a kind of base once, and each kind to its own base's hash", async () => {
+    const hashOf = baseHashCache();
+    const one = splitRunCode(code({}), "user.js")!;
+    // Another run of the same kind: its own program, the same base.
+    const again = splitRunCode(
+      {
+        ...code({}),
+        modules: { ...code({}).modules, "user.js": "other" },
+      } as WorkerLoaderWorkerCode,
+      "user.js",
+    )!;
+    const other = splitRunCode(code({ "ext.js": "export default 1" }), "user.js")!;
+    expect(hashOf(again)).toBe(hashOf(one));
+    expect(await hashOf(one)).toBe(await codeHash(one.base));
+    expect(await hashOf(other)).toBe(await codeHash(other.base));
+    expect(await hashOf(other)).not.toBe(await hashOf(one));
   });
 });

@@ -981,6 +981,57 @@ describe("RunnerLoader", () => {
       expect(loader.busy()).toEqual([1, 1, 1, 0]);
     });
 
+    it("a burst beside a held runner due for replacement waits for it; the spare stays free", async () => {
+      // e2e fair-share, round 2 on a loaded machine: a round-1 stall still holds c (quiet 9.5 s:
+      // the supervisor is about to end it, its replacement ready) when the next round's three
+      // stalls arrive; a and b serve and are idle. Before, the third stall took the spare, and
+      // the other client's runs waited for c's replacement.
+      let skew = 0;
+      let endHeld: (error: Error) => void = () => {};
+      const c = runner("c", (kind, code, host) =>
+        c.sent.length === 1
+          ? new Promise((_resolve, reject) => (endHeld = reject))
+          : holds(kind, code, host),
+      );
+      const quick: Handler = () => tick(20).then(() => ({ answer: "quick" }));
+      const a = runner("a", (kind, code, host) =>
+        a.sent.length === 1 ? quick(kind, code, host) : holds(kind, code, host),
+      );
+      const b = runner("b", (kind, code, host) =>
+        b.sent.length === 1 ? quick(kind, code, host) : holds(kind, code, host),
+      );
+      const spare = runner("spare", async () => ({ answer: "spare" }));
+      const loader = new RunnerLoader(
+        [c.api, a.api, b.api, spare.api],
+        () => Date.now() + skew,
+        undefined,
+        "",
+        () => "",
+        1,
+      );
+      const held = run(loader).catch((error: unknown) => String(error)); // → c, held
+      // a and b serve (each has begun a run) and are idle again.
+      await Promise.all([run(loader), run(loader)]);
+      expect([a.sent.length, b.sent.length]).toEqual([1, 1]);
+      await tick(100);
+      skew += 9_500;
+      for (let i = 0; i < 3; i++) void run(loader); // the next round's stalls
+      await tick(150);
+      expect(spare.sent).toHaveLength(0);
+      expect([a.sent.length, b.sent.length]).toEqual([2, 2]);
+      // Another client's run after the burst finds the spare at once.
+      expect(await run(loader)).toBe("spare");
+      // Past RUNNER_STALL_MS a and b are stalled: the burst's run still waits for c, not the spare.
+      await tick(RUNNER_STALL_MS + 100);
+      expect(spare.sent).toHaveLength(1);
+      // c's runner is ended; its successor serves, and the burst's last stall goes there.
+      endHeld(new Error("the runner was replaced"));
+      expect(await held).toContain(RUNNER_LOST);
+      await tick(200);
+      expect(c.sent).toHaveLength(2);
+      expect(spare.sent).toHaveLength(1);
+    });
+
     it("never moves a run slow to begin onto the spare, even where it progresses", async () => {
       // A run slow to begin may be a blocking program (a stall on a fresh runner, loading the
       // shared worker's engine): moved beside a search on the spare, it held the spare into the

@@ -8,6 +8,8 @@ import {
   IDLE,
   MAYBE_BLOCKED,
   PROGRESSING,
+  REPLACEMENT_DUE_MS,
+  REPLACEMENT_LATE_MS,
   RESTING,
   RUNNER_CLAIM_MS,
   RUNNER_HELD_MAX_MS,
@@ -18,6 +20,7 @@ import {
   STALLED,
   claimedSlot,
   pickSlot,
+  replacementDue,
   spareInBurst,
   tierOf,
   waitsForClaim,
@@ -211,6 +214,47 @@ describe("a burst asking for regular runners (spareInBurst), and asked slots (AS
     for (const s of later) for (const run of s.runs) run.lastProgress = after - 10;
     expect(tierOf(later[2]!, after)).toBe(COLD);
     expect(pickSlot(later, 0, "", after)?.name).toBe("spare");
+  });
+
+  it("keeps the spare from a burst that took the serving runners while one's replacement is due", () => {
+    // e2e fair-share's round 2 at load 15–21: a round-1 stall that began late still holds
+    // runner c (quiet 10 s: the supervisor is about to end it, its replacement ready); the
+    // round's first two stalls have just taken a and b. The third took the idle spare, and the
+    // other client's searches waited 1.2–3.4 s for c's replacement.
+    const held = (quiet: number) => slot("c", [{ lastProgress: NOW - quiet }]);
+    const dueSlots = [young("a"), young("b"), held(REPLACEMENT_DUE_MS + 1_000), warmSpare()];
+    expect(replacementDue(dueSlots, NOW)).toBe(true);
+    expect(spareInBurst(dueSlots, NOW)).toBe(true);
+    const best = pickSlot(dueSlots, 0, "", NOW)!;
+    expect(best.name).not.toBe("spare");
+    // The loader waits there (a runner that may be blocked), looking again for c's successor.
+    expect(tierOf(best, NOW)).toBeGreaterThanOrEqual(MAYBE_BLOCKED);
+    // After the burst (its runs older than SPARE_BURST_MS) a run takes the spare at once.
+    const after = NOW + SPARE_BURST_MS;
+    expect(spareInBurst(dueSlots, after)).toBe(false);
+    expect(pickSlot(dueSlots, 0, "", after)?.name).toBe("spare");
+    // No replacement due: a held runner not quiet that long, one overdue (the wait is bounded),
+    // one whose run waits in a host call, a spare's own stall: the spare is the burst's too.
+    for (const c of [
+      held(REPLACEMENT_DUE_MS - 1),
+      held(REPLACEMENT_LATE_MS),
+      slot("c", [{ lastProgress: NOW - REPLACEMENT_DUE_MS, inCall: 1 }]),
+      slot("c", [{ lastProgress: NOW - REPLACEMENT_DUE_MS }], { spare: true }),
+    ]) {
+      const slots = [young("a"), young("b"), c, warmSpare()];
+      expect(replacementDue(slots, NOW)).toBe(false);
+      expect(spareInBurst(slots, NOW)).toBe(false);
+    }
+    expect(
+      pickSlot([young("a"), young("b"), held(REPLACEMENT_LATE_MS), warmSpare()], 0, "", NOW)?.name,
+    ).toBe("spare");
+    // Runs that called the host are no burst of blocking programs.
+    const honest = [
+      slot("a", [{ lastProgress: NOW - 10, called: true }]),
+      held(REPLACEMENT_DUE_MS),
+      warmSpare(),
+    ];
+    expect(spareInBurst(honest, NOW)).toBe(false);
   });
 
   it("ranks an asked slot after the spare only while the spare's runner serves and is free", () => {

@@ -15,7 +15,8 @@ import {
 import { createRunnerPool } from "../../../../cli/local-server/runners/runner-pool.mjs";
 import { CHECK_EVERY_MS } from "../../../../cli/local-server/runners/runner-retirement.mjs";
 import { fakeClock } from "./fake-clock";
-import { countHeaders, fakeRuntime, type FakeRuntime } from "./fake-runtime";
+import { fakePoolParts } from "./fake-pool";
+import { countHeaders, type FakeRuntime } from "./fake-runtime";
 
 const MIB = 1024 * 1024;
 const look = (begun: number, underWay: number, rssMiB: number | undefined) => ({
@@ -112,32 +113,21 @@ describe("residentBytes", () => {
 describe("the pool retires a grown kept runner once idle", () => {
   function grownPool(count: number, maxRuns = 100_000) {
     const clock = fakeClock();
-    const lines: string[] = [];
-    const launched: FakeRuntime[] = [];
+    const parts = fakePoolParts(clock);
+    const { lines, launched } = parts;
     const rss = new Map<FakeRuntime, number>();
     const pool = createRunnerPool({
+      ...parts.options,
       count,
       keep: 1,
-      doorbell: async () => async () => {},
       maxRuns,
       runTimeoutMs: 30_000,
-      clock,
-      label: "test",
-      log: (line: string) => lines.push(line),
-      fail: () => {},
-      addressOf: (index: number) => `unix:/private/runner-${index}.sock:0`,
       launch: async (slot: any) => {
-        const runtime = fakeRuntime(`runner ${slot.index}`);
-        launched.push(runtime);
+        const runtime = await parts.options.launch(slot);
         rss.set(runtime, 62 * MIB);
-        return runtime as any;
+        return runtime;
       },
       watch: () => {},
-      askToRetire: async (runtime: any) => {
-        runtime.counts.retiring = true;
-        return true;
-      },
-      counts: async (runtime: any) => ({ ...runtime.counts }),
       rssOf: (runtime: any) => rss.get(runtime),
     });
     const probe = () => {

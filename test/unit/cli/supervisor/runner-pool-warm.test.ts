@@ -12,6 +12,7 @@ import {
 } from "../../../../cli/local-server/runners/runner-pool.mjs";
 import { PREPARE_AFTER_MS } from "../../../../cli/local-server/runners/prepared-replacement.mjs";
 import { fakeClock } from "./fake-clock";
+import { fakePoolParts } from "./fake-pool";
 import { countHeaders, fakeRuntime, type FakeRuntime } from "./fake-runtime";
 
 const HASH = "c".repeat(64);
@@ -19,30 +20,16 @@ const CODE = Buffer.from('{"mainModule":"runner.js"}');
 
 function warmingPool(count: number, spare = 0) {
   const clock = fakeClock();
-  const launched: FakeRuntime[] = [];
+  const parts = fakePoolParts(clock);
+  const { launched, doorbells, lines } = parts;
   const prepared: FakeRuntime[] = [];
-  const doorbells = new Map<number, () => void>();
   const reads: string[] = [];
   const warmed: string[] = [];
-  const lines: string[] = [];
   const pool = createRunnerPool({
+    ...parts.options,
     count,
     keep: 1,
     spare,
-    doorbell: async (slot: any, onRing: () => void) => {
-      doorbells.set(slot.index, onRing);
-      return async () => void doorbells.delete(slot.index);
-    },
-    clock,
-    label: "test",
-    log: (line: string) => lines.push(line),
-    fail: () => {},
-    addressOf: (index: number) => `unix:/private/runner-${index}.sock:0`,
-    launch: async (slot: any) => {
-      const runtime = fakeRuntime(`runner ${slot.index}`);
-      launched.push(runtime);
-      return runtime as any;
-    },
     launchAside: async (slot: any) => {
       const runtime = fakeRuntime(`runner ${slot.index} (aside)`);
       prepared.push(runtime);
@@ -50,7 +37,6 @@ function warmingPool(count: number, spare = 0) {
     },
     watch: () => {},
     askToRetire: async () => true,
-    counts: async (runtime: any) => ({ ...runtime.counts }),
     readCode: async (runtime: any, hash: string) => {
       reads.push(`${runtime.name}:${hash === HASH}`);
       return CODE;

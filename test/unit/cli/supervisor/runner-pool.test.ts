@@ -16,6 +16,7 @@ import {
 import { PREPARE_AFTER_MS } from "../../../../cli/local-server/runners/prepared-replacement.mjs";
 import { CHECK_EVERY_MS } from "../../../../cli/local-server/runners/runner-retirement.mjs";
 import { fakeClock } from "./fake-clock";
+import { fakePoolParts } from "./fake-pool";
 import { countHeaders, fakeRuntime, type FakeRuntime } from "./fake-runtime";
 
 const RUN_TIMEOUT_MS = 30_000;
@@ -37,38 +38,25 @@ function poolOf(
   } = {},
 ) {
   const clock = fakeClock();
-  const doorbells = new Map<number, () => void>();
-  const lines: string[] = [];
-  const failed: number[] = [];
-  const launched: FakeRuntime[] = [];
-  const stuck = new Map<FakeRuntime, (reason: string) => void>();
+  const parts = fakePoolParts(clock);
+  const { doorbells, lines, failed, launched, stuck } = parts;
   let failing = failLaunches;
   /** Runners started beside a slot's (prepared replacements), and those moved onto a slot. */
   const prepared: FakeRuntime[] = [];
   const promoted: FakeRuntime[] = [];
   const pool = createRunnerPool({
+    ...parts.options,
     count,
     keep,
     spare,
-    doorbell: async (slot: any, onRing: () => void) => {
-      doorbells.set(slot.index, onRing);
-      return async () => void doorbells.delete(slot.index);
-    },
     maxRuns,
     runTimeoutMs: RUN_TIMEOUT_MS,
-    clock,
-    label: "test",
-    log: (line: string) => lines.push(line),
-    fail: (code: number) => failed.push(code),
-    addressOf: (index: number) => `unix:/private/runner-${index}.sock:0`,
     launch: async (slot: any) => {
       if (failing > 0) {
         failing--;
         return null;
       }
-      const runtime = fakeRuntime(`runner ${slot.index}`);
-      launched.push(runtime);
-      return runtime as any;
+      return parts.options.launch(slot);
     },
     ...(aside && {
       launchAside: async (slot: any) => {
@@ -79,12 +67,6 @@ function poolOf(
         return { runtime: runtime as any, promote: () => void promoted.push(runtime) };
       },
     }),
-    watch: (runtime: any, onStuck: (reason: string) => void) => stuck.set(runtime, onStuck),
-    askToRetire: async (runtime: any) => {
-      runtime.counts.retiring = true;
-      return true;
-    },
-    counts: async (runtime: any) => (runtime.answers ? { ...runtime.counts } : null),
   });
   /** What the watchdog's probes would record: each live runner's counts, and when it answered. */
   const probe = () => {
@@ -220,25 +202,13 @@ describe("the runner pool", () => {
     // stop, so 10–13 such programs in a row stopped `npm start` ("runner 2 failed 5 times in a
     // row; stopping."). The stop is for a slot whose runner cannot start.
     const clock = fakeClock();
-    const launched: FakeRuntime[] = [];
-    const failed: number[] = [];
-    const lines: string[] = [];
+    const parts = fakePoolParts(clock);
+    const { launched, failed, lines } = parts;
     let startsFail = false;
     const pool = createRunnerPool({
+      ...parts.options,
       count: 1,
-      clock,
-      label: "test",
-      log: (line: string) => lines.push(line),
-      fail: (code: number) => failed.push(code),
-      addressOf: () => "unix:/private/runner-1.sock:0",
-      launch: async () => {
-        if (startsFail) return null;
-        const runtime = fakeRuntime("runner 1");
-        launched.push(runtime);
-        return runtime as any;
-      },
-      watch: () => {},
-      askToRetire: async () => true,
+      launch: async (slot: any) => (startsFail ? null : parts.options.launch(slot)),
       counts: async () => null,
     });
     await pool.start();
@@ -435,29 +405,17 @@ describe("the elastic runner pool (issue #43: memory follows the work)", () => {
     // loser kept running unwatched, holding its blocked program and the host's kept connection,
     // so every later run on slot 1 timed out (found with a blocking /i regex and npm start).
     const clock = fakeClock();
-    const doorbells = new Map<number, () => void>();
-    const launched: FakeRuntime[] = [];
-    const stuck = new Map<FakeRuntime, (reason: string) => void>();
+    const parts = fakePoolParts(clock);
+    const { doorbells, launched, stuck } = parts;
     const pool = createRunnerPool({
+      ...parts.options,
       count: 1,
       keep: 1,
       spare: 1,
-      doorbell: async (slot: any, onRing: () => void) => {
-        doorbells.set(slot.index, onRing);
-        return async () => void doorbells.delete(slot.index);
-      },
-      clock,
-      label: "test",
-      log: () => {},
-      fail: () => {},
-      addressOf: (index: number) => `unix:/private/runner-${index}.sock:0`,
       launch: async (slot: any) => {
         await clock.sleep(1_000);
-        const runtime = fakeRuntime(`runner ${slot.index}`);
-        launched.push(runtime);
-        return runtime as any;
+        return parts.options.launch(slot);
       },
-      watch: (runtime: any, onStuck: (reason: string) => void) => stuck.set(runtime, onStuck),
       askToRetire: async () => true,
       counts: async () => null,
     });

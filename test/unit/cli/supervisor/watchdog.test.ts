@@ -5,13 +5,20 @@
  * the process's exit before it calls the runtime stuck.
  */
 import { describe, expect, it } from "vitest";
-import { EXIT_NEWS_MS, PROBE_EVERY_MS, watch } from "../../../../cli/local-server/watchdog.mjs";
+import {
+  EXIT_NEWS_MS,
+  PROBE_EVERY_MS,
+  PROBE_FLOOR_MS,
+  watch,
+} from "../../../../cli/local-server/watchdog.mjs";
 import { fakeClock } from "./fake-clock";
 import { fakeRuntime } from "./fake-runtime";
 
 const STUCK_MS = 10_000;
 
-function watched(answer: (clock: ReturnType<typeof fakeClock>) => Promise<unknown>) {
+function watched(
+  answer: (clock: ReturnType<typeof fakeClock>, timeoutMs: number) => Promise<unknown>,
+) {
   const clock = fakeClock();
   const runtime = fakeRuntime("runner 1");
   const reasons: string[] = [];
@@ -21,7 +28,7 @@ function watched(answer: (clock: ReturnType<typeof fakeClock>) => Promise<unknow
     clock,
     stopping: () => stopping,
     onStuck: (reason: string) => reasons.push(reason),
-    probe: () => answer(clock) as any,
+    probe: (_runtime: unknown, timeoutMs: number) => answer(clock, timeoutMs) as any,
   });
   return { clock, runtime, reasons, done, stop: () => (stopping = true) };
 }
@@ -47,6 +54,52 @@ describe("the watchdog", () => {
     await clock.advance(PROBE_EVERY_MS + STUCK_MS + 1);
     await done;
     expect(reasons).toEqual(["it stopped answering (no /health answer for 10 s)"]);
+  });
+
+  it("stuck the bound after its last answer, not a probe's pause later (issue #40)", async () => {
+    // Probes end at their timeout, as the supervisor's do. The first is answered at once; then
+    // a program holds the runner's thread. Each probe used to get the whole bound from when it
+    // was sent, so a held runner was ended up to a pause (more on a loaded machine) past it, and
+    // one round's stall outlived the 11 s to the next round (e2e fair-share).
+    let probes = 0;
+    const { clock, reasons } = watched(async (c, timeoutMs) => {
+      if (probes++ === 0) return { headers: {} };
+      await c.sleep(timeoutMs);
+      return null;
+    });
+    await clock.advance(PROBE_EVERY_MS);
+    // Answered at PROBE_EVERY_MS; silent from then on.
+    await clock.advance(STUCK_MS - 1);
+    expect(reasons).toEqual([]);
+    await clock.advance(1);
+    expect(reasons).toEqual(["it stopped answering (no /health answer for 10 s)"]);
+  });
+
+  it("a probe sent late still gets its floor before the runtime is called stuck", async () => {
+    // The supervisor's own pause ran late (its thread was busy: here a pause longer than the
+    // bound): the bound is over when the probe goes out, and an answer within the floor counts.
+    const clock = fakeClock();
+    const runtime = fakeRuntime("runner 1");
+    const reasons: string[] = [];
+    const timeouts: number[] = [];
+    let stopping = false;
+    void watch(runtime, {
+      stuckMs: STUCK_MS,
+      everyMs: STUCK_MS + 1_000,
+      clock,
+      stopping: () => stopping,
+      onStuck: (reason: string) => reasons.push(reason),
+      probe: async (_runtime: unknown, timeoutMs: number) => {
+        timeouts.push(timeoutMs);
+        await clock.sleep(PROBE_FLOOR_MS - 1);
+        return { headers: { "x-runs-begun": "1" } };
+      },
+    });
+    await clock.advance(60_000);
+    expect(reasons).toEqual([]);
+    expect(timeouts.length).toBeGreaterThan(2);
+    expect(timeouts.every((t) => t === PROBE_FLOOR_MS)).toBe(true);
+    stopping = true;
   });
 
   it("a probe that fails at once waits for the exit's news: an exit is not 'stuck'", async () => {

@@ -8,8 +8,6 @@
 // runtime starts, with the setting's name and the fix.
 import { readSkillFolders } from "./skills.mjs";
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { fork } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { basename, extname, resolve } from "node:path";
 import { clusterSecret, shareSecretWithParent } from "./local-server/cluster-secret.mjs";
 import { runtimeEnv } from "./local-server/runtime-env.mjs";
@@ -30,6 +28,7 @@ import {
   toolsListKey,
 } from "./kept/tools-list-cache.mjs";
 import { asciiJson } from "./ascii-json.mjs";
+import { planInProcess } from "./plan-in-process.mjs";
 
 /**
  * @typedef {object} ServeOptions
@@ -157,50 +156,6 @@ export async function serve({ label, env, persist, log, progress, cleanup, refus
  *   front's own limits and checks
  * @property {Record<string, string>} bindings - the host Worker's settings and vars
  */
-
-/**
- * Runs {@link planLaunch} in a short-lived Node process (plan-launch-child.mjs) and waits for
- * its plan, passing its log and progress lines on as they come. The settings reach it over its
- * IPC channel, never as arguments or added environment variables (it inherits this process's
- * own environment).
- * @param {{ label: string, env: NodeJS.ProcessEnv, log: (line: string) => void, progress: (line: string) => void }} options
- * @returns {Promise<{ ok: true, plan: LaunchPlan } | { ok: false, message: string, exitCode?: number }>}
- */
-function planInProcess({ label, env, log, progress }) {
-  return new Promise((settle) => {
-    const child = fork(fileURLToPath(new URL("./plan-launch-child.mjs", import.meta.url)), [], {
-      // Its stdout goes to this process's stderr (never stdout: under --stdio that is the
-      // protocol's); what it logs comes as messages. No stdin: under --stdio that is the client's.
-      stdio: ["ignore", "pipe", "inherit", "ipc"],
-      serialization: "advanced",
-      // None of this process's Node flags (a bench's inspector, say) applies to the check.
-      execArgv: [],
-    });
-    child.stdout?.on("data", (chunk) => process.stderr.write(chunk));
-    /** @type {{ ok: true, plan: LaunchPlan } | { ok: false, message: string } | undefined} */
-    let answer;
-    child.on("message", (/** @type {any} */ message) => {
-      if (typeof message.log === "string") log(message.log);
-      else if (typeof message.progress === "string") progress(message.progress);
-      else if (message.plan) answer = { ok: true, plan: message.plan };
-      else if (typeof message.fail === "string") answer = { ok: false, message: message.fail };
-    });
-    child.on("error", (error) => {
-      answer ??= { ok: false, message: String(error?.stack ?? error) };
-    });
-    child.send({ label, env: { ...env } });
-    // The process ends on its own once its plan is sent (or it exited: a missing build).
-    child.on("exit", (code, signal) =>
-      settle(
-        answer ?? /** @type {any} */ ({
-          ok: false,
-          message: `the launch check ended (${signal ? `signal ${signal}` : `exit code ${code}`}) without a plan.`,
-          exitCode: code || 1,
-        }),
-      ),
-    );
-  });
-}
 
 /** What {@link planLaunch}'s `fail` throws: the configuration's problem, for the caller. */
 export class LaunchProblem extends Error {}

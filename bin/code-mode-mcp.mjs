@@ -148,6 +148,11 @@ const persist = ownData
 /** @type {() => void} */
 let passed = () => {};
 const settingsPassed = new Promise((done) => (passed = () => done(undefined)));
+/** @type {() => void} */
+let ready = () => {};
+// The supervisor says when the server answers (its first host and runners ready): the bridge
+// sends the client's first message then, not at the next tick of a /health poll (issue #43).
+const serverReady = new Promise((done) => (ready = () => done(undefined)));
 const served = serve({
   label: LABEL,
   env,
@@ -161,7 +166,7 @@ const served = serve({
   // answers the client's `initialize` with the same message before the process exits. The
   // bridge reads stdin only once the settings passed (the client's messages wait in the pipe
   // meanwhile), so the refusal has stdin to itself.
-  ...(parsed.stdio ? { refuse: answerWithError, passed } : {}),
+  ...(parsed.stdio ? { refuse: answerWithError, passed, ready } : {}),
 });
 
 if (parsed.stdio) {
@@ -172,7 +177,7 @@ if (parsed.stdio) {
   const route = parsed.route ?? (codeOnly ? "/mcp/code" : "/mcp");
   await bridge.runStdioBridge({
     url: `${base}${route}`,
-    ready: waitHealthy(base),
+    ready: serverReady,
     log: progress,
     // The client closed stdin: it is gone, so stop as on Ctrl-C (the supervisor cleans up).
     onClose: () => process.kill(process.pid, "SIGTERM"),
@@ -180,25 +185,3 @@ if (parsed.stdio) {
   progress(`${LABEL}: MCP over stdio ↔ ${base}${route}`);
 }
 await served;
-
-/**
- * Resolves once the local server's /health answers 200.
- * @param {string} base
- * @returns {Promise<void>}
- */
-async function waitHealthy(base) {
-  for (;;) {
-    try {
-      // HEAD, as the supervisor probes: wrangler's log of those is filtered out.
-      const res = await fetch(`${base}/health`, {
-        method: "HEAD",
-        signal: AbortSignal.timeout(2_000),
-      });
-      await res.arrayBuffer();
-      if (res.ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}

@@ -43,6 +43,8 @@ import { planInProcess } from "./plan-in-process.mjs";
  *   resolves
  * @property {() => void} [passed] - called once every setting, the spec and the port passed,
  *   before any runtime starts
+ * @property {() => void} [ready] - called once the server answers on its port (the first host
+ *   and runners ready)
  */
 
 /**
@@ -58,7 +60,17 @@ import { planInProcess } from "./plan-in-process.mjs";
  * @param {ServeOptions} options
  * @returns {Promise<void>}
  */
-export async function serve({ label, env, persist, log, progress, cleanup, refuse, passed }) {
+export async function serve({
+  label,
+  env,
+  persist,
+  log,
+  progress,
+  cleanup,
+  refuse,
+  passed,
+  ready,
+}) {
   const plan = await planInProcess({ label, env, log, progress });
   if (!plan.ok) {
     const text = `${label}: the configuration is invalid, nothing was started.\n${plan.message}`;
@@ -137,6 +149,7 @@ export async function serve({ label, env, persist, log, progress, cleanup, refus
     ),
     log,
     label,
+    ...(ready ? { onReady: ready } : {}),
     cleanup: () => {
       sockets.remove();
       cleanup?.();

@@ -161,6 +161,8 @@ const describe = (runtime) => `${runtime.name} (workerd pid ${runtime.pid})`;
  * @param {() => void} options.cleanup - runs before the process exits
  * @param {(line: string) => void} [options.log]
  * @param {string} [options.label] - message prefix ("npm start", "code-mode-mcp")
+ * @param {() => void} [options.onReady] - called once the first host and runners are ready and
+ *   the front serves them (the stdio bridge's cue: no polling of `/health`)
  * @param {{ maxBodyBytes?: number, bodyTimeoutMs?: number, bodyBudgetBytes?: number, maxConnections?: number, apiKey?: string, allowedHostnames?: string[] }} [options.front] -
  *   the front's limits, and the host names and key it checks before reading a body (front.mjs)
  * @param {boolean} [options.logRequests] - a line per request from the front (`LOG_REQUESTS`)
@@ -185,6 +187,7 @@ export async function supervise({
   cleanup,
   log = console.log,
   label = "npm start",
+  onReady,
   front: frontLimits = {},
   logRequests = false,
   warmStandby = false,
@@ -382,5 +385,6 @@ export async function supervise({
   log(
     `${label}: ready on http://127.0.0.1:${port} (${describe(first)}; ${warmStandby ? "a standby is starting" : "no standby"}; ${described}).`,
   );
+  onReady?.();
   if (runners > 0) void pool.retireLoop();
 }

@@ -177,10 +177,19 @@ export class LaunchProblem extends Error {}
  * Checks the settings in `env` and plans the launch: the port, the runners, the host Worker's
  * bindings (with SPEC_FILE validated and compiled, or taken from the spec cache). Bad
  * configuration throws a {@link LaunchProblem} with the setting's name and the fix.
- * @param {{ label: string, product: any, env: NodeJS.ProcessEnv, log: (line: string) => void, progress: (line: string) => void, warn: (line: string) => void }} options
+ * @param {{ label: string, product: any, env: NodeJS.ProcessEnv, log: (line: string) => void, progress: (line: string) => void, warn: (line: string) => void, productFile?: string }} options
+ *   productFile: the product module's file, whose bytes name what it compiled and counted (tests)
  * @returns {Promise<LaunchPlan>}
  */
-export async function planLaunch({ label, product, env, log, progress, warn }) {
+export async function planLaunch({
+  label,
+  product,
+  env,
+  log,
+  progress,
+  warn,
+  productFile = PRODUCT_MODULE,
+}) {
   /** @param {string} message @returns {never} */
   const fail = (message) => {
     throw new LaunchProblem(message);
@@ -218,6 +227,10 @@ export async function planLaunch({ label, product, env, log, progress, warn }) {
   // 2.5 s here at load 15).
   /** @type {Map<string, any>} */
   const parsedSpecs = new Map();
+  // What the check reads of SPEC_FILE's spec, kept with it (spec-cache.mjs): a warm launch
+  // parses it only to count a tools/list that was not kept.
+  /** @type {Map<string, SpecFacts>} */
+  const factsOf = new Map();
   /** @param {string} name */
   const parsedSpec = (name) => {
     if (!parsedSpecs.has(name)) parsedSpecs.set(name, JSON.parse(specTexts[name] ?? "{}"));
@@ -243,50 +256,56 @@ export async function planLaunch({ label, product, env, log, progress, warn }) {
     const name = basename(file, extname(file));
     if (specTexts[name] && settings.SPEC === undefined)
       warn(`${label}: SPEC_FILE ${name} replaces the compiled spec of the same name.`);
-    const cache = openSpecCache(specCacheFolder(env), PRODUCT_MODULE, specCacheKeyFile(env));
-    /** @type {any} */
-    let compact;
+    const cache = openSpecCache(specCacheFolder(env), productFile, specCacheKeyFile(env));
+    /** @type {string} */
+    let text;
     /** @type {string[]} */
     let notes;
+    /** @type {SpecFacts} */
+    let facts;
     const kept = cache.read(file);
-    if (kept) {
-      ({ compact, notes } = kept);
+    if (kept && isSpecFacts(kept.facts)) {
+      ({ text, notes, facts } = kept);
       progress(
         `${label}: ${file} was validated and compiled by an earlier start (kept in ${cache.folder}).`,
       );
     } else {
       progress(`${label}: validating and compiling ${file} …`);
       const loaded = await product.loadSpecFile(file, product.findSpecProblems);
-      const problem = (/** @type {string} */ text) =>
+      const problem = (/** @type {string} */ message) =>
         fail(
-          `- SPEC_FILE: ${text}\n  Fix: correct the spec where each line above says (a JSON pointer, or a line and column) as its rule says, or choose another file.`,
+          `- SPEC_FILE: ${message}\n  Fix: correct the spec where each line above says (a JSON pointer, or a line and column) as its rule says, or choose another file.`,
         );
       if (!loaded.ok) problem(loaded.message);
+      /** @type {any} */
+      let compact;
       try {
         compact = product.compileSpec(loaded.doc, { label: file });
       } catch (error) {
         problem(String(/** @type {Error} */ (error)?.message ?? error));
       }
       notes = loaded.notes;
-      cache.write(file, { compact, notes, files: loaded.files, remote: loaded.remote });
+      // In ASCII: the host keeps this text for its life, and one character past Latin-1 would
+      // make V8 hold all of it at two bytes a character (cli/ascii-json.mjs).
+      text = asciiJson(compact);
+      facts = specFacts(product, compact);
+      parsedSpecs.set(name, compact);
+      cache.write(file, { text, notes, facts, files: loaded.files, remote: loaded.remote });
     }
-    // In ASCII: the host keeps this text for its life, and one character past Latin-1 would
-    // make V8 hold all of it at two bytes a character (cli/ascii-json.mjs).
-    const text = asciiJson(compact);
     const noted = notes.length > 0 ? ` (${notes.join("; ")})` : "";
     log(
-      `compile-spec: ${name}: ${compact.operations.length} operations, ${compact.cycles.length} cycle group(s), ${text.length} bytes${noted}`,
+      `compile-spec: ${name}: ${facts.operations} operations, ${facts.cycles} cycle group(s), ${text.length} bytes${noted}`,
     );
     launchSpecs[name] = text;
     specTexts[name] = text;
-    parsedSpecs.set(name, compact);
+    factsOf.set(name, facts);
     settings.SPEC ??= name;
   }
 
   // The Worker's own check, run here so a bad setting stops the start.
   const servers = (/** @type {string} */ name) => {
     try {
-      return parsedSpec(name).servers ?? [];
+      return factsOf.get(name)?.servers ?? parsedSpec(name).servers ?? [];
     } catch {
       return [];
     }
@@ -298,7 +317,7 @@ export async function planLaunch({ label, product, env, log, progress, warn }) {
     // A missing API_TOKEN is noted below unless the spec defines no authentication.
     (/** @type {string} */ name) => {
       try {
-        return product.specDefinesAuth(parsedSpec(name));
+        return factsOf.get(name)?.definesAuth ?? product.specDefinesAuth(parsedSpec(name));
       } catch {
         return true;
       }
@@ -317,7 +336,7 @@ export async function planLaunch({ label, product, env, log, progress, warn }) {
   let countKey;
   try {
     countKey = toolsListKey(
-      PRODUCT_MODULE,
+      productFile,
       specTexts[checked.config.specName] ?? "",
       JSON.parse(JSON.stringify(toolText)),
     );
@@ -419,4 +438,49 @@ export async function planLaunch({ label, product, env, log, progress, warn }) {
     front,
     bindings,
   };
+}
+
+/**
+ * @typedef {object} SpecFacts - what the launch check reads of a compiled spec, kept with it
+ * @property {number} operations
+ * @property {number} cycles - cycle groups
+ * @property {unknown[]} servers - its `servers` (where API_TOKEN goes without API_BASE_URL)
+ * @property {boolean} definesAuth - whether it defines authentication (a missing API_TOKEN noted)
+ */
+
+/**
+ * A compiled spec's {@link SpecFacts}, as the check would read them off the spec itself.
+ * @param {any} product - the product module
+ * @param {any} compact - the compiled spec
+ * @returns {SpecFacts}
+ */
+export function specFacts(product, compact) {
+  let definesAuth = true;
+  try {
+    definesAuth = Boolean(product.specDefinesAuth(compact));
+  } catch {
+    // noted as if it did: the check's own answer when it cannot tell
+  }
+  return {
+    operations: compact.operations.length,
+    cycles: compact.cycles.length,
+    servers: Array.isArray(compact.servers) ? compact.servers : [],
+    definesAuth,
+  };
+}
+
+/**
+ * Whether a kept entry's facts have the shape {@link specFacts} writes (an older or other
+ * entry's are not used: the spec is compiled again).
+ * @param {unknown} facts
+ * @returns {facts is SpecFacts}
+ */
+export function isSpecFacts(facts) {
+  const f = /** @type {any} */ (facts);
+  return (
+    Number.isInteger(f?.operations) &&
+    Number.isInteger(f.cycles) &&
+    Array.isArray(f.servers) &&
+    typeof f.definesAuth === "boolean"
+  );
 }

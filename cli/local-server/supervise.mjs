@@ -375,8 +375,9 @@ export async function supervise({
   // Runners and the host start together: the host's bindings need only the runners' socket
   // addresses, known before any of them starts, and a run sent to a runner not yet listening
   // is sent again (runner-loader.ts). One after the other, a desktop launch waited for both
-  // starts in turn (issue #43).
-  const [poolStarted, first] = await Promise.all([pool.start(), hosts.start()]);
+  // starts in turn (issue #43). The host first: its configuration is read and filled in this
+  // thread before the runner's (the host's start is the longer, and a client waits for it).
+  const [first, poolStarted] = await Promise.all([hosts.start(), pool.start()]);
   if (!poolStarted || !first) return stop(1);
   const described =
     runners > 0

@@ -131,16 +131,22 @@ if (parsed.command === "check") {
 }
 
 // Serving needs only --stdio's bridge here, a bundle of its own (not the product module: ~0.5–1 s
-// of CPU to compile and run, issue #43): loaded while serve's own thread loads the product and
-// plans the launch (serve.mjs), not before.
+// of CPU to compile and run, issue #43): loaded while the launch check's process loads the
+// product and plans the launch (plan-launch-child.mjs), not before.
 // A missing build still stops here, with its fix, before anything starts.
 checkBuilt(LABEL);
-const { serve } = await import("../cli/serve.mjs");
+const { planInProcess } = await import("../cli/plan-in-process.mjs");
 const { freePort } = await import("../cli/local-server/free-port.mjs");
 /** @type {NodeJS.ProcessEnv} */
 const env = { ...process.env, ...parsed.settings };
 // A desktop client may start several servers at once: --stdio takes a free port of its own.
 if (parsed.stdio && parsed.settings.PORT === undefined) env.PORT = String(await freePort());
+/** @param {string} line */
+const log = (line) => console.log(line);
+// The launch check's process starts first; the supervisor's modules load while it works (a
+// warm desktop launch waits for the check: issue #43).
+const planned = planInProcess({ label: LABEL, env, log, progress });
+const { serve } = await import("../cli/serve.mjs");
 const ownData = env.PERSIST_TO === undefined;
 const persist = ownData
   ? mkdtempSync(join(tmpdir(), "code-mode-mcp-data-"))
@@ -157,8 +163,9 @@ const served = serve({
   label: LABEL,
   env,
   persist,
-  log: (line) => console.log(line),
+  log,
   progress,
+  planned,
   cleanup: () => {
     if (ownData) rmSync(persist, { recursive: true, force: true });
   },

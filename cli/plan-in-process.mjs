@@ -5,12 +5,12 @@ import { fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 /**
- * Runs planLaunch (serve.mjs) in a short-lived Node process (plan-launch-child.mjs) and waits for
+ * Runs planLaunch (plan-launch.mjs) in a short-lived Node process (plan-launch-child.mjs) and waits for
  * its plan, passing its log and progress lines on as they come. The settings reach it over its
  * IPC channel, never as arguments or added environment variables (it inherits this process's
  * own environment).
  * @param {{ label: string, env: NodeJS.ProcessEnv, log: (line: string) => void, progress: (line: string) => void }} options
- * @returns {Promise<{ ok: true, plan: import("./serve.mjs").LaunchPlan } | { ok: false, message: string, exitCode?: number }>}
+ * @returns {Promise<{ ok: true, plan: import("./plan-launch.mjs").LaunchPlan } | { ok: false, message: string, exitCode?: number }>}
  */
 export function planInProcess({ label, env, log, progress }) {
   return new Promise((settle) => {
@@ -23,7 +23,7 @@ export function planInProcess({ label, env, log, progress }) {
       execArgv: [],
     });
     child.stdout?.on("data", (chunk) => process.stderr.write(chunk));
-    /** @type {{ ok: true, plan: import("./serve.mjs").LaunchPlan } | { ok: false, message: string } | undefined} */
+    /** @type {{ ok: true, plan: import("./plan-launch.mjs").LaunchPlan } | { ok: false, message: string } | undefined} */
     let answer;
     child.on("message", (/** @type {any} */ message) => {
       if (typeof message.log === "string") log(message.log);

@@ -1,5 +1,5 @@
 /**
- * planLaunch (cli/serve.mjs) with SPEC_FILE's compiled spec kept by an earlier launch (issue #43):
+ * planLaunch (cli/plan-launch.mjs) with SPEC_FILE's compiled spec kept by an earlier launch (issue #43):
  * the warm plan is the cold one, byte for byte, and it neither validates, compiles, parses nor
  * stringifies the spec again (the kept entry holds its ASCII text and what the check reads of it).
  */
@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import * as product from "../../../cli/product/index.mjs";
-import { planLaunch } from "../../../cli/serve.mjs";
+import { planLaunch } from "../../../cli/plan-launch.mjs";
 import { freePort } from "../../../cli/local-server/free-port.mjs";
 
 const root = mkdtempSync(join(tmpdir(), "code-mode-plan-warm-"));

@@ -131,16 +131,22 @@ if (parsed.command === "check") {
 }
 
 // Serving needs only --stdio's bridge here, a bundle of its own (not the product module: ~0.5–1 s
-// of CPU to compile and run, issue #43): loaded while serve's own thread loads the product and
-// plans the launch (serve.mjs), not before.
+// of CPU to compile and run, issue #43): loaded while the launch check's process loads the
+// product and plans the launch (plan-launch-child.mjs), not before.
 // A missing build still stops here, with its fix, before anything starts.
 checkBuilt(LABEL);
-const { serve } = await import("../cli/serve.mjs");
+const { planInProcess } = await import("../cli/plan-in-process.mjs");
 const { freePort } = await import("../cli/local-server/free-port.mjs");
 /** @type {NodeJS.ProcessEnv} */
 const env = { ...process.env, ...parsed.settings };
 // A desktop client may start several servers at once: --stdio takes a free port of its own.
 if (parsed.stdio && parsed.settings.PORT === undefined) env.PORT = String(await freePort());
+/** @param {string} line */
+const log = (line) => console.log(line);
+// The launch check's process starts first; the supervisor's modules load while it works (a
+// warm desktop launch waits for the check: issue #43).
+const planned = planInProcess({ label: LABEL, env, log, progress });
+const { serve } = await import("../cli/serve.mjs");
 const ownData = env.PERSIST_TO === undefined;
 const persist = ownData
   ? mkdtempSync(join(tmpdir(), "code-mode-mcp-data-"))
@@ -148,12 +154,18 @@ const persist = ownData
 /** @type {() => void} */
 let passed = () => {};
 const settingsPassed = new Promise((done) => (passed = () => done(undefined)));
+/** @type {() => void} */
+let ready = () => {};
+// The supervisor says when the server answers (its first host and runners ready): the bridge
+// sends the client's first message then, not at the next tick of a /health poll (issue #43).
+const serverReady = new Promise((done) => (ready = () => done(undefined)));
 const served = serve({
   label: LABEL,
   env,
   persist,
-  log: (line) => console.log(line),
+  log,
   progress,
+  planned,
   cleanup: () => {
     if (ownData) rmSync(persist, { recursive: true, force: true });
   },
@@ -161,7 +173,7 @@ const served = serve({
   // answers the client's `initialize` with the same message before the process exits. The
   // bridge reads stdin only once the settings passed (the client's messages wait in the pipe
   // meanwhile), so the refusal has stdin to itself.
-  ...(parsed.stdio ? { refuse: answerWithError, passed } : {}),
+  ...(parsed.stdio ? { refuse: answerWithError, passed, ready } : {}),
 });
 
 if (parsed.stdio) {
@@ -172,7 +184,7 @@ if (parsed.stdio) {
   const route = parsed.route ?? (codeOnly ? "/mcp/code" : "/mcp");
   await bridge.runStdioBridge({
     url: `${base}${route}`,
-    ready: waitHealthy(base),
+    ready: serverReady,
     log: progress,
     // The client closed stdin: it is gone, so stop as on Ctrl-C (the supervisor cleans up).
     onClose: () => process.kill(process.pid, "SIGTERM"),
@@ -180,25 +192,3 @@ if (parsed.stdio) {
   progress(`${LABEL}: MCP over stdio ↔ ${base}${route}`);
 }
 await served;
-
-/**
- * Resolves once the local server's /health answers 200.
- * @param {string} base
- * @returns {Promise<void>}
- */
-async function waitHealthy(base) {
-  for (;;) {
-    try {
-      // HEAD, as the supervisor probes: wrangler's log of those is filtered out.
-      const res = await fetch(`${base}/health`, {
-        method: "HEAD",
-        signal: AbortSignal.timeout(2_000),
-      });
-      await res.arrayBuffer();
-      if (res.ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}

@@ -14,7 +14,7 @@
 // process inherits the launcher's own environment as any child does, so nothing is exposed to
 // another process that the launcher's environment did not already show.
 import { loadProduct } from "./runtime-paths.mjs";
-import { LaunchProblem, planLaunch } from "./serve.mjs";
+import { LaunchProblem, planLaunch } from "./plan-launch.mjs";
 
 /** @param {unknown} message */
 const send = (message) =>

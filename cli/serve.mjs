@@ -6,11 +6,7 @@
 // then serves 127.0.0.1:PORT through the supervisor (cli/local-server/), which keeps a healthy
 // host runtime and its sandbox runners behind it. Bad configuration stops here, before any
 // runtime starts, with the setting's name and the fix.
-import { readSkillFolders } from "./skills.mjs";
-import { existsSync, readFileSync, statSync } from "node:fs";
-import { fork } from "node:child_process";
-import { fileURLToPath } from "node:url";
-import { basename, extname, resolve } from "node:path";
+import { readFileSync } from "node:fs";
 import { clusterSecret, shareSecretWithParent } from "./local-server/cluster-secret.mjs";
 import { runtimeEnv } from "./local-server/runtime-env.mjs";
 import { createSocketFolder } from "./local-server/socket-folder.mjs";
@@ -18,18 +14,11 @@ import { privateDataFolder } from "./local-server/data-folder.mjs";
 import { withMallocSettings } from "./local-server/malloc-env.mjs";
 import { supervise } from "./local-server/supervise.mjs";
 import { workerdV8Flags } from "./local-server/v8-flags.mjs";
-import { defaultRunnerCount, hostMessage, runnerMessage } from "./local-server/worker-options.mjs";
-import { portInUse } from "./port-in-use.mjs";
-import { PRODUCT_MODULE, RUNNER_SCRIPT, WORKER_CONFIG } from "./runtime-paths.mjs";
+import { hostMessage, runnerMessage } from "./local-server/worker-options.mjs";
+import { RUNNER_SCRIPT, WORKER_CONFIG } from "./runtime-paths.mjs";
 import { configCacheFolder, openConfigCache } from "./local-server/workerd-config/config-cache.mjs";
 import { specCacheKeyFile } from "./kept/spec-cache-key.mjs";
-import { openSpecCache, specCacheFolder } from "./kept/spec-cache.mjs";
-import {
-  openToolsListCache,
-  toolsListCacheFolder,
-  toolsListKey,
-} from "./kept/tools-list-cache.mjs";
-import { asciiJson } from "./ascii-json.mjs";
+import { planInProcess } from "./plan-in-process.mjs";
 
 /**
  * @typedef {object} ServeOptions
@@ -44,6 +33,11 @@ import { asciiJson } from "./ascii-json.mjs";
  *   resolves
  * @property {() => void} [passed] - called once every setting, the spec and the port passed,
  *   before any runtime starts
+ * @property {() => void} [ready] - called once the server answers on its port (the first host
+ *   and runners ready)
+ * @property {ReturnType<typeof planInProcess>} [planned] - the launch check, started by the
+ *   caller already (planInProcess with the same label and env): a launcher that starts it
+ *   before it loads this module's graph has its plan sooner; without, serve starts it
  */
 
 /**
@@ -59,8 +53,19 @@ import { asciiJson } from "./ascii-json.mjs";
  * @param {ServeOptions} options
  * @returns {Promise<void>}
  */
-export async function serve({ label, env, persist, log, progress, cleanup, refuse, passed }) {
-  const plan = await planInProcess({ label, env, log, progress });
+export async function serve({
+  label,
+  env,
+  persist,
+  log,
+  progress,
+  cleanup,
+  refuse,
+  passed,
+  ready,
+  planned,
+}) {
+  const plan = await (planned ?? planInProcess({ label, env, log, progress }));
   if (!plan.ok) {
     const text = `${label}: the configuration is invalid, nothing was started.\n${plan.message}`;
     console.error(`\n${text}\n`);
@@ -140,317 +145,10 @@ export async function serve({ label, env, persist, log, progress, cleanup, refus
     ),
     log,
     label,
+    ...(ready ? { onReady: ready } : {}),
     cleanup: () => {
       sockets.remove();
       cleanup?.();
     },
   });
-}
-
-/**
- * @typedef {object} LaunchPlan
- * @property {number} port
- * @property {number} runners
- * @property {number} maxRuns
- * @property {number} runTimeoutMs
- * @property {boolean} logRequests
- * @property {boolean} warmStandby - keep a warm standby host runtime (`HOST_STANDBY=warm`)
- * @property {{ bodyBudgetBytes: number, maxConnections: number, allowedHostnames: string[], apiKey?: string }} front - the
- *   front's own limits and checks
- * @property {Record<string, string>} bindings - the host Worker's settings and vars
- */
-
-/**
- * Runs {@link planLaunch} in a short-lived Node process (plan-launch-child.mjs) and waits for
- * its plan, passing its log and progress lines on as they come. The settings reach it over its
- * IPC channel, never as arguments or added environment variables (it inherits this process's
- * own environment).
- * @param {{ label: string, env: NodeJS.ProcessEnv, log: (line: string) => void, progress: (line: string) => void }} options
- * @returns {Promise<{ ok: true, plan: LaunchPlan } | { ok: false, message: string, exitCode?: number }>}
- */
-function planInProcess({ label, env, log, progress }) {
-  return new Promise((settle) => {
-    const child = fork(fileURLToPath(new URL("./plan-launch-child.mjs", import.meta.url)), [], {
-      // Its stdout goes to this process's stderr (never stdout: under --stdio that is the
-      // protocol's); what it logs comes as messages. No stdin: under --stdio that is the client's.
-      stdio: ["ignore", "pipe", "inherit", "ipc"],
-      serialization: "advanced",
-      // None of this process's Node flags (a bench's inspector, say) applies to the check.
-      execArgv: [],
-    });
-    child.stdout?.on("data", (chunk) => process.stderr.write(chunk));
-    /** @type {{ ok: true, plan: LaunchPlan } | { ok: false, message: string } | undefined} */
-    let answer;
-    child.on("message", (/** @type {any} */ message) => {
-      if (typeof message.log === "string") log(message.log);
-      else if (typeof message.progress === "string") progress(message.progress);
-      else if (message.plan) answer = { ok: true, plan: message.plan };
-      else if (typeof message.fail === "string") answer = { ok: false, message: message.fail };
-    });
-    child.on("error", (error) => {
-      answer ??= { ok: false, message: String(error?.stack ?? error) };
-    });
-    child.send({ label, env: { ...env } });
-    // The process ends on its own once its plan is sent (or it exited: a missing build).
-    child.on("exit", (code, signal) =>
-      settle(
-        answer ?? /** @type {any} */ ({
-          ok: false,
-          message: `the launch check ended (${signal ? `signal ${signal}` : `exit code ${code}`}) without a plan.`,
-          exitCode: code || 1,
-        }),
-      ),
-    );
-  });
-}
-
-/** What {@link planLaunch}'s `fail` throws: the configuration's problem, for the caller. */
-export class LaunchProblem extends Error {}
-
-/**
- * Checks the settings in `env` and plans the launch: the port, the runners, the host Worker's
- * bindings (with SPEC_FILE validated and compiled, or taken from the spec cache). Bad
- * configuration throws a {@link LaunchProblem} with the setting's name and the fix.
- * @param {{ label: string, product: any, env: NodeJS.ProcessEnv, log: (line: string) => void, progress: (line: string) => void, warn: (line: string) => void }} options
- * @returns {Promise<LaunchPlan>}
- */
-export async function planLaunch({ label, product, env, log, progress, warn }) {
-  /** @param {string} message @returns {never} */
-  const fail = (message) => {
-    throw new LaunchProblem(message);
-  };
-  // The launcher's own settings (PORT, SANDBOX_RUNNERS, …): rows of the product's settings
-  // table (src/app/config/launcher-settings.ts), checked before anything else is done.
-  const launcher = product.readLauncherSettings(env);
-  if (launcher.problems.length > 0)
-    fail(
-      product.formatProblems(
-        launcher.problems.map((/** @type {{ setting: string, fix: string }} */ p) =>
-          p.setting === "PORT"
-            ? { ...p, fix: label === "npm start" ? "PORT=8787 npm start" : "--port 8787" }
-            : p,
-        ),
-      ),
-    );
-  /** @type {{ PORT: number, SPEC_FILE?: string, SANDBOX_RUNNERS?: number, SANDBOX_RUNNER_MAX_RUNS: number, LOG_REQUESTS: boolean, FRONT_BODY_BUDGET_MB: number, FRONT_MAX_CONNECTIONS: number, HOST_STANDBY: boolean, SKILLS_DIR?: string }} */
-  const given = launcher.values;
-  const port = String(given.PORT);
-
-  /** @type {Record<string, string>} */
-  const settings = {};
-  for (const [name, value] of Object.entries(env))
-    if (value !== undefined && product.isSettingName(name)) settings[name] = value;
-
-  // The specs built into the Worker (specs/ at build time; the product module is built with it).
-  /** @type {Record<string, string>} */
-  const specTexts = { ...product.COMPACT_SPECS };
-
-  /** @type {Record<string, string>} SPEC_FILE's compiled spec as text, by name */
-  const launchSpecs = {};
-  // Each spec parsed at most once, and SPEC_FILE's never: its compiled object is at hand. The
-  // launch used to parse that 4 MB text a dozen times (issue #43: 1.7 s of a warm launch's
-  // 2.5 s here at load 15).
-  /** @type {Map<string, any>} */
-  const parsedSpecs = new Map();
-  /** @param {string} name */
-  const parsedSpec = (name) => {
-    if (!parsedSpecs.has(name)) parsedSpecs.set(name, JSON.parse(specTexts[name] ?? "{}"));
-    return parsedSpecs.get(name);
-  };
-  const specFile = given.SPEC_FILE;
-  if (specFile && /^[a-z][a-z0-9+.-]*:\/\//i.test(specFile))
-    fail(
-      `- SPEC_FILE: ${specFile} is a URL, and URLs are not fetched: download it first.\n  Fix: curl -fLo openapi.json '${specFile}', then SPEC_FILE=./openapi.json (--spec ./openapi.json).`,
-    );
-  if (specFile) {
-    const file = resolve(specFile);
-    if (!existsSync(file))
-      fail(
-        `- SPEC_FILE: ${file} does not exist.\n  Fix: point SPEC_FILE (--spec) at an OpenAPI 2.0/3.0/3.1 file (JSON or YAML).`,
-      );
-    // A folder, a device or a pipe was told "does not exist", which sent the user looking for
-    // a typo in a path that is there.
-    if (!statSync(file).isFile())
-      fail(
-        `- SPEC_FILE: ${file} is not a file (a folder, a device or a pipe).\n  Fix: point SPEC_FILE (--spec) at an OpenAPI 2.0/3.0/3.1 file (JSON or YAML).`,
-      );
-    const name = basename(file, extname(file));
-    if (specTexts[name] && settings.SPEC === undefined)
-      warn(`${label}: SPEC_FILE ${name} replaces the compiled spec of the same name.`);
-    const cache = openSpecCache(specCacheFolder(env), PRODUCT_MODULE, specCacheKeyFile(env));
-    /** @type {any} */
-    let compact;
-    /** @type {string[]} */
-    let notes;
-    const kept = cache.read(file);
-    if (kept) {
-      ({ compact, notes } = kept);
-      progress(
-        `${label}: ${file} was validated and compiled by an earlier start (kept in ${cache.folder}).`,
-      );
-    } else {
-      progress(`${label}: validating and compiling ${file} …`);
-      const loaded = await product.loadSpecFile(file, product.findSpecProblems);
-      const problem = (/** @type {string} */ text) =>
-        fail(
-          `- SPEC_FILE: ${text}\n  Fix: correct the spec where each line above says (a JSON pointer, or a line and column) as its rule says, or choose another file.`,
-        );
-      if (!loaded.ok) problem(loaded.message);
-      try {
-        compact = product.compileSpec(loaded.doc, { label: file });
-      } catch (error) {
-        problem(String(/** @type {Error} */ (error)?.message ?? error));
-      }
-      notes = loaded.notes;
-      cache.write(file, { compact, notes, files: loaded.files, remote: loaded.remote });
-    }
-    // In ASCII: the host keeps this text for its life, and one character past Latin-1 would
-    // make V8 hold all of it at two bytes a character (cli/ascii-json.mjs).
-    const text = asciiJson(compact);
-    const noted = notes.length > 0 ? ` (${notes.join("; ")})` : "";
-    log(
-      `compile-spec: ${name}: ${compact.operations.length} operations, ${compact.cycles.length} cycle group(s), ${text.length} bytes${noted}`,
-    );
-    launchSpecs[name] = text;
-    specTexts[name] = text;
-    parsedSpecs.set(name, compact);
-    settings.SPEC ??= name;
-  }
-
-  // The Worker's own check, run here so a bad setting stops the start.
-  const servers = (/** @type {string} */ name) => {
-    try {
-      return parsedSpec(name).servers ?? [];
-    } catch {
-      return [];
-    }
-  };
-  const checked = product.readConfig(
-    { SPEC: "demo-api", APPROVALS: "off", ...settings },
-    Object.keys(specTexts),
-    servers,
-    // A missing API_TOKEN is noted below unless the spec defines no authentication.
-    (/** @type {string} */ name) => {
-      try {
-        return product.specDefinesAuth(parsedSpec(name));
-      } catch {
-        return true;
-      }
-    },
-  );
-  if (!checked.ok) fail(product.formatProblems(checked.problems));
-  for (const warning of checked.config.warnings) warn(`${label}: note: ${warning}`);
-
-  // /mcp's tools/list in o200k tokens, counted here (the Worker ships no tokenizer) over the text
-  // the Worker will list for these settings; the status page shows it (src/app/tools-list-count.ts).
-  // Kept between launches for the same spec text, tool text and product (tools-list-cache.mjs):
-  // counting loads the tokenizer and lists through an MCP client, ~0.5 s a launch (issue #43).
-  const toolText = product.apiToolText(checked.config);
-  const counts = openToolsListCache(toolsListCacheFolder(env), specCacheKeyFile(env));
-  /** @type {string | undefined} */
-  let countKey;
-  try {
-    countKey = toolsListKey(
-      PRODUCT_MODULE,
-      specTexts[checked.config.specName] ?? "",
-      JSON.parse(JSON.stringify(toolText)),
-    );
-  } catch {
-    // the product module unreadable: counted, not kept
-  }
-  /** @type {import("./kept/tools-list-cache.mjs").ToolsListMeasure} */
-  let measured;
-  const kept = countKey === undefined ? undefined : counts.read(countKey);
-  if (kept) measured = kept;
-  else {
-    measured = await product.measureToolsList(parsedSpec(checked.config.specName), toolText);
-    if (countKey !== undefined) counts.write(countKey, measured);
-  }
-  const launchTokens = { [measured.digest]: { tokens: measured.tokens, tools: measured.perTool } };
-
-  // The operator's read-only skills (SKILLS_DIR): read and checked here, like a save, so a
-  // malformed SKILL.md stops the start naming the folder and the problem.
-  /** @type {unknown[]} */
-  let operatorSkills = [];
-  const skillsDir = given.SKILLS_DIR;
-  if (skillsDir) {
-    /** @type {{ folder: string, files: Record<string, string> }[]} */
-    let folders = [];
-    try {
-      folders = readSkillFolders(resolve(skillsDir));
-    } catch (error) {
-      fail(`- SKILLS_DIR: ${/** @type {Error} */ (error).message}`);
-    }
-    const read = product.readSkillsDir(folders, checked.config.skills.limits);
-    if (!read.ok)
-      fail(
-        `- SKILLS_DIR: ${read.message}\n  Fix: correct that folder (docs/skills.md, "Operator skills", shows the layout) or remove it.`,
-      );
-    operatorSkills = read.skills;
-    log(
-      `${label}: ${operatorSkills.length} operator skill(s) from ${resolve(skillsDir)} (read-only).`,
-    );
-  }
-
-  const runners = given.SANDBOX_RUNNERS ?? defaultRunnerCount();
-  if (await portInUse(Number(port)))
-    fail(
-      `- PORT: 127.0.0.1:${port} is in use by another program.\n  Fix: stop what uses the port, or choose another: ${label === "npm start" ? "PORT=8788 npm start" : "--port 8788"}`,
-    );
-  // The front's own options (front.mjs createFront): the memory budget for request bodies, and
-  // the host names and the key it checks from a request's headers before reading its body (the
-  // Worker checks too).
-  const front = {
-    bodyBudgetBytes: given.FRONT_BODY_BUDGET_MB * 1_048_576,
-    maxConnections: given.FRONT_MAX_CONNECTIONS,
-    allowedHostnames: checked.config.allowedHostnames,
-    ...(checked.config.apiKey ? { apiKey: checked.config.apiKey } : {}),
-  };
-
-  const what =
-    checked.config.api.kind === "demo"
-      ? "the offline demo API"
-      : `${new URL(checked.config.api.baseUrl).origin}`;
-  // Origins only: a URL's path or query may carry a token.
-  const wrapped =
-    checked.config.upstream.kind === "demo"
-      ? "wraps the demo upstream"
-      : checked.config.upstream.kind === "off"
-        ? `is off (${label === "npm start" ? "UPSTREAM_MCP_URL=<url>" : "--upstream <url>"} wraps an MCP server there)`
-        : `wraps ${checked.config.upstream.servers
-            .map((/** @type {{ name: string, url: string }} */ s) =>
-              s.name ? `${s.name} (${new URL(s.url).origin})` : new URL(s.url).origin,
-            )
-            .join(", ")}`;
-  log(
-    `${label}: /mcp serves spec "${checked.config.specName}" → ${what} (tools/list: ${measured.tokens} o200k tokens); /mcp/code ${wrapped}.`,
-  );
-  progress(`${label}: starting the local Workers runtime (workerd; a few seconds) …`);
-
-  const bindings = {
-    ...settings,
-    ...(Object.keys(launchSpecs).length > 0
-      ? {
-          // asciiJson of { name: compact }, from the texts made above (not a second
-          // stringify of the same 4 MB).
-          [product.LAUNCH_SPECS_VAR]: `{${Object.entries(launchSpecs)
-            .map(([n, text]) => `${asciiJson(n)}:${text}`)
-            .join(",")}}`,
-        }
-      : {}),
-    [product.LAUNCH_TOKENS_VAR]: JSON.stringify(launchTokens),
-    ...(operatorSkills.length > 0
-      ? { [product.LAUNCH_SKILLS_VAR]: JSON.stringify(operatorSkills) }
-      : {}),
-  };
-  return {
-    port: Number(port),
-    runners,
-    maxRuns: given.SANDBOX_RUNNER_MAX_RUNS,
-    runTimeoutMs: checked.config.limits.timeoutMs ?? product.DEFAULT_LIMITS.timeoutMs,
-    logRequests: given.LOG_REQUESTS,
-    warmStandby: given.HOST_STANDBY,
-    front,
-    bindings,
-  };
 }

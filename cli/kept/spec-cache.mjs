@@ -4,6 +4,11 @@
 // compiled a spec keeps the compiled form in the user's cache folder, and the next launch with the
 // same bytes, the same referenced files and the same product build reads it back (~0.2 s).
 //
+// An entry holds the compiled spec as the ASCII JSON text the host is given (cli/ascii-json.mjs),
+// after a header line with what the launch check reads of it (its facts: the operations' and
+// cycles' counts, its `servers`, whether it defines authentication): a warm launch neither
+// parses nor stringifies the spec (issue #43: ~0.15 s of a desktop launch's critical path).
+//
 // What makes an entry valid: its name is a SHA-256 of the product module's bytes and the spec
 // file's bytes, and it lists every other file the bundle read with its SHA-256, each checked on
 // read. A spec that refers to anything but local files (an http $ref) is never kept: its content
@@ -19,6 +24,7 @@
 // another spec's name fails too). Issue #40: an edited entry redirected the credential. The folder
 // is 0700 and entries 0600 (cli/private-files.mjs), older ones tightened when found.
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+import { isAscii } from "node:buffer";
 import { existsSync, readFileSync, utimesSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
@@ -29,12 +35,16 @@ import {
   tighten,
   writeOwnFile,
 } from "../private-files.mjs";
+import { fileSha256 } from "./file-digest.mjs";
 import { specCacheKey } from "./spec-cache-key.mjs";
 
 /** Compiled specs kept: a few specs a user switches between, each up to several MB. */
 export const KEEP = 8;
-/** Written into every entry; an entry of another layout is not read (1: unauthenticated). */
-const LAYOUT = 2;
+/**
+ * Written into every entry; an entry of another layout is not read (1: unauthenticated; 2: the
+ * compiled spec inside the JSON of its entry).
+ */
+const LAYOUT = 3;
 
 /**
  * The cache folder: `$XDG_CACHE_HOME/code-mode-mcp/specs` when XDG_CACHE_HOME is set, else the
@@ -58,30 +68,24 @@ export function specCacheFolder(env, platform = process.platform) {
 /** The largest entry read back: a compiled spec is a few MB; far more is not one of ours. */
 export const MAX_ENTRY_BYTES = 128 * 1024 * 1024;
 
-/**
- * An entry's text (see readOwnFile), or undefined.
- * @param {string} path
- * @returns {string | undefined}
- */
-function readEntry(path) {
-  return readOwnFile(path, MAX_ENTRY_BYTES)?.toString("utf8");
-}
-
 /** @param {Buffer | string} bytes */
 const sha256 = (bytes) => createHash("sha256").update(bytes).digest("hex");
 
 /**
- * @typedef {{ compact: unknown, notes: string[] }} CompiledSpec
- * @typedef {{ files: { path: string, sha256: string }[], notes: string[], compact: unknown }} Entry
+ * @typedef {{ text: string, notes: string[], facts: Record<string, unknown> }} CompiledSpec
+ *   text: the compact spec's ASCII JSON; facts: what the launch check reads of it (plain JSON)
+ * @typedef {{ files: { path: string, sha256: string }[], notes: string[], facts: Record<string, unknown> }} Header
  */
 
 /**
- * The MAC of an entry: HMAC-SHA256 under the user's key over the entry's file name and its body.
+ * The MAC of an entry: HMAC-SHA256 under the user's key over the entry's file name and its body
+ * (the header line and the spec's text).
  * @param {Buffer} key
  * @param {string} name - the entry's file name (binds the entry to its spec and product)
- * @param {string} body - the entry's JSON
+ * @param {Uint8Array} body
  */
-const mac = (key, name, body) => createHmac("sha256", key).update(`${name}\n${body}`).digest("hex");
+const mac = (key, name, body) =>
+  createHmac("sha256", key).update(`${name}\n`).update(body).digest("hex");
 
 /**
  * Makes the cache folder 0700, or tightens it and the `code-mode-mcp` folder around it.
@@ -102,7 +106,7 @@ function ownCacheFolder(folder) {
 export function openSpecCache(folder, productFile, keyFile) {
   /** @type {string | undefined} */
   let product;
-  const productId = () => (product ??= sha256(readFileSync(productFile)));
+  const productId = () => (product ??= fileSha256(productFile));
   /** @type {Buffer | undefined | null} null: not read yet */
   let key = null;
   const userKey = () => (key === null ? (key = specCacheKey(keyFile)) : key);
@@ -126,13 +130,13 @@ export function openSpecCache(folder, productFile, keyFile) {
         if (!existsSync(path)) return undefined;
         const secret = userKey();
         if (!secret) return undefined;
-        const text = readEntry(path);
-        if (text === undefined) return undefined;
-        const newline = text.indexOf("\n");
-        const [layout, tag] = text.slice(0, newline).split(" ");
-        const body = text.slice(newline + 1);
+        const bytes = readOwnFile(path, MAX_ENTRY_BYTES);
+        if (bytes === undefined) return undefined;
+        const newline = bytes.indexOf(10);
+        const [layout, tag] = bytes.subarray(0, Math.max(newline, 0)).toString("latin1").split(" ");
         if (newline < 0 || layout !== String(LAYOUT) || !/^[0-9a-f]{64}$/.test(tag ?? ""))
           return undefined;
+        const body = bytes.subarray(newline + 1);
         if (
           !timingSafeEqual(
             Buffer.from(String(tag), "hex"),
@@ -140,14 +144,25 @@ export function openSpecCache(folder, productFile, keyFile) {
           )
         )
           return undefined;
-        /** @type {Entry} */
-        const entry = JSON.parse(body);
-        if (!Array.isArray(entry?.files)) return undefined;
-        for (const { path: other, sha256: expected } of entry.files)
+        const split = body.indexOf(10);
+        if (split < 0) return undefined;
+        /** @type {Header} */
+        const header = JSON.parse(body.subarray(0, split).toString("utf8"));
+        const spec = body.subarray(split + 1);
+        if (
+          !Array.isArray(header?.files) ||
+          !Array.isArray(header.notes) ||
+          header.facts === null ||
+          typeof header.facts !== "object" ||
+          !isAscii(spec)
+        )
+          return undefined;
+        for (const { path: other, sha256: expected } of header.files)
           if (sha256(readFileSync(other)) !== expected) return undefined;
         const now = new Date();
         utimesSync(path, now, now);
-        return { compact: entry.compact, notes: entry.notes ?? [] };
+        // ASCII: one byte a character, as V8 keeps it (latin1 decodes it without a UTF-8 pass).
+        return { text: spec.toString("latin1"), notes: header.notes, facts: header.facts };
       } catch {
         return undefined;
       }
@@ -156,26 +171,29 @@ export function openSpecCache(folder, productFile, keyFile) {
      * Keeps the compiled form of `file`. Only specs whose every reference is a local file.
      * @param {string} file - absolute path of the spec file
      * @param {CompiledSpec & { files: string[], remote: boolean }} compiled - what the bundle read
-     * @returns {boolean} whether it was kept
+     * @returns {boolean} whether it was kept (never a text that is not ASCII)
      */
-    write(file, { compact, notes, files, remote }) {
+    write(file, { text, notes, facts, files, remote }) {
       if (remote) return false;
+      const spec = Buffer.from(text, "utf8");
+      if (!isAscii(spec)) return false;
       try {
         const secret = userKey();
         if (!secret) return false;
         const main = resolve(file);
         const others = [...new Set(files.map((f) => resolve(f)))].filter((f) => f !== main);
-        /** @type {Entry} */
-        const entry = {
+        /** @type {Header} */
+        const header = {
           files: others.map((path) => ({ path, sha256: sha256(readFileSync(path)) })),
           notes,
-          compact,
+          facts,
         };
         ownCacheFolder(folder);
         const name = entryName(main);
         const path = join(folder, name);
-        const body = JSON.stringify(entry);
-        writeOwnFile(path, [Buffer.from(`${LAYOUT} ${mac(secret, name, body)}\n${body}`)]);
+        // JSON.stringify writes no raw line break: the header is one line.
+        const body = Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), spec]);
+        writeOwnFile(path, [Buffer.from(`${LAYOUT} ${mac(secret, name, body)}\n`), body]);
         prune(folder);
         return true;
       } catch {

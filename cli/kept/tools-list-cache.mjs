@@ -13,10 +13,11 @@
 // 1 MiB), written to a new file opened without following a link and renamed into place. Any
 // failure means counting, never a failed start.
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { ownFolder, pruneOwnFolder, readOwnFile, writeOwnFile } from "../private-files.mjs";
 import { specCacheKey } from "./spec-cache-key.mjs";
+import { fileSha256 } from "./file-digest.mjs";
 import { specCacheFolder } from "./spec-cache.mjs";
 
 /** Counts kept (a few hundred bytes to a few KB each). */
@@ -48,14 +49,7 @@ const sha256 = (text) => createHash("sha256").update(text).digest("hex");
  * @param {unknown} toolText - what the settings add to the tools' text (apiToolText)
  */
 export function toolsListKey(productFile, specText, toolText) {
-  return sha256(
-    JSON.stringify([
-      LAYOUT,
-      createHash("sha256").update(readFileSync(productFile)).digest("hex"),
-      sha256(specText),
-      toolText,
-    ]),
-  );
+  return sha256(JSON.stringify([LAYOUT, fileSha256(productFile), sha256(specText), toolText]));
 }
 
 /** @param {unknown} m @returns {m is ToolsListMeasure} */

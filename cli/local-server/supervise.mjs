@@ -161,6 +161,8 @@ const describe = (runtime) => `${runtime.name} (workerd pid ${runtime.pid})`;
  * @param {() => void} options.cleanup - runs before the process exits
  * @param {(line: string) => void} [options.log]
  * @param {string} [options.label] - message prefix ("npm start", "code-mode-mcp")
+ * @param {() => void} [options.onReady] - called once the first host and runners are ready and
+ *   the front serves them (the stdio bridge's cue: no polling of `/health`)
  * @param {{ maxBodyBytes?: number, bodyTimeoutMs?: number, bodyBudgetBytes?: number, maxConnections?: number, apiKey?: string, allowedHostnames?: string[] }} [options.front] -
  *   the front's limits, and the host names and key it checks before reading a body (front.mjs)
  * @param {boolean} [options.logRequests] - a line per request from the front (`LOG_REQUESTS`)
@@ -185,6 +187,7 @@ export async function supervise({
   cleanup,
   log = console.log,
   label = "npm start",
+  onReady,
   front: frontLimits = {},
   logRequests = false,
   warmStandby = false,
@@ -372,8 +375,9 @@ export async function supervise({
   // Runners and the host start together: the host's bindings need only the runners' socket
   // addresses, known before any of them starts, and a run sent to a runner not yet listening
   // is sent again (runner-loader.ts). One after the other, a desktop launch waited for both
-  // starts in turn (issue #43).
-  const [poolStarted, first] = await Promise.all([pool.start(), hosts.start()]);
+  // starts in turn (issue #43). The host first: its configuration is read and filled in this
+  // thread before the runner's (the host's start is the longer, and a client waits for it).
+  const [first, poolStarted] = await Promise.all([hosts.start(), pool.start()]);
   if (!poolStarted || !first) return stop(1);
   const described =
     runners > 0
@@ -382,5 +386,6 @@ export async function supervise({
   log(
     `${label}: ready on http://127.0.0.1:${port} (${describe(first)}; ${warmStandby ? "a standby is starting" : "no standby"}; ${described}).`,
   );
+  onReady?.();
   if (runners > 0) void pool.retireLoop();
 }

@@ -26,6 +26,7 @@ import { FAVICON_SVG, statusPage } from "./status-page";
 import { statusReport } from "./status-report";
 import { toolsListCountsWithLaunch, type ToolsListCounts } from "./tools-list-count";
 import { specDefinesAuth } from "./config/spec-auth";
+import { specDocument } from "./config/spec-documents";
 
 /** Options of {@link createApp}. */
 export interface AppOptions {
@@ -63,11 +64,9 @@ export function createApp(options: AppOptions): App {
       Object.entries(settings).filter(([k, v]) => typeof v === "string" && isConfigKeyEntry(k)),
     );
     if (memo?.key !== key || memo.specs !== specs) {
-      const parsed = new Map<string, unknown>();
-      const doc = (name: string) => {
-        if (!parsed.has(name)) parsed.set(name, JSON.parse(specs[name] ?? "{}"));
-        return parsed.get(name) as { servers?: { url?: unknown }[] };
-      };
+      // Parsed once per isolate, with the launch var's and the endpoints' (spec-documents.ts).
+      const doc = (name: string) =>
+        specDocument(specs[name] ?? "{}") as { servers?: { url?: unknown }[] };
       memo = {
         key,
         specs,

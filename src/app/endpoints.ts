@@ -11,6 +11,7 @@ import { createExecutor } from "./create-executor";
 import { createMcpHandler } from "../mcp/stateless/create-mcp-handler";
 import type { StatelessMcpHandler } from "../mcp/stateless/handler-types";
 import { loadSpec, type OpenApiSpec } from "../openapi/openapi-spec";
+import { specDocument } from "./config/spec-documents";
 import { credentialSecrets } from "../codemode/redaction/redaction";
 import { apiRequestHandler, targetSecrets } from "./api-request-handler";
 import { apiToolText } from "./api-tool-text";
@@ -78,7 +79,15 @@ export function endpointsFor(
   const text = specTexts[config.specName]!;
   let spec = specs.get(config.specName);
   if (!spec) {
-    spec = loadSpec(text);
+    // The configuration check's parse of the same text (spec-documents.ts); text that does not
+    // parse goes to loadSpec as it is, which names the problem.
+    let doc: unknown = text;
+    try {
+      doc = specDocument(text);
+    } catch {
+      // loadSpec's own error below
+    }
+    spec = loadSpec(doc);
     specs.set(config.specName, spec);
   }
   const executor = createExecutor(config.executor, sandboxLoader(env), config.limits);

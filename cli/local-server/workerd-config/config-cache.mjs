@@ -33,6 +33,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ownFolder, pruneOwnFolder, readOwnFile, writeOwnFile } from "../../private-files.mjs";
+import { fileSha256 } from "../../kept/file-digest.mjs";
 import { specCacheKey } from "../../kept/spec-cache-key.mjs";
 import { specCacheFolder } from "../../kept/spec-cache.mjs";
 
@@ -77,12 +78,14 @@ export function configCacheFolder(env, platform = process.platform) {
 const sha256 = (bytes) => createHash("sha256").update(bytes).digest("hex");
 
 /**
- * Size, time and bytes of a file, as a key part.
+ * Size, time and bytes of a file, as a key part. Its hash once per process: the host's and a
+ * runner's configurations share a modules folder (the 4.8 MB Worker bundle among it), and the
+ * launch check hashed the product module before (file-digest.mjs).
  * @param {string} file
  */
 function fileId(file) {
   const { size, mtimeMs } = statSync(file);
-  return `${file} ${size} ${mtimeMs} ${sha256(readFileSync(file))}`;
+  return `${file} ${size} ${mtimeMs} ${fileSha256(file)}`;
 }
 
 /**

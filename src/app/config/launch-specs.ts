@@ -7,6 +7,7 @@
  * lists come the same way, in {@link LAUNCH_TOKENS_VAR} (read by ../tools-list-count.ts).
  */
 import { LAUNCH_SKILLS_VAR, LAUNCH_SPECS_VAR, LAUNCH_TOKENS_VAR } from "./setting-names";
+import { keepSpecDocument } from "./spec-documents";
 
 let memo: { text: string; base: object; specs: Readonly<Record<string, string>> } | undefined;
 
@@ -35,8 +36,13 @@ export function specsWithLaunch(
   // then names the spec it cannot find).
   if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) {
     const entries = Object.entries(parsed);
-    for (const [name, compact] of entries)
-      specs[name] = (entries.length === 1 && ownText(text, name)) || JSON.stringify(compact);
+    for (const [name, compact] of entries) {
+      const own = (entries.length === 1 && ownText(text, name)) || JSON.stringify(compact);
+      specs[name] = own;
+      // Its parse is at hand: the configuration check and the endpoints read it, not a new
+      // parse of the same text each (spec-documents.ts).
+      keepSpecDocument(own, compact);
+    }
   }
   memo = { text, base, specs };
   return specs;

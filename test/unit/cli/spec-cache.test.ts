@@ -62,7 +62,17 @@ paths:
   };
 }
 
-const compiled = { compact: { operations: ["listItems"] }, notes: ["a note"] };
+// As the launcher keeps it (cli/serve.mjs): the compact spec's ASCII JSON and the check's facts.
+const compiled = {
+  text: '{"operations":["listItems"]}',
+  notes: ["a note"],
+  facts: { operations: 1, cycles: 0, servers: [], definesAuth: false },
+};
+const keptSpec = (url: string) => ({
+  text: `{"servers":[{"url":"${url}"}]}`,
+  notes: [],
+  facts: { operations: 0, cycles: 0, servers: [{ url }], definesAuth: true },
+});
 
 describe("the compiled-spec cache", () => {
   it("loadSpecFile names every local file the bundle read, and nothing remote", async () => {
@@ -145,21 +155,38 @@ describe("the compiled-spec cache", () => {
   // entry edited by anything but this launcher must never be read back.
   it("never reads back an entry edited to send the credential elsewhere", () => {
     const { spec, item, cache } = setUp();
-    const honest = { compact: { servers: [{ url: "https://api.example.com" }] }, notes: [] };
+    const honest = keptSpec("https://api.example.com");
     cache.write(spec, { ...honest, files: [spec, item], remote: false });
     expect(cache.read(spec)).toEqual(honest);
     const [entry] = readdirSync(cache.folder);
     const path = join(cache.folder, entry!);
     const text = readFileSync(path, "utf8");
-    writeFileSync(path, text.replace("https://api.example.com", "https://attacker.example"));
+    writeFileSync(path, text.replaceAll("https://api.example.com", "https://attacker.example"));
     expect(cache.read(spec)).toBeUndefined();
     // Nor one written whole by someone without the key: the layout of an older launcher (no MAC),
     // or a made-up MAC.
-    const body = text.slice(text.indexOf("\n") + 1).replace("api.example.com", "attacker.example");
+    const body = text
+      .slice(text.indexOf("\n") + 1)
+      .replaceAll("api.example.com", "attacker.example");
     writeFileSync(path, body);
     expect(cache.read(spec)).toBeUndefined();
-    writeFileSync(path, `2 ${"0".repeat(64)}\n${body}`);
+    writeFileSync(path, `3 ${"0".repeat(64)}\n${body}`);
     expect(cache.read(spec)).toBeUndefined();
+  });
+
+  it("keeps the spec's text as it is given, ASCII only (the host's one-byte string)", () => {
+    const { spec, item, cache } = setUp();
+    const wide = { ...compiled, text: '{"title":"API \u2014 now"}' };
+    expect(cache.write(spec, { ...wide, files: [spec, item], remote: false })).toBe(false);
+    expect(cache.read(spec)).toBeUndefined();
+    const escaped = { ...compiled, text: '{"title":"API \\u2014 now"}' };
+    expect(cache.write(spec, { ...escaped, files: [spec, item], remote: false })).toBe(true);
+    expect(cache.read(spec)).toEqual(escaped);
+    const [entry] = readdirSync(cache.folder);
+    // The text after the header line, byte for byte: nothing parsed or written again.
+    expect(readFileSync(join(cache.folder, entry!), "utf8").endsWith(`\n${escaped.text}`)).toBe(
+      true,
+    );
   });
 
   it("never reads back another spec's entry moved under this spec's name", () => {
@@ -171,7 +198,7 @@ describe("the compiled-spec cache", () => {
     );
     cache.write(spec, { ...compiled, files: [spec, item], remote: false });
     const before = new Set(readdirSync(cache.folder));
-    const elsewhere = { compact: { servers: [{ url: "https://x.test" }] }, notes: [] };
+    const elsewhere = keptSpec("https://x.test");
     cache.write(other, { ...elsewhere, files: [other], remote: false });
     const specEntry = [...before][0]!;
     const otherEntry = readdirSync(cache.folder).find((name) => !before.has(name))!;

@@ -23,14 +23,14 @@ import { searchBySpec, searchMemory } from "./driver/search-specs.mjs";
 import { mixedLoad } from "./driver/throughput.mjs";
 import { runsLatency, runsRows } from "./driver/runs-latency.mjs";
 import { skillsLatency, skillsRows } from "./driver/skills-latency.mjs";
-import { localRows, localServerRows } from "./driver/local-server.mjs";
-import { cpuPerCall, cpuRows } from "./driver/cpu-per-call.mjs";
-import { localMemory, memoryRows } from "./driver/local-memory.mjs";
-import { stdioLaunches, stdioRows } from "./driver/stdio-launch.mjs";
+import { localRows, localServerRows } from "./driver/local/local-server.mjs";
+import { cpuPerCall, cpuRows } from "./driver/local/cpu-per-call.mjs";
+import { localMemory, memoryRows } from "./driver/local/local-memory.mjs";
+import { stdioLaunches, stdioRows } from "./driver/local/stdio-launch.mjs";
 import { buildBenchWorker, healthy, startServer } from "./driver/server-process.mjs";
 
 const quick = process.argv.includes("--quick");
-// `--local`: the local server's rows alone (L1–L3, driver/local-server.mjs).
+// `--local`: the local server's rows alone (L1–L3, driver/local/local-server.mjs).
 if (process.argv.includes("--local")) {
   const t0 = Date.now();
   const rows = await localServerRows({ reps: 200, windowMs: 10_000 }, (line) =>
@@ -335,9 +335,9 @@ clearTimeout(deadline);
 /**
  * Issue #43's rows of the local server, each group on servers of its own; a group that fails is
  * logged and left out (the others still run). C: CPU per call per process (`ping`, a trivial
- * `execute`, a search; driver/cpu-per-call.mjs). M: the whole tree's memory with Cloudflare's
- * spec, idle and under 16 clients (driver/local-memory.mjs). I: `--stdio` launches to
- * `initialize`, cold and warm, both specs (driver/stdio-launch.mjs).
+ * `execute`, a search; driver/local/cpu-per-call.mjs). M: the whole tree's memory with Cloudflare's
+ * spec, idle and under 16 clients (driver/local/local-memory.mjs). I: `--stdio` launches to
+ * `initialize`, cold and warm, both specs (driver/local/stdio-launch.mjs).
  * @param {(line: string) => void} say
  */
 async function leanRows(say) {

@@ -20,7 +20,7 @@ export function codeRows(r, row) {
     // The judged row holds the client constant: one raw JSON-RPC client on both sides, so the
     // row times the two servers. With each side's own SDK client the rows also time two client
     // libraries: the SDK v2 client keeps its process busy 0.5–0.9 ms longer per call than the SDK v1
-    // client (driver/client-profile.mjs), which is no part of either server.
+    // client (diagnostics/client-profile.mjs), which is no part of either server.
     const judged = v.oursRaw && v.anchorRaw ? { ours: v.oursRaw, anchor: v.anchorRaw } : v;
     // Issue #43: half the anchor's time (it was "ours ≤ anchor" until 2026-12-06).
     const met =

@@ -18,7 +18,7 @@ export const CLUSTER_SECRET_HEADER = "x-local-cluster-secret";
 export const clusterSecret = Buffer.from(randomBytes(32)).toString("base64url");
 
 /**
- * Diagnostics only (bench/driver/local-server.mjs measures the runtimes' own ports): when this
+ * Diagnostics only (bench/driver/local/local-server.mjs measures the runtimes' own ports): when this
  * process was started with an IPC channel and `LOCAL_CLUSTER_SECRET_TO_PARENT=1`, the secret is
  * sent to its parent over that channel, which only the parent holds (npm never opens one). The
  * parent that started the server could read its memory anyway; nothing else gets it.

@@ -7,7 +7,7 @@
  * other workerds (sandbox runners and the standby host, which serves nothing). CPU time is far
  * less disturbed by the rest of the machine's load than wall time, so these compare across runs.
  *
- *   node bench/driver/cpu-per-call.mjs [calls=400] [rounds=3] [ping,execute,search]
+ *   node bench/driver/local/cpu-per-call.mjs [calls=400] [rounds=3] [ping,execute,search]
  *
  * Runs with `SANDBOX_RUNNERS=3` on the offline demo; `WORKERD_INSPECTOR_PORT` passes through
  * (cli/local-server/runtime.mjs) for a profile of the same load. "runtime host": the Node
@@ -15,7 +15,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { rawToolCall } from "./raw-client.mjs";
+import { rawToolCall } from "../raw-client.mjs";
 import { call, startLocal } from "./local-server.mjs";
 
 /** Clock ticks per second of /proc/<pid>/stat (Linux's USER_HZ). */

@@ -13,7 +13,7 @@
  *   each process's share at that moment, the searches answered and the errors.
  * - after: the tree idle again `IDLE_SETTLE_MS` after the load.
  *
- * Usage: `npm exec -- node bench/driver/tree-memory.mjs` (Linux; the machine's load is printed
+ * Usage: `npm exec -- node bench/driver/local/tree-memory.mjs` (Linux; the machine's load is printed
  * with the figures: on a shared machine they move with it). Environment: `TREE_ENV` (JSON of more
  * settings for the server, e.g. '{"SANDBOX_RUNNERS":"2"}'), `LOAD_MS`, `IDLE_SETTLE_MS`,
  * `TREE_LAUNCH=node-run` (`node --run start` instead of `npm start`).
@@ -23,12 +23,12 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { freePort } from "../../cli/local-server/free-port.mjs";
-import { processTree } from "../../test/e2e/support/processes.mjs";
-import { SEARCH_PROGRAMS } from "./programs.mjs";
-import { rawToolCall } from "./raw-client.mjs";
+import { freePort } from "../../../cli/local-server/free-port.mjs";
+import { processTree } from "../../../test/e2e/support/processes.mjs";
+import { SEARCH_PROGRAMS } from "../programs.mjs";
+import { rawToolCall } from "../raw-client.mjs";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 const SPEC = join(ROOT, "test/.fixtures/cloudflare-api-2024-08-06.json");
 const IDLE_SETTLE_MS = Number(process.env.IDLE_SETTLE_MS ?? 45_000);
 const IDLE_SAMPLE_MS = 15_000;

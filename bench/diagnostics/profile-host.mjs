@@ -5,12 +5,12 @@
  * it listens on 127.0.0.1 for the few seconds of the run), takes a V8 CPU profile over the calls
  * and prints the functions with the most self time and the most total time.
  *
- *   node bench/driver/profile-host.mjs ping|execute|search [calls=500] [out.cpuprofile]
+ *   node bench/diagnostics/profile-host.mjs ping|execute|search [calls=500] [out.cpuprofile]
  */
 import { writeFileSync } from "node:fs";
 import { freePort } from "../../cli/local-server/free-port.mjs";
-import { call, startLocal } from "./local-server.mjs";
-import { rawToolCall } from "./raw-client.mjs";
+import { call, startLocal } from "../driver/local/local-server.mjs";
+import { rawToolCall } from "../driver/raw-client.mjs";
 
 const [what = "ping", callsText = "500", out] = process.argv.slice(2);
 const calls = Number(callsText);

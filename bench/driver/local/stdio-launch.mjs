@@ -6,7 +6,7 @@
  * compiles the spec; warm: the same folder again, as a desktop client's second start finds it
  * (cli/kept/spec-cache.mjs). Each launch is stopped (its process group) once it answered.
  *
- *   node bench/driver/stdio-launch.mjs [warm launches=3] [cloudflare,github]
+ *   node bench/driver/local/stdio-launch.mjs [warm launches=3] [cloudflare,github]
  *
  * Progress lines on the launch's stderr are kept with the time they arrived, so the phases
  * (loading, the spec's check or cache, the runtimes) can be read off a slow launch.
@@ -16,9 +16,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { p50, round1 } from "./stats.mjs";
+import { p50, round1 } from "../stats.mjs";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 const BIN = join(ROOT, "bin/code-mode-mcp.mjs");
 
 /** The specs (test/.fixtures/, from `npm run fixtures`) and the base URL each is served for. */

@@ -5,7 +5,7 @@
  * process is not in the tree here (the bench starts scripts/start.mjs directly; `npm start` adds
  * ~50 MB).
  *
- *   node bench/driver/local-memory.mjs [idle seconds=40] [load seconds=15]
+ *   node bench/driver/local/local-memory.mjs [idle seconds=40] [load seconds=15]
  *
  * Idle: the tree sampled every 250 ms for the last 5 s of `idle` seconds after the server said
  * it is ready (runners started for the start-up are given their idle time to end); the figure
@@ -15,7 +15,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { startLocal, treeRssBytes } from "./local-server.mjs";
-import { rawToolCall } from "./raw-client.mjs";
+import { rawToolCall } from "../raw-client.mjs";
 import { LAUNCH_SPECS } from "./stdio-launch.mjs";
 
 const SEARCH = `async () => Object.keys((await codemode.spec()).paths).filter((p) => p.includes("zones")).length`;

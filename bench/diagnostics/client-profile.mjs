@@ -1,5 +1,5 @@
 /**
- * `npx node bench/driver/client-profile.mjs [calls]`: the CPU the MCP client libraries spend per
+ * `npx node bench/diagnostics/client-profile.mjs [calls]`: the CPU the MCP client libraries spend per
  * `code` call, in this Node process, which is why P7 judges the servers with one client on both
  * sides. A diagnostic, not part of `npm run bench`.
  *
@@ -12,8 +12,8 @@ import { Session } from "node:inspector/promises";
 import { Client as V2Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as V1Transport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { chainedCalls } from "./code-latency.mjs";
-import { buildBenchWorker, startServer } from "./server-process.mjs";
+import { chainedCalls } from "../driver/code-latency.mjs";
+import { buildBenchWorker, startServer } from "../driver/server-process.mjs";
 
 const calls = Number(process.argv[2] ?? 400);
 const code = chainedCalls(1);

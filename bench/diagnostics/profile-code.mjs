@@ -6,20 +6,20 @@
  * V8 CPU profile of the Worker's isolate over the calls and prints the functions with the most
  * self and total time. Sandbox isolates are not in it (each run's is its own isolate).
  *
- *   npx node bench/driver/profile-code.mjs ours|anchor [tools=5] [chained=1] [calls=400] [out]
+ *   npx node bench/diagnostics/profile-code.mjs ours|anchor [tools=5] [chained=1] [calls=400] [out]
  */
 import { writeFileSync } from "node:fs";
 import { freePort } from "../../cli/local-server/free-port.mjs";
-import { chainedCalls } from "./code-latency.mjs";
+import { chainedCalls } from "../driver/code-latency.mjs";
 import { summarizeProfile } from "./profile-summary.mjs";
-import { rawClient } from "./raw-client.mjs";
+import { rawClient } from "../driver/raw-client.mjs";
 
 const [side = "ours", tools = "5", chained = "1", callsText = "400", out] = process.argv.slice(2);
 const calls = Number(callsText);
 const inspector = await freePort();
 process.env["BENCH_INSPECTOR_PORT"] = String(inspector);
 // Imported after the port is set: the server's environment is read when its module loads.
-const { buildBenchWorker, startServer } = await import("./server-process.mjs");
+const { buildBenchWorker, startServer } = await import("../driver/server-process.mjs");
 const built = await buildBenchWorker();
 const server = await startServer({ label: "profile", dir: built.dir });
 try {

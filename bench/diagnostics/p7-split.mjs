@@ -1,5 +1,5 @@
 /**
- * `npx node bench/driver/p7-split.mjs [rounds]`: where P7's time goes, one `code` call making one
+ * `npx node bench/diagnostics/p7-split.mjs [rounds]`: where P7's time goes, one `code` call making one
  * upstream call at 5 tools, on a fresh bench server. A diagnostic, not part of `npm run bench`.
  *
  * SDK rows: the MCP client library's call, split into the HTTP exchange (the transport's `fetch`,
@@ -16,10 +16,10 @@ import {
 } from "@modelcontextprotocol/client";
 import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as V1Transport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { chainedCalls } from "./code-latency.mjs";
-import { rawToolCall } from "./raw-client.mjs";
-import { buildBenchWorker, startServer } from "./server-process.mjs";
-import { p50 } from "./stats.mjs";
+import { chainedCalls } from "../driver/code-latency.mjs";
+import { rawToolCall } from "../driver/raw-client.mjs";
+import { buildBenchWorker, startServer } from "../driver/server-process.mjs";
+import { p50 } from "../driver/stats.mjs";
 
 const rounds = Number(process.argv[2] ?? 100);
 const code = chainedCalls(1);

@@ -7,7 +7,7 @@
  * the front and the supervisor's probes of every runtime, whose CPU per call grows with the
  * time a call takes; this measures the front alone.
  *
- *   node bench/driver/front-alone.mjs [calls=2000] [rounds=3] [--floors] [--gap=ms] [front.mjs …]
+ *   node bench/diagnostics/front-alone.mjs [calls=2000] [rounds=3] [--floors] [--gap=ms] [front.mjs …]
  *
  * With several front modules (another tree's, for a before/after), each round runs each of them
  * in turn on a fresh process. `--floors` adds two references per round: a Node server that

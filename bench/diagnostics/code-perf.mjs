@@ -10,15 +10,15 @@
  * and a `perf_event_paranoid` that lets a user profile its own processes (≤ 2). A diagnostic,
  * not part of `npm run bench`; profile-code.mjs splits the host isolate's JavaScript itself.
  *
- *   npx node bench/driver/code-perf.mjs ours|shared|anchor [tools=5] [chained=1] [calls=300]
+ *   npx node bench/diagnostics/code-perf.mjs ours|shared|anchor [tools=5] [chained=1] [calls=300]
  */
 import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chainedCalls } from "./code-latency.mjs";
-import { rawClient } from "./raw-client.mjs";
-import { buildBenchWorker, startServer } from "./server-process.mjs";
+import { chainedCalls } from "../driver/code-latency.mjs";
+import { rawClient } from "../driver/raw-client.mjs";
+import { buildBenchWorker, startServer } from "../driver/server-process.mjs";
 
 const HZ = 2_000;
 /** First match wins, so the order is the attribution. */

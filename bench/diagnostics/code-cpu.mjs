@@ -8,14 +8,14 @@
  * own garbage in its own block), the sides' order alternating per round; the median block is
  * printed with the range, and the wall p50 over every call.
  *
- *   npx node bench/driver/code-cpu.mjs [calls per block=100] [rounds=3] [tools=5] [chained=1]
+ *   npx node bench/diagnostics/code-cpu.mjs [calls per block=100] [rounds=3] [tools=5] [chained=1]
  */
 import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
-import { chainedCalls } from "./code-latency.mjs";
-import { rawClient } from "./raw-client.mjs";
-import { buildBenchWorker, startServer } from "./server-process.mjs";
-import { p50 } from "./stats.mjs";
+import { chainedCalls } from "../driver/code-latency.mjs";
+import { rawClient } from "../driver/raw-client.mjs";
+import { buildBenchWorker, startServer } from "../driver/server-process.mjs";
+import { p50 } from "../driver/stats.mjs";
 
 const [callsText = "100", roundsText = "3", tools = "5", chained = "1"] = process.argv.slice(2);
 const calls = Number(callsText);

@@ -99,16 +99,16 @@ describe("healthRequest", () => {
   it("lets go of the connections to runtimes not asked for the longest, past its bound", async () => {
     // Every runtime has sockets of its own name: the pools of long-gone runtimes must not pile up.
     const kept = await runtime(true);
-    let closed = false;
-    kept.server.on("connection", (socket) => socket.once("close", () => (closed = true)));
+    const seen = { closed: false };
+    kept.server.on("connection", (socket) => socket.once("close", () => (seen.closed = true)));
     expect(await healthRequest(kept.socket, HEAD)).toMatchObject({ status: 200 });
     // Others asked since (nothing listens there: each a quick null).
     for (let i = 0; i < MAX_POOLS - 1; i++)
       expect(await healthRequest(socketPath(), HEAD)).toBeNull();
-    expect(closed).toBe(false);
+    expect(seen.closed).toBe(false);
     expect(await healthRequest(socketPath(), HEAD)).toBeNull();
-    for (let i = 0; i < 100 && !closed; i++) await new Promise((r) => setTimeout(r, 10));
-    expect(closed).toBe(true);
+    for (let i = 0; i < 100 && !seen.closed; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(seen.closed).toBe(true);
   });
 
   it("gives null when nothing listens on the socket", async () => {

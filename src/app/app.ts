@@ -14,7 +14,8 @@ import { checkApiKey } from "./api-key";
 import { HttpError, renderHttpError, wantsHtml } from "./errors/http-error";
 import { readConfig, type AppConfig, type AppSettings, type ConfigProblem } from "./config/config";
 import { DEMO_API_BASE, demoApiFetch } from "./demo/demo-api-fetch";
-import { isConfigKeyEntry, specsWithLaunch } from "./config/launch-specs";
+import { specsWithLaunch } from "./config/launch-specs";
+import { configKeyOf } from "./config/config-key";
 import { API_ROUTE, CODE_ROUTE, endpointsFor, type Endpoints } from "./endpoints";
 import { runSearch } from "./search-endpoint";
 import { callerOf } from "./runs/caller";
@@ -60,9 +61,7 @@ export function createApp(options: AppOptions): App {
   const config = (env: Cloudflare.Env): Checked => {
     const settings = env as unknown as AppSettings;
     const specs = specsWithLaunch(options.specs, env);
-    const key = JSON.stringify(
-      Object.entries(settings).filter(([k, v]) => typeof v === "string" && isConfigKeyEntry(k)),
-    );
+    const key = configKeyOf(env);
     if (memo?.key !== key || memo.specs !== specs) {
       // Parsed once per isolate, with the launch var's and the endpoints' (spec-documents.ts).
       const doc = (name: string) =>

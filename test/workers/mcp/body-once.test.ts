@@ -66,6 +66,29 @@ describe("readBodyOnce", () => {
     }
   });
 
+  it("decodes each body alone: a body cut inside a character leaves nothing for the next", async () => {
+    // One decoder serves every request of the isolate (body-once.ts): a body ending in the first
+    // byte of "é" must neither change the next body nor lose its own bytes.
+    const cut = new Uint8Array([0x22, 0xc3]);
+    const first = await readBodyOnce(
+      new Request(URL_LOCAL, { method: "POST", headers: JSON_POST, body: cut }),
+      1024,
+    );
+    expect(first.parsedBody).toBeUndefined();
+    expect(new Uint8Array(await first.request.arrayBuffer())).toEqual(cut);
+    const second = await readBodyOnce(legacyRequest({ text: "é ok" }), 1024);
+    expect(second.parsedBody).toEqual({ text: "é ok" });
+    const split = await readBodyOnce(
+      new Request(URL_LOCAL, {
+        method: "POST",
+        headers: JSON_POST,
+        body: streamed(['{"t":"é', '"}']),
+      }),
+      1024,
+    );
+    expect(split.parsedBody).toEqual({ t: "é" });
+  });
+
   it("stops reading a streamed body past the limit and passes every byte on", async () => {
     const parts = ["[", "1,".repeat(400), "2,".repeat(400), "3]"];
     let pulled = 0;

@@ -279,6 +279,34 @@ describe("run retention", () => {
     expect(mine.map((r) => r.preview)).toEqual(["async () => 6", "async () => 5"]);
   });
 
+  it("derives a shard's id once per name and still stores every run in it", async () => {
+    const caller = `ids-${crypto.randomUUID()}`;
+    const names: string[] = [];
+    // The real binding, its id derivation counted.
+    const counted = new Proxy(env.RUN_HISTORY, {
+      get(target, property) {
+        if (property === "idFromName")
+          return (name: string) => {
+            names.push(name);
+            return target.idFromName(name);
+          };
+        const value = Reflect.get(target, property) as unknown;
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const history = runHistory(counted, {
+      retentionDays: 7,
+      retentionCount: 100,
+      retentionBytes: 2 ** 30,
+    });
+    const now = Date.now();
+    for (let n = 1; n <= 3; n++) await history.record(record(now - 1000 + n, n), caller);
+    const shards = names.filter((name) => name.startsWith("runs:"));
+    expect(shards).toHaveLength(1);
+    const mine = (await history.list({ limit: 200 })).runs.filter((r) => r.caller === caller);
+    expect(mine.map((r) => r.preview)).toEqual(["async () => 3", "async () => 2", "async () => 1"]);
+  });
+
   it("deletes runs older than RUNS_RETENTION_DAYS, shard and all", async () => {
     const caller = `age-${crypto.randomUUID()}`;
     let clock = Date.parse("2026-03-01T12:00:00Z");

@@ -8,7 +8,7 @@ import { CANARY, cloudflare, cloudflareUpstream } from "../cloudflare";
 import { connect } from "../../../helpers/mcp-client";
 import { text } from "../../../helpers/tool-result";
 
-describeExecutors((Executor) => {
+describeExecutors((Executor, kind) => {
   const executor = new Executor({ loader: env.LOADER, limits: { timeoutMs: 20_000 } });
   const upstream = cloudflareUpstream();
   const handler = createMcpHandler(
@@ -266,6 +266,30 @@ describeExecutors((Executor) => {
       const [answer, logs] = text(result).split("\n\nConsole output:");
       expect(answer).toBe("fulfilled");
       expect(logs!.match(/reading/g)).toHaveLength(1);
+    });
+  });
+
+  describe("a program that waits out its timeout on the index, then reads past it", () => {
+    it("gets no second timeout of the executor's own (hostile)", async () => {
+      // The timeout is the executor's, not the tool's: the second run used to get all of it
+      // again, holding its isolate (locally a runner) twice as long as any other run may.
+      const timed = new Executor({ loader: env.LOADER, limits: { timeoutMs: 1_500 } });
+      const server = createMcpHandler(
+        openApiMcpServer({ spec: cloudflare, executor: timed, request: upstream.handler }),
+      );
+      const client = await connect(server);
+      const result = await client.callTool({
+        name: "search",
+        arguments: {
+          code: `const o = ${"(await codemode.spec()).paths['/zones/{zone_id}/dns_records'].post"};
+          await new Promise((r) => setTimeout(r, 1_000));
+          return Object.keys(o[["request", "Body"].join("")].content)`,
+        },
+      });
+      await client.close();
+      // The shared worker ships the whole spec at once: one run, within its time.
+      if (kind === "shared-worker") expect(text(result)).toBe('["application/json"]');
+      else expect(text(result)).toMatch(/^TIMEOUT: .*within \d+ ms/);
     });
   });
 

@@ -249,6 +249,14 @@ describeExecutors((Executor, kind) => {
       expect(body).toEqual(["application/json"]);
     });
 
+    it("gets it even when the read is in a getter of what it returns (hostile)", async () => {
+      // The harness reads the getter while it serializes the answer, after the program's
+      // promise settled: the catch there must not turn the index run's answer into the run's.
+      const body = await search(`const k = ${key}; const o = ${dnsCreate};
+      return { get v() { try { return Object.keys(o[k].content); } catch { return "index run"; } } }`);
+      expect(body).toEqual({ v: ["application/json"] });
+    });
+
     it("gets it even when it collects the error with Promise.allSettled and goes on", async () => {
       // No budget tick runs between the collected error and the return: only the harness's
       // own end of the run keeps the index run's answer ("rejected") from being the answer.

@@ -255,6 +255,11 @@ describeExecutors((Executor, kind) => {
       const body = await search(`const k = ${key}; const o = ${dnsCreate};
       return { get v() { try { return Object.keys(o[k].content); } catch { return "index run"; } } }`);
       expect(body).toEqual({ v: ["application/json"] });
+      // A finally has no budget tick of its own: its return replaced the read's error, and the
+      // index run's value was the answer.
+      const last = await search(`const k = ${key}; const o = ${dnsCreate};
+      return { u: undefined, get v() { let r = "index run"; try { r = Object.keys(o[k].content); } finally { return r; } } }`);
+      expect(JSON.stringify(last)).toContain("application/json");
     });
 
     it("gets it even when it collects the error with Promise.allSettled and goes on", async () => {

@@ -19,7 +19,10 @@
  * dropped, and the sandbox failed it at the first read past the index (sandbox/ext-openapi.ts),
  * whatever the program did with the error. A program that throws the same error by itself only
  * gets the run with the whole spec it would have had anyway, once. Both runs together stay
- * within the run's timeout when one is configured: the second gets what the first left of it.
+ * within the run's timeout, the tool's or else the executor's own (`Executor.limits`): the
+ * second gets what the first left of it. Given the whole timeout again, a program that waited
+ * out its time on the index and then read past it held its isolate (locally, a runner) twice
+ * as long as any other run.
  */
 import { WHOLE_SPEC_NEEDED } from "../../sandbox/protocol";
 import type { ExecuteRequest, ExecutionOutcome, Executor } from "../executor/types";
@@ -83,7 +86,8 @@ export async function indexFirstSearch(
   const started = now();
   const first = await run(spec.index);
   if (!readPastIndex(first)) return first;
-  const timeoutMs = request.limits?.timeoutMs;
+  // An executor that does not say its limits (none of this package's) keeps its own timeout.
+  const timeoutMs = request.limits?.timeoutMs ?? executor.limits?.timeoutMs;
   if (timeoutMs === undefined) return run(spec.whole);
   const left = timeoutMs - (now() - started);
   // Nothing left: the run has had its time, as a timed-out run (the first run's outcome says

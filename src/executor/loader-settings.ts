@@ -13,7 +13,7 @@ export interface LoaderSettings {
   /** The Worker Loader binding. */
   loader: WorkerLoader;
   /** Default limits of every run, resolved over the built-in defaults. */
-  limits: ExecutorLimits;
+  limits: Readonly<ExecutorLimits>;
   /** Compatibility date of the loaded workers. */
   compatibilityDate: string;
 }
@@ -32,7 +32,8 @@ export function loaderSettings(options: {
 }): LoaderSettings {
   return {
     loader: options.loader,
-    limits: resolveLimits(options.limits),
+    // Frozen: read by callers too (`Executor.limits`), never changed after construction.
+    limits: Object.freeze(resolveLimits(options.limits)),
     compatibilityDate: options.compatibilityDate ?? DEFAULT_COMPATIBILITY_DATE,
   };
 }

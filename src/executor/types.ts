@@ -148,6 +148,12 @@ export interface Executor {
    */
   readonly keepsExtensionData?: boolean;
   /**
+   * The limits of a run whose request names none (the executor's own, over the defaults). A
+   * caller that splits one run into several (`search`'s index first, then the whole spec) reads
+   * the timeout here, so the runs together stay within it (src/codemode/index-first-search.ts).
+   */
+  readonly limits?: Readonly<ExecutorLimits>;
+  /**
    * Runs one piece of code.
    * @param request - the code, host functions and limits
    */

@@ -72,6 +72,11 @@ export class WorkerLoaderExecutor implements Executor {
     this.settings = loaderSettings(options);
   }
 
+  /** The limits of a run whose request names none (see `Executor.limits`). */
+  get limits(): Readonly<ExecutorLimits> {
+    return this.settings.limits;
+  }
+
   /**
    * Starts loading the isolate for a run of `request.code` (see `Executor.prestart`): pass the
    * result to `execute` as `prestarted`. Undefined when the code does not prepare (bad limits,

@@ -37,6 +37,7 @@ import {
   claimedSlot,
   pickSlot,
   replacementDue,
+  replacementDueUntil,
   spareInBurst,
   tierOf,
   waitsForClaim,
@@ -262,6 +263,12 @@ export class RunnerLoader {
     let claim: Claim<Slot> | undefined;
     /** Whether it has waited for a held runner's due replacement (see the placement loop). */
     let dueSeen = false;
+    /**
+     * Until when it waits for due replacements: the end of the first due window it met, not of
+     * any later one (runner-placement.ts, replacementDueUntil: a quiet run whose runner is never
+     * replaced, one after another, kept a burst's run off the idle spare for the retry window).
+     */
+    let dueUntil: number | undefined;
     for (;;) {
       // Placed at once when it can be (no await: the run is under way before this call returns).
       let slot =
@@ -278,8 +285,16 @@ export class RunnerLoader {
         const claimed = waitsForClaim(slot, claim, this.now());
         // A burst's run leaves the spare alone while a held runner's replacement is due, and
         // then while that runner's short rest after the failure ends: it waits for the fresh
-        // runner there (runner-placement.ts, replacementDue), bounded by the due window.
-        const due = inBurst && !!slot.spare && replacementDue(this.slots, this.now());
+        // runner there (runner-placement.ts, replacementDue), bounded by the first due window
+        // it meets (replacementDueUntil).
+        const now = this.now();
+        dueUntil ??= inBurst && slot.spare ? replacementDueUntil(this.slots, now) : undefined;
+        const due =
+          inBurst &&
+          !!slot.spare &&
+          dueUntil !== undefined &&
+          now < dueUntil &&
+          replacementDue(this.slots, now);
         if (due) dueSeen = true;
         const forDue = due || (dueSeen && !!slot.spare && this.restEndingSoon() !== undefined);
         if (!claimed && !forDue && this.tier(slot, this.now()) < MAYBE_BLOCKED) break;

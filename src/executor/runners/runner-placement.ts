@@ -157,15 +157,28 @@ export const REPLACEMENT_LATE_MS = 11_000;
  * in a host call).
  */
 export function replacementDue(slots: readonly PlacedSlot[], now: number): boolean {
+  return replacementDueUntil(slots, now) !== undefined;
+}
+
+/**
+ * When the replacements due at `now` ({@link replacementDue}) turn late: the latest moment one
+ * of those quiet runs reaches {@link REPLACEMENT_LATE_MS}, or undefined when none is due. A run
+ * waits for a due replacement only until then (runner-loader.ts): a program awaiting a timer is
+ * as quiet as one holding its thread, but its runner answers the watchdog and is never
+ * replaced, so a client starting such runs a little apart would keep some runner "due" for the
+ * whole retry window.
+ */
+export function replacementDueUntil(slots: readonly PlacedSlot[], now: number): number | undefined {
+  let until: number | undefined;
   for (const slot of slots) {
     if (slot.spare) continue;
     for (const run of slot.runs) {
       const quiet = now - run.lastProgress;
       if (run.inCall === 0 && quiet >= REPLACEMENT_DUE_MS && quiet < REPLACEMENT_LATE_MS)
-        return true;
+        until = Math.max(until ?? 0, run.lastProgress + REPLACEMENT_LATE_MS);
     }
   }
-  return false;
+  return until;
 }
 
 /**

@@ -101,6 +101,10 @@ export class SharedWorkerExecutor implements Executor {
         `memoryBytes must be an integer from 1048576 (1 MiB) to 1073741824 (1 GiB); got ${String(memory)}.`,
       );
   }
+  /** The limits of a run whose request names none (see `Executor.limits`). */
+  get limits(): Readonly<ExecutorLimits> {
+    return this.settings.limits;
+  }
 
   /** Runs `request.code`; never throws. */
   async execute(request: ExecuteRequest): Promise<ExecutionOutcome> {

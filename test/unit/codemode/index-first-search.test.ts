@@ -10,7 +10,13 @@ import {
   readsPastIndex,
   type ShippedSpec,
 } from "../../../src/codemode/index-first-search";
-import type { ExecuteRequest, ExecutionOutcome, Executor } from "../../../src/executor/types";
+import { resolveLimits } from "../../../src/executor/limits";
+import type {
+  ExecuteRequest,
+  ExecutionOutcome,
+  Executor,
+  ExecutorLimits,
+} from "../../../src/executor/types";
 
 const WHOLE = new Uint8Array([1, 2, 3, 4]);
 const INDEX = new Uint8Array([1, 2]);
@@ -43,10 +49,15 @@ const PAST: ExecutionOutcome = outcome({
 });
 
 /** An executor answering from a script, recording what each run was shipped and its limits. */
-function scripted(answers: ExecutionOutcome[], keepsExtensionData?: boolean) {
+function scripted(
+  answers: ExecutionOutcome[],
+  keepsExtensionData?: boolean,
+  limits?: Partial<ExecutorLimits>,
+) {
   const runs: { data: unknown; timeoutMs: number | undefined }[] = [];
   const executor: Executor = {
     ...(keepsExtensionData ? { keepsExtensionData } : {}),
+    ...(limits ? { limits: resolveLimits(limits) } : {}),
     execute: async (request: ExecuteRequest) => {
       runs.push({
         data: request.extensions?.find((e) => e.name === "openapi")?.data,
@@ -102,7 +113,20 @@ describe("index-first search", () => {
     expect(result.logs).toEqual([]);
   });
 
-  it("without a timeout in the tool's limits, the second run has the executor's own", async () => {
+  it("without a timeout in the tool's limits, both runs share the executor's own (hostile)", async () => {
+    // A program that spins for nearly its whole timeout on the index, then reads past it (or
+    // throws an error named LimitError with that message: the same to the host) must not get
+    // the executor's whole timeout again: that held a runner twice as long as any other run.
+    const { executor, runs } = scripted([PAST, outcome()], undefined, { timeoutMs: 1_000 });
+    let clock = 0;
+    await indexFirstSearch(executor, { code: "async () => 1" }, SPEC, () => (clock += 900));
+    expect(runs).toEqual([
+      { data: INDEX, timeoutMs: undefined },
+      { data: WHOLE, timeoutMs: 100 },
+    ]);
+  });
+
+  it("an executor that does not say its limits gets the second run with its own timeout", async () => {
     const { executor, runs } = scripted([PAST, outcome()]);
     await indexFirstSearch(executor, { code: "async () => 1" }, SPEC);
     expect(runs).toEqual([

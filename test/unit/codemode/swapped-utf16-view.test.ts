@@ -3,6 +3,7 @@
 // makes no view of text that merely holds a few of them (CJK: U+4E00 is `一`).
 import { describe, expect, it } from "vitest";
 import { originalRange } from "../../../src/codemode/redaction/decoding/decoded-views";
+import { secretRedactor } from "../../../src/codemode/redaction/redaction";
 import { runToEnd } from "../../../src/codemode/redaction/slices";
 import {
   swappedUtf16ViewInSlices,
@@ -40,5 +41,22 @@ describe("the byte-swapped UTF-16 view", () => {
     const before = swappedWork.positions;
     view(text);
     expect(swappedWork.positions - before).toBeLessThanOrEqual(text.length);
+  });
+
+  it("reads them percent-encoded too, as UTF-8 one character per byte (hostile)", () => {
+    // encodeURIComponent of the swapped copy: `%E7%90%80%E6%BC%80…`. Percent-decoding gives one
+    // character per byte (`ç\x90\x80…`), which the view read as nothing: the credential left in
+    // a result or a request, while percent-encoded full-width letters were cut out.
+    const secret = "tok_9f8e7d6c5b4a3z";
+    const redactor = secretRedactor([secret]);
+    const encoded = encodeURIComponent(swapped(secret));
+    const out = redactor.text(`id=${encoded}&ok=1`);
+    expect(out).not.toContain(encoded);
+    expect(out).toMatch(/^id=.*&ok=1$/);
+    // The characters themselves, as percent-decoding leaves them.
+    const bytes = unescape(encoded);
+    expect(view(`a ${bytes} b`)?.text).toBe(`a ${secret} b`);
+    // A run of fewer than 8 is still no view.
+    expect(view(unescape(encodeURIComponent(swapped("tok_Liv"))))).toBeUndefined();
   });
 });

@@ -1032,6 +1032,55 @@ describe("RunnerLoader", () => {
       expect(spare.sent).toHaveLength(1);
     });
 
+    it("a burst waits out one due window, not a chain of quiet runs that are never replaced (hostile)", async () => {
+      // A program awaiting a timer is as quiet as one holding its thread, but its runner answers
+      // the watchdog and is never replaced. A client starting such runs 2 s apart kept some
+      // runner "due" (replacementDue) for a burst's run, which then waited up to the whole retry
+      // window (10 s) for replacements that never came while the spare stood idle.
+      let skew = 0;
+      const sleeps: Handler = () => new Promise(() => {});
+      const c = runner("c", sleeps);
+      const d = runner("d", sleeps);
+      const e = runner("e", sleeps);
+      const quick: Handler = () => tick(20).then(() => ({ answer: "quick" }));
+      const a = runner("a", (kind, code, host) =>
+        a.sent.length === 1 ? quick(kind, code, host) : holds(kind, code, host),
+      );
+      const spare = runner("spare", async () => ({ answer: "spare" }));
+      const loader = new RunnerLoader(
+        [c.api, d.api, e.api, a.api, spare.api],
+        () => Date.now() + skew,
+        undefined,
+        "",
+        () => "",
+        1,
+      );
+      // The sleepers, 1.8 s apart: c, then d, then e.
+      for (const next of [c, d, e]) {
+        void run(loader);
+        await tick(20);
+        expect(next.sent, "each sleeper on its own runner").toHaveLength(1);
+        skew += 1_800;
+      }
+      // a serves once and is idle.
+      await run(loader);
+      expect(a.sent).toHaveLength(1);
+      skew = 9_500; // c quiet 9.5 s: due
+      // The burst: one stall to a (sent, not called), then the run that finds only the spare.
+      void run(loader);
+      await tick(10);
+      const late = run(loader);
+      await tick(150);
+      expect(spare.sent).toHaveLength(0);
+      // c turns late as d turns due, then d late as e turns due: 3.6 s of one run's wait.
+      skew += 1_800;
+      await tick(150);
+      skew += 1_800;
+      await tick(150);
+      expect(spare.sent).toHaveLength(1);
+      expect(await late).toBe("spare");
+    });
+
     it("never moves a run slow to begin onto the spare, even where it progresses", async () => {
       // A run slow to begin may be a blocking program (a stall on a fresh runner, loading the
       // shared worker's engine): moved beside a search on the spare, it held the spare into the

@@ -21,6 +21,7 @@ import {
   claimedSlot,
   pickSlot,
   replacementDue,
+  replacementDueUntil,
   spareInBurst,
   tierOf,
   waitsForClaim,
@@ -255,6 +256,18 @@ describe("a burst asking for regular runners (spareInBurst), and asked slots (AS
       warmSpare(),
     ];
     expect(spareInBurst(honest, NOW)).toBe(false);
+  });
+
+  it("says until when a due replacement is worth waiting for: the latest due run turning late", () => {
+    const quietFor = (name: string, quiet: number) => slot(name, [{ lastProgress: NOW - quiet }]);
+    const c = quietFor("c", REPLACEMENT_DUE_MS + 1_500);
+    const d = quietFor("d", REPLACEMENT_DUE_MS + 200);
+    // d turns late last; e (not quiet long enough yet) is no part of this window.
+    const e = quietFor("e", REPLACEMENT_DUE_MS - 100);
+    expect(replacementDueUntil([c, d, e, warmSpare()], NOW)).toBe(
+      NOW - REPLACEMENT_DUE_MS - 200 + REPLACEMENT_LATE_MS,
+    );
+    expect(replacementDueUntil([e, warmSpare()], NOW)).toBeUndefined();
   });
 
   it("ranks an asked slot after the spare only while the spare's runner serves and is free", () => {

@@ -43,8 +43,13 @@ function fold(code: number): string {
   return out;
 }
 
-/** UTF-8 read one character per byte at `at`: [code point, length], or undefined. */
-function utf8At(text: string, at: number): [number, number] | undefined {
+/**
+ * UTF-8 read one character per byte at `at` (what percent-decoding produces): [code point,
+ * length], or undefined when no well-formed sequence starts there.
+ * @param text - the text
+ * @param at - where the sequence would start
+ */
+export function utf8At(text: string, at: number): [number, number] | undefined {
   const lead = text.charCodeAt(at);
   const length =
     lead >= 0xc2 && lead <= 0xdf

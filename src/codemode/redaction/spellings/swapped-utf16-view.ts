@@ -9,11 +9,16 @@
  *
  * Only runs of at least {@link MIN_RUN} such characters are read: a form of a secret is at least
  * 8 characters, and a CJK text holds one now and then (U+4E00 is `一`), which alone is no copy.
+ * Such a character also counts as its UTF-8 read one character per byte (`ç\x90\x80` for U+7400):
+ * what percent-decoding makes of `encodeURIComponent` over the swapped text (`%E7%90%80…`), as
+ * the compact view reads percent-encoded full-width letters (./compact-view.ts).
+ *
  * One pass, left to right, a sliced one (../slices.ts); a text with none of these characters
  * costs one native scan (most bodies are Latin-1 and V8 answers those at once).
  */
 import { PAUSE, SLICE_POSITIONS, type Sliced } from "../slices";
 import { compose, ViewBuilder, type View } from "../view-builder";
+import { utf8At } from "./compact-view";
 
 /** The fewest byte-swapped characters in a row read: a form of a secret is at least 8. */
 const MIN_RUN = 8;
@@ -21,10 +26,31 @@ const MIN_RUN = 8;
 /** A character whose low byte is 0 and high byte is not: U+0100, U+0200, … U+FF00. */
 const isSwapped = (c: number) => (c & 0xff) === 0 && c !== 0;
 
-/** Any of those characters (a class of 255 code units: one native scan, no backtracking). */
+/**
+ * Any of those characters (a class of 255 code units: one native scan, no backtracking), or
+ * the start of one's UTF-8 read one character per byte (its last byte is always 0x80).
+ */
 const SWAPPED_UNIT = new RegExp(
-  `[${Array.from({ length: 255 }, (_, k) => `\\u${((k + 1) << 8).toString(16).padStart(4, "0")}`).join("")}]`,
+  `[${Array.from({ length: 255 }, (_, k) => `\\u${((k + 1) << 8).toString(16).padStart(4, "0")}`).join("")}]|[\\xc4-\\xdf]\\x80|[\\xe0-\\xef][\\x80-\\xbf]\\x80`,
 );
+
+/** How many characters the last character {@link swappedAt} found spans (1, or its UTF-8 bytes). */
+let unitLength = 1;
+
+/**
+ * The byte-swapped character at `at`, as itself or as its UTF-8 bytes (its length then in
+ * {@link unitLength}: no array per character of a long run), or 0 when there is none.
+ */
+function swappedAt(text: string, at: number): number {
+  const c = text.charCodeAt(at);
+  unitLength = 1;
+  if (isSwapped(c)) return c;
+  if (c < 0xc4 || c > 0xef) return 0;
+  const read = utf8At(text, at);
+  if (read === undefined || read[0] > 0xffff || !isSwapped(read[0])) return 0;
+  unitLength = read[1];
+  return read[0];
+}
 
 /**
  * Characters looked at since the isolate started: a count that does not depend on the machine,
@@ -46,14 +72,26 @@ export function* swappedUtf16ViewInSlices(view: View): Sliced<View | undefined> 
   let budget = SLICE_POSITIONS;
   // Length of the run of byte-swapped characters ending at i. Once it reaches MIN_RUN, its
   // characters are read, and each one after them as it comes, one sequence each (a copy inside
-  // a long run is cut out alone, not with the whole run).
+  // a long run is cut out alone, not with the whole run). Where the run's first characters
+  // are, while it is shorter: a character may be several (its UTF-8 bytes).
   let run = 0;
-  for (let i = first; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (!isSwapped(c)) run = 0;
-    else if (++run > MIN_RUN) builder.replaceCode(i, 1, c >> 8);
-    else if (run === MIN_RUN)
-      for (let k = i - MIN_RUN + 1; k <= i; k++) builder.replaceCode(k, 1, text.charCodeAt(k) >> 8);
+  const starts = new Int32Array(MIN_RUN);
+  const lengths = new Int32Array(MIN_RUN);
+  const codes = new Int32Array(MIN_RUN);
+  for (let i = first; i < text.length;) {
+    const code = swappedAt(text, i);
+    const length = unitLength;
+    if (code === 0) run = 0;
+    else if (++run > MIN_RUN) builder.replaceCode(i, length, code >> 8);
+    else {
+      starts[run - 1] = i;
+      lengths[run - 1] = length;
+      codes[run - 1] = code;
+      if (run === MIN_RUN)
+        for (let k = 0; k < MIN_RUN; k++)
+          builder.replaceCode(starts[k]!, lengths[k]!, codes[k]! >> 8);
+    }
+    i += length;
     swappedWork.positions++;
     if (--budget <= 0) {
       budget = SLICE_POSITIONS;

@@ -8,7 +8,7 @@ import { CANARY, cloudflare, cloudflareUpstream } from "../cloudflare";
 import { connect } from "../../../helpers/mcp-client";
 import { text } from "../../../helpers/tool-result";
 
-describeExecutors((Executor) => {
+describeExecutors((Executor, kind) => {
   const executor = new Executor({ loader: env.LOADER, limits: { timeoutMs: 20_000 } });
   const upstream = cloudflareUpstream();
   const handler = createMcpHandler(
@@ -249,6 +249,19 @@ describeExecutors((Executor) => {
       expect(body).toEqual(["application/json"]);
     });
 
+    it("gets it even when the read is in a getter of what it returns (hostile)", async () => {
+      // The harness reads the getter while it serializes the answer, after the program's
+      // promise settled: the catch there must not turn the index run's answer into the run's.
+      const body = await search(`const k = ${key}; const o = ${dnsCreate};
+      return { get v() { try { return Object.keys(o[k].content); } catch { return "index run"; } } }`);
+      expect(body).toEqual({ v: ["application/json"] });
+      // A finally has no budget tick of its own: its return replaced the read's error, and the
+      // index run's value was the answer.
+      const last = await search(`const k = ${key}; const o = ${dnsCreate};
+      return { u: undefined, get v() { let r = "index run"; try { r = Object.keys(o[k].content); } finally { return r; } } }`);
+      expect(JSON.stringify(last)).toContain("application/json");
+    });
+
     it("gets it even when it collects the error with Promise.allSettled and goes on", async () => {
       // No budget tick runs between the collected error and the return: only the harness's
       // own end of the run keeps the index run's answer ("rejected") from being the answer.
@@ -266,6 +279,30 @@ describeExecutors((Executor) => {
       const [answer, logs] = text(result).split("\n\nConsole output:");
       expect(answer).toBe("fulfilled");
       expect(logs!.match(/reading/g)).toHaveLength(1);
+    });
+  });
+
+  describe("a program that waits out its timeout on the index, then reads past it", () => {
+    it("gets no second timeout of the executor's own (hostile)", async () => {
+      // The timeout is the executor's, not the tool's: the second run used to get all of it
+      // again, holding its isolate (locally a runner) twice as long as any other run may.
+      const timed = new Executor({ loader: env.LOADER, limits: { timeoutMs: 1_500 } });
+      const server = createMcpHandler(
+        openApiMcpServer({ spec: cloudflare, executor: timed, request: upstream.handler }),
+      );
+      const client = await connect(server);
+      const result = await client.callTool({
+        name: "search",
+        arguments: {
+          code: `const o = ${"(await codemode.spec()).paths['/zones/{zone_id}/dns_records'].post"};
+          await new Promise((r) => setTimeout(r, 1_000));
+          return Object.keys(o[["request", "Body"].join("")].content)`,
+        },
+      });
+      await client.close();
+      // The shared worker ships the whole spec at once: one run, within its time.
+      if (kind === "shared-worker") expect(text(result)).toBe('["application/json"]');
+      else expect(text(result)).toMatch(/^TIMEOUT: .*within \d+ ms/);
     });
   });
 

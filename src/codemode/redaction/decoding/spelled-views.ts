@@ -4,7 +4,7 @@
  * again (char codes of a percent-encoding, full-width `％７４`). Each reading is made only when
  * the view can hold what it reads, so an ordinary body costs little.
  */
-import { compactViewInSlices } from "../spellings/compact-view";
+import { compactViewInSlices, foldedViewInSlices } from "../spellings/compact-view";
 import { listsViewInSlices } from "../spellings/lists-view";
 import { notationViewsInSlices } from "../spellings/notation-views";
 import { tagView } from "../spellings/tag-view";
@@ -54,15 +54,23 @@ export function* spelledViews(view: View): Generator<View | Pause> {
   }
   if (!compacting) return;
   // A text with lists was compacted with its lists read; one without, as it is.
-  const compact = listed ? undefined : yield* compactViewInSlices(view, seen);
-  if (compact) {
-    yield* afterReading(compact);
-    // A list spelled in folded characters (full-width digits `１１６，１１１`) reads as one only
-    // after folding; only a text with such characters can hold one, so others cost nothing.
-    if (FOLDED_DIGITS.test(view.text)) {
-      const relisted = (yield* listsViewInSlices(compact)).view;
-      if (relisted) yield relisted;
-    }
+  let compact = listed ? undefined : yield* compactViewInSlices(view, seen);
+  if (compact) yield* afterReading(compact);
+  // A list spelled in folded characters (full-width digits `１１６，１１１`) reads as one only
+  // after folding; only a text with such characters can hold one, so others cost nothing.
+  // Read in the compact view (digits of one number spaced apart join) and in the folded view,
+  // whose spaces stay: compaction glued a word before the list onto its first number (`x
+  // １１６,…` read `x116,…`, the first item lost) and made one number of a space-joined list.
+  // The folded view is read whether or not the text held an ASCII list too (then no compact
+  // view of the text is made, and a full-width list beside an ASCII one went unread).
+  if (FOLDED_DIGITS.test(view.text)) {
+    let relisted = compact ? (yield* listsViewInSlices(compact)).view : undefined;
+    if (relisted) yield relisted;
+    // One view at a time: the compact view and its reading are let go first.
+    [compact, relisted] = [undefined, undefined];
+    const folded = yield* foldedViewInSlices(view);
+    if (folded) relisted = (yield* listsViewInSlices(folded)).view;
+    if (relisted) yield relisted;
   }
   const tags = seen.tags ? tagView(view) : undefined;
   if (tags) yield* afterReading(tags);

@@ -29,6 +29,7 @@ const invisible = (code: number) => INVISIBLE.test(String.fromCodePoint(code));
 const UNICODE_SPACE = /[\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u2800\u3000]/;
 
 const folded = new Map<number, string>();
+const foldedSpaced = new Map<number, string>();
 
 /** A code point after compatibility folding, with invisible characters and spaces dropped. */
 function fold(code: number): string {
@@ -39,6 +40,19 @@ function fold(code: number): string {
     // Folding may itself produce a space (U+3000 is handled above; `¨` gives " ̈").
     out = out.replace(/\s/g, "");
     if (folded.size < 65_536) folded.set(code, out);
+  }
+  return out;
+}
+
+/**
+ * {@link fold}, but a space stays one: a Unicode space becomes an ASCII space (the separator a
+ * list reader knows), so folding keeps where one list item ends and the next begins.
+ */
+function foldKeepingSpaces(code: number): string {
+  let out = foldedSpaced.get(code);
+  if (out === undefined) {
+    out = UNICODE_SPACE.test(String.fromCodePoint(code)) ? " " : fold(code);
+    if (foldedSpaced.size < 65_536) foldedSpaced.set(code, out);
   }
   return out;
 }
@@ -84,17 +98,33 @@ export function compactView(view: View, seen?: { tags: boolean }): View | undefi
 }
 
 /**
+ * The folded view: {@link compactView}'s folding and invisible characters dropped, but every
+ * whitespace run kept (a Unicode space read as an ASCII one), or undefined when that changes
+ * nothing. What a list spelled in folded characters is read in: compaction glues a word before
+ * the list onto its first number (`x １１６,１１１` reads `x116,111`), and numbers joined only by
+ * spaces into one, so the list lost its first item or all of them.
+ * @param view - a text and its map to the original
+ */
+export function* foldedViewInSlices(view: View): Sliced<View | undefined> {
+  if (!NON_ASCII.test(view.text)) return undefined;
+  return yield* compactViewInSlices(view, undefined, true);
+}
+
+/**
  * {@link compactView} as a sliced pass (../slices.ts): a text of a million folded characters (a
  * decoded flood of `%AA`) is a million replacements.
  * @param view - a text and its map to the original
  * @param seen - as for {@link compactView}
+ * @param keepSpaces - keep whitespace (see {@link foldedViewInSlices}); the caller checked the
+ *   text holds a character beyond ASCII
  */
 export function* compactViewInSlices(
   view: View,
   seen?: { tags: boolean },
+  keepSpaces = false,
 ): Sliced<View | undefined> {
   const { text } = view;
-  if (!NON_ASCII.test(text)) return asciiCompactView(view);
+  if (!keepSpaces && !NON_ASCII.test(text)) return asciiCompactView(view);
   const builder = new ViewBuilder(text);
   let budget = SLICE_POSITIONS;
   for (let i = 0; i < text.length; i++) {
@@ -104,7 +134,7 @@ export function* compactViewInSlices(
     }
     const c = text.charCodeAt(i);
     if (c < 0x80) {
-      if (!isSpace(c)) continue;
+      if (keepSpaces || !isSpace(c)) continue;
       let end = i + 1;
       while (end < text.length && isSpace(text.charCodeAt(end))) end++;
       builder.replace(i, end - i, "");
@@ -115,7 +145,7 @@ export function* compactViewInSlices(
     const bytes = c <= 0xf4 ? utf8At(text, i) : undefined;
     const code = bytes ? bytes[0] : text.codePointAt(i)!;
     const length = bytes ? bytes[1] : code > 0xffff ? 2 : 1;
-    const out = fold(code);
+    const out = keepSpaces ? foldKeepingSpaces(code) : fold(code);
     const same =
       !bytes &&
       (length === 1

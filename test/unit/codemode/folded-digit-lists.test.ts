@@ -1,0 +1,37 @@
+// Lists of character codes in full-width digits (src/codemode/redaction/decoding/spelled-views.ts):
+// they read as a list only once folded, and the compact view glued a letter before the list to
+// its first number (`x １１６,…` became `x116,…`), so the list lost its first item and the
+// credential got through, while `codes: １１６,…` and JSON were caught.
+import { describe, expect, it } from "vitest";
+import { secretRedactor } from "../../../src/codemode/redaction/redaction";
+
+const secret = "tok_9f8e7d6c5b4a3z";
+const fullWidth = (s: string) =>
+  s.replace(/[0-9]/g, (d) => String.fromCharCode(0xff10 + d.charCodeAt(0) - 48));
+const codes = (s: string) => [...s].map((c) => c.charCodeAt(0));
+
+describe("full-width digit lists next to text (hostile)", () => {
+  const redactor = secretRedactor([secret]);
+  const forms: [string, string][] = [
+    ["comma-joined after a letter", `x ${fullWidth(codes(secret).join(","))}`],
+    ["space-joined after a letter", `x ${fullWidth(codes(secret).join(" "))}`],
+    ["after a word and a tab", `codes\t${fullWidth(codes(secret).join(", "))} end`],
+    ["joined by ideographic spaces", `x ${fullWidth(codes(secret).join("\u3000"))}`],
+    ["full-width commas after a letter", `x ${fullWidth(codes(secret).join("\uff0c"))}`],
+    // A text with an ASCII list too got no compact view of its own: the full-width one went unread.
+    ["beside an ASCII list", `ids 1,2,3,4,5,6,7,8,9 codes: ${fullWidth(codes(secret).join(","))}`],
+  ];
+  it.each(forms)("cuts out a list %s", (_, text) => {
+    const out = redactor.text(text);
+    expect(out).toContain("[REDACTED]");
+    // No run of the list's digits is left that reads as the credential.
+    expect(out).not.toContain(fullWidth(String(codes(secret)[1])) + fullWidth(","));
+    expect(out.startsWith(text.slice(0, 2))).toBe(true);
+  });
+
+  it("still catches the forms that were caught, and leaves ordinary full-width text", () => {
+    expect(redactor.text(`codes: ${fullWidth(codes(secret).join(","))}`)).toBe("codes: [REDACTED]");
+    const plain = `x ${fullWidth("116,111,107")} and ｆｕｌｌ ｗｉｄｔｈ`;
+    expect(redactor.text(plain)).toBe(plain);
+  });
+});

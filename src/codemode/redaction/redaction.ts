@@ -20,7 +20,10 @@
  * then the text is searched again (./search/secret-search.ts); a text that still holds a secret
  * after three rounds is not made safe (`cleanText` and `cleanBytes` answer undefined, and response
  * bodies are withheld). Bytes are searched one character per byte, so a secret's UTF-8, UTF-16 and
- * UTF-32 forms are found at any offset and replaced in the same layout (./search/marker.ts). Data
+ * UTF-32 forms are found at any offset and replaced in the same layout (./search/marker.ts);
+ * bytes that hold UTF-8 multi-byte sequences are also read as UTF-8, so a spelling beyond
+ * Latin-1 (full-width, byte-swapped UTF-16) is found in bytes as in text
+ * (./decoding/utf8-bytes-view.ts). Data
  * values are copied with every string, key and byte array redacted (./redacted-copy.ts).
  *
  * What it cannot catch (docs/security.md, "Honest limits", says what an operator does about it):

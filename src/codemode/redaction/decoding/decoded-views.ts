@@ -109,3 +109,22 @@ export function* decodedViewsInSlices(
 export function originalRange(view: View, start: number, end: number): [number, number] {
   return view.origin ? [view.origin(start, false), view.origin(end, true)] : [start, end];
 }
+
+/**
+ * The views of bytes' UTF-8 reading (./utf8-bytes-view.ts), searched after the byte view's own:
+ * the reading, its spelled-out readings (folding, invisible characters dropped, full-width
+ * lists, tag characters, and the decoding steps after them) and its byte-swapped UTF-16 view
+ * with the steps after it. Not the decoding chain the byte view had: the reading differs from
+ * the byte view only where a character beyond ASCII was, and the steps read ASCII sequences,
+ * which the byte view's chain decoded already; making it again doubled a binary body's search.
+ * @param read - the UTF-8 reading, mapped to the bytes
+ */
+export function* utf8ViewsInSlices(read: View): Generator<View | Pause> {
+  yield read;
+  yield* spelledViews(read);
+  const unswapped = yield* swappedUtf16ViewInSlices(read);
+  if (unswapped) {
+    yield unswapped;
+    yield* decodeSteps(unswapped, ALL_FAMILIES);
+  }
+}

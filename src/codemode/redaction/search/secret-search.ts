@@ -7,7 +7,13 @@
  * Bytes are searched one character per byte, so a secret's UTF-8, UTF-16 and UTF-32 forms are
  * found at any offset.
  */
-import { decodedViewsInSlices, MAX_SWALLOWED, originalRange } from "../decoding/decoded-views";
+import {
+  decodedViewsInSlices,
+  MAX_SWALLOWED,
+  originalRange,
+  utf8ViewsInSlices,
+} from "../decoding/decoded-views";
+import { utf8BytesViewInSlices } from "../decoding/utf8-bytes-view";
 import { PAUSE, runInSlices, runToEnd, SLICE_POSITIONS, type Sliced } from "../slices";
 import type { View } from "../view-builder";
 import { formScanner, GRAM, windowKey, type FormScanner, type Range } from "./form-scanner";
@@ -87,7 +93,12 @@ export function secretSearch(secrets: readonly string[]): SecretSearch {
           : round === 0 && view?.length === current.byteLength
             ? view
             : byteView(current);
-      const ranges = yield* find(shown, byteScanner, mayHideCopy);
+      // Bytes (not an ASCII text) may hold UTF-8 of characters beyond Latin-1: read as text too.
+      const asText =
+        typeof current === "string"
+          ? undefined
+          : { bytes: current as Uint8Array, scanner: textScanner };
+      const ranges = yield* find(shown, byteScanner, mayHideCopy, asText);
       if (ranges.length === 0) return current;
       if (round === MAX_ROUNDS) return undefined;
       current = cutBytes(typeof current === "string" ? fromLatin1(current) : current, ranges);
@@ -167,15 +178,47 @@ const fold = (text: string) => text.replace(/[A-Z]+/g, (s) => s.toLowerCase());
 /**
  * Every place a secret is found in the text or one of its decoded views, merged, in order; a
  * sliced pass that also pauses after views whose texts add up to {@link SLICE_POSITIONS}.
+ * @param text - the text, or bytes one character per byte
+ * @param scanner - the forms to look for in it
+ * @param mayHideCopy - see {@link swallowedCopyCheck}
+ * @param asText - for bytes: the bytes themselves, and the forms of text; when they hold UTF-8
+ *   multi-byte sequences, their UTF-8 reading (../decoding/utf8-bytes-view.ts) and the views of
+ *   it that look past ASCII are searched for those forms too, as in a text body
  */
 function* find(
   text: string,
   scanner: FormScanner,
   mayHideCopy: (view: View) => Sliced<boolean>,
+  asText?: { bytes: Uint8Array; scanner: FormScanner },
 ): Sliced<Range[]> {
   const ranges: [number, number][] = [];
+  yield* scanViews(decodedViewsInSlices(text, mayHideCopy), scanner, ranges);
+  if (asText) {
+    const read = yield* utf8BytesViewInSlices(asText.bytes, text);
+    if (read) yield* scanViews(utf8ViewsInSlices(read), asText.scanner, ranges);
+  }
+  if (ranges.length < 2) return ranges;
+  ranges.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
+  const merged: [number, number][] = [ranges[0]!];
+  for (const [start, end] of ranges.slice(1)) {
+    const last = merged[merged.length - 1]!;
+    if (start < last[1]) last[1] = Math.max(last[1], end);
+    else merged.push([start, end]);
+  }
+  return merged;
+}
+
+/**
+ * Scans each view for the scanner's forms, adding where each find lies in the original to
+ * `ranges`; pauses with the views, and after views whose texts add up to {@link SLICE_POSITIONS}.
+ */
+function* scanViews(
+  views: Generator<View | typeof PAUSE>,
+  scanner: FormScanner,
+  ranges: [number, number][],
+): Sliced<void> {
   let work = 0;
-  for (const view of decodedViewsInSlices(text, mayHideCopy)) {
+  for (const view of views) {
     if (view === PAUSE) {
       work = 0;
       yield PAUSE;
@@ -189,15 +232,6 @@ function* find(
       yield PAUSE;
     }
   }
-  if (ranges.length < 2) return ranges;
-  ranges.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
-  const merged: [number, number][] = [ranges[0]!];
-  for (const [start, end] of ranges.slice(1)) {
-    const last = merged[merged.length - 1]!;
-    if (start < last[1]) last[1] = Math.max(last[1], end);
-    else merged.push([start, end]);
-  }
-  return merged;
 }
 
 /** Cuts and re-checks until nothing is found; undefined when a secret survives the rounds. */

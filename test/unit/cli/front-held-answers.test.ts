@@ -210,3 +210,37 @@ describe("the answers the front holds whole (issue #40)", () => {
     expect([front.answerBytesHeld(), front.bodyBytesHeld()]).toEqual([0, 0]);
   });
 });
+
+describe("the bodies of requests whose answers a client never reads (issue #40, attackf)", () => {
+  it("are given back once their answer came: they cannot keep others' bodies out", async () => {
+    // A request's body stayed in the budget until its client's connection had taken the last
+    // byte of the answer: a client that never reads never does. 12 such clients, each stuck on
+    // a request with a 640 KiB body, held 7.5 MiB of an 8 MiB budget of bodies that could never
+    // be evicted (only bodies still arriving are), and every other upload got 503 for as long
+    // as they kept their connections open; answers were bounded to half, bodies not at all.
+    const { port, front, served } = await setUp();
+    const padding = " ".repeat(640 * 1024);
+    const body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}${padding}`;
+    const one = `POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+    for (let i = 0; i < CLIENTS; i++) {
+      const socket = connect(port, "127.0.0.1");
+      socket.pause();
+      socket.write(one.repeat(PIPELINED));
+      closers.push(() => socket.destroy());
+    }
+    for (let i = 0; i < 200 && served() < CLIENTS; i++) await sleep(25);
+    await settled(served);
+    // What the stuck requests hold now: their answers, bounded to their share.
+    expect(front.bodyBytesHeld() - front.answerBytesHeld()).toBeLessThan(BUDGET / 4);
+    // A client with a 2 MiB upload is served.
+    const upload = await new Promise<number>((resolve, reject) => {
+      const req = request(
+        { host: "127.0.0.1", port, method: "POST", path: "/mcp" },
+        (res) => (res.resume(), resolve(res.statusCode ?? 0)),
+      );
+      req.on("error", reject);
+      req.end(`{"jsonrpc":"2.0","id":2,"method":"ping"}${" ".repeat(2 * 1_048_576)}`);
+    });
+    expect(upload).toBe(200);
+  });
+});

@@ -244,3 +244,44 @@ describe("the bodies of requests whose answers a client never reads (issue #40, 
     expect(upload).toBe(200);
   });
 });
+
+describe("a flood of bodiless requests pipelined on one connection (attackf)", () => {
+  it("is read no further than one piece of it: its connection is closed", async () => {
+    // Node stops reading a connection only once the answers queued on it hold bytes, and a
+    // request waiting its turn has written none: 200,000 pipelined `GET`s (8 MB sent) made the
+    // front start every one it parsed, 63,000 in 2 s with 210 MB more heap, and on.
+    const { port, front } = await frontBefore(() => {
+      // never answers: every request behind the first waits its turn
+    });
+    let started = 0;
+    front.server.on("request", () => started++);
+    const socket = connect(port, "127.0.0.1");
+    socket.on("error", () => {});
+    closers.push(() => socket.destroy());
+    const one = "GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n";
+    for (let i = 0; i < 20; i++) socket.write(one.repeat(10_000));
+    await settled(() => started);
+    expect(socket.destroyed).toBe(true);
+    // A 64 KiB piece holds at most ~1,600 of these.
+    expect(started).toBeLessThan(4_000);
+  });
+
+  it("of a client that pipelines more than 32 at once, in small pieces: all served", async () => {
+    const { port } = await frontBefore((req, res) => {
+      req.resume();
+      setTimeout(() => res.end("ok"), 2);
+    });
+    const socket = connect(port, "127.0.0.1");
+    closers.push(() => socket.destroy());
+    let got = "";
+    socket.on("data", (bytes) => (got += String(bytes)));
+    const answers = () => got.split("HTTP/1.1 200").length - 1;
+    const one = "GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n";
+    for (let i = 0; i < 10; i++) {
+      socket.write(one.repeat(20));
+      await sleep(5);
+    }
+    for (let i = 0; i < 200 && answers() < 200; i++) await sleep(25);
+    expect(answers()).toBe(200);
+  });
+});

@@ -9,7 +9,7 @@
 import { CLUSTER_SECRET_HEADER, clusterSecret } from "../cluster-secret.mjs";
 import { AnswerParser } from "./answer-parser.mjs";
 import { jsonRpcIds, replyCutOff, replyFrontError } from "./cut-off-reply.mjs";
-import { mayResend } from "./resend-rule.mjs";
+import { mayResend, mayResendWritten } from "./resend-rule.mjs";
 
 /**
  * An answer that is not an event stream is held whole up to this size before it goes out, so a
@@ -91,7 +91,7 @@ export class Exchange {
    * @param {import("./body-budget.mjs").BodyBudget} options.budget - the front's memory budget,
    *   which an answer held whole counts in
    * @param {import("./body-budget.mjs").BodyHold} [options.hold] - what the body holds of the
-   *   budget: given back once the answer began (the body can no longer be sent again)
+   *   budget: given back once the body can no longer be sent again (#letGoOfBody)
    */
   constructor({ res, body, runtime, inFlight, message, budget, hold }) {
     this.runtime = runtime;
@@ -181,6 +181,10 @@ export class Exchange {
     );
     connection.send(
       {
+        // A request that can no longer be sent again needs its body no more.
+        written: () => {
+          if (!mayResendWritten(method)) this.#letGoOfBody();
+        },
         data: (bytes) => {
           answered = true;
           if (this.#ended) return connection.destroy();
@@ -216,10 +220,11 @@ export class Exchange {
   }
 
   /**
-   * The answer began: the body will not be sent again, so its bytes leave the budget and the
-   * exchange keeps only its ids (for a cut-off error). Its bytes used to count until the
-   * client's connection took the answer's last byte: clients that never read held bodies that
-   * no arriving body could evict, and every other upload got 503 (attackf review).
+   * The body will not be sent again (it was handed to the system whole and its method may not
+   * be resent, or the answer began): its bytes leave the budget and the exchange keeps only its
+   * ids (for a cut-off error). Its bytes used to count until the client's connection took the
+   * answer's last byte: clients that never read, or whose requests ran long, held bodies that no
+   * arriving body could evict, and every other upload got 503 (attackf review).
    */
   #letGoOfBody() {
     if (this.#hold === undefined) return;

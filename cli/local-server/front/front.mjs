@@ -83,7 +83,7 @@ export function upgradeAllowed(req) {
  *
  * Security defaults: every body is bounded by its route's limit (route-bodies.mjs; at most
  * `maxBodyBytes`) and all bodies held at once by `bodyBudgetBytes`, counted as bytes arrive and
- * given back when the runtime's answer begins (exchange.mjs) or the request ends in any other way
+ * given back once it cannot be sent again (exchange.mjs) or the request ends in any other way
  * (refused, timed out, client gone, its connection closed while it waited behind another:
  * pipelined-requests.mjs). Answers held whole
  * count in it too, at most half of it (body-budget.mjs, exchange.mjs). A

@@ -163,9 +163,9 @@ describe("requests pipelined on one connection (issue #40 review)", () => {
     const client = neverReading(port, 5);
     for (let i = 0; i < 200 && waiting.size < 1; i++) await sleep(10);
     await sleep(200);
-    // One in its turn; the four behind it wait, holding nothing.
-    expect([waiting.size, front.inFlightCount()]).toEqual([1, 1]);
-    expect(front.bodyBytesHeld()).toBeGreaterThan(0);
+    // One in its turn (its body, sent whole, is held no more); the four behind it wait,
+    // holding nothing.
+    expect([waiting.size, front.inFlightCount(), front.bodyBytesHeld()]).toEqual([1, 1, 0]);
     client.destroy();
     for (let i = 0; i < 200 && (waiting.size > 0 || front.bodyBytesHeld() > 0); i++)
       await sleep(10);
@@ -283,5 +283,42 @@ describe("a flood of bodiless requests pipelined on one connection (attackf)", (
     }
     for (let i = 0; i < 200 && answers() < 200; i++) await sleep(25);
     expect(answers()).toBe(200);
+  });
+});
+
+describe("the bodies of requests that run long (attackf)", () => {
+  it("are given back once sent whole: long runs cannot keep others' bodies out", async () => {
+    // A body counted until its answer began: 12 requests with 640 KiB bodies whose runs last
+    // (a tool call waiting on its program, ~30 s at most) held 7.5 MiB of an 8 MiB budget, and
+    // every other upload got 503 until they ended; a client could start them again and again.
+    const { port, front } = await frontBefore((req, res) => {
+      const parts: Buffer[] = [];
+      req.on("data", (part: Buffer) => parts.push(part));
+      // Only the reading client's request is answered: the others' runs last.
+      req.on("end", () => {
+        if (Buffer.concat(parts).includes('"id":2')) res.end("{}");
+      });
+    });
+    const body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}${" ".repeat(640 * 1024)}`;
+    const running = Array.from({ length: CLIENTS }, () =>
+      request({ host: "127.0.0.1", port, method: "POST", path: "/mcp" }).on("error", () => {}),
+    );
+    for (const req of running) {
+      req.end(body);
+      closers.push(() => req.destroy());
+    }
+    for (let i = 0; i < 200 && front.inFlightCount() < CLIENTS; i++) await sleep(25);
+    expect(front.inFlightCount()).toBe(CLIENTS);
+    await settled(front.bodyBytesHeld);
+    expect(front.bodyBytesHeld()).toBeLessThan(BUDGET / 4);
+    const upload = await new Promise<number>((resolve, reject) => {
+      const req = request(
+        { host: "127.0.0.1", port, method: "POST", path: "/mcp" },
+        (res) => (res.resume(), resolve(res.statusCode ?? 0)),
+      );
+      req.on("error", reject);
+      req.end(`{"jsonrpc":"2.0","id":2,"method":"ping"}${" ".repeat(2 * 1_048_576)}`);
+    });
+    expect(upload).toBe(200);
   });
 });

@@ -322,3 +322,58 @@ describe("the bodies of requests that run long (attackf)", () => {
     expect(upload).toBe(200);
   });
 });
+
+describe("connections whose clients never read (attackf)", () => {
+  it("give their places at the bound to new ones once unread for a while", async () => {
+    // A connection whose answer waited on its client was never cut at the bound (only idle
+    // ones and bodies still arriving made room): FRONT_MAX_CONNECTIONS such clients locked
+    // every other one out (503) for as long as they kept their sockets open.
+    const runtime: Server = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => res.end(ANSWER));
+    });
+    const path = await listenUnix(runtime);
+    const front = createFront({
+      target: async () => ({ name: "runtime 1", socket: path, killedBecause: undefined }) as never,
+      maxConnections: 4,
+    });
+    await new Promise<void>((r) => front.server.listen(0, "127.0.0.1", () => r()));
+    closers.push(() => {
+      front.server.closeAllConnections();
+      front.server.close();
+      runtime.close();
+    });
+    const port = (front.server.address() as AddressInfo).port;
+    const served: Socket[] = [];
+    front.server.on("connection", (socket: Socket) => served.push(socket));
+    const stuck = Array.from({ length: 4 }, () => {
+      const socket = connect(port, "127.0.0.1");
+      socket.pause();
+      socket.on("error", () => {});
+      socket.write("GET /x HTTP/1.1\r\nHost: localhost\r\n\r\n".repeat(10));
+      closers.push(() => socket.destroy());
+      return socket;
+    });
+    // Each of their answers waits in the front (more than the system takes).
+    const waiting = () => served.filter((socket) => socket.writableNeedDrain).length;
+    for (let i = 0; i < 200 && waiting() < 4; i++) await sleep(25);
+    expect(waiting()).toBe(4);
+    const status = () =>
+      new Promise<number>((resolve, reject) => {
+        const req = request({ host: "127.0.0.1", port, path: "/x" }, (res) => {
+          res.resume();
+          res.on("end", () => resolve(res.statusCode ?? 0));
+        });
+        req.on("error", reject);
+        req.end();
+      });
+    // At first every place is under way: told to retry.
+    expect(await status()).toBe(503);
+    // Unread for NOT_READING_MS (2 s): one of them makes room.
+    await sleep(2_500);
+    expect(await status()).toBe(200);
+    // In place of one of the four: the bound holds.
+    expect(front.connectionsOpen()).toBeLessThanOrEqual(4);
+    expect(stuck).toHaveLength(4);
+  });
+});

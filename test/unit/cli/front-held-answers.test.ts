@@ -21,6 +21,7 @@ import {
 import { connect, type AddressInfo, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { ANSWER_SHARE } from "../../../cli/local-server/front/body-budget.mjs";
+import { capConnections, NOT_READING_MS } from "../../../cli/local-server/front/connection-cap.mjs";
 import { createFront } from "../../../cli/local-server/front/front.mjs";
 import { listenUnix } from "../../helpers/unix-socket.js";
 
@@ -375,5 +376,54 @@ describe("connections whose clients never read (attackf)", () => {
     // In place of one of the four: the bound holds.
     expect(front.connectionsOpen()).toBeLessThanOrEqual(4);
     expect(stuck).toHaveLength(4);
+  });
+});
+
+describe("capConnections: who makes room at the bound (attackf)", () => {
+  it("a connection unread for NOT_READING_MS since first seen at the bound, not before", async () => {
+    let clock = 1_000_000;
+    const server = createServer((_req, res) => res.end(ANSWER));
+    const cap = capConnections(server, 2, { now: () => clock });
+    const served: Socket[] = [];
+    server.on("connection", (socket: Socket) => served.push(socket));
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+    closers.push(() => (server.closeAllConnections(), server.close()));
+    const port = (server.address() as AddressInfo).port;
+    const client = () => {
+      const socket = connect(port, "127.0.0.1");
+      socket.on("error", () => {});
+      closers.push(() => socket.destroy());
+      return socket;
+    };
+    for (let i = 0; i < 2; i++) {
+      const socket = client();
+      socket.pause();
+      socket.write("GET / HTTP/1.1\r\nHost: localhost\r\n\r\n".repeat(10));
+    }
+    const unread = () => served.filter((socket) => socket.writableNeedDrain).length;
+    for (let i = 0; i < 200 && unread() < 2; i++) await sleep(25);
+    expect(unread()).toBe(2);
+    /** A new connection: whether it came past the bound (then closed: it would be idle). */
+    const past = async () => {
+      const socket = client();
+      const count = served.length;
+      for (let i = 0; i < 200 && served.length === count; i++) await sleep(10);
+      const over = cap.over(served[count]!);
+      if (over) {
+        socket.destroy();
+        for (let i = 0; i < 200 && cap.open() > 2; i++) await sleep(10);
+      }
+      return over;
+    };
+    // First seen unread now: past the bound.
+    expect(await past()).toBe(true);
+    // A moment later, still not long enough.
+    clock += NOT_READING_MS - 1;
+    expect(await past()).toBe(true);
+    expect(served.slice(0, 2).every((socket) => !socket.destroyed)).toBe(true);
+    // Long enough: the oldest makes room.
+    clock += 1;
+    expect(await past()).toBe(false);
+    expect([served[0]!.destroyed, served[1]!.destroyed]).toEqual([true, false]);
   });
 });

@@ -13,8 +13,12 @@
  * local client sends its body in milliseconds, so one still arriving when the bound is reached
  * is a slow one: ~1,000 requests trickling their bodies a byte at a time held every place for
  * the front's whole body time (10 s) and locked every other client out meanwhile (issue #40
- * review). A request whose body was read whole (its runtime serves it) is never cut. Only when
- * every connection has one is the new connection past the bound: it is still accepted, and its
+ * review). Then the oldest connection whose client has not read its answer for
+ * {@link NOT_READING_MS} (the answer waits in the front, more than the system takes): a client
+ * that never reads held its place for good, and ~1,000 such connections locked every other
+ * client out for as long as they stayed open (attackf review). Any other request whose body was
+ * read whole (its runtime serves it) is never cut. Only when every connection has one is the new
+ * connection past the bound: it is still accepted, and its
  * first request is answered at once (`503 server_busy`, `Retry-After: 1`, then closed), from its
  * headers, its body unread: a client hears why instead of seeing its connection reset. Past
  * twice the bound, Node drops new connections unanswered (`server.maxConnections`).
@@ -25,6 +29,12 @@
  * `FRONT_MAX_CONNECTIONS` (src/app/config/launcher-settings.ts; a unit test keeps them equal).
  */
 export const DEFAULT_MAX_CONNECTIONS = 1_000;
+/**
+ * How long a connection's client may leave its answer unread (more of it waiting in the front
+ * than the system takes) before, at the bound, its place goes to a new connection. A local
+ * client that reads at all drains its answer in milliseconds.
+ */
+export const NOT_READING_MS = 2_000;
 /**
  * The front's view of its connections (see {@link capConnections}).
  * @typedef {object} ConnectionCap
@@ -43,9 +53,10 @@ export const DEFAULT_MAX_CONNECTIONS = 1_000;
  * still arriving) to make room at the bound, and marks each one accepted past it.
  * @param {import("node:http").Server} server
  * @param {number} max
+ * @param {{ now?: () => number }} [clock] - the clock that times unread answers (tests)
  * @returns {ConnectionCap}
  */
-export function capConnections(server, max) {
+export function capConnections(server, max, { now = Date.now } = {}) {
   /** @type {WeakSet<import("node:net").Socket>} */
   const past = new WeakSet();
   /**
@@ -60,6 +71,26 @@ export function capConnections(server, max) {
   const arriving = new Map();
   /** @type {WeakMap<import("node:net").Socket, number>} requests under way per connection */
   const underWay = new WeakMap();
+  /** Every connection open, oldest first. @type {Set<import("node:net").Socket>} */
+  const all = new Set();
+  /**
+   * Connections seen at the bound with their answer unread, since when (a "drain" forgets one).
+   * @type {Map<import("node:net").Socket, number>}
+   */
+  const unread = new Map();
+  /** The oldest connection whose client has left its answer unread for NOT_READING_MS. */
+  const notReading = () => {
+    const at = now();
+    /** @type {import("node:net").Socket | undefined} */
+    let found;
+    for (const socket of all) {
+      if (!socket.writableNeedDrain) continue;
+      const since = unread.get(socket);
+      if (since === undefined) unread.set(socket, at);
+      else if (!found && at - since >= NOT_READING_MS) found = socket;
+    }
+    return found;
+  };
   let open = 0;
   server.maxConnections = 2 * max;
   server.prependListener("connection", (/** @type {import("node:net").Socket} */ socket) => {
@@ -72,14 +103,22 @@ export function capConnections(server, max) {
       } else if (slowest) {
         arriving.delete(slowest[0]);
         slowest[1]();
-      } else past.add(socket);
+      } else {
+        const stuck = notReading();
+        if (stuck) stuck.destroy();
+        else past.add(socket);
+      }
     }
     open++;
     idle.set(socket, true);
+    all.add(socket);
+    socket.on("drain", () => unread.delete(socket));
     socket.once("close", () => {
       open--;
       idle.delete(socket);
       arriving.delete(socket);
+      all.delete(socket);
+      unread.delete(socket);
     });
   });
   server.prependListener("request", (req, res) => {

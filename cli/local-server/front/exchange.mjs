@@ -9,7 +9,7 @@
 import { CLUSTER_SECRET_HEADER, clusterSecret } from "../cluster-secret.mjs";
 import { AnswerParser } from "./answer-parser.mjs";
 import { jsonRpcIds, replyCutOff, replyFrontError } from "./cut-off-reply.mjs";
-import { mayResend } from "./resend-rule.mjs";
+import { mayResend, mayResendWritten } from "./resend-rule.mjs";
 
 /**
  * An answer that is not an event stream is held whole up to this size before it goes out, so a
@@ -17,6 +17,14 @@ import { mayResend } from "./resend-rule.mjs";
  * product's result limits allow; a larger answer streams as it comes).
  */
 const MAX_HELD_ANSWER_BYTES = 4 * 1_048_576;
+/**
+ * The most text of JSON-RPC ids an exchange keeps for its cut-off error once it let go of its
+ * body: legitimate ids are short; a body of one 4 MiB id must not be kept, outside the budget,
+ * in another form. Past it the error carries id null.
+ */
+const MAX_KEPT_IDS_CHARS = 4_096;
+/** What an exchange's body is once it let go of it. */
+const NO_BODY = Buffer.alloc(0);
 /**
  * Request headers the front sets itself: the body's framing (it sends the body whole, with its
  * length), the client's address and the cluster secret (a client's own is dropped).
@@ -63,6 +71,10 @@ export class Exchange {
   #inFlight;
   #message;
   #budget;
+  /** @type {import("./body-budget.mjs").BodyHold | undefined} */
+  #hold;
+  /** @type {(string | number)[] | undefined} the body's ids, once the body was let go of */
+  #ids;
   /** @type {import("./runtime-connections.mjs").RuntimeConnection | undefined} */
   #connection;
   #ended = false;
@@ -78,14 +90,17 @@ export class Exchange {
    * @param {(reason: string) => string} options.message - text for a cut-off request
    * @param {import("./body-budget.mjs").BodyBudget} options.budget - the front's memory budget,
    *   which an answer held whole counts in
+   * @param {import("./body-budget.mjs").BodyHold} [options.hold] - what the body holds of the
+   *   budget: given back once the body can no longer be sent again (#letGoOfBody)
    */
-  constructor({ res, body, runtime, inFlight, message, budget }) {
+  constructor({ res, body, runtime, inFlight, message, budget, hold }) {
     this.runtime = runtime;
     this.#res = res;
     this.#body = body;
     this.#inFlight = inFlight;
     this.#message = message;
     this.#budget = budget;
+    this.#hold = hold;
     inFlight.add(this);
   }
 
@@ -98,7 +113,12 @@ export class Exchange {
     this.#ended = true;
     this.#inFlight.delete(this);
     this.#connection?.destroy();
-    replyCutOff(this.#res, jsonRpcIds(this.#body), this.#message(reason), this.#answerType);
+    replyCutOff(
+      this.#res,
+      this.#ids ?? jsonRpcIds(this.#body),
+      this.#message(reason),
+      this.#answerType,
+    );
   }
 
   /**
@@ -149,6 +169,7 @@ export class Exchange {
     const parser = new AnswerParser(
       {
         head: (answer) => {
+          this.#letGoOfBody();
           relay = answer.contentType?.startsWith("text/event-stream")
             ? this.#relayStream(answer, connection)
             : this.#holdAnswer(answer, connection);
@@ -160,6 +181,10 @@ export class Exchange {
     );
     connection.send(
       {
+        // A request that can no longer be sent again needs its body no more.
+        written: () => {
+          if (!mayResendWritten(method)) this.#letGoOfBody();
+        },
         data: (bytes) => {
           answered = true;
           if (this.#ended) return connection.destroy();
@@ -192,6 +217,24 @@ export class Exchange {
       head,
       this.#body,
     );
+  }
+
+  /**
+   * The body will not be sent again (it was handed to the system whole and its method may not
+   * be resent, or the answer began): its bytes leave the budget and the exchange keeps only its
+   * ids (for a cut-off error). Its bytes used to count until the client's connection took the
+   * answer's last byte: clients that never read, or whose requests ran long, held bodies that no
+   * arriving body could evict, and every other upload got 503 (attackf review).
+   */
+  #letGoOfBody() {
+    if (this.#hold === undefined) return;
+    const ids = this.#body.length > 0 ? jsonRpcIds(this.#body) : [];
+    let chars = 0;
+    for (const id of ids) chars += String(id).length;
+    this.#ids = chars <= MAX_KEPT_IDS_CHARS ? ids : [];
+    this.#body = NO_BODY;
+    this.#hold.release();
+    this.#hold = undefined;
   }
 
   /** The answer went out whole. */

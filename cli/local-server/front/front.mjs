@@ -83,8 +83,9 @@ export function upgradeAllowed(req) {
  *
  * Security defaults: every body is bounded by its route's limit (route-bodies.mjs; at most
  * `maxBodyBytes`) and all bodies held at once by `bodyBudgetBytes`, counted as bytes arrive and
- * given back when the request ends in any way (answered, refused, timed out, client gone, its
- * connection closed while it waited behind another: pipelined-requests.mjs). Answers held whole
+ * given back once it cannot be sent again (exchange.mjs) or the request ends in any other way
+ * (refused, timed out, client gone, its connection closed while it waited behind another:
+ * pipelined-requests.mjs). Answers held whole
  * count in it too, at most half of it (body-budget.mjs, exchange.mjs). A
  * request that carries a body is checked from its headers before any byte of the body is read,
  * as the Worker checks it, in the Worker's order: a `Host` not in `allowedHostnames` gets the
@@ -204,7 +205,7 @@ export function createFront({
     const runtime = await target();
     if (!runtime) return replyNotServing(res, "stopping", read.body);
     if ("starting" in runtime) return replyNotServing(res, "starting", read.body);
-    new Exchange({ res, body: read.body, runtime, inFlight, message, budget }).send(
+    new Exchange({ res, body: read.body, runtime, inFlight, message, budget, hold }).send(
       req,
       connectionsTo(runtime),
     );

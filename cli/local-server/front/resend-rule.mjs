@@ -25,6 +25,15 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 const CLOSED_UNDER_IT = new Set(["ECONNRESET", "EPIPE"]);
 
 /**
+ * Whether a request written whole may still be sent again (before any byte of its answer): only
+ * a safe method. The body of any other one is not needed once written.
+ * @param {string} method
+ */
+export function mayResendWritten(method) {
+  return SAFE_METHODS.has(method);
+}
+
+/**
  * Whether a request whose connection closed before any byte of its answer may be sent once more,
  * on a new connection.
  * @param {object} attempt

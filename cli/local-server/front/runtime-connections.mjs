@@ -26,6 +26,7 @@ export const IDLE_MS = 4_000;
  * @property {(bytes: Buffer) => void} data
  * @property {(error: NodeJS.ErrnoException | undefined) => void} closed - the connection ended
  *   (an error, or undefined for an orderly end by the runtime); it is then destroyed
+ * @property {() => void} [written] - the whole request was handed to the system
  */
 
 /** One connection to the runtime. */
@@ -83,9 +84,15 @@ export class RuntimeConnection {
   send(user, head, body) {
     this.#user = user;
     const socket = this.#socket;
+    /** @param {Error | null | undefined} error */
+    const sent = (error) => {
+      if (!error && this.#user === user) user.written?.();
+    };
     socket.cork();
-    socket.write(head, "latin1");
-    if (body.length > 0) socket.write(body);
+    if (body.length > 0) {
+      socket.write(head, "latin1");
+      socket.write(body, sent);
+    } else socket.write(head, "latin1", sent);
     socket.uncork();
     // A write the system refused outright is an error now, before any byte was taken (one it
     // took in part fails later, if at all: then some of the request may have been read).

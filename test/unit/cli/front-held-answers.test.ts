@@ -21,6 +21,7 @@ import {
 import { connect, type AddressInfo, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { ANSWER_SHARE } from "../../../cli/local-server/front/body-budget.mjs";
+import { capConnections, NOT_READING_MS } from "../../../cli/local-server/front/connection-cap.mjs";
 import { createFront } from "../../../cli/local-server/front/front.mjs";
 import { listenUnix } from "../../helpers/unix-socket.js";
 
@@ -163,9 +164,9 @@ describe("requests pipelined on one connection (issue #40 review)", () => {
     const client = neverReading(port, 5);
     for (let i = 0; i < 200 && waiting.size < 1; i++) await sleep(10);
     await sleep(200);
-    // One in its turn; the four behind it wait, holding nothing.
-    expect([waiting.size, front.inFlightCount()]).toEqual([1, 1]);
-    expect(front.bodyBytesHeld()).toBeGreaterThan(0);
+    // One in its turn (its body, sent whole, is held no more); the four behind it wait,
+    // holding nothing.
+    expect([waiting.size, front.inFlightCount(), front.bodyBytesHeld()]).toEqual([1, 1, 0]);
     client.destroy();
     for (let i = 0; i < 200 && (waiting.size > 0 || front.bodyBytesHeld() > 0); i++)
       await sleep(10);
@@ -208,5 +209,221 @@ describe("the answers the front holds whole (issue #40)", () => {
     for (const client of clients) client.destroy();
     for (let i = 0; i < 100 && front.bodyBytesHeld() > 0; i++) await sleep(20);
     expect([front.answerBytesHeld(), front.bodyBytesHeld()]).toEqual([0, 0]);
+  });
+});
+
+describe("the bodies of requests whose answers a client never reads (issue #40, attackf)", () => {
+  it("are given back once their answer came: they cannot keep others' bodies out", async () => {
+    // A request's body stayed in the budget until its client's connection had taken the last
+    // byte of the answer: a client that never reads never does. 12 such clients, each stuck on
+    // a request with a 640 KiB body, held 7.5 MiB of an 8 MiB budget of bodies that could never
+    // be evicted (only bodies still arriving are), and every other upload got 503 for as long
+    // as they kept their connections open; answers were bounded to half, bodies not at all.
+    const { port, front, served } = await setUp();
+    const padding = " ".repeat(640 * 1024);
+    const body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}${padding}`;
+    const one = `POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+    for (let i = 0; i < CLIENTS; i++) {
+      const socket = connect(port, "127.0.0.1");
+      socket.pause();
+      socket.write(one.repeat(PIPELINED));
+      closers.push(() => socket.destroy());
+    }
+    for (let i = 0; i < 200 && served() < CLIENTS; i++) await sleep(25);
+    await settled(served);
+    // What the stuck requests hold now: their answers, bounded to their share.
+    expect(front.bodyBytesHeld() - front.answerBytesHeld()).toBeLessThan(BUDGET / 4);
+    // A client with a 2 MiB upload is served.
+    const upload = await new Promise<number>((resolve, reject) => {
+      const req = request(
+        { host: "127.0.0.1", port, method: "POST", path: "/mcp" },
+        (res) => (res.resume(), resolve(res.statusCode ?? 0)),
+      );
+      req.on("error", reject);
+      req.end(`{"jsonrpc":"2.0","id":2,"method":"ping"}${" ".repeat(2 * 1_048_576)}`);
+    });
+    expect(upload).toBe(200);
+  });
+});
+
+describe("a flood of bodiless requests pipelined on one connection (attackf)", () => {
+  it("is read no further than one piece of it: its connection is closed", async () => {
+    // Node stops reading a connection only once the answers queued on it hold bytes, and a
+    // request waiting its turn has written none: 200,000 pipelined `GET`s (8 MB sent) made the
+    // front start every one it parsed, 63,000 in 2 s with 210 MB more heap, and on.
+    const { port, front } = await frontBefore(() => {
+      // never answers: every request behind the first waits its turn
+    });
+    let started = 0;
+    front.server.on("request", () => started++);
+    const socket = connect(port, "127.0.0.1");
+    socket.on("error", () => {});
+    closers.push(() => socket.destroy());
+    const one = "GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n";
+    for (let i = 0; i < 20; i++) socket.write(one.repeat(10_000));
+    await settled(() => started);
+    expect(socket.destroyed).toBe(true);
+    // A 64 KiB piece holds at most ~1,600 of these.
+    expect(started).toBeLessThan(4_000);
+  });
+
+  it("of a client that pipelines more than 32 at once, in small pieces: all served", async () => {
+    const { port } = await frontBefore((req, res) => {
+      req.resume();
+      setTimeout(() => res.end("ok"), 2);
+    });
+    const socket = connect(port, "127.0.0.1");
+    closers.push(() => socket.destroy());
+    let got = "";
+    socket.on("data", (bytes) => (got += String(bytes)));
+    const answers = () => got.split("HTTP/1.1 200").length - 1;
+    const one = "GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n";
+    for (let i = 0; i < 10; i++) {
+      socket.write(one.repeat(20));
+      await sleep(5);
+    }
+    for (let i = 0; i < 200 && answers() < 200; i++) await sleep(25);
+    expect(answers()).toBe(200);
+  });
+});
+
+describe("the bodies of requests that run long (attackf)", () => {
+  it("are given back once sent whole: long runs cannot keep others' bodies out", async () => {
+    // A body counted until its answer began: 12 requests with 640 KiB bodies whose runs last
+    // (a tool call waiting on its program, ~30 s at most) held 7.5 MiB of an 8 MiB budget, and
+    // every other upload got 503 until they ended; a client could start them again and again.
+    const { port, front } = await frontBefore((req, res) => {
+      const parts: Buffer[] = [];
+      req.on("data", (part: Buffer) => parts.push(part));
+      // Only the reading client's request is answered: the others' runs last.
+      req.on("end", () => {
+        if (Buffer.concat(parts).includes('"id":2')) res.end("{}");
+      });
+    });
+    const body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}${" ".repeat(640 * 1024)}`;
+    const running = Array.from({ length: CLIENTS }, () =>
+      request({ host: "127.0.0.1", port, method: "POST", path: "/mcp" }).on("error", () => {}),
+    );
+    for (const req of running) {
+      req.end(body);
+      closers.push(() => req.destroy());
+    }
+    for (let i = 0; i < 200 && front.inFlightCount() < CLIENTS; i++) await sleep(25);
+    expect(front.inFlightCount()).toBe(CLIENTS);
+    await settled(front.bodyBytesHeld);
+    expect(front.bodyBytesHeld()).toBeLessThan(BUDGET / 4);
+    const upload = await new Promise<number>((resolve, reject) => {
+      const req = request(
+        { host: "127.0.0.1", port, method: "POST", path: "/mcp" },
+        (res) => (res.resume(), resolve(res.statusCode ?? 0)),
+      );
+      req.on("error", reject);
+      req.end(`{"jsonrpc":"2.0","id":2,"method":"ping"}${" ".repeat(2 * 1_048_576)}`);
+    });
+    expect(upload).toBe(200);
+  });
+});
+
+describe("connections whose clients never read (attackf)", () => {
+  it("give their places at the bound to new ones once unread for a while", async () => {
+    // A connection whose answer waited on its client was never cut at the bound (only idle
+    // ones and bodies still arriving made room): FRONT_MAX_CONNECTIONS such clients locked
+    // every other one out (503) for as long as they kept their sockets open.
+    const runtime: Server = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => res.end(ANSWER));
+    });
+    const path = await listenUnix(runtime);
+    const front = createFront({
+      target: async () => ({ name: "runtime 1", socket: path, killedBecause: undefined }) as never,
+      maxConnections: 4,
+    });
+    await new Promise<void>((r) => front.server.listen(0, "127.0.0.1", () => r()));
+    closers.push(() => {
+      front.server.closeAllConnections();
+      front.server.close();
+      runtime.close();
+    });
+    const port = (front.server.address() as AddressInfo).port;
+    const served: Socket[] = [];
+    front.server.on("connection", (socket: Socket) => served.push(socket));
+    const stuck = Array.from({ length: 4 }, () => {
+      const socket = connect(port, "127.0.0.1");
+      socket.pause();
+      socket.on("error", () => {});
+      socket.write("GET /x HTTP/1.1\r\nHost: localhost\r\n\r\n".repeat(10));
+      closers.push(() => socket.destroy());
+      return socket;
+    });
+    // Each of their answers waits in the front (more than the system takes).
+    const waiting = () => served.filter((socket) => socket.writableNeedDrain).length;
+    for (let i = 0; i < 200 && waiting() < 4; i++) await sleep(25);
+    expect(waiting()).toBe(4);
+    const status = () =>
+      new Promise<number>((resolve, reject) => {
+        const req = request({ host: "127.0.0.1", port, path: "/x" }, (res) => {
+          res.resume();
+          res.on("end", () => resolve(res.statusCode ?? 0));
+        });
+        req.on("error", reject);
+        req.end();
+      });
+    // At first every place is under way: told to retry.
+    expect(await status()).toBe(503);
+    // Unread for NOT_READING_MS (2 s): one of them makes room.
+    await sleep(2_500);
+    expect(await status()).toBe(200);
+    // In place of one of the four: the bound holds.
+    expect(front.connectionsOpen()).toBeLessThanOrEqual(4);
+    expect(stuck).toHaveLength(4);
+  });
+});
+
+describe("capConnections: who makes room at the bound (attackf)", () => {
+  it("a connection unread for NOT_READING_MS since first seen at the bound, not before", async () => {
+    let clock = 1_000_000;
+    const server = createServer((_req, res) => res.end(ANSWER));
+    const cap = capConnections(server, 2, { now: () => clock });
+    const served: Socket[] = [];
+    server.on("connection", (socket: Socket) => served.push(socket));
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+    closers.push(() => (server.closeAllConnections(), server.close()));
+    const port = (server.address() as AddressInfo).port;
+    const client = () => {
+      const socket = connect(port, "127.0.0.1");
+      socket.on("error", () => {});
+      closers.push(() => socket.destroy());
+      return socket;
+    };
+    for (let i = 0; i < 2; i++) {
+      const socket = client();
+      socket.pause();
+      socket.write("GET / HTTP/1.1\r\nHost: localhost\r\n\r\n".repeat(10));
+    }
+    const unread = () => served.filter((socket) => socket.writableNeedDrain).length;
+    for (let i = 0; i < 200 && unread() < 2; i++) await sleep(25);
+    expect(unread()).toBe(2);
+    /** A new connection: whether it came past the bound (then closed: it would be idle). */
+    const past = async () => {
+      const socket = client();
+      const count = served.length;
+      for (let i = 0; i < 200 && served.length === count; i++) await sleep(10);
+      const over = cap.over(served[count]!);
+      if (over) {
+        socket.destroy();
+        for (let i = 0; i < 200 && cap.open() > 2; i++) await sleep(10);
+      }
+      return over;
+    };
+    // First seen unread now: past the bound.
+    expect(await past()).toBe(true);
+    // A moment later, still not long enough.
+    clock += NOT_READING_MS - 1;
+    expect(await past()).toBe(true);
+    expect(served.slice(0, 2).every((socket) => !socket.destroyed)).toBe(true);
+    // Long enough: the oldest makes room.
+    clock += 1;
+    expect(await past()).toBe(false);
+    expect([served[0]!.destroyed, served[1]!.destroyed]).toEqual([true, false]);
   });
 });

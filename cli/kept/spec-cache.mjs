@@ -25,7 +25,7 @@
 // is 0700 and entries 0600 (cli/private-files.mjs), older ones tightened when found.
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { isAscii } from "node:buffer";
-import { existsSync, readFileSync, utimesSync } from "node:fs";
+import { existsSync, readFileSync, lutimesSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import {
@@ -160,7 +160,8 @@ export function openSpecCache(folder, productFile, keyFile) {
         for (const { path: other, sha256: expected } of header.files)
           if (sha256(readFileSync(other)) !== expected) return undefined;
         const now = new Date();
-        utimesSync(path, now, now);
+        // The entry's own times (lutimes): a link planted here after the read touches nothing else.
+        lutimesSync(path, now, now);
         // ASCII: one byte a character, as V8 keeps it (latin1 decodes it without a UTF-8 pass).
         return { text: spec.toString("latin1"), notes: header.notes, facts: header.facts };
       } catch {

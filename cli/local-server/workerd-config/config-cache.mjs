@@ -28,7 +28,7 @@
  * Layout of an entry: `<LAYOUT> <hmac hex>\n<header JSON>\n<configuration bytes>`.
  */
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
-import { existsSync, readFileSync, readdirSync, statSync, utimesSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, statSync, lutimesSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -264,7 +264,8 @@ export function openConfigCache(folder, keyFile, inject = {}) {
         const { size, mtimeMs } = statSync(h.command);
         if (size !== h.commandSize || mtimeMs !== h.commandMtimeMs) return undefined;
         const at = new Date(now());
-        utimesSync(path, at, at);
+        // The entry's own times (lutimes): a link planted here after the read touches nothing else.
+        lutimesSync(path, at, at);
         return { command: h.command, args: h.args, config, folders: h.folders };
       } catch {
         return undefined;

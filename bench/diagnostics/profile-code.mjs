@@ -11,6 +11,7 @@
 import { writeFileSync } from "node:fs";
 import { freePort } from "../../cli/local-server/free-port.mjs";
 import { chainedCalls } from "../driver/code-latency.mjs";
+import { inspectorSession } from "./inspector-session.mjs";
 import { summarizeProfile } from "./profile-summary.mjs";
 import { rawClient } from "../driver/raw-client.mjs";
 
@@ -28,24 +29,7 @@ try {
     String(t.title ?? "").endsWith("code-mode-bench"),
   );
   if (!target) throw new Error(`no bench Worker among: ${list.map((t) => t.title).join(", ")}`);
-  const ws = new WebSocket(target.webSocketDebuggerUrl);
-  await new Promise((r, j) => {
-    ws.addEventListener("open", r, { once: true });
-    ws.addEventListener("error", j, { once: true });
-  });
-  let next = 0;
-  /** @type {Map<number, (v: any) => void>} */
-  const waiting = new Map();
-  ws.addEventListener("message", (m) => {
-    const msg = JSON.parse(String(m.data));
-    if (msg.id !== undefined) waiting.get(msg.id)?.(msg.result);
-  });
-  const send = (/** @type {string} */ method, /** @type {object} */ params = {}) =>
-    new Promise((r) => {
-      const id = ++next;
-      waiting.set(id, r);
-      ws.send(JSON.stringify({ id, method, params }));
-    });
+  const { send, close } = await inspectorSession(target.webSocketDebuggerUrl);
   const framing = side === "anchor" ? "2025-11-25" : "2026-07-28";
   const client = rawClient(framing, `${server.base}/${side}/code/${tools}`);
   const code = chainedCalls(Number(chained));
@@ -61,7 +45,7 @@ try {
   const ms = [];
   for (let i = 0; i < calls; i++) ms.push(await one());
   const { profile } = /** @type {any} */ (await send("Profiler.stop"));
-  ws.close();
+  close();
   if (out) writeFileSync(out, JSON.stringify(profile));
   ms.sort((a, b) => a - b);
   console.log(

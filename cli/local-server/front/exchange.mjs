@@ -409,6 +409,34 @@ function connectionListed(connection) {
   return listed;
 }
 
+/**
+ * The header lines the runtime gets for an upgrade (a WebSocket's handshake, piped byte for byte
+ * after it): every header as the client sent it but those the front sets itself and the
+ * hop-by-hop ones, as {@link requestHead} drops them, except the two an upgrade is made of:
+ * `Upgrade` as sent, and `Connection` sent again as just `Upgrade` (so no name the client listed
+ * in it is dropped by the runtime's parser on the front's behalf or kept by mistake).
+ * @param {import("node:http").IncomingMessage} req
+ * @returns {string[]} `Name: value` lines, without the front's own (address, secret)
+ */
+export function upgradeHeaderLines(req) {
+  const raw = req.rawHeaders;
+  const listed = connectionListed(req.headers?.connection);
+  /** @type {string[]} */
+  const lines = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = /** @type {string} */ (raw[i]);
+    const lower = name.toLowerCase();
+    if (lower === "upgrade") {
+      lines.push(`${name}: ${raw[i + 1]}`);
+      continue;
+    }
+    if (SET_BY_FRONT.has(lower) || HOP_BY_HOP.has(lower) || listed?.has(lower)) continue;
+    lines.push(`${name}: ${raw[i + 1]}`);
+  }
+  lines.push("Connection: Upgrade");
+  return lines;
+}
+
 /** An HTTP token (a method, a header's name). */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** A request target: visible ASCII and bytes past it, nothing that ends a line or the target. */

@@ -30,7 +30,7 @@ import { createBodyBudget, DEFAULT_BODY_BUDGET_BYTES } from "./body-budget.mjs";
 import { capConnections, DEFAULT_MAX_CONNECTIONS, tooManyConnections } from "./connection-cap.mjs";
 import { CLUSTER_SECRET_HEADER, clusterSecret } from "../cluster-secret.mjs";
 import { cutOffMessage, replyFrontError, replyNotServing } from "./cut-off-reply.mjs";
-import { Exchange, clientAddress } from "./exchange.mjs";
+import { Exchange, clientAddress, upgradeHeaderLines } from "./exchange.mjs";
 import { closeQueuedWithConnection, waitForTurn } from "./pipelined-requests.mjs";
 import { apiKeyCheck } from "./front-api-key.mjs";
 import { startIdleCollection } from "./idle-collection.mjs";
@@ -303,14 +303,8 @@ function logWhenEnded(req, res, log) {
  */
 function pipeUpgrade(req, socket, rest, runtime, inFlight) {
   const to = connect(runtime.socket, () => {
-    const lines = [`${req.method} ${req.url} HTTP/${req.httpVersion}`];
-    for (let i = 0; i < req.rawHeaders.length; i += 2)
-      if (
-        !["cf-connecting-ip", CLUSTER_SECRET_HEADER].includes(
-          String(req.rawHeaders[i]).toLowerCase(),
-        )
-      )
-        lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
+    // Hop-by-hop headers dropped as for every other request, but the upgrade's own (exchange.mjs).
+    const lines = [`${req.method} ${req.url} HTTP/${req.httpVersion}`, ...upgradeHeaderLines(req)];
     // The client's address and the cluster secret, as for every other request (exchange.mjs).
     const address = clientAddress(req.socket.remoteAddress);
     if (address) lines.push(`CF-Connecting-IP: ${address}`);

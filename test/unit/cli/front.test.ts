@@ -1016,6 +1016,53 @@ describe("the front's answers when no runtime serves (issue #40)", () => {
     });
   });
 
+  it("drops an upgrade's hop-by-hop headers but its own, as for any request", async () => {
+    // Found by a review: an upgrade's headers went to the runtime as the client sent them, names
+    // listed in `Connection` (the cluster secret's among them), `Keep-Alive` and `TE` included.
+    const { port } = await setUp(() => {});
+    const runtime = servers[0]!;
+    const upgraded: import("node:stream").Duplex[] = [];
+    runtime.on("upgrade", (req, socket) => {
+      upgraded.push(socket);
+      const names = req.rawHeaders.filter((_, i) => i % 2 === 0).map((n) => n.toLowerCase());
+      socket.write(
+        "HTTP/1.1 101 Switching Protocols\r\nUpgrade: test\r\nConnection: Upgrade\r\n\r\n" +
+          `names=${names.toSorted().join(",")};connection=${String(req.headers.connection)}\n`,
+      );
+    });
+    const text = await new Promise<string>((resolve, reject) => {
+      const req = request({
+        host: "127.0.0.1",
+        port,
+        path: "/socket",
+        headers: {
+          connection: "Upgrade, X-Listed, Keep-Alive, TE",
+          upgrade: "test",
+          "x-listed": "1",
+          "keep-alive": "timeout=5",
+          te: "trailers",
+          "x-kept": "yes",
+        },
+      });
+      req.on("upgrade", (_res, socket, head) => {
+        let got = String(head);
+        const done = () => {
+          if (!got.includes("\n")) return false;
+          socket.destroy();
+          resolve(got);
+          return true;
+        };
+        if (!done()) socket.on("data", (chunk) => ((got += String(chunk)), done()));
+      });
+      req.on("error", reject);
+      req.end();
+    });
+    for (const socket of upgraded) socket.destroy();
+    expect(text).toContain(
+      `names=${["cf-connecting-ip", "connection", "host", "upgrade", "x-kept", "x-local-cluster-secret"].join(",")};connection=Upgrade`,
+    );
+  });
+
   it("refuses an upgrade that carries a body or is not a GET: never a pipe past its limits", async () => {
     // Found by a review: `POST /api/search` with `Upgrade` and a 400 MiB chunked body was piped
     // to the host, which read it all (107 → 672 MB). The target is never even asked.

@@ -251,6 +251,10 @@ if (process.argv.includes("--heavy")) {
     "cf-canary-token-6f1d2c9a8b7e",
   ]);
   const names = Object.keys(sides);
+  // `--rows <text>`: only the rows whose label holds it (a row takes minutes on a loaded machine).
+  const only = process.argv.includes("--rows")
+    ? process.argv[process.argv.indexOf("--rows") + 1]
+    : undefined;
   const memoryOne = process.argv.indexOf("--memory-one");
   if (memoryOne > 0) {
     // In a fresh process: the peak RSS growth over one call (what the host pays at most).
@@ -268,6 +272,7 @@ if (process.argv.includes("--heavy")) {
     // One fresh process per body and tree: a peak is only seen once per process.
     const args = process.argv.slice(1).filter((arg) => arg !== "--memory");
     for (const label of Object.keys(heavy)) {
+      if (only !== undefined && !label.includes(only)) continue;
       const peak = (name, bare) =>
         Number(
           execFileSync(
@@ -288,10 +293,6 @@ if (process.argv.includes("--heavy")) {
     }
     process.exit(0);
   }
-  // `--rows <text>`: only the rows whose label holds it (a row takes minutes on a loaded machine).
-  const only = process.argv.includes("--rows")
-    ? process.argv[process.argv.indexOf("--rows") + 1]
-    : undefined;
   for (const [label, [payload, type]] of Object.entries(heavy)) {
     if (only !== undefined && !label.includes(only)) continue;
     const samples = Object.fromEntries(names.map((name) => [name, []]));

@@ -9,7 +9,7 @@
  * machine slows both alike: compare the ratio, not the milliseconds.
  *
  * `--heavy`: the 4 MB rows instead (see below); `--heavy --memory`: their peak memory, one fresh
- * process per body and tree.
+ * process per body and tree; `--heavy --rows <text>`: only the rows whose label holds the text.
  *
  * `--request`: the credential check over a request a program sends instead (see below).
  *
@@ -225,6 +225,11 @@ if (process.argv.includes("--heavy")) {
     const one = body();
     return `[${Array.from({ length: Math.ceil(MB / one.length) }, () => one).join(",")}]`;
   };
+  const cjk = () => {
+    const unit =
+      '{"名前":"東京都千代田区","説明":"ｆｕｌｌ ｗｉｄｔｈ テキスト 中文字符","id":12345},';
+    return `[${unit.repeat(Math.floor(MB / Buffer.byteLength(unit)))}0]`;
+  };
   const heavy = {
     "4 MB of ordinary JSON": [big(), "application/json"],
     "4 MB of %25": [fill("%25"), "text/plain"],
@@ -237,12 +242,19 @@ if (process.argv.includes("--heavy")) {
     "4 MB of words": [fill("abcdefghij "), "text/plain"],
     // Percent sequences written in ROT13 (`%6S` is `%6F`): the ROT13 view is decoded too.
     "4 MB of `%6S` (ROT13 of `%6F`)": [fill("%6S"), "text/plain"],
+    // A UTF-8 text answer beyond ASCII (4 MB of bytes, not characters): its bytes hold UTF-8
+    // multi-byte sequences, which the byte search reads as UTF-8 unless the text search does.
+    "4 MB of CJK and full-width JSON (UTF-8)": [cjk(), "application/json; charset=utf-8"],
   };
   const secrets = Object.freeze([
     "Bearer cf-canary-token-6f1d2c9a8b7e",
     "cf-canary-token-6f1d2c9a8b7e",
   ]);
   const names = Object.keys(sides);
+  // `--rows <text>`: only the rows whose label holds it (a row takes minutes on a loaded machine).
+  const only = process.argv.includes("--rows")
+    ? process.argv[process.argv.indexOf("--rows") + 1]
+    : undefined;
   const memoryOne = process.argv.indexOf("--memory-one");
   if (memoryOne > 0) {
     // In a fresh process: the peak RSS growth over one call (what the host pays at most).
@@ -260,6 +272,7 @@ if (process.argv.includes("--heavy")) {
     // One fresh process per body and tree: a peak is only seen once per process.
     const args = process.argv.slice(1).filter((arg) => arg !== "--memory");
     for (const label of Object.keys(heavy)) {
+      if (only !== undefined && !label.includes(only)) continue;
       const peak = (name, bare) =>
         Number(
           execFileSync(
@@ -281,6 +294,7 @@ if (process.argv.includes("--heavy")) {
     process.exit(0);
   }
   for (const [label, [payload, type]] of Object.entries(heavy)) {
+    if (only !== undefined && !label.includes(only)) continue;
     const samples = Object.fromEntries(names.map((name) => [name, []]));
     const cpu = Object.fromEntries(names.map((name) => [name, []]));
     for (let round = 0; round < 6; round++)
@@ -296,7 +310,7 @@ if (process.argv.includes("--heavy")) {
         }
       }
     const median = (list) => list.toSorted((a, b) => a - b)[list.length >> 1];
-    const mb = payload.length / 1e6;
+    const mb = Buffer.byteLength(payload) / 1e6;
     const row = names
       .map((name) => {
         const ms = median(samples[name]);

@@ -98,8 +98,10 @@ export interface Redactor
    * @param value - the bytes
    * @param view - the bytes one character per byte, when the caller has them already (an
    *   ASCII body's text): saves converting them again
+   * @param readAsUtf8 - false to skip reading them as UTF-8 too, only for well-formed UTF-8 the
+   *   caller decodes as UTF-8 and searches as text afterwards (./search/secret-search.ts)
    */
-  cleanBytes(value: Uint8Array, view?: string): Uint8Array | undefined;
+  cleanBytes(value: Uint8Array, view?: string, readAsUtf8?: boolean): Uint8Array | undefined;
   /** A copy of a data value (API or tool data) with secrets removed from strings, keys and bytes. */
   data<T>(value: T): T;
   /** Like {@link Redactor.data}, but object keys stay: for documents whose keys are structure. */

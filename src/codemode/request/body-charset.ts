@@ -29,8 +29,7 @@ const UNREADABLE =
  *   as is when the charset reads ASCII as itself, instead of decoding again
  */
 export function decodeBody(bytes: Uint8Array, contentType: string, ascii?: string): BodyText {
-  const label =
-    bomLabel(bytes) ?? /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType)?.[1]?.toLowerCase();
+  const label = bodyLabel(bytes, contentType);
   if (
     ascii !== undefined &&
     ascii.length === bytes.byteLength &&
@@ -38,8 +37,7 @@ export function decodeBody(bytes: Uint8Array, contentType: string, ascii?: strin
   )
     return { kind: "text", text: ascii, sameAsBytes: true };
   let text: string;
-  if (label !== undefined && /^(?:utf-?32(?:le|be)?|ucs-?4)$/.test(label))
-    text = utf32(bytes, label);
+  if (label !== undefined && UTF32.test(label)) text = utf32(bytes, label);
   else if (label !== undefined && UNREADABLE.test(label))
     return {
       kind: "unreadable",
@@ -52,6 +50,49 @@ export function decodeBody(bytes: Uint8Array, contentType: string, ascii?: strin
     (label === undefined || !/^(?:utf-?16|ucs-?2|utf-?32|ucs-?4)/.test(label)) &&
     !/[^\0-\x7f]/.test(text);
   return { kind: "text", text, sameAsBytes };
+}
+
+/**
+ * The text {@link decodeBody} reads from a body when it reads it as UTF-8 (a byte order mark of
+ * UTF-8, a UTF-8 charset, none, or a label `TextDecoder` does not know) and every byte sequence
+ * in it is well-formed UTF-8; else undefined. Such text is exactly the bytes' UTF-8 reading that
+ * the byte search makes (../redaction/decoding/utf8-bytes-view.ts) but for a leading byte order
+ * mark, which no form of a secret holds: the caller that searches this text may skip that
+ * reading. Not for another charset (latin1 shows UTF-8 as mojibake, which a program can encode
+ * back to the bytes and read as UTF-8), nor for an invalid sequence (the text holds U+FFFD where
+ * the reading holds the byte as windows-1252 reads it, e.g. a soft hyphen the search drops).
+ * @param bytes - the body
+ * @param contentType - the `Content-Type` header value
+ */
+export function wellFormedUtf8Text(bytes: Uint8Array, contentType: string): string | undefined {
+  if (!decodedAsUtf8(bodyLabel(bytes, contentType))) return undefined;
+  try {
+    return strictUtf8Decoder.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether {@link decodeBody} reads a body of this charset label with the UTF-8 decoder. */
+function decodedAsUtf8(label: string | undefined): boolean {
+  if (label === undefined) return true;
+  if (UTF32.test(label) || UNREADABLE.test(label)) return false;
+  try {
+    return new TextDecoder(label).encoding === "utf-8";
+  } catch {
+    // an unknown label: decodeBody reads it as UTF-8
+    return true;
+  }
+}
+
+// Like decodeWith's decoder (the byte order mark dropped), but throwing on an invalid sequence.
+const strictUtf8Decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+
+const UTF32 = /^(?:utf-?32(?:le|be)?|ucs-?4)$/;
+
+/** The charset a body is decoded with: its byte order mark's, else the declared one, if any. */
+function bodyLabel(bytes: Uint8Array, contentType: string): string | undefined {
+  return bomLabel(bytes) ?? /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType)?.[1]?.toLowerCase();
 }
 
 /**

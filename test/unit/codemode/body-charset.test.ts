@@ -5,7 +5,11 @@
  * UTF-32 spelled in ASCII bytes, a BOM, non-ASCII bytes, a stray invalid byte) decodes as before.
  */
 import { describe, expect, it } from "vitest";
-import { asciiText, decodeBody } from "../../../src/codemode/request/body-charset";
+import {
+  asciiText,
+  decodeBody,
+  wellFormedUtf8Text,
+} from "../../../src/codemode/request/body-charset";
 
 const bytes = (...values: number[]) => new Uint8Array(values);
 const ascii = (text: string) => new TextEncoder().encode(text);
@@ -54,5 +58,47 @@ describe("decodeBody with the ASCII text given", () => {
     expect(decodeBody(ascii("+AGs-"), "text/plain; charset=utf-7", "+AGs-")).toMatchObject({
       kind: "unreadable",
     });
+  });
+});
+
+// Which text bodies the byte search does not read as UTF-8 (src/codemode/request/api-response.ts):
+// only those decodeBody reads as UTF-8 from well-formed UTF-8, whose text is that reading.
+describe("wellFormedUtf8Text: which bodies skip the byte search's UTF-8 reading", () => {
+  const cjk = ascii('{"名前":"ｆｕｌｌ ｗｉｄｔｈ 中文","é":"😀"}');
+  const bom = bytes(0xef, 0xbb, 0xbf, ...cjk);
+
+  it.each([
+    ["no charset", cjk, "application/json"],
+    ["charset=utf-8", cjk, "application/json; charset=utf-8"],
+    ["charset=UTF-8, quoted", cjk, 'text/plain; charset="UTF-8"'],
+    ["charset=utf8", cjk, "text/plain;charset=utf8"],
+    ["charset=unicode-1-1-utf-8", cjk, "text/plain; charset=unicode-1-1-utf-8"],
+    ["a label TextDecoder does not know (read as UTF-8)", cjk, "text/plain; charset=x-made-up"],
+    ["a UTF-8 BOM, no charset", bom, "text/plain"],
+    ["a UTF-8 BOM over a declared latin1", bom, "text/plain; charset=iso-8859-1"],
+  ])("skips: %s, with the very text decodeBody reads", (_, body, type) => {
+    const text = wellFormedUtf8Text(body, type);
+    expect(text).toBeDefined();
+    const decoded = decodeBody(body, type);
+    expect(decoded.kind === "text" && decoded.text).toBe(text);
+    expect(text).toBe(new TextDecoder().decode(cjk));
+  });
+
+  it.each([
+    ["charset=iso-8859-1", cjk, "text/plain; charset=iso-8859-1"],
+    ["charset=latin1", cjk, "application/json; charset=latin1"],
+    ["charset=windows-1252", cjk, "text/plain; charset=windows-1252"],
+    ["charset=shift_jis", cjk, "text/plain; charset=shift_jis"],
+    ["charset=utf-16le", cjk, "text/plain; charset=utf-16le"],
+    ["charset=utf-32", cjk, "text/plain; charset=utf-32"],
+    ["charset=utf-7 (withheld anyway)", cjk, "text/plain; charset=utf-7"],
+    ["a UTF-16 BOM over a declared UTF-8", bytes(0xff, 0xfe, ...cjk), "text/plain; charset=utf-8"],
+    ["a stray continuation byte", bytes(...cjk, 0x80), "application/json"],
+    ["a soft hyphen byte (0xAD) alone", bytes(0x61, 0xad, 0x62), "text/plain; charset=utf-8"],
+    ["a sequence cut short at the end", bytes(...cjk, 0xe4, 0xb8), "application/json"],
+    ["an overlong form", bytes(0x61, 0xc0, 0xaf), "text/plain"],
+    ["a surrogate", bytes(0x61, 0xed, 0xa0, 0x80), "text/plain"],
+  ])("keeps it: %s", (_, body, type) => {
+    expect(wellFormedUtf8Text(body, type)).toBeUndefined();
   });
 });

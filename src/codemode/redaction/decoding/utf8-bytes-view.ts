@@ -11,7 +11,9 @@
  *
  * Only bytes that hold a multi-byte sequence get a view: a native search finds the first lead
  * byte, so ASCII pays one search and no view. One pass, each byte looked at a bounded number of
- * times, sliced (../slices.ts).
+ * times, sliced (../slices.ts). A text answer decoded as UTF-8 from well-formed UTF-8 gets none
+ * (`readAsUtf8` of the search; ../../request/body-charset.ts, `wellFormedUtf8Text`): its decoded
+ * text is this reading and is searched in every view anyway.
  */
 import { PAUSE, SLICE_POSITIONS, type Sliced } from "../slices";
 import { ViewBuilder, type View } from "../view-builder";

@@ -33,8 +33,12 @@ export interface SecretSearch {
    * survives {@link MAX_ROUNDS}.
    * @param value - the bytes
    * @param view - the bytes one character per byte, when the caller has them already
+   * @param readAsUtf8 - whether bytes holding UTF-8 multi-byte sequences are also read as UTF-8
+   *   (../decoding/utf8-bytes-view.ts); false only for bytes that are well-formed UTF-8 and are
+   *   decoded as UTF-8 and searched as that text afterwards (a UTF-8 text answer): that text is
+   *   their reading, so reading them here too only doubled the work
    */
-  cleanBytes(value: Uint8Array, view?: string): Uint8Array | undefined;
+  cleanBytes(value: Uint8Array, view?: string, readAsUtf8?: boolean): Uint8Array | undefined;
   /**
    * {@link SecretSearch.cleanText} in bounded slices (../slices.ts): the same answer, with the
    * thread given away (`pause`) between slices, for bodies too large to hold it for.
@@ -47,11 +51,13 @@ export interface SecretSearch {
    * @param value - the bytes
    * @param view - the bytes one character per byte, when the caller has them already
    * @param pause - what a pause does (a macrotask by default)
+   * @param readAsUtf8 - as for {@link SecretSearch.cleanBytes}
    */
   cleanBytesInSlices(
     value: Uint8Array,
     view?: string,
     pause?: () => Promise<void>,
+    readAsUtf8?: boolean,
   ): Promise<Uint8Array | undefined>;
   /**
    * {@link SecretSearch.cleanBytesInSlices} for bytes that are all ASCII, given as their text
@@ -83,6 +89,7 @@ export function secretSearch(secrets: readonly string[]): SecretSearch {
   function* byteRounds<T extends Uint8Array | string>(
     value: T,
     view?: string,
+    readAsUtf8 = true,
   ): Sliced<T | Uint8Array | undefined> {
     if (value.length === 0) return value;
     let current: T | Uint8Array = value;
@@ -93,9 +100,10 @@ export function secretSearch(secrets: readonly string[]): SecretSearch {
           : round === 0 && view?.length === current.byteLength
             ? view
             : byteView(current);
-      // Bytes (not an ASCII text) may hold UTF-8 of characters beyond Latin-1: read as text too.
+      // Bytes (not an ASCII text) may hold UTF-8 of characters beyond Latin-1: read as text too,
+      // unless the caller searches that very text afterwards.
       const asText =
-        typeof current === "string"
+        typeof current === "string" || !readAsUtf8
           ? undefined
           : { bytes: current as Uint8Array, scanner: textScanner };
       const ranges = yield* find(shown, byteScanner, mayHideCopy, asText);
@@ -107,9 +115,10 @@ export function secretSearch(secrets: readonly string[]): SecretSearch {
   }
   return {
     cleanText: (value) => runToEnd(textRounds(value)),
-    cleanBytes: (value, view) => runToEnd(byteRounds(value, view)),
+    cleanBytes: (value, view, readAsUtf8) => runToEnd(byteRounds(value, view, readAsUtf8)),
     cleanTextInSlices: (value, pause) => runInSlices(textRounds(value), pause),
-    cleanBytesInSlices: (value, view, pause) => runInSlices(byteRounds(value, view), pause),
+    cleanBytesInSlices: (value, view, pause, readAsUtf8) =>
+      runInSlices(byteRounds(value, view, readAsUtf8), pause),
     cleanAsciiBytesInSlices: (text, pause) => runInSlices(byteRounds(text), pause),
   };
 }

@@ -2,7 +2,8 @@
  * The host's own full collections (src/app/host-collection.ts, issue #28): after every N
  * requests, a collection runs once the answer that reached the count is out; where the runtime
  * exposes no `gc` (Cloudflare, this pool) nothing is scheduled and `/health` says nothing of it.
- * A quiet spell after work (only probes for 10 s) gets one memory-reducing collection.
+ * A quiet spell after work (only probes for 10 s) gets one memory-reducing collection. A light
+ * request (a probe, a body under 96 bytes: a `ping`) counts 1/8 of one (issue #43).
  * The local server's wiring (`--expose-gc` for a host with runners) is checked by e2e `soak`.
  */
 import { describe, expect, it } from "vitest";

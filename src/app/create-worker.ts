@@ -16,7 +16,7 @@ import {
 import type { App } from "./app";
 import { DEFAULT_ALLOWED_HOSTNAMES, refuseUnknownHost } from "./config/allowed-hosts";
 import { renderHttpError, wantsHtml } from "./errors/http-error";
-import { hostCollection } from "./host-collection";
+import { hostCollection, isLightRequest } from "./host-collection";
 
 /**
  * On `/health` answers where the host collects its garbage itself (host-collection.ts): how
@@ -68,7 +68,10 @@ export function createWorker(app: App): ExportedHandler<Cloudflare.Env> {
         counted.headers.set(COLLECTIONS_HEADER, String(collection.collections));
         return counted;
       } finally {
-        collection.afterRequest(ctx, probe);
+        // A ping or a probe allocates far less than a run: it counts as a share of a request.
+        const light =
+          collection.enabled && isLightRequest(probe, request.headers.get("content-length"));
+        collection.afterRequest(ctx, probe, light);
       }
     },
   };

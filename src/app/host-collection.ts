@@ -1,7 +1,8 @@
 /**
  * A full garbage collection of the host isolate after every {@link COLLECT_EVERY_REQUESTS}
- * requests, where the runtime exposes V8's `gc` function: only the local server's host runtime
- * when its sandboxes run in runner processes (cli/local-server/v8-flags.mjs, `--expose-gc`).
+ * requests (a light one, a `ping` or a probe, counting as 1/{@link LIGHT_REQUESTS_PER_COUNT}),
+ * where the runtime exposes V8's `gc` function: only the local server's host runtime when its
+ * sandboxes run in runner processes (cli/local-server/v8-flags.mjs, `--expose-gc`).
  * Elsewhere (Cloudflare, `wrangler dev`, the test pool, a local server without runners) there
  * is no `gc` and this does nothing.
  *
@@ -21,8 +22,46 @@
  * never inside it.
  */
 
-/** Requests between two full collections of the host isolate. */
+/** Requests between two full collections of the host isolate (light ones count less). */
 export const COLLECT_EVERY_REQUESTS = 250;
+
+/**
+ * How many light requests ({@link isLightRequest}) count as one request toward
+ * {@link COLLECT_EVERY_REQUESTS}: a `ping`, a `/health` probe or a notification counts 1/8.
+ *
+ * Why (issue #43, host CPU per `ping` ≤ 0.5 ms): the count was of requests, so a `ping`, which
+ * runs no program, reads no spec and calls no runner or Durable Object, paid for a collection
+ * as often as an `execute` does: in the host's profile of 1,500 pings, collections were 43 % of
+ * the samples (~0.19 ms per request on average), against 12 % of a trivial `execute`'s. What
+ * made the host grow (the soak's mix of `search` and `execute`, "Memory over time" in
+ * bench/README.md) is counted as before, once per request; light requests still count, so a
+ * server that gets only pings collects too, once per 2,000 of them. Measured (bench/README.md,
+ * "The host's collections weighted by the request", 2026-12-06, base and this alternately,
+ * load 5–6): host CPU per `ping` 0.685 → 0.60 ms (medians of 24 rounds; range 0.5–1.07 →
+ * 0.37–0.73), per `execute` 2.17 → 2.23 (noise); e2e `soak` 750 + 750 calls +0.1 % and +0.2 %,
+ * 2,000 + 6,000 calls +4.7 % and +6.3 % (host workerd +3 and +7 MiB), the same collections.
+ */
+export const LIGHT_REQUESTS_PER_COUNT = 8;
+
+/**
+ * Bodies shorter than this are light ({@link isLightRequest}): a `ping` with a UUID for its id
+ * is 77 bytes, the shortest `tools/call` (`search` of the code `1`) 98.
+ */
+export const LIGHT_BODY_BYTES = 96;
+
+/**
+ * Whether a request is light for the count ({@link LIGHT_REQUESTS_PER_COUNT}): a `/health`
+ * probe, or a request that declares a body shorter than {@link LIGHT_BODY_BYTES} (a `ping`, a
+ * notification, `tools/list`, a page: no program can be in it). A body of unknown length (no
+ * `Content-Length`; the local server's front always sends one) counts in full.
+ * @param probe - whether it is a `/health` probe
+ * @param contentLength - the request's `Content-Length` header, or null
+ */
+export function isLightRequest(probe: boolean, contentLength: string | null): boolean {
+  if (probe) return true;
+  if (contentLength === null || !/^\d{1,9}$/.test(contentLength)) return false;
+  return Number(contentLength) < LIGHT_BODY_BYTES;
+}
 
 /**
  * Every how many collections one is memory-reducing ({@link REDUCING_COLLECTION}); the others
@@ -83,7 +122,7 @@ function collectWith(collect: (options?: object) => void, options: object): void
   }
 }
 
-/** Counts requests and collects after every `every`-th one. */
+/** Counts requests (light ones as a share) and collects after every `every`-th one. */
 export interface HostCollection {
   /** Whether collections run here (the runtime exposes `gc`). */
   readonly enabled: boolean;
@@ -94,13 +133,16 @@ export interface HostCollection {
    * other requests since some work, schedules a collection after the current turn.
    * @param ctx - the request's context: the collection is one of its `waitUntil` tasks
    * @param probe - whether it was only a `/health` request (no work)
+   * @param light - whether it counts as 1/{@link LIGHT_REQUESTS_PER_COUNT} of a request
+   *   (default: when it is a probe; see {@link isLightRequest})
    */
-  afterRequest(ctx: Pick<ExecutionContext, "waitUntil">, probe?: boolean): void;
+  afterRequest(ctx: Pick<ExecutionContext, "waitUntil">, probe?: boolean, light?: boolean): void;
 }
 
 /**
  * Creates the counter.
- * @param every - requests between collections (default {@link COLLECT_EVERY_REQUESTS})
+ * @param every - requests between collections, a light one counting
+ *   1/{@link LIGHT_REQUESTS_PER_COUNT} (default {@link COLLECT_EVERY_REQUESTS})
  * @param gc - the collection (default: the runtime's exposed `gc`, when there is one)
  * @param reduceEvery - every how many collections one is memory-reducing (default
  *   {@link REDUCE_EVERY_COLLECTIONS}; the first one is)
@@ -115,7 +157,9 @@ export function hostCollection(
   quietMs: number = QUIET_COLLECT_MS,
 ): HostCollection {
   const collect = typeof gc === "function" ? (gc as (options?: object) => void) : undefined;
-  let requests = 0;
+  /** Requests counted since the last counted collection, in shares of a light request. */
+  let shares = 0;
+  const sharesPerCollection = every * LIGHT_REQUESTS_PER_COUNT;
   let collections = 0;
   let counted = 0;
   /** When the last request that was not a probe came (the first request's time at first). */
@@ -127,15 +171,16 @@ export function hostCollection(
     get collections() {
       return collections;
     },
-    afterRequest(ctx, probe = false) {
+    afterRequest(ctx, probe = false, light = probe) {
       if (!collect) return;
       const time = now();
       if (!probe || lastWork === undefined) lastWork = time;
       if (!probe) workSinceReducing = true;
-      const atCount = ++requests >= every;
+      shares += light ? 1 : LIGHT_REQUESTS_PER_COUNT;
+      const atCount = shares >= sharesPerCollection;
       const quiet = probe && workSinceReducing && time - lastWork >= quietMs;
       if (!atCount && !quiet) return;
-      if (atCount) requests = 0;
+      if (atCount) shares = 0;
       // The counted collections keep their own turn of plain and reducing ones.
       const reducingTurn = atCount && counted++ % reduceEvery === 0;
       const reducing = quiet || reducingTurn;

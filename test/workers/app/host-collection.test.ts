@@ -2,17 +2,21 @@
  * The host's own full collections (src/app/host-collection.ts, issue #28): after every N
  * requests, a collection runs once the answer that reached the count is out; where the runtime
  * exposes no `gc` (Cloudflare, this pool) nothing is scheduled and `/health` says nothing of it.
- * A quiet spell after work (only probes for 10 s) gets one memory-reducing collection.
+ * A quiet spell after work (only probes for 10 s) gets one memory-reducing collection. A light
+ * request (a probe, a body under 96 bytes: a `ping`) counts 1/8 of one (issue #43).
  * The local server's wiring (`--expose-gc` for a host with runners) is checked by e2e `soak`.
  */
 import { describe, expect, it } from "vitest";
 import { COLLECTIONS_HEADER } from "../../../src/app/create-worker";
 import {
+  LIGHT_BODY_BYTES,
+  LIGHT_REQUESTS_PER_COUNT,
   PLAIN_COLLECTION,
   QUIET_COLLECT_MS,
   REDUCE_EVERY_COLLECTIONS,
   REDUCING_COLLECTION,
   hostCollection,
+  isLightRequest,
 } from "../../../src/app/host-collection";
 import { entry } from "./helpers";
 
@@ -119,7 +123,7 @@ describe("the host's own collections", () => {
     });
   });
 
-  it("counts probes as requests and keeps the counted turn of plain and reducing ones", async () => {
+  it("counts probes as light requests and keeps the counted turn of plain and reducing ones", async () => {
     let time = 0;
     const asked: unknown[] = [];
     const collection = hostCollection(
@@ -135,10 +139,75 @@ describe("the host's own collections", () => {
       time += 20_000;
       collection.afterRequest(ctx, false);
     }
-    // Probes right after work: counted, not quiet yet.
-    for (let i = 0; i < 3; i++) collection.afterRequest(ctx, true);
+    expect(ctx.tasks.length).toBe(2);
+    // Probes right after work: counted as shares, not quiet yet; 3 requests' worth collect.
+    for (let i = 0; i < 3 * LIGHT_REQUESTS_PER_COUNT - 1; i++) collection.afterRequest(ctx, true);
+    expect(ctx.tasks.length).toBe(2);
+    collection.afterRequest(ctx, true);
     await Promise.all(ctx.tasks);
     expect(asked).toEqual([REDUCING_COLLECTION, PLAIN_COLLECTION, REDUCING_COLLECTION]);
+  });
+
+  it("counts a light request as 1/8 of one (issue #43: a ping paid for collections)", async () => {
+    // A ping allocates far less than a run; the runs (what grew) are counted as before.
+    expect(LIGHT_REQUESTS_PER_COUNT).toBe(8);
+    const collection = hostCollection(250, () => {});
+    const ctx = context();
+    // 1,999 pings: no collection; the 2,000th reaches the count.
+    for (let i = 0; i < 1_999; i++) collection.afterRequest(ctx, false, true);
+    expect(ctx.tasks.length).toBe(0);
+    collection.afterRequest(ctx, false, true);
+    expect(ctx.tasks.length).toBe(1);
+    // Mixed: 200 runs and 400 pings are 250 requests' worth; 249 and 400 are not.
+    for (let i = 0; i < 400; i++) collection.afterRequest(ctx, false, true);
+    for (let i = 0; i < 199; i++) collection.afterRequest(ctx, false, false);
+    expect(ctx.tasks.length).toBe(1);
+    collection.afterRequest(ctx, false, false);
+    expect(ctx.tasks.length).toBe(2);
+    // Runs alone: every 250, as before.
+    for (let i = 0; i < 249; i++) collection.afterRequest(ctx);
+    expect(ctx.tasks.length).toBe(2);
+    collection.afterRequest(ctx);
+    expect(ctx.tasks.length).toBe(3);
+    await Promise.all(ctx.tasks);
+    expect(collection.collections).toBe(3);
+  });
+
+  it("takes probes and short bodies for light requests, anything else for work", () => {
+    // A ping with a UUID for its id is 77 bytes; the shortest tools/call is 98.
+    const ping = JSON.stringify({ method: "ping", jsonrpc: "2.0", id: crypto.randomUUID() });
+    const call = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "search", arguments: { code: "1" } },
+    });
+    expect({ ping: ping.length < LIGHT_BODY_BYTES, call: call.length < LIGHT_BODY_BYTES }).toEqual({
+      ping: true,
+      call: false,
+    });
+    const cases = {
+      probe: isLightRequest(true, null),
+      ping: isLightRequest(false, String(ping.length)),
+      empty: isLightRequest(false, "0"),
+      call: isLightRequest(false, String(call.length)),
+      atBound: isLightRequest(false, String(LIGHT_BODY_BYTES)),
+      unknown: isLightRequest(false, null),
+      notANumber: isLightRequest(false, "1e1"),
+      negative: isLightRequest(false, "-1"),
+      blank: isLightRequest(false, ""),
+    };
+    expect(cases).toEqual({
+      probe: true,
+      ping: true,
+      empty: true,
+      call: false,
+      atBound: false,
+      unknown: false,
+      notANumber: false,
+      negative: false,
+      blank: false,
+    });
   });
 
   it("does nothing where the runtime exposes no gc", async () => {

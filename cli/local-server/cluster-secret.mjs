@@ -3,7 +3,7 @@
  * made once when the supervisor's process loads this module, which is once per server start (one
  * `npm start` or `code-mode-mcp serve` is one supervisor process). The host and runner messages
  * carry it to the runtimes as a binding over the runtime host's IPC channel (worker-options.mjs);
- * the supervisor's own requests to the runtimes (health-request.mjs, exchange.mjs, front.mjs)
+ * the supervisor's own requests to the runtimes (health-request.mjs, request-head.mjs, front.mjs)
  * send it in {@link CLUSTER_SECRET_HEADER}. It is never written to a file, an argument, an
  * environment variable or the output.
  */

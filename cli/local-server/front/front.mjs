@@ -30,7 +30,8 @@ import { createBodyBudget, DEFAULT_BODY_BUDGET_BYTES } from "./body-budget.mjs";
 import { capConnections, DEFAULT_MAX_CONNECTIONS, tooManyConnections } from "./connection-cap.mjs";
 import { CLUSTER_SECRET_HEADER, clusterSecret } from "../cluster-secret.mjs";
 import { cutOffMessage, replyFrontError, replyNotServing } from "./cut-off-reply.mjs";
-import { Exchange, clientAddress, upgradeHeaderLines } from "./exchange.mjs";
+import { Exchange } from "./exchange.mjs";
+import { clientAddress, upgradeHeaderLines } from "./request-head.mjs";
 import { closeQueuedWithConnection, waitForTurn } from "./pipelined-requests.mjs";
 import { apiKeyCheck } from "./front-api-key.mjs";
 import { startIdleCollection } from "./idle-collection.mjs";
@@ -303,9 +304,9 @@ function logWhenEnded(req, res, log) {
  */
 function pipeUpgrade(req, socket, rest, runtime, inFlight) {
   const to = connect(runtime.socket, () => {
-    // Hop-by-hop headers dropped as for every other request, but the upgrade's own (exchange.mjs).
+    // Hop-by-hop headers dropped as for every other request, but the upgrade's own (request-head.mjs).
     const lines = [`${req.method} ${req.url} HTTP/${req.httpVersion}`, ...upgradeHeaderLines(req)];
-    // The client's address and the cluster secret, as for every other request (exchange.mjs).
+    // The client's address and the cluster secret, as for every other request (request-head.mjs).
     const address = clientAddress(req.socket.remoteAddress);
     if (address) lines.push(`CF-Connecting-IP: ${address}`);
     lines.push(`${CLUSTER_SECRET_HEADER}: ${clusterSecret}`);

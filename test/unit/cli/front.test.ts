@@ -9,7 +9,7 @@ import { createServer, request, type IncomingMessage, type Server } from "node:h
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { connect, type Socket } from "node:net";
-import { clientAddress } from "../../../cli/local-server/front/exchange.mjs";
+import { clientAddress } from "../../../cli/local-server/front/request-head.mjs";
 import { createFront } from "../../../cli/local-server/front/front.mjs";
 import {
   DEFAULT_ALLOWED_HOSTNAMES,

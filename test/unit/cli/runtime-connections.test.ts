@@ -9,7 +9,7 @@ import { createServer, type Server } from "node:http";
 import type { Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { CLUSTER_SECRET_HEADER } from "../../../cli/local-server/cluster-secret.mjs";
-import { requestHead } from "../../../cli/local-server/front/exchange.mjs";
+import { requestHead } from "../../../cli/local-server/front/request-head.mjs";
 import {
   IDLE_MS,
   runtimeConnections,

@@ -1,0 +1,143 @@
+/**
+ * The head the front writes to a runtime for a client's request, by hand on its kept-alive
+ * connection (exchange.mjs) or before an upgrade's bytes (front.mjs): which of the client's
+ * headers go on, which the front sets itself (the body's length, the client's address, the
+ * cluster secret), and the checks that nothing in it could end a line and smuggle a second
+ * request.
+ */
+import { CLUSTER_SECRET_HEADER, clusterSecret } from "../cluster-secret.mjs";
+
+/**
+ * Request headers the front sets itself: the body's framing (it sends the body whole, with its
+ * length), the client's address and the cluster secret (a client's own is dropped).
+ */
+const SET_BY_FRONT = new Set([
+  "content-length",
+  "transfer-encoding",
+  "cf-connecting-ip",
+  CLUSTER_SECRET_HEADER,
+]);
+/**
+ * Hop-by-hop request headers (RFC 9110 §7.6.1): they speak of the client's connection to the
+ * front, not of the front's own kept-alive connection to the runtime, so none is passed on,
+ * nor any header a client names in its `Connection` header. A client's `Connection: close`
+ * closed the front's pooled connection, `Upgrade: h2c` asked workerd to switch protocols on
+ * it, and `Connection: …, x-local-cluster-secret` asked any hop that honours the list to drop
+ * the front's own secret. `Expect: 100-continue` was answered by the front's own server (it
+ * reads the body whole before passing the request on); `Proxy-*` is the front's to read, and
+ * it reads none.
+ */
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "proxy-authorization",
+  "proxy-authenticate",
+  "te",
+  "trailer",
+  "upgrade",
+  "expect",
+]);
+
+/**
+ * The head the runtime gets for `req`: its method, target, and every header as the client sent
+ * it (name case and order kept) but those the front sets itself (SET_BY_FRONT) and the
+ * hop-by-hop ones (HOP_BY_HOP and the names `Connection` lists), then the body's
+ * length, the client's address and the cluster secret. Undefined when a part holds a byte that
+ * could end a line (Node's parser lets none through; checked again here, where the head is
+ * written by hand, so that nothing could be smuggled into a second request).
+ * @param {import("node:http").IncomingMessage} req
+ * @param {number} bodyLength
+ * @returns {string | undefined}
+ */
+export function requestHead(req, bodyLength) {
+  const method = req.method ?? "GET";
+  const target = req.url ?? "/";
+  if (!TOKEN.test(method) || !TARGET.test(target)) return undefined;
+  let head = `${method} ${target} HTTP/1.1\r\n`;
+  const raw = req.rawHeaders;
+  const listed = connectionListed(req.headers?.connection);
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = /** @type {string} */ (raw[i]);
+    const value = /** @type {string} */ (raw[i + 1]);
+    const lower = name.toLowerCase();
+    if (SET_BY_FRONT.has(lower) || HOP_BY_HOP.has(lower) || listed?.has(lower)) continue;
+    if (!TOKEN.test(name) || NOT_IN_VALUE.test(value)) return undefined;
+    head += `${name}: ${value}\r\n`;
+  }
+  if (bodyLength > 0 || (method !== "GET" && method !== "HEAD"))
+    head += `Content-Length: ${bodyLength}\r\n`;
+  // The client's address, as Cloudflare's edge sets it (replacing any the client sent): the
+  // consent page's attempt limit counts guesses per address (src/app/oauth/attempt-limiter.ts).
+  // A client's own header used to reach the Worker, so it could choose its count's key.
+  const address = clientAddress(req.socket.remoteAddress);
+  if (address && !NOT_IN_VALUE.test(address)) head += `CF-Connecting-IP: ${address}\r\n`;
+  // The runtime serves only the server's own processes (cluster-secret.mjs); it trusts the
+  // address above because this comes with it.
+  return `${head}${CLUSTER_SECRET_HEADER}: ${clusterSecret}\r\n\r\n`;
+}
+
+/**
+ * The header names a client's `Connection` header lists (all its lines, as Node joins them),
+ * lower-cased; undefined when it lists none but the usual options. `Host` is never dropped: the
+ * Worker's checks read it, and the front checked it already.
+ * @param {string | undefined} connection
+ * @returns {Set<string> | undefined}
+ */
+function connectionListed(connection) {
+  if (connection === undefined) return undefined;
+  const names = connection.toLowerCase().split(",");
+  /** @type {Set<string> | undefined} */
+  let listed;
+  for (const entry of names) {
+    const name = entry.trim();
+    if (name === "" || name === "keep-alive" || name === "close" || name === "host") continue;
+    (listed ??= new Set()).add(name);
+  }
+  return listed;
+}
+
+/**
+ * The header lines the runtime gets for an upgrade (a WebSocket's handshake, piped byte for byte
+ * after it): every header as the client sent it but those the front sets itself and the
+ * hop-by-hop ones, as {@link requestHead} drops them, except the two an upgrade is made of:
+ * `Upgrade` as sent, and `Connection` sent again as just `Upgrade` (so no name the client listed
+ * in it is dropped by the runtime's parser on the front's behalf or kept by mistake).
+ * @param {import("node:http").IncomingMessage} req
+ * @returns {string[]} `Name: value` lines, without the front's own (address, secret)
+ */
+export function upgradeHeaderLines(req) {
+  const raw = req.rawHeaders;
+  const listed = connectionListed(req.headers?.connection);
+  /** @type {string[]} */
+  const lines = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = /** @type {string} */ (raw[i]);
+    const lower = name.toLowerCase();
+    if (lower === "upgrade") {
+      lines.push(`${name}: ${raw[i + 1]}`);
+      continue;
+    }
+    if (SET_BY_FRONT.has(lower) || HOP_BY_HOP.has(lower) || listed?.has(lower)) continue;
+    lines.push(`${name}: ${raw[i + 1]}`);
+  }
+  lines.push("Connection: Upgrade");
+  return lines;
+}
+
+/** An HTTP token (a method, a header's name). */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** A request target: visible ASCII and bytes past it, nothing that ends a line or the target. */
+const TARGET = /^[\x21-\x7e\x80-\xff]+$/;
+/** What a header value may not hold: control characters but tab (CR, LF, NUL among them). */
+// oxlint-disable-next-line no-control-regex -- control characters are what it looks for
+const NOT_IN_VALUE = /[\x00-\x08\x0a-\x1f\x7f]/;
+
+/**
+ * A socket's remote address as Cloudflare writes it: an IPv4 client on a dual-stack socket
+ * (`::ffff:127.0.0.1`) as plain IPv4.
+ * @param {string | undefined} address
+ */
+export function clientAddress(address) {
+  return address?.startsWith("::ffff:") && address.includes(".") ? address.slice(7) : address;
+}

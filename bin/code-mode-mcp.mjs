@@ -137,8 +137,14 @@ if (parsed.command === "check") {
 checkBuilt(LABEL);
 const { planInProcess } = await import("../cli/plan-in-process.mjs");
 const { freePort } = await import("../cli/local-server/free-port.mjs");
+const { stdioCallerKey } = await import("../cli/local-server/stdio-caller-key.mjs");
 /** @type {NodeJS.ProcessEnv} */
-const env = { ...process.env, ...parsed.settings };
+const given = { ...process.env, ...parsed.settings };
+// Under --stdio the server's port is the bridge's alone: a per-launch key unless the user set a
+// caller check (stdio-caller-key.mjs); the bridge sends it.
+const { env, key: bridgeKey } = parsed.stdio
+  ? stdioCallerKey(given)
+  : { env: given, key: undefined };
 // A desktop client may start several servers at once: --stdio takes a free port of its own.
 if (parsed.stdio && parsed.settings.PORT === undefined) env.PORT = String(await freePort());
 /** @param {string} line */
@@ -184,6 +190,7 @@ if (parsed.stdio) {
   const route = parsed.route ?? (codeOnly ? "/mcp/code" : "/mcp");
   await bridge.runStdioBridge({
     url: `${base}${route}`,
+    ...(bridgeKey ? { apiKey: bridgeKey } : {}),
     ready: serverReady,
     log: progress,
     // The client closed stdin: it is gone, so stop as on Ctrl-C (the supervisor cleans up).

@@ -49,14 +49,19 @@ export function serverAnswer(error) {
  * `initialize` at once; the runtime takes seconds to start) are held and sent in order.
  * @param {object} options
  * @param {string} options.url - the local MCP endpoint, e.g. http://127.0.0.1:PORT/mcp
+ * @param {string} [options.apiKey] - the server's `MCP_API_KEY`, sent as a bearer token on every
+ *   request (a --stdio launch's own key: cli/local-server/stdio-caller-key.mjs)
  * @param {Promise<void>} options.ready - resolves when the local server answers
  * @param {(line: string) => void} options.log - stderr
  * @param {() => void} options.onClose - stdin ended or broke: the client is gone
  * @returns {Promise<void>}
  */
-export async function runStdioBridge({ url, ready, log, onClose }) {
+export async function runStdioBridge({ url, apiKey, ready, log, onClose }) {
   const stdio = new StdioServerTransport();
-  const http = new StreamableHTTPClientTransport(new URL(url));
+  const http = new StreamableHTTPClientTransport(
+    new URL(url),
+    apiKey ? { requestInit: { headers: { authorization: `Bearer ${apiKey}` } } } : {},
+  );
   /** @type {Message[]} */
   const held = [];
   let open = false;

@@ -10,6 +10,7 @@
  */
 import type { AuthInfo } from "@modelcontextprotocol/server";
 import { refuseAnonymous } from "./anonymous-guard";
+import { refuseCrossSite } from "./cross-site";
 import { checkApiKey } from "./api-key";
 import { HttpError, renderHttpError, wantsHtml } from "./errors/http-error";
 import { readConfig, type AppConfig, type AppSettings, type ConfigProblem } from "./config/config";
@@ -155,6 +156,9 @@ export function createApp(options: AppOptions): App {
         `Nothing is served at ${url.pathname.slice(0, 200)}.`,
         "Use /mcp (search, execute), /mcp/code (code), / (the status page) or /health.",
       );
+    // A page of another site may send simple requests here; the MCP routes check Origin
+    // themselves (cross-site.ts).
+    if (url.pathname !== API_ROUTE && url.pathname !== CODE_ROUTE) refuseCrossSite(request);
     if (!checked.ok || !endpoints) throw misconfigured(checked.ok ? [] : checked.problems);
     const { config: c } = checked;
     // Preflights carry no credentials; the MCP handler answers them with its CORS policy.

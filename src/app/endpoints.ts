@@ -20,6 +20,7 @@ import { durableApprovalLedger } from "./approval-ledger-store";
 import type { AppConfig } from "./config/config";
 import { demoUpstreamServer } from "./demo/demo-upstream";
 import { namingFetch } from "../codemode/request/network-error";
+import { sameOriginRedirects } from "../codemode/request/same-origin-redirects";
 import type { RunRecorder } from "../codemode/runs/run-record";
 import { callerOf } from "./runs/caller";
 import { runHistory, type RunHistory } from "./runs/run-history";
@@ -176,10 +177,10 @@ function productSkills(
 }
 
 /** Upstream MCP requests: an unreachable server is named (host, reason, the setting to check). */
-const UPSTREAM_FETCH = namingFetch({
-  what: "the upstream MCP server",
-  setting: "UPSTREAM_MCP_URL",
-});
+const UPSTREAM_TARGET = { what: "the upstream MCP server", setting: "UPSTREAM_MCP_URL" };
+// Its credential header goes only to its own origin: a redirect elsewhere is refused
+// (same-origin-redirects.ts); fetch dropped only `Authorization` there.
+const UPSTREAM_FETCH = sameOriginRedirects(namingFetch(UPSTREAM_TARGET), UPSTREAM_TARGET);
 
 /** `/mcp/code`: one `code` tool over the configured upstream(s), the demo server or URLs. */
 function codeHandler(

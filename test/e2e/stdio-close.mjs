@@ -4,6 +4,7 @@
 // then the client ends it the two ways desktop clients do: closing stdin, and SIGTERM. Each time
 // the process must exit with code 0, and nothing it prints after the session began may look like
 // a failure (no workerd `kj::` exception, no `[ERROR]`, no "could not pass a message", no stack).
+// And the server's port answers only the bridge: a stranger's tools/call there gets 401.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { spawn } from "node:child_process";
@@ -81,6 +82,7 @@ async function session(end, run) {
         },
       });
       check(ran.result && !ran.result.isError, `${end}: execute: ${JSON.stringify(ran)}`);
+      await strangerRefused(() => stderr, end);
     }
     const before = stderr.length;
     if (end === "stdin") child.stdin.end();
@@ -108,6 +110,47 @@ async function session(end, run) {
     if (child.exitCode === null) child.kill("SIGKILL");
     rmSync(data, { recursive: true, force: true });
   }
+}
+
+/**
+ * The server's port is the bridge's alone (cli/local-server/stdio-caller-key.mjs): another
+ * process on the machine that POSTs a tool call to it, with no key or a wrong one, is refused
+ * before anything runs. Before, a stranger's `execute` ran with the user's `API_TOKEN`.
+ * @param {() => string} stderr - what the session printed so far (names the port)
+ * @param {string} end - the session's name in messages
+ */
+async function strangerRefused(stderr, end) {
+  const deadline = Date.now() + 30_000;
+  while (
+    !/MCP over stdio ↔ (http:\/\/127\.0\.0\.1:\d+\/mcp)/.test(stderr()) &&
+    Date.now() < deadline
+  )
+    await new Promise((r) => setTimeout(r, 100));
+  const url = /MCP over stdio ↔ (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr())?.[1];
+  check(url !== undefined, `${end}: no endpoint printed:\n${stderr()}`);
+  for (const authorization of [undefined, "Bearer not-this-launch-key-0123456789"]) {
+    const response = await fetch(/** @type {string} */ (url), {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2025-06-18",
+        ...(authorization ? { authorization } : {}),
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "execute", arguments: { code: "async () => 'ran'" } },
+      }),
+    });
+    const text = await response.text();
+    check(
+      response.status === 401 && !text.includes("ran"),
+      `${end}: a stranger's tools/call on the --stdio server's port (${authorization ? "a wrong key" : "no key"}) got ${response.status}: ${text.slice(0, 300)}`,
+    );
+  }
+  console.log(`e2e stdio-close: a stranger's tools/call on the port is refused (401) — ok`);
 }
 
 /**

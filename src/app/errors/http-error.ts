@@ -28,6 +28,8 @@ export const HTTP_ERROR_CODES = {
   no_caller_check:
     "a deployed server with no MCP_API_KEY or OAuth refuses all (opt out: ALLOW_ANONYMOUS=on)",
   forbidden_host: "the Host header names a host this server does not answer to (ALLOWED_HOSTNAMES)",
+  cross_site_request:
+    "a browser page of another site sent a request to an app route that is not MCP (cross-site.ts)",
   invalid_host: "the Host header is no host name or address with an optional port (local server)",
   misconfigured: "the configuration is invalid, so the server serves nothing but its problems",
   code_endpoint_off: "/mcp/code is off: no upstream MCP server is configured",

@@ -59,7 +59,8 @@ export async function runsApi(
   const url = new URL(request.url);
   const id = url.pathname.slice(RUNS_ROUTE.length + 1);
   if (id) {
-    const run = await history.get(decodeURIComponent(id), own);
+    // A run id is ASCII (run-history.ts): one that is no percent-encoding names no run.
+    const run = await history.get(decodedId(id), own);
     if (!run)
       throw new HttpError(
         404,
@@ -89,5 +90,14 @@ export async function runsApi(
         "Fix the query parameter the message names: limit (1–200), outcome, tool, or cursor (a page's nextCursor as is).",
       );
     throw error;
+  }
+}
+
+/** The id as sent, percent-decoded; malformed encoding gives "" (no run has that id). */
+function decodedId(id: string): string {
+  try {
+    return decodeURIComponent(id);
+  } catch {
+    return "";
   }
 }

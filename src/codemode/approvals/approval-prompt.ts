@@ -3,7 +3,8 @@
  * approval means what the user saw. Method, the canonical path with the query string as sent,
  * the sandbox's headers, the content type, and the body or raw body up to a bound, with a
  * truncation mark naming the total size when cut. Characters a screen would show as a line
- * break or that reorder text (NEL, U+2028, bidi controls) are written as `\uXXXX` escapes.
+ * break or that reorder text (NEL, U+2028, bidi controls), and control characters a terminal
+ * acts on (all but a body's line feeds and tabs), are written as `\uXXXX` escapes.
  * Credentials are added later by the host and are never shown (the sandbox cannot set
  * credential headers).
  */
@@ -39,10 +40,17 @@ export function approvalPrompt(request: ApiRequest): string {
 
 /**
  * Characters a screen shows as a line break (C1 controls such as NEL, U+2028, U+2029) or that
- * reorder the text after them (bidi marks, embeddings, overrides and isolates: "Trojan Source"):
- * in the prompt they would make a forged line or a reversed amount read as part of the request.
+ * reorder the text after them (bidi marks, embeddings, overrides and isolates: "Trojan Source";
+ * U+061C, the Arabic letter mark, as U+200F): in the prompt they would make a forged line or a
+ * reversed amount read as part of the request. And every C0 control and DEL but a line feed and
+ * a tab (header values hold none: api-request.ts): a terminal client acts on them, a carriage
+ * return writing the rest over the line's start, an escape sequence moving the cursor up or
+ * erasing lines (a body's `\x1b[1A\x1b[2K` lets the text after it be written over what was shown),
+ * vertical tab, form feed and U+001C–U+001E (Unicode's paragraph separators) breaking lines.
  */
-const INVISIBLE = /[\u0080-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const INVISIBLE =
+  // oxlint-disable-next-line no-control-regex -- matching control characters is the point
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 /** The text with {@link INVISIBLE} characters written as `\uXXXX` escapes. */
 function visible(text: string): string {

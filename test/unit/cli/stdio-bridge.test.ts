@@ -16,8 +16,11 @@ import { cutOffBody, cutOffMessage } from "../../../cli/local-server/front/cut-o
 
 const BRIDGE = fileURLToPath(new URL("../../../cli/product/stdio-bridge.mjs", import.meta.url));
 const servers: Server[] = [];
+/** The `Authorization` header of every request the stand-in got. */
+const authorizations: (string | undefined)[] = [];
 const clients: Client[] = [];
 afterEach(async () => {
+  authorizations.length = 0;
   for (const c of clients.splice(0)) await c.close().catch(() => {});
   for (const s of servers.splice(0)) {
     s.closeAllConnections();
@@ -30,6 +33,7 @@ async function localServer(
   refuse?: (message: { id: number; method: string }) => [number, unknown] | undefined,
 ): Promise<string> {
   const server = createServer((req, res) => {
+    authorizations.push(req.headers.authorization);
     let text = "";
     req.on("data", (c) => (text += c));
     req.on("end", () => {
@@ -65,8 +69,8 @@ async function localServer(
 }
 
 /** Starts the bridge in a child process toward `url` and connects a stdio client to it. */
-async function bridgeTo(url: string): Promise<Client> {
-  const program = `import(${JSON.stringify(BRIDGE)}).then(({ runStdioBridge }) => runStdioBridge({ url: ${JSON.stringify(url)}, ready: Promise.resolve(), log: (l) => process.stderr.write(l + "\\n"), onClose: () => process.exit(0) }))`;
+async function bridgeTo(url: string, apiKey?: string): Promise<Client> {
+  const program = `import(${JSON.stringify(BRIDGE)}).then(({ runStdioBridge }) => runStdioBridge({ url: ${JSON.stringify(url)}, apiKey: ${JSON.stringify(apiKey)}, ready: Promise.resolve(), log: (l) => process.stderr.write(l + "\\n"), onClose: () => process.exit(0) }))`;
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: ["--input-type=module", "-e", program],
@@ -79,6 +83,21 @@ async function bridgeTo(url: string): Promise<Client> {
 }
 
 describe("the --stdio bridge", () => {
+  it("sends the server's key on every request (a --stdio port answers no one else)", async () => {
+    const client = await bridgeTo(await localServer(), "launch-key-0123456789");
+    await client.listTools();
+    await client.callTool({ name: "execute", arguments: { code: "1" } });
+    expect(authorizations.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(authorizations)).toEqual(new Set(["Bearer launch-key-0123456789"]));
+  });
+
+  it("sends no Authorization without a key", async () => {
+    const client = await bridgeTo(await localServer());
+    await client.listTools();
+    expect(authorizations.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(authorizations)).toEqual(new Set([undefined]));
+  });
+
   it("answers a tools/call cut off by a runtime replacement as a tool error", async () => {
     const client = await bridgeTo(await localServer());
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["execute"]);

@@ -119,4 +119,33 @@ describe("approvalPrompt (golden): exactly what will be sent", () => {
     ]);
     expect(prompt({ method: "PUT", path: "/n", rawBody: "\u2066x\u2069" })).not.toMatch(hidden);
   });
+
+  // A terminal client (an MCP client in a shell) acts on a body's control characters: a carriage return
+  // writes the rest over the line's start, an escape sequence moves the cursor up or erases
+  // lines (`\x1b[1A\x1b[2K`: what follows is written over what was shown), vertical tab,
+  // form feed and U+001C–U+001E (Unicode paragraph separators) break lines; U+061C (the Arabic
+  // letter mark) reorders like U+200F. Only a body's line feeds and tabs are shown as they are.
+  it("no control character reaches the prompt but a body's line feeds and tabs", () => {
+    // oxlint-disable-next-line no-control-regex -- matching control characters is the point
+    const controls = /[\u0000-\u0008\u000b-\u001f\u007f\u061c]/;
+    // A header value with one is refused before any prompt (api-request.ts).
+    expect(() =>
+      prompt({ method: "POST", path: "/n", headers: { "x-note": "ok\u001b[1AGET /harmless" } }),
+    ).toThrow(/not a valid HTTP header/);
+    const text = prompt({
+      method: "POST",
+      path: "/payments",
+      rawBody:
+        "to=mallory\ramount=1\u000b\u000c\u001c\u001d\u001e\u007f\u061c\u0000\x1b[1A\x1b[2KGET /projects\n\tok",
+      contentType: "text/plain",
+    });
+    expect(text).not.toMatch(controls);
+    expect(text.split("\n")).toEqual([
+      "POST /payments",
+      "Content-Type: text/plain",
+      "Raw body (text, 52 characters):",
+      "to=mallory\\u000damount=1\\u000b\\u000c\\u001c\\u001d\\u001e\\u007f\\u061c\\u0000\\u001b[1A\\u001b[2KGET /projects",
+      "\tok",
+    ]);
+  });
 });

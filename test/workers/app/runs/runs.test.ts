@@ -166,6 +166,12 @@ describe("run history", () => {
     expect((await app("http://localhost/api/runs/2026-01-01.0000000000000000.abc")).status).toBe(
       404,
     );
+    // An id that is no percent-encoding names no run: 404, not the 500 a URIError gave.
+    for (const id of ["%E0", "%", "2026-01-01.%ZZ"]) {
+      const response = await app(`http://localhost/api/runs/${id}`);
+      expect(response.status, id).toBe(404);
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe("not_found");
+    }
   });
 
   it("is protected like /mcp when an API key is set, and names the key holder as caller", async () => {

@@ -28,9 +28,15 @@ const FRONT = fileURLToPath(new URL("../../cli/local-server/front/front.mjs", im
 
 /** The host Worker's answer to a 2025-era `ping`, as workerd writes it. */
 const ANSWER = JSON.stringify({ result: {}, jsonrpc: "2.0", id: 1 });
+/**
+ * Its headers, in workerd's order and case. With its `Content-Length` too: without it the
+ * stand-in answered chunked, and the front then passed a chunked answer on (three more pieces
+ * in its write to the client), which workerd never sends for such an answer.
+ */
 const ANSWER_HEADERS = {
-  "content-type": "application/json",
-  "access-control-allow-origin": "*",
+  "Content-Length": String(Buffer.byteLength(ANSWER)),
+  "Content-Type": "application/json",
+  "Access-Control-Allow-Origin": "*",
   "access-control-allow-headers":
     "Content-Type, Accept, Authorization, Mcp-Session-Id, MCP-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID",
   "access-control-allow-methods": "GET, POST, DELETE, OPTIONS",

@@ -220,73 +220,17 @@ export class AnswerParser {
 
   /** Reads the head #collect gathered (its final empty line included). */
   #readHead() {
-    const lines = this.#take()
-      .toString("latin1", 0, this.#pendingLength - 4)
-      .split("\r\n");
-    const statusLine = STATUS_LINE.exec(/** @type {string} */ (lines[0]));
-    if (!statusLine) throw new AnswerError(`a malformed status line: ${JSON.stringify(lines[0])}`);
-    const status = Number(statusLine[2]);
-    if (status < 100 || NOT_IN_VALUE.test(statusLine[3] ?? ""))
-      throw new AnswerError(`a malformed status line: ${JSON.stringify(lines[0])}`);
-    /** @type {string[]} */
-    const rawHeaders = [];
-    let contentType;
-    let contentLength;
-    let transferEncoding = "";
-    let connection = "";
-    for (let i = 1; i < lines.length; i++) {
-      const line = /** @type {string} */ (lines[i]);
-      const colon = line.indexOf(":");
-      const name = colon > 0 ? line.slice(0, colon) : "";
-      if (!TOKEN.test(name))
-        throw new AnswerError(`a malformed header line: ${JSON.stringify(line)}`);
-      const value = trimSpaces(line, colon + 1);
-      if (NOT_IN_VALUE.test(value))
-        throw new AnswerError(`a malformed header value: ${JSON.stringify(line)}`);
-      const lower = name.toLowerCase();
-      if (!HOP_BY_HOP_ANSWER.has(lower)) rawHeaders.push(name, value);
-      switch (lower) {
-        case "content-length":
-          if (
-            !/^\d{1,15}$/.test(value) ||
-            (contentLength !== undefined && contentLength !== Number(value))
-          )
-            throw new AnswerError(`a malformed Content-Length: ${JSON.stringify(value)}`);
-          contentLength = Number(value);
-          break;
-        case "content-type":
-          contentType ??= value.toLowerCase();
-          break;
-        case "transfer-encoding":
-          transferEncoding += `${transferEncoding ? "," : ""}${value.toLowerCase()}`;
-          break;
-        case "connection":
-          connection += `,${value.toLowerCase()}`;
-          break;
-      }
-    }
+    const head = readHead(this.#take().toString("latin1", 0, this.#pendingLength - 4));
+    const { status } = head.answer;
     // An interim answer (100 Continue): its headers are dropped, the final one follows.
-    if (status >= 100 && status < 200) {
-      if (status === 101) throw new AnswerError("a 101 answer to a request that asked no upgrade");
-      return;
-    }
-    const chunked = /(?:^|,)\s*chunked\s*$/.test(transferEncoding);
-    if (transferEncoding && !chunked)
-      throw new AnswerError(`an answer framed by ${JSON.stringify(transferEncoding)}, not chunked`);
-    const closes = statusLine[1] === "0" || /,\s*close\s*(?:,|$)/.test(connection);
-    this.#keepAlive = !closes;
-    this.#events.head({
-      status,
-      statusMessage: statusLine[3] ?? "",
-      rawHeaders,
-      contentType,
-      keepAlive: !closes,
-    });
+    if (status < 200) return;
+    this.#keepAlive = head.answer.keepAlive;
+    this.#events.head(head.answer);
     if (this.#noBody || status === 204 || status === 304) return this.#finish();
-    if (chunked) this.#state = "chunk-size";
-    else if (contentLength !== undefined) {
-      this.#left = contentLength;
-      if (contentLength === 0) this.#finish();
+    if (head.chunked) this.#state = "chunk-size";
+    else if (head.contentLength !== undefined) {
+      this.#left = head.contentLength;
+      if (head.contentLength === 0) this.#finish();
       else this.#state = "length";
     } else {
       // Until the connection closes: never reused.
@@ -299,6 +243,106 @@ export class AnswerParser {
     this.#state = "done";
     this.#events.end();
   }
+}
+
+/**
+ * A head as read (`answer`), with its framing: what {@link readHead} returns (frozen, `answer`
+ * and its headers too: the same may be given again).
+ * @typedef {{ answer: AnswerHead, contentLength: number | undefined, chunked: boolean }} ReadHead
+ */
+
+/** How many heads {@link readHead} keeps, with their texts. */
+export const KEPT_HEADS = 4;
+/** The heads read last, by their texts, the least recently used first. @type {Map<string, ReadHead>} */
+const keptHeads = new Map();
+
+/**
+ * Reads a status line and headers (`text`, without the empty line that ends them). A text read
+ * lately gives the same (frozen) result without reading it again: splitting and checking every
+ * line of every answer was ~2.5 % of the front's CPU per request (issue #43), and a runtime
+ * answers `ping`, a tool call or a search with the same head each time. A few are kept, the
+ * most recently used, so the supervisor's probes (whose heads carry counts) do not push out
+ * the requests' heads.
+ * @param {string} text
+ * @returns {ReadHead}
+ */
+export function readHead(text) {
+  const kept = keptHeads.get(text);
+  if (kept) {
+    keptHeads.delete(text);
+    keptHeads.set(text, kept);
+    return kept;
+  }
+  const head = parseHead(text);
+  Object.freeze(head.answer.rawHeaders);
+  Object.freeze(head.answer);
+  Object.freeze(head);
+  if (keptHeads.size >= KEPT_HEADS)
+    keptHeads.delete(/** @type {string} */ (keptHeads.keys().next().value));
+  keptHeads.set(text, head);
+  return head;
+}
+
+/**
+ * Reads a status line and headers; throws {@link AnswerError} on anything malformed, a `101`,
+ * or a framing other than chunked.
+ * @param {string} text
+ * @returns {ReadHead}
+ */
+function parseHead(text) {
+  const lines = text.split("\r\n");
+  const statusLine = STATUS_LINE.exec(/** @type {string} */ (lines[0]));
+  if (!statusLine) throw new AnswerError(`a malformed status line: ${JSON.stringify(lines[0])}`);
+  const status = Number(statusLine[2]);
+  if (status < 100 || NOT_IN_VALUE.test(statusLine[3] ?? ""))
+    throw new AnswerError(`a malformed status line: ${JSON.stringify(lines[0])}`);
+  /** @type {string[]} */
+  const rawHeaders = [];
+  let contentType;
+  let contentLength;
+  let transferEncoding = "";
+  let connection = "";
+  for (let i = 1; i < lines.length; i++) {
+    const line = /** @type {string} */ (lines[i]);
+    const colon = line.indexOf(":");
+    const name = colon > 0 ? line.slice(0, colon) : "";
+    if (!TOKEN.test(name))
+      throw new AnswerError(`a malformed header line: ${JSON.stringify(line)}`);
+    const value = trimSpaces(line, colon + 1);
+    if (NOT_IN_VALUE.test(value))
+      throw new AnswerError(`a malformed header value: ${JSON.stringify(line)}`);
+    const lower = name.toLowerCase();
+    if (!HOP_BY_HOP_ANSWER.has(lower)) rawHeaders.push(name, value);
+    switch (lower) {
+      case "content-length":
+        if (
+          !/^\d{1,15}$/.test(value) ||
+          (contentLength !== undefined && contentLength !== Number(value))
+        )
+          throw new AnswerError(`a malformed Content-Length: ${JSON.stringify(value)}`);
+        contentLength = Number(value);
+        break;
+      case "content-type":
+        contentType ??= value.toLowerCase();
+        break;
+      case "transfer-encoding":
+        transferEncoding += `${transferEncoding ? "," : ""}${value.toLowerCase()}`;
+        break;
+      case "connection":
+        connection += `,${value.toLowerCase()}`;
+        break;
+    }
+  }
+  if (status === 101) throw new AnswerError("a 101 answer to a request that asked no upgrade");
+  const chunked = /(?:^|,)\s*chunked\s*$/.test(transferEncoding);
+  if (status >= 200 && transferEncoding && !chunked)
+    throw new AnswerError(`an answer framed by ${JSON.stringify(transferEncoding)}, not chunked`);
+  const keepAlive = !(statusLine[1] === "0" || /,\s*close\s*(?:,|$)/.test(connection));
+  return {
+    answer: { status, statusMessage: statusLine[3] ?? "", rawHeaders, contentType, keepAlive },
+    contentLength,
+    chunked,
+  };
 }
 
 /**

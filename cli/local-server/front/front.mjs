@@ -131,6 +131,12 @@ export function createFront({
     return pool;
   };
   const budget = createBodyBudget(bodyBudgetBytes);
+  // A client sends the same Host on every request: the last one found well formed is not
+  // checked again (the URL parser in the check was ~1.5 % of the front's CPU per request).
+  /** @type {string | undefined} */
+  let wellFormed;
+  const hostWellFormed = (/** @type {string} */ host) =>
+    host === wellFormed || (wellFormedHost(host) && ((wellFormed = host), true));
   const checkKey = apiKey ? apiKeyCheck(apiKey) : undefined;
 
   // No Nagle delay on either side: requests and answers are small and latency is what counts.
@@ -147,7 +153,7 @@ export function createFront({
     // A Host that is no host name or address: workerd answers it a bare 500 before the Worker
     // runs (host-names.mjs). Told here what is wrong instead, with or without a body.
     const host = req.headers.host;
-    if (host !== undefined && !wellFormedHost(host)) {
+    if (host !== undefined && !hostWellFormed(host)) {
       const { status, ...error } = malformedHostRefusal(host);
       return replyFrontError(res, status, error, { jsonRpc: false });
     }
@@ -227,7 +233,7 @@ export function createFront({
     // only a bodyless GET may ask for one (a WebSocket's handshake). Anything else with an
     // `Upgrade` header (a POST streaming 400 MiB to the host's search route) is refused here, as
     // is one whose Host is no host (workerd's bare 500 otherwise: host-names.mjs).
-    if (!upgradeAllowed(req) || !wellFormedHost(req.headers.host ?? "localhost")) {
+    if (!upgradeAllowed(req) || !hostWellFormed(req.headers.host ?? "localhost")) {
       socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
       return;
     }

@@ -8,7 +8,9 @@ import { describe, expect, it } from "vitest";
 import {
   AnswerError,
   AnswerParser,
+  KEPT_HEADS,
   MAX_HEAD_BYTES,
+  readHead,
 } from "../../../cli/local-server/front/answer-parser.mjs";
 
 type Head = {
@@ -190,5 +192,43 @@ describe("the front's reader of a runtime's answer: what Node's writeHead would 
     const got = read(`HTTP/1.1 200 OK\r\nX-A: ${" ".repeat(60_000)}x\r\nContent-Length: 0\r\n\r\n`);
     expect(got.heads[0]?.rawHeaders[1]).toBe("x");
     expect(performance.now() - started).toBeLessThan(500);
+  });
+});
+
+describe("the heads the reader keeps (issue #43: not read again per answer)", () => {
+  const PING = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2";
+
+  it("gives the same frozen head for the same text, and each text its own", () => {
+    const first = readHead(PING);
+    expect(readHead(PING)).toBe(first);
+    expect(Object.isFrozen(first) && Object.isFrozen(first.answer)).toBe(true);
+    expect(Object.isFrozen(first.answer.rawHeaders)).toBe(true);
+    const other = readHead(PING.replace("Length: 2", "Length: 3"));
+    expect([other.contentLength, first.contentLength]).toEqual([3, 2]);
+    // Two answers with the same head each get their own body and end.
+    const text = `${PING}\r\n\r\n{}`;
+    expect([read(text), read(text)].map((r) => [r.heads[0]?.status, r.body, r.ends])).toEqual([
+      [200, "{}", 1],
+      [200, "{}", 1],
+    ]);
+  });
+
+  it("refuses a malformed head each time it comes (no refusal is kept as a head)", () => {
+    const bad = "HTTP/1.1 200 OK\r\nX-A: a\x7fb\r\nContent-Length: 0";
+    for (let i = 0; i < 3; i++) expect(() => readHead(bad)).toThrow(AnswerError);
+    expect(() => readHead("HTTP/1.1 101 Switching Protocols\r\nUpgrade: x")).toThrow(AnswerError);
+  });
+
+  it("keeps the most recently used heads: others read meanwhile do not push a busy one out", () => {
+    const busy = readHead(PING);
+    for (let i = 0; i < KEPT_HEADS * 3; i++) {
+      readHead(`HTTP/1.1 200 OK\r\nX-Count: ${i}\r\nContent-Length: 0`);
+      if (i % (KEPT_HEADS - 1) === 0) expect(readHead(PING)).toBe(busy);
+    }
+    // One not used for more than KEPT_HEADS others is read again (a new object, equal).
+    for (let i = 0; i < KEPT_HEADS; i++) readHead(`HTTP/1.1 204 No Content\r\nX-N: ${i}`);
+    const again = readHead(PING);
+    expect(again).not.toBe(busy);
+    expect(again).toEqual(busy);
   });
 });

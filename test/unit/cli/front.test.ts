@@ -309,6 +309,37 @@ describe("the local server's front", () => {
       error: { message: "the runtime was restarted because it stopped answering; retry" },
     });
   });
+  it("echoes a cut-off request's ids after its body was let go of, up to 4,096 characters", async () => {
+    // Once written to the runtime, a POST's body leaves the budget: a body of at most 4,096
+    // bytes is kept as it is and read for its ids only now; a larger one's ids were read then,
+    // and are kept only when their text is at most 4,096 characters.
+    const { port, front, runtime } = await setUp(() => {});
+    const cases = [
+      { id: 7, pad: 0, echoed: 7 },
+      { id: "i".repeat(3_000), pad: 0, echoed: "i".repeat(3_000) },
+      { id: 8, pad: 20_000, echoed: 8 },
+      { id: "j".repeat(5_000), pad: 0, echoed: null },
+      { id: "k".repeat(4_000), pad: 20_000, echoed: "k".repeat(4_000) },
+    ];
+    for (const { id, pad, echoed } of cases) {
+      const body = JSON.stringify({
+        jsonrpc: "2.0",
+        id,
+        method: "tools/call",
+        params: { pad: "p".repeat(pad) },
+      });
+      const pending = send(port, body);
+      await until(() => front.bodyBytesHeld() === 0 && front.inFlightCount() === 1);
+      front.cutOff(runtime, "it stopped answering");
+      const cut = await pending;
+      expect([body.length, cut.status, JSON.parse(cut.text).id]).toEqual([
+        body.length,
+        503,
+        echoed,
+      ]);
+    }
+  });
+
   it("answers 503 with the JSON-RPC error when the runtime dies after its headers, mid-body", async () => {
     // A JSON answer's headers went out, then the runtime was killed before its body's end (e2e
     // heal saw this as a bare "terminated" on the client): the front held the answer, so the
@@ -750,6 +781,23 @@ describe("the front's refusal of a Host that is no host (issue #40 review)", () 
         });
       }
     expect(seen).toEqual([]);
+  });
+
+  it("refuses a malformed Host after a well-formed one was passed (the last good one is kept)", async () => {
+    const { port, seen } = await setUp((_req, _body, res) => res.end("{}"));
+    const statuses = [];
+    for (const host of ["localhost:8787", "localhost:abc", "localhost:8787", "localhost:8787x"]) {
+      const client = rawClient(port, `GET /mcp HTTP/1.1\nHost: ${host}\nConnection: close`);
+      await client.closed;
+      statuses.push([host, client.status()]);
+    }
+    expect(statuses).toEqual([
+      ["localhost:8787", 200],
+      ["localhost:abc", 400],
+      ["localhost:8787", 200],
+      ["localhost:8787x", 400],
+    ]);
+    expect(seen).toHaveLength(2);
   });
 
   it("passes on every Host shape workerd takes (names, addresses, ports)", async () => {

@@ -10,12 +10,12 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { deploy } from "../../../cli/deploy.mjs";
-import { skillFolder } from "../../../src/codemode/skills/agent-skill-format";
-import { BUNDLED_SKILLS_KEY } from "../../../src/app/config/setting-names";
-import { readSkillsDir } from "../../../src/app/skills/operator-skills";
+import { deploy } from "../../../../cli/deploy.mjs";
+import { skillFolder } from "../../../../src/codemode/skills/agent-skill-format";
+import { BUNDLED_SKILLS_KEY } from "../../../../src/app/config/setting-names";
+import { readSkillsDir } from "../../../../src/app/skills/operator-skills";
 
-const FAKE = join(import.meta.dirname, "../../helpers/fake-wrangler.mjs");
+const FAKE = join(import.meta.dirname, "../../../helpers/fake-wrangler.mjs");
 const product = { readSkillsDir, BUNDLED_SKILLS_KEY };
 const skill = {
   name: "double",

@@ -4,7 +4,7 @@
  * staged as a module that sets the global the Worker reads, imported before the Worker. The real
  * deploy runs with a stand-in wrangler (test/helpers/fake-wrangler.mjs) that reports the staged
  * folder; the checks are the product's own (src/app/skills/operator-skills.ts). That the Worker
- * serves such skills read-only: test/workers/app/skills/product-skills.test.ts.
+ * serves such skills read-only: test/workers/app/skills/operator-skills.test.ts.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,32 +1,15 @@
 // The product Worker with APPROVALS=on, driven by real SDK v2 clients: a person is asked before a
 // write is sent, once, and under OAuth only the user asked can answer.
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { describe, expect, it } from "vitest";
 import { modernRequest, rpcBody } from "../mcp/fixtures";
-import { configured, entry, type WorkerFetch } from "./helpers";
+import { configured, entry } from "./helpers";
+import { approver } from "../../helpers/mcp-client";
 import { text } from "../../helpers/tool-result";
 import { accessToken, registerClient } from "../../helpers/oauth-client";
 
 const STATE_KEY = "app-test-request-state-key-0123456789abcdef";
 
 describe("approvals (APPROVALS=on)", () => {
-  async function approver(worker: WorkerFetch, answer: "accept" | "decline") {
-    const client = new Client(
-      { name: "approver", version: "1.0.0" },
-      { versionNegotiation: { mode: "auto" }, capabilities: { elicitation: { form: {} } } },
-    );
-    const asked: string[] = [];
-    client.setRequestHandler("elicitation/create", async (request) => {
-      asked.push(String(request.params.message));
-      return answer === "accept"
-        ? { action: "accept", content: { approve: true } }
-        : { action: answer };
-    });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL("http://localhost/mcp"), { fetch: worker }),
-    );
-    return { client, asked };
-  }
   const program = (title: string) => `async () => {
     const r = await codemode.request({ method: "POST", path: "/tasks", body: { projectId: 3, title: ${JSON.stringify(title)} } });
     return r.title;

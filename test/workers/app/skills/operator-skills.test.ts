@@ -4,7 +4,6 @@
 import { describe, expect, it } from "vitest";
 import type { AppSettings } from "../../../../src/app/config/config";
 import { BUNDLED_SKILLS_KEY } from "../../../../src/app/config/setting-names";
-import { COMPACT_SPECS, TOOLS_LIST_TOKENS } from "../../../../src/app/generated/specs";
 import { configured } from "../helpers";
 import { api, call, saving, unique } from "./skill-calls";
 

@@ -6,7 +6,6 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../../../src/app/app";
 import type { AppSettings } from "../../../../src/app/config/config";
-import { BUNDLED_SKILLS_KEY } from "../../../../src/app/config/setting-names";
 import { COMPACT_SPECS, TOOLS_LIST_TOKENS } from "../../../../src/app/generated/specs";
 import { connect } from "../../../helpers/mcp-client";
 import { accessToken, registerClient } from "../../../helpers/oauth-client";

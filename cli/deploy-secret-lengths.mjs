@@ -3,7 +3,7 @@
 // config-rules.ts, upstream-config.ts) and answers every request with the configuration problem,
 // so a short secret uploaded by deploy made a Worker that served nothing, found only after the
 // deploy. The same rules, checked before anything is built or sent; the product's own check is
-// what test/unit/cli/deploy-secret-lengths.test.ts compares these with, so the two cannot drift.
+// what test/unit/cli/deploy/deploy-secret-lengths.test.ts compares these with, so the two cannot drift.
 
 /** The shortest secret redaction accepts (src/codemode/redaction/redaction.ts MIN_SECRET_LENGTH). */
 export const MIN_SECRET_LENGTH = 8;

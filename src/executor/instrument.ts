@@ -14,6 +14,7 @@
  */
 import type { Program } from "acorn";
 import type { Insertion } from "./position-map";
+import { forEachChild } from "./node-children";
 
 /** Name of the tick function inside user code; user identifiers with this prefix are refused. */
 export const TICK = "__cm$t";
@@ -183,24 +184,4 @@ function catchCall(caught: string): string {
 
 function fail(node: AnyNode, message: string): InstrumentResult {
   return { ok: false, problem: { message, at: node.start } };
-}
-
-/** Calls `fn` for every direct child node (ESTree nodes are objects with a string `type`). */
-function forEachChild(node: AnyNode, fn: (child: AnyNode) => void): void {
-  for (const key of Object.keys(node)) {
-    if (key === "type" || key === "loc" || key === "start" || key === "end" || key === "range")
-      continue;
-    const value = node[key];
-    if (Array.isArray(value)) {
-      for (const item of value) if (isNode(item)) fn(item);
-    } else if (isNode(value)) fn(value);
-  }
-}
-
-function isNode(value: unknown): value is AnyNode {
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    typeof (value as { type?: unknown }).type === "string"
-  );
 }

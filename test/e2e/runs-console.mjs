@@ -3,22 +3,18 @@
 // with its requests and no secret, and the console at / renders the runs, both charts and a
 // run's detail in headless Chromium (Debian `chromium`). Screenshot: test/.artifacts/runs-console.png.
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
 import { freePort } from "../../cli/local-server/free-port.mjs";
 import { z } from "zod";
 import { json, mcpUpstream } from "./support/mcp-upstream.mjs";
+import { requireChromium, withPage } from "./support/browser.mjs";
 import { check, withServer } from "./support/server.mjs";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-if (!existsSync(CHROMIUM))
-  throw new Error(
-    `e2e runs-console: ${CHROMIUM} is missing. Fix: apt-get update && apt-get install -y chromium (.ci/run does this).`,
-  );
+requireChromium("runs-console");
 const CANARY = `runs-e2e-canary-${crypto.randomUUID()}`;
 const KEY = `runs-e2e-key-${crypto.randomUUID()}`;
 const artifacts = fileURLToPath(new URL("../.artifacts/", import.meta.url));
@@ -153,16 +149,7 @@ try {
     check(!stored.includes(CANARY), "/api/runs contains the credential");
     check(!stored.includes(KEY), "/api/runs contains the API key");
 
-    const browser = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      viewport: { width: 1100, height: 1400 },
-      headless: true,
-      timeout: 60_000,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync"],
-    });
-    try {
-      const page = await browser.newPage();
-      page.setDefaultTimeout(60_000);
+    await withPage(profile, { width: 1100, height: 1400 }, async (page) => {
       await page.goto(`${url}/`, { waitUntil: "load" });
       await page.fill("#page-key", KEY);
       await page.click("#runs-load");
@@ -192,9 +179,7 @@ try {
       const html = await page.content();
       check(!html.includes(CANARY), "the console shows the credential");
       await page.screenshot({ path: join(artifacts, "runs-console.png"), fullPage: true });
-    } finally {
-      await browser.close();
-    }
+    });
     check(!output().includes(CANARY), "npm start's output contains the credential");
     console.log(
       `e2e runs-console: 6 runs listed newest first with their requests, no credential in /api/runs or the console; charts drawn; screenshot in test/.artifacts/ — ok`,

@@ -6,19 +6,15 @@
 // the skills table (issue #44) with long names, long descriptions, HTML in them and a long last
 // error: shown as text, inside the page.
 // Saves screenshots to test/.artifacts/status-page-layout*.png.
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { chromium } from "playwright-core";
+import { requireChromium, withPage } from "./support/browser.mjs";
 import { check, withServer } from "./support/server.mjs";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-if (!existsSync(CHROMIUM))
-  throw new Error(
-    `e2e status-page-layout: ${CHROMIUM} is missing. Fix: apt-get update && apt-get install -y chromium (.ci/run does this).`,
-  );
+requireChromium("status-page-layout");
 const artifacts = fileURLToPath(new URL("../.artifacts/", import.meta.url));
 mkdirSync(artifacts, { recursive: true });
 const profile = mkdtempSync(join(tmpdir(), "codemode-chromium-"));
@@ -87,16 +83,7 @@ try {
       `/favicon.ico → ${favicon.status} ${favicon.headers.get("content-type")}`,
     );
 
-    const browser = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      viewport: { width: 1000, height: 1400 },
-      headless: true,
-      timeout: 60_000,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync"],
-    });
-    try {
-      const page = await browser.newPage();
-      page.setDefaultTimeout(60_000);
+    await withPage(profile, { width: 1000, height: 1400 }, async (page) => {
       await page.goto(`${url}/`, { waitUntil: "load" });
       await page.waitForSelector("#chart-outcomes .bar");
       await page.waitForSelector("#chart-durations .point");
@@ -259,24 +246,13 @@ try {
           `e2e status-page-layout: at ${width} px no sideways scroll, no word broken mid-letter, program lines shown, skills table as text inside the page — ok`,
         );
       }
-    } finally {
-      await browser.close();
-    }
+    });
   });
 
   // With an API key: one key box for the page, and a hint where the charts need the key.
   const KEY = "layout-e2e-key-0123456789abcdef";
   await withServer({ MCP_API_KEY: KEY }, async ({ url }) => {
-    const browser = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      viewport: { width: 1000, height: 1400 },
-      headless: true,
-      timeout: 60_000,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync"],
-    });
-    try {
-      const page = await browser.newPage();
-      page.setDefaultTimeout(60_000);
+    await withPage(profile, { width: 1000, height: 1400 }, async (page) => {
       await page.goto(`${url}/`, { waitUntil: "load" });
       const boxes = await page.locator('input[type="password"]').count();
       check(boxes === 1, `${boxes} key boxes on the page, not one`);
@@ -309,9 +285,7 @@ try {
       console.log(
         "e2e status-page-layout: with an API key, one key box serves search and runs, charts hint at the key — ok",
       );
-    } finally {
-      await browser.close();
-    }
+    });
   });
 } finally {
   rmSync(profile, { recursive: true, force: true });

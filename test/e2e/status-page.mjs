@@ -1,43 +1,20 @@
 // Done-when (4): the status page in headless Chromium (Debian `chromium`): it renders the counts,
 // and the search form returns a result. Saves a screenshot to test/.artifacts/status-page.png.
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
+import { requireChromium, withPage } from "./support/browser.mjs";
 import { check, withServer } from "./support/server.mjs";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-if (!existsSync(CHROMIUM))
-  throw new Error(
-    `e2e status-page: ${CHROMIUM} is missing. Fix: apt-get update && apt-get install -y chromium (.ci/run does this).`,
-  );
+requireChromium("status-page");
 const artifacts = fileURLToPath(new URL("../.artifacts/", import.meta.url));
 mkdirSync(artifacts, { recursive: true });
 const profile = mkdtempSync(join(tmpdir(), "codemode-chromium-"));
 
 try {
   await withServer({}, async ({ url }) => {
-    // A persistent context on a new empty profile folder (playwright's way of --user-data-dir).
-    const browser = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      viewport: { width: 1100, height: 1600 },
-      headless: true,
-      timeout: 60_000,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
-    try {
-      const page = await browser.newPage();
-      page.setDefaultTimeout(60_000);
+    await withPage(profile, { width: 1100, height: 1600 }, async (page) => {
       await page.goto(`${url}/`, { waitUntil: "load" });
       const operations = (await page.textContent("#spec-operations"))?.trim();
       check(operations === "13", `the page shows ${operations} operations`);
@@ -62,9 +39,7 @@ try {
       console.log(
         `e2e status-page: counts rendered, search form returned ${result.split("\n").length} lines; screenshot in test/.artifacts/ — ok`,
       );
-    } finally {
-      await browser.close();
-    }
+    });
   });
 } finally {
   rmSync(profile, { recursive: true, force: true });

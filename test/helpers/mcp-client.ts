@@ -54,6 +54,37 @@ export async function connect(
   return client;
 }
 
+/** How {@link approver} answers every question. */
+export type ApproverAnswer = "accept" | "decline" | "cancel";
+
+/**
+ * Connects a client that declares form elicitation and answers every question it is asked with
+ * `answer` (an accept carries `{ approve }`); `asked` collects the questions' messages.
+ * @param target - a handler or a fetch function into a Worker
+ * @param answer - accept, decline or cancel
+ * @param options - the endpoint (default `/mcp`) and the accepted form's `approve`
+ */
+export async function approver(
+  target: FetchTarget | FetchLike,
+  answer: ApproverAnswer,
+  { url = "/mcp", approve = true }: { url?: string; approve?: boolean } = {},
+): Promise<{ client: Client; asked: string[] }> {
+  const fetch = "fetch" in target ? direct(target) : target;
+  const client = new Client(
+    { name: "approver", version: "1.0.0" },
+    { versionNegotiation: { mode: "auto" }, capabilities: { elicitation: { form: {} } } },
+  );
+  const asked: string[] = [];
+  client.setRequestHandler("elicitation/create", async (request) => {
+    asked.push(String(request.params.message));
+    return answer === "accept" ? { action: "accept", content: { approve } } : { action: answer };
+  });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url, "http://localhost"), { fetch }),
+  );
+  return { client, asked };
+}
+
 /**
  * Wraps a fetch so a GET without `Last-Event-ID` (the client's optional standalone stream)
  * answers `405`: no request stays open after a test (and a Durable Object can be evicted);

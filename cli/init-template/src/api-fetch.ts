@@ -2,8 +2,8 @@
 // spec; `execute` runs it with `codemode.request()`, which reaches this file's `request` callback
 // and nothing else (the sandbox has no network). The callback adds the credential: API_TOKEN
 // lives here, in the host, never in the sandbox, and is redacted from anything the API echoes.
-// Every request but a GET waits for a person's approval (`approval: true`): the client shows the
-// exact request and nothing is sent unless they accept.
+// Every request but a GET, HEAD or OPTIONS waits for a person's approval (`approval: true`): the
+// client shows the exact request and nothing is sent unless they accept.
 import { createMcpHandler, openApiMcpServer, WorkerLoaderExecutor } from "code-mode-mcp";
 import { env } from "cloudflare:workers";
 import spec from "./openapi.json";

@@ -6,7 +6,7 @@
  *
  * The process and the timers are injected (`spawnBuilder`, `after`) so that the bound and the
  * idle end are unit-tested with a builder that never answers and a clock the test moves
- * (test/unit/cli/config-builder-client.test.ts); the server uses a real Node process and timers
+ * (test/unit/cli/workerd-config/config-builder-client.test.ts); the server uses a real Node process and timers
  * that keep no process alive.
  */
 import { spawn } from "node:child_process";

@@ -25,6 +25,7 @@ function launcherNumber<T extends number | undefined>(
   return {
     doc,
     default: fallback,
+    range: [min, max],
     parse: (t, report) => {
       const n = Number(t);
       if (/^\d+$/.test(t) && n >= min && n <= max) return n;
@@ -53,6 +54,7 @@ export const LAUNCHER_SETTING_TABLE = {
   PORT: {
     doc: "the local port the launcher serves on 127.0.0.1",
     default: 8787,
+    range: [1, 65535],
     parse: (t, report) => {
       const n = Number(t);
       if (/^\d{1,5}$/.test(t) && n >= 1 && n <= 65535) return n;

@@ -28,6 +28,11 @@ export interface Setting<T> {
   parse: (text: string, report: Report) => T;
   /** Blank text counts as set (`API_AUTH_SCHEME=""` means no scheme). */
   keepBlank?: boolean;
+  /**
+   * For a whole number: the smallest and largest taken. Data, not the check itself (`parse`
+   * checks), so that docs/configuration.md can be tested against it.
+   */
+  range?: readonly [min: number, max: number];
 }
 
 const ON = ["on", "true", "1", "yes"];

@@ -79,6 +79,7 @@ function wholeNumber(
   return {
     doc,
     default: fallback,
+    range: [1, max],
     parse: (t, report) => {
       const n = Number(t);
       if (Number.isInteger(n) && n >= 1 && n <= max) return n;
@@ -163,7 +164,7 @@ export const SETTING_TABLE = {
   UPSTREAM_MCP_URL: text("the MCP server(s) /mcp/code wraps: <url> or name=<url>,…"),
   UPSTREAM_MCP_AUTH: text("the upstream MCP servers' credential (one, or JSON per server name)"),
   UPSTREAM_MCP_AUTH_HEADER: text("the header carrying UPSTREAM_MCP_AUTH", "Authorization"),
-  APPROVALS: onOff("APPROVALS", "ask the user before a write request or a tool call is sent"),
+  APPROVALS: onOff("APPROVALS", "ask the user before /mcp sends a request that is not a GET"),
   WITHHOLD_RESPONSE_BODIES: {
     doc: "operation ids of /mcp's spec whose response bodies never reach the program",
     default: [],

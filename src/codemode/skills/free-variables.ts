@@ -10,6 +10,7 @@
  * non-arrow function has `arguments`. Property names, labels and `import.meta` are no variables.
  */
 import type { Node, Program } from "acorn";
+import { forEachChild } from "../../executor/node-children";
 
 type AnyNode = Node & Record<string, unknown>;
 
@@ -217,24 +218,4 @@ function varNames(node: AnyNode, into: Set<string>): void {
     for (const d of node["declarations"] as AnyNode[]) patternNames(d["id"] as AnyNode, into);
   if (FUNCTIONS.has(node.type) || node.type === "ClassDeclaration") return;
   forEachChild(node, (child) => varNames(child, into));
-}
-
-/** Calls `fn` for every direct child node. */
-function forEachChild(node: AnyNode, fn: (child: AnyNode) => void): void {
-  for (const key of Object.keys(node)) {
-    if (key === "type" || key === "start" || key === "end" || key === "loc" || key === "range")
-      continue;
-    const value = node[key];
-    if (Array.isArray(value)) {
-      for (const item of value) if (isNode(item)) fn(item);
-    } else if (isNode(value)) fn(value);
-  }
-}
-
-function isNode(value: unknown): value is AnyNode {
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    typeof (value as { type?: unknown }).type === "string"
-  );
 }

@@ -57,6 +57,45 @@ async function storedSession(): Promise<SessionRecord> {
   return record!;
 }
 
+/**
+ * A server whose `wait` tool answers `text` only once `release()` is called; `finished()` says
+ * whether it has answered.
+ */
+function gatedServer(text: string) {
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  let done = false;
+  const server = buildServer();
+  server.tool("wait", async () => {
+    await gate;
+    done = true;
+    return { content: [{ type: "text", text }] };
+  });
+  return { server, release, finished: () => done };
+}
+
+/** A `tools/call` of the gated `wait` tool. */
+const waitCall = (id: number) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name: "wait" },
+});
+
+/** Initializes a session on `handler`; gives its id. */
+async function openSession(handler: { fetch: (request: Request) => Promise<Response> }) {
+  const init = await handler.fetch(post(initializeBody()));
+  await init.text();
+  return init.headers.get("mcp-session-id")!;
+}
+
+/** The GET that resumes a session's stream after the event `lastEventId`. */
+function resumeAfter(sessionId: string, lastEventId: string) {
+  return new Request(URL_LOCAL, {
+    headers: { accept: "text/event-stream", ...inSession(sessionId), "last-event-id": lastEventId },
+  });
+}
+
 async function resultOf(response: Response): Promise<Record<string, any>> {
   const frames = await new SseReader(response.body!).rest();
   return frames.map(messageOf).findLast((message) => message?.id !== undefined)!;
@@ -195,9 +234,7 @@ describe("createLegacyMcpHandler under failures and bad input", () => {
 describe("WorkerTransport in-session version header", () => {
   it("a follow-up POST naming an older supported revision is served with the session's version", async () => {
     const handler = createLegacyMcpHandler(buildServer());
-    const init = await handler.fetch(post(initializeBody()));
-    const sessionId = init.headers.get("mcp-session-id")!;
-    await init.text();
+    const sessionId = await openSession(handler);
     const headers = { "mcp-session-id": sessionId, "mcp-protocol-version": "2025-03-26" };
     const responses = await Promise.all(
       [1, 2, 3].map((id) => handler.fetch(post(echo(id, `n${id}`), headers))),
@@ -237,39 +274,19 @@ describe("WorkerTransport, SDK v1 transport surface", () => {
   });
 
   it("closeSSEStream ends a request's stream; the client resumes it and gets the result", async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    const server = buildServer();
-    server.tool("wait", async () => {
-      await gate;
-      return { content: [{ type: "text", text: "released" }] };
-    });
+    const { server, release } = gatedServer("released");
     const events = new DurableObjectEventStore(memoryStorage());
     const handler = createLegacyMcpHandler(server, { eventStore: events });
-    const init = await handler.fetch(post(initializeBody()));
-    const sessionId = init.headers.get("mcp-session-id")!;
-    await init.text();
-    const call = {
-      jsonrpc: "2.0",
-      id: 5,
-      method: "tools/call",
-      params: { name: "wait" },
-    };
-    const reader = new SseReader((await handler.fetch(post(call, inSession(sessionId)))).body!);
+    const sessionId = await openSession(handler);
+    const reader = new SseReader(
+      (await handler.fetch(post(waitCall(5), inSession(sessionId)))).body!,
+    );
     const priming = (await reader.next())!;
     expect(priming.id).toBeTruthy();
 
     handler.transport.closeSSEStream(5);
     expect(await reader.rest()).toEqual([]);
-    const resumed = await handler.fetch(
-      new Request(URL_LOCAL, {
-        headers: {
-          accept: "text/event-stream",
-          ...inSession(sessionId),
-          "last-event-id": priming.id!,
-        },
-      }),
-    );
+    const resumed = await handler.fetch(resumeAfter(sessionId, priming.id!));
     expect(resumed.status).toBe(200);
     release();
     expect(await resultOf(resumed)).toMatchObject({
@@ -281,30 +298,21 @@ describe("WorkerTransport, SDK v1 transport surface", () => {
 
 describe("late answers", () => {
   it("without an event store, an answer sent after closeSSEStream is dropped silently", async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    let finished = false;
-    const server = buildServer();
-    server.tool("wait", async () => {
-      await gate;
-      finished = true;
-      return { content: [{ type: "text", text: "too late" }] };
-    });
+    const { server, release, finished } = gatedServer("too late");
     const errors: Error[] = [];
     // The SDK server has only this callback; it is where the late answer's failure landed.
     // oxlint-disable-next-line unicorn/prefer-add-event-listener
     server.server.onerror = (error) => errors.push(error);
     const handler = createLegacyMcpHandler(server, { onerror: (error) => errors.push(error) });
-    const init = await handler.fetch(post(initializeBody()));
-    const sessionId = init.headers.get("mcp-session-id")!;
-    await init.text();
-    const call = { jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "wait" } };
-    const reader = new SseReader((await handler.fetch(post(call, inSession(sessionId)))).body!);
+    const sessionId = await openSession(handler);
+    const reader = new SseReader(
+      (await handler.fetch(post(waitCall(5), inSession(sessionId)))).body!,
+    );
 
     handler.transport.closeSSEStream(5);
     expect(await reader.rest()).toEqual([]);
     release();
-    await vi.waitFor(() => expect(finished).toBe(true));
+    await vi.waitFor(() => expect(finished()).toBe(true));
     // A later request's answer is sent after the late one: by then it was dropped or reported.
     const after = await handler.fetch(post(echo(6, "still here"), inSession(sessionId)));
     expect(await resultOf(after)).toMatchObject({
@@ -317,39 +325,19 @@ describe("late answers", () => {
 
 describe("resuming a dropped POST stream while its tool still runs", () => {
   it("GET + Last-Event-ID right after the drop is served (no 409) and delivers the result", async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    const server = buildServer();
-    server.tool("wait", async () => {
-      await gate;
-      return { content: [{ type: "text", text: "finished" }] };
-    });
+    const { server, release } = gatedServer("finished");
     const handler = createLegacyMcpHandler(server, {
       eventStore: new DurableObjectEventStore(memoryStorage()),
     });
-    const init = await handler.fetch(post(initializeBody()));
-    const sessionId = init.headers.get("mcp-session-id")!;
-    await init.text();
-    const call = {
-      jsonrpc: "2.0",
-      id: 8,
-      method: "tools/call",
-      params: { name: "wait" },
-    };
-    const reader = new SseReader((await handler.fetch(post(call, inSession(sessionId)))).body!);
+    const sessionId = await openSession(handler);
+    const reader = new SseReader(
+      (await handler.fetch(post(waitCall(8), inSession(sessionId)))).body!,
+    );
     const priming = (await reader.next())!;
     // The connection dropped, but the server has not noticed yet (at the edge only a failed
     // write reveals it, up to a keep-alive interval later): the client just stops reading.
 
-    const resumed = await handler.fetch(
-      new Request(URL_LOCAL, {
-        headers: {
-          accept: "text/event-stream",
-          ...inSession(sessionId),
-          "last-event-id": priming.id!,
-        },
-      }),
-    );
+    const resumed = await handler.fetch(resumeAfter(sessionId, priming.id!));
     expect(resumed.status).toBe(200);
     release();
     expect(await resultOf(resumed)).toMatchObject({
@@ -361,24 +349,11 @@ describe("resuming a dropped POST stream while its tool still runs", () => {
 
 describe("two concurrent POSTs of one session reusing a JSON-RPC id", () => {
   it("each gets its own answer on its own stream", async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    const server = buildServer();
-    server.tool("wait", async () => {
-      await gate;
-      return { content: [{ type: "text", text: "slow answer" }] };
-    });
+    const { server, release } = gatedServer("slow answer");
     const handler = createLegacyMcpHandler(server);
     try {
-      const init = await handler.fetch(post(initializeBody()));
-      const sessionId = init.headers.get("mcp-session-id")!;
-      await init.text();
-      const slow = await handler.fetch(
-        post(
-          { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "wait" } },
-          inSession(sessionId),
-        ),
-      );
+      const sessionId = await openSession(handler);
+      const slow = await handler.fetch(post(waitCall(1), inSession(sessionId)));
       const fast = await handler.fetch(post(echo(1, "fast answer"), inSession(sessionId)));
       expect(await resultOf(fast)).toMatchObject({
         id: 1,

@@ -82,15 +82,30 @@ async function setUp() {
   return { ...set, served: () => served };
 }
 
-/** A client that sends `count` MCP requests at once on one connection and never reads a byte. */
-function neverReading(port: number, count: number): Socket {
+/**
+ * A client that sends `count` MCP requests at once on one connection and never reads a byte;
+ * each request's body is followed by `padding` bytes of spaces.
+ */
+function neverReading(port: number, count: number, padding = 0): Socket {
   const socket = connect(port, "127.0.0.1");
   socket.pause();
-  const body = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}';
+  const body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}${" ".repeat(padding)}`;
   const one = `POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
   socket.write(one.repeat(count));
   closers.push(() => socket.destroy());
   return socket;
+}
+
+/** Sends one request with a 2 MiB body and gives its answer's status. */
+function uploadStatus(port: number): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    const req = request(
+      { host: "127.0.0.1", port, method: "POST", path: "/mcp" },
+      (res) => (res.resume(), resolve(res.statusCode ?? 0)),
+    );
+    req.on("error", reject);
+    req.end(`{"jsonrpc":"2.0","id":2,"method":"ping"}${" ".repeat(2 * 1_048_576)}`);
+  });
 }
 
 /** Sends one request and reads its answer whole. */
@@ -220,29 +235,13 @@ describe("the bodies of requests whose answers a client never reads (issue #40, 
     // be evicted (only bodies still arriving are), and every other upload got 503 for as long
     // as they kept their connections open; answers were bounded to half, bodies not at all.
     const { port, front, served } = await setUp();
-    const padding = " ".repeat(640 * 1024);
-    const body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}${padding}`;
-    const one = `POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
-    for (let i = 0; i < CLIENTS; i++) {
-      const socket = connect(port, "127.0.0.1");
-      socket.pause();
-      socket.write(one.repeat(PIPELINED));
-      closers.push(() => socket.destroy());
-    }
+    for (let i = 0; i < CLIENTS; i++) neverReading(port, PIPELINED, 640 * 1024);
     for (let i = 0; i < 200 && served() < CLIENTS; i++) await sleep(25);
     await settled(served);
     // What the stuck requests hold now: their answers, bounded to their share.
     expect(front.bodyBytesHeld() - front.answerBytesHeld()).toBeLessThan(BUDGET / 4);
     // A client with a 2 MiB upload is served.
-    const upload = await new Promise<number>((resolve, reject) => {
-      const req = request(
-        { host: "127.0.0.1", port, method: "POST", path: "/mcp" },
-        (res) => (res.resume(), resolve(res.statusCode ?? 0)),
-      );
-      req.on("error", reject);
-      req.end(`{"jsonrpc":"2.0","id":2,"method":"ping"}${" ".repeat(2 * 1_048_576)}`);
-    });
-    expect(upload).toBe(200);
+    expect(await uploadStatus(port)).toBe(200);
   });
 });
 
@@ -312,15 +311,7 @@ describe("the bodies of requests that run long (attackf)", () => {
     expect(front.inFlightCount()).toBe(CLIENTS);
     await settled(front.bodyBytesHeld);
     expect(front.bodyBytesHeld()).toBeLessThan(BUDGET / 4);
-    const upload = await new Promise<number>((resolve, reject) => {
-      const req = request(
-        { host: "127.0.0.1", port, method: "POST", path: "/mcp" },
-        (res) => (res.resume(), resolve(res.statusCode ?? 0)),
-      );
-      req.on("error", reject);
-      req.end(`{"jsonrpc":"2.0","id":2,"method":"ping"}${" ".repeat(2 * 1_048_576)}`);
-    });
-    expect(upload).toBe(200);
+    expect(await uploadStatus(port)).toBe(200);
   });
 });
 

@@ -29,6 +29,20 @@ description: "$(touch /tmp/pwned) runs when a shell reads this line"
 \`\`\`
 `;
 
+/** What the command is run with, but its arguments. */
+type CommandIo = Omit<Parameters<typeof skillsCommand>[0], "positional">;
+
+/**
+ * The command's surroundings: `fetch` as its way to the server at `url`, and `lines`, every line
+ * it prints (out and err).
+ */
+function commandIo(fetch: unknown, url: string | undefined = "http://x") {
+  const lines: string[] = [];
+  const push = (line: string) => lines.push(line);
+  const io = { url, env: {}, out: push, err: push, fetch } as unknown as CommandIo;
+  return { io, lines };
+}
+
 /** A server that keeps what is imported and exports it, through the real format code. */
 function fakeServer() {
   let kept: ReturnType<typeof skillFolder>[] = [];
@@ -60,14 +74,7 @@ describe("skills export", () => {
     symlinkSync(victim, join(pack, "trap", "inner", "SKILL.md"));
     symlinkSync(join(pack, "trap", "inner"), join(pack, "evil"));
     const fetch = fakeServer();
-    const lines: string[] = [];
-    const io = {
-      url: "http://x",
-      env: {},
-      out: (l: string) => lines.push(l),
-      err: (l: string) => lines.push(l),
-      fetch,
-    } as unknown as Omit<Parameters<typeof skillsCommand>[0], "positional">;
+    const { io, lines } = commandIo(fetch);
     expect(await skillsCommand({ ...io, positional: ["import", pack] })).toBe(0);
     expect(await skillsCommand({ ...io, positional: ["export", pack] })).toBe(1);
     expect(readFileSync(victim, "utf8")).toBe("precious\n");
@@ -123,14 +130,7 @@ describe("skills list and show", () => {
             },
             versions: [{ version: 1, savedAt: 0, current: true }],
           })) as typeof globalThis.fetch;
-    const lines: string[] = [];
-    const io = {
-      url: "http://x",
-      env: {},
-      out: (l: string) => lines.push(l),
-      err: (l: string) => lines.push(l),
-      fetch,
-    } as unknown as Omit<Parameters<typeof skillsCommand>[0], "positional">;
+    const { io, lines } = commandIo(fetch);
     expect(await skillsCommand({ ...io, positional: ["list"] })).toBe(0);
     expect(await skillsCommand({ ...io, positional: ["show", "evil"] })).toBe(0);
     const printed = lines.join("\n");
@@ -149,17 +149,10 @@ describe("skills import", () => {
     for (let i = 0; i < 5; i++)
       writeFileSync(join(pack, "a", "node_modules", "x", `f${i}.js`), "x".repeat(1024 * 1024 - 1));
     let sent = false;
-    const lines: string[] = [];
-    const io = {
-      url: "http://x",
-      env: {},
-      out: (l: string) => lines.push(l),
-      err: (l: string) => lines.push(l),
-      fetch: (async () => {
-        sent = true;
-        return Response.json({ imported: [] });
-      }) as unknown as typeof globalThis.fetch,
-    } as unknown as Omit<Parameters<typeof skillsCommand>[0], "positional">;
+    const { io, lines } = commandIo(async () => {
+      sent = true;
+      return Response.json({ imported: [] });
+    });
     expect(await skillsCommand({ ...io, positional: ["import", pack] })).toBe(1);
     expect(sent).toBe(false);
     expect(lines.at(-1)).toMatch(
@@ -176,16 +169,9 @@ describe("skills pack", () => {
     writeFileSync(join(dir, "README.md"), "not a skill\n");
     writeFileSync(join(dir, "evil", "SKILL.md"), SKILL_MD);
     writeFileSync(join(dir, "evil", "scripts", "evil.js"), "async () => 1\n");
-    const lines: string[] = [];
-    const io = {
-      url: undefined,
-      env: {},
-      out: (l: string) => lines.push(l),
-      err: (l: string) => lines.push(l),
-      fetch: () => {
-        throw new Error("pack needs no server");
-      },
-    } as unknown as Omit<Parameters<typeof skillsCommand>[0], "positional">;
+    const { io, lines } = commandIo(() => {
+      throw new Error("pack needs no server");
+    }, undefined);
     const file = join(work, "skills.json");
     expect(await skillsCommand({ ...io, positional: ["pack", dir, file] })).toBe(0);
     const packed = JSON.parse(readFileSync(file, "utf8")) as Parameters<
@@ -211,17 +197,10 @@ describe("skills pack", () => {
     writeFileSync(victim, "precious\n");
     const file = join(work, "skills.json");
     symlinkSync(victim, file);
-    const lines: string[] = [];
-    const code = await skillsCommand({
-      positional: ["pack", dir, file],
-      url: "http://x",
-      env: {},
-      out: (l: string) => lines.push(l),
-      err: (l: string) => lines.push(l),
-      fetch: (() => {
-        throw new Error("pack needs no server");
-      }) as never,
-    } as unknown as Parameters<typeof skillsCommand>[0]);
+    const { io, lines } = commandIo(() => {
+      throw new Error("pack needs no server");
+    });
+    const code = await skillsCommand({ ...io, positional: ["pack", dir, file] });
     expect(readFileSync(victim, "utf8")).toBe("precious\n");
     expect(code).toBe(1);
     expect(lines.at(-1)).toMatch(/skills\.json is a symbolic link\.\n {2}Fix: /);

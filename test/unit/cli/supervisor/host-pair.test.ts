@@ -39,6 +39,24 @@ function pairWithLaunches(options: { warmStandby?: boolean } = {}) {
   return { clock, pair, launches, lines, cutOff, stuck, failed };
 }
 
+/** Starts the pair of a {@link pairWithLaunches} set with runtime 1 as its host; gives runtime 1. */
+async function startFirst({ pair, launches }: ReturnType<typeof pairWithLaunches>) {
+  const starting = pair.start();
+  const first = fakeRuntime("runtime 1");
+  launches[0]!.resolve(first);
+  await starting;
+  return first;
+}
+
+/** Starts the pair of `set` with runtime 1 as its host and runtime 2 as its standby, started. */
+async function startWithStandby(set: ReturnType<typeof pairWithLaunches>) {
+  const first = await startFirst(set);
+  const standby = fakeRuntime("runtime 2");
+  set.launches[1]!.resolve(standby);
+  await settle();
+  return { first, standby };
+}
+
 describe("the host pair", () => {
   it("a request that comes while the first host starts waits for it (never 'stopping')", async () => {
     const { clock, pair, launches } = pairWithLaunches();
@@ -81,14 +99,9 @@ describe("the host pair", () => {
   });
 
   it("the standby takes over a host that exits; its requests are cut off; a new standby starts", async () => {
-    const { clock, pair, launches, cutOff, lines } = pairWithLaunches();
-    const starting = pair.start();
-    const first = fakeRuntime("runtime 1");
-    launches[0]!.resolve(first);
-    await starting;
-    const standby = fakeRuntime("runtime 2");
-    launches[1]!.resolve(standby);
-    await settle();
+    const set = pairWithLaunches();
+    const { clock, pair, launches, cutOff, lines } = set;
+    const { first, standby } = await startWithStandby(set);
     first.exit();
     await clock.advance(10);
     expect(pair.active()).toBe(standby);
@@ -100,11 +113,9 @@ describe("the host pair", () => {
   });
 
   it("a stuck host is replaced, and its kill is what ends it", async () => {
-    const { clock, pair, launches, stuck } = pairWithLaunches();
-    const starting = pair.start();
-    const first = fakeRuntime("runtime 1");
-    launches[0]!.resolve(first);
-    await starting;
+    const set = pairWithLaunches();
+    const { clock, pair, launches, stuck } = set;
+    const first = await startFirst(set);
     launches[1]!.resolve(fakeRuntime("runtime 2"));
     stuck.get(first)!("it stopped answering (no /health answer for 30 s)");
     await clock.advance(10);
@@ -113,14 +124,9 @@ describe("the host pair", () => {
   });
 
   it("a crash line replaces the active host; a crash of the standby does not", async () => {
-    const { clock, pair, launches } = pairWithLaunches();
-    const starting = pair.start();
-    const first = fakeRuntime("runtime 1");
-    launches[0]!.resolve(first);
-    await starting;
-    const standby = fakeRuntime("runtime 2");
-    launches[1]!.resolve(standby);
-    await settle();
+    const set = pairWithLaunches();
+    const { clock, pair, launches } = set;
+    const { first, standby } = await startWithStandby(set);
     launches[1]!.onCrash(standby);
     await clock.advance(10);
     expect(pair.active()).toBe(first);
@@ -130,14 +136,9 @@ describe("the host pair", () => {
   });
 
   it("with no live standby a new host is started; with none at all the server stops", async () => {
-    const { clock, pair, launches, failed, lines } = pairWithLaunches();
-    const starting = pair.start();
-    const first = fakeRuntime("runtime 1");
-    launches[0]!.resolve(first);
-    await starting;
-    const standby = fakeRuntime("runtime 2");
-    launches[1]!.resolve(standby);
-    await settle();
+    const set = pairWithLaunches();
+    const { clock, launches, failed, lines } = set;
+    const { first, standby } = await startWithStandby(set);
     // Both die together (their runtime host process died): the dead standby is not promoted.
     standby.exit();
     first.exit();
@@ -153,11 +154,9 @@ describe("the host pair", () => {
   });
 
   it("with no warm standby, nothing starts beside the host; a replacement starts then, requests wait for it, bounded", async () => {
-    const { clock, pair, launches, cutOff, lines } = pairWithLaunches({ warmStandby: false });
-    const starting = pair.start();
-    const first = fakeRuntime("runtime 1");
-    launches[0]!.resolve(first);
-    await starting;
+    const set = pairWithLaunches({ warmStandby: false });
+    const { clock, pair, launches, cutOff, lines } = set;
+    const first = await startFirst(set);
     await clock.advance(60_000);
     expect(launches).toHaveLength(1);
     first.exit();

@@ -6,16 +6,84 @@ import configurationDoc from "../../../../docs/configuration.md?raw";
 import { CONFIG_RULES } from "../../../../src/app/config/config-rules";
 import { readConfig, SETTING_NAMES } from "../../../../src/app/config/config";
 import { LAUNCHER_SETTING_TABLE } from "../../../../src/app/config/launcher-settings";
-import { readSettings, SETTING_TABLE } from "../../../../src/app/config/setting-table";
+import {
+  LIMIT_SETTINGS,
+  readSettings,
+  SETTING_TABLE,
+} from "../../../../src/app/config/setting-table";
+import type { Setting } from "../../../../src/app/config/setting-rows";
+import { DEFAULT_LIMITS } from "../../../../src/executor/limits";
 
 const SPECS = ["demo-api", "petstore"];
+
+/** The rows of docs/configuration.md's settings table. */
+const DOC_ROWS = configurationDoc.split("\n").filter((line) => line.startsWith("| `"));
+
+/** The table row whose first cell names `name` (as `NAME` or `NAME=on`). */
+function docRow(name: string): string | undefined {
+  const named = new RegExp(`\`${name}(=[^\`]*)?\``);
+  return DOC_ROWS.find((line) => named.test(line.split("|")[1] ?? ""));
+}
+
+/**
+ * The ways the page may write a number: 1,000 or 1000 (a port, 8787); a byte count of a setting
+ * named *_BYTES as 16 MiB.
+ */
+function written(n: number, bytes: boolean): string[] {
+  if (bytes && n >= 1024)
+    for (const [unit, size] of [
+      ["GiB", 2 ** 30],
+      ["MiB", 2 ** 20],
+      ["KiB", 2 ** 10],
+    ] as const)
+      if (n % size === 0) return [`${n / size} ${unit}`];
+  return [n.toLocaleString("en-US"), String(n)];
+}
+
+/** Whether `line` holds one of `texts`. */
+const holdsOne = (line: string, texts: string[]) => texts.some((text) => line.includes(text));
 
 describe("the settings table", () => {
   it("has one documented row per setting name, each named in docs/configuration.md", () => {
     expect(Object.keys(SETTING_TABLE).toSorted()).toEqual([...SETTING_NAMES].toSorted());
     for (const [name, row] of Object.entries(SETTING_TABLE)) {
       expect(row.doc.length, name).toBeGreaterThan(10);
-      expect(configurationDoc, name).toContain(`\`${name}`);
+      expect(docRow(name), name).toBeDefined();
+    }
+  });
+
+  it("gives each number setting's default and range on its row of docs/configuration.md", () => {
+    const rows: [string, Setting<unknown>][] = [
+      ...Object.entries(SETTING_TABLE),
+      ...Object.entries(LAUNCHER_SETTING_TABLE),
+    ];
+    let checked = 0;
+    for (const [name, row] of rows) {
+      const line = docRow(name) ?? "";
+      const bytes = name.endsWith("_BYTES");
+      if (typeof row.default === "number") {
+        const defaults = written(row.default, bytes).map((n) => `default ${n}`);
+        expect(holdsOne(line, defaults), `${name}: ${defaults[0]}`).toBe(true);
+      }
+      if (row.range) {
+        const [mins, maxes] = row.range.map((n) => written(n, bytes));
+        const ranges = mins!.flatMap((min) => maxes!.map((max) => `${min}–${max}`));
+        if (row.range[0] === 1) ranges.push(...maxes!.map((max) => `at most ${max}`));
+        expect(holdsOne(line, ranges), `${name}: ${ranges[0]}`).toBe(true);
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(15);
+    // The LIMIT_* family, one row: each name followed by its default.
+    for (const [name, key] of Object.entries(LIMIT_SETTINGS)) {
+      const defaults = written(DEFAULT_LIMITS[key], name.endsWith("_BYTES"));
+      expect(
+        holdsOne(
+          docRow(name) ?? "",
+          defaults.map((n) => `\`${name}\` ${n}`),
+        ),
+        name,
+      ).toBe(true);
     }
   });
 
@@ -31,10 +99,9 @@ describe("the settings table", () => {
     );
     // The table of docs/configuration.md: a row naming the setting and saying "(start only)", or
     // "(start and deploy)" for one the deploy command reads too (SKILLS_DIR).
-    const lines = configurationDoc.split("\n").filter((line) => line.startsWith("| `"));
     for (const [name, row] of rows) {
       expect(row.doc.length, name).toBeGreaterThan(10);
-      const line = lines.find((l) => l.split("|")[1]?.includes(`\`${name}\``));
+      const line = docRow(name);
       expect(line, name).toBeDefined();
       expect(line, name).toMatch(/\((start only|start and deploy)\)/);
     }

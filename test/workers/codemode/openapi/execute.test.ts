@@ -1,5 +1,4 @@
 // openApiMcpServer execute against an in-test upstream, and approvals over MRTR.
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import {
@@ -9,7 +8,7 @@ import {
 import { describeExecutors } from "../../../helpers/executor-matrix";
 import { createMcpHandler } from "../../../../src/index";
 import { CANARY, cloudflare, cloudflareUpstream } from "../cloudflare";
-import { connect, direct } from "../../../helpers/mcp-client";
+import { approver, connect, type ApproverAnswer } from "../../../helpers/mcp-client";
 import { text } from "../../../helpers/tool-result";
 
 describeExecutors((Executor) => {
@@ -141,26 +140,10 @@ describeExecutors((Executor) => {
   describe("approvals over MRTR (stateless handler, 2026-07-28)", () => {
     const STATE_KEY = "approval-test-request-state-key-0123456789";
 
-    async function approvingClient(answer: "accept" | "decline" | "cancel", approve = true) {
+    async function approvingClient(answer: ApproverAnswer, approve = true) {
       const { upstream, factory } = server({ approval: true });
       const handler = createMcpHandler(factory, { requestState: { key: STATE_KEY } });
-      const client = new Client(
-        { name: "approver", version: "1.0.0" },
-        { versionNegotiation: { mode: "auto" }, capabilities: { elicitation: { form: {} } } },
-      );
-      const asked: string[] = [];
-      client.setRequestHandler("elicitation/create", async (request) => {
-        asked.push(String(request.params.message));
-        return answer === "accept"
-          ? { action: "accept", content: { approve } }
-          : { action: answer };
-      });
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL("http://localhost/mcp"), {
-          fetch: direct(handler),
-        }),
-      );
-      return { client, upstream, asked };
+      return { upstream, ...(await approver(handler, answer, { approve })) };
     }
 
     const program = `async () => {

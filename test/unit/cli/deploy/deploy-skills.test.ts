@@ -4,18 +4,18 @@
  * staged as a module that sets the global the Worker reads, imported before the Worker. The real
  * deploy runs with a stand-in wrangler (test/helpers/fake-wrangler.mjs) that reports the staged
  * folder; the checks are the product's own (src/app/skills/operator-skills.ts). That the Worker
- * serves such skills read-only: test/workers/app/skills/product-skills.test.ts.
+ * serves such skills read-only: test/workers/app/skills/operator-skills.test.ts.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { deploy } from "../../../cli/deploy.mjs";
-import { skillFolder } from "../../../src/codemode/skills/agent-skill-format";
-import { BUNDLED_SKILLS_KEY } from "../../../src/app/config/setting-names";
-import { readSkillsDir } from "../../../src/app/skills/operator-skills";
+import { deploy } from "../../../../cli/deploy.mjs";
+import { skillFolder } from "../../../../src/codemode/skills/agent-skill-format";
+import { BUNDLED_SKILLS_KEY } from "../../../../src/app/config/setting-names";
+import { readSkillsDir } from "../../../../src/app/skills/operator-skills";
 
-const FAKE = join(import.meta.dirname, "../../helpers/fake-wrangler.mjs");
+const FAKE = join(import.meta.dirname, "../../../helpers/fake-wrangler.mjs");
 const product = { readSkillsDir, BUNDLED_SKILLS_KEY };
 const skill = {
   name: "double",

@@ -5,8 +5,8 @@
  * show every change to the text in review.
  */
 import { describe, it } from "vitest";
-import { projectReadme } from "../../../cli/init-readme.mjs";
-import { golden } from "../../helpers/golden";
+import { projectReadme } from "../../../../cli/init-readme.mjs";
+import { golden } from "../../../helpers/golden";
 
 const VARIANTS = {
   "key-sample": { sample: true },

@@ -20,11 +20,11 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { scratchFolders } from "../../helpers/scratch-folders.js";
-import { loadSpecFile } from "../../../cli/product/load-spec-file.mjs";
-import { KEEP, openSpecCache, specCacheFolder } from "../../../cli/kept/spec-cache.mjs";
-import { specCacheKey, specCacheKeyFile } from "../../../cli/kept/spec-cache-key.mjs";
-import { findSpecProblems } from "../../../src/openapi/check-spec";
+import { scratchFolders } from "../../../helpers/scratch-folders.js";
+import { loadSpecFile } from "../../../../cli/product/load-spec-file.mjs";
+import { KEEP, openSpecCache, specCacheFolder } from "../../../../cli/kept/spec-cache.mjs";
+import { specCacheKey, specCacheKeyFile } from "../../../../cli/kept/spec-cache-key.mjs";
+import { findSpecProblems } from "../../../../src/openapi/check-spec";
 
 const scratch = scratchFolders("spec-cache-");
 /** A fresh folder with a product module and a spec referring to a schema in another file. */
@@ -329,7 +329,7 @@ describe("the compiled-spec cache", () => {
           [
             "--input-type=module",
             "-e",
-            `const { openSpecCache } = await import(${JSON.stringify(new URL("../../../cli/kept/spec-cache.mjs", import.meta.url).href)});
+            `const { openSpecCache } = await import(${JSON.stringify(new URL("../../../../cli/kept/spec-cache.mjs", import.meta.url).href)});
              console.log(String(openSpecCache(${JSON.stringify(cache.folder)}, ${JSON.stringify(product)}, ${JSON.stringify(key)}).read(${JSON.stringify(spec)})));`,
           ],
           { encoding: "utf8", timeout: 20_000 },
@@ -375,7 +375,7 @@ describe("the compiled-spec cache", () => {
         [
           "--input-type=module",
           "-e",
-          `const { specCacheKey } = await import(${JSON.stringify(new URL("../../../cli/kept/spec-cache-key.mjs", import.meta.url).href)});
+          `const { specCacheKey } = await import(${JSON.stringify(new URL("../../../../cli/kept/spec-cache-key.mjs", import.meta.url).href)});
            console.log(String(specCacheKey(${JSON.stringify(file)})));`,
         ],
         { encoding: "utf8", timeout: 20_000 },

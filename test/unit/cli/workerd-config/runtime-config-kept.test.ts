@@ -13,9 +13,9 @@ import { afterAll, describe, expect, it } from "vitest";
 import {
   configCacheFolder,
   openConfigCache,
-} from "../../../cli/local-server/workerd-config/config-cache.mjs";
-import { createRuntimeHost } from "../../../cli/local-server/runtime.mjs";
-import { runnerMessage } from "../../../cli/local-server/worker-options.mjs";
+} from "../../../../cli/local-server/workerd-config/config-cache.mjs";
+import { createRuntimeHost } from "../../../../cli/local-server/runtime.mjs";
+import { runnerMessage } from "../../../../cli/local-server/worker-options.mjs";
 
 const dir = mkdtempSync(join(tmpdir(), "cmm-kept-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

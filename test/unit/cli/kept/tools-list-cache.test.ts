@@ -17,12 +17,12 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { scratchFolders } from "../../helpers/scratch-folders.js";
+import { scratchFolders } from "../../../helpers/scratch-folders.js";
 import {
   openToolsListCache,
   toolsListCacheFolder,
   toolsListKey,
-} from "../../../cli/kept/tools-list-cache.mjs";
+} from "../../../../cli/kept/tools-list-cache.mjs";
 
 const scratch = scratchFolders("tools-list-cache-");
 const modeOf = (path: string) => statSync(path).mode & 0o777;

@@ -8,10 +8,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { projectFiles } from "../../../cli/init.mjs";
-import { secretCommands } from "../../../cli/init-readme.mjs";
+import { projectFiles } from "../../../../cli/init.mjs";
+import { secretCommands } from "../../../../cli/init-readme.mjs";
 
-const ROOT = join(import.meta.dirname, "../../..");
+const ROOT = join(import.meta.dirname, "../../../..");
 const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
 const worker = { compatibility_date: "2026-08-01", compatibility_flags: ["nodejs_compat"] };
 const spec = { openapi: "3.0.3", info: { title: "t", version: "1" }, paths: {} };

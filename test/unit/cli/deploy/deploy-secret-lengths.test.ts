@@ -5,9 +5,9 @@
  * real command, which refuses before anything is built or sent and never prints a value.
  */
 import { describe, expect, it } from "vitest";
-import { SECRET_MINIMUMS, shortSecrets } from "../../../cli/deploy-secret-lengths.mjs";
-import { readConfig } from "../../../src/app/config/config";
-import { deployDryRun, expectRefusedUnbuilt } from "../../helpers/deploy-refusal";
+import { SECRET_MINIMUMS, shortSecrets } from "../../../../cli/deploy-secret-lengths.mjs";
+import { readConfig } from "../../../../src/app/config/config";
+import { deployDryRun, expectRefusedUnbuilt } from "../../../helpers/deploy-refusal";
 
 /** What the product needs beside the secret under test, so only the secret decides. */
 const BASE = {

@@ -12,8 +12,8 @@ import {
   BUILD_TIMEOUT_MS,
   BUILDER_IDLE_MS,
   configBuilder,
-} from "../../../cli/local-server/workerd-config/config-builder-client.mjs";
-import { fakeClock, settle } from "./supervisor/fake-clock";
+} from "../../../../cli/local-server/workerd-config/config-builder-client.mjs";
+import { fakeClock, settle } from "../supervisor/fake-clock";
 
 /** A builder process that records what it is sent and answers only when the test says. */
 class FakeBuilder extends EventEmitter {

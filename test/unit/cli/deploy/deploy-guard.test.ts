@@ -4,8 +4,8 @@
  * real command, whose refusal comes before anything is built or sent.
  */
 import { describe, expect, it } from "vitest";
-import { deploySecrets, unguardedDeploy } from "../../../cli/deploy-guard.mjs";
-import { deployDryRun, expectRefusedUnbuilt } from "../../helpers/deploy-refusal";
+import { deploySecrets, unguardedDeploy } from "../../../../cli/deploy-guard.mjs";
+import { deployDryRun, expectRefusedUnbuilt } from "../../../helpers/deploy-refusal";
 
 const TOKEN = "api-token-for-the-test-0123456789";
 

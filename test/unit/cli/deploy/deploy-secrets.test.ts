@@ -11,9 +11,9 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { DEPLOY_SECRETS } from "../../../cli/deploy-guard.mjs";
+import { DEPLOY_SECRETS } from "../../../../cli/deploy-guard.mjs";
 
-const ROOT = join(import.meta.dirname, "../../..");
+const ROOT = join(import.meta.dirname, "../../../..");
 const FAKE = join(ROOT, "test/helpers/fake-wrangler.mjs");
 
 /** A value for each of the product's secrets, and ones deploy must leave alone. */

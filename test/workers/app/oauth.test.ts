@@ -1,106 +1,16 @@
-// The product Worker with APPROVALS=on and OAUTH=on, driven by real SDK v2 clients.
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+// The product Worker with OAUTH=on, driven by real SDK v2 clients and the OAuth flow as a client
+// runs it: the owner's passphrase, each user's own, the attempt limits and the consent page.
 import { describe, expect, it } from "vitest";
-import { modernRequest, rpcBody } from "../mcp/fixtures";
-import { configured, entry, type WorkerFetch } from "./helpers";
+import { configured } from "./helpers";
 import { connect } from "../../helpers/mcp-client";
-import { text } from "../../helpers/tool-result";
 import { captureConsole } from "../../helpers/console-capture";
 import {
-  accessToken,
   authorizeQuery,
   pkce,
   registerClient,
   tokenRequest,
   userPassphrase,
 } from "../../helpers/oauth-client";
-
-const STATE_KEY = "app-test-request-state-key-0123456789abcdef";
-
-describe("approvals (APPROVALS=on)", () => {
-  async function approver(worker: WorkerFetch, answer: "accept" | "decline") {
-    const client = new Client(
-      { name: "approver", version: "1.0.0" },
-      { versionNegotiation: { mode: "auto" }, capabilities: { elicitation: { form: {} } } },
-    );
-    const asked: string[] = [];
-    client.setRequestHandler("elicitation/create", async (request) => {
-      asked.push(String(request.params.message));
-      return answer === "accept"
-        ? { action: "accept", content: { approve: true } }
-        : { action: answer };
-    });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL("http://localhost/mcp"), { fetch: worker }),
-    );
-    return { client, asked };
-  }
-  const program = (title: string) => `async () => {
-    const r = await codemode.request({ method: "POST", path: "/tasks", body: { projectId: 3, title: ${JSON.stringify(title)} } });
-    return r.title;
-  }`;
-  const count = async (title: string) =>
-    (
-      (await (
-        await entry(`http://localhost/demo-api/tasks?q=${encodeURIComponent(title)}`)
-      ).json()) as { total: number }
-    ).total;
-
-  it("asks before a write and sends it once when approved", async () => {
-    const worker = configured({ APPROVALS: "on", REQUEST_STATE_KEY: STATE_KEY });
-    const { client, asked } = await approver(worker, "accept");
-    const result = await client.callTool({
-      name: "execute",
-      arguments: { code: program("Approved write") },
-    });
-    expect(text(result)).toBe("Approved write");
-    expect(asked).toHaveLength(1);
-    expect(asked[0]).toContain("POST /tasks");
-    expect(await count("Approved write")).toBe(1);
-  });
-
-  it("refuses a replayed accepted round: the write happens once (Durable Object ledger)", async () => {
-    const worker = configured({ APPROVALS: "on", REQUEST_STATE_KEY: STATE_KEY });
-    const code = program("Replayed write");
-    let id = 1;
-    const round = async (extra: Record<string, unknown> = {}) =>
-      rpcBody(
-        await worker(
-          modernRequest(
-            "tools/call",
-            { name: "execute", arguments: { code }, ...extra },
-            { capabilities: { elicitation: { form: {} } }, id: id++ },
-          ),
-        ),
-      );
-    const first = await round();
-    expect(first.result.resultType).toBe("input_required");
-    expect(first.result.inputRequests.approve_request.params.message).toContain(
-      'Body (text, 40 characters):\n{"projectId":3,"title":"Replayed write"}',
-    );
-    const accepted = {
-      requestState: first.result.requestState,
-      inputResponses: { approve_request: { action: "accept", content: { approve: true } } },
-    };
-    expect((await round(accepted)).result.content[0].text).toBe("Replayed write");
-    const replay = await round(accepted);
-    expect(replay.result.isError).toBe(true);
-    expect(replay.result.content[0].text).toContain("this approval was already used");
-    expect(await count("Replayed write")).toBe(1);
-  });
-
-  it("sends nothing when the user declines", async () => {
-    const worker = configured({ APPROVALS: "on", REQUEST_STATE_KEY: STATE_KEY });
-    const { client } = await approver(worker, "decline");
-    const result = await client.callTool({
-      name: "execute",
-      arguments: { code: program("Declined write") },
-    });
-    expect(result.isError).toBe(true);
-    expect(text(result)).toMatch(/declined/);
-    expect(await count("Declined write")).toBe(0);
-  });
-});
 
 describe("OAuth (OAUTH=on)", () => {
   const PASSWORD = "correct horse battery staple";
@@ -449,111 +359,5 @@ describe("OAuth (OAUTH=on)", () => {
       });
       expect(signedIn.status, `sign-in ${i + 1}`).toBe(302);
     }
-  });
-});
-
-describe("approvals under OAuth (APPROVALS=on, OAUTH=on): only the user asked can answer", () => {
-  // Two users of ONE client registration (a shared desktop app): the identity that separates
-  // them is the user, not the client id (#29).
-  const PASSWORD = "correct horse battery staple";
-  const worker = configured({
-    APPROVALS: "on",
-    REQUEST_STATE_KEY: STATE_KEY,
-    OAUTH: "on",
-    OAUTH_PASSWORD: PASSWORD,
-  });
-  const write = (title: string) =>
-    `async () => { await codemode.request({ method: "POST", path: "/tasks", body: { projectId: 3, title: ${JSON.stringify(title)} } }); return "wrote"; }`;
-  const count = async (title: string, token: string) =>
-    (
-      (await (
-        await worker(`http://localhost/demo-api/tasks?q=${encodeURIComponent(title)}`, {
-          headers: { authorization: `Bearer ${token}` },
-        })
-      ).json()) as { total: number }
-    ).total;
-  const users = async () => {
-    const client = await registerClient(worker);
-    return {
-      ana: await accessToken(worker, "ana", client, PASSWORD),
-      bob: await accessToken(worker, "bob", client, PASSWORD),
-    };
-  };
-
-  it("2025 tasks lane: bob's accept of ana's question sends nothing; ana's own answer sends once", async () => {
-    const { ana, bob } = await users();
-    const title = `Ana only ${crypto.randomUUID().slice(0, 8)}`;
-    const post = (token: string, message: Record<string, unknown>) =>
-      worker("http://localhost/mcp", {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          "mcp-protocol-version": "2025-11-25",
-          authorization: `Bearer ${token}`,
-        },
-        body: JSON.stringify({ jsonrpc: "2.0", ...message }),
-      });
-    const created = (await rpcBody(
-      await post(ana, {
-        id: 1,
-        method: "tools/call",
-        params: { name: "execute", arguments: { code: write(title) }, task: { ttl: 60_000 } },
-      }),
-    )) as { result: { task: { taskId: string } } };
-    const { taskId } = created.result.task;
-    const status = async () =>
-      (
-        (await rpcBody(await post(ana, { id: 2, method: "tasks/get", params: { taskId } }))) as {
-          result: { status: string };
-        }
-      ).result.status;
-    for (let i = 0; i < 400 && (await status()) !== "input_required"; i++)
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    expect(await status()).toBe("input_required");
-    const accept = {
-      id: `task-input:${taskId}:1:approve_request`,
-      result: { action: "accept", content: { approve: true } },
-    };
-    const stolen = await post(bob, accept);
-    expect(stolen.status).not.toBe(202);
-    expect(JSON.stringify(await rpcBody(stolen))).toContain("Unknown task");
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(await status()).toBe("input_required");
-    expect(await count(title, ana)).toBe(0);
-    expect((await post(ana, accept)).status).toBe(202);
-    for (let i = 0; i < 400 && (await status()) !== "completed"; i++)
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    expect(await status()).toBe("completed");
-    expect(await count(title, ana)).toBe(1);
-  });
-
-  it("MRTR (2026-07-28): ana's sealed question answered by bob is refused and sends nothing", async () => {
-    const { ana, bob } = await users();
-    const title = `Ana sealed ${crypto.randomUUID().slice(0, 8)}`;
-    const round = async (token: string, extra: Record<string, unknown> = {}) =>
-      rpcBody(
-        await worker(
-          modernRequest(
-            "tools/call",
-            { name: "execute", arguments: { code: write(title) }, ...extra },
-            {
-              capabilities: { elicitation: { form: {} } },
-              headers: { authorization: `Bearer ${token}` },
-            },
-          ),
-        ),
-      );
-    const first = await round(ana);
-    expect(first.result.resultType).toBe("input_required");
-    const accepted = {
-      requestState: first.result.requestState,
-      inputResponses: { approve_request: { action: "accept", content: { approve: true } } },
-    };
-    const stolen = await round(bob, accepted);
-    expect(stolen.error?.message).toMatch(/requestState/);
-    expect(await count(title, ana)).toBe(0);
-    expect((await round(ana, accepted)).result.content[0].text).toBe("wrote");
-    expect(await count(title, ana)).toBe(1);
   });
 });

@@ -11,16 +11,16 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { openConfigCache } from "../../../cli/local-server/workerd-config/config-cache.mjs";
+import { openConfigCache } from "../../../../cli/local-server/workerd-config/config-cache.mjs";
 import {
   PROXY_SLOT,
   configTemplate,
-} from "../../../cli/local-server/workerd-config/config-template.mjs";
+} from "../../../../cli/local-server/workerd-config/config-template.mjs";
 import {
   fillTemplate,
   runtimeConfig,
-} from "../../../cli/local-server/workerd-config/runtime-config.mjs";
-import { decode, encode, text, texts } from "../../helpers/capnp-tree";
+} from "../../../../cli/local-server/workerd-config/runtime-config.mjs";
+import { decode, encode, text, texts } from "../../../helpers/capnp-tree";
 
 const dir = mkdtempSync(join(tmpdir(), "runtime-config-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

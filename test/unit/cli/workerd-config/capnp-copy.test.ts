@@ -10,8 +10,8 @@ import {
   copyMessage,
   readSegments,
   replaced,
-} from "../../../cli/local-server/workerd-config/capnp-copy.mjs";
-import { decode, encode, text, texts, type Struct } from "../../helpers/capnp-tree";
+} from "../../../../cli/local-server/workerd-config/capnp-copy.mjs";
+import { decode, encode, text, texts, type Struct } from "../../../helpers/capnp-tree";
 
 const marker = Buffer.from("SLOT");
 const none = { marker, slots: [] as [Buffer, Buffer][] };

@@ -21,7 +21,7 @@ import {
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { scratchFolders } from "../../helpers/scratch-folders.js";
+import { scratchFolders } from "../../../helpers/scratch-folders.js";
 import {
   KEEP,
   MAX_ENTRY_BYTES,
@@ -29,7 +29,7 @@ import {
   configKey,
   entryBound,
   openConfigCache,
-} from "../../../cli/local-server/workerd-config/config-cache.mjs";
+} from "../../../../cli/local-server/workerd-config/config-cache.mjs";
 
 const scratch = scratchFolders("config-cache-");
 const modeOf = (path: string) => statSync(path).mode & 0o777;

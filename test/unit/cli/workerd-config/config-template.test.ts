@@ -10,7 +10,7 @@ import {
   SLOT_MARKER,
   configTemplate,
   pathSlot,
-} from "../../../cli/local-server/workerd-config/config-template.mjs";
+} from "../../../../cli/local-server/workerd-config/config-template.mjs";
 
 const folders = { sockets: "/tmp/cmm-42-abcdef", persist: "/srv/u/data" };
 const options = (bindings: Record<string, unknown> = {}) => ({

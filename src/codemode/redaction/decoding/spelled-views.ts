@@ -11,6 +11,7 @@ import { tagView } from "../spellings/tag-view";
 import { PAUSE, SLICE_POSITIONS, type Pause, type Sliced } from "../slices";
 import type { View } from "../view-builder";
 import { ALL_FAMILIES, decodeSteps } from "./decode-step";
+import { stepsBesideFolded } from "./beside-folded-steps";
 import { withoutNulsInSlices } from "./nul-free-view";
 
 /**
@@ -55,7 +56,7 @@ export function* spelledViews(view: View): Generator<View | Pause> {
   if (!compacting) return;
   // A text with lists was compacted with its lists read; one without, as it is.
   let compact = listed ? undefined : yield* compactViewInSlices(view, seen);
-  if (compact) yield* afterReading(compact);
+  if (compact) yield* afterReading(compact, true);
   // A list spelled in folded characters (full-width digits `１１６，１１１`) reads as one only
   // after folding; only a text with such characters can hold one, so others cost nothing.
   // Read in the compact view (digits of one number spaced apart join) and in the folded view,
@@ -85,19 +86,23 @@ function* readingViews(
   yield* afterReading(reading);
   if (!compacting) return;
   const compact = yield* compactViewInSlices(reading, seen);
-  if (compact) yield* afterReading(compact);
+  if (compact) yield* afterReading(compact, true);
 }
 
 /**
  * A reading, its NUL-free view when it produced a NUL (a list of UTF-16 bytes, `116,0,111,0,…`),
- * then up to {@link MAX_SPELLED_STEPS} decoding steps when it produced a sequence's start.
+ * then up to {@link MAX_SPELLED_STEPS} decoding steps when it produced a sequence's start; for a
+ * compact view that did not, the steps beside what it folded (./beside-folded-steps.ts).
+ * @param reading - the reading
+ * @param compacted - whether it is a compact view
  */
-function* afterReading(reading: View): Generator<View | Pause> {
+function* afterReading(reading: View, compacted = false): Generator<View | Pause> {
   yield reading;
   const nulFree = yield* withoutNulsInSlices(reading);
   if (nulFree) yield nulFree;
   if (yield* produced(reading, SEQUENCE_LEAD))
     yield* decodeSteps(reading, ALL_FAMILIES, MAX_SPELLED_STEPS);
+  else if (compacted) yield* stepsBesideFolded(reading, MAX_SPELLED_STEPS);
 }
 
 /**

@@ -1,0 +1,306 @@
+/**
+ * The run-decoded view: long runs of base64, base64url, hex or base32 that decode to text, as
+ * that text. Run encodings are otherwise found only as literal forms (../search/secret-forms.ts),
+ * two layers deep; a third layer under a run encoding (base64 of base64 of `%XX`, hex of base64 of
+ * `&#…;`, base64 of a decimal list of UTF-16 bytes) multiplied the forms past what a redactor can
+ * build (4,900 more per secret: a redactor built in 4× the time). Decoding the outer run instead
+ * leaves two layers, which every view of ./decoded-views.ts reads: the decoded runs are searched
+ * as a text of their own, in all of them (a third decoding of a run encoding, base64 of base64 of
+ * base64 of `%XX`, as a run-decoded view of this one).
+ *
+ * Which runs (what keeps an ordinary body's cost to one pass): at least {@link MIN_RUN} characters
+ * of one alphabet, line breaks and `\n`, `\r` escapes between them skipped (base64 in lines,
+ * also inside a JSON string); a run is decoded only when a sample of its decoding at its start or
+ * at its end is text (at least {@link PRINTABLE} of the bytes printable ASCII), at the alignment
+ * that makes it so: a run that an API glued onto other letters of its alphabet reads at its end.
+ * Random data, hashes, a base64 image and prose decode to bytes that are not text: the cost is
+ * two samples per run. A run whose decoding begins and ends with bytes other than text (a copy in
+ * the middle of a binary blob) is not read; docs/security.md says so.
+ *
+ * A copy found in the view is cut out of its run where the characters holding its bytes are.
+ */
+import { PAUSE, SLICE_POSITIONS, type Sliced } from "../slices";
+import type { Origin, View } from "../view-builder";
+
+/** Fewest characters of a run decoded: an 8-character secret's three-layer forms are longer. */
+export const MIN_RUN = 40;
+/** Characters of a run each sample decodes (12 base64 groups, 6 of base32, 24 hex pairs). */
+const SAMPLE = 48;
+/** Share of a sample's bytes that must be printable ASCII for the run to be read as text. */
+const PRINTABLE = 0.85;
+
+// Alphabet bits per ASCII code.
+const BASE64 = 1;
+const HEX = 2;
+const BASE32_UPPER = 4;
+const BASE32_LOWER = 8;
+const CLASSES = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  const ch = String.fromCharCode(c);
+  if (/[A-Za-z0-9+/_-]/.test(ch)) CLASSES[c]! |= BASE64;
+  if (/[0-9a-fA-F]/.test(ch)) CLASSES[c]! |= HEX;
+  if (/[A-Z2-7]/.test(ch)) CLASSES[c]! |= BASE32_UPPER;
+  if (/[a-z2-7]/.test(ch)) CLASSES[c]! |= BASE32_LOWER;
+}
+
+/** A run encoding: which runs it reads, its group of characters, and how a group string decodes. */
+interface Codec {
+  readonly alphabet: number;
+  /** Characters per group, and the bytes they hold. */
+  readonly group: number;
+  readonly bytes: number;
+  /** The bytes (one character per byte) of groups; a last partial group gives its whole bytes. */
+  decode(groups: string): string;
+}
+
+const BASE32_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+
+const CODECS: readonly Codec[] = [
+  {
+    alphabet: HEX,
+    group: 2,
+    bytes: 1,
+    decode: (groups) => {
+      let out = "";
+      for (let i = 0; i + 1 < groups.length; i += 2)
+        out += String.fromCharCode(Number.parseInt(groups.slice(i, i + 2), 16));
+      return out;
+    },
+  },
+  {
+    alphabet: BASE32_UPPER | BASE32_LOWER,
+    group: 8,
+    bytes: 5,
+    decode: (groups) => {
+      let out = "";
+      let [bits, value] = [0, 0];
+      for (let i = 0; i < groups.length; i++) {
+        value = ((value << 5) | BASE32_LETTERS.indexOf(groups[i]!.toUpperCase())) & 0xffff;
+        bits += 5;
+        if (bits >= 8) {
+          out += String.fromCharCode((value >>> (bits - 8)) & 0xff);
+          bits -= 8;
+        }
+      }
+      return out;
+    },
+  },
+  {
+    alphabet: BASE64,
+    group: 4,
+    bytes: 3,
+    decode: (groups) => {
+      // A last group of 2 or 3 characters is 1 or 2 bytes (its `=` padding ends the run).
+      const rest = groups.length % 4;
+      const whole = rest === 1 ? groups.slice(0, -1) : groups + "==".slice(0, (4 - rest) % 4);
+      return atob(whole.replaceAll("-", "+").replaceAll("_", "/"));
+    },
+  },
+];
+
+/** Whether a decoded sample reads as text. */
+function isText(bytes: string): boolean {
+  if (bytes.length === 0) return false;
+  let printable = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    const c = bytes.charCodeAt(i);
+    if ((c >= 0x20 && c < 0x7f) || c === 9 || c === 10 || c === 13) printable++;
+  }
+  return printable >= bytes.length * PRINTABLE;
+}
+
+/**
+ * How many characters a line break inside a run takes at `at` (0: none): a line break, or a
+ * `\n` or `\r` escape (base64 in lines, in a JSON string). A space ends a run: words beside a
+ * run on its line are not glued to it.
+ */
+function separatorAt(text: string, at: number): number {
+  const c = text.charCodeAt(at);
+  if (c === 10 || c === 13) return 1;
+  if (c !== 92) return 0;
+  const next = text.charCodeAt(at + 1);
+  return next === 110 || next === 114 ? 2 : 0;
+}
+
+/**
+ * The alignment (characters skipped at the start of `content`) at which a codec reads `content`
+ * as text, or -1: a sample at its start, else one at its end.
+ */
+function textAlignment(codec: Codec, head: string, tail: string, length: number): number {
+  for (let k = 0; k < codec.group; k++) {
+    const groups = Math.floor(Math.min(SAMPLE, length - k) / codec.group) * codec.group;
+    if (groups > 0 && isText(codec.decode(head.slice(k, k + groups)))) return k;
+  }
+  for (let k = 0; k < codec.group; k++) {
+    // The last whole groups at alignment k, as positions in `tail` (the run's last characters).
+    const whole = Math.floor((length - k) / codec.group) * codec.group;
+    const from = k + Math.max(0, whole - Math.floor(SAMPLE / codec.group) * codec.group);
+    const start = from - (length - tail.length);
+    if (start < 0 || whole <= 0) continue;
+    if (isText(codec.decode(tail.slice(start, k + whole - (length - tail.length))))) return k;
+  }
+  return -1;
+}
+
+/**
+ * The view of the runs of a text that decode to text, the decoded runs one per line, or
+ * undefined when there are none: a sliced pass (../slices.ts), one look per character.
+ * @param view - a text (the body, or its bytes one character per byte) and its map
+ */
+export function* runDecodedViewInSlices(view: View): Sliced<View | undefined> {
+  const { text } = view;
+  const n = text.length;
+  let budget = SLICE_POSITIONS;
+  const segments: Segment[] = [];
+  const decoded: string[] = [];
+  let length = 0;
+  let i = 0;
+  while (i < n) {
+    if (--budget <= 0) {
+      budget = SLICE_POSITIONS;
+      yield PAUSE;
+    }
+    const c = text.charCodeAt(i);
+    if (c >= 128 || (CLASSES[c]! & BASE64) === 0) {
+      i++;
+      continue;
+    }
+    // A run: its characters (separators skipped), the alphabets all of them belong to, the
+    // first SAMPLE + group of them.
+    const start = i;
+    let classes = 0xff;
+    let count = 0;
+    let head = "";
+    let last = i;
+    while (i < n) {
+      if (--budget <= 0) {
+        budget = SLICE_POSITIONS;
+        yield PAUSE;
+      }
+      const d = text.charCodeAt(i);
+      if (d < 128 && (CLASSES[d]! & BASE64) !== 0) {
+        classes &= CLASSES[d]!;
+        if (count < SAMPLE + 8) head += text[i];
+        count++;
+        last = i++;
+        continue;
+      }
+      const skip = separatorAt(text, i);
+      if (skip === 0) break;
+      i += skip;
+    }
+    const end = last + 1;
+    i = end;
+    if (count < MIN_RUN) continue;
+    const tail = lastCharacters(text, start, end, SAMPLE + 8);
+    for (const codec of CODECS) {
+      const fits =
+        codec.alphabet === (BASE32_UPPER | BASE32_LOWER)
+          ? (classes & BASE32_UPPER) !== 0 || (classes & BASE32_LOWER) !== 0
+          : (classes & codec.alphabet) !== 0;
+      if (!fits) continue;
+      const k = textAlignment(codec, head, tail, count);
+      if (k < 0) continue;
+      const run = runCharacters(text, start, end);
+      let bytes: string;
+      try {
+        bytes = codec.decode(run.content.slice(k));
+      } catch {
+        continue;
+      }
+      segments.push({ ...run, viewStart: length, length: bytes.length, k, codec });
+      decoded.push(bytes);
+      length += bytes.length + 1;
+      budget -= run.content.length >> 2;
+      break;
+    }
+  }
+  if (decoded.length === 0) return undefined;
+  const outer = view.origin;
+  const local: Origin = (at, isEnd) => segmentOrigin(segments, at, isEnd);
+  return {
+    text: decoded.join("\n"),
+    origin: outer ? (at, isEnd) => outer(local(at, isEnd), isEnd) : local,
+  };
+}
+
+/** A decoded run: its characters, where each line of them lies, what it decoded to and how. */
+interface Segment {
+  /** The run's characters, line breaks left out. */
+  readonly content: string;
+  /** Per line of the run: where it starts in `content`, and in the text. */
+  readonly lineStarts: readonly number[];
+  readonly textStarts: readonly number[];
+  /** Where its decoding starts in the view, and its length. */
+  readonly viewStart: number;
+  readonly length: number;
+  /** Characters of the run skipped before its first group (its alignment). */
+  readonly k: number;
+  readonly codec: Codec;
+}
+
+/**
+ * Where position `at` of the view lies in the text: the characters of the run that hold the
+ * decoded bytes' bits (a start rounds down, an end up), so a copy is cut out of its run alone.
+ */
+function segmentOrigin(segments: readonly Segment[], at: number, isEnd: boolean): number {
+  let [lo, hi] = [0, segments.length - 1];
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (segments[mid]!.viewStart <= at) lo = mid;
+    else hi = mid - 1;
+  }
+  const segment = segments[lo]!;
+  const { codec, content, lineStarts, textStarts } = segment;
+  const byte = Math.max(0, Math.min(at - segment.viewStart, segment.length));
+  const scaled = (byte * codec.group) / codec.bytes;
+  const c = Math.min(content.length, segment.k + (isEnd ? Math.ceil(scaled) : Math.floor(scaled)));
+  // The line holding character c (an end at a line's start belongs to the line before).
+  let line = lineStarts.length - 1;
+  while (line > 0 && (isEnd ? lineStarts[line]! >= c : lineStarts[line]! > c)) line--;
+  return textStarts[line]! + (c - lineStarts[line]!);
+}
+
+/** A run's characters, line breaks left out, and where each of its lines starts. */
+function runCharacters(
+  text: string,
+  start: number,
+  end: number,
+): { content: string; lineStarts: number[]; textStarts: number[] } {
+  const parts: string[] = [];
+  const [lineStarts, textStarts] = [[0], [start]];
+  let [from, length] = [start, 0];
+  for (let i = start; i < end;) {
+    const skip = separatorAt(text, i);
+    if (skip === 0) {
+      i++;
+      continue;
+    }
+    parts.push(text.slice(from, i));
+    length += i - from;
+    i += skip;
+    while (separatorAt(text, i) > 0) i += separatorAt(text, i);
+    from = i;
+    lineStarts.push(length);
+    textStarts.push(from);
+  }
+  parts.push(text.slice(from, end));
+  return { content: parts.join(""), lineStarts, textStarts };
+}
+
+/** The last `count` characters of a run, separators left out. */
+function lastCharacters(text: string, start: number, end: number, count: number): string {
+  let out = "";
+  for (let i = end - 1; i >= start && out.length < count; i--) {
+    const c = text.charCodeAt(i);
+    if (c < 128 && (CLASSES[c]! & BASE64) !== 0) {
+      // An `n` of a `\n` escape is a separator, not a character of the run.
+      if ((c === 110 || c === 114) && text.charCodeAt(i - 1) === 92) {
+        i--;
+        continue;
+      }
+      out = text[i] + out;
+    }
+  }
+  return out;
+}

@@ -154,44 +154,39 @@ export function* runDecodedViewInSlices(view: View): Sliced<View | undefined> {
   const segments: Segment[] = [];
   const decoded: string[] = [];
   let length = 0;
+  // `i` is always 0 or just past a character that ends runs, so a run starts at `i` or later.
   let i = 0;
-  while (i < n) {
-    if (--budget <= 0) {
+  while (i + MIN_RUN <= n) {
+    // A run of MIN_RUN characters starting at `i` would cover `i + MIN_RUN - 1`: look back from
+    // there for a character that ends runs; one found lets the search go on past it, so an
+    // ordinary text is looked at a few characters per MIN_RUN, not at every character.
+    let back = i + MIN_RUN - 1;
+    while (back >= i && !endsRun(text, back)) back--;
+    budget -= i + MIN_RUN - back;
+    if (budget <= 0) {
       budget = SLICE_POSITIONS;
       yield PAUSE;
     }
-    const c = text.charCodeAt(i);
-    if (c >= 128 || (CLASSES[c]! & BASE64) === 0) {
-      i++;
+    if (back >= i) {
+      i = back + 1;
       continue;
     }
-    // A run: its characters (separators skipped), the alphabets all of them belong to, the
-    // first SAMPLE + group of them.
+    // A run: its characters (line breaks skipped), the alphabets all of them belong to.
     const start = i;
+    let end = i + MIN_RUN;
+    while (end < n && !endsRun(text, end)) end++;
+    i = end + 1;
     let classes = 0xff;
     let count = 0;
-    let head = "";
-    let last = i;
-    while (i < n) {
-      if (--budget <= 0) {
-        budget = SLICE_POSITIONS;
-        yield PAUSE;
-      }
-      const d = text.charCodeAt(i);
-      if (d < 128 && (CLASSES[d]! & BASE64) !== 0) {
-        classes &= CLASSES[d]!;
-        if (count < SAMPLE + 8) head += text[i];
-        count++;
-        last = i++;
-        continue;
-      }
-      const skip = separatorAt(text, i);
-      if (skip === 0) break;
-      i += skip;
+    for (let k = start; k < end; k++) {
+      const d = text.charCodeAt(k);
+      if (d >= 128 || (CLASSES[d]! & BASE64) === 0 || escapeLetter(text, k)) continue;
+      classes &= CLASSES[d]!;
+      count++;
     }
-    const end = last + 1;
-    i = end;
+    budget -= end - start;
     if (count < MIN_RUN) continue;
+    const head = firstCharacters(text, start, end, SAMPLE + 8);
     const tail = lastCharacters(text, start, end, SAMPLE + 8);
     for (const codec of CODECS) {
       const fits =
@@ -286,6 +281,28 @@ function runCharacters(
   }
   parts.push(text.slice(from, end));
   return { content: parts.join(""), lineStarts, textStarts };
+}
+
+/** Whether the character at `at` ends a run: not of the base64 alphabet nor a line break. */
+function endsRun(text: string, at: number): boolean {
+  const c = text.charCodeAt(at);
+  return !((c < 128 && (CLASSES[c]! & BASE64) !== 0) || separatorAt(text, at) > 0);
+}
+
+/** Whether the character at `at` is the letter of a `\n` or `\r` escape (a line break). */
+const escapeLetter = (text: string, at: number) => {
+  const c = text.charCodeAt(at);
+  return (c === 110 || c === 114) && text.charCodeAt(at - 1) === 92;
+};
+
+/** The first `count` characters of a run, line breaks left out. */
+function firstCharacters(text: string, start: number, end: number, count: number): string {
+  let out = "";
+  for (let i = start; i < end && out.length < count; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 128 && (CLASSES[c]! & BASE64) !== 0 && !escapeLetter(text, i)) out += text[i];
+  }
+  return out;
 }
 
 /** The last `count` characters of a run, separators left out. */

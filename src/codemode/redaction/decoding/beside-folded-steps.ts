@@ -16,6 +16,7 @@ import { SequenceMap, type View } from "../view-builder";
 import { ALL_FAMILIES, decodeSteps, LONGEST_SEQUENCE } from "./decode-step";
 
 /** `% & \ =`: what starts a character-level sequence. */
+const ANY_LEAD = /[%&\\=]/;
 const isLead = (c: number) => c === 37 || c === 38 || c === 92 || c === 61;
 
 /**
@@ -27,7 +28,8 @@ const isLead = (c: number) => c === 37 || c === 38 || c === 92 || c === 61;
  */
 export function* stepsBesideFolded(compact: View, steps: number): Generator<View | Pause> {
   const { changed, text } = compact;
-  if (!changed || changed.count === 0) return;
+  // A native look first: most folded text (CJK with full-width words) holds no sequence's start.
+  if (!changed || changed.count === 0 || !ANY_LEAD.test(text)) return;
   const windows = new SequenceMap();
   let budget = SLICE_POSITIONS;
   // Positions looked at for a lead so far, the last lead seen, where the last window ends.

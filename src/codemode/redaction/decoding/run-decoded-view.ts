@@ -211,10 +211,21 @@ export function* runDecodedViewInSlices(view: View): Sliced<View | undefined> {
       } catch {
         continue;
       }
-      segments.push({ ...run, viewStart: length, length: bytes.length, k, codec });
+      // The run's characters are let go: the map keeps their count and the lines' starts.
+      const { lineStarts, textStarts } = run;
+      const characters = run.content.length;
+      segments.push({
+        characters,
+        lineStarts,
+        textStarts,
+        viewStart: length,
+        length: bytes.length,
+        k,
+        codec,
+      });
       decoded.push(bytes);
       length += bytes.length + 1;
-      budget -= run.content.length >> 2;
+      budget -= characters >> 2;
       break;
     }
   }
@@ -229,9 +240,9 @@ export function* runDecodedViewInSlices(view: View): Sliced<View | undefined> {
 
 /** A decoded run: its characters, where each line of them lies, what it decoded to and how. */
 interface Segment {
-  /** The run's characters, line breaks left out. */
-  readonly content: string;
-  /** Per line of the run: where it starts in `content`, and in the text. */
+  /** How many characters the run has, line breaks left out. */
+  readonly characters: number;
+  /** Per line of the run: where it starts among its characters, and in the text. */
   readonly lineStarts: readonly number[];
   readonly textStarts: readonly number[];
   /** Where its decoding starts in the view, and its length. */
@@ -254,10 +265,10 @@ function segmentOrigin(segments: readonly Segment[], at: number, isEnd: boolean)
     else hi = mid - 1;
   }
   const segment = segments[lo]!;
-  const { codec, content, lineStarts, textStarts } = segment;
+  const { codec, characters, lineStarts, textStarts } = segment;
   const byte = Math.max(0, Math.min(at - segment.viewStart, segment.length));
   const scaled = (byte * codec.group) / codec.bytes;
-  const c = Math.min(content.length, segment.k + (isEnd ? Math.ceil(scaled) : Math.floor(scaled)));
+  const c = Math.min(characters, segment.k + (isEnd ? Math.ceil(scaled) : Math.floor(scaled)));
   // The line holding character c (an end at a line's start belongs to the line before).
   let line = lineStarts.length - 1;
   while (line > 0 && (isEnd ? lineStarts[line]! >= c : lineStarts[line]! > c)) line--;

@@ -1148,3 +1148,33 @@ export const SPELLED_THIRD_PAIRS: CredentialEcho[] = [
     (t) => unPercent(unOctalList(t)),
   ),
 ];
+
+// The encoders and decoders above, for tables kept in files of their own
+// (./mixed-layer-echoes.ts).
+export {
+  base16,
+  base32,
+  base64,
+  base64url,
+  codes,
+  fullWidth,
+  hex2,
+  htmlDecimal,
+  jsUnicode,
+  latin1,
+  nfkc,
+  noNuls,
+  percent,
+  textEcho,
+  unBase16,
+  unBase32,
+  unBase64,
+  unDecimal,
+  unHexList,
+  unHtml,
+  unJs,
+  unPercent,
+  unUtf8,
+  utf16,
+  utf8,
+};

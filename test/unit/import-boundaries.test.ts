@@ -177,6 +177,7 @@ const RULES: {
       "src/codemode/redaction/spellings/",
       "src/codemode/redaction/view-builder.ts",
       "src/codemode/redaction/slices.ts",
+      "src/codemode/redaction/byte-text.ts",
     ],
     why: "redaction's decoding steps and the order of the views searched: never the search (a view holds no secret)",
   },

@@ -28,7 +28,8 @@
  *
  * What it cannot catch (docs/security.md, "Honest limits", says what an operator does about it):
  * a copy split into pieces (across responses) or interleaved with other characters, XOR or
- * encryption, three or more layers mixing run and character encodings, run encodings other than
+ * encryption, more than two run encodings over what is read beneath them (three layers under a
+ * run encoding are read: ./decoding/run-decoded-view.ts), run encodings other than
  * base16/32/64 (base58, base85, uuencode), character encodings it does not decode (legacy octal
  * escapes, `+` for space beyond the literal form), and compressed or archived bodies (a gzip or
  * zip download is passed on as bytes: a secret inside it is not seen). Line 2 catches what a

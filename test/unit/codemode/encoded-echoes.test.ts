@@ -13,6 +13,7 @@ import {
   TWO_LAYERS,
   type CredentialEcho,
 } from "../../helpers/credential-echoes";
+import { FULL_WIDTH_ESCAPED, MIXED_LAYERS, UTF16_SPELLED } from "../../helpers/mixed-layer-echoes";
 
 const secrets = Object.freeze([`Bearer ${ECHO_SECRET}`, ECHO_SECRET]);
 const latin1 = (bytes: Uint8Array) => String.fromCharCode(...bytes);
@@ -44,6 +45,9 @@ describe.each([
   ["a spelling the second review found", SPELLED_MORE],
   ["a notation the third review found", SPELLED_THIRD],
   ["a third review's notation composed with an encoding", SPELLED_THIRD_PAIRS],
+  ["three layers mixing run and character encodings", MIXED_LAYERS],
+  ["UTF-16 bytes spelled out under a run encoding", UTF16_SPELLED],
+  ["a full-width copy with an escape inside it", FULL_WIDTH_ESCAPED],
 ])("an echoed credential in %s of encoding is not recoverable", (_layers, cases) => {
   it.each(cases.map((c) => [c.name, c] as const))("%s", async (_name, case_) => {
     // The echo really holds it: the same decoding recovers it from what was sent.

@@ -22,7 +22,7 @@ import { compose, ViewBuilder, type View } from "../view-builder";
 import { withoutNulsInSlices } from "./nul-free-view";
 
 /** The longest sequence a step decodes (`&DiacriticalGrave;`). */
-const LONGEST_SEQUENCE = 18;
+export const LONGEST_SEQUENCE = 18;
 
 const NAMED: Record<string, string> = {
   Tab: "\t",

@@ -10,9 +10,10 @@ import { dumpBytesViewInSlices, dumpTextViewInSlices } from "../spellings/dump-v
 import { rot13ViewInSlices } from "../spellings/rot13-view";
 import { swappedUtf16ViewInSlices } from "../spellings/swapped-utf16-view";
 import { PAUSE, type Pause, type Sliced } from "../slices";
-import type { View } from "../view-builder";
+import { compose, type View } from "../view-builder";
 import { ALL_FAMILIES, decodeSteps, FAMILIES } from "./decode-step";
 import { withoutNulsInSlices } from "./nul-free-view";
+import { runDecodedViewInSlices } from "./run-decoded-view";
 import { MAX_SPELLED_STEPS, spelledViews } from "./spelled-views";
 
 /** At most how many characters of a copy a sequence placed before it can swallow (`&#1234567`). */
@@ -44,10 +45,12 @@ export function* decodedViews(
  * caller that gives the thread away at each {@link PAUSE} holds it for a bounded slice only.
  * @param text - what the program would receive
  * @param mayHideCopy - as for {@link decodedViews}
+ * @param runDepth - how many run encodings were decoded to make `text` (./run-decoded-view.ts)
  */
 export function* decodedViewsInSlices(
   text: string,
   mayHideCopy: (view: View) => Sliced<boolean>,
+  runDepth = 0,
 ): Generator<View | Pause> {
   const base: View = { text, origin: null };
   yield base;
@@ -98,7 +101,19 @@ export function* decodedViewsInSlices(
     for (const family of FAMILIES)
       if (digits & family) yield* decodeSteps(start, ALL_FAMILIES & ~family);
   }
+  // Long runs of a run encoding that decode to text, searched in every view above as a text of
+  // their own: a third layer under a run encoding (base64 of base64 of `%XX`).
+  if (runDepth >= MAX_RUN_DEPTH) return;
+  const runs = yield* runDecodedViewInSlices(base);
+  if (!runs) return;
+  for (const view of decodedViewsInSlices(runs.text, mayHideCopy, runDepth + 1))
+    yield view === PAUSE
+      ? view
+      : { text: view.text, origin: view.origin ? compose(runs.origin, view.origin) : runs.origin };
 }
+
+/** Run encodings decoded one inside the other at most (base64 of base64 of base64 of `%XX`). */
+const MAX_RUN_DEPTH = 2;
 
 /**
  * Where a range of a view lies in the original text.

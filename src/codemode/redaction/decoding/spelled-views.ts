@@ -4,13 +4,14 @@
  * again (char codes of a percent-encoding, full-width `％７４`). Each reading is made only when
  * the view can hold what it reads, so an ordinary body costs little.
  */
-import { compactViewInSlices, foldedViewInSlices } from "../spellings/compact-view";
+import { compactViewInSlices, foldedViewInSlices, type Seen } from "../spellings/compact-view";
 import { listsViewInSlices } from "../spellings/lists-view";
 import { notationViewsInSlices } from "../spellings/notation-views";
 import { tagView } from "../spellings/tag-view";
 import { PAUSE, SLICE_POSITIONS, type Pause, type Sliced } from "../slices";
 import type { View } from "../view-builder";
 import { ALL_FAMILIES, decodeSteps } from "./decode-step";
+import { stepsBesideFolded } from "./beside-folded-steps";
 import { withoutNulsInSlices } from "./nul-free-view";
 
 /**
@@ -34,7 +35,7 @@ export function* spelledViews(view: View): Generator<View | Pause> {
   const classes = decoded ? yield* producedClasses(view) : COMPACTED_BIT | LIST_BIT;
   const compacting = (classes & COMPACTED_BIT) !== 0;
   // Whether compaction met a tag character: only then is the tag view made.
-  const seen = { tags: false };
+  const seen: Seen = { tags: false, folded: false };
   let listed = false;
   if (classes & LIST_BIT) {
     // One reading at a time: the second (two-digit numbers read as hex) is made only after the
@@ -55,7 +56,7 @@ export function* spelledViews(view: View): Generator<View | Pause> {
   if (!compacting) return;
   // A text with lists was compacted with its lists read; one without, as it is.
   let compact = listed ? undefined : yield* compactViewInSlices(view, seen);
-  if (compact) yield* afterReading(compact);
+  if (compact) yield* afterReading(compact, seen.folded);
   // A list spelled in folded characters (full-width digits `１１６，１１１`) reads as one only
   // after folding; only a text with such characters can hold one, so others cost nothing.
   // Read in the compact view (digits of one number spaced apart join) and in the folded view,
@@ -77,27 +78,28 @@ export function* spelledViews(view: View): Generator<View | Pause> {
 }
 
 /** A list reading, the decoding steps on what it produced, and its compact view. */
-function* readingViews(
-  reading: View,
-  compacting: boolean,
-  seen: { tags: boolean },
-): Generator<View | Pause> {
+function* readingViews(reading: View, compacting: boolean, seen: Seen): Generator<View | Pause> {
   yield* afterReading(reading);
   if (!compacting) return;
   const compact = yield* compactViewInSlices(reading, seen);
-  if (compact) yield* afterReading(compact);
+  if (compact) yield* afterReading(compact, seen.folded);
 }
 
 /**
  * A reading, its NUL-free view when it produced a NUL (a list of UTF-16 bytes, `116,0,111,0,…`),
- * then up to {@link MAX_SPELLED_STEPS} decoding steps when it produced a sequence's start.
+ * then up to {@link MAX_SPELLED_STEPS} decoding steps when it produced a sequence's start; for a
+ * compact view that did not, the steps beside what it folded (./beside-folded-steps.ts).
+ * @param reading - the reading
+ * @param folded - whether it is a compact view, and compaction folded a character beyond ASCII
+ *   to ASCII
  */
-function* afterReading(reading: View): Generator<View | Pause> {
+function* afterReading(reading: View, folded = false): Generator<View | Pause> {
   yield reading;
   const nulFree = yield* withoutNulsInSlices(reading);
   if (nulFree) yield nulFree;
   if (yield* produced(reading, SEQUENCE_LEAD))
     yield* decodeSteps(reading, ALL_FAMILIES, MAX_SPELLED_STEPS);
+  else if (folded) yield* stepsBesideFolded(reading, MAX_SPELLED_STEPS);
 }
 
 /**

@@ -90,10 +90,10 @@ export function utf8At(text: string, at: number): [number, number] | undefined {
  * The view with whitespace and invisible characters dropped and other characters folded (see
  * the file header), or undefined when that changes nothing.
  * @param view - a text and its map to the original
- * @param seen - set to true when the text holds a tag character (then {@link tagView} is worth
- *   making: this pass looks at every character beyond ASCII anyway)
+ * @param seen - what the pass met ({@link Seen}: a tag character, a character folded to ASCII;
+ *   this pass looks at every character beyond ASCII anyway)
  */
-export function compactView(view: View, seen?: { tags: boolean }): View | undefined {
+export function compactView(view: View, seen?: Seen): View | undefined {
   return runToEnd(compactViewInSlices(view, seen));
 }
 
@@ -120,7 +120,7 @@ export function* foldedViewInSlices(view: View): Sliced<View | undefined> {
  */
 export function* compactViewInSlices(
   view: View,
-  seen?: { tags: boolean },
+  seen?: Seen,
   keepSpaces = false,
 ): Sliced<View | undefined> {
   const { text } = view;
@@ -152,6 +152,7 @@ export function* compactViewInSlices(
         ? out.length === 1 && out.charCodeAt(0) === c
         : out.length === 2 && out.codePointAt(0) === code);
     if (!same) builder.replace(i, length, out);
+    if (seen && !same && code > 0xff && out.charCodeAt(0) < 0x80) seen.folded = true;
     i += length - 1;
   }
   const decoded = builder.finish();
@@ -161,6 +162,19 @@ export function* compactViewInSlices(
 }
 
 const NON_ASCII = /[^\0-\x7f]/;
+
+/**
+ * What a compaction met, for its caller: a tag character (then the tag view is worth making),
+ * a character beyond Latin-1 folded to ASCII (full-width, styled: then the steps beside folded
+ * characters are, ../decoding/beside-folded-steps.ts). Latin-1's `ª º ¹ ² ³` alone do not count:
+ * bodies of percent sequences fold them by the hundred thousand beside a `%` (+10-19 % of the
+ * heavy rows' CPU), and a copy spelled in them alone is no full-width copy. Both looks ride on
+ * the pass over every such character.
+ */
+export interface Seen {
+  tags: boolean;
+  folded?: boolean;
+}
 const ASCII_SPACE_RUN = /[\t-\r ]+/g;
 
 /**

@@ -2,7 +2,9 @@
  * A hostile program against an API that echoes the credential in every encoding of
  * test/helpers/credential-echoes.ts (30 one-layer forms, 20 two-layer compositions, 21
  * spellings such as a Node Buffer as JSON, a hex dump or full-width letters, and 15 spellings
- * composed with an encoding), in the body
+ * composed with an encoding, and test/helpers/mixed-layer-echoes.ts: three layers mixing run and
+ * character encodings, UTF-16 bytes spelled out under base64, full-width copies with an escape
+ * inside, 38 failing cases on the two executors before their readings), in the body
  * and in a response header, read with `response: "full"`. The program sends out everything it
  * received with `|` between the characters (so the final result redaction cannot undo a leak),
  * and the test applies each echo's own decoder to it: the credential must not come back from any.
@@ -28,6 +30,11 @@ import {
   TWO_LAYERS,
   type CredentialEcho,
 } from "../../../helpers/credential-echoes";
+import {
+  FULL_WIDTH_ESCAPED,
+  MIXED_LAYERS,
+  UTF16_SPELLED,
+} from "../../../helpers/mixed-layer-echoes";
 
 describeExecutors((Executor) => {
   const executor = new Executor({ loader: env.LOADER, limits: { timeoutMs: 30_000 } });
@@ -39,6 +46,9 @@ describeExecutors((Executor) => {
     ...SPELLED_MORE,
     ...SPELLED_THIRD,
     ...SPELLED_THIRD_PAIRS,
+    ...MIXED_LAYERS,
+    ...UTF16_SPELLED,
+    ...FULL_WIDTH_ESCAPED,
   ];
 
   const spec = {

@@ -1,0 +1,342 @@
+/**
+ * The run-decoded view: long runs of base64, base64url, hex or base32 that decode to text, as
+ * that text. Run encodings are otherwise found only as literal forms (../search/secret-forms.ts),
+ * two layers deep; a third layer under a run encoding (base64 of base64 of `%XX`, hex of base64 of
+ * `&#…;`, base64 of a decimal list of UTF-16 bytes) multiplied the forms past what a redactor can
+ * build (4,900 more per secret: a redactor built in 4× the time). Decoding the outer run instead
+ * leaves two layers, which every view of ./decoded-views.ts reads: the decoded runs are searched
+ * as a text of their own, in all of them (a third decoding of a run encoding, base64 of base64 of
+ * base64 of `%XX`, as a run-decoded view of this one).
+ *
+ * Which runs (what keeps an ordinary body's cost to one pass): at least {@link MIN_RUN} characters
+ * of one alphabet, line breaks and `\n`, `\r` escapes between them skipped (base64 in lines,
+ * also inside a JSON string); a run is decoded only when a sample of its decoding at its start or
+ * at its end is text (at least {@link PRINTABLE} of the bytes printable ASCII), at the alignment
+ * that makes it so: a run that an API glued onto other letters of its alphabet reads at its end.
+ * Random data, hashes, a base64 image and prose decode to bytes that are not text: the cost is
+ * two samples per run. A run whose decoding begins and ends with bytes other than text (a copy in
+ * the middle of a binary blob) is not read; docs/security.md says so.
+ *
+ * A copy found in the view is cut out of its run where the characters holding its bytes are.
+ */
+import { latin1 } from "../byte-text";
+import { PAUSE, SLICE_POSITIONS, type Sliced } from "../slices";
+import type { Origin, View } from "../view-builder";
+
+/** Fewest characters of a run decoded: an 8-character secret's three-layer forms are longer. */
+export const MIN_RUN = 40;
+/** Characters of a run each sample decodes (12 base64 groups, 6 of base32, 24 hex pairs). */
+const SAMPLE = 48;
+/** Share of a sample's bytes that must be printable ASCII for the run to be read as text. */
+const PRINTABLE = 0.85;
+
+// Alphabet bits per ASCII code.
+const BASE64 = 1;
+const HEX = 2;
+const BASE32_UPPER = 4;
+const BASE32_LOWER = 8;
+const CLASSES = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  const ch = String.fromCharCode(c);
+  if (/[A-Za-z0-9+/_-]/.test(ch)) CLASSES[c]! |= BASE64;
+  if (/[0-9a-fA-F]/.test(ch)) CLASSES[c]! |= HEX;
+  if (/[A-Z2-7]/.test(ch)) CLASSES[c]! |= BASE32_UPPER;
+  if (/[a-z2-7]/.test(ch)) CLASSES[c]! |= BASE32_LOWER;
+}
+
+/** A run encoding: which runs it reads, its group of characters, and how a group string decodes. */
+interface Codec {
+  readonly alphabet: number;
+  /** Characters per group, and the bytes they hold. */
+  readonly group: number;
+  readonly bytes: number;
+  /** The bytes (one character per byte) of groups; a last partial group gives its whole bytes. */
+  decode(groups: string): string;
+}
+
+/** Each character's value in an alphabet (-1: not in it), both cases for hex and base32. */
+const valuesOf = (alphabet: string) => {
+  const values = new Int8Array(128).fill(-1);
+  for (let v = 0; v < alphabet.length; v++) {
+    values[alphabet.toUpperCase().charCodeAt(v)] = v;
+    values[alphabet.toLowerCase().charCodeAt(v)] = v;
+  }
+  return values;
+};
+const HEX_VALUES = valuesOf("0123456789abcdef");
+const BASE32_VALUES = valuesOf("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567");
+
+/**
+ * The bytes of a run of an alphabet of 2^`width` letters, most significant bit first (hex and
+ * base32), into one array read as text at once: a string grown by a character per byte cost
+ * ~100 ms for a few MB.
+ */
+function decodeBits(groups: string, values: Int8Array, width: number): string {
+  const out = new Uint8Array(Math.floor((groups.length * width) / 8));
+  let [bits, value, length] = [0, 0, 0];
+  for (let i = 0; i < groups.length; i++) {
+    value = ((value << width) | values[groups.charCodeAt(i)]!) & 0xffff;
+    bits += width;
+    if (bits >= 8) {
+      out[length++] = (value >>> (bits - 8)) & 0xff;
+      bits -= 8;
+    }
+  }
+  return latin1(out.subarray(0, length));
+}
+
+const CODECS: readonly Codec[] = [
+  { alphabet: HEX, group: 2, bytes: 1, decode: (groups) => decodeBits(groups, HEX_VALUES, 4) },
+  {
+    alphabet: BASE32_UPPER | BASE32_LOWER,
+    group: 8,
+    bytes: 5,
+    decode: (groups) => decodeBits(groups, BASE32_VALUES, 5),
+  },
+  {
+    alphabet: BASE64,
+    group: 4,
+    bytes: 3,
+    decode: (groups) => {
+      // A last group of 2 or 3 characters is 1 or 2 bytes (its `=` padding ends the run).
+      const rest = groups.length % 4;
+      const whole = rest === 1 ? groups.slice(0, -1) : groups + "==".slice(0, (4 - rest) % 4);
+      return atob(whole.replaceAll("-", "+").replaceAll("_", "/"));
+    },
+  },
+];
+
+/** Whether a decoded sample reads as text. */
+function isText(bytes: string): boolean {
+  if (bytes.length === 0) return false;
+  let printable = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    const c = bytes.charCodeAt(i);
+    if ((c >= 0x20 && c < 0x7f) || c === 9 || c === 10 || c === 13) printable++;
+  }
+  return printable >= bytes.length * PRINTABLE;
+}
+
+/**
+ * How many characters a line break inside a run takes at `at` (0: none): a line break, or a
+ * `\n` or `\r` escape (base64 in lines, in a JSON string). A space ends a run: words beside a
+ * run on its line are not glued to it.
+ */
+function separatorAt(text: string, at: number): number {
+  const c = text.charCodeAt(at);
+  if (c === 10 || c === 13) return 1;
+  if (c !== 92) return 0;
+  const next = text.charCodeAt(at + 1);
+  return next === 110 || next === 114 ? 2 : 0;
+}
+
+/**
+ * The alignment (characters skipped at the start of `content`) at which a codec reads `content`
+ * as text, or -1: a sample at its start, else one at its end.
+ */
+function textAlignment(codec: Codec, head: string, tail: string, length: number): number {
+  for (let k = 0; k < codec.group; k++) {
+    const groups = Math.floor(Math.min(SAMPLE, length - k) / codec.group) * codec.group;
+    if (groups > 0 && isText(codec.decode(head.slice(k, k + groups)))) return k;
+  }
+  for (let k = 0; k < codec.group; k++) {
+    // The last whole groups at alignment k, as positions in `tail` (the run's last characters).
+    const whole = Math.floor((length - k) / codec.group) * codec.group;
+    const from = k + Math.max(0, whole - Math.floor(SAMPLE / codec.group) * codec.group);
+    const start = from - (length - tail.length);
+    if (start < 0 || whole <= 0) continue;
+    if (isText(codec.decode(tail.slice(start, k + whole - (length - tail.length))))) return k;
+  }
+  return -1;
+}
+
+/**
+ * The view of the runs of a text that decode to text, the decoded runs one per line, or
+ * undefined when there are none: a sliced pass (../slices.ts), one look per character.
+ * @param view - a text (the body, or its bytes one character per byte) and its map
+ */
+export function* runDecodedViewInSlices(view: View): Sliced<View | undefined> {
+  const { text } = view;
+  const n = text.length;
+  let budget = SLICE_POSITIONS;
+  const segments: Segment[] = [];
+  const decoded: string[] = [];
+  let length = 0;
+  // `i` is always 0 or just past a character that ends runs, so a run starts at `i` or later.
+  let i = 0;
+  while (i + MIN_RUN <= n) {
+    // A run of MIN_RUN characters starting at `i` would cover `i + MIN_RUN - 1`: look back from
+    // there for a character that ends runs; one found lets the search go on past it, so an
+    // ordinary text is looked at a few characters per MIN_RUN, not at every character.
+    let back = i + MIN_RUN - 1;
+    while (back >= i && !endsRun(text, back)) back--;
+    budget -= i + MIN_RUN - back;
+    if (budget <= 0) {
+      budget = SLICE_POSITIONS;
+      yield PAUSE;
+    }
+    if (back >= i) {
+      i = back + 1;
+      continue;
+    }
+    // A run: its characters (line breaks skipped), the alphabets all of them belong to.
+    const start = i;
+    let end = i + MIN_RUN;
+    while (end < n && !endsRun(text, end)) end++;
+    i = end + 1;
+    let classes = 0xff;
+    let count = 0;
+    for (let k = start; k < end; k++) {
+      const d = text.charCodeAt(k);
+      if (d >= 128 || (CLASSES[d]! & BASE64) === 0 || escapeLetter(text, k)) continue;
+      classes &= CLASSES[d]!;
+      count++;
+    }
+    budget -= end - start;
+    if (count < MIN_RUN) continue;
+    const head = firstCharacters(text, start, end, SAMPLE + 8);
+    const tail = lastCharacters(text, start, end, SAMPLE + 8);
+    for (const codec of CODECS) {
+      const fits =
+        codec.alphabet === (BASE32_UPPER | BASE32_LOWER)
+          ? (classes & BASE32_UPPER) !== 0 || (classes & BASE32_LOWER) !== 0
+          : (classes & codec.alphabet) !== 0;
+      if (!fits) continue;
+      const k = textAlignment(codec, head, tail, count);
+      if (k < 0) continue;
+      const run = runCharacters(text, start, end);
+      let bytes: string;
+      try {
+        bytes = codec.decode(run.content.slice(k));
+      } catch {
+        continue;
+      }
+      // The run's characters are let go: the map keeps their count and the lines' starts.
+      const { lineStarts, textStarts } = run;
+      const characters = run.content.length;
+      segments.push({
+        characters,
+        lineStarts,
+        textStarts,
+        viewStart: length,
+        length: bytes.length,
+        k,
+        codec,
+      });
+      decoded.push(bytes);
+      length += bytes.length + 1;
+      budget -= characters >> 2;
+      break;
+    }
+  }
+  if (decoded.length === 0) return undefined;
+  const outer = view.origin;
+  const local: Origin = (at, isEnd) => segmentOrigin(segments, at, isEnd);
+  return {
+    text: decoded.join("\n"),
+    origin: outer ? (at, isEnd) => outer(local(at, isEnd), isEnd) : local,
+  };
+}
+
+/** A decoded run: its characters, where each line of them lies, what it decoded to and how. */
+interface Segment {
+  /** How many characters the run has, line breaks left out. */
+  readonly characters: number;
+  /** Per line of the run: where it starts among its characters, and in the text. */
+  readonly lineStarts: readonly number[];
+  readonly textStarts: readonly number[];
+  /** Where its decoding starts in the view, and its length. */
+  readonly viewStart: number;
+  readonly length: number;
+  /** Characters of the run skipped before its first group (its alignment). */
+  readonly k: number;
+  readonly codec: Codec;
+}
+
+/**
+ * Where position `at` of the view lies in the text: the characters of the run that hold the
+ * decoded bytes' bits (a start rounds down, an end up), so a copy is cut out of its run alone.
+ */
+function segmentOrigin(segments: readonly Segment[], at: number, isEnd: boolean): number {
+  let [lo, hi] = [0, segments.length - 1];
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (segments[mid]!.viewStart <= at) lo = mid;
+    else hi = mid - 1;
+  }
+  const segment = segments[lo]!;
+  const { codec, characters, lineStarts, textStarts } = segment;
+  const byte = Math.max(0, Math.min(at - segment.viewStart, segment.length));
+  const scaled = (byte * codec.group) / codec.bytes;
+  const c = Math.min(characters, segment.k + (isEnd ? Math.ceil(scaled) : Math.floor(scaled)));
+  // The line holding character c (an end at a line's start belongs to the line before).
+  let line = lineStarts.length - 1;
+  while (line > 0 && (isEnd ? lineStarts[line]! >= c : lineStarts[line]! > c)) line--;
+  return textStarts[line]! + (c - lineStarts[line]!);
+}
+
+/** A run's characters, line breaks left out, and where each of its lines starts. */
+function runCharacters(
+  text: string,
+  start: number,
+  end: number,
+): { content: string; lineStarts: number[]; textStarts: number[] } {
+  const parts: string[] = [];
+  const [lineStarts, textStarts] = [[0], [start]];
+  let [from, length] = [start, 0];
+  for (let i = start; i < end;) {
+    const skip = separatorAt(text, i);
+    if (skip === 0) {
+      i++;
+      continue;
+    }
+    parts.push(text.slice(from, i));
+    length += i - from;
+    i += skip;
+    while (separatorAt(text, i) > 0) i += separatorAt(text, i);
+    from = i;
+    lineStarts.push(length);
+    textStarts.push(from);
+  }
+  parts.push(text.slice(from, end));
+  return { content: parts.join(""), lineStarts, textStarts };
+}
+
+/** Whether the character at `at` ends a run: not of the base64 alphabet nor a line break. */
+function endsRun(text: string, at: number): boolean {
+  const c = text.charCodeAt(at);
+  return !((c < 128 && (CLASSES[c]! & BASE64) !== 0) || separatorAt(text, at) > 0);
+}
+
+/** Whether the character at `at` is the letter of a `\n` or `\r` escape (a line break). */
+const escapeLetter = (text: string, at: number) => {
+  const c = text.charCodeAt(at);
+  return (c === 110 || c === 114) && text.charCodeAt(at - 1) === 92;
+};
+
+/** The first `count` characters of a run, line breaks left out. */
+function firstCharacters(text: string, start: number, end: number, count: number): string {
+  let out = "";
+  for (let i = start; i < end && out.length < count; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 128 && (CLASSES[c]! & BASE64) !== 0 && !escapeLetter(text, i)) out += text[i];
+  }
+  return out;
+}
+
+/** The last `count` characters of a run, separators left out. */
+function lastCharacters(text: string, start: number, end: number, count: number): string {
+  let out = "";
+  for (let i = end - 1; i >= start && out.length < count; i--) {
+    const c = text.charCodeAt(i);
+    if (c < 128 && (CLASSES[c]! & BASE64) !== 0) {
+      // An `n` of a `\n` escape is a separator, not a character of the run.
+      if ((c === 110 || c === 114) && text.charCodeAt(i - 1) === 92) {
+        i--;
+        continue;
+      }
+      out = text[i] + out;
+    }
+  }
+  return out;
+}

@@ -1,0 +1,83 @@
+// The run-decoded view (src/codemode/redaction/decoding/run-decoded-view.ts): long runs of base64,
+// base64url, hex or base32 that decode to text are read as that text (a third layer under a run
+// encoding), a copy cut out of its run alone; runs that decode to bytes other than text, and
+// short runs, make no view.
+import { describe, expect, it } from "vitest";
+import { originalRange } from "../../../src/codemode/redaction/decoding/decoded-views";
+import { runDecodedViewInSlices } from "../../../src/codemode/redaction/decoding/run-decoded-view";
+import { secretRedactor } from "../../../src/codemode/redaction/redaction";
+import { runToEnd } from "../../../src/codemode/redaction/slices";
+import type { View } from "../../../src/codemode/redaction/view-builder";
+
+const view = (text: string) => runToEnd(runDecodedViewInSlices({ text, origin: null }));
+const hex = (t: string) =>
+  [...t].map((c) => c.charCodeAt(0).toString(16).padStart(2, "0")).join("");
+const BASE32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+const base32 = (t: string) => {
+  let [out, bits, value] = ["", 0, 0];
+  for (const c of t) {
+    value = ((value << 8) | c.charCodeAt(0)) & 0xffff;
+    bits += 8;
+    while (bits >= 5) {
+      out += BASE32[(value >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+  }
+  return bits > 0 ? out + BASE32[(value << (5 - bits)) & 31] : out;
+};
+const TEXT = "percent-encoded: %74%6F%6B%5F%4C%69%76%65 and more text after it";
+
+describe("the run-decoded view", () => {
+  it.each([
+    ["base64", btoa(TEXT)],
+    ["base64url", btoa(TEXT).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "")],
+    ["hex", hex(TEXT)],
+    ["HEX", hex(TEXT).toUpperCase()],
+    ["base32", base32(TEXT)],
+  ])("reads a run of %s that decodes to text", (_name, run) => {
+    expect(view(`{"a":"${run}","b":1}`)?.text).toBe(TEXT);
+  });
+
+  it("cuts a copy out of its run alone: the characters holding its bytes", () => {
+    const run = btoa(TEXT);
+    const text = `x ${run} y`;
+    const read = view(text) as View;
+    const at = read.text.indexOf("%74");
+    const [start, end] = originalRange(read, at, at + "%74%6F%6B".length);
+    // 9 bytes from byte 17: base64 characters 22 to 36 of the run (bits of bytes 16 and 26
+    // share the characters at each end).
+    expect([start, end]).toEqual([2 + Math.floor((17 * 4) / 3), 2 + Math.ceil((26 * 4) / 3)]);
+    expect(start).toBeGreaterThan(2);
+    expect(end).toBeLessThan(2 + run.length);
+  });
+
+  it("reads base64 in lines, also with `\\n` escapes between them (a JSON string)", () => {
+    const long = btoa(TEXT.repeat(3));
+    const lines = long.replace(/(.{60})/g, "$1\n");
+    expect(view(lines)?.text).toBe(TEXT.repeat(3));
+    expect(view(JSON.stringify(lines))?.text).toBe(TEXT.repeat(3));
+  });
+
+  it("reads a run glued onto other letters of its alphabet, at its end", () => {
+    const glued = `${"abcdefghij".repeat(6)}${btoa(TEXT)}`;
+    expect(view(glued)?.text).toContain("%74%6F%6B%5F%4C");
+  });
+
+  it("makes no view of runs that decode to bytes other than text, or of short runs", () => {
+    const random = Uint8Array.from({ length: 3000 }, (_, i) => (i * 7919 + (i >> 3) * 31) & 0xff);
+    const blob = btoa(String.fromCharCode(...random));
+    const sha = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+    const prose = "The quick brown fox jumps over the lazy dog ".repeat(20);
+    const ids = "getUserAccountSettingsForTheCurrentOrganization/v2/items";
+    for (const text of [blob, sha, prose, ids, btoa("short text here"), `${blob}\n${sha}`])
+      expect(view(text)).toBeUndefined();
+  });
+
+  it("lets the redaction read three layers: base64 of base64 of %XX, cut from its run", () => {
+    const secret = "tok_Live.9f8e/7d6c-5b4a";
+    const percent = [...secret].map((c) => `%${c.charCodeAt(0).toString(16)}`).join("");
+    const redactor = secretRedactor(Object.freeze([secret]));
+    const out = redactor.text(`before ${btoa(btoa(percent))} after`);
+    expect(out).toMatch(/^before \[REDACTED\]\S{0,8} after$/);
+  });
+});

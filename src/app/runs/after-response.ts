@@ -27,17 +27,37 @@ export const MAX_DEFER_MS = 2_000;
 /** The longest wait between two looks for the quiet (see whenQuiet). */
 const MAX_LOOK_MS = 80;
 
-/** The jobs of one response, started once when its body is done. */
-interface ResponseScope {
-  jobs: (() => void)[];
-  done: boolean;
-}
-
 const scopes = new AsyncLocalStorage<ResponseScope>();
 /** Responses of this isolate being produced or delivered. */
 let busy = 0;
 /** When the last of them was done (epoch ms). */
 let lastDone = 0;
+
+/**
+ * The jobs of one response, started once when its body is done. A class, so that releasing is a
+ * method shared by every response: a closure made per response is wrapped by the bundler's
+ * `keepNames` (`__name`, a property definition on each new function), which alone was ~2 % of a
+ * `ping`'s host CPU samples (issue #43). The callbacks handed out below are bare arrows passed
+ * as arguments, which the bundler leaves unnamed.
+ */
+class ResponseScope {
+  /** The queued jobs' starts. */
+  readonly jobs: (() => void)[] = [];
+  /** Whether the response's body is done (its jobs started). */
+  done = false;
+  /** The safety net's timer for a body nobody reads. */
+  unread: ReturnType<typeof setTimeout> | undefined;
+
+  /** Marks the response done and starts its jobs; only the first call counts. */
+  release(): void {
+    if (this.done) return;
+    this.done = true;
+    clearTimeout(this.unread);
+    busy--;
+    lastDone = Date.now();
+    for (const start of this.jobs.splice(0)) start();
+  }
+}
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -69,35 +89,29 @@ export async function deliverThenRun(
   produce: () => Promise<Response>,
   unreadMs = UNREAD_BODY_MS,
 ): Promise<Response> {
-  const scope: ResponseScope = { jobs: [], done: false };
-  let unread: ReturnType<typeof setTimeout> | undefined;
+  const scope = new ResponseScope();
   busy++;
-  const release = () => {
-    if (scope.done) return;
-    scope.done = true;
-    clearTimeout(unread);
-    busy--;
-    lastDone = Date.now();
-    for (const start of scope.jobs.splice(0)) start();
-  };
   let response: Response;
   try {
     response = await scopes.run(scope, produce);
   } catch (error) {
-    release();
+    scope.release();
     throw error;
   }
   // An event stream may still carry a run's result; a finished body cannot queue more jobs.
   const streaming = response.headers.get("content-type")?.includes("text/event-stream") === true;
   if (!response.body || (scope.jobs.length === 0 && !streaming)) {
-    release();
+    scope.release();
     return response;
   }
   // Safety net for a body left unread by an in-process caller: the record still gets out.
-  unread = setTimeout(release, unreadMs);
+  scope.unread = setTimeout(() => scope.release(), unreadMs);
   return streaming
-    ? new Response(watchEnd(response.body, release), response)
-    : await deliverBytes(response, release);
+    ? new Response(
+        watchEnd(response.body, () => scope.release()),
+        response,
+      )
+    : await deliverBytes(response, () => scope.release());
 }
 
 /** Resolves once no response was in progress for {@link QUIET_MS}, or at the deadline. */

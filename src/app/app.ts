@@ -9,6 +9,7 @@
  * invalid configuration serves no MCP traffic (`503` naming the settings).
  */
 import type { AuthInfo } from "@modelcontextprotocol/server";
+import { urlParts } from "../mcp/common/request-url";
 import { refuseAnonymous } from "./anonymous-guard";
 import { refuseCrossSite } from "./cross-site";
 import { checkApiKey } from "./api-key";
@@ -109,7 +110,7 @@ export function createApp(options: AppOptions): App {
     env: Cloudflare.Env,
     authInfo?: AuthInfo,
   ): Promise<Response> => {
-    const url = new URL(request.url);
+    const url = urlParts(request.url);
     const checked = config(env);
     const endpoints = checked.ok
       ? endpointsFor(checked.config, env, specsWithLaunch(options.specs, env))

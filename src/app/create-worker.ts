@@ -13,6 +13,7 @@ import {
   clusterSecretOf,
   isClusterSecret,
 } from "../executor/runners/cluster-secret";
+import { urlParts } from "../mcp/common/request-url";
 import type { App } from "./app";
 import { DEFAULT_ALLOWED_HOSTNAMES, refuseUnknownHost } from "./config/allowed-hosts";
 import { renderHttpError, wantsHtml } from "./errors/http-error";
@@ -59,7 +60,7 @@ export function createWorker(app: App): ExportedHandler<Cloudflare.Env> {
       const request = localOnly(given, env);
       if (!request) return refusedLocal();
       // A `/health` request is a probe, not work (host-collection.ts: the quiet collection).
-      const probe = collection.enabled && new URL(request.url).pathname === "/health";
+      const probe = collection.enabled && urlParts(request.url).pathname === "/health";
       try {
         const response = await handle(request, env, ctx);
         if (!probe) return response;

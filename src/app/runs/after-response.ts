@@ -24,20 +24,43 @@ export const UNREAD_BODY_MS = 5_000;
 export const QUIET_MS = 10;
 /** The longest a job waits for the quiet: under steady traffic it goes anyway. */
 export const MAX_DEFER_MS = 2_000;
-/** The longest wait between two looks for the quiet (see whenQuiet). */
-const MAX_LOOK_MS = 80;
-
-/** The jobs of one response, started once when its body is done. */
-interface ResponseScope {
-  jobs: (() => void)[];
-  done: boolean;
-}
+/**
+ * The longest wait between two looks for the quiet (see {@link nextLookMs}): how late a record
+ * may start after the isolate went quiet, traded against the timers its wait costs.
+ */
+export const MAX_LOOK_MS = 320;
 
 const scopes = new AsyncLocalStorage<ResponseScope>();
 /** Responses of this isolate being produced or delivered. */
 let busy = 0;
 /** When the last of them was done (epoch ms). */
 let lastDone = 0;
+
+/**
+ * The jobs of one response, started once when its body is done. A class, so that releasing is a
+ * method shared by every response: a closure made per response is wrapped by the bundler's
+ * `keepNames` (`__name`, a property definition on each new function), which alone was ~2 % of a
+ * `ping`'s host CPU samples (issue #43). The callbacks handed out below are bare arrows passed
+ * as arguments, which the bundler leaves unnamed.
+ */
+class ResponseScope {
+  /** The queued jobs' starts. */
+  readonly jobs: (() => void)[] = [];
+  /** Whether the response's body is done (its jobs started). */
+  done = false;
+  /** The safety net's timer for a body nobody reads. */
+  unread: ReturnType<typeof setTimeout> | undefined;
+
+  /** Marks the response done and starts its jobs; only the first call counts. */
+  release(): void {
+    if (this.done) return;
+    this.done = true;
+    clearTimeout(this.unread);
+    busy--;
+    lastDone = Date.now();
+    for (const start of this.jobs.splice(0)) start();
+  }
+}
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -69,52 +92,59 @@ export async function deliverThenRun(
   produce: () => Promise<Response>,
   unreadMs = UNREAD_BODY_MS,
 ): Promise<Response> {
-  const scope: ResponseScope = { jobs: [], done: false };
-  let unread: ReturnType<typeof setTimeout> | undefined;
+  const scope = new ResponseScope();
   busy++;
-  const release = () => {
-    if (scope.done) return;
-    scope.done = true;
-    clearTimeout(unread);
-    busy--;
-    lastDone = Date.now();
-    for (const start of scope.jobs.splice(0)) start();
-  };
   let response: Response;
   try {
     response = await scopes.run(scope, produce);
   } catch (error) {
-    release();
+    scope.release();
     throw error;
   }
   // An event stream may still carry a run's result; a finished body cannot queue more jobs.
   const streaming = response.headers.get("content-type")?.includes("text/event-stream") === true;
   if (!response.body || (scope.jobs.length === 0 && !streaming)) {
-    release();
+    scope.release();
     return response;
   }
   // Safety net for a body left unread by an in-process caller: the record still gets out.
-  unread = setTimeout(release, unreadMs);
+  scope.unread = setTimeout(() => scope.release(), unreadMs);
   return streaming
-    ? new Response(watchEnd(response.body, release), response)
-    : await deliverBytes(response, release);
+    ? new Response(
+        watchEnd(response.body, () => scope.release()),
+        response,
+      )
+    : await deliverBytes(response, () => scope.release());
 }
 
 /** Resolves once no response was in progress for {@link QUIET_MS}, or at the deadline. */
 async function whenQuiet(queued: number): Promise<void> {
   // At least one turn of the event loop: the runtime writes out what it just took first.
   await sleep(0);
-  // While responses keep coming, each look waits longer (10, 20, 40, 80, then every 80 ms): a
-  // waiting job costs about 30 timers over MAX_DEFER_MS, not 200. With one look every 10 ms, 16
-  // clients (~160 jobs waiting at once) set 16,000 timers a second: ~9 % of the host's thread.
-  let wait = QUIET_MS;
+  let wait: number | undefined;
   for (;;) {
     const now = Date.now();
     const idle = busy === 0 ? now - lastDone : 0;
     if (idle >= QUIET_MS || now - queued >= MAX_DEFER_MS) return;
-    await sleep(busy === 0 ? QUIET_MS - idle : wait);
-    wait = Math.min(wait * 2, MAX_LOOK_MS);
+    wait = nextLookMs(wait, now - queued);
+    await sleep(busy === 0 ? Math.min(QUIET_MS - idle, wait) : wait);
   }
+}
+
+/**
+ * How long a job waits before its next look for the quiet while responses keep coming: the
+ * previous wait doubled (10, 20, 40, … ms), at most {@link MAX_LOOK_MS}, and never past the
+ * job's deadline ({@link MAX_DEFER_MS} after it was queued). Every look is a timer of the job's
+ * own request: with one look every 10 ms, 16 clients (~160 jobs waiting at once) set 16,000
+ * timers a second (~9 % of the host's thread); with looks capped at 80 ms a job under steady
+ * traffic still took ~30 of them, ~3.5 % of a trivial `execute`'s host CPU samples (issue #43).
+ * Capped at 320 ms it takes ~10, and starts at most 320 ms after the quiet began.
+ * @param previous - the last wait (undefined before the first look)
+ * @param waited - ms since the job was queued
+ */
+export function nextLookMs(previous: number | undefined, waited: number): number {
+  const wait = previous === undefined ? QUIET_MS : Math.min(previous * 2, MAX_LOOK_MS);
+  return Math.max(0, Math.min(wait, MAX_DEFER_MS - waited));
 }
 
 /**

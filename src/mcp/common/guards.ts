@@ -8,6 +8,7 @@ import {
   validateOriginHeader,
 } from "@modelcontextprotocol/server";
 import { PROTOCOL_CODES, jsonRpcError } from "../../errors";
+import { urlParts } from "./request-url";
 
 /** Which `Host` and `Origin` values an endpoint accepts. */
 export interface GuardOptions {
@@ -47,7 +48,7 @@ export interface GuardOptions {
  * @returns the rejection response, or `undefined` to continue
  */
 export function guardRequest(request: Request, options: GuardOptions = {}): Response | undefined {
-  const url = new URL(request.url);
+  const url = urlParts(request.url);
   const endpoint = url.hostname;
   const localhost = localhostAllowedHostnames();
   const isLocal = localhost.includes(endpoint);

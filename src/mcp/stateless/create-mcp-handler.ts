@@ -23,6 +23,7 @@ import {
 import { CLIENT_CLOSED_REQUEST } from "../common/client-closed";
 import { preflightResponse, withCors } from "../common/cors";
 import { guardRequest } from "../common/guards";
+import { urlParts } from "../common/request-url";
 import type {
   CreateMcpHandlerOptions,
   McpServerFactory,
@@ -309,7 +310,7 @@ function requestServer(
     requestOptions: McpHandlerRequestOptions | undefined,
     workerCtx: { props?: unknown; auth?: unknown } | undefined,
   ): Promise<Response> => {
-    if (new URL(request.url).pathname !== route) {
+    if (urlParts(request.url).pathname !== route) {
       return withCors(new Response("Not Found\n", { status: 404 }), corsOptions);
     }
     const rejected = guardRequest(request, guard);

@@ -38,9 +38,25 @@ describe("isClusterSecret", () => {
     expect(isClusterSecret("", "")).toBe(false);
   });
 
-  it("compares by UTF-8 bytes, so a longer guess sharing the start is refused", () => {
+  it("compares the text itself, so a longer guess sharing the start is refused", () => {
     expect(isClusterSecret("é", "e")).toBe(false);
     expect(isClusterSecret("é", "é")).toBe(true);
+    expect(isClusterSecret("e\u0301", "é")).toBe(false);
+  });
+
+  it("refuses a different text that UTF-8 encodes to the same bytes (a lone surrogate)", () => {
+    // An RPC argument may be any string: a lone surrogate encodes as U+FFFD's bytes, so a
+    // comparison of UTF-8 encodings took it for a secret holding U+FFFD.
+    expect(isClusterSecret("a\uD800b", "a\uFFFDb")).toBe(false);
+    expect(isClusterSecret("\uDC00", "\uFFFD")).toBe(false);
+    expect(isClusterSecret("a\uFFFDb", "a\uFFFDb")).toBe(true);
+  });
+
+  it("looks at every character of a guess longer or shorter than the secret", () => {
+    // Past the end of the guess its characters read as 0: a guess that is the secret cut
+    // before a NUL must still differ by its length.
+    expect(isClusterSecret("ab", "ab\u0000")).toBe(false);
+    expect(isClusterSecret("ab\u0000", "ab")).toBe(false);
   });
 });
 

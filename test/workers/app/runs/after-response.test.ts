@@ -6,7 +6,14 @@
  * each get their record written.
  */
 import { describe, expect, it } from "vitest";
-import { afterResponse, deliverThenRun } from "../../../../src/app/runs/after-response";
+import {
+  afterResponse,
+  deliverThenRun,
+  MAX_DEFER_MS,
+  MAX_LOOK_MS,
+  nextLookMs,
+  QUIET_MS,
+} from "../../../../src/app/runs/after-response";
 import { connect, type WorkerFetch } from "../../../helpers/mcp-client";
 import { configured } from "../helpers";
 
@@ -154,5 +161,24 @@ describe("run history write after the response", () => {
     expect(ran).toBe(false);
     await until(() => ran);
     expect(ran).toBe(true);
+  });
+
+  it("looks for the quiet ~10 times under steady traffic, never past the deadline", () => {
+    // Every look is a timer on the host's thread (issue #43: ~30 per record with looks capped
+    // at 80 ms were ~3.5 % of an execute's host CPU).
+    const waits: number[] = [];
+    let waited = 0;
+    let wait: number | undefined;
+    while (waited < MAX_DEFER_MS) {
+      wait = nextLookMs(wait, waited);
+      waits.push(wait);
+      waited += wait;
+    }
+    expect(waits.slice(0, 4)).toEqual([QUIET_MS, 2 * QUIET_MS, 4 * QUIET_MS, 8 * QUIET_MS]);
+    expect(waits.length).toBeLessThanOrEqual(12);
+    expect(Math.max(...waits)).toBe(MAX_LOOK_MS);
+    // The last look lands on the deadline, not up to a whole look after it.
+    expect(waited).toBe(MAX_DEFER_MS);
+    expect(nextLookMs(MAX_LOOK_MS, MAX_DEFER_MS - 5)).toBe(5);
   });
 });

@@ -145,6 +145,12 @@ const given = { ...process.env, ...parsed.settings };
 const { env, key: bridgeKey } = parsed.stdio
   ? stdioCallerKey(given)
   : { env: given, key: undefined };
+// And every request on that port must carry this launch's secret, which only the bridge sends
+// (front/bridge-only.mjs): a caller check the user set (FORWARD_CALLER_TOKEN) does not keep
+// other processes of the machine out.
+const { BRIDGE_HEADER, newBridgeSecret } =
+  await import("../cli/local-server/front/bridge-only.mjs");
+const bridgeSecret = parsed.stdio ? newBridgeSecret() : undefined;
 // A desktop client may start several servers at once: --stdio takes a free port of its own.
 if (parsed.stdio && parsed.settings.PORT === undefined) env.PORT = String(await freePort());
 /** @param {string} line */
@@ -179,7 +185,7 @@ const served = serve({
   // answers the client's `initialize` with the same message before the process exits. The
   // bridge reads stdin only once the settings passed (the client's messages wait in the pipe
   // meanwhile), so the refusal has stdin to itself.
-  ...(parsed.stdio ? { refuse: answerWithError, passed, ready } : {}),
+  ...(parsed.stdio ? { refuse: answerWithError, passed, ready, bridgeSecret } : {}),
 });
 
 if (parsed.stdio) {
@@ -191,6 +197,7 @@ if (parsed.stdio) {
   await bridge.runStdioBridge({
     url: `${base}${route}`,
     ...(bridgeKey ? { apiKey: bridgeKey } : {}),
+    headers: { [BRIDGE_HEADER]: /** @type {string} */ (bridgeSecret) },
     ready: serverReady,
     log: progress,
     // The client closed stdin: it is gone, so stop as on Ctrl-C (the supervisor cleans up).

@@ -48,12 +48,40 @@ export function tighten(path, mode) {
 }
 
 /**
- * Makes `folder` (and any missing parent) 0700, or tightens it when it exists.
+ * Makes `folder` (and any missing parent) 0700, or tightens it when it exists and is ours alone.
+ *
+ * An existing folder is first checked, through one descriptor opened without following a link:
+ * it must belong to this user, and neither group nor others may write in it. With `XDG_*`
+ * pointing at a shared place, another user's pre-made folder (or one anybody may write in) could
+ * hold, swap or read our kept files; chmod made it look private while whoever planted files
+ * there kept them (and root's chmod succeeds on another user's folder). An older launcher's
+ * 0755 is still tightened: nobody else could write in it.
  * @param {string} folder
+ * @param {number | undefined} [uid] - this user's id (tests inject one); none on Windows
+ * @throws Error naming the folder, what is wrong and the fix, for a folder not ours alone
  */
-export function ownFolder(folder) {
+export function ownFolder(folder, uid = process.getuid?.()) {
   mkdirSync(folder, { recursive: true, mode: 0o700 });
-  tighten(folder, 0o700);
+  if (process.platform === "win32") return;
+  const fd = openSync(folder, OPEN_OWN);
+  try {
+    const stat = fstatSync(fd);
+    const mode = stat.mode & 0o777;
+    const problem = !stat.isDirectory()
+      ? "it is not a folder"
+      : uid !== undefined && stat.uid !== uid
+        ? `it belongs to another user (uid ${stat.uid}; this is uid ${uid})`
+        : (mode & 0o022) !== 0
+          ? `${(mode & 0o020) !== 0 ? "its group" : "other users"} may write in it (mode 0${mode.toString(8)}), so files in it may not be ours`
+          : undefined;
+    if (problem)
+      throw new Error(
+        `${folder} cannot hold this user's private files: ${problem}.\n  Fix: if it is yours, check what it holds, then \`chmod 700 ${folder}\` (or remove it); else point the XDG_CACHE_HOME / XDG_CONFIG_HOME / PERSIST_TO setting that leads there at a folder of your own.`,
+      );
+    if (mode !== 0o700) fchmodSync(fd, 0o700);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**

@@ -35,6 +35,8 @@ import { planInProcess } from "./plan-in-process.mjs";
  *   before any runtime starts
  * @property {() => void} [ready] - called once the server answers on its port (the first host
  *   and runners ready)
+ * @property {string} [bridgeSecret] - under `--stdio`, the secret only the bridge sends: the
+ *   front refuses every request without it (front/bridge-only.mjs)
  * @property {ReturnType<typeof planInProcess>} [planned] - the launch check, started by the
  *   caller already (planInProcess with the same label and env): a launcher that starts it
  *   before it loads this module's graph has its plan sooner; without, serve starts it
@@ -63,6 +65,7 @@ export async function serve({
   refuse,
   passed,
   ready,
+  bridgeSecret,
   planned,
 }) {
   const plan = await (planned ?? planInProcess({ label, env, log, progress }));
@@ -107,7 +110,7 @@ export async function serve({
     runTimeoutMs,
     logRequests,
     warmStandby,
-    front,
+    front: bridgeSecret ? { ...front, bridgeSecret } : front,
     host: (addresses, spares) =>
       hostMessage({
         spares,

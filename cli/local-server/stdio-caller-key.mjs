@@ -19,7 +19,8 @@
  * A key the user set (`MCP_API_KEY`) is the one the bridge sends (before, the bridge sent none,
  * and every call of such a session was refused). With `OAUTH` or `FORWARD_CALLER_TOKEN` on, the
  * callers' own tokens are the check (the configuration refuses a key beside them), and none is
- * added.
+ * added. Strangers are kept off the port in front of this by the bridge's per-launch secret
+ * (front/bridge-only.mjs), whatever the caller check: this key is the caller's identity.
  */
 import { createHmac, randomBytes } from "node:crypto";
 import { specCacheKey, specCacheKeyFile } from "../kept/spec-cache-key.mjs";

@@ -163,8 +163,9 @@ const describe = (runtime) => `${runtime.name} (workerd pid ${runtime.pid})`;
  * @param {string} [options.label] - message prefix ("npm start", "code-mode-mcp")
  * @param {() => void} [options.onReady] - called once the first host and runners are ready and
  *   the front serves them (the stdio bridge's cue: no polling of `/health`)
- * @param {{ maxBodyBytes?: number, bodyTimeoutMs?: number, bodyBudgetBytes?: number, maxConnections?: number, apiKey?: string, allowedHostnames?: string[] }} [options.front] -
- *   the front's limits, and the host names and key it checks before reading a body (front.mjs)
+ * @param {{ maxBodyBytes?: number, bodyTimeoutMs?: number, bodyBudgetBytes?: number, maxConnections?: number, apiKey?: string, bridgeSecret?: string, allowedHostnames?: string[] }} [options.front] -
+ *   the front's limits, and the host names, key and `--stdio` bridge secret it checks before
+ *   reading a body (front.mjs)
  * @param {boolean} [options.logRequests] - a line per request from the front (`LOG_REQUESTS`)
  * @param {boolean} [options.warmStandby] - keep a warm standby host (`HOST_STANDBY=warm`)
  * @param {number} [options.maxRunsPerRunner] - runs after which a runner is retired and a fresh

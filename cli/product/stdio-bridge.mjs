@@ -51,16 +51,19 @@ export function serverAnswer(error) {
  * @param {string} options.url - the local MCP endpoint, e.g. http://127.0.0.1:PORT/mcp
  * @param {string} [options.apiKey] - the server's `MCP_API_KEY`, sent as a bearer token on every
  *   request (a --stdio launch's own key: cli/local-server/stdio-caller-key.mjs)
+ * @param {Record<string, string>} [options.headers] - sent on every request too: this launch's
+ *   secret, without which the server's port answers nothing (cli/local-server/front/bridge-only.mjs)
  * @param {Promise<void>} options.ready - resolves when the local server answers
  * @param {(line: string) => void} options.log - stderr
  * @param {() => void} options.onClose - stdin ended or broke: the client is gone
  * @returns {Promise<void>}
  */
-export async function runStdioBridge({ url, apiKey, ready, log, onClose }) {
+export async function runStdioBridge({ url, apiKey, headers = {}, ready, log, onClose }) {
   const stdio = new StdioServerTransport();
+  const sent = { ...headers, ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) };
   const http = new StreamableHTTPClientTransport(
     new URL(url),
-    apiKey ? { requestInit: { headers: { authorization: `Bearer ${apiKey}` } } } : {},
+    Object.keys(sent).length > 0 ? { requestInit: { headers: sent } } : {},
   );
   /** @type {Message[]} */
   const held = [];

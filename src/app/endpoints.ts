@@ -20,7 +20,7 @@ import { durableApprovalLedger } from "./approval-ledger-store";
 import type { AppConfig } from "./config/config";
 import { demoUpstreamServer } from "./demo/demo-upstream";
 import { namingFetch } from "../codemode/request/network-error";
-import { sameOriginRedirects } from "../codemode/request/same-origin-redirects";
+import { sameOriginRedirects } from "../codemode/upstream/same-origin-redirects";
 import type { RunRecorder } from "../codemode/runs/run-record";
 import { callerOf } from "./runs/caller";
 import { runHistory, type RunHistory } from "./runs/run-history";

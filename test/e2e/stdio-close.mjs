@@ -4,7 +4,8 @@
 // then the client ends it the two ways desktop clients do: closing stdin, and SIGTERM. Each time
 // the process must exit with code 0, and nothing it prints after the session began may look like
 // a failure (no workerd `kj::` exception, no `[ERROR]`, no "could not pass a message", no stack).
-// And the server's port answers only the bridge: a stranger's tools/call there gets 401.
+// And the server's port answers only the bridge: a stranger's tools/call or page there gets 403,
+// also when the user's own caller check is FORWARD_CALLER_TOKEN (no key can sit beside it).
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { spawn } from "node:child_process";
@@ -25,11 +26,12 @@ const ALARMING =
  * `tools/list` (messages of the session start still in flight: the close cuts them).
  * @param {"stdin" | "SIGTERM"} end
  * @param {boolean} run - run a program in a sandbox runner first
+ * @param {Record<string, string>} [settings] - more settings for the server
  */
-async function session(end, run) {
+async function session(end, run, settings = {}) {
   const data = mkdtempSync(join(tmpdir(), "codemode-e2e-stdio-close-"));
   const child = spawn(process.execPath, [BIN, "--stdio"], {
-    env: { ...process.env, PERSIST_TO: data },
+    env: { ...process.env, PERSIST_TO: data, ...settings },
     stdio: ["pipe", "pipe", "pipe"],
   });
   let stderr = "";
@@ -113,9 +115,10 @@ async function session(end, run) {
 }
 
 /**
- * The server's port is the bridge's alone (cli/local-server/stdio-caller-key.mjs): another
- * process on the machine that POSTs a tool call to it, with no key or a wrong one, is refused
- * before anything runs. Before, a stranger's `execute` ran with the user's `API_TOKEN`.
+ * The server's port is the bridge's alone (cli/local-server/front/bridge-only.mjs): another
+ * process on the machine that POSTs a tool call to it, with no key or a wrong one, or opens its
+ * status page, is refused before anything runs. Before, a stranger's `execute` ran with the
+ * user's `API_TOKEN` (with `FORWARD_CALLER_TOKEN=on` still after a key was added for the rest).
  * @param {() => string} stderr - what the session printed so far (names the port)
  * @param {string} end - the session's name in messages
  */
@@ -146,11 +149,13 @@ async function strangerRefused(stderr, end) {
     });
     const text = await response.text();
     check(
-      response.status === 401 && !text.includes("ran"),
+      response.status === 403 && !text.includes("ran"),
       `${end}: a stranger's tools/call on the --stdio server's port (${authorization ? "a wrong key" : "no key"}) got ${response.status}: ${text.slice(0, 300)}`,
     );
   }
-  console.log(`e2e stdio-close: a stranger's tools/call on the port is refused (401) — ok`);
+  const page = await fetch(new URL("/", /** @type {string} */ (url)));
+  check(page.status === 403, `${end}: a stranger's GET / on the port got ${page.status}`);
+  console.log(`e2e stdio-close: a stranger's tools/call and page on the port: 403 — ok`);
 }
 
 /**
@@ -195,4 +200,9 @@ for (const run of [false, true]) {
   await session("stdin", run);
   await session("SIGTERM", run);
 }
+// The callers' own tokens as the check: no key beside them, the bridge's secret still guards.
+await session("stdin", true, {
+  FORWARD_CALLER_TOKEN: "on",
+  API_TOKEN: "e2e-stdio-users-api-token-0123456789",
+});
 console.log("e2e stdio-close: both closes quiet — ok");

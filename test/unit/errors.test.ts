@@ -78,7 +78,7 @@ const OTHER_THROWS: Record<string, number> = {
   "src/codemode/request/sent-check.ts": 2,
   // a redirect of the upstream MCP server to another origin: the NetworkError a failed fetch
   // rejects with (network-error.ts), so the upstream's client reports it as one
-  "src/codemode/request/same-origin-redirects.ts": 1,
+  "src/codemode/upstream/same-origin-redirects.ts": 1,
   "src/mcp/tasks/task-support.ts": 1, // SDK v2 ProtocolError: a JSON-RPC error the SDK answers
   "src/mcp/tasks/legacy-task-support.ts": 2, // the same, on the 2025 lane (task support refusals)
   // a lost runner, every runner retiring at once, a run its runner gave up past its timeout, or

@@ -34,6 +34,7 @@ import { Exchange } from "./exchange.mjs";
 import { clientAddress, upgradeHeaderLines } from "./request-head.mjs";
 import { closeQueuedWithConnection, waitForTurn } from "./pipelined-requests.mjs";
 import { apiKeyCheck } from "./front-api-key.mjs";
+import { bridgeOnlyCheck } from "./bridge-only.mjs";
 import { startIdleCollection } from "./idle-collection.mjs";
 import { BODY_TIMEOUT_MS, MAX_BODY_BYTES, readBody, refuseBody } from "./request-body.mjs";
 import { runtimeConnections } from "./runtime-connections.mjs";
@@ -103,6 +104,8 @@ export function upgradeAllowed(req) {
  *   (`FRONT_BODY_BUDGET_MB`); default {@link DEFAULT_BODY_BUDGET_BYTES}
  * @param {string} [options.apiKey] - `MCP_API_KEY`, checked from the headers before a body is
  *   read (none: no check here)
+ * @param {string} [options.bridgeSecret] - a `--stdio` launch's secret: every request and
+ *   upgrade without it is refused first, from its headers (bridge-only.mjs)
  * @param {number} [options.maxConnections] - connections open at once (`FRONT_MAX_CONNECTIONS`;
  *   connection-cap.mjs); default {@link DEFAULT_MAX_CONNECTIONS}
  * @param {readonly string[]} [options.allowedHostnames] - the Worker's resolved
@@ -117,6 +120,7 @@ export function createFront({
   bodyTimeoutMs = BODY_TIMEOUT_MS,
   bodyBudgetBytes = DEFAULT_BODY_BUDGET_BYTES,
   apiKey,
+  bridgeSecret,
   maxConnections = DEFAULT_MAX_CONNECTIONS,
   allowedHostnames = DEFAULT_ALLOWED_HOSTNAMES,
   logRequest,
@@ -138,6 +142,7 @@ export function createFront({
   const hostWellFormed = (/** @type {string} */ host) =>
     host === wellFormed || (wellFormedHost(host) && ((wellFormed = host), true));
   const checkKey = apiKey ? apiKeyCheck(apiKey) : undefined;
+  const notBridge = bridgeSecret ? bridgeOnlyCheck(bridgeSecret) : undefined;
 
   // No Nagle delay on either side: requests and answers are small and latency is what counts.
   const server = createServer({ noDelay: true }, async (req, res) => {
@@ -145,6 +150,9 @@ export function createFront({
     // A request pipelined behind others on its connection: served in its turn only.
     const turn = waitForTurn(res);
     if (turn) await turn;
+    // A `--stdio` server's port is its bridge's alone, on every route (bridge-only.mjs).
+    const stranger = notBridge?.(req);
+    if (stranger) return replyFrontError(res, stranger.status, stranger.error, { jsonRpc: false });
     // A connection past the bound: told so at once, its body unread (connection-cap.mjs).
     if (connections.over(req.socket))
       return replyFrontError(res, 503, tooManyConnections(maxConnections), {
@@ -233,7 +241,11 @@ export function createFront({
     // only a bodyless GET may ask for one (a WebSocket's handshake). Anything else with an
     // `Upgrade` header (a POST streaming 400 MiB to the host's search route) is refused here, as
     // is one whose Host is no host (workerd's bare 500 otherwise: host-names.mjs).
-    if (!upgradeAllowed(req) || !hostWellFormed(req.headers.host ?? "localhost")) {
+    if (
+      notBridge?.(req) ||
+      !upgradeAllowed(req) ||
+      !hostWellFormed(req.headers.host ?? "localhost")
+    ) {
       socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
       return;
     }

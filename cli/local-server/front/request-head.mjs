@@ -6,16 +6,19 @@
  * request.
  */
 import { CLUSTER_SECRET_HEADER, clusterSecret } from "../cluster-secret.mjs";
+import { BRIDGE_HEADER } from "./bridge-only.mjs";
 
 /**
  * Request headers the front sets itself: the body's framing (it sends the body whole, with its
- * length), the client's address and the cluster secret (a client's own is dropped).
+ * length), the client's address and the cluster secret (a client's own is dropped). And the
+ * `--stdio` bridge's secret, the front's alone to check (bridge-only.mjs): never passed on.
  */
 const SET_BY_FRONT = new Set([
   "content-length",
   "transfer-encoding",
   "cf-connecting-ip",
   CLUSTER_SECRET_HEADER,
+  BRIDGE_HEADER,
 ]);
 /**
  * Hop-by-hop request headers (RFC 9110 §7.6.1): they speak of the client's connection to the

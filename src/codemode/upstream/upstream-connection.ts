@@ -23,6 +23,7 @@ import {
 import { McpServer as V1McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { McpServer as V2McpServer, type AuthInfo } from "@modelcontextprotocol/server";
 import { CodeModeError } from "../../errors";
+import { sameOriginRedirects } from "./same-origin-redirects";
 import { upstreamFetch } from "./upstream-fetch";
 
 /** A server instance code mode can connect to in memory. */
@@ -103,6 +104,18 @@ export interface UpstreamSession {
 
 const CLIENT_INFO = { name: "code-mode-mcp", version: "0.1.0" };
 
+/**
+ * A remote upstream's fetch when the caller gives none: its headers (a library user's
+ * `X-API-Key`, a cookie) go only to its own origin. `fetch` follows every redirect and drops
+ * only `Authorization` on one to another origin, so the rest went with the request's body to
+ * wherever the upstream redirected (same-origin-redirects.ts). A caller's own `fetch` decides
+ * for itself (the product passes one wrapped the same way: app/endpoints.ts).
+ */
+const DEFAULT_FETCH = sameOriginRedirects((input, init) => fetch(input, init), {
+  what: "the upstream MCP server",
+  setting: "`upstream.url`",
+});
+
 /** What {@link openUpstream} knows of a remote upstream, and how it shakes hands. */
 export interface OpenOptions {
   /** What an earlier connection in the same authorization context negotiated. */
@@ -180,11 +193,7 @@ export async function openUpstream(
         reuse === undefined && era === undefined
           ? { url, clientInfo: CLIENT_INFO, ...(headers ? { headers } : {}) }
           : undefined;
-      const shaped = upstreamFetch(
-        upstream.fetch ?? ((input, init) => fetch(input, init)),
-        eagerInitialized,
-        early,
-      );
+      const shaped = upstreamFetch(upstream.fetch ?? DEFAULT_FETCH, eagerInitialized, early);
       handshakeSettled = shaped.initialized;
       const transport = new StreamableHTTPClientTransport(url, {
         ...(headers ? { requestInit: { headers } } : {}),

@@ -18,9 +18,12 @@ const BRIDGE = fileURLToPath(new URL("../../../cli/product/stdio-bridge.mjs", im
 const servers: Server[] = [];
 /** The `Authorization` header of every request the stand-in got. */
 const authorizations: (string | undefined)[] = [];
+/** The launch secret's header of every request the stand-in got (front/bridge-only.mjs). */
+const secrets: (string | string[] | undefined)[] = [];
 const clients: Client[] = [];
 afterEach(async () => {
   authorizations.length = 0;
+  secrets.length = 0;
   for (const c of clients.splice(0)) await c.close().catch(() => {});
   for (const s of servers.splice(0)) {
     s.closeAllConnections();
@@ -34,6 +37,7 @@ async function localServer(
 ): Promise<string> {
   const server = createServer((req, res) => {
     authorizations.push(req.headers.authorization);
+    secrets.push(req.headers["x-code-mode-stdio-bridge"]);
     let text = "";
     req.on("data", (c) => (text += c));
     req.on("end", () => {
@@ -69,8 +73,12 @@ async function localServer(
 }
 
 /** Starts the bridge in a child process toward `url` and connects a stdio client to it. */
-async function bridgeTo(url: string, apiKey?: string): Promise<Client> {
-  const program = `import(${JSON.stringify(BRIDGE)}).then(({ runStdioBridge }) => runStdioBridge({ url: ${JSON.stringify(url)}, apiKey: ${JSON.stringify(apiKey)}, ready: Promise.resolve(), log: (l) => process.stderr.write(l + "\\n"), onClose: () => process.exit(0) }))`;
+async function bridgeTo(
+  url: string,
+  apiKey?: string,
+  headers?: Record<string, string>,
+): Promise<Client> {
+  const program = `import(${JSON.stringify(BRIDGE)}).then(({ runStdioBridge }) => runStdioBridge({ url: ${JSON.stringify(url)}, apiKey: ${JSON.stringify(apiKey)}, headers: ${JSON.stringify(headers)}, ready: Promise.resolve(), log: (l) => process.stderr.write(l + "\\n"), onClose: () => process.exit(0) }))`;
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: ["--input-type=module", "-e", program],
@@ -88,6 +96,17 @@ describe("the --stdio bridge", () => {
     await client.listTools();
     await client.callTool({ name: "execute", arguments: { code: "1" } });
     expect(authorizations.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(authorizations)).toEqual(new Set(["Bearer launch-key-0123456789"]));
+  });
+
+  it("sends the launch's secret header on every request, beside the key", async () => {
+    const client = await bridgeTo(await localServer(), "launch-key-0123456789", {
+      "x-code-mode-stdio-bridge": "launch-secret-0123456789",
+    });
+    await client.listTools();
+    await client.callTool({ name: "execute", arguments: { code: "1" } });
+    expect(secrets.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(secrets)).toEqual(new Set(["launch-secret-0123456789"]));
     expect(new Set(authorizations)).toEqual(new Set(["Bearer launch-key-0123456789"]));
   });
 

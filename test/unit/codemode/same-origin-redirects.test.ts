@@ -1,6 +1,6 @@
 /**
  * The upstream MCP server's credential goes only to its own origin
- * (src/codemode/request/same-origin-redirects.ts). `fetch` follows every redirect and drops only
+ * (src/codemode/upstream/same-origin-redirects.ts). `fetch` follows every redirect and drops only
  * `Authorization` on one to another origin: a credential in another header
  * (`UPSTREAM_MCP_AUTH_HEADER=X-API-Key`) went on with the request's body to wherever the
  * upstream redirected (so in workerd, which the product's upstream fetch used as it is). Real
@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import {
   MAX_REDIRECTS,
   sameOriginRedirects,
-} from "../../../src/codemode/request/same-origin-redirects";
+} from "../../../src/codemode/upstream/same-origin-redirects";
 
 const KEY = "upstream-api-key-0123456789";
 const TARGET = { what: "the upstream MCP server", setting: "UPSTREAM_MCP_URL" };

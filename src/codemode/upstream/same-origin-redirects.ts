@@ -13,7 +13,6 @@
  * `Request` given whole): its 3xx answer is returned as it is.
  */
 import { SandboxError } from "../../errors";
-import type { NetworkTarget } from "./network-error";
 
 /** Redirects followed for one request, at most. */
 export const MAX_REDIRECTS = 5;
@@ -23,9 +22,13 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 /**
  * Wraps `inner` so redirects are followed only within the first URL's origin.
  * @param inner - the fetch that sends (e.g. `namingFetch`)
- * @param target - whom the requests are for, named in the refusal
+ * @param target - whom the requests are for, named in the refusal (request/network-error.ts's
+ *   `NetworkTarget`: the upstream's room does not import the request pipeline's)
  */
-export function sameOriginRedirects(inner: typeof fetch, target: NetworkTarget): typeof fetch {
+export function sameOriginRedirects(
+  inner: typeof fetch,
+  target: { what: string; setting?: string },
+): typeof fetch {
   return async (input, init) => {
     // A caller that asked for the redirect itself gets it as it asked.
     if (init?.redirect === "manual" || init?.redirect === "error") return inner(input, init);

@@ -8,13 +8,15 @@
  * pieces of 39 characters) come back unredacted, per secret length.
  * `--cost <body>`: ms per MB (3 calls) and peak RSS of one 1 MB body shaped for the run-decoded
  * view: `plain` (JSON), `b64` (base64 of it), `b64nl` (a line break after every character),
- * `b64esc` (the same as a JSON string: a `\n` escape after every character), `hexnl`, `nest3nl`.
+ * `b64esc` (the same as a JSON string: a `\n` escape after every character), `hexnl`, `nest3nl`,
+ * `sha1` (a JSON list of commit ids), `samples` (spaced 40-letter runs of `[a-f2-7]`).
  * Peak RSS is the process's: run one body per process (with `--expose-gc`).
  *
  * Run: `npm exec -- node --expose-gc bench/redaction-hostile.mjs --cost b64esc [--tree ../spell5]`
  */
 import { build } from "esbuild";
 import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -37,6 +39,7 @@ const { toApiResult } = await import(pathToFileURL(outfile).href);
 rmSync(dir, { recursive: true });
 
 const b64 = (s) => Buffer.from(s, "latin1").toString("base64");
+const sha1 = (s) => createHash("sha1").update(s).digest("latin1");
 const hex = (s) => Buffer.from(s, "latin1").toString("hex");
 const pct = (s) => [...s].map((c) => `%${c.charCodeAt(0).toString(16).padStart(2, "0")}`).join("");
 const spaced = (s, sep) => s.split("").join(sep);
@@ -88,6 +91,21 @@ if (which) {
     b64esc: (t) => JSON.stringify({ d: spaced(b64(t), "\n") }),
     hexnl: (t) => spaced(hex(spaced(b64(t), "\n")), "\n"),
     nest3nl: (t) => spaced(b64(spaced(b64(spaced(b64(pct(t)), "\n")), "\n")), "\n"),
+    // An ordinary body: a JSON list of SHA-1 hashes (commit ids), 40 hex digits each.
+    sha1: (t) => {
+      const ids = [];
+      for (let i = 0, n = 0; n < t.length; i++, n += 43) ids.push(hex(sha1(String(i))));
+      return JSON.stringify(ids);
+    },
+    // Runs of 40 letters every alphabet holds, none decoding to text: every sample tried.
+    samples: (t) => {
+      let [out, seed] = ["", 1];
+      for (let i = 0; i < t.length; i++) {
+        seed = (seed * 1103515245 + 12345) >>> 0;
+        out += i % 41 === 40 ? " " : "abcdef234567"[seed % 12];
+      }
+      return out;
+    },
   };
   // Built in its own process and kept in a file: building it peaks above what redaction takes.
   const file = join(tmpdir(), `redaction-hostile-${which}.txt`);

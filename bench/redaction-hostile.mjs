@@ -10,7 +10,9 @@
  * view: `plain` (JSON), `b64` (base64 of it), `b64nl` (a line break after every character),
  * `b64esc` (the same as a JSON string: a `\n` escape after every character), `hexnl`, `nest3nl`,
  * `sha1` (a JSON list of commit ids), `samples` (spaced 40-letter runs of `[a-f2-7]`).
- * Peak RSS is the process's: run one body per process (with `--expose-gc`).
+ * Peak RSS is the process's: run one body per process (with `--expose-gc`). Each body is built
+ * once into `redaction-hostile-<body>.txt` in the system's temp folder (delete it after changing
+ * a shape).
  *
  * Run: `npm exec -- node --expose-gc bench/redaction-hostile.mjs --cost b64esc [--tree ../spell5]`
  */

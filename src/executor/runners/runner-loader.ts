@@ -34,6 +34,8 @@ import {
   RUNNER_HELD_MAX_MS,
   RUNNER_STALL_MS,
   asked,
+  burstGoesOn,
+  claimTaken,
   claimedSlot,
   pickSlot,
   replacementDue,
@@ -252,8 +254,10 @@ export class RunnerLoader {
   private async run(dispatch: Dispatch, request: unknown, host: unknown): Promise<unknown> {
     const caller = this.callerOf();
     const firstSent = this.now();
-    // Arrived during a burst asking for runners: placed as in one throughout (runner-placement.ts).
-    const inBurst = spareInBurst(this.slots, firstSent);
+    // Arrived during a burst asking for runners: placed as in one until every runner the burst
+    // asked for serves (runner-placement.ts, burstGoesOn), and never again after that.
+    let inBurst = spareInBurst(this.slots, firstSent);
+    const stillInBurst = (): boolean => (inBurst &&= burstGoesOn(this.slots, this.now()));
     let retriesBegun = 0;
     let moves = 0;
     /** The runners that answered they are retiring, during this run's placement. */
@@ -273,7 +277,11 @@ export class RunnerLoader {
       // Placed at once when it can be (no await: the run is under way before this call returns).
       let slot =
         chosen ??
-        this.claimed(this.pick(caller, undefined, inBurst) ?? (await this.wait(caller)), claim);
+        this.claimed(
+          this.pick(caller, undefined, stillInBurst() || claimTaken(claim, this.now())) ??
+            (await this.wait(caller)),
+          claim,
+        );
       // A runner that may be blocked costs a run up to 10 s and then its failure; one whose short
       // rest is about to end costs a refused connection at worst: wait for that one (bounded).
       // A run that claimed a slot waits for it rather than take the spare (runner-placement.ts,
@@ -288,6 +296,7 @@ export class RunnerLoader {
         // runner there (runner-placement.ts, replacementDue), bounded by the first due window
         // it meets (replacementDueUntil).
         const now = this.now();
+        stillInBurst();
         dueUntil ??= inBurst && slot.spare ? replacementDueUntil(this.slots, now) : undefined;
         const due =
           inBurst &&
@@ -313,7 +322,8 @@ export class RunnerLoader {
         // soon, and sent the run to the blocked runner.
         await new Promise((resolve) => setTimeout(resolve, Math.max(1, soon - this.now() + 1)));
         slot = this.claimed(
-          this.pick(caller, undefined, inBurst) ?? (await this.wait(caller)),
+          this.pick(caller, undefined, stillInBurst() || claimTaken(claim, this.now())) ??
+            (await this.wait(caller)),
           claim,
         );
       }

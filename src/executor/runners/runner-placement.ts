@@ -205,6 +205,26 @@ export function spareInBurst(slots: readonly PlacedSlot[], now: number): boolean
 }
 
 /**
+ * Whether a run that arrived during a burst ({@link spareInBurst}) is still placed as in one at
+ * `now`: while the burst still asks for regular runners, while a regular slot the host asked for
+ * has no runner serving yet (cold, {@link asked}: the burst's runs wait for it, by their claims),
+ * or while a held regular runner's replacement is due ({@link replacementDue}). Once none of
+ * these holds, every runner the burst asked for serves and is taken: a run still waiting then is
+ * not waiting for a runner of the burst's, and the spare is what serves it. Why: in e2e
+ * fair-share (load 12–16, both executors), another client's search arriving 30–70 ms after the
+ * stalls was ranked as in their burst for good; it claimed the slot the third stall had asked
+ * for, lost that fresh runner to the stall, and then waited until the stall there looked stalled
+ * (500 ms after it began), 0.97–1.0 s in all, before it took the idle spare.
+ */
+export function burstGoesOn(slots: readonly PlacedSlot[], now: number): boolean {
+  return (
+    spareInBurst(slots, now) ||
+    replacementDue(slots, now) ||
+    slots.some((slot) => !slot.spare && slot.cold && asked(slot, now))
+  );
+}
+
+/**
  * The other burst that keeps the spare for the runs after it: one that took serving regular
  * runners (a run sent to one less than {@link SPARE_BURST_MS} ago has not called the host)
  * while another regular runner's replacement is due ({@link replacementDue}). Why: in e2e
@@ -395,4 +415,21 @@ export function claimedSlot<S extends PlacedSlot>(
   // fresh runner together, a stall and a search, and the search failed with the stall.
   if (tierOf(claim.slot, now) !== COLD) return best;
   return tierOf(best, now) >= SPARE ? claim.slot : best;
+}
+
+/**
+ * Whether the slot a run claimed ({@link Claim}) serves another run now: its fresh runner began
+ * a run that is not this one, less than {@link RUNNER_CLAIM_MS} after the claim. Such a run is
+ * placed as in a burst ({@link SPARE_IN_BURST}): it waits for its slot to free (an honest run
+ * ends within moments) or for the run there to look stalled, and leaves the spare to the runs
+ * after it. Why: the runs that claimed a slot all try it again when its rest ends, and whichever
+ * the event loop runs first takes it; when another client's search took it, the stall that had
+ * asked for it, now placed like any run, took the idle spare at once (unit test), and every
+ * search after it waited. Not first come, first served: the search ends at once and the stall
+ * then gets its slot, while a search kept off the fresh runner waits for the spare, the one
+ * runner left to the other clients (e2e fair-share, shared worker: round 1's probes 0.5–1.7 s).
+ */
+export function claimTaken(claim: Claim | undefined, now: number): boolean {
+  if (!claim || claim.slot.spare || now - claim.at >= RUNNER_CLAIM_MS) return false;
+  return !claim.slot.cold && claim.slot.runs.size > 0;
 }

@@ -18,6 +18,8 @@ import {
   SPARE_BURST_MS,
   SPARE_IN_BURST,
   STALLED,
+  burstGoesOn,
+  claimTaken,
   claimedSlot,
   pickSlot,
   replacementDue,
@@ -258,6 +260,32 @@ describe("a burst asking for regular runners (spareInBurst), and asked slots (AS
     expect(spareInBurst(honest, NOW)).toBe(false);
   });
 
+  it("places a burst's run as in the burst only until every runner it asked for serves (burstGoesOn)", () => {
+    // e2e fair-share, round 1 at load 12–16: another client's search arrived 30–70 ms after the
+    // stalls, in their burst; the slot the third stall asked for (c) got its runner and the stall
+    // began there. Ranked as in the burst for good, the search waited until c's stall looked
+    // stalled (500 ms later) before it took the idle spare: 0.97–1.0 s in all.
+    const begunOnC = slot("c", [{ lastProgress: NOW - 5 }]);
+    const served = [young("a"), young("b"), begunOnC, warmSpare()];
+    expect(burstGoesOn(served, NOW)).toBe(false);
+    expect(pickSlot(served, 0, "", NOW, undefined, false)?.name).toBe("spare");
+    // Still a burst: c asked for and not serving yet (its runner starting, past SPARE_BURST_MS:
+    // the burst's runs wait for it by their claims), c sent a run < SPARE_BURST_MS ago, or a
+    // held regular runner's replacement due (the burst waits for it: replacementDue).
+    const startingC = asked(NOW - SPARE_BURST_MS - 200);
+    expect(spareInBurst([young("a"), young("b"), startingC, warmSpare()], NOW)).toBe(false);
+    expect(burstGoesOn([young("a"), young("b"), startingC, warmSpare()], NOW)).toBe(true);
+    expect(burstGoesOn([young("a"), young("b"), asked(NOW - 5), warmSpare()], NOW)).toBe(true);
+    const due = slot("c", [{ lastProgress: NOW - REPLACEMENT_DUE_MS - 500 }]);
+    expect(burstGoesOn([young("a"), young("b"), due, warmSpare()], NOW)).toBe(true);
+    // Not for a slot asked RUNNER_CLAIM_MS ago or more (its start is late: the spare serves),
+    // nor for the spare's own slot being cold.
+    const long = asked(NOW - RUNNER_CLAIM_MS);
+    expect(burstGoesOn([young("a"), young("b"), long, warmSpare()], NOW)).toBe(false);
+    const coldSpare = slot("spare", [], { spare: true, cold: true, askedAt: NOW - 200 });
+    expect(burstGoesOn([young("a"), young("b"), begunOnC, coldSpare], NOW)).toBe(false);
+  });
+
   it("says until when a due replacement is worth waiting for: the latest due run turning late", () => {
     const quietFor = (name: string, quiet: number) => slot(name, [{ lastProgress: NOW - quiet }]);
     const c = quietFor("c", REPLACEMENT_DUE_MS + 1_500);
@@ -361,5 +389,24 @@ describe("pickSlot", () => {
   it("never caps a caller when there is one runner", () => {
     const only = slot("only", [{ caller: "u1", lastProgress: NOW - 600 }]);
     expect(pickSlot([only], 0, "u1", NOW)?.name).toBe("only");
+  });
+});
+
+describe("claimTaken (the slot a run asked for serves another run)", () => {
+  it("holds while the claimed slot's fresh runner serves another run, for RUNNER_CLAIM_MS", () => {
+    const c = slot("c", [{ lastProgress: NOW - 5 }]);
+    const claim = { slot: c, at: NOW - 200 };
+    expect(claimTaken(claim, NOW)).toBe(true);
+    // Such a run ranks the spare as in a burst: it waits for c rather than take the spare.
+    const young = (name: string) => slot(name, [{ lastProgress: NOW - 10 }]);
+    const slots = [young("a"), young("b"), c, slot("spare", [], { spare: true })];
+    expect(pickSlot(slots, 0, "", NOW, undefined, claimTaken(claim, NOW))?.name).not.toBe("spare");
+    // Not while c is still cold (its runner not serving yet: the claim waits for it), once c is
+    // free again (the run goes there), past RUNNER_CLAIM_MS, for a spare, or without a claim.
+    expect(claimTaken({ slot: { ...c, cold: true }, at: NOW - 200 }, NOW)).toBe(false);
+    expect(claimTaken({ slot: slot("c"), at: NOW - 200 }, NOW)).toBe(false);
+    expect(claimTaken(claim, NOW - 200 + RUNNER_CLAIM_MS)).toBe(false);
+    expect(claimTaken({ slot: { ...c, spare: true }, at: NOW - 200 }, NOW)).toBe(false);
+    expect(claimTaken(undefined, NOW)).toBe(false);
   });
 });

@@ -35,7 +35,7 @@ import {
   RUNNER_STALL_MS,
   asked,
   burstGoesOn,
-  claimTaken,
+  claimedByEarlier,
   claimedSlot,
   pickSlot,
   replacementDue,
@@ -273,179 +273,191 @@ export class RunnerLoader {
      * replaced, one after another, kept a burst's run off the idle spare for the retry window).
      */
     let dueUntil: number | undefined;
-    for (;;) {
-      // Placed at once when it can be (no await: the run is under way before this call returns).
-      let slot =
-        chosen ??
-        this.claimed(
-          this.pick(caller, undefined, stillInBurst() || claimTaken(claim, this.now())) ??
-            (await this.wait(caller)),
-          claim,
-        );
-      // A runner that may be blocked costs a run up to 10 s and then its failure; one whose short
-      // rest is about to end costs a refused connection at worst: wait for that one (bounded).
-      // A run that claimed a slot waits for it rather than take the spare (runner-placement.ts,
-      // waitsForClaim). Only a run not being moved here waits (`chosen` is set by the code after
-      // this loop). Bounded by the retry window, not by a count of looks: while runners are
-      // being started on a loaded machine (3 s and more) rests keep ending, and a run that
-      // stopped looking after a few of them went to a held runner and failed with it 10 s later.
-      for (let looks = chosen ? 1_000 : 0; looks < 1_000; looks++) {
-        const claimed = waitsForClaim(slot, claim, this.now());
-        // A burst's run leaves the spare alone while a held runner's replacement is due, and
-        // then while that runner's short rest after the failure ends: it waits for the fresh
-        // runner there (runner-placement.ts, replacementDue), bounded by the first due window
-        // it meets (replacementDueUntil).
-        const now = this.now();
-        stillInBurst();
-        dueUntil ??= inBurst && slot.spare ? replacementDueUntil(this.slots, now) : undefined;
-        const due =
-          inBurst &&
-          !!slot.spare &&
-          dueUntil !== undefined &&
-          now < dueUntil &&
-          replacementDue(this.slots, now);
-        if (due) dueSeen = true;
-        const forDue = due || (dueSeen && !!slot.spare && this.restEndingSoon() !== undefined);
-        if (!claimed && !forDue && this.tier(slot, this.now()) < MAYBE_BLOCKED) break;
-        // The earliest moment something may change: a rest ending, or a look again while a run
-        // may be an honest one about to finish (a rest of up to 100 ms hid a runner freed
-        // meanwhile, and a burst's stall took the spare's place in the queue for it).
-        const soon = earliest(
-          claimed ? claim!.slot.restUntil : undefined,
-          this.restEndingSoon(),
-          this.maybeFreeSoon(),
-          inBurst ? this.replacedSoon() : undefined,
-        );
-        if (soon === undefined || soon - firstSent > RUNNER_RETRY_WINDOW_MS) break;
-        // One millisecond past the rest's end: a timer may fire within the millisecond before
-        // it by the clock, and a look then found the rest not over, no other rest ending
-        // soon, and sent the run to the blocked runner.
-        await new Promise((resolve) => setTimeout(resolve, Math.max(1, soon - this.now() + 1)));
-        slot = this.claimed(
-          this.pick(caller, undefined, stillInBurst() || claimTaken(claim, this.now())) ??
-            (await this.wait(caller)),
-          claim,
-        );
-      }
-      chosen = undefined;
-      const sent = this.now();
-      const mine: RunOnSlot = { caller, lastProgress: sent, inCall: 0, called: false };
-      slot.runs.add(mine);
-      this.keepReserve();
-      let begun = false;
-      // Calls that end after their run settled (aborted with it) are no longer this slot's.
-      let settledYet = false;
-      const tracked = this.track(host, {
-        onCall: (phase) => {
-          if (settledYet) return;
-          mine.inCall += phase === "start" ? 1 : -1;
-          mine.called = true;
-          mine.lastProgress = this.now();
-        },
-        onBegin: () => {
-          begun = true;
-          slot.refusals = 0;
-          slot.cold = false;
-          slot.askedAt = 0;
-          mine.lastProgress = this.now();
-        },
-      });
-      const settled = dispatch(slot.runner, request, tracked.target).then(
-        (answer) => ({ answer }),
-        (error: unknown) => ({ error }),
-      );
-      // Registered first, so it runs before this function goes on.
-      void settled.then(() => {
-        settledYet = true;
-        slot.runs.delete(mine);
-      });
-      let outcome: { answer: RunnerAnswer } | { error: unknown } | "late" = await (moves <
-      this.slots.length - 1
-        ? Promise.race([settled, this.after(RUNNER_BEGIN_MS)])
-        : settled);
-      // Not begun in time: moved as soon as a better runner is there (looked for again every
-      // RUNNER_BEGIN_MS: a runner may be slow to begin for a while, e.g. a fresh one loading the
-      // shared worker's engine, while the others' runs are at a moment that may be blocking).
-      // `begun` is set by the tracker's onBegin callback while this loop awaits.
-      // eslint-disable-next-line no-unmodified-loop-condition
-      while (outcome === "late" && !begun) {
-        // Something holds its thread: a run quiet there for long may be what holds it, not a
-        // run waiting on something (runner-placement.ts, PlacedSlot.slowUntil).
-        slot.slowUntil = this.now() + RUNNER_HELD_MAX_MS;
-        const better = this.pick(caller, slot);
-        // Never onto the spare: it is for runs that arrive while every runner is held, and a
-        // run slow to begin may be a blocking program (seen in e2e fair-share, shared worker: a
-        // stall slow to begin on a fresh runner, loading the engine, moved beside a search on
-        // the spare and held it into the next round).
-        if (better && !better.spare && this.tier(better, this.now()) <= PROGRESSING) {
-          chosen = better;
-          break;
+    try {
+      for (;;) {
+        // Placed at once when it can be (no await: the run is under way before this call returns).
+        let slot =
+          chosen ??
+          this.claimed(
+            this.pick(caller, undefined, stillInBurst()) ?? (await this.wait(caller)),
+            claim,
+            caller,
+            inBurst,
+          );
+        // A runner that may be blocked costs a run up to 10 s and then its failure; one whose short
+        // rest is about to end costs a refused connection at worst: wait for that one (bounded).
+        // A run that claimed a slot waits for it rather than take the spare (runner-placement.ts,
+        // waitsForClaim). Only a run not being moved here waits (`chosen` is set by the code after
+        // this loop). Bounded by the retry window, not by a count of looks: while runners are
+        // being started on a loaded machine (3 s and more) rests keep ending, and a run that
+        // stopped looking after a few of them went to a held runner and failed with it 10 s later.
+        for (let looks = chosen ? 1_000 : 0; looks < 1_000; looks++) {
+          const claimed = waitsForClaim(slot, claim, this.now());
+          // A burst's run leaves the spare alone while a held runner's replacement is due, and
+          // then while that runner's short rest after the failure ends: it waits for the fresh
+          // runner there (runner-placement.ts, replacementDue), bounded by the first due window
+          // it meets (replacementDueUntil).
+          const now = this.now();
+          stillInBurst();
+          dueUntil ??= inBurst && slot.spare ? replacementDueUntil(this.slots, now) : undefined;
+          const due =
+            inBurst &&
+            !!slot.spare &&
+            dueUntil !== undefined &&
+            now < dueUntil &&
+            replacementDue(this.slots, now);
+          if (due) dueSeen = true;
+          const forDue = due || (dueSeen && !!slot.spare && this.restEndingSoon() !== undefined);
+          if (!claimed && !forDue && this.tier(slot, this.now()) < MAYBE_BLOCKED) break;
+          // The earliest moment something may change: a rest ending, or a look again while a run
+          // may be an honest one about to finish (a rest of up to 100 ms hid a runner freed
+          // meanwhile, and a burst's stall took the spare's place in the queue for it).
+          const soon = earliest(
+            claimed ? claim!.slot.restUntil : undefined,
+            this.restEndingSoon(),
+            this.maybeFreeSoon(),
+            inBurst ? this.replacedSoon() : undefined,
+          );
+          if (soon === undefined || soon - firstSent > RUNNER_RETRY_WINDOW_MS) break;
+          // One millisecond past the rest's end: a timer may fire within the millisecond before
+          // it by the clock, and a look then found the rest not over, no other rest ending
+          // soon, and sent the run to the blocked runner.
+          await new Promise((resolve) => setTimeout(resolve, Math.max(1, soon - this.now() + 1)));
+          slot = this.claimed(
+            this.pick(caller, undefined, stillInBurst()) ?? (await this.wait(caller)),
+            claim,
+            caller,
+            inBurst,
+          );
         }
-        outcome = await Promise.race([settled, this.after(RUNNER_BEGIN_MS)]);
-      }
-      if (chosen) {
-        tracked.close();
-        slot.lateUntil = this.now() + RUNNER_STALL_MS;
-        // The cancelled copy begins nothing: it no longer counts as its caller's.
-        mine.caller = "";
-        moves++;
-        continue;
-      }
-      if (outcome === "late") outcome = await settled;
-      if ("error" in outcome) {
-        const failedAt = this.now();
-        // Passed over briefly, doubling while it keeps failing (see RUNNER_RETRY_MS): a runner
-        // being replaced serves again within 1–2 s, and trying it costs a refused connection.
-        slot.restUntil =
-          failedAt + Math.min(RUNNER_RETRY_MAX_MS, RUNNER_RETRY_MS * 2 ** slot.refusals++);
-        // Its runner is gone or not started: tried again only when no serving runner is idle
-        // (which asks the supervisor for one, runner-pool.mjs).
-        if (!begun) {
-          // Its first refusal asked for its runner (runner-placement.ts, ASKED): later ones, a
-          // claimed run trying it again, do not move when.
-          if (!slot.cold || !asked(slot, failedAt)) slot.askedAt = failedAt;
-          slot.cold = true;
+        chosen = undefined;
+        const sent = this.now();
+        const mine: RunOnSlot = { caller, lastProgress: sent, inCall: 0, called: false };
+        slot.runs.add(mine);
+        this.keepReserve();
+        let begun = false;
+        // Calls that end after their run settled (aborted with it) are no longer this slot's.
+        let settledYet = false;
+        const tracked = this.track(host, {
+          onCall: (phase) => {
+            if (settledYet) return;
+            mine.inCall += phase === "start" ? 1 : -1;
+            mine.called = true;
+            mine.lastProgress = this.now();
+          },
+          onBegin: () => {
+            begun = true;
+            if (claim) claim.slot.claims?.delete(claim);
+            slot.refusals = 0;
+            slot.cold = false;
+            slot.askedAt = 0;
+            mine.lastProgress = this.now();
+          },
+        });
+        const settled = dispatch(slot.runner, request, tracked.target).then(
+          (answer) => ({ answer }),
+          (error: unknown) => ({ error }),
+        );
+        // Registered first, so it runs before this function goes on.
+        void settled.then(() => {
+          settledYet = true;
+          slot.runs.delete(mine);
+        });
+        let outcome: { answer: RunnerAnswer } | { error: unknown } | "late" = await (moves <
+        this.slots.length - 1
+          ? Promise.race([settled, this.after(RUNNER_BEGIN_MS)])
+          : settled);
+        // Not begun in time: moved as soon as a better runner is there (looked for again every
+        // RUNNER_BEGIN_MS: a runner may be slow to begin for a while, e.g. a fresh one loading the
+        // shared worker's engine, while the others' runs are at a moment that may be blocking).
+        // `begun` is set by the tracker's onBegin callback while this loop awaits.
+        // eslint-disable-next-line no-unmodified-loop-condition
+        while (outcome === "late" && !begun) {
+          // Something holds its thread: a run quiet there for long may be what holds it, not a
+          // run waiting on something (runner-placement.ts, PlacedSlot.slowUntil).
+          slot.slowUntil = this.now() + RUNNER_HELD_MAX_MS;
+          const better = this.pick(caller, slot);
+          // Never onto the spare: it is for runs that arrive while every runner is held, and a
+          // run slow to begin may be a blocking program (seen in e2e fair-share, shared worker: a
+          // stall slow to begin on a fresh runner, loading the engine, moved beside a search on
+          // the spare and held it into the next round).
+          if (better && !better.spare && this.tier(better, this.now()) <= PROGRESSING) {
+            chosen = better;
+            break;
+          }
+          outcome = await Promise.race([settled, this.after(RUNNER_BEGIN_MS)]);
         }
-        const harmless = failedAt - sent < RUNNER_REST_MS && hostCalls(host) === 0;
-        // Never begun: the program did not run, so runners are tried until one takes it (within
-        // RUNNER_RETRY_WINDOW_MS). Begun: one more runner only, so a program that crashes its
-        // runner at once cannot crash them all.
-        const again = begun ? retriesBegun++ < 1 : failedAt - firstSent < RUNNER_RETRY_WINDOW_MS;
-        // Refused before it began by a regular slot: this run asked for its runner, and waits
-        // for it (runner-placement.ts, waitsForClaim), from the first refusal there.
-        if (!begun && !slot.spare && claim?.slot !== slot) claim = { slot, at: failedAt };
-        if (harmless && again) {
-          await this.firstRestEnd();
+        if (chosen) {
+          tracked.close();
+          slot.lateUntil = this.now() + RUNNER_STALL_MS;
+          // The cancelled copy begins nothing: it no longer counts as its caller's.
+          mine.caller = "";
+          moves++;
           continue;
         }
-        throw new Error(
-          `${RUNNER_LOST} (runner ${this.slots.indexOf(slot) + 1}: ${errorText(outcome.error)}). The local server replaces a runner that stops answering for a while (a program blocking its thread: a catastrophic regular expression, a huge native loop) or that crashed; runs on other runners were not affected. Retrying is safe unless the program wrote something before this point.`,
-          { cause: outcome.error },
-        );
+        if (outcome === "late") outcome = await settled;
+        if ("error" in outcome) {
+          const failedAt = this.now();
+          // Passed over briefly, doubling while it keeps failing (see RUNNER_RETRY_MS): a runner
+          // being replaced serves again within 1–2 s, and trying it costs a refused connection.
+          slot.restUntil =
+            failedAt + Math.min(RUNNER_RETRY_MAX_MS, RUNNER_RETRY_MS * 2 ** slot.refusals++);
+          // Its runner is gone or not started: tried again only when no serving runner is idle
+          // (which asks the supervisor for one, runner-pool.mjs).
+          if (!begun) {
+            // Its first refusal asked for its runner (runner-placement.ts, ASKED): later ones, a
+            // claimed run trying it again, do not move when.
+            if (!slot.cold || !asked(slot, failedAt)) slot.askedAt = failedAt;
+            slot.cold = true;
+          }
+          const harmless = failedAt - sent < RUNNER_REST_MS && hostCalls(host) === 0;
+          // Never begun: the program did not run, so runners are tried until one takes it (within
+          // RUNNER_RETRY_WINDOW_MS). Begun: one more runner only, so a program that crashes its
+          // runner at once cannot crash them all.
+          const again = begun ? retriesBegun++ < 1 : failedAt - firstSent < RUNNER_RETRY_WINDOW_MS;
+          // Refused before it began by a regular slot: this run asked for its runner, and waits
+          // for it (runner-placement.ts, waitsForClaim), from the first refusal there.
+          if (!begun && !slot.spare && claim?.slot !== slot) {
+            if (claim) claim.slot.claims?.delete(claim);
+            claim = { slot, at: failedAt };
+            (slot.claims ??= new Set()).add(claim);
+          }
+          if (harmless && again) {
+            await this.firstRestEnd();
+            continue;
+          }
+          throw new Error(
+            `${RUNNER_LOST} (runner ${this.slots.indexOf(slot) + 1}: ${errorText(outcome.error)}). The local server replaces a runner that stops answering for a while (a program blocking its thread: a catastrophic regular expression, a huge native loop) or that crashed; runs on other runners were not affected. Retrying is safe unless the program wrote something before this point.`,
+            { cause: outcome.error },
+          );
+        }
+        const answer = outcome.answer;
+        if ("retiring" in answer) {
+          // The supervisor is retiring this runner (runner-life.ts): it began nothing. Passed
+          // over until its fresh successor serves; the run goes to another runner.
+          // Counted by runner, not by answer: a retiring runner may be looked at again once its
+          // rest ends (placement holds runs while every runner rests), and two answers of one
+          // runner are not "every runner".
+          slot.restUntil = this.now() + RUNNER_REST_MS;
+          retiring.add(slot);
+          if (retiring.size < this.slots.length) continue;
+          throw new Error(
+            `${RUNNER_LOST}: every runner was retiring at once (the local server retires one at a time; with a single runner, or when another process on this machine sent them POST /retire, it is replaced within seconds). Retrying is safe: the program did not start.`,
+          );
+        }
+        if ("answer" in answer) return answer.answer;
+        if ("timedOut" in answer)
+          // Read by no one in practice: the host's own clock, started before the run was sent,
+          // ended the run (TimeoutError) before the runner's, which adds a margin.
+          throw new Error(
+            `${RUNNER_GAVE_UP}: it was still going past its timeout. Make the program finish within its timeoutMs.`,
+          );
+        // The loaded worker's own failure, as the in-process loader would have thrown it.
+        throw new Error("thrown" in answer ? answer.thrown : "the runner did not send the code");
       }
-      const answer = outcome.answer;
-      if ("retiring" in answer) {
-        // The supervisor is retiring this runner (runner-life.ts): it began nothing. Passed
-        // over until its fresh successor serves; the run goes to another runner.
-        // Counted by runner, not by answer: a retiring runner may be looked at again once its
-        // rest ends (placement holds runs while every runner rests), and two answers of one
-        // runner are not "every runner".
-        slot.restUntil = this.now() + RUNNER_REST_MS;
-        retiring.add(slot);
-        if (retiring.size < this.slots.length) continue;
-        throw new Error(
-          `${RUNNER_LOST}: every runner was retiring at once (the local server retires one at a time; with a single runner, or when another process on this machine sent them POST /retire, it is replaced within seconds). Retrying is safe: the program did not start.`,
-        );
-      }
-      if ("answer" in answer) return answer.answer;
-      if ("timedOut" in answer)
-        // Read by no one in practice: the host's own clock, started before the run was sent,
-        // ended the run (TimeoutError) before the runner's, which adds a margin.
-        throw new Error(
-          `${RUNNER_GAVE_UP}: it was still going past its timeout. Make the program finish within its timeoutMs.`,
-        );
-      // The loaded worker's own failure, as the in-process loader would have thrown it.
-      throw new Error("thrown" in answer ? answer.thrown : "the runner did not send the code");
+    } finally {
+      // A run no longer being placed gives up its claim (runner-placement.ts, claimedByEarlier).
+      if (claim) claim.slot.claims?.delete(claim);
     }
   }
 
@@ -513,9 +525,15 @@ export class RunnerLoader {
     return this.queue.wait(caller, () => this.pick(caller));
   }
 
-  /** Where a run that claimed a slot goes instead of `best` (runner-placement.ts). */
-  private claimed(best: Slot, claim: Claim<Slot> | undefined): Slot {
-    return claimedSlot(best, claim, this.now());
+  /**
+   * Where a run that claimed a slot goes instead of `best` (runner-placement.ts): never to a cold
+   * slot that another run still being placed claimed earlier (claimedByEarlier): the next best.
+   */
+  private claimed(best: Slot, claim: Claim<Slot> | undefined, caller = "", inBurst = false): Slot {
+    const now = this.now();
+    const slot = claimedSlot(best, claim, now);
+    if (!claimedByEarlier(slot, claim, now)) return slot;
+    return pickSlot(this.slots, this.next, caller, now, slot, inBurst) ?? slot;
   }
 
   /** How fit `slot` is for a new run now (runner-placement.ts). */

@@ -77,6 +77,11 @@ export interface PlacedSlot {
    * something, and every new run went there (not to the idle spare) and waited out a stretch.
    */
   slowUntil?: number;
+  /**
+   * The claims on this slot of runs still being placed ({@link Claim}: each was refused here
+   * before it began), so its runner goes to the earliest first ({@link claimedByEarlier}).
+   */
+  claims?: Set<{ at: number }>;
 }
 
 /**
@@ -418,18 +423,18 @@ export function claimedSlot<S extends PlacedSlot>(
 }
 
 /**
- * Whether the slot a run claimed ({@link Claim}) serves another run now: its fresh runner began
- * a run that is not this one, less than {@link RUNNER_CLAIM_MS} after the claim. Such a run is
- * placed as in a burst ({@link SPARE_IN_BURST}): it waits for its slot to free (an honest run
- * ends within moments) or for the run there to look stalled, and leaves the spare to the runs
- * after it. Why: the runs that claimed a slot all try it again when its rest ends, and whichever
- * the event loop runs first takes it; when another client's search took it, the stall that had
- * asked for it, now placed like any run, took the idle spare at once (unit test), and every
- * search after it waited. Not first come, first served: the search ends at once and the stall
- * then gets its slot, while a search kept off the fresh runner waits for the spare, the one
- * runner left to the other clients (e2e fair-share, shared worker: round 1's probes 0.5–1.7 s).
+ * Whether a regular cold slot's fresh runner is for another run first: a run still being placed
+ * claimed it earlier than `claim` (none: any waiting claim), less than {@link RUNNER_CLAIM_MS}
+ * ago. The runs that claimed a slot all try it again when its rest ends, and whichever the
+ * event loop runs first took it: in e2e fair-share (load 12–16) another client's search that had
+ * been refused there after the third stall took c's fresh runner, and the stall, left with no
+ * runner of its own, took the spare (unit test) or waited on. First come, first served: the
+ * later run goes elsewhere meanwhile (the spare, once the burst is over: {@link burstGoesOn}).
  */
-export function claimTaken(claim: Claim | undefined, now: number): boolean {
-  if (!claim || claim.slot.spare || now - claim.at >= RUNNER_CLAIM_MS) return false;
-  return !claim.slot.cold && claim.slot.runs.size > 0;
+export function claimedByEarlier(slot: PlacedSlot, claim: Claim | undefined, now: number): boolean {
+  if (!slot.cold || slot.spare || !slot.claims) return false;
+  const mine = claim?.slot === slot ? claim.at : Number.POSITIVE_INFINITY;
+  for (const other of slot.claims)
+    if (other !== claim && other.at < mine && now - other.at < RUNNER_CLAIM_MS) return true;
+  return false;
 }

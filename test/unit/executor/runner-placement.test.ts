@@ -19,7 +19,7 @@ import {
   SPARE_IN_BURST,
   STALLED,
   burstGoesOn,
-  claimTaken,
+  claimedByEarlier,
   claimedSlot,
   pickSlot,
   replacementDue,
@@ -392,21 +392,21 @@ describe("pickSlot", () => {
   });
 });
 
-describe("claimTaken (the slot a run asked for serves another run)", () => {
-  it("holds while the claimed slot's fresh runner serves another run, for RUNNER_CLAIM_MS", () => {
-    const c = slot("c", [{ lastProgress: NOW - 5 }]);
-    const claim = { slot: c, at: NOW - 200 };
-    expect(claimTaken(claim, NOW)).toBe(true);
-    // Such a run ranks the spare as in a burst: it waits for c rather than take the spare.
-    const young = (name: string) => slot(name, [{ lastProgress: NOW - 10 }]);
-    const slots = [young("a"), young("b"), c, slot("spare", [], { spare: true })];
-    expect(pickSlot(slots, 0, "", NOW, undefined, claimTaken(claim, NOW))?.name).not.toBe("spare");
-    // Not while c is still cold (its runner not serving yet: the claim waits for it), once c is
-    // free again (the run goes there), past RUNNER_CLAIM_MS, for a spare, or without a claim.
-    expect(claimTaken({ slot: { ...c, cold: true }, at: NOW - 200 }, NOW)).toBe(false);
-    expect(claimTaken({ slot: slot("c"), at: NOW - 200 }, NOW)).toBe(false);
-    expect(claimTaken(claim, NOW - 200 + RUNNER_CLAIM_MS)).toBe(false);
-    expect(claimTaken({ slot: { ...c, spare: true }, at: NOW - 200 }, NOW)).toBe(false);
-    expect(claimTaken(undefined, NOW)).toBe(false);
+describe("claimedByEarlier (a fresh runner goes to the run that asked for it first)", () => {
+  it("passes a later run over a cold slot another run still being placed claimed first", () => {
+    const c = slot("c", [], { cold: true, askedAt: NOW - 200 });
+    const stall = { slot: c, at: NOW - 200 };
+    const search = { slot: c, at: NOW - 150 };
+    c.claims = new Set([stall, search]);
+    expect(claimedByEarlier(c, search, NOW)).toBe(true);
+    expect(claimedByEarlier(c, undefined, NOW)).toBe(true);
+    expect(claimedByEarlier(c, stall, NOW)).toBe(false);
+    // A claim RUNNER_CLAIM_MS old no longer holds the slot (its run may be gone for good).
+    expect(claimedByEarlier(c, search, NOW - 200 + RUNNER_CLAIM_MS)).toBe(false);
+    // Once the slot serves (a run began there) or for the spare, claims decide nothing.
+    expect(claimedByEarlier({ ...c, cold: false }, search, NOW)).toBe(false);
+    expect(claimedByEarlier({ ...c, spare: true }, search, NOW)).toBe(false);
+    c.claims.delete(stall);
+    expect(claimedByEarlier(c, search, NOW)).toBe(false);
   });
 });

@@ -110,11 +110,12 @@ const SCRIPTS = [
   // fail, never land on a stall's runner and never wait > 1 s (the warm spare, prepared
   // replacements). Alone: it measures waits, on a server of its own (3 runners), with 2 busy
   // processes beside it like the other load scripts. Both executors (the shared-worker half
-  // ~45 s). With other engineers' work on the machine too (load 13-22, 2026-12-06 17:30-18:00)
-  // the isolate-per-run half passed 5 of 5 (longest wait 161-872 ms) once a run caught in the
-  // stalls' burst takes the spare when the burst is served; the shared-worker half failed 5 of 5
-  // (1.1-2.0 s): each of its searches takes 0.3-0.8 s of a loaded machine there, and one free
-  // runner serves the other clients' six at once (bench/README.md, "Fair share").
+  // ~45 s). With other engineers' work on the machine too (load 9-22, 2026-12-06 17:30-18:15)
+  // the isolate-per-run half passed 11 of 11 (longest wait 72-872 ms) once a run caught in the
+  // stalls' burst takes the spare when the burst is served (2 of 3 before); the shared-worker
+  // half failed 9 of 9 (1.1-3 s; 1 of 4 before): each of its searches takes 0.3-0.8 s of a
+  // loaded machine there, and one free runner serves the other clients' six at once
+  // (bench/README.md, "Fair share").
   // FAIR_SHARE_LOG=<prefix> keeps the server's output.
   { name: "fair-share", alone: true },
   // issue #40: the front's memory budget; measures the supervisor+front's memory, so alone, on

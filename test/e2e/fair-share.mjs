@@ -21,7 +21,8 @@
 import { writeFileSync } from "node:fs";
 import { connect, pollSearch, timedCall, TRIVIAL_SEARCH } from "./support/load-clients.mjs";
 import { hostReplacements, replacements } from "./support/replacements.mjs";
-import { check, withServer } from "./support/server.mjs";
+import { withServerUnderLoad } from "./support/busy-load.mjs";
+import { check } from "./support/server.mjs";
 
 const RUNNERS = 3;
 const MAX_WAIT_MS = 1_000;
@@ -55,7 +56,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /** @type {string[]} */
 const failures = [];
 for (const executor of EXECUTORS)
-  await withServer(
+  await withServerUnderLoad(
     { EXECUTOR: executor, SANDBOX_RUNNERS: String(RUNNERS) },
     async ({ url, output }) => {
       const { client: staller } = await connect(url, { name: "e2e-staller" });
@@ -77,11 +78,18 @@ for (const executor of EXECUTORS)
         });
         rounds.push({ round, stalls, probes });
       }
+      // The other client's longest wait in each round (from its stalls to the next round's).
+      const roundEnds = [firstAt + ROUND_GAP_MS, Number.MAX_SAFE_INTEGER];
       for (const { round, stalls, probes } of rounds) {
         const ended = await Promise.all(stalls);
         const stallRunners = new Set(ended.map(runnerOf).filter((r) => r !== undefined));
         console.log(
           `e2e fair-share: ${executor}: round ${round}: the stalls ended after ${ended.map((s) => s.ms).join(", ")} ms: ${ended.map((s) => (runnerOf(s) ? `runner ${runnerOf(s)} lost` : (s.thrown ?? s.text).slice(0, 60))).join("; ")}`,
+        );
+        const roundFrom = firstAt + (round - 1) * ROUND_GAP_MS;
+        const roundLongest = poller.longestWithin(roundFrom, roundEnds[round - 1] ?? roundFrom);
+        console.log(
+          `e2e fair-share: ${executor}: round ${round}: the other client's longest wait ${roundLongest} ms`,
         );
         for (const probe of await Promise.all(probes)) {
           const on = runnerOf(probe);

@@ -108,14 +108,15 @@ const SCRIPTS = [
   },
   // issue #40: one client's native stalls on every runner, twice; another client's searches never
   // fail, never land on a stall's runner and never wait > 1 s (the warm spare, prepared
-  // replacements). Alone: it measures waits, on a server of its own (3 runners). Both executors
-  // (the shared-worker half ~45 s): on a machine with nothing else running, as CI's alone part is,
-  // the shared-worker half passed 4 of 4 (longest wait 133–743 ms, 2026-12-06 14:00). With other
-  // work at load 16–21 round 2 no longer takes the spare (a held runner is ended on time, and a
-  // burst beside one due for replacement waits for it), but round 1's searches still wait
-  // 1.0–1.9 s in most runs (CPU, and a search caught in the stalls' burst), so it passes about
-  // 1 run in 4 there (bench/README.md, "Fair share"). FAIR_SHARE_LOG=<prefix> keeps the server's
-  // output.
+  // replacements). Alone: it measures waits, on a server of its own (3 runners), with 2 busy
+  // processes beside it like the other load scripts. Both executors (the shared-worker half
+  // ~45 s). With other engineers' work on the machine too (load 9-22, 2026-12-06 17:30-18:15)
+  // the isolate-per-run half passed 11 of 11 (longest wait 72-872 ms) once a run caught in the
+  // stalls' burst takes the spare when the burst is served (2 of 3 before); the shared-worker
+  // half failed 9 of 9 (1.1-3 s; 1 of 4 before): each of its searches takes 0.3-0.8 s of a
+  // loaded machine there, and one free runner serves the other clients' six at once
+  // (bench/README.md, "Fair share").
+  // FAIR_SHARE_LOG=<prefix> keeps the server's output.
   { name: "fair-share", alone: true },
   // issue #40: the front's memory budget; measures the supervisor+front's memory, so alone, on
   // a server of its own (a shared server's memory would carry the scripts before it)

@@ -5,8 +5,9 @@
  * host bridge and its limits, the run's clock, reading the answer), so a runner only ever holds
  * what the sandbox holds.
  *
- * Placement (which runner a run goes to) is decided in runner-placement.ts; a run of a caller
- * that may use no runner now waits in the caller queue (caller-queue.ts); how the loader learns
+ * Placement (which runner a run goes to) is decided in runner-placement.ts, and how long a run
+ * waits for a better runner before it is sent in slot-chooser.ts; a run of a caller that may use
+ * no runner now waits in the caller queue (caller-queue.ts); how the loader learns
  * of a run's progress is host-tracker.ts; which cold slot is rung ahead of the work (the warm
  * reserve) is runner-reserve.ts. This file sends runs and handles what runners answer.
  *
@@ -25,26 +26,21 @@
 import { CodeModeError } from "../../errors";
 import { codeHash } from "./code-hash";
 import { PROGRAM_MODULE, baseHashCache, splitRunCode } from "./run-base";
-import { CallerQueue } from "./caller-queue";
 import { plainTracker, type HostTracker } from "./host-tracker";
 import type { RunnerAnswer, RunnerApi } from "./runner-protocol";
 import {
-  MAYBE_BLOCKED,
   PROGRESSING,
   RUNNER_HELD_MAX_MS,
   RUNNER_STALL_MS,
   asked,
-  claimedSlot,
-  pickSlot,
-  replacementDue,
-  replacementDueUntil,
-  spareInBurst,
   tierOf,
-  waitsForClaim,
   type Claim,
   type RunOnSlot,
 } from "./runner-placement";
 import { RESERVE_RING, slotToRing, type ReserveSlot } from "./runner-reserve";
+import { RUNNER_RETRY_MAX_MS, RUNNER_RETRY_WINDOW_MS, SlotChooser } from "./slot-chooser";
+
+export { RUNNER_LOOK_MS, RUNNER_RETRY_MAX_MS, RUNNER_RETRY_WINDOW_MS } from "./slot-chooser";
 
 /**
  * How long a runner that said it is retiring is passed over: the supervisor replaces a runner in
@@ -75,35 +71,6 @@ export const RUNNER_BEGIN_MS = 250;
  */
 export const RUNNER_RETRY_MS = 50;
 
-/**
- * The longest pause after failures in a row: a slot is tried at least this often while it keeps
- * refusing (a refused connection costs next to nothing), so a runner that has just started is
- * used within this long. A run whose best runner may be blocked waits this long at most for a
- * resting runner instead. 100 ms: with 400, a run waiting for a runner being started began on
- * it 0.2–0.55 s after the supervisor had it ready (e2e fair-share), half of the 1 s that the
- * other client may wait there.
- */
-export const RUNNER_RETRY_MAX_MS = 100;
-
-/**
- * How long a run that no runner began is sent on to other runners when they fail or refuse it,
- * and waits for a runner being started rather than join one that may be blocked: while every
- * runner is being replaced (a round of blocking programs on all of them), a run is held on the
- * host until one serves again, rather than failing. 10 s: replacements took 3–7 s on a 2-core
- * machine at load 15 (e2e fair-share, three at once); with 5 s a search gave up waiting,
- * joined a stalled runner and failed with it.
- */
-export const RUNNER_RETRY_WINDOW_MS = 10_000;
-
-/**
- * How often a run whose every runner may be blocked looks again, while some runner's run may
- * still be an honest one about to finish (it began < RUNNER_STALL_MS ago): a trivial run ends
- * in milliseconds and frees its runner, a blocking program never does and turns stalled. Before,
- * such a run was placed at once, in turn among equals, and one in three joined a stall (e2e
- * fair-share: a search beside a stall, failing with it 10 s later).
- */
-export const RUNNER_LOOK_MS = 50;
-
 /** One runner, as the loader holds it. */
 interface Slot extends ReserveSlot {
   runner: RunnerApi;
@@ -129,13 +96,12 @@ export const RUNNER_GAVE_UP = "TimeoutError: the sandbox runner gave this run up
 /** Routes loads to runners; see the module comment. */
 export class RunnerLoader {
   private readonly slots: Slot[];
-  private next = 0;
+  /** Where each run waits for a runner (slot-chooser.ts). */
+  private readonly chooser: SlotChooser<Slot>;
   /** Stable workers' code hashes by id, each computed once (code-hash.ts). */
   private readonly hashes = new Map<string, Promise<string>>();
   /** Runs' base hashes by the base's key, each computed once (run-base.ts). */
   private readonly baseHashOf = baseHashCache();
-  /** Runs waiting for a runner their caller may use. */
-  private readonly queue: CallerQueue;
 
   /**
    * @param runners - the runner bindings (at least one)
@@ -177,7 +143,7 @@ export class RunnerLoader {
       spare: i > 0 && i >= runners.length - spares,
       rungAt: 0,
     }));
-    this.queue = new CallerQueue(now);
+    this.chooser = new SlotChooser(this.slots, now);
   }
 
   /** Runs in flight per runner, in binding order (for the status report and tests). */
@@ -252,8 +218,8 @@ export class RunnerLoader {
   private async run(dispatch: Dispatch, request: unknown, host: unknown): Promise<unknown> {
     const caller = this.callerOf();
     const firstSent = this.now();
-    // Arrived during a burst asking for runners: placed as in one throughout (runner-placement.ts).
-    const inBurst = spareInBurst(this.slots, firstSent);
+    // Where it waits for a runner, and whether it arrived during a burst (slot-chooser.ts).
+    const placing = this.chooser.placing(caller, firstSent);
     let retriesBegun = 0;
     let moves = 0;
     /** The runners that answered they are retiring, during this run's placement. */
@@ -261,181 +227,140 @@ export class RunnerLoader {
     let chosen: Slot | undefined;
     /** The regular slot that refused this run before it began: its runner is on its way. */
     let claim: Claim<Slot> | undefined;
-    /** Whether it has waited for a held runner's due replacement (see the placement loop). */
-    let dueSeen = false;
-    /**
-     * Until when it waits for due replacements: the end of the first due window it met, not of
-     * any later one (runner-placement.ts, replacementDueUntil: a quiet run whose runner is never
-     * replaced, one after another, kept a burst's run off the idle spare for the retry window).
-     */
-    let dueUntil: number | undefined;
-    for (;;) {
-      // Placed at once when it can be (no await: the run is under way before this call returns).
-      let slot =
-        chosen ??
-        this.claimed(this.pick(caller, undefined, inBurst) ?? (await this.wait(caller)), claim);
-      // A runner that may be blocked costs a run up to 10 s and then its failure; one whose short
-      // rest is about to end costs a refused connection at worst: wait for that one (bounded).
-      // A run that claimed a slot waits for it rather than take the spare (runner-placement.ts,
-      // waitsForClaim). Only a run not being moved here waits (`chosen` is set by the code after
-      // this loop). Bounded by the retry window, not by a count of looks: while runners are
-      // being started on a loaded machine (3 s and more) rests keep ending, and a run that
-      // stopped looking after a few of them went to a held runner and failed with it 10 s later.
-      for (let looks = chosen ? 1_000 : 0; looks < 1_000; looks++) {
-        const claimed = waitsForClaim(slot, claim, this.now());
-        // A burst's run leaves the spare alone while a held runner's replacement is due, and
-        // then while that runner's short rest after the failure ends: it waits for the fresh
-        // runner there (runner-placement.ts, replacementDue), bounded by the first due window
-        // it meets (replacementDueUntil).
-        const now = this.now();
-        dueUntil ??= inBurst && slot.spare ? replacementDueUntil(this.slots, now) : undefined;
-        const due =
-          inBurst &&
-          !!slot.spare &&
-          dueUntil !== undefined &&
-          now < dueUntil &&
-          replacementDue(this.slots, now);
-        if (due) dueSeen = true;
-        const forDue = due || (dueSeen && !!slot.spare && this.restEndingSoon() !== undefined);
-        if (!claimed && !forDue && this.tier(slot, this.now()) < MAYBE_BLOCKED) break;
-        // The earliest moment something may change: a rest ending, or a look again while a run
-        // may be an honest one about to finish (a rest of up to 100 ms hid a runner freed
-        // meanwhile, and a burst's stall took the spare's place in the queue for it).
-        const soon = earliest(
-          claimed ? claim!.slot.restUntil : undefined,
-          this.restEndingSoon(),
-          this.maybeFreeSoon(),
-          inBurst ? this.replacedSoon() : undefined,
+    try {
+      for (;;) {
+        // Placed at once when it can be (no await: the run is under way before this call
+        // returns, and the next run placed sees it), else after a wait for a better runner.
+        const placed = chosen ?? placing.choose(claim);
+        const slot = placed instanceof Promise ? await placed : placed;
+        chosen = undefined;
+        const sent = this.now();
+        const mine: RunOnSlot = { caller, lastProgress: sent, inCall: 0, called: false };
+        slot.runs.add(mine);
+        this.keepReserve();
+        let begun = false;
+        // Calls that end after their run settled (aborted with it) are no longer this slot's.
+        let settledYet = false;
+        const tracked = this.track(host, {
+          onCall: (phase) => {
+            if (settledYet) return;
+            mine.inCall += phase === "start" ? 1 : -1;
+            mine.called = true;
+            mine.lastProgress = this.now();
+          },
+          onBegin: () => {
+            begun = true;
+            if (claim) claim.slot.claims?.delete(claim);
+            slot.refusals = 0;
+            slot.cold = false;
+            slot.askedAt = 0;
+            mine.lastProgress = this.now();
+          },
+        });
+        const settled = dispatch(slot.runner, request, tracked.target).then(
+          (answer) => ({ answer }),
+          (error: unknown) => ({ error }),
         );
-        if (soon === undefined || soon - firstSent > RUNNER_RETRY_WINDOW_MS) break;
-        // One millisecond past the rest's end: a timer may fire within the millisecond before
-        // it by the clock, and a look then found the rest not over, no other rest ending
-        // soon, and sent the run to the blocked runner.
-        await new Promise((resolve) => setTimeout(resolve, Math.max(1, soon - this.now() + 1)));
-        slot = this.claimed(
-          this.pick(caller, undefined, inBurst) ?? (await this.wait(caller)),
-          claim,
-        );
-      }
-      chosen = undefined;
-      const sent = this.now();
-      const mine: RunOnSlot = { caller, lastProgress: sent, inCall: 0, called: false };
-      slot.runs.add(mine);
-      this.keepReserve();
-      let begun = false;
-      // Calls that end after their run settled (aborted with it) are no longer this slot's.
-      let settledYet = false;
-      const tracked = this.track(host, {
-        onCall: (phase) => {
-          if (settledYet) return;
-          mine.inCall += phase === "start" ? 1 : -1;
-          mine.called = true;
-          mine.lastProgress = this.now();
-        },
-        onBegin: () => {
-          begun = true;
-          slot.refusals = 0;
-          slot.cold = false;
-          slot.askedAt = 0;
-          mine.lastProgress = this.now();
-        },
-      });
-      const settled = dispatch(slot.runner, request, tracked.target).then(
-        (answer) => ({ answer }),
-        (error: unknown) => ({ error }),
-      );
-      // Registered first, so it runs before this function goes on.
-      void settled.then(() => {
-        settledYet = true;
-        slot.runs.delete(mine);
-      });
-      let outcome: { answer: RunnerAnswer } | { error: unknown } | "late" = await (moves <
-      this.slots.length - 1
-        ? Promise.race([settled, this.after(RUNNER_BEGIN_MS)])
-        : settled);
-      // Not begun in time: moved as soon as a better runner is there (looked for again every
-      // RUNNER_BEGIN_MS: a runner may be slow to begin for a while, e.g. a fresh one loading the
-      // shared worker's engine, while the others' runs are at a moment that may be blocking).
-      // `begun` is set by the tracker's onBegin callback while this loop awaits.
-      // eslint-disable-next-line no-unmodified-loop-condition
-      while (outcome === "late" && !begun) {
-        // Something holds its thread: a run quiet there for long may be what holds it, not a
-        // run waiting on something (runner-placement.ts, PlacedSlot.slowUntil).
-        slot.slowUntil = this.now() + RUNNER_HELD_MAX_MS;
-        const better = this.pick(caller, slot);
-        // Never onto the spare: it is for runs that arrive while every runner is held, and a
-        // run slow to begin may be a blocking program (seen in e2e fair-share, shared worker: a
-        // stall slow to begin on a fresh runner, loading the engine, moved beside a search on
-        // the spare and held it into the next round).
-        if (better && !better.spare && this.tier(better, this.now()) <= PROGRESSING) {
-          chosen = better;
-          break;
+        // Registered first, so it runs before this function goes on.
+        void settled.then(() => {
+          settledYet = true;
+          slot.runs.delete(mine);
+        });
+        let outcome: { answer: RunnerAnswer } | { error: unknown } | "late" = await (moves <
+        this.slots.length - 1
+          ? Promise.race([settled, this.after(RUNNER_BEGIN_MS)])
+          : settled);
+        // Not begun in time: moved as soon as a better runner is there (looked for again every
+        // RUNNER_BEGIN_MS: a runner may be slow to begin for a while, e.g. a fresh one loading the
+        // shared worker's engine, while the others' runs are at a moment that may be blocking).
+        // `begun` is set by the tracker's onBegin callback while this loop awaits.
+        // eslint-disable-next-line no-unmodified-loop-condition
+        while (outcome === "late" && !begun) {
+          // Something holds its thread: a run quiet there for long may be what holds it, not a
+          // run waiting on something (runner-placement.ts, PlacedSlot.slowUntil).
+          slot.slowUntil = this.now() + RUNNER_HELD_MAX_MS;
+          const better = this.chooser.pick(caller, slot);
+          // Never onto the spare: it is for runs that arrive while every runner is held, and a
+          // run slow to begin may be a blocking program (seen in e2e fair-share, shared worker: a
+          // stall slow to begin on a fresh runner, loading the engine, moved beside a search on
+          // the spare and held it into the next round).
+          if (better && !better.spare && tierOf(better, this.now()) <= PROGRESSING) {
+            chosen = better;
+            break;
+          }
+          outcome = await Promise.race([settled, this.after(RUNNER_BEGIN_MS)]);
         }
-        outcome = await Promise.race([settled, this.after(RUNNER_BEGIN_MS)]);
-      }
-      if (chosen) {
-        tracked.close();
-        slot.lateUntil = this.now() + RUNNER_STALL_MS;
-        // The cancelled copy begins nothing: it no longer counts as its caller's.
-        mine.caller = "";
-        moves++;
-        continue;
-      }
-      if (outcome === "late") outcome = await settled;
-      if ("error" in outcome) {
-        const failedAt = this.now();
-        // Passed over briefly, doubling while it keeps failing (see RUNNER_RETRY_MS): a runner
-        // being replaced serves again within 1–2 s, and trying it costs a refused connection.
-        slot.restUntil =
-          failedAt + Math.min(RUNNER_RETRY_MAX_MS, RUNNER_RETRY_MS * 2 ** slot.refusals++);
-        // Its runner is gone or not started: tried again only when no serving runner is idle
-        // (which asks the supervisor for one, runner-pool.mjs).
-        if (!begun) {
-          // Its first refusal asked for its runner (runner-placement.ts, ASKED): later ones, a
-          // claimed run trying it again, do not move when.
-          if (!slot.cold || !asked(slot, failedAt)) slot.askedAt = failedAt;
-          slot.cold = true;
-        }
-        const harmless = failedAt - sent < RUNNER_REST_MS && hostCalls(host) === 0;
-        // Never begun: the program did not run, so runners are tried until one takes it (within
-        // RUNNER_RETRY_WINDOW_MS). Begun: one more runner only, so a program that crashes its
-        // runner at once cannot crash them all.
-        const again = begun ? retriesBegun++ < 1 : failedAt - firstSent < RUNNER_RETRY_WINDOW_MS;
-        // Refused before it began by a regular slot: this run asked for its runner, and waits
-        // for it (runner-placement.ts, waitsForClaim), from the first refusal there.
-        if (!begun && !slot.spare && claim?.slot !== slot) claim = { slot, at: failedAt };
-        if (harmless && again) {
-          await this.firstRestEnd();
+        if (chosen) {
+          tracked.close();
+          slot.lateUntil = this.now() + RUNNER_STALL_MS;
+          // The cancelled copy begins nothing: it no longer counts as its caller's.
+          mine.caller = "";
+          moves++;
           continue;
         }
-        throw new Error(
-          `${RUNNER_LOST} (runner ${this.slots.indexOf(slot) + 1}: ${errorText(outcome.error)}). The local server replaces a runner that stops answering for a while (a program blocking its thread: a catastrophic regular expression, a huge native loop) or that crashed; runs on other runners were not affected. Retrying is safe unless the program wrote something before this point.`,
-          { cause: outcome.error },
-        );
+        if (outcome === "late") outcome = await settled;
+        if ("error" in outcome) {
+          const failedAt = this.now();
+          // Passed over briefly, doubling while it keeps failing (see RUNNER_RETRY_MS): a runner
+          // being replaced serves again within 1–2 s, and trying it costs a refused connection.
+          slot.restUntil =
+            failedAt + Math.min(RUNNER_RETRY_MAX_MS, RUNNER_RETRY_MS * 2 ** slot.refusals++);
+          // Its runner is gone or not started: tried again only when no serving runner is idle
+          // (which asks the supervisor for one, runner-pool.mjs).
+          if (!begun) {
+            // Its first refusal asked for its runner (runner-placement.ts, ASKED): later ones, a
+            // claimed run trying it again, do not move when.
+            if (!slot.cold || !asked(slot, failedAt)) slot.askedAt = failedAt;
+            slot.cold = true;
+          }
+          const harmless = failedAt - sent < RUNNER_REST_MS && hostCalls(host) === 0;
+          // Never begun: the program did not run, so runners are tried until one takes it (within
+          // RUNNER_RETRY_WINDOW_MS). Begun: one more runner only, so a program that crashes its
+          // runner at once cannot crash them all.
+          const again = begun ? retriesBegun++ < 1 : failedAt - firstSent < RUNNER_RETRY_WINDOW_MS;
+          // Refused before it began by a regular slot: this run asked for its runner, and waits
+          // for it (runner-placement.ts, waitsForClaim), from the first refusal there.
+          if (!begun && !slot.spare && claim?.slot !== slot) {
+            if (claim) claim.slot.claims?.delete(claim);
+            claim = { slot, at: failedAt };
+            (slot.claims ??= new Set()).add(claim);
+          }
+          if (harmless && again) {
+            await this.chooser.firstRestEnd();
+            continue;
+          }
+          throw new Error(
+            `${RUNNER_LOST} (runner ${this.slots.indexOf(slot) + 1}: ${errorText(outcome.error)}). The local server replaces a runner that stops answering for a while (a program blocking its thread: a catastrophic regular expression, a huge native loop) or that crashed; runs on other runners were not affected. Retrying is safe unless the program wrote something before this point.`,
+            { cause: outcome.error },
+          );
+        }
+        const answer = outcome.answer;
+        if ("retiring" in answer) {
+          // The supervisor is retiring this runner (runner-life.ts): it began nothing. Passed
+          // over until its fresh successor serves; the run goes to another runner.
+          // Counted by runner, not by answer: a retiring runner may be looked at again once its
+          // rest ends (placement holds runs while every runner rests), and two answers of one
+          // runner are not "every runner".
+          slot.restUntil = this.now() + RUNNER_REST_MS;
+          retiring.add(slot);
+          if (retiring.size < this.slots.length) continue;
+          throw new Error(
+            `${RUNNER_LOST}: every runner was retiring at once (the local server retires one at a time; with a single runner, or when another process on this machine sent them POST /retire, it is replaced within seconds). Retrying is safe: the program did not start.`,
+          );
+        }
+        if ("answer" in answer) return answer.answer;
+        if ("timedOut" in answer)
+          // Read by no one in practice: the host's own clock, started before the run was sent,
+          // ended the run (TimeoutError) before the runner's, which adds a margin.
+          throw new Error(
+            `${RUNNER_GAVE_UP}: it was still going past its timeout. Make the program finish within its timeoutMs.`,
+          );
+        // The loaded worker's own failure, as the in-process loader would have thrown it.
+        throw new Error("thrown" in answer ? answer.thrown : "the runner did not send the code");
       }
-      const answer = outcome.answer;
-      if ("retiring" in answer) {
-        // The supervisor is retiring this runner (runner-life.ts): it began nothing. Passed
-        // over until its fresh successor serves; the run goes to another runner.
-        // Counted by runner, not by answer: a retiring runner may be looked at again once its
-        // rest ends (placement holds runs while every runner rests), and two answers of one
-        // runner are not "every runner".
-        slot.restUntil = this.now() + RUNNER_REST_MS;
-        retiring.add(slot);
-        if (retiring.size < this.slots.length) continue;
-        throw new Error(
-          `${RUNNER_LOST}: every runner was retiring at once (the local server retires one at a time; with a single runner, or when another process on this machine sent them POST /retire, it is replaced within seconds). Retrying is safe: the program did not start.`,
-        );
-      }
-      if ("answer" in answer) return answer.answer;
-      if ("timedOut" in answer)
-        // Read by no one in practice: the host's own clock, started before the run was sent,
-        // ended the run (TimeoutError) before the runner's, which adds a margin.
-        throw new Error(
-          `${RUNNER_GAVE_UP}: it was still going past its timeout. Make the program finish within its timeoutMs.`,
-        );
-      // The loaded worker's own failure, as the in-process loader would have thrown it.
-      throw new Error("thrown" in answer ? answer.thrown : "the runner did not send the code");
+    } finally {
+      // A run no longer being placed gives up its claim (runner-placement.ts, claimedByEarlier).
+      if (claim) claim.slot.claims?.delete(claim);
     }
   }
 
@@ -455,76 +380,10 @@ export class RunnerLoader {
       .catch(() => {});
   }
 
-  /**
-   * When to look again for a runner that a run which may be honest is about to free
-   * ({@link RUNNER_LOOK_MS} from now), if any runner's worst run may still be one.
-   */
-  private maybeFreeSoon(): number | undefined {
-    const now = this.now();
-    return this.slots.some((slot) => this.tier(slot, now) === MAYBE_BLOCKED)
-      ? now + RUNNER_LOOK_MS
-      : undefined;
-  }
-
-  /**
-   * When a run of a burst looks again while a held runner's replacement is due
-   * (runner-placement.ts, replacementDue): every {@link RUNNER_LOOK_MS}, so it takes the fresh
-   * runner moments after it serves, and the spare stays free for the runs after the burst.
-   */
-  private replacedSoon(): number | undefined {
-    const now = this.now();
-    return replacementDue(this.slots, now) ? now + RUNNER_LOOK_MS : undefined;
-  }
-
-  /** When the first rest of at most RUNNER_RETRY_MAX_MS from now ends, if one does. */
-  private restEndingSoon(): number | undefined {
-    const now = this.now();
-    let soon: number | undefined;
-    for (const slot of this.slots)
-      if (slot.restUntil > now && slot.restUntil - now <= RUNNER_RETRY_MAX_MS)
-        soon = Math.min(soon ?? slot.restUntil, slot.restUntil);
-    return soon;
-  }
-
-  /** Waits until the first runner's rest ends, when every runner rests (a retry would fail). */
-  private async firstRestEnd(): Promise<void> {
-    const now = this.now();
-    const ends = Math.min(...this.slots.map((slot) => slot.restUntil));
-    if (ends > now) await new Promise((resolve) => setTimeout(resolve, ends - now));
-  }
-
   /** Settles with "late" after `ms` (the timer does not keep anything alive once it fired). */
   private after(ms: number): Promise<"late"> {
     return new Promise((resolve) => setTimeout(() => resolve("late"), ms));
   }
-
-  /** Waits in the caller queue (caller-queue.ts) for a runner `caller` may use. */
-  private wait(caller: string): Promise<Slot> {
-    return this.queue.wait(caller, () => this.pick(caller));
-  }
-
-  /** Where a run that claimed a slot goes instead of `best` (runner-placement.ts). */
-  private claimed(best: Slot, claim: Claim<Slot> | undefined): Slot {
-    return claimedSlot(best, claim, this.now());
-  }
-
-  /** How fit `slot` is for a new run now (runner-placement.ts). */
-  private tier(slot: Slot, now: number): number {
-    return tierOf(slot, now);
-  }
-
-  /** The runner for the next run of `caller` (runner-placement.ts), ties in turn. */
-  private pick(caller: string, except?: Slot, inBurst = false): Slot | undefined {
-    const slot = pickSlot(this.slots, this.next, caller, this.now(), except, inBurst);
-    this.next = (this.next + 1) % this.slots.length;
-    return slot;
-  }
-}
-
-/** The earliest of the moments given, if any. */
-function earliest(...moments: (number | undefined)[]): number | undefined {
-  const given = moments.filter((m): m is number => m !== undefined);
-  return given.length > 0 ? Math.min(...given) : undefined;
 }
 
 function errorText(error: unknown): string {

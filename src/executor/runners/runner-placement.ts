@@ -77,6 +77,11 @@ export interface PlacedSlot {
    * something, and every new run went there (not to the idle spare) and waited out a stretch.
    */
   slowUntil?: number;
+  /**
+   * The claims on this slot of runs still being placed ({@link Claim}: each was refused here
+   * before it began), so its runner goes to the earliest first ({@link claimedByEarlier}).
+   */
+  claims?: Set<{ at: number }>;
 }
 
 /**
@@ -201,6 +206,26 @@ export function spareInBurst(slots: readonly PlacedSlot[], now: number): boolean
         !slot.spare &&
         (asked(slot, now) ? now - (slot.askedAt ?? 0) < SPARE_BURST_MS : sentLately(slot, now)),
     ) || burstBesideDue(slots, now)
+  );
+}
+
+/**
+ * Whether a run that arrived during a burst ({@link spareInBurst}) is still placed as in one at
+ * `now`: while the burst still asks for regular runners, while a regular slot the host asked for
+ * has no runner serving yet (cold, {@link asked}: the burst's runs wait for it, by their claims),
+ * or while a held regular runner's replacement is due ({@link replacementDue}). Once none of
+ * these holds, every runner the burst asked for serves and is taken: a run still waiting then is
+ * not waiting for a runner of the burst's, and the spare is what serves it. Why: in e2e
+ * fair-share (load 12–16, both executors), another client's search arriving 30–70 ms after the
+ * stalls was ranked as in their burst for good; it claimed the slot the third stall had asked
+ * for, lost that fresh runner to the stall, and then waited until the stall there looked stalled
+ * (500 ms after it began), 0.97–1.0 s in all, before it took the idle spare.
+ */
+export function burstGoesOn(slots: readonly PlacedSlot[], now: number): boolean {
+  return (
+    spareInBurst(slots, now) ||
+    replacementDue(slots, now) ||
+    slots.some((slot) => !slot.spare && slot.cold && asked(slot, now))
   );
 }
 
@@ -395,4 +420,21 @@ export function claimedSlot<S extends PlacedSlot>(
   // fresh runner together, a stall and a search, and the search failed with the stall.
   if (tierOf(claim.slot, now) !== COLD) return best;
   return tierOf(best, now) >= SPARE ? claim.slot : best;
+}
+
+/**
+ * Whether a regular cold slot's fresh runner is for another run first: a run still being placed
+ * claimed it earlier than `claim` (none: any waiting claim), less than {@link RUNNER_CLAIM_MS}
+ * ago. The runs that claimed a slot all try it again when its rest ends, and whichever the
+ * event loop runs first took it: in e2e fair-share (load 12–16) another client's search that had
+ * been refused there after the third stall took c's fresh runner, and the stall, left with no
+ * runner of its own, took the spare (unit test) or waited on. First come, first served: the
+ * later run goes elsewhere meanwhile (the spare, once the burst is over: {@link burstGoesOn}).
+ */
+export function claimedByEarlier(slot: PlacedSlot, claim: Claim | undefined, now: number): boolean {
+  if (!slot.cold || slot.spare || !slot.claims) return false;
+  const mine = claim?.slot === slot ? claim.at : Number.POSITIVE_INFINITY;
+  for (const other of slot.claims)
+    if (other !== claim && other.at < mine && now - other.at < RUNNER_CLAIM_MS) return true;
+  return false;
 }

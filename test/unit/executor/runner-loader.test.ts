@@ -981,6 +981,61 @@ describe("RunnerLoader", () => {
       expect(loader.busy()).toEqual([1, 1, 1, 0]);
     });
 
+    it("a run caught in a burst takes the spare once the runner the burst asked for serves a stall", async () => {
+      // e2e fair-share, round 1 at load 12–16 (both executors): a and b serve; one client's three
+      // stalls take them and ask for c (its runner starting: it refuses for 300 ms); another
+      // client's search arrives 20 ms later, within the burst. It claimed c too, lost c's fresh
+      // runner to the stall, and waited, ranked as in the burst for good, until c's stall looked
+      // stalled (RUNNER_STALL_MS after it began) before it took the idle spare: ~1 s in all.
+      const started = Date.now();
+      let opensAt = 0;
+      let stallBeganOnC = 0;
+      const SEARCH = { ...CODE, mainModule: "search.js", modules: { "search.js": "" } };
+      const quick: Handler = () => tick(20).then(() => ({ answer: "quick" }));
+      const a = runner("a", (kind, code, host) =>
+        a.sent.length === 1 ? quick(kind, code, host) : holds(kind, code, host),
+      );
+      const b = runner("b", (kind, code, host) =>
+        b.sent.length === 1 ? quick(kind, code, host) : holds(kind, code, host),
+      );
+      const c = runner(
+        "c",
+        async (kind, code, host) => {
+          if (Date.now() - started < opensAt) throw new Error("connect ECONNREFUSED");
+          begin(host);
+          if ((code as typeof CODE).mainModule === "search.js") return { answer: "c" };
+          stallBeganOnC = Date.now();
+          return holds(kind, code, host);
+        },
+        false,
+      );
+      const spare = runner("spare", async () => ({ answer: "spare" }));
+      const loader = new RunnerLoader(
+        [a.api, b.api, c.api, spare.api],
+        () => Date.now(),
+        undefined,
+        "",
+        () => "",
+        1,
+      );
+      // a and b serve (each has begun a run) and are idle again.
+      await Promise.all([run(loader), run(loader)]);
+      expect([a.sent.length, b.sent.length]).toEqual([1, 1]);
+      opensAt = Date.now() - started + 300;
+      for (let i = 0; i < 3; i++) void run(loader); // the stalls: a, b, and c (asked for)
+      await tick(20);
+      const entry = loader.load(SEARCH).getEntrypoint() as unknown as {
+        run(request: unknown, host: unknown): Promise<unknown>;
+      };
+      // c's runner serves from 300 ms and its stall begins there; the search then goes to the
+      // spare within a look or two. Before, it waited until c's stall looked stalled, at least
+      // RUNNER_STALL_MS after it began.
+      expect(await entry.run({}, { calls: 0 })).toBe("spare");
+      expect(stallBeganOnC).toBeGreaterThan(0);
+      expect(Date.now() - stallBeganOnC).toBeLessThan(RUNNER_STALL_MS - 100);
+      expect(loader.busy()).toEqual([1, 1, 1, 0]);
+    });
+
     it("a burst beside a held runner due for replacement waits for it; the spare stays free", async () => {
       // e2e fair-share, round 2 on a loaded machine: a round-1 stall still holds c (quiet 9.5 s:
       // the supervisor is about to end it, its replacement ready) when the next round's three

@@ -18,6 +18,8 @@ import {
   SPARE_BURST_MS,
   SPARE_IN_BURST,
   STALLED,
+  burstGoesOn,
+  claimedByEarlier,
   claimedSlot,
   pickSlot,
   replacementDue,
@@ -258,6 +260,32 @@ describe("a burst asking for regular runners (spareInBurst), and asked slots (AS
     expect(spareInBurst(honest, NOW)).toBe(false);
   });
 
+  it("places a burst's run as in the burst only until every runner it asked for serves (burstGoesOn)", () => {
+    // e2e fair-share, round 1 at load 12–16: another client's search arrived 30–70 ms after the
+    // stalls, in their burst; the slot the third stall asked for (c) got its runner and the stall
+    // began there. Ranked as in the burst for good, the search waited until c's stall looked
+    // stalled (500 ms later) before it took the idle spare: 0.97–1.0 s in all.
+    const begunOnC = slot("c", [{ lastProgress: NOW - 5 }]);
+    const served = [young("a"), young("b"), begunOnC, warmSpare()];
+    expect(burstGoesOn(served, NOW)).toBe(false);
+    expect(pickSlot(served, 0, "", NOW, undefined, false)?.name).toBe("spare");
+    // Still a burst: c asked for and not serving yet (its runner starting, past SPARE_BURST_MS:
+    // the burst's runs wait for it by their claims), c sent a run < SPARE_BURST_MS ago, or a
+    // held regular runner's replacement due (the burst waits for it: replacementDue).
+    const startingC = asked(NOW - SPARE_BURST_MS - 200);
+    expect(spareInBurst([young("a"), young("b"), startingC, warmSpare()], NOW)).toBe(false);
+    expect(burstGoesOn([young("a"), young("b"), startingC, warmSpare()], NOW)).toBe(true);
+    expect(burstGoesOn([young("a"), young("b"), asked(NOW - 5), warmSpare()], NOW)).toBe(true);
+    const due = slot("c", [{ lastProgress: NOW - REPLACEMENT_DUE_MS - 500 }]);
+    expect(burstGoesOn([young("a"), young("b"), due, warmSpare()], NOW)).toBe(true);
+    // Not for a slot asked RUNNER_CLAIM_MS ago or more (its start is late: the spare serves),
+    // nor for the spare's own slot being cold.
+    const long = asked(NOW - RUNNER_CLAIM_MS);
+    expect(burstGoesOn([young("a"), young("b"), long, warmSpare()], NOW)).toBe(false);
+    const coldSpare = slot("spare", [], { spare: true, cold: true, askedAt: NOW - 200 });
+    expect(burstGoesOn([young("a"), young("b"), begunOnC, coldSpare], NOW)).toBe(false);
+  });
+
   it("says until when a due replacement is worth waiting for: the latest due run turning late", () => {
     const quietFor = (name: string, quiet: number) => slot(name, [{ lastProgress: NOW - quiet }]);
     const c = quietFor("c", REPLACEMENT_DUE_MS + 1_500);
@@ -361,5 +389,24 @@ describe("pickSlot", () => {
   it("never caps a caller when there is one runner", () => {
     const only = slot("only", [{ caller: "u1", lastProgress: NOW - 600 }]);
     expect(pickSlot([only], 0, "u1", NOW)?.name).toBe("only");
+  });
+});
+
+describe("claimedByEarlier (a fresh runner goes to the run that asked for it first)", () => {
+  it("passes a later run over a cold slot another run still being placed claimed first", () => {
+    const c = slot("c", [], { cold: true, askedAt: NOW - 200 });
+    const stall = { slot: c, at: NOW - 200 };
+    const search = { slot: c, at: NOW - 150 };
+    c.claims = new Set([stall, search]);
+    expect(claimedByEarlier(c, search, NOW)).toBe(true);
+    expect(claimedByEarlier(c, undefined, NOW)).toBe(true);
+    expect(claimedByEarlier(c, stall, NOW)).toBe(false);
+    // A claim RUNNER_CLAIM_MS old no longer holds the slot (its run may be gone for good).
+    expect(claimedByEarlier(c, search, NOW - 200 + RUNNER_CLAIM_MS)).toBe(false);
+    // Once the slot serves (a run began there) or for the spare, claims decide nothing.
+    expect(claimedByEarlier({ ...c, cold: false }, search, NOW)).toBe(false);
+    expect(claimedByEarlier({ ...c, spare: true }, search, NOW)).toBe(false);
+    c.claims.delete(stall);
+    expect(claimedByEarlier(c, search, NOW)).toBe(false);
   });
 });

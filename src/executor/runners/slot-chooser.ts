@@ -1,0 +1,285 @@
+/**
+ * Where one run waits for a runner before it is sent (docs/local-runtime.md, "Placement"): the
+ * runner loader (runner-loader.ts) asks here for the runner a run goes to now, and this waits as
+ * long as the placement rules say a better runner is moments away (a rest about to end, a run
+ * that may be an honest one about to finish, the slot the run asked for, a held runner's due
+ * replacement) and no longer than {@link RUNNER_RETRY_WINDOW_MS}. Which runner is best at a
+ * moment is runner-placement.ts's pure decision; this file holds the slots' turn counter, the
+ * caller queue and each run's burst state, and turns those decisions into waits.
+ *
+ * Does not do: send runs, or read what runners answer (runner-loader.ts).
+ */
+import { CallerQueue } from "./caller-queue";
+import {
+  MAYBE_BLOCKED,
+  burstGoesOn,
+  claimedByEarlier,
+  claimedSlot,
+  pickSlot,
+  replacementDue,
+  replacementDueUntil,
+  spareInBurst,
+  tierOf,
+  waitsForClaim,
+  type Claim,
+  type PlacedSlot,
+} from "./runner-placement";
+
+/**
+ * The longest pause after failures in a row: a slot is tried at least this often while it keeps
+ * refusing (a refused connection costs next to nothing), so a runner that has just started is
+ * used within this long. A run whose best runner may be blocked waits this long at most for a
+ * resting runner instead. 100 ms: with 400, a run waiting for a runner being started began on
+ * it 0.2–0.55 s after the supervisor had it ready (e2e fair-share), half of the 1 s that the
+ * other client may wait there.
+ */
+export const RUNNER_RETRY_MAX_MS = 100;
+
+/**
+ * How long a run that no runner began is sent on to other runners when they fail or refuse it,
+ * and waits for a runner being started rather than join one that may be blocked: while every
+ * runner is being replaced (a round of blocking programs on all of them), a run is held on the
+ * host until one serves again, rather than failing. 10 s: replacements took 3–7 s on a 2-core
+ * machine at load 15 (e2e fair-share, three at once); with 5 s a search gave up waiting,
+ * joined a stalled runner and failed with it.
+ */
+export const RUNNER_RETRY_WINDOW_MS = 10_000;
+
+/**
+ * How often a run whose every runner may be blocked looks again, while some runner's run may
+ * still be an honest one about to finish (it began < RUNNER_STALL_MS ago): a trivial run ends
+ * in milliseconds and frees its runner, a blocking program never does and turns stalled. Before,
+ * such a run was placed at once, in turn among equals, and one in three joined a stall (e2e
+ * fair-share: a search beside a stall, failing with it 10 s later).
+ */
+export const RUNNER_LOOK_MS = 50;
+
+/** Chooses runners for runs over one set of slots; see the module comment. */
+export class SlotChooser<S extends PlacedSlot> {
+  private next = 0;
+  /** Runs waiting for a runner their caller may use. */
+  private readonly queue: CallerQueue;
+
+  /**
+   * @param slots - the runner slots, owned by the loader (their state changes as runs go)
+   * @param now - the clock (tests pass their own)
+   */
+  constructor(
+    private readonly slots: readonly S[],
+    private readonly now: () => number,
+  ) {
+    this.queue = new CallerQueue(now);
+  }
+
+  /**
+   * One run's placement, from its first try at `firstSent`: {@link RunPlacement.choose} is
+   * called before each send. Whether it arrived during a burst is decided now.
+   */
+  placing(caller: string, firstSent: number): RunPlacement<S> {
+    return new RunPlacement(this, caller, firstSent, spareInBurst(this.slots, firstSent));
+  }
+
+  /** The runner for the next run of `caller` (runner-placement.ts), ties in turn. */
+  pick(caller: string, except?: S, inBurst = false): S | undefined {
+    const slot = pickSlot(this.slots, this.next, caller, this.now(), except, inBurst);
+    this.next = (this.next + 1) % this.slots.length;
+    return slot;
+  }
+
+  /** Waits in the caller queue (caller-queue.ts) for a runner `caller` may use. */
+  wait(caller: string): Promise<S> {
+    return this.queue.wait(caller, () => this.pick(caller));
+  }
+
+  /**
+   * Where a run that claimed a slot goes instead of `best` (runner-placement.ts): never to a cold
+   * slot that another run still being placed claimed earlier (claimedByEarlier): the next best.
+   */
+  claimed(best: S, claim: Claim<S> | undefined, caller = "", inBurst = false): S {
+    const now = this.now();
+    const slot = claimedSlot(best, claim, now);
+    if (!claimedByEarlier(slot, claim, now)) return slot;
+    return pickSlot(this.slots, this.next, caller, now, slot, inBurst) ?? slot;
+  }
+
+  /** Whether a run that arrived during a burst is still placed as in one (burstGoesOn). */
+  burstGoesOn(): boolean {
+    return burstGoesOn(this.slots, this.now());
+  }
+
+  /** Until when replacements due now are worth waiting for (replacementDueUntil). */
+  dueUntil(): number | undefined {
+    return replacementDueUntil(this.slots, this.now());
+  }
+
+  /** Whether a held regular runner's replacement is due now (replacementDue). */
+  replacementDue(): boolean {
+    return replacementDue(this.slots, this.now());
+  }
+
+  /**
+   * When to look again for a runner that a run which may be honest is about to free
+   * ({@link RUNNER_LOOK_MS} from now), if any runner's worst run may still be one.
+   */
+  maybeFreeSoon(): number | undefined {
+    const now = this.now();
+    return this.slots.some((slot) => tierOf(slot, now) === MAYBE_BLOCKED)
+      ? now + RUNNER_LOOK_MS
+      : undefined;
+  }
+
+  /**
+   * When a run of a burst looks again while a held runner's replacement is due
+   * (runner-placement.ts, replacementDue): every {@link RUNNER_LOOK_MS}, so it takes the fresh
+   * runner moments after it serves, and the spare stays free for the runs after the burst.
+   */
+  replacedSoon(): number | undefined {
+    return this.replacementDue() ? this.now() + RUNNER_LOOK_MS : undefined;
+  }
+
+  /** When the first rest of at most RUNNER_RETRY_MAX_MS from now ends, if one does. */
+  restEndingSoon(): number | undefined {
+    const now = this.now();
+    let soon: number | undefined;
+    for (const slot of this.slots)
+      if (slot.restUntil > now && slot.restUntil - now <= RUNNER_RETRY_MAX_MS)
+        soon = Math.min(soon ?? slot.restUntil, slot.restUntil);
+    return soon;
+  }
+
+  /** Waits until the first runner's rest ends, when every runner rests (a retry would fail). */
+  async firstRestEnd(): Promise<void> {
+    const now = this.now();
+    const ends = Math.min(...this.slots.map((slot) => slot.restUntil));
+    if (ends > now) await new Promise((resolve) => setTimeout(resolve, ends - now));
+  }
+
+  /** The clock. */
+  time(): number {
+    return this.now();
+  }
+}
+
+/** One run's wait for a runner, across its tries (see {@link SlotChooser.placing}). */
+export class RunPlacement<S extends PlacedSlot> {
+  /** Whether it has waited for a held runner's due replacement (see {@link choose}). */
+  private dueSeen = false;
+  /**
+   * Until when it waits for due replacements: the end of the first due window it met, not of
+   * any later one (runner-placement.ts, replacementDueUntil: a quiet run whose runner is never
+   * replaced, one after another, kept a burst's run off the idle spare for the retry window).
+   */
+  private dueUntil: number | undefined;
+
+  /**
+   * @param inBurst - it arrived during a burst asking for runners: placed as in one until every
+   *   runner the burst asked for serves (runner-placement.ts, burstGoesOn), never again after
+   */
+  constructor(
+    private readonly chooser: SlotChooser<S>,
+    private readonly caller: string,
+    private readonly firstSent: number,
+    private inBurst: boolean,
+  ) {}
+
+  /** Whether it is still placed as in its burst (once not, never again). */
+  private stillInBurst(): boolean {
+    return (this.inBurst &&= this.chooser.burstGoesOn());
+  }
+
+  /** The best runner for it now, none when its caller may use none (it waits in the queue). */
+  private bestNow(claim: Claim<S> | undefined): S | undefined {
+    const best = this.chooser.pick(this.caller, undefined, this.stillInBurst());
+    return best && this.chooser.claimed(best, claim, this.caller, this.inBurst);
+  }
+
+  /**
+   * The runner the run goes to now: at once (no await: the run is under way before the loader's
+   * call returns, so the next run placed sees it) unless a better runner is moments away. A
+   * runner that may be blocked costs a run up to 10 s and then its failure; one whose short
+   * rest is about to end costs a refused connection at worst: it waits for that one (bounded).
+   * A run that claimed a slot waits for it rather than take the spare (runner-placement.ts,
+   * waitsForClaim). Bounded by the retry window, not by a count of looks: while runners are
+   * being started on a loaded machine (3 s and more) rests keep ending, and a run that stopped
+   * looking after a few of them went to a held runner and failed with it 10 s later.
+   * @param claim - the regular slot that refused this run before it began, if any
+   */
+  choose(claim: Claim<S> | undefined): S | Promise<S> {
+    const best = this.bestNow(claim);
+    if (!best)
+      return this.chooser
+        .wait(this.caller)
+        .then((slot) =>
+          this.goOrWait(this.chooser.claimed(slot, claim, this.caller, this.inBurst), claim),
+        );
+    return this.goOrWait(best, claim);
+  }
+
+  /** `slot` when the run goes there now, else a wait for a better runner. */
+  private goOrWait(slot: S, claim: Claim<S> | undefined): S | Promise<S> {
+    const soon = this.lookAgainAt(slot, claim);
+    return soon === undefined ? slot : this.waitFrom(soon, claim);
+  }
+
+  /** Looks again at `soon`, and after each look that finds a better runner moments away. */
+  private async waitFrom(soon: number, claim: Claim<S> | undefined): Promise<S> {
+    for (let at = soon; ;) {
+      // One millisecond past the rest's end: a timer may fire within the millisecond before
+      // it by the clock, and a look then found the rest not over, no other rest ending
+      // soon, and sent the run to the blocked runner.
+      await new Promise((resolve) =>
+        setTimeout(resolve, Math.max(1, at - this.chooser.time() + 1)),
+      );
+      const slot =
+        this.bestNow(claim) ??
+        this.chooser.claimed(
+          await this.chooser.wait(this.caller),
+          claim,
+          this.caller,
+          this.inBurst,
+        );
+      const next = this.lookAgainAt(slot, claim);
+      if (next === undefined) return slot;
+      at = next;
+    }
+  }
+
+  /** When to look again rather than send the run to `slot` now (undefined: send it now). */
+  private lookAgainAt(slot: S, claim: Claim<S> | undefined): number | undefined {
+    const chooser = this.chooser;
+    const claimed = waitsForClaim(slot, claim, chooser.time());
+    // A burst's run leaves the spare alone while a held runner's replacement is due, and then
+    // while that runner's short rest after the failure ends: it waits for the fresh runner there
+    // (runner-placement.ts, replacementDue), bounded by the first due window it meets
+    // (replacementDueUntil).
+    const now = chooser.time();
+    this.stillInBurst();
+    this.dueUntil ??= this.inBurst && slot.spare ? chooser.dueUntil() : undefined;
+    const due =
+      this.inBurst &&
+      !!slot.spare &&
+      this.dueUntil !== undefined &&
+      now < this.dueUntil &&
+      chooser.replacementDue();
+    if (due) this.dueSeen = true;
+    const forDue = due || (this.dueSeen && !!slot.spare && chooser.restEndingSoon() !== undefined);
+    if (!claimed && !forDue && tierOf(slot, chooser.time()) < MAYBE_BLOCKED) return undefined;
+    // The earliest moment something may change: a rest ending, or a look again while a run may
+    // be an honest one about to finish (a rest of up to 100 ms hid a runner freed meanwhile, and
+    // a burst's stall took the spare's place in the queue for it).
+    const soon = earliest(
+      claimed ? claim!.slot.restUntil : undefined,
+      chooser.restEndingSoon(),
+      chooser.maybeFreeSoon(),
+      this.inBurst ? chooser.replacedSoon() : undefined,
+    );
+    if (soon === undefined || soon - this.firstSent > RUNNER_RETRY_WINDOW_MS) return undefined;
+    return soon;
+  }
+}
+
+/** The earliest of the moments given, if any. */
+function earliest(...moments: (number | undefined)[]): number | undefined {
+  const given = moments.filter((m): m is number => m !== undefined);
+  return given.length > 0 ? Math.min(...given) : undefined;
+}

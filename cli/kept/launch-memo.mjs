@@ -5,8 +5,7 @@
 // A memo says where each of the host's bindings came from, never a setting's value: a binding
 // whose value was the launcher's environment variable of that name is kept as `["env"]` (its
 // value read from this launch's environment again: secrets are never written), the compiled spec
-// as `["spec", name, sha256]` (its text read from the spec cache again and checked against the
-// digest), and the others (the spec's name, the tools/list counts, operator skills) as
+// as `["spec", name]` (its text read from the spec cache again), and the others (the spec's name, the tools/list counts, operator skills) as
 // `["text", value]`. The memo only guesses: the host started from it is used only when the launch
 // check's plan gives exactly the same host (early-host.mjs), else it is ended and the planned one
 // started, so a stale or wrong memo costs one wasted start, never a wrong server.
@@ -32,9 +31,9 @@ const MAX_MEMO_BYTES = 4 * 1024 * 1024;
 export const MAX_TEXT_CHARS = 1024 * 1024;
 
 /**
- * @typedef {["env"] | ["spec", string, string] | ["text", string]} Source - where a binding's
- *   value comes from: this launch's environment variable of its name; the spec cache's compiled
- *   spec of that name, whose `{name: spec}` text has that SHA-256; the value itself
+ * @typedef {["env"] | ["spec", string] | ["text", string]} Source - where a binding's value
+ *   comes from: this launch's environment variable of its name; SPEC_FILE's compiled spec in the
+ *   spec cache, as `{<that name>: spec}`; the value itself
  * @typedef {{ runners: number, bindings: [string, Source][] }} LaunchMemo
  */
 
@@ -60,7 +59,7 @@ export function memoOfPlan(plan, env) {
   for (const [name, value] of Object.entries(plan.bindings)) {
     if (env[name] === value) bindings.push([name, ["env"]]);
     else if (plan.launchSpec?.binding === name)
-      bindings.push([name, ["spec", plan.launchSpec.name, sha256(value)]]);
+      bindings.push([name, ["spec", plan.launchSpec.name]]);
     else {
       literal += value.length;
       if (literal > MAX_TEXT_CHARS) return undefined;
@@ -88,10 +87,7 @@ function isMemo(value) {
         Array.isArray(b[1]) &&
         ((b[1].length === 1 && b[1][0] === "env") ||
           (b[1].length === 2 && b[1][0] === "text" && typeof b[1][1] === "string") ||
-          (b[1].length === 3 &&
-            b[1][0] === "spec" &&
-            typeof b[1][1] === "string" &&
-            /^[0-9a-f]{64}$/.test(b[1][2]))),
+          (b[1].length === 2 && b[1][0] === "spec" && typeof b[1][1] === "string")),
     )
   );
 }

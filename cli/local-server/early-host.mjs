@@ -24,8 +24,8 @@ import { sha256 } from "../kept/launch-memo.mjs";
  * since, a spec changed or no longer kept).
  * @param {import("../kept/launch-memo.mjs").LaunchMemo} memo
  * @param {Record<string, string | undefined>} env - this launch's environment (settings included)
- * @param {(name: string) => string | undefined} keptSpec - the compiled spec's text of that name
- *   from the spec cache (read only when the memo names one)
+ * @param {() => string | undefined} keptSpec - SPEC_FILE's compiled spec's text from the spec
+ *   cache (read only when the memo names one)
  * @returns {Record<string, string> | undefined}
  */
 export function guessedBindings(memo, env, keptSpec) {
@@ -38,11 +38,10 @@ export function guessedBindings(memo, env, keptSpec) {
       bindings[name] = value;
     } else if (source[0] === "text") bindings[name] = source[1];
     else {
-      const text = keptSpec(source[1]);
+      // No digest to check it against: a kept spec other than the plan's makes another message.
+      const text = keptSpec();
       if (text === undefined) return undefined;
-      const value = `{${asciiJson(source[1])}:${text}}`;
-      if (sha256(value) !== source[2]) return undefined;
-      bindings[name] = value;
+      bindings[name] = `{${asciiJson(source[1])}:${text}}`;
     }
   }
   return bindings;
@@ -85,20 +84,29 @@ export function startEarlyHost(runtimes, guessed, name) {
   /** @type {() => void} */
   let onCrash = () => {};
   const runtime = runtimes.start({ name, message: guessed, onCrashLine: () => onCrash() });
-  // Now, while the check works: the plan's is the only digest on the critical path.
-  const digest = messageDigest(guessed);
+  /** @type {import("./runtime.mjs").RuntimeMessage | undefined} Not held once settled. */
+  let message = guessed;
+  /** @type {string | undefined} */
+  let digest;
+  // After workerd's spawn (a microtask away), while the check works.
+  setImmediate(() => {
+    if (message) digest ??= messageDigest(message);
+  });
   let settled = false;
   /** @param {string} reason */
   const end = async (reason) => {
     if (settled) return;
     settled = true;
+    message = undefined;
     await runtime.kill(reason);
   };
   return {
     take: (planned, crashed) => {
-      if (settled) return undefined;
+      if (settled || !message) return undefined;
+      digest ??= messageDigest(message);
       if (runtime.isRunning() && messageDigest(planned) === digest) {
         settled = true;
+        message = undefined;
         onCrash = crashed;
         return runtime;
       }

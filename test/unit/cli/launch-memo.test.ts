@@ -8,12 +8,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { scratchFolders } from "../../helpers/scratch-folders.js";
-import {
-  MAX_TEXT_CHARS,
-  memoOfPlan,
-  openLaunchMemos,
-  sha256,
-} from "../../../cli/kept/launch-memo.mjs";
+import { MAX_TEXT_CHARS, memoOfPlan, openLaunchMemos } from "../../../cli/kept/launch-memo.mjs";
 
 const scratch = scratchFolders("launch-memo-");
 const SECRET = "tok_5f2c9a-secret-value";
@@ -44,7 +39,7 @@ describe("memoOfPlan", () => {
         ["API_TOKEN", ["env"]],
         ["API_BASE_URL", ["env"]],
         ["SPEC", ["text", "api"]],
-        ["LAUNCH_SPECS", ["spec", "api", sha256(plan.bindings.LAUNCH_SPECS)]],
+        ["LAUNCH_SPECS", ["spec", "api"]],
         ["LAUNCH_TOOLS_LIST_TOKENS", ["text", '{"d":{"tokens":6}}']],
       ],
     });

@@ -102,9 +102,26 @@ export async function serve({
   const specFile = env.SPEC_FILE ? resolve(env.SPEC_FILE) : undefined;
   const memos = openLaunchMemos(launchMemoFolder(env), specCacheKeyFile(env));
   const memo = memos.read(specFile);
+  // A stop before the plan ends the host started from the memo and removes its folder (the
+  // supervisor's own stop takes over once it runs); without, workerd's lifeline ended it but the
+  // folder stayed until a later start removed it as stale. Listening before that host starts:
+  // a signal with no listener ends the process at once.
+  /** @type {ReturnType<typeof startBesideCheck>} */
+  let early;
+  let stopped = false;
+  const stopEarly = () => {
+    stopped = true;
+    void (early?.host.end("the server is stopping") ?? Promise.resolve()).finally(() => {
+      early?.sockets.remove();
+      cleanup?.();
+      process.exit(0);
+    });
+  };
+  const signals = /** @type {const} */ (["SIGINT", "SIGTERM", "SIGHUP"]);
+  if (memo) for (const signal of signals) process.once(signal, stopEarly);
   // The last launch's host, started now beside the check (early-host.mjs); the check's plan
   // decides whether it serves.
-  const early = memo
+  early = memo
     ? startBesideCheck({
         memo,
         env,
@@ -117,8 +134,12 @@ export async function serve({
         configCache,
       })
     : undefined;
+  if (!early) for (const signal of signals) process.off(signal, stopEarly);
 
   const plan = await planning;
+  for (const signal of signals) process.off(signal, stopEarly);
+  // Stopped meanwhile: the process exits once that host is gone.
+  if (stopped) return new Promise(() => {});
   if (!plan.ok) {
     await early?.host.end("the configuration is invalid");
     early?.sockets.remove();

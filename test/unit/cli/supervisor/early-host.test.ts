@@ -25,7 +25,7 @@ const plan = {
     LAUNCH_TOOLS_LIST_TOKENS: '{"d":{"tokens":6}}',
   },
 };
-const env = { API_TOKEN: "secret-token-value", HOME: "/home/x" };
+const env = { API_TOKEN: "secret-token-value", HOME: "/users/x" };
 
 /** A host message as hostMessage (worker-options.mjs) shapes one, with these bindings. */
 const message = (bindings: Record<string, string>, runners = ["unix:/f/runner-1.sock:0"]) => ({
@@ -55,7 +55,7 @@ describe("guessedBindings", () => {
   });
 
   it("guesses nothing when a variable the memo names is unset now", () => {
-    expect(guessedBindings(memo, { HOME: "/home/x" }, () => SPEC_TEXT)).toBeUndefined();
+    expect(guessedBindings(memo, { HOME: "/users/x" }, () => SPEC_TEXT)).toBeUndefined();
   });
 
   it("guesses nothing when the spec is no longer kept", () => {

@@ -329,8 +329,12 @@ export async function supervise({
       const name = `runtime ${++count}`;
       // The host started beside the launch check, when it is the one planned (early-host.mjs).
       const taken = early?.host.take(hostMessage, () => onCrash(runtime));
-      if (early && !taken && count === 1)
-        log(`${label}: the settings changed since the last launch: starting the planned host.`);
+      if (early && count === 1)
+        log(
+          taken
+            ? `${label}: ${name} started beside the launch check (the last launch's memo).`
+            : `${label}: the settings changed since the last launch: starting the planned host.`,
+        );
       /** @type {Runtime} */
       const runtime =
         taken ??

@@ -31,6 +31,8 @@ import { asciiJson } from "./ascii-json.mjs";
  * @property {{ bodyBudgetBytes: number, maxConnections: number, allowedHostnames: string[], apiKey?: string }} front - the
  *   front's own limits and checks
  * @property {Record<string, string>} bindings - the host Worker's settings and vars
+ * @property {{ binding: string, name: string }} [launchSpec] - the binding that holds SPEC_FILE's
+ *   compiled spec, and its name (cli/kept/launch-memo.mjs reads it from the spec cache again)
  */
 
 /** What {@link planLaunch}'s `fail` throws: the configuration's problem, for the caller. */
@@ -300,6 +302,14 @@ export async function planLaunch({
     warmStandby: given.HOST_STANDBY,
     front,
     bindings,
+    ...(specFile && Object.keys(launchSpecs).length === 1
+      ? {
+          launchSpec: {
+            binding: product.LAUNCH_SPECS_VAR,
+            name: /** @type {string} */ (Object.keys(launchSpecs)[0]),
+          },
+        }
+      : {}),
   };
 }
 

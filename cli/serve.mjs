@@ -6,18 +6,22 @@
 // then serves 127.0.0.1:PORT through the supervisor (cli/local-server/), which keeps a healthy
 // host runtime and its sandbox runners behind it. Bad configuration stops here, before any
 // runtime starts, with the setting's name and the fix.
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { clusterSecret, shareSecretWithParent } from "./local-server/cluster-secret.mjs";
 import { runtimeEnv } from "./local-server/runtime-env.mjs";
 import { createSocketFolder } from "./local-server/socket-folder.mjs";
 import { privateDataFolder } from "./local-server/data-folder.mjs";
 import { withMallocSettings } from "./local-server/malloc-env.mjs";
-import { supervise } from "./local-server/supervise.mjs";
+import { runtimeHost, spareRunners, supervise } from "./local-server/supervise.mjs";
+import { guessedBindings, startEarlyHost } from "./local-server/early-host.mjs";
 import { workerdV8Flags } from "./local-server/v8-flags.mjs";
 import { hostMessage, runnerMessage } from "./local-server/worker-options.mjs";
-import { RUNNER_SCRIPT, WORKER_CONFIG } from "./runtime-paths.mjs";
+import { PRODUCT_MODULE, RUNNER_SCRIPT, WORKER_CONFIG } from "./runtime-paths.mjs";
 import { configCacheFolder, openConfigCache } from "./local-server/workerd-config/config-cache.mjs";
 import { specCacheKeyFile } from "./kept/spec-cache-key.mjs";
+import { openSpecCache, specCacheFolder } from "./kept/spec-cache.mjs";
+import { launchMemoFolder, memoOfPlan, openLaunchMemos } from "./kept/launch-memo.mjs";
 import { planInProcess } from "./plan-in-process.mjs";
 
 /**
@@ -68,8 +72,80 @@ export async function serve({
   bridgeSecret,
   planned,
 }) {
-  const plan = await (planned ?? planInProcess({ label, env, log, progress }));
+  const planning = planned ?? planInProcess({ label, env, log, progress });
+  // The prebuilt Worker's configuration, given straight to Miniflare. The settings (secrets
+  // among them) and SPEC_FILE's compiled spec go to the runtime over its IPC channel: never
+  // into a file or a process environment (a large spec there made spawning workerd fail, E2BIG).
+  const worker = JSON.parse(readFileSync(WORKER_CONFIG, "utf8"));
+  // An allow-list: no setting or secret of the launcher's environment reaches a workerd
+  // (runtime-env.mjs). glibc's malloc settings (malloc-env.mjs) are added where the user set none.
+  const runtimeEnvironment = withMallocSettings(
+    runtimeEnv(process.env, {
+      CLOUDFLARE_CF_FETCH_ENABLED: "false",
+      WRANGLER_SEND_METRICS: "false",
+      MINIFLARE_WORKERD_V8_FLAGS: workerdV8Flags(process.env.MINIFLARE_WORKERD_V8_FLAGS),
+    }),
+  );
+  // workerd's configurations kept between launches, without this launch's settings, secrets
+  // or folders (config-cache.mjs): a launch with nothing changed loads no Miniflare.
+  const configCache = openConfigCache(configCacheFolder(env), specCacheKeyFile(env), {
+    warn: (line) => log(`${label}: ${line}`),
+  });
+  /** @param {Record<string, string>} bindings */
+  const hostOf = (bindings) => (/** @type {string[]} */ addresses, /** @type {number} */ spares) =>
+    hostMessage({
+      spares,
+      configFile: WORKER_CONFIG,
+      config: worker,
+      bindings,
+      persist,
+      runners: addresses,
+      secret: clusterSecret,
+    });
+  const specFile = env.SPEC_FILE ? resolve(env.SPEC_FILE) : undefined;
+  const memos = openLaunchMemos(launchMemoFolder(env), specCacheKeyFile(env));
+  const memo = memos.read(specFile);
+  // A stop before the plan ends the host started from the memo and removes its folder (the
+  // supervisor's own stop takes over once it runs); without, workerd's lifeline ended it but the
+  // folder stayed until a later start removed it as stale. Listening before that host starts:
+  // a signal with no listener ends the process at once.
+  /** @type {ReturnType<typeof startBesideCheck>} */
+  let early;
+  let stopped = false;
+  const stopEarly = () => {
+    stopped = true;
+    void (early?.host.end("the server is stopping") ?? Promise.resolve()).finally(() => {
+      early?.sockets.remove();
+      cleanup?.();
+      process.exit(0);
+    });
+  };
+  const signals = /** @type {const} */ (["SIGINT", "SIGTERM", "SIGHUP"]);
+  if (memo) for (const signal of signals) process.once(signal, stopEarly);
+  // The last launch's host, started now beside the check (early-host.mjs); the check's plan
+  // decides whether it serves.
+  early = memo
+    ? startBesideCheck({
+        memo,
+        env,
+        specFile,
+        persist,
+        hostOf,
+        log,
+        label,
+        runtimeEnvironment,
+        configCache,
+      })
+    : undefined;
+  if (!early) for (const signal of signals) process.off(signal, stopEarly);
+
+  const plan = await planning;
+  for (const signal of signals) process.off(signal, stopEarly);
+  // Stopped meanwhile: the process exits once that host is gone.
+  if (stopped) return new Promise(() => {});
   if (!plan.ok) {
+    await early?.host.end("the configuration is invalid");
+    early?.sockets.remove();
     const text = `${label}: the configuration is invalid, nothing was started.\n${plan.message}`;
     console.error(`\n${text}\n`);
     // A refused start leaves nothing behind (the launcher's temporary data folder included).
@@ -81,10 +157,6 @@ export async function serve({
   passed?.();
   const { port, runners, maxRuns, runTimeoutMs, logRequests, warmStandby, front, bindings } =
     plan.plan;
-  // The prebuilt Worker's configuration, given straight to Miniflare. The settings (secrets
-  // among them) and SPEC_FILE's compiled spec go to the runtime over its IPC channel: never
-  // into a file or a process environment (a large spec there made spawning workerd fail, E2BIG).
-  const worker = JSON.parse(readFileSync(WORKER_CONFIG, "utf8"));
   // Only the server's own processes talk to its runtimes: they send this launch's secret, which
   // travels to the runtimes in their messages (cluster-secret.mjs). A bench that measures the
   // runtimes' own ports may ask for it over its IPC channel.
@@ -97,12 +169,17 @@ export async function serve({
     // The runtimes' local data (run history, tasks, skills, OAuth grants) in a folder only this
     // user can enter (data-folder.mjs): workerd writes its files world-readable.
     privateDataFolder(persist);
-    sockets = createSocketFolder();
+    sockets = early?.sockets ?? createSocketFolder();
   } catch (error) {
     console.error(`\n${label}: ${/** @type {Error} */ (error).message}\n`);
     cleanup?.();
     process.exit(1);
   }
+  // The memo the next launch starts its host from, once this one serves (off its critical path).
+  const keepMemo = () => {
+    const next = memoOfPlan(plan.plan, env);
+    if (next && JSON.stringify(next) !== JSON.stringify(memo)) memos.write(specFile, next);
+  };
   await supervise({
     port,
     runners,
@@ -111,16 +188,7 @@ export async function serve({
     logRequests,
     warmStandby,
     front: bridgeSecret ? { ...front, bridgeSecret } : front,
-    host: (addresses, spares) =>
-      hostMessage({
-        spares,
-        configFile: WORKER_CONFIG,
-        config: worker,
-        bindings,
-        persist,
-        runners: addresses,
-        secret: clusterSecret,
-      }),
+    host: hostOf(bindings),
     runner: (index) =>
       runnerMessage({
         scriptPath: RUNNER_SCRIPT,
@@ -131,27 +199,75 @@ export async function serve({
     runnerSocket: (index) => sockets.runner(index),
     socketFolder: sockets.path,
     persist,
-    // workerd's configurations kept between launches, without this launch's settings, secrets
-    // or folders (config-cache.mjs): a launch with nothing changed loads no Miniflare.
-    configCache: openConfigCache(configCacheFolder(env), specCacheKeyFile(env), {
-      warn: (line) => log(`${label}: ${line}`),
-    }),
-    // An allow-list: no setting or secret of the launcher's environment reaches a workerd
-    // (runtime-env.mjs).
-    // glibc's malloc settings (malloc-env.mjs) are added where the user set none.
-    env: withMallocSettings(
-      runtimeEnv(process.env, {
-        CLOUDFLARE_CF_FETCH_ENABLED: "false",
-        WRANGLER_SEND_METRICS: "false",
-        MINIFLARE_WORKERD_V8_FLAGS: workerdV8Flags(process.env.MINIFLARE_WORKERD_V8_FLAGS),
-      }),
-    ),
+    configCache,
+    ...(early ? { early: { runtimes: early.runtimes, host: early.host } } : {}),
+    env: runtimeEnvironment,
     log,
     label,
-    ...(ready ? { onReady: ready } : {}),
+    onReady: () => {
+      ready?.();
+      setImmediate(keepMemo);
+    },
     cleanup: () => {
       sockets.remove();
       cleanup?.();
     },
   });
+}
+
+/**
+ * Starts the host the last launch's memo describes (early-host.mjs), with this launch's
+ * environment, kept spec, folders and cluster secret, before the launch check has planned;
+ * undefined when the memo's bindings cannot all be had now, or the folders cannot be made
+ * (the launch then goes on as without a memo, and says why once the plan comes).
+ * @param {object} options
+ * @param {import("./kept/launch-memo.mjs").LaunchMemo} options.memo
+ * @param {NodeJS.ProcessEnv} options.env
+ * @param {string | undefined} options.specFile
+ * @param {string} options.persist
+ * @param {(bindings: Record<string, string>) => (addresses: string[], spares: number) => import("./local-server/runtime.mjs").RuntimeMessage} options.hostOf
+ * @param {(line: string) => void} options.log
+ * @param {string} options.label
+ * @param {Record<string, string>} options.runtimeEnvironment
+ * @param {ReturnType<typeof openConfigCache>} options.configCache
+ */
+function startBesideCheck({
+  memo,
+  env,
+  specFile,
+  persist,
+  hostOf,
+  log,
+  label,
+  runtimeEnvironment,
+  configCache,
+}) {
+  const bindings = guessedBindings(memo, env, () =>
+    specFile
+      ? openSpecCache(specCacheFolder(env), PRODUCT_MODULE, specCacheKeyFile(env)).read(specFile)
+          ?.text
+      : undefined,
+  );
+  // A folder the user named that is not there yet stays so until the configuration passed.
+  if (!bindings || !existsSync(persist)) return undefined;
+  /** @type {import("./local-server/socket-folder.mjs").SocketFolder} */
+  let sockets;
+  try {
+    privateDataFolder(persist);
+    sockets = createSocketFolder();
+  } catch {
+    return undefined;
+  }
+  const runtimes = runtimeHost({
+    env: runtimeEnvironment,
+    socketFolder: sockets.path,
+    persist,
+    configCache,
+    log,
+    label,
+  });
+  const slots = memo.runners + spareRunners(memo.runners);
+  const addresses = Array.from({ length: slots }, (_, i) => sockets.runner(i + 1).address);
+  const message = hostOf(bindings)(addresses, spareRunners(memo.runners));
+  return { sockets, runtimes, host: startEarlyHost(runtimes, message, "runtime 1") };
 }

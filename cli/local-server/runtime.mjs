@@ -258,10 +258,12 @@ export function createRuntimeHost(env, folder, kept = {}) {
         kill: runtime.kill,
       };
       live.add(record);
-      const launch = async () => {
+      // The message as an argument, not a variable the runtime's closures share: a runtime does
+      // not hold its message (a host's: the compiled spec's text) once its configuration is built.
+      const launch = async (/** @type {RuntimeMessage} */ given) => {
         let built;
         try {
-          built = await configOf(message);
+          built = await configOf(given);
         } catch (error) {
           for (const part of String(error instanceof Error ? error.message : error).split("\n"))
             line(part);
@@ -320,7 +322,7 @@ export function createRuntimeHost(env, folder, kept = {}) {
         if (runtime.killedBecause !== undefined) started.kill("SIGKILL");
       };
       if (stopped) ended("the server is stopping");
-      else void launch();
+      else void launch(message);
       return runtime;
     },
   };

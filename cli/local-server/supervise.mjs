@@ -139,6 +139,22 @@ export function ringOnConnect(socket, onRing, log, label) {
   });
 }
 
+/**
+ * The runtimes of one server (runtime.mjs), logging whether each workerd configuration was kept.
+ * @param {{ env: Record<string, string>, socketFolder: string, persist?: string, configCache?: import("./workerd-config/runtime-config.mjs").ConfigSources["cache"] & { folder?: string }, log: (line: string) => void, label: string }} options
+ * @returns {import("./runtime.mjs").RuntimeHost}
+ */
+export function runtimeHost({ env, socketFolder, persist, configCache, log, label }) {
+  return createRuntimeHost(env, socketFolder, {
+    persist,
+    cache: configCache,
+    note: (line) =>
+      log(
+        `${label}: workerd configuration ${line.endsWith("kept") ? "read from" : "built, kept in"} ${configCache?.folder ?? "memory"}.`,
+      ),
+  });
+}
+
 /** @param {Runtime} runtime */
 const describe = (runtime) => `${runtime.name} (workerd pid ${runtime.pid})`;
 
@@ -175,6 +191,9 @@ const describe = (runtime) => `${runtime.name} (workerd pid ${runtime.pid})`;
  * @param {string} [options.persist] - the local data folder (a slot of kept configurations)
  * @param {import("./workerd-config/runtime-config.mjs").ConfigSources["cache"] & { folder?: string }} [options.configCache] -
  *   workerd configurations kept between launches (config-cache.mjs); without, each launch builds
+ * @param {{ runtimes: import("./runtime.mjs").RuntimeHost, host: import("./early-host.mjs").EarlyHost }} [options.early] -
+ *   the runtimes already made and the host started beside the launch check (early-host.mjs):
+ *   the first host is that one when it is the planned one
  * @returns {Promise<void>}
  */
 export async function supervise({
@@ -196,20 +215,15 @@ export async function supervise({
   runTimeoutMs = 30_000,
   persist,
   configCache,
+  early,
 }) {
   const clock = systemClock;
   let count = 0;
   let stopping = false;
   /** Where the runtimes' output goes (see {@link withoutShutdownNoise}). */
   let output = log;
-  const runtimes = createRuntimeHost(env, socketFolder, {
-    persist,
-    cache: configCache,
-    note: (line) =>
-      log(
-        `${label}: workerd configuration ${line.endsWith("kept") ? "read from" : "built, kept in"} ${configCache?.folder ?? "memory"}.`,
-      ),
-  });
+  const runtimes =
+    early?.runtimes ?? runtimeHost({ env, socketFolder, persist, configCache, log, label });
   /** @type {RuntimeMessage | undefined} */
   let hostMessage;
 
@@ -313,12 +327,19 @@ export async function supervise({
     launch: async (onCrash) => {
       // The runners' ports are known once they have started (the host's bindings need them).
       hostMessage ??= host(pool.addresses(), spareRunners(runners));
+      const name = `runtime ${++count}`;
+      // The host started beside the launch check, when it is the one planned (early-host.mjs).
+      const taken = early?.host.take(hostMessage, () => onCrash(runtime));
+      if (early && count === 1)
+        log(
+          taken
+            ? `${label}: ${name} started beside the launch check (the last launch's memo).`
+            : `${label}: the settings changed since the last launch: starting the planned host.`,
+        );
       /** @type {Runtime} */
-      const runtime = runtimes.start({
-        name: `runtime ${++count}`,
-        message: hostMessage,
-        onCrashLine: () => onCrash(runtime),
-      });
+      const runtime =
+        taken ??
+        runtimes.start({ name, message: hostMessage, onCrashLine: () => onCrash(runtime) });
       const started = await ready(runtime);
       if (started && hosts.active()) log(`${label}: ${describe(started)} stands by.`);
       return started;

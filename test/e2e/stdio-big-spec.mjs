@@ -87,6 +87,13 @@ try {
         cached === launch > 1,
         `launch ${launch}: expected ${launch > 1 ? "the compiled spec kept by launch 1" : "a full compile"}:\n${stderr}`,
       );
+      // Issue #43: a later launch starts its host from the memo the first one kept, beside the
+      // check (cli/local-server/early-host.mjs), and the check's plan takes it as it is.
+      const beside = /runtime 1 started beside the launch check/.test(stderr);
+      check(
+        beside === launch > 1 && !/the settings changed since the last launch/.test(stderr),
+        `launch ${launch}: expected ${launch > 1 ? "the host started beside the check" : "no memo yet"}:\n${stderr}`,
+      );
       check(
         !/ is replaced because /.test(stderr),
         `launch ${launch}: a runtime was replaced:\n${stderr}`,

@@ -1,0 +1,90 @@
+/**
+ * cli/kept/launch-memo.mjs (issue #43): what the last launch gave its host, kept so the next
+ * launch can start that host beside its check. A memo never holds a setting's value (secrets
+ * among them), only where it came from; it is read back only under the user's key, and a memo
+ * edited, forged or of another spec file is not read. Real files.
+ */
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { scratchFolders } from "../../helpers/scratch-folders.js";
+import { MAX_TEXT_CHARS, memoOfPlan, openLaunchMemos } from "../../../cli/kept/launch-memo.mjs";
+
+const scratch = scratchFolders("launch-memo-");
+const SECRET = "tok_5f2c9a-secret-value";
+const plan = {
+  runners: 2,
+  launchSpec: { binding: "LAUNCH_SPECS", name: "api" },
+  bindings: {
+    API_TOKEN: SECRET,
+    API_BASE_URL: "https://api.example.com",
+    SPEC: "api",
+    LAUNCH_SPECS: '{"api":{"operations":[]}}',
+    LAUNCH_TOOLS_LIST_TOKENS: '{"d":{"tokens":6}}',
+  },
+};
+const env = { API_TOKEN: SECRET, API_BASE_URL: "https://api.example.com" };
+
+function setUp() {
+  const root = scratch.folder();
+  return { folder: join(root, "cache", "launch"), key: join(root, "config", "spec-cache.key") };
+}
+
+describe("memoOfPlan", () => {
+  it("keeps where each setting came from, never its value", () => {
+    const memo = memoOfPlan(plan, env);
+    expect(memo).toEqual({
+      runners: 2,
+      bindings: [
+        ["API_TOKEN", ["env"]],
+        ["API_BASE_URL", ["env"]],
+        ["SPEC", ["text", "api"]],
+        ["LAUNCH_SPECS", ["spec", "api"]],
+        ["LAUNCH_TOOLS_LIST_TOKENS", ["text", '{"d":{"tokens":6}}']],
+      ],
+    });
+    expect(JSON.stringify(memo)).not.toContain(SECRET);
+  });
+
+  it("keeps no memo when the literal values are too large to keep", () => {
+    const skills = { ...plan, bindings: { ...plan.bindings, SKILLS: "x".repeat(MAX_TEXT_CHARS) } };
+    expect(memoOfPlan(skills, env)).toBeUndefined();
+  });
+});
+
+describe("openLaunchMemos", () => {
+  it("reads back what it wrote, private to the user, and nothing for another spec file", () => {
+    const { folder, key } = setUp();
+    const memos = openLaunchMemos(folder, key);
+    const memo = memoOfPlan(plan, env)!;
+    expect(memos.read("/specs/api.json")).toBeUndefined();
+    expect(memos.write("/specs/api.json", memo)).toBe(true);
+    expect(openLaunchMemos(folder, key).read("/specs/api.json")).toEqual(memo);
+    expect(memos.read("/specs/other.json")).toBeUndefined();
+    expect(statSync(folder).mode & 0o777).toBe(0o700);
+    const [file] = readdirSync(folder);
+    const path = join(folder, String(file));
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(readFileSync(path, "utf8")).not.toContain(SECRET);
+  });
+
+  it("does not read a memo edited after it was written", () => {
+    const { folder, key } = setUp();
+    const memos = openLaunchMemos(folder, key);
+    memos.write(undefined, memoOfPlan(plan, env)!);
+    const [file] = readdirSync(folder);
+    const path = join(folder, String(file));
+    // A binding's value swapped in, the MAC left as it was.
+    writeFileSync(path, readFileSync(path, "utf8").replace('["text","api"]', '["text","evil"]'), {
+      mode: 0o600,
+    });
+    expect(memos.read(undefined)).toBeUndefined();
+  });
+
+  it("does not read a memo written under another user's key", () => {
+    const { folder, key } = setUp();
+    const other = setUp();
+    openLaunchMemos(folder, other.key).write(undefined, memoOfPlan(plan, env)!);
+    expect(openLaunchMemos(folder, key).read(undefined)).toBeUndefined();
+  });
+});

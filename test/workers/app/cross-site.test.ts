@@ -10,7 +10,7 @@
  * page's search form and consoles, same origin) and local tools (a localhost origin) still pass.
  */
 import { describe, expect, it } from "vitest";
-import { configured } from "./helpers";
+import { entry } from "./helpers";
 
 const LOCAL = "http://127.0.0.1:8787";
 const EVIL = "https://evil.example";
@@ -39,7 +39,7 @@ type Listed = { skills: { name: string }[] };
 
 describe("a web page's requests to the local server", () => {
   it("cannot import a skill from another site", async () => {
-    const app = configured({});
+    const app = entry;
     const name = `planted${crypto.randomUUID().replaceAll("-", "").slice(0, 8)}`;
     const refused = await app(
       `${LOCAL}/api/skills/import`,
@@ -54,7 +54,7 @@ describe("a web page's requests to the local server", () => {
   });
 
   it("cannot run a program through /api/search, write the demo API or read runs from another site", async () => {
-    const app = configured({});
+    const app = entry;
     for (const [path, init] of [
       ["/api/search", simplePost(EVIL, { code: "async () => 1" })],
       ["/demo-api/projects", simplePost(EVIL, { name: "planted" })],
@@ -68,7 +68,7 @@ describe("a web page's requests to the local server", () => {
   });
 
   it("serves the server's own pages, local tools and clients that send no Origin", async () => {
-    const app = configured({});
+    const app = entry;
     for (const origin of [LOCAL, "http://localhost:8787", "http://localhost:6274", undefined]) {
       const response = await app(
         `${LOCAL}/api/search`,

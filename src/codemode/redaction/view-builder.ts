@@ -421,6 +421,11 @@ export interface View {
    * there to decode).
    */
   readonly changed?: SequenceMap;
+  /**
+   * For a view made by no step that only dropped characters (the NUL-free view): where, as
+   * sequences that decode to nothing. Not `changed`: the next step reads all of such a view.
+   */
+  readonly dropped?: SequenceMap;
   /** For a decoded view, the families of the digit sequences its step decoded (bits). */
   readonly digitFamilies?: number;
 }

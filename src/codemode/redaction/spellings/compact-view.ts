@@ -58,6 +58,16 @@ function foldKeepingSpaces(code: number): string {
 }
 
 /**
+ * Whether compaction and folding leave a character as it is (neither drop nor fold it): what
+ * ../decoding/changed-segments.ts needs of a character no reading may touch.
+ * @param code - a code point
+ */
+export function keptByCompaction(code: number): boolean {
+  const char = String.fromCodePoint(code);
+  return fold(code) === char && foldKeepingSpaces(code) === char;
+}
+
+/**
  * UTF-8 read one character per byte at `at` (what percent-decoding produces): [code point,
  * length], or undefined when no well-formed sequence starts there.
  * @param text - the text

@@ -355,6 +355,9 @@ export class ViewBuilder {
     for (let k = start; k < end; k++) {
       const code = from.charCodeAt(k);
       if (code > 0xff && out instanceof Uint8Array) {
+        // What this call wrote so far counts before the buffer is widened (it was lost: a
+        // replacement like `¼` → `1⁄4` left every later position one short).
+        this.total += length - this.length;
         this.length = length;
         out = this.widen();
       }

@@ -19,6 +19,7 @@
  * whole view: ~160 views of 4 MB for one body, 3 s of CPU per MB. Text without inert characters
  * (ordinary JSON, ASCII) keeps its view whole: nothing changes for it.
  */
+import { utf8LeadLength } from "../byte-text";
 import { keptByCompaction } from "../spellings/compact-view";
 import { PAUSE, SLICE_POSITIONS, type Sliced } from "../slices";
 import { SequenceMap, type Origin, type View } from "../view-builder";
@@ -36,7 +37,7 @@ export function inertCharacter(code: number): boolean {
   if (state === 0) {
     const read =
       code < 0xc0 ||
-      (code >= 0xc2 && code <= 0xf4) ||
+      utf8LeadLength(code) > 0 ||
       (code >= 0xd800 && code <= 0xdfff) ||
       (code > 0xff && (code & 0xff) === 0) ||
       !keptByCompaction(code);

@@ -225,6 +225,15 @@ if (process.argv.includes("--heavy")) {
     const one = body();
     return `[${Array.from({ length: Math.ceil(MB / one.length) }, () => one).join(",")}]`;
   };
+  const noise = (length) => {
+    const out = new Uint8Array(length);
+    let state = 7;
+    for (let i = 0; i < length; i++) {
+      state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+      out[i] = state >>> 24;
+    }
+    return out;
+  };
   const cjk = () => {
     const unit =
       '{"名前":"東京都千代田区","説明":"ｆｕｌｌ ｗｉｄｔｈ テキスト 中文字符","id":12345},';
@@ -245,6 +254,9 @@ if (process.argv.includes("--heavy")) {
     // A UTF-8 text answer beyond ASCII (4 MB of bytes, not characters): its bytes hold UTF-8
     // multi-byte sequences, which the byte search reads as UTF-8 unless the text search does.
     "4 MB of CJK and full-width JSON (UTF-8)": [cjk(), "application/json; charset=utf-8"],
+    // A binary answer (an image, an archive): a few hundred chance sequences per MB, each
+    // decoding step and NUL-free view a few changes in 4 MB (a fixed generator).
+    "4 MB of random bytes": [noise(MB), "application/octet-stream"],
   };
   const secrets = Object.freeze([
     "Bearer cf-canary-token-6f1d2c9a8b7e",

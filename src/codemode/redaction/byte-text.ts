@@ -47,3 +47,33 @@ export function byteView(bytes: Uint8Array): string {
   const view = windows1252 ? windows1252.decode(bytes) : latin1(bytes);
   return view.length === bytes.length ? view : latin1(bytes);
 }
+
+/**
+ * The length of the UTF-8 multi-byte sequence a lead byte starts (2–4), or 0 for a byte that
+ * starts none (ASCII, a continuation byte, 0xC0/0xC1 and 0xF5–0xFF, which only overlong or
+ * out-of-range forms would start). One definition for every reader of UTF-8 one character or
+ * one byte at a time (the compact view, the UTF-8 reading of bytes).
+ * @param lead - the byte (or a character code standing for it)
+ */
+export function utf8LeadLength(lead: number): number {
+  return lead >= 0xc2 && lead <= 0xdf
+    ? 2
+    : lead >= 0xe0 && lead <= 0xef
+      ? 3
+      : lead >= 0xf0 && lead <= 0xf4
+        ? 4
+        : 0;
+}
+
+/**
+ * Whether a code point read from a UTF-8 sequence of `length` bytes is well-formed: no overlong
+ * form, no surrogate, nothing beyond U+10FFFF.
+ * @param code - the code point the sequence spells
+ * @param length - the sequence's length in bytes (2–4)
+ */
+export function utf8CodeFits(code: number, length: number): boolean {
+  return code >= UTF8_MIN_CODE[length]! && code <= 0x10ffff && !(code >= 0xd800 && code <= 0xdfff);
+}
+
+/** The smallest code point a sequence of each length may hold (below it: an overlong form). */
+const UTF8_MIN_CODE = [0, 0, 0x80, 0x800, 0x10000];

@@ -355,6 +355,9 @@ export class ViewBuilder {
     for (let k = start; k < end; k++) {
       const code = from.charCodeAt(k);
       if (code > 0xff && out instanceof Uint8Array) {
+        // What this call wrote so far counts before the buffer is widened (it was lost: a
+        // replacement like `¼` → `1⁄4` left every later position one short).
+        this.total += length - this.length;
         this.length = length;
         out = this.widen();
       }
@@ -421,6 +424,11 @@ export interface View {
    * there to decode).
    */
   readonly changed?: SequenceMap;
+  /**
+   * For a view made by no step that only dropped characters (the NUL-free view): where, as
+   * sequences that decode to nothing. Not `changed`: the next step reads all of such a view.
+   */
+  readonly dropped?: SequenceMap;
   /** For a decoded view, the families of the digit sequences its step decoded (bits). */
   readonly digitFamilies?: number;
 }

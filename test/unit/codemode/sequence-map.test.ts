@@ -3,7 +3,8 @@
 // answer exactly what a plain array of every sequence's positions answers, for short and long
 // records, across storage blocks, read in order and at random.
 import { describe, expect, it } from "vitest";
-import { SequenceMap } from "../../../src/codemode/redaction/view-builder";
+import { secretRedactor } from "../../../src/codemode/redaction/redaction";
+import { SequenceMap, ViewBuilder } from "../../../src/codemode/redaction/view-builder";
 
 /** A sequence as a plain record, input start included. */
 type Plain = { outStart: number; outLength: number; inStart: number; inLength: number };
@@ -146,5 +147,30 @@ describe("a map before its first sequence", () => {
         expect(b.origin()(i, end)).toBe(plainB(i, end));
         expect(new SequenceMap().origin()(i, end)).toBe(i);
       }
+  });
+});
+
+describe("a view whose buffer is widened inside one replacement", () => {
+  // NFKC folds `¼` to `1⁄4`: the first character beyond Latin-1 came after `1` in the same
+  // write, and what that write put before it was not counted, so the next replacement's place
+  // was one short ("sequences must be added in order", or a map one character off).
+  it("counts every character written and maps back exactly", () => {
+    const builder = new ViewBuilder("ab¼cd");
+    builder.replace(2, 1, "1\u20444");
+    builder.replace(3, 1, "C");
+    expect(builder.finish()).toBe("ab1\u20444Cd");
+    const origin = builder.map.origin();
+    expect([origin(5, false), origin(6, true), origin(6, false)]).toEqual([3, 4, 4]);
+    expect([builder.map.outStart(1), builder.map.outLength(1)]).toEqual([5, 1]);
+  });
+});
+
+describe("a text whose compact view widens inside a replacement (hostile)", () => {
+  // Before: `¼` followed by a space made the compact view throw, and the whole redaction with it.
+  it("is redacted, not refused with an error", () => {
+    const secret = "tok_9f8e7d6c5b4a3z";
+    const redactor = secretRedactor([secret]);
+    const text = `note: ¼ of ${secret} and ½ more`;
+    expect(redactor.text(text)).toBe("note: ¼ of [REDACTED] and ½ more");
   });
 });

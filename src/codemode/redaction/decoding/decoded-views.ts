@@ -12,6 +12,7 @@ import { swappedUtf16ViewInSlices } from "../spellings/swapped-utf16-view";
 import { PAUSE, type Pause, type Sliced } from "../slices";
 import { compose, type View } from "../view-builder";
 import { ALL_FAMILIES, decodeSteps, FAMILIES } from "./decode-step";
+import { changedSegmentsInSlices } from "./changed-segments";
 import { withoutNulsInSlices } from "./nul-free-view";
 import { runDecodedViewInSlices } from "./run-decoded-view";
 import { MAX_SPELLED_STEPS, spelledViews } from "./spelled-views";
@@ -46,11 +47,15 @@ export function* decodedViews(
  * @param text - what the program would receive
  * @param mayHideCopy - as for {@link decodedViews}
  * @param runDepth - how many run encodings were decoded to make `text` (./run-decoded-view.ts)
+ * @param inert - whether a character is inert and in no form of a secret
+ *   (./changed-segments.ts): the spelled-out readings of a decoded view are then made of its
+ *   changed segments only; without it, of the whole view
  */
 export function* decodedViewsInSlices(
   text: string,
   mayHideCopy: (view: View) => Sliced<boolean>,
   runDepth = 0,
+  inert?: (code: number) => boolean,
 ): Generator<View | Pause> {
   const base: View = { text, origin: null };
   yield base;
@@ -78,7 +83,7 @@ export function* decodedViewsInSlices(
   const nulFree = yield* withoutNulsInSlices(base);
   if (nulFree) {
     yield nulFree;
-    yield* spelledViews(nulFree);
+    yield* spelledViews(inert ? yield* changedSegmentsInSlices(nulFree, inert) : nulFree);
   }
   for (const start of nulFree ? [base, nulFree] : [base]) {
     let digits: number | undefined;
@@ -88,7 +93,8 @@ export function* decodedViewsInSlices(
         yield view;
         continue;
       }
-      yield* spelledViews(view);
+      // What the views before it did not hold: the parts its step changed.
+      yield* spelledViews(inert ? yield* changedSegmentsInSlices(view, inert) : view);
       // The families whose digits the first step read: those that can have swallowed a copy.
       digits ??= view.digitFamilies ?? 0;
       if (!suspect && digits !== 0) suspect = yield* mayHideCopy(view);
@@ -106,7 +112,7 @@ export function* decodedViewsInSlices(
   if (runDepth >= MAX_RUN_DEPTH) return;
   const runs = yield* runDecodedViewInSlices(base);
   if (!runs) return;
-  for (const view of decodedViewsInSlices(runs.text, mayHideCopy, runDepth + 1))
+  for (const view of decodedViewsInSlices(runs.text, mayHideCopy, runDepth + 1, inert))
     yield view === PAUSE
       ? view
       : { text: view.text, origin: view.origin ? compose(runs.origin, view.origin) : runs.origin };
@@ -133,10 +139,15 @@ export function originalRange(view: View, start: number, end: number): [number, 
  * the byte view only where a character beyond ASCII was, and the steps read ASCII sequences,
  * which the byte view's chain decoded already; making it again doubled a binary body's search.
  * @param read - the UTF-8 reading, mapped to the bytes
+ * @param inert - as for {@link decodedViewsInSlices}, only when the forms searched in the
+ *   reading are those searched in the bytes (all ASCII): its unchanged segments were read there
  */
-export function* utf8ViewsInSlices(read: View): Generator<View | Pause> {
+export function* utf8ViewsInSlices(
+  read: View,
+  inert?: (code: number) => boolean,
+): Generator<View | Pause> {
   yield read;
-  yield* spelledViews(read);
+  yield* spelledViews(inert ? yield* changedSegmentsInSlices(read, inert) : read);
   const unswapped = yield* swappedUtf16ViewInSlices(read);
   if (unswapped) {
     yield unswapped;

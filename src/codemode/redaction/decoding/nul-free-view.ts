@@ -38,7 +38,7 @@ export function* withoutNulsInSlices(view: View): Sliced<View | undefined> {
   // Made by no step: the next step reads all of it, not only what this pass changed.
   return nulFree === undefined
     ? undefined
-    : { text: nulFree, origin: compose(view.origin, builder.map.origin()) };
+    : { text: nulFree, origin: compose(view.origin, builder.map.origin()), dropped: builder.map };
 }
 
 /** Whether a decoded view's step produced a NUL; a sliced pass over what it produced. */

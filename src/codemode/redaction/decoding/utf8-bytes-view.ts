@@ -15,6 +15,7 @@
  * (`readAsUtf8` of the search; ../../request/body-charset.ts, `wellFormedUtf8Text`): its decoded
  * text is this reading and is searched in every view anyway.
  */
+import { utf8CodeFits, utf8LeadLength } from "../byte-text";
 import { PAUSE, SLICE_POSITIONS, type Sliced } from "../slices";
 import { ViewBuilder, type View } from "../view-builder";
 
@@ -63,14 +64,7 @@ let sequenceCode = 0;
  */
 function sequenceAt(bytes: Uint8Array, at: number): number {
   const lead = bytes[at]!;
-  const length =
-    lead >= 0xc2 && lead <= 0xdf
-      ? 2
-      : lead >= 0xe0 && lead <= 0xef
-        ? 3
-        : lead >= 0xf0 && lead <= 0xf4
-          ? 4
-          : 0;
+  const length = utf8LeadLength(lead);
   if (length === 0 || at + length > bytes.length) return 0;
   let code = lead & (0xff >> (length + 1));
   for (let k = 1; k < length; k++) {
@@ -78,10 +72,7 @@ function sequenceAt(bytes: Uint8Array, at: number): number {
     if (c < 0x80 || c > 0xbf) return 0;
     code = (code << 6) | (c & 0x3f);
   }
-  if (code < MIN_CODE[length]! || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return 0;
+  if (!utf8CodeFits(code, length)) return 0;
   sequenceCode = code;
   return length;
 }
-
-/** The smallest code point a sequence of each length may hold (below it: an overlong form). */
-const MIN_CODE = [0, 0, 0x80, 0x800, 0x10000];

@@ -13,6 +13,7 @@ import {
   originalRange,
   utf8ViewsInSlices,
 } from "../decoding/decoded-views";
+import { inertCharacter } from "../decoding/changed-segments";
 import { utf8BytesViewInSlices } from "../decoding/utf8-bytes-view";
 import { PAUSE, runInSlices, runToEnd, SLICE_POSITIONS, type Sliced } from "../slices";
 import type { View } from "../view-builder";
@@ -81,9 +82,13 @@ export function secretSearch(secrets: readonly string[]): SecretSearch {
   const textScanner = formScanner(forms);
   const byteScanner = formScanner(byteForms(forms));
   const mayHideCopy = swallowedCopyCheck(forms);
+  const inert = inertOutsideForms([...forms, ...byteForms(forms)]);
+  // The UTF-8 reading of bytes may skip what the byte search read only when the forms it is
+  // searched for are the bytes' forms (ASCII).
+  const asciiForms = forms.every((form) => !/[^\0-\x7f]/.test(form));
 
   const textRounds = (value: string): Sliced<string | undefined> =>
-    cleanRounds(value, (text) => find(text, textScanner, mayHideCopy), cutText);
+    cleanRounds(value, (text) => find(text, textScanner, mayHideCopy, inert), cutText);
   // `value` as an ASCII text stands for its own bytes (one byte per character): they are made
   // only when something is cut, so a clean body's bytes need not be held while it is searched.
   function* byteRounds<T extends Uint8Array | string>(
@@ -105,8 +110,12 @@ export function secretSearch(secrets: readonly string[]): SecretSearch {
       const asText =
         typeof current === "string" || !readAsUtf8
           ? undefined
-          : { bytes: current as Uint8Array, scanner: textScanner };
-      const ranges = yield* find(shown, byteScanner, mayHideCopy, asText);
+          : {
+              bytes: current as Uint8Array,
+              scanner: textScanner,
+              inert: asciiForms ? inert : undefined,
+            };
+      const ranges = yield* find(shown, byteScanner, mayHideCopy, inert, asText);
       if (ranges.length === 0) return current;
       if (round === MAX_ROUNDS) return undefined;
       current = cutBytes(typeof current === "string" ? fromLatin1(current) : current, ranges);
@@ -134,6 +143,16 @@ function byteForms(forms: readonly string[]): string[] {
       ? [byteView(utf8(form)), ...(/[^\0-\xff]/.test(form) ? [] : [byteView(fromLatin1(form))])]
       : [form],
   );
+}
+
+/**
+ * Which characters no reading touches and no form holds (../decoding/changed-segments.ts).
+ * @param forms - every form searched (of text and of bytes)
+ */
+function inertOutsideForms(forms: readonly string[]): (code: number) => boolean {
+  const held = new Set<number>();
+  for (const form of forms) for (let i = 0; i < form.length; i++) held.add(form.charCodeAt(i));
+  return (code) => inertCharacter(code) && !held.has(code);
 }
 
 /**
@@ -190,21 +209,24 @@ const fold = (text: string) => text.replace(/[A-Z]+/g, (s) => s.toLowerCase());
  * @param text - the text, or bytes one character per byte
  * @param scanner - the forms to look for in it
  * @param mayHideCopy - see {@link swallowedCopyCheck}
+ * @param inert - see {@link inertOutsideForms}
  * @param asText - for bytes: the bytes themselves, and the forms of text; when they hold UTF-8
  *   multi-byte sequences, their UTF-8 reading (../decoding/utf8-bytes-view.ts) and the views of
- *   it that look past ASCII are searched for those forms too, as in a text body
+ *   it that look past ASCII are searched for those forms too, as in a text body (`inert` when
+ *   its unchanged parts need no reading again)
  */
 function* find(
   text: string,
   scanner: FormScanner,
   mayHideCopy: (view: View) => Sliced<boolean>,
-  asText?: { bytes: Uint8Array; scanner: FormScanner },
+  inert: (code: number) => boolean,
+  asText?: { bytes: Uint8Array; scanner: FormScanner; inert?: (code: number) => boolean },
 ): Sliced<Range[]> {
   const ranges: [number, number][] = [];
-  yield* scanViews(decodedViewsInSlices(text, mayHideCopy), scanner, ranges);
+  yield* scanViews(decodedViewsInSlices(text, mayHideCopy, 0, inert), scanner, ranges);
   if (asText) {
     const read = yield* utf8BytesViewInSlices(asText.bytes, text);
-    if (read) yield* scanViews(utf8ViewsInSlices(read), asText.scanner, ranges);
+    if (read) yield* scanViews(utf8ViewsInSlices(read, asText.inert), asText.scanner, ranges);
   }
   if (ranges.length < 2) return ranges;
   ranges.sort((a, b) => a[0] - b[0] || b[1] - a[1]);

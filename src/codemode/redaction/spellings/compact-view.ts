@@ -9,7 +9,7 @@
  *
  * Whitespace always makes a view: the compact view of ordinary text is the text without it.
  */
-import { byteView } from "../byte-text";
+import { byteView, utf8CodeFits, utf8LeadLength } from "../byte-text";
 import { PAUSE, runToEnd, SLICE_POSITIONS, type Sliced } from "../slices";
 import { compose, SequenceMap, ViewBuilder, type Origin, type View } from "../view-builder";
 
@@ -58,6 +58,29 @@ function foldKeepingSpaces(code: number): string {
 }
 
 /**
+ * Whether compaction and folding leave a character as it is (neither drop nor fold it): what
+ * ../decoding/changed-segments.ts needs of a character no reading may touch.
+ * @param code - a code point
+ */
+export function keptByCompaction(code: number): boolean {
+  const char = String.fromCodePoint(code);
+  return fold(code) === char && foldKeepingSpaces(code) === char;
+}
+
+/** Per UTF-16 code unit: 0 not yet known, 1 kept by compaction as it is, 2 dropped or folded. */
+const KEPT = new Uint8Array(0x10000);
+
+/** {@link keptByCompaction} of a code unit that is no surrogate, remembered. */
+function keptUnit(code: number): boolean {
+  let state = KEPT[code]!;
+  if (state === 0) {
+    state = keptByCompaction(code) ? 1 : 2;
+    KEPT[code] = state;
+  }
+  return state === 1;
+}
+
+/**
  * UTF-8 read one character per byte at `at` (what percent-decoding produces): [code point,
  * length], or undefined when no well-formed sequence starts there.
  * @param text - the text
@@ -65,14 +88,7 @@ function foldKeepingSpaces(code: number): string {
  */
 export function utf8At(text: string, at: number): [number, number] | undefined {
   const lead = text.charCodeAt(at);
-  const length =
-    lead >= 0xc2 && lead <= 0xdf
-      ? 2
-      : lead >= 0xe0 && lead <= 0xef
-        ? 3
-        : lead >= 0xf0 && lead <= 0xf4
-          ? 4
-          : 0;
+  const length = utf8LeadLength(lead);
   if (length === 0) return undefined;
   let code = lead & (0xff >> (length + 1));
   for (let k = 1; k < length; k++) {
@@ -80,10 +96,7 @@ export function utf8At(text: string, at: number): [number, number] | undefined {
     if (!(c >= 0x80 && c <= 0xbf)) return undefined;
     code = (code << 6) | (c & 0x3f);
   }
-  const min = [0, 0, 0x80, 0x800, 0x10000][length]!;
-  return code >= min && code <= 0x10ffff && !(code >= 0xd800 && code <= 0xdfff)
-    ? [code, length]
-    : undefined;
+  return utf8CodeFits(code, length) ? [code, length] : undefined;
 }
 
 /**
@@ -141,6 +154,9 @@ export function* compactViewInSlices(
       i = end - 1;
       continue;
     }
+    // Most characters beyond ASCII (CJK, accented letters of binary bytes) are kept as they
+    // are: a table says so without a lookup by string (a third of a CJK body's compaction).
+    if (c > 0xf4 && (c < 0xd800 || c > 0xdfff) && keptUnit(c)) continue;
     if (seen && (c === 0xdb40 || (c === 0xf3 && text.charCodeAt(i + 1) === 0xa0))) seen.tags = true;
     const bytes = c <= 0xf4 ? utf8At(text, i) : undefined;
     const code = bytes ? bytes[0] : text.codePointAt(i)!;

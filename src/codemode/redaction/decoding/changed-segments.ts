@@ -1,0 +1,154 @@
+/**
+ * The parts of a decoded view that its step changed, for the spelled-out readings made after it
+ * (./decoded-views.ts): the readings of a decoded view differ from those of the view it was
+ * decoded from only around what the step produced, and those were made and searched already (the
+ * premise of ./spelled-views.ts: "read again only for what its step produced").
+ *
+ * Where a reading's reach ends: at an inert character ({@link inertCharacter}), one that no
+ * reading reads, drops, folds or joins (every sequence, list, notation and dump is ASCII;
+ * compaction leaves it as it is and it is no UTF-8 lead or continuation byte read one character
+ * per byte) and that no form of a secret holds. Every reading passes it on unchanged, and no
+ * form can match across it, so a find in a reading of the view lies between two inert
+ * characters. The segments between them that hold no change read as they did in the view before,
+ * whose readings were searched; only the changed segments (with the inert characters that bound
+ * them) are kept.
+ *
+ * Why (issue #40): random bytes hold a few hundred chance sequences (`%e9`, `\101`, `=4A`) per
+ * MB, so each decoding step of them changed a handful of places in a 4 MB view, and every
+ * spelled reading (notations, lists, compaction, and the steps after each) was made again of the
+ * whole view: ~160 views of 4 MB for one body, 3 s of CPU per MB. Text without inert characters
+ * (ordinary JSON, ASCII) keeps its view whole: nothing changes for it.
+ */
+import { utf8LeadLength } from "../byte-text";
+import { keptByCompaction } from "../spellings/compact-view";
+import { PAUSE, SLICE_POSITIONS, type Sliced } from "../slices";
+import { SequenceMap, type Origin, type View } from "../view-builder";
+
+/**
+ * Whether a character is inert for every reading (see the file header), before the forms are
+ * known: ASCII and the UTF-8 bytes compaction reads one character per byte (U+0080–U+00BF
+ * continuations, U+00C2–U+00F4 leads) are read; a character compaction drops or folds is read; a
+ * surrogate may be half of a tag character; a character whose low byte is 0 is what the
+ * byte-swapped UTF-16 view reads.
+ * @param code - a UTF-16 code unit
+ */
+export function inertCharacter(code: number): boolean {
+  let state = INERT[code]!;
+  if (state === 0) {
+    const read =
+      code < 0xc0 ||
+      utf8LeadLength(code) > 0 ||
+      (code >= 0xd800 && code <= 0xdfff) ||
+      (code > 0xff && (code & 0xff) === 0) ||
+      !keptByCompaction(code);
+    state = read ? 2 : 1;
+    INERT[code] = state;
+  }
+  return state === 1;
+}
+
+/**
+ * Views cut to their changed segments since the isolate started, and the characters of those
+ * views and of what was kept: a test shows the cut is made (the time it saves is in
+ * bench/redaction.mjs --heavy).
+ */
+export const segmentWork = { views: 0, viewed: 0, kept: 0 };
+
+/** Per code unit: 0 not yet known, 1 inert, 2 read by some reading. */
+const INERT = new Uint8Array(0x10000);
+
+/** A character that may be inert: beyond ASCII, not a UTF-8 continuation byte. */
+const MAYBE_INERT = /[\xc0-\uffff]/;
+
+/**
+ * The view's changed segments (see the file header) as one view mapped to the original, or the
+ * view itself when it was made by no step (and dropped nothing), holds no inert character, or its
+ * changed segments are half of it or more (then cutting saves little).
+ * @param view - a decoded view (its `changed` sequences are what its step produced) or a
+ *   NUL-free one (its `dropped` sequences)
+ * @param inert - whether a character is inert: {@link inertCharacter} and in no form of a secret
+ */
+export function* changedSegmentsInSlices(
+  view: View,
+  inert: (code: number) => boolean,
+): Sliced<View> {
+  const { text } = view;
+  const changed = view.changed ?? view.dropped;
+  const n = text.length;
+  if (!changed || changed.count === 0 || !MAYBE_INERT.test(text)) return view;
+  // Segments [starts[k], ends[k]) of the view, each with the inert characters bounding it.
+  const starts: number[] = [];
+  const ends: number[] = [];
+  let covered = 0;
+  let budget = SLICE_POSITIONS;
+  for (let t = 0; t < changed.count; t++) {
+    if (--budget <= 0) {
+      budget = SLICE_POSITIONS;
+      yield PAUSE;
+    }
+    const from = changed.outStart(t);
+    const to = from + changed.outLength(t);
+    const last = ends.length - 1;
+    // Inside the last segment (short of its closing inert character, which ends it).
+    if (last >= 0 && from >= starts[last]! && to < ends[last]!) continue;
+    const lowest = last >= 0 ? ends[last]! : 0;
+    let left = from - 1;
+    while (left >= lowest && !inert(text.charCodeAt(left))) left--;
+    let right = to;
+    while (right < n && !inert(text.charCodeAt(right))) right++;
+    const end = right < n ? right + 1 : n;
+    budget -= end - Math.max(left, lowest);
+    if (left < lowest && last >= 0) {
+      // Reached the last segment without an inert character between: one segment.
+      covered += end - ends[last]!;
+      ends[last] = end;
+    } else {
+      const start = Math.max(left, 0);
+      covered += end - start;
+      starts.push(start);
+      ends.push(end);
+    }
+    if (covered * 2 >= n) return view;
+  }
+  // The segments' text, and the changes moved to where they are in it.
+  const at = new Int32Array(starts.length + 1);
+  let kept = "";
+  for (let k = 0; k < starts.length; k++) {
+    at[k] = kept.length;
+    kept += text.slice(starts[k], ends[k]);
+  }
+  at[starts.length] = kept.length;
+  segmentWork.views++;
+  segmentWork.viewed += n;
+  segmentWork.kept += kept.length;
+  const moved = new SequenceMap();
+  for (let t = 0, k = 0; t < changed.count; t++) {
+    if (--budget <= 0) {
+      budget = SLICE_POSITIONS;
+      yield PAUSE;
+    }
+    const from = changed.outStart(t);
+    const length = changed.outLength(t);
+    while (from >= ends[k]! && k + 1 < starts.length) k++;
+    moved.add(from - starts[k]! + at[k]!, length, 1);
+  }
+  // Flattened once (a rope of segments is slow to read character by character).
+  /\0/.test(kept);
+  const local: Origin = (i, end) => {
+    // The segment holding position i (as an end: the one it ends, at a boundary).
+    let [lo, hi] = [0, starts.length - 1];
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (end ? at[mid]! < i : at[mid]! <= i) lo = mid;
+      else hi = mid - 1;
+    }
+    return starts[lo]! + (i - at[lo]!);
+  };
+  const outer = view.origin;
+  return {
+    text: kept,
+    origin: outer ? (i, end) => outer(local(i, end), end) : local,
+    ...(view.changed ? { changed: moved } : { dropped: moved }),
+    ...(view.digitFamilies === undefined ? {} : { digitFamilies: view.digitFamilies }),
+  };
+}

@@ -1,0 +1,109 @@
+// The spelled-out readings of a decoded view are made of its changed segments only
+// (src/codemode/redaction/decoding/changed-segments.ts, issue #40: random bytes made ~160 views
+// of their whole length). The cut must lose no reading: a credential spelled in a reading of a
+// decoded (or NUL-free) view among random bytes is still cut out, as in a text of its own.
+import { describe, expect, it } from "vitest";
+import { latin1 } from "../../../src/codemode/redaction/byte-text";
+import {
+  changedSegmentsInSlices,
+  inertCharacter,
+  segmentWork,
+} from "../../../src/codemode/redaction/decoding/changed-segments";
+import { decodeStep } from "../../../src/codemode/redaction/decoding/decode-step";
+import { secretRedactor } from "../../../src/codemode/redaction/redaction";
+import { runToEnd } from "../../../src/codemode/redaction/slices";
+
+const secret = "tok_9f8e7d6c5b4a3z";
+const codes = (s: string, separator = ",") => [...s].map((c) => c.charCodeAt(0)).join(separator);
+const percent = (s: string) =>
+  [...s].map((c) => `%${c.charCodeAt(0).toString(16).padStart(2, "0")}`).join("");
+const utf8Percent = (s: string) =>
+  [...new TextEncoder().encode(s)].map((b) => `%${b.toString(16).padStart(2, "0")}`).join("");
+const fullWidth = (s: string) =>
+  [...s].map((c) => String.fromCharCode(c.charCodeAt(0) - 0x20 + 0xff00)).join("");
+
+/** Random bytes (a fixed generator): a few chance sequences and inert characters per KB. */
+function noise(length: number, seed: number): Uint8Array {
+  const out = new Uint8Array(length);
+  let state = seed;
+  for (let i = 0; i < length; i++) {
+    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+    out[i] = state >>> 24;
+  }
+  return out;
+}
+
+const asText = (bytes: Uint8Array) => latin1(bytes);
+const bytesOf = (text: string) => Uint8Array.from(text, (c) => c.charCodeAt(0));
+
+describe("changed segments of a decoded view", () => {
+  it("keeps each change with the text up to the inert characters around it, mapped back", () => {
+    const filler = "x".repeat(2_000);
+    const text = `ÿabc%41def ÿ${filler}ÿghi%42jklÿ${filler}`;
+    const decoded = decodeStep({ text, origin: null })!;
+    const cut = runToEnd(changedSegmentsInSlices(decoded, inertCharacter));
+    expect(cut.text).toBe("ÿabcAdef ÿÿghiBjklÿ");
+    // Each kept character maps to where it was: `A` is the whole `%41`.
+    const a = cut.text.indexOf("A");
+    expect([cut.origin!(a, false), cut.origin!(a + 1, true)]).toEqual([4, 7]);
+    const b = cut.text.indexOf("B");
+    expect(text.slice(cut.origin!(b, false), cut.origin!(b + 1, true))).toBe("%42");
+    // What the step produced is still what it produced (the readings after it look there).
+    expect(cut.changed!.count).toBe(2);
+    expect(cut.text[cut.changed!.outStart(1)]).toBe("B");
+  });
+
+  it("keeps a view with no inert character whole (ASCII, ordinary JSON)", () => {
+    const decoded = decodeStep({ text: `{"a":"x\\ny","b":"${"z".repeat(5_000)}"}`, origin: null })!;
+    expect(runToEnd(changedSegmentsInSlices(decoded, inertCharacter))).toBe(decoded);
+  });
+
+  it("keeps a view whole when its changes are everywhere", () => {
+    const decoded = decodeStep({ text: "ÿ%41".repeat(1_000), origin: null })!;
+    expect(runToEnd(changedSegmentsInSlices(decoded, inertCharacter))).toBe(decoded);
+  });
+
+  it("takes no character a reading reads as inert", () => {
+    // ASCII, UTF-8 bytes read one per byte, full-width, spaces, invisible, swapped UTF-16.
+    for (const c of ["a", "%", "\x80", "\xbf", "\xc3", "\xf4", "ｔ", "\u3000", "\u200b", "\u7400"])
+      expect(inertCharacter(c.charCodeAt(0))).toBe(false);
+    for (const c of ["ÿ", "À", "€", "中", "ж"]) expect(inertCharacter(c.charCodeAt(0))).toBe(true);
+  });
+});
+
+describe("a credential spelled in a reading of a decoded view among random bytes (hostile)", () => {
+  const redactor = secretRedactor([secret]);
+  const spellings: [string, string][] = [
+    // A step makes the list, the lists view reads it.
+    ["char codes, percent-encoded", percent(codes(secret))],
+    ["char codes with percent-encoded separators", codes(secret).replace(/,/g, "%2C")],
+    [
+      "char codes, half of them percent-encoded",
+      `${codes(secret.slice(0, 9))},${percent(codes(secret.slice(9)))}`,
+    ],
+    // The NUL-free view makes the list.
+    ["char codes as UTF-16", [...codes(secret)].join("\0") + "\0"],
+    // A step makes UTF-8 bytes of full-width letters, compaction reads and folds them.
+    ["full-width letters, percent-encoded UTF-8", utf8Percent(fullWidth(secret))],
+    // A step makes a percent-encoding, the next one decodes it: two layers of the same family.
+    ["percent-encoded twice, between inert characters", `ÿ${percent(percent(secret))}ÿ`],
+  ];
+  it.each(spellings)("cuts %s out of bytes and out of text", async (_, spelled) => {
+    const before = { ...segmentWork };
+    // Spaces around: a chance digit beside the first number would join it.
+    const body = `${asText(noise(60_000, 7))} ${spelled} ${asText(noise(60_000, 11))}`;
+    const bytes = bytesOf(body);
+    for (const out of [redactor.bytes(bytes), await redactor.cleanBytesInSlices(bytes)]) {
+      const read = asText(out!);
+      expect(read).not.toContain(spelled);
+      // The marker is written in the copy's layout (with NULs for a UTF-16 copy).
+      expect(read.replaceAll("\0", "")).toContain("[REDACTED]");
+    }
+    const text = redactor.text(body);
+    expect(text).not.toContain(spelled);
+    expect(text.replaceAll("\0", "")).toContain("[REDACTED]");
+    // The readings were made of the changed segments only: a fraction of the views.
+    expect(segmentWork.views).toBeGreaterThan(before.views);
+    expect(segmentWork.kept - before.kept).toBeLessThan((segmentWork.viewed - before.viewed) / 4);
+  });
+});

@@ -175,6 +175,7 @@ const served = serve({
   label: LABEL,
   env,
   persist,
+  ownData,
   log,
   progress,
   planned,

@@ -11,7 +11,7 @@ import { resolve } from "node:path";
 import { clusterSecret, shareSecretWithParent } from "./local-server/cluster-secret.mjs";
 import { runtimeEnv } from "./local-server/runtime-env.mjs";
 import { createSocketFolder } from "./local-server/socket-folder.mjs";
-import { privateDataFolder } from "./local-server/data-folder.mjs";
+import { privateDataFolder, runtimeDataFolder } from "./local-server/data-folder.mjs";
 import { withMallocSettings } from "./local-server/malloc-env.mjs";
 import { runtimeHost, spareRunners, supervise } from "./local-server/supervise.mjs";
 import { guessedBindings, startEarlyHost } from "./local-server/early-host.mjs";
@@ -29,6 +29,8 @@ import { planInProcess } from "./plan-in-process.mjs";
  * @property {string} label - message prefix: "npm start" or "code-mode-mcp"
  * @property {NodeJS.ProcessEnv} env - where the settings come from (SPEC_FILE, PORT, PERSIST_TO too)
  * @property {string} persist - the runtime's local data folder (`--persist-to`)
+ * @property {boolean} [ownData] - `persist` was made for this launch alone and goes with it
+ *   (`cleanup`): the host may start in it before the check passed (early-host.mjs)
  * @property {(line: string) => void} log - where status lines go (stderr under --stdio)
  * @property {(line: string) => void} progress - progress on slow steps (always stderr)
  * @property {() => void} [cleanup] - more to remove on exit
@@ -63,6 +65,7 @@ export async function serve({
   label,
   env,
   persist,
+  ownData = false,
   log,
   progress,
   cleanup,
@@ -130,6 +133,7 @@ export async function serve({
         env,
         specFile,
         persist,
+        ownData,
         hostOf,
         log,
         label,
@@ -225,6 +229,7 @@ export async function serve({
  * @param {NodeJS.ProcessEnv} options.env
  * @param {string | undefined} options.specFile
  * @param {string} options.persist
+ * @param {boolean} options.ownData
  * @param {(bindings: Record<string, string>) => (addresses: string[], spares: number) => import("./local-server/runtime.mjs").RuntimeMessage} options.hostOf
  * @param {(line: string) => void} options.log
  * @param {string} options.label
@@ -236,6 +241,7 @@ function startBesideCheck({
   env,
   specFile,
   persist,
+  ownData,
   hostOf,
   log,
   label,
@@ -248,8 +254,12 @@ function startBesideCheck({
           ?.text
       : undefined,
   );
-  // A folder the user named that is not there yet stays so until the configuration passed.
+  // A folder the user named that is not there yet stays so until the configuration passed; one
+  // that holds no runtime data yet gains none (a refused launch made `v3/` in it, its cache and
+  // Durable Objects folders, and said nothing was started). The launcher's own folder goes
+  // with the launch.
   if (!bindings || !existsSync(persist)) return undefined;
+  if (!ownData && !existsSync(runtimeDataFolder(persist))) return undefined;
   /** @type {import("./local-server/socket-folder.mjs").SocketFolder} */
   let sockets;
   try {

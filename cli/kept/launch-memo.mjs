@@ -118,6 +118,9 @@ export function openLaunchMemos(folder, keyFile) {
         const name = nameOf(specFile);
         const path = join(folder, name);
         if (!existsSync(path)) return undefined;
+        // As the caches' reads: not from a folder others may write (they could rename, link or
+        // keep old memos there); ownFolder throws then, and nothing is read.
+        ownFolder(folder);
         const secret = userKey();
         if (!secret) return undefined;
         const bytes = readOwnFile(path, MAX_MEMO_BYTES);

@@ -14,6 +14,13 @@ import { join } from "node:path";
 import { ownFolder } from "../private-files.mjs";
 
 /**
+ * The runtimes' data folder in `persist` (Miniflare's layout).
+ * @param {string} persist - the runtimes' `--persist-to` folder
+ * @returns {string}
+ */
+export const runtimeDataFolder = (persist) => join(persist, "v3");
+
+/**
  * Makes `<persist>/v3` a folder only this user can enter.
  * @param {string} persist - the runtimes' `--persist-to` folder
  * @returns {string} the data folder
@@ -21,7 +28,7 @@ import { ownFolder } from "../private-files.mjs";
  *   user's folder)
  */
 export function privateDataFolder(persist) {
-  const folder = join(persist, "v3");
+  const folder = runtimeDataFolder(persist);
   try {
     ownFolder(folder);
   } catch (error) {

@@ -14,9 +14,8 @@
  * before. So the check still decides everything that runs, and a wrong guess costs one wasted
  * start's CPU.
  */
-import { createHash } from "node:crypto";
 import { asciiJson } from "../ascii-json.mjs";
-import { sha256 } from "../kept/launch-memo.mjs";
+import { jsonDigest } from "./runtime.mjs";
 
 /**
  * The host's bindings as the memo says the last launch had them, from this launch's environment
@@ -49,19 +48,12 @@ export function guessedBindings(memo, env, keptSpec) {
 
 /**
  * A digest of everything a runtime's message says: two messages with the same one make the same
- * runtime. Long strings (the compiled spec) go in by their own digest: stringified inside JSON
- * they would be escaped character by character.
+ * runtime (runtime.mjs jsonDigest, the key its configurations are built under too).
  * @param {import("./runtime.mjs").RuntimeMessage} message
  * @returns {string}
  */
 export function messageDigest(message) {
-  return createHash("sha256")
-    .update(
-      JSON.stringify(message, (_name, value) =>
-        typeof value === "string" && value.length > 4_096 ? `#${sha256(value)}` : value,
-      ),
-    )
-    .digest("hex");
+  return jsonDigest(message);
 }
 
 /**

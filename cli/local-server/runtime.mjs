@@ -70,6 +70,32 @@ const PROBE_LINE = /\bHEAD \/health\b/;
  */
 
 /**
+ * A digest of `value` as JSON: two values with the same one are the same (the configuration
+ * built for one message is reused for the other; early-host.mjs takes a started host for the
+ * planned one). Long strings (the compiled spec, ~4 MB, in a binding) go in by their own digest:
+ * stringified, a JSON text inside JSON is escaped character by character (issue #43: ~0.2 s a
+ * launch). A short string that starts with "#" goes in with one more "#": else a binding whose
+ * value spelled "#" and a long value's digest stood for that long value, and a runtime started
+ * with the configuration built for the other.
+ * @param {unknown} value
+ * @returns {string}
+ */
+export function jsonDigest(value) {
+  const sha256 = (/** @type {string} */ text) => createHash("sha256").update(text).digest("hex");
+  return sha256(
+    JSON.stringify(value, (_name, item) =>
+      typeof item !== "string"
+        ? item
+        : item.length > 4_096
+          ? `#${sha256(item)}`
+          : item.startsWith("#")
+            ? `#${item}`
+            : item,
+    ),
+  );
+}
+
+/**
  * What of a message makes its configuration, and what differs from runtime to runtime: each
  * direct socket's address leaves the options for a placeholder (it is given on workerd's command
  * line instead, by the socket's name, `direct:<worker index>:<entrypoint>` as Miniflare names
@@ -147,17 +173,7 @@ export function createRuntimeHost(env, folder, kept = {}) {
     if (!known) {
       const parts = configParts(message, placeholder);
       const v8Flags = withFlags(serverFlags, message.v8Flags ?? []);
-      // Long strings (the compiled spec, ~4 MB, in a binding) by their hash: stringified, a
-      // JSON text inside JSON is escaped character by character (issue #43: ~0.2 s a launch).
-      const key = createHash("sha256")
-        .update(
-          JSON.stringify([parts.options, v8Flags], (_name, value) =>
-            typeof value === "string" && value.length > 4_096
-              ? `#${createHash("sha256").update(value).digest("hex")}`
-              : value,
-          ),
-        )
-        .digest("hex");
+      const key = jsonDigest([parts.options, v8Flags]);
       known = { key, parts };
       seen.set(message, known);
     }

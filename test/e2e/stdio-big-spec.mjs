@@ -37,9 +37,13 @@ const busy = Array.from({ length: 2 }, () =>
 const stopBusy = () => busy.forEach((p) => p.kill("SIGKILL"));
 process.on("exit", stopBusy);
 
+// One data folder for every launch, as a desktop client's PERSIST_TO: a later launch's host
+// starts beside the check only in a folder that holds runtime data already (cli/serve.mjs).
+const data = mkdtempSync(join(tmpdir(), "codemode-e2e-stdio-"));
+process.on("exit", () => rmSync(data, { recursive: true, force: true }));
+
 try {
   for (let launch = 1; launch <= LAUNCHES; launch++) {
-    const data = mkdtempSync(join(tmpdir(), "codemode-e2e-stdio-"));
     let stderr = "";
     const transport = new StdioClientTransport({
       command: process.execPath,
@@ -105,7 +109,6 @@ try {
       );
     } finally {
       await client.close().catch(() => {});
-      rmSync(data, { recursive: true, force: true });
     }
   }
   console.log(`e2e stdio-big-spec: ${LAUNCHES} of ${LAUNCHES} launches answered — ok`);

@@ -4,7 +4,7 @@
  * among them), only where it came from; it is read back only under the user's key, and a memo
  * edited, forged or of another spec file is not read. Real files.
  */
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { scratchFolders } from "../../helpers/scratch-folders.js";
@@ -80,6 +80,20 @@ describe("openLaunchMemos", () => {
     });
     expect(memos.read(undefined)).toBeUndefined();
   });
+
+  it.skipIf(process.platform === "win32")(
+    "does not read a memo from a folder others may write, as the caches do not",
+    () => {
+      // Others could rename, link or keep old memos there (ownFolder, cli/private-files.mjs); the
+      // spec cache and the tools/list counts refuse such a folder before reading, the memo too.
+      const { folder, key } = setUp();
+      const memos = openLaunchMemos(folder, key);
+      expect(memos.write("/specs/api.json", memoOfPlan(plan, env)!)).toBe(true);
+      chmodSync(folder, 0o777);
+      expect(memos.read("/specs/api.json")).toBeUndefined();
+      expect(statSync(folder).mode & 0o777).toBe(0o777);
+    },
+  );
 
   it("does not read a memo written under another user's key", () => {
     const { folder, key } = setUp();

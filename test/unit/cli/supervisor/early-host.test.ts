@@ -81,6 +81,22 @@ describe("messageDigest", () => {
     expect(messageDigest(message(plan.bindings, ["unix:/f/runner-2.sock:0"]))).not.toBe(base);
     expect(sha256(SPEC_VALUE)).toHaveLength(64);
   });
+
+  it("tells a long binding from a short one that spells its digest", () => {
+    // A setting whose value is "#" and the hex digest of the last launch's long value is
+    // another host: two messages with one digest must be the same message.
+    const base = messageDigest(message(plan.bindings));
+    const spelled = { ...plan.bindings, LAUNCH_SPECS: `#${sha256(SPEC_VALUE)}` };
+    expect(messageDigest(message(spelled))).not.toBe(base);
+    const long = { ...plan.bindings, API_TOKEN: "t".repeat(5_000) };
+    const short = { ...plan.bindings, API_TOKEN: `#${sha256("t".repeat(5_000))}` };
+    expect(messageDigest(message(short))).not.toBe(messageDigest(message(long)));
+    // A short value that starts with "#" still counts as itself.
+    const hashed = { ...plan.bindings, API_TOKEN: "#abc" };
+    expect(messageDigest(message(hashed))).not.toBe(
+      messageDigest(message({ ...plan.bindings, API_TOKEN: "##abc" })),
+    );
+  });
 });
 
 describe("startEarlyHost", () => {

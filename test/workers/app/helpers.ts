@@ -2,8 +2,9 @@
  * Test helpers: the real Worker (entry and configured variants) to connect clients to
  * (test/helpers/mcp-client.ts) in-process.
  */
-import { createExecutionContext } from "cloudflare:test";
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
+import { afterAll } from "vitest";
 import { createApp } from "../../../src/app/app";
 import type { AppSettings } from "../../../src/app/config/config";
 import { createWorker } from "../../../src/app/create-worker";
@@ -27,13 +28,24 @@ export function configured(settings: AppSettings, specs: Record<string, string> 
   const worker = createWorker(
     createApp({ specs: { ...COMPACT_SPECS, ...specs }, toolsListTokens: TOOLS_LIST_TOKENS }),
   );
-  return (input, init) =>
-    worker.fetch!(
+  return (input, init) => {
+    const ctx = createExecutionContext();
+    contexts.push(ctx);
+    return worker.fetch!(
       new Request(input, init) as Request<unknown, IncomingRequestCfProperties>,
       { ...env, ...settings } as Cloudflare.Env,
-      createExecutionContext(),
+      ctx,
     ) as Promise<Response>;
+  };
 }
+
+// What a request left to do after its answer (its run's record, written once the isolate is
+// quiet: src/app/runs/after-response.ts) is waited for before the test file's environment
+// closes; a write still pending then failed the whole run with an EnvironmentTeardownError.
+const contexts: ExecutionContext[] = [];
+afterAll(async () => {
+  await Promise.all(contexts.splice(0).map((ctx) => waitOnExecutionContext(ctx)));
+});
 
 /** JSON request helper for the demo API. */
 export function json(method: string, body?: unknown): RequestInit {

@@ -23,8 +23,11 @@ import { latin1 } from "../byte-text";
 import { PAUSE, SLICE_POSITIONS, type Sliced } from "../slices";
 import type { Origin, View } from "../view-builder";
 
-/** Fewest characters of a run decoded: an 8-character secret's three-layer forms are longer. */
-export const MIN_RUN = 40;
+/**
+ * Fewest characters of a run decoded: an 8-character secret's three-layer forms (base64 of base64
+ * of base64: 24 characters; hex of base64 of base64, base64 of hex of base64: 32) are longer.
+ */
+export const MIN_RUN = 20;
 /** Characters of a run each sample decodes (12 base64 groups, 6 of base32, 24 hex pairs). */
 const SAMPLE = 48;
 /** Share of a sample's bytes that must be printable ASCII for the run to be read as text. */
@@ -106,15 +109,41 @@ const CODECS: readonly Codec[] = [
   },
 ];
 
-/** Whether a decoded sample reads as text. */
-function isText(bytes: string): boolean {
-  if (bytes.length === 0) return false;
-  let printable = 0;
-  for (let i = 0; i < bytes.length; i++) {
-    const c = bytes.charCodeAt(i);
-    if ((c >= 0x20 && c < 0x7f) || c === 9 || c === 10 || c === 13) printable++;
+const BASE64_VALUES = valuesOf("");
+for (let v = 0; v < 64; v++)
+  BASE64_VALUES["ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".charCodeAt(v)] =
+    v;
+BASE64_VALUES[45] = 62; // `-` and `_` of base64url
+BASE64_VALUES[95] = 63;
+
+/**
+ * Whether whole groups of a codec decode to text (at least {@link PRINTABLE} of the bytes
+ * printable ASCII): decoded byte by byte in one loop, stopping once too many bytes are not text.
+ * A run that is not text (a hash, random data) is tried at every alignment at both ends: decoding
+ * each sample to a string first made a JSON list of commit ids cost 3× its cost without this view.
+ */
+function sampleIsText(codec: Codec, groups: string): boolean {
+  const [values, width] =
+    codec.group === 2
+      ? [HEX_VALUES, 4]
+      : codec.group === 8
+        ? [BASE32_VALUES, 5]
+        : [BASE64_VALUES, 6];
+  const total = Math.floor((groups.length * width) / 8);
+  if (total === 0) return false;
+  const allowed = total - Math.ceil(total * PRINTABLE);
+  let [bits, value, other] = [0, 0, 0];
+  for (let i = 0; i < groups.length; i++) {
+    value = ((value << width) | values[groups.charCodeAt(i)]!) & 0xffff;
+    bits += width;
+    if (bits >= 8) {
+      bits -= 8;
+      const c = (value >>> bits) & 0xff;
+      const printable = (c >= 0x20 && c < 0x7f) || c === 9 || c === 10 || c === 13;
+      if (!printable && ++other > allowed) return false;
+    }
   }
-  return printable >= bytes.length * PRINTABLE;
+  return true;
 }
 
 /**
@@ -137,7 +166,7 @@ function separatorAt(text: string, at: number): number {
 function textAlignment(codec: Codec, head: string, tail: string, length: number): number {
   for (let k = 0; k < codec.group; k++) {
     const groups = Math.floor(Math.min(SAMPLE, length - k) / codec.group) * codec.group;
-    if (groups > 0 && isText(codec.decode(head.slice(k, k + groups)))) return k;
+    if (groups > 0 && sampleIsText(codec, head.slice(k, k + groups))) return k;
   }
   for (let k = 0; k < codec.group; k++) {
     // The last whole groups at alignment k, as positions in `tail` (the run's last characters).
@@ -145,7 +174,7 @@ function textAlignment(codec: Codec, head: string, tail: string, length: number)
     const from = k + Math.max(0, whole - Math.floor(SAMPLE / codec.group) * codec.group);
     const start = from - (length - tail.length);
     if (start < 0 || whole <= 0) continue;
-    if (isText(codec.decode(tail.slice(start, k + whole - (length - tail.length))))) return k;
+    if (sampleIsText(codec, tail.slice(start, k + whole - (length - tail.length)))) return k;
   }
   return -1;
 }
@@ -243,8 +272,8 @@ interface Segment {
   /** How many characters the run has, line breaks left out. */
   readonly characters: number;
   /** Per line of the run: where it starts among its characters, and in the text. */
-  readonly lineStarts: readonly number[];
-  readonly textStarts: readonly number[];
+  readonly lineStarts: Int32Array;
+  readonly textStarts: Int32Array;
   /** Where its decoding starts in the view, and its length. */
   readonly viewStart: number;
   readonly length: number;
@@ -275,31 +304,47 @@ function segmentOrigin(segments: readonly Segment[], at: number, isEnd: boolean)
   return textStarts[line]! + (c - lineStarts[line]!);
 }
 
-/** A run's characters, line breaks left out, and where each of its lines starts. */
+/**
+ * A run's characters, line breaks left out, and where each of its lines starts. The characters
+ * go into one byte array and the starts into typed arrays: a slice and two numbers in arrays per
+ * line took ~140 MB for a 1 MB body with a line break after every character.
+ */
 function runCharacters(
   text: string,
   start: number,
   end: number,
-): { content: string; lineStarts: number[]; textStarts: number[] } {
-  const parts: string[] = [];
-  const [lineStarts, textStarts] = [[0], [start]];
-  let [from, length] = [start, 0];
+): { content: string; lineStarts: Int32Array; textStarts: Int32Array } {
+  const content = new Uint8Array(end - start);
+  let lineStarts: Int32Array = new Int32Array(16);
+  let textStarts: Int32Array = new Int32Array(16);
+  textStarts[0] = start;
+  let [lines, length] = [1, 0];
   for (let i = start; i < end;) {
     const skip = separatorAt(text, i);
     if (skip === 0) {
-      i++;
+      content[length++] = text.charCodeAt(i++);
       continue;
     }
-    parts.push(text.slice(from, i));
-    length += i - from;
     i += skip;
     while (separatorAt(text, i) > 0) i += separatorAt(text, i);
-    from = i;
-    lineStarts.push(length);
-    textStarts.push(from);
+    if (lines === lineStarts.length) {
+      [lineStarts, textStarts] = [grown(lineStarts), grown(textStarts)];
+    }
+    lineStarts[lines] = length;
+    textStarts[lines++] = i;
   }
-  parts.push(text.slice(from, end));
-  return { content: parts.join(""), lineStarts, textStarts };
+  return {
+    content: latin1(content.subarray(0, length)),
+    lineStarts: lineStarts.slice(0, lines),
+    textStarts: textStarts.slice(0, lines),
+  };
+}
+
+/** A typed array twice as long holding the same numbers first. */
+function grown(array: Int32Array): Int32Array {
+  const out = new Int32Array(array.length * 2);
+  out.set(array);
+  return out;
 }
 
 /** Whether the character at `at` ends a run: not of the base64 alphabet nor a line break. */
@@ -314,29 +359,34 @@ const escapeLetter = (text: string, at: number) => {
   return (c === 110 || c === 114) && text.charCodeAt(at - 1) === 92;
 };
 
-/** The first `count` characters of a run, line breaks left out. */
+/**
+ * The first `count` characters of a run, line breaks left out: one slice when there are none, as
+ * in most runs (a string grown a character at a time was most of an ordinary body's cost here).
+ */
 function firstCharacters(text: string, start: number, end: number, count: number): string {
-  let out = "";
-  for (let i = start; i < end && out.length < count; i++) {
+  const codes: number[] = [];
+  let whole = true;
+  for (let i = start; i < end && codes.length < count; i++) {
     const c = text.charCodeAt(i);
-    if (c < 128 && (CLASSES[c]! & BASE64) !== 0 && !escapeLetter(text, i)) out += text[i];
+    if (c < 128 && (CLASSES[c]! & BASE64) !== 0 && !escapeLetter(text, i)) codes.push(c);
+    else whole = false;
+    if (whole && codes.length === count) return text.slice(start, i + 1);
   }
-  return out;
+  return whole ? text.slice(start, start + codes.length) : String.fromCharCode(...codes);
 }
 
-/** The last `count` characters of a run, separators left out. */
+/** The last `count` characters of a run, separators left out (as {@link firstCharacters}). */
 function lastCharacters(text: string, start: number, end: number, count: number): string {
-  let out = "";
-  for (let i = end - 1; i >= start && out.length < count; i--) {
+  const codes: number[] = [];
+  let whole = true;
+  for (let i = end - 1; i >= start && codes.length < count; i--) {
     const c = text.charCodeAt(i);
-    if (c < 128 && (CLASSES[c]! & BASE64) !== 0) {
-      // An `n` of a `\n` escape is a separator, not a character of the run.
-      if ((c === 110 || c === 114) && text.charCodeAt(i - 1) === 92) {
-        i--;
-        continue;
-      }
-      out = text[i] + out;
-    }
+    // An `n` of a `\n` escape is a separator, not a character of the run.
+    if ((c === 110 || c === 114) && text.charCodeAt(i - 1) === 92) {
+      whole = false;
+      i--;
+    } else if (c < 128 && (CLASSES[c]! & BASE64) !== 0) codes.push(c);
+    else whole = false;
   }
-  return out;
+  return whole ? text.slice(end - codes.length, end) : String.fromCharCode(...codes.toReversed());
 }

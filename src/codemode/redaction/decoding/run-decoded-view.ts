@@ -53,6 +53,9 @@ interface Codec {
   /** Characters per group, and the bytes they hold. */
   readonly group: number;
   readonly bytes: number;
+  /** Each character's value (-1: not in the alphabet), and the bits it holds. */
+  readonly values: Int8Array;
+  readonly width: number;
   /** The bytes (one character per byte) of groups; a last partial group gives its whole bytes. */
   decode(groups: string): string;
 }
@@ -68,6 +71,12 @@ const valuesOf = (alphabet: string) => {
 };
 const HEX_VALUES = valuesOf("0123456789abcdef");
 const BASE32_VALUES = valuesOf("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567");
+const BASE64_VALUES = valuesOf("");
+for (let v = 0; v < 64; v++)
+  BASE64_VALUES["ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".charCodeAt(v)] =
+    v;
+BASE64_VALUES[45] = 62; // `-` and `_` of base64url
+BASE64_VALUES[95] = 63;
 
 /**
  * The bytes of a run of an alphabet of 2^`width` letters, most significant bit first (hex and
@@ -89,17 +98,28 @@ function decodeBits(groups: string, values: Int8Array, width: number): string {
 }
 
 const CODECS: readonly Codec[] = [
-  { alphabet: HEX, group: 2, bytes: 1, decode: (groups) => decodeBits(groups, HEX_VALUES, 4) },
+  {
+    alphabet: HEX,
+    group: 2,
+    bytes: 1,
+    values: HEX_VALUES,
+    width: 4,
+    decode: (groups) => decodeBits(groups, HEX_VALUES, 4),
+  },
   {
     alphabet: BASE32_UPPER | BASE32_LOWER,
     group: 8,
     bytes: 5,
+    values: BASE32_VALUES,
+    width: 5,
     decode: (groups) => decodeBits(groups, BASE32_VALUES, 5),
   },
   {
     alphabet: BASE64,
     group: 4,
     bytes: 3,
+    values: BASE64_VALUES,
+    width: 6,
     decode: (groups) => {
       // A last group of 2 or 3 characters is 1 or 2 bytes (its `=` padding ends the run).
       const rest = groups.length % 4;
@@ -109,32 +129,20 @@ const CODECS: readonly Codec[] = [
   },
 ];
 
-const BASE64_VALUES = valuesOf("");
-for (let v = 0; v < 64; v++)
-  BASE64_VALUES["ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".charCodeAt(v)] =
-    v;
-BASE64_VALUES[45] = 62; // `-` and `_` of base64url
-BASE64_VALUES[95] = 63;
-
 /**
  * Whether whole groups of a codec decode to text (at least {@link PRINTABLE} of the bytes
  * printable ASCII): decoded byte by byte in one loop, stopping once too many bytes are not text.
  * A run that is not text (a hash, random data) is tried at every alignment at both ends: decoding
  * each sample to a string first made a JSON list of commit ids cost 3× its cost without this view.
  */
-function sampleIsText(codec: Codec, groups: string): boolean {
-  const [values, width] =
-    codec.group === 2
-      ? [HEX_VALUES, 4]
-      : codec.group === 8
-        ? [BASE32_VALUES, 5]
-        : [BASE64_VALUES, 6];
-  const total = Math.floor((groups.length * width) / 8);
+function sampleIsText(codec: Codec, sample: Uint8Array, from: number, to: number): boolean {
+  const { values, width } = codec;
+  const total = Math.floor(((to - from) * width) / 8);
   if (total === 0) return false;
   const allowed = total - Math.ceil(total * PRINTABLE);
   let [bits, value, other] = [0, 0, 0];
-  for (let i = 0; i < groups.length; i++) {
-    value = ((value << width) | values[groups.charCodeAt(i)]!) & 0xffff;
+  for (let i = from; i < to; i++) {
+    value = ((value << width) | values[sample[i]!]!) & 0xffff;
     bits += width;
     if (bits >= 8) {
       bits -= 8;
@@ -159,22 +167,31 @@ function separatorAt(text: string, at: number): number {
   return next === 110 || next === 114 ? 2 : 0;
 }
 
+/** Characters kept of a run's start and of its end for the samples (a few more than one). */
+const KEPT = SAMPLE + 8;
+/** The first {@link KEPT} characters of the run being looked at, and its last (at the end). */
+const HEAD = new Uint8Array(KEPT);
+const TAIL = new Uint8Array(KEPT);
+
 /**
- * The alignment (characters skipped at the start of `content`) at which a codec reads `content`
- * as text, or -1: a sample at its start, else one at its end.
+ * The alignment (characters skipped at the start of the run) at which a codec reads a run of
+ * `length` characters as text, or -1: a sample at its start ({@link HEAD}), else one at its end
+ * ({@link TAIL}, holding `kept` characters).
  */
-function textAlignment(codec: Codec, head: string, tail: string, length: number): number {
+function textAlignment(codec: Codec, kept: number, length: number): number {
   for (let k = 0; k < codec.group; k++) {
     const groups = Math.floor(Math.min(SAMPLE, length - k) / codec.group) * codec.group;
-    if (groups > 0 && sampleIsText(codec, head.slice(k, k + groups))) return k;
+    if (groups > 0 && sampleIsText(codec, HEAD, k, k + groups)) return k;
   }
   for (let k = 0; k < codec.group; k++) {
-    // The last whole groups at alignment k, as positions in `tail` (the run's last characters).
+    // The last whole groups at alignment k, as positions in TAIL (the run's last characters).
     const whole = Math.floor((length - k) / codec.group) * codec.group;
     const from = k + Math.max(0, whole - Math.floor(SAMPLE / codec.group) * codec.group);
-    const start = from - (length - tail.length);
-    if (start < 0 || whole <= 0) continue;
-    if (sampleIsText(codec, tail.slice(start, k + whole - (length - tail.length)))) return k;
+    // A short run's end sample is its start sample, already tried.
+    if (from === k || whole <= 0) continue;
+    const start = from - (length - kept) + (KEPT - kept);
+    if (start < KEPT - kept) continue;
+    if (sampleIsText(codec, TAIL, start, k + whole - (length - kept) + (KEPT - kept))) return k;
   }
   return -1;
 }
@@ -223,15 +240,15 @@ export function* runDecodedViewInSlices(view: View): Sliced<View | undefined> {
     }
     budget -= end - start;
     if (count < MIN_RUN) continue;
-    const head = firstCharacters(text, start, end, SAMPLE + 8);
-    const tail = lastCharacters(text, start, end, SAMPLE + 8);
+    firstCharacters(text, start, end);
+    const kept = lastCharacters(text, start, end);
     for (const codec of CODECS) {
       const fits =
         codec.alphabet === (BASE32_UPPER | BASE32_LOWER)
           ? (classes & BASE32_UPPER) !== 0 || (classes & BASE32_LOWER) !== 0
           : (classes & codec.alphabet) !== 0;
       if (!fits) continue;
-      const k = textAlignment(codec, head, tail, count);
+      const k = textAlignment(codec, kept, count);
       if (k < 0) continue;
       const run = runCharacters(text, start, end);
       let bytes: string;
@@ -360,33 +377,28 @@ const escapeLetter = (text: string, at: number) => {
 };
 
 /**
- * The first `count` characters of a run, line breaks left out: one slice when there are none, as
- * in most runs (a string grown a character at a time was most of an ordinary body's cost here).
+ * Copies the first {@link KEPT} characters of a run, line breaks left out, into {@link HEAD}: codes
+ * into a buffer, where strings grown a character at a time were most of an ordinary body's cost.
  */
-function firstCharacters(text: string, start: number, end: number, count: number): string {
-  const codes: number[] = [];
-  let whole = true;
-  for (let i = start; i < end && codes.length < count; i++) {
+function firstCharacters(text: string, start: number, end: number): void {
+  let count = 0;
+  for (let i = start; i < end && count < KEPT; i++) {
     const c = text.charCodeAt(i);
-    if (c < 128 && (CLASSES[c]! & BASE64) !== 0 && !escapeLetter(text, i)) codes.push(c);
-    else whole = false;
-    if (whole && codes.length === count) return text.slice(start, i + 1);
+    if (c < 128 && (CLASSES[c]! & BASE64) !== 0 && !escapeLetter(text, i)) HEAD[count++] = c;
   }
-  return whole ? text.slice(start, start + codes.length) : String.fromCharCode(...codes);
 }
 
-/** The last `count` characters of a run, separators left out (as {@link firstCharacters}). */
-function lastCharacters(text: string, start: number, end: number, count: number): string {
-  const codes: number[] = [];
-  let whole = true;
-  for (let i = end - 1; i >= start && codes.length < count; i--) {
+/**
+ * Copies the last {@link KEPT} characters of a run, separators left out, to the end of
+ * {@link TAIL}, and says how many there are.
+ */
+function lastCharacters(text: string, start: number, end: number): number {
+  let count = 0;
+  for (let i = end - 1; i >= start && count < KEPT; i--) {
     const c = text.charCodeAt(i);
     // An `n` of a `\n` escape is a separator, not a character of the run.
-    if ((c === 110 || c === 114) && text.charCodeAt(i - 1) === 92) {
-      whole = false;
-      i--;
-    } else if (c < 128 && (CLASSES[c]! & BASE64) !== 0) codes.push(c);
-    else whole = false;
+    if ((c === 110 || c === 114) && text.charCodeAt(i - 1) === 92) i--;
+    else if (c < 128 && (CLASSES[c]! & BASE64) !== 0) TAIL[KEPT - ++count] = c;
   }
-  return whole ? text.slice(end - codes.length, end) : String.fromCharCode(...codes.toReversed());
+  return count;
 }

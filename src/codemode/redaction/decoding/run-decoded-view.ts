@@ -226,18 +226,19 @@ export function* runDecodedViewInSlices(view: View): Sliced<View | undefined> {
       continue;
     }
     // A run: its characters (line breaks skipped), the alphabets all of them belong to.
+    // One pass finds its end and reads its characters' alphabets: a hash or id in a JSON list
+    // is looked at a few times per character here, and their count is most of its cost.
     const start = i;
-    let end = i + MIN_RUN;
-    while (end < n && !endsRun(text, end)) end++;
-    i = end + 1;
-    let classes = 0xff;
-    let count = 0;
-    for (let k = start; k < end; k++) {
-      const d = text.charCodeAt(k);
-      if (d >= 128 || (CLASSES[d]! & BASE64) === 0 || escapeLetter(text, k)) continue;
-      classes &= CLASSES[d]!;
-      count++;
+    let [end, classes, count] = [start, 0xff, 0];
+    for (; end < n; end++) {
+      const d = text.charCodeAt(end);
+      if (d < 128 && (CLASSES[d]! & BASE64) !== 0) {
+        if (escapeLetter(text, end)) continue;
+        classes &= CLASSES[d]!;
+        count++;
+      } else if (separatorAt(text, end) === 0) break;
     }
+    i = end + 1;
     budget -= end - start;
     if (count < MIN_RUN) continue;
     firstCharacters(text, start, end);

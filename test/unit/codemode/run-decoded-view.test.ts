@@ -51,6 +51,22 @@ describe("the run-decoded view", () => {
     expect(end).toBeLessThan(2 + run.length);
   });
 
+  it("maps a copy far into a run of one-character lines to its characters", () => {
+    // A line break after every character (`\n` escapes in a JSON string): the map keeps a
+    // position per 256 characters and walks past the breaks from there.
+    const long = `${"lorem ipsum dolor sit amet, ".repeat(40)}${TEXT}`;
+    const run = [...btoa(long)].join("\\n");
+    const text = `{"d":"${run}"}`;
+    const read = view(text) as View;
+    const at = read.text.indexOf("%74");
+    const [start, end] = originalRange(read, at, at + "%74%6F%6B".length);
+    const characters = [...text.matchAll(/[A-Za-z0-9+/=]/g)]
+      .map((m) => m.index)
+      .filter((i) => i >= 6 && text[i - 1] !== "\\");
+    expect(start).toBe(characters[Math.floor((at * 4) / 3)]);
+    expect(end).toBe(characters[Math.ceil(((at + 9) * 4) / 3) - 1]! + 1);
+  });
+
   it("reads base64 in lines, also with `\\n` escapes between them (a JSON string)", () => {
     const long = btoa(TEXT.repeat(3));
     const lines = long.replace(/(.{60})/g, "$1\n");

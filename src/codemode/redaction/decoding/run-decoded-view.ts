@@ -258,13 +258,12 @@ export function* runDecodedViewInSlices(view: View): Sliced<View | undefined> {
       } catch {
         continue;
       }
-      // The run's characters are let go: the map keeps their count and the lines' starts.
-      const { lineStarts, textStarts } = run;
+      // The run's characters are let go: the map keeps their count and where some of them are.
+      const { checkpoints } = run;
       const characters = run.content.length;
       segments.push({
         characters,
-        lineStarts,
-        textStarts,
+        checkpoints,
         viewStart: length,
         length: bytes.length,
         k,
@@ -278,7 +277,7 @@ export function* runDecodedViewInSlices(view: View): Sliced<View | undefined> {
   }
   if (decoded.length === 0) return undefined;
   const outer = view.origin;
-  const local: Origin = (at, isEnd) => segmentOrigin(segments, at, isEnd);
+  const local: Origin = (at, isEnd) => segmentOrigin(text, segments, at, isEnd);
   return {
     text: decoded.join("\n"),
     origin: outer ? (at, isEnd) => outer(local(at, isEnd), isEnd) : local,
@@ -289,9 +288,8 @@ export function* runDecodedViewInSlices(view: View): Sliced<View | undefined> {
 interface Segment {
   /** How many characters the run has, line breaks left out. */
   readonly characters: number;
-  /** Per line of the run: where it starts among its characters, and in the text. */
-  readonly lineStarts: Int32Array;
-  readonly textStarts: Int32Array;
+  /** Where every {@link STRIDE}th character of the run (from its first) lies in the text. */
+  readonly checkpoints: Int32Array;
   /** Where its decoding starts in the view, and its length. */
   readonly viewStart: number;
   readonly length: number;
@@ -304,7 +302,12 @@ interface Segment {
  * Where position `at` of the view lies in the text: the characters of the run that hold the
  * decoded bytes' bits (a start rounds down, an end up), so a copy is cut out of its run alone.
  */
-function segmentOrigin(segments: readonly Segment[], at: number, isEnd: boolean): number {
+function segmentOrigin(
+  text: string,
+  segments: readonly Segment[],
+  at: number,
+  isEnd: boolean,
+): number {
   let [lo, hi] = [0, segments.length - 1];
   while (lo < hi) {
     const mid = (lo + hi + 1) >> 1;
@@ -312,57 +315,56 @@ function segmentOrigin(segments: readonly Segment[], at: number, isEnd: boolean)
     else hi = mid - 1;
   }
   const segment = segments[lo]!;
-  const { codec, characters, lineStarts, textStarts } = segment;
+  const { codec, characters, checkpoints } = segment;
   const byte = Math.max(0, Math.min(at - segment.viewStart, segment.length));
   const scaled = (byte * codec.group) / codec.bytes;
   const c = Math.min(characters, segment.k + (isEnd ? Math.ceil(scaled) : Math.floor(scaled)));
-  // The line holding character c (an end at a line's start belongs to the line before).
-  let line = lineStarts.length - 1;
-  while (line > 0 && (isEnd ? lineStarts[line]! >= c : lineStarts[line]! > c)) line--;
-  return textStarts[line]! + (c - lineStarts[line]!);
+  // An end is just past the character before it (an end at a line's start stays on the line
+  // before), a start at its character; past the run's last character, just past that one.
+  if (isEnd ? c === 0 : c < characters) return characterAt(text, checkpoints, c);
+  return characterAt(text, checkpoints, c - 1) + 1;
+}
+
+/** Characters of a run between two of the positions its map keeps. */
+const STRIDE = 256;
+
+/** Where character `c` of a run lies in the text: from the position kept before it, on. */
+function characterAt(text: string, checkpoints: Int32Array, c: number): number {
+  let at = checkpoints[Math.floor(c / STRIDE)]!;
+  for (let m = c - (c % STRIDE); m < c; m++) {
+    at++;
+    while (separatorAt(text, at) > 0) at += separatorAt(text, at);
+  }
+  return at;
 }
 
 /**
- * A run's characters, line breaks left out, and where each of its lines starts. The characters
- * go into one byte array and the starts into typed arrays: a slice and two numbers in arrays per
- * line took ~140 MB for a 1 MB body with a line break after every character.
+ * A run's characters, line breaks left out, and where every {@link STRIDE}th of them lies. The
+ * characters go into one byte array, and the map keeps a position per 256 characters, not per
+ * line: a slice and two numbers per line took ~140 MB for a 1 MB body with a line break after
+ * every character (attack5).
  */
 function runCharacters(
   text: string,
   start: number,
   end: number,
-): { content: string; lineStarts: Int32Array; textStarts: Int32Array } {
+): { content: string; checkpoints: Int32Array } {
   const content = new Uint8Array(end - start);
-  let lineStarts: Int32Array = new Int32Array(16);
-  let textStarts: Int32Array = new Int32Array(16);
-  textStarts[0] = start;
-  let [lines, length] = [1, 0];
+  const checkpoints = new Int32Array(Math.ceil((end - start) / STRIDE) + 1);
+  let length = 0;
   for (let i = start; i < end;) {
     const skip = separatorAt(text, i);
-    if (skip === 0) {
-      content[length++] = text.charCodeAt(i++);
+    if (skip > 0) {
+      i += skip;
       continue;
     }
-    i += skip;
-    while (separatorAt(text, i) > 0) i += separatorAt(text, i);
-    if (lines === lineStarts.length) {
-      [lineStarts, textStarts] = [grown(lineStarts), grown(textStarts)];
-    }
-    lineStarts[lines] = length;
-    textStarts[lines++] = i;
+    if (length % STRIDE === 0) checkpoints[length / STRIDE] = i;
+    content[length++] = text.charCodeAt(i++);
   }
   return {
     content: latin1(content.subarray(0, length)),
-    lineStarts: lineStarts.slice(0, lines),
-    textStarts: textStarts.slice(0, lines),
+    checkpoints: checkpoints.slice(0, Math.ceil(length / STRIDE)),
   };
-}
-
-/** A typed array twice as long holding the same numbers first. */
-function grown(array: Int32Array): Int32Array {
-  const out = new Int32Array(array.length * 2);
-  out.set(array);
-  return out;
 }
 
 /** Whether the character at `at` ends a run: not of the base64 alphabet nor a line break. */

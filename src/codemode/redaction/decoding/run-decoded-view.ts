@@ -225,9 +225,18 @@ export function* runDecodedViewInSlices(view: View): Sliced<View | undefined> {
   while (i + MIN_RUN <= n) {
     // A run of MIN_RUN characters starting at `i` would cover `i + MIN_RUN - 1`: look back from
     // there for a character that ends runs; one found lets the search go on past it, so an
-    // ordinary text is looked at a few characters per MIN_RUN, not at every character.
-    let back = i + MIN_RUN - 1;
-    while (back >= i && !endsRun(text, back)) back--;
+    // ordinary text is looked at a few characters per MIN_RUN, not at every character. The
+    // alphabets of the characters looked at are kept for a run found (a hash or id in a JSON list
+    // was looked at four times per character, and their count was most of its cost).
+    let [back, classes, count] = [i + MIN_RUN - 1, 0xff, 0];
+    for (; back >= i; back--) {
+      const d = text.charCodeAt(back);
+      if (d < 128 && (CLASSES[d]! & BASE64) !== 0) {
+        if (escapeLetter(text, back)) continue;
+        classes &= CLASSES[d]!;
+        count++;
+      } else if (separatorAt(text, back) === 0) break;
+    }
     budget -= i + MIN_RUN - back;
     if (budget <= 0) {
       budget = SLICE_POSITIONS;
@@ -237,11 +246,10 @@ export function* runDecodedViewInSlices(view: View): Sliced<View | undefined> {
       i = back + 1;
       continue;
     }
-    // A run: its characters (line breaks skipped), the alphabets all of them belong to.
-    // One pass finds its end and reads its characters' alphabets: a hash or id in a JSON list
-    // is looked at a few times per character here, and their count is most of its cost.
+    // A run: its characters (line breaks skipped), the alphabets all of them belong to, read on
+    // to its end.
     const start = i;
-    let [end, classes, count] = [start, 0xff, 0];
+    let end = i + MIN_RUN;
     for (; end < n; end++) {
       const d = text.charCodeAt(end);
       if (d < 128 && (CLASSES[d]! & BASE64) !== 0) {
@@ -254,7 +262,8 @@ export function* runDecodedViewInSlices(view: View): Sliced<View | undefined> {
     budget -= end - start;
     if (count < MIN_RUN) continue;
     firstCharacters(text, start, end);
-    const kept = lastCharacters(text, start, end);
+    // A run no longer than a sample has no end sample of its own (textAlignment).
+    const kept = count > SAMPLE ? lastCharacters(text, start, end) : 0;
     for (const codec of CODECS) {
       const fits =
         codec.alphabet === (BASE32_UPPER | BASE32_LOWER)
@@ -377,12 +386,6 @@ function runCharacters(
     content: byteText(content.subarray(0, length)),
     checkpoints: checkpoints.slice(0, Math.ceil(length / STRIDE)),
   };
-}
-
-/** Whether the character at `at` ends a run: not of the base64 alphabet nor a line break. */
-function endsRun(text: string, at: number): boolean {
-  const c = text.charCodeAt(at);
-  return !((c < 128 && (CLASSES[c]! & BASE64) !== 0) || separatorAt(text, at) > 0);
 }
 
 /** Whether the character at `at` is the letter of a `\n` or `\r` escape (a line break). */

@@ -186,3 +186,32 @@ export const FULL_WIDTH_ESCAPED: CredentialEcho[] = [
     (t) => nfkc(unJs(t)),
   ),
 ];
+
+/**
+ * Short secrets (8 and 12 characters) whose three run encodings are shorter than the 40
+ * characters the run-decoded view once needed (attack5): base64 of base64 of base64 is 24 and 32
+ * characters, hex of base64 of base64 and base64 of hex of base64 32 to 48.
+ */
+export const SHORT_SECRETS = ["k9Xq2wLp", "k9Xq2wLpA7zR"];
+
+/** Three run encodings of a short secret (run with each of {@link SHORT_SECRETS}). */
+export const SHORT_RUN_LAYERS: CredentialEcho[] = [
+  textEcho(
+    "base64 of base64 of base64",
+    "text/plain",
+    (s) => base64(base64(base64(s))),
+    (t) => unBase64(unBase64(unBase64(t))),
+  ),
+  textEcho(
+    "base16 of base64 of base64",
+    "text/plain",
+    (s) => base16(base64(base64(s))),
+    (t) => unBase64(unBase64(unBase16(t))),
+  ),
+  textEcho(
+    "base64 of base16 of base64",
+    "text/plain",
+    (s) => base64(base16(base64(s))),
+    (t) => unBase64(unBase16(unBase64(t))),
+  ),
+];

@@ -51,6 +51,22 @@ describe("the run-decoded view", () => {
     expect(end).toBeLessThan(2 + run.length);
   });
 
+  it("maps a copy far into a run of one-character lines to its characters", () => {
+    // A line break after every character (`\n` escapes in a JSON string): the map keeps a
+    // position per 256 characters and walks past the breaks from there.
+    const long = `${"lorem ipsum dolor sit amet, ".repeat(40)}${TEXT}`;
+    const run = [...btoa(long)].join("\\n");
+    const text = `{"d":"${run}"}`;
+    const read = view(text) as View;
+    const at = read.text.indexOf("%74");
+    const [start, end] = originalRange(read, at, at + "%74%6F%6B".length);
+    const characters = [...text.matchAll(/[A-Za-z0-9+/=]/g)]
+      .map((m) => m.index)
+      .filter((i) => i >= 6 && text[i - 1] !== "\\");
+    expect(start).toBe(characters[Math.floor((at * 4) / 3)]);
+    expect(end).toBe(characters[Math.ceil(((at + 9) * 4) / 3) - 1]! + 1);
+  });
+
   it("reads base64 in lines, also with `\\n` escapes between them (a JSON string)", () => {
     const long = btoa(TEXT.repeat(3));
     const lines = long.replace(/(.{60})/g, "$1\n");
@@ -69,7 +85,7 @@ describe("the run-decoded view", () => {
     const sha = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
     const prose = "The quick brown fox jumps over the lazy dog ".repeat(20);
     const ids = "getUserAccountSettingsForTheCurrentOrganization/v2/items";
-    for (const text of [blob, sha, prose, ids, btoa("short text here"), `${blob}\n${sha}`])
+    for (const text of [blob, sha, prose, ids, btoa("short text"), `${blob}\n${sha}`])
       expect(view(text)).toBeUndefined();
   });
 
@@ -79,5 +95,16 @@ describe("the run-decoded view", () => {
     const redactor = secretRedactor(Object.freeze([secret]));
     const out = redactor.text(`before ${btoa(btoa(percent))} after`);
     expect(out).toMatch(/^before \[REDACTED\]\S{0,8} after$/);
+  });
+
+  it("reads runs of 20 characters: an 8-character secret's base64 of base64 of base64", () => {
+    // 24 characters, and the 12-character secret's 32: shorter than the 40 once read.
+    expect(view(`{"a":"${btoa("short text here")}"}`)?.text).toBe("short text here");
+    for (const secret of ["k9Xq2wLp", "k9Xq2wLpA7zR"]) {
+      const run = btoa(btoa(btoa(secret)));
+      const out = secretRedactor(Object.freeze([secret])).text(`{"data":"${run}"}`);
+      expect(out).not.toContain(run);
+      expect(out).toContain("[REDACTED]");
+    }
   });
 });

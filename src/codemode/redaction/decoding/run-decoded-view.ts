@@ -23,8 +23,11 @@ import { latin1 } from "../byte-text";
 import { PAUSE, SLICE_POSITIONS, type Sliced } from "../slices";
 import type { Origin, View } from "../view-builder";
 
-/** Fewest characters of a run decoded: an 8-character secret's three-layer forms are longer. */
-export const MIN_RUN = 40;
+/**
+ * Fewest characters of a run decoded: an 8-character secret's three-layer forms (base64 of base64
+ * of base64: 24 characters; hex of base64 of base64, base64 of hex of base64: 32) are longer.
+ */
+export const MIN_RUN = 20;
 /** Characters of a run each sample decodes (12 base64 groups, 6 of base32, 24 hex pairs). */
 const SAMPLE = 48;
 /** Share of a sample's bytes that must be printable ASCII for the run to be read as text. */
@@ -50,6 +53,9 @@ interface Codec {
   /** Characters per group, and the bytes they hold. */
   readonly group: number;
   readonly bytes: number;
+  /** Each character's value (-1: not in the alphabet), and the bits it holds. */
+  readonly values: Int8Array;
+  readonly width: number;
   /** The bytes (one character per byte) of groups; a last partial group gives its whole bytes. */
   decode(groups: string): string;
 }
@@ -65,6 +71,12 @@ const valuesOf = (alphabet: string) => {
 };
 const HEX_VALUES = valuesOf("0123456789abcdef");
 const BASE32_VALUES = valuesOf("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567");
+const BASE64_VALUES = valuesOf("");
+for (let v = 0; v < 64; v++)
+  BASE64_VALUES["ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".charCodeAt(v)] =
+    v;
+BASE64_VALUES[45] = 62; // `-` and `_` of base64url
+BASE64_VALUES[95] = 63;
 
 /**
  * The bytes of a run of an alphabet of 2^`width` letters, most significant bit first (hex and
@@ -82,21 +94,44 @@ function decodeBits(groups: string, values: Int8Array, width: number): string {
       bits -= 8;
     }
   }
-  return latin1(out.subarray(0, length));
+  return byteText(out.subarray(0, length));
+}
+
+const ascii = new TextDecoder();
+
+/**
+ * Bytes as text, one character per byte: ASCII (a run's characters, a decoding that is text)
+ * read by the platform's decoder at once, where {@link latin1}'s 32 KB pieces were a tenth of a
+ * body's cost with a line break after every character.
+ */
+function byteText(bytes: Uint8Array): string {
+  for (let i = 0; i < bytes.length; i++) if (bytes[i]! >= 0x80) return latin1(bytes);
+  return ascii.decode(bytes);
 }
 
 const CODECS: readonly Codec[] = [
-  { alphabet: HEX, group: 2, bytes: 1, decode: (groups) => decodeBits(groups, HEX_VALUES, 4) },
+  {
+    alphabet: HEX,
+    group: 2,
+    bytes: 1,
+    values: HEX_VALUES,
+    width: 4,
+    decode: (groups) => decodeBits(groups, HEX_VALUES, 4),
+  },
   {
     alphabet: BASE32_UPPER | BASE32_LOWER,
     group: 8,
     bytes: 5,
+    values: BASE32_VALUES,
+    width: 5,
     decode: (groups) => decodeBits(groups, BASE32_VALUES, 5),
   },
   {
     alphabet: BASE64,
     group: 4,
     bytes: 3,
+    values: BASE64_VALUES,
+    width: 6,
     decode: (groups) => {
       // A last group of 2 or 3 characters is 1 or 2 bytes (its `=` padding ends the run).
       const rest = groups.length % 4;
@@ -106,15 +141,29 @@ const CODECS: readonly Codec[] = [
   },
 ];
 
-/** Whether a decoded sample reads as text. */
-function isText(bytes: string): boolean {
-  if (bytes.length === 0) return false;
-  let printable = 0;
-  for (let i = 0; i < bytes.length; i++) {
-    const c = bytes.charCodeAt(i);
-    if ((c >= 0x20 && c < 0x7f) || c === 9 || c === 10 || c === 13) printable++;
+/**
+ * Whether whole groups of a codec decode to text (at least {@link PRINTABLE} of the bytes
+ * printable ASCII): decoded byte by byte in one loop, stopping once too many bytes are not text.
+ * A run that is not text (a hash, random data) is tried at every alignment at both ends: decoding
+ * each sample to a string first made a JSON list of commit ids cost 3× its cost without this view.
+ */
+function sampleIsText(codec: Codec, sample: Uint8Array, from: number, to: number): boolean {
+  const { values, width } = codec;
+  const total = Math.floor(((to - from) * width) / 8);
+  if (total === 0) return false;
+  const allowed = total - Math.ceil(total * PRINTABLE);
+  let [bits, value, other] = [0, 0, 0];
+  for (let i = from; i < to; i++) {
+    value = ((value << width) | values[sample[i]!]!) & 0xffff;
+    bits += width;
+    if (bits >= 8) {
+      bits -= 8;
+      const c = (value >>> bits) & 0xff;
+      const printable = (c >= 0x20 && c < 0x7f) || c === 9 || c === 10 || c === 13;
+      if (!printable && ++other > allowed) return false;
+    }
   }
-  return printable >= bytes.length * PRINTABLE;
+  return true;
 }
 
 /**
@@ -130,22 +179,31 @@ function separatorAt(text: string, at: number): number {
   return next === 110 || next === 114 ? 2 : 0;
 }
 
+/** Characters kept of a run's start and of its end for the samples (a few more than one). */
+const KEPT = SAMPLE + 8;
+/** The first {@link KEPT} characters of the run being looked at, and its last (at the end). */
+const HEAD = new Uint8Array(KEPT);
+const TAIL = new Uint8Array(KEPT);
+
 /**
- * The alignment (characters skipped at the start of `content`) at which a codec reads `content`
- * as text, or -1: a sample at its start, else one at its end.
+ * The alignment (characters skipped at the start of the run) at which a codec reads a run of
+ * `length` characters as text, or -1: a sample at its start ({@link HEAD}), else one at its end
+ * ({@link TAIL}, holding `kept` characters).
  */
-function textAlignment(codec: Codec, head: string, tail: string, length: number): number {
+function textAlignment(codec: Codec, kept: number, length: number): number {
   for (let k = 0; k < codec.group; k++) {
     const groups = Math.floor(Math.min(SAMPLE, length - k) / codec.group) * codec.group;
-    if (groups > 0 && isText(codec.decode(head.slice(k, k + groups)))) return k;
+    if (groups > 0 && sampleIsText(codec, HEAD, k, k + groups)) return k;
   }
   for (let k = 0; k < codec.group; k++) {
-    // The last whole groups at alignment k, as positions in `tail` (the run's last characters).
+    // The last whole groups at alignment k, as positions in TAIL (the run's last characters).
     const whole = Math.floor((length - k) / codec.group) * codec.group;
     const from = k + Math.max(0, whole - Math.floor(SAMPLE / codec.group) * codec.group);
-    const start = from - (length - tail.length);
-    if (start < 0 || whole <= 0) continue;
-    if (isText(codec.decode(tail.slice(start, k + whole - (length - tail.length))))) return k;
+    // A short run's end sample is its start sample, already tried.
+    if (from === k || whole <= 0) continue;
+    const start = from - (length - kept) + (KEPT - kept);
+    if (start < KEPT - kept) continue;
+    if (sampleIsText(codec, TAIL, start, k + whole - (length - kept) + (KEPT - kept))) return k;
   }
   return -1;
 }
@@ -167,9 +225,18 @@ export function* runDecodedViewInSlices(view: View): Sliced<View | undefined> {
   while (i + MIN_RUN <= n) {
     // A run of MIN_RUN characters starting at `i` would cover `i + MIN_RUN - 1`: look back from
     // there for a character that ends runs; one found lets the search go on past it, so an
-    // ordinary text is looked at a few characters per MIN_RUN, not at every character.
-    let back = i + MIN_RUN - 1;
-    while (back >= i && !endsRun(text, back)) back--;
+    // ordinary text is looked at a few characters per MIN_RUN, not at every character. The
+    // alphabets of the characters looked at are kept for a run found (a hash or id in a JSON list
+    // was looked at four times per character, and their count was most of its cost).
+    let [back, classes, count] = [i + MIN_RUN - 1, 0xff, 0];
+    for (; back >= i; back--) {
+      const d = text.charCodeAt(back);
+      if (d < 128 && (CLASSES[d]! & BASE64) !== 0) {
+        if (escapeLetter(text, back)) continue;
+        classes &= CLASSES[d]!;
+        count++;
+      } else if (separatorAt(text, back) === 0) break;
+    }
     budget -= i + MIN_RUN - back;
     if (budget <= 0) {
       budget = SLICE_POSITIONS;
@@ -179,30 +246,31 @@ export function* runDecodedViewInSlices(view: View): Sliced<View | undefined> {
       i = back + 1;
       continue;
     }
-    // A run: its characters (line breaks skipped), the alphabets all of them belong to.
+    // A run: its characters (line breaks skipped), the alphabets all of them belong to, read on
+    // to its end.
     const start = i;
     let end = i + MIN_RUN;
-    while (end < n && !endsRun(text, end)) end++;
-    i = end + 1;
-    let classes = 0xff;
-    let count = 0;
-    for (let k = start; k < end; k++) {
-      const d = text.charCodeAt(k);
-      if (d >= 128 || (CLASSES[d]! & BASE64) === 0 || escapeLetter(text, k)) continue;
-      classes &= CLASSES[d]!;
-      count++;
+    for (; end < n; end++) {
+      const d = text.charCodeAt(end);
+      if (d < 128 && (CLASSES[d]! & BASE64) !== 0) {
+        if (escapeLetter(text, end)) continue;
+        classes &= CLASSES[d]!;
+        count++;
+      } else if (separatorAt(text, end) === 0) break;
     }
+    i = end + 1;
     budget -= end - start;
     if (count < MIN_RUN) continue;
-    const head = firstCharacters(text, start, end, SAMPLE + 8);
-    const tail = lastCharacters(text, start, end, SAMPLE + 8);
+    firstCharacters(text, start, end);
+    // A run no longer than a sample has no end sample of its own (textAlignment).
+    const kept = count > SAMPLE ? lastCharacters(text, start, end) : 0;
     for (const codec of CODECS) {
       const fits =
         codec.alphabet === (BASE32_UPPER | BASE32_LOWER)
           ? (classes & BASE32_UPPER) !== 0 || (classes & BASE32_LOWER) !== 0
           : (classes & codec.alphabet) !== 0;
       if (!fits) continue;
-      const k = textAlignment(codec, head, tail, count);
+      const k = textAlignment(codec, kept, count);
       if (k < 0) continue;
       const run = runCharacters(text, start, end);
       let bytes: string;
@@ -211,13 +279,12 @@ export function* runDecodedViewInSlices(view: View): Sliced<View | undefined> {
       } catch {
         continue;
       }
-      // The run's characters are let go: the map keeps their count and the lines' starts.
-      const { lineStarts, textStarts } = run;
+      // The run's characters are let go: the map keeps their count and where some of them are.
+      const { checkpoints } = run;
       const characters = run.content.length;
       segments.push({
         characters,
-        lineStarts,
-        textStarts,
+        checkpoints,
         viewStart: length,
         length: bytes.length,
         k,
@@ -231,7 +298,7 @@ export function* runDecodedViewInSlices(view: View): Sliced<View | undefined> {
   }
   if (decoded.length === 0) return undefined;
   const outer = view.origin;
-  const local: Origin = (at, isEnd) => segmentOrigin(segments, at, isEnd);
+  const local: Origin = (at, isEnd) => segmentOrigin(text, segments, at, isEnd);
   return {
     text: decoded.join("\n"),
     origin: outer ? (at, isEnd) => outer(local(at, isEnd), isEnd) : local,
@@ -242,9 +309,8 @@ export function* runDecodedViewInSlices(view: View): Sliced<View | undefined> {
 interface Segment {
   /** How many characters the run has, line breaks left out. */
   readonly characters: number;
-  /** Per line of the run: where it starts among its characters, and in the text. */
-  readonly lineStarts: readonly number[];
-  readonly textStarts: readonly number[];
+  /** Where every {@link STRIDE}th character of the run (from its first) lies in the text. */
+  readonly checkpoints: Int32Array;
   /** Where its decoding starts in the view, and its length. */
   readonly viewStart: number;
   readonly length: number;
@@ -257,7 +323,12 @@ interface Segment {
  * Where position `at` of the view lies in the text: the characters of the run that hold the
  * decoded bytes' bits (a start rounds down, an end up), so a copy is cut out of its run alone.
  */
-function segmentOrigin(segments: readonly Segment[], at: number, isEnd: boolean): number {
+function segmentOrigin(
+  text: string,
+  segments: readonly Segment[],
+  at: number,
+  isEnd: boolean,
+): number {
   let [lo, hi] = [0, segments.length - 1];
   while (lo < hi) {
     const mid = (lo + hi + 1) >> 1;
@@ -265,47 +336,56 @@ function segmentOrigin(segments: readonly Segment[], at: number, isEnd: boolean)
     else hi = mid - 1;
   }
   const segment = segments[lo]!;
-  const { codec, characters, lineStarts, textStarts } = segment;
+  const { codec, characters, checkpoints } = segment;
   const byte = Math.max(0, Math.min(at - segment.viewStart, segment.length));
   const scaled = (byte * codec.group) / codec.bytes;
   const c = Math.min(characters, segment.k + (isEnd ? Math.ceil(scaled) : Math.floor(scaled)));
-  // The line holding character c (an end at a line's start belongs to the line before).
-  let line = lineStarts.length - 1;
-  while (line > 0 && (isEnd ? lineStarts[line]! >= c : lineStarts[line]! > c)) line--;
-  return textStarts[line]! + (c - lineStarts[line]!);
+  // An end is just past the character before it (an end at a line's start stays on the line
+  // before), a start at its character; past the run's last character, just past that one.
+  if (isEnd ? c === 0 : c < characters) return characterAt(text, checkpoints, c);
+  return characterAt(text, checkpoints, c - 1) + 1;
 }
 
-/** A run's characters, line breaks left out, and where each of its lines starts. */
+/** Characters of a run between two of the positions its map keeps. */
+const STRIDE = 256;
+
+/** Where character `c` of a run lies in the text: from the position kept before it, on. */
+function characterAt(text: string, checkpoints: Int32Array, c: number): number {
+  let at = checkpoints[Math.floor(c / STRIDE)]!;
+  for (let m = c - (c % STRIDE); m < c; m++) {
+    at++;
+    while (separatorAt(text, at) > 0) at += separatorAt(text, at);
+  }
+  return at;
+}
+
+/**
+ * A run's characters, line breaks left out, and where every {@link STRIDE}th of them lies. The
+ * characters go into one byte array, and the map keeps a position per 256 characters, not per
+ * line: a slice and two numbers per line took ~140 MB for a 1 MB body with a line break after
+ * every character (attack5).
+ */
 function runCharacters(
   text: string,
   start: number,
   end: number,
-): { content: string; lineStarts: number[]; textStarts: number[] } {
-  const parts: string[] = [];
-  const [lineStarts, textStarts] = [[0], [start]];
-  let [from, length] = [start, 0];
+): { content: string; checkpoints: Int32Array } {
+  const content = new Uint8Array(end - start);
+  const checkpoints = new Int32Array(Math.ceil((end - start) / STRIDE) + 1);
+  let length = 0;
   for (let i = start; i < end;) {
     const skip = separatorAt(text, i);
-    if (skip === 0) {
-      i++;
+    if (skip > 0) {
+      i += skip;
       continue;
     }
-    parts.push(text.slice(from, i));
-    length += i - from;
-    i += skip;
-    while (separatorAt(text, i) > 0) i += separatorAt(text, i);
-    from = i;
-    lineStarts.push(length);
-    textStarts.push(from);
+    if (length % STRIDE === 0) checkpoints[length / STRIDE] = i;
+    content[length++] = text.charCodeAt(i++);
   }
-  parts.push(text.slice(from, end));
-  return { content: parts.join(""), lineStarts, textStarts };
-}
-
-/** Whether the character at `at` ends a run: not of the base64 alphabet nor a line break. */
-function endsRun(text: string, at: number): boolean {
-  const c = text.charCodeAt(at);
-  return !((c < 128 && (CLASSES[c]! & BASE64) !== 0) || separatorAt(text, at) > 0);
+  return {
+    content: byteText(content.subarray(0, length)),
+    checkpoints: checkpoints.slice(0, Math.ceil(length / STRIDE)),
+  };
 }
 
 /** Whether the character at `at` is the letter of a `\n` or `\r` escape (a line break). */
@@ -314,29 +394,29 @@ const escapeLetter = (text: string, at: number) => {
   return (c === 110 || c === 114) && text.charCodeAt(at - 1) === 92;
 };
 
-/** The first `count` characters of a run, line breaks left out. */
-function firstCharacters(text: string, start: number, end: number, count: number): string {
-  let out = "";
-  for (let i = start; i < end && out.length < count; i++) {
+/**
+ * Copies the first {@link KEPT} characters of a run, line breaks left out, into {@link HEAD}: codes
+ * into a buffer, where strings grown a character at a time were most of an ordinary body's cost.
+ */
+function firstCharacters(text: string, start: number, end: number): void {
+  let count = 0;
+  for (let i = start; i < end && count < KEPT; i++) {
     const c = text.charCodeAt(i);
-    if (c < 128 && (CLASSES[c]! & BASE64) !== 0 && !escapeLetter(text, i)) out += text[i];
+    if (c < 128 && (CLASSES[c]! & BASE64) !== 0 && !escapeLetter(text, i)) HEAD[count++] = c;
   }
-  return out;
 }
 
-/** The last `count` characters of a run, separators left out. */
-function lastCharacters(text: string, start: number, end: number, count: number): string {
-  let out = "";
-  for (let i = end - 1; i >= start && out.length < count; i--) {
+/**
+ * Copies the last {@link KEPT} characters of a run, separators left out, to the end of
+ * {@link TAIL}, and says how many there are.
+ */
+function lastCharacters(text: string, start: number, end: number): number {
+  let count = 0;
+  for (let i = end - 1; i >= start && count < KEPT; i--) {
     const c = text.charCodeAt(i);
-    if (c < 128 && (CLASSES[c]! & BASE64) !== 0) {
-      // An `n` of a `\n` escape is a separator, not a character of the run.
-      if ((c === 110 || c === 114) && text.charCodeAt(i - 1) === 92) {
-        i--;
-        continue;
-      }
-      out = text[i] + out;
-    }
+    // An `n` of a `\n` escape is a separator, not a character of the run.
+    if ((c === 110 || c === 114) && text.charCodeAt(i - 1) === 92) i--;
+    else if (c < 128 && (CLASSES[c]! & BASE64) !== 0) TAIL[KEPT - ++count] = c;
   }
-  return out;
+  return count;
 }

@@ -141,7 +141,8 @@ function* producedClasses(view: View): Sliced<number> {
     for (let i = start; i < end; i++) {
       const c = text.charCodeAt(i);
       if (COMPACTED(c)) classes |= COMPACTED_BIT;
-      else if (LIST_CHARACTER(c)) classes |= LIST_BIT;
+      if (LIST_CHARACTER(c) || (QUOTE(text.charCodeAt(i - 1)) && QUOTE(text.charCodeAt(i + 1))))
+        classes |= LIST_BIT;
     }
     if (classes === (COMPACTED_BIT | LIST_BIT)) return classes;
     if (--budget <= 0) {
@@ -152,9 +153,31 @@ function* producedClasses(view: View): Sliced<number> {
   return classes;
 }
 
-/** Digits, separators and quotes: what a list is made of. */
+/**
+ * What a list is made of (../spellings/list-items.ts): hex digits, the `x` of `0x`, whitespace,
+ * every separator `, . : ; - | /` and quotes. A step that produced only a list's separators
+ * (`116%20111%20…`, `116%2D111…`), its quotes or its hex letters made the list as much as one
+ * that produced its digits; read for digits alone, such a list went unread (and the changed
+ * segments after a later step no longer reread the view whole: ./changed-segments.ts).
+ */
 const LIST_CHARACTER = (c: number) =>
-  (c >= 48 && c <= 57) || c === 44 || c === 46 || c === 58 || c === 59 || c === 39;
+  (c >= 48 && c <= 57) ||
+  (c >= 97 && c <= 102) ||
+  (c >= 65 && c <= 70) ||
+  c === 120 ||
+  c === 88 ||
+  c === 32 ||
+  (c >= 9 && c <= 13) ||
+  c === 44 ||
+  c === 46 ||
+  c === 58 ||
+  c === 59 ||
+  c === 45 ||
+  c === 124 ||
+  c === 47 ||
+  QUOTE(c);
+/** A quote: around a list's items (`["116"]`) and the one character of an array of them. */
+const QUOTE = (c: number) => c === 39 || c === 34;
 /** Whitespace or anything beyond ASCII: what compaction drops or folds. */
 const COMPACTED = (c: number) => c === 32 || (c >= 9 && c <= 13) || c > 0x7f;
 /** `% & \ =`: what starts a character-level sequence. */

@@ -143,3 +143,28 @@ describe("a list whose separators, quotes or hex letters a step spelled (hostile
     }
   });
 });
+
+describe("characters a step spelled beside what compaction drops (hostile)", () => {
+  // Compaction of a decoded view was made only when its step produced whitespace or a character
+  // beyond ASCII; letters a step spelled between spaces or invisible characters the text held
+  // already (`%74 %6f …`) were never joined, and no later view's changed segments reach them.
+  const redactor = secretRedactor([secret]);
+  const spellings: [string, string][] = [
+    ["escaped letters spaced apart", [...secret].map(percent).join(" ")],
+    ["escaped letters between zero-width spaces", [...secret].map(percent).join("\u200b")],
+    ["escaped letters between no-break spaces", [...secret].map(percent).join("\u00a0")],
+    ["escaped letters between soft hyphens", [...secret].map(percent).join("\u00ad")],
+    [
+      "full-width char codes, commas escaped",
+      [...secret].map((c) => fullWidth(codes(c))).join("%2C"),
+    ],
+  ];
+  const far = `ÿ${"x".repeat(3_000)}ÿ%2531ÿ${"x".repeat(3_000)}ÿ`;
+  it.each(spellings)("cuts %s out, alone and beside a later step's digit", (_, spelled) => {
+    for (const body of [` ${spelled} `, `${far} ${spelled} ${far}`]) {
+      const text = redactor.text(body);
+      expect(text).not.toContain(spelled);
+      expect(text).toContain("[REDACTED]");
+    }
+  });
+});

@@ -21,9 +21,10 @@ import { withoutNulsInSlices } from "./nul-free-view";
  * percent-encoding, full-width `％７４`).
  *
  * A decoded view is read again only for what its step produced: lists when the step produced a
- * digit or a separator, compaction when it produced whitespace or a character beyond ASCII, steps
- * when a reading produced the start of a sequence. An ordinary JSON body (its `\n` and `\"`
- * escapes decoded) costs one compacted view of its decoded view, no more.
+ * digit, a separator or another part of a list (`listPart`), compaction when it produced
+ * whitespace or a character beyond ASCII or stands beside one, steps when a reading produced the
+ * start of a sequence. An ordinary JSON body (its `\n` and `\"` escapes decoded) costs one
+ * compacted view of its decoded view, no more.
  * @param view - the text, its NUL-free view or a decoded view
  */
 export function* spelledViews(view: View): Generator<View | Pause> {
@@ -141,9 +142,13 @@ function* producedClasses(view: View): Sliced<number> {
     for (let i = start; i < end; i++) {
       const c = text.charCodeAt(i);
       if (COMPACTED(c)) classes |= COMPACTED_BIT;
-      if (LIST_CHARACTER(c) || (QUOTE(text.charCodeAt(i - 1)) && QUOTE(text.charCodeAt(i + 1))))
-        classes |= LIST_BIT;
+      if (listPart(text, i, c)) classes |= LIST_BIT;
     }
+    // What compaction drops right beside what the step produced joins it to its neighbours
+    // (`%74 %6f …`, letters between zero-width or tag characters, full-width digits beside
+    // an escaped comma): compaction reads it as much as if the step had produced it.
+    if (COMPACTED(text.charCodeAt(start - 1)) || COMPACTED(text.charCodeAt(end)))
+      classes |= COMPACTED_BIT;
     if (classes === (COMPACTED_BIT | LIST_BIT)) return classes;
     if (--budget <= 0) {
       budget = SLICE_POSITIONS;
@@ -153,31 +158,60 @@ function* producedClasses(view: View): Sliced<number> {
   return classes;
 }
 
-/**
- * What a list is made of (../spellings/list-items.ts): hex digits, the `x` of `0x`, whitespace,
- * every separator `, . : ; - | /` and quotes. A step that produced only a list's separators
- * (`116%20111%20…`, `116%2D111…`), its quotes or its hex letters made the list as much as one
- * that produced its digits; read for digits alone, such a list went unread (and the changed
- * segments after a later step no longer reread the view whole: ./changed-segments.ts).
- */
+/** Digits, `, . : ;` and `'`: a list's own characters, read for wherever a step produced them. */
 const LIST_CHARACTER = (c: number) =>
-  (c >= 48 && c <= 57) ||
-  (c >= 97 && c <= 102) ||
-  (c >= 65 && c <= 70) ||
-  c === 120 ||
-  c === 88 ||
-  c === 32 ||
-  (c >= 9 && c <= 13) ||
-  c === 44 ||
-  c === 46 ||
-  c === 58 ||
-  c === 59 ||
-  c === 45 ||
-  c === 124 ||
-  c === 47 ||
-  QUOTE(c);
-/** A quote: around a list's items (`["116"]`) and the one character of an array of them. */
+  (c >= 48 && c <= 57) || c === 44 || c === 46 || c === 58 || c === 59 || c === 39;
+const DIGIT = (c: number) => c >= 48 && c <= 57;
+const HEX_LETTER = (c: number) => (c >= 97 && c <= 102) || (c >= 65 && c <= 70);
 const QUOTE = (c: number) => c === 39 || c === 34;
+/** Whitespace and `- | /`: what joins a list's items besides {@link LIST_CHARACTER}. */
+const JOINER = (c: number) => c === 32 || (c >= 9 && c <= 13) || c === 45 || c === 124 || c === 47;
+
+/**
+ * Whether the character a step produced at `i` makes part of a list (../spellings/list-items.ts):
+ * a digit or separator of {@link LIST_CHARACTER}; a hex letter or the `x` of `0x` beside a hex
+ * digit; a quote beside a digit or around one character (`["t","o"]`); a character between
+ * quotes; whitespace or `- | /` whose nearest other characters are a digit or a quote. A step
+ * that spelled only a list's spaces, dashes, quotes or hex letters (`116%20111%20…`,
+ * `%22116%22`, `6%66`) made the list as much as one that spelled its digits; read for digits
+ * alone, such a list went unread, and since the changed segments of a later step
+ * (./changed-segments.ts) no later view reread it either. Not every produced quote or space:
+ * an ordinary JSON body's `\"` and `\n` stay no reason for a lists reading.
+ */
+function listPart(text: string, i: number, c: number): boolean {
+  if (LIST_CHARACTER(c)) return true;
+  const [before, after] = [text.charCodeAt(i - 1), text.charCodeAt(i + 1)];
+  if (QUOTE(before) && QUOTE(after)) return true;
+  if (HEX_LETTER(c) || c === 120 || c === 88)
+    return DIGIT(before) || DIGIT(after) || HEX_LETTER(before) || HEX_LETTER(after);
+  if (QUOTE(c))
+    return (
+      DIGIT(before) ||
+      DIGIT(after) ||
+      QUOTE(text.charCodeAt(i - 2)) ||
+      QUOTE(text.charCodeAt(i + 2))
+    );
+  if (!JOINER(c)) return false;
+  return itemBeside(text, i, -1) || itemBeside(text, i, 1);
+}
+
+/**
+ * Whether the first character from `i` in direction `step` past joiners and separators is a
+ * digit, or a quote around a number or one character.
+ */
+function itemBeside(text: string, i: number, step: -1 | 1): boolean {
+  for (let k = 1, j = i + step; k <= 8; k++, j += step) {
+    const c = text.charCodeAt(j);
+    if (JOINER(c) || c === 44 || c === 46 || c === 58 || c === 59) continue;
+    // A quote counts when it holds a number or one character (`"116" "111"`, `"t" "o"`).
+    return (
+      DIGIT(c) ||
+      (QUOTE(c) && (DIGIT(text.charCodeAt(j + step)) || QUOTE(text.charCodeAt(j + 2 * step))))
+    );
+  }
+  return false;
+}
+
 /** Whitespace or anything beyond ASCII: what compaction drops or folds. */
 const COMPACTED = (c: number) => c === 32 || (c >= 9 && c <= 13) || c > 0x7f;
 /** `% & \ =`: what starts a character-level sequence. */

@@ -58,14 +58,15 @@ export function* spelledViews(view: View): Generator<View | Pause> {
   // A text with lists was compacted with its lists read; one without, as it is.
   let compact = listed ? undefined : yield* compactViewInSlices(view, seen);
   if (compact) yield* afterReading(compact, seen.folded);
-  // A list spelled in folded characters (full-width digits `１１６，１１１`) reads as one only
-  // after folding; only a text with such characters can hold one, so others cost nothing.
+  // A list spelled in folded characters (full-width digits `１１６，１１１`, or ASCII digits
+  // between full-width commas `116，111`) reads as one only after folding; only a text with such
+  // characters can hold one, so others cost nothing.
   // Read in the compact view (digits of one number spaced apart join) and in the folded view,
   // whose spaces stay: compaction glued a word before the list onto its first number (`x
   // １１６,…` read `x116,…`, the first item lost) and made one number of a space-joined list.
   // The folded view is read whether or not the text held an ASCII list too (then no compact
   // view of the text is made, and a full-width list beside an ASCII one went unread).
-  if (FOLDED_DIGITS.test(view.text)) {
+  if (FOLDED_DIGITS.test(view.text) || FOLDED_SEPARATOR.test(view.text)) {
     let relisted = compact ? (yield* listsViewInSlices(compact)).view : undefined;
     if (relisted) yield relisted;
     // One view at a time: the compact view and its reading are let go first.
@@ -219,6 +220,13 @@ const SEQUENCE_LEAD = (c: number) => c === 37 || c === 38 || c === 92 || c === 6
 
 /** Characters NFKC folds to ASCII digits or hex letters: full-width and mathematical digits. */
 const FOLDED_DIGITS = /[\uff10-\uff19\uff21-\uff26\uff41-\uff46\u{1d7ce}-\u{1d7ff}]/u;
+/**
+ * A digit followed by a character folding reads as a list separator (full-width `，．：；－｜／`,
+ * Unicode spaces): `116，111，…` is a list only once folded, though its digits are ASCII. After a
+ * digit only: Chinese text is full of `，` and `\u3000`, and a list has digits before each.
+ */
+const FOLDED_SEPARATOR =
+  /[0-9][\uff0c\uff0e\uff1a\uff1b\uff0d\uff5c\uff0f\u00a0\u2000-\u200a\u202f\u205f\u3000]/;
 
 /** Decoding steps after a spelled-out reading: two layers of character-level encoding. */
 export const MAX_SPELLED_STEPS = 2;

@@ -107,3 +107,64 @@ describe("a credential spelled in a reading of a decoded view among random bytes
     expect(segmentWork.kept - before.kept).toBeLessThan((segmentWork.viewed - before.viewed) / 4);
   });
 });
+
+describe("a list whose separators, quotes or hex letters a step spelled (hostile)", () => {
+  // The list reading of a decoded view was made only when its step produced a digit or `, . : ;
+  // '`; a list whose other parts were escaped went unread there. Before the cut a later step
+  // that produced a digit anywhere (`%2531` far away) reread the whole view and found it; its
+  // changed segments no longer reach it, so the list passed either way.
+  const redactor = secretRedactor([secret]);
+  const hex = (s: string, separator: string) =>
+    [...s].map((c) => c.charCodeAt(0).toString(16).padStart(2, "0")).join(separator);
+  const spellings: [string, string][] = [
+    ["char codes spaced by %20", codes(secret, "%20")],
+    ["char codes joined by %2D", codes(secret, "%2D")],
+    ["char codes joined by %7C", codes(secret, "%7C")],
+    ["char codes joined by %2F", codes(secret, "%2F")],
+    ["char codes spaced by &#32;", codes(secret, "&#32;")],
+    ["char codes spaced by \\u0020", codes(secret, "\\u0020")],
+    ["quoted char codes, quotes %22", codes(secret).replace(/\d+/g, "%22$&%22")],
+    ["an array of characters, quotes %22", `[${[...secret].map((c) => `%22${c}%22`).join(",")}]`],
+    ["an array of escaped characters", `[${[...secret].map((c) => `"${percent(c)}"`).join(",")}]`],
+    ["hex bytes, 0x spelled 0%78", hex(secret, ",0%78").replace(/^/, "0x")],
+    ["hex bytes, letters escaped", hex(secret, ",").replace(/[a-f]/g, (c) => percent(c))],
+  ];
+  // A step-two sequence beyond inert characters: the step after the one that spelled the list
+  // produced a digit, far from it.
+  const far = `ÿ${"x".repeat(3_000)}ÿ%2531ÿ${"x".repeat(3_000)}ÿ`;
+  it.each(spellings)("cuts %s out, alone and beside a later step's digit", (_, spelled) => {
+    for (const body of [` ${spelled} `, `${far} ${spelled} ${far}`]) {
+      const text = redactor.text(body);
+      expect(text).not.toContain(spelled);
+      expect(text).toContain("[REDACTED]");
+      const read = asText(redactor.bytes(bytesOf(body))!);
+      expect(read).not.toContain(spelled);
+      expect(read).toContain("[REDACTED]");
+    }
+  });
+});
+
+describe("characters a step spelled beside what compaction drops (hostile)", () => {
+  // Compaction of a decoded view was made only when its step produced whitespace or a character
+  // beyond ASCII; letters a step spelled between spaces or invisible characters the text held
+  // already (`%74 %6f …`) were never joined, and no later view's changed segments reach them.
+  const redactor = secretRedactor([secret]);
+  const spellings: [string, string][] = [
+    ["escaped letters spaced apart", [...secret].map(percent).join(" ")],
+    ["escaped letters between zero-width spaces", [...secret].map(percent).join("\u200b")],
+    ["escaped letters between no-break spaces", [...secret].map(percent).join("\u00a0")],
+    ["escaped letters between soft hyphens", [...secret].map(percent).join("\u00ad")],
+    [
+      "full-width char codes, commas escaped",
+      [...secret].map((c) => fullWidth(codes(c))).join("%2C"),
+    ],
+  ];
+  const far = `ÿ${"x".repeat(3_000)}ÿ%2531ÿ${"x".repeat(3_000)}ÿ`;
+  it.each(spellings)("cuts %s out, alone and beside a later step's digit", (_, spelled) => {
+    for (const body of [` ${spelled} `, `${far} ${spelled} ${far}`]) {
+      const text = redactor.text(body);
+      expect(text).not.toContain(spelled);
+      expect(text).toContain("[REDACTED]");
+    }
+  });
+});

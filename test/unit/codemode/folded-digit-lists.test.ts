@@ -29,6 +29,19 @@ describe("full-width digit lists next to text (hostile)", () => {
     expect(out.startsWith(text.slice(0, 2))).toBe(true);
   });
 
+  // ASCII digits between separators that fold: no full-width digit, so the folded view was never
+  // read for lists and the credential got through as plain text.
+  it.each([
+    ["full-width commas", "\uff0c"],
+    ["full-width colons", "\uff1a"],
+    ["full-width slashes", "\uff0f"],
+    ["ideographic spaces", "\u3000"],
+    ["no-break spaces", "\u00a0"],
+  ])("cuts out ASCII char codes joined by %s", (_, separator) => {
+    const text = `codes ${codes(secret).join(separator)} end`;
+    expect(redactor.text(text)).toBe("codes [REDACTED] end");
+  });
+
   it("still catches the forms that were caught, and leaves ordinary full-width text", () => {
     expect(redactor.text(`codes: ${fullWidth(codes(secret).join(","))}`)).toBe("codes: [REDACTED]");
     const plain = `x ${fullWidth("116,111,107")} and ｆｕｌｌ ｗｉｄｔｈ`;

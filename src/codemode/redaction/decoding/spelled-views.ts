@@ -21,9 +21,10 @@ import { withoutNulsInSlices } from "./nul-free-view";
  * percent-encoding, full-width `％７４`).
  *
  * A decoded view is read again only for what its step produced: lists when the step produced a
- * digit or a separator, compaction when it produced whitespace or a character beyond ASCII, steps
- * when a reading produced the start of a sequence. An ordinary JSON body (its `\n` and `\"`
- * escapes decoded) costs one compacted view of its decoded view, no more.
+ * digit, a separator or another part of a list (`listPart`), compaction when it produced
+ * whitespace or a character beyond ASCII or stands beside one, steps when a reading produced the
+ * start of a sequence. An ordinary JSON body (its `\n` and `\"` escapes decoded) costs one
+ * compacted view of its decoded view, no more.
  * @param view - the text, its NUL-free view or a decoded view
  */
 export function* spelledViews(view: View): Generator<View | Pause> {
@@ -57,14 +58,15 @@ export function* spelledViews(view: View): Generator<View | Pause> {
   // A text with lists was compacted with its lists read; one without, as it is.
   let compact = listed ? undefined : yield* compactViewInSlices(view, seen);
   if (compact) yield* afterReading(compact, seen.folded);
-  // A list spelled in folded characters (full-width digits `１１６，１１１`) reads as one only
-  // after folding; only a text with such characters can hold one, so others cost nothing.
+  // A list spelled in folded characters (full-width digits `１１６，１１１`, or ASCII digits
+  // between full-width commas `116，111`) reads as one only after folding; only a text with such
+  // characters can hold one, so others cost nothing.
   // Read in the compact view (digits of one number spaced apart join) and in the folded view,
   // whose spaces stay: compaction glued a word before the list onto its first number (`x
   // １１６,…` read `x116,…`, the first item lost) and made one number of a space-joined list.
   // The folded view is read whether or not the text held an ASCII list too (then no compact
   // view of the text is made, and a full-width list beside an ASCII one went unread).
-  if (FOLDED_DIGITS.test(view.text)) {
+  if (FOLDED_DIGITS.test(view.text) || FOLDED_SEPARATOR.test(view.text)) {
     let relisted = compact ? (yield* listsViewInSlices(compact)).view : undefined;
     if (relisted) yield relisted;
     // One view at a time: the compact view and its reading are let go first.
@@ -141,8 +143,13 @@ function* producedClasses(view: View): Sliced<number> {
     for (let i = start; i < end; i++) {
       const c = text.charCodeAt(i);
       if (COMPACTED(c)) classes |= COMPACTED_BIT;
-      else if (LIST_CHARACTER(c)) classes |= LIST_BIT;
+      if (listPart(text, i, c)) classes |= LIST_BIT;
     }
+    // What compaction drops right beside what the step produced joins it to its neighbours
+    // (`%74 %6f …`, letters between zero-width or tag characters, full-width digits beside
+    // an escaped comma): compaction reads it as much as if the step had produced it.
+    if (COMPACTED(text.charCodeAt(start - 1)) || COMPACTED(text.charCodeAt(end)))
+      classes |= COMPACTED_BIT;
     if (classes === (COMPACTED_BIT | LIST_BIT)) return classes;
     if (--budget <= 0) {
       budget = SLICE_POSITIONS;
@@ -152,9 +159,60 @@ function* producedClasses(view: View): Sliced<number> {
   return classes;
 }
 
-/** Digits, separators and quotes: what a list is made of. */
+/** Digits, `, . : ;` and `'`: a list's own characters, read for wherever a step produced them. */
 const LIST_CHARACTER = (c: number) =>
   (c >= 48 && c <= 57) || c === 44 || c === 46 || c === 58 || c === 59 || c === 39;
+const DIGIT = (c: number) => c >= 48 && c <= 57;
+const HEX_LETTER = (c: number) => (c >= 97 && c <= 102) || (c >= 65 && c <= 70);
+const QUOTE = (c: number) => c === 39 || c === 34;
+/** Whitespace and `- | /`: what joins a list's items besides {@link LIST_CHARACTER}. */
+const JOINER = (c: number) => c === 32 || (c >= 9 && c <= 13) || c === 45 || c === 124 || c === 47;
+
+/**
+ * Whether the character a step produced at `i` makes part of a list (../spellings/list-items.ts):
+ * a digit or separator of {@link LIST_CHARACTER}; a hex letter or the `x` of `0x` beside a hex
+ * digit; a quote beside a digit or around one character (`["t","o"]`); a character between
+ * quotes; whitespace or `- | /` whose nearest other characters are a digit or a quote. A step
+ * that spelled only a list's spaces, dashes, quotes or hex letters (`116%20111%20…`,
+ * `%22116%22`, `6%66`) made the list as much as one that spelled its digits; read for digits
+ * alone, such a list went unread, and since the changed segments of a later step
+ * (./changed-segments.ts) no later view reread it either. Not every produced quote or space:
+ * an ordinary JSON body's `\"` and `\n` stay no reason for a lists reading.
+ */
+function listPart(text: string, i: number, c: number): boolean {
+  if (LIST_CHARACTER(c)) return true;
+  const [before, after] = [text.charCodeAt(i - 1), text.charCodeAt(i + 1)];
+  if (QUOTE(before) && QUOTE(after)) return true;
+  if (HEX_LETTER(c) || c === 120 || c === 88)
+    return DIGIT(before) || DIGIT(after) || HEX_LETTER(before) || HEX_LETTER(after);
+  if (QUOTE(c))
+    return (
+      DIGIT(before) ||
+      DIGIT(after) ||
+      QUOTE(text.charCodeAt(i - 2)) ||
+      QUOTE(text.charCodeAt(i + 2))
+    );
+  if (!JOINER(c)) return false;
+  return itemBeside(text, i, -1) || itemBeside(text, i, 1);
+}
+
+/**
+ * Whether the first character from `i` in direction `step` past joiners and separators is a
+ * digit, or a quote around a number or one character.
+ */
+function itemBeside(text: string, i: number, step: -1 | 1): boolean {
+  for (let k = 1, j = i + step; k <= 8; k++, j += step) {
+    const c = text.charCodeAt(j);
+    if (JOINER(c) || c === 44 || c === 46 || c === 58 || c === 59) continue;
+    // A quote counts when it holds a number or one character (`"116" "111"`, `"t" "o"`).
+    return (
+      DIGIT(c) ||
+      (QUOTE(c) && (DIGIT(text.charCodeAt(j + step)) || QUOTE(text.charCodeAt(j + 2 * step))))
+    );
+  }
+  return false;
+}
+
 /** Whitespace or anything beyond ASCII: what compaction drops or folds. */
 const COMPACTED = (c: number) => c === 32 || (c >= 9 && c <= 13) || c > 0x7f;
 /** `% & \ =`: what starts a character-level sequence. */
@@ -162,6 +220,13 @@ const SEQUENCE_LEAD = (c: number) => c === 37 || c === 38 || c === 92 || c === 6
 
 /** Characters NFKC folds to ASCII digits or hex letters: full-width and mathematical digits. */
 const FOLDED_DIGITS = /[\uff10-\uff19\uff21-\uff26\uff41-\uff46\u{1d7ce}-\u{1d7ff}]/u;
+/**
+ * A digit followed by a character folding reads as a list separator (full-width `，．：；－｜／`,
+ * Unicode spaces): `116，111，…` is a list only once folded, though its digits are ASCII. After a
+ * digit only: Chinese text is full of `，` and `\u3000`, and a list has digits before each.
+ */
+const FOLDED_SEPARATOR =
+  /[0-9][\uff0c\uff0e\uff1a\uff1b\uff0d\uff5c\uff0f\u00a0\u2000-\u200a\u202f\u205f\u3000]/;
 
 /** Decoding steps after a spelled-out reading: two layers of character-level encoding. */
 export const MAX_SPELLED_STEPS = 2;

@@ -1081,6 +1081,18 @@ export const SPELLED_THIRD: CredentialEcho[] = [
     (s) => xxd(`Authorization: Bearer ${s}\r\n`),
     (t) => unXxd(t.replaceAll("\\n", "\n")),
   ),
+  // attack7: a non-ASCII character on the dump's last line left that line unread.
+  jsonEcho(
+    "an xxd dump in a JSON string with a non-ASCII character after it",
+    (s) => `${xxd(`Authorization: Bearer ${s}\r\n`)}é`,
+    (t) => unXxd(t.replaceAll("\\n", "\n")),
+  ),
+  {
+    name: "an xxd dump in a JSON string before a field with a non-ASCII character",
+    contentType: "application/json",
+    body: (s) => `{"dump":${JSON.stringify(xxd(`Authorization: Bearer ${s}\r\n`))},"name":"José"}`,
+    recover: (t) => unXxd(t.replaceAll("\\n", "\n")),
+  },
   textEcho("Atbash", "text/plain", atbash, atbash),
   textEcho(
     "Atbash of the reversed secret",

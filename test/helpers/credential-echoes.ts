@@ -1093,6 +1093,19 @@ export const SPELLED_THIRD: CredentialEcho[] = [
     body: (s) => `{"dump":${JSON.stringify(xxd(`Authorization: Bearer ${s}\r\n`))},"name":"José"}`,
     recover: (t) => unXxd(t.replaceAll("\\n", "\n")),
   },
+  // attack7: ASCII letters between tag characters were dropped from the tag reading.
+  textEcho(
+    "ASCII letters alternating with tag characters",
+    "text/plain",
+    (s) => [...s].map((c, i) => (i % 2 ? asTags(c) : c)).join(""),
+    unTags,
+  ),
+  textEcho(
+    "percent-encoded ASCII letters alternating with tag characters",
+    "text/plain",
+    (s) => percent([...s].map((c, i) => (i % 2 ? asTags(c) : c)).join("")),
+    (t) => unTags(unUtf8Percent(t)),
+  ),
   textEcho("Atbash", "text/plain", atbash, atbash),
   textEcho(
     "Atbash of the reversed secret",

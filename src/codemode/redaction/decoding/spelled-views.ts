@@ -75,7 +75,12 @@ export function* spelledViews(view: View): Generator<View | Pause> {
     if (folded) relisted = (yield* listsViewInSlices(folded)).view;
     if (relisted) yield relisted;
   }
-  const tags = seen.tags ? tagView(view) : undefined;
+  if (!seen.tags) return;
+  // Tags alone (a copy in tags between visible noise), then tags where they stand (a copy whose
+  // characters alternate between visible letters and tags); one view at a time.
+  let tags = tagView(view);
+  if (tags) yield* afterReading(tags);
+  tags = tagView(view, true);
   if (tags) yield* afterReading(tags);
 }
 

@@ -1106,6 +1106,13 @@ export const SPELLED_THIRD: CredentialEcho[] = [
     (s) => percent([...s].map((c, i) => (i % 2 ? asTags(c) : c)).join("")),
     (t) => unTags(unUtf8Percent(t)),
   ),
+  // attack7: NFKC leaves the ideographic comma, so such a list was never read as one.
+  textEcho(
+    "char codes joined by ideographic commas",
+    "text/plain",
+    (s) => codes(s).join("\u3001"),
+    (t) => unDecimal(t.replaceAll("\u3001", ",")),
+  ),
   textEcho("Atbash", "text/plain", atbash, atbash),
   textEcho(
     "Atbash of the reversed secret",

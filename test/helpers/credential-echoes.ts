@@ -1081,6 +1081,38 @@ export const SPELLED_THIRD: CredentialEcho[] = [
     (s) => xxd(`Authorization: Bearer ${s}\r\n`),
     (t) => unXxd(t.replaceAll("\\n", "\n")),
   ),
+  // attack7: a non-ASCII character on the dump's last line left that line unread.
+  jsonEcho(
+    "an xxd dump in a JSON string with a non-ASCII character after it",
+    (s) => `${xxd(`Authorization: Bearer ${s}\r\n`)}é`,
+    (t) => unXxd(t.replaceAll("\\n", "\n")),
+  ),
+  {
+    name: "an xxd dump in a JSON string before a field with a non-ASCII character",
+    contentType: "application/json",
+    body: (s) => `{"dump":${JSON.stringify(xxd(`Authorization: Bearer ${s}\r\n`))},"name":"José"}`,
+    recover: (t) => unXxd(t.replaceAll("\\n", "\n")),
+  },
+  // attack7: ASCII letters between tag characters were dropped from the tag reading.
+  textEcho(
+    "ASCII letters alternating with tag characters",
+    "text/plain",
+    (s) => [...s].map((c, i) => (i % 2 ? asTags(c) : c)).join(""),
+    unTags,
+  ),
+  textEcho(
+    "percent-encoded ASCII letters alternating with tag characters",
+    "text/plain",
+    (s) => percent([...s].map((c, i) => (i % 2 ? asTags(c) : c)).join("")),
+    (t) => unTags(unUtf8Percent(t)),
+  ),
+  // attack7: NFKC leaves the ideographic comma, so such a list was never read as one.
+  textEcho(
+    "char codes joined by ideographic commas",
+    "text/plain",
+    (s) => codes(s).join("\u3001"),
+    (t) => unDecimal(t.replaceAll("\u3001", ",")),
+  ),
   textEcho("Atbash", "text/plain", atbash, atbash),
   textEcho(
     "Atbash of the reversed secret",

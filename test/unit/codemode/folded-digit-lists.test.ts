@@ -18,6 +18,8 @@ describe("full-width digit lists next to text (hostile)", () => {
     ["after a word and a tab", `codes\t${fullWidth(codes(secret).join(", "))} end`],
     ["joined by ideographic spaces", `x ${fullWidth(codes(secret).join("\u3000"))}`],
     ["full-width commas after a letter", `x ${fullWidth(codes(secret).join("\uff0c"))}`],
+    // attack7: NFKC leaves the ideographic comma, so no list reader took it.
+    ["ideographic commas after a letter", `x ${fullWidth(codes(secret).join("\u3001"))}`],
     // A text with an ASCII list too got no compact view of its own: the full-width one went unread.
     ["beside an ASCII list", `ids 1,2,3,4,5,6,7,8,9 codes: ${fullWidth(codes(secret).join(","))}`],
   ];
@@ -37,6 +39,9 @@ describe("full-width digit lists next to text (hostile)", () => {
     ["full-width slashes", "\uff0f"],
     ["ideographic spaces", "\u3000"],
     ["no-break spaces", "\u00a0"],
+    ["ideographic commas", "\u3001"],
+    ["half-width ideographic commas", "\uff64"],
+    ["small ideographic commas", "\ufe51"],
   ])("cuts out ASCII char codes joined by %s", (_, separator) => {
     const text = `codes ${codes(secret).join(separator)} end`;
     expect(redactor.text(text)).toBe("codes [REDACTED] end");
@@ -46,5 +51,7 @@ describe("full-width digit lists next to text (hostile)", () => {
     expect(redactor.text(`codes: ${fullWidth(codes(secret).join(","))}`)).toBe("codes: [REDACTED]");
     const plain = `x ${fullWidth("116,111,107")} and ｆｕｌｌ ｗｉｄｔｈ`;
     expect(redactor.text(plain)).toBe(plain);
+    const listed = "见第1、2、3、4、5、6、7、8、9条";
+    expect(redactor.text(listed)).toBe(listed);
   });
 });

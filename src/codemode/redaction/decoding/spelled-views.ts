@@ -75,7 +75,12 @@ export function* spelledViews(view: View): Generator<View | Pause> {
     if (folded) relisted = (yield* listsViewInSlices(folded)).view;
     if (relisted) yield relisted;
   }
-  const tags = seen.tags ? tagView(view) : undefined;
+  if (!seen.tags) return;
+  // Tags alone (a copy in tags between visible noise), then tags where they stand (a copy whose
+  // characters alternate between visible letters and tags); one view at a time.
+  let tags = tagView(view);
+  if (tags) yield* afterReading(tags);
+  tags = tagView(view, true);
   if (tags) yield* afterReading(tags);
 }
 
@@ -222,11 +227,12 @@ const SEQUENCE_LEAD = (c: number) => c === 37 || c === 38 || c === 92 || c === 6
 const FOLDED_DIGITS = /[\uff10-\uff19\uff21-\uff26\uff41-\uff46\u{1d7ce}-\u{1d7ff}]/u;
 /**
  * A digit followed by a character folding reads as a list separator (full-width `，．：；－｜／`,
- * Unicode spaces): `116，111，…` is a list only once folded, though its digits are ASCII. After a
- * digit only: Chinese text is full of `，` and `\u3000`, and a list has digits before each.
+ * Unicode spaces, the ideographic commas `、`): `116，111，…` is a list only once folded, though
+ * its digits are ASCII. After a digit only: Chinese text is full of `，`, `、` and `\u3000`, and a
+ * list has digits before each.
  */
 const FOLDED_SEPARATOR =
-  /[0-9][\uff0c\uff0e\uff1a\uff1b\uff0d\uff5c\uff0f\u00a0\u2000-\u200a\u202f\u205f\u3000]/;
+  /[0-9][\uff0c\uff0e\uff1a\uff1b\uff0d\uff5c\uff0f\u00a0\u2000-\u200a\u202f\u205f\u3000\u3001\ufe51\uff64]/;
 
 /** Decoding steps after a spelled-out reading: two layers of character-level encoding. */
 export const MAX_SPELLED_STEPS = 2;

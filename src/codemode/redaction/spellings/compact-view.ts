@@ -28,6 +28,9 @@ const invisible = (code: number) => INVISIBLE.test(String.fromCodePoint(code));
 // U+2800 (braille blank) is a symbol, not a space, but shows as one.
 const UNICODE_SPACE = /[\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u2800\u3000]/;
 
+/** U+3001, what NFKC leaves of the ideographic commas (U+3001, U+FE51, U+FF64). */
+const IDEOGRAPHIC_COMMA = "\u3001";
+
 const folded = new Map<number, string>();
 const foldedSpaced = new Map<number, string>();
 
@@ -46,12 +49,15 @@ function fold(code: number): string {
 
 /**
  * {@link fold}, but a space stays one: a Unicode space becomes an ASCII space (the separator a
- * list reader knows), so folding keeps where one list item ends and the next begins.
+ * list reader knows), so folding keeps where one list item ends and the next begins. The
+ * ideographic comma `、` (and the half-width and small ones NFKC turns into it) becomes `,`:
+ * NFKC leaves it, yet it joins a list as the full-width comma does (attack7: `116、111、…`).
  */
 function foldKeepingSpaces(code: number): string {
   let out = foldedSpaced.get(code);
   if (out === undefined) {
     out = UNICODE_SPACE.test(String.fromCodePoint(code)) ? " " : fold(code);
+    if (out === IDEOGRAPHIC_COMMA) out = ",";
     if (foldedSpaced.size < 65_536) foldedSpaced.set(code, out);
   }
   return out;

@@ -30,10 +30,14 @@ const HEXDUMP_LINE =
   /^[0-9a-f]{8} {1,4}(?:[0-9a-f]{2} {1,4}){0,15}[0-9a-f]{2} {1,52}\|([\x20-\x7e]{1,16})\|\r?$/m;
 /**
  * One `xxd` line: offset and `:`, up to 16 groups of hex digits, 2 to 64 spaces (a short last
- * line's padding), the text column (bounded: ../windowed-search.ts).
+ * line's padding), the text column (bounded: ../windowed-search.ts). The text column is not
+ * required to reach the end of the line: the dump's last line is followed by whatever the body
+ * holds next (in a JSON string, `é"` or `","name":"José"}`), and a non-ASCII character there
+ * left that line, and the credential's end on it, unread. The column holds one character per
+ * byte of the line's hex groups; {@link dumpTextViewInSlices} cuts it to that length.
  */
 const XXD_LINE =
-  /^[0-9a-f]{7,8}: ((?:[0-9a-f]{2}){1,16}(?: (?:[0-9a-f]{2}){1,16}){0,15}) {2,64}([\x20-\x7e]{1,32})\r?$/m;
+  /^[0-9a-f]{7,8}: ((?:[0-9a-f]{2}){1,16}(?: (?:[0-9a-f]{2}){1,16}){0,15}) {2,64}([\x20-\x7e]{1,32})/m;
 /**
  * One `od -x` or `hexdump` line (4 hex digits a word), plain `od` (6 octal digits a word), `od -b`
  * (3 octal digits a byte) or `od -t x1` (2 hex digits a byte).
@@ -181,8 +185,11 @@ export function* dumpTextViewInSlices(
   if (lines === 0)
     yield* eachLine(XXD_LINE, text, budget, (match) => {
       const end = match.index + match[0].length;
-      const close = match.index + match[0].trimEnd().length;
-      join(match.index, close - match[2]!.trimEnd().length, close, end);
+      // One character per byte: what follows the column on the line (a JSON string's end, the
+      // next field) is no part of it.
+      const bytes = match[1]!.replaceAll(" ", "").length / 2;
+      const column = end - match[2]!.length;
+      join(match.index, column, column + match[2]!.slice(0, bytes).trimEnd().length, end);
     });
   if (lines < 2) return undefined;
   const decoded = builder.finish();

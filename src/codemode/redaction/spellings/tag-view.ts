@@ -27,9 +27,14 @@ function tagAt(text: string, at: number): [string, number] | undefined {
  * everything else dropped, or undefined when it has fewer than {@link MIN_TAGS}. Tags are
  * invisible, so the compact view drops them (a copy joined by them reads as one); a copy written
  * in them ("ASCII smuggling") is read here, also between visible characters.
+ *
+ * With `inPlace`, everything else stays: a copy whose characters alternate between visible ASCII
+ * and tags (`t`, tag `o`, `k`, …) reads as one only with both (attack7), while a copy in tags
+ * between visible noise reads only with the noise dropped; the caller makes both readings.
  * @param view - a text and its map to the original
+ * @param inPlace - read the tags where they stand and keep every other character
  */
-export function tagView(view: View): View | undefined {
+export function tagView(view: View, inPlace = false): View | undefined {
   const { text } = view;
   const builder = new ViewBuilder(text);
   let tags = 0;
@@ -40,14 +45,14 @@ export function tagView(view: View): View | undefined {
       i++;
       continue;
     }
-    if (i > other) builder.replace(other, i - other, "");
+    if (i > other && !inPlace) builder.replace(other, i - other, "");
     builder.replace(i, tag[1], tag[0]);
     tags++;
     i += tag[1];
     other = i;
   }
   if (tags < MIN_TAGS) return undefined;
-  if (text.length > other) builder.replace(other, text.length - other, "");
+  if (text.length > other && !inPlace) builder.replace(other, text.length - other, "");
   return {
     text: builder.finish()!,
     origin: compose(view.origin, builder.map.origin()),

@@ -29,8 +29,8 @@ const MAX_WAIT_MS = 1_000;
 const ROUND_GAP_MS = 11_000;
 const PROBE_DELAYS_MS = [100, 200, 300, 400, 500];
 const ALL_EXECUTORS = ["isolate-per-run", "shared-worker"];
-// Busy processes beside the server (2, like the other load scripts). run.mjs runs the
-// shared-worker half with none: under load it does not hold yet (issue #40 stays open for it).
+// Busy processes beside the server (2, like the other load scripts); FAIR_SHARE_BUSY=0 by hand
+// measures a half without them.
 const BUSY = Number(process.env.FAIR_SHARE_BUSY ?? "2");
 check(
   Number.isInteger(BUSY) && BUSY >= 0 && BUSY <= 8,

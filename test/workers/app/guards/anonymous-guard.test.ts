@@ -5,8 +5,8 @@
  * opt-out; the same Worker reached as localhost (npm start's offline demo) serves it.
  */
 import { describe, expect, it } from "vitest";
-import { isLoopbackHostname } from "../../../src/app/anonymous-guard";
-import { configured, entry } from "./helpers";
+import { isLoopbackHostname } from "../../../../src/app/anonymous-guard";
+import { configured, entry } from "../helpers";
 
 const KEY = "anonymous-guard-test-key-0123456789";
 const TOOLS_LIST = {

@@ -5,7 +5,7 @@
  * from the request's own URL).
  */
 import { describe, expect, it } from "vitest";
-import { configured, entry } from "./helpers";
+import { configured, entry } from "../helpers";
 
 const INIT = {
   method: "POST",

@@ -47,18 +47,26 @@ function retirementOf({ agrees = true } = {}) {
   return { clock, runtime, slot, lines, restarted, doorbells, state, ...retirement };
 }
 
+/**
+ * A runner with `underWay` runs under way (none answered when `answers` is false), and its drain
+ * until `deadline` on `clock`; it is gone once `gone.now` is set.
+ */
+function drainOf(
+  clock: ReturnType<typeof fakeClock>,
+  { underWay = 0, answers = true, deadline = 60_000 } = {},
+) {
+  const runtime = fakeRuntime("runner 1");
+  runtime.counts.underWay = underWay;
+  runtime.answers = answers;
+  const gone = { now: false };
+  const drained = drain({ runtime: runtime as any, gone: () => gone.now, counts, clock, deadline });
+  return { runtime, gone, drained };
+}
+
 describe("the drain", () => {
   it("ends once no run is under way, looking every DRAIN_LOOK_MS", async () => {
     const clock = fakeClock();
-    const runtime = fakeRuntime("runner 1");
-    runtime.counts.underWay = 2;
-    const drained = drain({
-      runtime: runtime as any,
-      gone: () => false,
-      counts,
-      clock,
-      deadline: 10_000,
-    });
+    const { runtime, drained } = drainOf(clock, { underWay: 2 });
     await clock.advance(DRAIN_LOOK_MS * 3);
     runtime.counts.underWay = 0;
     await clock.advance(DRAIN_LOOK_MS);
@@ -68,44 +76,19 @@ describe("the drain", () => {
 
   it("says how many runs are still under way at its deadline, 0 when it never answered", async () => {
     const clock = fakeClock();
-    const runtime = fakeRuntime("runner 1");
-    runtime.counts.underWay = 3;
-    const held = drain({
-      runtime: runtime as any,
-      gone: () => false,
-      counts,
-      clock,
-      deadline: 1_000,
-    });
+    const held = drainOf(clock, { underWay: 3, deadline: 1_000 });
     await clock.advance(1_000);
-    expect(await held).toBe(3);
-    const silent = fakeRuntime("runner 2");
-    silent.answers = false;
-    const unknown = drain({
-      runtime: silent as any,
-      gone: () => false,
-      counts,
-      clock,
-      deadline: 2_000,
-    });
+    expect(await held.drained).toBe(3);
+    const silent = drainOf(clock, { underWay: 3, answers: false, deadline: 2_000 });
     await clock.advance(1_000);
-    expect(await unknown).toBe(0);
+    expect(await silent.drained).toBe(0);
   });
 
   it("stops waiting when the runner is gone", async () => {
     const clock = fakeClock();
-    const runtime = fakeRuntime("runner 1");
-    runtime.counts.underWay = 1;
-    let gone = false;
-    const drained = drain({
-      runtime: runtime as any,
-      gone: () => gone,
-      counts,
-      clock,
-      deadline: 60_000,
-    });
+    const { gone, drained } = drainOf(clock, { underWay: 1 });
     await clock.advance(DRAIN_LOOK_MS);
-    gone = true;
+    gone.now = true;
     await clock.advance(DRAIN_LOOK_MS);
     expect(await drained).toBe("gone");
   });

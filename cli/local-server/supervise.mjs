@@ -140,7 +140,29 @@ export function ringOnConnect(socket, onRing, log, label) {
 }
 
 /**
- * The runtimes of one server (runtime.mjs), logging whether each workerd configuration was kept.
+ * What the server says of its workerd configurations: whether they were read from the cache or
+ * built and kept there, each wording once. The host and the runners have a configuration each
+ * (two keys, each noted by runtime.mjs), and each was said: `npm start` printed "built, kept in …"
+ * twice at every launch.
+ * @param {(line: string) => void} log
+ * @param {string} label
+ * @param {string} folder - where the configurations are kept ("memory" without a cache)
+ * @returns {(line: string) => void} told each configuration's key and "kept" or "built"
+ */
+export function configNote(log, label, folder) {
+  /** @type {Set<string>} */
+  const said = new Set();
+  return (line) => {
+    const text = `${label}: workerd configuration ${line.endsWith("kept") ? "read from" : "built, kept in"} ${folder}.`;
+    if (said.has(text)) return;
+    said.add(text);
+    log(text);
+  };
+}
+
+/**
+ * The runtimes of one server (runtime.mjs), logging whether its workerd configurations were kept
+ * ({@link configNote}).
  * @param {{ env: Record<string, string>, socketFolder: string, persist?: string, configCache?: import("./workerd-config/runtime-config.mjs").ConfigSources["cache"] & { folder?: string }, log: (line: string) => void, label: string }} options
  * @returns {import("./runtime.mjs").RuntimeHost}
  */
@@ -148,10 +170,7 @@ export function runtimeHost({ env, socketFolder, persist, configCache, log, labe
   return createRuntimeHost(env, socketFolder, {
     persist,
     cache: configCache,
-    note: (line) =>
-      log(
-        `${label}: workerd configuration ${line.endsWith("kept") ? "read from" : "built, kept in"} ${configCache?.folder ?? "memory"}.`,
-      ),
+    note: configNote(log, label, configCache?.folder ?? "memory"),
   });
 }
 

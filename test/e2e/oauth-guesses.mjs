@@ -2,7 +2,7 @@
 // OAuth passphrase through the local server's public port (`npm start` with OAUTH=on), each
 // guess from a newly registered client and with a new forged client address (CF-Connecting-IP,
 // X-Forwarded-For, X-Real-IP, True-Client-IP), so that neither the per-client nor a per-address
-// count it could choose would ever fill. The workers test (test/workers/app/oauth.test.ts)
+// count it could choose would ever fill. The workers test (test/workers/app/oauth/oauth.test.ts)
 // proves the limiter given the address; this proves the real process tree gives it the address
 // the connection came from, whatever the request says, and holds under a concurrent burst:
 // - a burst of 30 guesses at once: 5 are checked, none grants (before the limiter counted in one

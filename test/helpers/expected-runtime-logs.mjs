@@ -5,7 +5,7 @@
  * failure; nothing in JavaScript can stop them. Each entry names the tests and why the line is
  * noise. Anything else workerd logs is printed.
  *
- * 1. A request to a port nothing listens on (test/workers/app/api-network-errors.test.ts, the
+ * 1. A request to a port nothing listens on (test/workers/app/upstream/api-network-errors.test.ts, the
  *    product's "connection refused" error): workerd logs the refused connect, then twice that
  *    the fetch failed with "Network connection lost." (an "uncaught exception" although the
  *    caller's `await fetch(…)` caught it: a bare `fetch().catch()` logs the same). Dropped only

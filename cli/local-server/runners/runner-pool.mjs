@@ -13,12 +13,7 @@
  *   it) never counts toward that, however often.
  * - **Retire.** After a number of runs a runner is asked to begin no more, its runs under way are
  *   waited for, and it is ended and started afresh (runner-retirement.mjs says why and which one
- *   goes next). The wait has a deadline: a run the host gave up on (its timeout passed) may still
- *   be counted under way by its runner, and a retirement waiting on it for good would hold the
- *   pool's only retirement turn forever (one runner served 6× its due runs, and once every runner
- *   stayed retiring). Past the run timeout plus {@link DRAIN_MARGIN_MS} the runner is ended
- *   anyway. One asked retirement at a time, so runs always have a runner; a runner found
- *   retiring unasked begins no run, so it is replaced at once, beside any other.
+ *   goes next; slot-retirement.mjs how, with a deadline, one asked retirement at a time).
  * - **Prepare.** A runner silent for a while gets its replacement started beside it, which takes
  *   its place at once if it is replaced (prepared-replacement.mjs says when, and why).
  * - **Warm.** With the shared-worker executor, every runner started gets the engine's code,
@@ -34,7 +29,7 @@
  *   empty regular slot while there is one, so a spare runs only while all `count` runners run
  *   and the host still finds none free (every one held by a stalling program): at most `spare`
  *   temporary runners. A runner beyond the first `keep` that has begun no run and had none under
- *   way for {@link IDLE_END_MS} ({@link SPARE_IDLE_END_MS} for a spare) is retired like any
+ *   way for a while (idle-runner-end.mjs says how long) is retired like any
  *   other (it is asked, begins no run, its runs under way are waited for) and its slot gets its
  *   doorbell back; a run sent there meanwhile is answered "retiring" and goes to another runner.
  *   While the pool is busy the spare runs too, ahead of the run that needs it (the warm spare:
@@ -43,14 +38,10 @@
 import { grownIdleSlots } from "./grown-idle-runner.mjs";
 import { needsPrepared, preparedUnwanted } from "./prepared-replacement.mjs";
 import { createWarmth } from "./stable-warmth.mjs";
-import { poolBusy, slotForRing, spareStays, sparesToStart } from "./warm-spare.mjs";
-import {
-  ANSWER_GRACE_MS,
-  CHECK_EVERY_MS,
-  DEFAULT_MAX_RUNS,
-  countsOf,
-  nextRetirement,
-} from "./runner-retirement.mjs";
+import { poolBusy, slotForRing, sparesToStart } from "./warm-spare.mjs";
+import { idleRunnersToEnd } from "./idle-runner-end.mjs";
+import { CHECK_EVERY_MS, DEFAULT_MAX_RUNS } from "./runner-retirement.mjs";
+import { createSlotRetirement, dueRetirement } from "./slot-retirement.mjs";
 
 /**
  * No sign of progress from a runner for this long means a program holds its thread for good. An
@@ -64,25 +55,6 @@ export const RUNNER_STUCK_MS = 10_000;
  * many less one starts of its replacement that fail (the slot cannot run).
  */
 export const RUNNER_FAILURES = 5;
-/**
- * Past the run timeout, how long a retiring runner's runs under way are still waited for: the
- * host's own timeout fires at the run timeout, and its answer needs a moment to cross.
- */
-export const DRAIN_MARGIN_MS = 10_000;
-/** Pause between two looks at a retiring runner's runs under way. */
-export const DRAIN_LOOK_MS = 200;
-/**
- * How long a runner beyond the kept ones may sit idle (no run begun, none under way, as its
- * `/health` counts show) before it is ended. A fresh runner costs the run that asked for it
- * ~0.5–2 s (bench/README.md, "Runners on demand"), so a pause in the work shorter than this
- * keeps it; an idle runner costs ~59 MB.
- */
-export const IDLE_END_MS = 30_000;
-/**
- * How long a spare runner (beyond the configured count) may sit idle before it is ended: it
- * exists for a round of stalling programs, which ends within the watchdog's 10 s.
- */
-export const SPARE_IDLE_END_MS = 10_000;
 
 /** How often the runners are looked at for a replacement to prepare (prepared-replacement.mjs). */
 export const PREPARE_LOOK_MS = 500;
@@ -402,24 +374,6 @@ export function createRunnerPool({
   };
 
   /**
-   * Waits until `runtime` has no run under way, it is gone, or the deadline passes.
-   * @returns {Promise<"drained" | "gone" | number>} a number: runs still under way at the deadline
-   */
-  const drain = async (/** @type {() => boolean} */ gone, /** @type {Runtime} */ runtime) => {
-    const deadline = clock.now() + runTimeoutMs + DRAIN_MARGIN_MS;
-    /** @type {number} */
-    let underWay = -1;
-    while (!gone()) {
-      const now = await counts(runtime);
-      if (now) underWay = now.underWay;
-      if (underWay === 0) return "drained";
-      if (clock.now() >= deadline) return Math.max(underWay, 0);
-      await clock.sleep(DRAIN_LOOK_MS);
-    }
-    return "gone";
-  };
-
-  /**
    * Gives the slot its doorbell (the host's connections there ask for a runner), unless it has a
    * runner again or the server stops.
    * @param {RunnerSlot} slot
@@ -481,65 +435,26 @@ export function createRunnerPool({
         );
   };
 
-  /** @type {RunnerPool["retire"]} */
-  const retire = async (slot, runtime, begun, unasked = false, idleMs = 0) => {
-    const gone = () => state.stopping || slot.runtime !== runtime || !!runtime.killedBecause;
-    slot.retiring = true;
-    try {
-      // Unasked, it is retiring already; asked, it must agree (a runner that does not answer
-      // is the watchdog's affair).
-      if (!unasked && !(await askToRetire(runtime))) return;
-      const drained = await drain(gone, runtime);
-      if (drained === "gone") return;
-      // The answers of its last runs may still be on their way to the host.
-      if (drained === "drained") await clock.sleep(ANSWER_GRACE_MS);
-      if (gone()) return;
-      log(
-        idleMs > 0 && drained === "drained"
-          ? `${label}: ${runtime.name} is ended: no run for ${idleMs / 1000} s (the host asks for it again when runs need it).`
-          : drained !== "drained"
-            ? `${label}: ${runtime.name} is retired after ${begun} runs although ${drained} ${drained === 1 ? "run is" : "runs are"} still counted under way ${(runTimeoutMs + DRAIN_MARGIN_MS) / 1000} s after it was asked (past the run timeout: runs the host already gave up on); a fresh one takes its place.`
-            : unasked
-              ? `${label}: ${runtime.name} was retiring without the supervisor asking; after ${begun} runs, none under way, a fresh one takes its place.`
-              : `${label}: ${runtime.name} is retired after ${begun} runs, none under way (a fresh process gives back the memory runs leave in workerd); a fresh one takes its place.`,
-      );
-      // Off the slot first: its exit is not a failure to replace.
-      slot.runtime = null;
-      slot.retired++;
-      await runtime.kill(idleMs > 0 ? "it was idle" : "it was retired");
-      // An idle runner's slot waits for the host to ask again; a retired one gets a fresh runner.
-      if (idleMs === 0) await restart(slot, false);
-    } finally {
-      slot.retiring = false;
-    }
-    if (idleMs > 0) await openDoorbell(slot);
-  };
+  // Retiring a runner, after its runs or for being idle (slot-retirement.mjs).
+  const { retire, retireInTurn } = createSlotRetirement({
+    stopping: () => state.stopping,
+    askToRetire,
+    counts,
+    restart: (slot) => restart(/** @type {RunnerSlot} */ (slot), false),
+    openDoorbell: (slot) => openDoorbell(/** @type {RunnerSlot} */ (slot)),
+    clock,
+    runTimeoutMs,
+    log,
+    label,
+  });
 
   /** @type {RunnerPool["shrink"]} */
   const shrink = () => {
-    const now = clock.now();
-    for (const slot of slots) {
-      const runtime = slot.runtime;
-      if (!runtime || runtime.killedBecause || slot.retiring || slot.starting || kept(slot))
-        continue;
-      // From the watchdog's latest probe (every 500 ms): a run begun since the last look, or
-      // one under way, makes it busy.
-      const seen = countsOf(runtime.lastHeaders);
-      if (!seen) continue;
-      if (seen.underWay > 0 || seen.begun !== slot.seenBegun) {
-        slot.seenBegun = seen.begun;
-        slot.idleSince = now;
-        continue;
-      }
-      const idleMs = slot.spare ? SPARE_IDLE_END_MS : IDLE_END_MS;
-      // The warm spare stays while the pool is busy (warm-spare.mjs).
-      if (spareStays(slot, slots, keep)) continue;
-      if (now - slot.idleSince >= idleMs) void retire(slot, runtime, seen.begun, false, idleMs);
-    }
+    // Ended like any retired runner (asked, drained); its slot gets its doorbell back.
+    for (const { slot, runtime, begun, idleMs } of idleRunnersToEnd(slots, keep, clock.now()))
+      void retire(slot, runtime, begun, false, idleMs);
   };
 
-  /** @type {Promise<void> | null} the asked retirement under way (one at a time) */
-  let asked = null;
   const grownIdle = grownIdleSlots({ kept, rssOf, maxRuns });
 
   return {
@@ -578,37 +493,13 @@ export function createRunnerPool({
         shrink();
         // A kept runner grown by past work is retired once idle (grown-idle-runner.mjs).
         const grown = grownIdle(slots, clock.now());
-        if (grown && !asked)
-          asked = retire(grown.slot, grown.runtime, grown.begun).finally(() => {
-            asked = null;
-          });
-        // From the watchdog's latest probe of each (every 500 ms): no request of its own.
-        const next = nextRetirement(
-          slots.flatMap((slot) =>
-            slot.runtime && !slot.runtime.killedBecause && !slot.retiring
-              ? [
-                  {
-                    index: slot.index,
-                    retired: slot.retired,
-                    counts: countsOf(slot.runtime.lastHeaders),
-                    slot,
-                    runtime: slot.runtime,
-                  },
-                ]
-              : [],
-          ),
-          maxRuns,
-          slots.length,
-        );
+        if (grown) retireInTurn(grown.slot, grown.runtime, grown.begun);
+        const next = dueRetirement(slots, maxRuns);
         if (!next) continue;
-        const { slot, runtime } = next.candidate;
         // A runner retiring unasked serves nothing: replaced at once, beside any other. An
         // asked retirement waits for the one under way.
-        if (next.unasked) void retire(slot, runtime, next.begun, true);
-        else if (!asked)
-          asked = retire(slot, runtime, next.begun).finally(() => {
-            asked = null;
-          });
+        if (next.unasked) void retire(next.slot, next.runtime, next.begun, true);
+        else retireInTurn(next.slot, next.runtime, next.begun);
       }
     },
   };

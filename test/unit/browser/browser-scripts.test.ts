@@ -22,7 +22,7 @@ describe("the status page's browser scripts", () => {
     await golden(name, text);
   });
 
-  it("are what the build step wrote (test/workers/app/status-page.test.ts: what the page serves)", () => {
+  it("are what the build step wrote (test/workers/app/status/status-page.test.ts: what the page serves)", () => {
     expect({ CONSOLE_SCRIPT, SEARCH_FORM_SCRIPT }).toEqual(built);
   });
 

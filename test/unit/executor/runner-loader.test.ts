@@ -54,6 +54,32 @@ function runner(name: string, handler: Handler = async () => ({ answer: name }),
 
 const CODE = { compatibilityDate: "2026-08-01", mainModule: "a.js", modules: { "a.js": "" } };
 
+/** The loader's settings besides its runners, by name (the constructor takes them in order). */
+interface LoaderOptions {
+  /** Its clock (default `Date.now`). */
+  now?: () => number;
+  /** Who sent a run (default: nobody named, so no caller is capped). */
+  caller?: () => string;
+  /** How many of the last runners are spares (default 0). */
+  spares?: number;
+  /** Whether it keeps a warm reserve by ringing a cold slot (default no). */
+  reserve?: boolean;
+}
+
+/** A RunnerLoader over the stand-in `runners`, in slot order, with `options` by name. */
+function loaderOf(runners: { api: RunnerApi }[], options: LoaderOptions = {}) {
+  const { now = Date.now, caller = () => "", spares = 0, reserve = false } = options;
+  return new RunnerLoader(
+    runners.map((r) => r.api),
+    now,
+    undefined,
+    "",
+    caller,
+    spares,
+    reserve,
+  );
+}
+
 /** Runs once through the loader's `load` face, as the executors do. */
 function run(loader: RunnerLoader, host: unknown = { calls: 0 }) {
   const entry = loader.load(CODE).getEntrypoint() as unknown as {
@@ -83,6 +109,20 @@ const waitsOnHost: Handler = (_kind, _code, host) => {
 const holds: Handler = () => new Promise(() => {});
 
 const tick = (ms = 0) => new Promise((r) => setTimeout(r, ms));
+
+/** A run that answers after 20 ms (a trivial search). */
+const quick: Handler = () => tick(20).then(() => ({ answer: "quick" }));
+
+/**
+ * A runner that serves its first run with `first` (default {@link quick}) and whose every later
+ * run holds its thread (a round of stalls arriving after one honest run).
+ */
+function servesOnceThenHolds(name: string, first: Handler = quick) {
+  const made = runner(name, (kind, code, host) =>
+    made.sent.length === 1 ? first(kind, code, host) : holds(kind, code, host),
+  );
+  return made;
+}
 
 describe("RunnerLoader", () => {
   it("sends each run to the least busy runner, ties in turn", async () => {
@@ -461,13 +501,7 @@ describe("RunnerLoader", () => {
       );
       const b = runner("b", holds);
       const c = runner("c", holds);
-      const loader = new RunnerLoader(
-        [a.api, b.api, c.api],
-        () => now,
-        undefined,
-        "",
-        () => who,
-      );
+      const loader = loaderOf([a, b, c], { now: () => now, caller: () => who });
       void run(loader); // → a
       void run(loader); // → b
       now += RUNNER_STALL_MS + 1; // both stalled
@@ -489,13 +523,7 @@ describe("RunnerLoader", () => {
       const a = runner("a", waitsOnHost);
       const b = runner("b", waitsOnHost);
       const c = runner("c", waitsOnHost);
-      const loader = new RunnerLoader(
-        [a.api, b.api, c.api],
-        () => 0,
-        undefined,
-        "",
-        () => who,
-      );
+      const loader = loaderOf([a, b, c], { now: () => 0, caller: () => who });
       for (let i = 0; i < 6; i++) void run(loader, waitingHost());
       expect(loader.busy()).toEqual([3, 3, 0]);
     });
@@ -503,13 +531,7 @@ describe("RunnerLoader", () => {
     it("does not cap runs that name no caller (a local server's clients all share one address)", async () => {
       let now = 1_000;
       const [a, b, c] = ["a", "b", "c"].map((name) => runner(name, holds));
-      const loader = new RunnerLoader(
-        [a!.api, b!.api, c!.api],
-        () => now,
-        undefined,
-        "",
-        () => "",
-      );
+      const loader = loaderOf([a!, b!, c!], { now: () => now, caller: () => "" });
       void run(loader);
       void run(loader);
       now += RUNNER_STALL_MS + 1;
@@ -521,13 +543,7 @@ describe("RunnerLoader", () => {
       let now = 1_000;
       const a = runner("a", holds);
       const b = runner("b", holds);
-      const loader = new RunnerLoader(
-        [a.api, b.api],
-        () => now,
-        undefined,
-        "",
-        () => "oauth:u1",
-      );
+      const loader = loaderOf([a, b], { now: () => now, caller: () => "oauth:u1" });
       void run(loader); // → a: all runners but one
       now += RUNNER_STALL_MS + 1;
       const waiting = Array.from({ length: CALLER_QUEUE_MAX }, () =>
@@ -586,14 +602,7 @@ describe("RunnerLoader", () => {
         false,
       );
       const spare = runner("spare");
-      const loader = new RunnerLoader(
-        [a.api, spare.api],
-        () => now,
-        undefined,
-        "",
-        () => "",
-        1,
-      );
+      const loader = loaderOf([a, spare], { now: () => now, spares: 1 });
       void run(loader); // → a
       now += RUNNER_HELD_MAX_MS + 1;
       // Quiet past RUNNER_HELD_MAX_MS, a's run counts as waiting: the next run tries a.
@@ -793,15 +802,7 @@ describe("RunnerLoader", () => {
       const b = ringable("b");
       const c = ringable("c");
       const spare = ringable("spare");
-      const loader = new RunnerLoader(
-        [a.api, b.api, c.api, spare.api],
-        () => now,
-        undefined,
-        "",
-        () => "",
-        1,
-        true,
-      );
+      const loader = loaderOf([a, b, c, spare], { now: () => now, spares: 1, reserve: true });
       // Runner 1 idle: a run takes it, and now no runner known to serve is idle: slot 2 is rung
       // (its runner starts before a run needs it); slot 3 and the spare are not.
       void run(loader, waitingHost());
@@ -818,15 +819,7 @@ describe("RunnerLoader", () => {
       const a = ringable("a");
       const b = ringable("b");
       const c = ringable("c");
-      const on = new RunnerLoader(
-        [a.api, b.api, c.api],
-        () => now,
-        undefined,
-        "",
-        () => "",
-        0,
-        true,
-      );
+      const on = loaderOf([a, b, c], { now: () => now, reserve: true });
       // Each run ends before the next: runner 1 is idle again every time, and is taken the
       // moment a run is sent to it, so the first run rings slot 2; no other is rung while slot
       // 2's runner is on its way (RESERVE_PENDING_MS), however many runs come.
@@ -854,15 +847,7 @@ describe("RunnerLoader", () => {
       });
       const b = ringable("b");
       const c = ringable("c");
-      const loader = new RunnerLoader(
-        [a.api, b.api, c.api],
-        () => now,
-        undefined,
-        "",
-        () => "",
-        0,
-        true,
-      );
+      const loader = loaderOf([a, b, c], { now: () => now, reserve: true });
       const first = run(loader, waitingHost()); // → a; no idle runner left: rings b
       await tick();
       now += RESERVE_PENDING_MS;
@@ -920,14 +905,7 @@ describe("RunnerLoader", () => {
         await tick(200);
         return { answer: "spare" };
       });
-      const loader = new RunnerLoader(
-        [held.api, starting.api, spare.api],
-        () => Date.now(),
-        undefined,
-        "",
-        () => "",
-        1,
-      );
+      const loader = loaderOf([held, starting, spare], { spares: 1 });
       void run(loader); // → held: it holds its thread from now on
       const asked = run(loader); // → slot 2, refused: it waits for slot 2's runner
       await tick(100);
@@ -947,9 +925,7 @@ describe("RunnerLoader", () => {
       // and a run arriving after the burst went to c and waited for its start (placement of
       // that run: runner-placement.test.ts, ASKED).
       const started = Date.now();
-      const a = runner("a", (kind, code, host) =>
-        a.sent.length === 1 ? tick(60).then(() => ({ answer: "a" })) : holds(kind, code, host),
-      );
+      const a = servesOnceThenHolds("a", () => tick(60).then(() => ({ answer: "a" })));
       const b = runner("b", holds);
       const c = runner(
         "c",
@@ -960,15 +936,8 @@ describe("RunnerLoader", () => {
         },
         false,
       );
-      const spare = runner("spare", async () => ({ answer: "spare" }));
-      const loader = new RunnerLoader(
-        [a.api, b.api, c.api, spare.api],
-        () => Date.now(),
-        undefined,
-        "",
-        () => "",
-        1,
-      );
+      const spare = runner("spare");
+      const loader = loaderOf([a, b, c, spare], { spares: 1 });
       const search = run(loader); // → a: a trivial run, 60 ms
       for (let i = 0; i < 3; i++) void run(loader); // the stalls
       await tick(150);
@@ -991,13 +960,8 @@ describe("RunnerLoader", () => {
       let opensAt = 0;
       let stallBeganOnC = 0;
       const SEARCH = { ...CODE, mainModule: "search.js", modules: { "search.js": "" } };
-      const quick: Handler = () => tick(20).then(() => ({ answer: "quick" }));
-      const a = runner("a", (kind, code, host) =>
-        a.sent.length === 1 ? quick(kind, code, host) : holds(kind, code, host),
-      );
-      const b = runner("b", (kind, code, host) =>
-        b.sent.length === 1 ? quick(kind, code, host) : holds(kind, code, host),
-      );
+      const a = servesOnceThenHolds("a");
+      const b = servesOnceThenHolds("b");
       const c = runner(
         "c",
         async (kind, code, host) => {
@@ -1009,15 +973,8 @@ describe("RunnerLoader", () => {
         },
         false,
       );
-      const spare = runner("spare", async () => ({ answer: "spare" }));
-      const loader = new RunnerLoader(
-        [a.api, b.api, c.api, spare.api],
-        () => Date.now(),
-        undefined,
-        "",
-        () => "",
-        1,
-      );
+      const spare = runner("spare");
+      const loader = loaderOf([a, b, c, spare], { spares: 1 });
       // a and b serve (each has begun a run) and are idle again.
       await Promise.all([run(loader), run(loader)]);
       expect([a.sent.length, b.sent.length]).toEqual([1, 1]);
@@ -1048,22 +1005,10 @@ describe("RunnerLoader", () => {
           ? new Promise((_resolve, reject) => (endHeld = reject))
           : holds(kind, code, host),
       );
-      const quick: Handler = () => tick(20).then(() => ({ answer: "quick" }));
-      const a = runner("a", (kind, code, host) =>
-        a.sent.length === 1 ? quick(kind, code, host) : holds(kind, code, host),
-      );
-      const b = runner("b", (kind, code, host) =>
-        b.sent.length === 1 ? quick(kind, code, host) : holds(kind, code, host),
-      );
-      const spare = runner("spare", async () => ({ answer: "spare" }));
-      const loader = new RunnerLoader(
-        [c.api, a.api, b.api, spare.api],
-        () => Date.now() + skew,
-        undefined,
-        "",
-        () => "",
-        1,
-      );
+      const a = servesOnceThenHolds("a");
+      const b = servesOnceThenHolds("b");
+      const spare = runner("spare");
+      const loader = loaderOf([c, a, b, spare], { now: () => Date.now() + skew, spares: 1 });
       const held = run(loader).catch((error: unknown) => String(error)); // → c, held
       // a and b serve (each has begun a run) and are idle again.
       await Promise.all([run(loader), run(loader)]);
@@ -1097,19 +1042,9 @@ describe("RunnerLoader", () => {
       const c = runner("c", sleeps);
       const d = runner("d", sleeps);
       const e = runner("e", sleeps);
-      const quick: Handler = () => tick(20).then(() => ({ answer: "quick" }));
-      const a = runner("a", (kind, code, host) =>
-        a.sent.length === 1 ? quick(kind, code, host) : holds(kind, code, host),
-      );
-      const spare = runner("spare", async () => ({ answer: "spare" }));
-      const loader = new RunnerLoader(
-        [c.api, d.api, e.api, a.api, spare.api],
-        () => Date.now() + skew,
-        undefined,
-        "",
-        () => "",
-        1,
-      );
+      const a = servesOnceThenHolds("a");
+      const spare = runner("spare");
+      const loader = loaderOf([c, d, e, a, spare], { now: () => Date.now() + skew, spares: 1 });
       // The sleepers, 1.8 s apart: c, then d, then e.
       for (const next of [c, d, e]) {
         void run(loader);
@@ -1152,14 +1087,7 @@ describe("RunnerLoader", () => {
         false,
       );
       const spare = runner("spare", waitsOnHost);
-      const loader = new RunnerLoader(
-        [held.api, slow.api, spare.api],
-        () => Date.now(),
-        undefined,
-        "",
-        () => "",
-        1,
-      );
+      const loader = loaderOf([held, slow, spare], { spares: 1 });
       void run(loader); // → held
       const late = run(loader); // → slow (cold), which takes 600 ms to begin it
       void run(loader, waitingHost()); // → the spare (every other runner may be held): progresses

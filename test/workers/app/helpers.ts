@@ -56,3 +56,14 @@ export function json(method: string, body?: unknown): RequestInit {
       : { body: JSON.stringify(body), headers: { "content-type": "application/json" } }),
   };
 }
+
+/** A plain `tools/list` request's init for `/mcp` (a 2025 client's, no session). */
+export const TOOLS_LIST = {
+  method: "POST",
+  headers: {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    "mcp-protocol-version": "2025-06-18",
+  },
+  body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+} satisfies RequestInit;

@@ -7,12 +7,14 @@
  */
 import { describe, expect, it } from "vitest";
 import {
-  DRAIN_MARGIN_MS,
   IDLE_END_MS,
-  RUNNER_FAILURES,
   SPARE_IDLE_END_MS,
+} from "../../../../cli/local-server/runners/idle-runner-end.mjs";
+import {
+  RUNNER_FAILURES,
   createRunnerPool,
 } from "../../../../cli/local-server/runners/runner-pool.mjs";
+import { DRAIN_MARGIN_MS } from "../../../../cli/local-server/runners/slot-retirement.mjs";
 import { PREPARE_AFTER_MS } from "../../../../cli/local-server/runners/prepared-replacement.mjs";
 import { CHECK_EVERY_MS } from "../../../../cli/local-server/runners/runner-retirement.mjs";
 import { fakeClock } from "./fake-clock";

@@ -2,8 +2,8 @@
  * The second line for what a program sends (issue #41): a program that pieced the credential
  * together (two halves from two answers: split across responses, which no reading of one body
  * catches) sends it to an upstream MCP tool as an argument, spelled out: plain, full-width,
- * spaced, U+200B-joined, as character codes, ROT13, octal, `U+` code points, Atbash; and (one
- * table, `UTF16_SENDS`) the UTF-16 spellings results are tested with (percent-encoded, a NUL after
+ * spaced, U+200B-joined, as character codes, ROT13, octal, `U+` code points, Atbash (one table,
+ * `SPELLED_SENDS`); and (another, `UTF16_SENDS`) the UTF-16 spellings results are tested with (percent-encoded, a NUL after
  * each character, base64 of percent-encoded, byte-swapped, also percent-encoded as UTF-8) and the
  * fifth review's (base64 of a decimal list of UTF-16 bytes, base64 of base64 of `%XX`, full-width
  * with a `\u` escape inside: these three reached the upstream readable before). The upstream must
@@ -27,56 +27,66 @@ const rot = (t: string, f: (c: number, base: number) => number) =>
     return String.fromCharCode(f(c.charCodeAt(0) - base, base));
   });
 
-/** What a reader does to each spelling to read the credential back. */
-const READINGS: Record<string, (t: string) => string> = {
-  "as it is": (t) => t,
-  NFKC: (t) => t.normalize("NFKC"),
-  "without spaces and U+200B": (t) => t.replace(/[\s\u200b]+/g, ""),
-  "char codes": (t) =>
-    t.replace(/\d{1,7}(?:,\d{1,7}){7,}/g, (run) =>
-      String.fromCodePoint(...run.split(",").map(Number)),
-    ),
-  ROT13: (t) => rot(t, (k, base) => ((k + 13) % 26) + base),
-  Atbash: (t) => rot(t, (k, base) => 25 - k + base),
-  octal: (t) =>
-    t.replace(/[0-7]{2,3}(?: [0-7]{2,3}){7,}/g, (run) =>
-      String.fromCharCode(...run.split(" ").map((o) => Number.parseInt(o, 8))),
-    ),
-  "code points": (t) =>
-    t.replace(/U\+([0-9a-f]{2,6}) ?/gi, (_, h: string) =>
-      String.fromCodePoint(Number.parseInt(h, 16)),
-    ),
-};
-const recovered = (sent: string) =>
-  Object.entries(READINGS)
-    .filter(([, read]) => holds(read(sent), ECHO_SECRET))
-    .map(([name]) => name);
+/**
+ * How a program sends a credential it pieced together (`t`; `chars` its characters, `shift`
+ * maps its letters by their place in the alphabet) to an upstream tool, spelled out, and how a
+ * reader gets it back.
+ */
+interface Spelling {
+  name: string;
+  spell: string;
+  read: (t: string) => string;
+}
 
-const PROGRAM = `async () => {
-  const a = await codemode.half({ index: 0 });
-  const b = await codemode.half({ index: 1 });
-  // A text result arrives as its text (JSON parsed when it is JSON).
-  const half = (r) => (typeof r === "string" ? JSON.parse(r) : r).half;
-  const t = half(a) + half(b);
-  const chars = [...t];
-  const shift = (f) => t.replace(/[a-z]/gi, (c) => {
-    const base = c <= "Z" ? 65 : 97;
-    return String.fromCharCode(f(c.charCodeAt(0) - base) + base);
-  });
-  const spelled = [
-    t,
-    chars.map((c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0)).join(""),
-    chars.join(" "),
-    chars.join("\\u200b"),
-    chars.map((c) => c.charCodeAt(0)).join(","),
-    shift((k) => (k + 13) % 26),
-    shift((k) => 25 - k),
-    chars.map((c) => c.charCodeAt(0).toString(8)).join(" "),
-    chars.map((c) => "U+" + c.charCodeAt(0).toString(16).padStart(4, "0")).join(" "),
-  ];
-  for (const note of spelled) await codemode.post_note({ note, tags: [note] });
-  return "sent " + spelled.length;
-}`;
+/** The credential spelled out, one way a row. */
+const SPELLED_SENDS: Spelling[] = [
+  { name: "as it is", spell: "t", read: (t) => t },
+  {
+    name: "full-width",
+    spell: `chars.map((c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0)).join("")`,
+    read: (t) => t.normalize("NFKC"),
+  },
+  { name: "spaced", spell: `chars.join(" ")`, read: (t) => t.replace(/\s+/g, "") },
+  {
+    name: "U+200B-joined",
+    spell: `chars.join("\\u200b")`,
+    read: (t) => t.replace(/\u200b/g, ""),
+  },
+  {
+    name: "char codes",
+    spell: `chars.map((c) => c.charCodeAt(0)).join(",")`,
+    read: (t) =>
+      t.replace(/\d{1,7}(?:,\d{1,7}){7,}/g, (run) =>
+        String.fromCodePoint(...run.split(",").map(Number)),
+      ),
+  },
+  {
+    name: "ROT13",
+    spell: `shift((k) => (k + 13) % 26)`,
+    read: (t) => rot(t, (k, base) => ((k + 13) % 26) + base),
+  },
+  {
+    name: "Atbash",
+    spell: `shift((k) => 25 - k)`,
+    read: (t) => rot(t, (k, base) => 25 - k + base),
+  },
+  {
+    name: "octal",
+    spell: `chars.map((c) => c.charCodeAt(0).toString(8)).join(" ")`,
+    read: (t) =>
+      t.replace(/[0-7]{2,3}(?: [0-7]{2,3}){7,}/g, (run) =>
+        String.fromCharCode(...run.split(" ").map((o) => Number.parseInt(o, 8))),
+      ),
+  },
+  {
+    name: "code points",
+    spell: `chars.map((c) => "U+" + c.charCodeAt(0).toString(16).padStart(4, "0")).join(" ")`,
+    read: (t) =>
+      t.replace(/U\+([0-9a-f]{2,6}) ?/gi, (_, h: string) =>
+        String.fromCodePoint(Number.parseInt(h, 16)),
+      ),
+  },
+];
 
 /** Every run of base64 letters decoded (one that is not base64 left as it is). */
 const unBase64 = (t: string) =>
@@ -106,7 +116,7 @@ const unSwapped = (t: string) =>
  * spells `t` (the credential it pieced together; `chars` its characters), and how a reader gets
  * it back.
  */
-const UTF16_SENDS: { name: string; spell: string; read: (t: string) => string }[] = [
+const UTF16_SENDS: Spelling[] = [
   {
     name: "UTF-16LE percent-encoded",
     spell: `chars.map((c) => "%" + c.charCodeAt(0).toString(16) + "%00").join("")`,
@@ -157,8 +167,14 @@ const UTF16_SENDS: { name: string; spell: string; read: (t: string) => string }[
 describeExecutors((Executor) => {
   const executor = new Executor({ loader: env.LOADER, limits: { timeoutMs: 20_000 } });
 
-  /** What the upstream tool receives when the program sends every spelling of the table. */
-  async function sendSpellings(secrets: string[]): Promise<{ output: string; received: string[] }> {
+  /**
+   * What the upstream tool receives (each row's note, then its tag) when the program sends every
+   * spelling of `table`, with `secrets` redacted.
+   */
+  async function sendSpellings(
+    table: Spelling[],
+    secrets: string[],
+  ): Promise<{ output: string; received: string[] }> {
     const received: string[] = [];
     const halves = [ECHO_SECRET.slice(0, 11), ECHO_SECRET.slice(11)];
     const upstream = () => {
@@ -198,7 +214,11 @@ describeExecutors((Executor) => {
       const half = (r) => (typeof r === "string" ? JSON.parse(r) : r).half;
       const t = half(await codemode.half({ index: 0 })) + half(await codemode.half({ index: 1 }));
       const chars = [...t];
-      const spelled = [${UTF16_SENDS.map((row) => row.spell).join(",\n")}];
+      const shift = (f) => t.replace(/[a-z]/gi, (c) => {
+        const base = c <= "Z" ? 65 : 97;
+        return String.fromCharCode(f(c.charCodeAt(0) - base) + base);
+      });
+      const spelled = [${table.map((row) => row.spell).join(",\n")}];
       for (const note of spelled) await codemode.post_note({ note, tags: [note] });
       return "sent " + spelled.length;
     }`;
@@ -207,66 +227,28 @@ describeExecutors((Executor) => {
     return { output: text(result), received };
   }
 
-  /** The rows whose reader gets the credential back from what the upstream received. */
-  const leaked = (received: string[]) =>
-    UTF16_SENDS.filter((row, index) =>
-      received.slice(2 * index, 2 * index + 2).some((sent) => holds(row.read(sent), ECHO_SECRET)),
-    ).map((row) => row.name);
+  /** The rows of `table` whose reader gets the credential back from what the upstream received. */
+  const leaked = (table: Spelling[], received: string[]) =>
+    table
+      .filter((row, index) =>
+        received.slice(2 * index, 2 * index + 2).some((sent) => holds(row.read(sent), ECHO_SECRET)),
+      )
+      .map((row) => row.name);
 
-  it("a recovered credential in UTF-16 or three layers is sent to no upstream tool", async () => {
-    // Without redaction every reader gets the credential back (each row can fail).
-    const open = await sendSpellings([]);
-    expect(leaked(open.received)).toEqual(UTF16_SENDS.map((row) => row.name));
-    const { output, received } = await sendSpellings([AUTH, ECHO_SECRET]);
-    expect(output).toContain(`sent ${UTF16_SENDS.length}`);
-    expect(received).toHaveLength(2 * UTF16_SENDS.length);
-    expect(leaked(received)).toEqual([]);
-    expect(received.join("\n")).toContain("[REDACTED]");
-  });
-
-  it("a recovered credential spelled out is not sent to an upstream tool in any spelling", async () => {
-    const received: string[] = [];
-    const halves = [ECHO_SECRET.slice(0, 11), ECHO_SECRET.slice(11)];
-    const upstream = () => {
-      const server = new McpServer({ name: "notes", version: "1.0.0" });
-      server.registerTool(
-        "half",
-        { description: "One half.", inputSchema: z.object({ index: z.number() }) },
-        async ({ index }) => ({
-          content: [{ type: "text", text: JSON.stringify({ half: halves[index] }) }],
-        }),
-      );
-      server.registerTool(
-        "post_note",
-        {
-          description: "Posts a note publicly.",
-          inputSchema: z.object({ note: z.string(), tags: z.array(z.string()) }),
-        },
-        async (args) => {
-          received.push(JSON.stringify(args));
-          return { content: [{ type: "text", text: "posted" }] };
-        },
-      );
-      return server;
-    };
-    const factory = codeMcpServer({
-      upstream: {
-        url: "http://notes.local/mcp",
-        headers: { authorization: AUTH },
-        fetch: (url: string | URL | Request, init?: RequestInit) =>
-          direct(createMcpHandler(upstream))(url, init),
-      },
-      executor,
-      secrets: [AUTH, ECHO_SECRET],
+  for (const [what, table] of [
+    ["spelled out", SPELLED_SENDS],
+    ["in UTF-16 or three layers", UTF16_SENDS],
+  ] as const)
+    it(`a recovered credential ${what} is sent to no upstream tool`, async () => {
+      // Without redaction every reader gets the credential back (each row can fail).
+      const open = await sendSpellings(table, []);
+      expect(leaked(table, open.received)).toEqual(table.map((row) => row.name));
+      const { output, received } = await sendSpellings(table, [AUTH, ECHO_SECRET]);
+      expect(output).toContain(`sent ${table.length}`);
+      expect(received).toHaveLength(2 * table.length);
+      expect(leaked(table, received)).toEqual([]);
+      expect(received.join("\n")).toContain("[REDACTED]");
     });
-    const client = await connect(createMcpHandler(factory));
-    const result = await client.callTool({ name: "code", arguments: { code: PROGRAM } });
-    await client.close();
-    expect(text(result)).toContain("sent 9");
-    expect(received).toHaveLength(9);
-    expect(recovered(received.join("\n"))).toEqual([]);
-    expect(received.join("\n")).toContain("[REDACTED]");
-  });
 
   it("a credential sent as an array of its characters or codes reaches no upstream tool", async () => {
     // The arguments were redacted value by value: one character, or one code, is no credential,

@@ -5,19 +5,10 @@
  * opt-out; the same Worker reached as localhost (npm start's offline demo) serves it.
  */
 import { describe, expect, it } from "vitest";
-import { isLoopbackHostname } from "../../../src/app/anonymous-guard";
-import { configured, entry } from "./helpers";
+import { isLoopbackHostname } from "../../../../src/app/anonymous-guard";
+import { configured, entry, TOOLS_LIST } from "../helpers";
 
 const KEY = "anonymous-guard-test-key-0123456789";
-const TOOLS_LIST = {
-  method: "POST",
-  headers: {
-    "content-type": "application/json",
-    accept: "application/json, text/event-stream",
-    "mcp-protocol-version": "2025-06-18",
-  },
-  body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
-};
 const DEPLOYED = "https://my-app.me.workers.dev";
 
 type Refusal = { error: { code: string; message: string; fix: string } };

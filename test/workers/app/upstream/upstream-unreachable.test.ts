@@ -5,8 +5,8 @@
  * named as the API's is (src/codemode/request/network-error.ts).
  */
 import { describe, expect, it } from "vitest";
-import { connect } from "../../helpers/mcp-client";
-import { configured } from "./helpers";
+import { connect } from "../../../helpers/mcp-client";
+import { configured } from "../helpers";
 
 // Port 9 (discard) on the loopback: nothing listens there, so the connection is refused.
 const worker = configured({ UPSTREAM_MCP_URL: "http://127.0.0.1:9/mcp" });

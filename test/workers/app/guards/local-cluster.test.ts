@@ -5,10 +5,10 @@
  * and one with it reaches the app without it. Deployed (no secret), nothing changes.
  */
 import { describe, expect, it } from "vitest";
-import type { AppSettings } from "../../../src/app/config/config";
-import { localOnly } from "../../../src/app/create-worker";
-import { CLUSTER_SECRET_HEADER } from "../../../src/executor/runners/cluster-secret";
-import { configured } from "./helpers";
+import type { AppSettings } from "../../../../src/app/config/config";
+import { localOnly } from "../../../../src/app/create-worker";
+import { CLUSTER_SECRET_HEADER } from "../../../../src/executor/runners/cluster-secret";
+import { configured } from "../helpers";
 
 const SECRET = "local-cluster-test-secret";
 const base = "http://localhost";

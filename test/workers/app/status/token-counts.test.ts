@@ -6,20 +6,20 @@
  * estimate, never as o200k.
  */
 import { describe, expect, it } from "vitest";
-import { apiToolText } from "../../../src/app/api-tool-text";
-import type { AppSettings } from "../../../src/app/config/config";
-import { LAUNCH_TOKENS_VAR } from "../../../src/app/config/setting-names";
-import { COMPACT_SPECS } from "../../../src/app/generated/specs";
+import { apiToolText } from "../../../../src/app/api-tool-text";
+import type { AppSettings } from "../../../../src/app/config/config";
+import { LAUNCH_TOKENS_VAR } from "../../../../src/app/config/setting-names";
+import { COMPACT_SPECS } from "../../../../src/app/generated/specs";
 import {
   API_ESTIMATE_NOTE,
   CODE_ESTIMATE_NOTE,
   O200K_NOTE,
   type StatusReport,
-} from "../../../src/app/status-report";
-import { compileSpec } from "../../../src/openapi/compile-spec";
-import { measureToolsList } from "../../../cli/product/tools-list-tokens.mjs";
-import { measureDemoCodeTools } from "../../../scripts/demo-code-tools.mjs";
-import { configured, entry, type WorkerFetch } from "./helpers";
+} from "../../../../src/app/status-report";
+import { compileSpec } from "../../../../src/openapi/compile-spec";
+import { measureToolsList } from "../../../../cli/product/tools-list-tokens.mjs";
+import { measureDemoCodeTools } from "../../../../scripts/demo-code-tools.mjs";
+import { configured, entry, type WorkerFetch } from "../helpers";
 
 const status = async (worker: WorkerFetch) =>
   (await (await worker("http://localhost/api/status")).json()) as StatusReport;

@@ -3,7 +3,7 @@
  * page load, and the page links it.
  */
 import { describe, expect, it } from "vitest";
-import { entry } from "./helpers";
+import { entry } from "../helpers";
 
 describe("favicon", () => {
   it("is served as SVG and linked from the status page", async () => {

@@ -3,7 +3,7 @@
 // and `Retry-After`. Before, a script registered clients without end, each a stored row.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { configured } from "./helpers";
+import { configured } from "../helpers";
 
 /** Empties the day's total (one counter for the whole provider storage, shared by the files). */
 const resetTotal = () =>

@@ -4,9 +4,9 @@
  * status page and `/api/status` say so and how to turn it on; `/mcp` serves the spec as before.
  */
 import { describe, expect, it } from "vitest";
-import { compileSpec } from "../../../src/openapi/compile-spec";
-import { connect } from "../../helpers/mcp-client";
-import { configured } from "./helpers";
+import { compileSpec } from "../../../../src/openapi/compile-spec";
+import { connect } from "../../../helpers/mcp-client";
+import { configured } from "../helpers";
 
 const OWN = JSON.stringify(
   compileSpec({

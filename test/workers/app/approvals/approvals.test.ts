@@ -1,11 +1,11 @@
 // The product Worker with APPROVALS=on, driven by real SDK v2 clients: a person is asked before a
 // write is sent, once, and under OAuth only the user asked can answer.
 import { describe, expect, it } from "vitest";
-import { modernRequest, rpcBody } from "../mcp/fixtures";
-import { configured, entry } from "./helpers";
-import { approver } from "../../helpers/mcp-client";
-import { text } from "../../helpers/tool-result";
-import { accessToken, registerClient } from "../../helpers/oauth-client";
+import { modernRequest, rpcBody } from "../../mcp/fixtures";
+import { configured, entry } from "../helpers";
+import { approver } from "../../../helpers/mcp-client";
+import { text } from "../../../helpers/tool-result";
+import { accessToken, registerClient } from "../../../helpers/oauth-client";
 
 const STATE_KEY = "app-test-request-state-key-0123456789abcdef";
 

@@ -1,8 +1,8 @@
 // The status page at / (src/app/status-page.ts) serves the browser scripts built from browser/
 // exactly as generated, each inline once (the e2e status-page scripts run them in Chromium).
 import { describe, expect, it } from "vitest";
-import { CONSOLE_SCRIPT, SEARCH_FORM_SCRIPT } from "../../../src/app/generated/browser-scripts";
-import { configured } from "./helpers";
+import { CONSOLE_SCRIPT, SEARCH_FORM_SCRIPT } from "../../../../src/app/generated/browser-scripts";
+import { configured } from "../helpers";
 
 describe("the status page", () => {
   it("inlines the search form's and the run console's scripts, as built", async () => {

@@ -6,15 +6,15 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { apiRequestHandler } from "../../../src/app/api-request-handler";
-import type { ApiTarget } from "../../../src/app/config/config";
-import { openApiMcpServer } from "../../../src/codemode/openapi-mcp-server";
-import { credentialSecrets } from "../../../src/codemode/redaction/redaction";
-import { WorkerLoaderExecutor } from "../../../src/executor/loader/worker-loader-executor";
-import { createMcpHandler } from "../../../src/index";
-import { cloudflare } from "../codemode/cloudflare";
-import { connect } from "../../helpers/mcp-client";
-import { text } from "../../helpers/tool-result";
+import { apiRequestHandler } from "../../../../src/app/api-request-handler";
+import type { ApiTarget } from "../../../../src/app/config/config";
+import { openApiMcpServer } from "../../../../src/codemode/openapi-mcp-server";
+import { credentialSecrets } from "../../../../src/codemode/redaction/redaction";
+import { WorkerLoaderExecutor } from "../../../../src/executor/loader/worker-loader-executor";
+import { createMcpHandler } from "../../../../src/index";
+import { cloudflare } from "../../codemode/cloudflare";
+import { connect } from "../../../helpers/mcp-client";
+import { text } from "../../../helpers/tool-result";
 
 const TOKEN = "net-error-secret-token-5f2e";
 

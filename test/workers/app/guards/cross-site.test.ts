@@ -10,7 +10,7 @@
  * page's search form and consoles, same origin) and local tools (a localhost origin) still pass.
  */
 import { describe, expect, it } from "vitest";
-import { entry } from "./helpers";
+import { entry } from "../helpers";
 
 const LOCAL = "http://127.0.0.1:8787";
 const EVIL = "https://evil.example";

@@ -5,17 +5,7 @@
  * from the request's own URL).
  */
 import { describe, expect, it } from "vitest";
-import { configured, entry } from "./helpers";
-
-const INIT = {
-  method: "POST",
-  headers: {
-    "content-type": "application/json",
-    accept: "application/json, text/event-stream",
-    "mcp-protocol-version": "2025-06-18",
-  },
-  body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
-};
+import { configured, entry, TOOLS_LIST } from "../helpers";
 
 function withHost(host: string, init: RequestInit = {}): RequestInit {
   return { ...init, headers: { ...(init.headers as Record<string, string>), host } };
@@ -24,7 +14,7 @@ function withHost(host: string, init: RequestInit = {}): RequestInit {
 describe("Host allowlist", () => {
   it("refuses a rebinding host on every route, by default", async () => {
     for (const path of ["/mcp", "/mcp/code", "/demo-api/projects", "/", "/health"]) {
-      const init = path.startsWith("/mcp") ? INIT : {};
+      const init = path.startsWith("/mcp") ? TOOLS_LIST : {};
       // The URL says evil.example too, as it does in local workerd (its host comes from Host).
       const response = await entry(`http://evil.example${path}`, withHost("evil.example", init));
       expect(response.status, path).toBe(403);
@@ -51,7 +41,7 @@ describe("Host allowlist", () => {
     });
     // As deployed: the URL's host is the Host header's.
     const status = async (host: string) =>
-      (await worker(`http://${host}/mcp`, withHost(host, INIT))).status;
+      (await worker(`http://${host}/mcp`, withHost(host, TOOLS_LIST))).status;
     expect(await status("mcp.example.com")).toBe(200);
     expect(await status("MCP.Example.com:443")).toBe(200);
     expect(await status("a.example.org")).toBe(200);

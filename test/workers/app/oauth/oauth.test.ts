@@ -1,16 +1,16 @@
 // The product Worker with OAUTH=on, driven by real SDK v2 clients and the OAuth flow as a client
 // runs it: the owner's passphrase, each user's own, the attempt limits and the consent page.
 import { describe, expect, it } from "vitest";
-import { configured } from "./helpers";
-import { connect } from "../../helpers/mcp-client";
-import { captureConsole } from "../../helpers/console-capture";
+import { configured } from "../helpers";
+import { connect } from "../../../helpers/mcp-client";
+import { captureConsole } from "../../../helpers/console-capture";
 import {
   authorizeQuery,
   pkce,
   registerClient,
   tokenRequest,
   userPassphrase,
-} from "../../helpers/oauth-client";
+} from "../../../helpers/oauth-client";
 
 describe("OAuth (OAUTH=on)", () => {
   const PASSWORD = "correct horse battery staple";

@@ -6,13 +6,13 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { durableApprovalLedger } from "../../../src/app/approval-ledger-store";
-import type { ApiRequest } from "../../../src/codemode/request/api-request";
-import type { ApprovalLedger } from "../../../src/codemode/approvals/approval-ledger";
-import { WorkerLoaderExecutor } from "../../../src/executor/loader/worker-loader-executor";
-import { createMcpHandler, MemoryApprovalLedger, openApiMcpServer } from "../../../src/index";
-import { COMPACT_SPECS } from "../../../src/app/generated/specs";
-import { modernRequest, rpcBody } from "../mcp/fixtures";
+import { durableApprovalLedger } from "../../../../src/app/approval-ledger-store";
+import type { ApiRequest } from "../../../../src/codemode/request/api-request";
+import type { ApprovalLedger } from "../../../../src/codemode/approvals/approval-ledger";
+import { WorkerLoaderExecutor } from "../../../../src/executor/loader/worker-loader-executor";
+import { createMcpHandler, MemoryApprovalLedger, openApiMcpServer } from "../../../../src/index";
+import { COMPACT_SPECS } from "../../../../src/app/generated/specs";
+import { modernRequest, rpcBody } from "../../mcp/fixtures";
 
 const executor = new WorkerLoaderExecutor({ loader: env.LOADER, limits: { timeoutMs: 20_000 } });
 const KEY = "approval-ledger-store-test-key-0123456789ab";

@@ -6,10 +6,10 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { apiRequestHandler } from "../../../src/app/api-request-handler";
-import type { ApiTarget } from "../../../src/app/config/config";
-import type { ApiRequest } from "../../../src/codemode/request/api-request";
-import { cloudflare } from "../codemode/cloudflare";
+import { apiRequestHandler } from "../../../../src/app/api-request-handler";
+import type { ApiTarget } from "../../../../src/app/config/config";
+import type { ApiRequest } from "../../../../src/codemode/request/api-request";
+import { cloudflare } from "../../codemode/cloudflare";
 
 const TARGET: ApiTarget = {
   kind: "http",

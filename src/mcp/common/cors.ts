@@ -79,7 +79,7 @@ export function preflightResponse(options: CorsOptions = {}): Response {
  * @returns `response` itself, or a new response sharing its body
  */
 export function withCors(response: Response, options: CorsOptions = {}): Response {
-  const pairs = corsPairs(options);
+  const pairs = corsHeaderPairs(options);
   try {
     for (const [name, value] of pairs) response.headers.set(name, value);
     return response;
@@ -100,8 +100,12 @@ const PAIRS = new WeakMap<CorsOptions, readonly (readonly [string, string])[]>()
 /** The pairs of the defaults, for calls without options (a fresh `{}` each time). */
 const DEFAULT_PAIRS = Object.freeze([...corsHeaders()].map(([n, v]) => [n, v] as const));
 
-/** The CORS header pairs for `options`, worked out once per options object. */
-function corsPairs(options: CorsOptions): readonly (readonly [string, string])[] {
+/**
+ * The CORS header pairs for `options`, worked out once per options object: the same frozen list
+ * for the same object, so callers may key their own caches on it.
+ * @param options - CORS overrides
+ */
+export function corsHeaderPairs(options: CorsOptions): readonly (readonly [string, string])[] {
   let pairs = PAIRS.get(options);
   if (pairs === undefined) {
     pairs = Object.values(options).every((v) => v === undefined)

@@ -21,7 +21,7 @@ import {
   withAuthContextBody,
 } from "../common/auth-context";
 import { CLIENT_CLOSED_REQUEST } from "../common/client-closed";
-import { preflightResponse, withCors } from "../common/cors";
+import { corsHeaderPairs, preflightResponse, withCors } from "../common/cors";
 import { guardRequest } from "../common/guards";
 import { urlParts } from "../common/request-url";
 import type {
@@ -342,8 +342,10 @@ function requestServer(
     // Only with `tasks` (as before the body was read once): without, a ping still reaches the
     // factory, whose server checks (a server still serving is refused) callers may rely on.
     const pong =
-      legacy === "stateless" && tasks !== undefined ? pingAnswer(read, parsedBody) : undefined;
-    if (pong !== undefined) return withCors(pong, corsOptions);
+      legacy === "stateless" && tasks !== undefined
+        ? pingAnswer(read, parsedBody, corsHeaderPairs(corsOptions))
+        : undefined;
+    if (pong !== undefined) return pong;
     const sdkOptionsForRequest: McpHandlerRequestOptions = {
       ...(authInfo !== undefined && { authInfo }),
       ...(parsedBody !== undefined && { parsedBody }),

@@ -1,6 +1,11 @@
 // fitRecord: the hard size of a run record (#29), what it keeps and how it marks the cuts.
 import { describe, expect, it } from "vitest";
-import { cutMiddle, fitRecord, recordBytes } from "../../../src/codemode/runs/record-fit";
+import {
+  cutMiddle,
+  fitRecord,
+  fitsBytes,
+  recordBytes,
+} from "../../../src/codemode/runs/record-fit";
 import { RUN_RECORD_LIMITS, type RunRecord } from "../../../src/codemode/runs/run-record";
 import { sampleRun } from "../../helpers/run-records";
 
@@ -82,5 +87,18 @@ describe("cutMiddle", () => {
   it("keeps start and end and says how much went", () => {
     expect(cutMiddle("abcdefghij", 4)).toBe("abc\n… [6 characters cut] …\nj");
     expect(cutMiddle("short", 10)).toBe("short");
+  });
+});
+
+describe("fitsBytes", () => {
+  it("answers as the UTF-8 byte count does, at and around every cap", () => {
+    // 1-, 2-, 3- and 4-byte characters (the last a surrogate pair), alone and mixed: the length
+    // shortcut must never answer otherwise than counting the bytes would.
+    for (const text of ["abc", "é".repeat(7), "€".repeat(5), "😀".repeat(4), "a€😀é"]) {
+      const record = { text };
+      const bytes = recordBytes(record);
+      for (let cap = 0; cap <= bytes * 3 + 2; cap++)
+        expect([text, cap, fitsBytes(record, cap)]).toEqual([text, cap, bytes <= cap]);
+    }
   });
 });

@@ -57,6 +57,36 @@ describe("ping without a server", () => {
     );
   });
 
+  it("carries every CORS header of the handler's options, each answer its own headers", async () => {
+    const corsOptions = { origin: "https://app.example", maxAge: 60, exposeHeaders: "X-A" };
+    const options = {
+      corsOptions,
+      allowedOriginHostnames: ["app.example"],
+      tasks: { namespace: () => env.MCP_TASKS, name: "ping-answer-cors" },
+    };
+    const handler = createMcpHandler(buildServer, options);
+    // The same handler's answer to a request the SDK serves: its CORS headers are the reference.
+    const listed = await handler.fetch(
+      legacyRequest(
+        { jsonrpc: "2.0", id: 1, method: "tools/list" },
+        { origin: "https://app.example" },
+      ),
+    );
+    const cors = (response: Response) =>
+      [...response.headers].filter(([name]) => name.startsWith("access-control-"));
+    expect(cors(listed)).toHaveLength(5);
+    const first = await handler.fetch(legacyRequest(ping(1), { origin: "https://app.example" }));
+    expect(cors(first)).toEqual(cors(listed));
+    expect(first.headers.get("content-type")).toBe("application/json");
+    // An answer's headers are its own: what one caller sets on it never reaches the next answer.
+    first.headers.set("access-control-allow-origin", "https://evil.example");
+    first.headers.set("x-leak", "1");
+    const second = await handler.fetch(legacyRequest(ping(2), { origin: "https://app.example" }));
+    expect(cors(second)).toEqual(cors(listed));
+    expect(second.headers.has("x-leak")).toBe(false);
+    expect(await rpcBody(second)).toEqual({ jsonrpc: "2.0", id: 2, result: {} });
+  });
+
   it.each([
     ["a 2026-era request", ping(1), { "mcp-protocol-version": MODERN, "mcp-method": "ping" }],
     ["an unsupported revision", ping(1), { "mcp-protocol-version": "2024-01-01" }],

@@ -1106,6 +1106,25 @@ export const SPELLED_THIRD: CredentialEcho[] = [
     (s) => percent([...s].map((c, i) => (i % 2 ? asTags(c) : c)).join("")),
     (t) => unTags(unUtf8Percent(t)),
   ),
+  // attack8: the in-place reading needed 8 tags, so a copy with fewer kept its visible rest.
+  textEcho(
+    "one tag character inside the copy",
+    "text/plain",
+    (s) => [...s].map((c, i) => (i === 11 ? asTags(c) : c)).join(""),
+    unTags,
+  ),
+  textEcho(
+    "every third character a tag character",
+    "text/plain",
+    (s) => [...s].map((c, i) => (i % 3 === 2 ? asTags(c) : c)).join(""),
+    unTags,
+  ),
+  textEcho(
+    "full-width letters alternating with tag characters",
+    "text/plain",
+    (s) => [...s].map((c, i) => (i % 2 ? asTags(c) : fullWidth(c))).join(""),
+    (t) => unTags(t).normalize("NFKC"),
+  ),
   // attack7: NFKC leaves the ideographic comma, so such a list was never read as one.
   textEcho(
     "char codes joined by ideographic commas",

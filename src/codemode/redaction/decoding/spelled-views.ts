@@ -81,7 +81,14 @@ export function* spelledViews(view: View): Generator<View | Pause> {
   let tags = tagView(view);
   if (tags) yield* afterReading(tags);
   tags = tagView(view, true);
-  if (tags) yield* afterReading(tags);
+  if (!tags) return;
+  yield* afterReading(tags);
+  // And compacted: visible characters between the tags that compaction reads (full-width
+  // letters, spaces between them) are read with the tags only there (attack8).
+  const compactSeen: Seen = { tags: false, folded: false };
+  compact = yield* compactViewInSlices(tags, compactSeen);
+  tags = undefined;
+  if (compact) yield* afterReading(compact, compactSeen.folded);
 }
 
 /** A list reading, the decoding steps on what it produced, and its compact view. */

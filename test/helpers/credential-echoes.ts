@@ -1132,6 +1132,19 @@ export const SPELLED_THIRD: CredentialEcho[] = [
     (s) => codes(s).join("\u3001"),
     (t) => unDecimal(t.replaceAll("\u3001", ",")),
   ),
+  // attack8: a space before the ideographic comma kept the folded view from being made.
+  textEcho(
+    "char codes joined by a space and an ideographic comma",
+    "text/plain",
+    (s) => codes(s).join(" \u3001"),
+    (t) => unDecimal(t.replaceAll("\u3001", ",")),
+  ),
+  textEcho(
+    "char codes joined by a space and a full-width comma",
+    "text/plain",
+    (s) => codes(s).join(" \uff0c"),
+    (t) => unDecimal(t.replaceAll("\uff0c", ",")),
+  ),
   textEcho("Atbash", "text/plain", atbash, atbash),
   textEcho(
     "Atbash of the reversed secret",

@@ -968,6 +968,12 @@ const unCharDump = (t: string) =>
     .flatMap((m) => m[1]!.match(/.{4}/g) ?? [])
     .map((cell) => (cell.trim() === "" ? " " : cell.trim()))
     .join("");
+/** A dump with its offsets and hex columns (the first `width` characters a line) in upper case. */
+const upperHexArea = (dump: string, width: number) =>
+  dump
+    .split("\n")
+    .map((line) => line.slice(0, width).toUpperCase() + line.slice(width))
+    .join("\n");
 /** A dump whose lines a log interleaves with its own. */
 const interleaved = (dump: string) =>
   dump.split("\n").join("\n[trace] request 42: still reading the request headers\n");
@@ -1144,6 +1150,17 @@ export const SPELLED_THIRD: CredentialEcho[] = [
     "text/plain",
     (s) => codes(s).join(" \uff0c"),
     (t) => unDecimal(t.replaceAll("\uff0c", ",")),
+  ),
+  // attack8: `xxd -u` prints offsets and hex in upper case; only lower case was read.
+  dumpEcho(
+    "an xxd -u dump (upper case)",
+    (t) => upperHexArea(xxd(t), 49),
+    (t) => unXxd(t.toLowerCase()),
+  ),
+  dumpEcho(
+    "an xxd -e -u dump (upper case)",
+    (t) => upperHexArea(xxdE(t), 45),
+    (t) => unXxdE(t.toLowerCase()),
   ),
   textEcho("Atbash", "text/plain", atbash, atbash),
   textEcho(

@@ -1151,6 +1151,21 @@ export const SPELLED_THIRD: CredentialEcho[] = [
     (s) => codes(s).join(" \uff0c"),
     (t) => unDecimal(t.replaceAll("\uff0c", ",")),
   ),
+  // attack8: separators NFKC folds to `,` or `.` but the folded view's trigger missed, and the
+  // ideographic full stop, which NFKC leaves (as it leaves `、`).
+  ...[
+    ["small commas", "\ufe50"],
+    ["small full stops", "\ufe52"],
+    ["ideographic full stops", "\u3002"],
+    ["half-width ideographic full stops", "\uff61"],
+  ].map(([name, separator]) =>
+    textEcho(
+      `char codes joined by ${name}`,
+      "text/plain",
+      (s) => codes(s).join(separator),
+      (t) => unDecimal(t.replaceAll(separator!, ",")),
+    ),
+  ),
   // attack8: `xxd -u` prints offsets and hex in upper case; only lower case was read.
   dumpEcho(
     "an xxd -u dump (upper case)",

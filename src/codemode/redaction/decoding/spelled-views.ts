@@ -238,10 +238,13 @@ const FOLDED_DIGITS = /[\uff10-\uff19\uff21-\uff26\uff41-\uff46\u{1d7ce}-\u{1d7f
  * its digits are ASCII. After a digit only: Chinese text is full of `，`, `、` and `\u3000`, and a
  * list has digits before each. Spaces may stand between the two: `116 、111 、…` folds to a list
  * the reader takes (`116 ,111`), yet with the digit required right before the separator no
- * folded view was made of it (attack8).
+ * folded view was made of it (attack8). Every character NFKC folds to a list separator is here
+ * (the small forms `﹐﹒﹔﹕﹣`, the vertical forms `︐︓︔`, the Greek question mark, the one-dot
+ * leader: attack8 found `116﹐111﹐…` unread), and the ideographic full stops `。｡`, read
+ * as `.` as `、` is read as `,`.
  */
 const FOLDED_SEPARATOR =
-  /[0-9][ \t]{0,8}[\uff0c\uff0e\uff1a\uff1b\uff0d\uff5c\uff0f\u00a0\u2000-\u200a\u202f\u205f\u3000\u3001\ufe51\uff64]/;
+  /[0-9][ \t]{0,8}[\uff0c\uff0e\uff1a\uff1b\uff0d\uff5c\uff0f\u00a0\u2000-\u200a\u202f\u205f\u3000\u3001\ufe51\uff64\u3002\uff61\u037e\u2024\ufe10\ufe13\ufe14\ufe50\ufe52\ufe54\ufe55\ufe63]/;
 
 /** Decoding steps after a spelled-out reading: two layers of character-level encoding. */
 export const MAX_SPELLED_STEPS = 2;

@@ -1138,6 +1138,20 @@ export const SPELLED_THIRD: CredentialEcho[] = [
     (s) => codes(s).join("\u3001"),
     (t) => unDecimal(t.replaceAll("\u3001", ",")),
   ),
+  // attack8: base64 of such copies was never decoded: four bytes of tag to one of letter are
+  // not text to the run-decoded view's sample.
+  textEcho(
+    "base64 of ASCII letters alternating with tag characters",
+    "text/plain",
+    (s) => base64([...s].map((c, i) => (i % 2 ? asTags(c) : c)).join("")),
+    (t) => unTags(unUtf8(unBase64(t))),
+  ),
+  textEcho(
+    "base64 of a copy with one tag character inside",
+    "text/plain",
+    (s) => base64([...s].map((c, i) => (i === 11 ? asTags(c) : c)).join("")),
+    (t) => unTags(unUtf8(unBase64(t))),
+  ),
   // attack8: a space before the ideographic comma kept the folded view from being made.
   textEcho(
     "char codes joined by a space and an ideographic comma",

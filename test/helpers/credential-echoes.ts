@@ -1180,6 +1180,22 @@ export const SPELLED_THIRD: CredentialEcho[] = [
       (t) => unDecimal(t.replaceAll(separator!, ",")),
     ),
   ),
+  // attack8: the folded view was read by the list reader only, not by the notation views.
+  textEcho(
+    "octal numbers joined by full-width commas",
+    "text/plain",
+    (s) => codes(s).map(octal3).join("\uff0c"),
+    (t) => unOctalList(t.replaceAll("\uff0c", ",")),
+  ),
+  textEcho(
+    "code points joined by ideographic commas",
+    "text/plain",
+    (s) =>
+      codes(s)
+        .map((b) => `U+${b.toString(16).padStart(4, "0")}`)
+        .join("\u3001"),
+    (t) => unCodePoints(t.replaceAll("\u3001", "")),
+  ),
   // attack8: `xxd -u` prints offsets and hex in upper case; only lower case was read.
   dumpEcho(
     "an xxd -u dump (upper case)",

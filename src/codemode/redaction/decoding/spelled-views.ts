@@ -74,6 +74,13 @@ export function* spelledViews(view: View): Generator<View | Pause> {
     const folded = yield* foldedViewInSlices(view);
     if (folded) relisted = (yield* listsViewInSlices(folded)).view;
     if (relisted) yield relisted;
+    relisted = undefined;
+    // And its notations (octal numbers, code points), which no list reader takes: `164，157，…`
+    // and `U+0074、U+006f、…` came back whole (attack8).
+    if (folded)
+      for (const notation of notationViewsInSlices(folded))
+        if (notation === PAUSE) yield notation;
+        else yield* afterReading(notation);
   }
   if (!seen.tags) return;
   // Tags alone (a copy in tags between visible noise), then tags where they stand (a copy whose
@@ -243,12 +250,9 @@ const SEPARATORS =
   "\\uff0c\\uff0e\\uff1a\\uff1b\\uff0d\\uff5c\\uff0f\\u00a0\\u2000-\\u200a\\u202f\\u205f\\u3000\\u3001\\ufe51\\uff64\\u3002\\uff61\\u037e\\u2024\\ufe10\\ufe13\\ufe14\\ufe50\\ufe52\\ufe54\\ufe55\\ufe63";
 const FOLDED_SEPARATOR = new RegExp(`[0-9][${SEPARATORS}]`);
 const SPACED_SEPARATOR = new RegExp(`[ \\t][${SEPARATORS}]`, "g");
-/** Most spaces or tabs between a digit and a separator ({@link foldedSeparator}). */
-const MAX_SPACES = 8;
-
 /**
- * Whether a digit is followed by a character that folds to a list separator, with up to
- * {@link MAX_SPACES} spaces or tabs between them: `116，111，…` is a list only once folded,
+ * Whether a digit is followed by a character that folds to a list separator, with any spaces
+ * or tabs between them: `116，111，…` is a list only once folded,
  * though its digits are ASCII, and so is `116 、111 、…` (`116 ,111`: attack8 found it unread
  * when the digit had to stand right before the separator). After a digit only: Chinese text is
  * full of `，`, `、` and `\u3000`, and a list has digits before each. Fixed-width patterns, the
@@ -260,7 +264,8 @@ function foldedSeparator(text: string): boolean {
   SPACED_SEPARATOR.lastIndex = 0;
   for (let match = SPACED_SEPARATOR.exec(text); match; match = SPACED_SEPARATOR.exec(text)) {
     let at = match.index - 1;
-    while (at >= 0 && match.index - at < MAX_SPACES && isSpaceOrTab(text.charCodeAt(at))) at--;
+    // Linear in all: a walk stops at the previous separator, so no two walks share a space.
+    while (at >= 0 && isSpaceOrTab(text.charCodeAt(at))) at--;
     const c = text.charCodeAt(at);
     if (c >= 48 && c <= 57) return true;
   }

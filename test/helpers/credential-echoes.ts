@@ -968,6 +968,12 @@ const unCharDump = (t: string) =>
     .flatMap((m) => m[1]!.match(/.{4}/g) ?? [])
     .map((cell) => (cell.trim() === "" ? " " : cell.trim()))
     .join("");
+/** A dump with its offsets and hex columns (the first `width` characters a line) in upper case. */
+const upperHexArea = (dump: string, width: number) =>
+  dump
+    .split("\n")
+    .map((line) => line.slice(0, width).toUpperCase() + line.slice(width))
+    .join("\n");
 /** A dump whose lines a log interleaves with its own. */
 const interleaved = (dump: string) =>
   dump.split("\n").join("\n[trace] request 42: still reading the request headers\n");
@@ -1106,12 +1112,100 @@ export const SPELLED_THIRD: CredentialEcho[] = [
     (s) => percent([...s].map((c, i) => (i % 2 ? asTags(c) : c)).join("")),
     (t) => unTags(unUtf8Percent(t)),
   ),
+  // attack8: the in-place reading needed 8 tags, so a copy with fewer kept its visible rest.
+  textEcho(
+    "one tag character inside the copy",
+    "text/plain",
+    (s) => [...s].map((c, i) => (i === 11 ? asTags(c) : c)).join(""),
+    unTags,
+  ),
+  textEcho(
+    "every third character a tag character",
+    "text/plain",
+    (s) => [...s].map((c, i) => (i % 3 === 2 ? asTags(c) : c)).join(""),
+    unTags,
+  ),
+  textEcho(
+    "full-width letters alternating with tag characters",
+    "text/plain",
+    (s) => [...s].map((c, i) => (i % 2 ? asTags(c) : fullWidth(c))).join(""),
+    (t) => unTags(t).normalize("NFKC"),
+  ),
   // attack7: NFKC leaves the ideographic comma, so such a list was never read as one.
   textEcho(
     "char codes joined by ideographic commas",
     "text/plain",
     (s) => codes(s).join("\u3001"),
     (t) => unDecimal(t.replaceAll("\u3001", ",")),
+  ),
+  // attack8: base64 of such copies was never decoded: four bytes of tag to one of letter are
+  // not text to the run-decoded view's sample.
+  textEcho(
+    "base64 of ASCII letters alternating with tag characters",
+    "text/plain",
+    (s) => base64([...s].map((c, i) => (i % 2 ? asTags(c) : c)).join("")),
+    (t) => unTags(unUtf8(unBase64(t))),
+  ),
+  textEcho(
+    "base64 of a copy with one tag character inside",
+    "text/plain",
+    (s) => base64([...s].map((c, i) => (i === 11 ? asTags(c) : c)).join("")),
+    (t) => unTags(unUtf8(unBase64(t))),
+  ),
+  // attack8: a space before the ideographic comma kept the folded view from being made.
+  textEcho(
+    "char codes joined by a space and an ideographic comma",
+    "text/plain",
+    (s) => codes(s).join(" \u3001"),
+    (t) => unDecimal(t.replaceAll("\u3001", ",")),
+  ),
+  textEcho(
+    "char codes joined by a space and a full-width comma",
+    "text/plain",
+    (s) => codes(s).join(" \uff0c"),
+    (t) => unDecimal(t.replaceAll("\uff0c", ",")),
+  ),
+  // attack8: separators NFKC folds to `,` or `.` but the folded view's trigger missed, and the
+  // ideographic full stop, which NFKC leaves (as it leaves `、`).
+  ...[
+    ["small commas", "\ufe50"],
+    ["small full stops", "\ufe52"],
+    ["ideographic full stops", "\u3002"],
+    ["half-width ideographic full stops", "\uff61"],
+  ].map(([name, separator]) =>
+    textEcho(
+      `char codes joined by ${name}`,
+      "text/plain",
+      (s) => codes(s).join(separator),
+      (t) => unDecimal(t.replaceAll(separator!, ",")),
+    ),
+  ),
+  // attack8: the folded view was read by the list reader only, not by the notation views.
+  textEcho(
+    "octal numbers joined by full-width commas",
+    "text/plain",
+    (s) => codes(s).map(octal3).join("\uff0c"),
+    (t) => unOctalList(t.replaceAll("\uff0c", ",")),
+  ),
+  textEcho(
+    "code points joined by ideographic commas",
+    "text/plain",
+    (s) =>
+      codes(s)
+        .map((b) => `U+${b.toString(16).padStart(4, "0")}`)
+        .join("\u3001"),
+    (t) => unCodePoints(t.replaceAll("\u3001", "")),
+  ),
+  // attack8: `xxd -u` prints offsets and hex in upper case; only lower case was read.
+  dumpEcho(
+    "an xxd -u dump (upper case)",
+    (t) => upperHexArea(xxd(t), 49),
+    (t) => unXxd(t.toLowerCase()),
+  ),
+  dumpEcho(
+    "an xxd -e -u dump (upper case)",
+    (t) => upperHexArea(xxdE(t), 45),
+    (t) => unXxdE(t.toLowerCase()),
   ),
   textEcho("Atbash", "text/plain", atbash, atbash),
   textEcho(

@@ -70,6 +70,9 @@ describe("redaction's searches stay on the backtracking engine", () => {
     ["xxd lines with a bad group", "00000010: 6f74 6b5f 4c69 zz  tok_Li\n"],
     ["hexdump -C lines without a text column", "00000000  74 6f 6b 5f 4c 69 76 65  \n"],
     ["od lines of the wrong width", "0000000 0164 0157 0153\n"],
+    // attack8: spaces between a digit and a folding separator, walked back outside the engine.
+    ["digits and spaces before a folding separator", "1   \u3001 2 x "],
+    ["upper-case xxd lines with a bad group", "00000010: 6F74 6B5F 4C69 ZZ  tok_Li\n"],
     // The ROT13 view's lead: `%` then a digit, short of a ROT13-written sequence.
     ["percent signs before one digit", "%0%0%0%0"],
     ["ROT13 escapes almost", "\\k0=0&#k"],

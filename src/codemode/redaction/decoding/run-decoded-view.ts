@@ -143,16 +143,21 @@ const CODECS: readonly Codec[] = [
 
 /**
  * Whether whole groups of a codec decode to text (at least {@link PRINTABLE} of the bytes
- * printable ASCII): decoded byte by byte in one loop, stopping once too many bytes are not text.
- * A run that is not text (a hash, random data) is tried at every alignment at both ends: decoding
- * each sample to a string first made a JSON list of commit ids cost 3× its cost without this view.
+ * printable ASCII, or the UTF-8 of a Unicode tag character): decoded byte by byte in one loop,
+ * stopping once too many bytes are not text. A run that is not text (a hash, random data) is
+ * tried at every alignment at both ends: decoding each sample to a string first made a JSON list
+ * of commit ids cost 3× its cost without this view. Tag characters count as text: they mirror
+ * ASCII, and a copy whose letters alternate with them (read in place, ../spellings/tag-view.ts)
+ * is four bytes of tag to one of letter, so base64 of it was never decoded (attack8).
  */
 function sampleIsText(codec: Codec, sample: Uint8Array, from: number, to: number): boolean {
   const { values, width } = codec;
   const total = Math.floor(((to - from) * width) / 8);
   if (total === 0) return false;
   const allowed = total - Math.ceil(total * PRINTABLE);
-  let [bits, value, other] = [0, 0, 0];
+  // `tag`: bytes of a tag character's UTF-8 (F3 A0 80–81 80–BF) read so far; counted as not text
+  // until the fourth, then given back.
+  let [bits, value, other, tag] = [0, 0, 0, 0];
   for (let i = from; i < to; i++) {
     value = ((value << width) | values[sample[i]!]!) & 0xffff;
     bits += width;
@@ -160,10 +165,25 @@ function sampleIsText(codec: Codec, sample: Uint8Array, from: number, to: number
       bits -= 8;
       const c = (value >>> bits) & 0xff;
       const printable = (c >= 0x20 && c < 0x7f) || c === 9 || c === 10 || c === 13;
-      if (!printable && ++other > allowed) return false;
+      if (printable) {
+        tag = 0;
+        continue;
+      }
+      other++;
+      tag = tagBytes(tag, c);
+      if (tag === 4) [other, tag] = [other - 4, 0];
+      if (other - tag > allowed) return false;
     }
   }
-  return true;
+  return other <= allowed;
+}
+
+/** Bytes of a tag character's UTF-8 read once byte `c` follows `read` of them (0: none). */
+function tagBytes(read: number, c: number): number {
+  if (read === 1 && c === 0xa0) return 2;
+  if (read === 2 && (c === 0x80 || c === 0x81)) return 3;
+  if (read === 3 && c >= 0x80 && c <= 0xbf) return 4;
+  return c === 0xf3 ? 1 : 0;
 }
 
 /**

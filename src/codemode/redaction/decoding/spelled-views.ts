@@ -66,7 +66,7 @@ export function* spelledViews(view: View): Generator<View | Pause> {
   // １１６,…` read `x116,…`, the first item lost) and made one number of a space-joined list.
   // The folded view is read whether or not the text held an ASCII list too (then no compact
   // view of the text is made, and a full-width list beside an ASCII one went unread).
-  if (FOLDED_DIGITS.test(view.text) || FOLDED_SEPARATOR.test(view.text)) {
+  if (FOLDED_DIGITS.test(view.text) || foldedSeparator(view.text)) {
     let relisted = compact ? (yield* listsViewInSlices(compact)).view : undefined;
     if (relisted) yield relisted;
     // One view at a time: the compact view and its reading are let go first.
@@ -74,6 +74,13 @@ export function* spelledViews(view: View): Generator<View | Pause> {
     const folded = yield* foldedViewInSlices(view);
     if (folded) relisted = (yield* listsViewInSlices(folded)).view;
     if (relisted) yield relisted;
+    relisted = undefined;
+    // And its notations (octal numbers, code points), which no list reader takes: `164，157，…`
+    // and `U+0074、U+006f、…` came back whole (attack8).
+    if (folded)
+      for (const notation of notationViewsInSlices(folded))
+        if (notation === PAUSE) yield notation;
+        else yield* afterReading(notation);
   }
   if (!seen.tags) return;
   // Tags alone (a copy in tags between visible noise), then tags where they stand (a copy whose
@@ -81,7 +88,14 @@ export function* spelledViews(view: View): Generator<View | Pause> {
   let tags = tagView(view);
   if (tags) yield* afterReading(tags);
   tags = tagView(view, true);
-  if (tags) yield* afterReading(tags);
+  if (!tags) return;
+  yield* afterReading(tags);
+  // And compacted: visible characters between the tags that compaction reads (full-width
+  // letters, spaces between them) are read with the tags only there (attack8).
+  const compactSeen: Seen = { tags: false, folded: false };
+  compact = yield* compactViewInSlices(tags, compactSeen);
+  tags = undefined;
+  if (compact) yield* afterReading(compact, compactSeen.folded);
 }
 
 /** A list reading, the decoding steps on what it produced, and its compact view. */
@@ -226,13 +240,39 @@ const SEQUENCE_LEAD = (c: number) => c === 37 || c === 38 || c === 92 || c === 6
 /** Characters NFKC folds to ASCII digits or hex letters: full-width and mathematical digits. */
 const FOLDED_DIGITS = /[\uff10-\uff19\uff21-\uff26\uff41-\uff46\u{1d7ce}-\u{1d7ff}]/u;
 /**
- * A digit followed by a character folding reads as a list separator (full-width `，．：；－｜／`,
- * Unicode spaces, the ideographic commas `、`): `116，111，…` is a list only once folded, though
- * its digits are ASCII. After a digit only: Chinese text is full of `，`, `、` and `\u3000`, and a
- * list has digits before each.
+ * The characters that read as a list separator once folded: full-width `，．：；－｜／`, Unicode
+ * spaces, the ideographic commas `、`, every other character NFKC folds to a list separator (the
+ * small forms `﹐﹒﹔﹕﹣`, the vertical forms `︐︓︔`, the Greek question mark, the one-dot leader:
+ * attack8 found `116﹐111﹐…` unread), and the ideographic full stops `。｡` (read as `.`, as `、`
+ * is read as `,`).
  */
-const FOLDED_SEPARATOR =
-  /[0-9][\uff0c\uff0e\uff1a\uff1b\uff0d\uff5c\uff0f\u00a0\u2000-\u200a\u202f\u205f\u3000\u3001\ufe51\uff64]/;
+const SEPARATORS =
+  "\\uff0c\\uff0e\\uff1a\\uff1b\\uff0d\\uff5c\\uff0f\\u00a0\\u2000-\\u200a\\u202f\\u205f\\u3000\\u3001\\ufe51\\uff64\\u3002\\uff61\\u037e\\u2024\\ufe10\\ufe13\\ufe14\\ufe50\\ufe52\\ufe54\\ufe55\\ufe63";
+const FOLDED_SEPARATOR = new RegExp(`[0-9][${SEPARATORS}]`);
+const SPACED_SEPARATOR = new RegExp(`[ \\t][${SEPARATORS}]`, "g");
+/**
+ * Whether a digit is followed by a character that folds to a list separator, with any spaces
+ * or tabs between them: `116，111，…` is a list only once folded,
+ * though its digits are ASCII, and so is `116 、111 、…` (`116 ,111`: attack8 found it unread
+ * when the digit had to stand right before the separator). After a digit only: Chinese text is
+ * full of `，`, `、` and `\u3000`, and a list has digits before each. Fixed-width patterns, the
+ * spaces walked back in a loop: `[0-9][ \t]{0,8}[…]` backtracked at every digit before a space
+ * and left V8's backtracking engine (redaction-regexp-engine.test.ts).
+ */
+function foldedSeparator(text: string): boolean {
+  if (FOLDED_SEPARATOR.test(text)) return true;
+  SPACED_SEPARATOR.lastIndex = 0;
+  for (let match = SPACED_SEPARATOR.exec(text); match; match = SPACED_SEPARATOR.exec(text)) {
+    let at = match.index - 1;
+    // Linear in all: a walk stops at the previous separator, so no two walks share a space.
+    while (at >= 0 && isSpaceOrTab(text.charCodeAt(at))) at--;
+    const c = text.charCodeAt(at);
+    if (c >= 48 && c <= 57) return true;
+  }
+  return false;
+}
+
+const isSpaceOrTab = (c: number) => c === 32 || c === 9;
 
 /** Decoding steps after a spelled-out reading: two layers of character-level encoding. */
 export const MAX_SPELLED_STEPS = 2;

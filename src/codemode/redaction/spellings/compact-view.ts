@@ -30,6 +30,8 @@ const UNICODE_SPACE = /[\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\
 
 /** U+3001, what NFKC leaves of the ideographic commas (U+3001, U+FE51, U+FF64). */
 const IDEOGRAPHIC_COMMA = "\u3001";
+/** U+3002, what NFKC leaves of the ideographic full stops (U+3002, U+FF61). */
+const IDEOGRAPHIC_FULL_STOP = "\u3002";
 
 const folded = new Map<number, string>();
 const foldedSpaced = new Map<number, string>();
@@ -52,12 +54,15 @@ function fold(code: number): string {
  * list reader knows), so folding keeps where one list item ends and the next begins. The
  * ideographic comma `、` (and the half-width and small ones NFKC turns into it) becomes `,`:
  * NFKC leaves it, yet it joins a list as the full-width comma does (attack7: `116、111、…`).
+ * The ideographic full stop `。` (and the half-width one) becomes `.` for the same reason, as the
+ * full-width full stop does (attack8: `116。111。…`).
  */
 function foldKeepingSpaces(code: number): string {
   let out = foldedSpaced.get(code);
   if (out === undefined) {
     out = UNICODE_SPACE.test(String.fromCodePoint(code)) ? " " : fold(code);
     if (out === IDEOGRAPHIC_COMMA) out = ",";
+    else if (out === IDEOGRAPHIC_FULL_STOP) out = ".";
     if (foldedSpaced.size < 65_536) foldedSpaced.set(code, out);
   }
   return out;

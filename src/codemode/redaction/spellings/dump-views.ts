@@ -34,10 +34,11 @@ const HEXDUMP_LINE =
  * required to reach the end of the line: the dump's last line is followed by whatever the body
  * holds next (in a JSON string, `é"` or `","name":"José"}`), and a non-ASCII character there
  * left that line, and the credential's end on it, unread. The column holds one character per
- * byte of the line's hex groups; {@link dumpTextViewInSlices} cuts it to that length.
+ * byte of the line's hex groups; {@link dumpTextViewInSlices} cuts it to that length. Upper case
+ * too: `xxd -u` prints offset and groups so, and such a dump leaked (attack8).
  */
 const XXD_LINE =
-  /^[0-9a-f]{7,8}: ((?:[0-9a-f]{2}){1,16}(?: (?:[0-9a-f]{2}){1,16}){0,15}) {2,64}([\x20-\x7e]{1,32})/m;
+  /^[0-9a-f]{7,8}: ((?:[0-9a-f]{2}){1,16}(?: (?:[0-9a-f]{2}){1,16}){0,15}) {2,64}([\x20-\x7e]{1,32})/im;
 /**
  * One `od -x` or `hexdump` line (4 hex digits a word), plain `od` (6 octal digits a word), `od -b`
  * (3 octal digits a byte) or `od -t x1` (2 hex digits a byte).
@@ -45,9 +46,9 @@ const XXD_LINE =
 const OD_LINE =
   /^[0-9a-f]{7}((?: [0-9a-f]{4}){1,8}|(?: [0-7]{6}){1,8}|(?: [0-7]{3}){1,16}|(?: [0-9a-f]{2}){1,16})\r?$/m;
 /** What every dump line starts with: an offset, then hex or octal digits. */
-const DUMP_START = /[0-9a-f]{7,8}:? {1,4}[0-9a-f]{2}/y;
+const DUMP_START = /[0-9a-f]{7,8}:? {1,4}[0-9a-f]{2}/iy;
 /** The same after a line break (a literal first character: the engine skips to each `\n`). */
-const DUMP_LINE_START = /\n[0-9a-f]{7,8}:? {1,4}[0-9a-f]{2}/;
+const DUMP_LINE_START = /\n[0-9a-f]{7,8}:? {1,4}[0-9a-f]{2}/i;
 
 /**
  * Whether some line of the text starts like a dump line, and it has two lines at least. A

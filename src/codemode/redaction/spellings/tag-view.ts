@@ -5,7 +5,11 @@
  */
 import { compose, ViewBuilder, type View } from "../view-builder";
 
-/** The fewest tag characters read: a form of a secret is at least 8 characters. */
+/**
+ * The fewest tag characters read alone: a form of a secret is at least 8 characters. Read in
+ * place, one is enough: the visible characters around it are the rest of the copy (attack8: a
+ * single tag inside a credential, or one every third character, hid it from every reading).
+ */
 const MIN_TAGS = 8;
 
 /** A tag character (U+E0020–U+E007E) at `at`, as UTF-16 or as UTF-8 read one character per byte. */
@@ -24,7 +28,7 @@ function tagAt(text: string, at: number): [string, number] | undefined {
 
 /**
  * The view of a text's Unicode tag characters read as the ASCII they mirror (U+E0074 is `t`),
- * everything else dropped, or undefined when it has fewer than {@link MIN_TAGS}. Tags are
+ * everything else dropped, or undefined when it has fewer than {@link MIN_TAGS} (in place: none). Tags are
  * invisible, so the compact view drops them (a copy joined by them reads as one); a copy written
  * in them ("ASCII smuggling") is read here, also between visible characters.
  *
@@ -51,7 +55,7 @@ export function tagView(view: View, inPlace = false): View | undefined {
     i += tag[1];
     other = i;
   }
-  if (tags < MIN_TAGS) return undefined;
+  if (tags < (inPlace ? 1 : MIN_TAGS)) return undefined;
   if (text.length > other && !inPlace) builder.replace(other, text.length - other, "");
   return {
     text: builder.finish()!,

@@ -18,9 +18,9 @@ import { holds, sliceBudget, WindowedSearch, type SliceBudget } from "../windowe
 import { SECOND_LINE } from "./dump-line";
 
 /** One line: offset and `:`, the 35 columns of four groups, two spaces, the text column. */
-const XXD_E_LINE = /^[0-9a-f]{8}: ([0-9a-f ]{35})  ([\x20-\x7e]{1,16})\r?$/m;
-const XXD_E_START = /\n[0-9a-f]{8}: [0-9a-f ]{8} [0-9a-f ]{8}/;
-const XXD_E_FIRST = /^[0-9a-f]{8}: [0-9a-f ]{8} [0-9a-f ]{8}/;
+const XXD_E_LINE = /^[0-9a-f]{8}: ([0-9a-f ]{35})  ([\x20-\x7e]{1,16})\r?$/im;
+const XXD_E_START = /\n[0-9a-f]{8}: [0-9a-f ]{8} [0-9a-f ]{8}/i;
+const XXD_E_FIRST = /^[0-9a-f]{8}: [0-9a-f ]{8} [0-9a-f ]{8}/i;
 
 /** A group's bytes in memory order, or undefined when it is not one (odd digits, inner spaces). */
 function groupBytes(group: string): number[] | undefined {

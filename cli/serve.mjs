@@ -13,7 +13,7 @@ import { runtimeEnv } from "./local-server/runtime-env.mjs";
 import { createSocketFolder } from "./local-server/socket-folder.mjs";
 import { privateDataFolder, runtimeDataFolder } from "./local-server/data-folder.mjs";
 import { withMallocSettings } from "./local-server/malloc-env.mjs";
-import { runtimeHost, spareRunners, supervise } from "./local-server/supervise.mjs";
+import { runtimeHost, spareRunners } from "./local-server/runtime-host.mjs";
 import { guessedBindings, startEarlyHost } from "./local-server/early-host.mjs";
 import { workerdV8Flags } from "./local-server/v8-flags.mjs";
 import { hostMessage, runnerMessage } from "./local-server/worker-options.mjs";
@@ -142,6 +142,11 @@ export async function serve({
       })
     : undefined;
   if (!early) for (const signal of signals) process.off(signal, stopEarly);
+  // The rest of the supervisor (the front, the runner pool: ~0.1–0.2 s of a loaded machine to
+  // load) loads now, while the check plans and that host starts, not before its spawn (issue #43).
+  const supervisor = import("./local-server/supervise.mjs");
+  // A refused launch exits before it is awaited: no unhandled rejection then.
+  supervisor.catch(() => {});
 
   const plan = await planning;
   for (const signal of signals) process.off(signal, stopEarly);
@@ -184,6 +189,7 @@ export async function serve({
     const next = memoOfPlan(plan.plan, env);
     if (next && JSON.stringify(next) !== JSON.stringify(memo)) memos.write(specFile, next);
   };
+  const { supervise } = await supervisor;
   await supervise({
     port,
     runners,

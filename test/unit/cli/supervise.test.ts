@@ -4,8 +4,8 @@
  * dropped, and every other line, an error of the product's own included, is kept.
  */
 import { describe, expect, it } from "vitest";
+import { spareRunners } from "../../../cli/local-server/runtime-host.mjs";
 import {
-  spareRunners,
   withoutEmptySlotNoise,
   withoutShutdownNoise,
 } from "../../../cli/local-server/supervise.mjs";

@@ -11,7 +11,7 @@ import { resolve } from "node:path";
 import { clusterSecret, shareSecretWithParent } from "./local-server/cluster-secret.mjs";
 import { runtimeEnv } from "./local-server/runtime-env.mjs";
 import { createSocketFolder } from "./local-server/socket-folder.mjs";
-import { privateDataFolder, runtimeDataFolder } from "./local-server/data-folder.mjs";
+import { privateDataFolder } from "./local-server/data-folder.mjs";
 import { withMallocSettings } from "./local-server/malloc-env.mjs";
 import { runtimeHost, spareRunners } from "./local-server/runtime-host.mjs";
 import { guessedBindings, startEarlyHost } from "./local-server/early-host.mjs";
@@ -260,12 +260,12 @@ function startBesideCheck({
           ?.text
       : undefined,
   );
-  // A folder the user named that is not there yet stays so until the configuration passed; one
-  // that holds no runtime data yet gains none (a refused launch made `v3/` in it, its cache and
-  // Durable Objects folders, and said nothing was started). The launcher's own folder goes
-  // with the launch.
-  if (!bindings || !existsSync(persist)) return undefined;
-  if (!ownData && !existsSync(runtimeDataFolder(persist))) return undefined;
+  // Only in a data folder known to be this launch's alone: the launcher's own, which goes with
+  // the launch. A folder the user named (PERSIST_TO) may be another server's at this moment, and
+  // its host started before the check would share that server's SQLite files and run its due
+  // alarms even when the check then refused the launch ("nothing was started"); one that held
+  // no runtime data gained `v3/` so. Such a launch waits for its check.
+  if (!bindings || !ownData || !existsSync(persist)) return undefined;
   /** @type {import("./local-server/socket-folder.mjs").SocketFolder} */
   let sockets;
   try {

@@ -15,7 +15,7 @@
 // HMAC-SHA256 with the user's cache key (cli/kept/spec-cache-key.mjs) over the entry's name and its
 // bytes: a memo edited or written by anything else is not read.
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { ownFolder, pruneOwnFolder, readOwnFile, writeOwnFile } from "../private-files.mjs";
 import { specCacheKey } from "./spec-cache-key.mjs";
@@ -139,8 +139,9 @@ export function openLaunchMemos(folder, keyFile) {
       }
     },
     /**
-     * Keeps `memo` for the next launch with `specFile`. Never throws: a memo not kept only
-     * means the next launch starts its host after its check.
+     * Keeps `memo` for the next launch with `specFile`, unless it is larger than a memo read
+     * back can be (then none is kept for it). Never throws: a memo not kept only means the
+     * next launch starts its host after its check.
      * @param {string | undefined} specFile
      * @param {LaunchMemo} memo
      * @returns {boolean} whether it was kept
@@ -152,10 +153,15 @@ export function openLaunchMemos(folder, keyFile) {
         ownFolder(folder);
         const name = nameOf(specFile);
         const body = Buffer.from(JSON.stringify(memo), "utf8");
-        writeOwnFile(join(folder, name), [
-          Buffer.from(`${LAYOUT} ${mac(secret, name, body)}\n`),
-          body,
-        ]);
+        const header = Buffer.from(`${LAYOUT} ${mac(secret, name, body)}\n`);
+        if (header.length + body.length > MAX_MEMO_BYTES) {
+          // Never read back ({@link MAX_MEMO_BYTES}: literal values under MAX_TEXT_CHARS can
+          // spell more bytes, control characters six each): it was written again every launch.
+          // An older memo of this spec file describes an older launch: it goes too.
+          rmSync(join(folder, name), { force: true });
+          return false;
+        }
+        writeOwnFile(join(folder, name), [header, body]);
         pruneOwnFolder(folder, { keep: KEEP, suffix: ".json", now: Date.now() });
         return true;
       } catch {

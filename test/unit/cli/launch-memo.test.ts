@@ -68,6 +68,20 @@ describe("openLaunchMemos", () => {
     expect(readFileSync(path, "utf8")).not.toContain(SECRET);
   });
 
+  it("keeps no memo larger than one read back, and drops the older one", () => {
+    // 800,000 control characters are under MAX_TEXT_CHARS but six bytes each in JSON: such a
+    // memo was written, never read back, and so written again at every launch.
+    const { folder, key } = setUp();
+    const memos = openLaunchMemos(folder, key);
+    expect(memos.write("/specs/api.json", memoOfPlan(plan, env)!)).toBe(true);
+    const large = { ...plan, bindings: { ...plan.bindings, SKILLS: "\u0001".repeat(800_000) } };
+    const memo = memoOfPlan(large, env)!;
+    expect(memo).toBeDefined();
+    expect(memos.write("/specs/api.json", memo)).toBe(false);
+    expect(readdirSync(folder)).toEqual([]);
+    expect(memos.read("/specs/api.json")).toBeUndefined();
+  });
+
   it("does not read a memo edited after it was written", () => {
     const { folder, key } = setUp();
     const memos = openLaunchMemos(folder, key);

@@ -23,6 +23,7 @@ import { specCacheKeyFile } from "./kept/spec-cache-key.mjs";
 import { openSpecCache, specCacheFolder } from "./kept/spec-cache.mjs";
 import { launchMemoFolder, memoOfPlan, openLaunchMemos } from "./kept/launch-memo.mjs";
 import { planInProcess } from "./plan-in-process.mjs";
+import { keptFoldersWarning } from "./kept/kept-folders-warning.mjs";
 
 /**
  * @typedef {object} ServeOptions
@@ -76,6 +77,10 @@ export async function serve({
   planned,
 }) {
   const planning = planned ?? planInProcess({ label, env, log, progress });
+  // Once per launch: kept folders refused as not this user's alone make every cache fall back
+  // without a word (kept-folders-warning.mjs).
+  const refusedFolders = keptFoldersWarning(env, label);
+  if (refusedFolders) progress(refusedFolders);
   // The prebuilt Worker's configuration, given straight to Miniflare. The settings (secrets
   // among them) and SPEC_FILE's compiled spec go to the runtime over its IPC channel: never
   // into a file or a process environment (a large spec there made spawning workerd fail, E2BIG).

@@ -112,7 +112,7 @@ export async function serve({
     });
   const specFile = env.SPEC_FILE ? resolve(env.SPEC_FILE) : undefined;
   const memos = openLaunchMemos(launchMemoFolder(env), specCacheKeyFile(env));
-  const memo = memos.read(specFile);
+  const memo = memos.read(specFile, env);
   // A stop before the plan ends the host started from the memo and removes its folder (the
   // supervisor's own stop takes over once it runs); without, workerd's lifeline ended it but the
   // folder stayed until a later start removed it as stale. Listening before that host starts:

@@ -192,6 +192,10 @@ const served = serve({
 if (parsed.stdio) {
   const bridge = await loadStdioBridge(LABEL);
   await settingsPassed;
+  // The bridge's first request loads Node's fetch (undici: ~0.1 s of a loaded machine) once the
+  // server answers, on the way to the client's first answer: loaded now instead, while the
+  // runtimes start and this process waits (issue #43).
+  setImmediate(() => void (/** @type {any} */ (globalThis).Headers));
   const base = `http://127.0.0.1:${env.PORT}`;
   const codeOnly = env.UPSTREAM_MCP_URL !== undefined && env.SPEC_FILE === undefined;
   const route = parsed.route ?? (codeOnly ? "/mcp/code" : "/mcp");

@@ -67,13 +67,7 @@ export function ownFolder(folder, uid = process.getuid?.()) {
   try {
     const stat = fstatSync(fd);
     const mode = stat.mode & 0o777;
-    const problem = !stat.isDirectory()
-      ? "it is not a folder"
-      : uid !== undefined && stat.uid !== uid
-        ? `it belongs to another user (uid ${stat.uid}; this is uid ${uid})`
-        : (mode & 0o022) !== 0
-          ? `${(mode & 0o020) !== 0 ? "its group" : "other users"} may write in it (mode 0${mode.toString(8)}), so files in it may not be ours`
-          : undefined;
+    const problem = folderProblem(stat, uid);
     if (problem)
       throw new Error(
         `${folder} cannot hold this user's private files: ${problem}.\n  Fix: if it is yours, check what it holds, then \`chmod 700 ${folder}\` (or remove it); else point the XDG_CACHE_HOME / XDG_CONFIG_HOME / PERSIST_TO setting that leads there at a folder of your own.`,
@@ -82,6 +76,24 @@ export function ownFolder(folder, uid = process.getuid?.()) {
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * Why a folder with this `stat` cannot hold this user's private files, or undefined when it can
+ * ({@link ownFolder} refuses it then).
+ * @param {{ isDirectory: () => boolean, uid: number, mode: number }} stat
+ * @param {number | undefined} uid - this user's id (none on Windows)
+ * @returns {string | undefined}
+ */
+export function folderProblem(stat, uid) {
+  const mode = stat.mode & 0o777;
+  return !stat.isDirectory()
+    ? "it is not a folder"
+    : uid !== undefined && stat.uid !== uid
+      ? `it belongs to another user (uid ${stat.uid}; this is uid ${uid})`
+      : (mode & 0o022) !== 0
+        ? `${(mode & 0o020) !== 0 ? "its group" : "other users"} may write in it (mode 0${mode.toString(8)}), so files in it may not be ours`
+        : undefined;
 }
 
 /**

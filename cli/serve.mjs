@@ -11,9 +11,9 @@ import { resolve } from "node:path";
 import { clusterSecret, shareSecretWithParent } from "./local-server/cluster-secret.mjs";
 import { runtimeEnv } from "./local-server/runtime-env.mjs";
 import { createSocketFolder } from "./local-server/socket-folder.mjs";
-import { privateDataFolder, runtimeDataFolder } from "./local-server/data-folder.mjs";
+import { privateDataFolder } from "./local-server/data-folder.mjs";
 import { withMallocSettings } from "./local-server/malloc-env.mjs";
-import { runtimeHost, spareRunners, supervise } from "./local-server/supervise.mjs";
+import { runtimeHost, spareRunners } from "./local-server/runtime-host.mjs";
 import { guessedBindings, startEarlyHost } from "./local-server/early-host.mjs";
 import { workerdV8Flags } from "./local-server/v8-flags.mjs";
 import { hostMessage, runnerMessage } from "./local-server/worker-options.mjs";
@@ -23,6 +23,7 @@ import { specCacheKeyFile } from "./kept/spec-cache-key.mjs";
 import { openSpecCache, specCacheFolder } from "./kept/spec-cache.mjs";
 import { launchMemoFolder, memoOfPlan, openLaunchMemos } from "./kept/launch-memo.mjs";
 import { planInProcess } from "./plan-in-process.mjs";
+import { keptFoldersWarning } from "./kept/kept-folders-warning.mjs";
 
 /**
  * @typedef {object} ServeOptions
@@ -76,6 +77,10 @@ export async function serve({
   planned,
 }) {
   const planning = planned ?? planInProcess({ label, env, log, progress });
+  // Once per launch: kept folders refused as not this user's alone make every cache fall back
+  // without a word (kept-folders-warning.mjs).
+  const refusedFolders = keptFoldersWarning(env, label);
+  if (refusedFolders) progress(refusedFolders);
   // The prebuilt Worker's configuration, given straight to Miniflare. The settings (secrets
   // among them) and SPEC_FILE's compiled spec go to the runtime over its IPC channel: never
   // into a file or a process environment (a large spec there made spawning workerd fail, E2BIG).
@@ -107,7 +112,7 @@ export async function serve({
     });
   const specFile = env.SPEC_FILE ? resolve(env.SPEC_FILE) : undefined;
   const memos = openLaunchMemos(launchMemoFolder(env), specCacheKeyFile(env));
-  const memo = memos.read(specFile);
+  const memo = memos.read(specFile, env);
   // A stop before the plan ends the host started from the memo and removes its folder (the
   // supervisor's own stop takes over once it runs); without, workerd's lifeline ended it but the
   // folder stayed until a later start removed it as stale. Listening before that host starts:
@@ -142,6 +147,11 @@ export async function serve({
       })
     : undefined;
   if (!early) for (const signal of signals) process.off(signal, stopEarly);
+  // The rest of the supervisor (the front, the runner pool: ~0.1–0.2 s of a loaded machine to
+  // load) loads now, while the check plans and that host starts, not before its spawn (issue #43).
+  const supervisor = import("./local-server/supervise.mjs");
+  // A refused launch exits before it is awaited: no unhandled rejection then.
+  supervisor.catch(() => {});
 
   const plan = await planning;
   for (const signal of signals) process.off(signal, stopEarly);
@@ -184,6 +194,7 @@ export async function serve({
     const next = memoOfPlan(plan.plan, env);
     if (next && JSON.stringify(next) !== JSON.stringify(memo)) memos.write(specFile, next);
   };
+  const { supervise } = await supervisor;
   await supervise({
     port,
     runners,
@@ -254,12 +265,12 @@ function startBesideCheck({
           ?.text
       : undefined,
   );
-  // A folder the user named that is not there yet stays so until the configuration passed; one
-  // that holds no runtime data yet gains none (a refused launch made `v3/` in it, its cache and
-  // Durable Objects folders, and said nothing was started). The launcher's own folder goes
-  // with the launch.
-  if (!bindings || !existsSync(persist)) return undefined;
-  if (!ownData && !existsSync(runtimeDataFolder(persist))) return undefined;
+  // Only in a data folder known to be this launch's alone: the launcher's own, which goes with
+  // the launch. A folder the user named (PERSIST_TO) may be another server's at this moment, and
+  // its host started before the check would share that server's SQLite files and run its due
+  // alarms even when the check then refused the launch ("nothing was started"); one that held
+  // no runtime data gained `v3/` so. Such a launch waits for its check.
+  if (!bindings || !ownData || !existsSync(persist)) return undefined;
   /** @type {import("./local-server/socket-folder.mjs").SocketFolder} */
   let sockets;
   try {

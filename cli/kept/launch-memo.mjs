@@ -15,13 +15,13 @@
 // HMAC-SHA256 with the user's cache key (cli/kept/spec-cache-key.mjs) over the entry's name and its
 // bytes: a memo edited or written by anything else is not read.
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { ownFolder, pruneOwnFolder, readOwnFile, writeOwnFile } from "../private-files.mjs";
 import { specCacheKey } from "./spec-cache-key.mjs";
 import { specCacheFolder } from "./spec-cache.mjs";
 
-/** Memos kept: one per spec file a user launches with. */
+/** Memos kept: one per spec file and set of settings a user launches with. */
 export const KEEP = 8;
 /** Written into every memo; a memo of another layout is not read. */
 const LAYOUT = 1;
@@ -93,6 +93,26 @@ function isMemo(value) {
 }
 
 /**
+ * The variables a memo's bindings are read from, sorted.
+ * @param {LaunchMemo} memo
+ * @returns {string[]}
+ */
+const envNames = (memo) =>
+  memo.bindings
+    .filter(([, source]) => source[0] === "env")
+    .map(([name]) => name)
+    .toSorted();
+
+/** @param {string} path */
+const mtimeOf = (path) => {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return 0;
+  }
+};
+
+/**
  * Opens the memos in `folder`, authenticated with the key in `keyFile`.
  * @param {string} folder - beside the spec cache (`code-mode-mcp/launch`)
  * @param {string} keyFile - the user's cache key (spec-cache-key.mjs)
@@ -102,45 +122,79 @@ export function openLaunchMemos(folder, keyFile) {
   let key = null;
   const userKey = () => (key === null ? (key = specCacheKey(keyFile)) : key);
   /** @param {string | undefined} specFile */
-  const nameOf = (specFile) => `${sha256(JSON.stringify([LAYOUT, specFile ?? null]))}.json`;
+  const prefixOf = (specFile) => sha256(JSON.stringify([LAYOUT, specFile ?? null]));
+  /**
+   * A memo's file: its spec file's, and the variables its bindings are read from (a launch
+   * with other settings for the same spec keeps a memo of its own beside it).
+   * @param {string | undefined} specFile
+   * @param {LaunchMemo} memo
+   */
+  const nameOf = (specFile, memo) =>
+    `${prefixOf(specFile)}.${sha256(JSON.stringify(envNames(memo))).slice(0, 16)}.json`;
   /** @param {Buffer} secret @param {string} name @param {Uint8Array} body */
   const mac = (secret, name, body) =>
     createHmac("sha256", secret).update(`${name}\n`).update(body).digest("hex");
+  /**
+   * The memo in `name`, if it was written under `secret` (its name among what the MAC covers).
+   * @param {Buffer} secret
+   * @param {string} name
+   * @returns {LaunchMemo | undefined}
+   */
+  const readOne = (secret, name) => {
+    const bytes = readOwnFile(join(folder, name), MAX_MEMO_BYTES);
+    if (bytes === undefined) return undefined;
+    const newline = bytes.indexOf(10);
+    if (newline < 0) return undefined;
+    const [layout, tag] = bytes.subarray(0, newline).toString("latin1").split(" ");
+    if (layout !== String(LAYOUT) || !/^[0-9a-f]{64}$/.test(tag ?? "")) return undefined;
+    const body = bytes.subarray(newline + 1);
+    const expected = Buffer.from(mac(secret, name, body), "hex");
+    if (!timingSafeEqual(Buffer.from(String(tag), "hex"), expected)) return undefined;
+    const memo = JSON.parse(body.toString("utf8"));
+    return isMemo(memo) ? memo : undefined;
+  };
   return {
     folder,
     /**
-     * The memo of the last launch with `specFile`, if one was written under the user's key.
+     * The memo of the last launch with `specFile`, if one was written under the user's key:
+     * of those kept for it (one per set of variables read), the one whose variables are all
+     * set in `env` and that reads the most of them (without `env`, the newest).
      * @param {string | undefined} specFile - absolute path (undefined: launches without one)
+     * @param {Record<string, string | undefined>} [env] - this launch's environment
      * @returns {LaunchMemo | undefined}
      */
-    read(specFile) {
+    read(specFile, env) {
       try {
-        const name = nameOf(specFile);
-        const path = join(folder, name);
-        if (!existsSync(path)) return undefined;
+        const prefix = `${prefixOf(specFile)}.`;
+        if (!existsSync(folder)) return undefined;
         // As the caches' reads: not from a folder others may write (they could rename, link or
         // keep old memos there); ownFolder throws then, and nothing is read.
         ownFolder(folder);
+        const names = readdirSync(folder).filter(
+          (name) => name.startsWith(prefix) && name.endsWith(".json"),
+        );
+        if (names.length === 0) return undefined;
         const secret = userKey();
         if (!secret) return undefined;
-        const bytes = readOwnFile(path, MAX_MEMO_BYTES);
-        if (bytes === undefined) return undefined;
-        const newline = bytes.indexOf(10);
-        if (newline < 0) return undefined;
-        const [layout, tag] = bytes.subarray(0, newline).toString("latin1").split(" ");
-        if (layout !== String(LAYOUT) || !/^[0-9a-f]{64}$/.test(tag ?? "")) return undefined;
-        const body = bytes.subarray(newline + 1);
-        const expected = Buffer.from(mac(secret, name, body), "hex");
-        if (!timingSafeEqual(Buffer.from(String(tag), "hex"), expected)) return undefined;
-        const memo = JSON.parse(body.toString("utf8"));
-        return isMemo(memo) ? memo : undefined;
+        /** @type {{ memo: LaunchMemo, names: number, at: number }[]} */
+        const usable = [];
+        for (const name of names) {
+          const memo = readOne(secret, name);
+          if (!memo || (env && !envNames(memo).every((n) => typeof env[n] === "string"))) continue;
+          usable.push({ memo, names: envNames(memo).length, at: mtimeOf(join(folder, name)) });
+        }
+        // The one that reads the most of this launch's variables: a memo of fewer settings
+        // is another launch's whose settings are a part of these. Then the newest.
+        usable.sort((a, b) => b.names - a.names || b.at - a.at);
+        return usable[0]?.memo;
       } catch {
         return undefined;
       }
     },
     /**
-     * Keeps `memo` for the next launch with `specFile`. Never throws: a memo not kept only
-     * means the next launch starts its host after its check.
+     * Keeps `memo` for the next launch with `specFile`, unless it is larger than a memo read
+     * back can be (then none is kept for it). Never throws: a memo not kept only means the
+     * next launch starts its host after its check.
      * @param {string | undefined} specFile
      * @param {LaunchMemo} memo
      * @returns {boolean} whether it was kept
@@ -150,12 +204,17 @@ export function openLaunchMemos(folder, keyFile) {
         const secret = userKey();
         if (!secret) return false;
         ownFolder(folder);
-        const name = nameOf(specFile);
+        const name = nameOf(specFile, memo);
         const body = Buffer.from(JSON.stringify(memo), "utf8");
-        writeOwnFile(join(folder, name), [
-          Buffer.from(`${LAYOUT} ${mac(secret, name, body)}\n`),
-          body,
-        ]);
+        const header = Buffer.from(`${LAYOUT} ${mac(secret, name, body)}\n`);
+        if (header.length + body.length > MAX_MEMO_BYTES) {
+          // Never read back ({@link MAX_MEMO_BYTES}: literal values under MAX_TEXT_CHARS can
+          // spell more bytes, control characters six each): it was written again every launch.
+          // An older memo of this spec file describes an older launch: it goes too.
+          rmSync(join(folder, name), { force: true });
+          return false;
+        }
+        writeOwnFile(join(folder, name), [header, body]);
         pruneOwnFolder(folder, { keep: KEEP, suffix: ".json", now: Date.now() });
         return true;
       } catch {

@@ -81,18 +81,44 @@ const PROBE_LINE = /\bHEAD \/health\b/;
  * @returns {string}
  */
 export function jsonDigest(value) {
-  const sha256 = (/** @type {string} */ text) => createHash("sha256").update(text).digest("hex");
   return sha256(
     JSON.stringify(value, (_name, item) =>
       typeof item !== "string"
         ? item
         : item.length > 4_096
-          ? `#${sha256(item)}`
+          ? `#${longDigest(item)}`
           : item.startsWith("#")
             ? `#${item}`
             : item,
     ),
   );
+}
+
+/** @param {string} text */
+const sha256 = (text) => createHash("sha256").update(text).digest("hex");
+
+/** Long strings' digests, the newest last (see {@link longDigest}). */
+const longDigests = new Map();
+
+/**
+ * The digest of a long string, kept for the last two: a warm launch took the host message's
+ * digest for its configuration's key, for the early host, and for the planned message it is
+ * compared with (early-host.mjs), each time hashing the 4 MB spec in it again (~25–60 ms of a
+ * loaded machine each, issue #43). A long string's hash in V8 comes from its length, so a lookup
+ * costs a comparison with the kept string of that length (by pointer when it is the same one).
+ * The string last asked for is the one kept (an equal one's place taken), so no older copy of
+ * the spec outlives the message that held it.
+ * @param {string} text
+ */
+function longDigest(text) {
+  const digest = longDigests.get(text) ?? sha256(text);
+  longDigests.delete(text);
+  longDigests.set(text, digest);
+  for (const old of longDigests.keys()) {
+    if (longDigests.size <= 2) break;
+    longDigests.delete(old);
+  }
+  return digest;
 }
 
 /**

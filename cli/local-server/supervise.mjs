@@ -27,7 +27,8 @@ import { residentBytes } from "./runners/grown-idle-runner.mjs";
 import { RUNNER_STUCK_MS, createRunnerPool } from "./runners/runner-pool.mjs";
 import { DEFAULT_MAX_RUNS, askToRetire, runnerCounts } from "./runners/runner-retirement.mjs";
 import { readStableCode, warmWith } from "./runners/stable-code-request.mjs";
-import { createRuntimeHost, probe, waitReady } from "./runtime.mjs";
+import { probe, waitReady } from "./runtime.mjs";
+import { runtimeHost, spareRunners } from "./runtime-host.mjs";
 import { moveSocketOnto } from "./socket-folder.mjs";
 import { watch } from "./watchdog.mjs";
 
@@ -93,20 +94,11 @@ export function withoutEmptySlotNoise(log) {
   };
 }
 
-/** The most runner slots the host reads (src/app/sandbox-loader.ts): 16 runners and a spare. */
-const MAX_SLOTS = 17;
-
 /**
  * Added to a slot's index for the socket of a replacement prepared beside its runner
  * (runners/runner-pool.mjs): a name no slot has.
  */
 const ASIDE = 100;
-
-/**
- * Spare slots beyond the configured runners (runners/runner-pool.mjs): one, while the host can take it.
- * @param {number} runners
- */
-export const spareRunners = (runners) => (runners > 0 && runners < MAX_SLOTS ? 1 : 0);
 
 /**
  * A runner slot's doorbell (runners/runner-pool.mjs): listens on the slot's socket (in the server's
@@ -136,41 +128,6 @@ export function ringOnConnect(socket, onRing, log, label) {
     server.listen(socket.file, () =>
       resolve(() => new Promise((closed) => server.close(() => closed(undefined)))),
     );
-  });
-}
-
-/**
- * What the server says of its workerd configurations: whether they were read from the cache or
- * built and kept there, each wording once. The host and the runners have a configuration each
- * (two keys, each noted by runtime.mjs), and each was said: `npm start` printed "built, kept in …"
- * twice at every launch.
- * @param {(line: string) => void} log
- * @param {string} label
- * @param {string} folder - where the configurations are kept ("memory" without a cache)
- * @returns {(line: string) => void} told each configuration's key and "kept" or "built"
- */
-export function configNote(log, label, folder) {
-  /** @type {Set<string>} */
-  const said = new Set();
-  return (line) => {
-    const text = `${label}: workerd configuration ${line.endsWith("kept") ? "read from" : "built, kept in"} ${folder}.`;
-    if (said.has(text)) return;
-    said.add(text);
-    log(text);
-  };
-}
-
-/**
- * The runtimes of one server (runtime.mjs), logging whether its workerd configurations were kept
- * ({@link configNote}).
- * @param {{ env: Record<string, string>, socketFolder: string, persist?: string, configCache?: import("./workerd-config/runtime-config.mjs").ConfigSources["cache"] & { folder?: string }, log: (line: string) => void, label: string }} options
- * @returns {import("./runtime.mjs").RuntimeHost}
- */
-export function runtimeHost({ env, socketFolder, persist, configCache, log, label }) {
-  return createRuntimeHost(env, socketFolder, {
-    persist,
-    cache: configCache,
-    note: configNote(log, label, configCache?.folder ?? "memory"),
   });
 }
 

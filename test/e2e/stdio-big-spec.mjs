@@ -37,8 +37,9 @@ const busy = Array.from({ length: 2 }, () =>
 const stopBusy = () => busy.forEach((p) => p.kill("SIGKILL"));
 process.on("exit", stopBusy);
 
-// One data folder for every launch, as a desktop client's PERSIST_TO: a later launch's host
-// starts beside the check only in a folder that holds runtime data already (cli/serve.mjs).
+// No PERSIST_TO, as the README's desktop set-up: each launch's data is in a temporary folder of
+// its own, the only one in which a later launch's host starts beside the check (cli/serve.mjs).
+// Those folders are made in this one (TMPDIR), removed at the end whatever a launch left.
 const data = mkdtempSync(join(tmpdir(), "codemode-e2e-stdio-"));
 process.on("exit", () => rmSync(data, { recursive: true, force: true }));
 
@@ -57,7 +58,7 @@ try {
       ],
       env: {
         ...process.env,
-        PERSIST_TO: data,
+        TMPDIR: data,
         XDG_CACHE_HOME: cacheHome,
         API_TOKEN: "e2e-not-a-real-token-1234",
       },

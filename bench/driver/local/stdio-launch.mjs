@@ -104,12 +104,16 @@ function treeCpu(root) {
  */
 export async function launchOnce(spec, cacheHome, timeoutMs = 180_000) {
   const { file, baseUrl } = LAUNCH_SPECS[spec];
+  // The launch's temporary folders (its data folder among them: no PERSIST_TO, as a desktop
+  // client's command has none) in one of its own, removed after it whatever it left. A named
+  // PERSIST_TO that holds no runtime data gets no host before the check (cli/serve.mjs), so a
+  // fresh one per launch measured a launch no desktop client makes.
   const data = mkdtempSync(join(tmpdir(), "code-mode-bench-stdio-"));
   const t0 = performance.now();
   const child = spawn(process.execPath, [BIN, "--stdio", "--spec", file, "--base-url", baseUrl], {
     detached: true,
     stdio: ["pipe", "pipe", "pipe"],
-    env: { ...process.env, PERSIST_TO: data, XDG_CACHE_HOME: cacheHome },
+    env: { ...process.env, TMPDIR: data, XDG_CACHE_HOME: cacheHome },
   });
   /** @type {string[]} */
   const lines = [];

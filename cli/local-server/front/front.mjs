@@ -16,7 +16,6 @@
  * limits (request-body.mjs), one request's way to a runtime and back (exchange.mjs), upgrades
  * piped byte for byte (below), and the list of requests in flight that a swap cuts off.
  */
-import { STATUS_CODES, createServer } from "node:http";
 import { connect } from "node:net";
 import {
   DEFAULT_ALLOWED_HOSTNAMES,
@@ -39,6 +38,10 @@ import { startIdleCollection } from "./idle-collection.mjs";
 import { BODY_TIMEOUT_MS, MAX_BODY_BYTES, readBody, refuseBody } from "./request-body.mjs";
 import { runtimeConnections } from "./runtime-connections.mjs";
 import { bodyLimitOf, needsApiKey, pathOf } from "./route-bodies.mjs";
+import { http } from "./node-http.mjs";
+
+// Not `import … from "node:http"` (node-http.mjs).
+const { STATUS_CODES, createServer } = http;
 
 // The limits are part of the front's options (their defaults); tests and the e2e scripts read
 // them here.

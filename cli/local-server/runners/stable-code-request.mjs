@@ -3,8 +3,11 @@
  * from a runner that holds it, and sending it to one to warm. Over the runner's own HTTP socket
  * (a Unix socket in the server's private folder), with this server's cluster secret.
  */
-import { request } from "node:http";
 import { runtimeRequestOptions } from "../health-request.mjs";
+import { http } from "../front/node-http.mjs";
+
+// Not `import … from "node:http"` (front/node-http.mjs).
+const { request } = http;
 
 /** How long a copy may take (the shared worker's code is ~1 MB; its load takes ~1 s loaded). */
 export const CODE_REQUEST_MS = 20_000;

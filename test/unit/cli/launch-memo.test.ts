@@ -68,6 +68,37 @@ describe("openLaunchMemos", () => {
     expect(readFileSync(path, "utf8")).not.toContain(SECRET);
   });
 
+  it("keeps a memo per set of settings for one spec file, each read by its own launch", () => {
+    // Two desktop clients with one spec, one with API_TOKEN and one without: each launch wrote
+    // over the other's memo, so every launch of either found a memo it could not use.
+    const { folder, key } = setUp();
+    const memos = openLaunchMemos(folder, key);
+    const bare = { API_BASE_URL: "https://api.example.com" };
+    const { API_TOKEN: _token, ...bindings } = plan.bindings;
+    const withToken = memoOfPlan(plan, env)!;
+    const without = memoOfPlan({ ...plan, runners: 1, bindings }, bare)!;
+    expect(memos.write("/specs/api.json", without)).toBe(true);
+    expect(memos.write("/specs/api.json", withToken)).toBe(true);
+    expect(memos.read("/specs/api.json", bare)).toEqual(without);
+    expect(memos.read("/specs/api.json", env)).toEqual(withToken);
+    expect(memos.read("/specs/api.json", {})).toBeUndefined();
+    expect(readdirSync(folder)).toHaveLength(2);
+  });
+
+  it("keeps no memo larger than one read back, and drops the older one", () => {
+    // 800,000 control characters are under MAX_TEXT_CHARS but six bytes each in JSON: such a
+    // memo was written, never read back, and so written again at every launch.
+    const { folder, key } = setUp();
+    const memos = openLaunchMemos(folder, key);
+    expect(memos.write("/specs/api.json", memoOfPlan(plan, env)!)).toBe(true);
+    const large = { ...plan, bindings: { ...plan.bindings, SKILLS: "\u0001".repeat(800_000) } };
+    const memo = memoOfPlan(large, env)!;
+    expect(memo).toBeDefined();
+    expect(memos.write("/specs/api.json", memo)).toBe(false);
+    expect(readdirSync(folder)).toEqual([]);
+    expect(memos.read("/specs/api.json")).toBeUndefined();
+  });
+
   it("does not read a memo edited after it was written", () => {
     const { folder, key } = setUp();
     const memos = openLaunchMemos(folder, key);

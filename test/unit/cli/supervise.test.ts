@@ -5,9 +5,8 @@
  * of its workerd configurations (the host's and the runners') is said once.
  */
 import { describe, expect, it } from "vitest";
+import { configNote, spareRunners } from "../../../cli/local-server/runtime-host.mjs";
 import {
-  configNote,
-  spareRunners,
   withoutEmptySlotNoise,
   withoutShutdownNoise,
 } from "../../../cli/local-server/supervise.mjs";

@@ -99,6 +99,28 @@ describe("messageDigest", () => {
   });
 });
 
+describe("messageDigest of long strings kept between calls", () => {
+  it("gives an equal copy the same digest, and a same-length change another", () => {
+    // Long strings' digests are kept (runtime.mjs longDigest), and V8 hashes a long string by
+    // its length: only the content may decide which digest a string gets.
+    const spec = `{"api":${SPEC_TEXT.repeat(4)}}`;
+    const base = messageDigest(message({ ...plan.bindings, LAUNCH_SPECS: spec }));
+    const copy = JSON.parse(JSON.stringify(spec)) as string;
+    expect(messageDigest(message({ ...plan.bindings, LAUNCH_SPECS: copy }))).toBe(base);
+    const changed = `${spec.slice(0, -2)}x}`;
+    expect(changed.length).toBe(spec.length);
+    const other = messageDigest(message({ ...plan.bindings, LAUNCH_SPECS: changed }));
+    expect(other).not.toBe(base);
+    expect(other).toBe(
+      messageDigest(message({ ...plan.bindings, LAUNCH_SPECS: `${spec.slice(0, -2)}x}` })),
+    );
+    // After other long strings came and went, the first still gets its own digest.
+    for (const filler of ["a", "b", "c"])
+      messageDigest(message({ ...plan.bindings, LAUNCH_SPECS: filler.repeat(spec.length) }));
+    expect(messageDigest(message({ ...plan.bindings, LAUNCH_SPECS: spec }))).toBe(base);
+  });
+});
+
 describe("startEarlyHost", () => {
   it("starts the guessed host at once and hands it over when the plan is the same", () => {
     const runtimes = fakeRuntimes();

@@ -1,5 +1,5 @@
 /**
- * The run-decoded view: long runs of base64, base64url, hex or base32 that decode to text, as
+ * The run-decoded view: long runs of base64, base64url, hex, base32 or base32hex that decode to text, as
  * that text. Run encodings are otherwise found only as literal forms (../search/secret-forms.ts),
  * two layers deep; a third layer under a run encoding (base64 of base64 of `%XX`, hex of base64 of
  * `&#…;`, base64 of a decimal list of UTF-16 bytes) multiplied the forms past what a redactor can
@@ -38,6 +38,9 @@ const BASE64 = 1;
 const HEX = 2;
 const BASE32_UPPER = 4;
 const BASE32_LOWER = 8;
+// base32hex (RFC 4648 §7: `0-9A-V`), in either case.
+const BASE32HEX_UPPER = 16;
+const BASE32HEX_LOWER = 32;
 const CLASSES = new Uint8Array(128);
 for (let c = 0; c < 128; c++) {
   const ch = String.fromCharCode(c);
@@ -45,6 +48,8 @@ for (let c = 0; c < 128; c++) {
   if (/[0-9a-fA-F]/.test(ch)) CLASSES[c]! |= HEX;
   if (/[A-Z2-7]/.test(ch)) CLASSES[c]! |= BASE32_UPPER;
   if (/[a-z2-7]/.test(ch)) CLASSES[c]! |= BASE32_LOWER;
+  if (/[0-9A-V]/.test(ch)) CLASSES[c]! |= BASE32HEX_UPPER;
+  if (/[0-9a-v]/.test(ch)) CLASSES[c]! |= BASE32HEX_LOWER;
 }
 
 /** A run encoding: which runs it reads, its group of characters, and how a group string decodes. */
@@ -71,6 +76,7 @@ const valuesOf = (alphabet: string) => {
 };
 const HEX_VALUES = valuesOf("0123456789abcdef");
 const BASE32_VALUES = valuesOf("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567");
+const BASE32HEX_VALUES = valuesOf("0123456789ABCDEFGHIJKLMNOPQRSTUV");
 const BASE64_VALUES = valuesOf("");
 for (let v = 0; v < 64; v++)
   BASE64_VALUES["ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".charCodeAt(v)] =
@@ -125,6 +131,16 @@ const CODECS: readonly Codec[] = [
     values: BASE32_VALUES,
     width: 5,
     decode: (groups) => decodeBits(groups, BASE32_VALUES, 5),
+  },
+  {
+    // After hex and base32: tried only on a run whose samples read as neither and that holds a
+    // letter beyond `f` (see `fits` below).
+    alphabet: BASE32HEX_UPPER | BASE32HEX_LOWER,
+    group: 8,
+    bytes: 5,
+    values: BASE32HEX_VALUES,
+    width: 5,
+    decode: (groups) => decodeBits(groups, BASE32HEX_VALUES, 5),
   },
   {
     alphabet: BASE64,
@@ -265,10 +281,13 @@ export function* runDecodedViewInSlices(view: View): Sliced<View | undefined> {
     // A run no longer than a sample has no end sample of its own (textAlignment).
     const kept = count > SAMPLE ? lastCharacters(text, start, end) : 0;
     for (const codec of CODECS) {
+      // An alphabet in two cases fits a run of either case (not a run of both). base32hex does
+      // not fit a run of hex digits alone: their values (below 16) make bytes that pass for text
+      // often enough that a JSON list of commit ids had runs read as base32hex (a view, and all
+      // the views of it, for an ordinary body); text in base32hex has letters beyond `f`.
       const fits =
-        codec.alphabet === (BASE32_UPPER | BASE32_LOWER)
-          ? (classes & BASE32_UPPER) !== 0 || (classes & BASE32_LOWER) !== 0
-          : (classes & codec.alphabet) !== 0;
+        (classes & codec.alphabet) !== 0 &&
+        (codec.values !== BASE32HEX_VALUES || (classes & HEX) === 0);
       if (!fits) continue;
       const k = textAlignment(codec, kept, count);
       if (k < 0) continue;

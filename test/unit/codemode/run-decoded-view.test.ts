@@ -128,4 +128,20 @@ describe("the run-decoded view", () => {
     expect(out).not.toContain(run);
     expect(out).toMatch(/^before \S*\[REDACTED\]\S* after$/);
   });
+
+  // Leaked whole before runs cut into pieces were read joined (each piece decoded at its own
+  // alignment: the bytes of the copy did not line up across a cut).
+  it.each([39, 30, 21])(
+    "reads a run cut into %i-character pieces joined by spaces, and cuts the copy from them",
+    (width) => {
+      const run = btoa(btoa(PERCENT));
+      const cut = run.match(new RegExp(`.{1,${width}}`, "g"))!.join(" ");
+      const text = `{"data":"${cut}","next":"a b"}`;
+      const out = secretRedactor(Object.freeze([SECRET])).text(text);
+      expect(out).toContain("[REDACTED]");
+      expect(out).toMatch(/^\{"data":"[^"]*\[REDACTED\][^"]*","next":"a b"\}$/);
+      // The joined reading is in the view, beside each piece's own.
+      expect(view(`x ${run.match(/.{1,39}/g)!.join(" ")} y`)?.text).toContain(btoa(PERCENT));
+    },
+  );
 });

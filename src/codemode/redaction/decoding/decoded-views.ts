@@ -119,8 +119,8 @@ export function* decodedViewsInSlices(
 }
 
 /**
- * Run encodings decoded one inside the other at most: four over the layers the views read
- * (base64⁴ of `%XX`), six over the secret itself (its forms hold two). Each level is a text at
+ * Run encodings decoded one inside the other at most: four (with the layers the views and the
+ * forms read beneath, base64⁵ of `%XX` and base64⁶ of the secret itself are read). Each level is a text at
  * most 0.8 of the one it was read from (a run of 20 characters or more decodes to 3/4 of it at
  * most, and a line break joins two), so the levels cost at most 1 + 0.8 + … + 0.8⁴ = 3.4 times
  * the text's own views (2 levels: 2.4), and only a body of runs that decode to runs pays it:

@@ -6,6 +6,7 @@ import { stepsBesideFolded } from "../../../src/codemode/redaction/decoding/besi
 import { decodeWork } from "../../../src/codemode/redaction/decoding/decode-step";
 import { PAUSE, runToEnd } from "../../../src/codemode/redaction/slices";
 import { compactViewInSlices } from "../../../src/codemode/redaction/spellings/compact-view";
+import { secretRedactor } from "../../../src/codemode/redaction/redaction";
 import type { View } from "../../../src/codemode/redaction/view-builder";
 
 const fullWidth = (t: string) =>
@@ -48,5 +49,18 @@ describe("decoding steps beside folded characters", () => {
     const before = decodeWork.positions;
     expect(steps(text)).toHaveLength(1);
     expect(decodeWork.positions - before).toBeLessThan(100);
+  });
+
+  // Latin-1's `ª º ¹ ² ³` fold to ASCII too; a copy spelled with some of them and an escape
+  // elsewhere leaked whole before a decoded view holding one was compacted (../spelled-views.ts).
+  it.each([
+    ["º and ª, with %5F", "tºk%5FLive.9f8e/7d6c-5b4ª"],
+    ["º, with \\u005f", "tºk\\u005fLive.9f8e/7d6c-5b4a"],
+    ["ª far from %2F", "tok_Live.9f8e%2F7d6c-5b4ª"],
+  ])("lets the redaction read a copy in Latin-1 folds: %s", (_name, spelled) => {
+    const out = secretRedactor(Object.freeze(["tok_Live.9f8e/7d6c-5b4a"])).text(
+      `before ${spelled} after`,
+    );
+    expect(out).toBe("before [REDACTED] after");
   });
 });

@@ -13,18 +13,22 @@ const view = (text: string) => runToEnd(runDecodedViewInSlices({ text, origin: n
 const hex = (t: string) =>
   [...t].map((c) => c.charCodeAt(0).toString(16).padStart(2, "0")).join("");
 const BASE32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
-const base32 = (t: string) => {
+const base32 = (t: string, alphabet = BASE32) => {
   let [out, bits, value] = ["", 0, 0];
   for (const c of t) {
     value = ((value << 8) | c.charCodeAt(0)) & 0xffff;
     bits += 8;
     while (bits >= 5) {
-      out += BASE32[(value >>> (bits - 5)) & 31];
+      out += alphabet[(value >>> (bits - 5)) & 31];
       bits -= 5;
     }
   }
-  return bits > 0 ? out + BASE32[(value << (5 - bits)) & 31] : out;
+  return bits > 0 ? out + alphabet[(value << (5 - bits)) & 31] : out;
 };
+/** base32hex (RFC 4648 §7). */
+const base32hex = (t: string) => base32(t, "0123456789ABCDEFGHIJKLMNOPQRSTUV");
+const SECRET = "tok_Live.9f8e/7d6c-5b4a";
+const PERCENT = [...SECRET].map((c) => `%${c.charCodeAt(0).toString(16)}`).join("");
 const TEXT = "percent-encoded: %74%6F%6B%5F%4C%69%76%65 and more text after it";
 
 describe("the run-decoded view", () => {
@@ -34,6 +38,8 @@ describe("the run-decoded view", () => {
     ["hex", hex(TEXT)],
     ["HEX", hex(TEXT).toUpperCase()],
     ["base32", base32(TEXT)],
+    ["base32hex", base32hex(TEXT)],
+    ["base32hex in lower case", base32hex(TEXT).toLowerCase()],
   ])("reads a run of %s that decodes to text", (_name, run) => {
     expect(view(`{"a":"${run}","b":1}`)?.text).toBe(TEXT);
   });
@@ -106,5 +112,46 @@ describe("the run-decoded view", () => {
       expect(out).not.toContain(run);
       expect(out).toContain("[REDACTED]");
     }
+  });
+
+  // Each leaked whole before base32hex was a run encoding this view reads, and before four run
+  // encodings were read one inside the other (two were).
+  it.each([
+    ["base32hex of base64 of %XX", base32hex(btoa(PERCENT))],
+    ["base32hex (lower case) of base64 of %XX", base32hex(btoa(PERCENT)).toLowerCase()],
+    ["base32hex of base64 of base64", base32hex(btoa(btoa(SECRET)))],
+    ["base64 of base64 of base64 of base64 of %XX", btoa(btoa(btoa(btoa(PERCENT))))],
+    ["hex of base64 of base64 of base64 of %XX", hex(btoa(btoa(btoa(PERCENT))))],
+    ["five base64 layers over the secret", btoa(btoa(btoa(btoa(btoa(SECRET)))))],
+  ])("lets the redaction read %s", (_name, run) => {
+    const out = secretRedactor(Object.freeze([SECRET])).text(`before ${run} after`);
+    expect(out).not.toContain(run);
+    expect(out).toMatch(/^before \S*\[REDACTED\]\S* after$/);
+  });
+
+  // Leaked whole before runs cut into pieces were read joined (each piece decoded at its own
+  // alignment: the bytes of the copy did not line up across a cut).
+  it.each([39, 30, 21])(
+    "reads a run cut into %i-character pieces joined by spaces, and cuts the copy from them",
+    (width) => {
+      const run = btoa(btoa(PERCENT));
+      const cut = run.match(new RegExp(`.{1,${width}}`, "g"))!.join(" ");
+      const text = `{"data":"${cut}","next":"a b"}`;
+      const out = secretRedactor(Object.freeze([SECRET])).text(text);
+      expect(out).toContain("[REDACTED]");
+      expect(out).toMatch(/^\{"data":"[^"]*\[REDACTED\][^"]*","next":"a b"\}$/);
+      // The joined reading is in the view, beside each piece's own.
+      expect(view(`x ${run.match(/.{1,39}/g)!.join(" ")} y`)?.text).toContain(btoa(PERCENT));
+    },
+  );
+
+  it("joins the pieces of a cut run once: a piece inside a cut starts no join of its own", () => {
+    // 200 pieces of 40 characters, each text on its own: read once each and once joined, the
+    // view is twice the decoded text; a join from every piece to the end made 100 times that.
+    const prose = "The quick brown fox jumps over the lazy dog. ".repeat(150);
+    const pieces = btoa(prose).match(/.{1,40}/g)!;
+    const read = view(pieces.join(" ")) as View;
+    expect(read.text).toContain(prose);
+    expect(read.text.length).toBeLessThan(2.1 * prose.length);
   });
 });

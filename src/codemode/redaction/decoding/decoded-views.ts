@@ -118,8 +118,15 @@ export function* decodedViewsInSlices(
       : { text: view.text, origin: view.origin ? compose(runs.origin, view.origin) : runs.origin };
 }
 
-/** Run encodings decoded one inside the other at most (base64 of base64 of base64 of `%XX`). */
-const MAX_RUN_DEPTH = 2;
+/**
+ * Run encodings decoded one inside the other at most: four (with the layers the views and the
+ * forms read beneath, base64⁵ of `%XX` and base64⁶ of the secret itself are read). Each level is a text at
+ * most 0.8 of the one it was read from (a run of 20 characters or more decodes to 3/4 of it at
+ * most, and a line break joins two), so the levels cost at most 1 + 0.8 + … + 0.8⁴ = 3.4 times
+ * the text's own views (2 levels: 2.4), and only a body of runs that decode to runs pays it:
+ * other bodies have no level 1 or stop there.
+ */
+const MAX_RUN_DEPTH = 4;
 
 /**
  * Where a range of a view lies in the original text.

@@ -1,5 +1,5 @@
 /**
- * The run-decoded view: long runs of base64, base64url, hex or base32 that decode to text, as
+ * The run-decoded view: long runs of base64, base64url, hex, base32 or base32hex that decode to text, as
  * that text. Run encodings are otherwise found only as literal forms (../search/secret-forms.ts),
  * two layers deep; a third layer under a run encoding (base64 of base64 of `%XX`, hex of base64 of
  * `&#…;`, base64 of a decimal list of UTF-16 bytes) multiplied the forms past what a redactor can
@@ -38,6 +38,9 @@ const BASE64 = 1;
 const HEX = 2;
 const BASE32_UPPER = 4;
 const BASE32_LOWER = 8;
+// base32hex (RFC 4648 §7: `0-9A-V`), in either case.
+const BASE32HEX_UPPER = 16;
+const BASE32HEX_LOWER = 32;
 const CLASSES = new Uint8Array(128);
 for (let c = 0; c < 128; c++) {
   const ch = String.fromCharCode(c);
@@ -45,6 +48,8 @@ for (let c = 0; c < 128; c++) {
   if (/[0-9a-fA-F]/.test(ch)) CLASSES[c]! |= HEX;
   if (/[A-Z2-7]/.test(ch)) CLASSES[c]! |= BASE32_UPPER;
   if (/[a-z2-7]/.test(ch)) CLASSES[c]! |= BASE32_LOWER;
+  if (/[0-9A-V]/.test(ch)) CLASSES[c]! |= BASE32HEX_UPPER;
+  if (/[0-9a-v]/.test(ch)) CLASSES[c]! |= BASE32HEX_LOWER;
 }
 
 /** A run encoding: which runs it reads, its group of characters, and how a group string decodes. */
@@ -71,6 +76,7 @@ const valuesOf = (alphabet: string) => {
 };
 const HEX_VALUES = valuesOf("0123456789abcdef");
 const BASE32_VALUES = valuesOf("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567");
+const BASE32HEX_VALUES = valuesOf("0123456789ABCDEFGHIJKLMNOPQRSTUV");
 const BASE64_VALUES = valuesOf("");
 for (let v = 0; v < 64; v++)
   BASE64_VALUES["ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".charCodeAt(v)] =
@@ -125,6 +131,16 @@ const CODECS: readonly Codec[] = [
     values: BASE32_VALUES,
     width: 5,
     decode: (groups) => decodeBits(groups, BASE32_VALUES, 5),
+  },
+  {
+    // After hex and base32: tried only on a run whose samples read as neither and that holds a
+    // letter beyond `f` (see `fits` below).
+    alphabet: BASE32HEX_UPPER | BASE32HEX_LOWER,
+    group: 8,
+    bytes: 5,
+    values: BASE32HEX_VALUES,
+    width: 5,
+    decode: (groups) => decodeBits(groups, BASE32HEX_VALUES, 5),
   },
   {
     alphabet: BASE64,
@@ -240,8 +256,53 @@ export function* runDecodedViewInSlices(view: View): Sliced<View | undefined> {
   const segments: Segment[] = [];
   const decoded: string[] = [];
   let length = 0;
+  /**
+   * Decodes the run in `[start, end)` (`count` characters of the alphabets `classes`) with the
+   * first codec that reads it as text, as a segment of the view; returns the budget it used.
+   */
+  const read = (start: number, end: number, count: number, classes: number): number => {
+    firstCharacters(text, start, end);
+    // A run no longer than a sample has no end sample of its own (textAlignment).
+    const kept = count > SAMPLE ? lastCharacters(text, start, end) : 0;
+    for (const codec of CODECS) {
+      // An alphabet in two cases fits a run of either case (not a run of both). base32hex does
+      // not fit a run of hex digits alone: their values (below 16) make bytes that pass for text
+      // often enough that a JSON list of commit ids had runs read as base32hex (a view, and all
+      // the views of it, for an ordinary body); text in base32hex has letters beyond `f`.
+      const fits =
+        (classes & codec.alphabet) !== 0 &&
+        (codec.values !== BASE32HEX_VALUES || (classes & HEX) === 0);
+      if (!fits) continue;
+      const k = textAlignment(codec, kept, count);
+      if (k < 0) continue;
+      const run = runCharacters(text, start, end);
+      let bytes: string;
+      try {
+        bytes = codec.decode(run.content.slice(k));
+      } catch {
+        continue;
+      }
+      // The run's characters are let go: the map keeps their count and where some of them are.
+      const { checkpoints } = run;
+      const characters = run.content.length;
+      segments.push({
+        characters,
+        checkpoints,
+        viewStart: length,
+        length: bytes.length,
+        k,
+        codec,
+      });
+      decoded.push(bytes);
+      length += bytes.length + 1;
+      return characters >> 2;
+    }
+    return 0;
+  };
   // `i` is always 0 or just past a character that ends runs, so a run starts at `i` or later.
   let i = 0;
+  // Where the last cut run read whole ends.
+  let joinedUntil = 0;
   while (i + MIN_RUN <= n) {
     // A run of MIN_RUN characters starting at `i` would cover `i + MIN_RUN - 1`: look back from
     // there for a character that ends runs; one found lets the search go on past it, so an
@@ -281,40 +342,18 @@ export function* runDecodedViewInSlices(view: View): Sliced<View | undefined> {
     i = end + 1;
     budget -= end - start;
     if (count < MIN_RUN) continue;
-    firstCharacters(text, start, end);
-    // A run no longer than a sample has no end sample of its own (textAlignment).
-    const kept = count > SAMPLE ? lastCharacters(text, start, end) : 0;
-    for (const codec of CODECS) {
-      const fits =
-        codec.alphabet === (BASE32_UPPER | BASE32_LOWER)
-          ? (classes & BASE32_UPPER) !== 0 || (classes & BASE32_LOWER) !== 0
-          : (classes & codec.alphabet) !== 0;
-      if (!fits) continue;
-      const k = textAlignment(codec, kept, count);
-      if (k < 0) continue;
-      const run = runCharacters(text, start, end);
-      let bytes: string;
-      try {
-        bytes = codec.decode(run.content.slice(k));
-      } catch {
-        continue;
-      }
-      // The run's characters are let go: the map keeps their count and where some of them are.
-      const { checkpoints } = run;
-      const characters = run.content.length;
-      segments.push({
-        characters,
-        checkpoints,
-        viewStart: length,
-        length: bytes.length,
-        k,
-        codec,
-      });
-      decoded.push(bytes);
-      length += bytes.length + 1;
-      budget -= characters >> 2;
-      break;
-    }
+    budget -= read(start, end, count, classes);
+    // A run cut into pieces of its length joined by single spaces (a copy wrapped at a width,
+    // `fold -w 39` and spaces): read whole too, beside each piece's own reading, whose bytes
+    // lie at other alignments. The pieces after it are looked at once more here.
+    // Each piece is looked at by one join at most: the runs inside a cut already read join
+    // nothing (a body of spaced runs of one length joined each run to the body's end: quadratic).
+    if (count !== end - start || end < joinedUntil) continue;
+    const joined = piecesAfter(text, end, count);
+    if (joined === undefined) continue;
+    joinedUntil = joined.end;
+    budget -= joined.end - end;
+    budget -= read(start, joined.end, count + joined.count, classes & joined.classes);
   }
   if (decoded.length === 0) return undefined;
   const outer = view.origin;
@@ -366,6 +405,35 @@ function segmentOrigin(
   return characterAt(text, checkpoints, c - 1) + 1;
 }
 
+/**
+ * The pieces after a run of `width` characters that ends at `at`: each a single space and then
+ * `width` characters of the base64 alphabet, the last one `width` or fewer. Their end, their
+ * characters and the alphabets all of them belong to; undefined when none follows.
+ */
+function piecesAfter(
+  text: string,
+  at: number,
+  width: number,
+): { end: number; count: number; classes: number } | undefined {
+  let [count, classes] = [0, 0xff];
+  while (text.charCodeAt(at) === 32) {
+    let [p, alphabets] = [at + 1, 0xff];
+    for (; p <= at + 1 + width; p++) {
+      const d = text.charCodeAt(p);
+      if (!(d < 128 && (CLASSES[d]! & BASE64) !== 0)) break;
+      alphabets &= CLASSES[d]!;
+    }
+    const piece = p - at - 1;
+    // A longer piece is no part of this cut (it is a run of its own).
+    if (piece === 0 || piece > width) break;
+    count += piece;
+    classes &= alphabets;
+    at = p;
+    if (piece < width) break;
+  }
+  return count === 0 ? undefined : { end: at, count, classes };
+}
+
 /** Characters of a run between two of the positions its map keeps. */
 const STRIDE = 256;
 
@@ -374,13 +442,15 @@ function characterAt(text: string, checkpoints: Int32Array, c: number): number {
   let at = checkpoints[Math.floor(c / STRIDE)]!;
   for (let m = c - (c % STRIDE); m < c; m++) {
     at++;
-    while (separatorAt(text, at) > 0) at += separatorAt(text, at);
+    // Line breaks, and the spaces between the pieces of a cut run.
+    while (separatorAt(text, at) > 0 || text.charCodeAt(at) === 32)
+      at += Math.max(1, separatorAt(text, at));
   }
   return at;
 }
 
 /**
- * A run's characters, line breaks left out, and where every {@link STRIDE}th of them lies. The
+ * A run's characters, line breaks (and the spaces of a cut run) left out, and where every {@link STRIDE}th of them lies. The
  * characters go into one byte array, and the map keeps a position per 256 characters, not per
  * line: a slice and two numbers per line took ~140 MB for a 1 MB body with a line break after
  * every character (attack5).
@@ -394,7 +464,7 @@ function runCharacters(
   const checkpoints = new Int32Array(Math.ceil((end - start) / STRIDE) + 1);
   let length = 0;
   for (let i = start; i < end;) {
-    const skip = separatorAt(text, i);
+    const skip = text.charCodeAt(i) === 32 ? 1 : separatorAt(text, i);
     if (skip > 0) {
       i += skip;
       continue;

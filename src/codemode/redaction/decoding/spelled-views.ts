@@ -33,7 +33,12 @@ export function* spelledViews(view: View): Generator<View | Pause> {
     else yield* afterReading(notation);
   const decoded = view.changed !== undefined;
   // One pass for both classes (a step of a flood of escapes produced a million characters).
-  const classes = decoded ? yield* producedClasses(view) : COMPACTED_BIT | LIST_BIT;
+  let classes = decoded ? yield* producedClasses(view) : COMPACTED_BIT | LIST_BIT;
+  // Latin-1's `ª º ¹ ² ³` fold to ASCII letters and digits (NFKC) wherever they stand: a step
+  // that decoded `%5F` in `tºk%5FLive…` produced `_` beside no character compaction reads, and
+  // no view held the copy both decoded and folded. One native look, only when nothing else
+  // asked for compaction (a step that produced one of them, or whitespace, did).
+  if ((classes & COMPACTED_BIT) === 0 && LATIN1_FOLDED.test(view.text)) classes |= COMPACTED_BIT;
   const compacting = (classes & COMPACTED_BIT) !== 0;
   // Whether compaction met a tag character: only then is the tag view made.
   const seen: Seen = { tags: false, folded: false };
@@ -234,6 +239,8 @@ function itemBeside(text: string, i: number, step: -1 | 1): boolean {
 
 /** Whitespace or anything beyond ASCII: what compaction drops or folds. */
 const COMPACTED = (c: number) => c === 32 || (c >= 9 && c <= 13) || c > 0x7f;
+/** The Latin-1 characters NFKC folds to ASCII letters or digits. */
+const LATIN1_FOLDED = /[\xaa\xba\xb9\xb2\xb3]/;
 /** `% & \ =`: what starts a character-level sequence. */
 const SEQUENCE_LEAD = (c: number) => c === 37 || c === 38 || c === 92 || c === 61;
 

@@ -15,7 +15,7 @@
 import { runToEnd, type Sliced } from "../slices";
 import { compose, ViewBuilder, type View } from "../view-builder";
 import { holds, sliceBudget, WindowedSearch, type SliceBudget } from "../windowed-search";
-import { SECOND_LINE } from "./dump-line";
+import { hasSecondLine } from "./dump-line";
 
 /**
  * One dump line: an offset (7 octal or hex digits, 8 for some tools), then 1–16 cells of four
@@ -59,7 +59,7 @@ export function* charDumpViewInSlices(
 ): Sliced<View | undefined> {
   const { text } = view;
   // Two lines at least: a text without a line break and an offset after it holds none.
-  if (!SECOND_LINE.test(text)) return undefined;
+  if (!hasSecondLine(text)) return undefined;
   if (!CHAR_DUMP_FIRST.test(text) && !(yield* holds(CHAR_DUMP_START, text, budget)))
     return undefined;
   const builder = new ViewBuilder(text);

@@ -18,7 +18,7 @@
 import { runToEnd, type Sliced } from "../slices";
 import { compose, ViewBuilder, type View } from "../view-builder";
 import { holds, sliceBudget, WindowedSearch, type SliceBudget } from "../windowed-search";
-import { SECOND_LINE } from "./dump-line";
+import { hasSecondLine } from "./dump-line";
 
 /**
  * One `hexdump -C` line: offset, hex columns, text column. Searched in windows
@@ -58,7 +58,7 @@ const DUMP_LINE_START = /\n[0-9a-f]{7,8}:? {1,4}[0-9a-f]{2}/i;
  * one.
  */
 function* hasDumpLine(text: string, budget: SliceBudget): Sliced<boolean> {
-  if (!SECOND_LINE.test(text)) return false;
+  if (!hasSecondLine(text)) return false;
   DUMP_START.lastIndex = 0;
   return DUMP_START.test(text) || (yield* holds(DUMP_LINE_START, text, budget));
 }

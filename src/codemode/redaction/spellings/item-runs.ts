@@ -125,6 +125,10 @@ export class RunReader {
   /** How many items the run read last has so far. */
   items = 0;
   private readonly separators: string;
+  // What stands between two items, and when none is needed (from `runs`, fixed per reader).
+  private readonly separatorOf: (text: string, at: number, separators: string) => number;
+  private readonly joinedAlways: boolean;
+  private readonly joinedBy: ((text: string, end: number) => boolean) | undefined;
   private readonly code = { value: 0 };
   // The first items of a run, until it has minItems (then every item is replaced as the next
   // one is found: a run of a million escapes holds no array of a million entries).
@@ -150,6 +154,9 @@ export class RunReader {
     private readonly work: RunWork = notationWork,
   ) {
     this.separators = runs.separators ?? LIST_SEPARATORS;
+    this.separatorOf = runs.separatorAt ?? separatorAt;
+    this.joinedAlways = runs.joined === true;
+    this.joinedBy = typeof runs.joined === "function" ? runs.joined : undefined;
     this.starts = new Int32Array(runs.minItems);
     this.codes = new Int32Array(runs.minItems);
   }
@@ -171,17 +178,21 @@ export class RunReader {
    * a pause).
    */
   read(budget: SliceBudget): boolean {
-    const { text, runs, builder, code, starts, codes, separators, ok, work } = this;
-    const { minItems, joined, perItem } = runs;
-    const separatorOf = runs.separatorAt;
+    const { text, builder, code, starts, codes, ok } = this;
+    // Read once per turn, not per item (a reader's RunItems are one of many shapes), and the
+    // work counted in locals: this loop runs once per item of every run (a body of small
+    // numbers is a million items, read four times over by the lists view).
+    const { item, minItems, perItem } = this.runs;
+    const { separatorOf, joinedAlways, joinedBy } = this;
     let { at, items: count, end, lastStart, lastCode } = this;
+    let [positions, items, left] = [0, 0, budget.left];
     let more = false;
     for (;;) {
-      const length = runs.item(text, at, code);
-      work.positions += Math.max(1, length);
-      budget.left -= perItem ? 1 : Math.max(1, length);
+      const length = item(text, at, code);
+      positions += length > 0 ? length : 1;
+      left -= perItem ? 1 : length > 0 ? length : 1;
       if (length === 0) break;
-      work.items++;
+      items++;
       if (count < minItems) {
         starts[count] = at;
         codes[count] = code.value;
@@ -193,16 +204,19 @@ export class RunReader {
       lastStart = at;
       lastCode = code.value;
       end = at + length;
-      const sep = separatorOf ? separatorOf(text, end) : separatorAt(text, end, separators);
-      work.positions += sep;
-      if (!perItem) budget.left -= sep;
-      if (sep === 0 && !(joined === true || (joined !== false && joined(text, end)))) break;
+      const sep = separatorOf(text, end, this.separators);
+      positions += sep;
+      if (!perItem) left -= sep;
+      if (sep === 0 && !joinedAlways && !(joinedBy !== undefined && joinedBy(text, end))) break;
       at = end + sep;
-      if (budget.left <= 0) {
+      if (left <= 0) {
         more = true;
         break;
       }
     }
+    budget.left = left;
+    this.work.positions += positions;
+    this.work.items += items;
     this.at = at;
     this.items = count;
     this.end = end;

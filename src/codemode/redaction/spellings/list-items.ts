@@ -7,7 +7,7 @@
  * same reader as the notations.
  */
 import type { RunItems } from "./item-runs";
-import { separatorAt as listSeparatorAt } from "./list-separators";
+import { isListSeparator } from "./list-separators";
 
 // Character classes of ASCII, as bits in a table (the lists pass looks at every character).
 const DIGIT = 1;
@@ -48,9 +48,6 @@ export const QUOTED_DECIMAL_FIRST: Kind[] = ["chars", ...DECIMAL_FIRST];
 /** {@link HEX_FIRST} for a run that starts with a quote. */
 export const QUOTED_HEX_FIRST: Kind[] = ["chars", ...HEX_FIRST];
 
-/** The code point of the item {@link itemAt} read last: set on success, so no item allocates. */
-let itemCode = 0;
-
 /** `count` digits of `radix` at `at` as a number (the caller checked they are digits). */
 function valueAt(text: string, at: number, count: number, radix: number): number {
   let value = 0;
@@ -61,73 +58,111 @@ function valueAt(text: string, at: number, count: number, radix: number): number
   return value;
 }
 
-/** The length of the item of a run at `at` (0: none); the character it stands for goes to itemCode. */
-function itemAt(text: string, at: number, kind: Kind): number {
+/** Where an item reader puts the character it read (set on success, so no item allocates). */
+type Code = { value: number };
+
+/**
+ * The length of the item of a run at `at` (0: none); the character it stands for goes to
+ * `code.value`. One function per kind (not one that asks the kind at every item): the lists
+ * view reads a million items of a body of small numbers four times over, and each reader's
+ * call site then sees one function.
+ */
+type ItemAt = (text: string, at: number, code: Code) => number;
+
+/** A number in a string (`["116","111"]`, `['0x74']`): the same item between its quotes. */
+function quotedItem(text: string, at: number, code: Code, inner: ItemAt): number {
   const c = text.charCodeAt(at);
-  if (kind !== "chars" && isQuote(c)) {
-    // A number in a string (`["116","111"]`, `['0x74']`): the same item between its quotes.
-    const inner = itemAt(text, at + 1, kind);
-    return inner > 0 && text.charCodeAt(at + 1 + inner) === c ? inner + 2 : 0;
-  }
-  if (kind === "chars") {
-    if (!isQuote(c)) return 0;
-    const inner = text.charCodeAt(at + 1);
-    if (inner === 92) {
-      const next = text.charCodeAt(at + 2);
-      if (next === 117) {
-        for (let k = at + 3; k < at + 7; k++) if (!isHex(text.charCodeAt(k))) return 0;
-        if (text.charCodeAt(at + 7) !== c) return 0;
-        itemCode = valueAt(text, at + 3, 4, 16);
-        return 8;
-      }
-      if (Number.isNaN(next) || text.charCodeAt(at + 3) !== c) return 0;
-      itemCode = next;
-      return 4;
+  const length = inner(text, at + 1, code);
+  return length > 0 && text.charCodeAt(at + 1 + length) === c ? length + 2 : 0;
+}
+
+/** A one-character string: `"t"`, `"\t"`-style escapes and `"\u0074"`. */
+function charsItem(text: string, at: number, code: Code): number {
+  const c = text.charCodeAt(at);
+  if (!isQuote(c)) return 0;
+  const inner = text.charCodeAt(at + 1);
+  if (inner === 92) {
+    const next = text.charCodeAt(at + 2);
+    if (next === 117) {
+      for (let k = at + 3; k < at + 7; k++) if (!isHex(text.charCodeAt(k))) return 0;
+      if (text.charCodeAt(at + 7) !== c) return 0;
+      code.value = valueAt(text, at + 3, 4, 16);
+      return 8;
     }
-    if (Number.isNaN(inner) || inner === c) return 0;
-    const width = inner >= 0xd800 && inner <= 0xdbff ? 2 : 1;
-    if (text.charCodeAt(at + 1 + width) !== c) return 0;
-    itemCode = text.codePointAt(at + 1)!;
-    return width + 2;
+    if (Number.isNaN(next) || text.charCodeAt(at + 3) !== c) return 0;
+    code.value = next;
+    return 4;
   }
-  if (kind === "binary") {
-    // `0b`-prefixed (Python's `bin()`, which drops leading zeros: 1 to 8 bits).
-    if (c === 48 && (text.charCodeAt(at + 1) | 32) === 98) {
-      let end = at + 2;
-      while (end < at + 10 && isBit(text.charCodeAt(end))) end++;
-      if (end === at + 2 || isWord(text.charCodeAt(end))) return 0;
-      itemCode = valueAt(text, at + 2, end - at - 2, 2);
-      return end - at;
-    }
-    let bits = 0;
-    while (bits < 8 && isBit(text.charCodeAt(at + bits))) bits++;
-    // Eight bits may be followed by more (one run of bits); six or seven (a code without its
-    // leading zeros: `1110100`, digits and punctuation need six) by no letter or digit.
-    const after = text.charCodeAt(at + bits);
-    if (bits < 6 || (isWord(after) && (bits < 8 || !isBit(after)))) return 0;
-    itemCode = valueAt(text, at, bits, 2);
-    return bits;
-  }
-  if (kind === "hex") {
-    const prefixed = c === 48 && isX(text.charCodeAt(at + 1));
-    const start = prefixed ? at + 2 : at;
-    let end = start;
-    while (end < start + 2 && isHex(text.charCodeAt(end))) end++;
-    // `0x74` may be followed at once by the next `0x` (`0x740x6f…`, bytes printed back to back).
-    const next = text.charCodeAt(end);
-    const chained = prefixed && end - start === 2 && next === 48 && isX(text.charCodeAt(end + 1));
-    if (end === start || (!prefixed && end - start < 2) || (isWord(next) && !chained)) return 0;
-    itemCode = valueAt(text, start, end - start, 16);
+  if (Number.isNaN(inner) || inner === c) return 0;
+  const width = inner >= 0xd800 && inner <= 0xdbff ? 2 : 1;
+  if (text.charCodeAt(at + 1 + width) !== c) return 0;
+  code.value = text.codePointAt(at + 1)!;
+  return width + 2;
+}
+
+/** Bits: 8 (maybe followed by more: one run of bits), 6 or 7 alone, or `0b`-prefixed. */
+function binaryItem(text: string, at: number, code: Code): number {
+  const c = text.charCodeAt(at);
+  if (isQuote(c)) return quotedItem(text, at, code, binaryItem);
+  // `0b`-prefixed (Python's `bin()`, which drops leading zeros: 1 to 8 bits).
+  if (c === 48 && (text.charCodeAt(at + 1) | 32) === 98) {
+    let end = at + 2;
+    while (end < at + 10 && isBit(text.charCodeAt(end))) end++;
+    if (end === at + 2 || isWord(text.charCodeAt(end))) return 0;
+    code.value = valueAt(text, at + 2, end - at - 2, 2);
     return end - at;
   }
-  let end = at;
-  while (end < at + 8 && isDigit(text.charCodeAt(end))) end++;
-  if (end === at || end - at > 7 || isWord(text.charCodeAt(end))) return 0;
-  const code = valueAt(text, at, end - at, 10);
-  if (code > 0x10ffff) return 0;
-  itemCode = code;
+  let bits = 0;
+  while (bits < 8 && isBit(text.charCodeAt(at + bits))) bits++;
+  // Eight bits may be followed by more (one run of bits); six or seven (a code without its
+  // leading zeros: `1110100`, digits and punctuation need six) by no letter or digit.
+  const after = text.charCodeAt(at + bits);
+  if (bits < 6 || (isWord(after) && (bits < 8 || !isBit(after)))) return 0;
+  code.value = valueAt(text, at, bits, 2);
+  return bits;
+}
+
+/** A hex byte: two digits, or `0x` and one or two (`0x740x6f…`: `0x` bytes back to back). */
+function hexItem(text: string, at: number, code: Code): number {
+  const c = text.charCodeAt(at);
+  const d = text.charCodeAt(at + 1);
+  // Two hex digits and no letter or digit after them (`74 6f`): most items, read at once.
+  if (isHex(c) && isHex(d) && !isWord(text.charCodeAt(at + 2))) {
+    code.value = valueAt(text, at, 2, 16);
+    return 2;
+  }
+  if (isQuote(c)) return quotedItem(text, at, code, hexItem);
+  const prefixed = c === 48 && isX(text.charCodeAt(at + 1));
+  const start = prefixed ? at + 2 : at;
+  let end = start;
+  while (end < start + 2 && isHex(text.charCodeAt(end))) end++;
+  // `0x74` may be followed at once by the next `0x` (`0x740x6f…`, bytes printed back to back).
+  const next = text.charCodeAt(end);
+  const chained = prefixed && end - start === 2 && next === 48 && isX(text.charCodeAt(end + 1));
+  if (end === start || (!prefixed && end - start < 2) || (isWord(next) && !chained)) return 0;
+  code.value = valueAt(text, start, end - start, 16);
   return end - at;
 }
+
+/** A decimal code: one to seven digits, at most U+10FFFF. */
+function decimalItem(text: string, at: number, code: Code): number {
+  let end = at;
+  let value = 0;
+  for (let c = text.charCodeAt(end); end < at + 8 && isDigit(c); c = text.charCodeAt(++end))
+    value = value * 10 + c - 48;
+  if (end === at) return isQuote(text.charCodeAt(at)) ? quotedItem(text, at, code, decimalItem) : 0;
+  if (end - at > 7 || isWord(text.charCodeAt(end)) || value > 0x10ffff) return 0;
+  code.value = value;
+  return end - at;
+}
+
+/** Each kind's item reader. */
+const ITEM_AT: Record<Kind, ItemAt> = {
+  decimal: decimalItem,
+  hex: hexItem,
+  binary: binaryItem,
+  chars: charsItem,
+};
 
 /** `hexdump -C`'s line end: its text column, the line break and the next line's offset. */
 export const DUMP_LINE_END = /^ *\|[\x20-\x7e]{1,16}\|\r?\n[0-9a-f]{8} +/;
@@ -140,11 +175,16 @@ export const DUMP_LINE_END = /^ *\|[\x20-\x7e]{1,16}\|\r?\n[0-9a-f]{8} +/;
 function hexSeparatorAt(text: string, at: number): number {
   let end = at;
   while (isSpace(text.charCodeAt(end))) end++;
-  if (text.charCodeAt(end) === 124) {
+  const c = text.charCodeAt(end);
+  if (c === 124) {
     const tail = DUMP_LINE_END.exec(text.slice(end, end + 64));
     if (tail) return end + tail[0].length - at;
   }
-  return listSeparatorAt(text, at);
+  // Otherwise what ./list-separators.ts reads, from the first character after the whitespace.
+  if (!isListSeparator(c)) return end - at;
+  end++;
+  while (isSpace(text.charCodeAt(end))) end++;
+  return end - at;
 }
 
 /**
@@ -154,11 +194,7 @@ function hexSeparatorAt(text: string, at: number): number {
  */
 function runItems(kind: Kind): RunItems {
   return {
-    item: (text, at, code) => {
-      const length = itemAt(text, at, kind);
-      code.value = itemCode;
-      return length;
-    },
+    item: ITEM_AT[kind],
     minItems: 1,
     joined:
       kind === "binary"

@@ -15,7 +15,7 @@
 import { runToEnd, type Sliced } from "../slices";
 import { compose, ViewBuilder, type View } from "../view-builder";
 import { holds, sliceBudget, WindowedSearch, type SliceBudget } from "../windowed-search";
-import { SECOND_LINE } from "./dump-line";
+import { hasSecondLine } from "./dump-line";
 
 /** One line: offset and `:`, the 35 columns of four groups, two spaces, the text column. */
 const XXD_E_LINE = /^[0-9a-f]{8}: ([0-9a-f ]{35})  ([\x20-\x7e]{1,16})\r?$/im;
@@ -59,7 +59,7 @@ export function* xxdLittleEndianViewInSlices(
 ): Sliced<View | undefined> {
   const { text } = view;
   // Two lines at least: a text without a line break and an offset after it holds none.
-  if (!SECOND_LINE.test(text)) return undefined;
+  if (!hasSecondLine(text)) return undefined;
   if (!XXD_E_FIRST.test(text) && !(yield* holds(XXD_E_START, text, budget))) return undefined;
   const builder = new ViewBuilder(text);
   const [bytes, columns] = reading === "bytes" ? [builder, undefined] : [undefined, builder];

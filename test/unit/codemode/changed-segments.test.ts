@@ -9,9 +9,15 @@ import {
   inertCharacter,
   segmentWork,
 } from "../../../src/codemode/redaction/decoding/changed-segments";
-import { decodeStep } from "../../../src/codemode/redaction/decoding/decode-step";
+import {
+  ALL_FAMILIES,
+  decodeStep,
+  decodeSteps,
+  decodeWork,
+} from "../../../src/codemode/redaction/decoding/decode-step";
 import { secretRedactor } from "../../../src/codemode/redaction/redaction";
-import { runToEnd } from "../../../src/codemode/redaction/slices";
+import { PAUSE, runToEnd } from "../../../src/codemode/redaction/slices";
+import type { View } from "../../../src/codemode/redaction/view-builder";
 
 const secret = "tok_9f8e7d6c5b4a3z";
 const codes = (s: string, separator = ",") => [...s].map((c) => c.charCodeAt(0)).join(separator);
@@ -166,5 +172,59 @@ describe("characters a step spelled beside what compaction drops (hostile)", () 
       expect(text).not.toContain(spelled);
       expect(text).toContain("[REDACTED]");
     }
+  });
+});
+
+describe("decoding steps cut to what they change among random bytes (hostile)", () => {
+  // A step over a view that was searched whole keeps only the segments around its sequences
+  // (src/codemode/redaction/decoding/decode-step.ts, issue #40): each step of a binary body
+  // made a view of its whole length. Every layer and family a step decodes is still read.
+  const redactor = secretRedactor([secret]);
+  const rot13 = (s: string) =>
+    s.replace(/[a-z]/gi, (c) => {
+      const base = c <= "Z" ? 65 : 97;
+      return String.fromCharCode(((c.charCodeAt(0) - base + 13) % 26) + base);
+    });
+  const spellings: [string, string][] = [
+    ["percent-encoded", percent(secret)],
+    ["percent-encoded three times", percent(percent(percent(secret)))],
+    ["character references of percent-encoding", percent(secret).replace(/%/g, "&#37;")],
+    ["JavaScript escapes", [...secret].map((c) => `\\x${c.charCodeAt(0).toString(16)}`).join("")],
+    ["quoted-printable", [...secret].map((c) => `=${c.charCodeAt(0).toString(16)}`).join("")],
+    ["percent-encoded UTF-16", [...secret].map((c) => `${percent(c)}%00`).join("")],
+    ["percent-encoded char codes", percent(codes(secret))],
+    ["ROT13 of a percent-encoding", rot13(percent(secret))],
+  ];
+  it.each(spellings)("cuts %s out of bytes and text, the steps cut", async (_, spelled) => {
+    const before = decodeWork.cut;
+    const body = `${asText(noise(80_000, 5))} ${spelled} ${asText(noise(80_000, 9))}`;
+    const bytes = bytesOf(body);
+    for (const out of [redactor.bytes(bytes), await redactor.cleanBytesInSlices(bytes)]) {
+      const read = asText(out!);
+      expect(read).not.toContain(spelled);
+      expect(read.replaceAll("\0", "")).toContain("[REDACTED]");
+    }
+    const text = redactor.text(body);
+    expect(text).not.toContain(spelled);
+    expect(text.replaceAll("\0", "")).toContain("[REDACTED]");
+    // Most of each view a step read whole was cut away before the step.
+    expect(decodeWork.cut - before).toBeGreaterThan(body.length);
+  });
+
+  it("cuts a view before a step to the segments around its sequences, mapped back", () => {
+    const filler = "x".repeat(3_000);
+    const text = `${filler}ÿab%41cdÿ${filler}ÿef%2542ghÿ${filler}`;
+    const views = [...decodeSteps({ text, origin: null }, ALL_FAMILIES, 3, inertCharacter)];
+    const [first, second] = views.filter((view) => view !== PAUSE) as View[];
+    expect(first!.text).toBe("ÿabAcdÿÿef%42ghÿ");
+    // The second step changed one place of a short view: kept whole.
+    expect(second!.text).toBe("ÿabAcdÿÿefBghÿ");
+    const b = second!.text.indexOf("B");
+    expect(text.slice(second!.origin!(b, false), second!.origin!(b + 1, true))).toBe("%2542");
+    // Without inert characters (ASCII) the views stay whole.
+    const ascii = [
+      ...decodeSteps({ text: `${filler}%41`, origin: null }, ALL_FAMILIES, 3, inertCharacter),
+    ];
+    expect((ascii[0] as View).text).toBe(`${filler}A`);
   });
 });

@@ -12,6 +12,7 @@ import { PAUSE, SLICE_POSITIONS, type Pause, type Sliced } from "../slices";
 import type { View } from "../view-builder";
 import { ALL_FAMILIES, decodeSteps } from "./decode-step";
 import { stepsBesideFolded } from "./beside-folded-steps";
+import { changedSegmentsInSlices } from "./changed-segments";
 import { withoutNulsInSlices } from "./nul-free-view";
 
 /**
@@ -33,7 +34,10 @@ export function* spelledViews(
   view: View,
   inert?: (code: number) => boolean,
 ): Generator<View | Pause> {
-  for (const notation of notationViewsInSlices(view))
+  // A notation's compact view, and the lists of a folded view, are made of what the notation
+  // or the folding changed: elsewhere they read as the view's own readings (issue #40).
+  const narrow = inert && ((made: View) => changedSegmentsInSlices(made, inert));
+  for (const notation of notationViewsInSlices(view, narrow))
     if (notation === PAUSE) yield notation;
     else yield* afterReading(notation, false, inert);
   const decoded = view.changed !== undefined;
@@ -77,7 +81,7 @@ export function* spelledViews(
     // One view at a time: the compact view and its reading are let go first.
     [compact, relisted] = [undefined, undefined];
     const folded = yield* foldedViewInSlices(view);
-    if (folded) relisted = (yield* listsViewInSlices(folded)).view;
+    if (folded) relisted = (yield* listsViewInSlices(narrow ? yield* narrow(folded) : folded)).view;
     if (relisted) yield relisted;
   }
   if (!seen.tags) return;

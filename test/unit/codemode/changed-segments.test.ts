@@ -15,6 +15,7 @@ import {
   decodeSteps,
   decodeWork,
 } from "../../../src/codemode/redaction/decoding/decode-step";
+import { withoutNulsInSlices } from "../../../src/codemode/redaction/decoding/nul-free-view";
 import { secretRedactor } from "../../../src/codemode/redaction/redaction";
 import { PAUSE, runToEnd } from "../../../src/codemode/redaction/slices";
 import type { View } from "../../../src/codemode/redaction/view-builder";
@@ -226,5 +227,24 @@ describe("decoding steps cut to what they change among random bytes (hostile)", 
       ...decodeSteps({ text: `${filler}%41`, origin: null }, ALL_FAMILIES, 3, inertCharacter),
     ];
     expect((ascii[0] as View).text).toBe(`${filler}A`);
+  });
+});
+
+describe("the NUL-free view of a view searched whole, cut to its NULs", () => {
+  it("keeps the segments around the NULs, mapped back, and reads a UTF-16 copy there", () => {
+    const filler = "x".repeat(3_000);
+    const utf16 = [...secret].map((c) => `${c}\0`).join("");
+    const text = `${filler}ÿ${utf16}ÿ${filler}ÿa\0bÿ${filler}`;
+    const cut = runToEnd(withoutNulsInSlices({ text, origin: null }, inertCharacter))!;
+    expect(cut.text).toBe(`ÿ${secret}ÿÿabÿ`);
+    const at = cut.text.indexOf(secret);
+    // As in the whole view: a copy's end lies before the NULs dropped after its last character.
+    expect(text.slice(cut.origin!(at, false), cut.origin!(at + secret.length, true))).toBe(
+      utf16.slice(0, -1),
+    );
+    // Without `inert` (a view not searched whole) it stays whole.
+    expect(runToEnd(withoutNulsInSlices({ text, origin: null }))!.text).toBe(
+      text.replaceAll("\0", ""),
+    );
   });
 });

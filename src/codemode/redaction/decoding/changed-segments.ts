@@ -67,6 +67,9 @@ const MAYBE_INERT = /[\xc0-\uffff]/;
  */
 export const mayHoldInert = (text: string): boolean => MAYBE_INERT.test(text);
 
+/** A view shorter than this is read whole: cutting it saves less than the cut costs. */
+export const MIN_CUT = 4_096;
+
 /**
  * The view's changed segments (see the file header) as one view mapped to the original, or the
  * view itself when it was made by no step (and dropped nothing), holds no inert character, or its

@@ -19,7 +19,7 @@
  */
 import { PAUSE, runToEnd, SLICE_POSITIONS, type Pause, type Sliced } from "../slices";
 import { compose, ViewBuilder, type View } from "../view-builder";
-import { changedSegmentsInSlices, mayHoldInert, SegmentCut } from "./changed-segments";
+import { changedSegmentsInSlices, mayHoldInert, MIN_CUT, SegmentCut } from "./changed-segments";
 import { withoutNulsInSlices } from "./nul-free-view";
 
 /** The longest sequence a step decodes (`&DiacriticalGrave;`). */
@@ -281,9 +281,6 @@ function* decodeStepInSlices(
   return inert ? yield* changedSegmentsInSlices(stepped, inert) : stepped;
 }
 
-/** A view shorter than this is stepped whole: cutting it saves less than the cut costs. */
-const MIN_CUT = 4_096;
-
 /**
  * The segments of a view around the sequences a step over all of it would decode, as a view of
  * their own (./changed-segments.ts, `SegmentCut`), or the view itself when it is short, holds no
@@ -363,7 +360,7 @@ export function* decodeSteps(
     view = yield* decodeStepInSlices(view, families, inert);
     if (!view) return;
     yield view;
-    const nulFree = yield* withoutNulsInSlices(view);
+    const nulFree = yield* withoutNulsInSlices(view, inert);
     if (!nulFree) continue;
     yield nulFree;
     // The steps left, from the NUL-free view: `%25%00%37%00…` is percent-encoding once decoded.

@@ -66,7 +66,7 @@ export function* decodedViewsInSlices(
   if (dumped) {
     yield dumped;
     // A dump of UTF-16 bytes (`74 00 6f 00`) reads as the text once its NULs are dropped.
-    const dumpedNulFree = yield* withoutNulsInSlices(dumped);
+    const dumpedNulFree = yield* withoutNulsInSlices(dumped, inert);
     if (dumpedNulFree) yield dumpedNulFree;
     yield* decodeSteps(dumped, ALL_FAMILIES, MAX_SPELLED_STEPS, inert);
   }
@@ -85,7 +85,7 @@ export function* decodedViewsInSlices(
     yield unswapped;
     yield* decodeSteps(unswapped, ALL_FAMILIES, undefined, inert);
   }
-  const nulFree = yield* withoutNulsInSlices(base);
+  const nulFree = yield* withoutNulsInSlices(base, inert);
   if (nulFree) {
     yield nulFree;
     yield* spelledViews(inert ? yield* changedSegmentsInSlices(nulFree, inert) : nulFree, inert);

@@ -121,7 +121,7 @@ function* afterReading(
   inert?: (code: number) => boolean,
 ): Generator<View | Pause> {
   yield reading;
-  const nulFree = yield* withoutNulsInSlices(reading);
+  const nulFree = yield* withoutNulsInSlices(reading, inert);
   if (nulFree) yield nulFree;
   if (yield* produced(reading, SEQUENCE_LEAD))
     yield* decodeSteps(reading, ALL_FAMILIES, MAX_SPELLED_STEPS, inert);

@@ -19,7 +19,13 @@
  */
 import { PAUSE, runToEnd, SLICE_POSITIONS, type Pause, type Sliced } from "../slices";
 import { compose, ViewBuilder, type View } from "../view-builder";
-import { changedSegmentsInSlices, mayHoldInert, MIN_CUT, SegmentCut } from "./changed-segments";
+import {
+  changedSegmentsInSlices,
+  mayHoldInert,
+  MIN_CUT,
+  plainViews,
+  SegmentCut,
+} from "./changed-segments";
 import { withoutNulsInSlices } from "./nul-free-view";
 
 /** The longest sequence a step decodes (`&DiacriticalGrave;`). */
@@ -225,11 +231,15 @@ function* decodeStepInSlices(
   families: number,
   inert?: (code: number) => boolean,
 ): Sliced<View | undefined> {
-  if (inert && !view.changed) {
+  // Whether the view holds no character that may be inert: then neither the view nor what the
+  // step makes of it can be cut unless the step produces one.
+  const plain = inert !== undefined && (plainViews.has(view) || !mayHoldInert(view.text));
+  if (inert && !view.changed && !plain) {
     const cut = yield* sequenceSegmentsInSlices(view, families, inert);
     if (!cut) return undefined;
     view = cut;
   }
+  let producedWide = false;
   const { text, changed } = view;
   let budget = SLICE_POSITIONS;
   const builder = new ViewBuilder(text);
@@ -263,6 +273,9 @@ function* decodeStepInSlices(
       const [decoded, length, family] = found;
       if (changed && i + length <= from) continue;
       decodedFamilies |= family;
+      if (plain && !producedWide)
+        for (let k = 0; k < decoded.length; k++)
+          if (decoded.charCodeAt(k) >= 0xc0) producedWide = true;
       builder.replace(i, length, decoded);
       i += length - 1;
     }
@@ -278,6 +291,10 @@ function* decodeStepInSlices(
   };
   // What the step left is the view's own text, searched already: only its changed segments are
   // new (a step of a reading changes a few places of a view of the whole body).
+  if (plain && !producedWide) {
+    plainViews.add(stepped);
+    return stepped;
+  }
   return inert ? yield* changedSegmentsInSlices(stepped, inert) : stepped;
 }
 

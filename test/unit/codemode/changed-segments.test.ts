@@ -7,11 +7,19 @@ import { latin1 } from "../../../src/codemode/redaction/byte-text";
 import {
   changedSegmentsInSlices,
   inertCharacter,
+  plainViews,
   segmentWork,
 } from "../../../src/codemode/redaction/decoding/changed-segments";
-import { decodeStep } from "../../../src/codemode/redaction/decoding/decode-step";
+import {
+  ALL_FAMILIES,
+  decodeStep,
+  decodeSteps,
+  decodeWork,
+} from "../../../src/codemode/redaction/decoding/decode-step";
+import { withoutNulsInSlices } from "../../../src/codemode/redaction/decoding/nul-free-view";
 import { secretRedactor } from "../../../src/codemode/redaction/redaction";
-import { runToEnd } from "../../../src/codemode/redaction/slices";
+import { PAUSE, runToEnd } from "../../../src/codemode/redaction/slices";
+import type { View } from "../../../src/codemode/redaction/view-builder";
 
 const secret = "tok_9f8e7d6c5b4a3z";
 const codes = (s: string, separator = ",") => [...s].map((c) => c.charCodeAt(0)).join(separator);
@@ -166,5 +174,85 @@ describe("characters a step spelled beside what compaction drops (hostile)", () 
       expect(text).not.toContain(spelled);
       expect(text).toContain("[REDACTED]");
     }
+  });
+});
+
+describe("decoding steps cut to what they change among random bytes (hostile)", () => {
+  // A step over a view that was searched whole keeps only the segments around its sequences
+  // (src/codemode/redaction/decoding/decode-step.ts, issue #40): each step of a binary body
+  // made a view of its whole length. Every layer and family a step decodes is still read.
+  const redactor = secretRedactor([secret]);
+  const rot13 = (s: string) =>
+    s.replace(/[a-z]/gi, (c) => {
+      const base = c <= "Z" ? 65 : 97;
+      return String.fromCharCode(((c.charCodeAt(0) - base + 13) % 26) + base);
+    });
+  const spellings: [string, string][] = [
+    ["percent-encoded", percent(secret)],
+    ["percent-encoded three times", percent(percent(percent(secret)))],
+    ["character references of percent-encoding", percent(secret).replace(/%/g, "&#37;")],
+    ["JavaScript escapes", [...secret].map((c) => `\\x${c.charCodeAt(0).toString(16)}`).join("")],
+    ["quoted-printable", [...secret].map((c) => `=${c.charCodeAt(0).toString(16)}`).join("")],
+    ["percent-encoded UTF-16", [...secret].map((c) => `${percent(c)}%00`).join("")],
+    ["percent-encoded char codes", percent(codes(secret))],
+    ["ROT13 of a percent-encoding", rot13(percent(secret))],
+  ];
+  it.each(spellings)("cuts %s out of bytes and text, the steps cut", async (_, spelled) => {
+    const before = decodeWork.cut;
+    const body = `${asText(noise(80_000, 5))} ${spelled} ${asText(noise(80_000, 9))}`;
+    const bytes = bytesOf(body);
+    for (const out of [redactor.bytes(bytes), await redactor.cleanBytesInSlices(bytes)]) {
+      const read = asText(out!);
+      expect(read).not.toContain(spelled);
+      expect(read.replaceAll("\0", "")).toContain("[REDACTED]");
+    }
+    const text = redactor.text(body);
+    expect(text).not.toContain(spelled);
+    expect(text.replaceAll("\0", "")).toContain("[REDACTED]");
+    // Most of each view a step read whole was cut away before the step.
+    expect(decodeWork.cut - before).toBeGreaterThan(body.length);
+  });
+
+  it("cuts a view before a step to the segments around its sequences, mapped back", () => {
+    const filler = "x".repeat(3_000);
+    const text = `${filler}ÿab%41cdÿ${filler}ÿef%2542ghÿ${filler}`;
+    const views = [...decodeSteps({ text, origin: null }, ALL_FAMILIES, 3, inertCharacter)];
+    const [first, second] = views.filter((view) => view !== PAUSE) as View[];
+    expect(first!.text).toBe("ÿabAcdÿÿef%42ghÿ");
+    // The second step changed one place of a short view: kept whole.
+    expect(second!.text).toBe("ÿabAcdÿÿefBghÿ");
+    const b = second!.text.indexOf("B");
+    expect(text.slice(second!.origin!(b, false), second!.origin!(b + 1, true))).toBe("%2542");
+    // Without inert characters (ASCII) the views stay whole, and a step that produced none is
+    // known to hold none (no search of it for one: ~8 % of an ordinary JSON body's redaction).
+    const ascii = [
+      ...decodeSteps({ text: `${filler}%41`, origin: null }, ALL_FAMILIES, 3, inertCharacter),
+    ];
+    expect((ascii[0] as View).text).toBe(`${filler}A`);
+    expect(plainViews.has(ascii[0] as View)).toBe(true);
+    const wide = [
+      ...decodeSteps({ text: `${filler}%C3%BF`, origin: null }, ALL_FAMILIES, 3, inertCharacter),
+    ];
+    expect((wide[0] as View).text).toBe(`${filler}Ã¿`);
+    expect(plainViews.has(wide[0] as View)).toBe(false);
+  });
+});
+
+describe("the NUL-free view of a view searched whole, cut to its NULs", () => {
+  it("keeps the segments around the NULs, mapped back, and reads a UTF-16 copy there", () => {
+    const filler = "x".repeat(3_000);
+    const utf16 = [...secret].map((c) => `${c}\0`).join("");
+    const text = `${filler}ÿ${utf16}ÿ${filler}ÿa\0bÿ${filler}`;
+    const cut = runToEnd(withoutNulsInSlices({ text, origin: null }, inertCharacter))!;
+    expect(cut.text).toBe(`ÿ${secret}ÿÿabÿ`);
+    const at = cut.text.indexOf(secret);
+    // As in the whole view: a copy's end lies before the NULs dropped after its last character.
+    expect(text.slice(cut.origin!(at, false), cut.origin!(at + secret.length, true))).toBe(
+      utf16.slice(0, -1),
+    );
+    // Without `inert` (a view not searched whole) it stays whole.
+    expect(runToEnd(withoutNulsInSlices({ text, origin: null }))!.text).toBe(
+      text.replaceAll("\0", ""),
+    );
   });
 });

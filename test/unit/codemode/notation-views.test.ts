@@ -11,7 +11,7 @@ import {
   notationViews,
   notationViewsInSlices,
 } from "../../../src/codemode/redaction/spellings/notation-views";
-import { PAUSE, SLICE_POSITIONS } from "../../../src/codemode/redaction/slices";
+import { PAUSE, SLICE_POSITIONS, type Sliced } from "../../../src/codemode/redaction/slices";
 import { octalViews } from "../../../src/codemode/redaction/spellings/octal-view";
 import { secretRedactor } from "../../../src/codemode/redaction/redaction";
 import type { View } from "../../../src/codemode/redaction/view-builder";
@@ -140,4 +140,50 @@ describe("notation views in slices", () => {
       expect(most).toBeLessThanOrEqual(SLICE_POSITIONS + 64);
     },
   );
+});
+
+describe("a notation view's compact view made of what `narrow` keeps (issue #40)", () => {
+  // Random bytes hold chance octal escapes: the compact view of their octal view was made of all
+  // of it; spelled-views.ts now passes its cut to what the notation changed
+  // (decoding/changed-segments.ts), and the full-width copy the octal bytes spell is still read.
+  const fullWidth = [...SECRET].map((c) => String.fromCharCode(c.charCodeAt(0) - 0x20 + 0xff00));
+  const octal = bytes(fullWidth.join(""))
+    .map((b) => `\\${b.toString(8)}`)
+    .join("");
+  it("compacts only the part narrow keeps, and the copy reads there", () => {
+    const text = `${"ÿ".repeat(5_000)} ${octal} ${"ÿ".repeat(5_000)}`;
+    let narrowed = 0;
+    const narrow = function* (view: View): Sliced<View> {
+      // A pass that pauses like the real cut.
+      if (view.text.length > SLICE_POSITIONS) yield PAUSE;
+      narrowed++;
+      const at = view.text.indexOf(" ");
+      const end = view.text.lastIndexOf(" ") + 1;
+      const origin = (i: number, last: boolean) => view.origin!(i + at, last);
+      return { text: view.text.slice(at, end), origin };
+    };
+    const made = [...notationViewsInSlices(base(text), narrow)].filter(
+      (view): view is View => view !== PAUSE,
+    );
+    expect(narrowed).toBe(1);
+    const compact = made.find((view) => view.text.includes(SECRET))!;
+    expect(compact.text.length).toBeLessThan(100);
+    const at = compact.text.indexOf(SECRET);
+    expect(text.slice(compact.origin!(at, false), compact.origin!(at + SECRET.length, true))).toBe(
+      octal,
+    );
+  });
+
+  it("cuts the copy out of random-looking bytes around it", () => {
+    const redactor = secretRedactor(secrets);
+    let state = 3;
+    const noise = Array.from({ length: 60_000 }, () => {
+      state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+      return String.fromCharCode(state >>> 24);
+    }).join("");
+    const body = `${noise} ${octal} ${noise}`;
+    const out = redactor.text(body);
+    expect(out).not.toContain(octal);
+    expect(out).toContain("[REDACTED]");
+  });
 });

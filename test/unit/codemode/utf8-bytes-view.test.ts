@@ -104,3 +104,27 @@ describe("the UTF-8 reading of bytes", () => {
     expect(utf8Work.positions - before).toBeLessThanOrEqual(bytes.length);
   });
 });
+
+describe("the byte view", () => {
+  // byteView reads bytes beyond ASCII through windows-1252's table and the UTF-16 decoder (issue
+  // #40: the windows-1252 decoder was a quarter of a UTF-8 text answer's redaction): the text
+  // must be exactly what windows-1252 makes, one character per byte, at any length and offset.
+  const windows1252 = new TextDecoder("windows-1252");
+  it("is windows-1252's text of every byte, across its chunks", () => {
+    const every = Uint8Array.from({ length: 256 }, (_, i) => i);
+    expect(byteView(every)).toBe(windows1252.decode(every));
+    let state = 11;
+    const noise = Uint8Array.from({ length: 200_003 }, () => {
+      state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+      return state >>> 24;
+    });
+    for (const bytes of [noise, noise.subarray(1), encode("ｆｕｌｌ 東京 €".repeat(9_000))]) {
+      const view = byteView(bytes);
+      expect(view.length).toBe(bytes.length);
+      expect(view).toBe(windows1252.decode(bytes));
+    }
+    // A byte order mark's bytes stay three characters, first or not.
+    const bom = encode("\ufeffx\ufeff");
+    expect(byteView(bom)).toBe(windows1252.decode(bom));
+  });
+});

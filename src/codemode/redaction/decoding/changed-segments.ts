@@ -61,6 +61,23 @@ const INERT = new Uint8Array(0x10000);
 const MAYBE_INERT = /[\xc0-\uffff]/;
 
 /**
+ * Whether a text may hold an inert character (one native search): a text that holds none (ASCII,
+ * ordinary JSON) cannot be cut, so a caller need not try.
+ * @param text - the text
+ */
+export const mayHoldInert = (text: string): boolean => MAYBE_INERT.test(text);
+
+/**
+ * Views known to hold no character that may be inert (a step of such a view that produced none
+ * either, ./decode-step.ts): the native search over a whole view per step was ~8 % of an
+ * ordinary JSON body's redaction once every step asked it.
+ */
+export const plainViews = new WeakSet<View>();
+
+/** A view shorter than this is read whole: cutting it saves less than the cut costs. */
+export const MIN_CUT = 4_096;
+
+/**
  * The view's changed segments (see the file header) as one view mapped to the original, or the
  * view itself when it was made by no step (and dropped nothing), holds no inert character, or its
  * changed segments are half of it or more (then cutting saves little).
@@ -74,12 +91,9 @@ export function* changedSegmentsInSlices(
 ): Sliced<View> {
   const { text } = view;
   const changed = view.changed ?? view.dropped;
-  const n = text.length;
-  if (!changed || changed.count === 0 || !MAYBE_INERT.test(text)) return view;
-  // Segments [starts[k], ends[k]) of the view, each with the inert characters bounding it.
-  const starts: number[] = [];
-  const ends: number[] = [];
-  let covered = 0;
+  if (!changed || changed.count === 0 || plainViews.has(view) || !MAYBE_INERT.test(text))
+    return view;
+  const cut = new SegmentCut(text, inert);
   let budget = SLICE_POSITIONS;
   for (let t = 0; t < changed.count; t++) {
     if (--budget <= 0) {
@@ -87,39 +101,14 @@ export function* changedSegmentsInSlices(
       yield PAUSE;
     }
     const from = changed.outStart(t);
-    const to = from + changed.outLength(t);
-    const last = ends.length - 1;
-    // Inside the last segment (short of its closing inert character, which ends it).
-    if (last >= 0 && from >= starts[last]! && to < ends[last]!) continue;
-    const lowest = last >= 0 ? ends[last]! : 0;
-    let left = from - 1;
-    while (left >= lowest && !inert(text.charCodeAt(left))) left--;
-    let right = to;
-    while (right < n && !inert(text.charCodeAt(right))) right++;
-    const end = right < n ? right + 1 : n;
-    budget -= end - Math.max(left, lowest);
-    if (left < lowest && last >= 0) {
-      // Reached the last segment without an inert character between: one segment.
-      covered += end - ends[last]!;
-      ends[last] = end;
-    } else {
-      const start = Math.max(left, 0);
-      covered += end - start;
-      starts.push(start);
-      ends.push(end);
-    }
-    if (covered * 2 >= n) return view;
+    budget -= cut.add(from, from + changed.outLength(t));
+    if (cut.whole) return view;
   }
+  const { starts, ends } = cut;
   // The segments' text, and the changes moved to where they are in it.
-  const at = new Int32Array(starts.length + 1);
-  let kept = "";
-  for (let k = 0; k < starts.length; k++) {
-    at[k] = kept.length;
-    kept += text.slice(starts[k], ends[k]);
-  }
-  at[starts.length] = kept.length;
+  const { text: kept, at } = cut.finish();
   segmentWork.views++;
-  segmentWork.viewed += n;
+  segmentWork.viewed += text.length;
   segmentWork.kept += kept.length;
   const moved = new SequenceMap();
   for (let t = 0, k = 0; t < changed.count; t++) {
@@ -132,18 +121,7 @@ export function* changedSegmentsInSlices(
     while (from >= ends[k]! && k + 1 < starts.length) k++;
     moved.add(from - starts[k]! + at[k]!, length, 1);
   }
-  // Flattened once (a rope of segments is slow to read character by character).
-  /\0/.test(kept);
-  const local: Origin = (i, end) => {
-    // The segment holding position i (as an end: the one it ends, at a boundary).
-    let [lo, hi] = [0, starts.length - 1];
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (end ? at[mid]! < i : at[mid]! <= i) lo = mid;
-      else hi = mid - 1;
-    }
-    return starts[lo]! + (i - at[lo]!);
-  };
+  const local = cut.origin();
   const outer = view.origin;
   return {
     text: kept,
@@ -151,4 +129,92 @@ export function* changedSegmentsInSlices(
     ...(view.changed ? { changed: moved } : { dropped: moved }),
     ...(view.digitFamilies === undefined ? {} : { digitFamilies: view.digitFamilies }),
   };
+}
+
+/**
+ * Segments of a text being cut (see the file header): each span added is kept with the text up
+ * to the nearest inert character on each side (and that character), spans whose segments touch
+ * are joined. Used for what a decoding step changed (above) and for where a step will change a
+ * view it reads whole (./decode-step.ts).
+ */
+export class SegmentCut {
+  /** Where each segment starts in the text. */
+  readonly starts: number[] = [];
+  /** Where each segment ends (exclusive: past its closing inert character). */
+  readonly ends: number[] = [];
+  /** True once the segments cover half the text or more: cutting would save little. */
+  whole = false;
+  private covered = 0;
+  private at: Int32Array | undefined;
+
+  /**
+   * @param text - the text to cut
+   * @param inert - whether a character is inert ({@link inertCharacter}, in no form)
+   */
+  constructor(
+    private readonly text: string,
+    private readonly inert: (code: number) => boolean,
+  ) {}
+
+  /**
+   * Adds the span `[from, to)` (spans in order of `from`); answers how many characters it looked
+   * at (for a caller's slice budget).
+   */
+  add(from: number, to: number): number {
+    const { text, starts, ends, inert } = this;
+    const n = text.length;
+    const last = ends.length - 1;
+    // Inside the last segment (short of its closing inert character, which ends it).
+    if (last >= 0 && from >= starts[last]! && to < ends[last]!) return 1;
+    const lowest = last >= 0 ? ends[last]! : 0;
+    let left = from - 1;
+    while (left >= lowest && !inert(text.charCodeAt(left))) left--;
+    let right = to;
+    while (right < n && !inert(text.charCodeAt(right))) right++;
+    const end = right < n ? right + 1 : n;
+    if (left < lowest && last >= 0) {
+      // Reached the last segment without an inert character between: one segment.
+      this.covered += end - ends[last]!;
+      ends[last] = end;
+    } else {
+      const start = Math.max(left, 0);
+      this.covered += end - start;
+      starts.push(start);
+      ends.push(end);
+    }
+    if (this.covered * 2 >= n) this.whole = true;
+    return end - Math.max(left, lowest);
+  }
+
+  /** The segments' text (flattened) and where each segment starts in it (one past: its end). */
+  finish(): { text: string; at: Int32Array } {
+    const { starts, ends, text } = this;
+    const at = new Int32Array(starts.length + 1);
+    let kept = "";
+    for (let k = 0; k < starts.length; k++) {
+      at[k] = kept.length;
+      kept += text.slice(starts[k], ends[k]);
+    }
+    at[starts.length] = kept.length;
+    // Flattened once (a rope of segments is slow to read character by character).
+    /\0/.test(kept);
+    this.at = at;
+    return { text: kept, at };
+  }
+
+  /** Where a position of the segments' text lies in the text (after {@link SegmentCut.finish}). */
+  origin(): Origin {
+    const { starts } = this;
+    const at = this.at!;
+    return (i, end) => {
+      // The segment holding position i (as an end: the one it ends, at a boundary).
+      let [lo, hi] = [0, starts.length - 1];
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (end ? at[mid]! < i : at[mid]! <= i) lo = mid;
+        else hi = mid - 1;
+      }
+      return starts[lo]! + (i - at[lo]!);
+    };
+  }
 }

@@ -19,6 +19,13 @@
  */
 import { PAUSE, runToEnd, SLICE_POSITIONS, type Pause, type Sliced } from "../slices";
 import { compose, ViewBuilder, type View } from "../view-builder";
+import {
+  changedSegmentsInSlices,
+  mayHoldInert,
+  MIN_CUT,
+  plainViews,
+  SegmentCut,
+} from "./changed-segments";
 import { withoutNulsInSlices } from "./nul-free-view";
 
 /** The longest sequence a step decodes (`&DiacriticalGrave;`). */
@@ -193,9 +200,10 @@ function sequenceAt(text: string, at: number, families: number): Sequence | unde
 /**
  * Positions tried by {@link decodeStep} since the isolate started: a count that does not depend
  * on the machine, so a test can bound the work per character (targets in time live in the
- * benchmark, bench/redaction.mjs --heavy).
+ * benchmark, bench/redaction.mjs --heavy); and the characters of views read whole that were cut
+ * away before a step ({@link sequenceSegmentsInSlices}).
  */
-export const decodeWork = { positions: 0 };
+export const decodeWork = { positions: 0, cut: 0 };
 
 /**
  * One decoding step over a view (see the file header), or undefined when nothing in it decodes.
@@ -213,8 +221,25 @@ export function decodeStep(view: View, families = ALL_FAMILIES): View | undefine
  * positions (and windows), so a step over megabytes of sequences does not hold the thread.
  * @param view - a text and its map to the original
  * @param families - which families to decode (bits)
+ * @param inert - for a view that was searched whole: whether a character is inert and in no
+ *   form of a secret (./changed-segments.ts); a view the step reads whole is then first cut to
+ *   the segments around its sequences ({@link sequenceSegmentsInSlices}), and the decoded view
+ *   to its changed segments
  */
-function* decodeStepInSlices(view: View, families: number): Sliced<View | undefined> {
+function* decodeStepInSlices(
+  view: View,
+  families: number,
+  inert?: (code: number) => boolean,
+): Sliced<View | undefined> {
+  // Whether the view holds no character that may be inert: then neither the view nor what the
+  // step makes of it can be cut unless the step produces one.
+  const plain = inert !== undefined && (plainViews.has(view) || !mayHoldInert(view.text));
+  if (inert && !view.changed && !plain) {
+    const cut = yield* sequenceSegmentsInSlices(view, families, inert);
+    if (!cut) return undefined;
+    view = cut;
+  }
+  let producedWide = false;
   const { text, changed } = view;
   let budget = SLICE_POSITIONS;
   const builder = new ViewBuilder(text);
@@ -248,6 +273,9 @@ function* decodeStepInSlices(view: View, families: number): Sliced<View | undefi
       const [decoded, length, family] = found;
       if (changed && i + length <= from) continue;
       decodedFamilies |= family;
+      if (plain && !producedWide)
+        for (let k = 0; k < decoded.length; k++)
+          if (decoded.charCodeAt(k) >= 0xc0) producedWide = true;
       builder.replace(i, length, decoded);
       i += length - 1;
     }
@@ -255,12 +283,71 @@ function* decodeStepInSlices(view: View, families: number): Sliced<View | undefi
   }
   const decoded = builder.finish();
   if (decoded === undefined) return undefined;
-  return {
+  const stepped: View = {
     text: decoded,
     origin: compose(view.origin, builder.map.origin()),
     changed: builder.map,
     digitFamilies: decodedFamilies,
   };
+  // What the step left is the view's own text, searched already: only its changed segments are
+  // new (a step of a reading changes a few places of a view of the whole body).
+  if (plain && !producedWide) {
+    plainViews.add(stepped);
+    return stepped;
+  }
+  return inert ? yield* changedSegmentsInSlices(stepped, inert) : stepped;
+}
+
+/**
+ * The segments of a view around the sequences a step over all of it would decode, as a view of
+ * their own (./changed-segments.ts, `SegmentCut`), or the view itself when it is short, holds no
+ * inert character, or the segments cover half of it; undefined when it holds no sequence.
+ *
+ * Why this is all a step needs (issue #40): a sequence is ASCII (but the character a `\`
+ * escapes), so it lies between two inert characters, and each segment starts where a step over
+ * the whole view starts afresh; the step decodes the same sequences in the segments as in the
+ * view. What the decoded view holds outside them is the view's own text, searched already
+ * (the caller passes `inert` only then), and no form of a secret holds an inert character, so
+ * no copy in the decoded view spans a segment's end. Random bytes hold a few chance sequences
+ * per KB and an inert character every ~20 bytes: each step and every view after it made a view
+ * of the whole body (~75 views of 4 MB for one binary answer), now of a fraction of it.
+ * @param view - a view made by no step (a step of a decoded view reads only what it changed)
+ * @param families - which families the step decodes (bits)
+ * @param inert - whether a character is inert and in no form
+ */
+function* sequenceSegmentsInSlices(
+  view: View,
+  families: number,
+  inert: (code: number) => boolean,
+): Sliced<View | undefined> {
+  const { text } = view;
+  if (text.length < MIN_CUT || !mayHoldInert(text)) return view;
+  const cut = new SegmentCut(text, inert);
+  let budget = SLICE_POSITIONS;
+  // The step's own pass (greedy, left to right), keeping where each sequence is.
+  for (let i = 0; i < text.length; i++) {
+    if (--budget <= 0) {
+      budget = SLICE_POSITIONS;
+      yield PAUSE;
+    }
+    const c = text.charCodeAt(i);
+    // % & \ =
+    if (c !== 37 && c !== 38 && c !== 92 && c !== 61) continue;
+    const found = sequenceAt(text, i, families);
+    if (!found) continue;
+    const length = found[1];
+    budget -= cut.add(i, i + length);
+    if (cut.whole) {
+      decodeWork.positions += i;
+      return view;
+    }
+    i += length - 1;
+  }
+  decodeWork.positions += text.length;
+  if (cut.starts.length === 0) return undefined;
+  const { text: kept } = cut.finish();
+  decodeWork.cut += text.length - kept.length;
+  return { text: kept, origin: compose(view.origin, cut.origin()) };
 }
 
 /** How many decoding steps are tried in a row: three layers of character-level encoding. */
@@ -275,21 +362,25 @@ export const MAX_STEPS = 3;
  * @param start - the view the first step decodes
  * @param families - which families to decode (bits)
  * @param max - how many steps at most ({@link MAX_STEPS} by default)
+ * @param inert - only when `start` is searched whole: whether a character is inert and in no form
+ *   of a secret; the views made are then cut to what the steps changed
+ *   ({@link sequenceSegmentsInSlices})
  */
 export function* decodeSteps(
   start: View,
   families: number,
   max = MAX_STEPS,
+  inert?: (code: number) => boolean,
 ): Generator<View | Pause> {
   let view: View | undefined = start;
   for (let step = 0; step < max && view; step++) {
-    view = yield* decodeStepInSlices(view, families);
+    view = yield* decodeStepInSlices(view, families, inert);
     if (!view) return;
     yield view;
-    const nulFree = yield* withoutNulsInSlices(view);
+    const nulFree = yield* withoutNulsInSlices(view, inert);
     if (!nulFree) continue;
     yield nulFree;
     // The steps left, from the NUL-free view: `%25%00%37%00…` is percent-encoding once decoded.
-    yield* decodeSteps(nulFree, families, max - step - 1);
+    yield* decodeSteps(nulFree, families, max - step - 1, inert);
   }
 }

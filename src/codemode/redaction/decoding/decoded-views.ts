@@ -59,42 +59,47 @@ export function* decodedViewsInSlices(
 ): Generator<View | Pause> {
   const base: View = { text, origin: null };
   yield base;
-  yield* spelledViews(base);
+  yield* spelledViews(base, inert);
   const dump = yield* dumpTextViewInSlices(base);
   if (dump) yield dump;
   const dumped = yield* dumpBytesViewInSlices(base);
   if (dumped) {
     yield dumped;
     // A dump of UTF-16 bytes (`74 00 6f 00`) reads as the text once its NULs are dropped.
-    const dumpedNulFree = yield* withoutNulsInSlices(dumped);
+    const dumpedNulFree = yield* withoutNulsInSlices(dumped, inert);
     if (dumpedNulFree) yield dumpedNulFree;
-    yield* decodeSteps(dumped, ALL_FAMILIES, MAX_SPELLED_STEPS);
+    yield* decodeSteps(dumped, ALL_FAMILIES, MAX_SPELLED_STEPS, inert);
   }
-  // ROT13 over a character-level encoding: decoded once turned back.
+  // ROT13 over a character-level encoding: decoded once turned back. Searched itself too, so
+  // its steps can be cut to what they change: what a step leaves is the rotated text, which the
+  // views of its steps held in full before (issue #40).
   const rotated = yield* rot13ViewInSlices(base);
-  if (rotated) yield* decodeSteps(rotated, ALL_FAMILIES);
+  if (rotated) {
+    yield rotated;
+    yield* decodeSteps(rotated, ALL_FAMILIES, undefined, inert);
+  }
   // UTF-16BE read as little-endian (`t` is U+7400): read back, then decoded (its characters may
   // spell a character-level encoding).
   const unswapped = yield* swappedUtf16ViewInSlices(base);
   if (unswapped) {
     yield unswapped;
-    yield* decodeSteps(unswapped, ALL_FAMILIES);
+    yield* decodeSteps(unswapped, ALL_FAMILIES, undefined, inert);
   }
-  const nulFree = yield* withoutNulsInSlices(base);
+  const nulFree = yield* withoutNulsInSlices(base, inert);
   if (nulFree) {
     yield nulFree;
-    yield* spelledViews(inert ? yield* changedSegmentsInSlices(nulFree, inert) : nulFree);
+    yield* spelledViews(inert ? yield* changedSegmentsInSlices(nulFree, inert) : nulFree, inert);
   }
   for (const start of nulFree ? [base, nulFree] : [base]) {
     let digits: number | undefined;
     let suspect = false;
-    for (const view of decodeSteps(start, ALL_FAMILIES)) {
+    for (const view of decodeSteps(start, ALL_FAMILIES, undefined, inert)) {
       if (view === PAUSE) {
         yield view;
         continue;
       }
       // What the views before it did not hold: the parts its step changed.
-      yield* spelledViews(inert ? yield* changedSegmentsInSlices(view, inert) : view);
+      yield* spelledViews(inert ? yield* changedSegmentsInSlices(view, inert) : view, inert);
       // The families whose digits the first step read: those that can have swallowed a copy.
       digits ??= view.digitFamilies ?? 0;
       if (!suspect && digits !== 0) suspect = yield* mayHideCopy(view);
@@ -105,7 +110,7 @@ export function* decodedViewsInSlices(
     }
     if (!suspect || !digits) continue;
     for (const family of FAMILIES)
-      if (digits & family) yield* decodeSteps(start, ALL_FAMILIES & ~family);
+      if (digits & family) yield* decodeSteps(start, ALL_FAMILIES & ~family, undefined, inert);
   }
   // Long runs of a run encoding that decode to text, searched in every view above as a text of
   // their own: a third layer under a run encoding (base64 of base64 of `%XX`).
@@ -154,10 +159,10 @@ export function* utf8ViewsInSlices(
   inert?: (code: number) => boolean,
 ): Generator<View | Pause> {
   yield read;
-  yield* spelledViews(inert ? yield* changedSegmentsInSlices(read, inert) : read);
+  yield* spelledViews(inert ? yield* changedSegmentsInSlices(read, inert) : read, inert);
   const unswapped = yield* swappedUtf16ViewInSlices(read);
   if (unswapped) {
     yield unswapped;
-    yield* decodeSteps(unswapped, ALL_FAMILIES);
+    yield* decodeSteps(unswapped, ALL_FAMILIES, undefined, inert);
   }
 }

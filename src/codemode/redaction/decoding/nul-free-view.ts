@@ -9,6 +9,7 @@
  */
 import { PAUSE, SLICE_POSITIONS, type Sliced } from "../slices";
 import { compose, ViewBuilder, type View } from "../view-builder";
+import { mayHoldInert, MIN_CUT, SegmentCut } from "./changed-segments";
 
 /**
  * The view without NULs, or undefined when there are none, as a sliced pass (../slices.ts). For
@@ -16,10 +17,36 @@ import { compose, ViewBuilder, type View } from "../view-builder";
  * were dropped in that view's own NUL-free view, and a body without NULs costs only a look at
  * what the step produced.
  * @param view - a text and its map to the original
+ * @param inert - only for a view that is searched whole: whether a character is inert and in no
+ *   form of a secret; the NUL-free view is then made of the segments around its NULs
+ *   (./changed-segments.ts: elsewhere it reads as the view does)
  */
-export function* withoutNulsInSlices(view: View): Sliced<View | undefined> {
+export function* withoutNulsInSlices(
+  view: View,
+  inert?: (code: number) => boolean,
+): Sliced<View | undefined> {
   const { text, changed } = view;
   if (changed ? !(yield* producedNul(view)) : !text.includes("\0")) return undefined;
+  if (inert && text.length >= MIN_CUT && mayHoldInert(text)) {
+    // Random bytes hold a NUL every 256 bytes: each reading of them made a NUL-free view of
+    // all of it (issue #40).
+    const cut = new SegmentCut(text, inert);
+    let budget = SLICE_POSITIONS;
+    for (let i = text.indexOf("\0"); i >= 0 && !cut.whole; i = text.indexOf("\0", i)) {
+      let end = i + 1;
+      while (end < text.length && text.charCodeAt(end) === 0) end++;
+      budget -= cut.add(i, end);
+      i = end;
+      if (--budget <= 0) {
+        budget = SLICE_POSITIONS;
+        yield PAUSE;
+      }
+    }
+    if (!cut.whole) {
+      const kept = cut.finish().text;
+      return yield* withoutNulsInSlices({ text: kept, origin: compose(view.origin, cut.origin()) });
+    }
+  }
   const builder = new ViewBuilder(text);
   let budget = SLICE_POSITIONS;
   for (let i = text.indexOf("\0"); i >= 0; i = text.indexOf("\0", i)) {

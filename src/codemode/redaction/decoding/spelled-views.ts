@@ -12,6 +12,7 @@ import { PAUSE, SLICE_POSITIONS, type Pause, type Sliced } from "../slices";
 import type { View } from "../view-builder";
 import { ALL_FAMILIES, decodeSteps } from "./decode-step";
 import { stepsBesideFolded } from "./beside-folded-steps";
+import { changedSegmentsInSlices } from "./changed-segments";
 import { withoutNulsInSlices } from "./nul-free-view";
 
 /**
@@ -26,11 +27,19 @@ import { withoutNulsInSlices } from "./nul-free-view";
  * start of a sequence. An ordinary JSON body (its `\n` and `\"` escapes decoded) costs one
  * compacted view of its decoded view, no more.
  * @param view - the text, its NUL-free view or a decoded view
+ * @param inert - whether a character is inert and in no form of a secret (./changed-segments.ts):
+ *   the decoding steps after a reading are then cut to where they change it (./decode-step.ts)
  */
-export function* spelledViews(view: View): Generator<View | Pause> {
-  for (const notation of notationViewsInSlices(view))
+export function* spelledViews(
+  view: View,
+  inert?: (code: number) => boolean,
+): Generator<View | Pause> {
+  // A notation's compact view, and the lists of a folded view, are made of what the notation
+  // or the folding changed: elsewhere they read as the view's own readings (issue #40).
+  const narrow = inert && ((made: View) => changedSegmentsInSlices(made, inert));
+  for (const notation of notationViewsInSlices(view, narrow))
     if (notation === PAUSE) yield notation;
-    else yield* afterReading(notation);
+    else yield* afterReading(notation, false, inert);
   const decoded = view.changed !== undefined;
   // One pass for both classes (a step of a flood of escapes produced a million characters).
   let classes = decoded ? yield* producedClasses(view) : COMPACTED_BIT | LIST_BIT;
@@ -50,19 +59,19 @@ export function* spelledViews(view: View): Generator<View | Pause> {
     let reading = lists.view;
     if (reading) {
       listed = true;
-      yield* readingViews(reading, compacting, seen);
+      yield* readingViews(reading, compacting, seen, inert);
     }
     reading = undefined;
     lists.view = undefined;
     if (lists.ambiguous) {
       reading = (yield* listsViewInSlices(view, true, lists)).view;
-      if (reading) yield* readingViews(reading, compacting, seen);
+      if (reading) yield* readingViews(reading, compacting, seen, inert);
     }
   }
   if (!compacting) return;
   // A text with lists was compacted with its lists read; one without, as it is.
   let compact = listed ? undefined : yield* compactViewInSlices(view, seen);
-  if (compact) yield* afterReading(compact, seen.folded);
+  if (compact) yield* afterReading(compact, seen.folded, inert);
   // A list spelled in folded characters (full-width digits `１１６，１１１`, or ASCII digits
   // between full-width commas `116，111`) reads as one only after folding; only a text with such
   // characters can hold one, so others cost nothing.
@@ -77,7 +86,7 @@ export function* spelledViews(view: View): Generator<View | Pause> {
     // One view at a time: the compact view and its reading are let go first.
     [compact, relisted] = [undefined, undefined];
     const folded = yield* foldedViewInSlices(view);
-    if (folded) relisted = (yield* listsViewInSlices(folded)).view;
+    if (folded) relisted = (yield* listsViewInSlices(narrow ? yield* narrow(folded) : folded)).view;
     if (relisted) yield relisted;
     relisted = undefined;
     // And its notations (octal numbers, code points), which no list reader takes: `164，157，…`
@@ -91,10 +100,10 @@ export function* spelledViews(view: View): Generator<View | Pause> {
   // Tags alone (a copy in tags between visible noise), then tags where they stand (a copy whose
   // characters alternate between visible letters and tags); one view at a time.
   let tags = tagView(view);
-  if (tags) yield* afterReading(tags);
+  if (tags) yield* afterReading(tags, false, inert);
   tags = tagView(view, true);
   if (!tags) return;
-  yield* afterReading(tags);
+  yield* afterReading(tags, false, inert);
   // And compacted: visible characters between the tags that compaction reads (full-width
   // letters, spaces between them) are read with the tags only there (attack8).
   const compactSeen: Seen = { tags: false, folded: false };
@@ -104,11 +113,16 @@ export function* spelledViews(view: View): Generator<View | Pause> {
 }
 
 /** A list reading, the decoding steps on what it produced, and its compact view. */
-function* readingViews(reading: View, compacting: boolean, seen: Seen): Generator<View | Pause> {
-  yield* afterReading(reading);
+function* readingViews(
+  reading: View,
+  compacting: boolean,
+  seen: Seen,
+  inert?: (code: number) => boolean,
+): Generator<View | Pause> {
+  yield* afterReading(reading, false, inert);
   if (!compacting) return;
   const compact = yield* compactViewInSlices(reading, seen);
-  if (compact) yield* afterReading(compact, seen.folded);
+  if (compact) yield* afterReading(compact, seen.folded, inert);
 }
 
 /**
@@ -118,13 +132,18 @@ function* readingViews(reading: View, compacting: boolean, seen: Seen): Generato
  * @param reading - the reading
  * @param folded - whether it is a compact view, and compaction folded a character beyond ASCII
  *   to ASCII
+ * @param inert - as for {@link spelledViews} (the reading is searched before its steps)
  */
-function* afterReading(reading: View, folded = false): Generator<View | Pause> {
+function* afterReading(
+  reading: View,
+  folded = false,
+  inert?: (code: number) => boolean,
+): Generator<View | Pause> {
   yield reading;
-  const nulFree = yield* withoutNulsInSlices(reading);
+  const nulFree = yield* withoutNulsInSlices(reading, inert);
   if (nulFree) yield nulFree;
   if (yield* produced(reading, SEQUENCE_LEAD))
-    yield* decodeSteps(reading, ALL_FAMILIES, MAX_SPELLED_STEPS);
+    yield* decodeSteps(reading, ALL_FAMILIES, MAX_SPELLED_STEPS, inert);
   else if (folded) yield* stepsBesideFolded(reading, MAX_SPELLED_STEPS);
 }
 

@@ -170,6 +170,9 @@ export function* compactViewInSlices(
     if (c > 0xf4 && (c < 0xd800 || c > 0xdfff) && keptUnit(c)) continue;
     if (seen && (c === 0xdb40 || (c === 0xf3 && text.charCodeAt(i + 1) === 0xa0))) seen.tags = true;
     const bytes = c <= 0xf4 ? utf8At(text, i) : undefined;
+    // A byte that starts no UTF-8 sequence and folds to itself (most of a binary body's
+    // Latin-1 and windows-1252 characters): kept, without the fold's lookup by string.
+    if (!bytes && (c < 0xd800 || c > 0xdfff) && keptUnit(c)) continue;
     const code = bytes ? bytes[0] : text.codePointAt(i)!;
     const length = bytes ? bytes[1] : code > 0xffff ? 2 : 1;
     const out = keepSpaces ? foldKeepingSpaces(code) : fold(code);

@@ -35,23 +35,29 @@ export function* notationViews(view: View): Generator<View> {
  * between them: a view is made only when the one before it (and what the caller made of it) is
  * done with.
  * @param view - a text (or a decoded view) and its map to the original
+ * @param narrow - what of a notation view its compact view is made of (the caller's cut to what
+ *   the notation changed, ../decoding/changed-segments.ts: the rest compacts as the text did);
+ *   all of it by default
  */
-export function* notationViewsInSlices(view: View): Generator<View | Pause> {
+export function* notationViewsInSlices(
+  view: View,
+  narrow?: (view: View) => Sliced<View>,
+): Generator<View | Pause> {
   // Each reading first asks whether the text holds the characters it cannot do without (native
   // scans: octal digits and a separator, `\` or `0o`; `+` or `\x{`; a line break, as every
   // dump has two lines at least; Morse's marks and a space), then searches for its start.
   const budget = sliceBudget();
-  yield* withCompact(octalViewsInSlices(view, budget));
-  yield* withCompact(madeBy(codePointViewInSlices(view, budget)));
-  yield* withCompact(madeBy(charDumpViewInSlices(view, budget)));
-  yield* withCompact(madeBy(xxdLittleEndianViewInSlices(view, "bytes", budget)));
-  yield* withCompact(madeBy(xxdLittleEndianViewInSlices(view, "columns", budget)));
-  yield* withCompact(madeBy(morseViewInSlices(view, budget)));
+  yield* withCompact(octalViewsInSlices(view, budget), narrow);
+  yield* withCompact(madeBy(codePointViewInSlices(view, budget)), narrow);
+  yield* withCompact(madeBy(charDumpViewInSlices(view, budget)), narrow);
+  yield* withCompact(madeBy(xxdLittleEndianViewInSlices(view, "bytes", budget)), narrow);
+  yield* withCompact(madeBy(xxdLittleEndianViewInSlices(view, "columns", budget)), narrow);
+  yield* withCompact(madeBy(morseViewInSlices(view, budget)), narrow);
   // The text's own dumps are read by ../decoding/decoded-views.ts; a decoded view's (a dump in a
   // JSON string) only here.
   if (view.changed !== undefined) {
-    yield* withCompact(madeBy(dumpBytesViewInSlices(view, budget)));
-    yield* withCompact(madeBy(dumpTextViewInSlices(view, budget)));
+    yield* withCompact(madeBy(dumpBytesViewInSlices(view, budget)), narrow);
+    yield* withCompact(madeBy(dumpTextViewInSlices(view, budget)), narrow);
   }
 }
 
@@ -64,13 +70,16 @@ function* madeBy(pass: Sliced<View | undefined>): Generator<View | Pause> {
 /**
  * Each view the walk makes, then its compact view when it holds a character beyond ASCII: code
  * points of full-width letters read as full-width letters, folded (NFKC) here, as the compact
- * view folds the text's own.
+ * view folds the text's own; of what `narrow` keeps of the view, when given.
  */
-function* withCompact(made: Generator<View | Pause>): Generator<View | Pause> {
+function* withCompact(
+  made: Generator<View | Pause>,
+  narrow?: (view: View) => Sliced<View>,
+): Generator<View | Pause> {
   for (const view of made) {
     yield view;
     if (view === PAUSE || !NON_ASCII.test(view.text)) continue;
-    const compact = yield* compactViewInSlices(view);
+    const compact = yield* compactViewInSlices(narrow ? yield* narrow(view) : view);
     if (compact) yield compact;
   }
 }

@@ -134,7 +134,13 @@ export function createApp(options: AppOptions): App {
       );
       return new Response(page, {
         status: checked.ok ? 200 : 503,
-        headers: { "content-type": "text/html; charset=utf-8" },
+        // Never framed: its buttons (a run's cancel, a skill's delete or import) send this
+        // server's own Origin from inside a frame, which the cross-site check lets through.
+        headers: {
+          "content-type": "text/html; charset=utf-8",
+          "x-frame-options": "DENY",
+          "content-security-policy": "frame-ancestors 'none'",
+        },
       });
     }
     if (url.pathname === "/api/status" && request.method === "GET")

@@ -14,4 +14,13 @@ describe("the status page", () => {
       expect(html.match(/<script>/g)).toHaveLength(3);
     }
   });
+
+  it("refuses to be framed: its run console and skills buttons act with the page's own Origin", async () => {
+    // A page that frames the status page could lead a user to click its buttons (cancel a run,
+    // delete or import a skill): the frame sends this server's Origin, so the cross-site check
+    // (src/app/cross-site.ts) lets those requests through (attack8).
+    const res = await configured({})("http://localhost/");
+    expect(res.headers.get("x-frame-options")).toBe("DENY");
+    expect(res.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+  });
 });

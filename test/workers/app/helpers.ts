@@ -10,6 +10,7 @@ import type { AppSettings } from "../../../src/app/config/config";
 import { createWorker } from "../../../src/app/create-worker";
 import { COMPACT_SPECS, TOOLS_LIST_TOKENS } from "../../../src/app/generated/specs";
 import type { WorkerFetch } from "../../helpers/mcp-client";
+import { rpcBody } from "../mcp/fixtures";
 
 export type { WorkerFetch } from "../../helpers/mcp-client";
 
@@ -67,3 +68,46 @@ export const TOOLS_LIST = {
   },
   body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
 } satisfies RequestInit;
+
+/** Sends one JSON-RPC message (without its `jsonrpc` member) to `/mcp`. */
+export type Poster = (message: Record<string, unknown>) => Promise<Response>;
+
+/**
+ * Raw 2025-11-25 JSON-RPC POSTs to `/mcp` as the given bearer token (or none): the tasks lane as
+ * a client reaches it without an SDK, so a test can send what an SDK would not (a foreign task
+ * id, a stale answer).
+ * @param worker - the Worker to send to
+ * @param token - the bearer token (an OAuth access token or an API key), if any
+ */
+export function poster(worker: WorkerFetch, token?: string): Poster {
+  return (message) =>
+    worker("http://localhost/mcp", {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2025-11-25",
+        ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", ...message }),
+    });
+}
+
+/**
+ * Calls `execute` with `code` as a task (60 s ttl) and returns the task as created.
+ * @param post - who calls (see {@link poster})
+ * @param code - the program to run
+ */
+export async function createTask(
+  post: Poster,
+  code: string,
+): Promise<{ taskId: string; ttl: number }> {
+  const created = (await rpcBody(
+    await post({
+      id: 1,
+      method: "tools/call",
+      params: { name: "execute", arguments: { code }, task: { ttl: 60_000 } },
+    }),
+  )) as { result: { task: { taskId: string; ttl: number } } };
+  return created.result.task;
+}

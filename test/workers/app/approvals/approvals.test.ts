@@ -2,7 +2,7 @@
 // write is sent, once, and under OAuth only the user asked can answer.
 import { describe, expect, it } from "vitest";
 import { modernRequest, rpcBody } from "../../mcp/fixtures";
-import { configured, entry } from "../helpers";
+import { configured, createTask, entry, poster } from "../helpers";
 import { approver } from "../../../helpers/mcp-client";
 import { text } from "../../../helpers/tool-result";
 import { accessToken, registerClient } from "../../../helpers/oauth-client";
@@ -108,28 +108,11 @@ describe("approvals under OAuth (APPROVALS=on, OAUTH=on): only the user asked ca
   it("2025 tasks lane: bob's accept of ana's question sends nothing; ana's own answer sends once", async () => {
     const { ana, bob } = await users();
     const title = `Ana only ${crypto.randomUUID().slice(0, 8)}`;
-    const post = (token: string, message: Record<string, unknown>) =>
-      worker("http://localhost/mcp", {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          "mcp-protocol-version": "2025-11-25",
-          authorization: `Bearer ${token}`,
-        },
-        body: JSON.stringify({ jsonrpc: "2.0", ...message }),
-      });
-    const created = (await rpcBody(
-      await post(ana, {
-        id: 1,
-        method: "tools/call",
-        params: { name: "execute", arguments: { code: write(title) }, task: { ttl: 60_000 } },
-      }),
-    )) as { result: { task: { taskId: string } } };
-    const { taskId } = created.result.task;
+    const [asAna, asBob] = [poster(worker, ana), poster(worker, bob)];
+    const { taskId } = await createTask(asAna, write(title));
     const status = async () =>
       (
-        (await rpcBody(await post(ana, { id: 2, method: "tasks/get", params: { taskId } }))) as {
+        (await rpcBody(await asAna({ id: 2, method: "tasks/get", params: { taskId } }))) as {
           result: { status: string };
         }
       ).result.status;
@@ -140,13 +123,13 @@ describe("approvals under OAuth (APPROVALS=on, OAUTH=on): only the user asked ca
       id: `task-input:${taskId}:1:approve_request`,
       result: { action: "accept", content: { approve: true } },
     };
-    const stolen = await post(bob, accept);
+    const stolen = await asBob(accept);
     expect(stolen.status).not.toBe(202);
     expect(JSON.stringify(await rpcBody(stolen))).toContain("Unknown task");
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await status()).toBe("input_required");
     expect(await count(title, ana)).toBe(0);
-    expect((await post(ana, accept)).status).toBe(202);
+    expect((await asAna(accept)).status).toBe(202);
     for (let i = 0; i < 400 && (await status()) !== "completed"; i++)
       await new Promise((resolve) => setTimeout(resolve, 25));
     expect(await status()).toBe("completed");

@@ -3,6 +3,7 @@
 // and `Retry-After`. Before, a script registered clients without end, each a stored row.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import type { AppSettings } from "../../../../src/app/config/config";
 import { configured } from "../helpers";
 
 /** Empties the day's total (one counter for the whole provider storage, shared by the files). */
@@ -10,6 +11,10 @@ const resetTotal = () =>
   env.OAUTH_STORE.get(env.OAUTH_STORE.idFromName("oauth")).kvDelete("register:all");
 
 const PASSWORD = "registration-limit-passphrase-0123";
+
+/** The Worker with OAuth on and `limits` (the registration settings) over the defaults. */
+const withLimits = (limits: AppSettings = {}) =>
+  configured({ OAUTH: "on", OAUTH_PASSWORD: PASSWORD, ...limits });
 
 /** One registration as an MCP client sends it. */
 const register = (
@@ -33,7 +38,7 @@ const register = (
 
 describe("OAuth client registration is bounded", () => {
   it("per address per hour: the default, then 429 with the setting named; another address is served", async () => {
-    const worker = configured({ OAUTH: "on", OAUTH_PASSWORD: PASSWORD });
+    const worker = withLimits();
     const base = "https://registrations-a.example.workers.dev";
     // A burst sent at once is counted as it comes.
     const statuses = (
@@ -56,11 +61,7 @@ describe("OAuth client registration is bounded", () => {
   });
 
   it("counts an IPv6 host by its /64: a new address per registration is still one address", async () => {
-    const worker = configured({
-      OAUTH: "on",
-      OAUTH_PASSWORD: PASSWORD,
-      OAUTH_REGISTRATIONS_PER_HOUR: "3",
-    });
+    const worker = withLimits({ OAUTH_REGISTRATIONS_PER_HOUR: "3" });
     const base = "https://registrations-b.example.workers.dev";
     const statuses: number[] = [];
     for (let i = 1; i <= 5; i++)
@@ -69,11 +70,7 @@ describe("OAuth client registration is bounded", () => {
   });
 
   it("in total per day, whatever the addresses: then 429 naming OAUTH_REGISTRATIONS_PER_DAY", async () => {
-    const worker = configured({
-      OAUTH: "on",
-      OAUTH_PASSWORD: PASSWORD,
-      OAUTH_REGISTRATIONS_PER_DAY: "5",
-    });
+    const worker = withLimits({ OAUTH_REGISTRATIONS_PER_DAY: "5" });
     const base = "https://registrations-c.example.workers.dev";
     await resetTotal();
     const statuses: number[] = [];
@@ -92,11 +89,7 @@ describe("OAuth client registration is bounded", () => {
     // Before, the total was kept per origin, and the origin is the request's Host: the local
     // server passes any port of localhost and any *.workers.dev name, a wildcard route any
     // subdomain. New names from new addresses registered without end into the one storage.
-    const worker = configured({
-      OAUTH: "on",
-      OAUTH_PASSWORD: PASSWORD,
-      OAUTH_REGISTRATIONS_PER_DAY: "3",
-    });
+    const worker = withLimits({ OAUTH_REGISTRATIONS_PER_DAY: "3" });
     await resetTotal();
     const statuses: number[] = [];
     for (let i = 1; i <= 5; i++)
@@ -113,11 +106,7 @@ describe("OAuth client registration is bounded", () => {
   });
 
   it("refuses a limit that is not a whole number, naming the setting", async () => {
-    const worker = configured({
-      OAUTH: "on",
-      OAUTH_PASSWORD: PASSWORD,
-      OAUTH_REGISTRATIONS_PER_HOUR: "lots",
-    });
+    const worker = withLimits({ OAUTH_REGISTRATIONS_PER_HOUR: "lots" });
     const health = await worker("http://localhost/health");
     expect(await health.text()).toContain("OAUTH_REGISTRATIONS_PER_HOUR must be a whole number");
   });

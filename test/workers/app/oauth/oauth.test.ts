@@ -24,6 +24,28 @@ describe("OAuth (OAUTH=on)", () => {
     return { url: `${base}/authorize?${params}`, client_id, verifier };
   }
 
+  /**
+   * Posts the sign-in form to `url` as a browser does (the redirect is the answer, not followed),
+   * from `ip` when given: the limits count by address.
+   */
+  const signIn = (url: string, form: Record<string, string>, ip?: string) =>
+    worker(url, {
+      method: "POST",
+      ...(ip === undefined ? {} : { headers: { "cf-connecting-ip": ip } }),
+      body: new URLSearchParams(form),
+      redirect: "manual",
+    });
+
+  /** The form of `user` who knows the owner's passphrase and their own. */
+  const rightForm = (user: string) => ({
+    user,
+    passphrase: PASSWORD,
+    user_passphrase: userPassphrase(user),
+  });
+
+  /** Another test address each time, so tests that are not about the limits stay under them. */
+  const randomAddress = () => `198.51.100.${Math.floor(Math.random() * 250) + 1}`;
+
   it("refuses MCP requests without a token and advertises the authorization server", async () => {
     const response = await worker(`${base}/mcp`, { method: "POST", body: "{}" });
     expect(response.status).toBe(401);
@@ -40,20 +62,9 @@ describe("OAuth (OAUTH=on)", () => {
     const { url, client_id, verifier } = await authorizeUrl();
     const page = await worker(url);
     expect(await page.text()).toContain("Authorize Test client");
-    const wrong = await worker(url, {
-      method: "POST",
-      body: new URLSearchParams({ user: "ana", passphrase: "nope" }),
-    });
+    const wrong = await signIn(url, { user: "ana", passphrase: "nope" });
     expect(wrong.status).toBe(401);
-    const approved = await worker(url, {
-      method: "POST",
-      body: new URLSearchParams({
-        user: "ana",
-        passphrase: PASSWORD,
-        user_passphrase: userPassphrase("ana"),
-      }),
-      redirect: "manual",
-    });
+    const approved = await signIn(url, rightForm("ana"));
     expect(approved.status).toBe(302);
     const callback = new URL(approved.headers.get("location")!);
     expect(callback.searchParams.get("state")).toBe("s1");
@@ -102,15 +113,7 @@ describe("OAuth (OAUTH=on)", () => {
   /** The whole authorization-code flow for `user`: their access token. */
   async function tokenFor(user: string): Promise<string> {
     const { url, client_id, verifier } = await authorizeUrl();
-    const approved = await worker(url, {
-      method: "POST",
-      body: new URLSearchParams({
-        user,
-        passphrase: PASSWORD,
-        user_passphrase: userPassphrase(user),
-      }),
-      redirect: "manual",
-    });
+    const approved = await signIn(url, rightForm(user));
     expect(approved.status).toBe(302);
     const code = new URL(approved.headers.get("location")!).searchParams.get("code")!;
     const token = await worker(`${base}/token`, tokenRequest(code, client_id, verifier));
@@ -124,16 +127,11 @@ describe("OAuth (OAUTH=on)", () => {
     const alice = `alice-${crypto.randomUUID().slice(0, 8)}`;
     const consent = async (user: string, own: string | undefined) => {
       const { url } = await authorizeUrl();
-      return worker(url, {
-        method: "POST",
-        headers: { "cf-connecting-ip": `198.51.100.${Math.floor(Math.random() * 250) + 1}` },
-        body: new URLSearchParams({
-          user,
-          passphrase: PASSWORD,
-          ...(own === undefined ? {} : { user_passphrase: own }),
-        }),
-        redirect: "manual",
-      });
+      return signIn(
+        url,
+        { user, passphrase: PASSWORD, ...(own === undefined ? {} : { user_passphrase: own }) },
+        randomAddress(),
+      );
     };
     // The first sign-in under a name must set its passphrase.
     const none = await consent(alice, undefined);
@@ -160,12 +158,7 @@ describe("OAuth (OAUTH=on)", () => {
     const name = `claim-${crypto.randomUUID().slice(0, 8)}`;
     const [first, second] = [await authorizeUrl(), await authorizeUrl()];
     const consent = (url: string, own: string, ip: string) =>
-      worker(url, {
-        method: "POST",
-        headers: { "cf-connecting-ip": ip },
-        body: new URLSearchParams({ user: name, passphrase: PASSWORD, user_passphrase: own }),
-        redirect: "manual",
-      });
+      signIn(url, { user: name, passphrase: PASSWORD, user_passphrase: own }, ip);
     const statuses = (
       await Promise.all([
         consent(first.url, "the real user's passphrase", "198.51.100.201"),
@@ -188,12 +181,11 @@ describe("OAuth (OAUTH=on)", () => {
     const stem = `${crypto.randomUUID().slice(0, 8)}-${"Я".repeat(40)}`;
     const consent = async (user: string) => {
       const { url } = await authorizeUrl();
-      return worker(url, {
-        method: "POST",
-        headers: { "cf-connecting-ip": `198.51.100.${Math.floor(Math.random() * 250) + 1}` },
-        body: new URLSearchParams({ user, passphrase: PASSWORD, user_passphrase: `${user} own` }),
-        redirect: "manual",
-      });
+      return signIn(
+        url,
+        { user, passphrase: PASSWORD, user_passphrase: `${user} own` },
+        randomAddress(),
+      );
     };
     for (const user of [`${stem}-victim`, `${stem}-mallory`]) {
       const refused = await consent(user);
@@ -256,16 +248,7 @@ describe("OAuth (OAUTH=on)", () => {
 
   it("limits wrong passphrases per client and per address: then even the right one is refused", async () => {
     const guess = (url: string, passphrase: string, ip: string) =>
-      worker(url, {
-        method: "POST",
-        headers: { "cf-connecting-ip": ip },
-        body: new URLSearchParams({
-          user: "mallory",
-          passphrase,
-          user_passphrase: userPassphrase("mallory"),
-        }),
-        redirect: "manual",
-      });
+      signIn(url, { ...rightForm("mallory"), passphrase }, ip);
     const attacked = await authorizeUrl();
     const statuses: number[] = [];
     for (let i = 0; i < 8; i++)
@@ -290,39 +273,20 @@ describe("OAuth (OAUTH=on)", () => {
     const statuses: number[] = [];
     for (let i = 1; i <= 12; i++) {
       const { url } = await authorizeUrl();
-      const response = await worker(url, {
-        method: "POST",
-        headers: { "cf-connecting-ip": `2001:db8:40:1::${i.toString(16)}` },
-        body: new URLSearchParams({ user: "mallory", passphrase: `rotated-${i}` }),
-        redirect: "manual",
-      });
+      const response = await signIn(
+        url,
+        { user: "mallory", passphrase: `rotated-${i}` },
+        `2001:db8:40:1::${i.toString(16)}`,
+      );
       statuses.push(response.status);
     }
     expect(statuses).toEqual([...Array(5).fill(401), ...Array(7).fill(429)]);
     // The same prefix written another way is the same address; another /64 is another one.
     const mapped = await authorizeUrl();
-    const again = await worker(mapped.url, {
-      method: "POST",
-      headers: { "cf-connecting-ip": "2001:0DB8:0040:0001:ffff::9" },
-      body: new URLSearchParams({
-        user: "owner",
-        passphrase: PASSWORD,
-        user_passphrase: userPassphrase("owner"),
-      }),
-      redirect: "manual",
-    });
+    const again = await signIn(mapped.url, rightForm("owner"), "2001:0DB8:0040:0001:ffff::9");
     expect(again.status).toBe(429);
     const owner = await authorizeUrl();
-    const signedIn = await worker(owner.url, {
-      method: "POST",
-      headers: { "cf-connecting-ip": "2001:db8:40:2::1" },
-      body: new URLSearchParams({
-        user: "owner",
-        passphrase: PASSWORD,
-        user_passphrase: userPassphrase("owner"),
-      }),
-      redirect: "manual",
-    });
+    const signedIn = await signIn(owner.url, rightForm("owner"), "2001:db8:40:2::1");
     expect(signedIn.status).toBe(302);
   });
 
@@ -333,12 +297,9 @@ describe("OAuth (OAUTH=on)", () => {
     const attacked = await authorizeUrl();
     const burst = await Promise.all(
       Array.from({ length: 30 }, (_, i) =>
-        worker(attacked.url, {
-          method: "POST",
-          headers: { "cf-connecting-ip": "203.0.113.99" },
-          body: new URLSearchParams({ user: "mallory", passphrase: `burst-${i}` }),
-          redirect: "manual",
-        }).then((r) => r.status),
+        signIn(attacked.url, { user: "mallory", passphrase: `burst-${i}` }, "203.0.113.99").then(
+          (r) => r.status,
+        ),
       ),
     );
     expect(burst.filter((s) => s === 401)).toHaveLength(5);
@@ -347,16 +308,7 @@ describe("OAuth (OAUTH=on)", () => {
     // a right passphrase does not use up the address's budget: five sign-ins in a row pass.
     for (let i = 0; i < 6; i++) {
       const fresh = await authorizeUrl();
-      const signedIn = await worker(fresh.url, {
-        method: "POST",
-        headers: { "cf-connecting-ip": "198.51.100.99" },
-        body: new URLSearchParams({
-          user: "owner",
-          passphrase: PASSWORD,
-          user_passphrase: userPassphrase("owner"),
-        }),
-        redirect: "manual",
-      });
+      const signedIn = await signIn(fresh.url, rightForm("owner"), "198.51.100.99");
       expect(signedIn.status, `sign-in ${i + 1}`).toBe(302);
     }
   });

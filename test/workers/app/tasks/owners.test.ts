@@ -9,39 +9,16 @@
 import { describe, expect, it } from "vitest";
 import { accessToken, registerClient } from "../../../helpers/oauth-client";
 import { rpcBody } from "../../mcp/fixtures";
-import { configured, type WorkerFetch } from "../helpers";
+import { configured, createTask, poster, type Poster } from "../helpers";
 
 const base = "http://localhost";
 const SLOW = `async () => { for (let i = 0; i < 40; i++) await codemode.request({ method: "GET", path: "/projects" }); return "done"; }`;
 
-/** A raw 2025-11-25 JSON-RPC POST to /mcp as the given bearer token (or none). */
-function poster(worker: WorkerFetch, token?: string) {
-  return (message: Record<string, unknown>) =>
-    worker(`${base}/mcp`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        "mcp-protocol-version": "2025-11-25",
-        ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
-      },
-      body: JSON.stringify({ jsonrpc: "2.0", ...message }),
-    });
-}
-
-async function startTask(post: ReturnType<typeof poster>): Promise<string> {
-  const created = (await rpcBody(
-    await post({
-      id: 1,
-      method: "tools/call",
-      params: { name: "execute", arguments: { code: SLOW }, task: { ttl: 60_000 } },
-    }),
-  )) as { result: { task: { taskId: string } } };
-  return created.result.task.taskId;
-}
+/** Starts the slow program as a task: its id. */
+const startTask = async (post: Poster) => (await createTask(post, SLOW)).taskId;
 
 /** What a task method answers: the JSON-RPC error message, or "ok". */
-async function attempt(post: ReturnType<typeof poster>, method: string, taskId: string) {
+async function attempt(post: Poster, method: string, taskId: string) {
   const response = await post({ id: 9, method, params: { taskId } });
   if (response.status === 401) return "401";
   const body = (await rpcBody(response)) as { error?: { message: string } };
@@ -107,20 +84,10 @@ describe("an approval answered through the 2025 tasks lane", () => {
   it("sends once, however often the accepted answer is replayed", async () => {
     const title = `Replayed ${crypto.randomUUID().slice(0, 8)}`;
     const post = poster(worker);
-    const created = (await rpcBody(
-      await post({
-        id: 1,
-        method: "tools/call",
-        params: {
-          name: "execute",
-          arguments: {
-            code: `async () => { await codemode.request({ method: "POST", path: "/tasks", body: { projectId: 3, title: ${JSON.stringify(title)} } }); return "wrote"; }`,
-          },
-          task: { ttl: 60_000 },
-        },
-      }),
-    )) as { result: { task: { taskId: string } } };
-    const { taskId } = created.result.task;
+    const { taskId } = await createTask(
+      post,
+      `async () => { await codemode.request({ method: "POST", path: "/tasks", body: { projectId: 3, title: ${JSON.stringify(title)} } }); return "wrote"; }`,
+    );
     const status = async () =>
       (
         (await (await post({ id: 2, method: "tasks/get", params: { taskId } })).json()) as {

@@ -9,8 +9,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import { text } from "../../../helpers/tool-result";
-import { rpcBody } from "../../mcp/fixtures";
-import { configured, entry, type WorkerFetch } from "../helpers";
+import { configured, createTask, entry, poster, type WorkerFetch } from "../helpers";
 
 const STATE_KEY = "app-test-request-state-key-0123456789abcdef";
 const READ = `async () => { const r = await codemode.request({ method: "GET", path: "/projects", response: "full" }); return r.status; }`;
@@ -152,15 +151,7 @@ describe("2025-11-25 tasks on the product's /mcp (SDK v1 client)", () => {
     await expect(client.experimental.tasks.getTask("no-such-task")).rejects.toThrow(
       /-32602.*Unknown task "no-such-task"/,
     );
-    const listed = await entry("http://localhost/mcp", {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        "mcp-protocol-version": "2025-11-25",
-      },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tasks/list", params: {} }),
-    });
+    const listed = await poster(entry)({ id: 7, method: "tasks/list", params: {} });
     const body = (await listed.json()) as { id: number; error: { code: number; message: string } };
     expect(body.id).toBe(7);
     expect(body.error.code).toBe(-32601);
@@ -194,24 +185,8 @@ describe("2025-11-25 tasks on the product's /mcp (SDK v1 client)", () => {
   it("an answer names its task and input round: a stale or foreign answer approves nothing", async () => {
     const title = `Stale ${crypto.randomUUID().slice(0, 8)}`;
     const worker = configured({ APPROVALS: "on", REQUEST_STATE_KEY: STATE_KEY });
-    const post = async (message: Record<string, unknown>) =>
-      worker("http://localhost/mcp", {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          "mcp-protocol-version": "2025-11-25",
-        },
-        body: JSON.stringify({ jsonrpc: "2.0", ...message }),
-      });
-    const created = (await rpcBody(
-      await post({
-        id: 1,
-        method: "tools/call",
-        params: { name: "execute", arguments: { code: writes(title, 1) }, task: { ttl: 60_000 } },
-      }),
-    )) as { result: { task: { taskId: string; ttl: number } } };
-    const { taskId, ttl } = created.result.task;
+    const post = poster(worker);
+    const { taskId, ttl } = await createTask(post, writes(title, 1));
     expect(ttl).toBe(60_000);
     const status = async () =>
       (

@@ -6,16 +6,17 @@
  * request starts sees it without the MCP servers, tools and executors passing it along.
  *
  * The caller is the OAuth user when OAuth is on, else the client's address (`CF-Connecting-IP`:
- * Cloudflare sets it, the local front replaces any a client sent). Not the API key: every holder
- * of the one key would be one caller. A loopback address names nobody: on a local server every
- * client comes from it, so capping it would cap the whole server; there the pool itself keeps
- * serving (docs/local-runtime.md, "Placement").
+ * Cloudflare sets it, the local front replaces any a client sent), an IPv6 one by its /64. Not
+ * the API key: every holder of the one key would be one caller. A loopback address names nobody:
+ * on a local server every client comes from it, so capping it would cap the whole server; there
+ * the pool itself keeps serving (docs/local-runtime.md, "Placement").
  *
  * Security defaults: never a token or key, not even a hash of one; the name stays on the host.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { AuthInfo } from "@modelcontextprotocol/server";
 import type { AppConfig } from "./config/config";
+import { addressKey } from "./oauth/address-key";
 import { callerOf } from "./runs/caller";
 
 const storage = new AsyncLocalStorage<string>();
@@ -34,7 +35,9 @@ export function placementCaller(
   if (config.oauth) return callerOf(config, authInfo);
   const address = request.headers.get("cf-connecting-ip")?.trim().toLowerCase() ?? "";
   if (address === "" || isLoopback(address)) return "";
-  return `address:${address.slice(0, 100)}`;
+  // By its /64 for IPv6, as the OAuth limits count it: one host holds a whole /64, and each of
+  // its addresses a caller of its own would let it past the cap, one run per address.
+  return `address:${addressKey(address)}`;
 }
 
 /** Whether `address` is a loopback address (127.0.0.0/8, ::1, or either mapped into IPv6). */

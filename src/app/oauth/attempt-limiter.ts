@@ -20,35 +20,13 @@
  * Does not do: stop an attacker who registers new clients from many real addresses (each pair
  * gets its own budget).
  */
+import { addressKey } from "./address-key";
 import type { OAuthStore } from "./oauth-store";
 
 /** Wrong passphrases allowed per client and per address within one window. */
 export const MAX_FAILURES = 5;
 /** Length of the window in milliseconds (15 minutes). */
 export const WINDOW_MS = 15 * 60_000;
-
-/**
- * The address a consent attempt is counted against: an IPv4 address as it is, an IPv6 one by its
- * /64 prefix. One IPv6 host usually holds a whole /64 (a cloud VM gets 2^64 addresses), so
- * counted per full address, an attacker who registers a new client per guess and sends each from
- * another address of its /64 had every guess checked: no limit at all. An IPv4 address mapped
- * into IPv6 (`::ffff:192.0.2.1`) counts as the IPv4 address.
- * @param address - `CF-Connecting-IP` (absent: "unknown", shared by all)
- */
-export function addressKey(address: string): string {
-  const ip = address.trim().toLowerCase().split("%")[0]!;
-  if (!ip.includes(":")) return ip.slice(0, 64);
-  const mapped = /^(?:0{0,4}:){0,5}:?ffff:(\d{1,3}(?:\.\d{1,3}){3})$/.exec(ip);
-  if (mapped) return mapped[1]!;
-  const [head = "", tail] = ip.split("::", 2);
-  const groups = head === "" ? [] : head.split(":");
-  if (tail !== undefined) {
-    const rest = tail === "" ? [] : tail.split(":");
-    groups.push(...Array<string>(Math.max(0, 8 - groups.length - rest.length)).fill("0"), ...rest);
-  }
-  const prefix = groups.slice(0, 4).map((group) => group.replace(/^0+(?=.)/, "").slice(0, 4));
-  return `${prefix.join(":")}::/64`;
-}
 
 /**
  * The attempt limiter for one consent request.

@@ -20,7 +20,7 @@
  * operator who reaches the total cap raises it or waits the day out.
  */
 import { HttpError } from "../errors/http-error";
-import { addressKey } from "./attempt-limiter";
+import { addressKey } from "./address-key";
 import type { OAuthStore } from "./oauth-store";
 
 /** The per-address window. */

@@ -17,7 +17,7 @@ const from = (address?: string) =>
 describe("placementCaller", () => {
   it("names a client by its address, with or without an API key (every key holder shares the key)", () => {
     expect(placementCaller(from("203.0.113.7"), OPEN, undefined)).toBe("address:203.0.113.7");
-    expect(placementCaller(from("2001:DB8::1"), KEYED, undefined)).toBe("address:2001:db8::1");
+    expect(placementCaller(from("198.51.100.9"), KEYED, undefined)).toBe("address:198.51.100.9");
   });
 
   it("names nobody for a loopback address or none: every client of a local server has it", () => {
@@ -25,7 +25,19 @@ describe("placementCaller", () => {
       expect(placementCaller(from(address), OPEN, undefined), address).toBe("");
     expect(placementCaller(from(), OPEN, undefined)).toBe("");
     expect(placementCaller(from("::ffff:203.0.113.7"), OPEN, undefined)).toBe(
-      "address:::ffff:203.0.113.7",
+      "address:203.0.113.7",
+    );
+  });
+
+  it("names an IPv6 client by its /64, as the attempt limiter counts it: one host holds a whole /64", () => {
+    // Named by its full address, one host sending each run from another address of its /64 was
+    // a new caller per run: past the cap, it took every runner from the others.
+    const names = ["2001:db8:40:1::1", "2001:DB8:40:1::ffff", "2001:0db8:0040:0001:a:b:c:d"].map(
+      (address) => placementCaller(from(address), OPEN, undefined),
+    );
+    expect(names).toEqual(Array(3).fill("address:2001:db8:40:1::/64"));
+    expect(placementCaller(from("2001:db8:40:2::1"), KEYED, undefined)).toBe(
+      "address:2001:db8:40:2::/64",
     );
   });
 

@@ -15,17 +15,21 @@
 //    second client waits (issue #28's bounds), so other work beside them would be measured too.
 //    Those marked `shared` run last, taking turns on a server started for their group
 //    (support/shared-server.mjs: ~10 s saved per script), stopped after the last of the group.
-// `--part pooled` or `--part alone` runs only that step (after the build).
+// `--part pooled` or `--part alone` runs only that step (after the build). `--list` lists the
+// jobs and exits.
 // Output: every line prefixed by its script's name as it comes; a failing script's whole output
 // again, unprefixed, at the end.
 //
 // Usage: npm run e2e [-- [--part pooled|alone] [--with <npm script>]… [name…]]   (names: see
-// SCRIPTS below; a name list runs only those, in the same steps). E2E_JOBS=1: one at a time.
+// SCRIPTS below or --list; a name list runs only those, in the same steps: a job's name that job
+// alone, a script's file, `<script>.mjs`, every job that runs it, support/job-names.mjs).
+// E2E_JOBS=1: one at a time.
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { chooseJobs, listJobs } from "./support/job-names.mjs";
 import { startServer } from "./support/server.mjs";
 import {
   describeSharedServer,
@@ -179,7 +183,7 @@ const JOBS = Math.max(1, Number(process.env.E2E_JOBS ?? 2) || 2);
 /** @param {string} message */
 const usage = (message) => {
   console.error(
-    `e2e: ${message}\n  Usage: npm run e2e -- [--part pooled|alone] [--with <npm script>]… [name…]\n  Names: ${SCRIPTS.map((s) => s.name).join(" ")}`,
+    `e2e: ${message}\n  Usage: npm run e2e -- [--list] [--part pooled|alone] [--with <npm script>]… [name…|script.mjs…]\n  Names: ${SCRIPTS.map((s) => s.name).join(" ")}`,
   );
   process.exit(2);
 };
@@ -200,16 +204,19 @@ for (let i = 2; i < process.argv.length; i++) {
         command: ["npm", "run", value],
         ...(PACKS.includes(value) && { lock: "pack" }),
       });
+  } else if (arg === "--list") {
+    for (const line of listJobs(SCRIPTS)) console.log(line);
+    process.exit(0);
   } else if (arg.startsWith("--")) usage(`unknown option ${arg}.`);
-  else if (!SCRIPTS.some((s) => s.name === arg)) usage(`no script named ${arg}.`);
   else names.push(arg);
 }
 if (!["all", "pooled", "alone"].includes(part)) usage(`--part is pooled or alone, not ${part}.`);
-// A script's name chooses every job that runs it (runaway: both executors' halves).
-const chosen =
-  names.length > 0
-    ? SCRIPTS.filter((s) => names.includes(s.name) || (s.file && names.includes(s.file)))
-    : SCRIPTS;
+// A job's name chooses it alone; `<script>.mjs` every job that runs it (runaway.mjs: both
+// executors' halves).
+const selection = chooseJobs(SCRIPTS, names);
+if (selection.unknown.length > 0)
+  usage(`no job or script named ${selection.unknown.join(", ")} (see --list).`);
+const chosen = names.length > 0 ? selection.chosen : SCRIPTS;
 // The packing jobs first (test:package, ~4 min, and npx-bin): the longest chain; the other slot
 // meanwhile takes everything else.
 const pooledJobs =

@@ -22,10 +22,11 @@
  */
 import {
   asciiBodyText,
-  asciiText,
   decodeBody,
+  utf8Reading,
   wellFormedUtf8Text,
   type BodyText,
+  type Utf8Reading,
 } from "./body-charset";
 import { secretRedactor, type Redactor } from "../redaction/redaction";
 import { yieldThread } from "../redaction/slices";
@@ -111,7 +112,9 @@ export async function toApiResult(
       `it came compressed (Content-Encoding: ${coding}), so it cannot be checked for credentials before the program sees it`,
     );
   // The raw bytes first: a secret in a charset other than the declared one is caught here.
-  const ascii = asciiText(raw);
+  // Decoded once as UTF-8: its ASCII text, if all ASCII, and below its UTF-8 text, if needed.
+  let reading: Utf8Reading | undefined = utf8Reading(raw);
+  const ascii = reading.ascii;
   const size = raw.byteLength;
   // A large body is searched in slices, the host's thread given to other clients between them.
   const sliced = size >= SLICED_BODY;
@@ -127,6 +130,7 @@ export async function toApiResult(
     // Given back at once, not at the next collection: detaching a buffer frees its memory.
     release(raw);
     raw = EMPTY;
+    reading = undefined;
     const found = await redactor.cleanAsciiBytesInSlices(ascii, pause);
     if (found === undefined) return withheld(UNSAFE);
     untouched = typeof found === "string";
@@ -145,8 +149,10 @@ export async function toApiResult(
     // 60–70% longer with both). Other charsets keep it: a program can encode their text back.
     utf8Text =
       ascii === undefined && redactor.active && (TEXTUAL.test(type) || type === "")
-        ? wellFormedUtf8Text(raw, type)
+        ? wellFormedUtf8Text(raw, type, reading)
         : undefined;
+    // Its text, if any, is utf8Text now: not held through the search for a body that needs none.
+    reading = undefined;
     bytes = await search(raw, ascii, utf8Text === undefined);
     if (!bytes) return withheld(UNSAFE);
     untouched = bytes === raw;

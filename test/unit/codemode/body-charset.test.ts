@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import {
   asciiText,
   decodeBody,
+  utf8Reading,
   wellFormedUtf8Text,
 } from "../../../src/codemode/request/body-charset";
 
@@ -82,6 +83,8 @@ describe("wellFormedUtf8Text: which bodies skip the byte search's UTF-8 reading"
     const decoded = decodeBody(body, type);
     expect(decoded.kind === "text" && decoded.text).toBe(text);
     expect(text).toBe(new TextDecoder().decode(cjk));
+    // With the reading made for the ASCII check: the same text (decoded there, not again).
+    expect(wellFormedUtf8Text(body, type, utf8Reading(body))).toBe(text);
   });
 
   it.each([
@@ -100,5 +103,56 @@ describe("wellFormedUtf8Text: which bodies skip the byte search's UTF-8 reading"
     ["a surrogate", bytes(0x61, 0xed, 0xa0, 0x80), "text/plain"],
   ])("keeps it: %s", (_, body, type) => {
     expect(wellFormedUtf8Text(body, type)).toBeUndefined();
+    expect(wellFormedUtf8Text(body, type, utf8Reading(body))).toBeUndefined();
+  });
+});
+
+// api-response.ts decodes a body once: the ASCII check's strict UTF-8 reading is also the text
+// wellFormedUtf8Text would decode (a 4 MB CJK answer was decoded twice, ~15 % of its redaction).
+describe("utf8Reading: one decode for the ASCII check and the UTF-8 text", () => {
+  const cjk = ascii('{"名前":"ｆｕｌｌ ｗｉｄｔｈ 中文","é":"😀"}');
+
+  it("holds the strict UTF-8 text of a well-formed body, and its ASCII text only when all ASCII", () => {
+    expect(utf8Reading(cjk)).toEqual({
+      decoded: true,
+      text: new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(cjk),
+      ascii: undefined,
+    });
+    expect(utf8Reading(ascii('{"a":"b"}'))).toEqual({
+      decoded: true,
+      text: '{"a":"b"}',
+      ascii: '{"a":"b"}',
+    });
+    // One of each length of sequence: each shortens the text, so none passes as ASCII.
+    for (const char of ["é", "中", "😀"])
+      expect(utf8Reading(ascii(`a${char}`))).toMatchObject({ text: `a${char}`, ascii: undefined });
+  });
+
+  it("holds no text for an invalid sequence, and decodes nothing whose first byte is not ASCII", () => {
+    expect(utf8Reading(bytes(...cjk, 0x80))).toEqual({
+      decoded: true,
+      text: undefined,
+      ascii: undefined,
+    });
+    expect(utf8Reading(bytes(0x61, 0xad, 0x62)).text).toBeUndefined();
+    expect(utf8Reading(bytes(0xef, 0xbb, 0xbf, ...cjk)).decoded).toBe(false);
+    expect(utf8Reading(ascii("中文")).decoded).toBe(false);
+    expect(utf8Reading(bytes()).decoded).toBe(false);
+  });
+
+  it("is what wellFormedUtf8Text returns for a UTF-8 body, without decoding it again", () => {
+    // A reading whose text differs from the bytes' shows which one is returned.
+    const reading = { decoded: true, text: "the reading", ascii: undefined };
+    expect(wellFormedUtf8Text(cjk, "application/json", reading)).toBe("the reading");
+    expect(wellFormedUtf8Text(cjk, "application/json", { ...reading, text: undefined })).toBe(
+      undefined,
+    );
+    // Not for another charset: its label decides first.
+    expect(wellFormedUtf8Text(cjk, "text/plain; charset=latin1", reading)).toBeUndefined();
+    // Not decoded: wellFormedUtf8Text decodes the bytes itself.
+    const notDecoded = { decoded: false, text: undefined, ascii: undefined };
+    expect(wellFormedUtf8Text(cjk, "application/json", notDecoded)).toBe(
+      new TextDecoder().decode(cjk),
+    );
   });
 });

@@ -256,3 +256,23 @@ describe("the NUL-free view of a view searched whole, cut to its NULs", () => {
     );
   });
 });
+
+describe("a copy in tag characters, part of it decoded by a step (hostile)", () => {
+  // The tag reading drops every other character, inert ones too: the tags a step decoded were
+  // read without the text's own tags once the segment holding those was cut away (attack9).
+  const redactor = secretRedactor([secret]);
+  const tags = (s: string) => [...s].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0)));
+  const brace = (s: string) => tags(s).map((t) => `\\u{${t.codePointAt(0)!.toString(16)}}`);
+  const [head, tail] = [secret.slice(0, 9), secret.slice(9)];
+  it("cuts it out of text, the text's tags after or before the decoded ones", () => {
+    const pad = "中".repeat(6_000);
+    for (const body of [
+      `${brace(head).join("")}中${tags(tail).join("")}中${pad}`,
+      `${pad}中${tags(head).join("")}中${brace(tail).join("")}`,
+    ]) {
+      const text = redactor.text(body);
+      expect(text).not.toBe(body);
+      expect(text).toContain("[REDACTED]");
+    }
+  });
+});

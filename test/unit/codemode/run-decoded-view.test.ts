@@ -154,4 +154,27 @@ describe("the run-decoded view", () => {
     expect(read.text).toContain(prose);
     expect(read.text.length).toBeLessThan(2.1 * prose.length);
   });
+
+  // attack9: each piece read on its own and the whole run read too made a view 1.5 times the
+  // text, so a body of cut runs of cut runs, four levels deep, was read as ~6 times its length.
+  it.each([40, 39, 44])(
+    "keeps no piece's reading the joined one holds: %i-character pieces, four levels deep",
+    (width) => {
+      const prose = "The quick brown fox jumps over the lazy dog. ".repeat(150);
+      const cut = (t: string) =>
+        btoa(t)
+          .match(new RegExp(`.{1,${width}}`, "g"))!
+          .join(" ");
+      const read = view(cut(prose)) as View;
+      expect(read.text).toContain(prose);
+      expect(read.text.length).toBeLessThan(1.05 * prose.length);
+      let text = cut(cut(cut(cut(prose))));
+      for (let level = 0; level < 4; level++) {
+        const next = view(text) as View;
+        expect(next.text.length).toBeLessThan(0.8 * text.length);
+        text = next.text;
+      }
+      expect(text).toContain(prose);
+    },
+  );
 });

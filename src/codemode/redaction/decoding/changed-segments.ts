@@ -47,6 +47,9 @@ export function inertCharacter(code: number): boolean {
   return state === 1;
 }
 
+/** A tag character (U+E0020–U+E007E) as UTF-16 or as UTF-8 read one character per byte. */
+const TAG_CHARACTER = /\udb40[\udc20-\udc7e]|\xf3\xa0[\x80\x81][\x80-\xbf]/;
+
 /**
  * Views cut to their changed segments since the isolate started, and the characters of those
  * views and of what was kept: a test shows the cut is made (the time it saves is in
@@ -146,6 +149,11 @@ export class SegmentCut {
   whole = false;
   private covered = 0;
   private at: Int32Array | undefined;
+  /** Finds the text's tag characters, in order ({@link TAG_CHARACTER}). */
+  private readonly tags = new RegExp(TAG_CHARACTER.source, "g");
+  /** Where the next tag character not yet kept starts and ends (-1: not looked for yet). */
+  private nextTag = -1;
+  private nextTagEnd = 0;
 
   /**
    * @param text - the text to cut
@@ -161,6 +169,29 @@ export class SegmentCut {
    * at (for a caller's slice budget).
    */
   add(from: number, to: number): number {
+    let looked = 0;
+    if (this.nextTag < 0) this.findTag();
+    while (this.nextTag < from) {
+      looked += this.keep(this.nextTag, this.nextTagEnd);
+      this.findTag();
+    }
+    return looked + this.keep(from, to);
+  }
+
+  /**
+   * Finds the next tag character. The tag reading drops every other character, inert ones too,
+   * so it reads across the cut: a copy whose first tags a step decoded (`\u{E0074}…`) and whose
+   * last ones the text held came back whole once the segment holding those was cut away
+   * (attack9). Every tag is kept, as if a step had changed it.
+   */
+  private findTag(): void {
+    const found = this.tags.exec(this.text);
+    this.nextTag = found ? found.index : Infinity;
+    this.nextTagEnd = found ? found.index + found[0].length : 0;
+  }
+
+  /** {@link SegmentCut.add} of one span: its segment, joined to the last when they touch. */
+  private keep(from: number, to: number): number {
     const { text, starts, ends, inert } = this;
     const n = text.length;
     const last = ends.length - 1;
@@ -188,6 +219,12 @@ export class SegmentCut {
 
   /** The segments' text (flattened) and where each segment starts in it (one past: its end). */
   finish(): { text: string; at: Int32Array } {
+    // The tags after the last span added.
+    if (this.nextTag < 0) this.findTag();
+    while (this.nextTag < Infinity) {
+      this.keep(this.nextTag, this.nextTagEnd);
+      this.findTag();
+    }
     const { starts, ends, text } = this;
     const at = new Int32Array(starts.length + 1);
     let kept = "";

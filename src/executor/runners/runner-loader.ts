@@ -230,14 +230,12 @@ export class RunnerLoader {
     try {
       for (;;) {
         // Placed at once when it can be (no await: the run is under way before this call
-        // returns, and the next run placed sees it), else after a wait for a better runner; on
-        // its runner's runs from the moment it is chosen (slot-chooser.ts).
-        const mine: RunOnSlot = { caller, lastProgress: this.now(), inCall: 0, called: false };
-        const placed = chosen ?? placing.choose(claim, mine);
+        // returns, and the next run placed sees it), else after a wait for a better runner.
+        const placed = chosen ?? placing.choose(claim);
         const slot = placed instanceof Promise ? await placed : placed;
         chosen = undefined;
         const sent = this.now();
-        mine.lastProgress = sent;
+        const mine: RunOnSlot = { caller, lastProgress: sent, inCall: 0, called: false };
         slot.runs.add(mine);
         this.keepReserve();
         let begun = false;
@@ -257,8 +255,6 @@ export class RunnerLoader {
             slot.cold = false;
             slot.askedAt = 0;
             mine.lastProgress = this.now();
-            // A cold slot serves now, and claims on it ended: runs waiting may go there.
-            this.chooser.changed();
           },
         });
         const settled = dispatch(slot.runner, request, tracked.target).then(
@@ -269,8 +265,6 @@ export class RunnerLoader {
         void settled.then(() => {
           settledYet = true;
           slot.runs.delete(mine);
-          // Its runner may be free now: runs waiting for one look again at once.
-          this.chooser.changed();
         });
         let outcome: { answer: RunnerAnswer } | { error: unknown } | "late" = await (moves <
         this.slots.length - 1

@@ -23,7 +23,6 @@ import {
   waitsForClaim,
   type Claim,
   type PlacedSlot,
-  type RunOnSlot,
 } from "./runner-placement";
 
 /**
@@ -60,8 +59,6 @@ export class SlotChooser<S extends PlacedSlot> {
   private next = 0;
   /** Runs waiting for a runner their caller may use. */
   private readonly queue: CallerQueue;
-  /** Runs waiting for a better runner, first sent first ({@link untilChange}). */
-  private sleepers: { since: number; wake: () => void }[] = [];
 
   /**
    * @param slots - the runner slots, owned by the loader (their state changes as runs go)
@@ -161,48 +158,6 @@ export class SlotChooser<S extends PlacedSlot> {
   time(): number {
     return this.now();
   }
-
-  /**
-   * Settles at `at` (one millisecond past it: a timer may fire within the millisecond before it
-   * by the clock, and a look then found a rest not over), or at the next {@link changed} if that
-   * comes first; woken then after the runs first sent before `since` (a run's first send), so
-   * the run that has waited longest looks first, whenever its own looks were.
-   */
-  untilChange(at: number, since: number): Promise<void> {
-    return new Promise((resolve) => {
-      const sleeper = {
-        since,
-        wake: () => {
-          clearTimeout(timer);
-          resolve();
-        },
-      };
-      const timer = setTimeout(
-        () => {
-          this.sleepers = this.sleepers.filter((other) => other !== sleeper);
-          resolve();
-        },
-        Math.max(1, at - this.now() + 1),
-      );
-      const after = this.sleepers.findIndex((other) => other.since > since);
-      this.sleepers.splice(after < 0 ? this.sleepers.length : after, 0, sleeper);
-    });
-  }
-
-  /**
-   * A slot's runs changed (a run settled or began): every run waiting for a better runner looks
-   * again now, the one first sent first, rather than at its next look (up to
-   * {@link RUNNER_LOOK_MS} later). Why: in e2e fair-share's first round (shared worker, load 9,
-   * traced) one free runner served the other clients' searches one after another, each waiting
-   * for the one before it to end (a search that has not called the host may be a stall); a
-   * search freed the runner, and a search sent after it took it while the runs waiting looked
-   * again only later: one waited 818 ms before it was sent, behind three sent after it.
-   */
-  changed(): void {
-    const woken = this.sleepers;
-    this.sleepers = [];
-    for (const sleeper of woken) sleeper.wake();
-  }
 }
 
 /** One run's wait for a runner, across its tries (see {@link SlotChooser.placing}). */
@@ -240,10 +195,7 @@ export class RunPlacement<S extends PlacedSlot> {
 
   /**
    * The runner the run goes to now: at once (no await: the run is under way before the loader's
-   * call returns, so the next run placed sees it) unless a better runner is moments away. `run`
-   * (the send's record) is on the runner's runs from the moment it is chosen: runs waiting look
-   * again together when a runner frees ({@link SlotChooser.changed}), and the first one's choice
-   * must be seen by the next before it looks. A
+   * call returns, so the next run placed sees it) unless a better runner is moments away. A
    * runner that may be blocked costs a run up to 10 s and then its failure; one whose short
    * rest is about to end costs a refused connection at worst: it waits for that one (bounded).
    * A run that claimed a slot waits for it rather than take the spare (runner-placement.ts,
@@ -252,33 +204,32 @@ export class RunPlacement<S extends PlacedSlot> {
    * looking after a few of them went to a held runner and failed with it 10 s later.
    * @param claim - the regular slot that refused this run before it began, if any
    */
-  choose(claim: Claim<S> | undefined, run: RunOnSlot): S | Promise<S> {
+  choose(claim: Claim<S> | undefined): S | Promise<S> {
     const best = this.bestNow(claim);
     if (!best)
       return this.chooser
         .wait(this.caller)
         .then((slot) =>
-          this.goOrWait(this.chooser.claimed(slot, claim, this.caller, this.inBurst), claim, run),
+          this.goOrWait(this.chooser.claimed(slot, claim, this.caller, this.inBurst), claim),
         );
-    return this.goOrWait(best, claim, run);
+    return this.goOrWait(best, claim);
   }
 
-  /** `slot` when the run goes there now (`run` on it), else a wait for a better runner. */
-  private goOrWait(slot: S, claim: Claim<S> | undefined, run: RunOnSlot): S | Promise<S> {
+  /** `slot` when the run goes there now, else a wait for a better runner. */
+  private goOrWait(slot: S, claim: Claim<S> | undefined): S | Promise<S> {
     const soon = this.lookAgainAt(slot, claim);
-    if (soon !== undefined) return this.waitFrom(soon, claim, run);
-    slot.runs.add(run);
-    return slot;
+    return soon === undefined ? slot : this.waitFrom(soon, claim);
   }
 
-  /**
-   * Looks again at `soon` or when a runner's runs change, whichever comes first
-   * ({@link SlotChooser.untilChange}), and after each look that finds a better runner moments
-   * away; `run` is on the runner chosen before this returns.
-   */
-  private async waitFrom(soon: number, claim: Claim<S> | undefined, run: RunOnSlot): Promise<S> {
+  /** Looks again at `soon`, and after each look that finds a better runner moments away. */
+  private async waitFrom(soon: number, claim: Claim<S> | undefined): Promise<S> {
     for (let at = soon; ;) {
-      await this.chooser.untilChange(at, this.firstSent);
+      // One millisecond past the rest's end: a timer may fire within the millisecond before
+      // it by the clock, and a look then found the rest not over, no other rest ending
+      // soon, and sent the run to the blocked runner.
+      await new Promise((resolve) =>
+        setTimeout(resolve, Math.max(1, at - this.chooser.time() + 1)),
+      );
       const slot =
         this.bestNow(claim) ??
         this.chooser.claimed(
@@ -288,10 +239,7 @@ export class RunPlacement<S extends PlacedSlot> {
           this.inBurst,
         );
       const next = this.lookAgainAt(slot, claim);
-      if (next === undefined) {
-        slot.runs.add(run);
-        return slot;
-      }
+      if (next === undefined) return slot;
       at = next;
     }
   }

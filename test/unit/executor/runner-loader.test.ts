@@ -993,52 +993,6 @@ describe("RunnerLoader", () => {
       expect(loader.busy()).toEqual([1, 1, 1, 0]);
     });
 
-    it("gives a freed runner to the run that waited for it, not to one sent after it frees", async () => {
-      // e2e fair-share, shared worker, round 1 (load 9, traced): a stall holds a; the spare
-      // serves one search at a time (a search that has not called the host may be a stall, so
-      // none is sent beside it). Before, a run waiting for a runner looked again only every
-      // RUNNER_LOOK_MS: a search sent just after the spare's run ended took the spare, and the
-      // search that had waited longest was sent 818 ms after it arrived, behind three later ones.
-      const named = (name: string) => ({ ...CODE, mainModule: name, modules: { [name]: "" } });
-      let endFirst: (answer: RunnerAnswer) => void = () => {};
-      const a = runner("a", holds);
-      const spare = runner("spare", (kind, code) =>
-        (code as typeof CODE).mainModule === "first.js"
-          ? new Promise<RunnerAnswer>((resolve) => (endFirst = resolve))
-          : Promise.resolve({ answer: (code as typeof CODE).mainModule }),
-      );
-      const loader = new RunnerLoader(
-        [a.api, spare.api],
-        () => Date.now(),
-        undefined,
-        "",
-        () => "",
-        1,
-      );
-      const send = (name: string) =>
-        (
-          loader.load(named(name)).getEntrypoint() as unknown as {
-            run(request: unknown, host: unknown): Promise<unknown>;
-          }
-        ).run({}, { calls: 0 });
-      void run(loader); // the stall: a
-      const first = send("first.js"); // the spare, until it is ended below
-      await tick(5);
-      const waited = send("waited.js"); // a and the spare may be blocked: it waits
-      await tick(10);
-      endFirst({ answer: "first" });
-      expect(await first).toBe("first");
-      await tick(5);
-      const later = send("later.js"); // sent after the spare freed, before the next look
-      expect(await Promise.all([waited, later])).toEqual(["waited.js", "later.js"]);
-      expect(spare.sent.map((s) => (s.code as typeof CODE).mainModule)).toEqual([
-        "first.js",
-        "waited.js",
-        "later.js",
-      ]);
-      expect(a.sent).toHaveLength(1);
-    });
-
     it("a burst beside a held runner due for replacement waits for it; the spare stays free", async () => {
       // e2e fair-share, round 2 on a loaded machine: a round-1 stall still holds c (quiet 9.5 s:
       // the supervisor is about to end it, its replacement ready) when the next round's three

@@ -388,6 +388,24 @@ export function inspectorPortSetting(setting) {
 }
 
 /**
+ * Waits until the runtime reports ready (it listens on its sockets), or it exits, or `timeoutMs`
+ * passes; its `/health` is not asked (a runner's watchdog asks from then on, runner-pool.mjs).
+ * @param {Runtime} runtime
+ * @param {number} timeoutMs
+ * @returns {Promise<boolean>} whether it listens
+ */
+export async function waitListening(runtime, timeoutMs) {
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let timer;
+  const listening = await Promise.race([
+    runtime.ready,
+    new Promise((r) => (timer = setTimeout(r, timeoutMs, false))),
+  ]);
+  clearTimeout(timer);
+  return listening === true && runtime.isRunning();
+}
+
+/**
  * Waits until the runtime reports ready and its `/health` answers, or it exits, or `timeoutMs`
  * passes.
  * @param {Runtime} runtime

@@ -27,7 +27,7 @@ import { residentBytes } from "./runners/grown-idle-runner.mjs";
 import { RUNNER_STUCK_MS, createRunnerPool } from "./runners/runner-pool.mjs";
 import { DEFAULT_MAX_RUNS, askToRetire, runnerCounts } from "./runners/runner-retirement.mjs";
 import { readStableCode, warmWith } from "./runners/stable-code-request.mjs";
-import { probe, waitReady } from "./runtime.mjs";
+import { probe, waitListening, waitReady } from "./runtime.mjs";
 import { runtimeHost, spareRunners } from "./runtime-host.mjs";
 import { moveSocketOnto } from "./socket-folder.mjs";
 import { watch } from "./watchdog.mjs";
@@ -172,12 +172,14 @@ export async function supervise({
     });
 
   /**
-   * Waits for a started runtime to answer; when it does not, shows its last output and ends it.
+   * Waits for a started runtime to answer (or, without `answered`, only to listen: a runner
+   * watched from then, runner-pool.mjs); when it does not, shows its last output and ends it.
    * @param {Runtime} runtime
+   * @param {boolean} [answered]
    * @returns {Promise<Runtime | null>}
    */
-  const ready = async (runtime) => {
-    if (await waitReady(runtime, READY_TIMEOUT_MS)) return runtime;
+  const ready = async (runtime, answered = true) => {
+    if (await (answered ? waitReady : waitListening)(runtime, READY_TIMEOUT_MS)) return runtime;
     if (!stopping) {
       log(`${label}: ${runtime.name} did not start. Its last output:`);
       for (const line of runtime.recentOutput()) log(line);
@@ -200,7 +202,7 @@ export async function supervise({
     label,
     fail,
     addressOf: (index) => runnerSocket(index).address,
-    launch: async (slot, onCrash) => {
+    launch: async (slot, onCrash, firstAnswer) => {
       // A runner that ended leaves its socket file: its replacement binds the same name.
       runnerSocket(slot.index).clear();
       /** @type {Runtime} */
@@ -209,7 +211,7 @@ export async function supervise({
         message: runner(slot.index),
         onCrashLine: () => onCrash(runtime),
       });
-      const started = await ready(runtime);
+      const started = await ready(runtime, firstAnswer);
       started?.showOutput((line) => output(line));
       return started;
     },

@@ -100,9 +100,12 @@ export const PREPARE_LOOK_MS = 500;
  * @param {(slot: RunnerSlot, onRing: () => void) => Promise<() => Promise<void>>} [options.doorbell] -
  *   listens on the slot's RPC address and calls `onRing` when the host connects there; resolves
  *   to what closes it (needed when `keep` < `count` or `spare` > 0)
- * @param {(slot: RunnerSlot, onCrash: (runtime: Runtime) => void) => Promise<Runtime | null>} options.launch -
- *   starts the slot's runner on its RPC address and resolves once it answers (null: it did not
- *   start)
+ * @param {(slot: RunnerSlot, onCrash: (runtime: Runtime) => void, firstAnswer: boolean) => Promise<Runtime | null>} options.launch -
+ *   starts the slot's runner on its RPC address and resolves once it listens there, and with
+ *   `firstAnswer` once it has also answered `/health` (null: it did not start). Only the server's
+ *   start asks for that answer: a runner started later is reached by the host's runs as soon as
+ *   it listens, and a program that holds its thread before the answer would hold it unwatched
+ *   (below, `start`)
  * @param {(slot: RunnerSlot, onCrash: (runtime: Runtime) => void) => Promise<Prepared | null>} [options.launchAside] -
  *   starts a replacement for the slot's runner beside it, on a socket of its own, and resolves
  *   once it answers (null: it did not start); without it, no replacement is prepared
@@ -193,8 +196,10 @@ export function createRunnerPool({
    * Starts the slot's runner, or promotes the one prepared for it; resolves once it answers.
    * @param {RunnerSlot} slot
    * @param {Prepared} [prepared] - a replacement started beside the slot's last runner
+   * @param {boolean} [firstAnswer] - wait for its first `/health` answer too (the server's
+   *   start: a runner that never answers there stops the server)
    */
-  const start = async (slot, prepared) => {
+  const start = async (slot, prepared, firstAnswer = false) => {
     const asked = clock.now();
     // The runner binds the doorbell's address.
     const closing = slot.doorbell;
@@ -205,6 +210,11 @@ export function createRunnerPool({
       : await launch(
           slot,
           (/** @type {Runtime} */ crashed) => void replace(slot, crashed, "it crashed"),
+          // Watched from the moment it listens (issue #40, CI 2026-12-06): the host's runs
+          // reach it then, and a blocking program that began before its first answer held it
+          // for the 120 s a start may take, unwatched; its run timed out instead of failing
+          // with the runner, and the next round's runs found every runner held.
+          firstAnswer,
         );
     if (!runtime) return false;
     const started = runtime;
@@ -464,7 +474,9 @@ export function createRunnerPool({
     start: async () =>
       (
         await Promise.all(
-          slots.map(async (slot) => (kept(slot) ? start(slot) : (await openDoorbell(slot), true))),
+          slots.map(async (slot) =>
+            kept(slot) ? start(slot, undefined, true) : (await openDoorbell(slot), true),
+          ),
         )
       ).every(Boolean),
     addresses: () => slots.map((slot) => addressOf(slot.index)),

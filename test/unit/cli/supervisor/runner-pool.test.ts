@@ -230,6 +230,45 @@ describe("the runner pool", () => {
     expect(lines.at(-1)).toContain(`runner 1 failed ${RUNNER_FAILURES} times in a row; stopping.`);
   });
 
+  it("only the server's start waits for a runner's first answer; later runners are watched as they listen", async () => {
+    // A runner started on demand, or after a failure, is reached by the host's runs as soon as
+    // it listens. Its launch waited for its first /health answer too, and a blocking program
+    // that began before that answer held it unwatched for the 120 s a start may take (CI,
+    // 2026-12-06, e2e fair-share: the stall's run timed out at 30 s, the runner stayed held into
+    // the next round, and that round's runs found every runner held).
+    const clock = fakeClock();
+    const parts = fakePoolParts(clock);
+    const asked: [string, boolean][] = [];
+    const pool = createRunnerPool({
+      ...parts.options,
+      count: 2,
+      keep: 1,
+      launch: async (slot: any, _onCrash: unknown, firstAnswer: boolean) => {
+        asked.push([`runner ${slot.index}`, firstAnswer]);
+        return parts.options.launch(slot);
+      },
+    });
+    await pool.start();
+    parts.doorbells.get(2)!();
+    await clock.advance(0);
+    expect(asked).toEqual([
+      ["runner 1", true],
+      ["runner 2", false],
+    ]);
+    // Watched at once: held before any answer, it is replaced like any stuck runner, as often
+    // as clients send such programs, and never counted as a failed start (which stops the
+    // server after RUNNER_FAILURES in a row).
+    for (let i = 0; i < RUNNER_FAILURES + 1; i++) {
+      const held = parts.launched.at(-1)!;
+      parts.stuck.get(held)!("it has not answered /health for 10 s");
+      await clock.advance(1_000);
+      expect(held.killedBecause).toBe("it has not answered /health for 10 s");
+      expect(asked.at(-1)).toEqual(["runner 2", false]);
+    }
+    expect(parts.failed).toEqual([]);
+    expect(pool.slots[1]!.runtime?.isRunning()).toBe(true);
+  });
+
   it("a replacement that fails to start is retried, not left empty", async () => {
     const clockless = poolOf(1);
     await clockless.pool.start();

@@ -237,6 +237,8 @@ export class RunnerLoader {
         const sent = this.now();
         const mine: RunOnSlot = { caller, lastProgress: sent, inCall: 0, called: false };
         slot.runs.add(mine);
+        // Sent elsewhere, its claim keeps no other run off its slot (claimedByEarlier).
+        if (claim) claim.away = slot !== claim.slot;
         this.keepReserve();
         let begun = false;
         // Calls that end after their run settled (aborted with it) are no longer this slot's.

@@ -81,7 +81,7 @@ export interface PlacedSlot {
    * The claims on this slot of runs still being placed ({@link Claim}: each was refused here
    * before it began), so its runner goes to the earliest first ({@link claimedByEarlier}).
    */
-  claims?: Set<{ at: number }>;
+  claims?: Set<{ at: number; away?: boolean }>;
 }
 
 /**
@@ -377,6 +377,11 @@ export const RUNNER_CLAIM_MS = 3_000;
 export interface Claim<S extends PlacedSlot = PlacedSlot> {
   slot: S;
   at: number;
+  /**
+   * Its run is on another runner now (sent there, not begun yet): it holds no place at its
+   * slot meanwhile ({@link claimedByEarlier}), and takes it up again if it comes back.
+   */
+  away?: boolean;
 }
 
 /**
@@ -434,7 +439,11 @@ export function claimedSlot<S extends PlacedSlot>(
 export function claimedByEarlier(slot: PlacedSlot, claim: Claim | undefined, now: number): boolean {
   if (!slot.cold || slot.spare || !slot.claims) return false;
   const mine = claim?.slot === slot ? claim.at : Number.POSITIVE_INFINITY;
+  // A claim whose run was sent elsewhere keeps no one off: a stall refused by a starting slot,
+  // then sent to another runner, slow to begin there (it kept its claim until it began), held
+  // the fresh runner from every later run for up to RUNNER_CLAIM_MS (pool5's trace).
   for (const other of slot.claims)
-    if (other !== claim && other.at < mine && now - other.at < RUNNER_CLAIM_MS) return true;
+    if (other !== claim && !other.away && other.at < mine && now - other.at < RUNNER_CLAIM_MS)
+      return true;
   return false;
 }

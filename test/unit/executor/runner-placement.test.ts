@@ -409,4 +409,20 @@ describe("claimedByEarlier (a fresh runner goes to the run that asked for it fir
     c.claims.delete(stall);
     expect(claimedByEarlier(c, search, NOW)).toBe(false);
   });
+
+  it("a claim whose run was sent to another runner keeps no one off until it comes back", () => {
+    // pool5's trace: a stall refused by a starting slot, then sent to another runner and slow
+    // to begin there, kept its claim, and the slot's fresh runner was held from later runs.
+    const c = slot("c", [], { cold: true, askedAt: NOW - 200 });
+    const stall = { slot: c, at: NOW - 200, away: true };
+    const search = { slot: c, at: NOW - 150 };
+    c.claims = new Set([stall, search]);
+    expect(claimedByEarlier(c, search, NOW)).toBe(false);
+    // A run with no claim there is kept off by the search's claim only.
+    c.claims.delete(search);
+    expect(claimedByEarlier(c, undefined, NOW)).toBe(false);
+    c.claims.add(search);
+    stall.away = false;
+    expect(claimedByEarlier(c, search, NOW)).toBe(true);
+  });
 });

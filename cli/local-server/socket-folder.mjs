@@ -282,7 +282,7 @@ export function runtimeSockets(folder, id) {
 
 /**
  * Moves a runner's socket file onto another name (a prepared replacement's socket onto its
- * slot's: runner-pool.mjs, prepared-replacement.mjs). The listening socket goes with its file.
+ * slot's: runners/slot-preparation.mjs). The listening socket goes with its file.
  * One rename, which replaces the slot's file (the ended runner's) in one step: a host
  * connecting at that moment finds the old file (refused: the run is sent on) or the new
  * runner, never no file. The slot's file was removed first before, and a run sent in between

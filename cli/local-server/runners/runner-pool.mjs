@@ -15,7 +15,8 @@
  *   waited for, and it is ended and started afresh (runner-retirement.mjs says why and which one
  *   goes next; slot-retirement.mjs how, with a deadline, one asked retirement at a time).
  * - **Prepare.** A runner silent for a while gets its replacement started beside it, which takes
- *   its place at once if it is replaced (prepared-replacement.mjs says when, and why).
+ *   its place at once if it is replaced (prepared-replacement.mjs says when, and why;
+ *   slot-preparation.mjs starts, gives up and swaps it in).
  * - **Warm.** With the shared-worker executor, every runner started gets the engine's code,
  *   copied from a runner the host sent it to, and loads it before a run needs it
  *   (stable-warmth.mjs says why and when).
@@ -36,7 +37,7 @@
  *   warm-spare.mjs says why and how long).
  */
 import { grownIdleSlots } from "./grown-idle-runner.mjs";
-import { needsPrepared, preparedUnwanted } from "./prepared-replacement.mjs";
+import { PREPARE_LOOK_MS, createSlotPreparation } from "./slot-preparation.mjs";
 import { createWarmth } from "./stable-warmth.mjs";
 import { poolBusy, slotForRing, sparesToStart } from "./warm-spare.mjs";
 import { idleRunnersToEnd } from "./idle-runner-end.mjs";
@@ -56,9 +57,6 @@ export const RUNNER_STUCK_MS = 10_000;
  */
 export const RUNNER_FAILURES = 5;
 
-/** How often the runners are looked at for a replacement to prepare (prepared-replacement.mjs). */
-export const PREPARE_LOOK_MS = 500;
-
 /**
  * @typedef {import("../runtime.mjs").Runtime} Runtime
  * @typedef {{ index: number, runtime: Runtime | null, failures: number, retired: number, retiring: boolean, spare: boolean, starting: boolean, restarting: boolean, doorbell: (() => Promise<void>) | null, seenBegun: number, idleSince: number, preparing: boolean, prepared: Prepared | null }} RunnerSlot
@@ -68,9 +66,8 @@ export const PREPARE_LOOK_MS = 500;
  *   the slot's doorbell, while it has one;
  *   `seenBegun`/`idleSince`: its runner's runs begun when last seen changing, and since when;
  *   `preparing`/`prepared`: its runner's replacement, being started or ready beside it
- *   (prepared-replacement.mjs)
- * @typedef {{ runtime: Runtime, promote: () => void }} Prepared - a runner started beside a
- *   slot's runner on a socket of its own; `promote` moves its socket onto the slot's address
+ *   (slot-preparation.mjs)
+ * @typedef {import("./slot-preparation.mjs").Prepared} Prepared
  * @typedef {{ begun: number, underWay: number, retiring: boolean }} RunnerCounts
  */
 
@@ -206,7 +203,7 @@ export function createRunnerPool({
     slot.doorbell = null;
     if (closing) await closing();
     const runtime = prepared
-      ? promoted(prepared)
+      ? preparation.swapIn(prepared)
       : await launch(
           slot,
           (/** @type {Runtime} */ crashed) => void replace(slot, crashed, "it crashed"),
@@ -248,22 +245,18 @@ export function createRunnerPool({
     log(
       `${label}: ${runtime.name} is replaced because ${reason}; its runs in flight end with a clear error, other runners go on.`,
     );
-    // Taken before the kill: once the runner is ended, the prepare loop would find its prepared
-    // replacement unwanted (prepared-replacement.mjs) and end it.
-    const prepared = slot.prepared;
-    slot.prepared = null;
+    // Taken before the kill: once the runner is ended, a look would find its prepared
+    // replacement unwanted (slot-preparation.mjs) and end it.
+    const prepared = preparation.take(slot);
     await runtime.kill(reason);
-    if (slot.runtime !== runtime) {
-      if (prepared) await prepared.runtime.kill("it was not needed");
-      return;
-    }
+    if (slot.runtime !== runtime) return void (await preparation.giveUp(prepared));
     slot.runtime = null;
     // A runner that started and then failed starts a new count: the stop is for a slot whose
     // runner cannot start. A runner failing soon after its start is most often a program's doing
     // (one that holds its thread, or crashes it), and any client can send such programs: counted,
     // a dozen of them in a row stopped the whole server.
     slot.failures = 0;
-    if (prepared?.runtime.isRunning() && !state.stopping) {
+    if (preparation.swappable(prepared)) {
       slot.restarting = true;
       try {
         if (await start(slot, prepared)) return;
@@ -274,79 +267,18 @@ export function createRunnerPool({
     await restart(slot, true);
   };
 
-  /**
-   * The prepared runner, moved onto its slot's address (null: it could not be, and is ended).
-   * @param {Prepared} prepared
-   * @returns {Runtime | null}
-   */
-  const promoted = (prepared) => {
-    try {
-      prepared.promote();
-      return prepared.runtime;
-    } catch (error) {
-      log(
-        `${label}: the replacement prepared for ${prepared.runtime.name} could not take its place (${/** @type {Error} */ (error).message}); a fresh one is started.`,
-      );
-      void prepared.runtime.kill("it could not take its place");
-      return null;
-    }
-  };
-
-  /**
-   * Starts a replacement beside the slot's runner, which has not answered for a while
-   * (prepared-replacement.mjs); it takes the slot's place if the runner is replaced.
-   * @param {RunnerSlot} slot
-   */
-  const prepare = async (slot) => {
-    if (!launchAside) return;
-    slot.preparing = true;
-    try {
-      const aside = await launchAside(slot, (crashed) => {
-        if (slot.runtime === crashed) void replace(slot, crashed, "it crashed");
-        else void crashed.kill("it crashed");
-      });
-      if (!aside) return;
-      // Wanted only while the slot's runner is still silent: a start takes 0.3–7 s on a loaded
-      // machine, and meanwhile the runner may have answered again, or been ended and followed
-      // by a fresh one. Kept then, it was announced as standing ready beside a runner that
-      // answers ("has not answered for 0 s") and ended at the next look.
-      if (
-        state.stopping ||
-        !slot.runtime ||
-        preparedUnwanted({ ...slot, prepared: aside }, clock.now())
-      ) {
-        await aside.runtime.kill("it was not needed");
-        return;
-      }
-      slot.prepared = aside;
-      warmRuntime(aside.runtime);
-      void aside.runtime.exited.then(() => {
-        if (slot.prepared === aside) slot.prepared = null;
-      });
-      log(
-        `${label}: ${slot.runtime.name} has not answered for ${Math.round((clock.now() - slot.runtime.lastAnswer) / 1000)} s; a replacement stands ready beside it.`,
-      );
-    } finally {
-      slot.preparing = false;
-    }
-  };
-
-  /** One look at every slot: a replacement prepared, or one no longer wanted ended. */
-  const prepareStep = () => {
-    const now = clock.now();
-    for (const slot of slots) {
-      if (preparedUnwanted(slot, now)) {
-        const unwanted = /** @type {Prepared} */ (slot.prepared);
-        slot.prepared = null;
-        // Said, or the output's last word on it is "a replacement stands ready beside it".
-        if (slot.runtime && !slot.runtime.killedBecause && !slot.retiring)
-          log(
-            `${label}: ${slot.runtime.name} answers again; the replacement prepared for it (workerd pid ${unwanted.runtime.pid}) is ended.`,
-          );
-        void unwanted.runtime.kill("its runner answers again");
-      } else if (launchAside && needsPrepared(slot, now)) void prepare(slot);
-    }
-  };
+  // Replacements prepared beside silent runners, swapped in when those are replaced
+  // (slot-preparation.mjs).
+  const preparation = createSlotPreparation({
+    slots,
+    clock,
+    launchAside,
+    replace,
+    warm: warmRuntime,
+    stopping: () => state.stopping,
+    log,
+    label,
+  });
 
   /**
    * Starts the slot's next runner after a failure (`failed`) or a retirement, and again while
@@ -495,7 +427,7 @@ export function createRunnerPool({
       void (async () => {
         while (!state.stopping) {
           await clock.sleep(PREPARE_LOOK_MS);
-          if (!state.stopping) prepareStep();
+          if (!state.stopping) preparation.look();
           warmStep();
         }
       })();

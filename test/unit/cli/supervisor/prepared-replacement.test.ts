@@ -1,7 +1,8 @@
 /**
  * When a silent runner's replacement is prepared beside it, and when a prepared one is ended
- * (cli/local-server/runners/prepared-replacement.mjs), decided on plain slots at a given time. How the
- * pool starts, promotes and ends them: runner-pool.test.ts ("prepared replacements").
+ * (cli/local-server/runners/prepared-replacement.mjs), decided on plain slots at a given time. How they
+ * are started, given up and swapped in: slot-preparation.test.ts; the pool's wiring of it:
+ * runner-pool.test.ts ("prepared replacements").
  */
 import { describe, expect, it } from "vitest";
 import {

@@ -6,10 +6,8 @@
  * while no runner holds any (isolate-per-run), nothing is read or sent.
  */
 import { describe, expect, it } from "vitest";
-import {
-  createRunnerPool,
-  PREPARE_LOOK_MS,
-} from "../../../../cli/local-server/runners/runner-pool.mjs";
+import { createRunnerPool } from "../../../../cli/local-server/runners/runner-pool.mjs";
+import { PREPARE_LOOK_MS } from "../../../../cli/local-server/runners/slot-preparation.mjs";
 import { PREPARE_AFTER_MS } from "../../../../cli/local-server/runners/prepared-replacement.mjs";
 import { fakeClock } from "./fake-clock";
 import { fakePoolParts } from "./fake-pool";

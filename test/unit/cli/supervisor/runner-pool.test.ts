@@ -498,7 +498,7 @@ describe("the elastic runner pool (issue #43: memory follows the work)", () => {
   });
 });
 
-describe("prepared replacements (prepared-replacement.mjs)", () => {
+describe("prepared replacements (slot-preparation.mjs)", () => {
   /** Runs the pool's loops for `ms`, the watchdog's probes recording answers every 500 ms. */
   async function run(env: ReturnType<typeof poolOf>, ms: number) {
     for (let t = 0; t < ms; t += 500) {

@@ -118,11 +118,15 @@ export function createSlotPreparation({
           const unwanted = /** @type {Prepared} */ (slot.prepared);
           slot.prepared = null;
           // Said, or the output's last word on it is "a replacement stands ready beside it".
-          if (slot.runtime && !slot.runtime.killedBecause && !slot.retiring)
+          const answers = !!slot.runtime && !slot.runtime.killedBecause && !slot.retiring;
+          if (answers)
             log(
-              `${label}: ${slot.runtime.name} answers again; the replacement prepared for it (workerd pid ${unwanted.runtime.pid}) is ended.`,
+              `${label}: ${slot.runtime?.name} answers again; the replacement prepared for it (workerd pid ${unwanted.runtime.pid}) is ended.`,
             );
-          void unwanted.runtime.kill("its runner answers again");
+          // The reason names what happened: the runner answered, or the slot retires or lost it.
+          void unwanted.runtime.kill(
+            answers ? "its runner answers again" : "its runner is retired or ended",
+          );
         } else if (launchAside && needsPrepared(slot, now)) void prepare(slot, launchAside);
       }
     },

@@ -173,7 +173,7 @@ describe("when a prepared replacement is given up", () => {
     await env.lookAt(PREPARE_AFTER_MS);
     env.slots[0]!.retiring = true;
     await env.lookAt(PREPARE_AFTER_MS + 500);
-    expect(env.started[0]!.killedBecause).toBeDefined();
+    expect(env.started[0]!.killedBecause).toBe("its runner is retired or ended");
     expect(env.slots[0]!.prepared).toBeNull();
     expect(env.lines.join("\n")).not.toMatch(/answers again/);
   });
@@ -183,7 +183,7 @@ describe("when a prepared replacement is given up", () => {
     await env.lookAt(PREPARE_AFTER_MS);
     env.slots[0]!.runtime = null;
     await env.lookAt(PREPARE_AFTER_MS + 500);
-    expect(env.started[0]!.killedBecause).toBeDefined();
+    expect(env.started[0]!.killedBecause).toBe("its runner is retired or ended");
     expect(env.lines.join("\n")).not.toMatch(/answers again/);
   });
 

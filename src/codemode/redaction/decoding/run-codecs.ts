@@ -55,6 +55,13 @@ export interface Codec {
   decode(groups: string): string;
 }
 
+/** How a run reads as text: the codec that reads it, at alignment `k`. */
+export interface RunReading {
+  readonly codec: Codec;
+  /** Characters of the run skipped before its first group. */
+  readonly k: number;
+}
+
 /** Each character's value in an alphabet (-1: not in it), both cases for hex and base32. */
 const valuesOf = (alphabet: string) => {
   const values = new Int8Array(128).fill(-1);
@@ -239,10 +246,4 @@ export function textAlignment(
     if (sampleIsText(codec, tail, start, k + whole - (length - kept) + (KEPT - kept))) return k;
   }
   return -1;
-}
-
-/** How a run reads as text: the codec that reads it, and the characters skipped before its first group. */
-export interface RunReading {
-  readonly codec: Codec;
-  readonly k: number;
 }

@@ -102,9 +102,9 @@ export function* runDecodedViewInSlices(view: View): Sliced<View | undefined> {
     i = end + 1;
     budget.left -= end - start;
     if (count < MIN_RUN) continue;
-    const piece = runs.read(start, end, count, classes, cuts.heldTest(start, end));
+    const reading = runs.read(start, end, count, classes, cuts.heldTest(start, end));
     // The run may be the first piece of a cut run (./cut-runs.ts): read whole too.
-    cuts.readWhole(runs, start, end, count, classes, piece, budget);
+    cuts.readWhole(runs, start, end, count, classes, reading, budget);
   }
   return runs.view(view.origin);
 }
@@ -113,7 +113,7 @@ export function* runDecodedViewInSlices(view: View): Sliced<View | undefined> {
 interface Segment {
   /** How many characters the run has, line breaks left out. */
   readonly characters: number;
-  /** Where every 256th character of the run (from its first) lies in the text (./run-characters.ts). */
+  /** Where every 256th character of the run (from its first) lies (./run-characters.ts). */
   readonly checkpoints: Int32Array;
   /** Where its decoding starts in the view, and its length. */
   readonly viewStart: number;

@@ -29,6 +29,18 @@ export type Sliced<T> = Generator<Pause, T, void>;
 export const SLICE_POSITIONS = 32_768;
 
 /**
+ * Work left before the next pause, shared by a pass and the passes and searches it runs: each
+ * takes from `left` what it did, and whichever finds it spent pauses and sets it back to
+ * {@link SLICE_POSITIONS}.
+ */
+export interface SliceBudget {
+  left: number;
+}
+
+/** A fresh {@link SliceBudget}. */
+export const sliceBudget = (): SliceBudget => ({ left: SLICE_POSITIONS });
+
+/**
  * Runs a sliced pass to its end without giving the thread away (small inputs, and callers that
  * must answer synchronously).
  * @param pass - the pass

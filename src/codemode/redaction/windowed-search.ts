@@ -20,7 +20,11 @@
  * sticky, at its place in the whole text, so `^`, `$` and `\b` read the text's real neighbours,
  * not the window's edges: the matches are the whole-text search's.
  */
-import { PAUSE, SLICE_POSITIONS, type Sliced } from "./slices";
+import { PAUSE, SLICE_POSITIONS, sliceBudget, type SliceBudget, type Sliced } from "./slices";
+
+// The budget lives in ./slices.ts (the decoding passes, which may not import this file, use it
+// too); the spelled-out readings import it from here.
+export { sliceBudget, type SliceBudget } from "./slices";
 
 /** Characters a window starts a match in. */
 export const WINDOW = 4_096;
@@ -37,14 +41,6 @@ export const OVERLAP = 256;
  * one, the octal lead's windows alone tripled the pauses of test/e2e/heavy-bodies.mjs's body.
  */
 export const CHARACTERS_PER_POSITION = 8;
-
-/** Work left before the next pause, shared by a pass and the searches it runs. */
-export interface SliceBudget {
-  left: number;
-}
-
-/** A fresh {@link SliceBudget}. */
-export const sliceBudget = (): SliceBudget => ({ left: SLICE_POSITIONS });
 
 /**
  * One pattern's matches in one text, in order, found window by window.

@@ -2,7 +2,7 @@
 // (src/codemode/redaction/decoding/changed-segments.ts, issue #40: random bytes made ~160 views
 // of their whole length). The cut must lose no reading: a credential spelled in a reading of a
 // decoded (or NUL-free) view among random bytes is still cut out, as in a text of its own.
-import { describe, expect, it } from "vitest";
+import { describe, expect, test } from "vitest";
 import { latin1 } from "../../../src/codemode/redaction/byte-text";
 import {
   changedSegmentsInSlices,
@@ -17,7 +17,7 @@ import {
   decodeWork,
 } from "../../../src/codemode/redaction/decoding/decode-step";
 import { withoutNulsInSlices } from "../../../src/codemode/redaction/decoding/nul-free-view";
-import { secretRedactor } from "../../../src/codemode/redaction/redaction";
+import { secretRedactor, type Redactor } from "../../../src/codemode/redaction/redaction";
 import { PAUSE, runToEnd } from "../../../src/codemode/redaction/slices";
 import type { View } from "../../../src/codemode/redaction/view-builder";
 
@@ -43,13 +43,65 @@ function noise(length: number, seed: number): Uint8Array {
 
 const asText = (bytes: Uint8Array) => latin1(bytes);
 const bytesOf = (text: string) => Uint8Array.from(text, (c) => c.charCodeAt(0));
+/**
+ * `spelled` between two stretches of random bytes, spaces around it (a chance digit beside the
+ * first number would join it).
+ */
+const amongNoise = (spelled: string, length: number, [before, after]: [number, number]) =>
+  `${asText(noise(length, before))} ${spelled} ${asText(noise(length, after))}`;
+/** A step-two sequence beyond inert characters, far from a copy: a later step produces a digit. */
+const far = `ÿ${"x".repeat(3_000)}ÿ%2531ÿ${"x".repeat(3_000)}ÿ`;
+
+/** One step over a text, and that step's view cut to its changed segments. */
+function stepAndCut(text: string): [decoded: View, cut: View] {
+  const decoded = decodeStep({ text, origin: null })!;
+  return [decoded, runToEnd(changedSegmentsInSlices(decoded, inertCharacter))];
+}
+
+/** Each way a body is redacted, its output as text (bytes one character per byte). */
+const REDACTIONS = {
+  text: (redactor: Redactor, body: string) => redactor.text(body),
+  bytes: (redactor: Redactor, body: string) => asText(redactor.bytes(bytesOf(body))!),
+  slices: async (redactor: Redactor, body: string) =>
+    asText((await redactor.cleanBytesInSlices(bytesOf(body)))!),
+};
+type Redaction = keyof typeof REDACTIONS;
+
+/**
+ * Checks that each redaction of `body` cuts `spelled` out and writes the marker (in the copy's
+ * layout: with NULs for a UTF-16 copy, left out before looking).
+ */
+async function expectCutBy(
+  redactor: Redactor,
+  body: string,
+  spelled: string,
+  by: readonly Redaction[],
+): Promise<void> {
+  for (const redaction of by) {
+    const out = await REDACTIONS[redaction](redactor, body);
+    expect(out, redaction).not.toContain(spelled);
+    expect(out.replaceAll("\0", ""), redaction).toContain("[REDACTED]");
+  }
+}
+
+/**
+ * The tests' fixture: one redactor of `secret` for the file (each describe built its own), and
+ * `expectCut(body, spelled, by)` checking that the redactions `by` cut a spelling of it out.
+ */
+const it = test
+  .extend("redactor", { scope: "file" }, () => secretRedactor([secret]))
+  .extend(
+    "expectCut",
+    ({ redactor }) =>
+      (body: string, spelled: string, by: readonly Redaction[]) =>
+        expectCutBy(redactor, body, spelled, by),
+  );
 
 describe("changed segments of a decoded view", () => {
   it("keeps each change with the text up to the inert characters around it, mapped back", () => {
     const filler = "x".repeat(2_000);
     const text = `ÿabc%41def ÿ${filler}ÿghi%42jklÿ${filler}`;
-    const decoded = decodeStep({ text, origin: null })!;
-    const cut = runToEnd(changedSegmentsInSlices(decoded, inertCharacter));
+    const [, cut] = stepAndCut(text);
     expect(cut.text).toBe("ÿabcAdef ÿÿghiBjklÿ");
     // Each kept character maps to where it was: `A` is the whole `%41`.
     const a = cut.text.indexOf("A");
@@ -62,13 +114,13 @@ describe("changed segments of a decoded view", () => {
   });
 
   it("keeps a view with no inert character whole (ASCII, ordinary JSON)", () => {
-    const decoded = decodeStep({ text: `{"a":"x\\ny","b":"${"z".repeat(5_000)}"}`, origin: null })!;
-    expect(runToEnd(changedSegmentsInSlices(decoded, inertCharacter))).toBe(decoded);
+    const [decoded, cut] = stepAndCut(`{"a":"x\\ny","b":"${"z".repeat(5_000)}"}`);
+    expect(cut).toBe(decoded);
   });
 
   it("keeps a view whole when its changes are everywhere", () => {
-    const decoded = decodeStep({ text: "ÿ%41".repeat(1_000), origin: null })!;
-    expect(runToEnd(changedSegmentsInSlices(decoded, inertCharacter))).toBe(decoded);
+    const [decoded, cut] = stepAndCut("ÿ%41".repeat(1_000));
+    expect(cut).toBe(decoded);
   });
 
   it("takes no character a reading reads as inert", () => {
@@ -80,7 +132,6 @@ describe("changed segments of a decoded view", () => {
 });
 
 describe("a credential spelled in a reading of a decoded view among random bytes (hostile)", () => {
-  const redactor = secretRedactor([secret]);
   const spellings: [string, string][] = [
     // A step makes the list, the lists view reads it.
     ["char codes, percent-encoded", percent(codes(secret))],
@@ -96,20 +147,9 @@ describe("a credential spelled in a reading of a decoded view among random bytes
     // A step makes a percent-encoding, the next one decodes it: two layers of the same family.
     ["percent-encoded twice, between inert characters", `ÿ${percent(percent(secret))}ÿ`],
   ];
-  it.each(spellings)("cuts %s out of bytes and out of text", async (_, spelled) => {
+  it.for(spellings)("cuts %s out of bytes and out of text", async ([, spelled], { expectCut }) => {
     const before = { ...segmentWork };
-    // Spaces around: a chance digit beside the first number would join it.
-    const body = `${asText(noise(60_000, 7))} ${spelled} ${asText(noise(60_000, 11))}`;
-    const bytes = bytesOf(body);
-    for (const out of [redactor.bytes(bytes), await redactor.cleanBytesInSlices(bytes)]) {
-      const read = asText(out!);
-      expect(read).not.toContain(spelled);
-      // The marker is written in the copy's layout (with NULs for a UTF-16 copy).
-      expect(read.replaceAll("\0", "")).toContain("[REDACTED]");
-    }
-    const text = redactor.text(body);
-    expect(text).not.toContain(spelled);
-    expect(text.replaceAll("\0", "")).toContain("[REDACTED]");
+    await expectCut(amongNoise(spelled, 60_000, [7, 11]), spelled, ["bytes", "slices", "text"]);
     // The readings were made of the changed segments only: a fraction of the views.
     expect(segmentWork.views).toBeGreaterThan(before.views);
     expect(segmentWork.kept - before.kept).toBeLessThan((segmentWork.viewed - before.viewed) / 4);
@@ -121,7 +161,6 @@ describe("a list whose separators, quotes or hex letters a step spelled (hostile
   // '`; a list whose other parts were escaped went unread there. Before the cut a later step
   // that produced a digit anywhere (`%2531` far away) reread the whole view and found it; its
   // changed segments no longer reach it, so the list passed either way.
-  const redactor = secretRedactor([secret]);
   const hex = (s: string, separator: string) =>
     [...s].map((c) => c.charCodeAt(0).toString(16).padStart(2, "0")).join(separator);
   const spellings: [string, string][] = [
@@ -137,26 +176,20 @@ describe("a list whose separators, quotes or hex letters a step spelled (hostile
     ["hex bytes, 0x spelled 0%78", hex(secret, ",0%78").replace(/^/, "0x")],
     ["hex bytes, letters escaped", hex(secret, ",").replace(/[a-f]/g, (c) => percent(c))],
   ];
-  // A step-two sequence beyond inert characters: the step after the one that spelled the list
-  // produced a digit, far from it.
-  const far = `ÿ${"x".repeat(3_000)}ÿ%2531ÿ${"x".repeat(3_000)}ÿ`;
-  it.each(spellings)("cuts %s out, alone and beside a later step's digit", (_, spelled) => {
-    for (const body of [` ${spelled} `, `${far} ${spelled} ${far}`]) {
-      const text = redactor.text(body);
-      expect(text).not.toContain(spelled);
-      expect(text).toContain("[REDACTED]");
-      const read = asText(redactor.bytes(bytesOf(body))!);
-      expect(read).not.toContain(spelled);
-      expect(read).toContain("[REDACTED]");
-    }
-  });
+  // `far`: the step after the one that spelled the list produced a digit, far from it.
+  it.for(spellings)(
+    "cuts %s out, alone and beside a later step's digit",
+    async ([, spelled], { expectCut }) => {
+      for (const body of [` ${spelled} `, `${far} ${spelled} ${far}`])
+        await expectCut(body, spelled, ["text", "bytes"]);
+    },
+  );
 });
 
 describe("characters a step spelled beside what compaction drops (hostile)", () => {
   // Compaction of a decoded view was made only when its step produced whitespace or a character
   // beyond ASCII; letters a step spelled between spaces or invisible characters the text held
   // already (`%74 %6f …`) were never joined, and no later view's changed segments reach them.
-  const redactor = secretRedactor([secret]);
   const spellings: [string, string][] = [
     ["escaped letters spaced apart", [...secret].map(percent).join(" ")],
     ["escaped letters between zero-width spaces", [...secret].map(percent).join("\u200b")],
@@ -167,21 +200,19 @@ describe("characters a step spelled beside what compaction drops (hostile)", () 
       [...secret].map((c) => fullWidth(codes(c))).join("%2C"),
     ],
   ];
-  const far = `ÿ${"x".repeat(3_000)}ÿ%2531ÿ${"x".repeat(3_000)}ÿ`;
-  it.each(spellings)("cuts %s out, alone and beside a later step's digit", (_, spelled) => {
-    for (const body of [` ${spelled} `, `${far} ${spelled} ${far}`]) {
-      const text = redactor.text(body);
-      expect(text).not.toContain(spelled);
-      expect(text).toContain("[REDACTED]");
-    }
-  });
+  it.for(spellings)(
+    "cuts %s out, alone and beside a later step's digit",
+    async ([, spelled], { expectCut }) => {
+      for (const body of [` ${spelled} `, `${far} ${spelled} ${far}`])
+        await expectCut(body, spelled, ["text"]);
+    },
+  );
 });
 
 describe("decoding steps cut to what they change among random bytes (hostile)", () => {
   // A step over a view that was searched whole keeps only the segments around its sequences
   // (src/codemode/redaction/decoding/decode-step.ts, issue #40): each step of a binary body
   // made a view of its whole length. Every layer and family a step decodes is still read.
-  const redactor = secretRedactor([secret]);
   const rot13 = (s: string) =>
     s.replace(/[a-z]/gi, (c) => {
       const base = c <= "Z" ? 65 : 97;
@@ -197,21 +228,16 @@ describe("decoding steps cut to what they change among random bytes (hostile)", 
     ["percent-encoded char codes", percent(codes(secret))],
     ["ROT13 of a percent-encoding", rot13(percent(secret))],
   ];
-  it.each(spellings)("cuts %s out of bytes and text, the steps cut", async (_, spelled) => {
-    const before = decodeWork.cut;
-    const body = `${asText(noise(80_000, 5))} ${spelled} ${asText(noise(80_000, 9))}`;
-    const bytes = bytesOf(body);
-    for (const out of [redactor.bytes(bytes), await redactor.cleanBytesInSlices(bytes)]) {
-      const read = asText(out!);
-      expect(read).not.toContain(spelled);
-      expect(read.replaceAll("\0", "")).toContain("[REDACTED]");
-    }
-    const text = redactor.text(body);
-    expect(text).not.toContain(spelled);
-    expect(text.replaceAll("\0", "")).toContain("[REDACTED]");
-    // Most of each view a step read whole was cut away before the step.
-    expect(decodeWork.cut - before).toBeGreaterThan(body.length);
-  });
+  it.for(spellings)(
+    "cuts %s out of bytes and text, the steps cut",
+    async ([, spelled], { expectCut }) => {
+      const before = decodeWork.cut;
+      const body = amongNoise(spelled, 80_000, [5, 9]);
+      await expectCut(body, spelled, ["bytes", "slices", "text"]);
+      // Most of each view a step read whole was cut away before the step.
+      expect(decodeWork.cut - before).toBeGreaterThan(body.length);
+    },
+  );
 
   it("cuts a view before a step to the segments around its sequences, mapped back", () => {
     const filler = "x".repeat(3_000);
@@ -260,11 +286,10 @@ describe("the NUL-free view of a view searched whole, cut to its NULs", () => {
 describe("a copy in tag characters, part of it decoded by a step (hostile)", () => {
   // The tag reading drops every other character, inert ones too: the tags a step decoded were
   // read without the text's own tags once the segment holding those was cut away (attack9).
-  const redactor = secretRedactor([secret]);
   const tags = (s: string) => [...s].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0)));
   const brace = (s: string) => tags(s).map((t) => `\\u{${t.codePointAt(0)!.toString(16)}}`);
   const [head, tail] = [secret.slice(0, 9), secret.slice(9)];
-  it("cuts it out of text, the text's tags after or before the decoded ones", () => {
+  it("cuts it out of text, the text's tags after or before the decoded ones", ({ redactor }) => {
     const pad = "中".repeat(6_000);
     for (const body of [
       `${brace(head).join("")}中${tags(tail).join("")}中${pad}`,

@@ -17,7 +17,7 @@
  * ../spellings/octal-view.ts reads them as octal in a view of its own), `+` as a space (a
  * form-encoded secret with a space is matched as a literal form instead), MIME encoded words.
  */
-import { PAUSE, runToEnd, SLICE_POSITIONS, type Pause, type Sliced } from "../slices";
+import { PAUSE, runToEnd, SLICE_POSITIONS, sliceBudget, type Pause, type Sliced } from "../slices";
 import { compose, ViewBuilder, type View } from "../view-builder";
 import {
   changedSegmentsInSlices,
@@ -241,7 +241,7 @@ function* decodeStepInSlices(
   }
   let producedWide = false;
   const { text, changed } = view;
-  let budget = SLICE_POSITIONS;
+  const budget = sliceBudget();
   const builder = new ViewBuilder(text);
   let decodedFamilies = 0;
   const windows = changed?.count ?? 1;
@@ -256,13 +256,13 @@ function* decodeStepInSlices(
     const first = Math.max(builder.consumed, scanned, from - LONGEST_SEQUENCE);
     decodeWork.positions += Math.max(0, end - first);
     // A window costs a little even when it tries no position (a million of them in 4 MiB).
-    if (--budget <= 0) {
-      budget = SLICE_POSITIONS;
+    if (--budget.left <= 0) {
+      budget.left = SLICE_POSITIONS;
       yield PAUSE;
     }
     for (let i = first; i < end; i++) {
-      if (--budget <= 0) {
-        budget = SLICE_POSITIONS;
+      if (--budget.left <= 0) {
+        budget.left = SLICE_POSITIONS;
         yield PAUSE;
       }
       const c = text.charCodeAt(i);
@@ -323,11 +323,11 @@ function* sequenceSegmentsInSlices(
   const { text } = view;
   if (text.length < MIN_CUT || !mayHoldInert(text)) return view;
   const cut = new SegmentCut(text, inert);
-  let budget = SLICE_POSITIONS;
+  const budget = sliceBudget();
   // The step's own pass (greedy, left to right), keeping where each sequence is.
   for (let i = 0; i < text.length; i++) {
-    if (--budget <= 0) {
-      budget = SLICE_POSITIONS;
+    if (--budget.left <= 0) {
+      budget.left = SLICE_POSITIONS;
       yield PAUSE;
     }
     const c = text.charCodeAt(i);
@@ -336,7 +336,7 @@ function* sequenceSegmentsInSlices(
     const found = sequenceAt(text, i, families);
     if (!found) continue;
     const length = found[1];
-    budget -= cut.add(i, i + length);
+    budget.left -= cut.add(i, i + length);
     if (cut.whole) {
       decodeWork.positions += i;
       return view;

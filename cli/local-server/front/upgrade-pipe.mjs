@@ -57,7 +57,11 @@ export function pipeUpgrade(req, socket, rest, runtime, inFlight) {
   /** @type {InFlight} */
   const entry = { runtime, cutOff: () => (to.destroy(), socket.destroy()) };
   inFlight.add(entry);
+  let closed = false;
+  // Called by either connection's end or error, and by the answer's end: once.
   const close = () => {
+    if (closed) return;
+    closed = true;
     inFlight.delete(entry);
     to.destroy();
     // An answer that went out whole is ended, then the connection closed once it is written (as

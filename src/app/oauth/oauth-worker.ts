@@ -94,6 +94,12 @@ export async function oauthFetch(
     // Counted before the provider stores anything (registration-limiter.ts).
     const { values } = readSettings(env as unknown as AppSettings);
     try {
+      // Another site's page (a text/plain POST needs no preflight, and the provider answers
+      // any origin's) filled the address's hour of registrations: on a local server every
+      // client's, so no new client could sign in for an hour, again as long as the page stayed
+      // open (attack10). Such a client could never use the MCP routes, which refuse a foreign
+      // Origin the same way (src/mcp/common/guards.ts): refused before it counts.
+      refuseCrossSite(request);
       await countRegistration(env.OAUTH_STORE, request, {
         perHour: values.OAUTH_REGISTRATIONS_PER_HOUR,
         perDay: values.OAUTH_REGISTRATIONS_PER_DAY,

@@ -226,6 +226,14 @@ export class HostBridge extends RpcTarget implements HostBridgeApi {
     }
   };
 
+  /**
+   * Whether the run ended (its answer read, its timeout passed, or it was cancelled): a runner
+   * asks this (tracked-host.ts `wanted`) to end a run the host no longer waits for.
+   */
+  get closed(): boolean {
+    return this.ended;
+  }
+
   /** Ends the run: aborts calls in flight and refuses new ones. */
   readonly close = (): void => {
     if (this.ended) return;

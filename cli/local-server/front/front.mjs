@@ -14,9 +14,9 @@
  * check (front-api-key.mjs), what it knows of the routes (route-bodies.mjs), the memory budget
  * (body-budget.mjs), the bound on connections (connection-cap.mjs), reading the body with its
  * limits (request-body.mjs), one request's way to a runtime and back (exchange.mjs), upgrades
- * piped byte for byte (below), and the list of requests in flight that a swap cuts off.
+ * piped byte for byte once the runtime switched protocols (upgrade-pipe.mjs), and the list of
+ * requests in flight that a swap cuts off.
  */
-import { connect } from "node:net";
 import {
   DEFAULT_ALLOWED_HOSTNAMES,
   hostnameAllowed,
@@ -27,10 +27,9 @@ import {
 } from "../../../src/app/config/host-names.mjs";
 import { createBodyBudget, DEFAULT_BODY_BUDGET_BYTES } from "./body-budget.mjs";
 import { capConnections, DEFAULT_MAX_CONNECTIONS, tooManyConnections } from "./connection-cap.mjs";
-import { CLUSTER_SECRET_HEADER, clusterSecret } from "../cluster-secret.mjs";
 import { cutOffMessage, replyFrontError, replyNotServing } from "./cut-off-reply.mjs";
 import { Exchange } from "./exchange.mjs";
-import { clientAddress, upgradeHeaderLines } from "./request-head.mjs";
+import { pipeUpgrade } from "./upgrade-pipe.mjs";
 import { closeQueuedWithConnection, waitForTurn } from "./pipelined-requests.mjs";
 import { apiKeyCheck } from "./front-api-key.mjs";
 import { bridgeOnlyCheck } from "./bridge-only.mjs";
@@ -238,7 +237,8 @@ export function createFront({
   // Bodies are timed by readBody; answers (event streams) may last as long as they need.
   server.requestTimeout = 0;
 
-  // WebSocket and other upgrades: a byte pipe to the runtime, cut with it.
+  // WebSocket and other upgrades: a byte pipe to the runtime once it switched protocols, cut
+  // with it; any other answer ends the connection (upgrade-pipe.mjs).
   server.on("upgrade", async (req, socket, rest) => {
     // An upgrade becomes a raw byte pipe past the body limits, the budget and the key check:
     // only a bodyless GET may ask for one (a WebSocket's handshake). Anything else with an
@@ -311,38 +311,4 @@ function logWhenEnded(req, res, log) {
     const gone = res.writableFinished ? "" : "; the client went away before its end";
     log(`${req.method} ${path} ${status} (${ms}ms${gone})`);
   });
-}
-
-/**
- * Joins an upgraded connection (WebSocket) to the runtime byte for byte: the request line and
- * headers as they came (but the client's address, set here), then both directions piped; cut off
- * with the runtime.
- * @param {import("node:http").IncomingMessage} req
- * @param {import("node:stream").Duplex} socket - the client's connection
- * @param {Buffer} rest - bytes the client sent after its headers
- * @param {Runtime} runtime
- * @param {Set<InFlight>} inFlight
- */
-function pipeUpgrade(req, socket, rest, runtime, inFlight) {
-  const to = connect(runtime.socket, () => {
-    // Hop-by-hop headers dropped as for every other request, but the upgrade's own (request-head.mjs).
-    const lines = [`${req.method} ${req.url} HTTP/${req.httpVersion}`, ...upgradeHeaderLines(req)];
-    // The client's address and the cluster secret, as for every other request (request-head.mjs).
-    const address = clientAddress(req.socket.remoteAddress);
-    if (address) lines.push(`CF-Connecting-IP: ${address}`);
-    lines.push(`${CLUSTER_SECRET_HEADER}: ${clusterSecret}`);
-    to.write(lines.join("\r\n") + "\r\n\r\n");
-    to.write(rest);
-    socket.pipe(to).pipe(socket);
-  });
-  /** @type {InFlight} */
-  const entry = { runtime, cutOff: () => (to.destroy(), socket.destroy()) };
-  inFlight.add(entry);
-  const close = () => {
-    inFlight.delete(entry);
-    to.destroy();
-    socket.destroy();
-  };
-  to.on("error", close).on("close", close);
-  socket.on("error", close).on("close", close);
 }

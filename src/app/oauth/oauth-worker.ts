@@ -28,6 +28,7 @@ import { authInfoFromOAuthProps } from "../../mcp/common/auth-context";
 import type { App } from "../app";
 import { HttpError, renderHttpError } from "../errors/http-error";
 import { consentAttempts } from "./attempt-limiter";
+import { refuseCrossSite } from "../cross-site";
 import { countRegistration } from "./registration-limiter";
 import { storeKv } from "./store-kv";
 import { checkUserPassphrase, MIN_USER_PASSPHRASE } from "./user-passphrase";
@@ -93,6 +94,12 @@ export async function oauthFetch(
     // Counted before the provider stores anything (registration-limiter.ts).
     const { values } = readSettings(env as unknown as AppSettings);
     try {
+      // Another site's page (a text/plain POST needs no preflight, and the provider answers
+      // any origin's) filled the address's hour of registrations: on a local server every
+      // client's, so no new client could sign in for an hour, again as long as the page stayed
+      // open (attack10). Such a client could never use the MCP routes, which refuse a foreign
+      // Origin the same way (src/mcp/common/guards.ts): refused before it counts.
+      refuseCrossSite(request);
       await countRegistration(env.OAUTH_STORE, request, {
         perHour: values.OAUTH_REGISTRATIONS_PER_HOUR,
         perDay: values.OAUTH_REGISTRATIONS_PER_DAY,
@@ -130,6 +137,12 @@ async function authorize(request: Request, env: Cloudflare.Env): Promise<Respons
   const client = await oauthEnv.OAUTH_PROVIDER.lookupClient(auth.clientId);
   const clientName = client?.clientName ?? auth.clientId;
   if (request.method === "POST") {
+    // The form is posted by the consent page itself: a post from another site's page (a form or
+    // a `fetch`, neither preflighted) is refused before it counts as a guess. A page the user
+    // merely visited locked the owner's sign-in (5 wrong posts: every client from that address
+    // got 429 for 15 minutes, again as long as the page stayed open) and guessed 5 times per
+    // 15 minutes (attack10; cross-site.ts).
+    refuseCrossSite(request);
     const attempts = consentAttempts(env.OAUTH_STORE, auth.clientId, request);
     // Counted before the check, so a burst sent at once is limited as guesses one by one are.
     const wait = await attempts.begin();

@@ -37,6 +37,7 @@ export const plainTracker: HostTracker = (host, events) => {
         events.onBegin();
         return true;
       },
+      wanted: () => !closed && (host as { closed?: unknown }).closed !== true,
       overLimit: (namespace: unknown, name: unknown) =>
         closed
           ? { error: { name: "Error", message: MOVED } }

@@ -10,10 +10,11 @@
  * `globalOutbound: null` and an empty env: src/executor/loader/sandbox-worker-code.ts); it keeps
  * the code of stable workers, and the bases of runs (run-base.ts: a run then sends only its
  * program module), only under the hash it computed of that code itself (code-hash.ts, at most
- * held-code.ts). A run the host has given up on (its timeout passed) is
- * given up here too, {@link RUN_END_MARGIN_MS} later: the runner stops waiting for it, frees its
- * stubs and counts it ended, so a program that keeps awaiting forever cannot hold the runner's
- * retirement, which waits for the runs under way. When the host cancels its call (it does at its
+ * held-code.ts). A run the host has given up on is given up here too: at the latest
+ * {@link RUN_END_MARGIN_MS} after its timeout, and within {@link RUN_WANTED_POLL_MS} of the host
+ * saying it no longer waits for it (a cancelled task's run): the runner stops waiting for it,
+ * frees its stubs and counts it ended, so a program that keeps awaiting forever cannot hold the
+ * runner's retirement, which waits for the runs under way. When the host cancels its call (it does at its
  * own timeout), workerd drops the call's context here and none of that code runs again: the run
  * then stops counting at that same deadline by itself (runner-life.ts).
  *
@@ -241,7 +242,7 @@ export class SandboxRunner extends WorkerEntrypoint<RunnerEnv> implements Runner
     this.#admit(secret);
     return counted(request, async () => {
       if (!(await announce(host))) return CANCELLED;
-      return runOn(() => this.env.LOADER.load(code), request, paced(host, request));
+      return runOn(() => this.env.LOADER.load(code), request, paced(host, request), host);
     });
   }
 
@@ -268,7 +269,7 @@ export class SandboxRunner extends WorkerEntrypoint<RunnerEnv> implements Runner
     if (typeof code === "string") return { thrown: code };
     return counted(request, async () => {
       if (!(await announce(host))) return CANCELLED;
-      return runOn(() => this.env.LOADER.load(code), request, paced(host, request));
+      return runOn(() => this.env.LOADER.load(code), request, paced(host, request), host);
     });
   }
 
@@ -291,7 +292,12 @@ export class SandboxRunner extends WorkerEntrypoint<RunnerEnv> implements Runner
     if (!known) return { missingCode: true };
     return counted(request, async () => {
       if (!(await announce(host))) return CANCELLED;
-      return runOn(() => this.env.LOADER.get(hash, () => known), request, paced(host, request));
+      return runOn(
+        () => this.env.LOADER.get(hash, () => known),
+        request,
+        paced(host, request),
+        host,
+      );
     });
   }
 
@@ -346,25 +352,55 @@ async function announce(host: unknown): Promise<boolean> {
 /** The answer of a copy the host no longer wants (it never reads it). */
 const CANCELLED: RunnerAnswer = { thrown: "This run was moved to another runner." };
 
-/** Settles a wait that the runner gave up ({@link runDeadlineFor}). */
+/** Settles a wait that the runner gave up ({@link runDeadlineFor}, {@link stillWanted}). */
 const GAVE_UP = Symbol("gave up");
+
+/**
+ * How often the runner asks the host whether it still waits for a run that is still going
+ * ({@link stillWanted}): a run the host gave up on before its timeout (a task's `tasks/cancel`)
+ * ends here within this, not at its timeout. One small RPC per run per interval, for runs that
+ * last that long.
+ */
+export const RUN_WANTED_POLL_MS = 1_000;
+
+/**
+ * Whether the host still waits for the run (`wanted` of the host's tracked bridge,
+ * tracked-host.ts): only an explicit `false` is a no. A task's `tasks/cancel` ends the run on
+ * the host, but the run's context there (the task's) goes on, so its call to this runner is not
+ * cancelled: without asking, the runner kept the run (its isolate, its memory, a place among the
+ * runs under way that retirement waits for) until its timeout plus the margin (attack10: a
+ * cancelled run holding 200 MB for its whole 30 s).
+ */
+async function stillWanted(host: unknown): Promise<boolean> {
+  try {
+    // Called as a method of the stub (see announce).
+    return (await (host as { wanted(): unknown }).wanted()) !== false;
+  } catch {
+    return true;
+  }
+}
 
 /**
  * Calls `run` on the worker's entrypoint and frees both stubs after, where they can be freed
  * (in workerd 1.20260815 the Worker Loader's stubs offer no `[Symbol.dispose]`: they go with the
  * garbage collector; see run-end.ts). A failure of the load or the run is answered as data, so
- * the host tells it from a lost runner. A run still going at {@link runDeadlineFor} is given up:
- * answered `{ timedOut: true }` (the host answered its client long before) and, with this call
- * returning, counted ended and its call to the loaded worker cancelled with this request.
+ * the host tells it from a lost runner. A run still going at {@link runDeadlineFor}, or once the
+ * host no longer waits for it ({@link stillWanted}, asked every {@link RUN_WANTED_POLL_MS}), is
+ * given up: answered `{ timedOut: true }` (the host answered its client before) and, with this
+ * call returning, counted ended and its call to the loaded worker cancelled with this request.
+ * `owner` is the host's bridge stub as it came (`host` is the paced one the sandbox gets).
  */
 async function runOn(
   load: () => WorkerStub,
   request: unknown,
   host: unknown,
+  owner: unknown,
 ): Promise<RunnerAnswer> {
   let worker: (WorkerStub & Partial<Disposable>) | undefined;
   let entry: (RunEntrypoint & Partial<Disposable>) | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let poll: ReturnType<typeof setTimeout> | undefined;
+  let over = false;
   try {
     worker = load();
     entry = worker.getEntrypoint() as unknown as RunEntrypoint & Partial<Disposable>;
@@ -375,6 +411,16 @@ async function runOn(
     releaseBytes(request);
     const gaveUp = new Promise<typeof GAVE_UP>((resolve) => {
       timer = setTimeout(() => resolve(GAVE_UP), runDeadlineFor(request));
+      // Asked on this call's own timers: the answer settles this promise in this context.
+      const ask = () => {
+        poll = setTimeout(() => {
+          void stillWanted(owner).then((yes) => {
+            if (!yes) resolve(GAVE_UP);
+            else if (!over) ask();
+          });
+        }, RUN_WANTED_POLL_MS);
+      };
+      ask();
     });
     const answer = await Promise.race([running, gaveUp]);
     if (answer !== GAVE_UP) return { answer };
@@ -384,7 +430,9 @@ async function runOn(
   } catch (error) {
     return { thrown: error instanceof Error ? error.message : String(error) };
   } finally {
+    over = true;
     clearTimeout(timer);
+    clearTimeout(poll);
     entry?.[Symbol.dispose]?.();
     worker?.[Symbol.dispose]?.();
   }

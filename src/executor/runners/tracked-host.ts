@@ -4,7 +4,7 @@
  * reported to the {@link RunnerLoader} (its signs that the runner makes progress). Once the loader
  * has moved the run to another runner it closes this copy: its calls are refused, so a run is
  * never carried out twice with effects. An `RpcTarget`, so it crosses to the runner as a stub;
- * its fields are private, so nothing but `begin`, `call`, `overLimit` and `overWaiting` is reachable from there
+ * its fields are private, so nothing but `begin`, `wanted`, `call`, `overLimit` and `overWaiting` is reachable from there
  * (the runner hands the sandbox its own `PacedHost`, never this).
  */
 import { RpcTarget } from "cloudflare:workers";
@@ -38,6 +38,16 @@ class TrackedHost extends RpcTarget {
     if (this.#closed) return false;
     this.#events.onBegin();
     return true;
+  }
+
+  /**
+   * Whether the host still waits for this run: false once this copy was moved, or once the run's
+   * bridge closed (its answer read, its timeout passed, or cancelled: a task's `tasks/cancel`,
+   * whose run goes on in its own context, so nothing else tells the runner). The runner asks
+   * while a run goes on, and ends a run that is no longer wanted (sandbox-runner.ts).
+   */
+  wanted(): boolean {
+    return !this.#closed && (this.#host as { closed?: unknown }).closed !== true;
   }
 
   /** One host call of the run (see `HostBridgeApi.call`). */

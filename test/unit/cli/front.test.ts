@@ -8,7 +8,7 @@
 import { createServer, request, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { connect, type Socket } from "node:net";
+import { connect, createServer as createNetServer, type Socket } from "node:net";
 import { clientAddress } from "../../../cli/local-server/front/request-head.mjs";
 import { createFront } from "../../../cli/local-server/front/front.mjs";
 import {
@@ -16,7 +16,7 @@ import {
   refuseUnknownHost,
 } from "../../../src/app/config/allowed-hosts.js";
 import type { HttpError } from "../../../src/app/errors/http-error.js";
-import { listenUnix } from "../../helpers/unix-socket.js";
+import { listenUnix, socketPath } from "../../helpers/unix-socket.js";
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -128,6 +128,85 @@ describe("the local server's front", () => {
     expect(JSON.parse(forged.text)).toEqual({ address: "127.0.0.1" });
     const plain = await send(port, CALL);
     expect(JSON.parse(plain.text)).toEqual({ address: "127.0.0.1" });
+  });
+
+  it("ends an upgrade the runtime did not switch after its answer, passing nothing more on", async () => {
+    // Found by attack10: every upgrade became a byte pipe at once, whatever the runtime answered
+    // (no route of the product switches protocols). The client's connection stayed joined to the
+    // runtime's after its answer, a stream the connection bound never closes to make room
+    // (1,000 of them: 42% of other clients' new connections got 503), and what the client sent
+    // next went to the runtime past every check of the front.
+    // A stand-in as workerd behaves: every request on the connection answered `200`, kept alive.
+    const lines: string[] = [];
+    const sockets: Socket[] = [];
+    const runtime = createNetServer((socket) => {
+      sockets.push(socket);
+      let pending = "";
+      socket.on("data", (chunk) => {
+        pending += String(chunk);
+        for (let end = pending.indexOf("\r\n\r\n"); end >= 0; end = pending.indexOf("\r\n\r\n")) {
+          lines.push(pending.slice(0, pending.indexOf("\r\n")));
+          pending = pending.slice(end + 4);
+          socket.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+        }
+      });
+    });
+    const path = socketPath();
+    await new Promise<void>((resolve) => runtime.listen(path, resolve));
+    const target = { name: "runtime 1", socket: path, killedBecause: undefined } as never;
+    const port = await listen(createFront({ target: async () => target }).server);
+    const socket = connect(port, "127.0.0.1");
+    let text = "";
+    socket.on("data", (chunk) => (text += String(chunk)));
+    // Ended: the connection closed, or (before the fix) a second answer came on it.
+    const ended = new Promise((resolve) => {
+      socket.on("close", resolve);
+      socket.on("data", () => (text.match(/HTTP\/1\.1/g) ?? []).length > 1 && resolve(undefined));
+    });
+    socket.write(
+      "GET /health HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n",
+    );
+    // The next request once the first answer came (sent along with the first, it could be read
+    // before the runtime answered, and refused for that alone).
+    await new Promise<void>((resolve) => socket.once("data", () => resolve()));
+    socket.write("GET /smuggled HTTP/1.1\r\nHost: localhost\r\n\r\n");
+    await ended;
+    socket.destroy();
+    for (const s of sockets) s.destroy();
+    await new Promise((resolve) => runtime.close(resolve));
+    expect(text).toMatch(/^HTTP\/1\.1 200 /);
+    expect(text.endsWith("\r\n\r\nok")).toBe(true);
+    expect(text.match(/HTTP\/1\.1/g)).toHaveLength(1);
+    expect(lines).toEqual(["GET /health HTTP/1.1"]);
+  });
+
+  it("passes an upgrade's early bytes on once the runtime switched protocols", async () => {
+    const { port } = await setUp(() => {});
+    const runtime = servers[0]!;
+    const upgraded: import("node:stream").Duplex[] = [];
+    runtime.on("upgrade", (_req, socket, head) => {
+      upgraded.push(socket);
+      socket.write(
+        "HTTP/1.1 101 Switching Protocols\r\nUpgrade: test\r\nConnection: Upgrade\r\n\r\n",
+      );
+      if (head.length > 0) socket.write(`echo:${String(head)}`);
+      socket.on("data", (chunk) => socket.write(`echo:${String(chunk)}`));
+    });
+    const socket = connect(port, "127.0.0.1");
+    const text = await new Promise<string>((resolve) => {
+      let got = "";
+      socket.on("data", (chunk) => {
+        got += String(chunk);
+        if (got.includes("echo:early")) resolve(got);
+      });
+      socket.write(
+        "GET /socket HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: test\r\n\r\nearly",
+      );
+    });
+    socket.destroy();
+    for (const s of upgraded) s.destroy();
+    expect(text).toMatch(/^HTTP\/1\.1 101 /);
+    expect(text).toContain("echo:early");
   });
 
   it("pipes an upgrade (WebSocket) both ways, with the client's address set as for any request", async () => {

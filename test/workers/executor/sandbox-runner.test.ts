@@ -23,6 +23,7 @@ import {
   REFUSED,
   releaseBytes,
   RUN_END_MARGIN_MS,
+  RUN_WANTED_POLL_MS,
   runDeadlineFor,
   SandboxRunner,
 } from "../../../src/executor/runners/sandbox-runner";
@@ -255,6 +256,59 @@ export default class extends WorkerEntrypoint { run() { return new Promise(() =>
       expect(underWay()).toBe(before);
     });
   }
+
+  for (const face of ["load", "get"] as const) {
+    it(`${face}: gives a run up once the host no longer waits for it, long before its timeout`, async () => {
+      // Found by attack10: a task's `tasks/cancel` ended the run on the host, but the host's call
+      // to the runner went on in the task's context, so the runner kept the run (its isolate, its
+      // memory, a run under way that retirement waits for) until its timeout plus the margin.
+      const before = underWay();
+      let wanted = true;
+      const bridge = { begin: () => true, wanted: () => wanted, call: () => null };
+      const runs = runner();
+      const hash = await codeHash(NEVER);
+      const timeoutMs = 60_000;
+      const answer =
+        face === "load"
+          ? runs.load(SECRET, NEVER, { timeoutMs }, bridge)
+          : runs.get(SECRET, hash, NEVER, { timeoutMs }, bridge);
+      const settledBeforeNo = await Promise.race([
+        answer,
+        new Promise((r) => setTimeout(r, RUN_WANTED_POLL_MS + 200, "still running")),
+      ]);
+      expect(settledBeforeNo).toBe("still running");
+      expect(underWay()).toBe(before + 1);
+      wanted = false;
+      const settled = await Promise.race([
+        answer,
+        new Promise((r) => setTimeout(r, RUN_WANTED_POLL_MS + 3_000, "still waiting")),
+      ]);
+      expect(settled).toEqual({ timedOut: true });
+      expect(underWay()).toBe(before);
+    });
+  }
+
+  it("a whole run through the loader, cancelled: the runner counts it ended within a poll", async () => {
+    const before = underWay();
+    const loader = new RunnerLoader([runner()], Date.now, trackHostCalls, SECRET);
+    const executor = new WorkerLoaderExecutor({ loader: loader as unknown as WorkerLoader });
+    const cancel = new AbortController();
+    const outcome = executor.execute({
+      code: `async () => { for (;;) { try { await new Promise((r) => setTimeout(r, 20)); } catch {} } }`,
+      namespaces: {},
+      limits: { timeoutMs: 60_000 },
+      signal: cancel.signal,
+    });
+    const begun = Date.now() + 5_000;
+    while (underWay() === before && Date.now() < begun) await new Promise((r) => setTimeout(r, 20));
+    expect(underWay()).toBe(before + 1);
+    cancel.abort();
+    expect(await outcome).toMatchObject({ status: "error", error: { name: "AbortError" } });
+    const until = Date.now() + RUN_WANTED_POLL_MS + 3_000;
+    while (underWay() > before && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    expect(underWay()).toBe(before);
+    expect(loader.busy()).toEqual([0]);
+  });
 
   it("a whole run through the loader: the host times out first, the runner counts it ended", async () => {
     const before = underWay();

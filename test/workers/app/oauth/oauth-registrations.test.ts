@@ -105,6 +105,48 @@ describe("OAuth client registration is bounded", () => {
     await resetTotal();
   });
 
+  it("refuses a registration from another site's page before it counts", async () => {
+    // Found by attack10: a page the owner visited registered 10 clients (text/plain, no
+    // preflight) and every client from that address (on a local server, every client) got 429
+    // for an hour. Such a client could not use the MCP routes anyway (a foreign Origin).
+    const worker = withLimits();
+    const base = "http://localhost";
+    const ip = "203.0.113.88";
+    for (const origin of ["https://evil.example", "null"]) {
+      for (let i = 0; i < 6; i++) {
+        const answer = await worker(`${base}/register`, {
+          method: "POST",
+          headers: { "content-type": "text/plain", "cf-connecting-ip": ip, origin },
+          body: JSON.stringify({
+            client_name: "Drive-by",
+            redirect_uris: ["https://evil.example/callback"],
+            token_endpoint_auth_method: "none",
+          }),
+        });
+        expect(answer.status).toBe(403);
+        expect(((await answer.json()) as { error: { code: string } }).error.code).toBe(
+          "cross_site_request",
+        );
+      }
+    }
+    // None was counted; a page of the server itself, or a local tool, registers as before.
+    expect((await register(worker, base, ip)).status).toBe(201);
+    const local = await worker(`${base}/register`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "cf-connecting-ip": ip,
+        origin: "http://localhost:6274",
+      },
+      body: JSON.stringify({
+        client_name: "Inspector",
+        redirect_uris: ["http://localhost:6274/oauth/callback"],
+        token_endpoint_auth_method: "none",
+      }),
+    });
+    expect(local.status).toBe(201);
+  });
+
   it("refuses a limit that is not a whole number, naming the setting", async () => {
     const worker = withLimits({ OAUTH_REGISTRATIONS_PER_HOUR: "lots" });
     const health = await worker("http://localhost/health");

@@ -267,6 +267,37 @@ describe("OAuth (OAUTH=on)", () => {
     expect((await guess(other.url, PASSWORD, "198.51.100.2")).status).toBe(302);
   });
 
+  it("refuses a sign-in posted by another site's page before it counts as a guess", async () => {
+    // Found by attack10: any page the owner visited could register a client (a text/plain POST)
+    // and post the form five times: every client from that address (on a local server, every
+    // client) then got 429 for 15 minutes, and the page had its five guesses.
+    const ip = randomAddress();
+    const attacked = await authorizeUrl();
+    const crossSite = (origin: string) =>
+      worker(attacked.url, {
+        method: "POST",
+        headers: { "cf-connecting-ip": ip, origin },
+        body: new URLSearchParams({ ...rightForm("mallory"), passphrase: "a guess" }),
+        redirect: "manual",
+      });
+    for (const origin of ["https://evil.example", "null", "https://evil.example", "null"]) {
+      for (let i = 0; i < 2; i++) {
+        const answer = await crossSite(origin);
+        expect(answer.status).toBe(403);
+        // The consent page's own error page, saying why.
+        expect(await answer.text()).toContain("A browser page of another site");
+      }
+    }
+    // None was counted: the right passphrase, from the consent page itself, still signs in.
+    const own = await worker(attacked.url, {
+      method: "POST",
+      headers: { "cf-connecting-ip": ip, origin: base },
+      body: new URLSearchParams(rightForm("owner-of-this-test")),
+      redirect: "manual",
+    });
+    expect(own.status).toBe(302);
+  });
+
   it("counts an IPv6 address by its /64: a new client from a new address of one host per guess is limited", async () => {
     // One host holds a whole /64. Counted per full address, an attacker who registered a new
     // client per guess and sent each from another address of its /64 had all 12 of 12 checked.

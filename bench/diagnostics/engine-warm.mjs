@@ -122,7 +122,9 @@ const restoreStart = process.cpuUsage();
 for (let i = 0; i < 1000; i++) warm.end(warm.begin({}, request));
 const restoreCpu = process.cpuUsage(restoreStart);
 const buildStart = process.cpuUsage();
-for (let i = 0; i < 10; i++) new lib.WarmEngine(await lib.newEngine());
+const built = [];
+for (let i = 0; i < 10; i++) built.push(new lib.WarmEngine(await lib.newEngine()));
+if (!built.every((engine) => engine.warm)) throw new Error("a template was not built");
 const buildCpu = process.cpuUsage(buildStart);
 console.log(
   `template copy ${(warm.copyBytes / 1_048_576).toFixed(2)} MB; restore alone ${((restoreCpu.user + restoreCpu.system) / 1000 / 1000).toFixed(3)} ms; engine instance + template ${((buildCpu.user + buildCpu.system) / 1000 / 10).toFixed(1)} ms`,

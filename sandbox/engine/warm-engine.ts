@@ -189,9 +189,8 @@ export class EngineTemplate {
    */
   static build(quickjs: QuickJSWASMModule): EngineTemplate | undefined {
     const rt = quickjs.newRuntime();
-    let ctx: QuickJSContext | undefined;
     try {
-      ctx = rt.newContext();
+      const ctx = rt.newContext();
       const fields = ctx as unknown as Record<string, unknown>;
       if (!LAZY_HANDLES.every((key) => Object.hasOwn(fields, key) && fields[key] === undefined))
         throw new Error("quickjs-emscripten-core's context caches changed: keep it at 0.32.0.");
@@ -200,12 +199,9 @@ export class EngineTemplate {
         throw new Error("The engine's Math.random state was not found: runs stay cold.");
       return new EngineTemplate(rt, ctx, randomState);
     } catch {
-      try {
-        ctx?.dispose();
-        rt.dispose();
-      } catch {
-        // Left to the instance: runs still get fresh runtimes.
-      }
+      // The half-built runtime is left in the instance, not freed: it may hold handles, and
+      // freeing a runtime with live objects trips QuickJS's leak assertion, which aborts the
+      // whole instance. Runs then get fresh runtimes.
       return undefined;
     }
   }

@@ -174,6 +174,29 @@ describe("shared worker engine: the template runs share", () => {
     expect(new Set(draws).size).toBe(3);
   });
 
+  it("runs every program on a fresh runtime when the template cannot be built", async () => {
+    const quickjs = await newQuickJSWASMModuleFromVariant(variant);
+    // A library whose context lacks a cache the template resets on restore: no template.
+    const newRuntime = quickjs.newRuntime.bind(quickjs);
+    quickjs.newRuntime = (options) => {
+      const rt = newRuntime(options);
+      const newContext = rt.newContext.bind(rt);
+      rt.newContext = (contextOptions) => {
+        const ctx = newContext(contextOptions);
+        delete (ctx as unknown as Record<string, unknown>)["_Symbol"];
+        return ctx;
+      };
+      return rt;
+    };
+    const engine = new WarmEngine(quickjs);
+    expect(engine.warm).toBe(false);
+    for (let i = 0; i < 2; i++) {
+      const run = start(engine, `${i === 0 ? POISON : ""}; return typeof leak`);
+      expect(run.run.warm).toBe(false);
+      expect(await resultOf(run.outcome)).toBe(i === 0 ? "number" : "undefined");
+    }
+  });
+
   it("writes back the same bytes every time (but the random seed), whatever the run in between did", async () => {
     const quickjs = await newQuickJSWASMModuleFromVariant(variant);
     const engine = new WarmEngine(quickjs);

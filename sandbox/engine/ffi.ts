@@ -118,3 +118,19 @@ export function newDeferred(context: QuickJSContext): QuickJSDeferredPromise {
     module._free(out);
   }
 }
+
+/**
+ * The engine's linear memory as it is now (a new view after every growth).
+ * @param runtime - any runtime of the engine instance
+ */
+export function engineMemory(runtime: QuickJSRuntime): Uint8Array {
+  return internalsOf(runtime).module.HEAPU8;
+}
+
+/**
+ * The engine's pointer to a context's C struct.
+ * @param context - a context of the engine instance
+ */
+export function contextPointer(context: QuickJSContext): number {
+  return internalsOf(context).ctx!.value;
+}

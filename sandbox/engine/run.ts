@@ -1,8 +1,8 @@
 /**
- * One run of the shared sandbox worker: its own engine runtime and context (heap, globals,
- * prototypes), limits, module loader, host calls and timers, and the cleanup that frees them.
- * See runner.ts for the guarantees; the values it passes to and from the engine are
- * converted by values.ts.
+ * One run of the shared sandbox worker: its engine runtime and context (heap, globals,
+ * prototypes: its own, or the engine's template restored for it, warm-engine.ts), limits,
+ * module loader, host calls and timers, and the cleanup that frees them. See runner.ts for
+ * the guarantees; the values it passes to and from the engine are converted by values.ts.
  */
 import type {
   QuickJSContext,
@@ -16,6 +16,7 @@ import type { EngineRunRequest, EngineStop } from "./protocol";
 import { describe, stopMessage } from "./messages";
 import { decodeUtf8, newDataArray, readHostCall, settleWithReply } from "./values";
 import { newDeferred, runPendingJobs } from "./ffi";
+import { WarmEngine, type EngineTemplate, type TemplateTenant } from "./warm-engine";
 import type { HostBridgeApi, HostReply } from "../protocol";
 
 /** Engine module texts shipped beside the runner (see src/executor/shared-worker/shared-worker-code.ts). */
@@ -34,11 +35,22 @@ const FINISH_GRACE = 200;
  */
 export const MAX_PENDING = 10_000;
 
-/** One run's engine runtime, context and pending work. */
+/**
+ * One run's engine runtime, context and pending work. Given a {@link WarmEngine}, the run gets
+ * its template (the harness already compiled, the memory written back to the template's copy)
+ * when it is alone in the engine, else a fresh runtime; given a bare engine instance (tests),
+ * always a fresh runtime.
+ */
 export class EngineRun {
   readonly result: Promise<string | EngineStop>;
+  /** Whether the run got the engine's template (see warm-engine.ts) rather than a fresh runtime. */
+  readonly warm: boolean;
   private readonly rt: QuickJSRuntime;
   private readonly ctx: QuickJSContext;
+  private readonly engine: WarmEngine | undefined;
+  private readonly template: EngineTemplate | undefined;
+  /** The guest module's namespace, once evaluated (the template's, on a warm run). */
+  private exports: QuickJSHandle | undefined;
   private readonly deferreds = new Set<QuickJSDeferredPromise>();
   private readonly timers = new Set<ReturnType<typeof setTimeout>>();
   private readonly handles: QuickJSHandle[] = [];
@@ -53,34 +65,53 @@ export class EngineRun {
   private interruptLimit: number;
   private stopped: EngineStop["stop"] | undefined;
   private closed = false;
+  private disposed = false;
+  private disposedOk = false;
   /** An engine call threw from inside the engine (not a JS exception): its state is suspect. */
   private broken = false;
   private settle!: (value: string | EngineStop) => void;
   private runPromise: QuickJSHandle | undefined;
 
   constructor(
-    quickjs: QuickJSWASMModule,
+    engine: QuickJSWASMModule | WarmEngine,
     private readonly request: EngineRunRequest,
     private readonly data: readonly (string | Uint8Array)[],
     private readonly hostCall: HostBridgeApi["call"],
   ) {
     this.interruptLimit = request.maxInterrupts;
     this.result = new Promise((resolve) => (this.settle = resolve));
-    const rt = (this.rt = quickjs.newRuntime());
-    rt.setMemoryLimit(request.memoryBytes);
-    rt.setMaxStackSize(request.stackBytes);
-    rt.setInterruptHandler(() => {
+    const texts: Record<string, string> = { ...TEXTS, "user.js": request.userModule };
+    const load = (name: string): string | { error: Error } =>
+      Object.hasOwn(texts, name)
+        ? texts[name]!
+        : { error: new Error(`Module "${name}" is not available in the sandbox.`) };
+    const interrupt = (): boolean => {
       if (++this.interrupts <= this.interruptLimit) return false;
       this.stopped ??= "interrupted";
       return true;
-    });
-    const texts: Record<string, string> = { ...TEXTS, "user.js": request.userModule };
-    rt.setModuleLoader((name) =>
-      Object.hasOwn(texts, name)
-        ? texts[name]!
-        : { error: new Error(`Module "${name}" is not available in the sandbox.`) },
-    );
-    this.ctx = rt.newContext();
+    };
+    this.engine = engine instanceof WarmEngine ? engine : undefined;
+    const tenant: TemplateTenant = {
+      host: (ns, name, args, logs) => this.hostFunction(ns, name, args, logs),
+      timer: (ms) => this.timerFunction(ms),
+      charge: (interrupts) => this.chargeFunction(interrupts),
+      interrupt,
+      load,
+    };
+    this.template = this.engine?.begin(tenant, request);
+    this.warm = this.template !== undefined;
+    if (this.template) {
+      this.rt = this.template.rt;
+      this.ctx = this.template.ctx;
+      this.exports = this.template.exports;
+    } else {
+      const rt = (this.rt = (this.engine?.quickjs ?? (engine as QuickJSWASMModule)).newRuntime());
+      rt.setMemoryLimit(request.memoryBytes);
+      rt.setMaxStackSize(request.stackBytes);
+      rt.setInterruptHandler(interrupt);
+      rt.setModuleLoader(load);
+      this.ctx = rt.newContext();
+    }
     this.timers.add(
       setTimeout(() => this.stop("timeout", "The run passed its deadline."), request.timeoutMs),
     );
@@ -99,6 +130,22 @@ export class EngineRun {
 
   private start(): void {
     const ctx = this.ctx;
+    if (!this.exports) this.exports = this.keep(this.evalGuest());
+    const run = this.keep(ctx.getProp(this.exports, "run"));
+    const data = this.keep(newDataArray(ctx, this.data));
+    const { userModule: _code, extensions, ...rest } = this.request;
+    const json = JSON.stringify({
+      ...rest,
+      extensions: extensions.map((e) => ({ name: e.name, namespace: e.namespace })),
+    });
+    const arg = this.keep(ctx.newString(json));
+    this.runPromise = this.keep(ctx.unwrapResult(ctx.callFunction(run, ctx.undefined, arg, data)));
+    this.pumpJobs();
+  }
+
+  /** A fresh runtime's harness: its native functions, then `guest.js` compiled and evaluated. */
+  private evalGuest(): QuickJSHandle {
+    const ctx = this.ctx;
     const host = ctx.newFunction("host", (ns, name, args, logs) =>
       this.hostFunction(ns, name, args, logs),
     );
@@ -115,19 +162,7 @@ export class EngineRun {
     host.dispose();
     timer.dispose();
     utf8.dispose();
-    const exports = this.keep(
-      ctx.unwrapResult(ctx.evalCode(TEXTS["guest.js"], "guest.js", { type: "module" })),
-    );
-    const run = this.keep(ctx.getProp(exports, "run"));
-    const data = this.keep(newDataArray(ctx, this.data));
-    const { userModule: _code, extensions, ...rest } = this.request;
-    const json = JSON.stringify({
-      ...rest,
-      extensions: extensions.map((e) => ({ name: e.name, namespace: e.namespace })),
-    });
-    const arg = this.keep(ctx.newString(json));
-    this.runPromise = this.keep(ctx.unwrapResult(ctx.callFunction(run, ctx.undefined, arg, data)));
-    this.pumpJobs();
+    return ctx.unwrapResult(ctx.evalCode(TEXTS["guest.js"], "guest.js", { type: "module" }));
   }
 
   /** Runs queued engine jobs, then settles the run if its promise settled. */
@@ -170,7 +205,7 @@ export class EngineRun {
     try {
       if (this.broken) throw new Error("The engine is broken.");
       this.interruptLimit = this.interrupts + FINISH_GRACE;
-      const exports = this.handles[0];
+      const exports = this.exports;
       if (exports) {
         const finish = this.ctx.getProp(exports, "finish");
         const partial = this.ctx.callFunction(finish, this.ctx.undefined);
@@ -283,17 +318,23 @@ export class EngineRun {
    * failed), so the caller drops it and the next run gets a new instance.
    */
   dispose(): boolean {
+    if (this.disposed) return this.disposedOk;
+    this.disposed = true;
     this.closed = true;
     for (const timer of this.timers) clearTimeout(timer);
-    if (this.broken) return false;
+    if (this.broken) return (this.disposedOk = false);
     try {
       for (const deferred of this.deferreds) deferred.dispose();
       for (const handle of this.handles) if (handle.alive) handle.dispose();
-      this.ctx.dispose();
-      this.rt.dispose();
-      return true;
+      // The template's runtime stays: the next run alone in the engine writes its memory back.
+      if (!this.template) {
+        this.ctx.dispose();
+        this.rt.dispose();
+      }
+      this.engine?.end(this.template);
+      return (this.disposedOk = true);
     } catch {
-      return false;
+      return (this.disposedOk = false);
     }
   }
 }

@@ -4,8 +4,9 @@
  * The Worker itself never compiles code from strings (the platform forbids it); the engine is
  * what interprets the program.
  *
- * Per run: a fresh engine runtime and context (its own heap, globals and prototypes: nothing a
- * run does is visible to the next run), a memory limit, a stack limit, an interrupt handler
+ * Per run: fresh engine globals, prototypes and heap (nothing a run does is visible to the next
+ * run): the engine's template, its memory written back to the bytes it had before any run, for
+ * a run alone in the engine, else a new runtime and context (warm-engine.ts), a memory limit, a stack limit, an interrupt handler
  * that stops the run after `maxInterrupts` calls (the engine calls it every ~10k steps and
  * during regular-expression backtracking, so `while(true){}` and catastrophic patterns end),
  * a wall-clock deadline for runs that wait forever, and the host bridge as the only way out
@@ -14,31 +15,34 @@
  */
 import variant from "@jitl/quickjs-wasmfile-release-sync";
 import { WorkerEntrypoint } from "cloudflare:workers";
-import {
-  newQuickJSWASMModuleFromVariant,
-  newVariant,
-  type QuickJSWASMModule,
-} from "quickjs-emscripten-core";
+import { newQuickJSWASMModuleFromVariant, newVariant } from "quickjs-emscripten-core";
 import wasmModule from "./quickjs.wasm";
 import { readData, storeData } from "./data-cache";
 import { describe } from "./messages";
 import { EngineRun } from "./run";
+import { WarmEngine } from "./warm-engine";
 import type { EngineRunRequest, EngineStop } from "./protocol";
 import type { HostBridgeApi } from "../protocol";
 
-let engine: Promise<QuickJSWASMModule> | undefined;
+let engine: Promise<WarmEngine> | undefined;
 
-/** The WebAssembly engine, instantiated once per isolate (the module is compiled by the platform). */
-function loadEngine(): Promise<QuickJSWASMModule> {
-  engine ??= newQuickJSWASMModuleFromVariant(newVariant(variant, { wasmModule }));
+/**
+ * The WebAssembly engine, instantiated once per isolate (the module is compiled by the
+ * platform), with its harness template built (warm-engine.ts).
+ */
+function loadEngine(): Promise<WarmEngine> {
+  engine ??= newQuickJSWASMModuleFromVariant(newVariant(variant, { wasmModule })).then(
+    (quickjs) => new WarmEngine(quickjs),
+  );
   return engine;
 }
 
 /** RPC entrypoint of the shared sandbox worker. */
 export default class EngineRunner extends WorkerEntrypoint {
   /**
-   * Loads the engine now, before any run needs it: a local sandbox runner calls this when it is
-   * started (src/runner.ts, `POST /warm`), so a fresh runner's first run does not wait for it.
+   * Loads the engine and builds its template now, before any run needs them: a local sandbox
+   * runner calls this when it is started (src/runner.ts, `POST /warm`), so a fresh runner's
+   * first run does not wait for them.
    */
   async warm(): Promise<void> {
     try {
@@ -50,14 +54,14 @@ export default class EngineRunner extends WorkerEntrypoint {
   }
 
   /**
-   * Runs one program in a fresh engine context.
+   * Runs one program in the engine's restored template or a fresh engine context.
    * @param request - the instrumented program and the run's limits
    * @param host - the run's host bridge (an RpcTarget on the host)
    * @returns the guest's `SandboxResponse` as JSON text, or why the engine stopped the run
    */
   async run(request: EngineRunRequest, host: HostBridgeApi): Promise<string | EngineStop> {
     const hostCall = host.call;
-    let quickjs: QuickJSWASMModule;
+    let quickjs: WarmEngine;
     try {
       quickjs = await loadEngine();
     } catch (error) {

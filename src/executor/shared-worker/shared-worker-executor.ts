@@ -6,8 +6,9 @@
  * Worker instead of a million; the price is an interpreter instead of V8's JIT.
  *
  * Guarantees, as the per-run isolate (WorkerLoaderExecutor) gives them: a fresh global
- * environment per run (a fresh engine runtime and context: globals, prototypes and heap are
- * new), outbound network blocked (`globalOutbound: null`, no bindings; the engine has no
+ * environment per run (globals, prototypes and heap are new: a fresh engine runtime and
+ * context, or the engine's template with its memory written back to the bytes it had before
+ * any run, sandbox/engine/warm-engine.ts), outbound network blocked (`globalOutbound: null`, no bindings; the engine has no
  * `fetch` at all), code generation from strings refused, the same host functions through the
  * same HostBridge, the same limits and outcome shape, the same error positions (QuickJS stacks
  * carry line and column of `user.js`). Beyond it: every synchronous runaway ends, native ones

@@ -1,6 +1,7 @@
 /**
  * Runs of the shared-worker executor share one Dynamic Worker, yet a run cannot observe anything
- * a previous or concurrent run did: each gets a fresh engine runtime and context. Also: the
+ * a previous or concurrent run did: each gets a fresh engine runtime and context, or the engine's
+ * template with its memory written back to the bytes it had before any run. Also: the
  * worker is really shared (loaded once for many runs), and the sandbox has no network, no
  * bindings and no code generation from strings.
  */
@@ -12,6 +13,8 @@ import {
   sharedWorkerId,
 } from "../../../../src/executor/shared-worker/shared-worker-code";
 import { SharedWorkerExecutor } from "../../../../src/executor/shared-worker/shared-worker-executor";
+import { loadSpec } from "../../../../src/openapi/openapi-spec";
+import { packSpec } from "../../../../src/openapi/spec-pack";
 
 const executor = new SharedWorkerExecutor({ loader: env.LOADER, limits: { timeoutMs: 10_000 } });
 
@@ -43,6 +46,41 @@ describe("shared-worker runs are isolated", () => {
       },
     });
     expect((second.result as Record<string, unknown>)["polluted"]).toBeUndefined();
+  });
+
+  it("does not leak changes to what the harness and the extensions captured (the engine's template)", async () => {
+    // Runs alone in the engine share one template whose harness and extension modules were
+    // evaluated once (sandbox/engine/warm-engine.ts): each poisons what those hold.
+    const spec = loadSpec({
+      openapi: "3.0.0",
+      info: { title: "kept", version: "1" },
+      paths: { "/a": { get: { operationId: "getA", responses: { 200: { description: "ok" } } } } },
+    });
+    const extensions = [{ name: "openapi" as const, data: packSpec(spec.compact) as Uint8Array }];
+    const read =
+      "const spec = await codemode.spec(); return { title: spec.info.title, id: spec.paths['/a'].get.operationId, chained: await Promise.resolve(1).then((x) => x + 1), mark: typeof Symbol.for('cm.mark').description, defined: Object.defineProperty({}, 'x', { value: 1 }).x, has: new WeakSet().has({}), poisoned: typeof poisoned }";
+    const before = await executor.execute({ code: read, extensions });
+    expect(before).toMatchObject({ status: "ok" });
+    const hostile = await executor.execute({
+      extensions,
+      code: [
+        "const spec = await codemode.spec(); spec.info.title = 'forged';",
+        "const then = Promise.prototype.then;",
+        "Promise.prototype.then = function (a, b) { globalThis.poisoned = 1; return then.call(this, a, b) };",
+        "Object.defineProperty = () => { throw new Error('poisoned') };",
+        "WeakSet.prototype.has = () => true; WeakSet.prototype.add = () => {};",
+        "Reflect.apply = () => 'forged'; Reflect.set = () => true;",
+        "globalThis.poisoned = 1;",
+        "return 'poisoned'",
+      ].join("\n"),
+    });
+    expect(hostile).toMatchObject({ status: "ok", result: "poisoned" });
+    const after = await executor.execute({ code: read, extensions });
+    expect(after).toMatchObject({
+      status: "ok",
+      result: { title: "kept", id: "getA", chained: 2, defined: 1, has: false, poisoned: "undefined" },
+    });
+    expect(after.result).toEqual(before.result);
   });
 
   it("keeps concurrent runs apart: each sees only its own globals", async () => {

@@ -14,7 +14,7 @@
 /** Where position `i` of a view lies in its original: as the start or the end of a range. */
 export type Origin = (i: number, end: boolean) => number;
 
-/** Sequences per checkpoint: a random lookup decodes at most this many records. */
+/** Sequences per checkpoint (a power of two): a random lookup decodes at most this many records. */
 const CHECK_EVERY = 32;
 /** Bytes per full storage block (records never straddle two). */
 const BLOCK_BITS = 16;
@@ -78,7 +78,7 @@ export class SequenceMap {
     const t = this.count;
     if (this.used + MAX_RECORD > this.block.length) this.grow();
     const pos = this.blocks.length * BLOCK_BYTES + this.used;
-    if (t % CHECK_EVERY === 0) {
+    if ((t & (CHECK_EVERY - 1)) === 0) {
       const k = (t / CHECK_EVERY) * 3;
       if (k + 3 > this.checks.length) {
         const grown = new Int32Array(Math.max(48, this.checks.length * 2));
@@ -364,9 +364,12 @@ export class ViewBuilder {
       this.replace(at, inLength, String.fromCodePoint(code));
       return;
     }
-    this.copy(at);
+    // Nothing to copy between items that follow each other (every item of a list but the first):
+    // a list of a million numbers calls this a million times per view (issue #40).
+    if (at !== this.copied) this.copy(at);
     this.map.add(this.total, 1, inLength);
-    let out = this.reserve(1);
+    let out = this.out;
+    if (out === undefined || this.length >= out.length) out = this.reserve(1);
     if (code > 0xff && out instanceof Uint8Array) out = this.widen();
     out[this.length++] = code;
     this.total++;

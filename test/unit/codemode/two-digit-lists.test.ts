@@ -14,6 +14,9 @@ const DIGITS_FIRST = "pay4bigc_Live.9f8e/7d";
 const LETTERS = "tok_Live.9f8e/7d6c";
 const hex = (s: string) => [...s].map((c) => c.charCodeAt(0).toString(16).padStart(2, "0"));
 const codes = (s: string) => [...s].map((c) => c.charCodeAt(0));
+const percent = (s: string) => [...s].map((c) => `%${c.charCodeAt(0).toString(16)}`).join("");
+const entities = (s: string) => [...s].map((c) => `&#${c.charCodeAt(0)};`).join("");
+const utf16 = (s: string) => [...s].map((c) => `${c}\0`).join("");
 
 /** `hexdump -C` of a text: offsets, 16 hex bytes a line, the text column between bars. */
 function hexdump(s: string): string {
@@ -63,6 +66,16 @@ describe("two-digit lists read as decimal or hex (hostile)", () => {
     // A longer decimal number among small ones: decimal reads it, hex stops before it.
     ["char codes after small numbers", LETTERS, `${small(30)}${codes(LETTERS).join(" ")}`],
     ["char codes after a bar", LETTERS, `${small(30)}| ${codes(LETTERS).join(" ")}`],
+    // What a reading produced is decoded again: a step runs only where the reading holds a `%`,
+    // `&`, `\\` or `=`, and its NUL-free view only where it holds a NUL.
+    [
+      "char codes of a percent-encoding",
+      LETTERS,
+      `${small(30)}${codes(percent(LETTERS)).join(" ")}`,
+    ],
+    ["char codes of entities", LETTERS, `${small(30)}${codes(entities(LETTERS)).join(",")}`],
+    ["UTF-16 bytes as char codes", LETTERS, `${small(30)}${codes(utf16(LETTERS)).join(",")}`],
+    ["UTF-16 bytes in hex", DIGITS_ONLY, `${small(30)}${hex(utf16(DIGITS_ONLY)).join(" ")}`],
   ];
 
   it.each(bodies)("cuts out %s", (_, secret, body) => {

@@ -126,6 +126,13 @@ describe("the reading the lists view chooses for two-digit numbers", () => {
     ]);
   });
 
+  // Hex takes `0x` bytes glued to a quoted item (`"12"0x6f`) as the next item: a differential
+  // check against the lists view before this cut found the decimal reading kept there.
+  it("reads hex when `0x` bytes follow the last quoted number at once", () => {
+    const quoted = `${'"12",'.repeat(8)}"12"0x6f,0x6b`;
+    expect(read(quoted)).toEqual([`${chars(Array(9).fill(0x12))}ok`, false, undefined]);
+  });
+
   // Decimal was read into the view and is taken back.
   it("reads hex after eight all-digit bytes", () => {
     expect(read(hex(DIGITS_FIRST).join(" "))).toEqual([DIGITS_FIRST, false, undefined]);

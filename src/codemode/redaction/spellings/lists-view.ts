@@ -331,9 +331,9 @@ const chosenEnd = (reader: RunReader) => (reader.items >= MIN_ITEMS ? reader.end
 /**
  * Where the hex reading of a run must be counted from, once the decimal reading at `i` read at
  * least {@link MIN_ITEMS} items (it is chosen unless hex reads further): `i`, or, when hex is
- * known to read the same items up to where the decimal run ends, the position after the
- * separator there (hex goes on counting from it), or -1 when no separator follows (hex ends
- * there too). Reading a run of small numbers twice made `12 12 12 …` (a million items in 4 MB,
+ * known to read the same items up to where the decimal run ends, where hex reads on from there
+ * (after the separator; at the end for `0x` glued to a quoted item), or -1 when hex ends there
+ * too. Reading a run of small numbers twice made `12 12 12 …` (a million items in 4 MB,
  * ~100 ms of the host's thread per pass) cost three passes in this view (issue #40).
  *
  * Hex is known when every decimal item was two digits (no item set `NOT_TWO_DIGITS`) and no `|`
@@ -343,18 +343,21 @@ const chosenEnd = (reader: RunReader) => (reader.items >= MIN_ITEMS ? reader.end
  *   hex digits and no letter or digit after them; quoted, the same item between the same quotes);
  * - the separators are the same: hex reads `hexdump -C`'s line end where a list separator
  *   (./list-separators.ts) reads a `|`, and otherwise the same whitespace around one separator
- *   character, which decimal reads; hex also takes `0x` bytes with no separator between them,
- *   but an item followed by no letter or digit is not followed by `0x`, and no hex item starts
- *   with a character that is neither a hex digit nor a quote around one;
+ *   character, which decimal reads;
  * - so hex reads the same items up to the decimal run's last one, and after it the same
- *   separator: where decimal found no item after it, hex counts on from there.
+ *   separator: where decimal found no item after it, hex counts on from there. With no
+ *   separator, hex still reads on where `0x` follows at once (bytes printed back to back): after
+ *   a quoted item (`"59"0x70`; an item without quotes is followed by no letter or digit).
  * (Any other decimal run is one that hex cannot read as far: a number of one digit or of three
  * or more is no hex item, and hex is counted from `i`, as before.)
  */
 function hexCountFrom(text: string, i: number, decimal: RunReader, bars: Bars): number {
-  const separator = separatorAt(text, decimal.end);
-  if ((decimal.flags & NOT_TWO_DIGITS) !== 0 || bars.within(i, decimal.end + separator)) return i;
-  return separator > 0 ? decimal.end + separator : -1;
+  const { end } = decimal;
+  const separator = separatorAt(text, end);
+  if ((decimal.flags & NOT_TWO_DIGITS) !== 0 || bars.within(i, end + separator)) return i;
+  if (separator > 0) return end + separator;
+  // `0x` right after a quoted item (`"59"0x70`): hex reads it as the next item.
+  return isX(text.charCodeAt(end + 1)) ? end : -1;
 }
 
 /**

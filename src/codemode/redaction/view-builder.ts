@@ -14,7 +14,7 @@
 /** Where position `i` of a view lies in its original: as the start or the end of a range. */
 export type Origin = (i: number, end: boolean) => number;
 
-/** Sequences per checkpoint: a random lookup decodes at most this many records. */
+/** Sequences per checkpoint (a power of two): a random lookup decodes at most this many records. */
 const CHECK_EVERY = 32;
 /** Bytes per full storage block (records never straddle two). */
 const BLOCK_BITS = 16;
@@ -78,7 +78,7 @@ export class SequenceMap {
     const t = this.count;
     if (this.used + MAX_RECORD > this.block.length) this.grow();
     const pos = this.blocks.length * BLOCK_BYTES + this.used;
-    if (t % CHECK_EVERY === 0) {
+    if ((t & (CHECK_EVERY - 1)) === 0) {
       const k = (t / CHECK_EVERY) * 3;
       if (k + 3 > this.checks.length) {
         const grown = new Int32Array(Math.max(48, this.checks.length * 2));
@@ -101,6 +101,41 @@ export class SequenceMap {
     this.inEnd += gap + inLength;
     this.outEnd = outStart + outLength;
     this.count = t + 1;
+  }
+
+  // What mark() kept (one mark at a time; numbers, not an object: a map is made per view).
+  private markCount = 0;
+  private markUsed = 0;
+  private markBlocks = 0;
+  private markOutEnd = 0;
+  private markInEnd = 0;
+
+  /** Keeps where the map ends, for {@link SequenceMap.rollback}. */
+  mark(): void {
+    this.markCount = this.count;
+    this.markUsed = this.used;
+    this.markBlocks = this.blocks.length;
+    this.markOutEnd = this.outEnd;
+    this.markInEnd = this.inEnd;
+  }
+
+  /**
+   * Takes back every sequence added since {@link SequenceMap.mark}. Records are only appended,
+   * so the bytes before the mark are untouched: a block grown since holds them as its prefix,
+   * and a block put aside since is the one written at the mark (the next records overwrite the
+   * rest, its `SKIP` byte too). Checkpoints past the mark are written again as sequences are.
+   */
+  rollback(): void {
+    if (this.blocks.length > this.markBlocks) {
+      this.block = this.blocks[this.markBlocks]!;
+      this.blocks.length = this.markBlocks;
+    }
+    this.used = this.markUsed;
+    this.count = this.markCount;
+    this.outEnd = this.markOutEnd;
+    this.inEnd = this.markInEnd;
+    // The record read last may be gone: the next read starts from a checkpoint.
+    this.at = -1;
   }
 
   /** The output start of sequence `t`. */
@@ -267,6 +302,41 @@ export class ViewBuilder {
   /** @param text - the text the view is made from */
   constructor(private readonly text: string) {}
 
+  // What mark() kept (see there).
+  private markAt = 0;
+  private markLength = 0;
+  private markTotal = 0;
+
+  /**
+   * Marks `at` (at or after the last replacement) as a point {@link ViewBuilder.rollback} can
+   * go back to. The text up to it is copied first, so what the replacements after it write
+   * stays in the buffer: only a copied span of {@link LONG_SPAN} or more moves the buffer into
+   * the pieces, and replacements that follow each other copy nothing. The lists view reads a run
+   * with one reading and takes it back in the rare case another reading of the same run proves
+   * longer (./spellings/lists-view.ts): one pass over a run instead of a count and a read.
+   * @param at - where the replacements that may be taken back start
+   */
+  mark(at: number): void {
+    this.copy(at);
+    this.markAt = at;
+    this.markLength = this.length;
+    this.markTotal = this.total;
+    this.map.mark();
+  }
+
+  /**
+   * Takes back every replacement made since {@link ViewBuilder.mark}. Only for replacements that
+   * followed each other from the mark (each starting where the one before ended): the buffer
+   * then holds what was built before the mark where it was (maybe grown or widened, never
+   * flushed), and the pieces are as they were.
+   */
+  rollback(): void {
+    this.length = this.markLength;
+    this.total = this.markTotal;
+    this.copied = this.markAt;
+    this.map.rollback();
+  }
+
   /** Where the next replacement may start at the earliest (the end of the last one). */
   get consumed(): number {
     return this.copied;
@@ -294,9 +364,12 @@ export class ViewBuilder {
       this.replace(at, inLength, String.fromCodePoint(code));
       return;
     }
-    this.copy(at);
+    // Nothing to copy between items that follow each other (every item of a list but the first):
+    // a list of a million numbers calls this a million times per view (issue #40).
+    if (at !== this.copied) this.copy(at);
     this.map.add(this.total, 1, inLength);
-    let out = this.reserve(1);
+    let out = this.out;
+    if (out === undefined || this.length >= out.length) out = this.reserve(1);
     if (code > 0xff && out instanceof Uint8Array) out = this.widen();
     out[this.length++] = code;
     this.total++;

@@ -174,3 +174,48 @@ describe("a text whose compact view widens inside a replacement (hostile)", () =
     expect(redactor.text(text)).toBe("note: ¼ of [REDACTED] and ½ more");
   });
 });
+
+describe("a view builder taken back to a mark", () => {
+  // The lists view reads a run of numbers as decimal at once, marked, and takes it back when the
+  // hex reading of the same run proves longer (src/codemode/redaction/spellings/lists-view.ts).
+  // What is taken back may have filled a storage block of the map (64 KiB of records) and grown
+  // the buffer: the view must be exactly the one built without it.
+  const text = `${"ab".repeat(50)}${"12 ".repeat(100_000)}6f tail`;
+  const start = 100;
+  const build = (speculate: boolean) => {
+    const builder = new ViewBuilder(text);
+    builder.replaceCode(2, 2, 0x263a);
+    if (speculate) {
+      builder.mark(start);
+      for (let i = start; i < start + 300_000; i += 3) builder.replaceCode(i, 3, 12);
+      builder.rollback();
+    }
+    for (let i = start; i < start + 300_000; i += 3) builder.replaceCode(i, 3, 0x12);
+    builder.replaceCode(start + 300_000, 2, 0x6f);
+    return builder;
+  };
+
+  it("builds the view and its map as if nothing had been written after the mark", () => {
+    const [marked, plain] = [build(true), build(false)];
+    const view = marked.finish();
+    expect(view).toBe(plain.finish());
+    expect(marked.map.count).toBe(plain.map.count);
+    const [a, b] = [marked.map.origin(), plain.map.origin()];
+    for (const i of [0, 2, 3, 99, 100, 101, 50_000, 99_999, 100_000, 100_001, view!.length])
+      expect([a(i, false), a(i, true)]).toEqual([b(i, false), b(i, true)]);
+    for (const t of [0, 1, 31, 32, 65_535, 65_536, 70_000, marked.map.count - 1])
+      expect([marked.map.outStart(t), marked.map.outLength(t)]).toEqual([
+        plain.map.outStart(t),
+        plain.map.outLength(t),
+      ]);
+  });
+
+  it("keeps what was copied before the mark, a long span too", () => {
+    const builder = new ViewBuilder(text);
+    builder.mark(start);
+    builder.replaceCode(start, 3, 0x41);
+    builder.rollback();
+    builder.replaceCode(start + 3, 3, 0x42);
+    expect(builder.finish()).toBe(`${"ab".repeat(50)}12 B${"12 ".repeat(99_998)}6f tail`);
+  });
+});

@@ -71,7 +71,10 @@ export function* withoutNulsInSlices(
 /** Whether a decoded view's step produced a NUL; a sliced pass over what it produced. */
 function* producedNul(view: View): Sliced<boolean> {
   const { changed, text } = view;
-  if (!changed) return text.includes("\0");
+  // No NUL anywhere, none produced: one native search instead of a walk over every sequence
+  // (a list reading of `12 12 12 …` is a million of them, issue #40).
+  const any = text.includes("\0");
+  if (!changed || !any) return any;
   let budget = SLICE_POSITIONS;
   for (let t = 0; t < changed.count; t++) {
     const start = changed.outStart(t);

@@ -142,7 +142,10 @@ function* afterReading(
   yield reading;
   const nulFree = yield* withoutNulsInSlices(reading, inert);
   if (nulFree) yield nulFree;
-  if (yield* produced(reading, SEQUENCE_LEAD))
+  // A step's view with no such character anywhere produced none: one native search instead of
+  // a walk over every sequence (a list reading of `12 12 12 …` is a million, issue #40).
+  const leads = !reading.changed || SEQUENCE_LEAD_ANYWHERE.test(reading.text);
+  if (leads && (yield* produced(reading, SEQUENCE_LEAD)))
     yield* decodeSteps(reading, ALL_FAMILIES, MAX_SPELLED_STEPS, inert);
   else if (folded) yield* stepsBesideFolded(reading, MAX_SPELLED_STEPS);
 }
@@ -262,6 +265,8 @@ const COMPACTED = (c: number) => c === 32 || (c >= 9 && c <= 13) || c > 0x7f;
 const LATIN1_FOLDED = /[\xaa\xba\xb9\xb2\xb3]/;
 /** `% & \ =`: what starts a character-level sequence. */
 const SEQUENCE_LEAD = (c: number) => c === 37 || c === 38 || c === 92 || c === 61;
+/** {@link SEQUENCE_LEAD}, searched for natively. */
+const SEQUENCE_LEAD_ANYWHERE = /[%&\\=]/;
 
 /** Characters NFKC folds to ASCII digits or hex letters: full-width and mathematical digits. */
 const FOLDED_DIGITS = /[\uff10-\uff19\uff21-\uff26\uff41-\uff46\u{1d7ce}-\u{1d7ff}]/u;

@@ -25,7 +25,7 @@ import { LIST_SEPARATORS, separatorAt } from "./list-separators";
  *   never, or as the text there says: `0x` bytes back to back).
  */
 export interface RunItems {
-  item: (text: string, at: number, code: { value: number }) => number;
+  item: (text: string, at: number, code: ItemCode) => number;
   minItems: number;
   joined: boolean | ((text: string, end: number) => boolean);
   /** Separator characters beyond whitespace (one of them, with whitespace around it). */
@@ -39,6 +39,15 @@ export interface RunItems {
    * macrotask, and the forced collections of a large body are counted in pauses).
    */
   perItem?: boolean;
+}
+
+/**
+ * Where an item reader puts what it read: the character (set on success, so no item allocates),
+ * and bits an item may set about its shape (cleared when a run starts; ./list-items.ts says which).
+ */
+export interface ItemCode {
+  value: number;
+  flags: number;
 }
 
 /**
@@ -129,7 +138,9 @@ export class RunReader {
   private readonly separatorOf: (text: string, at: number, separators: string) => number;
   private readonly joinedAlways: boolean;
   private readonly joinedBy: ((text: string, end: number) => boolean) | undefined;
-  private readonly code = { value: 0 };
+  private readonly code: ItemCode = { value: 0, flags: 0 };
+  // Whether the run's first replacement marks the view being built (it may be taken back).
+  private marking = false;
   // The first items of a run, until it has minItems (then every item is replaced as the next
   // one is found: a run of a million escapes holds no array of a million entries).
   private readonly starts: Int32Array;
@@ -161,16 +172,25 @@ export class RunReader {
     this.codes = new Int32Array(runs.minItems);
   }
 
+  /** The bits the run's items set (./list-items.ts): what they all were. */
+  get flags(): number {
+    return this.code.flags;
+  }
+
   /**
    * Starts a run at `at`.
    * @param at - where its first item would start
    * @param replace - false to count its items only (a reading that may not be chosen)
+   * @param mark - mark the view being built before the run's first replacement, so the run can
+   *   be taken back (ViewBuilder.rollback) when another reading of it is chosen after all
    */
-  start(at: number, replace = true): void {
+  start(at: number, replace = true, mark = false): void {
     this.at = at;
     this.end = at;
     this.items = 0;
+    this.code.flags = 0;
     this.ok = replace && at >= this.builder.consumed;
+    this.marking = mark;
   }
 
   /**
@@ -198,6 +218,7 @@ export class RunReader {
         codes[count] = code.value;
       } else if (ok) builder.replaceCode(lastStart, at - lastStart, lastCode);
       count++;
+      if (count === minItems && ok && this.marking) builder.mark(starts[0]!);
       if (count === minItems && ok)
         for (let k = 0; k + 1 < minItems; k++)
           builder.replaceCode(starts[k]!, starts[k + 1]! - starts[k]!, codes[k]!);

@@ -6,7 +6,7 @@
  * end). Given as ./item-runs.ts's {@link RunItems}, so the lists view reads its runs with the
  * same reader as the notations.
  */
-import type { RunItems } from "./item-runs";
+import type { ItemCode, RunItems } from "./item-runs";
 import { isListSeparator } from "./list-separators";
 
 // Character classes of ASCII, as bits in a table (the lists pass looks at every character).
@@ -37,16 +37,13 @@ export const isX = (c: number) => c === 120 || c === 88;
 /** Whether a character code is a quote (`"` or `'`). */
 export const isQuote = (c: number) => c === 34 || c === 39;
 
-/** The kinds of list item: a reading of a run. */
+/**
+ * The kinds of list item: a reading of a run. The lists view (./lists-view.ts) tries them in
+ * order and reads the first long enough: a string of one character (at a quote), bits, then
+ * decimal before hex (hex when it reads further) in its first view, hex before decimal in the
+ * second.
+ */
 export type Kind = "decimal" | "hex" | "binary" | "chars";
-/** The readings of a run of numbers, in the order tried (decimal before hex). */
-export const DECIMAL_FIRST: Kind[] = ["binary", "decimal", "hex"];
-/** The readings of a run of numbers, hex before decimal (the second view). */
-export const HEX_FIRST: Kind[] = ["binary", "hex", "decimal"];
-/** {@link DECIMAL_FIRST} for a run that starts with a quote: a string of one character first. */
-export const QUOTED_DECIMAL_FIRST: Kind[] = ["chars", ...DECIMAL_FIRST];
-/** {@link HEX_FIRST} for a run that starts with a quote. */
-export const QUOTED_HEX_FIRST: Kind[] = ["chars", ...HEX_FIRST];
 
 /** `count` digits of `radix` at `at` as a number (the caller checked they are digits). */
 function valueAt(text: string, at: number, count: number, radix: number): number {
@@ -58,8 +55,19 @@ function valueAt(text: string, at: number, count: number, radix: number): number
   return value;
 }
 
-/** Where an item reader puts the character it read (set on success, so no item allocates). */
-type Code = { value: number };
+/** Where an item reader puts the character it read, and its shape bits (see below). */
+type Code = ItemCode;
+
+/**
+ * A shape bit: a decimal item of the run was not exactly two digits (quoted or not). While no
+ * item sets it, each decimal item is also a hex item of the same length (`12`, `"12"`): the
+ * lists view then knows the hex reading of the run up to where the decimal one ends without
+ * counting it (./lists-view.ts).
+ */
+export const NOT_TWO_DIGITS = 1;
+
+/** The fewest items a run needs: a form of a secret is at least 8 characters. */
+export const MIN_ITEMS = 8;
 
 /**
  * The length of the item of a run at `at` (0: none); the character it stands for goes to
@@ -153,6 +161,7 @@ function decimalItem(text: string, at: number, code: Code): number {
   if (end === at) return isQuote(text.charCodeAt(at)) ? quotedItem(text, at, code, decimalItem) : 0;
   if (end - at > 7 || isWord(text.charCodeAt(end)) || value > 0x10ffff) return 0;
   code.value = value;
+  if (end - at !== 2) code.flags |= NOT_TWO_DIGITS;
   return end - at;
 }
 
@@ -188,14 +197,15 @@ function hexSeparatorAt(text: string, at: number): number {
 }
 
 /**
- * A run of one kind, as ./item-runs.ts's {@link RunReader} reads it: every item alone (the lists
- * view counts a run's items in each reading before it reads the one it chose). A run of bits
+ * A run of one kind, as ./item-runs.ts's {@link RunReader} reads it: replaced only once it has
+ * {@link MIN_ITEMS} items, so the lists view reads a run with the first reading that may be
+ * chosen and a shorter run leaves the view as it was (no count first, then a read). A run of bits
  * needs no separator, nor do `0x` bytes; other numbers do (digits side by side are one number).
  */
 function runItems(kind: Kind): RunItems {
   return {
     item: ITEM_AT[kind],
-    minItems: 1,
+    minItems: MIN_ITEMS,
     joined:
       kind === "binary"
         ? true

@@ -22,26 +22,21 @@
  */
 import { PAUSE, runToEnd, SLICE_POSITIONS, type Pause, type Sliced } from "../slices";
 import { compose, ViewBuilder, type View } from "../view-builder";
-import { sliceBudget, type SliceBudget } from "../windowed-search";
+import { sliceBudget } from "../windowed-search";
 import { RunReader } from "./item-runs";
 import {
-  DECIMAL_FIRST,
   DUMP_LINE_END,
-  HEX_FIRST,
   isHex,
   isQuote,
   isSpace,
   isWord,
   isX,
-  QUOTED_DECIMAL_FIRST,
-  QUOTED_HEX_FIRST,
+  MIN_ITEMS,
+  NOT_TWO_DIGITS,
   RUN_ITEMS,
   type Kind,
 } from "./list-items";
-import { isListSeparator } from "./list-separators";
-
-/** The fewest items a run needs: a form of a secret is at least 8 characters. */
-export const MIN_ITEMS = 8;
+import { isListSeparator, separatorAt } from "./list-separators";
 
 /**
  * List items read since the isolate started (runs counted and read), and the positions looked
@@ -201,6 +196,7 @@ export function* listsViewInSlices(
   // Where this (decimal-first) reading found a run both ways: the hex-first reading reads hex
   // there without trying the other readings again.
   const hexRuns = first ? undefined : new Set<number>();
+  const bars = new Bars(text);
   // The regions as `from, to` pairs: a second reading of the same text reuses the first's.
   const found = regions ? [...regions] : [];
   if (!regions)
@@ -220,51 +216,90 @@ export function* listsViewInSlices(
       if (!isHex(c) && !quote) continue;
       if (i > 0 && isWord(text.charCodeAt(i - 1))) continue;
       if (i < builder.consumed) continue;
+      const { chars, binary, decimal, hex } = readers;
       if (first?.hexRuns.has(i)) {
-        i = (yield* readRun(readers.hex, i, budget)) - 1;
-        continue;
+        // The first reading counted at least MIN_ITEMS hex items here: so does this one.
+        hex.start(i);
+        while (hex.read(budget)) {
+          budget.left = SLICE_POSITIONS;
+          yield PAUSE;
+        }
+        if (hex.items >= MIN_ITEMS) {
+          i = hex.end - 1;
+          continue;
+        }
       }
-      let [best, hexEnd, decimalEnd, hexItems] = [-1, 0, 0, 0];
+      // Each reading in its order (a string of one character at a quote, bits, then decimal
+      // before hex or hex before decimal) read straight into the view: a reader replaces a run's
+      // items only once it has MIN_ITEMS of them, so a reading too short to be chosen leaves the
+      // view as it was, and the first long enough is the one chosen, as when each was counted
+      // first and the chosen one read after. Read in turns of a plain function (a generator per
+      // try cost ordinary bodies ~10%), pausing between them: one run can be a million numbers
+      // (`12 12 12 …`, 4 MB; in one turn it held the thread ~1 s at load, issue #40).
       let furthest = i;
-      const kinds = quote
-        ? hexFirst
-          ? QUOTED_HEX_FIRST
-          : QUOTED_DECIMAL_FIRST
-        : hexFirst
-          ? HEX_FIRST
-          : DECIMAL_FIRST;
-      for (let k = 0; k < kinds.length; k++) {
-        const kind = kinds[k]!;
-        // Counted, not read: a reading is chosen once each was counted. In turns of a plain
-        // function (most runs are short; a generator per try cost ordinary bodies ~10%), pausing
-        // between them: one run can be a million numbers (`12 12 12 …`, 4 MB; in one turn it held
-        // the thread ~1 s at load, issue #40).
-        const reader = readers[kind];
-        reader.start(i, false);
+      let end = -1;
+      for (let k = quote ? 0 : 1; k < 2 && end < 0; k++) {
+        const reader = k === 0 ? chars : binary;
+        reader.start(i);
         while (reader.read(budget)) {
           budget.left = SLICE_POSITIONS;
           yield PAUSE;
         }
-        const [items, runEnd] = [reader.items, reader.end];
-        furthest = Math.max(furthest, runEnd);
-        if (kind === "hex") [hexEnd, hexItems] = [runEnd, items];
-        if (kind === "decimal") decimalEnd = runEnd;
-        if (best < 0 && items >= MIN_ITEMS) best = k;
+        end = chosenEnd(reader);
+        furthest = Math.max(furthest, reader.end);
       }
-      let kind = best < 0 ? undefined : kinds[best]!;
-      // Hex digits among the numbers decide for hex; otherwise both readings are worth a view.
-      if (kind === "decimal" && hexItems >= MIN_ITEMS) {
-        if (hexEnd > decimalEnd) kind = "hex";
-        else {
-          ambiguous = true;
-          hexRuns?.add(i);
+      if (end < 0) {
+        // Decimal first is marked: it is taken back when hex proves longer (below).
+        const [lead, other] = hexFirst ? [hex, decimal] : [decimal, hex];
+        lead.start(i, true, !hexFirst);
+        while (lead.read(budget)) {
+          budget.left = SLICE_POSITIONS;
+          yield PAUSE;
+        }
+        end = chosenEnd(lead);
+        furthest = Math.max(furthest, lead.end);
+        if (end < 0) {
+          // Too short (nothing was replaced): the other reading, when it is long enough.
+          other.start(i);
+          while (other.read(budget)) {
+            budget.left = SLICE_POSITIONS;
+            yield PAUSE;
+          }
+          end = chosenEnd(other);
+          furthest = Math.max(furthest, other.end);
+        } else if (!hexFirst) {
+          // Decimal was read: hex digits among the numbers decide for hex when hex reads
+          // further (`12 34 … 6f`); otherwise both readings are worth a view (`12 12 …`).
+          let [hexItems, hexEnd] = [decimal.items, end];
+          const from = hexCountFrom(text, i, decimal, bars);
+          if (from >= 0) {
+            hex.start(from, false);
+            while (hex.read(budget)) {
+              budget.left = SLICE_POSITIONS;
+              yield PAUSE;
+            }
+            if (from === i) [hexItems, hexEnd] = [hex.items, hex.end];
+            else if (hex.items > 0) [hexItems, hexEnd] = [hexItems + hex.items, hex.end];
+          }
+          if (hexItems >= MIN_ITEMS && hexEnd > end) {
+            builder.rollback();
+            hex.start(i);
+            while (hex.read(budget)) {
+              budget.left = SLICE_POSITIONS;
+              yield PAUSE;
+            }
+            end = chosenEnd(hex);
+          } else if (hexItems >= MIN_ITEMS) {
+            ambiguous = true;
+            hexRuns?.add(i);
+          }
         }
       }
-      if (kind === undefined) {
+      if (end < 0) {
         i = Math.max(i, furthest - 1);
         continue;
       }
-      i = (yield* readRun(readers[kind], i, budget)) - 1;
+      i = end - 1;
     }
   const decoded = builder.finish();
   return {
@@ -290,15 +325,59 @@ export interface FirstReading {
   hexRuns: Set<number>;
 }
 
+/** Where the run its reader read last ends when it is long enough to be chosen, else -1. */
+const chosenEnd = (reader: RunReader) => (reader.items >= MIN_ITEMS ? reader.end : -1);
+
 /**
- * Replaces the items of the run at `from` by their characters (its reader's kind: the one its
- * counting chose); returns where it ends. A sliced pass: pauses when the budget is spent.
+ * Where the hex reading of a run must be counted from, once the decimal reading at `i` read at
+ * least {@link MIN_ITEMS} items (it is chosen unless hex reads further): `i`, or, when hex is
+ * known to read the same items up to where the decimal run ends, where hex reads on from there
+ * (after the separator; at the end for `0x` glued to a quoted item), or -1 when hex ends there
+ * too. Reading a run of small numbers twice made `12 12 12 …` (a million items in 4 MB,
+ * ~100 ms of the host's thread per pass) cost three passes in this view (issue #40).
+ *
+ * Hex is known when every decimal item was two digits (no item set `NOT_TWO_DIGITS`) and no `|`
+ * stands in the run or in the separator after it:
+ * - a decimal item of two digits (`12`, or quoted `"12"`) is followed by no letter or digit
+ *   (then the quote): that is a hex item of the same length (./list-items.ts's `hexItem`: two
+ *   hex digits and no letter or digit after them; quoted, the same item between the same quotes);
+ * - the separators are the same: hex reads `hexdump -C`'s line end where a list separator
+ *   (./list-separators.ts) reads a `|`, and otherwise the same whitespace around one separator
+ *   character, which decimal reads;
+ * - so hex reads the same items up to the decimal run's last one, and after it the same
+ *   separator: where decimal found no item after it, hex counts on from there. With no
+ *   separator, hex still reads on where `0x` follows at once (bytes printed back to back): after
+ *   a quoted item (`"59"0x70`; an item without quotes is followed by no letter or digit).
+ * (Any other decimal run is one that hex cannot read as far: a number of one digit or of three
+ * or more is no hex item, and hex is counted from `i`, as before.)
  */
-function* readRun(reader: RunReader, from: number, budget: SliceBudget): Sliced<number> {
-  reader.start(from);
-  while (reader.read(budget)) {
-    budget.left = SLICE_POSITIONS;
-    yield PAUSE;
+function hexCountFrom(text: string, i: number, decimal: RunReader, bars: Bars): number {
+  const { end } = decimal;
+  const separator = separatorAt(text, end);
+  if ((decimal.flags & NOT_TWO_DIGITS) !== 0 || bars.within(i, end + separator)) return i;
+  if (separator > 0) return end + separator;
+  // `0x` right after a quoted item (`"59"0x70`): hex reads it as the next item.
+  return isX(text.charCodeAt(end + 1)) ? end : -1;
+}
+
+/**
+ * Whether a span of the text holds a `|`, for spans that move left to right: the next `|` is
+ * searched natively, and again only once a span starts past it (linear over the whole text).
+ */
+class Bars {
+  private from = 0;
+  // The next `|` at or after `from` (-1: none; -2: not searched yet).
+  private next = -2;
+
+  /** @param text - the text the spans are of */
+  constructor(private readonly text: string) {}
+
+  /** Whether `[from, to)` holds a `|`. */
+  within(from: number, to: number): boolean {
+    if (this.next === -2 || from < this.from || (this.next >= 0 && this.next < from)) {
+      this.from = from;
+      this.next = this.text.indexOf("|", from);
+    }
+    return this.next >= 0 && this.next < to;
   }
-  return reader.end;
 }

@@ -414,6 +414,18 @@ export class ViewBuilder {
       this.length = 0;
       return;
     }
+    // Code units (CJK text) through the UTF-16 decoder: one flat string in half the time of
+    // joined `fromCharCode` chunks. It reads a lone surrogate as U+FFFD, so a result holding
+    // U+FFFD is made the old way (the buffer may have held one).
+    if (out instanceof Uint16Array) {
+      const wide = utf16Decoder();
+      const decoded = wide?.decode(new Uint8Array(out.buffer, out.byteOffset, length * 2));
+      if (decoded !== undefined && !decoded.includes("\ufffd")) {
+        this.pieces += decoded;
+        this.length = 0;
+        return;
+      }
+    }
     for (let k = 0; k < length; k += 8192)
       this.pieces += String.fromCharCode.apply(
         null,
@@ -423,19 +435,30 @@ export class ViewBuilder {
   }
 
   private write(from: string, start: number, end: number): void {
-    let out = this.reserve(end - start);
+    const out = this.reserve(end - start);
     let length = this.length;
-    for (let k = start; k < end; k++) {
-      const code = from.charCodeAt(k);
-      if (code > 0xff && out instanceof Uint8Array) {
-        // What this call wrote so far counts before the buffer is widened (it was lost: a
-        // replacement like `¼` → `1⁄4` left every later position one short).
+    let k = start;
+    // Two loops, each over one kind of buffer (a check of the buffer's kind per character was
+    // a tenth of a CJK text's compaction).
+    if (out instanceof Uint8Array) {
+      for (; k < end; k++) {
+        const code = from.charCodeAt(k);
+        if (code > 0xff) break;
+        out[length++] = code;
+      }
+      if (k === end) {
         this.total += length - this.length;
         this.length = length;
-        out = this.widen();
+        return;
       }
-      out[length++] = code;
+      // What this call wrote so far counts before the buffer is widened (it was lost: a
+      // replacement like `¼` → `1⁄4` left every later position one short).
+      this.total += length - this.length;
+      this.length = length;
+      this.widen();
     }
+    const wide = this.out as Uint16Array;
+    for (; k < end; k++) wide[length++] = from.charCodeAt(k);
     this.total += length - this.length;
     this.length = length;
   }
@@ -467,6 +490,19 @@ export class ViewBuilder {
 }
 
 const asciiDecoder = new TextDecoder();
+let utf16: TextDecoder | null | undefined;
+
+/** A UTF-16LE decoder that keeps a leading U+FEFF, or null where the runtime has none. */
+function utf16Decoder(): TextDecoder | null {
+  if (utf16 === undefined) {
+    try {
+      utf16 = new TextDecoder("utf-16le", { fatal: false, ignoreBOM: true });
+    } catch {
+      utf16 = null;
+    }
+  }
+  return utf16;
+}
 
 /** Whether the first `length` bytes are all below 0x80 (so UTF-8 reads each as itself). */
 function isAscii(bytes: Uint8Array, length: number): boolean {

@@ -41,11 +41,21 @@ const UNFOLD = `async () => {
   return [got.normalize("NFKC"), unswapped].join(" ").split("").join("|");
 }`;
 
-async function run(request: ApiRequestHandler) {
-  const factory = openApiMcpServer({ spec: cloudflare, executor, request, secrets: [CANARY] });
+// Reads the answer's UTF-8 bytes as windows-1252 and compacts that (NFKC, whitespace dropped):
+// `ゲ` (E3 82 B2) becomes `ã‚2`, so `ゲxq7…` spells `2xq7…`.
+const REREAD = `async () => {
+  let got;
+  try { got = JSON.stringify(await codemode.request({ method: "GET", path: "/zones" })); }
+  catch (e) { got = String(e.message); }
+  const reread = new TextDecoder("windows-1252").decode(new TextEncoder().encode(got));
+  return [got, reread.normalize("NFKC").replace(/\\s/g, "")].join(" ").split("").join("|");
+}`;
+
+async function run(request: ApiRequestHandler, secrets = [CANARY], code = UNFOLD) {
+  const factory = openApiMcpServer({ spec: cloudflare, executor, request, secrets });
   const client = await connect(createMcpHandler(factory));
   const before = utf8Work.positions;
-  const result = await client.callTool({ name: "execute", arguments: { code: UNFOLD } });
+  const result = await client.callTool({ name: "execute", arguments: { code } });
   const read = utf8Work.positions - before;
   await client.close();
   return { out: text(result), read };
@@ -69,5 +79,21 @@ describe("a UTF-8 text answer with a spelled credential, bytes not read as UTF-8
     const { out, read } = await run(echoing(fullWidth(CANARY), "text/plain; charset=iso-8859-1"));
     expect(leakedForms(out, [CANARY])).toEqual([]);
     expect(read).toBeGreaterThan(0);
+  });
+});
+
+describe("a credential only the bytes' compaction reads, in a UTF-8 CJK answer (hostile)", () => {
+  // windows-1252 shows the byte 0x82 as `‚` (not read as UTF-8) and 0xB2 as `²`, which folds to
+  // `2`: no view of the answer's text holds `2xq7…`, its bytes' compact view does
+  // (test/unit/codemode/cjk-byte-spellings.test.ts has more such characters).
+  it("never reaches a program that reads the bytes as windows-1252", async () => {
+    const secret = "2xq7Lm9PzkR4";
+    const { out } = await run(
+      echoing("ゲxq7Lm9PzkR4", "application/json; charset=utf-8"),
+      [secret],
+      REREAD,
+    );
+    expect(leakedForms(out, [secret])).toEqual([]);
+    expect(out).toContain("東|京");
   });
 });

@@ -27,7 +27,7 @@ import {
 } from "../../../src/app/config/host-names.mjs";
 import { createBodyBudget, DEFAULT_BODY_BUDGET_BYTES } from "./body-budget.mjs";
 import { capConnections, DEFAULT_MAX_CONNECTIONS, tooManyConnections } from "./connection-cap.mjs";
-import { isLongWait, tooManyWaits } from "./long-wait.mjs";
+import { tooManyWaits, waitsLong } from "./long-wait.mjs";
 import { cutOffMessage, jsonRpcIds, replyFrontError, replyNotServing } from "./cut-off-reply.mjs";
 import { Exchange } from "./exchange.mjs";
 import { pipeUpgrade } from "./upgrade-pipe.mjs";
@@ -222,7 +222,7 @@ export function createFront({
       });
     // A request that waits long by design holds a place of the waits' share only: past it, it
     // is refused at once, so waits never take the places other clients need (long-wait.mjs).
-    if (isLongWait(read.body)) {
+    if (waitsLong(req, read.body)) {
       const giveBack = connections.waiting();
       if (!giveBack)
         return replyFrontError(res, 503, tooManyWaits(maxConnections), {

@@ -1,7 +1,8 @@
 /**
  * Requests that wait long by design, and the share of the front's connection bound they may
  * hold (connection-cap.mjs). MCP `tasks/result` answers when its task ends, which takes as long
- * as the task; the front never cuts a request its runtime serves, so 1,000 such waits on one 25 s
+ * as the task, and an MCP session's standalone `GET` event stream lasts as long as the session;
+ * the front never cuts a request its runtime serves, so 1,000 such waits on one 25 s
  * task held every place of the bound and every other client got `503` (attack10 review). Every
  * local client shares one address, so no per-address share tells them apart: the waits get a
  * share of the places instead, and the rest stay for requests that end by themselves and for
@@ -9,6 +10,8 @@
  * request's own protocol (a JSON-RPC error, `503`, `Retry-After: 1`): its client asks again, and
  * nothing already under way is cut.
  */
+
+import { isMcpRoute, pathOf } from "./route-bodies.mjs";
 
 /**
  * The share of the connection bound that long waits may hold together (at least one place).
@@ -26,6 +29,22 @@ const MARK = Buffer.from(LONG_WAIT_METHOD);
  */
 export function maxWaits(max) {
   return Math.max(1, Math.floor(max * WAIT_SHARE));
+}
+
+/**
+ * Whether a request waits long by design: a `tasks/result` in its body ({@link isLongWait}), or
+ * an MCP session's standalone event stream (a `GET` on an MCP route that accepts
+ * `text/event-stream`: it stays open for the session's server-sent messages).
+ * @param {import("node:http").IncomingMessage} req
+ * @param {Buffer} body - its body, read whole (empty for a `GET`)
+ * @returns {boolean}
+ */
+export function waitsLong(req, body) {
+  if (req.method === "GET")
+    return (
+      isMcpRoute(pathOf(req.url)) && String(req.headers.accept ?? "").includes("text/event-stream")
+    );
+  return isLongWait(body);
 }
 
 /**
@@ -60,7 +79,7 @@ export function isLongWait(body) {
 export function tooManyWaits(max) {
   return {
     code: "server_busy",
-    message: `The server has ${maxWaits(max)} tasks/result requests waiting already, the most it keeps of its ${max} connections (FRONT_MAX_CONNECTIONS) for waits.`,
-    fix: "Retry in a moment, or poll with tasks/get; wait on fewer tasks at once, or raise FRONT_MAX_CONNECTIONS.",
+    message: `The server has ${maxWaits(max)} requests waiting already (tasks/result, GET event streams), the most it keeps of its ${max} connections (FRONT_MAX_CONNECTIONS) for waits.`,
+    fix: "Retry in a moment, or poll with tasks/get; wait on fewer tasks or sessions at once, or raise FRONT_MAX_CONNECTIONS.",
   };
 }

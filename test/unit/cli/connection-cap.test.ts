@@ -6,7 +6,7 @@ import { EventEmitter } from "node:events";
 import type { Socket } from "node:net";
 import { describe, expect, it } from "vitest";
 import { capConnections } from "../../../cli/local-server/front/connection-cap.mjs";
-import { isLongWait, maxWaits } from "../../../cli/local-server/front/long-wait.mjs";
+import { isLongWait, maxWaits, waitsLong } from "../../../cli/local-server/front/long-wait.mjs";
 
 /** A socket the cap can watch: `destroy()` marks it and emits "close" (as Node does, later). */
 class FakeSocket extends EventEmitter {
@@ -166,5 +166,16 @@ describe("long waits", () => {
     expect(isLongWait(body(call))).toBe(false);
     expect(isLongWait(Buffer.from('{"method":"tasks/result"'))).toBe(false);
     expect(isLongWait(body({ jsonrpc: "2.0", id: 1, method: "tasks/get" }))).toBe(false);
+  });
+  it("are an MCP session's GET event stream too, not another GET", () => {
+    const get = (url: string, accept: string) =>
+      ({ method: "GET", url, headers: { accept } }) as never;
+    const none = Buffer.alloc(0);
+    expect(waitsLong(get("/mcp", "text/event-stream"), none)).toBe(true);
+    expect(waitsLong(get("/mcp", "application/json"), none)).toBe(false);
+    expect(waitsLong(get("/status", "text/event-stream"), none)).toBe(false);
+    const post = { method: "POST", url: "/mcp", headers: {} } as never;
+    expect(waitsLong(post, body({ jsonrpc: "2.0", id: 1, method: "tasks/result" }))).toBe(true);
+    expect(waitsLong(post, body({ jsonrpc: "2.0", id: 1, method: "tools/call" }))).toBe(false);
   });
 });

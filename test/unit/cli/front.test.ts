@@ -1077,7 +1077,9 @@ describe("the front's bound on connections: long waits hold a share (attack10 re
       id: 4,
       error: {
         code: expect.any(Number),
-        message: expect.stringMatching(/3 tasks\/result requests waiting .*\(server_busy\)$/),
+        message: expect.stringMatching(
+          /3 requests waiting already \(tasks\/result, GET event streams\).*\(server_busy\)$/,
+        ),
       },
     });
     // Other clients are served meanwhile, one after another.

@@ -46,6 +46,7 @@ const FRONT = [
   "cli/local-server/front/cut-off-reply.mjs",
   "cli/local-server/front/front-api-key.mjs",
   "cli/local-server/front/connection-cap.mjs",
+  "cli/local-server/front/long-wait.mjs",
   // The Host rule the front shares with the Worker (plain JavaScript for the front's sake).
   "src/app/config/host-names.mjs",
 ];

@@ -46,6 +46,16 @@ export async function consent(request: Request, env: Cloudflare.Env): Promise<Re
   const client = await oauth.lookupClient(auth.clientId);
   const name = client?.clientName ?? auth.clientId;
   if (request.method === "POST") {
+    // The form is posted by this page itself. A post from another site's page (a form or a
+    // `fetch`, neither preflighted) is refused before it counts as a guess: else a page the
+    // owner merely visited could guess 5 times per 15 minutes and lock the owner's sign-in from
+    // that address, again as long as the page stayed open.
+    if (crossSite(request))
+      return page(
+        403,
+        "Not from this page",
+        "The approval came from another site's page. Start the sign-in again from your MCP client and approve it on this page.",
+      );
     const attempts = consentAttempts(env.CONSENT_ATTEMPTS, auth.clientId, request);
     // Counted before the check, so guesses sent at once are limited as guesses one by one are.
     const wait = await attempts.begin();
@@ -84,6 +94,32 @@ export async function consent(request: Request, env: Cloudflare.Env): Promise<Re
 <p><button type="submit">Approve</button></p>
 </form>`,
   );
+}
+
+/**
+ * Whether a browser sent the request from another site's page: its `Origin` (a browser sends one
+ * with every POST) is not this server's own host. No `Origin` (not a browser's cross-site
+ * request) passes; so does a page on this machine posting to this machine (`wrangler dev`).
+ * An opaque `null` origin (a sandboxed frame, a `file:` page) is another site.
+ * @param request - a POST to the consent page
+ */
+export function crossSite(request: Request): boolean {
+  const origin = request.headers.get("origin");
+  if (origin === null) return false;
+  const own = new URL(request.url).hostname;
+  let from: string;
+  try {
+    if (!/^https?:\/\/[^/]+$/i.test(origin.trim())) return true;
+    from = new URL(origin.trim()).hostname;
+  } catch {
+    return true;
+  }
+  return from !== own && !(isLocal(from) && isLocal(own));
+}
+
+/** Whether a hostname names this machine. */
+function isLocal(hostname: string): boolean {
+  return hostname === "localhost" || hostname === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(hostname);
 }
 
 /** Whether the passphrase sent is the owner's, in constant time (both are hashed first). */

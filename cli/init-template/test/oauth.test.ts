@@ -88,6 +88,29 @@ describe("the consent page", () => {
     expect(locked.headers.get("location")).toBeNull();
   });
 
+  it("refuses a post from another site's page before it counts as a guess", async () => {
+    const { url } = await authorizeUrl(await register());
+    const address = "198.51.100.10";
+    const post = (passphrase: string, origin: string) =>
+      call(url, {
+        method: "POST",
+        body: new URLSearchParams({ passphrase }),
+        headers: { "cf-connecting-ip": address, origin },
+        redirect: "manual",
+      });
+    // Six wrong posts from another site's page (or a sandboxed frame's `null` origin): none is
+    // checked or counted, not even with the right passphrase.
+    for (const origin of ["https://evil.example", "null", "https://evil.example", "null"]) {
+      const refused = await post(`wrong-${origin}`, origin);
+      expect(refused.status).toBe(403);
+      expect(refused.headers.get("location")).toBeNull();
+    }
+    expect((await post(env.OAUTH_PASSWORD, "https://evil.example")).status).toBe(403);
+    // The page's own post (its origin) still grants: nothing was counted against the address.
+    const own = new URL(url, "http://localhost").origin;
+    expect((await post(env.OAUTH_PASSWORD, own)).status).toBe(302);
+  });
+
   it("checks five of a burst of guesses sent at once, and counts no right passphrase", async () => {
     const { url } = await authorizeUrl(await register());
     const address = "198.51.100.8";

@@ -22,7 +22,13 @@
  * first request is answered at once (`503 server_busy`, `Retry-After: 1`, then closed), from its
  * headers, its body unread: a client hears why instead of seeing its connection reset. Past
  * twice the bound, Node drops new connections unanswered (`server.maxConnections`).
+ *
+ * A request that waits long by design (MCP `tasks/result`, long-wait.mjs) is never cut either,
+ * but such requests together hold at most {@link maxWaits} places: one past that is refused at
+ * once (`503 server_busy`, in JSON-RPC, `Retry-After: 1`), so the rest of the places stay for
+ * requests that end by themselves and for idle connections a new client may take.
  */
+import { maxWaits } from "./long-wait.mjs";
 
 /**
  * Connections open at once when the front is given no bound: the settings table's default for
@@ -40,12 +46,16 @@ export const NOT_READING_MS = 2_000;
  * @typedef {object} ConnectionCap
  * @property {(socket: import("node:net").Socket) => boolean} over - whether the connection came
  *   past the bound (its requests get 503)
- * @property {() => number} open - connections open now
+ * @property {() => number} open - connections open now (those past the bound too)
  * @property {(socket: import("node:net").Socket, makeRoom: () => void) => () => void} reading -
  *   says that the connection's request body is arriving; `makeRoom` is called (once) when a new
  *   connection needs its place (it must refuse the request and close the connection); the
  *   function returned says the body is read (or refused): the connection may no longer be
  *   taken for room
+ * @property {() => (() => void) | undefined} waiting - asks a place in the long waits' share
+ *   ({@link maxWaits}, long-wait.mjs) for a request that waits long (a `tasks/result`); the
+ *   function returned gives it back when the request ends; `undefined`: the share is full, the
+ *   request must be refused (retryable)
  */
 
 /**
@@ -61,6 +71,10 @@ export function capConnections(server, max, { now = Date.now } = {}) {
   const past = new WeakSet();
   /**
    * Connections with no request under way, oldest idle first (a Map keeps insertion order).
+   * Never one past the bound: such a connection holds no place, so closing it makes none. It
+   * lingers ~2 s after its `503` (cut-off-reply.mjs LINGER_MS); while it was listed here, the
+   * next new connection closed it and took a place that was not free, so new clients got 503
+   * and 200 in strict turns and the bound was passed by one each time (attack10 review).
    * @type {Map<import("node:net").Socket, true>}
    */
   const idle = new Map();
@@ -71,19 +85,26 @@ export function capConnections(server, max, { now = Date.now } = {}) {
   const arriving = new Map();
   /** @type {WeakMap<import("node:net").Socket, number>} requests under way per connection */
   const underWay = new WeakMap();
-  /** Every connection open, oldest first. @type {Set<import("node:net").Socket>} */
-  const all = new Set();
+  /**
+   * Every connection that holds a place (not past the bound), oldest first; one closed to make
+   * room leaves it at once, before its "close" event, so a burst of new connections closes one
+   * each. @type {Set<import("node:net").Socket>}
+   */
+  const placed = new Set();
   /**
    * Connections seen at the bound with their answer unread, since when (a "drain" forgets one).
    * @type {Map<import("node:net").Socket, number>}
    */
   const unread = new Map();
+  /** Long waits under way (requests given a place in the waits' share). */
+  let waits = 0;
+  const waitsMax = maxWaits(max);
   /** The oldest connection whose client has left its answer unread for NOT_READING_MS. */
   const notReading = () => {
     const at = now();
     /** @type {import("node:net").Socket | undefined} */
     let found;
-    for (const socket of all) {
+    for (const socket of placed) {
       if (!socket.writableNeedDrain) continue;
       const since = unread.get(socket);
       if (since === undefined) unread.set(socket, at);
@@ -91,45 +112,55 @@ export function capConnections(server, max, { now = Date.now } = {}) {
     }
     return found;
   };
+  /** @param {import("node:net").Socket} socket */
+  const evict = (socket) => {
+    placed.delete(socket);
+    idle.delete(socket);
+    arriving.delete(socket);
+  };
   let open = 0;
   server.maxConnections = 2 * max;
   server.prependListener("connection", (/** @type {import("node:net").Socket} */ socket) => {
-    if (open >= max) {
+    open++;
+    socket.once("close", () => {
+      open--;
+      evict(socket);
+      unread.delete(socket);
+    });
+    if (placed.size >= max) {
       const oldest = idle.keys().next().value;
       const slowest = arriving.entries().next().value;
       if (oldest) {
-        idle.delete(oldest);
+        evict(oldest);
         oldest.destroy();
       } else if (slowest) {
-        arriving.delete(slowest[0]);
+        evict(slowest[0]);
         slowest[1]();
       } else {
         const stuck = notReading();
-        if (stuck) stuck.destroy();
-        else past.add(socket);
+        if (stuck) {
+          evict(stuck);
+          stuck.destroy();
+        } else {
+          past.add(socket);
+          return;
+        }
       }
     }
-    open++;
+    placed.add(socket);
     idle.set(socket, true);
-    all.add(socket);
     socket.on("drain", () => unread.delete(socket));
-    socket.once("close", () => {
-      open--;
-      idle.delete(socket);
-      arriving.delete(socket);
-      all.delete(socket);
-      unread.delete(socket);
-    });
   });
   server.prependListener("request", (req, res) => {
     const socket = req.socket;
+    if (past.has(socket)) return;
     idle.delete(socket);
     underWay.set(socket, (underWay.get(socket) ?? 0) + 1);
     res.once("close", () => {
       const left = (underWay.get(socket) ?? 1) - 1;
       underWay.set(socket, left);
       // Idle again (kept alive for its next request): last in the order.
-      if (left === 0 && !socket.destroyed) idle.set(socket, true);
+      if (left === 0 && !socket.destroyed && placed.has(socket)) idle.set(socket, true);
     });
   });
   // An upgraded connection (a WebSocket) is a stream under way for as long as it lasts.
@@ -141,6 +172,16 @@ export function capConnections(server, max, { now = Date.now } = {}) {
       arriving.set(socket, makeRoom);
       return () => {
         if (arriving.get(socket) === makeRoom) arriving.delete(socket);
+      };
+    },
+    waiting: () => {
+      if (waits >= waitsMax) return undefined;
+      waits++;
+      let given = false;
+      return () => {
+        if (given) return;
+        given = true;
+        waits--;
       };
     },
   };

@@ -27,7 +27,8 @@ import {
 } from "../../../src/app/config/host-names.mjs";
 import { createBodyBudget, DEFAULT_BODY_BUDGET_BYTES } from "./body-budget.mjs";
 import { capConnections, DEFAULT_MAX_CONNECTIONS, tooManyConnections } from "./connection-cap.mjs";
-import { cutOffMessage, replyFrontError, replyNotServing } from "./cut-off-reply.mjs";
+import { tooManyWaits, waitsLong } from "./long-wait.mjs";
+import { cutOffMessage, jsonRpcIds, replyFrontError, replyNotServing } from "./cut-off-reply.mjs";
 import { Exchange } from "./exchange.mjs";
 import { pipeUpgrade } from "./upgrade-pipe.mjs";
 import { closeQueuedWithConnection, waitForTurn } from "./pipelined-requests.mjs";
@@ -219,6 +220,18 @@ export function createFront({
         maxConnections,
         crowded: read.crowded,
       });
+    // A request that waits long by design holds a place of the waits' share only: past it, it
+    // is refused at once, so waits never take the places other clients need (long-wait.mjs).
+    if (waitsLong(req, read.body)) {
+      const giveBack = connections.waiting();
+      if (!giveBack)
+        return replyFrontError(res, 503, tooManyWaits(maxConnections), {
+          ids: jsonRpcIds(read.body),
+          headers: { "retry-after": "1" },
+          keepAlive: true,
+        });
+      res.once("close", giveBack);
+    }
     const runtime = await target();
     if (!runtime) return replyNotServing(res, "stopping", read.body);
     if ("starting" in runtime) return replyNotServing(res, "starting", read.body);

@@ -8,7 +8,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync } from
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { privateDataFolder } from "../../../cli/local-server/data-folder.mjs";
+import { parentProblem, privateDataFolder } from "../../../cli/local-server/data-folder.mjs";
 
 const made: string[] = [];
 afterEach(() => {
@@ -45,5 +45,38 @@ describe.skipIf(process.platform === "win32")("privateDataFolder", () => {
     symlinkSync(elsewhere, join(persist, "v3"));
     expect(() => privateDataFolder(persist)).toThrow(/cannot be made private.*\n  Fix: /s);
     expect(modeOf(elsewhere)).toBe(0o755);
+  });
+
+  it("refuses a persist folder others may write in: they could swap v3 for a link after the check", () => {
+    const persist = scratch();
+    chmodSync(persist, 0o777);
+    expect(() => privateDataFolder(persist)).toThrow(
+      new RegExp(`inside ${persist}, where other users may rename .*\n  Fix: .*chmod go-w`, "s"),
+    );
+    // Nothing was made in it.
+    expect(() => statSync(join(persist, "v3"))).toThrow();
+    // Sticky and ours: others may add entries but not rename ours.
+    chmodSync(persist, 0o1777);
+    expect(privateDataFolder(persist)).toBe(join(persist, "v3"));
+  });
+
+  it("decides by the persist folder's mode and owners (facts injected)", () => {
+    const me = { uid: 1000, gid: 1000 };
+    const folder = (mode: number, uid = 1000, gid = 1000) => ({ mode: 0o40000 | mode, uid, gid });
+    expect(parentProblem(folder(0o755), me)).toBeUndefined();
+    expect(parentProblem(folder(0o700), me)).toBeUndefined();
+    // A user-private group under umask 002: the group is this user's own.
+    expect(parentProblem(folder(0o775), me)).toBeUndefined();
+    expect(parentProblem(folder(0o775, 1000, 100), me)).toMatch(/members of its group \(gid 100\)/);
+    expect(parentProblem(folder(0o777), me)).toMatch(/other users may rename .*0777/);
+    // Sticky: safe when owned by this user or root (/tmp), not by another user.
+    expect(parentProblem(folder(0o1777), me)).toBeUndefined();
+    expect(parentProblem(folder(0o1777, 0, 0), me)).toBeUndefined();
+    expect(parentProblem(folder(0o1777, 1001, 1001), me)).toMatch(/sticky but owned by uid 1001/);
+    // The check comes before anything is made private, with the facts given.
+    const persist = scratch();
+    const facts = { stat: () => folder(0o777, 1001, 1001), uid: 1000, gid: 1000 };
+    expect(() => privateDataFolder(persist, facts)).toThrow(/other users may rename/);
+    expect(() => statSync(join(persist, "v3"))).toThrow();
   });
 });

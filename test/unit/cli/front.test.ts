@@ -957,6 +957,36 @@ describe("the front's bound on connections (issue #40)", () => {
     for (const answer of waiting) answer();
   });
 
+  it("refuses every new client while every place holds a request: no 503/200 turns", async () => {
+    // A refused connection lingers after its 503 (LINGER_MS). It was listed idle, so the next
+    // new connection closed it "to make room" and was served past the bound: under a flood of
+    // never-cut requests, probes got 503 and 200 in strict turns (attack10 review).
+    const held: (() => void)[] = [];
+    const { port } = await setUp(
+      (_req, body, res) => {
+        if (body === "hold") held.push(() => res.end("{}"));
+        else res.end("{}");
+      },
+      { maxConnections: 2, bodyTimeoutMs: 60_000 },
+    );
+    const holders = [send(port, "hold"), send(port, "hold")];
+    await until(() => held.length === 2);
+    // Two probes back to back: the first's socket still lingers when the second comes (Node
+    // itself drops connections past twice the bound, so no more than two here).
+    const statuses: (number | string)[] = [];
+    for (let i = 0; i < 2; i++)
+      statuses.push(
+        await send(port, CALL).then(
+          (a) => a.status,
+          (e) => String(e.code),
+        ),
+      );
+    expect(statuses).toEqual([503, 503]);
+    // The holders were never cut.
+    for (const answer of held) answer();
+    expect((await Promise.all(holders)).map((a) => a.status)).toEqual([200, 200]);
+  });
+
   it("makes room with the oldest body still arriving: trickled bodies cannot hold the bound", async () => {
     // ~1,000 requests trickling their bodies a byte at a time held every place of
     // FRONT_MAX_CONNECTIONS for the front's body time (10 s) each, and every other client got
@@ -1014,6 +1044,54 @@ describe("the front's bound on connections (issue #40)", () => {
       clearInterval(timer);
       for (const client of trickles) client.socket.destroy();
     }
+  });
+});
+
+describe("the front's bound on connections: long waits hold a share (attack10 review)", () => {
+  it("refuses a tasks/result past 3/4 of the bound in JSON-RPC, and keeps serving others", async () => {
+    // 1,000 tasks/result waits on one 25 s task held every place of FRONT_MAX_CONNECTIONS, and
+    // new clients got 503. Waits hold 3 of 4 places here; the 4th is for everyone else.
+    const held: (() => void)[] = [];
+    const { port } = await setUp(
+      (_req, body, res) => {
+        if (body.includes("tasks/result")) held.push(() => res.end("{}"));
+        else res.end("{}");
+      },
+      { maxConnections: 4, bodyTimeoutMs: 60_000 },
+    );
+    const wait = (id: number) =>
+      JSON.stringify({ jsonrpc: "2.0", id, method: "tasks/result", params: { taskId: "t" } });
+    const waits = [1, 2, 3].map((id) => send(port, wait(id)));
+    await until(() => held.length === 3);
+    // Guarded: before the share, the 4th wait was held too, and never answered.
+    const refused = await Promise.race([
+      send(port, wait(4)),
+      new Promise<{ status: number; text: string; headers: IncomingMessage["headers"] }>((r) =>
+        setTimeout(() => r({ status: 0, text: "held", headers: {} }), 5_000),
+      ),
+    ]);
+    expect(refused.status).toBe(503);
+    expect(refused.headers["retry-after"]).toBe("1");
+    expect(JSON.parse(refused.text)).toEqual({
+      jsonrpc: "2.0",
+      id: 4,
+      error: {
+        code: expect.any(Number),
+        message: expect.stringMatching(
+          /3 requests waiting already \(tasks\/result, GET event streams\).*\(server_busy\)$/,
+        ),
+      },
+    });
+    // Other clients are served meanwhile, one after another.
+    for (let i = 0; i < 3; i++) expect((await send(port, CALL)).status).toBe(200);
+    // A wait that ends gives its place back to the next wait.
+    held.shift()!();
+    await waits[0];
+    const next = send(port, wait(5));
+    await until(() => held.length === 3);
+    for (const answer of held) answer();
+    expect((await next).status).toBe(200);
+    await Promise.all(waits);
   });
 });
 

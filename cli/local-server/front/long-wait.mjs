@@ -1,0 +1,85 @@
+/**
+ * Requests that wait long by design, and the share of the front's connection bound they may
+ * hold (connection-cap.mjs). MCP `tasks/result` answers when its task ends, which takes as long
+ * as the task, and an MCP session's standalone `GET` event stream lasts as long as the session;
+ * the front never cuts a request its runtime serves, so 1,000 such waits on one 25 s
+ * task held every place of the bound and every other client got `503` (attack10 review). Every
+ * local client shares one address, so no per-address share tells them apart: the waits get a
+ * share of the places instead, and the rest stay for requests that end by themselves and for
+ * idle connections that a new client may take. A wait past its share is refused at once, in the
+ * request's own protocol (a JSON-RPC error, `503`, `Retry-After: 1`): its client asks again, and
+ * nothing already under way is cut.
+ */
+
+import { isMcpRoute, pathOf } from "./route-bodies.mjs";
+
+/**
+ * The share of the connection bound that long waits may hold together (at least one place).
+ */
+export const WAIT_SHARE = 0.75;
+
+/** The method whose answer waits for a task's end (MCP tasks). */
+const LONG_WAIT_METHOD = "tasks/result";
+const MARK = Buffer.from(LONG_WAIT_METHOD);
+
+/**
+ * Places that long waits may hold at once with a bound of `max` connections.
+ * @param {number} max
+ * @returns {number}
+ */
+export function maxWaits(max) {
+  return Math.max(1, Math.floor(max * WAIT_SHARE));
+}
+
+/**
+ * Whether a request waits long by design: a `tasks/result` in its body ({@link isLongWait}), or
+ * an MCP session's standalone event stream (a `GET` on an MCP route that accepts
+ * `text/event-stream`: it stays open for the session's server-sent messages).
+ * @param {import("node:http").IncomingMessage} req
+ * @param {Buffer} body - its body, read whole (empty for a `GET`)
+ * @returns {boolean}
+ */
+export function waitsLong(req, body) {
+  if (req.method === "GET")
+    return (
+      isMcpRoute(pathOf(req.url)) && String(req.headers.accept ?? "").includes("text/event-stream")
+    );
+  return isLongWait(body);
+}
+
+/**
+ * Whether a request body (JSON-RPC: one message or a batch) holds a long wait. The body is
+ * parsed only when the method's name appears in it: most bodies cost one byte search.
+ * @param {Buffer} body
+ * @returns {boolean}
+ */
+export function isLongWait(body) {
+  if (!body.includes(MARK)) return false;
+  /** @type {unknown} */
+  let parsed;
+  try {
+    parsed = JSON.parse(body.toString());
+  } catch {
+    return false;
+  }
+  const messages = Array.isArray(parsed) ? parsed : [parsed];
+  return messages.some(
+    (m) =>
+      m !== null &&
+      typeof m === "object" &&
+      /** @type {{ method?: unknown }} */ (m).method === LONG_WAIT_METHOD,
+  );
+}
+
+/**
+ * The refusal of a long wait past its share.
+ * @param {number} max - the connection bound
+ * @returns {{ code: "server_busy", message: string, fix: string }}
+ */
+export function tooManyWaits(max) {
+  return {
+    code: "server_busy",
+    message: `The server has ${maxWaits(max)} requests waiting already (tasks/result, GET event streams), the most it keeps of its ${max} connections (FRONT_MAX_CONNECTIONS) for waits.`,
+    fix: "Retry in a moment, or poll with tasks/get; wait on fewer tasks or sessions at once, or raise FRONT_MAX_CONNECTIONS.",
+  };
+}

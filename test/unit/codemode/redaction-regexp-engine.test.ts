@@ -79,6 +79,11 @@ describe("redaction's searches stay on the backtracking engine", () => {
     // The byte-swapped UTF-16 view's scan: none of its characters, then short runs of them.
     ["CJK text without byte-swapped characters", "\u4e01\u4e02 "],
     ["byte-swapped characters in short runs", "\u7400\u6f00\u6b00 a"],
+    // The lists view's run shapes: one-character strings an item short of the shape, with the
+    // longest whitespace it covers; list characters one short of 15; a dump line end almost.
+    ["one-character strings an item short", '"\uff54"\t\t\t\t\t\t\t"\uff4f"\t\t\t\t\t\t\t,x'],
+    ["list characters one short", '"1","2",\'3\',x_\u00ff'],
+    ["a dump line end almost", "|abcdefghijklmnop|\n0000000x |a|\r\n"],
   ])("%s", (_, unit) => {
     expect(switches([unit])).toEqual([]);
   });

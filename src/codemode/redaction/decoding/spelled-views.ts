@@ -6,7 +6,7 @@
  */
 import { compactViewInSlices, foldedViewInSlices, type Seen } from "../spellings/compact-view";
 import { listsViewInSlices } from "../spellings/lists-view";
-import { notationViewsInSlices } from "../spellings/notation-views";
+import { narrowedCompacts, notationViewsInSlices } from "../spellings/notation-views";
 import { tagView } from "../spellings/tag-view";
 import { PAUSE, SLICE_POSITIONS, type Pause, type Sliced } from "../slices";
 import type { View } from "../view-builder";
@@ -91,10 +91,7 @@ export function* spelledViews(
     relisted = undefined;
     // And its notations (octal numbers, code points), which no list reader takes: `164，157，…`
     // and `U+0074、U+006f、…` came back whole (attack8).
-    if (folded)
-      for (const notation of notationViewsInSlices(folded))
-        if (notation === PAUSE) yield notation;
-        else yield* afterReading(notation);
+    if (folded) yield* foldedNotations(folded, narrow, inert);
   }
   if (!seen.tags) return;
   // Tags alone (a copy in tags between visible noise), then tags where they stand (a copy whose
@@ -126,6 +123,61 @@ function* readingViews(
 }
 
 /**
+ * The folded view's notation views (octal numbers, code points, …), each with its compact view
+ * when it holds a character beyond ASCII, and the steps after each.
+ *
+ * With `narrow` (issue #40): each notation view's compact view is made of the segments the
+ * notation changed (../spellings/notation-views.ts), and the folded view's own compact view once,
+ * not the compact view of each whole notation view (random bytes: two compactions of 4 MB for
+ * the 486 and 1 changes of the octal and code point views, ~17 % of their redaction). Not the
+ * other notation views' `narrow` alone: the folded view's compaction is not the text's (`、`
+ * is read as `,`, and a UTF-8 pair whose bytes an invisible character kept apart is joined), so
+ * it is searched itself. Why nothing is lost (./changed-segments.ts): compaction, the NUL-free
+ * view and the decoding steps read no inert character and pass each on, and no form holds one,
+ * so a find in the compact view of a whole notation view, or in a view after it, lies in one
+ * segment's reading; a segment the notation did not change is the folded view's, and reads in
+ * the folded view's compact view as it did there; one it changed is in the narrowed view, with
+ * the inert characters that bound it. The steps: a compact view of a whole notation view had
+ * them when its compaction produced a sequence's start in some segment, which the folded view's
+ * compact view or a narrowed one then produced too; so the narrowed ones always get them (they
+ * are short), and the folded view's compact view when any of them produced one. Each of these
+ * views is searched whole, so its NUL-free view and steps are cut to what they change, as after
+ * every other reading (./nul-free-view.ts, ./decode-step.ts).
+ */
+function* foldedNotations(
+  folded: View,
+  narrow?: (made: View) => Sliced<View>,
+  inert?: (code: number) => boolean,
+): Generator<View | Pause> {
+  if (!narrow) {
+    for (const notation of notationViewsInSlices(folded))
+      if (notation === PAUSE) yield notation;
+      else yield* afterReading(notation);
+    return;
+  }
+  // Whether a notation view held a character beyond ASCII (its whole compact view was made),
+  // and whether a compaction produced a sequence's start.
+  let [compacted, lead] = [false, false];
+  for (const made of notationViewsInSlices(folded, narrow)) {
+    if (made === PAUSE) yield made;
+    else if (narrowedCompacts.has(made)) {
+      lead ||= yield* produced(made, SEQUENCE_LEAD);
+      yield* afterReading(made, false, inert, true);
+    } else {
+      compacted ||= NON_ASCII.test(made.text);
+      yield* afterReading(made);
+    }
+  }
+  if (!compacted) return;
+  const compact = yield* compactViewInSlices(folded);
+  if (!compact) return;
+  lead ||= yield* produced(compact, SEQUENCE_LEAD);
+  yield* afterReading(compact, false, inert, lead);
+}
+
+const NON_ASCII = /[^\0-\x7f]/;
+
+/**
  * A reading, its NUL-free view when it produced a NUL (a list of UTF-16 bytes, `116,0,111,0,…`),
  * then up to {@link MAX_SPELLED_STEPS} decoding steps when it produced a sequence's start; for a
  * compact view that did not, the steps beside what it folded (./beside-folded-steps.ts).
@@ -133,11 +185,13 @@ function* readingViews(
  * @param folded - whether it is a compact view, and compaction folded a character beyond ASCII
  *   to ASCII
  * @param inert - as for {@link spelledViews} (the reading is searched before its steps)
+ * @param steps - whether the steps are made (by default: when it produced a sequence's start)
  */
 function* afterReading(
   reading: View,
   folded = false,
   inert?: (code: number) => boolean,
+  steps?: boolean,
 ): Generator<View | Pause> {
   yield reading;
   const nulFree = yield* withoutNulsInSlices(reading, inert);
@@ -145,7 +199,7 @@ function* afterReading(
   // A step's view with no such character anywhere produced none: one native search instead of
   // a walk over every sequence (a list reading of `12 12 12 …` is a million, issue #40).
   const leads = !reading.changed || SEQUENCE_LEAD_ANYWHERE.test(reading.text);
-  if (leads && (yield* produced(reading, SEQUENCE_LEAD)))
+  if (steps ?? (leads && (yield* produced(reading, SEQUENCE_LEAD))))
     yield* decodeSteps(reading, ALL_FAMILIES, MAX_SPELLED_STEPS, inert);
   else if (folded) yield* stepsBesideFolded(reading, MAX_SPELLED_STEPS);
 }

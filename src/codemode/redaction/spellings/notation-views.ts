@@ -61,6 +61,12 @@ export function* notationViewsInSlices(
   }
 }
 
+/**
+ * The compact views {@link notationViewsInSlices} made of what `narrow` kept of a notation view
+ * (not of all of it): ../decoding/spelled-views.ts reads the folded view's notations so.
+ */
+export const narrowedCompacts = new WeakSet<View>();
+
 /** A sliced pass that makes one view, as a walk that yields the view when there is one. */
 function* madeBy(pass: Sliced<View | undefined>): Generator<View | Pause> {
   const made = yield* pass;
@@ -80,6 +86,7 @@ function* withCompact(
     yield view;
     if (view === PAUSE || !NON_ASCII.test(view.text)) continue;
     const compact = yield* compactViewInSlices(narrow ? yield* narrow(view) : view);
+    if (compact && narrow) narrowedCompacts.add(compact);
     if (compact) yield compact;
   }
 }

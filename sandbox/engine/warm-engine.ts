@@ -270,6 +270,11 @@ export class WarmEngine {
     return this.template?.copyBytes ?? 0;
   }
 
+  /** Runs begun and not yet ended (the template goes only to a run that finds none). */
+  get underWay(): number {
+    return this.live;
+  }
+
   /** Whether the next run that starts alone gets the template. */
   get warm(): boolean {
     return this.template !== undefined;

@@ -78,7 +78,14 @@ describe("shared-worker runs are isolated", () => {
     const after = await executor.execute({ code: read, extensions });
     expect(after).toMatchObject({
       status: "ok",
-      result: { title: "kept", id: "getA", chained: 2, defined: 1, has: false, poisoned: "undefined" },
+      result: {
+        title: "kept",
+        id: "getA",
+        chained: 2,
+        defined: 1,
+        has: false,
+        poisoned: "undefined",
+      },
     });
     expect(after.result).toEqual(before.result);
   });

@@ -81,10 +81,31 @@ export default class EngineRunner extends WorkerEntrypoint {
       data.push(value);
     }
     const run = new EngineRun(quickjs, request, data, hostCall);
-    try {
-      return await run.result;
-    } finally {
-      if (!run.dispose()) engine = undefined;
-    }
+    const ended = (async () => {
+      try {
+        return await run.result;
+      } finally {
+        if (!run.dispose()) engine = undefined;
+      }
+    })();
+    // Kept past this call: a caller that gives up (the host at its timeout, a runner whose run
+    // was cancelled) cancels the call, and workerd then drops this request's context with its
+    // timers, the run's deadline among them, so the run was never freed: its runtime stayed in
+    // the engine's memory and the engine counted it under way for good, so no later run got
+    // the template (attack11). The run's own deadline ends it; this keeps that deadline alive.
+    this.ctx.waitUntil(ended.then(noop, noop));
+    return await ended;
   }
+
+  /**
+   * Runs this engine instance counts under way (0 when it has not loaded): what a run that was
+   * given up on must come back from, or the template serves no run again.
+   */
+  async underWay(): Promise<number> {
+    return engine ? ((await engine.catch(() => undefined))?.underWay ?? 0) : 0;
+  }
+}
+
+function noop(): void {
+  // the run's outcome went to its caller, if it still waited
 }

@@ -227,7 +227,10 @@ export class EngineTemplate {
       end = offset + bytes.length;
     }
     // Memory grown since is left as it is: past the restored heap's end, the allocator treats
-    // it as unused, as it treats memory any earlier run freed.
+    // it as unused, as it treats memory any earlier run freed. Its bytes (an earlier run's
+    // strings, say) stay until reused; the engine hands out only zeroed or written memory
+    // (attack11 probed typed arrays, resized buffers and padded strings: none saw them), and
+    // zeroing it all would cost every run after one that grew the memory (tens of MB).
     heap.fill(0, end, this.length);
     // Each run draws its own numbers, as a fresh context seeded from the clock did.
     new DataView(heap.buffer).setBigUint64(this.randomState, freshRandomState(), true);
@@ -268,6 +271,11 @@ export class WarmEngine {
   /** Bytes the template's memory copy holds in the worker (0 without a template). */
   get copyBytes(): number {
     return this.template?.copyBytes ?? 0;
+  }
+
+  /** Runs begun and not yet ended (the template goes only to a run that finds none). */
+  get underWay(): number {
+    return this.live;
   }
 
   /** Whether the next run that starts alone gets the template. */

@@ -99,7 +99,13 @@ export function pipeUpgrade(req, socket, rest, runtime, inFlight) {
     );
     /** @param {Buffer} piece */
     const pass = (piece) => {
-      socket.write(piece);
+      // Read from the runtime only as fast as the client takes it: written regardless, a client
+      // that never reads had the front hold the whole answer (a 32 MiB one: all 32 MiB), outside
+      // the budget the front's answers count in, on each of its connections (attack11).
+      if (!socket.write(piece)) {
+        to.pause();
+        socket.once("drain", () => to.resume());
+      }
       try {
         parser.feed(piece);
       } catch {

@@ -180,6 +180,66 @@ describe("the local server's front", () => {
     expect(lines).toEqual(["GET /health HTTP/1.1"]);
   });
 
+  it("reads an upgrade's unswitched answer only as fast as the client takes it", async () => {
+    // Found by attack11: the answer to an upgrade the runtime did not switch was written to the
+    // client as fast as the runtime sent it, whatever the client read, so a client that never
+    // reads had the front hold the whole answer, outside the budget its other answers count in.
+    const ANSWER_BYTES = 32 * 1_048_576;
+    const CHUNK = Buffer.alloc(65_536, 120);
+    let accepted = 0;
+    const sockets: Socket[] = [];
+    const runtime = createNetServer((socket) => {
+      sockets.push(socket);
+      socket.once("data", () => {
+        socket.write(`HTTP/1.1 200 OK\r\nContent-Length: ${ANSWER_BYTES}\r\n\r\n`);
+        // Written as the front takes it: `accepted` is what the front has read (or the system
+        // holds between them).
+        const more = () => {
+          while (accepted < ANSWER_BYTES) {
+            accepted += CHUNK.length;
+            if (!socket.write(CHUNK)) return void socket.once("drain", more);
+          }
+        };
+        more();
+      });
+      socket.on("error", () => {});
+    });
+    const path = socketPath();
+    await new Promise<void>((resolve) => runtime.listen(path, resolve));
+    const target = { name: "runtime 1", socket: path, killedBecause: undefined } as never;
+    const port = await listen(createFront({ target: async () => target }).server);
+    const client = connect(port, "127.0.0.1");
+    client.pause();
+    client.on("error", () => {});
+    client.write(
+      "GET /api/status HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n",
+    );
+    // Until the runtime's writes stop moving (at most ~5 s).
+    let last = -1;
+    for (let i = 0; i < 50 && accepted !== last; i++) {
+      last = accepted;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const held = accepted;
+    // A client that reads gets the rest (the front did not stop for good).
+    let read = 0;
+    const whole = new Promise<void>((resolve) => {
+      client.on("data", (chunk: Buffer) => {
+        read += chunk.length;
+        if (read >= ANSWER_BYTES) resolve();
+      });
+      client.on("close", () => resolve());
+    });
+    client.resume();
+    await whole;
+    client.destroy();
+    for (const s of sockets) s.destroy();
+    await new Promise((resolve) => runtime.close(resolve));
+    // The system's buffers between them hold a few MiB (4 here); before, all 32 MiB were read.
+    expect(held).toBeLessThan(ANSWER_BYTES / 2);
+    expect(read).toBeGreaterThanOrEqual(ANSWER_BYTES);
+  });
+
   it("passes an upgrade's early bytes on once the runtime switched protocols", async () => {
     const { port } = await setUp(() => {});
     const runtime = servers[0]!;

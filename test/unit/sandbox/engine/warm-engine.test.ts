@@ -138,6 +138,42 @@ describe("shared worker engine: the template runs share", () => {
     expect(await resultOf(after.outcome)).toEqual({ seen: CLEAN, mine: "undefined" });
   });
 
+  it("gives a run that starts after the template's run ended, beside a fresh one still under way, a fresh runtime too", async () => {
+    // attack11's overlap: A has the template, B starts beside it (fresh, in the same memory),
+    // A ends, C starts while B still runs. A restore for C would write the copy over B's
+    // runtime: C must get a fresh one, and B must finish with its own state whole.
+    const engine = await newEngine();
+    let releaseA!: () => void;
+    let releaseB!: () => void;
+    const holdA = new Promise<void>((resolve) => (releaseA = resolve));
+    const holdB = new Promise<void>((resolve) => (releaseB = resolve));
+    const a = start(engine, `${POISON}; await codemode.echo(1); return 1`, { hold: holdA });
+    const b = start(
+      engine,
+      `globalThis.mine = "b".repeat(100000); const list = Array.from({ length: 20000 }, (_, i) => ({ i }));
+       await codemode.echo(1);
+       const more = Array.from({ length: 20000 }, (_, i) => "x" + i);
+       return { mine: mine.length, sum: list.reduce((s, o) => s + o.i, 0), more: more.length, leak: typeof leak }`,
+      { hold: holdB },
+    );
+    expect([a.run.warm, b.run.warm]).toEqual([true, false]);
+    releaseA();
+    await a.outcome;
+    const c = start(engine, PROBE);
+    expect(c.run.warm).toBe(false);
+    releaseB();
+    expect(await resultOf(b.outcome)).toEqual({
+      mine: 100000,
+      sum: 199990000,
+      more: 20000,
+      leak: "undefined",
+    });
+    expect(await resultOf(c.outcome)).toEqual(CLEAN);
+    const d = start(engine, PROBE);
+    expect(d.run.warm).toBe(true);
+    expect(await resultOf(d.outcome)).toEqual(CLEAN);
+  });
+
   it.each([
     ["interrupted", `${POISON}; for (;;) {}`, { maxInterrupts: 400 }],
     [

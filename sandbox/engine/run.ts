@@ -106,11 +106,18 @@ export class EngineRun {
       this.exports = this.template.exports;
     } else {
       const rt = (this.rt = (this.engine?.quickjs ?? (engine as QuickJSWASMModule)).newRuntime());
-      rt.setMemoryLimit(request.memoryBytes);
-      rt.setMaxStackSize(request.stackBytes);
-      rt.setInterruptHandler(interrupt);
-      rt.setModuleLoader(load);
-      this.ctx = rt.newContext();
+      try {
+        rt.setMemoryLimit(request.memoryBytes);
+        rt.setMaxStackSize(request.stackBytes);
+        rt.setInterruptHandler(interrupt);
+        rt.setModuleLoader(load);
+        this.ctx = rt.newContext();
+      } catch (error) {
+        // Counted as begun: left counted, the instance would never give its template again.
+        rt.dispose();
+        this.engine?.end(undefined);
+        throw error;
+      }
     }
     this.timers.add(
       setTimeout(() => this.stop("timeout", "The run passed its deadline."), request.timeoutMs),

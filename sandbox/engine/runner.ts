@@ -62,8 +62,11 @@ export default class EngineRunner extends WorkerEntrypoint {
   async run(request: EngineRunRequest, host: HostBridgeApi): Promise<string | EngineStop> {
     const hostCall = host.call;
     let quickjs: WarmEngine;
+    // The instance this run uses: a run on an instance already dropped must not drop its
+    // successor when its own dispose fails (attack11).
+    let loaded: Promise<WarmEngine> | undefined;
     try {
-      quickjs = await loadEngine();
+      quickjs = await (loaded = loadEngine());
     } catch (error) {
       engine = undefined;
       return { stop: "failed", message: `The engine failed to load: ${describe(error)}` };
@@ -80,12 +83,20 @@ export default class EngineRunner extends WorkerEntrypoint {
         return { stop: "missing", message: `The shared worker does not hold ${ext.key}.` };
       data.push(value);
     }
-    const run = new EngineRun(quickjs, request, data, hostCall);
+    let run: EngineRun;
+    try {
+      run = new EngineRun(quickjs, request, data, hostCall);
+    } catch (error) {
+      // A fresh runtime or context could not be made (the instance's memory is spent): the
+      // run gave its place back (run.ts), and the next run starts from a new instance.
+      if (engine === loaded) engine = undefined;
+      return { stop: "failed", message: `The engine failed to start the run: ${describe(error)}` };
+    }
     const ended = (async () => {
       try {
         return await run.result;
       } finally {
-        if (!run.dispose()) engine = undefined;
+        if (!run.dispose() && engine === loaded) engine = undefined;
       }
     })();
     // Kept past this call: a caller that gives up (the host at its timeout, a runner whose run

@@ -252,4 +252,32 @@ describe("shared worker engine: the template runs share", () => {
     expect(differing.at(-1)! - differing[0]!).toBeLessThan(8);
     expect(Math.floor(differing[0]! / 8)).toBe(Math.floor(differing.at(-1)! / 8));
   });
+
+  it("a run whose fresh runtime cannot be made gives its place back: the next run alone is warm", async () => {
+    // attack11: a cold run (beside another) counted as begun, then its context could not be
+    // made (the instance's memory spent): left counted, no later run got the template again.
+    const engine = await newEngine();
+    const held = start(engine, "await host.call('ns', 'x', []); return 1", {
+      hold: new Promise<void>((resolve) => setTimeout(resolve, 50)),
+    });
+    expect(held.run.warm).toBe(true);
+    const original = engine.quickjs.newRuntime.bind(engine.quickjs);
+    engine.quickjs.newRuntime = (...args) => {
+      const rt = original(...args);
+      rt.newContext = () => {
+        throw new Error("out of memory");
+      };
+      return rt;
+    };
+    try {
+      expect(() => start(engine, "return 2")).toThrow("out of memory");
+    } finally {
+      engine.quickjs.newRuntime = original;
+    }
+    await held.outcome;
+    expect(engine.underWay).toBe(0);
+    const next = start(engine, "return 3");
+    expect(next.run.warm).toBe(true);
+    expect(await resultOf(next.outcome)).toBe(3);
+  });
 });

@@ -79,3 +79,32 @@ describe("lists only the folded view reads, in a text with a lone full-width hex
     expect(redactor.text(text)).toBe(`{"説明":"ｆｕｌｌ ｗｉｄｔｈ","codes":"[REDACTED]"}`);
   });
 });
+
+// The same lists with no full-width hex digit anywhere: nothing made the folded view, so they
+// went through (found in the review above). A full-width `ｘ`, `＂` or `＇` now makes it too.
+describe("lists spelled with a full-width `ｘ` or full-width quotes alone (hostile)", () => {
+  const redactor = secretRedactor([secret]);
+  it.each([
+    [
+      "`0ｘ` prefixes",
+      codes(secret)
+        .map((n) => `0ｘ${n.toString(16)}`)
+        .join(","),
+    ],
+    [
+      "`0Ｘ` prefixes",
+      codes(secret)
+        .map((n) => `0Ｘ${n.toString(16)}`)
+        .join(" "),
+    ],
+    ["full-width double quotes", [...secret].map((c) => `＂${c}＂`).join(",")],
+    ["full-width single quotes", [...secret].map((c) => `＇${c}＇`).join(",")],
+  ])("cuts out a list with %s beside CJK", (_, list) => {
+    expect(redactor.text(`説明 ${list} 東京`)).toBe("説明 [REDACTED] 東京");
+  });
+
+  it("leaves full-width text with those characters as it is", () => {
+    const plain = "ｔｅｘｔ ＂ｑｕｏｔｅｄ＂ ＇ｗｏｒｄ＇ 東京 0ｘ";
+    expect(redactor.text(plain)).toBe(plain);
+  });
+});

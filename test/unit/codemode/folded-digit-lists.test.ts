@@ -55,3 +55,56 @@ describe("full-width digit lists next to text (hostile)", () => {
     expect(redactor.text(listed)).toBe(listed);
   });
 });
+
+// Issue #40's CJK row makes the folded view of its text only because `ｆ` and `ｄ` (of `ｆｕｌｌ
+// ｗｉｄｔｈ`) are full-width hex letters (spelled-views.ts's FOLDED_DIGITS gate). Tightening that
+// gate (a hex letter counted only beside another hex digit) was reviewed and dropped: the folded
+// view, once made, reads every list in the text that only folding makes one, and these three are
+// read nowhere else. So a text holding a lone full-width hex letter catches them, and a cut of the
+// gate must not lose that. (Without any gate character they go unread: bench/README.md.)
+describe("lists only the folded view reads, in a text with a lone full-width hex letter (hostile)", () => {
+  const redactor = secretRedactor([secret]);
+  const superscript = (s: string) => s.replace(/[0-9]/g, (d) => "⁰¹²³⁴⁵⁶⁷⁸⁹"[Number(d)]!);
+  it.each([
+    [
+      "`0x` written with a full-width `ｘ`",
+      codes(secret)
+        .map((n) => `0ｘ${n.toString(16)}`)
+        .join(","),
+    ],
+    ["char codes in superscript digits", superscript(codes(secret).join(","))],
+    ["one-character strings in full-width quotes", [...secret].map((c) => `＂${c}＂`).join(",")],
+  ])("cuts out %s", (_, list) => {
+    const text = `{"説明":"ｆｕｌｌ ｗｉｄｔｈ","codes":"${list}"}`;
+    expect(redactor.text(text)).toBe(`{"説明":"ｆｕｌｌ ｗｉｄｔｈ","codes":"[REDACTED]"}`);
+  });
+});
+
+// The same lists with no full-width hex digit anywhere: nothing made the folded view, so they
+// went through (found in the review above). A full-width `ｘ`, `＂` or `＇` now makes it too.
+describe("lists spelled with a full-width `ｘ` or full-width quotes alone (hostile)", () => {
+  const redactor = secretRedactor([secret]);
+  it.each([
+    [
+      "`0ｘ` prefixes",
+      codes(secret)
+        .map((n) => `0ｘ${n.toString(16)}`)
+        .join(","),
+    ],
+    [
+      "`0Ｘ` prefixes",
+      codes(secret)
+        .map((n) => `0Ｘ${n.toString(16)}`)
+        .join(" "),
+    ],
+    ["full-width double quotes", [...secret].map((c) => `＂${c}＂`).join(",")],
+    ["full-width single quotes", [...secret].map((c) => `＇${c}＇`).join(",")],
+  ])("cuts out a list with %s beside CJK", (_, list) => {
+    expect(redactor.text(`説明 ${list} 東京`)).toBe("説明 [REDACTED] 東京");
+  });
+
+  it("leaves full-width text with those characters as it is", () => {
+    const plain = "ｔｅｘｔ ＂ｑｕｏｔｅｄ＂ ＇ｗｏｒｄ＇ 東京 0ｘ";
+    expect(redactor.text(plain)).toBe(plain);
+  });
+});

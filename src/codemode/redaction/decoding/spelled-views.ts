@@ -322,8 +322,14 @@ const SEQUENCE_LEAD = (c: number) => c === 37 || c === 38 || c === 92 || c === 6
 /** {@link SEQUENCE_LEAD}, searched for natively. */
 const SEQUENCE_LEAD_ANYWHERE = /[%&\\=]/;
 
-/** Characters NFKC folds to ASCII digits or hex letters: full-width and mathematical digits. */
-const FOLDED_DIGITS = /[\uff10-\uff19\uff21-\uff26\uff41-\uff46\u{1d7ce}-\u{1d7ff}]/u;
+/**
+ * Characters NFKC folds to ASCII digits or hex letters (full-width and mathematical digits), to
+ * the `x` of a `0x` prefix or to a quote (full-width `ｘ Ｘ ＂ ＇`): a list whose prefixes or
+ * quotes alone are full-width (`0ｘ74,0ｘ6f,…`, `＂t＂,＂o＂,…`) reads as one only once folded, and
+ * went through unless another of these stood somewhere in the text (issue #40's CJK review).
+ */
+const FOLDED_DIGITS =
+  /[\uff10-\uff19\uff21-\uff26\uff41-\uff46\uff38\uff58\uff02\uff07\u{1d7ce}-\u{1d7ff}]/u;
 /**
  * The characters that read as a list separator once folded: full-width `，．：；－｜／`, Unicode
  * spaces, the ideographic commas `、`, every other character NFKC folds to a list separator (the

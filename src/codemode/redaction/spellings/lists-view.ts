@@ -12,7 +12,8 @@
  * count as separators; `0x` bytes also back to back), binary (`01110100 01101111` or one run of
  * 8-bit bytes; 6 or 7 bits standing alone, as a code without its leading zeros; `0b`-prefixed, 1
  * to 8 bits), any of these inside quotes (`["116","111"]`), and JSON arrays of characters
- * (`["t","o"]`). A separator is whitespace around at most one of `, . : ; - | /`.
+ * (`["t","o"]`). A separator is whitespace around at most two of `, . : ; - | / _ + =`
+ * (./list-separators.ts).
  *
  * What an item of each kind is lives in ./list-items.ts; runs are read with ./item-runs.ts's
  * reader, in turns (a run can be a million items). Other dumps (`hexdump -C`'s text column,
@@ -83,7 +84,8 @@ function* candidateRegions(text: string, chars: RunReader): Generator<[number, n
       let bits = true;
       while (i < n) {
         const d = text.charCodeAt(i);
-        if (!(isWord(d) || d === 95)) break;
+        // `_` ends a token: it joins items (`115_107`, ./list-separators.ts).
+        if (!isWord(d)) break;
         // `0x74` and `0b1110100` (Python's bin()) are items too.
         if (!isHex(d) && !((d === 120 || d === 88) && i === token + 1)) hexOnly = false;
         if (d !== 48 && d !== 49) bits = false;
@@ -111,12 +113,10 @@ function* candidateRegions(text: string, chars: RunReader): Generator<[number, n
       continue;
     }
     if (isSeparator(c)) {
-      const from = i;
+      // However long, a separator run keeps the streak: the exact reading takes any whitespace
+      // between items (`1,\n        2` of an indented array; runs cut at 7 spaces went unread),
+      // and a run it does not take (three joiners) only makes a region larger than its runs.
       while (i < n && isSeparator(text.charCodeAt(i))) i++;
-      if (i - from > 6 && text.charCodeAt(i) !== 124) {
-        if (count >= MIN_ITEMS) yield [start, last];
-        count = 0;
-      }
       continue;
     }
     if (c === 124 && count > 0) {
@@ -342,8 +342,8 @@ const chosenEnd = (reader: RunReader) => (reader.items >= MIN_ITEMS ? reader.end
  *   (then the quote): that is a hex item of the same length (./list-items.ts's `hexItem`: two
  *   hex digits and no letter or digit after them; quoted, the same item between the same quotes);
  * - the separators are the same: hex reads `hexdump -C`'s line end where a list separator
- *   (./list-separators.ts) reads a `|`, and otherwise the same whitespace around one separator
- *   character, which decimal reads;
+ *   (./list-separators.ts) reads a `|`, and otherwise the same whitespace around at most two
+ *   separator characters, which decimal reads (./list-items.ts's `hexSeparatorAt`);
  * - so hex reads the same items up to the decimal run's last one, and after it the same
  *   separator: where decimal found no item after it, hex counts on from there. With no
  *   separator, hex still reads on where `0x` follows at once (bytes printed back to back): after

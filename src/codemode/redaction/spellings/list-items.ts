@@ -59,7 +59,8 @@ function valueAt(text: string, at: number, count: number, radix: number): number
 type Code = ItemCode;
 
 /**
- * A shape bit: a decimal item of the run was not exactly two digits (quoted or not). While no
+ * A shape bit: a decimal item of the run was not exactly two digits (quoted or not). The run
+ * reader keeps where the last streak of items that set none starts (./item-runs.ts). While no
  * item sets it, each decimal item is also a hex item of the same length (`12`, `"12"`): the
  * lists view then knows the hex reading of the run up to where the decimal one ends without
  * counting it (./lists-view.ts).

@@ -43,7 +43,8 @@ export interface RunItems {
 
 /**
  * Where an item reader puts what it read: the character (set on success, so no item allocates),
- * and bits an item may set about its shape (cleared when a run starts; ./list-items.ts says which).
+ * and bits an item may set about its shape (cleared before each item, the reader keeps what a
+ * run's items set; ./list-items.ts says which).
  */
 export interface ItemCode {
   value: number;
@@ -151,6 +152,17 @@ export class RunReader {
   private lastStart = 0;
   private lastCode = 0;
   private ok = false;
+  // The run's items stop before this position (start()'s `stop`).
+  private stop = Infinity;
+  private runFlags = 0;
+  /**
+   * Where the run's last streak of items that set no shape bit starts, and how many it has (0:
+   * the last item set one). The lists view reads hex from there when a decimal run it chose
+   * ends where a hex run goes on (./lists-view.ts).
+   */
+  tailStart = 0;
+  /** See {@link RunReader.tailStart}. */
+  tailItems = 0;
 
   /**
    * @param text - the text read
@@ -174,7 +186,7 @@ export class RunReader {
 
   /** The bits the run's items set (./list-items.ts): what they all were. */
   get flags(): number {
-    return this.code.flags;
+    return this.runFlags;
   }
 
   /**
@@ -183,12 +195,16 @@ export class RunReader {
    * @param replace - false to count its items only (a reading that may not be chosen)
    * @param mark - mark the view being built before the run's first replacement, so the run can
    *   be taken back (ViewBuilder.rollback) when another reading of it is chosen after all
+   * @param stop - no item is read at or after this position
    */
-  start(at: number, replace = true, mark = false): void {
+  start(at: number, replace = true, mark = false, stop = Infinity): void {
     this.at = at;
     this.end = at;
     this.items = 0;
-    this.code.flags = 0;
+    this.runFlags = 0;
+    this.tailStart = at;
+    this.tailItems = 0;
+    this.stop = stop;
     this.ok = replace && at >= this.builder.consumed;
     this.marking = mark;
   }
@@ -203,16 +219,23 @@ export class RunReader {
     // work counted in locals: this loop runs once per item of every run (a body of small
     // numbers is a million items, read four times over by the lists view).
     const { item, minItems, perItem } = this.runs;
-    const { separatorOf, joinedAlways, joinedBy } = this;
-    let { at, items: count, end, lastStart, lastCode } = this;
+    const { separatorOf, joinedAlways, joinedBy, stop } = this;
+    let { at, items: count, end, lastStart, lastCode, runFlags, tailStart, tailItems } = this;
     let [positions, items, left] = [0, 0, budget.left];
     let more = false;
     for (;;) {
+      if (at >= stop) break;
+      code.flags = 0;
       const length = item(text, at, code);
       positions += length > 0 ? length : 1;
       left -= perItem ? 1 : length > 0 ? length : 1;
       if (length === 0) break;
       items++;
+      // Shape bits per item: the streak of items that set none starts after the last that did.
+      if (code.flags !== 0) {
+        runFlags |= code.flags;
+        tailItems = 0;
+      } else if (tailItems++ === 0) tailStart = at;
       if (count < minItems) {
         starts[count] = at;
         codes[count] = code.value;
@@ -243,6 +266,9 @@ export class RunReader {
     this.end = end;
     this.lastStart = lastStart;
     this.lastCode = lastCode;
+    this.runFlags = runFlags;
+    this.tailStart = tailStart;
+    this.tailItems = tailItems;
     if (!more && count >= minItems && ok) builder.replaceCode(lastStart, end - lastStart, lastCode);
     return more;
   }

@@ -7,7 +7,7 @@
  * same reader as the notations.
  */
 import type { ItemCode, RunItems } from "./item-runs";
-import { isListSeparator } from "./list-separators";
+import { isListSeparator, MOST_JOINERS } from "./list-separators";
 
 // Character classes of ASCII, as bits in a table (the lists pass looks at every character).
 const DIGIT = 1;
@@ -59,7 +59,8 @@ function valueAt(text: string, at: number, count: number, radix: number): number
 type Code = ItemCode;
 
 /**
- * A shape bit: a decimal item of the run was not exactly two digits (quoted or not). While no
+ * A shape bit: a decimal item of the run was not exactly two digits (quoted or not). The run
+ * reader keeps where the last streak of items that set none starts (./item-runs.ts). While no
  * item sets it, each decimal item is also a hex item of the same length (`12`, `"12"`): the
  * lists view then knows the hex reading of the run up to where the decimal one ends without
  * counting it (./lists-view.ts).
@@ -184,15 +185,17 @@ export const DUMP_LINE_END = /^ *\|[\x20-\x7e]{1,16}\|\r?\n[0-9a-f]{8} +/;
 function hexSeparatorAt(text: string, at: number): number {
   let end = at;
   while (isSpace(text.charCodeAt(end))) end++;
-  const c = text.charCodeAt(end);
-  if (c === 124) {
+  if (text.charCodeAt(end) === 124) {
     const tail = DUMP_LINE_END.exec(text.slice(end, end + 64));
     if (tail) return end + tail[0].length - at;
   }
-  // Otherwise what ./list-separators.ts reads, from the first character after the whitespace.
-  if (!isListSeparator(c)) return end - at;
-  end++;
-  while (isSpace(text.charCodeAt(end))) end++;
+  // Otherwise what ./list-separators.ts reads: whitespace around at most MOST_JOINERS separator
+  // characters (the same loop, so the two readings agree wherever no `|` stands: the lists
+  // view's `hexCountFrom` relies on it).
+  for (let k = MOST_JOINERS; k > 0 && isListSeparator(text.charCodeAt(end)); k--) {
+    end++;
+    while (isSpace(text.charCodeAt(end))) end++;
+  }
   return end - at;
 }
 

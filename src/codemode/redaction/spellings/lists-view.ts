@@ -12,7 +12,8 @@
  * count as separators; `0x` bytes also back to back), binary (`01110100 01101111` or one run of
  * 8-bit bytes; 6 or 7 bits standing alone, as a code without its leading zeros; `0b`-prefixed, 1
  * to 8 bits), any of these inside quotes (`["116","111"]`), and JSON arrays of characters
- * (`["t","o"]`). A separator is whitespace around at most one of `, . : ; - | /`.
+ * (`["t","o"]`). A separator is whitespace around at most two of `, . : ; - | /`
+ * (./list-separators.ts).
  *
  * What an item of each kind is lives in ./list-items.ts; runs are read with ./item-runs.ts's
  * reader, in turns (a run can be a million items). Other dumps (`hexdump -C`'s text column,
@@ -195,6 +196,8 @@ function* candidateRegions(text: string, chars: RunReader): Generator<[number, n
       continue;
     }
     if (isSeparator(c)) {
+      // A separator run the exact reading does not take (three joiners) only makes a region
+      // larger than its runs. Runs of 7 or more are not read (docs/security.md says so).
       const from = i;
       while (i < n && isSeparator(text.charCodeAt(i))) i++;
       if (i - from > 6 && text.charCodeAt(i) !== 124) {
@@ -280,6 +283,9 @@ export function* listsViewInSlices(
   // Where this (decimal-first) reading found a run both ways: the hex-first reading reads hex
   // there without trying the other readings again.
   const hexRuns = first ? undefined : new Set<number>();
+  // Where this reading chose a decimal run whose last items begin a longer hex run: the second
+  // reading ends the decimal run there (see tailOfHex).
+  const tailSplits = first ? undefined : new Map<number, number>();
   const bars = new Bars(text);
   // The regions as `from, to` pairs: a second reading of the same text reuses the first's.
   const found = regions ? [...regions] : [];
@@ -343,11 +349,18 @@ export function* listsViewInSlices(
         end = chosenEnd(lead);
         furthest = Math.max(furthest, lead.end);
         if (end < 0) {
-          // Too short (nothing was replaced): the other reading, when it is long enough.
-          other.start(i);
+          // Too short (nothing was replaced): the other reading, when it is long enough. In the
+          // second reading, a decimal run the first found the head of a hex run in ends before
+          // it, and hex is read from there on (see tailOfHex).
+          const split = first?.tailSplits.get(i);
+          other.start(i, true, false, split);
           while (other.read(budget)) {
             budget.left = SLICE_POSITIONS;
             yield PAUSE;
+          }
+          if (split !== undefined) {
+            i = split - 1;
+            continue;
           }
           end = chosenEnd(other);
           furthest = Math.max(furthest, other.end);
@@ -377,10 +390,26 @@ export function* listsViewInSlices(
             ambiguous = true;
             hexRuns?.add(i);
           }
+          if (from === i && hexEnd <= end && tailSplits) {
+            const tail = yield* tailOfHex(text, i, decimal, hex, bars, budget);
+            if (tail >= 0) {
+              ambiguous = true;
+              tailSplits?.set(i, tail);
+            }
+          }
         }
       }
       if (end < 0) {
-        i = Math.max(i, furthest - 1);
+        // No reading is long enough: go on after what they read, but from the decimal reading's
+        // last streak of two-digit items when it has one (`1 1 74 6f 6b …`: a hex run starts
+        // inside the decimal one, which fails at `6f`; skipping past `74` lost its first byte,
+        // found by the differential fuzz against main once doubled separators joined more
+        // numbers). A reading from the streak has no earlier streak, so it goes on after what it
+        // reads: each position is read at most twice more.
+        const { tailStart, tailItems } = readers.decimal;
+        const restart =
+          tailItems > 0 && tailStart > i && tailStart < furthest ? tailStart : furthest;
+        i = Math.max(i, restart - 1);
         continue;
       }
       i = end - 1;
@@ -398,6 +427,7 @@ export function* listsViewInSlices(
     ambiguous,
     regions: found,
     hexRuns: hexRuns ?? new Set(),
+    tailSplits: tailSplits ?? new Map(),
   };
 }
 
@@ -407,6 +437,58 @@ export interface FirstReading {
   regions: number[];
   /** Starts of runs read both ways (the second reading reads hex there). */
   hexRuns: Set<number>;
+  /** Starts of decimal runs whose tail begins a hex run, and where that tail starts. */
+  tailSplits: Map<number, number>;
+}
+
+/**
+ * Where the last items of a decimal run just chosen begin a hex run of at least {@link MIN_ITEMS}
+ * items (-1: they do not), which the second reading reads as hex. `1 1 1 74 6f 6b …` (hex bytes
+ * of a secret after small numbers) was read as one decimal run through `74`, and the hex run
+ * after it lacked its first byte: a copy main misses too, and doubled separators join more
+ * numbers to a hex run this way (`12,,70 61 …`; the differential fuzz against main found it).
+ * Hex from the run's last streak of items that set no shape bit (two digits:
+ * ./list-items.ts's `NOT_TWO_DIGITS`) reads the same items up to the decimal run's end and
+ * the same separator after it when no `|` stands there (the argument of hexCountFrom below), so
+ * it is long enough when the streak and what hex counts on after it make {@link MIN_ITEMS}. A
+ * streak read as hex only to the decimal run's end counts too: `2026-12-06 70 61 79 …` (bytes
+ * of all-digit hex after a date) is decimal throughout, and was read one way only. The first
+ * reading keeps its decimal run (a secret spelled in decimal codes whose last codes are two
+ * digits stays whole there), and the second splits the run there (`tailSplits`): each view
+ * reads one of the two.
+ * Counting after the run is charged to the slice budget like any reading.
+ */
+function* tailOfHex(
+  text: string,
+  i: number,
+  decimal: RunReader,
+  hex: RunReader,
+  bars: Bars,
+  budget: SliceBudget,
+): Sliced<number> {
+  const { end, tailStart, tailItems } = decimal;
+  // A streak from the run's start is the run itself (hexCountFrom's case): never split there.
+  if (tailItems === 0 || tailStart <= i) return -1;
+  const separator = separatorAt(text, end);
+  if (bars.within(tailStart, end + separator)) {
+    // A `|` (hex reads `hexdump -C`'s line end there): hex is counted from the streak itself.
+    hex.start(tailStart, false);
+    while (hex.read(budget)) {
+      budget.left = SLICE_POSITIONS;
+      yield PAUSE;
+    }
+    return hex.items >= MIN_ITEMS ? tailStart : -1;
+  }
+  let after = 0;
+  if (separator > 0) {
+    hex.start(end + separator, false);
+    while (hex.read(budget)) {
+      budget.left = SLICE_POSITIONS;
+      yield PAUSE;
+    }
+    after = hex.items;
+  }
+  return tailItems + after >= MIN_ITEMS ? tailStart : -1;
 }
 
 /** Where the run its reader read last ends when it is long enough to be chosen, else -1. */
@@ -420,14 +502,15 @@ const chosenEnd = (reader: RunReader) => (reader.items >= MIN_ITEMS ? reader.end
  * too. Reading a run of small numbers twice made `12 12 12 …` (a million items in 4 MB,
  * ~100 ms of the host's thread per pass) cost three passes in this view (issue #40).
  *
- * Hex is known when every decimal item was two digits (no item set `NOT_TWO_DIGITS`) and no `|`
- * stands in the run or in the separator after it:
+ * Hex is known when every decimal item was two digits and none was joined to the next by an `x`
+ * (no item set `NOT_TWO_DIGITS`: `12x34` is no hex run) and no `|` stands in the run or in the
+ * separator after it:
  * - a decimal item of two digits (`12`, or quoted `"12"`) is followed by no letter or digit
  *   (then the quote): that is a hex item of the same length (./list-items.ts's `hexItem`: two
  *   hex digits and no letter or digit after them; quoted, the same item between the same quotes);
  * - the separators are the same: hex reads `hexdump -C`'s line end where a list separator
- *   (./list-separators.ts) reads a `|`, and otherwise the same whitespace around one separator
- *   character, which decimal reads;
+ *   (./list-separators.ts) reads a `|`, and otherwise the same whitespace around at most two
+ *   separator characters, which decimal reads (./list-items.ts's `hexSeparatorAt`);
  * - so hex reads the same items up to the decimal run's last one, and after it the same
  *   separator: where decimal found no item after it, hex counts on from there. With no
  *   separator, hex still reads on where `0x` follows at once (bytes printed back to back): after

@@ -20,6 +20,7 @@ import { withoutNulsInSlices } from "../../../src/codemode/redaction/decoding/nu
 import { secretRedactor, type Redactor } from "../../../src/codemode/redaction/redaction";
 import { PAUSE, runToEnd } from "../../../src/codemode/redaction/slices";
 import type { View } from "../../../src/codemode/redaction/view-builder";
+import { noiseBytes } from "../../helpers/seeded-noise";
 
 const secret = "tok_9f8e7d6c5b4a3z";
 const codes = (s: string, separator = ",") => [...s].map((c) => c.charCodeAt(0)).join(separator);
@@ -31,15 +32,7 @@ const fullWidth = (s: string) =>
   [...s].map((c) => String.fromCharCode(c.charCodeAt(0) - 0x20 + 0xff00)).join("");
 
 /** Random bytes (a fixed generator): a few chance sequences and inert characters per KB. */
-function noise(length: number, seed: number): Uint8Array {
-  const out = new Uint8Array(length);
-  let state = seed;
-  for (let i = 0; i < length; i++) {
-    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
-    out[i] = state >>> 24;
-  }
-  return out;
-}
+const noise = noiseBytes;
 
 const asText = (bytes: Uint8Array) => latin1(bytes);
 const bytesOf = (text: string) => Uint8Array.from(text, (c) => c.charCodeAt(0));

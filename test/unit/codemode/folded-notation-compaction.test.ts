@@ -8,16 +8,10 @@
 // sequence) far from any notation.
 import { describe, expect, it } from "vitest";
 import { secretRedactor } from "../../../src/codemode/redaction/redaction";
+import { noiseText } from "../../helpers/seeded-noise";
 
 /** Random Latin-1 text (a fixed generator). */
-function noise(length: number, seed: number): string {
-  let [out, state] = ["", seed];
-  for (let i = 0; i < length; i++) {
-    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
-    out += String.fromCharCode(state >>> 24);
-  }
-  return out;
-}
+const noise = noiseText;
 
 /** Letterlike symbols NFKC folds to ASCII letters, each UTF-8 `E2 84 xx`. */
 const LETTERLIKE: Record<string, number> = {

@@ -9,19 +9,12 @@ import { describe, expect, it } from "vitest";
 import { latin1 } from "../../../src/codemode/redaction/byte-text";
 import { secretRedactor } from "../../../src/codemode/redaction/redaction";
 import { listsView, listWork } from "../../../src/codemode/redaction/spellings/lists-view";
+import { noiseBytes } from "../../helpers/seeded-noise";
 
 const secret = "tok_9f8e7d6c5b4a3z";
 
 /** Random bytes (a fixed generator). */
-function noise(length: number, seed: number): Uint8Array {
-  const out = new Uint8Array(length);
-  let state = seed;
-  for (let i = 0; i < length; i++) {
-    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
-    out[i] = state >>> 24;
-  }
-  return out;
-}
+const noise = noiseBytes;
 
 const utf8 = (text: string) => new TextEncoder().encode(text);
 const codes = (s: string, separator: string, radix = 10) =>

@@ -17,6 +17,7 @@ import { secretRedactor } from "../../../src/codemode/redaction/redaction";
 import type { View } from "../../../src/codemode/redaction/view-builder";
 import { xxdLittleEndianViews } from "../../../src/codemode/redaction/spellings/xxd-little-endian-view";
 import { charDump, xxdE } from "../../helpers/credential-echoes";
+import { noiseText } from "../../helpers/seeded-noise";
 
 const base = (text: string): View => ({ text, origin: null });
 const SECRET = "tok_Live.9f8e/7d6c-5b4a";
@@ -176,11 +177,7 @@ describe("a notation view's compact view made of what `narrow` keeps (issue #40)
 
   it("cuts the copy out of random-looking bytes around it", () => {
     const redactor = secretRedactor(secrets);
-    let state = 3;
-    const noise = Array.from({ length: 60_000 }, () => {
-      state = (Math.imul(state, 1103515245) + 12345) >>> 0;
-      return String.fromCharCode(state >>> 24);
-    }).join("");
+    const noise = noiseText(60_000, 3);
     const body = `${noise} ${octal} ${noise}`;
     const out = redactor.text(body);
     expect(out).not.toContain(octal);

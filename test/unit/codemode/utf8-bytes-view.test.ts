@@ -12,6 +12,7 @@ import {
 } from "../../../src/codemode/redaction/decoding/utf8-bytes-view";
 import { byteView } from "../../../src/codemode/redaction/byte-text";
 import { SLICED_BODY, toApiResult } from "../../../src/codemode/request/api-response";
+import { noiseBytes } from "../../helpers/seeded-noise";
 
 const secret = "tok_9f8e7d6c5b4a3z";
 const fullWidth = (s: string) =>
@@ -113,11 +114,7 @@ describe("the byte view", () => {
   it("is windows-1252's text of every byte, across its chunks", () => {
     const every = Uint8Array.from({ length: 256 }, (_, i) => i);
     expect(byteView(every)).toBe(windows1252.decode(every));
-    let state = 11;
-    const noise = Uint8Array.from({ length: 200_003 }, () => {
-      state = (Math.imul(state, 1103515245) + 12345) >>> 0;
-      return state >>> 24;
-    });
+    const noise = noiseBytes(200_003, 11);
     for (const bytes of [noise, noise.subarray(1), encode("ｆｕｌｌ 東京 €".repeat(9_000))]) {
       const view = byteView(bytes);
       expect(view.length).toBe(bytes.length);

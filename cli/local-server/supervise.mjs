@@ -161,10 +161,12 @@ export async function supervise({
    * @param {Runtime} runtime
    * @param {number} stuckMs
    * @param {(reason: string) => void} onStuck
+   * @param {number} [since] - when its bound starts (default: now)
    */
-  const watchOver = (runtime, stuckMs, onStuck) =>
+  const watchOver = (runtime, stuckMs, onStuck, since) =>
     void watch(runtime, {
       stuckMs,
+      since,
       onStuck,
       clock,
       stopping: () => stopping,
@@ -235,7 +237,7 @@ export async function supervise({
         promote: () => moveSocketOnto(aside.file, runnerSocket(slot.index).file),
       };
     },
-    watch: (runtime, onStuck) => watchOver(runtime, RUNNER_STUCK_MS, onStuck),
+    watch: (runtime, onStuck, since) => watchOver(runtime, RUNNER_STUCK_MS, onStuck, since),
     askToRetire: (runtime) => askToRetire(runtime.socket),
     counts: (runtime) => runnerCounts(runtime.socket),
     readCode: (runtime, hash) => readStableCode(runtime.socket, hash),

@@ -51,15 +51,17 @@ export const EXIT_NEWS_MS = 2_000;
  * @param {() => boolean} options.stopping
  * @param {import("./clock.mjs").Clock} options.clock
  * @param {number} [options.everyMs] - default {@link PROBE_EVERY_MS}
+ * @param {number} [options.since] - when the bound starts (default: now): a runner started on
+ *   demand counts from when it was asked for, not from when it listens (runner-pool.mjs)
  * @returns {Promise<void>}
  */
 export async function watch(
   runtime,
-  { stuckMs, probe, onStuck, stopping, clock, everyMs = PROBE_EVERY_MS },
+  { stuckMs, probe, onStuck, stopping, clock, everyMs = PROBE_EVERY_MS, since },
 ) {
   const watching = () => !stopping() && runtime.isRunning() && !runtime.killedBecause;
   // Its own record of the last answer (the runtime's may be older: a standby ready long ago).
-  let answered = clock.now();
+  let answered = since ?? clock.now();
   while (watching()) {
     await clock.sleep(everyMs);
     if (!watching()) return;

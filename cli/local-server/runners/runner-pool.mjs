@@ -108,8 +108,8 @@ export const RUNNER_FAILURES = 5;
  *   once it answers (null: it did not start); without it, no replacement is prepared
  * @param {(index: number) => string} options.addressOf - slot `index`'s RPC address, as the
  *   host's service binding connects to it
- * @param {(runtime: Runtime, onStuck: (reason: string) => void) => void} options.watch - starts
- *   its watchdog (watchdog.mjs, with {@link RUNNER_STUCK_MS})
+ * @param {(runtime: Runtime, onStuck: (reason: string) => void, since: number) => void} options.watch - starts
+ *   its watchdog (watchdog.mjs, with {@link RUNNER_STUCK_MS}), its bound counted from `since`
  * @param {(runtime: Runtime) => Promise<boolean>} options.askToRetire - POST /retire; agreed?
  * @param {(runtime: Runtime) => Promise<RunnerCounts | null>} options.counts - its counts now
  * @param {(code: number) => void} options.fail - a slot keeps failing: stop the server
@@ -226,11 +226,17 @@ export function createRunnerPool({
         ? `${label}: ${describe(started)} serves again at once (it was started while its predecessor did not answer).`
         : `${label}: ${describe(started)} ${slot.failures > 0 ? "serves again" : "is ready"}.${slot.starting ? ` It started in ${clock.now() - asked} ms.` : ""}`,
     );
-    // Its own watchdog starts now: the answer it gave when it started counts as its last.
-    started.lastAnswer = clock.now();
+    // Its own watchdog starts now. One that answered as it started (the server's start, a
+    // prepared replacement) counts that answer as its last; one started when the host asked
+    // counts from the ask: the run that asked reaches it as soon as it listens, and a blocking
+    // program that began there held it until 10 s after its start (1–3 s on a loaded machine),
+    // into the next round of e2e fair-share, whose runs then found every runner held (CI,
+    // 2026-12-07, shared worker: another client waited 1.3 s).
+    const since = firstAnswer || prepared ? clock.now() : asked;
+    started.lastAnswer = since;
     slot.seenBegun = -1;
     slot.idleSince = clock.now();
-    watch(started, (reason) => void replace(slot, started, reason));
+    watch(started, (reason) => void replace(slot, started, reason), since);
     // A prepared one was warmed beside its predecessor.
     if (!prepared) warmRuntime(started);
     return true;

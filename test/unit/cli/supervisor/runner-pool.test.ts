@@ -239,29 +239,42 @@ describe("the runner pool", () => {
     const clock = fakeClock();
     const parts = fakePoolParts(clock);
     const asked: [string, boolean][] = [];
+    const since = new Map<unknown, number>();
     const pool = createRunnerPool({
       ...parts.options,
       count: 2,
       keep: 1,
       launch: async (slot: any, _onCrash: unknown, firstAnswer: boolean) => {
         asked.push([`runner ${slot.index}`, firstAnswer]);
+        // A start takes its time: 1.5 s from the ask until it listens.
+        if (!firstAnswer) await clock.sleep(1_500);
         return parts.options.launch(slot);
+      },
+      watch: (runtime: any, onStuck: (reason: string) => void, from: number) => {
+        since.set(runtime, from);
+        parts.options.watch(runtime, onStuck);
       },
     });
     await pool.start();
+    const rungAt = clock.now();
     parts.doorbells.get(2)!();
-    await clock.advance(0);
+    await clock.advance(2_000);
     expect(asked).toEqual([
       ["runner 1", true],
       ["runner 2", false],
     ]);
+    // Its bound counts from the ask, not from when it listened (a stall there since then
+    // held it 1–3 s past the bound, into e2e fair-share's next round).
+    expect(since.get(parts.launched[1])).toBe(rungAt);
+    expect(since.get(parts.launched[0])).toBeLessThanOrEqual(rungAt);
     // Watched at once: held before any answer, it is replaced like any stuck runner, as often
     // as clients send such programs, and never counted as a failed start (which stops the
     // server after RUNNER_FAILURES in a row).
     for (let i = 0; i < RUNNER_FAILURES + 1; i++) {
       const held = parts.launched.at(-1)!;
       parts.stuck.get(held)!("it has not answered /health for 10 s");
-      await clock.advance(1_000);
+      await clock.advance(2_000);
+      expect(parts.launched.at(-1)).not.toBe(held);
       expect(held.killedBecause).toBe("it has not answered /health for 10 s");
       expect(asked.at(-1)).toEqual(["runner 2", false]);
     }

@@ -18,6 +18,7 @@ const STUCK_MS = 10_000;
 
 function watched(
   answer: (clock: ReturnType<typeof fakeClock>, timeoutMs: number) => Promise<unknown>,
+  sinceAgo?: number,
 ) {
   const clock = fakeClock();
   const runtime = fakeRuntime("runner 1");
@@ -25,6 +26,7 @@ function watched(
   let stopping = false;
   const done = watch(runtime, {
     stuckMs: STUCK_MS,
+    ...(sinceAgo !== undefined && { since: clock.now() - sinceAgo }),
     clock,
     stopping: () => stopping,
     onStuck: (reason: string) => reasons.push(reason),
@@ -52,6 +54,19 @@ describe("the watchdog", () => {
       return null;
     });
     await clock.advance(PROBE_EVERY_MS + STUCK_MS + 1);
+    await done;
+    expect(reasons).toEqual(["it stopped answering (no /health answer for 10 s)"]);
+  });
+
+  it("counts its bound from `since` when given (a runner started when the host asked)", async () => {
+    const { clock, reasons, done } = watched(async (c, timeoutMs) => {
+      await c.sleep(timeoutMs);
+      return null;
+    }, 3_000);
+    // Started 3 s ago: stuck 7 s from now (its bound's end), not 10.
+    await clock.advance(STUCK_MS - 3_000 - 1);
+    expect(reasons).toEqual([]);
+    await clock.advance(2);
     await done;
     expect(reasons).toEqual(["it stopped answering (no /health answer for 10 s)"]);
   });

@@ -60,6 +60,28 @@ const runnerOf = (outcome) => /stopped \(runner (\d+)/.exec(outcome.text)?.[1];
 /** @param {number} ms */
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+/** How long the pool may take to warm before the stalls come anyway (and the waits show it). */
+const WARM_MAX_MS = 15_000;
+
+/**
+ * Waits until the server's output says the spare serves (and, with the shared worker, that two
+ * runners beyond the kept one loaded its engine: the second runner and the spare), at most
+ * {@link WARM_MAX_MS}; returns how long it waited.
+ * @param {() => string} output
+ * @param {string} executor
+ */
+async function untilWarm(output, executor) {
+  const from = Date.now();
+  const warm = () => {
+    const text = output();
+    const spare = new RegExp(`runner ${RUNNERS + 1} \\(workerd pid \\d+\\) is ready`).test(text);
+    const engines = text.split("loaded the shared worker's engine ahead of its runs").length - 1;
+    return spare && (executor !== "shared-worker" || engines >= 2);
+  };
+  while (!warm() && Date.now() - from < WARM_MAX_MS) await sleep(100);
+  return Date.now() - from;
+}
+
 /** @type {string[]} */
 const failures = [];
 for (const executor of EXECUTORS)
@@ -70,6 +92,15 @@ for (const executor of EXECUTORS)
       const { client: prober } = await connect(url, { name: "e2e-prober" });
       const poller = await pollSearch(url);
       await sleep(1_000);
+      // The pool the stalls meet is the one a busy server keeps: the other client's searches have
+      // the host ask for a second runner and the spare beside it (docs/local-runtime.md,
+      // "Runners on demand"); the stalls come once they serve, and with the shared worker once
+      // their engine is loaded (0.7-1.3 s of a loaded machine after each start). Sent 1 s after
+      // the clients connected, round 1 met those loads under way, and the other client's
+      // searches waited for them (1.0-1.5 s, on main before and after session 26's changes):
+      // what a cold pool costs a client (bench/README.md, "Fair share"), not what this checks.
+      const warmMs = await untilWarm(output, executor);
+      console.log(`e2e fair-share: ${executor}: the pool was warm ${warmMs} ms after the 1 s wait`);
       const replacedBefore = replacements(output()).length;
       /** @type {{ round: number, stalls: Promise<import("./support/load-clients.mjs").Outcome>[], probes: Promise<import("./support/load-clients.mjs").Outcome & { delay: number }>[] }[]} */
       const rounds = [];

@@ -9,6 +9,8 @@
  * for a token owner it does not list answer "no skills" without touching an object. Other owners
  * are bounded by authentication (the API key, OAuth grants, the one open set) and are read
  * directly; their objects' reads write nothing (sql-skill-store.ts).
+ *
+ * A run costs one round trip before it starts (`runSkills`: the listing and the code it calls).
  */
 import { CodeModeError } from "../../errors";
 import { notKept } from "../../codemode/skills/memory-skill-store";
@@ -90,6 +92,12 @@ export function durableSkillStore(
       if (!(await mayHave(owner))) throw notKept(name, version);
       return send(owner, { method: "rollBack", args: [owner, name, version] });
     },
+    // One round trip for what a run reads before it starts (the listing and the called skills'
+    // code), where `list` then `get` took two or more.
+    runSkills: async (owner, names) =>
+      (await mayHave(owner))
+        ? send(owner, { method: "runSkills", args: [owner, names] })
+        : { listed: [], loaded: [] },
     recordUses: async (owner, uses, error) => {
       if (await mayHave(owner))
         await send(owner, { method: "recordUses", args: [owner, uses, error] });

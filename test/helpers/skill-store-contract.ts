@@ -117,6 +117,36 @@ export const SKILL_STORE_CONTRACT: Record<string, (store: SkillStore) => Promise
     ]);
     expect((await store.get("a", "one"))?.code).toBe("async () => 9");
   },
+  "reads what a run needs in one step: the listing and the skills it calls, through calls": async (
+    store,
+  ) => {
+    // Optional in the interface; ours have it (the product's answers it in one round trip).
+    expect(store.runSkills).toBeTypeOf("function");
+    const room = { maxSkills: 5, maxVersions: 3 };
+    await store.save("a", draft("top", "async () => skills.mid(1)"), room);
+    await store.save("a", draft("mid", "async () => skills.leaf(1) + skills.nope(1)"), room);
+    await store.save("a", draft("leaf", "async () => 1"), room);
+    await store.save("a", draft("other", "async () => 2"), room);
+    await store.save("b", draft("top", "async () => 'b'"), room);
+    const names = (skills: { name: string }[]) => skills.map((s) => s.name).toSorted();
+    const run = await store.runSkills!("a", ["top", "unknown"]);
+    expect(names(run.listed)).toEqual(["leaf", "mid", "other", "top"]);
+    expect(names(run.loaded)).toEqual(["leaf", "mid", "top"]);
+    expect(run.loaded.find((s) => s.name === "top")?.code).toBe("async () => skills.mid(1)");
+    // Another owner's skill of the same name is theirs alone.
+    const other = await store.runSkills!("b", ["top", "mid"]);
+    expect(names(other.listed)).toEqual(["top"]);
+    expect(other.loaded.map((s) => [s.name, s.code])).toEqual([["top", "async () => 'b'"]]);
+    // A new version is what the next run reads; a deleted skill is read no more.
+    await store.save("a", draft("top", "async () => skills.mid(2)"), room);
+    await store.delete("a", "leaf");
+    const later = await store.runSkills!("a", ["top"]);
+    expect(later.loaded.map((s) => [s.name, s.version, s.code]).toSorted()).toEqual([
+      ["mid", 1, "async () => skills.leaf(1) + skills.nope(1)"],
+      ["top", 2, "async () => skills.mid(2)"],
+    ]);
+    expect(await store.runSkills!("nobody", ["top"])).toEqual({ listed: [], loaded: [] });
+  },
 };
 
 /** A clock for the contract: 1,000, 1,001, … */

@@ -9,6 +9,9 @@
  * for a token owner it does not list answer "no skills" without touching an object. Other owners
  * are bounded by authentication (the API key, OAuth grants, the one open set) and are read
  * directly; their objects' reads write nothing (sql-skill-store.ts).
+ *
+ * A run costs one round trip before it starts (`runSkills`: the listing and the code it calls)
+ * and none after: its use count is written once the answer is out.
  */
 import { CodeModeError } from "../../errors";
 import { notKept } from "../../codemode/skills/memory-skill-store";
@@ -16,6 +19,7 @@ import type { SkillStore } from "../../codemode/skills/skill-store";
 import { TOKEN_OWNER_PREFIX } from "./skill-owner";
 import { DEFAULT_TOKEN_OWNERS } from "../config/setting-table";
 import { tokenOwnersFull } from "./token-owners";
+import { afterResponse } from "../runs/after-response";
 import {
   OWNER_DIRECTORY,
   type SkillOp,
@@ -90,9 +94,25 @@ export function durableSkillStore(
       if (!(await mayHave(owner))) throw notKept(name, version);
       return send(owner, { method: "rollBack", args: [owner, name, version] });
     },
-    recordUses: async (owner, uses, error) => {
-      if (await mayHave(owner))
-        await send(owner, { method: "recordUses", args: [owner, uses, error] });
+    // One round trip for what a run reads before it starts (the listing and the called skills'
+    // code), where `list` then `get` took two or more.
+    runSkills: async (owner, names) =>
+      (await mayHave(owner))
+        ? send(owner, { method: "runSkills", args: [owner, names] })
+        : { listed: [], loaded: [] },
+    // Counted once the answer is out (runs/after-response.ts), like the run history: the call
+    // does not wait for the write, nor share the thread with it on its way out. A listing may
+    // show the count a moment later.
+    recordUses: (owner, uses, error) => {
+      afterResponse(async () => {
+        try {
+          if (await mayHave(owner))
+            await send(owner, { method: "recordUses", args: [owner, uses, error] });
+        } catch (problem) {
+          console.warn(`skills: the uses of a run were not counted: ${String(problem)}`);
+        }
+      });
+      return Promise.resolve();
     },
   };
 }

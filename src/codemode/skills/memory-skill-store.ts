@@ -8,9 +8,11 @@
  * caller's (`save` enforces `maxSkills` and `maxVersions`).
  */
 import { CodeModeError } from "../../errors";
+import { loadRunSkills } from "./run-skills";
 import { saveWithinCount } from "./skill-count";
 import type { SkillLimits } from "./skill-limits";
 import type {
+  RunSkills,
   SkillDraft,
   SkillStore,
   SkillSummary,
@@ -65,6 +67,11 @@ export class MemorySkillStore implements SkillStore {
     const entry = this.owners.get(owner)?.get(name);
     const found = entry?.versions.get(version ?? entry.current);
     return Promise.resolve(found && structuredClone(found));
+  }
+
+  /** {@inheritDoc SkillStore.runSkills} */
+  runSkills(owner: string, names: readonly string[]): Promise<RunSkills> {
+    return loadRunSkills(this, owner, names);
   }
 
   /** {@inheritDoc SkillStore.versions} */

@@ -8,7 +8,8 @@
  * runs under that name. Use counts are kept per owner in the principal store, not for them.
  */
 import { CodeModeError } from "../../errors";
-import type { SkillDraft, SkillStore, StoredSkill } from "./skill-store";
+import { loadRunSkills } from "./run-skills";
+import type { SkillDraft, SkillStore, SkillSummary, StoredSkill } from "./skill-store";
 
 /**
  * The store with `operator`'s skills in front.
@@ -27,18 +28,22 @@ export function withReadOnlySkills(store: SkillStore, operator: readonly SkillDr
         `Skill "${name}" is a read-only skill the operator ships with this server: it cannot be ${what}. Save yours under another name (e.g. "my${name[0]!.toUpperCase()}${name.slice(1)}").`,
       ),
     );
+  /** The owner's own listing with the operator's skills in front (same names: the operator's). */
+  const merged = (own: readonly SkillSummary[]): SkillSummary[] => {
+    const shipped = [...fixed.values()].map((s) => ({
+      name: s.name,
+      description: s.description,
+      version: 1,
+      latest: 1,
+      ...(s.tool === undefined ? {} : { tool: s.tool }),
+      readOnly: true,
+    }));
+    const mine = own.filter((s) => !fixed.has(s.name));
+    return [...shipped, ...mine].toSorted((a, b) => (a.name < b.name ? -1 : 1));
+  };
   return {
     async list(owner) {
-      const own = (await store.list(owner)).filter((s) => !fixed.has(s.name));
-      const shipped = [...fixed.values()].map((s) => ({
-        name: s.name,
-        description: s.description,
-        version: 1,
-        latest: 1,
-        ...(s.tool === undefined ? {} : { tool: s.tool }),
-        readOnly: true,
-      }));
-      return [...shipped, ...own].toSorted((a, b) => (a.name < b.name ? -1 : 1));
+      return merged(await store.list(owner));
     },
     get(owner, name, version) {
       const skill = fixed.get(name);
@@ -72,6 +77,28 @@ export function withReadOnlySkills(store: SkillStore, operator: readonly SkillDr
       if (fixed.has(name)) return refuse(name, "rolled back");
       return store.rollBack(owner, name, version);
     },
+    ...(store.runSkills
+      ? {
+          // One step of the principal store (its listing, and the skills it has of the names
+          // called), then the same walk over the merged view: an operator's skill of a name
+          // hides the owner's, and a skill only an operator's one calls is read on its own.
+          runSkills: async (owner, names) => {
+            const own = await store.runSkills!(owner, names);
+            const read = new Map(own.loaded.map((s) => [s.name, s]));
+            return loadRunSkills(
+              {
+                list: () => Promise.resolve(merged(own.listed)),
+                get: (o, name) => {
+                  const skill = fixed.get(name) ?? read.get(name);
+                  return skill ? Promise.resolve(skill) : store.get(o, name);
+                },
+              },
+              owner,
+              names,
+            );
+          },
+        }
+      : {}),
     ...(store.recordUses
       ? {
           recordUses: (owner, uses, error) =>

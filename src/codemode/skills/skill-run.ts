@@ -28,8 +28,8 @@ import { checkSkillDraft } from "./skill-draft";
 import { toolDeclarations } from "../../declarations/tool-declarations";
 import type { SkillLimits } from "./skill-limits";
 import { usableIn, type CallerSkills } from "./caller-skills";
+import { readRunSkills } from "./run-skills";
 import { calledSkillNames, skillPrelude } from "./skill-prelude";
-import { skillNameProblem } from "./skill-name";
 import type { SkillDraft, SkillStore, SkillSummary, StoredSkill } from "./skill-store";
 
 /** What a run of a program that uses skills adds to its executor request. */
@@ -75,26 +75,17 @@ export class SkillRun {
   static async open(caller: CallerSkills, code: string): Promise<SkillRun | undefined> {
     const { store, owner, limits, tool } = caller;
     if (!MENTIONS_SKILLS.test(code)) return undefined;
-    // A store the library user fills may hold names no save would take: those are left out,
-    // since each listed name becomes a property of the sandbox's `skills` object.
-    const listed = (await store.list(owner)).filter((s) => skillNameProblem(s.name) === undefined);
-    const known = new Set(listed.map((s) => s.name));
-    const loaded = new Map<string, StoredSkill>();
-    // The names called literally, then the names those skills call, and so on (bounded by
-    // the owner's skills: each is loaded once).
-    let wanted = calledSkillNames(code).filter((n) => known.has(n));
-    while (wanted.length > 0) {
-      const found = await Promise.all(wanted.map((n) => store.get(owner, n)));
-      const next: string[] = [];
-      for (const skill of found) {
-        if (!skill || loaded.has(skill.name)) continue;
-        loaded.set(skill.name, skill);
-        for (const n of calledSkillNames(skill.code))
-          if (known.has(n) && !loaded.has(n)) next.push(n);
-      }
-      wanted = [...new Set(next)];
-    }
-    return new SkillRun(store, owner, limits, tool, listed, loaded);
+    // The listing and the called skills' code (and the skills those call): one step for a
+    // store that answers it at once (the product's Durable Object), else list, then get.
+    const { listed, loaded } = await readRunSkills(store, owner, calledSkillNames(code));
+    return new SkillRun(
+      store,
+      owner,
+      limits,
+      tool,
+      listed,
+      new Map(loaded.map((s) => [s.name, s])),
+    );
   }
 
   /** The namespace, extension and prelude to add to the run's executor request. */

@@ -145,4 +145,22 @@ export interface SkillStore {
    * @param error - the run's error message, when it did not succeed
    */
   recordUses?(owner: string, uses: readonly SkillUseRecord[], error?: string): Promise<void>;
+  /**
+   * Optional: what a run of a program calling `names` reads before it starts, in one step: the
+   * owner's listing and the current version of each listed skill the program calls, of those
+   * the loaded ones call, and so on (`loadRunSkills` in run-skills.ts does it with `list` and
+   * `get`; a store whose reads are round trips answers it at once). A store without it is read
+   * with `list` and `get`.
+   * @param owner - whose skills
+   * @param names - the skill names the program calls literally
+   */
+  runSkills?(owner: string, names: readonly string[]): Promise<RunSkills>;
+}
+
+/** The skills one run reads before it starts ({@link SkillStore.runSkills}). */
+export interface RunSkills {
+  /** The owner's listing (names a save would take only). */
+  listed: SkillSummary[];
+  /** The current version of each listed skill the run calls, directly or through another. */
+  loaded: StoredSkill[];
 }

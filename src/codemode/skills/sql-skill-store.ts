@@ -28,8 +28,10 @@
 import type { SkillLimits } from "./skill-limits";
 import { MAX_DELETED_NAMES, notKept } from "./memory-skill-store";
 import { saveWithinCount } from "./skill-count";
+import { loadRunSkills } from "./run-skills";
 import type {
   JsonSchema,
+  RunSkills,
   SkillDraft,
   SkillStore,
   SkillSummary,
@@ -280,6 +282,13 @@ export class SqlSkillStore implements SkillStore {
         );
     }
     return Promise.resolve();
+  }
+
+  /** {@inheritDoc SkillStore.runSkills} */
+  runSkills(owner: string, names: readonly string[]): Promise<RunSkills> {
+    // The reads follow one another on resolved promises only (no I/O in between): inside the
+    // Durable Object no other request comes between the listing and the code it reads.
+    return loadRunSkills(this, owner, names);
   }
 
   /** {@inheritDoc SkillStore.rollBack} */

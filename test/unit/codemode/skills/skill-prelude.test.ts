@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { calledSkillNames, skillPrelude } from "../../../../src/codemode/skills/skill-prelude";
 import { originalTextOf } from "../../../../src/executor/original-text";
 import { prepareCode } from "../../../../src/executor/prepare-code";
+import { PreparedCache } from "../../../../src/executor/prepared-cache";
 
 describe("calledSkillNames", () => {
   it("finds literal calls only", () => {
@@ -37,6 +38,41 @@ describe("skillPrelude", () => {
       'import { register as __cm$skill } from "./ext-skills.js";\n__cm$skill("a", (\nasync () => (__cm$t(), 1)\n));',
     );
     expect(skillPrelude([])).toBeUndefined();
+  });
+
+  const stored = (name: string, code: string) => ({
+    name,
+    description: "d",
+    input: {},
+    code,
+    version: 1,
+    savedAt: 0,
+  });
+
+  it("prepares a skill's code once, and keeps it by its exact text", () => {
+    const cache = new PreparedCache<string | null>((text) => text?.length ?? 0);
+    const first = skillPrelude([stored("a", "async () => 1")], cache);
+    expect(cache.size.entries).toBe(1);
+    // Called again (another run, another owner, another name): the kept preparation.
+    expect(skillPrelude([stored("a", "async () => 1")], cache)).toBe(first);
+    expect(skillPrelude([stored("b", "async () => 1")], cache)).toContain('__cm$skill("b", (');
+    expect(cache.size.entries).toBe(1);
+    // Code that no longer prepares is kept as such, and left out again.
+    expect(skillPrelude([stored("c", "1 +")], cache)).not.toContain('"c"');
+    expect(skillPrelude([stored("c", "1 +")], cache)).not.toContain('"c"');
+    expect(cache.size.entries).toBe(2);
+  });
+
+  it("never places another owner's code or an older version under a name", () => {
+    const cache = new PreparedCache<string | null>((text) => text?.length ?? 0);
+    const mine = skillPrelude([stored("report", "async () => 'mine'")], cache);
+    const theirs = skillPrelude([stored("report", "async () => 'theirs'")], cache);
+    expect(mine).toContain("'mine'");
+    expect(theirs).toContain("'theirs'");
+    expect(theirs).not.toContain("'mine'");
+    // Version 2 of mine, then a roll back to 1: each run places the code it read.
+    expect(skillPrelude([stored("report", "async () => 'mine, v2'")], cache)).toContain("v2");
+    expect(skillPrelude([stored("report", "async () => 'mine'")], cache)).toBe(mine);
   });
 });
 

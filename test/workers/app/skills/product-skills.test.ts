@@ -65,7 +65,14 @@ describe("skills in the product", () => {
       `async () => { await skills.${name}({ a: 1, b: 1 }); throw new Error("after the skill"); }`,
     );
     expect(after.isError).toBe(true);
-    const listed = (await api(app, "")).body.skills.find((s: { name: string }) => s.name === name);
+    // Uses are counted once each answer is out (durable-skill-store.ts): wait for them.
+    const listing = async () =>
+      (await api(app, "")).body.skills.find((s: { name: string }) => s.name === name);
+    let listed = await listing();
+    for (let i = 0; i < 400 && !(listed.lastError && listed.uses >= 4); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      listed = await listing();
+    }
     expect(listed).toMatchObject({ name, version: 1, latest: 2, tool: "code" });
     expect(listed.uses).toBeGreaterThanOrEqual(4);
     // The last failed run that called it: the one above, with the version it ran.

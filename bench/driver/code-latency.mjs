@@ -53,7 +53,10 @@ export function chainedCalls(k) {
  * `oursRawPlain`, `anchorRawPlain`: the same pair asking for an uncompressed answer. The dev
  * server gzips JSON answers (about 1 ms a call here) but not SSE ones, and ours answers a
  * 2025-era POST with SSE, the anchor with JSON: only the plain pair, and the pairs where both
- * answers are JSON, compare like with like.
+ * answers are JSON, compare like with like. `sharedRaw`: ours on the shared-worker executor
+ * (`/shared/code/<n>`: one sandbox engine per deployment, a fresh runtime per run, no Worker
+ * built per run) through the same raw client as `oursRaw`, so it is judged against the same
+ * `anchorRaw` of the same round.
  */
 const P7_SIDES = /** @type {const} */ ([
   "ours",
@@ -65,6 +68,7 @@ const P7_SIDES = /** @type {const} */ ([
   "oursRaw2025",
   "oursRawPlain",
   "anchorRawPlain",
+  "sharedRaw",
 ]);
 
 /** Opens every P7 side's client for the `n`-tool fixture. */
@@ -80,6 +84,7 @@ async function p7Clients(base, n) {
     oursRaw2025: rawClient("2025-11-25", `${base}/ours/code/${n}`),
     oursRawPlain: rawClient("2026-07-28", `${base}/ours/code/${n}`, plain),
     anchorRawPlain: rawClient("2025-11-25", `${base}/anchor/code/${n}`, plain),
+    sharedRaw: rawClient("2026-07-28", `${base}/shared/code/${n}`),
   };
 }
 

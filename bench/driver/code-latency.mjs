@@ -78,6 +78,8 @@ const P7_SIDES = /** @type {const} */ ([
   "oursRaw2025",
   "oursRawPlain",
   "anchorRawPlain",
+  // Last: the side after it (`anchorRawPlain`, or the next row's `ours` when the next row goes
+  // the same way) pays the flush, again never the judged pair.
   "sharedRawAgain",
 ]);
 

@@ -171,7 +171,14 @@ describe("the host bridge trusts nothing it is sent", () => {
     const reasons = [1, 2].map(() => {
       let signal: AbortSignal | undefined;
       const b = new HostBridge(
-        { codemode: { grab: (_args, context) => void (signal = context.signal) } },
+        {
+          codemode: {
+            grab: (_args, context) => {
+              signal = context.signal;
+              return new Promise(() => {});
+            },
+          },
+        },
         LIMITS,
       );
       b.call("codemode", "grab", "[]", undefined);
@@ -189,6 +196,64 @@ describe("the host bridge trusts nothing it is sent", () => {
     expect(() => {
       (RUN_ENDED as { message: string }).message = "changed";
     }).toThrow(TypeError);
+  });
+
+  it("leaves the signal alone at the run's end when every call has settled", async () => {
+    const signals: AbortSignal[] = [];
+    const b = new HostBridge(
+      {
+        codemode: {
+          sync: (_args, context) => void signals.push(context.signal),
+          done: async (_args, context) => {
+            signals.push(context.signal);
+            return "done";
+          },
+          failed: async (_args, context) => {
+            signals.push(context.signal);
+            throw new Error("no");
+          },
+        },
+      },
+      LIMITS,
+    );
+    b.call("codemode", "sync", "[]", undefined);
+    expect(await b.call("codemode", "done", "[]", undefined)).toEqual('"done"');
+    expect(await b.call("codemode", "failed", "[]", undefined)).toMatchObject({
+      error: { message: "no" },
+    });
+    b.close();
+    // Nothing waits on it: aborting it was only cost (issue #43). Calls after the end are
+    // still refused.
+    expect(signals).toHaveLength(3);
+    expect(signals.every((signal) => !signal.aborted)).toBe(true);
+    expect(b.call("codemode", "sync", "[]", undefined)).toMatchObject({
+      error: { message: expect.stringMatching(/after the run ended/) },
+    });
+  });
+
+  it("aborts at the run's end when one call of several is still running", async () => {
+    let signal: AbortSignal | undefined;
+    const b = new HostBridge(
+      {
+        codemode: {
+          done: async () => "done",
+          wait: (_args, context) => {
+            signal = context.signal;
+            return new Promise((resolve) =>
+              context.signal.addEventListener("abort", () => resolve("stopped")),
+            );
+          },
+        },
+      },
+      LIMITS,
+    );
+    await b.call("codemode", "done", "[]", undefined);
+    const waiting = b.call("codemode", "wait", "[]", undefined);
+    await b.call("codemode", "done", "[]", undefined);
+    b.close();
+    expect(signal!.aborted).toBe(true);
+    expect(signal!.reason).toBe(RUN_ENDED);
+    expect(await waiting).toEqual('"stopped"');
   });
 
   it("bounds the argument text held by calls still running", async () => {

@@ -13,6 +13,9 @@
  * on its stdin, never in a file or a process environment). Between launches, the configuration
  * cache keeps each configuration without this launch's values (runtime-config.mjs,
  * config-cache.mjs): a launch with nothing changed starts its runtimes without Miniflare.
+ *
+ * Whether a started runtime listens and answers is the health room's (health/readiness.mjs, and
+ * health/watchdog.mjs from then on).
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -20,7 +23,6 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { configBuilder } from "./workerd-config/config-builder-client.mjs";
 import { runtimeConfig } from "./workerd-config/runtime-config.mjs";
-import { healthRequest } from "./health-request.mjs";
 import { killGroup } from "./process-group.mjs";
 import { runtimeSockets } from "./socket-folder.mjs";
 import { withFlags } from "./v8-flags.mjs";
@@ -385,63 +387,6 @@ export function inspectorPortSetting(setting) {
     `WORKERD_INSPECTOR_PORT: "${setting}" is not a port from 1024 to 65000; the inspector stays off.\n  Fix: WORKERD_INSPECTOR_PORT=9230 (runtimes then take 9230, 9231, …).`,
   );
   return undefined;
-}
-
-/**
- * Waits until the runtime reports ready (it listens on its sockets), or it exits, or `timeoutMs`
- * passes; its `/health` is not asked (a runner's watchdog asks from then on, runner-pool.mjs).
- * @param {Runtime} runtime
- * @param {number} timeoutMs
- * @returns {Promise<boolean>} whether it listens
- */
-export async function waitListening(runtime, timeoutMs) {
-  /** @type {ReturnType<typeof setTimeout> | undefined} */
-  let timer;
-  const listening = await Promise.race([
-    runtime.ready,
-    new Promise((r) => (timer = setTimeout(r, timeoutMs, false))),
-  ]);
-  clearTimeout(timer);
-  return listening === true && runtime.isRunning();
-}
-
-/**
- * Waits until the runtime reports ready and its `/health` answers, or it exits, or `timeoutMs`
- * passes.
- * @param {Runtime} runtime
- * @param {number} timeoutMs
- * @returns {Promise<boolean>} whether it is ready
- */
-export async function waitReady(runtime, timeoutMs) {
-  const deadline = Date.now() + timeoutMs;
-  const started = await Promise.race([
-    runtime.ready,
-    new Promise((r) => setTimeout(r, timeoutMs, false)),
-  ]);
-  if (!started) return false;
-  while (runtime.isRunning() && Date.now() < deadline) {
-    if (await probe(runtime.socket, 5_000)) {
-      runtime.lastAnswer = Date.now();
-      return true;
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return false;
-}
-
-/**
- * One health probe: the Worker's `/health` answer when it came within `timeoutMs` and shows the
- * runtime alive, else null. A 503 (a configuration problem the Worker reports there, as JSON)
- * still means the runtime is alive.
- * @param {string} socket - the runtime's (Runtime.socket)
- * @param {number} timeoutMs
- * @returns {Promise<import("./health-request.mjs").HealthAnswer | null>}
- */
-export async function probe(socket, timeoutMs) {
-  const answer = await healthRequest(socket, { method: "HEAD", path: "/health", timeoutMs });
-  if (!answer) return null;
-  const json = String(answer.headers["content-type"] ?? "").startsWith("application/json");
-  return answer.status === 200 || (answer.status === 503 && json) ? answer : null;
 }
 
 /**

@@ -4,7 +4,7 @@
  * that is merely busy (a probe answered in 3 s) is never taken for a stuck runtime, and a
  * runtime that stopped answering is ended the bound after its last answer, not up to a probe's
  * pause later. Used for the host runtime (host-pair.mjs) and for each sandbox runner
- * (runners/runner-pool.mjs), with their own bounds.
+ * (runners/runner-pool.mjs), with their own bounds; the probe is health-probe.mjs's.
  *
  * Why from the last answer (issue #40, e2e fair-share): each probe was allowed the whole bound
  * from when it was sent, so a runner held by a program was ended up to a pause (500 ms, more on a
@@ -49,7 +49,7 @@ export const EXIT_NEWS_MS = 2_000;
  * @param {(runtime: Watched, timeoutMs: number) => Promise<{ headers: import("node:http").IncomingHttpHeaders } | null>} options.probe
  * @param {(reason: string) => void} options.onStuck
  * @param {() => boolean} options.stopping
- * @param {import("./clock.mjs").Clock} options.clock
+ * @param {import("../clock.mjs").Clock} options.clock
  * @param {number} [options.everyMs] - default {@link PROBE_EVERY_MS}
  * @param {number} [options.since] - when the bound starts (default: now): a runner started on
  *   demand counts from when it was asked for, not from when it listens (runner-pool.mjs)

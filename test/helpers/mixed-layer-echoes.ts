@@ -9,7 +9,7 @@
  * - a full-width copy with an escape inside it (`ｔｏｋ\u005fＬｉｖｅ…`) in an answer's raw bytes
  *   (in a text answer it was read).
  *
- * Every case reached the program recoverable before its reading (test/unit/codemode/
+ * Every case reached the program recoverable before its reading (test/unit/codemode/redaction/
  * encoded-echoes.test.ts: 19 of 21 failed), except two kept beside them as the readings they
  * build on: a percent-encoded decimal list of UTF-16 bytes (decoded, read as a list, its NULs
  * dropped) and base64 of percent-encoded UTF-16 (a literal form).

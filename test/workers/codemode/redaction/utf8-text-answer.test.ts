@@ -85,7 +85,7 @@ describe("a UTF-8 text answer with a spelled credential, bytes not read as UTF-8
 describe("a credential only the bytes' compaction reads, in a UTF-8 CJK answer (hostile)", () => {
   // windows-1252 shows the byte 0x82 as `‚` (not read as UTF-8) and 0xB2 as `²`, which folds to
   // `2`: no view of the answer's text holds `2xq7…`, its bytes' compact view does
-  // (test/unit/codemode/cjk-byte-spellings.test.ts has more such characters).
+  // (test/unit/codemode/redaction/decoding/cjk-byte-spellings.test.ts has more such characters).
   it("never reaches a program that reads the bytes as windows-1252", async () => {
     const secret = "2xq7Lm9PzkR4";
     const { out } = await run(

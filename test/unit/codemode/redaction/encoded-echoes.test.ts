@@ -1,4 +1,4 @@
-// toApiResult against an API echoing the credential in every encoding of test/helpers/credential-echoes.ts: nothing the program receives gives it back.
+// toApiResult against an API echoing the credential in every encoding of test/helpers/redaction/credential-echoes.ts: nothing the program receives gives it back.
 import { describe, expect, it } from "vitest";
 import { toApiResult, type ApiResult } from "../../../../src/codemode/request/api-response";
 import {
@@ -12,14 +12,14 @@ import {
   SPELLED_THIRD_PAIRS,
   TWO_LAYERS,
   type CredentialEcho,
-} from "../../../helpers/credential-echoes";
+} from "../../../helpers/redaction/credential-echoes";
 import {
   FULL_WIDTH_ESCAPED,
   MIXED_LAYERS,
   SHORT_RUN_LAYERS,
   SHORT_SECRETS,
   UTF16_SPELLED,
-} from "../../../helpers/mixed-layer-echoes";
+} from "../../../helpers/redaction/mixed-layer-echoes";
 
 const secrets = Object.freeze([`Bearer ${ECHO_SECRET}`, ECHO_SECRET]);
 const latin1 = (bytes: Uint8Array) => String.fromCharCode(...bytes);

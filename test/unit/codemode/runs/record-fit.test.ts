@@ -7,7 +7,7 @@ import {
   recordBytes,
 } from "../../../../src/codemode/runs/record-fit";
 import { RUN_RECORD_LIMITS, type RunRecord } from "../../../../src/codemode/runs/run-record";
-import { sampleRun } from "../../../helpers/run-records";
+import { sampleRun } from "../../../helpers/stores/run-records";
 
 const CAP = RUN_RECORD_LIMITS.recordBytes;
 

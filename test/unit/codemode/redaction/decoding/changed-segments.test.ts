@@ -20,7 +20,7 @@ import { withoutNulsInSlices } from "../../../../../src/codemode/redaction/decod
 import { secretRedactor, type Redactor } from "../../../../../src/codemode/redaction/redaction";
 import { PAUSE, runToEnd } from "../../../../../src/codemode/redaction/slices";
 import type { View } from "../../../../../src/codemode/redaction/view-builder";
-import { noiseBytes } from "../../../../helpers/seeded-noise";
+import { noiseBytes } from "../../../../helpers/redaction/seeded-noise";
 
 const secret = "tok_9f8e7d6c5b4a3z";
 const codes = (s: string, separator = ",") => [...s].map((c) => c.charCodeAt(0)).join(separator);

@@ -12,7 +12,7 @@ import {
 } from "../../../../../src/codemode/redaction/decoding/utf8-bytes-view";
 import { byteView } from "../../../../../src/codemode/redaction/byte-text";
 import { SLICED_BODY, toApiResult } from "../../../../../src/codemode/request/api-response";
-import { noiseBytes } from "../../../../helpers/seeded-noise";
+import { noiseBytes } from "../../../../helpers/redaction/seeded-noise";
 
 const secret = "tok_9f8e7d6c5b4a3z";
 const fullWidth = (s: string) =>

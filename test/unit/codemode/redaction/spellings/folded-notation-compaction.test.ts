@@ -8,7 +8,7 @@
 // sequence) far from any notation.
 import { describe, expect, it } from "vitest";
 import { secretRedactor } from "../../../../../src/codemode/redaction/redaction";
-import { noiseText } from "../../../../helpers/seeded-noise";
+import { noiseText } from "../../../../helpers/redaction/seeded-noise";
 
 /** Random Latin-1 text (a fixed generator). */
 const noise = noiseText;

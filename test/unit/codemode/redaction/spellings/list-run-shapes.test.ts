@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { latin1 } from "../../../../../src/codemode/redaction/byte-text";
 import { secretRedactor } from "../../../../../src/codemode/redaction/redaction";
 import { listsView, listWork } from "../../../../../src/codemode/redaction/spellings/lists-view";
-import { noiseBytes } from "../../../../helpers/seeded-noise";
+import { noiseBytes } from "../../../../helpers/redaction/seeded-noise";
 
 const secret = "tok_9f8e7d6c5b4a3z";
 

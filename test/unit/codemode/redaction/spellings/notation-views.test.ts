@@ -16,8 +16,8 @@ import { octalViews } from "../../../../../src/codemode/redaction/spellings/octa
 import { secretRedactor } from "../../../../../src/codemode/redaction/redaction";
 import type { View } from "../../../../../src/codemode/redaction/view-builder";
 import { xxdLittleEndianViews } from "../../../../../src/codemode/redaction/spellings/xxd-little-endian-view";
-import { charDump, xxdE } from "../../../../helpers/credential-echoes";
-import { noiseText } from "../../../../helpers/seeded-noise";
+import { charDump, xxdE } from "../../../../helpers/redaction/credential-echoes";
+import { noiseText } from "../../../../helpers/redaction/seeded-noise";
 
 const base = (text: string): View => ({ text, origin: null });
 const SECRET = "tok_Live.9f8e/7d6c-5b4a";

@@ -1,6 +1,6 @@
 /** The request a plain-Node engine test hands `EngineRun`: the shared executor's defaults. */
-import { prepareCode } from "../../src/executor/prepare-code";
-import type { EngineRunRequest } from "../../sandbox/engine/protocol";
+import { prepareCode } from "../../../src/executor/prepare-code";
+import type { EngineRunRequest } from "../../../sandbox/engine/protocol";
 
 /**
  * A request for `code` with the shared executor's default limits for `code` (one `codemode.echo`

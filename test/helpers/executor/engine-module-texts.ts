@@ -3,8 +3,8 @@
  * in its Worker Loader configuration, src/executor/shared-worker/shared-worker-code.ts), for tests that run
  * sandbox/engine/run.ts in plain Node. Aliased in vitest.config.ts (unit project).
  */
-import { ENGINE_MODULES } from "../../src/executor/generated/engine-modules";
-import { SANDBOX_MODULES } from "../../src/executor/generated/sandbox-modules";
+import { ENGINE_MODULES } from "../../../src/executor/generated/engine-modules";
+import { SANDBOX_MODULES } from "../../../src/executor/generated/sandbox-modules";
 
 /** Module texts by the name the engine imports them under, as the shared worker ships them. */
 const texts: Record<string, string> = {

@@ -5,7 +5,7 @@
  * hanging workerd.
  */
 import { parse } from "acorn";
-import { prepareCode } from "../../src/executor/prepare-code";
+import { prepareCode } from "../../../src/executor/prepare-code";
 
 type Node = { type: string; start: number; end: number; [key: string]: unknown };
 

@@ -7,7 +7,7 @@
 import { fileURLToPath } from "node:url";
 
 /** Absolute path of test/.fixtures/, with a trailing slash. */
-export const FIXTURES_DIR = fileURLToPath(new URL("../.fixtures/", import.meta.url));
+export const FIXTURES_DIR = fileURLToPath(new URL("../../.fixtures/", import.meta.url));
 
 /** Absolute path of the Cloudflare API spec (4.2 MB, 1,533 operations; vendored, BSD-3-Clause). */
 export const CLOUDFLARE_SPEC_PATH = `${FIXTURES_DIR}cloudflare-api-2024-08-06.json`;

@@ -5,12 +5,12 @@
  * test file, so its modules (and any big spec it reads) are imported once, not once per executor.
  */
 import { describe } from "vitest";
-import { SharedWorkerExecutor } from "../../src/executor/shared-worker/shared-worker-executor";
-import type { Executor } from "../../src/executor/types";
+import { SharedWorkerExecutor } from "../../../src/executor/shared-worker/shared-worker-executor";
+import type { Executor } from "../../../src/executor/types";
 import {
   WorkerLoaderExecutor,
   type WorkerLoaderExecutorOptions,
-} from "../../src/executor/loader/worker-loader-executor";
+} from "../../../src/executor/loader/worker-loader-executor";
 
 /** What a matrix suite constructs: either executor, from the options both accept. */
 export type ExecutorClass = new (options: WorkerLoaderExecutorOptions) => Executor;

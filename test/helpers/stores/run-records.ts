@@ -2,7 +2,7 @@
  * A minimal run record for run-history tests (retention, shard trimming): one `search`/`execute`
  * run numbered `n`, with no calls or logs.
  */
-import type { RunRecord } from "../../src/codemode/runs/run-record";
+import type { RunRecord } from "../../../src/codemode/runs/run-record";
 
 /**
  * A finished, successful run numbered `n`.

@@ -1,5 +1,5 @@
 /**
- * Echoes that issue #40's fifth redaction review found unread (test/helpers/credential-echoes.ts
+ * Echoes that issue #40's fifth redaction review found unread (test/helpers/redaction/credential-echoes.ts
  * holds the earlier tables, and the helpers these are made with):
  *
  * - three layers mixing run and character encodings: a run encoding of a run encoding of a

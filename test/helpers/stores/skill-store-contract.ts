@@ -4,7 +4,7 @@
  * a real Durable Object (test/workers/app/skills/).
  */
 import { expect } from "vitest";
-import type { SkillDraft, SkillStore } from "../../src/codemode/skills/skill-store";
+import type { SkillDraft, SkillStore } from "../../../src/codemode/skills/skill-store";
 
 const draft = (name: string, code = "async () => 1"): SkillDraft => ({
   name,

@@ -4,9 +4,9 @@
 // `node refused-early-launch.mjs <persist>`, with XDG_CACHE_HOME and XDG_CONFIG_HOME of its own.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { openLaunchMemos, launchMemoFolder } from "../../cli/kept/launch-memo.mjs";
-import { specCacheKeyFile } from "../../cli/kept/spec-cache-key.mjs";
-import { serve } from "../../cli/serve.mjs";
+import { openLaunchMemos, launchMemoFolder } from "../../../cli/kept/launch-memo.mjs";
+import { specCacheKeyFile } from "../../../cli/kept/spec-cache-key.mjs";
+import { serve } from "../../../cli/serve.mjs";
 
 const persist = String(process.argv[2]);
 /** @type {NodeJS.ProcessEnv} */

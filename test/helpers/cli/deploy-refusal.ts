@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { expect } from "vitest";
 
-const ROOT = join(import.meta.dirname, "../..");
+const ROOT = join(import.meta.dirname, "../../..");
 
 /**
  * Runs `deploy --dry-run` in its own process with only PATH, HOME and `settings` in its

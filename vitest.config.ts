@@ -2,10 +2,10 @@ import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { fileURLToPath } from "node:url";
 import { defineConfig, type UserWorkspaceConfig } from "vitest/config";
 import { REGEXP_FALLBACK_FLAGS, workerdV8Flags } from "./cli/local-server/v8-flags.mjs";
-import { dropExpectedRuntimeLogs } from "./test/helpers/expected-runtime-logs.mjs";
-import { FIXTURES_DIR } from "./test/helpers/fixture-specs.mjs";
-import { stripDependencySourceMaps } from "./test/helpers/strip-dependency-source-maps.mjs";
-import { TimingReporter } from "./test/helpers/timing-reporter.mjs";
+import { dropExpectedRuntimeLogs } from "./test/helpers/vitest/expected-runtime-logs.mjs";
+import { FIXTURES_DIR } from "./test/helpers/specs/fixture-specs.mjs";
+import { stripDependencySourceMaps } from "./test/helpers/vitest/strip-dependency-source-maps.mjs";
+import { TimingReporter } from "./test/helpers/vitest/timing-reporter.mjs";
 
 // The workerd of the test pool runs with the same V8 flags as `npm start` (Miniflare reads them
 // from this variable when it starts workerd), so a catastrophic regex cannot hang a test run.
@@ -91,7 +91,7 @@ dropExpectedRuntimeLogs();
 
 export default defineConfig({
   test: {
-    // The default report, then one timing line per project (test/helpers/timing-reporter.mjs).
+    // The default report, then one timing line per project (test/helpers/vitest/timing-reporter.mjs).
     reporters: ["default", new TimingReporter()],
     // A dependency's configuration notice, printed by every file that builds an OAuthProvider
     // (the test Workers do not fetch client metadata documents); anything else is printed.
@@ -109,7 +109,7 @@ export default defineConfig({
             {
               find: /^\.\/engine-modules\.json$/,
               replacement: fileURLToPath(
-                new URL("./test/helpers/engine-module-texts.ts", import.meta.url),
+                new URL("./test/helpers/executor/engine-module-texts.ts", import.meta.url),
               ),
             },
           ],

@@ -30,7 +30,7 @@ import variant from "@jitl/quickjs-wasmfile-release-sync";
 import { newQuickJSWASMModuleFromVariant } from "quickjs-emscripten-core";
 export { EngineRun } from "${root}sandbox/engine/run.ts";
 export { WarmEngine } from "${root}sandbox/engine/warm-engine.ts";
-export { engineRunRequest } from "${root}test/helpers/engine-run-request.ts";
+export { engineRunRequest } from "${root}test/helpers/executor/engine-run-request.ts";
 export { loadSpec } from "${root}src/openapi/openapi-spec.ts";
 export { packSpec } from "${root}src/openapi/spec-pack.ts";
 export const newEngine = () => newQuickJSWASMModuleFromVariant(variant);
@@ -49,7 +49,7 @@ await build({
       name: "engine-modules",
       setup(b) {
         b.onResolve({ filter: /^\.\/engine-modules\.json$/ }, () => ({
-          path: join(root, "test/helpers/engine-module-texts.ts"),
+          path: join(root, "test/helpers/executor/engine-module-texts.ts"),
         }));
       },
     },

@@ -15,7 +15,7 @@
  * start's CPU.
  */
 import { asciiJson } from "../ascii-json.mjs";
-import { jsonDigest } from "./runtime.mjs";
+import { jsonDigest } from "./workerd-config/json-digest.mjs";
 
 /**
  * The host's bindings as the memo says the last launch had them, from this launch's environment
@@ -48,7 +48,7 @@ export function guessedBindings(memo, env, keptSpec) {
 
 /**
  * A digest of everything a runtime's message says: two messages with the same one make the same
- * runtime (runtime.mjs jsonDigest, the key its configurations are built under too).
+ * runtime (workerd-config/json-digest.mjs, the key its configurations are built under too).
  * @param {import("./runtime.mjs").RuntimeMessage} message
  * @returns {string}
  */

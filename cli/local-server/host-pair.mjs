@@ -61,7 +61,7 @@ export const STARTING = Symbol("starting");
  *   starts a host runtime and resolves to it once it answers (null: it did not start, and was
  *   ended); `onCrash` is to be called when the runtime reports a crash
  * @param {(runtime: Runtime, onStuck: (reason: string) => void) => void} options.watch - starts
- *   its watchdog (watchdog.mjs, with {@link HOST_STUCK_MS})
+ *   its watchdog (health/watchdog.mjs, with {@link HOST_STUCK_MS})
  * @param {(runtime: Runtime, reason: string) => void} options.cutOff - ends the requests in
  *   flight on a replaced host with a clear error (the front)
  * @param {(runtime: Runtime) => void} options.serving - called when a runtime becomes the active

@@ -13,14 +13,17 @@
  * on its stdin, never in a file or a process environment). Between launches, the configuration
  * cache keeps each configuration without this launch's values (runtime-config.mjs,
  * config-cache.mjs): a launch with nothing changed starts its runtimes without Miniflare.
+ *
+ * Whether a started runtime listens and answers is the health room's (health/readiness.mjs, and
+ * health/watchdog.mjs from then on).
  */
-import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { configBuilder } from "./workerd-config/config-builder-client.mjs";
+import { configParts } from "./workerd-config/config-parts.mjs";
+import { jsonDigest } from "./workerd-config/json-digest.mjs";
 import { runtimeConfig } from "./workerd-config/runtime-config.mjs";
-import { healthRequest } from "./health-request.mjs";
 import { killGroup } from "./process-group.mjs";
 import { runtimeSockets } from "./socket-folder.mjs";
 import { withFlags } from "./v8-flags.mjs";
@@ -68,99 +71,6 @@ const PROBE_LINE = /\bHEAD \/health\b/;
  * @property {() => Promise<void>} stop - ends every runtime (and the configuration builder)
  * @property {() => number[]} pids - the workerd processes running now
  */
-
-/**
- * A digest of `value` as JSON: two values with the same one are the same (the configuration
- * built for one message is reused for the other; early-host.mjs takes a started host for the
- * planned one). Long strings (the compiled spec, ~4 MB, in a binding) go in by their own digest:
- * stringified, a JSON text inside JSON is escaped character by character (issue #43: ~0.2 s a
- * launch). A short string that starts with "#" goes in with one more "#": else a binding whose
- * value spelled "#" and a long value's digest stood for that long value, and a runtime started
- * with the configuration built for the other.
- * @param {unknown} value
- * @returns {string}
- */
-export function jsonDigest(value) {
-  return sha256(
-    JSON.stringify(value, (_name, item) =>
-      typeof item !== "string"
-        ? item
-        : item.length > 4_096
-          ? `#${longDigest(item)}`
-          : item.startsWith("#")
-            ? `#${item}`
-            : item,
-    ),
-  );
-}
-
-/** @param {string} text */
-const sha256 = (text) => createHash("sha256").update(text).digest("hex");
-
-/** Long strings' digests, the newest last (see {@link longDigest}). */
-const longDigests = new Map();
-
-/**
- * The digest of a long string, kept for the last two: a warm launch took the host message's
- * digest for its configuration's key, for the early host, and for the planned message it is
- * compared with (early-host.mjs), each time hashing the 4 MB spec in it again (~25–60 ms of a
- * loaded machine each, issue #43). A long string's hash in V8 comes from its length, so a lookup
- * costs a comparison with the kept string of that length (by pointer when it is the same one).
- * The string last asked for is the one kept (an equal one's place taken), so no older copy of
- * the spec outlives the message that held it.
- * @param {string} text
- */
-function longDigest(text) {
-  const digest = longDigests.get(text) ?? sha256(text);
-  longDigests.delete(text);
-  longDigests.set(text, digest);
-  for (const old of longDigests.keys()) {
-    if (longDigests.size <= 2) break;
-    longDigests.delete(old);
-  }
-  return digest;
-}
-
-/**
- * What of a message makes its configuration, and what differs from runtime to runtime: each
- * direct socket's address leaves the options for a placeholder (it is given on workerd's command
- * line instead, by the socket's name, `direct:<worker index>:<entrypoint>` as Miniflare names
- * it), and the `direct` Worker (the host) gets one more direct socket, whose address each runtime
- * gives. The placeholder is in a folder that does not exist: a socket whose address were not given
- * could not be bound, and the runtime would not start.
- * @param {RuntimeMessage} message
- * @param {string} placeholder - `unix:<path>` that cannot be bound
- * @returns {{ options: Record<string, unknown>, named: Record<string, string>, direct: string | undefined }}
- *   named: socket name → address from the message; direct: the name of the runtime's own direct
- *   socket (the host), to be given its address at start
- */
-export function configParts(message, placeholder) {
-  /** @type {Record<string, string>} */
-  const named = {};
-  /** @type {string | undefined} */
-  let direct;
-  const workers = /** @type {any[]} */ (message.options.workers ?? []).map((worker, index) => {
-    /** @type {any[]} */
-    const sockets = [...(worker.unsafeDirectSockets ?? [])];
-    const own = message.direct?.worker === worker.name;
-    if (own) direct = `direct:${index}:default`;
-    if (sockets.length === 0 && !own) return worker;
-    return {
-      ...worker,
-      unsafeDirectSockets: [
-        ...sockets.map((socket) => {
-          const name = `direct:${index}:${socket.entrypoint ?? "default"}`;
-          named[name] = `${socket.host}:${socket.port ?? 0}`;
-          return { ...socket, host: placeholder, port: 0 };
-        }),
-        ...(own ? [{ host: placeholder, port: 0 }] : []),
-      ],
-    };
-  });
-  if (message.direct && direct === undefined)
-    throw new Error(`the Worker ${message.direct.worker} given a direct socket is not configured`);
-  return { options: { ...message.options, workers }, named, direct };
-}
 
 /**
  * The local runtimes of one server (see the header).
@@ -385,63 +295,6 @@ export function inspectorPortSetting(setting) {
     `WORKERD_INSPECTOR_PORT: "${setting}" is not a port from 1024 to 65000; the inspector stays off.\n  Fix: WORKERD_INSPECTOR_PORT=9230 (runtimes then take 9230, 9231, …).`,
   );
   return undefined;
-}
-
-/**
- * Waits until the runtime reports ready (it listens on its sockets), or it exits, or `timeoutMs`
- * passes; its `/health` is not asked (a runner's watchdog asks from then on, runner-pool.mjs).
- * @param {Runtime} runtime
- * @param {number} timeoutMs
- * @returns {Promise<boolean>} whether it listens
- */
-export async function waitListening(runtime, timeoutMs) {
-  /** @type {ReturnType<typeof setTimeout> | undefined} */
-  let timer;
-  const listening = await Promise.race([
-    runtime.ready,
-    new Promise((r) => (timer = setTimeout(r, timeoutMs, false))),
-  ]);
-  clearTimeout(timer);
-  return listening === true && runtime.isRunning();
-}
-
-/**
- * Waits until the runtime reports ready and its `/health` answers, or it exits, or `timeoutMs`
- * passes.
- * @param {Runtime} runtime
- * @param {number} timeoutMs
- * @returns {Promise<boolean>} whether it is ready
- */
-export async function waitReady(runtime, timeoutMs) {
-  const deadline = Date.now() + timeoutMs;
-  const started = await Promise.race([
-    runtime.ready,
-    new Promise((r) => setTimeout(r, timeoutMs, false)),
-  ]);
-  if (!started) return false;
-  while (runtime.isRunning() && Date.now() < deadline) {
-    if (await probe(runtime.socket, 5_000)) {
-      runtime.lastAnswer = Date.now();
-      return true;
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return false;
-}
-
-/**
- * One health probe: the Worker's `/health` answer when it came within `timeoutMs` and shows the
- * runtime alive, else null. A 503 (a configuration problem the Worker reports there, as JSON)
- * still means the runtime is alive.
- * @param {string} socket - the runtime's (Runtime.socket)
- * @param {number} timeoutMs
- * @returns {Promise<import("./health-request.mjs").HealthAnswer | null>}
- */
-export async function probe(socket, timeoutMs) {
-  const answer = await healthRequest(socket, { method: "HEAD", path: "/health", timeoutMs });
-  if (!answer) return null;
-  const json = String(answer.headers["content-type"] ?? "").startsWith("application/json");
-  return answer.status === 200 || (answer.status === 503 && json) ? answer : null;
 }
 
 /**

@@ -14,23 +14,25 @@
  *
  * Its parts, each deciding one thing with its runtimes and clock given (unit-tested with fakes):
  * the host pair (host-pair.mjs: replace, promote, wait while starting), the runner pool
- * (runners/runner-pool.mjs: replace, retire with a deadline), the watchdog (watchdog.mjs: is a runtime
- * making progress) and the clock (clock.mjs). This file wires them to the real runtimes
- * (runtime.mjs), the front, the signals and the port.
+ * (runners/runner-pool.mjs: replace, retire with a deadline), the watchdog (health/watchdog.mjs:
+ * is a runtime making progress) and the clock (clock.mjs). This file wires them to the real
+ * runtimes (runtime.mjs; whether one is ready: health/readiness.mjs), the front, the signals and
+ * the port.
  */
 import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { systemClock } from "./clock.mjs";
 import { createFront } from "./front/front.mjs";
+import { probe } from "./health/health-probe.mjs";
+import { waitListening, waitReady } from "./health/readiness.mjs";
+import { watch } from "./health/watchdog.mjs";
 import { HOST_STUCK_MS, STARTING, createHostPair } from "./host-pair.mjs";
 import { residentBytes } from "./runners/grown-idle-runner.mjs";
 import { RUNNER_STUCK_MS, createRunnerPool } from "./runners/runner-pool.mjs";
 import { DEFAULT_MAX_RUNS, askToRetire, runnerCounts } from "./runners/runner-retirement.mjs";
 import { readStableCode, warmWith } from "./runners/stable-code-request.mjs";
-import { probe, waitListening, waitReady } from "./runtime.mjs";
 import { runtimeHost, spareRunners } from "./runtime-host.mjs";
 import { moveSocketOnto } from "./socket-folder.mjs";
-import { watch } from "./watchdog.mjs";
 import { withoutEmptySlotNoise, withoutShutdownNoise } from "./workerd-output/noise-filters.mjs";
 
 /** How long a runtime may take to start and answer its first probe. */
@@ -157,7 +159,7 @@ export async function supervise({
   const fail = (/** @type {number} */ code) => void stop(code);
 
   /**
-   * Starts its watchdog (watchdog.mjs).
+   * Starts its watchdog (health/watchdog.mjs).
    * @param {Runtime} runtime
    * @param {number} stuckMs
    * @param {(reason: string) => void} onStuck

@@ -5,10 +5,10 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
 import { exports } from "cloudflare:workers";
-import { type FetchLike, withoutStandaloneStream } from "../helpers/mcp-client";
+import { type FetchLike, withoutStandaloneStream } from "../helpers/clients/mcp-client";
 
-export { type FetchLike, withoutStandaloneStream } from "../helpers/mcp-client";
-export { text } from "../helpers/tool-result";
+export { type FetchLike, withoutStandaloneStream } from "../helpers/clients/mcp-client";
+export { text } from "../helpers/clients/tool-result";
 
 /** Calls the Worker with a real Request. */
 export const workerFetch: FetchLike = (url, init) =>

@@ -17,7 +17,7 @@ import {
   initializeBody,
 } from "./helpers";
 import { captureConsole } from "../helpers/console-capture";
-import { authorizeQuery, pkce, REDIRECT_URI, tokenRequest } from "../helpers/oauth-client";
+import { authorizeQuery, pkce, REDIRECT_URI, tokenRequest } from "../helpers/clients/oauth-client";
 
 async function accessToken(): Promise<string> {
   const registered = await workerFetch("http://localhost/register", {

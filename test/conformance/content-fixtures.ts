@@ -9,7 +9,7 @@ import {
   ResourceTemplate,
 } from "@modelcontextprotocol/server";
 import { z } from "zod";
-import { textResult as text } from "../helpers/tool-result";
+import { textResult as text } from "../helpers/clients/tool-result";
 
 /** A 1×1 PNG and a minimal WAV: the scenarios check block shapes and mime types only. */
 export const PNG =

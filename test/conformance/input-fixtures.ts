@@ -17,7 +17,7 @@ import {
   inputResponse,
   type RequestStateCodec,
 } from "../../src/index";
-import { textResult as text } from "../helpers/tool-result";
+import { textResult as text } from "../helpers/clients/tool-result";
 
 const form = (properties: Record<string, unknown>, required: string[] = Object.keys(properties)) =>
   ({ type: "object", properties, required }) as never;

@@ -5,7 +5,7 @@
  */
 import { fromJsonSchema, McpServer } from "@modelcontextprotocol/server";
 import { acceptedContent, inputRequired, inputResponse } from "../../src/index";
-import { textResult as text } from "../helpers/tool-result";
+import { textResult as text } from "../helpers/clients/tool-result";
 
 const form = (properties: Record<string, unknown>) =>
   ({ type: "object", properties, required: Object.keys(properties) }) as never;

@@ -15,7 +15,7 @@ import { promisify } from "node:util";
 import { text } from "./support/programs.mjs";
 import { freePort } from "../../cli/local-server/free-port.mjs";
 import { check, withServer } from "./support/server.mjs";
-import { CLOUDFLARE_SPEC_PATH } from "../helpers/fixture-specs.mjs";
+import { CLOUDFLARE_SPEC_PATH } from "../helpers/specs/fixture-specs.mjs";
 
 const SPEC = CLOUDFLARE_SPEC_PATH;
 const execFileAsync = promisify(execFile);

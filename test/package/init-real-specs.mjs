@@ -10,7 +10,7 @@
 import { execFileSync } from "node:child_process";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { CLOUDFLARE_SPEC_PATH, FIXTURES_DIR } from "../helpers/fixture-specs.mjs";
+import { CLOUDFLARE_SPEC_PATH, FIXTURES_DIR } from "../helpers/specs/fixture-specs.mjs";
 import { passedTests } from "./init-project.mjs";
 import { run } from "./steps.mjs";
 

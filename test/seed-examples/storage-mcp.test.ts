@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import worker from "./examples/storage-mcp";
 import { withMcpObject } from "./support/bindings";
 import { connectV1, text, viaWorker, withBearer, type FetchLike } from "./support/clients";
-import { authorizeQuery, pkce, REDIRECT_URI, tokenRequest } from "../helpers/oauth-client";
+import { authorizeQuery, pkce, REDIRECT_URI, tokenRequest } from "../helpers/clients/oauth-client";
 
 const fetch = viaWorker(worker, withMcpObject(env.STORAGE_MCP));
 

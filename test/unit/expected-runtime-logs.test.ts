@@ -1,7 +1,7 @@
-// The filter of workerd log lines that tests provoke on purpose (test/helpers/expected-runtime-logs.mjs):
+// The filter of workerd log lines that tests provoke on purpose (test/helpers/vitest/expected-runtime-logs.mjs):
 // it drops exactly those, and prints every other runtime complaint.
 import { describe, expect, it } from "vitest";
-import { isExpectedRuntimeLog } from "../helpers/expected-runtime-logs.mjs";
+import { isExpectedRuntimeLog } from "../helpers/vitest/expected-runtime-logs.mjs";
 
 const STACK =
   "stack: /x/node_modules/@cloudflare/workerd-linux-64/bin/workerd@553ea72 /x/workerd@3064920";

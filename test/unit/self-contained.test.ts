@@ -78,7 +78,7 @@ describe("a clone that needs nothing beside it", () => {
         "scripts/fetch-fixture-specs.mjs",
         "bench/worker/cloudflare-spec.js",
         "test/e2e/spec-file.mjs",
-        "test/helpers/fixture-specs.mjs",
+        "test/helpers/specs/fixture-specs.mjs",
       ]),
     );
   });

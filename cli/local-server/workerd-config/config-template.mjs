@@ -66,7 +66,7 @@ export const replaceAll = (text, pairs) =>
  * cannot all be taken out: folders inside one another (a slot would then hold part of another),
  * a Worker's modules inside one of them (the build reads them there), a binding name slots cannot
  * carry. The caller then builds with the values themselves.
- * @param {Record<string, unknown>} options - Miniflare options (runtime.mjs configParts)
+ * @param {Record<string, unknown>} options - Miniflare options (config-parts.mjs)
  * @param {Record<string, string>} folders - slot name → this launch's folder (absolute)
  * @returns {Template | undefined}
  */

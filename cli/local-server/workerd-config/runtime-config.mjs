@@ -139,7 +139,7 @@ export function fillTemplate(kept, template, random) {
 /**
  * The configuration of a runtime's options for this launch (see the header).
  * @param {object} what
- * @param {Record<string, unknown>} what.options - Miniflare options (runtime.mjs configParts)
+ * @param {Record<string, unknown>} what.options - Miniflare options (config-parts.mjs)
  * @param {string} what.v8Flags
  * @param {{ sockets: string, persist?: string }} what.folders - this launch's private socket
  *   folder (builds run inside it) and its local data folder

@@ -15,7 +15,7 @@
  *   a send is refused unsearched with a `LimitError` (nothing sent);
  * - a search still queued or under way when the run ends stops at its next pause.
  * What is found is exactly what the synchronous search finds: the sliced search is the same
- * passes (test/unit/codemode/redaction-slices.test.ts).
+ * passes (test/unit/codemode/redaction/redaction-slices.test.ts).
  */
 import { SandboxError } from "../../errors";
 import { REDACTED, type Redactor } from "../redaction/redaction";

@@ -10,7 +10,7 @@
  * builds the copy exactly as `redactor.data` does (../redaction/redacted-copy.ts: copy on write,
  * cycles and depth marked the same way), reading those answers. A part the first pass did not
  * meet is searched at once by the redactor itself, so the copy is always `redactor.data`'s
- * (test/unit/codemode/sent-data.test.ts compares them).
+ * (test/unit/codemode/request/sent-data.test.ts compares them).
  */
 import type { Redactor } from "../redaction/redaction";
 import { SLICE_POSITIONS } from "../redaction/slices";

@@ -2,7 +2,7 @@
 // records every request it receives and, on `/echo`, sends the credential back in every
 // encoding a careless API might (JSON with \u escapes, UTF-16 text, raw bytes, a header name);
 // on `/echo-forms/{index}`, in each of the one- and two-layer encodings of
-// test/helpers/credential-echoes.ts (HTML references, percent-encoded twice, base32, UTF-32, …).
+// test/helpers/redaction/credential-echoes.ts (HTML references, percent-encoded twice, base32, UTF-32, …).
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
@@ -16,10 +16,12 @@ export const SPEC_PATHS = /^\/(items(\/[A-Za-z0-9_.~%-]+)?|echo|echo-forms\/\d+)
  * The echoes the vitest suites use (one layer, then two), each with the decoder a program would
  * apply. Loaded as TypeScript (Node 22 strips the types); the specifier is computed so the
  * typecheck does not ask for `.ts` imports in scripts.
- * @type {import("../../helpers/credential-echoes").CredentialEcho[]}
+ * @type {import("../../helpers/redaction/credential-echoes").CredentialEcho[]}
  */
 export const ECHOES = await (async () => {
-  const echoes = await import(new URL("../../helpers/credential-echoes.ts", import.meta.url).href);
+  const echoes = await import(
+    new URL("../../helpers/redaction/credential-echoes.ts", import.meta.url).href
+  );
   return [...echoes.SINGLE_LAYER, ...echoes.TWO_LAYERS];
 })();
 

@@ -9,10 +9,10 @@ import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validatio
 import type { Client } from "@modelcontextprotocol/client";
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { connect, type FetchLike, withoutStandaloneStream } from "../../helpers/mcp-client";
+import { connect, type FetchLike, withoutStandaloneStream } from "../../helpers/clients/mcp-client";
 
-export { type FetchLike, withoutStandaloneStream } from "../../helpers/mcp-client";
-export { text } from "../../helpers/tool-result";
+export { type FetchLike, withoutStandaloneStream } from "../../helpers/clients/mcp-client";
+export { text } from "../../helpers/clients/tool-result";
 
 /** Anything with a Worker-style fetch (an example's default export). */
 export interface WorkerLike {

@@ -4,7 +4,12 @@
  * the example Worker's own fetch.
  */
 import type { FetchLike } from "./clients";
-import { authorizeQuery, pkce, REDIRECT_URI, tokenRequest } from "../../helpers/oauth-client";
+import {
+  authorizeQuery,
+  pkce,
+  REDIRECT_URI,
+  tokenRequest,
+} from "../../helpers/clients/oauth-client";
 
 async function expectStatus(response: Response, status: number, step: string) {
   if (response.status !== status) {

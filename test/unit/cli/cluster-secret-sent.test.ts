@@ -16,7 +16,7 @@ import {
   readStableCode,
   warmWith,
 } from "../../../cli/local-server/runners/stable-code-request.mjs";
-import { listenUnix } from "../../helpers/unix-socket.js";
+import { listenUnix } from "../../helpers/cli/unix-socket.js";
 
 const servers: Server[] = [];
 afterEach(async () => {

@@ -13,10 +13,12 @@ import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { scratchFolders } from "../../helpers/scratch-folders.js";
+import { scratchFolders } from "../../helpers/cli/scratch-folders.js";
 
 const scratch = scratchFolders("early-refused-");
-const SCRIPT = fileURLToPath(new URL("../../helpers/refused-early-launch.mjs", import.meta.url));
+const SCRIPT = fileURLToPath(
+  new URL("../../helpers/cli/refused-early-launch.mjs", import.meta.url),
+);
 
 /** The refused launch in `persist` under `root`'s own cache, config and temporary folders. */
 function refusedLaunch(root: string, persist: string) {

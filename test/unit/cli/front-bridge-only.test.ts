@@ -11,7 +11,7 @@ import { connect, type AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { BRIDGE_HEADER, newBridgeSecret } from "../../../cli/local-server/front/bridge-only.mjs";
 import { createFront } from "../../../cli/local-server/front/front.mjs";
-import { listenUnix } from "../../helpers/unix-socket.js";
+import { listenUnix } from "../../helpers/cli/unix-socket.js";
 
 const servers: Server[] = [];
 afterEach(async () => {

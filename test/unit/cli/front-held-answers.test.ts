@@ -23,7 +23,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ANSWER_SHARE } from "../../../cli/local-server/front/body-budget.mjs";
 import { capConnections, NOT_READING_MS } from "../../../cli/local-server/front/connection-cap.mjs";
 import { createFront } from "../../../cli/local-server/front/front.mjs";
-import { listenUnix } from "../../helpers/unix-socket.js";
+import { listenUnix } from "../../helpers/cli/unix-socket.js";
 
 const closers: (() => void)[] = [];
 afterEach(() => {

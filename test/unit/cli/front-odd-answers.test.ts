@@ -10,7 +10,7 @@ import { createServer as createNetServer, connect, type Server } from "node:net"
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { createFront } from "../../../cli/local-server/front/front.mjs";
-import { socketPath } from "../../helpers/unix-socket.js";
+import { socketPath } from "../../helpers/cli/unix-socket.js";
 
 const closers: (() => void)[] = [];
 afterEach(() => {

@@ -13,7 +13,7 @@ import type { AddressInfo, Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { createFront } from "../../../cli/local-server/front/front.mjs";
 import { mayResend } from "../../../cli/local-server/front/resend-rule.mjs";
-import { listenUnix } from "../../helpers/unix-socket.js";
+import { listenUnix } from "../../helpers/cli/unix-socket.js";
 
 const servers: Server[] = [];
 afterEach(async () => {

@@ -16,7 +16,7 @@ import {
   refuseUnknownHost,
 } from "../../../src/app/config/allowed-hosts.js";
 import type { HttpError } from "../../../src/app/errors/http-error.js";
-import { listenUnix, socketPath } from "../../helpers/unix-socket.js";
+import { listenUnix, socketPath } from "../../helpers/cli/unix-socket.js";
 
 const servers: Server[] = [];
 afterEach(async () => {

@@ -8,7 +8,7 @@ import { createServer, type Server } from "node:http";
 import { createServer as createNetServer } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { MAX_POOLS, healthRequest } from "../../../cli/local-server/health-request.mjs";
-import { listenUnix, socketPath } from "../../helpers/unix-socket.js";
+import { listenUnix, socketPath } from "../../helpers/cli/unix-socket.js";
 
 const servers: Server[] = [];
 afterEach(async () => {

@@ -7,7 +7,7 @@
 import { chmodSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { scratchFolders } from "../../helpers/scratch-folders.js";
+import { scratchFolders } from "../../helpers/cli/scratch-folders.js";
 import { MAX_TEXT_CHARS, memoOfPlan, openLaunchMemos } from "../../../cli/kept/launch-memo.mjs";
 
 const scratch = scratchFolders("launch-memo-");

@@ -15,7 +15,7 @@ import {
   runtimeConnections,
   type RuntimeConnection,
 } from "../../../cli/local-server/front/runtime-connections.mjs";
-import { listenUnix } from "../../helpers/unix-socket.js";
+import { listenUnix } from "../../helpers/cli/unix-socket.js";
 
 const servers: Server[] = [];
 afterEach(async () => {

@@ -29,7 +29,7 @@ import {
   unsafeParent,
 } from "../../../cli/local-server/socket-folder.mjs";
 import { LOCK_NAME, probeSocket } from "../../../cli/local-server/stale-folders.mjs";
-import { scratchFolders } from "../../helpers/scratch-folders";
+import { scratchFolders } from "../../helpers/cli/scratch-folders";
 
 const { root: scratch, folder, unusedPath } = scratchFolders("cmm-test-folder-");
 

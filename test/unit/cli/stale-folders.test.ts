@@ -19,7 +19,7 @@ import {
   removeStaleFolders,
   staleFolder,
 } from "../../../cli/local-server/stale-folders.mjs";
-import { scratchFolders } from "../../helpers/scratch-folders";
+import { scratchFolders } from "../../helpers/cli/scratch-folders";
 
 const { folder } = scratchFolders("cmm-test-stale-");
 

@@ -1,13 +1,14 @@
 /**
- * Starting workerd from the supervisor (cli/local-server/workerd-launch.mjs, runtime.mjs): its
- * command line with the runtime's Unix sockets (never a TCP port Miniflare chose), its log lines
- * and readiness, which parts of a message make its configuration (one configuration for every
- * runner and every host replacement), and the lifeline, run for real: a process started behind it
- * ends when the supervisor's pipe closes, and stays when the supervisor ended it with a line.
+ * Starting workerd from the supervisor (cli/local-server/workerd-launch.mjs,
+ * workerd-config/config-parts.mjs): its command line with the runtime's Unix sockets (never a TCP
+ * port Miniflare chose), its log lines and readiness, which parts of a message make its
+ * configuration (one configuration for every runner and every host replacement), and the
+ * lifeline, run for real: a process started behind it ends when the supervisor's pipe closes, and
+ * stays when the supervisor ended it with a line.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { configParts } from "../../../cli/local-server/runtime.mjs";
+import { configParts } from "../../../cli/local-server/workerd-config/config-parts.mjs";
 import { runnerMessage } from "../../../cli/local-server/worker-options.mjs";
 import {
   controlLine,

@@ -1,7 +1,7 @@
 // prepareCode: the program forms it accepts, its errors, and loop/function instrumentation.
 import { describe, expect, it } from "vitest";
 import { prepareCode, type PreparedCode } from "../../../src/executor/prepare-code";
-import { uninstrumentedSites } from "../../helpers/instrumentation-check";
+import { uninstrumentedSites } from "../../helpers/executor/instrumentation-check";
 
 function ok(code: string): PreparedCode {
   const prepared = prepareCode(code);

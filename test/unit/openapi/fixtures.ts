@@ -2,7 +2,7 @@
 // fixtures`) and the example specs of the @readme/oas-examples package.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { CLOUDFLARE_SPEC_PATH } from "../../helpers/fixture-specs.mjs";
+import { CLOUDFLARE_SPEC_PATH } from "../../helpers/specs/fixture-specs.mjs";
 
 let cloudflareText: string | undefined;
 

@@ -1,6 +1,6 @@
 /**
  * Test helpers: the real Worker (entry and configured variants) to connect clients to
- * (test/helpers/mcp-client.ts) in-process.
+ * (test/helpers/clients/mcp-client.ts) in-process.
  */
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
@@ -9,10 +9,10 @@ import { createApp } from "../../../src/app/app";
 import type { AppSettings } from "../../../src/app/config/config";
 import { createWorker } from "../../../src/app/create-worker";
 import { COMPACT_SPECS, TOOLS_LIST_TOKENS } from "../../../src/app/generated/specs";
-import type { WorkerFetch } from "../../helpers/mcp-client";
+import type { WorkerFetch } from "../../helpers/clients/mcp-client";
 import { rpcBody } from "../mcp/fixtures";
 
-export type { WorkerFetch } from "../../helpers/mcp-client";
+export type { WorkerFetch } from "../../helpers/clients/mcp-client";
 
 /** The deployed entry (src/worker.ts) with wrangler.jsonc's configuration. */
 export const entry: WorkerFetch = (input, init) =>

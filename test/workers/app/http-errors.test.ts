@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { HTTP_ERROR_CODES, HttpError, renderHttpError } from "../../../src/app/errors/http-error";
 import { compileSpec } from "../../../src/openapi/compile-spec";
 import { captureConsole } from "../../helpers/console-capture";
-import { authorizeQuery, pkce, REDIRECT_URI } from "../../helpers/oauth-client";
+import { authorizeQuery, pkce, REDIRECT_URI } from "../../helpers/clients/oauth-client";
 import { configured, json, type WorkerFetch } from "./helpers";
 
 const OWN = JSON.stringify(

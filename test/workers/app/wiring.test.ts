@@ -1,8 +1,8 @@
 // The product Worker end to end: /mcp and /mcp/code, protection and the status page.
 import { describe, expect, it } from "vitest";
 import { configured, entry } from "./helpers";
-import { connect } from "../../helpers/mcp-client";
-import { text } from "../../helpers/tool-result";
+import { connect } from "../../helpers/clients/mcp-client";
+import { text } from "../../helpers/clients/tool-result";
 
 const KEY = "test-api-key-0123456789abcdef";
 

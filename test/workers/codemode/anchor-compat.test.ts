@@ -6,9 +6,9 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { openApiMcpServer, type ApiRequest, type ApiRequestHandler } from "code-mode-mcp/codemode";
 import { createMcpHandler } from "code-mode-mcp/mcp/server";
-import { describeExecutors } from "../../helpers/executor-matrix";
-import { connect } from "../../helpers/mcp-client";
-import { text } from "../../helpers/tool-result";
+import { describeExecutors } from "../../helpers/executor/executor-matrix";
+import { connect } from "../../helpers/clients/mcp-client";
+import { text } from "../../helpers/clients/tool-result";
 
 describeExecutors((Executor) => {
   const executor = new Executor({ loader: env.LOADER, limits: { timeoutMs: 20_000 } });

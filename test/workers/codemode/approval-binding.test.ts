@@ -10,10 +10,10 @@ import {
   type OpenApiMcpServerOptions,
 } from "../../../src/codemode/openapi-mcp-server";
 import type { ApiRequest, ApiRequestHandler } from "../../../src/codemode/request/api-request";
-import { describeExecutors } from "../../helpers/executor-matrix";
+import { describeExecutors } from "../../helpers/executor/executor-matrix";
 import { createMcpHandler } from "../../../src/index";
 import { modernRequest, rpcBody } from "../mcp/fixtures";
-import { NOTES_SPEC } from "../../helpers/notes-spec";
+import { NOTES_SPEC } from "../../helpers/specs/notes-spec";
 
 describeExecutors((Executor) => {
   const executor = new Executor({ loader: env.LOADER, limits: { timeoutMs: 20_000 } });

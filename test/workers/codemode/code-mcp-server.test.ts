@@ -4,11 +4,11 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { codeMcpServer, type CodeMcpServerOptions } from "../../../src/codemode/code-mcp-server";
-import { describeExecutors } from "../../helpers/executor-matrix";
+import { describeExecutors } from "../../helpers/executor/executor-matrix";
 import { createMcpHandler } from "../../../src/index";
 import { BLOCKED_TASKS, BLOCKED_TASKS_PROGRAM, v1Upstream, v2Upstream } from "./fixtures";
-import { connect, direct } from "../../helpers/mcp-client";
-import { text } from "../../helpers/tool-result";
+import { connect, direct } from "../../helpers/clients/mcp-client";
+import { text } from "../../helpers/clients/tool-result";
 
 describeExecutors((Executor) => {
   const executor = new Executor({ loader: env.LOADER, limits: { timeoutMs: 10_000 } });

@@ -12,8 +12,8 @@ import { codeMcpServer } from "../../../src/codemode/code-mcp-server";
 import type { Executor } from "../../../src/executor/types";
 import { WorkerLoaderExecutor } from "../../../src/executor/loader/worker-loader-executor";
 import { createMcpHandler } from "../../../src/index";
-import { connect, direct } from "../../helpers/mcp-client";
-import { text } from "../../helpers/tool-result";
+import { connect, direct } from "../../helpers/clients/mcp-client";
+import { text } from "../../helpers/clients/tool-result";
 import { BLOCKED_TASKS, BLOCKED_TASKS_PROGRAM, v2Upstream } from "./fixtures";
 
 const real = new WorkerLoaderExecutor({ loader: env.LOADER, limits: { timeoutMs: 10_000 } });

@@ -4,10 +4,10 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { codeMcpServer } from "../../../src/codemode/code-mcp-server";
-import { describeExecutors } from "../../helpers/executor-matrix";
+import { describeExecutors } from "../../helpers/executor/executor-matrix";
 import { createMcpHandler } from "../../../src/index";
-import { connect } from "../../helpers/mcp-client";
-import { text } from "../../helpers/tool-result";
+import { connect } from "../../helpers/clients/mcp-client";
+import { text } from "../../helpers/clients/tool-result";
 
 describeExecutors((Executor) => {
   const executor = new Executor({ loader: env.LOADER, limits: { timeoutMs: 10_000 } });

@@ -9,7 +9,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { codeMcpServer } from "../../../src/codemode/code-mcp-server";
 import { openApiMcpServer } from "../../../src/codemode/openapi-mcp-server";
-import { describeExecutors } from "../../helpers/executor-matrix";
+import { describeExecutors } from "../../helpers/executor/executor-matrix";
 import { createMcpHandler } from "../../../src/index";
 import {
   HOOK_PROTOTYPES,
@@ -18,8 +18,8 @@ import {
 } from "../executor/hostile/snippets";
 import { CANARY, cloudflare, cloudflareUpstream } from "./cloudflare";
 import { BLOCKED_TASKS, BLOCKED_TASKS_PROGRAM, v2Upstream } from "./fixtures";
-import { connect } from "../../helpers/mcp-client";
-import { text } from "../../helpers/tool-result";
+import { connect } from "../../helpers/clients/mcp-client";
+import { text } from "../../helpers/clients/tool-result";
 
 describeExecutors((Executor) => {
   const limits = { maxLogBytes: 2_000, maxResultBytes: 4_000, maxHostCalls: 30 };

@@ -12,8 +12,8 @@ import {
   openApiMcpServer,
   WorkerLoaderExecutor,
 } from "code-mode-mcp";
-import { connect } from "../../helpers/mcp-client";
-import { text } from "../../helpers/tool-result";
+import { connect } from "../../helpers/clients/mcp-client";
+import { text } from "../../helpers/clients/tool-result";
 
 const SPEC = {
   openapi: "3.0.3",

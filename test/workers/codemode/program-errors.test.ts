@@ -9,9 +9,9 @@ import { describe, expect, it } from "vitest";
 import { codeMcpServer } from "../../../src/codemode/code-mcp-server";
 import { openApiMcpServer } from "../../../src/codemode/openapi-mcp-server";
 import { createMcpHandler } from "../../../src/index";
-import { describeExecutors } from "../../helpers/executor-matrix";
-import { connect } from "../../helpers/mcp-client";
-import { text } from "../../helpers/tool-result";
+import { describeExecutors } from "../../helpers/executor/executor-matrix";
+import { connect } from "../../helpers/clients/mcp-client";
+import { text } from "../../helpers/clients/tool-result";
 import { cloudflare, cloudflareUpstream } from "./cloudflare";
 
 const FETCH = `async () => { try { await fetch("https://example.com"); return "sent"; } catch (e) { return e.name + ": " + e.message; } }`;

@@ -20,8 +20,8 @@ import { SharedWorkerExecutor } from "../../../src/executor/shared-worker/shared
 import { WorkerLoaderExecutor } from "../../../src/executor/loader/worker-loader-executor";
 import { createMcpHandler } from "../../../src/index";
 import { captureConsole } from "../../helpers/console-capture";
-import { connect, direct } from "../../helpers/mcp-client";
-import { text } from "../../helpers/tool-result";
+import { connect, direct } from "../../helpers/clients/mcp-client";
+import { text } from "../../helpers/clients/tool-result";
 
 const executors = {
   "worker-loader": new WorkerLoaderExecutor({ loader: env.LOADER, limits: { timeoutMs: 20_000 } }),

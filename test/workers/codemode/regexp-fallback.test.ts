@@ -12,8 +12,8 @@ import { openApiMcpServer } from "../../../src/codemode/openapi-mcp-server";
 import { WorkerLoaderExecutor } from "../../../src/executor/loader/worker-loader-executor";
 import { createMcpHandler } from "../../../src/index";
 import { loadSpec } from "../../../src/openapi/openapi-spec";
-import { connect } from "../../helpers/mcp-client";
-import { text } from "../../helpers/tool-result";
+import { connect } from "../../helpers/clients/mcp-client";
+import { text } from "../../helpers/clients/tool-result";
 
 // 2^45 backtracking steps: never finishes without the fallback.
 const EVIL = `"a".repeat(45) + "!"`;

@@ -8,7 +8,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { captureConsole } from "../../helpers/console-capture";
 import { z } from "zod";
-import { describeExecutors } from "../../helpers/executor-matrix";
+import { describeExecutors } from "../../helpers/executor/executor-matrix";
 import {
   codeMcpServer,
   createMcpHandler,

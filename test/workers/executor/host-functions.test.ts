@@ -2,7 +2,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { HostNamespaces } from "../../../src/executor/types";
-import { describeExecutors } from "../../helpers/executor-matrix";
+import { describeExecutors } from "../../helpers/executor/executor-matrix";
 
 describeExecutors((Executor) => {
   const executor = new Executor({ loader: env.LOADER, limits: { timeoutMs: 10_000 } });

@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { prepareCode } from "../../../src/executor/prepare-code";
 import { sandboxWorkerCode } from "../../../src/executor/loader/sandbox-worker-code";
-import { describeExecutors } from "../../helpers/executor-matrix";
+import { describeExecutors } from "../../helpers/executor/executor-matrix";
 
 describeExecutors((Executor, kind) => {
   const executor = new Executor({ loader: env.LOADER, limits: { timeoutMs: 10_000 } });

@@ -2,7 +2,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_LIMITS } from "../../../src/executor/limits";
-import { describeExecutors } from "../../helpers/executor-matrix";
+import { describeExecutors } from "../../helpers/executor/executor-matrix";
 import { CodeModeError } from "../../../src/errors";
 
 describeExecutors((Executor, kind) => {

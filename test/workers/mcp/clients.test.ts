@@ -6,8 +6,8 @@ import { McpServer as V1McpServer } from "@modelcontextprotocol/sdk/server/mcp.j
 import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { createMcpHandler, type StatelessMcpHandler } from "../../../src/index";
-import { direct } from "../../helpers/mcp-client";
-import { text as firstText } from "../../helpers/tool-result";
+import { direct } from "../../helpers/clients/mcp-client";
+import { text as firstText } from "../../helpers/clients/tool-result";
 import { buildServer, modernRequest, rpcBody, URL_LOCAL } from "./fixtures";
 
 const STATE_KEY = "test-only-request-state-key-0123456789abcdef";

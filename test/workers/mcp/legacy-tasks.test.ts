@@ -11,7 +11,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createLegacyMcpHandler, setTaskSupport } from "../../../src/mcp/index";
-import { text } from "../../helpers/tool-result";
+import { text } from "../../helpers/clients/tool-result";
 import { LEGACY, legacyRequest } from "./fixtures";
 
 /**

@@ -15,7 +15,7 @@ import { McpServer } from "@modelcontextprotocol/server";
 import { createMcpHandler, setTaskSupport } from "../../../src/index";
 import { LEGACY, URL_LOCAL, legacyRequest } from "./fixtures";
 import { connect, text, until } from "./task-clients";
-import { NOTES_SPEC } from "../../helpers/notes-spec";
+import { NOTES_SPEC } from "../../helpers/specs/notes-spec";
 
 const executor = new WorkerLoaderExecutor({ loader: env.LOADER, limits: { timeoutMs: 30_000 } });
 const KEY = "tasks-test-request-state-key-0123456789abcdef";

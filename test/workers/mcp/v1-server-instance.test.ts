@@ -12,7 +12,7 @@ import * as root from "code-mode-mcp";
 import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from "vitest";
 import { z } from "zod";
 import { SHARED_V1_WARNING } from "../../../src/mcp/stateless/shared-v1-server";
-import { direct } from "../../helpers/mcp-client";
+import { direct } from "../../helpers/clients/mcp-client";
 
 const URL_LOCAL = "http://localhost/mcp";
 type Handler = ReturnType<typeof createMcpHandler>;

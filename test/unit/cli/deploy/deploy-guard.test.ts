@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { deploySecrets, unguardedDeploy } from "../../../../cli/deploy-guard.mjs";
-import { deployDryRun, expectRefusedUnbuilt } from "../../../helpers/deploy-refusal";
+import { deployDryRun, expectRefusedUnbuilt } from "../../../helpers/cli/deploy-refusal";
 
 const TOKEN = "api-token-for-the-test-0123456789";
 

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { SECRET_MINIMUMS, shortSecrets } from "../../../../cli/deploy-secret-lengths.mjs";
 import { readConfig } from "../../../../src/app/config/config";
-import { deployDryRun, expectRefusedUnbuilt } from "../../../helpers/deploy-refusal";
+import { deployDryRun, expectRefusedUnbuilt } from "../../../helpers/cli/deploy-refusal";
 
 /** What the product needs beside the secret under test, so only the secret decides. */
 const BASE = {

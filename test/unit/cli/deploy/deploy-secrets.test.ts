@@ -4,7 +4,7 @@
  * file in a 0700 folder that wrangler is handed by path, never a value on the command line or in
  * output, and the folder gone however deploy ends: wrangler done or failed, or deploy stopped by
  * SIGINT, SIGTERM or SIGHUP (which reach wrangler too). A dry run writes no secret at all. The
- * real command runs in its own process with a stand-in wrangler (test/helpers/fake-wrangler.mjs).
+ * real command runs in its own process with a stand-in wrangler (test/helpers/cli/fake-wrangler.mjs).
  */
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -14,7 +14,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DEPLOY_SECRETS } from "../../../../cli/deploy-guard.mjs";
 
 const ROOT = join(import.meta.dirname, "../../../..");
-const FAKE = join(ROOT, "test/helpers/fake-wrangler.mjs");
+const FAKE = join(ROOT, "test/helpers/cli/fake-wrangler.mjs");
 
 /** A value for each of the product's secrets, and ones deploy must leave alone. */
 const PRODUCT = {

@@ -2,7 +2,7 @@
  * `SKILLS_DIR=… code-mode-mcp deploy` bundles the operator's read-only skills with the prebuilt
  * Worker (cli/deploy-skills.mjs): checked first (a bad folder stops the deploy, naming it), then
  * staged as a module that sets the global the Worker reads, imported before the Worker. The real
- * deploy runs with a stand-in wrangler (test/helpers/fake-wrangler.mjs) that reports the staged
+ * deploy runs with a stand-in wrangler (test/helpers/cli/fake-wrangler.mjs) that reports the staged
  * folder; the checks are the product's own (src/app/skills/operator-skills.ts). That the Worker
  * serves such skills read-only: test/workers/app/skills/operator-skills.test.ts.
  */
@@ -15,7 +15,7 @@ import { skillFolder } from "../../../../src/codemode/skills/agent-skill-format"
 import { BUNDLED_SKILLS_KEY } from "../../../../src/app/config/setting-names";
 import { readSkillsDir } from "../../../../src/app/skills/operator-skills";
 
-const FAKE = join(import.meta.dirname, "../../../helpers/fake-wrangler.mjs");
+const FAKE = join(import.meta.dirname, "../../../helpers/cli/fake-wrangler.mjs");
 const product = { readSkillsDir, BUNDLED_SKILLS_KEY };
 const skill = {
   name: "double",

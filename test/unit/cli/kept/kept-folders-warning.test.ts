@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { keptFolders, keptFoldersWarning } from "../../../../cli/kept/kept-folders-warning.mjs";
-import { scratchFolders } from "../../../helpers/scratch-folders.js";
+import { scratchFolders } from "../../../helpers/cli/scratch-folders.js";
 
 const scratch = scratchFolders("kept-folders-");
 const BIN = fileURLToPath(new URL("../../../../bin/code-mode-mcp.mjs", import.meta.url));

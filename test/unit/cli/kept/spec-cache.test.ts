@@ -20,7 +20,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { scratchFolders } from "../../../helpers/scratch-folders.js";
+import { scratchFolders } from "../../../helpers/cli/scratch-folders.js";
 import { loadSpecFile } from "../../../../cli/product/load-spec-file.mjs";
 import { KEEP, openSpecCache, specCacheFolder } from "../../../../cli/kept/spec-cache.mjs";
 import { specCacheKey, specCacheKeyFile } from "../../../../cli/kept/spec-cache-key.mjs";

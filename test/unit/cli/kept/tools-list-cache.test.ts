@@ -17,7 +17,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { scratchFolders } from "../../../helpers/scratch-folders.js";
+import { scratchFolders } from "../../../helpers/cli/scratch-folders.js";
 import {
   openToolsListCache,
   toolsListCacheFolder,

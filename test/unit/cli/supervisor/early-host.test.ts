@@ -101,7 +101,7 @@ describe("messageDigest", () => {
 
 describe("messageDigest of long strings kept between calls", () => {
   it("gives an equal copy the same digest, and a same-length change another", () => {
-    // Long strings' digests are kept (runtime.mjs longDigest), and V8 hashes a long string by
+    // Long strings' digests are kept (workerd-config/json-digest.mjs longDigest), and V8 hashes a long string by
     // its length: only the content may decide which digest a string gets.
     const spec = `{"api":${SPEC_TEXT.repeat(4)}}`;
     const base = messageDigest(message({ ...plan.bindings, LAUNCH_SPECS: spec }));

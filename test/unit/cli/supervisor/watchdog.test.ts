@@ -1,5 +1,5 @@
 /**
- * The watchdog's decision (cli/local-server/watchdog.mjs), with a fake runtime and clock: a
+ * The watchdog's decision (cli/local-server/health/watchdog.mjs), with a fake runtime and clock: a
  * runtime whose probes are answered, however slowly within the bound, is never taken for stuck;
  * no answer within the bound is "stopped answering"; a probe that fails at once waits for news of
  * the process's exit before it calls the runtime stuck.
@@ -10,7 +10,7 @@ import {
   PROBE_EVERY_MS,
   PROBE_FLOOR_MS,
   watch,
-} from "../../../../cli/local-server/watchdog.mjs";
+} from "../../../../cli/local-server/health/watchdog.mjs";
 import { fakeClock } from "./fake-clock";
 import { fakeRuntime } from "./fake-runtime";
 

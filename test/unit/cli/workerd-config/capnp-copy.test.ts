@@ -1,7 +1,7 @@
 /**
  * cli/local-server/workerd-config/capnp-copy.mjs: a Cap'n Proto message copied without its schema, slots in its
  * byte lists replaced (how a kept workerd configuration gets a launch's values). Messages are
- * written and read back by an independent encoder and decoder (test/helpers/capnp-tree.ts): the
+ * written and read back by an independent encoder and decoder (test/helpers/cli/capnp-tree.ts): the
  * copy must hold the same tree, in one segment, whatever segments and far pointers the original
  * used, with only the slots' bytes changed.
  */
@@ -11,7 +11,7 @@ import {
   readSegments,
   replaced,
 } from "../../../../cli/local-server/workerd-config/capnp-copy.mjs";
-import { decode, encode, text, texts, type Struct } from "../../../helpers/capnp-tree";
+import { decode, encode, text, texts, type Struct } from "../../../helpers/cli/capnp-tree";
 
 const marker = Buffer.from("SLOT");
 const none = { marker, slots: [] as [Buffer, Buffer][] };

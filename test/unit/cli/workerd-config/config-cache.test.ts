@@ -21,7 +21,7 @@ import {
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { scratchFolders } from "../../../helpers/scratch-folders.js";
+import { scratchFolders } from "../../../helpers/cli/scratch-folders.js";
 import {
   KEEP,
   MAX_ENTRY_BYTES,

@@ -20,7 +20,7 @@ import {
   fillTemplate,
   runtimeConfig,
 } from "../../../../cli/local-server/workerd-config/runtime-config.mjs";
-import { decode, encode, text, texts } from "../../../helpers/capnp-tree";
+import { decode, encode, text, texts } from "../../../helpers/cli/capnp-tree";
 
 const dir = mkdtempSync(join(tmpdir(), "runtime-config-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,11 +1,11 @@
 // The in-memory SkillStore (src/codemode/skills/memory-skill-store.ts) against the store
-// contract every SkillStore meets (test/helpers/skill-store-contract.ts).
+// contract every SkillStore meets (test/helpers/stores/skill-store-contract.ts).
 import { describe, expect, it } from "vitest";
 import {
   MAX_DELETED_NAMES,
   MemorySkillStore,
 } from "../../../../src/codemode/skills/memory-skill-store";
-import { SKILL_STORE_CONTRACT, contractClock } from "../../../helpers/skill-store-contract";
+import { SKILL_STORE_CONTRACT, contractClock } from "../../../helpers/stores/skill-store-contract";
 
 describe("MemorySkillStore", () => {
   for (const [name, check] of Object.entries(SKILL_STORE_CONTRACT))

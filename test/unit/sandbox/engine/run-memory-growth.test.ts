@@ -7,13 +7,13 @@
  * runner had to throw the whole engine instance away (and every such run did it again).
  *
  * Plain Node with the real QuickJS WebAssembly and the real guest modules: the runner's module
- * texts are the ones the build ships (test/helpers/engine-module-texts.ts). Each test gets a fresh engine
+ * texts are the ones the build ships (test/helpers/executor/engine-module-texts.ts). Each test gets a fresh engine
  * instance, whose memory starts small, so the program's allocation really grows it.
  */
 import variant from "@jitl/quickjs-wasmfile-release-sync";
 import { newQuickJSWASMModuleFromVariant } from "quickjs-emscripten-core";
 import { describe, expect, it } from "vitest";
-import { engineRunRequest } from "../../../helpers/engine-run-request";
+import { engineRunRequest } from "../../../helpers/executor/engine-run-request";
 import { EngineRun } from "../../../../sandbox/engine/run";
 
 /** The engine module's memory and C interface (private in quickjs-emscripten). */

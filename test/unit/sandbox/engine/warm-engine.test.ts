@@ -9,7 +9,7 @@
 import variant from "@jitl/quickjs-wasmfile-release-sync";
 import { newQuickJSWASMModuleFromVariant } from "quickjs-emscripten-core";
 import { describe, expect, it } from "vitest";
-import { engineRunRequest } from "../../../helpers/engine-run-request";
+import { engineRunRequest } from "../../../helpers/executor/engine-run-request";
 import { EngineRun } from "../../../../sandbox/engine/run";
 import { engineMemory } from "../../../../sandbox/engine/ffi";
 import { WarmEngine, type TemplateTenant } from "../../../../sandbox/engine/warm-engine";

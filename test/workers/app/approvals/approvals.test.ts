@@ -3,9 +3,9 @@
 import { describe, expect, it } from "vitest";
 import { modernRequest, rpcBody } from "../../mcp/fixtures";
 import { configured, createTask, entry, poster } from "../helpers";
-import { approver } from "../../../helpers/mcp-client";
-import { text } from "../../../helpers/tool-result";
-import { accessToken, registerClient } from "../../../helpers/oauth-client";
+import { approver } from "../../../helpers/clients/mcp-client";
+import { text } from "../../../helpers/clients/tool-result";
+import { accessToken, registerClient } from "../../../helpers/clients/oauth-client";
 
 const STATE_KEY = "app-test-request-state-key-0123456789abcdef";
 

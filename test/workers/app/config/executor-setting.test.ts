@@ -6,8 +6,8 @@
 import { describe, expect, it } from "vitest";
 import { readConfig } from "../../../../src/app/config/config";
 import { parseExecutorSetting } from "../../../../src/app/config/executor-setting";
-import { connect } from "../../../helpers/mcp-client";
-import { text } from "../../../helpers/tool-result";
+import { connect } from "../../../helpers/clients/mcp-client";
+import { text } from "../../../helpers/clients/tool-result";
 import { configured } from "../helpers";
 
 const PROBE =

@@ -7,8 +7,8 @@ import { describe, expect, it } from "vitest";
 import type { AppSettings } from "../../../../src/app/config/config";
 import { compileSpec } from "../../../../src/openapi/compile-spec";
 import { configured } from "../helpers";
-import { connect } from "../../../helpers/mcp-client";
-import { text } from "../../../helpers/tool-result";
+import { connect } from "../../../helpers/clients/mcp-client";
+import { text } from "../../../helpers/clients/tool-result";
 
 const TINY = {
   openapi: "3.0.3",

@@ -2,7 +2,7 @@
 // runs it: the owner's passphrase, each user's own, the attempt limits and the consent page.
 import { describe, expect, it } from "vitest";
 import { configured } from "../helpers";
-import { connect } from "../../../helpers/mcp-client";
+import { connect } from "../../../helpers/clients/mcp-client";
 import { captureConsole } from "../../../helpers/console-capture";
 import {
   authorizeQuery,
@@ -10,7 +10,7 @@ import {
   registerClient,
   tokenRequest,
   userPassphrase,
-} from "../../../helpers/oauth-client";
+} from "../../../helpers/clients/oauth-client";
 
 describe("OAuth (OAUTH=on)", () => {
   const PASSWORD = "correct horse battery staple";

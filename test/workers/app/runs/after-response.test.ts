@@ -14,7 +14,7 @@ import {
   nextLookMs,
   QUIET_MS,
 } from "../../../../src/app/runs/after-response";
-import { connect, type WorkerFetch } from "../../../helpers/mcp-client";
+import { connect, type WorkerFetch } from "../../../helpers/clients/mcp-client";
 import { configured } from "../helpers";
 
 type Page = { runs: { preview: string }[] };

@@ -8,7 +8,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { expect, it } from "vitest";
 import { utf8Length, type RunStore, type StoredRun } from "../../../../src/app/runs/run-store";
-import { sampleRun } from "../../../helpers/run-records";
+import { sampleRun } from "../../../helpers/stores/run-records";
 
 const run = (n: number): StoredRun => ({
   ...sampleRun(

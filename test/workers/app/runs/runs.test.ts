@@ -7,9 +7,9 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { runHistory } from "../../../../src/app/runs/run-history";
 import type { RunRecord } from "../../../../src/codemode/runs/run-record";
-import { connect } from "../../../helpers/mcp-client";
-import { sampleRun } from "../../../helpers/run-records";
-import { text } from "../../../helpers/tool-result";
+import { connect } from "../../../helpers/clients/mcp-client";
+import { sampleRun } from "../../../helpers/stores/run-records";
+import { text } from "../../../helpers/clients/tool-result";
 import { configured, type WorkerFetch } from "../helpers";
 
 type Summary = {

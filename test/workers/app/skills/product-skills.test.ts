@@ -7,8 +7,8 @@ import { describe, expect, it } from "vitest";
 import { createApp } from "../../../../src/app/app";
 import type { AppSettings } from "../../../../src/app/config/config";
 import { COMPACT_SPECS, TOOLS_LIST_TOKENS } from "../../../../src/app/generated/specs";
-import { connect } from "../../../helpers/mcp-client";
-import { accessToken, registerClient } from "../../../helpers/oauth-client";
+import { connect } from "../../../helpers/clients/mcp-client";
+import { accessToken, registerClient } from "../../../helpers/clients/oauth-client";
 import { configured, type WorkerFetch } from "../helpers";
 import { api, call, saving, text0, unique, type Result } from "./skill-calls";
 

@@ -1,7 +1,7 @@
 // What the product skills tests do to the Worker: run a program that saves a skill, call a
 // tool, ask /api/skills.
 import type { WorkerFetch } from "../helpers";
-import { connect } from "../../../helpers/mcp-client";
+import { connect } from "../../../helpers/clients/mcp-client";
 
 /** A tool result as the tests read it. */
 export type Result = { isError?: boolean; content: { text: string }[] };

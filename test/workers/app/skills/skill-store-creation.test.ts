@@ -6,7 +6,7 @@ import { listDurableObjectIds } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { AppSettings } from "../../../../src/app/config/config";
-import { connect } from "../../../helpers/mcp-client";
+import { connect } from "../../../helpers/clients/mcp-client";
 import { durableSkillStore } from "../../../../src/app/skills/durable-skill-store";
 import { configured } from "../helpers";
 

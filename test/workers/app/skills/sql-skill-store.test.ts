@@ -1,12 +1,12 @@
 // The SQLite SkillStore (src/codemode/skills/sql-skill-store.ts) in a real Durable Object's
-// storage, against the contract every SkillStore meets (test/helpers/skill-store-contract.ts).
+// storage, against the contract every SkillStore meets (test/helpers/stores/skill-store-contract.ts).
 // It borrows the product's RUN_HISTORY objects for their SQLite: the store makes its own tables.
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { MAX_DELETED_NAMES } from "../../../../src/codemode/skills/memory-skill-store";
 import { SqlSkillStore } from "../../../../src/codemode/skills/sql-skill-store";
-import { SKILL_STORE_CONTRACT, contractClock } from "../../../helpers/skill-store-contract";
+import { SKILL_STORE_CONTRACT, contractClock } from "../../../helpers/stores/skill-store-contract";
 
 /** Runs `check` with a store over a fresh object's SQLite. */
 async function inObject(check: (store: SqlSkillStore, sql: SqlStorage) => Promise<void>) {

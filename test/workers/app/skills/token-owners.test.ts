@@ -7,7 +7,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { AppSettings } from "../../../../src/app/config/config";
-import { connect } from "../../../helpers/mcp-client";
+import { connect } from "../../../helpers/clients/mcp-client";
 import { configured } from "../helpers";
 
 const SAVE = `async () => { await skills.save({ name: "twice", description: "Doubles n.", input: { type: "object" }, run: async ({ n }) => n * 2 }); return 1; }`;

@@ -7,7 +7,7 @@
  * answer is replayed (concurrently and after the run ended).
  */
 import { describe, expect, it } from "vitest";
-import { accessToken, registerClient } from "../../../helpers/oauth-client";
+import { accessToken, registerClient } from "../../../helpers/clients/oauth-client";
 import { rpcBody } from "../../mcp/fixtures";
 import { configured, createTask, poster, type Poster } from "../helpers";
 

@@ -8,7 +8,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CallToolResultSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
-import { text } from "../../../helpers/tool-result";
+import { text } from "../../../helpers/clients/tool-result";
 import { configured, createTask, entry, poster, type WorkerFetch } from "../helpers";
 
 const STATE_KEY = "app-test-request-state-key-0123456789abcdef";

@@ -13,8 +13,8 @@ import { credentialSecrets } from "../../../../src/codemode/redaction/redaction"
 import { WorkerLoaderExecutor } from "../../../../src/executor/loader/worker-loader-executor";
 import { createMcpHandler } from "../../../../src/index";
 import { cloudflare } from "../../codemode/cloudflare";
-import { connect } from "../../../helpers/mcp-client";
-import { text } from "../../../helpers/tool-result";
+import { connect } from "../../../helpers/clients/mcp-client";
+import { text } from "../../../helpers/clients/tool-result";
 
 const TOKEN = "net-error-secret-token-5f2e";
 

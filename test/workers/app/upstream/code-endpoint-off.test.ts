@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { compileSpec } from "../../../../src/openapi/compile-spec";
-import { connect } from "../../../helpers/mcp-client";
+import { connect } from "../../../helpers/clients/mcp-client";
 import { configured } from "../helpers";
 
 const OWN = JSON.stringify(

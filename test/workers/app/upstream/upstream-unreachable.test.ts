@@ -5,7 +5,7 @@
  * named as the API's is (src/codemode/request/network-error.ts).
  */
 import { describe, expect, it } from "vitest";
-import { connect } from "../../../helpers/mcp-client";
+import { connect } from "../../../helpers/clients/mcp-client";
 import { configured } from "../helpers";
 
 // Port 9 (discard) on the loopback: nothing listens there, so the connection is refused.

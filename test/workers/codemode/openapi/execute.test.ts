@@ -5,11 +5,11 @@ import {
   openApiMcpServer,
   type OpenApiMcpServerOptions,
 } from "../../../../src/codemode/openapi-mcp-server";
-import { describeExecutors } from "../../../helpers/executor-matrix";
+import { describeExecutors } from "../../../helpers/executor/executor-matrix";
 import { createMcpHandler } from "../../../../src/index";
 import { CANARY, cloudflare, cloudflareUpstream } from "../cloudflare";
-import { approver, connect, type ApproverAnswer } from "../../../helpers/mcp-client";
-import { text } from "../../../helpers/tool-result";
+import { approver, connect, type ApproverAnswer } from "../../../helpers/clients/mcp-client";
+import { text } from "../../../helpers/clients/tool-result";
 
 describeExecutors((Executor) => {
   const executor = new Executor({ loader: env.LOADER, limits: { timeoutMs: 20_000 } });

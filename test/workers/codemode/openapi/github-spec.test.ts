@@ -9,10 +9,10 @@ import { describe, expect, it } from "vitest";
 import githubText from "../../../.fixtures/api.github.com.json?raw";
 import type { ApiRequest, ApiRequestHandler } from "../../../../src/codemode/request/api-request";
 import { openApiMcpServer } from "../../../../src/codemode/openapi-mcp-server";
-import { describeExecutors } from "../../../helpers/executor-matrix";
+import { describeExecutors } from "../../../helpers/executor/executor-matrix";
 import { createMcpHandler } from "../../../../src/index";
-import { connect } from "../../../helpers/mcp-client";
-import { text } from "../../../helpers/tool-result";
+import { connect } from "../../../helpers/clients/mcp-client";
+import { text } from "../../../helpers/clients/tool-result";
 
 describeExecutors((Executor) => {
   const seen: ApiRequest[] = [];

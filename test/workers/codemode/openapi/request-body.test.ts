@@ -6,10 +6,10 @@ import { describe, expect, it } from "vitest";
 import { openApiMcpServer } from "code-mode-mcp/codemode";
 import { createMcpHandler } from "code-mode-mcp/mcp/server";
 import type { ApiRequest, ApiRequestHandler } from "../../../../src/codemode/request/api-request";
-import { describeExecutors } from "../../../helpers/executor-matrix";
+import { describeExecutors } from "../../../helpers/executor/executor-matrix";
 import { CANARY, cloudflare } from "../cloudflare";
-import { connect } from "../../../helpers/mcp-client";
-import { text } from "../../../helpers/tool-result";
+import { connect } from "../../../helpers/clients/mcp-client";
+import { text } from "../../../helpers/clients/tool-result";
 
 describeExecutors((Executor) => {
   const executor = new Executor({

@@ -2,11 +2,11 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { openApiMcpServer } from "../../../../src/codemode/openapi-mcp-server";
-import { describeExecutors } from "../../../helpers/executor-matrix";
+import { describeExecutors } from "../../../helpers/executor/executor-matrix";
 import { createMcpHandler } from "../../../../src/index";
 import { CANARY, cloudflare, cloudflareUpstream } from "../cloudflare";
-import { connect } from "../../../helpers/mcp-client";
-import { text } from "../../../helpers/tool-result";
+import { connect } from "../../../helpers/clients/mcp-client";
+import { text } from "../../../helpers/clients/tool-result";
 
 describeExecutors((Executor, kind) => {
   const executor = new Executor({ loader: env.LOADER, limits: { timeoutMs: 20_000 } });

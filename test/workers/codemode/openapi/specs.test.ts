@@ -9,10 +9,10 @@ import { describe, expect, it } from "vitest";
 import stripeText from "../../../.fixtures/stripe.com.json?raw";
 import { openApiMcpServer } from "../../../../src/codemode/openapi-mcp-server";
 import type { ApiRequestHandler } from "../../../../src/codemode/request/api-request";
-import { describeExecutors } from "../../../helpers/executor-matrix";
+import { describeExecutors } from "../../../helpers/executor/executor-matrix";
 import { createMcpHandler } from "../../../../src/index";
-import { connect } from "../../../helpers/mcp-client";
-import { text } from "../../../helpers/tool-result";
+import { connect } from "../../../helpers/clients/mcp-client";
+import { text } from "../../../helpers/clients/tool-result";
 
 describeExecutors((Executor) => {
   const executor = new Executor({ loader: env.LOADER, limits: { timeoutMs: 20_000 } });

@@ -15,11 +15,11 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { codeMcpServer, type CodeMcpServerOptions } from "../../../../src/codemode/code-mcp-server";
-import { describeExecutors } from "../../../helpers/executor-matrix";
+import { describeExecutors } from "../../../helpers/executor/executor-matrix";
 import { CodeModeError, createMcpHandler } from "../../../../src/index";
 import { CANARY } from "../cloudflare";
-import { connect, direct } from "../../../helpers/mcp-client";
-import { text } from "../../../helpers/tool-result";
+import { connect, direct } from "../../../helpers/clients/mcp-client";
+import { text } from "../../../helpers/clients/tool-result";
 import { leakedForms, EXFILTRATE } from "./leak-probe";
 
 describeExecutors((Executor) => {

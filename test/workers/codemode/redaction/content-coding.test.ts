@@ -11,8 +11,8 @@ import { WorkerLoaderExecutor } from "../../../../src/executor/loader/worker-loa
 import type { ApiRequestHandler } from "../../../../src/codemode/request/api-request";
 import { createMcpHandler } from "../../../../src/index";
 import { CANARY, cloudflare } from "../cloudflare";
-import { connect } from "../../../helpers/mcp-client";
-import { text } from "../../../helpers/tool-result";
+import { connect } from "../../../helpers/clients/mcp-client";
+import { text } from "../../../helpers/clients/tool-result";
 import { leakedForms } from "./leak-probe";
 
 const executor = new WorkerLoaderExecutor({ loader: env.LOADER, limits: { timeoutMs: 20_000 } });

@@ -5,12 +5,12 @@ import {
   openApiMcpServer,
   type OpenApiMcpServerOptions,
 } from "../../../../src/codemode/openapi-mcp-server";
-import { describeExecutors } from "../../../helpers/executor-matrix";
+import { describeExecutors } from "../../../helpers/executor/executor-matrix";
 import type { ApiRequestHandler } from "../../../../src/codemode/request/api-request";
 import { CodeModeError, createMcpHandler } from "../../../../src/index";
 import { CANARY, cloudflare } from "../cloudflare";
-import { connect } from "../../../helpers/mcp-client";
-import { text } from "../../../helpers/tool-result";
+import { connect } from "../../../helpers/clients/mcp-client";
+import { text } from "../../../helpers/clients/tool-result";
 import { EXFILTRATE, leakedForms } from "./leak-probe";
 
 describeExecutors((Executor) => {

@@ -1,8 +1,8 @@
 /**
  * A hostile program against an API that echoes the credential in every encoding of
- * test/helpers/credential-echoes.ts (30 one-layer forms, 20 two-layer compositions, 21
+ * test/helpers/redaction/credential-echoes.ts (30 one-layer forms, 20 two-layer compositions, 21
  * spellings such as a Node Buffer as JSON, a hex dump or full-width letters, and 15 spellings
- * composed with an encoding, and test/helpers/mixed-layer-echoes.ts: three layers mixing run and
+ * composed with an encoding, and test/helpers/redaction/mixed-layer-echoes.ts: three layers mixing run and
  * character encodings, UTF-16 bytes spelled out under base64, full-width copies with an escape
  * inside, 38 failing cases on the two executors before their readings), in the body
  * and in a response header, read with `response: "full"`. The program sends out everything it
@@ -13,11 +13,11 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { openApiMcpServer } from "../../../../src/codemode/openapi-mcp-server";
-import { describeExecutors } from "../../../helpers/executor-matrix";
+import { describeExecutors } from "../../../helpers/executor/executor-matrix";
 import type { ApiRequestHandler } from "../../../../src/codemode/request/api-request";
 import { createMcpHandler } from "../../../../src/index";
-import { connect } from "../../../helpers/mcp-client";
-import { text } from "../../../helpers/tool-result";
+import { connect } from "../../../helpers/clients/mcp-client";
+import { text } from "../../../helpers/clients/tool-result";
 import {
   ECHO_SECRET,
   holds,
@@ -29,12 +29,12 @@ import {
   SPELLED_THIRD_PAIRS,
   TWO_LAYERS,
   type CredentialEcho,
-} from "../../../helpers/credential-echoes";
+} from "../../../helpers/redaction/credential-echoes";
 import {
   FULL_WIDTH_ESCAPED,
   MIXED_LAYERS,
   UTF16_SPELLED,
-} from "../../../helpers/mixed-layer-echoes";
+} from "../../../helpers/redaction/mixed-layer-echoes";
 
 describeExecutors((Executor) => {
   const executor = new Executor({ loader: env.LOADER, limits: { timeoutMs: 30_000 } });

@@ -15,9 +15,9 @@ import { codeMcpServer } from "../../../../src/codemode/code-mcp-server";
 import { MAX_SENT_CHARS_PER_RUN } from "../../../../src/codemode/request/sent-check";
 import { WorkerLoaderExecutor } from "../../../../src/executor/loader/worker-loader-executor";
 import { createMcpHandler } from "../../../../src/index";
-import { ECHO_SECRET } from "../../../helpers/credential-echoes";
-import { connect, direct } from "../../../helpers/mcp-client";
-import { text } from "../../../helpers/tool-result";
+import { ECHO_SECRET } from "../../../helpers/redaction/credential-echoes";
+import { connect, direct } from "../../../helpers/clients/mcp-client";
+import { text } from "../../../helpers/clients/tool-result";
 
 const AUTH = `Bearer ${ECHO_SECRET}`;
 

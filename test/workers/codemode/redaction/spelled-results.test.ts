@@ -16,10 +16,10 @@ import { openApiMcpServer } from "../../../../src/codemode/openapi-mcp-server";
 import type { RunRecord } from "../../../../src/codemode/runs/run-record";
 import { createMcpHandler } from "../../../../src/index";
 import { captureConsole } from "../../../helpers/console-capture";
-import { ECHO_SECRET, holds } from "../../../helpers/credential-echoes";
-import { describeExecutors } from "../../../helpers/executor-matrix";
-import { connect } from "../../../helpers/mcp-client";
-import { text } from "../../../helpers/tool-result";
+import { ECHO_SECRET, holds } from "../../../helpers/redaction/credential-echoes";
+import { describeExecutors } from "../../../helpers/executor/executor-matrix";
+import { connect } from "../../../helpers/clients/mcp-client";
+import { text } from "../../../helpers/clients/tool-result";
 
 /** What a reader would do to each spelling to read the credential back. */
 const READINGS: Record<string, (t: string) => string> = {

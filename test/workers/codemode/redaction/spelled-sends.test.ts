@@ -15,10 +15,10 @@ import { expect, it } from "vitest";
 import { z } from "zod";
 import { codeMcpServer } from "../../../../src/codemode/code-mcp-server";
 import { createMcpHandler } from "../../../../src/index";
-import { ECHO_SECRET, holds } from "../../../helpers/credential-echoes";
-import { describeExecutors } from "../../../helpers/executor-matrix";
-import { connect, direct } from "../../../helpers/mcp-client";
-import { text } from "../../../helpers/tool-result";
+import { ECHO_SECRET, holds } from "../../../helpers/redaction/credential-echoes";
+import { describeExecutors } from "../../../helpers/executor/executor-matrix";
+import { connect, direct } from "../../../helpers/clients/mcp-client";
+import { text } from "../../../helpers/clients/tool-result";
 
 const AUTH = `Bearer ${ECHO_SECRET}`;
 const rot = (t: string, f: (c: number, base: number) => number) =>

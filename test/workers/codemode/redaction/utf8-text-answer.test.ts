@@ -12,8 +12,8 @@ import type { ApiRequestHandler } from "../../../../src/codemode/request/api-req
 import { utf8Work } from "../../../../src/codemode/redaction/decoding/utf8-bytes-view";
 import { createMcpHandler } from "../../../../src/index";
 import { CANARY, cloudflare } from "../cloudflare";
-import { connect } from "../../../helpers/mcp-client";
-import { text } from "../../../helpers/tool-result";
+import { connect } from "../../../helpers/clients/mcp-client";
+import { text } from "../../../helpers/clients/tool-result";
 import { leakedForms } from "./leak-probe";
 
 const executor = new WorkerLoaderExecutor({ loader: env.LOADER, limits: { timeoutMs: 20_000 } });
@@ -85,7 +85,7 @@ describe("a UTF-8 text answer with a spelled credential, bytes not read as UTF-8
 describe("a credential only the bytes' compaction reads, in a UTF-8 CJK answer (hostile)", () => {
   // windows-1252 shows the byte 0x82 as `‚` (not read as UTF-8) and 0xB2 as `²`, which folds to
   // `2`: no view of the answer's text holds `2xq7…`, its bytes' compact view does
-  // (test/unit/codemode/cjk-byte-spellings.test.ts has more such characters).
+  // (test/unit/codemode/redaction/decoding/cjk-byte-spellings.test.ts has more such characters).
   it("never reaches a program that reads the bytes as windows-1252", async () => {
     const secret = "2xq7Lm9PzkR4";
     const { out } = await run(

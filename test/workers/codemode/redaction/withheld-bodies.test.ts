@@ -9,10 +9,10 @@ import { env } from "cloudflare:workers";
 import { expect, it } from "vitest";
 import { openApiMcpServer } from "../../../../src/codemode/openapi-mcp-server";
 import { CodeModeError, createMcpHandler } from "../../../../src/index";
-import { ECHO_SECRET } from "../../../helpers/credential-echoes";
-import { describeExecutors } from "../../../helpers/executor-matrix";
-import { connect } from "../../../helpers/mcp-client";
-import { text } from "../../../helpers/tool-result";
+import { ECHO_SECRET } from "../../../helpers/redaction/credential-echoes";
+import { describeExecutors } from "../../../helpers/executor/executor-matrix";
+import { connect } from "../../../helpers/clients/mcp-client";
+import { text } from "../../../helpers/clients/tool-result";
 
 const SPEC = {
   openapi: "3.0.3",

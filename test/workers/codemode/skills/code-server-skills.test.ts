@@ -9,7 +9,7 @@ import type { RunRecord } from "../../../../src/codemode/runs/run-record";
 import { MemorySkillStore } from "../../../../src/codemode/skills/memory-skill-store";
 import { WorkerLoaderExecutor } from "../../../../src/executor/loader/worker-loader-executor";
 import { createMcpHandler } from "../../../../src/index";
-import { connect } from "../../../helpers/mcp-client";
+import { connect } from "../../../helpers/clients/mcp-client";
 import { v2Upstream } from "../fixtures";
 
 const executor = new WorkerLoaderExecutor({ loader: env.LOADER, limits: { timeoutMs: 10_000 } });

@@ -10,8 +10,8 @@ import { openApiMcpServer } from "../../../../src/codemode/openapi-mcp-server";
 import { MemorySkillStore } from "../../../../src/codemode/skills/memory-skill-store";
 import { WorkerLoaderExecutor } from "../../../../src/executor/loader/worker-loader-executor";
 import { createMcpHandler } from "../../../../src/index";
-import { connect } from "../../../helpers/mcp-client";
-import { NOTES_SPEC } from "../../../helpers/notes-spec";
+import { connect } from "../../../helpers/clients/mcp-client";
+import { NOTES_SPEC } from "../../../helpers/specs/notes-spec";
 import { McpServer } from "@modelcontextprotocol/server";
 
 const executor = new WorkerLoaderExecutor({ loader: env.LOADER, limits: { timeoutMs: 10_000 } });

@@ -11,7 +11,7 @@ import type {
 import { MemorySkillStore } from "../../../../src/codemode/skills/memory-skill-store";
 import { skillLimits } from "../../../../src/codemode/skills/skill-limits";
 import { SkillRun } from "../../../../src/codemode/skills/skill-run";
-import { describeExecutors } from "../../../helpers/executor-matrix";
+import { describeExecutors } from "../../../helpers/executor/executor-matrix";
 
 const limits = skillLimits();
 const codemode: HostNamespaces["codemode"] = {

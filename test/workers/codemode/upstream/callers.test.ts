@@ -10,10 +10,10 @@ import { McpServer } from "@modelcontextprotocol/server";
 import { describe, expect, it } from "vitest";
 import { codeMcpServer } from "../../../../src/codemode/code-mcp-server";
 import type { CodeUpstream } from "../../../../src/codemode/upstream/upstream-connection";
-import { describeExecutors } from "../../../helpers/executor-matrix";
+import { describeExecutors } from "../../../helpers/executor/executor-matrix";
 import { createMcpHandler, type StatelessMcpHandler } from "../../../../src/index";
 import { recordedLegacyUpstream, type Seen, type UpstreamFetch } from "./recorder";
-import { text } from "../../../helpers/tool-result";
+import { text } from "../../../helpers/clients/tool-result";
 
 describeExecutors((Executor) => {
   const executor = new Executor({

@@ -8,12 +8,12 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { codeMcpServer } from "../../../../src/codemode/code-mcp-server";
-import { describeExecutors } from "../../../helpers/executor-matrix";
+import { describeExecutors } from "../../../helpers/executor/executor-matrix";
 import { createLegacyMcpHandler, createMcpHandler } from "../../../../src/index";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { v1Upstream, v2Upstream } from "../fixtures";
-import { connect } from "../../../helpers/mcp-client";
-import { text } from "../../../helpers/tool-result";
+import { connect } from "../../../helpers/clients/mcp-client";
+import { text } from "../../../helpers/clients/tool-result";
 
 describeExecutors((Executor) => {
   const executor = new Executor({ loader: env.LOADER, limits: { timeoutMs: 10_000 } });

@@ -11,8 +11,8 @@ import { describe, expect, it } from "vitest";
 import { codeMcpServer } from "../../../../src/codemode/code-mcp-server";
 import { WorkerLoaderExecutor } from "../../../../src/executor/loader/worker-loader-executor";
 import { createMcpHandler } from "../../../../src/index";
-import { connect, direct } from "../../../helpers/mcp-client";
-import { text, textResult } from "../../../helpers/tool-result";
+import { connect, direct } from "../../../helpers/clients/mcp-client";
+import { text, textResult } from "../../../helpers/clients/tool-result";
 
 const executor = new WorkerLoaderExecutor({ loader: env.LOADER, limits: { timeoutMs: 20_000 } });
 const NAMES = ["__proto__", "constructor", "hasOwnProperty", "then", "toString"];

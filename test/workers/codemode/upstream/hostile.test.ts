@@ -14,8 +14,8 @@ import { codeMcpServer, type CodeMcpServerOptions } from "../../../../src/codemo
 import { WorkerLoaderExecutor } from "../../../../src/executor/loader/worker-loader-executor";
 import { createMcpHandler } from "../../../../src/index";
 import { CANARY } from "../cloudflare";
-import { connect, direct } from "../../../helpers/mcp-client";
-import { text, textResult } from "../../../helpers/tool-result";
+import { connect, direct } from "../../../helpers/clients/mcp-client";
+import { text, textResult } from "../../../helpers/clients/tool-result";
 import { leakedForms, EXFILTRATE } from "../redaction/leak-probe";
 
 const executor = new WorkerLoaderExecutor({ loader: env.LOADER, limits: { timeoutMs: 20_000 } });

@@ -16,8 +16,8 @@ import { z } from "zod";
 import { codeMcpServer, type CodeMcpServerOptions } from "../../../../src/codemode/code-mcp-server";
 import { WorkerLoaderExecutor } from "../../../../src/executor/loader/worker-loader-executor";
 import { createMcpHandler } from "../../../../src/index";
-import { connect, direct } from "../../../helpers/mcp-client";
-import { text } from "../../../helpers/tool-result";
+import { connect, direct } from "../../../helpers/clients/mcp-client";
+import { text } from "../../../helpers/clients/tool-result";
 
 const executor = new WorkerLoaderExecutor({ loader: env.LOADER, limits: { timeoutMs: 10_000 } });
 

@@ -11,9 +11,9 @@ import { env } from "cloudflare:workers";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { describe, expect, it } from "vitest";
 import { codeMcpServer } from "../../../../src/codemode/code-mcp-server";
-import { describeExecutors } from "../../../helpers/executor-matrix";
+import { describeExecutors } from "../../../helpers/executor/executor-matrix";
 import { createMcpHandler, type StatelessMcpHandler } from "../../../../src/index";
-import { text } from "../../../helpers/tool-result";
+import { text } from "../../../helpers/clients/tool-result";
 import {
   recordedDualEraUpstream,
   recordedLegacyUpstream,

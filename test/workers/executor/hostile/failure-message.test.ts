@@ -9,7 +9,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { MAX_ERROR_MESSAGE } from "../../../../src/executor/sandbox-response";
-import { describeExecutors } from "../../../helpers/executor-matrix";
+import { describeExecutors } from "../../../helpers/executor/executor-matrix";
 
 describeExecutors((Executor) => {
   const executor = new Executor({ loader: env.LOADER, limits: { timeoutMs: 10_000 } });

@@ -9,8 +9,8 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { describeExecutors } from "../../../helpers/executor-matrix";
-import { guardProbe } from "../../../helpers/instrumentation-check";
+import { describeExecutors } from "../../../helpers/executor/executor-matrix";
+import { guardProbe } from "../../../helpers/executor/instrumentation-check";
 
 /** A probe held for longer than this fails by timeout (each ends within ~1 s now). */
 const HELD_MS = 20_000;

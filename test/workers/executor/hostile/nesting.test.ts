@@ -10,7 +10,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { MAX_WIRE_NESTING } from "../../../../src/executor/wire-nesting";
 import type { ExecutionOutcome } from "../../../../src/executor/types";
-import { describeExecutors } from "../../../helpers/executor-matrix";
+import { describeExecutors } from "../../../helpers/executor/executor-matrix";
 
 describeExecutors((Executor) => {
   const executor = new Executor({

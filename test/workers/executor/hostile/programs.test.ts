@@ -6,7 +6,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { ExecutionOutcome } from "../../../../src/executor/types";
-import { describeExecutors } from "../../../helpers/executor-matrix";
+import { describeExecutors } from "../../../helpers/executor/executor-matrix";
 import { HOOK_PROTOTYPES, PROTOTYPE_NAMES, TAKE_OVER_LOG_BUFFER } from "./snippets";
 
 describeExecutors((Executor, kind) => {

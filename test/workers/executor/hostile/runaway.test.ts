@@ -7,8 +7,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { ExecutionOutcome } from "../../../../src/executor/types";
-import { describeExecutors } from "../../../helpers/executor-matrix";
-import { guardProbe } from "../../../helpers/instrumentation-check";
+import { describeExecutors } from "../../../helpers/executor/executor-matrix";
+import { guardProbe } from "../../../helpers/executor/instrumentation-check";
 
 describeExecutors((Executor) => {
   const executor = new Executor({

@@ -12,7 +12,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { SharedWorkerExecutor } from "../../../../src/executor/shared-worker/shared-worker-executor";
-import { guardProbe } from "../../../helpers/instrumentation-check";
+import { guardProbe } from "../../../helpers/executor/instrumentation-check";
 
 const executor = new SharedWorkerExecutor({ loader: env.LOADER, limits: { timeoutMs: 20_000 } });
 

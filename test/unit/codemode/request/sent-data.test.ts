@@ -1,0 +1,80 @@
+// What a program sends to an upstream tool, redacted in slices (src/codemode/request/sent-data.ts,
+// issue #40): the copy is exactly `redactor.data`'s, and a large value gives the thread away
+// between slices (pauses counted, never timed).
+import { describe, expect, it } from "vitest";
+import { secretRedactor } from "../../../../src/codemode/redaction/redaction";
+import { SLICE_POSITIONS } from "../../../../src/codemode/redaction/slices";
+import { sentCheck } from "../../../../src/codemode/request/sent-check";
+import { sentData } from "../../../../src/codemode/request/sent-data";
+
+const TOKEN = "tok_Live.9f8e/7d6c-5b4a";
+const redactor = secretRedactor(Object.freeze([`Bearer ${TOKEN}`, TOKEN]));
+const numeric = secretRedactor(Object.freeze(["4040404040404040"]));
+const percent = (text: string) =>
+  [...new TextEncoder().encode(text)].map((b) => `%${b.toString(16)}`).join("");
+const quiet = { yieldThread: async () => {} };
+
+const clean = { a: [1, "two", { three: true }], b: null, c: new Date(0) };
+const values: Record<string, [unknown, typeof redactor]> = {
+  "clean data": [clean, redactor],
+  "the token in a value, a key and a nested array": [
+    { note: `see ${TOKEN}`, [TOKEN]: 1, deep: [[percent(TOKEN)], "ok"] },
+    redactor,
+  ],
+  "bytes, a buffer, a view and an error": [
+    {
+      bytes: new TextEncoder().encode(`x${TOKEN}`),
+      buffer: new TextEncoder().encode(TOKEN).buffer,
+      view: new DataView(new TextEncoder().encode(`..${TOKEN}`).buffer),
+      fine: new Uint8Array([1, 2, 3]),
+      error: Object.assign(new Error(`failed with ${TOKEN}`), { name: "TypeError" }),
+    },
+    redactor,
+  ],
+  "maps and sets": [
+    new Map<unknown, unknown>([
+      [TOKEN, new Set(["a", TOKEN])],
+      ["k", 1],
+    ]),
+    redactor,
+  ],
+  "numbers, when a secret reads as one": [
+    { n: 4040404040404040, s: "4040404040404040", m: [1, 2n, 3] },
+    numeric,
+  ],
+  "numbers, when no secret reads as one": [{ n: 4040404040404040, big: 12n }, redactor],
+  "a large string with the token in escapes": [
+    { body: `${"%25".repeat(100_000)}${percent(TOKEN)}`, items: ["a", TOKEN] },
+    redactor,
+  ],
+  "nesting deeper than the copy follows": [
+    Array.from({ length: 210 }).reduce<unknown>((inner) => ({ inner }), { end: TOKEN }),
+    redactor,
+  ],
+};
+
+describe("data a program sends, redacted in slices", () => {
+  it.each(Object.entries(values))("is redactor.data's copy: %s", async (_, [value, r]) => {
+    const copy = await sentData(value, r, sentCheck(r, quiet), "x()");
+    expect(copy).toEqual(r.data(value));
+    if (r.data(value) === value) expect(copy).toBe(value);
+  });
+
+  it("gives the thread away while walking many small parts", async () => {
+    let pauses = 0;
+    const check = sentCheck(redactor, { yieldThread: async () => void pauses++ });
+    const items = Array.from({ length: 40_000 }, (_, i) => `item ${i} %25%41`);
+    const copy = await sentData({ items }, redactor, check, "x()");
+    expect(copy).toEqual({ items });
+    const chars = items.reduce((sum, item) => sum + item.length, 0);
+    expect(pauses).toBeGreaterThanOrEqual(Math.floor(chars / SLICE_POSITIONS));
+    expect(check.charged).toBeGreaterThanOrEqual(chars);
+  });
+
+  it("refuses data past the run's budget", async () => {
+    const check = sentCheck(redactor, { ...quiet, maxChars: 1000 });
+    await expect(
+      sentData({ a: "x".repeat(1001) }, redactor, check, "codemode.post()"),
+    ).rejects.toMatchObject({ name: "LimitError" });
+  });
+});

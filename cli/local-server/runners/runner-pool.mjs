@@ -109,7 +109,7 @@ export const RUNNER_FAILURES = 5;
  * @param {(index: number) => string} options.addressOf - slot `index`'s RPC address, as the
  *   host's service binding connects to it
  * @param {(runtime: Runtime, onStuck: (reason: string) => void, since: number) => void} options.watch - starts
- *   its watchdog (watchdog.mjs, with {@link RUNNER_STUCK_MS}), its bound counted from `since`
+ *   its watchdog (health/watchdog.mjs, with {@link RUNNER_STUCK_MS}), its bound counted from `since`
  * @param {(runtime: Runtime) => Promise<boolean>} options.askToRetire - POST /retire; agreed?
  * @param {(runtime: Runtime) => Promise<RunnerCounts | null>} options.counts - its counts now
  * @param {(code: number) => void} options.fail - a slot keeps failing: stop the server

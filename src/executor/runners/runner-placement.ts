@@ -144,7 +144,7 @@ export const SPARE_BURST_MS = 80;
 /**
  * How long a run holding a regular runner's thread (quiet, no host call) must have been quiet for
  * that runner's replacement to be due soon: the supervisor ends a runner 10 s after its last
- * `/health` answer (cli/local-server/watchdog.mjs), which came before the run began, and its
+ * `/health` answer (cli/local-server/health/watchdog.mjs), which came before the run began, and its
  * prepared replacement serves at once (cli/local-server/runners/prepared-replacement.mjs).
  */
 export const REPLACEMENT_DUE_MS = 9_000;

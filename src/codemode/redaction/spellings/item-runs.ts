@@ -9,7 +9,7 @@
  * Why one shared reader: each notation only says what an item is; where a run starts, what may
  * stand between two items and how many a run needs are the same for all, and keeping the pass
  * in one place keeps it linear and sliced (each position is looked at a bounded number of
- * times, whatever the body, `test/unit/codemode/notation-views.test.ts` counts them; a run of a
+ * times, whatever the body, `test/unit/codemode/redaction/spellings/notation-views.test.ts` counts them; a run of a
  * million items pauses inside, issue #40).
  */
 import { PAUSE, runToEnd, SLICE_POSITIONS, type Sliced } from "../slices";

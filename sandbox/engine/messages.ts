@@ -26,6 +26,8 @@ export function stopMessage(kind: EngineStop["stop"], request: EngineRunRequest)
       return "The engine failed.";
     case "missing":
       return "The shared worker does not hold the run's data.";
+    case "ended":
+      return "The run was ended: its caller no longer waits for it.";
   }
 }
 

@@ -51,9 +51,10 @@ export interface EngineRunRequest {
 export interface EngineStop {
   /**
    * `interrupted`: the interrupt budget ran out; `memory`: out of memory; `failed`: other;
-   * `missing`: the worker does not hold the data of a keyed extension (send it with the run).
+   * `missing`: the worker does not hold the data of a keyed extension (send it with the run);
+   * `ended`: its caller ended it (runner.ts `end`: no one waits for its answer any more).
    */
-  stop: "interrupted" | "memory" | "failed" | "timeout" | "missing";
+  stop: "interrupted" | "memory" | "failed" | "timeout" | "missing" | "ended";
   message: string;
   /** The guest's response drained after the stop (logs, usage), as JSON text, when readable. */
   partial?: string;

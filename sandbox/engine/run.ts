@@ -36,6 +36,14 @@ const FINISH_GRACE = 200;
 export const MAX_PENDING = 10_000;
 
 /**
+ * How often a run looks whether its caller asked to end it ({@link EngineRun.askEnd}). The ask
+ * arrives in another call's context, which may settle nothing of this run (workerd runs a
+ * promise's continuations in the context that made it, and a context that is gone runs none),
+ * so the run's own context looks on its own timer. A run waiting on nothing has no other timer.
+ */
+export const END_CHECK_MS = 100;
+
+/**
  * One run's engine runtime, context and pending work. Given a {@link WarmEngine}, the run gets
  * its template (the harness already compiled, the memory written back to the template's copy)
  * when it is alone in the engine, else a fresh runtime; given a bare engine instance (tests),
@@ -67,6 +75,8 @@ export class EngineRun {
   private closed = false;
   private disposed = false;
   private disposedOk = false;
+  /** Its caller asked to end it ({@link askEnd}): the run's own timer ends it. */
+  private endAsked = false;
   /** An engine call threw from inside the engine (not a JS exception): its state is suspect. */
   private broken = false;
   private settle!: (value: string | EngineStop) => void;
@@ -122,11 +132,38 @@ export class EngineRun {
     this.timers.add(
       setTimeout(() => this.stop("timeout", "The run passed its deadline."), request.timeoutMs),
     );
+    this.watchForEnd();
     try {
       this.start();
     } catch (error) {
       this.fail(error);
     }
+  }
+
+  /**
+   * Asks the run to end now: its caller no longer waits for it (a runner whose host gave the run
+   * up, sandbox/engine/runner.ts `end`). Only marks it, and may be called from any context: the
+   * run's own timer ({@link END_CHECK_MS}) stops it in the run's context, and the run's call then
+   * frees it as after any stop. A run that is already over is left as it is.
+   */
+  askEnd(): void {
+    this.endAsked = true;
+  }
+
+  /** Whether the run's engine state is freed (its runtime disposed, its place given back). */
+  get freed(): boolean {
+    return this.disposed;
+  }
+
+  /** Looks every {@link END_CHECK_MS} whether the run was asked to end, on the run's own timers. */
+  private watchForEnd(): void {
+    const look = setTimeout(() => {
+      this.timers.delete(look);
+      if (this.closed) return;
+      if (this.endAsked) return this.stop("ended", "");
+      this.watchForEnd();
+    }, END_CHECK_MS);
+    this.timers.add(look);
   }
 
   /** An engine call threw (e.g. the host's stack ran out inside it): drop the engine. */

@@ -65,8 +65,14 @@ const SCRIPTS = [
   { name: "heal" },
   // issue #28: runners retired after SANDBOX_RUNNER_MAX_RUNS runs, no run lost
   { name: "runner-retire" },
-  // issue #40: runs the host gave up on never hold a retirement up
-  { name: "stuck-runs" },
+  // issue #40: runs the host gave up on (timed out, cancelled) never hold a retirement up; on
+  // each executor, as a job of its own
+  { name: "stuck-runs", env: { STUCK_RUNS_EXECUTORS: "isolate-per-run" } },
+  {
+    name: "stuck-runs-shared-worker",
+    file: "stuck-runs",
+    env: { STUCK_RUNS_EXECUTORS: "shared-worker" },
+  },
   // issue #40: requests sent while the server starts wait for it, never hear "stopping"
   { name: "starting" },
   { name: "inspector" },

@@ -14,7 +14,10 @@
  * {@link RUN_END_MARGIN_MS} after its timeout, and within {@link RUN_WANTED_POLL_MS} of the host
  * saying it no longer waits for it (a cancelled task's run): the runner stops waiting for it,
  * frees its stubs and counts it ended, so a program that keeps awaiting forever cannot hold the
- * runner's retirement, which waits for the runs under way. When the host cancels its call (it does at its
+ * runner's retirement, which waits for the runs under way. A run on a stable worker (the shared
+ * worker's engine, which keeps a dropped call's run until the run's own deadline) is ended there
+ * too, with a key only this call holds (run-end-key.ts), before the run counts ended here. When
+ * the host cancels its call (it does at its
  * own timeout), workerd drops the call's context here and none of that code runs again: the run
  * then stops counting at that same deadline by itself (runner-life.ts).
  *
@@ -28,6 +31,7 @@ import { keepBase, keepStable, runBase, stableCode } from "./held-code";
 import { composeRunCode } from "./run-base";
 import { runnerLife } from "./runner-life";
 import type { RunnerAnswer, RunnerApi } from "./runner-protocol";
+import { endRun, newEndKey, type EndableEntrypoint } from "./run-end-key";
 
 /** The bindings a runner Worker has. */
 export interface RunnerEnv {
@@ -223,8 +227,8 @@ export class PacedHost extends RpcTarget {
   }
 }
 
-interface RunEntrypoint {
-  run(request: unknown, host: unknown): Promise<unknown>;
+interface RunEntrypoint extends EndableEntrypoint {
+  run(request: unknown, host: unknown, endKey?: string): Promise<unknown>;
 }
 
 /** What a call without this launch's cluster secret gets (it learns nothing else). */
@@ -297,6 +301,7 @@ export class SandboxRunner extends WorkerEntrypoint<RunnerEnv> implements Runner
         request,
         paced(host, request),
         host,
+        true,
       );
     });
   }
@@ -389,12 +394,18 @@ async function stillWanted(host: unknown): Promise<boolean> {
  * given up: answered `{ timedOut: true }` (the host answered its client before) and, with this
  * call returning, counted ended and its call to the loaded worker cancelled with this request.
  * `owner` is the host's bridge stub as it came (`host` is the paced one the sandbox gets).
+ *
+ * A stable worker (`endable`: the shared worker's engine, which runs many programs and keeps a
+ * dropped call's run until the run's own deadline) gets a key with the run (run-end-key.ts), and
+ * a run given up is ended there with it before this call answers: its engine runtime freed and
+ * its place among the engine's runs under way given back (issue #40), not at its deadline.
  */
 async function runOn(
   load: () => WorkerStub,
   request: unknown,
   host: unknown,
   owner: unknown,
+  endable = false,
 ): Promise<RunnerAnswer> {
   let worker: (WorkerStub & Partial<Disposable>) | undefined;
   let entry: (RunEntrypoint & Partial<Disposable>) | undefined;
@@ -404,7 +415,9 @@ async function runOn(
   try {
     worker = load();
     entry = worker.getEntrypoint() as unknown as RunEntrypoint & Partial<Disposable>;
-    const running = entry.run(request, host);
+    const endKey = endable ? newEndKey() : undefined;
+    const running =
+      endKey === undefined ? entry.run(request, host) : entry.run(request, host, endKey);
     // The request is in the call's message now: its large bytes (a packed spec, 4 MB for
     // Cloudflare's, in every search) are freed here at once instead of at this isolate's next
     // collection, which its little garbage makes rare (tens of dead copies per runner).
@@ -426,6 +439,8 @@ async function runOn(
     if (answer !== GAVE_UP) return { answer };
     // Its late answer or failure goes nowhere (and is no unhandled rejection).
     running.then(disposeQuietly, () => {});
+    // Counted under way until the engine has freed it (or did not answer in time).
+    if (endKey !== undefined) await endRun(entry, endKey);
     return { timedOut: true };
   } catch (error) {
     return { thrown: error instanceof Error ? error.message : String(error) };

@@ -36,6 +36,7 @@ import { sandboxRequestBase, startRun } from "../run-start";
 import { responseToOutcome } from "../sandbox-response";
 import { sharedWorkerCode, sharedWorkerId } from "./shared-worker-code";
 import { dataKey } from "./shared-data-key";
+import { endRun, newEndKey, type EndableEntrypoint } from "../runners/run-end-key";
 import type { ExecuteRequest, ExecutionOutcome, Executor, ExecutorLimits } from "../types";
 import { CodeModeError } from "../../errors";
 
@@ -74,9 +75,15 @@ const STEPS_PER_OPERATION = 4;
 const INTERRUPTS_PER_CPU_MS = 6;
 const STACK_BYTES = 192 * 1024;
 
-interface EngineEntrypoint {
-  run(request: EngineRunRequest, host: HostBridge): Promise<unknown>;
+interface EngineEntrypoint extends EndableEntrypoint {
+  run(request: EngineRunRequest, host: HostBridge, endKey?: string): Promise<unknown>;
 }
+
+/**
+ * How long a run given up on (timeout, cancel) waits for the shared worker to confirm it ended
+ * the run (it does within ~0.1 s) before the run's answer goes out.
+ */
+const END_CONFIRM_MS = 500;
 
 /** Runs code in a WebAssembly engine inside one stable Dynamic Worker. See the module comment. */
 export class SharedWorkerExecutor implements Executor {
@@ -155,7 +162,10 @@ export class SharedWorkerExecutor implements Executor {
         timeoutMs: limits.timeoutMs + 1_000,
       };
       const stop = run.stop(limits.timeoutMs);
-      let response = await Promise.race([entry.run(engineRequest, bridge), stop]);
+      // With the real Worker Loader this key ends the run in the shared worker once this host
+      // gives it up (a runner makes its own: the local loader passes no third argument on).
+      const endKey = newEndKey();
+      let response = await Promise.race([entry.run(engineRequest, bridge, endKey), stop]);
       if (isStop(response) && response.stop === "missing") {
         // This worker instance has not seen (or has dropped) the data: send it along once.
         const full = request.extensions ?? [];
@@ -163,10 +173,14 @@ export class SharedWorkerExecutor implements Executor {
           ...e,
           data: full[i]!.data,
         }));
-        response = await Promise.race([entry.run(engineRequest, bridge), stop]);
+        response = await Promise.race([entry.run(engineRequest, bridge, endKey), stop]);
       }
-      if (response === "timeout" || response === "aborted")
+      if (response === "timeout" || response === "aborted") {
+        // Ended there now, not at its deadline: a cancelled run (a task's `tasks/cancel`) would
+        // hold its engine memory and the engine's template until its whole timeout (issue #40).
+        await endRun(entry, endKey, END_CONFIRM_MS);
         return run.stopped(response, limits.timeoutMs);
+      }
       const common = run.answered();
       if (typeof response === "string") {
         return engineErrorLikeV8(

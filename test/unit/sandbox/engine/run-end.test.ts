@@ -10,7 +10,7 @@
 import variant from "@jitl/quickjs-wasmfile-release-sync";
 import { newQuickJSWASMModuleFromVariant } from "quickjs-emscripten-core";
 import { describe, expect, it } from "vitest";
-import { engineRunRequest } from "../../../helpers/engine-run-request";
+import { engineRunRequest } from "../../../helpers/executor/engine-run-request";
 import { EngineRun } from "../../../../sandbox/engine/run";
 import { WarmEngine } from "../../../../sandbox/engine/warm-engine";
 import type { EngineStop } from "../../../../sandbox/engine/protocol";

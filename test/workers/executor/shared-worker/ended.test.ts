@@ -16,7 +16,7 @@ import { RunnerLoader } from "../../../../src/executor/runners/runner-loader";
 import { RUN_WANTED_POLL_MS, SandboxRunner } from "../../../../src/executor/runners/sandbox-runner";
 import { trackHostCalls } from "../../../../src/executor/runners/tracked-host";
 import { SharedWorkerExecutor } from "../../../../src/executor/shared-worker/shared-worker-executor";
-import { engineRunRequest } from "../../../helpers/engine-run-request";
+import { engineRunRequest } from "../../../helpers/executor/engine-run-request";
 
 const SECRET = "shared-worker-ended-test-secret";
 

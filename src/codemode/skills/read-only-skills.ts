@@ -101,11 +101,12 @@ export function withReadOnlySkills(store: SkillStore, operator: readonly SkillDr
       : {}),
     ...(store.recordUses
       ? {
-          recordUses: (owner, uses, error) =>
+          recordUses: (owner, uses, error, at) =>
             store.recordUses!(
               owner,
               uses.filter((u) => !fixed.has(u.name)),
               error,
+              at,
             ),
         }
       : {}),

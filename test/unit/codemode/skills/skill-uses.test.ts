@@ -1,7 +1,9 @@
-// What a run's use counts hand the store (SkillRun.recordUses): the run's end time, so a store
-// told late keeps the error of the run that ended last.
+// What a run's use counts hand the store (SkillRun.recordUses, withReadOnlySkills): the run's end
+// time, so a store told late keeps the error of the run that ended last, and nothing for a run
+// that called only the operator's skills.
 import { describe, expect, it } from "vitest";
 import { MemorySkillStore } from "../../../../src/codemode/skills/memory-skill-store";
+import { withReadOnlySkills } from "../../../../src/codemode/skills/read-only-skills";
 import { skillLimits } from "../../../../src/codemode/skills/skill-limits";
 import { SkillRun } from "../../../../src/codemode/skills/skill-run";
 import type { SkillDraft, SkillStore } from "../../../../src/codemode/skills/skill-store";
@@ -45,6 +47,20 @@ describe("a run's use counts", () => {
     await run.recordUses("Error: boom");
     expect(told).toEqual([
       ["a", [{ name: "one", version: 1, calls: 1 }], "Error: boom", expect.any(Number)],
+    ]);
+  });
+
+  it("ask nothing of the store when only the operator's skills ran", async () => {
+    const { store, told } = recording();
+    await store.save("a", draft("mine"), limits);
+    const layered = withReadOnlySkills(store, [draft("shipped")]);
+    const code = "async () => skills.shipped({}) + skills.mine({})";
+    await (await runCalling(layered, code, ["shipped"])).recordUses();
+    expect(told).toEqual([]);
+    // The owner's own skill is still counted, without the operator's.
+    await (await runCalling(layered, code, ["shipped", "mine"])).recordUses(undefined);
+    expect(told).toEqual([
+      ["a", [{ name: "mine", version: 1, calls: 1 }], undefined, expect.any(Number)],
     ]);
   });
 });

@@ -103,11 +103,13 @@ export function durableSkillStore(
     // Counted once the answer is out (runs/after-response.ts), like the run history: the call
     // does not wait for the write, nor share the thread with it on its way out. A listing may
     // show the count a moment later.
-    recordUses: (owner, uses, error) => {
+    // The run's end is taken now (when the caller gave none), not when the write goes: two
+    // runs' writes may go in either order, and the object keeps the error of the later run.
+    recordUses: (owner, uses, error, at = Date.now()) => {
       afterResponse(async () => {
         try {
           if (await mayHave(owner))
-            await send(owner, { method: "recordUses", args: [owner, uses, error] });
+            await send(owner, { method: "recordUses", args: [owner, uses, error, at] });
         } catch (problem) {
           console.warn(`skills: the uses of a run were not counted: ${String(problem)}`);
         }

@@ -101,12 +101,12 @@ export function withReadOnlySkills(store: SkillStore, operator: readonly SkillDr
       : {}),
     ...(store.recordUses
       ? {
-          recordUses: (owner, uses, error) =>
-            store.recordUses!(
-              owner,
-              uses.filter((u) => !fixed.has(u.name)),
-              error,
-            ),
+          // The owner's skills only; a run that called only the operator's asks nothing of the
+          // store (no round trip, no job after the answer).
+          recordUses: (owner, uses, error, at) => {
+            const own = uses.filter((u) => !fixed.has(u.name));
+            return own.length === 0 ? Promise.resolve() : store.recordUses!(owner, own, error, at);
+          },
         }
       : {}),
   };

@@ -128,7 +128,8 @@ export class SkillRun {
   async recordUses(error?: string): Promise<void> {
     if (this.uses.size === 0 || !this.store.recordUses) return;
     try {
-      await this.store.recordUses(this.owner, this.used(), error);
+      // The run's end: a store told late still keeps the error of the run that ended last.
+      await this.store.recordUses(this.owner, this.used(), error, Date.now());
     } catch (problem) {
       console.warn(`skills: the uses of a run were not counted: ${String(problem)}`);
     }

@@ -139,12 +139,21 @@ export interface SkillStore {
   rollBack(owner: string, name: string, version: number): Promise<StoredSkill>;
   /**
    * Optional: counts a run's calls of skills and, when the run failed, keeps its error as each
-   * skill's last error (what a listing shows as `uses` and `lastError`).
+   * skill's last error (what a listing shows as `uses` and `lastError`). A store may be told
+   * late (the product writes once the answer is out), so a use of a version it no longer keeps
+   * adds nothing (the skill was deleted, or deleted and saved again: a new skill that starts from
+   * zero), and an error replaces only the error of a run that ended no later than this one.
    * @param owner - whose skills
    * @param uses - the skills and versions the run called
    * @param error - the run's error message, when it did not succeed
+   * @param at - when the run ended (epoch ms); the store's clock when absent
    */
-  recordUses?(owner: string, uses: readonly SkillUseRecord[], error?: string): Promise<void>;
+  recordUses?(
+    owner: string,
+    uses: readonly SkillUseRecord[],
+    error?: string,
+    at?: number,
+  ): Promise<void>;
   /**
    * Optional: what a run of a program calling `names` reads before it starts, in one step: the
    * owner's listing and the current version of each listed skill the program calls, of those

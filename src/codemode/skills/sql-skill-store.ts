@@ -259,11 +259,17 @@ export class SqlSkillStore implements SkillStore {
   }
 
   /** {@inheritDoc SkillStore.recordUses} */
-  recordUses(owner: string, uses: readonly SkillUseRecord[], error?: string): Promise<void> {
-    const at = this.now();
+  recordUses(
+    owner: string,
+    uses: readonly SkillUseRecord[],
+    error?: string,
+    at: number = this.now(),
+  ): Promise<void> {
     for (const use of uses) {
-      // Only skills that still exist: a run that called a skill deleted meanwhile adds nothing.
-      if (this.current(owner, use.name) === undefined) continue;
+      // Only versions still kept: a run that called a skill deleted meanwhile adds nothing, nor
+      // to a skill saved again under its name since (its versions are new numbers). The count
+      // may arrive a while after the run (durable-skill-store.ts writes it after the answer).
+      if (!this.kept(owner, use.name, use.version)) continue;
       this.sql.exec(
         `INSERT INTO skill_uses (owner, name, calls) VALUES (?, ?, ?)
          ON CONFLICT (owner, name) DO UPDATE SET calls = calls + excluded.calls`,
@@ -271,14 +277,17 @@ export class SqlSkillStore implements SkillStore {
         use.name,
         use.calls,
       );
+      // The last run's error, by when the runs ended: two runs' counts may land in either order.
       if (error !== undefined)
         this.sql.exec(
-          "UPDATE skill_uses SET error = ?, error_at = ?, error_version = ? WHERE owner = ? AND name = ?",
+          `UPDATE skill_uses SET error = ?, error_at = ?, error_version = ?
+           WHERE owner = ? AND name = ? AND (error_at IS NULL OR error_at <= ?)`,
           error.slice(0, MAX_ERROR_CHARS),
           at,
           use.version,
           owner,
           use.name,
+          at,
         );
     }
     return Promise.resolve();
@@ -307,6 +316,18 @@ export class SqlSkillStore implements SkillStore {
       name,
     );
     return Promise.resolve(toSkill(row));
+  }
+
+  /** Whether `version` of the skill is kept (so the skill exists). */
+  private kept(owner: string, name: string, version: number): boolean {
+    return (
+      this.read(
+        "SELECT 1 FROM skill_versions WHERE owner = ? AND name = ? AND version = ?",
+        owner,
+        name,
+        version,
+      ).length > 0
+    );
   }
 
   private current(owner: string, name: string): number | undefined {

@@ -30,4 +30,19 @@ describe("durableSkillStore", () => {
     for (let i = 0; i < 400 && (await uses()) !== 2; i++) await sleep(25);
     expect(await uses()).toBe(2);
   });
+
+  it("hands the object the run's end as the caller gave it, not the time of the write", async () => {
+    const store = durableSkillStore(env.SKILLS);
+    const owner = `uses-${crypto.randomUUID()}`;
+    const draft = { name: "failed", description: "d", input: {}, code: "async () => 1" };
+    await store.save(owner, draft, limits);
+    const lastError = async () => (await store.list(owner))[0]?.lastError;
+    const use = [{ name: "failed", version: 1, calls: 1 }];
+    // Outside a response: each write goes once the isolate is quiet, in whatever order.
+    await store.recordUses!(owner, use, "the later run's", 5_000_000);
+    await store.recordUses!(owner, use, "the earlier run's", 4_000_000);
+    // Up to 10 s: a wait, not a bound (the machine running the tests is shared).
+    for (let i = 0; i < 400 && (await store.list(owner))[0]?.uses !== 2; i++) await sleep(25);
+    expect(await lastError()).toMatchObject({ message: "the later run's", at: 5_000_000 });
+  });
 });

@@ -128,6 +128,50 @@ describe("SqlSkillStore", () => {
     });
   });
 
+  it("adds a count told late to no skill saved again under its name since", async () => {
+    // The product writes a run's counts once its answer is out (durable-skill-store.ts): a
+    // client may delete the skill and save a new one of that name before they land.
+    await inObject(async (store) => {
+      const limits = { maxSkills: 5, maxVersions: 5 };
+      const draft = { name: "s", description: "d", input: {}, code: "async () => 1" };
+      await store.save("a", draft, limits);
+      await store.delete("a", "s");
+      expect((await store.save("a", draft, limits)).version).toBe(2);
+      await store.recordUses("a", [{ name: "s", version: 1, calls: 3 }], "the old skill's");
+      expect((await store.list("a"))[0]).toMatchObject({ uses: 0 });
+      expect((await store.list("a"))[0]?.lastError).toBeUndefined();
+      // A version still kept (an update since, not a new skill) is counted.
+      await store.save("a", draft, limits);
+      await store.recordUses("a", [{ name: "s", version: 2, calls: 1 }], "v2's");
+      expect((await store.list("a"))[0]).toMatchObject({
+        version: 3,
+        uses: 1,
+        lastError: { message: "v2's", version: 2 },
+      });
+    });
+  });
+
+  it("keeps the error of the run that ended last, whatever order the counts land in", async () => {
+    await inObject(async (store) => {
+      const limits = { maxSkills: 5, maxVersions: 5 };
+      await store.save(
+        "a",
+        { name: "s", description: "d", input: {}, code: "async () => 1" },
+        limits,
+      );
+      const use = [{ name: "s", version: 1, calls: 1 }];
+      await store.recordUses("a", use, "the later run's", 5_000_000);
+      await store.recordUses("a", use, "the earlier run's", 4_000_000);
+      expect((await store.list("a"))[0]).toMatchObject({
+        uses: 2,
+        lastError: { message: "the later run's", at: 5_000_000 },
+      });
+      // Without a time, the store's clock (the contract clock: 1,000 and up) is the run's end.
+      await store.recordUses("a", use, "no time");
+      expect((await store.list("a"))[0]?.lastError?.message).toBe("the later run's");
+    });
+  });
+
   it("keeps skills across store instances over the same database", async () => {
     await inObject(async (store, sql) => {
       await store.save(

@@ -35,6 +35,8 @@
  */
 import {
   lazyOperation,
+  OPERATION_INDEX,
+  operationTraps,
   type OperationShape,
   type OperationState,
   type OperationTable,
@@ -81,6 +83,7 @@ interface Header {
  */
 export function packSpec(compact: CompactSpec): Uint8Array | undefined {
   if (compact.paths) return undefined;
+  if (compact.operations.some((op) => Object.hasOwn(op, OPERATION_INDEX))) return undefined;
   const encoder = new TextEncoder();
   const segments: Uint8Array[] = [];
   let size = 0;
@@ -112,6 +115,8 @@ export function packSpec(compact: CompactSpec): Uint8Array | undefined {
         if ((STUB_FIELDS as readonly string[]).includes(key)) stub[key] = value;
         else heavy[key] = value;
       }
+      // Last, so that deleting it takes the object back to its previous map (lazy-operations.ts).
+      stub[OPERATION_INDEX] = ops.length / 2;
       item[method] = stub;
       // First of the accessors, so the field stays next to the short ones when listed.
       const described = Object.hasOwn(op, DESCRIPTION);
@@ -284,14 +289,15 @@ export function openPackedSpec(
     const names = header.shapes[s]!;
     const shape: Record<string, PropertyDescriptor> = create(null);
     for (let k = 0; k < names.length; k++) shape[names[k]!] = fields.descriptor(names[k]!);
-    shapes.push(shape);
+    shapes[s] = shape;
   }
   const table: OperationTable = {
     shapes,
     ops,
     start: tablesAt + header.tables,
-    attach: (operation, state) => fields.attach(operation, state),
+    attach: (target, state) => fields.attach(target, state),
   };
+  const traps = operationTraps(table);
   const items = values(header.paths);
   let index = 0;
   let offset = table.start;
@@ -301,7 +307,7 @@ export function openPackedSpec(
     const methods = ownKeys(item);
     for (let m = 0; m < methods.length; m++) {
       const method = methods[m]!;
-      item[method] = lazyOperation(item[method]!, index, table) as JsonObject;
+      item[method] = lazyOperation(item[method]!, traps) as JsonObject;
       offset += ops[2 * index + 1]!;
       index++;
     }

@@ -115,6 +115,31 @@ describe("operations of an opened packed spec", () => {
     }).toThrow(TypeError);
   });
 
+  it("never show the position the packer keeps in each index entry", () => {
+    // The index entry's last field says which operation it is until the heavy fields are
+    // defined: no read, listing or test of an operation may see it, before or after.
+    const INDEX = "\u007f";
+    const { doc, plain } = opened();
+    const pending = doc.paths["/pet"].post;
+    expect(pending[INDEX]).toBeUndefined();
+    expect(INDEX in pending).toBe(false);
+    expect(JSON.stringify(doc.paths["/pet"].put)).not.toContain("\\u007f");
+    expect(Object.keys(doc.paths["/pet/{petId}"].get)).not.toContain(INDEX);
+    expect(pending.requestBody).toBeTypeOf("object");
+    expect(Object.hasOwn(pending, INDEX)).toBe(false);
+    // A field of that name the program sets is its own, as on any object.
+    const other = doc.paths["/pet/{petId}"].delete;
+    other[INDEX] = 1;
+    expect(other[INDEX]).toBe(1);
+    expect(Object.keys(other).toSorted()).toEqual(
+      [...Object.keys(plain.paths["/pet/{petId}"].delete), INDEX].toSorted(),
+    );
+    // A spec with an operation field of that name keeps the plain form.
+    const spec = petstore();
+    (spec.compact.operations[0] as Record<string, unknown>)[INDEX] = "x";
+    expect(packSpec(spec.compact)).toBeUndefined();
+  });
+
   it("take no traps from a program's Object.prototype", () => {
     // A handler that inherited from Object.prototype would take these as its traps.
     const { doc, plain } = opened();

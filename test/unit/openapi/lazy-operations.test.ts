@@ -147,15 +147,20 @@ describe("operations of an opened packed spec", () => {
     proto["ownKeys"] = () => [];
     proto["getPrototypeOf"] = () => null;
     proto["isExtensible"] = () => false;
+    // Nor does a field named like the packer's position field pass for one.
+    proto["\u007f"] = 0;
     try {
       const op = doc.paths["/pet"].post;
       expect(Object.keys(op).toSorted()).toEqual(Object.keys(plain.paths["/pet"].post).toSorted());
       expect(Object.getPrototypeOf(op)).toBe(Object.prototype);
       expect(Object.isExtensible(op)).toBe(true);
+      expect(read(op.requestBody)).toEqual(read(plain.paths["/pet"].post.requestBody));
+      expect(read(doc.paths["/pet/{petId}"].get)).toEqual(read(plain.paths["/pet/{petId}"].get));
     } finally {
       delete proto["ownKeys"];
       delete proto["getPrototypeOf"];
       delete proto["isExtensible"];
+      delete proto["\u007f"];
     }
   });
 

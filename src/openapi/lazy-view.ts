@@ -159,6 +159,9 @@ const SHARED_VIEWS = new WeakSet<object>();
 
 /** The write traps of a shared view (reads have none: they reach the frozen view directly). */
 const READ_ONLY: ProxyHandler<object> = {
+  // No prototype: a trap a program adds to Object.prototype (`ownKeys`, `get`, …) must not
+  // become one of this handler's (an `ownKeys` there made every read of a shared view throw).
+  __proto__: null,
   set: (target, key, value, receiver) =>
     apply(weakHas, SHARED_VIEWS, [receiver])
       ? refuseWrite("set", key)
@@ -166,7 +169,7 @@ const READ_ONLY: ProxyHandler<object> = {
   deleteProperty: (_target, key) => refuseWrite("delete", key),
   defineProperty: (_target, key) => refuseWrite("define", key),
   setPrototypeOf: () => refuseWrite("set", "__proto__"),
-};
+} as ProxyHandler<object>;
 
 /**
  * `out` frozen, behind the write traps that say why it cannot change.

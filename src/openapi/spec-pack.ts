@@ -27,11 +27,20 @@
  * 6.2 → 3.8 ms on the Cloudflare spec and 5.6 → 3.0 ms on GitHub's.
  *
  * The index is the parsed header itself: `paths` comes out of `JSON.parse` as plain objects (V8's
- * fast properties), and only each operation's heavy fields become accessors. A first version
+ * fast properties), each operation wrapped in a proxy that defines its heavy fields as
+ * accessors when a program first uses it beyond its index fields (lazy-operations.ts). A first version
  * wrapped every index field in two layers of accessors (a deferred raw object, then its lazy
  * view); building and walking those was most of a search run (40–100 ms per run for the
  * Cloudflare spec in Node, measured; the plain index takes a fraction of that).
  */
+import {
+  lazyOperation,
+  OPERATION_INDEX,
+  operationTraps,
+  type OperationShape,
+  type OperationState,
+  type OperationTable,
+} from "./lazy-operations";
 import { LazyResolver, lazyField } from "./lazy-view";
 import { PackedComponents, type ComponentTables } from "./packed-components";
 import { SharedAccessors } from "./shared-accessors";
@@ -44,7 +53,7 @@ import type { CompactSpec, JsonObject } from "./types";
  * index is the extension's work, not the program's, and a program that replaced `Object.values`
  * before calling `spec()` does not get to run inside it.
  */
-const { values, defineProperties } = Object;
+const { values, keys: ownKeys, create } = Object;
 
 /** Operation fields kept in the header (small, and what searches filter on). */
 const STUB_FIELDS = ["operationId", "summary", "tags", "deprecated"] as const;
@@ -74,6 +83,7 @@ interface Header {
  */
 export function packSpec(compact: CompactSpec): Uint8Array | undefined {
   if (compact.paths) return undefined;
+  if (compact.operations.some((op) => Object.hasOwn(op, OPERATION_INDEX))) return undefined;
   const encoder = new TextEncoder();
   const segments: Uint8Array[] = [];
   let size = 0;
@@ -105,6 +115,8 @@ export function packSpec(compact: CompactSpec): Uint8Array | undefined {
         if ((STUB_FIELDS as readonly string[]).includes(key)) stub[key] = value;
         else heavy[key] = value;
       }
+      // Last, so that deleting it takes the object back to its previous map (lazy-operations.ts).
+      stub[OPERATION_INDEX] = ops.length / 2;
       item[method] = stub;
       // First of the accessors, so the field stays next to the short ones when listed.
       const described = Object.hasOwn(op, DESCRIPTION);
@@ -251,13 +263,15 @@ export function openPackedSpec(
   };
 
   // Operations: each heavy field is an accessor shared by every operation (one getter and setter
-  // per field name, see shared-accessors.ts), defined with one call per operation. Per-operation
-  // closures were most of opening the Cloudflare spec in a fresh isolate (7–8 ms of CPU for
-  // ~7,000 fields, measured in Node; shared accessors 2.5 ms: V8 also shares the objects' maps).
+  // per field name, see shared-accessors.ts), defined on an operation only when a program first
+  // does more with it than read its index fields (lazy-operations.ts). Per-operation closures
+  // were most of opening the Cloudflare spec in a fresh isolate (7–8 ms of CPU for ~7,000
+  // fields, measured in Node; shared accessors 2.5 ms), and defining the shared ones up front
+  // still was (3.4 of 5.5 ms in workerd).
   const descriptionsAt = 4 + headerLength;
   const tablesAt = descriptionsAt + header.descriptions;
   let descriptions: unknown[] | undefined;
-  const fields = new SharedAccessors<OperationSegment>((segment, key) => {
+  const fields = new SharedAccessors<OperationState>((segment, key) => {
     if (key === DESCRIPTION) {
       descriptions ??= decode(descriptionsAt, header.descriptions) as unknown[];
       return resolver.view(descriptions[segment.index]);
@@ -269,22 +283,32 @@ export function openPackedSpec(
     views.set(key, value);
     return value;
   }, tick);
-  const shapes = header.shapes.map((keys) =>
-    Object.fromEntries(keys.map((key) => [key, fields.descriptor(key)])),
-  );
   const ops = header.ops;
+  const shapes: OperationShape[] = [];
+  for (let s = 0; s < header.shapes.length; s++) {
+    const names = header.shapes[s]!;
+    const shape: Record<string, PropertyDescriptor> = create(null);
+    for (let k = 0; k < names.length; k++) shape[names[k]!] = fields.descriptor(names[k]!);
+    shapes[s] = shape;
+  }
+  const table: OperationTable = {
+    shapes,
+    ops,
+    start: tablesAt + header.tables,
+    attach: (target, state) => fields.attach(target, state),
+  };
+  const traps = operationTraps(table);
   const items = values(header.paths);
   let index = 0;
-  let offset = tablesAt + header.tables;
+  let offset = table.start;
   // Index loops: no array iterator (the program's to replace) and no iterator objects.
   for (let p = 0; p < items.length; p++) {
-    const methods = values(items[p]!);
+    const item = items[p]!;
+    const methods = ownKeys(item);
     for (let m = 0; m < methods.length; m++) {
-      const op = methods[m]!;
-      const length = ops[2 * index + 1]!;
-      fields.attach(op, { index, at: offset, length });
-      defineProperties(op, shapes[ops[2 * index]!]!);
-      offset += length;
+      const method = methods[m]!;
+      item[method] = lazyOperation(item[method]!, traps) as JsonObject;
+      offset += ops[2 * index + 1]!;
       index++;
     }
   }
@@ -305,14 +329,4 @@ export function openPackedSpec(
 
 function cutShort(): never {
   throw new RangeError("The packed spec was cut after its index; the whole spec is needed.");
-}
-
-/** Where an operation's heavy fields are, and what has been read of them. */
-interface OperationSegment {
-  /** Position among the operations (in the descriptions array). */
-  index: number;
-  at: number;
-  length: number;
-  heavy?: JsonObject;
-  views?: Map<string, unknown>;
 }

@@ -230,7 +230,9 @@ describe("packed specs", () => {
 
   it("are pure ASCII, and non-ASCII text reads back unchanged", () => {
     // One em dash made the Cloudflare header a two-byte string: slower to parse, twice the GC.
-    expect(packSpec(loadSpec(cloudflareSpec()).compact)!.every((byte) => byte < 0x80)).toBe(true);
+    // (After the 4-byte header length, which is binary.)
+    const bytes = packSpec(loadSpec(cloudflareSpec()).compact)!;
+    expect(bytes.subarray(4).every((byte) => byte < 0x80)).toBe(true);
     const spec = loadSpec(oasExample("3.0/json/petstore.json"));
     const op = spec.compact.operations.find((o) => o.operationId === "addPet")!;
     const text = "Añade — 宠物 🐾 \u2028 \ud800";

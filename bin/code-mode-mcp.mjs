@@ -244,6 +244,10 @@ if (parsed.stdio) {
   if (early.kept) {
     bridgeReads = true;
     bridged = runBridge(true);
+    // A few turns of the event loop: the client's `initialize`, in the pipe since the spawn, is
+    // read and answered now, not after serve's synchronous start (the host's configuration
+    // read and filled: 0.3-1 s of a loaded machine) that follows.
+    for (let turn = 0; turn < 3; turn++) await new Promise((next) => setImmediate(next));
   }
 }
 

@@ -219,10 +219,15 @@ const runBridge = async (answerEarly) => {
     log: progress,
     ...(answerEarly && early?.kept ? { kept: early.kept, refusal } : {}),
     ...(early ? { keep: early.keep } : {}),
-    // The client closed stdin: it is gone, so stop as on Ctrl-C (the supervisor cleans up),
-    // once the check passed: a bridge that answered early reads stdin before, when nothing
-    // listens yet that would remove this launch's folders (a refused check exits by itself).
-    onClose: () => void settingsPassed.then(() => process.kill(process.pid, "SIGTERM")),
+    // The client closed stdin: it is gone, so stop as on Ctrl-C (the supervisor cleans up).
+    // A bridge that answered early reads stdin long before the supervisor listens for that
+    // stop (a stop meanwhile ended the process and left its folders): it stops once the server
+    // is ready, as a bridge that waited for the check saw the close only then (a refused check
+    // exits by itself).
+    onClose: () =>
+      void (answerEarly ? serverReady : Promise.resolve()).then(() =>
+        process.kill(process.pid, "SIGTERM"),
+      ),
   });
   progress(`${LABEL}: MCP over stdio ↔ ${base}${route}`);
 };
@@ -243,11 +248,20 @@ if (parsed.stdio) {
   });
   if (early.kept) {
     bridgeReads = true;
+    // A client answered this early may stop the launch at once: before serve listens for
+    // that, the launch's own data folder goes with it here (serve's stop takes over after).
+    const signals = /** @type {const} */ (["SIGINT", "SIGTERM", "SIGHUP"]);
+    const stopBeforeServe = () => {
+      if (ownData) rmSync(persist, { recursive: true, force: true });
+      process.exit(0);
+    };
+    for (const signal of signals) process.once(signal, stopBeforeServe);
     bridged = runBridge(true);
     // A few turns of the event loop: the client's `initialize`, in the pipe since the spawn, is
     // read and answered now, not after serve's synchronous start (the host's configuration
     // read and filled: 0.3-1 s of a loaded machine) that follows.
     for (let turn = 0; turn < 3; turn++) await new Promise((next) => setImmediate(next));
+    for (const signal of signals) process.off(signal, stopBeforeServe);
   }
 }
 

@@ -47,7 +47,7 @@ async function turns(n = 20): Promise<void> {
 
 /** Waits for `check` to hold, giving up (a failure, never a hang) after many turns. */
 async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 5_000; i++) {
+  for (let i = 0; i < 50_000; i++) {
     if (check()) return;
     await new Promise((r) => setImmediate(r));
   }

@@ -12,6 +12,9 @@ import { answerWithError } from "../cli/answer-with-error.mjs";
 import { HELP, parseArgs } from "../cli/args.mjs";
 import {
   PACKAGE_ROOT,
+  PRODUCT_MODULE,
+  WORKER_CONFIG,
+  WORKER_SCRIPT,
   checkBuilt,
   findWrangler,
   loadProduct,
@@ -171,6 +174,97 @@ let ready = () => {};
 // The supervisor says when the server answers (its first host and runners ready): the bridge
 // sends the client's first message then, not at the next tick of a /health poll (issue #43).
 const serverReady = new Promise((done) => (ready = () => done(undefined)));
+// A refused start answers the client through the bridge once the bridge reads stdin (it started
+// before the check with an answer kept for `initialize`), else by answerWithError as before.
+let bridgeReads = false;
+let refusedFirst = false;
+/** @type {(text: string) => void} */
+let giveRefusal = () => {};
+/** @type {() => void} */
+let refusalAnswered = () => {};
+const refusal = {
+  text: /** @type {Promise<string>} */ (new Promise((give) => (giveRefusal = give))),
+  answered: () => refusalAnswered(),
+  done: new Promise((done) => (refusalAnswered = () => done(undefined))),
+};
+/** @param {string} text */
+const refuse = async (text) => {
+  if (!bridgeReads) {
+    refusedFirst = true;
+    return answerWithError(text);
+  }
+  giveRefusal(text);
+  await refusal.done;
+};
+
+const base = `http://127.0.0.1:${env.PORT}`;
+const codeOnly = env.UPSTREAM_MCP_URL !== undefined && env.SPEC_FILE === undefined;
+const route = parsed.route ?? (codeOnly ? "/mcp/code" : "/mcp");
+/** @type {any} */
+let bridge;
+/** @type {import("../cli/kept/early-answers.mjs").EarlyAnswersOf | undefined} */
+let early;
+/** @type {Promise<void> | undefined} */
+let bridged;
+/**
+ * Runs the bridge until the client leaves.
+ * @param {boolean} answerEarly - with the kept `initialize` answers, and the refusal through it
+ */
+const runBridge = async (answerEarly) => {
+  await bridge.runStdioBridge({
+    url: `${base}${route}`,
+    ...(bridgeKey ? { apiKey: bridgeKey } : {}),
+    headers: { [BRIDGE_HEADER]: /** @type {string} */ (bridgeSecret) },
+    ready: serverReady,
+    log: progress,
+    ...(answerEarly && early?.kept ? { kept: early.kept, refusal } : {}),
+    ...(early ? { keep: early.keep } : {}),
+    // The client closed stdin: it is gone, so stop as on Ctrl-C (the supervisor cleans up).
+    // A bridge that answered early reads stdin long before the supervisor listens for that
+    // stop (a stop meanwhile ended the process and left its folders): it stops once the server
+    // is ready, as a bridge that waited for the check saw the close only then (a refused check
+    // exits by itself).
+    onClose: () =>
+      void (answerEarly ? serverReady : Promise.resolve()).then(() =>
+        process.kill(process.pid, "SIGTERM"),
+      ),
+  });
+  progress(`${LABEL}: MCP over stdio ↔ ${base}${route}`);
+};
+if (parsed.stdio) {
+  bridge = await loadStdioBridge(LABEL);
+  // The last launch's `initialize` answer for this Worker, spec, settings and route
+  // (cli/kept/early-answers.mjs): with one, the bridge reads stdin now and answers `initialize`
+  // at once, before the host's start and while the check plans (issue #43: the client waited
+  // 1.5–4 s for the host's start); without, it waits for the check as before, so that a
+  // refusal has stdin to itself.
+  const { earlyAnswersOf } = await import("../cli/kept/early-answers.mjs");
+  early = earlyAnswersOf({
+    // The port this launch chose for itself is no setting of the user's: not part of the key.
+    env: parsed.settings.PORT === undefined ? { ...env, PORT: undefined } : env,
+    route,
+    workerFiles: [PRODUCT_MODULE, WORKER_CONFIG, WORKER_SCRIPT],
+    isSetting: bridge.isLaunchSetting,
+  });
+  if (early.kept) {
+    bridgeReads = true;
+    // A client answered this early may stop the launch at once: before serve listens for
+    // that, the launch's own data folder goes with it here (serve's stop takes over after).
+    const signals = /** @type {const} */ (["SIGINT", "SIGTERM", "SIGHUP"]);
+    const stopBeforeServe = () => {
+      if (ownData) rmSync(persist, { recursive: true, force: true });
+      process.exit(0);
+    };
+    for (const signal of signals) process.once(signal, stopBeforeServe);
+    bridged = runBridge(true);
+    // A few turns of the event loop: the client's `initialize`, in the pipe since the spawn, is
+    // read and answered now, not after serve's synchronous start (the host's configuration
+    // read and filled: 0.3-1 s of a loaded machine) that follows.
+    for (let turn = 0; turn < 3; turn++) await new Promise((next) => setImmediate(next));
+    for (const signal of signals) process.off(signal, stopBeforeServe);
+  }
+}
+
 const served = serve({
   label: LABEL,
   env,
@@ -183,31 +277,24 @@ const served = serve({
     if (ownData) rmSync(persist, { recursive: true, force: true });
   },
   // Under --stdio a refused start (a missing or broken spec, a bad setting, a port in use)
-  // answers the client's `initialize` with the same message before the process exits. The
-  // bridge reads stdin only once the settings passed (the client's messages wait in the pipe
-  // meanwhile), so the refusal has stdin to itself.
-  ...(parsed.stdio ? { refuse: answerWithError, passed, ready, bridgeSecret } : {}),
+  // answers the client's `initialize` with the same message before the process exits. Without
+  // a kept `initialize` answer the bridge reads stdin only once the settings passed (the
+  // client's messages wait in the pipe meanwhile), so the refusal has stdin to itself; with one,
+  // the bridge answered `initialize` early and answers the next request with the refusal.
+  ...(parsed.stdio ? { refuse, passed, ready, bridgeSecret } : {}),
 });
 
 if (parsed.stdio) {
-  const bridge = await loadStdioBridge(LABEL);
-  await settingsPassed;
   // The bridge's first request loads Node's fetch (undici: ~0.1 s of a loaded machine) once the
-  // server answers, on the way to the client's first answer: loaded now instead, while the
-  // runtimes start and this process waits (issue #43).
-  setImmediate(() => void (/** @type {any} */ (globalThis).Headers));
-  const base = `http://127.0.0.1:${env.PORT}`;
-  const codeOnly = env.UPSTREAM_MCP_URL !== undefined && env.SPEC_FILE === undefined;
-  const route = parsed.route ?? (codeOnly ? "/mcp/code" : "/mcp");
-  await bridge.runStdioBridge({
-    url: `${base}${route}`,
-    ...(bridgeKey ? { apiKey: bridgeKey } : {}),
-    headers: { [BRIDGE_HEADER]: /** @type {string} */ (bridgeSecret) },
-    ready: serverReady,
-    log: progress,
-    // The client closed stdin: it is gone, so stop as on Ctrl-C (the supervisor cleans up).
-    onClose: () => process.kill(process.pid, "SIGTERM"),
-  });
-  progress(`${LABEL}: MCP over stdio ↔ ${base}${route}`);
+  // server answers, on the way to the client's first answer: loaded once the check passed
+  // instead, while the runtimes start and this process waits (issue #43).
+  void settingsPassed.then(() =>
+    setImmediate(() => void (/** @type {any} */ (globalThis).Headers)),
+  );
+  if (!bridged && !refusedFirst) {
+    await settingsPassed;
+    bridged = runBridge(false);
+  }
+  await bridged;
 }
 await served;

@@ -10,11 +10,13 @@ import { fileURLToPath } from "node:url";
 export const PACKAGE_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 /** wrangler config of the prebuilt product Worker. */
 export const WORKER_CONFIG = join(PACKAGE_ROOT, "dist/worker/wrangler.json");
+/** The bundled product Worker (its `main`). */
+export const WORKER_SCRIPT = join(PACKAGE_ROOT, "dist/worker/worker.js");
 /** The bundled sandbox runner Worker (src/runner.ts). */
 export const RUNNER_SCRIPT = join(PACKAGE_ROOT, "dist/worker/runner.js");
 /** The bundled product module (cli/product/). */
 export const PRODUCT_MODULE = join(PACKAGE_ROOT, "dist/cli/product.js");
-/** The stdio bridge alone (cli/product/stdio-bridge.mjs), bundled beside the product module. */
+/** The stdio bridge alone (cli/product/stdio-entry.mjs), bundled beside the product module. */
 export const STDIO_BRIDGE_MODULE = join(PACKAGE_ROOT, "dist/cli/stdio-bridge.js");
 
 /** The wrangler versions the prebuilt Worker runs on (`^4.124.0`: package.json `peerDependencies`). */

@@ -17,8 +17,9 @@ export async function buildProduct(outfile) {
   // The stdio bridge alone (`code-mode-mcp --stdio` loads it in the launcher's main thread): the
   // whole product module there cost a desktop launch ~0.5–1 s of CPU to compile and run
   // (its tokenizer's tables among it) only to reach the bridge (issue #43).
+  // The settings' names with it (stdio-entry.mjs): what a kept early answer depends on.
   await bundle(
-    join(ROOT, "cli/product/stdio-bridge.mjs"),
+    join(ROOT, "cli/product/stdio-entry.mjs"),
     join(dirname(outfile), "stdio-bridge.js"),
   );
 }

@@ -1,6 +1,8 @@
 // A file's SHA-256, computed once per process. The product module (~7 MB) names the compiled
 // specs it compiled (spec-cache.mjs) and the tools/list counts it made (tools-list-cache.mjs):
-// a launch check hashed it once for each, ~20 ms of a desktop launch (issue #43).
+// a launch check hashed it once for each, ~20 ms of a desktop launch (issue #43). A spec file
+// (4–13 MB) names its compiled entry and, under `--stdio`, the kept `initialize` answer
+// (early-answers.mjs): the launcher hashes it once for both.
 import { createHash } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 

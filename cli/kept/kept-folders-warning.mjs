@@ -2,8 +2,8 @@
  * One warning per launch for the kept folders this user's launches cannot use (issue #43's
  * leftover): a folder another user owns or that group or others may write in is refused by
  * ownFolder (cli/private-files.mjs), and every cache then falls back without a word: no compiled
- * spec kept (each launch validates and compiles again), no workerd configuration or launch memo
- * kept, and no user key, so a `--stdio` launch gets a random caller key each time
+ * spec kept (each launch validates and compiles again), no workerd configuration, launch memo
+ * or early `initialize` answer kept, and no user key, so a `--stdio` launch gets a random caller key each time
  * (stdio-caller-key.mjs) and the skills it saves change owner. Users with umask 002 have such
  * folders (0775) from older launchers or their own `mkdir`. The warning names each folder, what
  * is wrong and the fix; it changes nothing itself.
@@ -12,6 +12,7 @@ import { closeSync, fstatSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import { OPEN_OWN, folderProblem } from "../private-files.mjs";
 import { configCacheFolder } from "../local-server/workerd-config/config-cache.mjs";
+import { earlyAnswersFolder } from "./early-answers.mjs";
 import { launchMemoFolder } from "./launch-memo.mjs";
 import { specCacheKeyFile } from "./spec-cache-key.mjs";
 import { specCacheFolder } from "./spec-cache.mjs";
@@ -19,7 +20,7 @@ import { toolsListCacheFolder } from "./tools-list-cache.mjs";
 
 /**
  * The kept folders of a launch with `env`: the user key's, the compiled specs', the workerd
- * configurations', the tools/list counts' and the launch memos'.
+ * configurations', the tools/list counts', the launch memos' and the early `initialize` answers'.
  * @param {Record<string, string | undefined>} env
  * @returns {string[]}
  */
@@ -30,6 +31,7 @@ export function keptFolders(env) {
     configCacheFolder(env),
     toolsListCacheFolder(env),
     launchMemoFolder(env),
+    earlyAnswersFolder(env),
   ];
 }
 

@@ -110,8 +110,12 @@ export function openSpecCache(folder, productFile, keyFile) {
   /** @type {Buffer | undefined | null} null: not read yet */
   let key = null;
   const userKey = () => (key === null ? (key = specCacheKey(keyFile)) : key);
-  /** @param {string} file */
-  const entryName = (file) => `${sha256(`${productId()}\n${sha256(readFileSync(file))}`)}.json`;
+  /**
+   * The spec file's digest is the process's one (file-digest.mjs): a `--stdio` launch names its
+   * kept `initialize` answer by it too (early-answers.mjs), right after this read.
+   * @param {string} file
+   */
+  const entryName = (file) => `${sha256(`${productId()}\n${fileSha256(file)}`)}.json`;
 
   return {
     folder,

@@ -10,7 +10,28 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 
 /**
  * @typedef {import("@modelcontextprotocol/sdk/types.js").JSONRPCMessage} Message
+ * @typedef {import("../kept/early-answers.mjs").EarlyAnswers} EarlyAnswers - `initialize`
+ *   results by the protocol version asked (a type only: the store is the launcher's)
  */
+
+/** How long a refused launch waits for a request to answer (desktop clients send one at once). */
+const REFUSAL_WAIT_MS = 10_000;
+
+/**
+ * `value` as JSON with every object's keys sorted: two answers compared by what they say.
+ * @param {unknown} value
+ * @returns {string}
+ */
+export function canonicalJson(value) {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (typeof value === "object" && value !== null)
+    return `{${Object.keys(value)
+      .toSorted()
+      .filter((k) => /** @type {any} */ (value)[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson(/** @type {any} */ (value)[k])}`)
+      .join(",")}}`;
+  return JSON.stringify(value) ?? "null";
+}
 
 /** What the SDK's HTTP transport puts before the body of a non-2xx answer in its error. */
 const POST_ERROR = /^Streamable HTTP error: Error POSTing to endpoint: /;
@@ -47,6 +68,15 @@ export function serverAnswer(error) {
 /**
  * Runs the bridge until stdin ends. Messages that arrive before `ready` resolves (a client sends
  * `initialize` at once; the runtime takes seconds to start) are held and sent in order.
+ *
+ * With `kept` (the host's `initialize` answers of the last launch with the same Worker, spec,
+ * settings and route: cli/kept/early-answers.mjs), an `initialize` asking a version kept is
+ * answered at once from it: a desktop client waited for the host workerd's start (1.3–3 s of a
+ * loaded machine) for an answer that holds only the server's name, version and capabilities
+ * (issue #43). The client's `initialize` is still held and sent to the host first (the HTTP
+ * transport needs its negotiated version and any session), and the host's answer replaces the
+ * kept one when it differs (logged: the client keeps the one it got, never a second answer to one
+ * id). Everything after `initialize` is held until the host is ready, as without.
  * @param {object} options
  * @param {string} options.url - the local MCP endpoint, e.g. http://127.0.0.1:PORT/mcp
  * @param {string} [options.apiKey] - the server's `MCP_API_KEY`, sent as a bearer token on every
@@ -56,10 +86,31 @@ export function serverAnswer(error) {
  * @param {Promise<void>} options.ready - resolves when the local server answers
  * @param {(line: string) => void} options.log - stderr
  * @param {() => void} options.onClose - stdin ended or broke: the client is gone
+ * @param {EarlyAnswers} [options.kept] - `initialize` answers kept from the last launch, by the
+ *   protocol version asked
+ * @param {(answers: EarlyAnswers) => void} [options.keep] - told the answers to keep once the
+ *   host gave one that is not kept yet
+ * @param {{ text: Promise<string>, answered: () => void }} [options.refusal] - a launch whose
+ *   check refuses the configuration after the bridge started reading: `text` resolves with the
+ *   message, which answers every request held and the next one (10 s at most); then `answered`
+ * @param {import("node:stream").Readable} [options.input] - stdin (tests: an in-memory stream)
+ * @param {import("node:stream").Writable} [options.output] - stdout (tests: an in-memory stream)
  * @returns {Promise<void>}
  */
-export async function runStdioBridge({ url, apiKey, headers = {}, ready, log, onClose }) {
-  const stdio = new StdioServerTransport();
+export async function runStdioBridge({
+  url,
+  apiKey,
+  headers = {},
+  ready,
+  log,
+  onClose,
+  kept,
+  keep,
+  refusal,
+  input = process.stdin,
+  output = process.stdout,
+}) {
+  const stdio = new StdioServerTransport(input, output);
   const sent = { ...headers, ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) };
   const http = new StreamableHTTPClientTransport(
     new URL(url),
@@ -68,8 +119,17 @@ export async function runStdioBridge({ url, apiKey, headers = {}, ready, log, on
   /** @type {Message[]} */
   const held = [];
   let open = false;
-  /** ids of `initialize` requests, to pass the negotiated version on to the HTTP side */
-  const initializing = new Set();
+  /** ids of `initialize` requests sent, with the version each asked: the negotiated version goes
+   * on to the HTTP side, the answer into what the next launch answers early */
+  const initializing = new Map();
+  /** ids of `initialize` requests answered from `kept`, with that answer: the host's is compared */
+  const earlyAnswered = new Map();
+  /** @type {EarlyAnswers} what the next launch answers early (no prototype: keys are the client's) */
+  const answers = Object.assign(Object.create(null), kept);
+  /** @type {string | undefined} the refused launch's message, once it came */
+  let refusedText;
+  /** @type {(() => void) | undefined} */
+  let refusalWaited;
   /** ids of `tools/call` requests still unanswered */
   const toolCalls = new Set();
 
@@ -89,13 +149,22 @@ export async function runStdioBridge({ url, apiKey, headers = {}, ready, log, on
   /** @param {Message} message */
   const forward = async (message) => {
     if ("method" in message && message.method === "initialize" && "id" in message)
-      initializing.add(message.id);
+      initializing.set(message.id, message.params?.protocolVersion);
     if ("method" in message && message.method === "tools/call" && "id" in message)
       toolCalls.add(message.id);
     try {
       await http.send(message);
     } catch (error) {
       const answered = serverAnswer(error);
+      // Answered early already: never a second answer to one id; the log says why what follows
+      // may fail.
+      if ("id" in message && earlyAnswered.delete(message.id)) {
+        initializing.delete(message.id);
+        log(
+          `code-mode-mcp: the local server did not take the initialize answered early: ${answered?.message ?? /** @type {Error} */ (error).message}`,
+        );
+        return;
+      }
       // A refusal the server wrote itself is its own clear error: passed on once, not logged
       // as a bridge failure. Anything else (no server at all) is the bridge's to say.
       // After the client closed or a stop signal, a message cut short is part of the close.
@@ -123,16 +192,69 @@ export async function runStdioBridge({ url, apiKey, headers = {}, ready, log, on
     }
   };
 
+  /**
+   * Answers `message` with the refused launch's message if it is a request not answered yet.
+   * @param {Message} message
+   * @returns {Promise<void> | undefined} undefined when it needs no answer
+   */
+  const answerRefusal = (message) => {
+    if (!("method" in message) || !("id" in message) || earlyAnswered.has(message.id))
+      return undefined;
+    const error = { code: -32603, message: /** @type {string} */ (refusedText) };
+    return stdio.send({ jsonrpc: "2.0", id: message.id, error });
+  };
+
   stdio.onmessage = (message) => {
+    if (refusedText !== undefined) {
+      const answering = answerRefusal(message);
+      if (answering) void answering.finally(() => refusalWaited?.());
+      return;
+    }
+    // Before the host is up, an `initialize` asking a version kept is answered now, and still
+    // held: the host gets it first once ready.
+    if (!open && "method" in message && message.method === "initialize" && "id" in message) {
+      const asked = message.params?.protocolVersion;
+      const answer =
+        typeof asked === "string" && kept && Object.hasOwn(kept, asked) ? kept[asked] : undefined;
+      if (answer && !earlyAnswered.has(message.id)) {
+        earlyAnswered.set(message.id, answer);
+        void stdio.send({ jsonrpc: "2.0", id: message.id, result: answer });
+      }
+    }
     if (open) void forward(message);
     else held.push(message);
   };
   stdio.onerror = (error) => log(`code-mode-mcp: stdin: ${error.message}`);
   http.onmessage = (message) => {
-    if ("id" in message && initializing.has(message.id) && "result" in message) {
+    if ("id" in message && initializing.has(message.id)) {
+      const asked = initializing.get(message.id);
       initializing.delete(message.id);
-      const version = /** @type {{ protocolVersion?: unknown }} */ (message.result).protocolVersion;
-      if (typeof version === "string") http.setProtocolVersion(version);
+      if ("result" in message) {
+        const result = /** @type {Record<string, unknown>} */ (message.result);
+        const version = result.protocolVersion;
+        if (typeof version === "string") http.setProtocolVersion(version);
+        if (
+          typeof asked === "string" &&
+          canonicalJson(answers[asked]) !== canonicalJson(message.result)
+        ) {
+          answers[asked] = /** @type {EarlyAnswers[string]} */ (result);
+          keep?.({ ...answers });
+        }
+      }
+      const early = earlyAnswered.get(message.id);
+      if (early !== undefined) {
+        earlyAnswered.delete(message.id);
+        // The client has its answer: the host's is compared, not passed on.
+        if ("error" in message)
+          log(
+            `code-mode-mcp: the local server refused the initialize answered early from the last launch: ${message.error.message}`,
+          );
+        else if ("result" in message && canonicalJson(early) !== canonicalJson(message.result))
+          log(
+            `code-mode-mcp: the local server's initialize answer differs from the one given early (kept from the last launch): ${canonicalJson(message.result)} instead of ${canonicalJson(early)}; the next launch answers with the server's.`,
+          );
+        return;
+      }
     }
     // The front's answer for a request whose runtime was replaced under it (-32603, "the
     // runtime was restarted because …; retry") reaches a tool call as a tool error.
@@ -152,21 +274,47 @@ export async function runStdioBridge({ url, apiKey, headers = {}, ready, log, on
   let closed = false;
   // A desktop client may end the server with a signal instead of closing stdin: the streams
   // the stop cuts are part of the close too (the supervisor stops the runtimes).
-  for (const signal of /** @type {const} */ (["SIGTERM", "SIGINT", "SIGHUP"]))
-    process.once(signal, () => (closed = true));
+  const signals = /** @type {const} */ (["SIGTERM", "SIGINT", "SIGHUP"]);
+  /** @param {NodeJS.Signals} signal */
+  const stopping = (signal) => {
+    closed = true;
+    // Alone on the signal (a bridge that answered early reads before the server's stop
+    // listens): the process ends as it would without this listener, not never.
+    if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+  };
+  for (const signal of signals) process.once(signal, stopping);
   http.onerror = (error) => {
     // Closing aborts the standalone SSE stream: not worth a line.
     if (!closed) log(`code-mode-mcp: local server: ${error.message}`);
   };
   const close = () => {
+    // Its own listeners only: a closed bridge leaves the process's signals as it found them.
+    for (const signal of signals) process.off(signal, stopping);
     if (closed) return;
     closed = true;
     void http.close().catch(() => {});
     onClose();
   };
   stdio.onclose = close;
-  process.stdin.once("end", close);
-  process.stdin.once("close", close);
+  input.once("end", close);
+  input.once("close", close);
+
+  // A refused launch (its check came after the bridge started reading): every request held, or
+  // else the next one, gets the message the terminal gets, before the process exits.
+  if (refusal)
+    void refusal.text.then(async (text) => {
+      refusedText = text;
+      const answering = held.splice(0).flatMap((message) => answerRefusal(message) ?? []);
+      if (answering.length > 0) await Promise.allSettled(answering);
+      else
+        await new Promise((done) => {
+          const waited = () => done(undefined);
+          refusalWaited = waited;
+          setTimeout(waited, REFUSAL_WAIT_MS).unref();
+          input.once("end", waited);
+        });
+      refusal.answered();
+    });
 
   await stdio.start();
   await http.start();

@@ -2,7 +2,10 @@
  * Rows I: a desktop launch (issue #43), the command a desktop client runs
  * (`code-mode-mcp --stdio --spec … --base-url …`, bin/code-mode-mcp.mjs from the clone) with
  * Cloudflare's spec and with GitHub's, timed from the spawn to the `initialize` answer on
- * stdout. Cold: an empty cache folder (XDG_CACHE_HOME of its own), so the launch validates and
+ * stdout, and beside it when the first `tools/list` and a first trivial `tools/call` (`search`
+ * with `async () => 1`) were answered: a warm launch answers `initialize` from the last launch's
+ * kept answer (cli/kept/early-answers.mjs), so those two show what the host's start still costs a
+ * client. Cold: an empty cache folder (XDG_CACHE_HOME of its own), so the launch validates and
  * compiles the spec; warm: the same folder again, as a desktop client's second start finds it
  * (cli/kept/spec-cache.mjs). Each launch is stopped (its process group) once it answered.
  *
@@ -43,6 +46,20 @@ const INITIALIZE = `${JSON.stringify({
     clientInfo: { name: "bench-stdio", version: "1.0.0" },
   },
 })}\n`;
+
+/** What the client sends once `initialize` is answered: its notification, a list, a call. */
+const AFTER_INITIALIZE = [
+  { jsonrpc: "2.0", method: "notifications/initialized" },
+  { jsonrpc: "2.0", id: 2, method: "tools/list", params: {} },
+  {
+    jsonrpc: "2.0",
+    id: 3,
+    method: "tools/call",
+    params: { name: "search", arguments: { code: "async () => 1" } },
+  },
+]
+  .map((m) => `${JSON.stringify(m)}\n`)
+  .join("");
 
 /**
  * CPU ms (user + system) spent so far by `root` and every process below it (the workerds are
@@ -95,12 +112,12 @@ function treeCpu(root) {
 }
 
 /**
- * One launch; resolves to the ms from spawn to the `initialize` answer, and the stderr lines
- * with their arrival times.
+ * One launch; resolves to the ms from spawn to the `initialize` answer, to the first `tools/list`
+ * answer and to the first `tools/call` answer, and the stderr lines with their arrival times.
  * @param {keyof typeof LAUNCH_SPECS} spec
  * @param {string} cacheHome
  * @param {number} [timeoutMs]
- * @returns {Promise<{ ms: number, cpuMs: number, lines: string[] }>}
+ * @returns {Promise<{ ms: number, listMs: number, callMs: number, cpuMs: number, lines: string[] }>}
  */
 export async function launchOnce(spec, cacheHome, timeoutMs = 180_000) {
   const { file, baseUrl } = LAUNCH_SPECS[spec];
@@ -127,19 +144,37 @@ export async function launchOnce(spec, cacheHome, timeoutMs = 180_000) {
   });
   child.stdin.write(INITIALIZE);
   try {
+    /** @type {Map<number, number>} ms from the spawn to each answer, by id */
+    const answered = new Map();
     const ms = await new Promise((resolve, reject) => {
       let out = "";
       const timer = setTimeout(
-        () => reject(new Error(`no initialize answer in ${timeoutMs} ms:\n${lines.join("\n")}`)),
+        () => reject(new Error(`no answers in ${timeoutMs} ms:\n${lines.join("\n")}`)),
         timeoutMs,
       );
       child.stdout.on("data", (d) => {
         out += d;
-        if (out.includes("\n")) {
-          clearTimeout(timer);
-          if (!out.includes('"serverInfo"'))
-            reject(new Error(`initialize failed: ${out.slice(0, 300)}`));
-          else resolve(performance.now() - t0);
+        const parts = out.split("\n");
+        out = parts.pop() ?? "";
+        for (const line of parts) {
+          /** @type {any} */
+          let message;
+          try {
+            message = JSON.parse(line);
+          } catch {
+            continue;
+          }
+          if (message.id === undefined || answered.has(message.id)) continue;
+          answered.set(message.id, performance.now() - t0);
+          if (message.id === 1 && !line.includes('"serverInfo"'))
+            reject(new Error(`initialize failed: ${line.slice(0, 300)}`));
+          else if (message.id === 1) child.stdin.write(AFTER_INITIALIZE);
+          else if (message.error || message.result?.isError)
+            reject(new Error(`request ${message.id} failed: ${line.slice(0, 300)}`));
+          if (answered.size === 3) {
+            clearTimeout(timer);
+            resolve(answered.get(1));
+          }
         }
       });
       child.on("exit", (code) => {
@@ -149,7 +184,13 @@ export async function launchOnce(spec, cacheHome, timeoutMs = 180_000) {
     });
     const cpu = treeCpu(/** @type {number} */ (child.pid));
     lines.push(`CPU ms by process at the answer: ${cpu.parts.join(", ")}`);
-    return { ms: /** @type {number} */ (ms), cpuMs: cpu.total, lines };
+    return {
+      ms: /** @type {number} */ (ms),
+      listMs: /** @type {number} */ (answered.get(2)),
+      callMs: /** @type {number} */ (answered.get(3)),
+      cpuMs: cpu.total,
+      lines,
+    };
   } finally {
     child.removeAllListeners("exit");
     try {
@@ -168,10 +209,17 @@ export async function launchOnce(spec, cacheHome, timeoutMs = 180_000) {
 }
 
 /**
+ * One launch's answers as a log line.
+ * @param {{ ms: number, listMs: number, callMs: number, cpuMs: number }} r
+ */
+const answers = (r) =>
+  `initialize ${Math.round(r.ms)} ms, tools/list ${Math.round(r.listMs)} ms, tools/call ${Math.round(r.callMs)} ms (CPU to the call's answer ${r.cpuMs} ms)`;
+
+/**
  * A cold launch then `warm` warm ones per spec.
  * @param {{ warm: number, specs?: (keyof typeof LAUNCH_SPECS)[] }} config
  * @param {(line: string) => void} log
- * @returns {Promise<Record<string, { coldMs: number, coldCpuMs: number, warmMs: number[], warmCpuMs: number[], warmP50: number }>>}
+ * @returns {Promise<Record<string, { coldMs: number, coldCpuMs: number, warmMs: number[], warmCpuMs: number[], warmP50: number, warmListP50: number, warmCallP50: number }>>}
  */
 export async function stdioLaunches({ warm, specs = ["cloudflare", "github"] }, log) {
   /** @type {Record<string, any>} */
@@ -180,14 +228,18 @@ export async function stdioLaunches({ warm, specs = ["cloudflare", "github"] }, 
     const cacheHome = mkdtempSync(join(tmpdir(), "code-mode-bench-stdio-cache-"));
     try {
       const cold = await launchOnce(spec, cacheHome);
-      log(`I ${spec} cold initialize ${Math.round(cold.ms)} ms (CPU ${cold.cpuMs} ms)`);
+      log(`I ${spec} cold ${answers(cold)}`);
       const warmMs = [];
+      const warmListMs = [];
+      const warmCallMs = [];
       const warmCpuMs = [];
       for (let i = 0; i < warm; i++) {
         const w = await launchOnce(spec, cacheHome);
         warmMs.push(Math.round(w.ms));
+        warmListMs.push(Math.round(w.listMs));
+        warmCallMs.push(Math.round(w.callMs));
         warmCpuMs.push(w.cpuMs);
-        log(`I ${spec} warm initialize ${Math.round(w.ms)} ms (CPU ${w.cpuMs} ms)`);
+        log(`I ${spec} warm ${answers(w)}`);
         if (i === 0) for (const line of w.lines) log(`  ${line}`);
       }
       out[spec] = {
@@ -196,6 +248,8 @@ export async function stdioLaunches({ warm, specs = ["cloudflare", "github"] }, 
         warmMs,
         warmCpuMs,
         warmP50: round1(p50(warmMs)),
+        warmListP50: round1(p50(warmListMs)),
+        warmCallP50: round1(p50(warmCallMs)),
       };
     } finally {
       rmSync(cacheHome, { recursive: true, force: true });
@@ -210,13 +264,13 @@ const WARM_TARGET_MS = { cloudflare: 1_500, github: 2_500 };
 /**
  * The table rows of I (cold rows have no target: validating and compiling happens once per
  * change of the spec).
- * @param {Record<string, { coldMs: number, coldCpuMs: number, warmCpuMs: number[], warmP50: number }> | undefined} launches
+ * @param {Record<string, { coldMs: number, coldCpuMs: number, warmCpuMs: number[], warmP50: number, warmListP50?: number, warmCallP50?: number }> | undefined} launches
  */
 export function stdioRows(launches) {
   if (!launches) return [];
   return Object.entries(launches).flatMap(([spec, r]) => [
     {
-      metric: `I \`--stdio\` launch to \`initialize\` answered, ${spec} spec, warm cache (p50) / cold cache, ms (CPU of the launch's processes: warm ${r.warmCpuMs?.join(", ")} / cold ${r.coldCpuMs} ms)`,
+      metric: `I \`--stdio\` launch to \`initialize\` answered, ${spec} spec, warm cache (p50) / cold cache, ms (warm p50 to the first tools/list ${r.warmListP50} ms, to the first tools/call ${r.warmCallP50} ms; CPU of the launch's processes to that call: warm ${r.warmCpuMs?.join(", ")} / cold ${r.coldCpuMs} ms)`,
       ours: `${r.warmP50} / ${r.coldMs}`,
       anchor: null,
       ratio: null,

@@ -152,6 +152,43 @@ describe("shared worker: a run ended before it began", () => {
     ).toMatchObject({ stop: "ended" });
     expect((await shared.stats()).underWay).toBe(0);
   });
+
+  it("a run ended before it began never starts: no host call, no step of its own", async () => {
+    const { executor, engine } = throughRunner({ timeoutMs: 60_000 });
+    expect(await executor.execute({ code: "return 1" })).toMatchObject({ result: 1 });
+    const shared = await engine();
+    const before = await shared.stats();
+    const key = "a1".repeat(32);
+    expect(await shared.end(key)).toBe(false);
+    let calls = 0;
+    const host = {
+      call: async () => {
+        calls++;
+        return "null";
+      },
+    };
+    // Before, the run began and was only marked: its first stretch went on until its timer's
+    // first look, so this call reached the host that had given the run up, and the loop after
+    // it held the engine's thread until its step budget ran out ("interrupted", not "ended").
+    const code = "await codemode.echo(1); for (;;) {}";
+    expect(
+      await shared.run(
+        engineRunRequest(code, { timeoutMs: 30_000, maxInterrupts: 500 }),
+        host,
+        key,
+      ),
+    ).toMatchObject({ stop: "ended" });
+    expect(calls).toBe(0);
+    const after = await shared.stats();
+    expect(after.underWay).toBe(0);
+    // It took no template either: the engine began no run for it.
+    expect(after.warmRuns).toBe(before.warmRuns);
+    // The key is used up: the same key later starts its run as any other.
+    expect(await shared.run(engineRunRequest("return await codemode.echo(2)"), host, key)).toEqual(
+      expect.stringContaining('"result"'),
+    );
+    expect(calls).toBe(1);
+  });
 });
 
 describe("shared worker on the real Worker Loader: the host ends a run it gave up on", () => {

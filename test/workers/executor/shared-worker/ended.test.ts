@@ -221,4 +221,44 @@ describe("shared worker on the real Worker Loader: the host ends a run it gave u
     expect(await executor.execute({ code: "return 6 * 7" })).toMatchObject({ result: 42 });
     expect((await engine().stats()).warmRuns).toBe(during.warmRuns + 1);
   });
+
+  it("no host function runs once the run is cancelled, while the host waits for the engine's word", async () => {
+    const loader = {
+      get: (id: string, code: () => WorkerLoaderWorkerCode) =>
+        env.LOADER.get(`${id}:ended-calls-test`, code),
+    };
+    const executor = new SharedWorkerExecutor({
+      loader: loader as unknown as WorkerLoader,
+      limits: { timeoutMs: 60_000 },
+    });
+    let calls = 0;
+    let cancelled = false;
+    let afterCancel = 0;
+    let started!: () => void;
+    const going = new Promise<void>((resolve) => (started = resolve));
+    const tick = () => {
+      calls++;
+      if (cancelled) afterCancel++;
+      if (calls === 5) started();
+      return calls;
+    };
+    const cancel = new AbortController();
+    const outcome = executor.execute({
+      code: "for (;;) { try { await codemode.tick(); } catch {} }",
+      namespaces: { codemode: { tick } },
+      // Bounded by its budget whatever happens (no test timer fires while calls ping-pong).
+      limits: { maxHostCalls: 1_000_000, maxOperations: 1_000_000 },
+      signal: cancel.signal,
+    });
+    await going;
+    // Before, the bridge stayed open until the engine confirmed the end: the cancelled
+    // program's calls went on reaching the host's functions, side effects included, before the
+    // AbortError went out. Not for 0.5 s at most: no timer fires while a run's calls ping-pong
+    // within one process, so neither the engine's look nor the host's wait came (999,995 calls
+    // over 187 s, until the host-call limit of a first version of this test).
+    cancelled = true;
+    cancel.abort();
+    expect(await outcome).toMatchObject({ error: { name: "AbortError" } });
+    expect(afterCancel).toBe(0);
+  });
 });

@@ -139,6 +139,36 @@ describe("shared worker through a runner: a run the host gave up on ends in the 
   });
 });
 
+describe("shared worker: a run whose calls ping-pong with its host", () => {
+  it("hears its end at its next answer, though no timer of its fires meanwhile", async () => {
+    const { executor, engine } = throughRunner({ timeoutMs: 60_000 });
+    expect(await executor.execute({ code: "return 1" })).toMatchObject({ result: 1 });
+    const shared = await engine();
+    const key = "c3".repeat(32);
+    let calls = 0;
+    let ended: Promise<boolean> | undefined;
+    // Refuses at once, as a closed bridge does: each call is a round trip and nothing more.
+    const host = {
+      call: async () => {
+        if (++calls === 5) ended = shared.end(key);
+        return { error: { name: "Error", message: "refused" } };
+      },
+    };
+    const code = "for (;;) { try { await codemode.echo(1); } catch {} }";
+    // Before, the run heard its end only on its own timer (END_CHECK_MS), which does not fire
+    // while its calls ping-pong within one process: it went on until its step budget
+    // ("interrupted"), which also bounds this test whatever happens.
+    const outcome = await shared.run(
+      engineRunRequest(code, { timeoutMs: 30_000, maxInterrupts: 300 }),
+      host,
+      key,
+    );
+    expect(outcome).toMatchObject({ stop: "ended" });
+    expect(await ended).toBe(true);
+    expect((await shared.stats()).underWay).toBe(0);
+  });
+});
+
 describe("shared worker: a run ended before it began", () => {
   it("an `end` that arrives before its run (still loading) ends the run as it begins", async () => {
     const { executor, engine } = throughRunner({ timeoutMs: 60_000 });

@@ -143,8 +143,9 @@ export class EngineRun {
   /**
    * Asks the run to end now: its caller no longer waits for it (a runner whose host gave the run
    * up, sandbox/engine/runner.ts `end`). Only marks it, and may be called from any context: the
-   * run's own timer ({@link END_CHECK_MS}) stops it in the run's context, and the run's call then
-   * frees it as after any stop. A run that is already over is left as it is.
+   * run's own timer ({@link END_CHECK_MS}) or its next event (a host's answer, a timer of its)
+   * stops it in the run's context, and the run's call then frees it as after any stop. A run
+   * that is already over is left as it is.
    */
   askEnd(): void {
     this.endAsked = true;
@@ -220,6 +221,10 @@ export class EngineRun {
 
   private pumpJobs(): void {
     if (this.closed) return;
+    // Heard at every event of the run too (a host's answer, one of its timers), not only on its
+    // own look: no timer fires while a run's calls ping-pong with a host in the same process, so
+    // a loop of calls went on until its step budget (attack13).
+    if (this.endAsked) return this.stop("ended", "");
     // Not rt.executePendingJobs(): it leaks an engine context when a job grows the memory.
     runPendingJobs(this.rt);
     if (this.stopped) return this.stop(this.stopped, "");

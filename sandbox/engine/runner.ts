@@ -20,7 +20,7 @@ import { WorkerEntrypoint } from "cloudflare:workers";
 import { newQuickJSWASMModuleFromVariant, newVariant } from "quickjs-emscripten-core";
 import wasmModule from "./quickjs.wasm";
 import { readData, storeData } from "./data-cache";
-import { describe } from "./messages";
+import { describe, stopMessage } from "./messages";
 import { EngineRun } from "./run";
 import { WarmEngine } from "./warm-engine";
 import type { EngineRunRequest, EngineStop } from "./protocol";
@@ -38,8 +38,8 @@ const endable = new Map<string, EngineRun>();
 
 /**
  * Keys whose `end` came before their run had begun here (the run still loading the engine or its
- * data when its caller gave it up): such a run is ended as soon as it begins. Oldest dropped past
- * {@link MAX_ENDED_EARLY}; a key is random, so no later run has a key kept here by mistake.
+ * data when its caller gave it up): such a run answers `ended` without starting. Oldest dropped
+ * past {@link MAX_ENDED_EARLY}; a key is random, so no later run has a key kept here by mistake.
  */
 const endedEarly = new Set<string>();
 const MAX_ENDED_EARLY = 256;
@@ -127,6 +127,13 @@ export default class EngineRunner extends WorkerEntrypoint {
         return { stop: "missing", message: `The shared worker does not hold ${ext.key}.` };
       data.push(value);
     }
+    // Ended before it began (its caller gave it up while the engine or its data loaded): it
+    // never starts. Started and only marked, it ran until its timer's first look (END_CHECK_MS):
+    // its first stretch went on, host calls to a host that had given it up included, and a
+    // program busy from its first line held this thread until its whole step budget was spent
+    // (attack13). Nothing is awaited from here to its registration below.
+    if (isEndKey(endKey) && endedEarly.delete(endKey))
+      return { stop: "ended", message: stopMessage("ended", request) };
     let run: EngineRun;
     try {
       run = new EngineRun(quickjs, request, data, hostCall);
@@ -139,10 +146,7 @@ export default class EngineRunner extends WorkerEntrypoint {
     if (run.warm) warmRuns++;
     // A key already in use (a caller's mistake: keys are random) ends only the run that has it.
     const key = isEndKey(endKey) && !endable.has(endKey) ? endKey : undefined;
-    if (key !== undefined) {
-      endable.set(key, run);
-      if (endedEarly.delete(key)) run.askEnd();
-    }
+    if (key !== undefined) endable.set(key, run);
     const ended = (async () => {
       try {
         return await run.result;
@@ -169,7 +173,7 @@ export default class EngineRunner extends WorkerEntrypoint {
    * cannot hear this until it yields; the engine's step budget ends that one.
    * @param endKey - the key given with the run
    * @returns true once the run is freed; false when no run under way has that key (none yet:
-   *   one that begins with it later is ended as it begins; or it is over)
+   *   one that comes with it later answers `ended` without starting; or it is over)
    */
   async end(endKey: unknown): Promise<boolean> {
     if (!isEndKey(endKey)) return false;

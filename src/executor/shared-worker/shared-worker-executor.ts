@@ -176,6 +176,10 @@ export class SharedWorkerExecutor implements Executor {
         response = await Promise.race([entry.run(engineRequest, bridge, endKey), stop]);
       }
       if (response === "timeout" || response === "aborted") {
+        // Closed first: while this waits for the engine's word, the program given up on still
+        // runs there, and its calls reached the host's functions until the answer went out
+        // (attack13: a cancelled loop of calls ran host functions all the while).
+        bridge.close();
         // Ended there now, not at its deadline: a cancelled run (a task's `tasks/cancel`) would
         // hold its engine memory and the engine's template until its whole timeout (issue #40).
         await endRun(entry, endKey, END_CONFIRM_MS);

@@ -139,6 +139,36 @@ describe("shared worker through a runner: a run the host gave up on ends in the 
   });
 });
 
+describe("shared worker: a run whose calls ping-pong with its host", () => {
+  it("hears its end at its next answer, though no timer of its fires meanwhile", async () => {
+    const { executor, engine } = throughRunner({ timeoutMs: 60_000 });
+    expect(await executor.execute({ code: "return 1" })).toMatchObject({ result: 1 });
+    const shared = await engine();
+    const key = "c3".repeat(32);
+    let calls = 0;
+    let ended: Promise<boolean> | undefined;
+    // Refuses at once, as a closed bridge does: each call is a round trip and nothing more.
+    const host = {
+      call: async () => {
+        if (++calls === 5) ended = shared.end(key);
+        return { error: { name: "Error", message: "refused" } };
+      },
+    };
+    const code = "for (;;) { try { await codemode.echo(1); } catch {} }";
+    // Before, the run heard its end only on its own timer (END_CHECK_MS), which does not fire
+    // while its calls ping-pong within one process: it went on until its step budget
+    // ("interrupted"), which also bounds this test whatever happens.
+    const outcome = await shared.run(
+      engineRunRequest(code, { timeoutMs: 30_000, maxInterrupts: 300 }),
+      host,
+      key,
+    );
+    expect(outcome).toMatchObject({ stop: "ended" });
+    expect(await ended).toBe(true);
+    expect((await shared.stats()).underWay).toBe(0);
+  });
+});
+
 describe("shared worker: a run ended before it began", () => {
   it("an `end` that arrives before its run (still loading) ends the run as it begins", async () => {
     const { executor, engine } = throughRunner({ timeoutMs: 60_000 });
@@ -151,6 +181,43 @@ describe("shared worker: a run ended before it began", () => {
       await shared.run(engineRunRequest(STUCK, { timeoutMs: 30_000 }), host, key),
     ).toMatchObject({ stop: "ended" });
     expect((await shared.stats()).underWay).toBe(0);
+  });
+
+  it("a run ended before it began never starts: no host call, no step of its own", async () => {
+    const { executor, engine } = throughRunner({ timeoutMs: 60_000 });
+    expect(await executor.execute({ code: "return 1" })).toMatchObject({ result: 1 });
+    const shared = await engine();
+    const before = await shared.stats();
+    const key = "a1".repeat(32);
+    expect(await shared.end(key)).toBe(false);
+    let calls = 0;
+    const host = {
+      call: async () => {
+        calls++;
+        return "null";
+      },
+    };
+    // Before, the run began and was only marked: its first stretch went on until its timer's
+    // first look, so this call reached the host that had given the run up, and the loop after
+    // it held the engine's thread until its step budget ran out ("interrupted", not "ended").
+    const code = "await codemode.echo(1); for (;;) {}";
+    expect(
+      await shared.run(
+        engineRunRequest(code, { timeoutMs: 30_000, maxInterrupts: 500 }),
+        host,
+        key,
+      ),
+    ).toMatchObject({ stop: "ended" });
+    expect(calls).toBe(0);
+    const after = await shared.stats();
+    expect(after.underWay).toBe(0);
+    // It took no template either: the engine began no run for it.
+    expect(after.warmRuns).toBe(before.warmRuns);
+    // The key is used up: the same key later starts its run as any other.
+    expect(await shared.run(engineRunRequest("return await codemode.echo(2)"), host, key)).toEqual(
+      expect.stringContaining('"result"'),
+    );
+    expect(calls).toBe(1);
   });
 });
 
@@ -183,5 +250,45 @@ describe("shared worker on the real Worker Loader: the host ends a run it gave u
     expect((await engine().stats()).underWay).toBe(0);
     expect(await executor.execute({ code: "return 6 * 7" })).toMatchObject({ result: 42 });
     expect((await engine().stats()).warmRuns).toBe(during.warmRuns + 1);
+  });
+
+  it("no host function runs once the run is cancelled, while the host waits for the engine's word", async () => {
+    const loader = {
+      get: (id: string, code: () => WorkerLoaderWorkerCode) =>
+        env.LOADER.get(`${id}:ended-calls-test`, code),
+    };
+    const executor = new SharedWorkerExecutor({
+      loader: loader as unknown as WorkerLoader,
+      limits: { timeoutMs: 60_000 },
+    });
+    let calls = 0;
+    let cancelled = false;
+    let afterCancel = 0;
+    let started!: () => void;
+    const going = new Promise<void>((resolve) => (started = resolve));
+    const tick = () => {
+      calls++;
+      if (cancelled) afterCancel++;
+      if (calls === 5) started();
+      return calls;
+    };
+    const cancel = new AbortController();
+    const outcome = executor.execute({
+      code: "for (;;) { try { await codemode.tick(); } catch {} }",
+      namespaces: { codemode: { tick } },
+      // Bounded by its budget whatever happens (no test timer fires while calls ping-pong).
+      limits: { maxHostCalls: 1_000_000, maxOperations: 1_000_000 },
+      signal: cancel.signal,
+    });
+    await going;
+    // Before, the bridge stayed open until the engine confirmed the end: the cancelled
+    // program's calls went on reaching the host's functions, side effects included, before the
+    // AbortError went out. Not for 0.5 s at most: no timer fires while a run's calls ping-pong
+    // within one process, so neither the engine's look nor the host's wait came (999,995 calls
+    // over 187 s, until the host-call limit of a first version of this test).
+    cancelled = true;
+    cancel.abort();
+    expect(await outcome).toMatchObject({ error: { name: "AbortError" } });
+    expect(afterCancel).toBe(0);
   });
 });

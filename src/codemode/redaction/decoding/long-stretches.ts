@@ -33,10 +33,10 @@
  *    `od -c`, the lines joined across other text), the runs of ./run-decoded-view.ts (one per
  *    line, joined by compaction), the tag characters (read alone, everything else dropped). A
  *    dump line follows a line break (or starts the text), and a line break in a view is one in
- *    the bytes or a sequence's (`%0a`, `\n`, `&#10;`, `=0A`): a stretch holding a line break or a
- *    sequence's start `% & \ =` is kept ({@link MARK}), and so are the first and the last stretch
- *    (a view's start and end are the text's). A run is {@link MIN_RUN} characters or more, and a
- *    stretch that long is kept. A tag character is four bytes `F3 A0 …`, a sequence or list
+ *    the bytes or a sequence's (`%0a`, `\n`, `&#10;`, `=0A`; for a multiline pattern also U+2028
+ *    and U+2029): a stretch holding one or a sequence's start `% & \ =` is kept ({@link MARK}),
+ *    and so are the first and the last stretch (a view's start and end are the text's). A run is
+ *    {@link MIN_RUN} characters or more, and a stretch that long is kept. A tag character is four bytes `F3 A0 …`, a sequence or list
  *    items: the stretch is kept (`F3 A0`, a sequence's start, or {@link MIN_RUN} characters).
  * 4. Decisions made over a whole view (whether a folded view is made, whether compaction follows
  *    a decoded view, whether the folded view is compacted, whether a view may hide a swallowed
@@ -164,8 +164,11 @@ export function* longStretchesInSlices(
       if (!(boundary[b] && isBoundary(bytes, i))) {
         heavy += weight[b]!;
         marked |= mark[b]!;
-        // A tag character's first two bytes (F3 A0).
+        // A tag character's first two bytes (F3 A0); a line or paragraph separator (E2 80 A8,
+        // E2 80 A9), where a multiline pattern's line starts too (the dump lines of the UTF-8
+        // reading's notations).
         if (b === 0xf3 && bytes[i + 1] === 0xa0) marked = 1;
+        else if (b === 0xe2 && bytes[i + 1] === 0x80 && (bytes[i + 2]! | 1) === 0xa9) marked = 1;
         continue;
       }
     }

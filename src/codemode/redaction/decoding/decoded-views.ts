@@ -50,16 +50,21 @@ export function* decodedViews(
  * @param inert - whether a character is inert and in no form of a secret
  *   (./changed-segments.ts): the spelled-out readings of a decoded view are then made of its
  *   changed segments only; without it, of the whole view
+ * @param everyReading - for a text cut to its long stretches (./long-stretches.ts): readings
+ *   decided by a look over a whole view are made as if it found what it looks for
+ *   (./spelled-views.ts), and the steps that leave out a family are made whenever a first step
+ *   read digits, as if `mayHideCopy` had answered true
  */
 export function* decodedViewsInSlices(
   text: string,
   mayHideCopy: (view: View) => Sliced<boolean>,
   runDepth = 0,
   inert?: (code: number) => boolean,
+  everyReading = false,
 ): Generator<View | Pause> {
   const base: View = { text, origin: null };
   yield base;
-  yield* spelledViews(base, inert);
+  yield* spelledViews(base, inert, everyReading);
   const dump = yield* dumpTextViewInSlices(base);
   if (dump) yield dump;
   const dumped = yield* dumpBytesViewInSlices(base);
@@ -88,18 +93,26 @@ export function* decodedViewsInSlices(
   const nulFree = yield* withoutNulsInSlices(base, inert);
   if (nulFree) {
     yield nulFree;
-    yield* spelledViews(inert ? yield* changedSegmentsInSlices(nulFree, inert) : nulFree, inert);
+    yield* spelledViews(
+      inert ? yield* changedSegmentsInSlices(nulFree, inert) : nulFree,
+      inert,
+      everyReading,
+    );
   }
   for (const start of nulFree ? [base, nulFree] : [base]) {
     let digits: number | undefined;
-    let suspect = false;
+    let suspect = everyReading;
     for (const view of decodeSteps(start, ALL_FAMILIES, undefined, inert)) {
       if (view === PAUSE) {
         yield view;
         continue;
       }
       // What the views before it did not hold: the parts its step changed.
-      yield* spelledViews(inert ? yield* changedSegmentsInSlices(view, inert) : view, inert);
+      yield* spelledViews(
+        inert ? yield* changedSegmentsInSlices(view, inert) : view,
+        inert,
+        everyReading,
+      );
       // The families whose digits the first step read: those that can have swallowed a copy.
       digits ??= view.digitFamilies ?? 0;
       if (!suspect && digits !== 0) suspect = yield* mayHideCopy(view);
@@ -117,7 +130,13 @@ export function* decodedViewsInSlices(
   if (runDepth >= MAX_RUN_DEPTH) return;
   const runs = yield* runDecodedViewInSlices(base);
   if (!runs) return;
-  for (const view of decodedViewsInSlices(runs.text, mayHideCopy, runDepth + 1, inert))
+  for (const view of decodedViewsInSlices(
+    runs.text,
+    mayHideCopy,
+    runDepth + 1,
+    inert,
+    everyReading,
+  ))
     yield view === PAUSE
       ? view
       : { text: view.text, origin: view.origin ? compose(runs.origin, view.origin) : runs.origin };
@@ -153,13 +172,19 @@ export function originalRange(view: View, start: number, end: number): [number, 
  * @param read - the UTF-8 reading, mapped to the bytes
  * @param inert - as for {@link decodedViewsInSlices}, only when the forms searched in the
  *   reading are those searched in the bytes (all ASCII): its unchanged segments were read there
+ * @param everyReading - as for {@link decodedViewsInSlices}
  */
 export function* utf8ViewsInSlices(
   read: View,
   inert?: (code: number) => boolean,
+  everyReading = false,
 ): Generator<View | Pause> {
   yield read;
-  yield* spelledViews(inert ? yield* changedSegmentsInSlices(read, inert) : read, inert);
+  yield* spelledViews(
+    inert ? yield* changedSegmentsInSlices(read, inert) : read,
+    inert,
+    everyReading,
+  );
   const unswapped = yield* swappedUtf16ViewInSlices(read);
   if (unswapped) {
     yield unswapped;

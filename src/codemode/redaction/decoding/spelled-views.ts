@@ -29,10 +29,15 @@ import { withoutNulsInSlices } from "./nul-free-view";
  * @param view - the text, its NUL-free view or a decoded view
  * @param inert - whether a character is inert and in no form of a secret (./changed-segments.ts):
  *   the decoding steps after a reading are then cut to where they change it (./decode-step.ts)
+ * @param everyReading - make every reading whose making is decided by a look over the whole
+ *   view (compaction and lists after a step, the folded readings, the folded view's compaction)
+ *   as if the look had found what it looks for: for a view of a text cut to its long stretches
+ *   (./long-stretches.ts), whose whole may have held it elsewhere
  */
 export function* spelledViews(
   view: View,
   inert?: (code: number) => boolean,
+  everyReading = false,
 ): Generator<View | Pause> {
   // A notation's compact view, and the lists of a folded view, are made of what the notation
   // or the folding changed: elsewhere they read as the view's own readings (issue #40).
@@ -42,7 +47,7 @@ export function* spelledViews(
     else yield* afterReading(notation, false, inert);
   const decoded = view.changed !== undefined;
   // One pass for both classes (a step of a flood of escapes produced a million characters).
-  let classes = decoded ? yield* producedClasses(view) : COMPACTED_BIT | LIST_BIT;
+  let classes = decoded && !everyReading ? yield* producedClasses(view) : COMPACTED_BIT | LIST_BIT;
   // Latin-1's `ª º ¹ ² ³` fold to ASCII letters and digits (NFKC) wherever they stand: a step
   // that decoded `%5F` in `tºk%5FLive…` produced `_` beside no character compaction reads, and
   // no view held the copy both decoded and folded. One native look, only when nothing else
@@ -80,7 +85,7 @@ export function* spelledViews(
   // １１６,…` read `x116,…`, the first item lost) and made one number of a space-joined list.
   // The folded view is read whether or not the text held an ASCII list too (then no compact
   // view of the text is made, and a full-width list beside an ASCII one went unread).
-  if (FOLDED_DIGITS.test(view.text) || foldedSeparator(view.text)) {
+  if (everyReading || FOLDED_DIGITS.test(view.text) || foldedSeparator(view.text)) {
     let relisted = compact ? (yield* listsViewInSlices(compact)).view : undefined;
     if (relisted) yield relisted;
     // One view at a time: the compact view and its reading are let go first.
@@ -91,7 +96,7 @@ export function* spelledViews(
     relisted = undefined;
     // And its notations (octal numbers, code points), which no list reader takes: `164，157，…`
     // and `U+0074、U+006f、…` came back whole (attack8).
-    if (folded) yield* foldedNotations(folded, narrow, inert);
+    if (folded) yield* foldedNotations(folded, narrow, inert, everyReading);
   }
   if (!seen.tags) return;
   // Tags alone (a copy in tags between visible noise), then tags where they stand (a copy whose
@@ -148,6 +153,7 @@ function* foldedNotations(
   folded: View,
   narrow?: (made: View) => Sliced<View>,
   inert?: (code: number) => boolean,
+  everyReading = false,
 ): Generator<View | Pause> {
   if (!narrow) {
     for (const notation of notationViewsInSlices(folded))
@@ -157,7 +163,7 @@ function* foldedNotations(
   }
   // Whether a notation view held a character beyond ASCII (its whole compact view was made),
   // and whether a compaction produced a sequence's start.
-  let [compacted, lead] = [false, false];
+  let [compacted, lead] = [everyReading, false];
   for (const made of notationViewsInSlices(folded, narrow)) {
     if (made === PAUSE) yield made;
     else if (narrowedCompacts.has(made)) {

@@ -14,6 +14,11 @@ import {
   utf8ViewsInSlices,
 } from "../decoding/decoded-views";
 import { inertCharacter } from "../decoding/changed-segments";
+import {
+  inertControl,
+  longStretchesInSlices,
+  type LongStretches,
+} from "../decoding/long-stretches";
 import { utf8BytesViewInSlices } from "../decoding/utf8-bytes-view";
 import { PAUSE, runInSlices, runToEnd, SLICE_POSITIONS, type Sliced } from "../slices";
 import type { View } from "../view-builder";
@@ -82,10 +87,17 @@ export function secretSearch(secrets: readonly string[]): SecretSearch {
   const textScanner = formScanner(forms);
   const byteScanner = formScanner(byteForms(forms));
   const mayHideCopy = swallowedCopyCheck(forms);
-  const inert = inertOutsideForms([...forms, ...byteForms(forms)]);
+  const held = heldCharacters([...forms, ...byteForms(forms)]);
+  const inert = (code: number) => inertCharacter(code) && !held.has(code);
+  // Where the cut of bytes to their long stretches ends a stretch: an inert character, or a
+  // control character no reading reads (../decoding/long-stretches.ts), in no form.
+  const stretchEnd = (code: number) => inert(code) || (inertControl(code) && !held.has(code));
   // The UTF-8 reading of bytes may skip what the byte search read only when the forms it is
   // searched for are the bytes' forms (ASCII).
   const asciiForms = forms.every((form) => !/[^\0-\x7f]/.test(form));
+  // The shortest form (of text and of bytes: the same when all are ASCII), for the cut of bytes
+  // to the stretches that may hold one (../decoding/long-stretches.ts).
+  const shortest = Math.min(...forms.map((form) => form.length));
 
   const textRounds = (value: string): Sliced<string | undefined> =>
     cleanRounds(value, (text) => find(text, textScanner, mayHideCopy, inert), cutText);
@@ -115,7 +127,15 @@ export function secretSearch(secrets: readonly string[]): SecretSearch {
               scanner: textScanner,
               inert: asciiForms ? inert : undefined,
             };
-      const ranges = yield* find(shown, byteScanner, mayHideCopy, inert, asText);
+      // Bytes with forms all ASCII: only the stretches that may hold a form are searched
+      // (../decoding/long-stretches.ts says why nothing found in the whole is lost).
+      const cut =
+        typeof current !== "string" && asciiForms
+          ? yield* longStretchesInSlices(current as Uint8Array, shown, stretchEnd, shortest)
+          : undefined;
+      const ranges = cut
+        ? yield* findInStretches(cut, byteScanner, mayHideCopy, inert, asText)
+        : yield* find(shown, byteScanner, mayHideCopy, inert, asText);
       if (ranges.length === 0) return current;
       if (round === MAX_ROUNDS) return undefined;
       current = cutBytes(typeof current === "string" ? fromLatin1(current) : current, ranges);
@@ -146,13 +166,13 @@ function byteForms(forms: readonly string[]): string[] {
 }
 
 /**
- * Which characters no reading touches and no form holds (../decoding/changed-segments.ts).
+ * The characters some form holds: no other is inert (../decoding/changed-segments.ts).
  * @param forms - every form searched (of text and of bytes)
  */
-function inertOutsideForms(forms: readonly string[]): (code: number) => boolean {
+function heldCharacters(forms: readonly string[]): Set<number> {
   const held = new Set<number>();
   for (const form of forms) for (let i = 0; i < form.length; i++) held.add(form.charCodeAt(i));
-  return (code) => inertCharacter(code) && !held.has(code);
+  return held;
 }
 
 /**
@@ -214,6 +234,7 @@ const fold = (text: string) => text.replace(/[A-Z]+/g, (s) => s.toLowerCase());
  *   multi-byte sequences, their UTF-8 reading (../decoding/utf8-bytes-view.ts) and the views of
  *   it that look past ASCII are searched for those forms too, as in a text body (`inert` when
  *   its unchanged parts need no reading again)
+ * @param everyReading - for bytes cut to their long stretches (see {@link findInStretches})
  */
 function* find(
   text: string,
@@ -221,12 +242,18 @@ function* find(
   mayHideCopy: (view: View) => Sliced<boolean>,
   inert: (code: number) => boolean,
   asText?: { bytes: Uint8Array; scanner: FormScanner; inert?: (code: number) => boolean },
+  everyReading = false,
 ): Sliced<Range[]> {
   const ranges: [number, number][] = [];
-  yield* scanViews(decodedViewsInSlices(text, mayHideCopy, 0, inert), scanner, ranges);
+  yield* scanViews(
+    decodedViewsInSlices(text, mayHideCopy, 0, inert, everyReading),
+    scanner,
+    ranges,
+  );
   if (asText) {
     const read = yield* utf8BytesViewInSlices(asText.bytes, text);
-    if (read) yield* scanViews(utf8ViewsInSlices(read, asText.inert), asText.scanner, ranges);
+    if (read)
+      yield* scanViews(utf8ViewsInSlices(read, asText.inert, everyReading), asText.scanner, ranges);
   }
   if (ranges.length < 2) return ranges;
   ranges.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
@@ -237,6 +264,31 @@ function* find(
     else merged.push([start, end]);
   }
   return merged;
+}
+
+/**
+ * {@link find} over bytes cut to their long stretches: every view made of the stretches' text
+ * (and their UTF-8 reading of their bytes), with every reading a look over a whole view decides
+ * made (`everyReading`), each find mapped back to the bytes.
+ */
+function* findInStretches(
+  cut: LongStretches,
+  scanner: FormScanner,
+  mayHideCopy: (view: View) => Sliced<boolean>,
+  inert: (code: number) => boolean,
+  asText?: { bytes: Uint8Array; scanner: FormScanner; inert?: (code: number) => boolean },
+): Sliced<Range[]> {
+  const { view, bytes } = cut;
+  const ranges = yield* find(
+    view.text,
+    scanner,
+    mayHideCopy,
+    inert,
+    asText && { ...asText, bytes },
+    true,
+  );
+  const origin = view.origin!;
+  return ranges.map(([start, end]) => [origin(start, false), origin(end, true)] as const);
 }
 
 /**

@@ -1,0 +1,332 @@
+/**
+ * Bytes cut to their long stretches: a binary body (an image, an archive, random bytes) holds an
+ * inert character (./changed-segments.ts) every ~7 bytes, and most of the stretches between two
+ * are too short to hold any form of a secret in any reading. Only the stretches that may are
+ * searched (../search/secret-search.ts), as one text mapped to the bytes; every view of
+ * ./decoded-views.ts is made of that text instead of all of it (issue #40: the readings of the
+ * whole 4 MB of random bytes were ~300 ms of CPU per MB).
+ *
+ * Why nothing the whole search finds is lost. A find is a form of a secret (all ASCII: the cut
+ * is made only then) in some view; call the bytes between two boundaries (below) a stretch.
+ *
+ * 1. A find lies in one stretch. Every boundary is an inert character, which no reading reads,
+ *    drops, folds or joins and no form holds (the premise of ./changed-segments.ts, and for C0
+ *    controls and DEL {@link inertControl}'s review), and it is
+ *    no byte of a well-formed UTF-8 sequence (a continuation byte 0x80–0x9F shows as an inert
+ *    windows-1252 character, `€`, but the UTF-8 reading reads it), so no reading makes one
+ *    character of bytes on both sides. One reading reads an inert character as something: a
+ *    one-character string of a list (`'€'`, ../spellings/list-items.ts). So an
+ *    inert character is no boundary when what follows it may close such a string in some view
+ *    and what precedes it may open one ({@link MAY_CLOSE_ITEM}, {@link MAY_OPEN_ITEM}: a quote, a
+ *    sequence's end or start, what compaction or the NUL-free view drop, a UTF-8 lead or
+ *    continuation byte); a list of such strings then lies in one stretch. Where the cut text joins
+ *    two stretches that were apart, a byte 0xFF may stand between them (`cutOut`).
+ * 2. A stretch too light for the shortest form holds none. Each character of a view comes from
+ *    at least one byte, except where compaction folds a character into several (`™` → `TM`,
+ *    `Ⅷ` → `VIII`): a byte's weight ({@link byteWeight}) bounds what it and the sequences it
+ *    leads fold to (the most ASCII letters a code point of each UTF-8 length folds to,
+ *    {@link MOST_FOLDED}, pinned by a test over every code point). A decoded sequence is as long
+ *    as what it decodes to folds to (`%XX` and `\xXX` are Latin-1, which folds to one ASCII
+ *    character at most; `&#8551;`, 7 characters, is `Ⅷ`; a list item `8551` and its separator
+ *    too). So a find of `m` characters lies in a stretch of weight `m` or more.
+ * 3. Readings that join what lies far apart: the lines of every dump (`hexdump -C`, `xxd`,
+ *    `od -c`, the lines joined across other text), the runs of ./run-decoded-view.ts (one per
+ *    line, joined by compaction), the tag characters (read alone, everything else dropped). A
+ *    dump line follows a line break (or starts the text), and a line break in a view is one in
+ *    the bytes or a sequence's (`%0a`, `\n`, `&#10;`, `=0A`; for a multiline pattern also U+2028
+ *    and U+2029): a stretch holding one or a sequence's start `% & \ =` is kept ({@link MARK}),
+ *    and so are the first and the last stretch (a view's start and end are the text's). A run is
+ *    {@link MIN_RUN} characters or more, and a stretch that long is kept. A tag character is four bytes `F3 A0 …`, a sequence or list
+ *    items: the stretch is kept (`F3 A0`, a sequence's start, or {@link MIN_RUN} characters).
+ * 4. Decisions made over a whole view (whether a folded view is made, whether compaction follows
+ *    a decoded view, whether the folded view is compacted, whether a view may hide a swallowed
+ *    copy: the triggers of ./spelled-views.ts and ./decoded-views.ts) are made as if every
+ *    trigger were met (`everyReading`): the cut text may lack a trigger the whole text held (the
+ *    views ./changed-segments.ts cuts around what a step changed reach past the boundaries of
+ *    this cut, into stretches it leaves out, which point 2 shows hold no find). Every decoding step
+ *    needs a sequence's start, and every stretch holding one is kept, so the steps decode the
+ *    same sequences and read the same digit families as over the whole.
+ * Every other reading is local to a stretch and its two boundaries, which the cut text holds as
+ * they are: a stretch kept reads as it did in the whole, and a find in it is found.
+ */
+import { utf8CodeFits, utf8LeadLength } from "../byte-text";
+import { PAUSE, SLICE_POSITIONS, type Sliced } from "../slices";
+import type { Origin, View } from "../view-builder";
+import { mayHoldInert } from "./changed-segments";
+import { MIN_RUN } from "./run-decoded-view";
+
+/**
+ * Cuts made since the isolate started, and the bytes looked at and kept: a test shows the cut is
+ * made (the time it saves is in bench/redaction.mjs --heavy).
+ */
+export const stretchWork = { cuts: 0, viewed: 0, kept: 0 };
+
+/** Bytes shorter than this are searched whole: cutting them saves less than the cut costs. */
+export const MIN_STRETCH_CUT = 65_536;
+
+/** A cut that keeps more than this share is not made: the views of the whole cost about as much. */
+const MOST_KEPT = 0.6;
+/** A cut that kept more than this share of the first slices is given up on. */
+const LIKELY_KEPT = 0.8;
+
+/**
+ * The most ASCII letters, digits and marks in a row (spaces aside) that compatibility folding
+ * (NFKC) makes of one code point, by the length of its UTF-8 sequence: `Ĳ` (2 bytes) → `IJ`,
+ * `Ⅷ` (3) → `VIII`, `🄐` (4) → `(A)`. Test: test/unit/codemode/long-stretches.test.ts.
+ */
+export const MOST_FOLDED: readonly number[] = [0, 1, 2, 4, 3];
+
+/**
+ * What may follow an inert character that is one character of a list's string (`'€'`): the
+ * closing quote, or the first byte of what makes one in some view: a quote, a sequence's start
+ * (`%27`, `&#39;`, `\'`, `=27`), what compaction or the NUL-free view drops before it
+ * (whitespace, NUL, no-break space, soft hyphen) and every UTF-8 lead byte (a full-width quote,
+ * an invisible character, a tag character, a byte-swapped quote).
+ */
+const MAY_CLOSE_ITEM = new Uint8Array(256);
+for (const c of `'"%&\\= \t\n\v\f\r\0`) MAY_CLOSE_ITEM[c.charCodeAt(0)] = 1;
+MAY_CLOSE_ITEM[0xa0] = MAY_CLOSE_ITEM[0xad] = 1;
+for (let b = 0xc2; b <= 0xf4; b++) MAY_CLOSE_ITEM[b] = 1;
+
+/**
+ * What may stand before such a character: the opening quote or the `\` of an escape (`'\€'`),
+ * or the last byte of what makes one in some view: a sequence's last character (a digit, a
+ * letter of a hex number or of an entity's name, `;`, the space after a CSS escape), what
+ * compaction or the NUL-free view drops, and every continuation byte (the last byte of a
+ * multi-byte character).
+ */
+const MAY_OPEN_ITEM = new Uint8Array(256);
+for (const c of `'"\\; \t\n\v\f\r\0`) MAY_OPEN_ITEM[c.charCodeAt(0)] = 1;
+for (let b = 0; b < 128; b++) if (/[0-9a-z]/i.test(String.fromCharCode(b))) MAY_OPEN_ITEM[b] = 1;
+MAY_OPEN_ITEM[0xa0] = MAY_OPEN_ITEM[0xad] = 1;
+for (let b = 0x80; b <= 0xbf; b++) MAY_OPEN_ITEM[b] = 1;
+
+/** A line break or a sequence's start: its stretch is kept (see the file header, 3). */
+const MARK = new Uint8Array(256);
+for (const c of "\n\r%&\\=") MARK[c.charCodeAt(0)] = 1;
+
+/** The bytes cut to their long stretches: their text (one character per byte) and bytes. */
+export interface LongStretches {
+  /** The stretches' text (one character per byte), mapped to the whole bytes. */
+  readonly view: View;
+  /** The stretches' bytes, in the same order (what the UTF-8 reading reads). */
+  readonly bytes: Uint8Array;
+}
+
+/**
+ * The bytes' long stretches (see the file header) as one text mapped to the bytes, or undefined
+ * when the bytes are short, or the cut would keep most of them; a sliced pass.
+ * @param bytes - the bytes
+ * @param shown - the bytes one character per byte (../byte-text.ts's `byteView`)
+ * @param ends - whether a character may end a stretch: inert (./changed-segments.ts) or
+ *   {@link inertControl}, and in no form of a secret, for forms that are all ASCII
+ * @param shortest - the length of the shortest form searched
+ */
+export function* longStretchesInSlices(
+  bytes: Uint8Array,
+  shown: string,
+  ends: (code: number) => boolean,
+  shortest: number,
+): Sliced<LongStretches | undefined> {
+  const n = bytes.length;
+  // Text without an inert character (ASCII, ordinary JSON) has one stretch: one native look.
+  if (n < MIN_STRETCH_CUT || shown.length !== n || !mayHoldInert(shown)) return undefined;
+  const tables = new ByteTables(shown, bytes, ends);
+  const { boundary, weight, mark } = tables;
+  // Kept segments as `[start, end)` pairs: a stretch with its two boundaries.
+  const segments: number[] = [];
+  let kept = 0;
+  const keep = (from: number, to: number) => {
+    const last = segments.length - 1;
+    if (last > 0 && segments[last]! >= from) {
+      kept += to - segments[last]!;
+      segments[last] = to;
+    } else {
+      segments.push(from, to);
+      kept += to - from;
+    }
+  };
+  let budget = SLICE_POSITIONS;
+  let start = 0;
+  let heavy = 0;
+  let marked = 0;
+  for (let i = 0; i <= n; i++) {
+    if (--budget <= 0) {
+      budget = SLICE_POSITIONS;
+      yield PAUSE;
+      // Most of what was read so far is kept (a UTF-8 text: its few inert characters stand
+      // inside sequences): the cut would not pay.
+      const keeping = kept + (i - start >= MIN_RUN ? i - start : 0);
+      if (keeping > n * MOST_KEPT || keeping > i * LIKELY_KEPT) return undefined;
+    }
+    if (i < n) {
+      const b = bytes[i]!;
+      if (!(boundary[b] && isBoundary(bytes, i))) {
+        heavy += weight[b]!;
+        marked |= mark[b]!;
+        // A tag character's first two bytes (F3 A0); a line or paragraph separator (E2 80 A8,
+        // E2 80 A9), where a multiline pattern's line starts too (the dump lines of the UTF-8
+        // reading's notations).
+        if (b === 0xf3 && bytes[i + 1] === 0xa0) marked = 1;
+        else if (b === 0xe2 && bytes[i + 1] === 0x80 && (bytes[i + 2]! | 1) === 0xa9) marked = 1;
+        continue;
+      }
+    }
+    // The stretch [start, i), bounded by i (a boundary, or the end).
+    if (start === 0 || i === n || marked !== 0 || heavy >= shortest || i - start >= MIN_RUN)
+      keep(Math.max(0, start - 1), Math.min(n, i + 1));
+    start = i + 1;
+    heavy = 0;
+    marked = 0;
+  }
+  if (kept > n * MOST_KEPT) return undefined;
+  stretchWork.cuts++;
+  stretchWork.viewed += n;
+  stretchWork.kept += kept;
+  return cutOut(shown, bytes, segments, kept);
+}
+
+/**
+ * Whether the byte at `i` (an inert character) is a boundary: no byte of a well-formed UTF-8
+ * sequence, and not between what may open and close a one-character string around it.
+ */
+function isBoundary(bytes: Uint8Array, i: number): boolean {
+  if (i > 0 && MAY_OPEN_ITEM[bytes[i - 1]!] === 1 && MAY_CLOSE_ITEM[bytes[i + 1] ?? 0] === 1)
+    return false;
+  const b = bytes[i]!;
+  if (b < 0x80 || b > 0xbf) return true;
+  // A continuation byte: inside the sequence of a lead up to three bytes before?
+  for (let k = 1; k <= 3 && i - k >= 0; k++) {
+    const lead = bytes[i - k]!;
+    if (lead >= 0x80 && lead <= 0xbf) continue;
+    return !wellFormedAt(bytes, i - k, k);
+  }
+  return true;
+}
+
+/** Whether a well-formed UTF-8 sequence starts at `at` and reaches `at + past`. */
+function wellFormedAt(bytes: Uint8Array, at: number, past: number): boolean {
+  const lead = bytes[at]!;
+  const length = utf8LeadLength(lead);
+  if (length <= past || at + length > bytes.length) return false;
+  let code = lead & (0xff >> (length + 1));
+  for (let k = 1; k < length; k++) {
+    const c = bytes[at + k]!;
+    if (c < 0x80 || c > 0xbf) return false;
+    code = (code << 6) | (c & 0x3f);
+  }
+  return utf8CodeFits(code, length);
+}
+
+/**
+ * Per byte value: whether its character is inert (a boundary unless {@link isBoundary} says
+ * otherwise), its weight ({@link byteWeight}) and whether it marks its stretch ({@link MARK}).
+ */
+class ByteTables {
+  readonly boundary = new Uint8Array(256);
+  readonly weight = new Uint8Array(256);
+  readonly mark = MARK;
+
+  constructor(shown: string, bytes: Uint8Array, ends: (code: number) => boolean) {
+    // The character each byte value shows as (the byte view is a function of the byte), read
+    // from the text itself: the first place each value stands.
+    const seen = new Uint8Array(256);
+    let left = 256;
+    for (let i = 0; i < bytes.length && left > 0; i++) {
+      const b = bytes[i]!;
+      if (seen[b]) continue;
+      seen[b] = 1;
+      left--;
+      const code = shown.charCodeAt(i);
+      this.boundary[b] = ends(code) ? 1 : 0;
+      this.weight[b] = byteWeight(b, code);
+    }
+  }
+}
+
+/**
+ * The most characters of a find a byte can stand for (see the file header, 2): one, or what its
+ * character folds to (`™` → `TM`), and for a lead byte what the sequence it leads folds to, less
+ * one for each continuation byte.
+ * @param byte - the byte
+ * @param code - the character the byte view shows for it
+ */
+export function byteWeight(byte: number, code: number): number {
+  let weight = Math.max(1, asciiRun(String.fromCharCode(code).normalize("NFKC")));
+  const length = utf8LeadLength(byte);
+  if (length > 0) weight = Math.max(weight, MOST_FOLDED[length]! - (length - 1));
+  return weight;
+}
+
+/** The most ASCII characters in a row, whitespace skipped (compaction drops it). */
+export function asciiRun(text: string): number {
+  let [best, run] = [0, 0];
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 32 || (c >= 9 && c <= 13)) continue;
+    run = c < 0x80 ? run + 1 : 0;
+    best = Math.max(best, run);
+  }
+  return best;
+}
+
+/**
+ * The C0 control characters other than NUL and whitespace, and DEL: inert for the cut though not
+ * for ./changed-segments.ts (which a program's ordinary text meets far more often). No reading
+ * reads one as anything but itself: every sequence, list item and separator, notation, dump line
+ * (printable cells and text columns), Morse code, run of ./run-decoded-view.ts (its separators
+ * are line breaks and spaces) and tag character is made of other characters; compaction keeps
+ * it (it drops whitespace, 9–13, and no control is default-ignorable or a format character),
+ * folding leaves it, the NUL-free view drops NUL only, an escape `\X` decodes to it as it is
+ * (still there, still inert), and the UTF-8 reading reads it as itself (no part of a sequence).
+ * A one-character string of it (`'\x01'`) is the exception ./long-stretches.ts's header names.
+ * @param code - a UTF-16 code unit
+ */
+export const inertControl = (code: number): boolean =>
+  (code >= 1 && code <= 8) || (code >= 14 && code <= 31) || code === 127;
+
+/** A continuation byte of UTF-8. */
+const isContinuation = (b: number | undefined) => b !== undefined && b >= 0x80 && b <= 0xbf;
+
+/**
+ * The kept segments as one text and one byte array, with the map back to the bytes. Where a
+ * segment ending in a continuation byte meets one starting with another (two boundaries that are
+ * windows-1252 characters, `€` and `œ`), a byte 0xFF (inert, and no part of UTF-8) stands
+ * between them: the UTF-8 reading would otherwise read a character the bytes do not hold (the
+ * lead before the first, both continuations: `E2 80 | 8B` is a zero-width space, which
+ * compaction drops, joining the two segments). It maps to the end of the segment before it.
+ */
+function cutOut(shown: string, bytes: Uint8Array, segments: number[], kept: number): LongStretches {
+  const pieces: string[] = [];
+  const count = segments.length / 2;
+  const out = new Uint8Array(kept + count);
+  const starts = new Int32Array(count);
+  const at = new Int32Array(count);
+  let length = 0;
+  for (let s = 0; s < segments.length; s += 2) {
+    const [from, to] = [segments[s]!, segments[s + 1]!];
+    starts[s / 2] = from;
+    at[s / 2] = length;
+    pieces.push(shown.slice(from, to));
+    out.set(bytes.subarray(from, to), length);
+    length += to - from;
+    if (isContinuation(bytes[to - 1]) && isContinuation(bytes[segments[s + 2]!])) {
+      pieces.push("\xff");
+      out[length++] = 0xff;
+    }
+  }
+  const text = pieces.join("");
+  // Flattened once (the readings read it character by character).
+  /\0/.test(text);
+  const origin: Origin = (i, end) => {
+    // The segment holding position i (as an end: the one it ends, at a boundary).
+    let [lo, hi] = [0, at.length - 1];
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (end ? at[mid]! < i : at[mid]! <= i) lo = mid;
+      else hi = mid - 1;
+    }
+    return starts[lo]! + (i - at[lo]!);
+  };
+  return { view: { text, origin }, bytes: out.subarray(0, length) };
+}

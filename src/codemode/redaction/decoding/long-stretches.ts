@@ -72,7 +72,7 @@ const LIKELY_KEPT = 0.8;
 /**
  * The most ASCII letters, digits and marks in a row (spaces aside) that compatibility folding
  * (NFKC) makes of one code point, by the length of its UTF-8 sequence: `Ĳ` (2 bytes) → `IJ`,
- * `Ⅷ` (3) → `VIII`, `🄐` (4) → `(A)`. Test: test/unit/codemode/long-stretches.test.ts.
+ * `Ⅷ` (3) → `VIII`, `🄐` (4) → `(A)`. Test: test/unit/codemode/redaction/decoding/long-stretches.test.ts.
  */
 export const MOST_FOLDED: readonly number[] = [0, 1, 2, 4, 3];
 

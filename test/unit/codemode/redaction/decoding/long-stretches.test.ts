@@ -4,15 +4,15 @@
 // cut's edges (a stretch exactly as heavy as the shortest form, a list string around an inert
 // character, dump lines and tag characters apart, a trigger in a short stretch) are still cut out.
 import { describe, expect, test } from "vitest";
-import { byteView } from "../../../src/codemode/redaction/byte-text";
+import { byteView } from "../../../../../src/codemode/redaction/byte-text";
 import {
   asciiRun,
   byteWeight,
   MOST_FOLDED,
   stretchWork,
-} from "../../../src/codemode/redaction/decoding/long-stretches";
-import { secretRedactor } from "../../../src/codemode/redaction/redaction";
-import { noiseBytes } from "../../helpers/seeded-noise";
+} from "../../../../../src/codemode/redaction/decoding/long-stretches";
+import { secretRedactor } from "../../../../../src/codemode/redaction/redaction";
+import { noiseBytes } from "../../../../helpers/redaction/seeded-noise";
 
 const secret = "cf-canary-token-6f1d2c9a8b7e";
 const redactor = secretRedactor(Object.freeze([secret]));

@@ -9,6 +9,7 @@
 import variant from "@jitl/quickjs-wasmfile-release-sync";
 import { newQuickJSWASMModuleFromVariant } from "quickjs-emscripten-core";
 import { describe, expect, it } from "vitest";
+import { resultOf } from "../../../helpers/executor/engine-result";
 import { engineRunRequest } from "../../../helpers/executor/engine-run-request";
 import { EngineRun } from "../../../../sandbox/engine/run";
 import { engineMemory } from "../../../../sandbox/engine/ffi";
@@ -43,15 +44,6 @@ function start(
     return result;
   });
   return { run, outcome };
-}
-
-/** The program's result, parsed (fails on a stop or an error). */
-async function resultOf(outcome: Promise<unknown>): Promise<unknown> {
-  const text = await outcome;
-  expect(typeof text).toBe("string");
-  const response = JSON.parse(text as string) as { result?: string; error?: unknown };
-  expect(response.error).toBeUndefined();
-  return JSON.parse(response.result!);
 }
 
 /** What a later run reads of everything the poisoning program changes. */

@@ -180,9 +180,11 @@ export async function runStdioBridge({
       // may fail.
       if ("id" in message && earlyAnswered.delete(message.id)) {
         initializing.delete(message.id);
-        log(
-          `code-mode-mcp: the local server did not take the initialize answered early: ${answered?.message ?? /** @type {Error} */ (error).message}`,
-        );
+        // The client left meanwhile: the close cut it, no failure (issue #32).
+        if (!closed)
+          log(
+            `code-mode-mcp: the local server did not take the initialize answered early: ${answered?.message ?? /** @type {Error} */ (error).message}`,
+          );
         return;
       }
       // A refusal the server wrote itself is its own clear error: passed on once, not logged
@@ -345,6 +347,9 @@ export async function runStdioBridge({
   await stdio.start();
   await http.start();
   await ready;
+  // A client that left while the host started (one answered early may close at once): nobody
+  // waits for what it sent.
+  if (closed) return;
   for (const message of held.splice(0)) await forward(message);
   open = true;
   // Anything that arrived while the held messages were sent.

@@ -287,6 +287,22 @@ describe("the --stdio bridge's early initialize answer", () => {
     expect(b.answersTo(1)).toHaveLength(1);
   });
 
+  it("says nothing of the initialize answered early when the client left before the host was up", async () => {
+    // A desktop client answered early may close stdin at once: the held initialize is cut by
+    // that close, which is no failure worth a line (issue #32: a normal close prints nothing).
+    const h = await host();
+    let gone = false;
+    const b = bridge(h.url, { kept: { [VERSION]: HOST_ANSWER }, onClose: () => (gone = true) });
+    b.send(initialize());
+    await until(() => b.answersTo(1).length === 1, "the early answer");
+    b.input.end();
+    await until(() => gone, "the close");
+    b.ready();
+    await b.running;
+    await turns();
+    expect(b.logged).toEqual([]);
+  });
+
   it("logs and keeps a host answer that differs, and never answers initialize twice", async () => {
     const newer = { ...HOST_ANSWER, serverInfo: { name: "code-mode-api", version: "0.2.0" } };
     const h = await host(() => newer);

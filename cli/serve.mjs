@@ -116,7 +116,9 @@ export async function serve({
   // A stop before the plan ends the host started from the memo and removes its folder (the
   // supervisor's own stop takes over once it runs); without, workerd's lifeline ended it but the
   // folder stayed until a later start removed it as stale. Listening before that host starts:
-  // a signal with no listener ends the process at once.
+  // a signal with no listener ends the process at once. Listening with no memo too: that ending
+  // left the launch's own temporary data folder for good (a `--stdio` client answered early from
+  // a kept `initialize` answer stops the launch while the check plans: e2e stdio-early-stop).
   /** @type {ReturnType<typeof startBesideCheck>} */
   let early;
   let stopped = false;
@@ -129,7 +131,7 @@ export async function serve({
     });
   };
   const signals = /** @type {const} */ (["SIGINT", "SIGTERM", "SIGHUP"]);
-  if (memo) for (const signal of signals) process.once(signal, stopEarly);
+  for (const signal of signals) process.once(signal, stopEarly);
   // The last launch's host, started now beside the check (early-host.mjs); the check's plan
   // decides whether it serves.
   early = memo
@@ -146,7 +148,6 @@ export async function serve({
         configCache,
       })
     : undefined;
-  if (!early) for (const signal of signals) process.off(signal, stopEarly);
   // The rest of the supervisor (the front, the runner pool: ~0.1–0.2 s of a loaded machine to
   // load) loads now, while the check plans and that host starts, not before its spawn (issue #43).
   const supervisor = import("./local-server/supervise.mjs");

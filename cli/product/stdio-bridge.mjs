@@ -76,7 +76,8 @@ export function serverAnswer(error) {
  * (issue #43). The client's `initialize` is still held and sent to the host first (the HTTP
  * transport needs its negotiated version and any session), and the host's answer replaces the
  * kept one when it differs (logged: the client keeps the one it got, never a second answer to one
- * id). Everything after `initialize` is held until the host is ready, as without.
+ * id). Everything after `initialize` is held until the host is ready, as without, and goes to
+ * the host once it answered that `initialize` (with the version it negotiated).
  * @param {object} options
  * @param {string} options.url - the local MCP endpoint, e.g. http://127.0.0.1:PORT/mcp
  * @param {string} [options.apiKey] - the server's `MCP_API_KEY`, sent as a bearer token on every
@@ -124,6 +125,14 @@ export async function runStdioBridge({
   const initializing = new Map();
   /** ids of `initialize` requests answered from `kept`, with that answer: the host's is compared */
   const earlyAnswered = new Map();
+  /** @type {Map<unknown, () => void>} ids of `initialize` requests sent, with what ends
+   * the wait for the host's answer (its negotiated version goes on every later request) */
+  const initializeWaits = new Map();
+  /** Ends every wait for an `initialize` answer: the host failed, or the client left. */
+  const endInitializeWaits = () => {
+    for (const done of initializeWaits.values()) done();
+    initializeWaits.clear();
+  };
   /** @type {EarlyAnswers} what the next launch answers early (no prototype: keys are the client's) */
   const answers = Object.assign(Object.create(null), kept);
   /** @type {string | undefined} the refused launch's message, once it came */
@@ -148,21 +157,34 @@ export async function runStdioBridge({
 
   /** @param {Message} message */
   const forward = async (message) => {
-    if ("method" in message && message.method === "initialize" && "id" in message)
-      initializing.set(message.id, message.params?.protocolVersion);
+    /** @type {Promise<void> | undefined} */
+    let initialized;
+    if ("method" in message && message.method === "initialize" && "id" in message) {
+      const id = message.id;
+      initializing.set(id, message.params?.protocolVersion);
+      initialized = new Promise((done) => initializeWaits.set(id, () => done(undefined)));
+    }
     if ("method" in message && message.method === "tools/call" && "id" in message)
       toolCalls.add(message.id);
     try {
       await http.send(message);
+      // A host that answers by an event stream has not said its negotiated version when `send`
+      // resolves: the messages held behind an `initialize` answered early (a client that had
+      // its answer sent them at once) went to the host without `mcp-protocol-version`, read as
+      // another revision than the one the client was told. They wait for the host's answer.
+      if (initialized && !closed) await initialized;
     } catch (error) {
+      if ("id" in message) initializeWaits.delete(message.id);
       const answered = serverAnswer(error);
       // Answered early already: never a second answer to one id; the log says why what follows
       // may fail.
       if ("id" in message && earlyAnswered.delete(message.id)) {
         initializing.delete(message.id);
-        log(
-          `code-mode-mcp: the local server did not take the initialize answered early: ${answered?.message ?? /** @type {Error} */ (error).message}`,
-        );
+        // The client left meanwhile: the close cut it, no failure (issue #32).
+        if (!closed)
+          log(
+            `code-mode-mcp: the local server did not take the initialize answered early: ${answered?.message ?? /** @type {Error} */ (error).message}`,
+          );
         return;
       }
       // A refusal the server wrote itself is its own clear error: passed on once, not logged
@@ -229,6 +251,8 @@ export async function runStdioBridge({
     if ("id" in message && initializing.has(message.id)) {
       const asked = initializing.get(message.id);
       initializing.delete(message.id);
+      initializeWaits.get(message.id)?.();
+      initializeWaits.delete(message.id);
       if ("result" in message) {
         const result = /** @type {Record<string, unknown>} */ (message.result);
         const version = result.protocolVersion;
@@ -278,6 +302,7 @@ export async function runStdioBridge({
   /** @param {NodeJS.Signals} signal */
   const stopping = (signal) => {
     closed = true;
+    endInitializeWaits();
     // Alone on the signal (a bridge that answered early reads before the server's stop
     // listens): the process ends as it would without this listener, not never.
     if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
@@ -286,12 +311,15 @@ export async function runStdioBridge({
   http.onerror = (error) => {
     // Closing aborts the standalone SSE stream: not worth a line.
     if (!closed) log(`code-mode-mcp: local server: ${error.message}`);
+    // An answer's stream that broke brings no answer: what waited for one goes on.
+    endInitializeWaits();
   };
   const close = () => {
     // Its own listeners only: a closed bridge leaves the process's signals as it found them.
     for (const signal of signals) process.off(signal, stopping);
     if (closed) return;
     closed = true;
+    endInitializeWaits();
     void http.close().catch(() => {});
     onClose();
   };
@@ -319,6 +347,9 @@ export async function runStdioBridge({
   await stdio.start();
   await http.start();
   await ready;
+  // A client that left while the host started (one answered early may close at once): nobody
+  // waits for what it sent.
+  if (closed) return;
   for (const message of held.splice(0)) await forward(message);
   open = true;
   // Anything that arrived while the held messages were sent.

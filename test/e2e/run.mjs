@@ -94,6 +94,8 @@ const SCRIPTS = [
   { name: "start-errors" },
   // issue #32: a normal close of a stdio session prints nothing alarming
   { name: "stdio-close" },
+  // issue #43: a launch answered early from a kept initialize and stopped at once leaves nothing
+  { name: "stdio-early-stop" },
   // issue #13 and #28: load and availability, each measuring a second client's waits. First
   // those that start servers of their own (other settings, or the command a desktop client
   // runs), then those that take turns on a shared server, in two groups of one server each:

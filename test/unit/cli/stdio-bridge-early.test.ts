@@ -233,6 +233,76 @@ describe("the --stdio bridge's early initialize answer", () => {
     expect(b.kept).toEqual([]);
   });
 
+  it("sends what the client sent after an early answer with the version the host negotiated", async () => {
+    // The host answers initialize by an event stream (as the SDK's server transport does), its
+    // event coming only once another request arrives or after many turns: a bridge that sent the
+    // held messages as soon as the stream opened sent them without the negotiated version.
+    const versions: [string, string | undefined][] = [];
+    let release = () => {};
+    const server = createServer((req, res) => {
+      let text = "";
+      req.on("data", (c) => (text += c));
+      req.on("end", () => {
+        if (req.method !== "POST") return res.writeHead(405).end();
+        const message = JSON.parse(text);
+        release();
+        const version = req.headers["mcp-protocol-version"];
+        versions.push([message.method, typeof version === "string" ? version : undefined]);
+        if (message.method === "initialize") {
+          res.writeHead(200, { "content-type": "text/event-stream", "mcp-session-id": "s1" });
+          let sent = false;
+          const event = () => {
+            if (sent) return;
+            sent = true;
+            const answer = { jsonrpc: "2.0", id: message.id, result: HOST_ANSWER };
+            res.end(`event: message\ndata: ${JSON.stringify(answer)}\n\n`);
+          };
+          release = event;
+          void turns(2000).then(event);
+          return;
+        }
+        if (message.method === "tools/list")
+          return res
+            .writeHead(200, { "content-type": "application/json" })
+            .end(JSON.stringify({ jsonrpc: "2.0", id: message.id, result: { tools: [] } }));
+        return res.writeHead(202).end();
+      });
+    });
+    servers.push(server);
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+    const b = bridge(url, { kept: { [VERSION]: HOST_ANSWER } });
+    b.send(initialize());
+    await until(() => b.answersTo(1).length === 1, "the early answer");
+    b.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    b.send({ jsonrpc: "2.0", id: 2, method: "tools/list", params: {} });
+    await turns();
+    b.ready();
+    await until(() => b.answersTo(2).length === 1, "tools/list's answer");
+    expect(versions).toEqual([
+      ["initialize", undefined],
+      ["notifications/initialized", VERSION],
+      ["tools/list", VERSION],
+    ]);
+    expect(b.answersTo(1)).toHaveLength(1);
+  });
+
+  it("says nothing of the initialize answered early when the client left before the host was up", async () => {
+    // A desktop client answered early may close stdin at once: the held initialize is cut by
+    // that close, which is no failure worth a line (issue #32: a normal close prints nothing).
+    const h = await host();
+    let gone = false;
+    const b = bridge(h.url, { kept: { [VERSION]: HOST_ANSWER }, onClose: () => (gone = true) });
+    b.send(initialize());
+    await until(() => b.answersTo(1).length === 1, "the early answer");
+    b.input.end();
+    await until(() => gone, "the close");
+    b.ready();
+    await b.running;
+    await turns();
+    expect(b.logged).toEqual([]);
+  });
+
   it("logs and keeps a host answer that differs, and never answers initialize twice", async () => {
     const newer = { ...HOST_ANSWER, serverInfo: { name: "code-mode-api", version: "0.2.0" } };
     const h = await host(() => newer);

@@ -94,7 +94,8 @@ export type HostReply = string | HostRefusal;
 
 /**
  * A host function's failure, or the host's refusal of the call. `spent: true` marks the refusal
- * every later call of the run would get too (its `maxHostCalls` are used up): the harness then
+ * every later call of the run would get too (its `maxHostCalls` are used up, or the run ended
+ * on the host: a run given up on whose sandbox did not hear it): the harness then
  * answers later calls itself, charged to the budget, instead of asking again. Such a refusal is
  * answered at once, so a loop that catches it and calls again keeps the sandbox's event loop
  * from ever idling, and workerd's timers (the run's own end among them) advance only then:

@@ -110,8 +110,7 @@ export class HostBridge extends RpcTarget implements HostBridgeApi {
    * spending any of its `maxHostCalls`).
    */
   readonly refuseWaiting = (namespace: unknown, name: unknown): HostReply => {
-    if (this.ended)
-      return fail("Error", `${label(namespace, name)}() was called after the run ended.`);
+    if (this.ended) return endedReply(namespace, name);
     if (this.calls >= this.limits.maxHostCalls) return this.refuseOverLimit(namespace, name);
     this.calls++;
     return fail(
@@ -136,8 +135,7 @@ export class HostBridge extends RpcTarget implements HostBridgeApi {
   ): HostReply | Promise<HostReply> {
     // After the end the outcome is already built: late lines would only grow it.
     if (logs !== undefined && !this.ended) this.acceptLogs(logs);
-    if (this.ended)
-      return fail("Error", `${label(namespace, name)}() was called after the run ended.`);
+    if (this.ended) return endedReply(namespace, name);
     const { maxHostCalls, maxCallBytes } = this.limits;
     if (this.calls >= maxHostCalls) return this.refuseOverLimit(namespace, name);
     this.calls++;
@@ -261,6 +259,23 @@ function label(namespace: unknown, name: unknown): string {
   return typeof namespace === "string" && typeof name === "string"
     ? `${namespace}.${name}`
     : "a host function";
+}
+
+/**
+ * The refusal of a call made after the run ended. Marked `spent` (HostRefusal in
+ * sandbox/protocol.ts): every later call of the run gets it too, so the sandbox answers them
+ * itself, charged to the run's budget, instead of a round trip each. A program looping on caught
+ * calls after its end (a run given up on, whose engine did not hear its end) otherwise kept
+ * making round trips to this closed bridge until its whole step budget was spent.
+ */
+function endedReply(namespace: unknown, name: unknown): HostReply {
+  return {
+    error: {
+      name: "Error",
+      message: `${label(namespace, name)}() was called after the run ended.`,
+    },
+    spent: true,
+  };
 }
 
 function failure(error: unknown, namespace: string, name: string): HostReply {

@@ -43,19 +43,25 @@ export function newEndKey(): string {
  * @param entry - the worker's entrypoint the run was started on
  * @param key - the run's key
  * @param waitMs - how long to wait for the word (default {@link END_WAIT_MS})
+ * @param keep - given the `end` call itself, to keep it going past the caller's own request
+ *   (a WorkerEntrypoint's `ctx.waitUntil`): the caller stops waiting after `waitMs` and answers,
+ *   and workerd may cancel what its request still has in flight once that answer is out
  * @returns true when the worker confirmed the run ended and freed
  */
 export async function endRun(
   entry: EndableEntrypoint,
   key: string,
   waitMs: number = END_WAIT_MS,
+  keep?: (pending: Promise<unknown>) => void,
 ): Promise<boolean> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
     // Called as a method of the stub: a method taken off an RPC stub would name a remote
     // method "end.call" (as sandbox-runner.ts's announce says).
+    const asked = Promise.resolve(entry.end?.(key));
+    keep?.(asked.catch(() => {}));
     const answer = await Promise.race([
-      Promise.resolve(entry.end?.(key)),
+      asked,
       new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), waitMs))),
     ]);
     return answer === true;

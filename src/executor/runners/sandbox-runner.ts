@@ -302,6 +302,7 @@ export class SandboxRunner extends WorkerEntrypoint<RunnerEnv> implements Runner
         paced(host, request),
         host,
         true,
+        (pending) => this.ctx.waitUntil(pending),
       );
     });
   }
@@ -398,7 +399,10 @@ async function stillWanted(host: unknown): Promise<boolean> {
  * A stable worker (`endable`: the shared worker's engine, which runs many programs and keeps a
  * dropped call's run until the run's own deadline) gets a key with the run (run-end-key.ts), and
  * a run given up is ended there with it before this call answers: its engine runtime freed and
- * its place among the engine's runs under way given back (issue #40), not at its deadline.
+ * its place among the engine's runs under way given back (issue #40), not at its deadline. The
+ * `end` call is handed to `keep` (the entrypoint's `ctx.waitUntil`): this call stops waiting for
+ * the engine's word after `END_WAIT_MS` and answers, and the `end` still in flight must not be
+ * cancelled with this request then, or the run goes on in the engine until its deadline.
  */
 async function runOn(
   load: () => WorkerStub,
@@ -406,6 +410,7 @@ async function runOn(
   host: unknown,
   owner: unknown,
   endable = false,
+  keep?: (pending: Promise<unknown>) => void,
 ): Promise<RunnerAnswer> {
   let worker: (WorkerStub & Partial<Disposable>) | undefined;
   let entry: (RunEntrypoint & Partial<Disposable>) | undefined;
@@ -440,7 +445,7 @@ async function runOn(
     // Its late answer or failure goes nowhere (and is no unhandled rejection).
     running.then(disposeQuietly, () => {});
     // Counted under way until the engine has freed it (or did not answer in time).
-    if (endKey !== undefined) await endRun(entry, endKey);
+    if (endKey !== undefined) await endRun(entry, endKey, undefined, keep);
     return { timedOut: true };
   } catch (error) {
     return { thrown: error instanceof Error ? error.message : String(error) };

@@ -129,8 +129,14 @@ describe("the host bridge trusts nothing it is sent", () => {
   it("refuses calls after the run ended and ignores their console lines", () => {
     const b = bridge();
     b.close();
+    // Marked spent: the sandbox answers the run's later calls itself, without a round trip each.
     expect(b.call("codemode", "echo", "[1]", [{ level: "log", message: "late" }])).toMatchObject({
       error: { message: expect.stringMatching(/after the run ended/) },
+      spent: true,
+    });
+    expect(b.refuseWaiting("codemode", "echo")).toMatchObject({
+      error: { message: expect.stringMatching(/after the run ended/) },
+      spent: true,
     });
     expect(b.logs).toEqual([]);
     expect(seen).toEqual([]);

@@ -45,9 +45,12 @@ async function until(check: () => Promise<boolean>, ms: number): Promise<void> {
  * A shared-worker executor whose runs go through a real SandboxRunner (as on the local server),
  * and the engine that runner loaded (the same stable worker, named by its code's hash).
  */
-function throughRunner(limits: { timeoutMs: number; maxOperations?: number }) {
+function throughRunner(
+  limits: { timeoutMs: number; maxOperations?: number },
+  ctx: ExecutionContext = createExecutionContext(),
+) {
   let code: WorkerLoaderWorkerCode | undefined;
-  const runner = new SandboxRunner(createExecutionContext(), {
+  const runner = new SandboxRunner(ctx, {
     LOADER: env.LOADER,
     LOCAL_CLUSTER_SECRET: SECRET,
   });
@@ -103,6 +106,37 @@ describe("shared worker through a runner: a run the host gave up on ends in the 
       expect((await (await engine()).stats()).warmRuns).toBe(during.warmRuns + 1);
     },
   );
+
+  it("hands its `end` call to the request's waitUntil, so it is not cancelled when the runner answers", async () => {
+    // The runner waits END_WAIT_MS at most for the engine's word, then answers its request, and
+    // workerd may cancel what that request still has in flight: an `end` the engine is slow to
+    // answer (its thread busy) was dropped with it, and the run went on there until its
+    // deadline. Only the hand-over is checked here (no cancellation is provoked in the test);
+    // before, nothing was handed over.
+    const real = createExecutionContext();
+    const kept: Promise<unknown>[] = [];
+    const ctx = {
+      waitUntil: (pending: Promise<unknown>) => {
+        kept.push(pending);
+        real.waitUntil(pending);
+      },
+      passThroughOnException: () => real.passThroughOnException(),
+      props: {},
+    } as unknown as ExecutionContext;
+    const { executor, engine } = throughRunner({ timeoutMs: 60_000 }, ctx);
+    expect(await executor.execute({ code: "return 1" })).toMatchObject({ result: 1 });
+    const cancel = new AbortController();
+    const outcome = executor.execute({ code: STUCK, signal: cancel.signal });
+    await until(async () => (await (await engine()).stats()).underWay === 1, 10_000);
+    expect(kept).toHaveLength(0);
+    cancel.abort();
+    expect(await outcome).toMatchObject({ error: { name: "AbortError" } });
+    await until(async () => kept.length > 0, RUN_WANTED_POLL_MS + 2_000);
+    expect(kept).toHaveLength(1);
+    // The engine's own answer to the `end` call: the run was ended there.
+    expect(await kept[0]).toBe(true);
+    expect((await (await engine()).stats()).underWay).toBe(0);
+  });
 
   it("no caller without the run's key ends it: guesses, other keys and short keys end nothing", async () => {
     const { executor, engine } = throughRunner({ timeoutMs: 60_000 });

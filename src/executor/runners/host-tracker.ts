@@ -23,6 +23,13 @@ export type HostTracker = (host: unknown, events: HostEvents) => { target: unkno
 /** What a cancelled copy of a run gets for a host call (it is never read: the run moved). */
 export const MOVED = "This run was moved to another runner; this copy may not call the host.";
 
+/**
+ * The refusal of a moved copy's host call, marked `spent` as the bridge marks its refusals after
+ * a run's end (host-bridge.ts): the sandbox answers the copy's later calls itself, charged to its
+ * budget, so a copy that loops on caught calls makes no round trip per call.
+ */
+export const movedReply = () => ({ error: { name: "Error", message: MOVED }, spent: true });
+
 interface HostCalls {
   call(...args: unknown[]): unknown;
 }
@@ -40,20 +47,20 @@ export const plainTracker: HostTracker = (host, events) => {
       wanted: () => !closed && (host as { closed?: unknown }).closed !== true,
       overLimit: (namespace: unknown, name: unknown) =>
         closed
-          ? { error: { name: "Error", message: MOVED } }
+          ? movedReply()
           : (host as { refuseOverLimit?(ns: unknown, n: unknown): unknown }).refuseOverLimit?.(
               namespace,
               name,
             ),
       overWaiting: (namespace: unknown, name: unknown) =>
         closed
-          ? { error: { name: "Error", message: MOVED } }
+          ? movedReply()
           : (host as { refuseWaiting?(ns: unknown, n: unknown): unknown }).refuseWaiting?.(
               namespace,
               name,
             ),
       call: async (...args: unknown[]) => {
-        if (closed) return { error: { name: "Error", message: MOVED } };
+        if (closed) return movedReply();
         events.onCall("start");
         try {
           return await (host as HostCalls).call(...args);

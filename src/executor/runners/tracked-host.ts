@@ -8,7 +8,7 @@
  * (the runner hands the sandbox its own `PacedHost`, never this).
  */
 import { RpcTarget } from "cloudflare:workers";
-import { MOVED, type HostEvents, type HostTracker } from "./host-tracker";
+import { movedReply, type HostEvents, type HostTracker } from "./host-tracker";
 
 interface HostCalls {
   call(...args: unknown[]): unknown;
@@ -57,7 +57,7 @@ class TrackedHost extends RpcTarget {
     argsText: unknown,
     logs: unknown,
   ): Promise<unknown> {
-    if (this.#closed) return { error: { name: "Error", message: MOVED } };
+    if (this.#closed) return movedReply();
     this.#events.onCall("start");
     try {
       return await this.#host.call(namespace, name, argsText, logs);
@@ -72,7 +72,7 @@ class TrackedHost extends RpcTarget {
    * refusal (`HostBridge.refuseOverLimit`).
    */
   overLimit(namespace: unknown, name: unknown): unknown {
-    if (this.#closed) return { error: { name: "Error", message: MOVED } };
+    if (this.#closed) return movedReply();
     return (this.#host as Partial<OverLimit>).refuseOverLimit?.(namespace, name);
   }
 
@@ -82,7 +82,7 @@ class TrackedHost extends RpcTarget {
    * (`HostBridge.refuseWaiting`).
    */
   overWaiting(namespace: unknown, name: unknown): unknown {
-    if (this.#closed) return { error: { name: "Error", message: MOVED } };
+    if (this.#closed) return movedReply();
     return (this.#host as Partial<OverLimit>).refuseWaiting?.(namespace, name);
   }
 

@@ -1,7 +1,7 @@
 /**
  * The supervisor's clock: what its parts (health/watchdog.mjs, host-pair.mjs, runner-pool.mjs)
  * read the time and wait with. Injected so that every decision they make (replace, retire, a
- * deadline) is unit-tested in milliseconds with a clock the test moves (test/unit/cli/fake-clock.ts),
+ * deadline) is unit-tested in milliseconds with a clock the test moves (test/unit/cli/supervisor/fake-clock.ts),
  * while the server uses the system's.
  */
 

@@ -57,7 +57,7 @@ export async function endRun(
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
     // Called as a method of the stub: a method taken off an RPC stub would name a remote
-    // method "end.call" (as sandbox-runner.ts's announce says).
+    // method "end.call" (as run-wanted.ts's announce says).
     const asked = Promise.resolve(entry.end?.(key));
     keep?.(asked.catch(() => {}));
     const answer = await Promise.race([

@@ -12,7 +12,7 @@
  * program module), only under the hash it computed of that code itself (code-hash.ts, at most
  * held-code.ts). A run the host has given up on is given up here too: at the latest
  * {@link RUN_END_MARGIN_MS} after its timeout, and within {@link RUN_WANTED_POLL_MS} of the host
- * saying it no longer waits for it (a cancelled task's run): the runner stops waiting for it,
+ * saying it no longer waits for it (a cancelled task's run; the asking: run-wanted.ts): the runner stops waiting for it,
  * frees its stubs and counts it ended, so a program that keeps awaiting forever cannot hold the
  * runner's retirement, which waits for the runs under way. A run on a stable worker (the shared
  * worker's engine, which keeps a dropped call's run until the run's own deadline) is ended there
@@ -32,6 +32,7 @@ import { composeRunCode } from "./run-base";
 import { runnerLife } from "./runner-life";
 import type { RunnerAnswer, RunnerApi } from "./runner-protocol";
 import { endRun, newEndKey, type EndableEntrypoint } from "./run-end-key";
+import { announce, CANCELLED, RUN_WANTED_POLL_MS, stillWanted } from "./run-wanted";
 
 /** The bindings a runner Worker has. */
 export interface RunnerEnv {
@@ -338,53 +339,8 @@ function paced(host: unknown, request: unknown): PacedHost {
   return new PacedHost(host as HostCalls, waitingCallsFor(request));
 }
 
-/**
- * Tells the host the run begins here, and waits for its word: the run starts only if the host
- * still wants this copy (it moves a run that a runner did not begin in time, and this runner may
- * have been holding its thread). Awaited on purpose: a message merely queued would not leave
- * before a program that blocks this thread, and the host would move the blocking program too.
- * A host that does not answer `begin` (an older one) counts as yes.
- */
-async function announce(host: unknown): Promise<boolean> {
-  try {
-    // Called as a method of the stub: a method taken off an RPC stub and applied with `.call`
-    // would name a remote method "begin.call".
-    return (await (host as { begin(): unknown }).begin()) !== false;
-  } catch {
-    return true;
-  }
-}
-
-/** The answer of a copy the host no longer wants (it never reads it). */
-const CANCELLED: RunnerAnswer = { thrown: "This run was moved to another runner." };
-
 /** Settles a wait that the runner gave up ({@link runDeadlineFor}, {@link stillWanted}). */
 const GAVE_UP = Symbol("gave up");
-
-/**
- * How often the runner asks the host whether it still waits for a run that is still going
- * ({@link stillWanted}): a run the host gave up on before its timeout (a task's `tasks/cancel`)
- * ends here within this, not at its timeout. One small RPC per run per interval, for runs that
- * last that long.
- */
-export const RUN_WANTED_POLL_MS = 1_000;
-
-/**
- * Whether the host still waits for the run (`wanted` of the host's tracked bridge,
- * tracked-host.ts): only an explicit `false` is a no. A task's `tasks/cancel` ends the run on
- * the host, but the run's context there (the task's) goes on, so its call to this runner is not
- * cancelled: without asking, the runner kept the run (its isolate, its memory, a place among the
- * runs under way that retirement waits for) until its timeout plus the margin (attack10: a
- * cancelled run holding 200 MB for its whole 30 s).
- */
-async function stillWanted(host: unknown): Promise<boolean> {
-  try {
-    // Called as a method of the stub (see announce).
-    return (await (host as { wanted(): unknown }).wanted()) !== false;
-  } catch {
-    return true;
-  }
-}
 
 /**
  * Calls `run` on the worker's entrypoint and frees both stubs after, where they can be freed

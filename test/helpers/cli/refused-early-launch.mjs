@@ -1,6 +1,6 @@
 // A launch (cli/serve.mjs) with a memo whose check refuses the configuration once the host
 // started from the memo has made its data (workerd's `v3/cache` in the persist folder), or after
-// 20 s, or after 1 s when no such host started; it prints whether one started. Run by test/unit/cli/early-host-refused.test.ts as
+// 20 s, or after 1 s when no such host started; it prints whether one started. Run by test/unit/cli/local-server/early-host-refused.test.ts as
 // `node refused-early-launch.mjs <persist>`, with XDG_CACHE_HOME and XDG_CONFIG_HOME of its own.
 import { existsSync } from "node:fs";
 import { join } from "node:path";

@@ -4,7 +4,7 @@
  * shape `{ error: { code, message, fix } }` (or the same three on the HTML page for a browser),
  * and the codes seen are the ones HTTP_ERROR_CODES lists. The MCP endpoints' JSON-RPC errors
  * are the protocol's and are not listed here; the Node front's 408/413/503 are in
- * test/unit/supervisor/front.test.ts.
+ * test/unit/cli/front/front.test.ts.
  */
 import { describe, expect, it } from "vitest";
 import { HTTP_ERROR_CODES, HttpError, renderHttpError } from "../../../src/app/errors/http-error";

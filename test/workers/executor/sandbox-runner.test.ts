@@ -23,10 +23,10 @@ import {
   REFUSED,
   releaseBytes,
   RUN_END_MARGIN_MS,
-  RUN_WANTED_POLL_MS,
   runDeadlineFor,
   SandboxRunner,
 } from "../../../src/executor/runners/sandbox-runner";
+import { RUN_WANTED_POLL_MS } from "../../../src/executor/runners/run-wanted";
 import { stableHashes, warmStable } from "../../../src/executor/runners/held-code";
 import { decodeCode, encodeCode } from "../../../src/executor/runners/code-wire";
 import { sharedWorkerCode } from "../../../src/executor/shared-worker/shared-worker-code";

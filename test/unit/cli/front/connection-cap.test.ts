@@ -1,0 +1,181 @@
+/**
+ * The front's connection bound, decision by decision (cli/local-server/front/connection-cap.mjs,
+ * long-wait.mjs): a fake server and fake sockets, the clock injected, no network, no timing.
+ */
+import { EventEmitter } from "node:events";
+import type { Socket } from "node:net";
+import { describe, expect, it } from "vitest";
+import { capConnections } from "../../../../cli/local-server/front/connection-cap.mjs";
+import { isLongWait, maxWaits, waitsLong } from "../../../../cli/local-server/front/long-wait.mjs";
+
+/** A socket the cap can watch: `destroy()` marks it and emits "close" (as Node does, later). */
+class FakeSocket extends EventEmitter {
+  destroyed = false;
+  writableNeedDrain = false;
+  destroy() {
+    this.destroyed = true;
+    return this;
+  }
+  /** The "close" Node emits after a destroy or the client's close. */
+  closed() {
+    this.destroyed = true;
+    this.emit("close");
+  }
+}
+
+/** A server stand-in with a cap of `max`, and helpers to connect, request and answer. */
+function capped(max: number, now = () => 0) {
+  const server = new EventEmitter() as EventEmitter & { maxConnections?: number };
+  const cap = capConnections(server as never, max, { now });
+  const connect = () => {
+    const socket = new FakeSocket();
+    server.emit("connection", socket);
+    return socket;
+  };
+  /** A request on `socket` under way; the function returned ends it (its answer's "close"). */
+  const request = (socket: FakeSocket) => {
+    const res = new EventEmitter();
+    server.emit("request", { socket }, res);
+    return () => res.emit("close");
+  };
+  return { cap, connect, request, as: (s: FakeSocket) => s as unknown as Socket };
+}
+
+describe("connection cap", () => {
+  it("keeps a connection past the bound out of the idle ones (no 503/200 turns)", () => {
+    // Every place holds a request under way that is never cut (a long wait).
+    const { cap, connect, request, as } = capped(3);
+    const busy = [connect(), connect(), connect()];
+    for (const socket of busy) request(socket);
+    const outcomes: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const probe = connect();
+      // The probe's request is answered 503 with `Connection: close`; its socket lingers open
+      // (LINGER_MS) after the answer ends. The next probe comes meanwhile.
+      outcomes.push(cap.over(as(probe)) ? "503" : "200");
+      request(probe)();
+    }
+    // Before the fix: 503, 200, 503, 200… each second probe closed the lingering one and
+    // took a place that was not free.
+    expect(outcomes).toEqual(["503", "503", "503", "503", "503", "503"]);
+    expect(busy.some((s) => s.destroyed)).toBe(false);
+  });
+
+  it("counts places, not lingering refused sockets, and frees one when a holder closes", () => {
+    const { cap, connect, request, as } = capped(2);
+    const a = connect();
+    const b = connect();
+    request(a);
+    request(b);
+    const refused = connect();
+    expect(cap.over(as(refused))).toBe(true);
+    expect(cap.open()).toBe(3);
+    a.closed();
+    const next = connect();
+    expect(cap.over(as(next))).toBe(false);
+    expect(refused.destroyed).toBe(false);
+  });
+
+  it("closes the oldest idle connection to make room, once per new connection", () => {
+    const { cap, connect, as } = capped(2);
+    const a = connect();
+    const b = connect();
+    // Two new connections in one burst, before either closed socket's "close": one each.
+    const c = connect();
+    const d = connect();
+    expect([a.destroyed, b.destroyed]).toEqual([true, true]);
+    expect([cap.over(as(c)), cap.over(as(d))]).toEqual([false, false]);
+    const e = connect();
+    expect(cap.over(as(e))).toBe(false);
+    expect(c.destroyed).toBe(true);
+    expect(d.destroyed).toBe(false);
+  });
+
+  it("refuses the oldest body still arriving when none is idle", () => {
+    const { cap, connect, request, as } = capped(1);
+    const a = connect();
+    request(a);
+    let made = 0;
+    cap.reading(as(a), () => made++);
+    const b = connect();
+    expect(made).toBe(1);
+    expect(cap.over(as(b))).toBe(false);
+  });
+
+  it("takes the place of a client that left its answer unread for 2 s, by the clock", () => {
+    let t = 0;
+    const { cap, connect, request, as } = capped(1, () => t);
+    const a = connect();
+    request(a);
+    a.writableNeedDrain = true;
+    // First seen unread now: not yet.
+    expect(cap.over(as(connect()))).toBe(true);
+    t = 1_999;
+    expect(cap.over(as(connect()))).toBe(true);
+    t = 2_000;
+    const c = connect();
+    expect(a.destroyed).toBe(true);
+    expect(cap.over(as(c))).toBe(false);
+  });
+
+  it("gives long waits 3/4 of the places: the rest stay for other clients", () => {
+    expect(maxWaits(1_000)).toBe(750);
+    expect(maxWaits(4)).toBe(3);
+    expect(maxWaits(1)).toBe(1);
+    const { cap } = capped(4);
+    const given = [cap.waiting(), cap.waiting(), cap.waiting()];
+    expect(given.every((g) => typeof g === "function")).toBe(true);
+    expect(cap.waiting()).toBeUndefined();
+    // Given back twice counts once.
+    given[0]!();
+    given[0]!();
+    const again = cap.waiting();
+    expect(again).toBeTypeOf("function");
+    expect(cap.waiting()).toBeUndefined();
+  });
+
+  it("serves new clients while waits hold their whole share", () => {
+    const { cap, connect, request, as } = capped(4);
+    // Three waits hold their share; a fourth connection's wait is refused and it goes idle.
+    for (let i = 0; i < 3; i++) {
+      request(connect());
+      expect(cap.waiting()).toBeTypeOf("function");
+    }
+    const fourth = connect();
+    const end = request(fourth);
+    expect(cap.waiting()).toBeUndefined();
+    end();
+    // A new client takes the refused wait's idle place, and so does the next one.
+    for (let i = 0; i < 5; i++) {
+      const probe = connect();
+      expect(cap.over(as(probe))).toBe(false);
+      request(probe)();
+    }
+  });
+});
+
+describe("long waits", () => {
+  const body = (value: unknown) => Buffer.from(JSON.stringify(value));
+  it("are tasks/result requests, alone or in a batch", () => {
+    const wait = { jsonrpc: "2.0", id: 1, method: "tasks/result", params: { taskId: "t" } };
+    expect(isLongWait(body(wait))).toBe(true);
+    expect(isLongWait(body([{ jsonrpc: "2.0", id: 2, method: "tools/list" }, wait]))).toBe(true);
+  });
+  it("are not other requests, even naming the method elsewhere", () => {
+    const call = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { q: "tasks/result" } };
+    expect(isLongWait(body(call))).toBe(false);
+    expect(isLongWait(Buffer.from('{"method":"tasks/result"'))).toBe(false);
+    expect(isLongWait(body({ jsonrpc: "2.0", id: 1, method: "tasks/get" }))).toBe(false);
+  });
+  it("are an MCP session's GET event stream too, not another GET", () => {
+    const get = (url: string, accept: string) =>
+      ({ method: "GET", url, headers: { accept } }) as never;
+    const none = Buffer.alloc(0);
+    expect(waitsLong(get("/mcp", "text/event-stream"), none)).toBe(true);
+    expect(waitsLong(get("/mcp", "application/json"), none)).toBe(false);
+    expect(waitsLong(get("/status", "text/event-stream"), none)).toBe(false);
+    const post = { method: "POST", url: "/mcp", headers: {} } as never;
+    expect(waitsLong(post, body({ jsonrpc: "2.0", id: 1, method: "tasks/result" }))).toBe(true);
+    expect(waitsLong(post, body({ jsonrpc: "2.0", id: 1, method: "tools/call" }))).toBe(false);
+  });
+});

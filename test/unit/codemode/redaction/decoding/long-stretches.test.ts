@@ -144,6 +144,14 @@ describe("the cut's edges", () => {
       expect(await cuts(amongNoise(spelled))).toEqual([true, true]);
     });
 
+  test("a list string in full-width quotes around an inert character joins its stretches", async () => {
+    // `＂` (EF BC 82) folds to `"`: the lead byte after the inert character may close the
+    // string, the continuation byte before it may open it. The same list as above.
+    const items = [..."cf-cana"].map((c) => `"${c}"`).join(",");
+    const spelled = [0xff, ...utf8(`"x",＂`), 0xff, ...utf8(`＂,${items}${secret.slice(7)}`)];
+    expect(await cuts(amongNoise(spelled))).toEqual([true, true]);
+  });
+
   test("a copy split by a control character is not read (by the whole search neither)", async () => {
     const split = [...utf8(secret.slice(0, 20)), 0x1f, ...utf8(secret.slice(20))];
     expect(await cuts(amongNoise(split))).toEqual([false, false]);

@@ -1,5 +1,5 @@
 /**
- * PacedHost (src/executor/runners/sandbox-runner.ts), the host bridge a program sees through a
+ * PacedHost (src/executor/runners/paced-host.ts), the host bridge a program sees through a
  * local sandbox runner: at most 32 calls of a run reach the host at once, and a program flooding
  * calls cannot make the runner (which other runs share) hold more waiting calls than the run's
  * own `maxHostCalls` (#28: it was a fixed 1,000) or 16 MiB of their arguments: past that a call
@@ -17,10 +17,10 @@ import {
   MAX_WAITING_CALLS,
   MAX_WAITING_CHARS,
   PacedHost,
-  SandboxRunner,
   WAITING_CALL_CHARS,
   waitingCallsFor,
-} from "../../../src/executor/runners/sandbox-runner";
+} from "../../../src/executor/runners/paced-host";
+import { SandboxRunner } from "../../../src/executor/runners/sandbox-runner";
 
 /** A host whose calls never answer, counting what reached it. */
 function stuckHost() {

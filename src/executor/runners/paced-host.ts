@@ -1,0 +1,162 @@
+/**
+ * The host bridge as a program on a runner reaches it: the run's calls paced on their way to the
+ * host ({@link PacedHost}), with the bounds of what may wait in the runner. The runner
+ * (sandbox-runner.ts) hands the sandbox one per run; every check stays on the host.
+ */
+import { RpcTarget } from "cloudflare:workers";
+
+/**
+ * Host calls of one run sent on to the host at once. A program that starts 1,000 requests at
+ * once (`Promise.all` over a list) used to land 1,000 RPC messages on the host in one burst,
+ * handled back to back in one turn of its event loop: every other client waited behind it
+ * (0.6–0.9 s for a `/health`, seconds on a loaded machine). In flights of 32 the host takes them
+ * in small turns with other requests between; 32 keeps the host's own I/O (API calls) overlapped.
+ */
+export const HOST_CALLS_IN_FLIGHT = 32;
+
+/** What {@link PacedHost} calls on: the host bridge stub a run gets (tracked-host.ts). */
+export interface HostCalls {
+  call(namespace: unknown, name: unknown, argsText: unknown, logs: unknown): Promise<unknown>;
+  /** Records the run's host call limit as hit and answers the refusal (tracked-host.ts). */
+  overLimit?(namespace: unknown, name: unknown): Promise<unknown> | unknown;
+  /** Counts a call refused for waiting argument text and answers the refusal (tracked-host.ts). */
+  overWaiting?(namespace: unknown, name: unknown): Promise<unknown> | unknown;
+}
+
+/**
+ * Calls of one run that may wait in the runner for a slot when the run's request does not say
+ * how many host calls the run may make (a host older than `maxHostCalls` in the request): what
+ * the host bounds for calls under way (`maxHostCalls`, `MAX_IN_FLIGHT_CHARS`) it cannot bound for
+ * calls that have not reached it yet, so a program flooding calls with large arguments would
+ * fill the runner that other runs share. A request that names its `maxHostCalls` bounds the
+ * waiting calls by that instead ({@link waitingCallsFor}).
+ */
+export const MAX_WAITING_CALLS = 1_000;
+/**
+ * Argument text (UTF-16 units) the waiting calls of one run may hold, each call also charged
+ * {@link WAITING_CALL_CHARS} for its own keeping (see above).
+ */
+export const MAX_WAITING_CHARS = 16 * 1_048_576;
+/**
+ * What a waiting call costs the bytes bound besides its arguments (its promise, its RPC message):
+ * a run allowed millions of host calls still cannot park more than 65,536 empty ones here.
+ */
+export const WAITING_CALL_CHARS = 256;
+
+/**
+ * How many calls of a run may wait in the runner: the run's own `maxHostCalls`, read from the
+ * request the host built (a run allowed 5,000 calls may queue them; one allowed 100 never needs
+ * 1,000). Refusing a call past it refuses nothing the host would allow: with this many waiting
+ * and {@link HOST_CALLS_IN_FLIGHT} at the host, the call is past the run's limit anyway.
+ * @param request - the run's request (the host's, passed on unchanged)
+ * @returns the bound, or {@link MAX_WAITING_CALLS} when the request names none
+ */
+export function waitingCallsFor(request: unknown): number {
+  const limit =
+    typeof request === "object" && request !== null
+      ? (request as { maxHostCalls?: unknown }).maxHostCalls
+      : undefined;
+  return typeof limit === "number" && Number.isSafeInteger(limit) && limit >= 1
+    ? limit
+    : MAX_WAITING_CALLS;
+}
+
+/**
+ * The host bridge as the sandbox sees it through a runner: the same `call`, at most
+ * {@link HOST_CALLS_IN_FLIGHT} of one run at the host at a time, in the order they were made,
+ * and at most the run's `maxHostCalls` waiting ({@link waitingCallsFor}), holding at most
+ * {@link MAX_WAITING_CHARS} of arguments. Only pacing: every check stays on the host.
+ */
+export class PacedHost extends RpcTarget {
+  #host: HostCalls;
+  #maxWaiting: number;
+  #running = 0;
+  #waiting: (() => void)[] = [];
+  #waitingChars = 0;
+  #refusedWaiting = 0;
+  #limitReply: Promise<unknown> | undefined;
+
+  /**
+   * @param host - the host bridge stub
+   * @param maxWaiting - calls that may wait for a slot (the run's `maxHostCalls`)
+   */
+  constructor(host: HostCalls, maxWaiting: number = MAX_WAITING_CALLS) {
+    super();
+    this.#host = host;
+    this.#maxWaiting = maxWaiting;
+  }
+
+  async call(
+    namespace: unknown,
+    name: unknown,
+    argsText: unknown,
+    logs: unknown,
+  ): Promise<unknown> {
+    if (this.#running >= HOST_CALLS_IN_FLIGHT) {
+      // Only the text's length is read: anything else the program sent is the host's to check.
+      if (this.#waiting.length >= this.#maxWaiting) return this.#overLimit(namespace, name);
+      const chars = (typeof argsText === "string" ? argsText.length : 0) + WAITING_CALL_CHARS;
+      if (this.#waitingChars + chars > MAX_WAITING_CHARS) return this.#overWaiting(namespace, name);
+      this.#waitingChars += chars;
+      await new Promise<void>((resolve) => this.#waiting.push(resolve));
+      this.#waitingChars -= chars;
+    } else this.#running++;
+    try {
+      return await this.#host.call(namespace, name, argsText, logs);
+    } finally {
+      // The slot passes straight to the next waiting call, if any.
+      const next = this.#waiting.shift();
+      if (next) next();
+      else this.#running--;
+    }
+  }
+
+  /**
+   * A call that would keep more than {@link MAX_WAITING_CHARS} of arguments waiting: refused
+   * here (the arguments never leave the runner), and the host is told, so it counts the call as
+   * it counts one it refuses itself for the text of calls still running (the same message, the
+   * same count toward `maxHostCalls`, with or without a runner).
+   */
+  async #overWaiting(namespace: unknown, name: unknown): Promise<unknown> {
+    // Each one told costs the host a round trip and counts as one of the run's calls: past
+    // `maxHostCalls` of them the host's answer is its call limit, shared like any other, so a
+    // program looping on refused calls cannot make this runner flood the host.
+    if (this.#refusedWaiting >= this.#maxWaiting) return this.#overLimit(namespace, name);
+    this.#refusedWaiting++;
+    const own = {
+      error: {
+        name: "LimitError",
+        message: `Too many host calls waiting at once (holding more than ${MAX_WAITING_CHARS} characters of arguments): await some calls before starting more.`,
+      },
+    };
+    try {
+      return (await this.#host.overWaiting?.(namespace, name)) ?? own;
+    } catch {
+      return own;
+    }
+  }
+
+  /**
+   * A call past the run's `maxHostCalls` (that many already wait, besides those at the host):
+   * the host would refuse it, so it is refused here, and the host is told once so the run ends
+   * as `limit` with the host's own message, as it does without a runner. Later ones share that
+   * answer (one host round trip, not one per call).
+   */
+  #overLimit(namespace: unknown, name: unknown): Promise<unknown> {
+    this.#limitReply ??= (async () => {
+      const own = {
+        error: {
+          name: "LimitError",
+          message: `Host call limit of ${this.#maxWaiting} reached at a host function: batch the work into fewer calls or ask the host for a larger maxHostCalls.`,
+        },
+        spent: true,
+      };
+      try {
+        return (await this.#host.overLimit?.(namespace, name)) ?? own;
+      } catch {
+        return own;
+      }
+    })();
+    return this.#limitReply;
+  }
+}

@@ -73,7 +73,7 @@ const OTHER_THROWS: Record<string, number> = {
   "src/openapi/spec-pack.ts": 1,
   // the redaction map's own invariant (sequences added in order): a bug of ours if ever thrown,
   // never reachable by a program's input
-  "src/codemode/redaction/view-builder.ts": 1,
+  "src/codemode/redaction/sequence-map.ts": 1,
   // what a run sends, checked for the credential: the LimitError a program meets past its
   // budget (a SandboxError, the run's own outcome), and the run's end stopping a queued check
   "src/codemode/request/sent-check.ts": 2,

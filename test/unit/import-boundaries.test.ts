@@ -167,6 +167,7 @@ const RULES: {
     area: "src/codemode/redaction/spellings/",
     may: [
       "src/codemode/redaction/view-builder.ts",
+      "src/codemode/redaction/sequence-map.ts",
       "src/codemode/redaction/slices.ts",
       "src/codemode/redaction/byte-text.ts",
       "src/codemode/redaction/windowed-search.ts",
@@ -178,6 +179,7 @@ const RULES: {
     may: [
       "src/codemode/redaction/spellings/",
       "src/codemode/redaction/view-builder.ts",
+      "src/codemode/redaction/sequence-map.ts",
       "src/codemode/redaction/slices.ts",
       "src/codemode/redaction/byte-text.ts",
     ],
@@ -188,6 +190,7 @@ const RULES: {
     may: [
       "src/codemode/redaction/decoding/",
       "src/codemode/redaction/view-builder.ts",
+      "src/codemode/redaction/sequence-map.ts",
       "src/codemode/redaction/slices.ts",
       "src/codemode/redaction/byte-text.ts",
       "src/errors.ts",

@@ -12,7 +12,8 @@
  * those places, not over the text.
  */
 import { PAUSE, SLICE_POSITIONS, type Pause } from "../slices";
-import { SequenceMap, type View } from "../view-builder";
+import { SequenceMap } from "../sequence-map";
+import type { View } from "../view-builder";
 import { ALL_FAMILIES, decodeSteps, LONGEST_SEQUENCE } from "./decode-step";
 
 /** `% & \ =`: what starts a character-level sequence. */

@@ -22,7 +22,8 @@
 import { utf8LeadLength } from "../byte-text";
 import { keptByCompaction } from "../spellings/compact-view";
 import { PAUSE, SLICE_POSITIONS, type Sliced } from "../slices";
-import { SequenceMap, type Origin, type View } from "../view-builder";
+import { SequenceMap, type Origin } from "../sequence-map";
+import type { View } from "../view-builder";
 
 /**
  * Whether a character is inert for every reading (see the file header), before the forms are

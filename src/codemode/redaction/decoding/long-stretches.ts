@@ -51,7 +51,8 @@
  */
 import { utf8CodeFits, utf8LeadLength } from "../byte-text";
 import { PAUSE, SLICE_POSITIONS, type Sliced } from "../slices";
-import type { Origin, View } from "../view-builder";
+import type { Origin } from "../sequence-map";
+import type { View } from "../view-builder";
 import { mayHoldInert } from "./changed-segments";
 import { MIN_RUN } from "./run-decoded-view";
 

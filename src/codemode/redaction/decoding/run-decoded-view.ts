@@ -22,7 +22,8 @@
  * (./run-characters.ts keeps where they lie).
  */
 import { PAUSE, sliceBudget, SLICE_POSITIONS, type SliceBudget, type Sliced } from "../slices";
-import type { Origin, View } from "../view-builder";
+import type { Origin } from "../sequence-map";
+import type { View } from "../view-builder";
 import { CutRuns, type RunReader } from "./cut-runs";
 import {
   characterAt,

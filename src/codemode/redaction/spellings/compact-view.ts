@@ -11,7 +11,8 @@
  */
 import { byteView, utf8CodeFits, utf8LeadLength } from "../byte-text";
 import { PAUSE, runToEnd, SLICE_POSITIONS, type Sliced } from "../slices";
-import { compose, SequenceMap, ViewBuilder, type Origin, type View } from "../view-builder";
+import { SequenceMap, type Origin } from "../sequence-map";
+import { compose, ViewBuilder, type View } from "../view-builder";
 import { sliceBudget, type SliceBudget } from "../windowed-search";
 
 /** An ASCII whitespace character (the class the lists view calls a space). */

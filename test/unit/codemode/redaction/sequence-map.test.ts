@@ -4,7 +4,8 @@
 // records, across storage blocks, read in order and at random.
 import { describe, expect, it } from "vitest";
 import { secretRedactor } from "../../../../src/codemode/redaction/redaction";
-import { SequenceMap, ViewBuilder } from "../../../../src/codemode/redaction/view-builder";
+import { SequenceMap } from "../../../../src/codemode/redaction/sequence-map";
+import { ViewBuilder } from "../../../../src/codemode/redaction/view-builder";
 
 /** A sequence as a plain record, input start included. */
 type Plain = { outStart: number; outLength: number; inStart: number; inLength: number };

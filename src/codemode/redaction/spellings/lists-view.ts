@@ -23,13 +23,12 @@
  */
 import { PAUSE, runToEnd, SLICE_POSITIONS, type Pause, type Sliced } from "../slices";
 import { compose, ViewBuilder, type View } from "../view-builder";
-import { holds, sliceBudget, type SliceBudget } from "../windowed-search";
+import { sliceBudget, type SliceBudget } from "../windowed-search";
 import { RunReader } from "./item-runs";
 import {
   DUMP_LINE_END,
   isHex,
   isQuote,
-  isSpace,
   isWord,
   isX,
   MIN_ITEMS,
@@ -37,7 +36,8 @@ import {
   RUN_ITEMS,
   type Kind,
 } from "./list-items";
-import { isListSeparator, separatorAt } from "./list-separators";
+import { separatorAt } from "./list-separators";
+import { isSeparator, mayHoldRun } from "./run-shapes";
 
 /**
  * List items read since the isolate started (runs counted and read), the positions looked at,
@@ -56,91 +56,6 @@ const readersFor = (text: string, builder: ViewBuilder): Readers => ({
   binary: new RunReader(text, RUN_ITEMS.binary, builder, listWork),
   chars: new RunReader(text, RUN_ITEMS.chars, builder, listWork),
 });
-
-/** Characters that may stand between two items of a run (as ./list-separators.ts reads them). */
-const isSeparator = (c: number) => isSpace(c) || isListSeparator(c);
-
-/** A one-character string as ./list-items.ts's `charsItem` reads it (any quote each side). */
-const CHARS_ITEM = String.raw`["'](?:\\u[0-9a-fA-F]{4}|\\[^]|[\ud800-\udbff][^]|[^])["']`;
-/** A separator with fewer than {@link WHITESPACE_RUN} whitespace characters on each side. */
-const SHORT_SEPARATOR = String.raw`[\t-\r ]{0,7}(?:[,.:;\-|/][\t-\r ]{0,7})?`;
-/** The whitespace run that {@link SHORT_SEPARATOR} does not cover. */
-const WHITESPACE_RUN = 8;
-/** The fewest characters a streak of {@link MIN_ITEMS} tokens spans: a token and a gap each. */
-const STREAK = 2 * MIN_ITEMS - 1;
-
-/**
- * What a streak of tokens is made of: letters, digits, `_`, quotes, whitespace and the
- * separators of ./list-separators.ts (one entry per ASCII character; none beyond ASCII).
- */
-const STREAK_CHARACTER = new Uint8Array(128).map((_, c) =>
-  isWord(c) || c === 95 || isQuote(c) || isSeparator(c) ? 1 : 0,
-);
-
-/**
- * Shapes of a run that the pass over tokens, {@link candidateRegions}, may find besides a
- * streak of {@link STREAK} characters ({@link holdsStreak}), as native searches in windows
- * (../windowed-search.ts).
- */
-const RUN_SHAPES = [
-  /\|[\x20-\x7e]{1,16}\|\r?\n[0-9a-f]{8} /,
-  new RegExp(`[\\t-\\r ]{${WHITESPACE_RUN}}`),
-  new RegExp(`${CHARS_ITEM}${SHORT_SEPARATOR}${CHARS_ITEM}${SHORT_SEPARATOR}${CHARS_ITEM}`),
-];
-
-/**
- * Whether the text holds what every region {@link candidateRegions} yields holds: a text that
- * holds none of it has no region, so the pass over its tokens is not made. Why (issue #40):
- * random bytes (a binary answer) hold no list, yet the pass read each of their 4 MB views
- * character by character, ~14 % of such a body's redaction. Ordinary text holds a streak at its
- * first words and pays a few probes more.
- *
- * Why a text that holds none of it has no region, for each way the pass yields one:
- * - a streak of {@link MIN_ITEMS} tokens: 8 tokens of letters, digits and `_` with a gap between
- *   each two, every gap character whitespace, a separator, a quote or (after a `|`) a
- *   `hexdump -C` line end; the pass resets its count at any other character. {@link STREAK}
- *   characters or more, each a {@link STREAK_CHARACTER} unless a line end is among them (the
- *   first shape: the `DUMP_LINE_END` the pass reads, less its leading spaces);
- * - one token of 32 or more word characters (bits, `0x` bytes back to back): a streak too;
- * - a run of one-character strings of {@link MIN_ITEMS} items: its first three items, each read
- *   by `charsItem` (a quote, an escape or one code point or a high surrogate and any unit, the
- *   same quote) and each followed by a separator of ./list-separators.ts (whitespace, at most
- *   one separator character, whitespace): with every whitespace run of the text shorter than
- *   {@link WHITESPACE_RUN} (else the second shape matches) that is the third shape.
- * Each shape matches at most 54 characters, and backtracks a bounded number of times per
- * position (no two quantifiers in a row take the same character).
- */
-function* mayHoldRun(text: string, budget: SliceBudget): Sliced<boolean> {
-  if (yield* holdsStreak(text, budget)) return true;
-  for (const shape of RUN_SHAPES) if (yield* holds(shape, text, budget)) return true;
-  return false;
-}
-
-/**
- * Whether the text holds {@link STREAK} {@link STREAK_CHARACTER}s in a row. Every such stretch
- * holds a position that is {@link STREAK} − 1 modulo {@link STREAK}, so only those are probed,
- * and each probe that is one is extended both ways: random bytes are read about once per
- * {@link STREAK} characters (a native search of the class tried every position, and took half
- * the time of the pass it spares).
- */
-function* holdsStreak(text: string, budget: SliceBudget): Sliced<boolean> {
-  const n = text.length;
-  const streak = (c: number) => c < 128 && STREAK_CHARACTER[c] === 1;
-  for (let probe = STREAK - 1; probe < n; probe += STREAK) {
-    if (--budget.left <= 0) {
-      budget.left = SLICE_POSITIONS;
-      yield PAUSE;
-    }
-    if (!streak(text.charCodeAt(probe))) continue;
-    let from = probe;
-    while (from > probe - STREAK + 1 && streak(text.charCodeAt(from - 1))) from--;
-    let to = probe + 1;
-    while (to - from < STREAK && streak(text.charCodeAt(to))) to++;
-    budget.left -= to - from;
-    if (to - from >= STREAK) return true;
-  }
-  return false;
-}
 
 /**
  * Where runs of items may be, as `[from, to)` ranges: a quick left-to-right pass over tokens

@@ -21,6 +21,7 @@ import {
   loadStdioBridge,
   wranglerProblem,
 } from "../cli/runtime-paths.mjs";
+import { answerBeforeServe, refusalChannel } from "../cli/stdio/early-launch.mjs";
 
 const LABEL = "code-mode-mcp";
 /** @param {string} line */
@@ -176,26 +177,7 @@ let ready = () => {};
 const serverReady = new Promise((done) => (ready = () => done(undefined)));
 // A refused start answers the client through the bridge once the bridge reads stdin (it started
 // before the check with an answer kept for `initialize`), else by answerWithError as before.
-let bridgeReads = false;
-let refusedFirst = false;
-/** @type {(text: string) => void} */
-let giveRefusal = () => {};
-/** @type {() => void} */
-let refusalAnswered = () => {};
-const refusal = {
-  text: /** @type {Promise<string>} */ (new Promise((give) => (giveRefusal = give))),
-  answered: () => refusalAnswered(),
-  done: new Promise((done) => (refusalAnswered = () => done(undefined))),
-};
-/** @param {string} text */
-const refuse = async (text) => {
-  if (!bridgeReads) {
-    refusedFirst = true;
-    return answerWithError(text);
-  }
-  giveRefusal(text);
-  await refusal.done;
-};
+const { refusal, refuse, bridgeReads, refusedFirst } = refusalChannel();
 
 const base = `http://127.0.0.1:${env.PORT}`;
 const codeOnly = env.UPSTREAM_MCP_URL !== undefined && env.SPEC_FILE === undefined;
@@ -247,21 +229,12 @@ if (parsed.stdio) {
     isSetting: bridge.isLaunchSetting,
   });
   if (early.kept) {
-    bridgeReads = true;
-    // A client answered this early may stop the launch at once: before serve listens for
-    // that, the launch's own data folder goes with it here (serve's stop takes over after).
-    const signals = /** @type {const} */ (["SIGINT", "SIGTERM", "SIGHUP"]);
-    const stopBeforeServe = () => {
-      if (ownData) rmSync(persist, { recursive: true, force: true });
-      process.exit(0);
-    };
-    for (const signal of signals) process.once(signal, stopBeforeServe);
-    bridged = runBridge(true);
-    // A few turns of the event loop: the client's `initialize`, in the pipe since the spawn, is
-    // read and answered now, not after serve's synchronous start (the host's configuration
-    // read and filled: 0.3-1 s of a loaded machine) that follows.
-    for (let turn = 0; turn < 3; turn++) await new Promise((next) => setImmediate(next));
-    for (const signal of signals) process.off(signal, stopBeforeServe);
+    bridgeReads();
+    ({ bridged } = await answerBeforeServe({
+      startBridge: () => runBridge(true),
+      ownData,
+      persist,
+    }));
   }
 }
 
@@ -291,7 +264,7 @@ if (parsed.stdio) {
   void settingsPassed.then(() =>
     setImmediate(() => void (/** @type {any} */ (globalThis).Headers)),
   );
-  if (!bridged && !refusedFirst) {
+  if (!bridged && !refusedFirst()) {
     await settingsPassed;
     bridged = runBridge(false);
   }

@@ -159,9 +159,17 @@ const bridgeSecret = parsed.stdio ? newBridgeSecret() : undefined;
 if (parsed.stdio && parsed.settings.PORT === undefined) env.PORT = String(await freePort());
 /** @param {string} line */
 const log = (line) => console.log(line);
+// Under --stdio this process hashes the product module and the spec file for the kept
+// `initialize` answer's name (below), and the check hashed both again for its kept spec and
+// tools/list count (~10 ms of CPU per 7 MB): hashed here first, its digests go with the settings.
+const { digestsOf } = await import("../cli/kept/file-digest.mjs");
+const digests =
+  parsed.stdio && !env.SKILLS_DIR
+    ? digestsOf([PRODUCT_MODULE, env.SPEC_FILE ? resolve(env.SPEC_FILE) : undefined])
+    : [];
 // The launch check's process starts first; the supervisor's modules load while it works (a
 // warm desktop launch waits for the check: issue #43).
-const planned = planInProcess({ label: LABEL, env, log, progress });
+const planned = planInProcess({ label: LABEL, env, log, progress, digests });
 const { serve } = await import("../cli/serve.mjs");
 const ownData = env.PERSIST_TO === undefined;
 const persist = ownData

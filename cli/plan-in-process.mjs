@@ -8,11 +8,13 @@ import { fileURLToPath } from "node:url";
  * Runs planLaunch (plan-launch.mjs) in a short-lived Node process (plan-launch-child.mjs) and waits for
  * its plan, passing its log and progress lines on as they come. The settings reach it over its
  * IPC channel, never as arguments or added environment variables (it inherits this process's
- * own environment).
- * @param {{ label: string, env: NodeJS.ProcessEnv, log: (line: string) => void, progress: (line: string) => void }} options
+ * own environment). With them go the digests of files this process hashed already
+ * (kept/file-digest.mjs: the product module and the spec file under `--stdio`), which the check
+ * takes as its own instead of hashing the same bytes again.
+ * @param {{ label: string, env: NodeJS.ProcessEnv, log: (line: string) => void, progress: (line: string) => void, digests?: import("./kept/file-digest.mjs").KnownDigest[] }} options
  * @returns {Promise<{ ok: true, plan: import("./plan-launch.mjs").LaunchPlan } | { ok: false, message: string, exitCode?: number }>}
  */
-export function planInProcess({ label, env, log, progress }) {
+export function planInProcess({ label, env, log, progress, digests = [] }) {
   return new Promise((settle) => {
     const child = fork(fileURLToPath(new URL("./plan-launch-child.mjs", import.meta.url)), [], {
       // Its stdout goes to this process's stderr (never stdout: under --stdio that is the
@@ -34,7 +36,7 @@ export function planInProcess({ label, env, log, progress }) {
     child.on("error", (error) => {
       answer ??= { ok: false, message: String(error?.stack ?? error) };
     });
-    child.send({ label, env: { ...env } });
+    child.send({ label, env: { ...env }, digests });
     // The process ends on its own once its plan is sent (or it exited: a missing build).
     child.on("exit", (code, signal) =>
       settle(

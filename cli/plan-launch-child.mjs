@@ -13,6 +13,14 @@
 // message, never as arguments or added environment variables: secrets may be among them. The
 // process inherits the launcher's own environment as any child does, so nothing is exposed to
 // another process that the launcher's environment did not already show.
+//
+// The same first message may hold digests of files the launcher hashed already (the product
+// module and the spec file under `--stdio`: kept/file-digest.mjs), taken as this process's own.
+// They are trusted as the settings are: the IPC channel is a socket pair made by the fork and
+// held by the launcher alone, so nothing but the launcher that started this process writes to it
+// (an environment variable would do as well, but the settings' channel needs no new one). Each
+// digest still holds only while its file has the size and time it was hashed at.
+import { rememberDigests } from "./kept/file-digest.mjs";
 import { loadProduct } from "./runtime-paths.mjs";
 import { LaunchProblem, planLaunch } from "./plan-launch.mjs";
 
@@ -26,9 +34,10 @@ const send = (message) =>
 
 // With the launcher gone there is no one to plan for.
 process.on("disconnect", () => process.exit(0));
-const { label, env } = await new Promise((settings) =>
+const { label, env, digests } = await new Promise((settings) =>
   process.once("message", (/** @type {any} */ message) => settings(message)),
 );
+rememberDigests(digests);
 const product = await loadProduct(label);
 try {
   const plan = await planLaunch({

@@ -10,7 +10,7 @@
  * page's search form and consoles, same origin) and local tools (a localhost origin) still pass.
  */
 import { describe, expect, it } from "vitest";
-import { entry } from "../helpers";
+import { configured, entry } from "../helpers";
 
 const LOCAL = "http://127.0.0.1:8787";
 const EVIL = "https://evil.example";
@@ -76,6 +76,25 @@ describe("a web page's requests to the local server", () => {
       );
       expect(response.status, String(origin)).toBe(200);
       expect(((await response.json()) as { text: string }).text).toContain("ok");
+    }
+  });
+
+  // The status (docs/security.md, "Other sites' pages"): a GET of it does nothing, and its answer
+  // carries no CORS header, so a page of another site gets it opaque and cannot read it. Were a
+  // wrapper to add one (the OAuth provider does on its API routes), the status would be a read
+  // for any page; this test says so first.
+  it("lets another site's page send, never read, the status", async () => {
+    const withOAuth = configured({ OAUTH: "on", OAUTH_PASSWORD: "cross-site-passphrase-0123" });
+    for (const [mode, app] of [
+      ["plain", entry],
+      ["OAuth", withOAuth],
+    ] as const) {
+      for (const path of ["/api/status", "/"]) {
+        const response = await app(`${LOCAL}${path}`, { headers: { origin: EVIL } });
+        await response.arrayBuffer();
+        expect(response.status, `${mode} ${path}`).toBe(200);
+        expect(response.headers.get("access-control-allow-origin"), `${mode} ${path}`).toBeNull();
+      }
     }
   });
 });

@@ -5,9 +5,8 @@
  * instead of letting it end silently (issue #28: SDK clients waited until their own timeout).
  * The "runtime" behind it is a plain Node HTTP server standing in for workerd.
  */
-import { createServer, request, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { createServer, request, type IncomingMessage } from "node:http";
+import { describe, expect, it } from "vitest";
 import { connect, createServer as createNetServer, type Socket } from "node:net";
 import { clientAddress } from "../../../../cli/local-server/front/request-head.mjs";
 import { createFront } from "../../../../cli/local-server/front/front.mjs";
@@ -16,28 +15,10 @@ import {
   refuseUnknownHost,
 } from "../../../../src/app/config/allowed-hosts.js";
 import type { HttpError } from "../../../../src/app/errors/http-error.js";
-import { listenUnix, socketPath } from "../../../helpers/cli/unix-socket.js";
+import { testServers } from "../../../helpers/cli/test-servers.js";
+import { socketPath } from "../../../helpers/cli/unix-socket.js";
 
-const servers: Server[] = [];
-afterEach(async () => {
-  for (const s of servers.splice(0)) {
-    s.closeAllConnections();
-    await new Promise((r) => s.close(r));
-  }
-});
-
-/** Listens on a free loopback port. */
-async function listen(server: Server): Promise<number> {
-  servers.push(server);
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-  return (server.address() as AddressInfo).port;
-}
-
-/** A runtime stand-in listens on a Unix socket, as the runtimes do. */
-async function listenRuntime(server: Server): Promise<string> {
-  servers.push(server);
-  return listenUnix(server);
-}
+const { started: servers, listen, listenRuntime } = testServers();
 
 /** A runtime stand-in and a front before it; `seen` holds the bodies the runtime received. */
 async function setUp(

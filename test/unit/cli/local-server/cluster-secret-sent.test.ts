@@ -6,9 +6,8 @@
  * plain or upgraded (exchange.mjs, front.mjs). A client's own header of that name never reaches
  * a runtime: only the front's. The "runtime" is a plain Node HTTP server.
  */
-import { createServer, request, type IncomingHttpHeaders, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { createServer, request, type IncomingHttpHeaders } from "node:http";
+import { describe, expect, it } from "vitest";
 import {
   CLUSTER_SECRET_HEADER,
   clusterSecret,
@@ -19,21 +18,9 @@ import {
   readStableCode,
   warmWith,
 } from "../../../../cli/local-server/runners/stable-code-request.mjs";
-import { listenUnix } from "../../../helpers/cli/unix-socket.js";
+import { testServers } from "../../../helpers/cli/test-servers.js";
 
-const servers: Server[] = [];
-afterEach(async () => {
-  for (const s of servers.splice(0)) {
-    s.closeAllConnections();
-    await new Promise((r) => s.close(r));
-  }
-});
-
-async function listen(server: Server): Promise<number> {
-  servers.push(server);
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-  return (server.address() as AddressInfo).port;
-}
+const { listen, listenRuntime } = testServers();
 
 /** A runtime stand-in that records the raw headers of what it received. */
 async function runtime() {
@@ -46,8 +33,7 @@ async function runtime() {
     seen.push({ raw: req.rawHeaders, headers: req.headers });
     socket.end("HTTP/1.1 101 Switching Protocols\r\nUpgrade: test\r\nConnection: Upgrade\r\n\r\n");
   });
-  servers.push(server);
-  return { seen, socket: await listenUnix(server) };
+  return { seen, socket: await listenRuntime(server) };
 }
 
 const FORGED = "forged-by-a-client";

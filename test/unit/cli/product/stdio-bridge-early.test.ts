@@ -111,6 +111,24 @@ function bridge(url: string, options: Record<string, unknown> = {}) {
   return { input, out, logged, kept, ready: makeReady, running, send, answersTo };
 }
 
+/**
+ * A bridge that answers `initialize` from the kept answer, and its launch's refusal channel:
+ * `give` refuses the launch; `answered` says whether the bridge answered the client with it.
+ * @param url - the host's MCP URL
+ */
+function refusableBridge(url: string) {
+  let give = (_text: string) => {};
+  let answered = false;
+  const b = bridge(url, {
+    kept: { [VERSION]: HOST_ANSWER },
+    refusal: {
+      text: new Promise<string>((r) => (give = r)),
+      answered: () => (answered = true),
+    },
+  });
+  return { b, give: (text: string) => give(text), answered: () => answered };
+}
+
 const initialize = (id = 1, protocolVersion = VERSION) => ({
   jsonrpc: "2.0",
   id,
@@ -320,22 +338,14 @@ describe("the --stdio bridge's early initialize answer", () => {
 
   it("answers the next request with a refused launch's message, once initialize was answered early", async () => {
     const h = await host();
-    let give = (_text: string) => {};
-    let answered = false;
-    const b = bridge(h.url, {
-      kept: { [VERSION]: HOST_ANSWER },
-      refusal: {
-        text: new Promise<string>((r) => (give = r)),
-        answered: () => (answered = true),
-      },
-    });
+    const { b, give, answered } = refusableBridge(h.url);
     b.send(initialize());
     await until(() => b.answersTo(1).length === 1, "the early answer");
     b.send({ jsonrpc: "2.0", method: "notifications/initialized" });
     b.send({ jsonrpc: "2.0", id: 2, method: "tools/list", params: {} });
     await turns();
     give("code-mode-mcp: the configuration is invalid, nothing was started.\n- PORT: in use");
-    await until(() => answered, "the refusal answered");
+    await until(answered, "the refusal answered");
     expect(b.answersTo(2)).toEqual([
       {
         jsonrpc: "2.0",
@@ -349,22 +359,14 @@ describe("the --stdio bridge's early initialize answer", () => {
 
   it("waits for the next request when a refusal comes with none held", async () => {
     const h = await host();
-    let give = (_text: string) => {};
-    let answered = false;
-    const b = bridge(h.url, {
-      kept: { [VERSION]: HOST_ANSWER },
-      refusal: {
-        text: new Promise<string>((r) => (give = r)),
-        answered: () => (answered = true),
-      },
-    });
+    const { b, give, answered } = refusableBridge(h.url);
     b.send(initialize());
     await until(() => b.answersTo(1).length === 1, "the early answer");
     give("refused: no such spec");
     await turns();
-    expect(answered).toBe(false);
+    expect(answered()).toBe(false);
     b.send({ jsonrpc: "2.0", id: 2, method: "tools/list", params: {} });
-    await until(() => answered, "the refusal answered");
+    await until(answered, "the refusal answered");
     expect(b.answersTo(2)).toEqual([
       { jsonrpc: "2.0", id: 2, error: { code: -32603, message: "refused: no such spec" } },
     ]);

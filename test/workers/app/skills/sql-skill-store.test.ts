@@ -16,6 +16,12 @@ async function inObject(check: (store: SqlSkillStore, sql: SqlStorage) => Promis
   );
 }
 
+/** Limits no case here meets. */
+const LIMITS = { maxSkills: 5, maxVersions: 5 };
+
+/** A skill's draft, `s` unless named otherwise. */
+const draft = (name = "s") => ({ name, description: "d", input: {}, code: "async () => 1" });
+
 describe("SqlSkillStore", () => {
   for (const [name, check] of Object.entries(SKILL_STORE_CONTRACT))
     it(name, () => inObject((store) => check(store)));
@@ -24,19 +30,12 @@ describe("SqlSkillStore", () => {
     // Each deleted name left a row for ever (its numbering continues when saved again), outside
     // the skill count: save and delete under new names grew a principal's storage without end.
     await inObject(async (store, sql) => {
-      const limits = { maxSkills: 5, maxVersions: 5 };
-      const draft = (name: string) => ({
-        name,
-        description: "d",
-        input: {},
-        code: "async () => 1",
-      });
-      await store.save("a", draft("first"), limits);
-      await store.save("a", draft("first"), limits);
+      await store.save("a", draft("first"), LIMITS);
+      await store.save("a", draft("first"), LIMITS);
       await store.delete("a", "first");
       let lastVersion = 0;
       for (let i = 0; i < MAX_DELETED_NAMES + 40; i++) {
-        lastVersion = (await store.save("a", draft(`s${i}`), limits)).version;
+        lastVersion = (await store.save("a", draft(`s${i}`), LIMITS)).version;
         await store.delete("a", `s${i}`);
       }
       const [{ n }] = sql
@@ -44,10 +43,10 @@ describe("SqlSkillStore", () => {
         .toArray() as [{ n: number }];
       expect(n).toBeLessThanOrEqual(MAX_DELETED_NAMES + 1);
       // "first" was version 2 when deleted; its row is gone, its number is not reused.
-      expect((await store.save("a", draft("first"), limits)).version).toBeGreaterThan(2);
+      expect((await store.save("a", draft("first"), LIMITS)).version).toBeGreaterThan(2);
       // A name deleted lately continues exactly (new names start above the folded ones).
       const last = `s${MAX_DELETED_NAMES + 39}`;
-      expect((await store.save("a", draft(last), limits)).version).toBe(lastVersion + 1);
+      expect((await store.save("a", draft(last), LIMITS)).version).toBe(lastVersion + 1);
     });
   });
 
@@ -61,14 +60,7 @@ describe("SqlSkillStore", () => {
       await expect(store.rollBack("a", "s", 1)).rejects.toThrow('Skill "s" has no kept version 1');
       await store.recordUses("a", [{ name: "s", version: 1, calls: 1 }], "boom");
       expect(sql.exec("SELECT name FROM sqlite_master").toArray()).toEqual([]);
-      await store.save(
-        "a",
-        { name: "s", description: "d", input: {}, code: "async () => 1" },
-        {
-          maxSkills: 5,
-          maxVersions: 5,
-        },
-      );
+      await store.save("a", draft(), LIMITS);
       expect(sql.exec("SELECT name FROM sqlite_master WHERE type = 'table'").toArray()).not.toEqual(
         [],
       );
@@ -90,9 +82,8 @@ describe("SqlSkillStore", () => {
       sql.exec("INSERT INTO skills VALUES ('a', 'old', 1, 1)");
       const store = new SqlSkillStore(sql, contractClock());
       expect(await store.get("a", "old")).not.toHaveProperty("tool");
-      const limits = { maxSkills: 5, maxVersions: 5 };
       const code = "async () => codemode.x()";
-      await store.save("a", { name: "s", description: "d", input: {}, code, tool: "code" }, limits);
+      await store.save("a", { ...draft(), code, tool: "code" }, LIMITS);
       expect((await store.list("a")).map((s) => [s.name, s.tool])).toEqual([
         ["old", undefined],
         ["s", "code"],
@@ -102,12 +93,7 @@ describe("SqlSkillStore", () => {
 
   it("counts uses per skill and keeps the last failed run's error with its version", async () => {
     await inObject(async (store) => {
-      const limits = { maxSkills: 5, maxVersions: 5 };
-      await store.save(
-        "a",
-        { name: "s", description: "d", input: {}, code: "async () => 1" },
-        limits,
-      );
+      await store.save("a", draft(), LIMITS);
       await store.recordUses("a", [{ name: "s", version: 1, calls: 2 }]);
       await store.recordUses("a", [{ name: "s", version: 1, calls: 1 }], "Error: boom");
       // Another owner's runs, and a skill that does not exist, change nothing here.
@@ -118,11 +104,7 @@ describe("SqlSkillStore", () => {
       expect(await store.list("b")).toEqual([]);
       // Deleting the skill drops its counts: a new skill of that name starts from zero.
       await store.delete("a", "s");
-      await store.save(
-        "a",
-        { name: "s", description: "d", input: {}, code: "async () => 1" },
-        limits,
-      );
+      await store.save("a", draft(), LIMITS);
       expect((await store.list("a"))[0]).toMatchObject({ uses: 0 });
       expect((await store.list("a"))[0]?.lastError).toBeUndefined();
     });
@@ -132,16 +114,14 @@ describe("SqlSkillStore", () => {
     // The product writes a run's counts once its answer is out (durable-skill-store.ts): a
     // client may delete the skill and save a new one of that name before they land.
     await inObject(async (store) => {
-      const limits = { maxSkills: 5, maxVersions: 5 };
-      const draft = { name: "s", description: "d", input: {}, code: "async () => 1" };
-      await store.save("a", draft, limits);
+      await store.save("a", draft(), LIMITS);
       await store.delete("a", "s");
-      expect((await store.save("a", draft, limits)).version).toBe(2);
+      expect((await store.save("a", draft(), LIMITS)).version).toBe(2);
       await store.recordUses("a", [{ name: "s", version: 1, calls: 3 }], "the old skill's");
       expect((await store.list("a"))[0]).toMatchObject({ uses: 0 });
       expect((await store.list("a"))[0]?.lastError).toBeUndefined();
       // A version still kept (an update since, not a new skill) is counted.
-      await store.save("a", draft, limits);
+      await store.save("a", draft(), LIMITS);
       await store.recordUses("a", [{ name: "s", version: 2, calls: 1 }], "v2's");
       expect((await store.list("a"))[0]).toMatchObject({
         version: 3,
@@ -153,12 +133,7 @@ describe("SqlSkillStore", () => {
 
   it("keeps the error of the run that ended last, whatever order the counts land in", async () => {
     await inObject(async (store) => {
-      const limits = { maxSkills: 5, maxVersions: 5 };
-      await store.save(
-        "a",
-        { name: "s", description: "d", input: {}, code: "async () => 1" },
-        limits,
-      );
+      await store.save("a", draft(), LIMITS);
       const use = [{ name: "s", version: 1, calls: 1 }];
       await store.recordUses("a", use, "the later run's", 5_000_000);
       await store.recordUses("a", use, "the earlier run's", 4_000_000);
@@ -174,14 +149,7 @@ describe("SqlSkillStore", () => {
 
   it("keeps skills across store instances over the same database", async () => {
     await inObject(async (store, sql) => {
-      await store.save(
-        "a",
-        { name: "s", description: "d", input: {}, code: "async () => 1" },
-        {
-          maxSkills: 5,
-          maxVersions: 5,
-        },
-      );
+      await store.save("a", draft(), LIMITS);
       expect((await new SqlSkillStore(sql).get("a", "s"))?.code).toBe("async () => 1");
     });
   });

@@ -10,9 +10,9 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { digestsOf, fileSha256, rememberDigests } from "../../../../cli/kept/file-digest.mjs";
 import { planInProcess } from "../../../../cli/plan-in-process.mjs";
-import { freePort } from "../../../../cli/local-server/free-port.mjs";
 import { PRODUCT_MODULE } from "../../../../cli/runtime-paths.mjs";
 import { scratchFolders } from "../../../helpers/cli/scratch-folders.js";
+import { specLaunchEnv } from "../../../helpers/cli/spec-launch-env.js";
 
 const scratch = scratchFolders("code-mode-file-digest-");
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
@@ -67,12 +67,7 @@ describe("the launch check's process", () => {
     );
     const [product, specFile] = digestsOf([PRODUCT_MODULE, spec]);
     if (!product || !specFile) throw new Error("the product module or the spec is unreadable");
-    const env = {
-      SPEC_FILE: spec,
-      PORT: String(await freePort()),
-      XDG_CACHE_HOME: join(root, "cache"),
-      XDG_CONFIG_HOME: join(root, "config"),
-    } as unknown as NodeJS.ProcessEnv;
+    const env = await specLaunchEnv(root, spec);
     const planned = await planInProcess({
       label: "code-mode-mcp",
       env,

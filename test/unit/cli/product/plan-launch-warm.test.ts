@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import * as product from "../../../../cli/product/index.mjs";
 import { planLaunch } from "../../../../cli/plan-launch.mjs";
-import { freePort } from "../../../../cli/local-server/free-port.mjs";
+import { specLaunchEnv } from "../../../helpers/cli/spec-launch-env.js";
 
 const root = mkdtempSync(join(tmpdir(), "code-mode-plan-warm-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -64,12 +64,7 @@ describe("planLaunch with a kept compiled spec", () => {
     writeFileSync(spec, JSON.stringify(SPEC));
     const productFile = join(root, "product.js");
     writeFileSync(productFile, "export const build = 1;");
-    const env = {
-      SPEC_FILE: spec,
-      PORT: String(await freePort()),
-      XDG_CACHE_HOME: join(root, "cache"),
-      XDG_CONFIG_HOME: join(root, "config"),
-    } as unknown as NodeJS.ProcessEnv;
+    const env = await specLaunchEnv(root, spec);
     const cold = await plan(env, productFile);
     const warm = await plan(env, productFile);
     expect(cold.compiled).toBe(1);

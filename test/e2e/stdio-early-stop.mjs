@@ -47,6 +47,10 @@ async function launch(end) {
   const exited = new Promise((resolve) =>
     child.once("exit", (code, signal) => resolve({ code, signal })),
   );
+  // The guards' timers are cleared once the launch is done: left running, they kept this script
+  // alive for up to two minutes after its verdict.
+  /** @type {NodeJS.Timeout[]} */
+  const timers = [];
   try {
     const answered = new Promise((resolve, reject) => {
       let buffered = "";
@@ -54,17 +58,23 @@ async function launch(end) {
         buffered += d;
         if (buffered.includes("\n")) resolve(JSON.parse(buffered.slice(0, buffered.indexOf("\n"))));
       });
-      setTimeout(() => reject(new Error(`no initialize answer; stderr:\n${stderr}`)), 120_000);
+      timers.push(
+        setTimeout(() => reject(new Error(`no initialize answer; stderr:\n${stderr}`)), 120_000),
+      );
     });
     child.stdin.write(`${JSON.stringify(INITIALIZE)}\n`);
     const answer = /** @type {any} */ (await answered);
     check(answer.result?.serverInfo, `initialize: ${JSON.stringify(answer)}`);
     await end(child);
     const result = /** @type {{ code: number | null, signal: string | null }} */ (
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 60_000, "running"))])
+      await Promise.race([
+        exited,
+        new Promise((r) => timers.push(setTimeout(r, 60_000, "running"))),
+      ])
     );
     return { ...result, stderr };
   } finally {
+    for (const timer of timers) clearTimeout(timer);
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
   }
 }

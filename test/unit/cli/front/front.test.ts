@@ -73,13 +73,19 @@ async function setUp(
 function send(
   port: number,
   body: string | undefined,
-  options: { headers?: Record<string, string>; slow?: boolean; path?: string } = {},
+  options: {
+    headers?: Record<string, string>;
+    slow?: boolean;
+    path?: string;
+    localAddress?: string;
+  } = {},
 ): Promise<{ status: number; text: string; headers: IncomingMessage["headers"] }> {
   return new Promise((resolve, reject) => {
     const req = request(
       {
         host: "127.0.0.1",
         port,
+        localAddress: options.localAddress,
         method: "POST",
         path: options.path ?? "/mcp",
         headers: { "content-type": "application/json", ...options.headers },
@@ -128,6 +134,20 @@ describe("the local server's front", () => {
     expect(JSON.parse(forged.text)).toEqual({ address: "127.0.0.1" });
     const plain = await send(port, CALL);
     expect(JSON.parse(plain.text)).toEqual({ address: "127.0.0.1" });
+  });
+
+  it("tells every client of this machine as 127.0.0.1, whatever source address it bound", async () => {
+    // Found by attack17: a process may bind any address of 127.0.0.0/8 before it connects to
+    // 127.0.0.1; each was an address of its own to the OAuth limits keyed by it, so another
+    // user's 60 wrong passphrases from 127.0.1.2, 127.0.1.3, … were all checked.
+    const { port } = await setUp((req, _body, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ address: req.headers["cf-connecting-ip"] }));
+    });
+    for (const localAddress of ["127.0.1.2", "127.9.8.7"]) {
+      const answer = await send(port, CALL, { localAddress });
+      expect(JSON.parse(answer.text)).toEqual({ address: "127.0.0.1" });
+    }
   });
 
   it("ends an upgrade the runtime did not switch after its answer, passing nothing more on", async () => {
@@ -308,11 +328,24 @@ describe("the local server's front", () => {
   });
 
   it("writes a client's address as Cloudflare does: IPv4 plain, IPv6 as it is", () => {
-    expect(clientAddress("::ffff:192.0.2.7")).toBe("192.0.2.7");
-    expect(clientAddress("127.0.0.1")).toBe("127.0.0.1");
-    expect(clientAddress("::1")).toBe("::1");
-    expect(clientAddress("2001:db8::ffff:1")).toBe("2001:db8::ffff:1");
-    expect(clientAddress(undefined)).toBeUndefined();
+    const at = (remoteAddress: string | undefined, localAddress = "192.0.2.1") =>
+      clientAddress({ remoteAddress, localAddress });
+    expect(at("::ffff:192.0.2.7", "::ffff:192.0.2.1")).toBe("192.0.2.7");
+    expect(at("198.51.100.4")).toBe("198.51.100.4");
+    expect(at("2001:db8::ffff:1", "2001:db8::1")).toBe("2001:db8::ffff:1");
+    expect(at(undefined)).toBeUndefined();
+  });
+
+  it("writes a connection made to a loopback address as this machine's, 127.0.0.1", () => {
+    // The machine's own LAN address reaches 127.0.0.1 too (`curl --interface 192.0.2.2`).
+    for (const [remoteAddress, localAddress] of [
+      ["127.0.0.1", "127.0.0.1"],
+      ["127.0.1.2", "127.0.0.1"],
+      ["192.0.2.2", "127.0.0.1"],
+      ["::ffff:127.3.2.1", "::ffff:127.0.0.1"],
+      ["::1", "::1"],
+    ])
+      expect(clientAddress({ remoteAddress, localAddress })).toBe("127.0.0.1");
   });
 
   it("logs a line per request when asked (LOG_REQUESTS): method, path without its query, status, time", async () => {

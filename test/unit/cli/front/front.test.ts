@@ -1188,6 +1188,44 @@ describe("the front's bound on connections: long waits hold a share (attack10 re
   });
 });
 
+describe("the front's bound on connections: a long wait spelled with JSON escapes (attack17)", () => {
+  it("counts `tasks\\/result` and `\\u0074asks/result` in the waits' share as the Worker reads them", async () => {
+    // The Worker's JSON parser reads either as tasks/result; the front looked for the name's
+    // bytes only, so 1,000 such waits on one 25 s task held every place again on npm start, and
+    // another client's tools/list got 503 30 times of 30.
+    const held: (() => void)[] = [];
+    const { port } = await setUp(
+      (_req, body, res) => {
+        if (JSON.parse(body).method === "tasks/result") held.push(() => res.end("{}"));
+        else res.end("{}");
+      },
+      { maxConnections: 4, bodyTimeoutMs: 60_000 },
+    );
+    const spellings = [
+      "tasks\\/result",
+      "\\u0074asks/result",
+      "tasks\\/result",
+      "t\\u0061sks/result",
+    ];
+    const wait = (id: number) =>
+      `{"jsonrpc":"2.0","id":${id},"method":"${spellings[id - 1]}","params":{"taskId":"t"}}`;
+    const waits = [1, 2, 3].map((id) => send(port, wait(id)));
+    await until(() => held.length === 3);
+    // Guarded: before, the 4th wait was held too, and never answered.
+    const refused = await Promise.race([
+      send(port, wait(4)),
+      new Promise<{ status: number; text: string }>((r) =>
+        setTimeout(() => r({ status: 0, text: "held" }), 5_000),
+      ),
+    ]);
+    expect(refused.status).toBe(503);
+    expect(refused.text).toContain("server_busy");
+    expect((await send(port, CALL)).status).toBe(200);
+    for (const answer of held) answer();
+    await Promise.all(waits);
+  });
+});
+
 describe("the front's bound on connections: idle ones make room (issue #40)", () => {
   it("a connection past the bound closes the oldest that has no request, and is served", async () => {
     // One local process opening FRONT_MAX_CONNECTIONS sockets that never send a request locked

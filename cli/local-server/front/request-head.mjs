@@ -73,7 +73,7 @@ export function requestHead(req, bodyLength) {
   // The client's address, as Cloudflare's edge sets it (replacing any the client sent): the
   // consent page's attempt limit counts guesses per address (src/app/oauth/attempt-limiter.ts).
   // A client's own header used to reach the Worker, so it could choose its count's key.
-  const address = clientAddress(req.socket);
+  const address = clientAddress(req.socket.remoteAddress);
   if (address && !NOT_IN_VALUE.test(address)) head += `CF-Connecting-IP: ${address}\r\n`;
   // The runtime serves only the server's own processes (cluster-secret.mjs); it trusts the
   // address above because this comes with it.
@@ -139,32 +139,21 @@ const NOT_IN_VALUE = /[\x00-\x08\x0a-\x1f\x7f]/;
 /**
  * The address the runtime is told a client's connection came from (`CF-Connecting-IP`), as
  * Cloudflare writes one (an IPv4 client on a dual-stack socket, `::ffff:192.0.2.7`, as plain
- * IPv4), except for a connection made to a loopback address: that one came from this machine,
- * and is told as this machine, `127.0.0.1`, whatever source address its process chose. The
- * front listens on 127.0.0.1, but a process may bind its socket to any address of 127.0.0.0/8
- * or to the machine's own others (`curl --interface 192.0.2.2`) before it connects: each was an
- * address of its own to every limit keyed by it (the consent page's wrong passphrases and the
- * client registrations, src/app/oauth/), so another user's 60 guesses from 127.0.1.2, 127.0.1.3,
- * … were all checked, where 5 from one address are (attack17).
- * @param {{ remoteAddress?: string, localAddress?: string }} socket - the client's connection
+ * IPv4), except that every loopback address is told as one, `127.0.0.1`: this machine. A process
+ * may bind its socket to any address of 127.0.0.0/8 before it connects to the front on
+ * 127.0.0.1, and each was an address of its own to every limit keyed by it (the consent page's
+ * wrong passphrases and the client registrations, src/app/oauth/), so another user's 60 guesses
+ * from 127.0.1.2, 127.0.1.3, … were all checked, where 5 from one address are (attack17). A
+ * connection from another address (the machine's own LAN address, bound on purpose; a client a
+ * NAT rule brings to 127.0.0.1) keeps it: a machine holds a few such addresses, not 16 million.
+ * @param {string | undefined} address - the connection's remote address
  * @returns {string | undefined}
  */
-export function clientAddress({ remoteAddress, localAddress }) {
-  if (remoteAddress === undefined) return undefined;
-  if (localAddress !== undefined && isLoopback(localAddress)) return THIS_MACHINE;
-  return remoteAddress.startsWith("::ffff:") && remoteAddress.includes(".")
-    ? remoteAddress.slice(7)
-    : remoteAddress;
+export function clientAddress(address) {
+  if (address === undefined) return undefined;
+  const v4 = address.startsWith("::ffff:") && address.includes(".") ? address.slice(7) : address;
+  return v4.startsWith("127.") || v4 === "::1" ? THIS_MACHINE : v4;
 }
 
 /** How every client of this machine is told to the runtime. */
 const THIS_MACHINE = "127.0.0.1";
-
-/**
- * Whether `address` is a loopback address: 127.0.0.0/8 (plain or mapped into IPv6) or `::1`.
- * @param {string} address
- */
-function isLoopback(address) {
-  const v4 = address.startsWith("::ffff:") ? address.slice(7) : address;
-  return v4.startsWith("127.") || address === "::1";
-}

@@ -49,7 +49,7 @@ export function pipeUpgrade(req, socket, rest, runtime, inFlight) {
     // Hop-by-hop headers dropped as for every other request, but the upgrade's own (request-head.mjs).
     const lines = [`${req.method} ${req.url} HTTP/${req.httpVersion}`, ...upgradeHeaderLines(req)];
     // The client's address and the cluster secret, as for every other request (request-head.mjs).
-    const address = clientAddress(req.socket);
+    const address = clientAddress(req.socket.remoteAddress);
     if (address) lines.push(`CF-Connecting-IP: ${address}`);
     lines.push(`${CLUSTER_SECRET_HEADER}: ${clusterSecret}`);
     to.write(lines.join("\r\n") + "\r\n\r\n");

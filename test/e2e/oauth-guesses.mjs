@@ -1,14 +1,17 @@
 // Issue #40, "60 guesses … are limited as through the front": an attacker guesses the owner's
 // OAuth passphrase through the local server's public port (`npm start` with OAUTH=on), each
 // guess from a newly registered client and with a new forged client address (CF-Connecting-IP,
-// X-Forwarded-For, X-Real-IP, True-Client-IP), so that neither the per-client nor a per-address
-// count it could choose would ever fill. The workers test (test/workers/app/oauth/oauth.test.ts)
+// X-Forwarded-For, X-Real-IP, True-Client-IP) and from a new real source address (127.0.x.y:
+// any address of 127.0.0.0/8 reaches the front on 127.0.0.1; before attack17 each was a
+// per-address count of its own, and 60 of 60 guesses were checked), so that neither the
+// per-client nor a per-address count it could choose would ever fill. The workers test (test/workers/app/oauth/oauth.test.ts)
 // proves the limiter given the address; this proves the real process tree gives it the address
 // the connection came from, whatever the request says, and holds under a concurrent burst:
 // - a burst of 30 guesses at once: 5 are checked, none grants (before the limiter counted in one
 //   atomic step, src/app/oauth/attempt-limiter.ts, all 30 were checked);
 // - then 30 one after another, the last with the right passphrase: none is checked (all 429 with
 //   Retry-After), none grants a code.
+import { request } from "node:http";
 import { beginGrant, submitConsent } from "./support/oauth-grant.mjs";
 import { check, withServer } from "./support/server.mjs";
 
@@ -18,7 +21,48 @@ const REDIRECT_URI = "http://127.0.0.1:9999/callback";
 const BURST_CHECKED_AT_MOST = 5;
 
 /**
- * One guess, as a new client from a new (forged) address would make it.
+ * A `fetch` for this script's requests whose connection is made from `localAddress` (each
+ * request a connection of its own; a redirect is never followed).
+ * @param {string} localAddress
+ * @returns {typeof fetch}
+ */
+const fetchFrom = (localAddress) =>
+  /** @type {typeof fetch} */ (
+    (url, init = {}) =>
+      new Promise((resolve, reject) => {
+        const body = init.body === undefined ? "" : String(init.body);
+        const headers = /** @type {Record<string, string>} */ ({ ...init.headers });
+        if (init.body instanceof URLSearchParams)
+          headers["content-type"] = "application/x-www-form-urlencoded";
+        const sent = request(
+          String(url),
+          { method: init.method ?? "GET", headers, localAddress, agent: false },
+          (res) => {
+            /** @type {Buffer[]} */
+            const chunks = [];
+            res.on("data", (chunk) => chunks.push(chunk));
+            res.on("error", reject);
+            res.on("end", () => {
+              const answer = new Headers();
+              for (const [name, value] of Object.entries(res.headers))
+                if (typeof value === "string") answer.set(name, value);
+              resolve(
+                new Response(Buffer.concat(chunks), {
+                  status: res.statusCode ?? 0,
+                  headers: answer,
+                }),
+              );
+            });
+          },
+        );
+        sent.on("error", reject);
+        sent.end(body);
+      })
+  );
+
+/**
+ * One guess, as a new client from a new address (a real source address of 127.0.0.0/8, and a
+ * forged one in every header) would make it.
  * @param {string} url - the server
  * @param {number} i - the guess's number (its forged address)
  * @param {string} passphrase
@@ -32,12 +76,14 @@ async function guess(url, i, passphrase) {
     "x-real-ip": forged,
     "true-client-ip": forged,
   };
+  const send = fetchFrom(`127.0.${Math.floor(i / 250) + 1}.${(i % 250) + 2}`);
   const begun = await beginGrant(url, {
     clientName: `guesser ${i}`,
     redirectUri: REDIRECT_URI,
     headers: spoof,
+    send,
   });
-  const answer = await submitConsent(begun, { user: "mallory", passphrase }, spoof);
+  const answer = await submitConsent(begun, { user: "mallory", passphrase }, spoof, send);
   await answer.arrayBuffer();
   return {
     status: answer.status,

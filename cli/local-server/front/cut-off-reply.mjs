@@ -10,6 +10,10 @@
  * docs/errors.md lists its codes).
  */
 import { isMcpRoute, pathOf } from "./route-bodies.mjs";
+import { jsonRpcIds } from "./json-rpc-members.mjs";
+
+// Read without parsing the whole body (json-rpc-members.mjs); the front's parts import it here.
+export { jsonRpcIds };
 
 const RETRY = "retry";
 /** The message of a request that came before the first runtime was ready. */
@@ -41,32 +45,6 @@ export const LINGER_MS = 2_000;
  */
 export function cutOffMessage(reason) {
   return `the runtime was restarted because ${reason}; ${RETRY}`;
-}
-
-/**
- * The JSON-RPC request ids in a request body (one message or a batch), if it is JSON-RPC.
- * @param {Buffer} head - the start of the body (up to the size kept)
- * @returns {(string | number)[]}
- */
-export function jsonRpcIds(head) {
-  /** @type {any} */
-  let parsed;
-  try {
-    parsed = JSON.parse(head.toString());
-  } catch {
-    return [];
-  }
-  const messages = Array.isArray(parsed) ? parsed : [parsed];
-  return messages
-    .filter(
-      (/** @type {any} */ m) =>
-        m !== null &&
-        typeof m === "object" &&
-        m.jsonrpc === "2.0" &&
-        typeof m.method === "string" &&
-        (typeof m.id === "string" || typeof m.id === "number"),
-    )
-    .map((/** @type {any} */ m) => m.id);
 }
 
 /**

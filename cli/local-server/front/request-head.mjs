@@ -137,10 +137,23 @@ const TARGET = /^[\x21-\x7e\x80-\xff]+$/;
 const NOT_IN_VALUE = /[\x00-\x08\x0a-\x1f\x7f]/;
 
 /**
- * A socket's remote address as Cloudflare writes it: an IPv4 client on a dual-stack socket
- * (`::ffff:127.0.0.1`) as plain IPv4.
- * @param {string | undefined} address
+ * The address the runtime is told a client's connection came from (`CF-Connecting-IP`), as
+ * Cloudflare writes one (an IPv4 client on a dual-stack socket, `::ffff:192.0.2.7`, as plain
+ * IPv4), except that every loopback address is told as one, `127.0.0.1`: this machine. A process
+ * may bind its socket to any address of 127.0.0.0/8 before it connects to the front on
+ * 127.0.0.1, and each was an address of its own to every limit keyed by it (the consent page's
+ * wrong passphrases and the client registrations, src/app/oauth/), so another user's 60 guesses
+ * from 127.0.1.2, 127.0.1.3, … were all checked, where 5 from one address are (attack17). A
+ * connection from another address (the machine's own LAN address, bound on purpose; a client a
+ * NAT rule brings to 127.0.0.1) keeps it: a machine holds a few such addresses, not 16 million.
+ * @param {string | undefined} address - the connection's remote address
+ * @returns {string | undefined}
  */
 export function clientAddress(address) {
-  return address?.startsWith("::ffff:") && address.includes(".") ? address.slice(7) : address;
+  if (address === undefined) return undefined;
+  const v4 = address.startsWith("::ffff:") && address.includes(".") ? address.slice(7) : address;
+  return v4.startsWith("127.") || v4 === "::1" ? THIS_MACHINE : v4;
 }
+
+/** How every client of this machine is told to the runtime. */
+const THIS_MACHINE = "127.0.0.1";

@@ -21,12 +21,13 @@ const base64url = (bytes) => Buffer.from(bytes).toString("base64url");
 /**
  * Registers a new public client and makes its PKCE pair.
  * @param {string} url - the server
- * @param {{ clientName: string, redirectUri: string, headers?: Record<string, string> }} options -
- *   `headers` go with the registration (the guesses' forged addresses)
+ * @param {{ clientName: string, redirectUri: string, headers?: Record<string, string>, send?: typeof fetch }} options -
+ *   `headers` go with the registration (the guesses' forged addresses); `send` sends it (the
+ *   guesses' own, from a chosen source address; default `fetch`)
  * @returns {Promise<BegunGrant>}
  */
-export async function beginGrant(url, { clientName, redirectUri, headers = {} }) {
-  const registered = await fetch(`${url}/register`, {
+export async function beginGrant(url, { clientName, redirectUri, headers = {}, send = fetch }) {
+  const registered = await send(`${url}/register`, {
     method: "POST",
     headers: { "content-type": "application/json", ...headers },
     body: JSON.stringify({
@@ -59,10 +60,11 @@ export async function beginGrant(url, { clientName, redirectUri, headers = {} })
  * @param {BegunGrant} begun
  * @param {Record<string, string>} form - `user`, `passphrase` and any other field of the form
  * @param {Record<string, string>} [headers]
+ * @param {typeof fetch} [send] - what sends it (default `fetch`)
  * @returns {Promise<Response>}
  */
-export function submitConsent(begun, form, headers = {}) {
-  return fetch(`${begun.url}/authorize?${begun.query}`, {
+export function submitConsent(begun, form, headers = {}, send = fetch) {
+  return send(`${begun.url}/authorize?${begun.query}`, {
     method: "POST",
     headers,
     body: new URLSearchParams(form),

@@ -54,13 +54,19 @@ async function setUp(
 function send(
   port: number,
   body: string | undefined,
-  options: { headers?: Record<string, string>; slow?: boolean; path?: string } = {},
+  options: {
+    headers?: Record<string, string>;
+    slow?: boolean;
+    path?: string;
+    localAddress?: string;
+  } = {},
 ): Promise<{ status: number; text: string; headers: IncomingMessage["headers"] }> {
   return new Promise((resolve, reject) => {
     const req = request(
       {
         host: "127.0.0.1",
         port,
+        localAddress: options.localAddress,
         method: "POST",
         path: options.path ?? "/mcp",
         headers: { "content-type": "application/json", ...options.headers },
@@ -109,6 +115,20 @@ describe("the local server's front", () => {
     expect(JSON.parse(forged.text)).toEqual({ address: "127.0.0.1" });
     const plain = await send(port, CALL);
     expect(JSON.parse(plain.text)).toEqual({ address: "127.0.0.1" });
+  });
+
+  it("tells every client of this machine as 127.0.0.1, whatever source address it bound", async () => {
+    // Found by attack17: a process may bind any address of 127.0.0.0/8 before it connects to
+    // 127.0.0.1; each was an address of its own to the OAuth limits keyed by it, so another
+    // user's 60 wrong passphrases from 127.0.1.2, 127.0.1.3, … were all checked.
+    const { port } = await setUp((req, _body, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ address: req.headers["cf-connecting-ip"] }));
+    });
+    for (const localAddress of ["127.0.1.2", "127.9.8.7"]) {
+      const answer = await send(port, CALL, { localAddress });
+      expect(JSON.parse(answer.text)).toEqual({ address: "127.0.0.1" });
+    }
   });
 
   it("ends an upgrade the runtime did not switch after its answer, passing nothing more on", async () => {
@@ -289,11 +309,22 @@ describe("the local server's front", () => {
   });
 
   it("writes a client's address as Cloudflare does: IPv4 plain, IPv6 as it is", () => {
-    expect(clientAddress("::ffff:192.0.2.7")).toBe("192.0.2.7");
-    expect(clientAddress("127.0.0.1")).toBe("127.0.0.1");
-    expect(clientAddress("::1")).toBe("::1");
-    expect(clientAddress("2001:db8::ffff:1")).toBe("2001:db8::ffff:1");
-    expect(clientAddress(undefined)).toBeUndefined();
+    const at = clientAddress;
+    expect(at("::ffff:192.0.2.7")).toBe("192.0.2.7");
+    expect(at("192.0.2.2")).toBe("192.0.2.2");
+    expect(at("2001:db8::ffff:1")).toBe("2001:db8::ffff:1");
+    expect(at(undefined)).toBeUndefined();
+  });
+
+  it("writes every loopback address as this machine's, 127.0.0.1", () => {
+    for (const remoteAddress of [
+      "127.0.0.1",
+      "127.0.1.2",
+      "127.255.0.9",
+      "::ffff:127.3.2.1",
+      "::1",
+    ])
+      expect(clientAddress(remoteAddress)).toBe("127.0.0.1");
   });
 
   it("logs a line per request when asked (LOG_REQUESTS): method, path without its query, status, time", async () => {
@@ -1132,6 +1163,44 @@ describe("the front's bound on connections: long waits hold a share (attack10 re
     await until(() => held.length === 3);
     for (const answer of held) answer();
     expect((await next).status).toBe(200);
+    await Promise.all(waits);
+  });
+});
+
+describe("the front's bound on connections: a long wait spelled with JSON escapes (attack17)", () => {
+  it("counts `tasks\\/result` and `\\u0074asks/result` in the waits' share as the Worker reads them", async () => {
+    // The Worker's JSON parser reads either as tasks/result; the front looked for the name's
+    // bytes only, so 1,000 such waits on one 25 s task held every place again on npm start, and
+    // another client's tools/list got 503 30 times of 30.
+    const held: (() => void)[] = [];
+    const { port } = await setUp(
+      (_req, body, res) => {
+        if (JSON.parse(body).method === "tasks/result") held.push(() => res.end("{}"));
+        else res.end("{}");
+      },
+      { maxConnections: 4, bodyTimeoutMs: 60_000 },
+    );
+    const spellings = [
+      "tasks\\/result",
+      "\\u0074asks/result",
+      "tasks\\/result",
+      "t\\u0061sks/result",
+    ];
+    const wait = (id: number) =>
+      `{"jsonrpc":"2.0","id":${id},"method":"${spellings[id - 1]}","params":{"taskId":"t"}}`;
+    const waits = [1, 2, 3].map((id) => send(port, wait(id)));
+    await until(() => held.length === 3);
+    // Guarded: before, the 4th wait was held too, and never answered.
+    const refused = await Promise.race([
+      send(port, wait(4)),
+      new Promise<{ status: number; text: string }>((r) =>
+        setTimeout(() => r({ status: 0, text: "held" }), 5_000),
+      ),
+    ]);
+    expect(refused.status).toBe(503);
+    expect(refused.text).toContain("server_busy");
+    expect((await send(port, CALL)).status).toBe(200);
+    for (const answer of held) answer();
     await Promise.all(waits);
   });
 });

@@ -31,10 +31,10 @@
 // runs either kind with no credential configured: the host's own work, the baseline. Every run
 // prints the host workerd's CPU time over the program (utime + stime, /proc/<pid>/stat) per MiB
 // read. No bound on it is asserted: both kinds are over issue #40's 100 ms per MB in the real
-// host, not by noise (2026-12-07, load 5–7: percent 138–171 ms/MiB, random 333–358, 7–15
+// host, not by noise (2026-12-07, load 5–7: percent 138–206 ms/MiB, random 333–359, 7–15
 // without a credential), so such a check would only fail; it can be asserted once redaction
 // is under it, with room for the load (bench/README.md, "Random-byte bodies in the real host").
-// The random kind is not in run.mjs's list: its host grows +84…+136 MiB against +48 (redaction's
+// The random kind is not in run.mjs's list: its host grows +84…+138 MiB against +48 (redaction's
 // views of one random body, ~40 MiB live at once, and the hand-over of bytes as base64 text;
 // +57 with no credential). Run it by hand:
 // `HEAVY_BODIES_KIND=random npm exec -- node test/e2e/heavy-bodies.mjs`.

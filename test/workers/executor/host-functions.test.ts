@@ -83,6 +83,13 @@ describeExecutors((Executor, kind) => {
       expect(outcome).toMatchObject({ status: "ok", result: [size, 0xa5, 0xa5] });
       expect(outcome.operations).toBeLessThan(1_000_000);
     });
+    it("passes bytes longer than the codec's pieces both ways unchanged", async () => {
+      // 20,000 bytes cross three pieces of 6,144 and a short last one each way (sandbox/codec.ts).
+      const code =
+        "const sent = new Uint8Array(20000).map((_, i) => (i * 7 + (i >> 8)) & 255);\nconst [back] = await codemode.echo(sent);\nlet same = back.length === sent.length;\nfor (let i = 0; same && i < sent.length; i++) same = back[i] === sent[i];\nreturn same;";
+      const outcome = await executor.execute({ code, namespaces });
+      expect(outcome).toMatchObject({ status: "ok", result: true });
+    });
     it("turns a failing host function into an exception the code can catch", async () => {
       const outcome = await executor.execute({
         code: "try { await codemode.fail(); } catch (e) { return `${e.name}: ${e.message}`; }",

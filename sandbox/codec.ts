@@ -258,9 +258,10 @@ const PIECE_BYTES = 3 * 2_048;
 /**
  * Base64 of `bytes`, made in pieces of 8,192 characters, each one string from its character
  * codes. Why not a character at a time: appended to one string, the text of a 4 MiB body was a
- * rope of ~2.8 million pieces until flattened, +171 MiB of the host's heap and ~350 ms of its
- * CPU per body handed over (Node 22; bench/README.md, "Bytes handed over"); this way ~6 MiB and
- * ~25 ms. `fromCharCode` and `apply` are the ones captured when the module loaded.
+ * rope of ~2.8 million pieces until flattened, +171 MiB of the host's heap and 320–485 ms of its
+ * CPU per body handed over as an answer's JSON text; this way +15…+27 MiB (the text and its JSON)
+ * and 45–64 ms (Node 22; bench/README.md, "Random-byte bodies in the real host"). `fromCharCode`
+ * and `apply` are the ones captured when the module loaded.
  */
 function toBase64(bytes: Uint8Array): string {
   const length = bytes.length;

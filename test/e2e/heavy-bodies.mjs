@@ -23,25 +23,84 @@
 // searches left V8's backtracking engine on this body (workerd's regexp flags); searched in
 // windows (src/codemode/redaction/windowed-search.ts), +31…+37 MiB and 359–765 ms over six
 // runs at load 7–23 (bench/README.md, "Notation views in windows").
+//
+// Two kinds of body, HEAVY_BODIES_KIND: `percent` (the default: the above, in run.mjs's list) and
+// `random`: 4 × 4 MiB of seeded random bytes served as application/octet-stream, the costliest
+// body for redaction per MB (bench/README.md, "Random bytes: only the stretches that may hold a
+// form"), which a program gets as a Uint8Array (docs/library.md). HEAVY_BODIES_CREDENTIAL=none
+// runs either kind with no credential configured: the host's own work, the baseline. Every run
+// prints the host workerd's CPU time over the program (utime + stime, /proc/<pid>/stat) per MiB
+// read. No bound on it is asserted: both kinds are over issue #40's 100 ms per MB in the real
+// host, not by noise (2026-12-07, load 5–7: percent 138–206 ms/MiB, random 333–359, 7–15
+// without a credential), so such a check would only fail; it can be asserted once redaction
+// is under it, with room for the load (bench/README.md, "Random-byte bodies in the real host").
+// The random kind is not in run.mjs's list: its host grows +84…+138 MiB against +48 (redaction's
+// views of one random body, ~40 MiB live at once, and the hand-over of bytes as base64 text;
+// +57 with no credential). Run it by hand:
+// `HEAVY_BODIES_KIND=random npm exec -- node test/e2e/heavy-bodies.mjs`.
 import { readFileSync } from "node:fs";
 import { withServerUnderLoad } from "./support/busy-load.mjs";
 import { runWhileSearching, startLocalApi } from "./support/heavy-program.mjs";
 import { connect, timedCall } from "./support/load-clients.mjs";
-import { activeWorkerd } from "./support/processes.mjs";
+import { activeWorkerd, cpuMs } from "./support/processes.mjs";
 import { check } from "./support/server.mjs";
 
 const BODIES = 4;
 const BODY_BYTES = 4 * 1_048_576;
+const MIB = (BODIES * BODY_BYTES) / 1_048_576;
 const MAX_WAIT_MS = 1_000;
 const MAX_GROWTH = 3;
+const KIND = process.env.HEAVY_BODIES_KIND ?? "percent";
+if (KIND !== "percent" && KIND !== "random")
+  throw new Error(`HEAVY_BODIES_KIND must be percent or random, not ${KIND}`);
+// HEAVY_BODIES_CREDENTIAL=none: the same program with no credential configured (no redaction),
+// the baseline of the host's own work (reading and handing over the bodies), run by hand.
+const CREDENTIAL = process.env.HEAVY_BODIES_CREDENTIAL !== "none";
 const TOKEN = `heavy-bodies-${crypto.randomUUID()}`;
+const NAME = `heavy-bodies (${KIND}${CREDENTIAL ? "" : ", no credential"})`;
 
 /** A body of `%25`-escapes in the spellings redaction decodes most: `%2541`, `%25`, `%41`. */
-function heavyBody() {
+function percentBody() {
   const unit = "%2541%25%41a%2525";
   return unit.repeat(Math.ceil(BODY_BYTES / unit.length)).slice(0, BODY_BYTES);
 }
-const BODY = heavyBody();
+
+/**
+ * Body `n` of seeded random bytes (xorshift32, one seed per body: the same bytes every run).
+ * @param {number} n
+ */
+function randomBody(n) {
+  const bytes = new Uint8Array(BODY_BYTES);
+  let x = 0x9e3779b9 ^ (n + 1);
+  for (let i = 0; i < BODY_BYTES; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    bytes[i] = x & 0xff;
+  }
+  return bytes;
+}
+
+// The program's checksum reads every STRIDE-th byte (~1,000 a body): a loop over every byte
+// would spend the run's operation budget (20 million by default) on 16 million bytes.
+const STRIDE = 4_099;
+
+/**
+ * What the program's checksum of `bytes` is (see PROGRAM).
+ * @param {Uint8Array} bytes
+ */
+function checksum(bytes) {
+  let sum = 0;
+  for (let i = 0; i < bytes.length; i += STRIDE) sum = (Math.imul(sum, 31) + (bytes[i] ?? 0)) >>> 0;
+  return sum;
+}
+
+/** @type {(string | Uint8Array)[]} */
+const BODY_LIST =
+  KIND === "percent"
+    ? Array.from({ length: BODIES }, () => percentBody())
+    : Array.from({ length: BODIES }, (_, n) => randomBody(n));
+const CONTENT_TYPE = KIND === "percent" ? "text/plain" : "application/octet-stream";
 
 const api = await startLocalApi(
   "Heavy bodies e2e API",
@@ -52,8 +111,10 @@ const api = await startLocalApi(
     },
   },
   (req, res) => {
-    res.setHeader("content-type", "text/plain");
-    res.end(/^\/blobs\/\d+$/.test(req.url ?? "") ? BODY : "not found");
+    const n = /^\/blobs\/(\d+)$/.exec(req.url ?? "")?.[1];
+    const body = n === undefined ? undefined : BODY_LIST[Number(n)];
+    res.setHeader("content-type", body === undefined ? "text/plain" : CONTENT_TYPE);
+    res.end(body ?? "not found");
   },
 );
 
@@ -61,18 +122,44 @@ const api = await startLocalApi(
 const rssMiB = (pid) =>
   Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
 
-const PROGRAM = `async () => {
+// Text is counted by its length; bytes (a Uint8Array: codemode.request hands a body that is not
+// text or JSON over as bytes, docs/library.md) by their length and a checksum, which says they
+// came through whole and unchanged (no secret in them, so nothing is cut).
+const PROGRAM =
+  KIND === "percent"
+    ? `async () => {
   let read = 0;
   for (let i = 0; i < ${BODIES}; i++) {
     const body = await codemode.request({ method: "GET", path: "/blobs/" + i });
     read += typeof body === "string" ? body.length : JSON.stringify(body).length;
   }
   return read;
+}`
+    : `async () => {
+  const sums = [];
+  let read = 0;
+  for (let i = 0; i < ${BODIES}; i++) {
+    const body = await codemode.request({ method: "GET", path: "/blobs/" + i });
+    if (!(body instanceof Uint8Array)) return "not bytes: " + typeof body + " " + String(body).slice(0, 200);
+    read += body.byteLength;
+    let sum = 0;
+    for (let j = 0; j < body.length; j += ${STRIDE}) sum = (Math.imul(sum, 31) + body[j]) >>> 0;
+    sums.push(sum);
+  }
+  return read + " " + sums.join(",");
 }`;
+const EXPECTED =
+  KIND === "percent"
+    ? String(BODIES * BODY_BYTES)
+    : `${BODIES * BODY_BYTES} ${BODY_LIST.map((b) => checksum(/** @type {Uint8Array} */ (b))).join(",")}`;
 
 try {
   await withServerUnderLoad(
-    { SPEC_FILE: api.specFile, API_BASE_URL: api.baseUrl, API_TOKEN: TOKEN },
+    {
+      SPEC_FILE: api.specFile,
+      API_BASE_URL: api.baseUrl,
+      ...(CREDENTIAL ? { API_TOKEN: TOKEN } : {}),
+    },
     async ({ url, output }) => {
       const { client } = await connect(url, { name: "e2e-heavy-reader" });
       // Warm: the first call compiles and loads what every later one uses.
@@ -88,17 +175,25 @@ try {
           // replaced meanwhile: the checks below say so
         }
       }, 50);
-      const { heavy, waited, polled } = await runWhileSearching(url, client, PROGRAM);
+      const { heavy, waited, polled, measured } = await runWhileSearching(
+        url,
+        client,
+        PROGRAM,
+        () => cpuMs(host),
+      );
       clearInterval(sampler);
       await client.close().catch(() => {});
       const growth = peak - before;
-      const limit = (MAX_GROWTH * BODIES * BODY_BYTES) / 1_048_576;
+      const limit = MAX_GROWTH * MIB;
+      // The host's CPU over the program: its reads, redaction and hand-over of the bodies, and
+      // the other client's searches meanwhile (a few ms each).
+      const cpu = measured.after - measured.before;
       console.log(
-        `e2e heavy-bodies: ${BODIES} × ${BODY_BYTES / 1_048_576} MiB read in ${heavy.ms} ms (${heavy.ok ? "ok" : "failed"}); another client's search waited at most ${waited} ms meanwhile (${polled.calls} searches, p50 ${polled.p50Ms} ms); host workerd ${before.toFixed(0)} → peak ${peak.toFixed(0)} MiB (+${growth.toFixed(0)}, limit +${limit})`,
+        `e2e ${NAME}: ${BODIES} × ${BODY_BYTES / 1_048_576} MiB read in ${heavy.ms} ms (${heavy.ok ? "ok" : "failed"}); another client's search waited at most ${waited} ms meanwhile (${polled.calls} searches, p50 ${polled.p50Ms} ms); host workerd ${before.toFixed(0)} → peak ${peak.toFixed(0)} MiB (+${growth.toFixed(0)}, limit +${limit}); host CPU ${cpu} ms (${(cpu / MIB).toFixed(0)} ms/MiB)`,
       );
       check(
-        heavy.ok && heavy.text === String(BODIES * BODY_BYTES),
-        `the heavy program did not read every body: ${heavy.thrown ?? heavy.text.slice(0, 300)}`,
+        heavy.ok && heavy.text === EXPECTED,
+        `the heavy program did not read every body whole: ${heavy.thrown ?? heavy.text.slice(0, 300)}`,
       );
       check(!output().includes(TOKEN), "the credential appeared in the server's output");
       check(polled.failures.length === 0, `searches failed:\n${polled.failures.join("\n")}`);
@@ -108,9 +203,9 @@ try {
       );
       check(
         growth < limit,
-        `the host grew by ${growth.toFixed(0)} MiB reading ${(BODIES * BODY_BYTES) / 1_048_576} MiB (less than ${MAX_GROWTH}× that)`,
+        `the host grew by ${growth.toFixed(0)} MiB reading ${MIB} MiB (less than ${MAX_GROWTH}× that)`,
       );
-      console.log("e2e heavy-bodies: host work bounded — ok");
+      console.log(`e2e ${NAME}: host work bounded — ok`);
     },
   );
 } finally {

@@ -44,20 +44,26 @@ export async function startLocalApi(title, paths, handler) {
 /**
  * Runs `program` once with `client`'s `execute` while another client searches every 100 ms
  * (from 1 s before the run until 0.5 s after it): the run's outcome, that client's longest wait
- * within the run, and its polling summary.
+ * within the run, its polling summary, and what `measure` read just before the call and just
+ * after it answered (e.g. a process's CPU time: the searches' 1.5 s around the run left out).
+ * @template [M=undefined]
  * @param {string} url
  * @param {import("@modelcontextprotocol/client").Client} client
  * @param {string} program
- * @returns {Promise<{ heavy: Outcome, waited: number, polled: Awaited<ReturnType<Awaited<ReturnType<typeof pollSearch>>["stop"]>> }>}
+ * @param {() => M} [measure]
+ * @returns {Promise<{ heavy: Outcome, waited: number, polled: Awaited<ReturnType<Awaited<ReturnType<typeof pollSearch>>["stop"]>>, measured: { before: M, after: M } }>}
  */
-export async function runWhileSearching(url, client, program) {
+export async function runWhileSearching(url, client, program, measure) {
   const poller = await pollSearch(url);
   await new Promise((r) => setTimeout(r, 1_000));
+  const read = () => /** @type {M} */ (measure?.());
+  const before = read();
   const from = Date.now();
   const heavy = await timedCall(client, "execute", program, 300_000);
   const to = Date.now();
+  const after = read();
   await new Promise((r) => setTimeout(r, 500));
   const waited = poller.longestWithin(from, to);
   const polled = await poller.stop();
-  return { heavy, waited, polled };
+  return { heavy, waited, polled, measured: { before, after } };
 }

@@ -70,3 +70,17 @@ export function activeRuntime(output) {
   if (!last) throw new Error(`no runtime in the output:\n${output}`);
   return { pid: Number(last[1]) };
 }
+
+/**
+ * CPU time a process has used so far (user + system, all its threads), in ms, from
+ * /proc/<pid>/stat (fields 14 and 15, in clock ticks of 10 ms: Linux's USER_HZ is 100 for
+ * user space whatever the kernel's own tick).
+ * @param {number} pid
+ * @returns {number}
+ */
+export function cpuMs(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  // Fields after the command (which may hold spaces), from field 3 (state) on.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}

@@ -1,5 +1,5 @@
 // The sandbox wire codec: values across the host/sandbox boundary round-trip.
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { decodeValue, encodeValue } from "../../../sandbox/codec";
 
 const roundTrip = (value: unknown) => decodeValue(encodeValue(value));
@@ -99,5 +99,49 @@ describe("wire codec", () => {
     let deep: unknown = 1;
     for (let i = 0; i < 5_000; i++) deep = [deep];
     expect(() => encodeValue(deep)).not.toThrow();
+  });
+  it("sends bytes as standard base64 and back, across the encoder's pieces", () => {
+    // Seeded bytes of every value, at lengths around the encoder's pieces (6,144 bytes each).
+    let x = 0x2545f491;
+    const all = new Uint8Array(3 * 6_144 + 2).map(() => {
+      x ^= x << 13;
+      x ^= x >>> 17;
+      x ^= x << 5;
+      return x & 0xff;
+    });
+    for (const n of [0, 1, 2, 3, 4, 6_143, 6_144, 6_145, 6_146, 2 * 6_144 + 1, all.length]) {
+      const bytes = all.subarray(0, n);
+      const text = encodeValue(bytes);
+      expect(JSON.parse(text)).toEqual({ $cm: "bytes", v: Buffer.from(bytes).toString("base64") });
+      expect(decodeValue(text)).toEqual(bytes);
+    }
+  });
+  it("decodes base64 as it always did: padding, line breaks and other characters skipped", () => {
+    const bytes = (v: string) => decodeValue(JSON.stringify({ $cm: "bytes", v }));
+    expect(bytes("QUJD")).toEqual(new Uint8Array([65, 66, 67]));
+    expect(bytes("QU\nJ\r\nD")).toEqual(new Uint8Array([65, 66, 67]));
+    expect(bytes("QQ==")).toEqual(new Uint8Array([65]));
+    expect(bytes("QUI=")).toEqual(new Uint8Array([65, 66]));
+    // A last lone character makes no byte; characters beyond Latin-1 are not base64 either.
+    expect(bytes("QUJDR")).toEqual(new Uint8Array([65, 66, 67]));
+    expect(bytes("Q\u0141Q")).toEqual(new Uint8Array([65]));
+    expect(bytes("")).toEqual(new Uint8Array(0));
+    const buffer = decodeValue(JSON.stringify({ $cm: "arraybuffer", v: "AP8H" }));
+    expect(new Uint8Array(buffer as ArrayBuffer)).toEqual(new Uint8Array([0, 255, 7]));
+  });
+  it("decodes without the string methods a sandboxed program is charged for", () => {
+    // In the sandbox these are wrapped and charged to the program's budget (native-charges.ts):
+    // the decoder's replace and indexOf charged a 4 MiB binary answer 57 million operations.
+    const text = encodeValue({ body: new Uint8Array(3_000).fill(7) });
+    const spies = (["replace", "replaceAll", "indexOf", "includes", "split"] as const).map((name) =>
+      vi.spyOn(String.prototype, name),
+    );
+    try {
+      const decoded = decodeValue(text) as { body: Uint8Array };
+      expect(decoded.body).toEqual(new Uint8Array(3_000).fill(7));
+      for (const spy of spies) expect(spy).not.toHaveBeenCalled();
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
   });
 });

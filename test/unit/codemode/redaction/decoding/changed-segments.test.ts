@@ -333,4 +333,14 @@ describe("a dump whose lines stand apart, one line decoded by a step (hostile)",
           expect(redactor.text(body), `${tool}, ${between}`).toContain("[REDACTED]");
       }
     });
+  for (const [tool, [first, second]] of Object.entries(dumps))
+    it(`cuts a ${tool} dump out of random bytes past the long stretches' gate, a 0xFF line between`, ({
+      redactor,
+    }) => {
+      // Cut to its long stretches (../long-stretches.ts), then each decoded view to its changed
+      // segments: both must keep the dump's lines.
+      const dump = `\n${first}\n\xff\n${second}\n`;
+      const body = amongNoise(dump, 40_000, [5, 9]);
+      expect(asText(redactor.bytes(bytesOf(body))!), tool).toContain("[REDACTED]");
+    });
 });

@@ -23,7 +23,7 @@
  */
 import { utf8LeadLength } from "../byte-text";
 import { keptByCompaction } from "../spellings/compact-view";
-import { PAUSE, SLICE_POSITIONS, type Sliced } from "../slices";
+import { PAUSE, SLICE_POSITIONS, sliceBudget, type SliceBudget, type Sliced } from "../slices";
 import { SequenceMap, type Origin } from "../sequence-map";
 import type { View } from "../view-builder";
 
@@ -55,12 +55,13 @@ const TAG_CHARACTER = /\udb40[\udc20-\udc7e]|\xf3\xa0[\x80\x81][\x80-\xbf]/;
 
 /**
  * What every dump line starts with (../spellings/dump-views.ts, `char-dump-view.ts`,
- * `xxd-little-endian-view.ts`): a line start (after what ends a line for a multiline pattern)
- * and an offset's first seven hex digits (either case: `xxd -u`).
+ * `xxd-little-endian-view.ts`): a line start (after what ends a line for a multiline pattern),
+ * an offset of seven or eight hex digits (either case: `xxd -u`), `:` after it or not, and a
+ * space.
  */
-const DUMP_LINE = /[\n\r\u2028\u2029][0-9a-fA-F]{7}/;
+const DUMP_LINE = /[\n\r\u2028\u2029][0-9a-fA-F]{7}[0-9a-fA-F]?:? /;
 /** The same at the text's start. */
-const FIRST_DUMP_LINE = /^[0-9a-fA-F]{7}/;
+const FIRST_DUMP_LINE = /^[0-9a-fA-F]{7}[0-9a-fA-F]?:? /;
 
 /** What {@link SegmentCut} keeps wherever it stands: tag characters and dump lines. */
 const KEPT_ANYWHERE = new RegExp(`${TAG_CHARACTER.source}|${DUMP_LINE.source}`, "g");
@@ -112,16 +113,19 @@ export function* changedSegmentsInSlices(
   if (!changed || changed.count === 0 || plainViews.has(view) || !MAYBE_INERT.test(text))
     return view;
   const cut = new SegmentCut(text, inert);
-  let budget = SLICE_POSITIONS;
+  const budget = sliceBudget();
   for (let t = 0; t < changed.count; t++) {
-    if (--budget <= 0) {
-      budget = SLICE_POSITIONS;
+    if (--budget.left <= 0) {
+      budget.left = SLICE_POSITIONS;
       yield PAUSE;
     }
     const from = changed.outStart(t);
-    budget -= cut.add(from, from + changed.outLength(t));
+    yield* cut.keepFarBefore(from, budget);
+    if (!cut.whole) budget.left -= cut.add(from, from + changed.outLength(t));
     if (cut.whole) return view;
   }
+  yield* cut.keepFarBefore(Infinity, budget);
+  if (cut.whole) return view;
   const { starts, ends } = cut;
   // The segments' text, and the changes moved to where they are in it.
   const { text: kept, at } = cut.finish();
@@ -130,8 +134,8 @@ export function* changedSegmentsInSlices(
   segmentWork.kept += kept.length;
   const moved = new SequenceMap();
   for (let t = 0, k = 0; t < changed.count; t++) {
-    if (--budget <= 0) {
-      budget = SLICE_POSITIONS;
+    if (--budget.left <= 0) {
+      budget.left = SLICE_POSITIONS;
       yield PAUSE;
     }
     const from = changed.outStart(t);
@@ -183,8 +187,30 @@ export class SegmentCut {
   ) {}
 
   /**
+   * Keeps the tag characters and dump lines that start before `limit` ({@link KEPT_ANYWHERE}),
+   * in order, charging what it looks at to the budget and pausing when it runs out; stops once
+   * the cut is {@link SegmentCut.whole}. A caller calls it before each span it adds and before
+   * {@link SegmentCut.finish}: a body of dump line starts between inert characters
+   * (`\n0000000ÿ` × 460,000) held the thread 170 ms in one call when they were kept there.
+   * @param limit - keep those starting before this position
+   * @param budget - the caller's slice budget
+   */
+  *keepFarBefore(limit: number, budget: SliceBudget): Sliced<void> {
+    if (this.nextTag < 0) this.findTag();
+    while (this.nextTag < limit && !this.whole) {
+      budget.left -= this.keep(this.nextTag, this.nextTagEnd);
+      this.findTag();
+      if (budget.left <= 0) {
+        budget.left = SLICE_POSITIONS;
+        yield PAUSE;
+      }
+    }
+  }
+
+  /**
    * Adds the span `[from, to)` (spans in order of `from`); answers how many characters it looked
-   * at (for a caller's slice budget).
+   * at (for a caller's slice budget). The tags and dump lines before it are kept first (all at
+   * once: a caller that may meet many calls {@link SegmentCut.keepFarBefore} before).
    */
   add(from: number, to: number): number {
     let looked = 0;
@@ -209,7 +235,7 @@ export class SegmentCut {
    */
   private findTag(): void {
     if (this.nextTag < 0 && FIRST_DUMP_LINE.test(this.text)) {
-      [this.nextTag, this.nextTagEnd] = [0, 7];
+      [this.nextTag, this.nextTagEnd] = [0, FIRST_DUMP_LINE.exec(this.text)![0].length];
       return;
     }
     const found = this.tags.exec(this.text);

@@ -14,9 +14,9 @@
  * backtracks for every pattern here (at most ~7 per position), so the engine never switches,
  * and were it to, it would work on one window.
  *
- * A pattern searched this way must match at most {@link OVERLAP} characters (bounded
- * repetitions only: `\s{1,16}`, not `\s+`), so a match that starts in a window lies whole in
- * what that window's call sees. Each match found in a window is confirmed by the same pattern,
+ * A pattern searched this way must match at most {@link OVERLAP} characters, or the overlap
+ * its search is given (bounded repetitions only: `\s{1,16}`, not `\s+`), so a match that
+ * starts in a window lies whole in what that window's call sees. Each match found in a window is confirmed by the same pattern,
  * sticky, at its place in the whole text, so `^`, `$` and `\b` read the text's real neighbours,
  * not the window's edges: the matches are the whole-text search's.
  */
@@ -55,15 +55,17 @@ export class WindowedSearch {
   private windowEnd = -1;
 
   /**
-   * @param pattern - a pattern matching at most {@link OVERLAP} characters (its flags are kept,
-   *   `g` added)
+   * @param pattern - a pattern matching at most `overlap` characters (its flags are kept, `g`
+   *   added)
    * @param text - the text searched
    * @param budget - the slice budget of the pass the search belongs to (charged per window)
+   * @param overlap - what each window's call sees past its end: the pattern's longest match
    */
   constructor(
     pattern: RegExp,
     private readonly text: string,
     private readonly budget: SliceBudget = sliceBudget(),
+    private readonly overlap = OVERLAP,
   ) {
     const flags = pattern.flags.replace(/[gy]/g, "");
     this.pattern = new RegExp(pattern.source, `${flags}g`);
@@ -79,7 +81,10 @@ export class WindowedSearch {
         this.windowStart = this.from;
         this.windowEnd = Math.min(text.length, this.from + WINDOW);
         // A slice of a flat string is a view of it in V8, not a copy.
-        this.window = text.slice(this.windowStart, Math.min(text.length, this.windowEnd + OVERLAP));
+        this.window = text.slice(
+          this.windowStart,
+          Math.min(text.length, this.windowEnd + this.overlap),
+        );
         this.budget.left -= (this.windowEnd - this.windowStart) / CHARACTERS_PER_POSITION;
         if (this.budget.left <= 0) {
           this.budget.left = SLICE_POSITIONS;

@@ -10,6 +10,12 @@
  * ASCII: the decoding step tries only those places (its windows, ./decode-step.ts), so a body
  * without such a neighbour costs one look at what folding produced, and one with it a step over
  * those places, not over the text.
+ *
+ * Beside a dropped character too, for the compact views of bytes' UTF-8 reading
+ * (./utf8-bytes-view.ts), which gets no decoding chain of its own: `%74` + U+200B + `o…` in bytes
+ * was decoded in the byte view, where U+200B is three windows-1252 characters no reading drops,
+ * and dropped in the UTF-8 reading, where no step followed, so the copy was read in no view
+ * (attack16). A text's own steps come before its compaction, so its compact views need not.
  */
 import { PAUSE, SLICE_POSITIONS, type Pause } from "../slices";
 import { SequenceMap } from "../sequence-map";
@@ -26,8 +32,13 @@ const isLead = (c: number) => c === 37 || c === 38 || c === 92 || c === 61;
  * @param compact - a compact view (../spellings/compact-view.ts): what it changed is folding
  *   (characters beyond ASCII, a non-empty output) or dropping (an empty one)
  * @param steps - how many decoding steps at most
+ * @param dropped - beside what it dropped too (see the file header)
  */
-export function* stepsBesideFolded(compact: View, steps: number): Generator<View | Pause> {
+export function* stepsBesideFolded(
+  compact: View,
+  steps: number,
+  dropped = false,
+): Generator<View | Pause> {
   const { changed, text } = compact;
   // A native look first: most folded text (CJK with full-width words) holds no sequence's start.
   if (!changed || changed.count === 0 || !ANY_LEAD.test(text)) return;
@@ -42,7 +53,7 @@ export function* stepsBesideFolded(compact: View, steps: number): Generator<View
     }
     const start = changed.outStart(t);
     const end = start + changed.outLength(t);
-    if (end === start) continue;
+    if (end === start && !dropped) continue;
     let ascii = true;
     for (let i = start; i < end && ascii; i++) ascii = text.charCodeAt(i) < 0x80;
     if (!ascii) continue;
@@ -50,7 +61,8 @@ export function* stepsBesideFolded(compact: View, steps: number): Generator<View
     for (let i = Math.max(looked, from); i <= end && i < text.length; i++)
       if (isLead(text.charCodeAt(i))) lastLead = i;
     looked = Math.max(looked, end + 1);
-    if (lastLead < from) continue;
+    // A drop right where the last window ends: that window's step tries the position after it.
+    if (lastLead < from || end <= from) continue;
     windows.add(from, end - from, end - from);
     windowEnd = end;
   }

@@ -11,7 +11,9 @@
  * form can match across it, so a find in a reading of the view lies between two inert
  * characters. The segments between them that hold no change read as they did in the view before,
  * whose readings were searched; only the changed segments (with the inert characters that bound
- * them) are kept.
+ * them) are kept. Two readings join what lies apart, across inert characters: the tag reading
+ * and the dump readings (every dump line of a view, other lines between them): every tag
+ * character and dump line is kept as if changed (`SegmentCut`).
  *
  * Why (issue #40): random bytes hold a few hundred chance sequences (`%e9`, `\101`, `=4A`) per
  * MB, so each decoding step of them changed a handful of places in a 4 MB view, and every
@@ -21,7 +23,7 @@
  */
 import { utf8LeadLength } from "../byte-text";
 import { keptByCompaction } from "../spellings/compact-view";
-import { PAUSE, SLICE_POSITIONS, type Sliced } from "../slices";
+import { PAUSE, SLICE_POSITIONS, sliceBudget, type SliceBudget, type Sliced } from "../slices";
 import { SequenceMap, type Origin } from "../sequence-map";
 import type { View } from "../view-builder";
 
@@ -50,6 +52,19 @@ export function inertCharacter(code: number): boolean {
 
 /** A tag character (U+E0020–U+E007E) as UTF-16 or as UTF-8 read one character per byte. */
 const TAG_CHARACTER = /\udb40[\udc20-\udc7e]|\xf3\xa0[\x80\x81][\x80-\xbf]/;
+
+/**
+ * What every dump line starts with (../spellings/dump-views.ts, `char-dump-view.ts`,
+ * `xxd-little-endian-view.ts`): a line start (after what ends a line for a multiline pattern),
+ * an offset of seven or eight hex digits (either case: `xxd -u`), `:` after it or not, and a
+ * space.
+ */
+const DUMP_LINE = /[\n\r\u2028\u2029][0-9a-fA-F]{7}[0-9a-fA-F]?:? /;
+/** The same at the text's start. */
+const FIRST_DUMP_LINE = /^[0-9a-fA-F]{7}[0-9a-fA-F]?:? /;
+
+/** What {@link SegmentCut} keeps wherever it stands: tag characters and dump lines. */
+const KEPT_ANYWHERE = new RegExp(`${TAG_CHARACTER.source}|${DUMP_LINE.source}`, "g");
 
 /**
  * Views cut to their changed segments since the isolate started, and the characters of those
@@ -98,16 +113,19 @@ export function* changedSegmentsInSlices(
   if (!changed || changed.count === 0 || plainViews.has(view) || !MAYBE_INERT.test(text))
     return view;
   const cut = new SegmentCut(text, inert);
-  let budget = SLICE_POSITIONS;
+  const budget = sliceBudget();
   for (let t = 0; t < changed.count; t++) {
-    if (--budget <= 0) {
-      budget = SLICE_POSITIONS;
+    if (--budget.left <= 0) {
+      budget.left = SLICE_POSITIONS;
       yield PAUSE;
     }
     const from = changed.outStart(t);
-    budget -= cut.add(from, from + changed.outLength(t));
+    yield* cut.keepFarBefore(from, budget);
+    if (!cut.whole) budget.left -= cut.add(from, from + changed.outLength(t));
     if (cut.whole) return view;
   }
+  yield* cut.keepFarBefore(Infinity, budget);
+  if (cut.whole) return view;
   const { starts, ends } = cut;
   // The segments' text, and the changes moved to where they are in it.
   const { text: kept, at } = cut.finish();
@@ -116,8 +134,8 @@ export function* changedSegmentsInSlices(
   segmentWork.kept += kept.length;
   const moved = new SequenceMap();
   for (let t = 0, k = 0; t < changed.count; t++) {
-    if (--budget <= 0) {
-      budget = SLICE_POSITIONS;
+    if (--budget.left <= 0) {
+      budget.left = SLICE_POSITIONS;
       yield PAUSE;
     }
     const from = changed.outStart(t);
@@ -150,9 +168,12 @@ export class SegmentCut {
   whole = false;
   private covered = 0;
   private at: Int32Array | undefined;
-  /** Finds the text's tag characters, in order ({@link TAG_CHARACTER}). */
-  private readonly tags = new RegExp(TAG_CHARACTER.source, "g");
-  /** Where the next tag character not yet kept starts and ends (-1: not looked for yet). */
+  /** Finds the text's tag characters and dump lines, in order ({@link KEPT_ANYWHERE}). */
+  private readonly tags = new RegExp(KEPT_ANYWHERE.source, "g");
+  /**
+   * Where the next tag character or dump line start not yet kept starts and ends (-1: not
+   * looked for yet).
+   */
   private nextTag = -1;
   private nextTagEnd = 0;
 
@@ -166,8 +187,30 @@ export class SegmentCut {
   ) {}
 
   /**
+   * Keeps the tag characters and dump lines that start before `limit` ({@link KEPT_ANYWHERE}),
+   * in order, charging what it looks at to the budget and pausing when it runs out; stops once
+   * the cut is {@link SegmentCut.whole}. A caller calls it before each span it adds and before
+   * {@link SegmentCut.finish}: a body of dump line starts between inert characters
+   * (`\n0000000ÿ` × 460,000) held the thread 170 ms in one call when they were kept there.
+   * @param limit - keep those starting before this position
+   * @param budget - the caller's slice budget
+   */
+  *keepFarBefore(limit: number, budget: SliceBudget): Sliced<void> {
+    if (this.nextTag < 0) this.findTag();
+    while (this.nextTag < limit && !this.whole) {
+      budget.left -= this.keep(this.nextTag, this.nextTagEnd);
+      this.findTag();
+      if (budget.left <= 0) {
+        budget.left = SLICE_POSITIONS;
+        yield PAUSE;
+      }
+    }
+  }
+
+  /**
    * Adds the span `[from, to)` (spans in order of `from`); answers how many characters it looked
-   * at (for a caller's slice budget).
+   * at (for a caller's slice budget). The tags and dump lines before it are kept first (all at
+   * once: a caller that may meet many calls {@link SegmentCut.keepFarBefore} before).
    */
   add(from: number, to: number): number {
     let looked = 0;
@@ -180,12 +223,21 @@ export class SegmentCut {
   }
 
   /**
-   * Finds the next tag character. The tag reading drops every other character, inert ones too,
-   * so it reads across the cut: a copy whose first tags a step decoded (`\u{E0074}…`) and whose
-   * last ones the text held came back whole once the segment holding those was cut away
-   * (attack9). Every tag is kept, as if a step had changed it.
+   * Finds the next tag character or dump line start. The tag reading drops every other
+   * character, inert ones too, so it reads across the cut: a copy whose first tags a step
+   * decoded (`\u{E0074}…`) and whose last ones the text held came back whole once the segment
+   * holding those was cut away (attack9). Every tag is kept, as if a step had changed it. So is
+   * every dump line, for the same reason: the dump readings join every dump line of a view, also
+   * across other lines between them (a log's), which may hold inert characters; a dump whose
+   * second line a step decoded (`%37` for its first digit) was read without its first line
+   * (attack16). A dump line is ASCII to its end (its cells and text column), so the segment kept
+   * around its start holds the whole line, and its line break.
    */
   private findTag(): void {
+    if (this.nextTag < 0 && FIRST_DUMP_LINE.test(this.text)) {
+      [this.nextTag, this.nextTagEnd] = [0, FIRST_DUMP_LINE.exec(this.text)![0].length];
+      return;
+    }
     const found = this.tags.exec(this.text);
     this.nextTag = found ? found.index : Infinity;
     this.nextTagEnd = found ? found.index + found[0].length : 0;

@@ -336,7 +336,8 @@ function* sequenceSegmentsInSlices(
     const found = sequenceAt(text, i, families);
     if (!found) continue;
     const length = found[1];
-    budget.left -= cut.add(i, i + length);
+    yield* cut.keepFarBefore(i, budget);
+    if (!cut.whole) budget.left -= cut.add(i, i + length);
     if (cut.whole) {
       decodeWork.positions += i;
       return view;
@@ -345,6 +346,8 @@ function* sequenceSegmentsInSlices(
   }
   decodeWork.positions += text.length;
   if (cut.starts.length === 0) return undefined;
+  yield* cut.keepFarBefore(Infinity, budget);
+  if (cut.whole) return view;
   const { text: kept } = cut.finish();
   decodeWork.cut += text.length - kept.length;
   return { text: kept, origin: compose(view.origin, cut.origin()) };

@@ -169,6 +169,9 @@ export function originalRange(view: View, start: number, end: number): [number, 
  * with the steps after it. Not the decoding chain the byte view had: the reading differs from
  * the byte view only where a character beyond ASCII was, and the steps read ASCII sequences,
  * which the byte view's chain decoded already; making it again doubled a binary body's search.
+ * But what the byte view's chain decoded was then read without what only this reading drops or
+ * folds (U+200B is `â€‹` there): its compact views are also decoded beside what compaction
+ * dropped or folded (./beside-folded-steps.ts).
  * @param read - the UTF-8 reading, mapped to the bytes
  * @param inert - as for {@link decodedViewsInSlices}, only when the forms searched in the
  *   reading are those searched in the bytes (all ASCII): its unchanged segments were read there
@@ -180,10 +183,13 @@ export function* utf8ViewsInSlices(
   everyReading = false,
 ): Generator<View | Pause> {
   yield read;
+  // Its compact views decoded beside what they dropped: it has no decoding chain of its own
+  // (./beside-folded-steps.ts).
   yield* spelledViews(
     inert ? yield* changedSegmentsInSlices(read, inert) : read,
     inert,
     everyReading,
+    true,
   );
   const unswapped = yield* swappedUtf16ViewInSlices(read);
   if (unswapped) {

@@ -7,7 +7,7 @@
  * character-level encoding (`%74%00%6f%00…`, `t\u0000o\u0000…`, `&#116;&#0;…`) shows its NULs
  * only once decoded.
  */
-import { PAUSE, SLICE_POSITIONS, type Sliced } from "../slices";
+import { PAUSE, SLICE_POSITIONS, sliceBudget, type Sliced } from "../slices";
 import { compose, ViewBuilder, type View } from "../view-builder";
 import { mayHoldInert, MIN_CUT, SegmentCut } from "./changed-segments";
 
@@ -31,17 +31,19 @@ export function* withoutNulsInSlices(
     // Random bytes hold a NUL every 256 bytes: each reading of them made a NUL-free view of
     // all of it (issue #40).
     const cut = new SegmentCut(text, inert);
-    let budget = SLICE_POSITIONS;
+    const budget = sliceBudget();
     for (let i = text.indexOf("\0"); i >= 0 && !cut.whole; i = text.indexOf("\0", i)) {
       let end = i + 1;
       while (end < text.length && text.charCodeAt(end) === 0) end++;
-      budget -= cut.add(i, end);
+      yield* cut.keepFarBefore(i, budget);
+      if (!cut.whole) budget.left -= cut.add(i, end);
       i = end;
-      if (--budget <= 0) {
-        budget = SLICE_POSITIONS;
+      if (--budget.left <= 0) {
+        budget.left = SLICE_POSITIONS;
         yield PAUSE;
       }
     }
+    if (!cut.whole) yield* cut.keepFarBefore(Infinity, budget);
     if (!cut.whole) {
       const kept = cut.finish().text;
       return yield* withoutNulsInSlices({ text: kept, origin: compose(view.origin, cut.origin()) });

@@ -33,11 +33,14 @@ import { withoutNulsInSlices } from "./nul-free-view";
  *   view (compaction and lists after a step, the folded readings, the folded view's compaction)
  *   as if the look had found what it looks for: for a view of a text cut to its long stretches
  *   (./long-stretches.ts), whose whole may have held it elsewhere
+ * @param besideDropped - decode its compact views beside what compaction dropped
+ *   (./beside-folded-steps.ts): for bytes' UTF-8 reading, which has no decoding chain
  */
 export function* spelledViews(
   view: View,
   inert?: (code: number) => boolean,
   everyReading = false,
+  besideDropped = false,
 ): Generator<View | Pause> {
   // A notation's compact view, and the lists of a folded view, are made of what the notation
   // or the folding changed: elsewhere they read as the view's own readings (issue #40).
@@ -64,19 +67,19 @@ export function* spelledViews(
     let reading = lists.view;
     if (reading) {
       listed = true;
-      yield* readingViews(reading, compacting, seen, inert);
+      yield* readingViews(reading, compacting, seen, inert, besideDropped);
     }
     reading = undefined;
     lists.view = undefined;
     if (lists.ambiguous) {
       reading = (yield* listsViewInSlices(view, true, lists)).view;
-      if (reading) yield* readingViews(reading, compacting, seen, inert);
+      if (reading) yield* readingViews(reading, compacting, seen, inert, besideDropped);
     }
   }
   if (!compacting) return;
   // A text with lists was compacted with its lists read; one without, as it is.
   let compact = listed ? undefined : yield* compactViewInSlices(view, seen);
-  if (compact) yield* afterReading(compact, seen.folded, inert);
+  if (compact) yield* afterReading(compact, seen.folded, inert, undefined, besideDropped);
   // A list spelled in folded characters (full-width digits `１１６，１１１`, or ASCII digits
   // between full-width commas `116，111`) reads as one only after folding; only a text with such
   // characters can hold one, so others cost nothing.
@@ -120,11 +123,12 @@ function* readingViews(
   compacting: boolean,
   seen: Seen,
   inert?: (code: number) => boolean,
+  besideDropped = false,
 ): Generator<View | Pause> {
   yield* afterReading(reading, false, inert);
   if (!compacting) return;
   const compact = yield* compactViewInSlices(reading, seen);
-  if (compact) yield* afterReading(compact, seen.folded, inert);
+  if (compact) yield* afterReading(compact, seen.folded, inert, undefined, besideDropped);
 }
 
 /**
@@ -192,12 +196,15 @@ const NON_ASCII = /[^\0-\x7f]/;
  *   to ASCII
  * @param inert - as for {@link spelledViews} (the reading is searched before its steps)
  * @param steps - whether the steps are made (by default: when it produced a sequence's start)
+ * @param besideDropped - for a compact view: the steps beside what it dropped too
+ *   ({@link spelledViews})
  */
 function* afterReading(
   reading: View,
   folded = false,
   inert?: (code: number) => boolean,
   steps?: boolean,
+  besideDropped = false,
 ): Generator<View | Pause> {
   yield reading;
   const nulFree = yield* withoutNulsInSlices(reading, inert);
@@ -207,7 +214,8 @@ function* afterReading(
   const leads = !reading.changed || SEQUENCE_LEAD_ANYWHERE.test(reading.text);
   if (steps ?? (leads && (yield* produced(reading, SEQUENCE_LEAD))))
     yield* decodeSteps(reading, ALL_FAMILIES, MAX_SPELLED_STEPS, inert);
-  else if (folded) yield* stepsBesideFolded(reading, MAX_SPELLED_STEPS);
+  else if (folded || besideDropped)
+    yield* stepsBesideFolded(reading, MAX_SPELLED_STEPS, besideDropped);
 }
 
 /**

@@ -40,6 +40,13 @@ const HEXDUMP_LINE =
 const XXD_LINE =
   /^[0-9a-f]{7,8}: ((?:[0-9a-f]{2}){1,16}(?: (?:[0-9a-f]{2}){1,16}){0,15}) {2,64}([\x20-\x7e]{1,32})/im;
 /**
+ * The longest {@link XXD_LINE}: offset and `: ` (10), 16 groups of 32 digits and the spaces
+ * between (527), the padding (64), the text column (32). Longer than the windows' overlap
+ * (../windowed-search.ts): a line of `xxd -c 128 -g 8` (400 characters) starting in a window's
+ * last ~30 characters was seen cut off, and not read (attack16); its search is given this.
+ */
+const XXD_LINE_LONGEST = 10 + 16 * 32 + 15 + 64 + 32;
+/**
  * One `od -x` or `hexdump` line (4 hex digits a word), plain `od` (6 octal digits a word), `od -b`
  * (3 octal digits a byte) or `od -t x1` (2 hex digits a byte).
  */
@@ -73,7 +80,12 @@ function* eachLine(
   budget: SliceBudget,
   read: (match: RegExpExecArray) => void,
 ): Sliced<number> {
-  const search = new WindowedSearch(pattern, text, budget);
+  const search = new WindowedSearch(
+    pattern,
+    text,
+    budget,
+    pattern === XXD_LINE ? XXD_LINE_LONGEST : undefined,
+  );
   let count = 0;
   for (let match = yield* search.next(); match; match = yield* search.next()) {
     search.from = Math.max(search.from, match.index + match[0].length);

@@ -6,15 +6,21 @@
 import { PAUSE, SLICE_POSITIONS, type Sliced } from "../slices";
 import { holds, type SliceBudget } from "../windowed-search";
 import { isQuote, isSpace, isWord, MIN_ITEMS } from "./list-items";
-import { isListSeparator } from "./list-separators";
+import { isListSeparator, MOST_JOINERS } from "./list-separators";
 
 /** Characters that may stand between two items of a run (as ./list-separators.ts reads them). */
 export const isSeparator = (c: number) => isSpace(c) || isListSeparator(c);
 
 /** A one-character string as ./list-items.ts's `charsItem` reads it (any quote each side). */
 const CHARS_ITEM = String.raw`["'](?:\\u[0-9a-fA-F]{4}|\\[^]|[\ud800-\udbff][^]|[^])["']`;
-/** A separator with fewer than {@link WHITESPACE_RUN} whitespace characters on each side. */
-const SHORT_SEPARATOR = String.raw`[\t-\r ]{0,7}(?:[,.:;\-|/][\t-\r ]{0,7})?`;
+/**
+ * A separator with fewer than {@link WHITESPACE_RUN} whitespace characters around each of its
+ * separator characters, of which it has up to {@link MOST_JOINERS} as ./list-separators.ts
+ * reads (`115,,107`): with one only, an array of characters none of which is a
+ * {@link STREAK_CHARACTER} (full-width letters, punctuation) joined by `,,` failed every shape,
+ * and its pass was not made (attack16).
+ */
+const SHORT_SEPARATOR = String.raw`[\t-\r ]{0,7}(?:[,.:;\-|/][\t-\r ]{0,7}){0,${MOST_JOINERS}}`;
 /** The whitespace run that {@link SHORT_SEPARATOR} does not cover. */
 const WHITESPACE_RUN = 8;
 /** The fewest characters a streak of {@link MIN_ITEMS} tokens spans: a token and a gap each. */
@@ -55,10 +61,11 @@ const RUN_SHAPES = [
  * - one token of 32 or more word characters (bits, `0x` bytes back to back): a streak too;
  * - a run of one-character strings of {@link MIN_ITEMS} items: its first three items, each read
  *   by `charsItem` (a quote, an escape or one code point or a high surrogate and any unit, the
- *   same quote) and each followed by a separator of ./list-separators.ts (whitespace, at most
- *   one separator character, whitespace): with every whitespace run of the text shorter than
+ *   same quote) and each followed by a separator of ./list-separators.ts (whitespace, and up to
+ *   two separator characters each followed by whitespace): with every whitespace run of the
+ *   text shorter than
  *   {@link WHITESPACE_RUN} (else the second shape matches) that is the third shape.
- * Each shape matches at most 54 characters, and backtracks a bounded number of times per
+ * Each shape matches at most 70 characters, and backtracks a bounded number of times per
  * position (no two quantifiers in a row take the same character).
  */
 export function* mayHoldRun(text: string, budget: SliceBudget): Sliced<boolean> {

@@ -4,6 +4,10 @@
 import { describe, expect, it } from "vitest";
 import { PAUSE, runToEnd, SLICE_POSITIONS } from "../../../../src/codemode/redaction/slices";
 import {
+  dumpBytesView,
+  dumpTextView,
+} from "../../../../src/codemode/redaction/spellings/dump-views";
+import {
   CHARACTERS_PER_POSITION,
   OVERLAP,
   sliceBudget,
@@ -72,5 +76,43 @@ describe("WindowedSearch", () => {
     const pass = search.next();
     for (let step = pass.next(); !step.done; step = pass.next()) if (step.value === PAUSE) pauses++;
     expect(pauses).toBe(3);
+  });
+});
+
+describe("dump lines longer than the overlap, searched in windows (hostile)", () => {
+  // `xxd -c 128 -g 8` prints 16 groups of 16 hex digits a line: 400 characters, which the `xxd`
+  // line pattern reads, more than a window's overlap. Such a line starting within its last
+  // ~30 characters of a window was seen cut off by that window's call and not read at all; its
+  // dump's bytes and text columns were read without it (attack16).
+  const hex2 = (b: number) => b.toString(16).padStart(2, "0");
+  const bytes = Array.from({ length: 256 }, (_, k) => 0x21 + ((k * 7) % 94));
+  const lines = [0, 128].map((offset) => {
+    const line = bytes.slice(offset, offset + 128);
+    const groups = Array.from({ length: 16 }, (_, g) =>
+      line
+        .slice(g * 8, g * 8 + 8)
+        .map(hex2)
+        .join(""),
+    );
+    return `${hex2(offset).padStart(8, "0")}: ${groups.join(" ")}  ${String.fromCharCode(...line)}`;
+  });
+  const dump = `${lines.join("\n")}\n`;
+  const expected = String.fromCharCode(...bytes);
+
+  it("reads both lines wherever a window's edge falls", () => {
+    expect(lines[0]!.length).toBeGreaterThan(OVERLAP);
+    const at = (before: number) => `${"q".repeat(before - 1)}\n${dump}`;
+    // Far from an edge: what each view reads of the dump (all of it as bytes).
+    const far = 100;
+    const bytesRead = dumpBytesView({ text: at(far), origin: null })!.text.slice(far);
+    const textRead = dumpTextView({ text: at(far), origin: null })!.text.slice(far);
+    expect(bytesRead).toContain(expected);
+    for (let before = WINDOW - 48; before <= WINDOW + 1; before++) {
+      const text = at(before);
+      expect(dumpBytesView({ text, origin: null })?.text.slice(before), `${before}`).toBe(
+        bytesRead,
+      );
+      expect(dumpTextView({ text, origin: null })?.text.slice(before), `${before}`).toBe(textRead);
+    }
   });
 });

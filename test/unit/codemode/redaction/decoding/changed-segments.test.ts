@@ -294,3 +294,53 @@ describe("a copy in tag characters, part of it decoded by a step (hostile)", () 
     }
   });
 });
+
+describe("a dump whose lines stand apart, one line decoded by a step (hostile)", () => {
+  // The dump readings join every dump line of a view, also across other lines a log put between
+  // them, which may hold inert characters: a decoded view's segment around what its step changed
+  // in one dump line held that line alone, and the other lines' part of the copy was read
+  // nowhere (attack16). Read whole (no cut), each is caught.
+  const hex2 = (code: number) => code.toString(16).padStart(2, "0");
+  const offset = (at: number, width: number) => at.toString(16).padStart(width, "0");
+  const chunks = [secret.slice(0, 10), secret.slice(10)];
+  const pairs = (chunk: string) => [...chunk].map((c) => hex2(c.charCodeAt(0)));
+  // The first pair of the last line percent-encoded (`%37` for `7`): no dump line before the
+  // step, which decodes it.
+  const encodeFirst = (groups: string) =>
+    groups.replace(/^(.)/, (c) => `%${hex2(c.charCodeAt(0))}`);
+  const dumps: Record<string, string[]> = {
+    "hexdump -C": chunks.map((chunk, k) => {
+      const line = `${offset(k * 10, 8)}  ${pairs(chunk).join(" ").padEnd(47)}  |${chunk}|`;
+      return k === 1 ? line.replace(/  (..)/, (_, pair: string) => `  ${encodeFirst(pair)}`) : line;
+    }),
+    xxd: chunks.map((chunk, k) => {
+      const groups = pairs(chunk).join("");
+      return `${offset(k * 10, 8)}: ${k === 1 ? encodeFirst(groups) : groups}  ${".".repeat(chunk.length)}`;
+    }),
+    "od -t x1": chunks.map((chunk, k) => {
+      const groups = pairs(chunk).join(" ");
+      return `${offset(k * 10, 7)} ${k === 1 ? encodeFirst(groups) : groups}`;
+    }),
+  };
+  const pad = "中".repeat(3_000);
+  for (const [tool, [first, second]] of Object.entries(dumps))
+    it(`cuts a ${tool} dump out of text, a log line of inert characters between`, ({
+      redactor,
+    }) => {
+      for (const between of ["ÿ", "日志 ÿ"]) {
+        const dump = `${first}\n${between}\n${second}\n`;
+        for (const body of [dump, `${pad}\n${dump}${pad}`])
+          expect(redactor.text(body), `${tool}, ${between}`).toContain("[REDACTED]");
+      }
+    });
+  for (const [tool, [first, second]] of Object.entries(dumps))
+    it(`cuts a ${tool} dump out of random bytes past the long stretches' gate, a 0xFF line between`, ({
+      redactor,
+    }) => {
+      // Cut to its long stretches (../long-stretches.ts), then each decoded view to its changed
+      // segments: both must keep the dump's lines.
+      const dump = `\n${first}\n\xff\n${second}\n`;
+      const body = amongNoise(dump, 40_000, [5, 9]);
+      expect(asText(redactor.bytes(bytesOf(body))!), tool).toContain("[REDACTED]");
+    });
+});

@@ -24,6 +24,12 @@ const fullWidthCodes = (s: string) =>
     .map((c) => c.charCodeAt(0))
     .join(",")
     .replace(/[0-9]/g, (d) => String.fromCharCode(0xff10 + d.charCodeAt(0) - 48));
+const hex = (c: string) => c.charCodeAt(0).toString(16);
+/** Each character followed by an invisible one (U+200B, U+2060), every fifth one `spell`ed. */
+const joined = (s: string, spell: (c: string) => string) =>
+  [...s]
+    .map((c, i) => `${i % 5 === 0 ? spell(c) : c}${i % 2 === 0 ? "\u200b" : "\u2060"}`)
+    .join("");
 const encode = (s: string) => new TextEncoder().encode(s);
 const decode = (b: Uint8Array) => new TextDecoder().decode(b);
 
@@ -34,6 +40,11 @@ describe("UTF-8 spellings inside raw bytes (hostile)", () => {
     ["byte-swapped UTF-16", swapped(secret)],
     ["full-width digits of a list", `codes: ${fullWidthCodes(secret)}`],
     ["full-width letters joined by U+200B", fullWidth(secret).split("").join("\u200b")],
+    // A sequence beside a character only the UTF-8 reading drops: the byte view's steps decoded
+    // it (`t`), but there U+200B is three windows-1252 characters no reading drops, and the
+    // UTF-8 reading, which drops it, got no step beside what it dropped (attack16).
+    ["letters joined by U+200B, some percent-encoded", joined(secret, (c) => `%${hex(c)}`)],
+    ["letters joined by U+2060, some character references", joined(secret, (c) => `&#x${hex(c)};`)],
   ];
   it.each(forms)("cuts %s out of bytes as out of text", async (_, spelled) => {
     const text = `{"a":"é ok","b":"${spelled}","c":"中文"}`;

@@ -2,8 +2,8 @@
 // it (src/codemode/redaction/spellings/lists-view.ts, `RUN_SHAPES`; issue #40: random bytes
 // hold no list, and the token pass over each of their 4 MB views was ~14 % of such a body's
 // redaction). The shapes must hold every run the pass would find: lists at the edges of each
-// shape (one-character strings beyond ASCII with the longest separators the short shape covers,
-// and one whitespace character more; escapes and surrogate pairs; bits and `0x` bytes) among
+// shape (one-character strings beyond ASCII with the longest separators the short shape covers
+// (two separator characters), and one whitespace character more; escapes and surrogate pairs; bits and `0x` bytes) among
 // random bytes are still read and cut out.
 import { describe, expect, it } from "vitest";
 import { latin1 } from "../../../../../src/codemode/redaction/byte-text";
@@ -51,6 +51,14 @@ describe("the lists view's run shapes (hostile)", () => {
     ["0x bytes back to back", [...secret].map((c) => `0x${c.charCodeAt(0).toString(16)}`).join("")],
     ["full-width characters, commas", chars(fullWidth, ",")],
     ["full-width characters, 7 spaces around each comma", chars(fullWidth, "       ,       ")],
+    // Two separator characters are read between items (`115,,107`), so the shape covers them:
+    // it covered one, and such a list went unread (attack16).
+    ["full-width characters, two commas", chars(fullWidth, ",,")],
+    ["full-width characters, `; ;`", chars(fullWidth, "; ;")],
+    [
+      "full-width characters, 7 spaces around two commas",
+      chars(fullWidth, "       ,       ,       "),
+    ],
     // Quotes and whitespace alone are fewer than 15 list characters: the longest whitespace the
     // shape of one-character strings covers, and one more (the whitespace run's shape).
     ["full-width characters, 7 tabs between", chars(fullWidth, "\t".repeat(7))],

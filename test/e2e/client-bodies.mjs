@@ -68,7 +68,7 @@ async function send(url, kind, until, sender) {
           accept: "application/json, text/event-stream",
           "mcp-protocol-version": "2025-11-25",
         },
-        body: body(id, HEAVY[kind]),
+        body: body(id, HEAVY[kind] ?? "null"),
         signal: AbortSignal.timeout(60_000),
       });
       const text = await res.text();

@@ -181,6 +181,6 @@ export function jsonShapeRefusal(over: {
   const found = over.found.toLocaleString("en-US");
   const max = over.max.toLocaleString("en-US");
   return over.limit === "depth"
-    ? `Invalid request: the body nests ${found} levels deep; this server takes at most ${max} levels of objects and arrays. Send arguments with less nesting (e.g. a flat list, or the data as a string).`
-    : `Invalid request: the body holds ${found} values and object keys; this server takes at most ${max} in one request. Send fewer values per request (split the data over several calls), or the data as one string.`;
+    ? `Invalid request: the body nests ${found} levels deep; this server takes at most ${max} levels of objects and arrays. Send the data with less nesting (a flatter structure, or deep data as one string).`
+    : `Invalid request: the body holds ${found} values and object keys; this server takes at most ${max} in one request. Send fewer values per request (split the data over several requests), or large data as one string.`;
 }

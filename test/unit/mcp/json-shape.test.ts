@@ -106,10 +106,10 @@ describe("the shape limits", () => {
 
   it("says which limit, what was found and what to do", () => {
     expect(jsonShapeRefusal({ limit: "depth", found: 1_900_003, max: 64 })).toMatch(
-      /nests 1,900,003 levels deep; this server takes at most 64 .*Send arguments with less nesting/,
+      /nests 1,900,003 levels deep; this server takes at most 64 .*Send the data with less nesting/,
     );
     expect(jsonShapeRefusal({ limit: "items", found: 400_005, max: 100_000 })).toMatch(
-      /holds 400,005 values and object keys; this server takes at most 100,000 .*split the data/,
+      /holds 400,005 values and object keys; this server takes at most 100,000 .*split the data over several requests/,
     );
   });
 });

@@ -42,6 +42,8 @@ export interface JsonShape {
    * is a string or a number: what an error about the whole body echoes.
    */
   ids: (string | number)[];
+  /** Whether the text is an array (a JSON-RPC batch), whose errors are answered as one. */
+  batch: boolean;
 }
 
 const OPEN_BRACE = 0x7b;
@@ -118,7 +120,7 @@ export function jsonShape(text: string): JsonShape {
     }
     i++;
   }
-  return { depth: deepest, items, ids };
+  return { depth: deepest, items, ids, batch: messageDepth === 2 };
 }
 
 /** What ends a number or a literal: 1 at each such character code (a table, not a set: the

@@ -46,7 +46,8 @@ describe("jsonShape", () => {
       '{"a\\\\":"b\\\\","c":"\\\\\\"","d":[]}',
     ];
     for (const body of bodies) {
-      const { depth, items } = jsonShape(body);
+      const { depth, items, batch } = jsonShape(body);
+      expect(batch, body).toBe(Array.isArray(JSON.parse(body)));
       expect({ depth, items }, body).toEqual(counted(JSON.parse(body)));
     }
   });

@@ -203,6 +203,11 @@ describe("the handler refuses a body past the shape limits before parsing it (is
     const answers = (await response.json()) as { id: unknown; error: { message: string } }[];
     expect(answers.map((a) => a.id)).toEqual(["a", "b"]);
     expect(answers[0]!.error.message).toMatch(/takes at most 100,000 in one request/);
+    // A batch is answered as one even when only one of its messages has an id.
+    const one = await handler.fetch(
+      legacyRequest(`[{"jsonrpc":"2.0","method":"x"},${echo(5, keys)}]`),
+    );
+    expect(((await one.json()) as { id: unknown }[]).map((a) => a.id)).toEqual([5]);
   });
 
   it("still serves a body at the depth limit", async () => {

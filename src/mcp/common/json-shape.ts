@@ -81,7 +81,8 @@ export function jsonShape(text: string): JsonShape {
       items++;
       if (inMessage && depth === messageDepth) {
         if (keyNext) {
-          lastKey = text.slice(i + 1, end - 1);
+          // Decoded as JSON.parse would (`"\u0069d"` is `id` to the parse that answers it).
+          lastKey = stringValue(text.slice(i, end)) ?? "";
           keyNext = false;
         } else if (lastKey === "id") id = stringValue(text.slice(i, end));
       }

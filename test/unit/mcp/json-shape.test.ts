@@ -60,6 +60,7 @@ describe("jsonShape", () => {
       ).ids,
     ).toEqual(['a"b', 3]);
     expect(jsonShape('{"method":"id","params":"id"}').ids).toEqual([]);
+    expect(jsonShape('{"\\u0069d":4,"method":"x"}').ids).toEqual([4]);
   });
 
   it("counts what a parse would build before failing, valid JSON or not", () => {

@@ -8,6 +8,7 @@
  */
 import { API_ROUTE, type Endpoints } from "./endpoints";
 import { HttpError } from "./errors/http-error";
+import { exceedsJsonShape, jsonShape, jsonShapeRefusal } from "../mcp/common/json-shape";
 import { withSelfClient } from "./self-client";
 
 const MAX_BODY = 65_536;
@@ -34,6 +35,15 @@ export async function runSearch(request: Request, endpoints: Endpoints): Promise
       "body_too_large",
       "The program is larger than 64 KiB.",
       "Send a shorter search program: return only the part of the spec you need.",
+    );
+  // Its shape before its parse (src/mcp/common/json-shape.ts): the body is one string.
+  const over = exceedsJsonShape(jsonShape(raw));
+  if (over)
+    throw new HttpError(
+      400,
+      "invalid_request",
+      jsonShapeRefusal(over),
+      'Send JSON { "code": "…" }.',
     );
   let code: unknown;
   try {

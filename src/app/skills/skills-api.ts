@@ -25,6 +25,7 @@ import { readSkillFolder, skillFolder } from "../../codemode/skills/agent-skill-
 import { resolveSkills } from "../../codemode/skills/resolved-skills";
 import type { SkillsOptions } from "../../codemode/skills/skills-options";
 import { HttpError } from "../errors/http-error";
+import { exceedsJsonShape, jsonShape, jsonShapeRefusal } from "../../mcp/common/json-shape";
 
 /** The route; one skill is at `${SKILLS_ROUTE}/<name>`. */
 export const SKILLS_ROUTE = "/api/skills";
@@ -212,6 +213,16 @@ async function jsonBody(request: Request): Promise<unknown> {
       "body_too_large",
       `The body is over ${MAX_IMPORT_BYTES} bytes.`,
       "Import fewer skills at once.",
+    );
+  // Its shape before its parse: up to 4 MiB of a caller's choosing, and a parse builds every
+  // value in it (src/mcp/common/json-shape.ts). Skills are a few values each.
+  const over = exceedsJsonShape(jsonShape(text));
+  if (over)
+    throw new HttpError(
+      400,
+      "invalid_request",
+      jsonShapeRefusal(over),
+      "Import fewer skills at once; a skill is a few strings, not nested data.",
     );
   try {
     return JSON.parse(text);

@@ -329,6 +329,7 @@ function requestServer(
     const authContext = fixedAuthContext ?? authContextFrom(authInfo);
     // The body, read once for the task check, the ping answer and the SDK (body-once.ts).
     const once = await readBodyOnce(request, maxBodyBytes, requestOptions?.parsedBody);
+    if (once.refused !== undefined) return withCors(once.refused, corsOptions);
     const read = once.request;
     // 2025-11-25 tasks/* and answers to a task's questions: served from the task object; any
     // other request's body goes on to the SDK as it was read.

@@ -124,6 +124,18 @@ export async function pollSearch(url) {
       const overlapping = samples.filter((s) => s.at + s.ms >= from && s.at <= to);
       return Math.max(0, ...waiting, ...overlapping.map((s) => s.ms));
     },
+    /**
+     * The median wait of the calls that overlapped [from, to] (ms since the epoch).
+     * @param {number} from
+     * @param {number} to
+     */
+    p50Within: (from, to) => {
+      const waits = samples
+        .filter((s) => s.at + s.ms >= from && s.at <= to)
+        .map((s) => s.ms)
+        .toSorted((a, b) => a - b);
+      return waits[Math.floor(waits.length / 2)] ?? 0;
+    },
     stop: async () => {
       state.running = false;
       await loop;

@@ -179,6 +179,15 @@ describe("the one HTTP error", () => {
     for (const code of seen) expect(Object.keys(HTTP_ERROR_CODES)).toContain(code);
   });
 
+  it("refuses an /api/search body past the shape limit unparsed, naming it (issue #40)", async () => {
+    const deep = `{"code":${"[".repeat(30_000)}${"]".repeat(30_000)}}`;
+    const response = await demo("http://localhost/api/search", { method: "POST", body: deep });
+    expect(response.status).toBe(400);
+    const { error } = (await response.json()) as { error: { code: string; message: string } };
+    expect(error.code).toBe("invalid_request");
+    expect(error.message).toMatch(/nests 30,001 levels deep/);
+  });
+
   it("carries the headers its status needs (Allow, WWW-Authenticate)", async () => {
     const notAllowed = await demo("http://localhost/demo-api/projects", { method: "PUT" });
     expect(notAllowed.headers.get("allow")).toBe("GET, POST");

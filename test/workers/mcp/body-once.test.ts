@@ -173,3 +173,49 @@ describe("the handler reads a body once", () => {
     expect((await rpcBody(await small.fetch(bad))).error.code).toBe(-32700);
   });
 });
+
+describe("the handler refuses a body past the shape limits before parsing it (issue #40)", () => {
+  const handler = createMcpHandler(buildServer);
+  /** An `echo` call whose `text` is `value` (JSON text), as a 2025-era client sends it. */
+  const echo = (id: number | string, value: string) =>
+    `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"tools/call","params":{"name":"echo","arguments":{"text":${value}}}}`;
+
+  it("answers a 1.9-million-level body with -32600 naming the limit, its id echoed, unparsed", async () => {
+    // Before: the body was parsed whole (~420 ms of the local host's CPU) and the SDK answered a
+    // tool error about `text`'s type with status 200.
+    const deep = "[".repeat(1_900_000) + "]".repeat(1_900_000);
+    const parse = vi.spyOn(JSON, "parse");
+    const response = await handler.fetch(legacyRequest(echo(11, deep)));
+    expect(parse).not.toHaveBeenCalled();
+    expect(response.status).toBe(400);
+    const answer = await response.json();
+    expect(answer).toMatchObject({ jsonrpc: "2.0", id: 11, error: { code: -32600 } });
+    expect((answer as { error: { message: string } }).error.message).toMatch(
+      /nests 1,900,00\d levels deep; this server takes at most 64/,
+    );
+  });
+
+  it("answers a batch with one error per id, and a body of 200,000 keys too", async () => {
+    const keys = `{${Array.from({ length: 200_000 }, (_, i) => `"k${i}":0`).join(",")}}`;
+    const batch = `[${echo("a", '"ok"')},${echo("b", keys)}]`;
+    const response = await handler.fetch(legacyRequest(batch));
+    expect(response.status).toBe(400);
+    const answers = (await response.json()) as { id: unknown; error: { message: string } }[];
+    expect(answers.map((a) => a.id)).toEqual(["a", "b"]);
+    expect(answers[0]!.error.message).toMatch(/takes at most 100,000 in one request/);
+    // A batch is answered as one even when only one of its messages has an id.
+    const one = await handler.fetch(
+      legacyRequest(`[{"jsonrpc":"2.0","method":"x"},${echo(5, keys)}]`),
+    );
+    expect(((await one.json()) as { id: unknown }[]).map((a) => a.id)).toEqual([5]);
+  });
+
+  it("still serves a body at the depth limit", async () => {
+    // The message, params, arguments and an object in `text`: 4 of the 64 levels.
+    const inner = `${"[".repeat(60)}${"]".repeat(60)}`;
+    const answer = await rpcBody(await handler.fetch(legacyRequest(echo(12, `{"a":${inner}}`))));
+    // Served by the SDK: its own input error about the type of `text`, not a shape refusal.
+    expect(answer.id).toBe(12);
+    expect(JSON.stringify(answer)).not.toMatch(/levels deep/);
+  });
+});

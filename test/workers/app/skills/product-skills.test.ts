@@ -258,6 +258,19 @@ describe("skills in the product", () => {
     expect((await api(app, `/${kept}`, {}, auth)).body.skill.version).toBe(2);
   });
 
+  it("an import nested past the shape limit is refused unparsed, naming the limit (issue #40)", async () => {
+    // Up to 4 MiB of a caller's choosing: a parse would build every value of it on the host.
+    const key = `key-d-${unique()}-0123456789`;
+    const auth = { authorization: `Bearer ${key}` };
+    const app = configured({ MCP_API_KEY: key });
+    const levels = 100_000;
+    const deep = `{"folders":${"[".repeat(levels)}${"]".repeat(levels)}}`;
+    const refused = await api(app, "/import", { method: "POST", body: deep }, auth);
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.code).toBe("invalid_request");
+    expect(refused.body.error.message).toMatch(/nests 100,001 levels deep; .* at most 64/);
+  });
+
   it("a deleted skill saved again continues its numbering (run records stay unambiguous)", async () => {
     const key = `key-v-${unique()}-0123456789`;
     const auth = { authorization: `Bearer ${key}` };

@@ -1,0 +1,165 @@
+// Issue #40, "One client can starve everyone" (the host's share): 16 clients each post MCP
+// bodies built to be costly to parse, back to back: a 3.6 MiB `tools/call` whose arguments nest
+// 1.9 million arrays deep, and a 2.2 MiB one with 200,000 keys in one object. Another client's
+// trivial `search`, every 100 ms, waits at most 1 s throughout, and every heavy body gets the
+// JSON-RPC -32600 refusal that names the limit (src/mcp/common/json-shape.ts), its id echoed.
+// Then, as a control, the same bytes as one string (printed, not bounded). The host's CPU per
+// body is printed beside each.
+//
+// Before the host read a body's shape before its parse, each deep body held the host's one
+// thread ~0.4–1.7 s in JSON.parse and the collection after it, and 16 at once made the search
+// wait 13.8 s (attack17; bench/README.md, "Client bodies bounded by shape").
+//
+// CLIENT_BODIES_BUSY (default 2) busy processes spin beside the server, as in the other load
+// scripts.
+import { withServerUnderLoad } from "./support/busy-load.mjs";
+import { readFileSync } from "node:fs";
+import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
+import { pollSearch } from "./support/load-clients.mjs";
+import { activeWorkerd } from "./support/processes.mjs";
+import { check } from "./support/server.mjs";
+
+const SENDERS = 16;
+const SEND_MS = 12_000;
+const MAX_WAIT_MS = 1_000;
+const BUSY = Number(process.env.CLIENT_BODIES_BUSY ?? "2");
+check(
+  Number.isInteger(BUSY) && BUSY >= 0 && BUSY <= 8,
+  `CLIENT_BODIES_BUSY must be a whole number from 0 to 8; got "${process.env.CLIENT_BODIES_BUSY}"`,
+);
+
+const LEVELS = 1_900_000;
+/** @type {Record<string, string>} */
+const HEAVY = {
+  deep: "[".repeat(LEVELS) + "]".repeat(LEVELS),
+  wide: `{${Array.from({ length: 200_000 }, (_, i) => `"k${i}":0`).join(",")}}`,
+  // The control, measured and not bounded here: as many bytes in one string, cheap to parse,
+  // and run as a program (no tool bounds a program's length, so each holds a runner while it is
+  // compiled: what another client waits for then is runners, not the host).
+  string: JSON.stringify("x".repeat(2 * LEVELS)),
+};
+
+/**
+ * A 2025-era `tools/call` of `search` whose `code` is `value` (JSON text).
+ * @param {number} id
+ * @param {string} value
+ */
+const body = (id, value) =>
+  `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"search","arguments":{"code":${value}}}}`;
+
+/**
+ * One sender: posts `kind` bodies back to back until `until`; returns what came back.
+ * @param {string} url
+ * @param {string} kind
+ * @param {number} until
+ * @param {number} sender
+ */
+async function send(url, kind, until, sender) {
+  /** @type {{ sent: number, refused: number, other: string[] }} */
+  const tally = { sent: 0, refused: 0, other: [] };
+  for (let n = 0; Date.now() < until; n++) {
+    const id = sender * 100_000 + n;
+    tally.sent++;
+    try {
+      const res = await fetch(`${url}/mcp`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2025-11-25",
+        },
+        body: body(id, HEAVY[kind] ?? "null"),
+        signal: AbortSignal.timeout(60_000),
+      });
+      const text = await res.text();
+      /** @type {any} */
+      let answer;
+      try {
+        answer = JSON.parse(text);
+      } catch {
+        answer = undefined;
+      }
+      if (res.status === 400 && answer?.error?.code === -32600 && answer.id === id) tally.refused++;
+      else if (kind !== "string" || res.status !== 200)
+        tally.other.push(`${res.status} ${text.slice(0, 200)}`);
+    } catch (error) {
+      tally.other.push(String(error));
+    }
+  }
+  return tally;
+}
+
+/**
+ * The 16 senders of one kind, on a thread of their own: the bodies are built and uploaded beside
+ * the poller, not in its event loop (where 16 uploads of 3.6 MiB delayed its calls by as much
+ * as the server did).
+ * @param {string} url
+ * @param {string} kind
+ * @param {number} until
+ * @returns {Promise<{ sent: number, refused: number, other: string[] }[]>}
+ */
+function sendersOnThread(url, kind, until) {
+  return new Promise((resolve, reject) => {
+    const thread = new Worker(new URL(import.meta.url), { workerData: { url, kind, until } });
+    thread.once("message", resolve);
+    thread.once("error", reject);
+  });
+}
+
+/**
+ * CPU time a process has used (user + system), in ms (clock ticks of 10 ms).
+ * @param {number} pid
+ */
+function cpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+if (!isMainThread) {
+  const { url, kind, until } = workerData;
+  const tallies = await Promise.all(
+    Array.from({ length: SENDERS }, (_, s) => send(url, kind, until, s)),
+  );
+  // oxlint-disable-next-line unicorn/require-post-message-target-origin -- a thread's port, no window
+  parentPort?.postMessage(tallies);
+} else
+  await withServerUnderLoad(
+    {},
+    async ({ url, output }) => {
+      const host = activeWorkerd(output());
+      const poller = await pollSearch(url);
+      try {
+        // A few calls before the senders: the poller's own wait on this machine, now.
+        await new Promise((r) => setTimeout(r, 2_000));
+        console.log(`alone: another client's search waited at most ${poller.longest()} ms`);
+        /** @type {string[]} */
+        const problems = [];
+        for (const kind of Object.keys(HEAVY)) {
+          const from = Date.now();
+          const hostBefore = cpuMs(host);
+          const until = from + SEND_MS;
+          const tallies = await sendersOnThread(url, kind, until);
+          const to = Date.now();
+          const hostMs = cpuMs(host) - hostBefore;
+          const sent = tallies.reduce((n, t) => n + t.sent, 0);
+          const refused = tallies.reduce((n, t) => n + t.refused, 0);
+          const longest = poller.longestWithin(from, to);
+          console.log(
+            `${kind}: ${sent} bodies from ${SENDERS} clients in ${to - from} ms, ${refused} refused with -32600; another client's search waited at most ${longest} ms, p50 ${poller.p50Within(from, to)} ms; host CPU ${hostMs} ms (${Math.round(hostMs / sent)} ms a body)`,
+          );
+          const other = tallies.flatMap((t) => t.other);
+          if (other.length > 0)
+            problems.push(`${kind}: ${other.length} other answers: ${other[0]}`);
+          if (kind !== "string" && longest > MAX_WAIT_MS)
+            problems.push(`${kind}: the search waited ${longest} ms (bound ${MAX_WAIT_MS})`);
+        }
+        const { calls, p50Ms, longestMs, failures } = await poller.stop();
+        console.log(`search: ${calls} calls, p50 ${p50Ms} ms, longest ${longestMs} ms`);
+        check(failures.length === 0, `searches failed: ${failures.slice(0, 3).join(" | ")}`);
+        check(problems.length === 0, problems.join("\n"));
+      } finally {
+        await poller.stop().catch(() => {});
+      }
+    },
+    BUSY,
+  ).then(() => console.log("client-bodies: ok"));

@@ -2,12 +2,9 @@
 // (src/codemode/request/large-body-collection.ts), a binary one as a text one: a program reading
 // 4 binary bodies of 4 MiB grew the host's workerd by ~100 MiB without it (issue #40,
 // test/e2e/heavy-bodies.mjs with HEAVY_BODIES_KIND=random), with a credential or none.
-import { describe, expect, it, vi } from "vitest";
-import { toApiResult } from "../../../../src/codemode/request/api-response";
-import {
-  COLLECT_AFTER_BYTES,
-  collectAfterLargeBody,
-} from "../../../../src/codemode/request/large-body-collection";
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import type { toApiResult as ToApiResult } from "../../../../src/codemode/request/api-response";
+import type { collectAfterLargeBody as CollectAfterLargeBody } from "../../../../src/codemode/request/large-body-collection";
 
 vi.mock("../../../../src/codemode/request/large-body-collection", async (original) => ({
   ...(await original<typeof import("../../../../src/codemode/request/large-body-collection")>()),
@@ -15,6 +12,19 @@ vi.mock("../../../../src/codemode/request/large-body-collection", async (origina
 }));
 
 const SECRET = "collection-test-secret-7d1e";
+
+// The unit project shares one module registry between its files (`isolate: false`), so
+// api-response may already be loaded with the real collection, which the mock above cannot
+// replace: the modules are loaded afresh for this file (it passed alone and failed in the suite).
+let toApiResult: typeof ToApiResult;
+let collectAfterLargeBody: typeof CollectAfterLargeBody;
+let COLLECT_AFTER_BYTES: number;
+beforeAll(async () => {
+  vi.resetModules();
+  ({ toApiResult } = await import("../../../../src/codemode/request/api-response"));
+  ({ collectAfterLargeBody, COLLECT_AFTER_BYTES } =
+    await import("../../../../src/codemode/request/large-body-collection"));
+});
 
 describe("the collection after a large API body", () => {
   it.each([

@@ -34,18 +34,28 @@
  *    line, joined by compaction), the tag characters (read alone, everything else dropped). A
  *    dump line follows a line break (or starts the text), and a line break in a view is one in
  *    the bytes or a sequence's (`%0a`, `\n`, `&#10;`, `=0A`; for a multiline pattern also U+2028
- *    and U+2029): a stretch holding one or a sequence's start `% & \ =` is kept ({@link MARK}),
- *    and so are the first and the last stretch (a view's start and end are the text's). A run is
- *    {@link MIN_RUN} characters or more, and a stretch that long is kept. A tag character is four bytes `F3 A0 …`, a sequence or list
- *    items: the stretch is kept (`F3 A0`, a sequence's start, or {@link MIN_RUN} characters).
+ *    and U+2029): a stretch holding one, or a place where a sequence may start (point 4), is
+ *    kept ({@link MARK}, {@link sequenceMayStart}), and so are the first and the last stretch
+ *    (a view's start and end are the text's). A run is {@link MIN_RUN} characters or more, and
+ *    a stretch that long is kept. A tag character is four bytes `F3 A0 …`, a sequence or list
+ *    items: the stretch is kept (`F3 A0`, a sequence, or {@link MIN_RUN} characters).
  * 4. Decisions made over a whole view (whether a folded view is made, whether compaction follows
  *    a decoded view, whether the folded view is compacted, whether a view may hide a swallowed
  *    copy: the triggers of ./spelled-views.ts and ./decoded-views.ts) are made as if every
  *    trigger were met (`everyReading`): the cut text may lack a trigger the whole text held (the
  *    views ./changed-segments.ts cuts around what a step changed reach past the boundaries of
- *    this cut, into stretches it leaves out, which point 2 shows hold no find). Every decoding step
- *    needs a sequence's start, and every stretch holding one is kept, so the steps decode the
- *    same sequences and read the same digit families as over the whole.
+ *    this cut, into stretches it leaves out, which point 2 shows hold no find). So is every
+ *    decision of ./spelled-views.ts's whether a reading produced a sequence's start anywhere
+ *    (then the steps after it are made). Every decoding step decodes a sequence, and every
+ *    stretch where a step over the bytes, their NUL-free view or their ROT13 view may decode one
+ *    is kept ({@link sequenceMayStart}: a `\`, which escapes any character; a `%`, `&` or `=`
+ *    only when the characters after it, NULs skipped, may complete a sequence of some family),
+ *    so the steps decode the same sequences and read the same digit families as over the whole
+ *    (which families' steps are made again without them, ./decoded-views.ts). A stray `%` (`%G`,
+ *    `%` before an inert character: random bytes hold one every ~90 bytes, and keeping their
+ *    stretches kept ~30 % more of the bytes) starts no sequence in any of those views; a step of
+ *    another view (a reading, a dump) decodes only what that view holds, whose readings are
+ *    local (below) or, for the digit families, not asked.
  * Every other reading is local to a stretch and its two boundaries, which the cut text holds as
  * they are: a stretch kept reads as it did in the whole, and a find in it is found.
  */
@@ -102,9 +112,51 @@ for (let b = 0; b < 128; b++) if (/[0-9a-z]/i.test(String.fromCharCode(b))) MAY_
 MAY_OPEN_ITEM[0xa0] = MAY_OPEN_ITEM[0xad] = 1;
 for (let b = 0x80; b <= 0xbf; b++) MAY_OPEN_ITEM[b] = 1;
 
-/** A line break or a sequence's start: its stretch is kept (see the file header, 3). */
+/**
+ * A line break or an escape's `\` (which escapes any character): its stretch is kept (see the
+ * file header, 3 and 4). `% & =` keep theirs only where {@link sequenceMayStart} says so.
+ */
 const MARK = new Uint8Array(256);
-for (const c of "\n\r%&\\=") MARK[c.charCodeAt(0)] = 1;
+for (const c of "\n\r\\") MARK[c.charCodeAt(0)] = 1;
+
+/**
+ * What may stand for a hex digit in a sequence in the bytes, their NUL-free view or their ROT13
+ * view: a hex digit, or a letter ROT13 turns into one (`n`–`s`).
+ */
+const MAY_HEX = new Uint8Array(256);
+for (const c of "0123456789abcdefABCDEFnopqrsNOPQRS") MAY_HEX[c.charCodeAt(0)] = 1;
+
+/** Where the first byte at or after `at` that is no NUL stands (the NUL-free view's next). */
+function nonNulAt(bytes: Uint8Array, at: number): number {
+  while (at < bytes.length && bytes[at] === 0) at++;
+  return at;
+}
+
+/**
+ * Whether a decoding step (./decode-step.ts, `sequenceAt`) of any families may decode a sequence
+ * starting at `i`, a `%`, `&` or `=`, in the bytes, their NUL-free view or their ROT13 view: a
+ * superset of every sequence of those three leads, read from the bytes after it with NULs
+ * skipped (the NUL-free view joins what they kept apart; a view with the NULs holds the same
+ * bytes with nothing between, which skipping finds as well). `%XX` and `%uXXXX` need two hex
+ * digits or a `u` and one (`h` in ROT13); `&#…` and the named references (`&sol;`, every name a
+ * letter first, ROT13 keeping letters) a `#` or an ASCII letter; `=XX` two hex digits, a soft
+ * line break a line break.
+ */
+export function sequenceMayStart(bytes: Uint8Array, i: number): boolean {
+  const j = nonNulAt(bytes, i + 1);
+  if (j >= bytes.length) return false;
+  const next = bytes[j]!;
+  const lead = bytes[i]!;
+  if (lead === 0x26) return next === 0x23 || ((next | 32) >= 0x61 && (next | 32) <= 0x7a);
+  if (lead === 0x3d && (next === 0x0a || next === 0x0d)) return true;
+  const first =
+    MAY_HEX[next] === 1 ||
+    (lead === 0x25 && (next | 32) === 0x75) ||
+    (lead === 0x25 && (next | 32) === 0x68);
+  if (!first) return false;
+  const k = nonNulAt(bytes, j + 1);
+  return k < bytes.length && MAY_HEX[bytes[k]!] === 1;
+}
 
 /** The bytes cut to their long stretches: their text (one character per byte) and bytes. */
 export interface LongStretches {
@@ -165,6 +217,8 @@ export function* longStretchesInSlices(
       if (!(boundary[b] && isBoundary(bytes, i))) {
         heavy += weight[b]!;
         marked |= mark[b]!;
+        // % & =
+        if ((b === 0x25 || b === 0x26 || b === 0x3d) && sequenceMayStart(bytes, i)) marked = 1;
         // A tag character's first two bytes (F3 A0); a line or paragraph separator (E2 80 A8,
         // E2 80 A9), where a multiline pattern's line starts too (the dump lines of the UTF-8
         // reading's notations).

@@ -34,11 +34,13 @@
  *    line, joined by compaction), the tag characters (read alone, everything else dropped). A
  *    dump line follows a line break (or starts the text), and a line break in a view is one in
  *    the bytes or a sequence's (`%0a`, `\n`, `&#10;`, `=0A`; for a multiline pattern also U+2028
- *    and U+2029): a stretch holding one, or a place where a sequence may start (point 4), is
- *    kept ({@link MARK}, {@link sequenceMayStart}), and so are the first and the last stretch
- *    (a view's start and end are the text's). A run is {@link MIN_RUN} characters or more, and
- *    a stretch that long is kept. A tag character is four bytes `F3 A0 …`, a sequence or list
- *    items: the stretch is kept (`F3 A0`, a sequence, or {@link MIN_RUN} characters).
+ *    and U+2029): a stretch holding a line break a dump line may follow (its offset's hex digit,
+ *    {@link dumpLineMayFollow}: random bytes hold a line break every ~128 bytes, mostly before
+ *    no such thing), or a sequence that may make one (point 4), is kept, and so are the first
+ *    and the last stretch (a view's start and end are the text's). A run is {@link MIN_RUN}
+ *    characters or more, and a stretch that long is kept. A tag character is four bytes
+ *    `F3 A0 …`, a sequence or list items: the stretch is kept (`F3 A0`, a sequence, or
+ *    {@link MIN_RUN} characters).
  * 4. Decisions made over a whole view (whether a folded view is made, whether compaction follows
  *    a decoded view, whether the folded view is compacted, whether a view may hide a swallowed
  *    copy: the triggers of ./spelled-views.ts and ./decoded-views.ts) are made as if every
@@ -46,16 +48,17 @@
  *    views ./changed-segments.ts cuts around what a step changed reach past the boundaries of
  *    this cut, into stretches it leaves out, which point 2 shows hold no find). So is every
  *    decision of ./spelled-views.ts's whether a reading produced a sequence's start anywhere
- *    (then the steps after it are made). Every decoding step decodes a sequence, and every
- *    stretch where a step over the bytes, their NUL-free view or their ROT13 view may decode one
- *    is kept ({@link sequenceMayStart}: a `\`, which escapes any character; a `%`, `&` or `=`
- *    only when the characters after it, NULs skipped, may complete a sequence of some family),
- *    so the steps decode the same sequences and read the same digit families as over the whole
- *    (which families' steps are made again without them, ./decoded-views.ts). A stray `%` (`%G`,
- *    `%` before an inert character: random bytes hold one every ~90 bytes, and keeping their
- *    stretches kept ~30 % more of the bytes) starts no sequence in any of those views; a step of
- *    another view (a reading, a dump) decodes only what that view holds, whose readings are
- *    local (below) or, for the digit families, not asked.
+ *    (then the steps after it are made). Every stretch where a step over the bytes, their
+ *    NUL-free view or their ROT13 view may decode a sequence that reads digits or makes a line
+ *    break is kept ({@link sequenceMayStart}: a `%`, `&`, `=` or `\` only when the characters
+ *    after it, NULs skipped, may complete one), so the first steps read the same digit families
+ *    as over the whole (which families' steps are made again without them, ./decoded-views.ts),
+ *    and every line break a dump line may follow in some view is one the bytes held there or
+ *    one a kept sequence made. Every other sequence decodes to one character where it stands,
+ *    read as the rest of its stretch is (below). A stray `%` (`%G`, `%` before an inert character) or an escape of no digit
+ *    (`\"`, `\€`) starts no such sequence in any of those views; random bytes hold one every
+ *    ~70 bytes, and their stretches, with those of line breaks before no dump line (point 3),
+ *    were half of what the cut kept (27 % of random bytes' bytes, now 14 %).
  * Every other reading is local to a stretch and its two boundaries, which the cut text holds as
  * they are: a stretch kept reads as it did in the whole, and a find in it is found.
  */
@@ -113,11 +116,12 @@ MAY_OPEN_ITEM[0xa0] = MAY_OPEN_ITEM[0xad] = 1;
 for (let b = 0x80; b <= 0xbf; b++) MAY_OPEN_ITEM[b] = 1;
 
 /**
- * A line break or an escape's `\` (which escapes any character): its stretch is kept (see the
- * file header, 3 and 4). `% & =` keep theirs only where {@link sequenceMayStart} says so.
+ * A line break or a sequence's start `% & \ =`: its stretch is kept where a dump line may
+ * follow the line break ({@link dumpLineMayFollow}) or a sequence may start
+ * ({@link sequenceMayStart}; see the file header, 3 and 4).
  */
 const MARK = new Uint8Array(256);
-for (const c of "\n\r\\") MARK[c.charCodeAt(0)] = 1;
+for (const c of "\n\r%&\\=") MARK[c.charCodeAt(0)] = 1;
 
 /**
  * What may stand for a hex digit in a sequence in the bytes, their NUL-free view or their ROT13
@@ -133,20 +137,49 @@ function nonNulAt(bytes: Uint8Array, at: number): number {
 }
 
 /**
+ * Whether the byte at `i` (one of {@link MARK}) keeps its stretch: {@link dumpLineMayFollow} for
+ * a line break, {@link sequenceMayStart} for the rest.
+ */
+const marks = (bytes: Uint8Array, i: number): boolean =>
+  bytes[i] === 0x0a || bytes[i] === 0x0d ? dumpLineMayFollow(bytes, i) : sequenceMayStart(bytes, i);
+
+/**
+ * Whether a dump line may start right after the line break at `i` (see the file header, 3): a
+ * dump line starts with its offset, a hex digit (`^[0-9a-f]` in every dump reading,
+ * ../spellings/dump-views.ts, char-dump-view.ts, xxd-little-endian-view.ts, dump-line.ts), in
+ * the bytes, their NUL-free view (NULs skipped), or a view that folds or drops what follows (a
+ * byte beyond ASCII may lead a full-width digit or an invisible character: kept whatever it is).
+ * A sequence that decodes to a digit there (`\n%30…`) keeps the stretch itself. Compaction drops
+ * the line break with every other whitespace, so no compact view holds a line to start.
+ */
+export function dumpLineMayFollow(bytes: Uint8Array, i: number): boolean {
+  const j = nonNulAt(bytes, i + 1);
+  return j < bytes.length && (MAY_HEX[bytes[j]!] === 1 || bytes[j]! >= 0x80);
+}
+
+/** What may follow an escape's `\` for a sequence that reads digits or makes a line break. */
+const ESCAPE_NEXT = new Uint8Array(256);
+for (const c of "xXkKuUhH\n\r") ESCAPE_NEXT[c.charCodeAt(0)] = 1;
+
+/**
  * Whether a decoding step (./decode-step.ts, `sequenceAt`) of any families may decode a sequence
- * starting at `i`, a `%`, `&` or `=`, in the bytes, their NUL-free view or their ROT13 view: a
- * superset of every sequence of those three leads, read from the bytes after it with NULs
- * skipped (the NUL-free view joins what they kept apart; a view with the NULs holds the same
- * bytes with nothing between, which skipping finds as well). `%XX` and `%uXXXX` need two hex
- * digits or a `u` and one (`h` in ROT13); `&#…` and the named references (`&sol;`, every name a
- * letter first, ROT13 keeping letters) a `#` or an ASCII letter; `=XX` two hex digits, a soft
- * line break a line break.
+ * starting at `i`, a `%`, `&`, `=` or `\`, in the bytes, their NUL-free view or their ROT13
+ * view, that reads digits or makes a line break: a superset of every such sequence of those
+ * leads, read from the bytes after it with NULs skipped (the NUL-free view joins what they kept
+ * apart; a view with the NULs holds the same bytes with nothing between, which skipping finds as
+ * well). `%XX` and `%uXXXX` need two hex digits or a `u` and one (`h` in ROT13); `&#…` and the
+ * named references (`&sol;`, `&NewLine;`: every name a letter first, ROT13 keeping letters) a
+ * `#` or an ASCII letter; `=XX` two hex digits, a soft line break a line break; `\xHH`, `\uHHHH`,
+ * `\u{…}` an `x` or `u` (`k`, `h` in ROT13), a CSS escape `\HH` a hex digit, `\n` and `\r` (hex
+ * digits in ROT13) and `\` before a line break a line break. Any other escape (`\"`, `\t`, `\€`)
+ * decodes to one character and reads no digits: no family, and no line.
  */
 export function sequenceMayStart(bytes: Uint8Array, i: number): boolean {
   const j = nonNulAt(bytes, i + 1);
   if (j >= bytes.length) return false;
   const next = bytes[j]!;
   const lead = bytes[i]!;
+  if (lead === 0x5c) return MAY_HEX[next] === 1 || ESCAPE_NEXT[next] === 1;
   if (lead === 0x26) return next === 0x23 || ((next | 32) >= 0x61 && (next | 32) <= 0x7a);
   if (lead === 0x3d && (next === 0x0a || next === 0x0d)) return true;
   const first =
@@ -216,9 +249,7 @@ export function* longStretchesInSlices(
       const b = bytes[i]!;
       if (!(boundary[b] && isBoundary(bytes, i))) {
         heavy += weight[b]!;
-        marked |= mark[b]!;
-        // % & =
-        if ((b === 0x25 || b === 0x26 || b === 0x3d) && sequenceMayStart(bytes, i)) marked = 1;
+        if (mark[b] === 1 && marked === 0 && marks(bytes, i)) marked = 1;
         // A tag character's first two bytes (F3 A0); a line or paragraph separator (E2 80 A8,
         // E2 80 A9), where a multiline pattern's line starts too (the dump lines of the UTF-8
         // reading's notations).

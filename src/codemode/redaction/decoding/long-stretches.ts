@@ -217,59 +217,92 @@ export function* longStretchesInSlices(
   const n = bytes.length;
   // Text without an inert character (ASCII, ordinary JSON) has one stretch: one native look.
   if (n < MIN_STRETCH_CUT || shown.length !== n || !mayHoldInert(shown)) return undefined;
-  const tables = new ByteTables(shown, bytes, ends);
-  const { boundary, weight, mark } = tables;
-  // Kept segments as `[start, end)` pairs: a stretch with its two boundaries.
-  const segments: number[] = [];
-  let kept = 0;
-  const keep = (from: number, to: number) => {
-    const last = segments.length - 1;
-    if (last > 0 && segments[last]! >= from) {
-      kept += to - segments[last]!;
-      segments[last] = to;
-    } else {
-      segments.push(from, to);
-      kept += to - from;
-    }
-  };
-  let budget = SLICE_POSITIONS;
-  let start = 0;
-  let heavy = 0;
-  let marked = 0;
-  for (let i = 0; i <= n; i++) {
-    if (--budget <= 0) {
-      budget = SLICE_POSITIONS;
-      yield PAUSE;
-      // Most of what was read so far is kept (a UTF-8 text: its few inert characters stand
-      // inside sequences): the cut would not pay.
-      const keeping = kept + (i - start >= MIN_RUN ? i - start : 0);
-      if (keeping > n * MOST_KEPT || keeping > i * LIKELY_KEPT) return undefined;
-    }
-    if (i < n) {
-      const b = bytes[i]!;
-      if (!(boundary[b] && isBoundary(bytes, i))) {
-        heavy += weight[b]!;
-        if (mark[b] === 1 && marked === 0 && marks(bytes, i)) marked = 1;
-        // A tag character's first two bytes (F3 A0); a line or paragraph separator (E2 80 A8,
-        // E2 80 A9), where a multiline pattern's line starts too (the dump lines of the UTF-8
-        // reading's notations).
-        if (b === 0xf3 && bytes[i + 1] === 0xa0) marked = 1;
-        else if (b === 0xe2 && bytes[i + 1] === 0x80 && (bytes[i + 2]! | 1) === 0xa9) marked = 1;
-        continue;
-      }
-    }
-    // The stretch [start, i), bounded by i (a boundary, or the end).
-    if (start === 0 || i === n || marked !== 0 || heavy >= shortest || i - start >= MIN_RUN)
-      keep(Math.max(0, start - 1), Math.min(n, i + 1));
-    start = i + 1;
-    heavy = 0;
-    marked = 0;
+  const scan = new StretchScan(bytes, new ByteTables(shown, bytes, ends), shortest);
+  for (let i = 0; i <= n;) {
+    i = scan.run(i, Math.min(n + 1, i + SLICE_POSITIONS));
+    if (i > n) break;
+    yield PAUSE;
+    // Most of what was read so far is kept (a UTF-8 text: its few inert characters stand
+    // inside sequences): the cut would not pay.
+    const keeping = scan.kept + (i - scan.start >= MIN_RUN ? i - scan.start : 0);
+    if (keeping > n * MOST_KEPT || keeping > i * LIKELY_KEPT) return undefined;
   }
+  const { segments, kept } = scan;
   if (kept > n * MOST_KEPT) return undefined;
   stretchWork.cuts++;
   stretchWork.viewed += n;
   stretchWork.kept += kept;
   return cutOut(shown, bytes, segments, kept);
+}
+
+/**
+ * The pass of {@link longStretchesInSlices} over the bytes, in turns of bounded length: a plain
+ * method, not the generator's own loop (V8 optimizes it better: the pass was ~15 % of the
+ * random-bytes row, a third less this way).
+ */
+class StretchScan {
+  /** Kept segments as `[start, end)` pairs: a stretch with its two boundaries. */
+  readonly segments: number[] = [];
+  /** Bytes kept so far. */
+  kept = 0;
+  /** Where the stretch being read starts. */
+  start = 0;
+  private heavy = 0;
+  private marked = 0;
+
+  constructor(
+    private readonly bytes: Uint8Array,
+    private readonly tables: ByteTables,
+    private readonly shortest: number,
+  ) {}
+
+  /**
+   * Reads the positions `[from, to)` (up to the bytes' length, which ends the last stretch);
+   * answers where it stopped.
+   */
+  run(from: number, to: number): number {
+    const { bytes, shortest } = this;
+    const { boundary, weight, mark } = this.tables;
+    const n = bytes.length;
+    let { start, heavy, marked } = this;
+    let i = from;
+    for (; i < to; i++) {
+      if (i < n) {
+        const b = bytes[i]!;
+        if (!(boundary[b] && isBoundary(bytes, i))) {
+          heavy += weight[b]!;
+          if (mark[b] === 1 && marked === 0 && marks(bytes, i)) marked = 1;
+          // A tag character's first two bytes (F3 A0); a line or paragraph separator (E2 80 A8,
+          // E2 80 A9), where a multiline pattern's line starts too (the dump lines of the UTF-8
+          // reading's notations).
+          if (b === 0xf3 && bytes[i + 1] === 0xa0) marked = 1;
+          else if (b === 0xe2 && bytes[i + 1] === 0x80 && (bytes[i + 2]! | 1) === 0xa9) marked = 1;
+          continue;
+        }
+      }
+      // The stretch [start, i), bounded by i (a boundary, or the end).
+      if (start === 0 || i === n || marked !== 0 || heavy >= shortest || i - start >= MIN_RUN)
+        this.keep(Math.max(0, start - 1), Math.min(n, i + 1));
+      start = i + 1;
+      heavy = 0;
+      marked = 0;
+    }
+    [this.start, this.heavy, this.marked] = [start, heavy, marked];
+    return i;
+  }
+
+  /** Keeps `[from, to)`, joined to the last segment when they touch. */
+  private keep(from: number, to: number): void {
+    const { segments } = this;
+    const last = segments.length - 1;
+    if (last > 0 && segments[last]! >= from) {
+      this.kept += to - segments[last]!;
+      segments[last] = to;
+    } else {
+      segments.push(from, to);
+      this.kept += to - from;
+    }
+  }
 }
 
 /**

@@ -51,11 +51,13 @@
  *    (then the steps after it are made). Every stretch where a step over the bytes, their
  *    NUL-free view or their ROT13 view may decode a sequence that reads digits or makes a line
  *    break is kept ({@link sequenceMayStart}: a `%`, `&`, `=` or `\` only when the characters
- *    after it, NULs skipped, may complete one), so the first steps read the same digit families
- *    as over the whole (which families' steps are made again without them, ./decoded-views.ts),
- *    and every line break a dump line may follow in some view is one the bytes held there or
- *    one a kept sequence made. Every other sequence decodes to one character where it stands,
- *    read as the rest of its stretch is (below). A stray `%` (`%G`, `%` before an inert character) or an escape of no digit
+ *    after it, NULs skipped, may complete one), so the first steps decode the same sequences
+ *    (the families left out in turn after them are every family in a cut text,
+ *    ./decoded-views.ts: a step over a view's changes reaches `LONGEST_SEQUENCE` back, into
+ *    the stretch before, which the cut may have changed), and every line break a dump line may
+ *    follow in some view is one the bytes held there or one a kept sequence made. Every other
+ *    sequence decodes to one character where it stands, read as the rest of its stretch is
+ *    (below). A stray `%` (`%G`, `%` before an inert character) or an escape of no digit
  *    (`\"`, `\€`) starts no such sequence in any of those views; random bytes hold one every
  *    ~70 bytes, and their stretches, with those of line breaks before no dump line (point 3),
  *    were half of what the cut kept (27 % of random bytes' bytes, now 14 %).

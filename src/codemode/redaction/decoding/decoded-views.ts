@@ -52,8 +52,8 @@ export function* decodedViews(
  *   changed segments only; without it, of the whole view
  * @param everyReading - for a text cut to its long stretches (./long-stretches.ts): readings
  *   decided by a look over a whole view are made as if it found what it looks for
- *   (./spelled-views.ts), and the steps that leave out a family are made whenever a first step
- *   read digits, as if `mayHideCopy` had answered true
+ *   (./spelled-views.ts), and the steps that leave out a family are made for every family
+ *   whenever a first step decoded something, as if `mayHideCopy` had answered true
  */
 export function* decodedViewsInSlices(
   text: string,
@@ -114,7 +114,11 @@ export function* decodedViewsInSlices(
         everyReading,
       );
       // The families whose digits the first step read: those that can have swallowed a copy.
-      digits ??= view.digitFamilies ?? 0;
+      // In a cut text every family: which ones the first step reads depends on more than the
+      // stretches kept (a step over a view's changes reaches LONGEST_SEQUENCE characters back,
+      // into the stretch before, which the cut may have left out): the fuzz found a copy main
+      // reads only because a short stretch far away held `=41` within such a reach.
+      digits ??= everyReading ? ALL_FAMILIES : (view.digitFamilies ?? 0);
       if (!suspect && digits !== 0) suspect = yield* mayHideCopy(view);
       yield view;
       // Byte-swapped UTF-16 that was escaped (`\u7400\u6f00…` in a JSON string).

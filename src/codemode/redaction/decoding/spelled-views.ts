@@ -30,9 +30,10 @@ import { withoutNulsInSlices } from "./nul-free-view";
  * @param inert - whether a character is inert and in no form of a secret (./changed-segments.ts):
  *   the decoding steps after a reading are then cut to where they change it (./decode-step.ts)
  * @param everyReading - make every reading whose making is decided by a look over the whole
- *   view (compaction and lists after a step, the folded readings, the folded view's compaction)
- *   as if the look had found what it looks for: for a view of a text cut to its long stretches
- *   (./long-stretches.ts), whose whole may have held it elsewhere
+ *   view (compaction and lists after a step, the folded readings, the folded view's compaction,
+ *   the decoding steps after each reading) as if the look had found what it looks for: for a
+ *   view of a text cut to its long stretches (./long-stretches.ts), whose whole may have held it
+ *   elsewhere
  * @param besideDropped - decode its compact views beside what compaction dropped
  *   (./beside-folded-steps.ts): for bytes' UTF-8 reading, which has no decoding chain
  */
@@ -47,7 +48,7 @@ export function* spelledViews(
   const narrow = inert && ((made: View) => changedSegmentsInSlices(made, inert));
   for (const notation of notationViewsInSlices(view, narrow))
     if (notation === PAUSE) yield notation;
-    else yield* afterReading(notation, false, inert);
+    else yield* afterReading(notation, false, inert, undefined, everyReading);
   const decoded = view.changed !== undefined;
   // One pass for both classes (a step of a flood of escapes produced a million characters).
   let classes = decoded && !everyReading ? yield* producedClasses(view) : COMPACTED_BIT | LIST_BIT;
@@ -67,19 +68,21 @@ export function* spelledViews(
     let reading = lists.view;
     if (reading) {
       listed = true;
-      yield* readingViews(reading, compacting, seen, inert, besideDropped);
+      yield* readingViews(reading, compacting, seen, inert, everyReading, besideDropped);
     }
     reading = undefined;
     lists.view = undefined;
     if (lists.ambiguous) {
       reading = (yield* listsViewInSlices(view, true, lists)).view;
-      if (reading) yield* readingViews(reading, compacting, seen, inert, besideDropped);
+      if (reading)
+        yield* readingViews(reading, compacting, seen, inert, everyReading, besideDropped);
     }
   }
   if (!compacting) return;
   // A text with lists was compacted with its lists read; one without, as it is.
   let compact = listed ? undefined : yield* compactViewInSlices(view, seen);
-  if (compact) yield* afterReading(compact, seen.folded, inert, undefined, besideDropped);
+  if (compact)
+    yield* afterReading(compact, seen.folded, inert, undefined, everyReading, besideDropped);
   // A list spelled in folded characters (full-width digits `１１６，１１１`, or ASCII digits
   // between full-width commas `116，111`) reads as one only after folding; only a text with such
   // characters can hold one, so others cost nothing.
@@ -105,16 +108,16 @@ export function* spelledViews(
   // Tags alone (a copy in tags between visible noise), then tags where they stand (a copy whose
   // characters alternate between visible letters and tags); one view at a time.
   let tags = tagView(view);
-  if (tags) yield* afterReading(tags, false, inert);
+  if (tags) yield* afterReading(tags, false, inert, undefined, everyReading);
   tags = tagView(view, true);
   if (!tags) return;
-  yield* afterReading(tags, false, inert);
+  yield* afterReading(tags, false, inert, undefined, everyReading);
   // And compacted: visible characters between the tags that compaction reads (full-width
   // letters, spaces between them) are read with the tags only there (attack8).
   const compactSeen: Seen = { tags: false, folded: false };
   compact = yield* compactViewInSlices(tags, compactSeen);
   tags = undefined;
-  if (compact) yield* afterReading(compact, compactSeen.folded);
+  if (compact) yield* afterReading(compact, compactSeen.folded, undefined, undefined, everyReading);
 }
 
 /** A list reading, the decoding steps on what it produced, and its compact view. */
@@ -123,12 +126,14 @@ function* readingViews(
   compacting: boolean,
   seen: Seen,
   inert?: (code: number) => boolean,
+  everyReading = false,
   besideDropped = false,
 ): Generator<View | Pause> {
-  yield* afterReading(reading, false, inert);
+  yield* afterReading(reading, false, inert, undefined, everyReading);
   if (!compacting) return;
   const compact = yield* compactViewInSlices(reading, seen);
-  if (compact) yield* afterReading(compact, seen.folded, inert, undefined, besideDropped);
+  if (compact)
+    yield* afterReading(compact, seen.folded, inert, undefined, everyReading, besideDropped);
 }
 
 /**
@@ -172,17 +177,17 @@ function* foldedNotations(
     if (made === PAUSE) yield made;
     else if (narrowedCompacts.has(made)) {
       lead ||= yield* produced(made, SEQUENCE_LEAD);
-      yield* afterReading(made, false, inert, true);
+      yield* afterReading(made, false, inert, true, everyReading);
     } else {
       compacted ||= NON_ASCII.test(made.text);
-      yield* afterReading(made);
+      yield* afterReading(made, false, undefined, undefined, everyReading);
     }
   }
   if (!compacted) return;
   const compact = yield* compactViewInSlices(folded);
   if (!compact) return;
-  lead ||= yield* produced(compact, SEQUENCE_LEAD);
-  yield* afterReading(compact, false, inert, lead);
+  lead ||= everyReading || (yield* produced(compact, SEQUENCE_LEAD));
+  yield* afterReading(compact, false, inert, lead, everyReading);
 }
 
 const NON_ASCII = /[^\0-\x7f]/;
@@ -196,6 +201,12 @@ const NON_ASCII = /[^\0-\x7f]/;
  *   to ASCII
  * @param inert - as for {@link spelledViews} (the reading is searched before its steps)
  * @param steps - whether the steps are made (by default: when it produced a sequence's start)
+ * @param everyReading - as for {@link spelledViews}: whether the reading produced a sequence's
+ *   start is a look over all of it, and a reading of a text cut to its long stretches
+ *   (./long-stretches.ts) lacks what the stretches left out produced: by default the steps are
+ *   made, and for a compact view that folded, the steps beside what it folded too (they try a
+ *   sequence that ends right before a folded character, which the steps over what compaction
+ *   changed do not)
  * @param besideDropped - for a compact view: the steps beside what it dropped too
  *   ({@link spelledViews})
  */
@@ -204,11 +215,18 @@ function* afterReading(
   folded = false,
   inert?: (code: number) => boolean,
   steps?: boolean,
+  everyReading = false,
   besideDropped = false,
 ): Generator<View | Pause> {
   yield reading;
   const nulFree = yield* withoutNulsInSlices(reading, inert);
   if (nulFree) yield nulFree;
+  if (everyReading && steps === undefined) {
+    yield* decodeSteps(reading, ALL_FAMILIES, MAX_SPELLED_STEPS, inert);
+    if (folded || besideDropped)
+      yield* stepsBesideFolded(reading, MAX_SPELLED_STEPS, besideDropped);
+    return;
+  }
   // A step's view with no such character anywhere produced none: one native search instead of
   // a walk over every sequence (a list reading of `12 12 12 …` is a million, issue #40).
   const leads = !reading.changed || SEQUENCE_LEAD_ANYWHERE.test(reading.text);

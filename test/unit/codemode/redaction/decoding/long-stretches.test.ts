@@ -6,9 +6,16 @@
 import { describe, expect, test } from "vitest";
 import { byteView } from "../../../../../src/codemode/redaction/byte-text";
 import {
+  ALL_FAMILIES,
+  CSS_ESCAPE,
+  decodeStep,
+  SCRIPT_ESCAPE,
+} from "../../../../../src/codemode/redaction/decoding/decode-step";
+import {
   asciiRun,
   byteWeight,
   MOST_FOLDED,
+  sequenceMayStart,
   stretchWork,
 } from "../../../../../src/codemode/redaction/decoding/long-stretches";
 import { secretRedactor } from "../../../../../src/codemode/redaction/redaction";
@@ -80,6 +87,14 @@ describe("random bytes are searched in their long stretches", () => {
     expect(redactor.bytes(noiseBytes(262_144, 3))).toBeDefined();
     expect(stretchWork.cuts).toBe(before.cuts + 1);
     expect(stretchWork.kept - before.kept).toBeLessThan((stretchWork.viewed - before.viewed) * 0.6);
+  });
+
+  test("a stray `%`, `&`, `=` or `\\`, or a line break before no dump line, keeps no stretch", () => {
+    // Random bytes hold one every ~60 bytes; their stretches were half of what was kept.
+    const before = { ...stretchWork };
+    expect(redactor.bytes(noiseBytes(262_144, 3))).toBeDefined();
+    const share = (stretchWork.kept - before.kept) / (stretchWork.viewed - before.viewed);
+    expect(share).toBeLessThan(0.17);
   });
 
   const spellings: Record<string, number[]> = {
@@ -189,5 +204,163 @@ describe("the cut's edges", () => {
     const points = [...secret].map((c) => `\uff35+00${hex(c.charCodeAt(0)).toUpperCase()}`);
     const body = [0xff, 0x31, 0xa0, 0xff, ...quietNoise(64, 9), ...utf8(points.join(" "))];
     expect(await cuts(amongNoise(body))).toEqual([true, true]);
+  });
+});
+
+describe("a `% & =` keeps its stretch only where a sequence may start", () => {
+  const at0 = (text: string) =>
+    sequenceMayStart(
+      Uint8Array.from(text, (c) => c.charCodeAt(0)),
+      0,
+    );
+
+  test("each family's sequences, and what starts none", () => {
+    for (const text of ["%41", "%u0041", "%U0", "%h0", "%4n", "&#65", "&#x", "&sol;", "&a", "=4F"])
+      expect(at0(text), text).toBe(true);
+    for (const text of ["=\n", "=\r\n", "%\x004\x001", "=\x00\x004\x00F", "&\x00#"])
+      expect(at0(text), JSON.stringify(text)).toBe(true);
+    // Escapes that read digits or make a line break (`\k`, `\h`: `\x`, `\u` in ROT13).
+    for (const text of [
+      "\\x4",
+      "\\u0",
+      "\\u{",
+      "\\41",
+      "\\n",
+      "\\r",
+      "\\\n",
+      "\\k",
+      "\\h",
+      "\\\x00x",
+    ])
+      expect(at0(text), JSON.stringify(text)).toBe(true);
+    for (const text of ['\\"', "\\t", "\\\xff", "\\'", "\\/", "\\"])
+      expect(at0(text), JSON.stringify(text)).toBe(false);
+    for (const text of [
+      "%G1",
+      "%4",
+      "% 41",
+      "%\xff41",
+      "&1",
+      "&\xff",
+      "&;",
+      "=G1",
+      "= 4F",
+      "=",
+      "%",
+    ])
+      expect(at0(text), JSON.stringify(text)).toBe(false);
+  });
+
+  test("every sequence a step decodes at a `% & =` is one it says may start", () => {
+    // What may follow a lead, in the bytes, with NULs between, and in ROT13: every pair of these
+    // after each lead, then a tail that completes the longer sequences.
+    const next = ["0", "4", "9", "a", "F", "g", "n", "s", "t", "u", "U", "h", "x", "#", "S", ";"];
+    const more = [...next, "\n", "\r", "\0", " ", "\xff", "%", "="];
+    const rot13 = (text: string) =>
+      text.replace(/[a-z]/gi, (c) => {
+        const base = c <= "Z" ? 65 : 97;
+        return String.fromCharCode(((c.charCodeAt(0) - base + 13) % 26) + base);
+      });
+    let decoded = 0;
+    for (const lead of ["%", "&", "=", "\\"])
+      for (const a of more)
+        for (const b of more) {
+          const text = `${lead}${a}${b}041;ol;`;
+          const bytes = Uint8Array.from(text, (c) => c.charCodeAt(0));
+          for (const view of [text, text.replaceAll("\0", ""), rot13(text)]) {
+            const step = decodeStep({ text: view, origin: null }, ALL_FAMILIES);
+            // The step decoded a sequence at the lead: the view's first character changed.
+            if (!step?.changed || step.changed.count === 0 || step.changed.outStart(0) !== 0)
+              continue;
+            if (step.origin!(0, false) !== 0) continue;
+            // An escape counts when it read digits or made a line break (the others keep no
+            // stretch: they read as the rest of it does).
+            const made = step.text.charCodeAt(0);
+            const escapeDigits = (step.digitFamilies ?? 0) & (SCRIPT_ESCAPE | CSS_ESCAPE);
+            if (lead === "\\" && !escapeDigits && made !== 10 && made !== 13) continue;
+            decoded++;
+            expect(sequenceMayStart(bytes, 0), JSON.stringify(view)).toBe(true);
+          }
+        }
+    expect(decoded).toBeGreaterThan(200);
+  });
+});
+
+describe("stretches that decide which steps are made, far from the copy", () => {
+  /** Noise without a byte that would start a sequence or spell something itself. */
+  const plainNoise = (length: number, seed: number) =>
+    quietNoise(length, seed).map((b) => (b === 0x26 || b === 0x3d || b === 0x5c ? 0x41 : b));
+  const among = (...parts: number[][]) =>
+    Uint8Array.from([
+      ...plainNoise(131_072, 7),
+      ...parts.flatMap((part, k) => [...part, ...plainNoise(3_000, k)]),
+      ...plainNoise(131_072, 8),
+    ]);
+  /**
+   * `bytes` as a stretch of their own, too short to be kept for their weight: `~` (which opens
+   * no list string) and `z` (which closes none) outside the inert characters around them.
+   */
+  const shortStretch = (bytes: number[]) => [0x7e, 0xff, ...bytes, 0xff, 0x7a];
+  // `%3Dcf%252D…`: the first step makes `=cf%2D…`, and the second decodes `=cf` as
+  // quoted-printable, swallowing the copy's first two letters. Only the steps without
+  // quoted-printable read it, made when the first step decoded quoted-printable somewhere.
+  const swallowed = utf8(
+    `%3D${secret.slice(0, 2)}%25${hex(secret.charCodeAt(2))}${secret.slice(3)}`,
+  );
+
+  test("a copy the second step swallows is read when a short stretch holds `=41`", async () => {
+    expect(await cuts(among(shortStretch(utf8("=41")), swallowed))).toEqual([true, true]);
+  });
+
+  test("in a cut body, without that stretch too: every family is left out in turn", async () => {
+    // Which families the first step read depends on what stands within a step's reach of the
+    // stretches kept; a cut body makes the steps without each family (main read this copy
+    // only when some `=XX` stood within reach of the NULs a UTF-16 copy's view dropped).
+    expect(await cuts(among(swallowed))).toEqual([true, true]);
+    expect(await cuts(among(swallowed.flatMap((b) => [b, 0])))).toEqual([true, true]);
+  });
+
+  test("the same in UTF-16, with `=\\0 4\\0 1` in a short stretch (read once NULs are dropped)", async () => {
+    const utf16 = swallowed.flatMap((b) => [b, 0]);
+    const trigger = shortStretch([0x3d, 0, 0x34, 0, 0x31, 0]);
+    expect(await cuts(among(trigger, utf16))).toEqual([true, true]);
+  });
+
+  test("a copy an escape's second step swallows is read when a short stretch holds `\\x41`", async () => {
+    // `%5Cu00cf%252Dcanary…`: the first step makes `\u00cf%2Dcanary…`, the second reads
+    // `\u00cf`; only the steps without escapes read the copy.
+    const escaped = utf8(
+      `%5Cu00${secret.slice(0, 2)}%25${hex(secret.charCodeAt(2))}${secret.slice(3)}`,
+    );
+    expect(await cuts(among(shortStretch(utf8("\\x41")), escaped))).toEqual([true, true]);
+  });
+
+  // A line break before a byte beyond ASCII keeps its stretch: the byte may fold to the offset's
+  // first digit or be dropped before it, in the folded view, whose dump lines are read too.
+  test("`od -t x1` lines whose offset starts with a full-width `０`, apart, are joined", async () => {
+    const lines = utf8(secret).flatMap((b, k) => [
+      ...utf8(`z\n\uff10${(k * 16).toString(16).padStart(6, "0")} ${hex(b)}\n`),
+      0xff,
+    ]);
+    expect(await cuts(among(lines))).toEqual([true, true]);
+  });
+
+  test("xxd lines after a soft hyphen (0xAD), one byte each and apart, are joined", async () => {
+    const lines = utf8(secret).flatMap((b, k) => [
+      0x7a,
+      0x0a,
+      0xad,
+      ...utf8(`${k.toString(16).padStart(8, "0")}: ${hex(b)}  ${String.fromCharCode(b)}`),
+      0xff,
+    ]);
+    expect(await cuts(among(lines))).toEqual([true, true]);
+  });
+
+  test("a list whose last character is percent-encoded is decoded after the list is read", async () => {
+    // The list reading produced no sequence's start, which alone decided the steps after it;
+    // in a cut body they are made after every reading.
+    const codes = utf8(secret.slice(0, -1)).join(",");
+    const copy = utf8(`${codes}%${hex(secret.charCodeAt(secret.length - 1))}`);
+    expect(await cuts(among(copy))).toEqual([true, true]);
   });
 });

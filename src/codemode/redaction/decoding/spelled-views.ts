@@ -7,7 +7,7 @@
 import { compactViewInSlices, foldedViewInSlices, type Seen } from "../spellings/compact-view";
 import { listsViewInSlices } from "../spellings/lists-view";
 import { narrowedCompacts, notationViewsInSlices } from "../spellings/notation-views";
-import { tagView } from "../spellings/tag-view";
+import { tagViewInSlices } from "../spellings/tag-view";
 import { PAUSE, SLICE_POSITIONS, type Pause, type Sliced } from "../slices";
 import type { View } from "../view-builder";
 import { ALL_FAMILIES, decodeSteps } from "./decode-step";
@@ -107,9 +107,9 @@ export function* spelledViews(
   if (!seen.tags) return;
   // Tags alone (a copy in tags between visible noise), then tags where they stand (a copy whose
   // characters alternate between visible letters and tags); one view at a time.
-  let tags = tagView(view);
+  let tags = yield* tagViewInSlices(view);
   if (tags) yield* afterReading(tags, false, inert, undefined, everyReading);
-  tags = tagView(view, true);
+  tags = yield* tagViewInSlices(view, true);
   if (!tags) return;
   yield* afterReading(tags, false, inert, undefined, everyReading);
   // And compacted: visible characters between the tags that compaction reads (full-width

@@ -15,6 +15,7 @@ import {
   swappedUtf16ViewInSlices,
   swappedWork,
 } from "../../../../src/codemode/redaction/spellings/swapped-utf16-view";
+import { tagViewInSlices, tagWork } from "../../../../src/codemode/redaction/spellings/tag-view";
 import type { View } from "../../../../src/codemode/redaction/view-builder";
 import { SLICED_BODY, toApiResult } from "../../../../src/codemode/request/api-response";
 
@@ -101,6 +102,7 @@ describe("redaction in slices", () => {
   it.each([
     ["ROT13 view", "%6S", rot13ViewInSlices, rot13Work, "%6F"],
     ["byte-swapped UTF-16 view", "\u7400\u6f00", swappedUtf16ViewInSlices, swappedWork, "to"],
+    ["tag view", "\u{E0074}\xff", tagViewInSlices, tagWork, "t"],
   ] as const)(
     "makes the %s of a megabyte in slices",
     (_, unit, make: (view: View) => Sliced<View | undefined>, work, reads) => {
@@ -117,6 +119,30 @@ describe("redaction in slices", () => {
       expect(step.value?.text.startsWith(reads.repeat(8))).toBe(true);
       expect(pauses).toBeGreaterThanOrEqual(Math.floor(1_048_576 / SLICE_POSITIONS) - 1);
       expect(most).toBeLessThanOrEqual(SLICE_POSITIONS);
+    },
+  );
+
+  // The tag view was one pass over the whole body: U+E0074 `ÿ` × 1.4 M held the host thread
+  // 0.5–0.7 s at load (attack16), both tag views made between two pauses. In place, a tag
+  // beside every visible character; alone, a tag between runs of other characters.
+  it.each(["\u{E0074}\xff", "a\u{E0074}", "\u{E0071}\xff\xff \u4e2d"])(
+    "makes the tag views of two megabytes in slices: %s repeated",
+    async (unit) => {
+      const start = tagWork.positions;
+      let [last, most, pauses] = [start, 0, 0];
+      const body = fill(unit, 2_097_152);
+      const clean = await redactor.cleanTextInSlices(body, async () => {
+        most = Math.max(most, tagWork.positions - last);
+        last = tagWork.positions;
+        pauses++;
+      });
+      most = Math.max(most, tagWork.positions - last);
+      expect(clean).toBe(body);
+      // Both views walked the whole body (the compact view met its tags).
+      expect(tagWork.positions - start).toBeGreaterThanOrEqual(2 * body.length);
+      expect(most).toBeGreaterThan(0);
+      expect(most).toBeLessThanOrEqual(SLICE_POSITIONS);
+      expect(pauses).toBeGreaterThan((2 * body.length) / SLICE_POSITIONS);
     },
   );
 

@@ -29,6 +29,7 @@ import type {
 } from "../executor/types";
 import { CodeModeError } from "../errors";
 import { resolveLimits } from "../executor/limits";
+import { refuseLongCode } from "./long-code";
 import { TOOL_LIMITS } from "./tool-limits";
 import { CodeCatalogs, type CallerTools } from "./code-catalogs";
 import { outcomeToToolResult } from "./outcome-result";
@@ -148,6 +149,8 @@ export function codeMcpServer(
         inputSchema: CODE_INPUT,
       },
       async ({ code }, ctx) => {
+        const tooLong = refuseLongCode(code, options.executor, limits);
+        if (tooLong) return tooLong;
         if (tools !== undefined)
           return tools instanceof Error
             ? refused(tools)

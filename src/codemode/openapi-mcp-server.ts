@@ -17,6 +17,7 @@ import { McpServer, type CallToolResult, type ServerContext } from "@modelcontex
 import { CODE_INPUT } from "./code-input";
 import { SpecDeclarations } from "../declarations/spec-declarations";
 import { resolveLimits } from "../executor/limits";
+import { refuseLongCode } from "./long-code";
 import { TOOL_LIMITS } from "./tool-limits";
 import type { Executor, ExecutorLimits, HostFunction, HostNamespaces } from "../executor/types";
 import type { McpServerFactoryContext } from "../mcp/stateless/handler-types";
@@ -283,6 +284,8 @@ function registerSearch(server: McpServer, setup: Setup): void {
       annotations: { readOnlyHint: true },
     },
     async ({ code }, ctx) => {
+      const tooLong = refuseLongCode(code, options.executor, limits);
+      if (tooLong) return tooLong;
       const run = setup.trace("search", code);
       // `skills.declarations()`: the caller's skills as TypeScript, next to the spec's.
       const skills = options.skills && skillsFor(options.skills, ctx.http?.authInfo, "execute");
@@ -329,6 +332,8 @@ function registerExecute(
         annotations: { readOnlyHint: false, openWorldHint: true },
       },
       async ({ code }, ctx): Promise<CallToolResult> => {
+        const tooLong = refuseLongCode(code, options.executor, limits);
+        if (tooLong) return tooLong;
         const approvals = needsApproval
           ? approvalFlow(server, ctx, factoryCtx, options.approvalLedger ?? isolateApprovalLedger)
           : undefined;

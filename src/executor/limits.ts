@@ -15,9 +15,12 @@ export const DEFAULT_LIMITS: Readonly<ExecutorLimits> = Object.freeze({
   maxLogBytes: 65_536,
   maxCallBytes: 4_194_304,
   cpuMs: 30_000,
+  // 64 Ki characters: about 16k tokens, far past any program a model writes (the bench's and the
+  // docs' are under 2 KB), and what `/api/search` already takes; bench/README.md has the costs.
+  maxCodeChars: 65_536,
 });
 
-/** Ceiling for byte limits: one RPC value is capped at 32 MiB by the platform. */
+/** Ceiling for byte and character limits: one RPC value is capped at 32 MiB by the platform. */
 const MAX_BYTES = 16 * 1_048_576;
 
 /**
@@ -41,7 +44,7 @@ export function resolveLimits(...layers: (Partial<ExecutorLimits> | undefined)[]
     }
   }
   for (const [key, value] of Object.entries(merged)) {
-    const max = key.endsWith("Bytes") ? MAX_BYTES : Number.MAX_SAFE_INTEGER;
+    const max = /(?:Bytes|Chars)$/.test(key) ? MAX_BYTES : Number.MAX_SAFE_INTEGER;
     if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > max) {
       throw new CodeModeError(
         "invalid_limits",

@@ -4,6 +4,7 @@
  * is already the run's outcome (an executor never throws), shaped like any other error outcome.
  */
 import type { SandboxRequest } from "../../sandbox/protocol";
+import { checkCodeLength } from "./code-length";
 import { resolveLimits } from "./limits";
 import { checkNamespaces } from "./namespace-names";
 import { prepareCode, type PreparedCode } from "./prepare-code";
@@ -58,7 +59,7 @@ export function emptyCounters(): Pick<
  * @param defaults - the executor's resolved default limits
  * @param ready - the same code already prepared (by a prestart), so it is not prepared twice
  * @returns the run's limits, namespaces and prepared module, or the error outcome (invalid limits,
- *   a bad namespace name, a syntax error with its line and column)
+ *   a program over `maxCodeChars`, a bad namespace name, a syntax error with its line and column)
  */
 export function startRun(
   request: Pick<ExecuteRequest, "code" | "limits" | "namespaces" | "prelude">,
@@ -79,6 +80,8 @@ export function startRun(
   let limits: ExecutorLimits;
   try {
     limits = resolveLimits(defaults, request.limits);
+    // Before the code is prepared: preparing costs time linear in its length.
+    checkCodeLength(request.code, limits.maxCodeChars);
     // Both executors refuse the same names with the same error.
     checkNamespaces(namespaces);
   } catch (error) {

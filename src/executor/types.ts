@@ -44,6 +44,12 @@ export interface ExecutorLimits {
   maxCallBytes: number;
   /** CPU time limit handed to the Worker Loader (enforced on Cloudflare, not in local workerd). */
   cpuMs: number;
+  /**
+   * Longest program (`code.length`, UTF-16 characters) a run takes. Checked on the host before
+   * anything is done with the code: a program's start (parse, type strip, instrumentation on the
+   * host; compile in the sandbox) grows with its length and holds a runner while it lasts.
+   */
+  maxCodeChars: number;
 }
 
 /** What a host function learns about the call besides its arguments. */

@@ -98,6 +98,7 @@ describe("error policy", () => {
   it("pins the CodeModeError codes, one line each", () => {
     expect(Object.keys(ERROR_CODES).toSorted()).toEqual([
       "approvals_busy",
+      "code_too_long",
       "elicitation_timeout",
       "elicitation_unsupported",
       "invalid_elicitation",

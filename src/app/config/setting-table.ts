@@ -281,6 +281,7 @@ export const LIMIT_SETTINGS: Readonly<Record<string, keyof ExecutorLimits>> = {
   LIMIT_MAX_LOG_BYTES: "maxLogBytes",
   LIMIT_MAX_CALL_BYTES: "maxCallBytes",
   LIMIT_CPU_MS: "cpuMs",
+  LIMIT_MAX_CODE_CHARS: "maxCodeChars",
 };
 
 /** What {@link readSettings} found. */

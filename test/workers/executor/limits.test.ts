@@ -124,6 +124,29 @@ describeExecutors((Executor, kind) => {
         error: { name: "CodeModeError", message: expect.stringMatching(/timeoutMs/) },
       });
     });
+    it("runs a program of exactly maxCodeChars and refuses one character more", async () => {
+      const at = `return "ran";${" ".repeat(DEFAULT_LIMITS.maxCodeChars - 13)}`;
+      expect(at.length).toBe(DEFAULT_LIMITS.maxCodeChars);
+      expect(await executor.execute({ code: at })).toMatchObject({ status: "ok", result: "ran" });
+      const past = await executor.execute({ code: `${at} ` });
+      expect(past).toMatchObject({
+        status: "error",
+        calls: 0,
+        error: {
+          name: "CodeModeError",
+          message: expect.stringMatching(/65537 characters; the limit is 65536 \(maxCodeChars\)/),
+        },
+      });
+      // The executor's own limit, and a run's over it.
+      const small = new Executor({ loader: env.LOADER, limits: { maxCodeChars: 20 } });
+      expect(await small.execute({ code: `return 1;${" ".repeat(12)}` })).toMatchObject({
+        status: "error",
+        error: { message: expect.stringMatching(/21 characters; the limit is 20/) },
+      });
+      expect(
+        await small.execute({ code: `return 1;${" ".repeat(12)}`, limits: { maxCodeChars: 21 } }),
+      ).toMatchObject({ status: "ok", result: 1 });
+    });
     it("refuses invalid executor limits at construction", () => {
       expect(
         () =>

@@ -8,6 +8,7 @@ import {
   JSON_SHAPE_LIMITS,
   jsonShape,
   jsonShapeRefusal,
+  MAX_IDS,
 } from "../../../src/mcp/common/json-shape";
 
 /** A tools/call whose `arguments` are `args` (JSON text), id 7. */
@@ -61,6 +62,22 @@ describe("jsonShape", () => {
     ).toEqual(['a"b', 3]);
     expect(jsonShape('{"method":"id","params":"id"}').ids).toEqual([]);
     expect(jsonShape('{"\\u0069d":4,"method":"x"}').ids).toEqual([4]);
+  });
+
+  it("keeps the id JSON.parse keeps: the last, and none when that is no string or number", () => {
+    // Each body's last id is not one to echo: the answer's id is null, not the earlier 1.
+    for (const last of ["null", "true", "{}", "[1]", "1e400", "0x10", "+1", ".5", "01"])
+      expect(jsonShape(`{"id":1,"id":${last}}`).ids, last).toEqual([]);
+    expect(jsonShape('{"id":[1],"id":-2.5e1}').ids).toEqual([-25]);
+    expect(jsonShape('{"id":"a","id":"b"}').ids).toEqual(["b"]);
+  });
+
+  it(`echoes at most ${MAX_IDS} ids: past that, none (one error with id null)`, () => {
+    const batch = (n: number) =>
+      `[${Array.from({ length: n }, (_, i) => `{"id":${i}}`).join(",")}]`;
+    expect(jsonShape(batch(MAX_IDS)).ids).toHaveLength(MAX_IDS);
+    // A 4 MB batch of 440,000 ids was answered with 121 MB, one error per id.
+    expect(jsonShape(batch(MAX_IDS + 1))).toMatchObject({ ids: [], batch: true });
   });
 
   it("counts what a parse would build before failing, valid JSON or not", () => {

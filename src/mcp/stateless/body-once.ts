@@ -9,8 +9,7 @@
  * it exactly as before (its parse error, its size limit, its legacy lane).
  */
 import { DEFAULT_MAX_REQUEST_BODY_SIZE, isJsonContentType } from "@modelcontextprotocol/server";
-import { jsonRpcError, PROTOCOL_CODES } from "../../errors";
-import { exceedsJsonShape, jsonShape, jsonShapeRefusal } from "../common/json-shape";
+import { refuseJsonShape } from "../common/shape-refusal";
 
 /**
  * One decoder for every request of the isolate, instead of one per request (a measurable share
@@ -72,10 +71,8 @@ export async function readBodyOnce(
   const text = decoder.decode(bytes);
   // Its shape before its parse: a parse builds every value, and a client chooses how many
   // (json-shape.ts). A body past the limits is refused without being parsed.
-  const shape = jsonShape(text);
-  const over = exceedsJsonShape(shape);
-  if (over)
-    return { request, refused: shapeRefusal(jsonShapeRefusal(over), shape.ids, shape.batch) };
+  const refused = refuseJsonShape(text);
+  if (refused) return { request, refused };
   if (text.length > 0) {
     try {
       return { request, parsedBody: JSON.parse(text) };
@@ -84,20 +81,6 @@ export async function readBodyOnce(
     }
   }
   return { request: withBody(request, bytes) };
-}
-
-/**
- * The answer to a body past the shape limits: an Invalid Request error for each id the body's
- * messages carry (a batch gets a batch), so that a client matches it to its call.
- */
-function shapeRefusal(message: string, ids: (string | number)[], batch: boolean): Response {
-  if (!batch && ids.length <= 1)
-    return jsonRpcError(400, PROTOCOL_CODES.invalidRequest, message, ids[0] ?? null);
-  const error = { code: PROTOCOL_CODES.invalidRequest, message };
-  return Response.json(
-    (ids.length === 0 ? [null] : ids).map((id) => ({ jsonrpc: "2.0", id, error })),
-    { status: 400 },
-  );
 }
 
 /** A `Content-Length` value: digits only (what `Number` would read otherwise is not one). */

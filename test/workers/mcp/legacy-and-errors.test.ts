@@ -1,8 +1,10 @@
 // createMcpHandler's legacy lane, protocol errors, and refused configuration.
+import { McpServer as V1McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { McpServer } from "@modelcontextprotocol/server";
 import { describe, expect, it } from "vitest";
 import { CodeModeError } from "../../../src/errors";
 import { createMcpHandler } from "../../../src/index";
+import { createLegacyMcpHandler } from "../../../src/mcp/index";
 import { captureConsole } from "../../helpers/console-capture";
 import { buildServer, LEGACY, legacyRequest, modernRequest, rpcBody, URL_LOCAL } from "./fixtures";
 
@@ -116,6 +118,17 @@ describe('legacy: "reject"', () => {
   it("answers malformed JSON with -32700", async () => {
     const response = await handler.fetch(legacyRequest("{not json"));
     expect((await response.json<any>()).error.code).toBe(-32700);
+  });
+});
+
+describe("the sessionful lane (createLegacyMcpHandler)", () => {
+  it("refuses a body past the shape limits before parsing it, as the stateless one does", async () => {
+    // Before: WorkerTransport parsed every POST body whole, however deep (issue #40).
+    const handler = createLegacyMcpHandler(new V1McpServer({ name: "s", version: "1.0.0" }));
+    const deep = "[".repeat(100_000) + "]".repeat(100_000);
+    const response = await handler.fetch(legacyRequest(`{"jsonrpc":"2.0","id":3,"a":${deep}}`));
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ id: 3, error: { code: -32600 } });
   });
 });
 

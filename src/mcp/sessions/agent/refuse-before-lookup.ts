@@ -12,6 +12,7 @@ import {
 } from "@modelcontextprotocol/server";
 import { PROTOCOL_CODES, jsonRpcError } from "../../../errors";
 import { refuseBeforeSession } from "../legacy/request-checks";
+import { refuseJsonShape } from "../../common/shape-refusal";
 
 /** The largest POST body a session accepts (the transport's own default). */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -52,6 +53,9 @@ export async function checkPost(request: Request): Promise<Response | CheckedPos
   // A client that went away mid-body is answered like any unreadable body.
   const text = await request.text().catch(() => undefined);
   if (text !== undefined && text.length > MAX_BODY_BYTES) return tooLarge();
+  // Its shape before its parse (common/json-shape.ts): a parse builds every value.
+  const overShape = text === undefined ? undefined : refuseJsonShape(text);
+  if (overShape !== undefined) return overShape;
   let body: unknown;
   try {
     body = JSON.parse(text ?? "");

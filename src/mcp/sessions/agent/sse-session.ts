@@ -22,6 +22,7 @@ import { useWorkerSafeValidator } from "../legacy/worker-safe-validator";
 import { isSdkV2Server, type AnyMcpServer } from "../../common/server-kind";
 import { SseBridgeTransport, SSE_SOCKET_TAG } from "./sse-bridge-transport";
 import { PROTOCOL_CODES, jsonRpcError } from "../../../errors";
+import { refuseJsonShape } from "../../common/shape-refusal";
 
 /** Storage key of an HTTP+SSE session's record. */
 export const SSE_SESSION_KEY = "mcp:sse";
@@ -108,6 +109,9 @@ export class SseSession {
         PROTOCOL_CODES.serverError,
         `Request body exceeds ${MAX_BODY} bytes.`,
       );
+    // Its shape before its parse (common/json-shape.ts): a parse builds every value.
+    const refused = refuseJsonShape(text);
+    if (refused !== undefined) return refused;
     let body: unknown;
     try {
       body = JSON.parse(text);

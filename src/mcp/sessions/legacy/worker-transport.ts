@@ -8,6 +8,7 @@
 import { SUPPORTED_PROTOCOL_VERSIONS, type AuthInfo } from "@modelcontextprotocol/server";
 import type { AnyMcpServer } from "../../common/server-kind";
 import { jsonRpcError, PROTOCOL_CODES } from "../../../errors";
+import { refuseJsonShape } from "../../common/shape-refusal";
 import { DurableObjectEventStore } from "../event-store";
 import {
   negotiatedVersion,
@@ -135,6 +136,10 @@ export class WorkerTransport {
           `Request body exceeds ${limit} bytes.`,
         );
       }
+      // Its shape before its parse, as the stateless handler does (common/json-shape.ts): a
+      // parse builds every value, and a client chooses how many.
+      const refused = refuseJsonShape(text);
+      if (refused !== undefined) return refused;
       try {
         parsed = JSON.parse(text);
       } catch {

@@ -1,0 +1,45 @@
+// The answer to a body past the shape limits (src/mcp/common/shape-refusal.ts), and the lanes
+// that parse a body in this package's own code before any SDK transport sees it: each refuses
+// such a body unparsed, as the stateless handler does (its own test: test/workers/mcp/body-once).
+import { describe, expect, it } from "vitest";
+import { MAX_IDS } from "../../../src/mcp/common/json-shape";
+import { refuseJsonShape } from "../../../src/mcp/common/shape-refusal";
+import { checkPost } from "../../../src/mcp/sessions/agent/refuse-before-lookup";
+
+const deep = (id: number) =>
+  `{"jsonrpc":"2.0","id":${id},"method":"x","params":{"a":${"[".repeat(100_000)}${"]".repeat(100_000)}}}`;
+
+describe("refuseJsonShape", () => {
+  it("takes a body within the limits (undefined: parse it)", () => {
+    expect(refuseJsonShape('{"jsonrpc":"2.0","id":1,"method":"ping"}')).toBeUndefined();
+  });
+
+  it("answers one error with id null for a batch of more ids than it echoes", async () => {
+    // Before: one ~300-character error per id, 121 MB for a 4 MB batch of {"id":1}.
+    const batch = `[${Array.from({ length: 60_000 }, (_, i) => `{"id":${i}}`).join(",")}]`;
+    const response = refuseJsonShape(batch)!;
+    expect(response.status).toBe(400);
+    const answers = (await response.json()) as { id: unknown }[];
+    expect(answers).toHaveLength(1);
+    expect(answers[0]!.id).toBeNull();
+    expect(MAX_IDS).toBeLessThan(60_000);
+  });
+});
+
+describe("the McpAgent lane's POST check (checkPost)", () => {
+  it("refuses a body past the shape limits with -32600 and its id, unparsed", async () => {
+    const request = new Request("http://localhost/mcp", {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: deep(4),
+    });
+    const checked = await checkPost(request);
+    // A boolean, not the value: before, it was the parsed body, too deep to print.
+    expect(checked instanceof Response).toBe(true);
+    expect((checked as Response).status).toBe(400);
+    expect(await (checked as Response).json()).toMatchObject({ id: 4, error: { code: -32600 } });
+  });
+});

@@ -27,7 +27,8 @@ export interface BodyOnce {
   parsedBody?: unknown;
   /**
    * The answer for a body past the shape limits (common/json-shape.ts), never parsed: a
-   * JSON-RPC `-32600` error (`400`) for each of its messages' ids (or one with id `null`).
+   * JSON-RPC `-32600` error (`400`) for each of its messages' ids (or one with id `null`: none,
+   * or more than json-shape.ts's `MAX_IDS`; common/shape-refusal.ts).
    */
   refused?: Response;
 }

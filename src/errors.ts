@@ -39,6 +39,7 @@ export const ERROR_CODES = {
   task_conflict: "a task is in a state that does not allow what was asked",
   skill_invalid: "a skill to save breaks a rule (name, size, free variable) or a store limit",
   code_too_long: "a program is longer than the run's maxCodeChars limit",
+  skills_too_long: "the skills one run calls hold more code than the maxRunCodeChars limit",
 } as const;
 
 /** A stable, machine-readable code of a {@link CodeModeError}. */

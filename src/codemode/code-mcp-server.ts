@@ -211,16 +211,20 @@ async function runCode(
   const namespaces: HostNamespaces = { codemode: fns };
   try {
     const skillRun = skills && (await SkillRun.open(skills, code));
-    const added = skillRun?.request();
-    const outcome = await options.executor.execute({
-      code,
-      namespaces: added ? { ...namespaces, ...added.namespaces } : namespaces,
-      limits,
-      signal: ctx.mcpReq.signal,
-      ...(prestarted ? { prestarted } : {}),
-      ...(added ? { extensions: added.extensions } : {}),
-      ...(added?.prelude === undefined ? {} : { prelude: added.prelude }),
-    });
+    // Too much skill code for one run: answered as the run's error, nothing built or run.
+    const refused = skillRun?.refusal();
+    const added = refused ? undefined : skillRun?.request();
+    const outcome =
+      refused ??
+      (await options.executor.execute({
+        code,
+        namespaces: added ? { ...namespaces, ...added.namespaces } : namespaces,
+        limits,
+        signal: ctx.mcpReq.signal,
+        ...(prestarted ? { prestarted } : {}),
+        ...(added ? { extensions: added.extensions } : {}),
+        ...(added?.prelude === undefined ? {} : { prelude: added.prelude }),
+      }));
     const notes = (await skillRun?.commit(outcome)) ?? [];
     if (skillRun) run?.usedSkills(skillRun.used());
     // Second line: no configured secret (or a simple transform of one) leaves in the result.

@@ -360,24 +360,29 @@ function registerExecute(
             : limits;
         const skills = options.skills && skillsFor(options.skills, ctx.http?.authInfo, "execute");
         const skillRun = skills && (await SkillRun.open(skills, code));
-        const added = skillRun?.request();
-        const outcome = await options.executor.execute({
-          code,
-          namespaces: added ? { ...namespaces, ...added.namespaces } : namespaces,
-          limits: runLimits,
-          ...(added?.prelude === undefined ? {} : { prelude: added.prelude }),
-          signal: ctx.mcpReq.signal,
-          // Presents the host's { status, ok, headers, body } as the body or an ApiError; and
-          // `codemode.spec()` as in search (as @cloudflare/codemode offers it in execute), shipped
-          // only to programs that mention it, so the common run stays as cheap as it was.
-          extensions: [
-            { name: "request", data: "" },
-            ...(/\bspec\b/.test(code)
-              ? [{ name: "openapi" as const, data: setup.shippedSpec() }]
-              : []),
-            ...(added?.extensions ?? []),
-          ],
-        });
+        // Too much skill code for one run: answered as the run's error, nothing built or run.
+        const refused = skillRun?.refusal();
+        const added = refused ? undefined : skillRun?.request();
+        const outcome =
+          refused ??
+          (await options.executor.execute({
+            code,
+            namespaces: added ? { ...namespaces, ...added.namespaces } : namespaces,
+            limits: runLimits,
+            ...(added?.prelude === undefined ? {} : { prelude: added.prelude }),
+            signal: ctx.mcpReq.signal,
+            // Presents the host's { status, ok, headers, body } as the body or an ApiError; and
+            // `codemode.spec()` as in search (as @cloudflare/codemode offers it in execute),
+            // shipped only to programs that mention it, so the common run stays as cheap as it
+            // was.
+            extensions: [
+              { name: "request", data: "" },
+              ...(/\bspec\b/.test(code)
+                ? [{ name: "openapi" as const, data: setup.shippedSpec() }]
+                : []),
+              ...(added?.extensions ?? []),
+            ],
+          }));
         const pending = await approvals?.finish(outcome);
         // A run waiting for an approval is run again once answered: that run saves, not this one.
         const notes = pending ? [] : ((await skillRun?.commit(outcome)) ?? []);

@@ -113,6 +113,7 @@ describe("error policy", () => {
       "secret_too_short",
       "server_connected",
       "skill_invalid",
+      "skills_too_long",
       "spec_invalid",
       "stream_closed",
       "task_conflict",

@@ -140,6 +140,7 @@ export function readConfig(
           maxSkills: values.SKILLS_MAX_PER_PRINCIPAL,
           maxVersions: values.SKILLS_MAX_VERSIONS,
           maxCodeChars: values.SKILLS_MAX_CODE_CHARS,
+          maxRunCodeChars: values.SKILLS_MAX_RUN_CODE_CHARS,
           maxDescriptionChars: values.SKILLS_MAX_DESCRIPTION_CHARS,
           maxSchemaChars: values.SKILLS_MAX_SCHEMA_CHARS,
         },

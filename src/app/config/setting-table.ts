@@ -245,6 +245,12 @@ export const SETTING_TABLE = {
     DEFAULT_SKILL_LIMITS.maxCodeChars,
     1_000_000,
   ),
+  SKILLS_MAX_RUN_CODE_CHARS: wholeNumber(
+    "SKILLS_MAX_RUN_CODE_CHARS",
+    "characters of all the skills' code one run loads",
+    DEFAULT_SKILL_LIMITS.maxRunCodeChars,
+    10_000_000,
+  ),
   SKILLS_MAX_DESCRIPTION_CHARS: wholeNumber(
     "SKILLS_MAX_DESCRIPTION_CHARS",
     "characters of one skill's description",

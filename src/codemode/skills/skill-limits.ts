@@ -16,6 +16,12 @@ export interface SkillLimits {
   maxDescriptionChars: number;
   /** Characters of one JSON Schema (input or output) as JSON text. */
   maxSchemaChars: number;
+  /**
+   * Characters of all the skills' code one run loads (the skills the program calls and those
+   * they call): the prelude is prepared on the host and compiled in the sandbox on every run,
+   * so its size is bounded like a program's (`maxCodeChars` of the executor).
+   */
+  maxRunCodeChars: number;
   /** Skills one run may save. */
   maxSavesPerRun: number;
 }
@@ -27,6 +33,7 @@ export const DEFAULT_SKILL_LIMITS: Readonly<SkillLimits> = Object.freeze({
   maxCodeChars: 32_000,
   maxDescriptionChars: 1_000,
   maxSchemaChars: 8_000,
+  maxRunCodeChars: 131_072,
   maxSavesPerRun: 5,
 });
 

@@ -30,6 +30,8 @@ import type { SkillLimits } from "./skill-limits";
 import { usableIn, type CallerSkills } from "./caller-skills";
 import { readRunSkills } from "./run-skills";
 import { calledSkillNames, skillPrelude } from "./skill-prelude";
+import { checkRunCodeSize } from "./run-code-size";
+import { emptyCounters } from "../../executor/run-start";
 import type { SkillDraft, SkillStore, SkillSummary, StoredSkill } from "./skill-store";
 
 /** What a run of a program that uses skills adds to its executor request. */
@@ -88,8 +90,32 @@ export class SkillRun {
     );
   }
 
-  /** The namespace, extension and prelude to add to the run's executor request. */
+  /**
+   * The run's refusal as its outcome when the skills it calls hold more code than
+   * `maxRunCodeChars` (the tool answers it without running anything), else undefined.
+   */
+  refusal(): ExecutionOutcome | undefined {
+    try {
+      checkRunCodeSize(this.loaded.values(), this.limits.maxRunCodeChars);
+      return undefined;
+    } catch (error) {
+      if (!(error instanceof CodeModeError)) throw error;
+      return {
+        ...emptyCounters(),
+        status: "error",
+        error: { name: error.name, message: error.message },
+        durationMs: 0,
+      };
+    }
+  }
+
+  /**
+   * The namespace, extension and prelude to add to the run's executor request.
+   * @throws CodeModeError `skills_too_long` when {@link refusal} would refuse the run
+   */
   request(): SkillRunRequest {
+    // Before the prelude is built: building and compiling it is the cost the limit bounds.
+    checkRunCodeSize(this.loaded.values(), this.limits.maxRunCodeChars);
     const prelude = skillPrelude([...this.loaded.values()]);
     return {
       namespaces: {

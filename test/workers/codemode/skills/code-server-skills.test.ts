@@ -107,3 +107,49 @@ describe("codeMcpServer with skills", () => {
     await client.close();
   });
 });
+
+describe("codeMcpServer with skills: the code one run loads", () => {
+  it("runs at maxRunCodeChars and answers a run one skill past it with the refusal", async () => {
+    const store = new MemorySkillStore();
+    const limits = { maxSkills: 10, maxVersions: 2 };
+    // Each skill's code is 15 characters: two are 30, the limit; three are 45.
+    for (const name of ["a", "b", "c"])
+      await store.save(
+        "dan",
+        { name, description: "d", input: {}, code: `async () => "${name}"` },
+        limits,
+      );
+    const records: RunRecord[] = [];
+    const handler = createMcpHandler(
+      codeMcpServer({
+        upstream: v2Upstream(),
+        executor,
+        skills: { store, owner: () => "dan", limits: { maxRunCodeChars: 30 } },
+        onRun: (record) => void records.push(record),
+      }),
+    );
+    const client = await connect((input, init) => handler.fetch(new Request(input, init)));
+    const call = async (code: string) =>
+      (await client.callTool({ name: "code", arguments: { code } })) as {
+        isError?: boolean;
+        content: { text: string }[];
+      };
+
+    const two = await call("async () => [await skills.a({}), await skills.b({})]");
+    expect(two.isError).toBeFalsy();
+    expect(two.content[0]!.text).toBe(JSON.stringify(["a", "b"]));
+
+    const three = await call(
+      "async () => [await skills.a({}), await skills.b({}), await skills.c({})]",
+    );
+    expect(three.isError).toBe(true);
+    expect(three.content[0]!.text).toBe(
+      "ERROR: CodeModeError: The 3 skills this run calls (with the skills they call) hold 45 characters of code; the limit is 30 (maxRunCodeChars; setting SKILLS_MAX_RUN_CODE_CHARS). Call fewer skills in one run: split the work over several runs, passing results between them.",
+    );
+    // The refused run is recorded as an error and called no skill.
+    expect(records.at(-1)?.outcome).toBe("error");
+    expect(records.at(-1)?.error?.message).toContain("maxRunCodeChars");
+    expect(records.at(-1)?.skills ?? []).toEqual([]);
+    await client.close();
+  });
+});

@@ -71,3 +71,39 @@ describe("openApiMcpServer with skills", () => {
     await second.close();
   });
 });
+
+describe("openApiMcpServer with skills: the code one run loads", () => {
+  it("answers an execute run whose skills hold more than maxRunCodeChars with the refusal", async () => {
+    const store = new MemorySkillStore();
+    const limits = { maxSkills: 10, maxVersions: 2 };
+    // Each skill's code is 15 characters: two are 30, one past the limit of 29.
+    for (const name of ["a", "b"])
+      await store.save(
+        "erin",
+        { name, description: "d", input: {}, code: `async () => "${name}"` },
+        limits,
+      );
+    const handler = createMcpHandler(
+      openApiMcpServer({
+        spec: NOTES_SPEC,
+        executor,
+        request: () => Response.json({}),
+        skills: { store, owner: () => "erin", limits: { maxRunCodeChars: 29 } },
+      }),
+    );
+    const client = await connect((input, init) => handler.fetch(new Request(input, init)));
+    const execute = async (code: string) =>
+      (await client.callTool({ name: "execute", arguments: { code } })) as {
+        isError?: boolean;
+        content: { text: string }[];
+      };
+    const one = await execute("async () => skills.a({})");
+    expect(one.content[0]!.text).toBe("a");
+    const two = await execute("async () => [await skills.a({}), await skills.b({})]");
+    expect(two.isError).toBe(true);
+    expect(two.content[0]!.text).toMatch(
+      /^ERROR: CodeModeError: The 2 skills this run calls \(with the skills they call\) hold 30 characters of code; the limit is 29 \(maxRunCodeChars; setting SKILLS_MAX_RUN_CODE_CHARS\)\. Call fewer skills in one run/,
+    );
+    await client.close();
+  });
+});

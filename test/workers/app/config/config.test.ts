@@ -36,6 +36,7 @@ describe("readConfig", () => {
             maxVersions: 20,
             maxCodeChars: 32_000,
             maxDescriptionChars: 1_000,
+            maxRunCodeChars: 131_072,
             maxSchemaChars: 8_000,
           },
           maxTokenOwners: 1_000,

@@ -226,8 +226,11 @@ export class EngineRun {
     // a loop of calls went on until its step budget (attack13).
     if (this.endAsked) return this.stop("ended", "");
     // Not rt.executePendingJobs(): it leaks an engine context when a job grows the memory.
-    runPendingJobs(this.rt);
+    // Job by job, looking at the budget between two: the engine's interrupt alone did not end
+    // every loop that catches refused calls (see runPendingJobs).
+    runPendingJobs(this.rt, () => this.stopped !== undefined || this.endAsked);
     if (this.stopped) return this.stop(this.stopped, "");
+    if (this.endAsked) return this.stop("ended", "");
     if (!this.runPromise) return;
     const state = this.ctx.getPromiseState(this.runPromise);
     if (state.type === "pending") return;
@@ -290,8 +293,8 @@ export class EngineRun {
     if (this.spent !== undefined && (logs === undefined || ctx.typeof(logs) !== "string")) {
       // Without a round trip, so charged as the V8 harness charges a refusal it answers itself:
       // an interrupt (~10,000 steps). A loop catching it would otherwise pay only its own few
-      // steps, and the interrupt handler ends the run once the charges spent the budget.
-      this.interrupts++;
+      // steps. Past the budget it marks the run stopped, which ends it before the next job.
+      if (++this.interrupts > this.interruptLimit) this.stopped ??= "interrupted";
       settleWithReply(ctx, deferred, this.spent);
       return deferred.handle;
     }

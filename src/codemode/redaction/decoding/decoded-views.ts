@@ -113,12 +113,15 @@ export function* decodedViewsInSlices(
         inert,
         everyReading,
       );
-      // The families whose digits the first step read: those that can have swallowed a copy.
-      // In a cut text every family: which ones the first step reads depends on more than the
-      // stretches kept (a step over a view's changes reaches LONGEST_SEQUENCE characters back,
-      // into the stretch before, which the cut may have left out): the fuzz found a copy main
-      // reads only because a short stretch far away held `=41` within such a reach.
-      digits ??= everyReading ? ALL_FAMILIES : (view.digitFamilies ?? 0);
+      // The families whose digits any step of the chain read: those that can have swallowed a
+      // copy. Not the first step's only: `%3Dcf%252D…` decodes to `=cf%2D…`, whose `=cf` the
+      // second step reads as quoted-printable, taking the copy's first two characters (a text
+      // body let it through before session 28). In a cut text every family: which ones a step
+      // reads depends on more than the stretches kept (a step over a view's changes reaches
+      // LONGEST_SEQUENCE characters back, into the stretch before, which the cut may have left
+      // out): the fuzz found a copy main reads only because a short stretch far away held `=41`
+      // within such a reach.
+      digits = everyReading ? ALL_FAMILIES : (digits ?? 0) | (view.digitFamilies ?? 0);
       if (!suspect && digits !== 0) suspect = yield* mayHideCopy(view);
       yield view;
       // Byte-swapped UTF-16 that was escaped (`\u7400\u6f00…` in a JSON string).

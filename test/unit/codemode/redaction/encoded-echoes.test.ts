@@ -98,6 +98,24 @@ describe("one family's sequence cannot hide another family's copy", () => {
   });
 });
 
+describe("a later step's sequence cannot hide a copy either", () => {
+  // Percent-encoded twice with `=` before it: the first step makes `=cf%2D…`, and the second reads
+  // `=cf` as quoted-printable, taking the copy's first two characters; only the first step's
+  // families were left out before, so the copy went through in a text body (session 28).
+  it.each(["text/plain", "application/json"])("in a %s body", async (type) => {
+    const secret = "cf-canary-token-6f1d2c9a8b7e";
+    const body = `%3Dcf%252D${secret.slice(3)}`;
+    const result = await toApiResult(
+      new Response(type === "application/json" ? JSON.stringify({ echo: body }) : body, {
+        headers: { "content-type": type },
+      }),
+      Object.freeze([secret]),
+    );
+    expect(JSON.stringify(result.body)).not.toContain(secret.slice(3));
+    expect(JSON.stringify(result.body)).toContain("[REDACTED]");
+  });
+});
+
 describe("what stays readable", () => {
   it("cuts only the secret out of an HTML page, the rest stays", async () => {
     const page = `<p>Hello &amp; welcome</p><code>${[...ECHO_SECRET].map((c) => `&#${c.charCodeAt(0)};`).join("")}</code><a href="/x?a=1&amp;b=2">next</a>`;

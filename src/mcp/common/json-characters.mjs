@@ -2,7 +2,7 @@
  * The character codes of JSON's structure, in one place for the two scanners that read a request
  * body without parsing it: the hosting layer's shape pass (json-shape.ts, bundled into the
  * package and the Worker) and the local server's front (cli/local-server/front/
- * json-rpc-members.mjs, which runs in Node from the shipped sources). Plain JavaScript with no
+ * body/json-rpc-members.mjs, which runs in Node from the shipped sources). Plain JavaScript with no
  * imports for the front's sake, as src/app/config/host-names.mjs is.
  *
  * Each scanner compares `charCodeAt` results with these in its loops: numbers, not one-character

@@ -8,7 +8,7 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { connect, type AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { createBodyBudget } from "../../../../cli/local-server/front/body-budget.mjs";
+import { createBodyBudget } from "../../../../cli/local-server/front/body/budget.mjs";
 import { readBody, type BodyRead } from "../../../../cli/local-server/front/request-body.mjs";
 import { pathOf } from "../../../../cli/local-server/front/route-bodies.mjs";
 

@@ -1,7 +1,7 @@
 /**
  * What the front reads of a JSON-RPC request body: each top-level message's `jsonrpc`, `method`
  * and `id`. The ids it echoes in the errors it answers for a request (a cut-off, a refusal) so
- * that an MCP client matches them to its call; the methods tell a long wait (long-wait.mjs).
+ * that an MCP client matches them to its call; the methods tell a long wait (../long-wait.mjs).
  *
  * Read in one pass over the body's text that builds none of the values it skips, never by
  * `JSON.parse` of the whole body: the front runs in the supervisor's one thread, beside the
@@ -15,7 +15,7 @@
  * Lenient where it does not matter: a body that is not JSON gives no ids, and one that is broken
  * after its messages' members may still give theirs (the error is the client's own either way).
  */
-import * as JSON_CHARACTERS from "../../../src/mcp/common/json-characters.mjs";
+import * as JSON_CHARACTERS from "../../../../src/mcp/common/json-characters.mjs";
 
 // Local constants, not imported bindings: the loops compare every character with them
 // (json-characters.mjs says what that costs).

@@ -34,6 +34,21 @@ export interface SandboxRequest {
 }
 
 /**
+ * The host function names and the limits that every sandbox's run request carries: the per-run
+ * isolate's ({@link SandboxRequest}) and the shared worker engine's (engine/protocol.ts
+ * `EngineRunRequest`), both started from src/executor/run-start.ts `sandboxRequestBase`.
+ */
+export type SandboxRequestBase = Pick<
+  SandboxRequest,
+  | "namespaces"
+  | "maxOperations"
+  | "maxResultBytes"
+  | "maxLogBytes"
+  | "maxCallBytes"
+  | "maxHostCalls"
+>;
+
+/**
  * How long past the host's timeout the per-run isolate's harness ends a run that is still going:
  * the host's own timeout answers the caller first (its clock started earlier, and this margin
  * covers a busy machine), the harness only frees the isolate.

@@ -2,7 +2,7 @@
  * The RPC contract between the host's SharedWorkerExecutor (src/executor) and the shared
  * worker's engine runner (runner.ts). Types only: both sides import it.
  */
-import type { SandboxExtensionName } from "../protocol";
+import type { SandboxExtensionName, SandboxRequestBase } from "../protocol";
 
 /**
  * One extension of a run. Large data travels by `key` (its content digest): the shared worker
@@ -16,18 +16,13 @@ export interface EngineExtension {
   data?: string | Uint8Array;
 }
 
-/** One run, sent as data to the stable shared worker. */
-export interface EngineRunRequest {
+/**
+ * One run, sent as data to the stable shared worker: the host functions and the limits the
+ * isolate harness takes too (`SandboxRequestBase`, one definition for both), and the engine's own.
+ */
+export interface EngineRunRequest extends SandboxRequestBase {
   /** Text of the instrumented `user.js` module (from prepareCode). */
   userModule: string;
-  /** Host functions the run exposes, as namespace → function names. */
-  namespaces: Record<string, string[]>;
-  maxOperations: number;
-  maxResultBytes: number;
-  maxLogBytes: number;
-  maxCallBytes: number;
-  /** Host calls the run may make (see `SandboxRequest.maxHostCalls`). */
-  maxHostCalls: number;
   extensions: EngineExtension[];
   /**
    * Interrupt-handler calls (each after roughly ten thousand engine steps, and during regular

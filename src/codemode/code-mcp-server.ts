@@ -48,7 +48,7 @@ import { RunTrace } from "./runs/run-trace";
 import { setTaskSupport } from "../mcp/tasks/task-tools";
 import type { CodeMcpServerOptions, CodeServerRequest } from "./code-server-options";
 import { resolveSkills } from "./skills/resolved-skills";
-import { SkillRun } from "./skills/skill-run";
+import { executeWithSkills, SkillRun } from "./skills/skill-run";
 import { SKILLS_ROOM, skillsSection } from "./skills/skill-listing";
 import {
   errorText,
@@ -211,20 +211,17 @@ async function runCode(
   const namespaces: HostNamespaces = { codemode: fns };
   try {
     const skillRun = skills && (await SkillRun.open(skills, code));
-    // Too much skill code for one run: answered as the run's error, nothing built or run.
-    const refused = skillRun?.refusal();
-    const added = refused ? undefined : skillRun?.request();
-    const outcome =
-      refused ??
-      (await options.executor.execute({
+    const outcome = await executeWithSkills(
+      options.executor,
+      {
         code,
-        namespaces: added ? { ...namespaces, ...added.namespaces } : namespaces,
+        namespaces,
         limits,
         signal: ctx.mcpReq.signal,
         ...(prestarted ? { prestarted } : {}),
-        ...(added ? { extensions: added.extensions } : {}),
-        ...(added?.prelude === undefined ? {} : { prelude: added.prelude }),
-      }));
+      },
+      skillRun,
+    );
     const notes = (await skillRun?.commit(outcome)) ?? [];
     if (skillRun) run?.usedSkills(skillRun.used());
     // Second line: no configured secret (or a simple transform of one) leaves in the result.

@@ -39,7 +39,7 @@ import { RunTrace } from "./runs/run-trace";
 import { errorText, mayListTools, skillsFor, usableIn, withNotes } from "./skills/caller-skills";
 import { SKILLS_ROOM, skillsSection } from "./skills/skill-listing";
 import { resolveSkills } from "./skills/resolved-skills";
-import { SkillRun } from "./skills/skill-run";
+import { executeWithSkills, SkillRun } from "./skills/skill-run";
 import type { SkillsOptions } from "./skills/skills-options";
 
 /** Options of {@link openApiMcpServer}. */
@@ -360,16 +360,12 @@ function registerExecute(
             : limits;
         const skills = options.skills && skillsFor(options.skills, ctx.http?.authInfo, "execute");
         const skillRun = skills && (await SkillRun.open(skills, code));
-        // Too much skill code for one run: answered as the run's error, nothing built or run.
-        const refused = skillRun?.refusal();
-        const added = refused ? undefined : skillRun?.request();
-        const outcome =
-          refused ??
-          (await options.executor.execute({
+        const outcome = await executeWithSkills(
+          options.executor,
+          {
             code,
-            namespaces: added ? { ...namespaces, ...added.namespaces } : namespaces,
+            namespaces,
             limits: runLimits,
-            ...(added?.prelude === undefined ? {} : { prelude: added.prelude }),
             signal: ctx.mcpReq.signal,
             // Presents the host's { status, ok, headers, body } as the body or an ApiError; and
             // `codemode.spec()` as in search (as @cloudflare/codemode offers it in execute),
@@ -380,9 +376,10 @@ function registerExecute(
               ...(/\bspec\b/.test(code)
                 ? [{ name: "openapi" as const, data: setup.shippedSpec() }]
                 : []),
-              ...(added?.extensions ?? []),
             ],
-          }));
+          },
+          skillRun,
+        );
         const pending = await approvals?.finish(outcome);
         // A run waiting for an approval is run again once answered: that run saves, not this one.
         const notes = pending ? [] : ((await skillRun?.commit(outcome)) ?? []);

@@ -3,7 +3,7 @@
  * defaults, check the host namespaces, and wrap the code as the sandbox module. A failure here
  * is already the run's outcome (an executor never throws), shaped like any other error outcome.
  */
-import type { SandboxRequest } from "../../sandbox/protocol";
+import type { SandboxRequest, SandboxRequestBase } from "../../sandbox/protocol";
 import { checkCodeLength } from "./code-length";
 import { resolveLimits } from "./limits";
 import { checkNamespaces } from "./namespace-names";
@@ -107,16 +107,7 @@ export function startRun(
 export function sandboxRequestBase(
   namespaces: HostNamespaces,
   limits: ExecutorLimits,
-): Pick<
-  SandboxRequest,
-  | "namespaces"
-  | "maxOperations"
-  | "maxResultBytes"
-  | "maxLogBytes"
-  | "maxCallBytes"
-  | "maxHostCalls"
-  | "timeoutMs"
-> {
+): SandboxRequestBase & Pick<SandboxRequest, "timeoutMs"> {
   return {
     namespaces: Object.fromEntries(
       Object.entries(namespaces).map(([ns, fns]) => [ns, Object.keys(fns)]),

@@ -5,7 +5,7 @@
 // - the process grows by at most 300 MB while they come, and is back within 50 MB of where it
 //   started within 30 s of their close (the bounds). What holds them: each piece the
 //   parser hands over is freed as soon as it is copied, a refused body's buffer at once, and
-//   nothing more of a refused body is read (front/body-collector.mjs, request-body.mjs); the
+//   nothing more of a refused body is read (front/body/collector.mjs, request-body.mjs); the
 //   supervisor runs with glibc's malloc settings (malloc-env.mjs: it restarts itself in place
 //   with them), so body buffers are mapped on their own and unmapped when freed. Measured on
 //   2026-12-06 (2-core machine, load 11–18; 3 runs): growth +67…+69 MiB, +4…+8 MiB left

@@ -123,9 +123,13 @@ async function pack() {
         return JSON.parse(output.slice(output.search(/^\[$/m)))[0];
       })();
   const files = tarball.files.map((/** @type {{ path: string }} */ f) => f.path);
-  // The Host rule is the one plain module both the Worker (bundled) and the local front
-  // (shipped as is) import: the only source file the package carries.
-  const SHIPPED_SOURCE = new Set(["src/app/config/host-names.mjs"]);
+  // The plain modules both the Worker or the library (bundled) and the local front (shipped as
+  // is) import, the Host rule and JSON's character codes: the only source files the package
+  // carries.
+  const SHIPPED_SOURCE = new Set([
+    "src/app/config/host-names.mjs",
+    "src/mcp/common/json-characters.mjs",
+  ]);
   if (
     !files.includes("dist/lib/index.js") ||
     files.some((/** @type {string} */ f) => f.startsWith("src/") && !SHIPPED_SOURCE.has(f))

@@ -1,6 +1,6 @@
 /**
  * The front's bound on connections open at once (`FRONT_MAX_CONNECTIONS`). The body budget
- * bounds what the connections' bodies hold (body-budget.mjs), but each connection costs a
+ * bounds what the connections' bodies hold (body/budget.mjs), but each connection costs a
  * socket, a file descriptor and an HTTP parser too, and a client could open them without end
  * until the process ran out of descriptors, after which no client could connect at all.
  *

@@ -10,9 +10,9 @@
  * docs/errors.md lists its codes).
  */
 import { isMcpRoute, pathOf } from "./route-bodies.mjs";
-import { jsonRpcIds } from "./json-rpc-members.mjs";
+import { jsonRpcIds } from "./body/json-rpc-members.mjs";
 
-// Read without parsing the whole body (json-rpc-members.mjs); the front's parts import it here.
+// Read without parsing the whole body (body/json-rpc-members.mjs); the front's parts import it here.
 export { jsonRpcIds };
 
 const RETRY = "retry";

@@ -52,7 +52,7 @@ export class Exchange {
   #inFlight;
   #message;
   #budget;
-  /** @type {import("./body-budget.mjs").BodyHold | undefined} */
+  /** @type {import("./body/budget.mjs").BodyHold | undefined} */
   #hold;
   /** @type {(string | number)[] | undefined} the body's ids, once a body over the bound was let go of */
   #ids;
@@ -69,9 +69,9 @@ export class Exchange {
    * @param {Runtime} options.runtime - the runtime that serves it
    * @param {Set<InFlight>} options.inFlight - the front's requests in flight
    * @param {(reason: string) => string} options.message - text for a cut-off request
-   * @param {import("./body-budget.mjs").BodyBudget} options.budget - the front's memory budget,
+   * @param {import("./body/budget.mjs").BodyBudget} options.budget - the front's memory budget,
    *   which an answer held whole counts in
-   * @param {import("./body-budget.mjs").BodyHold} [options.hold] - what the body holds of the
+   * @param {import("./body/budget.mjs").BodyHold} [options.hold] - what the body holds of the
    *   budget: given back once the body can no longer be sent again (#letGoOfBody)
    */
   constructor({ res, body, runtime, inFlight, message, budget, hold }) {
@@ -282,7 +282,7 @@ export class Exchange {
    * What it holds counts in the front's memory budget until its client's connection took the
    * last byte (res "close"): a client that never read kept every answer it asked for in the
    * front's memory. An answer the budget has no room for streams instead, read from the runtime
-   * only as fast as the client reads it (body-budget.mjs), so such clients hold little each.
+   * only as fast as the client reads it (body/budget.mjs), so such clients hold little each.
    * @param {import("./answer-parser.mjs").AnswerHead} answer
    * @param {import("./runtime-connections.mjs").RuntimeConnection} connection
    * @returns {Relay}

@@ -12,7 +12,7 @@
  *
  * Its parts: the Host rule it shares with the Worker (src/app/config/host-names.mjs), the key
  * check (front-api-key.mjs), what it knows of the routes (route-bodies.mjs), the memory budget
- * (body-budget.mjs), the bound on connections (connection-cap.mjs), reading the body with its
+ * (body/budget.mjs), the bound on connections (connection-cap.mjs), reading the body with its
  * limits (request-body.mjs), one request's way to a runtime and back (exchange.mjs), upgrades
  * piped byte for byte once the runtime switched protocols (upgrade-pipe.mjs), and the list of
  * requests in flight that a swap cuts off.
@@ -25,7 +25,7 @@ import {
   unknownHostRefusal,
   wellFormedHost,
 } from "../../../src/app/config/host-names.mjs";
-import { createBodyBudget, DEFAULT_BODY_BUDGET_BYTES } from "./body-budget.mjs";
+import { createBodyBudget, DEFAULT_BODY_BUDGET_BYTES } from "./body/budget.mjs";
 import { capConnections, DEFAULT_MAX_CONNECTIONS, tooManyConnections } from "./connection-cap.mjs";
 import { tooManyWaits, waitsLong } from "./long-wait.mjs";
 import { cutOffMessage, jsonRpcIds, replyFrontError, replyNotServing } from "./cut-off-reply.mjs";
@@ -34,7 +34,7 @@ import { pipeUpgrade } from "./upgrade-pipe.mjs";
 import { closeQueuedWithConnection, waitForTurn } from "./pipelined-requests.mjs";
 import { apiKeyCheck } from "./front-api-key.mjs";
 import { bridgeOnlyCheck } from "./bridge-only.mjs";
-import { startIdleCollection } from "./idle-collection.mjs";
+import { startIdleCollection } from "./body/idle-collection.mjs";
 import { BODY_TIMEOUT_MS, MAX_BODY_BYTES, readBody, refuseBody } from "./request-body.mjs";
 import { runtimeConnections } from "./runtime-connections.mjs";
 import { bodyLimitOf, needsApiKey, pathOf } from "./route-bodies.mjs";
@@ -91,7 +91,7 @@ export function upgradeAllowed(req) {
  * given back once it cannot be sent again (exchange.mjs) or the request ends in any other way
  * (refused, timed out, client gone, its connection closed while it waited behind another:
  * pipelined-requests.mjs). Answers held whole
- * count in it too, at most half of it (body-budget.mjs, exchange.mjs). A
+ * count in it too, at most half of it (body/budget.mjs, exchange.mjs). A
  * request that carries a body is checked from its headers before any byte of the body is read,
  * as the Worker checks it, in the Worker's order: a `Host` not in `allowedHostnames` gets the
  * Worker's `403 forbidden_host` (the same rule: src/app/config/host-names.mjs), then, with

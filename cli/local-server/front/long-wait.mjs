@@ -11,7 +11,7 @@
  * nothing already under way is cut.
  */
 
-import { jsonRpcMembers } from "./json-rpc-members.mjs";
+import { jsonRpcMembers } from "./body/json-rpc-members.mjs";
 import { isMcpRoute, pathOf } from "./route-bodies.mjs";
 
 /**
@@ -57,7 +57,7 @@ const SPELLING_ESCAPES = [Buffer.from("\\u"), Buffer.from("\\/")];
 /**
  * Whether a request body (JSON-RPC: one message or a batch) holds a long wait. The body is
  * read only when the method's name may be in it: its bytes as they are, or one of the escapes
- * that could spell it, and then only its messages' methods are read (json-rpc-members.mjs).
+ * that could spell it, and then only its messages' methods are read (body/json-rpc-members.mjs).
  * `"method":"tasks\/result"` (or `\u0074asks/result`) is the same
  * method to the Worker's JSON parser, and it passed the share as an ordinary request: 1,000
  * such waits held every place of the bound again (attack17). Most bodies cost two or three byte
@@ -69,7 +69,7 @@ export function isLongWait(body) {
   if (!body.includes(MARK) && !SPELLING_ESCAPES.some((escape) => body.includes(escape)))
     return false;
   // Its messages' methods only: a parse of the whole body would build every value a client put
-  // in it, in the supervisor's one thread (json-rpc-members.mjs).
+  // in it, in the supervisor's one thread (body/json-rpc-members.mjs).
   return jsonRpcMembers(body).some(({ method }) => method === LONG_WAIT_METHOD);
 }
 

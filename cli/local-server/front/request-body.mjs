@@ -1,10 +1,10 @@
 /**
  * The front's first step for every request: read its body whole, within the route's size limit,
- * a time limit and the front's memory budget for bodies (body-budget.mjs), before any runtime
+ * a time limit and the front's memory budget for bodies (body/budget.mjs), before any runtime
  * sees it (as reverse proxies do), so a slow, oversized or untimely upload gets 408/413/503 here
  * and never holds a runtime, nor more of the front's memory than the budget.
  */
-import { collectBody, freeNow } from "./body-collector.mjs";
+import { collectBody, freeNow } from "./body/collector.mjs";
 import { replyFrontError } from "./cut-off-reply.mjs";
 import { MAX_ROUTE_BODY_BYTES } from "./route-bodies.mjs";
 
@@ -29,17 +29,17 @@ export const BODY_TIMEOUT_MS = 10_000;
  * Reads a request's body whole, or settles with why not: `413` over `maxBytes` (a declared
  * length at once, before any byte is read), `408` not whole within `timeoutMs`, `503` its bytes
  * would cross the budget (`hold.add` said no, or the budget ended this read to make room for
- * a smaller body: body-budget.mjs), `408` with `crowded` when `arriving`'s room-maker was
+ * a smaller body: body/budget.mjs), `408` with `crowded` when `arriving`'s room-maker was
  * called (a new connection took its place at the front's bound), `gone` the client went away.
  * Every byte is counted in `hold` as it arrives; on any outcome but a body, `hold` is released
  * here (the body's bytes stay held until its request ends: the caller releases them then).
  *
  * Memory: each piece the parser hands over is copied once into the body's storage and freed at
- * once, and the storage is freed at once when the body is refused (body-collector.mjs): a
+ * once, and the storage is freed at once when the body is refused (body/collector.mjs): a
  * connection holds its bytes once, and nothing of a refused body waits for a collection. Past a
  * refusal nothing more of the body is read (the request is paused).
  * @param {import("node:http").IncomingMessage} req
- * @param {{ maxBytes: number, timeoutMs: number, hold: import("./body-budget.mjs").BodyHold, arriving?: (makeRoom: () => void) => () => void }} limits
+ * @param {{ maxBytes: number, timeoutMs: number, hold: import("./body/budget.mjs").BodyHold, arriving?: (makeRoom: () => void) => () => void }} limits
  *   `arriving`: told while the body arrives (ConnectionCap.reading, for this connection)
  * @returns {Promise<BodyRead>}
  */
@@ -54,7 +54,7 @@ export function readBody(req, { maxBytes, timeoutMs, hold, arriving }) {
     let timer;
     let arrived = () => {};
     let settled = false;
-    // The budget may end this read to make room for a smaller body (body-budget.mjs).
+    // The budget may end this read to make room for a smaller body (body/budget.mjs).
     hold.onEvict = () => finish({ refused: 503 });
     // Most bodies come whole with their headers: once the event loop is done with the bytes
     // read with them, Node's parser has read all of it (`req.complete`), and such a body needs

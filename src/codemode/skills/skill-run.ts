@@ -16,7 +16,9 @@
  */
 import { Validator, type Schema } from "@cfworker/json-schema";
 import type {
+  ExecuteRequest,
   ExecutionOutcome,
+  Executor,
   HostCallContext,
   HostFunction,
   SandboxExtension,
@@ -304,6 +306,33 @@ export class SkillRun {
     this.uses.set(skill.name, use);
     return input;
   };
+}
+
+/**
+ * Runs a program with its skills: `request` with the skills' namespace, extension and prelude
+ * added. When the skills it calls hold more code than `maxRunCodeChars`, the refusal is the run's
+ * outcome and nothing is built or run (see {@link SkillRun.refusal}). Without skills (the program
+ * does not mention them, or the tool has none) the request runs as it is.
+ * @param executor - what runs the program
+ * @param request - the run's own request (its namespaces and extensions come first; the prelude
+ *   is the skills')
+ * @param skills - the run's skills, from {@link SkillRun.open}
+ */
+export async function executeWithSkills(
+  executor: Pick<Executor, "execute">,
+  request: Omit<ExecuteRequest, "prelude">,
+  skills: SkillRun | undefined,
+): Promise<ExecutionOutcome> {
+  if (!skills) return executor.execute(request);
+  const refused = skills.refusal();
+  if (refused) return refused;
+  const added = skills.request();
+  return executor.execute({
+    ...request,
+    namespaces: { ...request.namespaces, ...added.namespaces },
+    extensions: [...(request.extensions ?? []), ...added.extensions],
+    ...(added.prelude === undefined ? {} : { prelude: added.prelude }),
+  });
 }
 
 /**

@@ -14,6 +14,12 @@
  * Lenient where it does not matter: it does not check that the text is JSON (`JSON.parse`
  * does, after it), but whatever it counts bounds what a parse could build before it fails.
  */
+import * as JSON_CHARACTERS from "./json-characters.mjs";
+
+// Local constants, not imported bindings: the pass compares every character with them
+// (json-characters.mjs says what that costs).
+const { OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET } = JSON_CHARACTERS;
+const { QUOTE, BACKSLASH, COMMA, COLON, JSON_WHITESPACE } = JSON_CHARACTERS;
 
 /** The most a request body may nest and hold (see {@link exceedsJsonShape}). */
 export const JSON_SHAPE_LIMITS = {
@@ -46,15 +52,6 @@ export interface JsonShape {
   /** Whether the text is an array (a JSON-RPC batch), whose errors are answered as one. */
   batch: boolean;
 }
-
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const COLON = 0x3a;
 
 /**
  * Reads the shape of `text` in one pass (linear in its length, no value built but the ids).
@@ -154,7 +151,7 @@ const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 const ENDS_TOKEN = new Uint8Array(128);
 for (const c of [COMMA, COLON, OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET, QUOTE])
   ENDS_TOKEN[c] = 1;
-for (const c of [0x20, 0x09, 0x0a, 0x0d]) ENDS_TOKEN[c] = 1;
+for (const c of JSON_WHITESPACE) ENDS_TOKEN[c] = 1;
 
 /**
  * Where the string whose `"` is at `at` ends (after its closing `"`), or the text's end when it

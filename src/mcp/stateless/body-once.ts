@@ -9,6 +9,7 @@
  * it exactly as before (its parse error, its size limit, its legacy lane).
  */
 import { DEFAULT_MAX_REQUEST_BODY_SIZE, isJsonContentType } from "@modelcontextprotocol/server";
+import { concatBytes } from "../common/concat-bytes";
 import { refuseJsonShape } from "../common/shape-refusal";
 
 /**
@@ -128,7 +129,7 @@ async function readStreamed(
     // Too large: stop reading; the SDK reads on from here and refuses it.
     if (size > maxBytes) return withBody(request, replay(chunks, reader));
   }
-  return concat(chunks, size);
+  return concatBytes(chunks, size);
 }
 
 /** The request with `body` in place of its (read) one; method, headers, URL and signal kept. */
@@ -163,15 +164,4 @@ function failingStream(): ReadableStream<Uint8Array> {
   return new ReadableStream<Uint8Array>({
     pull: (controller) => controller.error(new Error("the request body could not be read")),
   });
-}
-
-function concat(chunks: Uint8Array[], size: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0]!;
-  const all = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    all.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return all;
 }

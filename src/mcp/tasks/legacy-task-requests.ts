@@ -17,6 +17,7 @@ import { isLegacyRequest } from "@modelcontextprotocol/server";
 import { jsonRpcError, PROTOCOL_CODES, type ProtocolCode } from "../../errors";
 import type { McpTaskStore } from "./task-store";
 import { callerIdentity } from "../common/caller-identity";
+import { concatBytes } from "../common/concat-bytes";
 import { taskStub, type TasksOptions } from "./task-support";
 import { TERMINAL_STATUSES, type TaskView } from "./task-wire";
 import {
@@ -137,20 +138,10 @@ async function smallJson(request: Request): Promise<unknown> {
     chunks.push(value);
   }
   try {
-    return JSON.parse(new TextDecoder().decode(concat(chunks, size)));
+    return JSON.parse(new TextDecoder().decode(concatBytes(chunks, size)));
   } catch {
     return undefined;
   }
-}
-
-function concat(chunks: Uint8Array[], size: number): Uint8Array {
-  const all = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    all.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return all;
 }
 
 async function serveTaskMethod(

@@ -13,8 +13,11 @@ export interface TestServers {
   readonly started: readonly Server[];
   /** Listens on a free loopback port, and gives the port. */
   listen(server: Server): Promise<number>;
-  /** Listens on a fresh Unix socket, as the local server's runtimes do, and gives its path. */
-  listenRuntime(server: Server): Promise<string>;
+  /**
+   * Listens on a Unix socket, as the local server's runtimes do, and gives its path: a fresh one,
+   * or `path` (a runtime replacing one that served there).
+   */
+  listenRuntime(server: Server, path?: string): Promise<string>;
 }
 
 /**
@@ -36,9 +39,9 @@ export function testServers(): TestServers {
       await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
       return (server.address() as AddressInfo).port;
     },
-    listenRuntime(server) {
+    listenRuntime(server, path) {
       started.push(server);
-      return listenUnix(server);
+      return listenUnix(server, path);
     },
   };
 }

@@ -12,7 +12,7 @@ import {
   readLauncherSettings,
 } from "../../../src/app/config/launcher-settings";
 import { SETTING_TABLE } from "../../../src/app/config/setting-table";
-import { DEFAULT_BODY_BUDGET_BYTES } from "../../../cli/local-server/front/body-budget.mjs";
+import { DEFAULT_BODY_BUDGET_BYTES } from "../../../cli/local-server/front/body/budget.mjs";
 import { DEFAULT_MAX_CONNECTIONS } from "../../../cli/local-server/front/connection-cap.mjs";
 import { DEFAULT_MAX_RUNS } from "../../../cli/local-server/runners/runner-retirement.mjs";
 import { defaultRunnerCount } from "../../../cli/local-server/worker-options.mjs";

@@ -6,20 +6,14 @@
  * stranger's keyless `tools/call` on the port ran with the user's `API_TOKEN`. The "runtime"
  * behind the front is a plain Node HTTP server standing in for workerd.
  */
-import { createServer, request, type IncomingHttpHeaders, type Server } from "node:http";
-import { connect, type AddressInfo } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { createServer, request, type IncomingHttpHeaders } from "node:http";
+import { connect } from "node:net";
+import { describe, expect, it } from "vitest";
 import { BRIDGE_HEADER, newBridgeSecret } from "../../../../cli/local-server/front/bridge-only.mjs";
 import { createFront } from "../../../../cli/local-server/front/front.mjs";
-import { listenUnix } from "../../../helpers/cli/unix-socket.js";
+import { testServers } from "../../../helpers/cli/test-servers.js";
 
-const servers: Server[] = [];
-afterEach(async () => {
-  for (const s of servers.splice(0)) {
-    s.closeAllConnections();
-    await new Promise((r) => s.close(r));
-  }
-});
+const { listen, listenRuntime } = testServers();
 
 /** A runtime stand-in that records the heads it gets, and a front for `secret` before it. */
 async function setUp(secret: string) {
@@ -29,13 +23,10 @@ async function setUp(secret: string) {
     req.resume();
     req.on("end", () => res.end("ran"));
   });
-  servers.push(runtime);
-  const socket = await listenUnix(runtime);
+  const socket = await listenRuntime(runtime);
   const target = { name: "runtime 1", socket, killedBecause: undefined } as never;
   const front = createFront({ target: async () => target, bridgeSecret: secret });
-  servers.push(front.server);
-  await new Promise<void>((r) => front.server.listen(0, "127.0.0.1", () => r()));
-  return { port: (front.server.address() as AddressInfo).port, seen };
+  return { port: await listen(front.server), seen };
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * What the front holds of its answers, for clients that never read them (issue #40 "a front with
- * a memory budget"; cli/local-server/front/pipelined-requests.mjs, body-budget.mjs,
+ * a memory budget"; cli/local-server/front/pipelined-requests.mjs, body/budget.mjs,
  * exchange.mjs). The system's socket buffers take a few MiB per connection, but a client that
  * sends many requests at once on one connection (HTTP/1.1 pipelining: Node's server starts each
  * one it has parsed) had every answer but the first waiting whole in the front's memory, each
@@ -20,7 +20,7 @@ import {
 } from "node:http";
 import { connect, type AddressInfo, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { ANSWER_SHARE } from "../../../../cli/local-server/front/body-budget.mjs";
+import { ANSWER_SHARE } from "../../../../cli/local-server/front/body/budget.mjs";
 import {
   capConnections,
   NOT_READING_MS,

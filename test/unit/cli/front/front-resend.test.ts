@@ -8,20 +8,14 @@
  * the cut-off error, never a second run; a GET is sent again. The runtime stand-ins are plain
  * Node servers on Unix sockets; their "work" is counted as they read each request whole.
  */
-import { createServer, request, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { createServer, request, type IncomingMessage } from "node:http";
+import type { Socket } from "node:net";
+import { describe, expect, it } from "vitest";
 import { createFront } from "../../../../cli/local-server/front/front.mjs";
 import { mayResend } from "../../../../cli/local-server/front/resend-rule.mjs";
-import { listenUnix } from "../../../helpers/cli/unix-socket.js";
+import { testServers } from "../../../helpers/cli/test-servers.js";
 
-const servers: Server[] = [];
-afterEach(async () => {
-  for (const s of servers.splice(0)) {
-    s.closeAllConnections();
-    await new Promise((r) => s.close(r));
-  }
-});
+const { listen, listenRuntime } = testServers();
 
 const CALL = (id: number) =>
   JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "execute" } });
@@ -53,8 +47,7 @@ async function setUp(
     sockets.add(socket);
     socket.once("close", () => sockets.delete(socket));
   });
-  servers.push(runtimeServer);
-  const path = await listenUnix(runtimeServer);
+  const path = await listenRuntime(runtimeServer);
   const runtime = { name: "runtime 1", socket: path, killedBecause: undefined } as never;
   const front = createFront({
     target: async () => {
@@ -62,9 +55,7 @@ async function setUp(
       return runtime;
     },
   });
-  servers.push(front.server);
-  await new Promise<void>((r) => front.server.listen(0, "127.0.0.1", () => r()));
-  return { port: (front.server.address() as AddressInfo).port, served };
+  return { port: await listen(front.server), served };
 }
 
 /** Sends one request to the front; resolves with its status and body. */

@@ -5,20 +5,15 @@
  * that trickles is timed and can be made room of, and a plain path is read as the Worker's URL
  * parser reads it, without the parser.
  */
-import { createServer, type IncomingMessage, type Server } from "node:http";
-import { connect, type AddressInfo } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
-import { createBodyBudget } from "../../../../cli/local-server/front/body-budget.mjs";
+import { createServer, type IncomingMessage } from "node:http";
+import { connect } from "node:net";
+import { describe, expect, it } from "vitest";
+import { createBodyBudget } from "../../../../cli/local-server/front/body/budget.mjs";
 import { readBody, type BodyRead } from "../../../../cli/local-server/front/request-body.mjs";
 import { pathOf } from "../../../../cli/local-server/front/route-bodies.mjs";
+import { testServers } from "../../../helpers/cli/test-servers.js";
 
-const servers: Server[] = [];
-afterEach(async () => {
-  for (const s of servers.splice(0)) {
-    s.closeAllConnections();
-    await new Promise((r) => s.close(r));
-  }
-});
+const { listen } = testServers();
 
 /** A server that reads each body with readBody; resolves each read with what `arriving` saw. */
 async function reader(timeoutMs: number) {
@@ -38,9 +33,7 @@ async function reader(timeoutMs: number) {
       }),
     );
   });
-  servers.push(server);
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-  return { port: (server.address() as AddressInfo).port, reads };
+  return { port: await listen(server), reads };
 }
 
 /** Writes `parts` on one connection, `gapMs` apart. */

@@ -5,9 +5,9 @@
  * never past the idle bound, never after the runtime was ended, and never with a head that could
  * carry a second request.
  */
-import { createServer, type Server } from "node:http";
+import { createServer } from "node:http";
 import type { Socket } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { CLUSTER_SECRET_HEADER } from "../../../../cli/local-server/cluster-secret.mjs";
 import { requestHead } from "../../../../cli/local-server/front/request-head.mjs";
 import {
@@ -15,15 +15,9 @@ import {
   runtimeConnections,
   type RuntimeConnection,
 } from "../../../../cli/local-server/front/runtime-connections.mjs";
-import { listenUnix } from "../../../helpers/cli/unix-socket.js";
+import { testServers } from "../../../helpers/cli/test-servers.js";
 
-const servers: Server[] = [];
-afterEach(async () => {
-  for (const s of servers.splice(0)) {
-    s.closeAllConnections();
-    await new Promise((r) => s.close(r));
-  }
-});
+const { listenRuntime } = testServers();
 
 /** A client's request as Node's server hands it over (its `Connection` lines joined, as Node does). */
 function clientRequest(method: string, url: string, rawHeaders: string[]) {
@@ -151,8 +145,7 @@ async function runtime() {
     accepted++;
     sockets.add(socket);
   });
-  servers.push(server);
-  const path = await listenUnix(server);
+  const path = await listenRuntime(server);
   return { path, accepted: () => accepted, sockets };
 }
 

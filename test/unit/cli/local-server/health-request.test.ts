@@ -4,19 +4,14 @@
  * bound is the whole wait), and answered again when the runtime behind the socket was replaced.
  * The "runtime" is a plain Node HTTP server on a Unix socket, as the runtimes serve.
  */
-import { createServer, type Server } from "node:http";
+import { createServer } from "node:http";
 import { createServer as createNetServer } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MAX_POOLS, healthRequest } from "../../../../cli/local-server/health-request.mjs";
-import { listenUnix, socketPath } from "../../../helpers/cli/unix-socket.js";
+import { testServers } from "../../../helpers/cli/test-servers.js";
+import { socketPath } from "../../../helpers/cli/unix-socket.js";
 
-const servers: Server[] = [];
-afterEach(async () => {
-  for (const s of servers.splice(0)) {
-    s.closeAllConnections();
-    await new Promise((r) => s.close(r));
-  }
-});
+const { listenRuntime } = testServers();
 
 /** A stand-in runtime; `seen` counts its requests and connections. */
 async function runtime(answer: boolean, path?: string) {
@@ -30,8 +25,7 @@ async function runtime(answer: boolean, path?: string) {
         .end(req.method === "HEAD" ? undefined : "ok");
   });
   server.on("connection", () => seen.connections++);
-  servers.push(server);
-  return { server, seen, socket: await listenUnix(server, path) };
+  return { server, seen, socket: await listenRuntime(server, path) };
 }
 
 const HEAD = { method: "HEAD", path: "/health", timeoutMs: 2_000 } as const;

@@ -1,14 +1,14 @@
 /**
- * What the front reads of a JSON-RPC body (cli/local-server/front/json-rpc-members.mjs): the
+ * What the front reads of a JSON-RPC body (cli/local-server/front/body/json-rpc-members.mjs): the
  * same ids and methods as `JSON.parse` finds, read without parsing the whole body. The front runs
  * in the supervisor's one thread, beside every runtime's watchdog: 16 MCP bodies each holding a
  * 1.9-million-level nested array, parsed whole there for their ids, held it ~5.7 s, and three
  * idle runners were replaced as stuck (attack17).
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { jsonRpcIds } from "../../../../cli/local-server/front/cut-off-reply.mjs";
-import { isLongWait } from "../../../../cli/local-server/front/long-wait.mjs";
-import { jsonRpcMembers } from "../../../../cli/local-server/front/json-rpc-members.mjs";
+import { jsonRpcIds } from "../../../../../cli/local-server/front/cut-off-reply.mjs";
+import { isLongWait } from "../../../../../cli/local-server/front/long-wait.mjs";
+import { jsonRpcMembers } from "../../../../../cli/local-server/front/body/json-rpc-members.mjs";
 
 /** The ids as the front found them by parsing the whole body (before attack17). */
 function parsedIds(text: string): unknown[] {

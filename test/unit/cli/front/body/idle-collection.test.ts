@@ -1,5 +1,5 @@
 /**
- * The front's collection after a burst of bodies (cli/local-server/front/idle-collection.mjs): dead
+ * The front's collection after a burst of bodies (cli/local-server/front/body/idle-collection.mjs): dead
  * body buffers are freed only by a garbage collection, which an idle process never runs. The
  * decision (when one is due) with injected figures and a counted `gc`; and the real one frees
  * dead ArrayBuffers.
@@ -10,7 +10,7 @@ import {
   exposedGc,
   GROWTH_BYTES,
   startIdleCollection,
-} from "../../../../cli/local-server/front/idle-collection.mjs";
+} from "../../../../../cli/local-server/front/body/idle-collection.mjs";
 
 const MIB = 1_048_576;
 

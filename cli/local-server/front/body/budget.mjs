@@ -1,12 +1,12 @@
 /**
  * The front's memory budget for request bodies and the answers it holds: every body it holds at
  * once, counted together, as its bytes arrive. Each connection may hold at most one route's limit
- * (route-bodies.mjs), and there is no cap on connections, so without a total any number of
+ * (../route-bodies.mjs), and there is no cap on connections, so without a total any number of
  * clients could make the front hold any amount (120 connections held 2.1 GB before this budget;
  * issue #40). Past the total, the request whose bytes would cross it is refused with 503 and its
  * bytes given back; the others go on.
  *
- * Answers held whole (exchange.mjs holds a JSON answer until its end, so that a runtime lost
+ * Answers held whole (../exchange.mjs holds a JSON answer until its end, so that a runtime lost
  * mid-answer still gets its client a clear error) count in the same total, from their first byte
  * until Node has handed their last to the system: a client that never reads its answers kept
  * each one (up to 4 MiB) in the front's memory, outside any bound. They take at most

@@ -1,5 +1,5 @@
 /**
- * Where the front keeps a request body's bytes while they arrive (request-body.mjs), and how it
+ * Where the front keeps a request body's bytes while they arrive (../request-body.mjs), and how it
  * gives their memory back the moment they are no longer needed, instead of at V8's next
  * collection.
  *

@@ -1,5 +1,5 @@
 /**
- * The front's storage for a body while it arrives (cli/local-server/front/body-collector.mjs):
+ * The front's storage for a body while it arrives (cli/local-server/front/body/collector.mjs):
  * the bytes come out whole and in order, and memory is freed at once, not at V8's next
  * collection: a freed buffer is detached (length 0), a pooled one is left alone (issue #40: the
  * front's memory after 120 uploads).
@@ -9,7 +9,7 @@ import {
   collectBody,
   freeNow,
   PIECE_BYTES,
-} from "../../../../cli/local-server/front/body-collector.mjs";
+} from "../../../../../cli/local-server/front/body/collector.mjs";
 
 /** `n` bytes counting up from `from` (mod 251: no piece boundary lines up with the pattern). */
 const bytes = (n: number, from = 0) =>

@@ -1,10 +1,13 @@
 /**
- * The front's memory budget for request bodies (cli/local-server/front/body-budget.mjs): one total for
+ * The front's memory budget for request bodies (cli/local-server/front/body/budget.mjs): one total for
  * every body held at once, counted per request as bytes arrive, given back once per request.
  * Its setting, `FRONT_BODY_BUDGET_MB`, is tested with the launcher's settings.
  */
 import { describe, expect, it } from "vitest";
-import { ANSWER_SHARE, createBodyBudget } from "../../../../cli/local-server/front/body-budget.mjs";
+import {
+  ANSWER_SHARE,
+  createBodyBudget,
+} from "../../../../../cli/local-server/front/body/budget.mjs";
 
 describe("the front's body budget", () => {
   it("counts every request's bytes against one total and refuses what would cross it", () => {

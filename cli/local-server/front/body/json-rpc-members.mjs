@@ -1,7 +1,7 @@
 /**
  * What the front reads of a JSON-RPC request body: each top-level message's `jsonrpc`, `method`
  * and `id`. The ids it echoes in the errors it answers for a request (a cut-off, a refusal) so
- * that an MCP client matches them to its call; the methods tell a long wait (long-wait.mjs).
+ * that an MCP client matches them to its call; the methods tell a long wait (../long-wait.mjs).
  *
  * Read in one pass over the body's text that builds none of the values it skips, never by
  * `JSON.parse` of the whole body: the front runs in the supervisor's one thread, beside the
@@ -15,6 +15,12 @@
  * Lenient where it does not matter: a body that is not JSON gives no ids, and one that is broken
  * after its messages' members may still give theirs (the error is the client's own either way).
  */
+import * as JSON_CHARACTERS from "../../../../src/mcp/common/json-characters.mjs";
+
+// Local constants, not imported bindings: the loops compare every character with them
+// (json-characters.mjs says what that costs).
+const { OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET } = JSON_CHARACTERS;
+const { QUOTE, BACKSLASH, COMMA, COLON, JSON_WHITESPACE } = JSON_CHARACTERS;
 
 /**
  * A top-level message's members that the front reads: each a string, number, boolean or null
@@ -71,15 +77,6 @@ export function jsonRpcIds(body) {
       ids.push(id);
   return ids;
 }
-
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const COLON = 0x3a;
 
 /** The members of a message that decide its id. */
 const WANTED = new Set(["jsonrpc", "method", "id"]);
@@ -165,7 +162,7 @@ function skip(text, at) {
 }
 
 /** What ends a number or a literal. */
-const ENDS_LITERAL = new Set([COMMA, CLOSE_BRACE, CLOSE_BRACKET, 0x20, 0x09, 0x0a, 0x0d]);
+const ENDS_LITERAL = new Set([COMMA, CLOSE_BRACE, CLOSE_BRACKET, ...JSON_WHITESPACE]);
 
 /**
  * Where the string whose `"` is at `at` ends (after its closing `"`); -1 when it is cut short.

@@ -4,9 +4,9 @@
 // before the fix no retirement completed again and one runner served many times its due runs;
 // after one retire request every runner could stay retiring. Here, with 2 runners retired every
 // 20 runs and a 4 s run timeout: after the two stuck programs, and two more that the client
-// cancels before their timeout (the host then no longer waits: the runner gives them up within a
-// poll, and on the shared worker ends them inside the engine too, sandbox/engine/runner.ts
-// `end`), 150 trivial runs all succeed, retirements complete (the runner pool ends a retiring
+// cancels before their timeout (here they too end at the run timeout at the latest: whether a
+// cancel ends a run sooner is e2e gone-client's, which found it does not, 2026-12-07), 150
+// trivial runs all succeed, retirements complete (the runner pool ends a retiring
 // runner at the run timeout plus a margin at the latest: cli/local-server/runners/runner-pool.mjs),
 // and nothing is replaced. The runner counts the stuck runs ended by itself (no retirement is
 // ended "although … still counted"). On both executors (EXECUTOR=isolate-per-run and

@@ -4,14 +4,22 @@
  * the form exercises exactly what MCP clients get.
  *
  * Security defaults: sits behind the same protection as `/mcp` (the router checks the API key
- * first); the body is capped at 64 KiB; only `search` (read-only, spec only) can be run here.
+ * first); the body is capped at 192 KiB of UTF-8 (bytes, not characters: errors/capped-body.ts);
+ * only `search` (read-only, spec only) can be run here.
  */
 import { API_ROUTE, type Endpoints } from "./endpoints";
 import { HttpError } from "./errors/http-error";
+import { cappedBodyText } from "./errors/capped-body";
 import { exceedsJsonShape, jsonShape, jsonShapeRefusal } from "../mcp/common/json-shape";
 import { withSelfClient } from "./self-client";
 
-const MAX_BODY = 65_536;
+/**
+ * The most bytes a body may hold: a memory cap, so counted in bytes as they arrive. A program of
+ * 65,536 characters (the search tool's default `maxCodeChars`, which still judges the program)
+ * is at most 3 bytes a character in UTF-8; the local front holds no more for this route
+ * (cli/local-server/front/route-bodies.mjs `SEARCH_MAX_BODY_BYTES`).
+ */
+const MAX_BODY_BYTES = 3 * 65_536;
 
 /**
  * Runs a search program from the status page.
@@ -28,14 +36,11 @@ export async function runSearch(request: Request, endpoints: Endpoints): Promise
       'POST JSON { "code": "async () => …" } here.',
       { allow: "POST" },
     );
-  const raw = await request.text();
-  if (raw.length > MAX_BODY)
-    throw new HttpError(
-      413,
-      "body_too_large",
-      "The program is larger than 64 KiB.",
-      "Send a shorter search program: return only the part of the spec you need.",
-    );
+  const raw = await cappedBodyText(
+    request,
+    MAX_BODY_BYTES,
+    "Send a shorter search program: return only the part of the spec you need.",
+  );
   // Its shape before its parse (src/mcp/common/json-shape.ts): the body is one string.
   const over = exceedsJsonShape(jsonShape(raw));
   if (over)

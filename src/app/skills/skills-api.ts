@@ -25,6 +25,7 @@ import { readSkillFolder, skillFolder } from "../../codemode/skills/agent-skill-
 import { resolveSkills } from "../../codemode/skills/resolved-skills";
 import type { SkillsOptions } from "../../codemode/skills/skills-options";
 import { HttpError } from "../errors/http-error";
+import { cappedBodyText } from "../errors/capped-body";
 import { exceedsJsonShape, jsonShape, jsonShapeRefusal } from "../../mcp/common/json-shape";
 
 /** The route; one skill is at `${SKILLS_ROUTE}/<name>`. */
@@ -198,22 +199,8 @@ function notFound(name: string, version?: number): HttpError {
 }
 
 async function jsonBody(request: Request): Promise<unknown> {
-  const length = Number(request.headers.get("content-length") ?? "0");
-  if (length > MAX_IMPORT_BYTES)
-    throw new HttpError(
-      413,
-      "body_too_large",
-      `The body is ${length} bytes; the limit is ${MAX_IMPORT_BYTES}.`,
-      "Import fewer skills at once.",
-    );
-  const text = await request.text();
-  if (text.length > MAX_IMPORT_BYTES)
-    throw new HttpError(
-      413,
-      "body_too_large",
-      `The body is over ${MAX_IMPORT_BYTES} bytes.`,
-      "Import fewer skills at once.",
-    );
+  // In bytes as they arrive (errors/capped-body.ts): `text.length` let 3× the cap through.
+  const text = await cappedBodyText(request, MAX_IMPORT_BYTES, "Import fewer skills at once.");
   // Its shape before its parse: up to 4 MiB of a caller's choosing, and a parse builds every
   // value in it (src/mcp/common/json-shape.ts). Skills are a few values each.
   const over = exceedsJsonShape(jsonShape(text));

@@ -77,7 +77,7 @@ const CASES: Case[] = [
     "/api/search too large",
     demo,
     "http://localhost/api/search",
-    { method: "POST", body: JSON.stringify({ code: "x".repeat(70_000) }) },
+    { method: "POST", body: JSON.stringify({ code: "x".repeat(200_000) }) },
     413,
     "body_too_large",
   ],

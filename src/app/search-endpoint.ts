@@ -11,6 +11,7 @@ import { API_ROUTE, type Endpoints } from "./endpoints";
 import { HttpError } from "./errors/http-error";
 import { cappedBodyText } from "./errors/capped-body";
 import { exceedsJsonShape, jsonShape, jsonShapeRefusal } from "../mcp/common/json-shape";
+import { isWellFormedJson } from "../mcp/common/json-well-formed";
 import { withSelfClient } from "./self-client";
 
 /**
@@ -41,9 +42,10 @@ export async function runSearch(request: Request, endpoints: Endpoints): Promise
     MAX_BODY_BYTES,
     "Send a shorter search program: return only the part of the spec you need.",
   );
-  // Its shape before its parse (src/mcp/common/json-shape.ts): the body is one string.
+  // Its shape before its parse (src/mcp/common/json-shape.ts): the body is one string. Past a
+  // limit and not JSON either, it is answered as not JSON (what to fix first), still unparsed.
   const over = exceedsJsonShape(jsonShape(raw));
-  if (over)
+  if (over && isWellFormedJson(raw))
     throw new HttpError(
       400,
       "invalid_request",
@@ -52,7 +54,7 @@ export async function runSearch(request: Request, endpoints: Endpoints): Promise
     );
   let code: unknown;
   try {
-    code = (JSON.parse(raw) as { code?: unknown }).code;
+    if (!over) code = (JSON.parse(raw) as { code?: unknown }).code;
   } catch {
     code = undefined;
   }

@@ -27,6 +27,7 @@ import type { SkillsOptions } from "../../codemode/skills/skills-options";
 import { HttpError } from "../errors/http-error";
 import { cappedBodyText } from "../errors/capped-body";
 import { exceedsJsonShape, jsonShape, jsonShapeRefusal } from "../../mcp/common/json-shape";
+import { isWellFormedJson } from "../../mcp/common/json-well-formed";
 
 /** The route; one skill is at `${SKILLS_ROUTE}/<name>`. */
 export const SKILLS_ROUTE = "/api/skills";
@@ -203,8 +204,9 @@ async function jsonBody(request: Request): Promise<unknown> {
   const text = await cappedBodyText(request, MAX_IMPORT_BYTES, "Import fewer skills at once.");
   // Its shape before its parse: up to 4 MiB of a caller's choosing, and a parse builds every
   // value in it (src/mcp/common/json-shape.ts). Skills are a few values each.
+  // Past a limit and not JSON either: answered as not JSON (what to fix first), still unparsed.
   const over = exceedsJsonShape(jsonShape(text));
-  if (over)
+  if (over && isWellFormedJson(text))
     throw new HttpError(
       400,
       "invalid_request",
@@ -212,13 +214,14 @@ async function jsonBody(request: Request): Promise<unknown> {
       "Import fewer skills at once; a skill is a few strings, not nested data.",
     );
   try {
-    return JSON.parse(text);
+    if (!over) return JSON.parse(text);
   } catch {
-    throw new HttpError(
-      400,
-      "invalid_request",
-      "The body is not JSON.",
-      "Send a JSON body with content-type application/json.",
-    );
+    // answered below
   }
+  throw new HttpError(
+    400,
+    "invalid_request",
+    "The body is not JSON.",
+    "Send a JSON body with content-type application/json.",
+  );
 }

@@ -10,70 +10,37 @@
  * body before looking at all.
  */
 import { HttpError } from "./http-error";
+// The one byte-capped reader, shared with the MCP lanes that read a body themselves.
+import { readCappedText } from "../../mcp/common/capped-text";
 
 /**
  * The body as text (UTF-8, as `request.text()` decodes it), or a refusal.
  * @param request - the route's request (its body is consumed)
  * @param maxBytes - the most bytes the route takes
  * @param fix - what the caller should do instead (the refusal's `fix`)
- * @throws HttpError as {@link cappedBody}
+ * @throws HttpError `413 body_too_large` naming the cap in bytes; `400 invalid_request` when the
+ *   body could not be read (the client went away mid-body)
  */
 export async function cappedBodyText(
   request: Request,
   maxBytes: number,
   fix: string,
 ): Promise<string> {
-  return new TextDecoder().decode(await cappedBody(request, maxBytes, fix));
+  const read = await readCappedText(request, maxBytes);
+  if ("text" in read) return read.text;
+  if ("tooLarge" in read) throw tooLarge(maxBytes, fix, declaredLength(request, maxBytes));
+  throw new HttpError(
+    400,
+    "invalid_request",
+    "The request body could not be read (the connection ended before it did).",
+    "Send the request again.",
+  );
 }
 
-/**
- * The body's bytes, or a refusal.
- * @param request - the route's request (its body is consumed)
- * @param maxBytes - the most bytes the route takes
- * @param fix - what the caller should do instead (the refusal's `fix`)
- * @throws HttpError `413 body_too_large` naming the cap in bytes; `400 invalid_request` when the
- *   body could not be read (the client went away mid-body)
- */
-export async function cappedBody(
-  request: Request,
-  maxBytes: number,
-  fix: string,
-): Promise<Uint8Array> {
+/** The declared length when it is what was refused (then the message can say it). */
+function declaredLength(request: Request, maxBytes: number): number | undefined {
   const declared = Number(request.headers.get("content-length") ?? 0);
-  if (declared > maxBytes) throw tooLarge(maxBytes, fix, declared);
-  const body = request.body;
-  if (body === null) return new Uint8Array(0);
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    let read: ReadableStreamReadResult<Uint8Array>;
-    try {
-      read = await reader.read();
-    } catch {
-      throw new HttpError(
-        400,
-        "invalid_request",
-        "The request body could not be read (the connection ended before it did).",
-        "Send the request again.",
-      );
-    }
-    if (read.done) break;
-    size += read.value.byteLength;
-    if (size > maxBytes) {
-      // Stop here: what is left is never read, so a body past the cap holds no more than it.
-      await reader.cancel().catch(() => undefined);
-      throw tooLarge(maxBytes, fix);
-    }
-    chunks.push(read.value);
-  }
-  const all = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    all.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return all;
+  return declared > maxBytes ? declared : undefined;
 }
 
 function tooLarge(maxBytes: number, fix: string, declared?: number): HttpError {

@@ -3,7 +3,8 @@
 // McpAgent.serve's POST to a session's stream, McpAgent.serveSSE's POST (read inside the object),
 // and createLegacyMcpHandler's POST within a session. The answer is the stateless lane's: a
 // JSON-RPC -32600 with the message's id (a batch gets an array), or -32700 when the body is not
-// JSON either; the session goes on serving.
+// JSON either; the session goes on serving. And each reads a body in bytes up to its limit: a
+// chunked body is not held past it, and characters of 3 bytes count 3.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { describe, expect, it } from "vitest";
 import { createLegacyMcpHandler } from "../../../src/index";
@@ -124,5 +125,88 @@ describe("createLegacyMcpHandler: a POST within a session", () => {
     const ping = await post(JSON.stringify({ jsonrpc: "2.0", id: 4, method: "ping" }));
     expect(ping.status).toBe(200);
     expect(await ping.text()).toContain('"id":4');
+  });
+});
+
+/** A chunked body (no Content-Length) of `total` bytes of spaces, counting what was pulled. */
+function countedStream(total: number): {
+  stream: ReadableStream<Uint8Array>;
+  pulled: () => number;
+} {
+  const chunk = new Uint8Array(64 * 1024).fill(0x20);
+  let pulled = 0;
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (pulled >= total) return controller.close();
+      pulled += chunk.byteLength;
+      controller.enqueue(chunk);
+    },
+  });
+  return { stream, pulled: () => pulled };
+}
+
+const LIMIT = 4 * 1024 * 1024;
+/** 1.45 million characters of 3 bytes: 4.35 MB, past the 4 MiB limit in bytes, not in characters. */
+const wideChars = () =>
+  `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":"${"日".repeat(1_450_000)}"}}}`;
+
+describe("the sessionful lanes read a body in bytes, up to their limit", () => {
+  it("McpAgent.serve: a chunked body is not read past 4 MiB; 3-byte characters count 3", async () => {
+    const headers = await notesSession();
+    const { stream, pulled } = countedStream(16 * 1024 * 1024);
+    const chunked = await workerFetch("http://localhost/notes", {
+      method: "POST",
+      headers,
+      body: stream,
+    });
+    expect(chunked.status).toBe(413);
+    // Before: request.text() held all 16 MiB, then compared its length.
+    expect(pulled()).toBeLessThanOrEqual(LIMIT + 2 * 64 * 1024);
+    const wide = await workerFetch("http://localhost/notes", {
+      method: "POST",
+      headers,
+      body: wideChars(),
+    });
+    expect(wide.status).toBe(413);
+  });
+
+  it("McpAgent.serveSSE: the object reads no more than 4 MiB of a chunked body", async () => {
+    const events = await workerFetch("http://localhost/sse");
+    const reader = new SseReader(events.body!);
+    const endpoint = new URL((await reader.next())!.data!, "http://localhost");
+    const { stream, pulled } = countedStream(16 * 1024 * 1024);
+    const chunked = await workerFetch(endpoint, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: stream,
+    });
+    expect(chunked.status).toBe(413);
+    // Up to a few chunks the RPC to the object may have in flight.
+    expect(pulled()).toBeLessThan(LIMIT + 1024 * 1024);
+    const wide = await workerFetch(endpoint, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: wideChars(),
+    });
+    expect(wide.status).toBe(413);
+    await reader.disconnect();
+  });
+
+  it("createLegacyMcpHandler: a chunked body is not read past 4 MiB; 3-byte characters count 3", async () => {
+    const handler = createLegacyMcpHandler(new McpServer({ name: "bytes", version: "1.0.0" }));
+    const { stream, pulled } = countedStream(16 * 1024 * 1024);
+    const chunked = await handler.fetch(
+      new Request("http://localhost/mcp", { method: "POST", headers: JSON_HEADERS, body: stream }),
+    );
+    expect(chunked.status).toBe(413);
+    expect(pulled()).toBeLessThanOrEqual(LIMIT + 2 * 64 * 1024);
+    const wide = await handler.fetch(
+      new Request("http://localhost/mcp", {
+        method: "POST",
+        headers: JSON_HEADERS,
+        body: wideChars(),
+      }),
+    );
+    expect(wide.status).toBe(413);
   });
 });

@@ -16,6 +16,8 @@ import { checkApiKey } from "./api-key";
 import { HttpError, renderHttpError, wantsHtml } from "./errors/http-error";
 import { readConfig, type AppConfig, type AppSettings, type ConfigProblem } from "./config/config";
 import { DEMO_API_BASE, demoApiFetch } from "./demo/demo-api-fetch";
+import { DEMO_FIX, DEMO_MAX_BODY_BYTES } from "./demo/demo-body-limit";
+import { cappedBodyText } from "./errors/capped-body";
 import { specsWithLaunch } from "./config/launch-specs";
 import { configKeyOf } from "./config/config-key";
 import { API_ROUTE, CODE_ROUTE, endpointsFor, type Endpoints } from "./endpoints";
@@ -183,7 +185,10 @@ export function createApp(options: AppOptions): App {
       return demoApiFetch(env.DEMO_STORE, `${path}${url.search}`, {
         method: request.method,
         headers: request.headers,
-        ...(request.body ? { body: await request.arrayBuffer() } : {}),
+        // Read up to the demo API's own cap, not whole: a body is held here before it is sent.
+        ...(request.body
+          ? { body: await cappedBodyText(request, DEMO_MAX_BODY_BYTES, DEMO_FIX) }
+          : {}),
       });
     }
     return runAsCaller(caller, () =>

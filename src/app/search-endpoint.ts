@@ -4,14 +4,23 @@
  * the form exercises exactly what MCP clients get.
  *
  * Security defaults: sits behind the same protection as `/mcp` (the router checks the API key
- * first); the body is capped at 64 KiB; only `search` (read-only, spec only) can be run here.
+ * first); the body is capped at 192 KiB of UTF-8 (bytes, not characters: errors/capped-body.ts);
+ * only `search` (read-only, spec only) can be run here.
  */
 import { API_ROUTE, type Endpoints } from "./endpoints";
 import { HttpError } from "./errors/http-error";
+import { cappedBodyText } from "./errors/capped-body";
 import { exceedsJsonShape, jsonShape, jsonShapeRefusal } from "../mcp/common/json-shape";
+import { isWellFormedJson } from "../mcp/common/json-well-formed";
 import { withSelfClient } from "./self-client";
 
-const MAX_BODY = 65_536;
+/**
+ * The most bytes a body may hold: a memory cap, so counted in bytes as they arrive. A program of
+ * 65,536 characters (the search tool's default `maxCodeChars`, which still judges the program)
+ * is at most 3 bytes a character in UTF-8; the local front holds no more for this route
+ * (cli/local-server/front/route-bodies.mjs `SEARCH_MAX_BODY_BYTES`).
+ */
+const MAX_BODY_BYTES = 3 * 65_536;
 
 /**
  * Runs a search program from the status page.
@@ -28,17 +37,15 @@ export async function runSearch(request: Request, endpoints: Endpoints): Promise
       'POST JSON { "code": "async () => …" } here.',
       { allow: "POST" },
     );
-  const raw = await request.text();
-  if (raw.length > MAX_BODY)
-    throw new HttpError(
-      413,
-      "body_too_large",
-      "The program is larger than 64 KiB.",
-      "Send a shorter search program: return only the part of the spec you need.",
-    );
-  // Its shape before its parse (src/mcp/common/json-shape.ts): the body is one string.
+  const raw = await cappedBodyText(
+    request,
+    MAX_BODY_BYTES,
+    "Send a shorter search program: return only the part of the spec you need.",
+  );
+  // Its shape before its parse (src/mcp/common/json-shape.ts): the body is one string. Past a
+  // limit and not JSON either, it is answered as not JSON (what to fix first), still unparsed.
   const over = exceedsJsonShape(jsonShape(raw));
-  if (over)
+  if (over && isWellFormedJson(raw))
     throw new HttpError(
       400,
       "invalid_request",
@@ -47,7 +54,7 @@ export async function runSearch(request: Request, endpoints: Endpoints): Promise
     );
   let code: unknown;
   try {
-    code = (JSON.parse(raw) as { code?: unknown }).code;
+    if (!over) code = (JSON.parse(raw) as { code?: unknown }).code;
   } catch {
     code = undefined;
   }

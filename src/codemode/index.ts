@@ -72,6 +72,7 @@ export { DEFAULT_SKILL_LIMITS, type SkillLimits } from "./skills/skill-limits";
 export type {
   JsonSchema,
   SkillDraft,
+  SkillSignature,
   SkillStore,
   SkillSummary,
   SkillVersionInfo,

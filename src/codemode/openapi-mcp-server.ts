@@ -289,7 +289,8 @@ function registerSearch(server: McpServer, setup: Setup): void {
       const run = setup.trace("search", code);
       // `skills.declarations()`: the caller's skills as TypeScript, next to the spec's.
       const skills = options.skills && skillsFor(options.skills, ctx.http?.authInfo, "execute");
-      const skillRun = skills && (await SkillRun.open(skills, code));
+      // The listing only: a search calls no skill, so no skill's code is loaded for it.
+      const skillRun = skills && (await SkillRun.openForSearch(skills, code));
       const namespaces: HostNamespaces = {
         codemode: { declaration },
         ...skillRun?.searchRequest().namespaces,

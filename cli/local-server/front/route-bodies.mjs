@@ -14,8 +14,8 @@ const MCP_ROUTES = new Set(["/mcp", "/mcp/code"]);
  */
 export const MCP_MAX_BODY_BYTES = 4 * 1_048_576;
 /**
- * `/api/search` takes a program of at most 65,536 characters (src/app/search-endpoint.ts counts
- * UTF-16 units): at most 3 bytes each in UTF-8.
+ * `/api/search` takes a body of at most 3 × 65,536 bytes (src/app/search-endpoint.ts
+ * `MAX_BODY_BYTES`: a program of 65,536 characters, at most 3 bytes each in UTF-8).
  */
 export const SEARCH_MAX_BODY_BYTES = 3 * 65_536;
 /**

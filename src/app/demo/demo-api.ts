@@ -7,7 +7,9 @@
  * with 400, 404 or 405, rendered by the same renderer as every other route.
  */
 import { HttpError, renderHttpError } from "../errors/http-error";
+import { cappedBodyText } from "../errors/capped-body";
 import { DemoDb } from "./demo-db";
+import { DEMO_FIX, DEMO_MAX_BODY_BYTES } from "./demo-body-limit";
 import {
   checkBody,
   ENUMS,
@@ -152,8 +154,9 @@ async function route(request: Request, db: DemoDb): Promise<Response> {
 }
 
 async function body(request: Request): Promise<unknown> {
+  const text = await cappedBodyText(request, DEMO_MAX_BODY_BYTES, DEMO_FIX);
   try {
-    return await request.json();
+    return JSON.parse(text);
   } catch {
     throw invalidRequest("The body must be valid JSON.");
   }

@@ -100,6 +100,9 @@ export function durableSkillStore(
       (await mayHave(owner))
         ? send(owner, { method: "runSkills", args: [owner, names] })
         : { listed: [], loaded: [] },
+    // What skills.declarations() reads: no code crosses from the object.
+    signatures: async (owner) =>
+      (await mayHave(owner)) ? send(owner, { method: "signatures", args: [owner] }) : [],
     // Counted once the answer is out (runs/after-response.ts), like the run history: the call
     // does not wait for the write, nor share the thread with it on its way out. A listing may
     // show the count a moment later.

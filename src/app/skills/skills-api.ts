@@ -25,7 +25,9 @@ import { readSkillFolder, skillFolder } from "../../codemode/skills/agent-skill-
 import { resolveSkills } from "../../codemode/skills/resolved-skills";
 import type { SkillsOptions } from "../../codemode/skills/skills-options";
 import { HttpError } from "../errors/http-error";
+import { cappedBodyText } from "../errors/capped-body";
 import { exceedsJsonShape, jsonShape, jsonShapeRefusal } from "../../mcp/common/json-shape";
+import { isWellFormedJson } from "../../mcp/common/json-well-formed";
 
 /** The route; one skill is at `${SKILLS_ROUTE}/<name>`. */
 export const SKILLS_ROUTE = "/api/skills";
@@ -198,26 +200,13 @@ function notFound(name: string, version?: number): HttpError {
 }
 
 async function jsonBody(request: Request): Promise<unknown> {
-  const length = Number(request.headers.get("content-length") ?? "0");
-  if (length > MAX_IMPORT_BYTES)
-    throw new HttpError(
-      413,
-      "body_too_large",
-      `The body is ${length} bytes; the limit is ${MAX_IMPORT_BYTES}.`,
-      "Import fewer skills at once.",
-    );
-  const text = await request.text();
-  if (text.length > MAX_IMPORT_BYTES)
-    throw new HttpError(
-      413,
-      "body_too_large",
-      `The body is over ${MAX_IMPORT_BYTES} bytes.`,
-      "Import fewer skills at once.",
-    );
+  // In bytes as they arrive (errors/capped-body.ts): `text.length` let 3× the cap through.
+  const text = await cappedBodyText(request, MAX_IMPORT_BYTES, "Import fewer skills at once.");
   // Its shape before its parse: up to 4 MiB of a caller's choosing, and a parse builds every
   // value in it (src/mcp/common/json-shape.ts). Skills are a few values each.
+  // Past a limit and not JSON either: answered as not JSON (what to fix first), still unparsed.
   const over = exceedsJsonShape(jsonShape(text));
-  if (over)
+  if (over && isWellFormedJson(text))
     throw new HttpError(
       400,
       "invalid_request",
@@ -225,13 +214,14 @@ async function jsonBody(request: Request): Promise<unknown> {
       "Import fewer skills at once; a skill is a few strings, not nested data.",
     );
   try {
-    return JSON.parse(text);
+    if (!over) return JSON.parse(text);
   } catch {
-    throw new HttpError(
-      400,
-      "invalid_request",
-      "The body is not JSON.",
-      "Send a JSON body with content-type application/json.",
-    );
+    // answered below
   }
+  throw new HttpError(
+    400,
+    "invalid_request",
+    "The body is not JSON.",
+    "Send a JSON body with content-type application/json.",
+  );
 }

@@ -14,6 +14,7 @@ import type { SkillLimits } from "./skill-limits";
 import type {
   RunSkills,
   SkillDraft,
+  SkillSignature,
   SkillStore,
   SkillSummary,
   SkillVersionInfo,
@@ -72,6 +73,26 @@ export class MemorySkillStore implements SkillStore {
   /** {@inheritDoc SkillStore.runSkills} */
   runSkills(owner: string, names: readonly string[]): Promise<RunSkills> {
     return loadRunSkills(this, owner, names);
+  }
+
+  /** {@inheritDoc SkillStore.signatures} */
+  signatures(owner: string): Promise<SkillSignature[]> {
+    const skills = this.owners.get(owner) ?? new Map<string, Entry>();
+    return Promise.resolve(
+      [...skills.values()]
+        .map((entry) => {
+          // Copies of what a caller may change, never the code (not read at all).
+          const { name, description, input, output, tool } = entry.versions.get(entry.current)!;
+          return {
+            name,
+            description,
+            input: structuredClone(input),
+            ...(output === undefined ? {} : { output: structuredClone(output) }),
+            ...(tool === undefined ? {} : { tool }),
+          };
+        })
+        .toSorted((a, b) => (a.name < b.name ? -1 : 1)),
+    );
   }
 
   /** {@inheritDoc SkillStore.versions} */

@@ -99,6 +99,24 @@ export function withReadOnlySkills(store: SkillStore, operator: readonly SkillDr
           },
         }
       : {}),
+    ...(store.signatures
+      ? {
+          // The operator's skill of a name hides the owner's, as in the listing.
+          signatures: async (owner) => {
+            const own = (await store.signatures!(owner)).filter((s) => !fixed.has(s.name));
+            const shipped = [...fixed.values()].map(
+              ({ name, description, input, output, tool }) => ({
+                name,
+                description,
+                input,
+                ...(output === undefined ? {} : { output }),
+                ...(tool === undefined ? {} : { tool }),
+              }),
+            );
+            return [...shipped, ...own].toSorted((a, b) => (a.name < b.name ? -1 : 1));
+          },
+        }
+      : {}),
     ...(store.recordUses
       ? {
           // The owner's skills only; a run that called only the operator's asks nothing of the

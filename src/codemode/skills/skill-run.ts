@@ -34,7 +34,13 @@ import { readRunSkills } from "./run-skills";
 import { calledSkillNames, skillPrelude } from "./skill-prelude";
 import { checkRunCodeSize } from "./run-code-size";
 import { emptyCounters } from "../../executor/run-start";
-import type { SkillDraft, SkillStore, SkillSummary, StoredSkill } from "./skill-store";
+import type {
+  SkillDraft,
+  SkillSignature,
+  SkillStore,
+  SkillSummary,
+  StoredSkill,
+} from "./skill-store";
 
 /** What a run of a program that uses skills adds to its executor request. */
 export interface SkillRunRequest {
@@ -90,6 +96,22 @@ export class SkillRun {
       listed,
       new Map(loaded.map((s) => [s.name, s])),
     );
+  }
+
+  /**
+   * Prepares the skills of a `search` run of `code`: the listing only. A search neither runs
+   * nor calls skills, so it loads no skill's code (where {@link open} loads every skill the
+   * program names, and those they name), and its `skills.declarations()` reads signatures
+   * without code from a store that answers them. Undefined when the program does not mention
+   * `skills`.
+   * @param caller - where the owner's skills are, whose they are, the limits and the tool
+   * @param code - the search program
+   */
+  static async openForSearch(caller: CallerSkills, code: string): Promise<SkillRun | undefined> {
+    const { store, owner, limits, tool } = caller;
+    if (!MENTIONS_SKILLS.test(code)) return undefined;
+    const { listed } = await readRunSkills(store, owner, []);
+    return new SkillRun(store, owner, limits, tool, listed, new Map());
   }
 
   /**
@@ -240,11 +262,13 @@ export class SkillRun {
    */
   private readonly declarations: HostFunction = async () => {
     this.declared ??= (async () => {
-      const found = await Promise.all(
-        usableIn(this.listed, this.tool).map(
-          (s) => this.loaded.get(s.name) ?? this.store.get(this.owner, s.name),
-        ),
-      );
+      const usable = usableIn(this.listed, this.tool);
+      const found = this.store.signatures
+        ? await this.signaturesOf(usable.map((s) => s.name))
+        : // Read with `get`, code and all (a store that cannot answer without it).
+          await Promise.all(
+            usable.map((s) => this.loaded.get(s.name) ?? this.store.get(this.owner, s.name)),
+          );
       const tools = found.flatMap((s) =>
         s
           ? [
@@ -263,6 +287,15 @@ export class SkillRun {
   };
 
   private declared: Promise<string> | undefined;
+
+  /**
+   * The store's signatures of the `usable` names, in their order (the listing's): no skill's
+   * code is read for a declaration.
+   */
+  private async signaturesOf(usable: readonly string[]): Promise<(SkillSignature | undefined)[]> {
+    const byName = new Map((await this.store.signatures!(this.owner)).map((s) => [s.name, s]));
+    return usable.map((name) => byName.get(name));
+  }
 
   /** Whether this tool can run the skill: it needs no tool's codemode, or this one's. */
   private runsHere(skill: Pick<SkillSummary, "tool">): boolean {

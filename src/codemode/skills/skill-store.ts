@@ -33,6 +33,12 @@ export interface SkillDraft {
   tool?: string;
 }
 
+/**
+ * What a caller needs to call a skill, without its code: what `skills.declarations()` shows of
+ * it (a declaration never shows the code, which may be up to `maxCodeChars` long).
+ */
+export type SkillSignature = Pick<SkillDraft, "name" | "description" | "input" | "output" | "tool">;
+
 /** One stored version of a skill. */
 export interface StoredSkill extends SkillDraft {
   version: number;
@@ -164,6 +170,13 @@ export interface SkillStore {
    * @param names - the skill names the program calls literally
    */
   runSkills?(owner: string, names: readonly string[]): Promise<RunSkills>;
+  /**
+   * Optional: the {@link SkillSignature} of the current version of each of the owner's skills,
+   * by name: what `skills.declarations()` reads, without reading any code. A store without it
+   * is read with `get`, each skill's code and all.
+   * @param owner - whose skills
+   */
+  signatures?(owner: string): Promise<SkillSignature[]>;
 }
 
 /** The skills one run reads before it starts ({@link SkillStore.runSkills}). */

@@ -33,6 +33,7 @@ import type {
   JsonSchema,
   RunSkills,
   SkillDraft,
+  SkillSignature,
   SkillStore,
   SkillSummary,
   SkillVersionInfo,
@@ -128,6 +129,26 @@ export class SqlSkillStore implements SkillStore {
           );
     const row = rows[0];
     return Promise.resolve(row && toSkill(row));
+  }
+
+  /** {@inheritDoc SkillStore.signatures} */
+  signatures(owner: string): Promise<SkillSignature[]> {
+    // Every column but the code: a declaration never shows it, and it is the large one.
+    const rows = this.read<Omit<VersionRow, "code" | "version" | "saved_at">>(
+      `SELECT v.name, v.description, v.input, v.output, v.tool FROM skills s
+       JOIN skill_versions v ON v.owner = s.owner AND v.name = s.name AND v.version = s.current
+       WHERE s.owner = ? ORDER BY s.name`,
+      owner,
+    );
+    return Promise.resolve(
+      rows.map((row) => ({
+        name: row.name,
+        description: row.description,
+        input: JSON.parse(row.input) as JsonSchema,
+        ...(row.output === null ? {} : { output: JSON.parse(row.output) as JsonSchema }),
+        ...(row.tool === null || row.tool === undefined ? {} : { tool: row.tool }),
+      })),
+    );
   }
 
   /** {@inheritDoc SkillStore.versions} */

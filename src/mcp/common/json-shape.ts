@@ -12,7 +12,8 @@
  * without being parsed.
  *
  * Lenient where it does not matter: it does not check that the text is JSON (`JSON.parse`
- * does, after it), but whatever it counts bounds what a parse could build before it fails.
+ * does, after it; for a body past a limit, json-well-formed.ts does, so that a malformed one is
+ * answered as malformed), but whatever it counts bounds what a parse could build before it fails.
  */
 import * as JSON_CHARACTERS from "./json-characters.mjs";
 

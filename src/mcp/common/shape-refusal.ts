@@ -5,17 +5,32 @@
  */
 import { jsonRpcError, PROTOCOL_CODES } from "../../errors";
 import { exceedsJsonShape, jsonShape, jsonShapeRefusal } from "./json-shape";
+import { isWellFormedJson } from "./json-well-formed";
+
+/**
+ * The parse error of a body that is past a shape limit and not JSON either: the SDK's words for
+ * every other malformed body, so a client sees one answer for one fault.
+ */
+const MALFORMED_PAST_LIMIT = "Parse error: Invalid JSON";
 
 /**
  * The refusal of a body past the shape limits, or undefined when it is within them (then
  * parse it). A JSON-RPC Invalid Request error (`400`) for each id the body's messages carry (a
  * batch gets a batch), so that a client matches it to its call; one with id `null` when none do.
+ * A body past a limit that is not JSON at all gets the parse error instead (see below).
  * @param text - the body as text, not yet parsed
  */
 export function refuseJsonShape(text: string): Response | undefined {
   const shape = jsonShape(text);
   const over = exceedsJsonShape(shape);
   if (over === undefined) return undefined;
+  // Malformed AND past a limit: the parse error wins. What the client must fix first is its
+  // serializer: a text that is not JSON has no levels or values to send fewer of, and sending
+  // less of it would still be refused (JSON-RPC: invalid JSON is -32700, with id null, since no
+  // id can be read from it). Decided without a parse (json-well-formed.ts): parsing the body is
+  // the cost the limits bound, and a parse that fails at the last byte pays all of it first.
+  if (!isWellFormedJson(text))
+    return jsonRpcError(400, PROTOCOL_CODES.parseError, MALFORMED_PAST_LIMIT);
   const message = jsonShapeRefusal(over);
   const { ids, batch } = shape;
   if (!batch && ids.length <= 1)

@@ -18,6 +18,7 @@ import { jsonRpcError, PROTOCOL_CODES, type ProtocolCode } from "../../errors";
 import type { McpTaskStore } from "./task-store";
 import { callerIdentity } from "../common/caller-identity";
 import { concatBytes } from "../common/concat-bytes";
+import { exceedsJsonShape, jsonShape } from "../common/json-shape";
 import { taskStub, type TasksOptions } from "./task-support";
 import { TERMINAL_STATUSES, type TaskView } from "./task-wire";
 import {
@@ -118,8 +119,9 @@ async function serveMessage(
 }
 
 /**
- * The body as JSON, read from a clone, or undefined when it is not JSON or over the limit (the
- * SDK then reads the body itself and answers the parse error or its own size limit).
+ * The body as JSON, read from a clone, or undefined when it is not JSON, over the limit or past
+ * the shape limits (the transport then reads the body itself and answers the parse error, its
+ * size limit or the shape refusal).
  */
 async function smallJson(request: Request): Promise<unknown> {
   const body = request.clone().body;
@@ -137,8 +139,12 @@ async function smallJson(request: Request): Promise<unknown> {
     }
     chunks.push(value);
   }
+  const text = new TextDecoder().decode(concatBytes(chunks, size));
+  // Its shape before its parse, as every lane checks it (common/json-shape.ts): 64 KiB still
+  // nests 32,000 levels. Past a limit it is left unparsed for the transport, which refuses it.
+  if (exceedsJsonShape(jsonShape(text)) !== undefined) return undefined;
   try {
-    return JSON.parse(new TextDecoder().decode(concatBytes(chunks, size)));
+    return JSON.parse(text);
   } catch {
     return undefined;
   }

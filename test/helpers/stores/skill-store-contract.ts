@@ -147,6 +147,31 @@ export const SKILL_STORE_CONTRACT: Record<string, (store: SkillStore) => Promise
     ]);
     expect(await store.runSkills!("nobody", ["top"])).toEqual({ listed: [], loaded: [] });
   },
+  "answers each current version's signature, without the code": async (store) => {
+    // Optional in the interface; ours have it (what skills.declarations() reads, no code).
+    expect(store.signatures).toBeTypeOf("function");
+    const room = { maxSkills: 5, maxVersions: 3 };
+    await store.save("a", { ...draft("two", "async () => 1"), tool: "code" }, room);
+    await store.save("a", { ...draft("two", "async () => 2"), output: { type: "number" } }, room);
+    await store.save("a", draft("one"), room);
+    await store.save("b", draft("theirs"), room);
+    expect(await store.signatures!("a")).toEqual([
+      { name: "one", description: "one does it.", input: { type: "object" } },
+      {
+        name: "two",
+        description: "two does it.",
+        input: { type: "object" },
+        output: { type: "number" },
+      },
+    ]);
+    // The current version after a roll back, and nothing of another owner's or a deleted skill.
+    await store.rollBack("a", "two", 1);
+    await store.delete("a", "one");
+    expect(await store.signatures!("a")).toEqual([
+      { name: "two", description: "two does it.", input: { type: "object" }, tool: "code" },
+    ]);
+    expect(await store.signatures!("nobody")).toEqual([]);
+  },
 };
 
 /** A clock for the contract: 1,000, 1,001, … */

@@ -14,6 +14,37 @@ describe("refuseJsonShape", () => {
     expect(refuseJsonShape('{"jsonrpc":"2.0","id":1,"method":"ping"}')).toBeUndefined();
   });
 
+  it("answers a body past a limit that is not JSON with the parse error, -32700 and id null", async () => {
+    // Before: -32600 naming the limit, as if less nesting would make the text JSON.
+    for (const broken of [
+      deep(5).slice(0, -1),
+      deep(5) + ",",
+      deep(5).replace('"id":5', '"id"5'),
+    ]) {
+      const response = refuseJsonShape(broken)!;
+      expect(response.status).toBe(400);
+      expect(await response.json()).toEqual({
+        jsonrpc: "2.0",
+        id: null,
+        error: { code: -32700, message: "Parse error: Invalid JSON" },
+      });
+    }
+    // A batch that is not JSON is one parse error, not an array (JSON-RPC: a batch that cannot
+    // be parsed is answered as one).
+    const batch = `[${Array.from({ length: 60_000 }, (_, i) => `{"id":${i}}`).join(",")},]`;
+    expect(await refuseJsonShape(batch)!.json()).toMatchObject({
+      id: null,
+      error: { code: -32700 },
+    });
+  });
+
+  it("still answers a well-formed body past a limit with -32600 and its id", async () => {
+    expect(await refuseJsonShape(deep(6))!.json()).toMatchObject({
+      id: 6,
+      error: { code: -32600, message: expect.stringMatching(/nests 100,00\d levels deep/) },
+    });
+  });
+
   it("answers one error with id null for a batch of more ids than it echoes", async () => {
     // Before: one ~300-character error per id, 121 MB for a 4 MB batch of {"id":1}.
     const batch = `[${Array.from({ length: 60_000 }, (_, i) => `{"id":${i}}`).join(",")}]`;

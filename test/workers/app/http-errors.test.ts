@@ -77,7 +77,7 @@ const CASES: Case[] = [
     "/api/search too large",
     demo,
     "http://localhost/api/search",
-    { method: "POST", body: JSON.stringify({ code: "x".repeat(70_000) }) },
+    { method: "POST", body: JSON.stringify({ code: "x".repeat(200_000) }) },
     413,
     "body_too_large",
   ],
@@ -186,6 +186,25 @@ describe("the one HTTP error", () => {
     const { error } = (await response.json()) as { error: { code: string; message: string } };
     expect(error.code).toBe("invalid_request");
     expect(error.message).toMatch(/nests 30,001 levels deep/);
+  });
+
+  it("answers a body past the shape limit that is not JSON as not JSON, on /api/search and the import", async () => {
+    // Before: the shape refusal, as if less nesting would make the text JSON.
+    const notJson = `{"code":${"[".repeat(30_000)}${"]".repeat(29_999)}}`;
+    const search = await demo("http://localhost/api/search", { method: "POST", body: notJson });
+    expect(search.status).toBe(400);
+    expect((await search.json()) as unknown).toMatchObject({
+      error: { code: "invalid_request", message: expect.stringMatching(/^The body is not JSON/) },
+    });
+    const imported = await demo("http://localhost/api/skills/import", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: notJson,
+    });
+    expect(imported.status).toBe(400);
+    expect((await imported.json()) as unknown).toMatchObject({
+      error: { code: "invalid_request", message: "The body is not JSON." },
+    });
   });
 
   it("carries the headers its status needs (Allow, WWW-Authenticate)", async () => {

@@ -112,6 +112,21 @@ describe("createLegacyMcpHandler with tasks (2025-11-25, SDK v1 server and clien
     expect(await unparseable.text()).toContain("-32700");
   });
 
+  it("a body past the shape limits is refused, not parsed by the task layer and passed on", async () => {
+    // Within the task layer's 64 KiB read, yet 30,000 levels deep. Before: the task layer parsed
+    // it whole and handed it on as parsedBody, which the transport takes without its own check.
+    const deep = `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{"text":${"[".repeat(30_000)}${"]".repeat(30_000)}}}}`;
+    expect(deep.length).toBeLessThan(65_536);
+    const response = await createLegacyMcpHandler(createServer(), { tasks }).fetch(
+      legacyRequest(deep, { "mcp-protocol-version": LEGACY }),
+    );
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({
+      id: 4,
+      error: { code: -32600, message: expect.stringMatching(/nests 30,00\d levels deep/) },
+    });
+  });
+
   it("declares tasks and lists the marked tool with execution.taskSupport", async () => {
     const { client } = await v1Client();
     expect(client.getServerCapabilities()?.tasks).toMatchObject({ requests: { tools: {} } });

@@ -13,6 +13,7 @@ import {
 import { PROTOCOL_CODES, jsonRpcError } from "../../../errors";
 import { refuseBeforeSession } from "../legacy/request-checks";
 import { refuseJsonShape } from "../../common/shape-refusal";
+import { readCappedText } from "../../common/capped-text";
 
 /** The largest POST body a session accepts (the transport's own default). */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -49,10 +50,11 @@ export async function checkPost(request: Request): Promise<Response | CheckedPos
       "Unsupported Media Type: Content-Type must be application/json",
     );
   }
-  if (Number(request.headers.get("content-length") ?? 0) > MAX_BODY_BYTES) return tooLarge();
+  // In bytes as they arrive (common/capped-text.ts): none is held past the limit.
+  const read = await readCappedText(request, MAX_BODY_BYTES);
+  if ("tooLarge" in read) return tooLarge();
   // A client that went away mid-body is answered like any unreadable body.
-  const text = await request.text().catch(() => undefined);
-  if (text !== undefined && text.length > MAX_BODY_BYTES) return tooLarge();
+  const text = "text" in read ? read.text : undefined;
   // Its shape before its parse (common/json-shape.ts): a parse builds every value.
   const overShape = text === undefined ? undefined : refuseJsonShape(text);
   if (overShape !== undefined) return overShape;

@@ -23,6 +23,7 @@ import { isSdkV2Server, type AnyMcpServer } from "../../common/server-kind";
 import { SseBridgeTransport, SSE_SOCKET_TAG } from "./sse-bridge-transport";
 import { PROTOCOL_CODES, jsonRpcError } from "../../../errors";
 import { refuseJsonShape } from "../../common/shape-refusal";
+import { readCappedText } from "../../common/capped-text";
 
 /** Storage key of an HTTP+SSE session's record. */
 export const SSE_SESSION_KEY = "mcp:sse";
@@ -95,20 +96,22 @@ export class SseSession {
     if (record === undefined || ctx.getWebSockets(SSE_SOCKET_TAG).length === 0) {
       return sessionNotFound();
     }
-    // A client that went away mid-body (aborted POST) is answered, not left as a rejection.
-    const text = await request.text().catch(() => undefined);
-    if (text === undefined)
+    // In bytes as they arrive (common/capped-text.ts): none is held past the limit. A client
+    // that went away mid-body (aborted POST) is answered, not left as a rejection.
+    const read = await readCappedText(request, MAX_BODY);
+    if ("unreadable" in read)
       return jsonRpcError(
         400,
         PROTOCOL_CODES.serverError,
         "Bad Request: the body could not be read.",
       );
-    if (text.length > MAX_BODY)
+    if ("tooLarge" in read)
       return jsonRpcError(
         413,
         PROTOCOL_CODES.serverError,
         `Request body exceeds ${MAX_BODY} bytes.`,
       );
+    const { text } = read;
     // Its shape before its parse (common/json-shape.ts): a parse builds every value.
     const refused = refuseJsonShape(text);
     if (refused !== undefined) return refused;

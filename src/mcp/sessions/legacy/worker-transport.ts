@@ -9,6 +9,7 @@ import { SUPPORTED_PROTOCOL_VERSIONS, type AuthInfo } from "@modelcontextprotoco
 import type { AnyMcpServer } from "../../common/server-kind";
 import { jsonRpcError, PROTOCOL_CODES } from "../../../errors";
 import { refuseJsonShape } from "../../common/shape-refusal";
+import { readCappedText } from "../../common/capped-text";
 import { DurableObjectEventStore } from "../event-store";
 import {
   negotiatedVersion,
@@ -128,14 +129,23 @@ export class WorkerTransport {
     let parsed: unknown = options.parsedBody;
     if (isPost && parsed === undefined) {
       const limit = this.#options.maxRequestBodySize ?? DEFAULT_MAX_BODY;
-      const text = await incoming.text();
-      if (text.length > limit) {
+      // In bytes as they arrive (common/capped-text.ts): none is held past the limit.
+      const read = await readCappedText(incoming, limit);
+      if ("tooLarge" in read) {
         return jsonRpcError(
           413,
           PROTOCOL_CODES.serverError,
           `Request body exceeds ${limit} bytes.`,
         );
       }
+      if ("unreadable" in read) {
+        return jsonRpcError(
+          400,
+          PROTOCOL_CODES.parseError,
+          "Parse error: the request body could not be read",
+        );
+      }
+      const { text } = read;
       // Its shape before its parse, as the stateless handler does (common/json-shape.ts): a
       // parse builds every value, and a client chooses how many.
       const refused = refuseJsonShape(text);

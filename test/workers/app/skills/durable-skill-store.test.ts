@@ -45,4 +45,19 @@ describe("durableSkillStore", () => {
     for (let i = 0; i < 400 && (await store.list(owner))[0]?.uses !== 2; i++) await sleep(25);
     expect(await lastError()).toMatchObject({ message: "the later run's", at: 5_000_000 });
   });
+
+  it("answers signatures from the object without the code (what skills.declarations() reads)", async () => {
+    const store = durableSkillStore(env.SKILLS);
+    const owner = `signatures-${crypto.randomUUID()}`;
+    await store.save(
+      owner,
+      { name: "sig", description: "d", input: { type: "object" }, code: "async () => 1" },
+      limits,
+    );
+    expect(await store.signatures!(owner)).toEqual([
+      { name: "sig", description: "d", input: { type: "object" } },
+    ]);
+    // A forwarded token's owner that never saved: no object is reached, nothing is answered.
+    expect(await store.signatures!(`token:${crypto.randomUUID()}`)).toEqual([]);
+  });
 });

@@ -6,6 +6,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { openApiMcpServer } from "../../../../src/codemode/openapi-mcp-server";
 import { MemorySkillStore } from "../../../../src/codemode/skills/memory-skill-store";
+import type { SkillStore, StoredSkill } from "../../../../src/codemode/skills/skill-store";
 import { WorkerLoaderExecutor } from "../../../../src/executor/loader/worker-loader-executor";
 import { createMcpHandler } from "../../../../src/index";
 import { connect } from "../../../helpers/clients/mcp-client";
@@ -104,6 +105,62 @@ describe("openApiMcpServer with skills: the code one run loads", () => {
     expect(two.content[0]!.text).toMatch(
       /^ERROR: CodeModeError: The 2 skills this run calls \(with the skills they call\) hold 30 characters of code; the limit is 29 \(maxRunCodeChars; setting SKILLS_MAX_RUN_CODE_CHARS\)\. Call fewer skills in one run/,
     );
+    await client.close();
+  });
+});
+
+describe("openApiMcpServer with skills: what a search reads", () => {
+  it("loads no skill's code, however large: the listing, then signatures for declarations()", async () => {
+    const memory = new MemorySkillStore();
+    const limits = { maxSkills: 10, maxVersions: 2 };
+    // Larger than any save would take (a store a library user fills, or a limit lowered since).
+    const huge = `async () => ${JSON.stringify("x".repeat(4_000_000))}`;
+    await memory.save(
+      "finn",
+      { name: "huge", description: "A very large skill.", input: { type: "object" }, code: huge },
+      limits,
+    );
+    // Every character of code the store hands out, by any method.
+    let codeRead = 0;
+    const counted = (skill: StoredSkill | undefined) => (
+      (codeRead += skill?.code.length ?? 0),
+      skill
+    );
+    const store: SkillStore = {
+      list: (owner) => memory.list(owner),
+      get: async (owner, name, version) => counted(await memory.get(owner, name, version)),
+      versions: (owner, name) => memory.versions(owner, name),
+      save: (owner, draft, l) => memory.save(owner, draft, l),
+      delete: (owner, name) => memory.delete(owner, name),
+      rollBack: (owner, name, version) => memory.rollBack(owner, name, version),
+      runSkills: async (owner, names) => {
+        const answer = await memory.runSkills(owner, names);
+        answer.loaded.forEach(counted);
+        return answer;
+      },
+      signatures: (owner) => memory.signatures(owner),
+    };
+    const handler = createMcpHandler(
+      openApiMcpServer({
+        spec: NOTES_SPEC,
+        executor,
+        request: () => Response.json({}),
+        skills: { store, owner: () => "finn" },
+      }),
+    );
+    const client = await connect((input, init) => handler.fetch(new Request(input, init)));
+    // The program names the skill as a call, so a run would load its code (and a search did).
+    const searched = (await client.callTool({
+      name: "search",
+      arguments: {
+        code: "async () => { if (false) await skills.huge({}); return await skills.declarations(); }",
+      },
+    })) as { isError?: boolean; content: { text: string }[] };
+    expect(searched.isError).toBeFalsy();
+    expect(searched.content[0]!.text).toContain("huge");
+    expect(searched.content[0]!.text).toContain("A very large skill.");
+    // Before: 4,000,014 characters read (and scanned for the skills it calls) for one search.
+    expect(codeRead).toBe(0);
     await client.close();
   });
 });

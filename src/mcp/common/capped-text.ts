@@ -1,0 +1,51 @@
+/**
+ * A POST body read as text up to a cap in bytes, for the sessionful lanes that read a body in
+ * this package's own code (McpAgent's streamable and SSE POSTs, `WorkerTransport`).
+ *
+ * Why: those lanes read the whole body with `request.text()` and then compared its length in
+ * UTF-16 units with a limit stated in bytes, so a chunked body (no `Content-Length`) was held
+ * whole, however large, before it was refused, and a body of 3-byte characters passed at up to 3×
+ * the limit. Here the declared length is checked before a byte is read, and the bytes are counted
+ * as they arrive: no more than the cap (and one chunk) is ever held.
+ */
+
+/** What {@link readCappedText} found: the text, or why there is none. */
+export type CappedText = { text: string } | { tooLarge: true } | { unreadable: true };
+
+/**
+ * Reads `request`'s body as UTF-8 text, at most `maxBytes` of it.
+ * @param request - the POST (its body is consumed)
+ * @param maxBytes - the most bytes taken
+ * @returns the text; `tooLarge` past the cap (declared or counted); `unreadable` when the body
+ *   failed mid-way (the client went away)
+ */
+export async function readCappedText(request: Request, maxBytes: number): Promise<CappedText> {
+  if (Number(request.headers.get("content-length") ?? 0) > maxBytes) return { tooLarge: true };
+  const body = request.body;
+  if (body === null) return { text: "" };
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    let read: ReadableStreamReadResult<Uint8Array>;
+    try {
+      read = await reader.read();
+    } catch {
+      return { unreadable: true };
+    }
+    if (read.done) break;
+    size += read.value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      return { tooLarge: true };
+    }
+    chunks.push(read.value);
+  }
+  const all = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return { text: new TextDecoder().decode(all) };
+}

@@ -86,6 +86,9 @@ const SCRIPTS = [
   { name: "hostile" },
   // issue #40: only the cluster talks to the cluster (internal sockets refuse other processes)
   { name: "sealed" },
+  // issue #40: a /retire burst and storm sent with the cluster secret (as the server itself
+  // could): no run fails for every runner retiring, and the pool serves again within 30 s
+  { name: "retire-storm" },
   // issue #40: 60 OAuth passphrase guesses through the front (new clients, forged addresses, a
   // burst at once) are limited to 5 checked
   { name: "oauth-guesses" },

@@ -82,10 +82,11 @@ const OTHER_THROWS: Record<string, number> = {
   "src/codemode/upstream/same-origin-redirects.ts": 1,
   "src/mcp/tasks/task-support.ts": 1, // SDK v2 ProtocolError: a JSON-RPC error the SDK answers
   "src/mcp/tasks/legacy-task-support.ts": 2, // the same, on the 2025 lane (task support refusals)
-  // a lost runner, every runner retiring at once, a run its runner gave up past its timeout, or
+  // a lost runner, every runner retiring for the whole retry window, a run given up on (its
+  // timeout, a cancel) before any runner began it, a run its runner gave up past its timeout, or
   // the loaded worker's own failure, thrown as the Worker Loader throws its failures: the
   // executors turn each into the run's SandboxError outcome
-  "src/executor/runners/runner-loader.ts": 4,
+  "src/executor/runners/runner-loader.ts": 5,
   // a caller whose runs may use no free runner (too many waiting, or waited too long), thrown
   // the same way from the loader's caller queue
   "src/executor/runners/caller-queue.ts": 2,

@@ -444,12 +444,18 @@ export function createRunnerPool({
         // A kept runner grown by past work is retired once idle (grown-idle-runner.mjs).
         const grown = grownIdle(slots, clock.now());
         if (grown) retireInTurn(grown.slot, grown.runtime, grown.begun);
-        const next = dueRetirement(slots, maxRuns);
-        if (!next) continue;
-        // A runner retiring unasked serves nothing: replaced at once, beside any other. An
-        // asked retirement waits for the one under way.
-        if (next.unasked) void retire(next.slot, next.runtime, next.begun, true);
-        else retireInTurn(next.slot, next.runtime, next.begun);
+        let next = dueRetirement(slots, maxRuns);
+        // A runner retiring unasked serves nothing: replaced at once, beside any other, and every
+        // such runner in this same look (`retire` marks its slot retiring before it awaits, so
+        // the next choice is another). One per look left a burst of POST /retire to every
+        // runner (e2e retire-storm) with no serving runner for a look (2 s) per runner; the host
+        // holds runs meanwhile (runner-loader.ts), but only within its retry window.
+        while (next?.unasked) {
+          void retire(next.slot, next.runtime, next.begun, true);
+          next = dueRetirement(slots, maxRuns);
+        }
+        // An asked retirement waits for the one under way.
+        if (next) retireInTurn(next.slot, next.runtime, next.begun);
       }
     },
   };

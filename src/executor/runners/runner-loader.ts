@@ -19,7 +19,9 @@
  * whose best runner may be blocked waits for such a rest to end rather than go there. A run that failed before reaching the host is sent to the next
  * runner, so a runner being replaced costs no run that had not started. A runner being retired
  * (runner-life.ts) begins no run: the run goes to another runner, and the retiring one is passed
- * over for {@link RUNNER_REST_MS}.
+ * over for {@link RUNNER_REST_MS}; when every runner is retiring the run is held until a fresh one
+ * begins it (within {@link RUNNER_RETRY_WINDOW_MS}). A run whose host gave it up while it waited
+ * (its timeout, a cancel) is never sent.
  *
  * Does not do: load anything on the host. Deployed, the real `LOADER` binding is used instead.
  */
@@ -40,7 +42,12 @@ import {
 import { RESERVE_RING, slotToRing, type ReserveSlot } from "./runner-reserve";
 import { RUNNER_RETRY_MAX_MS, RUNNER_RETRY_WINDOW_MS, SlotChooser } from "./slot-chooser";
 
-export { RUNNER_LOOK_MS, RUNNER_RETRY_MAX_MS, RUNNER_RETRY_WINDOW_MS } from "./slot-chooser";
+export {
+  RUNNER_LOOK_MS,
+  RUNNER_RETIRED_LOOK_MS,
+  RUNNER_RETRY_MAX_MS,
+  RUNNER_RETRY_WINDOW_MS,
+} from "./slot-chooser";
 
 /**
  * How long a runner that said it is retiring is passed over: the supervisor replaces a runner in
@@ -88,6 +95,17 @@ type Dispatch = (runner: RunnerApi, request: unknown, host: unknown) => Promise<
 function hostCalls(host: unknown): number {
   const calls = (host as { calls?: unknown } | null)?.calls;
   return typeof calls === "number" ? calls : 1;
+}
+
+/** The start of the message of a run no runner began because its host gave it up first. */
+export const RUNNER_NOT_SENT = "this program was not sent to a sandbox runner";
+
+/**
+ * Whether the run's host gave the run up: the executors pass their `HostBridge`, `closed` once
+ * its answer was read, its timeout passed or it was cancelled (host-bridge.ts).
+ */
+function runEnded(host: unknown): boolean {
+  return (host as { closed?: unknown } | null)?.closed === true;
 }
 
 /** The start of the message of a run its runner gave up (sandbox-runner.ts: `timedOut`). */
@@ -234,6 +252,13 @@ export class RunnerLoader {
         const placed = chosen ?? placing.choose(claim);
         const slot = placed instanceof Promise ? await placed : placed;
         chosen = undefined;
+        // Its host gave it up while it waited for a runner (its timeout passed, or it was
+        // cancelled): the executor has answered already, and a runner would begin it for
+        // nothing (a runner's `begin` asks only whether the copy was moved).
+        if (runEnded(host))
+          throw new Error(
+            `${RUNNER_NOT_SENT}: it ended (its timeout passed, or it was cancelled) while it waited for a runner.`,
+          );
         const sent = this.now();
         const mine: RunOnSlot = { caller, lastProgress: sent, inCall: 0, called: false };
         slot.runs.add(mine);
@@ -346,8 +371,19 @@ export class RunnerLoader {
           slot.restUntil = this.now() + RUNNER_REST_MS;
           retiring.add(slot);
           if (retiring.size < this.slots.length) continue;
+          // Every runner is retiring (a burst of POST /retire, or a single runner retired): the
+          // supervisor replaces each within seconds, so the run is held on the host and asks
+          // again, one runner at a time, until a fresh one begins it (slot-chooser.ts,
+          // retiredLook). Failing it at once failed every run for the 1–3 s the replacements
+          // took (e2e retire-storm). Its own timeout still wins: the executor answers at the
+          // timeout whatever this waits for, and a run whose host gave it up is never sent.
+          const lookAt = placing.retiredLook();
+          if (lookAt !== undefined) {
+            await this.after(Math.max(0, lookAt - this.now()));
+            continue;
+          }
           throw new Error(
-            `${RUNNER_LOST}: every runner was retiring at once (the local server retires one at a time; with a single runner, or when another process on this machine sent them POST /retire, it is replaced within seconds). Retrying is safe: the program did not start.`,
+            `${RUNNER_LOST}: every runner was retiring for ${RUNNER_RETRY_WINDOW_MS / 1000} s (the local server replaces a retiring runner within seconds; its runners keep being told to retire). Retrying is safe: the program did not start.`,
           );
         }
         if ("answer" in answer) return answer.answer;

@@ -46,6 +46,16 @@ export const RUNNER_RETRY_MAX_MS = 100;
 export const RUNNER_RETRY_WINDOW_MS = 10_000;
 
 /**
+ * How often a run that every runner answered "retiring" asks again while it is held for a fresh
+ * runner ({@link RunPlacement.retiredLook}): one runner each time, answered at once while it is
+ * still retiring, so a held run costs one small call per look. The supervisor replaces a retiring
+ * runner within 1–3 s on a loaded 2-core machine (cli/local-server/runners/runner-pool.mjs); the
+ * retiring runners' own rest (RUNNER_REST_MS, 3 s) would hold a run up to 3 s past the first
+ * fresh runner, this up to a quarter second.
+ */
+export const RUNNER_RETIRED_LOOK_MS = 250;
+
+/**
  * How often a run whose every runner may be blocked looks again, while some runner's run may
  * still be an honest one about to finish (it began < RUNNER_STALL_MS ago): a trivial run ends
  * in milliseconds and frees its runner, a blocking program never does and turns stalled. Before,
@@ -242,6 +252,20 @@ export class RunPlacement<S extends PlacedSlot> {
       if (next === undefined) return slot;
       at = next;
     }
+  }
+
+  /**
+   * Every runner answered this run that it is retiring (none began it): when it asks again
+   * ({@link RUNNER_RETIRED_LOOK_MS} from now), or undefined when that would be past
+   * {@link RUNNER_RETRY_WINDOW_MS} from its first try and it fails instead. Held, not failed: the
+   * supervisor replaces retiring runners within seconds, and failing it failed every run sent
+   * meanwhile (e2e retire-storm). Bounded by the window, as a run that no runner began is held
+   * while runners refuse it; the run's own timeout is the executor's and ends the hold sooner
+   * (runner-loader.ts sends no run whose host gave it up).
+   */
+  retiredLook(): number | undefined {
+    const at = this.chooser.time() + RUNNER_RETIRED_LOOK_MS;
+    return at - this.firstSent > RUNNER_RETRY_WINDOW_MS ? undefined : at;
   }
 
   /** When to look again rather than send the run to `slot` now (undefined: send it now). */

@@ -49,13 +49,23 @@ export function listeningPorts(pid) {
 
 /**
  * The Unix sockets process `pid` listens on: their paths (/proc/net/unix, matched by the
- * sockets among its open files; flag 00010000 is a listening socket).
+ * sockets among its open files; flag 00010000 is a listening socket). None when the process
+ * ended since it was listed: e2e retire-storm lists runners while the pool replaces them, and a
+ * runner ended between the listing and this read failed the script with ENOENT.
  * @param {number} pid
  * @returns {string[]}
  */
 export function listeningUnixSockets(pid) {
-  const inodes = socketInodes(pid);
-  return readFileSync(`/proc/${pid}/net/unix`, "utf8")
+  let inodes;
+  let table;
+  try {
+    inodes = socketInodes(pid);
+    table = readFileSync(`/proc/${pid}/net/unix`, "utf8");
+  } catch (error) {
+    if (/** @type {NodeJS.ErrnoException} */ (error).code === "ENOENT") return [];
+    throw error;
+  }
+  return table
     .split("\n")
     .slice(1)
     .map((line) => line.trim().split(/\s+/))

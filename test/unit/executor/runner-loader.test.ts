@@ -8,7 +8,9 @@ import {
   RUNNER_GAVE_UP,
   RUNNER_LOOK_MS,
   RUNNER_LOST,
+  RUNNER_NOT_SENT,
   RUNNER_REST_MS,
+  RUNNER_RETIRED_LOOK_MS,
   RUNNER_RETRY_MAX_MS,
   RUNNER_RETRY_MS,
   RUNNER_RETRY_WINDOW_MS,
@@ -110,6 +112,14 @@ const holds: Handler = () => new Promise(() => {});
 
 const tick = (ms = 0) => new Promise((r) => setTimeout(r, ms));
 
+/** Waits until `done()` (looking every 5 ms); fails after 5 s rather than hang. */
+async function until(done: () => boolean): Promise<void> {
+  for (let looks = 0; !done(); looks++) {
+    if (looks > 1_000) throw new Error("until: never happened");
+    await tick(5);
+  }
+}
+
 /** A run that answers after 20 ms (a trivial search). */
 const quick: Handler = () => tick(20).then(() => ({ answer: "quick" }));
 
@@ -163,12 +173,79 @@ describe("RunnerLoader", () => {
     expect(retiring.sent).toHaveLength(2);
   });
 
-  it("fails a run with a clear error when every runner says it is retiring", async () => {
-    const a = runner("a", async () => ({ retiring: true }), false);
-    const b = runner("b", async () => ({ retiring: true }), false);
-    await expect(run(new RunnerLoader([a.api, b.api]))).rejects.toThrow(
-      /every runner was retiring at once.*Retrying is safe: the program did not start\.$/,
-    );
+  describe("when every runner says it is retiring", () => {
+    /**
+     * A runner answering "retiring" (it begins nothing) while `serving()` is false, and then
+     * beginning and answering as its fresh successor; `onRetiring` runs at each such answer.
+     */
+    const retiringUntil = (name: string, serving: () => boolean, onRetiring = () => {}) =>
+      runner(
+        name,
+        async (_kind, _code, host) => {
+          if (!serving()) {
+            onRetiring();
+            return { retiring: true };
+          }
+          begin(host);
+          return { answer: name };
+        },
+        false,
+      );
+
+    it("holds the run, asking one runner at a time, until a fresh one begins it", async () => {
+      let now = 1_000;
+      let fresh = false;
+      const a = retiringUntil("a", () => fresh);
+      const b = retiringUntil("b", () => fresh);
+      const loader = new RunnerLoader([a.api, b.api], () => now);
+      const sends = () => a.sent.length + b.sent.length;
+      let settled = false;
+      const running = run(loader).finally(() => (settled = true));
+      await until(() => sends() === 2);
+      now += RUNNER_RETIRED_LOOK_MS;
+      // Held, not failed: it asks again, one runner per look (not both at each look).
+      await until(() => sends() === 3);
+      expect(settled).toBe(false);
+      fresh = true;
+      now += RUNNER_RETIRED_LOOK_MS;
+      expect(["a", "b"]).toContain(await running);
+      expect(sends()).toBe(4);
+    });
+
+    it("fails the run with a clear error once no runner served within RUNNER_RETRY_WINDOW_MS of its first try", async () => {
+      const first = 1_000;
+      let now = first;
+      // Each answer takes a while by the clock (a loaded machine), so the window passes.
+      const a = retiringUntil(
+        "a",
+        () => false,
+        () => (now += 3_000),
+      );
+      const b = retiringUntil(
+        "b",
+        () => false,
+        () => (now += 3_000),
+      );
+      const loader = new RunnerLoader([a.api, b.api], () => now);
+      await expect(run(loader)).rejects.toThrow(
+        /every runner was retiring for 10 s.*Retrying is safe: the program did not start\.$/,
+      );
+      // Held until the window was all but over, not given up at the first round.
+      expect(now - first).toBeGreaterThan(RUNNER_RETRY_WINDOW_MS - RUNNER_RETIRED_LOOK_MS);
+      expect(a.sent.length + b.sent.length).toBeGreaterThan(2);
+    });
+
+    it("never sends the run again once its host gave it up (its timeout or a cancel wins)", async () => {
+      const a = retiringUntil("a", () => false);
+      const b = retiringUntil("b", () => false);
+      const host = { calls: 0, closed: false };
+      const running = run(new RunnerLoader([a.api, b.api]), host);
+      await until(() => a.sent.length + b.sent.length === 2);
+      // The executor answered at the run's timeout and closed its bridge (host-bridge.ts).
+      host.closed = true;
+      await expect(running).rejects.toThrow(RUNNER_NOT_SENT);
+      expect(a.sent.length + b.sent.length).toBe(2);
+    });
   });
 
   it("rethrows the loaded worker's own failure unchanged (the executors read it as before)", async () => {

@@ -16,7 +16,10 @@ import {
 } from "../../../../cli/local-server/runners/runner-pool.mjs";
 import { DRAIN_MARGIN_MS } from "../../../../cli/local-server/runners/slot-retirement.mjs";
 import { PREPARE_AFTER_MS } from "../../../../cli/local-server/runners/prepared-replacement.mjs";
-import { CHECK_EVERY_MS } from "../../../../cli/local-server/runners/runner-retirement.mjs";
+import {
+  ANSWER_GRACE_MS,
+  CHECK_EVERY_MS,
+} from "../../../../cli/local-server/runners/runner-retirement.mjs";
 import { fakeClock } from "./fake-clock";
 import { fakePoolParts } from "./fake-pool";
 import { countHeaders, fakeRuntime, type FakeRuntime } from "./fake-runtime";
@@ -172,6 +175,25 @@ describe("the runner pool", () => {
     expect(launched[2]!.killedBecause).toBe("it was retired");
     expect(pool.slots.every((slot: any) => slot.runtime?.isRunning())).toBe(true);
     expect(launched).toHaveLength(6);
+  });
+
+  it("every runner found retiring unasked in one look is replaced from that look, together", async () => {
+    const { pool, clock, launched, lines, probe } = poolOf(3, { maxRuns: 2_000 });
+    await pool.start();
+    void pool.retireLoop();
+    // A burst of POST /retire reached every runner between two looks (e2e retire-storm).
+    for (const runtime of launched) runtime.counts = { begun: 5, underWay: 0, retiring: true };
+    probe();
+    // One look, the drained runners' grace, and their fresh starts: not one look per runner.
+    await clock.advance(CHECK_EVERY_MS + ANSWER_GRACE_MS + 10);
+    expect(launched.slice(0, 3).map((r) => r.killedBecause)).toEqual([
+      "it was retired",
+      "it was retired",
+      "it was retired",
+    ]);
+    expect(lines.filter((l) => l.includes("without the supervisor asking"))).toHaveLength(3);
+    expect(launched).toHaveLength(6);
+    expect(pool.slots.map((slot: any) => slot.runtime)).toEqual(launched.slice(3));
   });
 
   it("with one runner, only an unasked retirement happens", async () => {

@@ -1040,7 +1040,7 @@ describe("RunnerLoader", () => {
       // went to one of them at once and failed with it 9–11 s later.
       let skew = 0;
       let endHeld: (error: Error) => void = () => {};
-      const c = runner("c", (kind, code, host) =>
+      const c = runner("c", () =>
         c.sent.length === 1
           ? new Promise((_resolve, reject) => (endHeld = reject))
           : Promise.resolve({ answer: "c" }),

@@ -146,8 +146,14 @@ export const SPARE_BURST_MS = 80;
  * that runner's replacement to be due soon: the supervisor ends a runner 10 s after its last
  * `/health` answer (cli/local-server/health/watchdog.mjs), which came before the run began, and its
  * prepared replacement serves at once (cli/local-server/runners/prepared-replacement.mjs).
+ * 8 s: with 9, a held runner quiet ~8.6–9 s when a burst came was not due, the burst's last run
+ * took the idle spare, and the other client's searches waited 1.1–1.7 s for that runner's
+ * replacement (e2e fair-share, isolate-per-run, round 2 at load 9–10: a round-1 stall had begun
+ * ~2 s late, on a runner being started). The replacement comes up to a second after the 10 s on
+ * a loaded machine (the watchdog's probe pause, the kill, its news), so from 8 s it is at most
+ * ~3 s away: what a burst's run waits at most for it (until {@link REPLACEMENT_LATE_MS}).
  */
-export const REPLACEMENT_DUE_MS = 9_000;
+export const REPLACEMENT_DUE_MS = 8_000;
 /**
  * How long such a run may be quiet before its runner's replacement counts as late rather than
  * due: the watchdog's 10 s, and a second for the kill and its news on a loaded machine.

@@ -12,6 +12,7 @@
 import { CallerQueue } from "./caller-queue";
 import {
   MAYBE_BLOCKED,
+  STALLED,
   burstGoesOn,
   claimedByEarlier,
   claimedSlot,
@@ -287,6 +288,16 @@ export class RunPlacement<S extends PlacedSlot> {
       chooser.replacementDue();
     if (due) this.dueSeen = true;
     const forDue = due || (this.dueSeen && !!slot.spare && chooser.restEndingSoon() !== undefined);
+    // Every runner it may use is stalled (the best one is) while a held regular runner's
+    // replacement is due: it waits for that fresh runner, bounded by the first due window it
+    // meets, rather than join a stalled runner and fail with it when that one is replaced (e2e
+    // fair-share, cold, shared worker, load 11: round 1's stalls, begun late on runners being
+    // started, still held three runners when round 2's first stall took the fourth; searches
+    // sent then went to a stalled runner at once and failed with it 9–11 s later).
+    const stalled = tierOf(slot, now) >= STALLED;
+    if (stalled) this.dueUntil ??= chooser.dueUntil();
+    const forFresh =
+      stalled && this.dueUntil !== undefined && now < this.dueUntil && chooser.replacementDue();
     if (!claimed && !forDue && tierOf(slot, chooser.time()) < MAYBE_BLOCKED) return undefined;
     // The earliest moment something may change: a rest ending, or a look again while a run may
     // be an honest one about to finish (a rest of up to 100 ms hid a runner freed meanwhile, and
@@ -295,7 +306,7 @@ export class RunPlacement<S extends PlacedSlot> {
       claimed ? claim!.slot.restUntil : undefined,
       chooser.restEndingSoon(),
       chooser.maybeFreeSoon(),
-      this.inBurst ? chooser.replacedSoon() : undefined,
+      this.inBurst || forFresh ? chooser.replacedSoon() : undefined,
     );
     if (soon === undefined || soon - this.firstSent > RUNNER_RETRY_WINDOW_MS) return undefined;
     return soon;

@@ -1110,6 +1110,39 @@ describe("RunnerLoader", () => {
       expect(spare.sent).toHaveLength(1);
     });
 
+    it("a run that finds every runner stalled waits for a due replacement, not on a stalled runner", async () => {
+      // e2e fair-share-cold, shared worker, round 2 (load 11): round 1's stalls, begun late on
+      // runners being started, still held runners (quiet ~10 s: their replacements due) when
+      // round 2's stalls took the rest; another client's searches found every runner stalled,
+      // went to one of them at once and failed with it 9–11 s later.
+      let skew = 0;
+      let endHeld: (error: Error) => void = () => {};
+      const c = runner("c", () =>
+        c.sent.length === 1
+          ? new Promise((_resolve, reject) => (endHeld = reject))
+          : Promise.resolve({ answer: "c" }),
+      );
+      const a = runner("a", holds);
+      const b = runner("b", holds);
+      const spare = runner("spare", holds);
+      const loader = loaderOf([c, a, b, spare], { now: () => Date.now() + skew, spares: 1 });
+      const held = run(loader).catch((error: unknown) => String(error)); // → c, held
+      for (let i = 0; i < 3; i++) void run(loader); // → a, b, then the spare once they stall
+      await tick(RUNNER_STALL_MS + 200);
+      expect([c, a, b, spare].map((r) => r.sent.length)).toEqual([1, 1, 1, 1]);
+      skew += 9_500; // c, a and b quiet 9.5 s: their replacements are due
+      const other = run(loader);
+      await tick(150);
+      expect(
+        [c, a, b, spare].map((r) => r.sent.length),
+        "no run joins a stalled runner",
+      ).toEqual([1, 1, 1, 1]);
+      // c's runner is ended; its successor serves, and the waiting run goes there.
+      endHeld(new Error("the runner was replaced"));
+      expect(await held).toContain(RUNNER_LOST);
+      expect(await other).toBe("c");
+    });
+
     it("a burst waits out one due window, not a chain of quiet runs that are never replaced (hostile)", async () => {
       // A program awaiting a timer is as quiet as one holding its thread, but its runner answers
       // the watchdog and is never replaced. A client starting such runs 2 s apart kept some

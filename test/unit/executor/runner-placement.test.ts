@@ -260,6 +260,27 @@ describe("a burst asking for regular runners (spareInBurst), and asked slots (AS
     expect(spareInBurst(honest, NOW)).toBe(false);
   });
 
+  it("keeps the spare from a burst beside a runner held ~8.5 s (a stall that began late)", () => {
+    // The audit of issue #40 (e2e fair-share, isolate-per-run, load 9–10): round 1's stall on b
+    // began ~2 s late (b was being started), so when round 2 came 11 s after round 1, b's run had
+    // been quiet ~8.6–9 s: not due with 9 s; the round's third stall took the idle spare, and
+    // the other client's searches waited 1.1–1.7 s for b's replacement.
+    const lateStall = slot("b", [{ lastProgress: NOW - 8_500 }]);
+    const slots = [young("a"), lateStall, young("c"), warmSpare()];
+    expect(replacementDue(slots, NOW)).toBe(true);
+    expect(spareInBurst(slots, NOW)).toBe(true);
+    expect(pickSlot(slots, 0, "", NOW)?.name).not.toBe("spare");
+    expect(burstGoesOn(slots, NOW + SPARE_BURST_MS)).toBe(true);
+    // Quiet for 7 s, the replacement is ~3–4 s away: too far for a burst's run to wait for.
+    const earlier = [
+      young("a"),
+      slot("b", [{ lastProgress: NOW - 7_000 }]),
+      young("c"),
+      warmSpare(),
+    ];
+    expect(spareInBurst(earlier, NOW)).toBe(false);
+  });
+
   it("places a burst's run as in the burst only until every runner it asked for serves (burstGoesOn)", () => {
     // e2e fair-share, round 1 at load 12–16: another client's search arrived 30–70 ms after the
     // stalls, in their burst; the slot the third stall asked for (c) got its runner and the stall

@@ -188,7 +188,11 @@ export function fromWire(wire: Wire): unknown {
  */
 interface BesideReader {
   buffers: readonly ArrayBuffer[];
-  taken: boolean[];
+  /**
+   * 1 where taken. A typed array: its elements are never looked up on a prototype, where a
+   * program could answer "taken" for every index of its own answers.
+   */
+  taken: Uint8Array;
 }
 
 function decodeWire(wire: Wire, beside: BesideReader | undefined): unknown {
@@ -251,8 +255,8 @@ function takeBeside(
   beside: BesideReader | undefined,
 ): ArrayBuffer | undefined {
   if (!beside || typeof i !== "number" || !(i >= 0 && i < beside.buffers.length)) return undefined;
-  if (floor(i) !== i || beside.taken[i]) return undefined;
-  beside.taken[i] = true;
+  if (floor(i) !== i || beside.taken[i] === 1) return undefined;
+  beside.taken[i] = 1;
   return beside.buffers[i];
 }
 
@@ -316,7 +320,7 @@ export function encodeParts(
  * @param bytes - the buffers its tags index
  */
 export function decodeParts(text: string, bytes: readonly ArrayBuffer[]): unknown {
-  return decodeWire(parse(text) as Wire, { buffers: bytes, taken: [] });
+  return decodeWire(parse(text) as Wire, { buffers: bytes, taken: new Bytes(bytes.length) });
 }
 
 /**

@@ -75,6 +75,14 @@ describeExecutors((Executor) => {
     });
   });
 
+  it("ends a run whose result is shared memory with that TypeError (it was {} before)", async () => {
+    const outcome = await run("return { raw: new SharedArrayBuffer(8) };");
+    expect(outcome).toMatchObject({
+      status: "error",
+      error: { name: "TypeError", message: expect.stringMatching(/Shared memory/) },
+    });
+  });
+
   describe("getters and views", () => {
     it("sends a view's own bytes whatever getters the program put on it or its prototype", async () => {
       // 3,000,000 from every getter: read, the codec once made 3 MB of bytes out of 4 (over

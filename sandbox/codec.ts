@@ -11,7 +11,16 @@
  * arraybuffer, map, set, error, circular, function, symbol, and `object` to escape a user
  * object that itself has a `$cm` key. Decoding is tolerant: a malformed tag decodes to itself.
  * Runs on both sides: the host imports it directly, the sandbox bundle includes it.
+ *
+ * Host calls carry binary values of {@link BESIDE_MIN_BYTES} or more beside the text
+ * ({@link encodeParts}): the tag holds the index `i` of an ArrayBuffer sent with it, which RPC
+ * (and the engine runner) copies as bytes. As base64 inside the text, a 4 MiB body was a 5.6 MB
+ * string, its JSON text and RPC's copy of it: ~28 MB of garbage on the host per body handed over
+ * (bench/README.md, "Random bytes in the real host: where the time goes"). The result of a run
+ * stays text (it is measured and shrunk as text), so bytes there stay base64.
  */
+
+import { binarySpan, copySpan, spanBytes, type BinarySpan } from "./binary-span";
 
 /** A JSON value: what the wire tree is made of. */
 export type Wire = null | boolean | number | string | Wire[] | { [key: string]: Wire };
@@ -37,14 +46,46 @@ const Bytes = Uint8Array;
 const MAX_DEPTH = 200;
 
 /**
+ * Binary values at least this long cross a host call beside its text ({@link encodeParts}); smaller
+ * ones stay base64 inside it, where they cost less than a buffer of their own. It also bounds how
+ * many buffers one call may carry: no more than its byte limit over this.
+ */
+export const BESIDE_MIN_BYTES = 1_024;
+
+/** Wire JSON text and the binary values carried beside it (the tags' `i` index `bytes`). */
+export interface WireParts {
+  text: string;
+  bytes: ArrayBuffer[];
+  /**
+   * Bytes of every value meant to go beside; past the encoder's `maxBytes` the rest are counted,
+   * not copied (the call is refused by its size anyway).
+   */
+  byteCount: number;
+}
+
+/** What the encoder collects beside the text while it walks a value. */
+interface Beside {
+  buffers: ArrayBuffer[];
+  bytes: number;
+  maxBytes: number;
+  /** Whether a view that covers its whole buffer may send that buffer itself (host values). */
+  own: boolean;
+}
+
+/**
  * Turns any value into a wire tree. Never throws: unsupported values become tagged markers.
  * @param value - the value to encode
  */
 export function toWire(value: unknown): Wire {
-  return encode(value, new Set<object>(), 0);
+  return encode(value, new Set<object>(), 0, undefined);
 }
 
-function encode(value: unknown, seen: Set<object>, depth: number): Wire {
+function encode(
+  value: unknown,
+  seen: Set<object>,
+  depth: number,
+  beside: Beside | undefined,
+): Wire {
   switch (typeof value) {
     case "string":
     case "boolean":
@@ -70,41 +111,67 @@ function encode(value: unknown, seen: Set<object>, depth: number): Wire {
   if (depth >= MAX_DEPTH) return { [TAG]: "depth" };
   seen.add(obj);
   try {
-    return encodeObject(obj, seen, depth + 1);
+    return encodeObject(obj, seen, depth + 1, beside);
   } finally {
     seen.delete(obj);
   }
 }
 
-function encodeObject(obj: object, seen: Set<object>, depth: number): Wire {
-  if (isArray(obj)) return obj.map((item) => encode(item, seen, depth));
+function encodeObject(
+  obj: object,
+  seen: Set<object>,
+  depth: number,
+  beside: Beside | undefined,
+): Wire {
+  if (isArray(obj)) return obj.map((item) => encode(item, seen, depth, beside));
   if (obj instanceof Date) {
     return { [TAG]: "date", v: isNaN(obj.getTime()) ? "Invalid Date" : obj.toISOString() };
   }
-  if (obj instanceof Uint8Array) return { [TAG]: "bytes", v: toBase64(obj) };
-  if (obj instanceof ArrayBuffer) return { [TAG]: "arraybuffer", v: toBase64(new Uint8Array(obj)) };
-  if (ArrayBuffer.isView(obj)) {
-    return {
-      [TAG]: "bytes",
-      v: toBase64(new Uint8Array(obj.buffer, obj.byteOffset, obj.byteLength)),
-    };
-  }
+  // Typed arrays and DataViews cross as "bytes" (a Uint8Array), as they always did.
+  const span = binarySpan(obj);
+  if (span) return encodeBinary(span, beside);
   if (obj instanceof Map) {
     return {
       [TAG]: "map",
-      v: [...obj].map(([k, v]) => [encode(k, seen, depth), encode(v, seen, depth)]),
+      v: [...obj].map(([k, v]) => [encode(k, seen, depth, beside), encode(v, seen, depth, beside)]),
     };
   }
-  if (obj instanceof Set) return { [TAG]: "set", v: [...obj].map((v) => encode(v, seen, depth)) };
+  if (obj instanceof Set) {
+    return { [TAG]: "set", v: [...obj].map((v) => encode(v, seen, depth, beside)) };
+  }
   if (obj instanceof Error) return { [TAG]: "error", name: obj.name, message: obj.message };
   const out: { [key: string]: Wire } = {};
   for (const key of keys(obj)) {
     const item = (obj as Record<string, unknown>)[key];
     // JSON semantics for plain objects: properties holding undefined or functions are dropped.
     if (item === undefined || typeof item === "function") continue;
-    out[key] = encode(item, seen, depth);
+    out[key] = encode(item, seen, depth, beside);
   }
   return TAG in out ? { [TAG]: "object", v: out } : out;
+}
+
+/**
+ * A binary value's tag: beside the text when there is room for it ({@link encodeParts}) and it is
+ * large enough, else its bytes as base64 inside.
+ */
+function encodeBinary(span: BinarySpan, beside: Beside | undefined): Wire {
+  if (!beside || span.length < BESIDE_MIN_BYTES) {
+    return { [TAG]: span.kind, v: toBase64(spanBytes(span)) };
+  }
+  const i = beside.buffers.length;
+  beside.bytes += span.length;
+  // Past the limit the call is refused by its size: nothing more is copied for it.
+  if (beside.bytes <= beside.maxBytes) beside.buffers.push(besideBuffer(span, beside.own));
+  return { [TAG]: span.kind, i };
+}
+
+/**
+ * The buffer that carries a span beside the text: a copy of exactly its bytes, or (host values)
+ * the span's own buffer when it is all of it, which RPC copies anyway.
+ */
+function besideBuffer(span: BinarySpan, own: boolean): ArrayBuffer {
+  if (own && span.offset === 0 && span.length === span.buffer.byteLength) return span.buffer;
+  return copySpan(span);
 }
 
 /**
@@ -112,10 +179,27 @@ function encodeObject(obj: object, seen: Set<object>, depth: number): Wire {
  * @param wire - a tree produced by {@link toWire} (possibly truncated)
  */
 export function fromWire(wire: Wire): unknown {
+  return decodeWire(wire, undefined);
+}
+
+/**
+ * The buffers a wire tree's binary tags may take ({@link decodeParts}): each at most once, so two
+ * values never share one (a tag naming one taken already, or none, decodes to itself).
+ */
+interface BesideReader {
+  buffers: readonly ArrayBuffer[];
+  /**
+   * 1 where taken. A typed array: its elements are never looked up on a prototype, where a
+   * program could answer "taken" for every index of its own answers.
+   */
+  taken: Uint8Array;
+}
+
+function decodeWire(wire: Wire, beside: BesideReader | undefined): unknown {
   if (wire === null || typeof wire !== "object") return wire;
-  if (isArray(wire)) return wire.map(fromWire);
+  if (isArray(wire)) return wire.map((item) => decodeWire(item, beside));
   const tag = wire[TAG];
-  if (typeof tag !== "string") return decodePlain(wire);
+  if (typeof tag !== "string") return decodePlain(wire, beside);
   const v = wire["v"];
   switch (tag) {
     case "undefined":
@@ -126,25 +210,32 @@ export function fromWire(wire: Wire): unknown {
       return typeof v === "string" ? Number(v) : wire;
     case "date":
       return typeof v === "string" ? new Date(v) : wire;
-    case "bytes":
-      return typeof v === "string" ? fromBase64(v) : wire;
+    case "bytes": {
+      if (typeof v === "string") return fromBase64(v);
+      const buffer = takeBeside(wire["i"], beside);
+      return buffer ? new Bytes(buffer) : wire;
+    }
     case "arraybuffer":
-      return typeof v === "string" ? fromBase64(v).buffer : wire;
+      return typeof v === "string" ? fromBase64(v).buffer : (takeBeside(wire["i"], beside) ?? wire);
     case "map":
       return isArray(v)
         ? new Map(
-            v.map((e) => (isArray(e) ? [fromWire(e[0] ?? null), fromWire(e[1] ?? null)] : [e, e])),
+            v.map((e) =>
+              isArray(e)
+                ? [decodeWire(e[0] ?? null, beside), decodeWire(e[1] ?? null, beside)]
+                : [e, e],
+            ),
           )
         : wire;
     case "set":
-      return isArray(v) ? new Set(v.map(fromWire)) : wire;
+      return isArray(v) ? new Set(v.map((item) => decodeWire(item, beside))) : wire;
     case "error": {
       const error = new Error(String(wire["message"] ?? ""));
       error.name = String(wire["name"] ?? "Error");
       return error;
     }
     case "object":
-      return v && typeof v === "object" && !isArray(v) ? decodePlain(v) : wire;
+      return v && typeof v === "object" && !isArray(v) ? decodePlain(v, beside) : wire;
     case "circular":
       return "[Circular]";
     case "depth":
@@ -154,14 +245,28 @@ export function fromWire(wire: Wire): unknown {
     case "symbol":
       return `Symbol(${String(wire["description"] ?? "")})`;
     default:
-      return decodePlain(wire);
+      return decodePlain(wire, beside);
   }
 }
 
-function decodePlain(wire: { [key: string]: Wire }): Record<string, unknown> {
+/** The beside buffer a tag's `i` names, taken; undefined when there is none to take. */
+function takeBeside(
+  i: Wire | undefined,
+  beside: BesideReader | undefined,
+): ArrayBuffer | undefined {
+  if (!beside || typeof i !== "number" || !(i >= 0 && i < beside.buffers.length)) return undefined;
+  if (floor(i) !== i || beside.taken[i] === 1) return undefined;
+  beside.taken[i] = 1;
+  return beside.buffers[i];
+}
+
+function decodePlain(
+  wire: { [key: string]: Wire },
+  beside: BesideReader | undefined,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const key of keys(wire)) {
-    const value = fromWire(wire[key] ?? null);
+    const value = decodeWire(wire[key] ?? null, beside);
     // Assignment keeps V8's fast properties (defineProperty on every key measured several times
     // slower), but a "__proto__" key must stay a plain own property, not set the prototype.
     if (key === "__proto__")
@@ -184,6 +289,38 @@ export function encodeValue(value: unknown): string {
   // Most values (API responses, arguments) are plain JSON already: stringify them as they are
   // instead of building a wire copy first. One host call encodes and decodes twice per side.
   return plainJsonText(value) ?? stringify(toWire(value));
+}
+
+/**
+ * Encodes a host call's value (its arguments, or its answer) as wire JSON text with its larger
+ * binary values beside it ({@link BESIDE_MIN_BYTES}), or as text alone when it has none. Throws a
+ * TypeError for binary data that cannot cross (binary-span.ts).
+ * @param value - any value
+ * @param maxBytes - past this many bytes beside, the rest are counted but not copied (a call's
+ *   byte limit: a call over it is refused by its size before it crosses)
+ * @param own - whether a buffer a view covers whole may go itself (the host's values, which RPC
+ *   copies), rather than a copy (the sandbox: a program's buffer may be resizable or changed)
+ */
+export function encodeParts(
+  value: unknown,
+  maxBytes: number = Infinity,
+  own = false,
+): string | WireParts {
+  const plain = plainJsonText(value);
+  if (plain !== undefined) return plain;
+  const beside: Beside = { buffers: [], bytes: 0, maxBytes, own };
+  const text = stringify(encode(value, new Set<object>(), 0, beside));
+  return beside.bytes === 0 ? text : { text, bytes: beside.buffers, byteCount: beside.bytes };
+}
+
+/**
+ * Decodes wire JSON text with the buffers that came beside it ({@link encodeParts}). Each
+ * decoded binary value owns its buffer: the caller hands over buffers nobody else holds.
+ * @param text - wire JSON text
+ * @param bytes - the buffers its tags index
+ */
+export function decodeParts(text: string, bytes: readonly ArrayBuffer[]): unknown {
+  return decodeWire(parse(text) as Wire, { buffers: bytes, taken: new Bytes(bytes.length) });
 }
 
 /**
@@ -241,7 +378,7 @@ export function decodeValue(text: string): unknown {
   // engine ran a loop of host calls refused past maxHostCalls for 138 s instead of ~0.3 s
   // (test/workers/executor/hostile/programs.test.ts, session 28; why is not yet understood).
   if (!text.includes(`"${TAG}"`)) return parse(text) as unknown;
-  return fromWire(parse(text) as Wire);
+  return decodeWire(parse(text) as Wire, undefined);
 }
 
 const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

@@ -14,7 +14,7 @@
  */
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { createConsoleCapture, type ConsoleCapture } from "./console-capture";
-import { encodeValue, decodeValue } from "./codec";
+import { decodeParts, decodeValue, encodeParts } from "./codec";
 import {
   calledWhileLoading,
   fetchRefusal,
@@ -25,6 +25,7 @@ import {
 import {
   OVERTIME_MS,
   type HostBridgeApi,
+  type HostBytesReply,
   type HostRefusal,
   type HostReply,
   type SandboxError,
@@ -300,8 +301,13 @@ let spentReply: HostRefusal | undefined;
 function settle(reply: HostReply): unknown {
   if (typeof reply === "string") return decodeValue(reply);
   // Own properties only: the reply is a plain object whose prototype the program can hook.
-  if (hasOwn(reply, "spent")) spentReply = reply;
-  throw refusalError(reply);
+  if (hasOwn(reply, "bytes")) {
+    const parts = reply as HostBytesReply;
+    return decodeParts(parts.text, parts.bytes);
+  }
+  const refusal = reply as HostRefusal;
+  if (hasOwn(refusal, "spent")) spentReply = refusal;
+  throw refusalError(refusal);
 }
 
 /** The error a failed or refused call throws: the host's name and message. */
@@ -335,9 +341,13 @@ function makeNamespace(
       if (state.loading)
         return refuse(new ErrorClass(calledWhileLoading(label)), REFUSED_CALL_COST);
       if (spentReply !== undefined) return refuse(refusalError(spentReply), REFUSED_CALL_COST);
-      const argsText = encodeValue(args);
+      // Binary values cross beside the text, copied (codec.ts): past the limit only counted.
+      const parts = encodeParts(args, maxCallBytes);
+      const argsText = typeof parts === "string" ? parts : parts.text;
+      const besideBytes = typeof parts === "string" ? 0 : parts.byteCount;
       // Counting UTF-8 bytes is needed only when the text could be over (≤ 3 bytes per unit).
-      const size = argsText.length * 3 > maxCallBytes ? utf8Bytes(argsText) : 0;
+      const size =
+        besideBytes + argsText.length * 3 > maxCallBytes ? besideBytes + utf8Bytes(argsText) : 0;
       if (size > maxCallBytes) {
         // Encoding and counting the text was work too: a unit per 4 characters.
         return refuse(
@@ -351,11 +361,10 @@ function makeNamespace(
       const logs = capture.drain();
       // Over RPC every call is a promise, whatever the host method returned. `then` of an RPC
       // promise is its own class's method, found before anything on Object.prototype.
-      const reply = hostCall(
-        namespace,
-        name,
-        argsText,
-        logs.length > 0 ? logs : undefined,
+      const reply = (
+        typeof parts === "string"
+          ? hostCall(namespace, name, argsText, logs.length > 0 ? logs : undefined)
+          : hostCall(namespace, name, argsText, logs.length > 0 ? logs : undefined, parts.bytes)
       ) as Promise<HostReply>;
       return reply.then(settle);
     };

@@ -102,10 +102,23 @@ export interface SandboxResponse {
 }
 
 /**
- * A host function's answer: the value as wire JSON text, or an error for the sandbox to throw.
- * Success is a bare string, not an object: it is the common case and crosses RPC cheaper.
+ * A host function's answer: the value as wire JSON text, the text with the binary values it
+ * carries beside it ({@link HostBytesReply}), or an error for the sandbox to throw. Success
+ * without binary values is a bare string, not an object: it is the common case and crosses RPC
+ * cheaper.
  */
-export type HostReply = string | HostRefusal;
+export type HostReply = string | HostBytesReply | HostRefusal;
+
+/**
+ * A host function's answer whose larger binary values cross as bytes beside its wire JSON text
+ * (sandbox/codec.ts `encodeParts`): RPC copies an ArrayBuffer as it is, with no base64 text
+ * made, parsed or held on either side.
+ */
+export interface HostBytesReply {
+  text: string;
+  /** The buffers the text's binary tags index (`{"$cm":"bytes","i":0}`). */
+  bytes: ArrayBuffer[];
+}
 
 /**
  * A host function's failure, or the host's refusal of the call. `spent: true` marks the refusal
@@ -128,6 +141,8 @@ export interface HostBridgeApi {
    * @param argsText - wire JSON of the argument array
    * @param logs - console lines captured since the previous call, delivered early so a run
    *   that later times out still reports what it printed
+   * @param argsBytes - the binary values the argument text's tags index, as fresh ArrayBuffers
+   *   (absent when it has none; see {@link HostBytesReply})
    * @returns the reply; across RPC always a promise, on the host side a value when the host
    *   function answered synchronously
    */
@@ -136,5 +151,6 @@ export interface HostBridgeApi {
     name: string,
     argsText: string,
     logs: LogEntry[] | undefined,
+    argsBytes?: ArrayBuffer[],
   ): HostReply | Promise<HostReply>;
 }

@@ -15,7 +15,7 @@ import { POLYFILLS } from "./polyfills";
 import { blockCodeGeneration, blockNetwork, capProxyKeys, installTimers } from "./lockdown";
 import { installCharges } from "../native-charges";
 import { createConsoleCapture } from "../console-capture";
-import { decodeValue, encodeValue } from "../codec";
+import { decodeParts, decodeValue, encodeParts } from "../codec";
 import {
   calledWhileLoading,
   fetchRefusal,
@@ -27,13 +27,18 @@ import type { SandboxError, SandboxExtensionRequest, SandboxResponse } from "../
 import { configure, usage } from "../runtime.js";
 import { utf8Bytes } from "../truncate";
 
-/** The runner's native host call: resolves to the reply's wire text or rejects with an Error. */
+/**
+ * The runner's native host call: resolves to the reply's wire text, or to `[text, buffers]` when
+ * binary values came beside it (values.ts), or rejects with an Error. The call's own binary
+ * values follow its fourth argument, one ArrayBuffer each.
+ */
 type NativeHostCall = (
   namespace: string,
   name: string,
   argsText: string,
   logsJson: string | undefined,
-) => Promise<string>;
+  ...bytes: ArrayBuffer[]
+) => Promise<string | [string, ArrayBuffer[]]>;
 
 /** What the runner sends to `run` (as JSON text). */
 interface GuestRequest {
@@ -55,6 +60,8 @@ delete g["__cm$host"];
 delete g["__cm$timer"];
 delete g["__cm$charge"];
 const { defineProperty, freeze } = Object;
+const { apply } = Reflect;
+const { isArray } = Array;
 const { stringify, parse } = JSON;
 const reject = Promise.reject.bind(Promise);
 const ErrorClass = Error;
@@ -99,8 +106,14 @@ export async function run(
       api[name] = (...args: unknown[]): Promise<unknown> => {
         if (ended) return refuse(new ErrorClass(`${label}() was called after the run ended.`));
         if (loading) return refuse(new ErrorClass(calledWhileLoading(label)));
-        const argsText = encodeValue(args);
-        const size = argsText.length * 3 > request.maxCallBytes ? utf8Bytes(argsText) : 0;
+        // Binary values cross beside the text, copied (codec.ts): past the limit only counted.
+        const parts = encodeParts(args, request.maxCallBytes);
+        const argsText = typeof parts === "string" ? parts : parts.text;
+        const besideBytes = typeof parts === "string" ? 0 : parts.byteCount;
+        const size =
+          besideBytes + argsText.length * 3 > request.maxCallBytes
+            ? besideBytes + utf8Bytes(argsText)
+            : 0;
         if (size > request.maxCallBytes) {
           return refuse(
             new RangeErrorClass(
@@ -112,12 +125,16 @@ export async function run(
         // The engine's async stacks end at the await: the call site's stack is taken now, so a
         // host failure the program does not catch is reported at the calling line.
         const site = new ErrorClass();
-        return hostCall(
-          namespace,
-          name,
-          argsText,
-          logs.length > 0 ? stringify(logs) : undefined,
-        ).then(decodeValue, (error: unknown) => {
+        const logsJson = logs.length > 0 ? stringify(logs) : undefined;
+        return (
+          typeof parts === "string"
+            ? hostCall(namespace, name, argsText, logsJson)
+            : apply(
+                hostCall,
+                undefined,
+                callArguments(namespace, name, argsText, logsJson, parts.bytes),
+              )
+        ).then(decodeReply, (error: unknown) => {
           if (error instanceof ErrorClass) defineProperty(error, "stack", { value: site.stack });
           throw error;
         });
@@ -171,6 +188,37 @@ export async function run(
   if (result !== undefined) response.result = result;
   if (error !== undefined) response.error = error;
   return stringify(response);
+}
+
+/**
+ * The arguments of a host call with binary values: the four, then each buffer. Defined, never
+ * set, and no iterator or array method used: those look through prototypes the program may
+ * have changed.
+ */
+function callArguments(
+  namespace: string,
+  name: string,
+  argsText: string,
+  logsJson: string | undefined,
+  bytes: ArrayBuffer[],
+): unknown[] {
+  const list: unknown[] = [namespace, name, argsText, logsJson];
+  for (let i = 0; i < bytes.length; i++) {
+    defineProperty(list, 4 + i, {
+      __proto__: null,
+      value: bytes[i],
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    } as PropertyDescriptor);
+  }
+  return list;
+}
+
+/** A host call's value: its wire text decoded, with the binary values that came beside it. */
+function decodeReply(reply: string | [string, ArrayBuffer[]]): unknown {
+  if (typeof reply === "string") return decodeValue(reply);
+  return isArray(reply) ? decodeParts(reply[0], reply[1]) : undefined;
 }
 
 /**

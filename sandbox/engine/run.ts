@@ -14,10 +14,10 @@ import type {
 import modules from "./engine-modules.json";
 import type { EngineRunRequest, EngineStop } from "./protocol";
 import { describe, stopMessage } from "./messages";
-import { decodeUtf8, newDataArray, readHostCall, settleWithReply } from "./values";
+import { decodeUtf8, newDataArray, readHostBytes, readHostCall, settleWithReply } from "./values";
 import { newDeferred, runPendingJobs } from "./ffi";
 import { WarmEngine, type EngineTemplate, type TemplateTenant } from "./warm-engine";
-import type { HostBridgeApi, HostReply } from "../protocol";
+import type { HostBridgeApi, HostRefusal, HostReply } from "../protocol";
 
 /** Engine module texts shipped beside the runner (see src/executor/shared-worker/shared-worker-code.ts). */
 const TEXTS = modules as Record<
@@ -102,7 +102,7 @@ export class EngineRun {
     };
     this.engine = engine instanceof WarmEngine ? engine : undefined;
     const tenant: TemplateTenant = {
-      host: (ns, name, args, logs) => this.hostFunction(ns, name, args, logs),
+      host: (ns, name, args, logs, bytes) => this.hostFunction(ns, name, args, logs, bytes),
       timer: (ms) => this.timerFunction(ms),
       charge: (interrupts) => this.chargeFunction(interrupts),
       interrupt,
@@ -191,8 +191,8 @@ export class EngineRun {
   /** A fresh runtime's harness: its native functions, then `guest.js` compiled and evaluated. */
   private evalGuest(): QuickJSHandle {
     const ctx = this.ctx;
-    const host = ctx.newFunction("host", (ns, name, args, logs) =>
-      this.hostFunction(ns, name, args, logs),
+    const host = ctx.newFunction("host", (ns, name, args, logs, ...bytes) =>
+      this.hostFunction(ns, name, args, logs, bytes),
     );
     const timer = ctx.newFunction("timer", (ms) => this.timerFunction(ms));
     const utf8 = ctx.newFunction("utf8", (buffer, offset, length) =>
@@ -279,6 +279,7 @@ export class EngineRun {
     name: QuickJSHandle,
     args: QuickJSHandle,
     logs: QuickJSHandle | undefined,
+    bytes: QuickJSHandle[],
   ): QuickJSHandle {
     const ctx = this.ctx;
     const deferred = newDeferred(ctx);
@@ -298,6 +299,14 @@ export class EngineRun {
       settleWithReply(ctx, deferred, this.spent);
       return deferred.handle;
     }
+    // The binary values beside the text, copied out of the engine's memory now (the guest made
+    // them fresh; the host checks them again). Refused at once when they are not what the guest
+    // sends, before the call reaches the host: as a call the host refuses, nothing stays here.
+    const buffers = readHostBytes(ctx, bytes, this.request.maxCallBytes);
+    if (typeof buffers === "string") {
+      settleWithReply(ctx, deferred, { error: { name: "TypeError", message: buffers } });
+      return deferred.handle;
+    }
     this.deferreds.add(deferred);
     const { call, logsParsed } = readHostCall(
       ctx,
@@ -306,6 +315,7 @@ export class EngineRun {
       args,
       logs,
       Math.max(0, this.request.maxLogBytes - this.logLines),
+      buffers,
     );
     this.logLines += logsParsed;
     Promise.resolve()
@@ -320,7 +330,8 @@ export class EngineRun {
 
   private answer(deferred: QuickJSDeferredPromise, reply: HostReply): void {
     if (this.closed) return;
-    if (typeof reply === "object" && reply !== null && reply.spent === true) this.spent = reply;
+    if (typeof reply === "object" && reply !== null && (reply as HostRefusal).spent === true)
+      this.spent = reply;
     settleWithReply(this.ctx, deferred, reply);
     this.deferreds.delete(deferred);
     deferred.dispose();

@@ -33,7 +33,8 @@ export interface TemplateTenant {
     ns: QuickJSHandle,
     name: QuickJSHandle,
     args: QuickJSHandle,
-    logs?: QuickJSHandle,
+    logs: QuickJSHandle | undefined,
+    bytes: QuickJSHandle[],
   ): QuickJSHandle;
   timer(ms: QuickJSHandle): QuickJSHandle;
   charge(interrupts: QuickJSHandle): void;
@@ -150,7 +151,9 @@ export class EngineTemplate {
     const natives: [string, QuickJSHandle][] = [
       [
         "__cm$host",
-        ctx.newFunction("host", (ns, name, args, logs) => owner().host(ns, name, args, logs)),
+        ctx.newFunction("host", (ns, name, args, logs, ...bytes) =>
+          owner().host(ns, name, args, logs, bytes),
+        ),
       ],
       ["__cm$timer", ctx.newFunction("timer", (ms) => owner().timer(ms))],
       [

@@ -13,11 +13,12 @@
  * never kept).
  */
 import { RpcTarget } from "cloudflare:workers";
-import { decodeValue, encodeValue } from "../../sandbox/codec";
+import { decodeParts, decodeValue, encodeParts } from "../../sandbox/codec";
 import { LOG_LEVELS } from "../../sandbox/console-capture";
 import { createLogBudget, type LogBudget } from "../../sandbox/log-budget";
 import type { HostBridgeApi, HostReply, LogEntry } from "../../sandbox/protocol";
 import { utf8Bytes } from "../../sandbox/truncate";
+import { argsBuffers } from "./args-buffers";
 import { flatCopy } from "./flat-copy";
 import type { ExecutorLimits, HostNamespaces } from "./types";
 import { MAX_WIRE_NESTING, nestedDeeperThan } from "./wire-nesting";
@@ -132,6 +133,7 @@ export class HostBridge extends RpcTarget implements HostBridgeApi {
     name: unknown,
     argsText: unknown,
     logs: unknown,
+    argsBytes?: unknown,
   ): HostReply | Promise<HostReply> {
     // After the end the outcome is already built: late lines would only grow it.
     if (logs !== undefined && !this.ended) this.acceptLogs(logs);
@@ -149,16 +151,23 @@ export class HostBridge extends RpcTarget implements HostBridgeApi {
     const fn = fns && Object.hasOwn(fns, name) ? fns[name] : undefined;
     if (typeof fn !== "function")
       return fail("TypeError", `${namespace}.${name} is not a function.`);
+    // The binary values beside the text: real ArrayBuffers only, at most as many and as large
+    // as the limit allows, read by the engine's own accessors (args-buffers.ts).
+    const beside = argsBuffers(argsBytes, maxCallBytes);
+    if ("name" in beside) return fail(beside.name, `${namespace}.${name}() ${beside.message}`);
+    const room = maxCallBytes - beside.bytes;
     // Bytes ≥ UTF-16 units ≥ bytes / 3: only a text in between needs counting, and a text
     // longer than the limit is refused without being read.
     const chars = argsText.length;
-    if (chars * 3 > maxCallBytes && (chars > maxCallBytes || utf8Bytes(argsText) > maxCallBytes)) {
+    if (room < 0 || (chars * 3 > room && (chars > room || utf8Bytes(argsText) > room))) {
       return fail(
         "RangeError",
         `${namespace}.${name}() arguments are over the limit of ${maxCallBytes} bytes. Send less data per call.`,
       );
     }
-    if (this.inFlightChars + chars > this.maxInFlightChars) {
+    // What calls still running hold: their text and their bytes, a unit each.
+    const held = chars + beside.bytes;
+    if (this.inFlightChars + held > this.maxInFlightChars) {
       return fail(
         "LimitError",
         `${namespace}.${name}() would hold more than ${this.maxInFlightChars} characters of arguments in calls still running: await some calls before starting more.`,
@@ -172,7 +181,7 @@ export class HostBridge extends RpcTarget implements HostBridgeApi {
     }
     let args: unknown;
     try {
-      args = decodeValue(argsText);
+      args = beside.buffers ? decodeParts(argsText, beside.buffers) : decodeValue(argsText);
     } catch {
       return fail(
         "TypeError",
@@ -187,17 +196,17 @@ export class HostBridge extends RpcTarget implements HostBridgeApi {
         originalText: this.originalText,
       });
       if (typeof (value as { then?: unknown } | null)?.then !== "function")
-        return encodeValue(value);
-      this.inFlightChars += chars;
+        return reply(value, namespace, name);
+      this.inFlightChars += held;
       this.running++;
       return Promise.resolve(value).then(
         (answer) => {
-          this.inFlightChars -= chars;
+          this.inFlightChars -= held;
           this.running--;
-          return encodeValue(answer);
+          return reply(answer, namespace, name);
         },
         (error: unknown) => {
-          this.inFlightChars -= chars;
+          this.inFlightChars -= held;
           this.running--;
           return failure(error, namespace, name);
         },
@@ -252,6 +261,22 @@ export class HostBridge extends RpcTarget implements HostBridgeApi {
     this.ended = true;
     if (this.running > 0) this.controller?.abort(RUN_ENDED);
   };
+}
+
+/**
+ * A host function's answer as it crosses: wire text, with its larger binary values beside it as
+ * bytes (codec.ts `encodeParts`). A view that is all of its buffer sends that buffer, which RPC
+ * copies: the host makes no copy and no base64 text of a body, and holds nothing of the answer
+ * once RPC has serialized the reply.
+ */
+function reply(value: unknown, namespace: string, name: string): HostReply {
+  try {
+    const parts = encodeParts(value, Infinity, true);
+    return typeof parts === "string" ? parts : { text: parts.text, bytes: parts.bytes };
+  } catch (error) {
+    // A host function's answer holding binary data that cannot cross (a detached buffer).
+    return failure(error, namespace, name);
+  }
 }
 
 /** `namespace.name` for messages; nothing sent is stringified before its type is known. */

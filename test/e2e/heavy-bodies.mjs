@@ -34,10 +34,12 @@
 // host, not by noise (2026-12-07, load 5–7: percent 138–206 ms/MiB, random 333–359, 7–15
 // without a credential), so such a check would only fail; it can be asserted once redaction
 // is under it, with room for the load (bench/README.md, "Random-byte bodies in the real host").
-// The random kind is not in run.mjs's list: its host grows +84…+138 MiB against +48 (redaction's
-// views of one random body, ~40 MiB live at once, and the hand-over of bytes as base64 text;
-// +57 with no credential). Run it by hand:
-// `HEAVY_BODIES_KIND=random npm exec -- node test/e2e/heavy-bodies.mjs`.
+// The random kind is not in run.mjs's list: its host grows +68…+107 MiB against +48 at load 8–18
+// (redaction's views of one random body, ~40 MiB live at once). The hand-over is no longer in
+// it: bytes cross beside the wire text (sandbox/codec.ts), and with no credential the host grows
+// +24/+25 MiB at 6 ms/MiB (+38…+44 and 18–21 ms/MiB as base64 text; bench/README.md, "Binary
+// bodies as bytes beside the wire text"). `EXECUTOR=shared-worker` runs it on the engine. Run it
+// by hand: `HEAVY_BODIES_KIND=random npm exec -- node test/e2e/heavy-bodies.mjs`.
 import { readFileSync } from "node:fs";
 import { withServerUnderLoad } from "./support/busy-load.mjs";
 import { runWhileSearching, startLocalApi } from "./support/heavy-program.mjs";

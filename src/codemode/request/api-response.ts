@@ -168,11 +168,10 @@ export async function toApiResult(
     return { status: response.status, ok: response.ok, headers, body: null };
   const textual = TEXTUAL.test(type) || type === "";
   if (!textual) {
-    // Bytes are handed over as they are, but their redaction's garbage (and the previous large
-    // body's: its hand-over as base64 text, sandbox/codec.ts, ~28 MB for 4 MiB) is collected as
-    // after a text body: without, a program reading 4 binary bodies of 4 MiB grew the host by
-    // ~100 MiB, with a credential configured or not (bench/README.md, "Random-byte bodies in
-    // the real host").
+    // Bytes are handed over as they are (as bytes beside the wire text, sandbox/codec.ts), but
+    // their redaction's garbage is collected as after a text body: without, a program reading 4
+    // binary bodies of 4 MiB grew the host by ~100 MiB, with a credential configured or not
+    // (bench/README.md, "Random-byte bodies in the real host").
     collectAfterLargeBody(size, collections);
     return { status: response.status, ok: response.ok, headers, body: bytes };
   }

@@ -16,7 +16,13 @@ export const HOST_CALLS_IN_FLIGHT = 32;
 
 /** What {@link PacedHost} calls on: the host bridge stub a run gets (tracked-host.ts). */
 export interface HostCalls {
-  call(namespace: unknown, name: unknown, argsText: unknown, logs: unknown): Promise<unknown>;
+  call(
+    namespace: unknown,
+    name: unknown,
+    argsText: unknown,
+    logs: unknown,
+    argsBytes?: unknown,
+  ): Promise<unknown>;
   /** Records the run's host call limit as hit and answers the refusal (tracked-host.ts). */
   overLimit?(namespace: unknown, name: unknown): Promise<unknown> | unknown;
   /** Counts a call refused for waiting argument text and answers the refusal (tracked-host.ts). */
@@ -91,18 +97,25 @@ export class PacedHost extends RpcTarget {
     name: unknown,
     argsText: unknown,
     logs: unknown,
+    argsBytes?: unknown,
   ): Promise<unknown> {
     if (this.#running >= HOST_CALLS_IN_FLIGHT) {
-      // Only the text's length is read: anything else the program sent is the host's to check.
+      // Only the text's length and the binary values' sizes are read: anything else the program
+      // sent is the host's to check.
       if (this.#waiting.length >= this.#maxWaiting) return this.#overLimit(namespace, name);
-      const chars = (typeof argsText === "string" ? argsText.length : 0) + WAITING_CALL_CHARS;
+      const chars =
+        (typeof argsText === "string" ? argsText.length : 0) +
+        bufferBytes(argsBytes) +
+        WAITING_CALL_CHARS;
       if (this.#waitingChars + chars > MAX_WAITING_CHARS) return this.#overWaiting(namespace, name);
       this.#waitingChars += chars;
       await new Promise<void>((resolve) => this.#waiting.push(resolve));
       this.#waitingChars -= chars;
     } else this.#running++;
     try {
-      return await this.#host.call(namespace, name, argsText, logs);
+      return await (argsBytes === undefined
+        ? this.#host.call(namespace, name, argsText, logs)
+        : this.#host.call(namespace, name, argsText, logs, argsBytes));
     } finally {
       // The slot passes straight to the next waiting call, if any.
       const next = this.#waiting.shift();
@@ -159,4 +172,36 @@ export class PacedHost extends RpcTarget {
     })();
     return this.#limitReply;
   }
+}
+
+const bufferLength = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "byteLength")?.get;
+const typedLength = Object.getOwnPropertyDescriptor(
+  Object.getPrototypeOf(Uint8Array.prototype) as object,
+  "byteLength",
+)?.get;
+
+/**
+ * Bytes of the binary values a call carries beside its text (counted a unit each, as its text's
+ * characters are), by the engine's own accessors: a value that is none of an ArrayBuffer or a
+ * view counts nothing here, and the host refuses it. Past {@link MAX_WAITING_CHARS} the count
+ * stops: the call waits for nothing then.
+ */
+function bufferBytes(argsBytes: unknown): number {
+  if (!Array.isArray(argsBytes)) return 0;
+  let bytes = 0;
+  for (let i = 0; i < argsBytes.length && bytes <= MAX_WAITING_CHARS; i++) {
+    bytes += byteLength(argsBytes[i]) + WAITING_CALL_CHARS;
+  }
+  return bytes;
+}
+
+function byteLength(value: unknown): number {
+  for (const get of [bufferLength, typedLength]) {
+    try {
+      if (get) return Reflect.apply(get, value, []) as number;
+    } catch {
+      // not this kind
+    }
+  }
+  return 0;
 }

@@ -56,11 +56,15 @@ class TrackedHost extends RpcTarget {
     name: unknown,
     argsText: unknown,
     logs: unknown,
+    argsBytes?: unknown,
   ): Promise<unknown> {
     if (this.#closed) return movedReply();
     this.#events.onCall("start");
     try {
-      return await this.#host.call(namespace, name, argsText, logs);
+      // The binary values only when sent: a call without them stays the four arguments it was.
+      return await (argsBytes === undefined
+        ? this.#host.call(namespace, name, argsText, logs)
+        : this.#host.call(namespace, name, argsText, logs, argsBytes));
     } finally {
       this.#events.onCall("end");
     }

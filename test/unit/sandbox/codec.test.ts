@@ -1,6 +1,12 @@
 // The sandbox wire codec: values across the host/sandbox boundary round-trip.
 import { describe, expect, it, vi } from "vitest";
-import { decodeValue, encodeValue } from "../../../sandbox/codec";
+import {
+  BESIDE_MIN_BYTES,
+  decodeParts,
+  decodeValue,
+  encodeParts,
+  encodeValue,
+} from "../../../sandbox/codec";
 
 const roundTrip = (value: unknown) => decodeValue(encodeValue(value));
 
@@ -144,5 +150,65 @@ describe("wire codec", () => {
     } finally {
       for (const spy of spies) spy.mockRestore();
     }
+  });
+
+  describe("binary values beside the text (host calls)", () => {
+    const sized = (n: number) => new Uint8Array(n).map((_, i) => (i * 31) & 255);
+    it(`carries values of ${BESIDE_MIN_BYTES} bytes or more beside the text, smaller ones inside`, () => {
+      const value = {
+        body: sized(BESIDE_MIN_BYTES),
+        small: sized(BESIDE_MIN_BYTES - 1),
+        raw: sized(5_000).buffer,
+      };
+      const parts = encodeParts(value);
+      if (typeof parts === "string") throw new Error("expected bytes beside the text");
+      expect(JSON.parse(parts.text)).toEqual({
+        body: { $cm: "bytes", i: 0 },
+        small: { $cm: "bytes", v: Buffer.from(sized(BESIDE_MIN_BYTES - 1)).toString("base64") },
+        raw: { $cm: "arraybuffer", i: 1 },
+      });
+      expect(parts.bytes.map((b) => b.byteLength)).toEqual([BESIDE_MIN_BYTES, 5_000]);
+      expect(parts.byteCount).toBe(BESIDE_MIN_BYTES + 5_000);
+      const back = decodeParts(parts.text, parts.bytes) as Record<string, unknown>;
+      expect(back["body"]).toEqual(value.body);
+      expect(back["small"]).toEqual(value.small);
+      expect(new Uint8Array(back["raw"] as ArrayBuffer)).toEqual(sized(5_000));
+      // Without binary values (or with small ones only) the text is the same as encodeValue's.
+      expect(encodeParts({ a: 1, b: sized(3) })).toBe(encodeValue({ a: 1, b: sized(3) }));
+    });
+    it("copies a program's bytes, and sends a host view's own buffer only when asked", () => {
+      const body = sized(4_096);
+      const copied = encodeParts([body]) as Exclude<ReturnType<typeof encodeParts>, string>;
+      expect(copied.bytes[0]).not.toBe(body.buffer);
+      const own = encodeParts([body], Infinity, true) as typeof copied;
+      expect(own.bytes[0]).toBe(body.buffer);
+      // A view of part of its buffer sends a copy of its part, never the whole buffer.
+      const part = encodeParts([body.subarray(1, 2_001)], Infinity, true) as typeof copied;
+      expect(part.bytes[0]!.byteLength).toBe(2_000);
+    });
+    it("counts but no longer copies values past the byte limit", () => {
+      const parts = encodeParts([sized(3_000), sized(3_000), sized(3_000)], 7_000);
+      if (typeof parts === "string") throw new Error("expected bytes beside the text");
+      expect(parts.byteCount).toBe(9_000);
+      expect(parts.bytes).toHaveLength(2);
+    });
+    it("decodes a tag naming no buffer, or one already taken, to itself", () => {
+      const buffer = sized(2_000).buffer;
+      const text = JSON.stringify([
+        { $cm: "bytes", i: 0 },
+        { $cm: "bytes", i: 0 },
+        { $cm: "arraybuffer", i: 1 },
+        { $cm: "bytes", i: 0.5 },
+        { $cm: "bytes", i: "0" },
+      ]);
+      const [first, again, missing, half, named] = decodeParts(text, [buffer]) as unknown[];
+      expect(first).toEqual(sized(2_000));
+      expect(again).toEqual({ $cm: "bytes", i: 0 });
+      expect(missing).toEqual({ $cm: "arraybuffer", i: 1 });
+      expect(half).toEqual({ $cm: "bytes", i: 0.5 });
+      expect(named).toEqual({ $cm: "bytes", i: "0" });
+      // Without buffers (a run's result, text alone) an index tag is not binary data either.
+      expect(decodeValue(JSON.stringify({ $cm: "bytes", i: 0 }))).toEqual({ $cm: "bytes", i: 0 });
+    });
   });
 });

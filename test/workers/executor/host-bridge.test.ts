@@ -328,3 +328,94 @@ describe("the bridge's RPC surface", () => {
     expect(b.call("codemode", "echo", "[1]", undefined)).toBe("1");
   });
 });
+
+describe("binary values beside the argument text", () => {
+  const WIDE = { maxHostCalls: 5, maxCallBytes: 10_000, maxLogBytes: 100 };
+  const filled = (n: number, byte = 7) => new Uint8Array(n).fill(byte).buffer;
+  const ONE = '[{"$cm":"bytes","i":0}]';
+
+  it("decodes the tags to bytes and answers binary values beside the text", () => {
+    const b = bridge(WIDE);
+    const buffer = filled(2_000);
+    const reply = b.call("codemode", "echo", ONE, undefined, [buffer]) as {
+      text: string;
+      bytes: ArrayBuffer[];
+    };
+    const [args] = seen as [unknown[]];
+    expect(args[0]).toBeInstanceOf(Uint8Array);
+    expect(args[0]).toEqual(new Uint8Array(2_000).fill(7));
+    expect(reply.text).toBe('{"$cm":"bytes","i":0}');
+    expect(reply.bytes.map((x) => new Uint8Array(x))).toEqual([new Uint8Array(2_000).fill(7)]);
+  });
+
+  const detached = () => {
+    const buffer = filled(2_000);
+    structuredClone(buffer, { transfer: [buffer] });
+    return buffer;
+  };
+  const shared = filled(2_000);
+  it.each([
+    ["a list-like object", () => ({ 0: filled(2_000), length: 1 }), /not a list of ArrayBuffers/],
+    ["a typed array", () => [new Uint8Array(2_000)], /not a list of ArrayBuffers/],
+    ["shared memory", () => [new SharedArrayBuffer(2_000)], /not a list of ArrayBuffers/],
+    [
+      "a Proxy of an ArrayBuffer",
+      () => [new Proxy(filled(2_000), {})],
+      /not a list of ArrayBuffers/,
+    ],
+    ["a number", () => [2_000], /not a list of ArrayBuffers/],
+    ["a detached buffer", () => [detached()], /detached ArrayBuffer/],
+    [
+      "a resizable buffer",
+      // The lib's typings lack the options argument that workerd (and Node 20) take.
+      () => [
+        new (ArrayBuffer as new (n: number, o: object) => ArrayBuffer)(2_000, {
+          maxByteLength: 1_000_000,
+        }),
+      ],
+      /resizable ArrayBuffer/,
+    ],
+    ["one buffer twice", () => [shared, shared], /same ArrayBuffer twice/],
+    [
+      "more buffers than the limit allows",
+      () => Array.from({ length: 10 }, () => filled(1)),
+      /carry 10 binary values/,
+    ],
+    [
+      "buffers over the limit together",
+      () => [filled(6_000), filled(6_000)],
+      /over the limit of 10000 bytes/,
+    ],
+  ])("refuses %s before any host function runs", (_label, make, message) => {
+    const b = bridge(WIDE);
+    const reply = b.call("codemode", "echo", ONE, undefined, make() as ArrayBuffer[]);
+    expect(reply).toEqual({
+      error: { name: expect.any(String), message: expect.stringMatching(message) },
+    });
+    expect(seen).toEqual([]);
+  });
+
+  it("counts the text and the bytes together against maxCallBytes", () => {
+    const b = bridge(WIDE);
+    const text = JSON.stringify([{ $cm: "bytes", i: 0 }, "x".repeat(5_000)]);
+    expect(b.call("codemode", "echo", text, undefined, [filled(5_000)])).toEqual({
+      error: {
+        name: "RangeError",
+        message: expect.stringMatching(/over the limit of 10000 bytes/),
+      },
+    });
+    expect(b.call("codemode", "echo", text, undefined, [filled(4_000)])).toMatchObject({
+      text: '{"$cm":"bytes","i":0}',
+    });
+  });
+
+  it("reads a buffer's length by the engine's accessor, not a property it holds", () => {
+    const b = bridge(WIDE);
+    const buffer = filled(20_000);
+    Object.defineProperty(buffer, "byteLength", { get: () => 1 });
+    expect(b.call("codemode", "echo", ONE, undefined, [buffer])).toMatchObject({
+      error: { name: "RangeError" },
+    });
+    expect(seen).toEqual([]);
+  });
+});

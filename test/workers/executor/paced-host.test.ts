@@ -102,6 +102,48 @@ describe("PacedHost", () => {
       error: { name: "LimitError", message: /characters of arguments/ },
     });
   });
+
+  it("counts the binary values beside a call's text as it counts the text, and passes them on", async () => {
+    const host = stuckHost();
+    const seen: unknown[] = [];
+    const paced = new PacedHost({
+      call: (ns, name, argsText, logs, ...rest) => {
+        seen.push(rest);
+        return host.call(ns, name, argsText);
+      },
+    });
+    const bytes = [new ArrayBuffer(2_000)];
+    void paced.call("codemode", "f", "[]", undefined, bytes);
+    await settledNow(Promise.resolve());
+    // The first call's buffers reach the host as they came; a call without any, as four.
+    expect(seen).toEqual([[bytes]]);
+    for (let i = 1; i < HOST_CALLS_IN_FLIGHT; i++)
+      void paced.call("codemode", "f", "[]", undefined);
+    expect(seen[1]).toEqual([]);
+    const quarter = [new ArrayBuffer(MAX_WAITING_CHARS / 4 - 2 * WAITING_CALL_CHARS - 2)];
+    for (let i = 0; i < 4; i++) void paced.call("codemode", "f", "[]", undefined, quarter);
+    const refused = await settledNow(paced.call("codemode", "f", "[1]", undefined));
+    expect(refused).toMatchObject({
+      error: { name: "LimitError", message: /characters of arguments/ },
+    });
+  });
+});
+
+describe("binary values through the tracked host to a real bridge", () => {
+  it("reach the host function as bytes, and its bytes come back beside the text", async () => {
+    const bridge = new HostBridge(
+      { codemode: { echo: ([value]) => value } },
+      { maxHostCalls: 5, maxCallBytes: 1_048_576, maxLogBytes: 1_000 },
+    );
+    const { target } = trackHostCalls(bridge, { onBegin() {}, onCall() {} });
+    const paced = new PacedHost(target as ConstructorParameters<typeof PacedHost>[0]);
+    const sent = new Uint8Array(5_000).fill(9).buffer;
+    const reply = (await paced.call("codemode", "echo", '[{"$cm":"bytes","i":0}]', undefined, [
+      sent,
+    ])) as { text: string; bytes: ArrayBuffer[] };
+    expect(reply.text).toBe('{"$cm":"bytes","i":0}');
+    expect(new Uint8Array(reply.bytes[0]!)).toEqual(new Uint8Array(5_000).fill(9));
+  });
 });
 
 describe("a call refused for waiting argument text, through the tracked host to a real bridge", () => {

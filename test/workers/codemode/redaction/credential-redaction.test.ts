@@ -194,6 +194,20 @@ describeExecutors((Executor) => {
         ),
     ],
     [
+      // 1 KiB and more crosses as bytes beside the wire text (sandbox/codec.ts), not as base64.
+      "a large binary body (crossing beside the text)",
+      () =>
+        new Response(
+          concat(
+            new Uint8Array(3_000).map((_, i) => (i * 13) & 127),
+            utf8(CANARY),
+            new Uint8Array(3_000).fill(7),
+            utf16(CANARY),
+          ),
+          { headers: { "content-type": "application/octet-stream" } },
+        ),
+    ],
+    [
       "a response header name and value",
       () =>
         new Response("{}", {

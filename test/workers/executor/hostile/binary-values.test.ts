@@ -1,0 +1,142 @@
+/**
+ * Odd binary values a program sends the host, on both executors. The harness reads a program's
+ * binary value by the engine's own accessors (sandbox/binary-span.ts) and sends a copy of exactly
+ * its bytes beside the call's text (sandbox/codec.ts `encodeParts`): a Proxy or a lookalike,
+ * shared memory and a detached buffer get a clear TypeError the program can catch; getters the
+ * program put on a view change nothing that crosses; a huge value is refused by its size before
+ * it is copied; a small view of a large buffer sends its own bytes only.
+ */
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { describeExecutors } from "../../../helpers/executor/executor-matrix";
+
+describeExecutors((Executor) => {
+  const executor = new Executor({
+    loader: env.LOADER,
+    limits: { timeoutMs: 15_000, maxCallBytes: 4_194_304 },
+  });
+  /** What each call's first argument was on the host: its kind and bytes. */
+  const received: { kind: string; bytes: number[] | undefined; length: number }[] = [];
+  const namespaces = {
+    codemode: {
+      take: ([value]: unknown[]) => {
+        const bytes =
+          value instanceof Uint8Array
+            ? value
+            : value instanceof ArrayBuffer
+              ? new Uint8Array(value)
+              : undefined;
+        received.push({
+          kind: value instanceof Uint8Array ? "bytes" : typeof value,
+          length: bytes?.byteLength ?? -1,
+          bytes: bytes && bytes.byteLength <= 4_096 ? [...bytes] : undefined,
+        });
+        return bytes?.byteLength ?? -1;
+      },
+    },
+  };
+
+  async function run(code: string) {
+    received.length = 0;
+    return executor.execute({ code, namespaces });
+  }
+
+  /** A call whose TypeError the program catches and returns. */
+  const caught = (value: string) =>
+    `try { await codemode.take(${value}); return "sent"; } catch (e) { return e.name + ": " + e.message; }`;
+
+  describe("what only looks like binary data, shared memory, detached buffers", () => {
+    it.each([
+      ["a Proxy of a Uint8Array", "new Proxy(new Uint8Array(4000), {})", /looks like binary data/],
+      ["a Proxy of an ArrayBuffer", "new Proxy(new ArrayBuffer(8), {})", /looks like binary data/],
+      [
+        "an object from Uint8Array.prototype",
+        "Object.create(Uint8Array.prototype)",
+        /looks like binary data/,
+      ],
+      ["a SharedArrayBuffer", "new SharedArrayBuffer(8)", /Shared memory/],
+      ["a view of shared memory", "new Uint8Array(new SharedArrayBuffer(4000))", /Shared memory/],
+      [
+        "a detached view",
+        "(() => { const b = new Uint8Array(4000).fill(9); b.buffer.transfer(); return b; })()",
+        /detached ArrayBuffer/,
+      ],
+      [
+        "a detached ArrayBuffer",
+        "(() => { const b = new ArrayBuffer(16); b.transfer(); return b; })()",
+        /detached ArrayBuffer/,
+      ],
+    ])("refuses %s with a TypeError the program catches", async (_label, value, message) => {
+      const outcome = await run(caught(value));
+      expect(outcome).toMatchObject({ status: "ok", calls: 0 });
+      expect(outcome.result).toMatch(/^TypeError: /);
+      expect(outcome.result).toMatch(message);
+      expect(received).toEqual([]);
+    });
+  });
+
+  it("ends a run whose result is shared memory with that TypeError (it was {} before)", async () => {
+    const outcome = await run("return { raw: new SharedArrayBuffer(8) };");
+    expect(outcome).toMatchObject({
+      status: "error",
+      error: { name: "TypeError", message: expect.stringMatching(/Shared memory/) },
+    });
+  });
+
+  describe("getters and views", () => {
+    it("sends a view's own bytes whatever getters the program put on it or its prototype", async () => {
+      // 3,000,000 from every getter: read, the codec once made 3 MB of bytes out of 4 (over
+      // the limit as base64), and a Proxy's traps chose the bytes.
+      const outcome = await run(`
+        const b = new Uint8Array([5, 6, 7, 8]);
+        for (const key of ["length", "byteLength", "byteOffset"])
+          Object.defineProperty(b, key, { get: () => 3000000 });
+        const proto = Object.getPrototypeOf(Uint8Array.prototype);
+        Object.defineProperty(proto, "buffer", { get: () => new ArrayBuffer(3000000), configurable: true });
+        const big = new Uint8Array(3000);
+        big[0] = 1; big[2999] = 2;
+        Object.defineProperty(big, "length", { get: () => 3000000 });
+        return [await codemode.take(b), await codemode.take(big)];`);
+      expect(outcome).toMatchObject({ status: "ok", result: [4, 3_000] });
+      expect(received[0]).toEqual({ kind: "bytes", length: 4, bytes: [5, 6, 7, 8] });
+      expect(received[1]!.length).toBe(3_000);
+      expect(received[1]!.bytes![0]).toBe(1);
+      expect(received[1]!.bytes![2_999]).toBe(2);
+    });
+
+    it("sends a view of a view as its own bytes, not the buffer it looks into", async () => {
+      const outcome = await run(`
+        const all = new Uint8Array(3000000);
+        for (let i = 1000000; i < 1010000; i++) all[i] = i & 255;
+        const view = new Uint8Array(all.buffer, 1000000, 5000).subarray(100, 2100);
+        return [await codemode.take(view), await codemode.take(new DataView(all.buffer, 1000001, 2)), await codemode.take(all.subarray(1000000, 1000003))];`);
+      expect(outcome).toMatchObject({ status: "ok", result: [2_000, 2, 3] });
+      const at = (start: number, n: number) =>
+        Array.from({ length: n }, (_, i) => (start + i) & 255);
+      expect(received[0]!.bytes).toEqual(at(1_000_100, 2_000));
+      expect(received[1]!.bytes).toEqual(at(1_000_001, 2));
+      expect(received[2]!.bytes).toEqual(at(1_000_000, 3));
+    });
+  });
+
+  describe("size", () => {
+    it("refuses a huge value by its own size before it crosses (not its base64's)", async () => {
+      const outcome = await run(
+        "const b = new Uint8Array(6 * 1048576); try { await codemode.take(b); return 'sent'; } catch (e) { return e.name + ': ' + e.message; }",
+      );
+      expect(outcome).toMatchObject({ status: "ok", calls: 0 });
+      // The bytes themselves plus the text `[{"$cm":"bytes","i":0}]` (23 bytes).
+      expect(outcome.result).toMatch(
+        new RegExp(
+          `^RangeError: codemode\\.take\\(\\) arguments are ${6 * 1_048_576 + 23} bytes; the limit is 4194304`,
+        ),
+      );
+      expect(received).toEqual([]);
+    });
+
+    it("takes 3 MiB of bytes in one call (4 MiB as base64, over the limit before)", async () => {
+      const outcome = await run("return await codemode.take(new Uint8Array(3 * 1048576).fill(1));");
+      expect(outcome).toMatchObject({ status: "ok", result: 3 * 1_048_576 });
+    });
+  });
+});

@@ -29,8 +29,15 @@ import { watch } from "./health/watchdog.mjs";
 import { HOST_STUCK_MS, STARTING, createHostPair } from "./host-pair.mjs";
 import { residentBytes } from "./runners/grown-idle-runner.mjs";
 import { RUNNER_STUCK_MS, createRunnerPool } from "./runners/runner-pool.mjs";
-import { DEFAULT_MAX_RUNS, askToRetire, runnerCounts } from "./runners/runner-retirement.mjs";
+import { askHostToForget } from "./runners/host-forget-request.mjs";
+import {
+  CHECK_EVERY_MS,
+  DEFAULT_MAX_RUNS,
+  askToRetire,
+  runnerCounts,
+} from "./runners/runner-retirement.mjs";
 import { readStableCode, warmWith } from "./runners/stable-code-request.mjs";
+import { unusedRunnerNotice } from "./runners/unused-runner.mjs";
 import { runtimeHost, spareRunners } from "./runtime-host.mjs";
 import { moveSocketOnto } from "./socket-folder.mjs";
 import { withoutEmptySlotNoise, withoutShutdownNoise } from "./workerd-output/noise-filters.mjs";
@@ -192,11 +199,12 @@ export async function supervise({
     return null;
   };
 
+  // Memory follows the work (issue #43): one runner while idle, more when the host finds none
+  // free, one spare beyond the count while stalling programs hold every runner.
+  const keep = Math.min(runners, 1);
   const pool = createRunnerPool({
     count: runners,
-    // Memory follows the work (issue #43): one runner while idle, more when the host finds none
-    // free, one spare beyond the count while stalling programs hold every runner.
-    keep: Math.min(runners, 1),
+    keep,
     spare: spareRunners(runners),
     doorbell: (slot, onRing) => ringOnConnect(runnerSocket(slot.index), onRing, log, label),
     maxRuns: maxRunsPerRunner,
@@ -339,4 +347,27 @@ export async function supervise({
   );
   onReady?.();
   if (runners > 0) void pool.retireLoop();
+  if (runners > 0) void noticeUnused();
+
+  /**
+   * Looks for a kept runner the host stopped using (runners/unused-runner.mjs) until the server
+   * stops, and has the active host forget its stale marks on it.
+   */
+  async function noticeUnused() {
+    const notice = unusedRunnerNotice({
+      kept: (slot) => slot.index <= keep,
+      forget: async (slot, quietMs) => {
+        const active = hosts.active();
+        return active ? askHostToForget(active.socket, slot.index, quietMs) : null;
+      },
+      log,
+      label,
+    });
+    // Read through a function: the linter takes a plain variable for one this loop never changes.
+    const stopped = () => stopping;
+    while (!stopped()) {
+      await clock.sleep(CHECK_EVERY_MS);
+      if (!stopped()) await notice(pool.slots, clock.now());
+    }
+  }
 }

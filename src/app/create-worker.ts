@@ -13,11 +13,13 @@ import {
   clusterSecretOf,
   isClusterSecret,
 } from "../executor/runners/cluster-secret";
+import { FORGET_RUNNER_PATH, SUPERVISOR_SECRET_HEADER } from "../executor/runners/stale-slot";
 import { urlParts } from "../mcp/common/request-url";
 import type { App } from "./app";
 import { DEFAULT_ALLOWED_HOSTNAMES, refuseUnknownHost } from "./config/allowed-hosts";
 import { renderHttpError, wantsHtml } from "./errors/http-error";
 import { hostCollection, isLightRequest } from "./host-collection";
+import { forgetRunner } from "./sandbox-loader";
 
 /**
  * On `/health` answers where the host collects its garbage itself (host-collection.ts): how
@@ -59,6 +61,15 @@ export function createWorker(app: App): ExportedHandler<Cloudflare.Env> {
     async fetch(given, env, ctx) {
       const request = localOnly(given, env);
       if (!request) return refusedLocal();
+      // The supervisor's word about a runner it keeps (sandbox-loader.ts): only on the local
+      // server, and only with the secret in the supervisor's own header (a client's request
+      // through the front carries the cluster secret too); deployed, no such route exists.
+      if (
+        request.method === "POST" &&
+        urlParts(request.url).pathname === FORGET_RUNNER_PATH &&
+        fromSupervisor(request, env)
+      )
+        return forgetRunner(request.url);
       // A `/health` request is a probe, not work (host-collection.ts: the quiet collection).
       const probe = collection.enabled && urlParts(request.url).pathname === "/health";
       try {
@@ -96,6 +107,20 @@ export function localOnly(request: Request, env: unknown): Request | null {
   const copy = new Request(request);
   copy.headers.delete(CLUSTER_SECRET_HEADER);
   return copy;
+}
+
+/**
+ * Whether a request comes from the local server's supervisor: it carries the cluster secret in
+ * {@link SUPERVISOR_SECRET_HEADER}, which the front never adds (stale-slot.ts says why). False
+ * where no secret is set (deployed).
+ * @param request - the incoming request
+ * @param env - the Worker's bindings
+ */
+export function fromSupervisor(request: Request, env: unknown): boolean {
+  const secret = clusterSecretOf(env);
+  return (
+    secret !== undefined && isClusterSecret(request.headers.get(SUPERVISOR_SECRET_HEADER), secret)
+  );
 }
 
 /** The answer to a request on an internal port of the local server that lacks the secret. */

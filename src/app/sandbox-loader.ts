@@ -9,6 +9,7 @@
 import { clusterSecretOf } from "../executor/runners/cluster-secret";
 import { RunnerLoader } from "../executor/runners/runner-loader";
 import { trackHostCalls } from "../executor/runners/tracked-host";
+import { forgetAnswer } from "../executor/runners/stale-slot";
 import { currentCaller } from "./placement-caller";
 import type { RunnerApi } from "../executor/runners/runner-protocol";
 
@@ -17,6 +18,12 @@ import type { RunnerApi } from "../executor/runners/runner-protocol";
  * (cli/local-server/runners/runner-pool.mjs).
  */
 export const MAX_SANDBOX_RUNNERS = 17;
+
+/**
+ * The runner loader made last: the one the endpoints in use send runs through (they are rebuilt,
+ * with a new loader, only when the configuration changes). Module state: one per host isolate.
+ */
+let latest: RunnerLoader | undefined;
 
 /**
  * The loader the executors should use.
@@ -32,17 +39,27 @@ export function sandboxLoader(env: Cloudflare.Env): WorkerLoader {
     const runner = bindings[`SANDBOX_RUNNER_${i}`];
     if (runner) runners.push(runner as RunnerApi);
   }
-  return runners.length > 0
-    ? (new RunnerLoader(
-        runners,
-        Date.now,
-        trackHostCalls,
-        clusterSecretOf(env) ?? "",
-        currentCaller,
-        // The last bindings are spare slots, for a temporary runner while every other is held.
-        Math.min(Number(bindings["SANDBOX_SPARE_RUNNERS"] ?? 0) || 0, runners.length - 1),
-        // Runners start on demand there: keep one started ahead of the runs that need it.
-        true,
-      ) as unknown as WorkerLoader)
-    : env.LOADER;
+  if (runners.length === 0) return env.LOADER;
+  latest = new RunnerLoader(
+    runners,
+    Date.now,
+    trackHostCalls,
+    clusterSecretOf(env) ?? "",
+    currentCaller,
+    // The last bindings are spare slots, for a temporary runner while every other is held.
+    Math.min(Number(bindings["SANDBOX_SPARE_RUNNERS"] ?? 0) || 0, runners.length - 1),
+    // Runners start on demand there: keep one started ahead of the runs that need it.
+    true,
+  );
+  return latest as unknown as WorkerLoader;
+}
+
+/**
+ * The answer to the supervisor's `POST /runners/forget` request (stale-slot.ts
+ * `forgetAnswer`), from the runner loader made last. 404 when the host has none yet (no run came
+ * since it started: nothing to forget).
+ * @param url - the request's URL
+ */
+export function forgetRunner(url: string): Response {
+  return forgetAnswer(url, (slot, quietMs) => latest?.forgetStale(slot, quietMs));
 }

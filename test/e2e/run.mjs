@@ -73,6 +73,9 @@ const SCRIPTS = [
     file: "stuck-runs",
     env: { STUCK_RUNS_EXECUTORS: "shared-worker" },
   },
+  // issue #40: a kept runner the host stopped using (marked cold by a run refused while it was
+  // replaced) is noticed by the supervisor and gets runs again (~1 min)
+  { name: "runner-unused" },
   // issue #40: requests sent while the server starts wait for it, never hear "stopping"
   { name: "starting" },
   { name: "inspector" },

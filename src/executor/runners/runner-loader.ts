@@ -40,6 +40,7 @@ import {
   type RunOnSlot,
 } from "./runner-placement";
 import { RESERVE_RING, slotToRing, type ReserveSlot } from "./runner-reserve";
+import { forgetStale, type Forgotten } from "./stale-slot";
 import { RUNNER_RETRY_MAX_MS, RUNNER_RETRY_WINDOW_MS, SlotChooser } from "./slot-chooser";
 
 export {
@@ -167,6 +168,16 @@ export class RunnerLoader {
   /** Runs in flight per runner, in binding order (for the status report and tests). */
   busy(): number[] {
     return this.slots.map((slot) => slot.runs.size);
+  }
+
+  /**
+   * Forgets the stale marks on runner `index` (1-based, binding order): the supervisor found its
+   * runner serving and unused for `quietMs` while runs began on others (stale-slot.ts).
+   * @returns what was forgotten; undefined when there is no such runner
+   */
+  forgetStale(index: number, quietMs: number): Forgotten | undefined {
+    const slot = this.slots[index - 1];
+    return slot ? forgetStale(slot, this.now(), quietMs) : undefined;
   }
 
   /**

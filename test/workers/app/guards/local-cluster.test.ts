@@ -6,8 +6,12 @@
  */
 import { describe, expect, it } from "vitest";
 import type { AppSettings } from "../../../../src/app/config/config";
-import { localOnly } from "../../../../src/app/create-worker";
+import { fromSupervisor, localOnly } from "../../../../src/app/create-worker";
 import { CLUSTER_SECRET_HEADER } from "../../../../src/executor/runners/cluster-secret";
+import {
+  FORGET_RUNNER_PATH,
+  SUPERVISOR_SECRET_HEADER,
+} from "../../../../src/executor/runners/stale-slot";
 import { configured } from "../helpers";
 
 const SECRET = "local-cluster-test-secret";
@@ -55,6 +59,45 @@ describe("the host Worker with a cluster secret (the local server)", () => {
     expect(seen.headers.get("x-other")).toBe("kept");
     expect([seen.method, seen.url, await seen.text()]).toEqual(["POST", `${base}/mcp?x=1`, "{}"]);
     expect(localOnly(new Request(base), { LOCAL_CLUSTER_SECRET: SECRET })).toBeNull();
+  });
+});
+
+describe("the supervisor's forget route (a kept runner the host stopped using)", () => {
+  const forget = `${base}${FORGET_RUNNER_PATH}?slot=1&quietMs=30000`;
+  /** The forget route's own answer here: no runner loader in this Worker (no runner bindings). */
+  const routeAnswer = /No such runner slot here/;
+
+  it("answers only with the secret in the supervisor's own header too", async () => {
+    const supervisor = await local(forget, {
+      method: "POST",
+      headers: { [CLUSTER_SECRET_HEADER]: SECRET, [SUPERVISOR_SECRET_HEADER]: SECRET },
+    });
+    expect([supervisor.status, await supervisor.text()]).toEqual([
+      404,
+      expect.stringMatching(routeAnswer),
+    ]);
+    // As the front passes a client's request on: the cluster secret, and the client's guess.
+    for (const guess of [undefined, "guess", `${SECRET}x`]) {
+      const client = await local(forget, {
+        method: "POST",
+        headers: {
+          [CLUSTER_SECRET_HEADER]: SECRET,
+          ...(guess === undefined ? {} : { [SUPERVISOR_SECRET_HEADER]: guess }),
+        },
+      });
+      expect(await client.text()).not.toMatch(routeAnswer);
+    }
+  });
+
+  it("is no route at all deployed", async () => {
+    const answer = await deployed(forget, {
+      method: "POST",
+      headers: { [SUPERVISOR_SECRET_HEADER]: "" },
+    });
+    expect(await answer.text()).not.toMatch(routeAnswer);
+    const request = new Request(forget, { headers: { [SUPERVISOR_SECRET_HEADER]: "x" } });
+    expect(fromSupervisor(request, {})).toBe(false);
+    expect(fromSupervisor(request, { LOCAL_CLUSTER_SECRET: "x" })).toBe(true);
   });
 });
 

@@ -37,14 +37,16 @@ interface HostCalls {
 /** A plain wrapper, for callers outside a Worker (tests). */
 export const plainTracker: HostTracker = (host, events) => {
   let closed = false;
+  // As TrackedHost: a copy moved elsewhere, or a run whose bridge closed, is no longer wanted.
+  const wanted = () => !closed && (host as { closed?: unknown } | null)?.closed !== true;
   return {
     target: {
       begin: () => {
-        if (closed) return false;
+        if (!wanted()) return false;
         events.onBegin();
         return true;
       },
-      wanted: () => !closed && (host as { closed?: unknown }).closed !== true,
+      wanted,
       overLimit: (namespace: unknown, name: unknown) =>
         closed
           ? movedReply()

@@ -31,11 +31,13 @@ class TrackedHost extends RpcTarget {
   }
 
   /**
-   * The runner is about to begin the run: whether it should (false once the run was moved).
-   * The runner waits for this answer before it runs anything.
+   * The runner is about to begin the run: whether it should (false once the run was moved, or
+   * once its bridge closed: a runner whose thread was held may get to a run only after the
+   * host's timeout answered it, and that run must not start). The runner waits for this answer
+   * before it runs anything.
    */
   begin(): boolean {
-    if (this.#closed) return false;
+    if (!this.wanted()) return false;
     this.#events.onBegin();
     return true;
   }

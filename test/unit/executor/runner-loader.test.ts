@@ -453,6 +453,26 @@ describe("RunnerLoader", () => {
     expect(stuck.sent.length).toBe(1);
   });
 
+  it("tells a runner that gets to a run only after its host gave it up not to begin it", async () => {
+    // One runner, whose thread a program holds: the run waits there (nowhere to move it) past
+    // its timeout. The runner asks `begin` only when its thread is free again.
+    let heldHost: { begin(): boolean } | undefined;
+    const held = runner(
+      "held",
+      (_kind, _code, host) => {
+        heldHost = host as { begin(): boolean };
+        return new Promise(() => {});
+      },
+      false,
+    );
+    const host = { calls: 0, closed: false };
+    void run(new RunnerLoader([held.api]), host);
+    await until(() => heldHost !== undefined);
+    // The executor answered at the run's timeout and closed its bridge (host-bridge.ts).
+    host.closed = true;
+    expect(heldHost!.begin()).toBe(false);
+  });
+
   it("moves a run its runner does not begin in time to a runner that shows progress, and cuts the first copy off", async () => {
     // "held" never begins what it is sent (a program holds its thread); "free" answers at once.
     let heldHost: { call(): Promise<unknown> } | undefined;

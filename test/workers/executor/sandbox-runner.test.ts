@@ -95,6 +95,21 @@ describe("SandboxRunner refuses callers without the cluster secret", () => {
   });
 });
 
+describe("SandboxRunner begins no run whose host gave it up before the runner got to it", () => {
+  it("answers it cancelled, through the tracked host, without running it", async () => {
+    // A runner whose thread a program held gets to the run only after the host's timeout closed
+    // the run's bridge: the tracked host (as the loader hands it over) says not to begin.
+    const began: string[] = [];
+    const bridge = { closed: false, call: () => null };
+    const { target } = trackHostCalls(bridge, { onBegin: () => began.push("begun"), onCall() {} });
+    bridge.closed = true;
+    const answer = await runner().load(SECRET, CODE, {}, target);
+    // Not "ran": the loaded worker was never called.
+    expect(answer).toEqual({ thrown: expect.stringMatching(/moved to another runner/) });
+    expect(began).toEqual([]);
+  });
+});
+
 describe("SandboxRunner keeps stable code only under its own hash", () => {
   it("does not keep code sent under another code's name; the name still runs only its own code", async () => {
     const { bridge } = host();

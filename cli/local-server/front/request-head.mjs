@@ -6,18 +6,22 @@
  * request.
  */
 import { CLUSTER_SECRET_HEADER, clusterSecret } from "../cluster-secret.mjs";
+import { SUPERVISOR_SECRET_HEADER } from "../runners/host-forget-request.mjs";
 import { BRIDGE_HEADER } from "./bridge-only.mjs";
 
 /**
  * Request headers the front sets itself: the body's framing (it sends the body whole, with its
  * length), the client's address and the cluster secret (a client's own is dropped). And the
- * `--stdio` bridge's secret, the front's alone to check (bridge-only.mjs): never passed on.
+ * `--stdio` bridge's secret, the front's alone to check (bridge-only.mjs): never passed on. And
+ * the supervisor's own secret header (runners/host-forget-request.mjs): no client can know its
+ * value, but a client's copy is dropped all the same, so only the supervisor ever sends one.
  */
 const SET_BY_FRONT = new Set([
   "content-length",
   "transfer-encoding",
   "cf-connecting-ip",
   CLUSTER_SECRET_HEADER,
+  SUPERVISOR_SECRET_HEADER,
   BRIDGE_HEADER,
 ]);
 /**

@@ -10,6 +10,7 @@ import type { Socket } from "node:net";
 import { describe, expect, it } from "vitest";
 import { CLUSTER_SECRET_HEADER } from "../../../../cli/local-server/cluster-secret.mjs";
 import { requestHead } from "../../../../cli/local-server/front/request-head.mjs";
+import { SUPERVISOR_SECRET_HEADER } from "../../../../cli/local-server/runners/host-forget-request.mjs";
 import {
   IDLE_MS,
   runtimeConnections,
@@ -50,6 +51,8 @@ describe("the head the front writes for a runtime", () => {
         "6.6.6.6",
         CLUSTER_SECRET_HEADER,
         "forged",
+        SUPERVISOR_SECRET_HEADER,
+        "forged-too",
       ]),
       12,
     );

@@ -73,6 +73,14 @@ const SCRIPTS = [
     file: "stuck-runs",
     env: { STUCK_RUNS_EXECUTORS: "shared-worker" },
   },
+  // issue #40: runs a client gave up on (its connection cut, or cancelled on either lane) end in
+  // their runner within 3 s; on each executor, as a job of its own (~40 s each)
+  { name: "gone-client", env: { GONE_CLIENT_EXECUTORS: "isolate-per-run" } },
+  {
+    name: "gone-client-shared-worker",
+    file: "gone-client",
+    env: { GONE_CLIENT_EXECUTORS: "shared-worker" },
+  },
   // issue #40: requests sent while the server starts wait for it, never hear "stopping"
   { name: "starting" },
   { name: "inspector" },

@@ -74,7 +74,7 @@ const SCRIPTS = [
     env: { STUCK_RUNS_EXECUTORS: "shared-worker" },
   },
   // issue #40: runs a client gave up on (its connection cut, or cancelled on either lane) end in
-  // their runner within 3 s; on each executor, as a job of its own (~40 s each)
+  // their runner within 3 s; on each executor, as a job of its own (~20 s each at load 10-12)
   { name: "gone-client", env: { GONE_CLIENT_EXECUTORS: "isolate-per-run" } },
   {
     name: "gone-client-shared-worker",

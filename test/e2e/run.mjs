@@ -76,6 +76,14 @@ const SCRIPTS = [
   // issue #40: a kept runner the host stopped using (marked cold by a run refused while it was
   // replaced) is noticed by the supervisor and gets runs again (~1 min)
   { name: "runner-unused" },
+  // issue #40: runs a client gave up on (its connection cut, or cancelled on either lane) end in
+  // their runner within 3 s; on each executor, as a job of its own (~20 s each at load 10-12)
+  { name: "gone-client", env: { GONE_CLIENT_EXECUTORS: "isolate-per-run" } },
+  {
+    name: "gone-client-shared-worker",
+    file: "gone-client",
+    env: { GONE_CLIENT_EXECUTORS: "shared-worker" },
+  },
   // issue #40: requests sent while the server starts wait for it, never hear "stopping"
   { name: "starting" },
   { name: "inspector" },

@@ -2,8 +2,8 @@
  * A runner's word with the host about one run, on the host's bridge stub as it came: before the
  * run begins ({@link announce}: does the host still want this copy, or has it moved the run?)
  * and while it goes on ({@link stillWanted}, every {@link RUN_WANTED_POLL_MS}: does the host still
- * wait for it?). Both ask, and a host that cannot answer counts as yes: only the host's explicit
- * `false` gives a run up (sandbox-runner.ts does that).
+ * wait for it?). Before a run begins, a host that cannot answer counts as yes; while it goes on,
+ * as no: the host's side of the run is gone (sandbox-runner.ts gives the run up).
  */
 import type { RunnerAnswer } from "./runner-protocol";
 
@@ -37,17 +37,26 @@ export const RUN_WANTED_POLL_MS = 1_000;
 
 /**
  * Whether the host still waits for the run (`wanted` of the host's tracked bridge,
- * tracked-host.ts): only an explicit `false` is a no. A task's `tasks/cancel` ends the run on
- * the host, but the run's context there (the task's) goes on, so its call to this runner is not
- * cancelled: without asking, the runner kept the run (its isolate, its memory, a place among the
- * runs under way that retirement waits for) until its timeout plus the margin (attack10: a
- * cancelled run holding 200 MB for its whole 30 s).
+ * tracked-host.ts): an explicit `false` is a no, and so is a host that cannot answer. A task's
+ * `tasks/cancel` ends the run on the host, but the run's context there (the task's) goes on, so
+ * its call to this runner is not cancelled: without asking, the runner kept the run (its isolate,
+ * its memory, a place among the runs under way that retirement waits for) until its timeout plus
+ * the margin (attack10: a cancelled run holding 200 MB for its whole 30 s).
+ *
+ * A throw is a no (issue #40): the host's side of the run is gone. When a client goes away,
+ * workerd cancels the host's request and with it the host's call to this runner (the runner
+ * keeps the run's call going on its own: sandbox-runner.ts), and every `wanted` after that fails
+ * with "Network connection lost." (e2e gone-client). Counted as yes, the run went on until its
+ * timeout plus the margin, 31.5 s after its client left; its host calls fail the same way, so
+ * nothing the run could still do reaches anyone. The stub's `wanted` is a field read on the host
+ * (TrackedHost), so a live host does not fail it; the runner and its host come from one build,
+ * so no host lacks it.
  */
 export async function stillWanted(host: unknown): Promise<boolean> {
   try {
     // Called as a method of the stub (see announce).
     return (await (host as { wanted(): unknown }).wanted()) !== false;
   } catch {
-    return true;
+    return false;
   }
 }

@@ -35,11 +35,13 @@ export interface RunTicket {
 /**
  * The counts and the retiring mark of one runner. A run counts as under way until its ticket's
  * `end()`, or until its deadline passes, whichever comes first: when the host gives a run up (its
- * timeout) it cancels its call to the runner, and workerd then drops that call's context in the
- * runner: its timers never fire and its code never resumes, so the `finally` that would end the
- * run never runs (e2e stuck-runs: the runner's own give-up timer at the timeout plus its margin
- * never fired, and the run stayed counted until the pool's deadline ended the runner). The
- * deadline needs nothing of that context: it is read whenever the counts are.
+ * timeout, a gone client) it cancels its call to the runner, and workerd could drop that call's
+ * context in the runner: its timers never fire and its code never resumes, so the `finally` that
+ * would end the run never runs (e2e stuck-runs: the runner's own give-up timer at the timeout plus
+ * its margin never fired, and the run stayed counted until the pool's deadline ended the runner).
+ * The runner now keeps each run's call going past that cancel (sandbox-runner.ts, `ctx.waitUntil`)
+ * and ends it itself; the deadline stays as the bound that needs nothing of that context: it is
+ * read whenever the counts are.
  */
 export class RunnerLife {
   #begun = 0;

@@ -12,14 +12,15 @@
  * program module), only under the hash it computed of that code itself (code-hash.ts, at most
  * held-code.ts). A run the host has given up on is given up here too: at the latest
  * {@link RUN_END_MARGIN_MS} after its timeout, and within {@link RUN_WANTED_POLL_MS} of the host
- * saying it no longer waits for it (a cancelled task's run; the asking: run-wanted.ts): the runner stops waiting for it,
+ * saying it no longer waits for it (a cancelled run), or no longer answering (its call cancelled:
+ * a gone client; the asking: run-wanted.ts): the runner stops waiting for it,
  * frees its stubs and counts it ended, so a program that keeps awaiting forever cannot hold the
  * runner's retirement, which waits for the runs under way. A run on a stable worker (the shared
  * worker's engine, which keeps a dropped call's run until the run's own deadline) is ended there
  * too, with a key only this call holds (run-end-key.ts), before the run counts ended here. When
- * the host cancels its call (it does at its
- * own timeout), workerd drops the call's context here and none of that code runs again: the run
- * then stops counting at that same deadline by itself (runner-life.ts).
+ * the host cancels its call (at its own timeout, or when its client went away), the call goes on
+ * here (`ctx.waitUntil`) and finds the host gone at its next asking; should its context be
+ * dropped all the same, the run stops counting at its deadline by itself (runner-life.ts).
  *
  * Does not do: stop a run that blocks its thread. The supervisor replaces a runner that stops
  * answering (docs/local-runtime.md), and every run in flight on it then fails on the host at once.
@@ -91,10 +92,12 @@ export class SandboxRunner extends WorkerEntrypoint<RunnerEnv> implements Runner
     host: unknown,
   ): Promise<RunnerAnswer> {
     this.#admit(secret);
-    return counted(request, async () => {
-      if (!(await announce(host))) return CANCELLED;
-      return runOn(() => this.env.LOADER.load(code), request, paced(host, request), host);
-    });
+    return this.#outliving(
+      counted(request, async () => {
+        if (!(await announce(host))) return CANCELLED;
+        return runOn(() => this.env.LOADER.load(code), request, paced(host, request), host);
+      }),
+    );
   }
 
   /** Loads a run's base plus its program module and runs it (see {@link RunnerApi.loadWithBase}). */
@@ -118,10 +121,12 @@ export class SandboxRunner extends WorkerEntrypoint<RunnerEnv> implements Runner
     if (!known) return { missingCode: true };
     const code = composeRunCode(known, name, text);
     if (typeof code === "string") return { thrown: code };
-    return counted(request, async () => {
-      if (!(await announce(host))) return CANCELLED;
-      return runOn(() => this.env.LOADER.load(code), request, paced(host, request), host);
-    });
+    return this.#outliving(
+      counted(request, async () => {
+        if (!(await announce(host))) return CANCELLED;
+        return runOn(() => this.env.LOADER.load(code), request, paced(host, request), host);
+      }),
+    );
   }
 
   /** Runs on the stable worker named `hash` (see {@link RunnerApi.get}). */
@@ -141,17 +146,33 @@ export class SandboxRunner extends WorkerEntrypoint<RunnerEnv> implements Runner
     }
     const known = stableCode(hash);
     if (!known) return { missingCode: true };
-    return counted(request, async () => {
-      if (!(await announce(host))) return CANCELLED;
-      return runOn(
-        () => this.env.LOADER.get(hash, () => known),
-        request,
-        paced(host, request),
-        host,
-        true,
-        (pending) => this.ctx.waitUntil(pending),
-      );
-    });
+    return this.#outliving(
+      counted(request, async () => {
+        if (!(await announce(host))) return CANCELLED;
+        return runOn(
+          () => this.env.LOADER.get(hash, () => known),
+          request,
+          paced(host, request),
+          host,
+          true,
+          (pending) => this.ctx.waitUntil(pending),
+        );
+      }),
+    );
+  }
+
+  /**
+   * Keeps a run's call going after the host cancels it (issue #40): a client that goes away
+   * makes workerd cancel the host's request, and with it this call, and a call's context that
+   * was cancelled runs none of its code again: the run stayed counted under way until its
+   * deadline (31.5 s after its client left, e2e gone-client), its engine context on the shared
+   * worker kept to the run's own deadline. Kept (the entrypoint's `ctx.waitUntil`), the call
+   * goes on asking the host ({@link stillWanted}), which can no longer answer, and gives the run
+   * up within {@link RUN_WANTED_POLL_MS}: ends it, frees it and counts it ended.
+   */
+  #outliving(run: Promise<RunnerAnswer>): Promise<RunnerAnswer> {
+    this.ctx.waitUntil(run.catch(() => {}));
+    return run;
   }
 
   /** Throws {@link REFUSED} unless `secret` is this launch's cluster secret (and one is set). */

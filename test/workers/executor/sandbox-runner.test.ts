@@ -53,10 +53,16 @@ export default class extends WorkerEntrypoint { run() { return "planted"; } }`,
   },
 };
 
-/** A host bridge that counts whether the runner began anything. */
+/**
+ * A host bridge that counts whether the runner began anything. It waits for its run (`wanted`):
+ * a host that cannot answer is a gone one (run-wanted.ts).
+ */
 function host() {
   const seen = { begun: 0 };
-  return { seen, bridge: { begin: () => (seen.begun++, true), call: () => null } };
+  return {
+    seen,
+    bridge: { begin: () => (seen.begun++, true), wanted: () => true, call: () => null },
+  };
 }
 
 const runner = (secret: string | undefined = SECRET) =>
@@ -302,6 +308,66 @@ export default class extends WorkerEntrypoint { run() { return new Promise(() =>
       expect(underWay()).toBe(before);
     });
   }
+
+  for (const face of ["load", "get"] as const) {
+    it(`${face}: gives a run up once the host can no longer answer (a gone client, issue #40)`, async () => {
+      // e2e gone-client: workerd cancels the host's request when its client goes, with it the
+      // host's call here, and the runner's asking fails ("Network connection lost."). Counted as
+      // yes, the run went on until its timeout plus the margin.
+      const before = underWay();
+      let gone = false;
+      const bridge = {
+        begin: () => true,
+        wanted: () => {
+          if (gone) throw new Error("Network connection lost.");
+          return true;
+        },
+        call: () => null,
+      };
+      const runs = runner();
+      const hash = await codeHash(NEVER);
+      const timeoutMs = 60_000;
+      const answer =
+        face === "load"
+          ? runs.load(SECRET, NEVER, { timeoutMs }, bridge)
+          : runs.get(SECRET, hash, NEVER, { timeoutMs }, bridge);
+      const settledBefore = await Promise.race([
+        answer,
+        new Promise((r) => setTimeout(r, RUN_WANTED_POLL_MS + 200, "still running")),
+      ]);
+      expect(settledBefore).toBe("still running");
+      gone = true;
+      const settled = await Promise.race([
+        answer,
+        new Promise((r) => setTimeout(r, RUN_WANTED_POLL_MS + 3_000, "still waiting")),
+      ]);
+      expect(settled).toEqual({ timedOut: true });
+      expect(underWay()).toBe(before);
+    });
+  }
+
+  it("keeps each run's call going past the host's cancelling it (ctx.waitUntil)", async () => {
+    // A call the host cancels (its client gone) has its context dropped unless it is kept: the
+    // run then stayed counted to its deadline, asking no one (e2e gone-client).
+    const kept: Promise<unknown>[] = [];
+    const ctx = {
+      waitUntil: (p: Promise<unknown>) => void kept.push(p),
+      passThroughOnException() {},
+    };
+    const runs = new SandboxRunner(ctx as unknown as ExecutionContext, {
+      LOADER: env.LOADER,
+      LOCAL_CLUSTER_SECRET: SECRET,
+    });
+    const hash = await codeHash(CODE);
+    const loaded = runs.load(SECRET, CODE, {}, host().bridge);
+    expect(kept).toHaveLength(1);
+    expect(await loaded).toEqual({ answer: "ran" });
+    const got = runs.get(SECRET, hash, CODE, {}, host().bridge);
+    // `get` checks the code's hash first (awaited), then keeps the run's call.
+    expect(await got).toEqual({ answer: "ran" });
+    expect(kept).toHaveLength(2);
+    await Promise.all(kept);
+  });
 
   it("a whole run through the loader, cancelled: the runner counts it ended within a poll", async () => {
     const before = underWay();

@@ -129,13 +129,16 @@ describe("shared worker through a runner: a run the host gave up on ends in the 
     const cancel = new AbortController();
     const outcome = executor.execute({ code: STUCK, signal: cancel.signal });
     await until(async () => (await (await engine()).stats()).underWay === 1, 10_000);
-    expect(kept).toHaveLength(0);
+    // Each run's call is handed over as it starts (so a host that cancels it leaves the runner
+    // asking: sandbox-runner.ts, issue #40): the warm-up's and this one's.
+    const runCalls = kept.length;
+    expect(runCalls).toBe(2);
     cancel.abort();
     expect(await outcome).toMatchObject({ error: { name: "AbortError" } });
-    await until(async () => kept.length > 0, RUN_WANTED_POLL_MS + 2_000);
-    expect(kept).toHaveLength(1);
+    await until(async () => kept.length > runCalls, RUN_WANTED_POLL_MS + 2_000);
+    expect(kept).toHaveLength(runCalls + 1);
     // The engine's own answer to the `end` call: the run was ended there.
-    expect(await kept[0]).toBe(true);
+    expect(await kept[runCalls]).toBe(true);
     expect((await (await engine()).stats()).underWay).toBe(0);
   });
 

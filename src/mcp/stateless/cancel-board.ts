@@ -1,0 +1,173 @@
+/**
+ * Where a `notifications/cancelled` finds the request it cancels on the stateless lane (issue
+ * #40). Each POST there is served by a server of its own, so the cancel's server knows no such
+ * request and the SDK drops it: the cancelled run went on until its timeout (e2e gone-client,
+ * 29.5 s after the cancel). The POST that carries a request enters it here while it is served;
+ * a cancel POST of the same caller marks it; the request's own POST sees the mark and aborts the
+ * signal it served the request with ({@link watchCancel}). The SDK closes the request's
+ * transport when that signal aborts, which aborts the handler's `mcpReq.signal`, and the run
+ * ends as any cancelled run does (run-end.ts; on a local runner, within its next asking:
+ * run-wanted.ts).
+ *
+ * Security defaults: a request is known by its caller's identity and address as well as its
+ * JSON-RPC id ({@link cancelKey}), so a caller cannot cancel another caller's run by guessing a
+ * small id. A mark is made only for a request in flight, so the board holds at most one entry per
+ * request being served. The mark is read by the request's own POST, on a timer of its own: a
+ * POST never aborts, resolves or touches what another POST's request made (workerd: "Cannot
+ * perform I/O on behalf of a different request").
+ *
+ * Does not do: batches' requests (a cancel inside a batch is read; requests in a batch are not
+ * watched), or the sessionful and task lanes (the SDK's own protocol cancels there).
+ */
+
+/** How often a request's POST looks for a cancel of it on the board. */
+export const CANCEL_POLL_MS = 250;
+
+/**
+ * How long an entry may stay on the board: a POST whose client went away may never leave it
+ * (workerd drops the request's context, and its code never runs again), so older entries are let
+ * go. Longer than any run (the executors' timeouts are minutes at most).
+ */
+export const CANCEL_ENTRY_MAX_MS = 60 * 60_000;
+
+/** One request on the board, while its POST serves it. */
+interface Entry {
+  cancelled: boolean;
+  /** POSTs serving a request under this key (the same id may be reused at once). */
+  holders: number;
+  /** When it was entered (ms since the epoch). */
+  since: number;
+}
+
+/** The requests in flight on this isolate's stateless lane, by {@link cancelKey}. */
+export class CancelBoard {
+  readonly #entries = new Map<string, Entry>();
+  #prunedAt = 0;
+
+  /** @param now - the clock (tests pass their own) */
+  constructor(private readonly now: () => number = Date.now) {}
+
+  /**
+   * Enters a request while its POST serves it. A key whose entry was cancelled gets a fresh
+   * one: a cancel reaches the requests in flight when it came, never a later one with that id.
+   * @param key - its {@link cancelKey}
+   * @returns whether a cancel has reached it, and `leave()` for when it is served
+   */
+  enter(key: string): { cancelled(): boolean; leave(): void } {
+    this.#prune();
+    let entry = this.#entries.get(key);
+    if (!entry || entry.cancelled) {
+      entry = { cancelled: false, holders: 0, since: this.now() };
+      this.#entries.set(key, entry);
+    }
+    entry.holders++;
+    const held = entry;
+    let left = false;
+    return {
+      cancelled: () => held.cancelled,
+      leave: () => {
+        if (left) return;
+        left = true;
+        if (--held.holders === 0 && this.#entries.get(key) === held) this.#entries.delete(key);
+      },
+    };
+  }
+
+  /**
+   * Marks the request under `key` cancelled.
+   * @returns whether one was in flight (a cancel of nothing leaves nothing behind)
+   */
+  cancel(key: string): boolean {
+    const entry = this.#entries.get(key);
+    if (!entry) return false;
+    entry.cancelled = true;
+    return true;
+  }
+
+  /** Lets go of entries older than {@link CANCEL_ENTRY_MAX_MS} (looked at once a minute). */
+  #prune(): void {
+    const now = this.now();
+    if (now - this.#prunedAt < 60_000) return;
+    this.#prunedAt = now;
+    for (const [key, entry] of this.#entries)
+      if (now - entry.since > CANCEL_ENTRY_MAX_MS) this.#entries.delete(key);
+  }
+
+  /** Requests on the board (for tests). */
+  get size(): number {
+    return this.#entries.size;
+  }
+}
+
+/** This isolate's board: every stateless handler in it shares it (keys carry the caller). */
+export const cancelBoard = new CancelBoard();
+
+/**
+ * A request's key on the board: its caller's identity (`callerIdentity`), the client's address
+ * (`CF-Connecting-IP`, which the platform sets and the local server's front sets alone) and the
+ * JSON-RPC id, as JSON (an id of 1 and one of "1" are two requests).
+ */
+export function cancelKey(caller: string, address: string, id: unknown): string {
+  return JSON.stringify([caller, address, id]);
+}
+
+/**
+ * The ids that the `notifications/cancelled` messages in a parsed body cancel (a batch may carry
+ * several).
+ */
+export function cancelledIds(parsedBody: unknown): unknown[] {
+  const messages = Array.isArray(parsedBody) ? parsedBody : [parsedBody];
+  const ids: unknown[] = [];
+  for (const message of messages) {
+    if (typeof message !== "object" || message === null) continue;
+    const { method, params } = message as { method?: unknown; params?: unknown };
+    if (method !== "notifications/cancelled" || typeof params !== "object" || params === null)
+      continue;
+    const id = (params as { requestId?: unknown }).requestId;
+    if (typeof id === "string" || typeof id === "number") ids.push(id);
+  }
+  return ids;
+}
+
+/**
+ * The id of the request a parsed body carries, when it is one request (not a batch, not a
+ * notification or a response).
+ */
+export function requestIdOf(parsedBody: unknown): string | number | undefined {
+  if (typeof parsedBody !== "object" || parsedBody === null || Array.isArray(parsedBody))
+    return undefined;
+  const { id, method } = parsedBody as { id?: unknown; method?: unknown };
+  if (typeof method !== "string") return undefined;
+  return typeof id === "string" || typeof id === "number" ? id : undefined;
+}
+
+/**
+ * Watches the board for a cancel of one request while its POST serves it: the signal returned
+ * aborts when the request's own signal does or when a cancel of it arrives (looked for every
+ * {@link CANCEL_POLL_MS}, on this POST's timer). `stop()` when the request is served.
+ */
+export function watchCancel(
+  board: CancelBoard,
+  key: string,
+  own: AbortSignal | undefined,
+): { signal: AbortSignal; stop(): void } {
+  const held = board.enter(key);
+  const controller = new AbortController();
+  const stop = () => {
+    clearInterval(timer);
+    own?.removeEventListener("abort", onOwn);
+    held.leave();
+  };
+  const onOwn = () => {
+    controller.abort(own?.reason);
+    stop();
+  };
+  const timer = setInterval(() => {
+    if (!held.cancelled()) return;
+    controller.abort(new DOMException("The client cancelled the request.", "AbortError"));
+    stop();
+  }, CANCEL_POLL_MS);
+  if (own?.aborted) onOwn();
+  else own?.addEventListener("abort", onOwn, { once: true });
+  return { signal: controller.signal, stop };
+}

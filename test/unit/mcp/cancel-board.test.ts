@@ -1,0 +1,105 @@
+/**
+ * The stateless lane's cancel board (src/mcp/stateless/cancel-board.ts, issue #40): a
+ * `notifications/cancelled` served by another POST's server than its request's reaches that
+ * request, only one of the same caller and address, and leaves nothing behind.
+ */
+import { describe, expect, it } from "vitest";
+import {
+  CANCEL_ENTRY_MAX_MS,
+  CancelBoard,
+  cancelKey,
+  cancelledIds,
+  requestIdOf,
+  watchCancel,
+} from "../../../src/mcp/stateless/cancel-board";
+
+describe("CancelBoard", () => {
+  it("marks a request in flight under its key, and only that one", () => {
+    const board = new CancelBoard();
+    const mine = board.enter(cancelKey("user:a", "10.0.0.1", 3));
+    const otherCaller = board.enter(cancelKey("user:b", "10.0.0.1", 3));
+    const otherAddress = board.enter(cancelKey("user:a", "10.0.0.2", 3));
+    const stringId = board.enter(cancelKey("user:a", "10.0.0.1", "3"));
+    expect(board.cancel(cancelKey("user:a", "10.0.0.1", 3))).toBe(true);
+    expect(mine.cancelled()).toBe(true);
+    for (const other of [otherCaller, otherAddress, stringId])
+      expect(other.cancelled()).toBe(false);
+  });
+
+  it("keeps nothing for a cancel of no request in flight, nor once its requests left", () => {
+    const board = new CancelBoard();
+    expect(board.cancel(cancelKey("", "", 1))).toBe(false);
+    expect(board.size).toBe(0);
+    const first = board.enter(cancelKey("", "", 1));
+    const second = board.enter(cancelKey("", "", 1));
+    first.leave();
+    first.leave();
+    expect(board.size).toBe(1);
+    second.leave();
+    expect(board.size).toBe(0);
+  });
+
+  it("a cancel reaches the requests in flight when it came, not a later one with that id", () => {
+    const board = new CancelBoard();
+    const key = cancelKey("", "", 7);
+    const before = board.enter(key);
+    board.cancel(key);
+    const later = board.enter(key);
+    expect(before.cancelled()).toBe(true);
+    expect(later.cancelled()).toBe(false);
+  });
+
+  it("lets go of entries whose POST never left (its context dropped)", () => {
+    let now = 1_000_000;
+    const board = new CancelBoard(() => now);
+    board.enter(cancelKey("", "", 1));
+    expect(board.size).toBe(1);
+    now += CANCEL_ENTRY_MAX_MS + 1;
+    board.enter(cancelKey("", "", 2));
+    expect(board.size).toBe(1);
+  });
+});
+
+describe("what a body cancels and carries", () => {
+  it("reads the ids of notifications/cancelled, alone or in a batch", () => {
+    const cancel = (requestId: unknown) => ({
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId },
+    });
+    expect(cancelledIds(cancel(4))).toEqual([4]);
+    expect(cancelledIds([cancel("a"), { method: "ping", id: 1 }, cancel(5)])).toEqual(["a", 5]);
+    expect(cancelledIds(cancel({ no: 1 }))).toEqual([]);
+    expect(cancelledIds({ method: "notifications/cancelled" })).toEqual([]);
+    expect(cancelledIds(undefined)).toEqual([]);
+  });
+
+  it("knows a single request's id, not a notification's, a batch's or a response's", () => {
+    expect(requestIdOf({ jsonrpc: "2.0", id: 9, method: "tools/call" })).toBe(9);
+    expect(requestIdOf({ jsonrpc: "2.0", id: "x", method: "tools/call" })).toBe("x");
+    expect(requestIdOf({ jsonrpc: "2.0", method: "notifications/cancelled" })).toBeUndefined();
+    expect(requestIdOf([{ jsonrpc: "2.0", id: 9, method: "tools/call" }])).toBeUndefined();
+    expect(requestIdOf({ jsonrpc: "2.0", id: 9, result: {} })).toBeUndefined();
+  });
+});
+
+describe("watchCancel", () => {
+  it("aborts with the request's own signal, and leaves the board then", () => {
+    const board = new CancelBoard();
+    const own = new AbortController();
+    const watch = watchCancel(board, cancelKey("", "", 1), own.signal);
+    expect(board.size).toBe(1);
+    expect(watch.signal.aborted).toBe(false);
+    own.abort();
+    expect(watch.signal.aborted).toBe(true);
+    expect(board.size).toBe(0);
+  });
+
+  it("leaves the board when stopped", () => {
+    const board = new CancelBoard();
+    const watch = watchCancel(board, cancelKey("", "", 1), undefined);
+    watch.stop();
+    expect(board.size).toBe(0);
+    expect(watch.signal.aborted).toBe(false);
+  });
+});

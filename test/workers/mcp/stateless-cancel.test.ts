@@ -1,0 +1,63 @@
+// A `notifications/cancelled` on the stateless lane reaches its request although another POST's
+// server serves it (src/mcp/stateless/cancel-board.ts, issue #40): before, that server knew no
+// such request and the SDK dropped the cancel, so a cancelled run went on until its timeout.
+import { McpServer } from "@modelcontextprotocol/server";
+import { describe, expect, it } from "vitest";
+import { createMcpHandler } from "../../../src/index";
+import { CANCEL_POLL_MS } from "../../../src/mcp/stateless/cancel-board";
+import { legacyRequest } from "./fixtures";
+
+/** How long a tool waits for its cancel before it answers anyway (the test's guard). */
+const GUARD_MS = CANCEL_POLL_MS * 8;
+
+/** A server whose `wait` tool answers whether its request's signal aborted within the guard. */
+function waitingServer(seen: { aborted: boolean; started: number }) {
+  const server = new McpServer({ name: "cancel-fixture", version: "1.0.0" });
+  server.registerTool("wait", { description: "Waits for its cancel" }, async (ctx) => {
+    seen.started++;
+    const signal = ctx.mcpReq.signal;
+    await new Promise<void>((resolve) => {
+      const guard = setTimeout(resolve, GUARD_MS);
+      signal.addEventListener("abort", () => (clearTimeout(guard), resolve()), { once: true });
+    });
+    seen.aborted = signal.aborted;
+    return { content: [{ type: "text", text: signal.aborted ? "aborted" : "not aborted" }] };
+  });
+  return server;
+}
+
+const callWait = (id: number, address: string) =>
+  legacyRequest(
+    { jsonrpc: "2.0", id, method: "tools/call", params: { name: "wait", arguments: {} } },
+    { "cf-connecting-ip": address },
+  );
+const cancelOf = (id: number, address: string) =>
+  legacyRequest(
+    { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id } },
+    { "cf-connecting-ip": address },
+  );
+
+describe("stateless lane: notifications/cancelled in a POST of its own", () => {
+  it("aborts the request it names, served by another POST", async () => {
+    const seen = { aborted: false, started: 0 };
+    const handler = createMcpHandler(() => waitingServer(seen));
+    const call = handler.fetch(callWait(41, "10.1.1.1"));
+    while (seen.started === 0) await new Promise((r) => setTimeout(r, 5));
+    const cancelled = await handler.fetch(cancelOf(41, "10.1.1.1"));
+    expect(cancelled.status).toBe(202);
+    // An event stream answers at once: the tool is done once the stream is.
+    await (await call).text();
+    expect(seen.aborted).toBe(true);
+  });
+
+  it("does not abort another caller's request with the same id", async () => {
+    const seen = { aborted: false, started: 0 };
+    const handler = createMcpHandler(() => waitingServer(seen));
+    const call = handler.fetch(callWait(42, "10.1.1.1"));
+    while (seen.started === 0) await new Promise((r) => setTimeout(r, 5));
+    await handler.fetch(cancelOf(42, "10.9.9.9"));
+    // An event stream answers at once: the tool is done once the stream is.
+    await (await call).text();
+    expect(seen.aborted).toBe(false);
+  });
+});

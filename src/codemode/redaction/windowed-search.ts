@@ -85,7 +85,13 @@ export class WindowedSearch {
           this.windowStart,
           Math.min(text.length, this.windowEnd + this.overlap),
         );
-        this.budget.left -= (this.windowEnd - this.windowStart) / CHARACTERS_PER_POSITION;
+        // Whole positions: a fraction made every budget's `left` a double (a text's last window
+        // is of any length), and V8 then boxes it at every read outside optimized code: two
+        // heap numbers per character of every per-character pass (bench/README.md, "Random
+        // bytes: the redaction's garbage").
+        this.budget.left -= Math.ceil(
+          (this.windowEnd - this.windowStart) / CHARACTERS_PER_POSITION,
+        );
         if (this.budget.left <= 0) {
           this.budget.left = SLICE_POSITIONS;
           yield PAUSE;

@@ -7,8 +7,9 @@
  * Allocated bytes are counted from `--trace-gc-nvp`: every collection reports `allocated=`, the
  * bytes allocated since the one before it; their sum between a collection before the bodies and
  * one after them is what the bodies allocated (young and old generation, large objects too).
- * Also: scavenges and full collections, their pause time (wall), CPU per MiB, and the peak RSS
- * growth over the 4 bodies.
+ * Also: scavenges and full collections, their pause time (wall), CPU per MiB, the peak RSS
+ * growth over the 4 bodies, and how many optimized functions a collection threw away
+ * (`--trace-deopt`'s "weak objects": code whose maps died; V8 compiles them again later).
  *
  *   npm exec -- node bench/diagnostics/random-body-alloc.mjs [--against <ref>] [--rounds 3]
  */
@@ -124,6 +125,7 @@ function once(file) {
       "--expose-gc",
       "--max-semi-space-size=2",
       "--trace-gc-nvp",
+      "--trace-deopt",
       fileURLToPath(import.meta.url),
       "--child",
       file,
@@ -132,9 +134,10 @@ function once(file) {
   );
   const lines = out.split("\n");
   const [from, to] = [lines.indexOf("MARK start"), lines.indexOf("MARK end")];
-  let [allocated, scavenges, full, scavengeMs, fullMs] = [0, 0, 0, 0, 0];
+  let [allocated, scavenges, full, scavengeMs, fullMs, thrown] = [0, 0, 0, 0, 0, 0];
   // The collection after "MARK end" closes the window: its `allocated=` is the bodies' last.
   for (const line of lines.slice(from + 1, to + 2)) {
+    if (line.includes("for deoptimization, reason: weak objects")) thrown++;
     const kind = / gc=(\w+)/.exec(line)?.[1];
     if (!kind) continue;
     allocated += Number(/ allocated=(\d+)/.exec(line)?.[1] ?? 0);
@@ -143,7 +146,7 @@ function once(file) {
     else if (kind !== "mmc") [full, fullMs] = [full + 1, fullMs + pause];
   }
   const result = JSON.parse(lines.find((line) => line.startsWith("RESULT "))?.slice(7) ?? "{}");
-  return { ...result, allocated, scavenges, full, scavengeMs, fullMs };
+  return { ...result, allocated, scavenges, full, scavengeMs, fullMs, thrown };
 }
 
 const names = Object.keys(sides);
@@ -154,7 +157,7 @@ for (let round = 0; round < rounds; round++)
     console.log(
       `${name}: CPU ${(r.cpu / mib).toFixed(0)} ms/MiB, allocated ${(r.allocated / 1e6 / BODIES).toFixed(0)} MB a body, ` +
         `${r.scavenges} scavenges (${r.scavengeMs.toFixed(0)} ms), ${r.full} full (${r.fullMs.toFixed(0)} ms; ${r.forced} forced), ` +
-        `peak RSS +${r.growth.toFixed(0)} MiB (load ${(await import("node:os")).loadavg()[0].toFixed(1)})`,
+        `${r.thrown} optimized functions thrown away, peak RSS +${r.growth.toFixed(0)} MiB (load ${(await import("node:os")).loadavg()[0].toFixed(1)})`,
     );
   }
 rmSync(dir, { recursive: true });

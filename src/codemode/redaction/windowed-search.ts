@@ -21,6 +21,7 @@
  * not the window's edges: the matches are the whole-text search's.
  */
 import { PAUSE, SLICE_POSITIONS, sliceBudget, type SliceBudget, type Sliced } from "./slices";
+import { keepShape } from "./kept-shapes";
 
 // The budget lives in ./slices.ts (the decoding passes, which may not import this file, use it
 // too); the spelled-out readings import it from here.
@@ -112,6 +113,10 @@ export class WindowedSearch {
     }
   }
 }
+
+// One instance for the isolate's life, so optimized code that checks this class's map survives
+// full collections (./kept-shapes.ts).
+keepShape(new WindowedSearch(/x/, ""));
 
 /**
  * Whether the pattern matches somewhere in the text, searched in windows.

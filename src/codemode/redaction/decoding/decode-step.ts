@@ -27,6 +27,7 @@ import {
   SegmentCut,
 } from "./changed-segments";
 import { withoutNulsInSlices } from "./nul-free-view";
+import { keepShape } from "../kept-shapes";
 
 /** The longest sequence a step decodes (`&DiacriticalGrave;`). */
 export const LONGEST_SEQUENCE = 18;
@@ -273,6 +274,10 @@ class SequenceLeads {
     return this.found;
   }
 }
+
+// One instance for the isolate's life, so optimized code that checks this class's map survives
+// full collections (../kept-shapes.ts).
+keepShape(new SequenceLeads(""));
 
 /**
  * Positions tried by {@link decodeStep} since the isolate started: a count that does not depend

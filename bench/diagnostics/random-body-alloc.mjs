@@ -11,7 +11,9 @@
  * growth over the 4 bodies, and how many optimized functions a collection threw away
  * (`--trace-deopt`'s "weak objects": code whose maps died; V8 compiles them again later).
  *
- *   npm exec -- node bench/diagnostics/random-body-alloc.mjs [--against <ref>] [--rounds 3]
+ * `--kind percent`: the e2e's other kind instead, 4 × 4 MiB of `%2541%25%41a%2525` as text/plain.
+ *
+ *   npm exec -- node bench/diagnostics/random-body-alloc.mjs [--against <ref>] [--rounds 3] [--kind percent]
  */
 import { build } from "esbuild";
 import { execFileSync } from "node:child_process";
@@ -40,16 +42,28 @@ function randomBody(n) {
   return bytes;
 }
 
+/** Body `n` of the e2e's percent kind (the same for every `n`). */
+function percentBody() {
+  const unit = "%2541%25%41a%2525";
+  return new TextEncoder().encode(
+    unit.repeat(Math.ceil(BODY_BYTES / unit.length)).slice(0, BODY_BYTES),
+  );
+}
+
+const percent = process.argv.includes("percent");
+const TYPE = percent ? "text/plain" : "application/octet-stream";
 const child = process.argv.indexOf("--child");
 if (child > 0) {
   const { toApiResult, collectionBudget } = await import(
     pathToFileURL(process.argv[child + 1]).href
   );
-  const bodies = Array.from({ length: BODIES }, (_, n) => randomBody(n));
+  const bodies = Array.from({ length: BODIES }, (_, n) =>
+    percent ? percentBody() : randomBody(n),
+  );
   // A warm-up on a small body of the same kind: the code compiled, as in a host that ran before.
   await toApiResult(
-    new Response(randomBody(9).subarray(0, 300_000), {
-      headers: { "content-type": "application/octet-stream" },
+    new Response((percent ? percentBody() : randomBody(9)).subarray(0, 300_000), {
+      headers: { "content-type": TYPE },
     }),
     SECRETS,
   );
@@ -129,6 +143,7 @@ function once(file) {
       fileURLToPath(import.meta.url),
       "--child",
       file,
+      ...(percent ? ["percent"] : []),
     ],
     { encoding: "utf8", maxBuffer: 256 * 1024 * 1024 },
   );

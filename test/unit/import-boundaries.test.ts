@@ -166,6 +166,7 @@ const RULES: {
   {
     area: "src/codemode/redaction/spellings/",
     may: [
+      "src/codemode/redaction/kept-shapes.ts",
       "src/codemode/redaction/view-builder.ts",
       "src/codemode/redaction/sequence-map.ts",
       "src/codemode/redaction/slices.ts",
@@ -178,6 +179,7 @@ const RULES: {
     area: "src/codemode/redaction/decoding/",
     may: [
       "src/codemode/redaction/spellings/",
+      "src/codemode/redaction/kept-shapes.ts",
       "src/codemode/redaction/view-builder.ts",
       "src/codemode/redaction/sequence-map.ts",
       "src/codemode/redaction/slices.ts",

@@ -3,6 +3,7 @@
  * as a byte stream ({@link SequenceMap}). The view builder (view-builder.ts) writes it; origins,
  * the next decoding step and the checks read it.
  */
+import { keepShape } from "./kept-shapes";
 
 /** Where position `i` of a view lies in its original: as the start or the end of a range. */
 export type Origin = (i: number, end: boolean) => number;
@@ -257,6 +258,10 @@ export class SequenceMap {
     this.block = grown;
   }
 }
+
+// One instance for the isolate's life, so optimized code that checks this class's map survives
+// full collections (./kept-shapes.ts).
+keepShape(new SequenceMap());
 
 /** Writes `value` (≥ 0) as a little-endian base-128 varint at `at`; returns where it ends. */
 function writeVarint(bytes: Uint8Array, at: number, value: number): number {

@@ -11,6 +11,7 @@
  * record of one byte per sequence in the common case ({@link SequenceMap}).
  */
 import { SequenceMap, type Origin } from "./sequence-map";
+import { keepShape } from "./kept-shapes";
 
 /**
  * Builds a view left to right: what is not replaced is copied as it is.
@@ -215,6 +216,10 @@ export class ViewBuilder {
     return wide;
   }
 }
+
+// One instance for the isolate's life, so optimized code that checks this class's map survives
+// full collections (./kept-shapes.ts).
+keepShape(new ViewBuilder(""));
 
 const asciiDecoder = new TextDecoder();
 let utf16: TextDecoder | null | undefined;

@@ -21,6 +21,7 @@
  * not the window's edges: the matches are the whole-text search's.
  */
 import { PAUSE, SLICE_POSITIONS, sliceBudget, type SliceBudget, type Sliced } from "./slices";
+import { keepShape } from "./kept-shapes";
 
 // The budget lives in ./slices.ts (the decoding passes, which may not import this file, use it
 // too); the spelled-out readings import it from here.
@@ -85,7 +86,13 @@ export class WindowedSearch {
           this.windowStart,
           Math.min(text.length, this.windowEnd + this.overlap),
         );
-        this.budget.left -= (this.windowEnd - this.windowStart) / CHARACTERS_PER_POSITION;
+        // Whole positions: a fraction made every budget's `left` a double (a text's last window
+        // is of any length), and V8 then boxes it at every read outside optimized code: two
+        // heap numbers per character of every per-character pass (bench/README.md, "Random
+        // bytes: the redaction's garbage").
+        this.budget.left -= Math.ceil(
+          (this.windowEnd - this.windowStart) / CHARACTERS_PER_POSITION,
+        );
         if (this.budget.left <= 0) {
           this.budget.left = SLICE_POSITIONS;
           yield PAUSE;
@@ -106,6 +113,10 @@ export class WindowedSearch {
     }
   }
 }
+
+// One instance for the isolate's life, so optimized code that checks this class's map survives
+// full collections (./kept-shapes.ts).
+keepShape(new WindowedSearch(/x/, ""));
 
 /**
  * Whether the pattern matches somewhere in the text, searched in windows.

@@ -14,6 +14,7 @@
  *   memory.
  */
 import type { SliceBudget } from "../slices";
+import { keepShape } from "../kept-shapes";
 import { BASE64, CLASSES, type Codec, type RunReading } from "./run-codecs";
 
 /** What reads the runs of a text into a view (./run-decoded-view.ts), as a cut run needs it. */
@@ -95,6 +96,10 @@ export class CutRuns {
     };
   }
 }
+
+// One instance for the isolate's life, so optimized code that checks this class's map survives
+// full collections (../kept-shapes.ts).
+keepShape(new CutRuns(""));
 
 /**
  * The pieces after a run of `width` characters that ends at `at`: each a single space and then

@@ -27,6 +27,7 @@ import {
   SegmentCut,
 } from "./changed-segments";
 import { withoutNulsInSlices } from "./nul-free-view";
+import { keepShape } from "../kept-shapes";
 
 /** The longest sequence a step decodes (`&DiacriticalGrave;`). */
 export const LONGEST_SEQUENCE = 18;
@@ -108,9 +109,16 @@ function hexAt(text: string, at: number, count: number): number {
   return value;
 }
 
-/** The longest run of at most `max` digits (hex or decimal) at `at`: [value, length]. */
-function digitsAt(text: string, at: number, max: number, radix: 10 | 16): [number, number] {
-  let [value, length] = [0, 0];
+/** How many digits {@link digitsAt} read last (no array per run of digits). */
+let digitsLength = 0;
+
+/**
+ * The value of the longest run of at most `max` digits (hex or decimal) at `at`; its length goes
+ * to {@link digitsLength}.
+ */
+function digitsAt(text: string, at: number, max: number, radix: 10 | 16): number {
+  let value = 0;
+  let length = 0;
   while (length < max && at + length < text.length) {
     const c = text.charCodeAt(at + length);
     const digit = radix === 16 ? hexValue(c) : c >= 48 && c <= 57 ? c - 48 : -1;
@@ -118,83 +126,112 @@ function digitsAt(text: string, at: number, max: number, radix: 10 | 16): [numbe
     value = value * radix + digit;
     length++;
   }
-  return [value, length];
+  digitsLength = length;
+  return value;
 }
 
 const fromCode = (code: number) => (code <= 0x10ffff ? String.fromCodePoint(code) : undefined);
 
 /**
- * A decoded sequence: what it decodes to, its length, and its family when it read digits (0 for
- * `\n`, `&sol;`, a soft line break: sequences that cannot swallow a secret's characters).
+ * The sequence {@link sequenceAt} found last: what it decodes to, its length, and its family
+ * when it read digits (0 for `\n`, `&sol;`, a soft line break: sequences that cannot swallow a
+ * secret's characters). Fields, not a tuple per sequence: random bytes try a sequence every ~64
+ * characters of every view, and the tuples (with the digit runs' pairs) were ~20 MB of young
+ * garbage per 4 MiB body, each MB of it paid in scavenges (bench/README.md, "Random bytes: the
+ * redaction's garbage"). Read before the next call: every caller copies them at once.
  */
-type Sequence = [decoded: string, length: number, digitFamily: number];
+const found = { decoded: "", length: 0, family: 0 };
 
-/** The sequence starting at `at` (a lead character) in one of `families`. */
-function sequenceAt(text: string, at: number, families: number): Sequence | undefined {
-  const lead = text[at];
+/** Sets {@link found} and answers true (a sequence was found). */
+function sequence(decoded: string, length: number, family: number): true {
+  found.decoded = decoded;
+  found.length = length;
+  found.family = family;
+  return true;
+}
+
+/** Whether a character is one CSS ends an escape's hex digits with (and swallows). */
+const cssSpace = (c: number) => c === 32 || c === 9 || c === 10 || c === 13 || c === 12;
+
+/**
+ * Whether a sequence of one of `families` starts at `at` (a lead character); if so it is in
+ * {@link found}.
+ */
+function sequenceAt(text: string, at: number, families: number): boolean {
+  const lead = text.charCodeAt(at);
   const next = text.charCodeAt(at + 1);
-  if (lead === "%" && families & PERCENT) {
+  if (lead === 37 /* % */ && families & PERCENT) {
     if (next === 117 || next === 85) {
       const unit = hexAt(text, at + 2, 4);
-      if (unit >= 0) return [String.fromCharCode(unit), 6, PERCENT];
+      if (unit >= 0) return sequence(String.fromCharCode(unit), 6, PERCENT);
     }
     const byte = hexAt(text, at + 1, 2);
-    return byte >= 0 ? [String.fromCharCode(byte), 3, PERCENT] : undefined;
+    return byte >= 0 && sequence(String.fromCharCode(byte), 3, PERCENT);
   }
-  if (lead === "&" && families & CHARACTER_REFERENCE) {
+  if (lead === 38 /* & */ && families & CHARACTER_REFERENCE) {
     if (next === 35) {
       const hex = text.charCodeAt(at + 2) === 120 || text.charCodeAt(at + 2) === 88;
-      const [code, length] = hex ? digitsAt(text, at + 3, 6, 16) : digitsAt(text, at + 2, 7, 10);
-      if (length === 0) return undefined;
+      const code = hex ? digitsAt(text, at + 3, 6, 16) : digitsAt(text, at + 2, 7, 10);
+      const length = digitsLength;
+      if (length === 0) return false;
       const end = at + (hex ? 3 : 2) + length;
       const decoded = fromCode(code);
-      return decoded === undefined
-        ? undefined
-        : [decoded, end - at + (text[end] === ";" ? 1 : 0), CHARACTER_REFERENCE];
+      return (
+        decoded !== undefined &&
+        sequence(decoded, end - at + (text.charCodeAt(end) === 59 ? 1 : 0), CHARACTER_REFERENCE)
+      );
     }
-    // Names are at most 16 letters: look no further (an indexOf to the end is quadratic).
-    const semi = text.slice(at + 1, at + 18).indexOf(";");
-    if (semi < 0) return undefined;
-    const name = text.slice(at + 1, at + 1 + semi);
-    return Object.hasOwn(NAMED, name) ? [NAMED[name]!, semi + 2, 0] : undefined;
+    // Names are at most 16 letters: look no further (an indexOf to the end is quadratic), and
+    // in place (a slice per `&` was garbage of its own).
+    const last = Math.min(text.length, at + 18);
+    let semi = at + 1;
+    while (semi < last && text.charCodeAt(semi) !== 59) semi++;
+    if (semi >= last) return false;
+    const name = text.slice(at + 1, semi);
+    return Object.hasOwn(NAMED, name) && sequence(NAMED[name]!, semi - at + 1, 0);
   }
-  if (lead === "\\" && at + 1 < text.length) {
+  if (lead === 92 /* \ */ && at + 1 < text.length) {
     if (families & SCRIPT_ESCAPE) {
       if (next === 120) {
         const byte = hexAt(text, at + 2, 2);
-        if (byte >= 0) return [String.fromCharCode(byte), 4, SCRIPT_ESCAPE];
+        if (byte >= 0) return sequence(String.fromCharCode(byte), 4, SCRIPT_ESCAPE);
       }
-      if (next === 117 && text[at + 2] === "{") {
-        const [code, length] = digitsAt(text, at + 3, 6, 16);
-        const decoded = length > 0 && text[at + 3 + length] === "}" ? fromCode(code) : undefined;
-        if (decoded !== undefined) return [decoded, length + 4, SCRIPT_ESCAPE];
+      if (next === 117 && text.charCodeAt(at + 2) === 123 /* { */) {
+        const code = digitsAt(text, at + 3, 6, 16);
+        const length = digitsLength;
+        const decoded =
+          length > 0 && text.charCodeAt(at + 3 + length) === 125 /* } */
+            ? fromCode(code)
+            : undefined;
+        if (decoded !== undefined) return sequence(decoded, length + 4, SCRIPT_ESCAPE);
       }
       if (next === 117) {
         const unit = hexAt(text, at + 2, 4);
-        if (unit >= 0) return [String.fromCharCode(unit), 6, SCRIPT_ESCAPE];
+        if (unit >= 0) return sequence(String.fromCharCode(unit), 6, SCRIPT_ESCAPE);
       }
     }
     if (hexValue(next) >= 0) {
-      if (!(families & CSS_ESCAPE)) return undefined;
-      const [code, length] = digitsAt(text, at + 1, 6, 16);
+      if (!(families & CSS_ESCAPE)) return false;
+      const code = digitsAt(text, at + 1, 6, 16);
+      const length = digitsLength;
       const decoded = fromCode(code);
-      if (decoded === undefined) return undefined;
-      const space = /[ \t\n\r\f]/.test(text[at + 1 + length] ?? "") ? 1 : 0;
-      return [decoded, 1 + length + space, CSS_ESCAPE];
+      if (decoded === undefined) return false;
+      const space = cssSpace(text.charCodeAt(at + 1 + length)) ? 1 : 0;
+      return sequence(decoded, 1 + length + space, CSS_ESCAPE);
     }
-    if (!(families & (SCRIPT_ESCAPE | CSS_ESCAPE))) return undefined;
+    if (!(families & (SCRIPT_ESCAPE | CSS_ESCAPE))) return false;
     const single = text[at + 1]!;
     return families & SCRIPT_ESCAPE
-      ? [Object.hasOwn(SINGLE, single) ? SINGLE[single]! : single, 2, 0]
-      : [single, 2, 0];
+      ? sequence(Object.hasOwn(SINGLE, single) ? SINGLE[single]! : single, 2, 0)
+      : sequence(single, 2, 0);
   }
-  if (lead === "=" && families & QUOTED_PRINTABLE) {
+  if (lead === 61 /* = */ && families & QUOTED_PRINTABLE) {
     const byte = hexAt(text, at + 1, 2);
-    if (byte >= 0) return [String.fromCharCode(byte), 3, QUOTED_PRINTABLE];
-    if (text[at + 1] === "\n") return ["", 2, 0];
-    if (text[at + 1] === "\r" && text[at + 2] === "\n") return ["", 3, 0];
+    if (byte >= 0) return sequence(String.fromCharCode(byte), 3, QUOTED_PRINTABLE);
+    if (next === 10) return sequence("", 2, 0);
+    if (next === 13 && text.charCodeAt(at + 2) === 10) return sequence("", 3, 0);
   }
-  return undefined;
+  return false;
 }
 
 /** Characters {@link SequenceLeads} looks at itself before it asks its regular expression. */
@@ -228,13 +265,19 @@ class SequenceLeads {
       if (c === 37 || c === 38 || c === 92 || c === 61) return i;
     }
     if (near === text.length) return near;
+    // `test`, not `exec`: no match array per call (~10 MB of young garbage per 4 MiB random
+    // body); a start is one character, so it stands just before where the match left lastIndex.
     this.pattern.lastIndex = near;
-    const match = this.pattern.exec(text);
+    const matched = this.pattern.test(text);
     this.from = at;
-    this.found = match ? match.index : text.length;
+    this.found = matched ? this.pattern.lastIndex - 1 : text.length;
     return this.found;
   }
 }
+
+// One instance for the isolate's life, so optimized code that checks this class's map survives
+// full collections (../kept-shapes.ts).
+keepShape(new SequenceLeads(""));
 
 /**
  * Positions tried by {@link decodeStep} since the isolate started: a count that does not depend
@@ -310,10 +353,10 @@ function* decodeStepInSlices(
         yield PAUSE;
       }
       if (at >= end) break;
-      const found = sequenceAt(text, at, families);
+      const hit = sequenceAt(text, at, families);
       i = at + 1;
-      if (!found) continue;
-      const [decoded, length, family] = found;
+      if (!hit) continue;
+      const { decoded, length, family } = found;
       if (changed && at + length <= from) continue;
       decodedFamilies |= family;
       if (plain && !producedWide)
@@ -380,13 +423,12 @@ function* sequenceSegmentsInSlices(
       yield PAUSE;
     }
     if (at >= text.length) break;
-    const found = sequenceAt(text, at, families);
-    if (!found) {
+    if (!sequenceAt(text, at, families)) {
       i = at + 1;
       continue;
     }
-    const length = found[1];
-    yield* cut.keepFarBefore(at, budget);
+    const length = found.length;
+    if (cut.keepsBefore(at)) yield* cut.keepFarBefore(at, budget);
     if (!cut.whole) budget.left -= cut.add(at, at + length);
     if (cut.whole) {
       decodeWork.positions += at;

@@ -70,6 +70,7 @@ import type { Origin } from "../sequence-map";
 import type { View } from "../view-builder";
 import { mayHoldInert } from "./changed-segments";
 import { MIN_RUN } from "./run-decoded-view";
+import { keepShape } from "../kept-shapes";
 
 /**
  * Cuts made since the isolate started, and the bytes looked at and kept: a test shows the cut is
@@ -364,6 +365,10 @@ class ByteTables {
     }
   }
 }
+
+// One instance for the isolate's life, so optimized code that checks this class's map survives
+// full collections (../kept-shapes.ts).
+keepShape(new StretchScan(new Uint8Array(0), new ByteTables("", new Uint8Array(0), () => true), 1));
 
 /**
  * The most characters of a find a byte can stand for (see the file header, 2): one, or what its

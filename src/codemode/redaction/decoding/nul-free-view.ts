@@ -35,7 +35,7 @@ export function* withoutNulsInSlices(
     for (let i = text.indexOf("\0"); i >= 0 && !cut.whole; i = text.indexOf("\0", i)) {
       let end = i + 1;
       while (end < text.length && text.charCodeAt(end) === 0) end++;
-      yield* cut.keepFarBefore(i, budget);
+      if (cut.keepsBefore(i)) yield* cut.keepFarBefore(i, budget);
       if (!cut.whole) budget.left -= cut.add(i, end);
       i = end;
       if (--budget.left <= 0) {

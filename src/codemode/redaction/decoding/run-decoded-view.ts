@@ -22,6 +22,7 @@
  * (./run-characters.ts keeps where they lie).
  */
 import { PAUSE, sliceBudget, SLICE_POSITIONS, type SliceBudget, type Sliced } from "../slices";
+import { keepShape } from "../kept-shapes";
 import type { Origin } from "../sequence-map";
 import type { View } from "../view-builder";
 import { CutRuns, type RunReader } from "./cut-runs";
@@ -215,6 +216,10 @@ class DecodedRuns implements RunReader {
     };
   }
 }
+
+// One instance for the isolate's life, so optimized code that checks this class's map survives
+// full collections (../kept-shapes.ts).
+keepShape(new DecodedRuns("", sliceBudget()));
 
 /**
  * Where position `at` of the view lies in the text: the characters of the run that hold the

@@ -22,6 +22,7 @@
  * made only when one does.
  */
 import { PAUSE, runToEnd, SLICE_POSITIONS, type Pause, type Sliced } from "../slices";
+import { keepShape } from "../kept-shapes";
 import { compose, ViewBuilder, type View } from "../view-builder";
 import { sliceBudget, type SliceBudget } from "../windowed-search";
 import { RunReader } from "./item-runs";
@@ -463,3 +464,7 @@ class Bars {
     return this.next >= 0 && this.next < to;
   }
 }
+
+// One instance for the isolate's life, so optimized code that checks this class's map survives
+// full collections (../kept-shapes.ts).
+keepShape(new RunReader("", RUN_ITEMS.decimal, new ViewBuilder(""), listWork));

@@ -1,0 +1,178 @@
+/**
+ * What the host's redaction of random-byte bodies allocates and costs (issue #40): the e2e's
+ * bodies (test/e2e/heavy-bodies.mjs, `HEAVY_BODIES_KIND=random`: 4 × 4 MiB of seeded xorshift32
+ * bytes) through `toApiResult` with one run's budget of forced collections, in a fresh Node
+ * process per tree and round with the host's flags (`--expose-gc --max-semi-space-size=2`).
+ *
+ * Allocated bytes are counted from `--trace-gc-nvp`: every collection reports `allocated=`, the
+ * bytes allocated since the one before it; their sum between a collection before the bodies and
+ * one after them is what the bodies allocated (young and old generation, large objects too).
+ * Also: scavenges and full collections, their pause time (wall), CPU per MiB, the peak RSS
+ * growth over the 4 bodies, and how many optimized functions a collection threw away
+ * (`--trace-deopt`'s "weak objects": code whose maps died; V8 compiles them again later).
+ *
+ * `--kind percent`: the e2e's other kind instead, 4 × 4 MiB of `%2541%25%41a%2525` as text/plain.
+ *
+ *   npm exec -- node bench/diagnostics/random-body-alloc.mjs [--against <ref>] [--rounds 3] [--kind percent]
+ */
+import { build } from "esbuild";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const BODY_BYTES = 4 * 1024 * 1024;
+const BODIES = 4;
+const SECRETS = Object.freeze([
+  "Bearer cf-canary-token-6f1d2c9a8b7e",
+  "cf-canary-token-6f1d2c9a8b7e",
+]);
+
+/** Body `n` as the e2e makes it (xorshift32, one seed per body). */
+function randomBody(n) {
+  const bytes = new Uint8Array(BODY_BYTES);
+  let x = 0x9e3779b9 ^ (n + 1);
+  for (let i = 0; i < BODY_BYTES; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    bytes[i] = x & 0xff;
+  }
+  return bytes;
+}
+
+/** Body `n` of the e2e's percent kind (the same for every `n`). */
+function percentBody() {
+  const unit = "%2541%25%41a%2525";
+  return new TextEncoder().encode(
+    unit.repeat(Math.ceil(BODY_BYTES / unit.length)).slice(0, BODY_BYTES),
+  );
+}
+
+const percent = process.argv.includes("percent");
+const TYPE = percent ? "text/plain" : "application/octet-stream";
+const child = process.argv.indexOf("--child");
+if (child > 0) {
+  const { toApiResult, collectionBudget } = await import(
+    pathToFileURL(process.argv[child + 1]).href
+  );
+  const bodies = Array.from({ length: BODIES }, (_, n) =>
+    percent ? percentBody() : randomBody(n),
+  );
+  // A warm-up on a small body of the same kind: the code compiled, as in a host that ran before.
+  await toApiResult(
+    new Response((percent ? percentBody() : randomBody(9)).subarray(0, 300_000), {
+      headers: { "content-type": TYPE },
+    }),
+    SECRETS,
+  );
+  globalThis.gc();
+  const rss = process.memoryUsage().rss;
+  console.log("MARK start");
+  const used = process.cpuUsage();
+  const budget = collectionBudget();
+  let peak = rss;
+  for (const bytes of bodies) {
+    const response = new Response(bytes, {
+      headers: { "content-type": "application/octet-stream" },
+    });
+    const result = await toApiResult(response, SECRETS, budget);
+    if (!(result.body instanceof Uint8Array))
+      throw new Error("a body was not handed over as bytes");
+    peak = Math.max(peak, process.resourceUsage().maxRSS * 1024);
+  }
+  const { user, system } = process.cpuUsage(used);
+  globalThis.gc();
+  console.log("MARK end");
+  console.log(
+    `RESULT ${JSON.stringify({ cpu: (user + system) / 1000, growth: (peak - rss) / 1048576, forced: budget.used })}`,
+  );
+  process.exit(0);
+}
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), "random-body-alloc-"));
+const arg = (name, fallback) =>
+  process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : fallback;
+const against = arg("--against", undefined);
+const rounds = Number(arg("--rounds", "3"));
+
+async function bundle(srcRoot, name) {
+  const entry = join(dir, `${name}-entry.ts`);
+  const { writeFileSync } = await import("node:fs");
+  const request = join(srcRoot, "src/codemode/request");
+  writeFileSync(
+    entry,
+    `export { toApiResult } from ${JSON.stringify(join(request, "api-response.ts"))};\n` +
+      `export { collectionBudget } from ${JSON.stringify(join(request, "large-body-collection.ts"))};\n`,
+  );
+  const outfile = join(dir, `${name}.mjs`);
+  await build({
+    entryPoints: [entry],
+    bundle: true,
+    format: "esm",
+    platform: "neutral",
+    outfile,
+    logLevel: "error",
+  });
+  return outfile;
+}
+
+const sides = { current: await bundle(root, "current") };
+if (against) {
+  const old = join(dir, "against");
+  execFileSync("sh", [
+    "-c",
+    `mkdir -p "${old}" && git -C "${root}" archive "${against}" src | tar -x -C "${old}"`,
+  ]);
+  if (!existsSync(join(old, "src/codemode/request/api-response.ts")))
+    throw new Error(`${against} has no src/codemode/request/api-response.ts`);
+  sides[against] = await bundle(old, "against");
+}
+
+/** One fresh process over the 4 bodies: its counts. */
+function once(file) {
+  const out = execFileSync(
+    process.execPath,
+    [
+      "--expose-gc",
+      "--max-semi-space-size=2",
+      "--trace-gc-nvp",
+      "--trace-deopt",
+      fileURLToPath(import.meta.url),
+      "--child",
+      file,
+      ...(percent ? ["percent"] : []),
+    ],
+    { encoding: "utf8", maxBuffer: 256 * 1024 * 1024 },
+  );
+  const lines = out.split("\n");
+  const [from, to] = [lines.indexOf("MARK start"), lines.indexOf("MARK end")];
+  let [allocated, scavenges, full, scavengeMs, fullMs, thrown] = [0, 0, 0, 0, 0, 0];
+  // The collection after "MARK end" closes the window: its `allocated=` is the bodies' last.
+  for (const line of lines.slice(from + 1, to + 2)) {
+    if (line.includes("for deoptimization, reason: weak objects")) thrown++;
+    const kind = / gc=(\w+)/.exec(line)?.[1];
+    if (!kind) continue;
+    allocated += Number(/ allocated=(\d+)/.exec(line)?.[1] ?? 0);
+    const pause = Number(/ pause=([\d.]+)/.exec(line)?.[1] ?? 0);
+    if (kind === "s") [scavenges, scavengeMs] = [scavenges + 1, scavengeMs + pause];
+    else if (kind !== "mmc") [full, fullMs] = [full + 1, fullMs + pause];
+  }
+  const result = JSON.parse(lines.find((line) => line.startsWith("RESULT "))?.slice(7) ?? "{}");
+  return { ...result, allocated, scavenges, full, scavengeMs, fullMs, thrown };
+}
+
+const names = Object.keys(sides);
+const mib = (BODY_BYTES * BODIES) / 1048576;
+for (let round = 0; round < rounds; round++)
+  for (const name of round % 2 ? names.toReversed() : names) {
+    const r = once(sides[name]);
+    console.log(
+      `${name}: CPU ${(r.cpu / mib).toFixed(0)} ms/MiB, allocated ${(r.allocated / 1e6 / BODIES).toFixed(0)} MB a body, ` +
+        `${r.scavenges} scavenges (${r.scavengeMs.toFixed(0)} ms), ${r.full} full (${r.fullMs.toFixed(0)} ms; ${r.forced} forced), ` +
+        `${r.thrown} optimized functions thrown away, peak RSS +${r.growth.toFixed(0)} MiB (load ${(await import("node:os")).loadavg()[0].toFixed(1)})`,
+    );
+  }
+rmSync(dir, { recursive: true });

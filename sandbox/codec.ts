@@ -70,6 +70,11 @@ interface Beside {
   maxBytes: number;
   /** Whether a view that covers its whole buffer may send that buffer itself (host values). */
   own: boolean;
+  /**
+   * The buffers sent as they are (when `own`): one sent again is copied, since RPC delivers a
+   * buffer sent twice in one message as one, and two decoded values would share its bytes.
+   */
+  sent: Set<ArrayBuffer> | undefined;
 }
 
 /**
@@ -161,16 +166,26 @@ function encodeBinary(span: BinarySpan, beside: Beside | undefined): Wire {
   const i = beside.buffers.length;
   beside.bytes += span.length;
   // Past the limit the call is refused by its size: nothing more is copied for it.
-  if (beside.bytes <= beside.maxBytes) beside.buffers.push(besideBuffer(span, beside.own));
+  if (beside.bytes <= beside.maxBytes) beside.buffers.push(besideBuffer(span, beside));
   return { [TAG]: span.kind, i };
 }
 
 /**
  * The buffer that carries a span beside the text: a copy of exactly its bytes, or (host values)
- * the span's own buffer when it is all of it, which RPC copies anyway.
+ * the span's own buffer when it is all of it and not sent already, which RPC copies anyway.
  */
-function besideBuffer(span: BinarySpan, own: boolean): ArrayBuffer {
-  if (own && span.offset === 0 && span.length === span.buffer.byteLength) return span.buffer;
+function besideBuffer(span: BinarySpan, beside: Beside): ArrayBuffer {
+  const { buffer } = span;
+  if (beside.own && span.offset === 0 && span.length === buffer.byteLength) {
+    // A host answer holding one buffer twice (a view and its buffer, one array in two places):
+    // sent twice as it is, the per-run isolate decoded both values onto one buffer (writing one
+    // changed the other) while the engine runner copied each (binary-values.test.ts).
+    const sent = (beside.sent ??= new Set());
+    if (!sent.has(buffer)) {
+      sent.add(buffer);
+      return buffer;
+    }
+  }
   return copySpan(span);
 }
 
@@ -308,7 +323,7 @@ export function encodeParts(
 ): string | WireParts {
   const plain = plainJsonText(value);
   if (plain !== undefined) return plain;
-  const beside: Beside = { buffers: [], bytes: 0, maxBytes, own };
+  const beside: Beside = { buffers: [], bytes: 0, maxBytes, own, sent: undefined };
   const text = stringify(encode(value, new Set<object>(), 0, beside));
   return beside.bytes === 0 ? text : { text, bytes: beside.buffers, byteCount: beside.bytes };
 }

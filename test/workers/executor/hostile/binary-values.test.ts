@@ -140,3 +140,35 @@ describeExecutors((Executor) => {
     });
   });
 });
+
+describeExecutors((Executor) => {
+  const executor = new Executor({ loader: env.LOADER, limits: { timeoutMs: 15_000 } });
+  /** Host answers holding one buffer in two places (a view of it whole, or the buffer itself). */
+  const namespaces = {
+    codemode: {
+      twice: () => {
+        const b = new Uint8Array(2_000).fill(1);
+        return [b, b];
+      },
+      viewAndBuffer: () => {
+        const b = new Uint8Array(2_000).fill(1);
+        return { view: b, buffer: b.buffer, data: new DataView(b.buffer) };
+      },
+    },
+  };
+
+  it("gives each binary value of a host answer its own bytes (one buffer twice shared them)", async () => {
+    // Before the fix the per-run isolate decoded both values onto one buffer (RPC keeps one
+    // buffer sent twice as one), so writing one changed the other; the engine copied each.
+    const outcome = await executor.execute({
+      namespaces,
+      code: `
+        const [a, b] = await codemode.twice();
+        a[0] = 9;
+        const o = await codemode.viewAndBuffer();
+        o.view[1] = 7;
+        return [b[0], a.buffer === b.buffer, new Uint8Array(o.buffer)[1], o.data[1] ?? o.data.getUint8?.(1), o.view.length, o.buffer.byteLength];`,
+    });
+    expect(outcome).toMatchObject({ status: "ok", result: [1, false, 1, 1, 2_000, 2_000] });
+  });
+});

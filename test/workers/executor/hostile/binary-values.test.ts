@@ -119,6 +119,28 @@ describeExecutors((Executor) => {
     });
   });
 
+  it("refuses binary values smaller than the harness sends (thousands of empty buffers)", async () => {
+    // The codec pushes its copies with the program's Array.prototype.push: replaced, a call sent
+    // 4,000 empty ArrayBuffers beside its text, which the host took at 0 bytes (nothing against
+    // the call's or the in-flight bound: 1,000 such calls held 4 million buffers on the host).
+    const outcome = await run(`
+      const push = Array.prototype.push;
+      Array.prototype.push = function (...items) {
+        if (items.length === 1 && items[0] instanceof ArrayBuffer && items[0].byteLength === 2000) {
+          for (let i = 0; i < 4000; i++) push.call(this, new ArrayBuffer(0));
+          return this.length;
+        }
+        return push.apply(this, items);
+      };
+      let r;
+      try { r = await codemode.take(new Uint8Array(2000)); } catch (e) { r = e.name + ": " + e.message; }
+      finally { Array.prototype.push = push; }
+      return r;`);
+    expect(outcome).toMatchObject({ status: "ok" });
+    expect(outcome.result).toMatch(/^TypeError: codemode\.take\(\) .*smaller than 1024 bytes/);
+    expect(received).toEqual([]);
+  });
+
   describe("size", () => {
     it("refuses a huge value by its own size before it crosses (not its base64's)", async () => {
       const outcome = await run(

@@ -41,6 +41,8 @@ const objectPrototype = Object.prototype;
 // Captured before any program runs: the sandbox charges a program's own typed-array
 // constructions (native-charges.ts), not the codec's decoding of what the host sent.
 const Bytes = Uint8Array;
+// The engine's own accessor (absent in engines without resizable buffers: none are then).
+const bufferResizable = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "resizable")?.get;
 
 /** Maximum nesting the encoder follows; deeper values become a marker (stack safety). */
 const MAX_DEPTH = 200;
@@ -176,7 +178,14 @@ function encodeBinary(span: BinarySpan, beside: Beside | undefined): Wire {
  */
 function besideBuffer(span: BinarySpan, beside: Beside): ArrayBuffer {
   const { buffer } = span;
-  if (beside.own && span.offset === 0 && span.length === buffer.byteLength) {
+  if (
+    beside.own &&
+    span.offset === 0 &&
+    span.length === buffer.byteLength &&
+    // RPC sends a resizable buffer as one: the per-run isolate's program could grow it, the
+    // engine's could not (binary-values.test.ts). A copy is fixed on both.
+    !(bufferResizable && apply(bufferResizable, buffer, []) === true)
+  ) {
     // A host answer holding one buffer twice (a view and its buffer, one array in two places):
     // sent twice as it is, the per-run isolate decoded both values onto one buffer (writing one
     // changed the other) while the engine runner copied each (binary-values.test.ts).

@@ -172,6 +172,13 @@ describeExecutors((Executor) => {
         const b = new Uint8Array(2_000).fill(1);
         return [b, b];
       },
+      resizable: () => {
+        // The lib's typings lack the options argument that workerd takes.
+        const b = new (ArrayBuffer as new (n: number, o: object) => ArrayBuffer)(2_000, {
+          maxByteLength: 8_000_000,
+        });
+        return [b, new Uint8Array(b)];
+      },
       viewAndBuffer: () => {
         const b = new Uint8Array(2_000).fill(1);
         return { view: b, buffer: b.buffer, data: new DataView(b.buffer) };
@@ -192,5 +199,17 @@ describeExecutors((Executor) => {
         return [b[0], a.buffer === b.buffer, new Uint8Array(o.buffer)[1], o.data[1] ?? o.data.getUint8?.(1), o.view.length, o.buffer.byteLength];`,
     });
     expect(outcome).toMatchObject({ status: "ok", result: [1, false, 1, 1, 2_000, 2_000] });
+  });
+
+  it("answers a host's resizable buffer as a fixed one on both executors", async () => {
+    const outcome = await executor.execute({
+      namespaces,
+      code: `
+        const [b, v] = await codemode.resizable();
+        let grown;
+        try { b.resize(4000); grown = b.byteLength; } catch (e) { grown = e.name; }
+        return [b.resizable ?? false, grown, v.length];`,
+    });
+    expect(outcome).toMatchObject({ status: "ok", result: [false, "TypeError", 2_000] });
   });
 });

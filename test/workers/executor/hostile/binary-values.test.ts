@@ -163,7 +163,7 @@ describeExecutors((Executor) => {
   });
 });
 
-describeExecutors((Executor) => {
+describeExecutors((Executor, kind) => {
   const executor = new Executor({ loader: env.LOADER, limits: { timeoutMs: 15_000 } });
   /** Host answers holding one buffer in two places (a view of it whole, or the buffer itself). */
   const namespaces = {
@@ -211,5 +211,29 @@ describeExecutors((Executor) => {
         return [b.resizable ?? false, grown, v.length];`,
     });
     expect(outcome).toMatchObject({ status: "ok", result: [false, "TypeError", 2_000] });
+  });
+
+  it("bounds the bytes a run's calls hold in the shared worker's runner", async () => {
+    // The guest copies a call's binary value natively (almost no steps) and the runner copies
+    // it out of the engine; un-awaited calls all wait for the runner's next turn. Before the
+    // bound, 250 calls of one 4 MB Uint8Array all went through the worker every run shares
+    // (1 GB). The per-run isolate holds its own calls' bytes in its own isolate, and the host
+    // answers each at once (its in-flight bound counts calls still running): all arrive there.
+    let calls = 0;
+    const outcome = await executor.execute({
+      namespaces: { codemode: { take: () => ++calls } },
+      code: `
+        const v = new Uint8Array(4000000);
+        const ps = [];
+        for (let i = 0; i < 250; i++) ps.push(codemode.take(v).then(() => "ok", (e) => e.name));
+        const counts = {};
+        for (const x of await Promise.all(ps)) counts[x] = (counts[x] ?? 0) + 1;
+        return counts;`,
+    });
+    expect(outcome).toMatchObject({
+      status: "ok",
+      result: kind === "shared-worker" ? { ok: 4, LimitError: 246 } : { ok: 250 },
+    });
+    expect(calls).toBe(kind === "shared-worker" ? 4 : 250);
   });
 });

@@ -168,7 +168,17 @@ function encodeBinary(span: BinarySpan, beside: Beside | undefined): Wire {
   const i = beside.buffers.length;
   beside.bytes += span.length;
   // Past the limit the call is refused by its size: nothing more is copied for it.
-  if (beside.bytes <= beside.maxBytes) beside.buffers.push(besideBuffer(span, beside));
+  // Defined, not pushed: in the sandbox `push` (and a setter at an index up the prototype
+  // chain) is the program's, which made the harness send buffers of its choosing (empty ones,
+  // one twice, a resizable or shared one).
+  if (beside.bytes <= beside.maxBytes) {
+    defineProperty(beside.buffers, i, {
+      value: besideBuffer(span, beside),
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
+  }
   return { [TAG]: span.kind, i };
 }
 

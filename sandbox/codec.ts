@@ -41,6 +41,8 @@ const objectPrototype = Object.prototype;
 // Captured before any program runs: the sandbox charges a program's own typed-array
 // constructions (native-charges.ts), not the codec's decoding of what the host sent.
 const Bytes = Uint8Array;
+// The engine's own accessor (absent in engines without resizable buffers: none are then).
+const bufferResizable = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "resizable")?.get;
 
 /** Maximum nesting the encoder follows; deeper values become a marker (stack safety). */
 const MAX_DEPTH = 200;
@@ -70,6 +72,11 @@ interface Beside {
   maxBytes: number;
   /** Whether a view that covers its whole buffer may send that buffer itself (host values). */
   own: boolean;
+  /**
+   * The buffers sent as they are (when `own`): one sent again is copied, since RPC delivers a
+   * buffer sent twice in one message as one, and two decoded values would share its bytes.
+   */
+  sent: Set<ArrayBuffer> | undefined;
 }
 
 /**
@@ -161,16 +168,43 @@ function encodeBinary(span: BinarySpan, beside: Beside | undefined): Wire {
   const i = beside.buffers.length;
   beside.bytes += span.length;
   // Past the limit the call is refused by its size: nothing more is copied for it.
-  if (beside.bytes <= beside.maxBytes) beside.buffers.push(besideBuffer(span, beside.own));
+  // Defined, not pushed: in the sandbox `push` (and a setter at an index up the prototype
+  // chain) is the program's, which made the harness send buffers of its choosing (empty ones,
+  // one twice, a resizable or shared one).
+  if (beside.bytes <= beside.maxBytes) {
+    defineProperty(beside.buffers, i, {
+      value: besideBuffer(span, beside),
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
+  }
   return { [TAG]: span.kind, i };
 }
 
 /**
  * The buffer that carries a span beside the text: a copy of exactly its bytes, or (host values)
- * the span's own buffer when it is all of it, which RPC copies anyway.
+ * the span's own buffer when it is all of it and not sent already, which RPC copies anyway.
  */
-function besideBuffer(span: BinarySpan, own: boolean): ArrayBuffer {
-  if (own && span.offset === 0 && span.length === span.buffer.byteLength) return span.buffer;
+function besideBuffer(span: BinarySpan, beside: Beside): ArrayBuffer {
+  const { buffer } = span;
+  if (
+    beside.own &&
+    span.offset === 0 &&
+    span.length === buffer.byteLength &&
+    // RPC sends a resizable buffer as one: the per-run isolate's program could grow it, the
+    // engine's could not (binary-values.test.ts). A copy is fixed on both.
+    !(bufferResizable && apply(bufferResizable, buffer, []) === true)
+  ) {
+    // A host answer holding one buffer twice (a view and its buffer, one array in two places):
+    // sent twice as it is, the per-run isolate decoded both values onto one buffer (writing one
+    // changed the other) while the engine runner copied each (binary-values.test.ts).
+    const sent = (beside.sent ??= new Set());
+    if (!sent.has(buffer)) {
+      sent.add(buffer);
+      return buffer;
+    }
+  }
   return copySpan(span);
 }
 
@@ -308,7 +342,7 @@ export function encodeParts(
 ): string | WireParts {
   const plain = plainJsonText(value);
   if (plain !== undefined) return plain;
-  const beside: Beside = { buffers: [], bytes: 0, maxBytes, own };
+  const beside: Beside = { buffers: [], bytes: 0, maxBytes, own, sent: undefined };
   const text = stringify(encode(value, new Set<object>(), 0, beside));
   return beside.bytes === 0 ? text : { text, bytes: beside.buffers, byteCount: beside.bytes };
 }

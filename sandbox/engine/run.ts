@@ -36,6 +36,16 @@ const FINISH_GRACE = 200;
 export const MAX_PENDING = 10_000;
 
 /**
+ * Bytes of binary values one run's host calls may hold in the runner, from their copy out of the
+ * engine to the host's reply (the host bridge's in-flight bound, `MAX_IN_FLIGHT_CHARS`, or one
+ * call's `maxCallBytes` when larger). The guest copies a value for each call natively, at almost
+ * no step cost, and the copies wait for the runner's next turn: without a bound, 250 calls of one
+ * 4 MB Uint8Array, not awaited, put 1 GB through the shared worker every run shares
+ * (test/workers/executor/hostile/binary-values.test.ts).
+ */
+export const MAX_HELD_BYTES = 16 * 1_048_576;
+
+/**
  * How often a run looks whether its caller asked to end it ({@link EngineRun.askEnd}). The ask
  * arrives in another call's context, which may settle nothing of this run (workerd runs a
  * promise's continuations in the context that made it, and a context that is gone runs none),
@@ -70,6 +80,8 @@ export class EngineRun {
   private spent: HostReply | undefined;
   /** Console lines parsed for host calls so far: an honest guest sends at most `maxLogBytes`. */
   private logLines = 0;
+  /** Bytes of binary values the run's host calls hold until the host answers them. */
+  private heldBytes = 0;
   private interruptLimit: number;
   private stopped: EngineStop["stop"] | undefined;
   private closed = false;
@@ -307,6 +319,15 @@ export class EngineRun {
       settleWithReply(ctx, deferred, { error: { name: "TypeError", message: buffers } });
       return deferred.handle;
     }
+    let held = 0;
+    for (const buffer of buffers ?? []) held += buffer.byteLength;
+    if (held > 0 && this.heldBytes + held > Math.max(MAX_HELD_BYTES, this.request.maxCallBytes)) {
+      settleWithReply(ctx, deferred, {
+        error: { name: "LimitError", message: heldMessage(this.request.maxCallBytes) },
+      });
+      return deferred.handle;
+    }
+    this.heldBytes += held;
     this.deferreds.add(deferred);
     const { call, logsParsed } = readHostCall(
       ctx,
@@ -321,9 +342,14 @@ export class EngineRun {
     Promise.resolve()
       .then(() => this.hostCall(...call))
       .then(
-        (reply: HostReply) => this.answer(deferred, reply),
-        (error: unknown) =>
-          this.answer(deferred, { error: { name: "Error", message: describe(error) } }),
+        (reply: HostReply) => {
+          this.heldBytes -= held;
+          this.answer(deferred, reply);
+        },
+        (error: unknown) => {
+          this.heldBytes -= held;
+          this.answer(deferred, { error: { name: "Error", message: describe(error) } });
+        },
       );
     return deferred.handle;
   }
@@ -400,6 +426,10 @@ export class EngineRun {
       return (this.disposedOk = false);
     }
   }
+}
+
+function heldMessage(maxCallBytes: number): string {
+  return `The run's host calls still running would hold more than ${Math.max(MAX_HELD_BYTES, maxCallBytes)} bytes of binary values: await some calls before starting more.`;
 }
 
 function pendingMessage(): string {

@@ -2,10 +2,12 @@
  * The binary values a host call carries beside its argument text (sandbox/codec.ts
  * `encodeParts`), checked by the host bridge before anything decodes them.
  *
- * The harness sends a list of fresh, fixed-size ArrayBuffers, each the copy of one value. A
- * program that reached the bridge past the harness could send anything RPC carries instead: a
- * list of typed arrays, shared memory, a resizable buffer, thousands of empty buffers, one buffer
- * twice. Each is refused here with the call's own message. The buffers' lengths are read with the
+ * The harness sends a list of fresh, fixed-size ArrayBuffers of at least {@link BESIDE_MIN_BYTES},
+ * each the copy of one value. A program can make it send others (the codec collects them with
+ * the program's own Array.prototype.push), and one that reached the bridge past the harness
+ * could send anything RPC carries: a list of typed arrays, shared memory, a resizable buffer,
+ * thousands of empty buffers, one buffer twice. Each is refused here with the call's own
+ * message. The buffers' lengths are read with the
  * engine's own accessor, never through a property the value could hold itself.
  */
 import { BESIDE_MIN_BYTES } from "../../sandbox/codec";
@@ -71,6 +73,14 @@ export function argsBuffers(
     }
     if (bufferResizable && apply(bufferResizable, item, []) === true) {
       return { name: "TypeError", message: "arguments hold a resizable ArrayBuffer." };
+    }
+    // The harness sends none smaller. Without this, empty buffers cost a call nothing against
+    // its byte limit or the in-flight bound: 1,000 calls could hold 4 million of them on the host.
+    if (length < BESIDE_MIN_BYTES) {
+      return {
+        name: "TypeError",
+        message: `arguments hold an ArrayBuffer of ${length} bytes beside the text, smaller than ${BESIDE_MIN_BYTES} bytes; call host functions through their namespace object.`,
+      };
     }
     if (seen.has(item)) {
       return { name: "TypeError", message: "arguments hold the same ArrayBuffer twice." };

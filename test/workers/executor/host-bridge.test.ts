@@ -376,6 +376,8 @@ describe("binary values beside the argument text", () => {
       /resizable ArrayBuffer/,
     ],
     ["one buffer twice", () => [shared, shared], /same ArrayBuffer twice/],
+    // Empty ones cost nothing against the byte or in-flight bounds (hostile/binary-values.test.ts).
+    ["a buffer under 1 KiB", () => [filled(1_023)], /of 1023 bytes .* smaller than 1024 bytes/],
     [
       "more buffers than the limit allows",
       () => Array.from({ length: 10 }, () => filled(1)),

@@ -119,6 +119,29 @@ describeExecutors((Executor) => {
     });
   });
 
+  it("sends its own copies whatever the program's Array.prototype.push does", async () => {
+    // The codec collected a call's buffers with the program's push: replaced, a call sent
+    // 4,000 empty ArrayBuffers beside its text, which the host took at 0 bytes (nothing against
+    // the call's or the in-flight bound). The host now refuses buffers under 1 KiB too
+    // (host-bridge.test.ts); the harness no longer lets the program choose them.
+    const outcome = await run(`
+      const push = Array.prototype.push;
+      Array.prototype.push = function (...items) {
+        if (items.length === 1 && items[0] instanceof ArrayBuffer && items[0].byteLength === 2000) {
+          for (let i = 0; i < 4000; i++) push.call(this, new ArrayBuffer(0));
+          return this.length;
+        }
+        return push.apply(this, items);
+      };
+      Object.defineProperty(Array.prototype, "0", { set() {}, configurable: true });
+      let r;
+      try { r = await codemode.take(new Uint8Array(2000).fill(3)); } catch (e) { r = e.name + ": " + e.message; }
+      finally { Array.prototype.push = push; delete Array.prototype[0]; }
+      return r;`);
+    expect(outcome).toMatchObject({ status: "ok", result: 2_000 });
+    expect(received).toEqual([{ kind: "bytes", length: 2_000, bytes: Array(2_000).fill(3) }]);
+  });
+
   describe("size", () => {
     it("refuses a huge value by its own size before it crosses (not its base64's)", async () => {
       const outcome = await run(
@@ -138,5 +161,80 @@ describeExecutors((Executor) => {
       const outcome = await run("return await codemode.take(new Uint8Array(3 * 1048576).fill(1));");
       expect(outcome).toMatchObject({ status: "ok", result: 3 * 1_048_576 });
     });
+  });
+});
+
+describeExecutors((Executor, kind) => {
+  const executor = new Executor({ loader: env.LOADER, limits: { timeoutMs: 15_000 } });
+  /** Host answers holding one buffer in two places (a view of it whole, or the buffer itself). */
+  const namespaces = {
+    codemode: {
+      twice: () => {
+        const b = new Uint8Array(2_000).fill(1);
+        return [b, b];
+      },
+      resizable: () => {
+        // The lib's typings lack the options argument that workerd takes.
+        const b = new (ArrayBuffer as new (n: number, o: object) => ArrayBuffer)(2_000, {
+          maxByteLength: 8_000_000,
+        });
+        return [b, new Uint8Array(b)];
+      },
+      viewAndBuffer: () => {
+        const b = new Uint8Array(2_000).fill(1);
+        return { view: b, buffer: b.buffer, data: new DataView(b.buffer) };
+      },
+    },
+  };
+
+  it("gives each binary value of a host answer its own bytes (one buffer twice shared them)", async () => {
+    // Before the fix the per-run isolate decoded both values onto one buffer (RPC keeps one
+    // buffer sent twice as one), so writing one changed the other; the engine copied each.
+    const outcome = await executor.execute({
+      namespaces,
+      code: `
+        const [a, b] = await codemode.twice();
+        a[0] = 9;
+        const o = await codemode.viewAndBuffer();
+        o.view[1] = 7;
+        return [b[0], a.buffer === b.buffer, new Uint8Array(o.buffer)[1], o.data[1] ?? o.data.getUint8?.(1), o.view.length, o.buffer.byteLength];`,
+    });
+    expect(outcome).toMatchObject({ status: "ok", result: [1, false, 1, 1, 2_000, 2_000] });
+  });
+
+  it("answers a host's resizable buffer as a fixed one on both executors", async () => {
+    const outcome = await executor.execute({
+      namespaces,
+      code: `
+        const [b, v] = await codemode.resizable();
+        let grown;
+        try { b.resize(4000); grown = b.byteLength; } catch (e) { grown = e.name; }
+        return [b.resizable ?? false, grown, v.length];`,
+    });
+    expect(outcome).toMatchObject({ status: "ok", result: [false, "TypeError", 2_000] });
+  });
+
+  it("bounds the bytes a run's calls hold in the shared worker's runner", async () => {
+    // The guest copies a call's binary value natively (almost no steps) and the runner copies
+    // it out of the engine; un-awaited calls all wait for the runner's next turn. Before the
+    // bound, 250 calls of one 4 MB Uint8Array all went through the worker every run shares
+    // (1 GB). The per-run isolate holds its own calls' bytes in its own isolate, and the host
+    // answers each at once (its in-flight bound counts calls still running): all arrive there.
+    let calls = 0;
+    const outcome = await executor.execute({
+      namespaces: { codemode: { take: () => ++calls } },
+      code: `
+        const v = new Uint8Array(4000000);
+        const ps = [];
+        for (let i = 0; i < 250; i++) ps.push(codemode.take(v).then(() => "ok", (e) => e.name));
+        const counts = {};
+        for (const x of await Promise.all(ps)) counts[x] = (counts[x] ?? 0) + 1;
+        return counts;`,
+    });
+    expect(outcome).toMatchObject({
+      status: "ok",
+      result: kind === "shared-worker" ? { ok: 4, LimitError: 246 } : { ok: 250 },
+    });
+    expect(calls).toBe(kind === "shared-worker" ? 4 : 250);
   });
 });

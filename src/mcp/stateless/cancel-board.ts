@@ -30,6 +30,23 @@ export const CANCEL_POLL_MS = 250;
  */
 export const CANCEL_ENTRY_MAX_MS = 60 * 60_000;
 
+/**
+ * The longest key the board holds ({@link cancelKey}: caller, address and id). The id is the
+ * client's to choose and a body may be megabytes: a request whose POST was dropped keeps its
+ * entry for {@link CANCEL_ENTRY_MAX_MS}, so a client that sent requests with 4 MiB ids and went
+ * away grew the isolate by 4 MiB each for an hour. A longer key is not watched (its request
+ * cannot be cancelled from another POST; it still ends when its client goes away).
+ */
+export const CANCEL_KEY_MAX_CHARS = 512;
+
+/**
+ * The most requests on the board at once. Entries of POSTs whose client went away are never
+ * left (see {@link CANCEL_ENTRY_MAX_MS}), so without a bound a client that opens requests and
+ * drops them grew the board for an hour. Past it, the oldest entry is let go: its request (the
+ * likeliest to be one whose POST is gone) can no longer be cancelled from another POST.
+ */
+export const CANCEL_BOARD_MAX_ENTRIES = 4096;
+
 /** One request on the board, while its POST serves it. */
 interface Entry {
   cancelled: boolean;
@@ -54,9 +71,13 @@ export class CancelBoard {
    * @returns whether a cancel has reached it, and `leave()` for when it is served
    */
   enter(key: string): { cancelled(): boolean; leave(): void } {
+    if (key.length > CANCEL_KEY_MAX_CHARS) return { cancelled: () => false, leave: () => {} };
     this.#prune();
     let entry = this.#entries.get(key);
     if (!entry || entry.cancelled) {
+      if (!entry) this.#makeRoom();
+      // Deleted first so the map's order stays the order of entry (the oldest first).
+      this.#entries.delete(key);
       entry = { cancelled: false, holders: 0, since: this.now() };
       this.#entries.set(key, entry);
     }
@@ -82,6 +103,14 @@ export class CancelBoard {
     if (!entry) return false;
     entry.cancelled = true;
     return true;
+  }
+
+  /** Lets go of the oldest entries while the board is full. */
+  #makeRoom(): void {
+    for (const key of this.#entries.keys()) {
+      if (this.#entries.size < CANCEL_BOARD_MAX_ENTRIES) return;
+      this.#entries.delete(key);
+    }
   }
 
   /** Lets go of entries older than {@link CANCEL_ENTRY_MAX_MS} (looked at once a minute). */

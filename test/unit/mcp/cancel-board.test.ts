@@ -5,7 +5,9 @@
  */
 import { describe, expect, it } from "vitest";
 import {
+  CANCEL_BOARD_MAX_ENTRIES,
   CANCEL_ENTRY_MAX_MS,
+  CANCEL_KEY_MAX_CHARS,
   CancelBoard,
   cancelKey,
   cancelledIds,
@@ -57,6 +59,39 @@ describe("CancelBoard", () => {
     now += CANCEL_ENTRY_MAX_MS + 1;
     board.enter(cancelKey("", "", 2));
     expect(board.size).toBe(1);
+  });
+});
+
+describe("a board a client tries to fill", () => {
+  it("holds no entry for a client's megabyte id (a dropped POST kept it for an hour)", () => {
+    const board = new CancelBoard();
+    const key = cancelKey("", "203.0.113.9", "x".repeat(4 * 1024 * 1024));
+    const held = board.enter(key);
+    expect(board.size).toBe(0);
+    expect(board.cancel(key)).toBe(false);
+    expect(held.cancelled()).toBe(false);
+    held.leave();
+    // An ordinary id is still watched.
+    const short = cancelKey("", "203.0.113.9", "y".repeat(64));
+    expect(short.length).toBeLessThanOrEqual(CANCEL_KEY_MAX_CHARS);
+    const watched = board.enter(short);
+    expect(board.cancel(short)).toBe(true);
+    expect(watched.cancelled()).toBe(true);
+  });
+
+  it("stays bounded under requests whose POSTs never leave, letting the oldest go", () => {
+    const board = new CancelBoard(() => 1_000_000);
+    const first = board.enter(cancelKey("", "198.51.100.1", 0));
+    for (let id = 1; id < CANCEL_BOARD_MAX_ENTRIES * 3; id++)
+      board.enter(cancelKey("", "198.51.100.1", id));
+    expect(board.size).toBe(CANCEL_BOARD_MAX_ENTRIES);
+    // The newest are the ones still cancellable; the oldest was let go, and leaving it later
+    // does not take a newer entry with it.
+    const newest = cancelKey("", "198.51.100.1", CANCEL_BOARD_MAX_ENTRIES * 3 - 1);
+    expect(board.cancel(cancelKey("", "198.51.100.1", 0))).toBe(false);
+    first.leave();
+    expect(board.size).toBe(CANCEL_BOARD_MAX_ENTRIES);
+    expect(board.cancel(newest)).toBe(true);
   });
 });
 

@@ -20,6 +20,7 @@ import { DEFAULT_ALLOWED_HOSTNAMES, refuseUnknownHost } from "./config/allowed-h
 import { renderHttpError, wantsHtml } from "./errors/http-error";
 import { hostCollection, isLightRequest } from "./host-collection";
 import { forgetRunner } from "./sandbox-loader";
+import { STABLE_CODE_PATH, stableCodeAnswer } from "../executor/shared-worker/stable-code-answer";
 
 /**
  * On `/health` answers where the host collects its garbage itself (host-collection.ts): how
@@ -70,6 +71,15 @@ export function createWorker(app: App): ExportedHandler<Cloudflare.Env> {
         fromSupervisor(request, env)
       )
         return forgetRunner(request.url);
+      // The engine's code for the supervisor to warm the runners it starts with (stable-code-answer.ts).
+      if (
+        request.method === "GET" &&
+        urlParts(request.url).pathname === STABLE_CODE_PATH &&
+        fromSupervisor(request, env)
+      ) {
+        const checked = app.config(env);
+        return stableCodeAnswer(checked.ok ? checked.config : undefined);
+      }
       // A `/health` request is a probe, not work (host-collection.ts: the quiet collection).
       const probe = collection.enabled && urlParts(request.url).pathname === "/health";
       try {

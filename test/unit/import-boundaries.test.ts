@@ -113,6 +113,10 @@ const RULES: {
       "src/executor/generated/",
       // a run's end key (it imports nothing of ours): the host ends a cancelled run as a runner does
       "src/executor/runners/run-end-key.ts",
+      // the engine's code as the supervisor warms runners with it (stable-code-answer.ts): both
+      // import nothing of ours
+      "src/executor/runners/code-wire.ts",
+      "src/executor/runners/code-hash.ts",
       "sandbox/",
       "sandbox/engine/",
       "src/errors.ts",

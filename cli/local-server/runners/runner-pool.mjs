@@ -85,6 +85,8 @@ export const RUNNER_FAILURES = 5;
  * @property {(slot: RunnerSlot, runtime: Runtime, begun: number, unasked?: boolean, idleMs?: number) => Promise<void>} retire -
  *   `idleMs` > 0: it is ended for being idle that long, and its slot gets its doorbell back
  * @property {() => void} stop - from now on, nothing is started, replaced or retired
+ * @property {import("./stable-warmth.mjs").Warmth["teach"]} teach - warms the running runners
+ *   with the host's stable code, and every runner started after (stable-warmth.mjs)
  */
 
 /**
@@ -175,7 +177,7 @@ export function createRunnerPool({
 
   // Stable code copied between runners (stable-warmth.mjs): not to a retiring runner (it
   // begins no run, and the engine would cost it memory for nothing).
-  const { warmRuntime, warmStep } = createWarmth({
+  const { warmRuntime, warmStep, teach } = createWarmth({
     readCode,
     warm,
     running: () =>
@@ -418,6 +420,7 @@ export function createRunnerPool({
         )
       ).every(Boolean),
     addresses: () => slots.map((slot) => addressOf(slot.index)),
+    teach,
     replace,
     retire,
     wanted,

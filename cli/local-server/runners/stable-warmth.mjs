@@ -86,6 +86,9 @@ export function hashesToWarm(runtime, known, sent) {
  *   lacks, to load now (a runner just started or prepared)
  * @property {() => void} warmStep - one look: learns stable code a running runner holds, and
  *   warms every running runner lacking what is known
+ * @property {(hash: string, code: Buffer, boundMs: number) => Promise<void>} teach - knows
+ *   `code` under `hash` from the host (host-code-request.mjs), warms every running runner with it
+ *   and resolves once they have loaded it, or `boundMs` has passed
  */
 
 /**
@@ -112,9 +115,15 @@ export function createWarmth({ readCode, warm, running, stopping, log, label, cl
   /** @type {WeakMap<Runtime, Set<string>>} */
   const sent = new WeakMap();
 
-  /** @type {Warmth["warmRuntime"]} */
-  const warmRuntime = (runtime) => {
-    if (!warm || stopping()) return;
+  /**
+   * Sends `runtime` what it lacks; resolves when those loads end.
+   * @param {Runtime} runtime
+   * @returns {Promise<unknown>}
+   */
+  const warmNow = (runtime) => {
+    if (!warm || stopping()) return Promise.resolve();
+    /** @type {Promise<unknown>[]} */
+    const loads = [];
     const ready = [...known].flatMap(([hash, code]) => (code ? [hash] : []));
     for (const hash of hashesToWarm(runtime, ready, sent.get(runtime))) {
       const code = /** @type {Buffer} */ (known.get(hash));
@@ -122,13 +131,29 @@ export function createWarmth({ readCode, warm, running, stopping, log, label, cl
       mine.add(hash);
       sent.set(runtime, mine);
       const asked = clock.now();
-      void warm(runtime, code).then((ok) => {
-        if (ok)
-          log(
-            `${label}: ${runtime.name} (workerd pid ${runtime.pid}) loaded the shared worker's engine ahead of its runs, in ${clock.now() - asked} ms.`,
-          );
-      });
+      loads.push(
+        warm(runtime, code).then((ok) => {
+          if (ok)
+            log(
+              `${label}: ${runtime.name} (workerd pid ${runtime.pid}) loaded the shared worker's engine ahead of its runs, in ${clock.now() - asked} ms.`,
+            );
+        }),
+      );
     }
+    return Promise.all(loads);
+  };
+
+  /** @type {Warmth["warmRuntime"]} */
+  const warmRuntime = (runtime) => void warmNow(runtime);
+
+  /** @type {Warmth["teach"]} */
+  const teach = async (hash, code, boundMs) => {
+    if (!warm || stopping()) return;
+    // The host's word replaces whatever was known: a launch has one executor setting.
+    if (!known.has(hash) && known.size >= MAX_KNOWN_CODES) known.clear();
+    known.set(hash, code);
+    const loads = Promise.all(running().map(warmNow));
+    await Promise.race([loads, clock.sleep(boundMs)]);
   };
 
   /** @type {Warmth["warmStep"]} */
@@ -147,5 +172,5 @@ export function createWarmth({ readCode, warm, running, stopping, log, label, cl
     for (const runtime of runtimes) warmRuntime(runtime);
   };
 
-  return { warmRuntime, warmStep };
+  return { warmRuntime, warmStep, teach };
 }

@@ -13,6 +13,10 @@ import {
   SUPERVISOR_SECRET_HEADER,
 } from "../../../../src/executor/runners/stale-slot";
 import { configured } from "../helpers";
+import {
+  STABLE_CODE_PATH,
+  STABLE_HASH_HEADER,
+} from "../../../../src/executor/shared-worker/stable-code-answer";
 
 const SECRET = "local-cluster-test-secret";
 const base = "http://localhost";
@@ -98,6 +102,39 @@ describe("the supervisor's forget route (a kept runner the host stopped using)",
     const request = new Request(forget, { headers: { [SUPERVISOR_SECRET_HEADER]: "x" } });
     expect(fromSupervisor(request, {})).toBe(false);
     expect(fromSupervisor(request, { LOCAL_CLUSTER_SECRET: "x" })).toBe(true);
+  });
+});
+
+describe("the supervisor's stable-code route (the engine for the runners it starts)", () => {
+  const url = `${base}${STABLE_CODE_PATH}`;
+  const shared = configured({
+    LOCAL_CLUSTER_SECRET: SECRET,
+    EXECUTOR: "shared-worker",
+  } as AppSettings);
+
+  it("answers the engine's code only to the supervisor, only with the shared worker", async () => {
+    const supervisor = await shared(url, {
+      headers: { [CLUSTER_SECRET_HEADER]: SECRET, [SUPERVISOR_SECRET_HEADER]: SECRET },
+    });
+    expect(supervisor.status).toBe(200);
+    expect(supervisor.headers.get(STABLE_HASH_HEADER)).toMatch(/^[0-9a-f]{64}$/);
+    expect(JSON.parse(await supervisor.text()).mainModule).toBe("runner.js");
+    // A client's request through the front: the cluster secret, and a guess or none.
+    for (const guess of [undefined, `${SECRET}x`]) {
+      const client = await shared(url, {
+        headers: {
+          [CLUSTER_SECRET_HEADER]: SECRET,
+          ...(guess === undefined ? {} : { [SUPERVISOR_SECRET_HEADER]: guess }),
+        },
+      });
+      expect(client.headers.get(STABLE_HASH_HEADER)).toBeNull();
+      await client.text();
+    }
+    const perRun = await local(url, {
+      headers: { [CLUSTER_SECRET_HEADER]: SECRET, [SUPERVISOR_SECRET_HEADER]: SECRET },
+    });
+    expect([perRun.status, perRun.headers.get(STABLE_HASH_HEADER)]).toEqual([404, null]);
+    await perRun.text();
   });
 });
 

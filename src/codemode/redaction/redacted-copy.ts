@@ -109,3 +109,46 @@ function copyOf(
   });
   return changed ? Object.fromEntries(entries) : value;
 }
+
+/**
+ * Every text the copy of `value` searches (strings; keys, when `keys`; numbers as text, when
+ * `numeric`), in the order met, possibly more than once: what a caller searches first, in
+ * slices, so the copy itself only looks the answers up (Redactor.dataInSlices). It follows what
+ * the copy follows (nesting to {@link MAX_DEPTH}, each object once); a text it did not give is
+ * searched by the copy at once, so the copy is the same whatever it gives.
+ * @param value - the value to copy
+ * @param keys - whether object and map keys are redacted too
+ * @param numeric - whether numbers are checked
+ */
+export function* textsIn(value: unknown, keys: boolean, numeric: boolean): Generator<string> {
+  const seen = new Set<object>();
+  // An explicit stack, not recursion: a parsed body may hold a million members.
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    if (typeof item === "string") yield item;
+    else if (typeof item === "number" || typeof item === "bigint") {
+      if (numeric) yield String(item);
+    } else if (typeof item === "object" && item !== null && depth <= MAX_DEPTH && !seen.has(item)) {
+      seen.add(item);
+      if (Array.isArray(item))
+        for (let i = item.length - 1; i >= 0; i--) stack.push([item[i], depth + 1]);
+      else if (item instanceof Set) for (const member of item) stack.push([member, depth + 1]);
+      else if (item instanceof Map)
+        for (const [key, member] of item) {
+          if (keys) stack.push([key, depth + 1]);
+          stack.push([member, depth + 1]);
+        }
+      else if (
+        !(item instanceof Date) &&
+        !ArrayBuffer.isView(item) &&
+        !(item instanceof ArrayBuffer) &&
+        !(item instanceof Error)
+      )
+        for (const key of Object.keys(item)) {
+          if (keys) yield key;
+          stack.push([(item as Record<string, unknown>)[key], depth + 1]);
+        }
+    }
+  }
+}

@@ -38,6 +38,21 @@ describe("data in slices", () => {
     expect(clean).not.toEqual(value);
   });
 
+  // Clean, the copy would be the value itself: it is not made (its walk was one more unsliced
+  // pass). Nesting past the copy's depth, or bytes, still get the copy data makes.
+  it("hands a clean value back as it is, unless the copy would mark or search more", async () => {
+    const clean = { a: ["x\\y", 12, { b: null, c: true }] };
+    expect(await redactor.dataInSlices(clean, async () => {})).toBe(clean);
+    let deep: unknown = "x";
+    for (let i = 0; i < 250; i++) deep = { d: deep };
+    const marked = await redactor.dataInSlices(deep, async () => {});
+    expect(marked).toEqual(redactor.data(deep));
+    expect(JSON.stringify(marked)).toContain("[Too deep]");
+    const bytes = { b: new TextEncoder().encode("user:password") };
+    expect(await redactor.dataInSlices(bytes, async () => {})).toEqual(redactor.data(bytes));
+    expect(redactor.data(bytes)).not.toEqual(bytes);
+  });
+
   it("pauses through many short strings", async () => {
     const value = Array.from({ length: 100_000 }, (_, i) => `v${i % 5_000}\\n`);
     let pauses = 0;

@@ -168,7 +168,10 @@ export function credentialSecrets(headerValue: string): string[] {
 
 const cache = new WeakMap<readonly string[], Redactor>();
 
-/** What a short text costs {@link Redactor.dataInSlices} besides its characters (a search's fixed cost). */
+/**
+ * What a short text costs {@link Redactor.dataInSlices} besides its characters: a search's fixed
+ * cost.
+ */
 const PART_COST = 64;
 
 /**

@@ -42,13 +42,14 @@ const CHUNK = 32_768;
  * A find that starts inside the one added last (`last.start <= start < last.end`) is folded into
  * it (its end the larger of the two), so a run of overlapping copies (a secret that repeats a
  * character, in a body that repeats it: a copy at every position) is one pair, not millions.
- * Why the answer is the same ({@link mergedRanges}'s merge, over every pair): sorted, the later
- * of the two starts at or after the other, and before its end; every pair sorted between them
- * starts there too, so before that end: the merge puts both, and all between, in one range,
- * whose end is the largest end among them. The folded pair starts where the first did, ends at
- * that largest end, and is not empty (its start is before the first's end), so it sorts among
- * the same neighbours and makes the same range. Only overlaps are folded: pairs that merely touch
- * (`start == last.end`) stay apart, as the merge keeps them.
+ * Why the ranges are the same ({@link mergedRanges}'s merge over every pair): say `b` starts
+ * inside `a` (`a.start <= b.start < a.end`). In the merge's order every pair from `a` to `b`
+ * starts at or after `a.start` and at or before `b.start`, so before `a.end`, and from `a` on
+ * the range being built ends at `a.end` or later: `b`, and every pair between, joins `a`'s range,
+ * whose end is then at least the larger of the two ends. The folded pair starts where `a` did,
+ * ends at that larger end and is not empty, so it starts or joins the same range at the same
+ * place (a pair with the same start joins the same range, before or after it) and gives it the
+ * same end. Pairs that merely touch (`b.start == a.end`) stay apart: the merge keeps them apart too.
  */
 export class FoundPairs {
   /** How many pairs are held. */
@@ -124,8 +125,8 @@ export function* mergedRanges(
   const n = pairs.count;
   if (n === 0) return [];
   // A key per pair: start × scale + (scale − 1 − end), so keys order by start, then end
-  // descending. A text too long for exact keys (64 Mi characters or more, beyond any body's limit) is
-  // sorted as tuples, at once.
+  // descending. A text too long for exact keys (64 Mi characters or more, beyond any body's
+  // limit) is sorted as tuples, at once.
   let scale = 1;
   while (scale <= limit) scale *= 2;
   if (scale * scale > EXACT) {

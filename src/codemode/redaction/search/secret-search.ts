@@ -344,9 +344,10 @@ function* findInStretches(
  * Scans each view for the scanner's forms, adding where each find lies in the original to
  * `found` (start and end pairs). A sliced pass: a view is scanned in spans of what `budget` has
  * left (a position per {@link SCAN_CHARS_PER_POSITION} characters), each find mapped back at
- * {@link MAP_COST} positions, and the views' own pauses set the budget back. Mapping was the unsliced part: a body full of copies
- * of a secret (4 MiB of it, or a tag view that spells it at every position) had hundreds of
- * thousands mapped between two pauses, 1.8–2.1 s of the host thread at load ~6 (issue #40).
+ * {@link MAP_COST} positions, and the views' own pauses set the budget back. The mapping was
+ * not sliced: a body full of copies of a secret (4 MiB of it, or a tag view that spells it at
+ * every position) had hundreds of thousands mapped between two pauses, 1.8–2.1 s of the host
+ * thread at load ~6 (issue #40).
  */
 function* scanViews(
   views: Generator<View | typeof PAUSE>,

@@ -5,7 +5,11 @@
  * the longest stretch, per round; with `--against <dir>` the two trees alternate round by round.
  *
  * Bodies (4.2 M characters): `tag` (U+E0074 `ÿ` × 1.4 M: both tag views walk all of it), `dump`
- * (`\n0000000 ÿ` × 420,000: every line a dump line's start).
+ * (`\n0000000 ÿ` × 420,000: every line a dump line's start), and bodies full of copies of the
+ * secret, each found, mapped back and cut out: `copies` (back to back), `copies-spaced`,
+ * `copies-percent`, `copies-base64`, `copies-hex`, `copies-mixed` (five spellings in turn).
+ * `--secret <text>` sets the secret (`tag --secret tttttttttttt`: a copy at every position of
+ * the tag view).
  *
  * Run: `npm exec -- node bench/redaction-slices.mjs tag [--against ../main] [--rounds 5]`
  */
@@ -36,12 +40,28 @@ async function redactorOf(tree) {
   });
   const { secretRedactor } = await import(pathToFileURL(outfile).href);
   rmSync(dir, { recursive: true });
-  return secretRedactor(["k9Xq2wLpA7zRm4Tv"]);
+  return secretRedactor([SECRET]);
 }
 
+const SECRET = option("--secret") ?? "k9Xq2wLpA7zRm4Tv";
+const hex = [...SECRET].map((c) => c.charCodeAt(0).toString(16)).join("");
+/** `unit` repeated to 4.2 M characters. */
+const fill = (unit) => unit.repeat(Math.ceil(4_200_000 / unit.length));
 const bodies = {
+  // With `--secret tttttttttttt` a copy starts at every position of the tag view.
   tag: () => `${String.fromCodePoint(0xe0074)}ÿ`.repeat(1_400_000),
   dump: () => "\n0000000 ÿ".repeat(420_000),
+  // Copies of the secret, back to back, in one spelling each: every one is found and mapped
+  // back to the body, then cut out (issue #40: the work of a slice grew with the copies found).
+  copies: () => fill(SECRET),
+  "copies-spaced": () => fill(`${SECRET} `),
+  "copies-percent": () => fill([...SECRET].map((c) => `%${c.charCodeAt(0).toString(16)}`).join("")),
+  "copies-base64": () => fill(`${btoa(SECRET)} `),
+  "copies-hex": () => fill(`${hex} `),
+  "copies-mixed": () =>
+    fill(
+      `${SECRET} %${hex.match(/../g).join("%")} ${btoa(SECRET)} ${hex} ${[...SECRET].toReversed().join("")}\n`,
+    ),
 };
 const name = argv[2] ?? "tag";
 const body = bodies[name]?.();

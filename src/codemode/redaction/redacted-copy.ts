@@ -109,3 +109,68 @@ function copyOf(
   });
   return changed ? Object.fromEntries(entries) : value;
 }
+
+/**
+ * Every text the copy of `value` searches (strings; keys, when `keys`; numbers as text, when
+ * `numeric`), in the order met, possibly more than once: what a caller searches first, in
+ * slices, so the copy itself only looks the answers up (Redactor.dataInSlices). It follows what
+ * the copy follows (nesting to {@link MAX_DEPTH}, each object once); a text it did not give is
+ * searched by the copy at once, so the copy is the same whatever it gives. Each step is one
+ * member (an array of a million is not pushed at once).
+ * @param value - the value to copy
+ * @param keys - whether object and map keys are redacted too
+ * @param numeric - whether numbers are checked
+ * @returns whether the copy reads nothing but those texts: no bytes or errors (searched by
+ *   their own methods), no nesting past {@link MAX_DEPTH} and no object met twice (marked, or
+ *   copied twice). Then, with every text's answer the text itself, the copy is `value` itself
+ *   (copy on write), and need not be made.
+ */
+export function* textsIn(
+  value: unknown,
+  keys: boolean,
+  numeric: boolean,
+): Generator<string, boolean, void> {
+  const seen = new Set<object>();
+  let plain = true;
+  // A value to visit (`at` -1), or an array whose members from `at` on are still to visit.
+  const stack: [item: unknown, depth: number, at: number][] = [[value, 0, -1]];
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1]!;
+    const [item, depth, at] = top;
+    if (at >= 0) {
+      const members = item as unknown[];
+      if (at >= members.length) stack.pop();
+      else {
+        top[2] = at + 1;
+        stack.push([members[at], depth + 1, -1]);
+      }
+      continue;
+    }
+    stack.pop();
+    if (typeof item === "string") yield item;
+    else if (typeof item === "number" || typeof item === "bigint") {
+      if (numeric) yield String(item);
+    } else if (typeof item === "object" && item !== null) {
+      if (depth > MAX_DEPTH || seen.has(item)) {
+        plain = false;
+        continue;
+      }
+      seen.add(item);
+      if (Array.isArray(item)) stack.push([item, depth, 0]);
+      else if (item instanceof Set) for (const member of item) stack.push([member, depth + 1, -1]);
+      else if (item instanceof Map)
+        for (const [key, member] of item) {
+          if (keys) stack.push([key, depth + 1, -1]);
+          stack.push([member, depth + 1, -1]);
+        }
+      else if (ArrayBuffer.isView(item) || item instanceof ArrayBuffer || item instanceof Error)
+        plain = false;
+      else if (!(item instanceof Date))
+        for (const key of Object.keys(item)) {
+          if (keys) yield key;
+          stack.push([(item as Record<string, unknown>)[key], depth + 1, -1]);
+        }
+    }
+  }
+  return plain;
+}

@@ -46,8 +46,17 @@ export type Range = readonly [number, number];
 
 /** Scans texts for a fixed set of forms. */
 export interface FormScanner {
-  /** Every match (a form at a start), in no particular order. */
-  scan(text: string): Range[];
+  /**
+   * The matches sampled in `[from, to)` of `text` (a form at a start, compared with the whole
+   * text around it), appended to `found` as start and end pairs, in no particular order. Spans
+   * that tile a text find exactly what one span over all of it finds (each sample position
+   * belongs to one span): a caller scans a long text in spans and pauses between them.
+   * @param text - the text
+   * @param from - where the span starts
+   * @param to - where it ends
+   * @param found - where the pairs go
+   */
+  scanSpan(text: string, from: number, to: number, found: number[]): void;
 }
 
 /**
@@ -57,7 +66,7 @@ export interface FormScanner {
  */
 export function formScanner(forms: Iterable<string>): FormScanner {
   const unique = [...new Set([...forms].map(foldText))];
-  if (unique.length === 0) return { scan: () => [] };
+  if (unique.length === 0) return { scanSpan: () => {} };
   const shortest = Math.min(...unique.map((form) => form.length));
   if (shortest < GRAM)
     throw new CodeModeError(
@@ -85,18 +94,18 @@ export function formScanner(forms: Iterable<string>): FormScanner {
     return true;
   };
   return {
-    scan(text) {
-      const found: Range[] = [];
-      for (let i = 0; i + GRAM <= text.length; i += step) {
+    scanSpan(text, from, to, found) {
+      // The samples are every step-th position of the whole text, whatever the span.
+      const last = Math.min(to, text.length - GRAM + 1);
+      for (let i = Math.ceil(from / step) * step; i < last; i += step) {
         const hash = windowKey(text, i);
         const at = slot(hash);
         if ((bits[at >>> 5]! & (1 << (at & 31))) === 0) continue;
         for (const { form, offset } of byHash.get(hash) ?? []) {
           const start = i - offset;
-          if (matches(text, start, form)) found.push([start, start + form.length]);
+          if (matches(text, start, form)) found.push(start, start + form.length);
         }
       }
-      return found;
     },
   };
 }

@@ -7,12 +7,7 @@
  * Bytes are searched one character per byte, so a secret's UTF-8, UTF-16 and UTF-32 forms are
  * found at any offset.
  */
-import {
-  decodedViewsInSlices,
-  MAX_SWALLOWED,
-  originalRange,
-  utf8ViewsInSlices,
-} from "../decoding/decoded-views";
+import { decodedViewsInSlices, MAX_SWALLOWED, utf8ViewsInSlices } from "../decoding/decoded-views";
 import { inertCharacter } from "../decoding/changed-segments";
 import {
   inertControl,
@@ -20,9 +15,18 @@ import {
   type LongStretches,
 } from "../decoding/long-stretches";
 import { utf8BytesViewInSlices } from "../decoding/utf8-bytes-view";
-import { PAUSE, runInSlices, runToEnd, SLICE_POSITIONS, type Sliced } from "../slices";
+import {
+  PAUSE,
+  runInSlices,
+  runToEnd,
+  SLICE_POSITIONS,
+  sliceBudget,
+  type SliceBudget,
+  type Sliced,
+} from "../slices";
 import type { View } from "../view-builder";
-import { formScanner, GRAM, windowKey, type FormScanner, type Range } from "./form-scanner";
+import { formScanner, GRAM, windowKey, type FormScanner } from "./form-scanner";
+import { FoundPairs, mergedRanges } from "./found-ranges";
 import { cutBytes, cutText } from "./marker";
 import { byteView, fromLatin1, utf8 } from "../byte-text";
 import { secretForms } from "./secret-forms";
@@ -100,7 +104,7 @@ export function secretSearch(secrets: readonly string[]): SecretSearch {
   const shortest = Math.min(...forms.map((form) => form.length));
 
   const textRounds = (value: string): Sliced<string | undefined> =>
-    cleanRounds(value, (text) => find(text, textScanner, mayHideCopy, inert), cutText);
+    cleanRounds(value, (text, budget) => find(text, textScanner, mayHideCopy, inert, budget));
   // `value` as an ASCII text stands for its own bytes (one byte per character): they are made
   // only when something is cut, so a clean body's bytes need not be held while it is searched.
   function* byteRounds<T extends Uint8Array | string>(
@@ -109,6 +113,7 @@ export function secretSearch(secrets: readonly string[]): SecretSearch {
     readAsUtf8 = true,
   ): Sliced<T | Uint8Array | undefined> {
     if (value.length === 0) return value;
+    const budget = sliceBudget();
     let current: T | Uint8Array = value;
     for (let round = 0; round <= MAX_ROUNDS; round++) {
       let shown: string | undefined =
@@ -129,7 +134,7 @@ export function secretSearch(secrets: readonly string[]): SecretSearch {
             };
       // Bytes with forms all ASCII: only the stretches that may hold a form are searched
       // (../decoding/long-stretches.ts says why nothing found in the whole is lost).
-      const cut =
+      const cut: LongStretches | undefined =
         typeof current !== "string" && asciiForms
           ? yield* longStretchesInSlices(current as Uint8Array, shown, stretchEnd, shortest)
           : undefined;
@@ -138,12 +143,16 @@ export function secretSearch(secrets: readonly string[]): SecretSearch {
       // while they are searched, as it is not read again this round (issue #40: the host's
       // memory; bench/README.md, "Random-byte bodies in the real host").
       if (cut) shown = undefined;
-      const ranges = cut
-        ? yield* findInStretches(cut, byteScanner, mayHideCopy, inert, asText)
-        : yield* find(shown!, byteScanner, mayHideCopy, inert, asText);
+      const ranges: number[] = cut
+        ? yield* findInStretches(cut, byteScanner, mayHideCopy, inert, budget, asText)
+        : yield* find(shown!, byteScanner, mayHideCopy, inert, budget, asText);
       if (ranges.length === 0) return current;
       if (round === MAX_ROUNDS) return undefined;
-      current = cutBytes(typeof current === "string" ? fromLatin1(current) : current, ranges);
+      current = yield* cutBytes(
+        typeof current === "string" ? fromLatin1(current) : current,
+        ranges,
+        budget,
+      );
     }
     return undefined;
   }
@@ -229,12 +238,37 @@ const REST_BITS = 16;
 const fold = (text: string) => text.replace(/[A-Z]+/g, (s) => s.toLowerCase());
 
 /**
- * Every place a secret is found in the text or one of its decoded views, merged, in order; a
- * sliced pass that also pauses after views whose texts add up to {@link SLICE_POSITIONS}.
+ * What mapping one find back to the original costs in slice positions (../slices.ts): two
+ * lookups in each map of its view's chain (a search of checkpoints, then up to 32 records), about
+ * as long as a decoding step takes for {@link MAP_COST} positions.
+ */
+export const MAP_COST = 16;
+
+/**
+ * Characters the scan looks at for one position of the slice budget: it takes one window every
+ * few characters (the shortest form less three: 5 for an 8-character secret) and looks it up in
+ * a bit set, a few nanoseconds each, against ~90 a position (../slices.ts). Charged one for one,
+ * a copy-free 4 MiB body paused 572 times instead of 344 (each pause a macrotask, and the forced
+ * collections of a large body are counted in pauses: ../../request/large-body-collection.ts).
+ */
+export const SCAN_CHARS_PER_POSITION = 16;
+
+/**
+ * Work the scan of views did since the isolate started: characters scanned and copies mapped
+ * back through their view's maps. Counts that do not depend on the machine, so a test can bound
+ * the work between two pauses.
+ */
+export const scanWork = { positions: 0, copies: 0 };
+
+/**
+ * Every place a secret is found in the text or one of its decoded views, merged, in order, as
+ * start and end pairs; a sliced pass that pauses as the scan of the views, the mapping of what
+ * they find and the merge spend `budget`.
  * @param text - the text, or bytes one character per byte
  * @param scanner - the forms to look for in it
  * @param mayHideCopy - see {@link swallowedCopyCheck}
  * @param inert - see {@link inertOutsideForms}
+ * @param budget - the slice budget of the rounds
  * @param asText - for bytes: the bytes themselves, and the forms of text; when they hold UTF-8
  *   multi-byte sequences, their UTF-8 reading (../decoding/utf8-bytes-view.ts) and the views of
  *   it that look past ASCII are searched for those forms too, as in a text body (`inert` when
@@ -246,77 +280,130 @@ function* find(
   scanner: FormScanner,
   mayHideCopy: (view: View) => Sliced<boolean>,
   inert: (code: number) => boolean,
+  budget: SliceBudget,
   asText?: { bytes: Uint8Array; scanner: FormScanner; inert?: (code: number) => boolean },
   everyReading = false,
-): Sliced<Range[]> {
-  const ranges: [number, number][] = [];
+): Sliced<number[]> {
+  const found = new FoundPairs();
   yield* scanViews(
     decodedViewsInSlices(text, mayHideCopy, 0, inert, everyReading),
     scanner,
-    ranges,
+    found,
+    budget,
   );
   if (asText) {
     const read = yield* utf8BytesViewInSlices(asText.bytes, text);
     if (read)
-      yield* scanViews(utf8ViewsInSlices(read, asText.inert, everyReading), asText.scanner, ranges);
+      yield* scanViews(
+        utf8ViewsInSlices(read, asText.inert, everyReading),
+        asText.scanner,
+        found,
+        budget,
+      );
   }
-  if (ranges.length < 2) return ranges;
-  ranges.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
-  const merged: [number, number][] = [ranges[0]!];
-  for (const [start, end] of ranges.slice(1)) {
-    const last = merged[merged.length - 1]!;
-    if (start < last[1]) last[1] = Math.max(last[1], end);
-    else merged.push([start, end]);
-  }
-  return merged;
+  return yield* mergedRanges(found, text.length, budget);
 }
 
 /**
  * {@link find} over bytes cut to their long stretches: every view made of the stretches' text
  * (and their UTF-8 reading of their bytes), with every reading a look over a whole view decides
- * made (`everyReading`), each find mapped back to the bytes.
+ * made (`everyReading`), each find mapped back to the bytes (in slices, like the finds of views).
  */
 function* findInStretches(
   cut: LongStretches,
   scanner: FormScanner,
   mayHideCopy: (view: View) => Sliced<boolean>,
   inert: (code: number) => boolean,
+  budget: SliceBudget,
   asText?: { bytes: Uint8Array; scanner: FormScanner; inert?: (code: number) => boolean },
-): Sliced<Range[]> {
+): Sliced<number[]> {
   const { view, bytes } = cut;
   const ranges = yield* find(
     view.text,
     scanner,
     mayHideCopy,
     inert,
+    budget,
     asText && { ...asText, bytes },
     true,
   );
   const origin = view.origin!;
-  return ranges.map(([start, end]) => [origin(start, false), origin(end, true)] as const);
+  for (let k = 0; k < ranges.length; k += 2) {
+    ranges[k] = origin(ranges[k]!, false);
+    ranges[k + 1] = origin(ranges[k + 1]!, true);
+    scanWork.copies++;
+    if ((budget.left -= MAP_COST) <= 0) {
+      budget.left = SLICE_POSITIONS;
+      yield PAUSE;
+    }
+  }
+  return ranges;
 }
 
 /**
  * Scans each view for the scanner's forms, adding where each find lies in the original to
- * `ranges`; pauses with the views, and after views whose texts add up to {@link SLICE_POSITIONS}.
+ * `found` (start and end pairs). A sliced pass: a view is scanned in spans of what `budget` has
+ * left (a position per {@link SCAN_CHARS_PER_POSITION} characters), each find mapped back at
+ * {@link MAP_COST} positions, and the views' own pauses set the budget back. The mapping was
+ * not sliced: a body full of copies of a secret (4 MiB of it, or a tag view that spells it at
+ * every position) had hundreds of thousands mapped between two pauses, 1.8–2.1 s of the host
+ * thread at load ~6 (issue #40).
  */
 function* scanViews(
   views: Generator<View | typeof PAUSE>,
   scanner: FormScanner,
-  ranges: [number, number][],
+  found: FoundPairs,
+  budget: SliceBudget,
 ): Sliced<void> {
-  let work = 0;
+  const span: number[] = [];
+  // Characters of the views met since the last pause. Views are made by passes that count their
+  // own turns, so a pass's last turn and the next pass's first would run together: as before
+  // the scan was sliced, a pause follows views that add up to a slice of characters.
+  let viewed = 0;
   for (const view of views) {
     if (view === PAUSE) {
-      work = 0;
+      budget.left = SLICE_POSITIONS;
+      viewed = 0;
       yield PAUSE;
       continue;
     }
-    for (const [start, end] of scanner.scan(view.text))
-      ranges.push(originalRange(view, start, end));
-    work += view.text.length;
-    if (work >= SLICE_POSITIONS) {
-      work = 0;
+    const { text, origin } = view;
+    for (let from = 0; from < text.length;) {
+      const to = Math.min(
+        text.length,
+        from + Math.max(GRAM, Math.ceil(budget.left * SCAN_CHARS_PER_POSITION)),
+      );
+      span.length = 0;
+      scanner.scanSpan(text, from, to, span);
+      scanWork.positions += (to - from) / SCAN_CHARS_PER_POSITION;
+      budget.left -= (to - from) / SCAN_CHARS_PER_POSITION;
+      from = to;
+      if (origin)
+        for (let k = 0; k < span.length; k += 2) {
+          found.add(origin(span[k]!, false), origin(span[k + 1]!, true));
+          scanWork.copies++;
+          if ((budget.left -= MAP_COST) <= 0) {
+            budget.left = SLICE_POSITIONS;
+            viewed = 0;
+            yield PAUSE;
+          }
+        }
+      else {
+        // Found in the text itself: nothing to map, a compare and an add each.
+        for (let k = 0; k < span.length; k += 2) found.add(span[k]!, span[k + 1]!);
+        scanWork.positions += span.length / 2;
+        budget.left -= span.length / 2;
+      }
+      if (budget.left <= 0) {
+        budget.left = SLICE_POSITIONS;
+        viewed = 0;
+        yield PAUSE;
+      }
+    }
+    viewed += view.text.length;
+    if (viewed >= SLICE_POSITIONS) {
+      budget.left = SLICE_POSITIONS;
+      viewed = 0;
       yield PAUSE;
     }
   }
@@ -325,15 +412,15 @@ function* scanViews(
 /** Cuts and re-checks until nothing is found; undefined when a secret survives the rounds. */
 function* cleanRounds(
   value: string,
-  search: (text: string) => Sliced<Range[]>,
-  cutOut: (text: string, ranges: Range[]) => string,
+  search: (text: string, budget: SliceBudget) => Sliced<number[]>,
 ): Sliced<string | undefined> {
+  const budget = sliceBudget();
   let current = value;
   for (let round = 0; round <= MAX_ROUNDS; round++) {
-    const ranges = yield* search(current);
+    const ranges = yield* search(current, budget);
     if (ranges.length === 0) return current;
     if (round === MAX_ROUNDS) return undefined;
-    current = cutOut(current, ranges);
+    current = yield* cutText(current, ranges, budget);
   }
   return undefined;
 }

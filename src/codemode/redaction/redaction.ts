@@ -260,7 +260,7 @@ function buildRedactor(secrets: readonly string[]): Redactor {
     // value itself, and its walk one more unsliced pass (59–132 ms at load ~9 for 4 MB of
     // parsed JSON). Else the copy, its texts' answers looked up.
     if (step.value && !changed) return value;
-    const known = (value: string) => answers.get(value) ?? text(value);
+    const known = (part: string) => answers.get(part) ?? text(part);
     return redactedCopy({ text: known, bytes, error }, true, numeric)(value);
   };
   return {

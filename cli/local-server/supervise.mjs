@@ -59,7 +59,8 @@ const ASIDE = 100;
 /**
  * The most the first host waits, before it counts as ready, for the kept runner to load the
  * shared worker's engine (~1.5 s on a loaded 2-core machine): past it, the server is ready anyway
- * and the load goes on.
+ * and the load goes on. Reading the code from the host first is bounded on its own
+ * (runners/host-code-request.mjs `HOST_CODE_TOTAL_MS`).
  */
 const WARM_FIRST_MS = 8_000;
 

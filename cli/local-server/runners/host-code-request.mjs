@@ -23,8 +23,8 @@ export const STABLE_HASH_HEADER = "x-stable-hash";
 const HOST_CODE_MS = 10_000;
 /**
  * Time allowed to the whole read. The per-byte timeout alone let an answer that trickled a byte
- * now and then hold the first host's readiness for good (attack22): the launch's wait for the
- * engine is bounded by this plus `teach`'s bound (supervise.mjs `WARM_FIRST_MS`).
+ * now and then go on for good (attack22): the server's readiness no longer waits for it past
+ * its own bound (first-warmth.mjs), but the read would have held its connection and bytes.
  */
 export const HOST_CODE_TOTAL_MS = 15_000;
 /**

@@ -11,6 +11,7 @@ import { runtimeRequestOptions } from "../health-request.mjs";
 import { clusterSecret } from "../cluster-secret.mjs";
 import { http } from "../front/node-http.mjs";
 import { SUPERVISOR_SECRET_HEADER } from "./host-forget-request.mjs";
+import { MAX_CODE_BYTES } from "./stable-code-request.mjs";
 
 // Not `import … from "node:http"` (front/node-http.mjs).
 const { request } = http;
@@ -27,15 +28,10 @@ const HOST_CODE_MS = 10_000;
  * its own bound (first-warmth.mjs), but the read would have held its connection and bytes.
  */
 export const HOST_CODE_TOTAL_MS = 15_000;
-/**
- * The most bytes taken as the host's code: the shared worker's is ~1 MB. Past it the read is
- * given up at once, so an answer that never ends cannot grow the supervisor's memory.
- */
-export const MAX_HOST_CODE_BYTES = 16 * 1024 * 1024;
 
 /**
  * The host's stable worker code and its hash, or null: none with its executor (the per-run
- * isolate), or no good answer (not a 200 with a well-formed hash, past {@link MAX_HOST_CODE_BYTES},
+ * isolate), or no good answer (not a 200 with a well-formed hash, past {@link MAX_CODE_BYTES},
  * or not whole within {@link HOST_CODE_TOTAL_MS}).
  * @param {string} socket - the host runtime's HTTP socket (Runtime.socket)
  * @param {{ totalMs?: number, maxBytes?: number }} [bounds] - tests' smaller bounds
@@ -43,7 +39,7 @@ export const MAX_HOST_CODE_BYTES = 16 * 1024 * 1024;
  */
 export function readHostCode(
   socket,
-  { totalMs = HOST_CODE_TOTAL_MS, maxBytes = MAX_HOST_CODE_BYTES } = {},
+  { totalMs = HOST_CODE_TOTAL_MS, maxBytes = MAX_CODE_BYTES } = {},
 ) {
   return new Promise((resolve) => {
     /** @type {NodeJS.Timeout | undefined} */

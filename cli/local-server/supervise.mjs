@@ -38,6 +38,7 @@ import {
 } from "./runners/runner-retirement.mjs";
 import { readStableCode, warmWith } from "./runners/stable-code-request.mjs";
 import { readHostCode } from "./runners/host-code-request.mjs";
+import { warmFirstHost } from "./runners/first-warmth.mjs";
 import { unusedRunnerNotice } from "./runners/unused-runner.mjs";
 import { runtimeHost, spareRunners } from "./runtime-host.mjs";
 import { moveSocketOnto } from "./socket-folder.mjs";
@@ -59,7 +60,8 @@ const ASIDE = 100;
 /**
  * The most the first host waits, before it counts as ready, for the kept runner to load the
  * shared worker's engine (~1.5 s on a loaded 2-core machine): past it, the server is ready anyway
- * and the load goes on.
+ * and the load goes on. The bound covers reading the code from the host too
+ * (runners/first-warmth.mjs).
  */
 const WARM_FIRST_MS = 8_000;
 
@@ -295,10 +297,14 @@ export async function supervise({
       // shared worker's engine; none with the per-run isolate), and every runner started after
       // is warmed with it at its start: a cold pool's first run on each runner waited 1.4–2.2 s
       // for the engine (bench/README.md, "Fair share from a cold pool").
-      if (started && count === 1 && runners > 0) {
-        const stable = await readHostCode(started.socket);
-        if (stable && (await poolUp)) await pool.teach(stable.hash, stable.code, WARM_FIRST_MS);
-      }
+      if (started && count === 1 && runners > 0)
+        await warmFirstHost({
+          read: () => readHostCode(started.socket),
+          poolUp,
+          teach: pool.teach,
+          clock,
+          boundMs: WARM_FIRST_MS,
+        });
       return started;
     },
     watch: (runtime, onStuck) => watchOver(runtime, HOST_STUCK_MS, onStuck),

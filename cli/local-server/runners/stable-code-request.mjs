@@ -19,13 +19,21 @@ export const CODE_REQUEST_MS = 20_000;
 export const CODE_READ_MS = 4_000;
 
 /**
+ * The most bytes taken from a runner's answer: the shared worker's code is ~1 MB. Past it the
+ * answer is given up at once, so one that never ends cannot grow the supervisor's memory (the
+ * host's answer has the same bound: host-code-request.mjs).
+ */
+export const MAX_CODE_BYTES = 16 * 1024 * 1024;
+
+/**
  * `method path` with `body` to the Unix socket `socket`: the answer's status and body, or null.
  * @param {string} socket
  * @param {"GET" | "POST"} method
  * @param {string} path
  * @param {Buffer} [body]
  * @param {number} [timeoutMs] - the most time without a byte
- * @returns {Promise<{ status: number, body: Buffer } | null>}
+ * @returns {Promise<{ status: number, body: Buffer } | null>} null also past
+ *   {@link MAX_CODE_BYTES}
  */
 function send(socket, method, path, body, timeoutMs = CODE_REQUEST_MS) {
   return new Promise((resolve) => {
@@ -43,7 +51,13 @@ function send(socket, method, path, body, timeoutMs = CODE_REQUEST_MS) {
       (res) => {
         /** @type {Buffer[]} */
         const parts = [];
-        res.on("data", (part) => parts.push(part));
+        let bytes = 0;
+        res.on("data", (part) => {
+          bytes += part.length;
+          if (bytes <= MAX_CODE_BYTES) return void parts.push(part);
+          resolve(null);
+          req.destroy(new Error("too large"));
+        });
         res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(parts) }));
         res.on("error", () => resolve(null));
       },

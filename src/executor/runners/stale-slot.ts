@@ -18,7 +18,7 @@
  *
  * Pure: the loader passes its slot and its clock's time.
  */
-import type { PlacedSlot } from "./runner-placement";
+import { RUNNER_HELD_MAX_MS, type PlacedSlot } from "./runner-placement";
 
 /**
  * The local server's internal route where its supervisor tells the host that a runner it keeps
@@ -39,6 +39,15 @@ export const SUPERVISOR_SECRET_HEADER = "x-local-supervisor-secret";
 export const FORGOT_COLD_HEADER = "x-forgot-cold";
 /** On a {@link FORGET_RUNNER_PATH} answer: how many stale runs of the slot were dropped. */
 export const FORGOT_RUNS_HEADER = "x-forgot-runs";
+
+/**
+ * The shortest `quietMs` a {@link FORGET_RUNNER_PATH} request may name: the time a quiet run
+ * still counts as holding its runner (runner-placement.ts). The supervisor asks with 30 s or more
+ * (cli/local-server/runners/unused-runner.mjs `UNUSED_MS`); a shorter one (a mistake, or a request
+ * that got the secret) would drop the accounting of runs under way, and with it the per-caller
+ * cap of runners, so it is refused rather than trusted (attack22).
+ */
+export const MIN_FORGET_QUIET_MS = RUNNER_HELD_MAX_MS;
 
 /** What {@link forgetStale} found and forgot. */
 export interface Forgotten {
@@ -77,7 +86,8 @@ export function forgetStale(slot: PlacedSlot, now: number, quietMs: number): For
 /**
  * The answer to a {@link FORGET_RUNNER_PATH} request: 204 with what was forgotten in
  * {@link FORGOT_COLD_HEADER} and {@link FORGOT_RUNS_HEADER}; 404 when `forget` knows no such
- * slot; 400 for a query that does not name the slot and the quiet time.
+ * slot; 400 for a query that does not name the slot and a quiet time of at least
+ * {@link MIN_FORGET_QUIET_MS}.
  * @param url - the request's URL
  * @param forget - the runner loader's `forgetStale`: undefined for no such slot
  */
@@ -88,8 +98,16 @@ export function forgetAnswer(
   const query = new URL(url).searchParams;
   const slot = Number(query.get("slot"));
   const quietMs = Number(query.get("quietMs"));
-  if (!Number.isInteger(slot) || slot < 1 || !Number.isFinite(quietMs) || quietMs <= 0)
-    return new Response("Expected ?slot=<1-based index>&quietMs=<ms>.", { status: 400 });
+  if (
+    !Number.isInteger(slot) ||
+    slot < 1 ||
+    !Number.isFinite(quietMs) ||
+    quietMs < MIN_FORGET_QUIET_MS
+  )
+    return new Response(
+      `Expected ?slot=<1-based index>&quietMs=<ms, ${MIN_FORGET_QUIET_MS} or more>.`,
+      { status: 400 },
+    );
   const forgotten = forget(slot, quietMs);
   if (!forgotten) return new Response("No such runner slot here.", { status: 404 });
   return new Response(null, {

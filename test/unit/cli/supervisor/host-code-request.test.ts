@@ -56,4 +56,43 @@ describe("the host's stable code for the supervisor", () => {
     expect(await readHostCode(socket)).toBeNull();
     expect(secrets).toEqual([clusterSecret, clusterSecret, clusterSecret]);
   });
+
+  it("takes nothing from an answer past its byte bound, and stops reading it", async () => {
+    const hash = "e".repeat(64);
+    let written = 0;
+    const server = createServer((req, res) => {
+      res.writeHead(200, { [STABLE_HASH_HEADER]: hash });
+      // Chunked, no length: the bound must hold while the bytes arrive, not from a header.
+      const piece = Buffer.alloc(64 * 1024, 0x20);
+      const more = () => {
+        while (written < 64 * piece.length) {
+          written += piece.length;
+          if (!res.write(piece)) return void res.once("drain", more);
+        }
+        res.end();
+      };
+      more();
+    });
+    const socket = await listenRuntime(server);
+    expect(await readHostCode(socket, { maxBytes: 256 * 1024 })).toBeNull();
+    // The read stopped at the bound: the server did not get to write all 4 MiB.
+    expect(written).toBeLessThan(64 * 64 * 1024);
+  });
+
+  it("gives up on an answer that trickles past its whole-read bound", async () => {
+    const hash = "e".repeat(64);
+    const timers: NodeJS.Timeout[] = [];
+    const server = createServer((req, res) => {
+      res.writeHead(200, { [STABLE_HASH_HEADER]: hash });
+      // A byte now and then: never idle long enough for the per-byte timeout, never done.
+      timers.push(setInterval(() => res.write("x"), 20));
+    });
+    const socket = await listenRuntime(server);
+    try {
+      // The guard: before the whole-read bound this never resolved (vitest's timeout below).
+      expect(await readHostCode(socket, { totalMs: 200 })).toBeNull();
+    } finally {
+      for (const timer of timers) clearInterval(timer);
+    }
+  }, 5_000);
 });

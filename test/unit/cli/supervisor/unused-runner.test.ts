@@ -241,6 +241,11 @@ describe("the host's side of the request", () => {
       );
     expect(answer("").status).toBe(400);
     expect(answer("?slot=0&quietMs=30000").status).toBe(400);
+    // A quiet time shorter than a run may hold its runner would drop runs under way (and so the
+    // per-caller cap): refused, and nothing is forgotten (slot 2's cold mark is still there below).
+    expect(answer("?slot=2&quietMs=1").status).toBe(400);
+    expect(answer("?slot=2&quietMs=14999").status).toBe(400);
+    expect(UNUSED_MS).toBeGreaterThanOrEqual(hostSide.MIN_FORGET_QUIET_MS);
     expect(answer("?slot=3&quietMs=30000").status).toBe(404);
     // Slot 2 starts cold (runners there start on demand): the mark is forgotten, once.
     const first = answer("?slot=2&quietMs=30000");

@@ -8,6 +8,7 @@
  * the limit. Here the declared length is checked before a byte is read, and the bytes are counted
  * as they arrive: no more than the cap (and one chunk) is ever held.
  */
+import { concatBytes } from "./concat-bytes";
 
 /** What {@link readCappedText} found: the text, or why there is none. */
 export type CappedText = { text: string } | { tooLarge: true } | { unreadable: true };
@@ -41,11 +42,5 @@ export async function readCappedText(request: Request, maxBytes: number): Promis
     }
     chunks.push(read.value);
   }
-  const all = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    all.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return { text: new TextDecoder().decode(all) };
+  return { text: new TextDecoder().decode(concatBytes(chunks, size)) };
 }

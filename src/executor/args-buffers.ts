@@ -3,9 +3,9 @@
  * `encodeParts`), checked by the host bridge before anything decodes them.
  *
  * The harness sends a list of fresh, fixed-size ArrayBuffers of at least {@link BESIDE_MIN_BYTES},
- * each the copy of one value. A program can make it send others (the codec collects them with
- * the program's own Array.prototype.push), and one that reached the bridge past the harness
- * could send anything RPC carries: a list of typed arrays, shared memory, a resizable buffer,
+ * each the copy of one value (the codec places them with a `defineProperty` captured before the
+ * program runs, so no `push` or index setter of the program's chooses them). A program that
+ * reached the bridge past the harness could still send anything RPC carries: a list of typed arrays, shared memory, a resizable buffer,
  * thousands of empty buffers, one buffer twice. Each is refused here with the call's own
  * message. The buffers' lengths are read with the
  * engine's own accessor, never through a property the value could hold itself.
@@ -51,10 +51,11 @@ export function argsBuffers(
   if (argsBytes === undefined) return NONE;
   if (!isArray(argsBytes) || !bufferLength) return NOT_BUFFERS;
   const count = argsBytes.length;
-  if (count > Math.max(1, Math.floor(maxBytes / BESIDE_MIN_BYTES))) {
+  const maxCount = Math.max(1, Math.floor(maxBytes / BESIDE_MIN_BYTES));
+  if (count > maxCount) {
     return {
       name: "RangeError",
-      message: `arguments carry ${count} binary values; the limit of ${maxBytes} bytes allows at most ${Math.max(1, Math.floor(maxBytes / BESIDE_MIN_BYTES))}. Send fewer, larger values per call.`,
+      message: `arguments carry ${count} binary values; the limit of ${maxBytes} bytes allows at most ${maxCount}. Send fewer, larger values per call.`,
     };
   }
   const buffers: ArrayBuffer[] = [];

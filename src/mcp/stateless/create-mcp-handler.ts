@@ -8,7 +8,6 @@ import {
   createMcpHandler as createSdkMcpHandler,
   ProtocolErrorCode,
   SUPPORTED_PROTOCOL_VERSIONS,
-  type AuthInfo,
   type McpHandlerRequestOptions,
   type McpServer,
   type Server,
@@ -21,7 +20,6 @@ import {
   runWithAuthContext,
   withAuthContextBody,
 } from "../common/auth-context";
-import { callerIdentity } from "../common/caller-identity";
 import { CLIENT_CLOSED_REQUEST } from "../common/client-closed";
 import { corsHeaderPairs, preflightResponse, withCors } from "../common/cors";
 import { guardRequest } from "../common/guards";
@@ -35,7 +33,7 @@ import type {
 import { refuseV1TransportOptions } from "./refuse-v1-options";
 import { pingAnswer } from "./ping-answer";
 import { readBodyOnce } from "./body-once";
-import { cancelBoard, cancelKey, cancelledIds, requestIdOf, watchCancel } from "./cancel-board";
+import { stopWhenSent, watchedRequest } from "./cancel-watch";
 import { createRequestStateSealer } from "./request-state";
 import { registerTaskRoundServer } from "../tasks/task-rounds";
 import { installTaskSupport } from "../tasks/task-support";
@@ -354,7 +352,7 @@ function requestServer(
       ...(authInfo !== undefined && { authInfo }),
       ...(parsedBody !== undefined && { parsedBody }),
     };
-    // A cancel reaches its request through the board (cancel-board.ts): this POST's server
+    // A cancel reaches its request through the board (cancel-watch.ts): this POST's server
     // knows no request but its own.
     const { forward, watch } = watchedRequest(read, parsedBody, authInfo);
     const failure: { error?: CodeModeError } = {};
@@ -367,47 +365,6 @@ function requestServer(
     const answered = withCors(withAuthContextBody(response, authContext), corsOptions);
     return watch === undefined ? answered : stopWhenSent(answered, watch.stop);
   };
-}
-
-/**
- * Marks the requests that the body's `notifications/cancelled` cancel, and, when the body is one
- * request, the request to serve it with: one whose signal also aborts when a cancel of it
- * arrives in another POST (cancel-board.ts). The SDK closes the request's transport when that
- * signal aborts, which aborts the handler's `mcpReq.signal` (a run's cancel). The body was read
- * and goes to the SDK parsed, so the request is rebuilt without it.
- */
-function watchedRequest(
-  read: Request,
-  parsedBody: unknown,
-  authInfo: AuthInfo | undefined,
-): { forward: Request; watch?: { stop(): void } } {
-  const caller = callerIdentity(authInfo);
-  const address = read.headers.get("cf-connecting-ip") ?? "";
-  for (const id of cancelledIds(parsedBody)) cancelBoard.cancel(cancelKey(caller, address, id));
-  const id = requestIdOf(parsedBody);
-  if (id === undefined || !read.bodyUsed) return { forward: read };
-  const watch = watchCancel(cancelBoard, cancelKey(caller, address, id), read.signal);
-  const forward = new Request(read.url, {
-    method: read.method,
-    headers: read.headers,
-    signal: watch.signal,
-  });
-  return { forward, watch };
-}
-
-/**
- * The response, with `stop` called once its body has been sent (at once when it has none): an
- * event stream answers a request while its handler still runs, and a cancel must reach it until
- * its last event.
- */
-function stopWhenSent(response: Response, stop: () => void): Response {
-  if (response.body === null) {
-    stop();
-    return response;
-  }
-  const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>({ flush: stop });
-  response.body.pipeTo(writable).catch(stop);
-  return new Response(readable, response);
 }
 
 /**

@@ -1,11 +1,18 @@
 /**
- * The stateless handler's side of the cancel board (cancel-board.ts, issue #40): each POST's
- * cancels are marked on the board, and a POST that carries one request serves it with a signal
- * that also aborts when a cancel of it arrives in another POST, until its answer is sent.
+ * The stateless handler's side of the cancel board (common/cancel-board.ts, issue #40): each
+ * POST's cancels are marked on the board, and a POST that carries one request serves it with a
+ * signal that also aborts when a cancel of it arrives in another POST, until its answer is sent
+ * (common/cancel-board.ts `stopWhenSent`).
  */
 import type { AuthInfo } from "@modelcontextprotocol/server";
 import { callerIdentity } from "../common/caller-identity";
-import { cancelBoard, cancelKey, cancelledIds, requestIdOf, watchCancel } from "./cancel-board";
+import {
+  cancelBoard,
+  cancelKey,
+  cancelledIds,
+  requestIdOf,
+  watchCancel,
+} from "../common/cancel-board";
 
 /**
  * Marks the requests that the body's `notifications/cancelled` cancel, and, when the body is one
@@ -35,22 +42,4 @@ export function watchedRequest(
     signal: watch.signal,
   });
   return { forward, watch };
-}
-
-/**
- * The response, with `stop` called once its body has been sent (at once when it has none): an
- * event stream answers a request while its handler still runs, and a cancel must reach it until
- * its last event.
- * @param response - the answer to a watched request
- * @param stop - its watch's `stop`
- * @returns the response to send
- */
-export function stopWhenSent(response: Response, stop: () => void): Response {
-  if (response.body === null) {
-    stop();
-    return response;
-  }
-  const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>({ flush: stop });
-  response.body.pipeTo(writable).catch(stop);
-  return new Response(readable, response);
 }

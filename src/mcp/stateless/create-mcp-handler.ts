@@ -33,7 +33,8 @@ import type {
 import { refuseV1TransportOptions } from "./refuse-v1-options";
 import { pingAnswer } from "./ping-answer";
 import { readBodyOnce } from "./body-once";
-import { stopWhenSent, watchedRequest } from "./cancel-watch";
+import { stopWhenSent } from "../common/cancel-board";
+import { watchedRequest } from "./cancel-watch";
 import { createRequestStateSealer } from "./request-state";
 import { registerTaskRoundServer } from "../tasks/task-rounds";
 import { installTaskSupport } from "../tasks/task-support";

@@ -1,10 +1,10 @@
 // A `notifications/cancelled` on the stateless lane reaches its request although another POST's
-// server serves it (src/mcp/stateless/cancel-board.ts, issue #40): before, that server knew no
+// server serves it (src/mcp/common/cancel-board.ts, issue #40): before, that server knew no
 // such request and the SDK dropped the cancel, so a cancelled run went on until its timeout.
 import { McpServer } from "@modelcontextprotocol/server";
 import { describe, expect, it } from "vitest";
 import { createMcpHandler } from "../../../src/index";
-import { CANCEL_POLL_MS } from "../../../src/mcp/stateless/cancel-board";
+import { CANCEL_POLL_MS } from "../../../src/mcp/common/cancel-board";
 import { legacyRequest } from "./fixtures";
 
 /** How long a tool waits for its cancel before it answers anyway (the test's guard). */

@@ -17,9 +17,7 @@
  * POST never aborts, resolves or touches what another POST's request made (workerd: "Cannot
  * perform I/O on behalf of a different request").
  *
- * Does not do: a batch's requests on the stateless lane (a cancel inside a batch is read;
- * requests in a batch are not watched there: create-mcp-handler.ts), or the task lanes (a
- * task's own `tasks/cancel` ends its run).
+ * Does not do: the task lanes (a task's own `tasks/cancel` ends its run).
  */
 
 /** How often a request's POST looks for a cancel of it on the board. */

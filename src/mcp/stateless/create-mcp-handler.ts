@@ -126,7 +126,7 @@ export function createMcpHandler(
   const settings = handlerSettings(options);
   const marks: RequestMarks = {
     v1OnModern: new WeakSet<Request>(),
-    factoryFailure: new AsyncLocalStorage<{ error?: CodeModeError }>(),
+    produced: new AsyncLocalStorage<ProducerSlot>(),
   };
   const sdk = createSdkMcpHandler(serverProducer(factory, settings, marks), {
     ...settings.sdkOptions,
@@ -223,15 +223,24 @@ function handlerSettings(options: CreateMcpHandlerOptions) {
 
 type HandlerSettings = ReturnType<typeof handlerSettings>;
 
+/** Where the producer leaves, for the request being served, what its response needs. */
+interface ProducerSlot {
+  /** A named factory failure (an upstream the factory needs is unreachable). */
+  error?: CodeModeError;
+  /** The server it built (a batch's cancels are handed to it: cancel-watch.ts). */
+  server?: unknown;
+}
+
 /** What the server producer leaves for the request being served, for its response. */
 interface RequestMarks {
   /** 2026-07-28 requests that reached an SDK v1 server (answered with the 2025 revisions). */
   v1OnModern: WeakSet<Request>;
   /**
-   * Where the producer leaves a named factory failure for the request being served (the SDK
-   * may hand the factory a copy of the request, so the request itself cannot be the key).
+   * Where the producer leaves its server, or a named factory failure, for the request being
+   * served (the SDK may hand the factory a copy of the request, so the request itself cannot be
+   * the key).
    */
-  factoryFailure: AsyncLocalStorage<{ error?: CodeModeError }>;
+  produced: AsyncLocalStorage<ProducerSlot>;
 }
 
 /** The SDK's `onerror`: the user's reporter, minus our own v1 signal, never throwing. */
@@ -263,7 +272,7 @@ function serverProducer(
     } catch (error) {
       // An upstream the factory needs is unreachable: named to the client (see
       // upstreamUnreachableResponse), not hidden behind the SDK's 500 "Internal server error".
-      const slot = marks.factoryFailure.getStore();
+      const slot = marks.produced.getStore();
       if (isUnreachable(error) && slot !== undefined) slot.error = error;
       throw error;
     }
@@ -274,6 +283,8 @@ function serverProducer(
       );
     }
     assertNotServing(product);
+    const slot = marks.produced.getStore();
+    if (slot !== undefined) slot.server = product;
     if (isSdkV2Server(product)) {
       if (codec !== undefined) installRequestStateVerify(product, codec.verify);
     } else {
@@ -356,13 +367,20 @@ function requestServer(
     // A cancel reaches its request through the board (cancel-watch.ts): this POST's server
     // knows no request but its own.
     const { forward, watch } = watchedRequest(read, parsedBody, authInfo);
-    const failure: { error?: CodeModeError } = {};
-    let response = await marks.factoryFailure.run(failure, () =>
-      runWithAuthContext(authContext, () => sdk.fetch(forward, sdkOptionsForRequest)),
-    );
+    const produced: ProducerSlot = {};
+    let response: Response;
+    try {
+      response = await marks.produced.run(produced, () =>
+        runWithAuthContext(authContext, () => sdk.fetch(forward, sdkOptionsForRequest)),
+      );
+    } catch (error) {
+      watch?.stop();
+      throw error;
+    }
+    watch?.served(produced.server);
     if (marks.v1OnModern.has(forward)) response = await legacyOnlyResponse(response);
-    if (failure.error !== undefined && response.status === 500)
-      response = await upstreamUnreachableResponse(response, failure.error);
+    if (produced.error !== undefined && response.status === 500)
+      response = await upstreamUnreachableResponse(response, produced.error);
     const answered = withCors(withAuthContextBody(response, authContext), corsOptions);
     return watch === undefined ? answered : stopWhenSent(answered, watch.stop);
   };

@@ -47,6 +47,14 @@ export const CANCEL_KEY_MAX_CHARS = 512;
  */
 export const CANCEL_BOARD_MAX_ENTRIES = 4096;
 
+/**
+ * The most requests of one POST (a JSON-RPC batch) that are watched: the SDK v2 handler refuses
+ * larger batches, and a 4 MiB body may hold ~100,000 tiny requests, which would take as many
+ * timers and push every other request off the board. A larger batch's requests are not watched
+ * (they cannot be cancelled from another POST).
+ */
+export const CANCEL_BATCH_MAX_WATCHED = 100;
+
 /** One request on the board, while its POST serves it. */
 interface Entry {
   cancelled: boolean;

@@ -11,6 +11,7 @@ import type { AuthInfo } from "@modelcontextprotocol/server";
 import { PROTOCOL_CODES } from "../../errors";
 import { callerIdentity } from "../common/caller-identity";
 import {
+  CANCEL_BATCH_MAX_WATCHED,
   cancelBoard,
   cancelKey,
   cancelledIds,
@@ -68,6 +69,7 @@ function watchBatch(
   batch: unknown[],
   keyOf: (id: string | number) => string,
 ): RequestWatch | undefined {
+  if (batch.length > CANCEL_BATCH_MAX_WATCHED) return undefined;
   const ids = batch.map(requestIdOf).filter((id) => id !== undefined);
   if (ids.length === 0) return undefined;
   let cancel: ((id: string | number) => void) | undefined;

@@ -4,7 +4,11 @@
  * request's own server, under the id that server knows it by, and never to another session's.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { CANCEL_KEY_MAX_CHARS, CANCEL_POLL_MS } from "../../../src/mcp/common/cancel-board";
+import {
+  CANCEL_BATCH_MAX_WATCHED,
+  CANCEL_KEY_MAX_CHARS,
+  CANCEL_POLL_MS,
+} from "../../../src/mcp/common/cancel-board";
 import {
   markCancels,
   markSessionEnded,
@@ -67,6 +71,17 @@ describe("session cancel relay", () => {
     vi.advanceTimersByTime(CANCEL_POLL_MS);
     expect(cancelled).toEqual([9]);
     relay.stop();
+  });
+
+  it("watches no request of a batch larger than the SDK serves (a body of tiny requests)", async () => {
+    const session = await sessionKeyPrefix("session-f");
+    const batch = Array.from({ length: CANCEL_BATCH_MAX_WATCHED + 1 }, (_, id) => call(id));
+    const { relay } = relayed(session, batch);
+    expect(sessionCancelBoard.size).toBe(0);
+    relay.stop();
+    const { relay: largest } = relayed(session, batch.slice(1));
+    expect(sessionCancelBoard.size).toBe(CANCEL_BATCH_MAX_WATCHED);
+    largest.stop();
   });
 
   it("stops watching once the answer is sent", async () => {

@@ -20,7 +20,13 @@
  * 2025 transports ask that "disconnection SHOULD NOT be interpreted as the client cancelling its
  * request".
  */
-import { CancelBoard, cancelledIds, stopWhenSent, watchCancel } from "../../common/cancel-board";
+import {
+  CANCEL_BATCH_MAX_WATCHED,
+  CancelBoard,
+  cancelledIds,
+  stopWhenSent,
+  watchCancel,
+} from "../../common/cancel-board";
 
 /**
  * The sessionful lanes' board: their own, so requests entered on the stateless lane never push
@@ -110,9 +116,13 @@ export function relayCancels(
   return { answered: (response) => stopWhenSent(response, stop), stop };
 }
 
-/** The requests of a body (one message or a batch), with the ids their server got. */
+/**
+ * The requests of a body (one message or a batch), with the ids their server got; none for a
+ * batch larger than {@link CANCEL_BATCH_MAX_WATCHED}.
+ */
 function requestsOf(original: unknown, sent: unknown): SentRequest[] {
   const originals = Array.isArray(original) ? original : [original];
+  if (originals.length > CANCEL_BATCH_MAX_WATCHED) return [];
   const sents = Array.isArray(sent) ? sent : [sent];
   const requests: SentRequest[] = [];
   originals.forEach((message, index) => {

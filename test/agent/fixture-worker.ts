@@ -40,6 +40,15 @@ const routes: Record<string, ExportedHandler<Cloudflare.Env>> = {
   // Fast keep-alives: a dropped client is noticed at the next write.
   "/sse-fast": DefaultAgent.serveSSE("/sse-fast", { keepAliveMs: 20 }),
   "/sse-fast/message": DefaultAgent.serveSSE("/sse-fast", { keepAliveMs: 20 }),
+  // HTTP+SSE for the cancel tests' `hold` (test/agent/cancel/), with fast keep-alives: a
+  // dropped client is noticed at the next write.
+  "/slow-sse": SlowAgent.serveSSE("/slow-sse", { binding: "SLOW_AGENT", keepAliveMs: 20 }),
+  "/slow-sse/message": SlowAgent.serveSSE("/slow-sse", { binding: "SLOW_AGENT", keepAliveMs: 20 }),
+  "/v2-sse-fast": V2Agent.serveSSE("/v2-sse-fast", { binding: "V2_AGENT", keepAliveMs: 20 }),
+  "/v2-sse-fast/message": V2Agent.serveSSE("/v2-sse-fast", {
+    binding: "V2_AGENT",
+    keepAliveMs: 20,
+  }),
   "/flaky": FlakyStartAgent.serve("/flaky", { binding: "FLAKY_START_AGENT" }),
   "/tasks": TasksAgent.serve("/tasks", { binding: "TASKS_AGENT" }),
 };

@@ -12,7 +12,7 @@
 // client left on both executors (the host's request was cancelled with its call to the runner,
 // whose context for the run was dropped: src/executor/runners/sandbox-runner.ts), and a run
 // cancelled on the 2025 lane until the host's own timeout (each POST there is served by a server
-// of its own, which knew no such request: src/mcp/stateless/cancel-board.ts). Measured after:
+// of its own, which knew no such request: src/mcp/common/cancel-board.ts). Measured after:
 // 0.4-2.0 s (RUN_WANTED_POLL_MS, 1 s, is most of it).
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { internal, runnerEntries, withSecretServer } from "./support/secret-server.mjs";

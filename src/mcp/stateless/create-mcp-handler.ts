@@ -8,7 +8,6 @@ import {
   createMcpHandler as createSdkMcpHandler,
   ProtocolErrorCode,
   SUPPORTED_PROTOCOL_VERSIONS,
-  type AuthInfo,
   type McpHandlerRequestOptions,
   type McpServer,
   type Server,
@@ -21,7 +20,6 @@ import {
   runWithAuthContext,
   withAuthContextBody,
 } from "../common/auth-context";
-import { callerIdentity } from "../common/caller-identity";
 import { CLIENT_CLOSED_REQUEST } from "../common/client-closed";
 import { corsHeaderPairs, preflightResponse, withCors } from "../common/cors";
 import { guardRequest } from "../common/guards";
@@ -35,7 +33,8 @@ import type {
 import { refuseV1TransportOptions } from "./refuse-v1-options";
 import { pingAnswer } from "./ping-answer";
 import { readBodyOnce } from "./body-once";
-import { cancelBoard, cancelKey, cancelledIds, requestIdOf, watchCancel } from "./cancel-board";
+import { stopWhenSent } from "../common/cancel-board";
+import { watchedRequest } from "./cancel-watch";
 import { createRequestStateSealer } from "./request-state";
 import { registerTaskRoundServer } from "../tasks/task-rounds";
 import { installTaskSupport } from "../tasks/task-support";
@@ -127,7 +126,7 @@ export function createMcpHandler(
   const settings = handlerSettings(options);
   const marks: RequestMarks = {
     v1OnModern: new WeakSet<Request>(),
-    factoryFailure: new AsyncLocalStorage<{ error?: CodeModeError }>(),
+    produced: new AsyncLocalStorage<ProducerSlot>(),
   };
   const sdk = createSdkMcpHandler(serverProducer(factory, settings, marks), {
     ...settings.sdkOptions,
@@ -224,15 +223,24 @@ function handlerSettings(options: CreateMcpHandlerOptions) {
 
 type HandlerSettings = ReturnType<typeof handlerSettings>;
 
+/** Where the producer leaves, for the request being served, what its response needs. */
+interface ProducerSlot {
+  /** A named factory failure (an upstream the factory needs is unreachable). */
+  error?: CodeModeError;
+  /** The server it built (a batch's cancels are handed to it: cancel-watch.ts). */
+  server?: unknown;
+}
+
 /** What the server producer leaves for the request being served, for its response. */
 interface RequestMarks {
   /** 2026-07-28 requests that reached an SDK v1 server (answered with the 2025 revisions). */
   v1OnModern: WeakSet<Request>;
   /**
-   * Where the producer leaves a named factory failure for the request being served (the SDK
-   * may hand the factory a copy of the request, so the request itself cannot be the key).
+   * Where the producer leaves its server, or a named factory failure, for the request being
+   * served (the SDK may hand the factory a copy of the request, so the request itself cannot be
+   * the key).
    */
-  factoryFailure: AsyncLocalStorage<{ error?: CodeModeError }>;
+  produced: AsyncLocalStorage<ProducerSlot>;
 }
 
 /** The SDK's `onerror`: the user's reporter, minus our own v1 signal, never throwing. */
@@ -264,7 +272,7 @@ function serverProducer(
     } catch (error) {
       // An upstream the factory needs is unreachable: named to the client (see
       // upstreamUnreachableResponse), not hidden behind the SDK's 500 "Internal server error".
-      const slot = marks.factoryFailure.getStore();
+      const slot = marks.produced.getStore();
       if (isUnreachable(error) && slot !== undefined) slot.error = error;
       throw error;
     }
@@ -275,6 +283,8 @@ function serverProducer(
       );
     }
     assertNotServing(product);
+    const slot = marks.produced.getStore();
+    if (slot !== undefined) slot.server = product;
     if (isSdkV2Server(product)) {
       if (codec !== undefined) installRequestStateVerify(product, codec.verify);
     } else {
@@ -354,60 +364,26 @@ function requestServer(
       ...(authInfo !== undefined && { authInfo }),
       ...(parsedBody !== undefined && { parsedBody }),
     };
-    // A cancel reaches its request through the board (cancel-board.ts): this POST's server
+    // A cancel reaches its request through the board (cancel-watch.ts): this POST's server
     // knows no request but its own.
     const { forward, watch } = watchedRequest(read, parsedBody, authInfo);
-    const failure: { error?: CodeModeError } = {};
-    let response = await marks.factoryFailure.run(failure, () =>
-      runWithAuthContext(authContext, () => sdk.fetch(forward, sdkOptionsForRequest)),
-    );
+    const produced: ProducerSlot = {};
+    let response: Response;
+    try {
+      response = await marks.produced.run(produced, () =>
+        runWithAuthContext(authContext, () => sdk.fetch(forward, sdkOptionsForRequest)),
+      );
+    } catch (error) {
+      watch?.stop();
+      throw error;
+    }
+    watch?.served(produced.server);
     if (marks.v1OnModern.has(forward)) response = await legacyOnlyResponse(response);
-    if (failure.error !== undefined && response.status === 500)
-      response = await upstreamUnreachableResponse(response, failure.error);
+    if (produced.error !== undefined && response.status === 500)
+      response = await upstreamUnreachableResponse(response, produced.error);
     const answered = withCors(withAuthContextBody(response, authContext), corsOptions);
     return watch === undefined ? answered : stopWhenSent(answered, watch.stop);
   };
-}
-
-/**
- * Marks the requests that the body's `notifications/cancelled` cancel, and, when the body is one
- * request, the request to serve it with: one whose signal also aborts when a cancel of it
- * arrives in another POST (cancel-board.ts). The SDK closes the request's transport when that
- * signal aborts, which aborts the handler's `mcpReq.signal` (a run's cancel). The body was read
- * and goes to the SDK parsed, so the request is rebuilt without it.
- */
-function watchedRequest(
-  read: Request,
-  parsedBody: unknown,
-  authInfo: AuthInfo | undefined,
-): { forward: Request; watch?: { stop(): void } } {
-  const caller = callerIdentity(authInfo);
-  const address = read.headers.get("cf-connecting-ip") ?? "";
-  for (const id of cancelledIds(parsedBody)) cancelBoard.cancel(cancelKey(caller, address, id));
-  const id = requestIdOf(parsedBody);
-  if (id === undefined || !read.bodyUsed) return { forward: read };
-  const watch = watchCancel(cancelBoard, cancelKey(caller, address, id), read.signal);
-  const forward = new Request(read.url, {
-    method: read.method,
-    headers: read.headers,
-    signal: watch.signal,
-  });
-  return { forward, watch };
-}
-
-/**
- * The response, with `stop` called once its body has been sent (at once when it has none): an
- * event stream answers a request while its handler still runs, and a cancel must reach it until
- * its last event.
- */
-function stopWhenSent(response: Response, stop: () => void): Response {
-  if (response.body === null) {
-    stop();
-    return response;
-  }
-  const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>({ flush: stop });
-  response.body.pipeTo(writable).catch(stop);
-  return new Response(readable, response);
 }
 
 /**

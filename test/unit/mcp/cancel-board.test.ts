@@ -1,5 +1,5 @@
 /**
- * The stateless lane's cancel board (src/mcp/stateless/cancel-board.ts, issue #40): a
+ * The stateless lane's cancel board (src/mcp/common/cancel-board.ts, issue #40): a
  * `notifications/cancelled` served by another POST's server than its request's reaches that
  * request, only one of the same caller and address, and leaves nothing behind.
  */
@@ -13,7 +13,7 @@ import {
   cancelledIds,
   requestIdOf,
   watchCancel,
-} from "../../../src/mcp/stateless/cancel-board";
+} from "../../../src/mcp/common/cancel-board";
 
 describe("CancelBoard", () => {
   it("marks a request in flight under its key, and only that one", () => {
@@ -49,6 +49,15 @@ describe("CancelBoard", () => {
     const later = board.enter(key);
     expect(before.cancelled()).toBe(true);
     expect(later.cancelled()).toBe(false);
+  });
+
+  it("cancelAll marks the requests under a prefix (a session that ended), and only those", () => {
+    const board = new CancelBoard();
+    const a1 = board.enter('["a",1]');
+    const a2 = board.enter('["a","x"]');
+    const b1 = board.enter('["b",1]');
+    expect(board.cancelAll('["a",')).toBe(2);
+    expect([a1.cancelled(), a2.cancelled(), b1.cancelled()]).toEqual([true, true, false]);
   });
 
   it("lets go of entries whose POST never left (its context dropped)", () => {

@@ -1,17 +1,20 @@
 // A `notifications/cancelled` on the stateless lane reaches its request although another POST's
-// server serves it (src/mcp/stateless/cancel-board.ts, issue #40): before, that server knew no
+// server serves it (src/mcp/common/cancel-board.ts, issue #40): before, that server knew no
 // such request and the SDK dropped the cancel, so a cancelled run went on until its timeout.
 import { McpServer } from "@modelcontextprotocol/server";
 import { describe, expect, it } from "vitest";
 import { createMcpHandler } from "../../../src/index";
-import { CANCEL_POLL_MS } from "../../../src/mcp/stateless/cancel-board";
+import { CANCEL_POLL_MS } from "../../../src/mcp/common/cancel-board";
 import { legacyRequest } from "./fixtures";
 
 /** How long a tool waits for its cancel before it answers anyway (the test's guard). */
 const GUARD_MS = CANCEL_POLL_MS * 8;
 
-/** A server whose `wait` tool answers whether its request's signal aborted within the guard. */
-function waitingServer(seen: { aborted: boolean; started: number }) {
+/**
+ * A server whose `wait` tool answers whether its request's signal aborted within the guard
+ * (`seen.aborted` for the last call; `seen.byId` by request id).
+ */
+function waitingServer(seen: { aborted: boolean; started: number; byId?: Map<unknown, boolean> }) {
   const server = new McpServer({ name: "cancel-fixture", version: "1.0.0" });
   server.registerTool("wait", { description: "Waits for its cancel" }, async (ctx) => {
     seen.started++;
@@ -21,6 +24,7 @@ function waitingServer(seen: { aborted: boolean; started: number }) {
       signal.addEventListener("abort", () => (clearTimeout(guard), resolve()), { once: true });
     });
     seen.aborted = signal.aborted;
+    seen.byId?.set(ctx.mcpReq.id, signal.aborted);
     return { content: [{ type: "text", text: signal.aborted ? "aborted" : "not aborted" }] };
   });
   return server;
@@ -59,5 +63,37 @@ describe("stateless lane: notifications/cancelled in a POST of its own", () => {
     // An event stream answers at once: the tool is done once the stream is.
     await (await call).text();
     expect(seen.aborted).toBe(false);
+  });
+});
+
+describe("stateless lane: requests in a JSON-RPC batch (2025-03-26)", () => {
+  it("a cancel in a POST of its own aborts the member it names, and no other", async () => {
+    const seen = { aborted: false, started: 0, byId: new Map<unknown, boolean>() };
+    const handler = createMcpHandler(() => waitingServer(seen));
+    const member = (id: number) => ({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: "wait", arguments: {} },
+    });
+    const batch = handler.fetch(
+      legacyRequest([member(51), member(52)], {
+        "cf-connecting-ip": "10.1.1.1",
+        "mcp-protocol-version": "2025-03-26",
+      }),
+    );
+    while (seen.started < 2) await new Promise((r) => setTimeout(r, 5));
+    const cancelled = await handler.fetch(cancelOf(51, "10.1.1.1"));
+    expect(cancelled.status).toBe(202);
+    // The stream ends once both are answered: the cancelled one with an error (cancel-watch.ts).
+    const answers = (await (await batch).text())
+      .split("\n")
+      .filter((line) => line.startsWith("data:"))
+      .map((line) => JSON.parse(line.slice(5)) as { id?: unknown; error?: unknown });
+    expect(Object.fromEntries(seen.byId)).toEqual({ 51: true, 52: false });
+    expect(answers.map((answer) => [answer.id, answer.error !== undefined])).toEqual([
+      [51, true],
+      [52, false],
+    ]);
   });
 });

@@ -93,6 +93,11 @@ export interface LegacyMcpHandler {
  * `500` / `-32603` (reported to `onerror`) and the next request starts over; OAuth
  * `ctx.props` become `authInfo` and `getMcpAuthContext()`.
  *
+ * Cancels: a client's `notifications/cancelled`, and the `DELETE` that ends its session, end the
+ * runs they name even when another server (per request) serves them: the request's own POST
+ * hands its server the cancel (cancel-relay.ts). A dropped POST stream is not a cancel (the
+ * client may resume it).
+ *
  * Tasks (2025-11-25): with `tasks`, a marked tool called with `params.task` runs in the task
  * Durable Object, which builds its own server with `tasks.server`; `tasks/get`, `tasks/result`
  * and `tasks/cancel` are answered from that object, so any request, session or isolate can

@@ -33,6 +33,7 @@ import { releaseResumedStream } from "./stream-takeover";
 import { findSessionRecord, issueSessionId, replayInitialize } from "./session-restore";
 import { watchSseResponse } from "./sse-close-watcher";
 import { DEFAULT_KEEP_ALIVE_MS, type WorkerTransportOptions } from "./worker-transport-options";
+import { markCancels, markSessionEnded, relayCancels, sessionKeyPrefix } from "./cancel-relay";
 
 export { isConnected } from "./sdk-transport";
 export {
@@ -181,7 +182,18 @@ export class WorkerTransport {
     }
     const request = withSessionVersion(incoming, this.#version, SUPPORTED_PROTOCOL_VERSIONS);
     const transport = this.#transport!;
+    // The session's key on the cancel board, for a request of the session this serves (a
+    // cancel or a DELETE may reach another server than its request's: cancel-relay.ts).
+    const session =
+      sessionId !== null && sessionId === transport.sessionId
+        ? await sessionKeyPrefix(sessionId)
+        : undefined;
     if (!isPost) {
+      if (incoming.method.toUpperCase() === "DELETE") {
+        const deleted = await transport.handleRequest(request, auth);
+        if (deleted.ok && session !== undefined) markSessionEnded(session);
+        return deleted;
+      }
       const store = this.#options.eventStore;
       const streamId = await releaseResumedStream(request, transport, store);
       const resumed = await transport.handleRequest(request, auth);
@@ -190,10 +202,23 @@ export class WorkerTransport {
       return this.#watch(resumed);
     }
     if (initialize !== undefined) this.#pendingInitialize = initialize;
+    if (session !== undefined) markCancels(session, parsed);
     const { body, aliased } = aliasReusedIds(parsed, transport as AliasingTransport);
-    const response = this.#watch(
-      await transport.handleRequest(request, { ...auth, parsedBody: body }),
-    );
+    const relay =
+      session === undefined
+        ? undefined
+        : relayCancels(session, parsed, body, (message) =>
+            (transport as { onmessage?: (message: unknown) => void }).onmessage?.(message),
+          );
+    let sdkResponse: Response;
+    try {
+      sdkResponse = await transport.handleRequest(request, { ...auth, parsedBody: body });
+    } catch (error) {
+      relay?.stop();
+      throw error;
+    }
+    const watched = this.#watch(sdkResponse);
+    const response = relay === undefined ? watched : relay.answered(watched);
     const failure = this.#initFailure;
     if (failure !== undefined) {
       // The SDK already counts the session as initialized; start over so the client's next

@@ -1,23 +1,23 @@
 /**
- * Where a `notifications/cancelled` finds the request it cancels on the stateless lane (issue
- * #40). Each POST there is served by a server of its own, so the cancel's server knows no such
- * request and the SDK drops it: the cancelled run went on until its timeout (e2e gone-client,
- * 29.5 s after the cancel). The POST that carries a request enters it here while it is served;
- * a cancel POST of the same caller marks it; the request's own POST sees the mark and aborts the
- * signal it served the request with ({@link watchCancel}). The SDK closes the request's
- * transport when that signal aborts, which aborts the handler's `mcpReq.signal`, and the run
- * ends as any cancelled run does (run-end.ts; on a local runner, within its next asking:
- * run-wanted.ts).
+ * Where a `notifications/cancelled` finds the request it cancels when another server serves it
+ * (issue #40). On the stateless lane each POST is served by a server of its own, and on the
+ * sessionful lanes a session may be served by a fresh server per request
+ * (createLegacyMcpHandler in a plain Worker), so the cancel's server knows no such request and
+ * the SDK drops it: the cancelled run went on until its timeout (e2e gone-client, 29.5 s after
+ * the cancel). The POST that carries a request enters it here while it is served; a cancel POST
+ * of the same caller (stateless: {@link cancelKey}) or session (sessions/legacy/cancel-relay.ts)
+ * marks it; the request's own POST sees the mark and aborts the signal it served the request
+ * with ({@link watchCancel}), which ends the run as any cancelled run ends (run-end.ts; on a
+ * local runner, within its next asking: run-wanted.ts).
  *
- * Security defaults: a request is known by its caller's identity and address as well as its
- * JSON-RPC id ({@link cancelKey}), so a caller cannot cancel another caller's run by guessing a
+ * Security defaults: a request is known by its caller's identity and address, or its session,
+ * as well as its JSON-RPC id, so a caller cannot cancel another caller's run by guessing a
  * small id. A mark is made only for a request in flight, so the board holds at most one entry per
  * request being served. The mark is read by the request's own POST, on a timer of its own: a
  * POST never aborts, resolves or touches what another POST's request made (workerd: "Cannot
  * perform I/O on behalf of a different request").
  *
- * Does not do: batches' requests (a cancel inside a batch is read; requests in a batch are not
- * watched), or the sessionful and task lanes (the SDK's own protocol cancels there).
+ * Does not do: the task lanes (a task's own `tasks/cancel` ends its run).
  */
 
 /** How often a request's POST looks for a cancel of it on the board. */
@@ -46,6 +46,14 @@ export const CANCEL_KEY_MAX_CHARS = 512;
  * likeliest to be one whose POST is gone) can no longer be cancelled from another POST.
  */
 export const CANCEL_BOARD_MAX_ENTRIES = 4096;
+
+/**
+ * The most requests of one POST (a JSON-RPC batch) that are watched: the SDK v2 handler refuses
+ * larger batches, and a 4 MiB body may hold ~100,000 tiny requests, which would take as many
+ * timers and push every other request off the board. A larger batch's requests are not watched
+ * (they cannot be cancelled from another POST).
+ */
+export const CANCEL_BATCH_MAX_WATCHED = 100;
 
 /** One request on the board, while its POST serves it. */
 interface Entry {
@@ -103,6 +111,21 @@ export class CancelBoard {
     if (!entry) return false;
     entry.cancelled = true;
     return true;
+  }
+
+  /**
+   * Marks every request in flight whose key starts with `prefix` cancelled (a session that
+   * ended: sessions/legacy/cancel-relay.ts). Looks at every entry: for rare events only.
+   * @returns how many were in flight
+   */
+  cancelAll(prefix: string): number {
+    let marked = 0;
+    for (const [key, entry] of this.#entries)
+      if (key.startsWith(prefix)) {
+        entry.cancelled = true;
+        marked++;
+      }
+    return marked;
   }
 
   /** Lets go of the oldest entries while the board is full. */
@@ -199,4 +222,22 @@ export function watchCancel(
   if (own?.aborted) onOwn();
   else own?.addEventListener("abort", onOwn, { once: true });
   return { signal: controller.signal, stop };
+}
+
+/**
+ * The response, with `stop` called once its body has been sent (at once when it has none): an
+ * event stream answers a request while its handler still runs, and a cancel must reach it until
+ * its last event. A client that cancels the body (it went away) stops the watch too.
+ * @param response - the answer to a watched request
+ * @param stop - its watch's `stop`
+ * @returns the response to send
+ */
+export function stopWhenSent(response: Response, stop: () => void): Response {
+  if (response.body === null) {
+    stop();
+    return response;
+  }
+  const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>({ flush: stop });
+  response.body.pipeTo(writable).catch(stop);
+  return new Response(readable, response);
 }

@@ -27,7 +27,7 @@ import {
 import { authInfoFromOAuthProps } from "../../mcp/common/auth-context";
 import type { App } from "../app";
 import { HttpError, renderHttpError } from "../errors/http-error";
-import { cappedBodyText } from "../errors/capped-body";
+import { cappedBodyBytes } from "../errors/capped-body";
 import { consentAttempts } from "./attempt-limiter";
 import { refuseCrossSite } from "../cross-site";
 import { countRegistration } from "./registration-limiter";
@@ -242,13 +242,13 @@ async function authorize(request: Request, env: Cloudflare.Env): Promise<Respons
  * parsed as `request.formData()` would (URL-encoded or multipart, by its `Content-Type`).
  */
 async function consentForm(request: Request): Promise<FormData> {
-  const text = await cappedBodyText(
+  const bytes = await cappedBodyBytes(
     request,
     MAX_CONSENT_FORM_BYTES,
     "Go back and sign in from the consent page itself: its form is a few hundred bytes.",
   );
   const type = request.headers.get("content-type");
-  return new Response(text, type === null ? {} : { headers: { "content-type": type } }).formData();
+  return new Response(bytes, type === null ? {} : { headers: { "content-type": type } }).formData();
 }
 
 async function samePassphrase(sent: string, expected: string | undefined): Promise<boolean> {

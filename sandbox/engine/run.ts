@@ -15,7 +15,7 @@ import modules from "./engine-modules.json";
 import type { EngineRunRequest, EngineStop } from "./protocol";
 import { describe, stopMessage } from "./messages";
 import { decodeUtf8, newDataArray, readHostBytes, readHostCall, settleWithReply } from "./values";
-import { newDeferred, runPendingJobs } from "./ffi";
+import { memoryUsage, newDeferred, runPendingJobs } from "./ffi";
 import { WarmEngine, type EngineTemplate, type TemplateTenant } from "./warm-engine";
 import type { HostBridgeApi, HostRefusal, HostReply } from "../protocol";
 
@@ -46,6 +46,22 @@ export const MAX_PENDING = 10_000;
 export const MAX_HELD_BYTES = 16 * 1_048_576;
 
 /**
+ * Native work charged between two looks at what the run's memory holds ({@link EngineRun}'s
+ * memory check): one interrupt's worth is 262,144 bytes of typed-array data or 16,384
+ * characters (sandbox/native-charges.ts), so 32 of them are 8 MiB of ArrayBuffers made (or
+ * 512 Ki characters of strings) between two looks. Each look walks what is alive, so the next
+ * one waits longer in a run holding many objects (see {@link OBJECTS_PER_CHARGED_INTERRUPT}).
+ */
+export const MEMORY_CHECK_INTERRUPTS = 32;
+
+/**
+ * Objects alive per charged interrupt between two memory looks: a look walks every object, so
+ * with 400,000 alive the next one comes after 100 interrupts' worth of native work, not 32. The
+ * look's cost stays a small share of the work charged between looks.
+ */
+export const OBJECTS_PER_CHARGED_INTERRUPT = 4_096;
+
+/**
  * How often a run looks whether its caller asked to end it ({@link EngineRun.askEnd}). The ask
  * arrives in another call's context, which may settle nothing of this run (workerd runs a
  * promise's continuations in the context that made it, and a context that is gone runs none),
@@ -73,6 +89,10 @@ export class EngineRun {
   private readonly timers = new Set<ReturnType<typeof setTimeout>>();
   private readonly handles: QuickJSHandle[] = [];
   private interrupts = 0;
+  /** Interrupts charged for native work since the run's memory was last looked at. */
+  private chargedSinceLook = 0;
+  /** Charged interrupts until the next look ({@link MEMORY_CHECK_INTERRUPTS}, or more). */
+  private lookEvery = MEMORY_CHECK_INTERRUPTS;
   /**
    * The host's refusal every later call of the run gets too (`spent`: HostRefusal in
    * protocol.ts), once it came: later calls are answered with it here.
@@ -391,10 +411,37 @@ export class EngineRun {
    * check (at most ~10,000 cheap steps later) ends the run, whatever the program catches.
    */
   private chargeFunction(interrupts: QuickJSHandle): void {
-    this.interrupts += Math.max(0, Math.floor(this.ctx.getNumber(interrupts)) || 0);
-    if (this.interrupts <= this.interruptLimit) return;
-    this.stopped ??= "interrupted";
-    throw new RangeError(stopMessage("interrupted", this.request));
+    const charged = Math.max(0, Math.floor(this.ctx.getNumber(interrupts)) || 0);
+    this.interrupts += charged;
+    if (this.interrupts > this.interruptLimit) {
+      this.stopped ??= "interrupted";
+      throw new RangeError(stopMessage("interrupted", this.request));
+    }
+    this.chargedSinceLook += charged;
+    if (this.chargedSinceLook >= this.lookEvery) this.lookAtMemory();
+  }
+
+  /**
+   * Ends the run when its runtime holds more than `memoryBytes`. QuickJS's own limit bounds each
+   * allocation, not their sum, in this build (ffi.ts {@link memoryUsage}): a program kept
+   * 64 ArrayBuffers of 4 MiB (256 MiB) under a 32 MiB limit, all in the WebAssembly memory of
+   * the shared worker every run shares. Looked at after native work that makes large values
+   * (the charged built-ins: ArrayBuffer and typed-array constructors, `slice`, `repeat`, …),
+   * so what a run holds past its limit is at most the work between two looks and one value
+   * (itself under the limit). Past it the run is stopped as its budget stops it: the built-in
+   * throws, and the next step check ends the run, whatever the program catches.
+   */
+  private lookAtMemory(): void {
+    this.chargedSinceLook = 0;
+    const { usedBytes, objects } = memoryUsage(this.ctx);
+    this.lookEvery = Math.max(
+      MEMORY_CHECK_INTERRUPTS,
+      Math.ceil(objects / OBJECTS_PER_CHARGED_INTERRUPT),
+    );
+    if (usedBytes <= this.request.memoryBytes) return;
+    this.stopped ??= "memory";
+    this.interruptLimit = this.interrupts;
+    throw new RangeError(stopMessage("memory", this.request));
   }
 
   private keep(handle: QuickJSHandle): QuickJSHandle {

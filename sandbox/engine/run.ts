@@ -15,7 +15,7 @@ import modules from "./engine-modules.json";
 import type { EngineRunRequest, EngineStop } from "./protocol";
 import { describe, stopMessage } from "./messages";
 import { decodeUtf8, newDataArray, readHostBytes, readHostCall, settleWithReply } from "./values";
-import { memoryUsage, newDeferred, runPendingJobs } from "./ffi";
+import { engineMemory, memoryUsage, newDeferred, runPendingJobs } from "./ffi";
 import { WarmEngine, type EngineTemplate, type TemplateTenant } from "./warm-engine";
 import type { HostBridgeApi, HostRefusal, HostReply } from "../protocol";
 
@@ -60,6 +60,16 @@ export const MEMORY_CHECK_INTERRUPTS = 32;
  * look's cost stays a small share of the work charged between looks.
  */
 export const OBJECTS_PER_CHARGED_INTERRUPT = 4_096;
+
+/**
+ * Bytes one charged interrupt is taken to stand for at most, for the next look's wait: 16,384
+ * units (sandbox/native-charges.ts) of 64 bytes. A typed-array byte is 1/16 of a unit, an array
+ * element a unit of 16 bytes, a character a unit of at most 2; `JSON.parse` is charged a unit a
+ * character of its text, and `[[],[],…]` builds an array of ~40 bytes for every 2 characters,
+ * hence the margin. A run that held `used` bytes at a look cannot pass its limit by charged work
+ * before `(memoryBytes − used) / 1 MiB` more charged interrupts, so the next look waits that long.
+ */
+export const MAX_BYTES_PER_CHARGED_INTERRUPT = 1_048_576;
 
 /**
  * How often a run looks whether its caller asked to end it ({@link EngineRun.askEnd}). The ask
@@ -418,30 +428,41 @@ export class EngineRun {
       throw new RangeError(stopMessage("interrupted", this.request));
     }
     this.chargedSinceLook += charged;
-    if (this.chargedSinceLook >= this.lookEvery) this.lookAtMemory();
+    if (this.chargedSinceLook < this.lookEvery || !this.overMemory()) return;
+    this.stopped ??= "memory";
+    this.interruptLimit = this.interrupts;
+    throw new RangeError(stopMessage("memory", this.request));
   }
 
   /**
-   * Ends the run when its runtime holds more than `memoryBytes`. QuickJS's own limit bounds each
-   * allocation, not their sum, in this build (ffi.ts {@link memoryUsage}): a program kept
-   * 64 ArrayBuffers of 4 MiB (256 MiB) under a 32 MiB limit, all in the WebAssembly memory of
-   * the shared worker every run shares. Looked at after native work that makes large values
-   * (the charged built-ins: ArrayBuffer and typed-array constructors, `slice`, `repeat`, …),
-   * so what a run holds past its limit is at most the work between two looks and one value
-   * (itself under the limit). Past it the run is stopped as its budget stops it: the built-in
-   * throws, and the next step check ends the run, whatever the program catches.
+   * Whether the run's runtime holds more than `memoryBytes`: then the charge ends the run as the
+   * budget ends it (it throws, and the next step check stops the run), whatever the program
+   * catches. QuickJS's own limit bounds each allocation alone in
+   * this build, not their sum (ffi.ts {@link memoryUsage}): a program kept 64 ArrayBuffers of
+   * 4 MiB (256 MiB) under a 32 MiB limit, all in the WebAssembly memory of the shared worker
+   * every run shares. Looked at after native work that makes large values (the charged
+   * built-ins: ArrayBuffer and typed-array constructors, `slice`, `repeat`, …), so what a run
+   * holds past its limit is at most the charged work between two looks and one value (itself
+   * under the limit). Not from the engine's step interrupts: those come mid-instruction (inside
+   * a regular expression's match, too), where making the walk's result object in the engine is
+   * not known to be safe; growth by uncharged steps (objects pushed one by one) is looked at
+   * with the next charged work.
    */
-  private lookAtMemory(): void {
+  private overMemory(): boolean {
     this.chargedSinceLook = 0;
+    const limit = this.request.memoryBytes;
+    // The engine's whole WebAssembly memory (every run's, and what the allocator keeps free)
+    // bounds what this run holds: while it is within the limit, the walk is not needed. A walk
+    // costs ~0.1–2 ms (more with more objects alive); a loop of 100 KB `repeat`s, looked at
+    // every ~5 calls, ran 24 % longer with a walk at each look (load 16).
+    if (engineMemory(this.rt).byteLength <= limit) return false;
     const { usedBytes, objects } = memoryUsage(this.ctx);
     this.lookEvery = Math.max(
       MEMORY_CHECK_INTERRUPTS,
       Math.ceil(objects / OBJECTS_PER_CHARGED_INTERRUPT),
+      Math.floor((limit - usedBytes) / MAX_BYTES_PER_CHARGED_INTERRUPT),
     );
-    if (usedBytes <= this.request.memoryBytes) return;
-    this.stopped ??= "memory";
-    this.interruptLimit = this.interrupts;
-    throw new RangeError(stopMessage("memory", this.request));
+    return usedBytes > limit;
   }
 
   private keep(handle: QuickJSHandle): QuickJSHandle {

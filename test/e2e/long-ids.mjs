@@ -3,9 +3,10 @@
 // with the JSON-RPC -32600 error that names the id limit (src/mcp/common/json-shape.ts), and the
 // host runtime's resident memory grows by less than 3× the bytes of one body over the whole run.
 //
-// Before, each id was echoed in the answer and copied on the way (the SDK's parse, the answer's
-// JSON, the 2025 lane's bookkeeping), and the garbage was not collected between bodies: 60 such
-// POSTs grew the host runtime by ~800 MB (bench/README.md, "Long JSON-RPC ids").
+// Before, each id was parsed, echoed in the answer and copied on the way, and each body's garbage
+// (~2× its bytes) waited for a collection counted by requests (every 250): 60 such POSTs grew the
+// host runtime 127 → 486 MiB (bench/README.md, "Long JSON-RPC ids"; a 3 MiB argument instead of
+// the id grew it as much, which the collection every 16 MiB of bodies now bounds).
 //
 // LONG_IDS_BUSY (default 0) busy processes spin beside the server, as in the other load scripts.
 import { readFileSync } from "node:fs";

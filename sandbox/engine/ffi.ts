@@ -36,6 +36,7 @@ interface EngineFfi {
   QTS_IsJobPending(rt: number): number;
   QTS_FreeValuePointerRuntime(rt: number, value: number): void;
   QTS_NewPromiseCapability(ctx: number, resolveFunctionsOut: number): number;
+  QTS_RuntimeComputeMemoryUsage(rt: number, ctx: number): number;
 }
 
 /** What a runtime and a context hold privately: the module, the C interface, the pointers. */
@@ -150,4 +151,37 @@ export function engineMemory(runtime: QuickJSRuntime): Uint8Array {
  */
 export function contextPointer(context: QuickJSContext): number {
   return internalsOf(context).ctx!.value;
+}
+
+/**
+ * What a context's runtime holds now, as QuickJS counts it by walking what is alive
+ * (`JS_ComputeMemoryUsage`): `memory_used_size` in bytes (objects, strings, array and
+ * ArrayBuffer data) and `obj_count`. Not the runtime's own `malloc_size`, which the memory limit
+ * checks: in this WebAssembly build QuickJS cannot read an allocation's size
+ * (`js_malloc_usable_size` is 0 under Emscripten), so that count grows by 8 bytes an allocation
+ * and the limit bounds only each allocation alone, never their sum (quickjs-emscripten issues
+ * #206, #271). The result object is made in the run's own context (not the runtime's "system"
+ * context, which a warm template's memory copy would not know), and freed here. Its cost grows
+ * with the objects alive: call it sparingly.
+ * @param context - the run's engine context
+ */
+export function memoryUsage(context: QuickJSContext): { usedBytes: number; objects: number } {
+  const internals = internalsOf(context);
+  const { ffi, rt } = internals;
+  const usage = internals.getMemory!(rt.value).heapValueHandle(
+    ffi.QTS_RuntimeComputeMemoryUsage(rt.value, internals.ctx!.value),
+  );
+  const read = (name: string): number => {
+    const value = context.getProp(usage, name);
+    try {
+      return context.typeof(value) === "number" ? context.getNumber(value) : 0;
+    } finally {
+      value.dispose();
+    }
+  };
+  try {
+    return { usedBytes: read("memory_used_size"), objects: read("obj_count") };
+  } finally {
+    usage.dispose();
+  }
 }

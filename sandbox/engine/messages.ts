@@ -19,7 +19,7 @@ export function stopMessage(kind: EngineStop["stop"], request: EngineRunRequest)
       // engine (it also sees native work such as regular-expression backtracking).
       return `Operation budget of ${maxOperations} exceeded: the engine stopped the code after as many steps as that budget allows (a runaway loop, or a regular expression that backtracks catastrophically?). Make the work bounded or ask the host for a larger maxOperations.`;
     case "memory":
-      return "The code ran out of memory.";
+      return `Memory limit of ${request.memoryBytes} bytes exceeded: the run held more than that at once (strings, arrays, ArrayBuffers and typed arrays all count). Hold less at once (process data in parts, let go of what is done) or ask the host for a larger memoryBytes.`;
     case "timeout":
       return "The run passed its deadline.";
     case "failed":

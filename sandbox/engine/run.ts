@@ -15,7 +15,7 @@ import modules from "./engine-modules.json";
 import type { EngineRunRequest, EngineStop } from "./protocol";
 import { describe, stopMessage } from "./messages";
 import { decodeUtf8, newDataArray, readHostBytes, readHostCall, settleWithReply } from "./values";
-import { newDeferred, runPendingJobs } from "./ffi";
+import { engineMemory, memoryUsage, newDeferred, runPendingJobs } from "./ffi";
 import { WarmEngine, type EngineTemplate, type TemplateTenant } from "./warm-engine";
 import type { HostBridgeApi, HostRefusal, HostReply } from "../protocol";
 
@@ -46,6 +46,32 @@ export const MAX_PENDING = 10_000;
 export const MAX_HELD_BYTES = 16 * 1_048_576;
 
 /**
+ * Native work charged between two looks at what the run's memory holds ({@link EngineRun}'s
+ * memory check): one interrupt's worth is 262,144 bytes of typed-array data or 16,384
+ * characters (sandbox/native-charges.ts), so 32 of them are 8 MiB of ArrayBuffers made (or
+ * 512 Ki characters of strings) between two looks. Each look walks what is alive, so the next
+ * one waits longer in a run holding many objects (see {@link OBJECTS_PER_CHARGED_INTERRUPT}).
+ */
+export const MEMORY_CHECK_INTERRUPTS = 32;
+
+/**
+ * Objects alive per charged interrupt between two memory looks: a look walks every object, so
+ * with 400,000 alive the next one comes after 100 interrupts' worth of native work, not 32. The
+ * look's cost stays a small share of the work charged between looks.
+ */
+export const OBJECTS_PER_CHARGED_INTERRUPT = 4_096;
+
+/**
+ * Bytes one charged interrupt is taken to stand for at most, for the next look's wait: 16,384
+ * units (sandbox/native-charges.ts) of 64 bytes. A typed-array byte is 1/16 of a unit, an array
+ * element a unit of 16 bytes, a character a unit of at most 2; `JSON.parse` is charged a unit a
+ * character of its text, and `[[],[],…]` builds an array of ~40 bytes for every 2 characters,
+ * hence the margin. A run that held `used` bytes at a look cannot pass its limit by charged work
+ * before `(memoryBytes − used) / 1 MiB` more charged interrupts, so the next look waits that long.
+ */
+export const MAX_BYTES_PER_CHARGED_INTERRUPT = 1_048_576;
+
+/**
  * How often a run looks whether its caller asked to end it ({@link EngineRun.askEnd}). The ask
  * arrives in another call's context, which may settle nothing of this run (workerd runs a
  * promise's continuations in the context that made it, and a context that is gone runs none),
@@ -73,6 +99,10 @@ export class EngineRun {
   private readonly timers = new Set<ReturnType<typeof setTimeout>>();
   private readonly handles: QuickJSHandle[] = [];
   private interrupts = 0;
+  /** Interrupts charged for native work since the run's memory was last looked at. */
+  private chargedSinceLook = 0;
+  /** Charged interrupts until the next look ({@link MEMORY_CHECK_INTERRUPTS}, or more). */
+  private lookEvery = MEMORY_CHECK_INTERRUPTS;
   /**
    * The host's refusal every later call of the run gets too (`spent`: HostRefusal in
    * protocol.ts), once it came: later calls are answered with it here.
@@ -391,10 +421,48 @@ export class EngineRun {
    * check (at most ~10,000 cheap steps later) ends the run, whatever the program catches.
    */
   private chargeFunction(interrupts: QuickJSHandle): void {
-    this.interrupts += Math.max(0, Math.floor(this.ctx.getNumber(interrupts)) || 0);
-    if (this.interrupts <= this.interruptLimit) return;
-    this.stopped ??= "interrupted";
-    throw new RangeError(stopMessage("interrupted", this.request));
+    const charged = Math.max(0, Math.floor(this.ctx.getNumber(interrupts)) || 0);
+    this.interrupts += charged;
+    if (this.interrupts > this.interruptLimit) {
+      this.stopped ??= "interrupted";
+      throw new RangeError(stopMessage("interrupted", this.request));
+    }
+    this.chargedSinceLook += charged;
+    if (this.chargedSinceLook < this.lookEvery || !this.overMemory()) return;
+    this.stopped ??= "memory";
+    this.interruptLimit = this.interrupts;
+    throw new RangeError(stopMessage("memory", this.request));
+  }
+
+  /**
+   * Whether the run's runtime holds more than `memoryBytes`: then the charge ends the run as the
+   * budget ends it (it throws, and the next step check stops the run), whatever the program
+   * catches. QuickJS's own limit bounds each allocation alone in
+   * this build, not their sum (ffi.ts {@link memoryUsage}): a program kept 64 ArrayBuffers of
+   * 4 MiB (256 MiB) under a 32 MiB limit, all in the WebAssembly memory of the shared worker
+   * every run shares. Looked at after native work that makes large values (the charged
+   * built-ins: ArrayBuffer and typed-array constructors, `slice`, `repeat`, …), so what a run
+   * holds past its limit is at most the charged work between two looks and one value (itself
+   * under the limit). Not from the engine's step interrupts: those come mid-instruction (inside
+   * a regular expression's match, too), where making the walk's result object in the engine is
+   * not known to be safe; growth by uncharged steps (objects pushed one by one) is looked at
+   * with the next charged work.
+   */
+  private overMemory(): boolean {
+    this.chargedSinceLook = 0;
+    const limit = this.request.memoryBytes;
+    // The engine's whole WebAssembly memory (every run's, and what the allocator keeps free)
+    // bounds what this run holds: while it is within the limit, the walk is not needed. A walk
+    // costs ~0.1–2 ms (more with more objects alive); a loop of 100 KB `repeat`s, looked at
+    // every ~5 calls, ran 24 % longer with a walk at each look (load 16).
+    if (engineMemory(this.rt).byteLength <= limit) return false;
+    const { usedBytes, objects } = memoryUsage(this.ctx);
+    this.lookEvery = Math.max(
+      MEMORY_CHECK_INTERRUPTS,
+      Math.ceil(objects / OBJECTS_PER_CHARGED_INTERRUPT),
+      Math.floor((limit - usedBytes) / MAX_BYTES_PER_CHARGED_INTERRUPT),
+    );
+    return usedBytes > limit;
   }
 
   private keep(handle: QuickJSHandle): QuickJSHandle {

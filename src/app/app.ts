@@ -17,7 +17,7 @@ import { HttpError, renderHttpError, wantsHtml } from "./errors/http-error";
 import { readConfig, type AppConfig, type AppSettings, type ConfigProblem } from "./config/config";
 import { DEMO_API_BASE, demoApiFetch } from "./demo/demo-api-fetch";
 import { DEMO_FIX, DEMO_MAX_BODY_BYTES } from "./demo/demo-body-limit";
-import { cappedBodyText } from "./errors/capped-body";
+import { cappedBodyBytes } from "./errors/capped-body";
 import { specsWithLaunch } from "./config/launch-specs";
 import { configKeyOf } from "./config/config-key";
 import { API_ROUTE, CODE_ROUTE, endpointsFor, type Endpoints } from "./endpoints";
@@ -187,7 +187,7 @@ export function createApp(options: AppOptions): App {
         headers: request.headers,
         // Read up to the demo API's own cap, not whole: a body is held here before it is sent.
         ...(request.body
-          ? { body: await cappedBodyText(request, DEMO_MAX_BODY_BYTES, DEMO_FIX) }
+          ? { body: await cappedBodyBytes(request, DEMO_MAX_BODY_BYTES, DEMO_FIX) }
           : {}),
       });
     }

@@ -18,7 +18,7 @@ import { urlParts } from "../mcp/common/request-url";
 import type { App } from "./app";
 import { DEFAULT_ALLOWED_HOSTNAMES, refuseUnknownHost } from "./config/allowed-hosts";
 import { renderHttpError, wantsHtml } from "./errors/http-error";
-import { hostCollection, isLightRequest } from "./host-collection";
+import { declaredBodyBytes, hostCollection, isLightRequest } from "./host-collection";
 import { forgetRunner } from "./sandbox-loader";
 import { STABLE_CODE_PATH, stableCodeAnswer } from "../executor/shared-worker/stable-code-answer";
 
@@ -91,9 +91,10 @@ export function createWorker(app: App): ExportedHandler<Cloudflare.Env> {
         return counted;
       } finally {
         // A ping or a probe allocates far less than a run: it counts as a share of a request.
-        const light =
-          collection.enabled && isLightRequest(probe, request.headers.get("content-length"));
-        collection.afterRequest(ctx, probe, light);
+        const length = collection.enabled ? request.headers.get("content-length") : null;
+        const light = collection.enabled && isLightRequest(probe, length);
+        // Large bodies count by their bytes too: a client picks their size (issue #40).
+        collection.afterRequest(ctx, probe, light, declaredBodyBytes(length));
       }
     },
   };

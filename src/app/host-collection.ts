@@ -64,6 +64,30 @@ export function isLightRequest(probe: boolean, contentLength: string | null): bo
 }
 
 /**
+ * Bytes of request bodies (as declared by `Content-Length`) after which a collection runs even
+ * before {@link COLLECT_EVERY_REQUESTS} requests: the count is of requests, and a client picks
+ * how large each one is.
+ *
+ * Why (issue #40, host memory a client controls): every MCP body leaves garbage of about twice
+ * its bytes (the bytes read, their text, what the parse and the answer copy), large strings that
+ * V8 collects late, so 60 POSTs of 3 MiB (each under the front's caps, 60 requests: no count
+ * reached) grew the host runtime 120 → 496 MiB whether the 3 MiB were an id or an argument
+ * (bench/README.md, "Long JSON-RPC ids"). A collection every 16 MiB of bodies costs tens of
+ * milliseconds per 16 MiB, which already took the host longer than that to read and decode.
+ */
+export const COLLECT_EVERY_BODY_BYTES = 16 * 1_048_576;
+
+/**
+ * The bytes a request's `Content-Length` declares, for {@link COLLECT_EVERY_BODY_BYTES}; 0 when
+ * it declares none or nonsense (the local server's front always sends one).
+ * @param contentLength - the request's `Content-Length` header, or null
+ */
+export function declaredBodyBytes(contentLength: string | null): number {
+  if (contentLength === null || !/^\d{1,12}$/.test(contentLength)) return 0;
+  return Number(contentLength);
+}
+
+/**
  * Every how many collections one is memory-reducing ({@link REDUCING_COLLECTION}); the others
  * are plain full collections ({@link PLAIN_COLLECTION}). So the garbage, and the native memory
  * its wrappers hold, is freed every 250 requests as before, and freed heap pages go back to the
@@ -135,8 +159,15 @@ export interface HostCollection {
    * @param probe - whether it was only a `/health` request (no work)
    * @param light - whether it counts as 1/{@link LIGHT_REQUESTS_PER_COUNT} of a request
    *   (default: when it is a probe; see {@link isLightRequest})
+   * @param bodyBytes - the bytes of its body ({@link declaredBodyBytes}), counted toward
+   *   {@link COLLECT_EVERY_BODY_BYTES} (default 0)
    */
-  afterRequest(ctx: Pick<ExecutionContext, "waitUntil">, probe?: boolean, light?: boolean): void;
+  afterRequest(
+    ctx: Pick<ExecutionContext, "waitUntil">,
+    probe?: boolean,
+    light?: boolean,
+    bodyBytes?: number,
+  ): void;
 }
 
 /**
@@ -148,6 +179,7 @@ export interface HostCollection {
  *   {@link REDUCE_EVERY_COLLECTIONS}; the first one is)
  * @param now - the time (ms; a request's start time in workerd)
  * @param quietMs - see {@link QUIET_COLLECT_MS}
+ * @param everyBodyBytes - see {@link COLLECT_EVERY_BODY_BYTES}
  */
 export function hostCollection(
   every: number = COLLECT_EVERY_REQUESTS,
@@ -155,10 +187,13 @@ export function hostCollection(
   reduceEvery: number = REDUCE_EVERY_COLLECTIONS,
   now: () => number = Date.now,
   quietMs: number = QUIET_COLLECT_MS,
+  everyBodyBytes: number = COLLECT_EVERY_BODY_BYTES,
 ): HostCollection {
   const collect = typeof gc === "function" ? (gc as (options?: object) => void) : undefined;
   /** Requests counted since the last counted collection, in shares of a light request. */
   let shares = 0;
+  /** Body bytes counted since the last counted collection. */
+  let bytes = 0;
   const sharesPerCollection = every * LIGHT_REQUESTS_PER_COUNT;
   let collections = 0;
   let counted = 0;
@@ -171,16 +206,20 @@ export function hostCollection(
     get collections() {
       return collections;
     },
-    afterRequest(ctx, probe = false, light = probe) {
+    afterRequest(ctx, probe = false, light = probe, bodyBytes = 0) {
       if (!collect) return;
       const time = now();
       if (!probe || lastWork === undefined) lastWork = time;
       if (!probe) workSinceReducing = true;
       shares += light ? 1 : LIGHT_REQUESTS_PER_COUNT;
-      const atCount = shares >= sharesPerCollection;
+      bytes += bodyBytes;
+      const atCount = shares >= sharesPerCollection || bytes >= everyBodyBytes;
       const quiet = probe && workSinceReducing && time - lastWork >= quietMs;
       if (!atCount && !quiet) return;
-      if (atCount) shares = 0;
+      if (atCount) {
+        shares = 0;
+        bytes = 0;
+      }
       // The counted collections keep their own turn of plain and reducing ones.
       const reducingTurn = atCount && counted++ % reduceEvery === 0;
       const reducing = quiet || reducingTurn;

@@ -188,6 +188,10 @@ const SCRIPTS = [
   // is refused unparsed (-32600) and another client's search waits <= 1 s. Measures waits, so
   // alone, on a server of its own (~1 min).
   { name: "client-bodies", alone: true },
+  // issue #40: 60 MCP POSTs with 3 MiB ids, each refused naming the id limit, then 60 with the
+  // 3 MiB as an argument; the host runtime grows < 64 MiB in each. Measures the host's memory, so
+  // alone, on a server of its own (~1 min).
+  { name: "long-ids", alone: true },
   { name: "fanout", alone: true, shared: "quiet" },
   { name: "slow-bodies", alone: true, shared: "quiet" },
   { name: "clients16", alone: true, shared: "quiet" },

@@ -11,7 +11,7 @@
  */
 import { HttpError } from "./http-error";
 // The one byte-capped reader, shared with the MCP lanes that read a body themselves.
-import { readCappedText } from "../../mcp/common/capped-text";
+import { readCappedBytes } from "../../mcp/common/capped-text";
 
 /**
  * The body as text (UTF-8, as `request.text()` decodes it), or a refusal.
@@ -26,8 +26,24 @@ export async function cappedBodyText(
   maxBytes: number,
   fix: string,
 ): Promise<string> {
-  const read = await readCappedText(request, maxBytes);
-  if ("text" in read) return read.text;
+  return new TextDecoder().decode(await cappedBodyBytes(request, maxBytes, fix));
+}
+
+/**
+ * The body as the bytes that came, or a refusal: for a body passed on to where it is read (the
+ * demo API's store), so that bytes that are not UTF-8 do not grow 3× on the way.
+ * @param request - the route's request (its body is consumed)
+ * @param maxBytes - the most bytes the route takes
+ * @param fix - what the caller should do instead (the refusal's `fix`)
+ * @throws HttpError as {@link cappedBodyText}
+ */
+export async function cappedBodyBytes(
+  request: Request,
+  maxBytes: number,
+  fix: string,
+): Promise<Uint8Array> {
+  const read = await readCappedBytes(request, maxBytes);
+  if ("bytes" in read) return read.bytes;
   if ("tooLarge" in read) throw tooLarge(maxBytes, fix, declaredLength(request, maxBytes));
   throw new HttpError(
     400,

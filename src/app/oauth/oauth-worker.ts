@@ -27,6 +27,7 @@ import {
 import { authInfoFromOAuthProps } from "../../mcp/common/auth-context";
 import type { App } from "../app";
 import { HttpError, renderHttpError } from "../errors/http-error";
+import { cappedBodyBytes } from "../errors/capped-body";
 import { consentAttempts } from "./attempt-limiter";
 import { refuseCrossSite } from "../cross-site";
 import { countRegistration } from "./registration-limiter";
@@ -37,6 +38,13 @@ import type { AppSettings } from "../config/config";
 
 /** Routes that need an access token when OAuth is on. */
 export const OAUTH_API_ROUTES = ["/mcp", "/api/search", "/api/runs", "/api/skills", "/demo-api"];
+
+/**
+ * The most bytes the consent form's POST may carry: its three fields (a name of at most
+ * {@link MAX_USER_ID} URL-encoded characters and two passphrases) fit many times over. The local
+ * front caps every such body at 64 KiB; the deployed Worker read `formData()` whole, however large.
+ */
+export const MAX_CONSENT_FORM_BYTES = 16_384;
 
 /** Longest user id (the URL-encoded name) a grant may carry: owners keep this many characters. */
 export const MAX_USER_ID = 200;
@@ -154,7 +162,11 @@ async function authorize(request: Request, env: Cloudflare.Env): Promise<Respons
         `Try again in ${Math.ceil(wait / 60)} minute(s).`,
         { "retry-after": String(wait) },
       );
-    const form = await request.formData();
+    const form = await consentForm(request).catch(async (error: unknown) => {
+      // Nothing was checked: this is no guess.
+      await attempts.succeeded();
+      throw error;
+    });
     const user = String(form.get("user") ?? "").trim() || "owner";
     // Skills and runs name their owner by the id cut to MAX_USER_ID characters
     // (skill-owner.ts, runs/caller.ts), the passphrase binds the whole id: a longer id let
@@ -223,6 +235,20 @@ async function authorize(request: Request, env: Cloudflare.Env): Promise<Respons
 <p><button type="submit">Approve</button></p>
 </form>`,
   );
+}
+
+/**
+ * The posted form, read up to {@link MAX_CONSENT_FORM_BYTES} (`413 body_too_large` past it) and
+ * parsed as `request.formData()` would (URL-encoded or multipart, by its `Content-Type`).
+ */
+async function consentForm(request: Request): Promise<FormData> {
+  const bytes = await cappedBodyBytes(
+    request,
+    MAX_CONSENT_FORM_BYTES,
+    "Go back and sign in from the consent page itself: its form is a few hundred bytes.",
+  );
+  const type = request.headers.get("content-type");
+  return new Response(bytes, type === null ? {} : { headers: { "content-type": type } }).formData();
 }
 
 async function samePassphrase(sent: string, expected: string | undefined): Promise<boolean> {

@@ -193,9 +193,10 @@ export class SharedWorkerExecutor implements Executor {
         );
       }
       const halt = response as EngineStop;
-      if (halt.stop === "interrupted") {
+      if (halt.stop === "interrupted" || halt.stop === "memory") {
         // The engine stopped a runaway the operation budget could not see (native code such as
-        // a regex, or code between ticks): a limit, reported with what the run printed.
+        // a regex, or code between ticks), or a run holding more than `memoryBytes`
+        // (sandbox/engine/run.ts): a limit, reported with what the run printed.
         const partial = parseJson(halt.partial ?? "null");
         const answer = {
           ...(typeof partial === "object" && partial !== null ? partial : { logs: [] }),

@@ -21,9 +21,25 @@ export type CappedText = { text: string } | { tooLarge: true } | { unreadable: t
  *   failed mid-way (the client went away)
  */
 export async function readCappedText(request: Request, maxBytes: number): Promise<CappedText> {
+  const read = await readCappedBytes(request, maxBytes);
+  return "bytes" in read ? { text: new TextDecoder().decode(read.bytes) } : read;
+}
+
+/** What {@link readCappedBytes} found: the bytes, or why there are none. */
+export type CappedBytes = { bytes: Uint8Array } | { tooLarge: true } | { unreadable: true };
+
+/**
+ * Reads `request`'s body as bytes, at most `maxBytes` of them, for a body that is passed on
+ * rather than read here: decoded and encoded again, each byte that is not UTF-8 became U+FFFD,
+ * 3 bytes, so a body under the cap grew to 3× it on the way.
+ * @param request - the POST (its body is consumed)
+ * @param maxBytes - the most bytes taken
+ * @returns as {@link readCappedText}, with the bytes as they came
+ */
+export async function readCappedBytes(request: Request, maxBytes: number): Promise<CappedBytes> {
   if (Number(request.headers.get("content-length") ?? 0) > maxBytes) return { tooLarge: true };
   const body = request.body;
-  if (body === null) return { text: "" };
+  if (body === null) return { bytes: new Uint8Array(0) };
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -42,5 +58,5 @@ export async function readCappedText(request: Request, maxBytes: number): Promis
     }
     chunks.push(read.value);
   }
-  return { text: new TextDecoder().decode(concatBytes(chunks, size)) };
+  return { bytes: concatBytes(chunks, size) };
 }

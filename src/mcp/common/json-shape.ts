@@ -50,6 +50,11 @@ export interface JsonShape {
    * about the whole body echoes. None when more than {@link MAX_IDS} messages carry one.
    */
   ids: (string | number)[];
+  /**
+   * The length in characters of the longest string id of a top-level message (0: none), also of
+   * one past {@link MAX_ID_CHARS}, which is not among {@link JsonShape.ids}.
+   */
+  longestId: number;
   /** Whether the text is an array (a JSON-RPC batch), whose errors are answered as one. */
   batch: boolean;
 }
@@ -73,6 +78,9 @@ export function jsonShape(text: string): JsonShape {
   let keyNext = false;
   let lastKey = "";
   let id: string | number | undefined;
+  // The length of the message's id when it is a string (0 for a number or none).
+  let idChars = 0;
+  let longestId = 0;
   const length = text.length;
   let i = 0;
   while (i < length) {
@@ -85,7 +93,12 @@ export function jsonShape(text: string): JsonShape {
           // Decoded as JSON.parse would (`"\u0069d"` is `id` to the parse that answers it).
           lastKey = stringValue(text.slice(i, end)) ?? "";
           keyNext = false;
-        } else if (lastKey === "id") id = stringValue(text.slice(i, end));
+        } else if (lastKey === "id") {
+          const value = stringValue(text.slice(i, end));
+          idChars = value?.length ?? 0;
+          // Past the limit it is never echoed (the answer refuses it, with id null).
+          id = idChars > MAX_ID_CHARS ? undefined : value;
+        }
       }
       i = end;
       continue;
@@ -93,7 +106,10 @@ export function jsonShape(text: string): JsonShape {
     if (c === OPEN_BRACE || c === OPEN_BRACKET) {
       if (depth === 0 && c === OPEN_BRACKET) messageDepth = 2;
       // An object or array as the id's value: what JSON.parse keeps of `"id":1,"id":{}` is not 1.
-      if (inMessage && depth === messageDepth && lastKey === "id") id = undefined;
+      if (inMessage && depth === messageDepth && lastKey === "id") {
+        id = undefined;
+        idChars = 0;
+      }
       depth++;
       items++;
       if (depth > deepest) deepest = depth;
@@ -102,11 +118,13 @@ export function jsonShape(text: string): JsonShape {
         keyNext = true;
         lastKey = "";
         id = undefined;
+        idChars = 0;
       }
     } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
       if (inMessage && depth === messageDepth) {
         inMessage = false;
         if (id !== undefined && !idsCut) ids.push(id);
+        if (idChars > longestId) longestId = idChars;
       }
       // Past the most an answer echoes: none, so the answer is one error with id null.
       if (ids.length > MAX_IDS) {
@@ -127,12 +145,13 @@ export function jsonShape(text: string): JsonShape {
         const token = text.slice(start, i);
         const value = JSON_NUMBER.test(token) ? Number(token) : NaN;
         id = Number.isFinite(value) ? value : undefined;
+        idChars = 0;
       }
       continue;
     }
     i++;
   }
-  return { depth: deepest, items, ids, batch: messageDepth === 2 };
+  return { depth: deepest, items, ids, longestId, batch: messageDepth === 2 };
 }
 
 /**
@@ -143,6 +162,16 @@ export function jsonShape(text: string): JsonShape {
  * cannot be read.
  */
 export const MAX_IDS = 1_000;
+
+/**
+ * The longest string id a request may carry, in characters. JSON-RPC sets no bound, but the id
+ * is echoed in every answer and kept while the request is served (the 2025 lane's cancel board
+ * keys it with the caller and address, up to 512 characters: stateless/cancel-board.ts), and
+ * MCP clients send short ones: the SDKs count from 0, others send a UUID (36 characters). A
+ * client sent 3 MiB ids, each under the body caps; each was parsed, kept and echoed back whole
+ * (issue #40). 256 leaves room for any prefixed UUID or timestamp.
+ */
+export const MAX_ID_CHARS = 256;
 
 /** A JSON number token, whole (what `Number` also reads but JSON.parse refuses is not one). */
 const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
@@ -193,6 +222,14 @@ export function exceedsJsonShape(
   if (shape.items > JSON_SHAPE_LIMITS.items)
     return { limit: "items", found: shape.items, max: JSON_SHAPE_LIMITS.items };
   return undefined;
+}
+
+/**
+ * The refusal's text for a request whose id is longer than {@link MAX_ID_CHARS}.
+ * @param chars - the id's length in characters
+ */
+export function longIdRefusal(chars: number): string {
+  return `Invalid request: the JSON-RPC id is ${chars.toLocaleString("en-US")} characters long; this server takes ids of at most ${MAX_ID_CHARS} characters. Send a short id (a counter or a UUID, as MCP clients do).`;
 }
 
 /**

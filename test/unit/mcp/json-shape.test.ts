@@ -8,6 +8,7 @@ import {
   JSON_SHAPE_LIMITS,
   jsonShape,
   jsonShapeRefusal,
+  MAX_ID_CHARS,
   MAX_IDS,
 } from "../../../src/mcp/common/json-shape";
 
@@ -78,6 +79,25 @@ describe("jsonShape", () => {
     expect(jsonShape(batch(MAX_IDS)).ids).toHaveLength(MAX_IDS);
     // A 4 MB batch of 440,000 ids was answered with 121 MB, one error per id.
     expect(jsonShape(batch(MAX_IDS + 1))).toMatchObject({ ids: [], batch: true });
+  });
+
+  it(`measures the longest string id, and keeps none past ${MAX_ID_CHARS} characters to echo`, () => {
+    const at = "a".repeat(MAX_ID_CHARS);
+    expect(jsonShape(`{"id":"${at}"}`)).toMatchObject({ ids: [at], longestId: MAX_ID_CHARS });
+    // One past: measured, never echoed (a 3 MiB id was parsed, kept and echoed whole).
+    expect(jsonShape(`{"id":"${at}b"}`)).toMatchObject({ ids: [], longestId: MAX_ID_CHARS + 1 });
+    // As JSON.parse decodes it: 257 escapes of 6 characters are 257 characters.
+    expect(jsonShape(`{"id":"${"\\u0061".repeat(MAX_ID_CHARS + 1)}"}`).longestId).toBe(
+      MAX_ID_CHARS + 1,
+    );
+    expect(jsonShape(`[{"id":1},{"id":"${at}bc"},{"id":"x"}]`)).toMatchObject({
+      ids: [1, "x"],
+      longestId: MAX_ID_CHARS + 2,
+    });
+    // Only the id JSON.parse keeps (the last), and only a top-level message's.
+    expect(jsonShape(`{"id":"${at}b","id":2}`)).toMatchObject({ ids: [2], longestId: 0 });
+    expect(jsonShape(`{"id":3,"params":{"id":"${at}b"}}`).longestId).toBe(0);
+    expect(jsonShape(`{"id":1${"0".repeat(MAX_ID_CHARS)}}`).longestId).toBe(0);
   });
 
   it("counts what a parse would build before failing, valid JSON or not", () => {

@@ -2,7 +2,7 @@
 // that parse a body in this package's own code before any SDK transport sees it: each refuses
 // such a body unparsed, as the stateless handler does (its own test: test/workers/mcp/body-once).
 import { describe, expect, it } from "vitest";
-import { MAX_IDS } from "../../../src/mcp/common/json-shape";
+import { MAX_ID_CHARS, MAX_IDS } from "../../../src/mcp/common/json-shape";
 import { refuseJsonShape } from "../../../src/mcp/common/shape-refusal";
 import { checkPost } from "../../../src/mcp/sessions/agent/refuse-before-lookup";
 
@@ -12,6 +12,31 @@ const deep = (id: number) =>
 describe("refuseJsonShape", () => {
   it("takes a body within the limits (undefined: parse it)", () => {
     expect(refuseJsonShape('{"jsonrpc":"2.0","id":1,"method":"ping"}')).toBeUndefined();
+  });
+
+  it(`refuses an id past ${MAX_ID_CHARS} characters with -32600 naming the limit, id null`, async () => {
+    // 3 MiB ids (each body under the caps) were parsed, kept and echoed back whole: 60 such POSTs
+    // grew the local host by hundreds of MiB (issue #40; e2e long-ids).
+    const long = "x".repeat(MAX_ID_CHARS + 1);
+    expect(refuseJsonShape(`{"jsonrpc":"2.0","id":"${long.slice(1)}","method":"ping"}`)).toBe(
+      undefined,
+    );
+    const response = refuseJsonShape(`{"jsonrpc":"2.0","id":"${long}","method":"ping"}`)!;
+    expect(response.status).toBe(400);
+    const answer = (await response.json()) as {
+      id: unknown;
+      error: { code: number; message: string };
+    };
+    expect(answer.id).toBeNull();
+    expect(answer.error.code).toBe(-32600);
+    expect(answer.error.message).toContain(`JSON-RPC id is 257 characters long`);
+    expect(answer.error.message).toContain(`at most ${MAX_ID_CHARS} characters`);
+    // A batch is answered as a batch; a body that is not JSON gets the parse error.
+    const batch = refuseJsonShape(`[{"jsonrpc":"2.0","id":1,"method":"ping"},{"id":"${long}"}]`)!;
+    expect(await batch.json()).toMatchObject([{ id: null, error: { code: -32600 } }]);
+    expect(await refuseJsonShape(`{"id":"${long}",}`)!.json()).toMatchObject({
+      error: { code: -32700 },
+    });
   });
 
   it("answers a body past a limit that is not JSON with the parse error, -32700 and id null", async () => {

@@ -74,6 +74,25 @@ describe("body caps count bytes", () => {
     expect(pulled()).toBeLessThan(65_536 + 3 * 4096);
   });
 
+  it("/demo-api: a body of bytes that are not UTF-8 reaches the store as it came, not 3× larger", async () => {
+    // 60,000 bytes of 0xFF inside a JSON string: under the 64 KiB cap. The Worker decoded the
+    // body to text and sent that on: each 0xFF became U+FFFD, 3 bytes, so the store got 180,000
+    // bytes and refused a body the client kept under the cap (413), after the Worker held 3×.
+    const head = new TextEncoder().encode('{"name":"');
+    const tail = new TextEncoder().encode('"}');
+    const body = new Uint8Array(head.length + 60_000 + tail.length).fill(0xff);
+    body.set(head);
+    body.set(tail, body.length - tail.length);
+    const response = await demo("http://localhost/demo-api/projects", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+    });
+    // The store reads it (each 0xFF one U+FFFD character) and judges the field.
+    expect(response.status).toBe(400);
+    expect((await errorOf(response)).code).not.toBe("body_too_large");
+  });
+
   it("/api/skills/import: a chunked body is not read past its 4 MiB cap", async () => {
     const { stream, pulled } = countedStream(16 * 1024 * 1024);
     const response = await demo("http://localhost/api/skills/import", {

@@ -9,6 +9,8 @@
 import { describe, expect, it } from "vitest";
 import { COLLECTIONS_HEADER } from "../../../src/app/create-worker";
 import {
+  COLLECT_EVERY_BODY_BYTES,
+  declaredBodyBytes,
   LIGHT_BODY_BYTES,
   LIGHT_REQUESTS_PER_COUNT,
   PLAIN_COLLECTION,
@@ -59,6 +61,28 @@ describe("the host's own collections", () => {
     await Promise.all(ctx.tasks);
     const reducing = [REDUCING_COLLECTION, PLAIN_COLLECTION, PLAIN_COLLECTION, PLAIN_COLLECTION];
     expect(asked).toEqual([...reducing, ...reducing]);
+  });
+
+  it("collects after every 16 MiB of bodies too, before the count (issue #40: large bodies)", async () => {
+    // 60 MCP POSTs of 3 MiB reached no count (250 requests) and grew the local host runtime
+    // 120 → 496 MiB: each body's garbage (its bytes, text, parse and answer) was left for V8.
+    const collection = hostCollection(250, () => undefined);
+    const ctx = context();
+    const body = declaredBodyBytes(String(3 * 1_048_576));
+    for (let i = 0; i < 5; i++) collection.afterRequest(ctx, false, false, body);
+    expect(ctx.tasks).toHaveLength(0);
+    collection.afterRequest(ctx, false, false, body);
+    expect(ctx.tasks).toHaveLength(1);
+    // The bytes start over at each collection, as the count does.
+    for (let i = 0; i < 5; i++) collection.afterRequest(ctx, false, false, body);
+    expect(ctx.tasks).toHaveLength(1);
+    await Promise.all(ctx.tasks);
+    expect(collection.collections).toBe(1);
+    expect(COLLECT_EVERY_BODY_BYTES).toBe(16 * 1_048_576);
+    // What counts: a declared length; none, or one that is no length, is 0.
+    expect([null, "", "-1", "1e9", "12 ", "1234567890123", "65536"].map(declaredBodyBytes)).toEqual(
+      [0, 0, 0, 0, 0, 0, 65_536],
+    );
   });
 
   it("falls back to a plain collection where V8 refuses the options", async () => {

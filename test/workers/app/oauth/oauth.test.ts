@@ -173,6 +173,42 @@ describe("OAuth (OAUTH=on)", () => {
     expect((await consent((await authorizeUrl()).url, winner, "192.0.2.202")).status).toBe(302);
   });
 
+  it("refuses a consent form over its byte cap, declared or streamed, without counting a guess", async () => {
+    // The deployed Worker read `formData()` whole, however large (the local front caps bodies at
+    // 64 KiB; a Worker reached directly had no cap): a form padded to 1 MiB was read and served.
+    const padded = (user: string) =>
+      new URLSearchParams({ ...rightForm(user), pad: "x".repeat(1_048_576) }).toString();
+    const ip = randomAddress();
+    const user = `cap-${crypto.randomUUID().slice(0, 8)}`;
+    const postDeclared = async () =>
+      worker((await authorizeUrl()).url, {
+        method: "POST",
+        headers: { "cf-connecting-ip": ip, "content-type": "application/x-www-form-urlencoded" },
+        body: padded(user),
+        redirect: "manual",
+      });
+    const declared = await postDeclared();
+    expect(declared.status).toBe(413);
+    expect(await declared.text()).toContain("16,384 bytes");
+    const bytes = new TextEncoder().encode(padded(user));
+    const streamed = await worker((await authorizeUrl()).url, {
+      method: "POST",
+      headers: { "cf-connecting-ip": ip, "content-type": "application/x-www-form-urlencoded" },
+      body: new ReadableStream({
+        start(controller) {
+          for (let at = 0; at < bytes.length; at += 65_536)
+            controller.enqueue(bytes.subarray(at, at + 65_536));
+          controller.close();
+        },
+      }),
+      redirect: "manual",
+    });
+    expect(streamed.status).toBe(413);
+    // Neither was counted as a guess: five refusals later, the right form still signs in.
+    for (let i = 0; i < 5; i++) expect((await postDeclared()).status).toBe(413);
+    expect((await signIn((await authorizeUrl()).url, rightForm(user), ip)).status).toBe(302);
+  });
+
   it("refuses a user name too long to name its owner whole: two long names shared one owner", async () => {
     // Skills and runs name their owner by the user id cut to 200 characters (skill-owner.ts,
     // runs/caller.ts), while the passphrase was bound to the whole id: "<victim's long name>x"

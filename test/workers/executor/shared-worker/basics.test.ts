@@ -92,6 +92,21 @@ describe("shared-worker executor: limits", () => {
     expect(await normalRun()).toMatchObject({ status: "ok" });
   });
 
+  it("ends a run that keeps ArrayBuffers past its memory limit, each under it (a LimitError)", async () => {
+    // QuickJS's limit bounds each allocation alone in its WebAssembly build: 64 buffers of 1 MiB
+    // were kept under an 8 MiB limit (sandbox/engine/run.ts, the memory look). Guarded: the
+    // program stops by itself at 64.
+    const small = new SharedWorkerExecutor({ loader: env.LOADER, memoryBytes: 8 * 1_048_576 });
+    const outcome = await small.execute({
+      code: "const kept = []; for (let n = 0; n < 64; n++) { try { kept.push(new ArrayBuffer(1048576)); } catch {} } return kept.length",
+    });
+    expect(outcome).toMatchObject({
+      status: "limit",
+      error: { name: "LimitError", message: /Memory limit of 8388608 bytes exceeded/ },
+    });
+    expect(await normalRun()).toMatchObject({ status: "ok" });
+  });
+
   it("refuses a memory limit out of range at construction", () => {
     expect(() => new SharedWorkerExecutor({ loader: env.LOADER, memoryBytes: 10 })).toThrow(
       /memoryBytes must be an integer/,

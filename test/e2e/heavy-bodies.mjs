@@ -34,8 +34,11 @@
 // host, not by noise (2026-12-07, load 5–7: percent 138–206 ms/MiB, random 333–359, 7–15
 // without a credential), so such a check would only fail; it can be asserted once redaction
 // is under it, with room for the load (bench/README.md, "Random-byte bodies in the real host").
-// The random kind is not in run.mjs's list: its host grows +68…+107 MiB against +48 at load 8–18
-// (redaction's views of one random body, ~40 MiB live at once). The hand-over is no longer in
+// The random kind is in run.mjs's list too (`heavy-bodies-random`): its host grew +65…+121 MiB
+// against +48 while every 64 pauses of a random body asked for a forced collection (the run's
+// 24 were spent during the second body) and its whole byte view (8 MB, two bytes a character)
+// was made; with neither, +37…+41 MiB at load 16–18 (bench/README.md, "Random bytes: the byte
+// view not made, collections spread"). The hand-over is no longer in
 // it: bytes cross beside the wire text (sandbox/codec.ts), and with no credential the host grows
 // +24/+25 MiB at 6 ms/MiB (+38…+44 and 18–21 ms/MiB as base64 text; bench/README.md, "Binary
 // bodies as bytes beside the wire text"). `EXECUTOR=shared-worker` runs it on the engine. Run it

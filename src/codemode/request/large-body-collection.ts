@@ -23,15 +23,24 @@ export const COLLECT_AFTER_BYTES = 1_048_576;
 
 /**
  * Pauses of a sliced redaction (../redaction/slices.ts) between two collections during a large
- * body's redaction: ~2 million positions decoded or read, about half of a 4 MiB body's
- * garbage.
+ * body's redaction: ~6 million positions decoded or read.
+ *
+ * Why not more often: the run's budget ({@link MAX_COLLECTIONS_PER_RUN}) must last the bodies
+ * a program reads. A 4 MiB body of random bytes pauses ~950 times (the most per MiB of the
+ * bodies measured: its views are made of stretches in many short passes; a `%25` flood ~490).
+ * Every 64 pauses it asked for ~15 collections a body, so the budget was spent during the
+ * second body and the third and fourth got none: their garbage piled up to V8's own limits, and
+ * the host grew +65…+121 MiB for four such bodies (bound +48). Every 192 pauses a random body
+ * takes 4 and one after it (`collectAfterLargeBody`), so four bodies take 20 of the 24; the host
+ * grew +37…+39 MiB, and a `%25` body's growth did not move while it spent less CPU on
+ * collections (bench/README.md, "Random bytes: the byte view not made, collections spread").
  */
-export const COLLECT_EVERY_PAUSES = 64;
+export const COLLECT_EVERY_PAUSES = 192;
 
 /** V8's `gc` as `--expose-gc` installs it; read once, when this module loads. */
 const exposedGc: unknown = (globalThis as { gc?: unknown }).gc;
 
-/** Forced collections one run may cause (4 bodies of 4 MiB take ~16). */
+/** Forced collections one run may cause (4 random bodies of 4 MiB take 20: {@link COLLECT_EVERY_PAUSES}). */
 export const MAX_COLLECTIONS_PER_RUN = 24;
 
 /**

@@ -64,11 +64,10 @@
  * Every other reading is local to a stretch and its two boundaries, which the cut text holds as
  * they are: a stretch kept reads as it did in the whole, and a find in it is found.
  */
-import { utf8CodeFits, utf8LeadLength } from "../byte-text";
+import { byteCodes, byteView, utf8CodeFits, utf8LeadLength } from "../byte-text";
 import { PAUSE, SLICE_POSITIONS, type Sliced } from "../slices";
 import type { Origin } from "../sequence-map";
 import type { View } from "../view-builder";
-import { mayHoldInert } from "./changed-segments";
 import { MIN_RUN } from "./run-decoded-view";
 import { keepShape } from "../kept-shapes";
 
@@ -204,23 +203,25 @@ export interface LongStretches {
 
 /**
  * The bytes' long stretches (see the file header) as one text mapped to the bytes, or undefined
- * when the bytes are short, or the cut would keep most of them; a sliced pass.
+ * when the bytes are short, or the cut would keep most of them; a sliced pass. Read from the
+ * bytes alone: the characters the byte view shows them as come from its table
+ * (../byte-text.ts's `byteCodes`), and the cut's text is the byte view of the kept bytes, the
+ * same text as the kept parts of the whole view, which is not made (issue #40: 8 MB for 4 MiB of
+ * random bytes, and 8 MB more of pieces while it was made).
  * @param bytes - the bytes
- * @param shown - the bytes one character per byte (../byte-text.ts's `byteView`)
  * @param ends - whether a character may end a stretch: inert (./changed-segments.ts) or
  *   {@link inertControl}, and in no form of a secret, for forms that are all ASCII
  * @param shortest - the length of the shortest form searched
  */
 export function* longStretchesInSlices(
   bytes: Uint8Array,
-  shown: string,
   ends: (code: number) => boolean,
   shortest: number,
 ): Sliced<LongStretches | undefined> {
   const n = bytes.length;
-  // Text without an inert character (ASCII, ordinary JSON) has one stretch: one native look.
-  if (n < MIN_STRETCH_CUT || shown.length !== n || !mayHoldInert(shown)) return undefined;
-  const scan = new StretchScan(bytes, new ByteTables(shown, bytes, ends), shortest);
+  // Text without an inert character (ASCII, ordinary JSON) has one stretch: one look.
+  if (n < MIN_STRETCH_CUT || !mayHoldInertByte(bytes)) return undefined;
+  const scan = new StretchScan(bytes, new ByteTables(ends), shortest);
   for (let i = 0; i <= n;) {
     i = scan.run(i, Math.min(n + 1, i + SLICE_POSITIONS));
     if (i > n) break;
@@ -235,7 +236,18 @@ export function* longStretchesInSlices(
   stretchWork.cuts++;
   stretchWork.viewed += n;
   stretchWork.kept += kept;
-  return cutOut(shown, bytes, segments, kept);
+  return cutOut(bytes, segments, kept);
+}
+
+/**
+ * Whether some byte shows as a character that may be inert (beyond ASCII, not a UTF-8
+ * continuation byte as Latin-1 shows it: ./changed-segments.ts's `mayHoldInert` over the byte
+ * view, read through its table).
+ */
+function mayHoldInertByte(bytes: Uint8Array): boolean {
+  const codes = byteCodes();
+  for (let i = 0; i < bytes.length; i++) if (codes[bytes[i]!]! >= 0xc0) return true;
+  return false;
 }
 
 /**
@@ -349,26 +361,19 @@ class ByteTables {
   readonly weight = new Uint8Array(256);
   readonly mark = MARK;
 
-  constructor(shown: string, bytes: Uint8Array, ends: (code: number) => boolean) {
-    // The character each byte value shows as (the byte view is a function of the byte), read
-    // from the text itself: the first place each value stands.
-    const seen = new Uint8Array(256);
-    let left = 256;
-    for (let i = 0; i < bytes.length && left > 0; i++) {
-      const b = bytes[i]!;
-      if (seen[b]) continue;
-      seen[b] = 1;
-      left--;
-      const code = shown.charCodeAt(i);
-      this.boundary[b] = ends(code) ? 1 : 0;
-      this.weight[b] = byteWeight(b, code);
+  constructor(ends: (code: number) => boolean) {
+    // The character each byte value shows as (the byte view is a function of the byte).
+    const codes = byteCodes();
+    for (let b = 0; b < 256; b++) {
+      this.boundary[b] = ends(codes[b]!) ? 1 : 0;
+      this.weight[b] = byteWeight(b, codes[b]!);
     }
   }
 }
 
 // One instance for the isolate's life, so optimized code that checks this class's map survives
 // full collections (../kept-shapes.ts).
-keepShape(new StretchScan(new Uint8Array(0), new ByteTables("", new Uint8Array(0), () => true), 1));
+keepShape(new StretchScan(new Uint8Array(0), new ByteTables(() => true), 1));
 
 /**
  * The most characters of a find a byte can stand for (see the file header, 2): one, or what its
@@ -422,8 +427,7 @@ const isContinuation = (b: number | undefined) => b !== undefined && b >= 0x80 &
  * lead before the first, both continuations: `E2 80 | 8B` is a zero-width space, which
  * compaction drops, joining the two segments). It maps to the end of the segment before it.
  */
-function cutOut(shown: string, bytes: Uint8Array, segments: number[], kept: number): LongStretches {
-  const pieces: string[] = [];
+function cutOut(bytes: Uint8Array, segments: number[], kept: number): LongStretches {
   const count = segments.length / 2;
   const out = new Uint8Array(kept + count);
   const starts = new Int32Array(count);
@@ -433,17 +437,15 @@ function cutOut(shown: string, bytes: Uint8Array, segments: number[], kept: numb
     const [from, to] = [segments[s]!, segments[s + 1]!];
     starts[s / 2] = from;
     at[s / 2] = length;
-    pieces.push(shown.slice(from, to));
     out.set(bytes.subarray(from, to), length);
     length += to - from;
     if (isContinuation(bytes[to - 1]) && isContinuation(bytes[segments[s + 2]!])) {
-      pieces.push("\xff");
       out[length++] = 0xff;
     }
   }
-  const text = pieces.join("");
-  // Flattened once (the readings read it character by character).
-  /\0/.test(text);
+  // The byte view of the kept bytes is the kept parts of the bytes' view, with `ÿ` for each 0xFF
+  // put between two (the view is a function of each byte alone: ../byte-text.ts, `byteCodes`).
+  const text = byteView(out.subarray(0, length));
   const origin: Origin = (i, end) => {
     // The segment holding position i (as an end: the one it ends, at a boundary).
     let [lo, hi] = [0, at.length - 1];

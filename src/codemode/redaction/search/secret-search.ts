@@ -116,12 +116,14 @@ export function secretSearch(secrets: readonly string[]): SecretSearch {
     const budget = sliceBudget();
     let current: T | Uint8Array = value;
     for (let round = 0; round <= MAX_ROUNDS; round++) {
+      // The bytes one character per byte: made below only when the whole is searched (the cut to
+      // the long stretches reads the bytes, and makes the view of what it keeps only).
       let shown: string | undefined =
         typeof current === "string"
           ? current
           : round === 0 && view?.length === current.byteLength
             ? view
-            : byteView(current);
+            : undefined;
       // Bytes (not an ASCII text) may hold UTF-8 of characters beyond Latin-1: read as text too,
       // unless the caller searches that very text afterwards.
       const asText =
@@ -136,16 +138,24 @@ export function secretSearch(secrets: readonly string[]): SecretSearch {
       // (../decoding/long-stretches.ts says why nothing found in the whole is lost).
       const cut: LongStretches | undefined =
         typeof current !== "string" && asciiForms
-          ? yield* longStretchesInSlices(current as Uint8Array, shown, stretchEnd, shortest)
+          ? yield* longStretchesInSlices(current as Uint8Array, stretchEnd, shortest)
           : undefined;
-      // The cut's text is a copy of the stretches: the whole view (two bytes a character for
-      // bytes beyond windows-1252's Latin-1 part, 8 MB for 4 MiB of random bytes) is let go
-      // while they are searched, as it is not read again this round (issue #40: the host's
-      // memory; bench/README.md, "Random-byte bodies in the real host").
+      // The cut's text is the view of the stretches alone: the whole view (two bytes a character
+      // for bytes beyond windows-1252's Latin-1 part, 8 MB for 4 MiB of random bytes, and as much
+      // again of pieces while it is made) is not made, nor a caller's held, while they are
+      // searched, as it is not read this round (issue #40: the host's memory; bench/README.md,
+      // "Random-byte bodies in the real host").
       if (cut) shown = undefined;
       const ranges: number[] = cut
         ? yield* findInStretches(cut, byteScanner, mayHideCopy, inert, budget, asText)
-        : yield* find(shown!, byteScanner, mayHideCopy, inert, budget, asText);
+        : yield* find(
+            (shown ??= byteView(current as Uint8Array)),
+            byteScanner,
+            mayHideCopy,
+            inert,
+            budget,
+            asText,
+          );
       if (ranges.length === 0) return current;
       if (round === MAX_ROUNDS) return undefined;
       current = yield* cutBytes(

@@ -11,6 +11,8 @@ import {
   MIN_COLLECTION_GAP_MS,
   mayCollect,
 } from "../../../../src/codemode/request/large-body-collection";
+import { secretRedactor } from "../../../../src/codemode/redaction/redaction";
+import { noiseBytes } from "../../../helpers/redaction/seeded-noise";
 
 /** A budget that never stands in the way: its clock moves a second per question. */
 function openBudget() {
@@ -73,6 +75,32 @@ describe("the pause of a large body's sliced redaction", () => {
     for (let i = 0; i < 3 * COLLECT_EVERY_PAUSES + 1; i++) await pause();
     expect(yielded).toBe(3 * COLLECT_EVERY_PAUSES + 1);
     expect(calls).toEqual(Array.from({ length: 3 }, () => ({ type: "major", execution: "sync" })));
+  });
+});
+
+describe("the run's budget over the bodies a program reads", () => {
+  it("lasts four random 4 MiB bodies: each gets collections during its redaction", async () => {
+    // The pauses of one real redaction of 4 MiB of random bytes (the most per MiB measured).
+    const body = noiseBytes(4 * 1_048_576, 40);
+    const redactor = secretRedactor(Object.freeze(["cf-canary-token-6f1d2c9a8b7e"]));
+    let pauses = 0;
+    expect(await redactor.cleanBytesInSlices(body, undefined, async () => void pauses++)).toBe(
+      body,
+    );
+    // Four such bodies in one run, the host's gap never in the way: with a collection every 64
+    // pauses the budget was spent during the second body, and the third and fourth got none.
+    const { gc } = recordingGc();
+    const budget = openBudget();
+    const during: number[] = [];
+    for (let b = 0; b < 4; b++) {
+      const before = budget.used;
+      const pause = collectingPause(body.length, async () => {}, budget, gc);
+      for (let i = 0; i < pauses; i++) await pause();
+      during.push(budget.used - before);
+      collectAfterLargeBody(body.length, budget, gc);
+    }
+    expect(Math.min(...during)).toBeGreaterThan(0);
+    expect(budget.used).toBeLessThanOrEqual(MAX_COLLECTIONS_PER_RUN);
   });
 });
 

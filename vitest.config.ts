@@ -1,4 +1,5 @@
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
+import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { defineConfig, type UserWorkspaceConfig } from "vitest/config";
 import { REGEXP_FALLBACK_FLAGS, workerdV8Flags } from "./cli/local-server/v8-flags.mjs";
@@ -122,6 +123,10 @@ export default defineConfig({
           // has one worker each, and projects of one group must agree on maxWorkers, while unit
           // files may use every core.
           sequence: { groupOrder: 1 },
+          // Every core but one (vitest's default), and at least two: on a 2-core machine (CI)
+          // the default is one fork, and this project (~125 s of CPU, nearly all of it busy)
+          // ran on one core while the other was idle, last on CI's critical path.
+          maxWorkers: Math.max(2, availableParallelism() - 1),
           // One process for all files: modules (the 4 MB spec, TypeScript) load once, not per file.
           isolate: false,
           // Compiler- and spec-heavy cases take 1-3 s alone and several times that on a loaded

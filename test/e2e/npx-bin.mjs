@@ -228,7 +228,10 @@ try {
   await client.close();
   check(authorizations.at(-1) === `Bearer ${CANARY}`, `the API saw ${authorizations.at(-1)}`);
   process.kill(-(/** @type {number} */ (server.pid)), "SIGTERM");
-  await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+  /** @type {NodeJS.Timeout | undefined} */
+  let bound;
+  await Promise.race([exited, new Promise((r) => (bound = setTimeout(r, 10_000)))]);
+  clearTimeout(bound);
   check(!output.includes(CANARY), "serve's output contains the credential");
   console.log("e2e npx-bin: serve --spec --base-url answers search and execute — ok");
 

@@ -89,13 +89,20 @@ async function session(end, run, settings = {}) {
     const before = stderr.length;
     if (end === "stdin") child.stdin.end();
     else child.kill("SIGTERM");
+    // The bound's timer is cleared once the command exits: pending, it kept this script alive
+    // up to 30 s after its last check.
+    /** @type {NodeJS.Timeout | undefined} */
+    let bound;
     const { code, signal } = /** @type {{ code: number | null, signal: string | null }} */ (
       await Promise.race([
         exited,
-        new Promise((_, reject) =>
-          setTimeout(() => reject(new Error(`${end}: still running 30 s after the close`)), 30_000),
-        ),
-      ])
+        new Promise((_, reject) => {
+          bound = setTimeout(
+            () => reject(new Error(`${end}: still running 30 s after the close`)),
+            30_000,
+          );
+        }),
+      ]).finally(() => clearTimeout(bound))
     );
     check(code === 0, `${end}: exit code ${code} (signal ${signal}); stderr:\n${stderr}`);
     // Everything printed during the session and its close, past the start-up lines.
@@ -182,7 +189,13 @@ async function sdkSession() {
     const exited = new Promise((resolve) => child.once("exit", (code) => resolve(code)));
     check((await client.listTools()).tools.length === 2, "sdk: tools/list");
     await client.close();
-    const code = await Promise.race([exited, new Promise((r) => setTimeout(r, 30_000, "running"))]);
+    /** @type {NodeJS.Timeout | undefined} */
+    let bound;
+    const code = await Promise.race([
+      exited,
+      new Promise((r) => (bound = setTimeout(r, 30_000, "running"))),
+    ]);
+    clearTimeout(bound);
     check(code === 0, `sdk: exit code ${code}; stderr:\n${stderr}`);
     const alarming = stderr
       .slice(stderr.indexOf("MCP over stdio"))

@@ -63,7 +63,14 @@ export function start(command, args, { cwd, env }) {
     /** Stops the whole group: SIGTERM, then SIGKILL if it is still there after 5 s. */
     async stop() {
       killGroup(child.pid, "SIGTERM");
-      const done = await Promise.race([exited.then(() => true), delay(5_000).then(() => false)]);
+      // The bound's timer cleared once it exited: pending, it kept the test alive 5 s more.
+      /** @type {NodeJS.Timeout | undefined} */
+      let bound;
+      const done = await Promise.race([
+        exited.then(() => true),
+        new Promise((r) => (bound = setTimeout(r, 5_000, false))),
+      ]);
+      clearTimeout(bound);
       // wrangler may leave workerd behind in the group: always finish with SIGKILL.
       killGroup(child.pid, "SIGKILL");
       return done;

@@ -70,7 +70,14 @@ export async function withSecretServer(env, fn) {
     } catch {
       // gone
     }
-    await Promise.race([new Promise((r) => child.once("exit", r)), sleep(10_000)]);
+    // The bound's timer cleared once it exits: pending, it kept the script alive 10 s more.
+    /** @type {NodeJS.Timeout | undefined} */
+    let timer;
+    await Promise.race([
+      new Promise((r) => child.once("exit", r)),
+      new Promise((r) => (timer = setTimeout(r, 10_000))),
+    ]);
+    clearTimeout(timer);
     try {
       process.kill(-group, "SIGKILL");
     } catch {

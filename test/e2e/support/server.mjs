@@ -74,8 +74,12 @@ export async function spawnServer(env = {}, options = {}) {
       } catch {
         // already gone
       }
-      const timer = new Promise((r) => setTimeout(r, 10_000, "timeout"));
-      await Promise.race([exited, timer]);
+      // Cleared once it exits: a pending 10 s timer kept every script that stopped a server
+      // alive for the rest of it (~10 s idle at the end of each e2e script).
+      /** @type {NodeJS.Timeout | undefined} */
+      let timer;
+      await Promise.race([exited, new Promise((r) => (timer = setTimeout(r, 10_000, "timeout")))]);
+      clearTimeout(timer);
     }
     // Whatever of the group outlived npm (a test may have stopped npm alone).
     try {

@@ -1168,25 +1168,28 @@ describe("RunnerLoader", () => {
       // the watchdog and is never replaced. A client starting such runs 2 s apart kept some
       // runner "due" (replacementDue) for a burst's run, which then waited up to the whole retry
       // window (10 s) for replacements that never came while the spare stood idle.
-      let skew = 0;
+      // The loader's clock is the test's alone: every quiet time below is exactly what it says
+      // however slowly the machine runs the ticks (with the real clock beneath it, a loaded
+      // machine made c late before the burst). The ticks only let the loader look again.
+      let clock = 0;
       const sleeps: Handler = () => new Promise(() => {});
       const c = runner("c", sleeps);
       const d = runner("d", sleeps);
       const e = runner("e", sleeps);
       const a = servesOnceThenHolds("a");
       const spare = runner("spare");
-      const loader = loaderOf([c, d, e, a, spare], { now: () => Date.now() + skew, spares: 1 });
+      const loader = loaderOf([c, d, e, a, spare], { now: () => clock, spares: 1 });
       // The sleepers, 1.8 s apart: c, then d, then e.
       for (const next of [c, d, e]) {
         void run(loader);
         await tick(20);
         expect(next.sent, "each sleeper on its own runner").toHaveLength(1);
-        skew += 1_800;
+        clock += 1_800;
       }
       // a serves once and is idle.
       await run(loader);
       expect(a.sent).toHaveLength(1);
-      skew = 9_500; // c quiet 9.5 s: due
+      clock = 9_500; // c quiet 9.5 s: due
       // The burst: one stall to a (sent, not called), then the run that finds only the spare.
       void run(loader);
       await tick(10);
@@ -1194,9 +1197,9 @@ describe("RunnerLoader", () => {
       await tick(150);
       expect(spare.sent).toHaveLength(0);
       // c turns late as d turns due, then d late as e turns due: 3.6 s of one run's wait.
-      skew += 1_800;
+      clock += 1_800;
       await tick(150);
-      skew += 1_800;
+      clock += 1_800;
       await tick(150);
       expect(spare.sent).toHaveLength(1);
       expect(await late).toBe("spare");

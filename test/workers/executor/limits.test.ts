@@ -22,7 +22,10 @@ describeExecutors((Executor, kind) => {
       });
     });
     it("times out code awaiting a promise that never settles", async () => {
-      const outcome = await executor.execute({
+      // The executor's own timeoutMs (not a run's), shorter than the 5 s the others get: a wait
+      // that never ends costs this test its whole timeout on each executor.
+      const quick = new Executor({ loader: env.LOADER, limits: { timeoutMs: 1_000 } });
+      const outcome = await quick.execute({
         code: "console.log('before'); await new Promise(() => {})",
       });
       expect(outcome).toMatchObject({ status: "timeout", error: { name: "TimeoutError" } });

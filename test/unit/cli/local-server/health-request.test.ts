@@ -6,7 +6,7 @@
  */
 import { createServer } from "node:http";
 import { createServer as createNetServer } from "node:net";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { MAX_POOLS, healthRequest } from "../../../../cli/local-server/health-request.mjs";
 import { testServers } from "../../../helpers/cli/test-servers.js";
 import { socketPath } from "../../../helpers/cli/unix-socket.js";
@@ -73,10 +73,22 @@ describe("healthRequest", () => {
   });
 
   it("gives null when no answer comes within the bound, and asks only once", async () => {
-    const { socket, seen } = await runtime(false);
-    const started = Date.now();
-    expect(await healthRequest(socket, { ...HEAD, timeoutMs: 300 })).toBeNull();
-    expect(Date.now() - started).toBeLessThan(1_500);
+    // The bound's timer on a fake clock (the socket stays real): null exactly when 300 ms have
+    // passed, not before and not at some later fallback, with no time measured.
+    const { server, socket, seen } = await runtime(false);
+    const arrived = new Promise((r) => server.once("request", r));
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      let answer: unknown = "pending";
+      void healthRequest(socket, { ...HEAD, timeoutMs: 300 }).then((a) => (answer = a));
+      await arrived;
+      await vi.advanceTimersByTimeAsync(299);
+      expect(answer, "before the bound").toBe("pending");
+      await vi.advanceTimersByTimeAsync(1);
+      expect(answer, "at the bound").toBeNull();
+    } finally {
+      vi.useRealTimers();
+    }
     expect(seen.requests).toBe(1);
   });
 

@@ -5,7 +5,9 @@
  * engine held its worker (issue #19), and the per-run isolate held its runner until the local
  * server's watchdog replaced it after 10 s, ending every other run on it (issue #28). Each probe
  * must end as `limit` while the executor keeps serving. Every probe first passes the
- * instrumentation guard; no elapsed time is asserted beyond the test's own timeout.
+ * instrumentation guard; no elapsed time is asserted beyond the test's own timeout, which only
+ * guards against a hang: the large probes run a bounded number of turns, so a built-in charged
+ * too little ends `ok` instead of `limit`, however loaded the machine is.
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
@@ -49,10 +51,13 @@ const PROBES: [string, string][] = [
  * seen that its built-in is wrapped.
  */
 const LARGE_PROBES: [string, string, string][] = [
+  // 10⁶ pairs: NFC composes each, so the result (what normalize is charged by) is 10⁶ long,
+  // as the other probes' data is. 5 × 10⁴ pairs took ~260 turns to spend the budget, 3–5 s on
+  // the shared worker's engine and over 20 s under load.
   [
     "a normalize loop",
     "String.prototype.normalize",
-    "const s = 'e\\u0301'.repeat(5e4); while (true) s.normalize('NFC')",
+    "const s = 'e\\u0301'.repeat(1e6); while (true) s.normalize('NFC')",
   ],
   [
     "a toReversed loop",
@@ -116,8 +121,32 @@ const LARGE_PROBES: [string, string, string][] = [
   ],
 ];
 
-/** The budget of {@link LARGE_PROBES}: room for their set-up, far too little for their loops. */
-const LARGE_BUDGET = 2_000_000;
+/**
+ * The budget of {@link LARGE_PROBES}: room for their set-up (up to ~305,000 operations: a
+ * string of 2 × 10⁶), then a few turns of their loops (each ~152,500 operations or more).
+ * 2,000,000 ran each loop ~12 turns, seconds of native work on the shared worker's engine.
+ */
+const LARGE_BUDGET = 600_000;
+
+/**
+ * The turns a large probe's loop may take before it must have ended as `limit` (each spends the
+ * budget in 3 turns or fewer): its `while (true)` runs this many turns, then the probe returns.
+ * A built-in charged less than a tenth of what it should (or not at all) ends `ok`: a failure
+ * that does not depend on the machine's speed, where the unbounded loop's only sign was the
+ * test's timeout (a normalize charged a twentieth ended `ok` on both executors).
+ */
+const LARGE_TURNS = 30;
+
+/**
+ * `code` with its `while (true)` bounded to {@link LARGE_TURNS} turns, then returning "finished".
+ * @param code - a probe: set-up, then one `while (true)` loop, last
+ */
+function bounded(code: string): string {
+  const [setUp, loop, ...rest] = code.split("while (true)");
+  if (setUp === undefined || loop === undefined || rest.length > 0)
+    throw new Error(`a large probe has one \`while (true)\` loop, last: ${code}`);
+  return `${setUp}for (let turn = 0; turn < ${LARGE_TURNS}; turn++)${loop}; return "finished"`;
+}
 
 /**
  * Constructor loops (charged since 2026-12-05): each turn allocates or copies 16 MiB (or reads
@@ -173,7 +202,7 @@ describeExecutors((Executor, kind) => {
           `${unchargedBecause}: refusing to run a probe that would hold the test pool for minutes`,
         );
       const outcome = await executor.execute({
-        code: guardProbe(code),
+        code: guardProbe(bounded(code)),
         limits: { maxOperations: LARGE_BUDGET },
       });
       expect(outcome).toMatchObject({ status: "limit", error: { name: "LimitError" } });

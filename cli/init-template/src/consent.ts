@@ -13,6 +13,12 @@ import { consentAttempts } from "./attempt-limiter";
 /** The shortest OAUTH_PASSWORD that grants anything (the product's OAUTH=on asks the same). */
 export const MIN_PASSPHRASE_LENGTH = 12;
 
+/**
+ * The largest consent form read, in bytes: the page's form is a few hundred bytes, and a body
+ * read whole before any check would let a stranger spend the Worker's memory at will.
+ */
+export const MAX_CONSENT_FORM_BYTES = 16_384;
+
 /** What the OAuth provider adds to the env of its handlers. */
 type ConsentEnv = Cloudflare.Env & { OAUTH_PROVIDER: OAuthHelpers };
 
@@ -56,6 +62,20 @@ export async function consent(request: Request, env: Cloudflare.Env): Promise<Re
         "Not from this page",
         "The approval came from another site's page. Start the sign-in again from your MCP client and approve it on this page.",
       );
+    // Read (capped) before the guess is counted: a body too large is no guess, only refused.
+    const form = await cappedForm(request);
+    if (form === undefined)
+      return page(
+        413,
+        "Form too large",
+        `A consent form is at most ${MAX_CONSENT_FORM_BYTES} bytes. Go back and sign in from the consent page itself.`,
+      );
+    if (form === null)
+      return page(
+        400,
+        "Not a form",
+        "The approval must be this page's form. Go back and sign in from the consent page itself.",
+      );
     const attempts = consentAttempts(env.CONSENT_ATTEMPTS, auth.clientId, request);
     // Counted before the check, so guesses sent at once are limited as guesses one by one are.
     const wait = await attempts.begin();
@@ -66,7 +86,6 @@ export async function consent(request: Request, env: Cloudflare.Env): Promise<Re
         `Try again in ${Math.ceil(wait / 60)} minute(s).`,
         { "retry-after": String(wait) },
       );
-    const form = await request.formData();
     if (await samePassphrase(String(form.get("passphrase") ?? ""), passphrase)) {
       await attempts.succeeded();
       const { redirectTo } = await oauth.completeAuthorization({
@@ -157,4 +176,45 @@ function esc(text: string): string {
     /[&<>"']/g,
     (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!,
   );
+}
+
+/**
+ * The posted form, read up to {@link MAX_CONSENT_FORM_BYTES} bytes whatever its declared length
+ * says (a chunked body declares none): undefined past the cap, null when it is not a form.
+ * @param request - the consent page's POST
+ */
+async function cappedForm(request: Request): Promise<FormData | null | undefined> {
+  const declared = Number(request.headers.get("content-length") ?? 0);
+  if (declared > MAX_CONSENT_FORM_BYTES) {
+    await request.body?.cancel();
+    return undefined;
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = request.body?.getReader();
+  while (reader !== undefined) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_CONSENT_FORM_BYTES) {
+      await reader.cancel();
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  const type = request.headers.get("content-type");
+  try {
+    return await new Response(
+      bytes,
+      type === null ? {} : { headers: { "content-type": type } },
+    ).formData();
+  } catch {
+    return null;
+  }
 }

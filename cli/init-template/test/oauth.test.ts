@@ -111,6 +111,40 @@ describe("the consent page", () => {
     expect((await post(env.OAUTH_PASSWORD, own)).status).toBe(302);
   });
 
+  it("refuses a form past 16 KiB (declared or streamed) with 413, and counts it as no guess", async () => {
+    const { url } = await authorizeUrl(await register());
+    const address = "198.51.100.11";
+    const own = new URL(url, "http://localhost").origin;
+    const big = new URLSearchParams({ passphrase: "x".repeat(20_000) }).toString();
+    const headers = {
+      "cf-connecting-ip": address,
+      origin: own,
+      "content-type": "application/x-www-form-urlencoded",
+    };
+    for (let i = 0; i < 3; i++) {
+      const declared = await call(url, { method: "POST", body: big, headers, redirect: "manual" });
+      expect(declared.status).toBe(413);
+      const bytes = new TextEncoder().encode(big);
+      const streamed = await call(url, {
+        method: "POST",
+        // A stream declares no length: the cap is counted as it is read.
+        body: new ReadableStream({
+          start(controller) {
+            for (let at = 0; at < bytes.length; at += 4096)
+              controller.enqueue(bytes.subarray(at, at + 4096));
+            controller.close();
+          },
+        }),
+        headers,
+        redirect: "manual",
+        duplex: "half",
+      } as RequestInit);
+      expect(streamed.status).toBe(413);
+    }
+    // Six refused forms counted nothing: the owner still signs in from that address.
+    expect((await approve(url, env.OAUTH_PASSWORD, address)).status).toBe(302);
+  });
+
   it("checks five of a burst of guesses sent at once, and counts no right passphrase", async () => {
     const { url } = await authorizeUrl(await register());
     const address = "198.51.100.8";

@@ -173,7 +173,7 @@ const SCRIPTS = [
   // The cold variant's shared-worker half (~45 s): round 1 waits for the spare's start and its
   // engine load. Since a fresh runner loads the engine with a third of the CPU (branch cold-warm,
   // 2026-12-07) it holds while the machine is lightly loaded, as CI's alone part is (2 of 2 at
-  // load 5-7: round 1's longest wait 796-849 ms), and fails once other work loads it too (0 of 13
+  // load 5-7: round 1's longest wait 796-849 ms), and fails once other work loads it too (0 of 14
   // at load 6-21: 1.0-1.8 s; bench/README.md, "The engine's load in a fresh runner").
   {
     name: "fair-share-cold-shared-worker",

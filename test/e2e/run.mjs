@@ -170,11 +170,11 @@ const SCRIPTS = [
     alone: true,
     env: { FAIR_SHARE_COLD: "1", FAIR_SHARE_EXECUTORS: "isolate-per-run" },
   },
-  // The cold variant's shared-worker half (~45 s): round 1 waits for the spare's start and its
-  // engine load. Since a fresh runner loads the engine with a third of the CPU (branch cold-warm,
-  // 2026-12-07) it holds while the machine is lightly loaded, as CI's alone part is (2 of 2 at
-  // load 5-7: round 1's longest wait 796-849 ms), and fails once other work loads it too (0 of 14
-  // at load 6-21: 1.0-1.8 s; bench/README.md, "The engine's load in a fresh runner").
+  // The cold variant's shared-worker half (~30 s): with the spare kept running and warm while
+  // idle (runner-pool.mjs, keepWarmSpare) round 1's searches find it, 5 of 5 at load 12.7-16.6
+  // (longest wait 269-578 ms, branch cold-warm, 2026-12-07); without it they waited for the
+  // spare's start and engine load (2 of 2 at load 5-7, 0 of 14 at 6-21; bench/README.md, "The
+  // engine's load in a fresh runner").
   {
     name: "fair-share-cold-shared-worker",
     file: "fair-share",

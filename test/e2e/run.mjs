@@ -171,8 +171,8 @@ const SCRIPTS = [
     env: { FAIR_SHARE_COLD: "1", FAIR_SHARE_EXECUTORS: "isolate-per-run" },
   },
   // The cold variant's shared-worker half (~30 s): with the spare kept running and warm while
-  // idle (runner-pool.mjs, keepWarmSpare) round 1's searches find it, 5 of 5 at load 12.7-16.6
-  // (longest wait 269-578 ms, branch cold-warm, 2026-12-07); without it they waited for the
+  // idle (runner-pool.mjs, keepWarmSpare) round 1's searches find it, 6 of 6 at load 9.8-16.6
+  // (longest wait 269-669 ms, branch cold-warm, 2026-12-07); without it they waited for the
   // spare's start and engine load (2 of 2 at load 5-7, 0 of 14 at 6-21; bench/README.md, "The
   // engine's load in a fresh runner").
   {

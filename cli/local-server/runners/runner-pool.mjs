@@ -134,7 +134,7 @@ export const RUNNER_FAILURES = 5;
  *   are kept running while idle too, warmed before the server is ready. Why: a runner started
  *   for a burst of stalls loads the engine after its start, and the other clients' searches of
  *   that first burst waited for both (e2e fair-share-cold, shared worker: 0.85–1.8 s at load
- *   6–21; with the spare kept, 269–578 ms at load 12.7–16.6). Costs the spare's memory while
+ *   6–21; with the spare kept, 269–669 ms at load 9.8–16.6). Costs the spare's memory while
  *   idle (~97 MiB with the engine; bench/README.md, "The engine's load in a fresh runner")
  * @returns {RunnerPool}
  */

@@ -220,6 +220,9 @@ export async function supervise({
     count: runners,
     keep,
     spare: spareRunners(runners),
+    // With the shared worker (the host hands over its engine's code), the spare runs while idle
+    // too, warm: a runner started for a burst of stalls needs its start and the engine's load.
+    keepWarmSpare: true,
     doorbell: (slot, onRing) => ringOnConnect(runnerSocket(slot.index), onRing, log, label),
     maxRuns: maxRunsPerRunner,
     runTimeoutMs,

@@ -26,6 +26,7 @@ import type {
 import modules from "./engine-modules.json";
 import { contextPointer, engineMemory, runPendingJobs } from "./ffi";
 import { decodeUtf8 } from "./values";
+import { heldPages, type HeldPage } from "./zero-pages";
 
 /** What the run holding the template answers for the template's native functions and hooks. */
 export interface TemplateTenant {
@@ -120,7 +121,7 @@ export class EngineTemplate {
   /** The guest module's namespace (`run`, `finish`). */
   readonly exports: QuickJSHandle;
   /** Pieces of the memory that were not zero when the copy was taken, by their offset. */
-  private readonly pages: { offset: number; bytes: Uint8Array }[] = [];
+  private readonly pages: HeldPage[];
   /** Memory length when the copy was taken: everything below it not in `pages` was zero. */
   private readonly length: number;
   private tenant: TemplateTenant | undefined;
@@ -179,10 +180,7 @@ export class EngineTemplate {
     runPendingJobs(rt);
     const heap = engineMemory(rt);
     this.length = heap.length;
-    for (let offset = 0; offset < heap.length; offset += PAGE) {
-      const page = heap.subarray(offset, Math.min(offset + PAGE, heap.length));
-      if (!isZero(page)) this.pages.push({ offset, bytes: page.slice() });
-    }
+    this.pages = heldPages(heap, PAGE);
   }
 
   /**
@@ -248,13 +246,6 @@ export class EngineTemplate {
   release(): void {
     this.tenant = undefined;
   }
-}
-
-function isZero(bytes: Uint8Array): boolean {
-  const words = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.length >>> 2);
-  for (let i = 0; i < words.length; i++) if (words[i] !== 0) return false;
-  for (let i = words.length << 2; i < bytes.length; i++) if (bytes[i] !== 0) return false;
-  return true;
 }
 
 /**

@@ -163,14 +163,23 @@ const SCRIPTS = [
   // it, 5 of 6 passed under the 2 busy processes with other helpers' work on the machine (load
   // 11-15, 2026-12-07 08:00-08:25, 2 on main, 4 with the placement changes of branch
   // cold-stall; round 1's longest wait 434-979 ms, one probe 1,176 ms at load 14: the spare's
-  // start beside two others; 25-35 s). The shared-worker half fails
-  // cold (3 of 3 at load 12-17: each fresh runner loads the engine on its first run, 1.4-2.3 s;
-  // bench/README.md, "Fair share from a cold pool"), so it is not in the list.
+  // start beside two others; 25-35 s). The shared-worker half is the next job.
   {
     name: "fair-share-cold",
     file: "fair-share",
     alone: true,
     env: { FAIR_SHARE_COLD: "1", FAIR_SHARE_EXECUTORS: "isolate-per-run" },
+  },
+  // The cold variant's shared-worker half (~30 s): with the spare kept running and warm while
+  // idle (runner-pool.mjs, keepWarmSpare) round 1's searches find it, 6 of 6 at load 9.8-16.6
+  // (longest wait 269-669 ms, branch cold-warm, 2026-12-07); without it they waited for the
+  // spare's start and engine load (2 of 2 at load 5-7, 0 of 14 at 6-21; bench/README.md, "The
+  // engine's load in a fresh runner").
+  {
+    name: "fair-share-cold-shared-worker",
+    file: "fair-share",
+    alone: true,
+    env: { FAIR_SHARE_COLD: "1", FAIR_SHARE_EXECUTORS: "shared-worker" },
   },
   // issue #40: the front's memory budget; measures the supervisor+front's memory, so alone, on
   // a server of its own (a shared server's memory would carry the scripts before it)

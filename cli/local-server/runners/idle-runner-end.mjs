@@ -45,15 +45,18 @@ export const SPARE_IDLE_END_MS = 10_000;
  * @param {readonly S[]} slots - every slot of the pool, spares last
  * @param {number} keep - the first `keep` slots' runners are kept running
  * @param {number} now - the pool's clock now
+ * @param {boolean} [keptSpare] - the spares are kept running too (runner-pool.mjs,
+ *   `keepWarmSpare`: with the shared worker's engine)
  * @returns {{ slot: S, runtime: NonNullable<S["runtime"]>, begun: number, idleMs: number }[]}
  */
-export function idleRunnersToEnd(slots, keep, now) {
+export function idleRunnersToEnd(slots, keep, now, keptSpare = false) {
   /** @type {{ slot: S, runtime: NonNullable<S["runtime"]>, begun: number, idleMs: number }[]} */
   const due = [];
   for (const slot of slots) {
     const runtime = slot.runtime;
     if (!runtime || runtime.killedBecause || slot.retiring || slot.starting || slot.index <= keep)
       continue;
+    if (slot.spare && keptSpare) continue;
     const seen = countsOf(runtime.lastHeaders);
     if (!seen) continue;
     if (seen.underWay > 0 || seen.begun !== slot.seenBegun) {

@@ -34,7 +34,8 @@
  *   other (it is asked, begins no run, its runs under way are waited for) and its slot gets its
  *   doorbell back; a run sent there meanwhile is answered "retiring" and goes to another runner.
  *   While the pool is busy the spare runs too, ahead of the run that needs it (the warm spare:
- *   warm-spare.mjs says why and how long).
+ *   warm-spare.mjs says why and how long); with `keepWarmSpare` and the shared worker's engine,
+ *   while idle too (`teach` below).
  */
 import { grownIdleSlots } from "./grown-idle-runner.mjs";
 import { PREPARE_LOOK_MS, createSlotPreparation } from "./slot-preparation.mjs";
@@ -86,7 +87,8 @@ export const RUNNER_FAILURES = 5;
  *   `idleMs` > 0: it is ended for being idle that long, and its slot gets its doorbell back
  * @property {() => void} stop - from now on, nothing is started, replaced or retired
  * @property {import("./stable-warmth.mjs").Warmth["teach"]} teach - warms the running runners
- *   with the host's stable code, and every runner started after (stable-warmth.mjs)
+ *   with the host's stable code, and every runner started after (stable-warmth.mjs); with
+ *   `keepWarmSpare`, starts the spares first and keeps them running from then on
  */
 
 /**
@@ -127,6 +129,13 @@ export const RUNNER_FAILURES = 5;
  * @param {number} [options.runTimeoutMs] - the runs' timeout (the drain deadline's base)
  * @param {(runtime: Runtime) => number | undefined} [options.rssOf] - a runner's resident bytes
  *   (grown-idle-runner.mjs); without it, no kept runner is retired for its size
+ * @param {boolean} [options.keepWarmSpare] - once the host hands over stable code to warm
+ *   runners with ({@link RunnerPool.teach}: the shared worker's engine), the spares start and
+ *   are kept running while idle too, warmed before the server is ready. Why: a runner started
+ *   for a burst of stalls loads the engine after its start, and the other clients' searches of
+ *   that first burst waited for both (e2e fair-share-cold, shared worker: 0.85–1.8 s at load
+ *   6–21; with the spare kept, 269–669 ms at load 9.8–16.6). Costs the spare's memory while
+ *   idle (~97 MiB with the engine; bench/README.md, "The engine's load in a fresh runner")
  * @returns {RunnerPool}
  */
 export function createRunnerPool({
@@ -149,10 +158,12 @@ export function createRunnerPool({
   readCode,
   warm,
   rssOf = () => undefined,
+  keepWarmSpare = false,
 }) {
   // An object, not a variable: loops wait on it across awaits (the linter reads a plain
-  // variable as never changing there).
-  const state = { stopping: false };
+  // variable as never changing there). `spareKept`: the spares are kept running (keepWarmSpare,
+  // once stable code was taught).
+  const state = { stopping: false, spareKept: false };
   /** @type {RunnerSlot[]} */
   const slots = [];
   for (let index = 1; index <= count + spare; index++)
@@ -171,13 +182,19 @@ export function createRunnerPool({
       preparing: false,
       prepared: null,
     });
-  /** Whether the slot's runner is one of those kept running (the first `keep` slots). */
-  const kept = (/** @type {RunnerSlot} */ slot) => slot.index <= keep;
+  /** Whether the slot's runner is one of those kept running (the first `keep` slots, and the
+   * spares once {@link state}.spareKept). */
+  const kept = (/** @type {RunnerSlot} */ slot) =>
+    slot.index <= keep || (slot.spare && state.spareKept);
   const describe = (/** @type {Runtime} */ r) => `${r.name} (workerd pid ${r.pid})`;
 
   // Stable code copied between runners (stable-warmth.mjs): not to a retiring runner (it
   // begins no run, and the engine would cost it memory for nothing).
-  const { warmRuntime, warmStep, teach } = createWarmth({
+  const {
+    warmRuntime,
+    warmStep,
+    teach: teachRunners,
+  } = createWarmth({
     readCode,
     warm,
     running: () =>
@@ -401,11 +418,37 @@ export function createRunnerPool({
   /** @type {RunnerPool["shrink"]} */
   const shrink = () => {
     // Ended like any retired runner (asked, drained); its slot gets its doorbell back.
-    for (const { slot, runtime, begun, idleMs } of idleRunnersToEnd(slots, keep, clock.now()))
+    for (const { slot, runtime, begun, idleMs } of idleRunnersToEnd(
+      slots,
+      keep,
+      clock.now(),
+      state.spareKept,
+    ))
       void retire(slot, runtime, begun, false, idleMs);
   };
 
   const grownIdle = grownIdleSlots({ kept, rssOf, maxRuns });
+
+  /** @type {RunnerPool["teach"]} */
+  const teach = async (hash, code, boundMs) => {
+    if (keepWarmSpare && !state.stopping) {
+      // The spares first, so the runners are warmed together and the server is ready with a
+      // warm spare (one start at a time, as warm-spare.mjs starts them), within the bound.
+      const from = clock.now();
+      state.spareKept = true;
+      const spares = (async () => {
+        for (const slot of slots)
+          if (slot.spare && empty(slot))
+            await grow(
+              slot,
+              `${label}: the spare runner (${slot.index}, beyond the ${count} configured) is started and kept while idle: with the shared worker's engine, it stands ready for runs that find every runner held.`,
+            );
+      })();
+      await Promise.race([spares, clock.sleep(boundMs)]);
+      return teachRunners(hash, code, Math.max(0, boundMs - (clock.now() - from)));
+    }
+    return teachRunners(hash, code, boundMs);
+  };
 
   return {
     slots,

@@ -88,6 +88,16 @@ describe("ending idle runners", () => {
     expect(ended(idleRunnersToEnd(slots, 1, idle + 1))).toEqual([3]);
   });
 
+  it("a spare kept running (keepWarmSpare) is never ended for being idle", () => {
+    for (const keptSpare of [true, false]) {
+      const slots = slotsOf(1, 1);
+      idleRunnersToEnd(slots, 1, 0, keptSpare);
+      expect(ended(idleRunnersToEnd(slots, 1, 100 * IDLE_END_MS, keptSpare))).toEqual(
+        keptSpare ? [] : [2],
+      );
+    }
+  });
+
   it("passes over runners not yet probed, ended, retiring or starting, and empty slots", () => {
     const slots = slotsOf(6, 0);
     slots[1]!.runtime!.lastHeaders = undefined;

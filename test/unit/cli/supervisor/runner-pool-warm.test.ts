@@ -16,7 +16,7 @@ import { countHeaders, fakeRuntime, type FakeRuntime } from "./fake-runtime";
 const HASH = "c".repeat(64);
 const CODE = Buffer.from('{"mainModule":"runner.js"}');
 
-function warmingPool(count: number, spare = 0) {
+function warmingPool(count: number, spare = 0, keepWarmSpare = false) {
   const clock = fakeClock();
   const parts = fakePoolParts(clock);
   const { launched, doorbells, lines } = parts;
@@ -28,6 +28,7 @@ function warmingPool(count: number, spare = 0) {
     count,
     keep: 1,
     spare,
+    keepWarmSpare,
     launchAside: async (slot: any) => {
       const runtime = fakeRuntime(`runner ${slot.index} (aside)`);
       prepared.push(runtime);
@@ -105,6 +106,44 @@ describe("the runner pool's warm runners", () => {
     expect(prepared.map((r) => r.name)).toEqual(["runner 2 (aside)"]);
     expect(warmed).toContain("runner 2 (aside):true");
     pool.stop();
+  });
+
+  it("with keepWarmSpare, the host's code starts the spare and warms it with runner 1, kept while idle", async () => {
+    const { pool, clock, launched, doorbells, warmed, lines, probe } = warmingPool(3, 1, true);
+    await pool.start();
+    void pool.retireLoop();
+    // Idle: runner 1 only, a doorbell on every other slot.
+    expect(launched.map((r) => r.name)).toEqual(["runner 1"]);
+    expect(doorbells.has(4)).toBe(true);
+    await pool.teach(HASH, CODE, 8_000);
+    expect(launched.map((r) => r.name)).toEqual(["runner 1", "runner 4"]);
+    expect(doorbells.has(4)).toBe(false);
+    expect(warmed.toSorted()).toEqual(["runner 1:true", "runner 4:true"]);
+    expect(lines.some((l) => /spare runner \(4, .*\) is started and kept while idle/.test(l))).toBe(
+      true,
+    );
+    // Long idle: the spare is not ended (a spare alone would be after SPARE_IDLE_END_MS).
+    for (let i = 0; i < 10; i++) {
+      probe();
+      await clock.advance(10_000);
+    }
+    expect(pool.slots[3]!.runtime).toBe(launched[1]);
+    expect(pool.slots[3]!.retiring).toBe(false);
+    pool.stop();
+  });
+
+  it("without keepWarmSpare, or before any code is taught, the spare does not start", async () => {
+    const quiet = warmingPool(3, 1, true);
+    await quiet.pool.start();
+    await quiet.clock.advance(PREPARE_LOOK_MS * 4);
+    expect(quiet.launched.map((r) => r.name)).toEqual(["runner 1"]);
+    quiet.pool.stop();
+    const plain = warmingPool(3, 1);
+    await plain.pool.start();
+    await plain.pool.teach(HASH, CODE, 8_000);
+    expect(plain.launched.map((r) => r.name)).toEqual(["runner 1"]);
+    expect(plain.warmed).toEqual(["runner 1:true"]);
+    plain.pool.stop();
   });
 
   it("does not warm a runner being retired", async () => {

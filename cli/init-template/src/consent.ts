@@ -192,15 +192,17 @@ async function cappedForm(request: Request): Promise<FormData | null | undefined
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = request.body?.getReader();
-  while (reader !== undefined) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
+  for (
+    let read = await reader?.read();
+    read !== undefined && !read.done;
+    read = await reader?.read()
+  ) {
+    size += read.value.byteLength;
     if (size > MAX_CONSENT_FORM_BYTES) {
-      await reader.cancel();
+      await reader?.cancel();
       return undefined;
     }
-    chunks.push(value);
+    chunks.push(read.value);
   }
   const bytes = new Uint8Array(size);
   let at = 0;

@@ -8,10 +8,15 @@
  * that switch near-instant. With `HOST_STANDBY=warm` (src/app/config/launcher-settings.ts) one stands
  * beside the active host, takes its place, and a new standby starts.
  *
- * Both runtimes use the same local data folder. workerd opens a Durable Object's SQLite file only
+ * Both runtimes use the same local data folder. workerd opens a Durable Object's SQLite file
  * when the object is first used, and only the active host gets requests (the standby only
  * answers /health, which uses no Durable Object); the standby is promoted only after every
- * process of the old host is gone, so two runtimes never write the same files at once.
+ * process of the old host is gone. But each runtime opens every namespace's alarms
+ * (`metadata.sqlite`) as it starts, and runs the alarms set by then: a standby runs a task's
+ * pending heartbeat or expiry beside the active host, in the task's own files, and knows no
+ * alarm set after its start (docs/local-runtime.md, "Shared local data"). The standby starts only
+ * once the active host serves: two runtimes starting at once on a new folder crash one with
+ * SQLITE_BUSY.
  *
  * What the front asks of it is {@link HostPair.target}: the runtime to serve a request now. While
  * the first host starts, a request waits for it (at most {@link START_WAIT_MS}), and is then

@@ -136,6 +136,13 @@ export function runnerMessage({ scriptPath, compatibilityDate, rpcHost, secret }
           modulesRoot: dirname(scriptPath),
           compatibilityDate,
           workerLoaders: { LOADER: {} },
+          // No Cache API, so no storage: Miniflare's is a Durable Object on disk in its
+          // temporary folder, one folder for every runner (they share one configuration), and
+          // each runner's workerd opens its alarms' `metadata.sqlite` as it starts: two runners
+          // starting at once on a new file crashed one with SQLITE_BUSY ("database is locked").
+          // Nothing in a runner used it: the runner Worker caches nothing, and the programs it
+          // loads had no Cache API either way ("No Cache was configured").
+          cacheAPI: false,
           bindings: { [CLUSTER_SECRET_BINDING]: secret },
           unsafeDirectSockets: [{ entrypoint: RUNNER_ENTRYPOINT, host: rpcHost, port: 0 }],
         },

@@ -52,6 +52,20 @@ async function abortedHold(key: string) {
   return holds.get(key)!.aborted;
 }
 
+/**
+ * Starts `hold` on `client`, cancels it as the SDK does (its request's signal aborted, so it
+ * sends `notifications/cancelled`), and expects the tool's own signal aborted and the call to
+ * fail as aborted; closes the client.
+ */
+async function expectCancelEndsRun(client: Client): Promise<void> {
+  const cancel = new AbortController();
+  const { key, call } = await startHold(client, cancel.signal);
+  cancel.abort();
+  expect(await abortedHold(key)).toBe(true);
+  expect(await call).toMatch(/abort/i);
+  await client.close();
+}
+
 /** A real SDK v1 client over the 2024-11-05 HTTP+SSE transport. */
 async function connectSse(path: string) {
   const client = new Client(
@@ -72,12 +86,7 @@ describe.each([
 ])("McpAgent over Streamable HTTP ($lane)", ({ path }) => {
   it("a client's notifications/cancelled ends the run", async () => {
     const { client } = await connectClient(path);
-    const cancel = new AbortController();
-    const { key, call } = await startHold(client, cancel.signal);
-    cancel.abort();
-    expect(await abortedHold(key)).toBe(true);
-    expect(await call).toMatch(/abort/i);
-    await client.close();
+    await expectCancelEndsRun(client);
   });
 
   it("a client that ends its session (DELETE) ends the session's runs", async () => {
@@ -95,12 +104,7 @@ describe.each([
 ])("McpAgent over HTTP+SSE ($lane)", ({ path }) => {
   it("a client's notifications/cancelled ends the run", async () => {
     const { client } = await connectSse(path);
-    const cancel = new AbortController();
-    const { key, call } = await startHold(client, cancel.signal);
-    cancel.abort();
-    expect(await abortedHold(key)).toBe(true);
-    expect(await call).toMatch(/abort/i);
-    await client.close();
+    await expectCancelEndsRun(client);
   });
 
   // The routes write keep-alives every 20 ms: a gone client is noticed at the next write (in
@@ -161,12 +165,7 @@ describe("createLegacyMcpHandler", () => {
     { mode: "a server per request", handle: perRequestHandle },
   ])("$mode: a client's notifications/cancelled ends the run", async ({ handle }) => {
     const { client } = await legacyClient(handle());
-    const cancel = new AbortController();
-    const { key, call } = await startHold(client, cancel.signal);
-    cancel.abort();
-    expect(await abortedHold(key)).toBe(true);
-    expect(await call).toMatch(/abort/i);
-    await client.close();
+    await expectCancelEndsRun(client);
   });
 
   it.each([

@@ -15,6 +15,7 @@ import {
   cancelBoard,
   cancelKey,
   cancelledIds,
+  cancelOwner,
   requestIdOf,
   watchCancel,
 } from "../common/cancel-board";
@@ -38,14 +39,16 @@ export function watchedRequest(
 ): { forward: Request; watch?: RequestWatch } {
   const caller = callerIdentity(authInfo);
   const address = read.headers.get("cf-connecting-ip") ?? "";
+  // Who gives up an entry when the board is full: a stranger's flood pushes off its own.
+  const owner = cancelOwner(caller, address);
   for (const id of cancelledIds(parsedBody)) cancelBoard.cancel(cancelKey(caller, address, id));
   if (Array.isArray(parsedBody)) {
-    const watch = watchBatch(parsedBody, (id) => cancelKey(caller, address, id));
+    const watch = watchBatch(parsedBody, (id) => cancelKey(caller, address, id), owner);
     return watch === undefined ? { forward: read } : { forward: read, watch };
   }
   const id = requestIdOf(parsedBody);
   if (id === undefined || !read.bodyUsed) return { forward: read };
-  const watch = watchCancel(cancelBoard, cancelKey(caller, address, id), read.signal);
+  const watch = watchCancel(cancelBoard, cancelKey(caller, address, id), read.signal, owner);
   const forward = new Request(read.url, {
     method: read.method,
     headers: read.headers,
@@ -68,6 +71,7 @@ export interface RequestWatch {
 function watchBatch(
   batch: unknown[],
   keyOf: (id: string | number) => string,
+  owner: string,
 ): RequestWatch | undefined {
   if (batch.length > CANCEL_BATCH_MAX_WATCHED) return undefined;
   const ids = batch.map(requestIdOf).filter((id) => id !== undefined);
@@ -75,7 +79,7 @@ function watchBatch(
   let cancel: ((id: string | number) => void) | undefined;
   const early: (string | number)[] = [];
   const stops = ids.map((id) => {
-    const watch = watchCancel(cancelBoard, keyOf(id), undefined);
+    const watch = watchCancel(cancelBoard, keyOf(id), undefined, owner);
     watch.signal.addEventListener(
       "abort",
       () => (cancel === undefined ? early.push(id) : cancel(id)),

@@ -103,6 +103,9 @@ function watchBatch(
  * `Server`): its transport gets the client's `notifications/cancelled`, then answers the request
  * with an error. No answer is owed to a cancelled request, but the batch's event stream ends
  * only once every request in it is answered, and its siblings' answers must still end it. A
+ * request already answered gets no second answer: the transport keeps a batch's answers until
+ * the last, and wrote the error after the result on the still-open stream (a client that had
+ * reused the id took it for its new request's answer). A
  * lease of a shared SDK v1 instance shows no transport: its batches' requests are not cancelled
  * from another POST.
  */
@@ -110,6 +113,8 @@ function batchCanceller(server: unknown): (id: string | number) => void {
   type Transport = {
     onmessage?: (message: unknown) => void;
     send?: (message: unknown, options?: unknown) => Promise<void>;
+    /** The SDK's (1.32.2 and 2.4.0, pinned) answers of the open streams' requests, by id. */
+    _requestResponseMap?: Map<unknown, unknown>;
   };
   type WithTransport = { transport?: Transport };
   const product = server as (WithTransport & { server?: WithTransport }) | undefined;
@@ -120,6 +125,7 @@ function batchCanceller(server: unknown): (id: string | number) => void {
       method: "notifications/cancelled",
       params: { requestId: id, reason: "The client cancelled the request." },
     });
+    if (transport?._requestResponseMap?.has(id) === true) return;
     const error = {
       code: PROTOCOL_CODES.serverError,
       message: "Request cancelled: a notifications/cancelled of this request reached it.",

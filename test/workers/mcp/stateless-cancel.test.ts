@@ -142,6 +142,6 @@ describe("stateless lane: a cancel of a batch member already answered (attack23)
     // Before, the batch's POST answered 62 a second time, with an error, ~250 ms later: a client
     // that had reused 62 for a new request would have taken that error as its answer.
     expect(answers.filter((answer) => answer.id === 62)).toHaveLength(1);
-    expect(answers.map((answer) => answer.id).sort()).toEqual([61, 62]);
+    expect(answers.map((answer) => Number(answer.id)).toSorted((a, b) => a - b)).toEqual([61, 62]);
   });
 });

@@ -42,8 +42,10 @@ export const CANCEL_KEY_MAX_CHARS = 512;
 /**
  * The most requests on the board at once. Entries of POSTs whose client went away are never
  * left (see {@link CANCEL_ENTRY_MAX_MS}), so without a bound a client that opens requests and
- * drops them grew the board for an hour. Past it, the oldest entry is let go: its request (the
- * likeliest to be one whose POST is gone) can no longer be cancelled from another POST.
+ * drops them grew the board for an hour. Past it, the owner holding the most entries (a caller
+ * at an address) gives up its oldest: that request can no longer be cancelled from another
+ * POST. Letting the board's oldest go instead let a stranger push every other caller's requests
+ * off by sending 4,096 requests and dropping their POSTs (41 batches of 100).
  */
 export const CANCEL_BOARD_MAX_ENTRIES = 4096;
 
@@ -62,12 +64,19 @@ interface Entry {
   holders: number;
   /** When it was entered (ms since the epoch). */
   since: number;
+  /** Who entered it ({@link CancelBoard.enter}'s `owner`). */
+  owner: string;
+  /** Its place in the order of entry (ties between owners go to the oldest). */
+  order: number;
 }
 
 /** The requests in flight on this isolate's stateless lane, by {@link cancelKey}. */
 export class CancelBoard {
   readonly #entries = new Map<string, Entry>();
+  /** Each owner's keys, the oldest first. */
+  readonly #owners = new Map<string, Set<string>>();
   #prunedAt = 0;
+  #order = 0;
 
   /** @param now - the clock (tests pass their own) */
   constructor(private readonly now: () => number = Date.now) {}
@@ -76,18 +85,23 @@ export class CancelBoard {
    * Enters a request while its POST serves it. A key whose entry was cancelled gets a fresh
    * one: a cancel reaches the requests in flight when it came, never a later one with that id.
    * @param key - its {@link cancelKey}
+   * @param owner - who sent it, as far as the lane can tell (caller and address): when the
+   *   board is full the owner holding the most entries gives one up, so a stranger's flood
+   *   pushes off its own requests, not another caller's
    * @returns whether a cancel has reached it, and `leave()` for when it is served
    */
-  enter(key: string): { cancelled(): boolean; leave(): void } {
+  enter(key: string, owner = ""): { cancelled(): boolean; leave(): void } {
     if (key.length > CANCEL_KEY_MAX_CHARS) return { cancelled: () => false, leave: () => {} };
     this.#prune();
     let entry = this.#entries.get(key);
     if (!entry || entry.cancelled) {
-      if (!entry) this.#makeRoom();
-      // Deleted first so the map's order stays the order of entry (the oldest first).
-      this.#entries.delete(key);
-      entry = { cancelled: false, holders: 0, since: this.now() };
+      if (entry) this.#drop(key, entry);
+      else this.#makeRoom();
+      entry = { cancelled: false, holders: 0, since: this.now(), owner, order: this.#order++ };
       this.#entries.set(key, entry);
+      const keys = this.#owners.get(owner);
+      if (keys === undefined) this.#owners.set(owner, new Set([key]));
+      else keys.add(key);
     }
     entry.holders++;
     const held = entry;
@@ -97,7 +111,7 @@ export class CancelBoard {
       leave: () => {
         if (left) return;
         left = true;
-        if (--held.holders === 0 && this.#entries.get(key) === held) this.#entries.delete(key);
+        if (--held.holders === 0 && this.#entries.get(key) === held) this.#drop(key, held);
       },
     };
   }
@@ -128,11 +142,30 @@ export class CancelBoard {
     return marked;
   }
 
-  /** Lets go of the oldest entries while the board is full. */
+  /** Takes an entry off the board and off its owner's keys. */
+  #drop(key: string, entry: Entry): void {
+    this.#entries.delete(key);
+    const keys = this.#owners.get(entry.owner);
+    keys?.delete(key);
+    if (keys?.size === 0) this.#owners.delete(entry.owner);
+  }
+
+  /**
+   * While the board is full, lets go of the oldest entry of the owner holding the most (of the
+   * oldest such entry on a tie). Looks at every owner: only when the board is full.
+   */
   #makeRoom(): void {
-    for (const key of this.#entries.keys()) {
-      if (this.#entries.size < CANCEL_BOARD_MAX_ENTRIES) return;
-      this.#entries.delete(key);
+    while (this.#entries.size >= CANCEL_BOARD_MAX_ENTRIES) {
+      let chosen: { key: string; entry: Entry; count: number } | undefined;
+      for (const keys of this.#owners.values()) {
+        if (chosen !== undefined && keys.size < chosen.count) continue;
+        const key = keys.values().next().value as string;
+        const entry = this.#entries.get(key)!;
+        if (chosen === undefined || keys.size > chosen.count || entry.order < chosen.entry.order)
+          chosen = { key, entry, count: keys.size };
+      }
+      if (chosen === undefined) return;
+      this.#drop(chosen.key, chosen.entry);
     }
   }
 
@@ -142,7 +175,7 @@ export class CancelBoard {
     if (now - this.#prunedAt < 60_000) return;
     this.#prunedAt = now;
     for (const [key, entry] of this.#entries)
-      if (now - entry.since > CANCEL_ENTRY_MAX_MS) this.#entries.delete(key);
+      if (now - entry.since > CANCEL_ENTRY_MAX_MS) this.#drop(key, entry);
   }
 
   /** Requests on the board (for tests). */
@@ -161,6 +194,15 @@ export const cancelBoard = new CancelBoard();
  */
 export function cancelKey(caller: string, address: string, id: unknown): string {
   return JSON.stringify([caller, address, id]);
+}
+
+/**
+ * Who sent a request, as a board's `owner` ({@link CancelBoard.enter}): its caller's identity and
+ * address, on every lane (a session is not an owner of its own: a stranger mints sessions for
+ * free, one `initialize` each).
+ */
+export function cancelOwner(caller: string, address: string): string {
+  return JSON.stringify([caller, address]);
 }
 
 /**
@@ -196,14 +238,16 @@ export function requestIdOf(parsedBody: unknown): string | number | undefined {
 /**
  * Watches the board for a cancel of one request while its POST serves it: the signal returned
  * aborts when the request's own signal does or when a cancel of it arrives (looked for every
- * {@link CANCEL_POLL_MS}, on this POST's timer). `stop()` when the request is served.
+ * {@link CANCEL_POLL_MS}, on this POST's timer). `stop()` when the request is served. `owner`
+ * is its sender's {@link cancelOwner} (who gives up an entry when the board is full).
  */
 export function watchCancel(
   board: CancelBoard,
   key: string,
   own: AbortSignal | undefined,
+  owner = "",
 ): { signal: AbortSignal; stop(): void } {
-  const held = board.enter(key);
+  const held = board.enter(key, owner);
   const controller = new AbortController();
   const stop = () => {
     clearInterval(timer);

@@ -15,6 +15,7 @@ import {
   cancelBoard,
   cancelKey,
   cancelledIds,
+  cancelOwner,
   requestIdOf,
   watchCancel,
 } from "../common/cancel-board";
@@ -38,14 +39,16 @@ export function watchedRequest(
 ): { forward: Request; watch?: RequestWatch } {
   const caller = callerIdentity(authInfo);
   const address = read.headers.get("cf-connecting-ip") ?? "";
+  // Who gives up an entry when the board is full: a stranger's flood pushes off its own.
+  const owner = cancelOwner(caller, address);
   for (const id of cancelledIds(parsedBody)) cancelBoard.cancel(cancelKey(caller, address, id));
   if (Array.isArray(parsedBody)) {
-    const watch = watchBatch(parsedBody, (id) => cancelKey(caller, address, id));
+    const watch = watchBatch(parsedBody, (id) => cancelKey(caller, address, id), owner);
     return watch === undefined ? { forward: read } : { forward: read, watch };
   }
   const id = requestIdOf(parsedBody);
   if (id === undefined || !read.bodyUsed) return { forward: read };
-  const watch = watchCancel(cancelBoard, cancelKey(caller, address, id), read.signal);
+  const watch = watchCancel(cancelBoard, cancelKey(caller, address, id), read.signal, owner);
   const forward = new Request(read.url, {
     method: read.method,
     headers: read.headers,
@@ -68,6 +71,7 @@ export interface RequestWatch {
 function watchBatch(
   batch: unknown[],
   keyOf: (id: string | number) => string,
+  owner: string,
 ): RequestWatch | undefined {
   if (batch.length > CANCEL_BATCH_MAX_WATCHED) return undefined;
   const ids = batch.map(requestIdOf).filter((id) => id !== undefined);
@@ -75,7 +79,7 @@ function watchBatch(
   let cancel: ((id: string | number) => void) | undefined;
   const early: (string | number)[] = [];
   const stops = ids.map((id) => {
-    const watch = watchCancel(cancelBoard, keyOf(id), undefined);
+    const watch = watchCancel(cancelBoard, keyOf(id), undefined, owner);
     watch.signal.addEventListener(
       "abort",
       () => (cancel === undefined ? early.push(id) : cancel(id)),
@@ -99,6 +103,9 @@ function watchBatch(
  * `Server`): its transport gets the client's `notifications/cancelled`, then answers the request
  * with an error. No answer is owed to a cancelled request, but the batch's event stream ends
  * only once every request in it is answered, and its siblings' answers must still end it. A
+ * request already answered gets no second answer: the transport keeps a batch's answers until
+ * the last, and wrote the error after the result on the still-open stream (a client that had
+ * reused the id took it for its new request's answer). A
  * lease of a shared SDK v1 instance shows no transport: its batches' requests are not cancelled
  * from another POST.
  */
@@ -106,6 +113,8 @@ function batchCanceller(server: unknown): (id: string | number) => void {
   type Transport = {
     onmessage?: (message: unknown) => void;
     send?: (message: unknown, options?: unknown) => Promise<void>;
+    /** The SDK's (1.32.2 and 2.4.0, pinned) answers of the open streams' requests, by id. */
+    _requestResponseMap?: Map<unknown, unknown>;
   };
   type WithTransport = { transport?: Transport };
   const product = server as (WithTransport & { server?: WithTransport }) | undefined;
@@ -116,6 +125,7 @@ function batchCanceller(server: unknown): (id: string | number) => void {
       method: "notifications/cancelled",
       params: { requestId: id, reason: "The client cancelled the request." },
     });
+    if (transport?._requestResponseMap?.has(id) === true) return;
     const error = {
       code: PROTOCOL_CODES.serverError,
       message: "Request cancelled: a notifications/cancelled of this request reached it.",

@@ -18,6 +18,8 @@ import {
   DurableObjectEventStore,
   type SessionRecord,
 } from "../../../src/index";
+import { CANCEL_BOARD_MAX_ENTRIES } from "../../../src/mcp/common/cancel-board";
+import { sessionCancelBoard } from "../../../src/mcp/sessions/legacy/cancel-relay";
 import { HOLD_GUARD_MS, holds, registerHold } from "../fixtures/hold-tool";
 import { connectClient, workerFetch } from "../helpers";
 import { memoryStorage } from "../memory-storage";
@@ -181,4 +183,36 @@ describe("createLegacyMcpHandler", () => {
       await client.close();
     },
   );
+});
+
+describe("createLegacyMcpHandler, a full cancel board (attack23)", () => {
+  it("a server per request: others' entries do not push a client's request off the board", async () => {
+    const handle = perRequestHandle();
+    const client = new Client(
+      { name: "cancel-legacy-client", version: "1.0.0" },
+      { capabilities: {}, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
+    );
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL("http://localhost/mcp"), {
+        fetch: (url, init) => {
+          const headers = new Headers(init?.headers);
+          headers.set("cf-connecting-ip", "192.0.2.10");
+          return handle(new Request(url, { ...init, headers }));
+        },
+      }),
+    );
+    const cancel = new AbortController();
+    const { key, call } = await startHold(client, cancel.signal);
+    // A board's worth of entries that name no caller: the owner every session request had
+    // before WorkerTransport named its caller and address, when the oldest entry went first.
+    const flood = Array.from({ length: CANCEL_BOARD_MAX_ENTRIES }, (_, n) =>
+      sessionCancelBoard.enter(`["flood",${n}]`),
+    );
+    cancel.abort();
+    const aborted = await abortedHold(key);
+    for (const each of flood) each.leave();
+    expect(aborted).toBe(true);
+    expect(await call).toMatch(/abort/i);
+    await client.close();
+  });
 });

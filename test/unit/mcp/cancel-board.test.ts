@@ -104,6 +104,55 @@ describe("a board a client tries to fill", () => {
   });
 });
 
+describe("a board a stranger fills (attack23)", () => {
+  it("lets go of the largest owner's oldest entries, never a smaller owner's", () => {
+    const board = new CancelBoard(() => 1_000_000);
+    const honest = cancelKey("user:honest", "10.0.0.1", 1);
+    const held = board.enter(honest, "user:honest@10.0.0.1");
+    // A stranger's requests whose POSTs are dropped as soon as sent (never left): cheap, and
+    // before, every 4,096 of them pushed every other caller's request off the board.
+    for (let id = 0; id < CANCEL_BOARD_MAX_ENTRIES * 3; id++)
+      board.enter(cancelKey("", "203.0.113.7", id), "@203.0.113.7");
+    expect(board.size).toBe(CANCEL_BOARD_MAX_ENTRIES);
+    expect(board.cancel(honest)).toBe(true);
+    expect(held.cancelled()).toBe(true);
+    // The stranger keeps its newest.
+    expect(board.cancel(cancelKey("", "203.0.113.7", CANCEL_BOARD_MAX_ENTRIES * 3 - 1))).toBe(true);
+  });
+
+  it("a stranger of many owners with one entry each pushes off the oldest, as before", () => {
+    const board = new CancelBoard(() => 1_000_000);
+    const first = board.enter("a", "owner-a");
+    board.enter("b1", "owner-b");
+    board.enter("b2", "owner-b");
+    for (let id = 0; id < CANCEL_BOARD_MAX_ENTRIES - 3; id++) board.enter(`c${id}`, `c${id}`);
+    expect(board.size).toBe(CANCEL_BOARD_MAX_ENTRIES);
+    // Full: owner-b holds the most, so its oldest goes, not owner-a's older entry.
+    board.enter("d", "owner-d");
+    expect(board.cancel("b1")).toBe(false);
+    expect(board.cancel("a")).toBe(true);
+    expect(first.cancelled()).toBe(true);
+    // Ties: the oldest entry among the largest owners goes.
+    board.enter("e", "owner-e");
+    expect(board.cancel("a")).toBe(false);
+    expect(board.size).toBe(CANCEL_BOARD_MAX_ENTRIES);
+  });
+
+  it("counts only the entries an owner still holds (a left entry frees its share)", () => {
+    const board = new CancelBoard(() => 1_000_000);
+    const left = [board.enter("m0", "me"), board.enter("m1", "me")];
+    board.enter("m2", "me");
+    for (const each of left) each.leave();
+    board.enter("o0", "other");
+    board.enter("o1", "other");
+    for (let id = 0; board.size < CANCEL_BOARD_MAX_ENTRIES; id++) board.enter(`s${id}`, `s${id}`);
+    // "other" holds two, "me" one: "other" pays.
+    board.enter("late", "late");
+    expect(board.cancel("o0")).toBe(false);
+    expect(board.cancel("m2")).toBe(true);
+  });
+});
+
 describe("what a body cancels and carries", () => {
   it("reads the ids of notifications/cancelled, alone or in a batch", () => {
     const cancel = (requestId: unknown) => ({

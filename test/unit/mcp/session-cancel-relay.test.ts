@@ -6,6 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {
   CANCEL_BATCH_MAX_WATCHED,
+  CANCEL_BOARD_MAX_ENTRIES,
   CANCEL_KEY_MAX_CHARS,
   CANCEL_POLL_MS,
 } from "../../../src/mcp/common/cancel-board";
@@ -25,10 +26,14 @@ const cancelOf = (requestId: string | number) => ({
 });
 
 /** The requests a relay handed its server a cancel for. */
-function relayed(prefix: string, original: unknown, sent: unknown = original) {
+function relayed(prefix: string, original: unknown, sent: unknown = original, owner = "") {
   const cancelled: unknown[] = [];
-  const relay = relayCancels(prefix, original, sent, (message) =>
-    cancelled.push((message as { params: { requestId: unknown } }).params.requestId),
+  const relay = relayCancels(
+    prefix,
+    original,
+    sent,
+    (message) => cancelled.push((message as { params: { requestId: unknown } }).params.requestId),
+    owner,
   );
   return { cancelled, relay };
 }
@@ -82,6 +87,25 @@ describe("session cancel relay", () => {
     const { relay: largest } = relayed(session, batch.slice(1));
     expect(sessionCancelBoard.size).toBe(CANCEL_BATCH_MAX_WATCHED);
     largest.stop();
+  });
+
+  it("a stranger's sessions, flooding the board, do not push an honest request off (attack23)", async () => {
+    const honest = await sessionKeyPrefix("session-honest");
+    const mine = relayed(honest, call(1), call(1), '["","192.0.2.10"]');
+    // Sessions cost a stranger one initialize each: a session is not an owner of its own.
+    const floods = [];
+    for (let n = 0; n < (CANCEL_BOARD_MAX_ENTRIES * 2) / CANCEL_BATCH_MAX_WATCHED; n++) {
+      const batch = Array.from({ length: CANCEL_BATCH_MAX_WATCHED }, (_, id) => call(id));
+      const prefix = await sessionKeyPrefix(`stranger-${n}`);
+      floods.push(relayed(prefix, batch, batch, '["","203.0.113.7"]').relay);
+    }
+    markCancels(honest, cancelOf(1));
+    // The flood ends before the clock moves (thousands of fake timers are slow to step).
+    for (const relay of floods) relay.stop();
+    vi.advanceTimersByTime(CANCEL_POLL_MS);
+    mine.relay.stop();
+    expect(mine.cancelled).toEqual([1]);
+    expect(sessionCancelBoard.size).toBe(0);
   });
 
   it("stops watching once the answer is sent", async () => {

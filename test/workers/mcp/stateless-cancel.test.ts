@@ -97,3 +97,51 @@ describe("stateless lane: requests in a JSON-RPC batch (2025-03-26)", () => {
     ]);
   });
 });
+
+describe("stateless lane: a cancel of a batch member already answered (attack23)", () => {
+  it("leaves its answer alone: no second response for the id on the batch's stream", async () => {
+    const seen = { aborted: false, started: 0 };
+    const handler = createMcpHandler(() => {
+      const server = waitingServer(seen);
+      server.registerTool("quick", { description: "Answers at once" }, async () => ({
+        content: [{ type: "text", text: "quick" }],
+      }));
+      return server;
+    });
+    const member = (id: number, name: string) => ({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name, arguments: {} },
+    });
+    const batch = await handler.fetch(
+      legacyRequest([member(61, "wait"), member(62, "quick")], {
+        "cf-connecting-ip": "10.1.1.2",
+        "mcp-protocol-version": "2025-03-26",
+      }),
+    );
+    // Read until the quick member is answered (its sibling waits GUARD_MS: the stream is open).
+    const reader = batch.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = "";
+    while (!text.includes('"id":62')) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += value;
+    }
+    // The client cancels it as (or just after) it was answered: a race every client can lose.
+    expect((await handler.fetch(cancelOf(62, "10.1.1.2"))).status).toBe(202);
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += value;
+    }
+    const answers = text
+      .split("\n")
+      .filter((line) => line.startsWith("data:"))
+      .map((line) => JSON.parse(line.slice(5)) as { id?: unknown; error?: unknown });
+    // Before, the batch's POST answered 62 a second time, with an error, ~250 ms later: a client
+    // that had reused 62 for a new request would have taken that error as its answer.
+    expect(answers.filter((answer) => answer.id === 62)).toHaveLength(1);
+    expect(answers.map((answer) => Number(answer.id)).toSorted((a, b) => a - b)).toEqual([61, 62]);
+  });
+});

@@ -87,6 +87,9 @@ export function markSessionEnded(prefix: string): void {
  * @param original - the body as the client sent it
  * @param sent - the body as the server got it (reused ids aliased)
  * @param deliver - hands a message to this POST's server
+ * @param owner - the POST's sender (common/cancel-board.ts `cancelOwner`: caller and address,
+ *   not the session, which a stranger mints for free): who gives up an entry when the board is
+ *   full
  * @returns `answered(response)`: the response, the watch stopped once it is sent
  */
 export function relayCancels(
@@ -94,10 +97,11 @@ export function relayCancels(
   original: unknown,
   sent: unknown,
   deliver: (message: unknown) => void,
+  owner = "",
 ): { answered(response: Response): Response; stop(): void } {
   const stops = requestsOf(original, sent).map(({ id, sentId }) => {
     // No signal of its own: a dropped stream is not a cancel (see the file's TSDoc).
-    const watch = watchCancel(sessionCancelBoard, requestKey(prefix, id), undefined);
+    const watch = watchCancel(sessionCancelBoard, requestKey(prefix, id), undefined, owner);
     watch.signal.addEventListener(
       "abort",
       () =>

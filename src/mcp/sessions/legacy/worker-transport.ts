@@ -34,6 +34,8 @@ import { findSessionRecord, issueSessionId, replayInitialize } from "./session-r
 import { watchSseResponse } from "./sse-close-watcher";
 import { DEFAULT_KEEP_ALIVE_MS, type WorkerTransportOptions } from "./worker-transport-options";
 import { markCancels, markSessionEnded, relayCancels, sessionKeyPrefix } from "./cancel-relay";
+import { cancelOwner } from "../../common/cancel-board";
+import { callerIdentity } from "../../common/caller-identity";
 
 export { isConnected } from "./sdk-transport";
 export {
@@ -207,8 +209,16 @@ export class WorkerTransport {
     const relay =
       session === undefined
         ? undefined
-        : relayCancels(session, parsed, body, (message) =>
-            (transport as { onmessage?: (message: unknown) => void }).onmessage?.(message),
+        : relayCancels(
+            session,
+            parsed,
+            body,
+            (message) =>
+              (transport as { onmessage?: (message: unknown) => void }).onmessage?.(message),
+            cancelOwner(
+              callerIdentity(options.authInfo),
+              incoming.headers.get("cf-connecting-ip") ?? "",
+            ),
           );
     let sdkResponse: Response;
     try {

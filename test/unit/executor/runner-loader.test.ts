@@ -29,7 +29,7 @@ import {
 } from "../../../src/executor/runners/runner-placement";
 import { codeHash } from "../../../src/executor/runners/code-hash";
 import type { RunnerAnswer, RunnerApi } from "../../../src/executor/runners/runner-protocol";
-import { startVirtualTime, type StopVirtualTime } from "../../helpers/vitest/virtual-time";
+import { startVirtualTime, type StopVirtualTime } from "../../helpers/virtual-time";
 
 type Handler = (kind: "load" | "get", code: unknown, host: unknown) => Promise<RunnerAnswer>;
 
@@ -136,7 +136,7 @@ function servesOnceThenHolds(name: string, first: Handler = quick) {
 }
 
 describe("RunnerLoader", () => {
-  // Every wait below is on virtual time (test/helpers/vitest/virtual-time.ts): the loader's
+  // Every wait below is on virtual time (test/helpers/virtual-time.ts): the loader's
   // clock and timers are fake and jump to the next timer once all else has settled, so a
   // bound like "answered within 450 ms" is exact on any machine, however loaded.
   let stopVirtualTime: StopVirtualTime;

@@ -113,6 +113,8 @@ export async function pollSearch(url) {
   return {
     /** The longest wait so far (ms). */
     longest: () => Math.max(0, ...samples.map((s) => s.ms)),
+    /** How many searches have ended so far, and how many of them failed. */
+    ended: () => ({ calls: samples.length, failed: failures.length }),
     /**
      * The longest wait of a call that overlapped [from, to] (ms since the epoch), one still
      * waiting included.

@@ -2,7 +2,7 @@
 // sandbox runners and what a run sees when its runner fails. The runners here are stand-ins that
 // answer as a runner does; the real cross-process path is covered by the e2e scripts (fanout,
 // runaway, runner-kill, native-stall).
-import { describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   RUNNER_BEGIN_MS,
   RUNNER_GAVE_UP,
@@ -29,6 +29,7 @@ import {
 } from "../../../src/executor/runners/runner-placement";
 import { codeHash } from "../../../src/executor/runners/code-hash";
 import type { RunnerAnswer, RunnerApi } from "../../../src/executor/runners/runner-protocol";
+import { startVirtualTime, type StopVirtualTime } from "../../helpers/virtual-time";
 
 type Handler = (kind: "load" | "get", code: unknown, host: unknown) => Promise<RunnerAnswer>;
 
@@ -135,6 +136,15 @@ function servesOnceThenHolds(name: string, first: Handler = quick) {
 }
 
 describe("RunnerLoader", () => {
+  // Every wait below is on virtual time (test/helpers/virtual-time.ts): the loader's
+  // clock and timers are fake and jump to the next timer once all else has settled, so a
+  // bound like "answered within 450 ms" is exact on any machine, however loaded.
+  let stopVirtualTime: StopVirtualTime;
+  beforeEach(() => {
+    stopVirtualTime = startVirtualTime();
+  });
+  afterEach(() => stopVirtualTime());
+
   it("sends each run to the least busy runner, ties in turn", async () => {
     const gates: (() => void)[] = [];
     // a's first run waits for the test; later ones answer at once.
@@ -490,7 +500,10 @@ describe("RunnerLoader", () => {
     const host = { calls: 0, call: async () => (calls.push("reached"), "ok") };
     const started = Date.now();
     expect(await run(loader, host)).toBe("free");
-    expect(Date.now() - started).toBeGreaterThanOrEqual(RUNNER_BEGIN_MS - 5);
+    // Moved once RUNNER_BEGIN_MS had passed (not before: a runner slow to begin is not yet held),
+    // and at once then (virtual time: these are exact).
+    expect(Date.now() - started).toBeGreaterThanOrEqual(RUNNER_BEGIN_MS);
+    expect(Date.now() - started).toBeLessThanOrEqual(RUNNER_BEGIN_MS + RUNNER_LOOK_MS);
     // The first copy, should its runner ever get to it, is told not to begin, and could not
     // reach the host anyway.
     expect((heldHost as unknown as { begin(): boolean }).begin()).toBe(false);
@@ -825,7 +838,8 @@ describe("RunnerLoader", () => {
         );
       const loader = new RunnerLoader([refusing("a").api, refusing("b").api]);
       expect(["a", "b"]).toContain(await run(loader));
-      expect(Date.now() - started).toBeLessThan(RUNNER_RETRY_WINDOW_MS);
+      // Held, not failed, and tried again within one retry once the runners serve (at 400 ms).
+      expect(Date.now() - started).toBeLessThanOrEqual(400 + RUNNER_RETRY_MAX_MS);
     });
 
     it("waits for a runner whose short rest is about to end rather than send a run to one that may be blocked", async () => {
@@ -871,7 +885,9 @@ describe("RunnerLoader", () => {
       void run(loader, waitingHost()); // → busy (in turn)
       const started = Date.now();
       expect(await run(loader)).toBe("busy"); // → cold; moved once busy's run shows progress
-      expect(Date.now() - started).toBeLessThan(1_200);
+      // Moved at the first look after busy's run called the host (400 ms), long before cold
+      // begins (1.5 s).
+      expect(Date.now() - started).toBeLessThanOrEqual(400 + RUNNER_BEGIN_MS);
     });
   });
 
@@ -979,7 +995,8 @@ describe("RunnerLoader", () => {
       const answer = await Promise.race([run(loader), tick(2_000).then(() => "no answer")]);
       expect(answer).toBe("trivial");
       expect(holder.sent).toHaveLength(1);
-      expect(Date.now() - started).toBeLessThan(100 + 4 * RUNNER_LOOK_MS + 500);
+      // Sent at the first look after trivial's run ended (100 ms), then its own 100 ms.
+      expect(Date.now() - started).toBeLessThanOrEqual(100 + RUNNER_LOOK_MS + 100);
     });
 
     it("a run refused by the slot it asked for waits for it; the spare stays for the next run", async () => {
@@ -1009,7 +1026,8 @@ describe("RunnerLoader", () => {
       await tick(100);
       const later = Date.now();
       expect(await run(loader)).toBe("spare"); // → the spare, at once
-      expect(Date.now() - later).toBeLessThan(450);
+      // The spare's own 200 ms and no look before it (the refused slot opens only at 600 ms).
+      expect(Date.now() - later).toBeLessThan(200 + RUNNER_LOOK_MS);
       expect(await asked).toBe("starting");
       expect(spare.sent).toHaveLength(1);
       expect(held.sent).toHaveLength(1);
@@ -1087,7 +1105,7 @@ describe("RunnerLoader", () => {
       // RUNNER_STALL_MS after it began.
       expect(await entry.run({}, { calls: 0 })).toBe("spare");
       expect(stallBeganOnC).toBeGreaterThan(0);
-      expect(Date.now() - stallBeganOnC).toBeLessThan(RUNNER_STALL_MS - 100);
+      expect(Date.now() - stallBeganOnC).toBeLessThanOrEqual(2 * RUNNER_LOOK_MS);
       expect(loader.busy()).toEqual([1, 1, 1, 0]);
     });
 

@@ -166,18 +166,17 @@ describe("copyMessage on hostile messages (attack2)", () => {
       const last = i === levels - 1;
       words.push(last ? [0, 0] : structPointer(1, 0, 2), last ? [0, 0] : structPointer(0, 0, 2));
     }
-    const started = performance.now();
+    // The refusal is the bound: the walk counts each word it reads and throws once it has read
+    // twice the message's words (no time asserted: a walk without the count copies, no throw).
     expect(() => copyMessage(message(words), none)).toThrow(/reads more than it holds/);
-    expect(performance.now() - started).toBeLessThan(1_000);
   });
 
   it("refuses a composite list of millions of zero-size elements in a few words", () => {
     // Root → a composite list of 0 words whose tag says 2^24 elements of 0 words each.
     const list: [number, number] = [(0 << 2) | 1, (0 << 3) | 7];
     const tag: [number, number] = [(1 << 24) << 2, 0];
-    const started = performance.now();
+    // As above: refused by the count of words read, not by the time it took.
     expect(() => copyMessage(message([list, tag]), none)).toThrow(/reads more than it holds/);
-    expect(performance.now() - started).toBeLessThan(1_000);
   });
 
   it("refuses a far pointer whose landing pad is a far pointer (followed forever before)", () => {

@@ -114,6 +114,18 @@ describe("shared worker engine: memory held by uncharged steps counts", () => {
     expect(freed).toBe(true);
   }, 60_000);
 
+  it("stops a program that keeps Map entries (which the walk does not count) at the gate", async () => {
+    const { engine, memory } = await gatedEngine();
+    const { result, freed } = await run(
+      engine,
+      `const m = new Map(); for (let n = 0; n < 4000000; n++) { try { m.set(n, n); } catch {} } return "kept " + m.size`,
+    );
+    // Before: "kept 4000000" (207 MiB of engine memory on an ungated engine).
+    expectMemoryStop(result);
+    expect(memory.buffer.byteLength).toBeLessThanOrEqual(ENGINE_ROOM_BYTES + 2 * LIMIT);
+    expect(freed).toBe(true);
+  }, 60_000);
+
   it("lets honest runs hold up to their limits, and looks inside a regular expression's match", async () => {
     const { engine } = await gatedEngine();
     // 96 MiB kept under a 128 MiB limit: the gate lets the engine grow for it.

@@ -103,6 +103,14 @@ export class EngineRun {
   private chargedSinceLook = 0;
   /** Charged interrupts until the next look ({@link MEMORY_CHECK_INTERRUPTS}, or more). */
   private lookEvery = MEMORY_CHECK_INTERRUPTS;
+  /** Step interrupts (10,000 engine steps each) since the run's memory was last looked at. */
+  private stepsSinceLook = 0;
+  /** The engine's memory length at the last look: growth past it is looked at at the next step check. */
+  private lookedLength = 0;
+  /** The engine's refused growths at the last look (memory-gate.ts): more are looked at too. */
+  private lookedRefusals = 0;
+  /** Gives back the run's share of the engine's memory (memory-gate.ts), once it is freed. */
+  private readonly release: () => void;
   /**
    * The host's refusal every later call of the run gets too (`spent`: HostRefusal in
    * protocol.ts), once it came: later calls are answered with it here.
@@ -138,7 +146,7 @@ export class EngineRun {
         ? texts[name]!
         : { error: new Error(`Module "${name}" is not available in the sandbox.`) };
     const interrupt = (): boolean => {
-      if (++this.interrupts <= this.interruptLimit) return false;
+      if (++this.interrupts <= this.interruptLimit && !this.stepOverMemory()) return false;
       this.stopped ??= "interrupted";
       return true;
     };
@@ -150,6 +158,7 @@ export class EngineRun {
       interrupt,
       load,
     };
+    this.release = this.engine?.gate?.hold(request.memoryBytes) ?? (() => {});
     this.template = this.engine?.begin(tenant, request);
     this.warm = this.template !== undefined;
     if (this.template) {
@@ -168,6 +177,7 @@ export class EngineRun {
         // Counted as begun: left counted, the instance would never give its template again.
         rt.dispose();
         this.engine?.end(undefined);
+        this.release();
         throw error;
       }
     }
@@ -450,7 +460,18 @@ export class EngineRun {
    */
   private overMemory(): boolean {
     this.chargedSinceLook = 0;
+    this.stepsSinceLook = 0;
     const limit = this.request.memoryBytes;
+    this.lookedLength = engineMemory(this.rt).byteLength;
+    const refusals = this.engine?.gate?.refusals ?? 0;
+    const refused = refusals > this.lookedRefusals;
+    this.lookedRefusals = refusals;
+    // The engine refused to grow (memory-gate.ts: past twice the limits of the runs under way,
+    // and room for the engine) while this run was its only one: this run holds that much. The
+    // walk below cannot say so for all of it: it does not count what a rope's parts hold (a
+    // run kept 29 ropes of a flat 4 MiB string each, 116 MiB, under a 32 MiB limit, walked as
+    // under it) nor `Map` and `Set` entries.
+    if (refused && this.engine?.underWay === 1) return true;
     // The engine's whole WebAssembly memory (every run's, and what the allocator keeps free)
     // bounds what this run holds: while it is within the limit, the walk is not needed. A walk
     // costs ~0.1–2 ms (more with more objects alive); a loop of 100 KB `repeat`s, looked at
@@ -463,6 +484,33 @@ export class EngineRun {
       Math.floor((limit - usedBytes) / MAX_BYTES_PER_CHARGED_INTERRUPT),
     );
     return usedBytes > limit;
+  }
+
+  /**
+   * The memory look from the engine's step check (its interrupt handler, every ~10,000 steps),
+   * for what no charged built-in makes: objects pushed one by one, `Map` entries, closures, and
+   * ropes (`big + n`, one step) that a later read (`s.charCodeAt(0)`, one uncharged step) makes
+   * flat, a copy of `big` (those grow the engine fast: memory-gate.ts bounds them). With looks after charged work alone, a 32 MiB run kept 1.5 million
+   * objects (143 MiB of engine memory) or a million closures (172 MiB), and the shared
+   * worker's memory never shrinks. Looked at every
+   * `lookEvery` step checks, as after charged work, and at once when the engine's memory grew
+   * since the last look (growth is what a run holding too much causes). The walk makes one
+   * object in the run's context mid-instruction (inside a regular expression's match, too):
+   * QuickJS allocates, and may collect cycles, at any allocation of any instruction, and the
+   * values the interrupted instruction uses are counted references the collector leaves alone
+   * (test/unit/sandbox/engine/run-memory-steps.test.ts walks inside a match).
+   * @returns true when the run holds more than its limit: the step check ends it then
+   */
+  private stepOverMemory(): boolean {
+    if (this.stopped || this.closed) return false;
+    const grew =
+      engineMemory(this.rt).byteLength > this.lookedLength ||
+      (this.engine?.gate?.refusals ?? 0) > this.lookedRefusals;
+    if (!grew && ++this.stepsSinceLook < this.lookEvery) return false;
+    if (!this.overMemory()) return false;
+    this.stopped ??= "memory";
+    this.interruptLimit = this.interrupts;
+    return true;
   }
 
   private keep(handle: QuickJSHandle): QuickJSHandle {
@@ -478,6 +526,7 @@ export class EngineRun {
     if (this.disposed) return this.disposedOk;
     this.disposed = true;
     this.closed = true;
+    this.release();
     for (const timer of this.timers) clearTimeout(timer);
     if (this.broken) return (this.disposedOk = false);
     try {

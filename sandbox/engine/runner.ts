@@ -20,6 +20,7 @@ import { WorkerEntrypoint } from "cloudflare:workers";
 import { newQuickJSWASMModuleFromVariant, newVariant } from "quickjs-emscripten-core";
 import wasmModule from "./quickjs.wasm";
 import { readData, storeData } from "./data-cache";
+import { MemoryGate } from "./memory-gate";
 import { describe, stopMessage } from "./messages";
 import { EngineRun } from "./run";
 import { WarmEngine } from "./warm-engine";
@@ -68,9 +69,12 @@ function isEndKey(key: unknown): key is string {
  * platform), with its harness template built (warm-engine.ts).
  */
 function loadEngine(): Promise<WarmEngine> {
-  engine ??= newQuickJSWASMModuleFromVariant(newVariant(variant, { wasmModule })).then(
-    (quickjs) => new WarmEngine(quickjs),
-  );
+  if (engine) return engine;
+  // The instance's memory grows only as far as its runs' limits allow (memory-gate.ts).
+  const gate = new MemoryGate();
+  engine = newQuickJSWASMModuleFromVariant(
+    newVariant(variant, { wasmModule, wasmMemory: gate.memory }),
+  ).then((quickjs) => new WarmEngine(quickjs, gate));
   return engine;
 }
 

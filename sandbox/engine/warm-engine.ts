@@ -26,6 +26,7 @@ import type {
 import modules from "./engine-modules.json";
 import { contextPointer, engineMemory, runPendingJobs } from "./ffi";
 import { decodeUtf8 } from "./values";
+import type { MemoryGate } from "./memory-gate";
 import { heldPages, type HeldPage } from "./zero-pages";
 
 /** What the run holding the template answers for the template's native functions and hooks. */
@@ -257,8 +258,14 @@ export class WarmEngine {
   private template: EngineTemplate | undefined;
   private live = 0;
 
-  /** @param quickjs - a fresh engine instance (the template is built in it now) */
-  constructor(readonly quickjs: QuickJSWASMModule) {
+  /**
+   * @param quickjs - a fresh engine instance (the template is built in it now)
+   * @param gate - what bounds the instance's memory, when it was made with the gate's memory
+   */
+  constructor(
+    readonly quickjs: QuickJSWASMModule,
+    readonly gate?: MemoryGate,
+  ) {
     this.template = EngineTemplate.build(quickjs);
   }
 

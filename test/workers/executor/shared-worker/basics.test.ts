@@ -107,6 +107,25 @@ describe("shared-worker executor: limits", () => {
     expect(await normalRun()).toMatchObject({ status: "ok" });
   });
 
+  it("ends a run that keeps flat copies of a string, which no charge or walk counts (a LimitError)", async () => {
+    // `s = big + n` is a rope, `s.charCodeAt(5)` makes it flat (a 4 MiB copy), in two uncharged
+    // steps, and QuickJS's walk counts no rope's parts: 150 were kept under an 8 MiB limit and
+    // grew the engine to ~600 MiB. Now the runner's engine grows only to 64 MiB + twice its runs'
+    // limits (sandbox/engine/memory-gate.ts) and the refusal stops the run. Guarded: the program
+    // stops by itself at 150.
+    const small = new SharedWorkerExecutor({ loader: env.LOADER, memoryBytes: 8 * 1_048_576 });
+    const outcome = await small.execute({
+      code: `const big = "x".repeat(4 * 1048576); const kept = [];
+        for (let n = 0; n < 150; n++) { try { const s = big + n; kept.push(s.charCodeAt(5) + s); } catch {} for (let i = 0; i < 200; i++); }
+        return kept.length`,
+    });
+    expect(outcome).toMatchObject({
+      status: "limit",
+      error: { name: "LimitError", message: /Memory limit of 8388608 bytes exceeded/ },
+    });
+    expect(await normalRun()).toMatchObject({ status: "ok" });
+  });
+
   it("refuses a memory limit out of range at construction", () => {
     expect(() => new SharedWorkerExecutor({ loader: env.LOADER, memoryBytes: 10 })).toThrow(
       /memoryBytes must be an integer/,

@@ -140,14 +140,14 @@ function topFunctions(profile, from, to) {
     at += profile.timeDeltas[k];
     if (at < from || at > to) return;
     const { functionName, url, lineNumber } = byId.get(id).callFrame;
-    const name = `${functionName || "(anonymous)"} ${url.split("/").pop()}:${lineNumber + 1}`;
-    self.set(name, (self.get(name) ?? 0) + 1);
+    const where = `${functionName || "(anonymous)"} ${url.split("/").pop()}:${lineNumber + 1}`;
+    self.set(where, (self.get(where) ?? 0) + 1);
   });
   const total = [...self.values()].reduce((a, b) => a + b, 0);
   return [...self]
-    .sort((a, b) => b[1] - a[1])
+    .toSorted((a, b) => b[1] - a[1])
     .slice(0, 8)
-    .map(([name, n]) => `    ${((100 * n) / total).toFixed(0)}% ${name}`)
+    .map(([where, n]) => `    ${((100 * n) / total).toFixed(0)}% ${where}`)
     .join("\n");
 }
 

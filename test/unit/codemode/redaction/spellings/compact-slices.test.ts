@@ -1,0 +1,53 @@
+// The compact view in slices (issue #40): the compact view of ASCII text was made in one pass
+// between two pauses (4 MB of `abc ` held the host thread 22-29 ms on a lightly loaded core,
+// several times that at load), the folded one already paused. Counted in positions between
+// pauses (compactWork), never timed.
+import { describe, expect, it } from "vitest";
+import { PAUSE, runToEnd, SLICE_POSITIONS } from "../../../../../src/codemode/redaction/slices";
+import {
+  compactView,
+  compactViewInSlices,
+  compactWork,
+} from "../../../../../src/codemode/redaction/spellings/compact-view";
+import { originalRange } from "../../../../../src/codemode/redaction/decoding/decoded-views";
+import type { View } from "../../../../../src/codemode/redaction/view-builder";
+
+const fill = (unit: string, size: number) => unit.repeat(Math.ceil(size / unit.length));
+const SIZE = 2_097_152;
+
+/** Runs a pass, and the most positions it looked at between two pauses. */
+function drive(pass: Generator<typeof PAUSE, View | undefined, void>) {
+  let [since, most] = [compactWork.positions, 0];
+  const start = since;
+  let step = pass.next();
+  for (; !step.done; step = pass.next()) {
+    expect(step.value).toBe(PAUSE);
+    most = Math.max(most, compactWork.positions - since);
+    since = compactWork.positions;
+  }
+  most = Math.max(most, compactWork.positions - since);
+  return { view: step.value, most, total: compactWork.positions - start };
+}
+
+describe("the compact view of a large text", () => {
+  it.each([
+    ["ASCII words", fill("abc ", SIZE), fill("abc", (SIZE * 3) / 4)],
+    ["ASCII, spaces in one run", `x${" ".repeat(SIZE)}y\n\tz`, "xyz"],
+    ["full-width letters", fill("\uff41\uff42 ", SIZE), fill("ab", SIZE / 1.5)],
+  ])("is made in slices: %s", (_, text, compact) => {
+    const { view, most, total } = drive(compactViewInSlices({ text, origin: null }));
+    expect(view?.text === compact).toBe(true);
+    expect(total).toBeGreaterThanOrEqual(text.length - 4);
+    expect(most).toBeGreaterThan(0);
+    expect(most).toBeLessThanOrEqual(SLICE_POSITIONS);
+  });
+
+  it("maps a copy in the compact view of ASCII text back to where its letters are", () => {
+    const text = `${fill("ab ", 100_000)}s e\tc\n r e t${fill(" cd", 100_000)}`;
+    const view = compactView({ text, origin: null })!;
+    const at = view.text.indexOf("secret");
+    expect(view.text).toBe(runToEnd(compactViewInSlices({ text, origin: null }))!.text);
+    const [start, end] = originalRange(view, at, at + 6);
+    expect(text.slice(start, end)).toBe("s e\tc\n r e t");
+  });
+});

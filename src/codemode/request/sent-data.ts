@@ -10,11 +10,19 @@
  * builds the copy exactly as `redactor.data` does (../redaction/redacted-copy.ts: copy on write,
  * cycles and depth marked the same way), reading those answers. A part the first pass did not
  * meet is searched at once by the redactor itself, so the copy is always `redactor.data`'s
- * (test/unit/codemode/request/sent-data.test.ts compares them).
+ * (test/unit/codemode/request/sent-data.test.ts compares them). A value the first pass found
+ * clean (every answer the part itself, no object met twice or nested too deep) is the copy itself,
+ * and the second pass is not made: it is one walk over every part, not sliced.
  */
 import type { Redactor } from "../redaction/redaction";
 import { SLICE_POSITIONS } from "../redaction/slices";
 import type { SentCheck } from "./sent-check";
+
+/**
+ * Parts the second pass (the copy) has visited so far: a test counts them (a clean value is not
+ * copied at all).
+ */
+export const sentWork = { copied: 0 };
 
 /** Nesting the copy follows (redacted-copy.ts's bound: deeper objects become a marker). */
 const MAX_DEPTH = 200;
@@ -47,6 +55,9 @@ export async function sentData<T>(
   const numbers = new Map<unknown, unknown>();
   const objects = new Map<object, unknown>();
   let work = 0;
+  // Whether the copy would be `value` itself: every part's answer is the part, and the copy
+  // marks nothing (see the end of the first pass).
+  let plain = true;
   const spent = async (size: number) => {
     work += size + PART_COST;
     if (work >= SLICE_POSITIONS) {
@@ -59,12 +70,14 @@ export async function sentData<T>(
     const found = check.text(part, what, signal);
     const clean = typeof found === "string" ? found : await found;
     texts.set(part, clean);
+    if (clean !== part) plain = false;
     await spent(part.length);
     return clean;
   };
   const bytes = async (part: Uint8Array) => {
     const found = check.bytes(part, what, signal);
     const clean = found instanceof Promise ? await found : found;
+    if (clean !== part) plain = false;
     await spent(part.byteLength);
     return clean;
   };
@@ -83,7 +96,9 @@ export async function sentData<T>(
       case "bigint":
         if (!numbers.has(item)) {
           // The redactor's own answer: it knows whether numbers can hold a secret at all.
-          numbers.set(item, redactor.data(item));
+          const answer = redactor.data(item);
+          numbers.set(item, answer);
+          if (!Object.is(answer, item)) plain = false;
           await spent(0);
         }
         continue;
@@ -92,7 +107,13 @@ export async function sentData<T>(
       default:
         continue;
     }
-    if (item === null || item instanceof Date || seen.has(item) || depth > MAX_DEPTH) continue;
+    if (item === null || item instanceof Date) continue;
+    // Met again (maybe a cycle, which the copy marks) or too deep (cut with a marker): the copy
+    // may differ from the value.
+    if (seen.has(item) || depth > MAX_DEPTH) {
+      plain = false;
+      continue;
+    }
     seen.add(item);
     if (item instanceof Uint8Array) objects.set(item, await bytes(item));
     else if (item instanceof ArrayBuffer) {
@@ -107,6 +128,7 @@ export async function sentData<T>(
       const [cleanMessage, cleanName] = [await text(message), await text(name)];
       if (cleanMessage === item.message && cleanName === item.name) objects.set(item, item);
       else {
+        plain = false;
         // As `redactor.error` makes it: a plain Error with the searched name and message.
         const safe = new Error(cleanMessage);
         safe.name = cleanName;
@@ -125,9 +147,17 @@ export async function sentData<T>(
       }
   }
 
+  // Nothing to cut and nothing to mark: the copy would be `value` itself (copy on write), and
+  // its walk one more unsliced pass over every part (a value of a million parts, issue #40).
+  // Why it is `value`: the copy returns a part as it is when its answer is the part (texts,
+  // numbers, bytes and errors each compared above), an object as it is when every member is, and
+  // marks only an object met again on its path or nested past MAX_DEPTH, both of which the first
+  // pass met (an object met twice, or too deep) and counted as not plain.
+  if (plain) return value;
   // Second pass: the copy, as redacted-copy.ts makes it, from the answers of the first.
   const textOf = (part: string) => texts.get(part) ?? redactor.text(part);
   const deep = (item: unknown, path: Set<object>, depth: number): unknown => {
+    sentWork.copied++;
     switch (typeof item) {
       case "string":
         return textOf(item);

@@ -19,7 +19,7 @@ import { sliceBudget, type SliceBudget } from "../windowed-search";
  * Positions the compact and folded views have looked at so far: tests count them between
  * pauses (issue #40).
  */
-export const compactWork = { positions: 0 };
+export const compactWork = { positions: 0, slowFolds: 0 };
 
 /** An ASCII whitespace character (the class the lists view calls a space). */
 const isSpace = (c: number) => c === 32 || (c >= 9 && c <= 13);
@@ -119,6 +119,18 @@ function plainKept(code: number): boolean {
 }
 
 /**
+ * Per UTF-16 code unit, for {@link compactTurn} without and with spaces kept: 0 not yet known,
+ * else 1 + the one code unit it folds to, for a unit that starts no UTF-8 sequence, is no
+ * surrogate and folds to one other unit (`ª` → `a`, full-width letters); -2 for such a unit
+ * that is dropped (a Unicode space, a zero-width character); -1 for any other.
+ * Such a unit is replaced where it stands by that code (the builder's `replaceCode`, the
+ * string `replace` made the same view and map): a flood of escapes decodes to `ª` by the
+ * million, and looking each up by string and replacing it by a string was a tenth of its
+ * redaction (issue #40).
+ */
+const SINGLE_FOLD = [new Int32Array(0x10000), new Int32Array(0x10000)];
+
+/**
  * UTF-8 read one character per byte at `at` (what percent-decoding produces): [code point,
  * length], or undefined when no well-formed sequence starts there.
  * @param text - the text
@@ -209,6 +221,7 @@ function compactTurn(
   seen?: Seen,
 ): number {
   const n = text.length;
+  const singles = SINGLE_FOLD[keepSpaces ? 1 : 0]!;
   let left = budget.left;
   let i = from;
   for (; i < n && left > 0; i++) {
@@ -227,6 +240,16 @@ function compactTurn(
     // compaction), before the checks below; so is a lead byte that no continuation byte follows
     // (neither can start a tag character: that needs a surrogate, or `\xf3\xa0`).
     if (plainKept(c)) continue;
+    const single = singles[c]!;
+    if (single > 0) {
+      builder.replaceCode(i, 1, single - 1);
+      if (seen && c > 0xff && single - 1 < 0x80) seen.folded = true;
+      continue;
+    }
+    if (single === -2) {
+      builder.replace(i, 1, "");
+      continue;
+    }
     if (c >= 0xc2 && c <= 0xf4) {
       const next = text.charCodeAt(i + 1);
       if (!(next >= 0x80 && next <= 0xbf) && keptUnit(c)) continue;
@@ -239,6 +262,18 @@ function compactTurn(
     const code = bytes ? bytes[0] : text.codePointAt(i)!;
     const length = bytes ? bytes[1] : code > 0xffff ? 2 : 1;
     const out = keepSpaces ? foldKeepingSpaces(code) : fold(code);
+    compactWork.slowFolds++;
+    // Cached only where this path is the whole story: no UTF-8 sequence can start at `c`
+    // (never read as bytes), no surrogate (never half of a tag or a pair), one unit in and out.
+    if (
+      single === 0 &&
+      !bytes &&
+      length === 1 &&
+      utf8LeadLength(c) === 0 &&
+      (c < 0xd800 || c > 0xdfff)
+    )
+      singles[c] =
+        out.length === 1 && out.charCodeAt(0) !== c ? out.charCodeAt(0) + 1 : out === "" ? -2 : -1;
     const same =
       !bytes &&
       (length === 1

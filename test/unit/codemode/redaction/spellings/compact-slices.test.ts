@@ -51,3 +51,18 @@ describe("the compact view of a large text", () => {
     expect(text.slice(start, end)).toBe("s e\tc\n r e t");
   });
 });
+
+// A character that folds to one other where it stands (`ª` → `a`) is replaced by its code from
+// a table after its first fold: a flood of escapes decodes to `ª` by the million, each looked up
+// by string and replaced by a string (a tenth of its redaction, issue #40).
+describe("single-character folds", () => {
+  it("look a character up by string once, and make the view the lookups made", () => {
+    const text = fill("%A\xaa%\xba\u00b2\uff41\u3000\u2126x", 300_000);
+    const before = compactWork.slowFolds;
+    const view = compactView({ text, origin: null })!;
+    expect(compactWork.slowFolds - before).toBeLessThan(16);
+    expect(view.text.slice(0, 18)).toBe("%Aa%o2aΩx%Aa%o2aΩx");
+    const at = view.text.indexOf("o2a", 9);
+    expect(originalRange(view, at, at + 3)).toEqual([14, 17]);
+  });
+});

@@ -34,6 +34,10 @@
 // host, not by noise (2026-12-07, load 5–7: percent 138–206 ms/MiB, random 333–359, 7–15
 // without a credential), so such a check would only fail; it can be asserted once redaction
 // is under it, with room for the load (bench/README.md, "Random-byte bodies in the real host").
+// Nor is the longest single hold (one slice of redaction): the host cannot time its own slices
+// and from outside a pause does not stop its CPU; it is measured in Node by
+// bench/redaction-slices.mjs and bounded in work units by the unit tests (bench/README.md,
+// "Whole-body passes sliced").
 // The random kind is not in run.mjs's list: its host grows +68…+107 MiB against +48 at load 8–18
 // (redaction's views of one random body, ~40 MiB live at once). The hand-over is no longer in
 // it: bytes cross beside the wire text (sandbox/codec.ts), and with no credential the host grows

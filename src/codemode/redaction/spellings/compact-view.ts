@@ -357,12 +357,12 @@ function* asciiCompactView(view: View): Sliced<View | undefined> {
       let last = 0;
       for (let at = first; at < text.length; at++) {
         if (!isSpace(text.charCodeAt(at))) continue;
-        let end = at + 1;
-        while (end < text.length && isSpace(text.charCodeAt(end))) end++;
+        let past = at + 1;
+        while (past < text.length && isSpace(text.charCodeAt(past))) past++;
         kept += at - last;
-        map.add(kept, 0, end - at);
-        last = end;
-        at = end;
+        map.add(kept, 0, past - at);
+        last = past;
+        at = past;
       }
       local = map.origin();
     }

@@ -114,35 +114,68 @@ export function* runCharactersInSlices(
 /**
  * Copies the first characters of a run, line breaks left out, into `head` (as many as it holds):
  * codes into a buffer, where strings grown a character at a time were most of an ordinary
- * body's cost.
+ * body's cost. A sliced pass: a run of a few characters then millions of line breaks is sought
+ * across all of them.
  * @param text - the text
  * @param start - where the run starts
  * @param end - where it ends
  * @param head - the buffer
+ * @param budget - the pass's slice budget
  */
-export function firstCharacters(text: string, start: number, end: number, head: Uint8Array): void {
+export function* firstCharacters(
+  text: string,
+  start: number,
+  end: number,
+  head: Uint8Array,
+  budget: SliceBudget,
+): Sliced<void> {
   let count = 0;
-  for (let i = start; i < end && count < head.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 128 && (CLASSES[c]! & BASE64) !== 0 && !escapeLetter(text, i)) head[count++] = c;
+  for (let i = start; i < end && count < head.length;) {
+    const [from, stop] = [i, Math.min(end, i + Math.max(1, budget.left))];
+    for (; i < stop && count < head.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c < 128 && (CLASSES[c]! & BASE64) !== 0 && !escapeLetter(text, i)) head[count++] = c;
+    }
+    budget.left -= i - from;
+    runWork.positions += i - from;
+    if (i < end && count < head.length && budget.left <= 0) {
+      budget.left = SLICE_POSITIONS;
+      yield PAUSE;
+    }
   }
 }
 
 /**
  * Copies the last characters of a run, separators left out, to the end of `tail` (as many as it
- * holds), and says how many there are.
+ * holds), and says how many there are: a sliced pass, as {@link firstCharacters}.
  * @param text - the text
  * @param start - where the run starts
  * @param end - where it ends
  * @param tail - the buffer
+ * @param budget - the pass's slice budget
  */
-export function lastCharacters(text: string, start: number, end: number, tail: Uint8Array): number {
+export function* lastCharacters(
+  text: string,
+  start: number,
+  end: number,
+  tail: Uint8Array,
+  budget: SliceBudget,
+): Sliced<number> {
   let count = 0;
-  for (let i = end - 1; i >= start && count < tail.length; i--) {
-    const c = text.charCodeAt(i);
-    // An `n` of a `\n` escape is a separator, not a character of the run.
-    if ((c === 110 || c === 114) && text.charCodeAt(i - 1) === 92) i--;
-    else if (c < 128 && (CLASSES[c]! & BASE64) !== 0) tail[tail.length - ++count] = c;
+  for (let i = end - 1; i >= start && count < tail.length;) {
+    const [from, stop] = [i, Math.max(start - 1, i - Math.max(1, budget.left))];
+    for (; i > stop && count < tail.length; i--) {
+      const c = text.charCodeAt(i);
+      // An `n` of a `\n` escape is a separator, not a character of the run.
+      if ((c === 110 || c === 114) && text.charCodeAt(i - 1) === 92) i--;
+      else if (c < 128 && (CLASSES[c]! & BASE64) !== 0) tail[tail.length - ++count] = c;
+    }
+    budget.left -= from - i;
+    runWork.positions += from - i;
+    if (i >= start && count < tail.length && budget.left <= 0) {
+      budget.left = SLICE_POSITIONS;
+      yield PAUSE;
+    }
   }
   return count;
 }

@@ -168,9 +168,9 @@ class DecodedRuns implements RunReader {
     held?: (codec: Codec, k: number) => boolean,
   ): Sliced<RunReading | undefined> {
     const { text, budget } = this;
-    firstCharacters(text, start, end, HEAD);
+    yield* firstCharacters(text, start, end, HEAD, budget);
     // A run no longer than a sample has no end sample of its own (textAlignment).
-    const kept = count > SAMPLE ? lastCharacters(text, start, end, TAIL) : 0;
+    const kept = count > SAMPLE ? yield* lastCharacters(text, start, end, TAIL, budget) : 0;
     let run: RunCharacters | undefined;
     for (const codec of CODECS) {
       if (!codecFits(codec, classes)) continue;

@@ -22,6 +22,13 @@ const runs: [string, string, string][] = [
   ["base64 in lines of `\\n` escapes", base64.replace(/.{76}/g, "$&\\n"), text],
   ["hex, one run", hex(text), text],
   ["base64 cut into 39-character pieces", base64.replace(/.{39}(?!$)/g, "$& "), text],
+  // A few characters at each end of a run of line breaks: its first and last characters are
+  // sought across all of them.
+  [
+    "a run of line breaks",
+    `${btoa("a".repeat(30))}${"\n".repeat(SIZE)}${btoa("b".repeat(30))}`,
+    `${"a".repeat(30)}${"b".repeat(30)}`,
+  ],
 ];
 
 describe("the run-decoded view of one long run", () => {

@@ -10,12 +10,12 @@
  * builds the copy exactly as `redactor.data` does (../redaction/redacted-copy.ts: copy on write,
  * cycles and depth marked the same way), reading those answers. A part the first pass did not
  * meet is searched at once by the redactor itself, so the copy is always `redactor.data`'s
- * (test/unit/codemode/request/sent-data.test.ts compares them). A value the first pass found
- * clean (every answer the part itself, no object met twice or nested too deep) is the copy itself,
- * and the second pass is not made: it is one walk over every part, not sliced.
+ * (test/unit/codemode/request/sent-data.test.ts compares them). The copy pauses every
+ * {@link SLICE_POSITIONS} parts; a value the first pass found clean (every answer the part
+ * itself, no object met twice or nested too deep) is the copy itself, and is not walked again.
  */
 import type { Redactor } from "../redaction/redaction";
-import { SLICE_POSITIONS } from "../redaction/slices";
+import { PAUSE, SLICE_POSITIONS, type Sliced } from "../redaction/slices";
 import type { SentCheck } from "./sent-check";
 
 /**
@@ -154,10 +154,15 @@ export async function sentData<T>(
   // marks only an object met again on its path or nested past MAX_DEPTH, both of which the first
   // pass met (an object met twice, or too deep) and counted as not plain.
   if (plain) return value;
-  // Second pass: the copy, as redacted-copy.ts makes it, from the answers of the first.
+  // Second pass: the copy, as redacted-copy.ts makes it, from the answers of the first; a
+  // generator that pauses every SLICE_POSITIONS parts (a value of a million parts with one
+  // secret in it was copied in one walk).
   const textOf = (part: string) => texts.get(part) ?? redactor.text(part);
-  const deep = (item: unknown, path: Set<object>, depth: number): unknown => {
+  let copied = 0;
+  /** A part that is no object, as the copy makes it; {@link NOT_FLAT} for an object. */
+  const flat = (item: unknown): unknown => {
     sentWork.copied++;
+    copied++;
     switch (typeof item) {
       case "string":
         return textOf(item);
@@ -165,21 +170,32 @@ export async function sentData<T>(
       case "bigint":
         return numbers.has(item) ? numbers.get(item) : redactor.data(item);
       case "object":
-        break;
+        return item === null ? item : NOT_FLAT;
       default:
         return item;
     }
-    if (item === null || item instanceof Date) return item;
+  };
+  /** A part as the copy makes it: at once when it is no object, else by {@link deep}. */
+  function* inner(item: unknown, path: Set<object>, depth: number): Sliced<unknown> {
+    const clean = flat(item);
+    if (copied >= SLICE_POSITIONS) {
+      copied = 0;
+      yield PAUSE;
+    }
+    return clean === NOT_FLAT ? yield* deep(item as object, path, depth) : clean;
+  }
+  function* deep(item: object, path: Set<object>, depth: number): Sliced<unknown> {
+    if (item instanceof Date) return item;
     if (path.has(item)) return "[Circular]";
     if (depth > MAX_DEPTH) return "[Too deep]";
     path.add(item);
     try {
-      return copyOf(item, (v) => deep(v, path, depth + 1));
+      return yield* copyOf(item, path, depth + 1);
     } finally {
       path.delete(item);
     }
-  };
-  const copyOf = (item: object, inner: (v: unknown) => unknown): unknown => {
+  }
+  function* copyOf(item: object, path: Set<object>, depth: number): Sliced<unknown> {
     if (objects.has(item)) return objects.get(item);
     if (
       item instanceof Uint8Array ||
@@ -190,32 +206,48 @@ export async function sentData<T>(
       return redactor.data(item);
     if (Array.isArray(item)) {
       let out: unknown[] | undefined;
-      item.forEach((member, i) => {
-        const clean = inner(member);
+      // As `forEach`: holes are skipped (and stay holes in a copy made with them).
+      for (let i = 0; i < item.length; i++) {
+        if (!(i in item)) continue;
+        const member: unknown = item[i];
+        const clean = yield* inner(member, path, depth);
         if (clean !== member) (out ??= [...item])[i] = clean;
-      });
+      }
       return out ?? item;
     }
     if (item instanceof Set) {
       const members = [...item];
-      const clean = members.map(inner);
+      const clean: unknown[] = [];
+      for (const member of members) clean.push(yield* inner(member, path, depth));
       return clean.some((member, i) => member !== members[i]) ? new Set(clean) : item;
     }
     if (item instanceof Map) {
       const entries = [...item];
-      const clean = entries.map(([k, v]) => [inner(k), inner(v)] as const);
+      const clean: (readonly [unknown, unknown])[] = [];
+      for (const [k, v] of entries) {
+        const ck = yield* inner(k, path, depth);
+        clean.push([ck, yield* inner(v, path, depth)] as const);
+      }
       return clean.some(([k, v], i) => k !== entries[i]![0] || v !== entries[i]![1])
         ? new Map(clean)
         : item;
     }
     let changed = false;
-    const entries = Object.keys(item).map((k) => {
+    const entries: (readonly [string, unknown])[] = [];
+    for (const k of Object.keys(item)) {
       const member = (item as Record<string, unknown>)[k];
-      const [ck, cv] = [textOf(k), inner(member)];
+      const [ck, cv] = [textOf(k), yield* inner(member, path, depth)];
       if (ck !== k || cv !== member) changed = true;
-      return [ck, cv] as const;
-    });
+      entries.push([ck, cv] as const);
+    }
     return changed ? Object.fromEntries(entries) : item;
-  };
-  return deep(value, new Set(), 0) as T;
+  }
+  const copy = inner(value, new Set(), 0);
+  for (let step = copy.next(); ; step = copy.next()) {
+    if (step.done) return step.value as T;
+    await check.pause(signal);
+  }
 }
+
+/** What {@link sentData}'s copy answers for a part that is an object (copied by its walk). */
+const NOT_FLAT = Symbol("an object");

@@ -101,6 +101,31 @@ describe("data a program sends, redacted in slices", () => {
     expect(sentWork.copied - before).toBeGreaterThan(items.length);
   });
 
+  // With something to cut, the copy walks every part: it pauses every SLICE_POSITIONS parts
+  // (a value of a million parts with one secret in it was copied in one walk, issue #40).
+  it("copies a large value with a secret in it in slices", async () => {
+    const items = Array.from({ length: 120_000 }, (_, i) => ({ id: i, tags: ["a", i] }));
+    // A hole stays a hole (the copy skips it, as `forEach` does).
+    const sparse: unknown[] = [1];
+    sparse[2] = 3;
+    const value = { items, sparse, echo: TOKEN };
+    let [last, most] = [sentWork.copied, 0];
+    const check = sentCheck(redactor, {
+      yieldThread: async () => {
+        most = Math.max(most, sentWork.copied - last);
+        last = sentWork.copied;
+      },
+    });
+    const start = sentWork.copied;
+    const copy = await sentData(value, redactor, check, "x()");
+    most = Math.max(most, sentWork.copied - last);
+    expect(copy).toEqual(redactor.data(value));
+    expect(1 in copy.sparse).toBe(false);
+    expect(copy.items).toBe(items);
+    expect(sentWork.copied - start).toBeGreaterThan(4 * items.length);
+    expect(most).toBeLessThanOrEqual(SLICE_POSITIONS + 1);
+  });
+
   it("refuses data past the run's budget", async () => {
     const check = sentCheck(redactor, { ...quiet, maxChars: 1000 });
     await expect(

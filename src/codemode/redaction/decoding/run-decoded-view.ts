@@ -135,16 +135,20 @@ interface Segment {
   readonly codec: Codec;
 }
 
-/** The first {@link KEPT} characters of the run being looked at, and its last (at the end). */
-const HEAD = new Uint8Array(KEPT);
-const TAIL = new Uint8Array(KEPT);
-
 /** The runs of a text read so far: their decodings, one per line, and where they came from. */
 class DecodedRuns implements RunReader {
   private readonly segments: Segment[] = [];
   private readonly decoded: string[] = [];
   /** The view's length so far, a line break after each decoding. */
   private length = 0;
+  /**
+   * The first {@link KEPT} characters of the run being looked at, and its last (at the end):
+   * this pass's own, not the module's, since they are sought in slices and another request's
+   * pass runs at every pause (shared buffers let it overwrite them between the seeking and the
+   * samples' reading).
+   */
+  private readonly head = new Uint8Array(KEPT);
+  private readonly tail = new Uint8Array(KEPT);
 
   /**
    * @param text - the text whose runs are read
@@ -167,14 +171,14 @@ class DecodedRuns implements RunReader {
     classes: number,
     held?: (codec: Codec, k: number) => boolean,
   ): Sliced<RunReading | undefined> {
-    const { text, budget } = this;
-    yield* firstCharacters(text, start, end, HEAD, budget);
+    const { text, budget, head, tail } = this;
+    yield* firstCharacters(text, start, end, head, budget);
     // A run no longer than a sample has no end sample of its own (textAlignment).
-    const kept = count > SAMPLE ? yield* lastCharacters(text, start, end, TAIL, budget) : 0;
+    const kept = count > SAMPLE ? yield* lastCharacters(text, start, end, tail, budget) : 0;
     let run: RunCharacters | undefined;
     for (const codec of CODECS) {
       if (!codecFits(codec, classes)) continue;
-      const k = textAlignment(codec, HEAD, TAIL, kept, count);
+      const k = textAlignment(codec, head, tail, kept, count);
       if (k < 0) continue;
       if (held?.(codec, k)) return undefined;
       // Copied and decoded in slices: a run can be the whole body.

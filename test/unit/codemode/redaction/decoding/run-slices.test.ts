@@ -54,3 +54,25 @@ describe("the run-decoded view of one long run", () => {
     expect(pauses).toBeGreaterThanOrEqual((2 * body.length) / (2 * SLICE_POSITIONS) - 1);
   });
 });
+
+// Sliced passes of different requests interleave in the host (another runs at every pause), so a
+// pass keeps nothing in module state across a pause: the samples of a run's first and last
+// characters were shared buffers, filled across pauses since those are sought in slices.
+describe("run-decoded views interleaved at their pauses", () => {
+  it("read each run from its own samples", () => {
+    const a = `${btoa("a".repeat(30))}${"\n".repeat(300_000)}${btoa("b".repeat(30))}`;
+    const binary = String.fromCharCode(...Array.from({ length: 60 }, (_, i) => 0x80 + i));
+    const b = `x ${btoa(binary)} y`;
+    const alone = [...runDecodedViewInSlices({ text: a, origin: null })];
+    const pass = runDecodedViewInSlices({ text: a, origin: null });
+    let [step, pauses] = [pass.next(), 0];
+    for (; !step.done; step = pass.next()) {
+      // Another request's view, made whole at this pause.
+      for (const other of runDecodedViewInSlices({ text: b, origin: null })) void other;
+      pauses++;
+    }
+    expect(pauses).toBeGreaterThan(2);
+    expect(step.value?.text).toBe("a".repeat(30) + "b".repeat(30));
+    expect(alone.length).toBe(pauses);
+  });
+});

@@ -9,7 +9,12 @@
  * differently. `--same` demands byte-identical answers (for a cut that should change no
  * answer at all).
  *
- *   npm exec -- node bench/diagnostics/redaction-differential.mjs <ref> [--bodies 300] [--seed 1] [--same]
+ * `--kind text`: text bodies through `.text` instead, made of what the sliced passes read whole
+ * (words and spaces, floods of `%25` escapes, long base64 and hex runs of text in one run, in
+ * lines or cut into pieces, lists of numbers), with copies of the secret inside the runs'
+ * text as well as beside them.
+ *
+ *   npm exec -- node bench/diagnostics/redaction-differential.mjs <ref> [--bodies 300] [--seed 1] [--same] [--kind text]
  */
 import { build } from "esbuild";
 import { execFileSync } from "node:child_process";
@@ -26,6 +31,7 @@ if (!ref || ref.startsWith("--")) throw new Error("usage: redaction-differential
 const bodies = Number(arg("--bodies", "300"));
 const seed = Number(arg("--seed", "1"));
 const same = process.argv.includes("--same");
+const kind = arg("--kind", "bytes");
 
 const dir = mkdtempSync(join(tmpdir(), "redaction-differential-"));
 async function load(srcRoot, name) {
@@ -159,6 +165,91 @@ const STRETCHES = [
 ];
 
 const names = Object.keys(SPELLINGS);
+const latin1 = (bytes) => String.fromCharCode(...bytes);
+const WORDS = [
+  "lorem",
+  "ipsum",
+  "dolor",
+  "sit",
+  "amet",
+  "id",
+  "12",
+  "0x1f",
+  "a,b",
+  "é",
+  "ｆｕｌｌ",
+];
+const words = (length) => {
+  let out = "";
+  while (out.length < length) out += pick(WORDS) + pick([" ", " ", "\n", "  ", ", "]);
+  return out;
+};
+/** Text with copies of the secret in ASCII spellings, as a run encoding's payload. */
+const payload = (secret, length) => {
+  let out = words(length);
+  for (let k = Math.floor(random() * 3); k > 0; k--) {
+    const copy = latin1(SPELLINGS[pick(ASCII_SPELLINGS)](secret));
+    const at = Math.floor(random() * out.length);
+    out = out.slice(0, at) + copy + out.slice(at);
+  }
+  return out.replace(/[^\0-\x7f]/g, "e");
+};
+const ASCII_SPELLINGS = names.filter((name) => !/fullWidth|utf16le|nulSpaced/.test(name));
+const hexOf = (text) => [...text].map((c) => hex2(c.charCodeAt(0))).join("");
+/** A piece of a text body, by kind. */
+const PIECES = {
+  words: (secret, length) => words(length),
+  flood: (secret, length) => "%2541%25%41a%2525".repeat(Math.ceil(length / 17)).slice(0, length),
+  base64Run: (secret, length) => btoa(payload(secret, (length * 3) >> 2)),
+  base64Lines: (secret, length) =>
+    btoa(payload(secret, (length * 3) >> 2)).replace(/.{76}/g, pick(["$&\n", "$&\\n", "$&\r\n"])),
+  base64Cut: (secret, length) =>
+    btoa(payload(secret, (length * 3) >> 2)).replace(/.{39}(?!$)/g, "$& "),
+  hexRun: (secret, length) => hexOf(payload(secret, length >> 1)),
+  numbers: (secret, length) =>
+    Array.from({ length: Math.ceil(length / 3) }, () => Math.floor(random() * 128)).join(
+      pick([" ", ",", ", "]),
+    ),
+  copy: (secret) => latin1(SPELLINGS[pick(names)](secret)),
+};
+const pieceNames = Object.keys(PIECES);
+if (kind === "text") {
+  let [differ, misses, identical, cut] = [0, 0, 0, 0];
+  for (let b = 0; b < bodies; b++) {
+    const secret =
+      random() < 0.3
+        ? Array.from({ length: 8 }, () => pick("abcdefghijkmnpqrstuvwxyz0123456789")).join("")
+        : `cf-canary-token-${Math.floor(random() * 2 ** 32)
+            .toString(16)
+            .padStart(8, "0")}`;
+    const size = 64_000 + Math.floor(random() * 200_000);
+    const used = [];
+    let body = "";
+    while (body.length < size) {
+      const name = pick(pieceNames);
+      used.push(name);
+      body += PIECES[name](secret, 1000 + Math.floor(random() * (size / 2)));
+      if (random() < 0.3) body += pick(STRETCHES);
+    }
+    const [mine, main] = [current([secret]), theirs([secret])];
+    const [a, m] = [mine.text(body), main.text(body)];
+    if (m !== body) cut++;
+    if (a === m) {
+      identical++;
+      continue;
+    }
+    differ++;
+    const missed = main.text(a) !== a;
+    if (missed) misses++;
+    console.log(
+      `body ${b} (${body.length} characters, ${[...new Set(used)].join(", ")}): answers differ${missed ? ", MISSED what the other tree cuts" : ""}`,
+    );
+  }
+  console.log(
+    `${bodies} text bodies (seed ${seed}) against ${ref}: ${cut} cut by it, ${identical} identical, ${differ} differ, ${misses} missed`,
+  );
+  process.exit(misses > 0 || (same && differ > 0) ? 1 : 0);
+}
 let [differ, misses, identical, cut] = [0, 0, 0, 0];
 for (let b = 0; b < bodies; b++) {
   const secret =

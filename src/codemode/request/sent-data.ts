@@ -10,11 +10,19 @@
  * builds the copy exactly as `redactor.data` does (../redaction/redacted-copy.ts: copy on write,
  * cycles and depth marked the same way), reading those answers. A part the first pass did not
  * meet is searched at once by the redactor itself, so the copy is always `redactor.data`'s
- * (test/unit/codemode/request/sent-data.test.ts compares them).
+ * (test/unit/codemode/request/sent-data.test.ts compares them). The copy pauses every
+ * {@link SLICE_POSITIONS} parts; a value the first pass found clean (every answer the part
+ * itself, no object met twice or nested too deep) is the copy itself, and is not walked again.
  */
 import type { Redactor } from "../redaction/redaction";
-import { SLICE_POSITIONS } from "../redaction/slices";
+import { PAUSE, SLICE_POSITIONS, type Sliced } from "../redaction/slices";
 import type { SentCheck } from "./sent-check";
+
+/**
+ * Parts the second pass (the copy) has visited so far: a test counts them (a clean value is not
+ * copied at all).
+ */
+export const sentWork = { copied: 0 };
 
 /** Nesting the copy follows (redacted-copy.ts's bound: deeper objects become a marker). */
 const MAX_DEPTH = 200;
@@ -47,6 +55,9 @@ export async function sentData<T>(
   const numbers = new Map<unknown, unknown>();
   const objects = new Map<object, unknown>();
   let work = 0;
+  // Whether the copy would be `value` itself: every part's answer is the part, and the copy
+  // marks nothing (see the end of the first pass).
+  let plain = true;
   const spent = async (size: number) => {
     work += size + PART_COST;
     if (work >= SLICE_POSITIONS) {
@@ -59,12 +70,14 @@ export async function sentData<T>(
     const found = check.text(part, what, signal);
     const clean = typeof found === "string" ? found : await found;
     texts.set(part, clean);
+    if (clean !== part) plain = false;
     await spent(part.length);
     return clean;
   };
   const bytes = async (part: Uint8Array) => {
     const found = check.bytes(part, what, signal);
     const clean = found instanceof Promise ? await found : found;
+    if (clean !== part) plain = false;
     await spent(part.byteLength);
     return clean;
   };
@@ -83,7 +96,9 @@ export async function sentData<T>(
       case "bigint":
         if (!numbers.has(item)) {
           // The redactor's own answer: it knows whether numbers can hold a secret at all.
-          numbers.set(item, redactor.data(item));
+          const answer = redactor.data(item);
+          numbers.set(item, answer);
+          if (!Object.is(answer, item)) plain = false;
           await spent(0);
         }
         continue;
@@ -92,7 +107,13 @@ export async function sentData<T>(
       default:
         continue;
     }
-    if (item === null || item instanceof Date || seen.has(item) || depth > MAX_DEPTH) continue;
+    if (item === null || item instanceof Date) continue;
+    // Met again (maybe a cycle, which the copy marks) or too deep (cut with a marker): the copy
+    // may differ from the value.
+    if (seen.has(item) || depth > MAX_DEPTH) {
+      plain = false;
+      continue;
+    }
     seen.add(item);
     if (item instanceof Uint8Array) objects.set(item, await bytes(item));
     else if (item instanceof ArrayBuffer) {
@@ -107,6 +128,7 @@ export async function sentData<T>(
       const [cleanMessage, cleanName] = [await text(message), await text(name)];
       if (cleanMessage === item.message && cleanName === item.name) objects.set(item, item);
       else {
+        plain = false;
         // As `redactor.error` makes it: a plain Error with the searched name and message.
         const safe = new Error(cleanMessage);
         safe.name = cleanName;
@@ -125,9 +147,22 @@ export async function sentData<T>(
       }
   }
 
-  // Second pass: the copy, as redacted-copy.ts makes it, from the answers of the first.
+  // Nothing to cut and nothing to mark: the copy would be `value` itself (copy on write), and
+  // its walk one more unsliced pass over every part (a value of a million parts, issue #40).
+  // Why it is `value`: the copy returns a part as it is when its answer is the part (texts,
+  // numbers, bytes and errors each compared above), an object as it is when every member is, and
+  // marks only an object met again on its path or nested past MAX_DEPTH, both of which the first
+  // pass met (an object met twice, or too deep) and counted as not plain.
+  if (plain) return value;
+  // Second pass: the copy, as redacted-copy.ts makes it, from the answers of the first; a
+  // generator that pauses every SLICE_POSITIONS parts (a value of a million parts with one
+  // secret in it was copied in one walk).
   const textOf = (part: string) => texts.get(part) ?? redactor.text(part);
-  const deep = (item: unknown, path: Set<object>, depth: number): unknown => {
+  let copied = 0;
+  /** A part that is no object, as the copy makes it; {@link NOT_FLAT} for an object. */
+  const flat = (item: unknown): unknown => {
+    sentWork.copied++;
+    copied++;
     switch (typeof item) {
       case "string":
         return textOf(item);
@@ -135,21 +170,32 @@ export async function sentData<T>(
       case "bigint":
         return numbers.has(item) ? numbers.get(item) : redactor.data(item);
       case "object":
-        break;
+        return item === null ? item : NOT_FLAT;
       default:
         return item;
     }
-    if (item === null || item instanceof Date) return item;
+  };
+  /** A part as the copy makes it: at once when it is no object, else by {@link deep}. */
+  function* inner(item: unknown, path: Set<object>, depth: number): Sliced<unknown> {
+    const clean = flat(item);
+    if (copied >= SLICE_POSITIONS) {
+      copied = 0;
+      yield PAUSE;
+    }
+    return clean === NOT_FLAT ? yield* deep(item as object, path, depth) : clean;
+  }
+  function* deep(item: object, path: Set<object>, depth: number): Sliced<unknown> {
+    if (item instanceof Date) return item;
     if (path.has(item)) return "[Circular]";
     if (depth > MAX_DEPTH) return "[Too deep]";
     path.add(item);
     try {
-      return copyOf(item, (v) => deep(v, path, depth + 1));
+      return yield* copyOf(item, path, depth + 1);
     } finally {
       path.delete(item);
     }
-  };
-  const copyOf = (item: object, inner: (v: unknown) => unknown): unknown => {
+  }
+  function* copyOf(item: object, path: Set<object>, depth: number): Sliced<unknown> {
     if (objects.has(item)) return objects.get(item);
     if (
       item instanceof Uint8Array ||
@@ -160,32 +206,48 @@ export async function sentData<T>(
       return redactor.data(item);
     if (Array.isArray(item)) {
       let out: unknown[] | undefined;
-      item.forEach((member, i) => {
-        const clean = inner(member);
+      // As `forEach`: holes are skipped (and stay holes in a copy made with them).
+      for (let i = 0; i < item.length; i++) {
+        if (!(i in item)) continue;
+        const member: unknown = item[i];
+        const clean = yield* inner(member, path, depth);
         if (clean !== member) (out ??= [...item])[i] = clean;
-      });
+      }
       return out ?? item;
     }
     if (item instanceof Set) {
       const members = [...item];
-      const clean = members.map(inner);
+      const clean: unknown[] = [];
+      for (const member of members) clean.push(yield* inner(member, path, depth));
       return clean.some((member, i) => member !== members[i]) ? new Set(clean) : item;
     }
     if (item instanceof Map) {
       const entries = [...item];
-      const clean = entries.map(([k, v]) => [inner(k), inner(v)] as const);
+      const clean: (readonly [unknown, unknown])[] = [];
+      for (const [k, v] of entries) {
+        const ck = yield* inner(k, path, depth);
+        clean.push([ck, yield* inner(v, path, depth)] as const);
+      }
       return clean.some(([k, v], i) => k !== entries[i]![0] || v !== entries[i]![1])
         ? new Map(clean)
         : item;
     }
     let changed = false;
-    const entries = Object.keys(item).map((k) => {
+    const entries: (readonly [string, unknown])[] = [];
+    for (const k of Object.keys(item)) {
       const member = (item as Record<string, unknown>)[k];
-      const [ck, cv] = [textOf(k), inner(member)];
+      const [ck, cv] = [textOf(k), yield* inner(member, path, depth)];
       if (ck !== k || cv !== member) changed = true;
-      return [ck, cv] as const;
-    });
+      entries.push([ck, cv] as const);
+    }
     return changed ? Object.fromEntries(entries) : item;
-  };
-  return deep(value, new Set(), 0) as T;
+  }
+  const copy = inner(value, new Set(), 0);
+  for (let step = copy.next(); ; step = copy.next()) {
+    if (step.done) return step.value as T;
+    await check.pause(signal);
+  }
 }
+
+/** What {@link sentData}'s copy answers for a part that is an object (copied by its walk). */
+const NOT_FLAT = Symbol("an object");

@@ -13,8 +13,9 @@
  *   times its length at each of the four levels, 3.7 times main's CPU per MB and twice its
  *   memory.
  */
-import type { SliceBudget } from "../slices";
+import { PAUSE, SLICE_POSITIONS, type SliceBudget, type Sliced } from "../slices";
 import { keepShape } from "../kept-shapes";
+import { runWork } from "./run-characters";
 import { BASE64, CLASSES, type Codec, type RunReading } from "./run-codecs";
 
 /** What reads the runs of a text into a view (./run-decoded-view.ts), as a cut run needs it. */
@@ -24,7 +25,7 @@ export interface RunReader {
    * segment of the view with the first codec that reads it as text; its reading, or undefined
    * when none does.
    */
-  read(start: number, end: number, count: number, classes: number): RunReading | undefined;
+  read(start: number, end: number, count: number, classes: number): Sliced<RunReading | undefined>;
   /** Drops the reading made before the last one from the view. */
   dropBeforeLast(): void;
 }
@@ -54,7 +55,7 @@ export class CutRuns {
    * After a run's own reading: when the run is the first piece of a cut run (no line break
    * inside it, single spaces and pieces of its length after it), reads the cut run whole, and
    * drops the piece's own reading if the whole run's reading holds its bytes. The pieces after
-   * it are looked at once more here, charged to `budget`.
+   * it are looked at once more here, charged to `budget` (a sliced pass).
    * @param reader - the view being made
    * @param start - where the run starts
    * @param end - where it ends
@@ -63,7 +64,7 @@ export class CutRuns {
    * @param piece - the run's own reading (undefined: it was not read)
    * @param budget - the pass's slice budget
    */
-  readWhole(
+  *readWhole(
     reader: RunReader,
     start: number,
     end: number,
@@ -71,13 +72,17 @@ export class CutRuns {
     classes: number,
     piece: RunReading | undefined,
     budget: SliceBudget,
-  ): void {
+  ): Sliced<void> {
     if (count !== end - start || end < this.joinedUntil) return;
-    const joined = piecesAfter(this.text, end, count);
+    const joined = yield* piecesAfter(this.text, end, count, budget);
     if (joined === undefined) return;
     this.joinedUntil = joined.end;
-    budget.left -= joined.end - end;
-    const whole = reader.read(start, joined.end, count + joined.count, classes & joined.classes);
+    const whole = yield* reader.read(
+      start,
+      joined.end,
+      count + joined.count,
+      classes & joined.classes,
+    );
     if (!whole) return;
     this.join = { start, width: count, codec: whole.codec, k: whole.k };
     if (piece && this.inJoin(start)(piece.codec, piece.k)) reader.dropBeforeLast();
@@ -104,13 +109,15 @@ keepShape(new CutRuns(""));
 /**
  * The pieces after a run of `width` characters that ends at `at`: each a single space and then
  * `width` characters of the base64 alphabet, the last one `width` or fewer. Their end, their
- * characters and the alphabets all of them belong to; undefined when none follows.
+ * characters and the alphabets all of them belong to; undefined when none follows. A sliced
+ * pass, a unit of `budget` per position: the pieces can be the whole body.
  */
-function piecesAfter(
+function* piecesAfter(
   text: string,
   at: number,
   width: number,
-): { end: number; count: number; classes: number } | undefined {
+  budget: SliceBudget,
+): Sliced<{ end: number; count: number; classes: number } | undefined> {
   let [count, classes] = [0, 0xff];
   while (text.charCodeAt(at) === 32) {
     let [p, alphabets] = [at + 1, 0xff];
@@ -125,7 +132,13 @@ function piecesAfter(
     count += piece;
     classes &= alphabets;
     at = p;
+    budget.left -= piece + 1;
+    runWork.positions += piece + 1;
     if (piece < width) break;
+    if (budget.left <= 0) {
+      budget.left = SLICE_POSITIONS;
+      yield PAUSE;
+    }
   }
   return count === 0 ? undefined : { end: at, count, classes };
 }

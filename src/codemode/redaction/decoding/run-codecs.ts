@@ -9,6 +9,7 @@
  * run cost a few dozen characters (docs/security.md says which runs are not read).
  */
 import { latin1 } from "../byte-text";
+import { PAUSE, SLICE_POSITIONS, type SliceBudget, type Sliced } from "../slices";
 
 /** Characters of a run each sample decodes (12 base64 groups, 6 of base32, 24 hex pairs). */
 export const SAMPLE = 48;
@@ -111,6 +112,42 @@ const ascii = new TextDecoder();
 export function byteText(bytes: Uint8Array): string {
   for (let i = 0; i < bytes.length; i++) if (bytes[i]! >= 0x80) return latin1(bytes);
   return ascii.decode(bytes);
+}
+
+/**
+ * The decoding of a run's characters from `k` on (its alignment), in pieces of whole groups with
+ * a pause between them when `budget` is spent: a sliced pass (../slices.ts), since a run can be
+ * the whole body. The same bytes as decoding them at once: every piece but the last is whole
+ * groups of 8 characters (a multiple of every codec's group: 2, 4, 8), and a group's bits are
+ * its own, so a piece decodes to exactly the bytes the whole decoding holds for it (no bits carry
+ * over, no padding inside); the last piece ends where the whole does, with the same partial group.
+ * @param codec - the codec
+ * @param content - the run's characters (codes of its alphabet)
+ * @param k - characters skipped before its first group
+ * @param budget - the pass's slice budget, a unit per character decoded
+ * @param work - counts the characters decoded (tests)
+ */
+export function* decodeInSlices(
+  codec: Codec,
+  content: Uint8Array,
+  k: number,
+  budget: SliceBudget,
+  work: { positions: number },
+): Sliced<string> {
+  let out = "";
+  let at = k;
+  do {
+    const to = Math.min(content.length, at + Math.max(8, budget.left - (budget.left % 8)));
+    out += codec.decode(byteText(content.subarray(at, to)));
+    budget.left -= to - at;
+    work.positions += to - at;
+    at = to;
+    if (at < content.length && budget.left <= 0) {
+      budget.left = SLICE_POSITIONS;
+      yield PAUSE;
+    }
+  } while (at < content.length);
+  return out;
 }
 
 /** The run encodings, in the order they are tried on a run. */

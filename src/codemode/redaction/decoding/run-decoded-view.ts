@@ -31,14 +31,17 @@ import {
   escapeLetter,
   firstCharacters,
   lastCharacters,
-  runCharacters,
+  runCharactersInSlices,
+  runWork,
   separatorAt,
+  type RunCharacters,
 } from "./run-characters";
 import {
   BASE64,
   CLASSES,
   CODECS,
   codecFits,
+  decodeInSlices,
   KEPT,
   SAMPLE,
   textAlignment,
@@ -89,24 +92,31 @@ export function* runDecodedViewInSlices(view: View): Sliced<View | undefined> {
       i = back + 1;
       continue;
     }
-    // A run: its characters (line breaks skipped), the alphabets all of them belong to, read on
-    // to its end.
+    // A run: its characters (line breaks skipped), the alphabets all of them belong to,
+    // read on to its end, a slice at a time (a run can be the whole body).
     const start = i;
     let end = i + MIN_RUN;
-    for (; end < n; end++) {
-      const d = text.charCodeAt(end);
-      if (d < 128 && (CLASSES[d]! & BASE64) !== 0) {
-        if (escapeLetter(text, end)) continue;
-        classes &= CLASSES[d]!;
-        count++;
-      } else if (separatorAt(text, end) === 0) break;
+    for (;;) {
+      const [from, stop] = [end, Math.min(n, end + Math.max(1, budget.left))];
+      for (; end < stop; end++) {
+        const d = text.charCodeAt(end);
+        if (d < 128 && (CLASSES[d]! & BASE64) !== 0) {
+          if (escapeLetter(text, end)) continue;
+          classes &= CLASSES[d]!;
+          count++;
+        } else if (separatorAt(text, end) === 0) break;
+      }
+      budget.left -= end - from;
+      runWork.positions += end - from;
+      if (end < stop || end >= n) break;
+      budget.left = SLICE_POSITIONS;
+      yield PAUSE;
     }
     i = end + 1;
-    budget.left -= end - start;
     if (count < MIN_RUN) continue;
-    const reading = runs.read(start, end, count, classes, cuts.heldTest(start, end));
+    const reading = yield* runs.read(start, end, count, classes, cuts.heldTest(start, end));
     // The run may be the first piece of a cut run (./cut-runs.ts): read whole too.
-    cuts.readWhole(runs, start, end, count, classes, reading, budget);
+    yield* cuts.readWhole(runs, start, end, count, classes, reading, budget);
   }
   return runs.view(view.origin);
 }
@@ -125,16 +135,20 @@ interface Segment {
   readonly codec: Codec;
 }
 
-/** The first {@link KEPT} characters of the run being looked at, and its last (at the end). */
-const HEAD = new Uint8Array(KEPT);
-const TAIL = new Uint8Array(KEPT);
-
 /** The runs of a text read so far: their decodings, one per line, and where they came from. */
 class DecodedRuns implements RunReader {
   private readonly segments: Segment[] = [];
   private readonly decoded: string[] = [];
   /** The view's length so far, a line break after each decoding. */
   private length = 0;
+  /**
+   * The first {@link KEPT} characters of the run being looked at, and its last (at the end):
+   * this pass's own, not the module's, since they are sought in slices and another request's
+   * pass runs at every pause (shared buffers let it overwrite them between the seeking and the
+   * samples' reading).
+   */
+  private readonly head = new Uint8Array(KEPT);
+  private readonly tail = new Uint8Array(KEPT);
 
   /**
    * @param text - the text whose runs are read
@@ -150,26 +164,28 @@ class DecodedRuns implements RunReader {
    * first codec that reads it as text, as a segment of the view; its reading, or undefined when
    * no codec reads it or `held` says its bytes are read already.
    */
-  read(
+  *read(
     start: number,
     end: number,
     count: number,
     classes: number,
     held?: (codec: Codec, k: number) => boolean,
-  ): RunReading | undefined {
-    const { text } = this;
-    firstCharacters(text, start, end, HEAD);
+  ): Sliced<RunReading | undefined> {
+    const { text, budget, head, tail } = this;
+    yield* firstCharacters(text, start, end, head, budget);
     // A run no longer than a sample has no end sample of its own (textAlignment).
-    const kept = count > SAMPLE ? lastCharacters(text, start, end, TAIL) : 0;
+    const kept = count > SAMPLE ? yield* lastCharacters(text, start, end, tail, budget) : 0;
+    let run: RunCharacters | undefined;
     for (const codec of CODECS) {
       if (!codecFits(codec, classes)) continue;
-      const k = textAlignment(codec, HEAD, TAIL, kept, count);
+      const k = textAlignment(codec, head, tail, kept, count);
       if (k < 0) continue;
       if (held?.(codec, k)) return undefined;
-      const run = runCharacters(text, start, end);
+      // Copied and decoded in slices: a run can be the whole body.
+      run ??= yield* runCharactersInSlices(text, start, end, budget);
       let bytes: string;
       try {
-        bytes = codec.decode(run.content.slice(k));
+        bytes = yield* decodeInSlices(codec, run.content, k, budget, runWork);
       } catch {
         continue;
       }
@@ -186,7 +202,6 @@ class DecodedRuns implements RunReader {
       });
       this.decoded.push(bytes);
       this.length += bytes.length + 1;
-      this.budget.left -= characters >> 2;
       return { codec, k };
     }
     return undefined;

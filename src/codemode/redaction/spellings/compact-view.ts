@@ -9,11 +9,18 @@
  *
  * Whitespace always makes a view: the compact view of ordinary text is the text without it.
  */
-import { byteView, utf8CodeFits, utf8LeadLength } from "../byte-text";
+import { utf8CodeFits, utf8LeadLength } from "../byte-text";
 import { PAUSE, runToEnd, SLICE_POSITIONS, type Sliced } from "../slices";
 import { SequenceMap, type Origin } from "../sequence-map";
 import { compose, ViewBuilder, type View } from "../view-builder";
 import { sliceBudget, type SliceBudget } from "../windowed-search";
+
+/**
+ * Positions the compact and folded views have looked at so far (tests count them between
+ * pauses, issue #40), characters folded through the lookup by string, and maps of the compact
+ * view of ASCII text made.
+ */
+export const compactWork = { positions: 0, slowFolds: 0, mapBuilds: 0 };
 
 /** An ASCII whitespace character (the class the lists view calls a space). */
 const isSpace = (c: number) => c === 32 || (c >= 9 && c <= 13);
@@ -113,6 +120,18 @@ function plainKept(code: number): boolean {
 }
 
 /**
+ * Per UTF-16 code unit, for {@link compactTurn} without and with spaces kept: 0 not yet known,
+ * else 1 + the one code unit it folds to, for a unit that starts no UTF-8 sequence, is no
+ * surrogate and folds to one other unit (`ª` → `a`, full-width letters); -2 for such a unit
+ * that is dropped (a Unicode space, a zero-width character); -1 for any other.
+ * Such a unit is replaced where it stands by that code (the builder's `replaceCode`, the
+ * string `replace` made the same view and map): a flood of escapes decodes to `ª` by the
+ * million, and looking each up by string and replacing it by a string was a tenth of its
+ * redaction (issue #40).
+ */
+const SINGLE_FOLD = [new Int32Array(0x10000), new Int32Array(0x10000)];
+
+/**
  * UTF-8 read one character per byte at `at` (what percent-decoding produces): [code point,
  * length], or undefined when no well-formed sequence starts there.
  * @param text - the text
@@ -169,7 +188,7 @@ export function* compactViewInSlices(
   keepSpaces = false,
 ): Sliced<View | undefined> {
   const { text } = view;
-  if (!keepSpaces && !NON_ASCII.test(text)) return asciiCompactView(view);
+  if (!keepSpaces && !NON_ASCII.test(text)) return yield* asciiCompactView(view);
   const builder = new ViewBuilder(text);
   const budget = sliceBudget();
   for (let i = 0; i < text.length;) {
@@ -203,6 +222,7 @@ function compactTurn(
   seen?: Seen,
 ): number {
   const n = text.length;
+  const singles = SINGLE_FOLD[keepSpaces ? 1 : 0]!;
   let left = budget.left;
   let i = from;
   for (; i < n && left > 0; i++) {
@@ -221,6 +241,16 @@ function compactTurn(
     // compaction), before the checks below; so is a lead byte that no continuation byte follows
     // (neither can start a tag character: that needs a surrogate, or `\xf3\xa0`).
     if (plainKept(c)) continue;
+    const single = singles[c]!;
+    if (single > 0) {
+      builder.replaceCode(i, 1, single - 1);
+      if (seen && c > 0xff && single - 1 < 0x80) seen.folded = true;
+      continue;
+    }
+    if (single === -2) {
+      builder.replace(i, 1, "");
+      continue;
+    }
     if (c >= 0xc2 && c <= 0xf4) {
       const next = text.charCodeAt(i + 1);
       if (!(next >= 0x80 && next <= 0xbf) && keptUnit(c)) continue;
@@ -233,6 +263,18 @@ function compactTurn(
     const code = bytes ? bytes[0] : text.codePointAt(i)!;
     const length = bytes ? bytes[1] : code > 0xffff ? 2 : 1;
     const out = keepSpaces ? foldKeepingSpaces(code) : fold(code);
+    compactWork.slowFolds++;
+    // Cached only where this path is the whole story: no UTF-8 sequence can start at `c`
+    // (never read as bytes), no surrogate (never half of a tag or a pair), one unit in and out.
+    if (
+      single === 0 &&
+      !bytes &&
+      length === 1 &&
+      utf8LeadLength(c) === 0 &&
+      (c < 0xd800 || c > 0xdfff)
+    )
+      singles[c] =
+        out.length === 1 && out.charCodeAt(0) !== c ? out.charCodeAt(0) + 1 : out === "" ? -2 : -1;
     const same =
       !bytes &&
       (length === 1
@@ -242,6 +284,7 @@ function compactTurn(
     if (seen && !same && code > 0xff && out.charCodeAt(0) < 0x80) seen.folded = true;
     i += length - 1;
   }
+  compactWork.positions += i - from;
   budget.left = left;
   return i;
 }
@@ -258,7 +301,6 @@ export interface Seen {
   tags: boolean;
   folded?: boolean;
 }
-const ASCII_SPACE_RUN = /[\t-\r ]+/g;
 
 /**
  * Sequences for a view whose step produced no character: a whitespace run removed from ASCII text
@@ -270,38 +312,57 @@ const NOTHING_PRODUCED = new SequenceMap();
 const ASCII_SPACE = /[\t-\r ]/;
 
 /**
- * {@link compactView} of ASCII text: its whitespace removed in one pass, the map to the original
+ * {@link compactView} of ASCII text: its whitespace removed in one pass, in slices (a body can
+ * be megabytes of words: 4 MB of `abc ` was made between two pauses), the map to the original
  * built only when a copy is found in the view. Building the view and its map run by run cost a
  * fifth of an ordinary JSON body's redaction, and the map 6 bytes per whitespace run.
  */
-function asciiCompactView(view: View): View | undefined {
+function* asciiCompactView(view: View): Sliced<View | undefined> {
   const { text } = view;
-  // One byte per character (the text is ASCII), read back by the engine's decoder: the engine's
-  // own replace made a part per whitespace run, and a body of a million runs spent half its
-  // redaction collecting them.
-  // Nothing to drop: no buffer of the text's size (a body of escapes has no whitespace, and
-  // this was 4 MB of garbage per 4 MB view: issue #40).
+  // Nothing to drop: no buffer at all (a body of escapes has no whitespace, and this was 4 MB of
+  // garbage per 4 MB view: issue #40).
   const first = text.search(ASCII_SPACE);
   if (first < 0) return undefined;
-  const out = new Uint8Array(text.length);
-  for (let i = 0; i < first; i++) out[i] = text.charCodeAt(i);
+  // What is kept of each slice goes into one buffer of a slice's size, read back by the
+  // engine's decoder (ASCII: a byte a character, the string byte-text.ts's `byteView` made of the whole), and
+  // the pieces are joined: the engine's own replace made a part per whitespace run, and a body
+  // of a million runs spent half its redaction collecting them.
+  const buffer = new Uint8Array(SLICE_POSITIONS);
+  let compact = text.slice(0, first);
   let length = first;
-  for (let i = first; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c !== 32 && (c < 9 || c > 13)) out[length++] = c;
+  for (let i = first; i < text.length;) {
+    const [from, stop] = [i, Math.min(text.length, i + SLICE_POSITIONS)];
+    let kept = 0;
+    for (; i < stop; i++) {
+      const c = text.charCodeAt(i);
+      if (c !== 32 && (c < 9 || c > 13)) buffer[kept++] = c;
+    }
+    compact += asciiDecoder.decode(buffer.subarray(0, kept));
+    length += kept;
+    compactWork.positions += stop - from;
+    if (i < text.length) yield PAUSE;
   }
   if (length === text.length) return undefined;
-  const compact = byteView(out.subarray(0, length));
+  // Flattened once (the searches read it character by character).
+  /\0/.test(compact);
   let local: Origin | undefined;
   const origin: Origin = (i, end) => {
     if (!local) {
+      // Every whitespace run, in one loop over codes: a match object per run made this a
+      // third of a body of words' redaction (40 ms for 4 MB of `abc `, 7 as a loop) in one go
+      // when a copy is found in the view.
       const map = new SequenceMap();
+      compactWork.mapBuilds++;
       let kept = 0;
       let last = 0;
-      for (const run of text.matchAll(ASCII_SPACE_RUN)) {
-        kept += run.index - last;
-        map.add(kept, 0, run[0].length);
-        last = run.index + run[0].length;
+      for (let at = first; at < text.length; at++) {
+        if (!isSpace(text.charCodeAt(at))) continue;
+        let past = at + 1;
+        while (past < text.length && isSpace(text.charCodeAt(past))) past++;
+        kept += at - last;
+        map.add(kept, 0, past - at);
+        last = past;
+        at = past;
       }
       local = map.origin();
     }
@@ -309,3 +370,5 @@ function asciiCompactView(view: View): View | undefined {
   };
   return { text: compact, origin: compose(view.origin, origin), changed: NOTHING_PRODUCED };
 }
+
+const asciiDecoder = new TextDecoder();

@@ -46,7 +46,7 @@ import { isSeparator, mayHoldRun } from "./run-shapes";
  * none): counts that do not depend on the machine, so a test can bound the items read between
  * two pauses and see which texts were read token by token.
  */
-export const listWork = { items: 0, positions: 0, regionPasses: 0 };
+export const listWork = { items: 0, positions: 0, regionPasses: 0, regionPositions: 0 };
 
 /** A reader per kind, for one text and the view being built from it. */
 type Readers = Record<Kind, RunReader>;
@@ -72,7 +72,7 @@ function* candidateRegions(text: string, chars: RunReader): Generator<[number, n
   let i = 0;
   const budget = sliceBudget();
   while (i < n) {
-    // A token or a separator run per turn: at least a position each.
+    // A turn costs a position, and the positions of its token or separator run as they are read.
     if (--budget.left <= 0) {
       budget.left = SLICE_POSITIONS;
       yield PAUSE;
@@ -82,13 +82,23 @@ function* candidateRegions(text: string, chars: RunReader): Generator<[number, n
       const token = i;
       let hexOnly = true;
       let bits = true;
-      while (i < n) {
-        const d = text.charCodeAt(i);
-        if (!(isWord(d) || d === 95)) break;
-        // `0x74` and `0b1110100` (Python's bin()) are items too.
-        if (!isHex(d) && !((d === 120 || d === 88) && i === token + 1)) hexOnly = false;
-        if (d !== 48 && d !== 49) bits = false;
-        i++;
+      // A position each, with a pause inside a token too: a body can be one word (4 MB of
+      // base64 with no line break was scanned between two pauses).
+      for (;;) {
+        const [from, stop] = [i, Math.min(n, i + Math.max(1, budget.left))];
+        while (i < stop) {
+          const d = text.charCodeAt(i);
+          if (!(isWord(d) || d === 95)) break;
+          // `0x74` and `0b1110100` (Python's bin()) are items too.
+          if (!isHex(d) && !((d === 120 || d === 88) && i === token + 1)) hexOnly = false;
+          if (d !== 48 && d !== 49) bits = false;
+          i++;
+        }
+        budget.left -= i - from;
+        listWork.regionPositions += i - from;
+        if (i < stop || i >= n) break;
+        budget.left = SLICE_POSITIONS;
+        yield PAUSE;
       }
       const length = i - token;
       if (
@@ -115,7 +125,15 @@ function* candidateRegions(text: string, chars: RunReader): Generator<[number, n
       // A separator run the exact reading does not take (three joiners) only makes a region
       // larger than its runs. Runs of 7 or more are not read (docs/security.md says so).
       const from = i;
-      while (i < n && isSeparator(text.charCodeAt(i))) i++;
+      for (;;) {
+        const [at, stop] = [i, Math.min(n, i + Math.max(1, budget.left))];
+        while (i < stop && isSeparator(text.charCodeAt(i))) i++;
+        budget.left -= i - at;
+        listWork.regionPositions += i - at;
+        if (i < stop || i >= n) break;
+        budget.left = SLICE_POSITIONS;
+        yield PAUSE;
+      }
       if (i - from > 6 && text.charCodeAt(i) !== 124) {
         if (count >= MIN_ITEMS) yield [start, last];
         count = 0;

@@ -178,7 +178,11 @@ describe("a run reading many large bodies", () => {
       expect(calls.length).toBe(MAX_COLLECTIONS_PER_RUN);
       const second = run();
       await second({ method: "GET", path: "/blob" }, signal);
-      expect(calls.length).toBe(MAX_COLLECTIONS_PER_RUN + 1);
+      // Its own budget: one collection after the body, and one during it when its redaction
+      // paused COLLECT_EVERY_PAUSES times (a 1 MiB word is a run and a token that every pass
+      // over it now pauses inside: issue #40).
+      expect(calls.length).toBeGreaterThan(MAX_COLLECTIONS_PER_RUN);
+      expect(calls.length).toBeLessThanOrEqual(MAX_COLLECTIONS_PER_RUN + 2);
     } finally {
       clock.mockRestore();
       (globalThis as { gc?: unknown }).gc = saved;

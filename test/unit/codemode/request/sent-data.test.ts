@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { secretRedactor } from "../../../../src/codemode/redaction/redaction";
 import { SLICE_POSITIONS } from "../../../../src/codemode/redaction/slices";
 import { sentCheck } from "../../../../src/codemode/request/sent-check";
-import { sentData } from "../../../../src/codemode/request/sent-data";
+import { sentData, sentWork } from "../../../../src/codemode/request/sent-data";
 
 const TOKEN = "tok_Live.9f8e/7d6c-5b4a";
 const redactor = secretRedactor(Object.freeze([`Bearer ${TOKEN}`, TOKEN]));
@@ -47,6 +47,22 @@ const values: Record<string, [unknown, typeof redactor]> = {
     { body: `${"%25".repeat(100_000)}${percent(TOKEN)}`, items: ["a", TOKEN] },
     redactor,
   ],
+  "a cycle": [
+    (() => {
+      const loop: Record<string, unknown> = { a: "x" };
+      loop.self = loop;
+      return loop;
+    })(),
+    redactor,
+  ],
+  "an object met twice, no cycle": [
+    (() => {
+      const shared = { a: "x" };
+      return [shared, { b: shared }];
+    })(),
+    redactor,
+  ],
+  "NaN and a clean error": [{ n: Number.NaN, e: new Error("fine") }, numeric],
   "nesting deeper than the copy follows": [
     Array.from({ length: 210 }).reduce<unknown>((inner) => ({ inner }), { end: TOKEN }),
     redactor,
@@ -69,6 +85,45 @@ describe("data a program sends, redacted in slices", () => {
     const chars = items.reduce((sum, item) => sum + item.length, 0);
     expect(pauses).toBeGreaterThanOrEqual(Math.floor(chars / SLICE_POSITIONS));
     expect(check.charged).toBeGreaterThanOrEqual(chars);
+  });
+
+  // The copy is one walk over every part between two pauses (a value of a million parts): a
+  // value whose parts are all clean is not copied at all, it is the copy.
+  it("does not walk a clean value a second time", async () => {
+    const items = Array.from({ length: 50_000 }, (_, i) => ({ id: i, name: `item ${i}` }));
+    const before = sentWork.copied;
+    const copy = await sentData({ items }, redactor, sentCheck(redactor, quiet), "x()");
+    expect(copy.items).toBe(items);
+    expect(sentWork.copied - before).toBe(0);
+    const dirty = [...items, TOKEN];
+    const cut = await sentData(dirty, redactor, sentCheck(redactor, quiet), "x()");
+    expect(cut).toEqual(redactor.data(dirty));
+    expect(sentWork.copied - before).toBeGreaterThan(items.length);
+  });
+
+  // With something to cut, the copy walks every part: it pauses every SLICE_POSITIONS parts
+  // (a value of a million parts with one secret in it was copied in one walk, issue #40).
+  it("copies a large value with a secret in it in slices", async () => {
+    const items = Array.from({ length: 120_000 }, (_, i) => ({ id: i, tags: ["a", i] }));
+    // A hole stays a hole (the copy skips it, as `forEach` does).
+    const sparse: unknown[] = [1];
+    sparse[2] = 3;
+    const value = { items, sparse, echo: TOKEN };
+    let [last, most] = [sentWork.copied, 0];
+    const check = sentCheck(redactor, {
+      yieldThread: async () => {
+        most = Math.max(most, sentWork.copied - last);
+        last = sentWork.copied;
+      },
+    });
+    const start = sentWork.copied;
+    const copy = await sentData(value, redactor, check, "x()");
+    most = Math.max(most, sentWork.copied - last);
+    expect(copy).toEqual(redactor.data(value));
+    expect(1 in copy.sparse).toBe(false);
+    expect(copy.items).toBe(items);
+    expect(sentWork.copied - start).toBeGreaterThan(4 * items.length);
+    expect(most).toBeLessThanOrEqual(SLICE_POSITIONS + 1);
   });
 
   it("refuses data past the run's budget", async () => {

@@ -12,8 +12,10 @@
  * (`--trace-deopt`'s "weak objects": code whose maps died; V8 compiles them again later).
  *
  * `--kind percent`: the e2e's other kind instead, 4 × 4 MiB of `%2541%25%41a%2525` as text/plain.
+ * `--bodies <n>` and `--body-mib <m>`: how many bodies one run reads, and their size (default 4
+ * of 4 MiB; e.g. 8 of 4, past the fixed 24 forced collections a run once had, or 30 of 1).
  *
- *   npm exec -- node bench/diagnostics/random-body-alloc.mjs [--against <ref>] [--rounds 3] [--kind percent]
+ *   npm exec -- node bench/diagnostics/random-body-alloc.mjs [--against <ref>] [--rounds 3] [--kind percent] [--bodies 4] [--body-mib 4]
  */
 import { build } from "esbuild";
 import { execFileSync } from "node:child_process";
@@ -22,8 +24,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
-const BODY_BYTES = 4 * 1024 * 1024;
-const BODIES = 4;
+/** The value after `name` on the command line (the parent passes them on to each child). */
+const arg = (name, fallback) =>
+  process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : fallback;
+const BODY_BYTES = Number(arg("--body-mib", "4")) * 1024 * 1024;
+const BODIES = Number(arg("--bodies", "4"));
 const SECRETS = Object.freeze([
   "Bearer cf-canary-token-6f1d2c9a8b7e",
   "cf-canary-token-6f1d2c9a8b7e",
@@ -93,8 +98,6 @@ if (child > 0) {
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "random-body-alloc-"));
-const arg = (name, fallback) =>
-  process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : fallback;
 const against = arg("--against", undefined);
 const rounds = Number(arg("--rounds", "3"));
 
@@ -144,6 +147,10 @@ function once(file) {
       "--child",
       file,
       ...(percent ? ["percent"] : []),
+      "--bodies",
+      String(BODIES),
+      "--body-mib",
+      String(BODY_BYTES / 1048576),
     ],
     { encoding: "utf8", maxBuffer: 256 * 1024 * 1024 },
   );

@@ -5,7 +5,7 @@
  * native comparison of its own here: the tests give one (node:crypto's).
  */
 import { timingSafeEqual } from "node:crypto";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { heldPages, isZero, platformEqual } from "../../../../sandbox/engine/zero-pages";
 
 const PAGE = 4096;
@@ -60,8 +60,16 @@ describe("isZero", () => {
 
 describe("platformEqual", () => {
   const subtle = crypto.subtle as unknown as Record<string, unknown>;
-  afterEach(() => {
+  // The unit project's files share one global scope (isolate: false), and another file gives
+  // Node a timingSafeEqual for its own checks: each test starts without one and gives it back.
+  let before: unknown;
+  beforeEach(() => {
+    before = subtle["timingSafeEqual"];
     delete subtle["timingSafeEqual"];
+  });
+  afterEach(() => {
+    if (before === undefined) delete subtle["timingSafeEqual"];
+    else subtle["timingSafeEqual"] = before;
   });
 
   it("is none where the platform has no native comparison (Node)", () => {

@@ -34,8 +34,18 @@ export class MemoryGate {
   readonly memory: WebAssembly.Memory;
   /** Growths refused so far: a run that saw fewer looks at what it holds. */
   refusals = 0;
+  /**
+   * Growths refused while one run alone was under way: that run asked for them, so a run that
+   * saw fewer since it began holds past its share and is stopped. Counted apart from
+   * {@link refusals} because the instance outlives its runs: a run charged with every refusal
+   * since the instance began (or since its last look, when another run was refused meanwhile
+   * and ended) was stopped as over its limit while holding nothing.
+   */
+  aloneRefusals = 0;
   /** Bytes the runs under way may hold together. */
   private allowed = 0;
+  /** Runs under way (their {@link hold} not yet released). */
+  private runs = 0;
 
   constructor() {
     const memory = new WebAssembly.Memory({
@@ -47,6 +57,7 @@ export class MemoryGate {
       value: (pages: number): number => {
         if (memory.buffer.byteLength + pages * PAGE_BYTES > this.mostBytes) {
           this.refusals++;
+          if (this.runs === 1) this.aloneRefusals++;
           // Caught by the emscripten loader's growth, which then answers "no room".
           throw new RangeError("The engine's memory may not grow past its runs' limits.");
         }
@@ -67,9 +78,13 @@ export class MemoryGate {
    */
   hold(bytes: number): () => void {
     this.allowed += bytes;
+    this.runs++;
     let held = true;
     return () => {
-      if (held) this.allowed -= bytes;
+      if (held) {
+        this.allowed -= bytes;
+        this.runs--;
+      }
       held = false;
     };
   }

@@ -109,6 +109,11 @@ export class EngineRun {
   private lookedLength = 0;
   /** The engine's refused growths at the last look (memory-gate.ts): more are looked at too. */
   private lookedRefusals = 0;
+  /**
+   * The engine's growths refused while this run was alone in it, as counted at the run's start
+   * or last look (memory-gate.ts `aloneRefusals`): more mean this run asked past its share.
+   */
+  private lookedAloneRefusals = 0;
   /** Gives back the run's share of the engine's memory (memory-gate.ts), once it is freed. */
   private readonly release: () => void;
   /**
@@ -159,6 +164,10 @@ export class EngineRun {
       load,
     };
     this.release = this.engine?.gate?.hold(request.memoryBytes) ?? (() => {});
+    // What earlier runs did to the engine is not this run's: its looks count from here. From
+    // zero, the first step check of every run after a refused growth stopped it for memory.
+    this.lookedRefusals = this.engine?.gate?.refusals ?? 0;
+    this.lookedAloneRefusals = this.engine?.gate?.aloneRefusals ?? 0;
     this.template = this.engine?.begin(tenant, request);
     this.warm = this.template !== undefined;
     if (this.template) {
@@ -463,15 +472,17 @@ export class EngineRun {
     this.stepsSinceLook = 0;
     const limit = this.request.memoryBytes;
     this.lookedLength = engineMemory(this.rt).byteLength;
-    const refusals = this.engine?.gate?.refusals ?? 0;
-    const refused = refusals > this.lookedRefusals;
-    this.lookedRefusals = refusals;
+    this.lookedRefusals = this.engine?.gate?.refusals ?? 0;
+    const aloneRefusals = this.engine?.gate?.aloneRefusals ?? 0;
+    const refused = aloneRefusals > this.lookedAloneRefusals;
+    this.lookedAloneRefusals = aloneRefusals;
     // The engine refused to grow (memory-gate.ts: past twice the limits of the runs under way,
-    // and room for the engine) while this run was its only one: this run holds that much. The
-    // walk below cannot say so for all of it: it does not count what a rope's parts hold (a
-    // run kept 29 ropes of a flat 4 MiB string each, 116 MiB, under a 32 MiB limit, walked as
-    // under it) nor `Map` and `Set` entries.
-    if (refused && this.engine?.underWay === 1) return true;
+    // and room for the engine) while this run was its only one, since the run began: this run
+    // holds that much. Not refusals made while others were under way (one of them may have
+    // asked), nor before this run began. The walk below cannot say so for all of it: it does
+    // not count what a rope's parts hold (a run kept 29 ropes of a flat 4 MiB string each,
+    // 116 MiB, under a 32 MiB limit, walked as under it) nor `Map` and `Set` entries.
+    if (refused) return true;
     // The engine's whole WebAssembly memory (every run's, and what the allocator keeps free)
     // bounds what this run holds: while it is within the limit, the walk is not needed. A walk
     // costs ~0.1–2 ms (more with more objects alive); a loop of 100 KB `repeat`s, looked at

@@ -124,6 +124,20 @@ describe("shared-worker executor: limits", () => {
       error: { name: "LimitError", message: /Memory limit of 8388608 bytes exceeded/ },
     });
     expect(await normalRun()).toMatchObject({ status: "ok" });
+    // Later runs are charged only what they hold: before, the engine's refused growths above
+    // stopped every later run at its first step check as over its limit (the growths were
+    // counted for the instance, and each run started counting from zero).
+    expect(
+      await executor.execute({
+        code: "let s = 0; for (let i = 0; i < 2e6; i++) s += i % 7; return s",
+      }),
+    ).toMatchObject({ status: "ok", result: 5999995 });
+    expect(
+      await executor.execute({
+        code: "let i = 0; while (true) { i++ }",
+        limits: { cpuMs: 20, maxOperations: 100_000_000 },
+      }),
+    ).toMatchObject({ status: "limit", error: { message: /^CPU budget of 20 ms exceeded/ } });
   });
 
   it("refuses a memory limit out of range at construction", () => {

@@ -270,6 +270,31 @@ describe("wire codec", () => {
       }
       /* oxlint-enable eslint/no-extend-native */
     });
+    it("makes its tree again, defined, when a getter puts a setter up the prototype chain", () => {
+      const big = "w".repeat(1_000_000);
+      let installed = false;
+      const value = {
+        get first() {
+          if (!installed) {
+            installed = true;
+            // oxlint-disable-next-line eslint/no-extend-native -- a hostile program's setter, removed below
+            Object.defineProperty(Object.prototype, "second", {
+              set(this: Record<string, unknown>, _: unknown) {
+                Object.defineProperty(this, "extra", { value: [big, big], enumerable: true });
+              },
+              configurable: true,
+            });
+          }
+          return 1;
+        },
+        second: 2,
+      };
+      try {
+        expect(encodeParts([value], 1_048_576)).toBe('[{"first":1,"second":2}]');
+      } finally {
+        delete (Object.prototype as Record<string, unknown>)["second"];
+      }
+    });
     it("writes its tree without calling a program's toJSON on its prototypes", () => {
       const huge = () => Array.from({ length: 10 }, () => "z".repeat(1_000_000));
       const value = [[1, "a"], { a: 1, 'q"': [null, true] }, new Date(0)];

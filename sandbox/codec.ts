@@ -31,13 +31,24 @@ const TAG = "$cm";
 // replaces JSON or Object methods cannot change how the harness encodes. Prototype methods of
 // the program's own values stay under its control; the host re-checks whatever arrives.
 const { stringify, parse } = JSON;
-const { keys, hasOwn, getPrototypeOf, is, defineProperty } = Object;
+const {
+  keys,
+  hasOwn,
+  getPrototypeOf,
+  is,
+  defineProperty,
+  getOwnPropertyNames,
+  getOwnPropertyDescriptor,
+} = Object;
 const { isArray } = Array;
 const { isNaN, isFinite } = Number;
 const { fromCharCode } = String;
 const { apply } = Reflect;
 const { floor } = Math;
 const objectPrototype = Object.prototype;
+const arrayPrototype = Array.prototype;
+const mapForEach = Map.prototype.forEach;
+const setForEach = Set.prototype.forEach;
 // Captured before any program runs: the sandbox charges a program's own typed-array
 // constructions (native-charges.ts), not the codec's decoding of what the host sent.
 const Bytes = Uint8Array;
@@ -63,6 +74,11 @@ export interface WireParts {
    * not copied (the call is refused by its size anyway).
    */
   byteCount: number;
+  /**
+   * Present when the text and bytes were over the encoder's `maxBytes`: the encoding stopped
+   * there, `text` is empty and `byteCount` what was counted when it stopped.
+   */
+  over?: true;
 }
 
 /** What the encoder collects beside the text while it walks a value. */
@@ -77,6 +93,28 @@ interface Beside {
    * buffer sent twice in one message as one, and two decoded values would share its bytes.
    */
   sent: Set<ArrayBuffer> | undefined;
+  /**
+   * UTF-16 units of wire text made so far, at least (each is at least one UTF-8 byte): with
+   * `bytes`, checked against `maxBytes` as the encoder goes, so a call over its limit stops
+   * there instead of after its whole text exists.
+   */
+  chars: number;
+  /** Whether the tree may be built by assignment ({@link assignable}), else by definitions. */
+  assign: boolean;
+}
+
+/**
+ * Thrown inside the encoder when a host call's text and bytes are over its limit; caught by
+ * {@link encodeParts}, never seen outside this module. A unique object: a program's value cannot
+ * throw it (it never leaves this module).
+ */
+const OVER_LIMIT = { over: true };
+
+/** Counts `units` of text made for a host call, and stops the encoding once it is over. */
+function count(beside: Beside | undefined, units: number): void {
+  if (beside === undefined) return;
+  beside.chars += units;
+  if (beside.chars + beside.bytes > beside.maxBytes) throw OVER_LIMIT;
 }
 
 /**
@@ -87,31 +125,59 @@ export function toWire(value: unknown): Wire {
   return encode(value, new Set<object>(), 0, undefined);
 }
 
+/**
+ * Whether JSON would write a wire tree's arrays and objects as they are: no `toJSON` on their
+ * prototypes (in the sandbox a program may define one, which JSON would call for every array).
+ */
+function plainPrototypes(): boolean {
+  return (
+    getPrototypeOf(arrayPrototype) === objectPrototype &&
+    !hasOwn(arrayPrototype, "toJSON") &&
+    !hasOwn(objectPrototype, "toJSON")
+  );
+}
+
 function encode(
   value: unknown,
   seen: Set<object>,
   depth: number,
   beside: Beside | undefined,
 ): Wire {
+  // Lower bounds of each value's text: quotes, commas, brackets; a tag's own keys at least 8.
   switch (typeof value) {
     case "string":
+      count(beside, value.length + 3);
+      return value;
     case "boolean":
+      count(beside, 5);
       return value;
     case "number":
+      count(beside, 2);
       if (isNaN(value)) return { [TAG]: "number", v: "NaN" };
       if (value === Infinity) return { [TAG]: "number", v: "Infinity" };
       if (value === -Infinity) return { [TAG]: "number", v: "-Infinity" };
       if (is(value, -0)) return { [TAG]: "number", v: "-0" };
       return value;
     case "undefined":
+      count(beside, 8);
       return { [TAG]: "undefined" };
-    case "bigint":
-      return { [TAG]: "bigint", v: value.toString() };
-    case "function":
-      return { [TAG]: "function", name: value.name || "anonymous" };
-    case "symbol":
-      return { [TAG]: "symbol", description: value.description ?? "" };
+    case "bigint": {
+      const v = value.toString();
+      count(beside, v.length + 8);
+      return { [TAG]: "bigint", v };
+    }
+    case "function": {
+      const name = value.name || "anonymous";
+      count(beside, 8 + (typeof name === "string" ? name.length : 0));
+      return { [TAG]: "function", name };
+    }
+    case "symbol": {
+      const description = value.description ?? "";
+      count(beside, 8 + description.length);
+      return { [TAG]: "symbol", description };
+    }
   }
+  count(beside, 5);
   if (value === null) return null;
   const obj = value as object;
   if (seen.has(obj)) return { [TAG]: "circular" };
@@ -130,31 +196,121 @@ function encodeObject(
   depth: number,
   beside: Beside | undefined,
 ): Wire {
-  if (isArray(obj)) return obj.map((item) => encode(item, seen, depth, beside));
+  // Not the array's own `map`: in the sandbox that is the program's, which could return any tree
+  // (one string a million times) past the count above. A hole encodes as JSON would say it: null.
+  if (isArray(obj)) {
+    const out: Wire[] = [];
+    const length = obj.length;
+    for (let i = 0; i < length; i++) {
+      let item: Wire = null;
+      if (hasOwn(obj, i)) item = encode((obj as unknown[])[i], seen, depth, beside);
+      else count(beside, 5);
+      // Defined, not assigned: an index setter up the prototype chain is the program's.
+      define(out, i, item, beside);
+    }
+    return out;
+  }
   if (obj instanceof Date) {
     return { [TAG]: "date", v: isNaN(obj.getTime()) ? "Invalid Date" : obj.toISOString() };
   }
   // Typed arrays and DataViews cross as "bytes" (a Uint8Array), as they always did.
   const span = binarySpan(obj);
   if (span) return encodeBinary(span, beside);
+  // Not the program's iterators or `map` (a Map's or Set's `Symbol.iterator`, `next`, an array's
+  // `map` can all be replaced): the engine's own `forEach`, captured when the module loaded.
   if (obj instanceof Map) {
-    return {
-      [TAG]: "map",
-      v: [...obj].map(([k, v]) => [encode(k, seen, depth, beside), encode(v, seen, depth, beside)]),
-    };
+    const v: Wire[] = [];
+    apply(mapForEach, obj, [
+      (item: unknown, key: unknown) =>
+        define(
+          v,
+          v.length,
+          [encode(key, seen, depth, beside), encode(item, seen, depth, beside)],
+          beside,
+        ),
+    ]);
+    return { [TAG]: "map", v };
   }
   if (obj instanceof Set) {
-    return { [TAG]: "set", v: [...obj].map((v) => encode(v, seen, depth, beside)) };
+    const v: Wire[] = [];
+    apply(setForEach, obj, [
+      (item: unknown) => define(v, v.length, encode(item, seen, depth, beside), beside),
+    ]);
+    return { [TAG]: "set", v };
   }
-  if (obj instanceof Error) return { [TAG]: "error", name: obj.name, message: obj.message };
+  if (obj instanceof Error) {
+    // Only strings: a getter could answer with any value, which JSON would write uncounted.
+    const { name, message } = obj as { name: unknown; message: unknown };
+    const error = {
+      [TAG]: "error",
+      name: typeof name === "string" ? name : "Error",
+      message: typeof message === "string" ? message : "",
+    };
+    count(beside, error.name.length + error.message.length + 8);
+    return error;
+  }
   const out: { [key: string]: Wire } = {};
   for (const key of keys(obj)) {
     const item = (obj as Record<string, unknown>)[key];
     // JSON semantics for plain objects: properties holding undefined or functions are dropped.
     if (item === undefined || typeof item === "function") continue;
-    out[key] = encode(item, seen, depth, beside);
+    count(beside, key.length + 3);
+    // Defined, not assigned: a setter on Object.prototype is the program's (it could add values
+    // to this tree that no count saw), and a "__proto__" key must stay an own property.
+    define(out, key, encode(item, seen, depth, beside), beside);
   }
   return TAG in out ? { [TAG]: "object", v: out } : out;
+}
+
+/**
+ * Sets `key` on a tree the encoder makes. Assigned when that is safe (no accessor or read-only
+ * property on Array.prototype or Object.prototype: {@link assignable}), else defined, which is
+ * ~5× slower (a 0.6 MB JSON argument: 34 ms, not 6): an accessor there is the program's, and a
+ * setter could add values to this tree that no count saw.
+ */
+function define(
+  target: object,
+  key: string | number,
+  value: Wire,
+  beside: Beside | undefined,
+): void {
+  if ((beside === undefined || beside.assign) && key !== "__proto__") {
+    (target as Record<string | number, Wire>)[key] = value;
+    return;
+  }
+  defineData(target, key, value);
+}
+
+/** Defines a plain data property, as an assignment would make it, running none of the program's code. */
+function defineData(target: object, key: string | number, value: unknown): void {
+  // A descriptor without a prototype: `get` or `set` on Object.prototype (the program's) would
+  // be read as part of it.
+  defineProperty(target, key, {
+    __proto__: null,
+    value,
+    writable: true,
+    enumerable: true,
+    configurable: true,
+  } as PropertyDescriptor);
+}
+
+/**
+ * Whether assigning to a fresh array or object runs nothing of the program's: Array.prototype
+ * and Object.prototype hold only writable data properties (Object.prototype's `__proto__` aside)
+ * and Array.prototype still inherits from Object.prototype. About 50 property looks.
+ */
+function assignable(): boolean {
+  if (getPrototypeOf(arrayPrototype) !== objectPrototype) return false;
+  for (const proto of [arrayPrototype, objectPrototype]) {
+    const names = getOwnPropertyNames(proto);
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i] as string;
+      if (proto === objectPrototype && name === "__proto__") continue;
+      const d = getOwnPropertyDescriptor(proto, name);
+      if (!d || hasOwn(d, "get") || hasOwn(d, "set") || d.writable !== true) return false;
+    }
+  }
+  return true;
 }
 
 /**
@@ -163,21 +319,19 @@ function encodeObject(
  */
 function encodeBinary(span: BinarySpan, beside: Beside | undefined): Wire {
   if (!beside || span.length < BESIDE_MIN_BYTES) {
+    // Counted before the text is made: a 1,023-byte view a million times was 1.4 GB of it.
+    count(beside, floor((span.length + 2) / 3) * 4 + 8);
     return { [TAG]: span.kind, v: toBase64(spanBytes(span)) };
   }
   const i = beside.buffers.length;
   beside.bytes += span.length;
+  count(beside, 8);
   // Past the limit the call is refused by its size: nothing more is copied for it.
   // Defined, not pushed: in the sandbox `push` (and a setter at an index up the prototype
   // chain) is the program's, which made the harness send buffers of its choosing (empty ones,
   // one twice, a resizable or shared one).
   if (beside.bytes <= beside.maxBytes) {
-    defineProperty(beside.buffers, i, {
-      value: besideBuffer(span, beside),
-      writable: true,
-      enumerable: true,
-      configurable: true,
-    });
+    defineData(beside.buffers, i, besideBuffer(span, beside));
   }
   return { [TAG]: span.kind, i };
 }
@@ -340,11 +494,64 @@ export function encodeParts(
   maxBytes: number = Infinity,
   own = false,
 ): string | WireParts {
-  const plain = plainJsonText(value);
-  if (plain !== undefined) return plain;
-  const beside: Beside = { buffers: [], bytes: 0, maxBytes, own, sent: undefined };
-  const text = stringify(encode(value, new Set<object>(), 0, beside));
+  // The fast path reads a value twice (the check, then JSON): a program's getter, Proxy or
+  // `toJSON` may answer small the first time and a million-fold string the second, which JSON
+  // would write whole before any limit. Only the host's own answers take it.
+  if (own) {
+    const plain = plainJsonText(value);
+    if (plain !== undefined) return plain;
+  }
+  const beside: Beside = {
+    buffers: [],
+    bytes: 0,
+    maxBytes,
+    own,
+    sent: undefined,
+    chars: 0,
+    assign: own || assignable(),
+  };
+  let wire: Wire;
+  try {
+    wire = encode(value, new Set<object>(), 0, beside);
+    // A getter of the program's may have put a setter in place while the tree was assigned:
+    // then the tree is made again, defined (the program's getters run again; what they answer
+    // is counted as the first time).
+    if (beside.assign && !assignable()) {
+      beside.assign = false;
+      beside.buffers = [];
+      beside.bytes = 0;
+      beside.chars = 0;
+      beside.sent = undefined;
+      wire = encode(value, new Set<object>(), 0, beside);
+    }
+  } catch (error) {
+    if (error !== OVER_LIMIT) throw error;
+    return { text: "", bytes: [], byteCount: beside.bytes, over: true };
+  }
+  // The tree is the encoder's own (defined properties, counted); JSON would still call a
+  // `toJSON` found on its prototypes, which in the sandbox a program may have defined.
+  const text = own || plainPrototypes() ? stringify(wire) : writeWire(wire);
   return beside.bytes === 0 ? text : { text, bytes: beside.buffers, byteCount: beside.bytes };
+}
+
+/**
+ * The JSON text of a wire tree the encoder made, written without JSON's walk, which would call a
+ * `toJSON` found on Array.prototype or Object.prototype. Only primitives go through JSON (it calls
+ * no `toJSON` for them). Slower than JSON.stringify: used only while such a `toJSON` may exist.
+ */
+function writeWire(wire: Wire): string {
+  if (wire === null || typeof wire !== "object") return stringify(wire);
+  let text = "";
+  if (isArray(wire)) {
+    for (let i = 0; i < wire.length; i++) text += (i === 0 ? "" : ",") + writeWire(wire[i] ?? null);
+    return `[${text}]`;
+  }
+  const names = keys(wire);
+  for (let i = 0; i < names.length; i++) {
+    const key = names[i] as string;
+    text += `${i === 0 ? "" : ","}${stringify(key)}:${writeWire(wire[key] ?? null)}`;
+  }
+  return `{${text}}`;
 }
 
 /**

@@ -36,6 +36,17 @@ export function calledWhileLoading(label: string): string {
 }
 
 /**
+ * Why a host call was refused when its arguments' encoding stopped at the call's byte limit
+ * (sandbox/codec.ts `encodeParts`): their whole size is not known, only that it is more.
+ * @param label - `namespace.name` of the call
+ * @param maxCallBytes - the call's byte limit
+ * @returns the error message
+ */
+export function overLimit(label: string, maxCallBytes: number): string {
+  return `${label}() arguments are more than ${maxCallBytes} bytes (the limit, maxCallBytes); encoding stopped there. Send less data per call.`;
+}
+
+/**
  * Why `fetch()` fails in a program, naming what to use instead. The sandbox has no network (the
  * per-run isolate's `globalOutbound: null`; the engine has no fetch): workerd's own refusal
  * tells the program to use "bindings in env", which a program does not have. So both harnesses

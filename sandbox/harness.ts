@@ -17,6 +17,7 @@ import { createConsoleCapture, type ConsoleCapture } from "./console-capture";
 import { decodeParts, decodeValue, encodeParts } from "./codec";
 import {
   calledWhileLoading,
+  overLimit,
   fetchRefusal,
   loadExtension,
   resultText,
@@ -343,6 +344,13 @@ function makeNamespace(
       if (spentReply !== undefined) return refuse(refusalError(spentReply), REFUSED_CALL_COST);
       // Binary values cross beside the text, copied (codec.ts): past the limit only counted.
       const parts = encodeParts(args, maxCallBytes);
+      // Stopped at the limit while encoding (codec.ts): the text was never made whole.
+      if (typeof parts !== "string" && parts.over) {
+        return refuse(
+          new RangeErrorClass(overLimit(label, maxCallBytes)),
+          REFUSED_CALL_COST + (maxCallBytes >>> 2),
+        );
+      }
       const argsText = typeof parts === "string" ? parts : parts.text;
       const besideBytes = typeof parts === "string" ? 0 : parts.byteCount;
       // Counting UTF-8 bytes is needed only when the text could be over (≤ 3 bytes per unit).

@@ -18,6 +18,7 @@ import { createConsoleCapture } from "../console-capture";
 import { decodeParts, decodeValue, encodeParts } from "../codec";
 import {
   calledWhileLoading,
+  overLimit,
   fetchRefusal,
   loadExtension,
   resultText,
@@ -108,6 +109,10 @@ export async function run(
         if (loading) return refuse(new ErrorClass(calledWhileLoading(label)));
         // Binary values cross beside the text, copied (codec.ts): past the limit only counted.
         const parts = encodeParts(args, request.maxCallBytes);
+        // Stopped at the limit while encoding (codec.ts): the text was never made whole.
+        if (typeof parts !== "string" && parts.over) {
+          return refuse(new RangeErrorClass(overLimit(label, request.maxCallBytes)));
+        }
         const argsText = typeof parts === "string" ? parts : parts.text;
         const besideBytes = typeof parts === "string" ? 0 : parts.byteCount;
         const size =

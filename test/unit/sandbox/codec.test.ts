@@ -186,11 +186,132 @@ describe("wire codec", () => {
       const part = encodeParts([body.subarray(1, 2_001)], Infinity, true) as typeof copied;
       expect(part.bytes[0]!.byteLength).toBe(2_000);
     });
-    it("counts but no longer copies values past the byte limit", () => {
+    it("stops at the byte limit while encoding, copying nothing past it", () => {
       const parts = encodeParts([sized(3_000), sized(3_000), sized(3_000)], 7_000);
-      if (typeof parts === "string") throw new Error("expected bytes beside the text");
+      if (typeof parts === "string") throw new Error("expected the encoding to stop");
+      expect(parts).toMatchObject({ over: true, text: "", bytes: [] });
       expect(parts.byteCount).toBe(9_000);
-      expect(parts.bytes).toHaveLength(2);
+    });
+    it("stops a small view repeated before its text exists", () => {
+      // Whole, this is ~14 MB of base64 text (each 1,023-byte view is 1,364 characters); a
+      // million of them were 1.4 GB, made before the limit was checked.
+      const view = sized(BESIDE_MIN_BYTES - 1);
+      const many = Array.from({ length: 10_000 }, () => view);
+      const toBase64 = vi.spyOn(String, "fromCharCode");
+      try {
+        const parts = encodeParts([many], 1_048_576);
+        expect(parts).toMatchObject({ over: true, text: "" });
+        // Each view's base64 is made from one call: no more views than fit the limit were made.
+        expect(toBase64.mock.calls.length).toBeLessThanOrEqual(1_048_576 / 1_364 + 1);
+      } finally {
+        toBase64.mockRestore();
+      }
+    });
+    it("stops one string repeated, or one object repeated, at the limit", () => {
+      const text = "x".repeat(100_000);
+      expect(encodeParts([Array.from({ length: 100 }, () => text)], 1_048_576)).toMatchObject({
+        over: true,
+      });
+      const row = { a: text.slice(0, 1_000), b: [1, 2, 3] };
+      expect(encodeParts([Array.from({ length: 10_000 }, () => row)], 1_048_576)).toMatchObject({
+        over: true,
+      });
+      // Holes count as the nulls JSON writes for them.
+      const holes: unknown[] = [];
+      holes.length = 1_000_000;
+      expect(encodeParts([holes], 1_048_576)).toMatchObject({ over: true });
+      // Under the limit, the text is what it always was.
+      const holed = [text.slice(0, 10), null, 0, 1];
+      delete holed[2];
+      expect(encodeParts([holed], 1_048_576)).toBe('[["xxxxxxxxxx",null,null,1]]');
+    });
+    it("reads a program's value once, through the engine's own iterators, defining what it makes", () => {
+      const big = "y".repeat(1_000_000);
+      // A getter answering small first and huge after: the plain-JSON path read it twice.
+      let reads = 0;
+      const flip = {
+        get v() {
+          reads++;
+          return reads === 1 ? "small" : Array.from({ length: 10 }, () => big);
+        },
+      };
+      expect(encodeParts([flip], 1_048_576)).toBe('[{"v":"small"}]');
+      const map = new Map([["k", 1]]);
+      const set = new Set([1]);
+      const saved = {
+        map: Array.prototype.map,
+        mapIterator: Map.prototype[Symbol.iterator],
+        setIterator: Set.prototype[Symbol.iterator],
+      };
+      const huge = () => Array.from({ length: 10 }, () => big);
+      // A hostile program's replacements, put back below.
+      /* oxlint-disable eslint/no-extend-native */
+      try {
+        Array.prototype.map = huge as never;
+        Map.prototype[Symbol.iterator] = function* () {
+          yield* huge().map((x) => [x, x]);
+        } as never;
+        Set.prototype[Symbol.iterator] = function* () {
+          yield* huge();
+        } as never;
+        Object.defineProperty(Object.prototype, "forged", {
+          set(this: Record<string, unknown>, _: unknown) {
+            Object.defineProperty(this, "extra", { value: huge(), enumerable: true });
+          },
+          configurable: true,
+        });
+        const text = encodeParts([[1, 2], map, set, { forged: 1 }], 1_048_576);
+        expect(text).toBe('[[1,2],{"$cm":"map","v":[["k",1]]},{"$cm":"set","v":[1]},{"forged":1}]');
+      } finally {
+        Array.prototype.map = saved.map;
+        Map.prototype[Symbol.iterator] = saved.mapIterator;
+        Set.prototype[Symbol.iterator] = saved.setIterator;
+        delete (Object.prototype as Record<string, unknown>)["forged"];
+      }
+      /* oxlint-enable eslint/no-extend-native */
+    });
+    it("makes its tree again, defined, when a getter puts a setter up the prototype chain", () => {
+      const big = "w".repeat(1_000_000);
+      let installed = false;
+      const value = {
+        get first() {
+          if (!installed) {
+            installed = true;
+            // oxlint-disable-next-line eslint/no-extend-native -- a hostile program's setter, removed below
+            Object.defineProperty(Object.prototype, "second", {
+              set(this: Record<string, unknown>, _: unknown) {
+                Object.defineProperty(this, "extra", { value: [big, big], enumerable: true });
+              },
+              configurable: true,
+            });
+          }
+          return 1;
+        },
+        second: 2,
+      };
+      try {
+        expect(encodeParts([value], 1_048_576)).toBe('[{"first":1,"second":2}]');
+      } finally {
+        delete (Object.prototype as Record<string, unknown>)["second"];
+      }
+    });
+    it("writes its tree without calling a program's toJSON on its prototypes", () => {
+      const huge = () => Array.from({ length: 10 }, () => "z".repeat(1_000_000));
+      const value = [[1, "a"], { a: 1, 'q"': [null, true] }, new Date(0)];
+      const expected = encodeParts(value, 1_048_576);
+      for (const prototype of [Array.prototype, Object.prototype]) {
+        Object.defineProperty(prototype, "toJSON", { value: huge, configurable: true });
+        try {
+          expect(encodeParts(value, 1_048_576)).toBe(expected);
+        } finally {
+          delete (prototype as unknown as Record<string, unknown>)["toJSON"];
+        }
+      }
+      expect(expected).toBe(
+        '[[1,"a"],{"a":1,"q\\"":[null,true]},{"$cm":"date","v":"1970-01-01T00:00:00.000Z"}]',
+      );
+      // The host's own answers keep the plain-JSON path, prototypes untouched there.
+      expect(encodeParts({ a: [1] }, Infinity, true)).toBe('{"a":[1]}');
     });
     it("decodes a tag naming no buffer, or one already taken, to itself", () => {
       const buffer = sized(2_000).buffer;

@@ -157,7 +157,7 @@ describeExecutors((Executor) => {
       const answer = await call(tool, `await ${bigCall}`);
       expect(answer.isError).toBe(true);
       expect(answer.text).toMatch(
-        /^ERROR: RangeError: codemode\.\w+\(\) arguments are \d+ bytes; the limit is 4194304\. Send less data per call\./,
+        /^ERROR: RangeError: codemode\.\w+\(\) arguments are more than 4194304 bytes \(the limit, maxCallBytes\); encoding stopped there\. Send less data per call\./,
       );
       expectBounded(answer);
       await expectStillServing(tool);

@@ -116,7 +116,9 @@ describeExecutors((Executor, kind) => {
         calls: 0,
         error: {
           name: "RangeError",
-          message: expect.stringMatching(/arguments are \d+ bytes; the limit is 1000/),
+          message: expect.stringMatching(
+            /arguments are more than 1000 bytes \(the limit, maxCallBytes\)/,
+          ),
         },
       });
     });

@@ -148,13 +148,50 @@ describeExecutors((Executor) => {
         "const b = new Uint8Array(6 * 1048576); try { await codemode.take(b); return 'sent'; } catch (e) { return e.name + ': ' + e.message; }",
       );
       expect(outcome).toMatchObject({ status: "ok", calls: 0 });
-      // The bytes themselves plus the text `[{"$cm":"bytes","i":0}]` (23 bytes).
+      // Counted while encoding: stopped at the limit, before the bytes were copied.
       expect(outcome.result).toMatch(
-        new RegExp(
-          `^RangeError: codemode\\.take\\(\\) arguments are ${6 * 1_048_576 + 23} bytes; the limit is 4194304`,
-        ),
+        /^RangeError: codemode\.take\(\) arguments are more than 4194304 bytes \(the limit, maxCallBytes\)/,
       );
       expect(received).toEqual([]);
+    });
+
+    // Each 1,023-byte view is 1,364 characters of base64 inside the text: a million of them were
+    // 1.4 GB of text, all made (the per-run isolate past its memory, the engine for minutes)
+    // before the call's size was checked.
+    it.each([
+      ["a small view a million times", "new Array(1_000_000).fill(new Uint8Array(1023))"],
+      ["one string a thousand times", "new Array(1_000).fill('x'.repeat(1_000_000))"],
+      [
+        "one object a million times",
+        "new Array(1_000_000).fill({ a: 'x'.repeat(100), b: [1, 2] })",
+      ],
+    ])("stops encoding %s at the limit, with a RangeError naming it", async (_label, value) => {
+      const outcome = await run(
+        `const v = ${value}; try { await codemode.take(v); return 'sent'; } catch (e) { return e.name + ': ' + e.message; }`,
+      );
+      expect(outcome).toMatchObject({ status: "ok", calls: 0 });
+      expect(outcome.result).toMatch(/^RangeError: .* more than 4194304 bytes .*maxCallBytes/);
+      expect(received).toEqual([]);
+    });
+
+    it("reads a program's arguments once: a getter, an iterator or toJSON adds nothing unseen", async () => {
+      const outcome = await run(`
+        const big = 'y'.repeat(1_000_000);
+        const huge = () => new Array(100).fill(big);
+        let reads = 0;
+        const flip = { get v() { return ++reads === 1 ? 'small' : huge(); } };
+        Map.prototype[Symbol.iterator] = function* () { for (const x of huge()) yield [x, x]; };
+        Array.prototype.map = huge;
+        const out = [await codemode.take([flip, new Map([[1, 2]])])];
+        Array.prototype.toJSON = huge;
+        out.push(await codemode.take([1]));
+        delete Array.prototype.toJSON;
+        return out;`);
+      expect(outcome).toMatchObject({ status: "ok", calls: 2, result: [-1, -1] });
+      expect(received).toEqual([
+        { kind: "object", length: -1, bytes: undefined },
+        { kind: "object", length: -1, bytes: undefined },
+      ]);
     });
 
     it("takes 3 MiB of bytes in one call (4 MiB as base64, over the limit before)", async () => {

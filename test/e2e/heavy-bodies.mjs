@@ -38,7 +38,8 @@
 // and from outside a pause does not stop its CPU; it is measured in Node by
 // bench/redaction-slices.mjs and bounded in work units by the unit tests (bench/README.md,
 // "Whole-body passes sliced").
-// The random kind is in run.mjs's list too (`heavy-bodies-random`): its host grew +65…+121 MiB
+// The random kind is in run.mjs's list too (`heavy-bodies-random`, 8 bodies: one random body's
+// redaction peaks ~+38 MiB on its own, so 4 sit at the 3x bound; see run.mjs): its host grew +65…+121 MiB
 // against +48 while every 64 pauses of a random body asked for a forced collection (the run's
 // 24 were spent during the second body) and its whole byte view (8 MB, two bytes a character)
 // was made; with neither, +37…+41 MiB at load 16–18 (bench/README.md, "Random bytes: the byte

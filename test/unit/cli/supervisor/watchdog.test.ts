@@ -117,6 +117,19 @@ describe("the watchdog", () => {
     stopping = true;
   });
 
+  it("a probe whose timer fired a millisecond early timed out: stuck at the bound, no news wait", async () => {
+    // setTimeout runs on its own clock and Date.now() rounds down: a probe given up at its
+    // timeout may end when the clock says a millisecond less. Taken for a failure at once, the
+    // runtime waited EXIT_NEWS_MS more, and one stall a round outlived e2e fair-share's 11 s.
+    const { clock, reasons, done } = watched(async (c, timeoutMs) => {
+      await c.sleep(timeoutMs - 1);
+      return null;
+    });
+    await clock.advance(PROBE_EVERY_MS + STUCK_MS);
+    await done;
+    expect(reasons).toEqual(["it stopped answering (no /health answer for 10 s)"]);
+  });
+
   it("a probe that fails at once waits for the exit's news: an exit is not 'stuck'", async () => {
     const { clock, runtime, reasons, done } = watched(async () => null);
     await clock.advance(PROBE_EVERY_MS + 100);

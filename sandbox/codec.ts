@@ -300,15 +300,23 @@ function defineData(target: object, key: string | number, value: unknown): void 
  * and Array.prototype still inherits from Object.prototype. About 50 property looks.
  */
 function assignable(): boolean {
-  if (getPrototypeOf(arrayPrototype) !== objectPrototype) return false;
-  for (const proto of [arrayPrototype, objectPrototype]) {
-    const names = getOwnPropertyNames(proto);
-    for (let i = 0; i < names.length; i++) {
-      const name = names[i] as string;
-      if (proto === objectPrototype && name === "__proto__") continue;
-      const d = getOwnPropertyDescriptor(proto, name);
-      if (!d || hasOwn(d, "get") || hasOwn(d, "set") || d.writable !== true) return false;
-    }
+  // Each prototype looked at by name, not by a for-of over a list: that would walk with
+  // Array.prototype[Symbol.iterator], which the program may have emptied.
+  return (
+    getPrototypeOf(arrayPrototype) === objectPrototype &&
+    onlyWritableData(arrayPrototype, false) &&
+    onlyWritableData(objectPrototype, true)
+  );
+}
+
+/** Whether every own property of `proto` is a writable data property (`__proto__` aside if asked). */
+function onlyWritableData(proto: object, skipProto: boolean): boolean {
+  const names = getOwnPropertyNames(proto);
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i] as string;
+    if (skipProto && name === "__proto__") continue;
+    const d = getOwnPropertyDescriptor(proto, name);
+    if (!d || hasOwn(d, "get") || hasOwn(d, "set") || d.writable !== true) return false;
   }
   return true;
 }

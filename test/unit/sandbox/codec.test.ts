@@ -270,6 +270,29 @@ describe("wire codec", () => {
       }
       /* oxlint-enable eslint/no-extend-native */
     });
+    it("sees a setter on Array.prototype though the program emptied the arrays' iterator", () => {
+      const big = "v".repeat(1_000_000);
+      const savedIterator = Array.prototype[Symbol.iterator];
+      let calls = 0;
+      /* oxlint-disable eslint/no-extend-native */
+      try {
+        // A hostile program's: the check of the prototypes must not walk a list with this.
+        Array.prototype[Symbol.iterator] = function* () {} as never;
+        Object.defineProperty(Array.prototype, "0", {
+          set(this: Record<string, unknown>, _: unknown) {
+            calls++;
+            Object.defineProperty(this, "extra", { value: [big, big], enumerable: true });
+          },
+          configurable: true,
+        });
+        expect(encodeParts([[1, 2]], 1_048_576)).toBe("[[1,2]]");
+        expect(calls).toBe(0);
+      } finally {
+        Array.prototype[Symbol.iterator] = savedIterator;
+        delete (Array.prototype as unknown as Record<string, unknown>)["0"];
+      }
+      /* oxlint-enable eslint/no-extend-native */
+    });
     it("makes its tree again, defined, when a getter puts a setter up the prototype chain", () => {
       const big = "w".repeat(1_000_000);
       let installed = false;

@@ -18,7 +18,7 @@ import { readFileSync } from "node:fs";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import { pollSearch } from "./support/load-clients.mjs";
 import { activeWorkerd } from "./support/processes.mjs";
-import { check } from "./support/server.mjs";
+import { check, MCP_POST_HEADERS } from "./support/server.mjs";
 
 const SENDERS = 16;
 const SEND_MS = 12_000;
@@ -71,11 +71,7 @@ async function send(url, kind, until, sender) {
     try {
       const res = await fetch(`${url}/mcp`, {
         method: "POST",
-        headers: {
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          "mcp-protocol-version": "2025-11-25",
-        },
+        headers: MCP_POST_HEADERS,
         body: body(id, HEAVY[kind] ?? "null"),
         signal: AbortSignal.timeout(60_000),
       });

@@ -14,7 +14,7 @@
 import { readFileSync } from "node:fs";
 import { withServerUnderLoad } from "./support/busy-load.mjs";
 import { activeWorkerd } from "./support/processes.mjs";
-import { check } from "./support/server.mjs";
+import { check, MCP_POST_HEADERS } from "./support/server.mjs";
 
 const POSTS = 60;
 const ID_CHARS = 3 * 1_048_576;
@@ -48,11 +48,7 @@ async function post(url, method, n, where) {
   if (method !== "tools/call" && where === "argument") Object.assign(params, { pad: big });
   const res = await fetch(`${url}/mcp`, {
     method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2025-11-25",
-    },
+    headers: MCP_POST_HEADERS,
     body: JSON.stringify({ jsonrpc: "2.0", id: where === "id" ? big : n, method, params }),
     signal: AbortSignal.timeout(60_000),
   });

@@ -151,6 +151,13 @@ export async function withServer(env, fn) {
   }
 }
 
+/** The headers of a raw MCP POST (JSON-RPC in, JSON or SSE out) at the newest protocol version. */
+export const MCP_POST_HEADERS = Object.freeze({
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+  "mcp-protocol-version": "2025-11-25",
+});
+
 /**
  * Fails with a message (the e2e scripts' assertion).
  * @param {unknown} condition

@@ -29,11 +29,13 @@ export interface CountedRuns<T> {
  * @param work - the code under test; synchronous, so no other test's runs are counted
  * @param refuse - a guard against runaway probes: a run it returns true for is not started and
  *   throws instead, so a regression fails at once rather than holding the test for minutes
+ * @param maxRuns - the same guard for a quadratic number of runs (and the memory to list them)
  * @returns the callback's result and the runs it made
  */
 export function countRegexRuns<T>(
   work: () => T,
   refuse: (run: RegexRun) => boolean = () => false,
+  maxRuns = 1_000_000,
 ): CountedRuns<T> {
   const exec = RegExp.prototype.exec;
   const runs: RegexRun[] = [];
@@ -42,7 +44,7 @@ export function countRegexRuns<T>(
     subject: string,
   ) {
     const run = { source: this.source, length: String(subject).length };
-    runs.push(run);
+    if (runs.push(run) > maxRuns) throw new Error(`more than ${maxRuns} regular-expression runs`);
     if (refuse(run))
       throw new Error(`refused a run of /${run.source}/ on ${run.length} characters`);
     return exec.call(this, subject);

@@ -7,6 +7,7 @@ import {
   trailingMemberChain,
 } from "../../../src/executor/shared-worker/shared-error-position";
 import type { ExecutionOutcome } from "../../../src/executor/types";
+import { countRegexRuns, growth, type RegexRun } from "../../helpers/regex-runs";
 
 /** An error outcome at `column` of line 1 of `code`, as the engine reports it. */
 function outcomeAt(code: string, column: number, name: string, message: string): ExecutionOutcome {
@@ -23,13 +24,34 @@ function outcomeAt(code: string, column: number, name: string, message: string):
   };
 }
 
-/** The outcome for an error at the last `(` of `code`, and how long the mapping took. */
-function mapAtLastCall(code: string, name = "TypeError", message = "not a function") {
+/** A run given more than 1,000 characters: the whole line, not one character of it. */
+const readsWholeLine = (run: RegexRun) => run.length > 1_000;
+
+/** The first characters of an expression's source: enough to tell this file's expressions apart. */
+const sourceStart = (run: RegexRun) => run.source.slice(0, 6);
+
+/**
+ * The outcome for an error at the last `(` of `code`, and the regular-expression runs the
+ * mapping made (counted, not timed: our rule). The backwards scan tests one character per run.
+ * A run on the whole line by an expression not in `whole` is refused before it starts (the old
+ * callee pattern held the test for seconds), and so are more than a million runs.
+ */
+function mapAtLastCall(
+  code: string,
+  name = "TypeError",
+  message = "not a function",
+  whole: string[] = [],
+) {
   const outcome = outcomeAt(code, code.lastIndexOf("(") + 1, name, message);
-  const started = performance.now();
-  const mapped = engineErrorLikeV8(outcome, code);
-  return { error: mapped.error, ms: performance.now() - started };
+  const { result, runs } = countRegexRuns(
+    () => engineErrorLikeV8(outcome, code),
+    (run) => readsWholeLine(run) && !whole.includes(sourceStart(run)),
+  );
+  return { error: result.error, runs };
 }
+
+/** Sources (their start) of the runs on the whole line. */
+const wholeLineRuns = (runs: RegexRun[]) => runs.filter(readsWholeLine).map(sourceStart);
 
 describe("engineErrorLikeV8", () => {
   it("names the callee of a call that is not a function", () => {
@@ -47,21 +69,46 @@ describe("engineErrorLikeV8", () => {
 
   // The callee pattern was unanchored at its start and backtracked from every offset of the
   // line: a long dotted string before the call cost the host quadratic time (40,000 pieces:
-  // seconds; a 4 MB line: hours), after the run, outside every limit of the sandbox.
+  // seconds; a 4 MB line: hours), after the run, outside every limit of the sandbox. Counted:
+  // the scan's runs grow linearly with the pieces (n and 4n), and no expression but the `new`
+  // one reads the whole line (what happens inside that one run is timed by
+  // bench/hostile-inputs.mjs, not here).
   it.each([
-    ["a dotted string literal", `const o = {}; const s = "${"a.".repeat(40_000)}"; o.x()`, "o.x"],
-    ["dots and spaces", `const o = {}; const s = "${"a . ".repeat(40_000)}"; o.x()`, "o.x"],
-    ["a dotted chain that ends in a dot", `${"a.".repeat(40_000)}(`, undefined],
-  ])("reads the callee in linear time after %s", (_label, code, callee) => {
-    const { error, ms } = mapAtLastCall(code);
+    [
+      "a dotted string literal",
+      (n: number) => `const o = {}; const s = "${"a.".repeat(n)}"; o.x()`,
+      "o.x",
+      [],
+    ],
+    [
+      "dots and spaces",
+      (n: number) => `const o = {}; const s = "${"a . ".repeat(n)}"; o.x()`,
+      "o.x",
+      [],
+    ],
+    [
+      "a dotted chain that ends in a dot",
+      (n: number) => `${"a.".repeat(n)}(`,
+      undefined,
+      ["\\bnew\\"],
+    ],
+    // The scan walks the whole chain here; the callee's spaces are taken out in one pass.
+    ["a dotted chain", (n: number) => `${"a.".repeat(n)}b(`, `${"a.".repeat(40_000)}b`, ["\\s+"]],
+  ])("reads the callee in linear time after %s", (_label, line, callee, whole) => {
+    const { error, runs } = mapAtLastCall(line(40_000), undefined, undefined, whole);
     expect(error?.message).toBe(callee ? `${callee} is not a function` : "not a function");
-    expect(ms).toBeLessThan(250);
+    expect(wholeLineRuns(runs)).toEqual(whole);
+    const runsAt = (n: number) => mapAtLastCall(line(n), undefined, undefined, whole).runs.length;
+    expect(growth(10_000, runsAt, 20)).toMatchObject({
+      linear: true,
+    });
   });
 
   it("reads a `new` call in linear time after many dotted pieces", () => {
-    const code = `${"new a.".repeat(40_000)}b.(`;
-    const { ms } = mapAtLastCall(code, "TypeError", "not a constructor");
-    expect(ms).toBeLessThan(250);
+    const line = (n: number) => `${"new a.".repeat(n)}b.(`;
+    const { runs } = mapAtLastCall(line(40_000), "TypeError", "not a constructor", ["\\bnew\\"]);
+    expect(wholeLineRuns(runs)).toEqual(["\\bnew\\"]);
+    expect(runs).toHaveLength(1);
   });
 
   it("finds the same callee as the pattern it replaces, on random lines", () => {

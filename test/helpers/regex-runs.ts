@@ -6,6 +6,7 @@
 // square of the input, a catastrophic pattern as a long subject reaching it. What happens inside
 // one run (V8's backtracking) cannot be counted here; such claims live in bench/hostile-inputs.mjs.
 import { vi } from "vitest";
+import { maxCheckedLength, patternRisk } from "../../src/openapi/pattern-safety";
 
 /** One regular-expression run seen by {@link countRegexRuns}. */
 export interface RegexRun {
@@ -67,4 +68,15 @@ export function growth(n: number, count: (n: number) => number, slack = 0) {
   const small = count(n);
   const large = count(4 * n);
   return { small, large, linear: large <= 4 * small + slack };
+}
+
+/**
+ * Whether a run is one that src/openapi/pattern-safety.ts would not let run on a subject this
+ * long (over its STEP_BUDGET): its cost model stands in for the steps inside one run, which
+ * cannot be counted from JavaScript. A linear expression passes at any length.
+ * @param run - a run seen by {@link countRegexRuns}
+ */
+export function beyondStepBudget(run: RegexRun): boolean {
+  const risk = patternRisk(run.source);
+  return risk === "exponential" || run.length > maxCheckedLength(risk);
 }

@@ -3,8 +3,7 @@ import { describe, expect, it } from "vitest";
 import { canonicalPath, MAX_PATH_LENGTH } from "../../../src/openapi/canonical-path";
 import { apiRequester } from "../../../src/codemode/api-requester";
 import { loadSpec } from "../../../src/openapi/openapi-spec";
-import { maxCheckedLength, patternRisk } from "../../../src/openapi/pattern-safety";
-import { countRegexRuns, type RegexRun } from "../../helpers/regex-runs";
+import { beyondStepBudget, countRegexRuns } from "../../helpers/regex-runs";
 
 const canonical = (path: string) => {
   const result = canonicalPath(path);
@@ -91,12 +90,6 @@ describe("canonicalPath", () => {
   });
 });
 
-/** A run that pattern-safety would not allow on a subject that long (over STEP_BUDGET steps). */
-function beyondBudget(run: RegexRun): boolean {
-  const risk = patternRisk(run.source);
-  return risk === "exponential" || run.length > maxCheckedLength(risk);
-}
-
 // A request path is bounded before it is matched: the path matcher's regular expressions for
 // segments mixing parameters and text (`{a}.{b}.json`) backtrack quadratically, and a program
 // chose the path. Before: a 200,000-character segment held the host's thread for 14 s.
@@ -150,7 +143,7 @@ describe("request paths are bounded", () => {
           new AbortController().signal,
         ),
       ).toThrow(/longer than 16,384 characters/);
-    }, beyondBudget);
-    expect(runs.filter(beyondBudget)).toEqual([]);
+    }, beyondStepBudget);
+    expect(runs.filter(beyondStepBudget)).toEqual([]);
   });
 });

@@ -8,36 +8,20 @@
  * 1–3 of 4 runners in each of 3 tries. Runners now keep no storage at all: nothing is written
  * under the server's folder but the sockets.
  */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { request } from "node:http";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createRuntimeHost } from "../../../../cli/local-server/runtime.mjs";
 import { runnerMessage } from "../../../../cli/local-server/worker-options.mjs";
+import { getOverSocket, writeStandInRunner } from "../../../helpers/cli/stand-in-runner";
 
 const RUNNERS = 4;
 const dir = mkdtempSync(join(tmpdir(), "cmm-at-once-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const modules = join(dir, "modules");
 mkdirSync(modules);
-const script = join(modules, "runner.js");
-writeFileSync(
-  script,
-  'import { WorkerEntrypoint } from "cloudflare:workers";\nexport class SandboxRunner extends WorkerEntrypoint {}\nexport default { fetch: () => new Response("serving") };\n',
-);
-
-/** GET / over a Unix socket: the body. */
-const get = (socket: string) =>
-  new Promise<string>((resolve, reject) => {
-    const req = request({ socketPath: socket, path: "/", method: "GET" }, (res) => {
-      let body = "";
-      res.on("data", (chunk) => (body += chunk));
-      res.on("end", () => resolve(body));
-    });
-    req.on("error", reject);
-    req.end();
-  });
+const script = writeStandInRunner(join(modules, "runner.js"), '() => new Response("serving")');
 
 /** Every file (not folder, not socket) under `folder`, relative to it. */
 function filesUnder(folder: string, prefix = ""): string[] {
@@ -83,7 +67,7 @@ describe("runners started at the same instant", () => {
       const ready = await Promise.all(runners.map((r) => r.ready));
       const crashes = runners.flatMap((r, i) => (ready[i] ? [] : [r.recentOutput().join("\n")]));
       expect(crashes).toEqual([]);
-      expect(await Promise.all(runners.map((r) => get(r.socket)))).toEqual(
+      expect(await Promise.all(runners.map((r) => getOverSocket(r.socket)))).toEqual(
         Array(RUNNERS).fill("serving"),
       );
       expect(filesUnder(folder)).toEqual([]);

@@ -6,7 +6,7 @@
  * beside the launch check, early-host.mjs, then planned host with the same runtime host). Real
  * builder, Miniflare and workerd.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -15,6 +15,7 @@ import { runnerMessage } from "../../../../cli/local-server/worker-options.mjs";
 import { CLUSTER_SECRET_BINDING } from "../../../../cli/local-server/cluster-secret.mjs";
 import { healthRequest } from "../../../../cli/local-server/health-request.mjs";
 import { sha256 } from "../../../../cli/kept/launch-memo.mjs";
+import { writeStandInRunner } from "../../../helpers/cli/stand-in-runner";
 
 const folder = mkdtempSync(join(tmpdir(), "cmm-test-"));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
@@ -24,9 +25,9 @@ describe("createRuntimeHost, two messages one long string apart", () => {
     const host = createRuntimeHost({ PATH: process.env.PATH ?? "" }, folder);
     const scriptPath = join(folder, "echo.js");
     // Answers 299 when its binding is the short "#…" value, 200 when it is the long one.
-    writeFileSync(
+    writeStandInRunner(
       scriptPath,
-      `import { WorkerEntrypoint } from "cloudflare:workers";\nexport class SandboxRunner extends WorkerEntrypoint {}\nexport default { fetch: (_r, env) => new Response(null, { status: env.${CLUSTER_SECRET_BINDING}.length > 4096 ? 200 : 299 }) };\n`,
+      `(_r, env) => new Response(null, { status: env.${CLUSTER_SECRET_BINDING}.length > 4096 ? 200 : 299 })`,
     );
     const long = "s".repeat(5_000);
     // Each on a socket of its own (its address is not part of the configuration built).

@@ -5,12 +5,13 @@
  * there, the next start builds again and its workerd starts, on its sockets in the folder, and
  * ends with the host's stop.
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createRuntimeHost } from "../../../../cli/local-server/runtime.mjs";
 import { runnerMessage } from "../../../../cli/local-server/worker-options.mjs";
+import { writeStandInRunner } from "../../../helpers/cli/stand-in-runner";
 
 const folder = mkdtempSync(join(tmpdir(), "cmm-test-"));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
@@ -31,10 +32,7 @@ describe("createRuntimeHost, a configuration that cannot be built", () => {
       expect(failed.recentOutput().join("\n")).toContain("missing-runner.js");
       expect(host.pids()).toEqual([]);
 
-      writeFileSync(
-        join(folder, "missing-runner.js"),
-        'import { WorkerEntrypoint } from "cloudflare:workers";\nexport class SandboxRunner extends WorkerEntrypoint {}\nexport default { fetch: () => new Response("ok") };\n',
-      );
+      writeStandInRunner(join(folder, "missing-runner.js"), '() => new Response("ok")');
       const started = host.start({ name: "runner 2", message, onCrashLine: () => {} });
       expect(await started.ready).toBe(true);
       expect(started.socket).toBe(join(folder, "r2.entry.sock"));

@@ -5,8 +5,7 @@
  * reads it back, starts no builder, and its workerd serves with that server's own values; the
  * entry on disk holds none of either server's values.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { request } from "node:http";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -16,30 +15,18 @@ import {
 } from "../../../../cli/local-server/workerd-config/config-cache.mjs";
 import { createRuntimeHost } from "../../../../cli/local-server/runtime.mjs";
 import { runnerMessage } from "../../../../cli/local-server/worker-options.mjs";
+import { getOverSocket, writeStandInRunner } from "../../../helpers/cli/stand-in-runner";
 
 const dir = mkdtempSync(join(tmpdir(), "cmm-kept-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const modules = join(dir, "modules");
 mkdirSync(modules);
-const script = join(modules, "runner.js");
-writeFileSync(
-  script,
-  'import { WorkerEntrypoint } from "cloudflare:workers";\nexport class SandboxRunner extends WorkerEntrypoint {}\nexport default { fetch: (request, env) => new Response(env.LOCAL_CLUSTER_SECRET) };\n',
+const script = writeStandInRunner(
+  join(modules, "runner.js"),
+  "(request, env) => new Response(env.LOCAL_CLUSTER_SECRET)",
 );
 const env = { XDG_CACHE_HOME: join(dir, "cache"), XDG_CONFIG_HOME: join(dir, "config") };
 const cache = openConfigCache(configCacheFolder(env), join(dir, "config", "spec-cache.key"));
-
-/** GET / over a Unix socket: the body. */
-const get = (socket: string) =>
-  new Promise<string>((resolve, reject) => {
-    const req = request({ socketPath: socket, path: "/", method: "GET" }, (res) => {
-      let body = "";
-      res.on("data", (chunk) => (body += chunk));
-      res.on("end", () => resolve(body));
-    });
-    req.on("error", reject);
-    req.end();
-  });
 
 /** One server's start of one runner; resolves to what its Worker answers and what was noted. */
 async function serverRuns(secret: string) {
@@ -63,7 +50,7 @@ async function serverRuns(secret: string) {
       onCrashLine: () => {},
     });
     expect(await runner.ready, runner.recentOutput().join("\n")).toBe(true);
-    return { answer: await get(runner.socket), notes, folder };
+    return { answer: await getOverSocket(runner.socket), notes, folder };
   } finally {
     await host.stop();
     rmSync(folder, { recursive: true, force: true });

@@ -51,6 +51,7 @@
 // `HEAVY_BODIES_COUNT=8`, 32 MiB in one run (bound +96 MiB).
 import { readFileSync } from "node:fs";
 import { withServerUnderLoad } from "./support/busy-load.mjs";
+import { percentBody, randomBody } from "./support/heavy-body-kinds.mjs";
 import { runWhileSearching, startLocalApi } from "./support/heavy-program.mjs";
 import { connect, timedCall } from "./support/load-clients.mjs";
 import { activeWorkerd, cpuMs } from "./support/processes.mjs";
@@ -79,28 +80,6 @@ const CREDENTIAL = process.env.HEAVY_BODIES_CREDENTIAL !== "none";
 const TOKEN = `heavy-bodies-${crypto.randomUUID()}`;
 const NAME = `heavy-bodies (${KIND}${CREDENTIAL ? "" : ", no credential"})`;
 
-/** A body of `%25`-escapes in the spellings redaction decodes most: `%2541`, `%25`, `%41`. */
-function percentBody() {
-  const unit = "%2541%25%41a%2525";
-  return unit.repeat(Math.ceil(BODY_BYTES / unit.length)).slice(0, BODY_BYTES);
-}
-
-/**
- * Body `n` of seeded random bytes (xorshift32, one seed per body: the same bytes every run).
- * @param {number} n
- */
-function randomBody(n) {
-  const bytes = new Uint8Array(BODY_BYTES);
-  let x = 0x9e3779b9 ^ (n + 1);
-  for (let i = 0; i < BODY_BYTES; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    bytes[i] = x & 0xff;
-  }
-  return bytes;
-}
-
 // The program's checksum reads every STRIDE-th byte (~1,000 a body): a loop over every byte
 // would spend the run's operation budget (20 million by default) on 16 million bytes.
 const STRIDE = 4_099;
@@ -118,8 +97,8 @@ function checksum(bytes) {
 /** @type {(string | Uint8Array)[]} */
 const BODY_LIST =
   KIND === "percent"
-    ? Array.from({ length: BODIES }, () => percentBody())
-    : Array.from({ length: BODIES }, (_, n) => randomBody(n));
+    ? Array.from({ length: BODIES }, () => percentBody(BODY_BYTES))
+    : Array.from({ length: BODIES }, (_, n) => randomBody(n, BODY_BYTES));
 const CONTENT_TYPE = KIND === "percent" ? "text/plain" : "application/octet-stream";
 
 const api = await startLocalApi(

@@ -12,11 +12,11 @@
  *
  * Run: `npm exec -- node bench/hostile-inputs.mjs [--tree ../other] [--rounds 5]`
  */
-import { build } from "esbuild";
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { bundleTree } from "./support/tree-bundle.mjs";
 
 const argv = process.argv;
 const option = (name) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
@@ -24,26 +24,19 @@ const tree = resolve(option("--tree") ?? fileURLToPath(new URL("..", import.meta
 const rounds = Number(option("--rounds") ?? 3);
 
 const dir = mkdtempSync(join(tmpdir(), "hostile-inputs-"));
-const outfile = join(dir, "hostile.mjs");
-await build({
-  stdin: {
-    contents: [
-      'export * from "./src/openapi/pattern-safety.ts";',
-      'export { ToolCatalog } from "./src/codemode/upstream/tool-catalog.ts";',
-      'export { engineErrorLikeV8 } from "./src/executor/shared-worker/shared-error-position.ts";',
-      'export { calledSkillNames } from "./src/codemode/skills/skill-prelude.ts";',
-      'export { canonicalPath } from "./src/openapi/canonical-path.ts";',
-      'export { readHead } from "./cli/local-server/front/answer-parser.mjs";',
-    ].join("\n"),
-    resolveDir: tree,
-    loader: "ts",
+const outfile = await bundleTree(
+  tree,
+  {
+    "src/openapi/pattern-safety.ts": "*",
+    "src/codemode/upstream/tool-catalog.ts": ["ToolCatalog"],
+    "src/executor/shared-worker/shared-error-position.ts": ["engineErrorLikeV8"],
+    "src/codemode/skills/skill-prelude.ts": ["calledSkillNames"],
+    "src/openapi/canonical-path.ts": ["canonicalPath"],
+    "cli/local-server/front/answer-parser.mjs": ["readHead"],
   },
-  bundle: true,
-  format: "esm",
-  platform: "node",
-  outfile,
-  logLevel: "error",
-});
+  join(dir, "hostile.mjs"),
+  { platform: "node" },
+);
 const lib = await import(pathToFileURL(outfile).href);
 rmSync(dir, { recursive: true });
 

@@ -17,12 +17,16 @@
  *
  *   npm exec -- node bench/diagnostics/random-body-alloc.mjs [--against <ref>] [--rounds 3] [--kind percent] [--bodies 4] [--body-mib 4]
  */
-import { build } from "esbuild";
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import {
+  percentBody as percentText,
+  randomBody as randomBytes,
+} from "../../test/e2e/support/heavy-body-kinds.mjs";
+import { archiveTree, bundleTree } from "../support/tree-bundle.mjs";
 
 /** The value after `name` on the command line (the parent passes them on to each child). */
 const arg = (name, fallback) =>
@@ -34,26 +38,11 @@ const SECRETS = Object.freeze([
   "cf-canary-token-6f1d2c9a8b7e",
 ]);
 
-/** Body `n` as the e2e makes it (xorshift32, one seed per body). */
-function randomBody(n) {
-  const bytes = new Uint8Array(BODY_BYTES);
-  let x = 0x9e3779b9 ^ (n + 1);
-  for (let i = 0; i < BODY_BYTES; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    bytes[i] = x & 0xff;
-  }
-  return bytes;
-}
+/** Body `n` as the e2e makes it (test/e2e/support/heavy-body-kinds.mjs). */
+const randomBody = (n) => randomBytes(n, BODY_BYTES);
 
-/** Body `n` of the e2e's percent kind (the same for every `n`). */
-function percentBody() {
-  const unit = "%2541%25%41a%2525";
-  return new TextEncoder().encode(
-    unit.repeat(Math.ceil(BODY_BYTES / unit.length)).slice(0, BODY_BYTES),
-  );
-}
+/** Body `n` of the e2e's percent kind (the same for every `n`), as bytes. */
+const percentBody = () => new TextEncoder().encode(percentText(BODY_BYTES));
 
 const percent = process.argv.includes("percent");
 const TYPE = percent ? "text/plain" : "application/octet-stream";
@@ -101,34 +90,20 @@ const dir = mkdtempSync(join(tmpdir(), "random-body-alloc-"));
 const against = arg("--against", undefined);
 const rounds = Number(arg("--rounds", "3"));
 
-async function bundle(srcRoot, name) {
-  const entry = join(dir, `${name}-entry.ts`);
-  const { writeFileSync } = await import("node:fs");
-  const request = join(srcRoot, "src/codemode/request");
-  writeFileSync(
-    entry,
-    `export { toApiResult } from ${JSON.stringify(join(request, "api-response.ts"))};\n` +
-      `export { collectionBudget } from ${JSON.stringify(join(request, "large-body-collection.ts"))};\n`,
+/** This tree's or another's toApiResult and collectionBudget, bundled into `dir`. */
+const bundle = (tree, name) =>
+  bundleTree(
+    tree,
+    {
+      "src/codemode/request/api-response.ts": ["toApiResult"],
+      "src/codemode/request/large-body-collection.ts": ["collectionBudget"],
+    },
+    join(dir, `${name}.mjs`),
   );
-  const outfile = join(dir, `${name}.mjs`);
-  await build({
-    entryPoints: [entry],
-    bundle: true,
-    format: "esm",
-    platform: "neutral",
-    outfile,
-    logLevel: "error",
-  });
-  return outfile;
-}
 
 const sides = { current: await bundle(root, "current") };
 if (against) {
-  const old = join(dir, "against");
-  execFileSync("sh", [
-    "-c",
-    `mkdir -p "${old}" && git -C "${root}" archive "${against}" src | tar -x -C "${old}"`,
-  ]);
+  const old = archiveTree(root, against, join(dir, "against"));
   if (!existsSync(join(old, "src/codemode/request/api-response.ts")))
     throw new Error(`${against} has no src/codemode/request/api-response.ts`);
   sides[against] = await bundle(old, "against");

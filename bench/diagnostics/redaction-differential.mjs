@@ -16,12 +16,11 @@
  *
  *   npm exec -- node bench/diagnostics/redaction-differential.mjs <ref> [--bodies 300] [--seed 1] [--same] [--kind text]
  */
-import { build } from "esbuild";
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { archiveTree, bundleTree } from "../support/tree-bundle.mjs";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const arg = (name, fallback) =>
@@ -34,30 +33,14 @@ const same = process.argv.includes("--same");
 const kind = arg("--kind", "bytes");
 
 const dir = mkdtempSync(join(tmpdir(), "redaction-differential-"));
-async function load(srcRoot, name) {
-  const entry = join(dir, `${name}-entry.ts`);
-  writeFileSync(
-    entry,
-    `export { secretRedactor } from ${JSON.stringify(join(srcRoot, "src/codemode/redaction/redaction.ts"))};\n`,
-  );
-  const outfile = join(dir, `${name}.mjs`);
-  await build({
-    entryPoints: [entry],
-    bundle: true,
-    format: "esm",
-    platform: "neutral",
-    outfile,
-    logLevel: "error",
-  });
-  return (await import(pathToFileURL(outfile).href)).secretRedactor;
-}
-const other = join(dir, "other");
-execFileSync("sh", [
-  "-c",
-  `mkdir -p "${other}" && git -C "${root}" archive "${ref}" src | tar -x -C "${other}"`,
-]);
+/** A tree's `secretRedactor`, bundled into `dir`. */
+const load = async (tree, name) => {
+  const file = join(dir, `${name}.mjs`);
+  await bundleTree(tree, { "src/codemode/redaction/redaction.ts": ["secretRedactor"] }, file);
+  return (await import(pathToFileURL(file).href)).secretRedactor;
+};
 const current = await load(root, "current");
-const theirs = await load(other, "other");
+const theirs = await load(archiveTree(root, ref, join(dir, "other")), "other");
 rmSync(dir, { recursive: true });
 
 let state = seed >>> 0 || 1;
@@ -213,16 +196,23 @@ const PIECES = {
   copy: (secret) => latin1(SPELLINGS[pick(names)](secret)),
 };
 const pieceNames = Object.keys(PIECES);
+/**
+ * The next body's secret (an 8-character one or a canary token) and size (64–264 k), drawn from
+ * the seeded stream in the same order for both kinds, so a seed names the same bodies as before.
+ */
+function nextBody() {
+  const secret =
+    random() < 0.3
+      ? Array.from({ length: 8 }, () => pick("abcdefghijkmnpqrstuvwxyz0123456789")).join("")
+      : `cf-canary-token-${Math.floor(random() * 2 ** 32)
+          .toString(16)
+          .padStart(8, "0")}`;
+  return { secret, size: 64_000 + Math.floor(random() * 200_000) };
+}
 if (kind === "text") {
   let [differ, misses, identical, cut] = [0, 0, 0, 0];
   for (let b = 0; b < bodies; b++) {
-    const secret =
-      random() < 0.3
-        ? Array.from({ length: 8 }, () => pick("abcdefghijkmnpqrstuvwxyz0123456789")).join("")
-        : `cf-canary-token-${Math.floor(random() * 2 ** 32)
-            .toString(16)
-            .padStart(8, "0")}`;
-    const size = 64_000 + Math.floor(random() * 200_000);
+    const { secret, size } = nextBody();
     const used = [];
     let body = "";
     while (body.length < size) {
@@ -252,13 +242,7 @@ if (kind === "text") {
 }
 let [differ, misses, identical, cut] = [0, 0, 0, 0];
 for (let b = 0; b < bodies; b++) {
-  const secret =
-    random() < 0.3
-      ? Array.from({ length: 8 }, () => pick("abcdefghijkmnpqrstuvwxyz0123456789")).join("")
-      : `cf-canary-token-${Math.floor(random() * 2 ** 32)
-          .toString(16)
-          .padStart(8, "0")}`;
-  const size = 64_000 + Math.floor(random() * 200_000);
+  const { secret, size } = nextBody();
   const body = new Uint8Array(size);
   for (let i = 0; i < size; i++) body[i] = Math.floor(random() * 256);
   const printable = random() < 0.2;

@@ -125,16 +125,9 @@ row("search, distinct words", 125_000, (n) => {
 });
 
 // The shared-worker executor's error position (test/unit/executor/shared-error-position.test.ts).
+// Only the outcome's error is read (the rest of an ExecutionOutcome is passed through).
 const errorAt = (code, message) => ({
-  status: "error",
   error: { name: "TypeError", message, line: 1, column: code.lastIndexOf("(") + 1 },
-  logs: [],
-  droppedLogs: 0,
-  calls: 0,
-  truncated: false,
-  resultBytes: 0,
-  operations: 0,
-  durationMs: 0,
 });
 for (const [name, line, message] of [
   ["callee after a dotted string", (n) => `const s = "${"a.".repeat(n)}"; o.x()`, "not a function"],

@@ -6,14 +6,23 @@
  * asked, and every run looks at what it holds at its next step check
  * ({@link MemoryGate.refusals}), so the run past its limit is stopped.
  *
- * Why: a run's memory look (run.ts) walks what the engine counts, after work it has been told
- * about. One step makes a rope (`big + n`) and a second one flat (`s.charCodeAt(0)`), a copy of
- * `big` that no built-in charge sees: a 32 MiB run kept 126 flat copies of a 16 MiB string in a
- * few hundred steps, before any step check, and grew the engine to its most (2 GiB), where every
- * other run in it ran out of memory and from where the memory never shrinks.
+ * Why: a run's memory look (memory-look.ts) walks what the engine counts, after work it has been
+ * told about. One step makes a rope (`big + n`) and a second one flat (`s.charCodeAt(0)`), a copy
+ * of `big` that no built-in charge sees: a 32 MiB run kept 126 flat copies of a 16 MiB string in
+ * a few hundred steps, before any step check, and grew the engine to its most (2 GiB), where
+ * every other run in it ran out of memory and from where the memory never shrinks.
+ *
+ * Who pays for a refusal: the run that asked for it, when it is its own ({@link GateShare}): it
+ * was alone in the engine, or the growths it asked for since it began would pass its own room
+ * ({@link shareRoomBytes}) while others are under way. With two runs under way the whole gate
+ * alone said nothing of who held what: the hog caught its "out of memory" errors and ran on,
+ * and its honest neighbour's next allocation failed instead.
  *
  * The emscripten loader grows the memory through its `grow` method inside a `try` and takes a
- * throw as "no room" (malloc answers null); the method is replaced on this one object only.
+ * throw as "no room" (malloc answers null); the method is replaced on this one object only. It
+ * asks for more than it needs first (20 %, then 10 %, then 5 % past the memory's length, each at
+ * least what it needs) and takes the first growth given: a refused ask that a smaller one of the
+ * same round then gets is no refusal of the run's ({@link MemoryGate.refusals}).
  */
 
 /** Bytes per WebAssembly page. */
@@ -28,24 +37,85 @@ const MAXIMUM_BYTES = 2_147_483_648;
 /** Room the engine always has: its template, the harness, the allocator's own pieces. */
 export const ENGINE_ROOM_BYTES = 64 * 1_048_576;
 
+/**
+ * The growth one run may ask for while other runs are under way: twice its limit (its part of
+ * the gate) and half the engine's room (a fresh runtime compiles the harness; the loader asks
+ * up to 20 % more than it needs). What is left of the gate then still holds the others' parts.
+ * @param bytes - the run's `memoryBytes`
+ */
+export function shareRoomBytes(bytes: number): number {
+  return 2 * bytes + ENGINE_ROOM_BYTES / 2;
+}
+
+/** One run's part of the gate, from {@link MemoryGate.hold} until {@link GateShare.release}. */
+export interface GateShare {
+  /** Bytes the engine's memory grew by while this run was the one in it, since it began. */
+  readonly grownBytes: number;
+  /**
+   * Refused growths that were this run's own: asked while it was alone in the engine, or past
+   * its room ({@link shareRoomBytes}) while others were under way. The run holds past its share.
+   */
+  readonly ownRefusals: number;
+  /**
+   * This run is the one in the engine from now on: called before each of its calls into the
+   * engine, so a growth is put to the run that asked for it.
+   */
+  enter(): void;
+  /** The run is over: its part of the gate is given back (once). */
+  release(): void;
+}
+
+/** A refused growth whose round may still end with a smaller growth given. */
+interface Pending {
+  /** The run that asked, when one was in the engine. */
+  asker: Share | undefined;
+  /** Whether the refusal is the asker's own ({@link GateShare.ownRefusals}). */
+  own: boolean;
+  /** The memory's length and the pages asked, to tell a smaller ask of the same round. */
+  length: number;
+  pages: number;
+}
+
+class Share implements GateShare {
+  grownBytes = 0;
+  /** Own refusals settled so far (see {@link ownRefusals}). */
+  owned = 0;
+
+  constructor(
+    readonly bytes: number,
+    private readonly enterGate: (share: Share) => void,
+    private readonly leave: (share: Share) => void,
+    private readonly settle: () => void,
+  ) {}
+
+  get ownRefusals(): number {
+    this.settle();
+    return this.owned;
+  }
+
+  enter(): void {
+    this.enterGate(this);
+  }
+
+  release(): void {
+    this.leave(this);
+  }
+}
+
 /** Where the engine's memory may grow to, run by run. */
 export class MemoryGate {
   /** The memory to give the engine (`newVariant(variant, { wasmMemory })`). */
   readonly memory: WebAssembly.Memory;
-  /** Growths refused so far: a run that saw fewer looks at what it holds. */
-  refusals = 0;
-  /**
-   * Growths refused while one run alone was under way: that run asked for them, so a run that
-   * saw fewer since it began holds past its share and is stopped. Counted apart from
-   * {@link refusals} because the instance outlives its runs: a run charged with every refusal
-   * since the instance began (or since its last look, when another run was refused meanwhile
-   * and ended) was stopped as over its limit while holding nothing.
-   */
-  aloneRefusals = 0;
+  /** Refusals counted so far (settled: see {@link refusals}). */
+  private refused = 0;
+  /** The last refused ask, until it is known whether its round ended refused. */
+  private pending: Pending | undefined;
   /** Bytes the runs under way may hold together. */
   private allowed = 0;
   /** Runs under way (their {@link hold} not yet released). */
-  private runs = 0;
+  private readonly shares = new Set<Share>();
+  /** The run in the engine now ({@link GateShare.enter}). */
+  private current: Share | undefined;
 
   constructor() {
     const memory = new WebAssembly.Memory({
@@ -55,16 +125,40 @@ export class MemoryGate {
     const grow = WebAssembly.Memory.prototype.grow;
     Object.defineProperty(memory, "grow", {
       value: (pages: number): number => {
-        if (memory.buffer.byteLength + pages * PAGE_BYTES > this.mostBytes) {
-          this.refusals++;
-          if (this.runs === 1) this.aloneRefusals++;
+        const length = memory.buffer.byteLength;
+        const pending = this.pending;
+        // An ask no larger at the same length is the same round's next try: the refused one
+        // before it is settled by how this one ends. Anything else ends the round before it
+        // refused. (A new round that asks no more than a refused one just before it is taken
+        // for the same round: its refusal is counted once, and not at all when it is given.)
+        if (pending && !(length === pending.length && pages <= pending.pages)) this.settle();
+        const bytes = pages * PAGE_BYTES;
+        const asker = this.asker();
+        const alone = this.shares.size === 1;
+        const pastOwn =
+          !alone && asker !== undefined && asker.grownBytes + bytes > shareRoomBytes(asker.bytes);
+        if (length + bytes > this.mostBytes || pastOwn) {
+          this.pending = { asker, own: asker !== undefined && (alone || pastOwn), length, pages };
           // Caught by the emscripten loader's growth, which then answers "no room".
           throw new RangeError("The engine's memory may not grow past its runs' limits.");
         }
-        return grow.call(memory, pages);
+        this.pending = undefined;
+        const before = grow.call(memory, pages);
+        if (asker) asker.grownBytes += bytes;
+        return before;
       },
     });
     this.memory = memory;
+  }
+
+  /**
+   * Growths refused so far, each round of the loader's asks that ended with none given: a run
+   * that saw fewer looks at what it holds. Read between engine calls (a look), when no round is
+   * under way.
+   */
+  get refusals(): number {
+    this.settle();
+    return this.refused;
   }
 
   /** The most bytes the memory may hold now. */
@@ -73,19 +167,44 @@ export class MemoryGate {
   }
 
   /**
-   * A run with limit `bytes` is under way until the returned function is called (once).
+   * A run with limit `bytes` is under way until its share is released.
    * @param bytes - the run's `memoryBytes`
    */
-  hold(bytes: number): () => void {
+  hold(bytes: number): GateShare {
+    // Rounds left refused are settled before the runs they are put to change.
+    this.settle();
+    const share = new Share(
+      bytes,
+      (entered) => {
+        if (this.shares.has(entered)) this.current = entered;
+      },
+      (left) => {
+        if (!this.shares.delete(left)) return;
+        this.settle();
+        this.allowed -= left.bytes;
+        if (this.current === left) this.current = undefined;
+      },
+      () => this.settle(),
+    );
+    this.shares.add(share);
     this.allowed += bytes;
-    this.runs++;
-    let held = true;
-    return () => {
-      if (held) {
-        this.allowed -= bytes;
-        this.runs--;
-      }
-      held = false;
-    };
+    return share;
+  }
+
+  /** The run a growth asked now is put to: the only one under way, else the one in the engine. */
+  private asker(): Share | undefined {
+    if (this.shares.size === 1) {
+      for (const only of this.shares) return only;
+    }
+    return this.current;
+  }
+
+  /** The last round ended refused: it counts, and on its asker when the refusal was its own. */
+  private settle(): void {
+    const pending = this.pending;
+    if (!pending) return;
+    this.pending = undefined;
+    this.refused++;
+    if (pending.own && pending.asker) pending.asker.owned++;
   }
 }

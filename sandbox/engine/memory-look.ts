@@ -6,7 +6,7 @@
  */
 import type { QuickJSContext } from "quickjs-emscripten-core";
 import { engineMemory, memoryUsage } from "./ffi";
-import type { MemoryGate } from "./memory-gate";
+import type { GateShare, MemoryGate } from "./memory-gate";
 
 /**
  * Native work charged between two looks at what the run's memory holds ({@link MemoryLook}):
@@ -46,11 +46,8 @@ export class MemoryLook {
   private lookedLength = 0;
   /** The engine's refused growths at the last look (memory-gate.ts): more are looked at too. */
   private lookedRefusals: number;
-  /**
-   * The engine's growths refused while this run was alone in it, as counted at the run's start
-   * or last look (memory-gate.ts `aloneRefusals`): more mean this run asked past its share.
-   */
-  private lookedAloneRefusals: number;
+  /** The run's own refused growths at the last look (memory-gate.ts `ownRefusals`). */
+  private lookedOwnRefusals = 0;
 
   /**
    * Made when the run begins: what earlier runs did to the engine is not this run's, so its
@@ -58,13 +55,14 @@ export class MemoryLook {
    * stopped it for memory.
    * @param limit - the run's `memoryBytes`
    * @param gate - what bounds the engine's memory, when it has one
+   * @param share - the run's part of it ({@link MemoryGate.hold})
    */
   constructor(
     private readonly limit: number,
     private readonly gate: MemoryGate | undefined,
+    private readonly share: GateShare | undefined,
   ) {
     this.lookedRefusals = gate?.refusals ?? 0;
-    this.lookedAloneRefusals = gate?.aloneRefusals ?? 0;
   }
 
   /**
@@ -116,14 +114,15 @@ export class MemoryLook {
     const limit = this.limit;
     this.lookedLength = engineMemory(ctx.runtime).byteLength;
     this.lookedRefusals = this.gate?.refusals ?? 0;
-    const aloneRefusals = this.gate?.aloneRefusals ?? 0;
-    const refused = aloneRefusals > this.lookedAloneRefusals;
-    this.lookedAloneRefusals = aloneRefusals;
-    // The engine refused to grow (memory-gate.ts: past twice the limits of the runs under way,
-    // and room for the engine) while this run was its only one, since the run began: this run
-    // holds that much. Not refusals made while others were under way (one of them may have
-    // asked), nor before this run began. The walk below cannot say so for all of it: it does
-    // not count what a rope's parts hold (a run kept 29 ropes of a flat 4 MiB string each,
+    const ownRefusals = this.share?.ownRefusals ?? 0;
+    const refused = ownRefusals > this.lookedOwnRefusals;
+    this.lookedOwnRefusals = ownRefusals;
+    // The engine refused a growth this run asked for, and the refusal was its own (memory-gate.ts:
+    // the run was alone in the engine, past twice the limit and room for the engine; or others
+    // were under way and the run's growths passed its own room): this run holds that much. Not
+    // refusals another run asked for, nor a refusal when the whole gate was full with the run
+    // within its room (a neighbour may hold it). The walk below cannot say so for all of it: it
+    // does not count what a rope's parts hold (a run kept 29 ropes of a flat 4 MiB string each,
     // 116 MiB, under a 32 MiB limit, walked as under it) nor `Map` and `Set` entries.
     if (refused) return true;
     // The engine's whole WebAssembly memory (every run's, and what the allocator keeps free)

@@ -17,6 +17,7 @@ import { describe, stopMessage } from "./messages";
 import { decodeUtf8, newDataArray, readHostBytes, readHostCall, settleWithReply } from "./values";
 import { newDeferred, runPendingJobs } from "./ffi";
 import { MemoryLook } from "./memory-look";
+import type { GateShare } from "./memory-gate";
 import { WarmEngine, type EngineTemplate, type TemplateTenant } from "./warm-engine";
 import type { HostBridgeApi, HostRefusal, HostReply } from "../protocol";
 
@@ -76,8 +77,8 @@ export class EngineRun {
   private interrupts = 0;
   /** The run's looks at what it holds (memory-look.ts). */
   private readonly memory: MemoryLook;
-  /** Gives back the run's share of the engine's memory (memory-gate.ts), once it is freed. */
-  private readonly release: () => void;
+  /** The run's part of the engine's memory (memory-gate.ts): given back once it is freed. */
+  private readonly share: GateShare | undefined;
   /**
    * The host's refusal every later call of the run gets too (`spent`: HostRefusal in
    * protocol.ts), once it came: later calls are answered with it here.
@@ -125,8 +126,11 @@ export class EngineRun {
       interrupt,
       load,
     };
-    this.release = this.engine?.gate?.hold(request.memoryBytes) ?? (() => {});
-    this.memory = new MemoryLook(request.memoryBytes, this.engine?.gate);
+    this.share = this.engine?.gate?.hold(request.memoryBytes);
+    this.memory = new MemoryLook(request.memoryBytes, this.engine?.gate, this.share);
+    // Every call of this run into the engine enters first: a growth is put to the run that
+    // asked (memory-gate.ts). Runs take turns in the engine only between such calls.
+    this.share?.enter();
     this.template = this.engine?.begin(tenant, request);
     this.warm = this.template !== undefined;
     if (this.template) {
@@ -145,7 +149,7 @@ export class EngineRun {
         // Counted as begun: left counted, the instance would never give its template again.
         rt.dispose();
         this.engine?.end(undefined);
-        this.release();
+        this.share?.release();
         throw error;
       }
     }
@@ -241,6 +245,7 @@ export class EngineRun {
 
   private pumpJobs(): void {
     if (this.closed) return;
+    this.share?.enter();
     // Heard at every event of the run too (a host's answer, one of its timers), not only on its
     // own look: no timer fires while a run's calls ping-pong with a host in the same process, so
     // a loop of calls went on until its step budget (attack13).
@@ -270,6 +275,7 @@ export class EngineRun {
     if (this.closed) return;
     this.closed = true;
     this.stopped = kind;
+    this.share?.enter();
     const out: EngineStop = {
       stop: kind,
       message: message || stopMessage(kind, this.request),
@@ -364,6 +370,7 @@ export class EngineRun {
 
   private answer(deferred: QuickJSDeferredPromise, reply: HostReply): void {
     if (this.closed) return;
+    this.share?.enter();
     if (typeof reply === "object" && reply !== null && (reply as HostRefusal).spent === true)
       this.spent = reply;
     settleWithReply(this.ctx, deferred, reply);
@@ -384,6 +391,7 @@ export class EngineRun {
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       if (this.closed) return;
+      this.share?.enter();
       deferred.resolve();
       this.deferreds.delete(deferred);
       deferred.dispose();
@@ -436,7 +444,7 @@ export class EngineRun {
     if (this.disposed) return this.disposedOk;
     this.disposed = true;
     this.closed = true;
-    this.release();
+    this.share?.release();
     for (const timer of this.timers) clearTimeout(timer);
     if (this.broken) return (this.disposedOk = false);
     try {

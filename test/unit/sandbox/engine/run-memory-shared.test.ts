@@ -1,0 +1,85 @@
+/**
+ * Two runs under way in one shared-worker engine: the one that grows the engine past its own
+ * share (memory-gate.ts) is stopped for memory, and the one under its share runs on. Before, a
+ * refused growth with two runs under way stopped neither: the hog caught its out-of-memory
+ * errors and kept what it held, and its honest neighbour's next allocation ran out of memory.
+ *
+ * Plain Node with the real QuickJS WebAssembly and a gated engine instance (as the runner's).
+ * The order of the two runs' turns is fixed by their host calls (answered on the next
+ * microtask), not by time. The hog is bounded: 400 turns of one 4 MiB flat copy.
+ */
+import variant from "@jitl/quickjs-wasmfile-release-sync";
+import { newQuickJSWASMModuleFromVariant, newVariant } from "quickjs-emscripten-core";
+import { describe, expect, it } from "vitest";
+import { engineRunRequest } from "../../../helpers/executor/engine-run-request";
+import { EngineRun } from "../../../../sandbox/engine/run";
+import { ENGINE_ROOM_BYTES, MemoryGate } from "../../../../sandbox/engine/memory-gate";
+import { WarmEngine } from "../../../../sandbox/engine/warm-engine";
+import type { EngineRunRequest } from "../../../../sandbox/engine/protocol";
+
+const MIB = 1_048_576;
+const LIMIT = 32 * MIB;
+
+/** Keeps flat copies of a 4 MiB string (ropes the engine's walk does not count), host call every 4. */
+const HOG = `const big = "x".repeat(4 * 1048576); const kept = [];
+  for (let n = 0; n < 400; n++) {
+    try { const s = big + n; kept.push(s.charCodeAt(5) + s); } catch {}
+    if (n % 4 === 3) await codemode.echo(n);
+  }
+  return "kept " + kept.length`;
+
+/** Holds 16 MiB (half its limit), a MiB a turn between host calls, then counts. */
+const HONEST = `const parts = [];
+  for (let i = 0; i < 16; i++) { await codemode.echo(i); parts.push(new Uint8Array(1048576)); }
+  let s = 0; for (let i = 0; i < 2000000; i++) s += i % 7;
+  return parts.length * 10000000 + s`;
+
+async function gatedEngine() {
+  const gate = new MemoryGate();
+  const quickjs = await newQuickJSWASMModuleFromVariant(
+    newVariant(variant, { wasmMemory: gate.memory }),
+  );
+  return { engine: new WarmEngine(quickjs, gate), gate };
+}
+
+/** Starts `code` in `engine`; its run (not awaited). */
+function start(engine: WarmEngine, code: string, changes: Partial<EngineRunRequest> = {}) {
+  return new EngineRun(
+    engine,
+    engineRunRequest(code, { timeoutMs: 30_000, memoryBytes: LIMIT, ...changes }),
+    [],
+    async (_ns, _name, args) => args,
+  );
+}
+
+async function finish(run: EngineRun) {
+  const result = await run.result;
+  expect(run.dispose()).toBe(true);
+  return result;
+}
+
+describe("shared worker engine: two runs under way, the one past its share pays", () => {
+  it.each([
+    ["the honest run first", true],
+    ["the hog first", false],
+  ])(
+    "stops the hog for memory and answers the honest run (%s)",
+    async (_label, honestFirst) => {
+      const { engine, gate } = await gatedEngine();
+      const first = start(engine, honestFirst ? HONEST : HOG);
+      const second = start(engine, honestFirst ? HOG : HONEST);
+      const [honest, hog] = honestFirst ? [first, second] : [second, first];
+      const [honestResult, hogResult] = await Promise.all([finish(honest), finish(hog)]);
+      // Before: the hog answered "kept …" and the honest run failed with "out of memory".
+      expect(hogResult, JSON.stringify(hogResult).slice(0, 300)).toMatchObject({
+        stop: "memory",
+        message: expect.stringContaining(`Memory limit of ${LIMIT} bytes exceeded`),
+      });
+      expect(typeof honestResult, JSON.stringify(honestResult).slice(0, 300)).toBe("string");
+      expect(JSON.parse(honestResult as string)).toMatchObject({ result: "165999995" });
+      // Never past the gate of the two runs (room for the engine and twice each limit).
+      expect(gate.memory.buffer.byteLength).toBeLessThanOrEqual(ENGINE_ROOM_BYTES + 4 * LIMIT);
+    },
+    60_000,
+  );
+});

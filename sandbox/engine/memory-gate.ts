@@ -176,7 +176,10 @@ export class MemoryGate {
     const share = new Share(
       bytes,
       (entered) => {
-        if (this.shares.has(entered)) this.current = entered;
+        if (!this.shares.has(entered) || this.current === entered) return;
+        // Another run's turn: the last round of asks, if refused, was the one before it.
+        this.settle();
+        this.current = entered;
       },
       (left) => {
         if (!this.shares.delete(left)) return;

@@ -73,6 +73,23 @@ describe("memory gate: refusals and who pays", () => {
     expect(hog.ownRefusals).toBe(1);
   });
 
+  it("settles a refused round when another run takes its turn", () => {
+    const gate = new MemoryGate();
+    const hog = gate.hold(32 * MIB);
+    const honest = gate.hold(32 * MIB);
+    hog.enter();
+    const start = gate.memory.buffer.byteLength;
+    expect(round(gate.memory, start + shareRoomBytes(32 * MIB) - 4 * MIB)).toBe(true);
+    // Past its room: every ask of the round is the 40 MiB it needs, all refused.
+    const length = gate.memory.buffer.byteLength;
+    expect(round(gate.memory, length + 40 * MIB)).toBe(false);
+    // The honest run's 20 % ask is smaller, at the same length, and given: not the hog's round.
+    honest.enter();
+    expect(round(gate.memory, length + MIB)).toBe(true);
+    expect(hog.ownRefusals).toBe(1);
+    expect(gate.refusals).toBe(1);
+  });
+
   it("gives a released run's part back and forgets it as the run in the engine", () => {
     const gate = new MemoryGate();
     const first = gate.hold(32 * MIB);

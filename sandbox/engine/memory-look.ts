@@ -96,6 +96,15 @@ export class MemoryLook {
    * QuickJS allocates, and may collect cycles, at any allocation of any instruction, and the
    * values the interrupted instruction uses are counted references the collector leaves alone
    * (test/unit/sandbox/engine/run-memory-steps.test.ts walks inside a match).
+   *
+   * The looks do not bound what a run makes between two of them: the step check comes every
+   * 10,000 ticks of QuickJS's counter (calls and backward jumps, not instructions), and one turn
+   * of a loop can make thousands of objects (`kept.push([], [], …)`, 2,000 a turn, grew a bare
+   * engine to 143.5 MiB under a 32 MiB limit before the look that stopped it). The gate bounds
+   * that growth (memory-gate.ts): alone, to the gate (125.6 MiB for the same loop); with other
+   * runs under way, to the run's own room. What the engine already has is not bounded so: a run
+   * holding what the walk does not count (ropes' parts) in room that earlier runs grew is
+   * stopped only once it asks the engine to grow while alone.
    * @param ctx - the run's engine context
    * @returns true when the run holds more than its limit: the step check ends it then
    */

@@ -18,6 +18,13 @@
  * alone said nothing of who held what: the hog caught its "out of memory" errors and ran on,
  * and its honest neighbour's next allocation failed instead.
  *
+ * Room the engine already has (it never shrinks) is taken without any growth: the allocator
+ * moves its break (heap-break.ts) into it. Where the break is known, what a run takes is the
+ * break's moves while it is the run in the engine, growth included; a run past its room is
+ * stopped at its next look or turn ({@link GateShare.pastRoom}), and while one is, a run within
+ * its room may grow the engine past the whole gate, by its room at most, so that it is not the
+ * one that runs out. Else (break not found) growth alone is put to runs.
+ *
  * The emscripten loader grows the memory through its `grow` method inside a `try` and takes a
  * throw as "no room" (malloc answers null); the method is replaced on this one object only. It
  * asks for more than it needs first (20 %, then 10 %, then 5 % past the memory's length, each at
@@ -52,16 +59,24 @@ export interface GateShare {
   /** Bytes the engine's memory grew by while this run was the one in it, since it began. */
   readonly grownBytes: number;
   /**
+   * Bytes this run took of the engine's heap since it began: the allocator's break moved while
+   * it was the run in the engine (heap-break.ts), less what it gave back at the top; its growth
+   * when the break is not known.
+   */
+  readonly takenBytes: number;
+  /**
    * Refused growths that were this run's own: asked while it was alone in the engine, or past
    * its room ({@link shareRoomBytes}) while others were under way. The run holds past its share.
    */
   readonly ownRefusals: number;
+  /** Other runs are under way and this one took more than its room: it holds past its share. */
+  readonly pastRoom: boolean;
   /**
    * This run is the one in the engine from now on: called before each of its calls into the
-   * engine, so a growth is put to the run that asked for it.
+   * engine, so a growth and a move of the break are put to the run that made them.
    */
   enter(): void;
-  /** The run is over: its part of the gate is given back (once). */
+  /** The run is over (its runtime freed): its part of the gate is given back (once). */
   release(): void;
 }
 
@@ -76,29 +91,46 @@ interface Pending {
   pages: number;
 }
 
+/** What a share asks of its gate. */
+interface ShareHooks {
+  enter(share: Share): void;
+  leave(share: Share): void;
+  settle(): void;
+  taken(share: Share): number;
+  others(): boolean;
+}
+
 class Share implements GateShare {
   grownBytes = 0;
+  /** Break moves in this run's turns that ended (see {@link takenBytes}). */
+  moved = 0;
   /** Own refusals settled so far (see {@link ownRefusals}). */
   owned = 0;
 
   constructor(
     readonly bytes: number,
-    private readonly enterGate: (share: Share) => void,
-    private readonly leave: (share: Share) => void,
-    private readonly settle: () => void,
+    private readonly hooks: ShareHooks,
   ) {}
 
+  get takenBytes(): number {
+    return this.hooks.taken(this);
+  }
+
   get ownRefusals(): number {
-    this.settle();
+    this.hooks.settle();
     return this.owned;
   }
 
+  get pastRoom(): boolean {
+    return this.hooks.others() && this.takenBytes > shareRoomBytes(this.bytes);
+  }
+
   enter(): void {
-    this.enterGate(this);
+    this.hooks.enter(this);
   }
 
   release(): void {
-    this.leave(this);
+    this.hooks.leave(this);
   }
 }
 
@@ -116,6 +148,32 @@ export class MemoryGate {
   private readonly shares = new Set<Share>();
   /** The run in the engine now ({@link GateShare.enter}). */
   private current: Share | undefined;
+  /** Where the allocator keeps its break ({@link watchBreak}), when known. */
+  private breakAddress: number | undefined;
+  /** The break when the run in the engine began its turn (or the engine was restored). */
+  private turnBreak = 0;
+  private readonly hooks: ShareHooks = {
+    enter: (share) => {
+      if (!this.shares.has(share) || this.current === share) return;
+      // Another run's turn: the last round of asks, if refused, was the one before it.
+      this.settle();
+      this.endTurn();
+      this.current = share;
+    },
+    leave: (share) => {
+      if (!this.shares.has(share)) return;
+      this.settle();
+      if (this.current === share) {
+        this.endTurn();
+        this.current = undefined;
+      }
+      this.shares.delete(share);
+      this.allowed -= share.bytes;
+    },
+    settle: () => this.settle(),
+    taken: (share) => this.taken(share),
+    others: () => this.shares.size > 1,
+  };
 
   constructor() {
     const memory = new WebAssembly.Memory({
@@ -136,8 +194,8 @@ export class MemoryGate {
         const asker = this.asker();
         const alone = this.shares.size === 1;
         const pastOwn =
-          !alone && asker !== undefined && asker.grownBytes + bytes > shareRoomBytes(asker.bytes);
-        if (length + bytes > this.mostBytes || pastOwn) {
+          !alone && asker !== undefined && this.taken(asker) + bytes > shareRoomBytes(asker.bytes);
+        if (length + bytes > this.mostFor(asker) || pastOwn) {
           this.pending = { asker, own: asker !== undefined && (alone || pastOwn), length, pages };
           // Caught by the emscripten loader's growth, which then answers "no room".
           throw new RangeError("The engine's memory may not grow past its runs' limits.");
@@ -167,31 +225,65 @@ export class MemoryGate {
   }
 
   /**
+   * Puts the allocator's break moves to runs from now on (heap-break.ts).
+   * @param address - where the engine keeps its break, when found
+   */
+  watchBreak(address: number | undefined): void {
+    this.breakAddress = address;
+    this.turnBreak = this.readBreak();
+  }
+
+  /**
+   * The engine's memory was written back (warm-engine.ts, for a run alone in it): the break is
+   * the template's again, and no move of it is a run's.
+   */
+  restored(): void {
+    this.turnBreak = this.readBreak();
+  }
+
+  /**
    * A run with limit `bytes` is under way until its share is released.
    * @param bytes - the run's `memoryBytes`
    */
   hold(bytes: number): GateShare {
     // Rounds left refused are settled before the runs they are put to change.
     this.settle();
-    const share = new Share(
-      bytes,
-      (entered) => {
-        if (!this.shares.has(entered) || this.current === entered) return;
-        // Another run's turn: the last round of asks, if refused, was the one before it.
-        this.settle();
-        this.current = entered;
-      },
-      (left) => {
-        if (!this.shares.delete(left)) return;
-        this.settle();
-        this.allowed -= left.bytes;
-        if (this.current === left) this.current = undefined;
-      },
-      () => this.settle(),
-    );
+    const share = new Share(bytes, this.hooks);
     this.shares.add(share);
     this.allowed += bytes;
     return share;
+  }
+
+  /**
+   * The most the memory may grow to for `asker`: the gate; past it by the asker's room while
+   * another run under way is past its own (that run is being stopped, and must not be the
+   * reason this one runs out).
+   */
+  private mostFor(asker: Share | undefined): number {
+    if (!asker || this.breakAddress === undefined) return this.mostBytes;
+    for (const share of this.shares)
+      if (share !== asker && share.pastRoom)
+        return Math.min(MAXIMUM_BYTES, this.mostBytes + shareRoomBytes(asker.bytes));
+    return this.mostBytes;
+  }
+
+  /** What `share` took ({@link GateShare.takenBytes}), its turn under way included. */
+  private taken(share: Share): number {
+    if (this.breakAddress === undefined) return share.grownBytes;
+    return share.moved + (share === this.current ? this.readBreak() - this.turnBreak : 0);
+  }
+
+  /** The run in the engine ends its turn: the break's moves in it are its. */
+  private endTurn(): void {
+    const now = this.readBreak();
+    if (this.current) this.current.moved += now - this.turnBreak;
+    this.turnBreak = now;
+  }
+
+  /** The allocator's break now (0 when not known). */
+  private readBreak(): number {
+    const address = this.breakAddress;
+    return address === undefined ? 0 : new DataView(this.memory.buffer).getUint32(address, true);
   }
 
   /** The run a growth asked now is put to: the only one under way, else the one in the engine. */

@@ -102,16 +102,17 @@ export class MemoryLook {
    * of a loop can make thousands of objects (`kept.push([], [], …)`, 2,000 a turn, grew a bare
    * engine to 143.5 MiB under a 32 MiB limit before the look that stopped it). The gate bounds
    * that growth (memory-gate.ts): alone, to the gate (125.6 MiB for the same loop); with other
-   * runs under way, to the run's own room. What the engine already has is not bounded so: a run
-   * holding what the walk does not count (ropes' parts) in room that earlier runs grew is
-   * stopped only once it asks the engine to grow while alone.
+   * runs under way, to the run's own room, room the engine already has included where the
+   * allocator's break is known (heap-break.ts): a run past it is stopped at this check or at its
+   * next turn (run.ts `pumpJobs`), whichever comes first.
    * @param ctx - the run's engine context
    * @returns true when the run holds more than its limit: the step check ends it then
    */
   atStep(ctx: QuickJSContext): boolean {
     const grew =
       engineMemory(ctx.runtime).byteLength > this.lookedLength ||
-      (this.gate?.refusals ?? 0) > this.lookedRefusals;
+      (this.gate?.refusals ?? 0) > this.lookedRefusals ||
+      this.share?.pastRoom === true;
     if (!grew && ++this.stepsSinceLook < this.lookEvery) return false;
     return this.overLimit(ctx);
   }
@@ -134,6 +135,9 @@ export class MemoryLook {
     // does not count what a rope's parts hold (a run kept 29 ropes of a flat 4 MiB string each,
     // 116 MiB, under a 32 MiB limit, walked as under it) nor `Map` and `Set` entries.
     if (refused) return true;
+    // Others are under way and this run took more of the engine's heap than its room
+    // (memory-gate.ts): the allocator's break moved that far in its turns, or the memory grew.
+    if (this.share?.pastRoom) return true;
     // The engine's whole WebAssembly memory (every run's, and what the allocator keeps free)
     // bounds what this run holds: while it is within the limit, the walk is not needed. A walk
     // costs ~0.1–2 ms (more with more objects alive); a loop of 100 KB `repeat`s, looked at

@@ -250,6 +250,9 @@ export class EngineRun {
     // own look: no timer fires while a run's calls ping-pong with a host in the same process, so
     // a loop of calls went on until its step budget (attack13).
     if (this.endAsked) return this.stop("ended", "");
+    // Took past its room in an earlier turn, without a step check since (memory-gate.ts): not
+    // one more turn, in which its neighbours run out of memory.
+    if (this.share?.pastRoom) return this.stop("memory", "");
     // Not rt.executePendingJobs(): it leaks an engine context when a job grows the memory.
     // Job by job, looking at the budget between two: the engine's interrupt alone did not end
     // every loop that catches refused calls (see runPendingJobs).
@@ -444,9 +447,14 @@ export class EngineRun {
     if (this.disposed) return this.disposedOk;
     this.disposed = true;
     this.closed = true;
-    this.share?.release();
     for (const timer of this.timers) clearTimeout(timer);
-    if (this.broken) return (this.disposedOk = false);
+    if (this.broken) {
+      this.share?.release();
+      return (this.disposedOk = false);
+    }
+    // The frees are this run's: what they give back at the top of the heap is put to it, and
+    // its part of the gate is given back after them (memory-gate.ts).
+    this.share?.enter();
     try {
       for (const deferred of this.deferreds) deferred.dispose();
       for (const handle of this.handles) if (handle.alive) handle.dispose();
@@ -459,6 +467,8 @@ export class EngineRun {
       return (this.disposedOk = true);
     } catch {
       return (this.disposedOk = false);
+    } finally {
+      this.share?.release();
     }
   }
 }

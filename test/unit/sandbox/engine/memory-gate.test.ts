@@ -90,6 +90,41 @@ describe("memory gate: refusals and who pays", () => {
     expect(gate.refusals).toBe(1);
   });
 
+  it("puts the allocator's break moves to the run in the engine (room it already has)", () => {
+    const gate = new MemoryGate();
+    // A word standing for the allocator's break (heap-break.ts finds the engine's).
+    const address = 1024;
+    const setBreak = (at: number) => new DataView(gate.memory.buffer).setUint32(address, at, true);
+    setBreak(2 * MIB);
+    gate.watchBreak(address);
+    const hog = gate.hold(32 * MIB);
+    // Grown while the hog was alone (the break did not move: nothing of it is taken yet).
+    expect(round(gate.memory, gate.mostBytes - MIB)).toBe(true);
+    const honest = gate.hold(32 * MIB);
+    honest.enter();
+    setBreak(3 * MIB);
+    hog.enter();
+    // The hog takes room without any growth, past its own.
+    setBreak(3 * MIB + shareRoomBytes(32 * MIB) + MIB);
+    expect(hog.pastRoom).toBe(true);
+    honest.enter();
+    expect(hog.takenBytes).toBe(shareRoomBytes(32 * MIB) + MIB);
+    expect(honest.takenBytes).toBe(MIB);
+    expect(honest.pastRoom).toBe(false);
+    // While the hog is past its room, the honest run may grow past the whole gate, by its room.
+    expect(round(gate.memory, gate.mostBytes + MIB)).toBe(true);
+    expect(honest.ownRefusals).toBe(0);
+    expect(round(gate.memory, gate.mostBytes + shareRoomBytes(32 * MIB) + MIB)).toBe(false);
+    // Given back at the top (the allocator trims): less taken.
+    hog.enter();
+    setBreak(3 * MIB);
+    expect(hog.pastRoom).toBe(false);
+    // Alone, a run is never past its room (the gate itself bounds it).
+    honest.release();
+    setBreak(3 * MIB + 2 * shareRoomBytes(32 * MIB));
+    expect(hog.pastRoom).toBe(false);
+  });
+
   it("gives a released run's part back and forgets it as the run in the engine", () => {
     const gate = new MemoryGate();
     const first = gate.hold(32 * MIB);

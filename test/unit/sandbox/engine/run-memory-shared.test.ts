@@ -40,6 +40,11 @@ const HONEST = `const parts = [];
   let s = 0; for (let i = 0; i < 2000000; i++) s += i % 7;
   return parts.length * 10000000 + s`;
 
+/** Holds 28 MiB (under its limit) across two host calls, so that eight of them overlap. */
+const HOLDER = `const p = [];
+  for (let i = 0; i < 28; i++) p.push(new Uint8Array(1048576));
+  await codemode.echo(1); await codemode.echo(2); return p.length`;
+
 async function gatedEngine() {
   const gate = new MemoryGate();
   const quickjs = await newQuickJSWASMModuleFromVariant(
@@ -92,4 +97,23 @@ describe("shared worker engine: two runs under way, the one past its share pays"
     },
     60_000,
   );
+
+  it("stops a hog that takes room the engine already has, and answers its neighbour", async () => {
+    const { engine, gate } = await gatedEngine();
+    // Eight runs holding 28 MiB each at once grow the engine far past the gate of two.
+    const holders = Array.from({ length: 8 }, () => start(engine, HOLDER));
+    for (const holder of holders) expect(typeof (await finish(holder))).toBe("string");
+    const grown = gate.memory.buffer.byteLength;
+    expect(grown).toBeGreaterThan(ENGINE_ROOM_BYTES + 4 * LIMIT);
+    const hog = start(engine, HOG);
+    const honest = start(engine, HONEST);
+    const [hogResult, honestResult] = await Promise.all([finish(hog), finish(honest)]);
+    // Before: the hog kept 56 ropes (224 MiB) without growing the engine and answered; the
+    // honest run failed with "out of memory".
+    expect(hogResult, JSON.stringify(hogResult).slice(0, 300)).toMatchObject({ stop: "memory" });
+    expect(typeof honestResult, JSON.stringify(honestResult).slice(0, 300)).toBe("string");
+    expect(JSON.parse(honestResult as string)).toMatchObject({ result: "165999995" });
+    // Past the gate only by the honest run's room, while the hog was being stopped.
+    expect(gate.memory.buffer.byteLength).toBeLessThanOrEqual(grown + shareRoomBytes(LIMIT));
+  }, 60_000);
 });

@@ -224,6 +224,11 @@ export class MemoryGate {
     return Math.min(MAXIMUM_BYTES, ENGINE_ROOM_BYTES + 2 * this.allowed);
   }
 
+  /** Whether the allocator's break is known ({@link watchBreak}): else growth alone is put to runs. */
+  get watchingBreak(): boolean {
+    return this.breakAddress !== undefined;
+  }
+
   /**
    * Puts the allocator's break moves to runs from now on (heap-break.ts).
    * @param address - where the engine keeps its break, when found

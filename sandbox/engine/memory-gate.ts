@@ -13,8 +13,8 @@
  * every other run in it ran out of memory and from where the memory never shrinks.
  *
  * Who pays for a refusal: the run that asked for it, when it is its own ({@link GateShare}): it
- * was alone in the engine, or the growths it asked for since it began would pass its own room
- * ({@link shareRoomBytes}) while others are under way. With two runs under way the whole gate
+ * was alone in the engine, or what it took since it began and the growth asked would pass its
+ * own room ({@link shareRoomBytes}) while others are under way. With two runs under way the whole gate
  * alone said nothing of who held what: the hog caught its "out of memory" errors and ran on,
  * and its honest neighbour's next allocation failed instead.
  *
@@ -45,8 +45,9 @@ const MAXIMUM_BYTES = 2_147_483_648;
 export const ENGINE_ROOM_BYTES = 64 * 1_048_576;
 
 /**
- * The growth one run may ask for while other runs are under way: twice its limit (its part of
- * the gate) and half the engine's room (a fresh runtime compiles the harness; the loader asks
+ * What one run may take of the engine's heap while other runs are under way (growth, and room
+ * the engine already had: {@link GateShare.takenBytes}): twice its limit (its part of the gate)
+ * and half the engine's room (a fresh runtime compiles the harness; the loader asks
  * up to 20 % more than it needs). What is left of the gate then still holds the others' parts.
  * @param bytes - the run's `memoryBytes`
  */

@@ -146,6 +146,18 @@ export function engineMemory(runtime: QuickJSRuntime): Uint8Array {
 }
 
 /**
+ * The engine's allocator, for a block no runtime owns (heap-break.ts).
+ * @param runtime - any runtime of the engine instance
+ */
+export function engineAllocator(runtime: QuickJSRuntime): {
+  malloc(bytes: number): number;
+  free(pointer: number): void;
+} {
+  const { module } = internalsOf(runtime);
+  return { malloc: (bytes) => module._malloc(bytes), free: (pointer) => module._free(pointer) };
+}
+
+/**
  * The engine's pointer to a context's C struct.
  * @param context - a context of the engine instance
  */

@@ -15,7 +15,9 @@ import modules from "./engine-modules.json";
 import type { EngineRunRequest, EngineStop } from "./protocol";
 import { describe, stopMessage } from "./messages";
 import { decodeUtf8, newDataArray, readHostBytes, readHostCall, settleWithReply } from "./values";
-import { engineMemory, memoryUsage, newDeferred, runPendingJobs } from "./ffi";
+import { newDeferred, runPendingJobs } from "./ffi";
+import { MemoryLook } from "./memory-look";
+import type { GateShare } from "./memory-gate";
 import { WarmEngine, type EngineTemplate, type TemplateTenant } from "./warm-engine";
 import type { HostBridgeApi, HostRefusal, HostReply } from "../protocol";
 
@@ -46,32 +48,6 @@ export const MAX_PENDING = 10_000;
 export const MAX_HELD_BYTES = 16 * 1_048_576;
 
 /**
- * Native work charged between two looks at what the run's memory holds ({@link EngineRun}'s
- * memory check): one interrupt's worth is 262,144 bytes of typed-array data or 16,384
- * characters (sandbox/native-charges.ts), so 32 of them are 8 MiB of ArrayBuffers made (or
- * 512 Ki characters of strings) between two looks. Each look walks what is alive, so the next
- * one waits longer in a run holding many objects (see {@link OBJECTS_PER_CHARGED_INTERRUPT}).
- */
-export const MEMORY_CHECK_INTERRUPTS = 32;
-
-/**
- * Objects alive per charged interrupt between two memory looks: a look walks every object, so
- * with 400,000 alive the next one comes after 100 interrupts' worth of native work, not 32. The
- * look's cost stays a small share of the work charged between looks.
- */
-export const OBJECTS_PER_CHARGED_INTERRUPT = 4_096;
-
-/**
- * Bytes one charged interrupt is taken to stand for at most, for the next look's wait: 16,384
- * units (sandbox/native-charges.ts) of 64 bytes. A typed-array byte is 1/16 of a unit, an array
- * element a unit of 16 bytes, a character a unit of at most 2; `JSON.parse` is charged a unit a
- * character of its text, and `[[],[],…]` builds an array of ~40 bytes for every 2 characters,
- * hence the margin. A run that held `used` bytes at a look cannot pass its limit by charged work
- * before `(memoryBytes − used) / 1 MiB` more charged interrupts, so the next look waits that long.
- */
-export const MAX_BYTES_PER_CHARGED_INTERRUPT = 1_048_576;
-
-/**
  * How often a run looks whether its caller asked to end it ({@link EngineRun.askEnd}). The ask
  * arrives in another call's context, which may settle nothing of this run (workerd runs a
  * promise's continuations in the context that made it, and a context that is gone runs none),
@@ -99,23 +75,10 @@ export class EngineRun {
   private readonly timers = new Set<ReturnType<typeof setTimeout>>();
   private readonly handles: QuickJSHandle[] = [];
   private interrupts = 0;
-  /** Interrupts charged for native work since the run's memory was last looked at. */
-  private chargedSinceLook = 0;
-  /** Charged interrupts until the next look ({@link MEMORY_CHECK_INTERRUPTS}, or more). */
-  private lookEvery = MEMORY_CHECK_INTERRUPTS;
-  /** Step interrupts (10,000 engine steps each) since the run's memory was last looked at. */
-  private stepsSinceLook = 0;
-  /** The engine's memory length at the last look: growth past it is looked at at the next step check. */
-  private lookedLength = 0;
-  /** The engine's refused growths at the last look (memory-gate.ts): more are looked at too. */
-  private lookedRefusals = 0;
-  /**
-   * The engine's growths refused while this run was alone in it, as counted at the run's start
-   * or last look (memory-gate.ts `aloneRefusals`): more mean this run asked past its share.
-   */
-  private lookedAloneRefusals = 0;
-  /** Gives back the run's share of the engine's memory (memory-gate.ts), once it is freed. */
-  private readonly release: () => void;
+  /** The run's looks at what it holds (memory-look.ts). */
+  private readonly memory: MemoryLook;
+  /** The run's part of the engine's memory (memory-gate.ts): given back once it is freed. */
+  private readonly share: GateShare | undefined;
   /**
    * The host's refusal every later call of the run gets too (`spent`: HostRefusal in
    * protocol.ts), once it came: later calls are answered with it here.
@@ -163,11 +126,11 @@ export class EngineRun {
       interrupt,
       load,
     };
-    this.release = this.engine?.gate?.hold(request.memoryBytes) ?? (() => {});
-    // What earlier runs did to the engine is not this run's: its looks count from here. From
-    // zero, the first step check of every run after a refused growth stopped it for memory.
-    this.lookedRefusals = this.engine?.gate?.refusals ?? 0;
-    this.lookedAloneRefusals = this.engine?.gate?.aloneRefusals ?? 0;
+    this.share = this.engine?.gate?.hold(request.memoryBytes);
+    this.memory = new MemoryLook(request.memoryBytes, this.engine?.gate, this.share);
+    // Every call of this run into the engine enters first: a growth is put to the run that
+    // asked (memory-gate.ts). Runs take turns in the engine only between such calls.
+    this.share?.enter();
     this.template = this.engine?.begin(tenant, request);
     this.warm = this.template !== undefined;
     if (this.template) {
@@ -186,7 +149,7 @@ export class EngineRun {
         // Counted as begun: left counted, the instance would never give its template again.
         rt.dispose();
         this.engine?.end(undefined);
-        this.release();
+        this.share?.release();
         throw error;
       }
     }
@@ -282,10 +245,14 @@ export class EngineRun {
 
   private pumpJobs(): void {
     if (this.closed) return;
+    this.share?.enter();
     // Heard at every event of the run too (a host's answer, one of its timers), not only on its
     // own look: no timer fires while a run's calls ping-pong with a host in the same process, so
     // a loop of calls went on until its step budget (attack13).
     if (this.endAsked) return this.stop("ended", "");
+    // Took past its room in an earlier turn, without a step check since (memory-gate.ts): not
+    // one more turn, in which its neighbours run out of memory.
+    if (this.share?.pastRoom) return this.stop("memory", "");
     // Not rt.executePendingJobs(): it leaks an engine context when a job grows the memory.
     // Job by job, looking at the budget between two: the engine's interrupt alone did not end
     // every loop that catches refused calls (see runPendingJobs).
@@ -311,6 +278,7 @@ export class EngineRun {
     if (this.closed) return;
     this.closed = true;
     this.stopped = kind;
+    this.share?.enter();
     const out: EngineStop = {
       stop: kind,
       message: message || stopMessage(kind, this.request),
@@ -405,6 +373,7 @@ export class EngineRun {
 
   private answer(deferred: QuickJSDeferredPromise, reply: HostReply): void {
     if (this.closed) return;
+    this.share?.enter();
     if (typeof reply === "object" && reply !== null && (reply as HostRefusal).spent === true)
       this.spent = reply;
     settleWithReply(this.ctx, deferred, reply);
@@ -425,6 +394,7 @@ export class EngineRun {
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       if (this.closed) return;
+      this.share?.enter();
       deferred.resolve();
       this.deferreds.delete(deferred);
       deferred.dispose();
@@ -446,79 +416,19 @@ export class EngineRun {
       this.stopped ??= "interrupted";
       throw new RangeError(stopMessage("interrupted", this.request));
     }
-    this.chargedSinceLook += charged;
-    if (this.chargedSinceLook < this.lookEvery || !this.overMemory()) return;
+    if (!this.memory.afterCharge(this.ctx, charged)) return;
     this.stopped ??= "memory";
     this.interruptLimit = this.interrupts;
     throw new RangeError(stopMessage("memory", this.request));
   }
 
   /**
-   * Whether the run's runtime holds more than `memoryBytes`: then the charge ends the run as the
-   * budget ends it (it throws, and the next step check stops the run), whatever the program
-   * catches. QuickJS's own limit bounds each allocation alone in
-   * this build, not their sum (ffi.ts {@link memoryUsage}): a program kept 64 ArrayBuffers of
-   * 4 MiB (256 MiB) under a 32 MiB limit, all in the WebAssembly memory of the shared worker
-   * every run shares. Looked at after native work that makes large values (the charged
-   * built-ins: ArrayBuffer and typed-array constructors, `slice`, `repeat`, …), so what a run
-   * holds past its limit is at most the charged work between two looks and one value (itself
-   * under the limit). Not from the engine's step interrupts: those come mid-instruction (inside
-   * a regular expression's match, too), where making the walk's result object in the engine is
-   * not known to be safe; growth by uncharged steps (objects pushed one by one) is looked at
-   * with the next charged work.
-   */
-  private overMemory(): boolean {
-    this.chargedSinceLook = 0;
-    this.stepsSinceLook = 0;
-    const limit = this.request.memoryBytes;
-    this.lookedLength = engineMemory(this.rt).byteLength;
-    this.lookedRefusals = this.engine?.gate?.refusals ?? 0;
-    const aloneRefusals = this.engine?.gate?.aloneRefusals ?? 0;
-    const refused = aloneRefusals > this.lookedAloneRefusals;
-    this.lookedAloneRefusals = aloneRefusals;
-    // The engine refused to grow (memory-gate.ts: past twice the limits of the runs under way,
-    // and room for the engine) while this run was its only one, since the run began: this run
-    // holds that much. Not refusals made while others were under way (one of them may have
-    // asked), nor before this run began. The walk below cannot say so for all of it: it does
-    // not count what a rope's parts hold (a run kept 29 ropes of a flat 4 MiB string each,
-    // 116 MiB, under a 32 MiB limit, walked as under it) nor `Map` and `Set` entries.
-    if (refused) return true;
-    // The engine's whole WebAssembly memory (every run's, and what the allocator keeps free)
-    // bounds what this run holds: while it is within the limit, the walk is not needed. A walk
-    // costs ~0.1–2 ms (more with more objects alive); a loop of 100 KB `repeat`s, looked at
-    // every ~5 calls, ran 24 % longer with a walk at each look (load 16).
-    if (engineMemory(this.rt).byteLength <= limit) return false;
-    const { usedBytes, objects } = memoryUsage(this.ctx);
-    this.lookEvery = Math.max(
-      MEMORY_CHECK_INTERRUPTS,
-      Math.ceil(objects / OBJECTS_PER_CHARGED_INTERRUPT),
-      Math.floor((limit - usedBytes) / MAX_BYTES_PER_CHARGED_INTERRUPT),
-    );
-    return usedBytes > limit;
-  }
-
-  /**
-   * The memory look from the engine's step check (its interrupt handler, every ~10,000 steps),
-   * for what no charged built-in makes: objects pushed one by one, `Map` entries, closures, and
-   * ropes (`big + n`, one step) that a later read (`s.charCodeAt(0)`, one uncharged step) makes
-   * flat, a copy of `big` (those grow the engine fast: memory-gate.ts bounds them). With looks after charged work alone, a 32 MiB run kept 1.5 million
-   * objects (143 MiB of engine memory) or a million closures (172 MiB), and the shared
-   * worker's memory never shrinks. Looked at every
-   * `lookEvery` step checks, as after charged work, and at once when the engine's memory grew
-   * since the last look (growth is what a run holding too much causes). The walk makes one
-   * object in the run's context mid-instruction (inside a regular expression's match, too):
-   * QuickJS allocates, and may collect cycles, at any allocation of any instruction, and the
-   * values the interrupted instruction uses are counted references the collector leaves alone
-   * (test/unit/sandbox/engine/run-memory-steps.test.ts walks inside a match).
+   * The memory look from the engine's step check (memory-look.ts `atStep`).
    * @returns true when the run holds more than its limit: the step check ends it then
    */
   private stepOverMemory(): boolean {
     if (this.stopped || this.closed) return false;
-    const grew =
-      engineMemory(this.rt).byteLength > this.lookedLength ||
-      (this.engine?.gate?.refusals ?? 0) > this.lookedRefusals;
-    if (!grew && ++this.stepsSinceLook < this.lookEvery) return false;
-    if (!this.overMemory()) return false;
+    if (!this.memory.atStep(this.ctx)) return false;
     this.stopped ??= "memory";
     this.interruptLimit = this.interrupts;
     return true;
@@ -537,9 +447,14 @@ export class EngineRun {
     if (this.disposed) return this.disposedOk;
     this.disposed = true;
     this.closed = true;
-    this.release();
     for (const timer of this.timers) clearTimeout(timer);
-    if (this.broken) return (this.disposedOk = false);
+    if (this.broken) {
+      this.share?.release();
+      return (this.disposedOk = false);
+    }
+    // The frees are this run's: what they give back at the top of the heap is put to it, and
+    // its part of the gate is given back after them (memory-gate.ts).
+    this.share?.enter();
     try {
       for (const deferred of this.deferreds) deferred.dispose();
       for (const handle of this.handles) if (handle.alive) handle.dispose();
@@ -552,6 +467,8 @@ export class EngineRun {
       return (this.disposedOk = true);
     } catch {
       return (this.disposedOk = false);
+    } finally {
+      this.share?.release();
     }
   }
 }

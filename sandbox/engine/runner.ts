@@ -196,11 +196,17 @@ export default class EngineRunner extends WorkerEntrypoint {
   }
 
   /**
-   * This isolate's engine counts: runs under way now (as {@link underWay}) and runs so far that
-   * got the engine's template (warm-engine.ts), which only a run alone in the engine gets.
+   * This isolate's engine counts: runs under way now (as {@link underWay}), runs so far that
+   * got the engine's template (warm-engine.ts), which only a run alone in the engine gets, and
+   * whether the engine's memory gate found the allocator's break (heap-break.ts).
    */
-  async stats(): Promise<{ underWay: number; warmRuns: number }> {
-    return { underWay: await this.underWay(), warmRuns };
+  async stats(): Promise<{ underWay: number; warmRuns: number; heapBreak: boolean }> {
+    const loaded = engine ? await engine.catch(() => undefined) : undefined;
+    return {
+      underWay: await this.underWay(),
+      warmRuns,
+      heapBreak: loaded?.gate?.watchingBreak === true,
+    };
   }
 
   /**

@@ -28,6 +28,7 @@ import { contextPointer, engineMemory, runPendingJobs } from "./ffi";
 import { decodeUtf8 } from "./values";
 import type { MemoryGate } from "./memory-gate";
 import { heldPages, type HeldPage } from "./zero-pages";
+import { findHeapBreak } from "./heap-break";
 
 /** What the run holding the template answers for the template's native functions and hooks. */
 export interface TemplateTenant {
@@ -266,6 +267,8 @@ export class WarmEngine {
     readonly quickjs: QuickJSWASMModule,
     readonly gate?: MemoryGate,
   ) {
+    // Before the template: the search takes and frees a block at the top of an empty heap.
+    gate?.watchBreak(findHeapBreak(quickjs));
     this.template = EngineTemplate.build(quickjs);
   }
 
@@ -296,6 +299,7 @@ export class WarmEngine {
     if (this.live > 1 || !template) return undefined;
     try {
       template.restore(tenant, limits);
+      this.gate?.restored();
     } catch {
       this.template = undefined;
       return undefined;

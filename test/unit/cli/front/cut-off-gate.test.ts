@@ -57,18 +57,21 @@ describe("the front's cut-off gate (cut-off-gate.mjs)", () => {
     expect(gate.held()).toBe(0);
   });
 
-  it("holds new requests once CUT_OFF_MAX were cut off within the hold, and lets them in as holds end, in order", async () => {
+  it("holds new requests once CUT_OFF_MAX were cut off, and lets them in one by one as places are given back, in order", async () => {
     const clock = fakeClock();
     const gate = createCutOffGate({ clock });
     for (let i = 0; i < CUT_OFF_MAX; i++) admit(gate).state.pass?.cutOff();
     const first = admit(gate);
     const second = admit(gate);
     expect(first.sync).toBe(false);
-    await clock.advance(CUT_OFF_HOLD_MS - 1);
+    // One place back every CUT_OFF_HOLD_MS / CUT_OFF_MAX, steadily (not all at a hold's end).
+    const perPlace = CUT_OFF_HOLD_MS / CUT_OFF_MAX;
+    await clock.advance(Math.floor(perPlace) - 1);
     expect(first.state.settled).toBe(false);
-    await clock.advance(1);
-    // Every place freed at once: both in, the first first.
+    await clock.advance(2);
     expect(first.state.pass).toBeDefined();
+    expect(second.state.settled).toBe(false);
+    await clock.advance(Math.ceil(perPlace));
     expect(second.state.pass).toBeDefined();
   });
 
@@ -99,6 +102,18 @@ describe("the front's cut-off gate (cut-off-gate.mjs)", () => {
     waiting[1]!.state.pass!.cutOff();
     await settle();
     expect(waiting.filter((w) => w.state.pass).length).toBe(3);
+  });
+
+  it("keeps the gate shut no longer than one hold after a burst of cut-offs that passed while it was open", async () => {
+    const clock = fakeClock();
+    const gate = createCutOffGate({ clock });
+    // 100 requests let through at once (no cut-off yet), then all cut off.
+    const burst = Array.from({ length: 100 }, () => admit(gate));
+    for (const b of burst) b.state.pass?.cutOff();
+    const next = admit(gate);
+    expect(next.sync).toBe(false);
+    await clock.advance(CUT_OFF_HOLD_MS / CUT_OFF_MAX + 1);
+    expect(next.state.pass).toBeDefined();
   });
 
   it("paces a storm of cut-off requests to CUT_OFF_MAX per hold, however many arrive", async () => {

@@ -81,10 +81,10 @@ await withSecretServer({}, async ({ url, group, secret, output }) => {
   const poller = await pollSearch(url);
   const socket = hostSocket(group);
   check(socket !== undefined, "no host runtime's socket found");
-  let storming = true;
+  const state = { storming: true };
   let longestHealthMs = 0;
   const health = (async () => {
-    while (storming) {
+    while (state.storming) {
       const asked = Date.now();
       const answer = await Promise.race([
         internal(socket, "/health", "GET", secret),
@@ -104,7 +104,7 @@ await withSecretServer({}, async ({ url, group, secret, output }) => {
   );
   const stormMs = Date.now() - began;
   await sleep(AFTER_MS);
-  storming = false;
+  state.storming = false;
   await health;
   // The storm's first round is 100 runs at once that nobody has cut off yet: the pool takes it
   // as any burst (runners started on demand; e2e fair-share's concern). What is asserted is

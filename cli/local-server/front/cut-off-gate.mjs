@@ -13,15 +13,17 @@
  * Each request whose client left before its answer ended, after it was sent, holds a place; the
  * places are given back steadily, {@link CUT_OFF_MAX} per {@link CUT_OFF_HOLD_MS} (about the
  * time the host takes to give such a request up when it is not flooded). While CUT_OFF_MAX
- * places are held, new requests wait here, in order of
- * arrival, before they reach the host; one whose client leaves while it waits is dropped here
- * at no cost to the host. So cut-off requests reach the host at most CUT_OFF_MAX per
+ * places are held, new requests wait here, in order of arrival, before they reach the host; one
+ * whose client leaves while it waits is dropped here at no cost to the host. So cut-off requests reach the host at most CUT_OFF_MAX per
  * CUT_OFF_HOLD_MS, whatever their number, and honest requests are never held while no one cuts
  * requests off. Measured after (bench/README.md, "Cut-off storm").
  */
 import { systemClock } from "../clock.mjs";
 
-/** How long a request cut off after it was sent counts against the bound. */
+/**
+ * The time in which {@link CUT_OFF_MAX} places held by cut-off requests are given back (one every
+ * CUT_OFF_HOLD_MS / CUT_OFF_MAX): a place lasts about this long when the gate is full.
+ */
 export const CUT_OFF_HOLD_MS = 1_000;
 /**
  * How many requests cut off within {@link CUT_OFF_HOLD_MS} the host is sent before new requests

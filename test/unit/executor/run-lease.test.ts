@@ -54,9 +54,14 @@ function leasedLoader(runners: { api: RunnerApi }[]): RunnerLoader {
 /** Never settles: a call whose request's context is gone, or a program still running. */
 const never: Handler = () => new Promise(() => {});
 
-/** The request that sent the runs so far is given up: workerd cancels its timers. */
+/**
+ * The request that sent the runs so far is given up: workerd cancels its timers. (Vitest's
+ * clearAllTimers also sets the fake clock back to its start: the time is set again.)
+ */
 function dropContext(): void {
+  const at = Date.now();
   vi.clearAllTimers();
+  vi.setSystemTime(at);
 }
 
 const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -11,6 +11,10 @@
 // other client's `search` waited 30 s and failed; each cut-off run also stayed on its runner slot
 // for good (src/executor/runners/run-lease.ts). After: cut-off requests are paced at the front
 // (cli/local-server/front/cut-off-gate.mjs). Measurements: bench/README.md, "Cut-off storm".
+// On the shared 2-core machine at load 9–13 the search's longest wait after the first round was
+// 474–910 ms in 4 of 7 runs and 1.36–2.0 s in 3, with the host's own `/health` slow then too
+// (0.7–1.5 s) and the misses passing through the gate at once: the machine, not a queue; hence
+// alone in run.mjs.
 import { request } from "node:http";
 import { pollSearch } from "./support/load-clients.mjs";
 import { listeningUnixSockets } from "./support/listening-ports.mjs";

@@ -50,6 +50,9 @@ export function sandboxLoader(env: Cloudflare.Env): WorkerLoader {
     Math.min(Number(bindings["SANDBOX_SPARE_RUNNERS"] ?? 0) || 0, runners.length - 1),
     // Runners start on demand there: keep one started ahead of the runs that need it.
     true,
+    // A request workerd gives up (its client gone) never settles its run's call: its run's
+    // place on its slot lapses instead (run-lease.ts).
+    true,
   );
   return latest as unknown as WorkerLoader;
 }

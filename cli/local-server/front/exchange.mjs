@@ -61,6 +61,8 @@ export class Exchange {
   #ended = false;
   /** @type {string | undefined} the answer's content type, once its headers are out */
   #answerType;
+  /** @type {import("./cut-off-gate.mjs").Pass | undefined} told once how the exchange ended */
+  #pass;
 
   /**
    * @param {object} options
@@ -73,8 +75,11 @@ export class Exchange {
    *   which an answer held whole counts in
    * @param {import("./body/budget.mjs").BodyHold} [options.hold] - what the body holds of the
    *   budget: given back once the body can no longer be sent again (#letGoOfBody)
+   * @param {import("./cut-off-gate.mjs").Pass} [options.pass] - the cut-off gate's pass
+   *   (cut-off-gate.mjs): told `cutOff()` when the client leaves before the answer's end (the
+   *   host still works on the request), else `done()`
    */
-  constructor({ res, body, runtime, inFlight, message, budget, hold }) {
+  constructor({ res, body, runtime, inFlight, message, budget, hold, pass }) {
     this.runtime = runtime;
     this.#res = res;
     this.#body = body;
@@ -82,6 +87,7 @@ export class Exchange {
     this.#message = message;
     this.#budget = budget;
     this.#hold = hold;
+    this.#pass = pass;
     inFlight.add(this);
   }
 
@@ -93,6 +99,7 @@ export class Exchange {
     if (this.#ended) return;
     this.#ended = true;
     this.#inFlight.delete(this);
+    this.#pass?.done();
     this.#connection?.destroy();
     replyCutOff(this.#res, this.#cutOffIds(), this.#message(reason), this.#answerType);
   }
@@ -117,6 +124,8 @@ export class Exchange {
     // A client that goes away stops its request in the runtime too.
     this.#res.on("close", () => {
       if (!this.#ended) {
+        // The host goes on with it until it notices: charged to the cut-offs' bound.
+        this.#pass?.cutOff();
         this.#done();
         this.#connection?.destroy();
       }
@@ -226,6 +235,7 @@ export class Exchange {
   #done() {
     this.#ended = true;
     this.#inFlight.delete(this);
+    this.#pass?.done();
   }
 
   /** The runtime's connection broke before the answer's end. */

@@ -29,6 +29,7 @@ import { createBodyBudget, DEFAULT_BODY_BUDGET_BYTES } from "./body/budget.mjs";
 import { capConnections, DEFAULT_MAX_CONNECTIONS, tooManyConnections } from "./connection-cap.mjs";
 import { tooManyWaits, waitsLong } from "./long-wait.mjs";
 import { cutOffMessage, jsonRpcIds, replyFrontError, replyNotServing } from "./cut-off-reply.mjs";
+import { createCutOffGate } from "./cut-off-gate.mjs";
 import { Exchange } from "./exchange.mjs";
 import { pipeUpgrade } from "./upgrade-pipe.mjs";
 import { closeQueuedWithConnection, waitForTurn } from "./pipelined-requests.mjs";
@@ -115,6 +116,8 @@ export function upgradeAllowed(req) {
  *   `ALLOWED_HOSTNAMES`; default the Worker's default
  * @param {(line: string) => void} [options.logRequest] - given a line per request once its
  *   answer has ended (`LOG_REQUESTS`)
+ * @param {{ holdMs?: number, max?: number }} [options.cutOffGate] - the bound on requests cut
+ *   off after they were sent (cut-off-gate.mjs; tests shorten it)
  */
 export function createFront({
   target,
@@ -127,6 +130,7 @@ export function createFront({
   maxConnections = DEFAULT_MAX_CONNECTIONS,
   allowedHostnames = DEFAULT_ALLOWED_HOSTNAMES,
   logRequest,
+  cutOffGate,
 }) {
   /** @type {Set<InFlight>} */
   const inFlight = new Set();
@@ -138,6 +142,7 @@ export function createFront({
     return pool;
   };
   const budget = createBodyBudget(bodyBudgetBytes);
+  const gate = createCutOffGate(cutOffGate);
   // A client sends the same Host on every request: the last one found well formed is not
   // checked again (the URL parser in the check was ~1.5 % of the front's CPU per request).
   /** @type {string | undefined} */
@@ -232,10 +237,22 @@ export function createFront({
         });
       res.once("close", giveBack);
     }
+    // A request whose client has gone costs the host nothing: it is not sent.
+    if (res.closed) return;
+    // While requests cut off after they were sent hold every place, a request waits its turn
+    // here, and one whose client leaves meanwhile never reaches the host (cut-off-gate.mjs).
+    const admitted = gate.admit((drop) => {
+      res.once("close", drop);
+      return () => res.off("close", drop);
+    });
+    const pass = admitted instanceof Promise ? await admitted : admitted;
+    if (!pass) return;
     const runtime = await target();
+    if (!runtime || "starting" in runtime || res.closed) pass.done();
+    if (res.closed) return;
     if (!runtime) return replyNotServing(res, "stopping", read.body);
     if ("starting" in runtime) return replyNotServing(res, "starting", read.body);
-    new Exchange({ res, body: read.body, runtime, inFlight, message, budget, hold }).send(
+    new Exchange({ res, body: read.body, runtime, inFlight, message, budget, hold, pass }).send(
       req,
       connectionsTo(runtime),
     );
@@ -295,6 +312,8 @@ export function createFront({
     answerBytesHeld: () => budget.answersHeld(),
     /** Connections open now. */
     connectionsOpen: () => connections.open(),
+    /** Places of the cut-off bound held now, and requests waiting for one (cut-off-gate.mjs). */
+    cutOffs: () => ({ held: gate.held(), waiting: gate.waiting() }),
   };
 }
 

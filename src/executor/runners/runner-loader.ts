@@ -40,6 +40,7 @@ import {
   type RunOnSlot,
 } from "./runner-placement";
 import { RESERVE_RING, slotToRing, type ReserveSlot } from "./runner-reserve";
+import { dropLapsed, renewLease } from "./run-lease";
 import { forgetStale, type Forgotten } from "./stale-slot";
 import { RUNNER_RETRY_MAX_MS, RUNNER_RETRY_WINDOW_MS, SlotChooser } from "./slot-chooser";
 
@@ -136,6 +137,10 @@ export class RunnerLoader {
    *   cold slot at once (runner-reserve.ts), so the supervisor starts its runner before a
    *   run needs it (the local server passes true; off, a slot is asked for only by a run sent
    *   there, which then waits for the start)
+   * @param leases - each run renews its place on its slot from its own request (run-lease.ts),
+   *   and a place not renewed lapses: in workerd a request given up (its client gone) never
+   *   settles its call to the runner, and its run stayed on its slot for good (the local server
+   *   passes true; off, a run leaves its slot only when its call settles)
    */
   constructor(
     runners: readonly RunnerApi[],
@@ -145,6 +150,7 @@ export class RunnerLoader {
     private readonly callerOf: () => string = () => "",
     spares = 0,
     private readonly reserve = false,
+    private readonly leases = false,
   ) {
     if (runners.length === 0)
       throw new CodeModeError("invalid_option", "RunnerLoader needs at least one runner binding.");
@@ -167,6 +173,7 @@ export class RunnerLoader {
 
   /** Runs in flight per runner, in binding order (for the status report and tests). */
   busy(): number[] {
+    dropLapsed(this.slots, this.now());
     return this.slots.map((slot) => slot.runs.size);
   }
 
@@ -273,6 +280,7 @@ export class RunnerLoader {
         const sent = this.now();
         const mine: RunOnSlot = { caller, lastProgress: sent, inCall: 0, called: false };
         slot.runs.add(mine);
+        const endLease = this.leases ? renewLease(mine, this.now) : undefined;
         // Sent elsewhere, its claim keeps no other run off its slot (claimedByEarlier).
         if (claim) claim.away = slot !== claim.slot;
         this.keepReserve();
@@ -302,6 +310,7 @@ export class RunnerLoader {
         // Registered first, so it runs before this function goes on.
         void settled.then(() => {
           settledYet = true;
+          endLease?.();
           slot.runs.delete(mine);
         });
         let outcome: { answer: RunnerAnswer } | { error: unknown } | "late" = await (moves <

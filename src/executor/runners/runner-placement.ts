@@ -45,6 +45,11 @@ export interface RunOnSlot {
   inCall: number;
   /** Whether it has called the host at all (one that has not may be holding the thread). */
   called: boolean;
+  /**
+   * When its request last showed it is alive (run-lease.ts): a run whose place was not renewed
+   * for a while lost its request's context and is dropped. Unset: not leased, never dropped.
+   */
+  aliveAt?: number;
 }
 
 /** One runner, as placement sees it. */

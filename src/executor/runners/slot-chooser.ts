@@ -10,6 +10,7 @@
  * Does not do: send runs, or read what runners answer (runner-loader.ts).
  */
 import { CallerQueue } from "./caller-queue";
+import { dropLapsed } from "./run-lease";
 import {
   MAYBE_BLOCKED,
   STALLED,
@@ -87,12 +88,16 @@ export class SlotChooser<S extends PlacedSlot> {
    * called before each send. Whether it arrived during a burst is decided now.
    */
   placing(caller: string, firstSent: number): RunPlacement<S> {
+    dropLapsed(this.slots, firstSent);
     return new RunPlacement(this, caller, firstSent, spareInBurst(this.slots, firstSent));
   }
 
   /** The runner for the next run of `caller` (runner-placement.ts), ties in turn. */
   pick(caller: string, except?: S, inBurst = false): S | undefined {
-    const slot = pickSlot(this.slots, this.next, caller, this.now(), except, inBurst);
+    const now = this.now();
+    // Runs whose request's context is gone hold no runner (run-lease.ts).
+    dropLapsed(this.slots, now);
+    const slot = pickSlot(this.slots, this.next, caller, now, except, inBurst);
     this.next = (this.next + 1) % this.slots.length;
     return slot;
   }

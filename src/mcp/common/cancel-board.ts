@@ -31,6 +31,17 @@ export const CANCEL_POLL_MS = 250;
 export const CANCEL_ENTRY_MAX_MS = 60 * 60_000;
 
 /**
+ * How long a watched request's entry lasts without its POST's poll renewing it
+ * ({@link watchCancel}: every {@link CANCEL_POLL_MS}, a timer of that POST, which workerd cancels
+ * with a request it gives up): twenty polls. A client that sends requests and cuts each off
+ * (issue #40, e2e cutoff-storm: 100 at a time, 32 a second past the local front's gate) left an
+ * entry per request for {@link CANCEL_ENTRY_MAX_MS}; on a local server every client is one owner,
+ * so once the board was full such entries pushed off another local client's, whose cancels then
+ * no longer reached its runs. Now they go within seconds.
+ */
+export const CANCEL_LEASE_MS = 5_000;
+
+/**
  * The longest key the board holds ({@link cancelKey}: caller, address and id). The id is the
  * client's to choose and a body may be megabytes: a request whose POST was dropped keeps its
  * entry for {@link CANCEL_ENTRY_MAX_MS}, so a client that sent requests with 4 MiB ids and went
@@ -68,6 +79,11 @@ interface Entry {
   owner: string;
   /** Its place in the order of entry (ties between owners go to the oldest). */
   order: number;
+  /**
+   * When a POST serving it last showed it is alive ({@link CANCEL_LEASE_MS}); undefined: not
+   * leased (its POST renews nothing), let go only after {@link CANCEL_ENTRY_MAX_MS}.
+   */
+  seenAt: number | undefined;
 }
 
 /** The requests in flight on this isolate's stateless lane, by {@link cancelKey}. */
@@ -76,6 +92,7 @@ export class CancelBoard {
   /** Each owner's keys, the oldest first. */
   readonly #owners = new Map<string, Set<string>>();
   #prunedAt = 0;
+  #lapsedAt = 0;
   #order = 0;
 
   /** @param now - the clock (tests pass their own) */
@@ -88,16 +105,32 @@ export class CancelBoard {
    * @param owner - who sent it, as far as the lane can tell (caller and address): when the
    *   board is full the owner holding the most entries gives one up, so a stranger's flood
    *   pushes off its own requests, not another caller's
-   * @returns whether a cancel has reached it, and `leave()` for when it is served
+   * @param leased - its POST calls `renew()` while it lives ({@link CANCEL_LEASE_MS}): an entry
+   *   no POST renewed for that long is let go
+   * @returns whether a cancel has reached it, `renew()` while its POST lives, and `leave()` for
+   *   when it is served
    */
-  enter(key: string, owner = ""): { cancelled(): boolean; leave(): void } {
-    if (key.length > CANCEL_KEY_MAX_CHARS) return { cancelled: () => false, leave: () => {} };
+  enter(
+    key: string,
+    owner = "",
+    leased = false,
+  ): { cancelled(): boolean; renew(): void; leave(): void } {
+    if (key.length > CANCEL_KEY_MAX_CHARS)
+      return { cancelled: () => false, renew: () => {}, leave: () => {} };
     this.#prune();
     let entry = this.#entries.get(key);
     if (!entry || entry.cancelled) {
       if (entry) this.#drop(key, entry);
       else this.#makeRoom();
-      entry = { cancelled: false, holders: 0, since: this.now(), owner, order: this.#order++ };
+      const since = this.now();
+      entry = {
+        cancelled: false,
+        holders: 0,
+        since,
+        owner,
+        order: this.#order++,
+        seenAt: undefined,
+      };
       this.#entries.set(key, entry);
       const keys = this.#owners.get(owner);
       if (keys === undefined) this.#owners.set(owner, new Set([key]));
@@ -105,9 +138,13 @@ export class CancelBoard {
     }
     entry.holders++;
     const held = entry;
+    if (leased) held.seenAt = this.now();
     let left = false;
     return {
       cancelled: () => held.cancelled,
+      renew: () => {
+        if (leased) held.seenAt = this.now();
+      },
       leave: () => {
         if (left) return;
         left = true;
@@ -169,9 +206,18 @@ export class CancelBoard {
     }
   }
 
-  /** Lets go of entries older than {@link CANCEL_ENTRY_MAX_MS} (looked at once a minute). */
+  /**
+   * Lets go of leased entries not renewed for {@link CANCEL_LEASE_MS} (looked at once a second),
+   * and of entries older than {@link CANCEL_ENTRY_MAX_MS} (once a minute).
+   */
   #prune(): void {
     const now = this.now();
+    if (now - this.#lapsedAt >= 1_000) {
+      this.#lapsedAt = now;
+      for (const [key, entry] of this.#entries)
+        if (entry.seenAt !== undefined && now - entry.seenAt > CANCEL_LEASE_MS)
+          this.#drop(key, entry);
+    }
     if (now - this.#prunedAt < 60_000) return;
     this.#prunedAt = now;
     for (const [key, entry] of this.#entries)
@@ -247,7 +293,9 @@ export function watchCancel(
   own: AbortSignal | undefined,
   owner = "",
 ): { signal: AbortSignal; stop(): void } {
-  const held = board.enter(key, owner);
+  // Leased: its poll below renews it, so an entry whose POST workerd dropped goes within
+  // CANCEL_LEASE_MS, not CANCEL_ENTRY_MAX_MS.
+  const held = board.enter(key, owner, true);
   const controller = new AbortController();
   const stop = () => {
     clearInterval(timer);
@@ -259,6 +307,7 @@ export function watchCancel(
     stop();
   };
   const timer = setInterval(() => {
+    held.renew();
     if (!held.cancelled()) return;
     controller.abort(new DOMException("The client cancelled the request.", "AbortError"));
     stop();

@@ -3,11 +3,13 @@
  * `notifications/cancelled` served by another POST's server than its request's reaches that
  * request, only one of the same caller and address, and leaves nothing behind.
  */
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   CANCEL_BOARD_MAX_ENTRIES,
   CANCEL_ENTRY_MAX_MS,
   CANCEL_KEY_MAX_CHARS,
+  CANCEL_LEASE_MS,
+  CANCEL_POLL_MS,
   CancelBoard,
   cancelKey,
   cancelledIds,
@@ -67,6 +69,40 @@ describe("CancelBoard", () => {
     expect(board.size).toBe(1);
     now += CANCEL_ENTRY_MAX_MS + 1;
     board.enter(cancelKey("", "", 2));
+    expect(board.size).toBe(1);
+  });
+});
+
+describe("a watched request's entry, held while its POST lives (issue #40)", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("is let go within CANCEL_LEASE_MS once its POST's timers stop (workerd dropped it)", () => {
+    vi.useFakeTimers();
+    const board = new CancelBoard();
+    const watch = watchCancel(board, cancelKey("", "127.0.0.1", 1), undefined, "local");
+    // Its POST lives: its poll renews it, however long the run takes.
+    vi.advanceTimersByTime(CANCEL_LEASE_MS * 4);
+    board.enter(cancelKey("", "127.0.0.1", "probe")).leave();
+    expect(board.size).toBe(1);
+    // The client cut its request off: workerd cancels the POST's timers, and `stop()` never
+    // comes. Before, the entry stayed for CANCEL_ENTRY_MAX_MS (an hour).
+    // (clearAllTimers also sets the fake clock back to its start: the time is set again.)
+    const at = Date.now();
+    vi.clearAllTimers();
+    vi.setSystemTime(at + CANCEL_LEASE_MS + 1);
+    board.enter(cancelKey("", "127.0.0.1", "probe")).leave();
+    expect(board.size).toBe(0);
+    expect(watch.signal.aborted).toBe(false);
+  });
+
+  it("keeps an entry no POST renews (a board's own callers) until CANCEL_ENTRY_MAX_MS", () => {
+    let now = 1_000_000;
+    const board = new CancelBoard(() => now);
+    board.enter(cancelKey("", "", 1));
+    now += CANCEL_LEASE_MS + CANCEL_POLL_MS;
+    board.enter(cancelKey("", "", 2)).leave();
     expect(board.size).toBe(1);
   });
 });

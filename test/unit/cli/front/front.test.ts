@@ -31,6 +31,7 @@ async function setUp(
     allowedHostnames?: string[];
     maxConnections?: number;
     logRequest?: (line: string) => void;
+    cutOffGate?: { holdMs?: number; max?: number };
   } = {},
 ) {
   const seen: string[] = [];
@@ -711,6 +712,34 @@ describe("the front's memory budget for bodies (issue #40)", () => {
     await until(() => front.bodyBytesHeld() === 0);
     gone.socket.destroy();
     await until(() => front.inFlightCount() === 0);
+  });
+
+  it("holds new requests while cut-off ones hold every place; one whose client leaves never reaches the runtime (issue #40)", async () => {
+    // The runtime works on every request for good, as the host does on a request whose client
+    // went away (workerd notices only when its turn came). One place, held for longer than
+    // this test: nothing here depends on time.
+    const { port, front, seen } = await setUp(() => {}, {
+      cutOffGate: { max: 1, holdMs: 600_000 },
+    });
+    const first = rawClient(
+      port,
+      `POST /mcp HTTP/1.1\nHost: localhost\nContent-Length: ${CALL.length}`,
+    );
+    first.write(CALL);
+    await until(() => seen.length === 1);
+    // Cut off after it was sent: its place is held.
+    first.socket.destroy();
+    await until(() => front.cutOffs().held === 1);
+    const second = rawClient(
+      port,
+      `POST /mcp HTTP/1.1\nHost: localhost\nContent-Length: ${CALL.length}`,
+    );
+    second.write(CALL);
+    await until(() => front.cutOffs().waiting === 1);
+    second.socket.destroy();
+    await until(() => front.cutOffs().waiting === 0);
+    expect(seen).toHaveLength(1);
+    expect(front.inFlightCount()).toBe(0);
   });
 
   it("takes at most each route's largest body: 4 MiB on MCP, 192 KiB on /api/search, 64 KiB elsewhere", async () => {

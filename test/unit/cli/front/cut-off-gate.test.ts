@@ -1,0 +1,147 @@
+/**
+ * The front's bound on requests cut off after they were sent (cli/local-server/front/
+ * cut-off-gate.mjs), decision by decision: the clock injected (the supervisor's fake clock), no
+ * server, no timing.
+ */
+import { describe, expect, it } from "vitest";
+import {
+  CUT_OFF_HOLD_MS,
+  CUT_OFF_MAX,
+  createCutOffGate,
+} from "../../../../cli/local-server/front/cut-off-gate.mjs";
+import { fakeClock, settle } from "../supervisor/fake-clock";
+
+type Gate = ReturnType<typeof createCutOffGate>;
+type Pass = { cutOff: () => void; done: () => void };
+
+/** A waiting request's client: `leave()` is its connection closing. */
+function client() {
+  let drop: (() => void) | undefined;
+  return {
+    gone: (d: () => void) => {
+      drop = d;
+      return () => (drop = undefined);
+    },
+    leave: () => drop?.(),
+  };
+}
+
+/** Admits a request; `pass()` is its pass once it has one, undefined while it waits or if dropped. */
+function admit(gate: Gate, who = client()) {
+  const state: { pass?: Pass; dropped: boolean; settled: boolean } = {
+    dropped: false,
+    settled: false,
+  };
+  const admitted = gate.admit(who.gone);
+  if (admitted instanceof Promise)
+    void admitted.then((p) => {
+      state.settled = true;
+      if (p) state.pass = p;
+      else state.dropped = true;
+    });
+  else {
+    state.settled = true;
+    state.pass = admitted;
+  }
+  return { state, leave: who.leave, sync: !(admitted instanceof Promise) };
+}
+
+describe("the front's cut-off gate (cut-off-gate.mjs)", () => {
+  it("lets every request through at once while no one cuts requests off", () => {
+    const gate = createCutOffGate({ clock: fakeClock() });
+    for (let i = 0; i < 1_000; i++) {
+      const { sync, state } = admit(gate);
+      expect(sync).toBe(true);
+      state.pass?.done();
+    }
+    expect(gate.held()).toBe(0);
+  });
+
+  it("holds new requests once CUT_OFF_MAX were cut off, and lets them in one by one as places are given back, in order", async () => {
+    const clock = fakeClock();
+    const gate = createCutOffGate({ clock });
+    for (let i = 0; i < CUT_OFF_MAX; i++) admit(gate).state.pass?.cutOff();
+    const first = admit(gate);
+    const second = admit(gate);
+    expect(first.sync).toBe(false);
+    // One place back every CUT_OFF_HOLD_MS / CUT_OFF_MAX, steadily (not all at a hold's end).
+    const perPlace = CUT_OFF_HOLD_MS / CUT_OFF_MAX;
+    await clock.advance(Math.floor(perPlace) - 1);
+    expect(first.state.settled).toBe(false);
+    await clock.advance(2);
+    expect(first.state.pass).toBeDefined();
+    expect(second.state.settled).toBe(false);
+    await clock.advance(Math.ceil(perPlace));
+    expect(second.state.pass).toBeDefined();
+  });
+
+  it("drops a waiting request whose client leaves: it never reaches the host and takes no place", async () => {
+    const clock = fakeClock();
+    const gate = createCutOffGate({ clock, max: 1 });
+    admit(gate).state.pass?.cutOff();
+    const leaving = admit(gate);
+    const staying = admit(gate);
+    leaving.leave();
+    await settle();
+    expect(leaving.state.dropped).toBe(true);
+    expect(gate.waiting()).toBe(1);
+    await clock.advance(CUT_OFF_HOLD_MS);
+    expect(staying.state.pass).toBeDefined();
+  });
+
+  it("counts a request let in from the queue until its exchange ends, so a storm is not let in all at once", async () => {
+    const clock = fakeClock();
+    const gate = createCutOffGate({ clock, max: 2 });
+    admit(gate).state.pass?.cutOff();
+    admit(gate).state.pass?.cutOff();
+    const waiting = Array.from({ length: 10 }, () => admit(gate));
+    await clock.advance(CUT_OFF_HOLD_MS);
+    expect(waiting.filter((w) => w.state.pass).length).toBe(2);
+    // One answered (its place is free again), one cut off (it holds its place for the hold).
+    waiting[0]!.state.pass!.done();
+    waiting[1]!.state.pass!.cutOff();
+    await settle();
+    expect(waiting.filter((w) => w.state.pass).length).toBe(3);
+  });
+
+  it("keeps the gate shut no longer than one hold after a burst of cut-offs that passed while it was open", async () => {
+    const clock = fakeClock();
+    const gate = createCutOffGate({ clock });
+    // 100 requests let through at once (no cut-off yet), then all cut off.
+    const burst = Array.from({ length: 100 }, () => admit(gate));
+    for (const b of burst) b.state.pass?.cutOff();
+    const next = admit(gate);
+    expect(next.sync).toBe(false);
+    await clock.advance(CUT_OFF_HOLD_MS / CUT_OFF_MAX + 1);
+    expect(next.state.pass).toBeDefined();
+  });
+
+  it("paces a storm of cut-off requests to CUT_OFF_MAX per hold, however many arrive", async () => {
+    const clock = fakeClock();
+    const gate = createCutOffGate({ clock });
+    // 100 clients, each sending a request, cutting it off 150 ms later, and sending the next,
+    // for 10 s (the storm that made the host miss /health). Passed on: what reaches the host.
+    let reached = 0;
+    let sent = 0;
+    const stormMs = 10_000;
+    const one = (): void => {
+      if (clock.now() >= stormMs) return;
+      sent++;
+      const request = admit(gate);
+      void clock.sleep(150).then(() => {
+        if (request.state.pass) {
+          reached++;
+          request.state.pass.cutOff();
+        } else request.leave();
+        one();
+      });
+    };
+    for (let i = 0; i < 100; i++) one();
+    await clock.advance(stormMs + 1_000);
+    expect(sent).toBeGreaterThan(6_000);
+    // The first round of all 100 passed while no request had been cut off yet (honest
+    // concurrency is never held); from then on, CUT_OFF_MAX per hold.
+    expect(reached).toBeLessThanOrEqual(100 + CUT_OFF_MAX * (stormMs / CUT_OFF_HOLD_MS + 1));
+    expect(reached).toBeGreaterThan(0);
+  });
+});

@@ -146,7 +146,12 @@ export function responseBudget(limits: Partial<ResponseLimits> = {}): ResponseBu
         await stream.cancel().catch(() => undefined);
         throw limitError(early, checked, read);
       }
-      const reader = stream.getReader();
+      const { reader, next } = chunkReader(
+        stream,
+        // What is left of both limits and one byte past it (which tells a body past a limit):
+        // a window never makes memory the run's budget has no room for.
+        () => Math.min(checked.maxBytes - size, checked.maxBytesPerRun - read) + 1,
+      );
       const stop = () => void reader.cancel(signal?.reason).catch(() => undefined);
       signal?.addEventListener("abort", stop, { once: true });
       // Chunks kept as they come and joined once at the end: a buffer of a declared length made
@@ -155,7 +160,7 @@ export function responseBudget(limits: Partial<ResponseLimits> = {}): ResponseBu
       let size = 0;
       try {
         for (;;) {
-          const { done, value } = await reader.read();
+          const { done, value } = await next();
           signal?.throwIfAborted();
           if (done) break;
           const chunk = asBytes(value);
@@ -178,6 +183,57 @@ export function responseBudget(limits: Partial<ResponseLimits> = {}): ResponseBu
     },
   };
   return budget;
+}
+
+/**
+ * Bytes a window of a byte stream's reader holds at most: 64 KiB. workerd hands a fetched body
+ * over in chunks of ~4 KiB; read one at a time (a promise and a hop into the runtime each), a
+ * 4 MiB body took ~1,050 reads and the host's CPU per MiB read grew by a fifth over
+ * `arrayBuffer()` (bench/README.md, "API answers read within limits"). Filled a window at a time
+ * (`readAtLeast`), 64 reads.
+ */
+export const READ_WINDOW = 65_536;
+
+/**
+ * How a body is read: a window at a time where the stream is a byte stream (workerd's fetched
+ * bodies; `readAtLeast` where the runtime has it), else chunk by chunk as its source gives them.
+ * @param stream - the body
+ * @param room - bytes a window may hold now (at least 1; {@link READ_WINDOW} at most)
+ */
+export function chunkReader(
+  stream: ReadableStream<Uint8Array>,
+  room: () => number,
+): {
+  reader: { cancel(reason?: unknown): Promise<void> };
+  next: () => Promise<{ done: boolean; value?: unknown }>;
+} {
+  let byob: ReadableStreamBYOBReader | undefined;
+  try {
+    byob = stream.getReader({ mode: "byob" });
+  } catch {
+    // not a byte stream (one a callback built from a plain source): its own chunks
+  }
+  if (byob === undefined) {
+    const plain = stream.getReader();
+    return { reader: plain, next: () => plain.read() };
+  }
+  const reader = byob;
+  // workerd's extension; Node's byte streams have only `read`, which fills a window in part.
+  const atLeast = typeof (reader as Partial<ReadableStreamBYOBReader>).readAtLeast === "function";
+  return {
+    reader,
+    next: async () => {
+      const size = Math.max(1, Math.min(READ_WINDOW, room()));
+      const view = new Uint8Array(size);
+      const result = atLeast ? await reader.readAtLeast(size, view) : await reader.read(view);
+      const value = result.value as Uint8Array | undefined;
+      // A window filled less than half (the last one; every one where there is no
+      // `readAtLeast`) keeps a copy of its bytes, not the whole window.
+      if (value !== undefined && value.byteLength * 2 < value.buffer.byteLength)
+        return { done: result.done, value: value.slice() };
+      return result;
+    },
+  };
 }
 
 /** A `content-length` as a whole number, or undefined when absent or not one. */

@@ -9,7 +9,9 @@ import { describe, expect, it } from "vitest";
 import { apiRequester } from "../../../../src/codemode/api-requester";
 import { toApiResult } from "../../../../src/codemode/request/api-response";
 import {
+  chunkReader,
   MAX_RESPONSE_BYTES,
+  READ_WINDOW,
   MAX_RESPONSE_BYTES_PER_RUN,
   overResponseLimit,
   responseBudget,
@@ -44,6 +46,53 @@ function countedStream(size: number, chunks = Number.POSITIVE_INFINITY) {
   });
   return { stream, seen };
 }
+
+/** A byte stream (what workerd's fetched bodies are) of `chunk`-byte pieces, endless. */
+function byteStream(chunk: number) {
+  const seen = { pulls: 0, cancelled: false };
+  const stream = new ReadableStream({
+    type: "bytes",
+    pull(controller) {
+      if (++seen.pulls > 2_000) controller.error(new Error("runaway: the reader never stopped"));
+      else controller.enqueue(new Uint8Array(chunk).fill(0x62));
+    },
+    cancel() {
+      seen.cancelled = true;
+    },
+  });
+  return { stream, seen };
+}
+
+describe("chunkReader", () => {
+  it("reads a byte stream a window at a time, never past the room it is given", async () => {
+    const { stream } = byteStream(4 * KIB);
+    let room = 10 * KIB;
+    const { next } = chunkReader(stream as ReadableStream<Uint8Array>, () => room);
+    const first = (await next()).value as Uint8Array;
+    expect(first.byteLength).toBeGreaterThan(0);
+    expect(first.byteLength).toBeLessThanOrEqual(10 * KIB);
+    room = 1;
+    expect(((await next()).value as Uint8Array).byteLength).toBe(1);
+    room = 10 * READ_WINDOW;
+    expect(((await next()).value as Uint8Array).byteLength).toBeLessThanOrEqual(READ_WINDOW);
+  });
+
+  it("keeps a copy of a window filled less than half, not the window", async () => {
+    const { stream } = byteStream(KIB);
+    const { next } = chunkReader(stream as ReadableStream<Uint8Array>, () => READ_WINDOW);
+    const value = (await next()).value as Uint8Array;
+    // Node's byte streams fill a window with what is there (one 1 KiB piece); workerd waits for
+    // the whole window (readAtLeast). Either way no small piece holds a 64 KiB buffer.
+    expect(value.buffer.byteLength).toBeLessThanOrEqual(Math.max(value.byteLength * 2, KIB));
+  });
+
+  it("reads a stream that is not a byte stream by its own chunks", async () => {
+    const { stream } = countedStream(3 * KIB, 1);
+    const { next } = chunkReader(stream, () => 1);
+    expect(((await next()).value as Uint8Array).byteLength).toBe(3 * KIB);
+    expect((await next()).done).toBe(true);
+  });
+});
 
 describe("overResponseLimit", () => {
   const limits = { maxBytes: 100, maxBytesPerRun: 250 };
@@ -142,6 +191,25 @@ describe("responseBudget.readBody", () => {
     await expect(reading).rejects.toThrow(/the run ended/);
     expect(seen.cancelled).toBe(true);
     expect(seen.pulls).toBeLessThan(2_000);
+  });
+
+  it("cancels an endless byte stream at the limit, read a window at a time", async () => {
+    const { stream, seen } = byteStream(16 * KIB);
+    const budget = responseBudget({ maxBytes: 100 * KIB });
+    const error = await budget
+      .readBody(new Response(stream as ReadableStream<Uint8Array>))
+      .catch((e: unknown) => e);
+    expect((error as Error).name).toBe("LimitError");
+    expect(seen.cancelled).toBe(true);
+    expect(seen.pulls).toBeLessThanOrEqual(10);
+  });
+
+  it("reads a byte stream within the limit whole", async () => {
+    const bytes = new Uint8Array(200 * KIB).map((_, i) => i % 251);
+    const budget = responseBudget({ maxBytes: 200 * KIB });
+    const read = await budget.readBody(new Response(bytes));
+    expect(read).toEqual(bytes);
+    expect(budget.read).toBe(200 * KIB);
   });
 
   it("reads an empty body as no bytes", async () => {

@@ -26,6 +26,10 @@ const SPEC = {
   paths: {
     "/endless": { get: { operationId: "endless", responses: { 200: { description: "ok" } } } },
     "/blob": { get: { operationId: "blob", responses: { 200: { description: "ok" } } } },
+    "/bytes/{size}": {
+      parameters: [{ name: "size", in: "path", required: true, schema: { type: "integer" } }],
+      get: { operationId: "bytes", responses: { 200: { description: "ok" } } },
+    },
     "/small": { get: { operationId: "small", responses: { 200: { description: "ok" } } } },
   },
 };
@@ -33,11 +37,13 @@ const SPEC = {
 /** An upstream stand-in: an endless body, 1 MiB blobs and a small JSON answer, each counted. */
 function upstream() {
   const seen = { pulled: 0, cancelled: 0, bodies: 0 };
-  const stream = (limit: number) => {
+  const stream = (limit: number, type?: "bytes") => {
     let sent = 0;
     seen.bodies++;
-    return new ReadableStream<Uint8Array>({
-      pull(controller) {
+    const source = {
+      // A byte stream is what a fetched body is: read a window at a time (readAtLeast).
+      ...(type ? { type } : {}),
+      pull(controller: ReadableStreamDefaultController<Uint8Array>) {
         // The runaway guard: far past any limit under test.
         if (sent >= Math.min(limit, 64 * MIB)) {
           if (limit === Number.POSITIVE_INFINITY)
@@ -45,20 +51,27 @@ function upstream() {
           else controller.close();
           return;
         }
-        sent += CHUNK;
-        seen.pulled += CHUNK;
-        controller.enqueue(new Uint8Array(CHUNK).fill(0x25));
+        const size = Math.min(CHUNK, limit - sent);
+        sent += size;
+        seen.pulled += size;
+        controller.enqueue(new Uint8Array(size).fill(0x25 + (sent % 7)));
       },
       cancel() {
         seen.cancelled++;
       },
-    });
+    };
+    return new ReadableStream<Uint8Array>(source as unknown as UnderlyingSource<Uint8Array>);
   };
   const handler: ApiRequestHandler = (request) => {
     const headers = { "content-type": "text/plain" };
     if (request.path === "/endless")
       return new Response(stream(Number.POSITIVE_INFINITY), { headers });
     if (request.path === "/blob") return new Response(stream(MIB), { headers });
+    const size = /^\/bytes\/(\d+)$/.exec(request.path)?.[1];
+    if (size !== undefined)
+      return new Response(stream(size === "0" ? Number.POSITIVE_INFINITY : Number(size), "bytes"), {
+        headers: { "content-type": "application/octet-stream" },
+      });
     return Response.json({ fine: true });
   };
   return { handler, seen };
@@ -143,6 +156,42 @@ describeExecutors((Executor) => {
         await close();
       }
     });
+  });
+
+  it("reads a byte stream (a fetched body's kind) a window at a time, and cuts it at the limit", async () => {
+    const { run, seen, close } = await serve({ maxResponseBytes: 3 * MIB });
+    try {
+      const result = await run(`async () => {
+  const body = await codemode.request({ method: "GET", path: "/bytes/${3 * MIB - 5}" });
+  let sum = 0;
+  for (let i = 0; i < body.length; i += 4099) sum = (sum * 31 + body[i]) >>> 0;
+  let endless;
+  try {
+    await codemode.request({ method: "GET", path: "/bytes/0" });
+  } catch (e) {
+    endless = e.name;
+  }
+  return { length: body.length, sum, endless };
+}`);
+      expect(result.isError, text(result)).toBeFalsy();
+      // The same checksum over the bytes the stand-in sent: whole and in order.
+      const sent = new Uint8Array(3 * MIB - 5);
+      for (let at = 0; at < sent.length; at += CHUNK) {
+        const size = Math.min(CHUNK, sent.length - at);
+        sent.fill(0x25 + ((at + size) % 7), at, at + size);
+      }
+      let sum = 0;
+      for (let i = 0; i < sent.length; i += 4099) sum = (sum * 31 + sent[i]!) >>> 0;
+      expect(JSON.parse(text(result))).toEqual({
+        length: 3 * MIB - 5,
+        sum,
+        endless: "LimitError",
+      });
+      expect(seen.cancelled).toBe(1);
+      expect(seen.pulled).toBeLessThanOrEqual(6 * MIB + 4 * CHUNK);
+    } finally {
+      await close();
+    }
   });
 
   describe("a run's answers together past maxResponseBytesPerRun", () => {

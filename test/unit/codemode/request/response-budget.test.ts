@@ -10,6 +10,7 @@ import { apiRequester } from "../../../../src/codemode/api-requester";
 import { toApiResult } from "../../../../src/codemode/request/api-response";
 import {
   chunkReader,
+  FIRST_WINDOW,
   MAX_RESPONSE_BYTES,
   READ_WINDOW,
   MAX_RESPONSE_BYTES_PER_RUN,
@@ -75,6 +76,27 @@ describe("chunkReader", () => {
     expect(((await next()).value as Uint8Array).byteLength).toBe(1);
     room = 10 * READ_WINDOW;
     expect(((await next()).value as Uint8Array).byteLength).toBeLessThanOrEqual(READ_WINDOW);
+  });
+
+  it("grows its windows with the body: small first, then what was read so far", async () => {
+    const { stream } = byteStream(64 * KIB);
+    const { next } = chunkReader(stream as ReadableStream<Uint8Array>, () => 10 * READ_WINDOW);
+    const sizes: number[] = [];
+    for (let i = 0; i < 6; i++) sizes.push(((await next()).value as Uint8Array).byteLength);
+    expect(sizes[0]).toBeLessThanOrEqual(FIRST_WINDOW);
+    let total = 0;
+    for (const size of sizes) {
+      expect(size).toBeLessThanOrEqual(Math.min(READ_WINDOW, Math.max(total, FIRST_WINDOW)));
+      total += size;
+    }
+    // A declared length sizes the first window: the body and one byte, which tells its end.
+    const declared = byteStream(64 * KIB);
+    const hinted = chunkReader(
+      declared.stream as ReadableStream<Uint8Array>,
+      () => READ_WINDOW,
+      100,
+    );
+    expect(((await hinted.next()).value as Uint8Array).byteLength).toBeLessThanOrEqual(101);
   });
 
   it("keeps a copy of a window filled less than half, not the window", async () => {

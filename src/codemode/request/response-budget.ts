@@ -146,19 +146,19 @@ export function responseBudget(limits: Partial<ResponseLimits> = {}): ResponseBu
         await stream.cancel().catch(() => undefined);
         throw limitError(early, checked, read);
       }
+      // Chunks kept as they come and joined once at the end: a buffer of a declared length made
+      // up front would be memory no byte has been charged for (a run may start 1,000 requests).
+      let chunks: Uint8Array[] = [];
+      let size = 0;
       const { reader, next } = chunkReader(
         stream,
         // What is left of both limits and one byte past it (which tells a body past a limit):
-        // a window never makes memory the run's budget has no room for.
+        // a window is never larger than what the run's budget has room for.
         () => Math.min(checked.maxBytes - size, checked.maxBytesPerRun - read) + 1,
         declared,
       );
       const stop = () => void reader.cancel(signal?.reason).catch(() => undefined);
       signal?.addEventListener("abort", stop, { once: true });
-      // Chunks kept as they come and joined once at the end: a buffer of a declared length made
-      // up front would be memory no byte has been charged for (a run may start 1,000 requests).
-      let chunks: Uint8Array[] = [];
-      let size = 0;
       try {
         for (;;) {
           const { done, value } = await next();

@@ -83,7 +83,7 @@ export function apiRequestHandler(
     }
     // The server redacts the configured API_TOKEN itself; a forwarded caller token is known
     // only here, so it is redacted here before the response reaches the sandbox.
-    return forwarded ? redact(response, credential.value) : response;
+    return forwarded ? redact(response, credential.value, context) : response;
   };
 }
 
@@ -103,10 +103,21 @@ function untilAborted<T>(pending: Promise<T>, signal: AbortSignal): Promise<T> {
 /**
  * A response with a forwarded caller token removed from every channel (header names and values,
  * body bytes, decoded text, JSON before and after parsing), by the same code the server uses for
- * its configured secrets, returned as the plain answer the server then checks again.
+ * its configured secrets, returned as the plain answer the server then checks again. Its body is
+ * read within the run's limits (`context.responses`), as the server reads every other.
  */
-function redact(response: Response, headerValue: string): Promise<ApiResult> {
-  return toApiResult(response, credentialSecrets(headerValue));
+function redact(
+  response: Response,
+  headerValue: string,
+  context: ApiRequestContext,
+): Promise<ApiResult> {
+  return toApiResult(
+    response,
+    credentialSecrets(headerValue),
+    undefined,
+    context.responses,
+    context.signal,
+  );
 }
 
 /** A caller token too short to redact safely is not forwarded (the request is not sent). */

@@ -120,6 +120,8 @@ export function endpointsFor(
       secrets,
       approval: config.approvals,
       withholdResponseBodies: config.withheldOperations,
+      maxResponseBytes: config.responses.maxBytes,
+      maxResponseBytesPerRun: config.responses.maxBytesPerRun,
       // Single use across isolates: a replayed approval round finds its id claimed here.
       ...(config.approvals ? { approvalLedger: durableApprovalLedger(env.APPROVAL_LEDGER) } : {}),
       // The description note and limits: the text Node counts in o200k (api-tool-text.ts).

@@ -23,6 +23,7 @@ import {
 } from "./request/api-response";
 import { secretRedactor } from "./redaction/redaction";
 import { collectionBudget } from "./request/large-body-collection";
+import { responseBudget, type ResponseLimits } from "./request/response-budget";
 import { methodOverrideRefusal } from "./request/method-override";
 import { partialContentRefusal } from "./request/request-headers";
 import { withoutBody } from "./request/withheld-bodies";
@@ -44,6 +45,8 @@ export interface ApiRequesterOptions {
   needsApproval?: ApprovalCheck;
   /** Operation ids whose response bodies never reach the program (./request/withheld-bodies.ts). */
   withhold?: ReadonlySet<string>;
+  /** Bytes of response bodies read per body and per run (./request/response-budget.ts). */
+  responseLimits?: Partial<ResponseLimits>;
 }
 
 /**
@@ -55,6 +58,8 @@ export interface ApiRequesterOptions {
 export function apiRequester(options: ApiRequesterOptions) {
   // Forced collections around large bodies are bounded per run: the program chose the bodies.
   const collections = collectionBudget();
+  // So are the bytes of response bodies it reads: the program chose what it asked for.
+  const responses = responseBudget(options.responseLimits);
   // What the callback throws enters the sandbox as an exception: never with a secret in it.
   const redactor = secretRedactor(options.secrets);
   // What the program sends is searched too, charged to the run and in slices when large
@@ -67,7 +72,7 @@ export function apiRequester(options: ApiRequesterOptions) {
     (signal: AbortSignal) =>
     (response: unknown): ApiResult | Promise<ApiResult> =>
       response instanceof Response
-        ? toApiResult(response, options.secrets, collections)
+        ? toApiResult(response, options.secrets, collections, responses, signal)
         : plainAnswer(asResponseInit(response), redactor, answers, signal);
   // An operation known to reflect the request: its body is dropped unread, before redaction.
   const finishFor = (operation: CompactOperation | undefined, signal: AbortSignal) => {
@@ -102,7 +107,13 @@ export function apiRequester(options: ApiRequesterOptions) {
   ): ApiResult | Promise<ApiResult> => {
     let reply: ReturnType<ApiRequestHandler>;
     try {
-      reply = options.handler(request, { operation, pathParams, signal, mcp: options.mcp });
+      reply = options.handler(request, {
+        operation,
+        pathParams,
+        signal,
+        mcp: options.mcp,
+        responses,
+      });
     } catch (error) {
       return refuse(error);
     }

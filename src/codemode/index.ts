@@ -47,6 +47,8 @@ export {
   type ApprovalCheck,
 } from "./request/api-request";
 export type { ApiResult, ApiResponseInit } from "./request/api-response";
+// What a request callback that reads a `Response` itself reads it with (`context.responses`).
+export type { ResponseBudget } from "./request/response-budget";
 // A fetch for request callbacks whose network failures are a `NetworkError` naming the host.
 export { namingFetch, type NetworkTarget } from "./request/network-error";
 export type { ApiCallbackAnswer } from "./request/api-request";

@@ -32,6 +32,7 @@ import { isolateApprovalLedger, type ApprovalLedger } from "./approvals/approval
 import { outcomeToToolResult } from "./outcome-result";
 import { assertRedactableSecrets, secretRedactor, type Redactor } from "./redaction/redaction";
 import { withheldOperations } from "./request/withheld-bodies";
+import { responseLimits, type ResponseLimits } from "./request/response-budget";
 import { redactToolResult } from "./redaction/result-redaction";
 import { executeDescription, searchDescription } from "./openapi-tool-descriptions";
 import type { RunRecorder } from "./runs/run-record";
@@ -93,6 +94,17 @@ export interface OpenApiMcpServerOptions {
    */
   withholdResponseBodies?: readonly string[];
   /**
+   * Bytes of one API response body the host reads for `execute` (default 16 MiB, at most
+   * 32 MiB): past it the body is cancelled and the program gets a `LimitError` saying to ask
+   * for less, never part of the body.
+   */
+  maxResponseBytes?: number;
+  /**
+   * Bytes of API response bodies one `execute` run reads, all together (default 64 MiB, at
+   * most 1 GiB): past it the next body is cancelled the same way.
+   */
+  maxResponseBytesPerRun?: number;
+  /**
    * Saved skills in `execute` (docs/skills.md): programs save functions with `skills.save()` and
    * call them as `skills.<name>(input)`; the description says how and lists the caller's skills.
    * With this option the factory is asynchronous (it reads the caller's list from the store).
@@ -105,7 +117,7 @@ export interface OpenApiMcpServerOptions {
  * server per request over a spec parsed once.
  * @param options - spec, executor, request callback and policies
  * @throws CodeModeError `spec_invalid` when the spec does not load, `secret_too_short` for a
- *   secret shorter than 8 characters
+ *   secret shorter than 8 characters, `invalid_option` for a response limit out of range
  */
 export function openApiMcpServer(
   options: OpenApiMcpServerOptions & { skills: SkillsOptions },
@@ -169,6 +181,8 @@ interface Setup {
   trace: (tool: "search" | "execute", code: string) => RunTrace | undefined;
   /** Operation ids whose response bodies are withheld (checked against the spec). */
   withhold: ReadonlySet<string>;
+  /** Bytes of response bodies a run reads, per body and per run (checked at start). */
+  responseLimits: ResponseLimits;
 }
 
 /** Checks the options and builds what every server shares (bad config fails here, at start). */
@@ -214,6 +228,12 @@ function prepare(options: OpenApiMcpServerOptions): Setup {
       options.withholdResponseBodies,
       "openApiMcpServer: withholdResponseBodies",
     ),
+    responseLimits: responseLimits({
+      ...(options.maxResponseBytes === undefined ? {} : { maxBytes: options.maxResponseBytes }),
+      ...(options.maxResponseBytesPerRun === undefined
+        ? {}
+        : { maxBytesPerRun: options.maxResponseBytesPerRun }),
+    }),
   };
 }
 
@@ -345,6 +365,7 @@ function registerExecute(
           validate: options.validateRequests !== false,
           secrets: setup.secrets,
           withhold: setup.withhold,
+          responseLimits: setup.responseLimits,
           mcp: ctx as ServerContext,
           ...(approvals && needsApproval ? { approve: approvals.approve, needsApproval } : {}),
         });

@@ -203,6 +203,10 @@ const SCRIPTS = [
     alone: true,
     env: { HEAVY_BODIES_KIND: "random", HEAVY_BODIES_COUNT: "8" },
   },
+  // issue #40: a program asking three times for an answer that never ends: each is cut at
+  // maxResponseBytes (16 MiB) with a LimitError, the API sees each cancelled, the host grows < 3x
+  // one limit, another client waits <= 1 s. Measures the host's memory, so alone (~30 s).
+  { name: "huge-answer", alone: true },
   // issue #40: the same bodies sent (every codemode.request() is searched for the credential);
   // another client waits <= 1 s. Alone for the same reason.
   { name: "heavy-sends", alone: true },

@@ -293,6 +293,9 @@ const RULES: {
       "src/codemode/redaction/",
       // The skill limits' defaults (data only, imports nothing): SKILLS_MAX_* default to them.
       "src/codemode/skills/skill-limits",
+      // The response limits' defaults and ceilings: MAX_RESPONSE_BYTES(_PER_RUN) default to them
+      // (the file imports only src/errors.ts).
+      "src/codemode/request/response-budget",
       "src/executor/",
       "src/openapi/",
       "src/errors.ts",

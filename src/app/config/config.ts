@@ -57,6 +57,11 @@ export interface AppConfig {
   approvals: boolean;
   /** Operation ids whose response bodies never reach the program (`WITHHOLD_RESPONSE_BODIES`). */
   withheldOperations: string[];
+  /**
+   * Bytes of API response bodies `/mcp`'s execute reads: of one body (`MAX_RESPONSE_BYTES`) and
+   * of a run's bodies together (`MAX_RESPONSE_BYTES_PER_RUN`); src/codemode/request/response-budget.ts.
+   */
+  responses: { maxBytes: number; maxBytesPerRun: number };
   /** The sealing key for approvals (`REQUEST_STATE_KEY`), when set. */
   requestStateKey?: string;
   limits: Partial<ExecutorLimits>;
@@ -121,6 +126,10 @@ export function readConfig(
       upstream,
       approvals: values.APPROVALS,
       withheldOperations: values.WITHHOLD_RESPONSE_BODIES,
+      responses: {
+        maxBytes: values.MAX_RESPONSE_BYTES,
+        maxBytesPerRun: values.MAX_RESPONSE_BYTES_PER_RUN,
+      },
       ...(values.REQUEST_STATE_KEY ? { requestStateKey: values.REQUEST_STATE_KEY } : {}),
       limits,
       executor: values.EXECUTOR,

@@ -18,6 +18,12 @@ import { DEFAULT_EXECUTOR, parseExecutorSetting, type ExecutorKind } from "./exe
 import type { ExecutorLimits } from "../../executor/types";
 import { DEFAULT_RUN_SETTINGS } from "./run-settings";
 import { DEFAULT_SKILL_LIMITS } from "../../codemode/skills/skill-limits";
+import {
+  MAX_RESPONSE_BYTES,
+  MAX_RESPONSE_BYTES_CEILING,
+  MAX_RESPONSE_BYTES_PER_RUN,
+  MAX_RESPONSE_BYTES_PER_RUN_CEILING,
+} from "../../codemode/request/response-budget";
 import type { AppSettings, SettingName } from "./setting-names";
 import { onOff, readTable, text, type ConfigProblem, type Setting } from "./setting-rows";
 
@@ -179,6 +185,18 @@ export const SETTING_TABLE = {
       return ids;
     },
   } satisfies Setting<string[]>,
+  MAX_RESPONSE_BYTES: wholeNumber(
+    "MAX_RESPONSE_BYTES",
+    "bytes of one API response body /mcp's execute reads (past it: a LimitError, none of it)",
+    MAX_RESPONSE_BYTES,
+    MAX_RESPONSE_BYTES_CEILING,
+  ),
+  MAX_RESPONSE_BYTES_PER_RUN: wholeNumber(
+    "MAX_RESPONSE_BYTES_PER_RUN",
+    "bytes of API response bodies one /mcp execute run reads, all together",
+    MAX_RESPONSE_BYTES_PER_RUN,
+    MAX_RESPONSE_BYTES_PER_RUN_CEILING,
+  ),
   REQUEST_STATE_KEY: secret(
     "the key approvals are sealed with (needed across Cloudflare isolates)",
     { bytes: 32 },

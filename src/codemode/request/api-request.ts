@@ -13,6 +13,7 @@ import type { CompactOperation } from "../../openapi/types";
 import { canonicalPath, hasControlCharacter } from "../../openapi/canonical-path";
 import type { ApiRequest } from "../../openapi/validate-request";
 import type { ApiResponseInit } from "./api-response";
+import type { ResponseBudget } from "./response-budget";
 import { SandboxError } from "../../errors";
 import { headerRefusal } from "./request-headers";
 
@@ -28,6 +29,12 @@ export interface ApiRequestContext {
   signal: AbortSignal;
   /** The outer MCP tool call (elicitation, notifications, `http.authInfo`). */
   mcp: ServerContext;
+  /**
+   * The run's reading of response bodies (./response-budget.ts): a callback that reads a
+   * `Response` itself (to redact a secret only it knows, with `toApiResult`) passes it on, so
+   * that body counts against the run's limits like every other. Absent in contexts built by hand.
+   */
+  responses?: ResponseBudget;
 }
 
 /**

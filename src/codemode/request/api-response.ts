@@ -36,6 +36,7 @@ import {
   collectionBudget,
   type CollectionBudget,
 } from "./large-body-collection";
+import { responseBudget, type ResponseBudget } from "./response-budget";
 
 /** What sandbox code receives from `codemode.request()`. */
 export interface ApiResult {
@@ -86,11 +87,17 @@ export function asResponseInit(answer: unknown): ApiResponseInit {
  * @param secrets - strings that must never reach the sandbox
  * @param collections - the run's budget of forced collections around large bodies
  *   (./large-body-collection.ts; default: one of its own, bounded only by the host's gap)
+ * @param responses - the run's reading of response bodies, per body and per run
+ *   (./response-budget.ts; default: one of its own, with the default limits)
+ * @param signal - the run's: reading the body stops once it aborts
+ * @throws SandboxError `LimitError` for a body past a limit of `responses` (none of it returned)
  */
 export async function toApiResult(
   response: Response | ApiResponseInit,
   secrets: readonly string[],
   collections: CollectionBudget = collectionBudget(),
+  responses: ResponseBudget = responseBudget(),
+  signal?: AbortSignal,
 ): Promise<ApiResult> {
   if (!(response instanceof Response)) return plainApiResult(response, secrets);
   const redactor = secretRedactor(secrets);
@@ -99,7 +106,9 @@ export async function toApiResult(
     if (!DROPPED_HEADERS.has(key)) headers[redactor.text(key)] = redactor.text(value);
   });
   const type = response.headers.get("content-type") ?? "";
-  let raw = new Uint8Array(await response.arrayBuffer());
+  // Read within the run's limits, never whole whatever its size (issue #40): past a limit the
+  // body is cancelled and the program gets a LimitError, not part of it.
+  let raw = await responses.readBody(response, signal);
   const withheld = (reason: string) => ({
     status: response.status,
     ok: response.ok,

@@ -18,6 +18,7 @@ describe("readConfig", () => {
         upstream: { kind: "demo" },
         approvals: false,
         withheldOperations: [],
+        responses: { maxBytes: 16 * 1_048_576, maxBytesPerRun: 64 * 1_048_576 },
         limits: {},
         executor: "isolate-per-run",
         oauth: false,

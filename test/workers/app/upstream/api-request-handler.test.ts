@@ -10,6 +10,7 @@ import { apiRequestHandler } from "../../../../src/app/api-request-handler";
 import type { ApiTarget } from "../../../../src/app/config/config";
 import type { ApiRequest } from "../../../../src/codemode/request/api-request";
 import { cloudflare } from "../../codemode/cloudflare";
+import { responseBudget } from "../../../../src/codemode/request/response-budget";
 
 const TARGET: ApiTarget = {
   kind: "http",
@@ -93,5 +94,52 @@ describe("apiRequestHandler: the final URL check", () => {
       ),
     ).rejects.toThrow(/does not match the operation/);
     expect(reached).toEqual([]);
+  });
+});
+
+// Hostile (issue #40): with FORWARD_CALLER_TOKEN the handler reads the API's answer itself, to
+// redact the caller's token that only it knows; it read the body whole, whatever its size. Now
+// it reads within the run's limits (`context.responses`), like every other body. Before the fix:
+// the endless body ran into the stand-in's guard.
+describe("apiRequestHandler: a forwarded token's answer", () => {
+  it("is read within the run's limits: an endless body is cancelled with a LimitError", async () => {
+    const seen = { pulls: 0, cancelled: false };
+    const send = async () =>
+      new Response(
+        new ReadableStream<Uint8Array>({
+          pull(controller) {
+            if (++seen.pulls > 1_000) controller.error(new Error("runaway: read on and on"));
+            else controller.enqueue(new Uint8Array(16_384).fill(0x61));
+          },
+          cancel() {
+            seen.cancelled = true;
+          },
+        }),
+        { headers: { "content-type": "text/plain" } },
+      );
+    const handler = apiRequestHandler(
+      { ...TARGET, forwardCallerToken: true },
+      env.DEMO_STORE,
+      cloudflare,
+      send,
+    );
+    const zone = cloudflare.matchOperation("GET", "/zones/z1");
+    expect(zone.kind).toBe("found");
+    const error = await Promise.resolve(
+      handler(
+        { method: "GET", path: "/zones/z1" },
+        {
+          operation: zone.kind === "found" ? zone.operation : undefined,
+          pathParams: zone.kind === "found" ? zone.params : {},
+          signal: new AbortController().signal,
+          mcp: { http: { authInfo: { token: "caller-token-long-enough" } } } as never,
+          responses: responseBudget({ maxBytes: 256 * 1_024 }),
+        },
+      ),
+    ).catch((e: unknown) => e);
+    expect((error as Error).name).toBe("LimitError");
+    expect((error as Error).message).toMatch(/262144 bytes .* one response body/);
+    expect(seen.cancelled).toBe(true);
+    expect(seen.pulls).toBeLessThanOrEqual(18);
   });
 });

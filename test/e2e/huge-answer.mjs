@@ -4,7 +4,7 @@
 // src/codemode/request/response-budget.ts): each answer must be cut there with a LimitError
 // naming the limit, none of it handed over; the API must see each one cancelled (it stops
 // sending, a socket's buffers past the limit at most); the host runtime's workerd must grow less
-// than 3× one limit (the bodies are cut one after another and never redacted); another client's
+// than 4× one limit (the bodies are cut one after another and never redacted); another client's
 // trivial `search`, every 100 ms, waits at most 1 s; and the same run then reads a small answer.
 // Before the cap the host read every answer whole: this program would have held it until the
 // run's timeout with the API still sending (the stand-in stops at 512 MiB an answer).
@@ -31,7 +31,11 @@ const GUARD = 512 * MIB;
 // when the host cancels: what the API sent beyond it, at most.
 const SLACK = 16 * MIB;
 const MAX_WAIT_MS = 1_000;
-const MAX_GROWTH = 3;
+// In limits: the run reads 3 limits (48 MiB) in all; the issue's bound is 3× what was read
+// (+144 MiB). Holding one cut body at a time measured +31…+46 at load 6–18; 4 leaves room for a
+// loaded machine's late collection and still fails clearly a host that keeps every answer
+// (+378 MiB before the cap).
+const MAX_GROWTH = 4;
 const TOKEN = `huge-answer-${crypto.randomUUID()}`;
 
 /** Bytes the stand-in sent, one entry per endless answer, and whether each was cut short. */

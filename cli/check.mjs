@@ -34,7 +34,7 @@ export async function checkSpecFile(product, input, progress) {
   try {
     compact = product.compileSpec(loaded.doc, { label: input });
   } catch (error) {
-    return problems(String(/** @type {Error} */ (error)?.message ?? error));
+    return problems(product.terminalText(/** @type {Error} */ (error)?.message ?? error));
   }
   const text = JSON.stringify(compact);
   progress(`code-mode-mcp check: listing the tools …`);
@@ -46,14 +46,18 @@ export async function checkSpecFile(product, input, progress) {
     .map((/** @type {{ url?: unknown }} */ s) => s?.url)
     .filter((/** @type {unknown} */ u) => typeof u === "string");
   const absolute = servers.find((u) => /^https?:\/\//.test(u));
+  // The spec's own strings, each as one line with no terminal controls: a server URL holding a
+  // carriage return or an ESC sequence rewrote the "base URL" line, the one that says where the
+  // credential goes (cli/product/terminal-text.mjs).
+  const shown = (/** @type {unknown} */ value) => product.oneLineText(value);
   const lines = [
     `code-mode-mcp check: ${input}`,
-    `  spec:        "${doc.info?.title}" ${doc.info?.version} (${version})`,
+    `  spec:        "${shown(doc.info?.title)}" ${shown(doc.info?.version)} (${shown(version)})`,
     `  operations:  ${compact.operations.length}`,
     `  compiled:    ${text.length} bytes (what the Worker ships and search reads)`,
     `  tools/list:  ${listed.tokens} o200k tokens for ${listed.tools.join(" + ")} (about the same for any spec size)`,
-    `  base URL:    ${absolute ? `${absolute} (from servers; --base-url overrides)` : "none in servers: serve needs --base-url"}`,
-    ...loaded.notes.map((/** @type {string} */ n) => `  note:        ${n}`),
+    `  base URL:    ${absolute ? `${shown(absolute)} (from servers; --base-url overrides)` : "none in servers: serve needs --base-url"}`,
+    ...loaded.notes.map((/** @type {string} */ n) => `  note:        ${shown(n)}`),
     `  problems:    none`,
     "",
     `Serve it: npx code-mode-mcp serve --spec ${input}${absolute ? "" : " --base-url https://api.example.com"}`,

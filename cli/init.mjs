@@ -170,7 +170,9 @@ export async function init({
     "",
     ...(specDoc !== undefined
       ? [
-          `  execute sends requests to ${apiBase ?? "API_BASE_URL (set it in wrangler.jsonc)"}; the token goes in .dev.vars (API_TOKEN=…)`,
+          // The spec's server URL, as one line with no terminal controls: a carriage return or
+          // an ESC sequence in it rewrote this line, the one that says where the token goes.
+          `  execute sends requests to ${apiBase === undefined ? "API_BASE_URL (set it in wrangler.jsonc)" : product.oneLineText(apiBase)}; the token goes in .dev.vars (API_TOKEN=…)`,
         ]
       : []),
     ...(upstream !== undefined
@@ -208,7 +210,7 @@ async function loadSpec(spec, product, progress) {
   } catch (error) {
     return {
       ok: false,
-      message: `--spec: ${/** @type {Error} */ (error)?.message ?? error}\n  Fix: correct the spec, then run init again. Nothing was written.`,
+      message: `--spec: ${product.terminalText(/** @type {Error} */ (error)?.message ?? error)}\n  Fix: correct the spec, then run init again. Nothing was written.`,
     };
   }
   return { ok: true, doc: loaded.doc };

@@ -147,7 +147,8 @@ export async function planLaunch({
       try {
         compact = product.compileSpec(loaded.doc, { label: file });
       } catch (error) {
-        problem(String(/** @type {Error} */ (error)?.message ?? error));
+        // The compiler's message may quote the spec: shown on the terminal.
+        problem(product.terminalText(/** @type {Error} */ (error)?.message ?? error));
       }
       notes = loaded.notes;
       // In ASCII: the host keeps this text for its life, and one character past Latin-1 would

@@ -26,6 +26,7 @@ import { createFront } from "./front/front.mjs";
 import { probe } from "./health/health-probe.mjs";
 import { waitListening, waitReady } from "./health/readiness.mjs";
 import { watch } from "./health/watchdog.mjs";
+import { sameSocketFile } from "./health/socket-identity.mjs";
 import { HOST_STUCK_MS, STARTING, createHostPair } from "./host-pair.mjs";
 import { residentBytes } from "./runners/grown-idle-runner.mjs";
 import { RUNNER_STUCK_MS, createRunnerPool } from "./runners/runner-pool.mjs";
@@ -189,6 +190,8 @@ export async function supervise({
       clock,
       stopping: () => stopping,
       probe: (watched, timeoutMs) => probe(/** @type {Runtime} */ (watched).socket, timeoutMs),
+      // The probes' kept connections reach it whatever became of its file (socket-identity.mjs).
+      sameSocket: sameSocketFile(() => runtime.socket),
     });
 
   /**

@@ -22,5 +22,6 @@ export { COMPACT_SPECS } from "../../src/app/generated/specs";
 export { compileSpec } from "../../src/openapi/compile-spec";
 export { findSpecProblems, specVersionOf } from "../../src/openapi/check-spec";
 export { loadSpecFile } from "./load-spec-file.mjs";
+export { oneLineText, terminalText } from "./terminal-text.mjs";
 export { measureToolsList } from "./tools-list-tokens.mjs";
 export { runStdioBridge } from "./stdio-bridge.mjs";

@@ -5,6 +5,7 @@
 import SwaggerParser from "@apidevtools/swagger-parser";
 import { readFile } from "node:fs/promises";
 import { relative } from "node:path";
+import { oneLineText, terminalText } from "./terminal-text.mjs";
 
 const MAX_LINES = 12;
 
@@ -22,6 +23,18 @@ const MAX_LINES = 12;
  * @returns {Promise<LoadedSpecFile>}
  */
 export async function loadSpecFile(file, findProblems) {
+  const loaded = await loadChecked(file, findProblems);
+  // The message quotes the spec (its keys as JSON pointers, its values): shown on a terminal.
+  return loaded.ok ? loaded : { ok: false, message: terminalText(loaded.message) };
+}
+
+/**
+ * {@link loadSpecFile} before its message is made safe for a terminal.
+ * @param {string} file
+ * @param {(doc: unknown) => { pointer: string, message: string }[]} findProblems
+ * @returns {Promise<LoadedSpecFile>}
+ */
+async function loadChecked(file, findProblems) {
   // Named from the working folder (the repository root under npm; the user's folder for the
   // `code-mode-mcp` command, which bundles this file and so has no repository root).
   const inside = relative(process.cwd(), file);
@@ -42,9 +55,11 @@ export async function loadSpecFile(file, findProblems) {
     if (notOpenApi)
       return { ok: false, message: `${name}: not an OpenAPI document:\n  ${notOpenApi}` };
     const located = parsed
-      ? findProblems(parsed).map((p) => `  ${p.pointer}: ${p.message} (rule: $ref)`)
+      ? findProblems(parsed).map(
+          (p) => `  ${oneLineText(`${p.pointer}: ${p.message}`)} (rule: $ref)`,
+        )
       : findProblems(await readDocument(file)).map(
-          (p) => `  ${p.pointer}: ${p.message} (rule: structure)`,
+          (p) => `  ${oneLineText(`${p.pointer}: ${p.message}`)} (rule: structure)`,
         );
     const detail = located.length > 0 ? `\n${located.slice(0, MAX_LINES).join("\n")}` : "";
     return { ok: false, message: `${name}: cannot be loaded: ${firstLine(error)}${detail}` };
@@ -60,7 +75,8 @@ export async function loadSpecFile(file, findProblems) {
     const lines = detailLines(error);
     if (lines.length === 0) {
       lines.push(`${firstLine(error)}`);
-      for (const p of findProblems(doc)) lines.push(`${p.pointer}: ${p.message} (rule: structure)`);
+      for (const p of findProblems(doc))
+        lines.push(`${oneLineText(`${p.pointer}: ${p.message}`)} (rule: structure)`);
     }
     const shown = lines.slice(0, MAX_LINES).map((l) => `  ${l}`);
     if (lines.length > MAX_LINES) shown.push(`  … and ${lines.length - MAX_LINES} more`);
@@ -88,7 +104,8 @@ function detailLines(error) {
       : d.params?.allowedValues
         ? ` (${d.params.allowedValues.join(", ")})`
         : "";
-    const line = `${pointer}: ${d.message}${extra} (rule: ${d.keyword})`;
+    // One line each: a key of the spec (the pointer) may hold a line break of its own.
+    const line = `${oneLineText(`${pointer}: ${d.message}${extra}`)} (rule: ${d.keyword})`;
     if (!seen.has(line)) lines.push(line);
     seen.add(line);
   }
@@ -149,11 +166,11 @@ function notOpenApiProblem(doc) {
   const record = /** @type {Record<string, unknown>} */ (doc);
   if (record.openapi === undefined && record.swagger === undefined) {
     const keys = Object.keys(record).slice(0, 5).join(", ");
-    return `#: must have the property "openapi" (3.x) or "swagger" (2.0); it has ${keys || "no properties"} (rule: required)`;
+    return `#: must have the property "openapi" (3.x) or "swagger" (2.0); it has ${oneLineText(keys) || "no properties"} (rule: required)`;
   }
   const version = String(record.openapi ?? record.swagger);
   if (!/^(2\.0|3\.[01]\.\d+)$/.test(version))
-    return `#/${record.openapi === undefined ? "swagger" : "openapi"}: "${version}" is not a supported version: 2.0, 3.0.x or 3.1.x (rule: enum)`;
+    return `#/${record.openapi === undefined ? "swagger" : "openapi"}: "${oneLineText(version)}" is not a supported version: 2.0, 3.0.x or 3.1.x (rule: enum)`;
   return undefined;
 }
 

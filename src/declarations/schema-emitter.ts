@@ -235,6 +235,8 @@ export class SchemaEmitter {
     // An undescribed key holds what `additionalProperties` allows (anything, under patterns).
     const other = patterns.length > 0 || extra === undefined ? {} : extra;
     const schemaOf = (key: string) => (Object.hasOwn(props, key) ? props[key] : other);
+    // Each property's type, emitted once: the index signature below reuses them.
+    const typeTexts = new Map<string, string>();
     for (const key of keys) {
       const prop = schemaOf(key);
       const p = isSchema(prop) ? prop : {};
@@ -250,8 +252,10 @@ export class SchemaEmitter {
       const optional = required.has(key) ? "" : "?";
       // `readOnly`: owned by the server; TypeScript's `readonly` says the same to the reader.
       const modifier = p.readOnly === true ? "readonly " : "";
+      const type = this.typeOf(prop, inner);
+      typeTexts.set(key, type);
       lines.push(
-        `${comment}${wrapUnion(`${inner}${modifier}${propertyKey(key)}${optional}:`, this.typeOf(prop, inner), ";", inner, " ")}\n`,
+        `${comment}${wrapUnion(`${inner}${modifier}${propertyKey(key)}${optional}:`, type, ";", inner, " ")}\n`,
       );
     }
     let index: string | undefined;
@@ -270,9 +274,15 @@ export class SchemaEmitter {
       const types = [...(isSchema(extra) ? [extra] : []), ...patterns].map((x) =>
         this.typeOf(x, inner),
       );
-      const declared = keys.map((key) => this.typeOf(schemaOf(key), inner));
+      const declared = keys.map((key) => typeTexts.get(key) ?? "unknown");
       const optional = keys.some((key) => !required.has(key)) ? ["undefined"] : [];
-      index = union([...types, ...declared, ...optional]);
+      // A declared property of an object type (a type of many lines) makes the index `unknown`,
+      // which admits it too: written into the union, each level held its properties' types
+      // twice, so nested levels doubled the text (a 1,109-character skill schema nested 14 deep
+      // gave 2 MB of declarations and held the host 46 s; each level more, twice that).
+      index = declared.some((type) => type.includes("\n"))
+        ? "unknown"
+        : union([...types, ...declared, ...optional]);
     }
     if (lines.length === 0 && index === "unknown") return EMPTY_OBJECT;
     if (index !== undefined) lines.push(`${inner}[k: string]: ${index};\n`);

@@ -12,6 +12,7 @@
 import { parse, type Program } from "acorn";
 import { instrument } from "./instrument";
 import { applyInsertions } from "./position-map";
+import { braceDepthGuard, NestingError } from "./prepare-code";
 
 /** A function source ready for the prelude, or why it is not one. */
 export type PreludeFunction =
@@ -81,8 +82,11 @@ function parseMethod(source: string): Parsed {
 
 function tryParse(text: string): Program | string {
   try {
-    return parse(text, { ecmaVersion: "latest", sourceType: "module" });
+    // Nesting bounded as a program's is (prepare-code.ts): the host parses an imported skill's
+    // code, and reads its names again in every open scope (free-variables.ts).
+    return parse(text, { ecmaVersion: "latest", sourceType: "module", onToken: braceDepthGuard() });
   } catch (error) {
+    if (error instanceof NestingError) return error.message;
     return `The code does not parse: ${String((error as Error).message)}.`;
   }
 }

@@ -60,11 +60,14 @@ export const TIMER_SLACK_MS = 50;
  * @param {number} [options.everyMs] - default {@link PROBE_EVERY_MS}
  * @param {number} [options.since] - when the bound starts (default: now): a runner started on
  *   demand counts from when it was asked for, not from when it listens (runner-pool.mjs)
+ * @param {() => boolean} [options.sameSocket] - whether the runtime's socket file is still its
+ *   own (socket-identity.mjs), asked before each probe: the probes' kept connections reach the
+ *   runtime however its file has gone, so they cannot tell
  * @returns {Promise<void>}
  */
 export async function watch(
   runtime,
-  { stuckMs, probe, onStuck, stopping, clock, everyMs = PROBE_EVERY_MS, since },
+  { stuckMs, probe, onStuck, stopping, clock, everyMs = PROBE_EVERY_MS, since, sameSocket },
 ) {
   const watching = () => !stopping() && runtime.isRunning() && !runtime.killedBecause;
   // Its own record of the last answer (the runtime's may be older: a standby ready long ago).
@@ -72,6 +75,10 @@ export async function watch(
   while (watching()) {
     await clock.sleep(everyMs);
     if (!watching()) return;
+    if (sameSocket && !sameSocket())
+      return onStuck(
+        "its socket file was removed or replaced by another process (nothing new could reach it there)",
+      );
     const asked = clock.now();
     const timeoutMs = Math.max(answered + stuckMs - asked, PROBE_FLOOR_MS);
     const answer = await probe(runtime, timeoutMs);

@@ -360,7 +360,12 @@ export class RunnerLoader {
             if (!slot.cold || !asked(slot, failedAt)) slot.askedAt = failedAt;
             slot.cold = true;
           }
-          const harmless = failedAt - sent < RUNNER_REST_MS && hostCalls(host) === 0;
+          // Never begun is harmless however late its failure is read: a runner begins a run only
+          // once this host answered its `begin` (sandbox-runner.ts), so the program did not
+          // start. The time counts only for a run begun: the host's own thread, held past
+          // RUNNER_REST_MS by other work (a batch of large programs), made a slot's doorbell
+          // closing the connection at once read as a runner lost under the run.
+          const harmless = !begun || (failedAt - sent < RUNNER_REST_MS && hostCalls(host) === 0);
           // Never begun: the program did not run, so runners are tried until one takes it (within
           // RUNNER_RETRY_WINDOW_MS). Begun: one more runner only, so a program that crashes its
           // runner at once cannot crash them all.

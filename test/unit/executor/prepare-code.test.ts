@@ -1,6 +1,11 @@
 // prepareCode: the program forms it accepts, its errors, and loop/function instrumentation.
 import { describe, expect, it } from "vitest";
-import { prepareCode, type PreparedCode } from "../../../src/executor/prepare-code";
+import {
+  MAX_BRACE_DEPTH,
+  prepareCode,
+  type PreparedCode,
+} from "../../../src/executor/prepare-code";
+import { preludeFunction } from "../../../src/executor/prelude-function";
 import { uninstrumentedSites } from "../../helpers/executor/instrumentation-check";
 
 function ok(code: string): PreparedCode {
@@ -106,4 +111,48 @@ describe("instrumentation", () => {
       expect(uninstrumentedSites(p.module)).toEqual([]);
     },
   );
+});
+
+describe("nesting", () => {
+  // acorn reads every open block scope for each name it parses, so a 64 KiB program nested 2,000
+  // blocks deep held the host's thread ~380 ms to parse (13 ms flat). The parse now ends at the
+  // first brace past the limit, before the deep part is paid for.
+  const nested = (depth: number, tail = "") =>
+    `async () => { let a = 0; ${"{".repeat(depth)}a++;${"}".repeat(depth)} return a; }${tail}`;
+
+  it(`accepts ${MAX_BRACE_DEPTH} levels of braces`, () => {
+    // The function's own body is one of them.
+    expect(ok(nested(MAX_BRACE_DEPTH - 1)).form).toBe("function");
+  });
+
+  it("refuses one more, at the brace past the limit, without parsing the rest", () => {
+    // The syntax error after the deep part is never reached: the parse ended at the brace.
+    const prepared = prepareCode(`${nested(2_000, " )")}`);
+    expect(prepared).toMatchObject({ ok: false, name: "SyntaxError", line: 1 });
+    if (prepared.ok) return;
+    expect(prepared.message).toContain(`more than ${MAX_BRACE_DEPTH} levels deep`);
+    expect(prepared.column).toBe("async () => { let a = 0; ".length + MAX_BRACE_DEPTH);
+  });
+
+  it("counts template expressions and object literals too", () => {
+    const templates = `async () => ${"`${".repeat(MAX_BRACE_DEPTH + 1)}1${"}`".repeat(MAX_BRACE_DEPTH + 1)}`;
+    const objects = `async () => ${"({a:".repeat(MAX_BRACE_DEPTH + 1)}1${"})".repeat(MAX_BRACE_DEPTH + 1)}`;
+    for (const code of [templates, objects]) {
+      const prepared = prepareCode(code);
+      expect(prepared.ok ? "prepared" : prepared.message).toContain("levels deep");
+    }
+  });
+
+  it("refuses it in TypeScript as well, without a second parse of types stripped", () => {
+    const prepared = prepareCode(
+      `async (): Promise<number> => { ${"{".repeat(MAX_BRACE_DEPTH)}${"}".repeat(MAX_BRACE_DEPTH)} return 1 }`,
+    );
+    expect(prepared.ok ? "prepared" : prepared.message).toContain("levels deep");
+  });
+
+  it("refuses it in a skill's function (an import's code is parsed by the host too)", () => {
+    const fn = preludeFunction(nested(MAX_BRACE_DEPTH + 1));
+    expect(fn.ok ? "prepared" : fn.message).toContain("levels deep");
+    expect(preludeFunction(nested(MAX_BRACE_DEPTH - 1)).ok).toBe(true);
+  });
 });

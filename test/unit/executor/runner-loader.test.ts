@@ -429,6 +429,26 @@ describe("RunnerLoader", () => {
     expect(down.sent.length + b.sent.length).toBe(2);
   });
 
+  it("sends a run its runner never began to another however late the failure is read (a held host thread)", async () => {
+    // A slot with no runner (its doorbell closes the connection at once), read only after the
+    // host's thread was held past RUNNER_REST_MS by other work (a batch of 60 programs of 64 KiB
+    // in one POST: 17 of its runs failed so on a fresh local server). A runner begins a run only
+    // once the host answered its `begin` (sandbox-runner.ts), so the program did not start.
+    let now = 0;
+    const doorbell = runner(
+      "doorbell",
+      async () => {
+        now += 2 * RUNNER_REST_MS;
+        throw new Error("Network connection lost.");
+      },
+      false,
+    );
+    const b = runner("b");
+    const loader = new RunnerLoader([doorbell.api, b.api], () => now);
+    expect(await run(loader)).toBe("b");
+    expect([doorbell.sent.length, b.sent.length]).toEqual([1, 1]);
+  });
+
   it("never re-sends a run that reached the host (its calls may have had effects)", async () => {
     const down = runner("a", async () => {
       throw new Error("Network connection lost.");

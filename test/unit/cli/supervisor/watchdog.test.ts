@@ -19,6 +19,7 @@ const STUCK_MS = 10_000;
 function watched(
   answer: (clock: ReturnType<typeof fakeClock>, timeoutMs: number) => Promise<unknown>,
   sinceAgo?: number,
+  sameSocket?: () => boolean,
 ) {
   const clock = fakeClock();
   const runtime = fakeRuntime("runner 1");
@@ -31,6 +32,7 @@ function watched(
     stopping: () => stopping,
     onStuck: (reason: string) => reasons.push(reason),
     probe: (_runtime: unknown, timeoutMs: number) => answer(clock, timeoutMs) as any,
+    ...(sameSocket && { sameSocket }),
   });
   return { clock, runtime, reasons, done, stop: () => (stopping = true) };
 }
@@ -146,5 +148,32 @@ describe("the watchdog", () => {
     expect(reasons).toEqual([
       "its /health probe failed at once (connection refused or reset, or an error answer)",
     ]);
+  });
+
+  it("a socket file removed or replaced is stuck at once, though its kept connection answers", async () => {
+    // The probes' kept connection reached the host whatever became of its file: with the file
+    // removed, every new request of the front failed and the host was never replaced.
+    let probes = 0;
+    let ownFile = true;
+    const { clock, reasons, stop } = watched(
+      async () => {
+        probes++;
+        return { headers: {} };
+      },
+      undefined,
+      () => ownFile,
+    );
+    await clock.advance(PROBE_EVERY_MS * 4);
+    expect(reasons).toEqual([]);
+    const answered = probes;
+    expect(answered).toBeGreaterThan(0);
+    ownFile = false;
+    await clock.advance(PROBE_EVERY_MS + 1);
+    // Not awaited: a watchdog that went on probing would never end (it used to).
+    stop();
+    expect(reasons).toEqual([
+      "its socket file was removed or replaced by another process (nothing new could reach it there)",
+    ]);
+    expect(probes).toBe(answered);
   });
 });

@@ -51,12 +51,23 @@ export interface ToolDeclarations {
   text: string;
   tools: ToolDeclaration[];
   collisions: NameCollision[];
+  /**
+   * Tools not declared because {@link ToolDeclarationsOptions.maxChars} was reached: the first
+   * that would have passed it and every one after it, in order (empty when all fit).
+   */
+  omitted: string[];
 }
 
 /** Options of {@link toolDeclarations}. */
 export interface ToolDeclarationsOptions {
   /** Name of the object the methods live on (default `codemode`). */
   namespace?: string;
+  /**
+   * Most characters of `text`: tools are declared in order until the next would pass it, and
+   * the rest are left out (`omitted`). No tool after the first that does not fit is rendered,
+   * so the work is bounded too, by this plus one tool's declarations. Default: no bound.
+   */
+  maxChars?: number;
 }
 
 /**
@@ -73,23 +84,41 @@ export function toolDeclarations(
   const identifiers = new Map<string, string>();
   const collisions: NameCollision[] = [];
   const out: ToolDeclaration[] = [];
+  const omitted: string[] = [];
+  const maxChars = options.maxChars ?? Infinity;
+  // The text's fixed part, then each tool's types and signature (what the join below makes).
+  let chars = `declare const ${namespace}: {\n};\n`.length;
   for (const tool of tools) {
-    let identifier = toIdentifier(tool.name);
-    if (identifiers.has(identifier)) {
-      const base = identifier;
+    if (omitted.length > 0) {
+      omitted.push(tool.name);
+      continue;
+    }
+    const base = toIdentifier(tool.name);
+    let identifier = base;
+    if (identifiers.has(base)) {
       let n = 2;
       while (identifiers.has(`${base}_${n}`)) n++;
       identifier = `${base}_${n}`;
-      collisions.push({ tool: tool.name, identifier, conflictsWith: identifiers.get(base)! });
     }
+    const declared = declareSafely(tool, identifier, names, namespace);
+    chars += typesOf(declared, namespace).length + declared.signature.length;
+    if (chars > maxChars) {
+      omitted.push(tool.name);
+      continue;
+    }
+    if (identifier !== base)
+      collisions.push({ tool: tool.name, identifier, conflictsWith: identifiers.get(base)! });
     identifiers.set(identifier, tool.name);
-    out.push(declareSafely(tool, identifier, names, namespace));
+    out.push(declared);
   }
-  const types = out
-    .map((t) => t.text.slice(0, t.text.indexOf(`declare const ${namespace}`)))
-    .join("");
+  const types = out.map((t) => typesOf(t, namespace)).join("");
   const text = `${types}declare const ${namespace}: {\n${out.map((t) => t.signature).join("")}};\n`;
-  return { text, tools: out, collisions };
+  return { text, tools: out, collisions, omitted };
+}
+
+/** The types part of one tool's `text` (all before its `declare const`). */
+function typesOf(declared: ToolDeclaration, namespace: string): string {
+  return declared.text.slice(0, declared.text.indexOf(`declare const ${namespace}`));
 }
 
 /**

@@ -26,6 +26,15 @@ export interface SkillLimits {
   maxSavesPerRun: number;
 }
 
+/**
+ * Characters of `skills.declarations()`: skills are declared in listing order until the next
+ * would pass it; the rest are named only, in a closing comment. Every run may call it (a
+ * `search` too), and each skill's schema, within `maxSchemaChars`, can still declare as ~90 KB
+ * when nested deep (indentation grows with the square of the depth): 100 such skills made
+ * 9.2 MB and held the host's thread ~4.7 s per call. Honest skill sets stay far below it.
+ */
+export const MAX_DECLARATIONS_CHARS = 262_144;
+
 /** The defaults: generous for real skills, small enough that a listing stays cheap. */
 export const DEFAULT_SKILL_LIMITS: Readonly<SkillLimits> = Object.freeze({
   maxSkills: 100,

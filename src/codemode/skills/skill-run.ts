@@ -28,7 +28,7 @@ import { CodeModeError } from "../../errors";
 import { validationSchema } from "../upstream/tool-input-schema";
 import { checkSkillDraft } from "./skill-draft";
 import { toolDeclarations } from "../../declarations/tool-declarations";
-import type { SkillLimits } from "./skill-limits";
+import { MAX_DECLARATIONS_CHARS, type SkillLimits } from "./skill-limits";
 import { usableIn, type CallerSkills } from "./caller-skills";
 import { readRunSkills } from "./run-skills";
 import { calledSkillNames, skillPrelude } from "./skill-prelude";
@@ -281,7 +281,11 @@ export class SkillRun {
             ]
           : [],
       );
-      return toolDeclarations(tools, { namespace: "skills" }).text;
+      const { text, omitted } = toolDeclarations(tools, {
+        namespace: "skills",
+        maxChars: MAX_DECLARATIONS_CHARS,
+      });
+      return omitted.length === 0 ? text : `${text}${omittedNote(omitted)}`;
     })();
     return this.declared;
   };
@@ -366,6 +370,16 @@ export async function executeWithSkills(
     extensions: [...(request.extensions ?? []), ...added.extensions],
     ...(added.prelude === undefined ? {} : { prelude: added.prelude }),
   });
+}
+
+/**
+ * The closing comment of declarations cut at {@link MAX_DECLARATIONS_CHARS}: the skills left
+ * out, names only (as the tool description lists skills past its room), so a program still
+ * knows they exist and can call them. Names are identifiers (skill-name.ts): safe in a comment.
+ */
+function omittedNote(omitted: readonly string[]): string {
+  const room = String(MAX_DECLARATIONS_CHARS).replace(/\B(?=(\d{3})+$)/g, ",");
+  return `// ${omitted.length} more (names only; declaring them would pass ${room} characters): ${omitted.join(", ")}\n`;
 }
 
 /**

@@ -29,6 +29,7 @@ import type {
 } from "../executor/types";
 import { CodeModeError } from "../errors";
 import { resolveLimits } from "../executor/limits";
+import { codeTurns } from "./code-turns";
 import { refuseLongCode } from "./long-code";
 import { TOOL_LIMITS } from "./tool-limits";
 import { CodeCatalogs, type CallerTools } from "./code-catalogs";
@@ -137,6 +138,8 @@ export function codeMcpServer(
       isError: true,
       content: [{ type: "text", text: error.message }],
     });
+    // This POST's code budget and turns (a JSON-RPC batch's members share them: code-turns.ts).
+    const turns = codeTurns(options.executor, limits);
     const tool = server.registerTool(
       "code",
       {
@@ -151,6 +154,8 @@ export function codeMcpServer(
       async ({ code }, ctx) => {
         const tooLong = refuseLongCode(code, options.executor, limits);
         if (tooLong) return tooLong;
+        const overBatch = await turns.admit(code);
+        if (overBatch) return overBatch;
         if (tools !== undefined)
           return tools instanceof Error
             ? refused(tools)

@@ -17,6 +17,7 @@ import { McpServer, type CallToolResult, type ServerContext } from "@modelcontex
 import { CODE_INPUT } from "./code-input";
 import { SpecDeclarations } from "../declarations/spec-declarations";
 import { resolveLimits } from "../executor/limits";
+import { codeTurns, type CodeTurns } from "./code-turns";
 import { refuseLongCode } from "./long-code";
 import { TOOL_LIMITS } from "./tool-limits";
 import type { Executor, ExecutorLimits, HostFunction, HostNamespaces } from "../executor/types";
@@ -137,8 +138,10 @@ export function openApiMcpServer(
       { name: setup.serverName, version: options.version ?? "0.1.0" },
       { capabilities: { tools: {} } },
     );
-    registerSearch(server, setup);
-    registerExecute(server, setup, factoryCtx, executeText);
+    // This POST's code budget and turns (a JSON-RPC batch's members share them: code-turns.ts).
+    const turns = codeTurns(options.executor, setup.limits);
+    registerSearch(server, setup, turns);
+    registerExecute(server, setup, turns, factoryCtx, executeText);
     return server;
   };
   // Resolved now, so a bad read-only skill fails at start; no store and no read-only skills: off.
@@ -294,7 +297,7 @@ function searchSpecOnce(shippedSpec: () => string | Uint8Array): () => ShippedSp
 }
 
 /** The `search` tool: the program reads the spec (`codemode.spec()`), nothing is sent. */
-function registerSearch(server: McpServer, setup: Setup): void {
+function registerSearch(server: McpServer, setup: Setup, turns: CodeTurns): void {
   const { options, redactor, limits, declaration } = setup;
   server.registerTool(
     "search",
@@ -306,6 +309,8 @@ function registerSearch(server: McpServer, setup: Setup): void {
     async ({ code }, ctx) => {
       const tooLong = refuseLongCode(code, options.executor, limits);
       if (tooLong) return tooLong;
+      const overBatch = await turns.admit(code);
+      if (overBatch) return overBatch;
       const run = setup.trace("search", code);
       // `skills.declarations()`: the caller's skills as TypeScript, next to the spec's.
       const skills = options.skills && skillsFor(options.skills, ctx.http?.authInfo, "execute");
@@ -338,6 +343,7 @@ function registerSearch(server: McpServer, setup: Setup): void {
 function registerExecute(
   server: McpServer,
   setup: Setup,
+  turns: CodeTurns,
   factoryCtx: McpServerFactoryContext | undefined,
   executeText: string,
 ): void {
@@ -355,6 +361,8 @@ function registerExecute(
       async ({ code }, ctx): Promise<CallToolResult> => {
         const tooLong = refuseLongCode(code, options.executor, limits);
         if (tooLong) return tooLong;
+        const overBatch = await turns.admit(code);
+        if (overBatch) return overBatch;
         const approvals = needsApproval
           ? approvalFlow(server, ctx, factoryCtx, options.approvalLedger ?? isolateApprovalLedger)
           : undefined;

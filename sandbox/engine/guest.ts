@@ -15,7 +15,8 @@ import { POLYFILLS } from "./polyfills";
 import { blockCodeGeneration, blockNetwork, capProxyKeys, installTimers } from "./lockdown";
 import { installCharges } from "../native-charges";
 import { createConsoleCapture } from "../console-capture";
-import { decodeParts, decodeValue, encodeParts } from "../codec";
+import { encodeParts } from "../codec";
+import { decodeParts, decodeValue } from "../codec-decode";
 import {
   calledWhileLoading,
   overLimit,

@@ -10,6 +10,8 @@ const { apply } = Reflect;
 const { floor } = Math;
 // Not charged as the program's own constructions (native-charges.ts): see codec.ts.
 const Bytes = Uint8Array;
+// The engine's own: a program's `subarray` could hand `fromCharCode` any list of codes.
+const subarray = Uint8Array.prototype.subarray;
 
 const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 /** Each sextet's character code. */
@@ -49,7 +51,11 @@ export function toBase64(bytes: Uint8Array): string {
       codes[n++] = i + 1 < end ? (SEXTET_CODES[((b & 15) << 2) | (c >> 6)] ?? 0) : EQUALS;
       codes[n++] = i + 2 < end ? (SEXTET_CODES[c & 63] ?? 0) : EQUALS;
     }
-    out += apply(fromCharCode, undefined, n === codes.length ? codes : codes.subarray(0, n));
+    out += apply(
+      fromCharCode,
+      undefined,
+      n === codes.length ? codes : (apply(subarray, codes, [0, n]) as Uint8Array),
+    );
   }
   return out;
 }

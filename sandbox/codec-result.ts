@@ -403,7 +403,10 @@ function walkPlain(
   state: Walk,
 ): Kept {
   const names = keys(obj);
-  const keptNames: string[] | undefined = build ? [] : undefined;
+  // The whole walk keeps every key: the object is built as it goes. Else its keys and values
+  // are kept in lists, which become a Cut when not all of them were kept.
+  const plain: { [key: string]: Kept } | undefined = build && !state.exact ? {} : undefined;
+  const keptNames: string[] | undefined = build && state.exact ? [] : undefined;
   const values: Kept[] = [];
   let count = 0;
   let tagged = false;
@@ -418,6 +421,12 @@ function walkPlain(
     if (key === TAG) tagged = true;
     const keyBytes = textBytes(state, key);
     add(state, (count > 0 ? 1 : 0) + keyBytes + 1);
+    if (plain !== undefined) {
+      keep(state, keyBytes + 2);
+      put(state, plain, key, walk(item, depth, wireDepth + 1, true, state));
+      count++;
+      continue;
+    }
     const kept = keptNames !== undefined && count < state.keepItems && keeping(state);
     if (kept) keep(state, keyBytes + 2);
     const node = walk(item, depth, wireDepth + 1, kept, state);
@@ -430,14 +439,15 @@ function walkPlain(
   // Keys not walked (the count stopped) are taken as kept ones: their values are not known.
   const total = count + (names.length - i);
   if (tagged) add(state, 21);
-  if (keptNames === undefined) return null;
   let out: Kept;
-  if (keptNames.length === total) {
-    const plain: { [key: string]: Kept } = {};
+  if (plain !== undefined) out = plain;
+  else if (keptNames === undefined) return null;
+  else if (keptNames.length === total) {
+    const whole: { [key: string]: Kept } = {};
     for (let k = 0; k < keptNames.length; k++) {
-      put(state, plain, keptNames[k] as string, values[k] ?? null);
+      put(state, whole, keptNames[k] as string, values[k] ?? null);
     }
-    out = plain;
+    out = whole;
   } else {
     state.cut = true;
     out = cutNode({ kind: "object", names: keptNames, values, total });

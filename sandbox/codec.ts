@@ -12,6 +12,9 @@
  * object that itself has a `$cm` key. Decoding is tolerant: a malformed tag decodes to itself.
  * Runs on both sides: the host imports it directly, the sandbox bundle includes it.
  *
+ * This module is the encoder (the walk and its counting, the definitions that build the tree,
+ * the writer); the decoder is codec-decode.ts and base64 codec-base64.ts.
+ *
  * Host calls carry binary values of {@link BESIDE_MIN_BYTES} or more beside the text
  * ({@link encodeParts}): the tag holds the index `i` of an ArrayBuffer sent with it, which RPC
  * (and the engine runner) copies as bytes. As base64 inside the text, a 4 MiB body was a 5.6 MB
@@ -21,37 +24,23 @@
  */
 
 import { binarySpan, copySpan, spanBytes, type BinarySpan } from "./binary-span";
+import { toBase64 } from "./codec-base64";
+import { TAG, assignable, defineData, plainPrototypes, writeWire, type Wire } from "./codec-tree";
 
-/** A JSON value: what the wire tree is made of. */
-export type Wire = null | boolean | number | string | Wire[] | { [key: string]: Wire };
-
-const TAG = "$cm";
+export { TAG, type Wire } from "./codec-tree";
 
 // Captured when the module loads (in the sandbox: before any user code), so a program that
 // replaces JSON or Object methods cannot change how the harness encodes. Prototype methods of
 // the program's own values stay under its control; the host re-checks whatever arrives.
-const { stringify, parse } = JSON;
-const {
-  keys,
-  hasOwn,
-  getPrototypeOf,
-  is,
-  defineProperty,
-  getOwnPropertyNames,
-  getOwnPropertyDescriptor,
-} = Object;
+const { stringify } = JSON;
+const { keys, hasOwn, getPrototypeOf, is } = Object;
 const { isArray } = Array;
 const { isNaN, isFinite } = Number;
-const { fromCharCode } = String;
 const { apply } = Reflect;
 const { floor } = Math;
 const objectPrototype = Object.prototype;
-const arrayPrototype = Array.prototype;
 const mapForEach = Map.prototype.forEach;
 const setForEach = Set.prototype.forEach;
-// Captured before any program runs: the sandbox charges a program's own typed-array
-// constructions (native-charges.ts), not the codec's decoding of what the host sent.
-const Bytes = Uint8Array;
 // The engine's own accessor (absent in engines without resizable buffers: none are then).
 const bufferResizable = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "resizable")?.get;
 
@@ -123,18 +112,6 @@ function count(beside: Beside | undefined, units: number): void {
  */
 export function toWire(value: unknown): Wire {
   return encode(value, new Set<object>(), 0, undefined);
-}
-
-/**
- * Whether JSON would write a wire tree's arrays and objects as they are: no `toJSON` on their
- * prototypes (in the sandbox a program may define one, which JSON would call for every array).
- */
-function plainPrototypes(): boolean {
-  return (
-    getPrototypeOf(arrayPrototype) === objectPrototype &&
-    !hasOwn(arrayPrototype, "toJSON") &&
-    !hasOwn(objectPrototype, "toJSON")
-  );
 }
 
 function encode(
@@ -281,46 +258,6 @@ function define(
   defineData(target, key, value);
 }
 
-/** Defines a plain data property, as an assignment would make it, running none of the program's code. */
-function defineData(target: object, key: string | number, value: unknown): void {
-  // A descriptor without a prototype: `get` or `set` on Object.prototype (the program's) would
-  // be read as part of it.
-  defineProperty(target, key, {
-    __proto__: null,
-    value,
-    writable: true,
-    enumerable: true,
-    configurable: true,
-  } as PropertyDescriptor);
-}
-
-/**
- * Whether assigning to a fresh array or object runs nothing of the program's: Array.prototype
- * and Object.prototype hold only writable data properties (Object.prototype's `__proto__` aside)
- * and Array.prototype still inherits from Object.prototype. About 50 property looks.
- */
-function assignable(): boolean {
-  // Each prototype looked at by name, not by a for-of over a list: that would walk with
-  // Array.prototype[Symbol.iterator], which the program may have emptied.
-  return (
-    getPrototypeOf(arrayPrototype) === objectPrototype &&
-    onlyWritableData(arrayPrototype, false) &&
-    onlyWritableData(objectPrototype, true)
-  );
-}
-
-/** Whether every own property of `proto` is a writable data property (`__proto__` aside if asked). */
-function onlyWritableData(proto: object, skipProto: boolean): boolean {
-  const names = getOwnPropertyNames(proto);
-  for (let i = 0; i < names.length; i++) {
-    const name = names[i] as string;
-    if (skipProto && name === "__proto__") continue;
-    const d = getOwnPropertyDescriptor(proto, name);
-    if (!d || hasOwn(d, "get") || hasOwn(d, "set") || d.writable !== true) return false;
-  }
-  return true;
-}
-
 /**
  * A binary value's tag: beside the text when there is room for it ({@link encodeParts}) and it is
  * large enough, else its bytes as base64 inside.
@@ -368,113 +305,6 @@ function besideBuffer(span: BinarySpan, beside: Beside): ArrayBuffer {
     }
   }
   return copySpan(span);
-}
-
-/**
- * Turns a wire tree back into values. Unknown or malformed tags decode to themselves.
- * @param wire - a tree produced by {@link toWire} (possibly truncated)
- */
-export function fromWire(wire: Wire): unknown {
-  return decodeWire(wire, undefined);
-}
-
-/**
- * The buffers a wire tree's binary tags may take ({@link decodeParts}): each at most once, so two
- * values never share one (a tag naming one taken already, or none, decodes to itself).
- */
-interface BesideReader {
-  buffers: readonly ArrayBuffer[];
-  /**
-   * 1 where taken. A typed array: its elements are never looked up on a prototype, where a
-   * program could answer "taken" for every index of its own answers.
-   */
-  taken: Uint8Array;
-}
-
-function decodeWire(wire: Wire, beside: BesideReader | undefined): unknown {
-  if (wire === null || typeof wire !== "object") return wire;
-  if (isArray(wire)) return wire.map((item) => decodeWire(item, beside));
-  const tag = wire[TAG];
-  if (typeof tag !== "string") return decodePlain(wire, beside);
-  const v = wire["v"];
-  switch (tag) {
-    case "undefined":
-      return undefined;
-    case "bigint":
-      return typeof v === "string" && /^-?\d+$/.test(v) ? BigInt(v) : wire;
-    case "number":
-      return typeof v === "string" ? Number(v) : wire;
-    case "date":
-      return typeof v === "string" ? new Date(v) : wire;
-    case "bytes": {
-      if (typeof v === "string") return fromBase64(v);
-      const buffer = takeBeside(wire["i"], beside);
-      return buffer ? new Bytes(buffer) : wire;
-    }
-    case "arraybuffer":
-      return typeof v === "string" ? fromBase64(v).buffer : (takeBeside(wire["i"], beside) ?? wire);
-    case "map":
-      return isArray(v)
-        ? new Map(
-            v.map((e) =>
-              isArray(e)
-                ? [decodeWire(e[0] ?? null, beside), decodeWire(e[1] ?? null, beside)]
-                : [e, e],
-            ),
-          )
-        : wire;
-    case "set":
-      return isArray(v) ? new Set(v.map((item) => decodeWire(item, beside))) : wire;
-    case "error": {
-      const error = new Error(String(wire["message"] ?? ""));
-      error.name = String(wire["name"] ?? "Error");
-      return error;
-    }
-    case "object":
-      return v && typeof v === "object" && !isArray(v) ? decodePlain(v, beside) : wire;
-    case "circular":
-      return "[Circular]";
-    case "depth":
-      return "[Too deep]";
-    case "function":
-      return `[Function ${String(wire["name"] ?? "anonymous")}]`;
-    case "symbol":
-      return `Symbol(${String(wire["description"] ?? "")})`;
-    default:
-      return decodePlain(wire, beside);
-  }
-}
-
-/** The beside buffer a tag's `i` names, taken; undefined when there is none to take. */
-function takeBeside(
-  i: Wire | undefined,
-  beside: BesideReader | undefined,
-): ArrayBuffer | undefined {
-  if (!beside || typeof i !== "number" || !(i >= 0 && i < beside.buffers.length)) return undefined;
-  if (floor(i) !== i || beside.taken[i] === 1) return undefined;
-  beside.taken[i] = 1;
-  return beside.buffers[i];
-}
-
-function decodePlain(
-  wire: { [key: string]: Wire },
-  beside: BesideReader | undefined,
-): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const key of keys(wire)) {
-    const value = decodeWire(wire[key] ?? null, beside);
-    // Assignment keeps V8's fast properties (defineProperty on every key measured several times
-    // slower), but a "__proto__" key must stay a plain own property, not set the prototype.
-    if (key === "__proto__")
-      defineProperty(out, key, {
-        value,
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    else out[key] = value;
-  }
-  return out;
 }
 
 /**
@@ -543,36 +373,6 @@ export function encodeParts(
 }
 
 /**
- * The JSON text of a wire tree the encoder made, written without JSON's walk, which would call a
- * `toJSON` found on Array.prototype or Object.prototype. Only primitives go through JSON (it calls
- * no `toJSON` for them). Slower than JSON.stringify: used only while such a `toJSON` may exist.
- */
-function writeWire(wire: Wire): string {
-  if (wire === null || typeof wire !== "object") return stringify(wire);
-  let text = "";
-  if (isArray(wire)) {
-    for (let i = 0; i < wire.length; i++) text += (i === 0 ? "" : ",") + writeWire(wire[i] ?? null);
-    return `[${text}]`;
-  }
-  const names = keys(wire);
-  for (let i = 0; i < names.length; i++) {
-    const key = names[i] as string;
-    text += `${i === 0 ? "" : ","}${stringify(key)}:${writeWire(wire[key] ?? null)}`;
-  }
-  return `{${text}}`;
-}
-
-/**
- * Decodes wire JSON text with the buffers that came beside it ({@link encodeParts}). Each
- * decoded binary value owns its buffer: the caller hands over buffers nobody else holds.
- * @param text - wire JSON text
- * @param bytes - the buffers its tags index
- */
-export function decodeParts(text: string, bytes: readonly ArrayBuffer[]): unknown {
-  return decodeWire(parse(text) as Wire, { buffers: bytes, taken: new Bytes(bytes.length) });
-}
-
-/**
  * JSON text of `value` when JSON carries it exactly (see isPlainJson), else undefined: the text
  * {@link encodeValue} and the tagged encoder would produce for it, without the encoder's walk.
  * @param value - any value
@@ -613,96 +413,4 @@ function isPlainJson(value: unknown, depth: number): boolean {
     if (!isPlainJson((value as Record<string, unknown>)[key], depth + 1)) return false;
   }
   return true;
-}
-
-/**
- * Decodes wire JSON text produced by {@link encodeValue}.
- * @param text - wire JSON text
- */
-export function decodeValue(text: string): unknown {
-  // Without a tag anywhere, the wire tree is the value: JSON.parse already makes plain own
-  // properties (a "__proto__" key included), so the decoding walk would only copy it.
-  // The program's own `includes` (charged in the sandbox by the text's length; a 4 MiB binary
-  // answer still costs < 1 M operations: host-functions.test.ts). Not the module's captured one: with it the shared worker's
-  // engine ran a loop of host calls refused past maxHostCalls for 138 s instead of ~0.3 s
-  // (test/workers/executor/hostile/programs.test.ts, session 28; why is not yet understood).
-  if (!text.includes(`"${TAG}"`)) return parse(text) as unknown;
-  return decodeWire(parse(text) as Wire, undefined);
-}
-
-const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-/** Each sextet's character code. */
-const SEXTET_CODES = new Bytes(64);
-/** Each character code's sextet plus one (0: not base64, skipped as the decoder always did). */
-const SEXTET_OF = new Bytes(256);
-for (let i = 0; i < 64; i++) {
-  const code = B64.charCodeAt(i);
-  SEXTET_CODES[i] = code;
-  SEXTET_OF[code] = i + 1;
-}
-/** Input bytes per piece of base64 text made at once (a multiple of 3: no padding inside). */
-const PIECE_BYTES = 3 * 2_048;
-
-/**
- * Base64 of `bytes`, made in pieces of 8,192 characters, each one string from its character
- * codes. Why not a character at a time: appended to one string, the text of a 4 MiB body was a
- * rope of ~2.8 million pieces until flattened, +171 MiB of the host's heap and 320–485 ms of its
- * CPU per body handed over as an answer's JSON text; this way +15…+27 MiB (the text and its JSON)
- * and 45–64 ms (Node 22; bench/README.md, "Random-byte bodies in the real host"). `fromCharCode`
- * and `apply` are the ones captured when the module loaded.
- */
-function toBase64(bytes: Uint8Array): string {
-  const length = bytes.length;
-  const codes = new Bytes((PIECE_BYTES / 3) * 4);
-  let out = "";
-  for (let start = 0; start < length; start += PIECE_BYTES) {
-    const end = start + PIECE_BYTES < length ? start + PIECE_BYTES : length;
-    let n = 0;
-    for (let i = start; i < end; i += 3) {
-      const a = bytes[i] ?? 0;
-      const b = i + 1 < end ? (bytes[i + 1] ?? 0) : 0;
-      const c = i + 2 < end ? (bytes[i + 2] ?? 0) : 0;
-      codes[n++] = SEXTET_CODES[a >> 2] ?? 0;
-      codes[n++] = SEXTET_CODES[((a & 3) << 4) | (b >> 4)] ?? 0;
-      codes[n++] = i + 1 < end ? (SEXTET_CODES[((b & 15) << 2) | (c >> 6)] ?? 0) : EQUALS;
-      codes[n++] = i + 2 < end ? (SEXTET_CODES[c & 63] ?? 0) : EQUALS;
-    }
-    out += apply(fromCharCode, undefined, n === codes.length ? codes : codes.subarray(0, n));
-  }
-  return out;
-}
-const EQUALS = 61;
-
-/**
- * The bytes of base64 `text`; characters outside the alphabet (padding, line breaks) are
- * skipped. Read by character codes against a table, with no string method: in the sandbox a
- * program's searches and replacements are charged to its budget (native-charges.ts), and the
- * decoder's `replace` and four `indexOf`s per 4 characters charged ~13.6 operations a byte (57
- * million for a 4 MiB body), so a binary answer of more than ~1.4 MiB ended its run on the
- * default budget (20 million) however little the program did with it.
- */
-function fromBase64(text: string): Uint8Array {
-  const length = text.length;
-  let sextets = 0;
-  for (let i = 0; i < length; i++) {
-    const code = text.charCodeAt(i);
-    if (code < 256 && SEXTET_OF[code] !== 0) sextets++;
-  }
-  // 6 bits a sextet: a last 1 sextet makes no byte, 2 make 1, 3 make 2 (as the decoder always did).
-  const out = new Bytes(floor((sextets * 3) / 4));
-  let n = 0;
-  let bits = 0;
-  let held = 0;
-  for (let i = 0; i < length; i++) {
-    const code = text.charCodeAt(i);
-    const sextet = code < 256 ? (SEXTET_OF[code] ?? 0) : 0;
-    if (sextet === 0) continue;
-    bits = ((bits << 6) | (sextet - 1)) & 0xffff;
-    held += 6;
-    if (held >= 8) {
-      held -= 8;
-      out[n++] = (bits >> held) & 255;
-    }
-  }
-  return out;
 }

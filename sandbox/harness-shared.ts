@@ -10,9 +10,9 @@
  * replaces `Error` or `JSON.stringify` later (or the engine's charge wrappers, installed per
  * run) changes nothing here.
  */
-import { plainJsonText, toWire } from "./codec";
+import { encodeResult } from "./codec-result";
 import type { SandboxError, SandboxExtensionName } from "./protocol";
-import { capText, shrinkToFit, utf8Bytes, type Shrunk } from "./truncate";
+import { capText, type Shrunk } from "./truncate";
 
 /** Longest error name and message a harness sends (the host cuts again: it trusts nothing). */
 const MAX_ERROR_NAME = 100;
@@ -20,8 +20,12 @@ const MAX_ERROR_MESSAGE = 8_000;
 /** Tail of the stack kept: the frames are at the end, after the (possibly huge) message. */
 const MAX_STACK = 8_000;
 
-const { stringify } = JSON;
 const ErrorClass = Error;
+const { apply } = Reflect;
+const textSlice = String.prototype.slice;
+
+/** Most UTF-8 bytes of a thrown non-error's text in the message (shrunk as a result is). */
+const MAX_THROWN_TEXT = 1_000;
 
 /**
  * Why a host call made while the program's module loads is refused. Its top level runs before
@@ -114,16 +118,21 @@ export function toSandboxError(thrown: unknown): SandboxError {
     };
     const stack = readString(thrown, "stack");
     if (stack !== undefined)
-      out.stack = stack.length > MAX_STACK ? stack.slice(stack.length - MAX_STACK) : stack;
+      out.stack =
+        stack.length > MAX_STACK
+          ? (apply(textSlice, stack, [stack.length - MAX_STACK]) as string)
+          : stack;
     return out;
   }
+  // Encoded as a result is, within a bound: a thrown array of a million views is not written
+  // whole first (its text was 1.4 GB).
   let text: string;
   try {
-    text = stringify(toWire(thrown));
+    text = encodeResult(thrown, MAX_THROWN_TEXT).text;
   } catch {
     text = "(unreadable)";
   }
-  return { name: "Error", message: `Non-error thrown: ${capText(String(text), 1_000)}` };
+  return { name: "Error", message: `Non-error thrown: ${text}` };
 }
 
 /** One string field of an error, or undefined when its getter throws or gives a non-string. */
@@ -137,20 +146,14 @@ function readString(target: object, key: "name" | "message" | "stack"): string |
 }
 
 /**
- * The result as JSON text within `maxBytes`. A plain JSON value that surely fits (≤ 3 bytes per
- * UTF-16 unit) is serialized as it is, as `encodeValue` does for call arguments: the tagged
- * encoder and the truncation pass, which every fresh isolate would first have to compile, are
- * for everything else (a probe that skipped them saved about 0.3 ms of a trivial run, against
- * an A/A spread of 0.1 ms; in the shared worker's engine it skips a wire copy of the whole
- * result). A getter that answers differently the second time can only garble the program's own
- * result; the host re-checks its size.
+ * The result as JSON text within `maxBytes` (codec-result.ts): the work is bounded by the
+ * limit, never by how large the program's value would be as a tree, and none of the program's
+ * methods (a `toJSON` on Array.prototype, a replaced `slice`) is called. The host re-checks its
+ * size.
  * @param value - what the program returned
  * @param maxBytes - the run's result limit in UTF-8 bytes
  * @returns the text, whether it was shrunk, and the full size before shrinking
  */
 export function resultText(value: unknown, maxBytes: number): Shrunk {
-  const plain = plainJsonText(value);
-  if (plain !== undefined && plain.length * 3 <= maxBytes)
-    return { text: plain, truncated: false, originalBytes: utf8Bytes(plain) };
-  return shrinkToFit(toWire(value), maxBytes);
+  return encodeResult(value, maxBytes);
 }

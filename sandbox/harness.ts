@@ -14,7 +14,8 @@
  */
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { createConsoleCapture, type ConsoleCapture } from "./console-capture";
-import { decodeParts, decodeValue, encodeParts } from "./codec";
+import { encodeParts } from "./codec";
+import { decodeParts, decodeValue } from "./codec-decode";
 import {
   calledWhileLoading,
   overLimit,

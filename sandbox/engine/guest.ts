@@ -15,7 +15,8 @@ import { POLYFILLS } from "./polyfills";
 import { blockCodeGeneration, blockNetwork, capProxyKeys, installTimers } from "./lockdown";
 import { installCharges } from "../native-charges";
 import { createConsoleCapture } from "../console-capture";
-import { decodeParts, decodeValue, encodeParts } from "../codec";
+import { encodeParts, type Wire } from "../codec";
+import { decodeParts, decodeValue } from "../codec-decode";
 import {
   calledWhileLoading,
   overLimit,
@@ -26,7 +27,7 @@ import {
 } from "../harness-shared";
 import type { SandboxError, SandboxExtensionRequest, SandboxResponse } from "../protocol";
 import { configure, usage } from "../runtime.js";
-import { utf8Bytes } from "../truncate";
+import { utf8Bytes, writeTree } from "../truncate";
 
 /**
  * The runner's native host call: resolves to the reply's wire text, or to `[text, buffers]` when
@@ -63,7 +64,7 @@ delete g["__cm$charge"];
 const { defineProperty, freeze } = Object;
 const { apply } = Reflect;
 const { isArray } = Array;
-const { stringify, parse } = JSON;
+const { parse } = JSON;
 const reject = Promise.reject.bind(Promise);
 const ErrorClass = Error;
 const RangeErrorClass = RangeError;
@@ -130,7 +131,9 @@ export async function run(
         // The engine's async stacks end at the await: the call site's stack is taken now, so a
         // host failure the program does not catch is reported at the calling line.
         const site = new ErrorClass();
-        const logsJson = logs.length > 0 ? stringify(logs) : undefined;
+        // Not JSON's own walk: it would call a `toJSON` the program put on Array.prototype
+        // or Object.prototype, and send what that answers as the console lines.
+        const logsJson = logs.length > 0 ? writeTree(logs as unknown as Wire) : undefined;
         return (
           typeof parts === "string"
             ? hostCall(namespace, name, argsText, logsJson)
@@ -192,7 +195,9 @@ export async function run(
   response.resultBytes = resultBytes;
   if (result !== undefined) response.result = result;
   if (error !== undefined) response.error = error;
-  return stringify(response);
+  // Written as truncate.ts writes a result: a `toJSON` on Array.prototype made JSON send its
+  // answer in place of the logs (a malformed response), or run the engine out of memory.
+  return writeTree(response as unknown as Wire);
 }
 
 /**
@@ -231,7 +236,7 @@ function decodeReply(reply: string | [string, ArrayBuffer[]]): unknown {
  * what the runner reports when the engine interrupted the run.
  */
 export function finish(): string {
-  return stringify(finishResponse());
+  return writeTree(finishResponse() as unknown as Wire);
 }
 
 function finishResponse(): SandboxResponse {

@@ -42,6 +42,10 @@ export function outcomeToToolResult(outcome: ExecutionOutcome): CallToolResult {
 function renderResult(result: unknown): string {
   if (result === undefined) return "undefined (the code returned no value; `return` what you need)";
   if (typeof result === "string") return result;
+  // On the host, over what the host decoded from the sandbox's result text (at most
+  // maxResultBytes, checked before decoding: src/executor/sandbox-response.ts): a tree of the
+  // host's own values with the host's prototypes, none shared, so this walk is linear in that
+  // text and no program's method runs in it.
   return JSON.stringify(toWire(result));
 }
 

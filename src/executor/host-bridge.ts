@@ -13,7 +13,8 @@
  * never kept).
  */
 import { RpcTarget } from "cloudflare:workers";
-import { decodeParts, decodeValue, encodeParts } from "../../sandbox/codec";
+import { encodeParts } from "../../sandbox/codec";
+import { decodeParts, decodeValue } from "../../sandbox/codec-decode";
 import { LOG_LEVELS } from "../../sandbox/console-capture";
 import { createLogBudget, type LogBudget } from "../../sandbox/log-budget";
 import type { HostBridgeApi, HostReply, LogEntry } from "../../sandbox/protocol";

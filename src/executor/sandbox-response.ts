@@ -6,7 +6,7 @@
  * (wire-nesting.ts), error texts are cut to a bounded size, and console lines go through the
  * host bridge's budget like the piggybacked ones.
  */
-import { decodeValue } from "../../sandbox/codec";
+import { decodeValue } from "../../sandbox/codec-decode";
 import type { SandboxError, SandboxResponse } from "../../sandbox/protocol";
 import { capText, utf8Bytes } from "../../sandbox/truncate";
 import { userErrorPosition, type MappableCode } from "./error-position";

@@ -1,7 +1,8 @@
 // A program's binary values as the codec reads them: by the engine's own accessors, so a getter,
 // a Proxy or shared or detached memory cannot choose what crosses (sandbox/binary-span.ts).
 import { describe, expect, it } from "vitest";
-import { decodeParts, decodeValue, encodeParts, encodeValue } from "../../../sandbox/codec";
+import { encodeParts, encodeValue } from "../../../sandbox/codec";
+import { decodeParts, decodeValue } from "../../../sandbox/codec-decode";
 
 /** The value as the host decodes it from what the sandbox sends. */
 function crossed(value: unknown): unknown {

@@ -1,12 +1,7 @@
 // The sandbox wire codec: values across the host/sandbox boundary round-trip.
 import { describe, expect, it, vi } from "vitest";
-import {
-  BESIDE_MIN_BYTES,
-  decodeParts,
-  decodeValue,
-  encodeParts,
-  encodeValue,
-} from "../../../sandbox/codec";
+import { BESIDE_MIN_BYTES, encodeParts, encodeValue } from "../../../sandbox/codec";
+import { decodeParts, decodeValue } from "../../../sandbox/codec-decode";
 
 const roundTrip = (value: unknown) => decodeValue(encodeValue(value));
 

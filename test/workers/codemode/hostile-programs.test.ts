@@ -130,16 +130,18 @@ describeExecutors((Executor) => {
       await expectStillServing(tool);
     });
 
-    it("a result that defeats the sandbox's byte counting is refused with a clear error", async () => {
+    it("a result that tries to defeat the sandbox's byte counting comes back cut", async () => {
+      // The harness counts with the engine's own encoder and accessors (sandbox/truncate.ts):
+      // before, it counted this 9 KB result as 1 byte and the host refused it by its size.
       const answer = await call(
         tool,
         `TextEncoder.prototype.encode = function () { return { byteLength: 1 } };
       Object.defineProperty(Object.getPrototypeOf(Uint8Array.prototype), "byteLength", { get: () => 1 });
       return "R".repeat(3000) + "é".repeat(3000);`,
       );
-      expect(answer.isError).toBe(true);
+      expect(answer.isError).toBeFalsy();
       expect(answer.text).toMatch(
-        /^LIMIT: LimitError: The result is over the maxResultBytes limit of 4000 bytes/,
+        /^R+…\[\+\d+ chars\]\n\n\[The result was 9002 bytes and was truncated/,
       );
       expectBounded(answer);
       await expectStillServing(tool);

@@ -10,7 +10,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { engineRunRequest } from "../../../helpers/executor/engine-run-request";
 import { EngineRun } from "../../../../sandbox/engine/run";
 import { readHostBytes } from "../../../../sandbox/engine/values";
-import { decodeParts, encodeParts } from "../../../../sandbox/codec";
+import { encodeParts } from "../../../../sandbox/codec";
+import { decodeParts } from "../../../../sandbox/codec-decode";
 import type { HostReply } from "../../../../sandbox/protocol";
 
 let quickjs: QuickJSWASMModule;

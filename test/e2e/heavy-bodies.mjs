@@ -86,6 +86,10 @@ if (KIND !== "percent" && KIND !== "random")
 // HEAVY_BODIES_CREDENTIAL=none: the same program with no credential configured (no redaction),
 // the baseline of the host's own work (reading and handing over the bodies), run by hand.
 const CREDENTIAL = process.env.HEAVY_BODIES_CREDENTIAL !== "none";
+// HEAVY_BODIES_RSS_LINE=1: also print the host's growth at every sample (`ms:MiB` since the
+// program started), to see when in a body the peak comes (each forced collection shows as a
+// drop), run by hand.
+const RSS_LINE = process.env.HEAVY_BODIES_RSS_LINE === "1";
 const TOKEN = `heavy-bodies-${crypto.randomUUID()}`;
 const NAME = `heavy-bodies (${KIND}${CREDENTIAL ? "" : ", no credential"})`;
 
@@ -177,9 +181,14 @@ try {
       const host = activeWorkerd(output());
       const before = rssMiB(host);
       let peak = before;
+      const started = Date.now();
+      /** @type {string[]} */
+      const samples = [];
       const sampler = setInterval(() => {
         try {
-          peak = Math.max(peak, rssMiB(host));
+          const rss = rssMiB(host);
+          if (RSS_LINE) samples.push(`${Date.now() - started}:${(rss - before).toFixed(0)}`);
+          peak = Math.max(peak, rss);
         } catch {
           // replaced meanwhile: the checks below say so
         }
@@ -191,6 +200,7 @@ try {
         () => cpuMs(host),
       );
       clearInterval(sampler);
+      if (RSS_LINE) console.log(`e2e ${NAME}: host growth over time (ms:MiB) ${samples.join(" ")}`);
       await client.close().catch(() => {});
       const growth = peak - before;
       const limit = MAX_GROWTH * MIB;

@@ -84,6 +84,15 @@ export const REFUSED = "This sandbox runner serves only the local server that st
 
 /** Runs sandbox workers for the host runtime. See the module comment. */
 export class SandboxRunner extends WorkerEntrypoint<RunnerEnv> implements RunnerApi {
+  /**
+   * HTTP sent to the runner's RPC socket (no part of the cluster sends any: another process on
+   * the machine): refused, quietly. Without it workerd threw "Handler does not export a fetch()"
+   * and printed an uncaught exception into the server's output for every such request.
+   */
+  override fetch(_request: Request): Response {
+    return new Response(REFUSED, { status: 403, headers: { "content-type": "text/plain" } });
+  }
+
   /** Loads `code` and runs it (see {@link RunnerApi.load}). */
   async load(
     secret: string,

@@ -87,6 +87,16 @@ describe("SandboxRunner refuses callers without the cluster secret", () => {
     expect(seen.begun).toBe(0);
   });
 
+  it("refuses HTTP on its RPC socket with an answer, not an uncaught exception", async () => {
+    for (const secret of [SECRET, undefined]) {
+      const answer = await runner(secret).fetch(
+        new Request("http://runner/retire", { method: "POST" }),
+      );
+      expect(answer.status).toBe(403);
+      expect(await answer.text()).toBe(REFUSED);
+    }
+  });
+
   it("serves no one when it was started without a secret", async () => {
     const { seen, bridge } = host();
     await expect(runner(undefined).load("", CODE, {}, bridge)).rejects.toThrow(REFUSED);

@@ -8,6 +8,12 @@
  * with the server is the POST's: its members draw from one budget of characters, and each after
  * the first starts after a turn of the event loop, so other requests are served in between.
  *
+ * A server may also live longer than one POST: an `McpAgent` session builds it once and serves
+ * every later request with it. So the budget is the programs that arrive together (a batch's
+ * members reach the server in one task) and is given back a turn after the first of them
+ * arrived: without that, a session's 262,145th character of code, over any number of requests,
+ * was refused for the rest of the session.
+ *
  * Why characters and not a count of calls: the host's cost is linear in the code's length, so a
  * batch of many short programs costs little, while a count would have to be small enough for
  * 64 KiB programs. Why {@link BATCH_CODE_LIMITS} limits: one member at the limit always fits,
@@ -36,14 +42,19 @@ export class CodeTurns {
   #members = 0;
   /** Settles when the latest admitted member's turn has come. */
   #last: Promise<void> = Promise.resolve();
+  /** Programs are arriving together: the budget is given back when this turn ends. */
+  #together = false;
 
   /**
    * @param maxChars - the characters of code the POST may carry in all
    * @param turn - how a member waits for the next turn (tests count the calls)
+   * @param together - how long programs count as arriving together, from the first of them
+   *   (default one turn: a batch's members all arrive within it; tests end it by hand)
    */
   constructor(
     readonly maxChars: number,
     private readonly turn: () => Promise<void> = nextTurn,
+    private readonly together: () => Promise<void> = nextTurn,
   ) {}
 
   /**
@@ -53,6 +64,14 @@ export class CodeTurns {
    * @returns an `isError` result naming the limit, or undefined when the call may go on
    */
   async admit(code: string): Promise<CallToolResult | undefined> {
+    if (!this.#together) {
+      this.#together = true;
+      void this.together().then(() => {
+        this.#together = false;
+        this.#spent = 0;
+        this.#members = 0;
+      });
+    }
     if (this.#spent + code.length > this.maxChars) return this.refusal(code.length);
     this.#spent += code.length;
     this.#members++;

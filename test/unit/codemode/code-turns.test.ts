@@ -42,6 +42,17 @@ describe("CodeTurns", () => {
     expect(waiting).toHaveLength(0);
   });
 
+  it("gives the budget back once the programs that arrived together are admitted", async () => {
+    const { waiting, turn } = manualTurns();
+    const turns = new CodeTurns(25, () => Promise.resolve(), turn);
+    expect(await turns.admit("x".repeat(20))).toBeUndefined();
+    expect((await turns.admit("x".repeat(20)))?.isError).toBe(true);
+    waiting.shift()!();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    // A later request on the same server (an McpAgent session's): a budget of its own.
+    expect(await turns.admit("x".repeat(20))).toBeUndefined();
+  });
+
   it("refuses the members past the budget, naming it, and admits those that fit", async () => {
     const turns = new CodeTurns(25, () => Promise.resolve());
     const answers = await Promise.all([10, 10, 10, 5].map((n) => turns.admit("x".repeat(n))));
@@ -114,6 +125,28 @@ describe("one server's code tools share the budget", () => {
       expect(refused.filter(Boolean)).toHaveLength(2);
       if (tool === "execute") expect(asked).toHaveLength(BATCH_CODE_LIMITS);
     }
+  });
+
+  it("a server kept for a session runs any number of programs sent one after another", async () => {
+    const { executor, asked } = countingExecutor();
+    const server = await openApiMcpServer({
+      spec: loadSpec(oasExample("3.0/json/petstore.json")),
+      executor,
+      request: () => ({ status: 200, body: {} }),
+      limits: { maxCodeChars: 100 },
+    })();
+    const client = new Client({ name: "t", version: "1" });
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    await server.connect(b);
+    await client.connect(a);
+    const refused: boolean[] = [];
+    for (let n = 0; n < BATCH_CODE_LIMITS * 3; n++) {
+      const answer = await client.callTool({ name: "execute", arguments: { code: program(100) } });
+      refused.push((answer as { isError?: boolean }).isError === true);
+    }
+    await client.close();
+    expect(refused.filter(Boolean)).toHaveLength(0);
+    expect(asked).toHaveLength(BATCH_CODE_LIMITS * 3);
   });
 
   it("code runs BATCH_CODE_LIMITS programs at the cap and refuses the rest", async () => {

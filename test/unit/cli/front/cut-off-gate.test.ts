@@ -27,12 +27,12 @@ function client() {
 }
 
 /** Admits a request; `pass()` is its pass once it has one, undefined while it waits or if dropped. */
-function admit(gate: Gate, who = client()) {
+function admit(gate: Gate, who = client(), caller?: () => string) {
   const state: { pass?: Pass; dropped: boolean; settled: boolean } = {
     dropped: false,
     settled: false,
   };
-  const admitted = gate.admit(who.gone);
+  const admitted = gate.admit(who.gone, caller);
   if (admitted instanceof Promise)
     void admitted.then((p) => {
       state.settled = true;
@@ -143,5 +143,106 @@ describe("the front's cut-off gate (cut-off-gate.mjs)", () => {
     // concurrency is never held); from then on, CUT_OFF_MAX per hold.
     expect(reached).toBeLessThanOrEqual(100 + CUT_OFF_MAX * (stormMs / CUT_OFF_HOLD_MS + 1));
     expect(reached).toBeGreaterThan(0);
+  });
+
+  describe("by caller", () => {
+    /** Fills every place with cut-offs so that whatever comes next waits. */
+    const shut = (gate: Gate) => {
+      for (let i = 0; i < CUT_OFF_MAX; i++) admit(gate).state.pass?.cutOff();
+    };
+    const perPlace = CUT_OFF_HOLD_MS / CUT_OFF_MAX;
+
+    it("lets another caller's request in at the next free place, however many one caller keeps waiting", async () => {
+      const clock = fakeClock();
+      const gate = createCutOffGate({ clock });
+      shut(gate);
+      const storm = Array.from({ length: 600 }, () => admit(gate, client(), () => "process:1"));
+      await clock.advance(perPlace * 3);
+      const search = admit(gate, client(), () => "process:2");
+      expect(search.state.settled).toBe(false);
+      // Before: one queue in order of arrival, the search behind ~597 requests (18.7 s).
+      await clock.advance(Math.ceil(perPlace) + 1);
+      expect(search.state.pass).toBeDefined();
+      // The storm's own requests keep their order of arrival.
+      const letIn = storm.map((s) => (s.state.pass ? 1 : 0)).join("");
+      expect(letIn).toMatch(/^1{2,4}0+$/);
+    });
+
+    it("takes turns: two callers that keep requests waiting are let in one each, in turn", async () => {
+      const clock = fakeClock();
+      const gate = createCutOffGate({ clock });
+      shut(gate);
+      const order: string[] = [];
+      const wait = (name: string) => {
+        const admitted = gate.admit(client().gone, () => name);
+        if (admitted instanceof Promise) void admitted.then((p) => p && order.push(name));
+      };
+      for (let i = 0; i < 30; i++) wait("a");
+      for (let i = 0; i < 10; i++) wait("b");
+      await clock.advance(perPlace * 12 + 1);
+      expect(order.slice(0, 12)).toEqual([
+        "a",
+        "b",
+        "a",
+        "b",
+        "a",
+        "b",
+        "a",
+        "b",
+        "a",
+        "b",
+        "a",
+        "b",
+      ]);
+    });
+
+    it("asks a waiting request's caller again at each turn: a name learnt while waiting counts", async () => {
+      const clock = fakeClock();
+      const gate = createCutOffGate({ clock });
+      shut(gate);
+      // Every request starts unknown (the look-up of its process has not answered yet).
+      const names = new Map<number, string>();
+      const storm = Array.from({ length: 200 }, (_, i) =>
+        admit(gate, client(), () => names.get(i) ?? "unknown"),
+      );
+      let honest = "unknown";
+      const search = admit(gate, client(), () => honest);
+      await clock.advance(perPlace * 2 + 1);
+      for (let i = 0; i < 200; i++) names.set(i, "process:1");
+      honest = "process:2";
+      // Two callers never let in under their names: the older request first, then the search.
+      await clock.advance(perPlace * 2 + 1);
+      expect(search.state.pass).toBeDefined();
+      expect(storm.filter((s) => s.state.pass).length).toBeLessThanOrEqual(4);
+    });
+
+    it("puts a caller that had none waiting first in line when it comes back", async () => {
+      const clock = fakeClock();
+      const gate = createCutOffGate({ clock });
+      shut(gate);
+      for (let i = 0; i < 100; i++) admit(gate, client(), () => "storm");
+      await clock.advance(Math.ceil(perPlace) + 1);
+      // One request at a time, each sent once the last was let in: each goes next.
+      for (let round = 0; round < 5; round++) {
+        const one = admit(gate, client(), () => "honest");
+        await clock.advance(Math.ceil(perPlace) + 1);
+        expect(one.state.pass).toBeDefined();
+        one.state.pass?.done();
+      }
+    });
+
+    it("skips a caller's dropped requests and drops the caller once none of its requests waits", async () => {
+      const clock = fakeClock();
+      const gate = createCutOffGate({ clock });
+      shut(gate);
+      const gone = Array.from({ length: 50 }, () => admit(gate, client(), () => "gone"));
+      const stays = admit(gate, client(), () => "stays");
+      for (const g of gone) g.leave();
+      await settle();
+      expect(gate.waiting()).toBe(1);
+      await clock.advance(Math.ceil(perPlace) + 1);
+      expect(stays.state.pass).toBeDefined();
+      expect(gate.waiting()).toBe(0);
+    });
   });
 });

@@ -18,12 +18,21 @@
  * CUT_OFF_HOLD_MS, whatever their number, and honest requests are never held while no one cuts
  * requests off. Measured after (bench/README.md, "Cut-off storm").
  *
- * Waiting requests are let in by caller, not by arrival: each names its caller (its flow, e.g.
- * the local process at the other end of its connection: callers/peer-owners.mjs), and the
- * caller let in longest ago goes next, its oldest request first. One queue in order of arrival
- * let a client that keeps 600 requests waiting (each cut off once its answer began) hold
- * another client's `search` behind all of them: 18.8 s at 32 a second. By caller, that search
- * waits for one request of each other caller at most.
+ * A second bound, per caller: the host's one thread takes requests in order of arrival, so 600
+ * requests sent at once by one client (no cut-off needed) put another client's `search` behind
+ * all of them there (7.8 s). A caller may have at most {@link FRESH_MAX} requests at the host
+ * that have not begun to answer (their answer's head has not come) and were sent less than
+ * {@link FRESH_MS} ago; past that its requests wait here. The time limit keeps long requests
+ * (an `execute` whose JSON answer comes whole after its run) from holding a caller's share
+ * for their whole run: its next ones go on a second later, and the host was then given them
+ * at most FRESH_MAX a second.
+ *
+ * Waiting requests are let in by caller, not by arrival: each names its caller (e.g. the local
+ * process at the other end of its connection: callers/peer-owners.mjs), and the caller let in
+ * longest ago goes next, its oldest request first. One queue in order of arrival let a client
+ * that keeps 600 requests waiting (each cut off once its answer began) hold another client's
+ * `search` behind all of them: 18.8 s at 32 a second. By caller, that search waits for one
+ * request of each other caller at most.
  */
 import { systemClock } from "../clock.mjs";
 
@@ -38,12 +47,25 @@ export const CUT_OFF_HOLD_MS = 1_000;
  * paced to this (each such `execute` costs the host a few milliseconds and a runner a run).
  */
 export const CUT_OFF_MAX = 32;
+/**
+ * How many requests of one caller may be at the host not yet answering (sent less than
+ * {@link FRESH_MS} ago) before its next ones wait: ~0.3–0.5 s of the host's thread at ~10–15 ms
+ * a request on a loaded 2-core machine, which is what another caller's request may find ahead
+ * of it there. Honest clients send far fewer at once (16 clients in one process: 16).
+ */
+export const FRESH_MAX = 32;
+/**
+ * How long a request sent to the host counts against its caller's {@link FRESH_MAX} when its
+ * answer has not begun: by then the host has begun it unless it is flooded.
+ */
+export const FRESH_MS = 1_000;
 
 /**
- * What a request that passed the gate reports once, when its exchange ends: `cutOff()` when its
- * client left before its answer ended (it holds a place: cut-off places are given back
- * CUT_OFF_MAX per CUT_OFF_HOLD_MS), else `done()`.
- * @typedef {{ cutOff: () => void, done: () => void }} Pass
+ * What a request that passed the gate reports: `began()` when its answer's head came (it no
+ * longer counts against its caller's share; may be left out), then once, when its exchange
+ * ends, `cutOff()` when its client left before its answer ended (it holds a place: cut-off
+ * places are given back CUT_OFF_MAX per CUT_OFF_HOLD_MS), else `done()`.
+ * @typedef {{ began: () => void, cutOff: () => void, done: () => void }} Pass
  */
 
 /**
@@ -52,7 +74,7 @@ export const CUT_OFF_MAX = 32;
  *   a {@link Pass} at once when no bound holds; else a promise of one once the request's turn
  *   came, or of undefined when its client left first (`gone(drop)` registers `drop` for that
  *   moment and returns what unregisters it). A request let in from the queue holds a place
- *   until its pass reports. `caller()` names who sent it, asked each time the gate chooses
+ *   until its answer began, its pass reported or FRESH_MS passed. `caller()` names who sent it, asked each time the gate chooses
  *   (a name may be learnt while the request waits); requests without one share one caller.
  * @property {() => number} held - places held now
  * @property {() => number} waiting - requests waiting now
@@ -60,13 +82,15 @@ export const CUT_OFF_MAX = 32;
 
 /**
  * Creates the gate.
- * @param {{ clock?: import("../clock.mjs").Clock, holdMs?: number, max?: number }} [options]
+ * @param {{ clock?: import("../clock.mjs").Clock, holdMs?: number, max?: number, freshMax?: number, freshMs?: number }} [options]
  * @returns {CutOffGate}
  */
 export function createCutOffGate({
   clock = systemClock,
   holdMs = CUT_OFF_HOLD_MS,
   max = CUT_OFF_MAX,
+  freshMax = FRESH_MAX,
+  freshMs = FRESH_MS,
 } = {}) {
   /**
    * Places held by requests cut off after they were sent: each adds one, and they are given
@@ -78,7 +102,7 @@ export function createCutOffGate({
   let debtAt = clock.now();
   /**
    * Waiting requests, in order of arrival; a dropped one is skipped (and removed at the next walk).
-   * @type {{ let: () => void, dropped: boolean, caller: () => string }[]}
+   * @type {{ let: (name: string) => void, dropped: boolean, caller: () => string }[]}
    */
   let queue = [];
   /**
@@ -90,7 +114,13 @@ export function createCutOffGate({
    */
   let lastLetIn = new Map();
   let letCount = 0;
-  /** Requests let in from the queue whose exchange has not ended: each holds a place. */
+  /**
+   * Each caller's requests at the host that count against {@link FRESH_MAX}; callers with none
+   * are not kept.
+   * @type {Map<string, number>}
+   */
+  const fresh = new Map();
+  /** Requests let in from the queue that still hold a place (see `pass`). */
   let letInFlight = 0;
   let timer = false;
   const perPlaceMs = holdMs / max;
@@ -101,45 +131,49 @@ export function createCutOffGate({
     debtAt = now;
   };
   const used = () => Math.ceil(debt - 1e-9) + letInFlight;
+  const hasRoom = (/** @type {string} */ name) => (fresh.get(name) ?? 0) < freshMax;
   /**
    * Takes the next request to let in out of the queue: the oldest of the caller let in longest
-   * ago (callers never let in before first, in order of their oldest request). One walk over the
-   * queue, which also drops the dropped entries and the callers no longer waiting.
+   * ago (callers never let in before first, in order of their oldest request), among callers
+   * with room for one more. One walk over the queue, which also drops the dropped entries and
+   * the callers no longer waiting.
    */
   const next = () => {
     /** @type {typeof queue} */
     const live = [];
-    /** @type {Map<string, number>} */
-    const waitingSince = new Map();
+    /** @type {Set<string>} */
+    const seen = new Set();
     let best = -1;
     let bestAt = Infinity;
+    /** @type {string} */
+    let bestName = "";
     for (const entry of queue) {
       if (entry.dropped) continue;
       const name = entry.caller();
-      if (!waitingSince.has(name)) {
-        waitingSince.set(name, live.length);
+      if (!seen.has(name)) {
+        seen.add(name);
         const at = lastLetIn.get(name) ?? -1;
-        if (at < bestAt) {
+        if (at < bestAt && hasRoom(name)) {
           bestAt = at;
           best = live.length;
+          bestName = name;
         }
       }
       live.push(entry);
     }
-    for (const name of lastLetIn.keys()) if (!waitingSince.has(name)) lastLetIn.delete(name);
+    for (const name of lastLetIn.keys()) if (!seen.has(name)) lastLetIn.delete(name);
     queue = live;
     if (best < 0) return undefined;
     const [chosen] = queue.splice(best, 1);
-    const name = /** @type {NonNullable<typeof chosen>} */ (chosen).caller();
-    lastLetIn.set(name, letCount++);
-    return chosen;
+    lastLetIn.set(bestName, letCount++);
+    return { entry: /** @type {NonNullable<typeof chosen>} */ (chosen), name: bestName };
   };
   /** Lets waiting requests in while places are free. */
   const letIn = () => {
     while (used() < max && queue.length > 0) {
-      const entry = next();
-      if (!entry) break;
-      entry.let();
+      const chosen = next();
+      if (!chosen) break;
+      chosen.entry.let(chosen.name);
     }
     if (queue.length === 0) lastLetIn = new Map();
   };
@@ -163,33 +197,59 @@ export function createCutOffGate({
     // kept every request out for 2 s (e2e cutoff-storm, the other client's search: 1,966 ms).
     debt = Math.min(max, debt + 1);
   };
-  /** A pass that reports once; `queued`: it holds a place until then. @returns {Pass} */
-  const pass = (/** @type {boolean} */ queued) => {
+  /**
+   * A pass that reports once. Until its answer began, its exchange ended or freshMs passed,
+   * whichever is first, it counts against its caller's share (`name`, as it was when let in)
+   * and, `queued` (let in from the queue), holds a place: so a storm waiting here goes in
+   * CUT_OFF_MAX at most at once, and requests the host has begun (or answers that come whole
+   * only at their run's end) do not keep others out.
+   * @returns {Pass}
+   */
+  const pass = (/** @type {boolean} */ queued, /** @type {string} */ name) => {
     let reported = false;
-    const report = (/** @type {boolean} */ cut) => {
-      if (reported) return;
-      reported = true;
+    let counted = true;
+    fresh.set(name, (fresh.get(name) ?? 0) + 1);
+    if (queued) letInFlight++;
+    const uncount = () => {
+      if (!counted) return;
+      counted = false;
+      const left = (fresh.get(name) ?? 1) - 1;
+      if (left > 0) fresh.set(name, left);
+      else fresh.delete(name);
       if (queued) letInFlight--;
-      if (cut) hold();
       expire();
       letIn();
       schedule();
     };
-    return { cutOff: () => report(true), done: () => report(false) };
+    void clock.sleep(freshMs).then(uncount);
+    const report = (/** @type {boolean} */ cut) => {
+      if (reported) return;
+      reported = true;
+      // The cut-off's place is taken before the request's own is given back: nothing slips in
+      // between.
+      if (cut) hold();
+      uncount();
+      expire();
+      letIn();
+      schedule();
+    };
+    return { began: uncount, cutOff: () => report(true), done: () => report(false) };
   };
 
   return {
     admit(gone, caller = anyone) {
       expire();
-      if (used() < max && queue.length === 0) return pass(false);
+      if (used() < max && queue.length === 0) {
+        const name = caller();
+        if (hasRoom(name)) return pass(false, name);
+      }
       return new Promise((resolve) => {
         const entry = {
           dropped: false,
           caller,
-          let: () => {
+          let: (/** @type {string} */ name) => {
             unregister();
-            letInFlight++;
-            resolve(pass(true));
+            resolve(pass(true, name));
           },
         };
         const unregister = gone(() => {
@@ -197,6 +257,9 @@ export function createCutOffGate({
           resolve(undefined);
         });
         queue.push(entry);
+        // Places may be free, for a caller that has room (the queue may hold only callers
+        // at their share).
+        letIn();
         schedule();
       });
     },

@@ -154,6 +154,8 @@ export class Exchange {
     const parser = new AnswerParser(
       {
         head: (answer) => {
+          // The host has begun it: it no longer counts against its caller's share.
+          this.#pass?.began();
           this.#letGoOfBody();
           relay = answer.contentType?.startsWith("text/event-stream")
             ? this.#relayStream(answer, connection)

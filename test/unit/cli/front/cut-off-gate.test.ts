@@ -7,12 +7,14 @@ import { describe, expect, it } from "vitest";
 import {
   CUT_OFF_HOLD_MS,
   CUT_OFF_MAX,
+  FRESH_MAX,
+  FRESH_MS,
   createCutOffGate,
 } from "../../../../cli/local-server/front/cut-off-gate.mjs";
 import { fakeClock, settle } from "../supervisor/fake-clock";
 
 type Gate = ReturnType<typeof createCutOffGate>;
-type Pass = { cutOff: () => void; done: () => void };
+type Pass = { began: () => void; cutOff: () => void; done: () => void };
 
 /** A waiting request's client: `leave()` is its connection closing. */
 function client() {
@@ -89,7 +91,7 @@ describe("the front's cut-off gate (cut-off-gate.mjs)", () => {
     expect(staying.state.pass).toBeDefined();
   });
 
-  it("counts a request let in from the queue until its exchange ends, so a storm is not let in all at once", async () => {
+  it("holds a place for a request let in from the queue until its exchange ends (or its answer began), so a storm is not let in all at once", async () => {
     const clock = fakeClock();
     const gate = createCutOffGate({ clock, max: 2 });
     admit(gate).state.pass?.cutOff();
@@ -106,7 +108,8 @@ describe("the front's cut-off gate (cut-off-gate.mjs)", () => {
 
   it("keeps the gate shut no longer than one hold after a burst of cut-offs that passed while it was open", async () => {
     const clock = fakeClock();
-    const gate = createCutOffGate({ clock });
+    // 100 at once: no caller's share (FRESH_MAX) in the way, only the cut-off bound.
+    const gate = createCutOffGate({ clock, freshMax: Infinity });
     // 100 requests let through at once (no cut-off yet), then all cut off.
     const burst = Array.from({ length: 100 }, () => admit(gate));
     for (const b of burst) b.state.pass?.cutOff();
@@ -243,6 +246,73 @@ describe("the front's cut-off gate (cut-off-gate.mjs)", () => {
       await clock.advance(Math.ceil(perPlace) + 1);
       expect(stays.state.pass).toBeDefined();
       expect(gate.waiting()).toBe(0);
+    });
+  });
+
+  describe("a caller's share of requests not yet answering", () => {
+    it("lets one caller's burst in FRESH_MAX at a time, and another caller's request in at once", async () => {
+      const clock = fakeClock();
+      const gate = createCutOffGate({ clock });
+      const burst = Array.from({ length: 600 }, () => admit(gate, client(), () => "process:1"));
+      await settle();
+      expect(burst.filter((b) => b.state.pass).length).toBe(FRESH_MAX);
+      // Before: all 600 went to the host at once, and a search sent next waited behind them
+      // on its thread (7.8 s).
+      const search = admit(gate, client(), () => "process:2");
+      await settle();
+      expect(search.state.pass).toBeDefined();
+      expect(gate.waiting()).toBe(600 - FRESH_MAX);
+    });
+
+    it("gives a request's share back when its answer begins, or FRESH_MS after it was sent", async () => {
+      const clock = fakeClock();
+      const gate = createCutOffGate({ clock });
+      const burst = Array.from({ length: 3 * FRESH_MAX }, () => admit(gate, client(), () => "a"));
+      await settle();
+      const passed = () => burst.filter((b) => b.state.pass).length;
+      expect(passed()).toBe(FRESH_MAX);
+      // Two answers begin (an event stream's head): two more go.
+      burst[0]!.state.pass!.began();
+      burst[1]!.state.pass!.began();
+      // A pass reports began at most once: a second call gives nothing back.
+      burst[1]!.state.pass!.began();
+      await settle();
+      expect(passed()).toBe(FRESH_MAX + 2);
+      // Long answers (a run's JSON comes whole at its end) hold the share FRESH_MS at most.
+      await clock.advance(FRESH_MS - 1);
+      expect(passed()).toBe(FRESH_MAX + 2);
+      await clock.advance(2);
+      expect(passed()).toBe(2 * FRESH_MAX + 2);
+    });
+
+    it("counts a request against the name its caller had when it was let in", async () => {
+      const clock = fakeClock();
+      const gate = createCutOffGate({ clock });
+      let name = "unknown";
+      const first = Array.from({ length: FRESH_MAX + 1 }, () => admit(gate, client(), () => name));
+      await settle();
+      expect(first.filter((b) => b.state.pass).length).toBe(FRESH_MAX);
+      // The look-up answered: the waiting one is now its process's, which has its own share.
+      name = "process:7";
+      const more = Array.from({ length: FRESH_MAX }, () => admit(gate, client(), () => name));
+      await settle();
+      expect([...first, ...more].filter((b) => b.state.pass).length).toBe(2 * FRESH_MAX);
+      // Those let in as "unknown" give their share back to "unknown".
+      for (const b of first) b.state.pass?.done();
+      name = "unknown";
+      const later = Array.from({ length: FRESH_MAX }, () => admit(gate, client(), () => name));
+      await settle();
+      expect(later.every((b) => b.state.pass)).toBe(true);
+    });
+
+    it("never lets a request in past the cut-off bound, whoever has room", async () => {
+      const clock = fakeClock();
+      const gate = createCutOffGate({ clock });
+      for (let i = 0; i < CUT_OFF_MAX; i++)
+        admit(gate, client(), () => `c${i}`).state.pass?.cutOff();
+      const waiting = admit(gate, client(), () => "fresh");
+      await settle();
+      expect(waiting.state.settled).toBe(false);
     });
   });
 });

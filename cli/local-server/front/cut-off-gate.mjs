@@ -75,7 +75,8 @@ export const FRESH_MS = 1_000;
  *   came, or of undefined when its client left first (`gone(drop)` registers `drop` for that
  *   moment and returns what unregisters it). A request let in from the queue holds a place
  *   until its answer began, its pass reported or FRESH_MS passed. `caller()` names who sent it, asked each time the gate chooses
- *   (a name may be learnt while the request waits); requests without one share one caller.
+ *   (a name may be learnt while the request waits); requests without one (or named "") share
+ *   one turn and count against no caller's share.
  * @property {() => number} held - places held now
  * @property {() => number} waiting - requests waiting now
  */
@@ -131,7 +132,10 @@ export function createCutOffGate({
     debtAt = now;
   };
   const used = () => Math.ceil(debt - 1e-9) + letInFlight;
-  const hasRoom = (/** @type {string} */ name) => (fresh.get(name) ?? 0) < freshMax;
+  // A request that names no caller counts against no share: where callers cannot be told
+  // apart (no /proc), one share for everyone would pace every client by one client's burst.
+  const hasRoom = (/** @type {string} */ name) =>
+    name === ANYONE || (fresh.get(name) ?? 0) < freshMax;
   /**
    * Takes the next request to let in out of the queue: the oldest of the caller let in longest
    * ago (callers never let in before first, in order of their oldest request), among callers
@@ -268,5 +272,6 @@ export function createCutOffGate({
   };
 }
 
-/** The caller of a request that names none: all such share one turn. */
-const anyone = () => "";
+/** The caller of a request that names none: all such share one turn, and no share. */
+const ANYONE = "";
+const anyone = () => ANYONE;

@@ -108,8 +108,7 @@ describe("the front's cut-off gate (cut-off-gate.mjs)", () => {
 
   it("keeps the gate shut no longer than one hold after a burst of cut-offs that passed while it was open", async () => {
     const clock = fakeClock();
-    // 100 at once: no caller's share (FRESH_MAX) in the way, only the cut-off bound.
-    const gate = createCutOffGate({ clock, freshMax: Infinity });
+    const gate = createCutOffGate({ clock });
     // 100 requests let through at once (no cut-off yet), then all cut off.
     const burst = Array.from({ length: 100 }, () => admit(gate));
     for (const b of burst) b.state.pass?.cutOff();
@@ -303,6 +302,12 @@ describe("the front's cut-off gate (cut-off-gate.mjs)", () => {
       const later = Array.from({ length: FRESH_MAX }, () => admit(gate, client(), () => name));
       await settle();
       expect(later.every((b) => b.state.pass)).toBe(true);
+    });
+
+    it("holds no share for requests that name no caller (where callers cannot be told apart)", async () => {
+      const gate = createCutOffGate({ clock: fakeClock() });
+      const burst = Array.from({ length: 600 }, () => admit(gate));
+      expect(burst.every((b) => b.sync)).toBe(true);
     });
 
     it("never lets a request in past the cut-off bound, whoever has room", async () => {

@@ -19,7 +19,8 @@
  *
  * `of()` is called on each request, so it only reads a WeakMap: a socket it does not know is
  * remembered and looked up later, with every other socket asked about meanwhile, in one look at
- * a time, at most one per {@link LOOK_GAP_MS}. A socket keeps the key found for its life (a
+ * a time, at most one per {@link LOOK_GAP_MS} (and fewer while looks are slow, {@link LOOK_REST}).
+ * A socket keeps the key found for its life (a
  * kept-alive connection is looked up once). Everything is bounded: sockets waiting for a look
  * ({@link WAITING_MAX}, more are asked again at their next request), sockets per look, lines read,
  * links read, processes remembered.
@@ -35,6 +36,13 @@ import { createSocketProcesses } from "./socket-process.mjs";
 export const UNKNOWN = "unknown";
 /** Least time between the starts of two looks: the sockets asked about meanwhile share one. */
 export const LOOK_GAP_MS = 200;
+/**
+ * A look rests at least this many times its own length before the next one starts: at most a
+ * fifth of the time goes to looks. A look under a storm reads a table of thousands of lines and a
+ * storm's thousand descriptors (25–45 ms of CPU, bench/README.md, "Callers' look"); a slow one
+ * (a scan of big processes, a busy event loop) spaces the next ones out.
+ */
+export const LOOK_REST = 4;
 /** Sockets waiting for a look at most. */
 export const WAITING_MAX = 4_096;
 /** Sockets one look resolves at most (the oldest waiting first). */
@@ -100,6 +108,7 @@ export function createPeerOwners({
   let blind = false;
   let looking = false;
   let lookAt = -Infinity;
+  let lookEnd = -Infinity;
 
   /** @param {import("node:net").Socket} socket @param {string} key */
   const settle = (socket, key) => {
@@ -183,18 +192,24 @@ export function createPeerOwners({
     }
   };
 
-  /** Starts the next look when one is due (one at a time, at most one per lookGapMs). */
+  /**
+   * Starts the next look when one is due: one at a time, at most one per lookGapMs, and each
+   * after a rest of LOOK_REST times the last one's length.
+   */
   const schedule = () => {
     if (looking || blind || waiting.size === 0) return;
     looking = true;
+    const length = Number.isFinite(lookAt) ? lookEnd - lookAt : 0;
+    const due = Math.max(lookAt + lookGapMs, lookEnd + LOOK_REST * length);
     void clock
-      .sleep(Math.max(0, lookAt + lookGapMs - clock.now()))
+      .sleep(Math.max(0, due - clock.now()))
       .then(() => {
         lookAt = clock.now();
         return look();
       })
       .catch(() => {}) // a look never throws; a stray error must not end the looks
       .finally(() => {
+        lookEnd = clock.now();
         looking = false;
         schedule();
       });

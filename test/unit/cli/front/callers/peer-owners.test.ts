@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import {
   createPeerOwners,
   LOOK_GAP_MS,
+  LOOK_REST,
   SOCKETS_PER_LOOK,
   UNKNOWN,
   WAITING_MAX,
@@ -142,7 +143,7 @@ describe("peer owners", () => {
     expect(sockets.every((s) => owners.of(as(s)) === "process:20")).toBe(true);
   });
 
-  it("runs one look at a time: a slow /proc delays the next, never doubles it", async () => {
+  it("runs one look at a time: a slow /proc delays the next, never doubles it, rests after it", async () => {
     const m = machine(
       [
         { port: 50001, inode: "1001" },
@@ -159,6 +160,11 @@ describe("peer owners", () => {
     expect(m.counts.tables).toBe(1);
     release();
     await m.clock.advance(0);
+    // The look took 5 gaps: the next one rests LOOK_REST times that first.
+    expect(m.counts.tables).toBe(1);
+    await m.clock.advance(LOOK_REST * 5 * LOOK_GAP_MS - 1);
+    expect(m.counts.tables).toBe(1);
+    await m.clock.advance(1);
     expect(m.counts.tables).toBe(2);
   });
 

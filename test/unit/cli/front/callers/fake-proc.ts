@@ -34,6 +34,7 @@ export function line(
   return `${String(sl).padStart(4)}: ${local} ${rem} ${st} 00000000:00000000 00:00000000 00000000 ${String(uid).padStart(5)}        0 ${inode} 1 0000000000000000 20 4 30 10 -1`;
 }
 
+/** The tables' first line, as the kernel writes it. */
 export const HEADER =
   "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode";
 

@@ -6,10 +6,10 @@
  *
  * - The processes that held earlier callers' sockets are read first (a client keeps calling):
  *   {@link OWNERS_MAX} of them, those that held one last kept.
- * - Then, at most once per {@link SCAN_GAP_MS}, every process: each one's descriptors are listed,
- *   and the links are read from the processes with FEWEST descriptors first. So a process holding
- *   50,000 descriptors cannot hide an honest client behind its own reading: an honest client holds
- *   a few dozen and is read before it.
+ * - Then, at most once per {@link SCAN_GAP_MS}, every process, those with FEWEST descriptors
+ *   first (counted by the kernel where it does, Linux 6.2 on, else by listing them). So a process
+ *   holding 50,000 descriptors cannot hide an honest client behind its own reading: an honest
+ *   client holds a few dozen and is read before it.
  * - At most {@link LINKS_PER_LOOK} links are read per look, and at most {@link LISTED_PER_LOOK}
  *   descriptors listed ({@link FDS_LISTED_MAX} of one process): when listing runs out, the next
  *   scan starts at the process where this one stopped, so many big processes delay the rest by a
@@ -127,7 +127,14 @@ export function createSocketProcesses({
     }
   };
 
-  /** Every process but `skip`, listed from the cursor on, fewest descriptors first. */
+  /**
+   * Every process but `skip`, fewest descriptors first, with its descriptors where listed
+   * already. Where the kernel counts a process's descriptors (Linux 6.2 on: the size of
+   * /proc/<pid>/fd) a process is listed only when its turn comes, so big processes never use up
+   * the listing before small ones; else every process is listed first, from the cursor on, while
+   * the listing budget lasts.
+   * @returns {Promise<{ pid: number, count: number, fds?: string[] }[]>}
+   */
   const everyProcess = async (/** @type {Look} */ look, /** @type {Set<number>} */ skip) => {
     let names;
     try {
@@ -143,21 +150,31 @@ export function createSocketProcesses({
       0,
       pids.findIndex((pid) => pid >= cursor),
     );
-    const ordered = [...pids.slice(from), ...pids.slice(0, from)];
+    const ordered = [...pids.slice(from), ...pids.slice(0, from)].filter((pid) => !skip.has(pid));
+    /** @type {{ pid: number, count: number, fds?: string[] }[]} */
+    const found = [];
+    /** @type {number[]} */
+    const uncounted = [];
+    for (let i = 0; i < ordered.length; i += LINKS_AT_ONCE) {
+      const part = ordered.slice(i, i + LINKS_AT_ONCE);
+      const counts = await proc.fdCounts(part.map((pid) => `/proc/${pid}/fd`));
+      part.forEach((pid, j) => {
+        const count = counts[j];
+        if (count) found.push({ pid, count });
+        else uncounted.push(pid); // an older kernel's 0, or not readable
+      });
+    }
     cursor = 0;
-    /** @type {{ pid: number, fds: string[] }[]} */
-    const listed = [];
-    for (const pid of ordered) {
-      if (skip.has(pid)) continue;
+    for (const pid of uncounted) {
       if (look.budget.listed <= 0) {
         cursor = pid;
         break;
       }
       const fds = await list(look, pid);
-      if (fds?.length) listed.push({ pid, fds });
+      if (fds?.length) found.push({ pid, count: fds.length, fds });
     }
     // Stable: among equals, the cursor's order.
-    return listed.toSorted((a, b) => a.fds.length - b.fds.length);
+    return found.toSorted((a, b) => a.count - b.count);
   };
 
   return {
@@ -191,7 +208,8 @@ export function createSocketProcesses({
       look.budget.listed += listedPerLook - listed;
       for (const { pid, fds } of await everyProcess(look, readAlready)) {
         if (done(look)) break;
-        await read(look, pid, fds);
+        const names = fds ?? (await list(look, pid));
+        if (names) await read(look, pid, names);
       }
       return { found: look.found, scanned: true };
     },

@@ -43,11 +43,16 @@ function fsError(code: string, path: string) {
   return Object.assign(new Error(`${code}: ${path}`), { code });
 }
 
-/** The fake /proc and its counters. `tcp === undefined`: /proc/net/tcp is missing. */
+/**
+ * The fake /proc and its counters. `tcp === undefined`: /proc/net/tcp is missing. `uncounted`:
+ * a kernel older than 6.2, whose /proc/<pid>/fd has no size (the descriptors must be listed to
+ * be counted).
+ */
 export function fakeProc(state: {
   tcp?: string;
   tcp6?: string;
   processes: Map<number, FakeProcess>;
+  uncounted?: boolean;
 }) {
   const counts = { tables: 0, scans: 0, listed: 0, links: 0, reads: new Map<number, number>() };
   /** Readers held until the test releases them (a slow /proc). */
@@ -81,6 +86,14 @@ export function fakeProc(state: {
         counts.links++;
         counts.reads.set(Number(pid), (counts.reads.get(Number(pid)) ?? 0) + 1);
         return process === undefined || typeof process === "string" ? "" : process.link(Number(fd));
+      });
+    },
+    async fdCounts(paths) {
+      return paths.map((path) => {
+        const process = state.processes.get(Number(/^\/proc\/(\d+)\/fd$/.exec(path)?.[1]));
+        return state.uncounted || process === undefined || typeof process === "string"
+          ? undefined
+          : process.fds;
       });
     },
   };

@@ -47,6 +47,7 @@ function machine(
     tcp: "",
     tcp6: HEADER,
     processes: new Map(Object.entries(processes).map(([pid, p]) => [Number(pid), p])),
+    uncounted: false,
   };
   const write = (list: typeof connections) => {
     const lines = [HEADER];
@@ -179,17 +180,45 @@ describe("peer owners", () => {
     expect(owners.waiting()).toBe(0);
   });
 
-  it("finds a small honest process beside one holding 50,000 descriptors", async () => {
-    const attacker: FakeProcess = { fds: 50_000, link: (fd: number) => `socket:[${900_000 + fd}]` };
-    // The attacker's pid comes first in /proc.
-    const m = machine([{ port: 50001, inode: "1001" }], { 10: attacker, 20: holding(["1001"]) });
+  it.each([
+    ["counts", false],
+    ["does not count", true],
+  ])(
+    "finds a small honest process beside one holding 50,000 descriptors (the kernel %s them)",
+    async (_, uncounted) => {
+      const attacker: FakeProcess = {
+        fds: 50_000,
+        link: (fd: number) => `socket:[${900_000 + fd}]`,
+      };
+      // The attacker's pid comes first in /proc.
+      const m = machine([{ port: 50001, inode: "1001" }], { 10: attacker, 20: holding(["1001"]) });
+      m.state.uncounted = uncounted;
+      const owners = createPeerOwners({ proc: m.proc, clock: m.clock, uid: OUR_UID });
+      const client = socket(50001);
+      owners.of(as(client));
+      await m.clock.advance(0);
+      expect(owners.of(as(client))).toBe("process:20");
+      expect(m.counts.reads.get(10) ?? 0).toBe(0);
+      expect(m.counts.listed).toBeLessThanOrEqual(20_010);
+    },
+  );
+
+  it("lists small processes first where the kernel counts descriptors (big ones never)", async () => {
+    const big = (): FakeProcess => ({ fds: 20_000, link: (fd: number) => `socket:[${800 + fd}]` });
+    const m = machine([{ port: 50001, inode: "1001" }], {
+      10: big(),
+      11: big(),
+      12: big(),
+      13: big(),
+      14: big(),
+      20: holding(["1001"]),
+    });
     const owners = createPeerOwners({ proc: m.proc, clock: m.clock, uid: OUR_UID });
     const client = socket(50001);
     owners.of(as(client));
     await m.clock.advance(0);
     expect(owners.of(as(client))).toBe("process:20");
-    expect(m.counts.reads.get(10) ?? 0).toBe(0);
-    expect(m.counts.listed).toBeLessThanOrEqual(20_010);
+    expect(m.counts.listed).toBe(4);
   });
 
   it("a remembered process with many descriptors leaves the scan its budget", async () => {
@@ -247,7 +276,9 @@ describe("peer owners", () => {
       11: big(),
       20: holding(["1001"]),
     });
-    // The scan may list 40 descriptors: processes 10 and 11 use them up.
+    // A kernel that does not count descriptors: the scan lists them, 40 at most, and processes
+    // 10 and 11 use that up.
+    m.state.uncounted = true;
     const owners = createPeerOwners({
       proc: m.proc,
       clock: m.clock,

@@ -76,6 +76,7 @@ const owners = createPeerOwners({
     readFile: (path) => (reads.tables++, systemProc.readFile(path)),
     readdir: (path, max) => (path === "/proc" && reads.scans++, systemProc.readdir(path, max)),
     readlinks: (paths) => ((reads.links += paths.length), systemProc.readlinks(paths)),
+    fdCounts: (paths) => systemProc.fdCounts(paths),
   },
 });
 const counted = () => {

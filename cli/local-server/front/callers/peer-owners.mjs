@@ -104,7 +104,7 @@ export function createPeerOwners({
   /** Sockets waiting for a look, the longest waiting first. @type {Map<import("node:net").Socket, Waiting>} */
   const waiting = new Map();
   const processes = createSocketProcesses({ proc, clock, ...limits });
-  /** /proc/net/tcp could not be read: no look is tried again. */
+  /** /proc/net/tcp could not be read (or a look failed): no look is tried again. */
   let blind = false;
   let looking = false;
   let lookAt = -Infinity;
@@ -207,7 +207,12 @@ export function createPeerOwners({
         lookAt = clock.now();
         return look();
       })
-      .catch(() => {}) // a look never throws; a stray error must not end the looks
+      // A look's reads never throw (unreadable files are skipped): an error here is a fault that
+      // would come back at every look, 5 a second for ever; keys degrade to `unknown` instead.
+      .catch(() => {
+        blind = true;
+        waiting.clear();
+      })
       .finally(() => {
         lookEnd = clock.now();
         looking = false;

@@ -356,6 +356,19 @@ describe("peer owners", () => {
     expect(owners.of(as(socket(40000, "10.1.2.3")))).toBe("address:10.1.2.3");
   });
 
+  it("stops looking after a look fails (a fault would come back at every look)", async () => {
+    const m = machine([{ port: 50001, inode: "1001" }], { 20: holding(["1001"]) });
+    const proc = { ...m.proc, readlinks: () => Promise.reject(new Error("a fault")) };
+    const owners = createPeerOwners({ proc, clock: m.clock, uid: OUR_UID });
+    owners.of(as(socket(50001)));
+    await m.clock.advance(0);
+    expect(m.counts.tables).toBe(1);
+    expect(owners.waiting()).toBe(0);
+    expect(owners.of(as(socket(50002)))).toBe(UNKNOWN);
+    await m.clock.advance(10 * SCAN_GAP_MS);
+    expect(m.counts.tables).toBe(1);
+  });
+
   it("bounds the sockets waiting, and those one look resolves", async () => {
     const count = WAITING_MAX + 10;
     const connections = Array.from({ length: count }, (_, i) => ({

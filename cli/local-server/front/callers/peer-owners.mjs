@@ -75,6 +75,10 @@ const MISSES_PER_SOCKET = 2;
  * @property {number} [waitingMax]
  * @property {number} [socketsPerLook]
  * @property {number} [tableLinesMax]
+ * @property {(socket: import("node:net").Socket, key: string) => void} [onKnown] - called once
+ *   when a socket that waited for a look gets its key (also `unknown`, when given up): a request
+ *   queued under `unknown` when it came (every new connection's first request is) may then move
+ *   to its own turn. A look never waits for it (what it throws is dropped).
  */
 
 /**
@@ -97,6 +101,7 @@ export function createPeerOwners({
   waitingMax = WAITING_MAX,
   socketsPerLook = SOCKETS_PER_LOOK,
   tableLinesMax = TABLE_LINES_MAX,
+  onKnown,
   ...limits
 } = {}) {
   /** @type {WeakMap<import("node:net").Socket, string>} */
@@ -114,6 +119,11 @@ export function createPeerOwners({
   const settle = (socket, key) => {
     keys.set(socket, key);
     waiting.delete(socket);
+    try {
+      onKnown?.(socket, key);
+    } catch {
+      // The listener's fault is not the look's: the other sockets still get their keys.
+    }
   };
   /** Waits at the end of the line again (others get their turn first). */
   const again = (/** @type {import("node:net").Socket} */ socket, /** @type {Waiting} */ entry) => {

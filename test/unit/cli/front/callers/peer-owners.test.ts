@@ -80,6 +80,37 @@ describe("peer owners", () => {
     expect(m.counts.tables).toBe(1);
   });
 
+  it("tells onKnown each key a look found, once per socket", async () => {
+    const m = machine(
+      [
+        { port: 50001, inode: "1001" },
+        { port: 50002, uid: 1005, inode: "1002" },
+      ],
+      { 20: holding(["1001"]) },
+    );
+    const known: [unknown, string][] = [];
+    const owners = createPeerOwners({
+      proc: m.proc,
+      clock: m.clock,
+      uid: OUR_UID,
+      onKnown: (s, key) => known.push([s, key]),
+    });
+    const a = socket(50001);
+    const b = socket(50002);
+    owners.of(as(a));
+    owners.of(as(b));
+    owners.of(as(socket(40000, "10.1.2.3"))); // keyed at once: nothing to tell
+    expect(known).toEqual([]);
+    await m.clock.advance(0);
+    expect(known).toEqual([
+      [b, "user:1005"],
+      [a, "process:20"],
+    ]);
+    owners.of(as(a));
+    await m.clock.advance(10 * LOOK_GAP_MS);
+    expect(known.length).toBe(2);
+  });
+
   it("keys a remote peer by its address, without reading /proc", async () => {
     const m = machine([], {});
     const owners = createPeerOwners({ proc: m.proc, clock: m.clock, uid: OUR_UID });

@@ -20,10 +20,16 @@
  * `of()` is called on each request, so it only reads a WeakMap: a socket it does not know is
  * remembered and looked up later, with every other socket asked about meanwhile, in one look at
  * a time, at most one per {@link LOOK_GAP_MS} (and fewer while looks are slow, {@link LOOK_REST}).
- * A socket keeps the key found for its life (a
- * kept-alive connection is looked up once). Everything is bounded: sockets waiting for a look
- * ({@link WAITING_MAX}, more are asked again at their next request), sockets per look, lines read,
- * links read, processes remembered.
+ * A socket keeps the key found for its life (a kept-alive connection is looked up once). So a new
+ * connection's first request is `unknown` when it arrives; `onKnown` says when its key is found,
+ * for a request still waiting to move to its own turn. Everything is bounded: sockets waiting for
+ * a look ({@link WAITING_MAX}, more are asked again at their next request), sockets per look,
+ * lines read, links read, processes remembered.
+ *
+ * Not a security boundary: a process of the same user can start many processes (one turn each)
+ * or pass its sockets to others (SCM_RIGHTS: the key is then the first holder found, fewest
+ * descriptors first). It keeps one process from starving the others; another user's clients
+ * (whose processes are not ours to read) share one turn per user, remote ones one per address.
  */
 import { endianness } from "node:os";
 import { systemClock } from "../../clock.mjs";

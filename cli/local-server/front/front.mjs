@@ -29,6 +29,7 @@ import { createBodyBudget, DEFAULT_BODY_BUDGET_BYTES } from "./body/budget.mjs";
 import { capConnections, DEFAULT_MAX_CONNECTIONS, tooManyConnections } from "./connection-cap.mjs";
 import { tooManyWaits, waitsLong } from "./long-wait.mjs";
 import { cutOffMessage, jsonRpcIds, replyFrontError, replyNotServing } from "./cut-off-reply.mjs";
+import { createPeerOwners } from "./callers/peer-owners.mjs";
 import { createCutOffGate } from "./cut-off-gate.mjs";
 import { Exchange } from "./exchange.mjs";
 import { pipeUpgrade } from "./upgrade-pipe.mjs";
@@ -118,6 +119,9 @@ export function upgradeAllowed(req) {
  *   answer has ended (`LOG_REQUESTS`)
  * @param {{ holdMs?: number, max?: number }} [options.cutOffGate] - the bound on requests cut
  *   off after they were sent (cut-off-gate.mjs; tests shorten it)
+ * @param {{ of: (socket: import("node:net").Socket) => string }} [options.callers] - who is at
+ *   the other end of a connection: the cut-off gate lets waiting requests in by turns of it
+ *   (default: the local process that holds it, callers/peer-owners.mjs)
  */
 export function createFront({
   target,
@@ -131,6 +135,7 @@ export function createFront({
   allowedHostnames = DEFAULT_ALLOWED_HOSTNAMES,
   logRequest,
   cutOffGate,
+  callers = createPeerOwners(),
 }) {
   /** @type {Set<InFlight>} */
   const inFlight = new Set();
@@ -240,11 +245,17 @@ export function createFront({
     // A request whose client has gone costs the host nothing: it is not sent.
     if (res.closed) return;
     // While requests cut off after they were sent hold every place, a request waits its turn
-    // here, and one whose client leaves meanwhile never reaches the host (cut-off-gate.mjs).
-    const admitted = gate.admit((drop) => {
-      res.once("close", drop);
-      return () => res.off("close", drop);
-    });
+    // here, and one whose client leaves meanwhile never reaches the host.
+    // By turns of caller: a client that keeps hundreds of requests waiting holds another's
+    // behind one of its own at most (cut-off-gate.mjs).
+    const socket = req.socket;
+    const admitted = gate.admit(
+      (drop) => {
+        res.once("close", drop);
+        return () => res.off("close", drop);
+      },
+      () => callers.of(socket),
+    );
     const pass = admitted instanceof Promise ? await admitted : admitted;
     if (!pass) return;
     const runtime = await target();

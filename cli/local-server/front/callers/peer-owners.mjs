@@ -13,9 +13,10 @@
  *   own, not `unknown`: new clients wait under `unknown` for their first look, and what hides must
  *   not share their turn.
  * - `address:<ip>`: a peer on another machine: its address is its identity (no /proc look).
- * - `unknown`: not known yet (the look is coming), the client's socket closed before the look,
- *   and always where /proc/net/tcp cannot be read (macOS, a locked-down /proc): there every
- *   local client shares one key, the first-come order of before.
+ * - `unknown`: not known yet (the look is coming), or the client's socket closed before the look.
+ * - {@link UNNAMED} (""): every local client where /proc/net/tcp cannot be read (macOS, a
+ *   locked-down /proc) or a look failed: no caller named, so the gate keeps the first-come order
+ *   of before and holds no caller's share (cut-off-gate.mjs).
  *
  * `of()` is called on each request, so it only reads a WeakMap: a socket it does not know is
  * remembered and looked up later, with every other socket asked about meanwhile, in one look at
@@ -38,8 +39,10 @@ import { clientLineKeys, findClientSockets, TABLE_LINES_MAX } from "./proc-net-t
 import { systemProc } from "./proc-files.mjs";
 import { createSocketProcesses } from "./socket-process.mjs";
 
-/** The key of a client not known (yet, or ever where /proc cannot tell). */
+/** The key of a client not known yet. */
 export const UNKNOWN = "unknown";
+/** The key of every local client where /proc cannot tell them apart: no caller named. */
+export const UNNAMED = "";
 /** Least time between the starts of two looks: the sockets asked about meanwhile share one. */
 export const LOOK_GAP_MS = 200;
 /**
@@ -252,7 +255,8 @@ export function createPeerOwners({
         keys.set(socket, key);
         return key;
       }
-      if (blind || socket.destroyed || waiting.size >= waitingMax) return UNKNOWN;
+      if (blind) return UNNAMED;
+      if (socket.destroyed || waiting.size >= waitingMax) return UNKNOWN;
       waiting.set(socket, {
         connection: {
           client: { address: client, port: remotePort },

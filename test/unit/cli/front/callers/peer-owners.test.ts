@@ -11,6 +11,7 @@ import {
   LOOK_REST,
   SOCKETS_PER_LOOK,
   UNKNOWN,
+  UNNAMED,
   WAITING_MAX,
 } from "../../../../../cli/local-server/front/callers/peer-owners.mjs";
 import {
@@ -372,14 +373,14 @@ describe("peer owners", () => {
     expect(m.counts.tables).toBe(2);
   });
 
-  it("without /proc/net/tcp, keys every local client unknown and never looks again", async () => {
+  it("without /proc/net/tcp, names no local client (UNNAMED) and never looks again", async () => {
     const m = machine([], {});
     m.state.tcp = undefined as unknown as string;
     const owners = createPeerOwners({ proc: m.proc, clock: m.clock, uid: OUR_UID });
     owners.of(as(socket(50001)));
     await m.clock.advance(0);
     expect(m.counts.tables).toBe(1);
-    for (let i = 0; i < 20; i++) expect(owners.of(as(socket(50002 + i)))).toBe(UNKNOWN);
+    for (let i = 0; i < 20; i++) expect(owners.of(as(socket(50002 + i)))).toBe(UNNAMED);
     await m.clock.advance(10 * SCAN_GAP_MS);
     expect(m.counts.tables).toBe(1);
     expect(owners.waiting()).toBe(0);
@@ -395,7 +396,7 @@ describe("peer owners", () => {
     await m.clock.advance(0);
     expect(m.counts.tables).toBe(1);
     expect(owners.waiting()).toBe(0);
-    expect(owners.of(as(socket(50002)))).toBe(UNKNOWN);
+    expect(owners.of(as(socket(50002)))).toBe(UNNAMED);
     await m.clock.advance(10 * SCAN_GAP_MS);
     expect(m.counts.tables).toBe(1);
   });

@@ -15,7 +15,7 @@
  * - `address:<ip>`: a peer on another machine: its address is its identity (no /proc look).
  * - `unknown`: not known yet (the look is coming), or the client's socket closed before the look.
  * - {@link UNNAMED} (""): every local client where /proc/net/tcp cannot be read (macOS, a
- *   locked-down /proc) or a look failed: no caller named, so the gate keeps the first-come order
+ *   locked-down /proc): no caller named, so the gate keeps the first-come order
  *   of before and holds no caller's share (cut-off-gate.mjs).
  *
  * `of()` is called on each request, so it only reads a WeakMap: a socket it does not know is
@@ -52,6 +52,10 @@ export const LOOK_GAP_MS = 200;
  * (a scan of big processes, a busy event loop) spaces the next ones out.
  */
 export const LOOK_REST = 4;
+/** How long the looks rest after one failed (a fault, not a missing table). */
+export const FAULT_REST_MS = 5_000;
+/** Errors that say this system has no such table: looking is given up for good. */
+const ABSENT = new Set(["ENOENT", "ENOTDIR", "EACCES", "EPERM"]);
 /** Sockets waiting for a look at most. */
 export const WAITING_MAX = 4_096;
 /** Sockets one look resolves at most (the oldest waiting first). */
@@ -118,11 +122,13 @@ export function createPeerOwners({
   /** Sockets waiting for a look, the longest waiting first. @type {Map<import("node:net").Socket, Waiting>} */
   const waiting = new Map();
   const processes = createSocketProcesses({ proc, clock, ...limits });
-  /** /proc/net/tcp could not be read (or a look failed): no look is tried again. */
+  /** /proc/net/tcp is absent here (no such table, or not ours to read): no look is tried again. */
   let blind = false;
   let looking = false;
   let lookAt = -Infinity;
   let lookEnd = -Infinity;
+  /** No look before this time: the last one failed. */
+  let restUntil = -Infinity;
 
   /** @param {import("node:net").Socket} socket @param {string} key */
   const settle = (socket, key) => {
@@ -139,11 +145,14 @@ export function createPeerOwners({
     waiting.delete(socket);
     waiting.set(socket, entry);
   };
+  /** A table's text, or undefined where this system has none (no /proc, no IPv6); any other
+   * failure (EMFILE while the front holds many connections) is a fault of this look only. */
   const table = async (/** @type {string} */ path) => {
     try {
       return await proc.readFile(path);
-    } catch {
-      return undefined;
+    } catch (error) {
+      if (ABSENT.has(/** @type {{ code?: string }} */ (error)?.code ?? "")) return undefined;
+      throw error;
     }
   };
 
@@ -219,18 +228,19 @@ export function createPeerOwners({
     if (looking || blind || waiting.size === 0) return;
     looking = true;
     const length = Number.isFinite(lookAt) ? lookEnd - lookAt : 0;
-    const due = Math.max(lookAt + lookGapMs, lookEnd + LOOK_REST * length);
+    const due = Math.max(lookAt + lookGapMs, lookEnd + LOOK_REST * length, restUntil);
     void clock
       .sleep(Math.max(0, due - clock.now()))
       .then(() => {
         lookAt = clock.now();
         return look();
       })
-      // A look's reads never throw (unreadable files are skipped): an error here is a fault that
-      // would come back at every look, 5 a second for ever; keys degrade to `unknown` instead.
+      // A fault (no descriptor left for the table, say) must not blind the front for good: an
+      // attacker holding connections at that moment would turn the turns off for the server's
+      // life. The sockets keep waiting, and the next look comes after a rest, so a fault that
+      // comes back costs one failed look per FAULT_REST_MS.
       .catch(() => {
-        blind = true;
-        waiting.clear();
+        restUntil = clock.now() + FAULT_REST_MS;
       })
       .finally(() => {
         lookEnd = clock.now();

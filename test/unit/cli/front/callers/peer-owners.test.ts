@@ -10,6 +10,7 @@ import {
   LOOK_GAP_MS,
   LOOK_REST,
   SOCKETS_PER_LOOK,
+  FAULT_REST_MS,
   UNKNOWN,
   UNNAMED,
   WAITING_MAX,
@@ -388,17 +389,47 @@ describe("peer owners", () => {
     expect(owners.of(as(socket(40000, "10.1.2.3")))).toBe("address:10.1.2.3");
   });
 
-  it("stops looking after a look fails (a fault would come back at every look)", async () => {
+  it("rests after a look fails and tries again: a fault never blinds the front for good", async () => {
     const m = machine([{ port: 50001, inode: "1001" }], { 20: holding(["1001"]) });
-    const proc = { ...m.proc, readlinks: () => Promise.reject(new Error("a fault")) };
+    let faults = 1;
+    const proc = {
+      ...m.proc,
+      readlinks: (paths: string[]) =>
+        faults-- > 0 ? Promise.reject(new Error("a fault")) : m.proc.readlinks(paths),
+    };
     const owners = createPeerOwners({ proc, clock: m.clock, uid: OUR_UID });
-    owners.of(as(socket(50001)));
+    const client = socket(50001);
+    owners.of(as(client));
     await m.clock.advance(0);
     expect(m.counts.tables).toBe(1);
-    expect(owners.waiting()).toBe(0);
-    expect(owners.of(as(socket(50002)))).toBe(UNNAMED);
-    await m.clock.advance(10 * SCAN_GAP_MS);
-    expect(m.counts.tables).toBe(1);
+    // Still waiting, not blind; no look during the rest.
+    expect(owners.waiting()).toBe(1);
+    expect(owners.of(as(client))).toBe(UNKNOWN);
+    await m.clock.advance(FAULT_REST_MS - 1);
+    expect(owners.of(as(client))).toBe(UNKNOWN);
+    await m.clock.advance(1);
+    expect(owners.of(as(client))).toBe("process:20");
+  });
+
+  it("takes a table that fails to open for another reason (EMFILE) as a fault, not as absent", async () => {
+    const m = machine([{ port: 50001, inode: "1001" }], { 20: holding(["1001"]) });
+    let faults = 1;
+    const proc = {
+      ...m.proc,
+      readFile: (path: string) =>
+        faults-- > 0
+          ? Promise.reject(
+              Object.assign(new Error("EMFILE: too many open files"), { code: "EMFILE" }),
+            )
+          : m.proc.readFile(path),
+    };
+    const owners = createPeerOwners({ proc, clock: m.clock, uid: OUR_UID });
+    const client = socket(50001);
+    owners.of(as(client));
+    await m.clock.advance(0);
+    expect(owners.of(as(client))).toBe(UNKNOWN);
+    await m.clock.advance(FAULT_REST_MS);
+    expect(owners.of(as(client))).toBe("process:20");
   });
 
   it("bounds the sockets waiting, and those one look resolves", async () => {

@@ -11,8 +11,27 @@ import { RpcTarget } from "cloudflare:workers";
  * handled back to back in one turn of its event loop: every other client waited behind it
  * (0.6–0.9 s for a `/health`, seconds on a loaded machine). In flights of 32 the host takes them
  * in small turns with other requests between; 32 keeps the host's own I/O (API calls) overlapped.
+ * The flight is the runner's, shared by its runs ({@link flightFor}): a run alone has all of it.
  */
 export const HOST_CALLS_IN_FLIGHT = 32;
+
+/**
+ * Host calls one run may have at the host at once while `runs` runs are under way on its runner:
+ * the runner's {@link HOST_CALLS_IN_FLIGHT} shared between them, at least one each. A flight per
+ * run bounded nothing across runs: one client's 40 programs each starting 990 calls at once held
+ * 1,280 calls at the host, and another client's trivial `search` waited up to 6.7 s behind them
+ * (attack26; bench/README.md). Shared, a runner sends about 32 (or one per run), and the host
+ * serves each runner's calls in small turns again. Read at each call of the run: a run whose
+ * share shrank sends its next call once its calls at the host are under the new share, one that
+ * grew sends more as its own calls end (a run's waiting calls are released only by its own
+ * calls: never a promise of another run's request).
+ * @param runs - runs under way on the runner (this one included; below 1 counts as 1)
+ * @returns the run's share, from 1 to {@link HOST_CALLS_IN_FLIGHT}
+ */
+export function flightFor(runs: number): number {
+  const sharing = Number.isFinite(runs) && runs > 1 ? Math.floor(runs) : 1;
+  return Math.max(1, Math.floor(HOST_CALLS_IN_FLIGHT / sharing));
+}
 
 /** What {@link PacedHost} calls on: the host bridge stub a run gets (tracked-host.ts). */
 export interface HostCalls {
@@ -68,14 +87,16 @@ export function waitingCallsFor(request: unknown): number {
 }
 
 /**
- * The host bridge as the sandbox sees it through a runner: the same `call`, at most
- * {@link HOST_CALLS_IN_FLIGHT} of one run at the host at a time, in the order they were made,
+ * The host bridge as the sandbox sees it through a runner: the same `call`, at most the run's
+ * share of {@link HOST_CALLS_IN_FLIGHT} ({@link flightFor}) at the host at a time, in the order
+ * they were made,
  * and at most the run's `maxHostCalls` waiting ({@link waitingCallsFor}), holding at most
  * {@link MAX_WAITING_CHARS} of arguments. Only pacing: every check stays on the host.
  */
 export class PacedHost extends RpcTarget {
   #host: HostCalls;
   #maxWaiting: number;
+  #runs: () => number;
   #running = 0;
   #waiting: (() => void)[] = [];
   #waitingChars = 0;
@@ -85,11 +106,14 @@ export class PacedHost extends RpcTarget {
   /**
    * @param host - the host bridge stub
    * @param maxWaiting - calls that may wait for a slot (the run's `maxHostCalls`)
+   * @param runs - runs under way on the runner now, this one included (the runner's count:
+   *   runner-life.ts); default one, the run alone
    */
-  constructor(host: HostCalls, maxWaiting: number = MAX_WAITING_CALLS) {
+  constructor(host: HostCalls, maxWaiting: number = MAX_WAITING_CALLS, runs: () => number = one) {
     super();
     this.#host = host;
     this.#maxWaiting = maxWaiting;
+    this.#runs = runs;
   }
 
   async call(
@@ -99,7 +123,7 @@ export class PacedHost extends RpcTarget {
     logs: unknown,
     argsBytes?: unknown,
   ): Promise<unknown> {
-    if (this.#running >= HOST_CALLS_IN_FLIGHT) {
+    if (this.#running >= flightFor(this.#runs()) || this.#waiting.length > 0) {
       // Only the text's length and the binary values' sizes are read: anything else the program
       // sent is the host's to check.
       if (this.#waiting.length >= this.#maxWaiting) return this.#overLimit(namespace, name);
@@ -117,10 +141,14 @@ export class PacedHost extends RpcTarget {
         ? this.#host.call(namespace, name, argsText, logs)
         : this.#host.call(namespace, name, argsText, logs, argsBytes));
     } finally {
-      // The slot passes straight to the next waiting call, if any.
-      const next = this.#waiting.shift();
-      if (next) next();
-      else this.#running--;
+      // The slot goes to the next waiting calls, as many as the run's share holds now (at least
+      // one while any waits: a run's waiting calls are released only here, by its own calls).
+      this.#running--;
+      const share = flightFor(this.#runs());
+      while (this.#waiting.length > 0 && (this.#running < share || this.#running === 0)) {
+        this.#running++;
+        this.#waiting.shift()?.();
+      }
     }
   }
 
@@ -173,6 +201,9 @@ export class PacedHost extends RpcTarget {
     return this.#limitReply;
   }
 }
+
+/** The default count of runs under way: the run alone. */
+const one = () => 1;
 
 const bufferLength = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "byteLength")?.get;
 const typedLength = Object.getOwnPropertyDescriptor(

@@ -210,9 +210,12 @@ async function counted(request: unknown, run: () => Promise<RunnerAnswer>): Prom
 /** The answer of a retiring runner: it began nothing. */
 const RETIRING: RunnerAnswer = { retiring: true };
 
-/** The run's host bridge, paced, with its waiting calls bounded by the run's own limit. */
+/**
+ * The run's host bridge, paced, with its waiting calls bounded by the run's own limit and its
+ * calls at the host by its share of the runner's flight (the runner's runs under way).
+ */
 function paced(host: unknown, request: unknown): PacedHost {
-  return new PacedHost(host as HostCalls, waitingCallsFor(request));
+  return new PacedHost(host as HostCalls, waitingCallsFor(request), () => runnerLife.underWay());
 }
 
 /** Settles a wait that the runner gave up ({@link runDeadlineFor}, {@link stillWanted}). */

@@ -13,6 +13,7 @@ import { WorkerLoaderExecutor } from "../../../src/executor/loader/worker-loader
 import { RunnerLoader } from "../../../src/executor/runners/runner-loader";
 import { trackHostCalls } from "../../../src/executor/runners/tracked-host";
 import {
+  flightFor,
   HOST_CALLS_IN_FLIGHT,
   MAX_WAITING_CALLS,
   MAX_WAITING_CHARS,
@@ -126,6 +127,78 @@ describe("PacedHost", () => {
     expect(refused).toMatchObject({
       error: { name: "LimitError", message: /characters of arguments/ },
     });
+  });
+});
+
+/** A host whose calls answer when the test says, counting those at the host now. */
+function heldHost() {
+  const answers: (() => void)[] = [];
+  const state = { atHost: 0, reached: 0 };
+  return {
+    state,
+    answerOne: () => answers.shift()?.(),
+    call: () => {
+      state.atHost++;
+      state.reached++;
+      return new Promise<unknown>((resolve) =>
+        answers.push(() => {
+          state.atHost--;
+          resolve("ok");
+        }),
+      );
+    },
+  };
+}
+
+describe("PacedHost: the runner's flight shared by its runs (attack26)", () => {
+  it("a run has its share of the runner's 32 calls while others run there, at least one", () => {
+    expect(flightFor(1)).toBe(HOST_CALLS_IN_FLIGHT);
+    expect(flightFor(0)).toBe(HOST_CALLS_IN_FLIGHT);
+    expect(flightFor(8)).toBe(4);
+    expect(flightFor(40)).toBe(1);
+    expect(flightFor(Number.NaN)).toBe(HOST_CALLS_IN_FLIGHT);
+  });
+
+  it("with 8 runs under way, a run flooding calls has 4 at the host, not 32", async () => {
+    const host = stuckHost();
+    const paced = new PacedHost(host, MAX_WAITING_CALLS, () => 8);
+    for (let i = 0; i < 100; i++) void paced.call("codemode", "f", `${i}`, undefined);
+    await settledNow(Promise.resolve());
+    expect(host.reached).toEqual(["0", "1", "2", "3"]);
+  });
+
+  it("follows the share as runs come and go, in order, never stuck with calls waiting", async () => {
+    const host = heldHost();
+    const runs = { now: 1 };
+    const paced = new PacedHost(host, MAX_WAITING_CALLS, () => runs.now);
+    const calls = Array.from({ length: 40 }, (_, i) =>
+      paced.call("codemode", "f", `${i}`, undefined),
+    );
+    expect(host.state.atHost).toBe(HOST_CALLS_IN_FLIGHT);
+    // 31 more runs begin: the share is 1, so no call is sent until the 32 at the host are 1.
+    runs.now = 32;
+    for (let i = 0; i < 20; i++) host.answerOne();
+    await settledNow(Promise.resolve());
+    expect(host.state.atHost).toBe(HOST_CALLS_IN_FLIGHT - 20);
+    expect(host.state.reached).toBe(HOST_CALLS_IN_FLIGHT);
+    for (let i = 0; i < 11; i++) host.answerOne();
+    await settledNow(Promise.resolve());
+    expect(host.state.atHost).toBe(1);
+    // Down to the share: each answer lets one more in.
+    host.answerOne();
+    await settledNow(Promise.resolve());
+    expect(host.state).toEqual({ atHost: 1, reached: HOST_CALLS_IN_FLIGHT + 1 });
+    // The others end: the run's next answer fills its whole share again.
+    runs.now = 1;
+    host.answerOne();
+    await settledNow(Promise.resolve());
+    expect(host.state.atHost).toBe(40 - HOST_CALLS_IN_FLIGHT - 1);
+    while (host.state.atHost > 0) {
+      host.answerOne();
+      await settledNow(Promise.resolve());
+    }
+    expect(await Promise.all(calls)).toEqual(Array.from({ length: 40 }, () => "ok"));
+    expect(host.state.reached).toBe(40);
   });
 });
 

@@ -1,0 +1,167 @@
+/**
+ * One local client against another (attack26, issue #40 "one client cannot starve another"):
+ * starts `npm start` (test/e2e/support/server.mjs), then, each in its own process, a victim MCP
+ * client sending a trivial `search` every 100 ms after the previous answer, and a hostile client
+ * in one of these modes for `SECONDS` (default 22):
+ *
+ * - `flood`: 40 `execute` calls under way, each a `Promise.all` over 990 `codemode.request`s;
+ * - `sleepers`: 300 `execute` calls under way, each sleeping 8 s, re-sent as each answers;
+ * - `tasks`: 1,500 task-augmented `execute` calls (answered `working` at once) sleeping 28 s,
+ *   from 16 kept-alive connections;
+ * - `results`: 40 `execute` calls under way, each returning a 300,000-element array of objects.
+ *
+ * Prints the victim's searches, longest and median wait, each wait over 1 s (with its start,
+ * seconds from the victim's first search) and its failures. Bounded: every process it starts has
+ * a deadline, and the server is stopped whatever happens.
+ *
+ *   npm exec -- node bench/diagnostics/client-against-client.mjs flood [env JSON]
+ *
+ * e.g. `'{"EXECUTOR":"shared-worker"}'` as the second argument. bench/README.md, "One client
+ * against another, attacked once more", has the numbers.
+ */
+import { spawn } from "node:child_process";
+import http from "node:http";
+import { fileURLToPath } from "node:url";
+
+const SECONDS = Number(process.env.SECONDS ?? "22");
+const SELF = fileURLToPath(import.meta.url);
+
+/** The hostile modes: how many requests at once, each one's body, whether to re-send. */
+const MODES = {
+  flood: {
+    at: 40,
+    code: `async () => { await Promise.all(Array.from({ length: 990 }, () => codemode.request({ method: "GET", path: "/projects" }))); return 1 }`,
+  },
+  sleepers: {
+    at: 300,
+    code: `async () => { await new Promise((r) => setTimeout(r, 8000)); return 1 }`,
+  },
+  tasks: {
+    at: 16,
+    total: 1_500,
+    task: true,
+    code: `async () => { await new Promise((r) => setTimeout(r, 28000)); return 1 }`,
+  },
+  results: {
+    at: 40,
+    code: `async () => Array.from({ length: 300000 }, (_, i) => ({ a: i, b: [i] }))`,
+  },
+};
+
+/** The hostile process: keeps `mode.at` requests under way until the deadline. */
+async function hostile(/** @type {string} */ url, /** @type {keyof MODES} */ name) {
+  /** @type {{ at: number, code: string, total?: number, task?: boolean }} */
+  const mode = MODES[name];
+  const target = new URL(url);
+  const body = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: {
+      name: "execute",
+      ...(mode.task ? { task: { ttl: 120_000 } } : {}),
+      arguments: { code: mode.code },
+    },
+  });
+  const agent = new http.Agent({ keepAlive: true, maxSockets: mode.at });
+  const end = Date.now() + SECONDS * 1000;
+  /** @type {Record<string, number>} */
+  const answers = {};
+  let sent = 0;
+  const post = () =>
+    new Promise((resolve) => {
+      const req = http.request(
+        {
+          host: target.hostname,
+          port: target.port,
+          path: "/mcp",
+          method: "POST",
+          agent,
+          headers: {
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+          },
+        },
+        (res) => {
+          res.resume();
+          res.on("end", () =>
+            resolve((answers[res.statusCode ?? 0] = (answers[res.statusCode ?? 0] ?? 0) + 1)),
+          );
+        },
+      );
+      req.on("error", (error) =>
+        resolve((answers[error.message] = (answers[error.message] ?? 0) + 1)),
+      );
+      req.setTimeout(60_000, () => req.destroy());
+      req.end(body);
+    });
+  await Promise.all(
+    Array.from({ length: mode.at }, async () => {
+      while (Date.now() < end && (mode.total === undefined || sent < mode.total)) {
+        sent++;
+        await post();
+      }
+    }),
+  );
+  console.log(`hostile ${name}: ${sent} sent, answers ${JSON.stringify(answers)}`);
+}
+
+/** The victim process: a trivial search every 100 ms after the previous answer. */
+async function victim(/** @type {string} */ url) {
+  const { connect, timedCall, TRIVIAL_SEARCH } =
+    await import("../../test/e2e/support/load-clients.mjs");
+  const { client } = await connect(url, { name: "victim" });
+  const end = Date.now() + (SECONDS + 8) * 1000;
+  const first = Date.now();
+  /** @type {number[]} */
+  const waits = [];
+  /** @type {string[]} */
+  const slow = [];
+  /** @type {string[]} */
+  const failures = [];
+  while (Date.now() < end) {
+    const outcome = await timedCall(client, "search", TRIVIAL_SEARCH, 60_000);
+    waits.push(outcome.ms);
+    const at = ((outcome.startedAt - first) / 1000).toFixed(1);
+    if (outcome.ms > 1000) slow.push(`${outcome.ms} ms at +${at} s`);
+    if (!outcome.ok || outcome.text !== "2")
+      failures.push(`+${at} s: ${(outcome.thrown ?? outcome.text).slice(0, 200)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  waits.sort((a, b) => a - b);
+  console.log(
+    `victim: ${waits.length} searches, longest ${waits.at(-1)} ms, p50 ${waits[waits.length >> 1]} ms, failed ${failures.length}`,
+  );
+  console.log(`victim: waits over 1 s: ${slow.join(", ") || "none"}`);
+  for (const failure of failures.slice(0, 5)) console.log(`victim: failed ${failure}`);
+  await client.close().catch(() => {});
+}
+
+/** Runs this file in another process with `args`, ended at the deadline whatever it does. */
+function child(/** @type {string[]} */ args) {
+  const proc = spawn(process.execPath, [SELF, ...args], {
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  const timer = setTimeout(() => proc.kill("SIGKILL"), (SECONDS + 90) * 1000);
+  return new Promise((resolve) => proc.once("exit", () => resolve(clearTimeout(timer))));
+}
+
+const [role, ...rest] = process.argv.slice(2);
+if (role === "--victim") await victim(/** @type {string} */ (rest[0]));
+else if (role === "--hostile")
+  await hostile(/** @type {string} */ (rest[0]), /** @type {keyof MODES} */ (rest[1]));
+else {
+  const name = /** @type {keyof MODES} */ (role ?? "flood");
+  if (!(name in MODES)) throw new Error(`mode must be one of ${Object.keys(MODES).join(", ")}`);
+  const { startServer } = await import("../../test/e2e/support/server.mjs");
+  const server = await startServer(JSON.parse(rest[0] ?? "{}"));
+  try {
+    const watching = child(["--victim", server.url]);
+    await new Promise((r) => setTimeout(r, 3000));
+    await child(["--hostile", server.url, name]);
+    await watching;
+  } finally {
+    await server.stop();
+  }
+}
+process.exit(0);

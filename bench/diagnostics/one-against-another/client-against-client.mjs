@@ -14,7 +14,7 @@
  * seconds from the victim's first search) and its failures. Bounded: every process it starts has
  * a deadline, and the server is stopped whatever happens.
  *
- *   npm exec -- node bench/diagnostics/client-against-client.mjs flood [env JSON]
+ *   npm exec -- node bench/diagnostics/one-against-another/client-against-client.mjs flood [env JSON]
  *
  * e.g. `'{"EXECUTOR":"shared-worker"}'` as the second argument. bench/README.md, "One client
  * against another, attacked once more", has the numbers.
@@ -109,7 +109,7 @@ async function hostile(/** @type {string} */ url, /** @type {keyof MODES} */ nam
 /** The victim process: a trivial search every 100 ms after the previous answer. */
 async function victim(/** @type {string} */ url) {
   const { connect, timedCall, TRIVIAL_SEARCH } =
-    await import("../../test/e2e/support/load-clients.mjs");
+    await import("../../../test/e2e/support/load-clients.mjs");
   const { client } = await connect(url, { name: "victim" });
   const end = Date.now() + (SECONDS + 8) * 1000;
   const first = Date.now();
@@ -153,7 +153,7 @@ else if (role === "--hostile")
 else {
   const name = /** @type {keyof MODES} */ (role ?? "flood");
   if (!(name in MODES)) throw new Error(`mode must be one of ${Object.keys(MODES).join(", ")}`);
-  const { startServer } = await import("../../test/e2e/support/server.mjs");
+  const { startServer } = await import("../../../test/e2e/support/server.mjs");
   const server = await startServer(JSON.parse(rest[0] ?? "{}"));
   try {
     const watching = child(["--victim", server.url]);

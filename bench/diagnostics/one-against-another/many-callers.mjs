@@ -13,13 +13,13 @@
  * WARM_MS after the phase began (its first burst left out), and how many of its calls failed.
  * Needs the product built (`npm run build:worker`).
  *
- *   npm exec -- node bench/diagnostics/many-callers.mjs [CONNECTIONS=100] [SECONDS=10] [PHASES=alone,one,holders]
+ *   npm exec -- node bench/diagnostics/one-against-another/many-callers.mjs [CONNECTIONS=100] [SECONDS=10] [PHASES=alone,one,holders]
  */
 import { spawn } from "node:child_process";
 import { loadavg } from "node:os";
-import { pollSearch } from "../../test/e2e/support/load-clients.mjs";
-import { withSecretServer } from "../../test/e2e/support/secret-server.mjs";
-import { MCP_POST_HEADERS } from "../../test/e2e/support/server.mjs";
+import { pollSearch } from "../../../test/e2e/support/load-clients.mjs";
+import { withSecretServer } from "../../../test/e2e/support/secret-server.mjs";
+import { MCP_POST_HEADERS } from "../../../test/e2e/support/server.mjs";
 
 const CONNECTIONS = Number(process.argv[2] ?? 100);
 const SECONDS = Number(process.argv[3] ?? 10);

@@ -8,13 +8,13 @@
  * too, whose turn it then shares in order of arrival. Prints the honest client's key and when it
  * came. Linux only; the machine's real /proc.
  *
- *   npm exec -- node bench/diagnostics/callers-crowded.mjs [SMALL=400] [FDS=15]
+ *   npm exec -- node bench/diagnostics/one-against-another/callers-crowded.mjs [SMALL=400] [FDS=15]
  */
 import { spawn } from "node:child_process";
 import { openSync, readdirSync } from "node:fs";
 import { createServer } from "node:net";
 import { loadavg } from "node:os";
-import { createPeerOwners, UNKNOWN } from "../../cli/local-server/front/callers/peer-owners.mjs";
+import { createPeerOwners, UNKNOWN } from "../../../cli/local-server/front/callers/peer-owners.mjs";
 
 const SMALL = Number(process.argv[2] ?? 400);
 const FDS = Number(process.argv[3] ?? 15);

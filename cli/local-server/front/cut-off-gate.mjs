@@ -79,6 +79,8 @@ export const FRESH_MS = 1_000;
  *   one turn and count against no caller's share.
  * @property {() => number} held - places held now
  * @property {() => number} waiting - requests waiting now
+ * @property {() => void} recheck - lets waiting requests in that may go now: a waiting request's
+ *   caller was named (its own turn and share may let it in before the gate's next event)
  */
 
 /**
@@ -268,6 +270,11 @@ export function createCutOffGate({
       });
     },
     held: () => (expire(), used()),
+    recheck: () => {
+      expire();
+      letIn();
+      schedule();
+    },
     waiting: () => queue.reduce((count, entry) => count + (entry.dropped ? 0 : 1), 0),
   };
 }

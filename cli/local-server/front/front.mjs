@@ -135,7 +135,7 @@ export function createFront({
   allowedHostnames = DEFAULT_ALLOWED_HOSTNAMES,
   logRequest,
   cutOffGate,
-  callers = createPeerOwners(),
+  callers,
 }) {
   /** @type {Set<InFlight>} */
   const inFlight = new Set();
@@ -148,6 +148,9 @@ export function createFront({
   };
   const budget = createBodyBudget(bodyBudgetBytes);
   const gate = createCutOffGate(cutOffGate);
+  // A request waiting as "unknown" takes its own caller's turn as soon as the look names it,
+  // not at the gate's next event (up to a second away while only shares hold requests).
+  const owners = callers ?? createPeerOwners({ onKnown: () => gate.recheck() });
   // A client sends the same Host on every request: the last one found well formed is not
   // checked again (the URL parser in the check was ~1.5 % of the front's CPU per request).
   /** @type {string | undefined} */
@@ -254,7 +257,7 @@ export function createFront({
         res.once("close", drop);
         return () => res.off("close", drop);
       },
-      () => callers.of(socket),
+      () => owners.of(socket),
     );
     const pass = admitted instanceof Promise ? await admitted : admitted;
     if (!pass) return;

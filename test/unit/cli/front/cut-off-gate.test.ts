@@ -304,6 +304,22 @@ describe("the front's cut-off gate (cut-off-gate.mjs)", () => {
       expect(later.every((b) => b.state.pass)).toBe(true);
     });
 
+    it("lets a waiting request in when its caller is named, without waiting for the gate's next event", async () => {
+      const clock = fakeClock();
+      const gate = createCutOffGate({ clock });
+      const names = new Map<number, string>();
+      // All unknown: FRESH_MAX go, the rest wait for the unknown share (up to FRESH_MS).
+      const burst = Array.from({ length: FRESH_MAX + 1 }, (_, i) =>
+        admit(gate, client(), () => names.get(i) ?? "unknown"),
+      );
+      await settle();
+      expect(burst[FRESH_MAX]!.state.settled).toBe(false);
+      names.set(FRESH_MAX, "process:9");
+      gate.recheck();
+      await settle();
+      expect(burst[FRESH_MAX]!.state.pass).toBeDefined();
+    });
+
     it("holds no share for requests that name no caller (where callers cannot be told apart)", async () => {
       const gate = createCutOffGate({ clock: fakeClock() });
       const burst = Array.from({ length: 600 }, () => admit(gate));

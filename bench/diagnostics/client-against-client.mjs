@@ -12,7 +12,7 @@
  * - `fill`: the connection bound filled by one process: 750 `tasks/result` waits on a task of
  *   its own (the long waits' share), and a new connection every 40 ms carrying an `execute` that
  *   sleeps 25 s (each new one at the bound closed the victim's idle connection before the
- *   callers' share, connection-cap.mjs).
+ *   callers' share, connection-cap.mjs); `FILL_PERIOD_MS` sets the 40 ms (0: waits only).
  *
  * Prints the victim's searches, longest and median wait, each wait over 1 s (with its start,
  * seconds from the victim's first search) and its failures. Bounded: every process it starts has
@@ -28,6 +28,8 @@ import http from "node:http";
 import { fileURLToPath } from "node:url";
 
 const SECONDS = Number(process.env.SECONDS ?? "22");
+/** `fill`: how often a new connection carries a sleeper (`FILL_PERIOD_MS`; 0: never). */
+const FILL_PERIOD_MS = Number(process.env.FILL_PERIOD_MS ?? "40") || 2 ** 31 - 1;
 const SELF = fileURLToPath(import.meta.url);
 
 /** The hostile modes: how many requests at once, each one's body, whether to re-send. */
@@ -116,7 +118,7 @@ async function fill(/** @type {URL} */ target) {
   const opener = setInterval(() => {
     if (Date.now() < end)
       sleepers.push(postMcp(target, sleeper, false).then((r) => count("sleepers", r.status)));
-  }, 40);
+  }, FILL_PERIOD_MS);
   await Promise.all(
     Array.from({ length: mode.at }, async () => {
       while (Date.now() < end) {

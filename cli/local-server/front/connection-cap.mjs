@@ -250,31 +250,63 @@ export function capConnections(
    * bound. @type {WeakMap<import("node:net").Socket, Promise<boolean>>}
    */
   const aside = new WeakMap();
+  /**
+   * Those still waiting for their caller, with the asks made and what tells the decision.
+   * @type {Map<import("node:net").Socket, { asks: number, decide: (over: boolean) => void }>}
+   */
+  const asking = new Map();
+  /** @param {import("node:net").Socket} socket @param {string} caller @returns {boolean} past */
+  const decide = (socket, caller) => {
+    if (socket.destroyed) return true;
+    if (placed.size < max || roomFor(caller)) {
+      place(socket);
+      return false;
+    }
+    past.add(socket);
+    return true;
+  };
+  /**
+   * One ask for every connection held aside per PENDING_POLL_MS, on one timer: a flood held
+   * aside (up to the bound's worth, Node drops more) costs one wake-up per ask, not one each.
+   * Asks are counted, not timed: a clock the tests hold still never spins this for good.
+   */
+  let polling = false;
+  const poll = async () => {
+    polling = true;
+    try {
+      while (asking.size > 0) {
+        await sleep(PENDING_POLL_MS);
+        for (const [socket, entry] of asking) {
+          const caller = callerOf(socket);
+          // A place that frees meanwhile ends the wait: below the bound every one is placed.
+          const done =
+            caller !== UNKNOWN ||
+            socket.destroyed ||
+            placed.size < max ||
+            ++entry.asks >= PENDING_MS / PENDING_POLL_MS;
+          if (!done) continue;
+          asking.delete(socket);
+          let over = true;
+          try {
+            over = decide(socket, caller);
+          } catch {
+            past.add(socket);
+          }
+          aside.delete(socket);
+          entry.decide(over);
+        }
+      }
+    } finally {
+      polling = false;
+    }
+  };
   /** @param {import("node:net").Socket} socket */
   const holdAside = (socket) => {
-    const decided = (async () => {
-      let caller = callerOf(socket);
-      // Asks counted, not timed: a clock the tests hold still never spins this loop for good.
-      // A place that frees meanwhile ends the wait: below the bound every connection is placed.
-      for (let asks = 0; caller === UNKNOWN && asks < PENDING_MS / PENDING_POLL_MS; asks++) {
-        if (socket.destroyed || placed.size < max) break;
-        await sleep(PENDING_POLL_MS);
-        caller = callerOf(socket);
-      }
-      if (socket.destroyed) return true;
-      if (placed.size < max || roomFor(caller)) {
-        place(socket);
-        return false;
-      }
-      past.add(socket);
-      return true;
-    })()
-      .catch(() => {
-        past.add(socket);
-        return true;
-      })
-      .finally(() => aside.delete(socket));
-    aside.set(socket, decided);
+    /** @type {(over: boolean) => void} */
+    let decided = () => {};
+    aside.set(socket, new Promise((resolve) => (decided = resolve)));
+    asking.set(socket, { asks: 0, decide: decided });
+    if (!polling) void poll();
   };
   let open = 0;
   server.maxConnections = 2 * max;

@@ -193,7 +193,15 @@ function cappedByCaller(max: number) {
     for (const wake of sleeping.splice(0)) wake();
     await new Promise((resolve) => setImmediate(resolve));
   };
-  return { cap, callers, connect, request, tick, as: (s: FakeSocket) => s as unknown as Socket };
+  return {
+    cap,
+    callers,
+    connect,
+    request,
+    tick,
+    asleep: () => sleeping.length,
+    as: (s: FakeSocket) => s as unknown as Socket,
+  };
 }
 
 describe("connection cap, by caller (issue #40, fair share)", () => {
@@ -278,6 +286,19 @@ describe("connection cap, by caller (issue #40, fair share)", () => {
     holders[0]!.closed();
     await tick();
     expect(await placed).toBe(false);
+  });
+
+  it("asks for every connection held aside on one timer", async () => {
+    const { cap, callers, connect, request, tick, asleep, as } = cappedByCaller(2);
+    for (let i = 0; i < 2; i++) request(connect("process:1"));
+    // A flood of new connections at the bound: one wake-up per ask for all, not one each.
+    const flood = Array.from({ length: 50 }, () => connect("unknown"));
+    expect(asleep()).toBe(1);
+    for (const socket of flood) callers.set(socket, "process:1");
+    await tick();
+    const over = await Promise.all(flood.map((s) => cap.over(as(s))));
+    expect(over.every((o) => o === true)).toBe(true);
+    expect(asleep()).toBe(0);
   });
 
   it("gives no caller more than its share of the waits, re-filed once known", () => {

@@ -8,7 +8,11 @@
  * - `sleepers`: 300 `execute` calls under way, each sleeping 8 s, re-sent as each answers;
  * - `tasks`: 1,500 task-augmented `execute` calls (answered `working` at once) sleeping 28 s,
  *   from 16 kept-alive connections;
- * - `results`: 40 `execute` calls under way, each returning a 300,000-element array of objects.
+ * - `results`: 40 `execute` calls under way, each returning a 300,000-element array of objects;
+ * - `fill`: the connection bound filled by one process: 750 `tasks/result` waits on a task of
+ *   its own (the long waits' share), and a new connection every 40 ms carrying an `execute` that
+ *   sleeps 25 s (each new one at the bound closed the victim's idle connection before the
+ *   callers' share, connection-cap.mjs); `FILL_PERIOD_MS` sets the 40 ms (0: waits only).
  *
  * Prints the victim's searches, longest and median wait, each wait over 1 s (with its start,
  * seconds from the victim's first search) and its failures. Bounded: every process it starts has
@@ -24,6 +28,8 @@ import http from "node:http";
 import { fileURLToPath } from "node:url";
 
 const SECONDS = Number(process.env.SECONDS ?? "22");
+/** `fill`: how often a new connection carries a sleeper (`FILL_PERIOD_MS`; 0: never). */
+const FILL_PERIOD_MS = Number(process.env.FILL_PERIOD_MS ?? "40") || 2 ** 31 - 1;
 const SELF = fileURLToPath(import.meta.url);
 
 /** The hostile modes: how many requests at once, each one's body, whether to re-send. */
@@ -46,10 +52,98 @@ const MODES = {
     at: 40,
     code: `async () => Array.from({ length: 300000 }, (_, i) => ({ a: i, b: [i] }))`,
   },
+  // Run by fill() instead: waits and sleepers.
+  fill: {
+    at: 750,
+    code: `async () => { await new Promise((r) => setTimeout(r, 25000)); return 1 }`,
+  },
 };
+
+/**
+ * One POST /mcp of `body` (on `agent`, or a connection of its own), resolved with its status or
+ * its error's message; cut after 70 s.
+ * @param {URL} target @param {string} body @param {http.Agent | false} agent
+ * @returns {Promise<{ status: string, text: string }>}
+ */
+function postMcp(target, body, agent) {
+  return new Promise((resolve) => {
+    const req = http.request(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: "/mcp",
+        method: "POST",
+        agent,
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+      },
+      (res) => {
+        let text = "";
+        res.on("data", (chunk) => (text += chunk));
+        res.on("end", () => resolve({ status: String(res.statusCode), text }));
+      },
+    );
+    req.on("error", (error) => resolve({ status: error.message, text: "" }));
+    req.setTimeout(70_000, () => req.destroy());
+    req.end(body);
+  });
+}
+
+/** The `fill` mode (see the file's comment). */
+async function fill(/** @type {URL} */ target) {
+  const mode = MODES.fill;
+  const end = Date.now() + SECONDS * 1000;
+  const call = (/** @type {string} */ code, /** @type {boolean} */ task) =>
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "execute", ...(task ? { task: { ttl: 120_000 } } : {}), arguments: { code } },
+    });
+  const taskCode = `async () => { await new Promise((r) => setTimeout(r, 28000)); return 1 }`;
+  const newTask = async () =>
+    (await postMcp(target, call(taskCode, true), false)).text.match(/"taskId":"([^"]+)"/)?.[1];
+  let task = await newTask();
+  const renew = setInterval(async () => (task = (await newTask()) ?? task), 20_000);
+  /** @type {Record<string, Record<string, number>>} */
+  const answers = { waits: {}, sleepers: {} };
+  const count = (/** @type {"waits" | "sleepers"} */ kind, /** @type {string} */ status) =>
+    (answers[kind][status] = (answers[kind][status] ?? 0) + 1);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: mode.at });
+  const sleeper = call(mode.code, false);
+  /** @type {Promise<unknown>[]} */
+  const sleepers = [];
+  const opener = setInterval(() => {
+    if (Date.now() < end)
+      sleepers.push(postMcp(target, sleeper, false).then((r) => count("sleepers", r.status)));
+  }, FILL_PERIOD_MS);
+  await Promise.all(
+    Array.from({ length: mode.at }, async () => {
+      while (Date.now() < end) {
+        const wait = JSON.stringify({
+          jsonrpc: "2.0",
+          id: 2,
+          method: "tasks/result",
+          params: { taskId: task },
+        });
+        const { status } = await postMcp(target, wait, agent);
+        count("waits", status);
+        if (status !== "200") await new Promise((r) => setTimeout(r, 100));
+      }
+    }),
+  );
+  clearInterval(opener);
+  clearInterval(renew);
+  await Promise.all(sleepers);
+  agent.destroy();
+  console.log(`hostile fill: answers ${JSON.stringify(answers)}`);
+}
 
 /** The hostile process: keeps `mode.at` requests under way until the deadline. */
 async function hostile(/** @type {string} */ url, /** @type {keyof MODES} */ name) {
+  if (name === "fill") return fill(new URL(url));
   /** @type {{ at: number, code: string, total?: number, task?: boolean }} */
   const mode = MODES[name];
   const target = new URL(url);

@@ -27,7 +27,7 @@ import {
 } from "../../../src/app/config/host-names.mjs";
 import { createBodyBudget, DEFAULT_BODY_BUDGET_BYTES } from "./body/budget.mjs";
 import { capConnections, DEFAULT_MAX_CONNECTIONS, tooManyConnections } from "./connection-cap.mjs";
-import { tooManyWaits, waitsLong } from "./long-wait.mjs";
+import { tooManyCallerWaits, tooManyWaits, waitsLong } from "./long-wait.mjs";
 import { cutOffMessage, jsonRpcIds, replyFrontError, replyNotServing } from "./cut-off-reply.mjs";
 import { createPeerOwners } from "./callers/peer-owners.mjs";
 import { createCutOffGate } from "./cut-off-gate.mjs";
@@ -121,7 +121,8 @@ export function upgradeAllowed(req) {
  *   off after they were sent (cut-off-gate.mjs; tests shorten it)
  * @param {{ of: (socket: import("node:net").Socket) => string }} [options.callers] - who is at
  *   the other end of a connection: the cut-off gate lets waiting requests in by turns of it
- *   (default: the local process that holds it, callers/peer-owners.mjs)
+ *   (default: the local process that holds it, callers/peer-owners.mjs); the connection bound
+ *   gives each one its share (connection-cap.mjs)
  */
 export function createFront({
   target,
@@ -169,8 +170,10 @@ export function createFront({
     // A `--stdio` server's port is its bridge's alone, on every route (bridge-only.mjs).
     const stranger = notBridge?.(req);
     if (stranger) return replyFrontError(res, stranger.status, stranger.error, { jsonRpc: false });
-    // A connection past the bound: told so at once, its body unread (connection-cap.mjs).
-    if (connections.over(req.socket))
+    // A connection past the bound: told so at once, its body unread (connection-cap.mjs). One
+    // held aside at the bound until its caller is known is told once that is decided.
+    const over = connections.over(req.socket);
+    if (over === true || (over !== false && (await over)))
       return replyFrontError(res, 503, tooManyConnections(maxConnections), {
         headers: { "retry-after": "1" },
       });
@@ -236,13 +239,18 @@ export function createFront({
     // A request that waits long by design holds a place of the waits' share only: past it, it
     // is refused at once, so waits never take the places other clients need (long-wait.mjs).
     if (waitsLong(req, read.body)) {
-      const giveBack = connections.waiting();
+      const giveBack = connections.waiting(req.socket);
       if (!giveBack)
-        return replyFrontError(res, 503, tooManyWaits(maxConnections), {
-          ids: jsonRpcIds(read.body),
-          headers: { "retry-after": "1" },
-          keepAlive: true,
-        });
+        return replyFrontError(
+          res,
+          503,
+          (giveBack === null ? tooManyCallerWaits : tooManyWaits)(maxConnections),
+          {
+            ids: jsonRpcIds(read.body),
+            headers: { "retry-after": "1" },
+            keepAlive: true,
+          },
+        );
       res.once("close", giveBack);
     }
     // A request whose client has gone costs the host nothing: it is not sent.
@@ -271,7 +279,10 @@ export function createFront({
       connectionsTo(runtime),
     );
   });
-  const connections = capConnections(server, maxConnections);
+  // Each caller gets its share of the places and of the waits (connection-cap.mjs).
+  const connections = capConnections(server, maxConnections, {
+    callerOf: (socket) => callers.of(socket),
+  });
   // A pipelined response gets "close" with its connection too (pipelined-requests.mjs).
   closeQueuedWithConnection(server);
   // Dead body buffers are freed only by a collection; after a burst nothing else triggers one.
@@ -296,7 +307,8 @@ export function createFront({
       socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
       return;
     }
-    if (connections.over(req.socket)) {
+    const over = connections.over(req.socket);
+    if (over === true || (over !== false && (await over))) {
       socket.end(
         "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",
       );

@@ -33,6 +33,16 @@ export function maxWaits(max) {
 }
 
 /**
+ * The most long waits one caller (callers/peer-owners.mjs) holds at once: half of the waits'
+ * share (at least one), so one process holding its waits leaves as many for all the others.
+ * @param {number} max - the connection bound
+ * @returns {number}
+ */
+export function callerWaitShare(max) {
+  return Math.max(1, Math.floor(maxWaits(max) / 2));
+}
+
+/**
  * Whether a request waits long by design: a `tasks/result` in its body ({@link isLongWait}), or
  * an MCP session's standalone event stream (a `GET` on an MCP route that accepts
  * `text/event-stream`: it stays open for the session's server-sent messages).
@@ -82,6 +92,19 @@ export function tooManyWaits(max) {
   return {
     code: "server_busy",
     message: `The server has ${maxWaits(max)} requests waiting already (tasks/result, GET event streams), the most it keeps of its ${max} connections (FRONT_MAX_CONNECTIONS) for waits.`,
+    fix: "Retry in a moment, or poll with tasks/get; wait on fewer tasks or sessions at once, or raise FRONT_MAX_CONNECTIONS.",
+  };
+}
+
+/**
+ * The refusal of a long wait past its caller's share.
+ * @param {number} max - the connection bound
+ * @returns {{ code: "server_busy", message: string, fix: string }}
+ */
+export function tooManyCallerWaits(max) {
+  return {
+    code: "server_busy",
+    message: `This client has ${callerWaitShare(max)} requests waiting already (tasks/result, GET event streams), the most one client keeps at once (half of the ${maxWaits(max)} the server keeps for waits).`,
     fix: "Retry in a moment, or poll with tasks/get; wait on fewer tasks or sessions at once, or raise FRONT_MAX_CONNECTIONS.",
   };
 }

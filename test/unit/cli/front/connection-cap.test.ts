@@ -5,8 +5,18 @@
 import { EventEmitter } from "node:events";
 import type { Socket } from "node:net";
 import { describe, expect, it } from "vitest";
-import { capConnections } from "../../../../cli/local-server/front/connection-cap.mjs";
-import { isLongWait, maxWaits, waitsLong } from "../../../../cli/local-server/front/long-wait.mjs";
+import {
+  callerShare,
+  capConnections,
+  PENDING_MS,
+  PENDING_POLL_MS,
+} from "../../../../cli/local-server/front/connection-cap.mjs";
+import {
+  callerWaitShare,
+  isLongWait,
+  maxWaits,
+  waitsLong,
+} from "../../../../cli/local-server/front/long-wait.mjs";
 
 /** A socket the cap can watch: `destroy()` marks it and emits "close" (as Node does, later). */
 class FakeSocket extends EventEmitter {
@@ -151,6 +161,169 @@ describe("connection cap", () => {
       expect(cap.over(as(probe))).toBe(false);
       request(probe)();
     }
+  });
+});
+
+/**
+ * A capped server whose connections have callers: `connect(key)` opens one of caller `key`
+ * (`callers.set` re-files it: a look that came); the waits between asks for a caller held aside
+ * end only on `tick()`.
+ */
+function cappedByCaller(max: number) {
+  const callers = new Map<unknown, string>();
+  const sleeping: (() => void)[] = [];
+  const server = new EventEmitter() as EventEmitter & { maxConnections?: number };
+  const cap = capConnections(server as never, max, {
+    callerOf: (socket) => callers.get(socket) ?? "unknown",
+    sleep: () => new Promise<void>((resolve) => sleeping.push(resolve)),
+  });
+  const connect = (key: string) => {
+    const socket = new FakeSocket();
+    callers.set(socket, key);
+    server.emit("connection", socket);
+    return socket;
+  };
+  const request = (socket: FakeSocket) => {
+    const res = new EventEmitter();
+    server.emit("request", { socket }, res);
+    return () => res.emit("close");
+  };
+  /** Ends the waits asleep now, and lets what follows them run. */
+  const tick = async () => {
+    for (const wake of sleeping.splice(0)) wake();
+    await new Promise((resolve) => setImmediate(resolve));
+  };
+  return {
+    cap,
+    callers,
+    connect,
+    request,
+    tick,
+    asleep: () => sleeping.length,
+    as: (s: FakeSocket) => s as unknown as Socket,
+  };
+}
+
+describe("connection cap, by caller (issue #40, fair share)", () => {
+  it("gives each caller half of the places, and half of the waits' share", () => {
+    expect(callerShare(1_000)).toBe(500);
+    expect(callerShare(1)).toBe(1);
+    expect(callerWaitShare(1_000)).toBe(375);
+    expect(callerWaitShare(1)).toBe(1);
+  });
+
+  it("refuses a caller holding its share instead of closing another caller's idle connection", () => {
+    const { cap, connect, request, as } = cappedByCaller(4);
+    const victim = connect("process:1");
+    for (let i = 0; i < 3; i++) request(connect("process:2"));
+    // Before: the new connection closed the oldest idle one, the victim's, and was placed.
+    const fresh = connect("process:2");
+    expect(victim.destroyed).toBe(false);
+    expect(cap.over(as(fresh))).toBe(true);
+  });
+
+  it("lets a caller holding its share make room among its own connections", () => {
+    const { cap, connect, request, as } = cappedByCaller(4);
+    const victim = connect("process:1");
+    const own = connect("process:2");
+    for (let i = 0; i < 2; i++) request(connect("process:2"));
+    const fresh = connect("process:2");
+    expect(own.destroyed).toBe(true);
+    expect(victim.destroyed).toBe(false);
+    expect(cap.over(as(fresh))).toBe(false);
+  });
+
+  it("takes room from the caller holding the most, not the oldest", () => {
+    const { cap, connect, as } = cappedByCaller(4);
+    const oldest = connect("process:1");
+    const most = [connect("process:2"), connect("process:2"), connect("process:2")];
+    const fresh = connect("process:3");
+    // Before: the oldest idle connection, the lone caller's, was closed.
+    expect(oldest.destroyed).toBe(false);
+    expect(most.map((s) => s.destroyed)).toEqual([true, false, false]);
+    expect(cap.over(as(fresh))).toBe(false);
+  });
+
+  it("holds a new connection of a caller not known yet aside, and decides once it is known", async () => {
+    const { cap, callers, connect, request, tick, as } = cappedByCaller(4);
+    const victim = connect("process:1");
+    for (let i = 0; i < 3; i++) request(connect("process:2"));
+    // The attacker's new connection: its caller not looked up yet. Before: it closed the
+    // victim's idle connection at once (every 40 ms, attack26).
+    const fresh = connect("unknown");
+    const decided = cap.over(as(fresh));
+    expect(decided).toBeInstanceOf(Promise);
+    // Its request waits for the decision; meanwhile nothing is closed.
+    request(fresh);
+    await tick();
+    expect(victim.destroyed).toBe(false);
+    callers.set(fresh, "process:2");
+    await tick();
+    expect(await decided).toBe(true);
+    expect(victim.destroyed).toBe(false);
+    expect(cap.over(as(fresh))).toBe(true);
+    // An honest new caller, once known, may take the place of an idle connection.
+    const honest = connect("unknown");
+    const let_in = cap.over(as(honest));
+    callers.set(honest, "process:3");
+    await tick();
+    expect(await let_in).toBe(false);
+    expect(victim.destroyed).toBe(true);
+  });
+
+  it("counts a caller never known as `unknown` after its asks, and places one when room frees", async () => {
+    const { cap, connect, request, tick, as } = cappedByCaller(2);
+    const holders = [connect("unknown"), connect("unknown")];
+    for (const holder of holders) request(holder);
+    const fresh = connect("unknown");
+    const decided = cap.over(as(fresh));
+    for (let i = 0; i < PENDING_MS / PENDING_POLL_MS; i++) await tick();
+    // `unknown` holds both places: its share; none of its own is idle.
+    expect(await decided).toBe(true);
+    // A place that frees while one is held aside goes to it.
+    const next = connect("unknown");
+    const placed = cap.over(as(next));
+    holders[0]!.closed();
+    await tick();
+    expect(await placed).toBe(false);
+  });
+
+  it("asks for every connection held aside on one timer", async () => {
+    const { cap, callers, connect, request, tick, asleep, as } = cappedByCaller(2);
+    for (let i = 0; i < 2; i++) request(connect("process:1"));
+    // A flood of new connections at the bound: one wake-up per ask for all, not one each.
+    const flood = Array.from({ length: 50 }, () => connect("unknown"));
+    expect(asleep()).toBe(1);
+    for (const socket of flood) callers.set(socket, "process:1");
+    await tick();
+    const over = await Promise.all(flood.map((s) => cap.over(as(s))));
+    expect(over.every((o) => o === true)).toBe(true);
+    expect(asleep()).toBe(0);
+  });
+
+  it("gives no caller more than its share of the waits, re-filed once known", () => {
+    // 8 places: 6 for waits, 3 for one caller.
+    const { cap, callers, connect, as } = cappedByCaller(8);
+    const a = [connect("process:1"), connect("unknown"), connect("process:1")];
+    const given = a.map((s) => cap.waiting(as(s)));
+    expect(given.every((g) => typeof g === "function")).toBe(true);
+    // The unknown one is found to be process:1: it holds 3 already.
+    callers.set(a[1], "process:1");
+    expect(cap.waiting(as(connect("process:1")))).toBeNull();
+    // Another caller still gets its own.
+    const other = cap.waiting(as(connect("process:2")));
+    expect(other).toBeTypeOf("function");
+    given[0]!();
+    expect(cap.waiting(as(connect("process:1")))).toBeTypeOf("function");
+  });
+
+  it("goes oldest first, as before, where no caller is named", () => {
+    const { cap, connect, as } = cappedByCaller(2);
+    const a = connect("");
+    connect("");
+    const fresh = connect("");
+    expect(a.destroyed).toBe(true);
+    expect(cap.over(as(fresh))).toBe(false);
   });
 });
 

@@ -32,6 +32,7 @@ async function setUp(
     maxConnections?: number;
     logRequest?: (line: string) => void;
     cutOffGate?: { holdMs?: number; max?: number };
+    callers?: { of: () => string };
   } = {},
 ) {
   const seen: string[] = [];
@@ -1160,7 +1161,9 @@ describe("the front's bound on connections: long waits hold a share (attack10 re
         if (body.includes("tasks/result")) held.push(() => res.end("{}"));
         else res.end("{}");
       },
-      { maxConnections: 4, bodyTimeoutMs: 60_000 },
+      // Every client here is this one process: no caller named, so the share of all waits is
+      // what is tested, not one caller's (connection-cap.test.ts).
+      { maxConnections: 4, bodyTimeoutMs: 60_000, callers: { of: () => "" } },
     );
     const wait = (id: number) =>
       JSON.stringify({ jsonrpc: "2.0", id, method: "tasks/result", params: { taskId: "t" } });
@@ -1209,7 +1212,8 @@ describe("the front's bound on connections: a long wait spelled with JSON escape
         if (JSON.parse(body).method === "tasks/result") held.push(() => res.end("{}"));
         else res.end("{}");
       },
-      { maxConnections: 4, bodyTimeoutMs: 60_000 },
+      // One process, no caller named: the share of all waits (as above).
+      { maxConnections: 4, bodyTimeoutMs: 60_000, callers: { of: () => "" } },
     );
     const spellings = [
       "tasks\\/result",

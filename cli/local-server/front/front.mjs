@@ -281,7 +281,7 @@ export function createFront({
   });
   // Each caller gets its share of the places and of the waits (connection-cap.mjs).
   const connections = capConnections(server, maxConnections, {
-    callerOf: (socket) => callers.of(socket),
+    callerOf: (socket) => owners.of(socket),
   });
   // A pipelined response gets "close" with its connection too (pipelined-requests.mjs).
   closeQueuedWithConnection(server);

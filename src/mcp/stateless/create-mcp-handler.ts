@@ -37,6 +37,7 @@ import { stopWhenSent } from "../common/cancel-board";
 import { watchedRequest } from "./cancel-watch";
 import { createRequestStateSealer } from "./request-state";
 import { registerTaskRoundServer } from "../tasks/task-rounds";
+import { registerTaskPlaces } from "../tasks/task-places";
 import { installTaskSupport } from "../tasks/task-support";
 import { installLegacyTaskSupport } from "../tasks/legacy-task-support";
 import { serveLegacyTaskRequest } from "../tasks/legacy-task-requests";
@@ -142,6 +143,7 @@ export function createMcpHandler(
         sdk.fetch(request, authInfo === undefined ? {} : { authInfo }),
       ),
     );
+    registerTaskPlaces(settings.taskName, settings.tasks);
   }
 
   const serve = requestServer(settings, sdk, marks);

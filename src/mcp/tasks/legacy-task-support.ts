@@ -11,6 +11,7 @@
  */
 import { ProtocolError, ProtocolErrorCode, type Server } from "@modelcontextprotocol/server";
 import { protocolOf, type AnyMcpServer } from "../common/server-kind";
+import { createWithPlace } from "./task-places";
 import type { TaskInit } from "./task-record";
 import { ownerFrom, taskStub, type TasksOptions } from "./task-support";
 import { taskSupportOf } from "./task-tools";
@@ -106,6 +107,6 @@ export function installLegacyTaskSupport(
       ttlMs: Math.min(ttlMs, Math.max(MIN_TTL_MS, Math.floor(requested))),
       pollIntervalMs,
     };
-    return { task: legacyTask(await taskStub(options, taskId).create(init)) };
+    return { task: legacyTask(await createWithPlace(options, init, taskStub(options, taskId))) };
   });
 }

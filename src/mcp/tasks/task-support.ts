@@ -21,6 +21,7 @@ import {
 import { z } from "zod";
 import { callerIdentity } from "../common/caller-identity";
 import { protocolOf } from "../common/server-kind";
+import { createWithPlace, tooManyTasks, type TaskLimits } from "./task-places";
 import type { TaskInit } from "./task-record";
 import type { McpTaskStore } from "./task-store";
 import { taskRoundSignal } from "./task-rounds";
@@ -40,6 +41,11 @@ export interface TasksOptions {
   pollIntervalMs?: number;
   /** The name task objects find this handler by. Default: the handler's route. */
   name?: string;
+  /**
+   * How many tasks may run at once, per caller and in total (default 16 and 64). A call past a
+   * bound is refused at once (JSON-RPC -32000 naming the bound); see task-places.ts.
+   */
+  limits?: TaskLimits;
 }
 
 type Handler = (request: unknown, ctx: unknown) => Promise<unknown>;
@@ -99,7 +105,8 @@ export function installTaskSupport(
       ownerOf(ctx),
       responses as Record<string, unknown>,
     );
-    if (!found) throw unknownTask(params.taskId);
+    if (found === false) throw unknownTask(params.taskId);
+    if (found !== true) throw tooManyTasks(found);
     return {} as never;
   });
   protocol.setRequestHandler("tasks/cancel", { params: TaskIdParams }, async (params, ctx) => {
@@ -159,7 +166,7 @@ export function installTaskSupport(
       ttlMs,
       pollIntervalMs,
     };
-    return createTaskResult(await stub(taskId).create(init));
+    return createTaskResult(await createWithPlace(options, init, stub(taskId)));
   });
 }
 

@@ -8,7 +8,12 @@ import { env } from "cloudflare:workers";
 import { McpServer } from "@modelcontextprotocol/server";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createMcpHandler, setTaskSupport } from "../../../src/index";
+import {
+  acceptedContent,
+  createMcpHandler,
+  inputRequired,
+  setTaskSupport,
+} from "../../../src/index";
 import { connect, until } from "./task-clients";
 
 /**
@@ -18,7 +23,7 @@ import { connect, until } from "./task-clients";
  */
 const opened = new Set<string>();
 
-function holding(name: string, ignoreCancel: boolean) {
+function holding(name: string, ignoreCancel: boolean, limits = { perCaller: 2, total: 3 }) {
   return createMcpHandler(
     () => {
       const server = new McpServer({ name: "holding", version: "1.0.0" });
@@ -34,28 +39,37 @@ function holding(name: string, ignoreCancel: boolean) {
         },
       );
       setTaskSupport(tool);
+      // Asks once, then answers: a task that waits at input_required between its two rounds.
+      const ask = server.registerTool("ask", { description: "Asks, then answers" }, (ctx) => {
+        if (acceptedContent(ctx.mcpReq.inputResponses, "go") !== undefined) {
+          return { content: [{ type: "text", text: "went" }] };
+        }
+        return inputRequired({
+          inputRequests: {
+            go: inputRequired.elicit({
+              message: "Go?",
+              requestedSchema: { type: "object", properties: { ok: { type: "boolean" } } },
+            }),
+          },
+        });
+      });
+      setTaskSupport(ask);
       return server;
     },
-    {
-      tasks: {
-        namespace: () => env.MCP_TASKS,
-        name,
-        pollIntervalMs: 50,
-        limits: { perCaller: 2, total: 3 },
-      },
-    },
+    { tasks: { namespace: () => env.MCP_TASKS, name, pollIntervalMs: 50, limits } },
   );
 }
 
 // Module scope, as documented: the task objects find the handlers by name.
 const bounded = holding("places-test-bounded", false);
 const stubborn = holding("places-test-stubborn", true);
+const single = holding("places-test-single", false, { perCaller: 1, total: 1 });
 
 type Session = Awaited<ReturnType<typeof connect>>["session"];
 type Task = Awaited<ReturnType<typeof start>>;
 
-async function start(session: Session, key: string) {
-  const execution = await session.callTool("hold", { key });
+async function start(session: Session, key: string, tool = "hold") {
+  const execution = await session.callTool(tool, { key });
   expect(execution.kind).toBe("task");
   await execution.detach();
   return session.task(execution.handle!.taskId);
@@ -129,5 +143,44 @@ describe("tasks running at once are bounded", () => {
     tasks.push(await start(trent.session, "t3"));
     await finish(tasks, ["t1", "t2", "t3"]);
     await trent.close();
+  });
+
+  it("a task object that finds itself working with no round (restarted mid-round) gives its place back", async () => {
+    const uma = await connect(stubborn, { clientId: "uma" });
+    const tasks = [await start(uma.session, "u1"), await start(uma.session, "u2")];
+    await expect(uma.session.callTool("hold", { key: "u3" })).rejects.toThrow(/Too many tasks/);
+    // As after a restart: the object has no round in memory when its heartbeat alarm fires.
+    const object = env.MCP_TASKS.get(env.MCP_TASKS.idFromName(tasks[0]!.taskId));
+    await runInDurableObject(object, async (instance) => {
+      (instance as unknown as { running: AbortController | undefined }).running = undefined;
+      await instance.alarm();
+    });
+    tasks.push(await start(uma.session, "u3"));
+    await finish(tasks, ["u1", "u2", "u3"]);
+    await uma.close();
+  });
+
+  it("a task waiting for input holds no place, and an answer past the bound is refused unapplied", async () => {
+    const bob = await connect(single, { person: "away", clientId: "bob" });
+    const asking = await start(bob.session, "q", "ask");
+    await until(
+      () => asking.snapshot(),
+      (view) => view.status === "input_required",
+    );
+    // Its round has ended: the one place is free for another run.
+    const held = await start(bob.session, "s1");
+    // The answer would resume a run while s1 holds the place: refused, nothing applied.
+    await expect(
+      asking.update({ go: { action: "accept", content: { ok: true } } }),
+    ).rejects.toThrow(/Too many tasks/);
+    expect((await asking.snapshot()).status).toBe("input_required");
+    await finish([held], ["s1"]);
+    await asking.update({ go: { action: "accept", content: { ok: true } } });
+    const done = await until(
+      () => asking.snapshot(),
+      (view) => view.status !== "working" && view.status !== "input_required",
+    );
+    expect(done.status).toBe("completed");
+    await bob.close();
   });
 });

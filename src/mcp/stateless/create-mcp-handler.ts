@@ -37,8 +37,7 @@ import { stopWhenSent } from "../common/cancel-board";
 import { watchedRequest } from "./cancel-watch";
 import { createRequestStateSealer } from "./request-state";
 import { registerTaskRoundServer } from "../tasks/task-rounds";
-import { registerTaskPlaces } from "../tasks/task-places";
-import { installTaskSupport } from "../tasks/task-support";
+import { installTaskSupport, registerLedger } from "../tasks/task-support";
 import { installLegacyTaskSupport } from "../tasks/legacy-task-support";
 import { serveLegacyTaskRequest } from "../tasks/legacy-task-requests";
 import {
@@ -143,7 +142,7 @@ export function createMcpHandler(
         sdk.fetch(request, authInfo === undefined ? {} : { authInfo }),
       ),
     );
-    registerTaskPlaces(settings.taskName, settings.tasks);
+    registerLedger(settings.tasks, settings.taskName);
   }
 
   const serve = requestServer(settings, sdk, marks);

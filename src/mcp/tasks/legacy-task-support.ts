@@ -11,9 +11,8 @@
  */
 import { ProtocolError, ProtocolErrorCode, type Server } from "@modelcontextprotocol/server";
 import { protocolOf, type AnyMcpServer } from "../common/server-kind";
-import { createWithPlace } from "./task-places";
 import type { TaskInit } from "./task-record";
-import { ownerFrom, taskStub, type TasksOptions } from "./task-support";
+import { createWithPlace, ownerFrom, taskStub, type TasksOptions } from "./task-support";
 import { taskSupportOf } from "./task-tools";
 import { LEGACY_TASKS_CAPABILITY, legacyTask } from "./legacy-task-wire";
 

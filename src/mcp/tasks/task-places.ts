@@ -16,10 +16,6 @@
  */
 import { ProtocolError } from "@modelcontextprotocol/server";
 import { PROTOCOL_CODES } from "../../errors";
-import type { TaskInit } from "./task-record";
-import type { McpTaskStore } from "./task-store";
-import type { TasksOptions } from "./task-support";
-import type { TaskView } from "./task-wire";
 
 /** How many tasks may run at once (the `limits` of the `tasks` option). */
 export interface TaskLimits {
@@ -46,67 +42,53 @@ export interface PlaceRefusal {
   max: number;
 }
 
-const ledgers = new Map<string, TasksOptions>();
+/**
+ * A handler's ledger as the task objects call it: the ledger role of `McpTaskStore` (declared
+ * here, not imported, so this file stays below the store and the handler's task support).
+ */
+export interface PlaceLedger {
+  takePlace(
+    taskId: string,
+    owner: string,
+    perCaller: number,
+    total: number,
+  ): Promise<PlaceRefusal | null>;
+  renewPlace(taskId: string): Promise<void>;
+  givePlace(taskId: string): Promise<void>;
+}
+
+/** A handler's ledger and its limits (defaults filled in). */
+export interface TaskPlaces {
+  ledger: PlaceLedger;
+  perCaller: number;
+  total: number;
+}
+
+const ledgers = new Map<string, () => TaskPlaces>();
 
 /**
  * Makes a handler's ledger reachable from task objects in this isolate (beside its round server).
  * @param name - the handler's task name
- * @param options - the handler's `tasks` option (its namespace and limits)
+ * @param places - the handler's ledger (a stub, made per use) and limits
  */
-export function registerTaskPlaces(name: string, options: TasksOptions): void {
-  ledgers.set(name, options);
+export function registerTaskPlaces(name: string, places: () => TaskPlaces): void {
+  ledgers.set(name, places);
 }
 
 /** The ledger of the handler registered under `name` in this isolate, with its limits. */
-export function taskPlaces(
-  name: string,
-): { ledger: DurableObjectStub<McpTaskStore>; perCaller: number; total: number } | undefined {
-  const options = ledgers.get(name);
-  return options === undefined
-    ? undefined
-    : { ledger: ledgerOf(options, name), ...limitsOf(options) };
+export function taskPlaces(name: string): TaskPlaces | undefined {
+  return ledgers.get(name)?.();
 }
 
 /**
- * The ledger object of a handler.
- * @param options - the handler's `tasks` option
- * @param name - the handler's task name
+ * The limits of a `tasks` option, defaults filled in.
+ * @param limits - the option's `limits`
  */
-export function ledgerOf(options: TasksOptions, name: string): DurableObjectStub<McpTaskStore> {
-  const namespace = options.namespace();
-  return namespace.get(namespace.idFromName(`places:${name}`));
-}
-
-/** The limits of a `tasks` option, defaults filled in. */
-export function limitsOf(options: TasksOptions): { perCaller: number; total: number } {
+export function limitsOf(limits: TaskLimits | undefined): { perCaller: number; total: number } {
   return {
-    perCaller: options.limits?.perCaller ?? DEFAULT_TASK_LIMITS.perCaller,
-    total: options.limits?.total ?? DEFAULT_TASK_LIMITS.total,
+    perCaller: limits?.perCaller ?? DEFAULT_TASK_LIMITS.perCaller,
+    total: limits?.total ?? DEFAULT_TASK_LIMITS.total,
   };
-}
-
-/**
- * Creates a task only once it has a place: refused at once past a bound, and a place given back
- * when the task object could not be created.
- * @param options - the handler's `tasks` option
- * @param init - the task to create (its handler and owner say where it counts)
- * @param stub - the task's object
- */
-export async function createWithPlace(
-  options: TasksOptions,
-  init: TaskInit,
-  stub: DurableObjectStub<McpTaskStore>,
-): Promise<TaskView> {
-  const ledger = ledgerOf(options, init.handler);
-  const { perCaller, total } = limitsOf(options);
-  const refusal = await ledger.takePlace(init.taskId, init.owner, perCaller, total);
-  if (refusal !== null) throw tooManyTasks(refusal);
-  try {
-    return await stub.create(init);
-  } catch (error) {
-    await ledger.givePlace(init.taskId).catch(() => {});
-    throw error;
-  }
 }
 
 /**

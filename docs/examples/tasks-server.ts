@@ -17,7 +17,8 @@ const handler = createMcpHandler(
     setTaskSupport(report, "optional");
     return server;
   },
-  // Also: ttlMs (default one hour), pollIntervalMs (default 1 s), name (default the route).
+  // Also: ttlMs (default one hour), pollIntervalMs (default 1 s), name (default the route),
+  // limits (tasks running at once: default { perCaller: 16, total: 64 }).
   { tasks: { namespace: () => env.MCP_TASKS } },
 );
 export default {

@@ -15,7 +15,8 @@
  *   callers' share, connection-cap.mjs); `FILL_PERIOD_MS` sets the 40 ms (0: waits only).
  *
  * Prints the victim's searches, longest and median wait, each wait over 1 s (with its start,
- * seconds from the victim's first search) and its failures. Bounded: every process it starts has
+ * seconds from the victim's first search) and its failures, the hostile answers by HTTP status
+ * and JSON-RPC error code, and the server's workerd memory (before, peak, at the end). Bounded: every process it starts has
  * a deadline, and the server is stopped whatever happens.
  *
  *   npm exec -- node bench/diagnostics/one-against-another/client-against-client.mjs flood [env JSON]
@@ -23,7 +24,7 @@
  * e.g. `'{"EXECUTOR":"shared-worker"}'` as the second argument. bench/README.md, "One client
  * against another, attacked once more", has the numbers.
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import http from "node:http";
 import { fileURLToPath } from "node:url";
 
@@ -177,10 +178,15 @@ async function hostile(/** @type {string} */ url, /** @type {keyof MODES} */ nam
           },
         },
         (res) => {
-          res.resume();
-          res.on("end", () =>
-            resolve((answers[res.statusCode ?? 0] = (answers[res.statusCode ?? 0] ?? 0) + 1)),
-          );
+          // Counted by HTTP status, and a JSON-RPC error by its code (a refused task is a 200).
+          let head = "";
+          res.setEncoding("utf8");
+          res.on("data", (chunk) => void (head.length < 4096 && (head += chunk)));
+          res.on("end", () => {
+            const code = /"error":\{"code":(-?\d+)/.exec(head)?.[1];
+            const key = `${res.statusCode ?? 0}${code === undefined ? "" : ` error ${code}`}`;
+            resolve((answers[key] = (answers[key] ?? 0) + 1));
+          });
         },
       );
       req.on("error", (error) =>
@@ -231,6 +237,39 @@ async function victim(/** @type {string} */ url) {
   await client.close().catch(() => {});
 }
 
+/**
+ * The summed RSS (kB) of the server's workerd processes (descendants of the server's process),
+ * sampled every second. Linux only (`ps`).
+ */
+function workerdMemory(/** @type {number} */ root) {
+  const read = () => {
+    const out = spawnSync("ps", ["-e", "-o", "pid=,ppid=,rss=,comm="], { encoding: "utf8" }).stdout;
+    const rows = out
+      .split("\n")
+      .map((line) => line.trim().split(/\s+/))
+      .filter((row) => row.length >= 4)
+      .map(([pid, ppid, rss, comm]) => ({
+        pid: Number(pid),
+        ppid: Number(ppid),
+        rss: Number(rss),
+        comm,
+      }));
+    const ours = new Set([root]);
+    for (let grown = true; grown;) {
+      grown = false;
+      for (const row of rows) {
+        if (!ours.has(row.pid) && ours.has(row.ppid)) grown = Boolean(ours.add(row.pid));
+      }
+    }
+    let kb = 0;
+    for (const row of rows) if (ours.has(row.pid) && row.comm?.startsWith("workerd")) kb += row.rss;
+    return kb;
+  };
+  let peak = read();
+  const timer = setInterval(() => void (peak = Math.max(peak, read())), 1000);
+  return { now: read, peak: () => Math.max(peak, read()), stop: () => clearInterval(timer) };
+}
+
 /** Runs this file in another process with `args`, ended at the deadline whatever it does. */
 function child(/** @type {string[]} */ args) {
   const proc = spawn(process.execPath, [SELF, ...args], {
@@ -249,12 +288,19 @@ else {
   if (!(name in MODES)) throw new Error(`mode must be one of ${Object.keys(MODES).join(", ")}`);
   const { startServer } = await import("../../../test/e2e/support/server.mjs");
   const server = await startServer(JSON.parse(rest[0] ?? "{}"));
+  const memory = workerdMemory(server.pid);
   try {
     const watching = child(["--victim", server.url]);
     await new Promise((r) => setTimeout(r, 3000));
+    const before = memory.now();
     await child(["--hostile", server.url, name]);
     await watching;
+    const mb = (/** @type {number} */ kb) => `${(kb / 1024).toFixed(0)} MB`;
+    console.log(
+      `server's workerd RSS: ${mb(before)} before the hostile client, peak ${mb(memory.peak())}, ${mb(memory.now())} at the end`,
+    );
   } finally {
+    memory.stop();
     await server.stop();
   }
 }

@@ -37,7 +37,7 @@ import { stopWhenSent } from "../common/cancel-board";
 import { watchedRequest } from "./cancel-watch";
 import { createRequestStateSealer } from "./request-state";
 import { registerTaskRoundServer } from "../tasks/task-rounds";
-import { installTaskSupport } from "../tasks/task-support";
+import { installTaskSupport, registerLedger } from "../tasks/task-support";
 import { installLegacyTaskSupport } from "../tasks/legacy-task-support";
 import { serveLegacyTaskRequest } from "../tasks/legacy-task-requests";
 import {
@@ -142,6 +142,7 @@ export function createMcpHandler(
         sdk.fetch(request, authInfo === undefined ? {} : { authInfo }),
       ),
     );
+    registerLedger(settings.tasks, settings.taskName);
   }
 
   const serve = requestServer(settings, sdk, marks);

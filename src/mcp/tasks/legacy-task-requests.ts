@@ -20,6 +20,7 @@ import { callerIdentity } from "../common/caller-identity";
 import { concatBytes } from "../common/concat-bytes";
 import { exceedsJsonShape, jsonShape } from "../common/json-shape";
 import { taskStub, type TasksOptions } from "./task-support";
+import { tooManyTasks } from "./task-places";
 import { TERMINAL_STATUSES, type TaskView } from "./task-wire";
 import {
   inputRequestId,
@@ -112,8 +113,12 @@ async function serveMessage(
     { [input.key]: answer },
     input.inputRound,
   );
-  if (!found) {
+  if (found === false) {
     return jsonRpcError(404, PROTOCOL_CODES.invalidParams, unknownTask(input.taskId), null);
+  }
+  if (found !== true) {
+    // The answer would resume the run past the bound on running tasks: nothing was applied.
+    return jsonRpcError(429, PROTOCOL_CODES.serverError, tooManyTasks(found).message, null);
   }
   return new Response(null, { status: 202 });
 }

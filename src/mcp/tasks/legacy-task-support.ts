@@ -12,7 +12,7 @@
 import { ProtocolError, ProtocolErrorCode, type Server } from "@modelcontextprotocol/server";
 import { protocolOf, type AnyMcpServer } from "../common/server-kind";
 import type { TaskInit } from "./task-record";
-import { ownerFrom, taskStub, type TasksOptions } from "./task-support";
+import { createWithPlace, ownerFrom, taskStub, type TasksOptions } from "./task-support";
 import { taskSupportOf } from "./task-tools";
 import { LEGACY_TASKS_CAPABILITY, legacyTask } from "./legacy-task-wire";
 
@@ -106,6 +106,6 @@ export function installLegacyTaskSupport(
       ttlMs: Math.min(ttlMs, Math.max(MIN_TTL_MS, Math.floor(requested))),
       pollIntervalMs,
     };
-    return { task: legacyTask(await taskStub(options, taskId).create(init)) };
+    return { task: legacyTask(await createWithPlace(options, init, taskStub(options, taskId))) };
   });
 }

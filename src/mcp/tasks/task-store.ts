@@ -10,11 +10,21 @@
  * an alarm every {@link HEARTBEAT_MS} keeps the object from being evicted as idle; a round cut
  * short by a restart or deploy is reported as `failed` with a message saying so (its sandbox
  * run cannot be resumed half-way), never left `working` forever.
+ *
+ * The same class also serves as a handler's ledger of places (task-places.ts: the bound on
+ * tasks running at once), in one object named `places:<handler>`: no second binding to add.
  */
 import type { AuthInfo } from "@modelcontextprotocol/server";
 import { DurableObject } from "cloudflare:workers";
 import { runRound, taskRoundServer, type RoundOutcome, type TaskRoundServer } from "./task-rounds";
 import { failure, taskResult, view, type TaskInit, type TaskRecord } from "./task-record";
+import {
+  givePlaceIn,
+  renewPlaceIn,
+  takePlaceIn,
+  taskPlaces,
+  type PlaceRefusal,
+} from "./task-places";
 import { TERMINAL_STATUSES, type TaskView } from "./task-wire";
 import { PROTOCOL_CODES } from "../../errors";
 
@@ -77,9 +87,14 @@ export class McpTaskStore extends DurableObject {
    * request is answered, the next round starts with all of them.
    * @param inputRound - when given, answers to another input round than the current one are
    *   dropped (a late answer never approves a later, different question with the same key)
-   * @returns false when the task is unknown
+   * @returns false when the task is unknown; why not when the answers would resume the run but
+   *   the handler's bound on running tasks is reached (nothing is applied: answer again later)
    */
-  update(owner: string, inputResponses: Record<string, unknown>, inputRound?: number): boolean {
+  async update(
+    owner: string,
+    inputResponses: Record<string, unknown>,
+    inputRound?: number,
+  ): Promise<boolean | PlaceRefusal> {
     const record = this.load(owner);
     if (record === undefined) return false;
     if (record.status !== "input_required" || record.pending === undefined) return true;
@@ -94,6 +109,24 @@ export class McpTaskStore extends DurableObject {
     if (Object.keys(pending).length > 0) {
       this.save({ ...record, pending, answers, updatedAt: Date.now() });
       return true;
+    }
+    // The resumed round runs again: it needs a place like a new task (else a caller could park
+    // runs at input_required, where they hold none, and resume them all past the bound).
+    const places = taskPlaces(record.handler);
+    if (places !== undefined) {
+      const refusal = await places.ledger.takePlace(
+        record.taskId,
+        record.owner,
+        places.perCaller,
+        places.total,
+      );
+      if (refusal !== null) return refusal;
+      // Answered meanwhile by another update (the ledger call let other requests in).
+      const now = this.read();
+      if (now?.status !== "input_required" || now.inputRound !== record.inputRound) {
+        void this.giveBack(record);
+        return true;
+      }
     }
     const next: TaskRecord = {
       ...record,
@@ -135,7 +168,27 @@ export class McpTaskStore extends DurableObject {
     delete cancelled.pending;
     this.save(cancelled);
     this.running?.abort(new Error("The task was cancelled."));
+    // At once, not when the round ends: a run that ignores the abort must not keep its place.
+    void this.giveBack(record);
     return true;
+  }
+
+  /**
+   * Ledger role: takes a place for a task (see task-places.ts).
+   * @returns null when given, else which bound was reached
+   */
+  takePlace(taskId: string, owner: string, perCaller: number, total: number): PlaceRefusal | null {
+    return takePlaceIn(this.ctx.storage.sql, taskId, owner, perCaller, total);
+  }
+
+  /** Ledger role: extends a running task's place. */
+  renewPlace(taskId: string): void {
+    renewPlaceIn(this.ctx.storage.sql, taskId);
+  }
+
+  /** Ledger role: gives a task's place back. */
+  givePlace(taskId: string): void {
+    givePlaceIn(this.ctx.storage.sql, taskId);
   }
 
   /** Expiry, and the heartbeat that keeps a running round resident. */
@@ -146,8 +199,12 @@ export class McpTaskStore extends DurableObject {
     if (Date.now() >= expiresAt) {
       this.running?.abort(new Error("The task expired."));
       await this.ctx.storage.deleteAll();
+      await this.giveBack(record);
       return;
     }
+    if (this.running !== undefined) await this.keepPlace(record);
+    // "working" with no round here: the object restarted mid-round; its place goes back now.
+    else if (record.status === "working") await this.giveBack(record);
     const next =
       this.running === undefined ? expiresAt : Math.min(expiresAt, Date.now() + HEARTBEAT_MS);
     await this.ctx.storage.setAlarm(next);
@@ -175,9 +232,28 @@ export class McpTaskStore extends DurableObject {
     } catch (error) {
       outcome = failure(`The task's run failed: ${(error as Error).message}`);
     } finally {
+      // Whatever the outcome (a result, an error, a question for the client), the run has
+      // ended. Given back before the outcome is saved, so an answer can resume the task (and take
+      // a place again) only after this place is gone: the two never cross in the ledger. And
+      // while `running` is still set, so a tasks/get meanwhile does not take the task for one
+      // interrupted by a restart.
+      await this.giveBack(this.read());
       if (this.running === controller) this.running = undefined;
     }
     this.settle(outcome);
+  }
+
+  /** Gives the task's place back in its handler's ledger (best effort: a lease lapses anyway). */
+  private async giveBack(record: TaskRecord | undefined): Promise<void> {
+    const places = record === undefined ? undefined : taskPlaces(record.handler);
+    if (record === undefined || places === undefined) return;
+    await places.ledger.givePlace(record.taskId).catch(() => {});
+  }
+
+  private async keepPlace(record: TaskRecord): Promise<void> {
+    const places = taskPlaces(record.handler);
+    if (places === undefined) return;
+    await places.ledger.renewPlace(record.taskId).catch(() => {});
   }
 
   private progress(message: string): void {

@@ -21,11 +21,12 @@ import {
 import { z } from "zod";
 import { callerIdentity } from "../common/caller-identity";
 import { protocolOf } from "../common/server-kind";
+import { limitsOf, registerTaskPlaces, tooManyTasks, type TaskLimits } from "./task-places";
 import type { TaskInit } from "./task-record";
 import type { McpTaskStore } from "./task-store";
 import { taskRoundSignal } from "./task-rounds";
 import { taskSupportOf } from "./task-tools";
-import { TASKS_EXTENSION_ID, createTaskResult, declaresTasks } from "./task-wire";
+import { TASKS_EXTENSION_ID, createTaskResult, declaresTasks, type TaskView } from "./task-wire";
 
 /** The `tasks` option of `createMcpHandler`. */
 export interface TasksOptions {
@@ -40,6 +41,11 @@ export interface TasksOptions {
   pollIntervalMs?: number;
   /** The name task objects find this handler by. Default: the handler's route. */
   name?: string;
+  /**
+   * How many tasks may run at once, per caller and in total (default 16 and 64). A call past a
+   * bound is refused at once (JSON-RPC -32000 naming the bound); see task-places.ts.
+   */
+  limits?: TaskLimits;
 }
 
 type Handler = (request: unknown, ctx: unknown) => Promise<unknown>;
@@ -99,7 +105,8 @@ export function installTaskSupport(
       ownerOf(ctx),
       responses as Record<string, unknown>,
     );
-    if (!found) throw unknownTask(params.taskId);
+    if (found === false) throw unknownTask(params.taskId);
+    if (found !== true) throw tooManyTasks(found);
     return {} as never;
   });
   protocol.setRequestHandler("tasks/cancel", { params: TaskIdParams }, async (params, ctx) => {
@@ -159,7 +166,7 @@ export function installTaskSupport(
       ttlMs,
       pollIntervalMs,
     };
-    return createTaskResult(await stub(taskId).create(init));
+    return createTaskResult(await createWithPlace(options, init, stub(taskId)));
   });
 }
 
@@ -178,6 +185,53 @@ function missingTasks(): MissingRequiredClientCapabilityError {
 export function taskStub(options: TasksOptions, taskId: string): DurableObjectStub<McpTaskStore> {
   const namespace = options.namespace();
   return namespace.get(namespace.idFromName(taskId));
+}
+
+/**
+ * The ledger object of a handler: the bound on its running tasks (task-places.ts), one object
+ * of the task namespace named `places:<name>` (task objects are named by UUIDs).
+ * @param options - the handler's `tasks` option
+ * @param name - the handler's task name
+ */
+export function ledgerOf(options: TasksOptions, name: string): DurableObjectStub<McpTaskStore> {
+  const namespace = options.namespace();
+  return namespace.get(namespace.idFromName(`places:${name}`));
+}
+
+/**
+ * Makes a handler's ledger and limits reachable from its task objects in this isolate.
+ * @param options - the handler's `tasks` option
+ * @param name - the handler's task name
+ */
+export function registerLedger(options: TasksOptions, name: string): void {
+  registerTaskPlaces(name, () => ({
+    ledger: ledgerOf(options, name),
+    ...limitsOf(options.limits),
+  }));
+}
+
+/**
+ * Creates a task only once it has a place: refused at once past a bound, and the place given
+ * back when the task object could not be created.
+ * @param options - the handler's `tasks` option
+ * @param init - the task to create (its handler and owner say where it counts)
+ * @param stub - the task's object
+ */
+export async function createWithPlace(
+  options: TasksOptions,
+  init: TaskInit,
+  stub: DurableObjectStub<McpTaskStore>,
+): Promise<TaskView> {
+  const ledger = ledgerOf(options, init.handler);
+  const { perCaller, total } = limitsOf(options.limits);
+  const refusal = await ledger.takePlace(init.taskId, init.owner, perCaller, total);
+  if (refusal !== null) throw tooManyTasks(refusal);
+  try {
+    return await stub.create(init);
+  } catch (error) {
+    await ledger.givePlace(init.taskId).catch(() => {});
+    throw error;
+  }
 }
 
 /**

@@ -17,7 +17,7 @@ import type { AnyMcpServer } from "../../common/server-kind";
 import { installLegacyTaskSupport } from "../../tasks/legacy-task-support";
 import { serveLegacyTaskRequest } from "../../tasks/legacy-task-requests";
 import { registerTaskRoundServer } from "../../tasks/task-rounds";
-import type { TasksOptions } from "../../tasks/task-support";
+import { registerLedger, type TasksOptions } from "../../tasks/task-support";
 import { checkDnsRebinding } from "./dns-rebinding-options";
 import { legacyRoundServer } from "./legacy-task-rounds";
 import { isConnected, WorkerTransport, type WorkerTransportOptions } from "./worker-transport";
@@ -153,6 +153,7 @@ export function createLegacyMcpHandler(
     // Rounds run in the task object through this name (its route unless configured).
     const name = tasks.name ?? route;
     registerTaskRoundServer(name, legacyRoundServer(tasks.server));
+    registerLedger(tasks, name);
     installLegacyTaskSupport(server, tasks, name);
   }
   const transport = given ?? new WorkerTransport(server, transportOptions);

@@ -42,6 +42,7 @@
  * goes as before, oldest first.
  */
 import { systemClock } from "../clock.mjs";
+import { UNKNOWN } from "./callers/peer-owners.mjs";
 import { callerWaitShare, maxWaits } from "./long-wait.mjs";
 
 /**
@@ -68,8 +69,6 @@ export function callerShare(max) {
 export const PENDING_MS = 1_000;
 /** How often a connection held aside asks whether its caller is known. */
 export const PENDING_POLL_MS = 25;
-/** The key of a caller not known yet (callers/peer-owners.mjs UNKNOWN). */
-const UNKNOWN = "unknown";
 
 /**
  * The front's view of its connections (see {@link capConnections}).

@@ -255,10 +255,9 @@ export function createFront({
     }
     // A request whose client has gone costs the host nothing: it is not sent.
     if (res.closed) return;
-    // While requests cut off after they were sent hold every place, a request waits its turn
-    // here, and one whose client leaves meanwhile never reaches the host.
-    // By turns of caller: a client that keeps hundreds of requests waiting holds another's
-    // behind one of its own at most (cut-off-gate.mjs).
+    // While requests cut off after they were sent hold every place (or its caller has its share
+    // at the host), a request waits its turn here, by turns of caller, and one whose client
+    // leaves meanwhile never reaches the host (cut-off-gate.mjs).
     const socket = req.socket;
     const admitted = gate.admit(
       (drop) => {

@@ -11,11 +11,17 @@
 // thread ~0.4–1.7 s in JSON.parse and the collection after it, and 16 at once made the search
 // wait 13.8 s (attack17; bench/README.md, "Client bodies bounded by shape").
 //
+// The senders run in a process of their own: on a local server a client is a process (the
+// front's turns and shares go by caller: docs/local-runtime.md). Before the front counted a
+// caller's body bytes at the host (cli/local-server/front/cut-off-gate.mjs, FRESH_BYTES), all 16
+// bodies went at once and the search waited up to 1,010 ms behind them (p50 259 ms, CI at load ~3).
+//
 // CLIENT_BODIES_BUSY (default 2) busy processes spin beside the server, as in the other load
 // scripts; CLIENT_BODIES_KINDS (default every phase) names the phases to run.
 import { withServerUnderLoad } from "./support/busy-load.mjs";
+import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
+import { fileURLToPath } from "node:url";
 import { pollSearch } from "./support/load-clients.mjs";
 import { activeWorkerd } from "./support/processes.mjs";
 import { check, MCP_POST_HEADERS } from "./support/server.mjs";
@@ -95,19 +101,32 @@ async function send(url, kind, until, sender) {
 }
 
 /**
- * The 16 senders of one kind, on a thread of their own: the bodies are built and uploaded beside
- * the poller, not in its event loop (where 16 uploads of 3.6 MiB delayed its calls by as much
- * as the server did).
+ * The 16 senders of one kind, in a process of their own: another client than the poller (and
+ * the bodies are built and uploaded beside it, not in its event loop, where 16 uploads of
+ * 3.6 MiB delayed its calls by as much as the server did). Their tallies come back as JSON.
  * @param {string} url
  * @param {string} kind
  * @param {number} until
  * @returns {Promise<{ sent: number, refused: number, other: string[] }[]>}
  */
-function sendersOnThread(url, kind, until) {
+function sendersInProcess(url, kind, until) {
   return new Promise((resolve, reject) => {
-    const thread = new Worker(new URL(import.meta.url), { workerData: { url, kind, until } });
-    thread.once("message", resolve);
-    thread.once("error", reject);
+    const child = spawn(
+      process.execPath,
+      [fileURLToPath(import.meta.url), "--senders", url, kind, String(until)],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
+    let out = "";
+    child.stdout.on("data", (chunk) => (out += chunk));
+    child.once("error", reject);
+    child.once("exit", (status) => {
+      if (status !== 0) return reject(new Error(`the senders' process ended with ${status}`));
+      try {
+        resolve(JSON.parse(out));
+      } catch (error) {
+        reject(new Error(`the senders' process printed no tallies: ${String(error)}`));
+      }
+    });
   });
 }
 
@@ -120,13 +139,12 @@ function cpuMs(pid) {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-if (!isMainThread) {
-  const { url, kind, until } = workerData;
+if (process.argv[2] === "--senders") {
+  const [url = "", kind = "", until = "0"] = process.argv.slice(3);
   const tallies = await Promise.all(
-    Array.from({ length: SENDERS }, (_, s) => send(url, kind, until, s)),
+    Array.from({ length: SENDERS }, (_, s) => send(url, kind, Number(until), s)),
   );
-  // oxlint-disable-next-line unicorn/require-post-message-target-origin -- a thread's port, no window
-  parentPort?.postMessage(tallies);
+  process.stdout.write(JSON.stringify(tallies));
 } else
   await withServerUnderLoad(
     {},
@@ -143,7 +161,7 @@ if (!isMainThread) {
           const from = Date.now();
           const hostBefore = cpuMs(host);
           const until = from + SEND_MS;
-          const tallies = await sendersOnThread(url, kind, until);
+          const tallies = await sendersInProcess(url, kind, until);
           const to = Date.now();
           const hostMs = cpuMs(host) - hostBefore;
           const sent = tallies.reduce((n, t) => n + t.sent, 0);

@@ -33,6 +33,13 @@
  * that keeps 600 requests waiting (each cut off once its answer began) hold another client's
  * `search` behind all of them: 18.8 s at 32 a second. By caller, that search waits for one
  * request of each other caller at most.
+ *
+ * The share counts bytes too: what the host spends on a request before it can answer (reading
+ * the body, checking its shape, parsing it) grows with the body, so 16 requests of 3.6 MiB sent
+ * back to back by one client (arrays nested 1.9 million deep, each refused after ~40 ms of the
+ * host's thread) held another client's `search` up to 1 s behind them there (e2e client-bodies,
+ * p50 259 ms). A caller's requests at the host not yet answering may hold at most
+ * {@link FRESH_BYTES} of body between them, except that one request always may.
  */
 import { systemClock } from "../clock.mjs";
 
@@ -59,6 +66,14 @@ export const FRESH_MAX = 32;
  * answer has not begun: by then the host has begun it unless it is flooded.
  */
 export const FRESH_MS = 1_000;
+/**
+ * How many bytes of request bodies one caller's requests counted against its share (see
+ * {@link FRESH_MAX}) may hold between them: at the ~10–25 ms per MiB the host spends on a body
+ * built to be costly to read (loaded 2-core machine), ~0.1–0.2 s of its thread that another
+ * caller's request may find ahead of it. A caller with nothing counted may always send one body,
+ * however large (up to the route's limit).
+ */
+export const FRESH_BYTES = 8 * 1024 * 1024;
 
 /**
  * What a request that passed the gate reports: `began()` when its answer's head came (it no
@@ -70,8 +85,9 @@ export const FRESH_MS = 1_000;
 
 /**
  * @typedef {object} CutOffGate
- * @property {(gone: (drop: () => void) => () => void, caller?: () => string) => Pass | Promise<Pass | undefined>} admit
- *   a {@link Pass} at once when no bound holds; else a promise of one once the request's turn
+ * @property {(gone: (drop: () => void) => () => void, caller?: () => string, bytes?: number) => Pass | Promise<Pass | undefined>} admit
+ *   a {@link Pass} at once when no bound holds (`bytes`: the request's body length, counted
+ *   against its caller's {@link FRESH_BYTES}); else a promise of one once the request's turn
  *   came, or of undefined when its client left first (`gone(drop)` registers `drop` for that
  *   moment and returns what unregisters it). A request let in from the queue holds a place
  *   until its answer began, its pass reported or FRESH_MS passed. `caller()` names who sent it, asked each time the gate chooses
@@ -85,7 +101,7 @@ export const FRESH_MS = 1_000;
 
 /**
  * Creates the gate.
- * @param {{ clock?: import("../clock.mjs").Clock, holdMs?: number, max?: number, freshMax?: number, freshMs?: number }} [options]
+ * @param {{ clock?: import("../clock.mjs").Clock, holdMs?: number, max?: number, freshMax?: number, freshMs?: number, freshBytes?: number }} [options]
  * @returns {CutOffGate}
  */
 export function createCutOffGate({
@@ -94,6 +110,7 @@ export function createCutOffGate({
   max = CUT_OFF_MAX,
   freshMax = FRESH_MAX,
   freshMs = FRESH_MS,
+  freshBytes = FRESH_BYTES,
 } = {}) {
   /**
    * Places held by requests cut off after they were sent: each adds one, and they are given
@@ -105,7 +122,7 @@ export function createCutOffGate({
   let debtAt = clock.now();
   /**
    * Waiting requests, in order of arrival; a dropped one is skipped (and removed at the next walk).
-   * @type {{ let: (name: string) => void, dropped: boolean, caller: () => string }[]}
+   * @type {{ let: (name: string) => void, dropped: boolean, caller: () => string, bytes: number }[]}
    */
   let queue = [];
   /**
@@ -118,9 +135,9 @@ export function createCutOffGate({
   let lastLetIn = new Map();
   let letCount = 0;
   /**
-   * Each caller's requests at the host that count against {@link FRESH_MAX}; callers with none
-   * are not kept.
-   * @type {Map<string, number>}
+   * Each caller's requests at the host that count against {@link FRESH_MAX}, and their body
+   * bytes ({@link FRESH_BYTES}); callers with none are not kept.
+   * @type {Map<string, { count: number, bytes: number }>}
    */
   const fresh = new Map();
   /** Requests let in from the queue that still hold a place (see `pass`). */
@@ -136,12 +153,17 @@ export function createCutOffGate({
   const used = () => Math.ceil(debt - 1e-9) + letInFlight;
   // A request that names no caller counts against no share: where callers cannot be told
   // apart (no /proc), one share for everyone would pace every client by one client's burst.
-  const hasRoom = (/** @type {string} */ name) =>
-    name === ANYONE || (fresh.get(name) ?? 0) < freshMax;
+  const hasRoom = (/** @type {string} */ name, /** @type {number} */ bytes) => {
+    if (name === ANYONE) return true;
+    const counted = fresh.get(name);
+    return (
+      counted === undefined || (counted.count < freshMax && counted.bytes + bytes <= freshBytes)
+    );
+  };
   /**
    * Takes the next request to let in out of the queue: the oldest of the caller let in longest
    * ago (callers never let in before first, in order of their oldest request), among callers
-   * with room for one more. One walk over the queue, which also drops the dropped entries and
+   * with room for their oldest. One walk over the queue, which also drops the dropped entries and
    * the callers no longer waiting.
    */
   const next = () => {
@@ -159,7 +181,7 @@ export function createCutOffGate({
       if (!seen.has(name)) {
         seen.add(name);
         const at = lastLetIn.get(name) ?? -1;
-        if (at < bestAt && hasRoom(name)) {
+        if (at < bestAt && hasRoom(name, entry.bytes)) {
           bestAt = at;
           best = live.length;
           bestName = name;
@@ -211,16 +233,23 @@ export function createCutOffGate({
    * only at their run's end) do not keep others out.
    * @returns {Pass}
    */
-  const pass = (/** @type {boolean} */ queued, /** @type {string} */ name) => {
+  const pass = (
+    /** @type {boolean} */ queued,
+    /** @type {string} */ name,
+    /** @type {number} */ bytes,
+  ) => {
     let reported = false;
     let counted = true;
-    fresh.set(name, (fresh.get(name) ?? 0) + 1);
+    const mine = fresh.get(name) ?? { count: 0, bytes: 0 };
+    mine.count++;
+    mine.bytes += bytes;
+    fresh.set(name, mine);
     if (queued) letInFlight++;
     const uncount = () => {
       if (!counted) return;
       counted = false;
-      const left = (fresh.get(name) ?? 1) - 1;
-      if (left > 0) fresh.set(name, left);
+      const left = fresh.get(name);
+      if (left && --left.count > 0) left.bytes -= bytes;
       else fresh.delete(name);
       if (queued) letInFlight--;
       expire();
@@ -243,19 +272,20 @@ export function createCutOffGate({
   };
 
   return {
-    admit(gone, caller = anyone) {
+    admit(gone, caller = anyone, bytes = 0) {
       expire();
       if (used() < max && queue.length === 0) {
         const name = caller();
-        if (hasRoom(name)) return pass(false, name);
+        if (hasRoom(name, bytes)) return pass(false, name, bytes);
       }
       return new Promise((resolve) => {
         const entry = {
           dropped: false,
           caller,
+          bytes,
           let: (/** @type {string} */ name) => {
             unregister();
-            resolve(pass(true, name));
+            resolve(pass(true, name, bytes));
           },
         };
         const unregister = gone(() => {

@@ -256,7 +256,7 @@ export function createFront({
     // A request whose client has gone costs the host nothing: it is not sent.
     if (res.closed) return;
     // While requests cut off after they were sent hold every place (or its caller has its share
-    // at the host), a request waits its turn here, by turns of caller, and one whose client
+    // or its bytes at the host), a request waits its turn here, by turns of caller, and one whose client
     // leaves meanwhile never reaches the host (cut-off-gate.mjs).
     const socket = req.socket;
     const admitted = gate.admit(
@@ -265,6 +265,7 @@ export function createFront({
         return () => res.off("close", drop);
       },
       () => owners.of(socket),
+      read.body.length,
     );
     const pass = admitted instanceof Promise ? await admitted : admitted;
     if (!pass) return;

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import {
   CUT_OFF_HOLD_MS,
   CUT_OFF_MAX,
+  FRESH_BYTES,
   FRESH_MAX,
   FRESH_MS,
   createCutOffGate,
@@ -29,12 +30,12 @@ function client() {
 }
 
 /** Admits a request; `pass()` is its pass once it has one, undefined while it waits or if dropped. */
-function admit(gate: Gate, who = client(), caller?: () => string) {
+function admit(gate: Gate, who = client(), caller?: () => string, bytes?: number) {
   const state: { pass?: Pass; dropped: boolean; settled: boolean } = {
     dropped: false,
     settled: false,
   };
-  const admitted = gate.admit(who.gone, caller);
+  const admitted = gate.admit(who.gone, caller, bytes);
   if (admitted instanceof Promise)
     void admitted.then((p) => {
       state.settled = true;
@@ -324,6 +325,34 @@ describe("the front's cut-off gate (cut-off-gate.mjs)", () => {
       const gate = createCutOffGate({ clock: fakeClock() });
       const burst = Array.from({ length: 600 }, () => admit(gate));
       expect(burst.every((b) => b.sync)).toBe(true);
+    });
+
+    it("lets one caller's large bodies in FRESH_BYTES at a time, one always, and another caller's at once", async () => {
+      const clock = fakeClock();
+      const gate = createCutOffGate({ clock });
+      const big = Math.floor(FRESH_BYTES / 2) + 1;
+      // Sixteen bodies a little over half the share each: one at a time (before: all sixteen
+      // went, and another client's search waited behind ~40 ms of the host's thread for each).
+      const bodies = Array.from({ length: 16 }, () =>
+        admit(gate, client(), () => "process:1", big),
+      );
+      await settle();
+      expect(bodies.filter((b) => b.state.pass).length).toBe(1);
+      // Another caller, and a body larger than the whole share: in at once (one always may).
+      const other = admit(gate, client(), () => "process:2", FRESH_BYTES * 2);
+      await settle();
+      expect(other.state.pass).toBeDefined();
+      // The first answer begins: the next body of the first caller goes, still one at a time.
+      bodies[0]!.state.pass!.began();
+      await settle();
+      expect(bodies.filter((b) => b.state.pass).length).toBe(2);
+      // Small requests of the same caller wait their turn behind its oldest (in order).
+      const small = admit(gate, client(), () => "process:1", 100);
+      await settle();
+      expect(small.state.settled).toBe(false);
+      // FRESH_MS later the body no longer counts, answered or not.
+      await clock.advance(FRESH_MS + 1);
+      expect(bodies.filter((b) => b.state.pass).length).toBe(3);
     });
 
     it("never lets a request in past the cut-off bound, whoever has room", async () => {

@@ -97,7 +97,11 @@ describe("data a program sends, redacted in slices", () => {
     expect(sentWork.copied - before).toBe(0);
     const dirty = [...items, TOKEN];
     const cut = await sentData(dirty, redactor, sentCheck(redactor, quiet), "x()");
-    expect(cut).toEqual(redactor.data(dirty));
+    // redactor.data's copy, part by part: a clean item is its own copy (as every item here is
+    // built alike, one stands for all), the token its redaction. The whole value through
+    // redactor.data took 3-6 s of the test's 6-12 s alone, for the same answer.
+    expect(redactor.data(items[0])).toBe(items[0]);
+    expect(cut).toEqual([...items, redactor.data(TOKEN)]);
     expect(sentWork.copied - before).toBeGreaterThan(items.length);
   });
 
@@ -119,7 +123,10 @@ describe("data a program sends, redacted in slices", () => {
     const start = sentWork.copied;
     const copy = await sentData(value, redactor, check, "x()");
     most = Math.max(most, sentWork.copied - last);
-    expect(copy).toEqual(redactor.data(value));
+    // redactor.data's copy, field by field: `items` is clean, so its copy is `items` itself
+    // (asserted below). The whole value through redactor.data took ~11 s alone (a core for
+    // every part of the 120,000 items), for the same answer.
+    expect(copy).toEqual({ items, sparse: redactor.data(sparse), echo: redactor.data(TOKEN) });
     expect(1 in copy.sparse).toBe(false);
     expect(copy.items).toBe(items);
     expect(sentWork.copied - start).toBeGreaterThan(4 * items.length);

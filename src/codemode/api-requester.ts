@@ -47,6 +47,12 @@ export interface ApiRequesterOptions {
   withhold?: ReadonlySet<string>;
   /** Bytes of response bodies read per body and per run (./request/response-budget.ts). */
   responseLimits?: Partial<ResponseLimits>;
+  /**
+   * Characters of what the run sends that are searched for the credential, at most (default
+   * `MAX_SENT_CHARS_PER_RUN`, ./request/sent-check.ts). Tests set a small one: filling the
+   * default searches 64 Mi characters, seconds of a core.
+   */
+  maxSentChars?: number;
 }
 
 /**
@@ -64,7 +70,10 @@ export function apiRequester(options: ApiRequesterOptions) {
   const redactor = secretRedactor(options.secrets);
   // What the program sends is searched too, charged to the run and in slices when large
   // (./request/sent-check.ts): the program chooses how much and how often it sends.
-  const check = sentCheck(redactor, { collections });
+  const check = sentCheck(redactor, {
+    collections,
+    ...(options.maxSentChars !== undefined && { maxChars: options.maxSentChars }),
+  });
   // A plain answer's large body is searched in slices as well (./request/plain-answer.ts); its
   // size is the callback's, so it is not charged to what the run sends.
   const answers = sentCheck(redactor, { collections, maxChars: Number.POSITIVE_INFINITY });

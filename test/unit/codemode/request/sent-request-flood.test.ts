@@ -4,7 +4,7 @@
 // as the program liked. Through the real path (apiRequester, one per run, the real redactor):
 // other tasks run between the slices of the checks (counted, never timed), and past the run's
 // budget a request is refused with nothing sent. Before the fix: 0 other tasks ran until every
-// body was checked, and all 17 bodies of 4 MiB were sent.
+// body was checked, and all 17 bodies were sent (the default budget not kept either).
 import { describe, expect, it } from "vitest";
 import { apiRequester } from "../../../../src/codemode/api-requester";
 import { MAX_SENT_CHARS_PER_RUN } from "../../../../src/codemode/request/sent-check";
@@ -19,7 +19,7 @@ const spec = loadSpec({
     "/uploads": { post: { operationId: "upload", responses: { 201: { description: "ok" } } } },
   },
 });
-const run = (sent: unknown[]) =>
+const run = (sent: unknown[], maxSentChars?: number) =>
   apiRequester({
     spec,
     handler: (request) => {
@@ -29,6 +29,7 @@ const run = (sent: unknown[]) =>
     validate: true,
     secrets,
     mcp: {} as never,
+    ...(maxSentChars !== undefined && { maxSentChars }),
   });
 const signal = new AbortController().signal;
 const upload = (rawBody: string) => ({
@@ -96,10 +97,14 @@ describe("a program flooding codemode.request() with large bodies", () => {
     expect(events).toEqual(["asked", "sent", "recorded"]);
   });
 
+  // The budget's accounting through the real path, at a 16th of the default (filling the default
+  // searched 64 MiB: 11-20 s of the test run): 16 bodies of 256 KiB (each searched in slices) fit
+  // a budget of 16 such requests, the 17th is refused, the next run has a budget of its own.
   it("refuses requests past the run's budget, naming it, with nothing sent", async () => {
+    const maxSentChars = 16 * 262_144;
     const sent: unknown[] = [];
-    const request = run(sent);
-    const body = "a".repeat(4 * 1_048_576 - 64);
+    const request = run(sent, maxSentChars);
+    const body = "a".repeat(262_144 - 64);
     const refusals: string[] = [];
     for (let i = 0; i < 17; i++) {
       try {
@@ -111,12 +116,28 @@ describe("a program flooding codemode.request() with large bodies", () => {
     expect(sent).toHaveLength(16);
     expect(refusals).toHaveLength(1);
     expect(refusals[0]).toMatch(
-      new RegExp(`^LimitError: codemode\\.request\\(\\) was not sent: .*${MAX_SENT_CHARS_PER_RUN}`),
+      new RegExp(`^LimitError: codemode\\.request\\(\\) was not sent: .*${maxSentChars}`),
     );
     // The next run has a budget of its own.
     const next: unknown[] = [];
-    await run(next)(upload(body), signal);
+    await run(next, maxSentChars)(upload(body), signal);
     expect(next).toHaveLength(1);
-    // 68 MiB searched: seconds of a core on a loaded machine.
-  }, 90_000);
+  });
+
+  // The host's budget is MAX_SENT_CHARS_PER_RUN (16 requests of the default 4 MiB maxCallBytes):
+  // a request larger than all of it is refused unsearched, naming it, with nothing sent.
+  it("holds a run to MAX_SENT_CHARS_PER_RUN unless told otherwise", async () => {
+    const sent: unknown[] = [];
+    const request = run(sent);
+    let refusal: unknown;
+    try {
+      await request(upload("a".repeat(MAX_SENT_CHARS_PER_RUN)), signal);
+    } catch (error) {
+      refusal = error;
+    }
+    expect(sent).toHaveLength(0);
+    expect(`${(refusal as Error).name}: ${(refusal as Error).message}`).toMatch(
+      new RegExp(`^LimitError: codemode\\.request\\(\\) was not sent: .*${MAX_SENT_CHARS_PER_RUN}`),
+    );
+  });
 });

@@ -5,8 +5,8 @@
 // read as UTF-8, and the next one as a Latin-1 character that folds to ASCII (`²` → `2`): so `ゲ`
 // (E3 82 B2) compacts to `ã‚2` in the bytes' view and stays `ゲ` in every view of the text.
 import { describe, expect, it } from "vitest";
-import { secretRedactor } from "../../../../../src/codemode/redaction/redaction";
 import { SLICED_BODY, toApiResult } from "../../../../../src/codemode/request/api-response";
+import { redactorFor, secretList } from "../../../../helpers/redaction/redactor-for";
 
 const encode = (s: string) => new TextEncoder().encode(s);
 
@@ -27,12 +27,12 @@ describe("credentials only the byte view's compaction reads, in a CJK answer (ho
     it.each(cases)(`cuts %s (${size})`, async (_, secret, spelled) => {
       const text = `{"名前":"${"東京都".repeat(1 + pad / 9)}","説明":"${spelled}","c":"中文"}`;
       // The premise: the text's own search does not see it, only the bytes' search does.
-      expect(secretRedactor([secret]).cleanText(text)).toBe(text);
+      expect(redactorFor(secret).cleanText(text)).toBe(text);
       const bytes = encode(text);
-      expect(secretRedactor([secret]).cleanBytes(bytes, undefined, false)).not.toBe(bytes);
+      expect(redactorFor(secret).cleanBytes(bytes, undefined, false)).not.toBe(bytes);
       const result = await toApiResult(
         new Response(bytes, { headers: { "content-type": "application/json; charset=utf-8" } }),
-        [secret],
+        secretList(secret),
       );
       const got = typeof result.body === "string" ? result.body : JSON.stringify(result.body);
       // What the program could make of it: its UTF-8 bytes read as windows-1252, compacted.

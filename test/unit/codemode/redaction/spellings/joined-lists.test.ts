@@ -5,8 +5,8 @@
 // likelier (a differential fuzz against main found it). Each spelling here went through
 // unredacted before (hostile); ordinary numbers joined the same way stay as they were.
 import { describe, expect, it } from "vitest";
-import { secretRedactor } from "../../../../../src/codemode/redaction/redaction";
 import { listsView } from "../../../../../src/codemode/redaction/spellings/lists-view";
+import { redactorFor } from "../../../../helpers/redaction/redactor-for";
 
 const SECRET = "tok_Live.9f8e/7d6c";
 // Every byte two decimal digits in hex: read both ways (decimal first, hex in a second view).
@@ -61,19 +61,19 @@ describe("lists joined by two separators (hostile)", () => {
   ]);
 
   it.each(bodies)("cuts out %s", (_, secret, body) => {
-    const out = secretRedactor([secret]).text(body);
+    const out = redactorFor(secret).text(body);
     expect(out).toContain("[REDACTED]");
   });
 
   it.each(bodies)("cuts out %s in slices as at once", async (_, secret, body) => {
-    const redactor = secretRedactor([secret]);
+    const redactor = redactorFor(secret);
     expect(await redactor.cleanTextInSlices(body, async () => {})).toBe(redactor.text(body));
   });
 
   // Decimal codes ending in two-digit codes, then hex: the first view keeps the decimal run.
   it("keeps a decimal copy whose run goes on in hex", () => {
     const body = `${codes(SECRET).join(" ")} 6f 6b 5f 4c 69 76 65 2e`;
-    expect(secretRedactor([SECRET]).text(body)).toContain("[REDACTED]");
+    expect(redactorFor(SECRET).text(body)).toContain("[REDACTED]");
   });
 });
 
@@ -85,7 +85,7 @@ describe("ordinary text with doubled separators", () => {
     "a,,,b,,,c 1,,,2,,,3,,,4,,,5,,,6,,,7,,,8",
   ];
   it.each(ordinary)("leaves %s alone", (body) => {
-    expect(secretRedactor([SECRET]).text(body)).toBe(body);
+    expect(redactorFor(SECRET).text(body)).toBe(body);
   });
   it.each(ordinary.slice(0, 3))("makes no list of %s", (body) => {
     expect(listsView({ text: body, origin: null }).view).toBeUndefined();

@@ -5,8 +5,8 @@
 // that cut (hostile): hex that reads further only after eight all-digit bytes, after a run of
 // small numbers, across `hexdump -C`'s line ends, in quotes, and a run read both ways.
 import { describe, expect, it } from "vitest";
-import { secretRedactor } from "../../../../../src/codemode/redaction/redaction";
 import { listsView } from "../../../../../src/codemode/redaction/spellings/lists-view";
+import { redactorFor } from "../../../../helpers/redaction/redactor-for";
 
 // Every byte of the first two is two decimal digits in hex (`70 61 79 34 …`): a decimal run too.
 const DIGITS_ONLY = "pay4bigchequeviayuppy";
@@ -79,7 +79,7 @@ describe("two-digit lists read as decimal or hex (hostile)", () => {
   ];
 
   it.each(bodies)("cuts out %s", (_, secret, body) => {
-    const redactor = secretRedactor([secret]);
+    const redactor = redactorFor(secret);
     const out = redactor.text(body);
     expect(out).toContain("[REDACTED]");
     expect(out.length).toBeLessThan(body.length);
@@ -88,13 +88,13 @@ describe("two-digit lists read as decimal or hex (hostile)", () => {
   it.each(bodies.filter(([, , body]) => body.length < 100_000))(
     "cuts out %s in slices as at once",
     async (_, secret, body) => {
-      const redactor = secretRedactor([secret]);
+      const redactor = redactorFor(secret);
       expect(await redactor.cleanTextInSlices(body, async () => {})).toBe(redactor.text(body));
     },
   );
 
   it("leaves small numbers alone", () => {
-    const redactor = secretRedactor([LETTERS]);
+    const redactor = redactorFor(LETTERS);
     const body = `${small(1000)}6f 6b 12 34`;
     expect(redactor.text(body)).toBe(body);
   });

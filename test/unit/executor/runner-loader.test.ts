@@ -909,6 +909,61 @@ describe("RunnerLoader", () => {
       // begins (1.5 s).
       expect(Date.now() - started).toBeLessThanOrEqual(400 + RUNNER_BEGIN_MS);
     });
+
+    describe("runs waiting for a runner are served in turn (issue 40: one flood, every runner young)", () => {
+      /**
+       * Runners whose first run each is a trivial search that ends when the test says (until
+       * then it may be a blocking program: young, no host call), and whose later runs hold
+       * their runner; `began` lists each run's name as a runner begins it.
+       */
+      function floodedPair() {
+        const began: string[] = [];
+        const ends: (() => void)[] = [];
+        const make = (): RunnerApi => {
+          let runs = 0;
+          const start = (request: unknown, host: unknown) => {
+            began.push((request as { name: string }).name);
+            begin(host);
+            return runs++ === 0
+              ? new Promise<RunnerAnswer>((r) => ends.push(() => r({ answer: "done" })))
+              : new Promise<RunnerAnswer>(() => {});
+          };
+          return {
+            load: (_s, _code, request, host) => start(request, host),
+            loadWithBase: (_s, _h, _b, _n, _t, request, host) => start(request, host),
+            get: (_s, _h, _code, request, host) => start(request, host),
+          };
+        };
+        const loader = new RunnerLoader([make(), make()]);
+        const named = (name: string) =>
+          (
+            loader.load(CODE).getEntrypoint() as unknown as {
+              run(request: unknown, host: unknown): Promise<unknown>;
+            }
+          ).run({ name }, { calls: 0 });
+        return { began, ends, named };
+      }
+
+      it("gives a runner that frees to the run waiting longest, not to one arriving or looking then", async () => {
+        const { began, ends, named } = floodedPair();
+        void named("search 1");
+        void named("search 2");
+        expect(began).toEqual(["search 1", "search 2"]);
+        void named("waits first"); // both runners have a young run: it waits
+        await tick(30);
+        void named("waits second");
+        await tick(30);
+        ends.shift()!(); // search 1 ends: its runner is free
+        await tick(2);
+        void named("arrives then"); // before, it took that runner at once
+        await tick(100);
+        ends.shift()!(); // search 2 ends
+        await tick(100);
+        // Before: "arrives then" took the first free runner, and "waits second" (looking at its
+        // own times, 50 ms apart) the second, while "waits first" still waited.
+        expect(began.slice(2)).toEqual(["waits first", "waits second"]);
+      });
+    });
   });
 
   describe("the warm reserve (runners started on demand: cli/local-server/runners/runner-pool.mjs)", () => {

@@ -23,6 +23,7 @@ import {
   MAYBE_BLOCKED,
   STALLED,
   burstGoesOn,
+  callerCapped,
   claimedByEarlier,
   claimedSlot,
   pickSlot,
@@ -95,6 +96,8 @@ type Verdict<S> =
 /** Chooses runners for runs over one set of slots; see the module comment. */
 export class SlotChooser<S extends PlacedSlot> {
   private next = 0;
+  /** When the line was last walked for silent runs. */
+  private droppedAt = Number.NEGATIVE_INFINITY;
   /** Runs waiting for a runner, in turn (caller-queue.ts). */
   private readonly line = new CallerQueue<RunPlacement<S>>();
 
@@ -129,10 +132,10 @@ export class SlotChooser<S extends PlacedSlot> {
     return slot;
   }
 
-  /** Puts `placement` in the line (if it is not) and serves the line. */
-  enter(placement: RunPlacement<S>): void {
+  /** Puts `placement` in the line (if it is not) and serves the line (unless `serve` is false). */
+  enter(placement: RunPlacement<S>, serve = true): void {
     this.line.join(placement);
-    this.serve();
+    if (serve) this.serve();
   }
 
   /** Takes `placement` out of the line. */
@@ -145,6 +148,11 @@ export class SlotChooser<S extends PlacedSlot> {
     this.line.check(placement, this.now());
   }
 
+  /** Whether placement keeps `caller` to the runners it uses now (runner-placement.ts). */
+  capped(caller: string): boolean {
+    return callerCapped(this.slots, caller);
+  }
+
   /** How many runs at the head of the line look every {@link LINE_HEAD_LOOK_MS}. */
   heads(): number {
     return this.slots.length;
@@ -154,23 +162,27 @@ export class SlotChooser<S extends PlacedSlot> {
    * Serves the line: asks its runs in turn (caller-queue.ts, inTurn) whether they would go now,
    * and gives each that would its runner, which then counts as taken for the runs after it. Runs
    * alike (same caller and burst state, no claim) that wait behind one that waits are not asked:
-   * one that began later would wait too (its retry window ends later), so a look costs a walk of
+   * one that began later would wait too (its retry window ends later), so a serve costs a walk of
    * the line and a few decisions, not one per run.
    */
   serve(): void {
     if (this.line.size() === 0) return;
     const now = this.now();
     dropLapsed(this.slots, now);
-    this.line.dropSilent(now);
-    const verdicts = new Map<string, Exclude<Verdict<S>, { go: S }>>();
+    // Silence is seconds long: a walk for it each second is enough.
+    if (now - this.droppedAt >= 1_000) {
+      this.droppedAt = now;
+      this.line.dropSilent(now);
+    }
+    /** Runs that wait, each with its verdict, for the runs alike behind it. */
+    const waiting: [RunPlacement<S>, Exclude<Verdict<S>, { go: S }>][] = [];
     for (let served = true; served;) {
       served = false;
       let position = 0;
       for (const runs of this.line.inTurn()) {
         for (const placement of runs) {
           placement.position = position++;
-          const like = placement.likeKey();
-          let verdict = like === undefined ? undefined : verdicts.get(like);
+          let verdict = waiting.find(([ahead]) => placement.decidesAs(ahead))?.[1];
           if (!verdict) {
             const fresh = placement.decide();
             if ("go" in fresh) {
@@ -179,7 +191,7 @@ export class SlotChooser<S extends PlacedSlot> {
               break;
             }
             verdict = fresh;
-            if (like !== undefined) verdicts.set(like, verdict);
+            waiting.push([placement, verdict]);
           }
           if ("capped" in verdict) {
             this.line.capped(placement, now);
@@ -354,12 +366,23 @@ export class RunPlacement<S extends PlacedSlot> implements Waiter {
   }
 
   /**
-   * A key shared by runs that decide alike, behind which a later one decides as an earlier one
-   * (SlotChooser.serve); undefined for a run with a claim (its own slot, its own moment).
+   * Whether it decides as `ahead` does, a run before it in the line (SlotChooser.serve): the
+   * same burst state, neither with a claim (its own slot, its own moment), it began no earlier
+   * (its retry window ends no earlier), and the same caller or two that placement treats alike
+   * (neither kept to its own runners: runner-placement.ts, callerCapped), so a line of many
+   * callers costs a decision per kind of run, not per caller.
    */
-  likeKey(): string | undefined {
-    if (this.claim) return undefined;
-    return `${this.caller}\n${this.inBurst}\n${this.dueUntil}\n${this.dueSeen}`;
+  decidesAs(ahead: RunPlacement<S>): boolean {
+    return (
+      !this.claim &&
+      !ahead.claim &&
+      this.inBurst === ahead.inBurst &&
+      this.dueUntil === ahead.dueUntil &&
+      this.dueSeen === ahead.dueSeen &&
+      this.firstSent >= ahead.firstSent &&
+      (this.caller === ahead.caller ||
+        (!this.chooser.capped(this.caller) && !this.chooser.capped(ahead.caller)))
+    );
   }
 
   /**
@@ -427,7 +450,9 @@ export class RunPlacement<S extends PlacedSlot> implements Waiter {
       await new Promise((resolve) => setTimeout(resolve, wait));
       this.lookedAt = this.chooser.time();
       // Back in the line if it was dropped while its request was silent (it keeps its place).
-      if (!this.given) this.chooser.enter(this);
+      // Only the runs at the head serve the line (often enough for all: every
+      // LINE_HEAD_LOOK_MS); a walk of the line per look of each run cost the host's thread.
+      if (!this.given) this.chooser.enter(this, this.position < this.chooser.heads());
       if (this.given) return this.take();
       this.chooser.check(this);
     }

@@ -934,24 +934,30 @@ describe("RunnerLoader", () => {
             get: (_s, _h, _code, request, host) => start(request, host),
           };
         };
-        const loader = new RunnerLoader([make(), make()]);
-        const named = (name: string) =>
-          (
+        let who = "";
+        const loader = new RunnerLoader([make(), make()], Date.now, undefined, "", () => who);
+        /** Starts a run named `name` of caller `caller` ("": the local clients' one caller). */
+        const named = (name: string, caller = "") => {
+          who = caller;
+          return (
             loader.load(CODE).getEntrypoint() as unknown as {
               run(request: unknown, host: unknown): Promise<unknown>;
             }
           ).run({ name }, { calls: 0 });
+        };
         return { began, ends, named };
       }
 
-      it("gives a runner that frees to the run waiting longest, not to one arriving or looking then", async () => {
+      it("gives the runners that free to the runs waiting longest, not to one arriving or looking then", async () => {
         const { began, ends, named } = floodedPair();
         void named("search 1");
         void named("search 2");
         expect(began).toEqual(["search 1", "search 2"]);
         void named("waits first"); // both runners have a young run: it waits
-        await tick(30);
+        await tick(10);
         void named("waits second");
+        await tick(20);
+        void named("waits third"); // behind the first two (as many as runners): looks every 50 ms
         await tick(30);
         ends.shift()!(); // search 1 ends: its runner is free
         await tick(2);
@@ -959,9 +965,28 @@ describe("RunnerLoader", () => {
         await tick(100);
         ends.shift()!(); // search 2 ends
         await tick(100);
-        // Before: "arrives then" took the first free runner, and "waits second" (looking at its
-        // own times, 50 ms apart) the second, while "waits first" still waited.
-        expect(began.slice(2)).toEqual(["waits first", "waits second"]);
+        // Each runner to one of the two runs then first in the line (as many as runners): among
+        // the runs at its head the one that looks first takes a runner that frees, so it is not
+        // idle until the oldest looks. Never to the run that arrived after them. Before, "arrives
+        // then" took the first free runner at once.
+        expect(began).toHaveLength(4);
+        expect(["waits first", "waits second"]).toContain(began[2]);
+        expect(began).not.toContain("arrives then");
+      });
+
+      it("serves callers in turn: a caller never let in before one whose runs were", async () => {
+        const { began, ends, named } = floodedPair();
+        void named("search 1");
+        void named("search 2");
+        for (const name of ["flood 1", "flood 2", "flood 3"]) void named(name);
+        await tick(5);
+        // Another caller's run, behind the flood's three waiting runs.
+        void named("other caller", "address:198.51.100.7");
+        await tick(55);
+        ends.shift()!(); // search 1 ends
+        await tick(100);
+        // Before, "flood 1" took it (each run looked at its own times, "flood 1" first).
+        expect(began.slice(2)).toEqual(["other caller"]);
       });
     });
   });

@@ -45,6 +45,15 @@ export const CALLER_WAIT_MS = 12_000;
 export const WAITER_SILENT_MS = 5_000;
 
 /**
+ * How long a waiting run may go without looking and still be given a runner, and how long a
+ * runner given to it waits for it to take it (slot-chooser.ts): past this its request may be gone
+ * (workerd gives up a request whose client went away, and no timer of it fires again), and a
+ * runner held for it would be lost to every other run. A run at the head of the line looks every
+ * 10 ms, further back every 50 ms; this leaves a host thread busy for most of a second room.
+ */
+export const WAITER_GIVE_SILENT_MS = 1_000;
+
+/**
  * How long the line remembers when a caller without waiting runs was let in: past this, one let
  * in never and one let in that long ago rank alike (first).
  */

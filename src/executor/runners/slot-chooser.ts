@@ -17,7 +17,7 @@
  *
  * Does not do: send runs, or read what runners answer (runner-loader.ts).
  */
-import { CallerQueue, type Waiter } from "./caller-queue";
+import { CallerQueue, WAITER_GIVE_SILENT_MS, type Waiter } from "./caller-queue";
 import { dropLapsed } from "./run-lease";
 import {
   MAYBE_BLOCKED,
@@ -100,6 +100,8 @@ export class SlotChooser<S extends PlacedSlot> {
   private droppedAt = Number.NEGATIVE_INFINITY;
   /** Runs waiting for a runner, in turn (caller-queue.ts). */
   private readonly line = new CallerQueue<RunPlacement<S>>();
+  /** Runs given a runner that have not taken it yet. */
+  private readonly givenOut = new Set<RunPlacement<S>>();
 
   /**
    * @param slots - the runner slots, owned by the loader (their state changes as runs go)
@@ -132,10 +134,13 @@ export class SlotChooser<S extends PlacedSlot> {
     return slot;
   }
 
-  /** Puts `placement` in the line (if it is not) and serves the line (unless `serve` is false). */
-  enter(placement: RunPlacement<S>, serve = true): void {
+  /**
+   * Puts `placement` in the line (if it is not) and serves the line (unless `serve` is false).
+   * @param looking - whether it is a waiting run looking (not one arriving; see {@link taker})
+   */
+  enter(placement: RunPlacement<S>, serve = true, looking = false): void {
     this.line.join(placement);
-    if (serve) this.serve(placement);
+    if (serve) this.serve(looking ? placement : undefined);
   }
 
   /** Takes `placement` out of the line. */
@@ -164,11 +169,12 @@ export class SlotChooser<S extends PlacedSlot> {
    * alike (same caller and burst state, no claim) that wait behind one that waits are not asked:
    * one that began later would wait too (its retry window ends later), so a serve costs a walk of
    * the line and a few decisions, not one per run.
-   * @param by - the waiting run that looks now, if any (see {@link taker})
+   * @param by - the waiting run that looks now, if any (see {@link taker}); never a run arriving
    */
   serve(by?: RunPlacement<S>): void {
-    if (this.line.size() === 0) return;
     const now = this.now();
+    this.takeBack(now);
+    if (this.line.size() === 0) return;
     dropLapsed(this.slots, now);
     // Silence is seconds long: a walk for it each second is enough.
     if (now - this.droppedAt >= 1_000) {
@@ -183,6 +189,9 @@ export class SlotChooser<S extends PlacedSlot> {
       for (const runs of this.line.inTurn()) {
         for (const placement of runs) {
           placement.position = position++;
+          // Its request may be gone (see WAITER_GIVE_SILENT_MS): it keeps its place, asked again
+          // once it looks.
+          if (now - placement.lookedAt > WAITER_GIVE_SILENT_MS) continue;
           let verdict = waiting.find(([ahead]) => placement.decidesAs(ahead))?.[1];
           if (!verdict) {
             const fresh = placement.decide();
@@ -205,6 +214,33 @@ export class SlotChooser<S extends PlacedSlot> {
         // The caller just let in goes to the back of the turns: the line is walked again.
         if (served) break;
       }
+    }
+  }
+
+  /** `placement` took the runner given to it, or is placed no longer. */
+  untrack(placement: RunPlacement<S>): void {
+    this.givenOut.delete(placement);
+  }
+
+  /**
+   * Takes back the runners given to runs that did not take them within
+   * {@link WAITER_GIVE_SILENT_MS} (their request is gone, or its thread held that long): each
+   * such run goes back to its place in the line. A request given up by workerd never looks
+   * again, and a runner held for it until its place lapsed (run-lease.ts, 5 s) would keep the
+   * pool from a storm of cut-off requests' runs for seconds each.
+   */
+  private takeBack(now: number): void {
+    for (const placement of this.givenOut) {
+      const given = placement.given;
+      if (!given) {
+        this.givenOut.delete(placement);
+        continue;
+      }
+      if (now - given.at <= WAITER_GIVE_SILENT_MS) continue;
+      given.slot.runs.delete(given.held);
+      placement.given = undefined;
+      this.givenOut.delete(placement);
+      this.line.join(placement);
     }
   }
 
@@ -239,7 +275,8 @@ export class SlotChooser<S extends PlacedSlot> {
       aliveAt: now,
     };
     slot.runs.add(held);
-    placement.given = { slot, held };
+    placement.given = { slot, held, at: now };
+    this.givenOut.add(placement);
     this.line.letIn(placement, now);
     this.next = (this.next + 1) % this.slots.length;
   }
@@ -339,9 +376,9 @@ export class RunPlacement<S extends PlacedSlot> implements Waiter {
    * The runner the line gave it, and the place held there for it until the run is sent
    * ({@link sent}).
    */
-  given: { slot: S; held: RunOnSlot } | undefined;
+  given: { slot: S; held: RunOnSlot; at: number } | undefined;
   /** The place held for it on the runner it took, until {@link sent}. */
-  private holding: { slot: S; held: RunOnSlot } | undefined;
+  private holding: { slot: S; held: RunOnSlot; at: number } | undefined;
 
   /**
    * @param caller - whose run it is ("": nobody in particular)
@@ -431,6 +468,7 @@ export class RunPlacement<S extends PlacedSlot> implements Waiter {
   private take(): S {
     const given = this.given!;
     this.given = undefined;
+    this.chooser.untrack(this);
     this.holding = given;
     return given.slot;
   }
@@ -447,6 +485,7 @@ export class RunPlacement<S extends PlacedSlot> implements Waiter {
     this.sent();
     if (this.given) this.given.slot.runs.delete(this.given.held);
     this.given = undefined;
+    this.chooser.untrack(this);
   }
 
   /**
@@ -470,7 +509,7 @@ export class RunPlacement<S extends PlacedSlot> implements Waiter {
       // Back in the line if it was dropped while its request was silent (it keeps its place).
       // Only the runs at the head serve the line (often enough for all: every
       // LINE_HEAD_LOOK_MS); a walk of the line per look of each run cost the host's thread.
-      if (!this.given) this.chooser.enter(this, this.position < this.chooser.heads());
+      if (!this.given) this.chooser.enter(this, this.position < this.chooser.heads(), true);
       if (this.given) return this.take();
       this.chooser.check(this);
     }

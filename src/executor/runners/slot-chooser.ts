@@ -491,7 +491,8 @@ export class RunPlacement<S extends PlacedSlot> implements Waiter {
   /**
    * Looks on a timer of its own until the line gives it a runner: every
    * {@link LINE_HEAD_LOOK_MS} while it is among the first, else every {@link RUNNER_LOOK_MS}, or
-   * sooner when its decision may change sooner (a rest ending). Each look serves the line.
+   * sooner when its decision may change sooner (a rest ending). A look at the head, or at such a
+   * moment, serves the line.
    */
   private async waitInLine(): Promise<S> {
     for (;;) {
@@ -500,16 +501,16 @@ export class RunPlacement<S extends PlacedSlot> implements Waiter {
       // One millisecond past a rest's end: a timer may fire within the millisecond before it by
       // the clock, and a look then found the rest not over, no other rest ending soon, and sent
       // the run to the blocked runner.
-      const wait =
-        this.lookAt !== undefined && this.lookAt - now < every
-          ? Math.max(1, this.lookAt - now + 1)
-          : every;
+      const soon = this.lookAt !== undefined && this.lookAt - now < every;
+      const wait = soon ? Math.max(1, this.lookAt! - now + 1) : every;
       await new Promise((resolve) => setTimeout(resolve, wait));
       this.lookedAt = this.chooser.time();
       // Back in the line if it was dropped while its request was silent (it keeps its place).
       // Only the runs at the head serve the line (often enough for all: every
-      // LINE_HEAD_LOOK_MS); a walk of the line per look of each run cost the host's thread.
-      if (!this.given) this.chooser.enter(this, this.position < this.chooser.heads(), true);
+      // LINE_HEAD_LOOK_MS), and a run whose decision may change now; a walk of the line per look
+      // of each run cost the host's thread.
+      const head = this.position < this.chooser.heads();
+      if (!this.given) this.chooser.enter(this, head || soon, true);
       if (this.given) return this.take();
       this.chooser.check(this);
     }

@@ -6,8 +6,8 @@
  * what the sandbox holds.
  *
  * Placement (which runner a run goes to) is decided in runner-placement.ts, and how long a run
- * waits for a better runner before it is sent in slot-chooser.ts; a run of a caller that may use
- * no runner now waits in the caller queue (caller-queue.ts); how the loader learns
+ * waits for a better runner before it is sent in slot-chooser.ts; runs that wait are served in
+ * turn from one line (caller-queue.ts); how the loader learns
  * of a run's progress is host-tracker.ts; which cold slot is rung ahead of the work (the warm
  * reserve) is runner-reserve.ts. This file sends runs and handles what runners answer.
  *
@@ -280,6 +280,8 @@ export class RunnerLoader {
         const sent = this.now();
         const mine: RunOnSlot = { caller, lastProgress: sent, inCall: 0, called: false };
         slot.runs.add(mine);
+        // The place the line held for it there, if any, is this run's now (slot-chooser.ts).
+        placing.sent();
         const endLease = this.leases ? renewLease(mine, this.now) : undefined;
         // Sent elsewhere, its claim keeps no other run off its slot (claimedByEarlier).
         if (claim) claim.away = slot !== claim.slot;
@@ -422,8 +424,10 @@ export class RunnerLoader {
         throw new Error("thrown" in answer ? answer.thrown : "the runner did not send the code");
       }
     } finally {
-      // A run no longer being placed gives up its claim (runner-placement.ts, claimedByEarlier).
+      // A run no longer being placed gives up its claim (runner-placement.ts, claimedByEarlier),
+      // and its place in the line and any place held for it (slot-chooser.ts).
       if (claim) claim.slot.claims?.delete(claim);
+      placing.done();
     }
   }
 

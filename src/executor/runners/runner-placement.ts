@@ -323,8 +323,7 @@ export function pickSlot<S extends PlacedSlot>(
   inBurst = false,
 ): S | undefined {
   const count = slots.length;
-  const capped =
-    caller !== "" && count > 1 && slots.filter((slot) => usedBy(slot, caller)).length >= count - 1;
+  const capped = callerCapped(slots, caller);
   let best: S | undefined;
   let bestTier = RESTING + 1;
   let bestLoad = 0;
@@ -350,6 +349,17 @@ export function pickSlot<S extends PlacedSlot>(
   }
   if (capped && bestTier >= STALLED) return undefined;
   return best;
+}
+
+/**
+ * Whether {@link pickSlot} keeps `caller` to the runners it uses: it has runs on all runners but
+ * one already. A caller not kept so is placed as any other would be.
+ */
+export function callerCapped(slots: readonly PlacedSlot[], caller: string): boolean {
+  const count = slots.length;
+  return (
+    caller !== "" && count > 1 && slots.filter((slot) => usedBy(slot, caller)).length >= count - 1
+  );
 }
 
 /** Whether `caller` has a run on `slot`. */

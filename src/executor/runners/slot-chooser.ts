@@ -5,16 +5,25 @@
  * that may be an honest one about to finish, the slot the run asked for, a held runner's due
  * replacement) and no longer than {@link RUNNER_RETRY_WINDOW_MS}. Which runner is best at a
  * moment is runner-placement.ts's pure decision; this file holds the slots' turn counter, the
- * caller queue and each run's burst state, and turns those decisions into waits.
+ * line of waiting runs (caller-queue.ts) and each run's burst state, and turns those decisions
+ * into waits.
+ *
+ * Runs that wait are served in turn ({@link SlotChooser.serve}): whenever a run arrives or a
+ * waiting run looks, the waiting runs are asked, in the line's order (by turns of caller, each
+ * caller's oldest first), whether they would go now, and each that would is given its runner at
+ * once: the runner holds a place for it (as a run sent there) until it looks and takes it. So a
+ * run arriving, or a run that waited less, never takes the runner a run waiting longer would
+ * take.
  *
  * Does not do: send runs, or read what runners answer (runner-loader.ts).
  */
-import { CallerQueue } from "./caller-queue";
+import { CallerQueue, WAITER_GIVE_SILENT_MS, type Waiter } from "./caller-queue";
 import { dropLapsed } from "./run-lease";
 import {
   MAYBE_BLOCKED,
   STALLED,
   burstGoesOn,
+  callerCapped,
   claimedByEarlier,
   claimedSlot,
   pickSlot,
@@ -25,6 +34,7 @@ import {
   waitsForClaim,
   type Claim,
   type PlacedSlot,
+  type RunOnSlot,
 } from "./runner-placement";
 
 /**
@@ -66,11 +76,32 @@ export const RUNNER_RETIRED_LOOK_MS = 250;
  */
 export const RUNNER_LOOK_MS = 50;
 
+/**
+ * How often the runs first in the line look (as many as there are runners: the ones served
+ * next): a runner given to a waiting run stays unused until that run looks and takes it (the
+ * line is data; no request wakes another's run), so this is what each turn costs a runner.
+ * Runs further back look every {@link RUNNER_LOOK_MS}.
+ */
+export const LINE_HEAD_LOOK_MS = 10;
+
+/** What a waiting run would do now ({@link RunPlacement.decide}). */
+type Verdict<S> =
+  /** Go to this runner now. */
+  | { go: S }
+  /** Wait; something may change at `lookAt` (a rest ending, a look again). */
+  | { lookAt: number }
+  /** Its caller may use no runner now (runner-placement.ts, pickSlot). */
+  | { capped: true };
+
 /** Chooses runners for runs over one set of slots; see the module comment. */
 export class SlotChooser<S extends PlacedSlot> {
   private next = 0;
-  /** Runs waiting for a runner their caller may use. */
-  private readonly queue: CallerQueue;
+  /** When the line was last walked for silent runs. */
+  private droppedAt = Number.NEGATIVE_INFINITY;
+  /** Runs waiting for a runner, in turn (caller-queue.ts). */
+  private readonly line = new CallerQueue<RunPlacement<S>>();
+  /** Runs given a runner that have not taken it yet. */
+  private readonly givenOut = new Set<RunPlacement<S>>();
 
   /**
    * @param slots - the runner slots, owned by the loader (their state changes as runs go)
@@ -79,9 +110,7 @@ export class SlotChooser<S extends PlacedSlot> {
   constructor(
     private readonly slots: readonly S[],
     private readonly now: () => number,
-  ) {
-    this.queue = new CallerQueue(now);
-  }
+  ) {}
 
   /**
    * One run's placement, from its first try at `firstSent`: {@link RunPlacement.choose} is
@@ -92,19 +121,164 @@ export class SlotChooser<S extends PlacedSlot> {
     return new RunPlacement(this, caller, firstSent, spareInBurst(this.slots, firstSent));
   }
 
-  /** The runner for the next run of `caller` (runner-placement.ts), ties in turn. */
-  pick(caller: string, except?: S, inBurst = false): S | undefined {
+  /**
+   * The runner for the next run of `caller` (runner-placement.ts), ties in turn.
+   * @param turn - whether the turn counter moves on (not while the line is only asked)
+   */
+  pick(caller: string, except?: S, inBurst = false, turn = true): S | undefined {
     const now = this.now();
     // Runs whose request's context is gone hold no runner (run-lease.ts).
     dropLapsed(this.slots, now);
     const slot = pickSlot(this.slots, this.next, caller, now, except, inBurst);
-    this.next = (this.next + 1) % this.slots.length;
+    if (turn) this.next = (this.next + 1) % this.slots.length;
     return slot;
   }
 
-  /** Waits in the caller queue (caller-queue.ts) for a runner `caller` may use. */
-  wait(caller: string): Promise<S> {
-    return this.queue.wait(caller, () => this.pick(caller));
+  /**
+   * Puts `placement` in the line (if it is not) and serves the line (unless `serve` is false).
+   * @param looking - whether it is a waiting run looking (not one arriving; see {@link taker})
+   */
+  enter(placement: RunPlacement<S>, serve = true, looking = false): void {
+    this.line.join(placement);
+    if (serve) this.serve(looking ? placement : undefined);
+  }
+
+  /** Takes `placement` out of the line. */
+  leave(placement: RunPlacement<S>): void {
+    this.line.leave(placement);
+  }
+
+  /** Throws when `placement`'s caller may wait no longer (caller-queue.ts, check). */
+  check(placement: RunPlacement<S>): void {
+    this.line.check(placement, this.now());
+  }
+
+  /** Whether placement keeps `caller` to the runners it uses now (runner-placement.ts). */
+  capped(caller: string): boolean {
+    return callerCapped(this.slots, caller);
+  }
+
+  /** How many runs at the head of the line look every {@link LINE_HEAD_LOOK_MS}. */
+  heads(): number {
+    return this.slots.length;
+  }
+
+  /**
+   * Serves the line: asks its runs in turn (caller-queue.ts, inTurn) whether they would go now,
+   * and gives each that would its runner, which then counts as taken for the runs after it. Runs
+   * alike (same caller and burst state, no claim) that wait behind one that waits are not asked:
+   * one that began later would wait too (its retry window ends later), so a serve costs a walk of
+   * the line and a few decisions, not one per run.
+   * @param by - the waiting run that looks now, if any (see {@link taker}); never a run arriving
+   */
+  serve(by?: RunPlacement<S>): void {
+    const now = this.now();
+    this.takeBack(now);
+    if (this.line.size() === 0) return;
+    dropLapsed(this.slots, now);
+    // Silence is seconds long: a walk for it each second is enough.
+    if (now - this.droppedAt >= 1_000) {
+      this.droppedAt = now;
+      this.line.dropSilent(now);
+    }
+    /** Runs that wait, each with its verdict, for the runs alike behind it. */
+    const waiting: [RunPlacement<S>, Exclude<Verdict<S>, { go: S }>][] = [];
+    for (let served = true; served;) {
+      served = false;
+      let position = 0;
+      for (const runs of this.line.inTurn()) {
+        for (const placement of runs) {
+          placement.position = position++;
+          // Its request may be gone (see WAITER_GIVE_SILENT_MS): it keeps its place, asked again
+          // once it looks.
+          if (now - placement.lookedAt > WAITER_GIVE_SILENT_MS) continue;
+          let verdict = waiting.find(([ahead]) => placement.decidesAs(ahead))?.[1];
+          if (!verdict) {
+            const fresh = placement.decide();
+            if ("go" in fresh) {
+              this.give(this.taker(placement, fresh.go, by), fresh.go, now);
+              served = true;
+              break;
+            }
+            verdict = fresh;
+            waiting.push([placement, verdict]);
+          }
+          if ("capped" in verdict) {
+            this.line.capped(placement, now);
+            placement.lookAt = undefined;
+          } else {
+            this.line.uncapped(placement);
+            placement.lookAt = verdict.lookAt;
+          }
+        }
+        // The caller just let in goes to the back of the turns: the line is walked again.
+        if (served) break;
+      }
+    }
+  }
+
+  /** `placement` took the runner given to it, or is placed no longer. */
+  untrack(placement: RunPlacement<S>): void {
+    this.givenOut.delete(placement);
+  }
+
+  /**
+   * Takes back the runners given to runs that did not take them within
+   * {@link WAITER_GIVE_SILENT_MS} (their request is gone, or its thread held that long): each
+   * such run goes back to its place in the line. A request given up by workerd never looks
+   * again, and a runner held for it until its place lapsed (run-lease.ts, 5 s) would keep the
+   * pool from a storm of cut-off requests' runs for seconds each.
+   */
+  private takeBack(now: number): void {
+    for (const placement of this.givenOut) {
+      const given = placement.given;
+      if (!given) {
+        this.givenOut.delete(placement);
+        continue;
+      }
+      if (now - given.at <= WAITER_GIVE_SILENT_MS) continue;
+      given.slot.runs.delete(given.held);
+      placement.given = undefined;
+      this.givenOut.delete(placement);
+      this.line.join(placement);
+    }
+  }
+
+  /**
+   * Who takes `slot`, which `first` (the first run in turn that would go now) would take: `by`
+   * instead when it is a run of the same caller at the head of the line that looks now and would
+   * take that same runner, so the runner is used now rather than when `first` next looks (up to
+   * {@link LINE_HEAD_LOOK_MS} later); `first` then takes the next one. So a caller's order is
+   * loose among the first {@link heads} runs only, and callers' turns are kept: measured
+   * (many-callers, one process's 100 connections of trivial searches), a runner idle until its
+   * run looked cost the flood a quarter of its searches, and every run in the line waits for
+   * those.
+   */
+  private taker(first: RunPlacement<S>, slot: S, by: RunPlacement<S> | undefined) {
+    if (!by || by === first || by.caller !== first.caller) return first;
+    if (by.position >= this.heads() || !this.line.has(by)) return first;
+    const verdict = by.decide();
+    return "go" in verdict && verdict.go === slot ? by : first;
+  }
+
+  /**
+   * Gives `slot` to `placement`: a place held there for it (a run sent, as far as placement can
+   * tell) until the run itself is sent (RunPlacement.sent). Leased, so a run whose request is
+   * gone before it looks again holds it no longer than a run sent would (run-lease.ts).
+   */
+  private give(placement: RunPlacement<S>, slot: S, now: number): void {
+    const held: RunOnSlot = {
+      caller: placement.caller,
+      lastProgress: now,
+      inCall: 0,
+      called: false,
+      aliveAt: now,
+    };
+    slot.runs.add(held);
+    placement.given = { slot, held, at: now };
+    this.givenOut.add(placement);
+    this.line.letIn(placement, now);
+    this.next = (this.next + 1) % this.slots.length;
   }
 
   /**
@@ -177,7 +351,7 @@ export class SlotChooser<S extends PlacedSlot> {
 }
 
 /** One run's wait for a runner, across its tries (see {@link SlotChooser.placing}). */
-export class RunPlacement<S extends PlacedSlot> {
+export class RunPlacement<S extends PlacedSlot> implements Waiter {
   /** Whether it has waited for a held runner's due replacement (see {@link choose}). */
   private dueSeen = false;
   /**
@@ -186,77 +360,159 @@ export class RunPlacement<S extends PlacedSlot> {
    * replaced, one after another, kept a burst's run off the idle spare for the retry window).
    */
   private dueUntil: number | undefined;
+  /** The regular slot that refused this run before it began, if any (see {@link choose}). */
+  private claim: Claim<S> | undefined;
+  /** When it last looked (caller-queue.ts, Waiter). */
+  lookedAt = 0;
+  /** Since when its caller may use no runner (caller-queue.ts, Waiter). */
+  cappedSince?: number;
+  /** Refused a place among its caller's waiting runs (caller-queue.ts, Waiter). */
+  refused?: boolean;
+  /** Its place in the line at the last serve (0: first). */
+  position = 0;
+  /** When its decision may change, as the last serve found (undefined: look in turn). */
+  lookAt: number | undefined;
+  /**
+   * The runner the line gave it, and the place held there for it until the run is sent
+   * ({@link sent}).
+   */
+  given: { slot: S; held: RunOnSlot; at: number } | undefined;
+  /** The place held for it on the runner it took, until {@link sent}. */
+  private holding: { slot: S; held: RunOnSlot; at: number } | undefined;
 
   /**
+   * @param caller - whose run it is ("": nobody in particular)
+   * @param firstSent - when it first asked for a runner: its place in the line
    * @param inBurst - it arrived during a burst asking for runners: placed as in one until every
    *   runner the burst asked for serves (runner-placement.ts, burstGoesOn), never again after
    */
   constructor(
     private readonly chooser: SlotChooser<S>,
-    private readonly caller: string,
+    readonly caller: string,
     private readonly firstSent: number,
     private inBurst: boolean,
   ) {}
+
+  /** When it first asked for a runner (caller-queue.ts, Waiter). */
+  get since(): number {
+    return this.firstSent;
+  }
 
   /** Whether it is still placed as in its burst (once not, never again). */
   private stillInBurst(): boolean {
     return (this.inBurst &&= this.chooser.burstGoesOn());
   }
 
-  /** The best runner for it now, none when its caller may use none (it waits in the queue). */
+  /** The best runner for it now, none when its caller may use none (it waits in the line). */
   private bestNow(claim: Claim<S> | undefined): S | undefined {
-    const best = this.chooser.pick(this.caller, undefined, this.stillInBurst());
+    const best = this.chooser.pick(this.caller, undefined, this.stillInBurst(), false);
     return best && this.chooser.claimed(best, claim, this.caller, this.inBurst);
   }
 
   /**
+   * What it would do now, were it alone: go to its best runner, or wait for a better one
+   * moments away ({@link lookAgainAt}), or wait for a runner its caller may use.
+   */
+  decide(): Verdict<S> {
+    const best = this.bestNow(this.claim);
+    if (!best) return { capped: true };
+    const at = this.lookAgainAt(best, this.claim);
+    return at === undefined ? { go: best } : { lookAt: at };
+  }
+
+  /**
+   * Whether it decides as `ahead` does, a run before it in the line (SlotChooser.serve): the
+   * same burst state, neither with a claim (its own slot, its own moment), it began no earlier
+   * (its retry window ends no earlier), and the same caller or two that placement treats alike
+   * (neither kept to its own runners: runner-placement.ts, callerCapped), so a line of many
+   * callers costs a decision per kind of run, not per caller.
+   */
+  decidesAs(ahead: RunPlacement<S>): boolean {
+    return (
+      !this.claim &&
+      !ahead.claim &&
+      this.inBurst === ahead.inBurst &&
+      this.dueUntil === ahead.dueUntil &&
+      this.dueSeen === ahead.dueSeen &&
+      this.firstSent >= ahead.firstSent &&
+      (this.caller === ahead.caller ||
+        (!this.chooser.capped(this.caller) && !this.chooser.capped(ahead.caller)))
+    );
+  }
+
+  /**
    * The runner the run goes to now: at once (no await: the run is under way before the loader's
-   * call returns, so the next run placed sees it) unless a better runner is moments away. A
+   * call returns, so the next run placed sees it) unless a better runner is moments away or a
+   * run waiting longer takes it (the line: caller-queue.ts). A
    * runner that may be blocked costs a run up to 10 s and then its failure; one whose short
    * rest is about to end costs a refused connection at worst: it waits for that one (bounded).
    * A run that claimed a slot waits for it rather than take the spare (runner-placement.ts,
    * waitsForClaim). Bounded by the retry window, not by a count of looks: while runners are
    * being started on a loaded machine (3 s and more) rests keep ending, and a run that stopped
    * looking after a few of them went to a held runner and failed with it 10 s later.
+   * The loader calls {@link sent} once the run is among the runner's runs, and {@link done}
+   * when it is placed no longer.
    * @param claim - the regular slot that refused this run before it began, if any
    */
   choose(claim: Claim<S> | undefined): S | Promise<S> {
-    const best = this.bestNow(claim);
-    if (!best)
-      return this.chooser
-        .wait(this.caller)
-        .then((slot) =>
-          this.goOrWait(this.chooser.claimed(slot, claim, this.caller, this.inBurst), claim),
-        );
-    return this.goOrWait(best, claim);
+    this.claim = claim;
+    this.lookedAt = this.chooser.time();
+    this.chooser.enter(this);
+    if (this.given) return this.take();
+    // A caller's run past CALLER_QUEUE_MAX waiting fails at once.
+    this.chooser.check(this);
+    return this.waitInLine();
   }
 
-  /** `slot` when the run goes there now, else a wait for a better runner. */
-  private goOrWait(slot: S, claim: Claim<S> | undefined): S | Promise<S> {
-    const soon = this.lookAgainAt(slot, claim);
-    return soon === undefined ? slot : this.waitFrom(soon, claim);
+  /** The runner given to it; the place held there stays until {@link sent}. */
+  private take(): S {
+    const given = this.given!;
+    this.given = undefined;
+    this.chooser.untrack(this);
+    this.holding = given;
+    return given.slot;
   }
 
-  /** Looks again at `soon`, and after each look that finds a better runner moments away. */
-  private async waitFrom(soon: number, claim: Claim<S> | undefined): Promise<S> {
-    for (let at = soon; ;) {
-      // One millisecond past the rest's end: a timer may fire within the millisecond before
-      // it by the clock, and a look then found the rest not over, no other rest ending
-      // soon, and sent the run to the blocked runner.
-      await new Promise((resolve) =>
-        setTimeout(resolve, Math.max(1, at - this.chooser.time() + 1)),
-      );
-      const slot =
-        this.bestNow(claim) ??
-        this.chooser.claimed(
-          await this.chooser.wait(this.caller),
-          claim,
-          this.caller,
-          this.inBurst,
-        );
-      const next = this.lookAgainAt(slot, claim);
-      if (next === undefined) return slot;
-      at = next;
+  /** The run is among its runner's runs: the place held for it there goes. */
+  sent(): void {
+    this.holding?.slot.runs.delete(this.holding.held);
+    this.holding = undefined;
+  }
+
+  /** It is placed no longer (sent, failed, or given up): out of the line, nothing held. */
+  done(): void {
+    this.chooser.leave(this);
+    this.sent();
+    if (this.given) this.given.slot.runs.delete(this.given.held);
+    this.given = undefined;
+    this.chooser.untrack(this);
+  }
+
+  /**
+   * Looks on a timer of its own until the line gives it a runner: every
+   * {@link LINE_HEAD_LOOK_MS} while it is among the first, else every {@link RUNNER_LOOK_MS}, or
+   * sooner when its decision may change sooner (a rest ending). A look at the head, or at such a
+   * moment, serves the line.
+   */
+  private async waitInLine(): Promise<S> {
+    for (;;) {
+      const now = this.chooser.time();
+      const every = this.position < this.chooser.heads() ? LINE_HEAD_LOOK_MS : RUNNER_LOOK_MS;
+      // One millisecond past a rest's end: a timer may fire within the millisecond before it by
+      // the clock, and a look then found the rest not over, no other rest ending soon, and sent
+      // the run to the blocked runner.
+      const soon = this.lookAt !== undefined && this.lookAt - now < every;
+      const wait = soon ? Math.max(1, this.lookAt! - now + 1) : every;
+      await new Promise((resolve) => setTimeout(resolve, wait));
+      this.lookedAt = this.chooser.time();
+      // Back in the line if it was dropped while its request was silent (it keeps its place).
+      // Only the runs at the head serve the line (often enough for all: every
+      // LINE_HEAD_LOOK_MS), and a run whose decision may change now; a walk of the line per look
+      // of each run cost the host's thread.
+      const head = this.position < this.chooser.heads();
+      if (!this.given) this.chooser.enter(this, head || soon, true);
+      if (this.given) return this.take();
+      this.chooser.check(this);
     }
   }
 

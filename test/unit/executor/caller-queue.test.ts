@@ -1,60 +1,92 @@
-// The caller queue (src/executor/runners/caller-queue.ts): where a caller's run waits for a
-// runner it may use, bounded in number and in time. The clock and the pause are the test's.
+// The line of waiting runs (src/executor/runners/caller-queue.ts): its order (turns of caller,
+// each caller's oldest first), the bounds on a caller's runs that may use no runner, and silent
+// runs dropped. Times are plain numbers passed in; how the loader serves the line is
+// runner-loader.test.ts's.
 import { describe, expect, it } from "vitest";
 import {
   CALLER_BUSY,
-  CALLER_LOOK_MS,
   CALLER_QUEUE_MAX,
   CALLER_WAIT_MS,
   CallerQueue,
+  WAITER_SILENT_MS,
+  type Waiter,
 } from "../../../src/executor/runners/caller-queue";
 
-/** A clock that a pause moves forward, and a pause that yields once. */
-function fakeTime() {
-  let now = 0;
-  return {
-    now: () => now,
-    pause: async (ms: number) => {
-      await Promise.resolve();
-      now += ms;
-    },
-  };
-}
+/** A waiting run of `caller` that first asked at `since` (and looked then). */
+const waiter = (caller: string, since: number): Waiter => ({ caller, since, lookedAt: since });
+
+/** The line in turn, as "caller@since" per run. */
+const order = (queue: CallerQueue<Waiter>) =>
+  queue.inTurn().flatMap((runs) => runs.map((w) => `${w.caller}@${w.since}`));
 
 describe("CallerQueue", () => {
-  it("returns the runner once a look finds one, and counts the caller's waiting runs", async () => {
-    const time = fakeTime();
-    const queue = new CallerQueue(time.now, time.pause);
-    let looks = 0;
-    const found = queue.wait("u1", () => (++looks === 3 ? "runner" : undefined));
-    expect(queue.count("u1")).toBe(1);
-    await expect(found).resolves.toBe("runner");
-    expect(time.now()).toBe(3 * CALLER_LOOK_MS);
-    expect(queue.count("u1")).toBe(0);
+  it("keeps each caller's runs oldest first, whatever order they join in", () => {
+    const queue = new CallerQueue<Waiter>();
+    for (const since of [30, 10, 20]) queue.join(waiter("", since));
+    expect(order(queue)).toEqual(["@10", "@20", "@30"]);
+    expect(queue.size()).toBe(3);
   });
 
-  it("fails a run that waited CALLER_WAIT_MS with a clear error, and frees its place", async () => {
-    const time = fakeTime();
-    const queue = new CallerQueue(time.now, time.pause);
-    await expect(queue.wait("u1", () => undefined)).rejects.toThrow(
-      `${CALLER_BUSY} (waited ${CALLER_WAIT_MS} ms)`,
-    );
-    expect(time.now()).toBeGreaterThanOrEqual(CALLER_WAIT_MS);
-    expect(queue.count("u1")).toBe(0);
+  it("takes callers in turn: the one let in longest ago (or never) first", () => {
+    const queue = new CallerQueue<Waiter>();
+    const flood = [1, 2, 3].map((since) => waiter("flood", since));
+    for (const w of flood) queue.join(w);
+    queue.letIn(flood[0]!, 100);
+    const other = waiter("other", 50);
+    queue.join(other);
+    // "other" was never let in: it goes before the flood, though its run is newer.
+    expect(order(queue)).toEqual(["other@50", "flood@2", "flood@3"]);
+    queue.letIn(other, 110);
+    queue.join(waiter("other", 60));
+    // Now the flood was let in longer ago.
+    expect(order(queue)).toEqual(["flood@2", "flood@3", "other@60"]);
   });
 
-  it("refuses at once a caller's run past CALLER_QUEUE_MAX waiting; other callers still wait", async () => {
-    let release = false;
-    const queue = new CallerQueue(Date.now, () => new Promise((resolve) => setTimeout(resolve, 1)));
-    const look = () => (release ? "runner" : undefined);
-    const waiting = Array.from({ length: CALLER_QUEUE_MAX }, () => queue.wait("u1", look));
-    await expect(queue.wait("u1", look)).rejects.toThrow(
+  it("refuses a caller's capped run past CALLER_QUEUE_MAX; other callers still count apart", () => {
+    const queue = new CallerQueue<Waiter>();
+    const runs = Array.from({ length: CALLER_QUEUE_MAX + 1 }, (_, i) => waiter("u1", i));
+    for (const w of runs) {
+      queue.join(w);
+      queue.capped(w, 0);
+    }
+    expect(queue.count("u1")).toBe(CALLER_QUEUE_MAX);
+    for (const w of runs.slice(0, -1)) expect(() => queue.check(w, 0)).not.toThrow();
+    expect(() => queue.check(runs.at(-1)!, 0)).toThrow(
       `${CALLER_BUSY}, and ${CALLER_QUEUE_MAX} more of its runs already wait`,
     );
-    const other = queue.wait("u2", look);
+    const other = waiter("u2", 0);
+    queue.join(other);
+    queue.capped(other, 0);
     expect(queue.count("u2")).toBe(1);
-    release = true;
-    await expect(Promise.all([...waiting, other])).resolves.toHaveLength(CALLER_QUEUE_MAX + 1);
+    // One that may use a runner again no longer counts.
+    queue.uncapped(runs[0]!);
+    expect(queue.count("u1")).toBe(CALLER_QUEUE_MAX - 1);
+  });
+
+  it("fails a capped run that waited CALLER_WAIT_MS with a clear error, and frees its place", () => {
+    const queue = new CallerQueue<Waiter>();
+    const w = waiter("u1", 0);
+    queue.join(w);
+    queue.capped(w, 0);
+    expect(() => queue.check(w, CALLER_WAIT_MS - 1)).not.toThrow();
+    expect(() => queue.check(w, CALLER_WAIT_MS)).toThrow(
+      `${CALLER_BUSY} (waited ${CALLER_WAIT_MS} ms)`,
+    );
+    queue.leave(w);
     expect(queue.count("u1")).toBe(0);
+    expect(queue.size()).toBe(0);
+  });
+
+  it("drops runs that stopped looking (their request is gone); one that looks again keeps its place", () => {
+    const queue = new CallerQueue<Waiter>();
+    const gone = waiter("", 0);
+    const alive = waiter("", 10);
+    queue.join(gone);
+    queue.join(alive);
+    alive.lookedAt = WAITER_SILENT_MS;
+    queue.dropSilent(WAITER_SILENT_MS + 1);
+    expect(order(queue)).toEqual(["@10"]);
+    queue.join(gone);
+    expect(order(queue)).toEqual(["@0", "@10"]);
   });
 });

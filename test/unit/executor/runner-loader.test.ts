@@ -909,6 +909,86 @@ describe("RunnerLoader", () => {
       // begins (1.5 s).
       expect(Date.now() - started).toBeLessThanOrEqual(400 + RUNNER_BEGIN_MS);
     });
+
+    describe("runs waiting for a runner are served in turn (issue 40: one flood, every runner young)", () => {
+      /**
+       * Runners whose first run each is a trivial search that ends when the test says (until
+       * then it may be a blocking program: young, no host call), and whose later runs hold
+       * their runner; `began` lists each run's name as a runner begins it.
+       */
+      function floodedPair() {
+        const began: string[] = [];
+        const ends: (() => void)[] = [];
+        const make = (): RunnerApi => {
+          let runs = 0;
+          const start = (request: unknown, host: unknown) => {
+            began.push((request as { name: string }).name);
+            begin(host);
+            return runs++ === 0
+              ? new Promise<RunnerAnswer>((r) => ends.push(() => r({ answer: "done" })))
+              : new Promise<RunnerAnswer>(() => {});
+          };
+          return {
+            load: (_s, _code, request, host) => start(request, host),
+            loadWithBase: (_s, _h, _b, _n, _t, request, host) => start(request, host),
+            get: (_s, _h, _code, request, host) => start(request, host),
+          };
+        };
+        let who = "";
+        const loader = new RunnerLoader([make(), make()], Date.now, undefined, "", () => who);
+        /** Starts a run named `name` of caller `caller` ("": the local clients' one caller). */
+        const named = (name: string, caller = "") => {
+          who = caller;
+          return (
+            loader.load(CODE).getEntrypoint() as unknown as {
+              run(request: unknown, host: unknown): Promise<unknown>;
+            }
+          ).run({ name }, { calls: 0 });
+        };
+        return { began, ends, named };
+      }
+
+      it("gives the runners that free to the runs waiting longest, not to one arriving or looking then", async () => {
+        const { began, ends, named } = floodedPair();
+        void named("search 1");
+        void named("search 2");
+        expect(began).toEqual(["search 1", "search 2"]);
+        void named("waits first"); // both runners have a young run: it waits
+        await tick(10);
+        void named("waits second");
+        await tick(20);
+        void named("waits third"); // behind the first two (as many as runners): looks every 50 ms
+        await tick(30);
+        ends.shift()!(); // search 1 ends: its runner is free
+        await tick(2);
+        void named("arrives then"); // before, it took that runner at once
+        await tick(100);
+        ends.shift()!(); // search 2 ends
+        await tick(100);
+        // Each runner to one of the two runs then first in the line (as many as runners): among
+        // the runs at its head the one that looks first takes a runner that frees, so it is not
+        // idle until the oldest looks. Never to the run that arrived after them. Before, "arrives
+        // then" took the first free runner at once.
+        expect(began).toHaveLength(4);
+        expect(["waits first", "waits second"]).toContain(began[2]);
+        expect(began).not.toContain("arrives then");
+      });
+
+      it("serves callers in turn: a caller never let in before one whose runs were", async () => {
+        const { began, ends, named } = floodedPair();
+        void named("search 1");
+        void named("search 2");
+        for (const name of ["flood 1", "flood 2", "flood 3"]) void named(name);
+        await tick(5);
+        // Another caller's run, behind the flood's three waiting runs.
+        void named("other caller", "address:198.51.100.7");
+        await tick(55);
+        ends.shift()!(); // search 1 ends
+        await tick(100);
+        // Before, "flood 1" took it (each run looked at its own times, "flood 1" first).
+        expect(began.slice(2)).toEqual(["other caller"]);
+      });
+    });
   });
 
   describe("the warm reserve (runners started on demand: cli/local-server/runners/runner-pool.mjs)", () => {

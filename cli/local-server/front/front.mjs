@@ -273,7 +273,10 @@ export function createFront({
     if (res.closed) return;
     if (!runtime) return replyNotServing(res, "stopping", read.body);
     if ("starting" in runtime) return replyNotServing(res, "starting", read.body);
-    new Exchange({ res, body: read.body, runtime, inFlight, message, budget, hold, pass }).send(
+    // Its caller as known now (a new connection's first look may have ended meanwhile): the host
+    // places its runs by it, so one local process cannot take every runner from another.
+    const caller = owners.of(socket);
+    new Exchange({ res, body: read.body, runtime, inFlight, message, budget, hold, pass, caller }).send(
       req,
       connectionsTo(runtime),
     );
@@ -315,7 +318,7 @@ export function createFront({
     }
     const runtime = await target();
     if (!runtime || "starting" in runtime) return socket.destroy();
-    pipeUpgrade(req, socket, rest, runtime, inFlight);
+    pipeUpgrade(req, socket, rest, runtime, inFlight, owners.of(req.socket));
   });
 
   return {

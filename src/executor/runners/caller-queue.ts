@@ -55,7 +55,7 @@ export class CallerQueue {
     const waiting = this.count(caller);
     if (waiting >= CALLER_QUEUE_MAX)
       throw new Error(
-        `${CALLER_BUSY}, and ${CALLER_QUEUE_MAX} more of its runs already wait for one. One caller (an OAuth user, or a client address) may use all runners but one, so that other callers always find one; its runs there have shown no progress for a while (programs holding their runner's thread). Wait for your runs to finish, then retry: the program did not start.`,
+        `${CALLER_BUSY}, and ${CALLER_QUEUE_MAX} more of its runs already wait for one. One caller (an OAuth user, a client address, or a process on the local server's machine) may use all runners but one, so that other callers always find one; its runs there have shown no progress for a while (programs holding their runner's thread). Wait for your runs to finish, then retry: the program did not start.`,
       );
     this.waiting.set(caller, waiting + 1);
     try {
@@ -66,7 +66,7 @@ export class CallerQueue {
         if (found !== undefined) return found;
         if (this.now() >= deadline)
           throw new Error(
-            `${CALLER_BUSY} (waited ${CALLER_WAIT_MS} ms). One caller (an OAuth user, or a client address) may use all runners but one, so that other callers always find one; its runs there have shown no progress (programs holding their runner's thread). Retry once they ended: the program did not start.`,
+            `${CALLER_BUSY} (waited ${CALLER_WAIT_MS} ms). One caller (an OAuth user, a client address, or a process on the local server's machine) may use all runners but one, so that other callers always find one; its runs there have shown no progress (programs holding their runner's thread). Retry once they ended: the program did not start.`,
           );
       }
     } finally {

@@ -236,7 +236,12 @@ export async function createWithPlace(
   // record for the places its resumed rounds take.
   const counted = options.countAs?.() ?? "";
   const task = counted !== "" && counted !== init.owner ? { ...init, countedAs: counted } : init;
-  const refusal = await ledger.takePlace(task.taskId, task.countedAs ?? task.owner, perCaller, total);
+  const refusal = await ledger.takePlace(
+    task.taskId,
+    task.countedAs ?? task.owner,
+    perCaller,
+    total,
+  );
   if (refusal !== null) throw tooManyTasks(refusal);
   try {
     return await stub.create(task);

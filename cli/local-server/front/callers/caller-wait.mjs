@@ -64,7 +64,8 @@ export function createCallerWait(callerOf, { maxMs = CALLER_WAIT_MS } = {}) {
       const waits = waiting.get(socket);
       if (!waits) return;
       waiting.delete(socket);
-      for (const done of [...waits]) done(key);
+      // Each `done` deletes itself from the set: a Set's iteration takes that in its stride.
+      for (const done of waits) done(key);
     },
     waiting: () => waiting.size,
   };

@@ -13,6 +13,13 @@ import { randomBytes } from "node:crypto";
 export const CLUSTER_SECRET_BINDING = "LOCAL_CLUSTER_SECRET";
 /** The request header (as src/executor/runners/cluster-secret.ts names it). */
 export const CLUSTER_SECRET_HEADER = "x-local-cluster-secret";
+/**
+ * The header in which the front tells the host who a request's caller is (the process at the
+ * other end of its connection: front/callers/peer-owners.mjs), as
+ * src/executor/runners/cluster-secret.ts names it. The front sets it alone (a client's copy is
+ * dropped: front/request-head.mjs), and the host reads it only beside the secret.
+ */
+export const LOCAL_CALLER_HEADER = "x-local-caller";
 
 /** 256 random bits, URL-safe text: fits a header and a text binding as it is. */
 export const clusterSecret = Buffer.from(randomBytes(32)).toString("base64url");

@@ -24,6 +24,7 @@ import { API_ROUTE, CODE_ROUTE, endpointsFor, type Endpoints } from "./endpoints
 import { runSearch } from "./search-endpoint";
 import { callerOf } from "./runs/caller";
 import { placementCaller, runAsCaller } from "./placement-caller";
+import { clusterSecretOf } from "../executor/runners/cluster-secret";
 import { RUNS_ROUTE, runsApi, type RunsReader } from "./runs/runs-api";
 import { SKILLS_ROUTE, skillsApi } from "./skills/skills-api";
 import { skillOwner } from "./skills/skill-owner";
@@ -174,7 +175,7 @@ export function createApp(options: AppOptions): App {
     if (c.apiKey && request.method !== "OPTIONS") await checkApiKey(request, c.apiKey);
     refuseAnonymous(request, c);
     // Every run the request starts is placed for its caller (placement-caller.ts).
-    const caller = placementCaller(request, c, authInfo);
+    const caller = placementCaller(request, c, authInfo, clusterSecretOf(env) !== undefined);
     if (url.pathname === "/api/search")
       return runAsCaller(caller, () => runSearch(request, endpoints));
     if (isRuns) return runsApi(request, endpoints.runs, runsReader(c, authInfo));

@@ -26,6 +26,7 @@ import { callerOf } from "./runs/caller";
 import { runHistory, type RunHistory } from "./runs/run-history";
 import { afterResponse, deliverThenRun } from "./runs/after-response";
 import { sandboxLoader } from "./sandbox-loader";
+import { currentCaller } from "./placement-caller";
 import type { SkillsOptions } from "../codemode/skills/skills-options";
 import { withReadOnlySkills } from "../codemode/skills/read-only-skills";
 import { durableSkillStore } from "./skills/durable-skill-store";
@@ -131,7 +132,8 @@ export function endpointsFor(
     }),
     {
       route: API_ROUTE,
-      tasks: { namespace: () => env.MCP_TASKS },
+      // Tasks count per caller as runs are placed (each local process its own share).
+      tasks: { namespace: () => env.MCP_TASKS, countAs: currentCaller },
       ...(approvalKey ? { requestState: { key: approvalKey } } : {}),
     },
   );
@@ -220,7 +222,7 @@ function codeHandler(
       ...(skills ? { skills } : {}),
       name: "code-mode-tools",
     }),
-    { route: CODE_ROUTE, tasks: { namespace: () => env.MCP_TASKS } },
+    { route: CODE_ROUTE, tasks: { namespace: () => env.MCP_TASKS, countAs: currentCaller } },
   );
 }
 

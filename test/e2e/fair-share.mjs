@@ -1,9 +1,10 @@
-// Issue #40, "Fair share": one client runs as many native-code stalls as there are runners, twice,
-// 11 s apart (the second round meets runners that the first got replaced, coming back). On each
-// executor (EXECUTOR=isolate-per-run and shared-worker, FAIR_SHARE_EXECUTORS picks) another
-// client's trivial `search`, every 100 ms, never fails and never waits more than 1 s, and a third
-// client's searches started 100–500 ms after each round's stalls never land on a stall's runner
-// (a run that does waits for the runner's replacement and fails naming it).
+// Issue #40, "Fair share": one client, in a process of its own, runs one native-code stall more
+// than there are runners (as many as the runners and the spare), twice, 11 s apart (the second
+// round meets runners that the first got replaced, coming back). On each executor
+// (EXECUTOR=isolate-per-run and shared-worker, FAIR_SHARE_EXECUTORS picks) another client's
+// trivial `search`, every 100 ms, never fails and never waits more than 1 s, and a third client's
+// searches started 100–500 ms after each round's stalls never land on a stall's runner (a run
+// that does waits for the runner's replacement and fails naming it).
 //
 // The stalls hold their runner's thread in native code, where no operation budget counts: a
 // catastrophic `/i` regex in the per-run isolate (V8's linear fallback does not take `i`), and in
@@ -12,12 +13,17 @@
 // an array, so the native charges, which go by an array's length, do not see it; V8 answers it
 // at once).
 //
-// On a local server every client comes from the same loopback address, so the per-caller cap
-// (src/app/placement-caller.ts) does not separate these clients: what keeps the others served is
-// the pool itself (placement away from blocked runners, a spare runner already running when
-// every runner is held, and replacements ready the moment held runners are ended:
-// docs/local-runtime.md, "Placement" and "Runners on demand"). `npm run e2e` runs both halves
-// (test/e2e/run.mjs says under what load the shared worker's holds).
+// On a local server every client comes from the same loopback address; the front names the
+// process at the other end of each connection and the host places runs by it
+// (src/app/placement-caller.ts): the staller's process may use all runners but one, so its last
+// stall waits for a runner of its own and the others' searches keep one. Before (one caller for
+// every local client), as many stalls as runners and spare held every runner, and the other
+// clients' searches waited for the replacements. Also keeping them served: the pool itself
+// (placement away from blocked runners, a spare runner already running when every runner is
+// held, and replacements ready the moment held runners are ended: docs/local-runtime.md,
+// "Placement" and "Runners on demand"). `npm run e2e` runs both halves (test/e2e/run.mjs says
+// under what load the shared worker's holds).
+import { fork } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { connect, pollSearch, timedCall, TRIVIAL_SEARCH } from "./support/load-clients.mjs";
 import { hostReplacements, replacements } from "./support/replacements.mjs";
@@ -51,11 +57,57 @@ check(
 );
 const REGEX = `async () => /(a+)+$/i.test("a".repeat(45) + "!")`;
 const SCAN = `async () => Array.prototype.indexOf.call({ length: 2 ** 32 - 1 }, 1)`;
+/** The stalls of one round: as many as the runners and the spare together. */
+const STALLS_PER_ROUND = RUNNERS + 1;
 /** @type {Record<string, string[]>} */
 const STALLS = {
-  "isolate-per-run": [REGEX, REGEX, REGEX],
-  "shared-worker": [SCAN, SCAN, SCAN],
+  "isolate-per-run": Array.from({ length: STALLS_PER_ROUND }, () => REGEX),
+  "shared-worker": Array.from({ length: STALLS_PER_ROUND }, () => SCAN),
 };
+
+/**
+ * The staller: a client in a process of its own (support/staller-child.mjs), another caller than
+ * this script's clients. `round(n, codes)` runs the programs at once there and resolves with
+ * their outcomes once all ended.
+ * @param {string} url
+ */
+async function stallerProcess(url) {
+  const child = fork(new URL("./support/staller-child.mjs", import.meta.url), [url, "240000"], {
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  /** @type {Map<number, (outcomes: import("./support/load-clients.mjs").Outcome[]) => void>} */
+  const waiting = new Map();
+  /** @type {() => void} */
+  let ready = () => {};
+  const readyNow = new Promise((resolve, reject) => {
+    ready = () => resolve(undefined);
+    child.once("exit", (code) => reject(new Error(`the staller's process exited ${code}`)));
+  });
+  child.on(
+    "message",
+    (
+      /** @type {{ ready?: true, round?: number, outcomes?: import("./support/load-clients.mjs").Outcome[] }} */ m,
+    ) => {
+      if (m.ready) ready();
+      else if (m.round !== undefined) waiting.get(m.round)?.(m.outcomes ?? []);
+    },
+  );
+  await readyNow;
+  return {
+    /** @param {number} round @param {string[]} codes */
+    round: (round, codes) =>
+      /** @type {Promise<import("./support/load-clients.mjs").Outcome[]>} */ (
+        new Promise((resolve) => {
+          waiting.set(round, resolve);
+          child.send({ round, codes });
+        })
+      ),
+    close: () => {
+      if (child.connected) child.send({ stop: true });
+      setTimeout(() => child.kill(), 5_000).unref();
+    },
+  };
+}
 
 /**
  * Which runner a "runner stopped" error names ("… stopped (runner 2: …)"), if any.
@@ -131,7 +183,7 @@ for (const executor of EXECUTORS)
   await withServerUnderLoad(
     { EXECUTOR: executor, SANDBOX_RUNNERS: String(RUNNERS) },
     async ({ url, output }) => {
-      const { client: staller } = await connect(url, { name: "e2e-staller" });
+      const staller = await stallerProcess(url);
       const { client: prober } = await connect(url, { name: "e2e-prober" });
       const poller = await pollSearch(url);
       // The pool the stalls meet is the one a busy server keeps (notYetWarm says what that is on
@@ -155,14 +207,14 @@ for (const executor of EXECUTORS)
           );
       }
       const replacedBefore = replacements(output()).length;
-      /** @type {{ round: number, stalls: Promise<import("./support/load-clients.mjs").Outcome>[], probes: Promise<import("./support/load-clients.mjs").Outcome & { delay: number }>[] }[]} */
+      /** @type {{ round: number, stalls: Promise<import("./support/load-clients.mjs").Outcome[]>, probes: Promise<import("./support/load-clients.mjs").Outcome & { delay: number }>[] }[]} */
       const rounds = [];
       const firstAt = Date.now();
       for (const round of [1, 2]) {
         await sleep(firstAt + (round - 1) * ROUND_GAP_MS - Date.now());
         if (process.env.FAIR_SHARE_LOG)
           console.log(`e2e fair-share: ${executor}: round ${round} at ${new Date().toISOString()}`);
-        const stalls = (STALLS[executor] ?? []).map((code) => timedCall(staller, "execute", code));
+        const stalls = staller.round(round, STALLS[executor] ?? []);
         const probes = PROBE_DELAYS_MS.map(async (delay) => {
           await sleep(delay);
           return { delay, ...(await timedCall(prober, "search", TRIVIAL_SEARCH, 60_000)) };
@@ -172,7 +224,7 @@ for (const executor of EXECUTORS)
       // The other client's longest wait in each round (from its stalls to the next round's).
       const roundEnds = [firstAt + ROUND_GAP_MS, Number.MAX_SAFE_INTEGER];
       for (const { round, stalls, probes } of rounds) {
-        const ended = await Promise.all(stalls);
+        const ended = await stalls;
         const stallRunners = new Set(ended.map(runnerOf).filter((r) => r !== undefined));
         console.log(
           `e2e fair-share: ${executor}: round ${round}: the stalls ended after ${ended.map((s) => s.ms).join(", ")} ms: ${ended.map((s) => (runnerOf(s) ? `runner ${runnerOf(s)} lost` : (s.thrown ?? s.text).slice(0, 60))).join("; ")}`,
@@ -210,7 +262,7 @@ for (const executor of EXECUTORS)
       // By hand: the server's output, to see which runners started when (FAIR_SHARE_LOG=<prefix>).
       if (process.env.FAIR_SHARE_LOG)
         writeFileSync(`${process.env.FAIR_SHARE_LOG}-${executor}.log`, output());
-      await staller.close().catch(() => {});
+      staller.close();
       await prober.close().catch(() => {});
     },
     BUSY,

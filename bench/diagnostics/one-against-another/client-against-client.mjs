@@ -178,13 +178,20 @@ async function hostile(/** @type {string} */ url, /** @type {keyof MODES} */ nam
           },
         },
         (res) => {
-          // Counted by HTTP status, and a JSON-RPC error by its code (a refused task is a 200).
+          // Counted by HTTP status, and a JSON-RPC error by its code (a refused task is a 200); a
+          // tool error by whether it is the caller's share of the runners (the program did not
+          // start: src/executor/runners/caller-queue.ts) or another.
           let head = "";
           res.setEncoding("utf8");
           res.on("data", (chunk) => void (head.length < 4096 && (head += chunk)));
           res.on("end", () => {
             const code = /"error":\{"code":(-?\d+)/.exec(head)?.[1];
-            const key = `${res.statusCode ?? 0}${code === undefined ? "" : ` error ${code}`}`;
+            const tool = !head.includes('"isError":true')
+              ? ""
+              : head.includes("already use every sandbox runner")
+                ? " tool error: caller's share"
+                : " tool error";
+            const key = `${res.statusCode ?? 0}${code === undefined ? "" : ` error ${code}`}${tool}`;
             resolve((answers[key] = (answers[key] ?? 0) + 1));
           });
         },

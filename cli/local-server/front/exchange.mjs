@@ -63,6 +63,8 @@ export class Exchange {
   #answerType;
   /** @type {import("./cut-off-gate.mjs").Pass | undefined} told once how the exchange ended */
   #pass;
+  /** Who the request is from, as the host is told (request-head.mjs); "": none named. */
+  #caller;
 
   /**
    * @param {object} options
@@ -78,8 +80,10 @@ export class Exchange {
    * @param {import("./cut-off-gate.mjs").Pass} [options.pass] - the cut-off gate's pass
    *   (cut-off-gate.mjs): told `cutOff()` when the client leaves before the answer's end (the
    *   host still works on the request), else `done()`
+   * @param {string} [options.caller] - who the request is from (callers/peer-owners.mjs): the
+   *   host places its runs by it
    */
-  constructor({ res, body, runtime, inFlight, message, budget, hold, pass }) {
+  constructor({ res, body, runtime, inFlight, message, budget, hold, pass, caller = "" }) {
     this.runtime = runtime;
     this.#res = res;
     this.#body = body;
@@ -88,6 +92,7 @@ export class Exchange {
     this.#budget = budget;
     this.#hold = hold;
     this.#pass = pass;
+    this.#caller = caller;
     inFlight.add(this);
   }
 
@@ -111,7 +116,7 @@ export class Exchange {
    *   kept-alive connections to this runtime
    */
   send(req, connections) {
-    const head = requestHead(req, this.#body.length);
+    const head = requestHead(req, this.#body.length, this.#caller);
     if (head === undefined) {
       this.#done();
       return replyFrontError(this.#res, 400, {

@@ -5,13 +5,16 @@
  * cluster secret), and the checks that nothing in it could end a line and smuggle a second
  * request.
  */
-import { CLUSTER_SECRET_HEADER, clusterSecret } from "../cluster-secret.mjs";
+import { CLUSTER_SECRET_HEADER, clusterSecret, LOCAL_CALLER_HEADER } from "../cluster-secret.mjs";
 import { SUPERVISOR_SECRET_HEADER } from "../runners/host-forget-request.mjs";
 import { BRIDGE_HEADER } from "./bridge-only.mjs";
 
 /**
  * Request headers the front sets itself: the body's framing (it sends the body whole, with its
- * length), the client's address and the cluster secret (a client's own is dropped). And the
+ * length), the client's address, its caller (the local process at the other end of its
+ * connection: callers/peer-owners.mjs) and the cluster secret (a client's own is dropped: a
+ * client that chose its caller could take another process's share of the runners, or a new one
+ * per request). And the
  * `--stdio` bridge's secret, the front's alone to check (bridge-only.mjs): never passed on. And
  * the supervisor's own secret header (runners/host-forget-request.mjs): no client can know its
  * value, but a client's copy is dropped all the same, so only the supervisor ever sends one.
@@ -20,6 +23,7 @@ const SET_BY_FRONT = new Set([
   "content-length",
   "transfer-encoding",
   "cf-connecting-ip",
+  LOCAL_CALLER_HEADER,
   CLUSTER_SECRET_HEADER,
   SUPERVISOR_SECRET_HEADER,
   BRIDGE_HEADER,
@@ -50,14 +54,15 @@ const HOP_BY_HOP = new Set([
  * The head the runtime gets for `req`: its method, target, and every header as the client sent
  * it (name case and order kept) but those the front sets itself (SET_BY_FRONT) and the
  * hop-by-hop ones (HOP_BY_HOP and the names `Connection` lists), then the body's
- * length, the client's address and the cluster secret. Undefined when a part holds a byte that
- * could end a line (Node's parser lets none through; checked again here, where the head is
- * written by hand, so that nothing could be smuggled into a second request).
+ * length, the client's address and caller, and the cluster secret. Undefined when a part holds a
+ * byte that could end a line (Node's parser lets none through; checked again here, where the head
+ * is written by hand, so that nothing could be smuggled into a second request).
  * @param {import("node:http").IncomingMessage} req
  * @param {number} bodyLength
+ * @param {string} [caller] - who the request is from (callers/peer-owners.mjs keys; "": none named)
  * @returns {string | undefined}
  */
-export function requestHead(req, bodyLength) {
+export function requestHead(req, bodyLength, caller = "") {
   const method = req.method ?? "GET";
   const target = req.url ?? "/";
   if (!TOKEN.test(method) || !TARGET.test(target)) return undefined;
@@ -79,10 +84,27 @@ export function requestHead(req, bodyLength) {
   // A client's own header used to reach the Worker, so it could choose its count's key.
   const address = clientAddress(req.socket.remoteAddress);
   if (address && !NOT_IN_VALUE.test(address)) head += `CF-Connecting-IP: ${address}\r\n`;
+  // Who the caller is: the host places runs by it (src/app/placement-caller.ts), so one local
+  // process cannot take every runner from another; every local client has the address above.
+  head += callerLine(caller);
   // The runtime serves only the server's own processes (cluster-secret.mjs); it trusts the
   // address above because this comes with it.
   return `${head}${CLUSTER_SECRET_HEADER}: ${clusterSecret}\r\n\r\n`;
 }
+
+/**
+ * The caller's header line ({@link LOCAL_CALLER_HEADER}), or "" when no caller is named or the
+ * key is not one the front makes (visible ASCII, short): never a line the host could misread.
+ * @param {string} caller
+ */
+export function callerLine(caller) {
+  return CALLER_KEY.test(caller) ? `${LOCAL_CALLER_NAME}: ${caller}\r\n` : "";
+}
+
+/** A caller's key as callers/peer-owners.mjs makes them (`process:123`, `address:::1`, …). */
+const CALLER_KEY = /^[\x21-\x7e]{1,100}$/;
+/** The caller header's name as written (the constant is lower-case, as Node reads names). */
+const LOCAL_CALLER_NAME = "X-Local-Caller";
 
 /**
  * The header names a client's `Connection` header lists (all its lines, as Node joins them),

@@ -21,7 +21,7 @@
 import { connect } from "node:net";
 import { CLUSTER_SECRET_HEADER, clusterSecret } from "../cluster-secret.mjs";
 import { AnswerParser, MAX_HEAD_BYTES } from "./answer-parser.mjs";
-import { clientAddress, upgradeHeaderLines } from "./request-head.mjs";
+import { callerLine, clientAddress, upgradeHeaderLines } from "./request-head.mjs";
 
 const HEAD_END = Buffer.from("\r\n\r\n");
 /** The status line of an answer that switches protocols. */
@@ -41,16 +41,20 @@ const SWITCHING = /^HTTP\/1\.1 101[ \r]/;
  * @param {Buffer} rest - bytes the client sent after its headers
  * @param {Runtime} runtime
  * @param {Set<InFlight>} inFlight
+ * @param {string} [caller] - who the upgrade is from (callers/peer-owners.mjs)
  */
-export function pipeUpgrade(req, socket, rest, runtime, inFlight) {
+export function pipeUpgrade(req, socket, rest, runtime, inFlight, caller = "") {
   /** Whether the runtime's answer went out whole: the client's connection is ended, not cut. */
   let answered = false;
   const to = connect(runtime.socket, () => {
     // Hop-by-hop headers dropped as for every other request, but the upgrade's own (request-head.mjs).
     const lines = [`${req.method} ${req.url} HTTP/${req.httpVersion}`, ...upgradeHeaderLines(req)];
-    // The client's address and the cluster secret, as for every other request (request-head.mjs).
+    // The client's address and caller and the cluster secret, as for every other request
+    // (request-head.mjs).
     const address = clientAddress(req.socket.remoteAddress);
     if (address) lines.push(`CF-Connecting-IP: ${address}`);
+    const named = callerLine(caller);
+    if (named) lines.push(named.slice(0, -2));
     lines.push(`${CLUSTER_SECRET_HEADER}: ${clusterSecret}`);
     to.write(lines.join("\r\n") + "\r\n\r\n");
   });

@@ -186,11 +186,11 @@ export class CallerQueue<W extends Waiter> {
   check(waiter: W, now: number): void {
     if (waiter.refused)
       throw new Error(
-        `${CALLER_BUSY}, and ${CALLER_QUEUE_MAX} more of its runs already wait for one. One caller (an OAuth user, or a client address) may use all runners but one, so that other callers always find one; its runs there have shown no progress for a while (programs holding their runner's thread). Wait for your runs to finish, then retry: the program did not start.`,
+        `${CALLER_BUSY}, and ${CALLER_QUEUE_MAX} more of its runs already wait for one. One caller (an OAuth user, a client address, or a process on the local server's machine) may use all runners but one, so that other callers always find one; its runs there have shown no progress for a while (programs holding their runner's thread). Wait for your runs to finish, then retry: the program did not start.`,
       );
     if (waiter.cappedSince !== undefined && now - waiter.cappedSince >= CALLER_WAIT_MS)
       throw new Error(
-        `${CALLER_BUSY} (waited ${CALLER_WAIT_MS} ms). One caller (an OAuth user, or a client address) may use all runners but one, so that other callers always find one; its runs there have shown no progress (programs holding their runner's thread). Retry once they ended: the program did not start.`,
+        `${CALLER_BUSY} (waited ${CALLER_WAIT_MS} ms). One caller (an OAuth user, a client address, or a process on the local server's machine) may use all runners but one, so that other callers always find one; its runs there have shown no progress (programs holding their runner's thread). Retry once they ended: the program did not start.`,
       );
   }
 

@@ -26,6 +26,16 @@ export const CLUSTER_SECRET_BINDING = "LOCAL_CLUSTER_SECRET";
 export const CLUSTER_SECRET_HEADER = "x-local-cluster-secret";
 
 /**
+ * The request header in which the local front tells the host who a request's caller is: the
+ * local process at the other end of its connection (cli/local-server/front/callers/), for
+ * placement only (src/app/placement-caller.ts). The front drops any copy a client sent and sets
+ * its own, and the host's ports take no request without the secret (app/create-worker.ts), so on
+ * the local server only the front's copy reaches the app; deployed (no secret), the app ignores
+ * it. Never anything secret in it. cli/local-server/cluster-secret.mjs names the same header.
+ */
+export const LOCAL_CALLER_HEADER = "x-local-caller";
+
+/**
  * The secret a runtime was given, or undefined when none was (a deployed Worker, a test).
  * @param env - the Worker's bindings
  */

@@ -19,7 +19,10 @@ import { PROTOCOL_CODES } from "../../errors";
 
 /** How many tasks may run at once (the `limits` of the `tasks` option). */
 export interface TaskLimits {
-  /** Per caller (the signed-in user, else the OAuth client; anonymous callers are one). Default 16. */
+  /**
+   * Per caller (the handler's `countAs`, else the signed-in user, else the OAuth client;
+   * anonymous callers are one unless `countAs` tells them apart). Default 16.
+   */
   perCaller?: number;
   /** In total, for the handler. Default 64. */
   total?: number;

@@ -13,6 +13,12 @@ export interface TaskInit {
   handler: string;
   /** Who may read, answer and cancel the task (the creating client's id; "" when anonymous). */
   owner: string;
+  /**
+   * Who the task counts as in the per-caller bound on running tasks (task-places.ts), when not
+   * its owner: the caller the handler's `countAs` named (e.g. one local process among the
+   * anonymous). Kept so a resumed round takes its place under the same caller.
+   */
+  countedAs?: string;
   call: RoundCall;
   /** The creating request's `authInfo` as JSON, so later rounds run as the same caller. */
   authInfo?: string;

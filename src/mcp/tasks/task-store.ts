@@ -116,7 +116,7 @@ export class McpTaskStore extends DurableObject {
     if (places !== undefined) {
       const refusal = await places.ledger.takePlace(
         record.taskId,
-        record.owner,
+        record.countedAs ?? record.owner,
         places.perCaller,
         places.total,
       );

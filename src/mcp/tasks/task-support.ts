@@ -46,6 +46,13 @@ export interface TasksOptions {
    * bound is refused at once (JSON-RPC -32000 naming the bound); see task-places.ts.
    */
   limits?: TaskLimits;
+  /**
+   * Who a new task counts as in the per-caller bound, read while the creating request is served
+   * ("" or absent: its owner). Owners tell only signed-in callers apart; the app passes the
+   * caller it places runs for (src/app/placement-caller.ts), so each local process, or each
+   * client address, has its own share of the bound. Never who may read or cancel the task.
+   */
+  countAs?: () => string;
 }
 
 type Handler = (request: unknown, ctx: unknown) => Promise<unknown>;
@@ -214,7 +221,8 @@ export function registerLedger(options: TasksOptions, name: string): void {
  * Creates a task only once it has a place: refused at once past a bound, and the place given
  * back when the task object could not be created.
  * @param options - the handler's `tasks` option
- * @param init - the task to create (its handler and owner say where it counts)
+ * @param init - the task to create (its handler and owner say where it counts, or the caller
+ *   `options.countAs` names now)
  * @param stub - the task's object
  */
 export async function createWithPlace(
@@ -224,10 +232,19 @@ export async function createWithPlace(
 ): Promise<TaskView> {
   const ledger = ledgerOf(options, init.handler);
   const { perCaller, total } = limitsOf(options.limits);
-  const refusal = await ledger.takePlace(init.taskId, init.owner, perCaller, total);
+  // Read while the creating request is served (the caller is the request's); kept in the
+  // record for the places its resumed rounds take.
+  const counted = options.countAs?.() ?? "";
+  const task = counted !== "" && counted !== init.owner ? { ...init, countedAs: counted } : init;
+  const refusal = await ledger.takePlace(
+    task.taskId,
+    task.countedAs ?? task.owner,
+    perCaller,
+    total,
+  );
   if (refusal !== null) throw tooManyTasks(refusal);
   try {
-    return await stub.create(init);
+    return await stub.create(task);
   } catch (error) {
     await ledger.givePlace(init.taskId).catch(() => {});
     throw error;

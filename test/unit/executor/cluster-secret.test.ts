@@ -8,6 +8,7 @@ import { hostMessage, runnerMessage } from "../../../cli/local-server/worker-opt
 import {
   CLUSTER_SECRET_BINDING,
   CLUSTER_SECRET_HEADER,
+  LOCAL_CALLER_HEADER,
   clusterSecretOf,
   isClusterSecret,
 } from "../../../src/executor/runners/cluster-secret";
@@ -74,6 +75,7 @@ describe("clusterSecretOf", () => {
 describe("the launcher's side (cli/local-server/cluster-secret.mjs)", () => {
   it("names the same header and binding as the Workers", () => {
     expect(node.CLUSTER_SECRET_HEADER).toBe(CLUSTER_SECRET_HEADER);
+    expect(node.LOCAL_CALLER_HEADER).toBe(LOCAL_CALLER_HEADER);
     expect(node.CLUSTER_SECRET_BINDING).toBe(CLUSTER_SECRET_BINDING);
   });
 

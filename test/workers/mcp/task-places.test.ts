@@ -23,7 +23,12 @@ import { connect, until } from "./task-clients";
  */
 const opened = new Set<string>();
 
-function holding(name: string, ignoreCancel: boolean, limits = { perCaller: 2, total: 3 }) {
+function holding(
+  name: string,
+  ignoreCancel: boolean,
+  limits = { perCaller: 2, total: 3 },
+  countAs?: () => string,
+) {
   return createMcpHandler(
     () => {
       const server = new McpServer({ name: "holding", version: "1.0.0" });
@@ -56,7 +61,15 @@ function holding(name: string, ignoreCancel: boolean, limits = { perCaller: 2, t
       setTaskSupport(ask);
       return server;
     },
-    { tasks: { namespace: () => env.MCP_TASKS, name, pollIntervalMs: 50, limits } },
+    {
+      tasks: {
+        namespace: () => env.MCP_TASKS,
+        name,
+        pollIntervalMs: 50,
+        limits,
+        ...(countAs && { countAs }),
+      },
+    },
   );
 }
 
@@ -64,6 +77,23 @@ function holding(name: string, ignoreCancel: boolean, limits = { perCaller: 2, t
 const bounded = holding("places-test-bounded", false);
 const stubborn = holding("places-test-stubborn", true);
 const single = holding("places-test-single", false, { perCaller: 1, total: 1 });
+/**
+ * Who the handler says is calling (as the app names the local process a request came from:
+ * src/app/placement-caller.ts): read by `countAs` while each creating request is served.
+ */
+let callerNow = "";
+const perProcess = holding(
+  "places-test-per-process",
+  false,
+  { perCaller: 2, total: 4 },
+  () => callerNow,
+);
+const perProcessSingle = holding(
+  "places-test-per-process-single",
+  false,
+  { perCaller: 1, total: 2 },
+  () => callerNow,
+);
 
 type Session = Awaited<ReturnType<typeof connect>>["session"];
 type Task = Awaited<ReturnType<typeof start>>;
@@ -182,5 +212,62 @@ describe("tasks running at once are bounded", () => {
     );
     expect(done.status).toBe("completed");
     await bob.close();
+  });
+
+  it("counts each caller `countAs` names apart, though they are one owner (two local processes)", async () => {
+    // Before: the bound counted by owner alone, and every anonymous client (each local process)
+    // was one owner: one process's 16 tasks refused every other process's first.
+    const one = await connect(perProcess, { clientId: "anonymous" });
+    const two = await connect(perProcess, { clientId: "anonymous" });
+    callerNow = "local:process:101";
+    const held = [await start(one.session, "p1"), await start(one.session, "p2")];
+    await expect(one.session.callTool("hold", { key: "p3" })).rejects.toThrow(
+      /Too many tasks: you already have 2 tasks running/,
+    );
+    callerNow = "local:process:202";
+    held.push(await start(two.session, "q1"), await start(two.session, "q2"));
+    await expect(two.session.callTool("hold", { key: "q3" })).rejects.toThrow(/you already have 2/);
+    const ledger = env.MCP_TASKS.get(env.MCP_TASKS.idFromName("places:places-test-per-process"));
+    await runInDurableObject(ledger, async (_instance, state) => {
+      const owners = state.storage.sql
+        .exec<{ owner: string }>("SELECT owner FROM place ORDER BY owner")
+        .toArray()
+        .map((row) => row.owner);
+      expect(owners).toEqual([
+        "local:process:101",
+        "local:process:101",
+        "local:process:202",
+        "local:process:202",
+      ]);
+    });
+    await finish(held, ["p1", "p2", "q1", "q2"]);
+    callerNow = "";
+    await Promise.all([one.close(), two.close()]);
+  });
+
+  it("a resumed round takes its place as the caller that created the task", async () => {
+    const one = await connect(perProcessSingle, { person: "away", clientId: "anonymous" });
+    callerNow = "local:process:303";
+    const asking = await start(one.session, "q", "ask");
+    await until(
+      () => asking.snapshot(),
+      (view) => view.status === "input_required",
+    );
+    const held = await start(one.session, "r1");
+    // The answer comes while another process is being served: the round still counts as 303's,
+    // which holds its one place.
+    callerNow = "local:process:404";
+    await expect(
+      asking.update({ go: { action: "accept", content: { ok: true } } }),
+    ).rejects.toThrow(/Too many tasks: you already have 1 tasks running/);
+    await finish([held], ["r1"]);
+    await asking.update({ go: { action: "accept", content: { ok: true } } });
+    const done = await until(
+      () => asking.snapshot(),
+      (view) => view.status !== "working" && view.status !== "input_required",
+    );
+    expect(done.status).toBe("completed");
+    callerNow = "";
+    await one.close();
   });
 });

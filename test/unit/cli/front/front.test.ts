@@ -5,6 +5,7 @@
  * instead of letting it end silently (issue #28: SDK clients waited until their own timeout).
  * The "runtime" behind it is a plain Node HTTP server standing in for workerd.
  */
+import { existsSync } from "node:fs";
 import { createServer, request, type IncomingMessage } from "node:http";
 import { describe, expect, it } from "vitest";
 import { connect, createServer as createNetServer, type Socket } from "node:net";
@@ -117,6 +118,52 @@ describe("the local server's front", () => {
     expect(JSON.parse(forged.text)).toEqual({ address: "127.0.0.1" });
     const plain = await send(port, CALL);
     expect(JSON.parse(plain.text)).toEqual({ address: "127.0.0.1" });
+  });
+
+  it("tells the runtime the caller in X-Local-Caller, replacing one the client sent", async () => {
+    // Every local client has the address 127.0.0.1: the host places runs by this caller instead
+    // (src/app/placement-caller.ts). A client choosing its own would choose another process's
+    // share of the runners, or a new caller per request.
+    const { port } = await setUp(
+      (req, _body, res) => {
+        res.writeHead(200, { "content-type": "application/json" });
+        const copies = req.rawHeaders.filter((h) => h.toLowerCase() === "x-local-caller").length;
+        res.end(JSON.stringify({ caller: req.headers["x-local-caller"], copies }));
+      },
+      { callers: { of: () => "process:4242" } },
+    );
+    const forged = await send(port, CALL, { headers: { "x-local-caller": "process:1" } });
+    expect(JSON.parse(forged.text)).toEqual({ caller: "process:4242", copies: 1 });
+    const plain = await send(port, CALL);
+    expect(JSON.parse(plain.text)).toEqual({ caller: "process:4242", copies: 1 });
+  });
+
+  it.skipIf(!(process.platform === "linux" && existsSync("/proc/net/tcp")))(
+    "names the process on a new connection's first request: it waits for the look, not sent as unknown",
+    async () => {
+      // attack26: a process's first 40 programs, each on a new connection, went before its
+      // first look and were placed for nobody: every runner was theirs (callers/caller-wait.mjs).
+      const { port } = await setUp((req, _body, res) => {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ caller: req.headers["x-local-caller"] }));
+      });
+      for (let i = 0; i < 3; i++) {
+        const answer = await send(port, CALL, { headers: { connection: "close" } });
+        expect(JSON.parse(answer.text)).toEqual({ caller: `process:${process.pid}` });
+      }
+    },
+  );
+
+  it("names no caller when none is known (no /proc), dropping a client's all the same", async () => {
+    const { port } = await setUp(
+      (req, _body, res) => {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ caller: req.headers["x-local-caller"] ?? null }));
+      },
+      { callers: { of: () => "" } },
+    );
+    const forged = await send(port, CALL, { headers: { "x-local-caller": "process:1" } });
+    expect(JSON.parse(forged.text)).toEqual({ caller: null });
   });
 
   it("tells every client of this machine as 127.0.0.1, whatever source address it bound", async () => {
@@ -272,15 +319,15 @@ describe("the local server's front", () => {
     expect(text).toContain("echo:early");
   });
 
-  it("pipes an upgrade (WebSocket) both ways, with the client's address set as for any request", async () => {
-    const { port } = await setUp(() => {});
+  it("pipes an upgrade (WebSocket) both ways, with the client's address and caller set as for any request", async () => {
+    const { port } = await setUp(() => {}, { callers: { of: () => "process:77" } });
     const runtime = servers[0]!;
     const upgraded: import("node:stream").Duplex[] = [];
     runtime.on("upgrade", (req, socket) => {
       upgraded.push(socket);
       socket.write(
         "HTTP/1.1 101 Switching Protocols\r\nUpgrade: test\r\nConnection: Upgrade\r\n\r\n" +
-          `address=${String(req.headers["cf-connecting-ip"])};forged=${String(req.rawHeaders.filter((h) => h === "203.0.113.9").length)}\n`,
+          `address=${String(req.headers["cf-connecting-ip"])};forged=${String(req.rawHeaders.filter((h) => h === "203.0.113.9" || h === "process:1").length)};caller=${String(req.headers["x-local-caller"])}\n`,
       );
       socket.on("data", (chunk) => socket.write(`echo:${String(chunk)}`));
     });
@@ -289,7 +336,12 @@ describe("the local server's front", () => {
         host: "127.0.0.1",
         port,
         path: "/socket",
-        headers: { connection: "Upgrade", upgrade: "test", "cf-connecting-ip": "203.0.113.9" },
+        headers: {
+          connection: "Upgrade",
+          upgrade: "test",
+          "cf-connecting-ip": "203.0.113.9",
+          "x-local-caller": "process:1",
+        },
       });
       req.on("upgrade", (_res, socket, head) => {
         let got = String(head);
@@ -306,7 +358,7 @@ describe("the local server's front", () => {
       req.end();
     });
     for (const socket of upgraded) socket.destroy();
-    expect(text).toContain("address=127.0.0.1;forged=0");
+    expect(text).toContain("address=127.0.0.1;forged=0;caller=process:77");
     expect(text).toContain("echo:hi");
   });
 
@@ -449,11 +501,12 @@ describe("the local server's front", () => {
   });
 
   it("answers 503 with the JSON-RPC error when the runtime is cut off before it answered", async () => {
-    const { port, front, runtime } = await setUp(() => {
+    const { port, front, runtime, seen } = await setUp(() => {
       // never answers: the supervisor replaces the runtime meanwhile
     });
     const pending = send(port, CALL);
-    await new Promise((r) => setTimeout(r, 100));
+    // Sent once its caller is known (callers/caller-wait.mjs): a look, not a fixed time.
+    await until(() => seen.length === 1);
     front.cutOff(runtime, "it stopped answering");
     const answer = await pending;
     expect(answer.status).toBe(503);
@@ -544,9 +597,9 @@ describe("the local server's front", () => {
       headers: { "content-length": String(CALL.length) },
     });
     shapes[`${timedOut.status}`] = keys(timedOut.text);
-    const { port, front, runtime } = await setUp(() => {});
+    const { port, front, runtime, seen } = await setUp(() => {});
     const pending = send(port, "not json-rpc", { path });
-    await new Promise((r) => setTimeout(r, 100));
+    await until(() => seen.length === 1);
     front.cutOff(runtime, "it stopped answering");
     const cut = await pending;
     shapes[`${cut.status}`] = keys(cut.text);
@@ -1369,7 +1422,7 @@ describe("the front's answers when no runtime serves (issue #40)", () => {
   it("drops an upgrade's hop-by-hop headers but its own, as for any request", async () => {
     // Found by a review: an upgrade's headers went to the runtime as the client sent them, names
     // listed in `Connection` (the cluster secret's among them), `Keep-Alive` and `TE` included.
-    const { port } = await setUp(() => {});
+    const { port } = await setUp(() => {}, { callers: { of: () => "process:1" } });
     const runtime = servers[0]!;
     const upgraded: import("node:stream").Duplex[] = [];
     runtime.on("upgrade", (req, socket) => {
@@ -1409,7 +1462,7 @@ describe("the front's answers when no runtime serves (issue #40)", () => {
     });
     for (const socket of upgraded) socket.destroy();
     expect(text).toContain(
-      `names=${["cf-connecting-ip", "connection", "host", "upgrade", "x-kept", "x-local-cluster-secret"].join(",")};connection=Upgrade`,
+      `names=${["cf-connecting-ip", "connection", "host", "upgrade", "x-kept", "x-local-caller", "x-local-cluster-secret"].join(",")};connection=Upgrade`,
     );
   });
 

@@ -7,7 +7,10 @@
 import { describe, expect, it } from "vitest";
 import type { AppSettings } from "../../../../src/app/config/config";
 import { fromSupervisor, localOnly } from "../../../../src/app/create-worker";
-import { CLUSTER_SECRET_HEADER } from "../../../../src/executor/runners/cluster-secret";
+import {
+  CLUSTER_SECRET_HEADER,
+  LOCAL_CALLER_HEADER,
+} from "../../../../src/executor/runners/cluster-secret";
 import {
   FORGET_RUNNER_PATH,
   SUPERVISOR_SECRET_HEADER,
@@ -32,6 +35,8 @@ describe("the host Worker with a cluster secret (the local server)", () => {
         { [CLUSTER_SECRET_HEADER]: `${SECRET}x` },
         // A client's own address is what the OAuth attempt limit counts by: never trusted here.
         { "cf-connecting-ip": "203.0.113.7" },
+        // Nor a caller (the process the host places runs for: src/app/placement-caller.ts).
+        { [LOCAL_CALLER_HEADER]: "process:1" },
       ]) {
         const answer = await local(`${base}${path}`, { headers });
         expect(answer.status, `${path} ${JSON.stringify(headers)}`).toBe(403);

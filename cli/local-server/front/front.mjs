@@ -30,7 +30,6 @@ import { capConnections, DEFAULT_MAX_CONNECTIONS, tooManyConnections } from "./c
 import { tooManyCallerWaits, tooManyWaits, waitsLong } from "./long-wait.mjs";
 import { cutOffMessage, jsonRpcIds, replyFrontError, replyNotServing } from "./cut-off-reply.mjs";
 import { createPeerOwners } from "./callers/peer-owners.mjs";
-import { createCallerWait } from "./callers/caller-wait.mjs";
 import { createCutOffGate } from "./cut-off-gate.mjs";
 import { Exchange } from "./exchange.mjs";
 import { pipeUpgrade } from "./upgrade-pipe.mjs";
@@ -151,17 +150,8 @@ export function createFront({
   const budget = createBodyBudget(bodyBudgetBytes);
   const gate = createCutOffGate(cutOffGate);
   // A request waiting as "unknown" takes its own caller's turn as soon as the look names it,
-  // not at the gate's next event (up to a second away while only shares hold requests); one
-  // waiting for its caller before the gate goes on (callers/caller-wait.mjs).
-  const owners =
-    callers ??
-    createPeerOwners({
-      onKnown: (socket, key) => {
-        waits.known(socket, key);
-        gate.recheck();
-      },
-    });
-  const waits = createCallerWait((socket) => owners.of(socket));
+  // not at the gate's next event (up to a second away while only shares hold requests).
+  const owners = callers ?? createPeerOwners({ onKnown: () => gate.recheck() });
   // A client sends the same Host on every request: the last one found well formed is not
   // checked again (the URL parser in the check was ~1.5 % of the front's CPU per request).
   /** @type {string | undefined} */
@@ -265,12 +255,6 @@ export function createFront({
     }
     // A request whose client has gone costs the host nothing: it is not sent.
     if (res.closed) return;
-    // A new connection's caller is looked up first (within ~200 ms): the host places runs by
-    // it, and a request sent as `unknown` no caller's share bounds (callers/caller-wait.mjs).
-    // Not a page's or a probe's read: no such request starts a run.
-    const naming = startsNoRun(req.method) ? "" : waits.of(req.socket);
-    if (typeof naming !== "string") await naming;
-    if (res.closed) return;
     // While requests cut off after they were sent hold every place (or its caller has its share
     // or its bytes at the host), a request waits its turn here, by turns of caller, and one whose client
     // leaves meanwhile never reaches the host (cut-off-gate.mjs).
@@ -290,8 +274,8 @@ export function createFront({
     if (res.closed) return;
     if (!runtime) return replyNotServing(res, "stopping", read.body);
     if ("starting" in runtime) return replyNotServing(res, "starting", read.body);
-    // Its caller as known now (the host places its runs by it, so one local process cannot take
-    // every runner from another).
+    // Its caller as known now (a new connection's first look may have ended meanwhile): the host
+    // places its runs by it, so one local process cannot take every runner from another.
     const caller = owners.of(socket);
     new Exchange({
       res,
@@ -367,16 +351,6 @@ export function createFront({
     /** Places of the cut-off bound held now, and requests waiting for one (cut-off-gate.mjs). */
     cutOffs: () => ({ held: gate.held(), waiting: gate.waiting() }),
   };
-}
-
-/**
- * Whether a request of `method` cannot start a run (reads and preflights): it need not wait for
- * its caller. Any other may (a `tools/call`, a search); its body is not read for which, since a
- * client can spell a method so that a look at the text misses it.
- * @param {string | undefined} method
- */
-function startsNoRun(method) {
-  return method === "GET" || method === "HEAD" || method === "OPTIONS";
 }
 
 /**

@@ -15,6 +15,11 @@
  * `unknown` after CALLER_WAIT_MS, which the host places as nobody (src/app/placement-caller.ts:
  * ""), never capped. After PARK s the thread takes its socket back and reads the answer.
  *
+ * PARK `task` instead: the attack phase sends the executes as tasks (`task: { ttl }`, answered
+ * `working` at once), sockets held as usual: a task's rounds run in its Durable Object, outside
+ * the creating request's caller (src/mcp/tasks/task-store.ts runRounds), so they are placed as
+ * nobody too.
+ *
  *   npm exec -- node bench/diagnostics/one-against-another/parked-socket.mjs [N] [HOLD] [PARK]
  */
 import { spawn } from "node:child_process";
@@ -22,7 +27,9 @@ import { fileURLToPath } from "node:url";
 import { startServer } from "../../../test/e2e/support/server.mjs";
 import { pollSearch } from "../../../test/e2e/support/load-clients.mjs";
 
-const [n = "6", hold = "6", park = "3"] = process.argv.slice(2);
+const [n = "6", hold = "6", parkArg = "3"] = process.argv.slice(2);
+/** Seconds each socket is parked; -1: the tasks phase. */
+const park = parkArg === "task" ? "-1" : parkArg;
 
 /** The hostile process (python3 -c HOSTILE PORT N HOLD PARK); PARK 0: sockets held as usual. */
 const HOSTILE = String.raw`
@@ -31,7 +38,10 @@ import array, socket, sys, threading, time, json
 port, n, hold, park = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
 code = "async () => { const e = Date.now() + %d; while (Date.now() < e); return 1 }" % int(hold * 1000)
 body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                   "params": {"name": "execute", "arguments": {"code": code}}}).encode()
+                   "params": {"name": "execute", "arguments": {"code": code}}})
+if park < 0:  # the tasks phase: task-augmented, answered "working" at once; sockets held
+    body = body.replace('"name": "execute",', '"name": "execute", "task": {"ttl": 60000},')
+body = body.encode()
 head = (f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
         f"Accept: application/json, text/event-stream\r\nContent-Length: {len(body)}\r\n\r\n").encode()
 results = []

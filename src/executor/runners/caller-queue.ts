@@ -55,9 +55,20 @@ export const WAITER_GIVE_SILENT_MS = 1_000;
 
 /**
  * How long the line remembers when a caller without waiting runs was let in: past this, one let
- * in never and one let in that long ago rank alike (first).
+ * in that long ago ranks as one never let in ({@link NEW_CALLER_AHEAD_MS}).
  */
 const LET_IN_KEPT_MS = CALLER_WAIT_MS;
+
+/**
+ * How far ahead of the callers let in before its oldest run came a caller new to the line goes:
+ * it goes before those let in less than this before its run came (a new client goes before a
+ * flood that was let in just now), after those let in earlier. Not first of all: a caller never
+ * let in went before every caller let in once, and a process that starts each run from a fresh
+ * child (each a caller of its own, cli/local-server/front/callers/) was always such a caller, so
+ * a caller let in once then waited as long as those kept coming, for ever (attack28). Now it
+ * waits at most for the children's runs that came within this of its last turn.
+ */
+export const NEW_CALLER_AHEAD_MS = 1_000;
 
 /** The start of the message of a run that found no runner its caller may use. */
 export const CALLER_BUSY =
@@ -135,18 +146,21 @@ export class CallerQueue<W extends Waiter> {
     this.leave(waiter);
     waiter.cappedSince = undefined;
     this.letInAt.set(waiter.caller, now);
-    // Forgotten once it no longer matters: a caller let in that long ago ranks first anyway.
+    // Forgotten once it hardly matters: a caller let in that long ago ranks by its oldest run.
     if (this.letInAt.size > 2 * this.lines.size + 64)
       for (const [caller, at] of this.letInAt)
         if (!this.lines.has(caller) && now - at > LET_IN_KEPT_MS) this.letInAt.delete(caller);
   }
 
   /**
-   * The waiting runs in turn: callers by when each was last let in (longest ago, or never,
-   * first; ties by their oldest run), each caller's runs oldest first.
+   * The waiting runs in turn: callers by when each was last let in (longest ago first; ties by
+   * their oldest run), each caller's runs oldest first. A caller not let in before (or so long
+   * ago it was forgotten) ranks as let in {@link NEW_CALLER_AHEAD_MS} before its oldest run
+   * came (see there).
    */
   inTurn(): W[][] {
-    const rank = (line: W[]) => this.letInAt.get(line[0]!.caller) ?? Number.NEGATIVE_INFINITY;
+    const rank = (line: W[]) =>
+      this.letInAt.get(line[0]!.caller) ?? line[0]!.since - NEW_CALLER_AHEAD_MS;
     return [...this.lines.values()].toSorted(
       (a, b) => rank(a) - rank(b) || a[0]!.since - b[0]!.since,
     );

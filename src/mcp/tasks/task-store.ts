@@ -52,6 +52,19 @@ export class McpTaskStore extends DurableObject {
     return taskRoundServer(name);
   }
 
+  /**
+   * Runs one round of `record` as the caller that created the task. A round runs in this
+   * object, outside the creating request, so whatever that request's handling knew of its caller
+   * (the product's placement on sandbox runners: src/app/placement-caller.ts) is not known here
+   * unless an override brings it back. The default runs it as is.
+   * @param record - the task (its `countedAs` and `owner`)
+   * @param round - the round's work
+   */
+  protected asCaller<T>(record: TaskRecord, round: () => Promise<T>): Promise<T> {
+    void record;
+    return round();
+  }
+
   /** Creates the task (durably, before answering) and starts its first round. */
   async create(init: TaskInit): Promise<TaskView> {
     const now = Date.now();
@@ -225,8 +238,10 @@ export class McpTaskStore extends DurableObject {
       } else {
         const authInfo =
           record.authInfo === undefined ? undefined : (JSON.parse(record.authInfo) as AuthInfo);
-        outcome = await runRound(server, record.call, authInfo, controller.signal, (message) =>
-          this.progress(message),
+        outcome = await this.asCaller(record, () =>
+          runRound(server, record.call, authInfo, controller.signal, (message) =>
+            this.progress(message),
+          ),
         );
       }
     } catch (error) {

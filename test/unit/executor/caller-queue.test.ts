@@ -8,6 +8,7 @@ import {
   CALLER_QUEUE_MAX,
   CALLER_WAIT_MS,
   CallerQueue,
+  NEW_CALLER_AHEAD_MS,
   WAITER_SILENT_MS,
   type Waiter,
 } from "../../../src/executor/runners/caller-queue";
@@ -40,6 +41,50 @@ describe("CallerQueue", () => {
     queue.join(waiter("other", 60));
     // Now the flood was let in longer ago.
     expect(order(queue)).toEqual(["flood@2", "flood@3", "other@60"]);
+  });
+
+  it("never lets callers new to it starve a caller let in once (a fresh child per run)", () => {
+    const queue = new CallerQueue<Waiter>();
+    // A victim that always has a run waiting, and a process that starts each run from a fresh
+    // child: each child is a caller the line never let in. One child comes and one runner frees
+    // every 100 ms, so the children alone would use every runner.
+    let victim = waiter("victim", 0);
+    queue.join(victim);
+    let victimIn = 0;
+    /** Children let in while the victim waited, though their runs came well after its run. */
+    const overtook: string[] = [];
+    for (let now = 100; now <= 10_000; now += 100) {
+      queue.join(waiter(`child:${now}`, now));
+      const first = queue.inTurn()[0]![0]!;
+      queue.letIn(first, now);
+      if (first !== victim) {
+        if (first.since > victim.since + NEW_CALLER_AHEAD_MS)
+          overtook.push(`${first.caller} over victim@${victim.since}`);
+        continue;
+      }
+      victimIn++;
+      victim = waiter("victim", now);
+      queue.join(victim);
+    }
+    // Before: every child ranked first (never let in), so after its first run the victim
+    // waited for ever (1 of 100 runners). Now a child goes before it only when its run came
+    // within NEW_CALLER_AHEAD_MS of the victim's turn.
+    expect(overtook).toEqual([]);
+    expect(victimIn).toBeGreaterThan(1);
+  });
+
+  it("ranks a caller never let in as let in NEW_CALLER_AHEAD_MS before its oldest run came", () => {
+    const queue = new CallerQueue<Waiter>();
+    const a = waiter("a", 0);
+    queue.join(a);
+    queue.letIn(a, 10_000);
+    queue.join(waiter("a", 10_001));
+    const soon = 10_000 + NEW_CALLER_AHEAD_MS - 1;
+    const late = 10_000 + NEW_CALLER_AHEAD_MS + 1;
+    queue.join(waiter("late", late));
+    queue.join(waiter("soon", soon));
+    // "soon" came less than NEW_CALLER_AHEAD_MS after "a" was let in, "late" more.
+    expect(order(queue)).toEqual([`soon@${soon}`, "a@10001", `late@${late}`]);
   });
 
   it("refuses a caller's capped run past CALLER_QUEUE_MAX; other callers still count apart", () => {

@@ -15,6 +15,7 @@ import {
   setTaskSupport,
 } from "../../../src/index";
 import { connect, until } from "./task-clients";
+import { roundCaller } from "./worker";
 
 /**
  * Which held runs may end. Flags polled on timers, not shared promises: the tool runs in the
@@ -59,6 +60,11 @@ function holding(
         });
       });
       setTaskSupport(ask);
+      // Says which caller its round runs as (worker.ts, roundCaller).
+      const who = server.registerTool("who", { description: "Names its round's caller" }, () => ({
+        content: [{ type: "text", text: `round of ${roundCaller.getStore() ?? "nobody"}` }],
+      }));
+      setTaskSupport(who);
       return server;
     },
     {
@@ -243,6 +249,22 @@ describe("tasks running at once are bounded", () => {
     await finish(held, ["p1", "p2", "q1", "q2"]);
     callerNow = "";
     await Promise.all([one.close(), two.close()]);
+  });
+
+  it("runs a task's round as the caller that created the task", async () => {
+    // Before: a round ran in the task's object as nobody, so the product placed a task's runs on
+    // the sandbox runners uncapped (one process's tasks took every runner: attack28).
+    const one = await connect(perProcess, { clientId: "anonymous" });
+    callerNow = "local:process:505";
+    const task = await start(one.session, "w", "who");
+    callerNow = "";
+    const done = await until(
+      () => task.snapshot(),
+      (view) => view.status !== "working",
+    );
+    expect(done.status).toBe("completed");
+    expect(JSON.stringify(await task.result())).toContain("round of local:process:505");
+    await one.close();
   });
 
   it("a resumed round takes its place as the caller that created the task", async () => {

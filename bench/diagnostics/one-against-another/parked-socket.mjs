@@ -12,8 +12,9 @@
  * then sends its socket over a Unix socket pair (SCM_RIGHTS) without reading it and closes its
  * own descriptor: /proc/net/tcp still shows the socket, but no /proc/<pid>/fd links it, so the
  * front's look (cli/local-server/front/callers/) never finds its holder; the request goes on as
- * `unknown` after CALLER_WAIT_MS, which the host places as nobody (src/app/placement-caller.ts:
- * ""), never capped. After PARK s the thread takes its socket back and reads the answer.
+ * `unknown` (written when the front waited up to a second for the look, since taken out: a new
+ * connection's first requests now go on as `unknown` at once, parked or not), which the host
+ * places as nobody (src/app/placement-caller.ts: ""), never capped. After PARK s the thread takes its socket back and reads the answer.
  *
  * PARK `task` instead: the attack phase sends the executes as tasks (`task: { ttl }`, answered
  * `working` at once), sockets held as usual: a task's rounds run in its Durable Object, outside

@@ -122,14 +122,19 @@ export function createCutOffGate({
   let debtAt = clock.now();
   /**
    * Waiting requests, in order of arrival; a dropped one is skipped (and removed at the next walk).
-   * @type {{ let: (name: string) => void, dropped: boolean, caller: () => string, bytes: number }[]}
+   * `arrived`: how many requests had been let in from the queue when it came (see `next`).
+   * @type {{ let: (name: string) => void, dropped: boolean, caller: () => string, bytes: number, arrived: number }[]}
    */
   let queue = [];
   /**
    * When each caller with waiting requests was last let in (a count of requests let in): the
    * caller let in longest ago goes next. Only callers that wait are kept: one whose requests
-   * were all let in comes back first in line, which is what a client with one request at a
-   * time should get.
+   * were all let in comes back as a caller new to the line, which ranks as let in a turn before
+   * its oldest waiting request came ({@link NEW_CALLER_AHEAD}): ahead of every caller let in
+   * since, and of one let in just before (what a client with one request at a time should get:
+   * its turn next), not ahead of one that has waited longer than that.
+   * Ranked ahead of everyone instead (session 32), a stream of new callers (a fresh process
+   * for each request) kept a caller with requests waiting out for as long as it lasted.
    * @type {Map<string, number>}
    */
   let lastLetIn = new Map();
@@ -180,7 +185,7 @@ export function createCutOffGate({
       const name = entry.caller();
       if (!seen.has(name)) {
         seen.add(name);
-        const at = lastLetIn.get(name) ?? -1;
+        const at = lastLetIn.get(name) ?? entry.arrived - NEW_CALLER_AHEAD;
         if (at < bestAt && hasRoom(name, entry.bytes)) {
           bestAt = at;
           best = live.length;
@@ -283,6 +288,7 @@ export function createCutOffGate({
           dropped: false,
           caller,
           bytes,
+          arrived: letCount,
           let: (/** @type {string} */ name) => {
             unregister();
             resolve(pass(true, name, bytes));
@@ -308,6 +314,14 @@ export function createCutOffGate({
     waiting: () => queue.reduce((count, entry) => count + (entry.dropped ? 0 : 1), 0),
   };
 }
+
+/**
+ * How many turns before its oldest waiting request came a caller new to the line ranks as let
+ * in: a turn and a half, so it goes before a caller let in just before it came (a client with one
+ * request at a time is let in next) and a caller let in longer ago than that goes first (a
+ * stream of new callers takes turns with a caller whose requests wait, by when they came).
+ */
+const NEW_CALLER_AHEAD = 1.5;
 
 /** The caller of a request that names none: all such share one turn, and no share. */
 const ANYONE = "";

@@ -219,6 +219,22 @@ describe("the front's cut-off gate (cut-off-gate.mjs)", () => {
       expect(storm.filter((s) => s.state.pass).length).toBeLessThanOrEqual(4);
     });
 
+    it("lets a caller with requests waiting in between a stream of new callers", async () => {
+      const clock = fakeClock();
+      const gate = createCutOffGate({ clock });
+      shut(gate);
+      // A search waits, let in once already (its turn came), more of its requests waiting.
+      const searches = Array.from({ length: 3 }, () => admit(gate, client(), () => "victim"));
+      // A fresh process for each request, one arriving at every turn: each is a caller new to
+      // the line. Before, each ranked ahead of everyone and the victim waited as long as they
+      // came (here: 1 of its 3 requests let in over 40 turns). Now it goes in turn with them.
+      for (let turn = 0; turn < 40; turn++) {
+        admit(gate, client(), () => `process:${1_000 + turn}`);
+        await clock.advance(Math.ceil(perPlace) + 1);
+        if (turn === 12) expect(searches.every((s) => s.state.pass)).toBe(true);
+      }
+    });
+
     it("puts a caller that had none waiting first in line when it comes back", async () => {
       const clock = fakeClock();
       const gate = createCutOffGate({ clock });

@@ -256,8 +256,8 @@ export function createFront({
     // A request whose client has gone costs the host nothing: it is not sent.
     if (res.closed) return;
     // While requests cut off after they were sent hold every place (or its caller has its share
-    // or its bytes at the host), a request waits its turn here, by turns of caller, and one whose client
-    // leaves meanwhile never reaches the host (cut-off-gate.mjs).
+    // of requests or bytes at the host), a request waits its turn here, by turns of caller, and
+    // one whose client leaves meanwhile never reaches the host (cut-off-gate.mjs).
     const socket = req.socket;
     const admitted = gate.admit(
       (drop) => {

@@ -61,8 +61,8 @@ const MODES = {
 };
 
 /**
- * One POST /mcp of `body` (on `agent`, or a connection of its own), resolved with its status or
- * its error's message; cut after 70 s.
+ * One POST /mcp of `body` (on `agent`, or a connection of its own), resolved with its status (or
+ * its error's message) and the first 4 KiB of its answer; cut after 70 s.
  * @param {URL} target @param {string} body @param {http.Agent | false} agent
  * @returns {Promise<{ status: string, text: string }>}
  */
@@ -82,7 +82,10 @@ function postMcp(target, body, agent) {
       },
       (res) => {
         let text = "";
-        res.on("data", (chunk) => (text += chunk));
+        // Its first 4 KiB: enough to tell answers apart, and a hostile mode's large results
+        // are not kept.
+        res.setEncoding("utf8");
+        res.on("data", (chunk) => void (text.length < 4096 && (text += chunk)));
         res.on("end", () => resolve({ status: String(res.statusCode), text }));
       },
     );
@@ -163,45 +166,20 @@ async function hostile(/** @type {string} */ url, /** @type {keyof MODES} */ nam
   /** @type {Record<string, number>} */
   const answers = {};
   let sent = 0;
-  const post = () =>
-    new Promise((resolve) => {
-      const req = http.request(
-        {
-          host: target.hostname,
-          port: target.port,
-          path: "/mcp",
-          method: "POST",
-          agent,
-          headers: {
-            "content-type": "application/json",
-            accept: "application/json, text/event-stream",
-          },
-        },
-        (res) => {
-          // Counted by HTTP status, and a JSON-RPC error by its code (a refused task is a 200); a
-          // tool error by whether it is the caller's share of the runners (the program did not
-          // start: src/executor/runners/caller-queue.ts) or another.
-          let head = "";
-          res.setEncoding("utf8");
-          res.on("data", (chunk) => void (head.length < 4096 && (head += chunk)));
-          res.on("end", () => {
-            const code = /"error":\{"code":(-?\d+)/.exec(head)?.[1];
-            const tool = !head.includes('"isError":true')
-              ? ""
-              : head.includes("already use every sandbox runner")
-                ? " tool error: caller's share"
-                : " tool error";
-            const key = `${res.statusCode ?? 0}${code === undefined ? "" : ` error ${code}`}${tool}`;
-            resolve((answers[key] = (answers[key] ?? 0) + 1));
-          });
-        },
-      );
-      req.on("error", (error) =>
-        resolve((answers[error.message] = (answers[error.message] ?? 0) + 1)),
-      );
-      req.setTimeout(60_000, () => req.destroy());
-      req.end(body);
-    });
+  // Counted by HTTP status, and a JSON-RPC error by its code (a refused task is a 200); a tool
+  // error by whether it is the caller's share of the runners (the program did not start:
+  // src/executor/runners/caller-queue.ts) or another.
+  const post = async () => {
+    const { status, text } = await postMcp(target, body, agent);
+    const code = /"error":\{"code":(-?\d+)/.exec(text)?.[1];
+    const tool = !text.includes('"isError":true')
+      ? ""
+      : text.includes("already use every sandbox runner")
+        ? " tool error: caller's share"
+        : " tool error";
+    const key = `${status}${code === undefined ? "" : ` error ${code}`}${tool}`;
+    answers[key] = (answers[key] ?? 0) + 1;
+  };
   await Promise.all(
     Array.from({ length: mode.at }, async () => {
       while (Date.now() < end && (mode.total === undefined || sent < mode.total)) {

@@ -12,8 +12,9 @@
  * the other end of each connection instead ({@link LOCAL_CALLER_HEADER}, from
  * cli/local-server/front/callers/), and each local process is a caller of its own
  * (`local:process:<pid>`; `local:user:<uid>` for another user's processes, which are not ours to
- * read). A loopback client the front could not name yet (`unknown`: a new connection before its
- * first look) or at all ("": no /proc) names nobody: one shared name would put every new
+ * read). A loopback client the front could not name (`unknown`: its connection's look did not
+ * name it within the front's wait, cli/local-server/front/callers/caller-wait.mjs) or at all
+ * ("": no /proc) names nobody: one shared name would put every new
  * client's first run in one queue that a hostile process fills, and an honest client's run would
  * then be refused where before it was served (docs/local-runtime.md, "Placement").
  *

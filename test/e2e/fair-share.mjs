@@ -15,17 +15,19 @@
 //
 // On a local server every client comes from the same loopback address; the front names the
 // process at the other end of each connection and the host places runs by it
-// (src/app/placement-caller.ts): the staller's process may use all runners but one, once its
-// connections are named. Its stalls come at once on connections of their own, new ones at
-// least in the second round (an SDK client opens one per request in flight), which go on as
-// `unknown` before the front's look names them and are capped by nobody (docs/local-runtime.md,
-// "On a local server each process is a caller"); so one stall more than the runners (as many
-// as the runners and the spare) held every runner in one run of two, and the script sends as
-// many as the runners, as before. What keeps the others served is then the pool itself
-// (placement away from blocked runners, a spare runner already running when every runner is
-// held, and replacements ready the moment held runners are ended: docs/local-runtime.md,
-// "Placement" and "Runners on demand"). `npm run e2e` runs both halves (test/e2e/run.mjs says
-// under what load the shared worker's holds).
+// (src/app/placement-caller.ts): the staller's process may use all runners but one. Its stalls
+// come at once on connections of their own, new ones at least in the second round (an SDK
+// client opens one per request in flight): the front holds a new connection's request until its
+// look names the process (cli/local-server/front/callers/caller-wait.mjs), so every stall is
+// the staller's, and one stall more than the runners (as many as the runners and the spare)
+// leaves a runner to the others. Before that wait, the requests went on as `unknown`, capped by
+// nobody, and the staller held every runner under two names (the other client's search waited
+// 9.1–10 s, 3 of 3 runs, both executors), so the script sent only as many stalls as runners.
+// What keeps the others served beyond the cap is the pool itself (placement away from blocked
+// runners, a spare runner already running when every runner is held, and replacements ready the
+// moment held runners are ended: docs/local-runtime.md, "Placement" and "Runners on demand").
+// `npm run e2e` runs both halves (test/e2e/run.mjs says under what load the shared worker's
+// holds).
 import { fork } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { connect, pollSearch, timedCall, TRIVIAL_SEARCH } from "./support/load-clients.mjs";
@@ -60,8 +62,8 @@ check(
 );
 const REGEX = `async () => /(a+)+$/i.test("a".repeat(45) + "!")`;
 const SCAN = `async () => Array.prototype.indexOf.call({ length: 2 ** 32 - 1 }, 1)`;
-/** The stalls of one round: as many as the runners (the spare stays for the others). */
-const STALLS_PER_ROUND = RUNNERS;
+/** The stalls of one round: as many as the runners and the spare, one more than the staller may hold. */
+const STALLS_PER_ROUND = RUNNERS + 1;
 /** @type {Record<string, string[]>} */
 const STALLS = {
   "isolate-per-run": Array.from({ length: STALLS_PER_ROUND }, () => REGEX),

@@ -40,6 +40,15 @@
  * host's thread) held another client's `search` up to 1 s behind them there (e2e client-bodies,
  * p50 259 ms). A caller's requests at the host not yet answering may hold at most
  * {@link FRESH_BYTES} of body between them, except that one request always may.
+ *
+ * A request may also wait here for its caller's name ({@link NOT_NAMED_YET}: a new connection's
+ * process is not known until the front's look at /proc, callers/peer-owners.mjs). It is no one's
+ * turn and holds no place until it is named; requests that are named go on past it. Sent before
+ * its name, it would reach the host as nobody's, which the host caps for no one: a process that
+ * sent each program on a new connection took every runner (callers/caller-wait.mjs). Waiting in
+ * this queue, once named it is let in by its caller's turn and share like any other, never all
+ * at once with every request the same look named (a wait before the gate let each look release
+ * its batch at once: another client's `search` waited 1.3 s behind such bursts, e2e cutoff-storm).
  */
 import { systemClock } from "../clock.mjs";
 
@@ -76,6 +85,12 @@ export const FRESH_MS = 1_000;
 export const FRESH_BYTES = 8 * 1024 * 1024;
 
 /**
+ * What a request's `caller()` answers while its caller is not known yet and it should wait to
+ * be named: it is passed over (no turn, no place) until `caller()` names someone.
+ */
+export const NOT_NAMED_YET = undefined;
+
+/**
  * What a request that passed the gate reports: `began()` when its answer's head came (it no
  * longer counts against its caller's share; may be left out), then once, when its exchange
  * ends, `cutOff()` when its client left before its answer ended (it holds a place: cut-off
@@ -85,14 +100,15 @@ export const FRESH_BYTES = 8 * 1024 * 1024;
 
 /**
  * @typedef {object} CutOffGate
- * @property {(gone: (drop: () => void) => () => void, caller?: () => string, bytes?: number) => Pass | Promise<Pass | undefined>} admit
+ * @property {(gone: (drop: () => void) => () => void, caller?: () => string | undefined, bytes?: number) => Pass | Promise<Pass | undefined>} admit
  *   a {@link Pass} at once when no bound holds (`bytes`: the request's body length, counted
  *   against its caller's {@link FRESH_BYTES}); else a promise of one once the request's turn
  *   came, or of undefined when its client left first (`gone(drop)` registers `drop` for that
  *   moment and returns what unregisters it). A request let in from the queue holds a place
  *   until its answer began, its pass reported or FRESH_MS passed. `caller()` names who sent it, asked each time the gate chooses
  *   (a name may be learnt while the request waits); requests without one (or named "") share
- *   one turn and count against no caller's share.
+ *   one turn and count against no caller's share; one whose `caller()` answers
+ *   {@link NOT_NAMED_YET} waits until it names someone (call `recheck` then).
  * @property {() => number} held - places held now
  * @property {() => number} waiting - requests waiting now
  * @property {() => void} recheck - lets waiting requests in that may go now: a waiting request's
@@ -123,7 +139,7 @@ export function createCutOffGate({
   /**
    * Waiting requests, in order of arrival; a dropped one is skipped (and removed at the next walk).
    * `arrived`: how many requests had been let in from the queue when it came (see `next`).
-   * @type {{ let: (name: string) => void, dropped: boolean, caller: () => string, bytes: number, arrived: number }[]}
+   * @type {{ let: (name: string) => void, dropped: boolean, caller: () => string | undefined, bytes: number, arrived: number }[]}
    */
   let queue = [];
   /**
@@ -168,8 +184,9 @@ export function createCutOffGate({
   /**
    * Takes the next request to let in out of the queue: the oldest of the caller let in longest
    * ago (callers never let in before first, in order of their oldest request), among callers
-   * with room for their oldest. One walk over the queue, which also drops the dropped entries and
-   * the callers no longer waiting.
+   * with room for their oldest; a request not named yet is passed over (its caller's next one
+   * may go before it: it is not in any turn yet). One walk over the queue, which also drops the
+   * dropped entries and the callers no longer waiting.
    */
   const next = () => {
     /** @type {typeof queue} */
@@ -183,7 +200,7 @@ export function createCutOffGate({
     for (const entry of queue) {
       if (entry.dropped) continue;
       const name = entry.caller();
-      if (!seen.has(name)) {
+      if (name !== NOT_NAMED_YET && !seen.has(name)) {
         seen.add(name);
         const at = lastLetIn.get(name) ?? entry.arrived - NEW_CALLER_AHEAD;
         if (at < bestAt && hasRoom(name, entry.bytes)) {
@@ -201,6 +218,9 @@ export function createCutOffGate({
     lastLetIn.set(bestName, letCount++);
     return { entry: /** @type {NonNullable<typeof chosen>} */ (chosen), name: bestName };
   };
+  /** Whether a waiting request may go now but for room: one not dropped and named. */
+  const anyNamedWaiting = () =>
+    queue.some((entry) => !entry.dropped && entry.caller() !== NOT_NAMED_YET);
   /** Lets waiting requests in while places are free. */
   const letIn = () => {
     while (used() < max && queue.length > 0) {
@@ -279,9 +299,10 @@ export function createCutOffGate({
   return {
     admit(gone, caller = anyone, bytes = 0) {
       expire();
-      if (used() < max && queue.length === 0) {
+      // Requests waiting only for their names are not ahead of this one.
+      if (used() < max && !anyNamedWaiting()) {
         const name = caller();
-        if (hasRoom(name, bytes)) return pass(false, name, bytes);
+        if (name !== NOT_NAMED_YET && hasRoom(name, bytes)) return pass(false, name, bytes);
       }
       return new Promise((resolve) => {
         const entry = {

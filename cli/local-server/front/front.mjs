@@ -30,6 +30,7 @@ import { capConnections, DEFAULT_MAX_CONNECTIONS, tooManyConnections } from "./c
 import { tooManyCallerWaits, tooManyWaits, waitsLong } from "./long-wait.mjs";
 import { cutOffMessage, jsonRpcIds, replyFrontError, replyNotServing } from "./cut-off-reply.mjs";
 import { createPeerOwners } from "./callers/peer-owners.mjs";
+import { callerOnceNamed } from "./callers/caller-wait.mjs";
 import { createCutOffGate } from "./cut-off-gate.mjs";
 import { Exchange } from "./exchange.mjs";
 import { pipeUpgrade } from "./upgrade-pipe.mjs";
@@ -119,10 +120,11 @@ export function upgradeAllowed(req) {
  *   answer has ended (`LOG_REQUESTS`)
  * @param {{ holdMs?: number, max?: number }} [options.cutOffGate] - the bound on requests cut
  *   off after they were sent (cut-off-gate.mjs; tests shorten it)
- * @param {{ of: (socket: import("node:net").Socket) => string }} [options.callers] - who is at
+ * @param {import("./callers/caller-wait.mjs").ConnectionCallers} [options.callers] - who is at
  *   the other end of a connection: the cut-off gate lets waiting requests in by turns of it
- *   (default: the local process that holds it, callers/peer-owners.mjs); the connection bound
- *   gives each one its share (connection-cap.mjs)
+ *   (default: the local process that holds it, callers/peer-owners.mjs; a request waits for a
+ *   look that is coming, callers/caller-wait.mjs); the connection bound gives each one its share
+ *   (connection-cap.mjs)
  */
 export function createFront({
   target,
@@ -258,16 +260,20 @@ export function createFront({
     // While requests cut off after they were sent hold every place (or its caller has its share
     // of requests or bytes at the host), a request waits its turn here, by turns of caller, and
     // one whose client leaves meanwhile never reaches the host (cut-off-gate.mjs).
+    // A request that may start a run waits there for its connection's caller first, if a look
+    // for it is coming: the host places runs by it (callers/caller-wait.mjs).
     const socket = req.socket;
+    const naming = callerOnceNamed(owners, socket, { method: req.method, due: gate.recheck });
     const admitted = gate.admit(
       (drop) => {
         res.once("close", drop);
         return () => res.off("close", drop);
       },
-      () => owners.of(socket),
+      naming.caller,
       read.body.length,
     );
     const pass = admitted instanceof Promise ? await admitted : admitted;
+    naming.stop();
     if (!pass) return;
     const runtime = await target();
     if (!runtime || "starting" in runtime || res.closed) pass.done();

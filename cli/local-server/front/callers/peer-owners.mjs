@@ -76,6 +76,9 @@ const MISSES_PER_SOCKET = 2;
  * @property {(socket: import("node:net").Socket) => string} of - the socket's key now (see the
  *   file's comment); a socket not known yet is looked up soon
  * @property {() => number} waiting - sockets waiting for a look
+ * @property {(socket: import("node:net").Socket) => boolean} looking - whether the socket waits
+ *   for a look (asked about, its key not found yet nor given up): a request on it may wait for
+ *   its key (caller-wait.mjs)
  */
 
 /**
@@ -279,5 +282,6 @@ export function createPeerOwners({
       return UNKNOWN;
     },
     waiting: () => waiting.size,
+    looking: (socket) => waiting.has(socket),
   };
 }

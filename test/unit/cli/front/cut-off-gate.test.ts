@@ -10,6 +10,7 @@ import {
   FRESH_BYTES,
   FRESH_MAX,
   FRESH_MS,
+  NOT_NAMED_YET,
   createCutOffGate,
 } from "../../../../cli/local-server/front/cut-off-gate.mjs";
 import { fakeClock, settle } from "../supervisor/fake-clock";
@@ -30,7 +31,7 @@ function client() {
 }
 
 /** Admits a request; `pass()` is its pass once it has one, undefined while it waits or if dropped. */
-function admit(gate: Gate, who = client(), caller?: () => string, bytes?: number) {
+function admit(gate: Gate, who = client(), caller?: () => string | undefined, bytes?: number) {
   const state: { pass?: Pass; dropped: boolean; settled: boolean } = {
     dropped: false,
     settled: false,
@@ -379,6 +380,64 @@ describe("the front's cut-off gate (cut-off-gate.mjs)", () => {
       const waiting = admit(gate, client(), () => "fresh");
       await settle();
       expect(waiting.state.settled).toBe(false);
+    });
+  });
+
+  describe("a request waiting for its caller's name", () => {
+    it("waits, however free the gate is, until its caller is named, then goes at once", async () => {
+      const gate = createCutOffGate({ clock: fakeClock() });
+      let name: string | undefined = NOT_NAMED_YET;
+      const run = admit(gate, client(), () => name);
+      // Before: let in at once, sent to the host as nobody's (the host caps no one for it).
+      expect(run.sync).toBe(false);
+      await settle();
+      expect(run.state.settled).toBe(false);
+      name = "process:1";
+      gate.recheck();
+      await settle();
+      expect(run.state.pass).toBeDefined();
+    });
+
+    it("holds up no named request: others go at once past requests waiting for names", async () => {
+      const gate = createCutOffGate({ clock: fakeClock() });
+      const unnamed = Array.from({ length: 50 }, () => admit(gate, client(), () => NOT_NAMED_YET));
+      const named = admit(gate, client(), () => "process:2");
+      expect(named.sync).toBe(true);
+      expect(unnamed.some((u) => u.state.settled)).toBe(false);
+      expect(gate.waiting()).toBe(50);
+    });
+
+    it("once named, a burst goes by its caller's share and turn, not all at once", async () => {
+      const clock = fakeClock();
+      const gate = createCutOffGate({ clock });
+      // One look names 200 requests of one process at once.
+      let named = false;
+      const burst = Array.from({ length: 200 }, () =>
+        admit(gate, client(), () => (named ? "process:1" : NOT_NAMED_YET)),
+      );
+      const search = admit(gate, client(), () => "process:2");
+      expect(search.sync).toBe(true);
+      named = true;
+      gate.recheck();
+      await settle();
+      // At most a share: before (a wait in front of the gate), each look's batch went at once.
+      const inNow = burst.filter((b) => b.state.pass).length;
+      expect(inNow).toBeGreaterThan(0);
+      expect(inNow).toBeLessThanOrEqual(FRESH_MAX);
+      // Another client's request coming now goes in its turn, next.
+      const next = admit(gate, client(), () => "process:3");
+      await settle();
+      await clock.advance(FRESH_MS + 1);
+      expect(next.state.pass).toBeDefined();
+    });
+
+    it("drops a request waiting for its name whose client leaves", async () => {
+      const gate = createCutOffGate({ clock: fakeClock() });
+      const run = admit(gate, client(), () => NOT_NAMED_YET);
+      run.leave();
+      await settle();
+      expect(run.state.dropped).toBe(true);
+      expect(gate.waiting()).toBe(0);
     });
   });
 });

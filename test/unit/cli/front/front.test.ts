@@ -137,6 +137,22 @@ describe("the local server's front", () => {
     expect(JSON.parse(plain.text)).toEqual({ caller: "process:4242", copies: 1 });
   });
 
+  it.runIf(process.platform === "linux")(
+    "sends a new connection's first POST once its process is known, not as unknown",
+    async () => {
+      // The real look at /proc (callers/peer-owners.mjs). Before, the request went on at once as
+      // `unknown` (the look ends tens of ms later), which the host caps for no one: a process
+      // that sent each program on a new connection took every runner (callers/caller-wait.mjs).
+      const { port } = await setUp((req, _body, res) => {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ caller: req.headers["x-local-caller"] }));
+      });
+      // This server's first connection: its first request.
+      const first = await send(port, CALL);
+      expect(JSON.parse(first.text)).toEqual({ caller: `process:${process.pid}` });
+    },
+  );
+
   it("names no caller when none is known (no /proc), dropping a client's all the same", async () => {
     const { port } = await setUp(
       (req, _body, res) => {

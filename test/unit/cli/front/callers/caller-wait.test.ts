@@ -1,0 +1,84 @@
+/**
+ * A request's caller as the cut-off gate asks it (cli/local-server/front/callers/caller-wait.mjs):
+ * not named yet while a look for its connection is coming and it may start a run, for at most
+ * its wait; the clock injected, a made-up socket.
+ */
+import type { Socket } from "node:net";
+import { describe, expect, it } from "vitest";
+import { callerOnceNamed } from "../../../../../cli/local-server/front/callers/caller-wait.mjs";
+import { NOT_NAMED_YET } from "../../../../../cli/local-server/front/cut-off-gate.mjs";
+
+const socket = {} as Socket;
+
+/** Callers whose key and look the test sets. */
+function callers() {
+  const state = { key: "unknown", looking: true };
+  return {
+    state,
+    of: () => state.key,
+    looking: () => state.looking,
+  };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe("a request's caller once named (caller-wait.mjs)", () => {
+  it("is not named yet while its connection's look is coming, then its key", () => {
+    const c = callers();
+    const naming = callerOnceNamed(c, socket, { method: "POST", due: () => {} });
+    expect(naming.caller()).toBe(NOT_NAMED_YET);
+    c.state.key = "process:42";
+    c.state.looking = false;
+    expect(naming.caller()).toBe("process:42");
+    naming.stop();
+  });
+
+  it("goes on as unknown when the look gave up on the socket (closed, not found)", () => {
+    const c = callers();
+    c.state.looking = false;
+    const naming = callerOnceNamed(c, socket, { method: "POST", due: () => {} });
+    expect(naming.caller()).toBe("unknown");
+  });
+
+  it("never waits for a read or a preflight: they start no run", () => {
+    for (const method of ["GET", "HEAD", "OPTIONS"]) {
+      const naming = callerOnceNamed(callers(), socket, { method, due: () => {} });
+      expect(naming.caller()).toBe("unknown");
+    }
+  });
+
+  it("never waits where no look can come (callers without `looking`)", () => {
+    const naming = callerOnceNamed({ of: () => "" }, socket, { method: "POST", due: () => {} });
+    expect(naming.caller()).toBe("");
+  });
+
+  it("waits CALLER_WAIT_MS at most: then says it is due once, and goes on as unknown", async () => {
+    let now = 0;
+    let due = 0;
+    const naming = callerOnceNamed(callers(), socket, {
+      method: "POST",
+      due: () => due++,
+      maxMs: 20,
+      now: () => now,
+    });
+    expect(naming.caller()).toBe(NOT_NAMED_YET);
+    expect(naming.caller()).toBe(NOT_NAMED_YET);
+    now = 20;
+    await sleep(40);
+    expect(due).toBe(1);
+    expect(naming.caller()).toBe("unknown");
+  });
+
+  it("says nothing once stopped (the request was let in or dropped)", async () => {
+    let due = 0;
+    const naming = callerOnceNamed(callers(), socket, {
+      method: "POST",
+      due: () => due++,
+      maxMs: 10,
+    });
+    expect(naming.caller()).toBe(NOT_NAMED_YET);
+    naming.stop();
+    await sleep(30);
+    expect(due).toBe(0);
+  });
+});

@@ -10,8 +10,9 @@
 // notices a closed connection only once the request's turn on its thread came), its `/health`
 // went unanswered from ~2 s after the storm began, the supervisor replaced it after 30 s, the
 // other client's `search` waited 30 s and failed; each cut-off run also stayed on its runner slot
-// for good (src/executor/runners/run-lease.ts). After: cut-off requests are paced at the front
-// (cli/local-server/front/cut-off-gate.mjs). Measurements: bench/README.md, "Cut-off storm".
+// for good (src/executor/runners/placement/run-lease.ts). After: cut-off requests are paced at
+// the front (cli/local-server/front/cut-off-gate.mjs). Measurements: bench/README.md, "Cut-off
+// storm".
 // On the shared 2-core machine at load 9–13 the search's longest wait after the first round was
 // 474–910 ms in 4 of 7 runs and 1.36–2.0 s in 3, with the host's own `/health` slow then too
 // (0.7–1.5 s) and the misses passing through the gate at once: the machine, not a queue; hence
@@ -21,9 +22,10 @@
 // A third storm, run first, cuts nothing: 100 keep-alive connections send trivial `search`es back
 // to back.
 // Before the host placed runs by the front's caller and served runs waiting for a runner in turn
-// (src/app/placement-caller.ts, src/executor/runners/caller-queue.ts), the other client's search
-// waited 3.8–10.3 s behind them (bench/diagnostics/one-against-another/many-callers.mjs): every
-// runner held a young run of the flood, and whichever waiting run looked first took a freed one.
+// (src/app/placement-caller.ts, src/executor/runners/placement/caller-queue.ts), the other
+// client's search waited 3.8–10.3 s behind them
+// (bench/diagnostics/one-against-another/many-callers.mjs): every runner held a young run of the
+// flood, and whichever waiting run looked first took a freed one.
 import { spawn } from "node:child_process";
 import { pollSearch } from "./support/load-clients.mjs";
 import { listeningUnixSockets } from "./support/listening-ports.mjs";

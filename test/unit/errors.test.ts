@@ -89,7 +89,7 @@ const OTHER_THROWS: Record<string, number> = {
   "src/executor/runners/runner-loader.ts": 5,
   // a caller whose runs may use no free runner (too many waiting, or waited too long), thrown
   // the same way from the loader's caller queue
-  "src/executor/runners/caller-queue.ts": 2,
+  "src/executor/runners/placement/caller-queue.ts": 2,
   // a runner RPC call without this launch's cluster secret: refused as a Workers RPC method
   // throws, to a caller that is not the host (no CodeModeError crosses to a stranger)
   "src/executor/runners/sandbox-runner.ts": 1,

@@ -34,6 +34,7 @@ const EXECUTOR = [
   "src/executor/loader/",
   "src/executor/shared-worker/",
   "src/executor/runners/",
+  "src/executor/runners/placement/",
 ];
 
 /**
@@ -87,8 +88,14 @@ const RULES: {
     why: "build output: sandbox module text",
   },
   {
+    area: "src/executor/runners/placement/",
+    may: [],
+    packagesBanned: ["@modelcontextprotocol/", "node:", "zod"],
+    why: "placement: which runner a run goes to and how long it waits for one (the tiers, each run's wait, the line, a run's lease), over the slots the loader owns; nothing of the runners' room above it",
+  },
+  {
     area: "src/executor/runners/",
-    may: ["src/errors.ts"],
+    may: ["src/executor/runners/placement/", "src/errors.ts"],
     packagesBanned: ["@modelcontextprotocol/", "node:", "zod"],
     why: "local sandbox runners: a loader look-alike on the host and the runner's entrypoint; nothing of the executors, so the runner Worker stays tiny",
   },

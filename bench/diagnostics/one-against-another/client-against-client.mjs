@@ -168,7 +168,7 @@ async function hostile(/** @type {string} */ url, /** @type {keyof MODES} */ nam
   let sent = 0;
   // Counted by HTTP status, and a JSON-RPC error by its code (a refused task is a 200); a tool
   // error by whether it is the caller's share of the runners (the program did not start:
-  // src/executor/runners/caller-queue.ts) or another.
+  // src/executor/runners/placement/caller-queue.ts) or another.
   const post = async () => {
     const { status, text } = await postMcp(target, body, agent);
     const code = /"error":\{"code":(-?\d+)/.exec(text)?.[1];

@@ -9,8 +9,9 @@
  * carries the secret again under {@link SUPERVISOR_SECRET_HEADER}: the front adds the cluster
  * secret to every client request it passes on, whatever its path, so that secret alone cannot
  * tell the supervisor from a client here, and a client that had the host forget its runs could
- * slip past the per-caller cap of runners (src/executor/runners/runner-placement.ts). A client
- * cannot send this one: it does not know the secret.
+ * slip past the per-caller cap of runners
+ * (src/executor/runners/placement/runner-placement.ts). A client cannot send this one: it does
+ * not know the secret.
  */
 import { runtimeRequestOptions } from "../health-request.mjs";
 import { clusterSecret } from "../cluster-secret.mjs";

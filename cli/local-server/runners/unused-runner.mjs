@@ -1,7 +1,7 @@
 /**
  * Noticing a kept runner that the host stopped using (issue #40, "A runner that a host stops
  * using is noticed (runs begun per runner) and fixed"). Once a host sent no run to a replaced
- * runner for ~7 minutes; that cause was fixed (src/executor/runners/runner-placement.ts,
+ * runner for ~7 minutes; that cause was fixed (src/executor/runners/placement/runner-placement.ts,
  * `RUNNER_HELD_MAX_MS`), but the host keeps marks on each runner slot that never expire on their
  * own (src/executor/runners/stale-slot.ts: a slot marked cold while its runner was being
  * replaced, a run whose call never settled), and nothing looked for their effect: the runners

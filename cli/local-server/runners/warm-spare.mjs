@@ -2,9 +2,9 @@
  * The warm spare's lifetime (docs/local-runtime.md, "Runners on demand"): the slots beyond the
  * configured count hold temporary runners for runs that arrive while every regular runner may
  * be held by a program blocking its thread (the host takes a spare only then:
- * src/executor/runners/runner-placement.ts, SPARE). Such a run must not wait for a start (0.3–3
- * s on a loaded 2-core machine; e2e fair-share), so while the pool is busy (a runner beyond the
- * kept ones runs: the host asked for one) each spare runs too, started right after the regular
+ * src/executor/runners/placement/runner-placement.ts, SPARE). Such a run must not wait for a
+ * start (0.3–3 s on a loaded 2-core machine; e2e fair-share), so while the pool is busy (a
+ * runner beyond the kept ones runs: the host asked for one) each spare runs too, started right after the regular
  * runner the host asked for (one start at a time: two at once take ~1.5–3 s each on a 2-core
  * machine, one alone 0.3–0.9 s), and kept until the pool is idle again; it costs one runner
  * (~55 MB, more with the shared worker's engine) while busy, nothing idle. A host's ring on a

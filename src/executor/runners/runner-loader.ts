@@ -5,11 +5,13 @@
  * host bridge and its limits, the run's clock, reading the answer), so a runner only ever holds
  * what the sandbox holds.
  *
- * Placement (which runner a run goes to) is decided in runner-placement.ts, and how long a run
- * waits for a better runner before it is sent in slot-chooser.ts; runs that wait are served in
- * turn from one line (caller-queue.ts); how the loader learns
- * of a run's progress is host-tracker.ts; which cold slot is rung ahead of the work (the warm
- * reserve) is runner-reserve.ts. This file sends runs and handles what runners answer.
+ * Placement (which runner a run goes to, and how long a run waits for one) is the placement/
+ * room: decided in placement/runner-placement.ts, a run's wait for a better runner before it is
+ * sent in placement/slot-chooser.ts, runs that wait served in turn from one line
+ * (placement/caller-queue.ts), and a run's place on its slot held only while its request lives
+ * (placement/run-lease.ts). How the loader learns of a run's progress is host-tracker.ts; which
+ * cold slot is rung ahead of the work (the warm reserve) is runner-reserve.ts. This file sends
+ * runs and handles what runners answer.
  *
  * A runner that fails under a run (the supervisor replaced it because it stopped answering, or it
  * crashed) fails that run at once with {@link RUNNER_LOST}; runs on other runners go on. A runner
@@ -38,18 +40,18 @@ import {
   tierOf,
   type Claim,
   type RunOnSlot,
-} from "./runner-placement";
+} from "./placement/runner-placement";
 import { RESERVE_RING, slotToRing, type ReserveSlot } from "./runner-reserve";
-import { dropLapsed, renewLease } from "./run-lease";
+import { dropLapsed, renewLease } from "./placement/run-lease";
 import { forgetStale, type Forgotten } from "./stale-slot";
-import { RUNNER_RETRY_MAX_MS, RUNNER_RETRY_WINDOW_MS, SlotChooser } from "./slot-chooser";
+import { RUNNER_RETRY_MAX_MS, RUNNER_RETRY_WINDOW_MS, SlotChooser } from "./placement/slot-chooser";
 
 export {
   RUNNER_LOOK_MS,
   RUNNER_RETIRED_LOOK_MS,
   RUNNER_RETRY_MAX_MS,
   RUNNER_RETRY_WINDOW_MS,
-} from "./slot-chooser";
+} from "./placement/slot-chooser";
 
 /**
  * How long a runner that said it is retiring is passed over: the supervisor replaces a runner in

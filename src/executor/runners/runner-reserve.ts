@@ -9,7 +9,7 @@
  * Pure: the runner loader (runner-loader.ts) owns the slots and the clock, passes both in, and
  * sends the ring ({@link RESERVE_RING}) to the slot chosen here.
  */
-import { IDLE, tierOf, type PlacedSlot } from "./runner-placement";
+import { IDLE, tierOf, type PlacedSlot } from "./placement/runner-placement";
 
 /**
  * The name a reserve ring asks a slot for: a stable worker that never exists (a runner keeps

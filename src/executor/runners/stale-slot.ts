@@ -18,7 +18,7 @@
  *
  * Pure: the loader passes its slot and its clock's time.
  */
-import { RUNNER_HELD_MAX_MS, type PlacedSlot } from "./runner-placement";
+import { RUNNER_HELD_MAX_MS, type PlacedSlot } from "./placement/runner-placement";
 
 /**
  * The local server's internal route where its supervisor tells the host that a runner it keeps

@@ -21,12 +21,12 @@ import {
   CALLER_BUSY,
   CALLER_QUEUE_MAX,
   CALLER_WAIT_MS,
-} from "../../../src/executor/runners/caller-queue";
+} from "../../../src/executor/runners/placement/caller-queue";
 import { MOVED } from "../../../src/executor/runners/host-tracker";
 import {
   RUNNER_HELD_MAX_MS,
   RUNNER_STALL_MS,
-} from "../../../src/executor/runners/runner-placement";
+} from "../../../src/executor/runners/placement/runner-placement";
 import { codeHash } from "../../../src/executor/runners/code-hash";
 import type { RunnerAnswer, RunnerApi } from "../../../src/executor/runners/runner-protocol";
 import { startVirtualTime, type StopVirtualTime } from "../../helpers/virtual-time";

@@ -2,7 +2,10 @@
 // ahead of the work, decided on plain slots at a given time. How the loader sends the ring, and
 // when (after placing a run), is pinned in runner-loader.test.ts ("the warm reserve").
 import { describe, expect, it } from "vitest";
-import { RUNNER_STALL_MS, type RunOnSlot } from "../../../src/executor/runners/runner-placement";
+import {
+  RUNNER_STALL_MS,
+  type RunOnSlot,
+} from "../../../src/executor/runners/placement/runner-placement";
 import {
   RESERVE_PENDING_MS,
   slotToRing,

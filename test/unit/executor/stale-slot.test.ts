@@ -8,7 +8,7 @@ import { RunnerLoader } from "../../../src/executor/runners/runner-loader";
 import {
   RUNNER_HELD_MAX_MS,
   type PlacedSlot,
-} from "../../../src/executor/runners/runner-placement";
+} from "../../../src/executor/runners/placement/runner-placement";
 import type { RunnerAnswer, RunnerApi } from "../../../src/executor/runners/runner-protocol";
 import { forgetStale } from "../../../src/executor/runners/stale-slot";
 

@@ -1,10 +1,14 @@
-// The line of waiting runs as the chooser serves it (src/executor/runners/slot-chooser.ts): a run
-// whose request is gone (workerd never fires its timers again) holds no runner. The clock is the
-// test's; the timers are faked and never run, as a dropped request's would not.
+// The line of waiting runs as the chooser serves it
+// (src/executor/runners/placement/slot-chooser.ts): a run whose request is gone (workerd never
+// fires its timers again) holds no runner. The clock is the test's; the timers are faked and
+// never run, as a dropped request's would not.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { WAITER_GIVE_SILENT_MS } from "../../../src/executor/runners/caller-queue";
-import type { PlacedSlot, RunOnSlot } from "../../../src/executor/runners/runner-placement";
-import { SlotChooser } from "../../../src/executor/runners/slot-chooser";
+import { WAITER_GIVE_SILENT_MS } from "../../../../src/executor/runners/placement/caller-queue";
+import type {
+  PlacedSlot,
+  RunOnSlot,
+} from "../../../../src/executor/runners/placement/runner-placement";
+import { SlotChooser } from "../../../../src/executor/runners/placement/slot-chooser";
 
 /** A run that began at `at` and has not called the host (it may be blocking, for now). */
 const young = (at: number): RunOnSlot => ({

@@ -1,6 +1,6 @@
-// The line of waiting runs (src/executor/runners/caller-queue.ts): its order (turns of caller,
-// each caller's oldest first), the bounds on a caller's runs that may use no runner, and silent
-// runs dropped. Times are plain numbers passed in; how the loader serves the line is
+// The line of waiting runs (src/executor/runners/placement/caller-queue.ts): its order (turns of
+// caller, each caller's oldest first), the bounds on a caller's runs that may use no runner, and
+// silent runs dropped. Times are plain numbers passed in; how the loader serves the line is
 // runner-loader.test.ts's.
 import { describe, expect, it } from "vitest";
 import {
@@ -11,7 +11,7 @@ import {
   NEW_CALLER_AHEAD_MS,
   WAITER_SILENT_MS,
   type Waiter,
-} from "../../../src/executor/runners/caller-queue";
+} from "../../../../src/executor/runners/placement/caller-queue";
 
 /** A waiting run of `caller` that first asked at `since` (and looked then). */
 const waiter = (caller: string, since: number): Waiter => ({ caller, since, lookedAt: since });

@@ -4,10 +4,13 @@
 // the test clears the fake timers, which is all a dropped context looks like from the loader.
 // Virtual time (test/helpers/virtual-time.ts): the clock moves only as the test says.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { RUN_LEASE_BEAT_MS, RUN_LEASE_MS } from "../../../src/executor/runners/run-lease";
-import { RunnerLoader } from "../../../src/executor/runners/runner-loader";
-import type { RunnerAnswer, RunnerApi } from "../../../src/executor/runners/runner-protocol";
-import { startVirtualTime, type StopVirtualTime } from "../../helpers/virtual-time";
+import {
+  RUN_LEASE_BEAT_MS,
+  RUN_LEASE_MS,
+} from "../../../../src/executor/runners/placement/run-lease";
+import { RunnerLoader } from "../../../../src/executor/runners/runner-loader";
+import type { RunnerAnswer, RunnerApi } from "../../../../src/executor/runners/runner-protocol";
+import { startVirtualTime, type StopVirtualTime } from "../../../helpers/virtual-time";
 
 type Handler = (host: unknown) => Promise<RunnerAnswer>;
 

@@ -1,6 +1,6 @@
-// Placement (src/executor/runners/runner-placement.ts): which runner a new run goes to, decided
-// on plain slots at a given time. The loader's own tests (runner-loader.test.ts) cover how runs
-// move and retry; these pin the decision itself.
+// Placement (src/executor/runners/placement/runner-placement.ts): which runner a new run goes to,
+// decided on plain slots at a given time. The loader's own tests (runner-loader.test.ts) cover
+// how runs move and retry; these pin the decision itself.
 import { describe, expect, it } from "vitest";
 import {
   ASKED,
@@ -29,7 +29,7 @@ import {
   waitsForClaim,
   type PlacedSlot,
   type RunOnSlot,
-} from "../../../src/executor/runners/runner-placement";
+} from "../../../../src/executor/runners/placement/runner-placement";
 
 const NOW = 1_000_000;
 

@@ -7,9 +7,9 @@
  *
  * Placement (which runner a run goes to, and how long a run waits for one) is the placement/
  * room: decided in placement/runner-placement.ts, a run's wait for a better runner before it is
- * sent in placement/slot-chooser.ts, runs that wait served in turn from one line
- * (placement/caller-queue.ts), and a run's place on its slot held only while its request lives
- * (placement/run-lease.ts). How the loader learns of a run's progress is host-tracker.ts; which
+ * sent in placement/run-placement.ts, runs that wait served in turn from one line
+ * (placement/slot-chooser.ts, placement/caller-queue.ts), and a run's place on its slot held only
+ * while its request lives (placement/run-lease.ts). How the loader learns of a run's progress is host-tracker.ts; which
  * cold slot is rung ahead of the work (the warm reserve) is runner-reserve.ts. This file sends
  * runs and handles what runners answer.
  *
@@ -44,14 +44,15 @@ import {
 import { RESERVE_RING, slotToRing, type ReserveSlot } from "./runner-reserve";
 import { dropLapsed, renewLease } from "./placement/run-lease";
 import { forgetStale, type Forgotten } from "./stale-slot";
-import { RUNNER_RETRY_MAX_MS, RUNNER_RETRY_WINDOW_MS, SlotChooser } from "./placement/slot-chooser";
+import { RUNNER_RETRY_WINDOW_MS } from "./placement/run-placement";
+import { RUNNER_RETRY_MAX_MS, SlotChooser } from "./placement/slot-chooser";
 
 export {
   RUNNER_LOOK_MS,
   RUNNER_RETIRED_LOOK_MS,
-  RUNNER_RETRY_MAX_MS,
   RUNNER_RETRY_WINDOW_MS,
-} from "./placement/slot-chooser";
+} from "./placement/run-placement";
+export { RUNNER_RETRY_MAX_MS } from "./placement/slot-chooser";
 
 /**
  * How long a runner that said it is retiring is passed over: the supervisor replaces a runner in
@@ -118,7 +119,7 @@ export const RUNNER_GAVE_UP = "TimeoutError: the sandbox runner gave this run up
 /** Routes loads to runners; see the module comment. */
 export class RunnerLoader {
   private readonly slots: Slot[];
-  /** Where each run waits for a runner (slot-chooser.ts). */
+  /** The line of runs waiting for a runner, served in turn (slot-chooser.ts). */
   private readonly chooser: SlotChooser<Slot>;
   /** Stable workers' code hashes by id, each computed once (code-hash.ts). */
   private readonly hashes = new Map<string, Promise<string>>();
@@ -256,7 +257,7 @@ export class RunnerLoader {
   private async run(dispatch: Dispatch, request: unknown, host: unknown): Promise<unknown> {
     const caller = this.callerOf();
     const firstSent = this.now();
-    // Where it waits for a runner, and whether it arrived during a burst (slot-chooser.ts).
+    // Where it waits for a runner, and whether it arrived during a burst (run-placement.ts).
     const placing = this.chooser.placing(caller, firstSent);
     let retriesBegun = 0;
     let moves = 0;
@@ -282,7 +283,7 @@ export class RunnerLoader {
         const sent = this.now();
         const mine: RunOnSlot = { caller, lastProgress: sent, inCall: 0, called: false };
         slot.runs.add(mine);
-        // The place the line held for it there, if any, is this run's now (slot-chooser.ts).
+        // The place the line held for it there, if any, is this run's now (run-placement.ts).
         placing.sent();
         const endLease = this.leases ? renewLease(mine, this.now) : undefined;
         // Sent elsewhere, its claim keeps no other run off its slot (claimedByEarlier).
@@ -402,7 +403,7 @@ export class RunnerLoader {
           if (retiring.size < this.slots.length) continue;
           // Every runner is retiring (a burst of POST /retire, or a single runner retired): the
           // supervisor replaces each within seconds, so the run is held on the host and asks
-          // again, one runner at a time, until a fresh one begins it (slot-chooser.ts,
+          // again, one runner at a time, until a fresh one begins it (run-placement.ts,
           // retiredLook). Failing it at once failed every run for the 1–3 s the replacements
           // took (e2e retire-storm). Its own timeout still wins: the executor answers at the
           // timeout whatever this waits for, and a run whose host gave it up is never sent.
@@ -427,7 +428,7 @@ export class RunnerLoader {
       }
     } finally {
       // A run no longer being placed gives up its claim (runner-placement.ts, claimedByEarlier),
-      // and its place in the line and any place held for it (slot-chooser.ts).
+      // and its place in the line and any place held for it (run-placement.ts, done).
       if (claim) claim.slot.claims?.delete(claim);
       placing.done();
     }

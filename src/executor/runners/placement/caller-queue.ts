@@ -1,6 +1,6 @@
 /**
  * The line of runs waiting for a runner (docs/local-runtime.md, "Placement"): every run that
- * placement (slot-chooser.ts) does not send at once waits here, and the runners that become
+ * placement (run-placement.ts) does not send at once waits here, and the runners that become
  * acceptable go to the waiting runs in turn ({@link CallerQueue.inTurn}): by turns of caller (the
  * caller let in longest ago first), each caller's runs oldest first. A caller's runs that may use
  * no runner (one caller may have runs on all runners but one, and every runner it uses is
@@ -17,7 +17,8 @@
  * Nothing here resolves or touches a promise of another request (workerd: "Cannot perform I/O on
  * behalf of a different request").
  *
- * Does not do: decide which runner a run would take (slot-chooser.ts, runner-placement.ts).
+ * Does not do: decide which runner a run would take (run-placement.ts, runner-placement.ts), or
+ * give the runners out (slot-chooser.ts).
  */
 
 /**
@@ -74,7 +75,7 @@ export const NEW_CALLER_AHEAD_MS = 1_000;
 export const CALLER_BUSY =
   "this caller's runs already use every sandbox runner one caller may use, and none of them is free";
 
-/** One run waiting in the line, as the line sees it (slot-chooser.ts, RunPlacement). */
+/** One run waiting in the line, as the line sees it (run-placement.ts, RunPlacement). */
 export interface Waiter {
   /** Whose run it is ("": nobody in particular, one caller like any other here). */
   readonly caller: string;

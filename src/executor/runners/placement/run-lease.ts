@@ -17,6 +17,9 @@
  * {@link RUN_LEASE_MS} is dropped at the next look ({@link dropLapsed}). Only the beat tells a
  * dropped context from a live one: the run's own promises say nothing, and a runner whose thread
  * a program holds says nothing either (its runs must keep counting: runner-placement.ts).
+ *
+ * Does not do: take out a run whose call settled (runner-loader.ts does, at once), or tell a run
+ * that holds its runner's thread from one that waits (runner-placement.ts, RUNNER_HELD_MAX_MS).
  */
 import type { PlacedSlot, RunOnSlot } from "./runner-placement";
 

@@ -14,7 +14,9 @@
  * when all of those are stalled (the caller queue then holds the run), so the last runner stays
  * free for others.
  *
- * Pure: the runner loader (runner-loader.ts) owns the slots and the clock and passes both in.
+ * Pure: the runner loader (runner-loader.ts) owns the slots and the clock, and it and the line
+ * (slot-chooser.ts, run-placement.ts) pass both in. Does not do: wait for a better runner or hold
+ * the line of waiting runs (run-placement.ts, slot-chooser.ts), or send runs (runner-loader.ts).
  */
 
 /**
@@ -129,7 +131,7 @@ export const MAYBE_BLOCKED = 5;
 /**
  * The spare while a burst of runs is still asking for regular runners ({@link spareInBurst}):
  * after a runner that may be blocked, so a run of the burst waits (looking every 50 ms:
- * runner-loader.ts) for a runner an honest run frees or for the runner it asked for, and leaves
+ * run-placement.ts) for a runner an honest run frees or for the runner it asked for, and leaves
  * the spare to the runs that come after the burst.
  */
 export const SPARE_IN_BURST = 6;
@@ -179,7 +181,7 @@ export function replacementDue(slots: readonly PlacedSlot[], now: number): boole
 /**
  * When the replacements due at `now` ({@link replacementDue}) turn late: the latest moment one
  * of those quiet runs reaches {@link REPLACEMENT_LATE_MS}, or undefined when none is due. A run
- * waits for a due replacement only until then (runner-loader.ts): a program awaiting a timer is
+ * waits for a due replacement only until then (run-placement.ts): a program awaiting a timer is
  * as quiet as one holding its thread, but its runner answers the watchdog and is never
  * replaced, so a client starting such runs a little apart would keep some runner "due" for the
  * whole retry window.
@@ -248,7 +250,7 @@ export function burstGoesOn(slots: readonly PlacedSlot[], now: number): boolean 
  * runner was being started) and still held its runner; the round's last stall, finding the
  * others just taken, took the idle spare, and every other client's run then waited for that
  * held runner's replacement (1.2–3.4 s). Kept out, the burst's run waits for the replacement
- * (moments away, at most until {@link REPLACEMENT_LATE_MS}: runner-loader.ts looks again every
+ * (moments away, at most until {@link REPLACEMENT_LATE_MS}: run-placement.ts looks again every
  * 50 ms meanwhile), and the spare serves the runs after the burst.
  */
 function burstBesideDue(slots: readonly PlacedSlot[], now: number): boolean {

@@ -33,12 +33,21 @@ class FakeSocket extends EventEmitter {
   }
 }
 
-/** A server stand-in with a cap of `max`, and helpers to connect, request and answer. */
-function capped(max: number, now = () => 0) {
+/**
+ * A server stand-in capped at `max` by `options`, and helpers to connect, request and answer.
+ * @param callers - where `connect(key)` files the caller `key` of the socket it opens (read by
+ *   `options.callerOf`, if any)
+ */
+function fakeServer(
+  max: number,
+  options: Parameters<typeof capConnections>[2],
+  callers = new Map<unknown, string>(),
+) {
   const server = new EventEmitter() as EventEmitter & { maxConnections?: number };
-  const cap = capConnections(server as never, max, { now });
-  const connect = () => {
+  const cap = capConnections(server as never, max, options);
+  const connect = (key?: string) => {
     const socket = new FakeSocket();
+    if (key !== undefined) callers.set(socket, key);
     server.emit("connection", socket);
     return socket;
   };
@@ -49,6 +58,11 @@ function capped(max: number, now = () => 0) {
     return () => res.emit("close");
   };
   return { cap, connect, request, as: (s: FakeSocket) => s as unknown as Socket };
+}
+
+/** A server stand-in with a cap of `max` and the clock `now`. */
+function capped(max: number, now = () => 0) {
+  return fakeServer(max, { now });
 }
 
 describe("connection cap", () => {
@@ -172,35 +186,25 @@ describe("connection cap", () => {
 function cappedByCaller(max: number) {
   const callers = new Map<unknown, string>();
   const sleeping: (() => void)[] = [];
-  const server = new EventEmitter() as EventEmitter & { maxConnections?: number };
-  const cap = capConnections(server as never, max, {
-    callerOf: (socket) => callers.get(socket) ?? "unknown",
-    sleep: () => new Promise<void>((resolve) => sleeping.push(resolve)),
-  });
-  const connect = (key: string) => {
-    const socket = new FakeSocket();
-    callers.set(socket, key);
-    server.emit("connection", socket);
-    return socket;
-  };
-  const request = (socket: FakeSocket) => {
-    const res = new EventEmitter();
-    server.emit("request", { socket }, res);
-    return () => res.emit("close");
-  };
+  const served = fakeServer(
+    max,
+    {
+      callerOf: (socket) => callers.get(socket) ?? "unknown",
+      sleep: () => new Promise<void>((resolve) => sleeping.push(resolve)),
+    },
+    callers,
+  );
   /** Ends the waits asleep now, and lets what follows them run. */
   const tick = async () => {
     for (const wake of sleeping.splice(0)) wake();
     await new Promise((resolve) => setImmediate(resolve));
   };
   return {
-    cap,
+    ...served,
+    connect: (key: string) => served.connect(key),
     callers,
-    connect,
-    request,
     tick,
     asleep: () => sleeping.length,
-    as: (s: FakeSocket) => s as unknown as Socket,
   };
 }
 

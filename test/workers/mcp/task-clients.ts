@@ -89,5 +89,24 @@ export async function until<T>(read: () => Promise<T>, done: (value: T) => boole
   throw new Error(`the task did not reach the expected state: ${JSON.stringify(await read())}`);
 }
 
+/** Waits until `task` asks for input: its round has ended, its question open. */
+export function untilAsked<V extends { status: string }>(task: { snapshot(): Promise<V> }) {
+  return until(
+    () => task.snapshot(),
+    (view) => view.status === "input_required",
+  );
+}
+
+/** Waits until `task` has ended: neither working nor waiting for an answer. */
+export function untilEnded<V extends { status: string }>(task: { snapshot(): Promise<V> }) {
+  return until(
+    () => task.snapshot(),
+    (view) => view.status !== "working" && view.status !== "input_required",
+  );
+}
+
+/** The accepted answer to the `go` question the tests' asking tools put. */
+export const GO = { go: { action: "accept", content: { ok: true } } } as const;
+
 export const text = (result: unknown) =>
   (result as { content: { text: string }[] }).content[0]!.text;

@@ -14,7 +14,7 @@ import {
   inputRequired,
   setTaskSupport,
 } from "../../../src/index";
-import { connect, until } from "./task-clients";
+import { connect, GO, until, untilAsked, untilEnded } from "./task-clients";
 import { roundCaller } from "./worker";
 
 /**
@@ -199,24 +199,15 @@ describe("tasks running at once are bounded", () => {
   it("a task waiting for input holds no place, and an answer past the bound is refused unapplied", async () => {
     const bob = await connect(single, { person: "away", clientId: "bob" });
     const asking = await start(bob.session, "q", "ask");
-    await until(
-      () => asking.snapshot(),
-      (view) => view.status === "input_required",
-    );
+    await untilAsked(asking);
     // Its round has ended: the one place is free for another run.
     const held = await start(bob.session, "s1");
     // The answer would resume a run while s1 holds the place: refused, nothing applied.
-    await expect(
-      asking.update({ go: { action: "accept", content: { ok: true } } }),
-    ).rejects.toThrow(/Too many tasks/);
+    await expect(asking.update(GO)).rejects.toThrow(/Too many tasks/);
     expect((await asking.snapshot()).status).toBe("input_required");
     await finish([held], ["s1"]);
-    await asking.update({ go: { action: "accept", content: { ok: true } } });
-    const done = await until(
-      () => asking.snapshot(),
-      (view) => view.status !== "working" && view.status !== "input_required",
-    );
-    expect(done.status).toBe("completed");
+    await asking.update(GO);
+    expect((await untilEnded(asking)).status).toBe("completed");
     await bob.close();
   });
 
@@ -258,11 +249,7 @@ describe("tasks running at once are bounded", () => {
     callerNow = "local:process:505";
     const task = await start(one.session, "w", "who");
     callerNow = "";
-    const done = await until(
-      () => task.snapshot(),
-      (view) => view.status !== "working",
-    );
-    expect(done.status).toBe("completed");
+    expect((await untilEnded(task)).status).toBe("completed");
     expect(JSON.stringify(await task.result())).toContain("round of local:process:505");
     await one.close();
   });
@@ -271,24 +258,17 @@ describe("tasks running at once are bounded", () => {
     const one = await connect(perProcessSingle, { person: "away", clientId: "anonymous" });
     callerNow = "local:process:303";
     const asking = await start(one.session, "q", "ask");
-    await until(
-      () => asking.snapshot(),
-      (view) => view.status === "input_required",
-    );
+    await untilAsked(asking);
     const held = await start(one.session, "r1");
     // The answer comes while another process is being served: the round still counts as 303's,
     // which holds its one place.
     callerNow = "local:process:404";
-    await expect(
-      asking.update({ go: { action: "accept", content: { ok: true } } }),
-    ).rejects.toThrow(/Too many tasks: you already have 1 tasks running/);
-    await finish([held], ["r1"]);
-    await asking.update({ go: { action: "accept", content: { ok: true } } });
-    const done = await until(
-      () => asking.snapshot(),
-      (view) => view.status !== "working" && view.status !== "input_required",
+    await expect(asking.update(GO)).rejects.toThrow(
+      /Too many tasks: you already have 1 tasks running/,
     );
-    expect(done.status).toBe("completed");
+    await finish([held], ["r1"]);
+    await asking.update(GO);
+    expect((await untilEnded(asking)).status).toBe("completed");
     callerNow = "";
     await one.close();
   });

@@ -17,7 +17,7 @@ import {
   inputRequired,
   setTaskSupport,
 } from "../../../../src/index";
-import { connect, text, until } from "../../mcp/task-clients";
+import { connect, GO, text, untilAsked, untilEnded } from "../../mcp/task-clients";
 
 /** What a tool answers: whom its round's runs are placed for. */
 const placedFor = () => ({
@@ -74,11 +74,7 @@ async function start(session: Session, tool: string, caller: string) {
 
 /** What the finished task's tool answered (the task must have completed). */
 async function outcome(task: Task) {
-  const done = await until(
-    () => task.snapshot(),
-    (view) => view.status !== "working" && view.status !== "input_required",
-  );
-  expect(done.status).toBe("completed");
+  expect((await untilEnded(task)).status).toBe("completed");
   return text(((await task.result()) as { result: unknown }).result);
 }
 
@@ -101,13 +97,8 @@ describe("the product's task object runs each round as the task's caller", () =>
   it("a round resumed by an answer runs as the creator, not the answer's caller", async () => {
     const one = await connect(handler, { person: "away", clientId: "ana" });
     const task = await start(one.session, "ask", "local:process:303");
-    await until(
-      () => task.snapshot(),
-      (view) => view.status === "input_required",
-    );
-    await runAsCaller("local:process:404", () =>
-      task.update({ go: { action: "accept", content: { ok: true } } }),
-    );
+    await untilAsked(task);
+    await runAsCaller("local:process:404", () => task.update(GO));
     expect(await outcome(task)).toBe('placed for "local:process:303"');
     await one.close();
   });

@@ -218,7 +218,7 @@ const SCRIPTS = [
   { name: "cutoff-storm", alone: true },
   // issue #40: 16 clients posting MCP bodies nested 1.9 million deep or with 200,000 keys; each
   // is refused unparsed (-32600) and another client's search waits <= 1 s. Measures waits, so
-  // alone, on a server of its own (~1 min).
+  // alone, on a server of its own (~25 s).
   { name: "client-bodies", alone: true },
   // issue #40: 60 MCP POSTs with 3 MiB ids, each refused naming the id limit, then 60 with the
   // 3 MiB as an argument; the host runtime grows < 64 MiB in each. Measures the host's memory, so

@@ -103,13 +103,17 @@ export async function attachSharedServer(env) {
       );
     await new Promise((r) => setTimeout(r, 250));
   }
-  // Past the host's rest period of the last replaced runner (the log has no times: counted
-  // from now, when it serves again at the latest).
-  if (/runner \d+ is replaced because/.test(log()))
-    await new Promise((r) => setTimeout(r, runnerRestMs() + 1_000));
+  // Past the host's rest period of the last replaced runner. The log has no times, but its
+  // file's last change is one: every "serves again" line in it was written then or before, so
+  // the rest ends by then + RUNNER_REST_MS (+1 s). Counted from now instead, each script after
+  // one that replaced runners waited the whole 4 s, however long ago they served again.
+  const rest = /runner \d+ is replaced because/.test(log())
+    ? Math.max(0, statSync(shared.logFile).mtimeMs + runnerRestMs() + 1_000 - Date.now())
+    : 0;
+  await new Promise((r) => setTimeout(r, rest));
   const from = statSync(shared.logFile).size;
   console.log(
-    `e2e: on the shared server ${shared.url} (npm start pid ${shared.pid}), its output from byte ${from}`,
+    `e2e: on the shared server ${shared.url} (npm start pid ${shared.pid}), its output from byte ${from}${rest > 0 ? ` (after ${Math.round(rest)} ms more of the runners' rest)` : ""}`,
   );
   return {
     url: shared.url,

@@ -1,6 +1,6 @@
 // createMcpHandler's sealed request state and the factory context.
 import type { AuthInfo } from "@modelcontextprotocol/server";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createMcpHandler, type McpServerFactoryContext } from "../../../src/index";
 import { buildServer, legacyRequest, modernRequest, rpcBody } from "./fixtures";
 
@@ -46,8 +46,11 @@ describe("requestState sealing", () => {
   it("rejects an expired state", async () => {
     const handler = createMcpHandler(buildServer, { requestState: { key: KEY, ttlSeconds: 1 } });
     const state = await firstRound(handler);
-    await new Promise((resolve) => setTimeout(resolve, 2_100));
-    const late = await secondRound(handler, state);
+    // 2.1 s later on the codec's clock (Date.now, read in whole seconds: a state of 1 s is past
+    // its expiry by then), without waiting them out on the serial workerd chain.
+    const later = Date.now() + 2_100;
+    const clock = vi.spyOn(Date, "now").mockImplementation(() => later);
+    const late = await secondRound(handler, state).finally(() => clock.mockRestore());
     expect(late.error).toEqual({
       code: -32602,
       message: "Invalid or expired requestState",

@@ -280,9 +280,10 @@ export function createFront({
     if (res.closed) return;
     if (!runtime) return replyNotServing(res, "stopping", read.body);
     if ("starting" in runtime) return replyNotServing(res, "starting", read.body);
-    // Its caller as known now (a new connection's first look may have ended meanwhile): the host
-    // places its runs by it, so one local process cannot take every runner from another.
-    const caller = owners.of(socket);
+    // Its caller as known now (a new connection's first look may have ended meanwhile; past its
+    // wait, its user's key if the table showed its socket): the host places its runs by it, so
+    // one local process cannot take every runner from another.
+    const caller = naming.caller() ?? owners.of(socket);
     new Exchange({
       res,
       body: read.body,

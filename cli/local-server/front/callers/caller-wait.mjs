@@ -14,6 +14,14 @@
  * not in one burst. It lasts {@link CALLER_WAIT_MS} at most; past that (looks slowed by a storm
  * of connections, their waiting list full) the request goes on as `unknown`, as before. Reads
  * and preflights do not wait: they start no run.
+ *
+ * Unless the table already showed the connection's socket (peer-owners.mjs `seenAs`) and only
+ * its holder is still being looked for: the request then waits up to {@link SEEN_WAIT_MS} for
+ * the scans that find the holder or give it its user's key, and goes on by that user's key, never
+ * as `unknown`. Sent as `unknown` at 1 s, a process that hid its sockets behind 15,000
+ * descriptors (past the scan's link budget: given `user:<uid>` only after two scans, a second
+ * apart) had every run placed as nobody: 6 CPU loops took every runner, and another process's
+ * `search` waited 4.6 s (attack29, bench/diagnostics/one-against-another/hidden-holder.mjs).
  */
 import { NOT_NAMED_YET } from "../cut-off-gate.mjs";
 import { UNKNOWN } from "./peer-owners.mjs";
@@ -24,6 +32,13 @@ import { UNKNOWN } from "./peer-owners.mjs";
  * takes tens of milliseconds and rests four times that.
  */
 export const CALLER_WAIT_MS = 1_000;
+/**
+ * The longest a request waits for its caller once the table showed its socket (its holder not
+ * found yet): a new process's holder is found at the next scan of every process (one per
+ * second, socket-process.mjs SCAN_GAP_MS), a hidden one is given its user's key after two
+ * (peer-owners.mjs SCANS_PER_SOCKET); past it the request goes on by that user's key.
+ */
+export const SEEN_WAIT_MS = 2_500;
 
 /**
  * Who is at the other end of a connection, and whether a look for it is still to come.
@@ -31,41 +46,54 @@ export const CALLER_WAIT_MS = 1_000;
  * @property {(socket: import("node:net").Socket) => string} of - the key now (peer-owners.mjs)
  * @property {(socket: import("node:net").Socket) => boolean} [looking] - whether the socket
  *   waits for a look (its key may still be found); absent: never
+ * @property {(socket: import("node:net").Socket) => string | undefined} [seenAs] - for a socket
+ *   that waits, the key it goes by if its holder stays hidden, once the table showed it
  */
 
 /**
  * The gate's `caller()` for one request: its connection's key, or {@link NOT_NAMED_YET} while
  * the request may start a run, its connection waits for a look and it has waited less than
- * `maxMs`. `due()` is called once when the wait runs out (the gate is then asked again: nothing
- * else would wake it), unless `stop()` was called first (the request was let in or dropped).
+ * `maxMs` (`seenMaxMs` once the table showed its socket). Past its wait, a socket the table
+ * showed goes by `seenAs` (its user's key), any other as `unknown`; `caller()` answers the same
+ * once stopped: the key the request is sent with. `due()` is called when a wait runs out (the
+ * gate is then asked again: nothing else would wake it), unless `stop()` was called first (the
+ * request was let in or dropped).
  * @param {ConnectionCallers} callers
  * @param {import("node:net").Socket} socket
- * @param {{ method: string | undefined, due: () => void, maxMs?: number, now?: () => number }} options
+ * @param {{ method: string | undefined, due: () => void, maxMs?: number, seenMaxMs?: number, now?: () => number }} options
  * @returns {{ caller: () => string | undefined, stop: () => void }}
  */
 export function callerOnceNamed(
   callers,
   socket,
-  { method, due, maxMs = CALLER_WAIT_MS, now = Date.now },
+  { method, due, maxMs = CALLER_WAIT_MS, seenMaxMs = SEEN_WAIT_MS, now = Date.now },
 ) {
   if (!callers.looking || startsNoRun(method))
     return { caller: () => callers.of(socket), stop() {} };
   const since = now();
   /** @type {ReturnType<typeof setTimeout> | undefined} */
   let timer;
+  /** The wait the timer is armed for (0: none yet). */
+  let armed = 0;
   let stopped = false;
   return {
     caller() {
       const key = callers.of(socket);
-      if (key !== UNKNOWN || stopped || now() - since >= maxMs || !callers.looking?.(socket))
-        return key;
-      // Armed once, on the first time the request is found waiting.
-      timer ??= setTimeout(
-        () => {
-          if (!stopped) due();
-        },
-        Math.max(0, since + maxMs - now()),
-      );
+      if (key !== UNKNOWN || !callers.looking?.(socket)) return key;
+      const seen = callers.seenAs?.(socket);
+      const limit = seen === undefined ? maxMs : Math.max(maxMs, seenMaxMs);
+      if (stopped || now() - since >= limit) return seen ?? key;
+      // Armed on the first time the request is found waiting, and again once its wait grew.
+      if (armed !== limit) {
+        armed = limit;
+        clearTimeout(timer);
+        timer = setTimeout(
+          () => {
+            if (!stopped) due();
+          },
+          Math.max(0, since + limit - now()),
+        );
+      }
       return NOT_NAMED_YET;
     },
     stop() {

@@ -79,6 +79,10 @@ const MISSES_PER_SOCKET = 2;
  * @property {(socket: import("node:net").Socket) => boolean} looking - whether the socket waits
  *   for a look (asked about, its key not found yet nor given up): a request on it may wait for
  *   its key (caller-wait.mjs)
+ * @property {(socket: import("node:net").Socket) => string | undefined} seenAs - for a socket
+ *   still waiting whose line the table showed (its holder not found yet): its holder's user's
+ *   key (`user:<uid>`), the key it gets if it stays hidden; else undefined. A request that
+ *   waited its most goes on by it rather than as `unknown` (caller-wait.mjs)
  */
 
 /**
@@ -283,5 +287,9 @@ export function createPeerOwners({
     },
     waiting: () => waiting.size,
     looking: (socket) => waiting.has(socket),
+    seenAs(socket) {
+      const owner = waiting.get(socket)?.owner;
+      return owner ? `user:${owner.uid}` : undefined;
+    },
   };
 }

@@ -10,13 +10,14 @@ import { NOT_NAMED_YET } from "../../../../../cli/local-server/front/cut-off-gat
 
 const socket = {} as Socket;
 
-/** Callers whose key and look the test sets. */
+/** Callers whose key, look and what the table showed the test sets. */
 function callers() {
-  const state = { key: "unknown", looking: true };
+  const state = { key: "unknown", looking: true, seenAs: undefined as string | undefined };
   return {
     state,
     of: () => state.key,
     looking: () => state.looking,
+    seenAs: () => state.seenAs,
   };
 }
 
@@ -67,6 +68,54 @@ describe("a request's caller once named (caller-wait.mjs)", () => {
     await sleep(40);
     expect(due).toBe(1);
     expect(naming.caller()).toBe("unknown");
+  });
+
+  it("waits on for a socket the table showed, then goes by its user's key, never unknown", async () => {
+    // attack29: a process that hid its sockets behind 15,000 descriptors was given its user's
+    // key only after two scans, a second apart; its requests went on at 1 s as `unknown`,
+    // placed as nobody (every runner taken; another process's search waited 4.6 s).
+    let now = 0;
+    let due = 0;
+    const c = callers();
+    const naming = callerOnceNamed(c, socket, {
+      method: "POST",
+      due: () => due++,
+      maxMs: 20,
+      seenMaxMs: 60,
+      now: () => now,
+    });
+    expect(naming.caller()).toBe(NOT_NAMED_YET);
+    c.state.seenAs = "user:1000";
+    now = 20;
+    // Past the wait for an unseen socket: it waits on for its holder's scans.
+    expect(naming.caller()).toBe(NOT_NAMED_YET);
+    now = 60;
+    await sleep(100);
+    // Once, for the longer wait (the first timer was replaced before it ran out).
+    expect(due).toBe(1);
+    expect(naming.caller()).toBe("user:1000");
+    // Stopped (let in), it is sent by the same key.
+    naming.stop();
+    expect(naming.caller()).toBe("user:1000");
+  });
+
+  it("a socket the table showed is named by its holder's process when found meanwhile", () => {
+    let now = 0;
+    const c = callers();
+    const naming = callerOnceNamed(c, socket, {
+      method: "POST",
+      due: () => {},
+      maxMs: 20,
+      seenMaxMs: 60,
+      now: () => now,
+    });
+    c.state.seenAs = "user:1000";
+    now = 40;
+    expect(naming.caller()).toBe(NOT_NAMED_YET);
+    c.state.key = "process:42";
+    c.state.looking = false;
+    expect(naming.caller()).toBe("process:42");
+    naming.stop();
   });
 
   it("says nothing once stopped (the request was let in or dropped)", async () => {

@@ -342,6 +342,27 @@ describe("peer owners", () => {
     expect(owners.waiting()).toBe(0);
   });
 
+  it("tells the user's key of a socket the table showed while its holder is looked for", async () => {
+    // A request on it that waited its most goes on by this key, not as `unknown` (caller-wait.mjs).
+    const m = machine([{ port: 50001, inode: "1001" }], { 20: holding(["77"]) });
+    const owners = createPeerOwners({ proc: m.proc, clock: m.clock, uid: OUR_UID });
+    const hidden = socket(50001);
+    owners.of(as(hidden));
+    expect(owners.seenAs(as(hidden))).toBeUndefined(); // the table not read yet
+    await m.clock.advance(0);
+    expect(owners.of(as(hidden))).toBe(UNKNOWN);
+    expect(owners.looking(as(hidden))).toBe(true);
+    expect(owners.seenAs(as(hidden))).toBe(`user:${OUR_UID}`);
+    await m.clock.advance(SCAN_GAP_MS);
+    expect(owners.of(as(hidden))).toBe(`user:${OUR_UID}`);
+    expect(owners.seenAs(as(hidden))).toBeUndefined(); // no longer waiting: of() tells it
+    // Not in the table: nothing seen.
+    const gone = socket(50009);
+    owners.of(as(gone));
+    await m.clock.advance(LOOK_GAP_MS);
+    expect(owners.seenAs(as(gone))).toBeUndefined();
+  });
+
   it("skips processes it may not read (EACCES) or that ended (ENOENT)", async () => {
     const m = machine([{ port: 50001, inode: "1001" }], {
       5: "EACCES",

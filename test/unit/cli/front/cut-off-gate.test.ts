@@ -407,6 +407,42 @@ describe("the front's cut-off gate (cut-off-gate.mjs)", () => {
       expect(gate.waiting()).toBe(50);
     });
 
+    it("asks each caller once when thousands arrive not named yet (no walk per arrival)", () => {
+      // attack29: each arrival walked the whole queue twice, asking every waiting request's
+      // caller: 2,000 new connections' requests cost the front's thread 0.5-0.75 s on arrival.
+      const gate = createCutOffGate({ clock: fakeClock() });
+      let asked = 0;
+      const unnamed = () => {
+        asked++;
+        return NOT_NAMED_YET;
+      };
+      for (let i = 0; i < 2_000; i++) admit(gate, client(), unnamed);
+      expect(gate.waiting()).toBe(2_000);
+      expect(asked).toBe(2_000);
+    });
+
+    it("rechecks once for a look's whole batch of names (recheckSoon)", async () => {
+      // A look names up to 1,024 sockets, each telling the gate; a recheck each walked the
+      // queue each time (146 ms of the front's thread per look with 1,000 requests waiting).
+      const gate = createCutOffGate({ clock: fakeClock() });
+      let asked = 0;
+      let name: string | undefined = NOT_NAMED_YET;
+      const waiting = Array.from({ length: 100 }, () =>
+        admit(gate, client(), () => (asked++, NOT_NAMED_YET)),
+      );
+      const named = admit(gate, client(), () => name);
+      asked = 0;
+      name = "process:1";
+      for (let i = 0; i < 1_024; i++) gate.recheckSoon();
+      expect(named.state.settled).toBe(false);
+      await new Promise((r) => setImmediate(r));
+      await settle();
+      expect(named.state.pass).toBeDefined();
+      // One recheck: a walk letting the named one in, one finding no other (before: 1,024).
+      expect(asked).toBe(200);
+      expect(waiting.some((w) => w.state.settled)).toBe(false);
+    });
+
     it("once named, a burst goes by its caller's share and turn, not all at once", async () => {
       const clock = fakeClock();
       const gate = createCutOffGate({ clock });

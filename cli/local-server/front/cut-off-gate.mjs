@@ -319,9 +319,9 @@ export function createCutOffGate({
           caller,
           bytes,
           arrived: letCount,
-          let: (/** @type {string} */ name) => {
+          let: (/** @type {string} */ named) => {
             unregister();
-            resolve(pass(true, name, bytes));
+            resolve(pass(true, named, bytes));
           },
         };
         const unregister = gone(() => {

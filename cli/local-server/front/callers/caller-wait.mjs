@@ -11,12 +11,12 @@
  *
  * The wait is the gate's (cut-off-gate.mjs, {@link NOT_NAMED_YET}): the request waits in its
  * queue, passed over, so when a look names many requests at once they go by turns and shares,
- * not in one burst. It lasts {@link CALLER_WAIT_MS} at most; past that (looks slowed by a storm
- * of connections, their waiting list full) the request goes on as `unknown`, as before. Reads
- * and preflights do not wait: they start no run.
+ * not in one burst. Until a look has read the table since the socket came, it waits up to
+ * {@link CALLER_WAIT_MS}; past that (looks stopped by faults, their waiting list full) the request
+ * goes on as `unknown`, as before. Reads and preflights do not wait: they start no run.
  *
- * Unless the table already showed the connection's socket (peer-owners.mjs `seenAs`) and only
- * its holder is still being looked for: the request then waits up to {@link SEEN_WAIT_MS} for
+ * Once the table showed the connection's socket (peer-owners.mjs `seenAs`) and only its holder
+ * is still being looked for, the request waits up to {@link SEEN_WAIT_MS} (since it came) for
  * the scans that find the holder or give it its user's key, and goes on by that user's key, never
  * as `unknown`. Sent as `unknown` at 1 s, a process that hid its sockets behind 15,000
  * descriptors (past the scan's link budget: given `user:<uid>` only after two scans, a second
@@ -27,11 +27,15 @@ import { NOT_NAMED_YET } from "../cut-off-gate.mjs";
 import { UNKNOWN } from "./peer-owners.mjs";
 
 /**
- * The longest a request waits for its connection's caller: past it the request goes on as
- * `unknown`. Five look gaps (peer-owners.mjs LOOK_GAP_MS): a look under a storm of connections
- * takes tens of milliseconds and rests four times that.
+ * The longest a request waits for the first look at its connection (the table not read since it
+ * came): past it the request goes on as `unknown`. Looks come every LOOK_GAP_MS (200 ms) while
+ * they are quick, but a look rests four times its length (peer-owners.mjs LOOK_REST): 900
+ * connections of a process hiding its sockets made looks of 165–928 ms, so the next one came up
+ * to ~4.6 s later. At 1 s (before) most of that process's requests went on as `unknown`, placed
+ * for nobody, and another process's search waited 5.4–10.5 s; with a 6 s wait none did, and it
+ * waited 1.8–3.4 s (attack29, bench/diagnostics/one-against-another/unnamed-crowd.mjs).
  */
-export const CALLER_WAIT_MS = 1_000;
+export const CALLER_WAIT_MS = 5_000;
 /**
  * The longest a request waits for its caller once the table showed its socket (its holder not
  * found yet): a new process's holder is found at the next scan of every process (one per
@@ -53,7 +57,7 @@ export const SEEN_WAIT_MS = 2_500;
 /**
  * The gate's `caller()` for one request: its connection's key, or {@link NOT_NAMED_YET} while
  * the request may start a run, its connection waits for a look and it has waited less than
- * `maxMs` (`seenMaxMs` once the table showed its socket). Past its wait, a socket the table
+ * `maxMs` (`seenMaxMs` once the table showed its socket, shorter: only scans are left). Past its wait, a socket the table
  * showed goes by `seenAs` (its user's key), any other as `unknown`; `caller()` answers the same
  * once stopped: the key the request is sent with. `due()` is called when a wait runs out (the
  * gate is then asked again: nothing else would wake it), unless `stop()` was called first (the
@@ -81,7 +85,7 @@ export function callerOnceNamed(
       const key = callers.of(socket);
       if (key !== UNKNOWN || !callers.looking?.(socket)) return key;
       const seen = callers.seenAs?.(socket);
-      const limit = seen === undefined ? maxMs : Math.max(maxMs, seenMaxMs);
+      const limit = seen === undefined ? maxMs : seenMaxMs;
       if (stopped || now() - since >= limit) return seen ?? key;
       // Armed on the first time the request is found waiting, and again once its wait grew.
       if (armed !== limit) {

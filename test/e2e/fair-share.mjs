@@ -19,11 +19,10 @@
 // come at once on connections of their own, new ones at least in the second round (an SDK
 // client opens one per request in flight): the front holds a new connection's request until its
 // look names the process (cli/local-server/front/callers/caller-wait.mjs), so every stall is
-// the staller's, and one stall more than the runners (as many as the runners and the spare)
-// leaves a runner to the others (sent so with the per-run isolate; the shared worker's half
-// sends as many as the runners: STALLS_PER_ROUND says why). Before that wait, the requests went on as `unknown`, capped by
-// nobody, and the staller held every runner under two names (the other client's search waited
-// 9.1–10 s, 3 of 3 runs, both executors), so the script sent only as many stalls as runners.
+// the staller's (before, they went on as `unknown`, capped by nobody, and with one stall more
+// than the runners the staller held every runner under two names: the other client's search
+// waited 9.1–10 s, 3 of 3 runs, both executors). The script sends as many stalls as the runners
+// (STALLS_PER_ROUND says why not one more).
 // What keeps the others served beyond the cap is the pool itself (placement away from blocked
 // runners, a spare runner already running when every runner is held, and replacements ready the
 // moment held runners are ended: docs/local-runtime.md, "Placement" and "Runners on demand").
@@ -64,20 +63,23 @@ check(
 const REGEX = `async () => /(a+)+$/i.test("a".repeat(45) + "!")`;
 const SCAN = `async () => Array.prototype.indexOf.call({ length: 2 ** 32 - 1 }, 1)`;
 /**
- * The stalls of one round. With the per-run isolate, as many as the runners and the spare: one
- * more than the staller may hold, so the per-process cap is proven end to end. With the shared
- * worker, as many as the runners: with one more, the shared-worker half failed 2 of 9 runs at
- * load 4–6 (2026-12-07, session 34): once 10.0 s (every runner held at once in round 1, cause
- * not caught) and once 1,070 ms, diagnosed: when the staller's stall on a replaced runner ended,
- * it held 2 of 4 runners, under its cap, and its waiting stall took the only free serving runner
- * (the other client's) while the fourth was just replaced; the cap counts every runner, not the
- * ones serving (src/executor/runners/placement/runner-placement.ts callerCapped; notes).
+ * The stalls of one round: as many as the runners (the spare stays for the others). One more
+ * (as many as the runners and the spare: one more than the staller may hold) proves the
+ * per-process cap end to end once the front names every stall's connection (session 34), but
+ * failed 5 of 21 runs at load 4–6 (2026-12-07, a temporary placement log): the shared worker's
+ * half once 9.8 s (every runner held at once in round 1; cause not caught), twice ~1.06 s (the
+ * staller's stall on a replaced runner ended and its waiting stall took the other client's free
+ * runner while the replaced one rested: the cap was counted among all runners, now among those
+ * not resting, src/executor/runners/placement/runner-placement.ts callerCapped), once 1,024 ms
+ * (placement right; the search reached the host's placement ~1 s late while replacements loaded
+ * the engine); the per-run isolate's cold half once 11.3 s (round 2: the other client's search
+ * and the staller's waiting stall on one fresh runner). Notes of session 34.
  */
-const STALLS_PER_ROUND = { "isolate-per-run": RUNNERS + 1, "shared-worker": RUNNERS };
+const STALLS_PER_ROUND = RUNNERS;
 /** @type {Record<string, string[]>} */
 const STALLS = {
-  "isolate-per-run": Array.from({ length: STALLS_PER_ROUND["isolate-per-run"] }, () => REGEX),
-  "shared-worker": Array.from({ length: STALLS_PER_ROUND["shared-worker"] }, () => SCAN),
+  "isolate-per-run": Array.from({ length: STALLS_PER_ROUND }, () => REGEX),
+  "shared-worker": Array.from({ length: STALLS_PER_ROUND }, () => SCAN),
 };
 
 /**

@@ -106,7 +106,7 @@ export class SlotChooser<S extends PlacedSlot> implements PlacementChooser<S> {
 
   /** Whether placement keeps `caller` to the runners it uses now (runner-placement.ts). */
   capped(caller: string): boolean {
-    return callerCapped(this.slots, caller);
+    return callerCapped(this.slots, caller, this.now());
   }
 
   /** How many runs at the head of the line look every LINE_HEAD_LOOK_MS (run-placement.ts). */

@@ -19,6 +19,7 @@ import {
   SPARE_IN_BURST,
   STALLED,
   burstGoesOn,
+  callerCapped,
   claimedByEarlier,
   claimedSlot,
   pickSlot,
@@ -405,6 +406,26 @@ describe("pickSlot", () => {
     const anon1 = slot("n1", [{ lastProgress: NOW - 600 }]);
     const anon2 = slot("n2", [{ lastProgress: NOW - 600 }]);
     expect(pickSlot([anon1, anon2, free], 0, "", NOW)?.name).toBe("free");
+  });
+
+  it("counts the runners not resting: a caller on all of those but one is kept to its own", () => {
+    // e2e fair-share (shared worker): the staller's run on a replaced runner had ended, so it
+    // held 2 of 4 runners, under a cap counted among all; its waiting stall took the free one,
+    // the other client's, while the fourth rested after its replacement (1,070 ms).
+    const mine1 = slot("mine1", [{ caller: "u1", lastProgress: NOW - 600 }]);
+    const mine2 = slot("mine2", [{ caller: "u1", lastProgress: NOW - 600 }]);
+    const free = slot("free");
+    const resting = slot("resting", [], { restUntil: NOW + 40 });
+    const slots = [mine1, mine2, free, resting];
+    expect(callerCapped(slots, "u1", NOW)).toBe(true);
+    expect(pickSlot(slots, 0, "u1", NOW)).toBeUndefined();
+    expect(pickSlot(slots, 0, "u2", NOW)?.name).toBe("free");
+    // Once it serves again, the caller's cap is counted among all four.
+    expect(callerCapped(slots, "u1", NOW + 40)).toBe(false);
+    // Never less strict than among all: with fewer than two runners not resting, all count.
+    const rest2 = slot("rest2", [], { restUntil: NOW + 40 });
+    expect(callerCapped([mine1, resting, rest2], "u1", NOW)).toBe(false);
+    expect(callerCapped([mine1, mine2, resting], "u1", NOW)).toBe(true);
   });
 
   it("never caps a caller when there is one runner", () => {

@@ -17,10 +17,9 @@
  *
  *   npm exec -- node bench/diagnostics/one-against-another/hidden-holder.mjs [N] [HOLD] [FDS]
  */
-import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { runToEnd, searchVictim } from "./child-run.mjs";
 import { startServer } from "../../../test/e2e/support/server.mjs";
-import { pollSearch } from "../../../test/e2e/support/load-clients.mjs";
 
 const [n = "6", hold = "6", fds = "15000"] = process.argv.slice(2);
 
@@ -68,37 +67,18 @@ for t in threads:
 print("hostile (status, s, fd):", [(r[2], r[3], r[1]) for r in sorted(results)], [r[4] for r in results if r[4]][:1])
 `;
 
-if (process.env.HIDDEN_VICTIM) {
-  const poll = await pollSearch(process.env.HIDDEN_VICTIM);
-  await new Promise((r) => setTimeout(r, Number(process.env.VICTIM_MS)));
-  console.log(`victim: ${JSON.stringify({ ...poll.ended(), longest: poll.longest() })}`);
-  process.exit(0);
-}
-
-/** Runs `cmd` to its end (killed after `ms`), resolving with its output. */
-function run(/** @type {string} */ cmd, /** @type {string[]} */ args, env = {}, ms = 90_000) {
-  return new Promise((resolve) => {
-    const child = spawn(cmd, args, { env: { ...process.env, ...env } });
-    let out = "";
-    child.stdout.on("data", (d) => (out += d));
-    child.stderr.on("data", (d) => (out += d));
-    const timer = setTimeout(() => child.kill("SIGKILL"), ms);
-    child.on("exit", () => {
-      clearTimeout(timer);
-      resolve(out.trim());
-    });
-  });
-}
+if (process.env.HIDDEN_VICTIM)
+  await searchVictim(process.env.HIDDEN_VICTIM, Number(process.env.VICTIM_MS));
 
 const server = await startServer({});
 try {
   for (const phase of [0, Number(fds)]) {
-    const victim = run(process.execPath, [fileURLToPath(import.meta.url)], {
+    const victim = runToEnd(process.execPath, [fileURLToPath(import.meta.url)], {
       HIDDEN_VICTIM: server.url,
       VICTIM_MS: String((Number(hold) + 9) * 1000),
     });
     await new Promise((r) => setTimeout(r, 2_000));
-    const hostile = await run("python3", [
+    const hostile = await runToEnd("python3", [
       "-c",
       HOSTILE,
       String(server.port),

@@ -23,10 +23,9 @@
  *
  *   npm exec -- node bench/diagnostics/one-against-another/parked-socket.mjs [N] [HOLD] [PARK]
  */
-import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { runToEnd, searchVictim } from "./child-run.mjs";
 import { startServer } from "../../../test/e2e/support/server.mjs";
-import { pollSearch } from "../../../test/e2e/support/load-clients.mjs";
 
 const [n = "6", hold = "6", parkArg = "3"] = process.argv.slice(2);
 /** Seconds each socket is parked; -1: the tasks phase. */
@@ -85,37 +84,18 @@ for t in threads:
 print("hostile:", sorted(results))
 `;
 
-if (process.env.PARKED_VICTIM) {
-  const poll = await pollSearch(process.env.PARKED_VICTIM);
-  await new Promise((r) => setTimeout(r, Number(process.env.VICTIM_MS)));
-  console.log(`victim: ${JSON.stringify({ ...poll.ended(), longest: poll.longest() })}`);
-  process.exit(0);
-}
-
-/** Runs `cmd` to its end (killed after `ms`), resolving with its output. */
-function run(/** @type {string} */ cmd, /** @type {string[]} */ args, env = {}, ms = 90_000) {
-  return new Promise((resolve) => {
-    const child = spawn(cmd, args, { env: { ...process.env, ...env } });
-    let out = "";
-    child.stdout.on("data", (d) => (out += d));
-    child.stderr.on("data", (d) => (out += d));
-    const timer = setTimeout(() => child.kill("SIGKILL"), ms);
-    child.on("exit", () => {
-      clearTimeout(timer);
-      resolve(out.trim());
-    });
-  });
-}
+if (process.env.PARKED_VICTIM)
+  await searchVictim(process.env.PARKED_VICTIM, Number(process.env.VICTIM_MS));
 
 const server = await startServer({});
 try {
   for (const phase of [0, Number(park)]) {
-    const victim = run(process.execPath, [fileURLToPath(import.meta.url)], {
+    const victim = runToEnd(process.execPath, [fileURLToPath(import.meta.url)], {
       PARKED_VICTIM: server.url,
       VICTIM_MS: String((Number(hold) + Number(phase) + 8) * 1000),
     });
     await new Promise((r) => setTimeout(r, 2_000));
-    const hostile = await run("python3", [
+    const hostile = await runToEnd("python3", [
       "-c",
       HOSTILE,
       String(server.port),

@@ -15,13 +15,13 @@
  *
  *   npm exec -- node bench/diagnostics/one-against-another/unnamed-crowd.mjs [CONNECTIONS=2000] [SECONDS=15] [FDS=0]
  */
-import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { listeningPorts } from "../../../test/e2e/support/listening-ports.mjs";
 import { processTree } from "../../../test/e2e/support/processes.mjs";
 import { pollSearch } from "../../../test/e2e/support/load-clients.mjs";
+import { runToEnd } from "./child-run.mjs";
 import { MCP_POST_HEADERS, startServer } from "../../../test/e2e/support/server.mjs";
 
 const CONNECTIONS = Number(process.argv[2] ?? 2000);
@@ -122,21 +122,6 @@ if (process.env.CROWD_VICTIM) {
   process.exit(0);
 }
 
-/** Runs `cmd` to its end (killed after `ms`), resolving with its output. */
-function run(/** @type {string} */ cmd, /** @type {string[]} */ args, env = {}, ms = 120_000) {
-  return new Promise((resolve) => {
-    const child = spawn(cmd, args, { env: { ...process.env, ...env } });
-    let out = "";
-    child.stdout.on("data", (d) => (out += d));
-    child.stderr.on("data", (d) => (out += d));
-    const timer = setTimeout(() => child.kill("SIGKILL"), ms);
-    child.on("exit", () => {
-      clearTimeout(timer);
-      resolve(out.trim());
-    });
-  });
-}
-
 /** CPU seconds (user + system) of `pid` so far. */
 function cpu(/** @type {number} */ pid) {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
@@ -149,22 +134,30 @@ try {
   const front = processTree(server.pid).find((p) => listeningPorts(p.pid).includes(server.port));
   if (!front) throw new Error("no front process found");
   for (const phase of ["alone", "crowd"]) {
-    const victim = run(process.execPath, [SELF], {
-      CROWD_VICTIM: JSON.stringify({ url: server.url, ms: (SECONDS + 2) * 1000 }),
-    });
+    const victim = runToEnd(
+      process.execPath,
+      [SELF],
+      { CROWD_VICTIM: JSON.stringify({ url: server.url, ms: (SECONDS + 2) * 1000 }) },
+      120_000,
+    );
     await new Promise((r) => setTimeout(r, 1_000));
     const before = cpu(front.pid);
     const hostile =
       phase === "alone"
         ? await new Promise((r) => setTimeout(() => r("(none)"), SECONDS * 1000))
-        : await run(process.execPath, ["-e", HOSTILE], {
-            HOSTILE: JSON.stringify({
-              port: server.port,
-              connections: CONNECTIONS,
-              seconds: SECONDS,
-              fds: FDS,
-            }),
-          });
+        : await runToEnd(
+            process.execPath,
+            ["-e", HOSTILE],
+            {
+              HOSTILE: JSON.stringify({
+                port: server.port,
+                connections: CONNECTIONS,
+                seconds: SECONDS,
+                fds: FDS,
+              }),
+            },
+            120_000,
+          );
     const used = cpu(front.pid) - before;
     console.log(
       `${phase}: front CPU ${used.toFixed(1)} s, load ${loadavg()[0].toFixed(1)}\n  hostile ${hostile}\n  victim(${VICTIM}) ${await victim}`,

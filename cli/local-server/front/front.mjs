@@ -283,8 +283,9 @@ export function createFront({
     if ("starting" in runtime) return replyNotServing(res, "starting", read.body);
     // Its caller as known now (a new connection's first look may have ended meanwhile; past its
     // wait, its user's key if the table showed its socket): the host places its runs by it, so
-    // one local process cannot take every runner from another.
-    const caller = naming.caller() ?? owners.of(socket);
+    // one local process cannot take every runner from another. Stopped, `caller()` always
+    // names a key (callers/caller-wait.mjs).
+    const caller = /** @type {string} */ (naming.caller());
     new Exchange({
       res,
       body: read.body,

@@ -87,7 +87,8 @@ export function callerOnceNamed(
       const seen = callers.seenAs?.(socket);
       const limit = seen === undefined ? maxMs : seenMaxMs;
       if (stopped || now() - since >= limit) return seen ?? key;
-      // Armed on the first time the request is found waiting, and again once its wait grew.
+      // Armed on the first time the request is found waiting, and again once its wait changed
+      // (the table showed its socket: only the scans' shorter wait is left).
       if (armed !== limit) {
         armed = limit;
         clearTimeout(timer);
